@@ -1,0 +1,147 @@
+// buildApp(deps): external plugins, then cross-cutting HTTP conventions, then module routes.
+// Used by main.ts and by the tests; everything with side effects arrives through deps.
+import Fastify, { type FastifyBaseLogger } from 'fastify';
+import swagger from '@fastify/swagger';
+import swaggerUi from '@fastify/swagger-ui';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import type { Config } from './config.ts';
+import type { Database } from './db/database.ts';
+import { systemClock, type Clock } from './lib/clock.ts';
+import { devMailer, smtpMailer, type Mailer } from './lib/mailer.ts';
+import { registerAuth } from './http/auth.ts';
+import { registerErrorHandling } from './http/errors.ts';
+import { IdempotencyStore, registerIdempotency } from './http/idempotency.ts';
+import { MemoryRateLimiter, RedisRateLimiter, registerRateLimit, type RateLimiter } from './http/rate-limit.ts';
+import { registerRequestId, requestIdFor } from './http/request-id.ts';
+import { Problem } from './http/schemas.ts';
+import type { App } from './http/types.ts';
+import { registerValidation } from './http/validation.ts';
+import { AdminRepository } from './modules/admin/repository.ts';
+import { registerAdminRoutes } from './modules/admin/routes.ts';
+import { AdminService } from './modules/admin/service.ts';
+import { OrganizationsRepository } from './modules/organizations/repository.ts';
+import { registerOrganizationRoutes } from './modules/organizations/routes.ts';
+import { OrganizationsService } from './modules/organizations/service.ts';
+import { registerSystemRoutes, VERSION } from './modules/system/routes.ts';
+
+export interface AppDeps {
+  config: Config;
+  database: Database;
+  clock?: Clock;
+  /** Defaults to SMTP when configured, else the dev outbox. */
+  mailer?: Mailer;
+  rateLimiter?: RateLimiter;
+  /** A pino logger, or false for silence (tests). Defaults to JSON logs at config.logLevel. */
+  logger?: FastifyBaseLogger | false;
+}
+
+export interface Services {
+  organizations: OrganizationsService;
+  admin: AdminService;
+  idempotency: IdempotencyStore;
+}
+
+const SECURITY_BY_SURFACE = {
+  public: [],
+  agent: [{ bearer: [] }],
+  admin: [{ admin: [] }],
+  device: [{ phoneKey: [] }],
+} as const;
+
+const BODY_LIMIT = 256 * 1024;
+
+export async function buildApp(deps: AppDeps): Promise<{ app: App; services: Services }> {
+  const { config, database } = deps;
+  const clock = deps.clock ?? systemClock;
+  const app = Fastify({
+    ...(deps.logger === false
+      ? { logger: false }
+      : deps.logger
+        ? { loggerInstance: deps.logger }
+        : {
+            logger: {
+              level: config.logLevel,
+              redact: ['req.headers.authorization', 'req.headers["x-phone-key"]', 'mail.text'],
+            },
+          }),
+    genReqId: requestIdFor,
+    requestIdLogLabel: 'request_id',
+    disableRequestLogging: true,
+    bodyLimit: BODY_LIMIT,
+    trustProxy: false,
+    routerOptions: { ignoreTrailingSlash: true },
+  }).withTypeProvider<TypeBoxTypeProvider>();
+
+  app.removeContentTypeParser('text/plain');
+  registerValidation(app);
+  registerErrorHandling(app, config.docsUrl);
+  app.addSchema(Problem);
+
+  await app.register(swagger, {
+    openapi: {
+      openapi: '3.1.0',
+      info: {
+        title: 'Cellgate API',
+        version: VERSION,
+        description: 'Phone lines for software agents: cells (phone lines on real Android phones), messages, events, pods and billing.',
+      },
+      servers: [{ url: config.baseUrl }],
+      components: {
+        securitySchemes: {
+          bearer: { type: 'http', scheme: 'bearer', description: 'API key (cg_live_...) or OAuth access token (cg_at_...).' },
+          admin: { type: 'http', scheme: 'bearer', description: 'Admin token (cg_adm_...).' },
+          phoneKey: { type: 'apiKey', in: 'header', name: 'X-Phone-Key', description: 'Device key (cg_dev_...).' },
+        },
+      },
+    },
+    refResolver: { buildLocalReference: (json, _baseUri, _fragment, i) => String(json.$id ?? `def-${i}`) },
+  });
+  await app.register(swaggerUi, { routePrefix: '/docs', uiConfig: { docExpansion: 'list' }, uiHooks: {} });
+
+  // Every route states its surface; the OpenAPI security and the default error follow from it.
+  app.addHook('onRoute', (route) => {
+    const surface = route.config?.auth;
+    if (!surface) return;
+    const schema = (route.schema ??= {}) as Record<string, unknown>;
+    schema.security = SECURITY_BY_SURFACE[surface];
+    const response = (schema.response ??= {}) as Record<string, unknown>;
+    response.default ??= { description: 'Error (application/problem+json)', $ref: 'Problem#' };
+  });
+
+  registerRequestId(app);
+
+  const limiter = deps.rateLimiter ?? (config.redisUrl ? new RedisRateLimiter(config.redisUrl) : new MemoryRateLimiter());
+  const adminRepo = new AdminRepository(database.db);
+  const admin = new AdminService({ repo: adminRepo, clock, bootstrapToken: config.adminToken });
+  const mailer = deps.mailer ?? (config.smtpUrl ? smtpMailer(config.smtpUrl, config.smtpFrom) : devMailer((mail) => admin.keepMail(mail), app.log));
+  const organizations = new OrganizationsService({ repo: new OrganizationsRepository(database.db), clock, mailer });
+  const idempotency = new IdempotencyStore(database, clock);
+
+  registerAuth(app, {
+    agent: (token) => organizations.authenticate(token),
+    admin: (token) => admin.authenticate(token),
+    device: async () => null,
+  });
+  registerRateLimit(app, {
+    limiter,
+    perCredential: config.rateLimit > 0 ? { rate: config.rateLimit, burst: Math.max(1, config.rateLimitBurst) } : null,
+    signUpPerIp: config.signUpsPerHourPerIp > 0 ? { rate: config.signUpsPerHourPerIp / 3600, burst: config.signUpsPerHourPerIp } : null,
+    now: () => clock.now().getTime(),
+  });
+  registerIdempotency(app, idempotency);
+
+  app.addHook('onResponse', async (request, reply) => {
+    request.log.info({ method: request.method, url: request.url, status: reply.statusCode, ms: Math.round(reply.elapsedTime) }, 'request');
+  });
+
+  registerSystemRoutes(app, database);
+  registerOrganizationRoutes(app, organizations);
+  registerAdminRoutes(app, admin);
+
+  app.addHook('onClose', async () => {
+    await limiter.close();
+    mailer.close();
+  });
+
+  return { app, services: { organizations, admin, idempotency } };
+}

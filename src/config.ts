@@ -1,0 +1,106 @@
+// One validated configuration object from the environment. A bad value stops the process
+// with one line naming the variable (see main.ts).
+
+export interface Config {
+  port: number;
+  host: string;
+  databaseUrl: string;
+  baseUrl: string;
+  docsUrl: string;
+  consoleUrl: string;
+  adminToken: string | null;
+  smtpUrl: string | null;
+  smtpFrom: string;
+  redisUrl: string | null;
+  /** Requests per second per credential; 0 turns limiting off. */
+  rateLimit: number;
+  rateLimitBurst: number;
+  signUpsPerHourPerIp: number;
+  logLevel: string;
+  webhooksAllowPrivate: boolean;
+  x402BasePayTo: string | null;
+  x402SolanaPayTo: string | null;
+  x402Testnet: boolean;
+}
+
+export class ConfigError extends Error {}
+
+type Env = Record<string, string | undefined>;
+
+const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
+
+function fail(name: string, expected: string, value: string): never {
+  throw new ConfigError(`${name} must be ${expected} (got ${JSON.stringify(value)})`);
+}
+
+function readInt(env: Env, name: string, fallback: number, min: number, max: number): number {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return fallback;
+  if (!/^\d+$/.test(raw) || Number(raw) < min || Number(raw) > max) {
+    fail(name, `an integer from ${min} to ${max}`, raw);
+  }
+  return Number(raw);
+}
+
+function readBool(env: Env, name: string): boolean {
+  const raw = env[name];
+  if (raw === undefined || raw === '' || raw === 'false' || raw === '0') return false;
+  if (raw === 'true' || raw === '1') return true;
+  return fail(name, 'true or false', raw);
+}
+
+function readUrl(env: Env, name: string, protocols: string[]): string | null {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return null;
+  let url: URL;
+  try {
+    url = new URL(raw);
+  } catch {
+    return fail(name, `a URL (${protocols.join(', ')})`, raw);
+  }
+  if (!protocols.includes(url.protocol)) fail(name, `a URL (${protocols.join(', ')})`, raw);
+  return raw.replace(/\/+$/, '');
+}
+
+function readDatabaseUrl(env: Env): string {
+  const raw = env.CELLGATE_DATABASE_URL;
+  if (raw === undefined || raw === '') return 'sqlite:./data/cellgate.db';
+  if (/^sqlite:.+/.test(raw)) return raw;
+  if (/^postgres(ql)?:\/\/.+/.test(raw)) return raw;
+  return fail('CELLGATE_DATABASE_URL', 'sqlite:<path> or postgres://...', raw);
+}
+
+export function loadConfig(env: Env = process.env): Config {
+  const port = readInt(env, 'CELLGATE_PORT', 8080, 0, 65535);
+  const host = env.CELLGATE_HOST || '127.0.0.1';
+  const baseUrl =
+    readUrl(env, 'CELLGATE_BASE_URL', ['http:', 'https:']) ??
+    `http://${host.includes(':') ? `[${host}]` : host}:${port}`;
+  const adminToken = env.CELLGATE_ADMIN_TOKEN || null;
+  if (adminToken !== null && !/^cg_adm_[A-Za-z0-9]{16,}$/.test(adminToken)) {
+    fail('CELLGATE_ADMIN_TOKEN', 'cg_adm_ followed by at least 16 letters or digits', '<redacted>');
+  }
+  const logLevel = env.CELLGATE_LOG_LEVEL || 'info';
+  if (!LOG_LEVELS.includes(logLevel)) fail('CELLGATE_LOG_LEVEL', `one of ${LOG_LEVELS.join(', ')}`, logLevel);
+  const rateLimit = readInt(env, 'CELLGATE_RATE_LIMIT', 50, 0, 1_000_000);
+  return {
+    port,
+    host,
+    databaseUrl: readDatabaseUrl(env),
+    baseUrl,
+    docsUrl: readUrl(env, 'CELLGATE_DOCS_URL', ['http:', 'https:']) ?? `${baseUrl}/docs`,
+    consoleUrl: readUrl(env, 'CELLGATE_CONSOLE_URL', ['http:', 'https:']) ?? `${baseUrl}/console`,
+    adminToken,
+    smtpUrl: readUrl(env, 'CELLGATE_SMTP_URL', ['smtp:', 'smtps:']),
+    smtpFrom: env.CELLGATE_SMTP_FROM || 'Cellgate <no-reply@cellgate.local>',
+    redisUrl: readUrl(env, 'CELLGATE_REDIS_URL', ['redis:', 'rediss:']),
+    rateLimit,
+    rateLimitBurst: readInt(env, 'CELLGATE_RATE_LIMIT_BURST', rateLimit * 2, 0, 2_000_000),
+    signUpsPerHourPerIp: readInt(env, 'CELLGATE_SIGNUP_RATE_LIMIT', 10, 0, 1_000_000),
+    logLevel,
+    webhooksAllowPrivate: readBool(env, 'CELLGATE_WEBHOOKS_ALLOW_PRIVATE'),
+    x402BasePayTo: env.CELLGATE_X402_BASE_PAY_TO || null,
+    x402SolanaPayTo: env.CELLGATE_X402_SOLANA_PAY_TO || null,
+    x402Testnet: readBool(env, 'CELLGATE_X402_TESTNET'),
+  };
+}

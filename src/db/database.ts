@@ -1,0 +1,66 @@
+// Opens the configured database: node:sqlite (default, one file under ./data) or PostgreSQL.
+// Both are driven through the same Kysely query code and the same migration set.
+import { mkdirSync } from 'node:fs';
+import { dirname } from 'node:path';
+import { Kysely, PostgresDialect, sql } from 'kysely';
+import pg from 'pg';
+import { nodeSqliteDialect } from './node-sqlite-dialect.ts';
+import type { DB } from './schema.ts';
+
+export type DialectName = 'sqlite' | 'postgres';
+
+export interface Database {
+  db: Kysely<DB>;
+  dialect: DialectName;
+  /** Resolves true when a trivial query succeeds within the timeout. */
+  ping(timeoutMs?: number): Promise<boolean>;
+  close(): Promise<void>;
+}
+
+// int8 (COUNT, SUM, bigint columns) as JS numbers: micro-USD amounts stay far below 2^53.
+pg.types.setTypeParser(20, (value) => Number.parseInt(value, 10));
+
+export interface OpenOptions {
+  /** PostgreSQL only: run every query in this schema (used by the test harness). */
+  searchPath?: string;
+  poolSize?: number;
+}
+
+export function openDatabase(url: string, options: OpenOptions = {}): Database {
+  if (url.startsWith('sqlite:')) {
+    const path = url.slice('sqlite:'.length);
+    if (path !== ':memory:') mkdirSync(dirname(path), { recursive: true });
+    return wrap(new Kysely<DB>({ dialect: nodeSqliteDialect(path) }), 'sqlite');
+  }
+  const pool = new pg.Pool({
+    connectionString: url,
+    max: options.poolSize ?? 10,
+    options: options.searchPath ? `-c search_path=${options.searchPath}` : undefined,
+  });
+  // An idle client losing its connection must not crash the process; the next query reports it.
+  pool.on('error', () => {});
+  return wrap(new Kysely<DB>({ dialect: new PostgresDialect({ pool }) }), 'postgres');
+}
+
+function wrap(db: Kysely<DB>, dialect: DialectName): Database {
+  return {
+    db,
+    dialect,
+    async ping(timeoutMs = 2000) {
+      let timer: NodeJS.Timeout | undefined;
+      const timeout = new Promise<boolean>((resolve) => {
+        timer = setTimeout(() => resolve(false), timeoutMs);
+      });
+      const query = sql`select 1 as ok`.execute(db).then(
+        () => true,
+        () => false,
+      );
+      try {
+        return await Promise.race([query, timeout]);
+      } finally {
+        clearTimeout(timer);
+      }
+    },
+    close: () => db.destroy(),
+  };
+}

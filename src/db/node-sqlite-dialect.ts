@@ -1,0 +1,68 @@
+// Kysely's SqliteDialect expects a better-sqlite3-shaped database. node:sqlite's DatabaseSync is
+// close enough that a thin adapter suffices: statements are cached, booleans become 0/1 and
+// undefined becomes NULL (node:sqlite binds neither).
+import { DatabaseSync, type StatementSync, type SQLInputValue } from 'node:sqlite';
+import { SqliteDialect } from 'kysely';
+
+const STATEMENT_CACHE_SIZE = 500;
+
+function bindable(value: unknown): SQLInputValue {
+  if (value === undefined) return null;
+  if (typeof value === 'boolean') return value ? 1 : 0;
+  if (value instanceof Date) return value.toISOString();
+  return value as SQLInputValue;
+}
+
+class NodeSqliteStatement {
+  readonly reader: boolean;
+  private readonly statement: StatementSync;
+
+  constructor(statement: StatementSync) {
+    this.statement = statement;
+    this.reader = statement.columns().length > 0;
+  }
+
+  all(parameters: ReadonlyArray<unknown>): unknown[] {
+    return this.statement.all(...parameters.map(bindable));
+  }
+
+  run(parameters: ReadonlyArray<unknown>): { changes: number | bigint; lastInsertRowid: number | bigint } {
+    return this.statement.run(...parameters.map(bindable));
+  }
+
+  iterate(parameters: ReadonlyArray<unknown>): IterableIterator<unknown> {
+    return this.statement.iterate(...parameters.map(bindable)) as IterableIterator<unknown>;
+  }
+}
+
+class NodeSqliteDatabase {
+  private readonly database: DatabaseSync;
+  private readonly statements = new Map<string, NodeSqliteStatement>();
+
+  constructor(path: string) {
+    this.database = new DatabaseSync(path);
+    this.database.exec('PRAGMA journal_mode = WAL');
+    this.database.exec('PRAGMA synchronous = NORMAL');
+    this.database.exec('PRAGMA foreign_keys = ON');
+    this.database.exec('PRAGMA busy_timeout = 5000');
+  }
+
+  prepare(sql: string): NodeSqliteStatement {
+    let statement = this.statements.get(sql);
+    if (!statement) {
+      if (this.statements.size >= STATEMENT_CACHE_SIZE) this.statements.clear();
+      statement = new NodeSqliteStatement(this.database.prepare(sql));
+      this.statements.set(sql, statement);
+    }
+    return statement;
+  }
+
+  close(): void {
+    this.statements.clear();
+    this.database.close();
+  }
+}
+
+export function nodeSqliteDialect(path: string): SqliteDialect {
+  return new SqliteDialect({ database: new NodeSqliteDatabase(path) });
+}

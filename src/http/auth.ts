@@ -1,0 +1,100 @@
+// Credential checks per surface (contract §3). Runs in onRequest, before the body is parsed,
+// so an unauthenticated request never learns whether its body would have been valid.
+import type { FastifyRequest } from 'fastify';
+import { ApiError } from './errors.ts';
+import type { AdminPrincipal, AgentPrincipal, App, DevicePrincipal } from './types.ts';
+
+/** Resolves a presented secret to its principal, or null when unknown, revoked or expired. */
+export interface Authenticators {
+  agent(token: string): Promise<AgentPrincipal | null>;
+  admin(token: string): Promise<AdminPrincipal | null>;
+  device(key: string): Promise<DevicePrincipal | null>;
+}
+
+const AGENT_PREFIXES = ['cg_live_', 'cg_at_'];
+
+export function bearerToken(request: FastifyRequest): string | null {
+  const header = request.headers.authorization;
+  if (!header) return null;
+  const match = /^Bearer ([\x21-\x7e]{1,512})$/i.exec(header);
+  return match ? match[1] : null;
+}
+
+const unauthenticated = (detail: string) => new ApiError('unauthenticated', detail);
+
+async function authenticateAgent(request: FastifyRequest, auth: Authenticators): Promise<AgentPrincipal> {
+  const token = bearerToken(request);
+  if (token === null) {
+    throw unauthenticated(
+      request.headers.authorization ? 'The Authorization header must be "Bearer <api key>".' : 'Send your API key as "Authorization: Bearer <api key>".',
+    );
+  }
+  if (!AGENT_PREFIXES.some((p) => token.startsWith(p))) throw unauthenticated('This route takes an API key or OAuth access token.');
+  const principal = await auth.agent(token);
+  if (!principal) throw unauthenticated('The API key is unknown, revoked or expired.');
+  return principal;
+}
+
+async function authenticateAdmin(request: FastifyRequest, auth: Authenticators): Promise<AdminPrincipal> {
+  const token = bearerToken(request);
+  if (token === null) throw unauthenticated('Send an admin token as "Authorization: Bearer cg_adm_...".');
+  if (AGENT_PREFIXES.some((p) => token.startsWith(p))) {
+    throw new ApiError('forbidden', 'The administrative surface is not available to agent credentials.');
+  }
+  if (!token.startsWith('cg_adm_')) throw unauthenticated('This route takes an admin token.');
+  const principal = await auth.admin(token);
+  if (!principal) throw unauthenticated('The admin token is unknown or revoked.');
+  return principal;
+}
+
+async function authenticateDevice(request: FastifyRequest, auth: Authenticators): Promise<DevicePrincipal> {
+  const key = request.headers['x-phone-key'];
+  if (typeof key !== 'string' || key === '') throw unauthenticated('Send the device key in the X-Phone-Key header.');
+  if (!key.startsWith('cg_dev_')) throw unauthenticated('X-Phone-Key takes a device key.');
+  const principal = await auth.device(key);
+  if (!principal) throw unauthenticated('The device key is unknown or was rotated.');
+  return principal;
+}
+
+export function registerAuth(app: App, auth: Authenticators): void {
+  app.decorateRequest('agent', null);
+  app.decorateRequest('admin', null);
+  app.decorateRequest('device', null);
+
+  app.addHook('onRequest', async (request) => {
+    const config = request.routeOptions.config;
+    switch (config.auth) {
+      case 'agent': {
+        const agent = await authenticateAgent(request, auth);
+        if (agent.organizationStatus === 'unverified' && !config.allowUnverified) {
+          throw new ApiError('organization_unverified', 'Verify the organization first: POST /v1/agent/verify with the emailed code.');
+        }
+        if (agent.organizationStatus === 'suspended' && !config.allowUnverified) {
+          throw new ApiError('organization_suspended', 'The organization is suspended.');
+        }
+        if (config.scope && !agent.scopes.includes(config.scope)) {
+          throw new ApiError('forbidden', `The token lacks the ${config.scope} scope.`);
+        }
+        request.agent = agent;
+        break;
+      }
+      case 'admin':
+        request.admin = await authenticateAdmin(request, auth);
+        break;
+      case 'device':
+        request.device = await authenticateDevice(request, auth);
+        break;
+    }
+  });
+}
+
+/** The caller's principal on a route whose config says `auth: 'agent'`. */
+export function agentOf(request: FastifyRequest): AgentPrincipal {
+  if (!request.agent) throw new Error('agentOf() on a route without agent auth');
+  return request.agent;
+}
+
+export function deviceOf(request: FastifyRequest): DevicePrincipal {
+  if (!request.device) throw new Error('deviceOf() on a route without device auth');
+  return request.device;
+}

@@ -1,0 +1,128 @@
+// Token buckets per credential (or per IP on public routes), in-process by default or in Redis
+// so several processes share one budget. Every limited response carries RateLimit-* headers.
+import { Redis } from 'ioredis';
+import type { FastifyRequest } from 'fastify';
+import { ApiError } from './errors.ts';
+import type { App } from './types.ts';
+
+export interface Bucket {
+  /** Tokens added per second. */
+  rate: number;
+  /** Bucket size. */
+  burst: number;
+}
+
+export interface TakeResult {
+  allowed: boolean;
+  remaining: number;
+  /** Seconds until the bucket is full again. */
+  resetSeconds: number;
+  /** Seconds until one token is available (meaningful when not allowed). */
+  retryAfterSeconds: number;
+}
+
+export interface RateLimiter {
+  take(key: string, bucket: Bucket, nowMs: number): Promise<TakeResult>;
+  close(): Promise<void>;
+}
+
+function settle(tokens: number, bucket: Bucket): TakeResult {
+  const allowed = tokens >= 1;
+  const left = allowed ? tokens - 1 : tokens;
+  return {
+    allowed,
+    remaining: Math.floor(left),
+    resetSeconds: Math.ceil((bucket.burst - left) / bucket.rate),
+    retryAfterSeconds: allowed ? 0 : Math.max(1, Math.ceil((1 - left) / bucket.rate)),
+  };
+}
+
+export class MemoryRateLimiter implements RateLimiter {
+  private readonly buckets = new Map<string, { tokens: number; at: number }>();
+
+  async take(key: string, bucket: Bucket, nowMs: number): Promise<TakeResult> {
+    const state = this.buckets.get(key) ?? { tokens: bucket.burst, at: nowMs };
+    const tokens = Math.min(bucket.burst, state.tokens + (Math.max(0, nowMs - state.at) / 1000) * bucket.rate);
+    const result = settle(tokens, bucket);
+    if (this.buckets.size > 100_000) this.buckets.clear(); // bound memory under a key-spraying flood
+    this.buckets.set(key, { tokens: result.allowed ? tokens - 1 : tokens, at: nowMs });
+    return result;
+  }
+
+  async close(): Promise<void> {}
+}
+
+// Refill, take and store atomically in Redis; returns the tokens before taking.
+const TAKE_SCRIPT = `
+local state = redis.call('HMGET', KEYS[1], 'tokens', 'at')
+local rate, burst, now = tonumber(ARGV[1]), tonumber(ARGV[2]), tonumber(ARGV[3])
+local tokens = tonumber(state[1]) or burst
+local at = tonumber(state[2]) or now
+tokens = math.min(burst, tokens + math.max(0, now - at) / 1000 * rate)
+local after = tokens
+if tokens >= 1 then after = tokens - 1 end
+redis.call('HSET', KEYS[1], 'tokens', tostring(after), 'at', tostring(now))
+redis.call('PEXPIRE', KEYS[1], math.ceil(burst / rate * 1000) + 1000)
+return tostring(tokens)
+`;
+
+export class RedisRateLimiter implements RateLimiter {
+  private readonly redis: Redis;
+  constructor(url: string) {
+    this.redis = new Redis(url, { maxRetriesPerRequest: 2, lazyConnect: false });
+    this.redis.defineCommand('cellgateTake', { numberOfKeys: 1, lua: TAKE_SCRIPT });
+  }
+
+  async take(key: string, bucket: Bucket, nowMs: number): Promise<TakeResult> {
+    const take = (this.redis as unknown as { cellgateTake: (...args: unknown[]) => Promise<string> }).cellgateTake;
+    const tokens = Number(await take.call(this.redis, `cellgate:rl:${key}`, bucket.rate, bucket.burst, nowMs));
+    return settle(tokens, bucket);
+  }
+
+  async close(): Promise<void> {
+    await this.redis.quit();
+  }
+}
+
+export interface RateLimitOptions {
+  limiter: RateLimiter;
+  perCredential: Bucket | null;
+  signUpPerIp: Bucket | null;
+  now: () => number;
+}
+
+function credentialKey(request: FastifyRequest): string {
+  if (request.agent) return `cred:${request.agent.credentialId}`;
+  if (request.admin) return `cred:${request.admin.tokenId}`;
+  if (request.device) return `cred:${request.device.deviceId}`;
+  return `ip:${request.ip}`;
+}
+
+function setHeaders(reply: { header(name: string, value: string | number): unknown }, bucket: Bucket, result: TakeResult): void {
+  reply.header('RateLimit-Limit', bucket.burst);
+  reply.header('RateLimit-Remaining', result.remaining);
+  reply.header('RateLimit-Reset', result.resetSeconds);
+}
+
+function limited(result: TakeResult, detail: string): ApiError {
+  return new ApiError('rate_limited', detail, { headers: { 'Retry-After': String(result.retryAfterSeconds) } });
+}
+
+/** Must be registered after registerAuth: the bucket key is the authenticated credential. */
+export function registerRateLimit(app: App, options: RateLimitOptions): void {
+  app.addHook('onRequest', async (request, reply) => {
+    const config = request.routeOptions.config;
+    if (config.unlimited || !request.routeOptions.url) return;
+    if (config.ipLimit === 'sign_up' && options.signUpPerIp) {
+      const result = await options.limiter.take(`signup:${request.ip}`, options.signUpPerIp, options.now());
+      if (!result.allowed) {
+        setHeaders(reply, options.signUpPerIp, result);
+        throw limited(result, 'Too many sign-ups from this address; try again later.');
+      }
+    }
+    if (!options.perCredential) return;
+    const result = await options.limiter.take(credentialKey(request), options.perCredential, options.now());
+    setHeaders(reply, options.perCredential, result);
+    if (!result.allowed) throw limited(result, 'Too many requests for this credential; slow down.');
+  });
+}

@@ -1,0 +1,54 @@
+// Shared HTTP types: the app instance with the TypeBox provider, principals and route config.
+import type { FastifyBaseLogger, FastifyInstance, RawReplyDefaultExpression, RawRequestDefaultExpression, RawServerDefault } from 'fastify';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+
+export type App = FastifyInstance<
+  RawServerDefault,
+  RawRequestDefaultExpression,
+  RawReplyDefaultExpression,
+  FastifyBaseLogger,
+  TypeBoxTypeProvider
+>;
+
+/** Which credential a route takes. `public` routes take none. */
+export type Surface = 'public' | 'agent' | 'admin' | 'device';
+
+export interface AgentPrincipal {
+  organizationId: string;
+  organizationName: string;
+  organizationStatus: 'unverified' | 'active' | 'suspended';
+  credentialType: 'api_key' | 'oauth_token';
+  credentialId: string;
+  key: { id: string; prefix: string; created_at: string; last_used_at: string | null };
+  scopes: string[];
+}
+
+export interface AdminPrincipal {
+  tokenId: string;
+}
+
+export interface DevicePrincipal {
+  deviceId: string;
+}
+
+declare module 'fastify' {
+  interface FastifyContextConfig {
+    /** The surface (credential) of the route; every route states it. */
+    auth?: Surface;
+    /** Agent routes an unverified organization may call (whoami, verify, status, billing reads). */
+    allowUnverified?: boolean;
+    /** OAuth scope the route needs (API keys carry every scope). */
+    scope?: string;
+    /** Extra per-IP bucket for abuse-prone public routes. */
+    ipLimit?: 'sign_up';
+    /** Route takes an Idempotency-Key header (contract §2). */
+    idempotent?: boolean;
+    /** Exempt from rate limiting (health, documentation). */
+    unlimited?: boolean;
+  }
+  interface FastifyRequest {
+    agent: AgentPrincipal | null;
+    admin: AdminPrincipal | null;
+    device: DevicePrincipal | null;
+  }
+}

@@ -1,0 +1,35 @@
+// Outgoing mail is an injected dependency: SMTP through nodemailer in production; without SMTP,
+// the mail goes to the log and to the dev outbox that admins read at GET /v1/admin/outbox.
+import nodemailer from 'nodemailer';
+import type { FastifyBaseLogger } from 'fastify';
+
+export interface Mail {
+  to: string;
+  subject: string;
+  text: string;
+}
+
+export interface Mailer {
+  send(mail: Mail): Promise<void>;
+  close(): void;
+}
+
+export function smtpMailer(url: string, from: string): Mailer {
+  const transport = nodemailer.createTransport(url);
+  return {
+    async send(mail) {
+      await transport.sendMail({ from, to: mail.to, subject: mail.subject, text: mail.text });
+    },
+    close: () => transport.close(),
+  };
+}
+
+export function devMailer(store: (mail: Mail) => Promise<void>, log: FastifyBaseLogger): Mailer {
+  return {
+    async send(mail) {
+      await store(mail);
+      log.info({ mail }, 'mail (no SMTP configured; kept in the dev outbox)');
+    },
+    close: () => {},
+  };
+}

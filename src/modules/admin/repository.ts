@@ -1,0 +1,30 @@
+// SQL for admin tokens and the dev mail outbox.
+import type { Kysely } from 'kysely';
+import type { DB } from '../../db/schema.ts';
+import type { AdminTokensTable, DevOutboxTable } from '../organizations/tables.ts';
+
+export class AdminRepository {
+  private readonly db: Kysely<DB>;
+  constructor(db: Kysely<DB>) {
+    this.db = db;
+  }
+
+  findActiveToken(tokenHash: string) {
+    return this.db.selectFrom('admin_tokens').selectAll().where('token_hash', '=', tokenHash).where('revoked_at', 'is', null).executeTakeFirst();
+  }
+
+  async insertToken(row: AdminTokensTable): Promise<void> {
+    await this.db.insertInto('admin_tokens').values(row).execute();
+  }
+
+  async insertMail(row: DevOutboxTable): Promise<void> {
+    await this.db.insertInto('dev_outbox').values(row).execute();
+  }
+
+  listMail(to: string | undefined, beforeId: string | null, limit: number) {
+    let query = this.db.selectFrom('dev_outbox').selectAll();
+    if (to) query = query.where('to_address', '=', to);
+    if (beforeId) query = query.where('id', '<', beforeId);
+    return query.orderBy('id', 'desc').limit(limit).execute();
+  }
+}

@@ -1,0 +1,130 @@
+// SQL for organizations, API keys and one-time codes.
+import type { Kysely, Transaction } from 'kysely';
+import type { DB } from '../../db/schema.ts';
+import type { ApiKeysTable, OrganizationsTable, VerificationCodesTable } from './tables.ts';
+
+type Executor = Kysely<DB> | Transaction<DB>;
+
+export class OrganizationsRepository {
+  readonly db: Kysely<DB>;
+  constructor(db: Kysely<DB>) {
+    this.db = db;
+  }
+
+  findByEmail(ex: Executor, email: string) {
+    return ex.selectFrom('organizations').selectAll().where('email', '=', email).executeTakeFirst();
+  }
+
+  findById(id: string) {
+    return this.db.selectFrom('organizations').selectAll().where('id', '=', id).executeTakeFirst();
+  }
+
+  async insertOrganization(ex: Executor, row: OrganizationsTable): Promise<void> {
+    await ex.insertInto('organizations').values(row).execute();
+  }
+
+  async setStatus(ex: Executor, id: string, status: OrganizationsTable['status'], now: string): Promise<void> {
+    await ex
+      .updateTable('organizations')
+      .set({ status, updated_at: now, ...(status === 'active' ? { verified_at: now } : {}) })
+      .where('id', '=', id)
+      .execute();
+  }
+
+  async insertKey(ex: Executor, row: ApiKeysTable): Promise<void> {
+    await ex.insertInto('api_keys').values(row).execute();
+  }
+
+  async revokeAllKeys(ex: Executor, organizationId: string, now: string): Promise<void> {
+    await ex.updateTable('api_keys').set({ revoked_at: now }).where('organization_id', '=', organizationId).where('revoked_at', 'is', null).execute();
+  }
+
+  /** Revokes one key unless it is the organization's last active one; the number revoked. */
+  async revokeKeyUnlessLast(ex: Executor, organizationId: string, keyId: string, now: string): Promise<number> {
+    const result = await ex
+      .updateTable('api_keys')
+      .set({ revoked_at: now })
+      .where('id', '=', keyId)
+      .where('organization_id', '=', organizationId)
+      .where('revoked_at', 'is', null)
+      .where((eb) =>
+        eb(
+          eb.selectFrom('api_keys as other')
+            .select((o) => o.fn.countAll().as('n'))
+            .where('other.organization_id', '=', organizationId)
+            .where('other.revoked_at', 'is', null),
+          '>',
+          1,
+        ),
+      )
+      .executeTakeFirst();
+    return Number(result.numUpdatedRows);
+  }
+
+  findActiveKey(organizationId: string, keyId: string) {
+    return this.db
+      .selectFrom('api_keys')
+      .selectAll()
+      .where('id', '=', keyId)
+      .where('organization_id', '=', organizationId)
+      .where('revoked_at', 'is', null)
+      .executeTakeFirst();
+  }
+
+  listActiveKeys(organizationId: string, afterId: string | null, limit: number) {
+    let query = this.db
+      .selectFrom('api_keys')
+      .selectAll()
+      .where('organization_id', '=', organizationId)
+      .where('revoked_at', 'is', null);
+    if (afterId) query = query.where('id', '<', afterId);
+    return query.orderBy('id', 'desc').limit(limit).execute();
+  }
+
+  findCredential(keyHash: string) {
+    return this.db
+      .selectFrom('api_keys')
+      .innerJoin('organizations', 'organizations.id', 'api_keys.organization_id')
+      .select([
+        'api_keys.id as key_id',
+        'api_keys.prefix',
+        'api_keys.key_hash',
+        'api_keys.created_at',
+        'api_keys.last_used_at',
+        'organizations.id as organization_id',
+        'organizations.name as organization_name',
+        'organizations.status as organization_status',
+      ])
+      .where('api_keys.key_hash', '=', keyHash)
+      .where('api_keys.revoked_at', 'is', null)
+      .executeTakeFirst();
+  }
+
+  async touchKey(keyId: string, now: string): Promise<void> {
+    await this.db.updateTable('api_keys').set({ last_used_at: now }).where('id', '=', keyId).execute();
+  }
+
+  async replaceCode(ex: Executor, row: VerificationCodesTable): Promise<void> {
+    await ex.deleteFrom('verification_codes').where('organization_id', '=', row.organization_id).execute();
+    await ex.insertInto('verification_codes').values(row).execute();
+  }
+
+  findCode(organizationId: string) {
+    return this.db.selectFrom('verification_codes').selectAll().where('organization_id', '=', organizationId).executeTakeFirst();
+  }
+
+  /** Counts one wrong attempt unless the code is already spent; the number of rows changed. */
+  async countWrongAttempt(organizationId: string, maxAttempts: number): Promise<number> {
+    const result = await this.db
+      .updateTable('verification_codes')
+      .set((eb) => ({ attempts: eb('attempts', '+', 1) }))
+      .where('organization_id', '=', organizationId)
+      .where('attempts', '<', maxAttempts)
+      .executeTakeFirst();
+    return Number(result.numUpdatedRows);
+  }
+
+  async deleteCode(ex: Executor, organizationId: string): Promise<void> {
+    await ex.deleteFrom('verification_codes').where('organization_id', '=', organizationId).execute();
+  }
+}

@@ -1,0 +1,205 @@
+// Sign-up, verification, API keys and the credential lookup behind every agent request.
+import type { Clock } from '../../lib/clock.ts';
+import { newId } from '../../lib/ids.ts';
+import type { Mailer } from '../../lib/mailer.ts';
+import { constantTimeEqualHex, displayPrefix, newSecret, sha256Hex, sixDigitCode } from '../../lib/secrets.ts';
+import { ApiError, notFound } from '../../http/errors.ts';
+import type { AgentPrincipal } from '../../http/types.ts';
+import { decodeCursor, page } from '../../http/pagination.ts';
+import type { OrganizationsRepository } from './repository.ts';
+import type { ApiKeysTable } from './tables.ts';
+
+const CODE_TTL_MS = 10 * 60 * 1000;
+const CODE_ATTEMPTS = 5;
+/** How long a resolved credential is trusted before it is read again (other processes' revokes). */
+const CREDENTIAL_CACHE_MS = 5_000;
+/** last_used_at is written at most this often per key. */
+const TOUCH_INTERVAL_MS = 60_000;
+export const API_KEY_PREFIX = 'cg_live_';
+export const ALL_SCOPES = [
+  'cells:read', 'cells:write', 'messages:read', 'messages:send', 'events:read',
+  'webhooks:write', 'billing:read', 'billing:write', 'usage:read',
+];
+
+export function keyView(row: Pick<ApiKeysTable, 'id' | 'name' | 'prefix' | 'created_at' | 'last_used_at'>) {
+  return { id: row.id, name: row.name, prefix: row.prefix, created_at: row.created_at, last_used_at: row.last_used_at };
+}
+
+export class OrganizationsService {
+  private readonly repo: OrganizationsRepository;
+  private readonly clock: Clock;
+  private readonly mailer: Mailer;
+  private readonly credentials = new Map<string, { principal: AgentPrincipal; until: number }>();
+
+  constructor(deps: { repo: OrganizationsRepository; clock: Clock; mailer: Mailer }) {
+    this.repo = deps.repo;
+    this.clock = deps.clock;
+    this.mailer = deps.mailer;
+  }
+
+  private newKey(organizationId: string, name: string | null, now: string) {
+    const secret = newSecret(API_KEY_PREFIX);
+    const row: ApiKeysTable = {
+      id: newId('key', this.clock.now().getTime()),
+      organization_id: organizationId,
+      name,
+      prefix: displayPrefix(secret),
+      key_hash: sha256Hex(secret),
+      created_at: now,
+      last_used_at: null,
+      revoked_at: null,
+    };
+    return { secret, row };
+  }
+
+  async signUp(input: { email: string; organization_name?: string }) {
+    const email = input.email.trim().toLowerCase();
+    const now = this.clock.now();
+    const iso = now.toISOString();
+    const code = sixDigitCode();
+    const expiresAt = new Date(now.getTime() + CODE_TTL_MS).toISOString();
+
+    const { organizationId, secret } = await this.repo.db.transaction().execute(async (tx) => {
+      const existing = await this.repo.findByEmail(tx, email);
+      if (existing && existing.status !== 'unverified') {
+        throw new ApiError('conflict', 'An organization with this email is already registered and verified.');
+      }
+      const organizationId = existing?.id ?? newId('org', now.getTime());
+      if (existing) {
+        // Signing up again before verifying: the earlier key and code stop working.
+        await this.repo.revokeAllKeys(tx, organizationId, iso);
+      } else {
+        await this.repo.insertOrganization(tx, {
+          id: organizationId,
+          name: input.organization_name ?? email,
+          email,
+          status: 'unverified',
+          created_at: iso,
+          updated_at: iso,
+          verified_at: null,
+        });
+      }
+      const key = this.newKey(organizationId, 'sign-up', iso);
+      await this.repo.insertKey(tx, key.row);
+      await this.repo.replaceCode(tx, { organization_id: organizationId, code_hash: sha256Hex(`${organizationId}:${code}`), attempts: 0, expires_at: expiresAt, created_at: iso });
+      return { organizationId, secret: key.secret };
+    });
+    this.forgetOrganization(organizationId);
+
+    try {
+      await this.mailer.send({
+        to: email,
+        subject: `Your Cellgate verification code: ${code}`,
+        text: `Your Cellgate verification code is ${code}.\n\nIt expires in 10 minutes. Verify with POST /v1/agent/verify {"code": "${code}"} using the API key you received at sign-up.\n`,
+      });
+    } catch {
+      throw new ApiError('unavailable', 'The verification email could not be sent; sign up again to get a new code.', { headers: { 'Retry-After': '30' } });
+    }
+
+    return {
+      organization_id: organizationId,
+      api_key: secret,
+      status: 'unverified' as const,
+      verification: { channel: 'email' as const, sent_to: email, expires_at: expiresAt },
+    };
+  }
+
+  async verify(agent: AgentPrincipal, code: string) {
+    const organizationId = agent.organizationId;
+    if (agent.organizationStatus !== 'unverified') {
+      throw new ApiError('conflict', 'The organization is already verified.');
+    }
+    const row = await this.repo.findCode(organizationId);
+    if (!row || row.attempts >= CODE_ATTEMPTS) {
+      throw new ApiError('code_expired', 'This code can no longer be used; sign up again with the same email to get a new one.');
+    }
+    const expired = row.expires_at <= this.clock.now().toISOString();
+    const matches = constantTimeEqualHex(row.code_hash, sha256Hex(`${organizationId}:${code}`));
+    if (expired || !matches) {
+      if (!expired && (await this.repo.countWrongAttempt(organizationId, CODE_ATTEMPTS)) === 0) {
+        throw new ApiError('code_expired', 'This code can no longer be used; sign up again with the same email to get a new one.');
+      }
+      throw new ApiError('invalid_code', expired ? 'The code has expired; sign up again to get a new one.' : 'The code is not correct.');
+    }
+    const now = this.clock.now().toISOString();
+    await this.repo.db.transaction().execute(async (tx) => {
+      await this.repo.setStatus(tx, organizationId, 'active', now);
+      await this.repo.deleteCode(tx, organizationId);
+    });
+    this.forgetOrganization(organizationId);
+    return { organization_id: organizationId, status: 'active' as const };
+  }
+
+  /** The principal behind an API key, or null when unknown or revoked. */
+  async authenticate(secret: string): Promise<AgentPrincipal | null> {
+    if (!secret.startsWith(API_KEY_PREFIX)) return null;
+    const hash = sha256Hex(secret);
+    const nowMs = this.clock.now().getTime();
+    const cached = this.credentials.get(hash);
+    let principal = cached && cached.until > nowMs ? cached.principal : null;
+    if (!principal) {
+      const row = await this.repo.findCredential(hash);
+      if (!row || !constantTimeEqualHex(row.key_hash, hash)) return null;
+      principal = {
+        organizationId: row.organization_id,
+        organizationName: row.organization_name,
+        organizationStatus: row.organization_status,
+        credentialType: 'api_key',
+        credentialId: row.key_id,
+        key: { id: row.key_id, prefix: row.prefix, created_at: row.created_at, last_used_at: row.last_used_at },
+        scopes: ALL_SCOPES,
+      };
+      if (this.credentials.size > 10_000) this.credentials.clear();
+      this.credentials.set(hash, { principal, until: nowMs + CREDENTIAL_CACHE_MS });
+    }
+    const lastUsed = principal.key.last_used_at ? Date.parse(principal.key.last_used_at) : 0;
+    if (nowMs - lastUsed >= TOUCH_INTERVAL_MS) {
+      const now = new Date(nowMs).toISOString();
+      principal.key = { ...principal.key, last_used_at: now };
+      await this.repo.touchKey(principal.key.id, now);
+    }
+    return principal;
+  }
+
+  whoami(agent: AgentPrincipal) {
+    return {
+      organization_id: agent.organizationId,
+      organization_name: agent.organizationName,
+      status: agent.organizationStatus,
+      key: agent.key,
+      credential_type: agent.credentialType,
+      scopes: agent.scopes,
+    };
+  }
+
+  async listKeys(organizationId: string, limit: number, cursor: string | undefined) {
+    const after = decodeCursor(cursor, 1);
+    const rows = await this.repo.listActiveKeys(organizationId, after ? String(after[0]) : null, limit + 1);
+    const result = page(rows, limit, (row) => [row.id]);
+    return { keys: result.items.map(keyView), next_cursor: result.next_cursor };
+  }
+
+  async createKey(organizationId: string, name: string | null) {
+    const now = this.clock.now().toISOString();
+    const key = this.newKey(organizationId, name, now);
+    await this.repo.insertKey(this.repo.db, key.row);
+    return { ...keyView(key.row), api_key: key.secret };
+  }
+
+  async revokeKey(organizationId: string, keyId: string): Promise<void> {
+    const key = await this.repo.findActiveKey(organizationId, keyId);
+    if (!key) throw notFound('API key');
+    const revoked = await this.repo.revokeKeyUnlessLast(this.repo.db, organizationId, keyId, this.clock.now().toISOString());
+    if (revoked === 0) {
+      throw new ApiError('conflict', 'This is the organization\'s last active API key; create another before revoking it.');
+    }
+    this.forgetOrganization(organizationId);
+  }
+
+  /** Drops cached credentials of an organization after its keys or status change here. */
+  private forgetOrganization(organizationId: string): void {
+    for (const [hash, entry] of this.credentials) {
+      if (entry.principal.organizationId === organizationId) this.credentials.delete(hash);
+    }
+  }
+}

@@ -1,0 +1,53 @@
+export interface OrganizationsTable {
+  id: string;
+  name: string;
+  email: string;
+  status: 'unverified' | 'active' | 'suspended';
+  created_at: string;
+  updated_at: string;
+  verified_at: string | null;
+}
+
+export interface ApiKeysTable {
+  id: string;
+  organization_id: string;
+  name: string | null;
+  prefix: string;
+  key_hash: string;
+  created_at: string;
+  last_used_at: string | null;
+  revoked_at: string | null;
+}
+
+export interface VerificationCodesTable {
+  organization_id: string;
+  code_hash: string;
+  attempts: number;
+  expires_at: string;
+  created_at: string;
+}
+
+export interface AdminTokensTable {
+  id: string;
+  label: string | null;
+  prefix: string;
+  token_hash: string;
+  created_at: string;
+  revoked_at: string | null;
+}
+
+export interface DevOutboxTable {
+  id: string;
+  to_address: string;
+  subject: string;
+  text: string;
+  created_at: string;
+}
+
+export interface FoundationTables {
+  organizations: OrganizationsTable;
+  api_keys: ApiKeysTable;
+  verification_codes: VerificationCodesTable;
+  admin_tokens: AdminTokensTable;
+  dev_outbox: DevOutboxTable;
+}

@@ -1,0 +1,43 @@
+// Health, the OpenAPI document generated from the route schemas, and the human reference at /docs.
+import { Type } from 'typebox';
+import type { Database } from '../../db/database.ts';
+import { ApiError, ERROR_STATUS, type ErrorCode } from '../../http/errors.ts';
+import type { App } from '../../http/types.ts';
+
+export const VERSION = '0.1.0';
+
+export function registerSystemRoutes(app: App, database: Database): void {
+  app.get('/health', {
+    config: { auth: 'public', unlimited: true },
+    schema: {
+      tags: ['System'],
+      summary: 'Liveness and database reachability',
+      response: { 200: Type.Object({ status: Type.Literal('ok'), version: Type.String(), database: Type.Literal('ok') }) },
+    },
+  }, async () => {
+    if (!(await database.ping())) {
+      throw new ApiError('unavailable', 'The database is unreachable.', { headers: { 'Retry-After': '5' }, extensions: { database: 'unreachable' } });
+    }
+    return { status: 'ok' as const, version: VERSION, database: 'ok' as const };
+  });
+
+  const openapiYaml = {
+    config: { auth: 'public' as const, unlimited: true },
+    schema: { hide: true },
+  };
+  const sendYaml = async (_request: unknown, reply: { type(t: string): { send(body: string): unknown } }) =>
+    reply.type('application/yaml; charset=utf-8').send(app.swagger({ yaml: true }));
+  app.get('/openapi.yaml', openapiYaml, sendYaml);
+  app.get('/docs/openapi.yaml', openapiYaml, sendYaml);
+
+  app.get('/docs/errors/:code', {
+    config: { auth: 'public', unlimited: true },
+    schema: { hide: true, params: Type.Object({ code: Type.String({ maxLength: 64 }) }) },
+  }, async (request, reply) => {
+    const code = request.params.code as ErrorCode;
+    if (!(code in ERROR_STATUS)) throw new ApiError('not_found', 'No such error code.');
+    return reply
+      .type('text/html; charset=utf-8')
+      .send(`<!doctype html><title>${code}</title><h1><code>${code}</code> (HTTP ${ERROR_STATUS[code]})</h1><p>See the API reference at <a href="/docs">/docs</a>.</p>`);
+  });
+}

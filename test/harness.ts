@@ -1,0 +1,155 @@
+// One harness for every HTTP test: a fresh database (a temporary SQLite file, or a schema of its
+// own in the run's PostgreSQL database), a manual clock, a mail catcher and app.inject helpers.
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { randomBytes } from 'node:crypto';
+import { buildApp, type AppDeps, type Services } from '../src/app.ts';
+import { loadConfig, type Config } from '../src/config.ts';
+import { openDatabase, type Database } from '../src/db/database.ts';
+import { migrateToLatest } from '../src/db/migrate.ts';
+import { ManualClock } from '../src/lib/clock.ts';
+import type { Mail, Mailer } from '../src/lib/mailer.ts';
+import type { App } from '../src/http/types.ts';
+
+export const ADMIN_TOKEN = 'cg_adm_TestAdminToken0123456789';
+
+export class MailCatcher implements Mailer {
+  readonly sent: Mail[] = [];
+  failNext = false;
+  async send(mail: Mail): Promise<void> {
+    if (this.failNext) {
+      this.failNext = false;
+      throw new Error('SMTP down');
+    }
+    this.sent.push(mail);
+  }
+  close(): void {}
+  /** The latest 6-digit code mailed to `to`. */
+  codeFor(to: string): string {
+    const mail = [...this.sent].reverse().find((m) => m.to === to);
+    const code = mail?.text.match(/\b(\d{6})\b/)?.[1];
+    if (!code) throw new Error(`no code mailed to ${to}`);
+    return code;
+  }
+}
+
+export interface TestDatabase {
+  database: Database;
+  url: string;
+  drop(): Promise<void>;
+}
+
+/** A fresh, migrated database on the dialect this run tests. */
+export async function freshDatabase(): Promise<TestDatabase> {
+  const pgUrl = process.env.CELLGATE_TEST_DATABASE_URL;
+  if (pgUrl) {
+    const schema = `t_${randomBytes(6).toString('hex')}`;
+    const setup = openDatabase(pgUrl, { poolSize: 1 });
+    await setup.db.schema.createSchema(schema).execute();
+    await setup.close();
+    const database = openDatabase(pgUrl, { searchPath: schema });
+    await migrateToLatest(database);
+    return {
+      database,
+      url: `${pgUrl}${pgUrl.includes('?') ? '&' : '?'}options=${encodeURIComponent(`-c search_path=${schema}`)}`,
+      async drop() {
+        await database.close();
+        const teardown = openDatabase(pgUrl, { poolSize: 1 });
+        await teardown.db.schema.dropSchema(schema).cascade().execute();
+        await teardown.close();
+      },
+    };
+  }
+  const dir = mkdtempSync(join(tmpdir(), 'cellgate-test-'));
+  const url = `sqlite:${join(dir, 'test.db')}`;
+  const database = openDatabase(url);
+  await migrateToLatest(database);
+  return {
+    database,
+    url,
+    async drop() {
+      await database.close();
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+export interface TestApp {
+  app: App;
+  services: Services;
+  database: Database;
+  clock: ManualClock;
+  mail: MailCatcher;
+  config: Config;
+  close(): Promise<void>;
+}
+
+export async function startApp(options: { env?: Record<string, string>; deps?: Partial<AppDeps> } = {}): Promise<TestApp> {
+  const testDb = await freshDatabase();
+  const config = loadConfig({
+    CELLGATE_ADMIN_TOKEN: ADMIN_TOKEN,
+    CELLGATE_BASE_URL: 'http://cellgate.test',
+    CELLGATE_RATE_LIMIT: '0',
+    CELLGATE_SIGNUP_RATE_LIMIT: '0',
+    CELLGATE_WEBHOOKS_ALLOW_PRIVATE: 'true',
+    ...options.env,
+  });
+  const clock = new ManualClock();
+  const mail = new MailCatcher();
+  const { app, services } = await buildApp({ config, database: testDb.database, clock, mailer: mail, logger: false, ...options.deps });
+  await app.ready();
+  return {
+    app,
+    services,
+    database: testDb.database,
+    clock,
+    mail,
+    config,
+    async close() {
+      await app.close();
+      await testDb.drop();
+    },
+  };
+}
+
+export function bearer(token: string): Record<string, string> {
+  return { authorization: `Bearer ${token}` };
+}
+
+export const admin = bearer(ADMIN_TOKEN);
+
+let emailCounter = 0;
+export function uniqueEmail(): string {
+  emailCounter += 1;
+  return `agent-${process.pid}-${emailCounter}-${randomBytes(3).toString('hex')}@example.com`;
+}
+
+/** Signs up; returns the key, organization id and the mailed code (not yet verified). */
+export async function signUp(t: TestApp, email = uniqueEmail()) {
+  const response = await t.app.inject({ method: 'POST', url: '/v1/agent/sign-up', payload: { email } });
+  if (response.statusCode !== 201) throw new Error(`sign-up failed: ${response.statusCode} ${response.body}`);
+  const body = response.json();
+  return { email, apiKey: body.api_key as string, organizationId: body.organization_id as string, code: t.mail.codeFor(email) };
+}
+
+/** Signs up and verifies: an active organization and its API key. */
+export async function activeOrganization(t: TestApp) {
+  const org = await signUp(t);
+  const response = await t.app.inject({ method: 'POST', url: '/v1/agent/verify', headers: bearer(org.apiKey), payload: { code: org.code } });
+  if (response.statusCode !== 200) throw new Error(`verify failed: ${response.statusCode} ${response.body}`);
+  return { ...org, headers: bearer(org.apiKey) };
+}
+
+/** Asserts a problem+json error and returns its body. */
+export function expectProblem(response: { statusCode: number; headers: Record<string, unknown>; json(): any; body: string }, status: number, code: string) {
+  if (response.statusCode !== status) throw new Error(`expected ${status} ${code}, got ${response.statusCode} ${response.body}`);
+  const type = String(response.headers['content-type']);
+  if (!type.startsWith('application/problem+json')) throw new Error(`expected problem+json, got ${type}`);
+  const body = response.json();
+  if (body.code !== code) throw new Error(`expected code ${code}, got ${body.code}: ${response.body}`);
+  if (body.status !== status || typeof body.request_id !== 'string' || typeof body.detail !== 'string') {
+    throw new Error(`malformed problem body: ${response.body}`);
+  }
+  return body;
+}
