@@ -142,6 +142,7 @@ export async function activeOrganization(t: TestApp) {
 }
 
 /** Asserts a problem+json error and returns its body. */
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- mirrors light-my-request's Response.json(): any
 export function expectProblem(response: { statusCode: number; headers: Record<string, unknown>; json(): any; body: string }, status: number, code: string) {
   if (response.statusCode !== status) throw new Error(`expected ${status} ${code}, got ${response.statusCode} ${response.body}`);
   const type = String(response.headers['content-type']);
