@@ -16,6 +16,8 @@ import { registerRequestId, requestIdFor } from './http/request-id.ts';
 import { Problem } from './http/schemas.ts';
 import type { App } from './http/types.ts';
 import { registerValidation } from './http/validation.ts';
+import { EventsRepository } from './modules/events/repository.ts';
+import { EventsService } from './modules/events/service.ts';
 import { AdminRepository } from './modules/admin/repository.ts';
 import { registerAdminRoutes } from './modules/admin/routes.ts';
 import { AdminService } from './modules/admin/service.ts';
@@ -39,6 +41,7 @@ export interface Services {
   organizations: OrganizationsService;
   admin: AdminService;
   idempotency: IdempotencyStore;
+  events: EventsService;
 }
 
 const SECURITY_BY_SURFACE = {
@@ -116,6 +119,7 @@ export async function buildApp(deps: AppDeps): Promise<{ app: App; services: Ser
   const mailer = deps.mailer ?? (config.smtpUrl ? smtpMailer(config.smtpUrl, config.smtpFrom) : devMailer((mail) => admin.keepMail(mail), app.log));
   const organizations = new OrganizationsService({ repo: new OrganizationsRepository(database.db), clock, mailer });
   const idempotency = new IdempotencyStore(database, clock);
+  const events = new EventsService({ repo: new EventsRepository(database.db), clock });
 
   registerAuth(app, {
     agent: (token) => organizations.authenticate(token),
@@ -143,5 +147,5 @@ export async function buildApp(deps: AppDeps): Promise<{ app: App; services: Ser
     mailer.close();
   });
 
-  return { app, services: { organizations, admin, idempotency } };
+  return { app, services: { organizations, admin, idempotency, events } };
 }

@@ -1,5 +1,13 @@
 // The database as Kysely sees it: each module declares its own tables beside its repository.
-import type { FoundationTables } from '../modules/organizations/tables.ts';
+import type { Kysely, Transaction } from 'kysely';
 import type { IdempotencyTables } from '../http/idempotency-tables.ts';
+import type { CellsTables } from '../modules/cells/tables.ts';
+import type { DevicesTables } from '../modules/devices/tables.ts';
+import type { EventsTables } from '../modules/events/tables.ts';
+import type { MessagesTables } from '../modules/messages/tables.ts';
+import type { FoundationTables } from '../modules/organizations/tables.ts';
 
-export interface DB extends FoundationTables, IdempotencyTables {}
+export interface DB extends FoundationTables, IdempotencyTables, DevicesTables, CellsTables, MessagesTables, EventsTables {}
+
+/** A query runner: the database itself or an open transaction. */
+export type Executor = Kysely<DB> | Transaction<DB>;

@@ -1,7 +1,13 @@
 // The one migration set, applied in key order on SQLite and PostgreSQL. Append only.
 import type { Migration } from 'kysely';
 import * as foundation from './0001_foundation.ts';
+import * as cellsDevices from './0002_cells_devices.ts';
+import * as messages from './0003_messages.ts';
+import * as events from './0004_events.ts';
 
 export const migrations: Record<string, Migration> = {
   '0001_foundation': foundation,
+  '0002_cells_devices': cellsDevices,
+  '0003_messages': messages,
+  '0004_events': events,
 };

@@ -1,9 +1,7 @@
 // SQL for organizations, API keys and one-time codes.
-import type { Kysely, Transaction } from 'kysely';
-import type { DB } from '../../db/schema.ts';
+import type { Kysely } from 'kysely';
+import type { DB, Executor } from '../../db/schema.ts';
 import type { ApiKeysTable, OrganizationsTable, VerificationCodesTable } from './tables.ts';
-
-type Executor = Kysely<DB> | Transaction<DB>;
 
 export class OrganizationsRepository {
   readonly db: Kysely<DB>;
