@@ -16,6 +16,7 @@ import { registerRequestId, requestIdFor } from './http/request-id.ts';
 import { Problem } from './http/schemas.ts';
 import type { App } from './http/types.ts';
 import { registerValidation } from './http/validation.ts';
+import type { Loop } from './workers/loop.ts';
 import { EventsRepository } from './modules/events/repository.ts';
 import { EventsService } from './modules/events/service.ts';
 import { AdminRepository } from './modules/admin/repository.ts';
@@ -35,6 +36,8 @@ export interface AppDeps {
   rateLimiter?: RateLimiter;
   /** A pino logger, or false for silence (tests). Defaults to JSON logs at config.logLevel. */
   logger?: FastifyBaseLogger | false;
+  /** Run background loops (src/workers) on their timers; tests drive the ticks themselves. */
+  workers?: boolean;
 }
 
 export interface Services {
@@ -120,6 +123,12 @@ export async function buildApp(deps: AppDeps): Promise<{ app: App; services: Ser
   const organizations = new OrganizationsService({ repo: new OrganizationsRepository(database.db), clock, mailer });
   const idempotency = new IdempotencyStore(database, clock);
   const events = new EventsService({ repo: new EventsRepository(database.db), clock });
+  // Background loops: modules push theirs here; they run in every process (work is claimed in the database).
+  const loops: Loop[] = [];
+  if (deps.workers ?? true) {
+    app.addHook('onReady', async () => loops.forEach((l) => l.start()));
+  }
+
 
   registerAuth(app, {
     agent: (token) => organizations.authenticate(token),
@@ -143,6 +152,7 @@ export async function buildApp(deps: AppDeps): Promise<{ app: App; services: Ser
   registerAdminRoutes(app, admin);
 
   app.addHook('onClose', async () => {
+    await Promise.all(loops.map((l) => l.stop()));
     await limiter.close();
     mailer.close();
   });

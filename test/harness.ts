@@ -85,7 +85,14 @@ export interface TestApp {
   close(): Promise<void>;
 }
 
-export async function startApp(options: { env?: Record<string, string>; deps?: Partial<AppDeps> } = {}): Promise<TestApp> {
+export interface StartOptions {
+  env?: Record<string, string>;
+  deps?: Partial<AppDeps>;
+  /** Registers extra routes (e.g. a probe route for a cross-cutting hook) before app.ready(). */
+  routes?: (app: App) => void;
+}
+
+export async function startApp(options: StartOptions = {}): Promise<TestApp> {
   const testDb = await freshDatabase();
   const config = loadConfig({
     CELLGATE_ADMIN_TOKEN: ADMIN_TOKEN,
@@ -97,7 +104,8 @@ export async function startApp(options: { env?: Record<string, string>; deps?: P
   });
   const clock = new ManualClock();
   const mail = new MailCatcher();
-  const { app, services } = await buildApp({ config, database: testDb.database, clock, mailer: mail, logger: false, ...options.deps });
+  const { app, services } = await buildApp({ config, database: testDb.database, clock, mailer: mail, logger: false, workers: false, ...options.deps });
+  options.routes?.(app);
   await app.ready();
   return {
     app,
