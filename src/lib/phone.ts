@@ -1,0 +1,22 @@
+// Phone numbers are E.164 everywhere (contract §2): parsed strictly (a leading "+", no text
+// around it, no extension) and validated against libphonenumber-js metadata.
+import { parsePhoneNumberFromString } from 'libphonenumber-js';
+import { invalidField } from '../http/errors.ts';
+
+/** The E.164 form of `input`, or null when it is not a valid international number. */
+export function normalizePhone(input: string): string | null {
+  const text = input.trim();
+  if (!text.startsWith('+')) return null;
+  const parsed = parsePhoneNumberFromString(text, { extract: false });
+  if (!parsed || parsed.ext || !parsed.isValid()) return null;
+  return parsed.number;
+}
+
+/** normalizePhone, or a 400 invalid_request naming `field` with code invalid_phone_number. */
+export function requirePhone(field: string, input: string): string {
+  const phone = normalizePhone(input);
+  if (phone === null) {
+    throw invalidField(field, 'invalid_phone_number', `${field} must be a valid phone number in international E.164 form, e.g. +14155550123.`);
+  }
+  return phone;
+}
