@@ -1,5 +1,7 @@
 // Process entry: `cellgate <command>` (serve is the default).
 import { adminCommand, UsageError } from './cli/admin.ts';
+import { demoCommand } from './cli/demo.ts';
+import { deviceCommand } from './cli/device-simulator.ts';
 import { serve } from './cli/serve.ts';
 import { ConfigError, loadConfig } from './config.ts';
 import { openDatabase } from './db/database.ts';
@@ -8,7 +10,10 @@ import { migrateToLatest } from './db/migrate.ts';
 const USAGE = `usage: cellgate <command>
   serve                        start the service (default)
   migrate                      apply database migrations and exit
-  admin create-token [--label] print a new admin token`;
+  admin create-token [--label] print a new admin token
+  device simulate --key <cg_dev_...> [--base-url] [--fail-rate] [--delivery-delay-ms] [--poll-wait]
+                  [--inbound-from --inbound-text]   run a simulated phone against a running service
+  demo                         run the end-to-end demo on a temporary database`;
 
 async function main(argv: string[]): Promise<void> {
   const [command = 'serve', ...args] = argv;
@@ -29,6 +34,10 @@ async function main(argv: string[]): Promise<void> {
     }
     case 'admin':
       return adminCommand(config, args);
+    case 'device':
+      return deviceCommand(args, config.baseUrl);
+    case 'demo':
+      return demoCommand(args);
     default:
       throw new UsageError(USAGE);
   }

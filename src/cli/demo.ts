@@ -1,0 +1,157 @@
+// `cellgate demo` (npm run demo): the whole product end to end on a temporary SQLite file — sign up,
+// verify, two phones in the rack, two cells, a text from one cell to the other, delivered and received.
+// Everything goes through HTTP exactly as an agent, the operator and the phones would call it.
+import { randomBytes } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { buildApp } from '../app.ts';
+import { loadConfig } from '../config.ts';
+import { openDatabase } from '../db/database.ts';
+import { migrateToLatest } from '../db/migrate.ts';
+import { startSimulatedDevice, type SimulatedDevice } from './device-simulator.ts';
+import { UsageError } from './admin.ts';
+
+type Json = Record<string, unknown>;
+
+const RACK = [
+  { phone_number: '+14155550101', label: 'demo rack slot 1' },
+  { phone_number: '+14155550102', label: 'demo rack slot 2' },
+];
+const DELIVERY_TIMEOUT_MS = 30_000;
+
+export async function demoCommand(args: string[], out: (line: string) => void = (line) => process.stdout.write(`${line}\n`)): Promise<void> {
+  if (args.length > 0) throw new UsageError('usage: cellgate demo (takes no options)');
+  const cleanups: (() => Promise<void>)[] = [];
+  let stepNumber = 0;
+  const step = (text: string) => out(`\n[${++stepNumber}] ${text}`);
+  const show = (text: string) => out(`    ${text}`);
+
+  try {
+    step('Starting Cellgate on a temporary SQLite database');
+    const dir = mkdtempSync(join(tmpdir(), 'cellgate-demo-'));
+    cleanups.push(async () => rmSync(dir, { recursive: true, force: true }));
+    const adminToken = `cg_adm_${randomBytes(16).toString('hex')}`;
+    // A fixed environment, not process.env: the demo must behave the same on every machine.
+    const config = loadConfig({
+      CELLGATE_DATABASE_URL: `sqlite:${join(dir, 'demo.db')}`,
+      CELLGATE_HOST: '127.0.0.1',
+      CELLGATE_PORT: '0',
+      CELLGATE_ADMIN_TOKEN: adminToken,
+      CELLGATE_LOG_LEVEL: 'warn',
+    });
+    const database = openDatabase(config.databaseUrl);
+    cleanups.push(() => database.close());
+    await migrateToLatest(database);
+    const { app } = await buildApp({ config, database });
+    cleanups.push(() => app.close());
+    const address = await app.listen({ host: '127.0.0.1', port: 0 });
+    const baseUrl = address.replace('[::1]', '127.0.0.1');
+    show(`listening on ${baseUrl}, database ${join(dir, 'demo.db')}`);
+
+    const api = client(baseUrl);
+    const email = `demo-${randomBytes(3).toString('hex')}@example.com`;
+
+    step(`Signing up ${email}`);
+    const signUp = await api('POST', '/v1/agent/sign-up', { body: { email, organization_name: 'Demo Agents' }, expect: 201 });
+    const apiKey = String(signUp.api_key);
+    show(`organization ${String(signUp.organization_id)} is ${String(signUp.status)}; API key ${apiKey.slice(0, 12)}...`);
+
+    step('Reading the one-time code from the dev outbox (admin) and verifying');
+    const outbox = await api('GET', `/v1/admin/outbox?to=${encodeURIComponent(email)}&limit=1`, { token: adminToken });
+    const mail = (outbox.messages as Json[])[0];
+    const code = String(mail?.text ?? '').match(/\b(\d{6})\b/)?.[1];
+    if (!code) throw new Error(`no one-time code was mailed to ${email}`);
+    const verified = await api('POST', '/v1/agent/verify', { token: apiKey, body: { code } });
+    show(`code ${code} accepted: organization is ${String(verified.status)}`);
+
+    step('Adding two phones to the rack (admin device inventory)');
+    const devices: { id: string; phoneNumber: string; key: string }[] = [];
+    for (const phone of RACK) {
+      const device = await api('POST', '/v1/admin/devices', { token: adminToken, body: phone, expect: 201 });
+      devices.push({ id: String(device.id), phoneNumber: String(device.phone_number), key: String(device.device_key) });
+      show(`${String(device.id)} ${String(device.phone_number)} (${phone.label}); device key shown once: ${String(device.device_key).slice(0, 12)}...`);
+    }
+
+    step('Switching the phones on (simulated devices: heartbeat, then long-poll for work)');
+    const phones = new Map<string, SimulatedDevice>();
+    for (const device of devices) {
+      const phone = await startSimulatedDevice({ baseUrl, key: device.key, deliveryDelayMs: 300, pollWaitSeconds: 5, logger: (line) => show(`phone ${line}`) });
+      cleanups.push(() => phone.stop());
+      phones.set(device.phoneNumber, phone);
+    }
+
+    step('Creating two cells (each gets a free phone from the rack)');
+    const cellA = await api('POST', '/v1/cells', { token: apiKey, body: { display_name: 'Agent A' }, expect: 201 });
+    const cellB = await api('POST', '/v1/cells', { token: apiKey, body: { display_name: 'Agent B' }, expect: 201 });
+    for (const cell of [cellA, cellB]) {
+      show(`${String(cell.id)} "${String(cell.display_name)}" ${String(cell.status)} on ${String(cell.phone_number)}`);
+      if (cell.status !== 'active' || !phones.has(String(cell.phone_number))) throw new Error(`cell ${String(cell.id)} did not get a phone from the rack`);
+    }
+
+    const text = `Hello from Agent A (${new Date().toISOString()})`;
+    step(`Sending from cell A (${String(cellA.phone_number)}) to cell B's number ${String(cellB.phone_number)}`);
+    const sent = await api('POST', `/v1/cells/${String(cellA.id)}/messages/send`, {
+      token: apiKey,
+      headers: { 'idempotency-key': `demo-${randomBytes(8).toString('hex')}` },
+      body: { to: cellB.phone_number, body: text },
+      expect: 202,
+    });
+    show(`202 accepted: ${String(sent.id)} is ${String(sent.status)} (${String(sent.segments)} segment)`);
+
+    step('Waiting for phone A to send it and report delivery');
+    const delivered = await waitForStatus(api, apiKey, `/v1/cells/${String(cellA.id)}/messages/${String(sent.id)}`, (status) => show(`message ${String(sent.id)} is ${status}`));
+    show(`delivered_at ${String(delivered.delivered_at)}`);
+
+    step("Phone B is in the same rack: it receives the text and reports it to the service");
+    const phoneB = phones.get(String(cellB.phone_number));
+    if (!phoneB) throw new Error('no phone carries cell B');
+    await phoneB.sendInbound(String(cellA.phone_number), text);
+
+    step(`Reading cell B's inbound messages`);
+    const inbound = await api('GET', `/v1/cells/${String(cellB.id)}/messages?direction=inbound&limit=5`, { token: apiKey });
+    const received = (inbound.messages as Json[]).find((m) => m.body === text);
+    if (!received) throw new Error(`cell B has no inbound message with the text that was sent: ${JSON.stringify(inbound)}`);
+    show(`${String(received.id)} ${String(received.status)} from ${String(received.from)} to ${String(received.to)}: "${String(received.body)}"`);
+
+    step('Done: sent by cell A, delivered, and received by cell B. Cleaning up.');
+  } finally {
+    for (const cleanup of cleanups.reverse()) {
+      await cleanup().catch((error: unknown) => out(`cleanup failed: ${error instanceof Error ? error.message : String(error)}`));
+    }
+  }
+}
+
+type Api = (method: string, path: string, options?: { token?: string; headers?: Record<string, string>; body?: unknown; expect?: number }) => Promise<Json>;
+
+function client(baseUrl: string): Api {
+  return async (method, path, options = {}) => {
+    const response = await fetch(baseUrl + path, {
+      method,
+      headers: {
+        ...(options.token ? { authorization: `Bearer ${options.token}` } : {}),
+        ...(options.body === undefined ? {} : { 'content-type': 'application/json' }),
+        ...options.headers,
+      },
+      body: options.body === undefined ? undefined : JSON.stringify(options.body),
+    });
+    const text = await response.text();
+    if (response.status !== (options.expect ?? 200)) throw new Error(`${method} ${path}: expected ${options.expect ?? 200}, got ${response.status} ${text}`);
+    return JSON.parse(text) as Json;
+  };
+}
+
+/** Polls a message until it reaches a final state; reports each status it sees once. */
+async function waitForStatus(api: Api, apiKey: string, path: string, onStatus: (status: string) => void): Promise<Json> {
+  const deadline = Date.now() + DELIVERY_TIMEOUT_MS;
+  let last = '';
+  for (;;) {
+    const message = await api('GET', path, { token: apiKey });
+    const status = String(message.status);
+    if (status !== last) onStatus((last = status));
+    if (status === 'delivered') return message;
+    if (['failed', 'canceled'].includes(status)) throw new Error(`the message ended ${status}: ${JSON.stringify(message.error)}`);
+    if (Date.now() > deadline) throw new Error(`the message was still ${status} after ${DELIVERY_TIMEOUT_MS / 1000} s`);
+    await new Promise((done) => setTimeout(done, 100));
+  }
+}
