@@ -19,6 +19,13 @@ export class EventsService {
     this.signals.setMaxListeners(0);
   }
 
+  private readonly emitHooks: ((ex: Executor, envelope: EventEnvelope) => Promise<void>)[] = [];
+
+  /** Runs `hook` inside every emitting transaction, after the event row (webhook fan-out). */
+  onEmit(hook: (ex: Executor, envelope: EventEnvelope) => Promise<void>): void {
+    this.emitHooks.push(hook);
+  }
+
   /** Records an event in the caller's transaction; returns its envelope. */
   async emit(ex: Executor, event: { organizationId: string; type: EventType; data: Record<string, unknown> }): Promise<EventEnvelope> {
     const now = this.clock.now();
@@ -36,6 +43,7 @@ export class EventsService {
       data: JSON.stringify(envelope.data),
       created_at: envelope.created_at,
     });
+    for (const hook of this.emitHooks) await hook(ex, envelope);
     // Consumers re-read from their last seq; a wake before the commit finds nothing and the
     // next wake (or the periodic poll) picks the row up.
     setImmediate(() => this.signals.emit('appended'));
