@@ -57,7 +57,11 @@ export interface SimulatorOptions {
   now?: () => Date;
   /** Called once per message handed to this device by a claim. */
   onClaim?: (message: ClaimedMessage) => void;
+  /** Called after the service accepted a report (2xx). */
+  onReport?: (messageId: string, event: DeviceEvent) => void;
 }
+
+export type DeviceEvent = 'sending' | 'sent' | 'delivered' | 'failed';
 
 export interface SimulatedDevice {
   /** The heartbeat answer: which device, cell and number this key is. */
@@ -155,7 +159,7 @@ export async function startSimulatedDevice(options: SimulatorOptions): Promise<S
     return answer.body as unknown as DeviceConfig;
   }
 
-  async function report(message: ClaimedMessage, event: 'sending' | 'sent' | 'delivered' | 'failed', error?: { code: string; message: string }): Promise<boolean> {
+  async function report(message: ClaimedMessage, event: DeviceEvent, error?: { code: string; message: string }): Promise<boolean> {
     const payload = {
       event_id: randomUUID(),
       event,
@@ -163,7 +167,10 @@ export async function startSimulatedDevice(options: SimulatorOptions): Promise<S
       ...(error ? { error_code: error.code, error_message: error.message } : {}),
     };
     const answer = await callWithRetry(`${message.id} ${event}`, 'POST', `/v1/device/messages/${encodeURIComponent(message.id)}/events`, payload);
-    if (answer.status >= 200 && answer.status < 300) return true;
+    if (answer.status >= 200 && answer.status < 300) {
+      options.onReport?.(message.id, event);
+      return true;
+    }
     stats.errors += 1;
     log(`[${tag}] ${message.id} ${event} rejected: ${describe(answer)}`);
     return false;

@@ -1,0 +1,96 @@
+// End-to-end latency of one text: POST .../messages/send → the simulated phone claims it (long poll)
+// → reports sent and delivered → GET .../messages/{id} reads `delivered`. Messages go one after
+// another (~500), so each figure is the latency of an idle system, not of a queue.
+// Targets: p50 <= 25 ms, p99 <= 100 ms.
+//   node bench/e2e-latency.ts [--postgres] [--messages 500] [--profile dir]
+import { randomUUID } from 'node:crypto';
+import { startSimulatedDevice } from '../src/cli/device-simulator.ts';
+import { benchOptions, runBench, signUpVerified, startService } from './lib.ts';
+import { benchPhoneNumber, percentile, provisionCell, request } from './support/cells.ts';
+
+const TARGET_P50_MS = 25;
+const TARGET_P99_MS = 100;
+const WARMUP_MESSAGES = 20;
+
+// --messages is this benchmark's own flag; the rest are bench/lib.ts's common flags.
+const argv = process.argv.slice(2);
+const at = argv.indexOf('--messages');
+const count = at >= 0 ? Number(argv.splice(at, 2)[1]) : 500;
+if (!Number.isInteger(count) || count < 1) throw new Error('--messages must be a positive integer');
+const options = benchOptions(argv);
+
+await runBench(async (onExit) => {
+  const service = await startService({ postgres: options.postgres, profile: options.profile });
+  onExit(() => service.stop());
+  const org = await signUpVerified(service);
+  // The claim is capped at send_rate_per_minute: give the bench phone room for every message.
+  const cell = await provisionCell(service, org, { sendRatePerMinute: 10_000 });
+
+  // What the phone did, by message id: the claim may even race the 202 reaching us.
+  const claimedAt = new Map<string, number>();
+  const delivered = new Set<string>();
+  const waiters = new Map<string, () => void>();
+  const phone = await startSimulatedDevice({
+    baseUrl: service.url,
+    key: cell.deviceKey,
+    deliveryDelayMs: 0,
+    pollWaitSeconds: 30,
+    logger: () => {},
+    onClaim: (message) => claimedAt.set(message.id, performance.now()),
+    onReport: (id, event) => {
+      if (event !== 'delivered') return;
+      delivered.add(id);
+      waiters.get(id)?.();
+    },
+  });
+  onExit(() => phone.stop());
+
+  const auth = { authorization: `Bearer ${org.apiKey}` };
+  const to = benchPhoneNumber();
+  const total: number[] = [];
+  const toClaim: number[] = [];
+  for (let i = 0; i < WARMUP_MESSAGES + count; i += 1) {
+    const started = performance.now();
+    const sent = await request(`${service.url}/v1/cells/${cell.cellId}/messages/send`, {
+      method: 'POST',
+      headers: { ...auth, 'idempotency-key': randomUUID() },
+      body: { to, body: `latency probe ${i}` },
+      expect: 202,
+    });
+    const id = String(sent.id);
+    if (!delivered.has(id)) {
+      await withTimeout(new Promise<void>((done) => waiters.set(id, done)), 10_000, `message ${id} was not delivered within 10 s`);
+    }
+    const read = await request(`${service.url}/v1/cells/${cell.cellId}/messages/${id}`, { headers: auth });
+    if (read.status !== 'delivered') throw new Error(`message ${id} reads ${String(read.status)} after the delivered report`);
+    if (i >= WARMUP_MESSAGES) {
+      total.push(performance.now() - started);
+      toClaim.push((claimedAt.get(id) ?? Number.NaN) - started);
+    }
+    claimedAt.delete(id);
+    delivered.delete(id);
+    waiters.delete(id);
+  }
+
+  const p50 = percentile(total, 50);
+  const p99 = percentile(total, 99);
+  const row = (label: string, samples: number[]) =>
+    `${label.padEnd(34)} p50 ${percentile(samples, 50).toFixed(1).padStart(6)} ms  p99 ${percentile(samples, 99).toFixed(1).padStart(6)} ms  max ${Math.max(...samples).toFixed(1).padStart(6)} ms`;
+  process.stdout.write(
+    [
+      `end-to-end latency on ${service.database}: ${count} sequential messages after ${WARMUP_MESSAGES} warm-up`,
+      row('send → claimed by the phone', toClaim),
+      row('send → reads delivered', total),
+      `p50 ${p50.toFixed(1)} ms (target <= ${TARGET_P50_MS}) ${p50 <= TARGET_P50_MS ? 'MET' : 'NOT MET'}; p99 ${p99.toFixed(1)} ms (target <= ${TARGET_P99_MS}) ${p99 <= TARGET_P99_MS ? 'MET' : 'NOT MET'}`,
+    ].join('\n') + '\n',
+  );
+});
+
+async function withTimeout(promise: Promise<void>, ms: number, message: string): Promise<void> {
+  let timer: NodeJS.Timeout | undefined;
+  try {
+    await Promise.race([promise, new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new Error(message)), ms)))]);
+  } finally {
+    clearTimeout(timer);
+  }
+}

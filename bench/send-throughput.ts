@@ -1,0 +1,33 @@
+// Accepted sends per second: POST /v1/cells/{id}/messages/send (202, a distinct Idempotency-Key per
+// request) against a bare Fastify JSON route, both on loopback, measured in the same run.
+// No device claims the messages: this measures accepting and queueing. Target: ratio >= 0.25.
+//   node bench/send-throughput.ts [--postgres] [--duration 10] [--connections 50] [--warmup 2] [--profile dir]
+import { benchOptions, printResults, runBench, signUpVerified, startBareFastify, startService, load } from './lib.ts';
+import { benchPhoneNumber, loadDistinct, provisionCell } from './support/cells.ts';
+
+const TARGET_RATIO = 0.25;
+const options = benchOptions();
+
+await runBench(async (onExit) => {
+  const service = await startService({ postgres: options.postgres, profile: options.profile });
+  onExit(() => service.stop());
+  const bare = await startBareFastify();
+  onExit(() => bare.stop());
+  const org = await signUpVerified(service);
+  const cell = await provisionCell(service, org);
+
+  const reference = await load('bare Fastify GET /hello', { url: `${bare.url}/hello` }, options);
+  const sends = await loadDistinct('POST .../messages/send (202)', {
+    url: `${service.url}/v1/cells/${cell.cellId}/messages/send`,
+    method: 'POST',
+    headers: { authorization: `Bearer ${org.apiKey}`, 'content-type': 'application/json', 'idempotency-key': 'bench-[<id>]' },
+    body: JSON.stringify({ to: benchPhoneNumber(), body: 'Benchmark message: hello from Cellgate.' }),
+  }, options);
+
+  const ratio = sends.requestsPerSecond / reference.requestsPerSecond;
+  printResults(
+    `accepted sends vs bare Fastify on ${service.database}: ${options.duration} s, ${options.connections} connections, ${options.warmup} s warm-up each`,
+    [reference, sends],
+  );
+  process.stdout.write(`ratio sends/bare: ${ratio.toFixed(2)} (target >= ${TARGET_RATIO}) ${ratio >= TARGET_RATIO ? 'MET' : 'NOT MET'}\n`);
+});
