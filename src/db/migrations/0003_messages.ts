@@ -37,6 +37,7 @@ export async function up(db: Kysely<any>): Promise<void> {
     .addColumn('device_id', 'text')
     .addColumn('lease_expires_at', 'text')
     .addColumn('attempts', 'integer', (c) => c.notNull().defaultTo(0))
+    .addColumn('claimed_at', 'text') // last hand-out to a device: pacing counts these per device
     .addColumn('expires_at', 'text') // queued messages unclaimed by then become failed/expired
     // Inbound dedup: the phone's own id for the text it received.
     .addColumn('device_message_id', 'text')
@@ -50,6 +51,7 @@ export async function up(db: Kysely<any>): Promise<void> {
   await db.schema.createIndex('messages_cell_status').on('messages').columns(['cell_id', 'status', 'id']).execute();
   await db.schema.createIndex('messages_conversation').on('messages').columns(['conversation_id', 'id']).execute();
   await db.schema.createIndex('messages_lease').on('messages').columns(['status', 'lease_expires_at']).execute();
+  await db.schema.createIndex('messages_device_claims').on('messages').columns(['device_id', 'claimed_at']).execute();
   await db.schema.createIndex('messages_expiry').on('messages').columns(['status', 'expires_at']).execute();
   await db.schema.createIndex('messages_inbound_dedup').on('messages').columns(['cell_id', 'device_message_id']).unique().execute();
 

@@ -19,6 +19,7 @@ export interface MessagesTable {
   device_id: string | null;
   lease_expires_at: string | null;
   attempts: number;
+  claimed_at: string | null;
   expires_at: string | null;
   device_message_id: string | null;
   created_at: string;

@@ -1,0 +1,246 @@
+// The device side of messaging (contract §4): devices lease queued messages by long-poll, report
+// what became of them, and upload the texts their phone received. Also the lease and queue
+// expiry the worker drives, and the failure of open messages when their cell is released.
+import { ApiError, notFound } from '../../http/errors.ts';
+import type { Executor } from '../../db/schema.ts';
+import type { Clock } from '../../lib/clock.ts';
+import { newId } from '../../lib/ids.ts';
+import { requirePhone } from '../../lib/phone.ts';
+import { countSegments } from '../../lib/segments.ts';
+import type { EventsService } from '../events/service.ts';
+import type { EventType } from '../events/types.ts';
+import type { ConversationsRepository } from './conversations-repository.ts';
+import { optOutKeyword, transitionFor, type DeviceReport } from './lifecycle.ts';
+import type { DeviceAssignment, DevicesPort } from './ports.ts';
+import type { MessagesRepository } from './repository.ts';
+import { QUEUE_TTL_MS } from './service.ts';
+import type { MessagesTable } from './tables.ts';
+import { leasedMessageView, messageView } from './views.ts';
+import type { CellWakeups } from './wakeups.ts';
+
+export const LEASE_MS = 120_000;
+export const MAX_ATTEMPTS = 3;
+const PACING_WINDOW_MS = 60_000;
+/** Long-polls re-check this often, to find sends made by other processes. */
+const RECHECK_MS = 250;
+const EXPIRY_BATCH = 500;
+
+export interface InboundUpload {
+  device_message_id: string;
+  from: string;
+  body: string;
+  media_urls?: string[];
+  received_at: string;
+}
+
+interface Deps {
+  repo: MessagesRepository;
+  conversations: ConversationsRepository;
+  devices: DevicesPort;
+  events: EventsService;
+  clock: Clock;
+  wakeups: CellWakeups;
+}
+
+/** Thrown inside the inbound transaction to roll it back when the upload is a duplicate. */
+class DuplicateUpload extends Error {}
+
+export class DeliveryService {
+  private readonly repo: MessagesRepository;
+  private readonly conversations: ConversationsRepository;
+  private readonly devices: DevicesPort;
+  private readonly events: EventsService;
+  private readonly clock: Clock;
+  private readonly wakeups: CellWakeups;
+
+  constructor(deps: Deps) {
+    this.repo = deps.repo;
+    this.conversations = deps.conversations;
+    this.devices = deps.devices;
+    this.events = deps.events;
+    this.clock = deps.clock;
+    this.wakeups = deps.wakeups;
+  }
+
+  /**
+   * Leases up to `limit` queued messages of the device's cell, waiting up to `waitMs` (real time)
+   * for some to arrive. Stops waiting when `signal` aborts (the client went away).
+   */
+  async claim(deviceId: string, limit: number, waitMs: number, signal: AbortSignal) {
+    const deadline = Date.now() + waitMs;
+    for (;;) {
+      const assignment = await this.devices.assignment(deviceId);
+      const claimed = assignment ? await this.tryClaim(assignment, limit) : [];
+      const left = deadline - Date.now();
+      if (claimed.length > 0 || left <= 0 || signal.aborted) return { messages: claimed.map(leasedMessageView) };
+      // A device without a cell waits on its own id, which no send wakes: a plain re-check delay.
+      await this.wakeups.wait(assignment?.cellId ?? deviceId, Math.min(RECHECK_MS, left), signal);
+    }
+  }
+
+  private async tryClaim(assignment: DeviceAssignment, limit: number): Promise<MessagesTable[]> {
+    const now = this.clock.now();
+    const at = now.toISOString();
+    if (!(await this.repo.hasClaimable(assignment.cellId, at))) return [];
+    return this.repo.db.transaction().execute(async (tx) => {
+      await this.repo.lockDeviceClaims(tx, assignment.deviceId);
+      const recent = await this.repo.countClaimedSince(tx, assignment.deviceId, new Date(now.getTime() - PACING_WINDOW_MS).toISOString());
+      const count = Math.min(limit, assignment.sendRatePerMinute - recent);
+      if (count <= 0) return [];
+      return this.repo.claim(tx, {
+        cellId: assignment.cellId,
+        deviceId: assignment.deviceId,
+        count,
+        now: at,
+        leaseExpiresAt: new Date(now.getTime() + LEASE_MS).toISOString(),
+      });
+    });
+  }
+
+  /** Applies a device's report on a message leased to it; a repeated event_id changes nothing. */
+  async report(deviceId: string, messageId: string, input: { event_id: string } & DeviceReport) {
+    const now = this.clock.now().toISOString();
+    return this.repo.db.transaction().execute(async (tx) => {
+      const message = await this.repo.findForUpdate(tx, messageId);
+      if (!message) throw notFound('message');
+      const seen = await this.repo.findDeviceEvent(tx, deviceId, input.event_id);
+      if (seen) {
+        if (seen.message_id !== message.id) throw new ApiError('conflict', `event_id ${input.event_id} was already used for another message.`);
+        return messageView(message);
+      }
+      if (message.device_id !== deviceId) throw new ApiError('conflict', 'This message is not leased to this device.');
+      await this.repo.insertDeviceEvent(tx, { device_id: deviceId, event_id: input.event_id, message_id: message.id, event: input.event, created_at: now });
+      const transition = transitionFor(message, input, now);
+      if (!transition) return messageView(message);
+      const updated = await this.repo.update(tx, message.id, transition.patch);
+      if (transition.emit) await this.emit(tx, updated, transition.emit);
+      return messageView(updated);
+    });
+  }
+
+  /** Stores a text the device's phone received; `created` is false for a repeated upload. */
+  async receive(deviceId: string, input: InboundUpload): Promise<{ created: boolean; message: ReturnType<typeof messageView> }> {
+    const from = requirePhone('from', input.from);
+    if (input.body === '' && (input.media_urls ?? []).length === 0) {
+      throw new ApiError('invalid_request', 'An inbound message needs a body or media.', {
+        errors: [{ field: 'body', code: 'too_short', message: 'body may be empty only when media_urls has items.' }],
+      });
+    }
+    const assignment = await this.devices.assignment(deviceId);
+    if (!assignment) throw new ApiError('conflict', 'This device carries no cell, so it cannot receive messages for one.');
+    const existing = await this.repo.findInbound(this.repo.db, assignment.cellId, input.device_message_id);
+    if (existing) return { created: false, message: messageView(existing) };
+    try {
+      const message = await this.repo.db.transaction().execute((tx) => this.storeInbound(tx, assignment, from, input));
+      return { created: true, message: messageView(message) };
+    } catch (error) {
+      if (!(error instanceof DuplicateUpload)) throw error;
+      const first = await this.repo.findInbound(this.repo.db, assignment.cellId, input.device_message_id);
+      if (!first) throw error;
+      return { created: false, message: messageView(first) };
+    }
+  }
+
+  private async storeInbound(tx: Executor, assignment: DeviceAssignment, from: string, input: InboundUpload): Promise<MessagesTable> {
+    const now = this.clock.now();
+    const at = now.toISOString();
+    const id = newId('msg', now.getTime());
+    const conversationId = await this.conversations.touch(tx, {
+      newId: newId('conv', now.getTime()),
+      organizationId: assignment.organizationId,
+      cellId: assignment.cellId,
+      participant: from,
+      messageId: id,
+      at,
+    });
+    const message: MessagesTable = {
+      id,
+      organization_id: assignment.organizationId,
+      cell_id: assignment.cellId,
+      conversation_id: conversationId,
+      direction: 'inbound',
+      from_number: from,
+      to_number: assignment.phoneNumber,
+      body: input.body,
+      media_urls: JSON.stringify(input.media_urls ?? []),
+      status: 'received',
+      segments: countSegments(input.body).segments,
+      error_code: null,
+      error_message: null,
+      reply_to_message_id: null,
+      ignored: 0,
+      device_id: assignment.deviceId,
+      lease_expires_at: null,
+      attempts: 0,
+      claimed_at: null,
+      expires_at: null,
+      device_message_id: input.device_message_id,
+      created_at: at,
+      updated_at: at,
+      sent_at: null,
+      delivered_at: null,
+      received_at: new Date(input.received_at).toISOString(),
+    };
+    // A concurrent identical upload won the unique index: roll back our conversation touch too.
+    if (!(await this.repo.insertInbound(tx, message))) throw new DuplicateUpload();
+    const keyword = optOutKeyword(input.body);
+    if (keyword === 'stop') await this.repo.optOut(tx, assignment.cellId, from, at);
+    if (keyword === 'start') await this.repo.optIn(tx, assignment.cellId, from);
+    await this.emit(tx, message, 'message.received');
+    return message;
+  }
+
+  /** Worker step: expired leases go back to the queue, or fail once their attempts are spent. */
+  async expireLeases(): Promise<number> {
+    const now = this.clock.now();
+    const at = now.toISOString();
+    const requeued = await this.repo.requeueExpiredLeases(this.repo.db, {
+      now: at,
+      expiresAt: new Date(now.getTime() + QUEUE_TTL_MS).toISOString(),
+      maxAttempts: MAX_ATTEMPTS,
+      batch: EXPIRY_BATCH,
+    });
+    for (const cellId of new Set(requeued)) this.wakeups.notify(cellId);
+    const failed = await this.failAndEmit((tx) =>
+      this.repo.failExhaustedLeases(tx, {
+        now: at,
+        maxAttempts: MAX_ATTEMPTS,
+        batch: EXPIRY_BATCH,
+        error: { code: 'attempts_exhausted', message: `The device did not confirm sending after ${MAX_ATTEMPTS} attempts.` },
+      }),
+    );
+    return requeued.length + failed;
+  }
+
+  /** Worker step: messages queued for an hour without a device claiming them fail as expired. */
+  expireUnclaimed(): Promise<number> {
+    return this.failAndEmit((tx) =>
+      this.repo.failUnclaimed(tx, {
+        now: this.clock.now().toISOString(),
+        batch: EXPIRY_BATCH,
+        error: { code: 'expired', message: 'No device claimed the message within 1 hour.' },
+      }),
+    );
+  }
+
+  /** Runs in the cell-release transaction: nothing of a released cell stays open. */
+  async failOpenMessagesOfCell(tx: Executor, cellId: string): Promise<void> {
+    const failed = await this.repo.failOpen(tx, cellId, this.clock.now().toISOString(), {
+      code: 'cell_released',
+      message: 'The cell was released before the message was sent.',
+    });
+    for (const message of failed) await this.emit(tx, message, 'message.failed');
+  }
+
+  private failAndEmit(fail: (tx: Executor) => Promise<MessagesTable[]>): Promise<number> {
+    return this.repo.db.transaction().execute(async (tx) => {
+      const failed = await fail(tx);
+      for (const message of failed) await this.emit(tx, message, 'message.failed');
+      return failed.length;
+    });
+  }
+
+  private emit(tx: Executor, message: MessagesTable, type: EventType) {
+    return this.events.emit(tx, { organizationId: message.organization_id, type, data: messageView(message) });
+  }
+}

@@ -1,0 +1,87 @@
+// Device routes (X-Phone-Key): claim outbound messages by long-poll, report on them, upload inbound.
+import { Type } from 'typebox';
+import { deviceOf } from '../../http/auth.ts';
+import { Body, IdParam, Timestamp } from '../../http/schemas.ts';
+import type { App } from '../../http/types.ts';
+import type { DeliveryService } from './delivery.ts';
+import { MediaUrls, normalizePhoneField, PhoneInput } from './schemas.ts';
+import { LeasedMessage, Message } from './views.ts';
+
+const OutboundQuery = Type.Object({
+  limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 50, default: 10, description: 'Most messages to claim, 1-50.' })),
+  wait: Type.Optional(Type.Integer({ minimum: 0, maximum: 30, default: 0, description: 'Seconds to wait for a message when none is queued, 0-30.' })),
+});
+
+const EventRequest = Body({
+  event_id: Type.String({ minLength: 1, maxLength: 255, description: "The device's id for this report; a repeat changes nothing." }),
+  event: Type.Enum(['sending', 'sent', 'delivered', 'failed']),
+  occurred_at: Timestamp,
+  error_code: Type.Optional(Type.String({ minLength: 1, maxLength: 64 })),
+  error_message: Type.Optional(Type.String({ minLength: 1, maxLength: 500 })),
+});
+
+const InboundRequest = Body({
+  device_message_id: Type.String({ minLength: 1, maxLength: 255, description: "The phone's id for the received text; a repeat upload returns the stored message." }),
+  from: PhoneInput,
+  body: Type.String({ maxLength: 1600, description: 'May be empty only when media_urls has items.' }),
+  media_urls: Type.Optional(MediaUrls),
+  received_at: Timestamp,
+});
+
+const iso = (timestamp: string) => new Date(timestamp).toISOString();
+
+export function registerDeviceMessageRoutes(app: App, delivery: DeliveryService): void {
+  app.get('/v1/device/messages/outbound', {
+    config: { auth: 'device' },
+    schema: {
+      tags: ['Device'],
+      summary: 'Claim queued messages to send',
+      description: "Leases the cell's oldest queued messages to this device for 120 s, at most send_rate_per_minute per minute. With wait, long-polls until a message arrives.",
+      querystring: OutboundQuery,
+      response: { 200: Type.Object({ messages: Type.Array(LeasedMessage) }) },
+    },
+  }, async (request, reply) => {
+    // Stop waiting when the device hangs up; 'close' also fires after our answer, harmlessly.
+    const gone = new AbortController();
+    const hangUp = () => gone.abort();
+    reply.raw.once('close', hangUp);
+    try {
+      return await delivery.claim(deviceOf(request).deviceId, request.query.limit ?? 10, (request.query.wait ?? 0) * 1000, gone.signal);
+    } finally {
+      reply.raw.off('close', hangUp);
+    }
+  });
+
+  app.post('/v1/device/messages/:message_id/events', {
+    config: { auth: 'device' },
+    schema: {
+      tags: ['Device'],
+      summary: 'Report what became of a leased message',
+      description: 'sending, sent, delivered (also directly after sending) or failed. A repeated event_id answers the message unchanged; a final state never changes. 409 when the message is not leased to this device.',
+      params: IdParam('message_id', 'msg'),
+      body: EventRequest,
+      response: { 200: Message },
+    },
+  }, async (request) => {
+    const { event_id, event, occurred_at, error_code, error_message } = request.body;
+    const report = event === 'failed'
+      ? { event, occurredAt: iso(occurred_at), errorCode: error_code, errorMessage: error_message }
+      : { event, occurredAt: iso(occurred_at) };
+    return delivery.report(deviceOf(request).deviceId, request.params.message_id, { event_id, ...report });
+  });
+
+  app.post('/v1/device/messages/inbound', {
+    config: { auth: 'device' },
+    preValidation: normalizePhoneField('from'),
+    schema: {
+      tags: ['Device'],
+      summary: 'Upload a received message',
+      description: '201 with the stored message; 200 with the same message when device_message_id was uploaded before.',
+      body: InboundRequest,
+      response: { 200: Message, 201: Message },
+    },
+  }, async (request, reply) => {
+    const { created, message } = await delivery.receive(deviceOf(request).deviceId, { ...request.body, received_at: iso(request.body.received_at) });
+    return reply.code(created ? 201 : 200).send(message);
+  });
+}

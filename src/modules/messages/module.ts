@@ -1,0 +1,37 @@
+// Wiring of the messaging module: its services over one repository pair, the release hook, and
+// its routes (agent messages, conversations, device protocol).
+import type { Kysely } from 'kysely';
+import type { DB } from '../../db/schema.ts';
+import type { Clock } from '../../lib/clock.ts';
+import type { App } from '../../http/types.ts';
+import type { EventsService } from '../events/service.ts';
+import { registerConversationRoutes } from './conversation-routes.ts';
+import { ConversationsRepository } from './conversations-repository.ts';
+import { DeliveryService } from './delivery.ts';
+import { registerDeviceMessageRoutes } from './device-routes.ts';
+import type { CellsPort, DevicesPort } from './ports.ts';
+import { MessagesRepository } from './repository.ts';
+import { registerMessageRoutes } from './routes.ts';
+import { MessagesService } from './service.ts';
+import { CellWakeups } from './wakeups.ts';
+
+export interface Messaging {
+  messages: MessagesService;
+  delivery: DeliveryService;
+}
+
+export function buildMessaging(deps: { db: Kysely<DB>; clock: Clock; events: EventsService; cells: CellsPort; devices: DevicesPort }): Messaging {
+  const repo = new MessagesRepository(deps.db);
+  const conversations = new ConversationsRepository(deps.db);
+  const wakeups = new CellWakeups();
+  const messages = new MessagesService({ repo, conversations, cells: deps.cells, clock: deps.clock, wakeups });
+  const delivery = new DeliveryService({ repo, conversations, devices: deps.devices, events: deps.events, clock: deps.clock, wakeups });
+  deps.cells.onRelease((tx, cell) => delivery.failOpenMessagesOfCell(tx, cell.id));
+  return { messages, delivery };
+}
+
+export function registerMessaging(app: App, messaging: Messaging): void {
+  registerMessageRoutes(app, messaging.messages);
+  registerConversationRoutes(app, messaging.messages);
+  registerDeviceMessageRoutes(app, messaging.delivery);
+}

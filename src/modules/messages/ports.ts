@@ -1,0 +1,31 @@
+// What messaging needs from the cells and devices modules, stated structurally so the two
+// modules meet only at these service methods.
+import type { Executor } from '../../db/schema.ts';
+
+export interface CellRef {
+  id: string;
+  organization_id: string;
+  phone_number: string | null;
+}
+
+export interface CellsPort {
+  /** The organization's cell; 404 for unknown, another organization's or released cells. */
+  getOwned(organizationId: string, cellId: string): Promise<CellRef>;
+  /** getOwned, and 409 cell_not_active unless the cell is active. */
+  requireActive(organizationId: string, cellId: string): Promise<CellRef>;
+  /** Runs inside the transaction that releases a cell. */
+  onRelease(listener: (tx: Executor, cell: CellRef) => Promise<void>): void;
+}
+
+export interface DeviceAssignment {
+  deviceId: string;
+  cellId: string;
+  organizationId: string;
+  phoneNumber: string;
+  sendRatePerMinute: number;
+}
+
+export interface DevicesPort {
+  /** The cell the device carries now, or null when it carries none. */
+  assignment(deviceId: string): Promise<DeviceAssignment | null>;
+}

@@ -1,0 +1,216 @@
+// SQL for messages, opt-outs and device event dedup. Every hot query is a range scan of one
+// index: lists on (cell_id, id) or (conversation_id, id), claims on (cell_id, status, id).
+import { sql, type Kysely, type SelectQueryBuilder, type UpdateQueryBuilder, type UpdateResult } from 'kysely';
+import { isPostgres } from '../../db/migrations/dialect.ts';
+import type { DB, Executor } from '../../db/schema.ts';
+import type { MessagesTable, MessageStatus } from './tables.ts';
+
+export interface MessageListFilter {
+  cellId: string;
+  conversationId?: string;
+  direction?: MessagesTable['direction'];
+  status?: MessageStatus;
+  /** Lowest id created at or after `since` (ids are time-sortable). */
+  sinceId?: string;
+  since?: string;
+  /** Exclusive upper bound: the last id of the previous page. */
+  beforeId?: string;
+  limit: number;
+}
+
+type Failure = { code: string; message: string };
+type MessagesUpdate = UpdateQueryBuilder<DB, 'messages', 'messages', UpdateResult>;
+
+export class MessagesRepository {
+  readonly db: Kysely<DB>;
+  private readonly postgres: boolean;
+
+  constructor(db: Kysely<DB>) {
+    this.db = db;
+    this.postgres = isPostgres(db);
+  }
+
+  async insert(ex: Executor, row: MessagesTable): Promise<void> {
+    await ex.insertInto('messages').values(row).execute();
+  }
+
+  /** Inserts an inbound message unless the device already uploaded it; true when inserted. */
+  async insertInbound(ex: Executor, row: MessagesTable): Promise<boolean> {
+    const result = await ex
+      .insertInto('messages')
+      .values(row)
+      .onConflict((oc) => oc.columns(['cell_id', 'device_message_id']).doNothing())
+      .executeTakeFirst();
+    return Number(result.numInsertedOrUpdatedRows ?? 0) === 1;
+  }
+
+  findInbound(ex: Executor, cellId: string, deviceMessageId: string) {
+    return ex.selectFrom('messages').selectAll().where('cell_id', '=', cellId).where('device_message_id', '=', deviceMessageId).executeTakeFirst();
+  }
+
+  findInCell(cellId: string, id: string) {
+    return this.db.selectFrom('messages').selectAll().where('id', '=', id).where('cell_id', '=', cellId).executeTakeFirst();
+  }
+
+  /** The message, row-locked on PostgreSQL until the transaction ends. */
+  findForUpdate(ex: Executor, id: string) {
+    const query = ex.selectFrom('messages').selectAll().where('id', '=', id);
+    return (this.postgres ? query.forUpdate() : query).executeTakeFirst();
+  }
+
+  list(filter: MessageListFilter) {
+    let query = this.db.selectFrom('messages').selectAll();
+    query = filter.conversationId ? query.where('conversation_id', '=', filter.conversationId) : query.where('cell_id', '=', filter.cellId);
+    if (filter.conversationId) query = query.where('cell_id', '=', filter.cellId);
+    if (filter.direction) query = query.where('direction', '=', filter.direction);
+    if (filter.status) query = query.where('status', '=', filter.status);
+    if (filter.sinceId) query = query.where('id', '>=', filter.sinceId);
+    if (filter.since) query = query.where('created_at', '>=', filter.since);
+    if (filter.beforeId) query = query.where('id', '<', filter.beforeId);
+    return query.orderBy('id', 'desc').limit(filter.limit).execute();
+  }
+
+  async update(ex: Executor, id: string, patch: Partial<MessagesTable>) {
+    return ex.updateTable('messages').set(patch).where('id', '=', id).returningAll().executeTakeFirstOrThrow();
+  }
+
+  cancelQueued(cellId: string, id: string, now: string) {
+    return this.db
+      .updateTable('messages')
+      .set({ status: 'canceled', updated_at: now, expires_at: null })
+      .where('id', '=', id)
+      .where('cell_id', '=', cellId)
+      .where('status', '=', 'queued')
+      .returningAll()
+      .executeTakeFirst();
+  }
+
+  // --- opt-outs ---
+
+  async isOptedOut(cellId: string, participant: string): Promise<boolean> {
+    const row = await this.db.selectFrom('opt_outs').select('cell_id').where('cell_id', '=', cellId).where('participant', '=', participant).executeTakeFirst();
+    return row !== undefined;
+  }
+
+  async optOut(ex: Executor, cellId: string, participant: string, now: string): Promise<void> {
+    await ex.insertInto('opt_outs').values({ cell_id: cellId, participant, created_at: now }).onConflict((oc) => oc.doNothing()).execute();
+  }
+
+  async optIn(ex: Executor, cellId: string, participant: string): Promise<void> {
+    await ex.deleteFrom('opt_outs').where('cell_id', '=', cellId).where('participant', '=', participant).execute();
+  }
+
+  // --- device claims ---
+
+  async hasClaimable(cellId: string, now: string): Promise<boolean> {
+    const row = await this.db
+      .selectFrom('messages')
+      .select('id')
+      .where('cell_id', '=', cellId)
+      .where('status', '=', 'queued')
+      .where('expires_at', '>', now)
+      .limit(1)
+      .executeTakeFirst();
+    return row !== undefined;
+  }
+
+  /** Serialises claims of one device across processes (PostgreSQL; SQLite transactions already are). */
+  async lockDeviceClaims(ex: Executor, deviceId: string): Promise<void> {
+    if (this.postgres) await sql`select pg_advisory_xact_lock(hashtextextended(${`claims:${deviceId}`}, 0))`.execute(ex);
+  }
+
+  async countClaimedSince(ex: Executor, deviceId: string, since: string): Promise<number> {
+    const row = await ex
+      .selectFrom('messages')
+      .select((eb) => eb.fn.countAll<number>().as('n'))
+      .where('device_id', '=', deviceId)
+      .where('claimed_at', '>', since)
+      .executeTakeFirstOrThrow();
+    return Number(row.n);
+  }
+
+  /** Leases up to `count` of the cell's oldest queued messages to the device, in one conditional update. */
+  async claim(ex: Executor, input: { cellId: string; deviceId: string; count: number; now: string; leaseExpiresAt: string }) {
+    let oldest: SelectQueryBuilder<DB, 'messages', { id: string }> = ex
+      .selectFrom('messages')
+      .select('id')
+      .where('cell_id', '=', input.cellId)
+      .where('status', '=', 'queued')
+      .where('expires_at', '>', input.now)
+      .orderBy('id')
+      .limit(input.count);
+    if (this.postgres) oldest = oldest.forUpdate().skipLocked();
+    const rows = await ex
+      .updateTable('messages')
+      .set((eb) => ({
+        status: 'sending',
+        device_id: input.deviceId,
+        lease_expires_at: input.leaseExpiresAt,
+        claimed_at: input.now,
+        updated_at: input.now,
+        attempts: eb('attempts', '+', 1),
+      }))
+      .where('id', 'in', oldest)
+      .where('status', '=', 'queued')
+      .returningAll()
+      .execute();
+    return rows.sort((a, b) => (a.id < b.id ? -1 : 1));
+  }
+
+  // --- device event dedup ---
+
+  findDeviceEvent(ex: Executor, deviceId: string, eventId: string) {
+    return ex.selectFrom('device_events').selectAll().where('device_id', '=', deviceId).where('event_id', '=', eventId).executeTakeFirst();
+  }
+
+  async insertDeviceEvent(ex: Executor, row: { device_id: string; event_id: string; message_id: string; event: string; created_at: string }): Promise<void> {
+    await ex.insertInto('device_events').values(row).execute();
+  }
+
+  // --- lease and queue expiry (worker) ---
+
+  /** Re-queues messages whose lease ran out with attempts left; the cells that got work back. */
+  async requeueExpiredLeases(ex: Executor, input: { now: string; expiresAt: string; maxAttempts: number; batch: number }): Promise<string[]> {
+    const rows = await ex
+      .updateTable('messages')
+      .set({ status: 'queued', device_id: null, lease_expires_at: null, expires_at: input.expiresAt, updated_at: input.now })
+      .where('id', 'in', this.expiredLeases(ex, input.now, input.batch).where('attempts', '<', input.maxAttempts))
+      .where('status', '=', 'sending')
+      .where('lease_expires_at', '<=', input.now)
+      .where('attempts', '<', input.maxAttempts)
+      .returning('cell_id')
+      .execute();
+    return rows.map((r) => r.cell_id);
+  }
+
+  failExhaustedLeases(ex: Executor, input: { now: string; maxAttempts: number; batch: number; error: Failure }) {
+    return this.fail(ex, input.now, input.error, (q) =>
+      q
+        .where('id', 'in', this.expiredLeases(ex, input.now, input.batch).where('attempts', '>=', input.maxAttempts))
+        .where('status', '=', 'sending')
+        .where('lease_expires_at', '<=', input.now)
+        .where('attempts', '>=', input.maxAttempts),
+    );
+  }
+
+  failUnclaimed(ex: Executor, input: { now: string; batch: number; error: Failure }) {
+    const stale = ex.selectFrom('messages').select('id').where('status', '=', 'queued').where('expires_at', '<=', input.now).limit(input.batch);
+    return this.fail(ex, input.now, input.error, (q) => q.where('id', 'in', stale).where('status', '=', 'queued').where('expires_at', '<=', input.now));
+  }
+
+  /** Fails every queued or in-flight message of a cell (the cell is being released). */
+  failOpen(ex: Executor, cellId: string, now: string, error: Failure) {
+    return this.fail(ex, now, error, (q) => q.where('cell_id', '=', cellId).where('status', 'in', ['queued', 'sending']));
+  }
+
+  private expiredLeases(ex: Executor, now: string, batch: number) {
+    return ex.selectFrom('messages').select('id').where('status', '=', 'sending').where('lease_expires_at', '<=', now).limit(batch);
+  }
+
+  private fail(ex: Executor, now: string, error: Failure, scope: (query: MessagesUpdate) => MessagesUpdate) {
+    const update = ex
+      .updateTable('messages')
+      .set({ status: 'failed', error_code: error.code, error_message: error.message, lease_expires_at: null, expires_at: null, updated_at: now });
+    return scope(update).returningAll().execute();
+  }
+}

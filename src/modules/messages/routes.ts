@@ -1,0 +1,80 @@
+// Agent routes for messages (contract §4 and the interface's send route).
+import { Type } from 'typebox';
+import { agentOf } from '../../http/auth.ts';
+import { NextCursor, PaginationQuery } from '../../http/pagination.ts';
+import { Body, Timestamp } from '../../http/schemas.ts';
+import type { App } from '../../http/types.ts';
+import { CellParams, MediaUrls, MessageBody, MessageParams, normalizePhoneField, PhoneInput } from './schemas.ts';
+import type { MessagesService } from './service.ts';
+import { Message, MESSAGE_STATUSES } from './views.ts';
+
+const SendRequest = Body({ to: PhoneInput, body: MessageBody, media_urls: Type.Optional(MediaUrls) });
+const ReplyRequest = Body({ body: MessageBody, media_urls: Type.Optional(MediaUrls) });
+
+export const MessageList = Type.Object({ messages: Type.Array(Message), next_cursor: NextCursor });
+
+const ListQuery = Type.Object({
+  ...PaginationQuery,
+  direction: Type.Optional(Type.Enum(['outbound', 'inbound'])),
+  status: Type.Optional(Type.Enum([...MESSAGE_STATUSES])),
+  participant: Type.Optional({ ...PhoneInput, description: 'Only messages to or from this number (E.164).' }),
+  since: Type.Optional({ ...Timestamp, description: 'Only messages created at or after this time.' }),
+});
+
+export function registerMessageRoutes(app: App, messages: MessagesService): void {
+  app.post('/v1/cells/:cell_id/messages/send', {
+    config: { auth: 'agent', scope: 'messages:send', idempotent: true },
+    preValidation: normalizePhoneField('to'),
+    schema: {
+      tags: ['Messages'],
+      summary: 'Send a message',
+      description: 'Queues an SMS/MMS from the cell; its device sends it. Answers 202 with the queued message. Takes an optional Idempotency-Key header.',
+      params: CellParams,
+      body: SendRequest,
+      response: { 202: Message },
+    },
+  }, async (request, reply) => reply.code(202).send(await messages.send(agentOf(request).organizationId, request.params.cell_id, request.body)));
+
+  app.get('/v1/cells/:cell_id/messages', {
+    config: { auth: 'agent', scope: 'messages:read' },
+    schema: {
+      tags: ['Messages'],
+      summary: 'List messages of a cell',
+      description: 'Newest first. Filters: direction, status, participant, since.',
+      params: CellParams,
+      querystring: ListQuery,
+      response: { 200: MessageList },
+    },
+  }, async (request) => messages.list(agentOf(request).organizationId, request.params.cell_id, { ...request.query, limit: request.query.limit ?? 50 }));
+
+  app.get('/v1/cells/:cell_id/messages/:message_id', {
+    config: { auth: 'agent', scope: 'messages:read' },
+    schema: { tags: ['Messages'], summary: 'Read a message', params: MessageParams, response: { 200: Message } },
+  }, async (request) => messages.get(agentOf(request).organizationId, request.params.cell_id, request.params.message_id));
+
+  app.post('/v1/cells/:cell_id/messages/:message_id/reply', {
+    config: { auth: 'agent', scope: 'messages:send', idempotent: true },
+    schema: {
+      tags: ['Messages'],
+      summary: 'Reply to a message',
+      description: 'Sends to the other party of the message. Answers 202 with the queued reply. Takes an optional Idempotency-Key header.',
+      params: MessageParams,
+      body: ReplyRequest,
+      response: { 202: Message },
+    },
+  }, async (request, reply) => {
+    const { cell_id, message_id } = request.params;
+    return reply.code(202).send(await messages.reply(agentOf(request).organizationId, cell_id, message_id, request.body));
+  });
+
+  app.post('/v1/cells/:cell_id/messages/:message_id/cancel', {
+    config: { auth: 'agent', scope: 'messages:send' },
+    schema: {
+      tags: ['Messages'],
+      summary: 'Cancel a queued message',
+      description: 'Only while the message is queued; afterwards 409 conflict.',
+      params: MessageParams,
+      response: { 200: Message },
+    },
+  }, async (request) => messages.cancel(agentOf(request).organizationId, request.params.cell_id, request.params.message_id));
+}

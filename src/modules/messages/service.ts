@@ -1,0 +1,194 @@
+// Agent-facing messaging: send, reply, cancel, read and list messages and conversations.
+import { encodeTime } from 'ulid';
+import { ApiError, notFound } from '../../http/errors.ts';
+import { decodeCursor, page } from '../../http/pagination.ts';
+import type { Clock } from '../../lib/clock.ts';
+import { newId } from '../../lib/ids.ts';
+import { requirePhone } from '../../lib/phone.ts';
+import { countSegments } from '../../lib/segments.ts';
+import type { ConversationsRepository } from './conversations-repository.ts';
+import type { CellsPort } from './ports.ts';
+import type { MessagesRepository } from './repository.ts';
+import type { MessagesTable, MessageStatus } from './tables.ts';
+import { conversationView, messageView } from './views.ts';
+import type { CellWakeups } from './wakeups.ts';
+
+/** A queued message nobody claims within this time fails with `expired`. */
+export const QUEUE_TTL_MS = 60 * 60 * 1000;
+/** How many messages GET /v1/conversations/between returns with the conversation. */
+const BETWEEN_MESSAGES = 50;
+
+export interface SendInput {
+  to: string;
+  body: string;
+  media_urls?: string[];
+}
+
+export interface MessageListQuery {
+  limit: number;
+  cursor?: string;
+  direction?: MessagesTable['direction'];
+  status?: MessageStatus;
+  participant?: string;
+  since?: string;
+}
+
+interface Deps {
+  repo: MessagesRepository;
+  conversations: ConversationsRepository;
+  cells: CellsPort;
+  clock: Clock;
+  wakeups: CellWakeups;
+}
+
+export class MessagesService {
+  private readonly repo: MessagesRepository;
+  private readonly conversations: ConversationsRepository;
+  private readonly cells: CellsPort;
+  private readonly clock: Clock;
+  private readonly wakeups: CellWakeups;
+
+  constructor(deps: Deps) {
+    this.repo = deps.repo;
+    this.conversations = deps.conversations;
+    this.cells = deps.cells;
+    this.clock = deps.clock;
+    this.wakeups = deps.wakeups;
+  }
+
+  /** Queues an outbound message (the route answers 202); devices pick it up by long-poll. */
+  async send(organizationId: string, cellId: string, input: SendInput, replyToMessageId: string | null = null) {
+    const to = requirePhone('to', input.to);
+    const cell = await this.cells.requireActive(organizationId, cellId);
+    if (!cell.phone_number) throw new ApiError('cell_not_active', 'The cell has no phone number yet.');
+    if (await this.repo.isOptedOut(cell.id, to)) {
+      throw new ApiError('recipient_opted_out', `${to} texted STOP to this cell; they must text START before you can message them again.`);
+    }
+    const now = this.clock.now();
+    const at = now.toISOString();
+    const id = newId('msg', now.getTime());
+    const row = await this.repo.db.transaction().execute(async (tx) => {
+      const conversationId = await this.conversations.touch(tx, {
+        newId: newId('conv', now.getTime()),
+        organizationId,
+        cellId: cell.id,
+        participant: to,
+        messageId: id,
+        at,
+      });
+      const message: MessagesTable = {
+        id,
+        organization_id: organizationId,
+        cell_id: cell.id,
+        conversation_id: conversationId,
+        direction: 'outbound',
+        from_number: cell.phone_number as string,
+        to_number: to,
+        body: input.body,
+        media_urls: JSON.stringify(input.media_urls ?? []),
+        status: 'queued',
+        segments: countSegments(input.body).segments,
+        error_code: null,
+        error_message: null,
+        reply_to_message_id: replyToMessageId,
+        ignored: 0,
+        device_id: null,
+        lease_expires_at: null,
+        attempts: 0,
+        claimed_at: null,
+        expires_at: new Date(now.getTime() + QUEUE_TTL_MS).toISOString(),
+        device_message_id: null,
+        created_at: at,
+        updated_at: at,
+        sent_at: null,
+        delivered_at: null,
+        received_at: null,
+      };
+      await this.repo.insert(tx, message);
+      return message;
+    });
+    this.wakeups.notify(cell.id);
+    return messageView(row);
+  }
+
+  /** Sends to the other party of an earlier message of the cell. */
+  async reply(organizationId: string, cellId: string, messageId: string, input: { body: string; media_urls?: string[] }) {
+    const original = await this.findMessage(organizationId, cellId, messageId);
+    const counterpart = original.direction === 'inbound' ? original.from_number : original.to_number;
+    return this.send(organizationId, cellId, { ...input, to: counterpart }, original.id);
+  }
+
+  async cancel(organizationId: string, cellId: string, messageId: string) {
+    await this.cells.getOwned(organizationId, cellId);
+    const canceled = await this.repo.cancelQueued(cellId, messageId, this.clock.now().toISOString());
+    if (canceled) return messageView(canceled);
+    const message = await this.repo.findInCell(cellId, messageId);
+    if (!message) throw notFound('message');
+    throw new ApiError('conflict', `Only queued messages can be canceled; this one is ${message.status}.`);
+  }
+
+  async get(organizationId: string, cellId: string, messageId: string) {
+    return messageView(await this.findMessage(organizationId, cellId, messageId));
+  }
+
+  async list(organizationId: string, cellId: string, query: MessageListQuery) {
+    const cell = await this.cells.getOwned(organizationId, cellId);
+    let conversationId: string | undefined;
+    if (query.participant !== undefined) {
+      const conversation = await this.conversations.find(cell.id, requirePhone('participant', query.participant));
+      if (!conversation) return { messages: [], next_cursor: null };
+      conversationId = conversation.id;
+    }
+    return this.listPage(cell.id, { ...query, conversationId });
+  }
+
+  async listConversationMessages(organizationId: string, cellId: string, conversationId: string, query: { limit: number; cursor?: string }) {
+    const cell = await this.cells.getOwned(organizationId, cellId);
+    const conversation = await this.conversations.findInCell(cell.id, conversationId);
+    if (!conversation) throw notFound('conversation');
+    return this.listPage(cell.id, { ...query, conversationId: conversation.id });
+  }
+
+  async between(organizationId: string, cellId: string, participantInput: string) {
+    const participant = requirePhone('participant', participantInput);
+    const cell = await this.cells.getOwned(organizationId, cellId);
+    const conversation = await this.conversations.find(cell.id, participant);
+    if (!conversation) throw notFound('conversation');
+    const rows = await this.repo.list({ cellId: cell.id, conversationId: conversation.id, limit: BETWEEN_MESSAGES });
+    return { conversation: conversationView(conversation), messages: rows.map(messageView) };
+  }
+
+  async listConversations(organizationId: string, cellId: string, query: { limit: number; cursor?: string }) {
+    const cell = await this.cells.getOwned(organizationId, cellId);
+    const key = decodeCursor(query.cursor, 2);
+    const after = key ? { at: String(key[0]), id: String(key[1]) } : null;
+    const rows = await this.conversations.list(cell.id, after, query.limit + 1);
+    const { items, next_cursor } = page(rows, query.limit, (row) => [row.last_message_at, row.id]);
+    return { conversations: items.map(conversationView), next_cursor };
+  }
+
+  private async findMessage(organizationId: string, cellId: string, messageId: string) {
+    const cell = await this.cells.getOwned(organizationId, cellId);
+    const message = await this.repo.findInCell(cell.id, messageId);
+    if (!message) throw notFound('message');
+    return message;
+  }
+
+  private async listPage(cellId: string, query: Omit<MessageListQuery, 'participant'> & { conversationId?: string }) {
+    const key = decodeCursor(query.cursor, 1);
+    const since = query.since === undefined ? undefined : new Date(query.since);
+    const rows = await this.repo.list({
+      cellId,
+      conversationId: query.conversationId,
+      direction: query.direction,
+      status: query.status,
+      // Ids start with their creation time, so `since` becomes a lower bound on the index.
+      sinceId: since ? `msg_${encodeTime(Math.max(0, since.getTime()), 10).toLowerCase()}` : undefined,
+      since: since?.toISOString(),
+      beforeId: key ? String(key[0]) : undefined,
+      limit: query.limit + 1,
+    });
+    const { items, next_cursor } = page(rows, query.limit, (row) => [row.id]);
+    return { messages: items.map(messageView), next_cursor };
+  }
+}

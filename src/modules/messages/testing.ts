@@ -1,0 +1,60 @@
+// Test helpers for messaging: an active cell with its device, sends, device calls.
+import { activeOrganization, type TestApp } from '../../../test/harness.ts';
+import { createCell } from '../cells/testing.ts';
+import { addDevice } from '../devices/testing.ts';
+
+export interface Line {
+  org: Awaited<ReturnType<typeof activeOrganization>>;
+  cell: { id: string; phone_number: string; status: string };
+  device: Awaited<ReturnType<typeof addDevice>>;
+}
+
+/** A new organization with an active cell carried by a new device. */
+export async function activeLine(t: TestApp, deviceBody: Record<string, unknown> = {}, org?: Line['org']): Promise<Line> {
+  const owner = org ?? (await activeOrganization(t));
+  const device = await addDevice(t, deviceBody);
+  const cell = await createCell(t, owner.headers);
+  if (cell.status !== 'active' || cell.phone_number !== device.phoneNumber) {
+    throw new Error(`expected the new device to carry the new cell: ${JSON.stringify(cell)}`);
+  }
+  return { org: owner, cell, device };
+}
+
+export function send(t: TestApp, line: Line, payload: Record<string, unknown>, headers: Record<string, string> = {}) {
+  return t.app.inject({ method: 'POST', url: `/v1/cells/${line.cell.id}/messages/send`, headers: { ...line.org.headers, ...headers }, payload });
+}
+
+/** Sends and returns the queued message view (fails the test on anything but 202). */
+export async function queued(t: TestApp, line: Line, payload: Record<string, unknown>) {
+  const response = await send(t, line, payload);
+  if (response.statusCode !== 202) throw new Error(`send failed: ${response.statusCode} ${response.body}`);
+  return response.json();
+}
+
+export async function claim(t: TestApp, line: Line, query = '') {
+  const response = await t.app.inject({ url: `/v1/device/messages/outbound${query}`, headers: line.device.headers });
+  if (response.statusCode !== 200) throw new Error(`claim failed: ${response.statusCode} ${response.body}`);
+  return response.json().messages as Array<Record<string, unknown> & { id: string }>;
+}
+
+let eventCounter = 0;
+
+export function report(t: TestApp, line: Line, messageId: string, body: Record<string, unknown>) {
+  eventCounter += 1;
+  return t.app.inject({
+    method: 'POST',
+    url: `/v1/device/messages/${messageId}/events`,
+    headers: line.device.headers,
+    payload: { event_id: `ev-${eventCounter}`, occurred_at: t.clock.now().toISOString(), ...body },
+  });
+}
+
+export function inbound(t: TestApp, line: Line, body: Record<string, unknown>) {
+  eventCounter += 1;
+  return t.app.inject({
+    method: 'POST',
+    url: '/v1/device/messages/inbound',
+    headers: line.device.headers,
+    payload: { device_message_id: `sms-${eventCounter}`, received_at: t.clock.now().toISOString(), ...body },
+  });
+}
