@@ -16,7 +16,14 @@ import { registerRequestId, requestIdFor } from './http/request-id.ts';
 import { Problem } from './http/schemas.ts';
 import type { App } from './http/types.ts';
 import { registerValidation } from './http/validation.ts';
-import type { Loop } from './workers/loop.ts';
+import { loop, type Loop } from './workers/loop.ts';
+import { presenceWorker } from './workers/presence.ts';
+import { CellsRepository } from './modules/cells/repository.ts';
+import { registerCellRoutes } from './modules/cells/routes.ts';
+import { CellsService } from './modules/cells/service.ts';
+import { DevicesRepository } from './modules/devices/repository.ts';
+import { registerDeviceRoutes } from './modules/devices/routes.ts';
+import { DevicesService } from './modules/devices/service.ts';
 import { EventsRepository } from './modules/events/repository.ts';
 import { EventsService } from './modules/events/service.ts';
 import { AdminRepository } from './modules/admin/repository.ts';
@@ -45,6 +52,8 @@ export interface Services {
   admin: AdminService;
   idempotency: IdempotencyStore;
   events: EventsService;
+  cells: CellsService;
+  devices: DevicesService;
 }
 
 const SECURITY_BY_SURFACE = {
@@ -128,12 +137,16 @@ export async function buildApp(deps: AppDeps): Promise<{ app: App; services: Ser
   if (deps.workers ?? true) {
     app.addHook('onReady', async () => loops.forEach((l) => l.start()));
   }
+  const devices = new DevicesService({ repo: new DevicesRepository(database.db), clock });
+  const cells = new CellsService({ repo: new CellsRepository(database.db), devices, events, clock });
+  const presence = presenceWorker({ devices, cells });
+  loops.push(loop('presence', 5000, () => presence.tick(), app.log));
 
 
   registerAuth(app, {
     agent: (token) => organizations.authenticate(token),
     admin: (token) => admin.authenticate(token),
-    device: async () => null,
+    device: (key) => devices.authenticate(key),
   });
   registerRateLimit(app, {
     limiter,
@@ -150,6 +163,8 @@ export async function buildApp(deps: AppDeps): Promise<{ app: App; services: Ser
   registerSystemRoutes(app, database);
   registerOrganizationRoutes(app, organizations);
   registerAdminRoutes(app, admin);
+  registerDeviceRoutes(app, devices);
+  registerCellRoutes(app, cells);
 
   app.addHook('onClose', async () => {
     await Promise.all(loops.map((l) => l.stop()));
@@ -157,5 +172,5 @@ export async function buildApp(deps: AppDeps): Promise<{ app: App; services: Ser
     mailer.close();
   });
 
-  return { app, services: { organizations, admin, idempotency, events } };
+  return { app, services: { organizations, admin, idempotency, events, cells, devices } };
 }

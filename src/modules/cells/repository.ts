@@ -1,0 +1,84 @@
+// SQL for cells. Reads join the carrying device (devices.cell_id is the one place the assignment
+// lives) for the online/last_seen_at of the cell view.
+import type { Kysely } from 'kysely';
+import type { DB, Executor } from '../../db/schema.ts';
+import type { CellStatus, CellsTable } from './tables.ts';
+
+/** A cell row with its device's presence (null without a device). */
+export type CellRecord = CellsTable & { device_online: number | null; device_last_seen_at: string | null };
+
+export class CellsRepository {
+  readonly db: Kysely<DB>;
+  constructor(db: Kysely<DB>) {
+    this.db = db;
+  }
+
+  private records(ex: Executor) {
+    return ex
+      .selectFrom('cells')
+      .leftJoin('devices', 'devices.cell_id', 'cells.id')
+      .selectAll('cells')
+      .select(['devices.online as device_online', 'devices.last_seen_at as device_last_seen_at']);
+  }
+
+  async insert(ex: Executor, row: CellsTable): Promise<void> {
+    await ex.insertInto('cells').values(row).execute();
+  }
+
+  find(ex: Executor, id: string): Promise<CellRecord | undefined> {
+    return this.records(ex).where('cells.id', '=', id).executeTakeFirst();
+  }
+
+  /** A cell of this organization that is not released. */
+  findOwned(ex: Executor, organizationId: string, id: string): Promise<CellRecord | undefined> {
+    return this.records(ex)
+      .where('cells.id', '=', id)
+      .where('cells.organization_id', '=', organizationId)
+      .where('cells.status', '!=', 'released')
+      .executeTakeFirst();
+  }
+
+  list(organizationId: string, status: CellStatus | undefined, beforeId: string | null, limit: number): Promise<CellRecord[]> {
+    let query = this.records(this.db).where('cells.organization_id', '=', organizationId);
+    query = status ? query.where('cells.status', '=', status) : query.where('cells.status', '!=', 'released');
+    if (beforeId) query = query.where('cells.id', '<', beforeId);
+    return query.orderBy('cells.id', 'desc').limit(limit).execute();
+  }
+
+  async rename(ex: Executor, organizationId: string, id: string, displayName: string, now: string): Promise<number> {
+    const result = await ex
+      .updateTable('cells')
+      .set({ display_name: displayName, updated_at: now })
+      .where('id', '=', id)
+      .where('organization_id', '=', organizationId)
+      .where('status', '!=', 'released')
+      .executeTakeFirst();
+    return Number(result.numUpdatedRows);
+  }
+
+  /** Marks a cell released unless it already is; 0 when someone else released it first. */
+  async markReleased(ex: Executor, id: string, now: string): Promise<number> {
+    const result = await ex
+      .updateTable('cells')
+      .set({ status: 'released', released_at: now, updated_at: now })
+      .where('id', '=', id)
+      .where('status', '!=', 'released')
+      .executeTakeFirst();
+    return Number(result.numUpdatedRows);
+  }
+
+  oldestProvisioning(ex: Executor) {
+    return ex.selectFrom('cells').select('id').where('status', '=', 'provisioning').orderBy('id', 'asc').limit(1).executeTakeFirst();
+  }
+
+  /** Activates a provisioning cell on a device; 0 when it stopped being provisioning meanwhile. */
+  async activate(ex: Executor, id: string, device: { id: string; phone_number: string }, now: string): Promise<number> {
+    const result = await ex
+      .updateTable('cells')
+      .set({ status: 'active', device_id: device.id, phone_number: device.phone_number, updated_at: now })
+      .where('id', '=', id)
+      .where('status', '=', 'provisioning')
+      .executeTakeFirst();
+    return Number(result.numUpdatedRows);
+  }
+}

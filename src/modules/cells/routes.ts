@@ -1,0 +1,78 @@
+// Cells: an organization's phone lines (contract §4).
+import { Type } from 'typebox';
+import { agentOf } from '../../http/auth.ts';
+import { NextCursor, PaginationQuery } from '../../http/pagination.ts';
+import { Body, IdParam, Nullable, Timestamp } from '../../http/schemas.ts';
+import type { App } from '../../http/types.ts';
+import type { CellsService } from './service.ts';
+
+// At least one visible character: a name of spaces is no name.
+const DisplayName = Type.String({ minLength: 1, maxLength: 100, pattern: '\\S', description: 'A name for the line, 1-100 characters.' });
+
+export const Cell = Type.Object({
+  id: Type.String({ description: 'cell_... id' }),
+  display_name: Type.String(),
+  phone_number: Nullable(Type.String({ description: 'E.164; null while provisioning.' })),
+  status: Type.Enum(['provisioning', 'active', 'suspended', 'released'], {
+    description: 'provisioning: waiting for a free device; active; suspended (billing); released (deleted).',
+  }),
+  online: Type.Boolean({ description: 'Whether the phone carrying the line has called in within the last 120 s.' }),
+  last_seen_at: Nullable(Timestamp),
+  pod_id: Nullable(Type.String()),
+  created_at: Timestamp,
+  updated_at: Timestamp,
+});
+
+const CellPath = IdParam('id', 'cell');
+
+export function registerCellRoutes(app: App, cells: CellsService): void {
+  app.post('/v1/cells', {
+    config: { auth: 'agent', scope: 'cells:write' },
+    schema: {
+      tags: ['Cells'],
+      summary: 'Create a cell',
+      description: 'Assigns a free phone from the inventory (status active). With none free the cell is provisioning, with phone_number null, until one is added. client_id is not accepted.',
+      body: Body({ display_name: DisplayName }),
+      response: { 201: Cell },
+    },
+  }, async (request, reply) => reply.code(201).send(await cells.create(agentOf(request).organizationId, request.body.display_name)));
+
+  app.get('/v1/cells', {
+    config: { auth: 'agent', scope: 'cells:read' },
+    schema: {
+      tags: ['Cells'],
+      summary: 'List cells, newest first',
+      description: 'Released cells are not listed.',
+      querystring: Type.Object({ ...PaginationQuery, status: Type.Optional(Type.Enum(['provisioning', 'active', 'suspended'])) }),
+      response: { 200: Type.Object({ cells: Type.Array(Cell), next_cursor: NextCursor }) },
+    },
+  }, async (request) => cells.list(agentOf(request).organizationId, request.query.status, request.query.limit ?? 50, request.query.cursor));
+
+  app.get('/v1/cells/:id', {
+    config: { auth: 'agent', scope: 'cells:read' },
+    schema: { tags: ['Cells'], summary: 'Read a cell', params: CellPath, response: { 200: Cell } },
+  }, async (request) => cells.get(agentOf(request).organizationId, request.params.id));
+
+  app.patch('/v1/cells/:id', {
+    config: { auth: 'agent', scope: 'cells:write' },
+    schema: {
+      tags: ['Cells'],
+      summary: 'Rename a cell',
+      description: 'display_name is the only field a cell takes.',
+      params: CellPath,
+      body: Body({ display_name: DisplayName }),
+      response: { 200: Cell },
+    },
+  }, async (request) => cells.rename(agentOf(request).organizationId, request.params.id, request.body.display_name));
+
+  app.delete('/v1/cells/:id', {
+    config: { auth: 'agent', scope: 'cells:write' },
+    schema: {
+      tags: ['Cells'],
+      summary: 'Release a cell',
+      description: 'Gives the phone line up: queued messages fail, the phone goes to the next waiting cell, and later reads are 404. Answers with the released cell.',
+      params: CellPath,
+      response: { 200: Cell },
+    },
+  }, async (request) => cells.release(agentOf(request).organizationId, request.params.id));
+}

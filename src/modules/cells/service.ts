@@ -1,0 +1,193 @@
+// Cells (an organization's phone lines): create with a free device or wait in `provisioning` for
+// one, rename, release (which frees the device for the oldest waiting cell), and the cell events
+// of contract §6 — including cell.online/offline when the carrying device's presence changes.
+import type { Executor } from '../../db/schema.ts';
+import { ApiError, notFound } from '../../http/errors.ts';
+import { decodeCursor, page } from '../../http/pagination.ts';
+import type { Clock } from '../../lib/clock.ts';
+import { newId } from '../../lib/ids.ts';
+import type { DevicesService } from '../devices/service.ts';
+import type { DevicesTable } from '../devices/tables.ts';
+import type { EventsService } from '../events/service.ts';
+import type { CellRecord, CellsRepository } from './repository.ts';
+import type { CellStatus } from './tables.ts';
+
+export type { CellRecord } from './repository.ts';
+
+/** Runs inside the release transaction (e.g. messages fails the cell's queued messages). */
+export type ReleaseListener = (tx: Executor, cell: CellRecord) => Promise<void>;
+
+export type CellView = ReturnType<typeof cellView>;
+
+export function cellView(row: CellRecord) {
+  return {
+    id: row.id,
+    display_name: row.display_name,
+    phone_number: row.phone_number,
+    status: row.status,
+    online: row.device_online === 1,
+    last_seen_at: row.device_last_seen_at,
+    pod_id: row.pod_id,
+    created_at: row.created_at,
+    updated_at: row.updated_at,
+  };
+}
+
+export class CellsService {
+  private readonly repo: CellsRepository;
+  private readonly devices: DevicesService;
+  private readonly events: EventsService;
+  private readonly clock: Clock;
+  private readonly releaseListeners: ReleaseListener[] = [];
+
+  constructor(deps: { repo: CellsRepository; devices: DevicesService; events: EventsService; clock: Clock }) {
+    this.repo = deps.repo;
+    this.devices = deps.devices;
+    this.events = deps.events;
+    this.clock = deps.clock;
+    this.devices.setHooks({
+      added: async (tx) => {
+        await this.pairOldest(tx);
+      },
+      afterAdded: async () => {
+        await this.fillProvisioning();
+      },
+      presenceChanged: (tx, device, online) => this.presenceChanged(tx, device, online),
+    });
+  }
+
+  view(row: CellRecord): CellView {
+    return cellView(row);
+  }
+
+  onRelease(listener: ReleaseListener): void {
+    this.releaseListeners.push(listener);
+  }
+
+  /** The organization's cell; 404 when unknown, another organization's or released. */
+  async getOwned(organizationId: string, cellId: string, ex: Executor = this.repo.db): Promise<CellRecord> {
+    const row = await this.repo.findOwned(ex, organizationId, cellId);
+    if (!row) throw notFound('cell');
+    return row;
+  }
+
+  /** As getOwned, and 409 cell_not_active unless the cell is active (it can send and receive). */
+  async requireActive(organizationId: string, cellId: string, ex: Executor = this.repo.db): Promise<CellRecord> {
+    const row = await this.getOwned(organizationId, cellId, ex);
+    if (row.status !== 'active') {
+      throw new ApiError('cell_not_active', `The cell is ${row.status}; it must be active.`);
+    }
+    return row;
+  }
+
+  async create(organizationId: string, displayName: string): Promise<CellView> {
+    const now = this.clock.now();
+    const iso = now.toISOString();
+    const id = newId('cell', now.getTime());
+    const { view, device } = await this.repo.db.transaction().execute(async (tx) => {
+      const device = await this.devices.claimFree(tx, id);
+      await this.repo.insert(tx, {
+        id,
+        organization_id: organizationId,
+        display_name: displayName,
+        phone_number: device?.phone_number ?? null,
+        status: device ? 'active' : 'provisioning',
+        device_id: device?.id ?? null,
+        pod_id: null,
+        created_at: iso,
+        updated_at: iso,
+        released_at: null,
+      });
+      const view = await this.recordEvent(tx, id, 'cell.created');
+      return { view, device };
+    });
+    if (device) {
+      this.devices.forgetAssignment(device.id);
+      return view;
+    }
+    // A device added while this transaction ran could not see the cell; pair them now.
+    if ((await this.fillProvisioning()) === 0) return view;
+    return this.get(organizationId, id);
+  }
+
+  async list(organizationId: string, status: CellStatus | undefined, limit: number, cursor: string | undefined) {
+    const before = decodeCursor(cursor, 1);
+    const rows = await this.repo.list(organizationId, status, before ? String(before[0]) : null, limit + 1);
+    const result = page(rows, limit, (row) => [row.id]);
+    return { cells: result.items.map(cellView), next_cursor: result.next_cursor };
+  }
+
+  async get(organizationId: string, cellId: string): Promise<CellView> {
+    return cellView(await this.getOwned(organizationId, cellId));
+  }
+
+  async rename(organizationId: string, cellId: string, displayName: string): Promise<CellView> {
+    return this.repo.db.transaction().execute(async (tx) => {
+      const renamed = await this.repo.rename(tx, organizationId, cellId, displayName, this.clock.now().toISOString());
+      if (renamed === 0) throw notFound('cell');
+      return this.recordEvent(tx, cellId, 'cell.updated');
+    });
+  }
+
+  /** Releases the cell: its device goes to the oldest waiting cell; later reads are 404. */
+  async release(organizationId: string, cellId: string): Promise<CellView> {
+    const { view, deviceId } = await this.repo.db.transaction().execute(async (tx) => {
+      const cell = await this.getOwned(organizationId, cellId, tx);
+      if ((await this.repo.markReleased(tx, cellId, this.clock.now().toISOString())) === 0) throw notFound('cell');
+      const deviceId = await this.devices.unassign(tx, cellId);
+      for (const listener of this.releaseListeners) await listener(tx, cell);
+      const view = await this.recordEvent(tx, cellId, 'cell.deleted');
+      return { view, deviceId };
+    });
+    if (deviceId) {
+      this.devices.forgetAssignment(deviceId);
+      await this.fillProvisioning();
+    }
+    return view;
+  }
+
+  /**
+   * Pairs waiting (provisioning) cells with free devices, oldest first, one transaction each;
+   * how many were paired. Runs after every change that may leave both waiting and in the
+   * presence worker, which repairs what a crash between commit and pairing left behind.
+   */
+  async fillProvisioning(): Promise<number> {
+    let paired = 0;
+    for (;;) {
+      const deviceId = await this.repo.db.transaction().execute((tx) => this.pairOldest(tx));
+      if (!deviceId) return paired;
+      this.devices.forgetAssignment(deviceId);
+      paired += 1;
+    }
+  }
+
+  /** In the caller's transaction: the oldest provisioning cell gets a free device (cell.updated); the device id, or null. */
+  private async pairOldest(tx: Executor): Promise<string | null> {
+    for (;;) {
+      const cell = await this.repo.oldestProvisioning(tx);
+      if (!cell) return null;
+      const device = await this.devices.claimFree(tx, cell.id);
+      if (!device) return null;
+      if ((await this.repo.activate(tx, cell.id, device, this.clock.now().toISOString())) === 1) {
+        await this.recordEvent(tx, cell.id, 'cell.updated');
+        return device.id;
+      }
+      // The cell was released while we claimed the device: give the device back, try the next cell.
+      await this.devices.unassign(tx, cell.id);
+    }
+  }
+
+  private async presenceChanged(tx: Executor, device: DevicesTable, online: boolean): Promise<void> {
+    if (!device.cell_id) return;
+    await this.recordEvent(tx, device.cell_id, online ? 'cell.online' : 'cell.offline');
+  }
+
+  /** Emits a cell event carrying the cell's current view (read inside the transaction); returns the view. */
+  private async recordEvent(tx: Executor, cellId: string, type: 'cell.created' | 'cell.updated' | 'cell.deleted' | 'cell.online' | 'cell.offline'): Promise<CellView> {
+    const record = await this.repo.find(tx, cellId);
+    if (!record) throw new Error(`cell ${cellId} vanished inside its own transaction`);
+    const view = cellView(record);
+    await this.events.emit(tx, { organizationId: record.organization_id, type, data: view });
+    return view;
+  }
+}

@@ -1,0 +1,274 @@
+// The operator's phones: inventory and keys (admin surface), presence and telemetry (device
+// surface), and the device-to-cell assignment the cells module makes through claimFree/unassign.
+import type { Executor } from '../../db/schema.ts';
+import { ApiError, invalidField, notFound } from '../../http/errors.ts';
+import { decodeCursor, page } from '../../http/pagination.ts';
+import type { DevicePrincipal } from '../../http/types.ts';
+import type { Clock } from '../../lib/clock.ts';
+import { newId } from '../../lib/ids.ts';
+import { constantTimeEqualHex, displayPrefix, newSecret, sha256Hex } from '../../lib/secrets.ts';
+import { toE164 } from './phone-number.ts';
+import { isUniqueViolation, type DeviceChanges, type DevicesRepository, type Telemetry } from './repository.ts';
+import type { DevicesTable } from './tables.ts';
+
+export const DEVICE_KEY_PREFIX = 'cg_dev_';
+export const DEFAULT_SEND_RATE_PER_MINUTE = 20;
+/** A device silent this long is offline (contract §4). */
+export const OFFLINE_AFTER_MS = 120_000;
+/** last_seen_at is written at most this often per device. */
+const TOUCH_INTERVAL_MS = 1_000;
+/** assignment() answers from memory this long; changes made in this process clear it at once. */
+const ASSIGNMENT_CACHE_MS = 1_000;
+const OFFLINE_BATCH = 500;
+
+export interface DeviceAssignment {
+  deviceId: string;
+  cellId: string;
+  organizationId: string;
+  phoneNumber: string;
+  sendRatePerMinute: number;
+}
+
+/** What the cells module does when the inventory or a device's presence changes (set by CellsService). */
+export interface DeviceHooks {
+  /** Inside the transaction that added a device: give a waiting cell a device. */
+  added(tx: Executor): Promise<void>;
+  /** After that transaction committed: pair whatever a concurrent request left waiting. */
+  afterAdded(): Promise<void>;
+  /** Inside the transaction of an online/offline transition. */
+  presenceChanged(tx: Executor, device: DevicesTable, online: boolean): Promise<void>;
+}
+
+export function deviceView(row: DevicesTable) {
+  return {
+    id: row.id,
+    phone_number: row.phone_number,
+    label: row.label,
+    send_rate_per_minute: row.send_rate_per_minute,
+    cell_id: row.cell_id,
+    online: row.online === 1,
+    last_seen_at: row.last_seen_at,
+    battery_pct: row.battery_pct,
+    charging: row.charging === null ? null : row.charging === 1,
+    signal_dbm: row.signal_dbm,
+    app_version: row.app_version,
+    created_at: row.created_at,
+    updated_at: row.updated_at,
+  };
+}
+
+const duplicateNumber = () => new ApiError('conflict', 'A device with this phone number is already in the inventory.');
+
+export class DevicesService {
+  private readonly repo: DevicesRepository;
+  private readonly clock: Clock;
+  private hooks: DeviceHooks | null = null;
+  private readonly lastTouch = new Map<string, number>();
+  private readonly assignments = new Map<string, { value: DeviceAssignment | null; until: number }>();
+
+  constructor(deps: { repo: DevicesRepository; clock: Clock }) {
+    this.repo = deps.repo;
+    this.clock = deps.clock;
+  }
+
+  setHooks(hooks: DeviceHooks): void {
+    this.hooks = hooks;
+  }
+
+  // --- admin surface -------------------------------------------------------------------------
+
+  async create(input: { phone_number: string; label?: string | null; send_rate_per_minute?: number }) {
+    const phoneNumber = toE164(input.phone_number);
+    if (!phoneNumber) {
+      throw invalidField('phone_number', 'invalid_phone_number', 'phone_number is not a valid phone number in international format (e.g. +14155552671).');
+    }
+    if (await this.repo.findByPhoneNumber(phoneNumber)) throw duplicateNumber();
+    const now = this.clock.now();
+    const iso = now.toISOString();
+    const key = newSecret(DEVICE_KEY_PREFIX);
+    const row: DevicesTable = {
+      id: newId('dev', now.getTime()),
+      phone_number: phoneNumber,
+      label: input.label ?? null,
+      send_rate_per_minute: input.send_rate_per_minute ?? DEFAULT_SEND_RATE_PER_MINUTE,
+      key_prefix: displayPrefix(key),
+      key_hash: sha256Hex(key),
+      cell_id: null,
+      online: 0,
+      last_seen_at: null,
+      battery_pct: null,
+      charging: null,
+      signal_dbm: null,
+      app_version: null,
+      created_at: iso,
+      updated_at: iso,
+    };
+    try {
+      await this.repo.db.transaction().execute(async (tx) => {
+        await this.repo.insert(tx, row);
+        await this.hooks?.added(tx);
+      });
+    } catch (error) {
+      // Two admins adding the same number at once: the unique index decides.
+      if (isUniqueViolation(error)) throw duplicateNumber();
+      throw error;
+    }
+    await this.hooks?.afterAdded();
+    return { ...(await this.get(row.id)), device_key: key };
+  }
+
+  async list(limit: number, cursor: string | undefined) {
+    const before = decodeCursor(cursor, 1);
+    const rows = await this.repo.list(before ? String(before[0]) : null, limit + 1);
+    const result = page(rows, limit, (row) => [row.id]);
+    return { devices: result.items.map(deviceView), next_cursor: result.next_cursor };
+  }
+
+  async get(id: string) {
+    const row = await this.repo.find(this.repo.db, id);
+    if (!row) throw notFound('device');
+    return deviceView(row);
+  }
+
+  async update(id: string, changes: DeviceChanges) {
+    if ((await this.repo.update(id, { ...changes, updated_at: this.clock.now().toISOString() })) === 0) throw notFound('device');
+    this.forgetAssignment(id);
+    return this.get(id);
+  }
+
+  async remove(id: string): Promise<void> {
+    if ((await this.repo.deleteFree(id)) === 1) {
+      this.forget(id);
+      return;
+    }
+    if (await this.repo.find(this.repo.db, id)) {
+      throw new ApiError('conflict', 'The device carries a cell; the cell must be released (DELETE /v1/cells/{id}) before the device is removed.');
+    }
+    throw notFound('device');
+  }
+
+  async rotateKey(id: string) {
+    const key = newSecret(DEVICE_KEY_PREFIX);
+    const updated = await this.repo.replaceKey(id, { key_prefix: displayPrefix(key), key_hash: sha256Hex(key) }, this.clock.now().toISOString());
+    if (updated === 0) throw notFound('device');
+    return { ...(await this.get(id)), device_key: key };
+  }
+
+  // --- device surface ------------------------------------------------------------------------
+
+  /**
+   * The device behind an X-Phone-Key, or null. Keys are looked up on every request (no cache), so
+   * a rotation or removal takes effect at once in every process. Marks the device seen.
+   */
+  async authenticate(key: string): Promise<DevicePrincipal | null> {
+    if (!key.startsWith(DEVICE_KEY_PREFIX)) return null;
+    const hash = sha256Hex(key);
+    const row = await this.repo.findByKeyHash(hash);
+    if (!row || !constantTimeEqualHex(row.key_hash, hash)) return null;
+    await this.markSeen(row.id);
+    return { deviceId: row.id };
+  }
+
+  /** Records that the device called; brings it back online (and tells the cells module) if it was offline. */
+  async markSeen(deviceId: string): Promise<void> {
+    const nowMs = this.clock.now().getTime();
+    const last = this.lastTouch.get(deviceId);
+    // Within the interval the device cannot have gone offline (that takes 120 s of silence).
+    if (last !== undefined && nowMs >= last && nowMs - last < TOUCH_INTERVAL_MS) return;
+    if (this.lastTouch.size > 100_000) this.lastTouch.clear();
+    this.lastTouch.set(deviceId, nowMs);
+    const now = new Date(nowMs).toISOString();
+    if ((await this.repo.touchOnline(deviceId, now)) === 1) return;
+    await this.repo.db.transaction().execute(async (tx) => {
+      const device = await this.repo.markOnline(tx, deviceId, now);
+      if (device) await this.hooks?.presenceChanged(tx, device, true);
+    });
+  }
+
+  async heartbeat(deviceId: string, telemetry: { battery_pct?: number; charging?: boolean; signal_dbm?: number; app_version?: string }) {
+    const changes: Telemetry = {};
+    if (telemetry.battery_pct !== undefined) changes.battery_pct = telemetry.battery_pct;
+    if (telemetry.charging !== undefined) changes.charging = telemetry.charging ? 1 : 0;
+    if (telemetry.signal_dbm !== undefined) changes.signal_dbm = telemetry.signal_dbm;
+    if (telemetry.app_version !== undefined) changes.app_version = telemetry.app_version;
+    if (Object.keys(changes).length > 0) await this.repo.saveTelemetry(deviceId, changes);
+    const device = await this.repo.find(this.repo.db, deviceId);
+    if (!device) throw new ApiError('unauthenticated', 'The device was removed from the inventory.');
+    return {
+      device_id: device.id,
+      cell_id: device.cell_id,
+      phone_number: device.phone_number,
+      send_rate_per_minute: device.send_rate_per_minute,
+      server_time: this.clock.now().toISOString(),
+    };
+  }
+
+  /** Takes devices silent for OFFLINE_AFTER_MS offline, one transaction each; how many went offline. */
+  async markSilentOffline(): Promise<number> {
+    const cutoff = new Date(this.clock.now().getTime() - OFFLINE_AFTER_MS).toISOString();
+    let count = 0;
+    for (;;) {
+      const silent = await this.repo.silentIds(cutoff, OFFLINE_BATCH);
+      for (const { id } of silent) {
+        const wentOffline = await this.repo.db.transaction().execute(async (tx) => {
+          const device = await this.repo.markOfflineIfSilent(tx, id, cutoff);
+          if (device) await this.hooks?.presenceChanged(tx, device, false);
+          return device !== undefined;
+        });
+        if (wentOffline) count += 1;
+      }
+      if (silent.length < OFFLINE_BATCH) return count;
+    }
+  }
+
+  // --- assignment (used by the cells and messages modules) -----------------------------------
+
+  /** The active cell this device carries, or null. Runs on every device poll, so it is cached briefly. */
+  async assignment(deviceId: string): Promise<DeviceAssignment | null> {
+    const nowMs = this.clock.now().getTime();
+    const cached = this.assignments.get(deviceId);
+    if (cached && nowMs < cached.until) return cached.value;
+    const row = await this.repo.findWithCell(deviceId);
+    const value =
+      row && row.cell_id && row.organization_id && row.cell_status === 'active'
+        ? { deviceId: row.id, cellId: row.cell_id, organizationId: row.organization_id, phoneNumber: row.phone_number, sendRatePerMinute: row.send_rate_per_minute }
+        : null;
+    if (this.assignments.size > 100_000) this.assignments.clear();
+    this.assignments.set(deviceId, { value, until: nowMs + ASSIGNMENT_CACHE_MS });
+    return value;
+  }
+
+  /** Drops the cached assignment of a device; call after a transaction that changed it commits. */
+  forgetAssignment(deviceId: string): void {
+    this.assignments.delete(deviceId);
+  }
+
+  /**
+   * Gives the oldest free device to `cellId` inside the caller's transaction, or null when none is
+   * free. The conditional update makes two concurrent claims of one device impossible: the loser
+   * updates 0 rows and tries the next free device.
+   */
+  async claimFree(tx: Executor, cellId: string): Promise<DevicesTable | null> {
+    const now = this.clock.now().toISOString();
+    for (;;) {
+      const free = await this.repo.oldestFreeId(tx);
+      if (!free) return null;
+      if ((await this.repo.assignIfFree(tx, free.id, cellId, now)) === 1) {
+        this.forgetAssignment(free.id);
+        return (await this.repo.find(tx, free.id)) ?? null;
+      }
+    }
+  }
+
+  /** Frees the device carrying `cellId` inside the caller's transaction; its id, if any. */
+  async unassign(tx: Executor, cellId: string): Promise<string | null> {
+    const deviceId = await this.repo.unassign(tx, cellId, this.clock.now().toISOString());
+    if (deviceId) this.forgetAssignment(deviceId);
+    return deviceId;
+  }
+
+  private forget(deviceId: string): void {
+    this.lastTouch.delete(deviceId);
+    this.assignments.delete(deviceId);
+  }
+}
