@@ -26,6 +26,13 @@ import { registerDeviceRoutes } from './modules/devices/routes.ts';
 import { DevicesService } from './modules/devices/service.ts';
 import { EventsRepository } from './modules/events/repository.ts';
 import { EventsService } from './modules/events/service.ts';
+import { WebhookDeliverer, DEFAULT_TIMEOUT_MS, type WebhookOptions } from './modules/webhooks/delivery.ts';
+import { httpEgress } from './modules/webhooks/egress.ts';
+import { WebhooksRepository } from './modules/webhooks/repository.ts';
+import { registerWebhookRoutes } from './modules/webhooks/routes.ts';
+import { WebhooksService } from './modules/webhooks/service.ts';
+import { WebhookDeliveryWorker } from './workers/webhook-delivery.ts';
+import { systemLookup } from './lib/ssrf.ts';
 import { AdminRepository } from './modules/admin/repository.ts';
 import { registerAdminRoutes } from './modules/admin/routes.ts';
 import { AdminService } from './modules/admin/service.ts';
@@ -45,6 +52,8 @@ export interface AppDeps {
   logger?: FastifyBaseLogger | false;
   /** Run background loops (src/workers) on their timers; tests drive the ticks themselves. */
   workers?: boolean;
+  /** Webhook egress, DNS and timing (tests and benchmarks replace them). */
+  webhooks?: WebhookOptions;
 }
 
 export interface Services {
@@ -52,6 +61,9 @@ export interface Services {
   admin: AdminService;
   idempotency: IdempotencyStore;
   events: EventsService;
+  webhooks: WebhooksService;
+  /** Tests call deliverDue() on it (workers are off there). */
+  webhookWorker: WebhookDeliveryWorker;
   cells: CellsService;
   devices: DevicesService;
 }
@@ -134,6 +146,16 @@ export async function buildApp(deps: AppDeps): Promise<{ app: App; services: Ser
   const events = new EventsService({ repo: new EventsRepository(database.db), clock });
   // Background loops: modules push theirs here; they run in every process (work is claimed in the database).
   const loops: Loop[] = [];
+  const hooks = deps.webhooks ?? {};
+  const webhooksRepo = new WebhooksRepository(database.db, database.dialect);
+  const webhookTargets = { allowPrivate: config.webhooksAllowPrivate, lookup: hooks.lookup ?? systemLookup };
+  const webhooks = new WebhooksService({ repo: webhooksRepo, clock, events, ...webhookTargets });
+  const deliverer = new WebhookDeliverer({
+    repo: webhooksRepo, clock, events, ...webhookTargets,
+    egress: hooks.egress ?? httpEgress, timeoutMs: hooks.timeoutMs ?? DEFAULT_TIMEOUT_MS, random: hooks.random,
+  });
+  const webhookWorker = new WebhookDeliveryWorker({ deliverer, webhooks, events, log: app.log, pollMs: hooks.pollMs, concurrency: hooks.concurrency });
+  loops.push(webhookWorker);
   if (deps.workers ?? true) {
     app.addHook('onReady', async () => loops.forEach((l) => l.start()));
   }
@@ -163,6 +185,7 @@ export async function buildApp(deps: AppDeps): Promise<{ app: App; services: Ser
   registerSystemRoutes(app, database);
   registerOrganizationRoutes(app, organizations);
   registerAdminRoutes(app, admin);
+  registerWebhookRoutes(app, webhooks);
   registerDeviceRoutes(app, devices);
   registerCellRoutes(app, cells);
 
@@ -172,5 +195,5 @@ export async function buildApp(deps: AppDeps): Promise<{ app: App; services: Ser
     mailer.close();
   });
 
-  return { app, services: { organizations, admin, idempotency, events, cells, devices } };
+  return { app, services: { organizations, admin, idempotency, events, webhooks, webhookWorker, cells, devices } };
 }

@@ -6,8 +6,9 @@ import type { DevicesTables } from '../modules/devices/tables.ts';
 import type { EventsTables } from '../modules/events/tables.ts';
 import type { MessagesTables } from '../modules/messages/tables.ts';
 import type { FoundationTables } from '../modules/organizations/tables.ts';
+import type { WebhooksTables } from '../modules/webhooks/tables.ts';
 
-export interface DB extends FoundationTables, IdempotencyTables, DevicesTables, CellsTables, MessagesTables, EventsTables {}
+export interface DB extends FoundationTables, IdempotencyTables, DevicesTables, CellsTables, MessagesTables, EventsTables, WebhooksTables {}
 
 /** A query runner: the database itself or an open transaction. */
 export type Executor = Kysely<DB> | Transaction<DB>;

@@ -4,10 +4,12 @@ import * as foundation from './0001_foundation.ts';
 import * as cellsDevices from './0002_cells_devices.ts';
 import * as messages from './0003_messages.ts';
 import * as events from './0004_events.ts';
+import * as webhooks from './0005_webhooks.ts';
 
 export const migrations: Record<string, Migration> = {
   '0001_foundation': foundation,
   '0002_cells_devices': cellsDevices,
   '0003_messages': messages,
   '0004_events': events,
+  '0005_webhooks': webhooks,
 };

@@ -1,0 +1,117 @@
+// Server-side request forgery guard for URLs the service calls on a customer's behalf (webhooks).
+// A URL is checked when it is saved and again before every request, because DNS can change; the
+// request then connects to the address that was checked (see `pinned`), never to a fresh lookup.
+import { lookup as dnsLookup } from 'node:dns/promises';
+import { BlockList, isIP } from 'node:net';
+
+export const MAX_URL_LENGTH = 2048;
+
+export interface ResolvedAddress {
+  address: string;
+  family: 4 | 6;
+}
+
+/** Resolves a host name to all its addresses (injectable so tests can make a name "resolve" anywhere). */
+export type Lookup = (hostname: string) => Promise<ResolvedAddress[]>;
+
+export const systemLookup: Lookup = async (hostname) => {
+  const addresses = await dnsLookup(hostname, { all: true, verbatim: true });
+  return addresses.map((a) => ({ address: a.address, family: a.family === 6 ? 6 : 4 }));
+};
+
+export type UrlProblem = { code: 'invalid_url' | 'forbidden_address'; message: string };
+
+export type UrlCheck = { ok: true; url: URL; target: ResolvedAddress | null } | ({ ok: false } & UrlProblem);
+
+const blocked = new BlockList();
+// IPv4: "this" network, private, CGNAT, loopback, link-local, IETF protocol assignments,
+// documentation and benchmarking ranges, multicast, reserved and broadcast.
+for (const [network, prefix] of [
+  ['0.0.0.0', 8], ['10.0.0.0', 8], ['100.64.0.0', 10], ['127.0.0.0', 8], ['169.254.0.0', 16],
+  ['172.16.0.0', 12], ['192.0.0.0', 24], ['192.0.2.0', 24], ['192.168.0.0', 16], ['198.18.0.0', 15],
+  ['198.51.100.0', 24], ['203.0.113.0', 24], ['224.0.0.0', 4], ['240.0.0.0', 4],
+] as const) blocked.addSubnet(network, prefix, 'ipv4');
+// IPv6: unspecified and loopback (and the deprecated IPv4-compatible range around them),
+// discard, documentation, unique-local, site-local, link-local and multicast.
+for (const [network, prefix] of [
+  ['::', 96], ['100::', 64], ['2001:db8::', 32], ['fc00::', 7], ['fec0::', 10], ['fe80::', 10], ['ff00::', 8],
+] as const) blocked.addSubnet(network, prefix, 'ipv6');
+
+/** The IPv4 address an IPv6 address carries (IPv4-mapped `::ffff:a.b.c.d` or NAT64 `64:ff9b::/96`), else null. */
+function embeddedIpv4(address: string): string | null {
+  const groups = expandIpv6(address);
+  if (!groups) return null;
+  const mapped = groups.slice(0, 5).every((g) => g === 0) && groups[5] === 0xffff;
+  const nat64 = groups[0] === 0x64 && groups[1] === 0xff9b && groups.slice(2, 6).every((g) => g === 0);
+  if (!mapped && !nat64) return null;
+  return [groups[6] >> 8, groups[6] & 0xff, groups[7] >> 8, groups[7] & 0xff].join('.');
+}
+
+/** The eight 16-bit groups of an IPv6 address (dotted IPv4 tail allowed), or null. */
+function expandIpv6(address: string): number[] | null {
+  let text = address.toLowerCase();
+  const dotted = /(\d+\.\d+\.\d+\.\d+)$/.exec(text);
+  if (dotted) {
+    const octets = dotted[1].split('.').map(Number);
+    text = text.slice(0, -dotted[1].length) + `${((octets[0] << 8) | octets[1]).toString(16)}:${((octets[2] << 8) | octets[3]).toString(16)}`;
+  }
+  const [head, tail] = text.split('::');
+  const left = head ? head.split(':') : [];
+  const right = tail ? tail.split(':') : [];
+  const missing = 8 - left.length - right.length;
+  if (text.includes('::') ? missing < 0 : missing !== 0) return null;
+  const groups = [...left, ...Array<string>(text.includes('::') ? missing : 0).fill('0'), ...right].map((g) => Number.parseInt(g, 16));
+  return groups.every((g) => Number.isInteger(g) && g >= 0 && g <= 0xffff) ? groups : null;
+}
+
+/** True for any address a webhook must not reach: private, loopback, link-local, unique-local, CGNAT, multicast, unspecified. */
+export function isForbiddenAddress(address: string): boolean {
+  const family = isIP(address);
+  if (family === 4) return blocked.check(address, 'ipv4');
+  if (family !== 6) return true;
+  const inner = embeddedIpv4(address);
+  if (inner) return blocked.check(inner, 'ipv4');
+  return blocked.check(address, 'ipv6');
+}
+
+function problem(code: UrlProblem['code'], message: string): UrlCheck {
+  return { ok: false, code, message };
+}
+
+/**
+ * Checks a webhook URL: it parses, is https (http too when private targets are allowed), carries
+ * no credentials, is at most 2048 characters, and its host neither is nor resolves to a forbidden
+ * address. Returns the address to connect to (null when any address is acceptable).
+ */
+export async function checkUrl(raw: string, options: { allowPrivate: boolean; lookup: Lookup }): Promise<UrlCheck> {
+  if (raw.length > MAX_URL_LENGTH) return problem('invalid_url', `url must be at most ${MAX_URL_LENGTH} characters.`);
+  let url: URL;
+  try {
+    url = new URL(raw);
+  } catch {
+    return problem('invalid_url', 'url is not an absolute URL.');
+  }
+  const schemes = options.allowPrivate ? ['https:', 'http:'] : ['https:'];
+  if (!schemes.includes(url.protocol)) return problem('invalid_url', options.allowPrivate ? 'url must be an http or https URL.' : 'url must be an https URL.');
+  if (url.username || url.password) return problem('invalid_url', 'url must not carry credentials.');
+  if (!url.hostname) return problem('invalid_url', 'url has no host.');
+  if (options.allowPrivate) return { ok: true, url, target: null };
+
+  const host = url.hostname.startsWith('[') ? url.hostname.slice(1, -1) : url.hostname;
+  const literal = isIP(host);
+  let addresses: ResolvedAddress[];
+  if (literal) {
+    addresses = [{ address: host, family: literal === 6 ? 6 : 4 }];
+  } else {
+    try {
+      addresses = await options.lookup(host);
+    } catch {
+      return problem('invalid_url', `The host ${host} does not resolve.`);
+    }
+    if (addresses.length === 0) return problem('invalid_url', `The host ${host} does not resolve.`);
+  }
+  // Every address must be public: a name answering with one private address is a rebinding attempt.
+  const forbidden = addresses.find((a) => isForbiddenAddress(a.address));
+  if (forbidden) return problem('forbidden_address', `url must not point to a private, loopback or link-local address (${host} is ${forbidden.address}).`);
+  return { ok: true, url, target: addresses[0] };
+}

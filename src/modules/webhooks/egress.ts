@@ -1,0 +1,74 @@
+// The outgoing HTTP request of a delivery attempt. Injectable (tests, benchmarks); the default
+// connects to the address the SSRF guard checked instead of resolving the host again, keeps
+// connections alive per endpoint, and gives up after the timeout.
+import http from 'node:http';
+import https from 'node:https';
+import type { LookupFunction } from 'node:net';
+import type { ResolvedAddress } from '../../lib/ssrf.ts';
+
+export interface EgressRequest {
+  url: URL;
+  /** Connect here (the checked address), or resolve normally when null (private targets allowed). */
+  target: ResolvedAddress | null;
+  headers: Record<string, string>;
+  body: string;
+  timeoutMs: number;
+}
+
+export interface EgressResponse {
+  status: number;
+  retryAfter: string | undefined;
+}
+
+/** Sends one request; rejects on connection errors and timeouts (EgressTimeout). */
+export type Egress = (request: EgressRequest) => Promise<EgressResponse>;
+
+export class EgressTimeout extends Error {}
+
+const agents = {
+  'http:': new http.Agent({ keepAlive: true, maxSockets: 256 }),
+  'https:': new https.Agent({ keepAlive: true, maxSockets: 256 }),
+};
+
+function pinnedLookup(target: ResolvedAddress): LookupFunction {
+  // net.connect asks for `all` addresses when it races IPv4 and IPv6 (autoSelectFamily).
+  return ((_hostname: string, options: { all?: boolean }, callback: (...args: unknown[]) => void) => {
+    if (options?.all) callback(null, [{ address: target.address, family: target.family }]);
+    else callback(null, target.address, target.family);
+  }) as LookupFunction;
+}
+
+/** Drains at most this much of a response body; receivers' answers are not kept. */
+const MAX_RESPONSE_BYTES = 64 * 1024;
+
+export const httpEgress: Egress = (request) =>
+  new Promise((resolve, reject) => {
+    const protocol = request.url.protocol === 'https:' ? https : http;
+    const outgoing = protocol.request(request.url, {
+      method: 'POST',
+      agent: agents[request.url.protocol as 'http:' | 'https:'],
+      headers: { ...request.headers, 'content-length': String(Buffer.byteLength(request.body)) },
+      ...(request.target ? { lookup: pinnedLookup(request.target) } : {}),
+    });
+    const timer = setTimeout(() => outgoing.destroy(new EgressTimeout(`no response within ${request.timeoutMs} ms`)), request.timeoutMs);
+    outgoing.on('error', (error) => {
+      clearTimeout(timer);
+      reject(error);
+    });
+    outgoing.on('response', (response) => {
+      let received = 0;
+      const retryAfter = response.headers['retry-after'];
+      response.on('data', (chunk: Buffer) => {
+        received += chunk.length;
+        if (received > MAX_RESPONSE_BYTES) response.destroy();
+      });
+      const done = () => {
+        clearTimeout(timer);
+        resolve({ status: response.statusCode ?? 0, retryAfter });
+      };
+      response.on('end', done);
+      response.on('close', done);
+      response.on('error', done);
+    });
+    outgoing.end(request.body);
+  });

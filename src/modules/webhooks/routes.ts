@@ -1,0 +1,157 @@
+// Webhook endpoints and their deliveries (contract §6).
+import { Type } from 'typebox';
+import { agentOf } from '../../http/auth.ts';
+import { NextCursor, PaginationQuery } from '../../http/pagination.ts';
+import { Body, IdParam, Nullable, Timestamp } from '../../http/schemas.ts';
+import type { App } from '../../http/types.ts';
+import { MAX_URL_LENGTH } from '../../lib/ssrf.ts';
+import type { WebhooksService } from './service.ts';
+import { EVENT_TYPE_FILTERS } from './views.ts';
+
+const TAGS = ['Webhooks'];
+
+const Url = Type.String({
+  minLength: 1,
+  maxLength: MAX_URL_LENGTH,
+  description: 'https URL of the receiver; it must not be or resolve to a private, loopback or link-local address.',
+});
+const EventTypes = Type.Array(Type.Enum(EVENT_TYPE_FILTERS), {
+  minItems: 1,
+  maxItems: 50,
+  description: 'Event types to deliver: exact types, `<group>.*` (e.g. `message.*`) or `*` for all. Default `["*"]`.',
+});
+const Description = Nullable(Type.String({ maxLength: 500 }));
+
+const Webhook = Type.Object({
+  id: Type.String(),
+  client_id: Type.String(),
+  url: Type.String(),
+  event_types: Type.Array(Type.String()),
+  enabled: Type.Boolean(),
+  description: Nullable(Type.String()),
+  disabled_reason: Nullable(Type.String({ description: 'Why delivery stopped when Cellgate disabled the endpoint (410 Gone, 5 days of failures).' })),
+  created_at: Timestamp,
+  updated_at: Timestamp,
+});
+
+const Secret = Type.String({ description: 'whsec_... signing secret (Standard Webhooks). Shown only in this response.' });
+
+const Delivery = Type.Object({
+  id: Type.String(),
+  webhook_id: Type.String(),
+  event_id: Type.String({ description: 'Also the webhook-id header, the same on every attempt.' }),
+  event_type: Type.String(),
+  status: Type.Enum(['pending', 'retrying', 'succeeded', 'failed']),
+  attempts: Type.Integer(),
+  next_attempt_at: Nullable(Timestamp),
+  last_status_code: Nullable(Type.Integer()),
+  last_error: Nullable(Type.String()),
+  last_latency_ms: Nullable(Type.Integer()),
+  attempt_history: Type.Array(
+    Type.Object({
+      attempted_at: Timestamp,
+      status_code: Nullable(Type.Integer()),
+      latency_ms: Type.Integer(),
+      error: Nullable(Type.String()),
+    }),
+  ),
+  created_at: Timestamp,
+  updated_at: Timestamp,
+});
+
+const WebhookParams = IdParam('id', 'whk');
+const DeliveryParams = Type.Object({ ...WebhookParams.properties, ...IdParam('delivery_id', 'dlv').properties });
+
+export function registerWebhookRoutes(app: App, webhooks: WebhooksService): void {
+  app.post('/v1/webhooks', {
+    config: { auth: 'agent', scope: 'webhooks:write' },
+    schema: {
+      tags: TAGS,
+      summary: 'Create a webhook endpoint',
+      description:
+        'Returns 201 with the signing secret. Repeating the request with the same client_id and the same body returns the webhook with 200 (without the secret); the same client_id with another body is 409 client_id_conflict.',
+      body: Body({
+        client_id: Type.String({ minLength: 1, maxLength: 255, description: 'Your unique id for this create; makes retries safe.' }),
+        url: Url,
+        event_types: Type.Optional(EventTypes),
+        enabled: Type.Optional(Type.Boolean({ default: true })),
+        description: Type.Optional(Description),
+      }),
+      response: { 200: Webhook, 201: Type.Object({ ...Webhook.properties, secret: Secret }) },
+    },
+  }, async (request, reply) => {
+    const { created, webhook } = await webhooks.create(agentOf(request).organizationId, request.body);
+    return reply.code(created ? 201 : 200).send(webhook);
+  });
+
+  app.get('/v1/webhooks', {
+    config: { auth: 'agent' },
+    schema: {
+      tags: TAGS,
+      summary: 'List webhook endpoints',
+      querystring: Type.Object(PaginationQuery),
+      response: { 200: Type.Object({ webhooks: Type.Array(Webhook), next_cursor: NextCursor }) },
+    },
+  }, async (request) => webhooks.list(agentOf(request).organizationId, request.query.limit ?? 50, request.query.cursor));
+
+  app.get('/v1/webhooks/:id', {
+    config: { auth: 'agent' },
+    schema: { tags: TAGS, summary: 'Read a webhook endpoint', params: WebhookParams, response: { 200: Webhook } },
+  }, async (request) => webhooks.get(agentOf(request).organizationId, request.params.id));
+
+  app.patch('/v1/webhooks/:id', {
+    config: { auth: 'agent', scope: 'webhooks:write' },
+    schema: {
+      tags: TAGS,
+      summary: 'Update a webhook endpoint',
+      description: 'Enabling a disabled endpoint clears disabled_reason, starts a fresh failure window and resumes its queued deliveries.',
+      params: WebhookParams,
+      body: Body({ url: Type.Optional(Url), event_types: Type.Optional(EventTypes), enabled: Type.Optional(Type.Boolean()), description: Type.Optional(Description) }),
+      response: { 200: Webhook },
+    },
+  }, async (request) => webhooks.update(agentOf(request).organizationId, request.params.id, request.body));
+
+  app.delete('/v1/webhooks/:id', {
+    config: { auth: 'agent', scope: 'webhooks:write' },
+    schema: { tags: TAGS, summary: 'Delete a webhook endpoint', description: 'Queued deliveries are abandoned.', params: WebhookParams, response: { 204: Type.Null() } },
+  }, async (request, reply) => {
+    await webhooks.remove(agentOf(request).organizationId, request.params.id);
+    return reply.code(204).send(null);
+  });
+
+  app.post('/v1/webhooks/:id/rotate-secret', {
+    config: { auth: 'agent', scope: 'webhooks:write' },
+    schema: {
+      tags: TAGS,
+      summary: 'Rotate the signing secret',
+      description: 'Returns the new secret. For 24 hours deliveries carry two signatures (new and previous secret), so receivers can switch without losing events.',
+      params: WebhookParams,
+      response: { 200: Type.Object({ ...Webhook.properties, secret: Secret, previous_secret_expires_at: Timestamp }) },
+    },
+  }, async (request) => webhooks.rotateSecret(agentOf(request).organizationId, request.params.id));
+
+  app.get('/v1/webhooks/:id/deliveries', {
+    config: { auth: 'agent' },
+    schema: {
+      tags: TAGS,
+      summary: 'List deliveries of a webhook endpoint',
+      description: 'Newest first, each with its attempts (time, status code, latency, error).',
+      params: WebhookParams,
+      querystring: Type.Object(PaginationQuery),
+      response: { 200: Type.Object({ deliveries: Type.Array(Delivery), next_cursor: NextCursor }) },
+    },
+  }, async (request) => webhooks.listDeliveries(agentOf(request).organizationId, request.params.id, request.query.limit ?? 50, request.query.cursor));
+
+  app.post('/v1/webhooks/:id/deliveries/:delivery_id/retry', {
+    config: { auth: 'agent', scope: 'webhooks:write' },
+    schema: {
+      tags: TAGS,
+      summary: 'Retry a delivery now',
+      description: 'Queues an attempt now, also for a delivery that already succeeded or failed. 409 while the endpoint is disabled or an attempt is in flight.',
+      params: DeliveryParams,
+      response: { 202: Delivery },
+    },
+  }, async (request, reply) =>
+    reply.code(202).send(await webhooks.retryDelivery(agentOf(request).organizationId, request.params.id, request.params.delivery_id)),
+  );
+}

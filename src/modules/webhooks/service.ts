@@ -1,0 +1,232 @@
+// Webhook endpoints (contract §6): create with client_id, read, update, delete, rotate the secret,
+// and the deliveries log with manual retry. Every event fans out here, inside its own
+// transaction, into one delivery row per matching endpoint; the delivery worker sends them.
+import { EventEmitter } from 'node:events';
+import { ApiError, invalidField, notFound } from '../../http/errors.ts';
+import { decodeCursor, page } from '../../http/pagination.ts';
+import type { Clock } from '../../lib/clock.ts';
+import { newId } from '../../lib/ids.ts';
+import { sha256Hex } from '../../lib/secrets.ts';
+import { checkUrl, type Lookup } from '../../lib/ssrf.ts';
+import type { Executor } from '../../db/schema.ts';
+import type { EventsService } from '../events/service.ts';
+import type { EventEnvelope } from '../events/types.ts';
+import type { WebhooksRepository } from './repository.ts';
+import { newSigningSecret } from './signing.ts';
+import type { WebhookDeliveriesTable, WebhooksTable } from './tables.ts';
+import { deliveryView, matchesEventType, webhookView } from './views.ts';
+
+/** A rotated-out secret keeps signing (beside the new one) this long. */
+export const SECRET_OVERLAP_MS = 24 * 60 * 60 * 1000;
+
+export interface CreateWebhookInput {
+  client_id: string;
+  url: string;
+  event_types?: string[];
+  enabled?: boolean;
+  description?: string | null;
+}
+
+export interface UpdateWebhookInput {
+  url?: string;
+  event_types?: string[];
+  enabled?: boolean;
+  description?: string | null;
+}
+
+export type WebhookView = ReturnType<typeof webhookView>;
+
+/** Same body, same hash: keys sorted so field order does not matter. */
+function requestHash(input: CreateWebhookInput): string {
+  const entries = Object.entries(input).filter(([, v]) => v !== undefined).sort(([a], [b]) => a.localeCompare(b));
+  return sha256Hex(JSON.stringify(entries));
+}
+
+export class WebhooksService {
+  private readonly repo: WebhooksRepository;
+  private readonly clock: Clock;
+  private readonly events: EventsService;
+  private readonly allowPrivate: boolean;
+  private readonly lookup: Lookup;
+  /** 'queued' fires when committed deliveries became due outside an emit (manual retry, re-enable). */
+  readonly signals = new EventEmitter();
+
+  constructor(deps: { repo: WebhooksRepository; clock: Clock; events: EventsService; allowPrivate: boolean; lookup: Lookup }) {
+    this.repo = deps.repo;
+    this.clock = deps.clock;
+    this.events = deps.events;
+    this.allowPrivate = deps.allowPrivate;
+    this.lookup = deps.lookup;
+    this.signals.setMaxListeners(0);
+    this.events.onEmit((ex, envelope) => this.fanOut(ex, envelope));
+  }
+
+  private async checkedUrl(raw: string): Promise<string> {
+    const check = await checkUrl(raw, { allowPrivate: this.allowPrivate, lookup: this.lookup });
+    if (!check.ok) throw invalidField('url', check.code, check.message);
+    return check.url.href;
+  }
+
+  private async owned(organizationId: string, id: string): Promise<WebhooksTable> {
+    const row = await this.repo.findWebhook(this.repo.db, organizationId, id);
+    if (!row) throw notFound('webhook');
+    return row;
+  }
+
+  /** 201 with the secret on first create; 200 without it when the same body repeats the client_id. */
+  async create(organizationId: string, input: CreateWebhookInput): Promise<{ created: boolean; webhook: WebhookView & { secret?: string } }> {
+    const hash = requestHash(input);
+    const existing = await this.repo.findByClientId(organizationId, input.client_id);
+    if (existing) return { created: false, webhook: this.replay(existing, hash) };
+    const url = await this.checkedUrl(input.url);
+    const now = this.clock.now().toISOString();
+    const row: WebhooksTable = {
+      id: newId('whk', this.clock.now().getTime()),
+      organization_id: organizationId,
+      client_id: input.client_id,
+      request_hash: hash,
+      url,
+      event_types: JSON.stringify([...new Set(input.event_types ?? ['*'])]),
+      enabled: input.enabled === false ? 0 : 1,
+      description: input.description ?? null,
+      secret: newSigningSecret(),
+      previous_secret: null,
+      previous_secret_expires_at: null,
+      disabled_reason: null,
+      failing_since: null,
+      created_at: now,
+      updated_at: now,
+      deleted_at: null,
+    };
+    try {
+      await this.repo.insertWebhook(this.repo.db, row);
+    } catch (error) {
+      // A concurrent create with the same client_id won the unique index.
+      const raced = await this.repo.findByClientId(organizationId, input.client_id);
+      if (raced) return { created: false, webhook: this.replay(raced, hash) };
+      throw error;
+    }
+    return { created: true, webhook: { ...webhookView(row), secret: row.secret } };
+  }
+
+  private replay(existing: WebhooksTable, hash: string): WebhookView {
+    if (existing.deleted_at) {
+      throw new ApiError('client_id_conflict', 'The webhook created with this client_id was deleted; client_ids are not reused.');
+    }
+    if (existing.request_hash !== hash) {
+      throw new ApiError('client_id_conflict', `client_id was already used to create ${existing.id} with a different body.`);
+    }
+    return webhookView(existing);
+  }
+
+  async get(organizationId: string, id: string): Promise<WebhookView> {
+    return webhookView(await this.owned(organizationId, id));
+  }
+
+  async list(organizationId: string, limit: number, cursor: string | undefined) {
+    const after = decodeCursor(cursor, 1);
+    const rows = await this.repo.listWebhooks(organizationId, after ? String(after[0]) : null, limit + 1);
+    const { items, next_cursor } = page(rows, limit, (r) => [r.id]);
+    return { webhooks: items.map(webhookView), next_cursor };
+  }
+
+  async update(organizationId: string, id: string, input: UpdateWebhookInput): Promise<WebhookView> {
+    const row = await this.owned(organizationId, id);
+    const changes: Partial<WebhooksTable> = { updated_at: this.clock.now().toISOString() };
+    if (input.url !== undefined) changes.url = await this.checkedUrl(input.url);
+    if (input.event_types !== undefined) changes.event_types = JSON.stringify([...new Set(input.event_types)]);
+    if (input.description !== undefined) changes.description = input.description;
+    if (input.enabled === false) changes.enabled = 0;
+    if (input.enabled === true && row.enabled === 0) {
+      // Re-enabling starts a fresh failure window.
+      Object.assign(changes, { enabled: 1, disabled_reason: null, failing_since: null });
+    }
+    await this.repo.updateWebhook(this.repo.db, id, changes);
+    const updated = { ...row, ...changes };
+    if (updated.enabled === 1 && row.enabled === 0) this.signals.emit('queued');
+    return webhookView(updated);
+  }
+
+  async remove(organizationId: string, id: string): Promise<void> {
+    await this.owned(organizationId, id);
+    const now = this.clock.now().toISOString();
+    await this.repo.db.transaction().execute(async (tx) => {
+      await this.repo.updateWebhook(tx, id, { deleted_at: now, updated_at: now });
+      await this.repo.abandonQueued(tx, id, now);
+    });
+  }
+
+  /** A new secret; the previous one keeps signing beside it for 24 hours. */
+  async rotateSecret(organizationId: string, id: string) {
+    const row = await this.owned(organizationId, id);
+    const now = this.clock.now();
+    const changes = {
+      secret: newSigningSecret(),
+      previous_secret: row.secret,
+      previous_secret_expires_at: new Date(now.getTime() + SECRET_OVERLAP_MS).toISOString(),
+      updated_at: now.toISOString(),
+    };
+    await this.repo.updateWebhook(this.repo.db, id, changes);
+    return { ...webhookView({ ...row, ...changes }), secret: changes.secret, previous_secret_expires_at: changes.previous_secret_expires_at };
+  }
+
+  async listDeliveries(organizationId: string, webhookId: string, limit: number, cursor: string | undefined) {
+    await this.owned(organizationId, webhookId);
+    const after = decodeCursor(cursor, 1);
+    const rows = await this.repo.listDeliveries(webhookId, after ? String(after[0]) : null, limit + 1);
+    const { items, next_cursor } = page(rows, limit, (r) => [r.id]);
+    const attempts = await this.repo.attemptsOf(items.map((r) => r.id));
+    return { deliveries: items.map((r) => deliveryView(r, attempts.filter((a) => a.delivery_id === r.id))), next_cursor };
+  }
+
+  /** Makes a delivery due now (again, when it already succeeded or failed). */
+  async retryDelivery(organizationId: string, webhookId: string, deliveryId: string) {
+    const webhook = await this.owned(organizationId, webhookId);
+    const delivery = await this.repo.findDelivery(webhookId, deliveryId);
+    if (!delivery) throw notFound('delivery');
+    if (webhook.enabled === 0) throw new ApiError('conflict', 'The webhook is disabled; enable it (PATCH enabled: true) before retrying.');
+    const now = this.clock.now().toISOString();
+    const status = delivery.status === 'succeeded' || delivery.status === 'failed' ? 'pending' : delivery.status;
+    if (!(await this.repo.requeue(deliveryId, status, now))) {
+      throw new ApiError('conflict', 'An attempt of this delivery is in progress.');
+    }
+    this.signals.emit('queued');
+    const updated = { ...delivery, status, next_attempt_at: now, lease_token: null, updated_at: now } as WebhookDeliveriesTable;
+    return deliveryView(updated, await this.repo.attemptsOf([deliveryId]));
+  }
+
+  /** For the agent status page: endpoints, and those failing or disabled by failures. */
+  summary(organizationId: string) {
+    return this.repo.summary(organizationId);
+  }
+
+  /** Emit hook: one pending delivery per enabled endpoint whose filter takes the event. */
+  private async fanOut(ex: Executor, envelope: EventEnvelope): Promise<void> {
+    const endpoints = await this.repo.enabledWebhooks(ex, envelope.organization_id);
+    const matching = endpoints.filter((w) => matchesEventType(JSON.parse(w.event_types) as string[], envelope.type));
+    if (matching.length === 0) return;
+    const payload = JSON.stringify(envelope);
+    const nowMs = this.clock.now().getTime();
+    const now = new Date(nowMs).toISOString();
+    await this.repo.insertDeliveries(
+      ex,
+      matching.map((w) => ({
+        id: newId('dlv', nowMs),
+        webhook_id: w.id,
+        organization_id: envelope.organization_id,
+        event_id: envelope.id,
+        event_type: envelope.type,
+        payload,
+        status: 'pending',
+        attempts: 0,
+        next_attempt_at: now,
+        lease_token: null,
+        last_status_code: null,
+        last_error: null,
+        last_latency_ms: null,
+        created_at: now,
+        updated_at: now,
+      })),
+    );
+  }
+}

@@ -1,0 +1,25 @@
+// Standard Webhooks signing: `whsec_` + base64 key; the signature is
+// v1,base64(HMAC-SHA256(key, "<webhook-id>.<webhook-timestamp>.<body>")).
+import { createHmac, randomBytes } from 'node:crypto';
+
+const SECRET_PREFIX = 'whsec_';
+
+export function newSigningSecret(): string {
+  return SECRET_PREFIX + randomBytes(24).toString('base64');
+}
+
+export function sign(secret: string, id: string, timestampSeconds: number, body: string): string {
+  const key = Buffer.from(secret.slice(SECRET_PREFIX.length), 'base64');
+  return `v1,${createHmac('sha256', key).update(`${id}.${timestampSeconds}.${body}`).digest('base64')}`;
+}
+
+/** The headers of one delivery attempt; during a rotation both secrets sign (space-separated). */
+export function deliveryHeaders(secrets: string[], id: string, timestampSeconds: number, body: string): Record<string, string> {
+  return {
+    'content-type': 'application/json',
+    'user-agent': 'Cellgate-Webhooks/1',
+    'webhook-id': id,
+    'webhook-timestamp': String(timestampSeconds),
+    'webhook-signature': secrets.map((s) => sign(s, id, timestampSeconds, body)).join(' '),
+  };
+}

@@ -1,0 +1,154 @@
+import { after, before, describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import { activeOrganization, bearer, expectProblem, signUp, startApp, type TestApp } from '../../../test/harness.ts';
+import type { Lookup } from '../../lib/ssrf.ts';
+
+type Org = Awaited<ReturnType<typeof activeOrganization>>;
+
+function fieldError(body: { errors?: { field: string; code: string }[] }) {
+  assert.equal(body.errors?.length, 1, JSON.stringify(body));
+  return body.errors[0];
+}
+
+describe('webhook requests with bad input', () => {
+  let t: TestApp;
+  let org: Org;
+  let webhookId: string;
+  before(async () => {
+    t = await startApp();
+    org = await activeOrganization(t);
+    webhookId = (await t.app.inject({ method: 'POST', url: '/v1/webhooks', headers: org.headers, payload: { client_id: 'base', url: 'https://hooks.example.com/' } })).json().id;
+  });
+  after(() => t.close());
+
+  const create = (payload: unknown) => t.app.inject({ method: 'POST', url: '/v1/webhooks', headers: org.headers, payload: payload as Record<string, unknown> });
+
+  const cases: [string, unknown, string, string][] = [
+    ['a missing client_id', { url: 'https://a.example.com/' }, 'client_id', 'required'],
+    ['an empty client_id', { client_id: '', url: 'https://a.example.com/' }, 'client_id', 'too_short'],
+    ['a client_id over 255 characters', { client_id: 'x'.repeat(256), url: 'https://a.example.com/' }, 'client_id', 'too_long'],
+    ['a missing url', { client_id: 'e1' }, 'url', 'required'],
+    ['a url that is not a string', { client_id: 'e1', url: 42 }, 'url', 'invalid_type'],
+    ['a url over 2048 characters', { client_id: 'e1', url: `https://a.example.com/${'x'.repeat(2040)}` }, 'url', 'too_long'],
+    ['a malformed url', { client_id: 'e1', url: 'not a url' }, 'url', 'invalid_url'],
+    ['a relative url', { client_id: 'e1', url: '/hooks' }, 'url', 'invalid_url'],
+    ['a non-http url', { client_id: 'e1', url: 'ftp://a.example.com/' }, 'url', 'invalid_url'],
+    ['a url with credentials', { client_id: 'e1', url: 'https://user:pw@a.example.com/' }, 'url', 'invalid_url'],
+    ['an unknown event type', { client_id: 'e1', url: 'https://a.example.com/', event_types: ['message.exploded'] }, 'event_types.0', 'invalid_value'],
+    ['an unknown wildcard', { client_id: 'e1', url: 'https://a.example.com/', event_types: ['nothing.*'] }, 'event_types.0', 'invalid_value'],
+    ['an empty event type list', { client_id: 'e1', url: 'https://a.example.com/', event_types: [] }, 'event_types', 'too_few'],
+    ['event types that are not a list', { client_id: 'e1', url: 'https://a.example.com/', event_types: 'message.*' }, 'event_types', 'invalid_type'],
+    ['enabled that is not a boolean', { client_id: 'e1', url: 'https://a.example.com/', enabled: 'yes' }, 'enabled', 'invalid_type'],
+    ['an unknown field', { client_id: 'e1', url: 'https://a.example.com/', secret: 'whsec_x' }, 'secret', 'unknown_field'],
+  ];
+  for (const [name, payload, field, code] of cases) {
+    it(`rejects ${name} (400 ${code})`, async () => {
+      const error = fieldError(expectProblem(await create(payload), 400, 'invalid_request'));
+      assert.equal(error.field, field);
+      assert.equal(error.code, code);
+    });
+  }
+
+  it('rejects a description over 500 characters (400 too_long)', async () => {
+    const body = expectProblem(await create({ client_id: 'e1', url: 'https://a.example.com/', description: 'd'.repeat(501) }), 400, 'invalid_request');
+    assert.ok(body.errors.some((e: { field: string; code: string }) => e.field === 'description' && e.code === 'too_long'), JSON.stringify(body.errors));
+  });
+
+  it('writes nothing for a rejected create: the client_id stays free', async () => {
+    expectProblem(await create({ client_id: 'e-free', url: 'not a url' }), 400, 'invalid_request');
+    assert.equal((await create({ client_id: 'e-free', url: 'https://a.example.com/' })).statusCode, 201);
+  });
+
+  it('rejects a bad PATCH and leaves the webhook unchanged', async () => {
+    for (const [payload, field, code] of [
+      [{ url: 'mailto:x@example.com' }, 'url', 'invalid_url'],
+      [{ event_types: ['*', 'bogus'] }, 'event_types.1', 'invalid_value'],
+      [{ enabled: null }, 'enabled', 'invalid_type'],
+      [{ client_id: 'new' }, 'client_id', 'unknown_field'],
+    ] as const) {
+      const response = await t.app.inject({ method: 'PATCH', url: `/v1/webhooks/${webhookId}`, headers: org.headers, payload });
+      const error = fieldError(expectProblem(response, 400, 'invalid_request'));
+      assert.deepEqual([error.field, error.code], [field, code]);
+    }
+    const read = await t.app.inject({ url: `/v1/webhooks/${webhookId}`, headers: org.headers });
+    assert.equal(read.json().url, 'https://hooks.example.com/');
+    assert.deepEqual(read.json().event_types, ['*']);
+  });
+
+  it('answers 404 for unknown ids', async () => {
+    expectProblem(await t.app.inject({ url: '/v1/webhooks/whk_nope', headers: org.headers }), 404, 'not_found');
+    expectProblem(await t.app.inject({ method: 'POST', url: `/v1/webhooks/${webhookId}/deliveries/dlv_nope/retry`, headers: org.headers }), 404, 'not_found');
+    expectProblem(await t.app.inject({ method: 'POST', url: '/v1/webhooks/whk_nope/deliveries/dlv_nope/retry', headers: org.headers }), 404, 'not_found');
+  });
+
+  it('rejects bad pagination', async () => {
+    for (const url of ['/v1/webhooks?limit=0', '/v1/webhooks?limit=201', '/v1/webhooks?cursor=garbage', `/v1/webhooks/${webhookId}/deliveries?limit=0`, `/v1/webhooks/${webhookId}/deliveries?cursor=%%%`]) {
+      expectProblem(await t.app.inject({ url, headers: org.headers }), 400, 'invalid_request');
+    }
+  });
+
+  it('requires an API key and a verified organization', async () => {
+    expectProblem(await t.app.inject({ url: '/v1/webhooks' }), 401, 'unauthenticated');
+    expectProblem(await t.app.inject({ method: 'POST', url: '/v1/webhooks', payload: { client_id: 'x', url: 'https://a.example.com/' } }), 401, 'unauthenticated');
+    const unverified = await signUp(t);
+    expectProblem(await t.app.inject({ url: '/v1/webhooks', headers: bearer(unverified.apiKey) }), 403, 'organization_unverified');
+  });
+});
+
+describe('webhook URL guard without the development flag', () => {
+  let t: TestApp;
+  let org: Org;
+  // hooks.example.com is public; rebind.example.com resolves into the private network.
+  const names: Record<string, string[]> = {
+    'hooks.example.com': ['93.184.215.14'],
+    localhost: ['127.0.0.1', '::1'],
+    'rebind.example.com': ['10.0.0.5'],
+    'v6.example.com': ['fd00::5'],
+    'mixed.example.com': ['93.184.215.14', '169.254.169.254'],
+  };
+  const lookup: Lookup = async (hostname) => {
+    const addresses = names[hostname];
+    if (!addresses) throw Object.assign(new Error(`getaddrinfo ENOTFOUND ${hostname}`), { code: 'ENOTFOUND' });
+    return addresses.map((address) => ({ address, family: address.includes(':') ? 6 : 4 }));
+  };
+  before(async () => {
+    t = await startApp({ env: { CELLGATE_WEBHOOKS_ALLOW_PRIVATE: 'false' }, deps: { webhooks: { lookup } } });
+    org = await activeOrganization(t);
+  });
+  after(() => t.close());
+
+  let n = 0;
+  const create = (url: string) => t.app.inject({ method: 'POST', url: '/v1/webhooks', headers: org.headers, payload: { client_id: `g-${++n}`, url } });
+
+  it('accepts an https URL on a public address', async () => {
+    assert.equal((await create('https://hooks.example.com/in')).statusCode, 201);
+  });
+
+  const rejected: [string, string, string][] = [
+    ['plain http', 'http://hooks.example.com/in', 'invalid_url'],
+    ['a loopback address', 'https://127.0.0.1/in', 'forbidden_address'],
+    ['localhost by name', 'https://localhost/in', 'forbidden_address'],
+    ['a private address', 'https://192.168.0.10/in', 'forbidden_address'],
+    ['the metadata address (link-local)', 'https://169.254.169.254/latest', 'forbidden_address'],
+    ['IPv6 loopback', 'https://[::1]/in', 'forbidden_address'],
+    ['IPv4-mapped IPv6 loopback', 'https://[::ffff:127.0.0.1]/in', 'forbidden_address'],
+    ['the unspecified address', 'https://0.0.0.0/in', 'forbidden_address'],
+    ['a name resolving to a private address', 'https://rebind.example.com/in', 'forbidden_address'],
+    ['a name resolving to a unique-local IPv6 address', 'https://v6.example.com/in', 'forbidden_address'],
+    ['a name with one link-local address among public ones', 'https://mixed.example.com/in', 'forbidden_address'],
+    ['a name that does not resolve', 'https://nowhere.example.com/in', 'invalid_url'],
+  ];
+  for (const [name, url, code] of rejected) {
+    it(`rejects ${name} (400 ${code})`, async () => {
+      const error = fieldError(expectProblem(await create(url), 400, 'invalid_request'));
+      assert.deepEqual([error.field, error.code], ['url', code]);
+    });
+  }
+
+  it('checks the URL on update as well', async () => {
+    const id = (await create('https://hooks.example.com/in')).json().id;
+    const response = await t.app.inject({ method: 'PATCH', url: `/v1/webhooks/${id}`, headers: org.headers, payload: { url: 'https://rebind.example.com/in' } });
+    assert.equal(fieldError(expectProblem(response, 400, 'invalid_request')).code, 'forbidden_address');
+    assert.equal((await t.app.inject({ url: `/v1/webhooks/${id}`, headers: org.headers })).json().url, 'https://hooks.example.com/in');
+  });
+});

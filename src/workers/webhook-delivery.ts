@@ -1,0 +1,124 @@
+// The webhook delivery loop. Every process runs one; they share the queue in the database, and a
+// claim (UPDATE ... FOR UPDATE SKIP LOCKED on PostgreSQL) gives each attempt to exactly one of
+// them. Up to `concurrency` attempts are in flight at once, so one slow receiver never holds up
+// the others. The outbox's 'appended' signal (after the commit: NOTIFY on PostgreSQL, a queued
+// read on SQLite) starts a drain at once, since deliveries are written in the event's
+// transaction; 'queued' does the same after a manual retry or re-enable; a short poll catches
+// retries falling due.
+import type { FastifyBaseLogger } from 'fastify';
+import type { EventsService } from '../modules/events/service.ts';
+import type { WebhookDeliverer } from '../modules/webhooks/delivery.ts';
+import type { WebhooksService } from '../modules/webhooks/service.ts';
+import type { Loop } from './loop.ts';
+
+export interface WorkerOptions {
+  pollMs?: number;
+  concurrency?: number;
+  batchSize?: number;
+}
+
+export class WebhookDeliveryWorker implements Loop {
+  private readonly deliverer: WebhookDeliverer;
+  private readonly webhooks: WebhooksService;
+  private readonly events: EventsService;
+  private readonly log: FastifyBaseLogger;
+  private readonly pollMs: number;
+  private readonly concurrency: number;
+  private readonly batchSize: number;
+  private readonly inFlight = new Set<Promise<void>>();
+  private draining: Promise<void> | null = null;
+  private drainAgain = false;
+  private saturated = false;
+  private running = false;
+  private pollTimer: NodeJS.Timeout | undefined;
+  private readonly onSignal = () => this.wake();
+
+  constructor(deps: { deliverer: WebhookDeliverer; webhooks: WebhooksService; events: EventsService; log: FastifyBaseLogger } & WorkerOptions) {
+    this.deliverer = deps.deliverer;
+    this.webhooks = deps.webhooks;
+    this.events = deps.events;
+    this.log = deps.log;
+    this.pollMs = deps.pollMs ?? 250;
+    this.concurrency = deps.concurrency ?? 256;
+    this.batchSize = deps.batchSize ?? 100;
+  }
+
+  start(): void {
+    this.running = true;
+    this.webhooks.signals.on('queued', this.onSignal);
+    this.events.signals.on('appended', this.onSignal);
+    this.pollTimer = setInterval(() => this.wake(), this.pollMs);
+    this.pollTimer.unref();
+    this.wake();
+  }
+
+  async stop(): Promise<void> {
+    this.running = false;
+    this.webhooks.signals.off('queued', this.onSignal);
+    this.events.signals.off('appended', this.onSignal);
+    clearInterval(this.pollTimer);
+    await this.draining;
+    await Promise.all(this.inFlight);
+  }
+
+  /**
+   * Claims and attempts everything due now, waits for those attempts, and repeats until nothing
+   * is due. Tests drive delivery with this and a manual clock; returns the attempts made.
+   */
+  async deliverDue(): Promise<number> {
+    let total = 0;
+    for (;;) {
+      const started = await this.fill();
+      await Promise.all(this.inFlight);
+      if (started === 0) return total;
+      total += started;
+    }
+  }
+
+  /** Starts a drain, or asks the running one to go round once more. */
+  private wake(): void {
+    if (!this.running) return;
+    if (this.draining) {
+      this.drainAgain = true;
+      return;
+    }
+    this.draining = (async () => {
+      do {
+        this.drainAgain = false;
+        await this.fill().catch((error: unknown) => this.log.error({ err: error, worker: 'webhook-delivery' }, 'claiming webhook deliveries failed'));
+      } while (this.drainAgain && this.running);
+    })().finally(() => {
+      this.draining = null;
+    });
+  }
+
+  /** Claims due deliveries into the free attempt slots; returns how many it started. */
+  private async fill(): Promise<number> {
+    let started = 0;
+    for (;;) {
+      const free = this.concurrency - this.inFlight.size;
+      if (free <= 0) {
+        this.saturated = true;
+        return started;
+      }
+      const want = Math.min(free, this.batchSize);
+      const claims = await this.deliverer.claim(want);
+      for (const claim of claims) {
+        const attempt: Promise<void> = this.deliverer
+          .attempt(claim)
+          .catch((error: unknown) => this.log.error({ err: error, delivery: claim.delivery.id }, 'recording a webhook attempt failed'))
+          .finally(() => {
+            this.inFlight.delete(attempt);
+            // A freed slot may take work that was left waiting while all slots were busy.
+            if (this.saturated) {
+              this.saturated = false;
+              this.wake();
+            }
+          });
+        this.inFlight.add(attempt);
+      }
+      started += claims.length;
+      if (claims.length < want) return started;
+    }
+  }
+}
