@@ -26,6 +26,10 @@ import { registerDeviceRoutes } from './modules/devices/routes.ts';
 import { DevicesService } from './modules/devices/service.ts';
 import { EventsRepository } from './modules/events/repository.ts';
 import { EventsService } from './modules/events/service.ts';
+import { registerEventRoutes } from './modules/events/routes.ts';
+import { EventStreamHub, selectBearerProtocol, type StreamOptions } from './modules/events/stream.ts';
+import { eventsPruneWorker, EVENTS_PRUNE_INTERVAL_MS } from './workers/events-prune.ts';
+import websocket from '@fastify/websocket';
 import { WebhookDeliverer, DEFAULT_TIMEOUT_MS, type WebhookOptions } from './modules/webhooks/delivery.ts';
 import { httpEgress } from './modules/webhooks/egress.ts';
 import { WebhooksRepository } from './modules/webhooks/repository.ts';
@@ -52,6 +56,8 @@ export interface AppDeps {
   logger?: FastifyBaseLogger | false;
   /** Run background loops (src/workers) on their timers; tests drive the ticks themselves. */
   workers?: boolean;
+  /** Event stream limits and ping period (tests shrink them). */
+  eventStream?: Partial<StreamOptions>;
   /** Webhook egress, DNS and timing (tests and benchmarks replace them). */
   webhooks?: WebhookOptions;
 }
@@ -143,7 +149,10 @@ export async function buildApp(deps: AppDeps): Promise<{ app: App; services: Ser
   const mailer = deps.mailer ?? (config.smtpUrl ? smtpMailer(config.smtpUrl, config.smtpFrom) : devMailer((mail) => admin.keepMail(mail), app.log));
   const organizations = new OrganizationsService({ repo: new OrganizationsRepository(database.db), clock, mailer });
   const idempotency = new IdempotencyStore(database, clock);
-  const events = new EventsService({ repo: new EventsRepository(database.db), clock });
+  const events = new EventsService({ repo: new EventsRepository(database.db, database.dialect), clock, log: app.log, pgClient: database.clientConfig });
+  // The shared event reader (and LISTEN on PostgreSQL) runs in every process, workers or not.
+  app.addHook('onReady', () => events.start());
+  app.addHook('onClose', () => events.stop());
   // Background loops: modules push theirs here; they run in every process (work is claimed in the database).
   const loops: Loop[] = [];
   const hooks = deps.webhooks ?? {};
@@ -163,6 +172,8 @@ export async function buildApp(deps: AppDeps): Promise<{ app: App; services: Ser
   const cells = new CellsService({ repo: new CellsRepository(database.db), devices, events, clock });
   const presence = presenceWorker({ devices, cells });
   loops.push(loop('presence', 5000, () => presence.tick(), app.log));
+  const eventsPrune = eventsPruneWorker({ events });
+  loops.push(loop('events-prune', EVENTS_PRUNE_INTERVAL_MS, () => eventsPrune.tick(), app.log));
 
 
   registerAuth(app, {
@@ -188,6 +199,12 @@ export async function buildApp(deps: AppDeps): Promise<{ app: App; services: Ser
   registerWebhookRoutes(app, webhooks);
   registerDeviceRoutes(app, devices);
   registerCellRoutes(app, cells);
+  const eventStream = new EventStreamHub({ events, authenticate: (token) => organizations.authenticate(token), options: deps.eventStream, log: app.log });
+  // Drain first (1001): @fastify/websocket's own preClose closes sockets without a code. Other
+  // WebSocket routes reuse this registration.
+  app.addHook('preClose', async () => eventStream.drain());
+  await app.register(websocket, { options: { maxPayload: 4096, handleProtocols: selectBearerProtocol } });
+  registerEventRoutes(app, eventStream);
 
   app.addHook('onClose', async () => {
     await Promise.all(loops.map((l) => l.stop()));

@@ -12,6 +12,8 @@ export type DialectName = 'sqlite' | 'postgres';
 export interface Database {
   db: Kysely<DB>;
   dialect: DialectName;
+  /** PostgreSQL: how to open a dedicated connection outside the pool (LISTEN); null on SQLite. */
+  clientConfig: pg.ClientConfig | null;
   /** Resolves true when a trivial query succeeds within the timeout. */
   ping(timeoutMs?: number): Promise<boolean>;
   close(): Promise<void>;
@@ -30,22 +32,23 @@ export function openDatabase(url: string, options: OpenOptions = {}): Database {
   if (url.startsWith('sqlite:')) {
     const path = url.slice('sqlite:'.length);
     if (path !== ':memory:') mkdirSync(dirname(path), { recursive: true });
-    return wrap(new Kysely<DB>({ dialect: nodeSqliteDialect(path) }), 'sqlite');
+    return wrap(new Kysely<DB>({ dialect: nodeSqliteDialect(path) }), 'sqlite', null);
   }
-  const pool = new pg.Pool({
+  const clientConfig: pg.ClientConfig = {
     connectionString: url,
-    max: options.poolSize ?? 10,
     options: options.searchPath ? `-c search_path=${options.searchPath}` : undefined,
-  });
+  };
+  const pool = new pg.Pool({ ...clientConfig, max: options.poolSize ?? 10 });
   // An idle client losing its connection must not crash the process; the next query reports it.
   pool.on('error', () => {});
-  return wrap(new Kysely<DB>({ dialect: new PostgresDialect({ pool }) }), 'postgres');
+  return wrap(new Kysely<DB>({ dialect: new PostgresDialect({ pool }) }), 'postgres', clientConfig);
 }
 
-function wrap(db: Kysely<DB>, dialect: DialectName): Database {
+function wrap(db: Kysely<DB>, dialect: DialectName, clientConfig: pg.ClientConfig | null): Database {
   return {
     db,
     dialect,
+    clientConfig,
     async ping(timeoutMs = 2000) {
       let timer: NodeJS.Timeout | undefined;
       const timeout = new Promise<boolean>((resolve) => {

@@ -1,33 +1,75 @@
-// The outbox: every module records its events here, inside the transaction of the change.
-// Consumers (the stream, the webhook dispatcher) read committed rows in `seq` order.
+// The outbox: every module records its events here, inside the transaction of the change, with
+// emit(tx, {organizationId, type, data}). Consumers read committed rows in `seq` order.
+//
+// Ordering guarantee (what makes "no gaps, no duplicates" possible): on PostgreSQL, seq values
+// come from a sequence and could commit out of order (a transaction holding seq 10 commits after
+// one holding 11; a reader at 11 would skip 10 for ever). emit() therefore takes a transaction-level
+// advisory lock before inserting, held until commit, so outbox writers are serialised from their
+// first emit to their commit and seq order IS commit order: a reader that has seen seq N has seen
+// everything below N. The price is that event-emitting transactions commit one at a time, so
+// call emit() as the LAST write of a transaction (holding the lock while waiting for a row lock
+// could deadlock with a transaction that holds that row and waits for the outbox). On SQLite
+// there is one writer, so seq order is commit order already.
+//
+// For other consumers: onEmit(hook) runs a hook inside every emit, in the emitting transaction
+// (the webhook fan-out creates its delivery rows this way, atomically with the event). readAfter(seq, limit) pages the whole outbox in
+// that order (keep your own cursor), and `signals` emits 'appended' whenever new rows may have
+// committed — after an emit in this process, on a NOTIFY from any process (PostgreSQL) and on a
+// slow safety-net poll — so you never need a tight poll of your own. Events are kept 7 days.
 import { EventEmitter } from 'node:events';
+import type pg from 'pg';
 import type { Executor } from '../../db/schema.ts';
 import type { Clock } from '../../lib/clock.ts';
 import { newId } from '../../lib/ids.ts';
-import type { EventsRepository } from './repository.ts';
+import { envelopeOf } from './envelope.ts';
+import { EventFeed } from './feed.ts';
+import { PgListener, type ListenerLog } from './listener.ts';
+import { EVENTS_CHANNEL, type EventRow, type EventsRepository } from './repository.ts';
 import type { EventEnvelope, EventType } from './types.ts';
+
+export const RETENTION_MS = 7 * 24 * 3600 * 1000;
+const POLL_MS = 2_000;
+
+export interface StoredEvent {
+  seq: number;
+  envelope: EventEnvelope;
+}
+
+export interface EventsLog extends ListenerLog {
+  error(details: object, message: string): void;
+}
+
+/** Runs inside emit(), in the emitting transaction, after the event row is written. */
+export type EmitHook = (tx: Executor, envelope: EventEnvelope) => Promise<void>;
 
 export class EventsService {
   private readonly repo: EventsRepository;
   private readonly clock: Clock;
-  /** Emits 'appended' shortly after an emit, so in-process consumers look for new rows. */
+  private readonly log: EventsLog;
+  private readonly listener: PgListener | null;
+  private readonly pollMs: number;
+  private pollTimer: NodeJS.Timeout | undefined;
+  private readonly hooks: EmitHook[] = [];
+  /** The shared reader behind the stream. */
+  readonly feed: EventFeed;
+  /** Emits 'appended' whenever new events may have committed (see the header comment). */
   readonly signals = new EventEmitter();
 
-  constructor(deps: { repo: EventsRepository; clock: Clock }) {
+  constructor(deps: { repo: EventsRepository; clock: Clock; log: EventsLog; pgClient?: pg.ClientConfig | null; pollMs?: number }) {
     this.repo = deps.repo;
     this.clock = deps.clock;
+    this.log = deps.log;
+    this.pollMs = deps.pollMs ?? POLL_MS;
     this.signals.setMaxListeners(0);
+    this.feed = new EventFeed(this.repo, (error) => this.log.error({ err: error }, 'event feed read failed'));
+    this.listener = deps.pgClient
+      ? new PgListener({ config: deps.pgClient, channel: EVENTS_CHANNEL, onNotify: () => this.wake(), log: this.log })
+      : null;
   }
 
-  private readonly emitHooks: ((ex: Executor, envelope: EventEnvelope) => Promise<void>)[] = [];
-
-  /** Runs `hook` inside every emitting transaction, after the event row (webhook fan-out). */
-  onEmit(hook: (ex: Executor, envelope: EventEnvelope) => Promise<void>): void {
-    this.emitHooks.push(hook);
-  }
-
-  /** Records an event in the caller's transaction; returns its envelope. */
+  /** Records an event in the caller's transaction (or a transaction of its own); returns its envelope. */
   async emit(ex: Executor, event: { organizationId: string; type: EventType; data: Record<string, unknown> }): Promise<EventEnvelope> {
+    if (!ex.isTransaction) return ex.transaction().execute((tx) => this.emit(tx, event));
     const now = this.clock.now();
     const envelope: EventEnvelope = {
       id: newId('evt', now.getTime()),
@@ -36,17 +78,67 @@ export class EventsService {
       organization_id: event.organizationId,
       data: event.data,
     };
-    await this.repo.insert(ex, {
-      id: envelope.id,
-      organization_id: envelope.organization_id,
-      type: envelope.type,
-      data: JSON.stringify(envelope.data),
-      created_at: envelope.created_at,
-    });
-    for (const hook of this.emitHooks) await hook(ex, envelope);
-    // Consumers re-read from their last seq; a wake before the commit finds nothing and the
-    // next wake (or the periodic poll) picks the row up.
-    setImmediate(() => this.signals.emit('appended'));
+    await this.repo.insert(ex, { ...envelope, data: JSON.stringify(envelope.data) });
+    for (const hook of this.hooks) await hook(ex, envelope);
+    // PostgreSQL wakes every process through NOTIFY at commit. On SQLite the single connection is
+    // held by this transaction, so a read queued now runs right after the commit.
+    if (!this.listener) setImmediate(() => this.wake());
     return envelope;
+  }
+
+  /** Registers a hook run by every emit in its transaction; a hook that throws rolls the change back. */
+  onEmit(hook: EmitHook): void {
+    this.hooks.push(hook);
+  }
+
+  /** Committed events after `seq` (0 for the oldest retained), in commit order, every organization. */
+  async readAfter(seq: number, limit: number): Promise<StoredEvent[]> {
+    const rows = await this.repo.readAfter(seq, limit);
+    return rows.map((row) => ({ seq: row.seq, envelope: envelopeOf(row) }));
+  }
+
+  latestSeq(): Promise<number> {
+    return this.repo.latestSeq();
+  }
+
+  /** A retained event of this organization, or null (unknown, pruned or another organization's). */
+  async find(organizationId: string, id: string): Promise<EventRow | null> {
+    const row = await this.repo.findById(id);
+    return row && row.organization_id === organizationId ? row : null;
+  }
+
+  /** One organization's rows with after < seq <= upTo, of `types` (all when null), in order. */
+  readOrganizationRange(organizationId: string, after: number, upTo: number, types: readonly string[] | null, limit: number): Promise<EventRow[]> {
+    return this.repo.readOrganizationRange(organizationId, after, upTo, types, limit);
+  }
+
+  /** Deletes events older than the retention period; how many. */
+  async prune(batch = 5_000): Promise<number> {
+    const cutoff = new Date(this.clock.now().getTime() - RETENTION_MS).toISOString();
+    let total = 0;
+    for (;;) {
+      const deleted = await this.repo.deleteCreatedBefore(cutoff, batch);
+      total += deleted;
+      if (deleted < batch) return total;
+    }
+  }
+
+  /** Starts the shared reader, the LISTEN connection (PostgreSQL) and the safety-net poll. */
+  async start(): Promise<void> {
+    await this.feed.start();
+    await this.listener?.start();
+    this.pollTimer = setInterval(() => this.wake(), this.pollMs);
+    this.pollTimer.unref();
+  }
+
+  async stop(): Promise<void> {
+    clearInterval(this.pollTimer);
+    this.feed.stop();
+    await this.listener?.stop();
+  }
+
+  private wake(): void {
+    this.feed.wake();
+    this.signals.emit('appended');
   }
 }

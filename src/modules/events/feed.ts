@@ -1,0 +1,118 @@
+// One shared reader per process: each wake reads the new outbox rows once, in seq order, and hands
+// each event to the subscribers of its organization. 2,000 stream clients cost one query per batch,
+// not one per client.
+import type { EventRow } from './repository.ts';
+import { StreamEvent } from './envelope.ts';
+
+export interface FeedSubscriber {
+  readonly organizationId: string;
+  /** Every committed event of the organization after the subscription point, in seq order. Must not throw. */
+  deliver(event: StreamEvent): void;
+}
+
+export interface FeedSource {
+  latestSeq(): Promise<number>;
+  readAfter(seq: number, limit: number): Promise<EventRow[]>;
+}
+
+const BATCH = 500;
+
+export class EventFeed {
+  private readonly source: FeedSource;
+  private readonly onError: (error: unknown) => void;
+  private readonly byOrganization = new Map<string, Set<FeedSubscriber>>();
+  /** Highest seq handed to subscribers; every event above it is still to come. */
+  private cursor = 0;
+  private started: Promise<void> | null = null;
+  private reading = false;
+  private wokenWhileReading = false;
+  private stopped = false;
+
+  constructor(source: FeedSource, onError: (error: unknown) => void) {
+    this.source = source;
+    this.onError = onError;
+  }
+
+  /** Starts at the current end of the outbox (history is the subscriber's own replay). */
+  start(): Promise<void> {
+    this.started ??= this.source.latestSeq().then((seq) => {
+      this.cursor = Math.max(this.cursor, seq);
+    });
+    return this.started;
+  }
+
+  stop(): void {
+    this.stopped = true;
+  }
+
+  /**
+   * Registers a subscriber and returns the seq it joins at: events above it will be delivered;
+   * events up to it are history the subscriber reads itself. Synchronous, so nothing slips between.
+   */
+  subscribe(subscriber: FeedSubscriber): number {
+    if (!this.started) throw new Error('EventFeed.subscribe() before start()');
+    let set = this.byOrganization.get(subscriber.organizationId);
+    if (!set) this.byOrganization.set(subscriber.organizationId, (set = new Set()));
+    set.add(subscriber);
+    return this.cursor;
+  }
+
+  unsubscribe(subscriber: FeedSubscriber): void {
+    const set = this.byOrganization.get(subscriber.organizationId);
+    if (!set) return;
+    set.delete(subscriber);
+    if (set.size === 0) this.byOrganization.delete(subscriber.organizationId);
+  }
+
+  subscriberCount(): number {
+    let count = 0;
+    for (const set of this.byOrganization.values()) count += set.size;
+    return count;
+  }
+
+  /** New rows may have committed: read them (coalesced while a read is running). */
+  wake(): void {
+    if (this.stopped || !this.started) return;
+    if (this.reading) {
+      this.wokenWhileReading = true;
+      return;
+    }
+    this.reading = true;
+    void this.readAll().finally(() => {
+      this.reading = false;
+      if (this.wokenWhileReading) {
+        this.wokenWhileReading = false;
+        this.wake();
+      }
+    });
+  }
+
+  private async readAll(): Promise<void> {
+    try {
+      await this.started;
+      for (;;) {
+        const rows = await this.source.readAfter(this.cursor, BATCH);
+        for (const row of rows) this.dispatch(row);
+        if (rows.length < BATCH || this.stopped) return;
+      }
+    } catch (error) {
+      // The cursor only moved past dispatched rows; the next wake or poll resumes from there.
+      this.onError(error);
+    }
+  }
+
+  private dispatch(row: EventRow): void {
+    if (row.seq <= this.cursor) return;
+    this.cursor = row.seq;
+    const subscribers = this.byOrganization.get(row.organization_id);
+    if (!subscribers) return;
+    const event = new StreamEvent(row);
+    for (const subscriber of subscribers) {
+      try {
+        subscriber.deliver(event);
+      } catch (error) {
+        this.onError(error);
+      }
+    }
+  }
+}

@@ -1,0 +1,72 @@
+// One LISTEN connection per process on PostgreSQL: emitting transactions NOTIFY at commit, and
+// every process's reader wakes. A lost connection is re-opened with backoff; after each (re)connect
+// the reader is woken once, since notifications sent while disconnected are gone.
+import pg from 'pg';
+
+export interface ListenerLog {
+  warn(details: object, message: string): void;
+}
+
+const MAX_BACKOFF_MS = 30_000;
+
+export class PgListener {
+  private readonly config: pg.ClientConfig;
+  private readonly channel: string;
+  private readonly onNotify: () => void;
+  private readonly log: ListenerLog;
+  private client: pg.Client | null = null;
+  private retryTimer: NodeJS.Timeout | undefined;
+  private backoffMs = 500;
+  private stopped = false;
+
+  constructor(options: { config: pg.ClientConfig; channel: string; onNotify: () => void; log: ListenerLog }) {
+    this.config = options.config;
+    this.channel = options.channel;
+    this.onNotify = options.onNotify;
+    this.log = options.log;
+  }
+
+  /** Resolves after the first attempt, connected or not (later attempts retry in the background). */
+  async start(): Promise<void> {
+    await this.connect();
+  }
+
+  async stop(): Promise<void> {
+    this.stopped = true;
+    clearTimeout(this.retryTimer);
+    const client = this.client;
+    this.client = null;
+    await client?.end().catch(() => {});
+  }
+
+  private async connect(): Promise<void> {
+    if (this.stopped) return;
+    const client = new pg.Client(this.config);
+    const lost = (error?: Error) => {
+      if (this.client !== client) return;
+      this.client = null;
+      client.end().catch(() => {});
+      this.retry(error ?? new Error('connection ended'));
+    };
+    client.on('error', lost);
+    client.on('end', () => lost());
+    client.on('notification', () => this.onNotify());
+    try {
+      this.client = client;
+      await client.connect();
+      await client.query(`LISTEN ${this.channel}`);
+      this.backoffMs = 500;
+      this.onNotify();
+    } catch (error) {
+      lost(error as Error);
+    }
+  }
+
+  private retry(error: Error): void {
+    if (this.stopped) return;
+    this.log.warn({ err: error, retry_ms: this.backoffMs }, 'event listener connection lost; reconnecting');
+    this.retryTimer = setTimeout(() => void this.connect(), this.backoffMs);
+    this.retryTimer.unref();
+    this.backoffMs = Math.min(this.backoffMs * 2, MAX_BACKOFF_MS);
+  }
+}

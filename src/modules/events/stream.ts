@@ -1,0 +1,325 @@
+// The event stream (contract §6): one StreamConnection per client, all fed by the process's
+// shared EventFeed. A connection joins the feed at seq H, replays its organization's history
+// (since, H] from the database, then sends what the feed delivered meanwhile: in order, no gaps
+// (the feed delivers everything above H) and no duplicates (everything at or below the last sent
+// seq is dropped).
+//
+// Frames: `{"type":"event","event":{...}}` and `{"type":"ready"}`, sent once the replay (if any)
+// is out: events before `ready` are history, events after it are live.
+//
+// Close codes: 4400 bad query (types, since), 4401 missing/unknown/revoked credential,
+// 4403 organization not verified or token without events:read, 4408 slow consumer,
+// 1001 server draining, 1011 internal error.
+import { setTimeout as sleep } from 'node:timers/promises';
+import type { FastifyRequest } from 'fastify';
+import type { WebSocket } from 'ws';
+import { bearerToken } from '../../http/auth.ts';
+import type { AgentPrincipal } from '../../http/types.ts';
+import { isId } from '../../lib/ids.ts';
+import { StreamEvent } from './envelope.ts';
+import type { FeedSubscriber } from './feed.ts';
+import { parseTypeFilter } from './filter.ts';
+import type { EventsService } from './service.ts';
+
+export interface StreamOptions {
+  /** Server ping period; a client that has not answered the previous ping is dropped. */
+  pingIntervalMs: number;
+  /** Unsent bytes a live client may accumulate before it is disconnected as a slow consumer. */
+  maxBufferedBytes: number;
+  /** Live events held for a client while its replay is still being sent. */
+  maxQueuedEvents: number;
+  /** How long a replay waits for a client to read its backlog before giving up on it. */
+  drainTimeoutMs: number;
+  /** After a close we start, how long the client has to answer before the socket is destroyed. */
+  closeGraceMs: number;
+}
+
+export const DEFAULT_STREAM_OPTIONS: StreamOptions = {
+  pingIntervalMs: 30_000,
+  maxBufferedBytes: 1024 * 1024,
+  maxQueuedEvents: 10_000,
+  drainTimeoutMs: 10_000,
+  closeGraceMs: 5_000,
+};
+
+export const CLOSE = { badRequest: 4400, unauthenticated: 4401, forbidden: 4403, slowConsumer: 4408, goingAway: 1001, internal: 1011 } as const;
+
+const READY = Buffer.from('{"type":"ready"}');
+const REPLAY_PAGE = 500;
+const SUBPROTOCOL_PREFIX = 'bearer.';
+const QUERY_KEYS = new Set(['types', 'since']);
+
+/** For the WebSocket server: accept (echo) the `bearer.<token>` subprotocol when offered. */
+export function selectBearerProtocol(protocols: Set<string>): string | false {
+  for (const protocol of protocols) if (protocol.startsWith(SUBPROTOCOL_PREFIX)) return protocol;
+  return false;
+}
+
+/** Close reasons are limited to 123 bytes by the protocol. */
+function closeSocket(socket: WebSocket, code: number, reason: string, graceMs: number): void {
+  let text = reason;
+  while (Buffer.byteLength(text) > 123) text = text.slice(0, -1);
+  if (socket.readyState === socket.CONNECTING || socket.readyState === socket.OPEN) socket.close(code, text);
+  const timer = setTimeout(() => socket.terminate(), graceMs);
+  timer.unref();
+  socket.once('close', () => clearTimeout(timer));
+}
+
+class Rejection extends Error {
+  readonly closeCode: number;
+  constructor(closeCode: number, reason: string) {
+    super(reason);
+    this.closeCode = closeCode;
+  }
+}
+
+function credentialOf(request: FastifyRequest): string {
+  if (request.headers.authorization !== undefined) {
+    const token = bearerToken(request);
+    if (token === null) throw new Rejection(CLOSE.unauthenticated, 'The Authorization header must be "Bearer <api key>".');
+    return token;
+  }
+  const offered = String(request.headers['sec-websocket-protocol'] ?? '').split(',').map((p) => p.trim());
+  const protocol = offered.find((p) => p.startsWith(SUBPROTOCOL_PREFIX));
+  if (protocol && protocol.length > SUBPROTOCOL_PREFIX.length) return protocol.slice(SUBPROTOCOL_PREFIX.length);
+  throw new Rejection(CLOSE.unauthenticated, 'Send your API key as "Authorization: Bearer <key>" or the subprotocol "bearer.<key>".');
+}
+
+function checkPrincipal(principal: AgentPrincipal | null): AgentPrincipal {
+  if (!principal) throw new Rejection(CLOSE.unauthenticated, 'The API key is unknown, revoked or expired.');
+  if (principal.organizationStatus === 'unverified') throw new Rejection(CLOSE.forbidden, 'Verify the organization first: POST /v1/agent/verify.');
+  if (principal.organizationStatus === 'suspended') throw new Rejection(CLOSE.forbidden, 'The organization is suspended.');
+  if (!principal.scopes.includes('events:read')) throw new Rejection(CLOSE.forbidden, 'The token lacks the events:read scope.');
+  return principal;
+}
+
+function queryOf(request: FastifyRequest): { types: ReadonlySet<string> | null; since: string | null } {
+  const query = (request.query ?? {}) as Record<string, unknown>;
+  for (const key of Object.keys(query)) {
+    if (!QUERY_KEYS.has(key)) throw new Rejection(CLOSE.badRequest, `Unknown query parameter ${JSON.stringify(key.slice(0, 40))}; use types and since.`);
+    if (typeof query[key] !== 'string') throw new Rejection(CLOSE.badRequest, `Give ${key} once.`);
+  }
+  let types: ReadonlySet<string> | null = null;
+  if (query.types !== undefined) {
+    const parsed = parseTypeFilter(query.types as string);
+    if ('error' in parsed) throw new Rejection(CLOSE.badRequest, `Bad types filter: ${parsed.error}.`);
+    types = parsed.types;
+  }
+  const since = (query.since as string | undefined) ?? null;
+  if (since !== null && !isId('evt', since)) throw new Rejection(CLOSE.badRequest, 'since must be an event id (evt_...).');
+  return { types, since };
+}
+
+class StreamConnection implements FeedSubscriber {
+  readonly organizationId: string;
+  readonly token: string;
+  readonly socket: WebSocket;
+  /** Answered the last ping. */
+  alive = true;
+  private readonly types: ReadonlySet<string> | null;
+  private readonly options: StreamOptions;
+  private state: 'replaying' | 'live' | 'closed' = 'replaying';
+  private lastSeq = 0;
+  private readonly queued: StreamEvent[] = [];
+
+  constructor(socket: WebSocket, principal: AgentPrincipal, token: string, types: ReadonlySet<string> | null, options: StreamOptions) {
+    this.socket = socket;
+    this.organizationId = principal.organizationId;
+    this.token = token;
+    this.types = types;
+    this.options = options;
+  }
+
+  /** Set right after subscribing (before any await): nothing at or below `seq` will be sent. */
+  startAfter(seq: number): void {
+    this.lastSeq = seq;
+  }
+
+  deliver(event: StreamEvent): void {
+    if (this.state === 'closed' || event.seq <= this.lastSeq) return;
+    if (this.state === 'live') {
+      if (this.socket.bufferedAmount > this.options.maxBufferedBytes) {
+        this.close(CLOSE.slowConsumer, `Slow consumer: more than ${this.options.maxBufferedBytes} bytes unread.`);
+        return;
+      }
+      this.send(event);
+      return;
+    }
+    if (this.types && !this.types.has(event.type)) return;
+    if (this.queued.length >= this.options.maxQueuedEvents) {
+      this.close(CLOSE.slowConsumer, `Slow consumer: more than ${this.options.maxQueuedEvents} events behind during replay.`);
+      return;
+    }
+    this.queued.push(event);
+  }
+
+  /**
+   * Sends history (lastSeq, upTo] page by page, then `ready`, then what the feed delivered
+   * meanwhile; upTo is at least the feed's join point, so the two overlap rather than leave a gap.
+   */
+  async replay(events: EventsService, upTo: number): Promise<void> {
+    const types = this.types ? [...this.types] : null;
+    for (;;) {
+      const rows = await events.readOrganizationRange(this.organizationId, this.lastSeq, upTo, types, REPLAY_PAGE);
+      for (const row of rows) {
+        if (!(await this.drained())) return;
+        this.send(new StreamEvent(row));
+      }
+      if (rows.length < REPLAY_PAGE) break;
+    }
+    if (this.state === 'closed') return;
+    this.lastSeq = Math.max(this.lastSeq, upTo);
+    this.socket.send(READY);
+    this.state = 'live';
+    for (const event of this.queued.splice(0)) this.deliver(event);
+  }
+
+  close(code: number, reason: string): void {
+    if (this.state === 'closed') return;
+    this.closed();
+    closeSocket(this.socket, code, reason, this.options.closeGraceMs);
+  }
+
+  closed(): void {
+    this.state = 'closed';
+    this.queued.length = 0;
+  }
+
+  get isClosed(): boolean {
+    return this.state === 'closed';
+  }
+
+  private send(event: StreamEvent): void {
+    this.lastSeq = event.seq;
+    if (this.types && !this.types.has(event.type)) return;
+    this.socket.send(event.frame);
+  }
+
+  /** Waits (bounded) for the client to read its backlog; false when it was closed instead. */
+  private async drained(): Promise<boolean> {
+    const deadline = Date.now() + this.options.drainTimeoutMs;
+    while (this.state !== 'closed' && this.socket.bufferedAmount > this.options.maxBufferedBytes) {
+      if (Date.now() >= deadline) {
+        this.close(CLOSE.slowConsumer, `Slow consumer: the replay backlog was not read within ${this.options.drainTimeoutMs} ms.`);
+        break;
+      }
+      await sleep(20);
+    }
+    return this.state !== 'closed';
+  }
+}
+
+export interface StreamLog {
+  error(details: object, message: string): void;
+}
+
+export class EventStreamHub {
+  private readonly events: EventsService;
+  private readonly authenticate: (token: string) => Promise<AgentPrincipal | null>;
+  private readonly options: StreamOptions;
+  private readonly log: StreamLog;
+  private readonly connections = new Set<StreamConnection>();
+  private pingTimer: NodeJS.Timeout | undefined;
+  private draining = false;
+
+  constructor(deps: { events: EventsService; authenticate: (token: string) => Promise<AgentPrincipal | null>; options?: Partial<StreamOptions>; log: StreamLog }) {
+    this.events = deps.events;
+    this.authenticate = deps.authenticate;
+    this.options = { ...DEFAULT_STREAM_OPTIONS, ...deps.options };
+    this.log = deps.log;
+  }
+
+  get connectionCount(): number {
+    return this.connections.size;
+  }
+
+  /** Handles one upgraded socket from authentication to close. */
+  async accept(socket: WebSocket, request: FastifyRequest): Promise<void> {
+    if (this.draining) return closeSocket(socket, CLOSE.goingAway, 'The server is shutting down; reconnect.', this.options.closeGraceMs);
+    let connection: StreamConnection | null = null;
+    try {
+      const token = credentialOf(request);
+      const principal = checkPrincipal(await this.authenticate(token));
+      const { types, since } = queryOf(request);
+      let sinceSeq: number | null = null;
+      if (since !== null) {
+        const row = await this.events.find(principal.organizationId, since);
+        if (!row) throw new Rejection(CLOSE.badRequest, `since ${since} is not a retained event of this organization (unknown, or older than 7 days).`);
+        sinceSeq = row.seq;
+      }
+      // The end of the outbox as committed now: the shared reader may lag behind it by a wake.
+      // Everything up to it is history (sent before ready); a stream without since starts there.
+      const committed = await this.events.latestSeq();
+      await this.events.feed.start();
+      if (socket.readyState !== socket.OPEN || this.draining) return;
+      connection = new StreamConnection(socket, principal, token, types, this.options);
+      const live = connection;
+      socket.on('pong', () => {
+        live.alive = true;
+      });
+      socket.on('close', () => this.forget(live));
+      const joinedAt = this.events.feed.subscribe(connection);
+      connection.startAfter(sinceSeq ?? committed);
+      this.connections.add(connection);
+      this.startPinging();
+      await connection.replay(this.events, Math.max(joinedAt, committed));
+    } catch (error) {
+      if (error instanceof Rejection) {
+        closeSocket(socket, error.closeCode, error.message, this.options.closeGraceMs);
+        return;
+      }
+      this.log.error({ err: error }, 'event stream failed');
+      if (connection) connection.close(CLOSE.internal, 'Internal error; reconnect with since.');
+      else closeSocket(socket, CLOSE.internal, 'Internal error; reconnect.', this.options.closeGraceMs);
+    }
+  }
+
+  /** Server drain: every client gets 1001 and should reconnect (with since) elsewhere. */
+  drain(): void {
+    this.draining = true;
+    for (const connection of this.connections) connection.close(CLOSE.goingAway, 'The server is shutting down; reconnect with since.');
+    this.stopPinging();
+  }
+
+  private forget(connection: StreamConnection): void {
+    connection.closed();
+    this.events.feed.unsubscribe(connection);
+    this.connections.delete(connection);
+    if (this.connections.size === 0) this.stopPinging();
+  }
+
+  private startPinging(): void {
+    if (this.pingTimer) return;
+    this.pingTimer = setInterval(() => this.heartbeat(), this.options.pingIntervalMs);
+    this.pingTimer.unref();
+  }
+
+  private stopPinging(): void {
+    clearInterval(this.pingTimer);
+    this.pingTimer = undefined;
+  }
+
+  /** Pings every client, drops those that did not answer the last ping, re-checks credentials (revoked keys). */
+  private heartbeat(): void {
+    for (const connection of this.connections) {
+      if (connection.isClosed) continue;
+      if (!connection.alive) {
+        connection.closed();
+        connection.socket.terminate();
+        continue;
+      }
+      connection.alive = false;
+      connection.socket.ping();
+      this.authenticate(connection.token).then(
+        (principal) => {
+          try {
+            checkPrincipal(principal);
+          } catch (error) {
+            if (error instanceof Rejection) connection.close(error.closeCode, error.message);
+          }
+        },
+        (error: unknown) => this.log.error({ err: error }, 'event stream re-authentication failed'),
+      );
+    }
+  }
+}
