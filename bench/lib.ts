@@ -5,7 +5,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
-import { tmpdir } from 'node:os';
+import { availableParallelism, loadavg, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import autocannon from 'autocannon';
@@ -313,6 +313,8 @@ export function printResults(title: string, results: LoadResult[]): void {
   const width = Math.max(...results.map((r) => r.label.length), 6);
   const lines = [
     title,
+    // Figures from a busy machine swing widely; the server CPU per request swings less.
+    `machine: ${availableParallelism()} cores, load average ${loadavg().map((l) => l.toFixed(1)).join(' ')} (1, 5, 15 min)`,
     `${'target'.padEnd(width)}  ${'req/s'.padStart(9)}  ${'p50 ms'.padStart(7)}  ${'p99 ms'.padStart(7)}  ${'requests'.padStart(9)}  ${'server CPU µs/req'.padStart(17)}`,
     ...results.map((r) =>
       `${r.label.padEnd(width)}  ${r.requestsPerSecond.toFixed(0).padStart(9)}  ${String(r.p50).padStart(7)}  ${String(r.p99).padStart(7)}  ${String(r.total).padStart(9)}  ${(r.serverCpuUs === null ? '-' : r.serverCpuUs.toFixed(0)).padStart(17)}`,
