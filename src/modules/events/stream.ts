@@ -121,9 +121,12 @@ class StreamConnection implements FeedSubscriber {
   private state: 'replaying' | 'live' | 'closed' = 'replaying';
   private lastSeq = 0;
   private readonly queued: StreamEvent[] = [];
+  /** Stops the feed's deliveries; called as soon as the connection closes, not when the socket finally does. */
+  private readonly detach: (connection: StreamConnection) => void;
 
-  constructor(socket: WebSocket, principal: AgentPrincipal, token: string, types: ReadonlySet<string> | null, options: StreamOptions) {
+  constructor(socket: WebSocket, principal: AgentPrincipal, token: string, types: ReadonlySet<string> | null, options: StreamOptions, detach: (connection: StreamConnection) => void) {
     this.socket = socket;
+    this.detach = detach;
     this.organizationId = principal.organizationId;
     this.token = token;
     this.types = types;
@@ -180,9 +183,12 @@ class StreamConnection implements FeedSubscriber {
     closeSocket(this.socket, code, reason, this.options.closeGraceMs);
   }
 
+  /** The connection is over (closed by either side): no more deliveries. */
   closed(): void {
+    if (this.state === 'closed') return;
     this.state = 'closed';
     this.queued.length = 0;
+    this.detach(this);
   }
 
   get isClosed(): boolean {
@@ -252,12 +258,12 @@ export class EventStreamHub {
       const committed = await this.events.latestSeq();
       await this.events.feed.start();
       if (socket.readyState !== socket.OPEN || this.draining) return;
-      connection = new StreamConnection(socket, principal, token, types, this.options);
+      connection = new StreamConnection(socket, principal, token, types, this.options, (c) => this.forget(c));
       const live = connection;
       socket.on('pong', () => {
         live.alive = true;
       });
-      socket.on('close', () => this.forget(live));
+      socket.on('close', () => live.closed());
       const joinedAt = this.events.feed.subscribe(connection);
       connection.startAfter(sinceSeq ?? committed);
       this.connections.add(connection);
@@ -282,7 +288,6 @@ export class EventStreamHub {
   }
 
   private forget(connection: StreamConnection): void {
-    connection.closed();
     this.events.feed.unsubscribe(connection);
     this.connections.delete(connection);
     if (this.connections.size === 0) this.stopPinging();
