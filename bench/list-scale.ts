@@ -12,7 +12,7 @@ import { openDatabase, type Database } from '../src/db/database.ts';
 import { newId } from '../src/lib/ids.ts';
 import type { MessagesTable } from '../src/modules/messages/tables.ts';
 import { benchOptions, load, printResults, runBench, signUpVerified, startService } from './lib.ts';
-import { benchPhoneNumber, provisionCell, request } from './support/cells.ts';
+import { benchPhoneNumber, machineLoad, provisionCell, request } from './support/cells.ts';
 
 const TARGET_RATIO = 1.5;
 const SMALL = 10_000;
@@ -54,6 +54,11 @@ await runBench(async (onExit) => {
   const ratio = results[1].p50 / Math.max(results[0].p50, 0.001);
   printResults(`newest page of a cell's messages on ${service.database}: ${options.duration} s, ${options.connections} connections, ${options.warmup} s warm-up each`, results);
   process.stdout.write(`p50 ratio 1M/10k: ${ratio.toFixed(2)} (target <= ${TARGET_RATIO}) ${ratio <= TARGET_RATIO ? 'MET' : 'NOT MET'}\n`);
+  if (results[0].serverCpuUs && results[1].serverCpuUs) {
+    // Less sensitive to other load on the machine than latency: server CPU spent per request.
+    process.stdout.write(`CPU-per-request ratio 1M/10k: ${(results[1].serverCpuUs / results[0].serverCpuUs).toFixed(2)}\n`);
+  }
+  process.stdout.write(`${machineLoad()}\n`);
 });
 
 /**

@@ -3,7 +3,7 @@
 // No device claims the messages: this measures accepting and queueing. Target: ratio >= 0.25.
 //   node bench/send-throughput.ts [--postgres] [--duration 10] [--connections 50] [--warmup 2] [--profile dir]
 import { benchOptions, printResults, runBench, signUpVerified, startBareFastify, startService, load } from './lib.ts';
-import { benchPhoneNumber, loadDistinct, provisionCell } from './support/cells.ts';
+import { benchPhoneNumber, machineLoad, loadDistinct, provisionCell } from './support/cells.ts';
 
 const TARGET_RATIO = 0.25;
 const options = benchOptions();
@@ -16,12 +16,13 @@ await runBench(async (onExit) => {
   const org = await signUpVerified(service);
   const cell = await provisionCell(service, org);
 
-  const reference = await load('bare Fastify GET /hello', { url: `${bare.url}/hello` }, options);
+  const reference = await load('bare Fastify GET /hello', { url: `${bare.url}/hello`, server: bare }, options);
   const sends = await loadDistinct('POST .../messages/send (202)', {
     url: `${service.url}/v1/cells/${cell.cellId}/messages/send`,
     method: 'POST',
     headers: { authorization: `Bearer ${org.apiKey}`, 'content-type': 'application/json', 'idempotency-key': 'bench-[<id>]' },
     body: JSON.stringify({ to: benchPhoneNumber(), body: 'Benchmark message: hello from Cellgate.' }),
+    server: service,
   }, options);
 
   const ratio = sends.requestsPerSecond / reference.requestsPerSecond;
@@ -30,4 +31,9 @@ await runBench(async (onExit) => {
     [reference, sends],
   );
   process.stdout.write(`ratio sends/bare: ${ratio.toFixed(2)} (target >= ${TARGET_RATIO}) ${ratio >= TARGET_RATIO ? 'MET' : 'NOT MET'}\n`);
+  if (reference.serverCpuUs && sends.serverCpuUs) {
+    // Less sensitive to other load on the machine than req/s: server CPU spent per request.
+    process.stdout.write(`CPU-per-request ratio bare/sends: ${(reference.serverCpuUs / sends.serverCpuUs).toFixed(2)}\n`);
+  }
+  process.stdout.write(`${machineLoad()}\n`);
 });

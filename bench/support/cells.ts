@@ -3,7 +3,9 @@
 // Kept out of bench/*.ts so that bench/run.ts does not run it as a benchmark.
 import { randomInt } from 'node:crypto';
 import autocannon from 'autocannon';
-import type { BenchOptions, LoadResult, Organization, Service } from '../lib.ts';
+import { readFileSync } from 'node:fs';
+import { availableParallelism, loadavg } from 'node:os';
+import type { BenchOptions, ChildServer, LoadResult, Organization, Service } from '../lib.ts';
 
 export interface BenchCell {
   cellId: string;
@@ -61,10 +63,16 @@ export function percentile(samples: number[], p: number): number {
  * fresh id per request (autocannon idReplacement), e.g. one Idempotency-Key per send.
  * TODO(bench/lib.ts owner): fold into load() as a target flag; kept here until lib.ts takes it.
  */
-export async function loadDistinct(label: string, target: { url: string; method: 'POST'; headers: Record<string, string>; body: string }, options: BenchOptions): Promise<LoadResult> {
-  const base = { ...target, connections: options.connections, idReplacement: true };
+export async function loadDistinct(
+  label: string,
+  target: { url: string; method: 'POST'; headers: Record<string, string>; body: string; server?: ChildServer },
+  options: BenchOptions,
+): Promise<LoadResult> {
+  const base = { url: target.url, method: target.method, headers: target.headers, body: target.body, connections: options.connections, idReplacement: true };
   if (options.warmup > 0) await autocannon({ ...base, duration: options.warmup });
+  const cpuBefore = cpuSeconds(target.server?.child.pid);
   const result = await autocannon({ ...base, duration: options.duration });
+  const cpuAfter = cpuSeconds(target.server?.child.pid);
   const outcome: LoadResult = {
     label,
     requestsPerSecond: result.requests.average,
@@ -73,10 +81,26 @@ export async function loadDistinct(label: string, target: { url: string; method:
     total: result.requests.total,
     errors: result.errors,
     non2xx: result.non2xx,
-    serverCpuUs: null,
+    serverCpuUs: cpuBefore !== null && cpuAfter !== null && result.requests.total > 0 ? ((cpuAfter - cpuBefore) * 1e6) / result.requests.total : null,
   };
   if (outcome.errors > 0 || outcome.non2xx > 0 || outcome.total === 0) {
     throw new Error(`${label}: ${outcome.total} requests, ${outcome.non2xx} non-2xx, ${outcome.errors} errors; the figures would be meaningless`);
   }
   return outcome;
+}
+
+/** User + system CPU seconds of a process (Linux /proc, 100 ticks/s), or null. As bench/lib.ts's private one. */
+function cpuSeconds(pid: number | undefined): number | null {
+  if (pid === undefined) return null;
+  try {
+    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
+    return (Number(fields[11]) + Number(fields[12])) / 100;
+  } catch {
+    return null;
+  }
+}
+
+/** One line on how busy the machine was: figures from a loaded machine are not comparable. */
+export function machineLoad(): string {
+  return `machine: load average ${loadavg()[0].toFixed(1)} on ${availableParallelism()} CPUs`;
 }
