@@ -12,7 +12,7 @@ import { openDatabase, type Database } from '../src/db/database.ts';
 import { newId } from '../src/lib/ids.ts';
 import type { MessagesTable } from '../src/modules/messages/tables.ts';
 import { benchOptions, load, printResults, runBench, signUpVerified, startService } from './lib.ts';
-import { benchPhoneNumber, machineLoad, provisionCell, request } from './support/cells.ts';
+import { benchPhoneNumber, provisionCell, request } from './support/cells.ts';
 
 const TARGET_RATIO = 1.5;
 const SMALL = 10_000;
@@ -58,7 +58,6 @@ await runBench(async (onExit) => {
     // Less sensitive to other load on the machine than latency: server CPU spent per request.
     process.stdout.write(`CPU-per-request ratio 1M/10k: ${(results[1].serverCpuUs / results[0].serverCpuUs).toFixed(2)}\n`);
   }
-  process.stdout.write(`${machineLoad()}\n`);
 });
 
 /**

@@ -3,7 +3,7 @@
 // No device claims the messages: this measures accepting and queueing. Target: ratio >= 0.25.
 //   node bench/send-throughput.ts [--postgres] [--duration 10] [--connections 50] [--warmup 2] [--profile dir]
 import { benchOptions, printResults, runBench, signUpVerified, startBareFastify, startService, load } from './lib.ts';
-import { benchPhoneNumber, machineLoad, loadDistinct, provisionCell } from './support/cells.ts';
+import { benchPhoneNumber, loadDistinct, provisionCell } from './support/cells.ts';
 
 const TARGET_RATIO = 0.25;
 const options = benchOptions();
@@ -35,5 +35,4 @@ await runBench(async (onExit) => {
     // Less sensitive to other load on the machine than req/s: server CPU spent per request.
     process.stdout.write(`CPU-per-request ratio bare/sends: ${(reference.serverCpuUs / sends.serverCpuUs).toFixed(2)}\n`);
   }
-  process.stdout.write(`${machineLoad()}\n`);
 });

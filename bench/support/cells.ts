@@ -100,7 +100,7 @@ function cpuSeconds(pid: number | undefined): number | null {
   }
 }
 
-/** One line on how busy the machine was: figures from a loaded machine are not comparable. */
+/** How busy the machine was (as bench/lib.ts printResults says it): figures from a loaded machine are not comparable. */
 export function machineLoad(): string {
-  return `machine: load average ${loadavg()[0].toFixed(1)} on ${availableParallelism()} CPUs`;
+  return `machine: ${availableParallelism()} cores, load average ${loadavg().map((l) => l.toFixed(1)).join(' ')} (1, 5, 15 min)`;
 }

@@ -124,7 +124,7 @@ export async function startSimulatedDevice(options: SimulatorOptions): Promise<S
     const retryAfter = Number(response.headers.get('retry-after'));
     return {
       status: response.status,
-      body: text ? (JSON.parse(text) as Record<string, unknown>) : {},
+      body: parseBody(text),
       retryAfterMs: Number.isFinite(retryAfter) && retryAfter > 0 ? retryAfter * 1000 : null,
     };
   }
@@ -294,6 +294,16 @@ export async function startSimulatedDevice(options: SimulatorOptions): Promise<S
       await stopped;
     },
   };
+}
+
+/** The JSON answer, or (from a proxy, say) its text as the detail. */
+function parseBody(text: string): Record<string, unknown> {
+  if (!text) return {};
+  try {
+    return JSON.parse(text) as Record<string, unknown>;
+  } catch {
+    return { detail: text.slice(0, 200) };
+  }
 }
 
 function stripUndefined<T extends object>(value: T): Partial<T> {
