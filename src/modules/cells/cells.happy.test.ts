@@ -87,6 +87,18 @@ describe('cells', () => {
     assert.deepEqual(new Set(rows.map((r) => r.cell_id)), new Set(active.map((c) => c.id)));
   });
 
+  it('cells created while phones are being added all end up active, each on its own phone', async () => {
+    const creates = Array.from({ length: 6 }, (_, i) => t.app.inject({ method: 'POST', url: '/v1/cells', headers: org.headers, payload: { display_name: `line ${i}` } }));
+    const adds = Array.from({ length: 6 }, () => addDevice(t));
+    const [cellResponses] = await Promise.all([Promise.all(creates), Promise.all(adds)]);
+    assert.ok(cellResponses.every((r) => r.statusCode === 201));
+    const list = (await t.app.inject({ url: '/v1/cells', headers: org.headers })).json();
+    assert.deepEqual(list.cells.map((c: Cell) => c.status), Array(6).fill('active'));
+    assert.equal(new Set(list.cells.map((c: Cell) => c.phone_number)).size, 6);
+    const updates = await eventsOf(t, 'cell.updated');
+    assert.ok(updates.every((e) => e.data.status === 'active'));
+  });
+
   it('lists cells newest first with a status filter and pages', async () => {
     await addDevice(t);
     const activeCell = await createCell(t, org.headers, 'a');

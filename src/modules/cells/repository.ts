@@ -71,14 +71,26 @@ export class CellsRepository {
     return ex.selectFrom('cells').select('id').where('status', '=', 'provisioning').orderBy('id', 'asc').limit(1).executeTakeFirst();
   }
 
-  /** Activates a provisioning cell on a device; 0 when it stopped being provisioning meanwhile. */
-  async activate(ex: Executor, id: string, device: { id: string; phone_number: string }, now: string): Promise<number> {
+  /**
+   * Row-locks a cell that is still provisioning until the transaction ends (a no-op update: the
+   * portable SELECT ... FOR UPDATE); 0 when it stopped being provisioning.
+   */
+  async lockProvisioning(ex: Executor, id: string): Promise<number> {
     const result = await ex
       .updateTable('cells')
-      .set({ status: 'active', device_id: device.id, phone_number: device.phone_number, updated_at: now })
+      .set((eb) => ({ status: eb.ref('status') }))
       .where('id', '=', id)
       .where('status', '=', 'provisioning')
       .executeTakeFirst();
     return Number(result.numUpdatedRows);
+  }
+
+  /** Activates a provisioning cell (locked by lockProvisioning) on a device. */
+  async activate(ex: Executor, id: string, device: { id: string; phone_number: string }, now: string): Promise<void> {
+    await ex
+      .updateTable('cells')
+      .set({ status: 'active', device_id: device.id, phone_number: device.phone_number, updated_at: now })
+      .where('id', '=', id)
+      .execute();
   }
 }

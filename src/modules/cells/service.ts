@@ -166,14 +166,14 @@ export class CellsService {
     for (;;) {
       const cell = await this.repo.oldestProvisioning(tx);
       if (!cell) return null;
+      // Hold the cell first, so two pairings never both give it a device (devices.cell_id is
+      // unique); the loser waits, finds it no longer provisioning and takes the next one.
+      if ((await this.repo.lockProvisioning(tx, cell.id)) === 0) continue;
       const device = await this.devices.claimFree(tx, cell.id);
       if (!device) return null;
-      if ((await this.repo.activate(tx, cell.id, device, this.clock.now().toISOString())) === 1) {
-        await this.recordEvent(tx, cell.id, 'cell.updated');
-        return device.id;
-      }
-      // The cell was released while we claimed the device: give the device back, try the next cell.
-      await this.devices.unassign(tx, cell.id);
+      await this.repo.activate(tx, cell.id, device, this.clock.now().toISOString());
+      await this.recordEvent(tx, cell.id, 'cell.updated');
+      return device.id;
     }
   }
 

@@ -103,16 +103,16 @@ export class DevicesService {
       created_at: iso,
       updated_at: iso,
     };
-    try {
-      await this.repo.db.transaction().execute(async (tx) => {
+    await this.repo.db.transaction().execute(async (tx) => {
+      try {
         await this.repo.insert(tx, row);
-        await this.hooks?.added(tx);
-      });
-    } catch (error) {
-      // Two admins adding the same number at once: the unique index decides.
-      if (isUniqueViolation(error)) throw duplicateNumber();
-      throw error;
-    }
+      } catch (error) {
+        // Two admins adding the same number at once: the unique index decides.
+        if (isUniqueViolation(error)) throw duplicateNumber();
+        throw error;
+      }
+      await this.hooks?.added(tx);
+    });
     await this.hooks?.afterAdded();
     return { ...(await this.get(row.id)), device_key: key };
   }
