@@ -138,7 +138,9 @@ export async function buildApp(deps: AppDeps): Promise<{ app: App; services: Ser
     const schema = (route.schema ??= {}) as Record<string, unknown>;
     schema.security = SECURITY_BY_SURFACE[surface];
     const response = (schema.response ??= {}) as Record<string, unknown>;
-    response.default ??= { description: 'Error (application/problem+json)', $ref: 'Problem#' };
+    // 4xx/5xx, not `default`: a default schema would also serialize undeclared 2xx bodies as Problem.
+    response['4xx'] ??= { description: 'Client error (application/problem+json)', $ref: 'Problem#' };
+    response['5xx'] ??= { description: 'Server error (application/problem+json)', $ref: 'Problem#' };
   });
 
   registerRequestId(app);

@@ -39,6 +39,8 @@ async function authenticateAdmin(request: FastifyRequest, auth: Authenticators):
   const token = bearerToken(request);
   if (token === null) throw unauthenticated('Send an admin token as "Authorization: Bearer cg_adm_...".');
   if (AGENT_PREFIXES.some((p) => token.startsWith(p))) {
+    // A valid agent credential is known but not allowed here (403); an unknown one is simply 401.
+    if (!(await auth.agent(token))) throw unauthenticated('The credential is unknown, revoked or expired.');
     throw new ApiError('forbidden', 'The administrative surface is not available to agent credentials.');
   }
   if (!token.startsWith('cg_adm_')) throw unauthenticated('This route takes an admin token.');

@@ -91,6 +91,10 @@ export function registerOrganizationRoutes(app: App, organizations: Organization
 
   app.post('/v1/auth/keys', {
     config: { auth: 'agent' },
+    // The body is optional: an absent one means no name.
+    preValidation: async (request) => {
+      request.body ??= {};
+    },
     schema: {
       tags: ['Organizations'],
       summary: 'Create an API key',

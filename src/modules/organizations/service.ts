@@ -21,6 +21,8 @@ export const ALL_SCOPES = [
   'webhooks:write', 'billing:read', 'billing:write', 'usage:read',
 ];
 
+const alreadyRegistered = () => new ApiError('conflict', 'An organization with this email is already registered and verified.');
+
 export function keyView(row: Pick<ApiKeysTable, 'id' | 'name' | 'prefix' | 'created_at' | 'last_used_at'>) {
   return { id: row.id, name: row.name, prefix: row.prefix, created_at: row.created_at, last_used_at: row.last_used_at };
 }
@@ -59,11 +61,22 @@ export class OrganizationsService {
     const code = sixDigitCode();
     const expiresAt = new Date(now.getTime() + CODE_TTL_MS).toISOString();
 
+    // The mail goes out before anything is written: when it fails (503), the database is as it
+    // was (a repeat sign-up keeps the earlier key and code) and the client simply retries.
+    const before = await this.repo.findByEmail(this.repo.db, email);
+    if (before && before.status !== 'unverified') throw alreadyRegistered();
+    try {
+      await this.mailer.send({
+        to: email,
+        subject: `Your Cellgate verification code: ${code}`,
+        text: `Your Cellgate verification code is ${code}.\n\nIt expires in 10 minutes. Verify with POST /v1/agent/verify {"code": "${code}"} using the API key you received at sign-up.\n`,
+      });
+    } catch {
+      throw new ApiError('unavailable', 'The verification email could not be sent; nothing was changed, please retry.', { headers: { 'Retry-After': '30' } });
+    }
     const { organizationId, secret } = await this.repo.db.transaction().execute(async (tx) => {
       const existing = await this.repo.findByEmail(tx, email);
-      if (existing && existing.status !== 'unverified') {
-        throw new ApiError('conflict', 'An organization with this email is already registered and verified.');
-      }
+      if (existing && existing.status !== 'unverified') throw alreadyRegistered();
       const organizationId = existing?.id ?? newId('org', now.getTime());
       if (existing) {
         // Signing up again before verifying: the earlier key and code stop working.
@@ -85,17 +98,6 @@ export class OrganizationsService {
       return { organizationId, secret: key.secret };
     });
     this.forgetOrganization(organizationId);
-
-    try {
-      await this.mailer.send({
-        to: email,
-        subject: `Your Cellgate verification code: ${code}`,
-        text: `Your Cellgate verification code is ${code}.\n\nIt expires in 10 minutes. Verify with POST /v1/agent/verify {"code": "${code}"} using the API key you received at sign-up.\n`,
-      });
-    } catch {
-      throw new ApiError('unavailable', 'The verification email could not be sent; sign up again to get a new code.', { headers: { 'Retry-After': '30' } });
-    }
-
     return {
       organization_id: organizationId,
       api_key: secret,

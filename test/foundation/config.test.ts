@@ -1,0 +1,97 @@
+// The process refuses to start on a bad environment value: exit code 1 and one stderr line
+// naming the variable. Plus the parsing rules of loadConfig itself.
+import { describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { ConfigError, loadConfig } from '../../src/config.ts';
+
+const MAIN = join(import.meta.dirname, '../../src/main.ts');
+
+function start(env: Record<string, string>) {
+  const dir = mkdtempSync(join(tmpdir(), 'cellgate-config-'));
+  try {
+    const { CELLGATE_DATABASE_URL = `sqlite:${join(dir, 'db.sqlite')}` } = env;
+    const result = spawnSync(process.execPath, ['--no-deprecation', '--no-warnings', MAIN, 'serve'], {
+      env: { PATH: process.env.PATH, CELLGATE_PORT: '0', CELLGATE_LOG_LEVEL: 'silent', ...env, CELLGATE_DATABASE_URL },
+      encoding: 'utf8',
+      timeout: 50_000,
+    });
+    return result;
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+function assertRefused(result: ReturnType<typeof start>, variable: string) {
+  assert.equal(result.status, 1, `exit code (stderr: ${result.stderr})`);
+  const lines = result.stderr.split('\n').filter((line) => line.trim() !== '');
+  assert.equal(lines.length, 1, `one stderr line, got: ${result.stderr}`);
+  assert.match(lines[0], new RegExp(`^cellgate: ${variable} `));
+}
+
+describe('configuration at start', () => {
+  for (const port of ['eighty', '65536']) {
+    it(`exits 1 with one line naming CELLGATE_PORT when it is ${JSON.stringify(port)}`, () => {
+      assertRefused(start({ CELLGATE_PORT: port }), 'CELLGATE_PORT');
+    });
+  }
+
+  for (const url of ['mysql://localhost/db', 'sqlite:']) {
+    it(`exits 1 with one line naming CELLGATE_DATABASE_URL when it is ${JSON.stringify(url)}`, () => {
+      assertRefused(start({ CELLGATE_DATABASE_URL: url }), 'CELLGATE_DATABASE_URL');
+    });
+  }
+
+  it('does not echo a bad admin token in its message', () => {
+    const result = start({ CELLGATE_ADMIN_TOKEN: 'cg_adm_short' });
+    assertRefused(result, 'CELLGATE_ADMIN_TOKEN');
+    assert.doesNotMatch(result.stderr, /cg_adm_short/);
+  });
+});
+
+describe('loadConfig', () => {
+  it('applies the contract defaults', () => {
+    const config = loadConfig({});
+    assert.equal(config.port, 8080);
+    assert.equal(config.host, '127.0.0.1');
+    assert.equal(config.databaseUrl, 'sqlite:./data/cellgate.db');
+    assert.equal(config.baseUrl, 'http://127.0.0.1:8080');
+    assert.equal(config.docsUrl, 'http://127.0.0.1:8080/docs');
+    assert.equal(config.consoleUrl, 'http://127.0.0.1:8080/console');
+    assert.equal(config.rateLimit, 50);
+    assert.equal(config.rateLimitBurst, 100);
+    assert.equal(config.signUpsPerHourPerIp, 10);
+    assert.equal(config.logLevel, 'info');
+    assert.equal(config.smtpUrl, null);
+    assert.equal(config.redisUrl, null);
+    assert.equal(config.webhooksAllowPrivate, false);
+  });
+
+  it('derives docs and console URLs from CELLGATE_BASE_URL without a trailing slash', () => {
+    const config = loadConfig({ CELLGATE_BASE_URL: 'https://api.example.com/' });
+    assert.equal(config.baseUrl, 'https://api.example.com');
+    assert.equal(config.docsUrl, 'https://api.example.com/docs');
+  });
+
+  for (const [name, value] of [
+    ['CELLGATE_PORT', '-1'],
+    ['CELLGATE_PORT', '80.5'],
+    ['CELLGATE_DATABASE_URL', 'cellgate.db'],
+    ['CELLGATE_RATE_LIMIT', 'fast'],
+    ['CELLGATE_RATE_LIMIT_BURST', '-3'],
+    ['CELLGATE_SIGNUP_RATE_LIMIT', '1e3'],
+    ['CELLGATE_LOG_LEVEL', 'loud'],
+    ['CELLGATE_SMTP_URL', 'http://mail.example.com'],
+    ['CELLGATE_REDIS_URL', 'localhost:6379'],
+    ['CELLGATE_BASE_URL', 'ftp://example.com'],
+    ['CELLGATE_WEBHOOKS_ALLOW_PRIVATE', 'yes'],
+    ['CELLGATE_X402_TESTNET', 'maybe'],
+  ] as const) {
+    it(`rejects ${name}=${value} with a message naming it`, () => {
+      assert.throws(() => loadConfig({ [name]: value }), (error: unknown) => error instanceof ConfigError && error.message.startsWith(`${name} `));
+    });
+  }
+});
