@@ -1,6 +1,6 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { checkUrl, isForbiddenAddress, type Lookup } from './ssrf.ts';
+import { cachedLookup, checkUrl, isForbiddenAddress, type Lookup } from './ssrf.ts';
 
 const publicLookup: Lookup = async () => [{ address: '93.184.215.14', family: 4 }];
 
@@ -46,5 +46,19 @@ describe('checkUrl', () => {
     assert.ok(loose.ok);
     assert.equal(loose.target, null);
     assert.equal((await checkUrl('ftp://127.0.0.1/x', { allowPrivate: true, lookup: publicLookup })).ok, false);
+  });
+});
+
+describe('cachedLookup', () => {
+  it('reuses an answer until its time is up', async () => {
+    let calls = 0;
+    let now = 0;
+    const lookup = cachedLookup(async () => [{ address: `192.0.2.${++calls}`, family: 4 }], 1000, () => now);
+    assert.equal((await lookup('a.example.com'))[0].address, '192.0.2.1');
+    now = 999;
+    assert.equal((await lookup('a.example.com'))[0].address, '192.0.2.1');
+    assert.equal((await lookup('b.example.com'))[0].address, '192.0.2.2');
+    now = 1000;
+    assert.equal((await lookup('a.example.com'))[0].address, '192.0.2.3');
   });
 });

@@ -19,6 +19,22 @@ export const systemLookup: Lookup = async (hostname) => {
   return addresses.map((a) => ({ address: a.address, family: a.family === 6 ? 6 : 4 }));
 };
 
+/**
+ * Remembers answers for `ttlMs` (clock time), so a busy endpoint is not resolved for every
+ * request. Safe for the guard: every answer is checked before it is used and then pinned.
+ */
+export function cachedLookup(lookup: Lookup, ttlMs: number, now: () => number, maxEntries = 10_000): Lookup {
+  const answers = new Map<string, { addresses: ResolvedAddress[]; until: number }>();
+  return async (hostname) => {
+    const cached = answers.get(hostname);
+    if (cached && cached.until > now()) return cached.addresses;
+    const addresses = await lookup(hostname);
+    if (answers.size >= maxEntries) answers.clear();
+    answers.set(hostname, { addresses, until: now() + ttlMs });
+    return addresses;
+  };
+}
+
 export type UrlProblem = { code: 'invalid_url' | 'forbidden_address'; message: string };
 
 export type UrlCheck = { ok: true; url: URL; target: ResolvedAddress | null } | ({ ok: false } & UrlProblem);

@@ -61,6 +61,8 @@ export async function up(db: Kysely<any>): Promise<void> {
     .addColumn('status_code', 'integer')
     .addColumn('latency_ms', 'integer', (c) => c.notNull())
     .addColumn('error', 'text')
+    // Which process made the attempt (host:pid), for operators of several processes.
+    .addColumn('attempted_by', 'text', (c) => c.notNull())
     .execute();
   await db.schema.createIndex('webhook_attempts_delivery').on('webhook_attempts').columns(['delivery_id', 'id']).execute();
 }

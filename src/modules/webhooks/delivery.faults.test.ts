@@ -217,6 +217,7 @@ describe('webhook delivery behind the URL guard', () => {
     assert.deepEqual(sent[0].target, { address: '93.184.215.14', family: 4 });
 
     answers['hooks.example.com'] = '10.0.0.5';
+    t.clock.advance(60_000); // past the delivery's DNS cache
     await emitEvent(t, org.organizationId);
     await t.services.webhookWorker.deliverDue();
     assert.equal(sent.length, 1, 'no request to the private address');

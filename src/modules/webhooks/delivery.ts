@@ -2,25 +2,44 @@
 // and record the outcome: success, a retry per the schedule, or a failure that disables the
 // endpoint (410 Gone, or 5 days without a success) and emits webhook.disabled.
 import { randomUUID } from 'node:crypto';
+import { hostname } from 'node:os';
 import type { Clock } from '../../lib/clock.ts';
-import { checkUrl, type Lookup } from '../../lib/ssrf.ts';
-import type { Executor } from '../../db/schema.ts';
+import { cachedLookup, checkUrl, type Lookup } from '../../lib/ssrf.ts';
 import type { EventsService } from '../events/service.ts';
 import { EgressTimeout, type Egress } from './egress.ts';
 import type { WebhooksRepository } from './repository.ts';
 import { FAILURE_WINDOW_MS, parseRetryAfter, retryDelay } from './schedule.ts';
 import { deliveryHeaders } from './signing.ts';
-import type { WebhookDeliveriesTable, WebhooksTable } from './tables.ts';
+import type { Insertable, Updateable } from 'kysely';
+import type { WebhookAttemptsTable, WebhookDeliveriesTable, WebhooksTable } from './tables.ts';
 import { webhookView } from './views.ts';
 
 /** A claimed attempt is abandoned (and may be claimed again) after this long: well past the timeout. */
 const LEASE_MS = 60_000;
 export const DEFAULT_TIMEOUT_MS = 15_000;
+/** How long a delivery reuses a checked DNS answer for an endpoint's host. */
+const DNS_CACHE_MS = 30_000;
+const PROCESS_NAME = `${hostname()}:${process.pid}`;
 
 export interface Claim {
   delivery: WebhookDeliveriesTable;
   webhook: WebhooksTable;
   token: string;
+}
+
+/** At most this many outcomes are written per transaction. */
+const MAX_BATCH = 500;
+
+/** An attempt's outcome as rows to write. */
+interface Written {
+  delivery: WebhookDeliveriesTable;
+  webhook: WebhooksTable;
+  token: string;
+  now: string;
+  succeeded: boolean;
+  disableReason: string | null;
+  changes: Updateable<WebhookDeliveriesTable>;
+  attempt: Insertable<WebhookAttemptsTable>;
 }
 
 interface Outcome {
@@ -44,8 +63,12 @@ export interface DelivererDeps {
 
 export class WebhookDeliverer {
   private readonly deps: DelivererDeps;
+  private readonly unwritten: { claim: Claim; outcome: Outcome; resolve: () => void; reject: (error: unknown) => void }[] = [];
+  private flushing: Promise<void> | null = null;
+  private readonly lookup: Lookup;
   constructor(deps: DelivererDeps) {
     this.deps = deps;
+    this.lookup = cachedLookup(deps.lookup, DNS_CACHE_MS, () => deps.clock.now().getTime());
   }
 
   async claim(limit: number): Promise<Claim[]> {
@@ -70,7 +93,7 @@ export class WebhookDeliverer {
     const { clock } = this.deps;
     const started = performance.now();
     const elapsed = () => Math.round(performance.now() - started);
-    const check = await checkUrl(webhook.url, { allowPrivate: this.deps.allowPrivate, lookup: this.deps.lookup });
+    const check = await checkUrl(webhook.url, { allowPrivate: this.deps.allowPrivate, lookup: this.lookup });
     if (!check.ok) return { statusCode: null, error: `${check.code}: ${check.message}`, latencyMs: elapsed(), retryAfterMs: null };
     const now = clock.now();
     const secrets = [webhook.secret];
@@ -99,9 +122,38 @@ export class WebhookDeliverer {
     }
   }
 
-  private async record({ delivery, webhook, token }: Claim, outcome: Outcome): Promise<void> {
-    const { repo, clock } = this.deps;
-    const nowDate = clock.now();
+  /** Queues the outcome for the next batch write; resolves once it is committed. */
+  private record(claim: Claim, outcome: Outcome): Promise<void> {
+    return new Promise((resolve, reject) => {
+      this.unwritten.push({ claim, outcome, resolve, reject });
+      this.flushing ??= this.flush().finally(() => {
+        this.flushing = null;
+      });
+    });
+  }
+
+  /**
+   * Writes queued outcomes, many per transaction: while one batch commits, the next gathers, so
+   * under load a commit (an fsync on PostgreSQL) serves hundreds of attempts. A failed batch is
+   * retried by the lease running out (at least once, never lost).
+   */
+  private async flush(): Promise<void> {
+    // Let the responses that arrived in this turn of the event loop join the batch (SQLite runs
+    // synchronously, so nothing else would gather while a batch commits).
+    await new Promise((resolve) => setImmediate(resolve));
+    while (this.unwritten.length > 0) {
+      const batch = this.unwritten.splice(0, MAX_BATCH);
+      try {
+        await this.writeBatch(batch.map((b) => this.outcomeChanges(b.claim, b.outcome)));
+        for (const item of batch) item.resolve();
+      } catch (error) {
+        for (const item of batch) item.reject(error);
+      }
+    }
+  }
+
+  private outcomeChanges({ delivery, webhook, token }: Claim, outcome: Outcome): Written {
+    const nowDate = this.deps.clock.now();
     const now = nowDate.toISOString();
     const attempts = delivery.attempts + 1;
     const succeeded = outcome.statusCode !== null && outcome.statusCode >= 200 && outcome.statusCode < 300;
@@ -113,33 +165,55 @@ export class WebhookDeliverer {
       : !succeeded && nowDate.getTime() - Date.parse(failingSince) >= FAILURE_WINDOW_MS
         ? 'Every delivery failed for 5 days.'
         : null;
-    await repo.db.transaction().execute(async (tx) => {
-      const held = await repo.finishAttempt(tx, delivery.id, token, {
-        status: succeeded ? 'succeeded' : delay === null || disableReason ? 'failed' : 'retrying',
+    const retryAt = succeeded || delay === null || disableReason ? null : new Date(nowDate.getTime() + delay).toISOString();
+    return {
+      delivery,
+      webhook,
+      token,
+      now,
+      succeeded,
+      disableReason,
+      changes: {
+        status: succeeded ? 'succeeded' : retryAt ? 'retrying' : 'failed',
         attempts,
-        next_attempt_at: succeeded || delay === null || disableReason ? null : new Date(nowDate.getTime() + delay).toISOString(),
+        next_attempt_at: retryAt,
         last_status_code: outcome.statusCode,
         last_error: outcome.error,
         last_latency_ms: outcome.latencyMs,
         updated_at: now,
-      });
-      await repo.insertAttempt(tx, { delivery_id: delivery.id, attempted_at: now, status_code: outcome.statusCode, latency_ms: outcome.latencyMs, error: outcome.error });
-      if (!held) return;
-      if (succeeded) {
-        if (webhook.failing_since) await repo.clearFailing(tx, webhook.id);
-      } else if (disableReason) {
-        await this.disable(tx, webhook, disableReason, now);
-      } else if (!webhook.failing_since) {
-        await repo.markFailing(tx, webhook.id, now);
-      }
-    });
+      },
+      attempt: { delivery_id: delivery.id, attempted_at: now, status_code: outcome.statusCode, latency_ms: outcome.latencyMs, error: outcome.error, attempted_by: PROCESS_NAME },
+    };
   }
 
-  /** Disables the endpoint once (concurrent failures race on `enabled = 1`) and emits webhook.disabled. */
-  private async disable(tx: Executor, webhook: WebhooksTable, reason: string, now: string): Promise<void> {
-    if (!(await this.deps.repo.disable(tx, webhook.id, reason, now))) return;
-    const view = webhookView({ ...webhook, enabled: 0, disabled_reason: reason, updated_at: now });
-    await this.deps.events.emit(tx, { organizationId: webhook.organization_id, type: 'webhook.disabled', data: view });
+  private async writeBatch(items: Written[]): Promise<void> {
+    const { repo } = this.deps;
+    await repo.db.transaction().execute(async (tx) => {
+      const held: Written[] = [];
+      for (const item of items) {
+        if (await repo.finishAttempt(tx, item.delivery.id, item.token, item.changes)) held.push(item);
+      }
+      await repo.insertAttempts(tx, items.map((i) => i.attempt));
+      // Endpoint state last and in id order: concurrent batches lock endpoints in one order, and
+      // the webhook.disabled emits (which serialise the outbox) come after every other write.
+      const byWebhook = new Map<string, Written>();
+      for (const item of held) {
+        const seen = byWebhook.get(item.webhook.id);
+        if (!seen || item.disableReason || (item.succeeded && !seen.disableReason)) byWebhook.set(item.webhook.id, item);
+      }
+      const endpoints = [...byWebhook.values()].sort((a, b) => a.webhook.id.localeCompare(b.webhook.id));
+      for (const item of endpoints) {
+        if (item.disableReason) continue;
+        if (item.succeeded && item.webhook.failing_since) await repo.clearFailing(tx, item.webhook.id);
+        if (!item.succeeded && !item.webhook.failing_since) await repo.markFailing(tx, item.webhook.id, item.now);
+      }
+      for (const item of endpoints) {
+        // The first to disable an endpoint (concurrent failures race on enabled = 1) reports it.
+        if (!item.disableReason || !(await repo.disable(tx, item.webhook.id, item.disableReason, item.now))) continue;
+        const view = webhookView({ ...item.webhook, enabled: 0, disabled_reason: item.disableReason, updated_at: item.now });
+        await this.deps.events.emit(tx, { organizationId: item.webhook.organization_id, type: 'webhook.disabled', data: view });
+      }
+    });
   }
 }
 

@@ -1,5 +1,5 @@
 // SQL for webhook endpoints, their delivery queue and the attempt log.
-import type { Kysely, Updateable } from 'kysely';
+import type { Insertable, Kysely, Updateable } from 'kysely';
 import type { DB, Executor } from '../../db/schema.ts';
 import type { DeliveryStatus, WebhookAttemptsTable, WebhookDeliveriesTable, WebhooksTable } from './tables.ts';
 
@@ -99,7 +99,9 @@ export class WebhooksRepository {
    * concurrently; SQLite has a single writer, so the statement alone is atomic there.
    */
   claimDue(now: string, leaseUntil: string, token: string, limit: number) {
-    return this.db
+    // No ORDER BY: the (status, next_attempt_at) index yields the oldest due rows of each status
+    // in order and the scan stops at the limit, where a sort would read the whole backlog.
+    const claim = this.db
       .updateTable('webhook_deliveries')
       .set({ lease_token: token, next_attempt_at: leaseUntil })
       .where('id', 'in', (eb) => {
@@ -111,14 +113,12 @@ export class WebhooksRepository {
           .where('d.next_attempt_at', '<=', now)
           .where('w.enabled', '=', 1)
           .where('w.deleted_at', 'is', null)
-          .orderBy('d.next_attempt_at')
           .limit(limit);
         return this.postgres ? due.forUpdate('d').skipLocked() : due;
-      })
-      .where('status', 'in', ['pending', 'retrying'])
-      .where('next_attempt_at', '<=', now)
-      .returningAll()
-      .execute();
+      });
+    // PostgreSQL re-checks these on a row another claim changed after the subquery read it.
+    const checked = this.postgres ? claim.where('status', 'in', ['pending', 'retrying']).where('next_attempt_at', '<=', now) : claim;
+    return checked.returningAll().execute();
   }
 
   /** Writes an attempt's outcome if this claim still holds the lease; false when it was lost. */
@@ -132,8 +132,8 @@ export class WebhooksRepository {
     return Number(result.numUpdatedRows) === 1;
   }
 
-  async insertAttempt(ex: Executor, row: Omit<WebhookAttemptsTable, 'id'>): Promise<void> {
-    await ex.insertInto('webhook_attempts').values(row).execute();
+  async insertAttempts(ex: Executor, rows: Insertable<WebhookAttemptsTable>[]): Promise<void> {
+    if (rows.length > 0) await ex.insertInto('webhook_attempts').values(rows).execute();
   }
 
   findDelivery(webhookId: string, id: string) {

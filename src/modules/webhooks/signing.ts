@@ -1,6 +1,6 @@
 // Standard Webhooks signing: `whsec_` + base64 key; the signature is
 // v1,base64(HMAC-SHA256(key, "<webhook-id>.<webhook-timestamp>.<body>")).
-import { createHmac, randomBytes } from 'node:crypto';
+import { createHmac, createSecretKey, randomBytes, type KeyObject } from 'node:crypto';
 
 const SECRET_PREFIX = 'whsec_';
 
@@ -8,8 +8,20 @@ export function newSigningSecret(): string {
   return SECRET_PREFIX + randomBytes(24).toString('base64');
 }
 
+// Importing a key costs more than the HMAC of a small body; endpoints sign many deliveries.
+const keys = new Map<string, KeyObject>();
+function keyOf(secret: string): KeyObject {
+  let key = keys.get(secret);
+  if (!key) {
+    if (keys.size >= 10_000) keys.clear();
+    key = createSecretKey(Buffer.from(secret.slice(SECRET_PREFIX.length), 'base64'));
+    keys.set(secret, key);
+  }
+  return key;
+}
+
 export function sign(secret: string, id: string, timestampSeconds: number, body: string): string {
-  const key = Buffer.from(secret.slice(SECRET_PREFIX.length), 'base64');
+  const key = keyOf(secret);
   return `v1,${createHmac('sha256', key).update(`${id}.${timestampSeconds}.${body}`).digest('base64')}`;
 }
 

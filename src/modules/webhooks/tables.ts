@@ -48,6 +48,7 @@ export interface WebhookAttemptsTable {
   status_code: number | null;
   latency_ms: number;
   error: string | null;
+  attempted_by: string;
 }
 
 export interface WebhooksTables {
