@@ -354,29 +354,48 @@ export async function deviceCommand(args: string[], defaultBaseUrl: string): Pro
   if (!v.key?.startsWith('cg_dev_')) throw new UsageError(`--key must be a device key (cg_dev_...)\n${USAGE}`);
   if ((v['inbound-from'] === undefined) !== (v['inbound-text'] === undefined)) throw new UsageError('--inbound-from and --inbound-text go together');
 
-  const device = await startSimulatedDevice({
+  const options: SimulatorOptions = {
     baseUrl: v['base-url'],
     key: v.key,
     failRate: number('fail-rate', v['fail-rate'], 0, 1),
     deliveryDelayMs: number('delivery-delay-ms', v['delivery-delay-ms'], 0, 3_600_000),
     pollWaitSeconds: Math.floor(number('poll-wait', v['poll-wait'], 0, 30)),
     reportSending: v['report-sending'],
-  });
+  };
+  let device: SimulatedDevice;
+  try {
+    device = await startSimulatedDevice(options);
+  } catch (error) {
+    // The service refused the key or is unreachable: one line, no stack.
+    process.stderr.write(`cellgate: ${errorText(error)}\n`);
+    process.exitCode = 1;
+    return;
+  }
+  // Whether the stop was asked for (a signal, a failed injection) rather than forced by a fatal answer.
+  let stopRequested = false;
   let signals = 0;
   const onSignal = (signal: string) => {
     signals += 1;
     if (signals > 1) process.exit(130);
+    stopRequested = true;
     process.stdout.write(`${signal}: finishing the messages in hand (again to quit now)\n`);
     void device.stop();
   };
   process.on('SIGINT', onSignal);
   process.on('SIGTERM', onSignal);
   if (v['inbound-from'] !== undefined && v['inbound-text'] !== undefined) {
-    await device.sendInbound(v['inbound-from'], v['inbound-text']);
+    try {
+      await device.sendInbound(v['inbound-from'], v['inbound-text']);
+    } catch (error) {
+      process.stderr.write(`cellgate: ${errorText(error)}\n`);
+      stopRequested = true;
+      process.exitCode = 1;
+      await device.stop();
+    }
   }
   await device.stopped;
   process.off('SIGINT', onSignal);
   process.off('SIGTERM', onSignal);
-  // Stopping without a signal means a fatal answer (unknown or rotated key).
-  if (signals === 0) process.exitCode = 1;
+  // A stop nobody asked for means a fatal answer (unknown or rotated key).
+  if (!stopRequested) process.exitCode = 1;
 }
