@@ -120,6 +120,18 @@ describe('Idempotency-Key', () => {
     for (const r of responses) assert.ok(r.statusCode === 201 || r.statusCode === 409, r.body);
   });
 
+  it('a claim abandoned mid-request (its process died) frees the key after 2 minutes', async () => {
+    const idempotencyKey = nextKey();
+    const who = (await t.app.inject({ url: '/v1/auth/whoami', headers })).json();
+    await t.services.idempotency.tryClaim({ organizationId: who.organization_id, route: '/v1/test/sends', key: idempotencyKey }, 'hash-of-a-lost-request');
+    expectProblem(await send({ to: 'a' }, idempotencyKey), 422, 'idempotency_key_reused');
+    t.clock.advance(2 * 60 * 1000 + 1);
+    const before = executions;
+    const response = await send({ to: 'a' }, idempotencyKey);
+    assert.equal(response.statusCode, 201);
+    assert.equal(executions, before + 1);
+  });
+
   it('a request that fails validation is not stored: the key stays free', async () => {
     const idempotencyKey = nextKey();
     expectProblem(await send({ to: '' }, idempotencyKey), 400, 'invalid_request');

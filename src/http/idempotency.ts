@@ -11,6 +11,7 @@ import { ApiError } from './errors.ts';
 import type { App } from './types.ts';
 
 const TTL_MS = 24 * 60 * 60 * 1000;
+const ABANDONED_MS = 2 * 60 * 1000;
 const KEY_PATTERN = /^[\x20-\x7e]{1,255}$/;
 
 interface Claim {
@@ -76,13 +77,20 @@ export class IdempotencyStore {
       .executeTakeFirst();
   }
 
-  async deleteIfExpired(claim: Claim): Promise<void> {
+  /** Frees the key when its row expired or its request was abandoned. */
+  async deleteIfStale(claim: Claim): Promise<void> {
     await this.database.db
       .deleteFrom('idempotency_keys')
       .where('organization_id', '=', claim.organizationId)
       .where('route', '=', claim.route)
       .where('key', '=', claim.key)
-      .where('expires_at', '<=', this.clock.now().toISOString())
+      .where((eb) =>
+        eb.or([
+          eb('expires_at', '<=', this.clock.now().toISOString()),
+          // A claim whose process died mid-request would otherwise hold the key for 24 hours.
+          eb.and([eb('state', '=', 'in_progress'), eb('created_at', '<=', new Date(this.clock.now().getTime() - ABANDONED_MS).toISOString())]),
+        ]),
+      )
       .execute();
   }
 
@@ -149,7 +157,7 @@ export function registerIdempotency(app: App, store: IdempotencyStore): void {
         claims.set(request, claim);
         return;
       }
-      await store.deleteIfExpired(claim);
+      await store.deleteIfStale(claim);
       if (await replayOrReject(store, claim, hash, reply)) return reply;
     }
     throw new ApiError('idempotency_request_in_progress', 'A request with this Idempotency-Key is still being processed; retry shortly.');

@@ -108,20 +108,30 @@ function limited(result: TakeResult, detail: string): ApiError {
   return new ApiError('rate_limited', detail, { headers: { 'Retry-After': String(result.retryAfterSeconds) } });
 }
 
+// A limiter outage (Redis down) must not take the API down with it: allow, and say so in the log.
+async function takeOrAllow(limiter: RateLimiter, key: string, bucket: Bucket, nowMs: number, request: FastifyRequest): Promise<TakeResult> {
+  try {
+    return await limiter.take(key, bucket, nowMs);
+  } catch (error) {
+    request.log.warn({ err: error }, 'rate limiter unavailable; request allowed');
+    return { allowed: true, remaining: bucket.burst, resetSeconds: 0, retryAfterSeconds: 0 };
+  }
+}
+
 /** Must be registered after registerAuth: the bucket key is the authenticated credential. */
 export function registerRateLimit(app: App, options: RateLimitOptions): void {
   app.addHook('onRequest', async (request, reply) => {
     const config = request.routeOptions.config;
     if (config.unlimited || !request.routeOptions.url) return;
     if (config.ipLimit === 'sign_up' && options.signUpPerIp) {
-      const result = await options.limiter.take(`signup:${request.ip}`, options.signUpPerIp, options.now());
+      const result = await takeOrAllow(options.limiter, `signup:${request.ip}`, options.signUpPerIp, options.now(), request);
       if (!result.allowed) {
         setHeaders(reply, options.signUpPerIp, result);
         throw limited(result, 'Too many sign-ups from this address; try again later.');
       }
     }
     if (!options.perCredential) return;
-    const result = await options.limiter.take(credentialKey(request), options.perCredential, options.now());
+    const result = await takeOrAllow(options.limiter, credentialKey(request), options.perCredential, options.now(), request);
     setHeaders(reply, options.perCredential, result);
     if (!result.allowed) throw limited(result, 'Too many requests for this credential; slow down.');
   });

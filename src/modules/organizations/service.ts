@@ -1,4 +1,5 @@
 // Sign-up, verification, API keys and the credential lookup behind every agent request.
+import { isUniqueViolation } from '../../db/errors.ts';
 import type { Clock } from '../../lib/clock.ts';
 import { newId } from '../../lib/ids.ts';
 import type { Mailer } from '../../lib/mailer.ts';
@@ -25,6 +26,16 @@ const alreadyRegistered = () => new ApiError('conflict', 'An organization with t
 
 export function keyView(row: Pick<ApiKeysTable, 'id' | 'name' | 'prefix' | 'created_at' | 'last_used_at'>) {
   return { id: row.id, name: row.name, prefix: row.prefix, created_at: row.created_at, last_used_at: row.last_used_at };
+}
+
+// Two first sign-ups racing for one email: the loser retries once and finds the winner's row.
+async function retryOnUniqueViolation<T>(run: () => Promise<T>): Promise<T> {
+  try {
+    return await run();
+  } catch (error) {
+    if (!isUniqueViolation(error)) throw error;
+    return run();
+  }
 }
 
 export class OrganizationsService {
@@ -74,7 +85,7 @@ export class OrganizationsService {
     } catch {
       throw new ApiError('unavailable', 'The verification email could not be sent; nothing was changed, please retry.', { headers: { 'Retry-After': '30' } });
     }
-    const { organizationId, secret } = await this.repo.db.transaction().execute(async (tx) => {
+    const { organizationId, secret } = await retryOnUniqueViolation(() => this.repo.db.transaction().execute(async (tx) => {
       const existing = await this.repo.findByEmail(tx, email);
       if (existing && existing.status !== 'unverified') throw alreadyRegistered();
       const organizationId = existing?.id ?? newId('org', now.getTime());
@@ -96,7 +107,7 @@ export class OrganizationsService {
       await this.repo.insertKey(tx, key.row);
       await this.repo.replaceCode(tx, { organization_id: organizationId, code_hash: sha256Hex(`${organizationId}:${code}`), attempts: 0, expires_at: expiresAt, created_at: iso });
       return { organizationId, secret: key.secret };
-    });
+    }));
     this.forgetOrganization(organizationId);
     return {
       organization_id: organizationId,

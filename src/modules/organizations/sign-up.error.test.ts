@@ -14,6 +14,13 @@ describe('sign-up and verify reject bad input', () => {
   });
   after(() => t.close());
 
+  it('two simultaneous first sign-ups with one email end on one organization, both answered 201', async () => {
+    const email = uniqueEmail();
+    const responses = await Promise.all([1, 2].map(() => t.app.inject({ method: 'POST', url: '/v1/agent/sign-up', payload: { email } })));
+    assert.deepEqual(responses.map((r) => r.statusCode), [201, 201], responses.map((r) => r.body).join(' '));
+    assert.equal(responses[0].json().organization_id, responses[1].json().organization_id);
+  });
+
   it('rejects malformed JSON with 400 invalid_request', async () => {
     const response = await t.app.inject({
       method: 'POST',
