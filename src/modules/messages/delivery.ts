@@ -52,6 +52,8 @@ export class DeliveryService {
   private readonly events: EventsService;
   private readonly clock: Clock;
   private readonly wakeups: CellWakeups;
+  /** Aborted when the process shuts down: long-polls answer at once instead of holding the close. */
+  private readonly closing = new AbortController();
 
   constructor(deps: Deps) {
     this.repo = deps.repo;
@@ -66,8 +68,9 @@ export class DeliveryService {
    * Leases up to `limit` queued messages of the device's cell, waiting up to `waitMs` (real time)
    * for some to arrive. Stops waiting when `signal` aborts (the client went away).
    */
-  async claim(deviceId: string, limit: number, waitMs: number, signal: AbortSignal) {
+  async claim(deviceId: string, limit: number, waitMs: number, hangUp: AbortSignal) {
     const deadline = Date.now() + waitMs;
+    const signal = AbortSignal.any([hangUp, this.closing.signal]);
     for (;;) {
       const assignment = await this.devices.assignment(deviceId);
       const claimed = assignment ? await this.tryClaim(assignment, limit) : [];
@@ -76,6 +79,15 @@ export class DeliveryService {
       // A device without a cell waits on its own id, which no send wakes: a plain re-check delay.
       await this.wakeups.wait(assignment?.cellId ?? deviceId, Math.min(RECHECK_MS, left), signal);
     }
+  }
+
+  /** Ends every long-poll wait (on shutdown). */
+  stopWaiting(): void {
+    this.closing.abort();
+  }
+
+  get shuttingDown(): boolean {
+    return this.closing.signal.aborted;
   }
 
   private async tryClaim(assignment: DeviceAssignment, limit: number): Promise<MessagesTable[]> {

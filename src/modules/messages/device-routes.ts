@@ -46,7 +46,10 @@ export function registerDeviceMessageRoutes(app: App, delivery: DeliveryService)
     const hangUp = () => gone.abort();
     reply.raw.once('close', hangUp);
     try {
-      return await delivery.claim(deviceOf(request).deviceId, request.query.limit ?? 10, (request.query.wait ?? 0) * 1000, gone.signal);
+      const claimed = await delivery.claim(deviceOf(request).deviceId, request.query.limit ?? 10, (request.query.wait ?? 0) * 1000, gone.signal);
+      // Draining: the server closes only idle connections, so this one must not stay open.
+      if (delivery.shuttingDown) reply.header('connection', 'close');
+      return claimed;
     } finally {
       reply.raw.off('close', hangUp);
     }

@@ -34,4 +34,5 @@ export function registerMessaging(app: App, messaging: Messaging): void {
   registerMessageRoutes(app, messaging.messages);
   registerConversationRoutes(app, messaging.messages);
   registerDeviceMessageRoutes(app, messaging.delivery);
+  app.addHook('preClose', async () => messaging.delivery.stopWaiting());
 }

@@ -131,7 +131,7 @@ export class MessagesRepository {
 
   /** Leases up to `count` of the cell's oldest queued messages to the device, in one conditional update. */
   async claim(ex: Executor, input: { cellId: string; deviceId: string; count: number; now: string; leaseExpiresAt: string }) {
-    let oldest: SelectQueryBuilder<DB, 'messages', { id: string }> = ex
+    const oldest = ex
       .selectFrom('messages')
       .select('id')
       .where('cell_id', '=', input.cellId)
@@ -139,7 +139,9 @@ export class MessagesRepository {
       .where('expires_at', '>', input.now)
       .orderBy('id')
       .limit(input.count);
-    if (this.postgres) oldest = oldest.forUpdate().skipLocked();
+    // PostgreSQL: ARRAY(...) runs the locking subquery exactly once (an IN (...) semi-join may
+    // rescan it and, with SKIP LOCKED, pick more than `count` rows).
+    const picked = this.postgres ? sql<boolean>`id = any(array(${oldest.forUpdate().skipLocked()}))` : null;
     const rows = await ex
       .updateTable('messages')
       .set((eb) => ({
@@ -150,7 +152,7 @@ export class MessagesRepository {
         updated_at: input.now,
         attempts: eb('attempts', '+', 1),
       }))
-      .where('id', 'in', oldest)
+      .where((eb) => picked ?? eb('id', 'in', oldest))
       .where('status', '=', 'queued')
       .returningAll()
       .execute();

@@ -7,7 +7,7 @@ import { requirePhone } from '../../lib/phone.ts';
 export const MessageBody = Type.String({ minLength: 1, maxLength: 1600, description: 'Text, 1-1600 characters.' });
 
 export const MediaUrls = Type.Array(
-  Type.String({ format: 'uri', pattern: '^https://', maxLength: 2048, description: 'An https URL of at most 2048 characters.' }),
+  Type.String({ format: 'uri', pattern: '^https://[^/?#\\s]', maxLength: 2048, description: 'An https URL of at most 2048 characters.' }),
   { maxItems: 10, description: 'Up to 10 https URLs of media to attach (MMS).' },
 );
 

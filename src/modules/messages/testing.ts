@@ -1,22 +1,28 @@
 // Test helpers for messaging: an active cell with its device, sends, device calls.
 import { activeOrganization, type TestApp } from '../../../test/harness.ts';
 import { createCell } from '../cells/testing.ts';
-import { addDevice } from '../devices/testing.ts';
+import { addDevice, type TestDevice } from '../devices/testing.ts';
 
 export interface Line {
   org: Awaited<ReturnType<typeof activeOrganization>>;
   cell: { id: string; phone_number: string; status: string };
-  device: Awaited<ReturnType<typeof addDevice>>;
+  device: TestDevice;
 }
 
-/** A new organization with an active cell carried by a new device. */
+const devicesOf = new WeakMap<TestApp, TestDevice[]>();
+
+/**
+ * A new organization (or `org`) with an active cell, carried by a new device. The cell may get
+ * an older free device (one a released cell gave back); the line names whichever carries it.
+ */
 export async function activeLine(t: TestApp, deviceBody: Record<string, unknown> = {}, org?: Line['org']): Promise<Line> {
   const owner = org ?? (await activeOrganization(t));
-  const device = await addDevice(t, deviceBody);
+  const known = devicesOf.get(t) ?? [];
+  devicesOf.set(t, known);
+  known.push(await addDevice(t, deviceBody));
   const cell = await createCell(t, owner.headers);
-  if (cell.status !== 'active' || cell.phone_number !== device.phoneNumber) {
-    throw new Error(`expected the new device to carry the new cell: ${JSON.stringify(cell)}`);
-  }
+  const device = known.find((d) => d.phoneNumber === cell.phone_number);
+  if (cell.status !== 'active' || !device) throw new Error(`expected an active cell on a known device: ${JSON.stringify(cell)}`);
   return { org: owner, cell, device };
 }
 
