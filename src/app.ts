@@ -18,6 +18,10 @@ import type { App } from './http/types.ts';
 import { registerValidation } from './http/validation.ts';
 import { loop, type Loop } from './workers/loop.ts';
 import { presenceWorker } from './workers/presence.ts';
+import { messageLeasesWorker, MESSAGE_LEASES_INTERVAL_MS, type MessageLeasesWorker } from './workers/message-leases.ts';
+import { buildMessaging, registerMessaging } from './modules/messages/module.ts';
+import type { DeliveryService } from './modules/messages/delivery.ts';
+import type { MessagesService } from './modules/messages/service.ts';
 import { CellsRepository } from './modules/cells/repository.ts';
 import { registerCellRoutes } from './modules/cells/routes.ts';
 import { CellsService } from './modules/cells/service.ts';
@@ -72,6 +76,10 @@ export interface Services {
   webhookWorker: WebhookDeliveryWorker;
   cells: CellsService;
   devices: DevicesService;
+  messages: MessagesService;
+  delivery: DeliveryService;
+  /** Tests call tick() with the manual clock (workers are off there). */
+  messageLeases: MessageLeasesWorker;
 }
 
 const SECURITY_BY_SURFACE = {
@@ -173,6 +181,9 @@ export async function buildApp(deps: AppDeps): Promise<{ app: App; services: Ser
   const devices = new DevicesService({ repo: new DevicesRepository(database.db), clock });
   const cells = new CellsService({ repo: new CellsRepository(database.db), devices, events, clock });
   const presence = presenceWorker({ devices, cells });
+  const messaging = buildMessaging({ db: database.db, clock, events, cells, devices });
+  const messageLeases = messageLeasesWorker({ delivery: messaging.delivery });
+  loops.push(loop('message-leases', MESSAGE_LEASES_INTERVAL_MS, () => messageLeases.tick(), app.log));
   loops.push(loop('presence', 5000, () => presence.tick(), app.log));
   const eventsPrune = eventsPruneWorker({ events });
   loops.push(loop('events-prune', EVENTS_PRUNE_INTERVAL_MS, () => eventsPrune.tick(), app.log));
@@ -201,6 +212,7 @@ export async function buildApp(deps: AppDeps): Promise<{ app: App; services: Ser
   registerWebhookRoutes(app, webhooks);
   registerDeviceRoutes(app, devices);
   registerCellRoutes(app, cells);
+  registerMessaging(app, messaging);
   const eventStream = new EventStreamHub({ events, authenticate: (token) => organizations.authenticate(token), options: deps.eventStream, log: app.log });
   // Drain first (1001): @fastify/websocket's own preClose closes sockets without a code. Other
   // WebSocket routes reuse this registration.
@@ -214,5 +226,5 @@ export async function buildApp(deps: AppDeps): Promise<{ app: App; services: Ser
     mailer.close();
   });
 
-  return { app, services: { organizations, admin, idempotency, events, webhooks, webhookWorker, cells, devices } };
+  return { app, services: { organizations, admin, idempotency, events, webhooks, webhookWorker, cells, devices, ...messaging, messageLeases } };
 }
