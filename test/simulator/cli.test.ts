@@ -25,7 +25,7 @@ function simulate(args: string[]) {
     child,
     output: () => output,
     /** Resolves when the output matches `pattern`; rejects after `ms` of real time. */
-    waitFor(pattern: RegExp, ms = 10_000): Promise<void> {
+    waitFor(pattern: RegExp, ms = 30_000): Promise<void> {
       return new Promise((done, fail) => {
         const timer = setTimeout(() => fail(new Error(`no ${pattern} within ${ms} ms in:\n${output}`)), ms);
         const check = () => {
