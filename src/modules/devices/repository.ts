@@ -6,12 +6,6 @@ import type { DevicesTable } from './tables.ts';
 export type DeviceChanges = Partial<Pick<DevicesTable, 'label' | 'send_rate_per_minute'>>;
 export type Telemetry = Partial<Pick<DevicesTable, 'battery_pct' | 'charging' | 'signal_dbm' | 'app_version'>>;
 
-/** A unique constraint failed (SQLite or PostgreSQL). */
-export function isUniqueViolation(error: unknown): boolean {
-  const e = error as { code?: unknown; errcode?: unknown; message?: unknown };
-  return e?.code === '23505' || e?.errcode === 2067 || (typeof e?.message === 'string' && e.message.includes('UNIQUE constraint failed'));
-}
-
 export class DevicesRepository {
   readonly db: Kysely<DB>;
   constructor(db: Kysely<DB>) {

@@ -8,7 +8,8 @@ import type { Clock } from '../../lib/clock.ts';
 import { newId } from '../../lib/ids.ts';
 import { constantTimeEqualHex, displayPrefix, newSecret, sha256Hex } from '../../lib/secrets.ts';
 import { toE164 } from './phone-number.ts';
-import { isUniqueViolation, type DeviceChanges, type DevicesRepository, type Telemetry } from './repository.ts';
+import { isUniqueViolation } from '../../db/errors.ts';
+import type { DeviceChanges, DevicesRepository, Telemetry } from './repository.ts';
 import type { DevicesTable } from './tables.ts';
 
 export const DEVICE_KEY_PREFIX = 'cg_dev_';
