@@ -87,7 +87,7 @@ export class Reports {
   }
 
   /** Resolves once `event` was accepted for message `id`; rejects after `ms` of real time. */
-  async until(id: string, event: DeviceEvent, ms = 10_000): Promise<void> {
+  async until(id: string, event: DeviceEvent, ms = 20_000): Promise<void> {
     if (this.of(id).includes(event)) return;
     let timer: NodeJS.Timeout | undefined;
     try {
