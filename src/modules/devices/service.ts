@@ -1,13 +1,13 @@
 // The operator's phones: inventory and keys (admin surface), presence and telemetry (device
 // surface), and the device-to-cell assignment the cells module makes through claimFree/unassign.
 import type { Executor } from '../../db/schema.ts';
-import { ApiError, invalidField, notFound } from '../../http/errors.ts';
+import { ApiError, notFound } from '../../http/errors.ts';
 import { decodeCursor, page } from '../../http/pagination.ts';
 import type { DevicePrincipal } from '../../http/types.ts';
 import type { Clock } from '../../lib/clock.ts';
 import { newId } from '../../lib/ids.ts';
 import { constantTimeEqualHex, displayPrefix, newSecret, sha256Hex } from '../../lib/secrets.ts';
-import { toE164 } from './phone-number.ts';
+import { requirePhone } from '../../lib/phone.ts';
 import { isUniqueViolation } from '../../db/errors.ts';
 import type { DeviceChanges, DevicesRepository, Telemetry } from './repository.ts';
 import type { DevicesTable } from './tables.ts';
@@ -79,10 +79,7 @@ export class DevicesService {
   // --- admin surface -------------------------------------------------------------------------
 
   async create(input: { phone_number: string; label?: string | null; send_rate_per_minute?: number }) {
-    const phoneNumber = toE164(input.phone_number);
-    if (!phoneNumber) {
-      throw invalidField('phone_number', 'invalid_phone_number', 'phone_number is not a valid phone number in international format (e.g. +14155552671).');
-    }
+    const phoneNumber = requirePhone('phone_number', input.phone_number);
     if (await this.repo.findByPhoneNumber(phoneNumber)) throw duplicateNumber();
     const now = this.clock.now();
     const iso = now.toISOString();
