@@ -62,6 +62,8 @@ export interface AppDeps {
   workers?: boolean;
   /** Event stream limits and ping period (tests shrink them). */
   eventStream?: Partial<StreamOptions>;
+  /** Safety-net poll of the event outbox (tests lengthen it to prove the NOTIFY path). */
+  eventsPollMs?: number;
   /** Webhook egress, DNS and timing (tests and benchmarks replace them). */
   webhooks?: WebhookOptions;
 }
@@ -159,7 +161,7 @@ export async function buildApp(deps: AppDeps): Promise<{ app: App; services: Ser
   const mailer = deps.mailer ?? (config.smtpUrl ? smtpMailer(config.smtpUrl, config.smtpFrom) : devMailer((mail) => admin.keepMail(mail), app.log));
   const organizations = new OrganizationsService({ repo: new OrganizationsRepository(database.db), clock, mailer });
   const idempotency = new IdempotencyStore(database, clock);
-  const events = new EventsService({ repo: new EventsRepository(database.db, database.dialect), clock, log: app.log, pgClient: database.clientConfig });
+  const events = new EventsService({ repo: new EventsRepository(database.db, database.dialect), clock, log: app.log, pgClient: database.clientConfig, pollMs: deps.eventsPollMs });
   // The shared event reader (and LISTEN on PostgreSQL) runs in every process, workers or not.
   app.addHook('onReady', () => events.start());
   app.addHook('onClose', () => events.stop());

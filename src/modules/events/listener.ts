@@ -18,6 +18,8 @@ export class PgListener {
   private retryTimer: NodeJS.Timeout | undefined;
   private backoffMs = 500;
   private stopped = false;
+  /** The LISTEN session's server process id while connected (operations and tests). */
+  backendPid: number | null = null;
 
   constructor(options: { config: pg.ClientConfig; channel: string; onNotify: () => void; log: ListenerLog }) {
     this.config = options.config;
@@ -45,6 +47,7 @@ export class PgListener {
     const lost = (error?: Error) => {
       if (this.client !== client) return;
       this.client = null;
+      this.backendPid = null;
       client.end().catch(() => {});
       this.retry(error ?? new Error('connection ended'));
     };
@@ -55,6 +58,8 @@ export class PgListener {
       this.client = client;
       await client.connect();
       await client.query(`LISTEN ${this.channel}`);
+      const { rows } = await client.query<{ pid: number }>('select pg_backend_pid() as pid');
+      this.backendPid = rows[0].pid;
       this.backoffMs = 500;
       this.onNotify();
     } catch (error) {

@@ -137,6 +137,11 @@ export class EventsService {
     await this.listener?.stop();
   }
 
+  /** The LISTEN connection's server process id (PostgreSQL, while connected), else null. */
+  get listenerBackendPid(): number | null {
+    return this.listener?.backendPid ?? null;
+  }
+
   private wake(): void {
     this.feed.wake();
     this.signals.emit('appended');

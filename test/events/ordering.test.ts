@@ -1,0 +1,47 @@
+// The outbox's order is commit order: an event whose transaction took its seq first but commits
+// last must not be skipped by a reader that has already moved past a later seq.
+import { after, before, describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import { activeOrganization, startApp, type TestApp } from '../harness.ts';
+import { StreamClient, streamUrl } from './stream-client.ts';
+
+describe('event order across concurrent transactions', () => {
+  let t: TestApp;
+  before(async () => {
+    t = await startApp();
+  });
+  after(() => t.close());
+
+  it('holds a second emitting transaction until the first commits, so no event is skipped', async () => {
+    const org = await activeOrganization(t);
+    const client = await StreamClient.ready(await streamUrl(t), { headers: org.headers });
+    const emit = (tx: Parameters<typeof t.services.events.emit>[0], name: string) =>
+      t.services.events.emit(tx, { organizationId: org.organizationId, type: 'cell.updated', data: { name } });
+
+    let release!: () => void;
+    const gate = new Promise<void>((resolve) => (release = resolve));
+    let firstEmitted!: () => void;
+    const emitted = new Promise<void>((resolve) => (firstEmitted = resolve));
+    const first = t.database.db.transaction().execute(async (tx) => {
+      await emit(tx, 'first');
+      firstEmitted();
+      await gate; // still uncommitted
+    });
+    await emitted;
+    let secondDone = false;
+    const second = t.database.db.transaction().execute((tx) => emit(tx, 'second')).then(() => {
+      secondDone = true;
+    });
+    try {
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      assert.equal(secondDone, false, 'the second emitting transaction waits for the first');
+    } finally {
+      release();
+      await Promise.all([first, second]);
+    }
+
+    await client.eventCount(2);
+    assert.deepEqual(client.events.map((e) => e.data.name), ['first', 'second']);
+    client.close();
+  });
+});
