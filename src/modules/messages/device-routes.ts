@@ -45,6 +45,7 @@ export function registerDeviceMessageRoutes(app: App, delivery: DeliveryService)
     const gone = new AbortController();
     const hangUp = () => gone.abort();
     reply.raw.once('close', hangUp);
+    if (request.raw.socket?.destroyed) hangUp(); // hung up before the handler started
     try {
       const claimed = await delivery.claim(deviceOf(request).deviceId, request.query.limit ?? 10, (request.query.wait ?? 0) * 1000, gone.signal);
       // Draining: the server closes only idle connections, so this one must not stay open.

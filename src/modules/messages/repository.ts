@@ -1,6 +1,6 @@
 // SQL for messages, opt-outs and device event dedup. Every hot query is a range scan of one
 // index: lists on (cell_id, id) or (conversation_id, id), claims on (cell_id, status, id).
-import { sql, type Kysely, type SelectQueryBuilder, type UpdateQueryBuilder, type UpdateResult } from 'kysely';
+import { sql, type Kysely, type UpdateQueryBuilder, type UpdateResult } from 'kysely';
 import { isPostgres } from '../../db/migrations/dialect.ts';
 import type { DB, Executor } from '../../db/schema.ts';
 import type { MessagesTable, MessageStatus } from './tables.ts';
