@@ -27,6 +27,7 @@ const isDocumentation = (url: string) => /^\/(docs|openapi\.yaml)(\/|\*|$)/.test
 
 describe('OpenAPI document and reference', () => {
   let t: TestApp;
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any -- the parsed OpenAPI document is walked freely
   let doc: any;
   let yamlText: string;
   let routes: RouteOptions[];
@@ -84,6 +85,7 @@ describe('OpenAPI document and reference', () => {
     assert.deepEqual(doc.paths['/v1/admin/outbox'].get.security, [{ admin: [] }]);
     assert.deepEqual(doc.paths['/v1/agent/sign-up'].post.security, []);
     assert.ok(doc.components.schemas.Problem);
+    // eslint-disable-next-line @typescript-eslint/no-explicit-any -- the parsed OpenAPI document is walked freely
     for (const operations of Object.values(doc.paths as Record<string, Record<string, any>>)) {
       for (const operation of Object.values(operations)) {
         assert.ok(operation.responses['4XX'] && operation.responses['5XX'], `${operation.summary} documents its errors`);
