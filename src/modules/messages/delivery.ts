@@ -54,6 +54,7 @@ export class DeliveryService {
   private readonly wakeups: CellWakeups;
   /** Aborted when the process shuts down: long-polls answer at once instead of holding the close. */
   private readonly closing = new AbortController();
+  private polls = 0;
 
   constructor(deps: Deps) {
     this.repo = deps.repo;
@@ -71,14 +72,24 @@ export class DeliveryService {
   async claim(deviceId: string, limit: number, waitMs: number, hangUp: AbortSignal) {
     const deadline = Date.now() + waitMs;
     const signal = AbortSignal.any([hangUp, this.closing.signal]);
-    for (;;) {
-      const assignment = await this.devices.assignment(deviceId);
-      const claimed = assignment ? await this.tryClaim(assignment, limit) : [];
-      const left = deadline - Date.now();
-      if (claimed.length > 0 || left <= 0 || signal.aborted) return { messages: claimed.map(leasedMessageView) };
-      // A device without a cell waits on its own id, which no send wakes: a plain re-check delay.
-      await this.wakeups.wait(assignment?.cellId ?? deviceId, Math.min(RECHECK_MS, left), signal);
+    this.polls += 1;
+    try {
+      for (;;) {
+        const assignment = await this.devices.assignment(deviceId);
+        const claimed = assignment ? await this.tryClaim(assignment, limit) : [];
+        const left = deadline - Date.now();
+        if (claimed.length > 0 || left <= 0 || signal.aborted) return { messages: claimed.map(leasedMessageView) };
+        // A device without a cell waits on its own id, which no send wakes: a plain re-check delay.
+        await this.wakeups.wait(assignment?.cellId ?? deviceId, Math.min(RECHECK_MS, left), signal);
+      }
+    } finally {
+      this.polls -= 1;
     }
+  }
+
+  /** Claims in progress in this process, long-polls included (a gauge; tests wait on it). */
+  get activePolls(): number {
+    return this.polls;
   }
 
   /** Ends every long-poll wait (on shutdown). */

@@ -6,6 +6,15 @@ import { startApp, type TestApp } from '../../../test/harness.ts';
 import { eventsOf } from '../cells/testing.ts';
 import { activeLine, claim, inbound, queued, report, type Line } from './testing.ts';
 
+/** Resolves once `count` claims are in progress in the app (the request reached the handler). */
+async function pollsInProgress(t: TestApp, count: number) {
+  const deadline = Date.now() + 5000;
+  while (t.services.delivery.activePolls !== count) {
+    if (Date.now() > deadline) throw new Error(`expected ${count} polls in progress, have ${t.services.delivery.activePolls}`);
+    await new Promise((resolve) => setTimeout(resolve, 5));
+  }
+}
+
 const read = (t: TestApp, line: Line, id: string) => t.app.inject({ url: `/v1/cells/${line.cell.id}/messages/${id}`, headers: line.org.headers }).then((r) => r.json());
 
 describe('device claims', () => {
@@ -68,7 +77,7 @@ describe('device claims', () => {
     const line = await activeLine(t);
     const started = Date.now();
     const waiting = poll(line, '?wait=10');
-    await new Promise((resolve) => setTimeout(resolve, 50));
+    await pollsInProgress(t, 1);
     const message = await queued(t, line, { to: '+14155550102', body: 'wake up' });
     const messages = await waiting;
     assert.deepEqual(messages.map((m) => m.id), [message.id]);
@@ -86,12 +95,11 @@ describe('device claims', () => {
     const line = await activeLine(t);
     const gone = new AbortController();
     const waiting = poll(line, '?wait=30', gone.signal).catch((error: Error) => error.name);
-    await new Promise((resolve) => setTimeout(resolve, 50));
+    await pollsInProgress(t, 1);
     gone.abort();
     assert.equal(await waiting, 'AbortError');
-    await new Promise((resolve) => setTimeout(resolve, 100));
+    await pollsInProgress(t, 0);
     const message = await queued(t, line, { to: '+14155550103', body: 'after hang-up' });
-    await new Promise((resolve) => setTimeout(resolve, 600));
     assert.equal((await read(t, line, message.id)).status, 'queued');
   });
 
@@ -117,7 +125,7 @@ describe('shutting down with a device waiting', () => {
     const line = await activeLine(t);
     const port = (t.app.server.address() as AddressInfo).port;
     const waiting = fetch(`http://127.0.0.1:${port}/v1/device/messages/outbound?wait=30`, { headers: line.device.headers });
-    await new Promise((resolve) => setTimeout(resolve, 100));
+    await pollsInProgress(t, 1);
     const started = Date.now();
     const closed = t.close();
     const response = await waiting;
