@@ -34,9 +34,20 @@ await runBench(async (onExit) => {
   const claimedAt = new Map<string, number>();
   const delivered = new Set<string>();
   const waiters = new Map<string, () => void>();
+  // Where the time goes: each step's own latency, recorded while measuring.
+  let measuring = false;
+  const steps = { send: [] as number[], sendToClaim: [] as number[], report: [] as number[], read: [] as number[] };
+  const timedFetch: typeof fetch = async (input, init) => {
+    const started = performance.now();
+    const response = await fetch(input, init);
+    await response.clone().arrayBuffer();
+    if (measuring && String(input).endsWith('/events')) steps.report.push(performance.now() - started);
+    return response;
+  };
   const phone = await startSimulatedDevice({
     baseUrl: service.url,
     key: cell.deviceKey,
+    fetch: timedFetch,
     deliveryDelayMs: 0,
     pollWaitSeconds: 30,
     logger: () => {},
@@ -54,6 +65,7 @@ await runBench(async (onExit) => {
   const total: number[] = [];
   const toClaim: number[] = [];
   for (let i = 0; i < WARMUP_MESSAGES + count; i += 1) {
+    measuring = i >= WARMUP_MESSAGES;
     const started = performance.now();
     const sent = await request(`${service.url}/v1/cells/${cell.cellId}/messages/send`, {
       method: 'POST',
@@ -62,14 +74,20 @@ await runBench(async (onExit) => {
       expect: 202,
     });
     const id = String(sent.id);
+    const accepted = performance.now();
     if (!delivered.has(id)) {
       await withTimeout(new Promise<void>((done) => waiters.set(id, done)), 10_000, `message ${id} was not delivered within 10 s`);
     }
+    const reading = performance.now();
     const read = await request(`${service.url}/v1/cells/${cell.cellId}/messages/${id}`, { headers: auth });
     if (read.status !== 'delivered') throw new Error(`message ${id} reads ${String(read.status)} after the delivered report`);
-    if (i >= WARMUP_MESSAGES) {
-      total.push(performance.now() - started);
+    if (measuring) {
+      const done = performance.now();
+      total.push(done - started);
       toClaim.push((claimedAt.get(id) ?? Number.NaN) - started);
+      steps.send.push(accepted - started);
+      steps.sendToClaim.push((claimedAt.get(id) ?? Number.NaN) - accepted);
+      steps.read.push(done - reading);
     }
     claimedAt.delete(id);
     delivered.delete(id);
@@ -79,10 +97,14 @@ await runBench(async (onExit) => {
   const p50 = percentile(total, 50);
   const p99 = percentile(total, 99);
   const row = (label: string, samples: number[]) =>
-    `${label.padEnd(34)} p50 ${percentile(samples, 50).toFixed(1).padStart(6)} ms  p99 ${percentile(samples, 99).toFixed(1).padStart(6)} ms  max ${Math.max(...samples).toFixed(1).padStart(6)} ms`;
+    `${label.padEnd(36)} p50 ${percentile(samples, 50).toFixed(1).padStart(6)} ms  p99 ${percentile(samples, 99).toFixed(1).padStart(6)} ms  max ${Math.max(...samples).toFixed(1).padStart(6)} ms`;
   process.stdout.write(
     [
       `end-to-end latency on ${service.database}: ${count} sequential messages after ${WARMUP_MESSAGES} warm-up`,
+      row('  POST .../messages/send (202)', steps.send),
+      row('  202 → claim answered to the phone', steps.sendToClaim),
+      row('  POST .../events (each report)', steps.report),
+      row('  GET .../messages/{id}', steps.read),
       row('send → claimed by the phone', toClaim),
       row('send → reads delivered', total),
       `p50 ${p50.toFixed(1)} ms (target <= ${TARGET_P50_MS}) ${p50 <= TARGET_P50_MS ? 'MET' : 'NOT MET'}; p99 ${p99.toFixed(1)} ms (target <= ${TARGET_P99_MS}) ${p99 <= TARGET_P99_MS ? 'MET' : 'NOT MET'}`,
