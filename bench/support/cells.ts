@@ -32,6 +32,11 @@ export function benchPhoneNumber(): string {
   return `+1415555${String(randomInt(0, 10_000)).padStart(4, '0')}`;
 }
 
+/** `count` different valid numbers (+1 415 55x xxxx). */
+export function distinctNumbers(count: number): string[] {
+  return Array.from({ length: count }, (_, i) => `+141555${String(50_000 + i).padStart(5, '0')}`);
+}
+
 /** Adds a phone to the inventory (admin), then creates a cell for `org`, which gets that phone. */
 export async function provisionCell(service: Service, org: Organization, options: { sendRatePerMinute?: number } = {}): Promise<BenchCell> {
   const device = await request(`${service.url}/v1/admin/devices`, {
@@ -60,15 +65,18 @@ export function percentile(samples: number[], p: number): number {
 
 /**
  * bench/lib.ts load() for requests that must differ: every `[<id>]` in the headers or body becomes a
- * fresh id per request (autocannon idReplacement), e.g. one Idempotency-Key per send.
+ * fresh id per request (autocannon idReplacement), e.g. one Idempotency-Key per send; the bodies
+ * are sent in turn.
  * TODO(bench/lib.ts owner): fold into load() as a target flag; kept here until lib.ts takes it.
  */
 export async function loadDistinct(
   label: string,
-  target: { url: string; method: 'POST'; headers: Record<string, string>; body: string; server?: ChildServer },
+  target: { url: string; method: 'POST'; headers: Record<string, string>; bodies: string[]; server?: ChildServer },
   options: BenchOptions,
 ): Promise<LoadResult> {
-  const base = { url: target.url, method: target.method, headers: target.headers, body: target.body, connections: options.connections, idReplacement: true };
+  // Each connection cycles through the bodies in order.
+  const requests = target.bodies.map((body) => ({ method: target.method, body }));
+  const base = { url: target.url, method: target.method, headers: target.headers, requests, connections: options.connections, idReplacement: true };
   if (options.warmup > 0) await autocannon({ ...base, duration: options.warmup });
   const cpuBefore = cpuSeconds(target.server?.child.pid);
   const result = await autocannon({ ...base, duration: options.duration });
