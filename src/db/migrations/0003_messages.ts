@@ -1,5 +1,5 @@
 // Messages, conversations (one per cell and participant), opt-outs and device event dedup.
-import type { Kysely } from 'kysely';
+import { sql, type Kysely } from 'kysely';
 
 export async function up(db: Kysely<any>): Promise<void> {
   await db.schema
@@ -50,10 +50,12 @@ export async function up(db: Kysely<any>): Promise<void> {
   await db.schema.createIndex('messages_cell_list').on('messages').columns(['cell_id', 'id']).execute();
   await db.schema.createIndex('messages_cell_status').on('messages').columns(['cell_id', 'status', 'id']).execute();
   await db.schema.createIndex('messages_conversation').on('messages').columns(['conversation_id', 'id']).execute();
-  await db.schema.createIndex('messages_lease').on('messages').columns(['status', 'lease_expires_at']).execute();
-  await db.schema.createIndex('messages_device_claims').on('messages').columns(['device_id', 'claimed_at']).execute();
-  await db.schema.createIndex('messages_expiry').on('messages').columns(['status', 'expires_at']).execute();
-  await db.schema.createIndex('messages_inbound_dedup').on('messages').columns(['cell_id', 'device_message_id']).unique().execute();
+  // Partial indexes hold only the rows their worker or check looks for, so a send (an insert of a
+  // queued message) maintains as few B-trees as possible. Queries name the literal status.
+  await db.schema.createIndex('messages_lease').on('messages').column('lease_expires_at').where(sql.ref('status'), '=', 'sending').execute();
+  await db.schema.createIndex('messages_device_claims').on('messages').columns(['device_id', 'claimed_at']).where(sql.ref('claimed_at'), 'is not', null).execute();
+  await db.schema.createIndex('messages_expiry').on('messages').column('expires_at').where(sql.ref('status'), '=', 'queued').execute();
+  await db.schema.createIndex('messages_inbound_dedup').on('messages').columns(['cell_id', 'device_message_id']).unique().where(sql.ref('device_message_id'), 'is not', null).execute();
 
   await db.schema
     .createTable('opt_outs')

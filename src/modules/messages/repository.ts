@@ -1,7 +1,8 @@
 // SQL for messages, opt-outs and device event dedup. Every hot query is a range scan of one
 // index: lists on (cell_id, id) or (conversation_id, id), claims on (cell_id, status, id).
-import { sql, type Kysely, type UpdateQueryBuilder, type UpdateResult } from 'kysely';
+import { CompiledQuery, sql, type Kysely, type UpdateQueryBuilder, type UpdateResult } from 'kysely';
 import { isPostgres } from '../../db/migrations/dialect.ts';
+import { compiledOnce } from './compiled.ts';
 import type { DB, Executor } from '../../db/schema.ts';
 import type { MessagesTable, MessageStatus } from './tables.ts';
 
@@ -19,19 +20,36 @@ export interface MessageListFilter {
 }
 
 type Failure = { code: string; message: string };
+
+// Every column, checked by the compiler: a column added to MessagesTable must be added here.
+const COLUMNS: Record<keyof MessagesTable, true> = {
+  id: true, organization_id: true, cell_id: true, conversation_id: true, direction: true, from_number: true, to_number: true,
+  body: true, media_urls: true, status: true, segments: true, error_code: true, error_message: true, reply_to_message_id: true,
+  ignored: true, device_id: true, lease_expires_at: true, attempts: true, claimed_at: true, expires_at: true,
+  device_message_id: true, created_at: true, updated_at: true, sent_at: true, delivered_at: true, received_at: true,
+};
+const MESSAGE_COLUMNS = Object.keys(COLUMNS) as (keyof MessagesTable)[];
+
+// Literal statuses (not bound parameters) so the planners can use the partial indexes of 0003.
+const SENDING = sql.lit<MessageStatus>('sending');
+const QUEUED = sql.lit<MessageStatus>('queued');
 type MessagesUpdate = UpdateQueryBuilder<DB, 'messages', 'messages', UpdateResult>;
 
 export class MessagesRepository {
   readonly db: Kysely<DB>;
   private readonly postgres: boolean;
+  private insertSql: string | undefined;
 
   constructor(db: Kysely<DB>) {
     this.db = db;
     this.postgres = isPostgres(db);
   }
 
+  /** On every send: Kysely builds the SQL once, later calls only bind values. */
   async insert(ex: Executor, row: MessagesTable): Promise<void> {
-    await ex.insertInto('messages').values(row).execute();
+    const values = MESSAGE_COLUMNS.map((column) => row[column]);
+    this.insertSql ??= compiledOnce(ex.insertInto('messages').values(Object.fromEntries(MESSAGE_COLUMNS.map((c, i) => [c, values[i]])) as unknown as MessagesTable), values);
+    await ex.executeQuery(CompiledQuery.raw(this.insertSql, values));
   }
 
   /** Inserts an inbound message unless the device already uploaded it; true when inserted. */
@@ -39,7 +57,7 @@ export class MessagesRepository {
     const result = await ex
       .insertInto('messages')
       .values(row)
-      .onConflict((oc) => oc.columns(['cell_id', 'device_message_id']).doNothing())
+      .onConflict((oc) => oc.columns(['cell_id', 'device_message_id']).where('device_message_id', 'is not', null).doNothing())
       .executeTakeFirst();
     return Number(result.numInsertedOrUpdatedRows ?? 0) === 1;
   }
@@ -177,7 +195,7 @@ export class MessagesRepository {
       .updateTable('messages')
       .set({ status: 'queued', device_id: null, lease_expires_at: null, expires_at: input.expiresAt, updated_at: input.now })
       .where('id', 'in', this.expiredLeases(ex, input.now, input.batch).where('attempts', '<', input.maxAttempts))
-      .where('status', '=', 'sending')
+      .where('status', '=', SENDING)
       .where('lease_expires_at', '<=', input.now)
       .where('attempts', '<', input.maxAttempts)
       .returning('cell_id')
@@ -189,15 +207,15 @@ export class MessagesRepository {
     return this.fail(ex, input.now, input.error, (q) =>
       q
         .where('id', 'in', this.expiredLeases(ex, input.now, input.batch).where('attempts', '>=', input.maxAttempts))
-        .where('status', '=', 'sending')
+        .where('status', '=', SENDING)
         .where('lease_expires_at', '<=', input.now)
         .where('attempts', '>=', input.maxAttempts),
     );
   }
 
   failUnclaimed(ex: Executor, input: { now: string; batch: number; error: Failure }) {
-    const stale = ex.selectFrom('messages').select('id').where('status', '=', 'queued').where('expires_at', '<=', input.now).limit(input.batch);
-    return this.fail(ex, input.now, input.error, (q) => q.where('id', 'in', stale).where('status', '=', 'queued').where('expires_at', '<=', input.now));
+    const stale = ex.selectFrom('messages').select('id').where('status', '=', QUEUED).where('expires_at', '<=', input.now).limit(input.batch);
+    return this.fail(ex, input.now, input.error, (q) => q.where('id', 'in', stale).where('status', '=', QUEUED).where('expires_at', '<=', input.now));
   }
 
   /** Fails every queued or in-flight message of a cell (the cell is being released). */
@@ -206,7 +224,7 @@ export class MessagesRepository {
   }
 
   private expiredLeases(ex: Executor, now: string, batch: number) {
-    return ex.selectFrom('messages').select('id').where('status', '=', 'sending').where('lease_expires_at', '<=', now).limit(batch);
+    return ex.selectFrom('messages').select('id').where('status', '=', SENDING).where('lease_expires_at', '<=', now).limit(batch);
   }
 
   private fail(ex: Executor, now: string, error: Failure, scope: (query: MessagesUpdate) => MessagesUpdate) {
