@@ -102,7 +102,7 @@ export class WebhookDeliveryWorker implements Loop {
         return started;
       }
       const want = Math.min(free, this.batchSize);
-      const claims = await this.deliverer.claim(want);
+      const { claims, claimed } = await this.deliverer.claim(want);
       for (const claim of claims) {
         const attempt: Promise<void> = this.deliverer
           .attempt(claim)
@@ -118,7 +118,7 @@ export class WebhookDeliveryWorker implements Loop {
         this.inFlight.add(attempt);
       }
       started += claims.length;
-      if (claims.length < want) return started;
+      if (claimed < want) return started;
     }
   }
 }

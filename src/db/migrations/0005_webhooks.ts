@@ -41,7 +41,9 @@ export async function up(db: Kysely<any>): Promise<void> {
     .addColumn('payload', 'text', (c) => c.notNull())
     .addColumn('status', 'text', (c) => c.notNull())
     .addColumn('attempts', 'integer', (c) => c.notNull())
-    // When the next attempt is due; while an attempt is in flight, when its lease ends.
+    // When the next attempt is due; while an attempt is in flight, when its lease ends. Null
+    // when nothing is due: succeeded, failed, or held while the endpoint is disabled. The work
+    // queue is exactly the rows with next_attempt_at <= now, read in index order.
     .addColumn('next_attempt_at', 'text')
     .addColumn('lease_token', 'text')
     .addColumn('last_status_code', 'integer')
@@ -50,7 +52,7 @@ export async function up(db: Kysely<any>): Promise<void> {
     .addColumn('created_at', 'text', (c) => c.notNull())
     .addColumn('updated_at', 'text', (c) => c.notNull())
     .execute();
-  await db.schema.createIndex('webhook_deliveries_due').on('webhook_deliveries').columns(['status', 'next_attempt_at']).execute();
+  await db.schema.createIndex('webhook_deliveries_due').on('webhook_deliveries').column('next_attempt_at').execute();
   await db.schema.createIndex('webhook_deliveries_webhook').on('webhook_deliveries').columns(['webhook_id', 'id']).execute();
 
   await db.schema

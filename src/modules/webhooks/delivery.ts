@@ -7,10 +7,10 @@ import type { Clock } from '../../lib/clock.ts';
 import { cachedLookup, checkUrl, type Lookup } from '../../lib/ssrf.ts';
 import type { EventsService } from '../events/service.ts';
 import { EgressTimeout, type Egress } from './egress.ts';
-import type { WebhooksRepository } from './repository.ts';
+import type { AttemptOutcome, WebhooksRepository } from './repository.ts';
 import { FAILURE_WINDOW_MS, parseRetryAfter, retryDelay } from './schedule.ts';
 import { deliveryHeaders } from './signing.ts';
-import type { Insertable, Updateable } from 'kysely';
+import type { Insertable } from 'kysely';
 import type { WebhookAttemptsTable, WebhookDeliveriesTable, WebhooksTable } from './tables.ts';
 import { webhookView } from './views.ts';
 
@@ -38,7 +38,7 @@ interface Written {
   now: string;
   succeeded: boolean;
   disableReason: string | null;
-  changes: Updateable<WebhookDeliveriesTable>;
+  changes: AttemptOutcome;
   attempt: Insertable<WebhookAttemptsTable>;
 }
 
@@ -71,16 +71,26 @@ export class WebhookDeliverer {
     this.lookup = cachedLookup(deps.lookup, DNS_CACHE_MS, () => deps.clock.now().getTime());
   }
 
-  async claim(limit: number): Promise<Claim[]> {
+  /**
+   * Claims up to `limit` due deliveries; returns those to attempt and how many rows were claimed
+   * (deliveries of an endpoint disabled since they were queued are held, not attempted).
+   */
+  async claim(limit: number): Promise<{ claims: Claim[]; claimed: number }> {
+    const { repo } = this.deps;
     const now = this.deps.clock.now();
     const token = randomUUID();
-    const rows = await this.deps.repo.claimDue(now.toISOString(), new Date(now.getTime() + LEASE_MS).toISOString(), token, limit);
-    if (rows.length === 0) return [];
-    const webhooks = new Map((await this.deps.repo.webhooksByIds([...new Set(rows.map((r) => r.webhook_id))])).map((w) => [w.id, w]));
-    return rows.flatMap((delivery) => {
+    const rows = await repo.claimDue(now.toISOString(), new Date(now.getTime() + LEASE_MS).toISOString(), token, limit);
+    if (rows.length === 0) return { claims: [], claimed: 0 };
+    const webhooks = new Map((await repo.webhooksByIds([...new Set(rows.map((r) => r.webhook_id))])).map((w) => [w.id, w]));
+    const claims: Claim[] = [];
+    const held: string[] = [];
+    for (const delivery of rows) {
       const webhook = webhooks.get(delivery.webhook_id);
-      return webhook ? [{ delivery, webhook, token }] : [];
-    });
+      if (webhook && webhook.enabled === 1 && !webhook.deleted_at) claims.push({ delivery, webhook, token });
+      else held.push(delivery.id);
+    }
+    await repo.hold(held, token, now.toISOString());
+    return { claims, claimed: rows.length };
   }
 
   /** Makes the attempt and records it; never throws for receiver failures. */
@@ -174,6 +184,8 @@ export class WebhookDeliverer {
       succeeded,
       disableReason,
       changes: {
+        id: delivery.id,
+        token,
         status: succeeded ? 'succeeded' : retryAt ? 'retrying' : 'failed',
         attempts,
         next_attempt_at: retryAt,
@@ -189,10 +201,8 @@ export class WebhookDeliverer {
   private async writeBatch(items: Written[]): Promise<void> {
     const { repo } = this.deps;
     await repo.db.transaction().execute(async (tx) => {
-      const held: Written[] = [];
-      for (const item of items) {
-        if (await repo.finishAttempt(tx, item.delivery.id, item.token, item.changes)) held.push(item);
-      }
+      const written = await repo.finishAttempts(tx, items.map((i) => i.changes));
+      const held = items.filter((i) => written.has(i.delivery.id));
       await repo.insertAttempts(tx, items.map((i) => i.attempt));
       // Endpoint state last and in id order: concurrent batches lock endpoints in one order, and
       // the webhook.disabled emits (which serialise the outbox) come after every other write.

@@ -1,7 +1,19 @@
 // SQL for webhook endpoints, their delivery queue and the attempt log.
-import type { Insertable, Kysely, Updateable } from 'kysely';
+import { sql, type Insertable, type Kysely, type Updateable } from 'kysely';
 import type { DB, Executor } from '../../db/schema.ts';
 import type { DeliveryStatus, WebhookAttemptsTable, WebhookDeliveriesTable, WebhooksTable } from './tables.ts';
+
+export interface AttemptOutcome {
+  id: string;
+  token: string;
+  status: DeliveryStatus;
+  attempts: number;
+  next_attempt_at: string | null;
+  last_status_code: number | null;
+  last_error: string | null;
+  last_latency_ms: number;
+  updated_at: string;
+}
 
 export class WebhooksRepository {
   readonly db: Kysely<DB>;
@@ -99,22 +111,20 @@ export class WebhooksRepository {
    * concurrently; SQLite has a single writer, so the statement alone is atomic there.
    */
   claimDue(now: string, leaseUntil: string, token: string, limit: number) {
-    // No ORDER BY: the (status, next_attempt_at) index yields the oldest due rows of each status
-    // in order and the scan stops at the limit, where a sort would read the whole backlog.
+    // Due rows off the next_attempt_at index, the scan stopping at the limit. No ORDER BY: a
+    // sort would read the whole backlog whenever PostgreSQL's estimate favours a bitmap scan;
+    // index and heap order are close to oldest first anyway.
     const claim = this.db
       .updateTable('webhook_deliveries')
       .set({ lease_token: token, next_attempt_at: leaseUntil })
       .where('id', 'in', (eb) => {
         const due = eb
-          .selectFrom('webhook_deliveries as d')
-          .innerJoin('webhooks as w', 'w.id', 'd.webhook_id')
-          .select('d.id')
-          .where('d.status', 'in', ['pending', 'retrying'])
-          .where('d.next_attempt_at', '<=', now)
-          .where('w.enabled', '=', 1)
-          .where('w.deleted_at', 'is', null)
+          .selectFrom('webhook_deliveries')
+          .select('id')
+          .where('next_attempt_at', '<=', now)
+          .where('status', 'in', ['pending', 'retrying'])
           .limit(limit);
-        return this.postgres ? due.forUpdate('d').skipLocked() : due;
+        return this.postgres ? due.forUpdate().skipLocked() : due;
       });
     // PostgreSQL re-checks these on a row another claim changed after the subquery read it.
     const checked = this.postgres ? claim.where('status', 'in', ['pending', 'retrying']).where('next_attempt_at', '<=', now) : claim;
@@ -122,14 +132,26 @@ export class WebhooksRepository {
   }
 
   /** Writes an attempt's outcome if this claim still holds the lease; false when it was lost. */
-  async finishAttempt(ex: Executor, id: string, token: string, changes: Updateable<WebhookDeliveriesTable>): Promise<boolean> {
-    const result = await ex
-      .updateTable('webhook_deliveries')
-      .set({ ...changes, lease_token: null })
-      .where('id', '=', id)
-      .where('lease_token', '=', token)
-      .executeTakeFirst();
-    return Number(result.numUpdatedRows) === 1;
+  /**
+   * Writes attempts' outcomes in one statement, each only where its claim still holds the lease;
+   * returns the ids written (a lease that ran out belongs to another claim now).
+   */
+  async finishAttempts(ex: Executor, outcomes: AttemptOutcome[]): Promise<Set<string>> {
+    if (outcomes.length === 0) return new Set();
+    const int = (value: number | null) => sql`cast(${value} as integer)`;
+    const rows = outcomes.map(
+      (o) => sql`(${o.id}, ${o.token}, ${o.status}, ${int(o.attempts)}, ${o.next_attempt_at}, ${int(o.last_status_code)}, ${o.last_error}, ${int(o.last_latency_ms)}, ${o.updated_at})`,
+    );
+    const result = await sql<{ id: string }>`
+      with outcome (id, token, status, attempts, next_attempt_at, last_status_code, last_error, last_latency_ms, updated_at) as (values ${sql.join(rows)})
+      update webhook_deliveries set
+        status = outcome.status, attempts = outcome.attempts, next_attempt_at = outcome.next_attempt_at,
+        last_status_code = outcome.last_status_code, last_error = outcome.last_error,
+        last_latency_ms = outcome.last_latency_ms, updated_at = outcome.updated_at, lease_token = null
+      from outcome
+      where webhook_deliveries.id = outcome.id and webhook_deliveries.lease_token = outcome.token
+      returning webhook_deliveries.id`.execute(ex);
+    return new Set(result.rows.map((r) => r.id));
   }
 
   async insertAttempts(ex: Executor, rows: Insertable<WebhookAttemptsTable>[]): Promise<void> {
@@ -149,6 +171,28 @@ export class WebhooksRepository {
   attemptsOf(deliveryIds: string[]) {
     if (deliveryIds.length === 0) return Promise.resolve([]);
     return this.db.selectFrom('webhook_attempts').selectAll().where('delivery_id', 'in', deliveryIds).orderBy('id').execute();
+  }
+
+  /** Takes claimed deliveries of a disabled or deleted endpoint off the queue until it is enabled. */
+  async hold(ids: string[], token: string, now: string): Promise<void> {
+    if (ids.length === 0) return;
+    await this.db
+      .updateTable('webhook_deliveries')
+      .set({ next_attempt_at: null, lease_token: null, updated_at: now })
+      .where('id', 'in', ids)
+      .where('lease_token', '=', token)
+      .execute();
+  }
+
+  /** Puts an enabled endpoint's held deliveries back on the queue, due now. */
+  async release(ex: Executor, webhookId: string, now: string): Promise<void> {
+    await ex
+      .updateTable('webhook_deliveries')
+      .set({ next_attempt_at: now, updated_at: now })
+      .where('webhook_id', '=', webhookId)
+      .where('status', 'in', ['pending', 'retrying'])
+      .where('next_attempt_at', 'is', null)
+      .execute();
   }
 
   /** Makes a delivery due now unless an attempt holds a live lease on it; false when one does. */

@@ -132,7 +132,8 @@ export class WebhooksService {
 
   async update(organizationId: string, id: string, input: UpdateWebhookInput): Promise<WebhookView> {
     const row = await this.owned(organizationId, id);
-    const changes: Partial<WebhooksTable> = { updated_at: this.clock.now().toISOString() };
+    const now = this.clock.now().toISOString();
+    const changes: Partial<WebhooksTable> = { updated_at: now };
     if (input.url !== undefined) changes.url = await this.checkedUrl(input.url);
     if (input.event_types !== undefined) changes.event_types = JSON.stringify([...new Set(input.event_types)]);
     if (input.description !== undefined) changes.description = input.description;
@@ -141,9 +142,13 @@ export class WebhooksService {
       // Re-enabling starts a fresh failure window.
       Object.assign(changes, { enabled: 1, disabled_reason: null, failing_since: null });
     }
-    await this.repo.updateWebhook(this.repo.db, id, changes);
+    const resumed = changes.enabled === 1;
+    await this.repo.db.transaction().execute(async (tx) => {
+      await this.repo.updateWebhook(tx, id, changes);
+      if (resumed) await this.repo.release(tx, id, now);
+    });
+    if (resumed) this.signals.emit('queued');
     const updated = { ...row, ...changes };
-    if (updated.enabled === 1 && row.enabled === 0) this.signals.emit('queued');
     return webhookView(updated);
   }
 
