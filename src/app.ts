@@ -1,6 +1,6 @@
 // buildApp(deps): external plugins, then cross-cutting HTTP conventions, then module routes.
 // Used by main.ts and by the tests; everything with side effects arrives through deps.
-import Fastify, { type FastifyBaseLogger } from 'fastify';
+import Fastify, { LogController, type FastifyBaseLogger } from 'fastify';
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
@@ -108,8 +108,7 @@ export async function buildApp(deps: AppDeps): Promise<{ app: App; services: Ser
             },
           }),
     genReqId: requestIdFor,
-    requestIdLogLabel: 'request_id',
-    disableRequestLogging: true,
+    logController: new LogController({ requestIdLogLabel: 'request_id', disableRequestLogging: true }),
     bodyLimit: BODY_LIMIT,
     trustProxy: false,
     routerOptions: { ignoreTrailingSlash: true },
@@ -149,8 +148,8 @@ export async function buildApp(deps: AppDeps): Promise<{ app: App; services: Ser
     schema.security = SECURITY_BY_SURFACE[surface];
     const response = (schema.response ??= {}) as Record<string, unknown>;
     // 4xx/5xx, not `default`: a default schema would also serialize undeclared 2xx bodies as Problem.
-    response['4xx'] ??= { description: 'Client error (application/problem+json)', $ref: 'Problem#' };
-    response['5xx'] ??= { description: 'Server error (application/problem+json)', $ref: 'Problem#' };
+    response['4xx'] ??= { description: 'Client error', content: { 'application/problem+json': { schema: { $ref: 'Problem#' } } } };
+    response['5xx'] ??= { description: 'Server error', content: { 'application/problem+json': { schema: { $ref: 'Problem#' } } } };
   });
 
   registerRequestId(app);
@@ -204,9 +203,13 @@ export async function buildApp(deps: AppDeps): Promise<{ app: App; services: Ser
   });
   registerIdempotency(app, idempotency);
 
-  app.addHook('onResponse', async (request, reply) => {
-    request.log.info({ method: request.method, url: request.url, status: reply.statusCode, ms: Math.round(reply.elapsedTime) }, 'request');
-  });
+  // One line per request (Fastify's own two are off); skipped entirely above info level.
+  if (['trace', 'debug', 'info'].includes(app.log.level)) {
+    app.addHook('onResponse', (request, reply, done) => {
+      request.log.info({ method: request.method, url: request.url, status: reply.statusCode, ms: Math.round(reply.elapsedTime) }, 'request');
+      done();
+    });
+  }
 
   registerSystemRoutes(app, database);
   registerOrganizationRoutes(app, organizations);

@@ -140,35 +140,45 @@ async function replayOrReject(store: IdempotencyStore, claim: Claim, hash: strin
   return true;
 }
 
-export function registerIdempotency(app: App, store: IdempotencyStore): void {
-  app.addHook('preHandler', async (request, reply) => {
-    if (!request.routeOptions.config.idempotent || !request.agent) return;
-    const header = request.headers['idempotency-key'];
-    if (header === undefined) return;
-    if (typeof header !== 'string' || !KEY_PATTERN.test(header)) {
-      throw new ApiError('invalid_request', 'Idempotency-Key must be 1-255 printable characters.', {
-        errors: [{ field: 'Idempotency-Key', code: 'invalid_format', message: 'Idempotency-Key must be 1-255 printable characters.' }],
-      });
+async function claimOrReplay(store: IdempotencyStore, request: FastifyRequest, reply: FastifyReply): Promise<FastifyReply | undefined> {
+  if (!request.agent) return;
+  const header = request.headers['idempotency-key'];
+  if (header === undefined) return;
+  if (typeof header !== 'string' || !KEY_PATTERN.test(header)) {
+    throw new ApiError('invalid_request', 'Idempotency-Key must be 1-255 printable characters.', {
+      errors: [{ field: 'Idempotency-Key', code: 'invalid_format', message: 'Idempotency-Key must be 1-255 printable characters.' }],
+    });
+  }
+  const claim: Claim = { organizationId: request.agent.organizationId, route: request.routeOptions.url ?? '', key: header };
+  const hash = requestHash(request);
+  for (let attempt = 0; attempt < 2; attempt++) {
+    if (await store.tryClaim(claim, hash)) {
+      claims.set(request, claim);
+      return;
     }
-    const claim: Claim = { organizationId: request.agent.organizationId, route: request.routeOptions.url ?? '', key: header };
-    const hash = requestHash(request);
-    for (let attempt = 0; attempt < 2; attempt++) {
-      if (await store.tryClaim(claim, hash)) {
-        claims.set(request, claim);
-        return;
-      }
-      await store.deleteIfStale(claim);
-      if (await replayOrReject(store, claim, hash, reply)) return reply;
-    }
-    throw new ApiError('idempotency_request_in_progress', 'A request with this Idempotency-Key is still being processed; retry shortly.');
-  });
+    await store.deleteIfStale(claim);
+    if (await replayOrReject(store, claim, hash, reply)) return reply;
+  }
+  throw new ApiError('idempotency_request_in_progress', 'A request with this Idempotency-Key is still being processed; retry shortly.');
+}
 
-  app.addHook('onSend', async (request, reply, payload) => {
-    const claim = claims.get(request);
-    if (!claim) return payload;
-    claims.delete(request);
-    if (reply.statusCode >= 500) await store.release(claim);
-    else await store.complete(claim, reply.statusCode, typeof payload === 'string' ? payload : String(payload ?? ''));
-    return payload;
+async function storeOutcome(store: IdempotencyStore, request: FastifyRequest, reply: FastifyReply, payload: unknown): Promise<unknown> {
+  const claim = claims.get(request);
+  if (!claim) return payload;
+  claims.delete(request);
+  if (reply.statusCode >= 500) await store.release(claim);
+  else await store.complete(claim, reply.statusCode, typeof payload === 'string' ? payload : String(payload ?? ''));
+  return payload;
+}
+
+const asList = <T>(hook: T | T[] | undefined): T[] => (hook === undefined ? [] : Array.isArray(hook) ? hook : [hook]);
+
+/** Attaches the Idempotency-Key hooks to routes whose config says `idempotent: true` (only those). */
+export function registerIdempotency(app: App, store: IdempotencyStore): void {
+  app.addHook('onRoute', (route) => {
+    if (!route.config?.idempotent) return;
+    // preHandler runs after validation, so a request that fails validation is never stored.
+    route.preHandler = [...asList(route.preHandler), (request, reply) => claimOrReplay(store, request, reply)];
+    route.onSend = [...asList(route.onSend), (request, reply, payload) => storeOutcome(store, request, reply, payload)];
   });
 }

@@ -120,6 +120,7 @@ async function takeOrAllow(limiter: RateLimiter, key: string, bucket: Bucket, no
 
 /** Must be registered after registerAuth: the bucket key is the authenticated credential. */
 export function registerRateLimit(app: App, options: RateLimitOptions): void {
+  if (!options.perCredential && !options.signUpPerIp) return;
   app.addHook('onRequest', async (request, reply) => {
     const config = request.routeOptions.config;
     if (config.unlimited || !request.routeOptions.url) return;

@@ -11,7 +11,8 @@ export function requestIdFor(raw: IncomingMessage): string {
 }
 
 export function registerRequestId(app: App): void {
-  app.addHook('onRequest', async (request, reply) => {
+  app.addHook('onRequest', (request, reply, done) => {
     reply.header('X-Request-Id', request.id);
+    done();
   });
 }

@@ -1,11 +1,24 @@
 // Opaque, type-prefixed, time-sortable ids: `<prefix>_<lowercase ULID>` (contract §2).
+import { randomFillSync } from 'node:crypto';
 import { monotonicFactory } from 'ulid';
 
 export type IdPrefix =
   | 'org' | 'key' | 'cell' | 'dev' | 'pod' | 'msg' | 'conv' | 'drf' | 'lst' | 'whk' | 'evt'
   | 'job' | 'pay' | 'wal' | 'usg' | 'adm' | 'mail' | 'req' | 'dlv';
 
-const nextUlid = monotonicFactory();
+// ulid's default source calls getRandomValues once per character; drawing from a pool of
+// random bytes keeps id generation off the request hot path.
+const pool = Buffer.alloc(4096);
+let poolOffset = pool.length;
+function randomFraction(): number {
+  if (poolOffset >= pool.length) {
+    randomFillSync(pool);
+    poolOffset = 0;
+  }
+  return pool[poolOffset++] / 256;
+}
+
+const nextUlid = monotonicFactory(randomFraction);
 
 export function newId(prefix: IdPrefix, nowMs: number = Date.now()): string {
   return `${prefix}_${nextUlid(nowMs).toLowerCase()}`;

@@ -1,5 +1,5 @@
 // Credentials: random base62 secrets, stored only as SHA-256 hashes, compared in constant time.
-import { createHash, randomBytes, randomInt, timingSafeEqual } from 'node:crypto';
+import { hash, randomBytes, randomInt, timingSafeEqual } from 'node:crypto';
 
 const BASE62 = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
 
@@ -20,7 +20,7 @@ export function newSecret(prefix: string): string {
 }
 
 export function sha256Hex(value: string): string {
-  return createHash('sha256').update(value).digest('hex');
+  return hash('sha256', value, 'hex');
 }
 
 export function constantTimeEqualHex(a: string, b: string): boolean {
