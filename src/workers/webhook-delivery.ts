@@ -25,6 +25,7 @@ export class WebhookDeliveryWorker implements Loop {
   private readonly pollMs: number;
   private readonly concurrency: number;
   private readonly batchSize: number;
+  private readonly refillAt: number;
   private readonly inFlight = new Set<Promise<void>>();
   private draining: Promise<void> | null = null;
   private drainAgain = false;
@@ -41,6 +42,7 @@ export class WebhookDeliveryWorker implements Loop {
     this.pollMs = deps.pollMs ?? 250;
     this.concurrency = deps.concurrency ?? 256;
     this.batchSize = deps.batchSize ?? 100;
+    this.refillAt = Math.max(1, Math.min(this.batchSize, Math.floor(this.concurrency / 4)));
   }
 
   start(): void {
@@ -109,8 +111,9 @@ export class WebhookDeliveryWorker implements Loop {
           .catch((error: unknown) => this.log.error({ err: error, delivery: claim.delivery.id }, 'recording a webhook attempt failed'))
           .finally(() => {
             this.inFlight.delete(attempt);
-            // A freed slot may take work that was left waiting while all slots were busy.
-            if (this.saturated) {
+            // Work may have been left waiting while every slot was busy: claim it once a good
+            // share of the slots is free, not one row per finished attempt.
+            if (this.saturated && this.concurrency - this.inFlight.size >= this.refillAt) {
               this.saturated = false;
               this.wake();
             }
