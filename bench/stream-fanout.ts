@@ -3,8 +3,10 @@
 // from sending the PATCH to its arrival at every client (so the figure includes the request, the
 // commit and the wake of the shared reader, not only the fan-out). Also reports the server's RSS:
 // before the clients connect, with them connected and after the events.
+// Then a burst phase: rounds of 10 PATCHes sent at once, where the shared reader reads several
+// events per batch; every client must see them in the same (commit) order.
 // Targets: every client gets every event, in order, once; p99 <= 250 ms.
-//   node bench/stream-fanout.ts [--postgres] [--clients 2000] [--events 50]
+//   node bench/stream-fanout.ts [--postgres] [--clients 2000] [--events 50] [--bursts 10]
 import { readFileSync } from 'node:fs';
 import { WebSocket } from 'ws';
 import { benchOptions, runBench, signUpVerified, startService } from './lib.ts';
@@ -25,6 +27,8 @@ function ownFlag(name: string, fallback: number): number {
 }
 const clientCount = ownFlag('--clients', 2000);
 const eventCount = ownFlag('--events', 50);
+const burstRounds = ownFlag('--bursts', 10);
+const BURST = 10;
 const options = benchOptions(argv);
 
 /** Resident set size of a process in MiB (Linux /proc). */
@@ -39,6 +43,8 @@ interface Client {
   /** Index of the next event this client should see; anything else is a gap, a duplicate or out of order. */
   next: number;
   errors: number;
+  /** Burst event indexes in arrival order. */
+  burstOrder: number[];
 }
 
 await runBench(async (onExit) => {
@@ -55,6 +61,11 @@ await runBench(async (onExit) => {
   const delays: number[][] = [];
   const arrivals: number[] = [];
   let waiting: { index: number; done: () => void } | null = null;
+  // The burst phase: per burst event, when its round started and every client's delay.
+  const burstSentAt: number[] = [];
+  const burstDelays: number[] = [];
+  const burstArrivals: number[] = [];
+  let burstWaiting: { indexes: number[]; done: () => void } | null = null;
   const clients: Client[] = [];
   onExit(async () => clients.forEach((c) => c.socket.terminate()));
 
@@ -63,7 +74,7 @@ await runBench(async (onExit) => {
   for (let i = 0; i < clientCount; i += CONNECT_BATCH) {
     await Promise.all(
       Array.from({ length: Math.min(CONNECT_BATCH, clientCount - i) }, () => new Promise<void>((ready, failed) => {
-        const client: Client = { socket: new WebSocket(streamUrl, { headers: auth }), next: 0, errors: 0 };
+        const client: Client = { socket: new WebSocket(streamUrl, { headers: auth }), next: 0, errors: 0, burstOrder: [] };
         clients.push(client);
         client.socket.on('error', failed);
         client.socket.on('close', (code, reason) => failed(new Error(`a client was closed: ${code} ${String(reason)}`)));
@@ -71,7 +82,16 @@ await runBench(async (onExit) => {
           const now = performance.now();
           const frame = JSON.parse(String(data)) as { type: string; event?: { data: { display_name: string } } };
           if (frame.type === 'ready') return ready();
-          const index = Number(frame.event!.data.display_name.slice('fanout '.length));
+          const name = frame.event!.data.display_name;
+          if (name.startsWith('burst ')) {
+            const index = Number(name.slice('burst '.length));
+            client.burstOrder.push(index);
+            burstDelays.push(now - burstSentAt[index]);
+            burstArrivals[index] = (burstArrivals[index] ?? 0) + 1;
+            if (burstWaiting && burstWaiting.indexes.every((i) => burstArrivals[i] === clientCount)) burstWaiting.done();
+            return;
+          }
+          const index = Number(name.slice('fanout '.length));
           if (index !== client.next) client.errors += 1;
           client.next = index + 1;
           (delays[index] ??= []).push(now - sentAt[index]);
@@ -95,7 +115,24 @@ await runBench(async (onExit) => {
     ]);
     clearTimeout(timer);
   }
+
+  for (let round = 0; round < burstRounds; round += 1) {
+    const indexes = Array.from({ length: BURST }, (_, j) => round * BURST + j);
+    const allArrived = new Promise<void>((done) => (burstWaiting = { indexes, done }));
+    const started = performance.now();
+    for (const index of indexes) burstSentAt[index] = started;
+    await Promise.all(indexes.map((index) =>
+      request(`${service.url}/v1/cells/${String(cell.id)}`, { method: 'PATCH', headers: auth, body: { display_name: `burst ${index}` } })));
+    let timer: NodeJS.Timeout | undefined;
+    await Promise.race([
+      allArrived,
+      new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new Error(`burst round ${round} did not reach every client within ${EVENT_TIMEOUT_MS} ms`)), EVENT_TIMEOUT_MS))),
+    ]);
+    clearTimeout(timer);
+  }
   const rssAfter = rssMiB(pid);
+  const commitOrder = clients[0].burstOrder.join(',');
+  const burstAgree = clients.every((c) => c.burstOrder.length === burstRounds * BURST && c.burstOrder.join(',') === commitOrder);
 
   const measured = delays.slice(WARMUP_EVENTS);
   const all = measured.flat();
@@ -111,8 +148,14 @@ await runBench(async (onExit) => {
       row('PATCH sent → event at a client', all),
       row('PATCH sent → event at the last client', slowest),
       `delivery: ${complete && errors === 0 ? 'every client got every event once, in order' : `INCOMPLETE (${errors} out-of-order/duplicate, complete: ${complete})`}`,
+      ...(burstRounds > 0
+        ? [
+            row(`bursts of ${BURST} (${burstRounds} rounds) → at a client`, burstDelays),
+            `bursts: ${burstAgree ? 'every client got every event once, all in the same order' : 'CLIENTS DISAGREE on the events or their order'}`,
+          ]
+        : []),
       `server RSS: ${rssIdle.toFixed(0)} MiB idle, ${rssConnected.toFixed(0)} MiB with ${clientCount} clients (+${(((rssConnected - rssIdle) * 1024) / clientCount).toFixed(1)} KiB per client), ${rssAfter.toFixed(0)} MiB after the events (+${(rssAfter - rssConnected).toFixed(1)} MiB)`,
-      `p99 ${p99.toFixed(1)} ms (target <= ${TARGET_P99_MS}) ${p99 <= TARGET_P99_MS && complete && errors === 0 ? 'MET' : 'NOT MET'}`,
+      `p99 ${p99.toFixed(1)} ms (target <= ${TARGET_P99_MS}) ${p99 <= TARGET_P99_MS && complete && errors === 0 && (burstRounds === 0 || burstAgree) ? 'MET' : 'NOT MET'}`,
       machineLoad(),
     ].join('\n') + '\n',
   );

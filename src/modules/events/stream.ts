@@ -121,6 +121,7 @@ class StreamConnection implements FeedSubscriber {
   private state: 'replaying' | 'live' | 'closed' = 'replaying';
   private lastSeq = 0;
   private readonly queued: StreamEvent[] = [];
+  private corked = false;
   /** Stops the feed's deliveries; called as soon as the connection closes, not when the socket finally does. */
   private readonly detach: (connection: StreamConnection) => void;
 
@@ -198,7 +199,24 @@ class StreamConnection implements FeedSubscriber {
   private send(event: StreamEvent): void {
     this.lastSeq = event.seq;
     if (this.types && !this.types.has(event.type)) return;
+    this.corkUntilNextTick();
     this.socket.send(event.frame);
+  }
+
+  /**
+   * The feed hands over a whole batch synchronously: holding the TCP socket's writes until the
+   * batch is done turns a burst of N events into one write per client instead of N.
+   * (`_socket` is ws's net.Socket; without it frames are simply written one by one.)
+   */
+  private corkUntilNextTick(): void {
+    const raw = (this.socket as unknown as { _socket?: { cork(): void; uncork(): void } })._socket;
+    if (this.corked || !raw) return;
+    this.corked = true;
+    raw.cork();
+    process.nextTick(() => {
+      this.corked = false;
+      raw.uncork();
+    });
   }
 
   /** Waits (bounded) for the client to read its backlog; false when it was closed instead. */
