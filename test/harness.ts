@@ -8,8 +8,6 @@ import { buildApp, type AppDeps, type Services } from '../src/app.ts';
 import { loadConfig, type Config } from '../src/config.ts';
 import { openDatabase, type Database } from '../src/db/database.ts';
 import { migrateToLatest } from '../src/db/migrate.ts';
-import { migrations } from '../src/db/migrations/index.ts';
-import { Migrator } from 'kysely';
 import { ManualClock } from '../src/lib/clock.ts';
 import type { Mail, Mailer } from '../src/lib/mailer.ts';
 import type { App } from '../src/http/types.ts';
@@ -51,11 +49,7 @@ export async function freshDatabase(): Promise<TestDatabase> {
     await setup.db.schema.createSchema(schema).execute();
     await setup.close();
     const database = openDatabase(pgUrl, { searchPath: schema });
-    // Kysely looks for its migration tables in every schema unless told which one; with several
-    // test schemas migrating at once it would find another run's tables and fail.
-    const migrator = new Migrator({ db: database.db, provider: { getMigrations: async () => migrations }, migrationTableSchema: schema });
-    const { error } = await migrator.migrateToLatest();
-    if (error) throw error;
+    await migrateToLatest(database);
     return {
       database,
       url: `${pgUrl}${pgUrl.includes('?') ? '&' : '?'}options=${encodeURIComponent(`-c search_path=${schema}`)}`,

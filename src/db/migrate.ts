@@ -1,12 +1,19 @@
 // Runs the one migration set (src/db/migrations, applied in name order) on either dialect.
-import { Migrator, type Migration } from 'kysely';
+import { Migrator, sql, type Migration } from 'kysely';
 import type { Database } from './database.ts';
 import { migrations } from './migrations/index.ts';
 
 export async function migrateToLatest(database: Database): Promise<string[]> {
+  // On PostgreSQL, Kysely must be told the schema of its bookkeeping tables; otherwise it finds
+  // another schema's tables in the same database (several test schemas, or tenants).
+  const schema =
+    database.dialect === 'postgres'
+      ? (await sql<{ schema: string }>`select current_schema() as schema`.execute(database.db)).rows[0].schema
+      : undefined;
   const migrator = new Migrator({
     db: database.db,
     provider: { getMigrations: async (): Promise<Record<string, Migration>> => migrations },
+    ...(schema ? { migrationTableSchema: schema } : {}),
   });
   const { error, results } = await migrator.migrateToLatest();
   if (error) throw error instanceof Error ? error : new Error(String(error));
