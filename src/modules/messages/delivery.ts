@@ -126,13 +126,14 @@ export class DeliveryService {
     return this.repo.db.transaction().execute(async (tx) => {
       const message = await this.repo.findForUpdate(tx, messageId);
       if (!message) throw notFound('message');
-      const seen = await this.repo.findDeviceEvent(tx, deviceId, input.event_id);
-      if (seen) {
-        if (seen.message_id !== message.id) throw new ApiError('conflict', `event_id ${input.event_id} was already used for another message.`);
+      // Recorded first (one statement on the common path); a refusal below rolls it back.
+      const recorded = await this.repo.recordDeviceEvent(tx, { device_id: deviceId, event_id: input.event_id, message_id: message.id, event: input.event, created_at: now });
+      if (!recorded) {
+        const seen = await this.repo.findDeviceEvent(tx, deviceId, input.event_id);
+        if (seen && seen.message_id !== message.id) throw new ApiError('conflict', `event_id ${input.event_id} was already used for another message.`);
         return messageView(message);
       }
       if (message.device_id !== deviceId) throw new ApiError('conflict', 'This message is not leased to this device.');
-      await this.repo.insertDeviceEvent(tx, { device_id: deviceId, event_id: input.event_id, message_id: message.id, event: input.event, created_at: now });
       const transition = transitionFor(message, input, now);
       if (!transition) return messageView(message);
       const updated = await this.repo.update(tx, message.id, transition.patch);

@@ -183,8 +183,10 @@ export class MessagesRepository {
     return ex.selectFrom('device_events').selectAll().where('device_id', '=', deviceId).where('event_id', '=', eventId).executeTakeFirst();
   }
 
-  async insertDeviceEvent(ex: Executor, row: { device_id: string; event_id: string; message_id: string; event: string; created_at: string }): Promise<void> {
-    await ex.insertInto('device_events').values(row).execute();
+  /** Records a device's event id; false when the device already sent it. */
+  async recordDeviceEvent(ex: Executor, row: { device_id: string; event_id: string; message_id: string; event: string; created_at: string }): Promise<boolean> {
+    const result = await ex.insertInto('device_events').values(row).onConflict((oc) => oc.columns(['device_id', 'event_id']).doNothing()).executeTakeFirst();
+    return Number(result.numInsertedOrUpdatedRows ?? 0) === 1;
   }
 
   // --- lease and queue expiry (worker) ---
