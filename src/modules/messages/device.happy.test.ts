@@ -2,6 +2,7 @@ import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { buildApp } from '../../app.ts';
 import { startApp, type TestApp } from '../../../test/harness.ts';
 import { eventsOf } from '../cells/testing.ts';
 import { activeLine, claim, inbound, queued, report, type Line } from './testing.ts';
@@ -278,5 +279,45 @@ describe('inbound uploads', () => {
     const response = await inbound(t, line, { from: '+14155550122', body: '', media_urls: ['https://cdn.example.com/q.jpg'] });
     assert.equal(response.statusCode, 201);
     assert.equal(response.json().segments, 0);
+  });
+});
+
+describe('two processes on one database', () => {
+  let t: TestApp;
+  let second: Awaited<ReturnType<typeof buildApp>>;
+  before(async () => {
+    t = await startApp();
+    // A second app on the same database stands in for another process: it shares no memory with
+    // the first, so its sends cannot wake the first one's pollers in-process.
+    second = await buildApp({ config: t.config, database: t.database, clock: t.clock, logger: false, workers: false });
+    await second.app.ready();
+  });
+  after(async () => {
+    await second.app.close();
+    await t.close();
+  });
+
+  it('a poller finds a message sent through the other process within the re-check interval', async () => {
+    const line = await activeLine(t);
+    const waiting = t.app.inject({ url: '/v1/device/messages/outbound?wait=10', headers: line.device.headers });
+    await pollsInProgress(t, 1);
+    const started = Date.now();
+    const sent = await second.app.inject({ method: 'POST', url: `/v1/cells/${line.cell.id}/messages/send`, headers: line.org.headers, payload: { to: '+14155550160', body: 'cross-process' } });
+    assert.equal(sent.statusCode, 202);
+    const claimed = (await waiting).json().messages;
+    assert.deepEqual(claimed.map((m: { id: string }) => m.id), [sent.json().id]);
+    assert.ok(Date.now() - started < 2000, `found after ${Date.now() - started} ms`);
+  });
+
+  it('pollers spread over both processes never share a message', async () => {
+    const line = await activeLine(t, { send_rate_per_minute: 600 });
+    const ids = new Set<string>();
+    for (let i = 0; i < 30; i++) ids.add((await queued(t, line, { to: '+14155550161', body: `x${i}` })).id);
+    const polls = Array.from({ length: 8 }, (_, i) =>
+      (i % 2 === 0 ? t.app : second.app).inject({ url: '/v1/device/messages/outbound?limit=5', headers: line.device.headers }),
+    );
+    const claimed = (await Promise.all(polls)).flatMap((r) => r.json().messages.map((m: { id: string }) => m.id));
+    assert.equal(claimed.length, 30);
+    assert.deepEqual(new Set(claimed), ids);
   });
 });
