@@ -1,16 +1,13 @@
-// The device side of messaging (contract §4): devices lease queued messages by long-poll, report
-// what became of them, and upload the texts their phone received. Also the lease and queue
-// expiry the worker drives, and the failure of open messages when their cell is released.
+// Outbound delivery (contract §4): devices lease queued messages by long-poll and report what
+// became of them. Also the lease and queue expiry the worker drives, and the failure of open
+// messages when their cell is released. Inbound uploads are in inbound.ts.
 import { ApiError, notFound } from '../../http/errors.ts';
 import type { Executor } from '../../db/schema.ts';
 import type { Clock } from '../../lib/clock.ts';
-import { newId } from '../../lib/ids.ts';
-import { requirePhone } from '../../lib/phone.ts';
-import { countSegments } from '../../lib/segments.ts';
 import type { EventsService } from '../events/service.ts';
 import type { EventType } from '../events/types.ts';
-import type { ConversationsRepository } from './conversations-repository.ts';
-import { optOutKeyword, transitionFor, type DeviceReport } from './lifecycle.ts';
+import { transitionFor, type DeviceReport } from './lifecycle.ts';
+import { emitMessageEvent } from './message-events.ts';
 import type { DeviceAssignment, DevicesPort } from './ports.ts';
 import type { MessagesRepository } from './repository.ts';
 import { QUEUE_TTL_MS } from './service.ts';
@@ -25,29 +22,16 @@ const PACING_WINDOW_MS = 60_000;
 const RECHECK_MS = 250;
 const EXPIRY_BATCH = 500;
 
-export interface InboundUpload {
-  device_message_id: string;
-  from: string;
-  body: string;
-  media_urls?: string[];
-  received_at: string;
-}
-
 interface Deps {
   repo: MessagesRepository;
-  conversations: ConversationsRepository;
   devices: DevicesPort;
   events: EventsService;
   clock: Clock;
   wakeups: CellWakeups;
 }
 
-/** Thrown inside the inbound transaction to roll it back when the upload is a duplicate. */
-class DuplicateUpload extends Error {}
-
 export class DeliveryService {
   private readonly repo: MessagesRepository;
-  private readonly conversations: ConversationsRepository;
   private readonly devices: DevicesPort;
   private readonly events: EventsService;
   private readonly clock: Clock;
@@ -58,7 +42,6 @@ export class DeliveryService {
 
   constructor(deps: Deps) {
     this.repo = deps.repo;
-    this.conversations = deps.conversations;
     this.devices = deps.devices;
     this.events = deps.events;
     this.clock = deps.clock;
@@ -142,78 +125,6 @@ export class DeliveryService {
     });
   }
 
-  /** Stores a text the device's phone received; `created` is false for a repeated upload. */
-  async receive(deviceId: string, input: InboundUpload): Promise<{ created: boolean; message: ReturnType<typeof messageView> }> {
-    const from = requirePhone('from', input.from);
-    if (input.body === '' && (input.media_urls ?? []).length === 0) {
-      throw new ApiError('invalid_request', 'An inbound message needs a body or media.', {
-        errors: [{ field: 'body', code: 'too_short', message: 'body may be empty only when media_urls has items.' }],
-      });
-    }
-    const assignment = await this.devices.assignment(deviceId);
-    if (!assignment) throw new ApiError('conflict', 'This device carries no cell, so it cannot receive messages for one.');
-    const existing = await this.repo.findInbound(this.repo.db, assignment.cellId, input.device_message_id);
-    if (existing) return { created: false, message: messageView(existing) };
-    try {
-      const message = await this.repo.db.transaction().execute((tx) => this.storeInbound(tx, assignment, from, input));
-      return { created: true, message: messageView(message) };
-    } catch (error) {
-      if (!(error instanceof DuplicateUpload)) throw error;
-      const first = await this.repo.findInbound(this.repo.db, assignment.cellId, input.device_message_id);
-      if (!first) throw error;
-      return { created: false, message: messageView(first) };
-    }
-  }
-
-  private async storeInbound(tx: Executor, assignment: DeviceAssignment, from: string, input: InboundUpload): Promise<MessagesTable> {
-    const now = this.clock.now();
-    const at = now.toISOString();
-    const id = newId('msg', now.getTime());
-    const conversationId = await this.conversations.touch(tx, {
-      newId: newId('conv', now.getTime()),
-      organizationId: assignment.organizationId,
-      cellId: assignment.cellId,
-      participant: from,
-      messageId: id,
-      at,
-    });
-    const message: MessagesTable = {
-      id,
-      organization_id: assignment.organizationId,
-      cell_id: assignment.cellId,
-      conversation_id: conversationId,
-      direction: 'inbound',
-      from_number: from,
-      to_number: assignment.phoneNumber,
-      body: input.body,
-      media_urls: JSON.stringify(input.media_urls ?? []),
-      status: 'received',
-      segments: countSegments(input.body).segments,
-      error_code: null,
-      error_message: null,
-      reply_to_message_id: null,
-      ignored: 0,
-      device_id: assignment.deviceId,
-      lease_expires_at: null,
-      attempts: 0,
-      claimed_at: null,
-      expires_at: null,
-      device_message_id: input.device_message_id,
-      created_at: at,
-      updated_at: at,
-      sent_at: null,
-      delivered_at: null,
-      received_at: new Date(input.received_at).toISOString(),
-    };
-    // A concurrent identical upload won the unique index: roll back our conversation touch too.
-    if (!(await this.repo.insertInbound(tx, message))) throw new DuplicateUpload();
-    const keyword = optOutKeyword(input.body);
-    if (keyword === 'stop') await this.repo.optOut(tx, assignment.cellId, from, at);
-    if (keyword === 'start') await this.repo.optIn(tx, assignment.cellId, from);
-    await this.emit(tx, message, 'message.received');
-    return message;
-  }
-
   /** Worker step: expired leases go back to the queue, or fail once their attempts are spent. */
   async expireLeases(): Promise<number> {
     const now = this.clock.now();
@@ -265,6 +176,6 @@ export class DeliveryService {
   }
 
   private emit(tx: Executor, message: MessagesTable, type: EventType) {
-    return this.events.emit(tx, { organizationId: message.organization_id, type, data: messageView(message) });
+    return emitMessageEvent(this.events, tx, message, type);
   }
 }

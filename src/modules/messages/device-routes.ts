@@ -4,6 +4,7 @@ import { deviceOf } from '../../http/auth.ts';
 import { Body, IdParam, Timestamp } from '../../http/schemas.ts';
 import type { App } from '../../http/types.ts';
 import type { DeliveryService } from './delivery.ts';
+import type { InboundService } from './inbound.ts';
 import { MediaUrls, normalizePhoneField, PhoneInput } from './schemas.ts';
 import { LeasedMessage, Message } from './views.ts';
 
@@ -30,7 +31,7 @@ const InboundRequest = Body({
 
 const iso = (timestamp: string) => new Date(timestamp).toISOString();
 
-export function registerDeviceMessageRoutes(app: App, delivery: DeliveryService): void {
+export function registerDeviceMessageRoutes(app: App, delivery: DeliveryService, inbound: InboundService): void {
   app.get('/v1/device/messages/outbound', {
     config: { auth: 'device' },
     schema: {
@@ -85,7 +86,7 @@ export function registerDeviceMessageRoutes(app: App, delivery: DeliveryService)
       response: { 200: Message, 201: Message },
     },
   }, async (request, reply) => {
-    const { created, message } = await delivery.receive(deviceOf(request).deviceId, { ...request.body, received_at: iso(request.body.received_at) });
+    const { created, message } = await inbound.receive(deviceOf(request).deviceId, { ...request.body, received_at: iso(request.body.received_at) });
     return reply.code(created ? 201 : 200).send(message);
   });
 }

@@ -9,6 +9,7 @@ import { registerConversationRoutes } from './conversation-routes.ts';
 import { ConversationsRepository } from './conversations-repository.ts';
 import { DeliveryService } from './delivery.ts';
 import { registerDeviceMessageRoutes } from './device-routes.ts';
+import { InboundService } from './inbound.ts';
 import type { CellsPort, DevicesPort } from './ports.ts';
 import { MessagesRepository } from './repository.ts';
 import { registerMessageRoutes } from './routes.ts';
@@ -18,6 +19,7 @@ import { CellWakeups } from './wakeups.ts';
 export interface Messaging {
   messages: MessagesService;
   delivery: DeliveryService;
+  inbound: InboundService;
 }
 
 export function buildMessaging(deps: { db: Kysely<DB>; clock: Clock; events: EventsService; cells: CellsPort; devices: DevicesPort }): Messaging {
@@ -25,14 +27,15 @@ export function buildMessaging(deps: { db: Kysely<DB>; clock: Clock; events: Eve
   const conversations = new ConversationsRepository(deps.db);
   const wakeups = new CellWakeups();
   const messages = new MessagesService({ repo, conversations, cells: deps.cells, clock: deps.clock, wakeups });
-  const delivery = new DeliveryService({ repo, conversations, devices: deps.devices, events: deps.events, clock: deps.clock, wakeups });
+  const delivery = new DeliveryService({ repo, devices: deps.devices, events: deps.events, clock: deps.clock, wakeups });
+  const inbound = new InboundService({ repo, conversations, devices: deps.devices, events: deps.events, clock: deps.clock });
   deps.cells.onRelease((tx, cell) => delivery.failOpenMessagesOfCell(tx, cell.id));
-  return { messages, delivery };
+  return { messages, delivery, inbound };
 }
 
 export function registerMessaging(app: App, messaging: Messaging): void {
   registerMessageRoutes(app, messaging.messages);
   registerConversationRoutes(app, messaging.messages);
-  registerDeviceMessageRoutes(app, messaging.delivery);
+  registerDeviceMessageRoutes(app, messaging.delivery, messaging.inbound);
   app.addHook('preClose', async () => messaging.delivery.stopWaiting());
 }
