@@ -6,7 +6,6 @@ import type { Executor } from '../../db/schema.ts';
 import type { Clock } from '../../lib/clock.ts';
 import { newId } from '../../lib/ids.ts';
 import { requirePhone } from '../../lib/phone.ts';
-import { countSegments } from '../../lib/segments.ts';
 import type { EventsService } from '../events/service.ts';
 import type { ConversationsRepository } from './conversations-repository.ts';
 import { optOutKeyword } from './lifecycle.ts';
@@ -14,7 +13,7 @@ import { emitMessageEvent } from './message-events.ts';
 import type { DeviceAssignment, DevicesPort } from './ports.ts';
 import type { MessagesRepository } from './repository.ts';
 import type { MessagesTable } from './tables.ts';
-import { messageView } from './views.ts';
+import { messageView, newMessageRow } from './views.ts';
 
 export interface InboundUpload {
   device_message_id: string;
@@ -85,7 +84,7 @@ export class InboundService {
       messageId: id,
       at,
     });
-    const message: MessagesTable = {
+    const message = newMessageRow({
       id,
       organization_id: assignment.organizationId,
       cell_id: assignment.cellId,
@@ -94,25 +93,13 @@ export class InboundService {
       from_number: from,
       to_number: assignment.phoneNumber,
       body: input.body,
-      media_urls: JSON.stringify(input.media_urls ?? []),
+      mediaUrls: input.media_urls,
       status: 'received',
-      segments: countSegments(input.body).segments,
-      error_code: null,
-      error_message: null,
-      reply_to_message_id: null,
-      ignored: 0,
       device_id: assignment.deviceId,
-      lease_expires_at: null,
-      attempts: 0,
-      claimed_at: null,
-      expires_at: null,
       device_message_id: input.device_message_id,
+      received_at: input.received_at,
       created_at: at,
-      updated_at: at,
-      sent_at: null,
-      delivered_at: null,
-      received_at: new Date(input.received_at).toISOString(),
-    };
+    });
     // A concurrent identical upload won the unique index: roll back our conversation touch too.
     if (!(await this.repo.insertInbound(tx, message))) throw new DuplicateUpload();
     const keyword = optOutKeyword(input.body);

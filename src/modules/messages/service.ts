@@ -5,12 +5,11 @@ import { decodeCursor, page } from '../../http/pagination.ts';
 import type { Clock } from '../../lib/clock.ts';
 import { newId } from '../../lib/ids.ts';
 import { requirePhone } from '../../lib/phone.ts';
-import { countSegments } from '../../lib/segments.ts';
 import type { ConversationsRepository } from './conversations-repository.ts';
 import type { CellsPort } from './ports.ts';
 import type { MessagesRepository } from './repository.ts';
 import type { MessagesTable, MessageStatus } from './tables.ts';
-import { conversationView, messageView } from './views.ts';
+import { conversationView, messageView, newMessageRow } from './views.ts';
 import type { CellWakeups } from './wakeups.ts';
 
 /** A queued message nobody claims within this time fails with `expired`. */
@@ -60,7 +59,8 @@ export class MessagesService {
   async send(organizationId: string, cellId: string, input: SendInput, replyToMessageId: string | null = null) {
     const to = requirePhone('to', input.to);
     const cell = await this.cells.requireActive(organizationId, cellId);
-    if (!cell.phone_number) throw new ApiError('cell_not_active', 'The cell has no phone number yet.');
+    const from = cell.phone_number;
+    if (!from) throw new ApiError('cell_not_active', 'The cell has no phone number yet.');
     if (await this.repo.isOptedOut(cell.id, to)) {
       throw new ApiError('recipient_opted_out', `${to} texted STOP to this cell; they must text START before you can message them again.`);
     }
@@ -68,42 +68,22 @@ export class MessagesService {
     const at = now.toISOString();
     const id = newId('msg', now.getTime());
     const row = await this.repo.db.transaction().execute(async (tx) => {
-      const conversationId = await this.conversations.touch(tx, {
-        newId: newId('conv', now.getTime()),
-        organizationId,
-        cellId: cell.id,
-        participant: to,
-        messageId: id,
-        at,
-      });
-      const message: MessagesTable = {
+      const conversationId = await this.conversations.touch(tx, { newId: newId('conv', now.getTime()), organizationId, cellId: cell.id, participant: to, messageId: id, at });
+      const message = newMessageRow({
         id,
         organization_id: organizationId,
         cell_id: cell.id,
         conversation_id: conversationId,
         direction: 'outbound',
-        from_number: cell.phone_number as string,
+        from_number: from,
         to_number: to,
         body: input.body,
-        media_urls: JSON.stringify(input.media_urls ?? []),
+        mediaUrls: input.media_urls,
         status: 'queued',
-        segments: countSegments(input.body).segments,
-        error_code: null,
-        error_message: null,
         reply_to_message_id: replyToMessageId,
-        ignored: 0,
-        device_id: null,
-        lease_expires_at: null,
-        attempts: 0,
-        claimed_at: null,
         expires_at: new Date(now.getTime() + QUEUE_TTL_MS).toISOString(),
-        device_message_id: null,
         created_at: at,
-        updated_at: at,
-        sent_at: null,
-        delivered_at: null,
-        received_at: null,
-      };
+      });
       await this.repo.insert(tx, message);
       return message;
     });

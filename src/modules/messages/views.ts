@@ -1,6 +1,7 @@
 // The public shapes of messages and conversations (contract §4) and their response schemas.
 import { Type } from 'typebox';
 import { Nullable, Timestamp } from '../../http/schemas.ts';
+import { countSegments } from '../../lib/segments.ts';
 import type { ConversationsTable, MessagesTable } from './tables.ts';
 
 export const MESSAGE_STATUSES = ['queued', 'sending', 'sent', 'delivered', 'failed', 'canceled', 'received'] as const;
@@ -39,6 +40,32 @@ export const Conversation = Type.Object({
 });
 
 export type MessageView = ReturnType<typeof messageView>;
+
+type NewMessage = Pick<MessagesTable, 'id' | 'organization_id' | 'cell_id' | 'conversation_id' | 'direction' | 'from_number' | 'to_number' | 'body' | 'status' | 'created_at'> &
+  Partial<MessagesTable> & { mediaUrls?: string[] };
+
+/** A new message row: segments from the body, media as JSON, everything not given empty. */
+export function newMessageRow({ mediaUrls, ...fields }: NewMessage): MessagesTable {
+  return {
+    media_urls: JSON.stringify(mediaUrls ?? []),
+    segments: countSegments(fields.body).segments,
+    error_code: null,
+    error_message: null,
+    reply_to_message_id: null,
+    ignored: 0,
+    device_id: null,
+    lease_expires_at: null,
+    attempts: 0,
+    claimed_at: null,
+    expires_at: null,
+    device_message_id: null,
+    updated_at: fields.created_at,
+    sent_at: null,
+    delivered_at: null,
+    received_at: null,
+    ...fields,
+  };
+}
 
 export function messageView(row: MessagesTable) {
   return {
