@@ -11,6 +11,9 @@ import type { WebhookDeliverer } from '../modules/webhooks/delivery.ts';
 import type { WebhooksService } from '../modules/webhooks/service.ts';
 import type { Loop } from './loop.ts';
 
+/** How often the deliveries log is pruned (every process does it; the deletes are idempotent). */
+const PRUNE_INTERVAL_MS = 60 * 60 * 1000;
+
 export interface WorkerOptions {
   pollMs?: number;
   concurrency?: number;
@@ -32,6 +35,7 @@ export class WebhookDeliveryWorker implements Loop {
   private saturated = false;
   private running = false;
   private pollTimer: NodeJS.Timeout | undefined;
+  private pruneTimer: NodeJS.Timeout | undefined;
   private readonly onSignal = () => this.wake();
 
   constructor(deps: { deliverer: WebhookDeliverer; webhooks: WebhooksService; events: EventsService; log: FastifyBaseLogger } & WorkerOptions) {
@@ -51,6 +55,10 @@ export class WebhookDeliveryWorker implements Loop {
     this.events.signals.on('appended', this.onSignal);
     this.pollTimer = setInterval(() => this.wake(), this.pollMs);
     this.pollTimer.unref();
+    this.pruneTimer = setInterval(() => {
+      this.webhooks.prune().catch((error: unknown) => this.log.error({ err: error, worker: 'webhook-delivery' }, 'pruning webhook deliveries failed'));
+    }, PRUNE_INTERVAL_MS);
+    this.pruneTimer.unref();
     this.wake();
   }
 
@@ -59,6 +67,7 @@ export class WebhookDeliveryWorker implements Loop {
     this.webhooks.signals.off('queued', this.onSignal);
     this.events.signals.off('appended', this.onSignal);
     clearInterval(this.pollTimer);
+    clearInterval(this.pruneTimer);
     await this.draining;
     await Promise.all(this.inFlight);
   }

@@ -1,5 +1,5 @@
 // A real HTTP webhook receiver on loopback for tests: records every request and answers with
-// whatever `respond` says (a status and headers, or 'hang' to never answer). It can be stopped
+// whatever `respond` says (a status and headers, 'hang' or 'reset'). It can be stopped
 // and started again on the same port to play a receiver that is down for a stretch.
 import { createServer, type IncomingHttpHeaders, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -11,7 +11,8 @@ export interface ReceivedRequest {
   body: string;
 }
 
-export type Answer = { status: number; headers?: Record<string, string> } | 'hang';
+/** A status (and headers); 'hang' never answers; 'reset' drops the connection unanswered. */
+export type Answer = { status: number; headers?: Record<string, string> } | 'hang' | 'reset';
 
 export class Receiver {
   readonly requests: ReceivedRequest[] = [];
@@ -32,6 +33,10 @@ export class Receiver {
         const request = { url: req.url ?? '', headers: req.headers, body: Buffer.concat(chunks).toString('utf8') };
         this.requests.push(request);
         const answer = this.respond(request);
+        if (answer === 'reset') {
+          req.socket.destroy();
+          return;
+        }
         if (answer === 'hang') {
           this.hanging.add(res);
           return;

@@ -162,6 +162,30 @@ describe('webhook delivery when the receiver misbehaves', () => {
     assert.equal((await webhook(endpoint.id)).enabled, true);
   });
 
+  it('sends again at once on a fresh connection when a reused keep-alive connection is reset', async () => {
+    const endpoint = await createEndpoint(t, org.headers, receiver.url);
+    await emitEvent(t, org.organizationId);
+    await deliver(); // leaves a kept-alive connection in the pool
+    receiver.respond = () => (receiver.requests.length === 2 ? 'reset' : { status: 200 });
+    const event = await emitEvent(t, org.organizationId);
+    await deliver();
+    assert.deepEqual(receiver.requests.slice(1).map((r) => r.headers['webhook-id']), [event.id, event.id]);
+    const [delivery] = (await deliveriesOf(t, org.headers, endpoint.id)).deliveries;
+    assert.equal(delivery.status, 'succeeded');
+    assert.equal(delivery.attempts, 1);
+  });
+
+  it('counts a reset on a new connection as a failed attempt', async () => {
+    const endpoint = await createEndpoint(t, org.headers, receiver.url);
+    receiver.respond = () => 'reset';
+    await emitEvent(t, org.organizationId);
+    await deliver();
+    const [delivery] = (await deliveriesOf(t, org.headers, endpoint.id)).deliveries;
+    assert.equal(delivery.status, 'retrying');
+    assert.match(delivery.last_error ?? '', /ECONNRESET|socket hang up/);
+    assert.equal(receiver.requests.length, 1);
+  });
+
   it('delivers every event, with the same webhook-id, to a receiver that was down for a stretch', async () => {
     const flaky = await new Receiver().start(0);
     try {

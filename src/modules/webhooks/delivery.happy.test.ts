@@ -161,3 +161,27 @@ describe('webhook delivery', () => {
     assert.deepEqual(receiver.requests.map((r) => r.headers['webhook-id']), [event.id]);
   });
 });
+
+describe('the deliveries log', () => {
+  it('forgets finished deliveries after 30 days and keeps queued ones', async () => {
+    const t = await startApp({ deps: { webhooks: { random: () => 0.5 } } });
+    const receiver = await startReceiver();
+    try {
+      const org = await activeOrganization(t);
+      const ok = await createEndpoint(t, org.headers, `${receiver.url}?ok`);
+      const paused = await createEndpoint(t, org.headers, `${receiver.url}?paused`);
+      await emitEvent(t, org.organizationId);
+      await t.app.inject({ method: 'PATCH', url: `/v1/webhooks/${paused.id}`, headers: org.headers, payload: { enabled: false } });
+      await t.services.webhookWorker.deliverDue();
+      t.clock.advance(30 * 24 * 3600 * 1000);
+      assert.equal(await t.services.webhooks.prune(), 0, 'exactly 30 days old is kept');
+      t.clock.advance(1);
+      assert.equal(await t.services.webhooks.prune(), 1);
+      assert.deepEqual((await deliveriesOf(t, org.headers, ok.id)).deliveries, []);
+      assert.equal((await deliveriesOf(t, org.headers, paused.id)).deliveries.length, 1);
+    } finally {
+      await receiver.stop();
+      await t.close();
+    }
+  });
+});

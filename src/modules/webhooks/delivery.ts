@@ -136,9 +136,7 @@ export class WebhookDeliverer {
   private record(claim: Claim, outcome: Outcome): Promise<void> {
     return new Promise((resolve, reject) => {
       this.unwritten.push({ claim, outcome, resolve, reject });
-      this.flushing ??= this.flush().finally(() => {
-        this.flushing = null;
-      });
+      this.flushing ??= this.flush();
     });
   }
 
@@ -151,7 +149,12 @@ export class WebhookDeliverer {
     // Let the responses that arrived in this turn of the event loop join the batch (SQLite runs
     // synchronously, so nothing else would gather while a batch commits).
     await new Promise((resolve) => setImmediate(resolve));
-    while (this.unwritten.length > 0) {
+    for (;;) {
+      if (this.unwritten.length === 0) {
+        // Cleared in the same step as the emptiness check, so an outcome queued next starts a new flush.
+        this.flushing = null;
+        return;
+      }
       const batch = this.unwritten.splice(0, MAX_BATCH);
       try {
         await this.writeBatch(batch.map((b) => this.outcomeChanges(b.claim, b.outcome)));

@@ -41,19 +41,23 @@ function pinnedLookup(target: ResolvedAddress): LookupFunction {
 /** Drains at most this much of a response body; receivers' answers are not kept. */
 const MAX_RESPONSE_BYTES = 64 * 1024;
 
-export const httpEgress: Egress = (request) =>
-  new Promise((resolve, reject) => {
+/** A keep-alive connection the receiver closed just as it was reused: safe to send again at once. */
+class StaleConnection extends Error {}
+
+function sendOnce(request: EgressRequest, timeoutMs: number, fresh: boolean): Promise<EgressResponse> {
+  return new Promise((resolve, reject) => {
     const protocol = request.url.protocol === 'https:' ? https : http;
     const outgoing = protocol.request(request.url, {
       method: 'POST',
-      agent: agents[request.url.protocol as 'http:' | 'https:'],
+      agent: fresh ? false : agents[request.url.protocol as 'http:' | 'https:'],
       headers: { ...request.headers, 'content-length': String(Buffer.byteLength(request.body)) },
       ...(request.target ? { lookup: pinnedLookup(request.target) } : {}),
     });
-    const timer = setTimeout(() => outgoing.destroy(new EgressTimeout(`no response within ${request.timeoutMs} ms`)), request.timeoutMs);
-    outgoing.on('error', (error) => {
+    const timer = setTimeout(() => outgoing.destroy(new EgressTimeout(`no response within ${request.timeoutMs} ms`)), timeoutMs);
+    outgoing.on('error', (error: NodeJS.ErrnoException) => {
       clearTimeout(timer);
-      reject(error);
+      const stale = outgoing.reusedSocket && (error.code === 'ECONNRESET' || error.code === 'EPIPE');
+      reject(stale ? new StaleConnection(error.message, { cause: error }) : error);
     });
     outgoing.on('response', (response) => {
       let received = 0;
@@ -72,3 +76,16 @@ export const httpEgress: Egress = (request) =>
     });
     outgoing.end(request.body);
   });
+}
+
+export const httpEgress: Egress = async (request) => {
+  const started = performance.now();
+  try {
+    return await sendOnce(request, request.timeoutMs, false);
+  } catch (error) {
+    if (!(error instanceof StaleConnection)) throw error;
+    // Node's agent does not retry this itself. The second try gets a connection of its own: the
+    // pool may hold more connections the receiver has closed (it restarted, say).
+    return sendOnce(request, Math.max(1, request.timeoutMs - (performance.now() - started)), true);
+  }
+};

@@ -206,6 +206,25 @@ export class WebhooksRepository {
     return Number(result.numUpdatedRows) === 1;
   }
 
+  /** Deletes up to `limit` finished deliveries last changed before `before`, with their attempts; how many. */
+  async deleteFinishedBefore(before: string, limit: number): Promise<number> {
+    return this.db.transaction().execute(async (tx) => {
+      const ids = (
+        await tx
+          .selectFrom('webhook_deliveries')
+          .select('id')
+          .where('status', 'in', ['succeeded', 'failed'])
+          .where('updated_at', '<', before)
+          .limit(limit)
+          .execute()
+      ).map((r) => r.id);
+      if (ids.length === 0) return 0;
+      await tx.deleteFrom('webhook_attempts').where('delivery_id', 'in', ids).execute();
+      await tx.deleteFrom('webhook_deliveries').where('id', 'in', ids).execute();
+      return ids.length;
+    });
+  }
+
   /** Ends the queued deliveries of a deleted endpoint. */
   async abandonQueued(ex: Executor, webhookId: string, now: string): Promise<void> {
     await ex

@@ -18,6 +18,8 @@ import { deliveryView, matchesEventType, webhookView } from './views.ts';
 
 /** A rotated-out secret keeps signing (beside the new one) this long. */
 export const SECRET_OVERLAP_MS = 24 * 60 * 60 * 1000;
+/** Finished deliveries (and their attempts) stay in the log this long. */
+export const DELIVERY_RETENTION_MS = 30 * 24 * 60 * 60 * 1000;
 
 export interface CreateWebhookInput {
   client_id: string;
@@ -198,6 +200,17 @@ export class WebhooksService {
     this.signals.emit('queued');
     const updated = { ...delivery, status, next_attempt_at: now, lease_token: null, updated_at: now } as WebhookDeliveriesTable;
     return deliveryView(updated, await this.repo.attemptsOf([deliveryId]));
+  }
+
+  /** Deletes finished deliveries older than the retention period, in batches; how many. */
+  async prune(batch = 5_000): Promise<number> {
+    const before = new Date(this.clock.now().getTime() - DELIVERY_RETENTION_MS).toISOString();
+    let total = 0;
+    for (;;) {
+      const deleted = await this.repo.deleteFinishedBefore(before, batch);
+      total += deleted;
+      if (deleted < batch) return total;
+    }
   }
 
   /** For the agent status page: endpoints, and those failing or disabled by failures. */
