@@ -1,18 +1,16 @@
 // One delivery attempt: claim due rows, check the URL again (DNS may have changed), sign, POST,
-// and record the outcome: success, a retry per the schedule, or a failure that disables the
-// endpoint (410 Gone, or 5 days without a success) and emits webhook.disabled.
+// and hand the outcome to the recorder (success, retry per the schedule, or failure).
 import { randomUUID } from 'node:crypto';
 import { hostname } from 'node:os';
 import type { Clock } from '../../lib/clock.ts';
 import { cachedLookup, checkUrl, type Lookup } from '../../lib/ssrf.ts';
 import type { EventsService } from '../events/service.ts';
 import { EgressTimeout, type Egress } from './egress.ts';
-import type { AttemptOutcome, WebhooksRepository } from './repository.ts';
-import { FAILURE_WINDOW_MS, parseRetryAfter, retryDelay } from './schedule.ts';
+import type { Claim, Outcome } from './outcome.ts';
+import { OutcomeRecorder } from './recorder.ts';
+import type { WebhooksRepository } from './repository.ts';
+import { parseRetryAfter } from './schedule.ts';
 import { deliveryHeaders } from './signing.ts';
-import type { Insertable } from 'kysely';
-import type { WebhookAttemptsTable, WebhookDeliveriesTable, WebhooksTable } from './tables.ts';
-import { webhookView } from './views.ts';
 
 /** A claimed attempt is abandoned (and may be claimed again) after this long: well past the timeout. */
 const LEASE_MS = 60_000;
@@ -20,34 +18,6 @@ export const DEFAULT_TIMEOUT_MS = 15_000;
 /** How long a delivery reuses a checked DNS answer for an endpoint's host. */
 const DNS_CACHE_MS = 30_000;
 const PROCESS_NAME = `${hostname()}:${process.pid}`;
-
-export interface Claim {
-  delivery: WebhookDeliveriesTable;
-  webhook: WebhooksTable;
-  token: string;
-}
-
-/** At most this many outcomes are written per transaction. */
-const MAX_BATCH = 500;
-
-/** An attempt's outcome as rows to write. */
-interface Written {
-  delivery: WebhookDeliveriesTable;
-  webhook: WebhooksTable;
-  token: string;
-  now: string;
-  succeeded: boolean;
-  disableReason: string | null;
-  changes: AttemptOutcome;
-  attempt: Insertable<WebhookAttemptsTable>;
-}
-
-interface Outcome {
-  statusCode: number | null;
-  error: string | null;
-  latencyMs: number;
-  retryAfterMs: number | null;
-}
 
 export interface DelivererDeps {
   repo: WebhooksRepository;
@@ -63,12 +33,12 @@ export interface DelivererDeps {
 
 export class WebhookDeliverer {
   private readonly deps: DelivererDeps;
-  private readonly unwritten: { claim: Claim; outcome: Outcome; resolve: () => void; reject: (error: unknown) => void }[] = [];
-  private flushing: Promise<void> | null = null;
   private readonly lookup: Lookup;
+  private readonly recorder: OutcomeRecorder;
   constructor(deps: DelivererDeps) {
     this.deps = deps;
     this.lookup = cachedLookup(deps.lookup, DNS_CACHE_MS, () => deps.clock.now().getTime());
+    this.recorder = new OutcomeRecorder({ repo: deps.repo, clock: deps.clock, events: deps.events, attemptedBy: PROCESS_NAME, random: deps.random });
   }
 
   /**
@@ -95,8 +65,7 @@ export class WebhookDeliverer {
 
   /** Makes the attempt and records it; never throws for receiver failures. */
   async attempt(claim: Claim): Promise<void> {
-    const outcome = await this.send(claim);
-    await this.record(claim, outcome);
+    await this.recorder.record(claim, await this.send(claim));
   }
 
   private async send({ delivery, webhook }: Claim): Promise<Outcome> {
@@ -132,102 +101,6 @@ export class WebhookDeliverer {
     }
   }
 
-  /** Queues the outcome for the next batch write; resolves once it is committed. */
-  private record(claim: Claim, outcome: Outcome): Promise<void> {
-    return new Promise((resolve, reject) => {
-      this.unwritten.push({ claim, outcome, resolve, reject });
-      this.flushing ??= this.flush();
-    });
-  }
-
-  /**
-   * Writes queued outcomes, many per transaction: while one batch commits, the next gathers, so
-   * under load a commit (an fsync on PostgreSQL) serves hundreds of attempts. A failed batch is
-   * retried by the lease running out (at least once, never lost).
-   */
-  private async flush(): Promise<void> {
-    // Let the responses that arrived in this turn of the event loop join the batch (SQLite runs
-    // synchronously, so nothing else would gather while a batch commits).
-    await new Promise((resolve) => setImmediate(resolve));
-    for (;;) {
-      if (this.unwritten.length === 0) {
-        // Cleared in the same step as the emptiness check, so an outcome queued next starts a new flush.
-        this.flushing = null;
-        return;
-      }
-      const batch = this.unwritten.splice(0, MAX_BATCH);
-      try {
-        await this.writeBatch(batch.map((b) => this.outcomeChanges(b.claim, b.outcome)));
-        for (const item of batch) item.resolve();
-      } catch (error) {
-        for (const item of batch) item.reject(error);
-      }
-    }
-  }
-
-  private outcomeChanges({ delivery, webhook, token }: Claim, outcome: Outcome): Written {
-    const nowDate = this.deps.clock.now();
-    const now = nowDate.toISOString();
-    const attempts = delivery.attempts + 1;
-    const succeeded = outcome.statusCode !== null && outcome.statusCode >= 200 && outcome.statusCode < 300;
-    const gone = outcome.statusCode === 410;
-    const delay = succeeded || gone ? null : retryDelay(attempts, outcome.retryAfterMs, this.deps.random);
-    const failingSince = webhook.failing_since ?? now;
-    const disableReason = gone
-      ? 'The endpoint answered 410 Gone.'
-      : !succeeded && nowDate.getTime() - Date.parse(failingSince) >= FAILURE_WINDOW_MS
-        ? 'Every delivery failed for 5 days.'
-        : null;
-    const retryAt = succeeded || delay === null || disableReason ? null : new Date(nowDate.getTime() + delay).toISOString();
-    return {
-      delivery,
-      webhook,
-      token,
-      now,
-      succeeded,
-      disableReason,
-      changes: {
-        id: delivery.id,
-        token,
-        status: succeeded ? 'succeeded' : retryAt ? 'retrying' : 'failed',
-        attempts,
-        next_attempt_at: retryAt,
-        last_status_code: outcome.statusCode,
-        last_error: outcome.error,
-        last_latency_ms: outcome.latencyMs,
-        updated_at: now,
-      },
-      attempt: { delivery_id: delivery.id, attempted_at: now, status_code: outcome.statusCode, latency_ms: outcome.latencyMs, error: outcome.error, attempted_by: PROCESS_NAME },
-    };
-  }
-
-  private async writeBatch(items: Written[]): Promise<void> {
-    const { repo } = this.deps;
-    await repo.db.transaction().execute(async (tx) => {
-      const written = await repo.finishAttempts(tx, items.map((i) => i.changes));
-      const held = items.filter((i) => written.has(i.delivery.id));
-      await repo.insertAttempts(tx, items.map((i) => i.attempt));
-      // Endpoint state last and in id order: concurrent batches lock endpoints in one order, and
-      // the webhook.disabled emits (which serialise the outbox) come after every other write.
-      const byWebhook = new Map<string, Written>();
-      for (const item of held) {
-        const seen = byWebhook.get(item.webhook.id);
-        if (!seen || item.disableReason || (item.succeeded && !seen.disableReason)) byWebhook.set(item.webhook.id, item);
-      }
-      const endpoints = [...byWebhook.values()].sort((a, b) => a.webhook.id.localeCompare(b.webhook.id));
-      for (const item of endpoints) {
-        if (item.disableReason) continue;
-        if (item.succeeded && item.webhook.failing_since) await repo.clearFailing(tx, item.webhook.id);
-        if (!item.succeeded && !item.webhook.failing_since) await repo.markFailing(tx, item.webhook.id, item.now);
-      }
-      for (const item of endpoints) {
-        // The first to disable an endpoint (concurrent failures race on enabled = 1) reports it.
-        if (!item.disableReason || !(await repo.disable(tx, item.webhook.id, item.disableReason, item.now))) continue;
-        const view = webhookView({ ...item.webhook, enabled: 0, disabled_reason: item.disableReason, updated_at: item.now });
-        await this.deps.events.emit(tx, { organizationId: item.webhook.organization_id, type: 'webhook.disabled', data: view });
-      }
-    });
-  }
 }
 
 function connectionError(error: unknown): string {
