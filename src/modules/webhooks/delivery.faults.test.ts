@@ -250,3 +250,24 @@ describe('webhook delivery behind the URL guard', () => {
     assert.match(latest.last_error ?? '', /^forbidden_address/);
   });
 });
+
+describe('webhook summary for the agent status', () => {
+  it('counts endpoints and those failing or disabled by failures', async () => {
+    const t = await startApp({ deps: { webhooks: { random: () => 0.5 } } });
+    const receiver = await startReceiver();
+    try {
+      const org = await activeOrganization(t);
+      await createEndpoint(t, org.headers, `${receiver.url}?ok`);
+      await createEndpoint(t, org.headers, `${receiver.url}?failing`);
+      await createEndpoint(t, org.headers, `${receiver.url}?gone`);
+      receiver.respond = (r) => (r.url.endsWith('?failing') ? { status: 500 } : r.url.endsWith('?gone') ? { status: 410 } : { status: 200 });
+      assert.deepEqual(await t.services.webhooks.summary(org.organizationId), { total: 3, failing: 0 });
+      await emitEvent(t, org.organizationId);
+      await t.services.webhookWorker.deliverDue();
+      assert.deepEqual(await t.services.webhooks.summary(org.organizationId), { total: 3, failing: 2 });
+    } finally {
+      await receiver.stop();
+      await t.close();
+    }
+  });
+});
