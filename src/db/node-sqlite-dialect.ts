@@ -43,6 +43,7 @@ class NodeSqliteDatabase {
     this.database = new DatabaseSync(path);
     this.database.exec('PRAGMA journal_mode = WAL');
     this.database.exec('PRAGMA synchronous = NORMAL');
+    this.database.exec('PRAGMA wal_autocheckpoint = 10000');
     this.database.exec('PRAGMA foreign_keys = ON');
     this.database.exec('PRAGMA busy_timeout = 5000');
   }
