@@ -1,6 +1,6 @@
 // Credential checks per surface (contract §3). Runs in onRequest, before the body is parsed,
 // so an unauthenticated request never learns whether its body would have been valid.
-import type { FastifyRequest } from 'fastify';
+import type { FastifyContextConfig, FastifyRequest } from 'fastify';
 import { ApiError } from './errors.ts';
 import type { AdminPrincipal, AgentPrincipal, App, DevicePrincipal } from './types.ts';
 
@@ -58,35 +58,48 @@ async function authenticateDevice(request: FastifyRequest, auth: Authenticators)
   return principal;
 }
 
+function agentCheck(auth: Authenticators, config: FastifyContextConfig) {
+  return async (request: FastifyRequest) => {
+    const agent = await authenticateAgent(request, auth);
+    if (agent.organizationStatus === 'unverified' && !config.allowUnverified) {
+      throw new ApiError('organization_unverified', 'Verify the organization first: POST /v1/agent/verify with the emailed code.');
+    }
+    if (agent.organizationStatus === 'suspended' && !config.allowUnverified) {
+      throw new ApiError('organization_suspended', 'The organization is suspended.');
+    }
+    if (config.scope && !agent.scopes.includes(config.scope)) {
+      throw new ApiError('forbidden', `The token lacks the ${config.scope} scope.`);
+    }
+    request.agent = agent;
+  };
+}
+
+export const hookList = <T>(hook: T | T[] | undefined): T[] => (hook === undefined ? [] : Array.isArray(hook) ? hook : [hook]);
+
+/**
+ * Attaches the credential check of each route's surface as a route-level onRequest hook, decided
+ * once at registration (no per-request lookup of the route config). Registered before any route.
+ */
 export function registerAuth(app: App, auth: Authenticators): void {
   app.decorateRequest('agent', null);
   app.decorateRequest('admin', null);
   app.decorateRequest('device', null);
 
-  app.addHook('onRequest', async (request) => {
-    const config = request.routeOptions.config;
-    switch (config.auth) {
-      case 'agent': {
-        const agent = await authenticateAgent(request, auth);
-        if (agent.organizationStatus === 'unverified' && !config.allowUnverified) {
-          throw new ApiError('organization_unverified', 'Verify the organization first: POST /v1/agent/verify with the emailed code.');
-        }
-        if (agent.organizationStatus === 'suspended' && !config.allowUnverified) {
-          throw new ApiError('organization_suspended', 'The organization is suspended.');
-        }
-        if (config.scope && !agent.scopes.includes(config.scope)) {
-          throw new ApiError('forbidden', `The token lacks the ${config.scope} scope.`);
-        }
-        request.agent = agent;
-        break;
-      }
-      case 'admin':
-        request.admin = await authenticateAdmin(request, auth);
-        break;
-      case 'device':
-        request.device = await authenticateDevice(request, auth);
-        break;
-    }
+  app.addHook('onRoute', (route) => {
+    const config = route.config ?? {};
+    const check =
+      config.auth === 'agent'
+        ? agentCheck(auth, config)
+        : config.auth === 'admin'
+          ? async (request: FastifyRequest) => {
+              request.admin = await authenticateAdmin(request, auth);
+            }
+          : config.auth === 'device'
+            ? async (request: FastifyRequest) => {
+                request.device = await authenticateDevice(request, auth);
+              }
+            : null;
+    if (check) route.onRequest = [check, ...hookList(route.onRequest)];
   });
 }
 

@@ -7,6 +7,7 @@ import { sql } from 'kysely';
 import { createHash } from 'node:crypto';
 import type { Database } from '../db/database.ts';
 import type { Clock } from '../lib/clock.ts';
+import { hookList } from './auth.ts';
 import { ApiError } from './errors.ts';
 import type { App } from './types.ts';
 
@@ -171,14 +172,12 @@ async function storeOutcome(store: IdempotencyStore, request: FastifyRequest, re
   return payload;
 }
 
-const asList = <T>(hook: T | T[] | undefined): T[] => (hook === undefined ? [] : Array.isArray(hook) ? hook : [hook]);
-
 /** Attaches the Idempotency-Key hooks to routes whose config says `idempotent: true` (only those). */
 export function registerIdempotency(app: App, store: IdempotencyStore): void {
   app.addHook('onRoute', (route) => {
     if (!route.config?.idempotent) return;
     // preHandler runs after validation, so a request that fails validation is never stored.
-    route.preHandler = [...asList(route.preHandler), (request, reply) => claimOrReplay(store, request, reply)];
-    route.onSend = [...asList(route.onSend), (request, reply, payload) => storeOutcome(store, request, reply, payload)];
+    route.preHandler = [...hookList(route.preHandler), (request, reply) => claimOrReplay(store, request, reply)];
+    route.onSend = [...hookList(route.onSend), (request, reply, payload) => storeOutcome(store, request, reply, payload)];
   });
 }

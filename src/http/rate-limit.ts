@@ -1,7 +1,8 @@
 // Token buckets per credential (or per IP on public routes), in-process by default or in Redis
 // so several processes share one budget. Every limited response carries RateLimit-* headers.
 import { Redis } from 'ioredis';
-import type { FastifyRequest } from 'fastify';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { hookList } from './auth.ts';
 import { ApiError } from './errors.ts';
 import type { App } from './types.ts';
 
@@ -118,22 +119,29 @@ async function takeOrAllow(limiter: RateLimiter, key: string, bucket: Bucket, no
   }
 }
 
-/** Must be registered after registerAuth: the bucket key is the authenticated credential. */
+/**
+ * Route-level, after the credential check (register after registerAuth): the bucket key is the
+ * authenticated credential, or the client address on public routes.
+ */
 export function registerRateLimit(app: App, options: RateLimitOptions): void {
   if (!options.perCredential && !options.signUpPerIp) return;
-  app.addHook('onRequest', async (request, reply) => {
-    const config = request.routeOptions.config;
-    if (config.unlimited || !request.routeOptions.url) return;
-    if (config.ipLimit === 'sign_up' && options.signUpPerIp) {
-      const result = await takeOrAllow(options.limiter, `signup:${request.ip}`, options.signUpPerIp, options.now(), request);
-      if (!result.allowed) {
-        setHeaders(reply, options.signUpPerIp, result);
-        throw limited(result, 'Too many sign-ups from this address; try again later.');
+  app.addHook('onRoute', (route) => {
+    const config = route.config ?? {};
+    if (config.unlimited || !config.auth) return;
+    const signUpBucket = config.ipLimit === 'sign_up' ? options.signUpPerIp : null;
+    const limit = async (request: FastifyRequest, reply: FastifyReply) => {
+      if (signUpBucket) {
+        const result = await takeOrAllow(options.limiter, `signup:${request.ip}`, signUpBucket, options.now(), request);
+        if (!result.allowed) {
+          setHeaders(reply, signUpBucket, result);
+          throw limited(result, 'Too many sign-ups from this address; try again later.');
+        }
       }
-    }
-    if (!options.perCredential) return;
-    const result = await takeOrAllow(options.limiter, credentialKey(request), options.perCredential, options.now(), request);
-    setHeaders(reply, options.perCredential, result);
-    if (!result.allowed) throw limited(result, 'Too many requests for this credential; slow down.');
+      if (!options.perCredential) return;
+      const result = await takeOrAllow(options.limiter, credentialKey(request), options.perCredential, options.now(), request);
+      setHeaders(reply, options.perCredential, result);
+      if (!result.allowed) throw limited(result, 'Too many requests for this credential; slow down.');
+    };
+    route.onRequest = [...hookList(route.onRequest), limit];
   });
 }
