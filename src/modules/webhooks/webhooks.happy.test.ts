@@ -48,6 +48,14 @@ describe('webhook endpoints: create, read, update, delete, rotate', () => {
     assert.equal(list.json().webhooks.filter((w: { client_id: string }) => w.client_id === 'c-replay').length, 1);
   });
 
+  it('creates one webhook when the same create arrives twice at once', async () => {
+    const payload = { client_id: 'c-race', url: 'https://hooks.example.com/race' };
+    const responses = await Promise.all([create(payload), create(payload), create(payload)]);
+    assert.deepEqual(responses.map((r) => r.statusCode).sort(), [200, 200, 201]);
+    assert.equal(new Set(responses.map((r) => r.json().id)).size, 1);
+    assert.equal(responses.filter((r) => r.json().secret).length, 1);
+  });
+
   it('answers 409 client_id_conflict for the same client_id with another body', async () => {
     assert.equal((await create({ client_id: 'c-conflict', url: 'https://hooks.example.com/a' })).statusCode, 201);
     expectProblem(await create({ client_id: 'c-conflict', url: 'https://hooks.example.com/b' }), 409, 'client_id_conflict');
