@@ -186,6 +186,7 @@ export async function buildApp(deps: AppDeps): Promise<{ app: App; services: Ser
   const messageLeases = messageLeasesWorker({ delivery: messaging.delivery });
   loops.push(loop('message-leases', MESSAGE_LEASES_INTERVAL_MS, () => messageLeases.tick(), app.log));
   loops.push(loop('presence', 5000, () => presence.tick(), app.log));
+  loops.push(loop('idempotency-prune', 10 * 60_000, () => idempotency.pruneExpired(), app.log));
   const eventsPrune = eventsPruneWorker({ events });
   loops.push(loop('events-prune', EVENTS_PRUNE_INTERVAL_MS, () => eventsPrune.tick(), app.log));
 

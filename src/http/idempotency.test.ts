@@ -5,7 +5,7 @@ import { activeOrganization, bearer, expectProblem, startApp, type TestApp } fro
 import { agentOf } from './auth.ts';
 import { ApiError } from './errors.ts';
 import { Body } from './schemas.ts';
-import { canonicalJson } from './idempotency.ts';
+import { canonicalJson, idempotencyRecorder, requestHash } from './idempotency.ts';
 
 // A probe route shaped like a send: it counts executions, can be held open, and can fail.
 let executions = 0;
@@ -37,6 +37,26 @@ describe('Idempotency-Key', () => {
           if (request.body.outcome === 'conflict') throw new ApiError('conflict', 'probe conflict');
           if (request.body.outcome === 'crash') throw new Error('probe crash');
           return reply.code(201).send({ execution: n, to: request.body.to, organization_id: agentOf(request).organizationId });
+        });
+        // Like a send: the work and its idempotent outcome commit together. With `to: 'race'`,
+        // another process records the same key first (as if it had won the race).
+        app.post('/v1/test/recorded-sends', {
+          config: { auth: 'agent', idempotent: true },
+          schema: { hide: true, body: Body({ to: Type.String({ minLength: 1 }) }) },
+        }, async (request, reply) => {
+          const key = String(request.headers['idempotency-key']);
+          if (request.body.to === 'race') {
+            const claim = { organizationId: agentOf(request).organizationId, route: '/v1/test/recorded-sends', key };
+            await t.services.idempotency.record(t.database.db, claim, requestHash(request), 201, JSON.stringify({ winner: 'the other process' }));
+          }
+          const record = idempotencyRecorder(request, 201);
+          const body = await t.database.db.transaction().execute(async (tx) => {
+            await tx.insertInto('dev_outbox').values({ id: `mail_${key}`, to_address: `work-${key}`, subject: 's', text: 't', created_at: new Date().toISOString() }).execute();
+            const result = { done: key };
+            await record?.(tx, result);
+            return result;
+          });
+          return reply.code(201).send(body);
         });
       },
     });
@@ -120,16 +140,38 @@ describe('Idempotency-Key', () => {
     for (const r of responses) assert.ok(r.statusCode === 201 || r.statusCode === 409, r.body);
   });
 
-  it('a claim abandoned mid-request (its process died) frees the key after 2 minutes', async () => {
+  it('writes the outcome in the work\'s transaction: a key finished first elsewhere rolls the work back with 409, then replays', async () => {
     const idempotencyKey = nextKey();
-    const who = (await t.app.inject({ url: '/v1/auth/whoami', headers })).json();
-    await t.services.idempotency.tryClaim({ organizationId: who.organization_id, route: '/v1/test/sends', key: idempotencyKey }, 'hash-of-a-lost-request');
-    expectProblem(await send({ to: 'a' }, idempotencyKey), 422, 'idempotency_key_reused');
-    t.clock.advance(2 * 60 * 1000 + 1);
-    const before = executions;
-    const response = await send({ to: 'a' }, idempotencyKey);
-    assert.equal(response.statusCode, 201);
-    assert.equal(executions, before + 1);
+    const response = await t.app.inject({
+      method: 'POST',
+      url: '/v1/test/recorded-sends',
+      headers: { ...headers, 'idempotency-key': idempotencyKey },
+      payload: { to: 'race' },
+    });
+    expectProblem(response, 409, 'idempotency_request_in_progress');
+    const written = await t.database.db.selectFrom('dev_outbox').selectAll().where('to_address', '=', `work-${idempotencyKey}`).execute();
+    assert.equal(written.length, 0, 'the losing transaction must roll back');
+    const retry = await t.app.inject({
+      method: 'POST',
+      url: '/v1/test/recorded-sends',
+      headers: { ...headers, 'idempotency-key': idempotencyKey },
+      payload: { to: 'race' },
+    });
+    assert.equal(retry.statusCode, 201);
+    assert.equal(retry.headers['idempotent-replayed'], 'true');
+    assert.deepEqual(retry.json(), { winner: 'the other process' });
+  });
+
+  it('writes the outcome in the work\'s transaction: the replay is that record', async () => {
+    const idempotencyKey = nextKey();
+    const send = () => t.app.inject({ method: 'POST', url: '/v1/test/recorded-sends', headers: { ...headers, 'idempotency-key': idempotencyKey }, payload: { to: 'solo' } });
+    const first = await send();
+    assert.equal(first.statusCode, 201);
+    const again = await send();
+    assert.equal(again.headers['idempotent-replayed'], 'true');
+    assert.deepEqual(again.json(), first.json());
+    const written = await t.database.db.selectFrom('dev_outbox').selectAll().where('to_address', '=', `work-${idempotencyKey}`).execute();
+    assert.equal(written.length, 1, 'the work happened once');
   });
 
   it('a request that fails validation is not stored: the key stays free', async () => {

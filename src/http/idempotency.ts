@@ -1,18 +1,23 @@
 // Idempotency-Key for sends and cycle jobs (contract §2): scope organization + route + key,
-// kept 24 hours. Same request replays the stored response; a different request is 422; a
-// request still running is 409. Validation failures never reach the claim (it runs in
-// preHandler), and 5xx outcomes release the key so the client can retry.
+// kept 24 hours. Same request replays the stored response with Idempotent-Replayed: true; a
+// different request is 422; a request still running is 409.
+//
+// The outcome is written in the same transaction as the work when the service takes a recorder
+// (idempotencyRecorder), so a send costs one commit, not three. Concurrent requests with one key
+// are caught in-process before any work (409), and across processes by the unique key: the
+// loser's transaction rolls back whole and it answers 409, so the work happens once.
+// Not stored: schema validation failures (they never reach preHandler), other 400s, and 5xx.
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { sql } from 'kysely';
 import { createHash } from 'node:crypto';
 import type { Database } from '../db/database.ts';
+import type { Executor } from '../db/schema.ts';
 import type { Clock } from '../lib/clock.ts';
 import { hookList } from './auth.ts';
 import { ApiError } from './errors.ts';
 import type { App } from './types.ts';
 
 const TTL_MS = 24 * 60 * 60 * 1000;
-const ABANDONED_MS = 2 * 60 * 1000;
 const KEY_PATTERN = /^[\x20-\x7e]{1,255}$/;
 
 interface Claim {
@@ -21,7 +26,19 @@ interface Claim {
   key: string;
 }
 
-const claims = new WeakMap<FastifyRequest, Claim>();
+interface Pending {
+  store: IdempotencyStore;
+  claim: Claim;
+  hash: string;
+  flightKey: string;
+  /** The outcome is already written (in the service's transaction), or must never be. */
+  settled: boolean;
+}
+
+/** Writes the response inside the caller's transaction. */
+export type IdempotencyRecorder = (ex: Executor, body: unknown) => Promise<void>;
+
+const pending = new WeakMap<FastifyRequest, Pending>();
 
 export function canonicalJson(value: unknown): string {
   if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`;
@@ -34,84 +51,55 @@ export function canonicalJson(value: unknown): string {
   return JSON.stringify(value ?? null);
 }
 
-function requestHash(request: FastifyRequest): string {
+/** Method, path and canonical body: what makes two requests "the same". */
+export function requestHash(request: FastifyRequest): string {
   const path = request.url.split('?')[0];
   return createHash('sha256').update(`${request.method} ${path}\n${canonicalJson(request.body)}`).digest('hex');
 }
 
+const inProgress = () => new ApiError('idempotency_request_in_progress', 'A request with this Idempotency-Key is still being processed; retry shortly.');
+
 export class IdempotencyStore {
   private readonly database: Database;
   private readonly clock: Clock;
+  /** Keys whose first request is running in this process. */
+  readonly inFlight = new Set<string>();
+
   constructor(database: Database, clock: Clock) {
     this.database = database;
     this.clock = clock;
   }
 
-  /** Inserts an in-progress row; false when the key is already held by a live row. */
-  async tryClaim(claim: Claim, hash: string): Promise<boolean> {
-    const now = this.clock.now();
-    const result = await this.database.db
-      .insertInto('idempotency_keys')
-      .values({
-        organization_id: claim.organizationId,
-        route: claim.route,
-        key: claim.key,
-        request_hash: hash,
-        state: 'in_progress',
-        response_status: null,
-        response_body: null,
-        created_at: now.toISOString(),
-        expires_at: new Date(now.getTime() + TTL_MS).toISOString(),
-      })
-      .onConflict((oc) => oc.doNothing())
-      .executeTakeFirst();
-    return Number(result.numInsertedOrUpdatedRows ?? 0) === 1;
-  }
-
-  find(claim: Claim) {
+  /** The live (unexpired) record of a key, if any. */
+  findLive(claim: Claim) {
     return this.database.db
       .selectFrom('idempotency_keys')
       .selectAll()
       .where('organization_id', '=', claim.organizationId)
       .where('route', '=', claim.route)
       .where('key', '=', claim.key)
+      .where('expires_at', '>', this.clock.now().toISOString())
       .executeTakeFirst();
   }
 
-  /** Frees the key when its row expired or its request was abandoned. */
-  async deleteIfStale(claim: Claim): Promise<void> {
-    await this.database.db
-      .deleteFrom('idempotency_keys')
-      .where('organization_id', '=', claim.organizationId)
-      .where('route', '=', claim.route)
-      .where('key', '=', claim.key)
-      .where((eb) =>
-        eb.or([
-          eb('expires_at', '<=', this.clock.now().toISOString()),
-          // A claim whose process died mid-request would otherwise hold the key for 24 hours.
-          eb.and([eb('state', '=', 'in_progress'), eb('created_at', '<=', new Date(this.clock.now().getTime() - ABANDONED_MS).toISOString())]),
-        ]),
-      )
-      .execute();
-  }
-
-  async complete(claim: Claim, status: number, body: string): Promise<void> {
-    await this.database.db
-      .updateTable('idempotency_keys')
-      .set({ state: 'completed', response_status: status, response_body: body })
-      .where('organization_id', '=', claim.organizationId)
-      .where('route', '=', claim.route)
-      .where('key', '=', claim.key)
-      .execute();
-  }
-
-  async release(claim: Claim): Promise<void> {
-    await this.database.db
-      .deleteFrom('idempotency_keys')
-      .where('organization_id', '=', claim.organizationId)
-      .where('route', '=', claim.route)
-      .where('key', '=', claim.key)
-      .execute();
+  /** Records an outcome; false when another request holds a live record of the key. */
+  async record(ex: Executor, claim: Claim, hash: string, status: number, body: string): Promise<boolean> {
+    const now = this.clock.now();
+    const row = {
+      request_hash: hash,
+      state: 'completed' as const,
+      response_status: status,
+      response_body: body,
+      created_at: now.toISOString(),
+      expires_at: new Date(now.getTime() + TTL_MS).toISOString(),
+    };
+    const result = await ex
+      .insertInto('idempotency_keys')
+      .values({ organization_id: claim.organizationId, route: claim.route, key: claim.key, ...row })
+      // An expired record of the key is replaced; a live one wins.
+      .onConflict((oc) => oc.columns(['organization_id', 'route', 'key']).doUpdateSet(row).where('idempotency_keys.expires_at', '<=', now.toISOString()))
+      .executeTakeFirst();
+    return Number(result.numInsertedOrUpdatedRows ?? 0) === 1;
   }
 
   async pruneExpired(): Promise<number> {
@@ -121,24 +109,10 @@ export class IdempotencyStore {
       .executeTakeFirst();
     return Number(result.numDeletedRows);
   }
-}
 
-async function replayOrReject(store: IdempotencyStore, claim: Claim, hash: string, reply: FastifyReply): Promise<boolean> {
-  const existing = await store.find(claim);
-  if (!existing) return false;
-  if (existing.request_hash !== hash) {
-    throw new ApiError('idempotency_key_reused', 'This Idempotency-Key was used with a different request in the last 24 hours.');
+  get db() {
+    return this.database.db;
   }
-  if (existing.state === 'in_progress') {
-    throw new ApiError('idempotency_request_in_progress', 'A request with this Idempotency-Key is still being processed; retry shortly.');
-  }
-  const status = existing.response_status ?? 200;
-  await reply
-    .code(status)
-    .header('Idempotent-Replayed', 'true')
-    .type(status >= 400 ? 'application/problem+json; charset=utf-8' : 'application/json; charset=utf-8')
-    .send(existing.response_body);
-  return true;
 }
 
 async function claimOrReplay(store: IdempotencyStore, request: FastifyRequest, reply: FastifyReply): Promise<FastifyReply | undefined> {
@@ -151,25 +125,61 @@ async function claimOrReplay(store: IdempotencyStore, request: FastifyRequest, r
     });
   }
   const claim: Claim = { organizationId: request.agent.organizationId, route: request.routeOptions.url ?? '', key: header };
+  const flightKey = `${claim.organizationId}\n${claim.route}\n${claim.key}`;
+  // Checked and taken synchronously, before any await: simultaneous requests see each other.
+  if (store.inFlight.has(flightKey)) throw inProgress();
+  store.inFlight.add(flightKey);
   const hash = requestHash(request);
-  for (let attempt = 0; attempt < 2; attempt++) {
-    if (await store.tryClaim(claim, hash)) {
-      claims.set(request, claim);
-      return;
-    }
-    await store.deleteIfStale(claim);
-    if (await replayOrReject(store, claim, hash, reply)) return reply;
+  let existing;
+  try {
+    existing = await store.findLive(claim);
+  } catch (error) {
+    store.inFlight.delete(flightKey);
+    throw error;
   }
-  throw new ApiError('idempotency_request_in_progress', 'A request with this Idempotency-Key is still being processed; retry shortly.');
+  if (existing) {
+    store.inFlight.delete(flightKey);
+    if (existing.request_hash !== hash) {
+      throw new ApiError('idempotency_key_reused', 'This Idempotency-Key was used with a different request in the last 24 hours.');
+    }
+    const status = existing.response_status ?? 200;
+    return reply
+      .code(status)
+      .header('Idempotent-Replayed', 'true')
+      .type(status >= 400 ? 'application/problem+json; charset=utf-8' : 'application/json; charset=utf-8')
+      .send(existing.response_body);
+  }
+  pending.set(request, { store, claim, hash, flightKey, settled: false });
+}
+
+/**
+ * For a service transaction: records `body` as this request's response with `status`, inside the
+ * transaction. Undefined when the request carries no Idempotency-Key.
+ */
+export function idempotencyRecorder(request: FastifyRequest, status: number): IdempotencyRecorder | undefined {
+  const entry = pending.get(request);
+  if (!entry) return undefined;
+  return async (ex, body) => {
+    // settled either way: on a lost race the transaction rolls back and the 409 is not kept.
+    entry.settled = true;
+    if (!(await entry.store.record(ex, entry.claim, entry.hash, status, JSON.stringify(body)))) throw inProgress();
+  };
 }
 
 async function storeOutcome(store: IdempotencyStore, request: FastifyRequest, reply: FastifyReply, payload: unknown): Promise<unknown> {
-  const claim = claims.get(request);
-  if (!claim) return payload;
-  claims.delete(request);
-  if (reply.statusCode >= 500) await store.release(claim);
-  else await store.complete(claim, reply.statusCode, typeof payload === 'string' ? payload : String(payload ?? ''));
+  const entry = pending.get(request);
+  if (!entry) return payload;
+  pending.delete(request);
+  store.inFlight.delete(entry.flightKey);
+  // 400s (value validation in the rules) and 5xx are not kept: the client fixes or retries.
+  if (entry.settled || reply.statusCode === 400 || reply.statusCode >= 500) return payload;
+  await store.record(store.db, entry.claim, entry.hash, reply.statusCode, typeof payload === 'string' ? payload : String(payload ?? ''));
   return payload;
+}
+
+function releaseFlight(store: IdempotencyStore, request: FastifyRequest): void {
+  const entry = pending.get(request);
+  if (entry) store.inFlight.delete(entry.flightKey);
 }
 
 /** Attaches the Idempotency-Key hooks to routes whose config says `idempotent: true` (only those). */
@@ -179,5 +189,8 @@ export function registerIdempotency(app: App, store: IdempotencyStore): void {
     // preHandler runs after validation, so a request that fails validation is never stored.
     route.preHandler = [...hookList(route.preHandler), (request, reply) => claimOrReplay(store, request, reply)];
     route.onSend = [...hookList(route.onSend), (request, reply, payload) => storeOutcome(store, request, reply, payload)];
+    // Whatever happened (error, hang-up), the key is no longer running here.
+    route.onResponse = [...hookList(route.onResponse), async (request) => releaseFlight(store, request)];
+    route.onRequestAbort = [...hookList(route.onRequestAbort), async (request) => releaseFlight(store, request)];
   });
 }

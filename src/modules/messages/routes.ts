@@ -1,6 +1,7 @@
 // Agent routes for messages (contract §4 and the interface's send route).
 import { Type } from 'typebox';
 import { agentOf } from '../../http/auth.ts';
+import { idempotencyRecorder } from '../../http/idempotency.ts';
 import { NextCursor, PaginationQuery } from '../../http/pagination.ts';
 import { Body, Timestamp } from '../../http/schemas.ts';
 import type { App } from '../../http/types.ts';
@@ -33,7 +34,7 @@ export function registerMessageRoutes(app: App, messages: MessagesService): void
       body: SendRequest,
       response: { 202: Message },
     },
-  }, async (request, reply) => reply.code(202).send(await messages.send(agentOf(request).organizationId, request.params.cell_id, request.body)));
+  }, async (request, reply) => reply.code(202).send(await messages.send(agentOf(request).organizationId, request.params.cell_id, request.body, { record: idempotencyRecorder(request, 202) })));
 
   app.get('/v1/cells/:cell_id/messages', {
     config: { auth: 'agent', scope: 'messages:read' },
@@ -64,7 +65,7 @@ export function registerMessageRoutes(app: App, messages: MessagesService): void
     },
   }, async (request, reply) => {
     const { cell_id, message_id } = request.params;
-    return reply.code(202).send(await messages.reply(agentOf(request).organizationId, cell_id, message_id, request.body));
+    return reply.code(202).send(await messages.reply(agentOf(request).organizationId, cell_id, message_id, request.body, idempotencyRecorder(request, 202)));
   });
 
   app.post('/v1/cells/:cell_id/messages/:message_id/cancel', {

@@ -4,6 +4,7 @@ import { ApiError, notFound } from '../../http/errors.ts';
 import { decodeCursor, page } from '../../http/pagination.ts';
 import type { Clock } from '../../lib/clock.ts';
 import { newId } from '../../lib/ids.ts';
+import type { IdempotencyRecorder } from '../../http/idempotency.ts';
 import { requirePhone } from '../../lib/phone.ts';
 import type { ConversationsRepository } from './conversations-repository.ts';
 import type { CellsPort } from './ports.ts';
@@ -55,8 +56,11 @@ export class MessagesService {
     this.wakeups = deps.wakeups;
   }
 
-  /** Queues an outbound message (the route answers 202); devices pick it up by long-poll. */
-  async send(organizationId: string, cellId: string, input: SendInput, replyToMessageId: string | null = null) {
+  /**
+   * Queues an outbound message (the route answers 202); devices pick it up by long-poll.
+   * `record` stores the idempotent response in the same transaction (one commit per send).
+   */
+  async send(organizationId: string, cellId: string, input: SendInput, options: { replyTo?: string; record?: IdempotencyRecorder } = {}) {
     const to = requirePhone('to', input.to);
     const cell = await this.cells.requireActive(organizationId, cellId);
     const from = cell.phone_number;
@@ -67,7 +71,7 @@ export class MessagesService {
     const now = this.clock.now();
     const at = now.toISOString();
     const id = newId('msg', now.getTime());
-    const row = await this.repo.db.transaction().execute(async (tx) => {
+    const view = await this.repo.db.transaction().execute(async (tx) => {
       const conversationId = await this.conversations.touch(tx, { newId: newId('conv', now.getTime()), organizationId, cellId: cell.id, participant: to, messageId: id, at });
       const message = newMessageRow({
         id,
@@ -80,22 +84,24 @@ export class MessagesService {
         body: input.body,
         mediaUrls: input.media_urls,
         status: 'queued',
-        reply_to_message_id: replyToMessageId,
+        reply_to_message_id: options.replyTo ?? null,
         expires_at: new Date(now.getTime() + QUEUE_TTL_MS).toISOString(),
         created_at: at,
       });
       await this.repo.insert(tx, message);
-      return message;
+      const view = messageView(message);
+      await options.record?.(tx, view);
+      return view;
     });
     this.wakeups.notify(cell.id);
-    return messageView(row);
+    return view;
   }
 
   /** Sends to the other party of an earlier message of the cell. */
-  async reply(organizationId: string, cellId: string, messageId: string, input: { body: string; media_urls?: string[] }) {
+  async reply(organizationId: string, cellId: string, messageId: string, input: { body: string; media_urls?: string[] }, record?: IdempotencyRecorder) {
     const original = await this.findMessage(organizationId, cellId, messageId);
     const counterpart = original.direction === 'inbound' ? original.from_number : original.to_number;
-    return this.send(organizationId, cellId, { ...input, to: counterpart }, original.id);
+    return this.send(organizationId, cellId, { ...input, to: counterpart }, { replyTo: original.id, record });
   }
 
   async cancel(organizationId: string, cellId: string, messageId: string) {
