@@ -40,6 +40,21 @@ export interface TestDatabase {
   drop(): Promise<void>;
 }
 
+// Kysely's migrator introspects every schema of the database; another test dropping its schema at
+// that moment fails it with "schema ... does not exist". That is the harness's concurrency, not
+// the product's, so the harness retries.
+async function migrateBesideOtherSchemas(database: Database): Promise<void> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      await migrateToLatest(database);
+      return;
+    } catch (error) {
+      if (attempt >= 5 || !/schema .* does not exist|relation .* does not exist/.test(String(error))) throw error;
+      await new Promise((resolve) => setTimeout(resolve, 50 * attempt));
+    }
+  }
+}
+
 /** A fresh, migrated database on the dialect this run tests. */
 export async function freshDatabase(): Promise<TestDatabase> {
   const pgUrl = process.env.CELLGATE_TEST_DATABASE_URL;
@@ -49,7 +64,7 @@ export async function freshDatabase(): Promise<TestDatabase> {
     await setup.db.schema.createSchema(schema).execute();
     await setup.close();
     const database = openDatabase(pgUrl, { searchPath: schema });
-    await migrateToLatest(database);
+    await migrateBesideOtherSchemas(database);
     return {
       database,
       url: `${pgUrl}${pgUrl.includes('?') ? '&' : '?'}options=${encodeURIComponent(`-c search_path=${schema}`)}`,
