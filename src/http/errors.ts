@@ -174,6 +174,9 @@ function fieldError(error: AjvLikeError, context: string): FieldError {
     return { field: name, code, message: `${name} is not a known field.` };
   }
   const field = path || context;
+  if (error.keyword === 'format' && error.params.format === 'phone') {
+    return { field, code: 'invalid_phone_number', message: `${field} must be a valid phone number in international E.164 form, e.g. +14155550123.` };
+  }
   return { field, code, message: `${field} ${error.message ?? 'is invalid'}.` };
 }
 

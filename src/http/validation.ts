@@ -2,6 +2,7 @@
 // a 400 `unknown_field`); query strings, params and headers are coerced from their text form.
 import { Ajv } from 'ajv';
 import addFormats from 'ajv-formats';
+import { normalizePhone } from '../lib/phone.ts';
 import type { App } from './types.ts';
 
 function makeAjv(coerceTypes: boolean): Ajv {
@@ -13,6 +14,7 @@ function makeAjv(coerceTypes: boolean): Ajv {
     strict: false,
   });
   (addFormats as unknown as (ajv: Ajv) => void)(ajv);
+  ajv.addFormat('phone', { type: 'string', validate: (value: string) => normalizePhone(value) !== null });
   return ajv;
 }
 

@@ -2,7 +2,7 @@
 import type { FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
 import { IdParam } from '../../http/schemas.ts';
-import { requirePhone } from '../../lib/phone.ts';
+import { normalizePhone } from '../../lib/phone.ts';
 
 export const MessageBody = Type.String({ minLength: 1, maxLength: 1600, description: 'Text, 1-1600 characters.' });
 
@@ -11,17 +11,21 @@ export const MediaUrls = Type.Array(
   { maxItems: 10, description: 'Up to 10 https URLs of media to attach (MMS).' },
 );
 
-export const PhoneInput = Type.String({ minLength: 1, maxLength: 64, description: 'Phone number in E.164, e.g. +14155550123.' });
+// format 'phone' (src/http/validation.ts): a bad number is reported with the body's other errors.
+export const PhoneInput = Type.String({ minLength: 1, maxLength: 64, format: 'phone', description: 'Phone number in E.164, e.g. +14155550123.' });
 
 export const CellParams = IdParam('cell_id', 'cell');
 export const MessageParams = Type.Object({ ...CellParams.properties, ...IdParam('message_id', 'msg').properties });
 
 /**
- * preValidation hook: normalises a body's phone field to E.164, or answers 400
- * invalid_phone_number. It runs before the Idempotency-Key claim, so a request rejected for its
- * number is not stored, and "+1 415 555 0123" and "+14155550123" are the same request.
+ * preValidation hook: rewrites a valid phone field to E.164, so "+1 415 555 0123" and
+ * "+14155550123" are the same request for Idempotency-Key. An invalid one is left for the schema
+ * (format 'phone') to report together with the body's other errors.
  */
 export const normalizePhoneField = (field: string) => async (request: FastifyRequest) => {
   const body = request.body as Record<string, unknown> | null | undefined;
-  if (body && typeof body === 'object' && typeof body[field] === 'string') body[field] = requirePhone(field, body[field] as string);
+  if (body && typeof body === 'object' && typeof body[field] === 'string') {
+    const phone = normalizePhone(body[field] as string);
+    if (phone) body[field] = phone;
+  }
 };

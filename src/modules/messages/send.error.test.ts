@@ -26,6 +26,14 @@ describe('sending messages: bad requests', () => {
     assert.equal(await messageCount(t, line.cell.id), 0);
   });
 
+  it('reports a bad number together with the body\'s other errors', async () => {
+    const body = expectProblem(await send(t, line, { to: '12345', body: '' }), 400, 'invalid_request');
+    assert.deepEqual(
+      body.errors.map((e: { field: string; code: string }) => [e.field, e.code]).sort(),
+      [['body', 'too_short'], ['to', 'invalid_phone_number']],
+    );
+  });
+
   it('rejects a missing or non-string to', async () => {
     const missing = expectProblem(await send(t, line, { body: 'hi' }), 400, 'invalid_request');
     assert.equal(missing.errors[0].field, 'to');
