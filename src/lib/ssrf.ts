@@ -97,9 +97,10 @@ function problem(code: UrlProblem['code'], message: string): UrlCheck {
 /**
  * Checks a webhook URL: it parses, is https (http too when private targets are allowed), carries
  * no credentials, is at most 2048 characters, and its host neither is nor resolves to a forbidden
- * address. Returns the address to connect to (null when any address is acceptable).
+ * address. Returns the address to connect to (null when any address is acceptable, or when the
+ * name does not resolve and `allowUnresolved` is set).
  */
-export async function checkUrl(raw: string, options: { allowPrivate: boolean; lookup: Lookup }): Promise<UrlCheck> {
+export async function checkUrl(raw: string, options: { allowPrivate: boolean; lookup: Lookup; allowUnresolved?: boolean }): Promise<UrlCheck> {
   if (raw.length > MAX_URL_LENGTH) return problem('invalid_url', `url must be at most ${MAX_URL_LENGTH} characters.`);
   let url: URL;
   try {
@@ -122,9 +123,14 @@ export async function checkUrl(raw: string, options: { allowPrivate: boolean; lo
     try {
       addresses = await options.lookup(host);
     } catch {
+      addresses = [];
+    }
+    if (addresses.length === 0) {
+      // At registration a name that does not resolve yet (new DNS, a resolver hiccup) is
+      // accepted: every delivery checks again, and nothing is sent to an unchecked address.
+      if (options.allowUnresolved) return { ok: true, url, target: null };
       return problem('invalid_url', `The host ${host} does not resolve.`);
     }
-    if (addresses.length === 0) return problem('invalid_url', `The host ${host} does not resolve.`);
   }
   // Every address must be public: a name answering with one private address is a rebinding attempt.
   const forbidden = addresses.find((a) => isForbiddenAddress(a.address));

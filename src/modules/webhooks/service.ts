@@ -64,7 +64,7 @@ export class WebhooksService {
   }
 
   private async checkedUrl(raw: string): Promise<string> {
-    const check = await checkUrl(raw, { allowPrivate: this.allowPrivate, lookup: this.lookup });
+    const check = await checkUrl(raw, { allowPrivate: this.allowPrivate, lookup: this.lookup, allowUnresolved: true });
     if (!check.ok) throw invalidField('url', check.code, check.message);
     return check.url.href;
   }
