@@ -4,76 +4,33 @@ import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import pg from 'pg';
-import { freePort, startChild, type ChildServer } from '../../bench/lib.ts';
+import { call, createDatabase, PROCESS_ADMIN_TOKEN, skipUnlessPostgres, startServerProcess, type ChildServer } from '../processes.ts';
 import { StreamClient } from './stream-client.ts';
 
-const runUrl = process.env.CELLGATE_TEST_DATABASE_URL ?? '';
-const postgres = /^postgres(ql)?:/.test(runUrl);
-const ADMIN_TOKEN = `cg_adm_${randomBytes(12).toString('hex')}`;
 
-async function startServer(databaseUrl: string): Promise<ChildServer> {
-  const port = await freePort();
-  return startChild({
-    args: ['--no-warnings', 'src/main.ts', 'serve'],
-    port,
-    readyPath: '/health',
-    env: {
-      CELLGATE_DATABASE_URL: databaseUrl,
-      CELLGATE_HOST: '127.0.0.1',
-      CELLGATE_PORT: String(port),
-      CELLGATE_BASE_URL: '',
-      CELLGATE_ADMIN_TOKEN: ADMIN_TOKEN,
-      CELLGATE_RATE_LIMIT: '0',
-      CELLGATE_SIGNUP_RATE_LIMIT: '0',
-      CELLGATE_REDIS_URL: '',
-      CELLGATE_SMTP_URL: '',
-      CELLGATE_LOG_LEVEL: 'warn',
-    },
-  });
-}
-
-async function call(server: ChildServer, method: string, path: string, token?: string, body?: unknown) {
-  const response = await fetch(server.url + path, {
-    method,
-    headers: { ...(token ? { authorization: `Bearer ${token}` } : {}), ...(body ? { 'content-type': 'application/json' } : {}) },
-    body: body ? JSON.stringify(body) : undefined,
-  });
-  const text = await response.text();
-  assert.ok(response.ok, `${method} ${path}: ${response.status} ${text}`);
-  return text ? JSON.parse(text) : null;
-}
 
 const streamOf = (server: ChildServer) => `${server.url.replace('http:', 'ws:')}/v1/events/stream`;
 
-describe('event stream across two processes on one PostgreSQL database', { skip: postgres ? false : 'needs PostgreSQL (CELLGATE_TEST_POSTGRES_URL): SQLite is one process' }, () => {
-  let admin: pg.Client;
-  let databaseName: string;
-  let databaseUrl: string;
+describe('event stream across two processes on one PostgreSQL database', { skip: skipUnlessPostgres }, () => {
+  let database: { url: string; drop(): Promise<void> };
   let a: ChildServer;
   let b: ChildServer;
 
   before(async () => {
-    admin = new pg.Client({ connectionString: runUrl });
-    await admin.connect();
-    databaseName = `cellgate_evmp_${process.pid}_${randomBytes(3).toString('hex')}`;
-    await admin.query(`CREATE DATABASE ${databaseName}`);
-    const url = new URL(runUrl);
-    url.pathname = `/${databaseName}`;
-    databaseUrl = url.toString();
-    a = await startServer(databaseUrl);
-    b = await startServer(databaseUrl);
+    database = await createDatabase('cellgate_evmp');
+    a = await startServerProcess(database.url);
+    b = await startServerProcess(database.url);
   });
 
   after(async () => {
     await Promise.all([a?.stop(), b?.stop()]);
-    await admin.query(`DROP DATABASE IF EXISTS ${databaseName} WITH (FORCE)`);
-    await admin.end();
+    await database?.drop();
   });
 
   it('delivers events caused through process A to clients of process B, in outbox order, once each', async () => {
     const email = `evmp-${randomBytes(4).toString('hex')}@example.com`;
     const signUp = await call(a, 'POST', '/v1/agent/sign-up', undefined, { email });
-    const outbox = await call(a, 'GET', `/v1/admin/outbox?to=${encodeURIComponent(email)}&limit=1`, ADMIN_TOKEN);
+    const outbox = await call(a, 'GET', `/v1/admin/outbox?to=${encodeURIComponent(email)}&limit=1`, PROCESS_ADMIN_TOKEN);
     const code = /\b(\d{6})\b/.exec(`${outbox.messages[0].subject} ${outbox.messages[0].text}`)?.[1];
     await call(a, 'POST', '/v1/agent/verify', signUp.api_key, { code });
     const headers = { authorization: `Bearer ${signUp.api_key}` };
@@ -98,7 +55,7 @@ describe('event stream across two processes on one PostgreSQL database', { skip:
     for (let i = 1; i <= 30; i += 5) {
       await Promise.all([0, 1, 2, 3, 4].map((j) => call(j % 2 ? b : a, 'PATCH', `/v1/cells/${cell.id}`, signUp.api_key, { display_name: `line ${i + j}` })));
     }
-    const db = new pg.Client({ connectionString: databaseUrl });
+    const db = new pg.Client({ connectionString: database.url });
     await db.connect();
     const expected = (await db.query<{ id: string }>('select id from events where organization_id = $1 order by seq', [signUp.organization_id])).rows.map((r) => r.id);
     await db.end();

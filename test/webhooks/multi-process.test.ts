@@ -2,110 +2,37 @@
 // exactly once, each delivery attempted by exactly one of the processes, and both take part.
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { join } from 'node:path';
 import pg from 'pg';
+import { call, createDatabase, PROCESS_ADMIN_TOKEN, skipUnlessPostgres, startServerProcess, type ChildServer } from '../processes.ts';
 import { startReceiver, type Receiver } from './receiver.ts';
 
-const runUrl = process.env.CELLGATE_TEST_DATABASE_URL ?? '';
-const postgres = /^postgres(ql)?:/.test(runUrl);
-const MAIN = join(import.meta.dirname, '../../src/main.ts');
-const ADMIN_TOKEN = `cg_adm_${randomBytes(12).toString('hex')}`;
 const EVENTS = 200;
 
-interface Server {
-  url: string;
-  child: ChildProcess;
-  stderr(): string;
-}
-
-async function startServer(databaseUrl: string): Promise<Server> {
-  const child = spawn(process.execPath, ['--no-warnings', MAIN, 'serve'], {
-    env: {
-      PATH: process.env.PATH,
-      CELLGATE_DATABASE_URL: databaseUrl,
-      CELLGATE_HOST: '127.0.0.1',
-      CELLGATE_PORT: '0',
-      CELLGATE_ADMIN_TOKEN: ADMIN_TOKEN,
-      CELLGATE_WEBHOOKS_ALLOW_PRIVATE: 'true',
-      CELLGATE_RATE_LIMIT: '0',
-      CELLGATE_SIGNUP_RATE_LIMIT: '0',
-      CELLGATE_LOG_LEVEL: 'info',
-    },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let output = '';
-  const collect = (chunk: Buffer) => {
-    output = (output + chunk.toString()).slice(-20_000);
-  };
-  child.stderr?.on('data', collect);
-  // Port 0: the listening address comes from Fastify's "Server listening at" log line.
-  const url = await new Promise<string>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`server did not start:\n${output}`)), 30_000);
-    child.once('exit', (code) => reject(new Error(`server exited with ${code}:\n${output}`)));
-    child.stdout?.on('data', (chunk: Buffer) => {
-      collect(chunk);
-      const match = /Server listening at (http:\/\/127\.0\.0\.1:\d+)/.exec(output);
-      if (match) {
-        clearTimeout(timer);
-        resolve(match[1]);
-      }
-    });
-  });
-  return { url, child, stderr: () => output };
-}
-
-async function stopServer(server: Server): Promise<void> {
-  if (server.child.exitCode !== null) return;
-  const exited = new Promise((resolve) => server.child.once('exit', resolve));
-  server.child.kill('SIGTERM');
-  await exited;
-}
-
-async function call(server: Server, method: string, path: string, token?: string, body?: unknown) {
-  const response = await fetch(server.url + path, {
-    method,
-    headers: { ...(token ? { authorization: `Bearer ${token}` } : {}), ...(body ? { 'content-type': 'application/json' } : {}) },
-    body: body ? JSON.stringify(body) : undefined,
-  });
-  const text = await response.text();
-  assert.ok(response.ok, `${method} ${path}: ${response.status} ${text}`);
-  return text ? JSON.parse(text) : null;
-}
-
-describe('webhook delivery across two processes on one PostgreSQL database', { skip: postgres ? false : 'needs PostgreSQL (CELLGATE_TEST_POSTGRES_URL): SQLite is one process' }, () => {
-  let admin: pg.Client;
-  let databaseUrl: string;
-  let databaseName: string;
-  let servers: Server[] = [];
+describe('webhook delivery across two processes on one PostgreSQL database', { skip: skipUnlessPostgres }, () => {
+  let database: { url: string; drop(): Promise<void> };
+  let servers: ChildServer[] = [];
   let receiver: Receiver;
 
   before(async () => {
-    admin = new pg.Client({ connectionString: runUrl });
-    await admin.connect();
-    databaseName = `cellgate_mp_${process.pid}_${randomBytes(3).toString('hex')}`;
-    await admin.query(`CREATE DATABASE ${databaseName}`);
-    const url = new URL(runUrl);
-    url.pathname = `/${databaseName}`;
-    databaseUrl = url.toString();
+    database = await createDatabase('cellgate_mp');
     receiver = await startReceiver();
-    servers = [await startServer(databaseUrl)];
-    servers.push(await startServer(databaseUrl));
+    const env = { CELLGATE_WEBHOOKS_ALLOW_PRIVATE: 'true' };
+    servers = [await startServerProcess(database.url, env)];
+    servers.push(await startServerProcess(database.url, env));
   });
 
   after(async () => {
-    await Promise.all(servers.map(stopServer));
+    await Promise.all(servers.map((server) => server.stop()));
     await receiver?.stop();
-    await admin.query(`DROP DATABASE IF EXISTS ${databaseName} WITH (FORCE)`);
-    await admin.end();
+    await database?.drop();
   });
 
   it('delivers every event exactly once, attempted by one process each', async () => {
     const [a, b] = servers;
     const email = `mp-${randomBytes(4).toString('hex')}@example.com`;
     const signUp = await call(a, 'POST', '/v1/agent/sign-up', undefined, { email });
-    const outbox = await call(b, 'GET', `/v1/admin/outbox?to=${encodeURIComponent(email)}&limit=1`, ADMIN_TOKEN);
+    const outbox = await call(b, 'GET', `/v1/admin/outbox?to=${encodeURIComponent(email)}&limit=1`, PROCESS_ADMIN_TOKEN);
     const code = /\b(\d{6})\b/.exec(`${outbox.messages[0].subject} ${outbox.messages[0].text}`)?.[1];
     await call(b, 'POST', '/v1/agent/verify', signUp.api_key, { code });
     const key = signUp.api_key as string;
@@ -126,7 +53,7 @@ describe('webhook delivery across two processes on one PostgreSQL database', { s
     // Let any duplicate show up before counting.
     await new Promise((r) => setTimeout(r, 500));
 
-    const db = new pg.Client({ connectionString: databaseUrl });
+    const db = new pg.Client({ connectionString: database.url });
     await db.connect();
     try {
       const events = (await db.query<{ id: string }>(`select id from events where type like 'cell.%'`)).rows.map((r) => r.id);

@@ -1,0 +1,65 @@
+// Real server processes for multi-process tests: a database of their own in the run's
+// PostgreSQL, `node src/main.ts serve` children on free ports, and a JSON call helper.
+import assert from 'node:assert/strict';
+import { randomBytes } from 'node:crypto';
+import pg from 'pg';
+import { freePort, startChild, type ChildServer } from '../bench/lib.ts';
+
+export type { ChildServer };
+
+export const runDatabaseUrl = process.env.CELLGATE_TEST_DATABASE_URL ?? '';
+export const onPostgres = /^postgres(ql)?:/.test(runDatabaseUrl);
+export const skipUnlessPostgres = onPostgres ? false : 'needs PostgreSQL (CELLGATE_TEST_POSTGRES_URL): SQLite is one process';
+export const PROCESS_ADMIN_TOKEN = `cg_adm_${randomBytes(12).toString('hex')}`;
+
+/** A database of its own in the run's PostgreSQL, dropped by `drop()`. */
+export async function createDatabase(prefix: string): Promise<{ url: string; drop(): Promise<void> }> {
+  const admin = new pg.Client({ connectionString: runDatabaseUrl });
+  await admin.connect();
+  const name = `${prefix}_${process.pid}_${randomBytes(3).toString('hex')}`;
+  await admin.query(`CREATE DATABASE ${name}`);
+  const url = new URL(runDatabaseUrl);
+  url.pathname = `/${name}`;
+  return {
+    url: url.toString(),
+    async drop() {
+      await admin.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+      await admin.end();
+    },
+  };
+}
+
+/** `node src/main.ts serve` on a free port, configured only through CELLGATE_* variables. */
+export async function startServerProcess(databaseUrl: string, env: Record<string, string> = {}): Promise<ChildServer> {
+  const port = await freePort();
+  return startChild({
+    args: ['--no-warnings', 'src/main.ts', 'serve'],
+    port,
+    readyPath: '/health',
+    env: {
+      CELLGATE_DATABASE_URL: databaseUrl,
+      CELLGATE_HOST: '127.0.0.1',
+      CELLGATE_PORT: String(port),
+      CELLGATE_BASE_URL: '',
+      CELLGATE_ADMIN_TOKEN: PROCESS_ADMIN_TOKEN,
+      CELLGATE_RATE_LIMIT: '0',
+      CELLGATE_SIGNUP_RATE_LIMIT: '0',
+      CELLGATE_REDIS_URL: '',
+      CELLGATE_SMTP_URL: '',
+      CELLGATE_LOG_LEVEL: 'warn',
+      ...env,
+    },
+  });
+}
+
+/** A JSON request that must succeed; answers the parsed body (null when empty). */
+export async function call(server: ChildServer, method: string, path: string, token?: string, body?: unknown) {
+  const response = await fetch(server.url + path, {
+    method,
+    headers: { ...(token ? { authorization: `Bearer ${token}` } : {}), ...(body ? { 'content-type': 'application/json' } : {}) },
+    body: body ? JSON.stringify(body) : undefined,
+  });
+  const text = await response.text();
+  assert.ok(response.ok, `${method} ${path}: ${response.status} ${text}`);
+  return text ? JSON.parse(text) : null;
+}
