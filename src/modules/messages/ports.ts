@@ -1,6 +1,9 @@
 // What messaging needs from the cells and devices modules, stated structurally so the two
 // modules meet only at these service methods.
 import type { Executor } from '../../db/schema.ts';
+import type { DeviceAssignment } from '../devices/service.ts';
+
+export type { DeviceAssignment };
 
 export interface CellRef {
   id: string;
@@ -15,14 +18,6 @@ export interface CellsPort {
   requireActive(organizationId: string, cellId: string): Promise<CellRef>;
   /** Runs inside the transaction that releases a cell. */
   onRelease(listener: (tx: Executor, cell: CellRef) => Promise<void>): void;
-}
-
-export interface DeviceAssignment {
-  deviceId: string;
-  cellId: string;
-  organizationId: string;
-  phoneNumber: string;
-  sendRatePerMinute: number;
 }
 
 export interface DevicesPort {
