@@ -34,13 +34,11 @@ import { registerEventRoutes } from './modules/events/routes.ts';
 import { EventStreamHub, selectBearerProtocol, type StreamOptions } from './modules/events/stream.ts';
 import { eventsPruneWorker, EVENTS_PRUNE_INTERVAL_MS } from './workers/events-prune.ts';
 import websocket from '@fastify/websocket';
-import { WebhookDeliverer, DEFAULT_TIMEOUT_MS, type WebhookOptions } from './modules/webhooks/delivery.ts';
-import { httpEgress } from './modules/webhooks/egress.ts';
-import { WebhooksRepository } from './modules/webhooks/repository.ts';
+import type { WebhookOptions } from './modules/webhooks/delivery.ts';
+import { buildWebhooks } from './modules/webhooks/module.ts';
+import type { WebhooksService } from './modules/webhooks/service.ts';
+import type { WebhookDeliveryWorker } from './workers/webhook-delivery.ts';
 import { registerWebhookRoutes } from './modules/webhooks/routes.ts';
-import { WebhooksService } from './modules/webhooks/service.ts';
-import { WebhookDeliveryWorker } from './workers/webhook-delivery.ts';
-import { systemLookup } from './lib/ssrf.ts';
 import { AdminRepository } from './modules/admin/repository.ts';
 import { registerAdminRoutes } from './modules/admin/routes.ts';
 import { AdminService } from './modules/admin/service.ts';
@@ -164,32 +162,24 @@ export async function buildApp(deps: AppDeps): Promise<{ app: App; services: Ser
   // The shared event reader (and LISTEN on PostgreSQL) runs in every process, workers or not.
   app.addHook('onReady', () => events.start());
   app.addHook('onClose', () => events.stop());
-  // Background loops: modules push theirs here; they run in every process (work is claimed in the database).
-  const loops: Loop[] = [];
-  const hooks = deps.webhooks ?? {};
-  const webhooksRepo = new WebhooksRepository(database.db, database.dialect);
-  const webhookTargets = { allowPrivate: config.webhooksAllowPrivate, lookup: hooks.lookup ?? systemLookup };
-  const webhooks = new WebhooksService({ repo: webhooksRepo, clock, events, ...webhookTargets });
-  const deliverer = new WebhookDeliverer({
-    repo: webhooksRepo, clock, events, ...webhookTargets,
-    egress: hooks.egress ?? httpEgress, timeoutMs: hooks.timeoutMs ?? DEFAULT_TIMEOUT_MS, random: hooks.random,
-  });
-  const webhookWorker = new WebhookDeliveryWorker({ deliverer, webhooks, events, log: app.log, pollMs: hooks.pollMs, concurrency: hooks.concurrency });
-  loops.push(webhookWorker);
-  if (deps.workers ?? true) {
-    app.addHook('onReady', async () => loops.forEach((l) => l.start()));
-  }
   const devices = new DevicesService({ repo: new DevicesRepository(database.db), clock });
   const cells = new CellsService({ repo: new CellsRepository(database.db), devices, events, clock });
-  const presence = presenceWorker({ devices, cells });
   const messaging = buildMessaging({ db: database.db, clock, events, cells, devices });
-  const messageLeases = messageLeasesWorker({ delivery: messaging.delivery });
-  loops.push(loop('message-leases', MESSAGE_LEASES_INTERVAL_MS, () => messageLeases.tick(), app.log));
-  loops.push(loop('presence', 5000, () => presence.tick(), app.log));
-  loops.push(loop('idempotency-prune', 10 * 60_000, () => idempotency.pruneExpired(), app.log));
-  const eventsPrune = eventsPruneWorker({ events });
-  loops.push(loop('events-prune', EVENTS_PRUNE_INTERVAL_MS, () => eventsPrune.tick(), app.log));
+  const { webhooks, webhookWorker } = buildWebhooks({ database, clock, events, allowPrivate: config.webhooksAllowPrivate, log: app.log, options: deps.webhooks });
 
+  // Background loops run in every process (their work is claimed in the database); tests call
+  // the ticks themselves.
+  const messageLeases = messageLeasesWorker({ delivery: messaging.delivery });
+  const presence = presenceWorker({ devices, cells });
+  const eventsPrune = eventsPruneWorker({ events });
+  const loops: Loop[] = [
+    webhookWorker,
+    loop('message-leases', MESSAGE_LEASES_INTERVAL_MS, () => messageLeases.tick(), app.log),
+    loop('presence', 5000, () => presence.tick(), app.log),
+    loop('events-prune', EVENTS_PRUNE_INTERVAL_MS, () => eventsPrune.tick(), app.log),
+    loop('idempotency-prune', 10 * 60_000, () => idempotency.pruneExpired(), app.log),
+  ];
+  if (deps.workers ?? true) app.addHook('onReady', async () => loops.forEach((l) => l.start()));
 
   registerAuth(app, {
     agent: (token) => organizations.authenticate(token),
