@@ -45,6 +45,8 @@ import { AdminService } from './modules/admin/service.ts';
 import { OrganizationsRepository } from './modules/organizations/repository.ts';
 import { registerOrganizationRoutes } from './modules/organizations/routes.ts';
 import { OrganizationsService } from './modules/organizations/service.ts';
+import { registerAgentStatusRoutes } from './modules/status/routes.ts';
+import { AgentStatusService } from './modules/status/service.ts';
 import { registerSystemRoutes, VERSION } from './modules/system/routes.ts';
 
 export interface AppDeps {
@@ -209,6 +211,7 @@ export async function buildApp(deps: AppDeps): Promise<{ app: App; services: Ser
   registerDeviceRoutes(app, devices);
   registerCellRoutes(app, cells);
   registerMessaging(app, messaging);
+  registerAgentStatusRoutes(app, new AgentStatusService({ cells, messages: messaging.messages, webhooks, config }));
   const eventStream = new EventStreamHub({ events, authenticate: (token) => organizations.authenticate(token), options: deps.eventStream, log: app.log });
   // Drain first (1001): @fastify/websocket's own preClose closes sockets without a code. Other
   // WebSocket routes reuse this registration.

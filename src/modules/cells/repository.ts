@@ -21,6 +21,19 @@ export class CellsRepository {
       .select(['devices.online as device_online', 'devices.last_seen_at as device_last_seen_at']);
   }
 
+  /** Live (not released) cells of an organization by status and device presence. */
+  countsByStatus(organizationId: string) {
+    return this.db
+      .selectFrom('cells')
+      .leftJoin('devices', 'devices.cell_id', 'cells.id')
+      .select(['cells.status', 'devices.online'])
+      .select((eb) => eb.fn.countAll<number>().as('n'))
+      .where('cells.organization_id', '=', organizationId)
+      .where('cells.status', '!=', 'released')
+      .groupBy(['cells.status', 'devices.online'])
+      .execute();
+  }
+
   async insert(ex: Executor, row: CellsTable): Promise<void> {
     await ex.insertInto('cells').values(row).execute();
   }

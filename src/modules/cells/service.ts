@@ -40,6 +40,22 @@ export class CellsService {
   private readonly clock: Clock;
   private readonly releaseListeners: ReleaseListener[] = [];
 
+  /** Counts for GET /v1/agent/status: online/offline are of active cells. */
+  async counts(organizationId: string) {
+    const counts = { total: 0, active: 0, online: 0, offline: 0, provisioning: 0 };
+    for (const row of await this.repo.countsByStatus(organizationId)) {
+      const n = Number(row.n);
+      counts.total += n;
+      if (row.status === 'provisioning') counts.provisioning += n;
+      if (row.status === 'active') {
+        counts.active += n;
+        if (row.online) counts.online += n;
+        else counts.offline += n;
+      }
+    }
+    return counts;
+  }
+
   constructor(deps: { repo: CellsRepository; devices: DevicesService; events: EventsService; clock: Clock }) {
     this.repo = deps.repo;
     this.devices = deps.devices;

@@ -137,6 +137,29 @@ export class MessagesRepository {
     if (this.postgres) await sql`select pg_advisory_xact_lock(hashtextextended(${`claims:${deviceId}`}, 0))`.execute(ex);
   }
 
+  /**
+   * Messages of an organization's cells waiting or in flight, and failed among those created after
+   * `sinceId` (ids sort by creation time). Reads ride the (cell_id, status, id) index.
+   */
+  async healthCounts(organizationId: string, sinceId: string) {
+    const rows = await this.db
+      .selectFrom('messages')
+      .innerJoin('cells', 'cells.id', 'messages.cell_id')
+      .select('messages.status')
+      .select((eb) => eb.fn.countAll<number>().as('n'))
+      .where('cells.organization_id', '=', organizationId)
+      .where((eb) =>
+        eb.or([
+          eb('messages.status', 'in', ['queued', 'sending']),
+          eb.and([eb('messages.status', '=', 'failed'), eb('messages.id', '>=', sinceId)]),
+        ]),
+      )
+      .groupBy('messages.status')
+      .execute();
+    const of = (status: string) => Number(rows.find((row) => row.status === status)?.n ?? 0);
+    return { queued: of('queued'), sending: of('sending'), failed_24h: of('failed') };
+  }
+
   async countClaimedSince(ex: Executor, deviceId: string, since: string): Promise<number> {
     const row = await ex
       .selectFrom('messages')

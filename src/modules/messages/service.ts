@@ -3,7 +3,7 @@ import { encodeTime } from 'ulid';
 import { ApiError, notFound } from '../../http/errors.ts';
 import { decodeCursor, page } from '../../http/pagination.ts';
 import type { Clock } from '../../lib/clock.ts';
-import { newId } from '../../lib/ids.ts';
+import { idFloor, newId } from '../../lib/ids.ts';
 import type { IdempotencyRecorder } from '../../http/idempotency.ts';
 import { requirePhone } from '../../lib/phone.ts';
 import type { ConversationsRepository } from './conversations-repository.ts';
@@ -102,6 +102,11 @@ export class MessagesService {
     const original = await this.findMessage(organizationId, cellId, messageId);
     const counterpart = original.direction === 'inbound' ? original.from_number : original.to_number;
     return this.send(organizationId, cellId, { ...input, to: counterpart }, { replyTo: original.id, record });
+  }
+
+  /** Counts for GET /v1/agent/status. */
+  healthCounts(organizationId: string) {
+    return this.repo.healthCounts(organizationId, idFloor('msg', this.clock.now().getTime() - 24 * 60 * 60 * 1000));
   }
 
   async cancel(organizationId: string, cellId: string, messageId: string) {

@@ -1,0 +1,73 @@
+// GET /v1/agent/status: the one call an agent makes to learn what is wrong (contract §9), built
+// from the other modules' services.
+import type { Config } from '../../config.ts';
+import type { AgentPrincipal } from '../../http/types.ts';
+import type { CellsService } from '../cells/service.ts';
+import type { MessagesService } from '../messages/service.ts';
+import type { WebhooksService } from '../webhooks/service.ts';
+
+type CheckStatus = 'ok' | 'warn' | 'fail';
+
+interface Check {
+  name: string;
+  status: CheckStatus;
+  detail: string;
+}
+
+export class AgentStatusService {
+  private readonly cells: CellsService;
+  private readonly messages: MessagesService;
+  private readonly webhooks: WebhooksService;
+  private readonly config: Config;
+
+  constructor(deps: { cells: CellsService; messages: MessagesService; webhooks: WebhooksService; config: Config }) {
+    this.cells = deps.cells;
+    this.messages = deps.messages;
+    this.webhooks = deps.webhooks;
+    this.config = deps.config;
+  }
+
+  async status(agent: AgentPrincipal) {
+    const [cells, messages, webhooks] = await Promise.all([
+      this.cells.counts(agent.organizationId),
+      this.messages.healthCounts(agent.organizationId),
+      this.webhooks.summary(agent.organizationId),
+    ]);
+    const checks: Check[] = [
+      agent.organizationStatus === 'active'
+        ? { name: 'organization', status: 'ok', detail: 'The organization is verified.' }
+        : agent.organizationStatus === 'unverified'
+          ? { name: 'organization', status: 'fail', detail: 'Verify the organization: POST /v1/agent/verify with the emailed code.' }
+          : { name: 'organization', status: 'fail', detail: 'The organization is suspended.' },
+      cellsCheck(cells),
+      failed24h(messages.failed_24h),
+      webhooks.failing > 0
+        ? { name: 'webhooks', status: 'warn', detail: `${webhooks.failing} of ${webhooks.total} webhooks are failing or disabled; see GET /v1/webhooks/{id}/deliveries.` }
+        : { name: 'webhooks', status: 'ok', detail: webhooks.total > 0 ? 'Every webhook is delivering.' : 'No webhooks; events are on the stream.' },
+    ];
+    return {
+      organization: { id: agent.organizationId, name: agent.organizationName, status: agent.organizationStatus },
+      // Billing is not offered yet: no tier has been bought, which is the `inactive` state.
+      billing: { state: 'inactive' as const, tier: null },
+      cells,
+      messages,
+      webhooks,
+      rate_limit:
+        this.config.rateLimit > 0 ? { requests_per_second: this.config.rateLimit, burst: Math.max(1, this.config.rateLimitBurst) } : null,
+      checks,
+    };
+  }
+}
+
+function cellsCheck(cells: { total: number; active: number; offline: number; provisioning: number }): Check {
+  if (cells.offline > 0) return { name: 'cells', status: 'fail', detail: `${cells.offline} of ${cells.active} active cells are offline: their phones have not called in for 120 s.` };
+  if (cells.provisioning > 0) return { name: 'cells', status: 'warn', detail: `${cells.provisioning} cells wait for a free phone; they activate when the operator adds one.` };
+  if (cells.total === 0) return { name: 'cells', status: 'warn', detail: 'No cells yet: POST /v1/cells.' };
+  return { name: 'cells', status: 'ok', detail: `${cells.active} active cells, all online.` };
+}
+
+function failed24h(failed: number): Check {
+  return failed > 0
+    ? { name: 'messages', status: 'warn', detail: `${failed} messages failed in the last 24 hours; filter GET /v1/cells/{cell_id}/messages?status=failed for their errors.` }
+    : { name: 'messages', status: 'ok', detail: 'No failed messages in the last 24 hours.' };
+}

@@ -1,0 +1,59 @@
+import { after, before, describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import { bearer, expectProblem, signUp, startApp, type TestApp } from '../../../test/harness.ts';
+import { createCell } from '../cells/testing.ts';
+import { activeLine, claim, queued, report } from '../messages/testing.ts';
+
+const statusOf = async (t: TestApp, headers: Record<string, string>) => {
+  const response = await t.app.inject({ url: '/v1/agent/status', headers });
+  assert.equal(response.statusCode, 200, response.body);
+  return response.json();
+};
+const check = (body: { checks: { name: string; status: string }[] }, name: string) => body.checks.find((c) => c.name === name)?.status;
+
+describe('GET /v1/agent/status', () => {
+  let t: TestApp;
+  before(async () => {
+    t = await startApp({ env: { CELLGATE_RATE_LIMIT: '50', CELLGATE_RATE_LIMIT_BURST: '100' } });
+  });
+  after(() => t.close());
+
+  it('answers an unverified organization and tells it to verify', async () => {
+    const org = await signUp(t);
+    const body = await statusOf(t, bearer(org.apiKey));
+    assert.deepEqual(body.organization, { id: org.organizationId, name: org.email, status: 'unverified' });
+    assert.equal(check(body, 'organization'), 'fail');
+    assert.equal(check(body, 'cells'), 'warn');
+    assert.deepEqual(body.cells, { total: 0, active: 0, online: 0, offline: 0, provisioning: 0 });
+    assert.deepEqual(body.rate_limit, { requests_per_second: 50, burst: 100 });
+  });
+
+  it('counts cells, open and failed messages, and flags offline cells', async () => {
+    const line = await activeLine(t);
+    await createCell(t, line.org.headers, 'waiting line'); // no free device: provisioning
+    await queued(t, line, { to: '+14155550123', body: 'one' });
+    await queued(t, line, { to: '+14155550124', body: 'two' });
+    const [first] = await claim(t, line, '?limit=1');
+    let body = await statusOf(t, line.org.headers);
+    assert.deepEqual(body.cells, { total: 2, active: 1, online: 1, offline: 0, provisioning: 1 });
+    assert.deepEqual(body.messages, { queued: 1, sending: 1, failed_24h: 0 });
+    assert.equal(check(body, 'organization'), 'ok');
+    assert.equal(check(body, 'cells'), 'warn');
+
+    assert.equal((await report(t, line, first.id, { event: 'failed', error_code: 'carrier_rejected' })).statusCode, 200);
+    t.clock.advance(121_000);
+    await t.services.devices.markSilentOffline();
+    body = await statusOf(t, line.org.headers);
+    assert.deepEqual(body.messages, { queued: 1, sending: 0, failed_24h: 1 });
+    assert.equal(body.cells.offline, 1);
+    assert.equal(check(body, 'cells'), 'fail');
+    assert.equal(check(body, 'messages'), 'warn');
+
+    t.clock.advance(24 * 60 * 60 * 1000);
+    assert.equal((await statusOf(t, line.org.headers)).messages.failed_24h, 0);
+  });
+
+  it('is 401 without a key', async () => {
+    expectProblem(await t.app.inject({ url: '/v1/agent/status' }), 401, 'unauthenticated');
+  });
+});
