@@ -216,8 +216,11 @@ export async function buildApp(deps: AppDeps): Promise<{ app: App; services: Ser
   // Drain first (1001): @fastify/websocket's own preClose closes sockets without a code. Other
   // WebSocket routes reuse this registration.
   app.addHook('preClose', async () => eventStream.drain());
-  await app.register(websocket, { options: { maxPayload: 4096, handleProtocols: selectBearerProtocol } });
-  registerEventRoutes(app, eventStream);
+  // In a context of its own: the plugin's per-request hooks then run on the stream route only.
+  await app.register(async (streams) => {
+    await streams.register(websocket, { options: { maxPayload: 4096, handleProtocols: selectBearerProtocol } });
+    registerEventRoutes(streams, eventStream);
+  });
 
   app.addHook('onClose', async () => {
     await Promise.all(loops.map((l) => l.stop()));

@@ -129,6 +129,7 @@ export function registerRateLimit(app: App, options: RateLimitOptions): void {
     const config = route.config ?? {};
     if (config.unlimited || !config.auth) return;
     const signUpBucket = config.ipLimit === 'sign_up' ? options.signUpPerIp : null;
+    if (!signUpBucket && !options.perCredential) return;
     const limit = async (request: FastifyRequest, reply: FastifyReply) => {
       if (signUpBucket) {
         const result = await takeOrAllow(options.limiter, `signup:${request.ip}`, signUpBucket, options.now(), request);

@@ -42,7 +42,7 @@ export class OrganizationsService {
   private readonly repo: OrganizationsRepository;
   private readonly clock: Clock;
   private readonly mailer: Mailer;
-  private readonly credentials = new Map<string, { principal: AgentPrincipal; until: number }>();
+  private readonly credentials = new Map<string, { principal: AgentPrincipal; until: number; touchedMs: number }>();
 
   constructor(deps: { repo: OrganizationsRepository; clock: Clock; mailer: Mailer }) {
     this.repo = deps.repo;
@@ -143,35 +143,41 @@ export class OrganizationsService {
     return { organization_id: organizationId, status: 'active' as const };
   }
 
-  /** The principal behind an API key, or null when unknown or revoked. */
+  /**
+   * The principal behind an API key, or null when unknown or revoked. Resolved keys are kept in
+   * memory for a few seconds (keyed by the presented key, so a hit costs no hashing).
+   */
   async authenticate(secret: string): Promise<AgentPrincipal | null> {
     if (!secret.startsWith(API_KEY_PREFIX)) return null;
-    const hash = sha256Hex(secret);
     const nowMs = this.clock.now().getTime();
-    const cached = this.credentials.get(hash);
-    let principal = cached && cached.until > nowMs ? cached.principal : null;
-    if (!principal) {
+    let entry = this.credentials.get(secret);
+    if (!entry || entry.until <= nowMs) {
+      const hash = sha256Hex(secret);
       const row = await this.repo.findCredential(hash);
       if (!row || !constantTimeEqualHex(row.key_hash, hash)) return null;
-      principal = {
-        organizationId: row.organization_id,
-        organizationName: row.organization_name,
-        organizationStatus: row.organization_status,
-        credentialType: 'api_key',
-        credentialId: row.key_id,
-        key: { id: row.key_id, prefix: row.prefix, created_at: row.created_at, last_used_at: row.last_used_at },
-        scopes: ALL_SCOPES,
+      entry = {
+        principal: {
+          organizationId: row.organization_id,
+          organizationName: row.organization_name,
+          organizationStatus: row.organization_status,
+          credentialType: 'api_key',
+          credentialId: row.key_id,
+          key: { id: row.key_id, prefix: row.prefix, created_at: row.created_at, last_used_at: row.last_used_at },
+          scopes: ALL_SCOPES,
+        },
+        until: nowMs + CREDENTIAL_CACHE_MS,
+        touchedMs: row.last_used_at ? Date.parse(row.last_used_at) : 0,
       };
       if (this.credentials.size > 10_000) this.credentials.clear();
-      this.credentials.set(hash, { principal, until: nowMs + CREDENTIAL_CACHE_MS });
+      this.credentials.set(secret, entry);
     }
-    const lastUsed = principal.key.last_used_at ? Date.parse(principal.key.last_used_at) : 0;
-    if (nowMs - lastUsed >= TOUCH_INTERVAL_MS) {
+    if (nowMs - entry.touchedMs >= TOUCH_INTERVAL_MS) {
       const now = new Date(nowMs).toISOString();
-      principal.key = { ...principal.key, last_used_at: now };
-      await this.repo.touchKey(principal.key.id, now);
+      entry.touchedMs = nowMs;
+      entry.principal.key = { ...entry.principal.key, last_used_at: now };
+      await this.repo.touchKey(entry.principal.key.id, now);
     }
-    return principal;
+    return entry.principal;
   }
 
   whoami(agent: AgentPrincipal) {
@@ -211,8 +217,8 @@ export class OrganizationsService {
 
   /** Drops cached credentials of an organization after its keys or status change here. */
   private forgetOrganization(organizationId: string): void {
-    for (const [hash, entry] of this.credentials) {
-      if (entry.principal.organizationId === organizationId) this.credentials.delete(hash);
+    for (const [key, entry] of this.credentials) {
+      if (entry.principal.organizationId === organizationId) this.credentials.delete(key);
     }
   }
 }
