@@ -12,6 +12,7 @@ import { registerAuth } from './http/auth.ts';
 import { registerErrorHandling } from './http/errors.ts';
 import { IdempotencyStore, registerIdempotency } from './http/idempotency.ts';
 import { MemoryRateLimiter, RedisRateLimiter, registerRateLimit, type RateLimiter } from './http/rate-limit.ts';
+import { lazyChildLogger } from './http/lazy-logger.ts';
 import { registerRequestId, requestIdFor } from './http/request-id.ts';
 import { Problem } from './http/schemas.ts';
 import type { App } from './http/types.ts';
@@ -108,6 +109,7 @@ export async function buildApp(deps: AppDeps): Promise<{ app: App; services: Ser
             },
           }),
     genReqId: requestIdFor,
+    childLoggerFactory: lazyChildLogger,
     logController: new LogController({ requestIdLogLabel: 'request_id', disableRequestLogging: true }),
     bodyLimit: BODY_LIMIT,
     trustProxy: false,
