@@ -3,6 +3,7 @@ import { encodeTime } from 'ulid';
 import { ApiError, notFound } from '../../http/errors.ts';
 import { decodeCursor, page } from '../../http/pagination.ts';
 import type { Clock } from '../../lib/clock.ts';
+import { GroupCommit } from '../../db/group-commit.ts';
 import { idFloor, newId } from '../../lib/ids.ts';
 import type { IdempotencyRecorder } from '../../http/idempotency.ts';
 import { requirePhone } from '../../lib/phone.ts';
@@ -47,6 +48,8 @@ export class MessagesService {
   private readonly cells: CellsPort;
   private readonly clock: Clock;
   private readonly wakeups: CellWakeups;
+  /** Concurrent sends commit together. */
+  private readonly writes: GroupCommit;
 
   constructor(deps: Deps) {
     this.repo = deps.repo;
@@ -54,6 +57,7 @@ export class MessagesService {
     this.cells = deps.cells;
     this.clock = deps.clock;
     this.wakeups = deps.wakeups;
+    this.writes = new GroupCommit(deps.repo.db);
   }
 
   /**
@@ -71,7 +75,7 @@ export class MessagesService {
     const now = this.clock.now();
     const at = now.toISOString();
     const id = newId('msg', now.getTime());
-    const view = await this.repo.db.transaction().execute(async (tx) => {
+    const view = await this.writes.run(async (tx) => {
       const conversationId = await this.conversations.touch(tx, { newId: newId('conv', now.getTime()), organizationId, cellId: cell.id, participant: to, messageId: id, at });
       const message = newMessageRow({
         id,

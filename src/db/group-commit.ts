@@ -1,0 +1,77 @@
+// Group commit: units of work submitted in the same turn of the event loop run together in one
+// transaction, each inside a savepoint of its own. A unit that fails rolls back to its savepoint
+// and rejects alone; the others commit; if the batch itself fails, each unit is run again alone. node:sqlite never yields mid-request, so the batch is
+// gathered by waiting one setImmediate: requests parsed in the same I/O phase share a commit
+// (one WAL append instead of one per request) for a few microseconds of added latency.
+import { sql, type Kysely, type Transaction } from 'kysely';
+import type { DB } from './schema.ts';
+
+type Work<T> = (tx: Transaction<DB>) => Promise<T>;
+
+interface Job {
+  work: Work<unknown>;
+  resolve(value: unknown): void;
+  reject(error: unknown): void;
+}
+
+/** Largest number of units in one transaction (bounds how long a batch holds the writer). */
+const MAX_BATCH = 64;
+
+export class GroupCommit {
+  private readonly db: Kysely<DB>;
+  private queue: Job[] = [];
+  private scheduled = false;
+
+  constructor(db: Kysely<DB>) {
+    this.db = db;
+  }
+
+  run<T>(work: Work<T>): Promise<T> {
+    return new Promise<T>((resolve, reject) => {
+      this.queue.push({ work, resolve: resolve as (value: unknown) => void, reject });
+      if (!this.scheduled) {
+        this.scheduled = true;
+        setImmediate(() => void this.drain());
+      }
+    });
+  }
+
+  private async drain(): Promise<void> {
+    while (this.queue.length > 0) {
+      await this.commit(this.queue.splice(0, MAX_BATCH));
+    }
+    this.scheduled = false;
+  }
+
+  private async commit(batch: Job[]): Promise<void> {
+    if (batch.length === 1) {
+      const [job] = batch;
+      await this.db.transaction().execute(job.work).then(job.resolve, job.reject);
+      return;
+    }
+    const outcomes: { job: Job; ok: boolean; value: unknown }[] = [];
+    try {
+      await this.db.transaction().execute(async (tx) => {
+        outcomes.length = 0;
+        for (const [i, job] of batch.entries()) {
+          const savepoint = sql.raw(`unit_${i}`);
+          await sql`savepoint ${savepoint}`.execute(tx);
+          try {
+            outcomes.push({ job, ok: true, value: await job.work(tx) });
+            await sql`release savepoint ${savepoint}`.execute(tx);
+          } catch (error) {
+            await sql`rollback to savepoint ${savepoint}`.execute(tx);
+            await sql`release savepoint ${savepoint}`.execute(tx);
+            outcomes.push({ job, ok: false, value: error });
+          }
+        }
+      });
+    } catch {
+      // The batch as a whole failed (a deadlock with another process, a failed commit): nothing
+      // of it was kept, so each unit runs again on its own.
+      for (const job of batch) await this.db.transaction().execute(job.work).then(job.resolve, job.reject);
+      return;
+    }
+    for (const { job, ok, value } of outcomes) (ok ? job.resolve : job.reject)(value);
+  }
+}
