@@ -1,8 +1,9 @@
 // Group commit: units of work submitted in the same turn of the event loop run together in one
 // transaction, each inside a savepoint of its own. A unit that fails rolls back to its savepoint
-// and rejects alone; the others commit; if the batch itself fails, each unit is run again alone. node:sqlite never yields mid-request, so the batch is
-// gathered by waiting one setImmediate: requests parsed in the same I/O phase share a commit
-// (one WAL append instead of one per request) for a few microseconds of added latency.
+// and rejects alone; the others commit; if the batch itself fails, each unit runs again alone.
+// node:sqlite never yields mid-request, so the batch is gathered by waiting one setImmediate:
+// requests parsed in the same I/O phase share a commit (one WAL append instead of one per
+// request) for a few microseconds of added latency.
 import { sql, type Kysely, type Transaction } from 'kysely';
 import type { DB } from './schema.ts';
 
