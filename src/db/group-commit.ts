@@ -23,11 +23,20 @@ export class GroupCommit {
   private queue: Job[] = [];
   private scheduled = false;
 
-  constructor(db: Kysely<DB>) {
+  private readonly batching: boolean;
+
+  /**
+   * `batching: false` runs each unit in a transaction of its own at once. PostgreSQL wants that:
+   * its pool runs transactions side by side, and a batch would queue every unit behind one
+   * connection's round trips.
+   */
+  constructor(db: Kysely<DB>, options: { batching: boolean }) {
     this.db = db;
+    this.batching = options.batching;
   }
 
   run<T>(work: Work<T>): Promise<T> {
+    if (!this.batching) return this.db.transaction().execute(work);
     return new Promise<T>((resolve, reject) => {
       this.queue.push({ work, resolve: resolve as (value: unknown) => void, reject });
       if (!this.scheduled) {

@@ -40,6 +40,8 @@ interface Deps {
   cells: CellsPort;
   clock: Clock;
   wakeups: CellWakeups;
+  /** Batch concurrent sends into shared transactions (SQLite: one writer, commits are the cost). */
+  batchWrites: boolean;
 }
 
 export class MessagesService {
@@ -57,7 +59,7 @@ export class MessagesService {
     this.cells = deps.cells;
     this.clock = deps.clock;
     this.wakeups = deps.wakeups;
-    this.writes = new GroupCommit(deps.repo.db);
+    this.writes = new GroupCommit(deps.repo.db, { batching: deps.batchWrites });
   }
 
   /**
