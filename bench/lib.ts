@@ -275,15 +275,25 @@ function cpuSeconds(pid: number | undefined): number | null {
  */
 export async function load(
   label: string,
-  target: { url: string; method?: 'GET' | 'POST'; headers?: Record<string, string>; body?: string; server?: ChildServer },
+  target: {
+    url: string;
+    method?: 'GET' | 'POST';
+    headers?: Record<string, string>;
+    body?: string;
+    /** Bodies sent in turn by each connection; every `[<id>]` in them or the headers becomes a fresh id. */
+    bodies?: string[];
+    server?: ChildServer;
+  },
   options: BenchOptions,
 ): Promise<LoadResult> {
+  const method = target.method ?? 'GET';
   const base = {
     url: target.url,
-    method: target.method ?? 'GET',
+    method,
     headers: target.headers,
     body: target.body,
     connections: options.connections,
+    ...(target.bodies ? { requests: target.bodies.map((body) => ({ method, body })), idReplacement: true } : {}),
   };
   if (options.warmup > 0) await autocannon({ ...base, duration: options.warmup });
   const pid = target.server?.child.pid;

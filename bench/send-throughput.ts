@@ -4,7 +4,7 @@
 // No device claims the messages: this measures accepting and queueing. Target: ratio >= 0.25.
 //   node bench/send-throughput.ts [--postgres] [--duration 10] [--connections 50] [--warmup 2] [--profile dir]
 import { benchOptions, printResults, runBench, signUpVerified, startBareFastify, startService, load } from './lib.ts';
-import { benchPhoneNumber, distinctNumbers, loadDistinct, provisionCell } from './support/cells.ts';
+import { benchPhoneNumber, distinctNumbers, provisionCell } from './support/cells.ts';
 
 const TARGET_RATIO = 0.25;
 const options = benchOptions();
@@ -19,7 +19,7 @@ await runBench(async (onExit) => {
 
   const reference = await load('bare Fastify GET /hello', { url: `${bare.url}/hello`, server: bare }, options);
   const send = (label: string, recipients: string[]) =>
-    loadDistinct(label, {
+    load(label, {
       url: `${service.url}/v1/cells/${cell.cellId}/messages/send`,
       method: 'POST',
       headers: { authorization: `Bearer ${org.apiKey}`, 'content-type': 'application/json', 'idempotency-key': 'bench-[<id>]' },

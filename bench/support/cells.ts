@@ -2,10 +2,8 @@
 // the admin and agent APIs of a running service (bench/lib.ts startService + signUpVerified).
 // Kept out of bench/*.ts so that bench/run.ts does not run it as a benchmark.
 import { randomInt } from 'node:crypto';
-import autocannon from 'autocannon';
-import { readFileSync } from 'node:fs';
 import { availableParallelism, loadavg } from 'node:os';
-import type { BenchOptions, ChildServer, LoadResult, Organization, Service } from '../lib.ts';
+import type { Organization, Service } from '../lib.ts';
 
 export interface BenchCell {
   cellId: string;
@@ -61,51 +59,6 @@ export async function provisionCell(service: Service, org: Organization, options
 export function percentile(samples: number[], p: number): number {
   const sorted = [...samples].sort((a, b) => a - b);
   return sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1))];
-}
-
-/**
- * bench/lib.ts load() for requests that must differ: every `[<id>]` in the headers or body becomes a
- * fresh id per request (autocannon idReplacement), e.g. one Idempotency-Key per send; the bodies
- * are sent in turn.
- * TODO(bench/lib.ts owner): fold into load() as a target flag; kept here until lib.ts takes it.
- */
-export async function loadDistinct(
-  label: string,
-  target: { url: string; method: 'POST'; headers: Record<string, string>; bodies: string[]; server?: ChildServer },
-  options: BenchOptions,
-): Promise<LoadResult> {
-  // Each connection cycles through the bodies in order.
-  const requests = target.bodies.map((body) => ({ method: target.method, body }));
-  const base = { url: target.url, method: target.method, headers: target.headers, requests, connections: options.connections, idReplacement: true };
-  if (options.warmup > 0) await autocannon({ ...base, duration: options.warmup });
-  const cpuBefore = cpuSeconds(target.server?.child.pid);
-  const result = await autocannon({ ...base, duration: options.duration });
-  const cpuAfter = cpuSeconds(target.server?.child.pid);
-  const outcome: LoadResult = {
-    label,
-    requestsPerSecond: result.requests.average,
-    p50: result.latency.p50,
-    p99: result.latency.p99,
-    total: result.requests.total,
-    errors: result.errors,
-    non2xx: result.non2xx,
-    serverCpuUs: cpuBefore !== null && cpuAfter !== null && result.requests.total > 0 ? ((cpuAfter - cpuBefore) * 1e6) / result.requests.total : null,
-  };
-  if (outcome.errors > 0 || outcome.non2xx > 0 || outcome.total === 0) {
-    throw new Error(`${label}: ${outcome.total} requests, ${outcome.non2xx} non-2xx, ${outcome.errors} errors; the figures would be meaningless`);
-  }
-  return outcome;
-}
-
-/** User + system CPU seconds of a process (Linux /proc, 100 ticks/s), or null. As bench/lib.ts's private one. */
-function cpuSeconds(pid: number | undefined): number | null {
-  if (pid === undefined) return null;
-  try {
-    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
-    return (Number(fields[11]) + Number(fields[12])) / 100;
-  } catch {
-    return null;
-  }
 }
 
 /** How busy the machine was (as bench/lib.ts printResults says it): figures from a loaded machine are not comparable. */
