@@ -132,6 +132,25 @@ export interface Service extends ChildServer {
  * logs, on a temporary SQLite file or on a PostgreSQL database created for it. stop() ends the
  * process and removes the database.
  */
+/**
+ * The environment of a `cellgate serve` child: the given database, port and admin token; no rate
+ * limits, Redis or SMTP (the dev outbox holds the codes); warnings only in the log.
+ */
+export function serviceEnv(options: { databaseUrl: string; port: number; adminToken: string }): Record<string, string> {
+  return {
+    CELLGATE_DATABASE_URL: options.databaseUrl,
+    CELLGATE_HOST: '127.0.0.1',
+    CELLGATE_PORT: String(options.port),
+    CELLGATE_BASE_URL: '',
+    CELLGATE_ADMIN_TOKEN: options.adminToken,
+    CELLGATE_RATE_LIMIT: '0',
+    CELLGATE_SIGNUP_RATE_LIMIT: '0',
+    CELLGATE_REDIS_URL: '',
+    CELLGATE_SMTP_URL: '',
+    CELLGATE_LOG_LEVEL: 'warn',
+  };
+}
+
 export async function startService(options: {
   postgres?: boolean;
   env?: Record<string, string>;
@@ -167,19 +186,7 @@ export async function startService(options: {
       nodeFlags: options.profile ? ['--cpu-prof', `--cpu-prof-dir=${options.profile}`] : [],
       port,
       readyPath: '/health',
-      env: {
-        CELLGATE_DATABASE_URL: databaseUrl,
-        CELLGATE_HOST: '127.0.0.1',
-        CELLGATE_PORT: String(port),
-        CELLGATE_BASE_URL: '',
-        CELLGATE_ADMIN_TOKEN: adminToken,
-        CELLGATE_RATE_LIMIT: '0',
-        CELLGATE_SIGNUP_RATE_LIMIT: '0',
-        CELLGATE_REDIS_URL: '',
-        CELLGATE_SMTP_URL: '',
-        CELLGATE_LOG_LEVEL: 'warn',
-        ...options.env,
-      },
+      env: { ...serviceEnv({ databaseUrl, port, adminToken }), ...options.env },
     });
   } catch (error) {
     await dropDatabase();

@@ -3,7 +3,7 @@
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import pg from 'pg';
-import { freePort, startChild, type ChildServer } from '../bench/lib.ts';
+import { freePort, serviceEnv, startChild, type ChildServer } from '../bench/lib.ts';
 
 export type { ChildServer };
 
@@ -36,19 +36,7 @@ export async function startServerProcess(databaseUrl: string, env: Record<string
     args: ['--no-warnings', 'src/main.ts', 'serve'],
     port,
     readyPath: '/health',
-    env: {
-      CELLGATE_DATABASE_URL: databaseUrl,
-      CELLGATE_HOST: '127.0.0.1',
-      CELLGATE_PORT: String(port),
-      CELLGATE_BASE_URL: '',
-      CELLGATE_ADMIN_TOKEN: PROCESS_ADMIN_TOKEN,
-      CELLGATE_RATE_LIMIT: '0',
-      CELLGATE_SIGNUP_RATE_LIMIT: '0',
-      CELLGATE_REDIS_URL: '',
-      CELLGATE_SMTP_URL: '',
-      CELLGATE_LOG_LEVEL: 'warn',
-      ...env,
-    },
+    env: { ...serviceEnv({ databaseUrl, port, adminToken: PROCESS_ADMIN_TOKEN }), ...env },
   });
 }
 
