@@ -1,16 +1,15 @@
-import { after, before, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { activeOrganization, expectProblem, startApp, type TestApp } from '../../../test/harness.ts';
-import { activeLine, inbound, queued, type Line } from './testing.ts';
+import { activeOrganization, expectProblem, type TestApp } from '../../../test/harness.ts';
+import { activeLine, inbound, type Line, queued, withLine } from './testing.ts';
 
 describe('conversations', () => {
   let t: TestApp;
   let line: Line;
-  before(async () => {
-    t = await startApp();
-    line = await activeLine(t);
+  withLine((app, started) => {
+    t = app;
+    line = started;
   });
-  after(() => t.close());
 
   const get = (url: string, headers = line.org.headers) => t.app.inject({ url, headers });
 

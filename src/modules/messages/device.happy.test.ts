@@ -5,7 +5,7 @@ import type { AddressInfo } from 'node:net';
 import { buildApp } from '../../app.ts';
 import { startApp, type TestApp } from '../../../test/harness.ts';
 import { eventsOf } from '../cells/testing.ts';
-import { activeLine, claim, inbound, queued, report, type Line } from './testing.ts';
+import { activeLine, claim, inbound, type Line, queued, report, withLine } from './testing.ts';
 
 /** Resolves once `count` claims are in progress in the app (the request reached the handler). */
 async function pollsInProgress(t: TestApp, count: number) {
@@ -234,11 +234,10 @@ describe('device reports', () => {
 describe('inbound uploads', () => {
   let t: TestApp;
   let line: Line;
-  before(async () => {
-    t = await startApp();
-    line = await activeLine(t);
+  withLine((app, started) => {
+    t = app;
+    line = started;
   });
-  after(() => t.close());
 
   it('stores the message (201), and a repeated device_message_id answers 200 with the same message', async () => {
     const payload = { device_message_id: 'sms-42', from: '+1 415 555 0120', body: 'Hi there', media_urls: ['https://cdn.example.com/p.jpg'], received_at: '2026-11-21T11:59:58.000Z' };

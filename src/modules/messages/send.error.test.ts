@@ -2,7 +2,7 @@ import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { activeOrganization, bearer, expectProblem, startApp, type TestApp } from '../../../test/harness.ts';
 import { createCell } from '../cells/testing.ts';
-import { activeLine, inbound, queued, send, type Line } from './testing.ts';
+import { activeLine, inbound, type Line, queued, send, withLine } from './testing.ts';
 
 async function messageCount(t: TestApp, cellId: string) {
   const rows = await t.database.db.selectFrom('messages').select('id').where('cell_id', '=', cellId).execute();
@@ -12,11 +12,10 @@ async function messageCount(t: TestApp, cellId: string) {
 describe('sending messages: bad requests', () => {
   let t: TestApp;
   let line: Line;
-  before(async () => {
-    t = await startApp();
-    line = await activeLine(t);
+  withLine((app, started) => {
+    t = app;
+    line = started;
   });
-  after(() => t.close());
 
   it('rejects invalid, national and unknown numbers with invalid_phone_number on to', async () => {
     for (const to of ['12345', '4155550123', '+1415555', '+15551234567', 'abc', '+14155550123 ext. 2', ' ']) {

@@ -1,16 +1,15 @@
-import { after, before, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { startApp, type TestApp } from '../../../test/harness.ts';
-import { activeLine, claim, queued, report, send, type Line } from './testing.ts';
+import type { TestApp } from '../../../test/harness.ts';
+import { activeLine, claim, type Line, queued, report, send, withLine } from './testing.ts';
 
 describe('sending messages', () => {
   let t: TestApp;
   let line: Line;
-  before(async () => {
-    t = await startApp();
-    line = await activeLine(t);
+  withLine((app, started) => {
+    t = app;
+    line = started;
   });
-  after(() => t.close());
 
   it('answers 202 with the queued message in the contract shape', async () => {
     const response = await send(t, line, { to: '+1 (415) 555-0142', body: 'Your table is ready.', media_urls: ['https://example.com/a.jpg'] });

@@ -1,5 +1,6 @@
 // Test helpers for messaging: an active cell with its device, sends, device calls.
-import { activeOrganization, type TestApp } from '../../../test/harness.ts';
+import { after, before } from 'node:test';
+import { activeOrganization, startApp, type TestApp } from '../../../test/harness.ts';
 import { createCell } from '../cells/testing.ts';
 import { addDevice, type TestDevice } from '../devices/testing.ts';
 
@@ -24,6 +25,16 @@ export async function activeLine(t: TestApp, deviceBody: Record<string, unknown>
   const device = known.find((d) => d.phoneNumber === cell.phone_number);
   if (cell.status !== 'active' || !device) throw new Error(`expected an active cell on a known device: ${JSON.stringify(cell)}`);
   return { org: owner, cell, device };
+}
+
+/** Registers before/after hooks for a suite: a fresh app with one active line, closed after. */
+export function withLine(ready: (t: TestApp, line: Line) => void): void {
+  let app: TestApp | undefined;
+  before(async () => {
+    app = await startApp();
+    ready(app, await activeLine(app));
+  });
+  after(() => app?.close());
 }
 
 export function send(t: TestApp, line: Line, payload: Record<string, unknown>, headers: Record<string, string> = {}) {
