@@ -1,10 +1,11 @@
 // Group commit: units of work submitted in the same turn of the event loop run together in one
-// transaction, each inside a savepoint of its own. A unit that fails rolls back to its savepoint
-// and rejects alone; the others commit; if the batch itself fails, each unit runs again alone.
+// transaction. Failures are rare (a lost idempotency race), so units share it without savepoints:
+// when any unit fails, the whole batch rolls back and each unit runs again alone, so a failing
+// unit rejects alone and the others commit. Units must therefore be safe to run twice.
 // node:sqlite never yields mid-request, so the batch is gathered by waiting one setImmediate:
 // requests parsed in the same I/O phase share a commit (one WAL append instead of one per
 // request) for a few microseconds of added latency.
-import { sql, type Kysely, type Transaction } from 'kysely';
+import type { Kysely, Transaction } from 'kysely';
 import type { DB } from './schema.ts';
 
 type Work<T> = (tx: Transaction<DB>) => Promise<T>;
@@ -59,29 +60,19 @@ export class GroupCommit {
       await this.db.transaction().execute(job.work).then(job.resolve, job.reject);
       return;
     }
-    const outcomes: { job: Job; ok: boolean; value: unknown }[] = [];
+    let values: unknown[];
     try {
-      await this.db.transaction().execute(async (tx) => {
-        outcomes.length = 0;
-        for (const [i, job] of batch.entries()) {
-          const savepoint = sql.raw(`unit_${i}`);
-          await sql`savepoint ${savepoint}`.execute(tx);
-          try {
-            outcomes.push({ job, ok: true, value: await job.work(tx) });
-            await sql`release savepoint ${savepoint}`.execute(tx);
-          } catch (error) {
-            await sql`rollback to savepoint ${savepoint}`.execute(tx);
-            await sql`release savepoint ${savepoint}`.execute(tx);
-            outcomes.push({ job, ok: false, value: error });
-          }
-        }
+      values = await this.db.transaction().execute(async (tx) => {
+        const results: unknown[] = [];
+        for (const job of batch) results.push(await job.work(tx));
+        return results;
       });
     } catch {
-      // The batch as a whole failed (a deadlock with another process, a failed commit): nothing
-      // of it was kept, so each unit runs again on its own.
+      // A unit failed (its error is for it alone), or the commit did: nothing of the batch was
+      // kept, so each unit runs again in a transaction of its own.
       for (const job of batch) await this.db.transaction().execute(job.work).then(job.resolve, job.reject);
       return;
     }
-    for (const { job, ok, value } of outcomes) (ok ? job.resolve : job.reject)(value);
+    batch.forEach((job, i) => job.resolve(values[i]));
   }
 }

@@ -11,6 +11,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import { sql } from 'kysely';
 import { createHash } from 'node:crypto';
 import type { Database } from '../db/database.ts';
+import { prepared } from '../db/prepared.ts';
 import type { Executor } from '../db/schema.ts';
 import type { Clock } from '../lib/clock.ts';
 import { hookList } from './auth.ts';
@@ -57,6 +58,31 @@ export function requestHash(request: FastifyRequest): string {
   return createHash('sha256').update(`${request.method} ${path}\n${canonicalJson(request.body)}`).digest('hex');
 }
 
+const findLiveKey = prepared((ex, p: Claim & { now: string }) =>
+  ex
+    .selectFrom('idempotency_keys')
+    .selectAll()
+    .where('organization_id', '=', p.organizationId)
+    .where('route', '=', p.route)
+    .where('key', '=', p.key)
+    .where('expires_at', '>', p.now));
+
+const insertKey = prepared((ex, p: Claim & { hash: string; status: number; body: string; now: string; expiresAt: string }) => {
+  const row = {
+    request_hash: p.hash,
+    state: 'completed' as const,
+    response_status: p.status,
+    response_body: p.body,
+    created_at: p.now,
+    expires_at: p.expiresAt,
+  };
+  return ex
+    .insertInto('idempotency_keys')
+    .values({ organization_id: p.organizationId, route: p.route, key: p.key, ...row })
+    // An expired record of the key is replaced; a live one wins.
+    .onConflict((oc) => oc.columns(['organization_id', 'route', 'key']).doUpdateSet(row).where('idempotency_keys.expires_at', '<=', p.now));
+});
+
 const inProgress = () => new ApiError('idempotency_request_in_progress', 'A request with this Idempotency-Key is still being processed; retry shortly.');
 
 export class IdempotencyStore {
@@ -72,34 +98,21 @@ export class IdempotencyStore {
 
   /** The live (unexpired) record of a key, if any. */
   findLive(claim: Claim) {
-    return this.database.db
-      .selectFrom('idempotency_keys')
-      .selectAll()
-      .where('organization_id', '=', claim.organizationId)
-      .where('route', '=', claim.route)
-      .where('key', '=', claim.key)
-      .where('expires_at', '>', this.clock.now().toISOString())
-      .executeTakeFirst();
+    return findLiveKey.first(this.database.db, { ...claim, now: this.clock.now().toISOString() });
   }
 
   /** Records an outcome; false when another request holds a live record of the key. */
   async record(ex: Executor, claim: Claim, hash: string, status: number, body: string): Promise<boolean> {
     const now = this.clock.now();
-    const row = {
-      request_hash: hash,
-      state: 'completed' as const,
-      response_status: status,
-      response_body: body,
-      created_at: now.toISOString(),
-      expires_at: new Date(now.getTime() + TTL_MS).toISOString(),
-    };
-    const result = await ex
-      .insertInto('idempotency_keys')
-      .values({ organization_id: claim.organizationId, route: claim.route, key: claim.key, ...row })
-      // An expired record of the key is replaced; a live one wins.
-      .onConflict((oc) => oc.columns(['organization_id', 'route', 'key']).doUpdateSet(row).where('idempotency_keys.expires_at', '<=', now.toISOString()))
-      .executeTakeFirst();
-    return Number(result.numInsertedOrUpdatedRows ?? 0) === 1;
+    const result = await insertKey.execute(ex, {
+      ...claim,
+      hash,
+      status,
+      body,
+      now: now.toISOString(),
+      expiresAt: new Date(now.getTime() + TTL_MS).toISOString(),
+    });
+    return Number(result.numAffectedRows ?? 0) === 1;
   }
 
   async pruneExpired(): Promise<number> {

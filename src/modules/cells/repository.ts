@@ -1,24 +1,29 @@
 // SQL for cells. Reads join the carrying device (devices.cell_id is the one place the assignment
 // lives) for the online/last_seen_at of the cell view.
 import type { Kysely } from 'kysely';
+import { prepared } from '../../db/prepared.ts';
 import type { DB, Executor } from '../../db/schema.ts';
 import type { CellStatus, CellsTable } from './tables.ts';
 
 /** A cell row with its device's presence (null without a device). */
 export type CellRecord = CellsTable & { device_online: number | null; device_last_seen_at: string | null };
 
+function records(ex: Executor) {
+  return ex
+    .selectFrom('cells')
+    .leftJoin('devices', 'devices.cell_id', 'cells.id')
+    .selectAll('cells')
+    .select(['devices.online as device_online', 'devices.last_seen_at as device_last_seen_at']);
+}
+
+// Run on every send and most agent requests.
+const findOwnedCell = prepared((ex, p: { organizationId: string; id: string }) =>
+  records(ex).where('cells.id', '=', p.id).where('cells.organization_id', '=', p.organizationId).where('cells.status', '!=', 'released'));
+
 export class CellsRepository {
   readonly db: Kysely<DB>;
   constructor(db: Kysely<DB>) {
     this.db = db;
-  }
-
-  private records(ex: Executor) {
-    return ex
-      .selectFrom('cells')
-      .leftJoin('devices', 'devices.cell_id', 'cells.id')
-      .selectAll('cells')
-      .select(['devices.online as device_online', 'devices.last_seen_at as device_last_seen_at']);
   }
 
   /** Live (not released) cells of an organization by status and device presence. */
@@ -39,20 +44,16 @@ export class CellsRepository {
   }
 
   find(ex: Executor, id: string): Promise<CellRecord | undefined> {
-    return this.records(ex).where('cells.id', '=', id).executeTakeFirst();
+    return records(ex).where('cells.id', '=', id).executeTakeFirst();
   }
 
   /** A cell of this organization that is not released. */
   findOwned(ex: Executor, organizationId: string, id: string): Promise<CellRecord | undefined> {
-    return this.records(ex)
-      .where('cells.id', '=', id)
-      .where('cells.organization_id', '=', organizationId)
-      .where('cells.status', '!=', 'released')
-      .executeTakeFirst();
+    return findOwnedCell.first(ex, { organizationId, id });
   }
 
   list(organizationId: string, status: CellStatus | undefined, beforeId: string | null, limit: number): Promise<CellRecord[]> {
-    let query = this.records(this.db).where('cells.organization_id', '=', organizationId);
+    let query = records(this.db).where('cells.organization_id', '=', organizationId);
     query = status ? query.where('cells.status', '=', status) : query.where('cells.status', '!=', 'released');
     if (beforeId) query = query.where('cells.id', '<', beforeId);
     return query.orderBy('cells.id', 'desc').limit(limit).execute();

@@ -1,8 +1,8 @@
 // SQL for messages, opt-outs and device event dedup. Every hot query is a range scan of one
 // index: lists on (cell_id, id) or (conversation_id, id), claims on (cell_id, status, id).
-import { CompiledQuery, sql, type Kysely, type UpdateQueryBuilder, type UpdateResult } from 'kysely';
+import { sql, type Kysely, type UpdateQueryBuilder, type UpdateResult } from 'kysely';
 import { isPostgres } from '../../db/migrations/dialect.ts';
-import { compiledOnce } from './compiled.ts';
+import { prepared } from '../../db/prepared.ts';
 import type { DB, Executor } from '../../db/schema.ts';
 import type { MessagesTable, MessageStatus } from './tables.ts';
 
@@ -35,21 +35,22 @@ const SENDING = sql.lit<MessageStatus>('sending');
 const QUEUED = sql.lit<MessageStatus>('queued');
 type MessagesUpdate = UpdateQueryBuilder<DB, 'messages', 'messages', UpdateResult>;
 
+const insertMessage = prepared((ex, row: MessagesTable) =>
+  ex.insertInto('messages').values(Object.fromEntries(MESSAGE_COLUMNS.map((column) => [column, row[column]])) as unknown as MessagesTable));
+const findOptOut = prepared((ex, p: { cellId: string; participant: string }) =>
+  ex.selectFrom('opt_outs').select('cell_id').where('cell_id', '=', p.cellId).where('participant', '=', p.participant));
+
 export class MessagesRepository {
   readonly db: Kysely<DB>;
   private readonly postgres: boolean;
-  private insertSql: string | undefined;
 
   constructor(db: Kysely<DB>) {
     this.db = db;
     this.postgres = isPostgres(db);
   }
 
-  /** On every send: Kysely builds the SQL once, later calls only bind values. */
   async insert(ex: Executor, row: MessagesTable): Promise<void> {
-    const values = MESSAGE_COLUMNS.map((column) => row[column]);
-    this.insertSql ??= compiledOnce(ex.insertInto('messages').values(Object.fromEntries(MESSAGE_COLUMNS.map((c, i) => [c, values[i]])) as unknown as MessagesTable), values);
-    await ex.executeQuery(CompiledQuery.raw(this.insertSql, values));
+    await insertMessage.execute(ex, row);
   }
 
   /** Inserts an inbound message unless the device already uploaded it; true when inserted. */
@@ -106,8 +107,7 @@ export class MessagesRepository {
   // --- opt-outs ---
 
   async isOptedOut(cellId: string, participant: string): Promise<boolean> {
-    const row = await this.db.selectFrom('opt_outs').select('cell_id').where('cell_id', '=', cellId).where('participant', '=', participant).executeTakeFirst();
-    return row !== undefined;
+    return (await findOptOut.first(this.db, { cellId, participant })) !== undefined;
   }
 
   async optOut(ex: Executor, cellId: string, participant: string, now: string): Promise<void> {
