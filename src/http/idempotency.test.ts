@@ -5,9 +5,11 @@ import { activeOrganization, bearer, expectProblem, startApp, type TestApp } fro
 import { agentOf } from './auth.ts';
 import { ApiError } from './errors.ts';
 import { Body } from './schemas.ts';
-import { canonicalJson, idempotencyRecorder, requestHash } from './idempotency.ts';
+import { canonicalJson, recordedResponse, requestHash } from './idempotency.ts';
 
 // A probe route shaped like a send: it counts executions, can be held open, and can fail.
+/** The recorded route's work fails (as a send does once its cell is deleted). */
+let workFails = false;
 let executions = 0;
 let gate: Promise<void> | null = null;
 
@@ -41,7 +43,7 @@ describe('Idempotency-Key', () => {
         // Like a send: the work and its idempotent outcome commit together. With `to: 'race'`,
         // another process records the same key first (as if it had won the race).
         app.post('/v1/test/recorded-sends', {
-          config: { auth: 'agent', idempotent: true },
+          config: { auth: 'agent', idempotent: 'recorded' },
           schema: { hide: true, body: Body({ to: Type.String({ minLength: 1 }) }) },
         }, async (request, reply) => {
           const key = String(request.headers['idempotency-key']);
@@ -49,14 +51,13 @@ describe('Idempotency-Key', () => {
             const claim = { organizationId: agentOf(request).organizationId, route: '/v1/test/recorded-sends', key };
             await t.services.idempotency.record(t.database.db, claim, requestHash(request), 201, JSON.stringify({ winner: 'the other process' }));
           }
-          const record = idempotencyRecorder(request, 201);
-          const body = await t.database.db.transaction().execute(async (tx) => {
-            await tx.insertInto('dev_outbox').values({ id: `mail_${key}`, to_address: `work-${key}`, subject: 's', text: 't', created_at: new Date().toISOString() }).execute();
+          return recordedResponse(request, reply, 201, (record) => t.database.db.transaction().execute(async (tx) => {
+            await tx.insertInto('dev_outbox').values({ id: `mail_${key}_${request.body.to}`, to_address: `work-${key}`, subject: 's', text: 't', created_at: new Date().toISOString() }).execute();
+            if (request.body.to === 'gone' || workFails) throw new ApiError('not_found', 'The work fails now (as a send to a deleted cell would).');
             const result = { done: key };
             await record?.(tx, result);
             return result;
-          });
-          return reply.code(201).send(body);
+          }));
         });
       },
     });
@@ -140,38 +141,68 @@ describe('Idempotency-Key', () => {
     for (const r of responses) assert.ok(r.statusCode === 201 || r.statusCode === 409, r.body);
   });
 
-  it('writes the outcome in the work\'s transaction: a key finished first elsewhere rolls the work back with 409, then replays', async () => {
-    const idempotencyKey = nextKey();
-    const response = await t.app.inject({
-      method: 'POST',
-      url: '/v1/test/recorded-sends',
-      headers: { ...headers, 'idempotency-key': idempotencyKey },
-      payload: { to: 'race' },
-    });
-    expectProblem(response, 409, 'idempotency_request_in_progress');
-    const written = await t.database.db.selectFrom('dev_outbox').selectAll().where('to_address', '=', `work-${idempotencyKey}`).execute();
-    assert.equal(written.length, 0, 'the losing transaction must roll back');
-    const retry = await t.app.inject({
-      method: 'POST',
-      url: '/v1/test/recorded-sends',
-      headers: { ...headers, 'idempotency-key': idempotencyKey },
-      payload: { to: 'race' },
-    });
-    assert.equal(retry.statusCode, 201);
-    assert.equal(retry.headers['idempotent-replayed'], 'true');
-    assert.deepEqual(retry.json(), { winner: 'the other process' });
-  });
+  describe('a route that records in its own transaction (no lookup before the work)', () => {
+    const recorded = (idempotencyKey: string, to: string) =>
+      t.app.inject({ method: 'POST', url: '/v1/test/recorded-sends', headers: { ...headers, 'idempotency-key': idempotencyKey }, payload: { to } });
+    const worked = async (idempotencyKey: string) =>
+      (await t.database.db.selectFrom('dev_outbox').select('id').where('to_address', '=', `work-${idempotencyKey}`).execute()).map((row) => row.id);
 
-  it('writes the outcome in the work\'s transaction: the replay is that record', async () => {
-    const idempotencyKey = nextKey();
-    const send = () => t.app.inject({ method: 'POST', url: '/v1/test/recorded-sends', headers: { ...headers, 'idempotency-key': idempotencyKey }, payload: { to: 'solo' } });
-    const first = await send();
-    assert.equal(first.statusCode, 201);
-    const again = await send();
-    assert.equal(again.headers['idempotent-replayed'], 'true');
-    assert.deepEqual(again.json(), first.json());
-    const written = await t.database.db.selectFrom('dev_outbox').selectAll().where('to_address', '=', `work-${idempotencyKey}`).execute();
-    assert.equal(written.length, 1, 'the work happened once');
+    it('writes the outcome in the work\'s transaction: the replay is that record', async () => {
+      const idempotencyKey = nextKey();
+      const first = await recorded(idempotencyKey, 'solo');
+      assert.equal(first.statusCode, 201);
+      assert.equal(first.headers['idempotent-replayed'], undefined);
+      const again = await recorded(idempotencyKey, 'solo');
+      assert.equal(again.statusCode, 201);
+      assert.equal(again.headers['idempotent-replayed'], 'true');
+      assert.deepEqual(again.json(), first.json());
+      assert.deepEqual(await worked(idempotencyKey), [`mail_${idempotencyKey}_solo`], 'the work happened once');
+    });
+
+    it('a key finished first elsewhere rolls the work back and replays the winner', async () => {
+      const idempotencyKey = nextKey();
+      const response = await recorded(idempotencyKey, 'race');
+      assert.equal(response.statusCode, 201, response.body);
+      assert.equal(response.headers['idempotent-replayed'], 'true');
+      assert.deepEqual(response.json(), { winner: 'the other process' });
+      assert.deepEqual(await worked(idempotencyKey), [], 'the losing transaction must roll back');
+    });
+
+    it('a used key with another request is 422, and the work left nothing', async () => {
+      const idempotencyKey = nextKey();
+      assert.equal((await recorded(idempotencyKey, 'first')).statusCode, 201);
+      expectProblem(await recorded(idempotencyKey, 'second'), 422, 'idempotency_key_reused');
+      assert.deepEqual(await worked(idempotencyKey), [`mail_${idempotencyKey}_first`]);
+    });
+
+    it('when the work now fails, a used key still replays its first response', async () => {
+      const idempotencyKey = nextKey();
+      const first = await recorded(idempotencyKey, 'solo');
+      assert.equal(first.statusCode, 201);
+      workFails = true;
+      try {
+        const again = await recorded(idempotencyKey, 'solo');
+        assert.equal(again.statusCode, 201, again.body);
+        assert.equal(again.headers['idempotent-replayed'], 'true');
+        assert.deepEqual(again.json(), first.json());
+        // A failure is kept too (not a 400): it replays, even once the work would succeed.
+        const failedKey = nextKey();
+        expectProblem(await recorded(failedKey, 'solo'), 404, 'not_found');
+        workFails = false;
+        const replayed = await recorded(failedKey, 'solo');
+        expectProblem(replayed, 404, 'not_found');
+        assert.equal(replayed.headers['idempotent-replayed'], 'true');
+      } finally {
+        workFails = false;
+      }
+      assert.deepEqual(await worked(idempotencyKey), [`mail_${idempotencyKey}_solo`]);
+    });
+
+    it('a failure with a fresh key answers the failure', async () => {
+      const response = await recorded(nextKey(), 'gone');
+      expectProblem(response, 404, 'not_found');
+      assert.equal(response.headers['idempotent-replayed'], undefined);
+    });
   });
 
   it('a request that fails validation is not stored: the key stays free', async () => {

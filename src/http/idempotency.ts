@@ -14,6 +14,7 @@ import type { Database } from '../db/database.ts';
 import { prepared } from '../db/prepared.ts';
 import type { Executor } from '../db/schema.ts';
 import type { Clock } from '../lib/clock.ts';
+import type { IdempotencyKeysTable } from './idempotency-tables.ts';
 import { hookList } from './auth.ts';
 import { ApiError } from './errors.ts';
 import type { App } from './types.ts';
@@ -34,6 +35,8 @@ interface Pending {
   flightKey: string;
   /** The outcome is already written (in the service's transaction), or must never be. */
   settled: boolean;
+  /** The key's record was looked up before the work (false for `idempotent: 'recorded'` routes). */
+  lookedUp: boolean;
 }
 
 /** Writes the response inside the caller's transaction. */
@@ -143,6 +146,12 @@ async function claimOrReplay(store: IdempotencyStore, request: FastifyRequest, r
   if (store.inFlight.has(flightKey)) throw inProgress();
   store.inFlight.add(flightKey);
   const hash = requestHash(request);
+  // A route whose service records the outcome in its own transaction skips the lookup: a fresh key
+  // (the common case) costs no read, and a used one shows when the work fails (recordedResponse).
+  if (request.routeOptions.config.idempotent === 'recorded') {
+    pending.set(request, { store, claim, hash, flightKey, settled: false, lookedUp: false });
+    return;
+  }
   let existing;
   try {
     existing = await store.findLive(claim);
@@ -152,17 +161,40 @@ async function claimOrReplay(store: IdempotencyStore, request: FastifyRequest, r
   }
   if (existing) {
     store.inFlight.delete(flightKey);
-    if (existing.request_hash !== hash) {
-      throw new ApiError('idempotency_key_reused', 'This Idempotency-Key was used with a different request in the last 24 hours.');
-    }
-    const status = existing.response_status ?? 200;
-    return reply
-      .code(status)
-      .header('Idempotent-Replayed', 'true')
-      .type(status >= 400 ? 'application/problem+json; charset=utf-8' : 'application/json; charset=utf-8')
-      .send(existing.response_body);
+    return replay(reply, existing, hash);
   }
-  pending.set(request, { store, claim, hash, flightKey, settled: false });
+  pending.set(request, { store, claim, hash, flightKey, settled: false, lookedUp: true });
+}
+
+/** Answers a request whose key has a live record: the stored response, or 422 for another request. */
+function replay(reply: FastifyReply, existing: Pick<IdempotencyKeysTable, 'request_hash' | 'response_status' | 'response_body'>, hash: string): FastifyReply {
+  if (existing.request_hash !== hash) {
+    throw new ApiError('idempotency_key_reused', 'This Idempotency-Key was used with a different request in the last 24 hours.');
+  }
+  const status = existing.response_status ?? 200;
+  return reply
+    .code(status)
+    .header('Idempotent-Replayed', 'true')
+    .type(status >= 400 ? 'application/problem+json; charset=utf-8' : 'application/json; charset=utf-8')
+    .send(existing.response_body);
+}
+
+/**
+ * The handler of an `idempotent: 'recorded'` route: answers `status` with what `work` returns,
+ * `work` having written it with the recorder in its transaction. The key was not looked up
+ * beforehand, so when the work fails (it rolled back) a live record of the key answers instead:
+ * a replay, or 422 for another request. A lost race with another process ends the same way.
+ */
+export async function recordedResponse(request: FastifyRequest, reply: FastifyReply, status: number, work: (record?: IdempotencyRecorder) => Promise<unknown>): Promise<FastifyReply> {
+  try {
+    return reply.code(status).send(await work(idempotencyRecorder(request, status)));
+  } catch (error) {
+    const entry = pending.get(request);
+    const existing = entry && !entry.lookedUp ? await entry.store.findLive(entry.claim) : undefined;
+    if (!entry || !existing) throw error;
+    entry.settled = true;
+    return replay(reply, existing, entry.hash);
+  }
 }
 
 /**
@@ -195,7 +227,7 @@ function releaseFlight(store: IdempotencyStore, request: FastifyRequest): void {
   if (entry) store.inFlight.delete(entry.flightKey);
 }
 
-/** Attaches the Idempotency-Key hooks to routes whose config says `idempotent: true` (only those). */
+/** Attaches the Idempotency-Key hooks to routes whose config says `idempotent` (only those). */
 export function registerIdempotency(app: App, store: IdempotencyStore): void {
   app.addHook('onRoute', (route) => {
     if (!route.config?.idempotent) return;

@@ -41,8 +41,11 @@ declare module 'fastify' {
     scope?: string;
     /** Extra per-IP bucket for abuse-prone public routes. */
     ipLimit?: 'sign_up';
-    /** Route takes an Idempotency-Key header (contract §2). */
-    idempotent?: boolean;
+    /**
+     * Route takes an Idempotency-Key header (contract §2). `'recorded'`: its handler uses
+     * recordedResponse and its service writes the outcome in the work's transaction.
+     */
+    idempotent?: boolean | 'recorded';
     /** Exempt from rate limiting (health, documentation). */
     unlimited?: boolean;
   }

@@ -1,7 +1,7 @@
 // Agent routes for messages (contract §4 and the interface's send route).
 import { Type } from 'typebox';
 import { agentOf } from '../../http/auth.ts';
-import { idempotencyRecorder } from '../../http/idempotency.ts';
+import { recordedResponse } from '../../http/idempotency.ts';
 import { NextCursor, PaginationQuery } from '../../http/pagination.ts';
 import { Body, Timestamp } from '../../http/schemas.ts';
 import type { App } from '../../http/types.ts';
@@ -24,7 +24,7 @@ const ListQuery = Type.Object({
 
 export function registerMessageRoutes(app: App, messages: MessagesService): void {
   app.post('/v1/cells/:cell_id/messages/send', {
-    config: { auth: 'agent', scope: 'messages:send', idempotent: true },
+    config: { auth: 'agent', scope: 'messages:send', idempotent: 'recorded' },
     preValidation: normalizePhoneField('to'),
     schema: {
       tags: ['Messages'],
@@ -34,7 +34,8 @@ export function registerMessageRoutes(app: App, messages: MessagesService): void
       body: SendRequest,
       response: { 202: Message },
     },
-  }, async (request, reply) => reply.code(202).send(await messages.send(agentOf(request).organizationId, request.params.cell_id, request.body, { record: idempotencyRecorder(request, 202) })));
+  }, async (request, reply) =>
+    recordedResponse(request, reply, 202, (record) => messages.send(agentOf(request).organizationId, request.params.cell_id, request.body, { record })));
 
   app.get('/v1/cells/:cell_id/messages', {
     config: { auth: 'agent', scope: 'messages:read' },
@@ -54,7 +55,7 @@ export function registerMessageRoutes(app: App, messages: MessagesService): void
   }, async (request) => messages.get(agentOf(request).organizationId, request.params.cell_id, request.params.message_id));
 
   app.post('/v1/cells/:cell_id/messages/:message_id/reply', {
-    config: { auth: 'agent', scope: 'messages:send', idempotent: true },
+    config: { auth: 'agent', scope: 'messages:send', idempotent: 'recorded' },
     schema: {
       tags: ['Messages'],
       summary: 'Reply to a message',
@@ -65,7 +66,7 @@ export function registerMessageRoutes(app: App, messages: MessagesService): void
     },
   }, async (request, reply) => {
     const { cell_id, message_id } = request.params;
-    return reply.code(202).send(await messages.reply(agentOf(request).organizationId, cell_id, message_id, request.body, idempotencyRecorder(request, 202)));
+    return recordedResponse(request, reply, 202, (record) => messages.reply(agentOf(request).organizationId, cell_id, message_id, request.body, record));
   });
 
   app.post('/v1/cells/:cell_id/messages/:message_id/cancel', {
