@@ -3,9 +3,10 @@
 // different request is 422; a request still running is 409.
 //
 // The outcome is written in the same transaction as the work when the service takes a recorder
-// (idempotencyRecorder), so a send costs one commit, not three. Concurrent requests with one key
-// are caught in-process before any work (409), and across processes by the unique key: the
-// loser's transaction rolls back whole and it answers 409, so the work happens once.
+// (idempotencyRecorder), so a send costs one commit, not three; such routes (`idempotent:
+// 'recorded'`) also skip the lookup before the work (see recordedResponse). Concurrent requests
+// with one key are caught in-process before any work (409), and across processes by the unique
+// key: the loser's transaction rolls back whole, so the work happens once.
 // Not stored: schema validation failures (they never reach preHandler), other 400s, and 5xx.
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { sql } from 'kysely';
