@@ -3,6 +3,7 @@
 // undefined becomes NULL (node:sqlite binds neither).
 import { DatabaseSync, type StatementSync, type SQLInputValue } from 'node:sqlite';
 import { SqliteDialect } from 'kysely';
+import { startCheckpointer, type Checkpointer } from './sqlite-checkpointer.ts';
 
 const STATEMENT_CACHE_SIZE = 500;
 
@@ -38,14 +39,17 @@ class NodeSqliteStatement {
 class NodeSqliteDatabase {
   private readonly database: DatabaseSync;
   private readonly statements = new Map<string, NodeSqliteStatement>();
+  private readonly checkpointer: Checkpointer | null;
 
   constructor(path: string) {
     this.database = new DatabaseSync(path);
     this.database.exec('PRAGMA journal_mode = WAL');
     this.database.exec('PRAGMA synchronous = NORMAL');
+    // Checkpoints run on their own thread (sqlite-checkpointer.ts); this bound only matters if it stalls.
     this.database.exec('PRAGMA wal_autocheckpoint = 10000');
     this.database.exec('PRAGMA foreign_keys = ON');
     this.database.exec('PRAGMA busy_timeout = 5000');
+    this.checkpointer = path === ':memory:' ? null : startCheckpointer(path);
   }
 
   prepare(sql: string): NodeSqliteStatement {
@@ -59,6 +63,7 @@ class NodeSqliteDatabase {
   }
 
   close(): void {
+    this.checkpointer?.stop();
     this.statements.clear();
     this.database.close();
   }
