@@ -308,6 +308,17 @@ describe('two processes on one database', () => {
     assert.ok(Date.now() - started < 2000, `found after ${Date.now() - started} ms`);
   });
 
+  it('one Idempotency-Key sent through both at once makes one message; the loser replays the winner', async () => {
+    const line = await activeLine(t);
+    const request = { method: 'POST' as const, url: `/v1/cells/${line.cell.id}/messages/send`, headers: { ...line.org.headers, 'idempotency-key': 'both-processes' }, payload: { to: '+14155550162', body: 'once' } };
+    const answers = await Promise.all([t.app.inject(request), second.app.inject(request)]);
+    assert.deepEqual(answers.map((a) => a.statusCode), [202, 202], answers.map((a) => a.body).join('\n'));
+    assert.equal(answers[0].json().id, answers[1].json().id);
+    assert.deepEqual(answers.map((a) => a.headers['idempotent-replayed']).sort(), ['true', undefined].sort());
+    const listed = (await t.app.inject({ url: `/v1/cells/${line.cell.id}/messages?participant=%2B14155550162`, headers: line.org.headers })).json().messages;
+    assert.equal(listed.length, 1);
+  });
+
   it('pollers spread over both processes never share a message', async () => {
     const line = await activeLine(t, { send_rate_per_minute: 600 });
     const ids = new Set<string>();
