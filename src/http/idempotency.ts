@@ -202,7 +202,7 @@ export async function recordedResponse(request: FastifyRequest, reply: FastifyRe
  * For a service transaction: records `body` as this request's response with `status`, inside the
  * transaction. Undefined when the request carries no Idempotency-Key.
  */
-export function idempotencyRecorder(request: FastifyRequest, status: number): IdempotencyRecorder | undefined {
+function idempotencyRecorder(request: FastifyRequest, status: number): IdempotencyRecorder | undefined {
   const entry = pending.get(request);
   if (!entry) return undefined;
   return async (ex, body) => {
