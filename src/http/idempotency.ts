@@ -191,7 +191,8 @@ export async function recordedResponse(request: FastifyRequest, reply: FastifyRe
     return reply.code(status).send(await work(idempotencyRecorder(request, status)));
   } catch (error) {
     const entry = pending.get(request);
-    const existing = entry && !entry.lookedUp ? await entry.store.findLive(entry.claim) : undefined;
+    // If the lookup fails too (database down), the work's own error is the better answer.
+    const existing = entry && !entry.lookedUp ? await entry.store.findLive(entry.claim).catch(() => undefined) : undefined;
     if (!entry || !existing) throw error;
     entry.settled = true;
     return replay(reply, existing, entry.hash);
