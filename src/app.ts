@@ -168,7 +168,7 @@ export async function buildApp(deps: AppDeps): Promise<{ app: App; services: Ser
   app.addHook('onClose', () => events.stop());
   const devices = new DevicesService({ repo: new DevicesRepository(database.db), clock });
   const cells = new CellsService({ repo: new CellsRepository(database.db), devices, events, clock });
-  const messaging = buildMessaging({ db: database.db, batchWrites: database.dialect === 'sqlite', clock, events, cells, devices });
+  const messaging = buildMessaging({ db: database.db, clock, events, cells, devices });
   const { webhooks, webhookWorker } = buildWebhooks({ database, clock, events, allowPrivate: config.webhooksAllowPrivate, log: app.log, options: deps.webhooks });
 
   // Background loops run in every process (their work is claimed in the database); tests call

@@ -1,50 +1,49 @@
-// Group commit: units of work submitted in the same turn of the event loop run together in one
-// transaction. Failures are rare (a lost idempotency race), so units share it without savepoints:
-// when any unit fails, the whole batch rolls back and each unit runs again alone, so a failing
-// unit rejects alone and the others commit. Units must therefore be safe to run twice.
-// node:sqlite never yields mid-request, so the batch is gathered by waiting one setImmediate:
-// requests parsed in the same I/O phase share a commit (one WAL append instead of one per
-// request) for a few microseconds of added latency.
+// Group commit: units submitted while the previous batch is being written (or in the same turn of
+// the event loop) are written together, by one call of `write` in one transaction: multi-row
+// statements and one commit for the batch. On SQLite that is one WAL append instead of one per
+// unit; on PostgreSQL, five round trips per batch instead of five per unit. Failures are rare (a
+// lost idempotency race, a deadlock with another process), so the batch is optimistic: when it
+// fails, nothing of it was kept and each unit is written again alone, so a failing unit rejects
+// alone and the others commit. One batch at a time per process.
 import type { Kysely, Transaction } from 'kysely';
 import type { DB } from './schema.ts';
 
-type Work<T> = (tx: Transaction<DB>) => Promise<T>;
+/** Writes `units` in `tx`; answers one result per unit, in order. Must be safe to run again. */
+export type BatchWrite<Unit, Result> = (tx: Transaction<DB>, units: Unit[]) => Promise<Result[]>;
 
-interface Job {
-  work: Work<unknown>;
-  resolve(value: unknown): void;
+interface Job<Unit, Result> {
+  unit: Unit;
+  resolve(value: Result): void;
   reject(error: unknown): void;
 }
 
 /** Largest number of units in one transaction (bounds how long a batch holds the writer). */
-const MAX_BATCH = 64;
+export const MAX_BATCH = 64;
 
-export class GroupCommit {
+export class GroupCommit<Unit, Result> {
   private readonly db: Kysely<DB>;
-  private queue: Job[] = [];
+  private readonly write: BatchWrite<Unit, Result>;
+  private queue: Job<Unit, Result>[] = [];
   private scheduled = false;
 
-  private readonly batching: boolean;
-
-  /**
-   * `batching: false` runs each unit in a transaction of its own at once. PostgreSQL wants that:
-   * its pool runs transactions side by side, and a batch would queue every unit behind one
-   * connection's round trips.
-   */
-  constructor(db: Kysely<DB>, options: { batching: boolean }) {
+  constructor(db: Kysely<DB>, write: BatchWrite<Unit, Result>) {
     this.db = db;
-    this.batching = options.batching;
+    this.write = write;
   }
 
-  run<T>(work: Work<T>): Promise<T> {
-    if (!this.batching) return this.db.transaction().execute(work);
-    return new Promise<T>((resolve, reject) => {
-      this.queue.push({ work, resolve: resolve as (value: unknown) => void, reject });
+  run(unit: Unit): Promise<Result> {
+    return new Promise<Result>((resolve, reject) => {
+      this.queue.push({ unit, resolve, reject });
       if (!this.scheduled) {
         this.scheduled = true;
         setImmediate(() => void this.drain());
       }
     });
+  }
+
+  private async alone(unit: Unit): Promise<Result> {
+    const [result] = await this.db.transaction().execute((tx) => this.write(tx, [unit]));
+    return result;
   }
 
   private async drain(): Promise<void> {
@@ -54,25 +53,16 @@ export class GroupCommit {
     this.scheduled = false;
   }
 
-  private async commit(batch: Job[]): Promise<void> {
-    if (batch.length === 1) {
-      const [job] = batch;
-      await this.db.transaction().execute(job.work).then(job.resolve, job.reject);
-      return;
+  private async commit(batch: Job<Unit, Result>[]): Promise<void> {
+    if (batch.length > 1) {
+      try {
+        const results = await this.db.transaction().execute((tx) => this.write(tx, batch.map((job) => job.unit)));
+        batch.forEach((job, i) => job.resolve(results[i]));
+        return;
+      } catch {
+        // Some unit failed (its error is for it alone) or the commit did: each unit goes alone.
+      }
     }
-    let values: unknown[];
-    try {
-      values = await this.db.transaction().execute(async (tx) => {
-        const results: unknown[] = [];
-        for (const job of batch) results.push(await job.work(tx));
-        return results;
-      });
-    } catch {
-      // A unit failed (its error is for it alone), or the commit did: nothing of the batch was
-      // kept, so each unit runs again in a transaction of its own.
-      for (const job of batch) await this.db.transaction().execute(job.work).then(job.resolve, job.reject);
-      return;
-    }
-    batch.forEach((job, i) => job.resolve(values[i]));
+    for (const job of batch) await this.alone(job.unit).then(job.resolve, job.reject);
   }
 }

@@ -4,11 +4,11 @@
 import { CompiledQuery, type Compilable, type QueryResult } from 'kysely';
 import type { Executor } from './schema.ts';
 
-/** Stand-ins the builder receives instead of values: `${MARK}name${END}`, strings no caller sends. */
+/** Stand-ins the builder receives instead of values: `${MARK}row:name${END}`, strings no caller sends. */
 const MARK = '\u0000cellgate-param:';
 const END = '\u0000';
 
-type Slot = { param: string } | { value: unknown };
+type Slot = { row: number; param: string } | { value: unknown };
 
 interface Plan {
   sql: string;
@@ -23,12 +23,45 @@ export interface PreparedQuery<Params extends object, Row> {
 
 function slotOf(value: unknown): Slot {
   if (typeof value !== 'string' || !value.includes(MARK)) return { value };
-  const param = value.slice(MARK.length, -END.length);
+  const name = value.slice(MARK.length, -END.length);
+  const colon = name.indexOf(':');
   // A value computed from a stand-in (`${p.name}.suffix`) would be bound as a constant.
-  if (!value.startsWith(MARK) || !value.endsWith(END) || param.includes(END)) {
+  if (!value.startsWith(MARK) || !value.endsWith(END) || name.includes(END) || colon < 0) {
     throw new Error(`prepared: a value was derived from a parameter; bind parameters as they are (${JSON.stringify(value)})`);
   }
-  return { param };
+  return { row: Number(name.slice(0, colon)), param: name.slice(colon + 1) };
+}
+
+/** Stand-ins for the parameters of row `row`: every property reads as its own marker. */
+function standIns<Params extends object>(row: number): Params {
+  return new Proxy({}, { get: (_target, name) => `${MARK}${row}:${String(name)}${END}` }) as Params;
+}
+
+/** The SQL is the same for every database of a dialect. */
+const dialectOf = (ex: Executor) => ex.getExecutor().adapter.constructor;
+
+/**
+ * As prepared, for statements over many rows (multi-row inserts): `build` receives one stand-in
+ * per row, and the SQL is compiled once per dialect and row count.
+ */
+export function preparedRows<Params extends object, Row>(build: (ex: Executor, rows: Params[]) => Compilable<Row>) {
+  const plans = new Map<unknown, Map<number, Plan>>();
+  const planFor = (ex: Executor, size: number): Plan => {
+    const dialect = dialectOf(ex);
+    let bySize = plans.get(dialect);
+    if (!bySize) plans.set(dialect, (bySize = new Map()));
+    let plan = bySize.get(size);
+    if (!plan) {
+      const compiled = build(ex, Array.from({ length: size }, (_row, i) => standIns<Params>(i))).compile();
+      bySize.set(size, (plan = { sql: compiled.sql, slots: compiled.parameters.map(slotOf) }));
+    }
+    return plan;
+  };
+  return async (ex: Executor, rows: readonly Params[]): Promise<QueryResult<Row>> => {
+    const { sql, slots } = planFor(ex, rows.length);
+    const values = slots.map((slot) => ('param' in slot ? (rows[slot.row] as Record<string, unknown>)[slot.param] : slot.value));
+    return ex.executeQuery<Row>(CompiledQuery.raw(sql, values));
+  };
 }
 
 /**
@@ -38,26 +71,8 @@ function slotOf(value: unknown): Slot {
  * no values computed from a parameter (these throw when the query is built).
  */
 export function prepared<Params extends object, Row>(build: (ex: Executor, params: Params) => Compilable<Row>): PreparedQuery<Params, Row> {
-  const plans = new Map<unknown, Plan>();
-
-  const plan = (ex: Executor): Plan => {
-    const dialect = ex.getExecutor().adapter.constructor;
-    let found = plans.get(dialect);
-    if (!found) {
-      const standIns = new Proxy({}, { get: (_target, name) => `${MARK}${String(name)}${END}` }) as Params;
-      const compiled = build(ex, standIns).compile();
-      found = { sql: compiled.sql, slots: compiled.parameters.map(slotOf) };
-      plans.set(dialect, found);
-    }
-    return found;
-  };
-
-  const execute = async (ex: Executor, params: Params) => {
-    const { sql, slots } = plan(ex);
-    const values = slots.map((slot) => ('param' in slot ? (params as Record<string, unknown>)[slot.param] : slot.value));
-    return ex.executeQuery<Row>(CompiledQuery.raw(sql, values));
-  };
-
+  const one = preparedRows<Params, Row>((ex, [params]) => build(ex, params));
+  const execute = (ex: Executor, params: Params) => one(ex, [params]);
   return {
     execute,
     first: async (ex, params) => (await execute(ex, params)).rows[0],

@@ -5,7 +5,7 @@ import { activeOrganization, bearer, expectProblem, startApp, type TestApp } fro
 import { agentOf } from './auth.ts';
 import { ApiError } from './errors.ts';
 import { Body } from './schemas.ts';
-import { canonicalJson, recordedResponse, requestHash } from './idempotency.ts';
+import { canonicalJson, recordedResponse, recordOutcomes, requestHash } from './idempotency.ts';
 
 // A probe route shaped like a send: it counts executions, can be held open, and can fail.
 /** The recorded route's work fails (as a send does once its cell is deleted). */
@@ -49,13 +49,13 @@ describe('Idempotency-Key', () => {
           const key = String(request.headers['idempotency-key']);
           if (request.body.to === 'race') {
             const claim = { organizationId: agentOf(request).organizationId, route: '/v1/test/recorded-sends', key };
-            await t.services.idempotency.record(t.database.db, claim, requestHash(request), 201, JSON.stringify({ winner: 'the other process' }));
+            await recordOutcomes(t.database.db, [t.services.idempotency.outcome(claim, requestHash(request), 201, JSON.stringify({ winner: 'the other process' }))]);
           }
           return recordedResponse(request, reply, 201, (record) => t.database.db.transaction().execute(async (tx) => {
             await tx.insertInto('dev_outbox').values({ id: `mail_${key}_${request.body.to}`, to_address: `work-${key}`, subject: 's', text: 't', created_at: new Date().toISOString() }).execute();
             if (request.body.to === 'gone' || workFails) throw new ApiError('not_found', 'The work fails now (as a send to a deleted cell would).');
             const result = { done: key };
-            await record?.(tx, result);
+            if (record) await recordOutcomes(tx, [record(result)]);
             return result;
           }));
         });

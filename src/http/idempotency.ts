@@ -12,7 +12,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import { sql } from 'kysely';
 import { createHash } from 'node:crypto';
 import type { Database } from '../db/database.ts';
-import { prepared } from '../db/prepared.ts';
+import { prepared, preparedRows } from '../db/prepared.ts';
 import type { Executor } from '../db/schema.ts';
 import type { Clock } from '../lib/clock.ts';
 import type { IdempotencyKeysTable } from './idempotency-tables.ts';
@@ -40,8 +40,17 @@ interface Pending {
   lookedUp: boolean;
 }
 
-/** Writes the response inside the caller's transaction. */
-export type IdempotencyRecorder = (ex: Executor, body: unknown) => Promise<void>;
+/** A response to keep for a key, written by recordOutcomes in the transaction of the work. */
+export interface IdempotencyOutcome extends Claim {
+  hash: string;
+  status: number;
+  body: string;
+  createdAt: string;
+  expiresAt: string;
+}
+
+/** Turns the response body of this request into its outcome (see idempotencyRecorder). */
+export type IdempotencyRecorder = (body: unknown) => IdempotencyOutcome;
 
 const pending = new WeakMap<FastifyRequest, Pending>();
 
@@ -71,21 +80,53 @@ const findLiveKey = prepared((ex, p: Claim & { now: string }) =>
     .where('key', '=', p.key)
     .where('expires_at', '>', p.now));
 
-const insertKey = prepared((ex, p: Claim & { hash: string; status: number; body: string; now: string; expiresAt: string }) => {
-  const row = {
-    request_hash: p.hash,
-    state: 'completed' as const,
-    response_status: p.status,
-    response_body: p.body,
-    created_at: p.now,
-    expires_at: p.expiresAt,
-  };
-  return ex
+const insertKeys = preparedRows((ex, outcomes: IdempotencyOutcome[]) =>
+  ex
     .insertInto('idempotency_keys')
-    .values({ organization_id: p.organizationId, route: p.route, key: p.key, ...row })
+    .values(outcomes.map((outcome) => ({
+      organization_id: outcome.organizationId,
+      route: outcome.route,
+      key: outcome.key,
+      request_hash: outcome.hash,
+      state: 'completed' as const,
+      response_status: outcome.status,
+      response_body: outcome.body,
+      created_at: outcome.createdAt,
+      expires_at: outcome.expiresAt,
+    })))
     // An expired record of the key is replaced; a live one wins.
-    .onConflict((oc) => oc.columns(['organization_id', 'route', 'key']).doUpdateSet(row).where('idempotency_keys.expires_at', '<=', p.now));
-});
+    .onConflict((oc) =>
+      oc
+        .columns(['organization_id', 'route', 'key'])
+        .doUpdateSet((eb) => ({
+          request_hash: eb.ref('excluded.request_hash'),
+          state: eb.ref('excluded.state'),
+          response_status: eb.ref('excluded.response_status'),
+          response_body: eb.ref('excluded.response_body'),
+          created_at: eb.ref('excluded.created_at'),
+          expires_at: eb.ref('excluded.expires_at'),
+        }))
+        .where('idempotency_keys.expires_at', '<=', (eb) => eb.ref('excluded.created_at')),
+    ));
+
+/** One string per key: the in-flight set's entry, and the order batches write keys in. */
+const claimKey = (claim: Claim) => `${claim.organizationId}\n${claim.route}\n${claim.key}`;
+
+/** Writes the outcomes in the caller's transaction; false when another request holds a live record of one of the keys. */
+async function insertOutcomes(ex: Executor, outcomes: readonly IdempotencyOutcome[]): Promise<boolean> {
+  // In key order, so concurrent batches of two processes wait on each other's keys in one order.
+  const ordered = [...outcomes].sort((a, b) => (claimKey(a) < claimKey(b) ? -1 : 1));
+  const result = await insertKeys(ex, ordered);
+  return Number(result.numAffectedRows ?? 0) === outcomes.length;
+}
+
+/**
+ * Writes outcomes (from idempotencyRecorder) in the transaction of their work. When another
+ * request holds one of the keys, throws 409 idempotency_request_in_progress, so the work rolls back.
+ */
+export async function recordOutcomes(ex: Executor, outcomes: readonly IdempotencyOutcome[]): Promise<void> {
+  if (outcomes.length > 0 && !(await insertOutcomes(ex, outcomes))) throw inProgress();
+}
 
 const inProgress = () => new ApiError('idempotency_request_in_progress', 'A request with this Idempotency-Key is still being processed; retry shortly.');
 
@@ -105,18 +146,10 @@ export class IdempotencyStore {
     return findLiveKey.first(this.database.db, { ...claim, now: this.clock.now().toISOString() });
   }
 
-  /** Records an outcome; false when another request holds a live record of the key. */
-  async record(ex: Executor, claim: Claim, hash: string, status: number, body: string): Promise<boolean> {
+  /** The outcome of a request with `claim`, answered now. */
+  outcome(claim: Claim, hash: string, status: number, body: string): IdempotencyOutcome {
     const now = this.clock.now();
-    const result = await insertKey.execute(ex, {
-      ...claim,
-      hash,
-      status,
-      body,
-      now: now.toISOString(),
-      expiresAt: new Date(now.getTime() + TTL_MS).toISOString(),
-    });
-    return Number(result.numAffectedRows ?? 0) === 1;
+    return { ...claim, hash, status, body, createdAt: now.toISOString(), expiresAt: new Date(now.getTime() + TTL_MS).toISOString() };
   }
 
   async pruneExpired(): Promise<number> {
@@ -142,7 +175,7 @@ async function claimOrReplay(store: IdempotencyStore, request: FastifyRequest, r
     });
   }
   const claim: Claim = { organizationId: request.agent.organizationId, route: request.routeOptions.url ?? '', key: header };
-  const flightKey = `${claim.organizationId}\n${claim.route}\n${claim.key}`;
+  const flightKey = claimKey(claim);
   // Checked and taken synchronously, before any await: simultaneous requests see each other.
   if (store.inFlight.has(flightKey)) throw inProgress();
   store.inFlight.add(flightKey);
@@ -200,16 +233,16 @@ export async function recordedResponse(request: FastifyRequest, reply: FastifyRe
 }
 
 /**
- * For a service transaction: records `body` as this request's response with `status`, inside the
- * transaction. Undefined when the request carries no Idempotency-Key.
+ * For a service transaction: makes `body` this request's response with `status`, for the service
+ * to write with recordOutcomes in its transaction. Undefined when the request has no Idempotency-Key.
  */
 function idempotencyRecorder(request: FastifyRequest, status: number): IdempotencyRecorder | undefined {
   const entry = pending.get(request);
   if (!entry) return undefined;
-  return async (ex, body) => {
+  return (body) => {
     // settled either way: on a lost race the transaction rolls back and the 409 is not kept.
     entry.settled = true;
-    if (!(await entry.store.record(ex, entry.claim, entry.hash, status, JSON.stringify(body)))) throw inProgress();
+    return entry.store.outcome(entry.claim, entry.hash, status, JSON.stringify(body));
   };
 }
 
@@ -220,7 +253,7 @@ async function storeOutcome(store: IdempotencyStore, request: FastifyRequest, re
   store.inFlight.delete(entry.flightKey);
   // 400s (value validation in the rules) and 5xx are not kept: the client fixes or retries.
   if (entry.settled || reply.statusCode === 400 || reply.statusCode >= 500) return payload;
-  await store.record(store.db, entry.claim, entry.hash, reply.statusCode, typeof payload === 'string' ? payload : String(payload ?? ''));
+  await insertOutcomes(store.db, [store.outcome(entry.claim, entry.hash, reply.statusCode, typeof payload === 'string' ? payload : String(payload ?? ''))]);
   return payload;
 }
 

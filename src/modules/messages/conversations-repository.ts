@@ -1,9 +1,9 @@
 // SQL for conversations: one row per (cell, participant), ordered by latest activity.
 import type { Kysely } from 'kysely';
-import { prepared } from '../../db/prepared.ts';
+import { preparedRows } from '../../db/prepared.ts';
 import type { DB, Executor } from '../../db/schema.ts';
 
-interface Touch {
+export interface Touch {
   newId: string;
   organizationId: string;
   cellId: string;
@@ -12,11 +12,15 @@ interface Touch {
   at: string;
 }
 
-// Run on every send and every inbound message.
-const upsertConversation = prepared((ex, input: Touch) =>
+const conversationKey = (cellId: string, participant: string) => `${cellId}\n${participant}`;
+/** The key of a touch's conversation in the map touchAll answers. */
+export const touchKey = (touch: Touch) => conversationKey(touch.cellId, touch.participant);
+
+// Run for every batch of sends and every inbound message.
+const upsertConversations = preparedRows((ex, touches: Touch[]) =>
   ex
     .insertInto('conversations')
-    .values({
+    .values(touches.map((input) => ({
       id: input.newId,
       organization_id: input.organizationId,
       cell_id: input.cellId,
@@ -25,7 +29,7 @@ const upsertConversation = prepared((ex, input: Touch) =>
       last_message_at: input.at,
       created_at: input.at,
       updated_at: input.at,
-    })
+    })))
     .onConflict((oc) =>
       oc
         .columns(['cell_id', 'participant'])
@@ -36,7 +40,7 @@ const upsertConversation = prepared((ex, input: Touch) =>
         }))
         .where((eb) => eb.or([eb('conversations.last_message_id', 'is', null), eb('conversations.last_message_id', '<', eb.ref('excluded.last_message_id'))])),
     )
-    .returning('id'));
+    .returning(['id', 'cell_id', 'participant']));
 
 export class ConversationsRepository {
   readonly db: Kysely<DB>;
@@ -46,14 +50,33 @@ export class ConversationsRepository {
   }
 
   /**
-   * Creates the conversation or moves it to `messageId` in one statement; its id. The update is
-   * guarded so a message committed late by another process never moves it backwards.
+   * Creates each conversation or moves it to its newest message, in one statement; the ids, by
+   * `touchKey`. The update is guarded so a message committed late by another process never moves
+   * a conversation backwards.
    */
+  async touchAll(ex: Executor, touches: readonly Touch[]): Promise<Map<string, string>> {
+    // One row per conversation: an upsert may not change a row twice.
+    const newest = new Map<string, Touch>();
+    for (const touch of touches) {
+      const key = touchKey(touch);
+      const seen = newest.get(key);
+      if (!seen || seen.messageId < touch.messageId) newest.set(key, touch);
+    }
+    // In key order, so concurrent batches of two processes lock rows in the same order.
+    const { rows } = await upsertConversations(ex, [...newest.keys()].sort().map((key) => newest.get(key) as Touch));
+    const ids = new Map(rows.map((row) => [conversationKey(row.cell_id, row.participant), row.id]));
+    for (const [key, touch] of newest) {
+      if (ids.has(key)) continue;
+      // Already at a later message: the guard left the row alone and RETURNING skipped it.
+      const existing = await ex.selectFrom('conversations').select('id').where('cell_id', '=', touch.cellId).where('participant', '=', touch.participant).executeTakeFirstOrThrow();
+      ids.set(key, existing.id);
+    }
+    return ids;
+  }
+
+  /** touchAll for one conversation; its id. */
   async touch(ex: Executor, input: Touch): Promise<string> {
-    const touched = await upsertConversation.first(ex, input);
-    if (touched) return touched.id;
-    const existing = await ex.selectFrom('conversations').select('id').where('cell_id', '=', input.cellId).where('participant', '=', input.participant).executeTakeFirstOrThrow();
-    return existing.id;
+    return (await this.touchAll(ex, [input])).get(touchKey(input)) as string;
   }
 
   find(cellId: string, participant: string) {

@@ -22,11 +22,11 @@ export interface Messaging {
   inbound: InboundService;
 }
 
-export function buildMessaging(deps: { db: Kysely<DB>; batchWrites: boolean; clock: Clock; events: EventsService; cells: CellsPort; devices: DevicesPort }): Messaging {
+export function buildMessaging(deps: { db: Kysely<DB>; clock: Clock; events: EventsService; cells: CellsPort; devices: DevicesPort }): Messaging {
   const repo = new MessagesRepository(deps.db);
   const conversations = new ConversationsRepository(deps.db);
   const wakeups = new CellWakeups();
-  const messages = new MessagesService({ repo, conversations, cells: deps.cells, clock: deps.clock, wakeups, batchWrites: deps.batchWrites });
+  const messages = new MessagesService({ repo, conversations, cells: deps.cells, clock: deps.clock, wakeups });
   const delivery = new DeliveryService({ repo, devices: deps.devices, events: deps.events, clock: deps.clock, wakeups });
   const inbound = new InboundService({ repo, conversations, devices: deps.devices, events: deps.events, clock: deps.clock });
   deps.cells.onRelease((tx, cell) => delivery.failOpenMessagesOfCell(tx, cell.id));

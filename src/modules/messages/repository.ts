@@ -2,7 +2,7 @@
 // index: lists on (cell_id, id) or (conversation_id, id), claims on (cell_id, status, id).
 import { sql, type Kysely, type UpdateQueryBuilder, type UpdateResult } from 'kysely';
 import { isPostgres } from '../../db/migrations/dialect.ts';
-import { prepared } from '../../db/prepared.ts';
+import { prepared, preparedRows } from '../../db/prepared.ts';
 import type { DB, Executor } from '../../db/schema.ts';
 import type { MessagesTable, MessageStatus } from './tables.ts';
 
@@ -35,8 +35,8 @@ const SENDING = sql.lit<MessageStatus>('sending');
 const QUEUED = sql.lit<MessageStatus>('queued');
 type MessagesUpdate = UpdateQueryBuilder<DB, 'messages', 'messages', UpdateResult>;
 
-const insertMessage = prepared((ex, row: MessagesTable) =>
-  ex.insertInto('messages').values(Object.fromEntries(MESSAGE_COLUMNS.map((column) => [column, row[column]])) as unknown as MessagesTable));
+const insertMessages = preparedRows((ex, rows: MessagesTable[]) =>
+  ex.insertInto('messages').values(rows.map((row) => Object.fromEntries(MESSAGE_COLUMNS.map((column) => [column, row[column]])) as unknown as MessagesTable)));
 const findOptOut = prepared((ex, p: { cellId: string; participant: string }) =>
   ex.selectFrom('opt_outs').select('cell_id').where('cell_id', '=', p.cellId).where('participant', '=', p.participant));
 
@@ -49,8 +49,9 @@ export class MessagesRepository {
     this.postgres = isPostgres(db);
   }
 
-  async insert(ex: Executor, row: MessagesTable): Promise<void> {
-    await insertMessage.execute(ex, row);
+  /** One statement for a batch of sends. */
+  async insertAll(ex: Executor, rows: readonly MessagesTable[]): Promise<void> {
+    await insertMessages(ex, rows);
   }
 
   /** Inserts an inbound message unless the device already uploaded it; true when inserted. */

@@ -138,4 +138,23 @@ describe('sending messages', () => {
     const read = await t.app.inject({ url: `/v1/cells/${fresh.cell.id}/messages/${message.id}`, headers: fresh.org.headers });
     assert.equal(read.json().status, 'delivered');
   });
+
+  it('sends accepted together are written as one batch: one conversation per participant, at its newest message', async () => {
+    const recipients = ['+14155550181', '+14155550181', '+14155550182', '+14155550181', '+14155550182', '+14155550181'];
+    const answers = await Promise.all(recipients.map((to, i) => send(t, line, { to, body: `batch ${i}` }, i === 2 ? { 'idempotency-key': 'batched-key' } : {})));
+    assert.deepEqual(answers.map((a) => a.statusCode), recipients.map(() => 202));
+    const messages = answers.map((a) => a.json());
+    for (const to of new Set(recipients)) {
+      const mine = messages.filter((m) => m.to === to);
+      assert.equal(new Set(mine.map((m) => m.conversation_id)).size, 1, `one conversation for ${to}`);
+      const conversation = (await t.app.inject({ url: `/v1/conversations/between?cell_id=${line.cell.id}&participant=${encodeURIComponent(to)}`, headers: line.org.headers })).json();
+      assert.equal(conversation.conversation.id, mine[0].conversation_id);
+      assert.equal(conversation.conversation.last_message_id, mine.map((m) => m.id).sort().at(-1));
+      assert.deepEqual(conversation.messages.map((m: { id: string }) => m.id).sort(), mine.map((m) => m.id).sort());
+    }
+    assert.notEqual(messages[0].conversation_id, messages[2].conversation_id);
+    const replay = await send(t, line, { to: recipients[2], body: 'batch 2' }, { 'idempotency-key': 'batched-key' });
+    assert.equal(replay.headers['idempotent-replayed'], 'true');
+    assert.deepEqual(replay.json(), messages[2]);
+  });
 });

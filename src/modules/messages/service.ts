@@ -1,17 +1,19 @@
 // Agent-facing messaging: send, reply, cancel, read and list messages and conversations.
+import type { Transaction } from 'kysely';
 import { encodeTime } from 'ulid';
 import { ApiError, notFound } from '../../http/errors.ts';
 import { decodeCursor, page } from '../../http/pagination.ts';
 import type { Clock } from '../../lib/clock.ts';
 import { GroupCommit } from '../../db/group-commit.ts';
 import { idFloor, newId } from '../../lib/ids.ts';
-import type { IdempotencyRecorder } from '../../http/idempotency.ts';
+import { recordOutcomes, type IdempotencyRecorder } from '../../http/idempotency.ts';
 import { requirePhone } from '../../lib/phone.ts';
-import type { ConversationsRepository } from './conversations-repository.ts';
+import type { DB } from '../../db/schema.ts';
+import { touchKey, type ConversationsRepository, type Touch } from './conversations-repository.ts';
 import type { CellsPort } from './ports.ts';
 import type { MessagesRepository } from './repository.ts';
 import type { MessagesTable, MessageStatus } from './tables.ts';
-import { conversationView, messageView, newMessageRow } from './views.ts';
+import { conversationView, messageView, newMessageRow, type MessageView } from './views.ts';
 import type { CellWakeups } from './wakeups.ts';
 
 /** A queued message nobody claims within this time fails with `expired`. */
@@ -34,14 +36,20 @@ export interface MessageListQuery {
   since?: string;
 }
 
+/** An accepted send, written with others of its batch (see GroupCommit). */
+interface SendUnit {
+  conversation: Touch;
+  /** Without its conversation_id, which the write fills in. */
+  message: MessagesTable;
+  record?: IdempotencyRecorder;
+}
+
 interface Deps {
   repo: MessagesRepository;
   conversations: ConversationsRepository;
   cells: CellsPort;
   clock: Clock;
   wakeups: CellWakeups;
-  /** Batch concurrent sends into shared transactions (SQLite: one writer, commits are the cost). */
-  batchWrites: boolean;
 }
 
 export class MessagesService {
@@ -51,7 +59,7 @@ export class MessagesService {
   private readonly clock: Clock;
   private readonly wakeups: CellWakeups;
   /** Concurrent sends commit together. */
-  private readonly writes: GroupCommit;
+  private readonly writes: GroupCommit<SendUnit, MessageView>;
 
   constructor(deps: Deps) {
     this.repo = deps.repo;
@@ -59,7 +67,7 @@ export class MessagesService {
     this.cells = deps.cells;
     this.clock = deps.clock;
     this.wakeups = deps.wakeups;
-    this.writes = new GroupCommit(deps.repo.db, { batching: deps.batchWrites });
+    this.writes = new GroupCommit(deps.repo.db, (tx, units) => this.writeSends(tx, units));
   }
 
   /**
@@ -77,30 +85,35 @@ export class MessagesService {
     const now = this.clock.now();
     const at = now.toISOString();
     const id = newId('msg', now.getTime());
-    const view = await this.writes.run(async (tx) => {
-      const conversationId = await this.conversations.touch(tx, { newId: newId('conv', now.getTime()), organizationId, cellId: cell.id, participant: to, messageId: id, at });
-      const message = newMessageRow({
-        id,
-        organization_id: organizationId,
-        cell_id: cell.id,
-        conversation_id: conversationId,
-        direction: 'outbound',
-        from_number: from,
-        to_number: to,
-        body: input.body,
-        mediaUrls: input.media_urls,
-        status: 'queued',
-        reply_to_message_id: options.replyTo ?? null,
-        expires_at: new Date(now.getTime() + QUEUE_TTL_MS).toISOString(),
-        created_at: at,
-      });
-      await this.repo.insert(tx, message);
-      const view = messageView(message);
-      await options.record?.(tx, view);
-      return view;
+    const message = newMessageRow({
+      id,
+      organization_id: organizationId,
+      cell_id: cell.id,
+      conversation_id: '',
+      direction: 'outbound',
+      from_number: from,
+      to_number: to,
+      body: input.body,
+      mediaUrls: input.media_urls,
+      status: 'queued',
+      reply_to_message_id: options.replyTo ?? null,
+      expires_at: new Date(now.getTime() + QUEUE_TTL_MS).toISOString(),
+      created_at: at,
     });
+    const conversation = { newId: newId('conv', now.getTime()), organizationId, cellId: cell.id, participant: to, messageId: id, at };
+    const view = await this.writes.run({ conversation, message, record: options.record });
     this.wakeups.notify(cell.id);
     return view;
+  }
+
+  /** Writes a batch of sends: three statements (conversations, messages, idempotency keys) in all. */
+  private async writeSends(tx: Transaction<DB>, units: SendUnit[]): Promise<MessageView[]> {
+    const conversationIds = await this.conversations.touchAll(tx, units.map((unit) => unit.conversation));
+    const rows = units.map((unit) => ({ ...unit.message, conversation_id: conversationIds.get(touchKey(unit.conversation)) as string }));
+    await this.repo.insertAll(tx, rows);
+    const views = rows.map(messageView);
+    await recordOutcomes(tx, units.flatMap((unit, i) => (unit.record ? [unit.record(views[i])] : [])));
+    return views;
   }
 
   /** Sends to the other party of an earlier message of the cell. */
