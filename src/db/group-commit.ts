@@ -8,8 +8,16 @@
 import type { Kysely, Transaction } from 'kysely';
 import type { DB } from './schema.ts';
 
-/** Writes `units` in `tx`; answers one result per unit, in order. Must be safe to run again. */
-export type BatchWrite<Unit, Result> = (tx: Transaction<DB>, units: Unit[]) => Promise<Result[]>;
+/** A unit the write turned down without failing the batch: its caller gets `error`, the others commit. */
+export class Refused {
+  readonly error: unknown;
+  constructor(error: unknown) {
+    this.error = error;
+  }
+}
+
+/** Writes `units` in `tx`; answers one result (or Refused) per unit, in order. Must be safe to run again. */
+export type BatchWrite<Unit, Result> = (tx: Transaction<DB>, units: Unit[]) => Promise<(Result | Refused)[]>;
 
 interface Job<Unit, Result> {
   unit: Unit;
@@ -43,6 +51,7 @@ export class GroupCommit<Unit, Result> {
 
   private async alone(unit: Unit): Promise<Result> {
     const [result] = await this.db.transaction().execute((tx) => this.write(tx, [unit]));
+    if (result instanceof Refused) throw result.error;
     return result;
   }
 
@@ -57,7 +66,11 @@ export class GroupCommit<Unit, Result> {
     if (batch.length > 1) {
       try {
         const results = await this.db.transaction().execute((tx) => this.write(tx, batch.map((job) => job.unit)));
-        batch.forEach((job, i) => job.resolve(results[i]));
+        batch.forEach((job, i) => {
+          const result = results[i];
+          if (result instanceof Refused) job.reject(result.error);
+          else job.resolve(result);
+        });
         return;
       } catch {
         // Some unit failed (its error is for it alone) or the commit did: each unit goes alone.

@@ -12,7 +12,8 @@ export interface Touch {
   at: string;
 }
 
-const conversationKey = (cellId: string, participant: string) => `${cellId}\n${participant}`;
+/** One string per (cell, participant). */
+export const conversationKey = (cellId: string, participant: string) => `${cellId}\n${participant}`;
 /** The key of a touch's conversation in the map touchAll answers. */
 export const touchKey = (touch: Touch) => conversationKey(touch.cellId, touch.participant);
 

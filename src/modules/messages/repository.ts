@@ -2,7 +2,7 @@
 // index: lists on (cell_id, id) or (conversation_id, id), claims on (cell_id, status, id).
 import { sql, type Kysely, type UpdateQueryBuilder, type UpdateResult } from 'kysely';
 import { isPostgres } from '../../db/migrations/dialect.ts';
-import { prepared, preparedRows } from '../../db/prepared.ts';
+import { preparedRows } from '../../db/prepared.ts';
 import type { DB, Executor } from '../../db/schema.ts';
 import type { MessagesTable, MessageStatus } from './tables.ts';
 
@@ -37,8 +37,11 @@ type MessagesUpdate = UpdateQueryBuilder<DB, 'messages', 'messages', UpdateResul
 
 const insertMessages = preparedRows((ex, rows: MessagesTable[]) =>
   ex.insertInto('messages').values(rows.map((row) => Object.fromEntries(MESSAGE_COLUMNS.map((column) => [column, row[column]])) as unknown as MessagesTable)));
-const findOptOut = prepared((ex, p: { cellId: string; participant: string }) =>
-  ex.selectFrom('opt_outs').select('cell_id').where('cell_id', '=', p.cellId).where('participant', '=', p.participant));
+const findOptOuts = preparedRows((ex, pairs: { cellId: string; participant: string }[]) =>
+  ex
+    .selectFrom('opt_outs')
+    .select(['cell_id', 'participant'])
+    .where((eb) => eb.or(pairs.map((pair) => eb.and([eb('cell_id', '=', pair.cellId), eb('participant', '=', pair.participant)])))));
 
 export class MessagesRepository {
   readonly db: Kysely<DB>;
@@ -107,8 +110,9 @@ export class MessagesRepository {
 
   // --- opt-outs ---
 
-  async isOptedOut(cellId: string, participant: string): Promise<boolean> {
-    return (await findOptOut.first(this.db, { cellId, participant })) !== undefined;
+  /** Which of the (cell, participant) pairs texted STOP, in one statement (for a batch of sends). */
+  async optedOutAmong(ex: Executor, pairs: readonly { cellId: string; participant: string }[]): Promise<{ cell_id: string; participant: string }[]> {
+    return (await findOptOuts(ex, pairs)).rows;
   }
 
   async optOut(ex: Executor, cellId: string, participant: string, now: string): Promise<void> {

@@ -170,6 +170,21 @@ describe('opt-outs', () => {
     }
   });
 
+  it('sends accepted together: the one to an opted-out number is refused alone, the others are queued', async () => {
+    const line = await activeLine(t);
+    await inbound(t, line, { from: '+14155550183', body: 'STOP' });
+    const recipients = ['+14155550184', '+14155550183', '+14155550185', '+14155550183'];
+    const answers = await Promise.all(recipients.map((to, i) => send(t, line, { to, body: `together ${i}` }, { 'idempotency-key': `together-${i}` })));
+    assert.deepEqual(answers.map((a) => a.statusCode), [202, 409, 202, 409]);
+    expectProblem(answers[1], 409, 'recipient_opted_out');
+    const listed = (await t.app.inject({ url: `/v1/cells/${line.cell.id}/messages?direction=outbound`, headers: line.org.headers })).json().messages;
+    assert.deepEqual(listed.map((m: { to: string }) => m.to).sort(), ['+14155550184', '+14155550185']);
+    // The refusal is an outcome like any other: the same request replays it.
+    const again = await send(t, line, { to: recipients[1], body: 'together 1' }, { 'idempotency-key': 'together-1' });
+    expectProblem(again, 409, 'recipient_opted_out');
+    assert.equal(again.headers['idempotent-replayed'], 'true');
+  });
+
   it('opt-outs are per cell', async () => {
     const a = await activeLine(t);
     const b = await activeLine(t, {}, a.org);

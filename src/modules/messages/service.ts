@@ -4,12 +4,12 @@ import { encodeTime } from 'ulid';
 import { ApiError, notFound } from '../../http/errors.ts';
 import { decodeCursor, page } from '../../http/pagination.ts';
 import type { Clock } from '../../lib/clock.ts';
-import { GroupCommit } from '../../db/group-commit.ts';
+import { GroupCommit, Refused } from '../../db/group-commit.ts';
 import { idFloor, newId } from '../../lib/ids.ts';
 import { recordOutcomes, type IdempotencyRecorder } from '../../http/idempotency.ts';
 import { requirePhone } from '../../lib/phone.ts';
 import type { DB } from '../../db/schema.ts';
-import { touchKey, type ConversationsRepository, type Touch } from './conversations-repository.ts';
+import { conversationKey, touchKey, type ConversationsRepository, type Touch } from './conversations-repository.ts';
 import type { CellsPort } from './ports.ts';
 import type { MessagesRepository } from './repository.ts';
 import type { MessagesTable, MessageStatus } from './tables.ts';
@@ -79,9 +79,6 @@ export class MessagesService {
     const cell = await this.cells.requireActive(organizationId, cellId);
     const from = cell.phone_number;
     if (!from) throw new ApiError('cell_not_active', 'The cell has no phone number yet.');
-    if (await this.repo.isOptedOut(cell.id, to)) {
-      throw new ApiError('recipient_opted_out', `${to} texted STOP to this cell; they must text START before you can message them again.`);
-    }
     const now = this.clock.now();
     const at = now.toISOString();
     const id = newId('msg', now.getTime());
@@ -106,8 +103,22 @@ export class MessagesService {
     return view;
   }
 
-  /** Writes a batch of sends: three statements (conversations, messages, idempotency keys) in all. */
-  private async writeSends(tx: Transaction<DB>, units: SendUnit[]): Promise<MessageView[]> {
+  /**
+   * Writes a batch of sends: four statements in all (opt-outs, conversations, messages,
+   * idempotency keys). A send to a recipient who texted STOP is refused alone (409).
+   */
+  private async writeSends(tx: Transaction<DB>, units: SendUnit[]): Promise<(MessageView | Refused)[]> {
+    const optedOut = new Set((await this.repo.optedOutAmong(tx, units.map((unit) => unit.conversation))).map((row) => conversationKey(row.cell_id, row.participant)));
+    const accepted = units.filter((unit) => !optedOut.has(touchKey(unit.conversation)));
+    const views = accepted.length > 0 ? await this.writeAccepted(tx, accepted) : [];
+    return units.map((unit) => {
+      if (!optedOut.has(touchKey(unit.conversation))) return views.shift() as MessageView;
+      const to = unit.conversation.participant;
+      return new Refused(new ApiError('recipient_opted_out', `${to} texted STOP to this cell; they must text START before you can message them again.`));
+    });
+  }
+
+  private async writeAccepted(tx: Transaction<DB>, units: SendUnit[]): Promise<MessageView[]> {
     const conversationIds = await this.conversations.touchAll(tx, units.map((unit) => unit.conversation));
     const rows = units.map((unit) => ({ ...unit.message, conversation_id: conversationIds.get(touchKey(unit.conversation)) as string }));
     await this.repo.insertAll(tx, rows);
