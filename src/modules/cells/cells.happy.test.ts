@@ -1,6 +1,7 @@
 import { afterEach, beforeEach, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { activeOrganization, admin, startApp, type TestApp } from '../../../test/harness.ts';
+import { ApiError } from '../../http/errors.ts';
 import { addDevice } from '../devices/testing.ts';
 import { createCell, eventsOf } from './testing.ts';
 
@@ -178,7 +179,7 @@ describe('cells: the service methods messaging calls', () => {
   });
   afterEach(() => t.close());
 
-  it('getOwned and requireActive: active passes, provisioning is 409 cell_not_active, other org and released are 404', async () => {
+  it('getOwned and sendingCells: active passes, provisioning is 409 cell_not_active, other org and released are 404', async () => {
     const org = await activeOrganization(t);
     const other = await activeOrganization(t);
     await addDevice(t);
@@ -186,11 +187,18 @@ describe('cells: the service methods messaging calls', () => {
     const waiting = await createCell(t, org.headers);
     const cells = t.services.cells;
 
-    assert.equal((await cells.requireActive(org.organizationId, active.id)).phone_number, active.phone_number);
+    const [ok, provisioning, foreign, unknown] = await cells.sendingCells(t.database.db, [
+      { organizationId: org.organizationId, cellId: active.id },
+      { organizationId: org.organizationId, cellId: waiting.id },
+      { organizationId: other.organizationId, cellId: active.id },
+      { organizationId: org.organizationId, cellId: 'cell_unknown' },
+    ]);
+    assert.deepEqual(ok, { id: active.id, organization_id: org.organizationId, phone_number: active.phone_number });
+    assert.ok(provisioning instanceof ApiError && provisioning.code === 'cell_not_active' && provisioning.status === 409);
+    assert.ok(foreign instanceof ApiError && foreign.code === 'not_found');
+    assert.ok(unknown instanceof ApiError && unknown.code === 'not_found');
     assert.equal((await cells.getOwned(org.organizationId, waiting.id)).status, 'provisioning');
-    await assert.rejects(cells.requireActive(org.organizationId, waiting.id), { code: 'cell_not_active', status: 409 });
     await assert.rejects(cells.getOwned(other.organizationId, active.id), { code: 'not_found' });
-    await assert.rejects(cells.requireActive(other.organizationId, active.id), { code: 'not_found' });
 
     const record = await cells.getOwned(org.organizationId, active.id);
     assert.deepEqual(cells.view(record), active);

@@ -1,7 +1,7 @@
 // SQL for cells. Reads join the carrying device (devices.cell_id is the one place the assignment
 // lives) for the online/last_seen_at of the cell view.
 import type { Kysely } from 'kysely';
-import { prepared } from '../../db/prepared.ts';
+import { prepared, preparedRows } from '../../db/prepared.ts';
 import type { DB, Executor } from '../../db/schema.ts';
 import type { CellStatus, CellsTable } from './tables.ts';
 
@@ -19,6 +19,14 @@ function records(ex: Executor) {
 // Run on every send and most agent requests.
 const findOwnedCell = prepared((ex, p: { organizationId: string; id: string }) =>
   records(ex).where('cells.id', '=', p.id).where('cells.organization_id', '=', p.organizationId).where('cells.status', '!=', 'released'));
+
+// Run for every batch of sends: the batch's cells in one statement.
+const findOwnedCells = preparedRows((ex, refs: { organizationId: string; id: string }[]) =>
+  ex
+    .selectFrom('cells')
+    .select(['id', 'organization_id', 'status', 'phone_number'])
+    .where('status', '!=', 'released')
+    .where((eb) => eb.or(refs.map((ref) => eb.and([eb('id', '=', ref.id), eb('organization_id', '=', ref.organizationId)])))));
 
 export class CellsRepository {
   readonly db: Kysely<DB>;
@@ -50,6 +58,11 @@ export class CellsRepository {
   /** A cell of this organization that is not released. */
   findOwned(ex: Executor, organizationId: string, id: string): Promise<CellRecord | undefined> {
     return findOwnedCell.first(ex, { organizationId, id });
+  }
+
+  /** The organization's live (not released) cells among `refs`: what a send needs of each. */
+  async findOwnedAmong(ex: Executor, refs: readonly { organizationId: string; id: string }[]) {
+    return (await findOwnedCells(ex, refs)).rows;
   }
 
   list(organizationId: string, status: CellStatus | undefined, beforeId: string | null, limit: number): Promise<CellRecord[]> {

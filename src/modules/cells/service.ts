@@ -33,6 +33,13 @@ export function cellView(row: CellRecord) {
   };
 }
 
+/** A cell that can send now. */
+export interface SendingCell {
+  id: string;
+  organization_id: string;
+  phone_number: string;
+}
+
 export class CellsService {
   private readonly repo: CellsRepository;
   private readonly devices: DevicesService;
@@ -87,13 +94,21 @@ export class CellsService {
     return row;
   }
 
-  /** As getOwned, and 409 cell_not_active unless the cell is active (it can send and receive). */
-  async requireActive(organizationId: string, cellId: string, ex: Executor = this.repo.db): Promise<CellRecord> {
-    const row = await this.getOwned(organizationId, cellId, ex);
-    if (row.status !== 'active') {
-      throw new ApiError('cell_not_active', `The cell is ${row.status}; it must be active.`);
-    }
-    return row;
+  /**
+   * For a batch of sends, in its transaction (one statement): per request, the cell if it can send
+   * now (active, with a phone number), else the error to answer: 404 for an unknown, released or
+   * another organization's cell, 409 cell_not_active otherwise.
+   */
+  async sendingCells(ex: Executor, requests: readonly { organizationId: string; cellId: string }[]): Promise<(SendingCell | ApiError)[]> {
+    const rows = await this.repo.findOwnedAmong(ex, requests.map((request) => ({ organizationId: request.organizationId, id: request.cellId })));
+    const byId = new Map(rows.map((row) => [row.id, row]));
+    return requests.map(({ organizationId, cellId }) => {
+      const row = byId.get(cellId);
+      if (!row || row.organization_id !== organizationId) return notFound('cell');
+      if (row.status !== 'active') return new ApiError('cell_not_active', `The cell is ${row.status}; it must be active.`);
+      if (!row.phone_number) return new ApiError('cell_not_active', 'The cell has no phone number yet.');
+      return { id: row.id, organization_id: row.organization_id, phone_number: row.phone_number };
+    });
   }
 
   async create(organizationId: string, displayName: string): Promise<CellView> {

@@ -1,6 +1,8 @@
 // What messaging needs from the cells and devices modules, stated structurally so the two
 // modules meet only at these service methods.
 import type { Executor } from '../../db/schema.ts';
+import type { ApiError } from '../../http/errors.ts';
+import type { SendingCell } from '../cells/service.ts';
 import type { DeviceAssignment } from '../devices/service.ts';
 
 export type { DeviceAssignment };
@@ -14,8 +16,11 @@ export interface CellRef {
 export interface CellsPort {
   /** The organization's cell; 404 for unknown, another organization's or released cells. */
   getOwned(organizationId: string, cellId: string): Promise<CellRef>;
-  /** getOwned, and 409 cell_not_active unless the cell is active. */
-  requireActive(organizationId: string, cellId: string): Promise<CellRef>;
+  /**
+   * For a batch of sends, in its transaction: per request, the cell if it can send now, else the
+   * error to answer (404, or 409 cell_not_active).
+   */
+  sendingCells(ex: Executor, requests: readonly { organizationId: string; cellId: string }[]): Promise<(SendingCell | ApiError)[]>;
   /** Runs inside the transaction that releases a cell. */
   onRelease(listener: (tx: Executor, cell: CellRef) => Promise<void>): void;
 }

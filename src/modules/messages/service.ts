@@ -36,13 +36,24 @@ export interface MessageListQuery {
   since?: string;
 }
 
-/** An accepted send, written with others of its batch (see GroupCommit). */
+/** A send, written with others of its batch (see GroupCommit), where its cell is checked too. */
 interface SendUnit {
-  conversation: Touch;
-  /** Without its conversation_id, which the write fills in. */
+  organizationId: string;
+  /** Without from_number and conversation_id, which the batch fills in. */
   message: MessagesTable;
+  /** The id of the conversation, if the send starts one. */
+  newConversationId: string;
   record?: IdempotencyRecorder;
 }
+
+const conversationOf = (unit: SendUnit): Touch => ({
+  newId: unit.newConversationId,
+  organizationId: unit.organizationId,
+  cellId: unit.message.cell_id,
+  participant: unit.message.to_number,
+  messageId: unit.message.id,
+  at: unit.message.created_at,
+});
 
 interface Deps {
   repo: MessagesRepository;
@@ -76,51 +87,62 @@ export class MessagesService {
    */
   async send(organizationId: string, cellId: string, input: SendInput, options: { replyTo?: string; record?: IdempotencyRecorder } = {}) {
     const to = requirePhone('to', input.to);
-    const cell = await this.cells.requireActive(organizationId, cellId);
-    const from = cell.phone_number;
-    if (!from) throw new ApiError('cell_not_active', 'The cell has no phone number yet.');
     const now = this.clock.now();
-    const at = now.toISOString();
-    const id = newId('msg', now.getTime());
     const message = newMessageRow({
-      id,
+      id: newId('msg', now.getTime()),
       organization_id: organizationId,
-      cell_id: cell.id,
+      cell_id: cellId,
       conversation_id: '',
       direction: 'outbound',
-      from_number: from,
+      from_number: '',
       to_number: to,
       body: input.body,
       mediaUrls: input.media_urls,
       status: 'queued',
       reply_to_message_id: options.replyTo ?? null,
       expires_at: new Date(now.getTime() + QUEUE_TTL_MS).toISOString(),
-      created_at: at,
+      created_at: now.toISOString(),
     });
-    const conversation = { newId: newId('conv', now.getTime()), organizationId, cellId: cell.id, participant: to, messageId: id, at };
-    const view = await this.writes.run({ conversation, message, record: options.record });
-    this.wakeups.notify(cell.id);
+    const view = await this.writes.run({ organizationId, message, newConversationId: newId('conv', now.getTime()), record: options.record });
+    this.wakeups.notify(cellId);
     return view;
   }
 
   /**
-   * Writes a batch of sends: four statements in all (opt-outs, conversations, messages,
-   * idempotency keys). A send to a recipient who texted STOP is refused alone (409).
+   * Writes a batch of sends in five statements (cells, opt-outs, conversations, messages,
+   * idempotency keys). A send whose cell cannot send (404, 409 cell_not_active) or whose
+   * recipient texted STOP (409 recipient_opted_out) is refused alone.
    */
   private async writeSends(tx: Transaction<DB>, units: SendUnit[]): Promise<(MessageView | Refused)[]> {
-    const optedOut = new Set((await this.repo.optedOutAmong(tx, units.map((unit) => unit.conversation))).map((row) => conversationKey(row.cell_id, row.participant)));
-    const accepted = units.filter((unit) => !optedOut.has(touchKey(unit.conversation)));
-    const views = accepted.length > 0 ? await this.writeAccepted(tx, accepted) : [];
-    return units.map((unit) => {
-      if (!optedOut.has(touchKey(unit.conversation))) return views.shift() as MessageView;
-      const to = unit.conversation.participant;
-      return new Refused(new ApiError('recipient_opted_out', `${to} texted STOP to this cell; they must text START before you can message them again.`));
+    const refusals = new Map<number, ApiError>();
+    const cells = await this.cells.sendingCells(tx, units.map((unit) => ({ organizationId: unit.organizationId, cellId: unit.message.cell_id })));
+    const candidates = units.flatMap((unit, i) => {
+      const cell = cells[i];
+      if (cell instanceof ApiError) {
+        refusals.set(i, cell);
+        return [];
+      }
+      return [{ i, unit: { ...unit, message: { ...unit.message, from_number: cell.phone_number } } }];
+    });
+    const stops = candidates.length > 0 ? await this.repo.optedOutAmong(tx, candidates.map(({ unit }) => conversationOf(unit))) : [];
+    const optedOut = new Set(stops.map((row) => conversationKey(row.cell_id, row.participant)));
+    const accepted = candidates.filter(({ i, unit }) => {
+      if (!optedOut.has(touchKey(conversationOf(unit)))) return true;
+      const to = unit.message.to_number;
+      refusals.set(i, new ApiError('recipient_opted_out', `${to} texted STOP to this cell; they must text START before you can message them again.`));
+      return false;
+    });
+    const views = accepted.length > 0 ? await this.writeAccepted(tx, accepted.map(({ unit }) => unit)) : [];
+    const written = new Map(accepted.map(({ i }, k) => [i, views[k]]));
+    return units.map((_unit, i) => {
+      const refusal = refusals.get(i);
+      return refusal ? new Refused(refusal) : (written.get(i) as MessageView);
     });
   }
 
   private async writeAccepted(tx: Transaction<DB>, units: SendUnit[]): Promise<MessageView[]> {
-    const conversationIds = await this.conversations.touchAll(tx, units.map((unit) => unit.conversation));
-    const rows = units.map((unit) => ({ ...unit.message, conversation_id: conversationIds.get(touchKey(unit.conversation)) as string }));
+    const conversationIds = await this.conversations.touchAll(tx, units.map(conversationOf));
+    const rows = units.map((unit) => ({ ...unit.message, conversation_id: conversationIds.get(touchKey(conversationOf(unit))) as string }));
     await this.repo.insertAll(tx, rows);
     const views = rows.map(messageView);
     await recordOutcomes(tx, units.flatMap((unit, i) => (unit.record ? [unit.record(views[i])] : [])));
