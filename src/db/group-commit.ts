@@ -1,10 +1,11 @@
 // Group commit: units submitted while the previous batch is being written (or in the same turn of
 // the event loop) are written together, by one call of `write` in one transaction: multi-row
 // statements and one commit for the batch. On SQLite that is one WAL append instead of one per
-// unit; on PostgreSQL, five round trips per batch instead of five per unit. Failures are rare (a
-// lost idempotency race, a deadlock with another process), so the batch is optimistic: when it
-// fails, nothing of it was kept and each unit is written again alone, so a failing unit rejects
-// alone and the others commit. One batch at a time per process.
+// unit; on PostgreSQL, a few round trips per batch instead of a few per unit. A unit the write
+// turns down (Refused) rejects alone inside a committed batch. Failures are rare (a lost
+// idempotency race, a deadlock with another process), so the batch is optimistic: when it fails,
+// nothing of it was kept and each unit is written again alone, so a failing unit rejects alone
+// and the others commit. One batch at a time per process.
 import type { Kysely, Transaction } from 'kysely';
 import type { DB } from './schema.ts';
 

@@ -83,7 +83,8 @@ export class MessagesService {
 
   /**
    * Queues an outbound message (the route answers 202); devices pick it up by long-poll.
-   * `record` stores the idempotent response in the same transaction (one commit per send).
+   * `record` stores the idempotent response in the same transaction, which the send shares with
+   * the others of its batch (one commit per batch).
    */
   async send(organizationId: string, cellId: string, input: SendInput, options: { replyTo?: string; record?: IdempotencyRecorder } = {}) {
     const to = requirePhone('to', input.to);
