@@ -24,24 +24,25 @@ export function encodingOf(body: string): SmsEncoding {
   return 'GSM-7';
 }
 
-/** Cost of each character in the encoding's units (septets or UTF-16 code units). */
-function unitCosts(body: string, encoding: SmsEncoding): number[] {
-  // Iterating a string yields code points, so a surrogate pair is one item of cost 2.
-  return Array.from(body, (char) => (encoding === 'GSM-7' ? (GSM7_EXTENSION.has(char) ? 2 : 1) : char.length));
+/** Cost of one character in the encoding's units (septets or UTF-16 code units). */
+function unitCost(char: string, encoding: SmsEncoding): number {
+  // Iterating a string yields code points, so a surrogate pair is one character of cost 2.
+  return encoding === 'GSM-7' ? (GSM7_EXTENSION.has(char) ? 2 : 1) : char.length;
 }
 
 /** Encoding and number of SMS segments `body` needs (0 for an empty body). */
 export function countSegments(body: string): { encoding: SmsEncoding; segments: number } {
   const encoding = encodingOf(body);
-  const costs = unitCosts(body, encoding);
-  const total = costs.reduce((sum, cost) => sum + cost, 0);
   const { single, part } = LIMITS[encoding];
+  let total = 0;
+  for (const char of body) total += unitCost(char, encoding);
   if (total === 0) return { encoding, segments: 0 };
   if (total <= single) return { encoding, segments: 1 };
   // Greedy packing: a character that does not fit whole in the current part opens the next one.
   let segments = 1;
   let used = 0;
-  for (const cost of costs) {
+  for (const char of body) {
+    const cost = unitCost(char, encoding);
     if (used + cost > part) {
       segments += 1;
       used = 0;
