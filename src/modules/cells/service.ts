@@ -100,7 +100,9 @@ export class CellsService {
    * another organization's cell, 409 cell_not_active otherwise.
    */
   async sendingCells(ex: Executor, requests: readonly { organizationId: string; cellId: string }[]): Promise<(SendingCell | ApiError)[]> {
-    const rows = await this.repo.findOwnedAmong(ex, requests.map((request) => ({ organizationId: request.organizationId, id: request.cellId })));
+    // A batch often holds many sends from one cell: each cell is asked for once.
+    const refs = new Map(requests.map((request) => [`${request.organizationId}\n${request.cellId}`, { organizationId: request.organizationId, id: request.cellId }]));
+    const rows = await this.repo.findOwnedAmong(ex, [...refs.values()]);
     const byId = new Map(rows.map((row) => [row.id, row]));
     return requests.map(({ organizationId, cellId }) => {
       const row = byId.get(cellId);

@@ -125,7 +125,8 @@ export class MessagesService {
       }
       return [{ i, unit: { ...unit, message: { ...unit.message, from_number: cell.phone_number } } }];
     });
-    const stops = candidates.length > 0 ? await this.repo.optedOutAmong(tx, candidates.map(({ unit }) => conversationOf(unit))) : [];
+    const pairs = new Map(candidates.map(({ unit }) => [touchKey(conversationOf(unit)), conversationOf(unit)]));
+    const stops = pairs.size > 0 ? await this.repo.optedOutAmong(tx, [...pairs.values()]) : [];
     const optedOut = new Set(stops.map((row) => conversationKey(row.cell_id, row.participant)));
     const accepted = candidates.filter(({ i, unit }) => {
       if (!optedOut.has(touchKey(conversationOf(unit)))) return true;
