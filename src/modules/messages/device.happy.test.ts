@@ -140,11 +140,10 @@ describe('shutting down with a device waiting', () => {
 describe('device reports', () => {
   let t: TestApp;
   let line: Line;
-  before(async () => {
-    t = await startApp();
-    line = await activeLine(t, { send_rate_per_minute: 600 });
-  });
-  after(() => t.close());
+  withLine((app, started) => {
+    t = app;
+    line = started;
+  }, { send_rate_per_minute: 600 });
 
   async function leased(body = 'hello') {
     const message = await queued(t, line, { to: '+14155550110', body });

@@ -2,7 +2,7 @@ import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { startApp, type TestApp } from '../../../test/harness.ts';
 import { eventsOf } from '../cells/testing.ts';
-import { activeLine, claim, queued, report, type Line } from './testing.ts';
+import { activeLine, claim, queued, report, type Line, withLine } from './testing.ts';
 
 const LEASE = 120_000;
 
@@ -117,11 +117,10 @@ describe('message leases and expiry (worker)', () => {
 describe('releasing a cell', () => {
   let t: TestApp;
   let line: Line;
-  before(async () => {
-    t = await startApp();
-    line = await activeLine(t, { send_rate_per_minute: 600 });
-  });
-  after(() => t.close());
+  withLine((app, started) => {
+    t = app;
+    line = started;
+  }, { send_rate_per_minute: 600 });
 
   it('fails its queued and in-flight messages with cell_released and leaves finished ones alone', async () => {
     const delivered = await queued(t, line, { to: '+14155550140', body: 'done' });

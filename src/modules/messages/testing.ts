@@ -28,11 +28,11 @@ export async function activeLine(t: TestApp, deviceBody: Record<string, unknown>
 }
 
 /** Registers before/after hooks for a suite: a fresh app with one active line, closed after. */
-export function withLine(ready: (t: TestApp, line: Line) => void): void {
+export function withLine(ready: (t: TestApp, line: Line) => void, deviceBody: Record<string, unknown> = {}): void {
   let app: TestApp | undefined;
   before(async () => {
     app = await startApp();
-    ready(app, await activeLine(app));
+    ready(app, await activeLine(app, deviceBody));
   });
   after(() => app?.close());
 }
