@@ -262,6 +262,8 @@ export interface LoadResult {
   non2xx: number;
   /** CPU time (user + system) the server process spent per request, in µs; null off Linux. */
   serverCpuUs: number | null;
+  /** 2xx answers in the warm-up and the measurement together. */
+  succeeded: number;
 }
 
 /** User + system CPU seconds of a process from /proc (Linux, 100 ticks/s), or null. */
@@ -302,7 +304,7 @@ export async function load(
     connections: options.connections,
     ...(target.bodies ? { requests: target.bodies.map((body) => ({ method, body })), idReplacement: true } : {}),
   };
-  if (options.warmup > 0) await autocannon({ ...base, duration: options.warmup });
+  const warmup = options.warmup > 0 ? await autocannon({ ...base, duration: options.warmup }) : null;
   const pid = target.server?.child.pid;
   const cpuBefore = cpuSeconds(pid);
   const result = await autocannon({ ...base, duration: options.duration });
@@ -319,6 +321,7 @@ export async function load(
       cpuBefore !== null && cpuAfter !== null && result.requests.total > 0
         ? ((cpuAfter - cpuBefore) * 1e6) / result.requests.total
         : null,
+    succeeded: result['2xx'] + (warmup?.['2xx'] ?? 0),
   };
   if (outcome.errors > 0 || outcome.non2xx > 0 || outcome.total === 0) {
     throw new Error(`${label}: ${outcome.total} requests, ${outcome.non2xx} non-2xx, ${outcome.errors} errors; the figures would be meaningless`);

@@ -30,6 +30,13 @@ await runBench(async (onExit) => {
   // Every send to one recipient updates one conversation row: the worst case for write contention.
   const oneConversation = await send('POST .../messages/send, 1 recipient', [benchPhoneNumber()]);
 
+  // Every 202 must be a new queued message: a replayed key would count as a send without the work.
+  // Each connection's last request of each run (warm-ups too) may be written but not counted.
+  const status = await fetch(`${service.url}/v1/agent/status`, { headers: { authorization: `Bearer ${org.apiKey}` } }).then((r) => r.json() as Promise<{ messages: { queued: number } }>);
+  const accepted = sends.succeeded + oneConversation.succeeded;
+  const uncounted = status.messages.queued - accepted;
+  if (uncounted < 0 || uncounted > 4 * options.connections) throw new Error(`${accepted} sends answered 202 but ${status.messages.queued} messages are queued`);
+
   const ratio = sends.requestsPerSecond / reference.requestsPerSecond;
   printResults(
     `accepted sends vs bare Fastify on ${service.database}: ${options.duration} s, ${options.connections} connections, ${options.warmup} s warm-up each`,
