@@ -11,7 +11,7 @@ import { randomUUID } from 'node:crypto';
 import { sql } from 'kysely';
 import pg from 'pg';
 import { openDatabase, type Database } from '../src/db/database.ts';
-import { newId } from '../src/lib/ids.ts';
+import { ulid } from 'ulid';
 import type { MessagesTable } from '../src/modules/messages/tables.ts';
 import { benchOptions, load, printResults, runBench, signUpVerified, startService } from './lib.ts';
 import { benchPhoneNumber, percentile, provisionCell, request } from './support/cells.ts';
@@ -98,7 +98,7 @@ async function insertCopies(database: Database, row: MessagesTable, count: numbe
       const inbound = n % 4 === 0;
       rows.push({
         ...row,
-        id: newId('msg', newest - n * 1000),
+        id: `msg_${ulid(newest - n * 1000).toLowerCase()}`, // back in time, so not the monotonic newId
         body: `Stored message ${n}`,
         ...(inbound
           ? { direction: 'inbound', from_number: row.to_number, to_number: row.from_number, status: 'received', device_message_id: `bench-${n}`, received_at: at, sent_at: null, delivered_at: null }

@@ -25,7 +25,8 @@ async function withDatabase<T>(run: (url: string | undefined) => T): Promise<T> 
 }
 
 const status = await withDatabase((databaseUrl) => {
-  process.stdout.write(`tests on ${databaseUrl ? 'PostgreSQL' : 'SQLite'}\n`);
+  const clock = process.env.CELLGATE_TEST_CLOCK_START ? `, test clock from ${process.env.CELLGATE_TEST_CLOCK_START}` : '';
+  process.stdout.write(`tests on ${databaseUrl ? 'PostgreSQL' : 'SQLite'}${clock}\n`);
   const result = spawnSync(
     process.execPath,
     ['--test', '--test-concurrency=4', '--test-timeout=60000', ...files],

@@ -1,5 +1,6 @@
 // buildApp(deps): external plugins, then cross-cutting HTTP conventions, then module routes.
 // Used by main.ts and by the tests; everything with side effects arrives through deps.
+import { maxHeaderSize } from 'node:http';
 import Fastify, { LogController, type FastifyBaseLogger } from 'fastify';
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
@@ -7,9 +8,11 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { Config } from './config.ts';
 import type { Database } from './db/database.ts';
 import { systemClock, type Clock } from './lib/clock.ts';
+import { newId } from './lib/ids.ts';
 import { devMailer, smtpMailer, type Mailer } from './lib/mailer.ts';
 import { registerAuth } from './http/auth.ts';
 import { registerErrorHandling } from './http/errors.ts';
+import { clientErrorHandler, frameworkErrorHandler, registerDraining } from './http/client-errors.ts';
 import { IdempotencyStore, registerIdempotency } from './http/idempotency.ts';
 import { MemoryRateLimiter, RedisRateLimiter, registerRateLimit, type RateLimiter } from './http/rate-limit.ts';
 import { lazyChildLogger } from './http/lazy-logger.ts';
@@ -108,13 +111,28 @@ export async function buildApp(deps: AppDeps): Promise<{ app: App; services: Ser
               redact: ['req.headers.authorization', 'req.headers["x-phone-key"]', 'mail.text'],
             },
           }),
-    genReqId: requestIdFor,
+    genReqId: (raw) => requestIdFor(raw, clock),
     childLoggerFactory: lazyChildLogger,
     logController: new LogController({ requestIdLogLabel: 'request_id', disableRequestLogging: true }),
     bodyLimit: BODY_LIMIT,
     trustProxy: false,
-    routerOptions: { ignoreTrailingSlash: true },
+    // A path parameter cannot outgrow the URL, which Node's header limit bounds (431): long ids
+    // reach the credential check and the handler (401, 404) instead of a 414 before them.
+    routerOptions: { ignoreTrailingSlash: true, maxParamLength: maxHeaderSize },
+    // Slow senders (a body trickled byte by byte) are cut with a 408; only receiving the request
+    // counts, so long-polls and WebSockets are not. Node checks the deadlines every interval.
+    requestTimeout: config.requestTimeoutMs,
+    http: {
+      requestTimeout: config.requestTimeoutMs,
+      headersTimeout: config.headersTimeoutMs,
+      connectionsCheckingInterval: Math.min(1000, config.headersTimeoutMs),
+    },
+    frameworkErrors: frameworkErrorHandler(config.docsUrl),
+    clientErrorHandler: clientErrorHandler(config.docsUrl, () => newId('req', clock)),
+    // registerDraining answers requests during close with a problem+json 503 instead.
+    return503OnClosing: false,
   }).withTypeProvider<TypeBoxTypeProvider>();
+  registerDraining(app, config.docsUrl);
 
   app.removeContentTypeParser('text/plain');
   registerValidation(app);

@@ -14,6 +14,17 @@ import type { App } from '../src/http/types.ts';
 
 export const ADMIN_TOKEN = 'cg_adm_TestAdminToken0123456789';
 
+/**
+ * Where every test app's clock starts. CI runs the suite a second time with
+ * CELLGATE_TEST_CLOCK_START far in the future, so a test or a rule that reads the real date
+ * fails there (docs/decisions.md, "One clock").
+ */
+export const TEST_EPOCH = new Date(process.env.CELLGATE_TEST_CLOCK_START || '2026-11-21T12:00:00.000Z');
+if (Number.isNaN(TEST_EPOCH.getTime())) throw new Error(`CELLGATE_TEST_CLOCK_START is not a date: ${process.env.CELLGATE_TEST_CLOCK_START}`);
+
+/** An ISO timestamp `ms` after the test epoch (negative: before it). */
+export const atEpoch = (ms = 0): string => new Date(TEST_EPOCH.getTime() + ms).toISOString();
+
 export class MailCatcher implements Mailer {
   readonly sent: Mail[] = [];
   failNext = false;
@@ -117,7 +128,7 @@ export async function startApp(options: StartOptions = {}): Promise<TestApp> {
     CELLGATE_WEBHOOKS_ALLOW_PRIVATE: 'true',
     ...options.env,
   });
-  const clock = new ManualClock();
+  const clock = new ManualClock(TEST_EPOCH);
   const mail = new MailCatcher();
   const { app, services } = await buildApp({ config, database: testDb.database, clock, mailer: mail, logger: false, workers: false, ...options.deps });
   options.routes?.(app);

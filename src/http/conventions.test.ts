@@ -1,5 +1,6 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
+import { decodeTime } from 'ulid';
 import { activeOrganization, expectProblem, startApp, type TestApp } from '../../test/harness.ts';
 
 describe('HTTP conventions', () => {
@@ -49,6 +50,12 @@ describe('HTTP conventions', () => {
     const b = await t.app.inject({ url: '/health' });
     assert.match(String(a.headers['x-request-id']), /^req_/);
     assert.notEqual(a.headers['x-request-id'], b.headers['x-request-id']);
+  });
+
+  it('a generated request id carries the time of the app clock', async () => {
+    const response = await t.app.inject({ url: '/health' });
+    const ulid = String(response.headers['x-request-id']).slice('req_'.length).toUpperCase();
+    assert.equal(decodeTime(ulid), t.clock.now().getTime());
   });
 
   it('an unknown route is a 404 not_found problem with a request id', async () => {

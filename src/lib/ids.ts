@@ -1,6 +1,10 @@
 // Opaque, type-prefixed, time-sortable ids: `<prefix>_<lowercase ULID>` (contract §2).
+// The time inside an id comes from the app's injected clock, so a test's ids carry the test's
+// time. Ids are monotonic per clock: two apps on different clocks in one process (tests) never
+// push each other's ids forward in time.
 import { randomFillSync } from 'node:crypto';
-import { encodeTime, monotonicFactory } from 'ulid';
+import { monotonicFactory, type ULIDFactory } from 'ulid';
+import type { Clock } from './clock.ts';
 
 export type IdPrefix =
   | 'org' | 'key' | 'cell' | 'dev' | 'pod' | 'msg' | 'conv' | 'drf' | 'lst' | 'whk' | 'evt'
@@ -18,18 +22,19 @@ function randomFraction(): number {
   return pool[poolOffset++] / 256;
 }
 
-const nextUlid = monotonicFactory(randomFraction);
+const factories = new WeakMap<Clock, ULIDFactory>();
 
-export function newId(prefix: IdPrefix, nowMs: number = Date.now()): string {
-  return `${prefix}_${nextUlid(nowMs).toLowerCase()}`;
+/** A new id minted at `at` (default: the clock's now); monotonic among the ids of this clock. */
+export function newId(prefix: IdPrefix, clock: Clock, at: Date = clock.now()): string {
+  let next = factories.get(clock);
+  if (!next) {
+    next = monotonicFactory(randomFraction);
+    factories.set(clock, next);
+  }
+  return `${prefix}_${next(at.getTime()).toLowerCase()}`;
 }
 
 /** True when `value` has the shape of an id with this prefix (cheap check before a lookup). */
 export function isId(prefix: IdPrefix, value: string): boolean {
   return value.length === prefix.length + 27 && value.startsWith(`${prefix}_`) && /^[0-9a-hjkmnp-tv-z]{26}$/.test(value.slice(prefix.length + 1));
-}
-
-/** The smallest id of this prefix created at `ms`: a bound for "created since" range reads. */
-export function idFloor(prefix: IdPrefix, ms: number): string {
-  return `${prefix}_${encodeTime(ms, 10).toLowerCase()}${'0'.repeat(16)}`;
 }

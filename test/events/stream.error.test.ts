@@ -1,6 +1,7 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { activeOrganization, expectProblem, startApp, type TestApp } from '../harness.ts';
+import { ManualClock } from '../../src/lib/clock.ts';
 import { newId } from '../../src/lib/ids.ts';
 import { eventually, rejected, StreamClient, streamUrl } from './stream-client.ts';
 
@@ -25,7 +26,7 @@ describe('event stream: bad queries', () => {
     ['types given twice', 'types=message.sent&types=cell.online', /Give types once/],
     ['an unknown query parameter', 'type=message.sent', /Unknown query parameter "type"/],
     ['a since that is not an event id', 'since=msg_01jd0000000000000000000000', /since must be an event id/],
-    ['a since that no event has', `since=${newId('evt')}`, /not a retained event/],
+    ['a since that no event has', `since=${newId('evt', new ManualClock())}`, /not a retained event/],
   ];
   for (const [label, query, reason] of cases) {
     it(`closes with 4400 for ${label}`, async () => {

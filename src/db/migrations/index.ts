@@ -5,6 +5,7 @@ import * as cellsDevices from './0002_cells_devices.ts';
 import * as messages from './0003_messages.ts';
 import * as events from './0004_events.ts';
 import * as webhooks from './0005_webhooks.ts';
+import * as messageFailedAt from './0006_message_failed_at.ts';
 
 export const migrations: Record<string, Migration> = {
   '0001_foundation': foundation,
@@ -12,4 +13,5 @@ export const migrations: Record<string, Migration> = {
   '0003_messages': messages,
   '0004_events': events,
   '0005_webhooks': webhooks,
+  '0006_message_failed_at': messageFailedAt,
 };

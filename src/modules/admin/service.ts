@@ -30,14 +30,14 @@ export class AdminService {
   async createToken(label: string | null): Promise<{ id: string; token: string }> {
     const token = newSecret(ADMIN_TOKEN_PREFIX);
     const now = this.clock.now();
-    const id = newId('adm', now.getTime());
+    const id = newId('adm', this.clock, now);
     await this.repo.insertToken({ id, label, prefix: displayPrefix(token), token_hash: sha256Hex(token), created_at: now.toISOString(), revoked_at: null });
     return { id, token };
   }
 
   async keepMail(mail: Mail): Promise<void> {
     const now = this.clock.now();
-    await this.repo.insertMail({ id: newId('mail', now.getTime()), to_address: mail.to, subject: mail.subject, text: mail.text, created_at: now.toISOString() });
+    await this.repo.insertMail({ id: newId('mail', this.clock, now), to_address: mail.to, subject: mail.subject, text: mail.text, created_at: now.toISOString() });
   }
 
   async listMail(to: string | undefined, limit: number, cursor: string | undefined) {

@@ -116,7 +116,7 @@ export class CellsService {
   async create(organizationId: string, displayName: string): Promise<CellView> {
     const now = this.clock.now();
     const iso = now.toISOString();
-    const id = newId('cell', now.getTime());
+    const id = newId('cell', this.clock, now);
     const { view, device } = await this.repo.db.transaction().execute(async (tx) => {
       const device = await this.devices.claimFree(tx, id);
       await this.repo.insert(tx, {

@@ -85,7 +85,7 @@ export class DevicesService {
     const iso = now.toISOString();
     const key = newSecret(DEVICE_KEY_PREFIX);
     const row: DevicesTable = {
-      id: newId('dev', now.getTime()),
+      id: newId('dev', this.clock, now),
       phone_number: phoneNumber,
       label: input.label ?? null,
       send_rate_per_minute: input.send_rate_per_minute ?? DEFAULT_SEND_RATE_PER_MINUTE,

@@ -72,7 +72,7 @@ export class EventsService {
     if (!ex.isTransaction) return ex.transaction().execute((tx) => this.emit(tx, event));
     const now = this.clock.now();
     const envelope: EventEnvelope = {
-      id: newId('evt', now.getTime()),
+      id: newId('evt', this.clock, now),
       type: event.type,
       created_at: now.toISOString(),
       organization_id: event.organizationId,

@@ -53,14 +53,14 @@ export class DeliveryService {
    * for some to arrive. Stops waiting when `signal` aborts (the client went away).
    */
   async claim(deviceId: string, limit: number, waitMs: number, hangUp: AbortSignal) {
-    const deadline = Date.now() + waitMs;
+    const deadline = performance.now() + waitMs; // elapsed real time, not a date
     const signal = AbortSignal.any([hangUp, this.closing.signal]);
     this.polls += 1;
     try {
       for (;;) {
         const assignment = await this.devices.assignment(deviceId);
         const claimed = assignment ? await this.tryClaim(assignment, limit) : [];
-        const left = deadline - Date.now();
+        const left = deadline - performance.now();
         if (claimed.length > 0 || left <= 0 || signal.aborted) return { messages: claimed.map(leasedMessageView) };
         // A device without a cell waits on its own id, which no send wakes: a plain re-check delay.
         await this.wakeups.wait(assignment?.cellId ?? deviceId, Math.min(RECHECK_MS, left), signal);

@@ -75,9 +75,9 @@ export class InboundService {
   private async storeInbound(tx: Executor, assignment: DeviceAssignment, from: string, input: InboundUpload): Promise<MessagesTable> {
     const now = this.clock.now();
     const at = now.toISOString();
-    const id = newId('msg', now.getTime());
+    const id = newId('msg', this.clock, now);
     const conversationId = await this.conversations.touch(tx, {
-      newId: newId('conv', now.getTime()),
+      newId: newId('conv', this.clock, now),
       organizationId: assignment.organizationId,
       cellId: assignment.cellId,
       participant: from,

@@ -36,6 +36,7 @@ export function transitionFor(message: Pick<MessagesTable, 'status' | 'sent_at'>
         patch: {
           ...settled,
           status: 'failed',
+          failed_at: now,
           error_code: report.errorCode ?? 'device_error',
           error_message: report.errorMessage ?? 'The device reported that the message could not be sent.',
         },

@@ -26,7 +26,7 @@ const COLUMNS: Record<keyof MessagesTable, true> = {
   id: true, organization_id: true, cell_id: true, conversation_id: true, direction: true, from_number: true, to_number: true,
   body: true, media_urls: true, status: true, segments: true, error_code: true, error_message: true, reply_to_message_id: true,
   ignored: true, device_id: true, lease_expires_at: true, attempts: true, claimed_at: true, expires_at: true,
-  device_message_id: true, created_at: true, updated_at: true, sent_at: true, delivered_at: true, received_at: true,
+  device_message_id: true, created_at: true, updated_at: true, sent_at: true, delivered_at: true, received_at: true, failed_at: true,
 };
 const MESSAGE_COLUMNS = Object.keys(COLUMNS) as (keyof MessagesTable)[];
 
@@ -146,7 +146,7 @@ export class MessagesRepository {
    * Messages of an organization's cells waiting or in flight, and failed among those created after
    * `sinceId` (ids sort by creation time). Reads ride the (cell_id, status, id) index.
    */
-  async healthCounts(organizationId: string, sinceId: string) {
+  async healthCounts(organizationId: string, failedSince: string) {
     const rows = await this.db
       .selectFrom('messages')
       .innerJoin('cells', 'cells.id', 'messages.cell_id')
@@ -156,7 +156,7 @@ export class MessagesRepository {
       .where((eb) =>
         eb.or([
           eb('messages.status', 'in', ['queued', 'sending']),
-          eb.and([eb('messages.status', '=', 'failed'), eb('messages.id', '>=', sinceId)]),
+          eb.and([eb('messages.status', '=', 'failed'), eb('messages.failed_at', '>=', failedSince)]),
         ]),
       )
       .groupBy('messages.status')
@@ -260,7 +260,7 @@ export class MessagesRepository {
   private fail(ex: Executor, now: string, error: Failure, scope: (query: MessagesUpdate) => MessagesUpdate) {
     const update = ex
       .updateTable('messages')
-      .set({ status: 'failed', error_code: error.code, error_message: error.message, lease_expires_at: null, expires_at: null, updated_at: now });
+      .set({ status: 'failed', error_code: error.code, error_message: error.message, lease_expires_at: null, expires_at: null, updated_at: now, failed_at: now });
     return scope(update).returningAll().execute();
   }
 }

@@ -3,9 +3,9 @@ import type { Transaction } from 'kysely';
 import { encodeTime } from 'ulid';
 import { ApiError, notFound } from '../../http/errors.ts';
 import { decodeCursor, page } from '../../http/pagination.ts';
-import type { Clock } from '../../lib/clock.ts';
+import { isoAfter, type Clock } from '../../lib/clock.ts';
 import { GroupCommit, Refused } from '../../db/group-commit.ts';
-import { idFloor, newId } from '../../lib/ids.ts';
+import { newId } from '../../lib/ids.ts';
 import { recordOutcomes, type IdempotencyRecorder } from '../../http/idempotency.ts';
 import { requirePhone } from '../../lib/phone.ts';
 import type { DB } from '../../db/schema.ts';
@@ -90,7 +90,7 @@ export class MessagesService {
     const to = requirePhone('to', input.to);
     const now = this.clock.now();
     const message = newMessageRow({
-      id: newId('msg', now.getTime()),
+      id: newId('msg', this.clock, now),
       organization_id: organizationId,
       cell_id: cellId,
       conversation_id: '',
@@ -104,7 +104,7 @@ export class MessagesService {
       expires_at: new Date(now.getTime() + QUEUE_TTL_MS).toISOString(),
       created_at: now.toISOString(),
     });
-    const view = await this.writes.run({ organizationId, message, newConversationId: newId('conv', now.getTime()), record: options.record });
+    const view = await this.writes.run({ organizationId, message, newConversationId: newId('conv', this.clock, now), record: options.record });
     this.wakeups.notify(cellId);
     return view;
   }
@@ -160,7 +160,7 @@ export class MessagesService {
 
   /** Counts for GET /v1/agent/status. */
   healthCounts(organizationId: string) {
-    return this.repo.healthCounts(organizationId, idFloor('msg', this.clock.now().getTime() - 24 * 60 * 60 * 1000));
+    return this.repo.healthCounts(organizationId, isoAfter(this.clock, -24 * 60 * 60 * 1000));
   }
 
   async cancel(organizationId: string, cellId: string, messageId: string) {

@@ -27,6 +27,7 @@ export interface MessagesTable {
   sent_at: string | null;
   delivered_at: string | null;
   received_at: string | null;
+  failed_at: string | null;
 }
 
 export interface ConversationsTable {

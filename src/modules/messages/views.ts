@@ -63,6 +63,7 @@ export function newMessageRow({ mediaUrls, ...fields }: NewMessage): MessagesTab
     sent_at: null,
     delivered_at: null,
     received_at: null,
+    failed_at: null,
     ...fields,
   };
 }

@@ -53,7 +53,7 @@ export class OrganizationsService {
   private newKey(organizationId: string, name: string | null, now: string) {
     const secret = newSecret(API_KEY_PREFIX);
     const row: ApiKeysTable = {
-      id: newId('key', this.clock.now().getTime()),
+      id: newId('key', this.clock),
       organization_id: organizationId,
       name,
       prefix: displayPrefix(secret),
@@ -88,7 +88,7 @@ export class OrganizationsService {
     const { organizationId, secret } = await retryOnUniqueViolation(() => this.repo.db.transaction().execute(async (tx) => {
       const existing = await this.repo.findByEmail(tx, email);
       if (existing && existing.status !== 'unverified') throw alreadyRegistered();
-      const organizationId = existing?.id ?? newId('org', now.getTime());
+      const organizationId = existing?.id ?? newId('org', this.clock, now);
       if (existing) {
         // Signing up again before verifying: the earlier key and code stop working.
         await this.repo.revokeAllKeys(tx, organizationId, iso);

@@ -28,6 +28,16 @@ describe('GET /v1/agent/status', () => {
     assert.deepEqual(body.rate_limit, { requests_per_second: 50, burst: 100 });
   });
 
+  it('counts a failure by when the message failed, not when it was created', async () => {
+    const line = await activeLine(t);
+    await queued(t, line, { to: '+14155550125', body: 'never claimed' });
+    t.clock.advance(2 * 24 * 60 * 60 * 1000); // long past the 1 h queue expiry
+    await t.services.messageLeases.tick();
+    assert.deepEqual((await statusOf(t, line.org.headers)).messages, { queued: 0, sending: 0, failed_24h: 1 });
+    t.clock.advance(24 * 60 * 60 * 1000 + 1);
+    assert.equal((await statusOf(t, line.org.headers)).messages.failed_24h, 0);
+  });
+
   it('counts cells, open and failed messages, and flags offline cells', async () => {
     const line = await activeLine(t);
     await createCell(t, line.org.headers, 'waiting line'); // no free device: provisioning

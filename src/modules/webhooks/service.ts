@@ -83,7 +83,7 @@ export class WebhooksService {
     const url = await this.checkedUrl(input.url);
     const now = this.clock.now().toISOString();
     const row: WebhooksTable = {
-      id: newId('whk', this.clock.now().getTime()),
+      id: newId('whk', this.clock),
       organization_id: organizationId,
       client_id: input.client_id,
       request_hash: hash,
@@ -224,12 +224,12 @@ export class WebhooksService {
     const matching = endpoints.filter((w) => matchesEventType(JSON.parse(w.event_types) as string[], envelope.type));
     if (matching.length === 0) return;
     const payload = JSON.stringify(envelope);
-    const nowMs = this.clock.now().getTime();
-    const now = new Date(nowMs).toISOString();
+    const at = this.clock.now();
+    const now = at.toISOString();
     await this.repo.insertDeliveries(
       ex,
       matching.map((w) => ({
-        id: newId('dlv', nowMs),
+        id: newId('dlv', this.clock, at),
         webhook_id: w.id,
         organization_id: envelope.organization_id,
         event_id: envelope.id,
