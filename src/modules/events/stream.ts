@@ -45,6 +45,9 @@ export const DEFAULT_STREAM_OPTIONS: StreamOptions = {
 export const CLOSE = { badRequest: 4400, unauthenticated: 4401, forbidden: 4403, slowConsumer: 4408, goingAway: 1001, internal: 1011 } as const;
 
 const READY = Buffer.from('{"type":"ready"}');
+// Frames are JSON text: opcode 1, so a browser's event.data is a string, not a Blob. The bytes are
+// encoded once and sent as they are (ws does not re-check UTF-8 on send).
+const TEXT = { binary: false } as const;
 const REPLAY_PAGE = 500;
 const SUBPROTOCOL_PREFIX = 'bearer.';
 const QUERY_KEYS = new Set(['types', 'since']);
@@ -173,7 +176,7 @@ class StreamConnection implements FeedSubscriber {
     }
     if (this.state === 'closed') return;
     this.lastSeq = Math.max(this.lastSeq, upTo);
-    this.socket.send(READY);
+    this.socket.send(READY, TEXT);
     this.state = 'live';
     for (const event of this.queued.splice(0)) this.deliver(event);
   }
@@ -200,7 +203,7 @@ class StreamConnection implements FeedSubscriber {
     this.lastSeq = event.seq;
     if (this.types && !this.types.has(event.type)) return;
     this.corkUntilNextTick();
-    this.socket.send(event.frame);
+    this.socket.send(event.frame, TEXT);
   }
 
   /**
@@ -221,9 +224,9 @@ class StreamConnection implements FeedSubscriber {
 
   /** Waits (bounded) for the client to read its backlog; false when it was closed instead. */
   private async drained(): Promise<boolean> {
-    const deadline = Date.now() + this.options.drainTimeoutMs;
+    const deadline = performance.now() + this.options.drainTimeoutMs; // elapsed real time, not a date
     while (this.state !== 'closed' && this.socket.bufferedAmount > this.options.maxBufferedBytes) {
-      if (Date.now() >= deadline) {
+      if (performance.now() >= deadline) {
         this.close(CLOSE.slowConsumer, `Slow consumer: the replay backlog was not read within ${this.options.drainTimeoutMs} ms.`);
         break;
       }
