@@ -22,6 +22,8 @@ export interface Database {
 // int8 (COUNT, SUM, bigint columns) as JS numbers: micro-USD amounts stay far below 2^53.
 pg.types.setTypeParser(20, (value) => Number.parseInt(value, 10));
 
+const CHECKOUT_TIMEOUT_MS = 5_000;
+
 export interface OpenOptions {
   /** PostgreSQL only: run every query in this schema (used by the test harness). */
   searchPath?: string;
@@ -38,9 +40,16 @@ export function openDatabase(url: string, options: OpenOptions = {}): Database {
     connectionString: url,
     options: options.searchPath ? `-c search_path=${options.searchPath}` : undefined,
   };
-  const pool = new pg.Pool({ ...clientConfig, max: options.poolSize ?? 10 });
-  // An idle client losing its connection must not crash the process; the next query reports it.
+  // A checkout waits at most CHECKOUT_TIMEOUT_MS (for a free client or a new connection): an
+  // unreachable server is a prompt 503, not a request hanging on a TCP timeout.
+  const pool = new pg.Pool({ ...clientConfig, max: options.poolSize ?? 10, connectionTimeoutMillis: CHECKOUT_TIMEOUT_MS });
+  // A client losing its connection (backend terminated, server restarted, network) emits 'error'.
+  // Idle clients: the pool drops them and re-emits here. Checked-out clients (a query, a
+  // transaction) have no pool listener, and an unhandled 'error' event would end the process:
+  // every client gets one for its whole life. The failure reaches the caller through its query
+  // (or "not queryable" on the next one), and the pool discards the broken client on release.
   pool.on('error', () => {});
+  pool.on('connect', (client) => client.on('error', () => {}));
   return wrap(new Kysely<DB>({ dialect: new PostgresDialect({ pool }) }), 'postgres', clientConfig);
 }
 

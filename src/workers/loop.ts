@@ -2,6 +2,7 @@
 // keeps going. Started on app ready, stopped on close. Tests call the tick functions directly
 // with a manual clock instead (buildApp({ workers: false })).
 import type { FastifyBaseLogger } from 'fastify';
+import { isDatabaseUnavailable } from '../db/errors.ts';
 
 export interface Loop {
   start(): void;
@@ -14,8 +15,15 @@ export function loop(name: string, intervalMs: number, tick: () => Promise<unkno
   let stopped = true;
   const run = () => {
     if (running || stopped) return;
-    running = tick()
-      .catch((error: unknown) => log.error({ err: error, worker: name }, 'worker tick failed'))
+    // Started inside a promise, so even a tick that throws synchronously is caught here (a throw
+    // out of a timer callback would end the process). A database outage is expected and retried
+    // on the next interval: a warning, not an error.
+    running = Promise.resolve()
+      .then(tick)
+      .catch((error: unknown) => {
+        if (isDatabaseUnavailable(error)) log.warn({ err: error, worker: name }, 'worker tick failed: database unavailable; retrying');
+        else log.error({ err: error, worker: name }, 'worker tick failed');
+      })
       .finally(() => {
         running = null;
       });

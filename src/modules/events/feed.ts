@@ -33,11 +33,21 @@ export class EventFeed {
     this.onError = onError;
   }
 
-  /** Starts at the current end of the outbox (history is the subscriber's own replay). */
+  /**
+   * Starts at the current end of the outbox (history is the subscriber's own replay). A failed
+   * start (database unreachable) is forgotten, so the next start() — the next stream client's —
+   * tries again instead of every later read failing on the same rejected promise.
+   */
   start(): Promise<void> {
-    this.started ??= this.source.latestSeq().then((seq) => {
-      this.cursor = Math.max(this.cursor, seq);
-    });
+    if (!this.started) {
+      const started = this.source.latestSeq().then((seq) => {
+        this.cursor = Math.max(this.cursor, seq);
+      });
+      this.started = started;
+      started.catch(() => {
+        if (this.started === started) this.started = null;
+      });
+    }
     return this.started;
   }
 

@@ -7,7 +7,9 @@ export interface ListenerLog {
   warn(details: object, message: string): void;
 }
 
-const MAX_BACKOFF_MS = 30_000;
+// Capped low: once the database is back, the LISTEN connection (and NOTIFY wake-ups) must return
+// within seconds; until then the safety-net poll delivers.
+const MAX_BACKOFF_MS = 5_000;
 
 export class PgListener {
   private readonly config: pg.ClientConfig;
