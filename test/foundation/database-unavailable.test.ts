@@ -11,7 +11,7 @@ import { sql } from 'kysely';
 import { openDatabase, type Database } from '../../src/db/database.ts';
 import { activeLine, send, type Line } from '../../src/modules/messages/testing.ts';
 import { expectProblem, freshDatabase, startApp, type TestApp, type TestDatabase } from '../harness.ts';
-import { eventually, StreamClient, streamUrl } from '../events/stream-client.ts';
+import { eventually, rejected, StreamClient, streamUrl } from '../events/stream-client.ts';
 
 const runUrl = process.env.CELLGATE_TEST_DATABASE_URL ?? '';
 const postgres = /^postgres(ql)?:/.test(runUrl);
@@ -103,6 +103,8 @@ describe('PostgreSQL unreachable, then back', { skip: postgres ? false : 'needs 
     expectUnavailable(await t.app.inject({ url: `/v1/cells/${line.cell.id}`, headers: line.org.headers }));
     const health = expectUnavailable(await t.app.inject({ url: '/health' }));
     assert.equal(health.database, 'unreachable');
+    const refused = await rejected(`${await streamUrl(t)}?since=${stream.events[0].id}`, { headers: line.org.headers });
+    assert.equal(refused.code, 1013, `a stream opened during the outage is told to try again later: ${refused.reason}`);
     await eventually(() => t.services.events.listenerBackendPid === null, 'the listener to notice the lost connection');
 
     await proxy.up();

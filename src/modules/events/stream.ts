@@ -9,13 +9,14 @@
 //
 // Close codes: 4400 bad query (types, since), 4401 missing/unknown/revoked credential,
 // 4403 organization not verified or token without events:read, 4408 slow consumer,
-// 1001 server draining, 1011 internal error.
+// 1001 server draining, 1011 internal error, 1013 database unreachable (try again later).
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { FastifyRequest } from 'fastify';
 import type { WebSocket } from 'ws';
 import { bearerToken } from '../../http/auth.ts';
 import type { AgentPrincipal } from '../../http/types.ts';
 import { isId } from '../../lib/ids.ts';
+import { isDatabaseUnavailable } from '../../db/errors.ts';
 import { StreamEvent } from './envelope.ts';
 import type { FeedSubscriber } from './feed.ts';
 import { parseTypeFilter } from './filter.ts';
@@ -42,7 +43,7 @@ export const DEFAULT_STREAM_OPTIONS: StreamOptions = {
   closeGraceMs: 5_000,
 };
 
-export const CLOSE = { badRequest: 4400, unauthenticated: 4401, forbidden: 4403, slowConsumer: 4408, goingAway: 1001, internal: 1011 } as const;
+export const CLOSE = { badRequest: 4400, unauthenticated: 4401, forbidden: 4403, slowConsumer: 4408, goingAway: 1001, internal: 1011, tryAgainLater: 1013 } as const;
 
 const READY = Buffer.from('{"type":"ready"}');
 // Frames are JSON text: opcode 1, so a browser's event.data is a string, not a Blob. The bytes are
@@ -295,9 +296,14 @@ export class EventStreamHub {
         closeSocket(socket, error.closeCode, error.message, this.options.closeGraceMs);
         return;
       }
-      this.log.error({ err: error }, 'event stream failed');
-      if (connection) connection.close(CLOSE.internal, 'Internal error; reconnect with since.');
-      else closeSocket(socket, CLOSE.internal, 'Internal error; reconnect.', this.options.closeGraceMs);
+      // A database outage is temporary (1013 try again later); anything else is a bug (1011).
+      const [code, reason] = isDatabaseUnavailable(error)
+        ? [CLOSE.tryAgainLater, 'The database is unreachable; reconnect shortly']
+        : [CLOSE.internal, 'Internal error; reconnect'];
+      if (code === CLOSE.internal) this.log.error({ err: error }, 'event stream failed');
+      else this.log.warn({ err: error }, 'event stream failed: database unavailable');
+      if (connection) connection.close(code, `${reason} with since.`);
+      else closeSocket(socket, code, `${reason}.`, this.options.closeGraceMs);
     }
   }
 
