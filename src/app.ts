@@ -117,7 +117,7 @@ export async function buildApp(deps: AppDeps): Promise<{ app: App; services: Ser
     bodyLimit: BODY_LIMIT,
     trustProxy: false,
     // A path parameter cannot outgrow the URL, which Node's header limit bounds (431): long ids
-    // reach the credential check and the handler (401, 404) instead of a 414 before them.
+    // reach the credential check (401) and the route's validation instead of a 414 before them.
     routerOptions: { ignoreTrailingSlash: true, maxParamLength: maxHeaderSize },
     // Slow senders (a body trickled byte by byte) are cut with a 408; only receiving the request
     // counts, so long-polls and WebSockets are not. Node checks the deadlines every interval.

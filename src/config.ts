@@ -21,6 +21,10 @@ export interface Config {
   x402BasePayTo: string | null;
   x402SolanaPayTo: string | null;
   x402Testnet: boolean;
+  /** The whole request (headers and body) must arrive within this; 408 otherwise. */
+  requestTimeoutMs: number;
+  /** The request line and headers must arrive within this (at most requestTimeoutMs); 408 otherwise. */
+  headersTimeoutMs: number;
 }
 
 export class ConfigError extends Error {}
@@ -83,6 +87,11 @@ export function loadConfig(env: Env = process.env): Config {
   const logLevel = env.CELLGATE_LOG_LEVEL || 'info';
   if (!LOG_LEVELS.includes(logLevel)) fail('CELLGATE_LOG_LEVEL', `one of ${LOG_LEVELS.join(', ')}`, logLevel);
   const rateLimit = readInt(env, 'CELLGATE_RATE_LIMIT', 50, 0, 1_000_000);
+  const requestTimeoutMs = readInt(env, 'CELLGATE_REQUEST_TIMEOUT_MS', 30_000, 100, 600_000);
+  const headersTimeoutMs = readInt(env, 'CELLGATE_HEADERS_TIMEOUT_MS', Math.min(15_000, requestTimeoutMs), 100, 600_000);
+  if (headersTimeoutMs > requestTimeoutMs) {
+    fail('CELLGATE_HEADERS_TIMEOUT_MS', `at most CELLGATE_REQUEST_TIMEOUT_MS (${requestTimeoutMs})`, String(headersTimeoutMs));
+  }
   return {
     port,
     host,
@@ -102,5 +111,7 @@ export function loadConfig(env: Env = process.env): Config {
     x402BasePayTo: env.CELLGATE_X402_BASE_PAY_TO || null,
     x402SolanaPayTo: env.CELLGATE_X402_SOLANA_PAY_TO || null,
     x402Testnet: readBool(env, 'CELLGATE_X402_TESTNET'),
+    requestTimeoutMs,
+    headersTimeoutMs,
   };
 }

@@ -108,6 +108,11 @@ describe('isDatabaseUnavailable on PostgreSQL driver errors', () => {
     assert.equal(isDatabaseUnavailable(fetchFailed), false);
   });
 
+  it('does not count the client hanging up mid-body (Node\'s aborted error: ECONNRESET with status 400)', () => {
+    const aborted = Object.assign(new Error('aborted'), { code: 'ECONNRESET', statusCode: 400 });
+    assert.equal(isDatabaseUnavailable(aborted), false);
+  });
+
   it('counts nothing that is not an error of the database connection', () => {
     for (const value of [null, undefined, 'ECONNREFUSED', 42, {}, new TypeError("Cannot read properties of undefined (reading 'id')"), new RangeError('Invalid time value')]) {
       assert.equal(isDatabaseUnavailable(value), false, String(value));

@@ -29,7 +29,9 @@ const SQLITE_BUSY = 5;
  */
 export function isDatabaseUnavailable(error: unknown): boolean {
   if (typeof error !== 'object' || error === null) return false;
-  const e = error as { code?: unknown; errcode?: unknown; message?: unknown };
+  const e = error as { code?: unknown; errcode?: unknown; message?: unknown; statusCode?: unknown };
+  // The client's own socket (Node's `aborted`, ECONNRESET with statusCode 400) is not the database.
+  if (typeof e.statusCode === 'number' && e.statusCode < 500) return false;
   if (typeof e.code === 'string') {
     if (NETWORK_CODES.has(e.code)) return true;
     if (/^08[0-9A-Z]{3}$/.test(e.code) || /^57P0[123]$/.test(e.code) || e.code === '53300') return true;

@@ -1,6 +1,7 @@
 // One error shape for every route: RFC 9457 problem+json with a machine `code` and the request id.
 // Typed codes map to HTTP status here and nowhere else.
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { isDatabaseUnavailable } from '../db/errors.ts';
 
 export const ERROR_STATUS = {
   invalid_request: 400,
@@ -13,6 +14,7 @@ export const ERROR_STATUS = {
   organization_suspended: 403,
   not_found: 404,
   method_not_allowed: 405,
+  request_timeout: 408,
   conflict: 409,
   cell_not_active: 409,
   recipient_opted_out: 409,
@@ -23,6 +25,7 @@ export const ERROR_STATUS = {
   unsupported_media_type: 415,
   idempotency_key_reused: 422,
   rate_limited: 429,
+  headers_too_large: 431,
   internal_error: 500,
   unavailable: 503,
 } as const;
@@ -40,6 +43,7 @@ const TITLES: Record<ErrorCode, string> = {
   organization_suspended: 'Organization suspended',
   not_found: 'Not found',
   method_not_allowed: 'Method not allowed',
+  request_timeout: 'Request timeout',
   conflict: 'Conflict',
   cell_not_active: 'Cell not active',
   recipient_opted_out: 'Recipient opted out',
@@ -50,6 +54,7 @@ const TITLES: Record<ErrorCode, string> = {
   unsupported_media_type: 'Unsupported media type',
   idempotency_key_reused: 'Idempotency key reused',
   rate_limited: 'Rate limited',
+  headers_too_large: 'Request headers too large',
   internal_error: 'Internal error',
   unavailable: 'Service unavailable',
 };
@@ -111,8 +116,8 @@ export function sendProblem(reply: FastifyReply, error: ApiError, docsUrl: strin
     .send(problemBody(error, reply.request.id, docsUrl));
 }
 
-// Fastify's own errors (body parsing, limits, content type, validation) in our shape.
-function fromFastifyError(error: FastifyError & { validation?: AjvLikeError[]; validationContext?: string }): ApiError {
+// Fastify's own errors (body parsing, limits, content type, validation, routing) in our shape.
+export function fromFastifyError(error: FastifyError & { validation?: AjvLikeError[]; validationContext?: string }): ApiError {
   if (error.validation) {
     const errors = error.validation.map((e) => fieldError(e, error.validationContext ?? 'body'));
     const detail = errors.length === 1 ? errors[0].message : `${errors.length} fields are invalid.`;
@@ -129,6 +134,10 @@ function fromFastifyError(error: FastifyError & { validation?: AjvLikeError[]; v
       return new ApiError('invalid_request', 'The body is not valid JSON.');
     case 'FST_ERR_CTP_INVALID_CONTENT_LENGTH':
       return new ApiError('invalid_request', 'Content-Length does not match the body.');
+    case 'FST_ERR_BAD_URL':
+      return new ApiError('invalid_request', 'The URL path has malformed percent-encoding.');
+    case 'FST_ERR_MAX_PARAM_LENGTH':
+      return new ApiError('invalid_request', 'A path segment is too long.');
   }
   if (error instanceof SyntaxError || error.statusCode === 400) {
     return new ApiError('invalid_request', 'The body is not valid JSON.');
@@ -182,8 +191,15 @@ function fieldError(error: AjvLikeError, context: string): FieldError {
 
 export function registerErrorHandling(app: FastifyInstance, docsUrl: string): void {
   app.setErrorHandler((error: FastifyError, request: FastifyRequest, reply: FastifyReply) => {
-    const apiError = error instanceof ApiError ? error : fromFastifyError(error);
-    if (apiError.status >= 500) request.log.error({ err: error }, 'request failed');
+    // A lost or unreachable database is worth retrying shortly (503), not a bug (500).
+    const unavailable = !(error instanceof ApiError) && isDatabaseUnavailable(error);
+    const apiError = error instanceof ApiError
+      ? error
+      : unavailable
+        ? new ApiError('unavailable', 'The database is unreachable; retry shortly.', { headers: { 'Retry-After': '2' } })
+        : fromFastifyError(error);
+    if (unavailable) request.log.warn({ err: error }, 'request failed: database unavailable');
+    else if (apiError.status >= 500) request.log.error({ err: error }, 'request failed');
     return sendProblem(reply, apiError, docsUrl);
   });
   app.setNotFoundHandler((request, reply) => sendProblem(reply, notFound('route'), docsUrl));

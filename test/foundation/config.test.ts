@@ -45,6 +45,10 @@ describe('configuration at start', () => {
     });
   }
 
+  it('exits 1 with one line naming CELLGATE_REQUEST_TIMEOUT_MS when it is "30s"', () => {
+    assertRefused(start({ CELLGATE_REQUEST_TIMEOUT_MS: '30s' }), 'CELLGATE_REQUEST_TIMEOUT_MS');
+  });
+
   it('does not echo a bad admin token in its message', () => {
     const result = start({ CELLGATE_ADMIN_TOKEN: 'cg_adm_short' });
     assertRefused(result, 'CELLGATE_ADMIN_TOKEN');
@@ -68,6 +72,16 @@ describe('loadConfig', () => {
     assert.equal(config.smtpUrl, null);
     assert.equal(config.redisUrl, null);
     assert.equal(config.webhooksAllowPrivate, false);
+    assert.equal(config.requestTimeoutMs, 30_000);
+    assert.equal(config.headersTimeoutMs, 15_000);
+  });
+
+  it('reads the request and headers timeouts; the headers timeout defaults to at most the request timeout', () => {
+    const both = loadConfig({ CELLGATE_REQUEST_TIMEOUT_MS: '60000', CELLGATE_HEADERS_TIMEOUT_MS: '20000' });
+    assert.equal(both.requestTimeoutMs, 60_000);
+    assert.equal(both.headersTimeoutMs, 20_000);
+    const short = loadConfig({ CELLGATE_REQUEST_TIMEOUT_MS: '5000' });
+    assert.equal(short.headersTimeoutMs, 5000);
   });
 
   it('derives docs and console URLs from CELLGATE_BASE_URL without a trailing slash', () => {
@@ -89,9 +103,21 @@ describe('loadConfig', () => {
     ['CELLGATE_BASE_URL', 'ftp://example.com'],
     ['CELLGATE_WEBHOOKS_ALLOW_PRIVATE', 'yes'],
     ['CELLGATE_X402_TESTNET', 'maybe'],
+    ['CELLGATE_REQUEST_TIMEOUT_MS', 'soon'],
+    ['CELLGATE_REQUEST_TIMEOUT_MS', '50'],
+    ['CELLGATE_REQUEST_TIMEOUT_MS', '600001'],
+    ['CELLGATE_HEADERS_TIMEOUT_MS', '-1'],
+    ['CELLGATE_HEADERS_TIMEOUT_MS', '2.5'],
   ] as const) {
     it(`rejects ${name}=${value} with a message naming it`, () => {
       assert.throws(() => loadConfig({ [name]: value }), (error: unknown) => error instanceof ConfigError && error.message.startsWith(`${name} `));
     });
   }
+
+  it('rejects a headers timeout longer than the request timeout, naming both', () => {
+    assert.throws(
+      () => loadConfig({ CELLGATE_REQUEST_TIMEOUT_MS: '10000', CELLGATE_HEADERS_TIMEOUT_MS: '20000' }),
+      (error: unknown) => error instanceof ConfigError && /^CELLGATE_HEADERS_TIMEOUT_MS .*CELLGATE_REQUEST_TIMEOUT_MS \(10000\).*"20000"/.test(error.message),
+    );
+  });
 });

@@ -239,6 +239,7 @@ class StreamConnection implements FeedSubscriber {
 
 export interface StreamLog {
   error(details: object, message: string): void;
+  warn(details: object, message: string): void;
 }
 
 export class EventStreamHub {
