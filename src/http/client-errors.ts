@@ -104,5 +104,8 @@ export function registerDraining(app: App, docsUrl: string, idleMs = DRAIN_IDLE_
     while ([...inProgress.values()].includes(0) && performance.now() < deadline) {
       await new Promise((resolve) => setTimeout(resolve, 10));
     }
+    // Node's own idle check misses some kept-alive sockets (seen with undici clients whose last
+    // request was a long-poll), and server.close() would then wait for the client to hang up.
+    for (const [socket, requests] of inProgress) if (requests === 0) socket.destroy();
   });
 }
