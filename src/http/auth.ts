@@ -1,7 +1,7 @@
 // Credential checks per surface (contract §3). Runs in onRequest, before the body is parsed,
 // so an unauthenticated request never learns whether its body would have been valid.
 import type { FastifyContextConfig, FastifyRequest } from 'fastify';
-import { ApiError } from './errors.ts';
+import { ApiError } from '../lib/errors.ts';
 import type { AdminPrincipal, AgentPrincipal, App, DevicePrincipal } from './types.ts';
 
 /** Resolves a presented secret to its principal, or null when unknown, revoked or expired. */

@@ -4,7 +4,8 @@
 import { maxHeaderSize, STATUS_CODES, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { ApiError, fromFastifyError, problemBody, sendProblem } from './errors.ts';
+import { ApiError } from '../lib/errors.ts';
+import { fromFastifyError, problemBody, sendProblem } from './errors.ts';
 import type { App } from './types.ts';
 
 /** Fastify's `frameworkErrors`: router errors, raised before any hook runs. */

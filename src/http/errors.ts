@@ -1,101 +1,13 @@
 // One error shape for every route: RFC 9457 problem+json with a machine `code` and the request id.
-// Typed codes map to HTTP status here and nowhere else.
+// The codes, their statuses and titles are one table in src/lib/errors.ts.
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { isDatabaseUnavailable } from '../db/errors.ts';
-
-export const ERROR_STATUS = {
-  invalid_request: 400,
-  invalid_code: 400,
-  code_expired: 400,
-  unauthenticated: 401,
-  payment_required: 402,
-  forbidden: 403,
-  organization_unverified: 403,
-  organization_suspended: 403,
-  not_found: 404,
-  method_not_allowed: 405,
-  request_timeout: 408,
-  conflict: 409,
-  cell_not_active: 409,
-  recipient_opted_out: 409,
-  client_id_conflict: 409,
-  idempotency_request_in_progress: 409,
-  wallet_already_registered: 409,
-  payload_too_large: 413,
-  unsupported_media_type: 415,
-  idempotency_key_reused: 422,
-  rate_limited: 429,
-  headers_too_large: 431,
-  internal_error: 500,
-  unavailable: 503,
-} as const;
-
-export type ErrorCode = keyof typeof ERROR_STATUS;
-
-const TITLES: Record<ErrorCode, string> = {
-  invalid_request: 'Invalid request',
-  invalid_code: 'Invalid code',
-  code_expired: 'Code expired',
-  unauthenticated: 'Unauthenticated',
-  payment_required: 'Payment required',
-  forbidden: 'Forbidden',
-  organization_unverified: 'Organization not verified',
-  organization_suspended: 'Organization suspended',
-  not_found: 'Not found',
-  method_not_allowed: 'Method not allowed',
-  request_timeout: 'Request timeout',
-  conflict: 'Conflict',
-  cell_not_active: 'Cell not active',
-  recipient_opted_out: 'Recipient opted out',
-  client_id_conflict: 'client_id conflict',
-  idempotency_request_in_progress: 'Idempotent request in progress',
-  wallet_already_registered: 'Wallet already registered',
-  payload_too_large: 'Payload too large',
-  unsupported_media_type: 'Unsupported media type',
-  idempotency_key_reused: 'Idempotency key reused',
-  rate_limited: 'Rate limited',
-  headers_too_large: 'Request headers too large',
-  internal_error: 'Internal error',
-  unavailable: 'Service unavailable',
-};
-
-export interface FieldError {
-  field: string;
-  code: string;
-  message: string;
-}
-
-export class ApiError extends Error {
-  readonly code: ErrorCode;
-  readonly status: number;
-  readonly errors?: FieldError[];
-  readonly headers?: Record<string, string>;
-  /** Extension members added to the problem body (e.g. `payment` on 402). */
-  readonly extensions?: Record<string, unknown>;
-
-  constructor(
-    code: ErrorCode,
-    detail: string,
-    extra: { errors?: FieldError[]; headers?: Record<string, string>; extensions?: Record<string, unknown> } = {},
-  ) {
-    super(detail);
-    this.code = code;
-    this.status = ERROR_STATUS[code];
-    this.errors = extra.errors;
-    this.headers = extra.headers;
-    this.extensions = extra.extensions;
-  }
-}
-
-export const notFound = (what = 'resource') => new ApiError('not_found', `No such ${what}.`);
-
-export const invalidField = (field: string, code: string, message: string) =>
-  new ApiError('invalid_request', message, { errors: [{ field, code, message }] });
+import { ApiError, ERRORS, notFound, type FieldError } from '../lib/errors.ts';
 
 export function problemBody(error: ApiError, requestId: string, docsUrl: string) {
   return {
     type: `${docsUrl}/errors/${error.code}`,
-    title: TITLES[error.code],
+    title: ERRORS[error.code].title,
     status: error.status,
     detail: error.message,
     code: error.code,

@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { Type } from 'typebox';
 import { activeOrganization, bearer, expectProblem, startApp, type TestApp } from '../../test/harness.ts';
 import { agentOf } from './auth.ts';
-import { ApiError } from './errors.ts';
+import { ApiError } from '../lib/errors.ts';
 import { Body } from './schemas.ts';
 import { canonicalJson, recordedResponse, recordOutcomes, requestHash } from './idempotency.ts';
 

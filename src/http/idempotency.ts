@@ -17,7 +17,7 @@ import type { Executor } from '../db/schema.ts';
 import type { Clock } from '../lib/clock.ts';
 import type { IdempotencyKeysTable } from './idempotency-tables.ts';
 import { hookList } from './auth.ts';
-import { ApiError } from './errors.ts';
+import { ApiError } from '../lib/errors.ts';
 import type { App } from './types.ts';
 
 const TTL_MS = 24 * 60 * 60 * 1000;

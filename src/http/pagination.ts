@@ -2,7 +2,7 @@
 // answer { <plural>: [...], next_cursor }. Cursors carry the sort key of the last row seen, so
 // every page is an index range scan, never an OFFSET.
 import { Type } from 'typebox';
-import { ApiError } from './errors.ts';
+import { ApiError } from '../lib/errors.ts';
 
 export const PaginationQuery = {
   limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 200, default: 50, description: 'Page size, 1-200.' })),

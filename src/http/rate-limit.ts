@@ -3,7 +3,7 @@
 import { Redis } from 'ioredis';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { hookList } from './auth.ts';
-import { ApiError } from './errors.ts';
+import { ApiError } from '../lib/errors.ts';
 import type { App } from './types.ts';
 
 export interface Bucket {

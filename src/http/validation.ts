@@ -9,7 +9,7 @@ import addFormats from 'ajv-formats';
 import { errorCodes, type FastifyReply, type FastifyRequest, type HookHandlerDoneFunction } from 'fastify';
 import { normalizePhone } from '../lib/phone.ts';
 import { hookList } from './auth.ts';
-import { ApiError, type FieldError } from './errors.ts';
+import { ApiError, type FieldError } from '../lib/errors.ts';
 import type { App } from './types.ts';
 
 function makeAjv(coerceTypes: boolean): Ajv {

@@ -1,6 +1,6 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { ApiError } from '../http/errors.ts';
+import { ApiError } from './errors.ts';
 import { normalizePhone, requirePhone } from './phone.ts';
 
 describe('phone numbers', () => {

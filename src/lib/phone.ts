@@ -1,7 +1,7 @@
 // Phone numbers are E.164 everywhere (contract §2): parsed strictly (a leading "+", no text
 // around it, no extension) and validated against libphonenumber-js metadata.
 import { parsePhoneNumberFromString } from 'libphonenumber-js';
-import { invalidField } from '../http/errors.ts';
+import { invalidField } from './errors.ts';
 
 // Parsing costs ~20 µs and agents text the same numbers again and again: remember recent answers.
 const MEMO_SIZE = 10_000;

@@ -1,7 +1,7 @@
 import { afterEach, beforeEach, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { activeOrganization, admin, startApp, type TestApp } from '../../../test/harness.ts';
-import { ApiError } from '../../http/errors.ts';
+import { ApiError } from '../../lib/errors.ts';
 import { addDevice } from '../devices/testing.ts';
 import { createCell, eventsOf } from './testing.ts';
 

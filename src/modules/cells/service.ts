@@ -2,7 +2,7 @@
 // one, rename, release (which frees the device for the oldest waiting cell), and the cell events
 // of contract §6 — including cell.online/offline when the carrying device's presence changes.
 import type { Executor } from '../../db/schema.ts';
-import { ApiError, notFound } from '../../http/errors.ts';
+import { ApiError, notFound } from '../../lib/errors.ts';
 import { decodeCursor, page } from '../../http/pagination.ts';
 import type { Clock } from '../../lib/clock.ts';
 import { newId } from '../../lib/ids.ts';

@@ -1,7 +1,7 @@
 // The operator's phones: inventory and keys (admin surface), presence and telemetry (device
 // surface), and the device-to-cell assignment the cells module makes through claimFree/unassign.
 import type { Executor } from '../../db/schema.ts';
-import { ApiError, notFound } from '../../http/errors.ts';
+import { ApiError, notFound } from '../../lib/errors.ts';
 import { decodeCursor, page } from '../../http/pagination.ts';
 import type { DevicePrincipal } from '../../http/types.ts';
 import type { Clock } from '../../lib/clock.ts';

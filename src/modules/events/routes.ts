@@ -1,6 +1,6 @@
 // GET /v1/events/stream (WebSocket). Authentication happens inside the socket so that a bad
 // credential is a 4401 close the client can read, not an HTTP 401 a browser hides; see stream.ts.
-import { ApiError } from '../../http/errors.ts';
+import { ApiError } from '../../lib/errors.ts';
 import type { App } from '../../http/types.ts';
 import type { EventStreamHub } from './stream.ts';
 

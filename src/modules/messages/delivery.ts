@@ -1,7 +1,7 @@
 // Outbound delivery (contract §4): devices lease queued messages by long-poll and report what
 // became of them. Also the lease and queue expiry the worker drives, and the failure of open
 // messages when their cell is released. Inbound uploads are in inbound.ts.
-import { ApiError, notFound } from '../../http/errors.ts';
+import { ApiError, notFound } from '../../lib/errors.ts';
 import type { Executor } from '../../db/schema.ts';
 import type { Clock } from '../../lib/clock.ts';
 import type { EventsService } from '../events/service.ts';

@@ -1,7 +1,7 @@
 // Inbound texts (contract §4): the device uploads what its phone received; the message is filed
 // in the conversation with the sender, STOP/START words record or clear an opt-out, and
 // message.received goes out. Uploads are idempotent on the phone's own id for the text.
-import { ApiError } from '../../http/errors.ts';
+import { ApiError } from '../../lib/errors.ts';
 import type { Executor } from '../../db/schema.ts';
 import type { Clock } from '../../lib/clock.ts';
 import { newId } from '../../lib/ids.ts';

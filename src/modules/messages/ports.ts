@@ -1,7 +1,7 @@
 // What messaging needs from the cells and devices modules, stated structurally so the two
 // modules meet only at these service methods.
 import type { Executor } from '../../db/schema.ts';
-import type { ApiError } from '../../http/errors.ts';
+import type { ApiError } from '../../lib/errors.ts';
 import type { SendingCell } from '../cells/service.ts';
 import type { DeviceAssignment } from '../devices/service.ts';
 

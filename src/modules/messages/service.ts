@@ -1,7 +1,7 @@
 // Agent-facing messaging: send, reply, cancel, read and list messages and conversations.
 import type { Transaction } from 'kysely';
 import { encodeTime } from 'ulid';
-import { ApiError, notFound } from '../../http/errors.ts';
+import { ApiError, notFound } from '../../lib/errors.ts';
 import { decodeCursor, page } from '../../http/pagination.ts';
 import { isoAfter, type Clock } from '../../lib/clock.ts';
 import { GroupCommit, Refused } from '../../db/group-commit.ts';

@@ -4,7 +4,7 @@ import type { Clock } from '../../lib/clock.ts';
 import { newId } from '../../lib/ids.ts';
 import type { Mailer } from '../../lib/mailer.ts';
 import { constantTimeEqualHex, displayPrefix, newSecret, sha256Hex, sixDigitCode } from '../../lib/secrets.ts';
-import { ApiError, notFound } from '../../http/errors.ts';
+import { ApiError, notFound } from '../../lib/errors.ts';
 import type { AgentPrincipal } from '../../http/types.ts';
 import { decodeCursor, page } from '../../http/pagination.ts';
 import type { OrganizationsRepository } from './repository.ts';

@@ -1,7 +1,7 @@
 // Health, the OpenAPI document generated from the route schemas, and the human reference at /docs.
 import { Type } from 'typebox';
 import type { Database } from '../../db/database.ts';
-import { ApiError, ERROR_STATUS, type ErrorCode } from '../../http/errors.ts';
+import { ApiError, ERRORS, type ErrorCode } from '../../lib/errors.ts';
 import type { App } from '../../http/types.ts';
 
 export const VERSION = '0.1.0';
@@ -35,9 +35,9 @@ export function registerSystemRoutes(app: App, database: Database): void {
     schema: { hide: true, params: Type.Object({ code: Type.String({ maxLength: 64 }) }) },
   }, async (request, reply) => {
     const code = request.params.code as ErrorCode;
-    if (!(code in ERROR_STATUS)) throw new ApiError('not_found', 'No such error code.');
+    if (!(code in ERRORS)) throw new ApiError('not_found', 'No such error code.');
     return reply
       .type('text/html; charset=utf-8')
-      .send(`<!doctype html><title>${code}</title><h1><code>${code}</code> (HTTP ${ERROR_STATUS[code]})</h1><p>See the API reference at <a href="/docs">/docs</a>.</p>`);
+      .send(`<!doctype html><title>${code}</title><h1><code>${code}</code> (HTTP ${ERRORS[code].status})</h1><p>See the API reference at <a href="/docs">/docs</a>.</p>`);
   });
 }

@@ -2,7 +2,7 @@
 // and the deliveries log with manual retry. Every event fans out here, inside its own
 // transaction, into one delivery row per matching endpoint; the delivery worker sends them.
 import { EventEmitter } from 'node:events';
-import { ApiError, invalidField, notFound } from '../../http/errors.ts';
+import { ApiError, invalidField, notFound } from '../../lib/errors.ts';
 import { decodeCursor, page } from '../../http/pagination.ts';
 import type { Clock } from '../../lib/clock.ts';
 import { newId } from '../../lib/ids.ts';
