@@ -3,6 +3,7 @@
 import { Redis } from 'ioredis';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { hookList } from './auth.ts';
+import type { Config } from '../config.ts';
 import { ApiError } from '../lib/errors.ts';
 import type { App } from './types.ts';
 
@@ -85,10 +86,22 @@ export class RedisRateLimiter implements RateLimiter {
   }
 }
 
-export interface RateLimitOptions {
-  limiter: RateLimiter;
+/** The buckets the configuration asks for; null where limiting is off. */
+export interface RateLimitPolicy {
   perCredential: Bucket | null;
   signUpPerIp: Bucket | null;
+}
+
+/** The policy from the configuration, computed once: the limiter and agent status both read it. */
+export function rateLimitPolicy(config: Pick<Config, 'rateLimit' | 'rateLimitBurst' | 'signUpsPerHourPerIp'>): RateLimitPolicy {
+  return {
+    perCredential: config.rateLimit > 0 ? { rate: config.rateLimit, burst: Math.max(1, config.rateLimitBurst) } : null,
+    signUpPerIp: config.signUpsPerHourPerIp > 0 ? { rate: config.signUpsPerHourPerIp / 3600, burst: config.signUpsPerHourPerIp } : null,
+  };
+}
+
+export interface RateLimitOptions extends RateLimitPolicy {
+  limiter: RateLimiter;
   now: () => number;
 }
 

@@ -4,6 +4,8 @@
 import type { CellsService } from '../modules/cells/service.ts';
 import type { DevicesService } from '../modules/devices/service.ts';
 
+export const PRESENCE_INTERVAL_MS = 5000;
+
 export interface PresenceWorker {
   tick(): Promise<{ offline: number; paired: number }>;
 }

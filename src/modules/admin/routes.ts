@@ -22,5 +22,5 @@ export function registerAdminRoutes(app: App, admin: AdminService): void {
       querystring: Type.Object({ ...PaginationQuery, to: Type.Optional(Type.String({ maxLength: 254 })) }),
       response: { 200: Type.Object({ messages: Type.Array(OutboxMail), next_cursor: NextCursor }) },
     },
-  }, async (request) => admin.listMail(request.query.to, request.query.limit ?? 50, request.query.cursor));
+  }, async (request) => admin.listMail(request.query.to, request.query));
 }

@@ -3,7 +3,7 @@ import type { Clock } from '../../lib/clock.ts';
 import { newId } from '../../lib/ids.ts';
 import type { Mail } from '../../lib/mailer.ts';
 import { constantTimeEqualHex, displayPrefix, newSecret, sha256Hex } from '../../lib/secrets.ts';
-import { decodeCursor, page } from '../../http/pagination.ts';
+import { listPage, type PageQuery } from '../../lib/pagination.ts';
 import type { AdminPrincipal } from '../../http/types.ts';
 import type { AdminRepository } from './repository.ts';
 
@@ -40,10 +40,8 @@ export class AdminService {
     await this.repo.insertMail({ id: newId('mail', this.clock, now), to_address: mail.to, subject: mail.subject, text: mail.text, created_at: now.toISOString() });
   }
 
-  async listMail(to: string | undefined, limit: number, cursor: string | undefined) {
-    const before = decodeCursor(cursor, 1);
-    const rows = await this.repo.listMail(to?.toLowerCase(), before ? String(before[0]) : null, limit + 1);
-    const result = page(rows, limit, (row) => [row.id]);
+  async listMail(to: string | undefined, query: PageQuery) {
+    const result = await listPage(query, (before, count) => this.repo.listMail(to?.toLowerCase(), before ? String(before[0]) : null, count), (row) => [row.id]);
     return {
       messages: result.items.map((row) => ({ id: row.id, to: row.to_address, subject: row.subject, text: row.text, created_at: row.created_at })),
       next_cursor: result.next_cursor,

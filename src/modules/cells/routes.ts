@@ -2,12 +2,24 @@
 import { Type } from 'typebox';
 import { agentOf } from '../../http/auth.ts';
 import { NextCursor, PaginationQuery } from '../../http/pagination.ts';
-import { Body, IdParam, Nullable, Timestamp } from '../../http/schemas.ts';
+import { Body, Described, IdParam, Nullable, Timestamp } from '../../http/schemas.ts';
 import type { App } from '../../http/types.ts';
 import type { CellsService } from './service.ts';
 
 // At least one visible character: a name of spaces is no name.
 const DisplayName = Type.String({ minLength: 1, maxLength: 100, pattern: '\\S', description: 'A name for the line, 1-100 characters.' });
+
+const CELL_EXAMPLE = {
+  id: 'cell_01jdx2b7c8d9e0f1g2h3j4k5m6',
+  display_name: 'Support line',
+  phone_number: '+14155550123',
+  status: 'active',
+  online: true,
+  last_seen_at: '2026-11-21T12:00:00.000Z',
+  pod_id: null,
+  created_at: '2026-11-21T11:58:02.123Z',
+  updated_at: '2026-11-21T11:58:02.123Z',
+};
 
 export const Cell = Type.Object({
   id: Type.String({ description: 'cell_... id' }),
@@ -21,7 +33,12 @@ export const Cell = Type.Object({
   pod_id: Nullable(Type.String()),
   created_at: Timestamp,
   updated_at: Timestamp,
-});
+}, { $id: 'Cell', description: 'A phone line: a phone number carried by a physical Android phone.', examples: [CELL_EXAMPLE] });
+
+const CellList = Type.Object(
+  { cells: Type.Array(Cell), next_cursor: NextCursor },
+  { $id: 'CellList', description: 'A page of cells.', examples: [{ cells: [CELL_EXAMPLE], next_cursor: null }] },
+);
 
 const CellPath = IdParam('id', 'cell');
 
@@ -29,50 +46,54 @@ export function registerCellRoutes(app: App, cells: CellsService): void {
   app.post('/v1/cells', {
     config: { auth: 'agent', scope: 'cells:write' },
     schema: {
+      operationId: 'createCell',
       tags: ['Cells'],
       summary: 'Create a cell',
       description: 'Assigns a free phone from the inventory (status active). With none free the cell is provisioning, with phone_number null, until one is added. client_id is not accepted.',
-      body: Body({ display_name: DisplayName }),
-      response: { 201: Cell },
+      body: Body({ display_name: DisplayName }, { examples: [{ display_name: 'Support line' }] }),
+      response: { 201: Described(Cell, 'The created cell: active with its phone number, or provisioning while no phone is free.') },
     },
   }, async (request, reply) => reply.code(201).send(await cells.create(agentOf(request).organizationId, request.body.display_name)));
 
   app.get('/v1/cells', {
     config: { auth: 'agent', scope: 'cells:read' },
     schema: {
+      operationId: 'listCells',
       tags: ['Cells'],
       summary: 'List cells, newest first',
       description: 'Released cells are not listed.',
       querystring: Type.Object({ ...PaginationQuery, status: Type.Optional(Type.Enum(['provisioning', 'active', 'suspended'])) }),
-      response: { 200: Type.Object({ cells: Type.Array(Cell), next_cursor: NextCursor }) },
+      response: { 200: Described(CellList, 'A page of cells, newest first.') },
     },
-  }, async (request) => cells.list(agentOf(request).organizationId, request.query.status, request.query.limit ?? 50, request.query.cursor));
+  }, async (request) => cells.list(agentOf(request).organizationId, request.query.status, request.query));
 
   app.get('/v1/cells/:id', {
     config: { auth: 'agent', scope: 'cells:read' },
-    schema: { tags: ['Cells'], summary: 'Read a cell', params: CellPath, response: { 200: Cell } },
+    schema: { operationId: 'getCell', tags: ['Cells'], summary: 'Read a cell', params: CellPath, response: { 200: Described(Cell, 'The cell.') } },
   }, async (request) => cells.get(agentOf(request).organizationId, request.params.id));
 
   app.patch('/v1/cells/:id', {
     config: { auth: 'agent', scope: 'cells:write' },
     schema: {
+      operationId: 'updateCell',
       tags: ['Cells'],
       summary: 'Rename a cell',
       description: 'display_name is the only field a cell takes.',
       params: CellPath,
-      body: Body({ display_name: DisplayName }),
-      response: { 200: Cell },
+      body: Body({ display_name: DisplayName }, { examples: [{ display_name: 'Sales line' }] }),
+      response: { 200: Described(Cell, 'The renamed cell.') },
     },
   }, async (request) => cells.rename(agentOf(request).organizationId, request.params.id, request.body.display_name));
 
   app.delete('/v1/cells/:id', {
     config: { auth: 'agent', scope: 'cells:write' },
     schema: {
+      operationId: 'releaseCell',
       tags: ['Cells'],
       summary: 'Release a cell',
       description: 'Gives the phone line up: queued messages fail, the phone goes to the next waiting cell, and later reads are 404. Answers with the released cell.',
       params: CellPath,
-      response: { 200: Cell },
+      response: { 200: Described(Cell, 'The released cell (status released).') },
     },
   }, async (request) => cells.release(agentOf(request).organizationId, request.params.id));
 }

@@ -3,7 +3,7 @@
 // of contract §6 — including cell.online/offline when the carrying device's presence changes.
 import type { Executor } from '../../db/schema.ts';
 import { ApiError, notFound } from '../../lib/errors.ts';
-import { decodeCursor, page } from '../../http/pagination.ts';
+import { listPage, type PageQuery } from '../../lib/pagination.ts';
 import type { Clock } from '../../lib/clock.ts';
 import { newId } from '../../lib/ids.ts';
 import type { DevicesService } from '../devices/service.ts';
@@ -68,15 +68,6 @@ export class CellsService {
     this.devices = deps.devices;
     this.events = deps.events;
     this.clock = deps.clock;
-    this.devices.setHooks({
-      added: async (tx) => {
-        await this.pairOldest(tx);
-      },
-      afterAdded: async () => {
-        await this.fillProvisioning();
-      },
-      presenceChanged: (tx, device, online) => this.presenceChanged(tx, device, online),
-    });
   }
 
   view(row: CellRecord): CellView {
@@ -143,10 +134,8 @@ export class CellsService {
     return this.get(organizationId, id);
   }
 
-  async list(organizationId: string, status: CellStatus | undefined, limit: number, cursor: string | undefined) {
-    const before = decodeCursor(cursor, 1);
-    const rows = await this.repo.list(organizationId, status, before ? String(before[0]) : null, limit + 1);
-    const result = page(rows, limit, (row) => [row.id]);
+  async list(organizationId: string, status: CellStatus | undefined, query: PageQuery) {
+    const result = await listPage(query, (before, count) => this.repo.list(organizationId, status, before ? String(before[0]) : null, count), (row) => [row.id]);
     return { cells: result.items.map(cellView), next_cursor: result.next_cursor };
   }
 
@@ -195,7 +184,8 @@ export class CellsService {
   }
 
   /** In the caller's transaction: the oldest provisioning cell gets a free device (cell.updated); the device id, or null. */
-  private async pairOldest(tx: Executor): Promise<string | null> {
+  /** Gives the oldest waiting cell a free device, in `tx`; the device id, or null. */
+  async pairOldest(tx: Executor): Promise<string | null> {
     for (;;) {
       const cell = await this.repo.oldestProvisioning(tx);
       if (!cell) return null;
@@ -210,9 +200,36 @@ export class CellsService {
     }
   }
 
-  private async presenceChanged(tx: Executor, device: DevicesTable, online: boolean): Promise<void> {
+  /** A device went online or offline (in that transaction): its cell follows, with its event. */
+  async presenceChanged(tx: Executor, device: DevicesTable, online: boolean): Promise<void> {
     if (!device.cell_id) return;
     await this.recordEvent(tx, device.cell_id, online ? 'cell.online' : 'cell.offline');
+  }
+
+  // --- Pods (contract §5): a cell's pod is cells.pod_id; the pods module keeps it through these. ---
+
+  /** The organization's live (not released) cells among `ids`, with their pod. */
+  cellsAmong(ex: Executor, organizationId: string, ids: readonly string[]) {
+    return this.repo.findOwnedIds(ex, organizationId, ids);
+  }
+
+  /** The live cells of these pods, oldest first. */
+  podCells(ex: Executor, podIds: readonly string[]): Promise<CellRecord[]> {
+    return this.repo.inPods(ex, podIds);
+  }
+
+  /**
+   * In the caller's transaction: exactly `ids` (live cells of the organization) are in pod `podId`
+   * afterwards, and the pod's other cells leave it, each with cell.updated. False, with nothing
+   * emitted, when one of `ids` is in another pod: the caller rolls back (409 cell_in_pod).
+   */
+  async setPod(tx: Executor, organizationId: string, podId: string, ids: readonly string[]): Promise<boolean> {
+    const now = this.clock.now().toISOString();
+    const left = await this.repo.leavePod(tx, podId, ids, now);
+    const joined = ids.length > 0 ? await this.repo.joinPod(tx, organizationId, podId, ids, now) : [];
+    if (ids.length > 0 && (await this.repo.countInPod(tx, podId, ids)) !== ids.length) return false;
+    for (const id of [...left, ...joined].sort()) await this.recordEvent(tx, id, 'cell.updated');
+    return true;
   }
 
   /** Emits a cell event carrying the cell's current view (read inside the transaction); returns the view. */

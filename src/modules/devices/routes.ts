@@ -56,7 +56,7 @@ export function registerDeviceRoutes(app: App, devices: DevicesService): void {
       querystring: Type.Object(PaginationQuery),
       response: { 200: Type.Object({ devices: Type.Array(Device), next_cursor: NextCursor }) },
     },
-  }, async (request) => devices.list(request.query.limit ?? 50, request.query.cursor));
+  }, async (request) => devices.list(request.query));
 
   app.get('/v1/admin/devices/:device_id', {
     config: { auth: 'admin' },

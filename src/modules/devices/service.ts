@@ -2,7 +2,7 @@
 // surface), and the device-to-cell assignment the cells module makes through claimFree/unassign.
 import type { Executor } from '../../db/schema.ts';
 import { ApiError, notFound } from '../../lib/errors.ts';
-import { decodeCursor, page } from '../../http/pagination.ts';
+import { listPage, type PageQuery } from '../../lib/pagination.ts';
 import type { DevicePrincipal } from '../../http/types.ts';
 import type { Clock } from '../../lib/clock.ts';
 import { newId } from '../../lib/ids.ts';
@@ -115,10 +115,8 @@ export class DevicesService {
     return { ...(await this.get(row.id)), device_key: key };
   }
 
-  async list(limit: number, cursor: string | undefined) {
-    const before = decodeCursor(cursor, 1);
-    const rows = await this.repo.list(before ? String(before[0]) : null, limit + 1);
-    const result = page(rows, limit, (row) => [row.id]);
+  async list(query: PageQuery) {
+    const result = await listPage(query, (before, count) => this.repo.list(before ? String(before[0]) : null, count), (row) => [row.id]);
     return { devices: result.items.map(deviceView), next_cursor: result.next_cursor };
   }
 

@@ -1,5 +1,5 @@
-// Wiring of the messaging module: its services over one repository pair, the release hook, and
-// its routes (agent messages, conversations, device protocol).
+// Messaging: sends, conversations, the device protocol (claims, reports, inbound) over one
+// repository pair.
 import type { Kysely } from 'kysely';
 import type { DB } from '../../db/schema.ts';
 import type { Clock } from '../../lib/clock.ts';
@@ -16,24 +16,23 @@ import { registerMessageRoutes } from './routes.ts';
 import { MessagesService } from './service.ts';
 import { CellWakeups } from './wakeups.ts';
 
-export interface Messaging {
+export interface MessagingModule {
   messages: MessagesService;
   delivery: DeliveryService;
   inbound: InboundService;
 }
 
-export function buildMessaging(deps: { db: Kysely<DB>; clock: Clock; events: EventsService; cells: CellsPort; devices: DevicesPort }): Messaging {
+export function build(deps: { db: Kysely<DB>; clock: Clock; events: EventsService; cells: CellsPort; devices: DevicesPort }): MessagingModule {
   const repo = new MessagesRepository(deps.db);
   const conversations = new ConversationsRepository(deps.db);
   const wakeups = new CellWakeups();
   const messages = new MessagesService({ repo, conversations, cells: deps.cells, clock: deps.clock, wakeups });
   const delivery = new DeliveryService({ repo, devices: deps.devices, events: deps.events, clock: deps.clock, wakeups });
   const inbound = new InboundService({ repo, conversations, devices: deps.devices, events: deps.events, clock: deps.clock });
-  deps.cells.onRelease((tx, cell) => delivery.failOpenMessagesOfCell(tx, cell.id));
   return { messages, delivery, inbound };
 }
 
-export function registerMessaging(app: App, messaging: Messaging): void {
+export function register(app: App, messaging: MessagingModule): void {
   registerMessageRoutes(app, messaging.messages);
   registerConversationRoutes(app, messaging.messages);
   registerDeviceMessageRoutes(app, messaging.delivery, messaging.inbound);

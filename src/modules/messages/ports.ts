@@ -21,9 +21,17 @@ export interface CellsPort {
    * error to answer (404, or 409 cell_not_active).
    */
   sendingCells(ex: Executor, requests: readonly { organizationId: string; cellId: string }[]): Promise<(SendingCell | ApiError)[]>;
-  /** Runs inside the transaction that releases a cell. */
-  onRelease(listener: (tx: Executor, cell: CellRef) => Promise<void>): void;
 }
+
+/** The ignore lists (contract §5, kept by the pods module): a cell's own and its pod's. */
+export interface IgnoreListPort {
+  /** Whether inbound texts from `participant` on this cell are ignored (in the upload's transaction). */
+  isIgnored(ex: Executor, organizationId: string, cellId: string, participant: string): Promise<boolean>;
+  /** Every participant ignored on this cell or its pod. */
+  ignoredParticipants(cellId: string): Promise<string[]>;
+}
+
+export const NO_IGNORES: IgnoreListPort = { isIgnored: async () => false, ignoredParticipants: async () => [] };
 
 export interface DevicesPort {
   /** The cell the device carries now, or null when it carries none. */

@@ -4,7 +4,8 @@ import { sql, type Kysely, type UpdateQueryBuilder, type UpdateResult } from 'ky
 import { isPostgres } from '../../db/migrations/dialect.ts';
 import { preparedRows } from '../../db/prepared.ts';
 import type { DB, Executor } from '../../db/schema.ts';
-import type { MessagesTable, MessageStatus } from './tables.ts';
+import { CANCELABLE_STATUSES, OPEN_STATUSES, type MessageStatus } from './lifecycle.ts';
+import type { MessagesTable } from './tables.ts';
 
 export interface MessageListFilter {
   cellId: string;
@@ -16,6 +17,8 @@ export interface MessageListFilter {
   since?: string;
   /** Exclusive upper bound: the last id of the previous page. */
   beforeId?: string;
+  /** Leave out inbound messages from ignored participants. */
+  excludeIgnored?: boolean;
   limit: number;
 }
 
@@ -90,20 +93,58 @@ export class MessagesRepository {
     if (filter.sinceId) query = query.where('id', '>=', filter.sinceId);
     if (filter.since) query = query.where('created_at', '>=', filter.since);
     if (filter.beforeId) query = query.where('id', '<', filter.beforeId);
+    if (filter.excludeIgnored) query = query.where('ignored', '=', 0);
     return query.orderBy('id', 'desc').limit(filter.limit).execute();
+  }
+
+  // --- for pods (drafts and cycle jobs) ---
+
+  async optOutsAmongCells(cellIds: readonly string[], participants: readonly string[]) {
+    return this.db.selectFrom('opt_outs').select(['cell_id', 'participant']).where('cell_id', 'in', cellIds).where('participant', 'in', participants).execute();
+  }
+
+  statusesOf(ids: readonly string[]) {
+    if (ids.length === 0) return Promise.resolve([]);
+    return this.db.selectFrom('messages').select(['id', 'status']).where('id', 'in', ids).execute();
+  }
+
+  /** Queued messages per cell, off the (cell_id, status, id) index. */
+  async queuedCounts(cellIds: readonly string[]): Promise<Map<string, number>> {
+    if (cellIds.length === 0) return new Map();
+    const rows = await this.db
+      .selectFrom('messages')
+      .select('cell_id')
+      .select((eb) => eb.fn.countAll<number>().as('n'))
+      .where('cell_id', 'in', cellIds)
+      .where('status', '=', QUEUED)
+      .groupBy('cell_id')
+      .execute();
+    return new Map(rows.map((row) => [row.cell_id, Number(row.n)]));
+  }
+
+  async cancelAmong(ex: Executor, ids: readonly string[], now: string): Promise<string[]> {
+    if (ids.length === 0) return [];
+    const rows = await ex
+      .updateTable('messages')
+      .set({ status: 'canceled', updated_at: now, expires_at: null })
+      .where('id', 'in', ids)
+      .where('status', 'in', CANCELABLE_STATUSES)
+      .returning('id')
+      .execute();
+    return rows.map((row) => row.id);
   }
 
   async update(ex: Executor, id: string, patch: Partial<MessagesTable>) {
     return ex.updateTable('messages').set(patch).where('id', '=', id).returningAll().executeTakeFirstOrThrow();
   }
 
-  cancelQueued(cellId: string, id: string, now: string) {
+  cancel(cellId: string, id: string, now: string) {
     return this.db
       .updateTable('messages')
       .set({ status: 'canceled', updated_at: now, expires_at: null })
       .where('id', '=', id)
       .where('cell_id', '=', cellId)
-      .where('status', '=', 'queued')
+      .where('status', 'in', CANCELABLE_STATUSES)
       .returningAll()
       .executeTakeFirst();
   }
@@ -155,7 +196,7 @@ export class MessagesRepository {
       .where('cells.organization_id', '=', organizationId)
       .where((eb) =>
         eb.or([
-          eb('messages.status', 'in', ['queued', 'sending']),
+          eb('messages.status', 'in', OPEN_STATUSES),
           eb.and([eb('messages.status', '=', 'failed'), eb('messages.failed_at', '>=', failedSince)]),
         ]),
       )
@@ -250,7 +291,7 @@ export class MessagesRepository {
 
   /** Fails every queued or in-flight message of a cell (the cell is being released). */
   failOpen(ex: Executor, cellId: string, now: string, error: Failure) {
-    return this.fail(ex, now, error, (q) => q.where('cell_id', '=', cellId).where('status', 'in', ['queued', 'sending']));
+    return this.fail(ex, now, error, (q) => q.where('cell_id', '=', cellId).where('status', 'in', OPEN_STATUSES));
   }
 
   private expiredLeases(ex: Executor, now: string, batch: number) {

@@ -1,18 +1,20 @@
 // Agent routes for messages (contract §4 and the interface's send route).
 import { Type } from 'typebox';
 import { agentOf } from '../../http/auth.ts';
-import { recordedResponse } from '../../http/idempotency.ts';
-import { NextCursor, PaginationQuery } from '../../http/pagination.ts';
-import { Body, Timestamp } from '../../http/schemas.ts';
+import { IdempotencyKeyHeaders, recordedResponse } from '../../http/idempotency.ts';
+import { PaginationQuery } from '../../http/pagination.ts';
+import { Body, Described, Timestamp } from '../../http/schemas.ts';
 import type { App } from '../../http/types.ts';
-import { CellParams, MediaUrls, MessageBody, MessageParams, normalizePhoneField, PhoneInput } from './schemas.ts';
+import { CellParams, IncludeIgnored, MediaUrls, MessageBody, MessageParams, normalizePhoneField, PhoneInput } from './schemas.ts';
 import type { MessagesService } from './service.ts';
-import { Message, MESSAGE_STATUSES } from './views.ts';
+import { MESSAGE_STATUSES } from './lifecycle.ts';
+import { Message, MessageList } from './views.ts';
 
-const SendRequest = Body({ to: PhoneInput, body: MessageBody, media_urls: Type.Optional(MediaUrls) });
-const ReplyRequest = Body({ body: MessageBody, media_urls: Type.Optional(MediaUrls) });
-
-export const MessageList = Type.Object({ messages: Type.Array(Message), next_cursor: NextCursor });
+const SendRequest = Body(
+  { to: PhoneInput, body: MessageBody, media_urls: Type.Optional(MediaUrls) },
+  { examples: [{ to: '+14155550199', body: 'Your table for two is ready.' }] },
+);
+const ReplyRequest = Body({ body: MessageBody, media_urls: Type.Optional(MediaUrls) }, { examples: [{ body: 'Thanks, see you at 8.' }] });
 
 const ListQuery = Type.Object({
   ...PaginationQuery,
@@ -20,19 +22,22 @@ const ListQuery = Type.Object({
   status: Type.Optional(Type.Enum([...MESSAGE_STATUSES])),
   participant: Type.Optional({ ...PhoneInput, description: 'Only messages to or from this number (E.164).' }),
   since: Type.Optional({ ...Timestamp, description: 'Only messages created at or after this time.' }),
+  ...IncludeIgnored,
 });
 
 export function registerMessageRoutes(app: App, messages: MessagesService): void {
   app.post('/v1/cells/:cell_id/messages/send', {
-    config: { auth: 'agent', scope: 'messages:send', idempotent: 'recorded' },
+    config: { auth: 'agent', scope: 'messages:send', idempotent: 'recorded', errors: ['cell_not_active', 'recipient_opted_out'] },
     preValidation: normalizePhoneField('to'),
     schema: {
+      operationId: 'sendMessage',
       tags: ['Messages'],
       summary: 'Send a message',
       description: 'Queues an SMS/MMS from the cell; its device sends it. Answers 202 with the queued message. Takes an optional Idempotency-Key header.',
       params: CellParams,
+      headers: IdempotencyKeyHeaders,
       body: SendRequest,
-      response: { 202: Message },
+      response: { 202: Described(Message, 'The queued message; message.sent and message.delivered events follow.') },
     },
   }, async (request, reply) =>
     recordedResponse(request, reply, 202, (record) => messages.send(agentOf(request).organizationId, request.params.cell_id, request.body, { record })));
@@ -40,29 +45,32 @@ export function registerMessageRoutes(app: App, messages: MessagesService): void
   app.get('/v1/cells/:cell_id/messages', {
     config: { auth: 'agent', scope: 'messages:read' },
     schema: {
+      operationId: 'listMessages',
       tags: ['Messages'],
       summary: 'List messages of a cell',
       description: 'Newest first. Filters: direction, status, participant, since.',
       params: CellParams,
       querystring: ListQuery,
-      response: { 200: MessageList },
+      response: { 200: Described(MessageList, 'A page of messages, newest first.') },
     },
-  }, async (request) => messages.list(agentOf(request).organizationId, request.params.cell_id, { ...request.query, limit: request.query.limit ?? 50 }));
+  }, async (request) => messages.list(agentOf(request).organizationId, request.params.cell_id, request.query));
 
   app.get('/v1/cells/:cell_id/messages/:message_id', {
     config: { auth: 'agent', scope: 'messages:read' },
-    schema: { tags: ['Messages'], summary: 'Read a message', params: MessageParams, response: { 200: Message } },
+    schema: { operationId: 'getMessage', tags: ['Messages'], summary: 'Read a message', params: MessageParams, response: { 200: Described(Message, 'The message.') } },
   }, async (request) => messages.get(agentOf(request).organizationId, request.params.cell_id, request.params.message_id));
 
   app.post('/v1/cells/:cell_id/messages/:message_id/reply', {
-    config: { auth: 'agent', scope: 'messages:send', idempotent: 'recorded' },
+    config: { auth: 'agent', scope: 'messages:send', idempotent: 'recorded', errors: ['cell_not_active', 'recipient_opted_out'] },
     schema: {
+      operationId: 'replyToMessage',
       tags: ['Messages'],
       summary: 'Reply to a message',
       description: 'Sends to the other party of the message. Answers 202 with the queued reply. Takes an optional Idempotency-Key header.',
       params: MessageParams,
+      headers: IdempotencyKeyHeaders,
       body: ReplyRequest,
-      response: { 202: Message },
+      response: { 202: Described(Message, 'The queued reply.') },
     },
   }, async (request, reply) => {
     const { cell_id, message_id } = request.params;
@@ -70,13 +78,14 @@ export function registerMessageRoutes(app: App, messages: MessagesService): void
   });
 
   app.post('/v1/cells/:cell_id/messages/:message_id/cancel', {
-    config: { auth: 'agent', scope: 'messages:send' },
+    config: { auth: 'agent', scope: 'messages:send', errors: ['conflict'] },
     schema: {
+      operationId: 'cancelMessage',
       tags: ['Messages'],
       summary: 'Cancel a queued message',
       description: 'Only while the message is queued; afterwards 409 conflict.',
       params: MessageParams,
-      response: { 200: Message },
+      response: { 200: Described(Message, 'The canceled message.') },
     },
   }, async (request) => messages.cancel(agentOf(request).organizationId, request.params.cell_id, request.params.message_id));
 }

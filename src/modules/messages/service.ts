@@ -2,15 +2,15 @@
 import type { Transaction } from 'kysely';
 import { encodeTime } from 'ulid';
 import { ApiError, notFound } from '../../lib/errors.ts';
-import { decodeCursor, page } from '../../http/pagination.ts';
+import { listPage, type PageQuery } from '../../lib/pagination.ts';
 import { isoAfter, type Clock } from '../../lib/clock.ts';
 import { GroupCommit, Refused } from '../../db/group-commit.ts';
 import { newId } from '../../lib/ids.ts';
 import { recordOutcomes, type IdempotencyRecorder } from '../../http/idempotency.ts';
 import { requirePhone } from '../../lib/phone.ts';
-import type { DB } from '../../db/schema.ts';
+import type { DB, Executor } from '../../db/schema.ts';
 import { conversationKey, touchKey, type ConversationsRepository, type Touch } from './conversations-repository.ts';
-import type { CellsPort } from './ports.ts';
+import { NO_IGNORES, type CellsPort, type IgnoreListPort } from './ports.ts';
 import type { MessagesRepository } from './repository.ts';
 import type { MessagesTable, MessageStatus } from './tables.ts';
 import { conversationView, messageView, newMessageRow, type MessageView } from './views.ts';
@@ -27,14 +27,17 @@ export interface SendInput {
   media_urls?: string[];
 }
 
-export interface MessageListQuery {
-  limit: number;
-  cursor?: string;
+export interface MessageListQuery extends PageQuery {
   direction?: MessagesTable['direction'];
   status?: MessageStatus;
   participant?: string;
   since?: string;
+  /** Also messages from ignored participants (contract §5), left out by default. */
+  include_ignored?: boolean;
 }
+
+/** Runs in the transaction that queues the message; throwing refuses the send (and rolls it back). */
+export type SendHook = (tx: Executor, message: MessageView) => Promise<void>;
 
 /** A send, written with others of its batch (see GroupCommit), where its cell is checked too. */
 interface SendUnit {
@@ -44,6 +47,7 @@ interface SendUnit {
   /** The id of the conversation, if the send starts one. */
   newConversationId: string;
   record?: IdempotencyRecorder;
+  within?: SendHook;
 }
 
 const conversationOf = (unit: SendUnit): Touch => ({
@@ -69,6 +73,7 @@ export class MessagesService {
   private readonly cells: CellsPort;
   private readonly clock: Clock;
   private readonly wakeups: CellWakeups;
+  private ignores: IgnoreListPort = NO_IGNORES;
   /** Concurrent sends commit together. */
   private readonly writes: GroupCommit<SendUnit, MessageView>;
 
@@ -86,7 +91,7 @@ export class MessagesService {
    * `record` stores the idempotent response in the same transaction, which the send shares with
    * the others of its batch (one commit per batch).
    */
-  async send(organizationId: string, cellId: string, input: SendInput, options: { replyTo?: string; record?: IdempotencyRecorder } = {}) {
+  async send(organizationId: string, cellId: string, input: SendInput, options: { replyTo?: string; record?: IdempotencyRecorder; within?: SendHook } = {}) {
     const to = requirePhone('to', input.to);
     const now = this.clock.now();
     const message = newMessageRow({
@@ -104,7 +109,7 @@ export class MessagesService {
       expires_at: new Date(now.getTime() + QUEUE_TTL_MS).toISOString(),
       created_at: now.toISOString(),
     });
-    const view = await this.writes.run({ organizationId, message, newConversationId: newId('conv', this.clock, now), record: options.record });
+    const view = await this.writes.run({ organizationId, message, newConversationId: newId('conv', this.clock, now), record: options.record, within: options.within });
     this.wakeups.notify(cellId);
     return view;
   }
@@ -147,6 +152,7 @@ export class MessagesService {
     const rows = units.map((unit) => ({ ...unit.message, conversation_id: conversationIds.get(touchKey(conversationOf(unit))) as string }));
     await this.repo.insertAll(tx, rows);
     const views = rows.map(messageView);
+    for (const [i, unit] of units.entries()) if (unit.within) await unit.within(tx, views[i]);
     await recordOutcomes(tx, units.flatMap((unit, i) => (unit.record ? [unit.record(views[i])] : [])));
     return views;
   }
@@ -165,7 +171,7 @@ export class MessagesService {
 
   async cancel(organizationId: string, cellId: string, messageId: string) {
     await this.cells.getOwned(organizationId, cellId);
-    const canceled = await this.repo.cancelQueued(cellId, messageId, this.clock.now().toISOString());
+    const canceled = await this.repo.cancel(cellId, messageId, this.clock.now().toISOString());
     if (canceled) return messageView(canceled);
     const message = await this.repo.findInCell(cellId, messageId);
     if (!message) throw notFound('message');
@@ -187,7 +193,7 @@ export class MessagesService {
     return this.listPage(cell.id, { ...query, conversationId });
   }
 
-  async listConversationMessages(organizationId: string, cellId: string, conversationId: string, query: { limit: number; cursor?: string }) {
+  async listConversationMessages(organizationId: string, cellId: string, conversationId: string, query: PageQuery & { include_ignored?: boolean }) {
     const cell = await this.cells.getOwned(organizationId, cellId);
     const conversation = await this.conversations.findInCell(cell.id, conversationId);
     if (!conversation) throw notFound('conversation');
@@ -203,13 +209,58 @@ export class MessagesService {
     return { conversation: conversationView(conversation), messages: rows.map(messageView) };
   }
 
-  async listConversations(organizationId: string, cellId: string, query: { limit: number; cursor?: string }) {
+  async listConversations(organizationId: string, cellId: string, query: PageQuery & { include_ignored?: boolean }) {
     const cell = await this.cells.getOwned(organizationId, cellId);
-    const key = decodeCursor(query.cursor, 2);
-    const after = key ? { at: String(key[0]), id: String(key[1]) } : null;
-    const rows = await this.conversations.list(cell.id, after, query.limit + 1);
-    const { items, next_cursor } = page(rows, query.limit, (row) => [row.last_message_at, row.id]);
+    // Conversations with a participant ignored on the cell (or its pod) are left out by default.
+    const hidden = query.include_ignored ? [] : await this.ignores.ignoredParticipants(cell.id);
+    const { items, next_cursor } = await listPage(
+      query,
+      (key, count) => this.conversations.list(cell.id, key ? { at: String(key[0]), id: String(key[1]) } : null, count, hidden),
+      (row) => [row.last_message_at, row.id],
+      2,
+    );
     return { conversations: items.map(conversationView), next_cursor };
+  }
+
+  // --- For the pods module (drafts, cycle jobs) ---
+
+  /** Where the ignore list lives (the pods module); until set, nobody is ignored. */
+  useIgnoreList(ignores: IgnoreListPort): void {
+    this.ignores = ignores;
+  }
+
+  /** Conversations and opt-outs between these cells and these participants (two statements). */
+  async recipientsAmong(cellIds: readonly string[], participants: readonly string[]) {
+    if (cellIds.length === 0 || participants.length === 0) return { conversations: [], optOuts: [] };
+    const [conversations, optOuts] = await Promise.all([
+      this.conversations.amongCells(cellIds, participants),
+      this.repo.optOutsAmongCells(cellIds, participants),
+    ]);
+    return { conversations, optOuts };
+  }
+
+  /** The current status of each of these messages that exists. */
+  statusesOf(messageIds: readonly string[]) {
+    return this.repo.statusesOf(messageIds);
+  }
+
+  /** How many messages wait in each cell's queue (not yet claimed by its device). */
+  queuedCounts(cellIds: readonly string[]) {
+    return this.repo.queuedCounts(cellIds);
+  }
+
+  /** Whether the cell received a text from `from` created at or after `since`. */
+  async receivedSince(cellId: string, from: string, since: string): Promise<boolean> {
+    const conversation = await this.conversations.find(cellId, from);
+    if (!conversation) return false;
+    const sinceId = `msg_${encodeTime(new Date(since).getTime(), 10).toLowerCase()}`;
+    const rows = await this.repo.list({ cellId, conversationId: conversation.id, direction: 'inbound', sinceId, since, limit: 1 });
+    return rows.length > 0;
+  }
+
+  /** Cancels those of these messages still queued, in the caller's transaction; their ids. */
+  cancelQueuedAmong(ex: Executor, messageIds: readonly string[]) {
+    return this.repo.cancelAmong(ex, messageIds, this.clock.now().toISOString());
   }
 
   private async findMessage(organizationId: string, cellId: string, messageId: string) {
@@ -220,9 +271,8 @@ export class MessagesService {
   }
 
   private async listPage(cellId: string, query: Omit<MessageListQuery, 'participant'> & { conversationId?: string }) {
-    const key = decodeCursor(query.cursor, 1);
     const since = query.since === undefined ? undefined : new Date(query.since);
-    const rows = await this.repo.list({
+    const { items, next_cursor } = await listPage(query, (key, count) => this.repo.list({
       cellId,
       conversationId: query.conversationId,
       direction: query.direction,
@@ -231,9 +281,9 @@ export class MessagesService {
       sinceId: since ? `msg_${encodeTime(Math.max(0, since.getTime()), 10).toLowerCase()}` : undefined,
       since: since?.toISOString(),
       beforeId: key ? String(key[0]) : undefined,
-      limit: query.limit + 1,
-    });
-    const { items, next_cursor } = page(rows, query.limit, (row) => [row.id]);
+      excludeIgnored: !query.include_ignored,
+      limit: count,
+    }), (row) => [row.id]);
     return { messages: items.map(messageView), next_cursor };
   }
 }

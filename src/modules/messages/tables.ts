@@ -1,4 +1,6 @@
-export type MessageStatus = 'queued' | 'sending' | 'sent' | 'delivered' | 'failed' | 'canceled' | 'received';
+import type { MessageStatus } from './lifecycle.ts';
+
+export type { MessageStatus };
 
 export interface MessagesTable {
   id: string;

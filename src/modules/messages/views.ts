@@ -1,13 +1,35 @@
 // The public shapes of messages and conversations (contract §4) and their response schemas.
 import { Type } from 'typebox';
+import { NextCursor } from '../../http/pagination.ts';
 import { Nullable, Timestamp } from '../../http/schemas.ts';
 import { countSegments } from '../../lib/segments.ts';
+import { MESSAGE_STATUSES } from './lifecycle.ts';
 import type { ConversationsTable, MessagesTable } from './tables.ts';
 
-export const MESSAGE_STATUSES = ['queued', 'sending', 'sent', 'delivered', 'failed', 'canceled', 'received'] as const;
+
+const MESSAGE_EXAMPLE = {
+  id: 'msg_01jdx3a1b2c3d4e5f6g7h8j9k0',
+  cell_id: 'cell_01jdx2b7c8d9e0f1g2h3j4k5m6',
+  conversation_id: 'conv_01jdx3a0z9y8x7w6v5t4s3r2q1',
+  direction: 'outbound',
+  from: '+14155550123',
+  to: '+14155550199',
+  body: 'Your table for two is ready.',
+  media_urls: [],
+  status: 'queued',
+  segments: 1,
+  error: null,
+  reply_to_message_id: null,
+  ignored: false,
+  created_at: '2026-11-21T12:00:00.000Z',
+  updated_at: '2026-11-21T12:00:00.000Z',
+  sent_at: null,
+  delivered_at: null,
+  received_at: null,
+};
 
 export const Message = Type.Object({
-  id: Type.String(),
+  id: Type.String({ description: 'msg_... id' }),
   cell_id: Type.String(),
   conversation_id: Type.String(),
   direction: Type.Enum(['outbound', 'inbound']),
@@ -19,25 +41,60 @@ export const Message = Type.Object({
   segments: Type.Integer({ description: 'SMS segments: GSM-7 160/153 per part, UCS-2 70/67.' }),
   error: Nullable(Type.Object({ code: Type.String(), message: Type.String() })),
   reply_to_message_id: Nullable(Type.String()),
+  ignored: Type.Boolean({ description: 'Inbound from an ignored participant: stored, but no event or webhook, and left out of listings unless include_ignored=true.' }),
   created_at: Timestamp,
   updated_at: Timestamp,
   sent_at: Nullable(Timestamp),
   delivered_at: Nullable(Timestamp),
   received_at: Nullable(Timestamp),
+}, {
+  $id: 'Message',
+  description: 'An SMS/MMS of a cell. Outbound: queued, sending, sent, delivered, or failed / canceled. Inbound: received.',
+  examples: [MESSAGE_EXAMPLE],
 });
 
 /** A message as handed to a device: the message and the end of the device's lease on it. */
-export const LeasedMessage = Type.Object({ ...Message.properties, lease_expires_at: Nullable(Timestamp) });
+export const LeasedMessage = Type.Object({ ...Message.properties, lease_expires_at: Nullable(Timestamp) }, {
+  $id: 'LeasedMessage',
+  description: 'A message leased to the device to send: report on it before lease_expires_at, or it is handed out again.',
+  examples: [{ ...MESSAGE_EXAMPLE, status: 'sending', lease_expires_at: '2026-11-21T12:02:00.000Z' }],
+});
+
+const CONVERSATION_EXAMPLE = {
+  id: 'conv_01jdx3a0z9y8x7w6v5t4s3r2q1',
+  cell_id: 'cell_01jdx2b7c8d9e0f1g2h3j4k5m6',
+  participant: '+14155550199',
+  last_message_at: '2026-11-21T12:00:00.000Z',
+  last_message_id: 'msg_01jdx3a1b2c3d4e5f6g7h8j9k0',
+  created_at: '2026-11-21T11:59:00.000Z',
+  updated_at: '2026-11-21T12:00:00.000Z',
+};
 
 export const Conversation = Type.Object({
-  id: Type.String(),
+  id: Type.String({ description: 'conv_... id' }),
   cell_id: Type.String(),
   participant: Type.String({ description: 'The other party, E.164.' }),
   last_message_at: Timestamp,
   last_message_id: Nullable(Type.String()),
   created_at: Timestamp,
   updated_at: Timestamp,
-});
+}, { $id: 'Conversation', description: 'The exchange of one cell with one participant number.', examples: [CONVERSATION_EXAMPLE] });
+
+/** List responses of messages and conversations. */
+export const MessageList = Type.Object(
+  { messages: Type.Array(Message), next_cursor: NextCursor },
+  { $id: 'MessageList', description: 'A page of messages.', examples: [{ messages: [MESSAGE_EXAMPLE], next_cursor: null }] },
+);
+
+export const ConversationList = Type.Object(
+  { conversations: Type.Array(Conversation), next_cursor: NextCursor },
+  { $id: 'ConversationList', description: 'A page of conversations.', examples: [{ conversations: [CONVERSATION_EXAMPLE], next_cursor: null }] },
+);
+
+export const ConversationWithMessages = Type.Object(
+  { conversation: Conversation, messages: Type.Array(Message) },
+  { $id: 'ConversationWithMessages', description: 'A conversation and its latest messages, newest first.', examples: [{ conversation: CONVERSATION_EXAMPLE, messages: [MESSAGE_EXAMPLE] }] },
+);
 
 export type MessageView = ReturnType<typeof messageView>;
 
@@ -82,6 +139,7 @@ export function messageView(row: MessagesTable) {
     segments: row.segments,
     error: row.error_code === null ? null : { code: row.error_code, message: row.error_message ?? '' },
     reply_to_message_id: row.reply_to_message_id,
+    ignored: row.ignored === 1,
     created_at: row.created_at,
     updated_at: row.updated_at,
     sent_at: row.sent_at,

@@ -87,7 +87,7 @@ export function registerOrganizationRoutes(app: App, organizations: Organization
       querystring: Type.Object(PaginationQuery),
       response: { 200: Type.Object({ keys: Type.Array(ApiKey), next_cursor: NextCursor }) },
     },
-  }, async (request) => organizations.listKeys(agentOf(request).organizationId, request.query.limit ?? 50, request.query.cursor));
+  }, async (request) => organizations.listKeys(agentOf(request).organizationId, request.query));
 
   app.post('/v1/auth/keys', {
     config: { auth: 'agent' },

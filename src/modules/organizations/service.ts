@@ -6,7 +6,7 @@ import type { Mailer } from '../../lib/mailer.ts';
 import { constantTimeEqualHex, displayPrefix, newSecret, sha256Hex, sixDigitCode } from '../../lib/secrets.ts';
 import { ApiError, notFound } from '../../lib/errors.ts';
 import type { AgentPrincipal } from '../../http/types.ts';
-import { decodeCursor, page } from '../../http/pagination.ts';
+import { listPage, type PageQuery } from '../../lib/pagination.ts';
 import type { OrganizationsRepository } from './repository.ts';
 import type { ApiKeysTable } from './tables.ts';
 
@@ -191,10 +191,8 @@ export class OrganizationsService {
     };
   }
 
-  async listKeys(organizationId: string, limit: number, cursor: string | undefined) {
-    const after = decodeCursor(cursor, 1);
-    const rows = await this.repo.listActiveKeys(organizationId, after ? String(after[0]) : null, limit + 1);
-    const result = page(rows, limit, (row) => [row.id]);
+  async listKeys(organizationId: string, query: PageQuery) {
+    const result = await listPage(query, (after, count) => this.repo.listActiveKeys(organizationId, after ? String(after[0]) : null, count), (row) => [row.id]);
     return { keys: result.items.map(keyView), next_cursor: result.next_cursor };
   }
 

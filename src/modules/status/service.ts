@@ -1,6 +1,6 @@
 // GET /v1/agent/status: the one call an agent makes to learn what is wrong (contract §9), built
 // from the other modules' services.
-import type { Config } from '../../config.ts';
+import type { Bucket, RateLimitPolicy } from '../../http/rate-limit.ts';
 import type { AgentPrincipal } from '../../http/types.ts';
 import type { CellsService } from '../cells/service.ts';
 import type { MessagesService } from '../messages/service.ts';
@@ -18,13 +18,13 @@ export class AgentStatusService {
   private readonly cells: CellsService;
   private readonly messages: MessagesService;
   private readonly webhooks: WebhooksService;
-  private readonly config: Config;
+  private readonly perCredential: Bucket | null;
 
-  constructor(deps: { cells: CellsService; messages: MessagesService; webhooks: WebhooksService; config: Config }) {
+  constructor(deps: { cells: CellsService; messages: MessagesService; webhooks: WebhooksService; rateLimit: RateLimitPolicy }) {
     this.cells = deps.cells;
     this.messages = deps.messages;
     this.webhooks = deps.webhooks;
-    this.config = deps.config;
+    this.perCredential = deps.rateLimit.perCredential;
   }
 
   async status(agent: AgentPrincipal) {
@@ -52,8 +52,7 @@ export class AgentStatusService {
       cells,
       messages,
       webhooks,
-      rate_limit:
-        this.config.rateLimit > 0 ? { requests_per_second: this.config.rateLimit, burst: Math.max(1, this.config.rateLimitBurst) } : null,
+      rate_limit: this.perCredential ? { requests_per_second: this.perCredential.rate, burst: this.perCredential.burst } : null,
       checks,
     };
   }

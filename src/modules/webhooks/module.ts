@@ -1,23 +1,22 @@
-// Wiring of the webhooks module: the service behind the routes, the deliverer and its worker.
-import type { FastifyBaseLogger } from 'fastify';
+// Webhooks: endpoints (routes), the fan-out of events into deliveries, and the deliverer the
+// delivery worker (src/workers/webhook-delivery.ts, started by the composition root) drives.
 import type { Database } from '../../db/database.ts';
 import type { Clock } from '../../lib/clock.ts';
 import { systemLookup } from '../../lib/ssrf.ts';
+import type { App } from '../../http/types.ts';
 import type { EventsService } from '../events/service.ts';
-import { WebhookDeliveryWorker } from '../../workers/webhook-delivery.ts';
 import { DEFAULT_TIMEOUT_MS, WebhookDeliverer, type WebhookOptions } from './delivery.ts';
 import { httpEgress } from './egress.ts';
 import { WebhooksRepository } from './repository.ts';
+import { registerWebhookRoutes } from './routes.ts';
 import { WebhooksService } from './service.ts';
 
-export function buildWebhooks(deps: {
-  database: Database;
-  clock: Clock;
-  events: EventsService;
-  allowPrivate: boolean;
-  log: FastifyBaseLogger;
-  options?: WebhookOptions;
-}): { webhooks: WebhooksService; webhookWorker: WebhookDeliveryWorker } {
+export interface WebhooksModule {
+  webhooks: WebhooksService;
+  deliverer: WebhookDeliverer;
+}
+
+export function build(deps: { database: Database; clock: Clock; events: EventsService; allowPrivate: boolean; options?: WebhookOptions }): WebhooksModule {
   const options = deps.options ?? {};
   const repo = new WebhooksRepository(deps.database.db, deps.database.dialect);
   const targets = { allowPrivate: deps.allowPrivate, lookup: options.lookup ?? systemLookup };
@@ -31,13 +30,9 @@ export function buildWebhooks(deps: {
     timeoutMs: options.timeoutMs ?? DEFAULT_TIMEOUT_MS,
     random: options.random,
   });
-  const webhookWorker = new WebhookDeliveryWorker({
-    deliverer,
-    webhooks,
-    events: deps.events,
-    log: deps.log,
-    pollMs: options.pollMs,
-    concurrency: options.concurrency,
-  });
-  return { webhooks, webhookWorker };
+  return { webhooks, deliverer };
+}
+
+export function register(app: App, module: WebhooksModule): void {
+  registerWebhookRoutes(app, module.webhooks);
 }

@@ -92,7 +92,7 @@ export function registerWebhookRoutes(app: App, webhooks: WebhooksService): void
       querystring: Type.Object(PaginationQuery),
       response: { 200: Type.Object({ webhooks: Type.Array(Webhook), next_cursor: NextCursor }) },
     },
-  }, async (request) => webhooks.list(agentOf(request).organizationId, request.query.limit ?? 50, request.query.cursor));
+  }, async (request) => webhooks.list(agentOf(request).organizationId, request.query));
 
   app.get('/v1/webhooks/:id', {
     config: { auth: 'agent' },
@@ -140,7 +140,7 @@ export function registerWebhookRoutes(app: App, webhooks: WebhooksService): void
       querystring: Type.Object(PaginationQuery),
       response: { 200: Type.Object({ deliveries: Type.Array(Delivery), next_cursor: NextCursor }) },
     },
-  }, async (request) => webhooks.listDeliveries(agentOf(request).organizationId, request.params.id, request.query.limit ?? 50, request.query.cursor));
+  }, async (request) => webhooks.listDeliveries(agentOf(request).organizationId, request.params.id, request.query));
 
   app.post('/v1/webhooks/:id/deliveries/:delivery_id/retry', {
     config: { auth: 'agent', scope: 'webhooks:write' },

@@ -3,10 +3,10 @@
 // transaction, into one delivery row per matching endpoint; the delivery worker sends them.
 import { EventEmitter } from 'node:events';
 import { ApiError, invalidField, notFound } from '../../lib/errors.ts';
-import { decodeCursor, page } from '../../http/pagination.ts';
+import { listPage, type PageQuery } from '../../lib/pagination.ts';
 import type { Clock } from '../../lib/clock.ts';
 import { newId } from '../../lib/ids.ts';
-import { sha256Hex } from '../../lib/secrets.ts';
+import { clientIdHash } from '../../lib/client-id.ts';
 import { checkUrl, type Lookup } from '../../lib/ssrf.ts';
 import type { Executor } from '../../db/schema.ts';
 import type { EventsService } from '../events/service.ts';
@@ -38,12 +38,6 @@ export interface UpdateWebhookInput {
 
 export type WebhookView = ReturnType<typeof webhookView>;
 
-/** Same body, same hash: keys sorted so field order does not matter. */
-function requestHash(input: CreateWebhookInput): string {
-  const entries = Object.entries(input).filter(([, v]) => v !== undefined).sort(([a], [b]) => a.localeCompare(b));
-  return sha256Hex(JSON.stringify(entries));
-}
-
 export class WebhooksService {
   private readonly repo: WebhooksRepository;
   private readonly clock: Clock;
@@ -60,7 +54,6 @@ export class WebhooksService {
     this.allowPrivate = deps.allowPrivate;
     this.lookup = deps.lookup;
     this.signals.setMaxListeners(0);
-    this.events.onEmit((ex, envelope) => this.fanOut(ex, envelope));
   }
 
   private async checkedUrl(raw: string): Promise<string> {
@@ -77,7 +70,7 @@ export class WebhooksService {
 
   /** 201 with the secret on first create; 200 without it when the same body repeats the client_id. */
   async create(organizationId: string, input: CreateWebhookInput): Promise<{ created: boolean; webhook: WebhookView & { secret?: string } }> {
-    const hash = requestHash(input);
+    const hash = clientIdHash(input);
     const existing = await this.repo.findByClientId(organizationId, input.client_id);
     if (existing) return { created: false, webhook: this.replay(existing, hash) };
     const url = await this.checkedUrl(input.url);
@@ -125,10 +118,8 @@ export class WebhooksService {
     return webhookView(await this.owned(organizationId, id));
   }
 
-  async list(organizationId: string, limit: number, cursor: string | undefined) {
-    const after = decodeCursor(cursor, 1);
-    const rows = await this.repo.listWebhooks(organizationId, after ? String(after[0]) : null, limit + 1);
-    const { items, next_cursor } = page(rows, limit, (r) => [r.id]);
+  async list(organizationId: string, query: PageQuery) {
+    const { items, next_cursor } = await listPage(query, (after, count) => this.repo.listWebhooks(organizationId, after ? String(after[0]) : null, count), (r) => [r.id]);
     return { webhooks: items.map(webhookView), next_cursor };
   }
 
@@ -177,11 +168,9 @@ export class WebhooksService {
     return { ...webhookView({ ...row, ...changes }), secret: changes.secret, previous_secret_expires_at: changes.previous_secret_expires_at };
   }
 
-  async listDeliveries(organizationId: string, webhookId: string, limit: number, cursor: string | undefined) {
+  async listDeliveries(organizationId: string, webhookId: string, query: PageQuery) {
     await this.owned(organizationId, webhookId);
-    const after = decodeCursor(cursor, 1);
-    const rows = await this.repo.listDeliveries(webhookId, after ? String(after[0]) : null, limit + 1);
-    const { items, next_cursor } = page(rows, limit, (r) => [r.id]);
+    const { items, next_cursor } = await listPage(query, (after, count) => this.repo.listDeliveries(webhookId, after ? String(after[0]) : null, count), (r) => [r.id]);
     const attempts = await this.repo.attemptsOf(items.map((r) => r.id));
     return { deliveries: items.map((r) => deliveryView(r, attempts.filter((a) => a.delivery_id === r.id))), next_cursor };
   }
@@ -219,7 +208,7 @@ export class WebhooksService {
   }
 
   /** Emit hook: one pending delivery per enabled endpoint whose filter takes the event. */
-  private async fanOut(ex: Executor, envelope: EventEnvelope): Promise<void> {
+  async fanOut(ex: Executor, envelope: EventEnvelope): Promise<void> {
     const endpoints = await this.repo.enabledWebhooks(ex, envelope.organization_id);
     const matching = endpoints.filter((w) => matchesEventType(JSON.parse(w.event_types) as string[], envelope.type));
     if (matching.length === 0) return;

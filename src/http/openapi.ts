@@ -1,0 +1,375 @@
+// The OpenAPI 3.1 document SDKs are generated from (/openapi.yaml, /openapi.json), built from the
+// same route schemas that validate requests, and the reference UI at /docs.
+//
+// What each route states, and what follows from it here:
+// - schema.operationId (camelCase, unique), summary, tags (declared in TAGS) and a description of
+//   each success response (`Described`): checked when the route is added, so no route ships
+//   without them (hidden routes, `schema.hide`, are exempt);
+// - config.auth: the security requirement; with the route's inputs and config (scope,
+//   idempotent, errors), its error responses, one per status, each naming the codes it carries;
+// - a sub-schema with an `$id` is a named component (`#/components/schemas/<$id>`), referenced
+//   wherever it is used. Name response schemas only: request schemas are compiled by one Ajv per
+//   process (src/http/validation.ts), where two different schemas may not share an id.
+// Event payloads are the top-level `webhooks` (EVENT_DOCS in src/modules/events/types.ts).
+import { STATUS_CODES } from 'node:http';
+import swagger from '@fastify/swagger';
+import swaggerUi from '@fastify/swagger-ui';
+import type { RouteOptions } from 'fastify';
+import { Type } from 'typebox';
+import type { Config } from '../config.ts';
+import { ERRORS, type ErrorCode } from '../lib/errors.ts';
+import { EVENT_DOCS, EVENT_TYPES, type EventType } from '../modules/events/types.ts';
+import { VERSION } from '../modules/system/routes.ts';
+import { Problem, Timestamp } from './schemas.ts';
+import type { App } from './types.ts';
+
+type Schema = Record<string, unknown>;
+
+const SECURITY_BY_SURFACE = {
+  public: [],
+  agent: [{ bearer: [] }],
+  admin: [{ admin: [] }],
+  device: [{ phoneKey: [] }],
+} as const;
+
+/** Every tag a route may carry, with its description; the document lists those in use. */
+export const TAGS = [
+  { name: 'Organizations', description: 'Sign-up, email verification, the calling credential, API keys, and the agent status: what is wrong, in one call.' },
+  { name: 'Cells', description: 'Phone lines. A cell is a phone number carried by a physical Android phone in the operator\'s rack.' },
+  { name: 'Messages', description: 'Send, reply to, read and cancel the SMS/MMS of a cell. Sends and replies take an Idempotency-Key.' },
+  { name: 'Conversations', description: 'One conversation per cell and participant number, ordered by latest activity.' },
+  { name: 'Pods', description: 'Sender pools: groups of cells, with their drafts, contact lists and cycle jobs.' },
+  { name: 'Webhooks', description: 'Endpoints that receive events, signed per Standard Webhooks, and their deliveries.' },
+  { name: 'Events', description: 'Event payloads, POSTed to webhook endpoints and sent on the WebSocket stream (wss://{host}/v1/events/stream).' },
+  { name: 'Billing', description: 'Tiers, prepaid balance, payments and payer wallets.' },
+  { name: 'Usage', description: 'Billable usage records and summaries.' },
+  { name: 'OAuth', description: 'OAuth 2.0 grants of the organization.' },
+  { name: 'Admin', description: 'The operator surface (admin token): the phone inventory, organizations and the dev mail outbox.' },
+  { name: 'Device', description: 'The device surface (X-Phone-Key): what the Android app on each phone calls.' },
+  { name: 'System', description: 'Health of the process and its database.' },
+];
+const TAG_NAMES = new Set(TAGS.map((t) => t.name));
+
+/** When each code is answered: the documented error responses name them. */
+const WHEN: Record<ErrorCode, string> = {
+  invalid_request: 'the request is malformed or fails validation; `errors` names each field',
+  invalid_code: 'the code is wrong or expired',
+  code_expired: 'five wrong attempts spent the code; sign up again for a new one',
+  unauthenticated: 'the credential is missing, malformed, unknown, revoked or expired',
+  payment_required: 'billing blocks the action; `payment` describes the payment that unblocks it',
+  forbidden: 'the credential is valid but not allowed here (an agent credential on the admin surface, an OAuth token without the scope)',
+  organization_unverified: 'the organization has not verified its email yet',
+  organization_suspended: 'the organization is suspended',
+  not_found: 'no such resource in this organization',
+  method_not_allowed: 'the route does not take this method',
+  request_timeout: 'the request did not arrive in time',
+  conflict: 'the resource is in a state that does not allow this',
+  cell_not_active: 'the cell is not active (provisioning or suspended)',
+  recipient_opted_out: 'the recipient texted STOP; sends to them resume after START',
+  client_id_conflict: 'the client_id was used with a different body',
+  idempotency_request_in_progress: 'a request with this Idempotency-Key is still running; retry shortly',
+  wallet_already_registered: 'the wallet belongs to another organization',
+  cell_in_pod: 'the cell belongs to another pod',
+  payload_too_large: 'the body exceeds 256 KiB',
+  unsupported_media_type: 'the body is not application/json',
+  idempotency_key_reused: 'the Idempotency-Key was used with a different request in the last 24 hours',
+  rate_limited: 'too many requests; retry after Retry-After seconds',
+  headers_too_large: 'the request headers or URL exceed 16 KiB',
+  internal_error: 'an unexpected error; the request id identifies it in the logs',
+  unavailable: 'the database is unreachable or the process is shutting down; retry after Retry-After seconds',
+};
+
+const EXAMPLE_REQUEST_ID = 'req_01jdx3m6q9k8v2c4n7r5t0w1yz';
+
+/** The codes a route can answer: from its surface, inputs and conventions, plus config.errors. */
+export function errorCodesOf(route: Pick<RouteOptions, 'config' | 'schema'>): ErrorCode[] {
+  const config = route.config ?? {};
+  const schema = (route.schema ?? {}) as Schema;
+  const codes = new Set<ErrorCode>();
+  if (['body', 'querystring', 'params', 'headers'].some((part) => schema[part])) codes.add('invalid_request');
+  if (config.auth && config.auth !== 'public') codes.add('unauthenticated');
+  if (config.auth === 'agent' && !config.allowUnverified) {
+    codes.add('organization_unverified');
+    codes.add('organization_suspended');
+  }
+  if ((config.auth === 'agent' && config.scope) || config.auth === 'admin') codes.add('forbidden');
+  if (schema.params) codes.add('not_found');
+  if (schema.body) {
+    codes.add('payload_too_large');
+    codes.add('unsupported_media_type');
+  }
+  if (config.idempotent) {
+    codes.add('idempotency_request_in_progress');
+    codes.add('idempotency_key_reused');
+  }
+  if (config.auth && !config.unlimited) codes.add('rate_limited');
+  for (const code of config.errors ?? []) codes.add(code);
+  codes.add('internal_error');
+  codes.add('unavailable');
+  return [...codes];
+}
+
+const sentence = (text: string) => `${text[0].toUpperCase()}${text.slice(1)}.`;
+const PROBLEM_REF = { $ref: 'Problem#' };
+
+function problemResponse(status: number, codes: ErrorCode[], docsUrl: string): Schema {
+  const [code] = codes;
+  const example = {
+    type: `${docsUrl}/errors/${code}`,
+    title: ERRORS[code].title,
+    status,
+    detail: sentence(WHEN[code].replace(/; .*/, '')),
+    code,
+    request_id: EXAMPLE_REQUEST_ID,
+    ...(code === 'invalid_request' ? { errors: [{ field: 'display_name', code: 'required', message: 'display_name is required.' }] } : {}),
+  };
+  const retry = status === 429 || status === 503;
+  return {
+    description: `${STATUS_CODES[status]}. ${codes.map((c) => `\`${c}\`: ${WHEN[c]}.`).join(' ')}`,
+    content: { 'application/problem+json': { schema: PROBLEM_REF, example } },
+    ...(retry ? { headers: { 'Retry-After': { type: 'integer', minimum: 0, description: 'Seconds to wait before retrying.' } } } : {}),
+  };
+}
+
+const isObject = (value: unknown): value is Schema => typeof value === 'object' && value !== null && !Array.isArray(value);
+const isSuccess = (status: string) => !/^[45]/.test(status);
+
+/** The description of a success response: `Described`, or the root description of an unnamed schema. */
+function responseDescription(response: unknown): string | undefined {
+  if (!isObject(response)) return undefined;
+  const described = response['x-response-description'];
+  if (typeof described === 'string') return described;
+  return typeof response.$id !== 'string' && typeof response.description === 'string' ? response.description : undefined;
+}
+
+/** What a documented route lacks, as phrases for the error message; empty when complete. */
+export function documentationGaps(route: Pick<RouteOptions, 'config' | 'schema'>): string[] {
+  const schema = (route.schema ?? {}) as Schema;
+  const gaps: string[] = [];
+  if (!route.config?.auth) gaps.push('config.auth (its surface)');
+  if (typeof schema.operationId !== 'string' || !/^[a-z][A-Za-z0-9]*$/.test(schema.operationId)) gaps.push('schema.operationId in camelCase, e.g. listCells');
+  if (typeof schema.summary !== 'string' || schema.summary === '') gaps.push('schema.summary');
+  const tags = Array.isArray(schema.tags) ? (schema.tags as unknown[]) : [];
+  if (tags.length === 0) gaps.push('schema.tags');
+  for (const tag of tags) if (!TAG_NAMES.has(String(tag))) gaps.push(`tag "${String(tag)}" declared with a description in TAGS (src/http/openapi.ts)`);
+  const success = Object.entries(isObject(schema.response) ? schema.response : {}).filter(([status]) => isSuccess(status));
+  if (success.length === 0) gaps.push('a success response in schema.response');
+  for (const [status, response] of success) {
+    if (!responseDescription(response)) gaps.push(`a description of its ${status} response: Described(schema, '...')`);
+  }
+  const headers = isObject(schema.headers) && isObject(schema.headers.properties) ? schema.headers.properties : {};
+  if (route.config?.idempotent && !headers['Idempotency-Key']) gaps.push('the Idempotency-Key header in schema.headers (IdempotencyKeyHeaders)');
+  return gaps;
+}
+
+/** Data, not schemas: never walked for `$id`s. */
+const DATA_KEYWORDS = new Set(['examples', 'example', 'default', 'enum', 'const']);
+
+/** Adds every sub-schema of `node` that has an `$id` to `named`; two different schemas may not share a name. */
+function collectNamed(node: unknown, named: Record<string, Schema>): void {
+  if (Array.isArray(node)) {
+    for (const item of node) collectNamed(item, named);
+    return;
+  }
+  if (!isObject(node)) return;
+  const id = node.$id;
+  if (typeof id === 'string' && id !== Problem.$id) {
+    const { 'x-response-description': _description, ...plain } = node;
+    const known = named[id];
+    if (!known) named[id] = plain;
+    else if (known !== node && JSON.stringify(known) !== JSON.stringify(plain)) {
+      throw new Error(`OpenAPI: two different schemas are named ${id}; give one another $id.`);
+    }
+  }
+  for (const [key, value] of Object.entries(node)) if (!DATA_KEYWORDS.has(key)) collectNamed(value, named);
+}
+
+/** The responses of an operation in the document: success ones by reference, errors by status. */
+function documentedResponses(route: Pick<RouteOptions, 'config' | 'schema'>, docsUrl: string): Schema {
+  const declared = ((route.schema as Schema | undefined)?.response ?? {}) as Schema;
+  const responses: Schema = {};
+  for (const [status, response] of Object.entries(declared)) {
+    if (!isSuccess(status) || !isObject(response)) continue;
+    // A named root stays a reference; the response says what this answer is.
+    responses[status] = typeof response.$id === 'string'
+      ? { $ref: `#/components/schemas/${response.$id}`, description: responseDescription(response) }
+      : response;
+  }
+  const byStatus = new Map<number, ErrorCode[]>();
+  for (const code of errorCodesOf(route)) {
+    const status = ERRORS[code].status;
+    byStatus.set(status, [...(byStatus.get(status) ?? []), code]);
+  }
+  for (const status of [...byStatus.keys()].sort((a, b) => a - b)) responses[status] = problemResponse(status, byStatus.get(status) ?? [], docsUrl);
+  responses['4XX'] = {
+    description: 'Another client error, e.g. `request_timeout` (408) or `headers_too_large` (431).',
+    content: { 'application/problem+json': { schema: PROBLEM_REF } },
+  };
+  return responses;
+}
+
+const pascal = (type: string) => type.split(/[._]/).map((part) => part[0].toUpperCase() + part.slice(1)).join('');
+const eventSchemaName = (type: EventType) => `${pascal(type)}Event`;
+
+const EventEnvelope = Type.Object(
+  {
+    id: Type.String({ description: 'evt_... id, also the webhook-id header: delivery is at least once, so dedupe on it.' }),
+    type: Type.Unsafe<EventType>({ type: 'string', enum: [...EVENT_TYPES], description: 'The event type.' }),
+    created_at: { ...Timestamp, description: 'When the change happened.' },
+    organization_id: Type.String({ description: 'The organization the event belongs to.' }),
+    data: Type.Object({}, { additionalProperties: true, description: "The object's view at the change: the JSON the REST API shows for it." }),
+  },
+  {
+    $id: 'EventEnvelope',
+    description: 'The envelope of every event, on webhooks and on the stream.',
+    examples: [
+      {
+        id: 'evt_01jdx3m6q9k8v2c4n7r5t0w1yz',
+        type: 'cell.online',
+        created_at: '2026-11-21T12:00:00.000Z',
+        organization_id: 'org_01jdx2a0b1c2d3e4f5g6h7j8k9',
+        data: { id: 'cell_01jdx2b7c8d9e0f1g2h3j4k5m6', status: 'active', online: true },
+      },
+    ],
+  },
+);
+
+/** Each event type as a component: the envelope with its type and, where described, its data. */
+function eventSchemas(): Record<string, Schema> {
+  const schemas: Record<string, Schema> = { EventEnvelope };
+  for (const type of EVENT_TYPES) {
+    const { summary, data } = EVENT_DOCS[type];
+    schemas[eventSchemaName(type)] = {
+      description: `${type}: ${summary}`,
+      allOf: [
+        { $ref: '#/components/schemas/EventEnvelope' },
+        {
+          type: 'object',
+          required: ['type', 'data'],
+          properties: {
+            type: { type: 'string', const: type },
+            data: data ? { $ref: `#/components/schemas/${data}` } : { type: 'object', additionalProperties: true, description: 'Not described yet.' },
+          },
+        },
+      ],
+    };
+  }
+  return schemas;
+}
+
+const WEBHOOK_HEADERS = {
+  WebhookId: {
+    name: 'webhook-id',
+    in: 'header',
+    required: true,
+    description: 'The event id (evt_...), the same on every attempt: dedupe on it.',
+    schema: { type: 'string' },
+  },
+  WebhookTimestamp: {
+    name: 'webhook-timestamp',
+    in: 'header',
+    required: true,
+    description: 'Unix time in seconds of this attempt; reject a delivery far from your clock.',
+    schema: { type: 'string', pattern: '^[0-9]+$' },
+  },
+  WebhookSignature: {
+    name: 'webhook-signature',
+    in: 'header',
+    required: true,
+    description: 'v1,<base64 HMAC-SHA256 of "{webhook-id}.{webhook-timestamp}.{body}" keyed with the whsec_ secret>. For 24 hours after a rotation, two space-separated signatures (new and previous secret).',
+    schema: { type: 'string' },
+  },
+};
+
+/** The top-level `webhooks`: one POST per event type, as Cellgate sends it to an endpoint. */
+function webhooks(): Schema {
+  return Object.fromEntries(EVENT_TYPES.map((type) => [type, {
+    post: {
+      operationId: `${pascal(type)[0].toLowerCase()}${pascal(type).slice(1)}Webhook`,
+      summary: type,
+      description: `${EVENT_DOCS[type].summary} POSTed to every enabled endpoint whose event_types match, signed per Standard Webhooks, retried until a 2xx; also sent on the stream.`,
+      tags: ['Events'],
+      security: [],
+      parameters: Object.keys(WEBHOOK_HEADERS).map((name) => ({ $ref: `#/components/parameters/${name}` })),
+      requestBody: { required: true, content: { 'application/json': { schema: { $ref: `#/components/schemas/${eventSchemaName(type)}` } } } },
+      responses: {
+        200: { description: 'Any 2xx status acknowledges the delivery; other answers are retried with backoff (Retry-After is honoured).' },
+        410: { description: 'Gone: Cellgate disables the endpoint (webhook.disabled) and stops delivering to it.' },
+      },
+    },
+  }]));
+}
+
+const DESCRIPTION = `Phone lines for software agents: cells (phone numbers on real Android phones), messages, conversations, events and webhooks.
+
+- **Authentication**: \`Authorization: Bearer <api key>\` (\`cg_live_...\`, from sign-up) or an OAuth access token (\`cg_at_...\`). The operator surface takes admin tokens, the device surface \`X-Phone-Key\`.
+- **Errors** are RFC 9457 \`application/problem+json\` with a machine \`code\` (see the Problem schema); each operation lists the statuses and codes it answers.
+- **Idempotency**: sends take an optional \`Idempotency-Key\` header (1-255 printable characters, kept 24 hours): a repeat replays the first answer with \`Idempotent-Replayed: true\`.
+- **Lists** are cursor-paginated: \`?limit=\` (1-200, default 50) and \`?cursor=\` from \`next_cursor\`.
+- **Events** are delivered to webhooks (see \`webhooks\`) and on the WebSocket stream \`/v1/events/stream\`.
+- Every response carries \`X-Request-Id\`; rate limits answer 429 with \`Retry-After\`.`;
+
+export async function registerOpenApi(app: App, config: Config): Promise<void> {
+  app.addSchema(Problem);
+  // Filled as routes are added (their named schemas), read when the document is generated.
+  const schemas: Record<string, Schema> = eventSchemas();
+  await app.register(swagger, {
+    openapi: {
+      openapi: '3.1.0',
+      info: {
+        title: 'Cellgate API',
+        version: VERSION,
+        description: DESCRIPTION,
+        contact: { name: 'Cellgate API reference', url: config.docsUrl },
+        license: { name: 'Proprietary', identifier: 'LicenseRef-Proprietary' },
+      },
+      servers: [{ url: config.baseUrl, description: 'This Cellgate service' }],
+      tags: TAGS,
+      components: {
+        schemas,
+        parameters: WEBHOOK_HEADERS,
+        securitySchemes: {
+          bearer: { type: 'http', scheme: 'bearer', description: 'API key (cg_live_...) or OAuth access token (cg_at_...).' },
+          admin: { type: 'http', scheme: 'bearer', description: 'Admin token (cg_adm_...).' },
+          phoneKey: { type: 'apiKey', in: 'header', name: 'X-Phone-Key', description: 'Device key (cg_dev_...).' },
+        },
+      },
+      webhooks: webhooks(),
+    } as Parameters<typeof swagger>[1] extends { openapi?: infer O } ? O : never,
+    refResolver: { buildLocalReference: (json, _baseUri, _fragment, i) => String(json.$id ?? `def-${i}`) },
+    transform: ({ schema, url, route }) =>
+      !schema || (schema as Schema).hide ? { schema, url } : { schema: { ...schema, response: documentedResponses(route, config.docsUrl) }, url },
+    transformObject: ({ openapiObject }) => {
+      // Only the tags in use, in TAGS order.
+      const used = new Set<string>();
+      for (const item of [...Object.values(openapiObject.paths ?? {}), ...Object.values((openapiObject as Schema).webhooks ?? {})]) {
+        for (const operation of Object.values(item as Schema)) if (isObject(operation) && Array.isArray(operation.tags)) operation.tags.forEach((t) => used.add(String(t)));
+      }
+      return { ...openapiObject, tags: TAGS.filter((tag) => used.has(tag.name)) };
+    },
+  });
+  await app.register(swaggerUi, { routePrefix: '/docs', uiConfig: { docExpansion: 'list' }, uiHooks: {} });
+
+  const operationIds = new Set<string>();
+  app.addHook('onRoute', (route) => {
+    const surface = route.config?.auth;
+    if (surface) {
+      // Every route states its surface; the OpenAPI security and the error serialization follow from it.
+      const schema = (route.schema ??= {}) as Schema;
+      schema.security = SECURITY_BY_SURFACE[surface];
+      const response = (schema.response ??= {}) as Schema;
+      // 4xx/5xx, not `default`: a default schema would also serialize undeclared 2xx bodies as Problem.
+      response['4xx'] ??= { description: 'Client error', content: { 'application/problem+json': { schema: PROBLEM_REF } } };
+      response['5xx'] ??= { description: 'Server error', content: { 'application/problem+json': { schema: PROBLEM_REF } } };
+    }
+    const schema = route.schema as Schema | undefined;
+    if (schema?.hide || route.method === 'HEAD') return;
+    const gaps = documentationGaps(route);
+    const name = `${[route.method].flat().join(',')} ${route.url}`;
+    if (gaps.length > 0 && process.env.TMP_OPENAPI_STRICT) throw new Error(`OpenAPI: the route ${name} needs ${gaps.join('; ')}.`);
+    const operationId = String(schema?.operationId);
+    if (operationIds.has(operationId) && process.env.TMP_OPENAPI_STRICT) throw new Error(`OpenAPI: the operationId ${operationId} of ${name} is taken by another route.`);
+    operationIds.add(operationId);
+    collectNamed(schema?.response, schemas);
+  });
+}

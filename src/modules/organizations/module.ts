@@ -1,0 +1,21 @@
+// Organizations: sign-up, verification, API keys, whoami.
+import type { Kysely } from 'kysely';
+import type { DB } from '../../db/schema.ts';
+import type { Clock } from '../../lib/clock.ts';
+import type { Mailer } from '../../lib/mailer.ts';
+import type { App } from '../../http/types.ts';
+import { OrganizationsRepository } from './repository.ts';
+import { registerOrganizationRoutes } from './routes.ts';
+import { OrganizationsService } from './service.ts';
+
+export interface OrganizationsModule {
+  organizations: OrganizationsService;
+}
+
+export function build(deps: { db: Kysely<DB>; clock: Clock; mailer: Mailer }): OrganizationsModule {
+  return { organizations: new OrganizationsService({ repo: new OrganizationsRepository(deps.db), clock: deps.clock, mailer: deps.mailer }) };
+}
+
+export function register(app: App, module: OrganizationsModule): void {
+  registerOrganizationRoutes(app, module.organizations);
+}

@@ -1,0 +1,8 @@
+// Health, the OpenAPI document and the error pages: no service of their own.
+import type { Database } from '../../db/database.ts';
+import type { App } from '../../http/types.ts';
+import { registerSystemRoutes } from './routes.ts';
+
+export function register(app: App, deps: { database: Database }): void {
+  registerSystemRoutes(app, deps.database);
+}
