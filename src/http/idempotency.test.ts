@@ -5,7 +5,8 @@ import { activeOrganization, bearer, expectProblem, startApp, type TestApp } fro
 import { agentOf } from './auth.ts';
 import { ApiError } from '../lib/errors.ts';
 import { Body } from './schemas.ts';
-import { canonicalJson, recordedResponse, recordOutcomes, requestHash } from './idempotency.ts';
+import { canonicalJson } from '../lib/canonical-json.ts';
+import { recordedResponse, recordOutcomes, requestHash } from './idempotency.ts';
 
 // A probe route shaped like a send: it counts executions, can be held open, and can fail.
 /** The recorded route's work fails (as a send does once its cell is deleted). */

@@ -19,6 +19,7 @@ import type { IdempotencyKeysTable } from './idempotency-tables.ts';
 import { hookList } from './auth.ts';
 import { ApiError } from '../lib/errors.ts';
 import type { App } from './types.ts';
+import { canonicalJson } from '../lib/canonical-json.ts';
 
 const TTL_MS = 24 * 60 * 60 * 1000;
 const KEY_PATTERN = /^[\x20-\x7e]{1,255}$/;
@@ -53,17 +54,6 @@ export interface IdempotencyOutcome extends Claim {
 export type IdempotencyRecorder = (body: unknown) => IdempotencyOutcome;
 
 const pending = new WeakMap<FastifyRequest, Pending>();
-
-export function canonicalJson(value: unknown): string {
-  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`;
-  if (value && typeof value === 'object') {
-    const entries = Object.entries(value as Record<string, unknown>)
-      .filter(([, v]) => v !== undefined)
-      .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
-    return `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${canonicalJson(v)}`).join(',')}}`;
-  }
-  return JSON.stringify(value ?? null);
-}
 
 /** Method, path and canonical body: what makes two requests "the same". */
 export function requestHash(request: FastifyRequest): string {
