@@ -4,6 +4,7 @@ import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { activeOrganization, startApp, type TestApp } from '../harness.ts';
 import { StreamClient, streamUrl } from './stream-client.ts';
+import { atCommit, transact } from '../../src/db/transaction.ts';
 
 describe('event order across concurrent transactions', () => {
   let t: TestApp;
@@ -22,14 +23,17 @@ describe('event order across concurrent transactions', () => {
     const gate = new Promise<void>((resolve) => (release = resolve));
     let firstEmitted!: () => void;
     const emitted = new Promise<void>((resolve) => (firstEmitted = resolve));
-    const first = t.database.db.transaction().execute(async (tx) => {
+    const first = transact(t.database.db, async (tx) => {
       await emit(tx, 'first');
-      firstEmitted();
-      await gate; // still uncommitted
+      // Runs after the event's own write (the outbox lock is held), before the commit.
+      atCommit(tx, async () => {
+        firstEmitted();
+        await gate;
+      });
     });
     await emitted;
     let secondDone = false;
-    const second = t.database.db.transaction().execute((tx) => emit(tx, 'second')).then(() => {
+    const second = transact(t.database.db, (tx) => emit(tx, 'second')).then(() => {
       secondDone = true;
     });
     try {

@@ -4,6 +4,7 @@ import { activeOrganization, expectProblem, startApp, type TestApp } from '../ha
 import { ManualClock } from '../../src/lib/clock.ts';
 import { newId } from '../../src/lib/ids.ts';
 import { eventually, rejected, StreamClient, streamUrl } from './stream-client.ts';
+import { transact } from '../../src/db/transaction.ts';
 
 describe('event stream: bad queries', () => {
   let t: TestApp;
@@ -57,7 +58,7 @@ describe('event stream: slow consumers', () => {
     let emitted = 0;
     while (t.services.events.feed.subscriberCount() > 0) {
       if (emitted >= 2000) throw new Error('the slow client was never disconnected');
-      await t.database.db.transaction().execute(async (tx) => {
+      await transact(t.database.db, async (tx) => {
         for (let i = 0; i < 20; i += 1) await t.services.events.emit(tx, { organizationId, type: 'cell.updated', data: { blob: BLOB } });
       });
       emitted += 20;
@@ -91,7 +92,7 @@ describe('event stream: slow consumers', () => {
       const url = await streamUrl(t);
       const org = await activeOrganization(t);
       const first = await t.services.events.emit(t.database.db, { organizationId: org.organizationId, type: 'cell.created', data: {} });
-      await t.database.db.transaction().execute(async (tx) => {
+      await transact(t.database.db, async (tx) => {
         for (let i = 0; i < 400; i += 1) await t.services.events.emit(tx, { organizationId: org.organizationId, type: 'cell.updated', data: { blob: BLOB } });
       });
       const client = new StreamClient(`${url}?since=${first.id}`, { headers: org.headers });

@@ -11,6 +11,7 @@ import type { DevicesTable } from '../devices/tables.ts';
 import type { EventsService } from '../events/service.ts';
 import type { CellRecord, CellsRepository } from './repository.ts';
 import type { CellStatus } from './tables.ts';
+import { transact } from '../../db/transaction.ts';
 
 export type { CellRecord } from './repository.ts';
 
@@ -108,7 +109,7 @@ export class CellsService {
     const now = this.clock.now();
     const iso = now.toISOString();
     const id = newId('cell', this.clock, now);
-    const { view, device } = await this.repo.db.transaction().execute(async (tx) => {
+    const { view, device } = await transact(this.repo.db, async (tx) => {
       const device = await this.devices.claimFree(tx, id);
       await this.repo.insert(tx, {
         id,
@@ -144,7 +145,7 @@ export class CellsService {
   }
 
   async rename(organizationId: string, cellId: string, displayName: string): Promise<CellView> {
-    return this.repo.db.transaction().execute(async (tx) => {
+    return transact(this.repo.db, async (tx) => {
       const renamed = await this.repo.rename(tx, organizationId, cellId, displayName, this.clock.now().toISOString());
       if (renamed === 0) throw notFound('cell');
       return this.recordEvent(tx, cellId, 'cell.updated');
@@ -153,7 +154,7 @@ export class CellsService {
 
   /** Releases the cell: its device goes to the oldest waiting cell; later reads are 404. */
   async release(organizationId: string, cellId: string): Promise<CellView> {
-    const { view, deviceId } = await this.repo.db.transaction().execute(async (tx) => {
+    const { view, deviceId } = await transact(this.repo.db, async (tx) => {
       const cell = await this.getOwned(organizationId, cellId, tx);
       if ((await this.repo.markReleased(tx, cellId, this.clock.now().toISOString())) === 0) throw notFound('cell');
       const deviceId = await this.devices.unassign(tx, cellId);
@@ -176,7 +177,7 @@ export class CellsService {
   async fillProvisioning(): Promise<number> {
     let paired = 0;
     for (;;) {
-      const deviceId = await this.repo.db.transaction().execute((tx) => this.pairOldest(tx));
+      const deviceId = await transact(this.repo.db, (tx) => this.pairOldest(tx));
       if (!deviceId) return paired;
       this.devices.forgetAssignment(deviceId);
       paired += 1;

@@ -11,6 +11,7 @@ import { requirePhone } from '../../lib/phone.ts';
 import { isUniqueViolation } from '../../db/errors.ts';
 import type { DeviceChanges, DevicesRepository, Telemetry } from './repository.ts';
 import type { DevicesTable } from './tables.ts';
+import { transact } from '../../db/transaction.ts';
 
 export const DEVICE_KEY_PREFIX = 'cg_dev_';
 export const DEFAULT_SEND_RATE_PER_MINUTE = 20;
@@ -101,7 +102,7 @@ export class DevicesService {
       created_at: iso,
       updated_at: iso,
     };
-    await this.repo.db.transaction().execute(async (tx) => {
+    await transact(this.repo.db, async (tx) => {
       try {
         await this.repo.insert(tx, row);
       } catch (error) {
@@ -175,7 +176,7 @@ export class DevicesService {
     this.lastTouch.set(deviceId, nowMs);
     const now = new Date(nowMs).toISOString();
     if ((await this.repo.touchOnline(deviceId, now)) === 1) return;
-    await this.repo.db.transaction().execute(async (tx) => {
+    await transact(this.repo.db, async (tx) => {
       const device = await this.repo.markOnline(tx, deviceId, now);
       if (device) await this.hooks?.presenceChanged(tx, device, true);
     });
@@ -206,7 +207,7 @@ export class DevicesService {
     for (;;) {
       const silent = await this.repo.silentIds(cutoff, OFFLINE_BATCH);
       for (const { id } of silent) {
-        const wentOffline = await this.repo.db.transaction().execute(async (tx) => {
+        const wentOffline = await transact(this.repo.db, async (tx) => {
           const device = await this.repo.markOfflineIfSilent(tx, id, cutoff);
           if (device) await this.hooks?.presenceChanged(tx, device, false);
           return device !== undefined;

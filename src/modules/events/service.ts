@@ -6,10 +6,12 @@
 // one holding 11; a reader at 11 would skip 10 for ever). emit() therefore takes a transaction-level
 // advisory lock before inserting, held until commit, so outbox writers are serialised from their
 // first emit to their commit and seq order IS commit order: a reader that has seen seq N has seen
-// everything below N. The price is that event-emitting transactions commit one at a time, so
-// call emit() as the LAST write of a transaction (holding the lock while waiting for a row lock
-// could deadlock with a transaction that holds that row and waits for the outbox). On SQLite
-// there is one writer, so seq order is commit order already.
+// everything below N. The price is that event-emitting transactions commit one at a time, and the
+// outbox write must be the LAST write of a transaction (holding the lock while waiting for a row
+// lock could deadlock with a transaction that holds that row and waits for the outbox): emit()
+// queues its write to the end of the transaction (src/db/transaction.ts), so this holds by
+// construction.
+// On SQLite there is one writer, so seq order is commit order already.
 //
 // For other consumers: onEmit(hook) runs a hook inside every emit, in the emitting transaction
 // (the webhook fan-out creates its delivery rows this way, atomically with the event). readAfter(seq, limit) pages the whole outbox in
@@ -20,6 +22,7 @@ import { EventEmitter } from 'node:events';
 import type pg from 'pg';
 import type { Executor } from '../../db/schema.ts';
 import type { Clock } from '../../lib/clock.ts';
+import { atCommit, transact } from '../../db/transaction.ts';
 import { newId } from '../../lib/ids.ts';
 import { envelopeOf } from './envelope.ts';
 import { EventFeed } from './feed.ts';
@@ -67,9 +70,14 @@ export class EventsService {
       : null;
   }
 
-  /** Records an event in the caller's transaction (or a transaction of its own); returns its envelope. */
+  /**
+   * Records an event in the caller's transaction (opened with transact(), or a transaction of its
+   * own); returns its envelope. The row and the emit hooks are written at the end of the
+   * transaction (atCommit), after the caller's own writes: on PostgreSQL the outbox lock is then
+   * held only from the last writes to the commit, whatever order the caller emits in.
+   */
   async emit(ex: Executor, event: { organizationId: string; type: EventType; data: Record<string, unknown> }): Promise<EventEnvelope> {
-    if (!ex.isTransaction) return ex.transaction().execute((tx) => this.emit(tx, event));
+    if (!ex.isTransaction) return transact(this.repo.db, (tx) => this.emit(tx, event));
     const now = this.clock.now();
     const envelope: EventEnvelope = {
       id: newId('evt', this.clock, now),
@@ -78,11 +86,13 @@ export class EventsService {
       organization_id: event.organizationId,
       data: event.data,
     };
-    await this.repo.insert(ex, { ...envelope, data: JSON.stringify(envelope.data) });
-    for (const hook of this.hooks) await hook(ex, envelope);
-    // PostgreSQL wakes every process through NOTIFY at commit. On SQLite the single connection is
-    // held by this transaction, so a read queued now runs right after the commit.
-    if (!this.listener) setImmediate(() => this.wake());
+    atCommit(ex, async () => {
+      await this.repo.insert(ex, { ...envelope, data: JSON.stringify(envelope.data) });
+      for (const hook of this.hooks) await hook(ex, envelope);
+      // PostgreSQL wakes every process through NOTIFY at commit. On SQLite the single connection
+      // is held by this transaction, so a read queued now runs right after the commit.
+      if (!this.listener) setImmediate(() => this.wake());
+    });
     return envelope;
   }
 

@@ -14,6 +14,7 @@ import { QUEUE_TTL_MS } from './service.ts';
 import type { MessagesTable } from './tables.ts';
 import { leasedMessageView, messageView } from './views.ts';
 import type { CellWakeups } from './wakeups.ts';
+import { transact } from '../../db/transaction.ts';
 
 export const LEASE_MS = 120_000;
 export const MAX_ATTEMPTS = 3;
@@ -88,7 +89,7 @@ export class DeliveryService {
     const now = this.clock.now();
     const at = now.toISOString();
     if (!(await this.repo.hasClaimable(assignment.cellId, at))) return [];
-    return this.repo.db.transaction().execute(async (tx) => {
+    return transact(this.repo.db, async (tx) => {
       await this.repo.lockDeviceClaims(tx, assignment.deviceId);
       const recent = await this.repo.countClaimedSince(tx, assignment.deviceId, new Date(now.getTime() - PACING_WINDOW_MS).toISOString());
       const count = Math.min(limit, assignment.sendRatePerMinute - recent);
@@ -106,7 +107,7 @@ export class DeliveryService {
   /** Applies a device's report on a message leased to it; a repeated event_id changes nothing. */
   async report(deviceId: string, messageId: string, input: { event_id: string } & DeviceReport) {
     const now = this.clock.now().toISOString();
-    return this.repo.db.transaction().execute(async (tx) => {
+    return transact(this.repo.db, async (tx) => {
       const message = await this.repo.findForUpdate(tx, messageId);
       if (!message) throw notFound('message');
       // Recorded first (one statement on the common path); a refusal below rolls it back.
@@ -168,7 +169,7 @@ export class DeliveryService {
   }
 
   private failAndEmit(fail: (tx: Executor) => Promise<MessagesTable[]>): Promise<number> {
-    return this.repo.db.transaction().execute(async (tx) => {
+    return transact(this.repo.db, async (tx) => {
       const failed = await fail(tx);
       for (const message of failed) await this.emit(tx, message, 'message.failed');
       return failed.length;

@@ -10,10 +10,11 @@ import type { EventsService } from '../events/service.ts';
 import type { ConversationsRepository } from './conversations-repository.ts';
 import { optOutKeyword } from './lifecycle.ts';
 import { emitMessageEvent } from './message-events.ts';
-import type { DeviceAssignment, DevicesPort } from './ports.ts';
+import { NO_IGNORES, type DeviceAssignment, type DevicesPort, type IgnoreListPort } from './ports.ts';
 import type { MessagesRepository } from './repository.ts';
 import type { MessagesTable } from './tables.ts';
 import { messageView, newMessageRow } from './views.ts';
+import { transact } from '../../db/transaction.ts';
 
 export interface InboundUpload {
   device_message_id: string;
@@ -40,6 +41,7 @@ export class InboundService {
   private readonly devices: DevicesPort;
   private readonly events: EventsService;
   private readonly clock: Clock;
+  private ignores: IgnoreListPort = NO_IGNORES;
 
   constructor(deps: Deps) {
     this.repo = deps.repo;
@@ -47,6 +49,11 @@ export class InboundService {
     this.devices = deps.devices;
     this.events = deps.events;
     this.clock = deps.clock;
+  }
+
+  /** Where the ignore list lives (the pods module); until set, nobody is ignored. */
+  useIgnoreList(ignores: IgnoreListPort): void {
+    this.ignores = ignores;
   }
 
   /** Stores a text the device's phone received; `created` is false for a repeated upload. */
@@ -62,7 +69,7 @@ export class InboundService {
     const existing = await this.repo.findInbound(this.repo.db, assignment.cellId, input.device_message_id);
     if (existing) return { created: false, message: messageView(existing) };
     try {
-      const message = await this.repo.db.transaction().execute((tx) => this.storeInbound(tx, assignment, from, input));
+      const message = await transact(this.repo.db, (tx) => this.storeInbound(tx, assignment, from, input));
       return { created: true, message: messageView(message) };
     } catch (error) {
       if (!(error instanceof DuplicateUpload)) throw error;
@@ -76,6 +83,7 @@ export class InboundService {
     const now = this.clock.now();
     const at = now.toISOString();
     const id = newId('msg', this.clock, now);
+    const ignored = await this.ignores.isIgnored(tx, assignment.organizationId, assignment.cellId, from);
     const conversationId = await this.conversations.touch(tx, {
       newId: newId('conv', this.clock, now),
       organizationId: assignment.organizationId,
@@ -98,6 +106,7 @@ export class InboundService {
       device_id: assignment.deviceId,
       device_message_id: input.device_message_id,
       received_at: input.received_at,
+      ignored: ignored ? 1 : 0,
       created_at: at,
     });
     // A concurrent identical upload won the unique index: roll back our conversation touch too.
@@ -105,7 +114,8 @@ export class InboundService {
     const keyword = optOutKeyword(input.body);
     if (keyword === 'stop') await this.repo.optOut(tx, assignment.cellId, from, at);
     if (keyword === 'start') await this.repo.optIn(tx, assignment.cellId, from);
-    await emitMessageEvent(this.events, tx, message, 'message.received');
+    // An ignored participant's text is kept (and still opts out), but reported to nobody.
+    if (!ignored) await emitMessageEvent(this.events, tx, message, 'message.received');
     return message;
   }
 }

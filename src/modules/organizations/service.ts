@@ -9,6 +9,7 @@ import type { AgentPrincipal } from '../../http/types.ts';
 import { listPage, type PageQuery } from '../../lib/pagination.ts';
 import type { OrganizationsRepository } from './repository.ts';
 import type { ApiKeysTable } from './tables.ts';
+import { transact } from '../../db/transaction.ts';
 
 const CODE_TTL_MS = 10 * 60 * 1000;
 const CODE_ATTEMPTS = 5;
@@ -85,7 +86,7 @@ export class OrganizationsService {
     } catch {
       throw new ApiError('unavailable', 'The verification email could not be sent; nothing was changed, please retry.', { headers: { 'Retry-After': '30' } });
     }
-    const { organizationId, secret } = await retryOnUniqueViolation(() => this.repo.db.transaction().execute(async (tx) => {
+    const { organizationId, secret } = await retryOnUniqueViolation(() => transact(this.repo.db, async (tx) => {
       const existing = await this.repo.findByEmail(tx, email);
       if (existing && existing.status !== 'unverified') throw alreadyRegistered();
       const organizationId = existing?.id ?? newId('org', this.clock, now);
@@ -135,7 +136,7 @@ export class OrganizationsService {
       throw new ApiError('invalid_code', expired ? 'The code has expired; sign up again to get a new one.' : 'The code is not correct.');
     }
     const now = this.clock.now().toISOString();
-    await this.repo.db.transaction().execute(async (tx) => {
+    await transact(this.repo.db, async (tx) => {
       await this.repo.setStatus(tx, organizationId, 'active', now);
       await this.repo.deleteCode(tx, organizationId);
     });

@@ -6,6 +6,7 @@ import type { EventsService } from '../events/service.ts';
 import { settle, type Claim, type Outcome, type Settled } from './outcome.ts';
 import type { WebhooksRepository } from './repository.ts';
 import { webhookView } from './views.ts';
+import { transact } from '../../db/transaction.ts';
 
 /** At most this many outcomes are written per transaction. */
 const MAX_BATCH = 500;
@@ -50,7 +51,7 @@ export class OutcomeRecorder {
 
   private async write(items: Settled[]): Promise<void> {
     const { repo } = this.deps;
-    await repo.db.transaction().execute(async (tx) => {
+    await transact(repo.db, async (tx) => {
       const written = await repo.finishAttempts(tx, items.map((i) => i.changes));
       const held = items.filter((i) => written.has(i.delivery.id));
       await repo.insertAttempts(tx, items.map((i) => i.attempt));

@@ -15,6 +15,7 @@ import type { WebhooksRepository } from './repository.ts';
 import { newSigningSecret } from './signing.ts';
 import type { WebhookDeliveriesTable, WebhooksTable } from './tables.ts';
 import { deliveryView, matchesEventType, webhookView } from './views.ts';
+import { transact } from '../../db/transaction.ts';
 
 /** A rotated-out secret keeps signing (beside the new one) this long. */
 export const SECRET_OVERLAP_MS = 24 * 60 * 60 * 1000;
@@ -136,7 +137,7 @@ export class WebhooksService {
       Object.assign(changes, { enabled: 1, disabled_reason: null, failing_since: null });
     }
     const resumed = changes.enabled === 1;
-    await this.repo.db.transaction().execute(async (tx) => {
+    await transact(this.repo.db, async (tx) => {
       await this.repo.updateWebhook(tx, id, changes);
       if (resumed) await this.repo.release(tx, id, now);
     });
@@ -148,7 +149,7 @@ export class WebhooksService {
   async remove(organizationId: string, id: string): Promise<void> {
     await this.owned(organizationId, id);
     const now = this.clock.now().toISOString();
-    await this.repo.db.transaction().execute(async (tx) => {
+    await transact(this.repo.db, async (tx) => {
       await this.repo.updateWebhook(tx, id, { deleted_at: now, updated_at: now });
       await this.repo.abandonQueued(tx, id, now);
     });
