@@ -1,7 +1,7 @@
 // SQL for admin tokens and the dev mail outbox.
 import type { Kysely } from 'kysely';
 import type { DB } from '../../db/schema.ts';
-import type { AdminTokensTable, DevOutboxTable } from '../organizations/tables.ts';
+import type { AdminTokensTable, DevOutboxTable } from './tables.ts';
 
 export class AdminRepository {
   private readonly db: Kysely<DB>;

@@ -27,27 +27,8 @@ export interface VerificationCodesTable {
   created_at: string;
 }
 
-export interface AdminTokensTable {
-  id: string;
-  label: string | null;
-  prefix: string;
-  token_hash: string;
-  created_at: string;
-  revoked_at: string | null;
-}
-
-export interface DevOutboxTable {
-  id: string;
-  to_address: string;
-  subject: string;
-  text: string;
-  created_at: string;
-}
-
-export interface FoundationTables {
+export interface OrganizationsTables {
   organizations: OrganizationsTable;
   api_keys: ApiKeysTable;
   verification_codes: VerificationCodesTable;
-  admin_tokens: AdminTokensTable;
-  dev_outbox: DevOutboxTable;
 }
