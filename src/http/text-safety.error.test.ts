@@ -5,9 +5,9 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { activeOrganization, bearer, expectProblem, startApp, uniqueEmail, type TestApp } from '../../test/harness.ts';
-import { rejected, streamUrl } from '../../test/events/stream-client.ts';
-import { addDevice } from '../modules/devices/testing.ts';
-import { activeLine, type Line } from '../modules/messages/testing.ts';
+import { rejected, streamUrl } from '../../test/support/stream-client.ts';
+import { addDevice } from '../../test/support/devices.ts';
+import { activeLine, type Line } from '../../test/support/messages.ts';
 
 type Org = Awaited<ReturnType<typeof activeOrganization>>;
 type Problem = { errors?: { field: string; code: string; message: string }[] };

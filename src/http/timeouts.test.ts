@@ -4,8 +4,8 @@ import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { startApp, type TestApp } from '../../test/harness.ts';
 import { listeningPort, parseResponses, rawExchange } from '../../test/raw-http.ts';
-import { StreamClient, streamUrl } from '../../test/events/stream-client.ts';
-import { activeLine } from '../modules/messages/testing.ts';
+import { StreamClient, streamUrl } from '../../test/support/stream-client.ts';
+import { activeLine } from '../../test/support/messages.ts';
 
 const REQUEST_TIMEOUT_MS = 400;
 const HEADERS_TIMEOUT_MS = 300;

@@ -1,8 +1,8 @@
 import { afterEach, beforeEach, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { activeOrganization, admin, startApp, type TestApp } from '../../test/harness.ts';
-import { createCell, eventsOf } from '../modules/cells/testing.ts';
-import { addDevice, type TestDevice } from '../modules/devices/testing.ts';
+import { createCell, eventsOf } from '../../test/support/cells.ts';
+import { addDevice, type TestDevice } from '../../test/support/devices.ts';
 import { presenceWorker } from './presence.ts';
 
 describe('device presence', () => {

@@ -1,6 +1,6 @@
 // A listening app (real sockets: the simulator long-polls over HTTP like a phone) with helpers to
 // add a phone, a cell on it, and a simulated device for that phone.
-import { addDevice, type TestDevice } from '../../src/modules/devices/testing.ts';
+import { addDevice, type TestDevice } from '../support/devices.ts';
 import { startSimulatedDevice, type DeviceEvent, type SimulatedDevice, type SimulatorOptions } from '../../src/cli/device-simulator.ts';
 import { activeOrganization, startApp, type TestApp } from '../harness.ts';
 

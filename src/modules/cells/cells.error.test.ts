@@ -1,7 +1,7 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { activeOrganization, expectProblem, startApp, type TestApp } from '../../../test/harness.ts';
-import { createCell, eventsOf } from './testing.ts';
+import { createCell, eventsOf } from '../../../test/support/cells.ts';
 
 const UNKNOWN_CELL = 'cell_01jzzzzzzzzzzzzzzzzzzzzzzz';
 

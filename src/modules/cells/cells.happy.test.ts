@@ -2,8 +2,8 @@ import { afterEach, beforeEach, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { activeOrganization, admin, startApp, type TestApp } from '../../../test/harness.ts';
 import { ApiError } from '../../lib/errors.ts';
-import { addDevice } from '../devices/testing.ts';
-import { createCell, eventsOf } from './testing.ts';
+import { addDevice } from '../../../test/support/devices.ts';
+import { createCell, eventsOf } from '../../../test/support/cells.ts';
 
 type Cell = { id: string; status: string; phone_number: string | null };
 

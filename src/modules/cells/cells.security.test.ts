@@ -1,8 +1,8 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { activeOrganization, admin, expectProblem, signUp, bearer, startApp, type TestApp } from '../../../test/harness.ts';
-import { addDevice } from '../devices/testing.ts';
-import { createCell } from './testing.ts';
+import { addDevice } from '../../../test/support/devices.ts';
+import { createCell } from '../../../test/support/cells.ts';
 
 describe('cells: credentials and organizations', () => {
   let t: TestApp;

@@ -1,8 +1,8 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { activeOrganization, admin, expectProblem, startApp, type TestApp } from '../../../test/harness.ts';
-import { createCell } from '../cells/testing.ts';
-import { addDevice } from './testing.ts';
+import { createCell } from '../../../test/support/cells.ts';
+import { addDevice } from '../../../test/support/devices.ts';
 
 const post = (t: TestApp, payload: unknown) => t.app.inject({ method: 'POST', url: '/v1/admin/devices', headers: admin, payload: payload as object });
 

@@ -1,7 +1,7 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { admin, startApp, type TestApp } from '../../../test/harness.ts';
-import { addDevice } from './testing.ts';
+import { addDevice } from '../../../test/support/devices.ts';
 
 describe('device inventory (admin)', () => {
   let t: TestApp;

@@ -1,7 +1,7 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { activeOrganization, admin, expectProblem, startApp, type TestApp } from '../../../test/harness.ts';
-import { addDevice } from './testing.ts';
+import { addDevice } from '../../../test/support/devices.ts';
 
 const ADMIN_ROUTES = [
   ['GET', '/v1/admin/devices'],

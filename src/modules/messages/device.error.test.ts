@@ -1,8 +1,8 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { expectProblem, startApp, type TestApp } from '../../../test/harness.ts';
-import { addDevice } from '../devices/testing.ts';
-import { activeLine, claim, queued, report, type Line } from './testing.ts';
+import { addDevice } from '../../../test/support/devices.ts';
+import { activeLine, claim, queued, report, type Line } from '../../../test/support/messages.ts';
 
 describe('device protocol: bad requests and foreign messages', () => {
   let t: TestApp;

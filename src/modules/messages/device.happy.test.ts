@@ -4,8 +4,8 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { buildApp } from '../../app.ts';
 import { startApp, type TestApp } from '../../../test/harness.ts';
-import { eventsOf } from '../cells/testing.ts';
-import { activeLine, claim, inbound, type Line, queued, report, withLine } from './testing.ts';
+import { eventsOf } from '../../../test/support/cells.ts';
+import { activeLine, claim, inbound, type Line, queued, report, withLine } from '../../../test/support/messages.ts';
 
 /** Resolves once `count` claims are in progress in the app (the request reached the handler). */
 async function pollsInProgress(t: TestApp, count: number) {

@@ -1,8 +1,8 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { activeOrganization, bearer, expectProblem, startApp, type TestApp } from '../../../test/harness.ts';
-import { createCell } from '../cells/testing.ts';
-import { activeLine, inbound, type Line, queued, send, withLine } from './testing.ts';
+import { createCell } from '../../../test/support/cells.ts';
+import { activeLine, inbound, type Line, queued, send, withLine } from '../../../test/support/messages.ts';
 
 async function messageCount(t: TestApp, cellId: string) {
   const rows = await t.database.db.selectFrom('messages').select('id').where('cell_id', '=', cellId).execute();

@@ -1,7 +1,7 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import type { TestApp } from '../../../test/harness.ts';
-import { activeLine, claim, type Line, queued, report, send, withLine } from './testing.ts';
+import { activeLine, claim, type Line, queued, report, send, withLine } from '../../../test/support/messages.ts';
 
 describe('sending messages', () => {
   let t: TestApp;

@@ -1,8 +1,8 @@
 import { after, afterEach, before, beforeEach, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { activeOrganization, startApp, type TestApp } from '../../../test/harness.ts';
-import { createEndpoint, deliveriesOf, emitEvent } from '../../../test/webhooks/helpers.ts';
-import { Receiver, startReceiver } from '../../../test/webhooks/receiver.ts';
+import { createEndpoint, deliveriesOf, emitEvent } from '../../../test/support/webhooks.ts';
+import { Receiver, startReceiver } from '../../../test/support/webhook-receiver.ts';
 import type { Lookup } from '../../lib/ssrf.ts';
 import type { EgressRequest } from './egress.ts';
 import { RETRY_DELAYS_MS } from './schedule.ts';

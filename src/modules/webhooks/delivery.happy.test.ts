@@ -1,8 +1,8 @@
 import { afterEach, beforeEach, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { activeOrganization, expectProblem, startApp, type TestApp } from '../../../test/harness.ts';
-import { createEndpoint, deliveriesOf, emitEvent, verify } from '../../../test/webhooks/helpers.ts';
-import { startReceiver, type Receiver } from '../../../test/webhooks/receiver.ts';
+import { createEndpoint, deliveriesOf, emitEvent, verify } from '../../../test/support/webhooks.ts';
+import { startReceiver, type Receiver } from '../../../test/support/webhook-receiver.ts';
 
 type Org = Awaited<ReturnType<typeof activeOrganization>>;
 const DAY = 24 * 3600 * 1000;

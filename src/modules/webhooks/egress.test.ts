@@ -1,6 +1,6 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { startReceiver, type Receiver } from '../../../test/webhooks/receiver.ts';
+import { startReceiver, type Receiver } from '../../../test/support/webhook-receiver.ts';
 import { EgressTimeout, httpEgress } from './egress.ts';
 
 describe('httpEgress', () => {

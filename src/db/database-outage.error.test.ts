@@ -7,8 +7,8 @@ import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { randomBytes, randomInt } from 'node:crypto';
 import pg from 'pg';
-import { call, createDatabase, PROCESS_ADMIN_TOKEN, skipUnlessPostgres, startServerProcess, type ChildServer } from '../processes.ts';
-import { eventually, StreamClient } from '../events/stream-client.ts';
+import { call, createDatabase, PROCESS_ADMIN_TOKEN, skipUnlessPostgres, startServerProcess, type ChildServer } from '../../test/processes.ts';
+import { eventually, StreamClient } from '../../test/support/stream-client.ts';
 
 interface Outcome {
   kind: 'send' | 'rename';

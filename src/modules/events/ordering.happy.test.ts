@@ -2,9 +2,9 @@
 // last must not be skipped by a reader that has already moved past a later seq.
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { activeOrganization, startApp, type TestApp } from '../harness.ts';
-import { StreamClient, streamUrl } from './stream-client.ts';
-import { atCommit, transact } from '../../src/db/transaction.ts';
+import { activeOrganization, startApp, type TestApp } from '../../../test/harness.ts';
+import { StreamClient, streamUrl } from '../../../test/support/stream-client.ts';
+import { atCommit, transact } from '../../db/transaction.ts';
 
 describe('event order across concurrent transactions', () => {
   let t: TestApp;

@@ -1,9 +1,9 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { activeOrganization, startApp, type TestApp } from '../harness.ts';
-import { createCell } from '../../src/modules/cells/testing.ts';
-import { eventsPruneWorker } from '../../src/workers/events-prune.ts';
-import { rejected, StreamClient, streamUrl } from './stream-client.ts';
+import { activeOrganization, startApp, type TestApp } from '../../../test/harness.ts';
+import { createCell } from '../../../test/support/cells.ts';
+import { eventsPruneWorker } from '../../workers/events-prune.ts';
+import { rejected, StreamClient, streamUrl } from '../../../test/support/stream-client.ts';
 
 const DAY = 24 * 3600 * 1000;
 

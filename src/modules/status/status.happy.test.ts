@@ -1,8 +1,8 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { bearer, expectProblem, signUp, startApp, type TestApp } from '../../../test/harness.ts';
-import { createCell } from '../cells/testing.ts';
-import { activeLine, claim, queued, report } from '../messages/testing.ts';
+import { createCell } from '../../../test/support/cells.ts';
+import { activeLine, claim, queued, report } from '../../../test/support/messages.ts';
 
 const statusOf = async (t: TestApp, headers: Record<string, string>) => {
   const response = await t.app.inject({ url: '/v1/agent/status', headers });

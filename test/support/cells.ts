@@ -1,5 +1,5 @@
 // Test helpers for modules that need cells (messages, pods) and for checking cell events.
-import type { TestApp } from '../../../test/harness.ts';
+import type { TestApp } from '../harness.ts';
 
 /** Creates a cell for the organization behind `headers`; the cell view. */
 export async function createCell(t: TestApp, headers: Record<string, string>, displayName = 'Support line') {

@@ -4,9 +4,9 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { sql } from 'kysely';
-import { activeOrganization, startApp, type TestApp } from '../harness.ts';
-import { createCell } from '../../src/modules/cells/testing.ts';
-import { eventually, StreamClient, streamUrl } from './stream-client.ts';
+import { activeOrganization, startApp, type TestApp } from '../../../test/harness.ts';
+import { createCell } from '../../../test/support/cells.ts';
+import { eventually, StreamClient, streamUrl } from '../../../test/support/stream-client.ts';
 
 const postgres = /^postgres(ql)?:/.test(process.env.CELLGATE_TEST_DATABASE_URL ?? '');
 

@@ -1,8 +1,8 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { activeOrganization, bearer, signUp, startApp, type TestApp } from '../harness.ts';
-import { createCell } from '../../src/modules/cells/testing.ts';
-import { rejected, StreamClient, streamUrl } from './stream-client.ts';
+import { activeOrganization, bearer, signUp, startApp, type TestApp } from '../../../test/harness.ts';
+import { createCell } from '../../../test/support/cells.ts';
+import { rejected, StreamClient, streamUrl } from '../../../test/support/stream-client.ts';
 
 async function secondKey(t: TestApp, headers: Record<string, string>): Promise<{ id: string; apiKey: string }> {
   const response = await t.app.inject({ method: 'POST', url: '/v1/auth/keys', headers, payload: {} });

@@ -5,7 +5,7 @@ import { mock } from 'node:test';
 import { Webhook } from 'standardwebhooks';
 import type { EventType } from '../../src/modules/events/types.ts';
 import type { TestApp } from '../harness.ts';
-import type { ReceivedRequest } from './receiver.ts';
+import type { ReceivedRequest } from './webhook-receiver.ts';
 
 export interface Endpoint {
   id: string;

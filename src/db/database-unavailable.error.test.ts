@@ -8,10 +8,10 @@ import assert from 'node:assert/strict';
 import { createServer, connect, type Server, type Socket } from 'node:net';
 import { DatabaseSync } from 'node:sqlite';
 import { sql } from 'kysely';
-import { openDatabase, type Database } from '../../src/db/database.ts';
-import { activeLine, send, type Line } from '../../src/modules/messages/testing.ts';
-import { expectProblem, freshDatabase, startApp, type TestApp, type TestDatabase } from '../harness.ts';
-import { eventually, rejected, StreamClient, streamUrl } from '../events/stream-client.ts';
+import { openDatabase, type Database } from './database.ts';
+import { activeLine, send, type Line } from '../../test/support/messages.ts';
+import { expectProblem, freshDatabase, startApp, type TestApp, type TestDatabase } from '../../test/harness.ts';
+import { eventually, rejected, StreamClient, streamUrl } from '../../test/support/stream-client.ts';
 
 const runUrl = process.env.CELLGATE_TEST_DATABASE_URL ?? '';
 const postgres = /^postgres(ql)?:/.test(runUrl);

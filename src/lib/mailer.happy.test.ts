@@ -4,7 +4,7 @@ import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import type { AddressInfo } from 'node:net';
 import { SMTPServer } from 'smtp-server';
-import { startApp, uniqueEmail, type TestApp } from '../harness.ts';
+import { startApp, uniqueEmail, type TestApp } from '../../test/harness.ts';
 
 interface Received {
   to: string[];

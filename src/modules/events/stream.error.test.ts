@@ -1,10 +1,10 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { activeOrganization, expectProblem, startApp, type TestApp } from '../harness.ts';
-import { ManualClock } from '../../src/lib/clock.ts';
-import { newId } from '../../src/lib/ids.ts';
-import { eventually, rejected, StreamClient, streamUrl } from './stream-client.ts';
-import { transact } from '../../src/db/transaction.ts';
+import { activeOrganization, expectProblem, startApp, type TestApp } from '../../../test/harness.ts';
+import { ManualClock } from '../../lib/clock.ts';
+import { newId } from '../../lib/ids.ts';
+import { eventually, rejected, StreamClient, streamUrl } from '../../../test/support/stream-client.ts';
+import { transact } from '../../db/transaction.ts';
 
 describe('event stream: bad queries', () => {
   let t: TestApp;

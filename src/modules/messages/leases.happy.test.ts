@@ -1,8 +1,8 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { startApp, type TestApp } from '../../../test/harness.ts';
-import { eventsOf } from '../cells/testing.ts';
-import { activeLine, claim, queued, report, type Line, withLine } from './testing.ts';
+import { eventsOf } from '../../../test/support/cells.ts';
+import { activeLine, claim, queued, report, type Line, withLine } from '../../../test/support/messages.ts';
 
 const LEASE = 120_000;
 

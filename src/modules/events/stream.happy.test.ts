@@ -1,8 +1,8 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { activeOrganization, startApp, type TestApp } from '../harness.ts';
-import { createCell } from '../../src/modules/cells/testing.ts';
-import { eventually, StreamClient, streamUrl } from './stream-client.ts';
+import { activeOrganization, startApp, type TestApp } from '../../../test/harness.ts';
+import { createCell } from '../../../test/support/cells.ts';
+import { eventually, StreamClient, streamUrl } from '../../../test/support/stream-client.ts';
 
 async function rename(t: TestApp, headers: Record<string, string>, cellId: string, name: string) {
   const response = await t.app.inject({ method: 'PATCH', url: `/v1/cells/${cellId}`, headers, payload: { display_name: name } });

@@ -1,6 +1,6 @@
 // Test helpers for modules that need phones in the inventory (cells, messages).
-import type { TestApp } from '../../../test/harness.ts';
-import { admin } from '../../../test/harness.ts';
+import type { TestApp } from '../harness.ts';
+import { admin } from '../harness.ts';
 
 let numberCounter = 0;
 

@@ -4,9 +4,9 @@ import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { connect, type Socket } from 'node:net';
-import { activeOrganization, startApp, type TestApp } from '../harness.ts';
-import { createCell } from '../../src/modules/cells/testing.ts';
-import { eventually, streamUrl } from './stream-client.ts';
+import { activeOrganization, startApp, type TestApp } from '../../../test/harness.ts';
+import { createCell } from '../../../test/support/cells.ts';
+import { eventually, streamUrl } from '../../../test/support/stream-client.ts';
 
 interface RawFrame {
   opcode: number;

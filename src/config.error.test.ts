@@ -6,9 +6,9 @@ import { spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { ConfigError, loadConfig } from '../../src/config.ts';
+import { ConfigError, loadConfig } from './config.ts';
 
-const MAIN = join(import.meta.dirname, '../../src/main.ts');
+const MAIN = join(import.meta.dirname, 'main.ts');
 
 function start(env: Record<string, string>) {
   const dir = mkdtempSync(join(tmpdir(), 'cellgate-config-'));

@@ -1,7 +1,7 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { activeOrganization, atEpoch, expectProblem, startApp, type TestApp } from '../../../test/harness.ts';
-import { activeLine, claim, inbound, queued, type Line } from './testing.ts';
+import { activeLine, claim, inbound, queued, type Line } from '../../../test/support/messages.ts';
 
 describe('listing messages', () => {
   let t: TestApp;

@@ -1,7 +1,7 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { activeOrganization, atEpoch, expectProblem, type TestApp } from '../../../test/harness.ts';
-import { activeLine, inbound, type Line, queued, withLine } from './testing.ts';
+import { activeLine, inbound, type Line, queued, withLine } from '../../../test/support/messages.ts';
 
 describe('conversations', () => {
   let t: TestApp;

@@ -4,8 +4,8 @@ import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import pg from 'pg';
-import { call, createDatabase, PROCESS_ADMIN_TOKEN, skipUnlessPostgres, startServerProcess, type ChildServer } from '../processes.ts';
-import { StreamClient } from './stream-client.ts';
+import { call, createDatabase, PROCESS_ADMIN_TOKEN, skipUnlessPostgres, startServerProcess, type ChildServer } from '../../../test/processes.ts';
+import { StreamClient } from '../../../test/support/stream-client.ts';
 
 
 

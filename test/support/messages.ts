@@ -1,8 +1,8 @@
 // Test helpers for messaging: an active cell with its device, sends, device calls.
 import { after, before } from 'node:test';
-import { activeOrganization, startApp, type TestApp } from '../../../test/harness.ts';
-import { createCell } from '../cells/testing.ts';
-import { addDevice, type TestDevice } from '../devices/testing.ts';
+import { activeOrganization, startApp, type TestApp } from '../harness.ts';
+import { createCell } from './cells.ts';
+import { addDevice, type TestDevice } from './devices.ts';
 
 export interface Line {
   org: Awaited<ReturnType<typeof activeOrganization>>;
