@@ -1,7 +1,8 @@
 // A real WebSocket client for the event stream tests: collects frames, waits for them, records the close.
 import type { AddressInfo } from 'node:net';
 import { WebSocket } from 'ws';
-import type { TestApp } from '../harness.ts';
+import { after, before } from 'node:test';
+import { startApp, type StartOptions, type TestApp } from '../harness.ts';
 
 export interface Frame {
   type: string;
@@ -13,6 +14,16 @@ export async function streamUrl(t: TestApp): Promise<string> {
   if (!t.app.server.listening) await t.app.listen({ port: 0, host: '127.0.0.1' });
   const { port } = t.app.server.address() as AddressInfo;
   return `ws://127.0.0.1:${port}/v1/events/stream`;
+}
+
+/** Registers before/after hooks for a suite: a fresh listening app and its stream URL, closed after. */
+export function withStream(ready: (t: TestApp, url: string) => void, options: StartOptions = {}): void {
+  let app: TestApp | undefined;
+  before(async () => {
+    app = await startApp(options);
+    ready(app, await streamUrl(app));
+  });
+  after(() => app?.close());
 }
 
 export class StreamClient {

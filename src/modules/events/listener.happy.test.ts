@@ -1,23 +1,22 @@
 // PostgreSQL: the stream is woken by NOTIFY on one LISTEN connection per process, which is
 // re-opened when lost. The safety-net poll is set to a minute here, so only NOTIFY (or the wake
 // after a reconnect) can deliver within the test's waits.
-import { after, before, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { sql } from 'kysely';
-import { activeOrganization, startApp, type TestApp } from '../../../test/harness.ts';
+import { activeOrganization, type TestApp } from '../../../test/harness.ts';
 import { createCell } from '../../../test/support/cells.ts';
-import { eventually, StreamClient, streamUrl } from '../../../test/support/stream-client.ts';
+import { eventually, StreamClient, withStream } from '../../../test/support/stream-client.ts';
 
 const postgres = /^postgres(ql)?:/.test(process.env.CELLGATE_TEST_DATABASE_URL ?? '');
 
 describe('event wake-ups on PostgreSQL (LISTEN/NOTIFY)', { skip: postgres ? false : 'needs PostgreSQL (CELLGATE_TEST_POSTGRES_URL): SQLite wakes in-process' }, () => {
   let t: TestApp;
   let url: string;
-  before(async () => {
-    t = await startApp({ deps: { eventsPollMs: 60_000 } });
-    url = await streamUrl(t);
-  });
-  after(() => t.close());
+  withStream((app, streamAt) => {
+    t = app;
+    url = streamAt;
+  }, { deps: { eventsPollMs: 60_000 } });
 
   async function killListener(): Promise<number> {
     const pid = t.services.events.listenerBackendPid;

@@ -1,12 +1,12 @@
 // The stream as a browser sees it: frames are read off the wire by a raw RFC 6455 client, so the
 // opcode is checked directly (Node's ws client would hide a binary frame by stringifying it).
-import { after, before, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { connect, type Socket } from 'node:net';
-import { activeOrganization, startApp, type TestApp } from '../../../test/harness.ts';
+import { activeOrganization, type TestApp } from '../../../test/harness.ts';
 import { createCell } from '../../../test/support/cells.ts';
-import { eventually, streamUrl } from '../../../test/support/stream-client.ts';
+import { eventually, withStream } from '../../../test/support/stream-client.ts';
 
 interface RawFrame {
   opcode: number;
@@ -66,11 +66,10 @@ async function rawStream(url: string, headers: Record<string, string>): Promise<
 describe('event stream frames on the wire', () => {
   let t: TestApp;
   let url: string;
-  before(async () => {
-    t = await startApp();
-    url = await streamUrl(t);
+  withStream((app, streamAt) => {
+    t = app;
+    url = streamAt;
   });
-  after(() => t.close());
 
   for (const [label, credential] of [
     ['an Authorization header', (token: string) => ({ Authorization: `Bearer ${token}` })],

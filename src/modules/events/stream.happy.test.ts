@@ -1,8 +1,8 @@
-import { after, before, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { activeOrganization, startApp, type TestApp } from '../../../test/harness.ts';
 import { createCell } from '../../../test/support/cells.ts';
-import { eventually, StreamClient, streamUrl } from '../../../test/support/stream-client.ts';
+import { eventually, StreamClient, streamUrl, withStream } from '../../../test/support/stream-client.ts';
 
 async function rename(t: TestApp, headers: Record<string, string>, cellId: string, name: string) {
   const response = await t.app.inject({ method: 'PATCH', url: `/v1/cells/${cellId}`, headers, payload: { display_name: name } });
@@ -18,11 +18,10 @@ async function outboxIds(t: TestApp, organizationId: string): Promise<string[]> 
 describe('event stream: live, replay, filters', () => {
   let t: TestApp;
   let url: string;
-  before(async () => {
-    t = await startApp();
-    url = await streamUrl(t);
+  withStream((app, streamAt) => {
+    t = app;
+    url = streamAt;
   });
-  after(() => t.close());
 
   it('sends ready, then a cell.created event with the full envelope when a cell is created', async () => {
     const org = await activeOrganization(t);

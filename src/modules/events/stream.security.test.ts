@@ -1,8 +1,8 @@
-import { after, before, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { activeOrganization, bearer, signUp, startApp, type TestApp } from '../../../test/harness.ts';
+import { activeOrganization, bearer, signUp, type TestApp } from '../../../test/harness.ts';
 import { createCell } from '../../../test/support/cells.ts';
-import { rejected, StreamClient, streamUrl } from '../../../test/support/stream-client.ts';
+import { rejected, StreamClient, withStream } from '../../../test/support/stream-client.ts';
 
 async function secondKey(t: TestApp, headers: Record<string, string>): Promise<{ id: string; apiKey: string }> {
   const response = await t.app.inject({ method: 'POST', url: '/v1/auth/keys', headers, payload: {} });
@@ -18,11 +18,10 @@ async function revoke(t: TestApp, headers: Record<string, string>, keyId: string
 describe('event stream authentication', () => {
   let t: TestApp;
   let url: string;
-  before(async () => {
-    t = await startApp({ deps: { eventStream: { pingIntervalMs: 100 } } });
-    url = await streamUrl(t);
-  });
-  after(() => t.close());
+  withStream((app, streamAt) => {
+    t = app;
+    url = streamAt;
+  }, { deps: { eventStream: { pingIntervalMs: 100 } } });
 
   const cases: [string, { headers?: Record<string, string>; protocols?: string[] }][] = [
     ['no credential at all', {}],
