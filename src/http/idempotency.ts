@@ -10,6 +10,7 @@
 // Not stored: schema validation failures (they never reach preHandler), other 400s, and 5xx.
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { sql } from 'kysely';
+import { Type } from 'typebox';
 import { createHash } from 'node:crypto';
 import type { Database } from '../db/database.ts';
 import { prepared, preparedRows } from '../db/prepared.ts';
@@ -23,6 +24,20 @@ import { canonicalJson } from '../lib/canonical-json.ts';
 
 const TTL_MS = 24 * 60 * 60 * 1000;
 const KEY_PATTERN = /^[\x20-\x7e]{1,255}$/;
+
+/**
+ * `schema.headers` of a route that takes an Idempotency-Key (config.idempotent): validated with
+ * the request and documented as its header parameter, 1-255 printable ASCII characters, optional.
+ */
+export const IdempotencyKeyHeaders = Type.Object({
+  'Idempotency-Key': Type.Optional(Type.String({
+    minLength: 1,
+    maxLength: 255,
+    pattern: '^[\\x20-\\x7e]*$',
+    description: 'Makes retries safe: the same key with the same request within 24 hours replays the first answer (Idempotent-Replayed: true); with a different request it is 422. 1-255 printable ASCII characters.',
+    examples: ['order-4711-confirmation'],
+  })),
+});
 
 interface Claim {
   organizationId: string;

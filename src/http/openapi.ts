@@ -12,7 +12,7 @@
 //   process (src/http/validation.ts), where two different schemas may not share an id.
 // Event payloads are the top-level `webhooks` (EVENT_DOCS in src/modules/events/types.ts).
 import { STATUS_CODES } from 'node:http';
-import swagger from '@fastify/swagger';
+import swagger, { type FastifyDynamicSwaggerOptions } from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import type { RouteOptions } from 'fastify';
 import { Type } from 'typebox';
@@ -69,6 +69,7 @@ const WHEN: Record<ErrorCode, string> = {
   client_id_conflict: 'the client_id was used with a different body',
   idempotency_request_in_progress: 'a request with this Idempotency-Key is still running; retry shortly',
   wallet_already_registered: 'the wallet belongs to another organization',
+  billing_disabled: 'billing is off on this deployment (CELLGATE_BILLING=off): nothing is charged or paid',
   cell_in_pod: 'the cell belongs to another pod',
   payload_too_large: 'the body exceeds 256 KiB',
   unsupported_media_type: 'the body is not application/json',
@@ -123,11 +124,15 @@ function problemResponse(status: number, codes: ErrorCode[], docsUrl: string): S
     request_id: EXAMPLE_REQUEST_ID,
     ...(code === 'invalid_request' ? { errors: [{ field: 'display_name', code: 'required', message: 'display_name is required.' }] } : {}),
   };
-  const retry = status === 429 || status === 503;
+  const headers = status === 429 || status === 503
+    ? { 'Retry-After': { type: 'integer', minimum: 0, description: 'Seconds to wait before retrying.' } }
+    : status === 401
+      ? { 'WWW-Authenticate': { type: 'string', description: 'The scheme to authenticate with: Bearer.' } }
+      : undefined;
   return {
     description: `${STATUS_CODES[status]}. ${codes.map((c) => `\`${c}\`: ${WHEN[c]}.`).join(' ')}`,
     content: { 'application/problem+json': { schema: PROBLEM_REF, example } },
-    ...(retry ? { headers: { 'Retry-After': { type: 'integer', minimum: 0, description: 'Seconds to wait before retrying.' } } } : {}),
+    ...(headers ? { headers } : {}),
   };
 }
 
@@ -173,27 +178,33 @@ function collectNamed(node: unknown, named: Record<string, Schema>): void {
   }
   if (!isObject(node)) return;
   const id = node.$id;
-  if (typeof id === 'string' && id !== Problem.$id) {
+  if (typeof id === 'string' && id !== 'Problem') {
     const { 'x-response-description': _description, ...plain } = node;
+    const text = JSON.stringify(plain);
     const known = named[id];
-    if (!known) named[id] = plain;
-    else if (known !== node && JSON.stringify(known) !== JSON.stringify(plain)) {
-      throw new Error(`OpenAPI: two different schemas are named ${id}; give one another $id.`);
-    }
+    // A copy: generating the document rewrites nested named schemas into references in place,
+    // and the route schemas must stay as they are (serializers of other apps compile them).
+    if (!known) named[id] = JSON.parse(text) as Schema;
+    else if (JSON.stringify(known) !== text) throw new Error(`OpenAPI: two different schemas are named ${id}; give one another $id.`);
   }
   for (const [key, value] of Object.entries(node)) if (!DATA_KEYWORDS.has(key)) collectNamed(value, named);
 }
 
+const REPLAYED_HEADER = {
+  'Idempotent-Replayed': { type: 'string', enum: ['true'], description: 'Present when this answer replays the first request made with the same Idempotency-Key.' },
+};
+
 /** The responses of an operation in the document: success ones by reference, errors by status. */
 function documentedResponses(route: Pick<RouteOptions, 'config' | 'schema'>, docsUrl: string): Schema {
   const declared = ((route.schema as Schema | undefined)?.response ?? {}) as Schema;
+  const replayed = route.config?.idempotent ? { headers: REPLAYED_HEADER } : {};
   const responses: Schema = {};
   for (const [status, response] of Object.entries(declared)) {
     if (!isSuccess(status) || !isObject(response)) continue;
     // A named root stays a reference; the response says what this answer is.
     responses[status] = typeof response.$id === 'string'
-      ? { $ref: `#/components/schemas/${response.$id}`, description: responseDescription(response) }
-      : response;
+      ? { $ref: `#/components/schemas/${response.$id}`, description: responseDescription(response), ...replayed }
+      : { ...response, ...replayed };
   }
   const byStatus = new Map<number, ErrorCode[]>();
   for (const code of errorCodesOf(route)) {
@@ -236,7 +247,7 @@ const EventEnvelope = Type.Object(
 
 /** Each event type as a component: the envelope with its type and, where described, its data. */
 function eventSchemas(): Record<string, Schema> {
-  const schemas: Record<string, Schema> = { EventEnvelope };
+  const schemas: Record<string, Schema> = { EventEnvelope: JSON.parse(JSON.stringify(EventEnvelope)) as Schema };
   for (const type of EVENT_TYPES) {
     const { summary, data } = EVENT_DOCS[type];
     schemas[eventSchemaName(type)] = {
@@ -260,44 +271,50 @@ function eventSchemas(): Record<string, Schema> {
 const WEBHOOK_HEADERS = {
   WebhookId: {
     name: 'webhook-id',
-    in: 'header',
+    in: 'header' as const,
     required: true,
     description: 'The event id (evt_...), the same on every attempt: dedupe on it.',
-    schema: { type: 'string' },
+    schema: { type: 'string' as const },
   },
   WebhookTimestamp: {
     name: 'webhook-timestamp',
-    in: 'header',
+    in: 'header' as const,
     required: true,
     description: 'Unix time in seconds of this attempt; reject a delivery far from your clock.',
-    schema: { type: 'string', pattern: '^[0-9]+$' },
+    schema: { type: 'string' as const, pattern: '^[0-9]+$' },
   },
   WebhookSignature: {
     name: 'webhook-signature',
-    in: 'header',
+    in: 'header' as const,
     required: true,
     description: 'v1,<base64 HMAC-SHA256 of "{webhook-id}.{webhook-timestamp}.{body}" keyed with the whsec_ secret>. For 24 hours after a rotation, two space-separated signatures (new and previous secret).',
-    schema: { type: 'string' },
+    schema: { type: 'string' as const },
   },
 };
 
-/** The top-level `webhooks`: one POST per event type, as Cellgate sends it to an endpoint. */
-function webhooks(): Schema {
-  return Object.fromEntries(EVENT_TYPES.map((type) => [type, {
-    post: {
-      operationId: `${pascal(type)[0].toLowerCase()}${pascal(type).slice(1)}Webhook`,
-      summary: type,
-      description: `${EVENT_DOCS[type].summary} POSTed to every enabled endpoint whose event_types match, signed per Standard Webhooks, retried until a 2xx; also sent on the stream.`,
-      tags: ['Events'],
-      security: [],
-      parameters: Object.keys(WEBHOOK_HEADERS).map((name) => ({ $ref: `#/components/parameters/${name}` })),
-      requestBody: { required: true, content: { 'application/json': { schema: { $ref: `#/components/schemas/${eventSchemaName(type)}` } } } },
-      responses: {
-        200: { description: 'Any 2xx status acknowledges the delivery; other answers are retried with backoff (Retry-After is honoured).' },
-        410: { description: 'Gone: Cellgate disables the endpoint (webhook.disabled) and stops delivering to it.' },
-      },
+/** How Cellgate POSTs an event of `type` to an endpoint. */
+function webhookOperation(type: EventType) {
+  return {
+    // hey-api names the payload type <OperationId>WebhookPayload.
+    operationId: `${pascal(type)[0].toLowerCase()}${pascal(type).slice(1)}`,
+    summary: type,
+    description: `${EVENT_DOCS[type].summary} POSTed to every enabled endpoint whose event_types match, signed per Standard Webhooks, retried until a 2xx; also sent on the stream.`,
+    tags: ['Events'],
+    security: [],
+    parameters: Object.keys(WEBHOOK_HEADERS).map((name) => ({ $ref: `#/components/parameters/${name}` })),
+    requestBody: { required: true, content: { 'application/json': { schema: { $ref: `#/components/schemas/${eventSchemaName(type)}` } } } },
+    responses: {
+      200: { description: 'Any 2xx status acknowledges the delivery; other answers are retried with backoff (Retry-After is honoured).' },
+      410: { description: 'Gone: Cellgate disables the endpoint (webhook.disabled) and stops delivering to it.' },
     },
-  }]));
+  };
+}
+
+/** The top-level `webhooks`: one POST per event type. */
+function webhooks() {
+  const items: Record<string, { post: ReturnType<typeof webhookOperation> }> = {};
+  for (const type of EVENT_TYPES) items[type] = { post: webhookOperation(type) };
+  return items;
 }
 
 const DESCRIPTION = `Phone lines for software agents: cells (phone numbers on real Android phones), messages, conversations, events and webhooks.
@@ -313,7 +330,7 @@ export async function registerOpenApi(app: App, config: Config): Promise<void> {
   app.addSchema(Problem);
   // Filled as routes are added (their named schemas), read when the document is generated.
   const schemas: Record<string, Schema> = eventSchemas();
-  await app.register(swagger, {
+  const options: FastifyDynamicSwaggerOptions = {
     openapi: {
       openapi: '3.1.0',
       info: {
@@ -335,11 +352,16 @@ export async function registerOpenApi(app: App, config: Config): Promise<void> {
         },
       },
       webhooks: webhooks(),
-    } as Parameters<typeof swagger>[1] extends { openapi?: infer O } ? O : never,
+    },
     refResolver: { buildLocalReference: (json, _baseUri, _fragment, i) => String(json.$id ?? `def-${i}`) },
+    // On a copy of the route schema, for the same reason as collectNamed's.
     transform: ({ schema, url, route }) =>
-      !schema || (schema as Schema).hide ? { schema, url } : { schema: { ...schema, response: documentedResponses(route, config.docsUrl) }, url },
-    transformObject: ({ openapiObject }) => {
+      !schema || (schema as Schema).hide
+        ? { schema, url }
+        : { schema: JSON.parse(JSON.stringify({ ...schema, response: documentedResponses(route, config.docsUrl) })) as Schema, url },
+    transformObject: (document) => {
+      if (!('openapiObject' in document)) return document.swaggerObject;
+      const { openapiObject } = document;
       // Only the tags in use, in TAGS order.
       const used = new Set<string>();
       for (const item of [...Object.values(openapiObject.paths ?? {}), ...Object.values((openapiObject as Schema).webhooks ?? {})]) {
@@ -347,7 +369,8 @@ export async function registerOpenApi(app: App, config: Config): Promise<void> {
       }
       return { ...openapiObject, tags: TAGS.filter((tag) => used.has(tag.name)) };
     },
-  });
+  };
+  await app.register(swagger, options);
   await app.register(swaggerUi, { routePrefix: '/docs', uiConfig: { docExpansion: 'list' }, uiHooks: {} });
 
   const operationIds = new Set<string>();
@@ -366,9 +389,9 @@ export async function registerOpenApi(app: App, config: Config): Promise<void> {
     if (schema?.hide || route.method === 'HEAD') return;
     const gaps = documentationGaps(route);
     const name = `${[route.method].flat().join(',')} ${route.url}`;
-    if (gaps.length > 0 && process.env.TMP_OPENAPI_STRICT) throw new Error(`OpenAPI: the route ${name} needs ${gaps.join('; ')}.`);
+    if (gaps.length > 0) throw new Error(`OpenAPI: the route ${name} needs ${gaps.join('; ')}.`);
     const operationId = String(schema?.operationId);
-    if (operationIds.has(operationId) && process.env.TMP_OPENAPI_STRICT) throw new Error(`OpenAPI: the operationId ${operationId} of ${name} is taken by another route.`);
+    if (operationIds.has(operationId)) throw new Error(`OpenAPI: the operationId ${operationId} of ${name} is taken by another route.`);
     operationIds.add(operationId);
     collectNamed(schema?.response, schemas);
   });

@@ -1,5 +1,6 @@
 // Schema pieces shared by every module's routes.
 import { Type, type Static, type TSchema } from 'typebox';
+import { ERROR_CODES, type ErrorCode } from '../lib/errors.ts';
 
 export const Timestamp = Type.String({ format: 'date-time', description: 'ISO 8601 UTC with milliseconds.' });
 
@@ -22,18 +23,52 @@ export const Body: typeof Type.Object = ((properties: Parameters<typeof Type.Obj
 export const IdParam = (name: string, prefix: string) =>
   Type.Object({ [name]: Type.String({ minLength: 1, maxLength: 64, description: `${prefix}_... id` }) });
 
+/**
+ * A success response's OpenAPI description (what this answer is, e.g. "The created cell."), kept
+ * apart from the schema's own description (what the resource is). Every documented 2xx response
+ * has one (src/http/openapi.ts checks). Documentation only: validation and serialization ignore it.
+ */
+export function Described<T extends TSchema>(schema: T, description: string): T {
+  return { ...schema, 'x-response-description': description };
+}
+
+/** The body of a 204 answer. */
+export const NoContent = (description: string) => Type.Null({ 'x-response-description': description });
+
 /** RFC 9457 problem details, the body of every error. */
 export const Problem = Type.Object(
   {
-    type: Type.String(),
-    title: Type.String(),
-    status: Type.Integer(),
-    detail: Type.String(),
-    code: Type.String(),
-    request_id: Type.String(),
+    type: Type.String({ description: '{docs_url}/errors/<code>: a page describing the code.' }),
+    title: Type.String({ description: 'The title of the code.' }),
+    status: Type.Integer({ minimum: 400, maximum: 599, description: 'The HTTP status.' }),
+    detail: Type.String({ description: 'What went wrong with this request, for humans.' }),
+    code: Type.Unsafe<ErrorCode>({ type: 'string', enum: [...ERROR_CODES], description: 'The machine-readable error code.' }),
+    request_id: Type.String({ description: 'The X-Request-Id of the request; quote it when asking for help.' }),
     errors: Type.Optional(
-      Type.Array(Type.Object({ field: Type.String(), code: Type.String(), message: Type.String() })),
+      Type.Array(
+        Type.Object({
+          field: Type.String({ description: 'The field, dotted for nested ones (media_urls.1), or the header or query parameter.' }),
+          code: Type.String({ description: 'What is wrong with it, e.g. required, unknown_field, too_long, invalid_format.' }),
+          message: Type.String(),
+        }),
+        { description: 'One entry per invalid field (validation errors).' },
+      ),
     ),
   },
-  { $id: 'Problem', additionalProperties: true, description: 'RFC 9457 problem details.' },
+  {
+    $id: 'Problem',
+    additionalProperties: true,
+    description: 'RFC 9457 problem details: the body of every error (application/problem+json). Some codes add members, e.g. payment on 402.',
+    examples: [
+      {
+        type: 'https://cellgate.test/docs/errors/invalid_request',
+        title: 'Invalid request',
+        status: 400,
+        detail: 'body must NOT have fewer than 1 characters.',
+        code: 'invalid_request',
+        request_id: 'req_01jdx3m6q9k8v2c4n7r5t0w1yz',
+        errors: [{ field: 'body', code: 'too_short', message: 'body must NOT have fewer than 1 characters.' }],
+      },
+    ],
+  },
 );

@@ -1,6 +1,7 @@
 // Shared HTTP types: the app instance with the TypeBox provider, principals and route config.
 import type { FastifyBaseLogger, FastifyInstance, RawReplyDefaultExpression, RawRequestDefaultExpression, RawServerDefault } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import type { ErrorCode } from '../lib/errors.ts';
 
 export type App = FastifyInstance<
   RawServerDefault,
@@ -48,6 +49,11 @@ declare module 'fastify' {
     idempotent?: boolean | 'recorded';
     /** Exempt from rate limiting (health, documentation). */
     unlimited?: boolean;
+    /**
+     * Error codes the route answers beyond those its surface, inputs and conventions imply
+     * (src/http/openapi.ts derives those); they become its documented error responses.
+     */
+    errors?: ErrorCode[];
   }
   interface FastifyRequest {
     agent: AgentPrincipal | null;

@@ -2,12 +2,28 @@
 import { Type } from 'typebox';
 import { deviceOf } from '../../http/auth.ts';
 import { NextCursor, PaginationQuery } from '../../http/pagination.ts';
-import { Body, Nullable, Timestamp } from '../../http/schemas.ts';
+import { Body, Described, NoContent, Nullable, Timestamp } from '../../http/schemas.ts';
 import type { App } from '../../http/types.ts';
 import type { DevicesService } from './service.ts';
 
 const Label = Type.String({ minLength: 1, maxLength: 100 });
 const SendRate = Type.Integer({ minimum: 1, maximum: 600, description: 'Most messages handed to the phone per minute, 1-600.' });
+
+const DEVICE_EXAMPLE = {
+  id: 'dev_01jdx1f2g3h4j5k6m7n8p9q0r1',
+  phone_number: '+14155550123',
+  label: 'Rack A, slot 3',
+  send_rate_per_minute: 20,
+  cell_id: 'cell_01jdx2b7c8d9e0f1g2h3j4k5m6',
+  online: true,
+  last_seen_at: '2026-11-21T12:00:00.000Z',
+  battery_pct: 87,
+  charging: true,
+  signal_dbm: -71,
+  app_version: '1.4.0',
+  created_at: '2026-11-20T09:00:00.000Z',
+  updated_at: '2026-11-21T12:00:00.000Z',
+};
 
 const Device = Type.Object({
   id: Type.String({ description: 'dev_... id' }),
@@ -23,19 +39,41 @@ const Device = Type.Object({
   app_version: Nullable(Type.String()),
   created_at: Timestamp,
   updated_at: Timestamp,
-});
+}, { $id: 'Device', description: 'A phone in the inventory, with its last reported telemetry.', examples: [DEVICE_EXAMPLE] });
 
 const DeviceWithKey = Type.Object({
   ...Device.properties,
   device_key: Type.String({ description: 'cg_dev_... for the X-Phone-Key header. Shown once; store it now.' }),
+}, {
+  $id: 'DeviceWithKey',
+  description: 'A phone with its device key, shown once.',
+  examples: [{ ...DEVICE_EXAMPLE, device_key: 'cg_dev_Q2w3E4r5T6y7U8i9O0p1A2s3D4f5G6h7' }],
+});
+
+const DeviceList = Type.Object(
+  { devices: Type.Array(Device), next_cursor: NextCursor },
+  { $id: 'DeviceList', description: 'A page of phones.', examples: [{ devices: [DEVICE_EXAMPLE], next_cursor: null }] },
+);
+
+const DeviceConfig = Type.Object({
+  device_id: Type.String(),
+  cell_id: Nullable(Type.String({ description: 'The cell this phone carries; null while free.' })),
+  phone_number: Type.String(),
+  send_rate_per_minute: Type.Integer(),
+  server_time: Timestamp,
+}, {
+  $id: 'DeviceConfig',
+  description: "The phone's configuration, answered to every heartbeat.",
+  examples: [{ device_id: DEVICE_EXAMPLE.id, cell_id: DEVICE_EXAMPLE.cell_id, phone_number: '+14155550123', send_rate_per_minute: 20, server_time: '2026-11-21T12:00:00.000Z' }],
 });
 
 const DevicePath = Type.Object({ device_id: Type.String({ minLength: 1, maxLength: 64, description: 'dev_... id' }) });
 
 export function registerDeviceRoutes(app: App, devices: DevicesService): void {
   app.post('/v1/admin/devices', {
-    config: { auth: 'admin' },
+    config: { auth: 'admin', errors: ['conflict'] },
     schema: {
+      operationId: 'createDevice',
       tags: ['Admin'],
       summary: 'Add a phone to the inventory',
       description: 'Returns the device key once. A cell waiting in provisioning gets the phone at once.',
@@ -43,45 +81,48 @@ export function registerDeviceRoutes(app: App, devices: DevicesService): void {
         phone_number: Type.String({ minLength: 1, maxLength: 32, description: 'International format, e.g. +14155552671; stored in E.164.' }),
         label: Type.Optional(Nullable(Label)),
         send_rate_per_minute: Type.Optional(SendRate),
-      }),
-      response: { 201: DeviceWithKey },
+      }, { examples: [{ phone_number: '+14155550123', label: 'Rack A, slot 3', send_rate_per_minute: 20 }] }),
+      response: { 201: Described(DeviceWithKey, 'The added phone with its device key (shown once).') },
     },
   }, async (request, reply) => reply.code(201).send(await devices.create(request.body)));
 
   app.get('/v1/admin/devices', {
     config: { auth: 'admin' },
     schema: {
+      operationId: 'listDevices',
       tags: ['Admin'],
       summary: 'List phones, newest first',
       querystring: Type.Object(PaginationQuery),
-      response: { 200: Type.Object({ devices: Type.Array(Device), next_cursor: NextCursor }) },
+      response: { 200: Described(DeviceList, 'A page of phones, newest first.') },
     },
   }, async (request) => devices.list(request.query));
 
   app.get('/v1/admin/devices/:device_id', {
     config: { auth: 'admin' },
-    schema: { tags: ['Admin'], summary: 'Read a phone', params: DevicePath, response: { 200: Device } },
+    schema: { operationId: 'getDevice', tags: ['Admin'], summary: 'Read a phone', params: DevicePath, response: { 200: Described(Device, 'The phone.') } },
   }, async (request) => devices.get(request.params.device_id));
 
   app.patch('/v1/admin/devices/:device_id', {
     config: { auth: 'admin' },
     schema: {
+      operationId: 'updateDevice',
       tags: ['Admin'],
       summary: 'Change a phone\'s label or send rate',
       params: DevicePath,
-      body: Body({ label: Type.Optional(Nullable(Label)), send_rate_per_minute: Type.Optional(SendRate) }),
-      response: { 200: Device },
+      body: Body({ label: Type.Optional(Nullable(Label)), send_rate_per_minute: Type.Optional(SendRate) }, { examples: [{ send_rate_per_minute: 30 }] }),
+      response: { 200: Described(Device, 'The updated phone.') },
     },
   }, async (request) => devices.update(request.params.device_id, request.body));
 
   app.delete('/v1/admin/devices/:device_id', {
-    config: { auth: 'admin' },
+    config: { auth: 'admin', errors: ['conflict'] },
     schema: {
+      operationId: 'deleteDevice',
       tags: ['Admin'],
       summary: 'Remove a phone from the inventory',
       description: 'A phone carrying a cell is 409: release the cell first.',
       params: DevicePath,
-      response: { 204: Type.Null() },
+      response: { 204: NoContent('Removed; its device key stops working.') },
     },
   }, async (request, reply) => {
     await devices.remove(request.params.device_id);
@@ -91,11 +132,12 @@ export function registerDeviceRoutes(app: App, devices: DevicesService): void {
   app.post('/v1/admin/devices/:device_id/rotate-key', {
     config: { auth: 'admin' },
     schema: {
+      operationId: 'rotateDeviceKey',
       tags: ['Admin'],
       summary: 'Issue a new device key',
       description: 'The old key stops working at once; the new one is shown once.',
       params: DevicePath,
-      response: { 200: DeviceWithKey },
+      response: { 200: Described(DeviceWithKey, 'The phone with its new device key (shown once).') },
     },
   }, async (request) => devices.rotateKey(request.params.device_id));
 
@@ -106,6 +148,7 @@ export function registerDeviceRoutes(app: App, devices: DevicesService): void {
       request.body ??= {};
     },
     schema: {
+      operationId: 'sendHeartbeat',
       tags: ['Device'],
       summary: 'Report presence and telemetry; returns the phone\'s configuration',
       body: Body({
@@ -113,16 +156,8 @@ export function registerDeviceRoutes(app: App, devices: DevicesService): void {
         charging: Type.Optional(Type.Boolean()),
         signal_dbm: Type.Optional(Type.Integer({ minimum: -150, maximum: 0 })),
         app_version: Type.Optional(Type.String({ minLength: 1, maxLength: 64 })),
-      }),
-      response: {
-        200: Type.Object({
-          device_id: Type.String(),
-          cell_id: Nullable(Type.String()),
-          phone_number: Type.String(),
-          send_rate_per_minute: Type.Integer(),
-          server_time: Timestamp,
-        }),
-      },
+      }, { examples: [{ battery_pct: 87, charging: true, signal_dbm: -71, app_version: '1.4.0' }] }),
+      response: { 200: Described(DeviceConfig, "The phone's configuration.") },
     },
   }, async (request) => devices.heartbeat(deviceOf(request).deviceId, request.body ?? {}));
 }
