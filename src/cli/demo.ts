@@ -1,5 +1,6 @@
 // `cellgate demo` (npm run demo): the whole product end to end on a temporary SQLite file — sign up,
-// verify, two phones in the rack, two cells, a text from one cell to the other, delivered and received.
+// verify, three phones in the rack, a text from one cell to another, delivered and received, then a
+// pod of three cells running a ring (each cell texts the next) with every hop printed.
 // Everything goes through HTTP exactly as an agent, the operator and the phones would call it.
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -9,7 +10,7 @@ import { buildApp } from '../app.ts';
 import { loadConfig } from '../config.ts';
 import { openDatabase } from '../db/database.ts';
 import { migrateToLatest } from '../db/migrate.ts';
-import { startSimulatedDevice, type SimulatedDevice } from './device-simulator.ts';
+import { SimulatedNetwork, startSimulatedDevice, type SimulatedDevice } from './device-simulator.ts';
 import { UsageError } from './admin.ts';
 
 type Json = Record<string, unknown>;
@@ -17,6 +18,7 @@ type Json = Record<string, unknown>;
 const RACK = [
   { phone_number: '+14155550101', label: 'demo rack slot 1' },
   { phone_number: '+14155550102', label: 'demo rack slot 2' },
+  { phone_number: '+14155550103', label: 'demo rack slot 3' },
 ];
 const DELIVERY_TIMEOUT_MS = 30_000;
 
@@ -65,7 +67,7 @@ export async function demoCommand(args: string[], out: (line: string) => void = 
     const verified = await api('POST', '/v1/agent/verify', { token: apiKey, body: { code } });
     show(`code ${code} accepted: organization is ${String(verified.status)}`);
 
-    step('Adding two phones to the rack (admin device inventory)');
+    step('Adding three phones to the rack (admin device inventory)');
     const devices: { id: string; phoneNumber: string; key: string }[] = [];
     for (const phone of RACK) {
       const device = await api('POST', '/v1/admin/devices', { token: adminToken, body: phone, expect: 201 });
@@ -73,10 +75,11 @@ export async function demoCommand(args: string[], out: (line: string) => void = 
       show(`${String(device.id)} ${String(device.phone_number)} (${phone.label}); device key shown once: ${String(device.device_key).slice(0, 12)}...`);
     }
 
-    step('Switching the phones on (simulated devices: heartbeat, then long-poll for work)');
+    step('Switching the phones on (simulated devices: heartbeat, then long-poll for work; they text each other)');
     const phones = new Map<string, SimulatedDevice>();
+    const rack = new SimulatedNetwork();
     for (const device of devices) {
-      const phone = await startSimulatedDevice({ baseUrl, key: device.key, deliveryDelayMs: 300, pollWaitSeconds: 5, logger: (line) => show(`phone ${line}`) });
+      const phone = await startSimulatedDevice({ baseUrl, key: device.key, deliveryDelayMs: 300, pollWaitSeconds: 5, network: rack, logger: (line) => show(`phone ${line}`) });
       cleanups.push(() => phone.stop());
       phones.set(device.phoneNumber, phone);
     }
@@ -103,18 +106,44 @@ export async function demoCommand(args: string[], out: (line: string) => void = 
     const delivered = await waitForStatus(api, apiKey, `/v1/cells/${String(cellA.id)}/messages/${String(sent.id)}`, (status) => show(`message ${String(sent.id)} is ${status}`));
     show(`delivered_at ${String(delivered.delivered_at)}`);
 
-    step("Phone B is in the same rack: it receives the text and reports it to the service");
-    const phoneB = phones.get(String(cellB.phone_number));
-    if (!phoneB) throw new Error('no phone carries cell B');
-    await phoneB.sendInbound(String(cellA.phone_number), text);
-
-    step(`Reading cell B's inbound messages`);
-    const inbound = await api('GET', `/v1/cells/${String(cellB.id)}/messages?direction=inbound&limit=5`, { token: apiKey });
-    const received = (inbound.messages as Json[]).find((m) => m.body === text);
-    if (!received) throw new Error(`cell B has no inbound message with the text that was sent: ${JSON.stringify(inbound)}`);
+    step("Phone B is in the same rack: it received the text and reported it; reading cell B's inbound messages");
+    const received = await waitFor(async () => {
+      const inbound = await api('GET', `/v1/cells/${String(cellB.id)}/messages?direction=inbound&limit=5`, { token: apiKey });
+      return (inbound.messages as Json[]).find((m) => m.body === text);
+    }, 'cell B to receive the text');
     show(`${String(received.id)} ${String(received.status)} from ${String(received.from)} to ${String(received.to)}: "${String(received.body)}"`);
 
-    step('Done: sent by cell A, delivered, and received by cell B. Cleaning up.');
+    step('Creating a third cell and a pod of the three cells');
+    const cellC = await api('POST', '/v1/cells', { token: apiKey, body: { display_name: 'Agent C' }, expect: 201 });
+    show(`${String(cellC.id)} "${String(cellC.display_name)}" ${String(cellC.status)} on ${String(cellC.phone_number)}`);
+    const ring = [cellA, cellB, cellC];
+    const pod = await api('POST', '/v1/pods', { token: apiKey, body: { name: 'Demo pod', client_id: `demo-pod-${randomBytes(4).toString('hex')}`, cell_ids: ring.map((cell) => cell.id) }, expect: 201 });
+    show(`${String(pod.id)} "${String(pod.name)}" with ${(pod.cell_ids as string[]).join(', ')}`);
+
+    step('Running a ring on the pod: each cell texts the next, and the job waits until the next cell received it');
+    const started = await api('POST', `/v1/pods/${String(pod.id)}/messages/cycle`, {
+      token: apiKey,
+      headers: { 'idempotency-key': `demo-ring-${randomBytes(8).toString('hex')}` },
+      body: { mode: 'ring' },
+      expect: 202,
+    });
+    show(`202 accepted: ${String(started.id)} is ${String(started.status)}, ${JSON.stringify(started.counts)}`);
+    let seen = '';
+    const job = await waitFor(async () => {
+      const now = await api('GET', `/v1/pods/${String(pod.id)}/jobs/${String(started.id)}`, { token: apiKey });
+      const line = `${String(now.status)} ${JSON.stringify(now.counts)}`;
+      if (line !== seen) show(`job ${String(now.id)} is ${(seen = line)}`);
+      if (now.status === 'failed' || now.status === 'canceled') throw new Error(`the ring ended ${String(now.status)}: ${JSON.stringify(now.counts)}`);
+      return now.status === 'completed' ? now : undefined;
+    }, 'the ring to complete');
+    for (const [i, from] of ring.entries()) {
+      const to = ring[(i + 1) % ring.length];
+      const hop = await ringHop(api, apiKey, from, to);
+      show(`hop ${i + 1}: ${String(from.display_name)} (${String(from.phone_number)}) -> ${String(to.display_name)} (${String(to.phone_number)}): sent ${hop.sent}, received as ${hop.received}`);
+    }
+    show(`ring ${String(job.id)} completed at ${String(job.completed_at)}`);
+
+    step('Done: sent by cell A, delivered, and received by cell B; a ring around the pod. Cleaning up.');
   } finally {
     for (const cleanup of cleanups.reverse()) {
       await cleanup().catch((error: unknown) => out(`cleanup failed: ${error instanceof Error ? error.message : String(error)}`));
@@ -139,6 +168,27 @@ function client(baseUrl: string): Api {
     if (response.status !== (options.expect ?? 200)) throw new Error(`${method} ${path}: expected ${options.expect ?? 200}, got ${response.status} ${text}`);
     return JSON.parse(text) as Json;
   };
+}
+
+/** Calls `check` every 100 ms until it returns something; throws after the delivery timeout. */
+async function waitFor<T>(check: () => Promise<T | undefined>, what: string): Promise<T> {
+  const deadline = Date.now() + DELIVERY_TIMEOUT_MS;
+  for (;;) {
+    const value = await check();
+    if (value !== undefined) return value;
+    if (Date.now() > deadline) throw new Error(`waited ${DELIVERY_TIMEOUT_MS / 1000} s for ${what}`);
+    await new Promise((done) => setTimeout(done, 100));
+  }
+}
+
+/** The ring text `from` sent to `to`, and the text `to` received from `from` (the newest of each). */
+async function ringHop(api: Api, apiKey: string, from: Json, to: Json): Promise<{ sent: string; received: string }> {
+  const newest = async (cell: Json, participant: Json, direction: string) => {
+    const page = await api('GET', `/v1/cells/${String(cell.id)}/messages?direction=${direction}&participant=${encodeURIComponent(String(participant.phone_number))}&limit=1`, { token: apiKey });
+    const [message] = page.messages as Json[];
+    return message ? `${String(message.id)} (${String(message.status)})` : 'nothing';
+  };
+  return { sent: await newest(from, to, 'outbound'), received: await newest(to, from, 'inbound') };
 }
 
 /** Polls a message until it reaches a final state; reports each status it sees once. */

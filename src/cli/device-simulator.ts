@@ -1,6 +1,8 @@
 // A simulated phone: speaks the device protocol (docs/device-protocol.md) exactly as the Android
 // app does — heartbeat, long-poll claim loop, sent/delivered/failed reports with retried event ids,
 // inbound texts. Used by `cellgate device simulate`, the demo, the benchmarks and the tests.
+// Phones that share a SimulatedNetwork (one process driving several keys) text each other: a
+// message to a number another of them carries arrives there as an inbound upload, as in a rack.
 import { randomUUID } from 'node:crypto';
 import { parseArgs } from 'node:util';
 import { UsageError } from './admin.ts';
@@ -59,6 +61,26 @@ export interface SimulatorOptions {
   onClaim?: (message: ClaimedMessage) => void;
   /** Called after the service accepted a report (2xx). */
   onReport?: (messageId: string, event: DeviceEvent) => void;
+  /** Phones on one network receive each other's texts (uploaded as inbound before the delivery report). */
+  network?: SimulatedNetwork;
+}
+
+/** The simulated phones of one process, by phone number: a text to one of them is received there. */
+export class SimulatedNetwork {
+  private readonly phones = new Map<string, SimulatedDevice>();
+
+  join(device: SimulatedDevice): void {
+    this.phones.set(device.config.phone_number, device);
+  }
+
+  leave(device: SimulatedDevice): void {
+    if (this.phones.get(device.config.phone_number) === device) this.phones.delete(device.config.phone_number);
+  }
+
+  /** The phone carrying `number`, if it is on this network. */
+  carrier(number: string): SimulatedDevice | undefined {
+    return this.phones.get(number);
+  }
 }
 
 export type DeviceEvent = 'sending' | 'sent' | 'delivered' | 'failed';
@@ -188,9 +210,22 @@ export async function startSimulatedDevice(options: SimulatorOptions): Promise<S
       stats.failed += 1;
       log(`[${tag}] ${message.id} failed (${error.code})`);
     } else {
+      await handOver(message);
       if (!(await report(message, 'delivered'))) return;
       stats.delivered += 1;
       log(`[${tag}] ${message.id} delivered`);
+    }
+  }
+
+  /** A text to a phone on the same network arrives there (its upload failing does not fail the delivery). */
+  async function handOver(message: ClaimedMessage): Promise<void> {
+    const peer = options.network?.carrier(message.to);
+    if (!peer || peer === self) return;
+    try {
+      await peer.sendInbound(config.phone_number, message.body, { mediaUrls: message.media_urls?.length ? message.media_urls : undefined, deviceMessageId: `sim-${message.id}` });
+    } catch (error) {
+      stats.errors += 1;
+      log(`[${tag}] ${message.id}: handing over to ${message.to} failed: ${errorText(error)}`);
     }
   }
 
@@ -264,11 +299,12 @@ export async function startSimulatedDevice(options: SimulatorOptions): Promise<S
   );
   const stopped = Promise.all(loops).then(async () => {
     clearInterval(heartbeats);
+    options.network?.leave(self);
     while (inFlight.size > 0) await Promise.all(inFlight);
     log(`[${tag}] stopped: ${formatStats(stats)}`);
   });
 
-  return {
+  const self: SimulatedDevice = {
     config,
     stats,
     stopped,
@@ -294,6 +330,8 @@ export async function startSimulatedDevice(options: SimulatorOptions): Promise<S
       await stopped;
     },
   };
+  options.network?.join(self);
+  return self;
 }
 
 /** The JSON answer, or (from a proxy, say) its text as the detail. */
@@ -319,9 +357,11 @@ function formatStats(stats: DeviceStats): string {
   return Object.entries(stats).map(([k, v]) => `${k}=${v}`).join(' ');
 }
 
-const USAGE = `usage: cellgate device simulate --key <cg_dev_...> [--base-url http://127.0.0.1:8080]
+const USAGE = `usage: cellgate device simulate --key <cg_dev_...> [--key <cg_dev_...> ...] [--base-url http://127.0.0.1:8080]
     [--fail-rate 0..1] [--delivery-delay-ms N] [--poll-wait S] [--report-sending]
-    [--inbound-from +1555... --inbound-text "..."]`;
+    [--inbound-from +1555... --inbound-text "..."]
+  Several --key run several phones in this process; a text from one to another's number arrives there.
+  --inbound-from/--inbound-text upload one received text on the first phone.`;
 
 /** `cellgate device simulate ...`: runs until SIGINT/SIGTERM (or a fatal answer such as a rotated key). */
 export async function deviceCommand(args: string[], defaultBaseUrl: string): Promise<void> {
@@ -332,7 +372,7 @@ export async function deviceCommand(args: string[], defaultBaseUrl: string): Pro
     parsed = parseArgs({
       args: rest,
       options: {
-        key: { type: 'string' },
+        key: { type: 'string', multiple: true },
         'base-url': { type: 'string', default: defaultBaseUrl },
         'fail-rate': { type: 'string', default: '0' },
         'delivery-delay-ms': { type: 'string', default: String(DEFAULTS.deliveryDelayMs) },
@@ -351,26 +391,31 @@ export async function deviceCommand(args: string[], defaultBaseUrl: string): Pro
     if (raw.trim() === '' || !Number.isFinite(value) || value < min || value > max) throw new UsageError(`--${name} must be a number from ${min} to ${max}`);
     return value;
   };
-  if (!v.key?.startsWith('cg_dev_')) throw new UsageError(`--key must be a device key (cg_dev_...)\n${USAGE}`);
+  const keys = v.key ?? [];
+  if (keys.length === 0 || !keys.every((key) => key.startsWith('cg_dev_'))) throw new UsageError(`--key must be a device key (cg_dev_...)\n${USAGE}`);
+  if (new Set(keys).size !== keys.length) throw new UsageError('each --key may be given once');
   if ((v['inbound-from'] === undefined) !== (v['inbound-text'] === undefined)) throw new UsageError('--inbound-from and --inbound-text go together');
 
-  const options: SimulatorOptions = {
+  const network = new SimulatedNetwork();
+  const common: Omit<SimulatorOptions, 'key'> = {
     baseUrl: v['base-url'],
-    key: v.key,
     failRate: number('fail-rate', v['fail-rate'], 0, 1),
     deliveryDelayMs: number('delivery-delay-ms', v['delivery-delay-ms'], 0, 3_600_000),
     pollWaitSeconds: Math.floor(number('poll-wait', v['poll-wait'], 0, 30)),
     reportSending: v['report-sending'],
+    network,
   };
-  let device: SimulatedDevice;
+  const devices: SimulatedDevice[] = [];
   try {
-    device = await startSimulatedDevice(options);
+    for (const key of keys) devices.push(await startSimulatedDevice({ ...common, key }));
   } catch (error) {
-    // The service refused the key or is unreachable: one line, no stack.
+    // The service refused a key or is unreachable: one line, no stack.
     process.stderr.write(`cellgate: ${errorText(error)}\n`);
     process.exitCode = 1;
+    await Promise.all(devices.map((device) => device.stop()));
     return;
   }
+  const stopAll = () => Promise.all(devices.map((device) => device.stop()));
   // Whether the stop was asked for (a signal, a failed injection) rather than forced by a fatal answer.
   let stopRequested = false;
   let signals = 0;
@@ -379,21 +424,23 @@ export async function deviceCommand(args: string[], defaultBaseUrl: string): Pro
     if (signals > 1) process.exit(130);
     stopRequested = true;
     process.stdout.write(`${signal}: finishing the messages in hand (again to quit now)\n`);
-    void device.stop();
+    void stopAll();
   };
   process.on('SIGINT', onSignal);
   process.on('SIGTERM', onSignal);
   if (v['inbound-from'] !== undefined && v['inbound-text'] !== undefined) {
     try {
-      await device.sendInbound(v['inbound-from'], v['inbound-text']);
+      await devices[0].sendInbound(v['inbound-from'], v['inbound-text']);
     } catch (error) {
       process.stderr.write(`cellgate: ${errorText(error)}\n`);
       stopRequested = true;
       process.exitCode = 1;
-      await device.stop();
+      await stopAll();
     }
   }
-  await device.stopped;
+  // One phone stopping (asked, or a fatal answer for its key) stops them all.
+  await Promise.race(devices.map((device) => device.stopped));
+  await stopAll();
   process.off('SIGINT', onSignal);
   process.off('SIGTERM', onSignal);
   // A stop nobody asked for means a fatal answer (unknown or rotated key).

@@ -75,6 +75,24 @@ describe('cellgate device simulate (the command)', () => {
     }
   });
 
+  it('drives several phones with repeated --key: a text from one to the number of another arrives there as inbound', async () => {
+    const a = await world.cell();
+    const b = await world.cell();
+    const run = simulate(['--key', a.device.key, '--key', b.device.key, '--base-url', world.baseUrl, '--poll-wait', '1', '--delivery-delay-ms', '0']);
+    try {
+      await run.waitFor(new RegExp(`\\[\\${b.phoneNumber}\\] online as`));
+      const id = await world.send(a.cellId, b.phoneNumber, 'from one simulated phone to the other');
+      await run.waitFor(new RegExp(`${id} delivered`));
+      await run.waitFor(new RegExp(`received from \\${a.phoneNumber}: msg_\\w+ \\(201\\)`));
+      const inbound = await world.t.app.inject({ url: `/v1/cells/${b.cellId}/messages?direction=inbound`, headers: world.org.headers });
+      assert.deepEqual(inbound.json().messages.map((m: { from: string; body: string }) => [m.from, m.body]), [[a.phoneNumber, 'from one simulated phone to the other']]);
+      run.child.kill('SIGINT');
+      assert.equal(await exitCode(run.child), 0);
+    } finally {
+      run.child.kill('SIGKILL');
+    }
+  });
+
   it('exits 1 with the reason when the key is not accepted', async () => {
     const run = simulate(['--key', 'cg_dev_UnknownKey0123456789abcdefghij', '--base-url', world.baseUrl]);
     assert.equal(await exitCode(run.child), 1);

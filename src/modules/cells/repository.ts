@@ -87,11 +87,62 @@ export class CellsRepository {
   async markReleased(ex: Executor, id: string, now: string): Promise<number> {
     const result = await ex
       .updateTable('cells')
-      .set({ status: 'released', released_at: now, updated_at: now })
+      // A released cell leaves its pod.
+      .set({ status: 'released', released_at: now, updated_at: now, pod_id: null })
       .where('id', '=', id)
       .where('status', '!=', 'released')
       .executeTakeFirst();
     return Number(result.numUpdatedRows);
+  }
+
+  // --- pods ---
+
+  findOwnedIds(ex: Executor, organizationId: string, ids: readonly string[]) {
+    if (ids.length === 0) return Promise.resolve([]);
+    return ex
+      .selectFrom('cells')
+      .select(['id', 'pod_id', 'status'])
+      .where('organization_id', '=', organizationId)
+      .where('id', 'in', ids)
+      .where('status', '!=', 'released')
+      .execute();
+  }
+
+  inPods(ex: Executor, podIds: readonly string[]): Promise<CellRecord[]> {
+    if (podIds.length === 0) return Promise.resolve([]);
+    return records(ex).where('cells.pod_id', 'in', podIds).where('cells.status', '!=', 'released').orderBy('cells.id').execute();
+  }
+
+  /** Takes the pod's cells not in `keep` out of it; their ids. */
+  async leavePod(ex: Executor, podId: string, keep: readonly string[], now: string): Promise<string[]> {
+    let query = ex.updateTable('cells').set({ pod_id: null, updated_at: now }).where('pod_id', '=', podId);
+    if (keep.length > 0) query = query.where('id', 'not in', keep);
+    return (await query.returning('id').execute()).map((row) => row.id);
+  }
+
+  /** Puts the live cells among `ids` that are in no pod into this one; their ids. */
+  async joinPod(ex: Executor, organizationId: string, podId: string, ids: readonly string[], now: string): Promise<string[]> {
+    const rows = await ex
+      .updateTable('cells')
+      .set({ pod_id: podId, updated_at: now })
+      .where('organization_id', '=', organizationId)
+      .where('id', 'in', ids)
+      .where('status', '!=', 'released')
+      .where('pod_id', 'is', null)
+      .returning('id')
+      .execute();
+    return rows.map((row) => row.id);
+  }
+
+  async countInPod(ex: Executor, podId: string, ids: readonly string[]): Promise<number> {
+    const row = await ex
+      .selectFrom('cells')
+      .select((eb) => eb.fn.countAll<number>().as('n'))
+      .where('pod_id', '=', podId)
+      .where('id', 'in', ids)
+      .where('status', '!=', 'released')
+      .executeTakeFirstOrThrow();
+    return Number(row.n);
   }
 
   oldestProvisioning(ex: Executor) {

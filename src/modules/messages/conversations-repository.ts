@@ -84,13 +84,24 @@ export class ConversationsRepository {
     return this.db.selectFrom('conversations').selectAll().where('cell_id', '=', cellId).where('participant', '=', participant).executeTakeFirst();
   }
 
+  /** The conversations between these cells and these participants. */
+  amongCells(cellIds: readonly string[], participants: readonly string[]) {
+    return this.db
+      .selectFrom('conversations')
+      .select(['cell_id', 'participant', 'last_message_at'])
+      .where('cell_id', 'in', cellIds)
+      .where('participant', 'in', participants)
+      .execute();
+  }
+
   findInCell(cellId: string, id: string) {
     return this.db.selectFrom('conversations').selectAll().where('id', '=', id).where('cell_id', '=', cellId).executeTakeFirst();
   }
 
   /** Newest activity first; `after` is the (last_message_at, id) of the previous page's last row. */
-  list(cellId: string, after: { at: string; id: string } | null, limit: number) {
+  list(cellId: string, after: { at: string; id: string } | null, limit: number, hiddenParticipants: readonly string[] = []) {
     let query = this.db.selectFrom('conversations').selectAll().where('cell_id', '=', cellId);
+    if (hiddenParticipants.length > 0) query = query.where('participant', 'not in', hiddenParticipants);
     if (after) {
       query = query.where((eb) => eb.or([eb('last_message_at', '<', after.at), eb.and([eb('last_message_at', '=', after.at), eb('id', '<', after.id)])]));
     }

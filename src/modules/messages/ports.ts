@@ -28,7 +28,7 @@ export interface IgnoreListPort {
   /** Whether inbound texts from `participant` on this cell are ignored (in the upload's transaction). */
   isIgnored(ex: Executor, organizationId: string, cellId: string, participant: string): Promise<boolean>;
   /** Every participant ignored on this cell or its pod. */
-  ignoredParticipants(cellId: string): Promise<string[]>;
+  ignoredParticipants(organizationId: string, cellId: string): Promise<string[]>;
 }
 
 export const NO_IGNORES: IgnoreListPort = { isIgnored: async () => false, ignoredParticipants: async () => [] };

@@ -15,6 +15,11 @@ export const MediaUrls = Type.Array(
 export const PhoneInput = Type.String({ minLength: 1, maxLength: 64, format: 'phone', description: 'Phone number in E.164, e.g. +14155550123.' });
 
 export const CellParams = IdParam('cell_id', 'cell');
+
+/** Query flag of message and conversation listings (contract §5, ignore). */
+export const IncludeIgnored = {
+  include_ignored: Type.Optional(Type.Boolean({ default: false, description: 'Also show what ignored participants sent (left out by default).' })),
+};
 export const MessageParams = Type.Object({ ...CellParams.properties, ...IdParam('message_id', 'msg').properties });
 
 /**

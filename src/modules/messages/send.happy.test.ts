@@ -16,7 +16,7 @@ describe('sending messages', () => {
     assert.equal(response.statusCode, 202);
     const message = response.json();
     assert.deepEqual(Object.keys(message).sort(), [
-      'body', 'cell_id', 'conversation_id', 'created_at', 'delivered_at', 'direction', 'error', 'from', 'id', 'media_urls',
+      'body', 'cell_id', 'conversation_id', 'created_at', 'delivered_at', 'direction', 'error', 'from', 'id', 'ignored', 'media_urls',
       'received_at', 'reply_to_message_id', 'segments', 'sent_at', 'status', 'to', 'updated_at',
     ]);
     assert.match(message.id, /^msg_/);
@@ -26,6 +26,7 @@ describe('sending messages', () => {
     assert.equal(message.from, line.cell.phone_number);
     assert.equal(message.to, '+14155550142');
     assert.equal(message.status, 'queued');
+    assert.equal(message.ignored, false);
     assert.equal(message.segments, 1);
     assert.deepEqual(message.media_urls, ['https://example.com/a.jpg']);
     assert.equal(message.error, null);

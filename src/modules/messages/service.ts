@@ -36,8 +36,11 @@ export interface MessageListQuery extends PageQuery {
   include_ignored?: boolean;
 }
 
-/** Runs in the transaction that queues the message; throwing refuses the send (and rolls it back). */
-export type SendHook = (tx: Executor, message: MessageView) => Promise<void>;
+/**
+ * Runs in the transaction that queues the message; throwing refuses the send (and rolls it back).
+ * Sends of one batch given the same hook run it once, with all their messages.
+ */
+export type SendHook = (tx: Executor, messages: MessageView[]) => Promise<void>;
 
 /** A send, written with others of its batch (see GroupCommit), where its cell is checked too. */
 interface SendUnit {
@@ -152,7 +155,10 @@ export class MessagesService {
     const rows = units.map((unit) => ({ ...unit.message, conversation_id: conversationIds.get(touchKey(conversationOf(unit))) as string }));
     await this.repo.insertAll(tx, rows);
     const views = rows.map(messageView);
-    for (const [i, unit] of units.entries()) if (unit.within) await unit.within(tx, views[i]);
+    // Sends of a batch that share a hook run it once, with all their messages.
+    const hooks = new Map<SendHook, MessageView[]>();
+    units.forEach((unit, i) => unit.within && hooks.set(unit.within, [...(hooks.get(unit.within) ?? []), views[i]]));
+    for (const [hook, messages] of hooks) await hook(tx, messages);
     await recordOutcomes(tx, units.flatMap((unit, i) => (unit.record ? [unit.record(views[i])] : [])));
     return views;
   }
@@ -212,7 +218,7 @@ export class MessagesService {
   async listConversations(organizationId: string, cellId: string, query: PageQuery & { include_ignored?: boolean }) {
     const cell = await this.cells.getOwned(organizationId, cellId);
     // Conversations with a participant ignored on the cell (or its pod) are left out by default.
-    const hidden = query.include_ignored ? [] : await this.ignores.ignoredParticipants(cell.id);
+    const hidden = query.include_ignored ? [] : await this.ignores.ignoredParticipants(organizationId, cell.id);
     const { items, next_cursor } = await listPage(
       query,
       (key, count) => this.conversations.list(cell.id, key ? { at: String(key[0]), id: String(key[1]) } : null, count, hidden),

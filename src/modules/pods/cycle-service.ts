@@ -1,0 +1,185 @@
+// Cycle jobs of a pod (contract §5): start (ring or broadcast), list, read, cancel. Starting writes
+// the job and one item per message it plans (a ring hop, or a distinct recipient) in one
+// transaction and answers 202 at once; the cycle worker (cycle-planner.ts) queues the messages
+// in batches and follows them to the end. Idempotency-Key (written in the same transaction) and
+// client_id (unique per organization, forever) make a retry return the same job.
+import type { Executor } from '../../db/schema.ts';
+import { recordOutcomes, type IdempotencyRecorder } from '../../http/idempotency.ts';
+import { clientIdHash, sameClientIdBody } from '../../lib/client-id.ts';
+import type { Clock } from '../../lib/clock.ts';
+import { ApiError, notFound, type FieldError } from '../../lib/errors.ts';
+import { newId } from '../../lib/ids.ts';
+import { listPage, type PageQuery } from '../../lib/pagination.ts';
+import type { CycleRepository } from './cycle-repository.ts';
+import type { ListsService } from './lists-service.ts';
+import { normalizeNumbers } from './numbers.ts';
+import type { MessagesPort } from './ports.ts';
+import type { ActiveCell, PodsService } from './service.ts';
+import type { CycleJobItemsTable, CycleJobsTable, JobMode, PodsTable } from './tables.ts';
+import { jobCounts, jobView, type JobView } from './views.ts';
+
+export interface StartCycleInput {
+  mode: JobMode;
+  body?: string;
+  to?: string[];
+  list_id?: string;
+  client_id?: string;
+}
+
+const invalid = (errors: FieldError[]) => new ApiError('invalid_request', errors.length === 1 ? errors[0].message : `${errors.length} fields are invalid.`, { errors });
+
+/** The text of a ring hop when the request gives none. */
+export const defaultRingBody = (jobId: string) => `Cellgate ring check ${jobId}: this line can send and receive.`;
+
+export class CycleService {
+  private readonly repo: CycleRepository;
+  private readonly pods: PodsService;
+  private readonly lists: ListsService;
+  private readonly messages: MessagesPort;
+  private readonly clock: Clock;
+
+  constructor(deps: { repo: CycleRepository; pods: PodsService; lists: ListsService; messages: MessagesPort; clock: Clock }) {
+    this.repo = deps.repo;
+    this.pods = deps.pods;
+    this.lists = deps.lists;
+    this.messages = deps.messages;
+    this.clock = deps.clock;
+  }
+
+  /** The job (202). `replayed` when its client_id names an earlier job started with the same body. */
+  async start(organizationId: string, podId: string, input: StartCycleInput, record?: IdempotencyRecorder): Promise<{ replayed: boolean; job: JobView }> {
+    const to = checkInput(input);
+    const hash = clientIdHash({ pod_id: podId, mode: input.mode, body: input.body, to, list_id: input.list_id, client_id: input.client_id });
+    if (input.client_id !== undefined) {
+      const existing = await this.repo.findJobByClientId(organizationId, input.client_id);
+      if (existing) return { replayed: true, job: await this.viewOf(sameClientIdBody(existing, hash)) };
+    }
+    const pod = await this.pods.owned(organizationId, podId);
+    const active = await this.pods.activeCells(pod.id);
+    const listId = input.list_id === undefined ? null : await this.ownedList(organizationId, input.list_id);
+    if (input.mode === 'ring' && active.length < 2) {
+      throw new ApiError('conflict', `A ring needs at least 2 active cells in the pod; it has ${active.length}.`);
+    }
+    if (input.mode === 'broadcast' && active.length === 0) throw new ApiError('conflict', 'The pod has no active cell to send from.');
+    const now = this.clock.now();
+    const at = now.toISOString();
+    const id = newId('job', this.clock, now);
+    const row: CycleJobsTable = {
+      id,
+      organization_id: organizationId,
+      pod_id: pod.id,
+      client_id: input.client_id ?? null,
+      request_hash: hash,
+      mode: input.mode,
+      status: 'queued',
+      body: input.body ?? defaultRingBody(id),
+      lease_token: null,
+      lease_until: null,
+      sync_after: 0,
+      created_at: at,
+      updated_at: at,
+      completed_at: null,
+    };
+    try {
+      const job = await this.repo.db.transaction().execute(async (tx) => {
+        await this.repo.insertJob(tx, row);
+        if (input.mode === 'ring') await this.repo.insertItems(tx, ringItems(id, active, at));
+        else if (listId !== null) await this.repo.insertItemsFromList(tx, id, listId, at);
+        else await this.repo.insertRecipients(tx, id, to ?? [], at);
+        // Every item is pending: only a list's size needs asking.
+        const total = input.mode === 'ring' ? active.length : listId !== null ? await this.repo.countItems(tx, id) : (to ?? []).length;
+        const view = jobView(row, jobCounts([{ status: 'pending', n: total }]));
+        if (record) await recordOutcomes(tx, [record(view)]);
+        return view;
+      });
+      return { replayed: false, job };
+    } catch (error) {
+      // A concurrent start with the same client_id won the unique index.
+      const raced = input.client_id === undefined || error instanceof ApiError ? undefined : await this.repo.findJobByClientId(organizationId, input.client_id);
+      if (raced) return { replayed: true, job: await this.viewOf(sameClientIdBody(raced, hash)) };
+      throw error;
+    }
+  }
+
+  async list(organizationId: string, podId: string, query: PageQuery) {
+    const pod = await this.pods.owned(organizationId, podId);
+    const { items, next_cursor } = await listPage(query, (before, count) => this.repo.listJobs(pod.id, before ? String(before[0]) : null, count), (row) => [row.id]);
+    const counts = await this.repo.countsByStatus(this.repo.db, items.map((job) => job.id));
+    return { jobs: items.map((job) => jobView(job, jobCounts(counts.filter((row) => row.job_id === job.id)))), next_cursor };
+  }
+
+  async get(organizationId: string, podId: string, jobId: string): Promise<JobView> {
+    const pod = await this.pods.owned(organizationId, podId);
+    return this.viewOf(await this.owned(this.repo.db, organizationId, pod.id, jobId));
+  }
+
+  /** Cancels an open job: what it has not queued yet never is, and its queued messages are canceled. 409 once it ended. */
+  async cancel(organizationId: string, podId: string, jobId: string): Promise<JobView> {
+    const pod = await this.pods.owned(organizationId, podId);
+    const canceled = await this.repo.db.transaction().execute(async (tx) => {
+      const job = await this.owned(tx, organizationId, pod.id, jobId);
+      const done = await this.cancelJob(tx, job);
+      if (!done) throw new ApiError('conflict', `Only a queued or running job can be canceled; this one is ${job.status}.`);
+      return done;
+    });
+    return this.viewOf(canceled);
+  }
+
+  /** In the transaction deleting a pod: its open jobs stop. */
+  async cancelOpenOfPod(tx: Executor, pod: PodsTable): Promise<void> {
+    for (const job of await this.repo.openJobsOfPod(tx, pod.id)) await this.cancelJob(tx, job);
+  }
+
+  private async cancelJob(tx: Executor, job: CycleJobsTable): Promise<CycleJobsTable | undefined> {
+    const at = this.clock.now().toISOString();
+    const canceled = await this.repo.finishOrStart(tx, job.id, ['queued', 'running'], { status: 'canceled', completed_at: at, updated_at: at, lease_token: null, lease_until: null });
+    if (!canceled) return undefined;
+    await this.repo.moveAll(tx, job.id, ['pending'], 'canceled', at);
+    // Messages a device has not claimed yet are canceled; those in flight finish as they will.
+    const queued = await this.repo.messageIdsIn(tx, job.id, ['queued', 'sending']);
+    const stopped = await this.messages.cancelQueuedAmong(tx, queued);
+    await this.repo.moveByMessage(tx, job.id, stopped, ['queued', 'sending'], 'canceled', at);
+    return canceled;
+  }
+
+  private async owned(ex: Executor, organizationId: string, podId: string, jobId: string): Promise<CycleJobsTable> {
+    const job = await this.repo.findJob(ex, organizationId, podId, jobId);
+    if (!job) throw notFound('job');
+    return job;
+  }
+
+  private async viewOf(job: CycleJobsTable): Promise<JobView> {
+    return jobView(job, jobCounts(await this.repo.countsByStatus(this.repo.db, [job.id])));
+  }
+
+  /** The list of a broadcast: any list of the organization (under a cell or a pod) with numbers. */
+  private async ownedList(organizationId: string, listId: string): Promise<string> {
+    const list = await this.lists.findOwned(organizationId, listId);
+    if (!list) throw invalid([{ field: 'list_id', code: 'not_found', message: `No list ${listId} in this organization.` }]);
+    if (list.number_count === 0) throw invalid([{ field: 'list_id', code: 'too_few', message: 'The list holds no numbers.' }]);
+    return list.id;
+  }
+}
+
+/** The mode's rules on the fields (400 naming each); a broadcast's `to` normalised and deduplicated. */
+function checkInput(input: StartCycleInput): string[] | undefined {
+  const errors: FieldError[] = [];
+  if (input.mode === 'ring') {
+    if (input.to !== undefined) errors.push({ field: 'to', code: 'invalid_value', message: 'A ring takes no recipients: each cell texts the next.' });
+    if (input.list_id !== undefined) errors.push({ field: 'list_id', code: 'invalid_value', message: 'A ring takes no list: each cell texts the next.' });
+  } else {
+    if (input.body === undefined) errors.push({ field: 'body', code: 'required', message: 'body is required for a broadcast.' });
+    if (input.to === undefined && input.list_id === undefined) errors.push({ field: 'to', code: 'required', message: 'A broadcast needs to (numbers) or list_id.' });
+    if (input.to !== undefined && input.list_id !== undefined) errors.push({ field: 'list_id', code: 'invalid_value', message: 'Give either to or list_id, not both.' });
+  }
+  if (errors.length > 0) throw invalid(errors);
+  return input.to === undefined ? undefined : normalizeNumbers('to', input.to);
+}
+
+/** Hop i: the i-th active cell texts the next one (the last texts the first). */
+function ringItems(jobId: string, cells: readonly ActiveCell[], at: string): CycleJobItemsTable[] {
+  return cells.map((cell, i) => {
+    const next = cells[(i + 1) % cells.length];
+    return { job_id: jobId, seq: i + 1, recipient: next.phone_number, cell_id: cell.id, sender: cell.phone_number, to_cell_id: next.id, status: 'pending', message_id: null, error_code: null, queued_at: null, updated_at: at };
+  });
+}

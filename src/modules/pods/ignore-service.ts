@@ -1,0 +1,73 @@
+// Ignore lists (contract §5) under a cell or a pod. A participant ignored on a cell, or on the pod
+// the cell is in, still gets through: its inbound texts are stored with ignored: true (and STOP
+// still opts it out), but they emit no event or webhook and stay out of default listings.
+// Sends to an ignored participant work. The messages module asks through IgnoreListPort.
+import type { Executor } from '../../db/schema.ts';
+import type { Clock } from '../../lib/clock.ts';
+import { ApiError } from '../../lib/errors.ts';
+import { listPage, type PageQuery } from '../../lib/pagination.ts';
+import { requirePhone } from '../../lib/phone.ts';
+import type { IgnoreListPort } from '../messages/ports.ts';
+import type { IgnoreRepository } from './ignore-repository.ts';
+import type { CellsPort } from './ports.ts';
+import type { Scope } from './scope.ts';
+import { ignoredView } from './views.ts';
+
+/** Participants one scope may ignore (the listings exclude them with one NOT IN). */
+export const MAX_IGNORED = 10_000;
+
+export class IgnoreService implements IgnoreListPort {
+  private readonly repo: IgnoreRepository;
+  private readonly cells: CellsPort;
+  private readonly clock: Clock;
+
+  constructor(deps: { repo: IgnoreRepository; cells: CellsPort; clock: Clock }) {
+    this.repo = deps.repo;
+    this.cells = deps.cells;
+    this.clock = deps.clock;
+  }
+
+  async list(scope: Scope, query: PageQuery) {
+    const { items, next_cursor } = await listPage(
+      query,
+      (key, count) => this.repo.list(scope.id, key ? { at: String(key[0]), participant: String(key[1]) } : null, count),
+      (row) => [row.created_at, row.participant],
+      2,
+    );
+    return { ignored: items.map(ignoredView), next_cursor };
+  }
+
+  /** 201 when added; 200 with the existing entry when the participant was already ignored here. */
+  async add(scope: Scope, participantInput: string) {
+    const participant = requirePhone('participant', participantInput);
+    const existing = await this.repo.find(scope.id, participant);
+    if (existing) return { created: false, entry: ignoredView(existing) };
+    if ((await this.repo.count(scope.id)) >= MAX_IGNORED) {
+      throw new ApiError('conflict', `This ignore list holds ${MAX_IGNORED.toLocaleString('en-US')} participants, the most it may; remove some first.`);
+    }
+    const row = { scope_id: scope.id, organization_id: scope.organizationId, participant, created_at: this.clock.now().toISOString() };
+    if (await this.repo.add(row)) return { created: true, entry: ignoredView(row) };
+    // A concurrent add of the same participant won.
+    return { created: false, entry: ignoredView((await this.repo.find(scope.id, participant)) ?? row) };
+  }
+
+  /** Removes the participant from the list; nothing to do when it is not on it. */
+  async remove(scope: Scope, participantInput: string): Promise<void> {
+    await this.repo.remove(scope.id, requirePhone('participant', participantInput));
+  }
+
+  // --- IgnoreListPort (the messages module) ---
+
+  async isIgnored(ex: Executor, organizationId: string, cellId: string, participant: string): Promise<boolean> {
+    const scopes = await this.repo.scopesIgnoring(ex, organizationId, participant);
+    if (scopes.length === 0) return false;
+    if (scopes.includes(cellId)) return true;
+    const [cell] = await this.cells.cellsAmong(ex, organizationId, [cellId]);
+    return cell?.pod_id !== null && cell?.pod_id !== undefined && scopes.includes(cell.pod_id);
+  }
+
+  async ignoredParticipants(organizationId: string, cellId: string): Promise<string[]> {
+    const [cell] = await this.cells.cellsAmong(this.repo.db, organizationId, [cellId]);
+    return this.repo.participantsOf(cell?.pod_id ? [cellId, cell.pod_id] : [cellId]);
+  }
+}

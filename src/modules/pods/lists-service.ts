@@ -1,0 +1,117 @@
+// Contact lists (contract §5) under a cell or a pod: named lists of up to 10,000 E.164 numbers,
+// the targets of broadcasts. Numbers are added and removed in sets; every number is validated
+// first and a bad one, reported by its index, leaves the list unchanged.
+import type { Executor } from '../../db/schema.ts';
+import type { Clock } from '../../lib/clock.ts';
+import { ApiError, notFound } from '../../lib/errors.ts';
+import { newId } from '../../lib/ids.ts';
+import { listPage, type PageQuery } from '../../lib/pagination.ts';
+import type { ListsRepository } from './lists-repository.ts';
+import { normalizeNumbers } from './numbers.ts';
+import { scopeColumns, type Scope } from './scope.ts';
+import type { ContactListsTable } from './tables.ts';
+import { listSummaryView, listView } from './views.ts';
+
+export const MAX_LIST_NUMBERS = 10_000;
+
+const tooMany = (count: number) =>
+  new ApiError('invalid_request', `A list holds at most ${MAX_LIST_NUMBERS.toLocaleString('en-US')} numbers; this change would make ${count}.`, {
+    errors: [{ field: 'numbers', code: 'too_many', message: `A list holds at most ${MAX_LIST_NUMBERS} numbers.` }],
+  });
+
+export class ListsService {
+  private readonly repo: ListsRepository;
+  private readonly clock: Clock;
+
+  constructor(deps: { repo: ListsRepository; clock: Clock }) {
+    this.repo = deps.repo;
+    this.clock = deps.clock;
+  }
+
+  async create(scope: Scope, input: { name: string; numbers?: string[] }) {
+    const numbers = normalizeNumbers('numbers', input.numbers ?? []);
+    const now = this.clock.now();
+    const at = now.toISOString();
+    const row: ContactListsTable = {
+      id: newId('lst', this.clock, now),
+      organization_id: scope.organizationId,
+      ...scopeColumns(scope),
+      name: input.name,
+      number_count: numbers.length,
+      created_at: at,
+      updated_at: at,
+    };
+    return this.repo.db.transaction().execute(async (tx) => {
+      await this.repo.insert(tx, row);
+      await this.repo.addNumbers(tx, row.id, numbers, at);
+      return listView(row, await this.repo.numbersOf(tx, row.id));
+    });
+  }
+
+  async list(scope: Scope, query: PageQuery) {
+    const { items, next_cursor } = await listPage(query, (before, count) => this.repo.list(scope, before ? String(before[0]) : null, count), (row) => [row.id]);
+    return { lists: items.map(listSummaryView), next_cursor };
+  }
+
+  async get(scope: Scope, id: string) {
+    const row = await this.inScope(this.repo.db, scope, id);
+    return listView(row, await this.repo.numbersOf(this.repo.db, row.id));
+  }
+
+  async rename(scope: Scope, id: string, name: string) {
+    return this.change(scope, id, async (_tx, row) => ({ ...row, name }));
+  }
+
+  async remove(scope: Scope, id: string): Promise<void> {
+    await this.repo.db.transaction().execute(async (tx) => {
+      const row = await this.inScope(tx, scope, id);
+      await this.repo.remove(tx, row.id);
+    });
+  }
+
+  /** Adds numbers (duplicates ignored); 400 when the list would pass 10,000. */
+  async addNumbers(scope: Scope, id: string, inputs: string[]) {
+    const numbers = normalizeNumbers('numbers', inputs);
+    return this.change(scope, id, async (tx, row, at) => {
+      await this.repo.addNumbers(tx, row.id, numbers, at);
+      const count = await this.repo.countNumbers(tx, row.id);
+      if (count > MAX_LIST_NUMBERS) throw tooMany(count);
+      return { ...row, number_count: count };
+    });
+  }
+
+  /** Removes numbers (those not on the list are ignored). */
+  async removeNumbers(scope: Scope, id: string, inputs: string[]) {
+    const numbers = normalizeNumbers('numbers', inputs);
+    return this.change(scope, id, async (tx, row) => {
+      await this.repo.removeNumbers(tx, row.id, numbers);
+      return { ...row, number_count: await this.repo.countNumbers(tx, row.id) };
+    });
+  }
+
+  /** A list of the organization (under any of its cells or pods), for a broadcast; undefined when none. */
+  findOwned(organizationId: string, id: string) {
+    return this.repo.findOwned(organizationId, id);
+  }
+
+  /**
+   * Runs `apply` on the list in one transaction, its row written (and so locked on PostgreSQL)
+   * first: concurrent changes of one list take turns, so the 10,000 limit holds.
+   */
+  private async change(scope: Scope, id: string, apply: (tx: Executor, row: ContactListsTable, at: string) => Promise<ContactListsTable>) {
+    const at = this.clock.now().toISOString();
+    return this.repo.db.transaction().execute(async (tx) => {
+      await this.repo.touch(tx, id, { updated_at: at });
+      const row = await this.inScope(tx, scope, id);
+      const changed = { ...(await apply(tx, row, at)), updated_at: at };
+      await this.repo.touch(tx, row.id, { name: changed.name, number_count: changed.number_count, updated_at: at });
+      return listView(changed, await this.repo.numbersOf(tx, row.id));
+    });
+  }
+
+  private async inScope(ex: Executor, scope: Scope, id: string): Promise<ContactListsTable> {
+    const row = await this.repo.findInScope(ex, scope, id);
+    if (!row) throw notFound('list');
+    return row;
+  }
+}

@@ -1,0 +1,72 @@
+// Pods: sender pools of cells, with drafts, contact lists and ignore lists (each under a cell or a
+// pod) and cycle jobs (ring, broadcast) advanced by the cycle worker.
+import type { FastifyBaseLogger } from 'fastify';
+import type { Kysely } from 'kysely';
+import type { DB } from '../../db/schema.ts';
+import type { Clock } from '../../lib/clock.ts';
+import type { App } from '../../http/types.ts';
+import { CycleWorker } from '../../workers/cycle-jobs.ts';
+import type { EventsService } from '../events/service.ts';
+import type { MessagesService } from '../messages/service.ts';
+import { CyclePlanner } from './cycle-planner.ts';
+import { CycleRepository } from './cycle-repository.ts';
+import { registerCycleRoutes } from './cycle-routes.ts';
+import { CycleService } from './cycle-service.ts';
+import { DraftsRepository } from './drafts-repository.ts';
+import { registerDraftRoutes } from './drafts-routes.ts';
+import { DraftsService } from './drafts-service.ts';
+import { IgnoreRepository } from './ignore-repository.ts';
+import { registerIgnoreRoutes } from './ignore-routes.ts';
+import { IgnoreService } from './ignore-service.ts';
+import { ListsRepository } from './lists-repository.ts';
+import { registerListRoutes } from './lists-routes.ts';
+import { ListsService } from './lists-service.ts';
+import type { CellsPort, DevicesPort } from './ports.ts';
+import { PodsRepository } from './repository.ts';
+import { registerPodRoutes } from './routes.ts';
+import { Scopes } from './scope.ts';
+import { PodsService } from './service.ts';
+
+export interface PodsModule {
+  pods: PodsService;
+  drafts: DraftsService;
+  lists: ListsService;
+  ignore: IgnoreService;
+  cycles: CycleService;
+  /** Tests call tick() with the manual clock (workers are off there). */
+  cycleWorker: CycleWorker;
+  scopes: Scopes;
+}
+
+export function build(deps: {
+  db: Kysely<DB>;
+  clock: Clock;
+  events: EventsService;
+  cells: CellsPort;
+  devices: DevicesPort;
+  messages: MessagesService;
+  log: FastifyBaseLogger;
+}): PodsModule {
+  const { db, clock, cells, messages } = deps;
+  const pods = new PodsService({ repo: new PodsRepository(db), cells, clock });
+  const scopes = new Scopes({ cells, pods });
+  const drafts = new DraftsService({ repo: new DraftsRepository(db), pods, messages, clock });
+  const lists = new ListsService({ repo: new ListsRepository(db), clock });
+  const ignore = new IgnoreService({ repo: new IgnoreRepository(db), cells, clock });
+  const cycleRepo = new CycleRepository(db);
+  const cycles = new CycleService({ repo: cycleRepo, pods, lists, messages, clock });
+  const planner = new CyclePlanner({ repo: cycleRepo, pods, messages, devices: deps.devices, events: deps.events, clock, log: deps.log });
+  const cycleWorker = new CycleWorker({ repo: cycleRepo, planner, clock, log: deps.log });
+  // Within the module: deleting a pod stops its jobs. (Hooks into other modules are wired by the
+  // composition root.)
+  pods.onRemove((tx, pod) => cycles.cancelOpenOfPod(tx, pod));
+  return { pods, drafts, lists, ignore, cycles, cycleWorker, scopes };
+}
+
+export function register(app: App, module: PodsModule): void {
+  registerPodRoutes(app, module.pods);
+  registerDraftRoutes(app, module.drafts, module.scopes);
+  registerListRoutes(app, module.lists, module.scopes);
+  registerIgnoreRoutes(app, module.ignore, module.scopes);
+  registerCycleRoutes(app, module.cycles);
+}

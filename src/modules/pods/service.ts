@@ -1,0 +1,178 @@
+// Pods (contract §5): sender pools of an organization's cells. Create with client_id, list, read,
+// rename or replace the cells, delete (which frees the cells). A cell is in at most one pod:
+// membership is the cell's pod_id, changed in the pod's transaction through CellsService.setPod,
+// which emits cell.updated for every cell that moves.
+import type { Executor } from '../../db/schema.ts';
+import { transact } from '../../db/transaction.ts';
+import { clientIdHash, sameClientIdBody } from '../../lib/client-id.ts';
+import type { Clock } from '../../lib/clock.ts';
+import { ApiError, notFound } from '../../lib/errors.ts';
+import { newId } from '../../lib/ids.ts';
+import { listPage, type PageQuery } from '../../lib/pagination.ts';
+import type { CellRecord } from '../cells/service.ts';
+import type { CellsPort } from './ports.ts';
+import type { PodsRepository } from './repository.ts';
+import type { PodsTable } from './tables.ts';
+import { podView, type PodView } from './views.ts';
+
+export interface CreatePodInput {
+  name: string;
+  client_id: string;
+  cell_ids?: string[];
+}
+
+export interface UpdatePodInput {
+  name?: string;
+  cell_ids?: string[];
+}
+
+/** Runs in the transaction that deletes a pod, before its cells leave it (cycle jobs stop). */
+export type PodRemovalListener = (tx: Executor, pod: PodsTable) => Promise<void>;
+
+/** A cell that can send for its pod now. */
+export interface ActiveCell {
+  id: string;
+  phone_number: string;
+  device_id: string | null;
+}
+
+const isActive = (cell: CellRecord): cell is CellRecord & { phone_number: string } => cell.status === 'active' && cell.phone_number !== null;
+
+export class PodsService {
+  private readonly repo: PodsRepository;
+  private readonly cells: CellsPort;
+  private readonly clock: Clock;
+  private readonly removalListeners: PodRemovalListener[] = [];
+
+  constructor(deps: { repo: PodsRepository; cells: CellsPort; clock: Clock }) {
+    this.repo = deps.repo;
+    this.cells = deps.cells;
+    this.clock = deps.clock;
+  }
+
+  onRemove(listener: PodRemovalListener): void {
+    this.removalListeners.push(listener);
+  }
+
+  /** The organization's live pod; 404 for unknown, deleted or another organization's pods. */
+  async owned(organizationId: string, id: string, ex: Executor = this.repo.db): Promise<PodsTable> {
+    const row = await this.repo.findOwned(ex, organizationId, id);
+    if (!row) throw notFound('pod');
+    return row;
+  }
+
+  /** 201 on the first create; 200 with the pod when the same body repeats the client_id. */
+  async create(organizationId: string, input: CreatePodInput): Promise<{ created: boolean; pod: PodView }> {
+    const cellIds = [...new Set(input.cell_ids ?? [])];
+    const hash = clientIdHash({ name: input.name, client_id: input.client_id, cell_ids: [...cellIds].sort() });
+    const existing = await this.repo.findByClientId(organizationId, input.client_id);
+    if (existing) return { created: false, pod: await this.replay(existing, hash) };
+    await this.checkCells(organizationId, null, input.cell_ids ?? []);
+    const now = this.clock.now();
+    const at = now.toISOString();
+    const row: PodsTable = {
+      id: newId('pod', this.clock, now),
+      organization_id: organizationId,
+      client_id: input.client_id,
+      request_hash: hash,
+      name: input.name,
+      rotation: 0,
+      created_at: at,
+      updated_at: at,
+      deleted_at: null,
+    };
+    try {
+      await transact(this.repo.db, async (tx) => {
+        await this.repo.insert(tx, row);
+        await this.placeCells(tx, organizationId, row.id, cellIds);
+      });
+    } catch (error) {
+      // A concurrent create with the same client_id won the unique index.
+      const raced = error instanceof ApiError ? undefined : await this.repo.findByClientId(organizationId, input.client_id);
+      if (raced) return { created: false, pod: await this.replay(raced, hash) };
+      throw error;
+    }
+    return { created: true, pod: await this.viewOf(row) };
+  }
+
+  async list(organizationId: string, query: PageQuery) {
+    const { items, next_cursor } = await listPage(query, (before, count) => this.repo.list(organizationId, before ? String(before[0]) : null, count), (row) => [row.id]);
+    const members = await this.cells.podCells(this.repo.db, items.map((pod) => pod.id));
+    return { pods: items.map((pod) => podView(pod, members.filter((cell) => cell.pod_id === pod.id).map((cell) => cell.id))), next_cursor };
+  }
+
+  async get(organizationId: string, id: string): Promise<PodView> {
+    return this.viewOf(await this.owned(organizationId, id));
+  }
+
+  /** Renames and/or replaces the set of cells (cells left out leave the pod). */
+  async update(organizationId: string, id: string, input: UpdatePodInput): Promise<PodView> {
+    const pod = await this.owned(organizationId, id);
+    if (input.cell_ids !== undefined) await this.checkCells(organizationId, pod.id, input.cell_ids);
+    const changes = { updated_at: this.clock.now().toISOString(), ...(input.name !== undefined ? { name: input.name } : {}) };
+    await transact(this.repo.db, async (tx) => {
+      if (!(await this.repo.update(tx, pod.id, changes))) throw notFound('pod');
+      if (input.cell_ids !== undefined) await this.placeCells(tx, organizationId, pod.id, [...new Set(input.cell_ids)]);
+    });
+    return this.viewOf({ ...pod, ...changes });
+  }
+
+  /** Deletes the pod: its cells are free again, its open cycle jobs are canceled. Its client_id stays taken. */
+  async remove(organizationId: string, id: string): Promise<void> {
+    const now = this.clock.now().toISOString();
+    await transact(this.repo.db, async (tx) => {
+      const pod = await this.owned(organizationId, id, tx);
+      if (!(await this.repo.update(tx, pod.id, { deleted_at: now, updated_at: now }))) throw notFound('pod');
+      for (const listener of this.removalListeners) await listener(tx, pod);
+      await this.placeCells(tx, organizationId, pod.id, []);
+    });
+  }
+
+  /** The pod's cells that can send now (active, with a number), oldest first. */
+  async activeCells(podId: string): Promise<ActiveCell[]> {
+    const cells = await this.cells.podCells(this.repo.db, [podId]);
+    return cells.filter(isActive).map((cell) => ({ id: cell.id, phone_number: cell.phone_number, device_id: cell.device_id }));
+  }
+
+  /** The next round-robin position of the pod (pod draft sends without a sticky cell). */
+  nextRotation(podId: string): Promise<number> {
+    return this.repo.nextRotation(podId);
+  }
+
+  private async replay(existing: PodsTable, hash: string): Promise<PodView> {
+    if (existing.deleted_at) {
+      throw new ApiError('client_id_conflict', 'The pod created with this client_id was deleted; client_ids are not reused.');
+    }
+    return this.viewOf(sameClientIdBody(existing, hash));
+  }
+
+  private async viewOf(pod: PodsTable): Promise<PodView> {
+    const cells = await this.cells.podCells(this.repo.db, [pod.id]);
+    return podView(pod, cells.map((cell) => cell.id));
+  }
+
+  /**
+   * Every id must be a live cell of the organization (else 400, each bad one by its index in
+   * errors[]) in no other pod (else 409 cell_in_pod).
+   */
+  private async checkCells(organizationId: string, podId: string | null, ids: readonly string[]): Promise<void> {
+    if (ids.length === 0) return;
+    const found = new Map((await this.cells.cellsAmong(this.repo.db, organizationId, [...new Set(ids)])).map((cell) => [cell.id, cell]));
+    const errors = ids.flatMap((id, i) =>
+      found.has(id) ? [] : [{ field: `cell_ids.${i}`, code: 'not_found', message: `No cell ${id} in this organization (unknown or released).` }],
+    );
+    if (errors.length > 0) {
+      throw new ApiError('invalid_request', errors.length === 1 ? errors[0].message : `${errors.length} cell ids name no cell of this organization.`, { errors });
+    }
+    const taken = [...found.values()].filter((cell) => cell.pod_id !== null && cell.pod_id !== podId);
+    if (taken.length > 0) {
+      throw new ApiError('cell_in_pod', `${taken.map((cell) => `${cell.id} is in ${String(cell.pod_id)}`).join('; ')}; a cell belongs to at most one pod.`);
+    }
+  }
+
+  private async placeCells(tx: Executor, organizationId: string, podId: string, ids: string[]): Promise<void> {
+    if (!(await this.cells.setPod(tx, organizationId, podId, ids))) {
+      throw new ApiError('cell_in_pod', 'A cell joined another pod meanwhile; a cell belongs to at most one pod.');
+    }
+  }
+}
