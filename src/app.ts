@@ -13,18 +13,22 @@ import { registerOpenApi } from './http/openapi.ts';
 import { MemoryRateLimiter, rateLimitPolicy, RedisRateLimiter, registerRateLimit, type RateLimiter } from './http/rate-limit.ts';
 import { createServer } from './http/server.ts';
 import * as adminModule from './modules/admin/module.ts';
+import * as billingModule from './modules/billing/module.ts';
 import * as cellsModule from './modules/cells/module.ts';
 import * as devicesModule from './modules/devices/module.ts';
 import * as eventsModule from './modules/events/module.ts';
 import type { StreamOptions } from './modules/events/stream.ts';
 import * as messagesModule from './modules/messages/module.ts';
 import * as organizationsModule from './modules/organizations/module.ts';
+import * as podsModule from './modules/pods/module.ts';
 import * as statusModule from './modules/status/module.ts';
 import * as systemModule from './modules/system/module.ts';
 import type { WebhookOptions } from './modules/webhooks/delivery.ts';
 import * as webhooksModule from './modules/webhooks/module.ts';
+import { BILLING_PERIODS_INTERVAL_MS, billingPeriodsWorker } from './workers/billing-periods.ts';
 import { EVENTS_PRUNE_INTERVAL_MS, eventsPruneWorker } from './workers/events-prune.ts';
 import { IDEMPOTENCY_PRUNE_INTERVAL_MS } from './workers/idempotency-prune.ts';
+import { CYCLE_JOBS_INTERVAL_MS } from './workers/cycle-jobs.ts';
 import { loop, type Loop } from './workers/loop.ts';
 import { MESSAGE_LEASES_INTERVAL_MS, messageLeasesWorker } from './workers/message-leases.ts';
 import { PRESENCE_INTERVAL_MS, presenceWorker } from './workers/presence.ts';
@@ -74,8 +78,10 @@ export async function buildApp(deps: AppDeps) {
   const messaging = messagesModule.build({ db, clock, events, cells, devices });
   const webhooking = webhooksModule.build({ database, clock, events, allowPrivate: config.webhooksAllowPrivate, options: deps.webhooks });
   const { webhooks } = webhooking;
+  const podding = podsModule.build({ db, clock, events, cells, devices, messages: messaging.messages, log: app.log });
+  const billing = billingModule.build({ database, clock, config, cells, events });
   const rateLimit = rateLimitPolicy(config);
-  const status = statusModule.build({ cells, messages: messaging.messages, webhooks, rateLimit });
+  const status = statusModule.build({ cells, messages: messaging.messages, webhooks, rateLimit, billing: billing.billing });
   const idempotency = new IdempotencyStore(database, clock);
 
   // Hooks between modules, each run inside the transaction of the change that triggers it.
@@ -86,6 +92,9 @@ export async function buildApp(deps: AppDeps) {
   });
   cells.onRelease((tx, cell) => messaging.delivery.failOpenMessagesOfCell(tx, cell.id));
   events.onEmit((tx, envelope) => webhooks.fanOut(tx, envelope));
+  // Inbound texts and default listings consult the cell's and its pod's ignore lists.
+  messaging.messages.useIgnoreList(podding.ignore);
+  messaging.inbound.useIgnoreList(podding.ignore);
 
   // Cross-cutting HTTP conventions, in the order they run: credential, rate limit, idempotency.
   registerAuth(app, {
@@ -105,7 +114,9 @@ export async function buildApp(deps: AppDeps) {
   devicesModule.register(app, { devices });
   cellsModule.register(app, { cells });
   messagesModule.register(app, messaging);
+  podsModule.register(app, podding);
   statusModule.register(app, status);
+  billingModule.register(app, billing);
   await eventsModule.register(app, eventing);
 
   // Background loops run in every process (their work is claimed in the database); tests call
@@ -114,12 +125,15 @@ export async function buildApp(deps: AppDeps) {
   const messageLeases = messageLeasesWorker({ delivery: messaging.delivery });
   const presence = presenceWorker({ devices, cells });
   const eventsPrune = eventsPruneWorker({ events });
+  const billingPeriods = billingPeriodsWorker(billing);
   const loops: Loop[] = [
     webhookWorker,
     loop('message-leases', MESSAGE_LEASES_INTERVAL_MS, () => messageLeases.tick(), app.log),
     loop('presence', PRESENCE_INTERVAL_MS, () => presence.tick(), app.log),
     loop('events-prune', EVENTS_PRUNE_INTERVAL_MS, () => eventsPrune.tick(), app.log),
     loop('idempotency-prune', IDEMPOTENCY_PRUNE_INTERVAL_MS, () => idempotency.pruneExpired(), app.log),
+    loop('billing-periods', BILLING_PERIODS_INTERVAL_MS, () => billingPeriods.tick(), app.log),
+    loop('cycle-jobs', CYCLE_JOBS_INTERVAL_MS, () => podding.cycleWorker.tick(), app.log),
   ];
   if (deps.workers ?? true) app.addHook('onReady', async () => loops.forEach((l) => l.start()));
   app.addHook('onClose', async () => {
@@ -128,7 +142,7 @@ export async function buildApp(deps: AppDeps) {
     mailer.close();
   });
 
-  const services = { organizations, admin, idempotency, events, webhooks, webhookWorker, cells, devices, ...messaging, messageLeases };
+  const services = { organizations, admin, ...billing, billingPeriods, idempotency, events, webhooks, webhookWorker, cells, devices, ...messaging, messageLeases, ...podding };
   return { app, services };
 }
 

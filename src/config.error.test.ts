@@ -49,6 +49,10 @@ describe('configuration at start', () => {
     assertRefused(start({ CELLGATE_REQUEST_TIMEOUT_MS: '30s' }), 'CELLGATE_REQUEST_TIMEOUT_MS');
   });
 
+  it('exits 1 with one line naming CELLGATE_PRICES when it is not JSON', () => {
+    assertRefused(start({ CELLGATE_PRICES: '{tiers' }), 'CELLGATE_PRICES');
+  });
+
   it('does not echo a bad admin token in its message', () => {
     const result = start({ CELLGATE_ADMIN_TOKEN: 'cg_adm_short' });
     assertRefused(result, 'CELLGATE_ADMIN_TOKEN');
@@ -74,6 +78,33 @@ describe('loadConfig', () => {
     assert.equal(config.webhooksAllowPrivate, false);
     assert.equal(config.requestTimeoutMs, 30_000);
     assert.equal(config.headersTimeoutMs, 15_000);
+  });
+
+  it('turns billing on by default, with the contract prices and no x402 network', () => {
+    const config = loadConfig({});
+    assert.equal(config.billing, true);
+    assert.equal(config.prices.tiers.starter.priceMicros, 20_000_000);
+    assert.equal(config.prices.tiers.pro.includedCells, 10);
+    assert.equal(config.prices.minAmountMicros, 5_000_000);
+    assert.equal(config.x402BasePayTo, null);
+    assert.equal(config.x402SolanaPayTo, null);
+    assert.equal(config.x402Testnet, false);
+  });
+
+  it('reads CELLGATE_BILLING=off, CELLGATE_PRICES and the seller addresses (the EVM one checksummed)', () => {
+    const config = loadConfig({
+      CELLGATE_BILLING: 'off',
+      CELLGATE_PRICES: '{"tiers": {"pro": {"price_usd": 90, "cells": 8}}, "min_amount_usd": 10}',
+      CELLGATE_X402_BASE_PAY_TO: '0xfb6916095ca1df60bb79ce92ce3ea74c37c5d359',
+      CELLGATE_X402_SOLANA_PAY_TO: 'So11111111111111111111111111111111111111112',
+      CELLGATE_X402_TESTNET: 'true',
+    });
+    assert.equal(config.billing, false);
+    assert.deepEqual(config.prices.tiers.pro, { priceMicros: 90_000_000, includedCells: 8 });
+    assert.equal(config.prices.minAmountMicros, 10_000_000);
+    assert.equal(config.x402BasePayTo, '0xfB6916095ca1df60bB79Ce92cE3Ea74c37c5d359');
+    assert.equal(config.x402SolanaPayTo, 'So11111111111111111111111111111111111111112');
+    assert.equal(config.x402Testnet, true);
   });
 
   it('reads the request and headers timeouts; the headers timeout defaults to at most the request timeout', () => {
@@ -103,6 +134,14 @@ describe('loadConfig', () => {
     ['CELLGATE_BASE_URL', 'ftp://example.com'],
     ['CELLGATE_WEBHOOKS_ALLOW_PRIVATE', 'yes'],
     ['CELLGATE_X402_TESTNET', 'maybe'],
+    ['CELLGATE_BILLING', 'true'],
+    ['CELLGATE_BILLING', 'ON'],
+    ['CELLGATE_PRICES', 'cheap'],
+    ['CELLGATE_PRICES', '{"tiers": {"starter": {"price_usd": -1, "cells": 1}}}'],
+    ['CELLGATE_PRICES', '{"sms_usd": 0.01}'],
+    ['CELLGATE_X402_BASE_PAY_TO', '0x1234'],
+    ['CELLGATE_X402_BASE_PAY_TO', '0xfB6916095ca1df60bB79Ce92cE3Ea74c37c5d35A'],
+    ['CELLGATE_X402_SOLANA_PAY_TO', '0xfB6916095ca1df60bB79Ce92cE3Ea74c37c5d359'],
     ['CELLGATE_REQUEST_TIMEOUT_MS', 'soon'],
     ['CELLGATE_REQUEST_TIMEOUT_MS', '50'],
     ['CELLGATE_REQUEST_TIMEOUT_MS', '600001'],

@@ -1,5 +1,7 @@
 // One validated configuration object from the environment. A bad value stops the process
 // with one line naming the variable (see main.ts).
+import { canonicalAddress, type Network } from './modules/billing/networks.ts';
+import { DEFAULT_PRICES, parsePrices, PricesError, type Prices } from './modules/billing/pricing.ts';
 
 export interface Config {
   port: number;
@@ -21,6 +23,10 @@ export interface Config {
   x402BasePayTo: string | null;
   x402SolanaPayTo: string | null;
   x402Testnet: boolean;
+  /** CELLGATE_BILLING: on (default) enforces billing; off never charges (contract §7). */
+  billing: boolean;
+  /** Contract §7 defaults overridden by CELLGATE_PRICES. */
+  prices: Prices;
   /** The whole request (headers and body) must arrive within this; 408 otherwise. */
   requestTimeoutMs: number;
   /** The request line and headers must arrive within this (at most requestTimeoutMs); 408 otherwise. */
@@ -53,6 +59,14 @@ function readBool(env: Env, name: string): boolean {
   return fail(name, 'true or false', raw);
 }
 
+function readOnOff(env: Env, name: string, fallback: boolean): boolean {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return fallback;
+  if (raw === 'on') return true;
+  if (raw === 'off') return false;
+  return fail(name, 'on or off', raw);
+}
+
 function readUrl(env: Env, name: string, protocols: string[]): string | null {
   const raw = env[name];
   if (raw === undefined || raw === '') return null;
@@ -64,6 +78,23 @@ function readUrl(env: Env, name: string, protocols: string[]): string | null {
   }
   if (!protocols.includes(url.protocol)) fail(name, `a URL (${protocols.join(', ')})`, raw);
   return raw.replace(/\/+$/, '');
+}
+
+function readPayTo(env: Env, name: string, network: Network): string | null {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return null;
+  return canonicalAddress(network, raw) ?? fail(name, network === 'base' ? 'an EVM address (EIP-55 checksum)' : 'a base58 Solana address', raw);
+}
+
+function readPrices(env: Env): Prices {
+  const raw = env.CELLGATE_PRICES;
+  if (raw === undefined || raw === '') return DEFAULT_PRICES;
+  try {
+    return parsePrices(raw);
+  } catch (error) {
+    if (error instanceof PricesError) throw new ConfigError(`CELLGATE_PRICES ${error.message}`);
+    throw error;
+  }
 }
 
 function readDatabaseUrl(env: Env): string {
@@ -108,9 +139,11 @@ export function loadConfig(env: Env = process.env): Config {
     signUpsPerHourPerIp: readInt(env, 'CELLGATE_SIGNUP_RATE_LIMIT', 10, 0, 1_000_000),
     logLevel,
     webhooksAllowPrivate: readBool(env, 'CELLGATE_WEBHOOKS_ALLOW_PRIVATE'),
-    x402BasePayTo: env.CELLGATE_X402_BASE_PAY_TO || null,
-    x402SolanaPayTo: env.CELLGATE_X402_SOLANA_PAY_TO || null,
+    x402BasePayTo: readPayTo(env, 'CELLGATE_X402_BASE_PAY_TO', 'base'),
+    x402SolanaPayTo: readPayTo(env, 'CELLGATE_X402_SOLANA_PAY_TO', 'solana'),
     x402Testnet: readBool(env, 'CELLGATE_X402_TESTNET'),
+    billing: readOnOff(env, 'CELLGATE_BILLING', true),
+    prices: readPrices(env),
     requestTimeoutMs,
     headersTimeoutMs,
   };

@@ -1,14 +1,17 @@
 // The database as Kysely sees it: each module declares its own tables beside its repository.
 import type { Kysely, Transaction } from 'kysely';
 import type { IdempotencyTables } from '../http/idempotency-tables.ts';
+import type { AdminTables } from '../modules/admin/tables.ts';
+import type { BillingTables } from '../modules/billing/tables.ts';
 import type { CellsTables } from '../modules/cells/tables.ts';
 import type { DevicesTables } from '../modules/devices/tables.ts';
 import type { EventsTables } from '../modules/events/tables.ts';
 import type { MessagesTables } from '../modules/messages/tables.ts';
-import type { FoundationTables } from '../modules/organizations/tables.ts';
+import type { OrganizationsTables } from '../modules/organizations/tables.ts';
+import type { PodsTables } from '../modules/pods/tables.ts';
 import type { WebhooksTables } from '../modules/webhooks/tables.ts';
 
-export interface DB extends FoundationTables, IdempotencyTables, DevicesTables, CellsTables, MessagesTables, EventsTables, WebhooksTables {}
+export interface DB extends OrganizationsTables, AdminTables, IdempotencyTables, DevicesTables, CellsTables, MessagesTables, EventsTables, WebhooksTables, PodsTables, BillingTables {}
 
 /** A query runner: the database itself or an open transaction. */
 export type Executor = Kysely<DB> | Transaction<DB>;

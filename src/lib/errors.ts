@@ -19,6 +19,7 @@ export const ERRORS = {
   client_id_conflict: { status: 409, title: 'client_id conflict' },
   idempotency_request_in_progress: { status: 409, title: 'Idempotent request in progress' },
   wallet_already_registered: { status: 409, title: 'Wallet already registered' },
+  billing_disabled: { status: 409, title: 'Billing disabled' },
   cell_in_pod: { status: 409, title: 'Cell in another pod' },
   payload_too_large: { status: 413, title: 'Payload too large' },
   unsupported_media_type: { status: 415, title: 'Unsupported media type' },

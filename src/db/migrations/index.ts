@@ -6,6 +6,8 @@ import * as messages from './0003_messages.ts';
 import * as events from './0004_events.ts';
 import * as webhooks from './0005_webhooks.ts';
 import * as messageFailedAt from './0006_message_failed_at.ts';
+import * as pods from './0007_pods.ts';
+import * as billing from './0008_billing.ts';
 
 export const migrations: Record<string, Migration> = {
   '0001_foundation': foundation,
@@ -14,4 +16,6 @@ export const migrations: Record<string, Migration> = {
   '0004_events': events,
   '0005_webhooks': webhooks,
   '0006_message_failed_at': messageFailedAt,
+  '0007_pods': pods,
+  '0008_billing': billing,
 };

@@ -5,13 +5,13 @@ import type { CellsService } from '../cells/service.ts';
 import type { MessagesService } from '../messages/service.ts';
 import type { WebhooksService } from '../webhooks/service.ts';
 import { registerAgentStatusRoutes } from './routes.ts';
-import { AgentStatusService } from './service.ts';
+import { AgentStatusService, type BillingStatusPort } from './service.ts';
 
 export interface StatusModule {
   status: AgentStatusService;
 }
 
-export function build(deps: { cells: CellsService; messages: MessagesService; webhooks: WebhooksService; rateLimit: RateLimitPolicy }): StatusModule {
+export function build(deps: { cells: CellsService; messages: MessagesService; webhooks: WebhooksService; rateLimit: RateLimitPolicy; billing?: BillingStatusPort }): StatusModule {
   return { status: new AgentStatusService(deps) };
 }
 

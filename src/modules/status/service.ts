@@ -8,6 +8,11 @@ import type { WebhooksService } from '../webhooks/service.ts';
 
 type CheckStatus = 'ok' | 'warn' | 'fail';
 
+/** What the status needs from billing (src/modules/billing). */
+export interface BillingStatusPort {
+  status(organizationId: string): Promise<{ state: string; tier: string | null }>;
+}
+
 interface Check {
   name: string;
   status: CheckStatus;
@@ -19,8 +24,10 @@ export class AgentStatusService {
   private readonly messages: MessagesService;
   private readonly webhooks: WebhooksService;
   private readonly perCredential: Bucket | null;
+  private readonly billing: BillingStatusPort | null;
 
-  constructor(deps: { cells: CellsService; messages: MessagesService; webhooks: WebhooksService; rateLimit: RateLimitPolicy }) {
+  constructor(deps: { cells: CellsService; messages: MessagesService; webhooks: WebhooksService; rateLimit: RateLimitPolicy; billing?: BillingStatusPort }) {
+    this.billing = deps.billing ?? null;
     this.cells = deps.cells;
     this.messages = deps.messages;
     this.webhooks = deps.webhooks;
@@ -28,10 +35,11 @@ export class AgentStatusService {
   }
 
   async status(agent: AgentPrincipal) {
-    const [cells, messages, webhooks] = await Promise.all([
+    const [cells, messages, webhooks, billing] = await Promise.all([
       this.cells.counts(agent.organizationId),
       this.messages.healthCounts(agent.organizationId),
       this.webhooks.summary(agent.organizationId),
+      this.billing?.status(agent.organizationId),
     ]);
     const checks: Check[] = [
       agent.organizationStatus === 'active'
@@ -47,8 +55,8 @@ export class AgentStatusService {
     ];
     return {
       organization: { id: agent.organizationId, name: agent.organizationName, status: agent.organizationStatus },
-      // Billing is not offered yet: no tier has been bought, which is the `inactive` state.
-      billing: { state: 'inactive' as const, tier: null },
+      // Without billing wired in, no tier has been bought: the `inactive` state.
+      billing: billing ? { state: billing.state, tier: billing.tier } : { state: 'inactive', tier: null },
       cells,
       messages,
       webhooks,

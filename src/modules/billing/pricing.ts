@@ -1,0 +1,80 @@
+// Prices (contract §7): the defaults, overridden field by field by CELLGATE_PRICES (JSON, dollar
+// amounts as numbers). Parsed once at start; a bad value stops the process with a clear message.
+import { MICROS_PER_USD } from './money.ts';
+
+export interface Tier {
+  priceMicros: number;
+  includedCells: number;
+}
+
+export interface Prices {
+  tiers: Record<string, Tier>;
+  extraCellMicros: number;
+  smsSegmentMicros: number;
+  mmsMicros: number;
+  minAmountMicros: number;
+}
+
+export const DEFAULT_PRICES: Prices = {
+  tiers: {
+    starter: { priceMicros: 20 * MICROS_PER_USD, includedCells: 1 },
+    pro: { priceMicros: 100 * MICROS_PER_USD, includedCells: 10 },
+  },
+  extraCellMicros: 8 * MICROS_PER_USD,
+  smsSegmentMicros: 10_000,
+  mmsMicros: 30_000,
+  minAmountMicros: 5 * MICROS_PER_USD,
+};
+
+const FIELDS = { extra_cell_usd: 'extraCellMicros', sms_segment_usd: 'smsSegmentMicros', mms_usd: 'mmsMicros', min_amount_usd: 'minAmountMicros' } as const;
+const TIER_NAME = /^[a-z][a-z0-9_]{0,31}$/;
+
+export class PricesError extends Error {}
+
+function usd(value: unknown, where: string): number {
+  if (typeof value !== 'number' || !Number.isFinite(value) || value < 0 || value > 1_000_000) {
+    throw new PricesError(`${where} must be a dollar amount from 0 to 1000000`);
+  }
+  const micros = Math.round(value * MICROS_PER_USD);
+  if (Math.abs(micros - value * MICROS_PER_USD) > 1e-6) throw new PricesError(`${where} has more than 6 decimals`);
+  return micros;
+}
+
+const isObject = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
+
+/**
+ * `{"tiers": {"starter": {"price_usd": 25, "cells": 1}, ...}, "extra_cell_usd": 8,
+ * "sms_segment_usd": 0.01, "mms_usd": 0.03, "min_amount_usd": 5}`; every field optional. A tier
+ * named here replaces the default of that name (both fields required); other tiers are kept.
+ */
+export function parsePrices(json: string): Prices {
+  let raw: unknown;
+  try {
+    raw = JSON.parse(json);
+  } catch {
+    throw new PricesError('is not JSON');
+  }
+  if (!isObject(raw)) throw new PricesError('must be a JSON object');
+  const prices: Prices = { ...DEFAULT_PRICES, tiers: { ...DEFAULT_PRICES.tiers } };
+  for (const [key, value] of Object.entries(raw)) {
+    if (key === 'tiers') {
+      if (!isObject(value)) throw new PricesError('tiers must be an object of tiers');
+      for (const [name, tier] of Object.entries(value)) {
+        if (!TIER_NAME.test(name)) throw new PricesError(`tier name ${JSON.stringify(name)} must be lowercase letters, digits or _`);
+        if (!isObject(tier) || Object.keys(tier).some((k) => k !== 'price_usd' && k !== 'cells')) {
+          throw new PricesError(`tiers.${name} must be {"price_usd": number, "cells": integer}`);
+        }
+        if (!Number.isInteger(tier.cells) || (tier.cells as number) < 1 || (tier.cells as number) > 10_000) {
+          throw new PricesError(`tiers.${name}.cells must be an integer from 1 to 10000`);
+        }
+        prices.tiers[name] = { priceMicros: usd(tier.price_usd, `tiers.${name}.price_usd`), includedCells: tier.cells as number };
+      }
+    } else if (key in FIELDS) {
+      prices[FIELDS[key as keyof typeof FIELDS]] = usd(value, key);
+    } else {
+      throw new PricesError(`has an unknown field ${JSON.stringify(key)}`);
+    }
+  }
+  if (prices.minAmountMicros === 0) throw new PricesError('min_amount_usd must be more than 0');
+  return prices;
+}

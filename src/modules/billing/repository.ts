@@ -1,0 +1,166 @@
+// The SQL of billing and usage, nothing else.
+import { sql, type Kysely } from 'kysely';
+import type { DB, Executor } from '../../db/schema.ts';
+import type { CursorKey } from '../../lib/pagination.ts';
+import type { BillingAccountsTable, BillingOperatorActionsTable, LedgerEntriesTable, PaymentsTable, UsageRecordsTable, X402WalletsTable } from './tables.ts';
+
+export type UsageFilter = { organizationId: string; from: string; to: string; cellId?: string; type?: UsageRecordsTable['type'] };
+
+export class BillingRepository {
+  readonly db: Kysely<DB>;
+  constructor(db: Kysely<DB>) {
+    this.db = db;
+  }
+
+  account(ex: Executor, organizationId: string): Promise<BillingAccountsTable | undefined> {
+    return ex.selectFrom('billing_accounts').selectAll().where('organization_id', '=', organizationId).executeTakeFirst();
+  }
+
+  /** The account row, created inactive when missing, locked for the rest of the transaction on PostgreSQL. */
+  async lockAccount(ex: Executor, organizationId: string, now: string, postgres: boolean): Promise<BillingAccountsTable> {
+    await ex
+      .insertInto('billing_accounts')
+      .values({ organization_id: organizationId, state: 'inactive', tier: null, current_period_end: null, created_at: now, updated_at: now })
+      .onConflict((oc) => oc.column('organization_id').doNothing())
+      .execute();
+    let query = ex.selectFrom('billing_accounts').selectAll().where('organization_id', '=', organizationId);
+    if (postgres) query = query.forUpdate();
+    return query.executeTakeFirstOrThrow();
+  }
+
+  async updateAccount(ex: Executor, organizationId: string, values: Partial<Omit<BillingAccountsTable, 'organization_id' | 'created_at'>>): Promise<void> {
+    await ex.updateTable('billing_accounts').set(values).where('organization_id', '=', organizationId).execute();
+  }
+
+  /** Active organizations whose paid period is over, and past-due ones whose grace is over. */
+  dueAccounts(now: string, graceOver: string, limit: number): Promise<{ organization_id: string }[]> {
+    return this.db
+      .selectFrom('billing_accounts')
+      .select('organization_id')
+      .where((eb) => eb.or([
+        eb.and([eb('state', '=', 'active'), eb('current_period_end', '<=', now)]),
+        eb.and([eb('state', '=', 'past_due'), eb('current_period_end', '<=', graceOver)]),
+      ]))
+      .orderBy('current_period_end')
+      .limit(limit)
+      .execute();
+  }
+
+  async balance(ex: Executor, organizationId: string): Promise<number> {
+    const row = await ex
+      .selectFrom('ledger_entries')
+      .select((eb) => eb.fn.coalesce(eb.fn.sum<number | string>('amount_micros'), sql<number>`0`).as('total'))
+      .where('organization_id', '=', organizationId)
+      .executeTakeFirst();
+    return Number(row?.total ?? 0);
+  }
+
+  /** Appends a ledger row; false when its reference was already recorded (nothing written). */
+  async appendLedger(ex: Executor, entry: Omit<LedgerEntriesTable, 'id'>): Promise<boolean> {
+    const result = await ex
+      .insertInto('ledger_entries')
+      .values(entry)
+      .onConflict((oc) => oc.column('reference').doNothing())
+      .executeTakeFirst();
+    return Number(result.numInsertedOrUpdatedRows ?? 0) > 0;
+  }
+
+  async recordAction(ex: Executor, action: Omit<BillingOperatorActionsTable, 'id'>): Promise<void> {
+    await ex.insertInto('billing_operator_actions').values(action).execute();
+  }
+
+  async insertPayment(payment: PaymentsTable): Promise<void> {
+    await this.db.insertInto('payments').values(payment).execute();
+  }
+
+  payment(id: string): Promise<PaymentsTable | undefined> {
+    return this.db.selectFrom('payments').selectAll().where('id', '=', id).executeTakeFirst();
+  }
+
+  /** Marks a pending payment succeeded; false when it was not pending (already credited). */
+  async completePayment(ex: Executor, id: string, now: string): Promise<boolean> {
+    const result = await ex.updateTable('payments').set({ status: 'succeeded', completed_at: now }).where('id', '=', id).where('status', '=', 'pending').executeTakeFirst();
+    return Number(result.numUpdatedRows) > 0;
+  }
+
+  wallet(ex: Executor, network: string, address: string): Promise<X402WalletsTable | undefined> {
+    return ex.selectFrom('x402_wallets').selectAll().where('network', '=', network as X402WalletsTable['network']).where('address', '=', address).executeTakeFirst();
+  }
+
+  /** Inserts the wallet; false when the (network, address) pair is already registered. */
+  async insertWallet(ex: Executor, wallet: X402WalletsTable): Promise<boolean> {
+    const result = await ex
+      .insertInto('x402_wallets')
+      .values(wallet)
+      .onConflict((oc) => oc.columns(['network', 'address']).doNothing())
+      .executeTakeFirst();
+    return Number(result.numInsertedOrUpdatedRows ?? 0) > 0;
+  }
+
+  listWallets(organizationId: string, after: CursorKey | null, count: number): Promise<X402WalletsTable[]> {
+    let query = this.db.selectFrom('x402_wallets').selectAll().where('organization_id', '=', organizationId);
+    if (after) query = query.where('id', '<', String(after[0]));
+    return query.orderBy('id', 'desc').limit(count).execute();
+  }
+
+  async deleteWallet(organizationId: string, walletId: string): Promise<boolean> {
+    const result = await this.db.deleteFrom('x402_wallets').where('organization_id', '=', organizationId).where('id', '=', walletId).executeTakeFirst();
+    return Number(result.numDeletedRows) > 0;
+  }
+
+  private usage(filter: UsageFilter) {
+    let query = this.db
+      .selectFrom('usage_records')
+      .where('organization_id', '=', filter.organizationId)
+      .where('created_at', '>=', filter.from)
+      .where('created_at', '<', filter.to);
+    if (filter.cellId) query = query.where('cell_id', '=', filter.cellId);
+    if (filter.type) query = query.where('type', '=', filter.type);
+    return query;
+  }
+
+  listUsage(filter: UsageFilter, after: CursorKey | null, count: number): Promise<UsageRecordsTable[]> {
+    let query = this.usage(filter).selectAll();
+    if (after) {
+      const [createdAt, id] = after.map(String);
+      query = query.where((eb) => eb.or([eb('created_at', '<', createdAt), eb.and([eb('created_at', '=', createdAt), eb('id', '<', id)])]));
+    }
+    return query.orderBy('created_at', 'desc').orderBy('id', 'desc').limit(count).execute();
+  }
+
+  usageByType(filter: UsageFilter) {
+    return this.usage(filter)
+      .select(['type'])
+      .select((eb) => [eb.fn.sum<number | string>('quantity').as('quantity'), eb.fn.sum<number | string>('amount_micros').as('amount'), eb.fn.countAll<number | string>().as('records')])
+      .groupBy('type')
+      .execute();
+  }
+
+  usageByDay(filter: UsageFilter) {
+    const day = sql<string>`substr(created_at, 1, 10)`;
+    return this.usage(filter)
+      .select([day.as('day'), 'type'])
+      .select((eb) => [eb.fn.sum<number | string>('quantity').as('quantity'), eb.fn.sum<number | string>('amount_micros').as('amount')])
+      .groupBy([day, 'type'])
+      .orderBy(day)
+      .orderBy('type')
+      .execute();
+  }
+
+  listOrganizations(filter: { state?: string; email?: string }, after: CursorKey | null, count: number) {
+    let query = this.db
+      .selectFrom('organizations')
+      .leftJoin('billing_accounts', 'billing_accounts.organization_id', 'organizations.id')
+      .select(['organizations.id', 'organizations.name', 'organizations.email', 'organizations.status', 'organizations.created_at', 'organizations.verified_at'])
+      .select(['billing_accounts.state', 'billing_accounts.tier', 'billing_accounts.current_period_end']);
+    if (filter.email) query = query.where('organizations.email', '=', filter.email.toLowerCase());
+    if (filter.state === 'inactive') query = query.where((eb) => eb.or([eb('billing_accounts.state', '=', 'inactive'), eb('billing_accounts.state', 'is', null)]));
+    else if (filter.state) query = query.where('billing_accounts.state', '=', filter.state as BillingAccountsTable['state']);
+    if (after) query = query.where('organizations.id', '<', String(after[0]));
+    return query.orderBy('organizations.id', 'desc').limit(count).execute();
+  }
+
+  organization(id: string) {
+    return this.db.selectFrom('organizations').select(['id', 'name', 'email', 'status', 'created_at', 'verified_at']).where('id', '=', id).executeTakeFirst();
+  }
+}

@@ -1,0 +1,78 @@
+import type { Generated } from 'kysely';
+
+export type BillingState = 'inactive' | 'active' | 'past_due' | 'suspended';
+
+export interface BillingAccountsTable {
+  organization_id: string;
+  state: BillingState;
+  tier: string | null;
+  current_period_end: string | null;
+  created_at: string;
+  updated_at: string;
+}
+
+export interface LedgerEntriesTable {
+  id: Generated<number>;
+  organization_id: string;
+  kind: string;
+  /** micro-USD; bigint, read back as a string on PostgreSQL. */
+  amount_micros: number | string;
+  reference: string | null;
+  description: string | null;
+  created_at: string;
+}
+
+export interface PaymentsTable {
+  id: string;
+  organization_id: string;
+  rail: 'card_processor';
+  intent: 'setup' | 'renewal' | 'top_up' | 'reinstate' | 'create_cell';
+  tier: string | null;
+  cell_id: string | null;
+  amount_micros: number | string;
+  status: 'pending' | 'succeeded';
+  token_hash: string;
+  expires_at: string;
+  created_at: string;
+  completed_at: string | null;
+}
+
+export interface X402WalletsTable {
+  id: string;
+  organization_id: string;
+  network: 'base' | 'solana';
+  address: string;
+  label: string | null;
+  created_at: string;
+}
+
+export interface UsageRecordsTable {
+  id: string;
+  organization_id: string;
+  cell_id: string | null;
+  message_id: string | null;
+  type: 'sms' | 'mms' | 'cell_month';
+  quantity: number;
+  unit_price_micros: number | string;
+  amount_micros: number | string;
+  created_at: string;
+}
+
+export interface BillingOperatorActionsTable {
+  id: Generated<number>;
+  organization_id: string;
+  action: 'suspend' | 'reinstate' | 'credit' | 'grant';
+  reason: string;
+  detail: string | null;
+  admin_token_id: string;
+  created_at: string;
+}
+
+export interface BillingTables {
+  billing_accounts: BillingAccountsTable;
+  ledger_entries: LedgerEntriesTable;
+  payments: PaymentsTable;
+  x402_wallets: X402WalletsTable;
+  usage_records: UsageRecordsTable;
+  billing_operator_actions: BillingOperatorActionsTable;
+}

@@ -1,0 +1,31 @@
+import { after, before, describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import { activeOrganization, expectProblem, startApp, type TestApp } from '../../../test/harness.ts';
+
+type Org = Awaited<ReturnType<typeof activeOrganization>>;
+
+describe('usage reads with bad input', () => {
+  let t: TestApp;
+  let org: Org;
+  before(async () => {
+    t = await startApp();
+    org = await activeOrganization(t);
+  });
+  after(() => t.close());
+
+  const cases: [string, string, string][] = [
+    ['a from that is not a date', '/v1/usage/summary?from=yesterday', 'from'],
+    ['a to that is not a date', '/v1/usage/daily?to=2026-13-45', 'to'],
+    ['a from after to', '/v1/usage/summary?from=2026-11-02&to=2026-11-01', 'from'],
+    ['a from equal to to', '/v1/usage/records?from=2026-11-01&to=2026-11-01', 'from'],
+    ['an unknown type', '/v1/usage/records?type=fax', 'type'],
+    ['a page size of 0', '/v1/usage/records?limit=0', 'limit'],
+    ['a forged cursor', '/v1/usage/records?cursor=abc', 'cursor'],
+  ];
+  for (const [name, url, field] of cases) {
+    it(`answers 400 naming ${field} for ${name}`, async () => {
+      const body = expectProblem(await t.app.inject({ method: 'GET', url, headers: org.headers }), 400, 'invalid_request');
+      assert.equal(body.errors?.[0]?.field, field, JSON.stringify(body));
+    });
+  }
+});
