@@ -1,11 +1,12 @@
-// Process entry: `cellgate <command>` (serve is the default).
-import { adminCommand, UsageError } from './cli/admin.ts';
-import { demoCommand } from './cli/demo.ts';
-import { deviceCommand } from './cli/device-simulator.ts';
-import { serve } from './cli/serve.ts';
-import { ConfigError, loadConfig } from './config.ts';
-import { openDatabase } from './db/database.ts';
-import { migrateToLatest } from './db/migrate.ts';
+// Process entry: `cellgate <command>` (serve is the default). A command's modules are loaded when
+// it runs: a bad environment is refused before the service's modules are loaded, and `serve`
+// does not carry the other commands' code. Stripping and compiling the TypeScript is most of a
+// start: Node's compile cache (os.tmpdir()/node-compile-cache, each entry checked against its
+// source; NODE_DISABLE_COMPILE_CACHE=1 turns it off) keeps the result for the next start.
+import { enableCompileCache } from 'node:module';
+
+enableCompileCache();
+const { ConfigError, loadConfig } = await import('./config.ts');
 
 const USAGE = `usage: cellgate <command>
   serve                        start the service (default)
@@ -24,8 +25,9 @@ async function main(argv: string[]): Promise<void> {
   const config = loadConfig();
   switch (command) {
     case 'serve':
-      return serve(config);
+      return (await import('./cli/serve.ts')).serve(config);
     case 'migrate': {
+      const [{ openDatabase }, { migrateToLatest }] = await Promise.all([import('./db/database.ts'), import('./db/migrate.ts')]);
       const database = openDatabase(config.databaseUrl);
       const applied = await migrateToLatest(database);
       await database.close();
@@ -33,18 +35,20 @@ async function main(argv: string[]): Promise<void> {
       return;
     }
     case 'admin':
-      return adminCommand(config, args);
+      return (await import('./cli/admin.ts')).adminCommand(config, args);
     case 'device':
-      return deviceCommand(args, config.baseUrl);
+      return (await import('./cli/device-simulator.ts')).deviceCommand(args, config.baseUrl);
     case 'demo':
-      return demoCommand(args);
-    default:
+      return (await import('./cli/demo.ts')).demoCommand(args);
+    default: {
+      const { UsageError } = await import('./cli/admin.ts');
       throw new UsageError(USAGE);
+    }
   }
 }
 
-main(process.argv.slice(2)).catch((error: unknown) => {
-  if (error instanceof ConfigError || error instanceof UsageError) {
+main(process.argv.slice(2)).catch(async (error: unknown) => {
+  if (error instanceof ConfigError || error instanceof (await import('./cli/admin.ts')).UsageError) {
     process.stderr.write(`cellgate: ${error.message}\n`);
   } else {
     process.stderr.write(`cellgate: ${error instanceof Error ? error.stack : String(error)}\n`);

@@ -4,11 +4,12 @@
 // carries (body at any depth, query, path params) may hold a C0 control character other than
 // tab, LF and CR, DEL or an unpaired UTF-16 surrogate (PostgreSQL refuses NUL; the others are
 // never meant) — 400 `invalid_request` with `errors[].code = "invalid_character"`.
-import { Ajv } from 'ajv';
+import { Ajv, type ValidateFunction } from 'ajv';
 import addFormats from 'ajv-formats';
 import { errorCodes, type FastifyReply, type FastifyRequest, type HookHandlerDoneFunction } from 'fastify';
 import { normalizePhone } from '../lib/phone.ts';
 import { hookList } from './auth.ts';
+import { registerSerialization } from './serialization.ts';
 import { ApiError, type FieldError } from '../lib/errors.ts';
 import type { App } from './types.ts';
 
@@ -24,6 +25,26 @@ function makeAjv(coerceTypes: boolean): Ajv {
   ajv.addFormat('phone', { type: 'string', validate: (value: string) => normalizePhone(value) !== null });
   return ajv;
 }
+
+/**
+ * One Ajv per mode for the whole process, shared by every app it builds (tests build many), and
+ * each schema compiled once: keyed by its JSON text, since Fastify hands a fresh object for the
+ * same schema to each app (header schemas are lowercased copies).
+ */
+function compilerOf(ajv: Ajv): (schema: object) => ValidateFunction {
+  const compiled = new Map<string, ValidateFunction>();
+  return (schema) => {
+    const key = JSON.stringify(schema);
+    let validate = compiled.get(key);
+    if (!validate) {
+      validate = ajv.compile(schema);
+      compiled.set(key, validate);
+    }
+    return validate;
+  };
+}
+const compileStrict = compilerOf(makeAjv(false));
+const compileCoercing = compilerOf(makeAjv(true));
 
 /**
  * Forbidden in any request string. With the `u` flag a surrogate pair is one code point, so
@@ -157,11 +178,10 @@ function checkQueryAndParams(request: FastifyRequest, _reply: FastifyReply, done
 }
 
 export function registerValidation(app: App): void {
-  const strict = makeAjv(false);
-  const coercing = makeAjv(true);
   app.setValidatorCompiler(({ schema, httpPart }) =>
-    (httpPart === 'body' ? strict : coercing).compile(schema as object),
+    (httpPart === 'body' ? compileStrict : compileCoercing)(schema as object),
   );
+  registerSerialization(app);
 
   app.removeContentTypeParser('application/json');
   app.addContentTypeParser('application/json', { parseAs: 'buffer' }, (_request, body, done) => {

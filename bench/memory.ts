@@ -1,0 +1,59 @@
+// Issue 10: the service's memory. Starts `node src/main.ts serve` as `npm start` does (on a
+// temporary SQLite file, or --postgres), reads the child's resident set from /proc/<pid>/status:
+// idle 3 s after it answers /health, then the peak (VmHWM, and the highest VmRSS sampled every
+// 100 ms) under 15 s of sends from 200 connections. Targets: idle <= 120 MB, peak <= 300 MB.
+//   npm run bench:memory [-- --postgres] [--duration 15] [--connections 200] [--warmup 0] [--profile dir]
+import { readFileSync } from 'node:fs';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { benchOptions, load, printResults, runBench, signUpVerified, startService } from './lib.ts';
+import { distinctNumbers, provisionCell } from './support/cells.ts';
+
+const IDLE_TARGET_MB = 120;
+const PEAK_TARGET_MB = 300;
+const IDLE_AFTER_MS = 3000;
+// The issue's conditions by default; flags given on the command line come later and win.
+const options = benchOptions(['--duration', '15', '--connections', '200', '--warmup', '0', ...process.argv.slice(2)]);
+
+/** VmRSS and VmHWM of a process in MB (Linux). */
+function memoryOf(pid: number): { rss: number; hwm: number } {
+  const status = readFileSync(`/proc/${pid}/status`, 'utf8');
+  const kb = (field: string) => Number(status.match(new RegExp(`^${field}:\\s+(\\d+) kB`, 'm'))?.[1] ?? NaN);
+  return { rss: kb('VmRSS') / 1024, hwm: kb('VmHWM') / 1024 };
+}
+
+const mb = (value: number) => `${value.toFixed(0)} MB`;
+
+await runBench(async (onExit) => {
+  const service = await startService({ postgres: options.postgres, profile: options.profile });
+  onExit(() => service.stop());
+  const pid = service.child.pid;
+  if (pid === undefined) throw new Error('the service has no pid');
+
+  await sleep(IDLE_AFTER_MS);
+  const idle = memoryOf(pid);
+
+  const org = await signUpVerified(service);
+  const cell = await provisionCell(service, org);
+  let sampledPeak = memoryOf(pid).rss;
+  const sampler = setInterval(() => {
+    sampledPeak = Math.max(sampledPeak, memoryOf(pid).rss);
+  }, 100);
+  let sends;
+  try {
+    sends = await load('POST .../messages/send, 1,000 recipients', {
+      url: `${service.url}/v1/cells/${cell.cellId}/messages/send`,
+      method: 'POST',
+      headers: { authorization: `Bearer ${org.apiKey}`, 'content-type': 'application/json', 'idempotency-key': 'memory-[<id>]' },
+      bodies: distinctNumbers(1_000).map((to) => JSON.stringify({ to, body: 'Benchmark message: hello from Cellgate.' })),
+      server: service,
+    }, options);
+  } finally {
+    clearInterval(sampler);
+  }
+  const after = memoryOf(pid);
+  const peak = Math.max(after.hwm, sampledPeak);
+
+  printResults(`memory of the service on ${service.database}: ${options.duration} s of sends, ${options.connections} connections`, [sends]);
+  process.stdout.write(`idle RSS ${IDLE_AFTER_MS / 1000} s after start: ${mb(idle.rss)} (target <= ${IDLE_TARGET_MB} MB) ${idle.rss <= IDLE_TARGET_MB ? 'MET' : 'NOT MET'}\n`);
+  process.stdout.write(`peak RSS under load: ${mb(peak)} (target <= ${PEAK_TARGET_MB} MB) ${peak <= PEAK_TARGET_MB ? 'MET' : 'NOT MET'}; RSS after the load ${mb(after.rss)}\n`);
+});
