@@ -240,7 +240,7 @@ export interface Organization {
   email: string;
 }
 
-/** Signs up, reads the code from the dev outbox (admin token), verifies: an active organization. */
+/** Signs up, reads the code from the dev outbox (admin token), verifies, is paid for by the operator. */
 export async function signUpVerified(service: Service, email = `bench-${randomBytes(6).toString('hex')}@example.com`): Promise<Organization> {
   const signUp = await call(`${service.url}/v1/agent/sign-up`, { method: 'POST', body: { email, organization_name: 'Bench' } });
   const apiKey = String(signUp.api_key);
@@ -249,7 +249,11 @@ export async function signUpVerified(service: Service, email = `bench-${randomBy
   const code = (mail?.subject + ' ' + mail?.text).match(/\b(\d{6})\b/)?.[1];
   if (!code) throw new Error(`no verification code in the dev outbox for ${email}`);
   await call(`${service.url}/v1/agent/verify`, { method: 'POST', token: apiKey, body: { code } });
-  return { organizationId: String(signUp.organization_id), apiKey, email };
+  // With billing on (the default) the operator pays: a year of pro and a balance no bench spends.
+  const organizationId = String(signUp.organization_id);
+  await call(`${service.url}/v1/admin/organizations/${organizationId}/grant`, { method: 'POST', token: service.adminToken, body: { tier: 'pro', months: 12, reason: 'bench' } });
+  await call(`${service.url}/v1/admin/organizations/${organizationId}/credits`, { method: 'POST', token: service.adminToken, body: { amount_usd: '1000000.00', reason: 'bench' } });
+  return { organizationId, apiKey, email };
 }
 
 export interface LoadResult {

@@ -92,11 +92,16 @@ export async function buildApp(deps: AppDeps) {
   });
   cells.onRelease((tx, cell) => messaging.delivery.failOpenMessagesOfCell(tx, cell.id));
   events.onEmit((tx, envelope) => webhooks.fanOut(tx, envelope));
+  // Billing admits cell creates and charges sends in their transactions, and refunds what never went out.
+  cells.useAdmission((tx, organizationId, cellId, options) => billing.enforcement.admitCell(tx, organizationId, cellId, options.tier));
+  messaging.messages.useCharges(billing.enforcement);
+  messaging.delivery.useCharges(billing.enforcement);
   // Inbound texts and default listings consult the cell's and its pod's ignore lists.
   messaging.messages.useIgnoreList(podding.ignore);
   messaging.inbound.useIgnoreList(podding.ignore);
 
-  // Cross-cutting HTTP conventions, in the order they run: credential, rate limit, idempotency.
+  // Cross-cutting HTTP conventions, in the order they run: credential, rate limit, idempotency,
+  // then the completion of billing's 402s.
   registerAuth(app, {
     agent: (token) => organizations.authenticate(token),
     admin: (token) => admin.authenticate(token),
@@ -105,6 +110,7 @@ export async function buildApp(deps: AppDeps) {
   const limiter = deps.rateLimiter ?? (config.redisUrl ? new RedisRateLimiter(config.redisUrl) : new MemoryRateLimiter());
   registerRateLimit(app, { limiter, ...rateLimit, now: () => clock.now().getTime() });
   registerIdempotency(app, idempotency);
+  billingModule.registerConventions(app, billing, config);
 
   // Routes.
   systemModule.register(app, { database });

@@ -216,12 +216,31 @@ export async function signUp(t: TestApp, email = uniqueEmail()) {
   return { email, apiKey: body.api_key as string, organizationId: body.organization_id as string, code: t.mail.codeFor(email) };
 }
 
-/** Signs up and verifies: an active organization and its API key. */
-export async function activeOrganization(t: TestApp) {
+/** Signs up and verifies: a verified organization (billing `inactive`) and its API key. */
+export async function verifiedOrganization(t: TestApp) {
   const org = await signUp(t);
   const response = await t.app.inject({ method: 'POST', url: '/v1/agent/verify', headers: bearer(org.apiKey), payload: { code: org.code } });
   if (response.statusCode !== 200) throw new Error(`verify failed: ${response.statusCode} ${response.body}`);
   return { ...org, headers: bearer(org.apiKey) };
+}
+
+/** What the operator gives each test organization, so suites other than billing's never meet a 402. */
+export const TEST_GRANT = { tier: 'pro', months: 12, reason: 'test harness' };
+export const TEST_CREDIT = { amount_usd: '1000.00', reason: 'test harness' };
+
+/**
+ * A verified organization that can create cells and send: with billing on, the operator grants it
+ * a year of the pro tier (10 cells) and credits $1,000 to its prepaid balance.
+ */
+export async function activeOrganization(t: TestApp) {
+  const org = await verifiedOrganization(t);
+  if (t.config.billing) {
+    for (const [action, payload] of [['grant', TEST_GRANT], ['credits', TEST_CREDIT]] as const) {
+      const response = await t.app.inject({ method: 'POST', url: `/v1/admin/organizations/${org.organizationId}/${action}`, headers: admin, payload });
+      if (response.statusCode !== 200) throw new Error(`${action} failed: ${response.statusCode} ${response.body}`);
+    }
+  }
+  return org;
 }
 
 /** Asserts a problem+json error and returns its body. */

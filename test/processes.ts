@@ -4,6 +4,7 @@ import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import pg from 'pg';
 import { freePort, serviceEnv, startChild, type ChildServer } from '../bench/lib.ts';
+import { TEST_CREDIT, TEST_GRANT } from './harness.ts';
 
 export type { ChildServer };
 
@@ -50,4 +51,19 @@ export async function call(server: ChildServer, method: string, path: string, to
   const text = await response.text();
   assert.ok(response.ok, `${method} ${path}: ${response.status} ${text}`);
   return text ? JSON.parse(text) : null;
+}
+
+/**
+ * Signs up through `server`, reads the code from its dev outbox, verifies, then the operator
+ * grants a year of pro and credits $1,000 (as the harness's activeOrganization): it can send.
+ */
+export async function activeOrganizationOn(server: ChildServer, prefix: string): Promise<{ api_key: string; organization_id: string }> {
+  const email = `${prefix}-${randomBytes(4).toString('hex')}@example.com`;
+  const signUp = await call(server, 'POST', '/v1/agent/sign-up', undefined, { email });
+  const outbox = await call(server, 'GET', `/v1/admin/outbox?to=${encodeURIComponent(email)}&limit=1`, PROCESS_ADMIN_TOKEN);
+  const code = /\b(\d{6})\b/.exec(`${outbox.messages[0].subject} ${outbox.messages[0].text}`)?.[1];
+  await call(server, 'POST', '/v1/agent/verify', signUp.api_key, { code });
+  await call(server, 'POST', `/v1/admin/organizations/${signUp.organization_id}/grant`, PROCESS_ADMIN_TOKEN, TEST_GRANT);
+  await call(server, 'POST', `/v1/admin/organizations/${signUp.organization_id}/credits`, PROCESS_ADMIN_TOKEN, TEST_CREDIT);
+  return signUp;
 }

@@ -67,6 +67,15 @@ export async function demoCommand(args: string[], out: (line: string) => void = 
     const verified = await api('POST', '/v1/agent/verify', { token: apiKey, body: { code } });
     show(`code ${code} accepted: organization is ${String(verified.status)}`);
 
+    step('Billing: a cell needs a paid tier, and the 402 says what to pay');
+    const refused = await api('POST', '/v1/cells?tier=pro', { token: apiKey, body: { display_name: 'Agent A' }, expect: 402 });
+    const due = refused.payment as Json;
+    show(`402 ${String(refused.code)}: ${String(due.intent)} of ${String(due.tier)} for $${String(due.amount_usd)}, rails ${(due.rails as string[]).join(', ')}`);
+    await payOnCheckoutPage(api, baseUrl, apiKey, { intent: 'setup', tier: 'pro' }, show);
+    await payOnCheckoutPage(api, baseUrl, apiKey, { intent: 'top_up', amount_usd: '5.00' }, show);
+    const billing = await api('GET', '/v1/billing/status', { token: apiKey });
+    show(`billing is ${String(billing.state)} on ${String(billing.tier)} until ${String(billing.current_period_end)}; prepaid balance $${String(billing.prepaid_balance_usd)} (a text costs $0.01 a segment)`);
+
     step('Adding three phones to the rack (admin device inventory)');
     const devices: { id: string; phoneNumber: string; key: string }[] = [];
     for (const phone of RACK) {
@@ -189,6 +198,19 @@ async function ringHop(api: Api, apiKey: string, from: Json, to: Json): Promise<
     return message ? `${String(message.id)} (${String(message.status)})` : 'nothing';
   };
   return { sent: await newest(from, to, 'outbound'), received: await newest(to, from, 'inbound') };
+}
+
+/** Pays an intent on the local card checkout page, as a person would: open it, press Pay (post its form). */
+async function payOnCheckoutPage(api: Api, baseUrl: string, apiKey: string, intent: Json, show: (text: string) => void): Promise<void> {
+  const checkout = await api('POST', '/v1/billing/checkout', { token: apiKey, body: intent, expect: 201 });
+  // The demo listens on a port chosen at start, which the configured base URL cannot know.
+  const link = new URL(String(checkout.checkout_url));
+  const url = `${baseUrl}${link.pathname}${link.search}`;
+  const page = await fetch(url);
+  if (page.status !== 200 || !(await page.text()).includes('<form method="post"')) throw new Error(`the checkout page ${url} has no Pay form`);
+  const paid = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: '' });
+  if (paid.status !== 200) throw new Error(`paying on ${url} failed: ${paid.status}`);
+  show(`paid ${String(checkout.intent)} $${String(checkout.amount_usd)} on the card page ${url.split('?')[0]}`);
 }
 
 /** Polls a message until it reaches a final state; reports each status it sees once. */

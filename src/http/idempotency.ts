@@ -256,8 +256,9 @@ async function storeOutcome(store: IdempotencyStore, request: FastifyRequest, re
   if (!entry) return payload;
   pending.delete(request);
   store.inFlight.delete(entry.flightKey);
-  // 400s (value validation in the rules) and 5xx are not kept: the client fixes or retries.
-  if (entry.settled || reply.statusCode === 400 || reply.statusCode >= 500) return payload;
+  // 400s (value validation in the rules) and 5xx are not kept: the client fixes or retries. Nor
+  // is a 402: the client pays and retries the same request with the same key (x402 does so).
+  if (entry.settled || reply.statusCode === 400 || reply.statusCode === 402 || reply.statusCode >= 500) return payload;
   await insertOutcomes(store.db, [store.outcome(entry.claim, entry.hash, reply.statusCode, typeof payload === 'string' ? payload : String(payload ?? ''))]);
   return payload;
 }

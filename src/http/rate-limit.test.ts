@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { Redis } from 'ioredis';
 import { buildApp } from '../app.ts';
-import { activeOrganization, admin, expectProblem, startApp, type TestApp } from '../../test/harness.ts';
+import { activeOrganization, admin, verifiedOrganization, expectProblem, startApp, type TestApp } from '../../test/harness.ts';
 import { MemoryRateLimiter, RedisRateLimiter } from './rate-limit.ts';
 
 describe('per-credential token bucket', () => {
@@ -43,8 +43,8 @@ describe('per-credential token bucket', () => {
   });
 
   it('each credential has its own bucket', async () => {
-    const a = await activeOrganization(t);
-    const b = await activeOrganization(t);
+    const a = await verifiedOrganization(t);
+    const b = await verifiedOrganization(t);
     t.clock.advance(10_000);
     for (let i = 0; i < 3; i++) await t.app.inject({ url: '/v1/auth/whoami', headers: a.headers });
     expectProblem(await t.app.inject({ url: '/v1/auth/whoami', headers: a.headers }), 429, 'rate_limited');

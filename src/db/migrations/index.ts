@@ -8,6 +8,7 @@ import * as webhooks from './0005_webhooks.ts';
 import * as messageFailedAt from './0006_message_failed_at.ts';
 import * as pods from './0007_pods.ts';
 import * as billing from './0008_billing.ts';
+import * as billingBalance from './0009_billing_balance.ts';
 
 export const migrations: Record<string, Migration> = {
   '0001_foundation': foundation,
@@ -18,4 +19,5 @@ export const migrations: Record<string, Migration> = {
   '0006_message_failed_at': messageFailedAt,
   '0007_pods': pods,
   '0008_billing': billing,
+  '0009_billing_balance': billingBalance,
 };

@@ -1,10 +1,10 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { activeOrganization, expectProblem, startApp, type TestApp } from '../../../test/harness.ts';
+import { verifiedOrganization, activeOrganization, expectProblem, startApp, type TestApp } from '../../../test/harness.ts';
 import { BASE_PAY_TO } from '../../../test/support/billing.ts';
 import { createCell } from '../../../test/support/cells.ts';
 
-type Org = Awaited<ReturnType<typeof activeOrganization>>;
+type Org = Awaited<ReturnType<typeof verifiedOrganization>>;
 
 describe('x402 requirements with bad input', () => {
   let t: TestApp;
@@ -12,7 +12,7 @@ describe('x402 requirements with bad input', () => {
   let other: Org;
   before(async () => {
     t = await startApp({ env: { CELLGATE_X402_BASE_PAY_TO: BASE_PAY_TO } });
-    org = await activeOrganization(t);
+    org = await verifiedOrganization(t);
     other = await activeOrganization(t);
   });
   after(() => t.close());
@@ -60,7 +60,7 @@ describe('payer wallets with bad input', () => {
   let other: Org;
   before(async () => {
     t = await startApp();
-    org = await activeOrganization(t);
+    org = await verifiedOrganization(t);
     other = await activeOrganization(t);
   });
   after(() => t.close());

@@ -1,17 +1,17 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { activeOrganization, startApp, type TestApp } from '../../../test/harness.ts';
-import { BASE_PAY_TO, BOTH_NETWORKS as BOTH, SOLANA_PAY_TO } from '../../../test/support/billing.ts';
+import { verifiedOrganization, startApp, type TestApp } from '../../../test/harness.ts';
+import { BASE_PAY_TO, BOTH_NETWORKS as BOTH, createExtraCell, grant, SOLANA_PAY_TO } from '../../../test/support/billing.ts';
 import { createCell } from '../../../test/support/cells.ts';
 
-type Org = Awaited<ReturnType<typeof activeOrganization>>;
+type Org = Awaited<ReturnType<typeof verifiedOrganization>>;
 
 describe('billing status and payment options', () => {
   let t: TestApp;
   let org: Org;
   before(async () => {
     t = await startApp({ env: BOTH });
-    org = await activeOrganization(t);
+    org = await verifiedOrganization(t);
   });
   after(() => t.close());
 
@@ -48,7 +48,7 @@ describe('x402 requirements per intent', () => {
   let org: Org;
   before(async () => {
     t = await startApp({ env: BOTH });
-    org = await activeOrganization(t);
+    org = await verifiedOrganization(t);
   });
   after(() => t.close());
 
@@ -100,6 +100,7 @@ describe('x402 requirements per intent', () => {
 
   it('quotes one cell-month for create_cell and for the renewal of one cell', async () => {
     assert.equal((await quote('intent=create_cell')).json().amount_usd, '8.00');
+    await grant(t, org.organizationId);
     const cell = await createCell(t, org.headers);
     const body = (await quote(`intent=renewal&cell_id=${cell.id}`)).json();
     assert.equal(body.amount_usd, '8.00');
@@ -107,8 +108,8 @@ describe('x402 requirements per intent', () => {
   });
 
   it('quotes the renewal of the tier with the cells beyond those included', async () => {
-    await createCell(t, org.headers, 'Second');
-    await createCell(t, org.headers, 'Third');
+    await createExtraCell(t, org.headers, 'Second');
+    await createExtraCell(t, org.headers, 'Third');
     // three cells on starter (one included): 20 + 2 x 8
     const body = (await quote('intent=renewal')).json();
     assert.equal(body.amount_usd, '36.00');
@@ -127,7 +128,7 @@ describe('x402 requirements with one network, testnets and configured prices', (
         CELLGATE_PRICES: JSON.stringify({ tiers: { starter: { price_usd: 25.5, cells: 2 } }, min_amount_usd: 10 }),
       },
     });
-    org = await activeOrganization(t);
+    org = await verifiedOrganization(t);
   });
   after(() => t.close());
 
@@ -151,7 +152,7 @@ describe('x402 requirements on Solana devnet, and without any network', () => {
   it('quotes the devnet USDC mint', async () => {
     const t = await startApp({ env: { CELLGATE_X402_SOLANA_PAY_TO: SOLANA_PAY_TO, CELLGATE_X402_TESTNET: 'true' } });
     try {
-      const org = await activeOrganization(t);
+      const org = await verifiedOrganization(t);
       const body = (await t.app.inject({ method: 'GET', url: '/v1/billing/x402/requirements?intent=top_up&amount_usd=5', headers: org.headers })).json();
       assert.deepEqual(body.x402.quotes, [{ network: 'solana', caip2_network: 'solana:EtWTRABZaYq6iMfeYKouRu166VU2xqa1', asset: 'USDC', pay_to: SOLANA_PAY_TO, mint: '4zMMC9srt5Ri5X14GAgXhaHii3GnPAEERYPJgZJDncDU' }]);
       assert.equal(body.x402.network, 'solana:EtWTRABZaYq6iMfeYKouRu166VU2xqa1');
@@ -163,7 +164,7 @@ describe('x402 requirements on Solana devnet, and without any network', () => {
   it('answers the card rail alone, without x402, when no seller address is configured', async () => {
     const t = await startApp();
     try {
-      const org = await activeOrganization(t);
+      const org = await verifiedOrganization(t);
       const body = (await t.app.inject({ method: 'GET', url: '/v1/billing/x402/requirements?intent=setup', headers: org.headers })).json();
       assert.deepEqual(body.rails, ['card_processor']);
       assert.equal(body.x402, undefined);
@@ -181,7 +182,7 @@ describe('payer wallets', () => {
   let org: Org;
   before(async () => {
     t = await startApp();
-    org = await activeOrganization(t);
+    org = await verifiedOrganization(t);
   });
   after(() => t.close());
 
@@ -234,7 +235,7 @@ describe('billing off', () => {
   it('answers exempt and nothing due, while quotes, wallets and payment options still answer', async () => {
     const t = await startApp({ env: { CELLGATE_BILLING: 'off', CELLGATE_X402_BASE_PAY_TO: BASE_PAY_TO } });
     try {
-      const org = await activeOrganization(t);
+      const org = await verifiedOrganization(t);
       const status = (await t.app.inject({ method: 'GET', url: '/v1/billing/status', headers: org.headers })).json();
       assert.equal(status.state, 'exempt');
       assert.equal(status.amount_due_usd, 0);

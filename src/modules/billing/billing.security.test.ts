@@ -1,8 +1,8 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { activeOrganization, admin, expectProblem, signUp, startApp, type TestApp } from '../../../test/harness.ts';
+import { verifiedOrganization, admin, expectProblem, signUp, startApp, type TestApp } from '../../../test/harness.ts';
 
-type Org = Awaited<ReturnType<typeof activeOrganization>>;
+type Org = Awaited<ReturnType<typeof verifiedOrganization>>;
 
 describe('billing and usage routes and credentials', () => {
   let t: TestApp;
@@ -10,8 +10,8 @@ describe('billing and usage routes and credentials', () => {
   let other: Org;
   before(async () => {
     t = await startApp();
-    org = await activeOrganization(t);
-    other = await activeOrganization(t);
+    org = await verifiedOrganization(t);
+    other = await verifiedOrganization(t);
   });
   after(() => t.close());
 

@@ -1,11 +1,11 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { activeOrganization, startApp, type TestApp } from '../../../test/harness.ts';
+import { verifiedOrganization, startApp, type TestApp } from '../../../test/harness.ts';
 import { eventsOf } from '../../../test/support/cells.ts';
 import { CHECKOUT_TTL_MS } from './checkout.ts';
 import { addMonths } from './service.ts';
 
-type Org = Awaited<ReturnType<typeof activeOrganization>>;
+type Org = Awaited<ReturnType<typeof verifiedOrganization>>;
 
 /** The path and query of a checkout URL, for app.inject. */
 const pathOf = (url: string) => url.replace('http://cellgate.test', '');
@@ -16,7 +16,7 @@ describe('card checkout with the local processor', () => {
   let org: Org;
   before(async () => {
     t = await startApp();
-    org = await activeOrganization(t);
+    org = await verifiedOrganization(t);
   });
   after(() => t.close());
 
@@ -103,7 +103,7 @@ describe('card checkout with billing off', () => {
   it('answers 409 billing_disabled', async () => {
     const t = await startApp({ env: { CELLGATE_BILLING: 'off' } });
     try {
-      const org = await activeOrganization(t);
+      const org = await verifiedOrganization(t);
       const response = await t.app.inject({ method: 'POST', url: '/v1/billing/checkout', headers: org.headers, payload: { intent: 'top_up', amount_usd: '10' } });
       assert.equal(response.statusCode, 409);
       assert.equal(response.json().code, 'billing_disabled');

@@ -8,7 +8,7 @@ import { newId } from '../../lib/ids.ts';
 import { constantTimeEqualHex, randomBase62, sha256Hex } from '../../lib/secrets.ts';
 import { usdString } from './money.ts';
 import type { BillingRepository } from './repository.ts';
-import type { BillingService, RequirementsQuery } from './service.ts';
+import type { BillingService, Intent, RequirementsQuery } from './service.ts';
 import type { PaymentsTable } from './tables.ts';
 
 /** How long a checkout page takes a payment. */
@@ -35,16 +35,21 @@ export class CheckoutService {
   async start(organizationId: string, query: Omit<RequirementsQuery, 'network'>) {
     if (!this.billing.enabled) throw new ApiError('billing_disabled', 'Billing is off on this deployment: nothing is charged or paid.');
     const { micros, tier, cellId } = await this.billing.price(organizationId, query);
+    return this.open(organizationId, { intent: query.intent, micros, tier, cellId });
+  }
+
+  /** A checkout for an intent already priced (also the checkout_url of a 402's PaymentDetails). */
+  async open(organizationId: string, what: { intent: Intent; micros: number; tier?: string; cellId?: string }) {
     const now = this.clock.now();
     const token = randomBase62(32);
     const payment: PaymentsTable = {
       id: newId('pay', this.clock, now),
       organization_id: organizationId,
       rail: 'card_processor',
-      intent: query.intent,
-      tier: tier ?? null,
-      cell_id: cellId ?? null,
-      amount_micros: micros,
+      intent: what.intent,
+      tier: what.tier ?? null,
+      cell_id: what.cellId ?? null,
+      amount_micros: what.micros,
       status: 'pending',
       token_hash: sha256Hex(token),
       expires_at: new Date(now.getTime() + CHECKOUT_TTL_MS).toISOString(),
@@ -56,11 +61,11 @@ export class CheckoutService {
       payment_id: payment.id,
       checkout_url: `${this.baseUrl}/v1/billing/checkout/${payment.id}?token=${token}`,
       expires_at: payment.expires_at,
-      amount_usd: usdString(micros),
+      amount_usd: usdString(what.micros),
       currency: 'USD',
-      intent: query.intent,
-      ...(tier ? { tier } : {}),
-      ...(cellId ? { cell_id: cellId } : {}),
+      intent: what.intent,
+      ...(what.tier ? { tier: what.tier } : {}),
+      ...(what.cellId ? { cell_id: what.cellId } : {}),
     };
   }
 

@@ -8,7 +8,9 @@ import type { CellsService } from '../cells/service.ts';
 import type { EventsService } from '../events/service.ts';
 import { registerBillingAdminRoutes } from './admin-routes.ts';
 import { CheckoutService } from './checkout.ts';
+import { BillingEnforcement } from './enforcement.ts';
 import { registerCheckoutRoutes } from './checkout-routes.ts';
+import { registerPaymentRequired } from './payment-required.ts';
 import { BillingRepository } from './repository.ts';
 import { registerBillingRoutes } from './routes.ts';
 import { BillingService } from './service.ts';
@@ -18,6 +20,7 @@ export interface BillingModule {
   billing: BillingService;
   usage: UsageService;
   checkout: CheckoutService;
+  enforcement: BillingEnforcement;
 }
 
 export function build(deps: { database: Database; clock: Clock; config: Config; cells: CellsService; events: EventsService }): BillingModule {
@@ -28,7 +31,13 @@ export function build(deps: { database: Database; clock: Clock; config: Config; 
     billing,
     usage: new UsageService({ repo, clock: deps.clock }),
     checkout: new CheckoutService({ repo, billing, clock: deps.clock, baseUrl: deps.config.baseUrl }),
+    enforcement: new BillingEnforcement({ repo, billing, clock: deps.clock, postgres }),
   };
+}
+
+/** The completion of every billing 402 (checkout URL, x402 header): registered before the routes. */
+export function registerConventions(app: App, module: BillingModule, config: Config): void {
+  registerPaymentRequired(app, { checkout: module.checkout, baseUrl: config.baseUrl, testnet: config.x402Testnet, enabled: () => module.billing.enabled });
 }
 
 export function register(app: App, module: BillingModule): void {

@@ -1,8 +1,8 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { activeOrganization, admin, expectProblem, startApp, type TestApp } from '../../../test/harness.ts';
+import { verifiedOrganization, admin, expectProblem, startApp, type TestApp } from '../../../test/harness.ts';
 
-type Org = Awaited<ReturnType<typeof activeOrganization>>;
+type Org = Awaited<ReturnType<typeof verifiedOrganization>>;
 const UNKNOWN = 'org_01jdx4c5d6e7f8g9h0j1k2m3n4';
 
 describe('operator billing actions with bad input', () => {
@@ -10,7 +10,7 @@ describe('operator billing actions with bad input', () => {
   let org: Org;
   before(async () => {
     t = await startApp();
-    org = await activeOrganization(t);
+    org = await verifiedOrganization(t);
   });
   after(() => t.close());
 

@@ -1,19 +1,19 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { activeOrganization, admin, startApp, TEST_EPOCH, type TestApp } from '../../../test/harness.ts';
+import { verifiedOrganization, admin, startApp, TEST_EPOCH, type TestApp } from '../../../test/harness.ts';
 import { eventsOf } from '../../../test/support/cells.ts';
 import { addMonths } from './service.ts';
 
 const monthsAfterEpoch = (months: number) => addMonths(TEST_EPOCH, months).toISOString();
 
-type Org = Awaited<ReturnType<typeof activeOrganization>>;
+type Org = Awaited<ReturnType<typeof verifiedOrganization>>;
 
 describe('operator billing actions', () => {
   let t: TestApp;
   let org: Org;
   before(async () => {
     t = await startApp();
-    org = await activeOrganization(t);
+    org = await verifiedOrganization(t);
   });
   after(() => t.close());
 
@@ -96,8 +96,8 @@ describe('operator organization reads', () => {
   let second: Org;
   before(async () => {
     t = await startApp();
-    first = await activeOrganization(t);
-    second = await activeOrganization(t);
+    first = await verifiedOrganization(t);
+    second = await verifiedOrganization(t);
     await t.app.inject({ method: 'POST', url: `/v1/admin/organizations/${second.organizationId}/grant`, headers: admin, payload: { tier: 'starter', months: 1, reason: 'x' } });
   });
   after(() => t.close());

@@ -1,11 +1,11 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { activeOrganization, startApp, type TestApp } from '../../../test/harness.ts';
-import { credit, grant } from '../../../test/support/billing.ts';
+import { verifiedOrganization, startApp, type TestApp } from '../../../test/harness.ts';
+import { createExtraCell, credit, grant } from '../../../test/support/billing.ts';
 import { createCell, eventsOf } from '../../../test/support/cells.ts';
 import { addMonths, GRACE_MS } from './service.ts';
 
-type Org = Awaited<ReturnType<typeof activeOrganization>>;
+type Org = Awaited<ReturnType<typeof verifiedOrganization>>;
 const DAY = 24 * 3600 * 1000;
 
 /** Moves the test clock forward to `at`. */
@@ -24,12 +24,12 @@ describe('billing period ends', () => {
   let firstEnd: string;
   before(async () => {
     t = await startApp();
-    paying = await activeOrganization(t);
-    broke = await activeOrganization(t);
+    paying = await verifiedOrganization(t);
+    broke = await verifiedOrganization(t);
     firstEnd = (await grant(t, paying.organizationId)).billing.current_period_end;
     await grant(t, broke.organizationId);
     await createCell(t, paying.headers, 'One');
-    await createCell(t, paying.headers, 'Two');
+    await createExtraCell(t, paying.headers, 'Two');
     await credit(t, paying.organizationId, '30.00');
   });
   after(() => t.close());
@@ -76,7 +76,7 @@ describe('billing period ends, paid during the grace', () => {
   it('renews a past-due organization at the end of the grace when its balance covers the renewal', async () => {
     const t = await startApp();
     try {
-      const org = await activeOrganization(t);
+      const org = await verifiedOrganization(t);
       const end = (await grant(t, org.organizationId)).billing.current_period_end;
       moveTo(t, new Date(end));
       await t.services.billingPeriods.tick();
@@ -96,7 +96,7 @@ describe('billing period ends, paid during the grace', () => {
   it('charges nothing and changes nothing with billing off', async () => {
     const t = await startApp({ env: { CELLGATE_BILLING: 'off' } });
     try {
-      const org = await activeOrganization(t);
+      const org = await verifiedOrganization(t);
       const end = (await grant(t, org.organizationId)).billing.current_period_end;
       await credit(t, org.organizationId, '50.00');
       moveTo(t, new Date(new Date(end).getTime() + 30 * DAY));

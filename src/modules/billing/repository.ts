@@ -2,7 +2,7 @@
 import { sql, type Kysely } from 'kysely';
 import type { DB, Executor } from '../../db/schema.ts';
 import type { CursorKey } from '../../lib/pagination.ts';
-import type { BillingAccountsTable, BillingOperatorActionsTable, LedgerEntriesTable, PaymentsTable, UsageRecordsTable, X402WalletsTable } from './tables.ts';
+import type { BillingAccount, BillingAccountsTable, BillingAccountUpdate, BillingOperatorActionsTable, LedgerEntriesTable, PaymentsTable, UsageRecordsTable, X402WalletsTable } from './tables.ts';
 
 export type UsageFilter = { organizationId: string; from: string; to: string; cellId?: string; type?: UsageRecordsTable['type'] };
 
@@ -12,12 +12,12 @@ export class BillingRepository {
     this.db = db;
   }
 
-  account(ex: Executor, organizationId: string): Promise<BillingAccountsTable | undefined> {
+  account(ex: Executor, organizationId: string): Promise<BillingAccount | undefined> {
     return ex.selectFrom('billing_accounts').selectAll().where('organization_id', '=', organizationId).executeTakeFirst();
   }
 
   /** The account row, created inactive when missing, locked for the rest of the transaction on PostgreSQL. */
-  async lockAccount(ex: Executor, organizationId: string, now: string, postgres: boolean): Promise<BillingAccountsTable> {
+  async lockAccount(ex: Executor, organizationId: string, now: string, postgres: boolean): Promise<BillingAccount> {
     await ex
       .insertInto('billing_accounts')
       .values({ organization_id: organizationId, state: 'inactive', tier: null, current_period_end: null, created_at: now, updated_at: now })
@@ -28,7 +28,7 @@ export class BillingRepository {
     return query.executeTakeFirstOrThrow();
   }
 
-  async updateAccount(ex: Executor, organizationId: string, values: Partial<Omit<BillingAccountsTable, 'organization_id' | 'created_at'>>): Promise<void> {
+  async updateAccount(ex: Executor, organizationId: string, values: Omit<BillingAccountUpdate, 'organization_id' | 'created_at'>): Promise<void> {
     await ex.updateTable('billing_accounts').set(values).where('organization_id', '=', organizationId).execute();
   }
 
@@ -47,22 +47,83 @@ export class BillingRepository {
   }
 
   async balance(ex: Executor, organizationId: string): Promise<number> {
-    const row = await ex
-      .selectFrom('ledger_entries')
-      .select((eb) => eb.fn.coalesce(eb.fn.sum<number | string>('amount_micros'), sql<number>`0`).as('total'))
-      .where('organization_id', '=', organizationId)
-      .executeTakeFirst();
-    return Number(row?.total ?? 0);
+    const row = await ex.selectFrom('billing_accounts').select('prepaid_balance_micros').where('organization_id', '=', organizationId).executeTakeFirst();
+    return Number(row?.prepaid_balance_micros ?? 0);
   }
 
-  /** Appends a ledger row; false when its reference was already recorded (nothing written). */
+  /** The accounts of these organizations (those that have one), in the caller's transaction. */
+  accountsAmong(ex: Executor, organizationIds: readonly string[]) {
+    return ex
+      .selectFrom('billing_accounts')
+      .select(['organization_id', 'state', 'tier', 'current_period_end', 'prepaid_balance_micros'])
+      .where('organization_id', 'in', organizationIds)
+      .execute();
+  }
+
+  /**
+   * Appends a ledger row and moves the balance by its amount; false when its reference was
+   * already recorded (nothing written). The account row is created inactive when missing.
+   */
   async appendLedger(ex: Executor, entry: Omit<LedgerEntriesTable, 'id'>): Promise<boolean> {
     const result = await ex
       .insertInto('ledger_entries')
       .values(entry)
       .onConflict((oc) => oc.column('reference').doNothing())
       .executeTakeFirst();
-    return Number(result.numInsertedOrUpdatedRows ?? 0) > 0;
+    if (Number(result.numInsertedOrUpdatedRows ?? 0) === 0) return false;
+    await ex
+      .insertInto('billing_accounts')
+      .values({ organization_id: entry.organization_id, state: 'inactive', tier: null, current_period_end: null, prepaid_balance_micros: entry.amount_micros, created_at: entry.created_at, updated_at: entry.created_at })
+      .onConflict((oc) => oc.column('organization_id').doUpdateSet({ prepaid_balance_micros: sql`billing_accounts.prepaid_balance_micros + excluded.prepaid_balance_micros` }))
+      .execute();
+    return true;
+  }
+
+  /**
+   * Takes `micros` from the balance if it covers it; false (nothing changed) otherwise. The
+   * condition is checked by the update itself, so concurrent debits never overdraw.
+   */
+  async debitIfCovered(ex: Executor, organizationId: string, micros: number): Promise<boolean> {
+    const result = await ex
+      .updateTable('billing_accounts')
+      .set({ prepaid_balance_micros: sql`prepaid_balance_micros - ${micros}` })
+      .where('organization_id', '=', organizationId)
+      .where('prepaid_balance_micros', '>=', micros)
+      .executeTakeFirst();
+    return Number(result.numUpdatedRows) > 0;
+  }
+
+  /** Ledger rows whose amounts are already applied to the balance (see debitIfCovered). */
+  async insertLedgerRows(ex: Executor, entries: Omit<LedgerEntriesTable, 'id'>[]): Promise<void> {
+    if (entries.length > 0) await ex.insertInto('ledger_entries').values(entries).execute();
+  }
+
+  ledgerByReference(ex: Executor, references: readonly string[]) {
+    return ex.selectFrom('ledger_entries').select(['organization_id', 'amount_micros', 'reference']).where('reference', 'in', references).execute();
+  }
+
+  async insertUsage(ex: Executor, records: UsageRecordsTable[]): Promise<void> {
+    if (records.length > 0) await ex.insertInto('usage_records').values(records).execute();
+  }
+
+  /** A refunded message is no longer billed: its usage record goes. */
+  async deleteMessageUsage(ex: Executor, messageIds: readonly string[]): Promise<void> {
+    await ex.deleteFrom('usage_records').where('message_id', 'in', messageIds).execute();
+  }
+
+  /** Consumes one paid create_cell credit; false when none is left. */
+  async consumeCellCredit(ex: Executor, organizationId: string): Promise<boolean> {
+    const result = await ex
+      .updateTable('billing_accounts')
+      .set({ cell_credits: sql`cell_credits - 1` })
+      .where('organization_id', '=', organizationId)
+      .where('cell_credits', '>', 0)
+      .executeTakeFirst();
+    return Number(result.numUpdatedRows) > 0;
+  }
+
+  async addCellCredit(ex: Executor, organizationId: string): Promise<void> {
+    await ex.updateTable('billing_accounts').set({ cell_credits: sql`cell_credits + 1` }).where('organization_id', '=', organizationId).execute();
   }
 
   async recordAction(ex: Executor, action: Omit<BillingOperatorActionsTable, 'id'>): Promise<void> {

@@ -17,7 +17,7 @@ import type { EventsService } from '../events/service.ts';
 import { parseUsd, usdNumber, usdString } from './money.ts';
 import { ASSET, canonicalAddress, chainOf, NETWORKS, type Network } from './networks.ts';
 import type { BillingRepository } from './repository.ts';
-import type { BillingAccountsTable, BillingState, X402WalletsTable } from './tables.ts';
+import type { BillingAccount, BillingAccountsTable, BillingState, X402WalletsTable } from './tables.ts';
 
 export const INTENTS = ['setup', 'renewal', 'top_up', 'reinstate', 'create_cell'] as const;
 export type Intent = (typeof INTENTS)[number];
@@ -49,6 +49,7 @@ export interface PaymentDetails {
   tier?: string;
   cell_id?: string;
   rails: string[];
+  checkout_url?: string;
   x402?: X402Requirements;
 }
 
@@ -109,7 +110,7 @@ export class BillingService {
     return this.config.billing;
   }
 
-  private get prices() {
+  get prices() {
     return this.config.prices;
   }
 
@@ -125,7 +126,7 @@ export class BillingService {
     return (await this.repo.account(ex, organizationId)) ?? NO_ACCOUNT;
   }
 
-  private tierOf(name: string | null | undefined, field = 'tier') {
+  tierOf(name: string | null | undefined, field = 'tier') {
     const tierName = name ?? DEFAULT_TIER;
     const tier = this.prices.tiers[tierName];
     if (!tier) throw invalidField(field, 'invalid_value', `${field} must be one of: ${Object.keys(this.prices.tiers).join(', ')}.`);
@@ -133,8 +134,8 @@ export class BillingService {
   }
 
   /** Cells that count against the tier: every cell not released. */
-  private async activeCells(organizationId: string): Promise<number> {
-    return (await this.cells.counts(organizationId)).total;
+  async activeCells(organizationId: string, ex?: Executor): Promise<number> {
+    return (await this.cells.counts(organizationId, ex)).total;
   }
 
   /** A period of the tier with the organization's cells beyond those included. */
@@ -143,7 +144,7 @@ export class BillingService {
     return tier.priceMicros + Math.max(0, activeCells - tier.includedCells) * this.prices.extraCellMicros;
   }
 
-  private amountDue(account: Account, activeCells: number): number {
+  amountDue(account: Account, activeCells: number): number {
     return account.state === 'past_due' || account.state === 'suspended' ? this.renewalMicros(account.tier, activeCells) : 0;
   }
 
@@ -209,15 +210,24 @@ export class BillingService {
   async requirements(organizationId: string, query: RequirementsQuery): Promise<PaymentDetails> {
     const x402 = this.x402(query.network);
     const { micros, tier, cellId } = await this.price(organizationId, query);
+    return this.details(query.intent, micros, { tier, cellId }, x402);
+  }
+
+  private details(intent: Intent, micros: number, what: { tier?: string; cellId?: string }, x402 = this.x402()): PaymentDetails {
     return {
       amount_usd: usdString(micros),
       currency: 'USD',
-      intent: query.intent,
-      ...(tier ? { tier } : {}),
-      ...(cellId ? { cell_id: cellId } : {}),
+      intent,
+      ...(what.tier ? { tier: what.tier } : {}),
+      ...(what.cellId ? { cell_id: what.cellId } : {}),
       rails: this.rails(),
       ...(x402 ? { x402 } : {}),
     };
+  }
+
+  /** The 402 of contract §2: `payment` is the PaymentDetails of the intent that unblocks the action. */
+  paymentRequired(detail: string, intent: Intent, micros: number, what: { tier?: string; cellId?: string } = {}): ApiError {
+    return new ApiError('payment_required', detail, { extensions: { payment: this.details(intent, micros, what) } });
   }
 
   private amountOf(text: string): number {
@@ -348,8 +358,9 @@ export class BillingService {
    * In the transaction that marks a payment succeeded: its amount is credited to the ledger (its
    * rail reference makes that once), then its intent is applied. setup, renewal (of the tier) and
    * reinstate buy a period: its price is debited and the organization is active to the end of it
-   * (a renewal or reinstatement continues from the paid end when that is still ahead). top_up,
-   * create_cell and the renewal of one cell stay on the prepaid balance. Emits
+   * (a renewal or reinstatement continues from the paid end when that is still ahead). create_cell
+   * is debited too and leaves a credit for the next cell create. top_up and the renewal of one
+   * cell stay on the prepaid balance. Emits
    * billing.payment_succeeded, and billing.status_changed when the state changes.
    */
   async applyPayment(tx: Executor, payment: { id: string; organization_id: string; rail: string; intent: Intent; tier: string | null; cell_id: string | null; amount_micros: number }): Promise<void> {
@@ -359,6 +370,11 @@ export class BillingService {
     const account = await this.repo.lockAccount(tx, organizationId, nowIso, this.postgres);
     const reference = `${payment.rail}:${payment.id}`;
     if (!(await this.repo.appendLedger(tx, { organization_id: organizationId, kind: 'payment', amount_micros: payment.amount_micros, reference, description: payment.intent, created_at: nowIso }))) return;
+    if (payment.intent === 'create_cell') {
+      // The cell is bought now; the next POST /v1/cells consumes the credit.
+      await this.repo.appendLedger(tx, { organization_id: organizationId, kind: 'create_cell', amount_micros: -payment.amount_micros, reference: `create_cell:${payment.id}`, description: 'one cell', created_at: nowIso });
+      await this.repo.addCellCredit(tx, organizationId);
+    }
     const buysPeriod = payment.intent === 'setup' || payment.intent === 'reinstate' || (payment.intent === 'renewal' && payment.cell_id === null);
     if (buysPeriod) {
       const tier = this.tierOf(payment.tier ?? account.tier);
@@ -403,7 +419,7 @@ export class BillingService {
   private async operatorChange(
     organizationId: string,
     action: { action: 'suspend' | 'reinstate' | 'credit' | 'grant'; reason: string; detail?: Record<string, unknown>; adminTokenId: string },
-    change: (tx: Executor, account: BillingAccountsTable, now: Date) => Promise<Partial<Account> | null>,
+    change: (tx: Executor, account: BillingAccount, now: Date) => Promise<Partial<Account> | null>,
   ) {
     if (!(await this.repo.organization(organizationId))) throw notFound('organization');
     await transact(this.repo.db, async (tx) => {

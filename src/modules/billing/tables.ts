@@ -1,4 +1,4 @@
-import type { Generated } from 'kysely';
+import type { Generated, Selectable, Updateable } from 'kysely';
 
 export type BillingState = 'inactive' | 'active' | 'past_due' | 'suspended';
 
@@ -7,9 +7,17 @@ export interface BillingAccountsTable {
   state: BillingState;
   tier: string | null;
   current_period_end: string | null;
+  /** The sum of the organization's ledger, kept with every ledger write (micro-USD). */
+  prepaid_balance_micros: Generated<number | string>;
+  /** Paid create_cell intents not yet consumed by a cell create. */
+  cell_credits: Generated<number>;
   created_at: string;
   updated_at: string;
 }
+
+/** An account row as read. */
+export type BillingAccount = Selectable<BillingAccountsTable>;
+export type BillingAccountUpdate = Updateable<BillingAccountsTable>;
 
 export interface LedgerEntriesTable {
   id: Generated<number>;
@@ -46,12 +54,14 @@ export interface X402WalletsTable {
   created_at: string;
 }
 
+export type UsageType = 'sms' | 'mms' | 'cell_month';
+
 export interface UsageRecordsTable {
   id: string;
   organization_id: string;
   cell_id: string | null;
   message_id: string | null;
-  type: 'sms' | 'mms' | 'cell_month';
+  type: UsageType;
   quantity: number;
   unit_price_micros: number | string;
   amount_micros: number | string;

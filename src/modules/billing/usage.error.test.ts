@@ -1,15 +1,15 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { activeOrganization, expectProblem, startApp, type TestApp } from '../../../test/harness.ts';
+import { verifiedOrganization, expectProblem, startApp, type TestApp } from '../../../test/harness.ts';
 
-type Org = Awaited<ReturnType<typeof activeOrganization>>;
+type Org = Awaited<ReturnType<typeof verifiedOrganization>>;
 
 describe('usage reads with bad input', () => {
   let t: TestApp;
   let org: Org;
   before(async () => {
     t = await startApp();
-    org = await activeOrganization(t);
+    org = await verifiedOrganization(t);
   });
   after(() => t.close());
 

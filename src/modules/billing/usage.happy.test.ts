@@ -1,9 +1,9 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { activeOrganization, atEpoch, startApp, type TestApp } from '../../../test/harness.ts';
+import { verifiedOrganization, atEpoch, startApp, type TestApp } from '../../../test/harness.ts';
 import type { UsageRecordsTable } from './tables.ts';
 
-type Org = Awaited<ReturnType<typeof activeOrganization>>;
+type Org = Awaited<ReturnType<typeof verifiedOrganization>>;
 const HOUR = 3600 * 1000;
 
 describe('usage reads', () => {
@@ -12,8 +12,8 @@ describe('usage reads', () => {
   let other: Org;
   before(async () => {
     t = await startApp();
-    org = await activeOrganization(t);
-    other = await activeOrganization(t);
+    org = await verifiedOrganization(t);
+    other = await verifiedOrganization(t);
     // Usage records are written by the sends they bill; here, directly.
     const row = (id: string, organizationId: string, type: UsageRecordsTable['type'], quantity: number, unit: number, at: number, cellId = 'cell_a'): UsageRecordsTable => ({
       id, organization_id: organizationId, cell_id: cellId, message_id: `msg_${id}`, type, quantity, unit_price_micros: unit, amount_micros: unit * quantity, created_at: atEpoch(at),

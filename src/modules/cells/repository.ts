@@ -35,8 +35,8 @@ export class CellsRepository {
   }
 
   /** Live (not released) cells of an organization by status and device presence. */
-  countsByStatus(organizationId: string) {
-    return this.db
+  countsByStatus(organizationId: string, ex: Executor = this.db) {
+    return ex
       .selectFrom('cells')
       .leftJoin('devices', 'devices.cell_id', 'cells.id')
       .select(['cells.status', 'devices.online'])

@@ -44,16 +44,19 @@ const CellPath = IdParam('id', 'cell');
 
 export function registerCellRoutes(app: App, cells: CellsService): void {
   app.post('/v1/cells', {
-    config: { auth: 'agent', scope: 'cells:write' },
+    config: { auth: 'agent', scope: 'cells:write', errors: ['payment_required'] },
     schema: {
       operationId: 'createCell',
       tags: ['Cells'],
       summary: 'Create a cell',
-      description: 'Assigns a free phone from the inventory (status active). With none free the cell is provisioning, with phone_number null, until one is added. client_id is not accepted.',
+      description:
+        'Assigns a free phone from the inventory (status active). With none free the cell is provisioning, with phone_number null, until one is added. client_id is not accepted. ' +
+        'With billing on, an organization with no paid tier gets 402 with the setup to pay (of `tier`, starter by default); past the tier\'s included cells, a paid create_cell is needed.',
+      querystring: Type.Object({ tier: Type.Optional(Type.String({ minLength: 1, maxLength: 32, description: 'The tier whose setup a 402 quotes (default starter).' })) }),
       body: Body({ display_name: DisplayName }, { examples: [{ display_name: 'Support line' }] }),
       response: { 201: Described(Cell, 'The created cell: active with its phone number, or provisioning while no phone is free.') },
     },
-  }, async (request, reply) => reply.code(201).send(await cells.create(agentOf(request).organizationId, request.body.display_name)));
+  }, async (request, reply) => reply.code(201).send(await cells.create(agentOf(request).organizationId, request.body.display_name, { tier: request.query.tier })));
 
   app.get('/v1/cells', {
     config: { auth: 'agent', scope: 'cells:read' },

@@ -18,6 +18,9 @@ export type { CellRecord } from './repository.ts';
 /** Runs inside the release transaction (e.g. messages fails the cell's queued messages). */
 export type ReleaseListener = (tx: Executor, cell: CellRecord) => Promise<void>;
 
+/** Runs first in the create transaction (billing); throwing refuses the create. */
+export type CellAdmission = (tx: Executor, organizationId: string, cellId: string, options: { tier?: string }) => Promise<void>;
+
 export type CellView = ReturnType<typeof cellView>;
 
 export function cellView(row: CellRecord) {
@@ -47,11 +50,12 @@ export class CellsService {
   private readonly events: EventsService;
   private readonly clock: Clock;
   private readonly releaseListeners: ReleaseListener[] = [];
+  private admission: CellAdmission = async () => {};
 
   /** Counts for GET /v1/agent/status: online/offline are of active cells. */
-  async counts(organizationId: string) {
+  async counts(organizationId: string, ex?: Executor) {
     const counts = { total: 0, active: 0, online: 0, offline: 0, provisioning: 0 };
-    for (const row of await this.repo.countsByStatus(organizationId)) {
+    for (const row of await this.repo.countsByStatus(organizationId, ex)) {
       const n = Number(row.n);
       counts.total += n;
       if (row.status === 'provisioning') counts.provisioning += n;
@@ -73,6 +77,10 @@ export class CellsService {
 
   view(row: CellRecord): CellView {
     return cellView(row);
+  }
+
+  useAdmission(admission: CellAdmission): void {
+    this.admission = admission;
   }
 
   onRelease(listener: ReleaseListener): void {
@@ -105,11 +113,12 @@ export class CellsService {
     });
   }
 
-  async create(organizationId: string, displayName: string): Promise<CellView> {
+  async create(organizationId: string, displayName: string, options: { tier?: string } = {}): Promise<CellView> {
     const now = this.clock.now();
     const iso = now.toISOString();
     const id = newId('cell', this.clock, now);
     const { view, device } = await transact(this.repo.db, async (tx) => {
+      await this.admission(tx, organizationId, id, options);
       const device = await this.devices.claimFree(tx, id);
       await this.repo.insert(tx, {
         id,

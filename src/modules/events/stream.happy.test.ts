@@ -39,16 +39,17 @@ describe('event stream: live, replay, filters', () => {
 
   it('replays the events after since, then goes live, with no gap and no duplicate while events keep committing', async () => {
     const org = await activeOrganization(t);
+    const earlier = (await outboxIds(t, org.organizationId)).length; // the harness's billing grant
     const cell = await createCell(t, org.headers);
     for (let i = 0; i < 5; i += 1) await rename(t, org.headers, cell.id, `before ${i}`);
-    const [since] = await outboxIds(t, org.organizationId);
+    const since = (await outboxIds(t, org.organizationId))[earlier];
     // Events keep committing while the client connects, replays and switches to live.
     const writer = (async () => {
       for (let i = 0; i < 40; i += 1) await rename(t, org.headers, cell.id, `during ${i}`);
     })();
     const client = new StreamClient(`${url}?since=${since}`, { headers: org.headers });
     await writer;
-    const expected = (await outboxIds(t, org.organizationId)).slice(1);
+    const expected = (await outboxIds(t, org.organizationId)).slice(earlier + 1);
     assert.equal(expected.length, 45);
     await client.eventCount(45);
     await new Promise((resolve) => setTimeout(resolve, 50)); // a duplicate would arrive right behind
@@ -115,10 +116,11 @@ describe('event stream: live, replay, filters', () => {
 
   it('fans every event out to 50 clients of one organization, each exactly once and in order', async () => {
     const org = await activeOrganization(t);
+    const earlier = (await outboxIds(t, org.organizationId)).length; // the harness's billing grant
     const clients = await Promise.all(Array.from({ length: 50 }, () => StreamClient.ready(url, { headers: org.headers })));
     const cell = await createCell(t, org.headers);
     for (let i = 0; i < 5; i += 1) await rename(t, org.headers, cell.id, `n${i}`);
-    const expected = await outboxIds(t, org.organizationId);
+    const expected = (await outboxIds(t, org.organizationId)).slice(earlier);
     for (const client of clients) {
       await client.eventCount(6);
       assert.deepEqual(client.events.map((e) => e.id), expected);

@@ -8,7 +8,7 @@ import type { EventsService } from '../events/service.ts';
 import type { EventType } from '../events/types.ts';
 import { transitionFor, type DeviceReport } from './lifecycle.ts';
 import { emitMessageEvent } from './message-events.ts';
-import type { DeviceAssignment, DevicesPort } from './ports.ts';
+import { FREE, type ChargesPort, type DeviceAssignment, type DevicesPort } from './ports.ts';
 import type { MessagesRepository } from './repository.ts';
 import { QUEUE_TTL_MS } from './service.ts';
 import type { MessagesTable } from './tables.ts';
@@ -40,6 +40,7 @@ export class DeliveryService {
   /** Aborted when the process shuts down: long-polls answer at once instead of holding the close. */
   private readonly closing = new AbortController();
   private polls = 0;
+  private charges: ChargesPort = FREE;
 
   constructor(deps: Deps) {
     this.repo = deps.repo;
@@ -47,6 +48,10 @@ export class DeliveryService {
     this.events = deps.events;
     this.clock = deps.clock;
     this.wakeups = deps.wakeups;
+  }
+
+  useCharges(charges: ChargesPort): void {
+    this.charges = charges;
   }
 
   /**
@@ -176,7 +181,9 @@ export class DeliveryService {
     });
   }
 
-  private emit(tx: Executor, message: MessagesTable, type: EventType) {
+  /** Emits the message's event; a message that failed before it was sent is refunded with it. */
+  private async emit(tx: Executor, message: MessagesTable, type: EventType) {
+    if (type === 'message.failed' && message.sent_at === null) await this.charges.refund(tx, [message.id]);
     return emitMessageEvent(this.events, tx, message, type);
   }
 }

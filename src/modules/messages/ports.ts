@@ -4,6 +4,7 @@ import type { Executor } from '../../db/schema.ts';
 import type { ApiError } from '../../lib/errors.ts';
 import type { SendingCell } from '../cells/service.ts';
 import type { DeviceAssignment } from '../devices/service.ts';
+import type { MessagesTable } from './tables.ts';
 
 export type { DeviceAssignment };
 
@@ -37,3 +38,23 @@ export interface DevicesPort {
   /** The cell the device carries now, or null when it carries none. */
   assignment(deviceId: string): Promise<DeviceAssignment | null>;
 }
+
+/** The billing of one batch of sends, in its transaction: who may send at all, then the charges. */
+export interface SendCharges {
+  /** The 402 for every send of this organization (e.g. suspended), or null. */
+  refusal(organizationId: string): ApiError | null;
+  /** Charges each message to its organization; per message, null or the error that refuses it. */
+  charge(messages: readonly MessagesTable[]): Promise<(ApiError | null)[]>;
+}
+
+/** What messaging needs from billing (contract §7): charges at send, refunds of what never went out. */
+export interface ChargesPort {
+  sends(tx: Executor, organizationIds: readonly string[]): Promise<SendCharges>;
+  /** Refunds these messages (failed or canceled before they were sent), in the settling transaction. */
+  refund(tx: Executor, messageIds: readonly string[]): Promise<void>;
+}
+
+export const FREE: ChargesPort = {
+  sends: async () => ({ refusal: () => null, charge: async (messages) => messages.map(() => null) }),
+  refund: async () => {},
+};

@@ -138,8 +138,8 @@ export class MessagesRepository {
     return ex.updateTable('messages').set(patch).where('id', '=', id).returningAll().executeTakeFirstOrThrow();
   }
 
-  cancel(cellId: string, id: string, now: string) {
-    return this.db
+  cancel(ex: Executor, cellId: string, id: string, now: string) {
+    return ex
       .updateTable('messages')
       .set({ status: 'canceled', updated_at: now, expires_at: null })
       .where('id', '=', id)

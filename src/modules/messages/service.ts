@@ -5,12 +5,13 @@ import { ApiError, notFound } from '../../lib/errors.ts';
 import { listPage, type PageQuery } from '../../lib/pagination.ts';
 import { isoAfter, type Clock } from '../../lib/clock.ts';
 import { GroupCommit, Refused } from '../../db/group-commit.ts';
+import { transact } from '../../db/transaction.ts';
 import { newId } from '../../lib/ids.ts';
 import { recordOutcomes, type IdempotencyRecorder } from '../../http/idempotency.ts';
 import { requirePhone } from '../../lib/phone.ts';
 import type { DB, Executor } from '../../db/schema.ts';
 import { conversationKey, touchKey, type ConversationsRepository, type Touch } from './conversations-repository.ts';
-import { NO_IGNORES, type CellsPort, type IgnoreListPort } from './ports.ts';
+import { FREE, NO_IGNORES, type CellsPort, type ChargesPort, type IgnoreListPort } from './ports.ts';
 import type { MessagesRepository } from './repository.ts';
 import type { MessagesTable, MessageStatus } from './tables.ts';
 import { conversationView, messageView, newMessageRow, type MessageView } from './views.ts';
@@ -77,6 +78,7 @@ export class MessagesService {
   private readonly clock: Clock;
   private readonly wakeups: CellWakeups;
   private ignores: IgnoreListPort = NO_IGNORES;
+  private charges: ChargesPort = FREE;
   /** Concurrent sends commit together. */
   private readonly writes: GroupCommit<SendUnit, MessageView>;
 
@@ -117,16 +119,27 @@ export class MessagesService {
     return view;
   }
 
+  useCharges(charges: ChargesPort): void {
+    this.charges = charges;
+  }
+
   /**
-   * Writes a batch of sends in five statements (cells, opt-outs, conversations, messages,
-   * idempotency keys). A send whose cell cannot send (404, 409 cell_not_active) or whose
-   * recipient texted STOP (409 recipient_opted_out) is refused alone.
+   * Writes a batch of sends: billing reads the accounts, then cells, opt-outs, the charges,
+   * conversations, messages and idempotency keys, one statement each. A send is refused alone:
+   * its organization cannot pay (402), its cell cannot send (404, 409 cell_not_active), its
+   * recipient texted STOP (409 recipient_opted_out) or the balance does not cover it (402).
    */
   private async writeSends(tx: Transaction<DB>, units: SendUnit[]): Promise<(MessageView | Refused)[]> {
     const refusals = new Map<number, ApiError>();
-    const cells = await this.cells.sendingCells(tx, units.map((unit) => ({ organizationId: unit.organizationId, cellId: unit.message.cell_id })));
-    const candidates = units.flatMap((unit, i) => {
-      const cell = cells[i];
+    const charges = await this.charges.sends(tx, units.map((unit) => unit.organizationId));
+    const payable = units.flatMap((unit, i) => {
+      const refusal = charges.refusal(unit.organizationId);
+      if (refusal) refusals.set(i, refusal);
+      return refusal ? [] : [{ i, unit }];
+    });
+    const cells = await this.cells.sendingCells(tx, payable.map(({ unit }) => ({ organizationId: unit.organizationId, cellId: unit.message.cell_id })));
+    const candidates = payable.flatMap(({ i, unit }, k) => {
+      const cell = cells[k];
       if (cell instanceof ApiError) {
         refusals.set(i, cell);
         return [];
@@ -136,11 +149,17 @@ export class MessagesService {
     const pairs = new Map(candidates.map(({ unit }) => [touchKey(conversationOf(unit)), conversationOf(unit)]));
     const stops = pairs.size > 0 ? await this.repo.optedOutAmong(tx, [...pairs.values()]) : [];
     const optedOut = new Set(stops.map((row) => conversationKey(row.cell_id, row.participant)));
-    const accepted = candidates.filter(({ i, unit }) => {
+    const reachable = candidates.filter(({ i, unit }) => {
       if (!optedOut.has(touchKey(conversationOf(unit)))) return true;
       const to = unit.message.to_number;
       refusals.set(i, new ApiError('recipient_opted_out', `${to} texted STOP to this cell; they must text START before you can message them again.`));
       return false;
+    });
+    const bills = reachable.length > 0 ? await charges.charge(reachable.map(({ unit }) => unit.message)) : [];
+    const accepted = reachable.filter(({ i }, k) => {
+      const refusal = bills[k];
+      if (refusal) refusals.set(i, refusal);
+      return !refusal;
     });
     const views = accepted.length > 0 ? await this.writeAccepted(tx, accepted.map(({ unit }) => unit)) : [];
     const written = new Map(accepted.map(({ i }, k) => [i, views[k]]));
@@ -177,7 +196,11 @@ export class MessagesService {
 
   async cancel(organizationId: string, cellId: string, messageId: string) {
     await this.cells.getOwned(organizationId, cellId);
-    const canceled = await this.repo.cancel(cellId, messageId, this.clock.now().toISOString());
+    const canceled = await transact(this.repo.db, async (tx) => {
+      const row = await this.repo.cancel(tx, cellId, messageId, this.clock.now().toISOString());
+      if (row) await this.charges.refund(tx, [row.id]);
+      return row;
+    });
     if (canceled) return messageView(canceled);
     const message = await this.repo.findInCell(cellId, messageId);
     if (!message) throw notFound('message');
@@ -265,8 +288,10 @@ export class MessagesService {
   }
 
   /** Cancels those of these messages still queued, in the caller's transaction; their ids. */
-  cancelQueuedAmong(ex: Executor, messageIds: readonly string[]) {
-    return this.repo.cancelAmong(ex, messageIds, this.clock.now().toISOString());
+  async cancelQueuedAmong(ex: Executor, messageIds: readonly string[]) {
+    const canceled = await this.repo.cancelAmong(ex, messageIds, this.clock.now().toISOString());
+    await this.charges.refund(ex, canceled);
+    return canceled;
   }
 
   private async findMessage(organizationId: string, cellId: string, messageId: string) {

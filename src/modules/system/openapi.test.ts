@@ -178,7 +178,7 @@ describe('OpenAPI document and reference', () => {
 
   it('lists per operation the error statuses it answers, each a Problem naming its codes', () => {
     const statuses = (path: string, method: string) => errorStatuses(doc.paths[path][method]);
-    assert.deepEqual(statuses('/v1/cells/{cell_id}/messages/send', 'post'), ['400', '401', '403', '404', '409', '413', '415', '422', '429', '500', '503']);
+    assert.deepEqual(statuses('/v1/cells/{cell_id}/messages/send', 'post'), ['400', '401', '402', '403', '404', '409', '413', '415', '422', '429', '500', '503']);
     assert.deepEqual(statuses('/health', 'get'), ['500', '503']);
     assert.deepEqual(statuses('/v1/agent/sign-up', 'post'), ['400', '409', '413', '415', '429', '500', '503']);
     assert.deepEqual(statuses('/v1/auth/whoami', 'get'), ['401', '429', '500', '503'], 'unverified organizations may call whoami: no 403');

@@ -2,9 +2,8 @@
 // exactly once, each delivery attempted by exactly one of the processes, and both take part.
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { randomBytes } from 'node:crypto';
 import pg from 'pg';
-import { call, createDatabase, PROCESS_ADMIN_TOKEN, skipUnlessPostgres, startServerProcess, type ChildServer } from '../../../test/processes.ts';
+import { activeOrganizationOn, call, createDatabase, skipUnlessPostgres, startServerProcess, type ChildServer } from '../../../test/processes.ts';
 import { startReceiver, type Receiver } from '../../../test/support/webhook-receiver.ts';
 
 const EVENTS = 200;
@@ -30,11 +29,7 @@ describe('webhook delivery across two processes on one PostgreSQL database', { s
 
   it('delivers every event exactly once, attempted by one process each', async () => {
     const [a, b] = servers;
-    const email = `mp-${randomBytes(4).toString('hex')}@example.com`;
-    const signUp = await call(a, 'POST', '/v1/agent/sign-up', undefined, { email });
-    const outbox = await call(b, 'GET', `/v1/admin/outbox?to=${encodeURIComponent(email)}&limit=1`, PROCESS_ADMIN_TOKEN);
-    const code = /\b(\d{6})\b/.exec(`${outbox.messages[0].subject} ${outbox.messages[0].text}`)?.[1];
-    await call(b, 'POST', '/v1/agent/verify', signUp.api_key, { code });
+    const signUp = await activeOrganizationOn(a, 'mp');
     const key = signUp.api_key as string;
 
     const webhook = await call(b, 'POST', '/v1/webhooks', key, { client_id: 'mp', url: receiver.url, event_types: ['cell.*'] });
