@@ -49,7 +49,7 @@ describe('operator billing actions', () => {
 
   it('shows the granted state and tier in the agent status', async () => {
     const body = (await t.app.inject({ method: 'GET', url: '/v1/agent/status', headers: org.headers })).json();
-    assert.deepEqual(body.billing, { state: 'active', tier: 'pro' });
+    assert.deepEqual(body.billing, { state: 'active', tier: 'pro', prepaid_balance_usd: 30, amount_due_usd: 0 });
   });
 
   it('extends the paid period of an active organization from its end', async () => {

@@ -110,6 +110,10 @@ export class BillingService {
     return this.config.billing;
   }
 
+  get minAmountUsd(): number {
+    return usdNumber(this.prices.minAmountMicros);
+  }
+
   get prices() {
     return this.config.prices;
   }
@@ -327,7 +331,7 @@ export class BillingService {
         const end = account.current_period_end;
         if ((account.state !== 'active' && account.state !== 'past_due') || end === null || end > nowIso) return false;
         const renewal = this.renewalMicros(account.tier, active);
-        if ((await this.repo.balance(tx, organizationId)) >= renewal) {
+        if (Number(account.prepaid_balance_micros) >= renewal) {
           await this.repo.appendLedger(tx, {
             organization_id: organizationId,
             kind: 'renewal',
@@ -339,15 +343,15 @@ export class BillingService {
           await this.setAccount(tx, organizationId, account, { state: 'active', current_period_end: addMonths(new Date(end), 1).toISOString() }, now);
           return true;
         }
-        if (account.state === 'active') {
-          await this.setAccount(tx, organizationId, account, { state: 'past_due' }, now);
-          return true;
-        }
-        if (new Date(end).getTime() + GRACE_MS <= now.getTime()) {
-          await this.setAccount(tx, organizationId, account, { state: 'suspended' }, now);
-          return true;
-        }
-        return false;
+        const lapse = account.state === 'active' ? 'past_due' : new Date(end).getTime() + GRACE_MS <= now.getTime() ? 'suspended' : null;
+        if (!lapse) return false;
+        await this.events.emit(tx, {
+          organizationId,
+          type: 'billing.payment_failed',
+          data: { organization_id: organizationId, intent: 'renewal', amount_usd: usdString(renewal), reason: 'insufficient_balance', prepaid_balance_usd: usdNumber(Number(account.prepaid_balance_micros)), period_end: end },
+        });
+        await this.setAccount(tx, organizationId, account, { state: lapse }, now);
+        return true;
       });
       if (did) changed += 1;
     }
@@ -443,6 +447,7 @@ export class BillingService {
   private async setAccount(tx: Executor, organizationId: string, before: Account, next: Partial<Account>, now: Date): Promise<void> {
     const after = { ...before, ...next };
     await this.repo.updateAccount(tx, organizationId, { ...next, updated_at: now.toISOString() });
+    if ((after.state === 'suspended') !== (before.state === 'suspended')) await this.cells.setSuspended(tx, organizationId, after.state === 'suspended');
     if (after.state !== before.state) {
       await this.events.emit(tx, {
         organizationId,

@@ -72,6 +72,17 @@ export class CellsRepository {
     return query.orderBy('cells.id', 'desc').limit(limit).execute();
   }
 
+  /** Moves the organization's cells in `from` to `to`; the cells moved. */
+  moveStatus(ex: Executor, organizationId: string, from: CellStatus, to: CellStatus, now: string) {
+    return ex
+      .updateTable('cells')
+      .set({ status: to, updated_at: now })
+      .where('organization_id', '=', organizationId)
+      .where('status', '=', from)
+      .returning(['id', 'device_id'])
+      .execute();
+  }
+
   async rename(ex: Executor, organizationId: string, id: string, displayName: string, now: string): Promise<number> {
     const result = await ex
       .updateTable('cells')

@@ -83,6 +83,19 @@ export class CellsService {
     this.admission = admission;
   }
 
+  /**
+   * In the billing transaction that suspends or reinstates the organization: its active cells
+   * become suspended (their phones stop taking work), or back; each emits cell.updated.
+   */
+  async setSuspended(tx: Executor, organizationId: string, suspended: boolean): Promise<void> {
+    const [from, to]: CellStatus[] = suspended ? ['active', 'suspended'] : ['suspended', 'active'];
+    const moved = await this.repo.moveStatus(tx, organizationId, from, to, this.clock.now().toISOString());
+    for (const cell of moved) {
+      if (cell.device_id) this.devices.forgetAssignment(cell.device_id);
+      await this.recordEvent(tx, cell.id, 'cell.updated');
+    }
+  }
+
   onRelease(listener: ReleaseListener): void {
     this.releaseListeners.push(listener);
   }

@@ -45,7 +45,7 @@ export const EVENT_DOCS: Record<EventType, { summary: string; data: string | nul
   'cycle.completed': { summary: 'A cycle job of a pod completed: every ring hop was received, or every broadcast message ended with at most half failed.', data: 'CycleJob' },
   'cycle.failed': { summary: 'A cycle job of a pod failed: a ring hop failed or was not received in time, or over half of a broadcast failed.', data: 'CycleJob' },
   'billing.payment_succeeded': { summary: 'A payment was credited.', data: null },
-  'billing.payment_failed': { summary: 'A payment failed.', data: null },
+  'billing.payment_failed': { summary: 'A renewal could not be taken from the prepaid balance at a period end; data is {organization_id, intent, amount_usd, reason, prepaid_balance_usd, period_end}.', data: null },
   'billing.status_changed': { summary: 'The billing state of the organization changed; data is {organization_id, state, previous_state, tier, current_period_end}.', data: null },
   'webhook.disabled': { summary: 'A webhook endpoint was disabled after a 410 or 5 days of failures (data.disabled_reason).', data: 'Webhook' },
 };

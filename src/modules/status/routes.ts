@@ -14,7 +14,12 @@ const Organization = Type.Object(
 
 const AgentStatus = Type.Object({
   organization: Organization,
-  billing: Type.Object({ state: Type.String(), tier: Nullable(Type.String()) }),
+  billing: Type.Object({
+    state: Type.String({ description: 'exempt (billing off), inactive, active, past_due or suspended.' }),
+    tier: Nullable(Type.String()),
+    prepaid_balance_usd: Type.Number(),
+    amount_due_usd: Type.Number(),
+  }),
   cells: Type.Object({ total: Count, active: Count, online: Count, offline: Count, provisioning: Count }),
   messages: Type.Object({ queued: Count, sending: Count, failed_24h: Count }),
   webhooks: Type.Object({ total: Count, failing: Count }),
@@ -25,7 +30,7 @@ const AgentStatus = Type.Object({
   description: 'The health of everything an agent relies on, with a check per concern.',
   examples: [{
     organization: { id: 'org_01jdx2a0b1c2d3e4f5g6h7j8k9', name: 'Acme Bistro', status: 'active' },
-    billing: { state: 'active', tier: 'starter' },
+    billing: { state: 'active', tier: 'starter', prepaid_balance_usd: 12.5, amount_due_usd: 0 },
     cells: { total: 1, active: 1, online: 1, offline: 0, provisioning: 0 },
     messages: { queued: 0, sending: 0, failed_24h: 0 },
     webhooks: { total: 1, failing: 0 },

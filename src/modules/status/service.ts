@@ -10,7 +10,17 @@ type CheckStatus = 'ok' | 'warn' | 'fail';
 
 /** What the status needs from billing (src/modules/billing). */
 export interface BillingStatusPort {
-  status(organizationId: string): Promise<{ state: string; tier: string | null }>;
+  status(organizationId: string): Promise<BillingSummary>;
+  /** The smallest top-up, in dollars: below it the balance is low. */
+  readonly minAmountUsd: number;
+}
+
+interface BillingSummary {
+  state: string;
+  tier: string | null;
+  prepaid_balance_usd: number;
+  current_period_end: string | null;
+  amount_due_usd: number;
 }
 
 interface Check {
@@ -49,6 +59,7 @@ export class AgentStatusService {
           : { name: 'organization', status: 'fail', detail: 'The organization is suspended.' },
       cellsCheck(cells),
       failed24h(messages.failed_24h),
+      billing ? billingCheck(billing, this.billing?.minAmountUsd ?? 0) : { name: 'billing', status: 'ok', detail: 'Billing is not wired in here.' },
       webhooks.failing > 0
         ? { name: 'webhooks', status: 'warn', detail: `${webhooks.failing} of ${webhooks.total} webhooks are failing or disabled; see GET /v1/webhooks/{id}/deliveries.` }
         : { name: 'webhooks', status: 'ok', detail: webhooks.total > 0 ? 'Every webhook is delivering.' : 'No webhooks; events are on the stream.' },
@@ -56,7 +67,9 @@ export class AgentStatusService {
     return {
       organization: { id: agent.organizationId, name: agent.organizationName, status: agent.organizationStatus },
       // Without billing wired in, no tier has been bought: the `inactive` state.
-      billing: billing ? { state: billing.state, tier: billing.tier } : { state: 'inactive', tier: null },
+      billing: billing
+        ? { state: billing.state, tier: billing.tier, prepaid_balance_usd: billing.prepaid_balance_usd, amount_due_usd: billing.amount_due_usd }
+        : { state: 'inactive', tier: null, prepaid_balance_usd: 0, amount_due_usd: 0 },
       cells,
       messages,
       webhooks,
@@ -77,4 +90,24 @@ function failed24h(failed: number): Check {
   return failed > 0
     ? { name: 'messages', status: 'warn', detail: `${failed} messages failed in the last 24 hours; filter GET /v1/cells/{cell_id}/messages?status=failed for their errors.` }
     : { name: 'messages', status: 'ok', detail: 'No failed messages in the last 24 hours.' };
+}
+
+/** What billing lets the organization do now, and what to pay next (contract §7). */
+function billingCheck(billing: BillingSummary, minAmountUsd: number): Check {
+  const due = `$${billing.amount_due_usd.toFixed(2)}`;
+  switch (billing.state) {
+    case 'exempt':
+      return { name: 'billing', status: 'ok', detail: 'Billing is off on this deployment: nothing is charged.' };
+    case 'inactive':
+      return { name: 'billing', status: 'warn', detail: 'No paid tier yet: pay the setup (POST /v1/billing/checkout or x402, intent setup) before creating cells.' };
+    case 'past_due':
+      return { name: 'billing', status: 'warn', detail: `The period ended unpaid: pay ${due} (intent reinstate) within the 7-day grace, or sends and cell creates stop.` };
+    case 'suspended':
+      return { name: 'billing', status: 'fail', detail: `Suspended: sends and cell creates answer 402 until ${due} is paid (intent reinstate).` };
+    default:
+      if (billing.prepaid_balance_usd < minAmountUsd) {
+        return { name: 'billing', status: 'warn', detail: `Prepaid balance $${billing.prepaid_balance_usd.toFixed(2)} is low: top up (intent top_up) to keep sending.` };
+      }
+      return { name: 'billing', status: 'ok', detail: `Active on ${billing.tier} until ${billing.current_period_end}; prepaid balance $${billing.prepaid_balance_usd.toFixed(2)}.` };
+  }
 }

@@ -26,6 +26,8 @@ describe('GET /v1/agent/status', () => {
     assert.equal(check(body, 'cells'), 'warn');
     assert.deepEqual(body.cells, { total: 0, active: 0, online: 0, offline: 0, provisioning: 0 });
     assert.deepEqual(body.rate_limit, { requests_per_second: 50, burst: 100 });
+    assert.deepEqual(body.billing, { state: 'inactive', tier: null, prepaid_balance_usd: 0, amount_due_usd: 0 });
+    assert.equal(check(body, 'billing'), 'warn', 'no paid tier yet: pay the setup');
   });
 
   it('counts a failure by when the message failed, not when it was created', async () => {
@@ -49,6 +51,7 @@ describe('GET /v1/agent/status', () => {
     assert.deepEqual(body.messages, { queued: 1, sending: 1, failed_24h: 0 });
     assert.equal(check(body, 'organization'), 'ok');
     assert.equal(check(body, 'cells'), 'warn');
+    assert.deepEqual([body.billing.state, body.billing.tier, check(body, 'billing')], ['active', 'pro', 'ok']);
 
     assert.equal((await report(t, line, first.id, { event: 'failed', error_code: 'carrier_rejected' })).statusCode, 200);
     t.clock.advance(121_000);
