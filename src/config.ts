@@ -2,6 +2,7 @@
 // with one line naming the variable (see main.ts).
 import { canonicalAddress, type Network } from './modules/billing/networks.ts';
 import { DEFAULT_PRICES, parsePrices, PricesError, type Prices } from './modules/billing/pricing.ts';
+import { MppConfigError, parseMppMethods, type MppConfig } from './modules/billing/mpp-config.ts';
 
 export interface Config {
   port: number;
@@ -23,6 +24,14 @@ export interface Config {
   x402BasePayTo: string | null;
   x402SolanaPayTo: string | null;
   x402Testnet: boolean;
+  /** CELLGATE_X402_FACILITATOR_URL: the x402 facilitator that verifies and settles payments. */
+  x402FacilitatorUrl: string | null;
+  /** CELLGATE_X402_DEPOSIT_SECRET: HMAC key of the payment processor's deposit webhook. */
+  x402DepositSecret: string | null;
+  /** Stripe Checkout for the card rail (CELLGATE_STRIPE_*); null: the built-in local card page. */
+  stripe: StripeConfig | null;
+  /** The MPP rail (CELLGATE_MPP_SECRET and CELLGATE_MPP_METHODS, both or neither); null: not offered. */
+  mpp: MppConfig | null;
   /** CELLGATE_BILLING: on (default) enforces billing; off never charges (contract §7). */
   billing: boolean;
   /** Contract §7 defaults overridden by CELLGATE_PRICES. */
@@ -33,6 +42,13 @@ export interface Config {
   headersTimeoutMs: number;
 }
 
+export interface StripeConfig {
+  secretKey: string;
+  webhookSecret: string;
+  /** CELLGATE_STRIPE_API_BASE: another Stripe API address (a local double in tests); null: Stripe's. */
+  apiBase: string | null;
+}
+
 export class ConfigError extends Error {}
 
 type Env = Record<string, string | undefined>;
@@ -41,6 +57,14 @@ const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'
 
 function fail(name: string, expected: string, value: string): never {
   throw new ConfigError(`${name} must be ${expected} (got ${JSON.stringify(value)})`);
+}
+
+/** A shared secret of at least 16 characters, or null when unset; never echoed in errors. */
+function readSecret(env: Env, name: string): string | null {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return null;
+  if (raw.length < 16) fail(name, 'a secret of at least 16 characters', '<redacted>');
+  return raw;
 }
 
 function readInt(env: Env, name: string, fallback: number, min: number, max: number): number {
@@ -97,6 +121,38 @@ function readPrices(env: Env): Prices {
   }
 }
 
+/** Both secrets or neither; values are never echoed. */
+function readStripe(env: Env): StripeConfig | null {
+  const secretKey = env.CELLGATE_STRIPE_SECRET_KEY || null;
+  const webhookSecret = env.CELLGATE_STRIPE_WEBHOOK_SECRET || null;
+  const apiBase = readUrl(env, 'CELLGATE_STRIPE_API_BASE', ['http:', 'https:']);
+  if (secretKey === null && webhookSecret === null) {
+    if (apiBase !== null) fail('CELLGATE_STRIPE_API_BASE', 'unset without CELLGATE_STRIPE_SECRET_KEY', apiBase);
+    return null;
+  }
+  if (secretKey === null) throw new ConfigError('CELLGATE_STRIPE_SECRET_KEY must be set with CELLGATE_STRIPE_WEBHOOK_SECRET (set both, or neither for the local card page)');
+  if (webhookSecret === null) throw new ConfigError('CELLGATE_STRIPE_WEBHOOK_SECRET must be set with CELLGATE_STRIPE_SECRET_KEY (set both, or neither for the local card page)');
+  if (!/^(sk|rk)_(test|live)_[A-Za-z0-9]+$/.test(secretKey)) fail('CELLGATE_STRIPE_SECRET_KEY', 'a Stripe secret key (sk_live_..., sk_test_... or rk_...)', '<redacted>');
+  if (!/^whsec_[A-Za-z0-9+/=]+$/.test(webhookSecret)) fail('CELLGATE_STRIPE_WEBHOOK_SECRET', "a Stripe endpoint's signing secret (whsec_...)", '<redacted>');
+  return { secretKey, webhookSecret, apiBase };
+}
+
+/** Both or neither; the secret is never echoed. */
+function readMpp(env: Env): MppConfig | null {
+  const secret = env.CELLGATE_MPP_SECRET || null;
+  const methods = env.CELLGATE_MPP_METHODS || null;
+  if (secret === null && methods === null) return null;
+  if (secret === null) throw new ConfigError('CELLGATE_MPP_SECRET must be set with CELLGATE_MPP_METHODS (set both to offer MPP, or neither)');
+  if (methods === null) throw new ConfigError('CELLGATE_MPP_METHODS must be set with CELLGATE_MPP_SECRET (set both to offer MPP, or neither)');
+  if (secret.length < 32) fail('CELLGATE_MPP_SECRET', 'a secret of at least 32 characters (e.g. openssl rand -base64 32)', '<redacted>');
+  try {
+    return { secret, methods: parseMppMethods(methods) };
+  } catch (error) {
+    if (error instanceof MppConfigError) throw new ConfigError(`CELLGATE_MPP_METHODS ${error.message}`);
+    throw error;
+  }
+}
+
 function readDatabaseUrl(env: Env): string {
   const raw = env.CELLGATE_DATABASE_URL;
   if (raw === undefined || raw === '') return 'sqlite:./data/cellgate.db';
@@ -142,6 +198,10 @@ export function loadConfig(env: Env = process.env): Config {
     x402BasePayTo: readPayTo(env, 'CELLGATE_X402_BASE_PAY_TO', 'base'),
     x402SolanaPayTo: readPayTo(env, 'CELLGATE_X402_SOLANA_PAY_TO', 'solana'),
     x402Testnet: readBool(env, 'CELLGATE_X402_TESTNET'),
+    x402FacilitatorUrl: readUrl(env, 'CELLGATE_X402_FACILITATOR_URL', ['http:', 'https:']),
+    x402DepositSecret: readSecret(env, 'CELLGATE_X402_DEPOSIT_SECRET'),
+    stripe: readStripe(env),
+    mpp: readMpp(env),
     billing: readOnOff(env, 'CELLGATE_BILLING', true),
     prices: readPrices(env),
     requestTimeoutMs,

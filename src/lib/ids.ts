@@ -8,7 +8,7 @@ import type { Clock } from './clock.ts';
 
 export type IdPrefix =
   | 'org' | 'key' | 'cell' | 'dev' | 'pod' | 'msg' | 'conv' | 'drf' | 'lst' | 'whk' | 'evt'
-  | 'job' | 'pay' | 'wal' | 'usg' | 'adm' | 'mail' | 'req' | 'dlv';
+  | 'job' | 'pay' | 'wal' | 'usg' | 'adm' | 'mail' | 'req' | 'dlv' | 'dep';
 
 // ulid's default source calls getRandomValues once per character; drawing from a pool of
 // random bytes keeps id generation off the request hot path.

@@ -9,6 +9,9 @@ import * as messageFailedAt from './0006_message_failed_at.ts';
 import * as pods from './0007_pods.ts';
 import * as billing from './0008_billing.ts';
 import * as billingBalance from './0009_billing_balance.ts';
+import * as stripeCheckout from './0010_stripe_checkout.ts';
+import * as mpp from './0011_mpp.ts';
+import * as x402Deposits from './0012_x402_deposits.ts';
 
 export const migrations: Record<string, Migration> = {
   '0001_foundation': foundation,
@@ -20,4 +23,7 @@ export const migrations: Record<string, Migration> = {
   '0007_pods': pods,
   '0008_billing': billing,
   '0009_billing_balance': billingBalance,
+  '0010_stripe_checkout': stripeCheckout,
+  '0011_mpp': mpp,
+  '0012_x402_deposits': x402Deposits,
 };

@@ -34,7 +34,14 @@ describe('prices', () => {
     assert.equal(prices.mmsMicros, DEFAULT_PRICES.mmsMicros);
   });
 
-  for (const bad of ['[]', 'nope', '{"sms": 1}', '{"mms_usd": -1}', '{"mms_usd": "0.03"}', '{"tiers": {"pro": {"price_usd": 1}}}', '{"tiers": {"Pro": {"price_usd": 1, "cells": 1}}}', '{"min_amount_usd": 0}', '{"extra_cell_usd": 0.0000001}']) {
+  it('takes the contract\'s form: a tier priced with `usd` and amounts as decimal strings', () => {
+    const prices = parsePrices('{"tiers":{"starter":{"usd":"20.00","cells":1}},"sms_segment_usd":"0.01","mms_usd":"0.035"}');
+    assert.deepEqual(prices.tiers.starter, { priceMicros: 20_000_000, includedCells: 1 });
+    assert.equal(prices.smsSegmentMicros, 10_000);
+    assert.equal(prices.mmsMicros, 35_000);
+  });
+
+  for (const bad of ['[]', 'nope', '{"sms": 1}', '{"mms_usd": -1}', '{"mms_usd": "-0.03"}', '{"mms_usd": "1e2"}', '{"tiers": {"pro": {"usd": "1", "price_usd": 1, "cells": 1}}}', '{"tiers": {"pro": {"price_usd": 1}}}', '{"tiers": {"Pro": {"price_usd": 1, "cells": 1}}}', '{"min_amount_usd": 0}', '{"extra_cell_usd": 0.0000001}']) {
     it(`refuses ${bad}`, () => assert.throws(() => parsePrices(bad), PricesError));
   }
 });

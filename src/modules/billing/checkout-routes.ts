@@ -7,6 +7,7 @@ import { Body, Described, Timestamp } from '../../http/schemas.ts';
 import type { App } from '../../http/types.ts';
 import type { CheckoutPage, CheckoutService } from './checkout.ts';
 import { usdString } from './money.ts';
+import { PaymentIntentFields } from './schemas.ts';
 import { INTENTS } from './service.ts';
 
 const Checkout = Type.Object({
@@ -57,12 +58,7 @@ export function registerCheckoutRoutes(app: App, checkout: CheckoutService): voi
       tags: ['Billing'],
       summary: 'Start a card checkout for a payment intent',
       description: 'Prices the intent as GET /v1/billing/x402/requirements does; open checkout_url to pay. 409 billing_disabled when billing is off.',
-      body: Body({
-        intent: Type.Enum([...INTENTS]),
-        tier: Type.Optional(Type.String({ minLength: 1, maxLength: 32 })),
-        cell_id: Type.Optional(Type.String({ minLength: 1, maxLength: 64 })),
-        amount_usd: Type.Optional(Type.Union([Type.String({ maxLength: 16 }), Type.Number()], { description: 'Dollars with at most 2 decimals (top_up), e.g. "25.00".' })),
-      }, { examples: [{ intent: 'top_up', amount_usd: '25.00' }] }),
+      body: Body(PaymentIntentFields, { examples: [{ intent: 'top_up', amount_usd: '25.00' }] }),
       response: { 201: Described(Checkout, 'The checkout, open until expires_at.') },
     },
   }, async (request, reply) => {

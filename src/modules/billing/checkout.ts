@@ -1,6 +1,7 @@
-// The card_processor rail's built-in local processor (for development; Stripe Checkout replaces
-// it when configured): POST /v1/billing/checkout prices the intent and answers a checkout URL; the
-// page there shows the amount and a Pay button whose form post credits the payment once.
+// The card_processor rail: POST /v1/billing/checkout prices the intent and answers a checkout URL.
+// With Stripe configured (stripe.ts) the URL is a Stripe Checkout Session, credited by Stripe's
+// signed webhook; otherwise it is the built-in local processor (for development), whose page
+// shows the amount and a Pay button whose form post credits the payment once.
 import { transact } from '../../db/transaction.ts';
 import type { Clock } from '../../lib/clock.ts';
 import { ApiError } from '../../lib/errors.ts';
@@ -9,6 +10,7 @@ import { constantTimeEqualHex, randomBase62, sha256Hex } from '../../lib/secrets
 import { usdString } from './money.ts';
 import type { BillingRepository } from './repository.ts';
 import type { BillingService, Intent, RequirementsQuery } from './service.ts';
+import type { StripeCheckout } from './stripe.ts';
 import type { PaymentsTable } from './tables.ts';
 
 /** How long a checkout page takes a payment. */
@@ -19,27 +21,50 @@ export type CheckoutPage =
   | { status: 404; kind: 'unknown' }
   | { status: 409; kind: 'expired'; payment: PaymentsTable };
 
+/** The link of a 402's Stripe checkout: to the session (created on first use), or a page. */
+export type StripeCheckoutLink = CheckoutPage | { status: 303; kind: 'redirect'; url: string };
+
+type Priced = { intent: Intent; micros: number; tier?: string; cellId?: string };
+
 export class CheckoutService {
   private readonly repo: BillingRepository;
   private readonly billing: BillingService;
   private readonly clock: Clock;
   private readonly baseUrl: string;
+  private readonly stripe: StripeCheckout | null;
 
-  constructor(deps: { repo: BillingRepository; billing: BillingService; clock: Clock; baseUrl: string }) {
+  constructor(deps: { repo: BillingRepository; billing: BillingService; clock: Clock; baseUrl: string; stripe?: StripeCheckout | null }) {
     this.repo = deps.repo;
     this.billing = deps.billing;
     this.clock = deps.clock;
     this.baseUrl = deps.baseUrl;
+    this.stripe = deps.stripe ?? null;
   }
 
   async start(organizationId: string, query: Omit<RequirementsQuery, 'network'>) {
     if (!this.billing.enabled) throw new ApiError('billing_disabled', 'Billing is off on this deployment: nothing is charged or paid.');
     const { micros, tier, cellId } = await this.billing.price(organizationId, query);
-    return this.open(organizationId, { intent: query.intent, micros, tier, cellId });
+    const what = { intent: query.intent, micros, tier, cellId };
+    if (!this.stripe) return this.open(organizationId, what);
+    // With Stripe, the answer is the Checkout Session itself.
+    const { payment } = await this.insert(organizationId, what);
+    const session = await this.stripe.openSession(payment);
+    return this.answer(payment, session.url, session.expiresAt);
   }
 
-  /** A checkout for an intent already priced (also the checkout_url of a 402's PaymentDetails). */
-  async open(organizationId: string, what: { intent: Intent; micros: number; tier?: string; cellId?: string }) {
+  /**
+   * A checkout for an intent already priced (also the checkout_url of a 402's PaymentDetails).
+   * With Stripe its URL leads to a Checkout Session created when it is first opened, so a 402
+   * never waits on Stripe.
+   */
+  async open(organizationId: string, what: Priced) {
+    const { payment, token } = await this.insert(organizationId, what);
+    const path = this.stripe ? '/v1/billing/stripe/checkout' : '/v1/billing/checkout';
+    return this.answer(payment, `${this.baseUrl}${path}/${payment.id}?token=${token}`, payment.expires_at);
+  }
+
+  /** A pending payment of `what`, open 30 minutes, on the configured processor. */
+  private async insert(organizationId: string, what: Priced) {
     const now = this.clock.now();
     const token = randomBase62(32);
     const payment: PaymentsTable = {
@@ -55,17 +80,22 @@ export class CheckoutService {
       expires_at: new Date(now.getTime() + CHECKOUT_TTL_MS).toISOString(),
       created_at: now.toISOString(),
       completed_at: null,
+      processor: this.stripe ? 'stripe' : 'local',
     };
     await this.repo.insertPayment(payment);
+    return { payment, token };
+  }
+
+  private answer(payment: PaymentsTable, checkoutUrl: string, expiresAt: string) {
     return {
       payment_id: payment.id,
-      checkout_url: `${this.baseUrl}/v1/billing/checkout/${payment.id}?token=${token}`,
-      expires_at: payment.expires_at,
-      amount_usd: usdString(what.micros),
+      checkout_url: checkoutUrl,
+      expires_at: expiresAt,
+      amount_usd: usdString(Number(payment.amount_micros)),
       currency: 'USD',
-      intent: what.intent,
-      ...(what.tier ? { tier: what.tier } : {}),
-      ...(what.cellId ? { cell_id: what.cellId } : {}),
+      intent: payment.intent,
+      ...(payment.tier ? { tier: payment.tier } : {}),
+      ...(payment.cell_id ? { cell_id: payment.cell_id } : {}),
     };
   }
 
@@ -75,19 +105,24 @@ export class CheckoutService {
     return payment && constantTimeEqualHex(payment.token_hash, sha256Hex(token)) ? payment : null;
   }
 
+  /** The local page of a payment: only the local processor's payments have one. */
   async page(paymentId: string, token: string): Promise<CheckoutPage> {
     const payment = await this.find(paymentId, token);
-    if (!payment) return { status: 404, kind: 'unknown' };
+    if (!payment || (payment.processor ?? 'local') !== 'local') return { status: 404, kind: 'unknown' };
+    return this.stateOf(payment);
+  }
+
+  private stateOf(payment: PaymentsTable): CheckoutPage {
     if (payment.status === 'succeeded') return { status: 200, kind: 'paid', payment };
     if (payment.expires_at <= this.clock.now().toISOString()) return { status: 409, kind: 'expired', payment };
     return { status: 200, kind: 'pay', payment };
   }
 
-  /** The Pay button: credits the payment once, whatever the number of posts. */
+  /** The Pay button: credits the payment once, whatever the number of posts (never with Stripe configured). */
   async pay(paymentId: string, token: string): Promise<CheckoutPage> {
     const page = await this.page(paymentId, token);
     if (page.kind !== 'pay') return page;
-    if (!this.billing.enabled) return { status: 409, kind: 'expired', payment: page.payment };
+    if (!this.billing.enabled || this.stripe) return { status: 409, kind: 'expired', payment: page.payment };
     await transact(this.repo.db, async (tx) => {
       const now = this.clock.now().toISOString();
       if (!(await this.repo.completePayment(tx, paymentId, now))) return;
@@ -95,5 +130,16 @@ export class CheckoutService {
       await this.billing.applyPayment(tx, { ...payment, amount_micros: Number(payment.amount_micros) });
     });
     return { status: 200, kind: 'paid', payment: (await this.repo.payment(paymentId)) as PaymentsTable };
+  }
+
+  /** A 402's Stripe checkout link: redirects to the payment's Checkout Session, created once. */
+  async stripeLink(paymentId: string, token: string): Promise<StripeCheckoutLink> {
+    const payment = await this.find(paymentId, token);
+    if (!payment || payment.processor !== 'stripe' || !this.stripe) return { status: 404, kind: 'unknown' };
+    const state = this.stateOf(payment);
+    if (state.kind !== 'pay') return state;
+    if (payment.external_url) return { status: 303, kind: 'redirect', url: payment.external_url };
+    if (!this.billing.enabled) return { status: 409, kind: 'expired', payment };
+    return { status: 303, kind: 'redirect', url: (await this.stripe.openSession(payment)).url };
   }
 }

@@ -52,10 +52,11 @@ export class BillingEnforcement implements ChargesPort {
     return { type: 'sms', quantity: message.segments, unit, micros: unit * message.segments };
   }
 
-  private usageOf(message: BillableMessage): UsageRecordsTable {
+  /** The usage record of a message; `at` (the clock's now) mints its id, one Date per batch. */
+  private usageOf(message: BillableMessage, at: Date): UsageRecordsTable {
     const price = this.priceOf(message);
     return {
-      id: newId('usg', this.clock),
+      id: newId('usg', this.clock, at),
       organization_id: message.organization_id,
       cell_id: message.cell_id,
       message_id: message.id,
@@ -87,7 +88,8 @@ export class BillingEnforcement implements ChargesPort {
       return {
         refusal: () => null,
         charge: async (messages) => {
-          await this.repo.insertUsage(tx, messages.map((message) => this.usageOf(message)));
+          const at = this.clock.now();
+          await this.repo.insertUsage(tx, messages.map((message) => this.usageOf(message, at)));
           return messages.map(() => null);
         },
       };
@@ -113,6 +115,7 @@ export class BillingEnforcement implements ChargesPort {
     const byOrganization = Map.groupBy(messages.map((message, i) => ({ message, i })), ({ message }) => message.organization_id);
     const ledger: Omit<LedgerEntriesTable, 'id'>[] = [];
     const usage: UsageRecordsTable[] = [];
+    const at = this.clock.now();
     for (const [organizationId, entries] of byOrganization) {
       let balance = Number(accounts.get(organizationId)?.prepaid_balance_micros ?? 0);
       for (;;) {
@@ -133,7 +136,7 @@ export class BillingEnforcement implements ChargesPort {
         if (total === 0 || (await this.repo.debitIfCovered(tx, organizationId, total))) {
           for (const { message, i } of entries) {
             if (!accepted.has(i)) continue;
-            const record = this.usageOf(message);
+            const record = this.usageOf(message, at);
             usage.push(record);
             ledger.push({ organization_id: organizationId, kind: 'message', amount_micros: -Number(record.amount_micros), reference: messageReference(message.id), description: `${record.type} x${record.quantity}`, created_at: message.created_at });
           }

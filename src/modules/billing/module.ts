@@ -10,38 +10,64 @@ import { registerBillingAdminRoutes } from './admin-routes.ts';
 import { CheckoutService } from './checkout.ts';
 import { BillingEnforcement } from './enforcement.ts';
 import { registerCheckoutRoutes } from './checkout-routes.ts';
+import { MppRail, registerMpp } from './mpp.ts';
+import { registerMppRoutes } from './mpp-routes.ts';
 import { registerPaymentRequired } from './payment-required.ts';
+import { registerX402, X402Settlement } from './x402.ts';
+import { registerX402Routes } from './x402-routes.ts';
+import { DepositsService } from './deposits.ts';
+import { DepositsRepository } from './deposits-repository.ts';
+import { registerDepositRoutes } from './deposits-routes.ts';
 import { BillingRepository } from './repository.ts';
 import { registerBillingRoutes } from './routes.ts';
 import { BillingService } from './service.ts';
+import { registerStripeRoutes } from './stripe-routes.ts';
+import { StripeCheckout } from './stripe.ts';
 import { UsageService } from './usage.ts';
 
 export interface BillingModule {
   billing: BillingService;
   usage: UsageService;
   checkout: CheckoutService;
+  /** Stripe Checkout, when CELLGATE_STRIPE_* is configured. */
+  stripe: StripeCheckout | null;
   enforcement: BillingEnforcement;
+  x402: X402Settlement;
+  /** The MPP rail (CELLGATE_MPP_*); its pay route is 409 when it is not configured. */
+  mpp: MppRail;
+  deposits: DepositsService;
 }
 
 export function build(deps: { database: Database; clock: Clock; config: Config; cells: CellsService; events: EventsService }): BillingModule {
   const repo = new BillingRepository(deps.database.db);
   const postgres = deps.database.dialect === 'postgres';
   const billing = new BillingService({ repo, clock: deps.clock, config: deps.config, cells: deps.cells, events: deps.events, postgres });
+  const stripe = deps.config.stripe ? new StripeCheckout({ config: deps.config.stripe, repo, billing, clock: deps.clock, consoleUrl: deps.config.consoleUrl }) : null;
   return {
     billing,
     usage: new UsageService({ repo, clock: deps.clock }),
-    checkout: new CheckoutService({ repo, billing, clock: deps.clock, baseUrl: deps.config.baseUrl }),
+    checkout: new CheckoutService({ repo, billing, clock: deps.clock, baseUrl: deps.config.baseUrl, stripe }),
+    stripe,
     enforcement: new BillingEnforcement({ repo, billing, clock: deps.clock, postgres }),
+    mpp: new MppRail({ repo, billing, clock: deps.clock, config: deps.config.mpp, baseUrl: deps.config.baseUrl }),
+    x402: new X402Settlement({ repo, billing, clock: deps.clock, testnet: deps.config.x402Testnet, facilitatorUrl: deps.config.x402FacilitatorUrl }),
+    deposits: new DepositsService({ repo: new DepositsRepository(deps.database.db), billingRepo: repo, billing, clock: deps.clock, secret: deps.config.x402DepositSecret }),
   };
 }
 
-/** The completion of every billing 402 (checkout URL, x402 header): registered before the routes. */
+/** x402 payment on agent routes and the completion of every billing 402: registered before the routes. */
 export function registerConventions(app: App, module: BillingModule, config: Config): void {
-  registerPaymentRequired(app, { checkout: module.checkout, baseUrl: config.baseUrl, testnet: config.x402Testnet, enabled: () => module.billing.enabled });
+  registerX402(app, module.x402);
+  registerMpp(app);
+  registerPaymentRequired(app, { checkout: module.checkout, x402: module.x402, baseUrl: config.baseUrl, testnet: config.x402Testnet, enabled: () => module.billing.enabled });
 }
 
 export function register(app: App, module: BillingModule): void {
   registerBillingRoutes(app, module.billing, module.usage);
   registerCheckoutRoutes(app, module.checkout);
+  registerStripeRoutes(app, { checkout: module.checkout, stripe: module.stripe, enabled: () => module.billing.enabled });
+  registerX402Routes(app, module.billing);
+  registerMppRoutes(app, { billing: module.billing, mpp: module.mpp });
+  registerDepositRoutes(app, module.deposits);
   registerBillingAdminRoutes(app, module.billing);
 }

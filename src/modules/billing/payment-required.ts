@@ -6,39 +6,11 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { App } from '../../http/types.ts';
 import type { CheckoutService } from './checkout.ts';
 import { parseUsd } from './money.ts';
-import { chainOf } from './networks.ts';
 import type { PaymentDetails } from './service.ts';
-
-/** How long a signed x402 authorization may take to settle. */
-export const X402_MAX_TIMEOUT_SECONDS = 300;
-
-/** The x402 v2 PaymentRequired object for these details (null without an x402 quote). */
-export function x402PaymentRequired(details: PaymentDetails, resourceUrl: string, testnet: boolean, description: string) {
-  if (!details.x402) return null;
-  const amount = String(parseUsd(details.amount_usd));
-  return {
-    x402Version: 2,
-    error: 'Payment required',
-    resource: { url: resourceUrl, description, mimeType: 'application/json' },
-    accepts: details.x402.quotes.map((quote) => {
-      const chain = chainOf(quote.network, testnet);
-      return {
-        scheme: 'exact',
-        network: quote.caip2_network,
-        amount,
-        asset: chain.token,
-        payTo: quote.pay_to,
-        maxTimeoutSeconds: X402_MAX_TIMEOUT_SECONDS,
-        extra: chain.eip712 ?? {},
-      };
-    }),
-  };
-}
-
-export const encodeHeader = (value: unknown) => Buffer.from(JSON.stringify(value)).toString('base64');
+import { encodeHeader, x402PaymentRequired, type X402Settlement } from './x402.ts';
 
 /** Registers the completion of every 402 payment_required of an agent (before the routes). */
-export function registerPaymentRequired(app: App, deps: { checkout: CheckoutService; baseUrl: string; testnet: boolean; enabled: () => boolean }): void {
+export function registerPaymentRequired(app: App, deps: { checkout: CheckoutService; x402: X402Settlement; baseUrl: string; testnet: boolean; enabled: () => boolean }): void {
   app.addHook('onSend', async (request: FastifyRequest, reply: FastifyReply, payload: unknown) => {
     if (reply.statusCode !== 402 || typeof payload !== 'string' || !request.agent) return payload;
     const problem = JSON.parse(payload) as { code?: string; detail?: string; payment?: PaymentDetails };
@@ -50,7 +22,10 @@ export function registerPaymentRequired(app: App, deps: { checkout: CheckoutServ
       details.checkout_url = checkout.checkout_url;
     }
     const x402 = x402PaymentRequired(details, `${deps.baseUrl}${request.url}`, deps.testnet, problem.detail ?? details.intent);
-    if (x402) reply.header('payment-required', encodeHeader(x402));
+    if (x402) {
+      await deps.x402.open(request.agent.organizationId, details);
+      reply.header('payment-required', encodeHeader(x402));
+    }
     return JSON.stringify(problem);
   });
 }

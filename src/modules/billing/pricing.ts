@@ -31,9 +31,11 @@ const TIER_NAME = /^[a-z][a-z0-9_]{0,31}$/;
 
 export class PricesError extends Error {}
 
-function usd(value: unknown, where: string): number {
+/** A dollar amount as a JSON number (20, 0.01) or a decimal string ("20.00", "0.01"). */
+function usd(raw: unknown, where: string): number {
+  const value = typeof raw === 'string' && /^\d{1,7}(\.\d{1,6})?$/.test(raw) ? Number(raw) : raw;
   if (typeof value !== 'number' || !Number.isFinite(value) || value < 0 || value > 1_000_000) {
-    throw new PricesError(`${where} must be a dollar amount from 0 to 1000000`);
+    throw new PricesError(`${where} must be a dollar amount from 0 to 1000000 (a number or a decimal string)`);
   }
   const micros = Math.round(value * MICROS_PER_USD);
   if (Math.abs(micros - value * MICROS_PER_USD) > 1e-6) throw new PricesError(`${where} has more than 6 decimals`);
@@ -43,9 +45,10 @@ function usd(value: unknown, where: string): number {
 const isObject = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
 
 /**
- * `{"tiers": {"starter": {"price_usd": 25, "cells": 1}, ...}, "extra_cell_usd": 8,
- * "sms_segment_usd": 0.01, "mms_usd": 0.03, "min_amount_usd": 5}`; every field optional. A tier
- * named here replaces the default of that name (both fields required); other tiers are kept.
+ * `{"tiers": {"starter": {"usd": "25.00", "cells": 1}, ...}, "extra_cell_usd": "8.00",
+ * "sms_segment_usd": "0.01", "mms_usd": "0.03", "min_amount_usd": "5"}` (contract §9); amounts
+ * may also be JSON numbers and a tier's price may be named `price_usd`. Every field is optional.
+ * A tier named here replaces the default of that name (both fields required); others are kept.
  */
 export function parsePrices(json: string): Prices {
   let raw: unknown;
@@ -61,13 +64,15 @@ export function parsePrices(json: string): Prices {
       if (!isObject(value)) throw new PricesError('tiers must be an object of tiers');
       for (const [name, tier] of Object.entries(value)) {
         if (!TIER_NAME.test(name)) throw new PricesError(`tier name ${JSON.stringify(name)} must be lowercase letters, digits or _`);
-        if (!isObject(tier) || Object.keys(tier).some((k) => k !== 'price_usd' && k !== 'cells')) {
-          throw new PricesError(`tiers.${name} must be {"price_usd": number, "cells": integer}`);
+        // The contract's example names the price `usd`; `price_usd` is taken too.
+        const priceKeys = Object.keys(isObject(tier) ? tier : {}).filter((k) => k === 'usd' || k === 'price_usd');
+        if (!isObject(tier) || priceKeys.length !== 1 || Object.keys(tier).some((k) => k !== 'usd' && k !== 'price_usd' && k !== 'cells')) {
+          throw new PricesError(`tiers.${name} must be {"usd": "20.00", "cells": integer}`);
         }
         if (!Number.isInteger(tier.cells) || (tier.cells as number) < 1 || (tier.cells as number) > 10_000) {
           throw new PricesError(`tiers.${name}.cells must be an integer from 1 to 10000`);
         }
-        prices.tiers[name] = { priceMicros: usd(tier.price_usd, `tiers.${name}.price_usd`), includedCells: tier.cells as number };
+        prices.tiers[name] = { priceMicros: usd(tier[priceKeys[0]], `tiers.${name}.${priceKeys[0]}`), includedCells: tier.cells as number };
       }
     } else if (key in FIELDS) {
       prices[FIELDS[key as keyof typeof FIELDS]] = usd(value, key);

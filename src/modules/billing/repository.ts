@@ -1,10 +1,35 @@
 // The SQL of billing and usage, nothing else.
 import { sql, type Kysely } from 'kysely';
+import { prepared, preparedRows } from '../../db/prepared.ts';
 import type { DB, Executor } from '../../db/schema.ts';
 import type { CursorKey } from '../../lib/pagination.ts';
-import type { BillingAccount, BillingAccountsTable, BillingAccountUpdate, BillingOperatorActionsTable, LedgerEntriesTable, PaymentsTable, UsageRecordsTable, X402WalletsTable } from './tables.ts';
+import type { BillingAccount, BillingAccountsTable, BillingAccountUpdate, BillingOperatorActionsTable, LedgerEntriesTable, PaymentsTable, StripeEventOutcome, StripeEventsTable, UsageRecordsTable, X402WalletsTable } from './tables.ts';
 
 export type UsageFilter = { organizationId: string; from: string; to: string; cellId?: string; type?: UsageRecordsTable['type'] };
+
+type LedgerRow = Omit<LedgerEntriesTable, 'id'>;
+
+// Every column, checked by the compiler (the prepared inserts name each one; see db/prepared.ts).
+const LEDGER_COLUMNS = Object.keys({ organization_id: true, kind: true, amount_micros: true, reference: true, description: true, created_at: true } satisfies Record<keyof LedgerRow, true>) as (keyof LedgerRow)[];
+const USAGE_COLUMNS = Object.keys({
+  id: true, organization_id: true, cell_id: true, message_id: true, type: true, quantity: true, unit_price_micros: true, amount_micros: true, created_at: true,
+} satisfies Record<keyof UsageRecordsTable, true>) as (keyof UsageRecordsTable)[];
+const columnsOf = <Row extends object>(row: Row, columns: readonly (keyof Row)[]) => Object.fromEntries(columns.map((column) => [column, row[column]])) as Row;
+
+// Run in every batch of sends (billing/enforcement.ts): built and compiled once, not per batch.
+const findAccounts = preparedRows((ex, refs: { organizationId: string }[]) =>
+  ex
+    .selectFrom('billing_accounts')
+    .select(['organization_id', 'state', 'tier', 'current_period_end', 'prepaid_balance_micros'])
+    .where('organization_id', 'in', refs.map((ref) => ref.organizationId)));
+const debitCovered = prepared((ex, p: { organizationId: string; micros: number }) =>
+  ex
+    .updateTable('billing_accounts')
+    .set({ prepaid_balance_micros: sql`prepaid_balance_micros - ${p.micros}` })
+    .where('organization_id', '=', p.organizationId)
+    .where('prepaid_balance_micros', '>=', p.micros));
+const insertLedger = preparedRows((ex, rows: LedgerRow[]) => ex.insertInto('ledger_entries').values(rows.map((row) => columnsOf(row, LEDGER_COLUMNS))));
+const insertUsageRecords = preparedRows((ex, rows: UsageRecordsTable[]) => ex.insertInto('usage_records').values(rows.map((row) => columnsOf(row, USAGE_COLUMNS))));
 
 export class BillingRepository {
   readonly db: Kysely<DB>;
@@ -52,12 +77,9 @@ export class BillingRepository {
   }
 
   /** The accounts of these organizations (those that have one), in the caller's transaction. */
-  accountsAmong(ex: Executor, organizationIds: readonly string[]) {
-    return ex
-      .selectFrom('billing_accounts')
-      .select(['organization_id', 'state', 'tier', 'current_period_end', 'prepaid_balance_micros'])
-      .where('organization_id', 'in', organizationIds)
-      .execute();
+  async accountsAmong(ex: Executor, organizationIds: readonly string[]) {
+    if (organizationIds.length === 0) return [];
+    return (await findAccounts(ex, organizationIds.map((organizationId) => ({ organizationId })))).rows;
   }
 
   /**
@@ -84,26 +106,21 @@ export class BillingRepository {
    * condition is checked by the update itself, so concurrent debits never overdraw.
    */
   async debitIfCovered(ex: Executor, organizationId: string, micros: number): Promise<boolean> {
-    const result = await ex
-      .updateTable('billing_accounts')
-      .set({ prepaid_balance_micros: sql`prepaid_balance_micros - ${micros}` })
-      .where('organization_id', '=', organizationId)
-      .where('prepaid_balance_micros', '>=', micros)
-      .executeTakeFirst();
-    return Number(result.numUpdatedRows) > 0;
+    const result = await debitCovered.execute(ex, { organizationId, micros });
+    return Number(result.numAffectedRows ?? 0) > 0;
   }
 
   /** Ledger rows whose amounts are already applied to the balance (see debitIfCovered). */
-  async insertLedgerRows(ex: Executor, entries: Omit<LedgerEntriesTable, 'id'>[]): Promise<void> {
-    if (entries.length > 0) await ex.insertInto('ledger_entries').values(entries).execute();
+  async insertLedgerRows(ex: Executor, entries: readonly LedgerRow[]): Promise<void> {
+    if (entries.length > 0) await insertLedger(ex, entries);
   }
 
   ledgerByReference(ex: Executor, references: readonly string[]) {
     return ex.selectFrom('ledger_entries').select(['organization_id', 'amount_micros', 'reference']).where('reference', 'in', references).execute();
   }
 
-  async insertUsage(ex: Executor, records: UsageRecordsTable[]): Promise<void> {
-    if (records.length > 0) await ex.insertInto('usage_records').values(records).execute();
+  async insertUsage(ex: Executor, records: readonly UsageRecordsTable[]): Promise<void> {
+    if (records.length > 0) await insertUsageRecords(ex, records);
   }
 
   /** A refunded message is no longer billed: its usage record goes. */
@@ -136,6 +153,19 @@ export class BillingRepository {
 
   payment(id: string): Promise<PaymentsTable | undefined> {
     return this.db.selectFrom('payments').selectAll().where('id', '=', id).executeTakeFirst();
+  }
+
+  /** The newest open x402 quote of this organization (for exactly this amount, when given). */
+  openX402Payment(organizationId: string, now: string, amountMicros?: number): Promise<PaymentsTable | undefined> {
+    let query = this.db
+      .selectFrom('payments')
+      .selectAll()
+      .where('organization_id', '=', organizationId)
+      .where('rail', '=', 'x402')
+      .where('status', '=', 'pending')
+      .where('expires_at', '>', now);
+    if (amountMicros !== undefined) query = query.where('amount_micros', '=', amountMicros);
+    return query.orderBy('id', 'desc').limit(1).executeTakeFirst();
   }
 
   /** Marks a pending payment succeeded; false when it was not pending (already credited). */
@@ -223,5 +253,32 @@ export class BillingRepository {
 
   organization(id: string) {
     return this.db.selectFrom('organizations').select(['id', 'name', 'email', 'status', 'created_at', 'verified_at']).where('id', '=', id).executeTakeFirst();
+  }
+
+  // Stripe Checkout (stripe.ts).
+
+  /** Records the Checkout Session of a payment once; false when it already has one. */
+  async setCheckoutSession(id: string, session: { id: string; url: string; expiresAt: string }): Promise<boolean> {
+    const result = await this.db
+      .updateTable('payments')
+      .set({ external_id: session.id, external_url: session.url, expires_at: session.expiresAt })
+      .where('id', '=', id)
+      .where('external_id', 'is', null)
+      .executeTakeFirst();
+    return Number(result.numUpdatedRows) > 0;
+  }
+
+  paymentIn(ex: Executor, id: string): Promise<PaymentsTable | undefined> {
+    return ex.selectFrom('payments').selectAll().where('id', '=', id).executeTakeFirst();
+  }
+
+  /** Records a Stripe event id; false when it was already received (a replay). */
+  async insertStripeEvent(ex: Executor, event: StripeEventsTable): Promise<boolean> {
+    const result = await ex.insertInto('stripe_events').values(event).onConflict((oc) => oc.column('id').doNothing()).executeTakeFirst();
+    return Number(result.numInsertedOrUpdatedRows ?? 0) > 0;
+  }
+
+  async setStripeEventOutcome(ex: Executor, id: string, outcome: StripeEventOutcome, paymentId: string | null): Promise<void> {
+    await ex.updateTable('stripe_events').set({ outcome, payment_id: paymentId }).where('id', '=', id).execute();
   }
 }

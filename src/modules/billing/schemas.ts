@@ -192,3 +192,11 @@ export const AdminOrganization = Type.Object({
   description: 'An organization with its billing status and prepaid balance.',
   examples: [{ id: ORG_EXAMPLE.id, name: ORG_EXAMPLE.name, email: ORG_EXAMPLE.email, status: ORG_EXAMPLE.status, created_at: ORG_EXAMPLE.created_at, verified_at: ORG_EXAMPLE.verified_at, billing: STATUS_EXAMPLE }],
 });
+
+/** The body of a request to pay an intent (card checkout, x402 pay, MPP pay). */
+export const PaymentIntentFields = {
+  intent: Type.Enum([...INTENTS]),
+  tier: Type.Optional(Type.String({ minLength: 1, maxLength: 32 })),
+  cell_id: Type.Optional(Type.String({ minLength: 1, maxLength: 64 })),
+  amount_usd: Type.Optional(Type.Union([Type.String({ maxLength: 16 }), Type.Number()], { description: 'Dollars with at most 2 decimals (top_up), e.g. "25.00".' })),
+};

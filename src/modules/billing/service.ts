@@ -15,6 +15,7 @@ import { listPage, type PageQuery } from '../../lib/pagination.ts';
 import type { CellsService } from '../cells/service.ts';
 import type { EventsService } from '../events/service.ts';
 import { parseUsd, usdNumber, usdString } from './money.ts';
+import { mppSummary } from './mpp-config.ts';
 import { ASSET, canonicalAddress, chainOf, NETWORKS, type Network } from './networks.ts';
 import type { BillingRepository } from './repository.ts';
 import type { BillingAccount, BillingAccountsTable, BillingState, X402WalletsTable } from './tables.ts';
@@ -51,6 +52,8 @@ export interface PaymentDetails {
   rails: string[];
   checkout_url?: string;
   x402?: X402Requirements;
+  /** Present when MPP is configured: realm, methods, pay_url (POST /v1/billing/mpp/pay). */
+  mpp?: ReturnType<typeof mppSummary>;
 }
 
 export interface RequirementsQuery {
@@ -92,7 +95,7 @@ function walletView(row: X402WalletsTable): WalletView {
 export class BillingService {
   private readonly repo: BillingRepository;
   private readonly clock: Clock;
-  private readonly config: Pick<Config, 'billing' | 'prices' | 'x402BasePayTo' | 'x402SolanaPayTo' | 'x402Testnet' | 'baseUrl'>;
+  private readonly config: Pick<Config, 'billing' | 'prices' | 'x402BasePayTo' | 'x402SolanaPayTo' | 'x402Testnet' | 'baseUrl' | 'mpp'>;
   private readonly cells: CellsService;
   private readonly events: EventsService;
   private readonly postgres: boolean;
@@ -124,6 +127,11 @@ export class BillingService {
     if (this.config.x402BasePayTo) payTo.base = this.config.x402BasePayTo;
     if (this.config.x402SolanaPayTo) payTo.solana = this.config.x402SolanaPayTo;
     return payTo;
+  }
+
+  /** The seller address of a configured x402 network. */
+  payToOf(network: Network): string | undefined {
+    return this.payTo()[network];
   }
 
   private async account(organizationId: string, ex: Executor = this.repo.db): Promise<Account> {
@@ -166,7 +174,12 @@ export class BillingService {
   }
 
   private rails(): string[] {
-    return Object.keys(this.payTo()).length > 0 ? ['card_processor', 'x402'] : ['card_processor'];
+    return ['card_processor', ...(Object.keys(this.payTo()).length > 0 ? ['x402'] : []), ...(this.config.mpp ? ['mpp'] : [])];
+  }
+
+  /** The mpp block (realm, methods, where to pay); undefined when MPP is not configured. */
+  mpp() {
+    return this.config.mpp ? mppSummary(this.config.mpp, this.config.baseUrl) : undefined;
   }
 
   /** The x402 block: every configured network, or only `only`; undefined when none is configured. */
@@ -201,11 +214,13 @@ export class BillingService {
   async paymentOptions(organizationId: string) {
     const balance = await this.repo.balance(this.repo.db, organizationId);
     const x402 = this.x402();
+    const mpp = this.mpp();
     return {
       rails: this.rails(),
       prepaid_balance_usd: usdNumber(balance),
       min_amount_usd: usdNumber(this.prices.minAmountMicros),
       ...(x402 ? { x402 } : {}),
+      ...(mpp ? { mpp } : {}),
       card_processor: { provider: 'local', checkout_url: `${this.config.baseUrl}/v1/billing/checkout`, currency: 'USD' },
     };
   }
@@ -218,6 +233,7 @@ export class BillingService {
   }
 
   private details(intent: Intent, micros: number, what: { tier?: string; cellId?: string }, x402 = this.x402()): PaymentDetails {
+    const mpp = this.mpp();
     return {
       amount_usd: usdString(micros),
       currency: 'USD',
@@ -226,12 +242,20 @@ export class BillingService {
       ...(what.cellId ? { cell_id: what.cellId } : {}),
       rails: this.rails(),
       ...(x402 ? { x402 } : {}),
+      ...(mpp ? { mpp } : {}),
     };
   }
 
   /** The 402 of contract §2: `payment` is the PaymentDetails of the intent that unblocks the action. */
   paymentRequired(detail: string, intent: Intent, micros: number, what: { tier?: string; cellId?: string } = {}): ApiError {
     return new ApiError('payment_required', detail, { extensions: { payment: this.details(intent, micros, what) } });
+  }
+
+  /** The 402 of paying an intent directly (x402 or MPP pay routes): its PaymentDetails. */
+  async intentRequired(organizationId: string, query: Omit<RequirementsQuery, 'network'>): Promise<ApiError> {
+    if (!this.enabled) return new ApiError('billing_disabled', 'Billing is off on this deployment: nothing is charged or paid.');
+    const { micros, tier, cellId } = await this.price(organizationId, query);
+    return this.paymentRequired(`Pay ${usdString(micros)} for ${query.intent}.`, query.intent, micros, { tier, cellId });
   }
 
   private amountOf(text: string): number {

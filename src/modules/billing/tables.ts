@@ -33,7 +33,7 @@ export interface LedgerEntriesTable {
 export interface PaymentsTable {
   id: string;
   organization_id: string;
-  rail: 'card_processor';
+  rail: 'card_processor' | 'x402' | 'mpp';
   intent: 'setup' | 'renewal' | 'top_up' | 'reinstate' | 'create_cell';
   tier: string | null;
   cell_id: string | null;
@@ -43,6 +43,24 @@ export interface PaymentsTable {
   expires_at: string;
   created_at: string;
   completed_at: string | null;
+  /** Who carries a card payment: the built-in local page (the default), or Stripe Checkout. */
+  processor?: PaymentProcessor;
+  /** The Stripe Checkout Session (cs_...) and its URL, once created (null otherwise). */
+  external_id?: string | null;
+  external_url?: string | null;
+}
+
+export type PaymentProcessor = 'local' | 'stripe';
+
+export type StripeEventOutcome = 'credited' | 'already_paid' | 'unpaid' | 'unknown_payment' | 'mismatch' | 'ignored';
+
+/** Stripe webhook events received, by id: each is applied once. */
+export interface StripeEventsTable {
+  id: string;
+  type: string;
+  payment_id: string | null;
+  outcome: StripeEventOutcome | null;
+  received_at: string;
 }
 
 export interface X402WalletsTable {
@@ -78,11 +96,39 @@ export interface BillingOperatorActionsTable {
   created_at: string;
 }
 
+export interface X402DepositsTable {
+  id: string;
+  deposit_id: string;
+  network: 'base' | 'solana';
+  from_address: string;
+  to_address: string;
+  amount_micros: number | string;
+  transaction: string;
+  status: 'credited' | 'held';
+  organization_id: string | null;
+  payment_id: string | null;
+  created_at: string;
+  credited_at: string | null;
+}
+
+/** An MPP credential accepted: its challenge and its proof each credit once. */
+export interface MppCredentialsTable {
+  challenge_id: string;
+  reference: string;
+  method: string;
+  payment_id: string;
+  organization_id: string;
+  created_at: string;
+}
+
 export interface BillingTables {
   billing_accounts: BillingAccountsTable;
   ledger_entries: LedgerEntriesTable;
   payments: PaymentsTable;
   x402_wallets: X402WalletsTable;
+  x402_deposits: X402DepositsTable;
   usage_records: UsageRecordsTable;
   billing_operator_actions: BillingOperatorActionsTable;
+  stripe_events: StripeEventsTable;
+  mpp_credentials: MppCredentialsTable;
 }

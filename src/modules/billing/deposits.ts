@@ -1,0 +1,159 @@
+// Deposits to a seller pay_to address (contract §7, issue 14): the payment processor reports each
+// by a signed webhook (HMAC-SHA256 over "<timestamp>.<raw body>" with CELLGATE_X402_DEPOSIT_SECRET,
+// in `X-Cellgate-Signature: t=<unix seconds>,v1=<hex>`, 5 minutes of tolerance). A deposit is
+// applied once per processor deposit id: credited to the organization that registered the sending
+// wallet (completing its open x402 quote of exactly that amount, else as a top_up), or held for
+// the operator, who assigns it to an organization.
+import { createHmac } from 'node:crypto';
+import { transact } from '../../db/transaction.ts';
+import type { Executor } from '../../db/schema.ts';
+import type { Clock } from '../../lib/clock.ts';
+import { ApiError, invalidField, notFound } from '../../lib/errors.ts';
+import { newId } from '../../lib/ids.ts';
+import { listPage, type PageQuery } from '../../lib/pagination.ts';
+import { constantTimeEqualHex, randomBase62, sha256Hex } from '../../lib/secrets.ts';
+import type { DepositsRepository } from './deposits-repository.ts';
+import { usdString } from './money.ts';
+import { canonicalAddress, type Network } from './networks.ts';
+import type { BillingRepository } from './repository.ts';
+import type { BillingService } from './service.ts';
+import type { PaymentsTable, X402DepositsTable } from './tables.ts';
+
+/** A signature older or newer than this (by the injected clock) is refused: no replays. */
+export const DEPOSIT_TOLERANCE_SECONDS = 300;
+
+export interface DepositReport {
+  deposit_id: string;
+  network: Network;
+  from: string;
+  to: string;
+  /** Atomic USDC units (6 decimals: micro-USD). */
+  amount: string;
+  transaction: string;
+}
+
+export type DepositView = ReturnType<typeof depositView>;
+
+export function depositView(row: X402DepositsTable) {
+  return {
+    id: row.id,
+    deposit_id: row.deposit_id,
+    network: row.network,
+    from: row.from_address,
+    to: row.to_address,
+    amount_usd: usdString(Number(row.amount_micros)),
+    transaction: row.transaction,
+    status: row.status,
+    organization_id: row.organization_id,
+    payment_id: row.payment_id,
+    created_at: row.created_at,
+    credited_at: row.credited_at,
+  };
+}
+
+const unsigned = (message: string) => new ApiError('invalid_request', message, { errors: [{ field: 'X-Cellgate-Signature', code: 'invalid_signature', message }] });
+
+export class DepositsService {
+  private readonly repo: DepositsRepository;
+  private readonly billingRepo: BillingRepository;
+  private readonly billing: BillingService;
+  private readonly clock: Clock;
+  private readonly secret: string | null;
+
+  constructor(deps: { repo: DepositsRepository; billingRepo: BillingRepository; billing: BillingService; clock: Clock; secret: string | null }) {
+    this.repo = deps.repo;
+    this.billingRepo = deps.billingRepo;
+    this.billing = deps.billing;
+    this.clock = deps.clock;
+    this.secret = deps.secret;
+  }
+
+  /** Checks the webhook's signature over the raw body (400 when missing, forged or stale). */
+  verify(header: string | undefined, rawBody: string): void {
+    if (!this.secret) throw new ApiError('not_found', 'The deposit webhook is not configured here (CELLGATE_X402_DEPOSIT_SECRET).');
+    const parts = new Map((header ?? '').split(',').map((part) => part.trim().split('=', 2) as [string, string]));
+    const timestamp = Number(parts.get('t'));
+    const signature = parts.get('v1') ?? '';
+    if (!Number.isInteger(timestamp) || !/^[0-9a-f]{64}$/.test(signature)) throw unsigned('X-Cellgate-Signature must be t=<unix seconds>,v1=<hex HMAC-SHA256>.');
+    const expected = createHmac('sha256', this.secret).update(`${timestamp}.${rawBody}`).digest('hex');
+    if (!constantTimeEqualHex(expected, signature)) throw unsigned('The signature does not match the body.');
+    if (Math.abs(this.clock.now().getTime() / 1000 - timestamp) > DEPOSIT_TOLERANCE_SECONDS) throw unsigned('The signature is too old or from the future.');
+  }
+
+  /** Applies a reported deposit once; the deposit as recorded (and whether this call recorded it). */
+  async report(input: DepositReport): Promise<{ created: boolean; deposit: DepositView }> {
+    const payTo = this.billing.payToOf(input.network);
+    if (!payTo) throw invalidField('network', 'not_configured', `The ${input.network} rail is not configured here.`);
+    const from = canonicalAddress(input.network, input.from);
+    if (!from) throw invalidField('from', 'invalid_format', `from is not a ${input.network} address.`);
+    if (canonicalAddress(input.network, input.to) !== payTo) throw invalidField('to', 'not_ours', 'to is not this deployment\'s pay_to address.');
+    const amount = Number(input.amount);
+    return transact(this.repo.db, async (tx) => {
+      const now = this.clock.now().toISOString();
+      const row: X402DepositsTable = {
+        id: newId('dep', this.clock),
+        deposit_id: input.deposit_id,
+        network: input.network,
+        from_address: from,
+        to_address: payTo,
+        amount_micros: amount,
+        transaction: input.transaction,
+        status: 'held',
+        organization_id: null,
+        payment_id: null,
+        created_at: now,
+        credited_at: null,
+      };
+      if (!(await this.repo.insert(tx, row))) return { created: false, deposit: depositView((await this.repo.byDepositId(tx, input.deposit_id)) as X402DepositsTable) };
+      const wallet = await this.billingRepo.wallet(tx, input.network, from);
+      if (wallet) await this.credit(tx, row, wallet.organization_id);
+      return { created: true, deposit: depositView((await this.repo.find(tx, row.id)) as X402DepositsTable) };
+    });
+  }
+
+  /** Credits a held deposit to an organization: its open quote of that amount, else a top_up. */
+  private async credit(tx: Executor, deposit: X402DepositsTable, organizationId: string): Promise<void> {
+    const now = this.clock.now();
+    const amount = Number(deposit.amount_micros);
+    let payment = await this.repo.openQuote(tx, organizationId, amount, now.toISOString());
+    if (!payment) {
+      payment = {
+        id: newId('pay', this.clock, now),
+        organization_id: organizationId,
+        rail: 'x402',
+        intent: 'top_up',
+        tier: null,
+        cell_id: null,
+        amount_micros: amount,
+        status: 'pending',
+        token_hash: sha256Hex(randomBase62(32)),
+        expires_at: now.toISOString(),
+        created_at: now.toISOString(),
+        completed_at: null,
+      } satisfies PaymentsTable;
+      await this.repo.insertPayment(tx, payment);
+    }
+    if (!(await this.billingRepo.completePayment(tx, payment.id, now.toISOString()))) throw new Error(`payment ${payment.id} was completed under a held deposit`);
+    await this.billing.applyPayment(tx, { ...payment, amount_micros: amount });
+    if (!(await this.repo.credit(tx, deposit.id, { organization_id: organizationId, payment_id: payment.id, credited_at: now.toISOString() }))) {
+      throw new ApiError('conflict', 'This deposit was credited meanwhile.');
+    }
+  }
+
+  async list(status: X402DepositsTable['status'] | undefined, query: PageQuery) {
+    const page = await listPage(query, (after, count) => this.repo.list(status, after, count), (row) => [row.id]);
+    return { deposits: page.items.map(depositView), next_cursor: page.next_cursor };
+  }
+
+  /** The operator credits a held deposit to an organization (404 unknown; 409 when not held). */
+  async assign(id: string, organizationId: string): Promise<DepositView> {
+    if (!(await this.billingRepo.organization(organizationId))) throw notFound('organization');
+    return transact(this.repo.db, async (tx) => {
+      const deposit = await this.repo.find(tx, id);
+      if (!deposit) throw notFound('deposit');
+      if (deposit.status !== 'held') throw new ApiError('conflict', `The deposit is already credited to ${deposit.organization_id}.`);
+      await this.credit(tx, deposit, organizationId);
+      return depositView((await this.repo.find(tx, id)) as X402DepositsTable);
+    });
+  }
+}

@@ -1,0 +1,220 @@
+// The MPP rail (the "Payment" HTTP authentication scheme, draft-httpauth-payment): paying an intent
+// answers 402 with a `WWW-Authenticate: Payment` challenge per configured method, whose id is an
+// HMAC (CELLGATE_MPP_SECRET, computed by mppx) over realm, method, intent, request (amount,
+// currency, recipient, chain), expiry and opaque data (organization, payment, billing intent).
+// Each challenge is a pending `mpp` payment. A retry carrying `Authorization: Payment <credential>`
+// is checked here (HMAC intact, not expired by our clock, method configured), its proof verified by
+// the method, and then, in one transaction, the credential is recorded (its challenge id and its
+// proof are unique in the database, so it credits once across processes), the payment completed
+// and its intent applied. The answer carries `Payment-Receipt`. mppx provides the wire formats
+// (challenge, credential, receipt) and the tempo method's schemas; expiry is ours, by our clock.
+import { Challenge, Credential, PaymentRequest, Receipt } from 'mppx';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { transact } from '../../db/transaction.ts';
+import type { Clock } from '../../lib/clock.ts';
+import { ApiError } from '../../lib/errors.ts';
+import { newId } from '../../lib/ids.ts';
+import { randomBase62, sha256Hex } from '../../lib/secrets.ts';
+import { hookList } from '../../http/auth.ts';
+import type { App } from '../../http/types.ts';
+import { parseUsd, usdString } from './money.ts';
+import { mppRealm, type MppConfig } from './mpp-config.ts';
+import { recordCredential } from './mpp-repository.ts';
+import { MethodRefusal, TempoMethod } from './mpp-tempo.ts';
+import type { BillingRepository } from './repository.ts';
+import { INTENTS, type BillingService, type Intent, type PaymentDetails } from './service.ts';
+import type { PaymentsTable } from './tables.ts';
+
+/** How long a challenge (and its pending payment) stays open. */
+export const MPP_CHALLENGE_SECONDS = 300;
+
+declare module 'fastify' {
+  interface FastifyContextConfig {
+    /** The route also takes `Authorization: Payment <credential>` in place of the agent's key (MPP). */
+    paymentCredential?: boolean;
+  }
+}
+
+/** The MPP credential of a request: `Authorization: Payment ...`, or `Payment-Authorization` beside a key. */
+export function paymentCredentialOf(request: FastifyRequest): string | null {
+  for (const value of [request.headers.authorization, request.headers['payment-authorization']]) {
+    if (typeof value === 'string' && /^Payment\s+\S/i.test(value)) return value;
+  }
+  return null;
+}
+
+/** The opaque data a challenge carries (HMAC-bound): base64url JSON on the wire. */
+export function metaOf(challenge: Challenge.Challenge): Record<string, string> {
+  if (challenge.meta) return challenge.meta;
+  try {
+    const value = challenge.opaque ? (PaymentRequest.deserialize(challenge.opaque) as Record<string, unknown>) : {};
+    return Object.fromEntries(Object.entries(value).filter((e): e is [string, string] => typeof e[1] === 'string'));
+  } catch {
+    return {};
+  }
+}
+
+const disabled = () => new ApiError('billing_disabled', 'Billing is off on this deployment: nothing is charged or paid.');
+
+export class MppRail {
+  private readonly repo: BillingRepository;
+  private readonly billing: BillingService;
+  private readonly clock: Clock;
+  private readonly config: MppConfig | null;
+  private readonly baseUrl: string;
+  private readonly methods: TempoMethod[];
+
+  constructor(deps: { repo: BillingRepository; billing: BillingService; clock: Clock; config: MppConfig | null; baseUrl: string }) {
+    this.repo = deps.repo;
+    this.billing = deps.billing;
+    this.clock = deps.clock;
+    this.config = deps.config;
+    this.baseUrl = deps.baseUrl;
+    this.methods = deps.config?.methods.tempo ? [new TempoMethod(deps.config.methods.tempo)] : [];
+  }
+
+  get realm(): string {
+    return mppRealm(this.baseUrl);
+  }
+
+  /** GET /.well-known/mpp; null when MPP is not configured. */
+  discovery() {
+    if (!this.config) return null;
+    return {
+      realm: this.realm,
+      scheme: 'Payment',
+      methods: this.methods.map((m) => m.describe()),
+      intents: [...INTENTS],
+      currencies: ['USD'],
+      pay_endpoint: { method: 'POST', url: `${this.baseUrl}/v1/billing/mpp/pay`, body: { intent: INTENTS.join(' | '), tier: 'optional', cell_id: 'optional', amount_usd: 'for top_up' } },
+      challenge_ttl_seconds: MPP_CHALLENGE_SECONDS,
+      credential_header: 'Authorization',
+    };
+  }
+
+  private secret(): string {
+    if (!this.config) throw new ApiError('conflict', 'MPP is not offered on this deployment (CELLGATE_MPP_METHODS is not set).');
+    return this.config.secret;
+  }
+
+  /**
+   * The 402 of paying an intent over MPP: opens a pending mpp payment of its amount and answers
+   * its PaymentDetails with one `WWW-Authenticate: Payment` challenge per configured method.
+   */
+  async required(organizationId: string, details: PaymentDetails, detail: string): Promise<ApiError> {
+    const secret = this.secret();
+    const now = this.clock.now();
+    const micros = parseUsd(details.amount_usd) ?? 0;
+    const expires = new Date(now.getTime() + MPP_CHALLENGE_SECONDS * 1000).toISOString();
+    const payment: PaymentsTable = {
+      id: newId('pay', this.clock, now),
+      organization_id: organizationId,
+      rail: 'mpp',
+      intent: details.intent,
+      tier: details.tier ?? null,
+      cell_id: details.cell_id ?? null,
+      amount_micros: micros,
+      status: 'pending',
+      token_hash: sha256Hex(randomBase62(32)), // an MPP payment has no page: an unguessable nothing
+      expires_at: expires,
+      created_at: now.toISOString(),
+      completed_at: null,
+    };
+    await this.repo.insertPayment(payment);
+    const meta = { organization_id: organizationId, payment_id: payment.id, intent: details.intent };
+    const challenges = this.methods.map((method) => method.challenge({ secret, realm: this.realm, micros, expires, description: `Cellgate ${details.intent} ${details.amount_usd} USD`, meta }));
+    return new ApiError('payment_required', detail, {
+      extensions: { payment: { ...details, mpp: { ...details.mpp, payment_id: payment.id, challenge_ids: challenges.map((c) => c.id), expires_at: expires } } },
+      headers: { 'WWW-Authenticate': challenges.map((c) => Challenge.serialize(c)).join(', ') },
+    });
+  }
+
+  /** A refused credential: 402 with the reason and, when its challenge was ours, a fresh one for the same payment. */
+  private async refused(reason: string, payment?: PaymentsTable): Promise<ApiError> {
+    const detail = `The MPP credential was refused: ${reason}`;
+    if (!payment) return new ApiError('payment_required', detail);
+    const details = this.billing.paymentRequired(detail, payment.intent, Number(payment.amount_micros), { tier: payment.tier ?? undefined, cellId: payment.cell_id ?? undefined });
+    return this.required(payment.organization_id, details.extensions?.payment as PaymentDetails, detail);
+  }
+
+  /**
+   * Verifies `Authorization: Payment <credential>` and credits it once. `agentOrganization` is the
+   * organization of the API key sent beside it (Payment-Authorization), if any; the challenge names
+   * its own organization, bound by the HMAC. Throws 402 (refused, nothing credited), 409 (used).
+   */
+  async pay(header: string, body: { intent: Intent }, agentOrganization?: string): Promise<{ payment: PaymentsTable; receipt: string }> {
+    if (!this.billing.enabled) throw disabled();
+    const secret = this.secret();
+    let credential: Credential.Credential;
+    try {
+      credential = Credential.deserialize(header);
+    } catch {
+      throw new ApiError('invalid_request', 'The Payment credential is not a base64url JSON credential.', {
+        errors: [{ field: 'Authorization', code: 'invalid_format', message: 'Authorization must be "Payment <base64url credential>" echoing a challenge of this server.' }],
+      });
+    }
+    const challenge = credential.challenge;
+    if (challenge.realm !== this.realm || !Challenge.verify(challenge, { secretKey: secret })) {
+      throw await this.refused('the challenge was not issued by this server or was altered; ask for a new one with your API key.');
+    }
+    const meta = metaOf(challenge);
+    const payment = meta.payment_id ? await this.repo.payment(meta.payment_id) : undefined;
+    if (!payment || payment.rail !== 'mpp' || payment.organization_id !== meta.organization_id) throw await this.refused('the challenge names no MPP payment of this server.');
+    if (agentOrganization !== undefined && agentOrganization !== payment.organization_id) {
+      throw new ApiError('forbidden', 'This credential pays for another organization.');
+    }
+    if (payment.status === 'succeeded') throw this.used(payment);
+    if (!challenge.expires || Date.parse(challenge.expires) <= this.clock.now().getTime()) throw await this.refused(`the challenge expired at ${challenge.expires ?? '(none)'}.`, payment);
+    const method = this.methods.find((m) => m.name === challenge.method);
+    if (!method || challenge.intent !== 'charge') {
+      throw await this.refused(`method ${challenge.method} (${challenge.intent}) is not taken here; accepted: ${this.methods.map((m) => `${m.name} (charge)`).join(', ')}.`, payment);
+    }
+    if (body.intent !== payment.intent) throw await this.refused(`the challenge pays ${payment.intent}, not ${body.intent}.`, payment);
+    if (BigInt(String((challenge.request as { amount?: unknown }).amount ?? '0')) < BigInt(payment.amount_micros)) {
+      throw await this.refused('the challenge asks less than the payment.', payment);
+    }
+    let proof: { reference: string; transaction: string };
+    try {
+      proof = await method.verify(challenge, credential.payload);
+    } catch (error) {
+      if (error instanceof MethodRefusal) throw await this.refused(error.message, payment);
+      throw error;
+    }
+    const nowIso = this.clock.now().toISOString();
+    const credited = await transact(this.repo.db, async (tx) => {
+      const row = { challenge_id: challenge.id, reference: proof.reference, method: method.name, payment_id: payment.id, organization_id: payment.organization_id, created_at: nowIso };
+      if (!(await recordCredential(tx, row))) return false;
+      if (!(await this.repo.completePayment(tx, payment.id, nowIso))) return false;
+      await this.billing.applyPayment(tx, { ...payment, amount_micros: Number(payment.amount_micros) });
+      return true;
+    });
+    if (!credited) throw this.used(payment);
+    const receipt = Receipt.serialize(Receipt.from({ method: method.name, reference: proof.transaction, status: 'success', timestamp: nowIso, externalId: payment.id }));
+    return { payment: { ...payment, status: 'succeeded', completed_at: nowIso }, receipt };
+  }
+
+  private used(payment: PaymentsTable): ApiError {
+    return new ApiError('conflict', `This MPP credential (or its transaction) was already used: payment ${payment.id} of ${usdString(Number(payment.amount_micros))} is credited once. Ask for a new challenge to pay again.`);
+  }
+}
+
+/**
+ * On routes whose config says `paymentCredential`, a request carrying `Authorization: Payment`
+ * skips the agent's key check: the credential's challenge, HMAC-bound to the organization it was
+ * issued to, stands for it. Registered after registerAuth, whose check is the route's first
+ * onRequest hook.
+ */
+export function registerMpp(app: App): void {
+  app.addHook('onRoute', (route) => {
+    if (!route.config?.paymentCredential) return;
+    const [check, ...rest] = hookList(route.onRequest);
+    if (!check) return;
+    const skipWhenPaying = async function (this: unknown, request: FastifyRequest, reply: FastifyReply) {
+      const header = request.headers.authorization;
+      if (typeof header === 'string' && /^Payment\s/i.test(header)) return;
+      // eslint-disable-next-line @typescript-eslint/no-explicit-any -- the hook's own signature
+      return (check as any).call(this, request, reply);
+    };
+    route.onRequest = [skipWhenPaying, ...rest];
+  });
+}

@@ -1,0 +1,172 @@
+// The x402 rail (v2, scheme `exact`): every billing 402 advertises its PaymentRequired in the
+// `PAYMENT-REQUIRED` header and opens a quote (a pending x402 payment of exactly that amount). A
+// retry carrying `PAYMENT-SIGNATURE` is verified and settled through the facilitator before the
+// route runs: the quote's payment is credited once, its intent applied, and the original action
+// then finds it paid; the answer carries `PAYMENT-RESPONSE`. Built on @x402/core's facilitator
+// client and header codecs.
+import { decodePaymentSignatureHeader, encodePaymentResponseHeader, HTTPFacilitatorClient, type FacilitatorClient } from '@x402/core/http';
+import type { PaymentPayload, PaymentRequirements, SettleResponse } from '@x402/core/types';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { transact } from '../../db/transaction.ts';
+import type { Clock } from '../../lib/clock.ts';
+import { ApiError } from '../../lib/errors.ts';
+import { newId } from '../../lib/ids.ts';
+import { randomBase62, sha256Hex } from '../../lib/secrets.ts';
+import { hookList } from '../../http/auth.ts';
+import type { App } from '../../http/types.ts';
+import { parseUsd, usdString } from './money.ts';
+import { chainOf, NETWORKS, type Network } from './networks.ts';
+import type { BillingRepository } from './repository.ts';
+import type { BillingService, PaymentDetails } from './service.ts';
+import type { PaymentsTable } from './tables.ts';
+
+/** How long a signed x402 authorization may take to settle, and how long a quote stays open. */
+export const X402_MAX_TIMEOUT_SECONDS = 300;
+/** Calls to the facilitator give up after this (the agent gets a 402 saying so). */
+export const FACILITATOR_TIMEOUT_MS = 10_000;
+
+/** The x402 v2 PaymentRequired object for these details (null without an x402 quote). */
+export function x402PaymentRequired(details: PaymentDetails, resourceUrl: string, testnet: boolean, description: string) {
+  if (!details.x402) return null;
+  const amount = String(parseUsd(details.amount_usd));
+  return {
+    x402Version: 2,
+    error: 'Payment required',
+    resource: { url: resourceUrl, description, mimeType: 'application/json' },
+    accepts: details.x402.quotes.map((quote) => requirementsFor(quote.network, quote.pay_to, amount, testnet)),
+  };
+}
+
+function requirementsFor(network: Network, payTo: string, amount: string, testnet: boolean): PaymentRequirements {
+  const chain = chainOf(network, testnet);
+  return {
+    scheme: 'exact',
+    network: chain.caip2 as PaymentRequirements['network'],
+    amount,
+    asset: chain.token,
+    payTo,
+    maxTimeoutSeconds: X402_MAX_TIMEOUT_SECONDS,
+    extra: chain.eip712 ?? {},
+  };
+}
+
+export const encodeHeader = (value: unknown) => Buffer.from(JSON.stringify(value)).toString('base64');
+
+/** The payment a request's PAYMENT-SIGNATURE settled (for routes that answer with it). */
+const settledPayments = new WeakMap<FastifyRequest, { id: string; intent: PaymentsTable['intent']; amountUsd: string }>();
+export const paidBy = (request: FastifyRequest) => settledPayments.get(request);
+
+export class X402Settlement {
+  private readonly repo: BillingRepository;
+  private readonly billing: BillingService;
+  private readonly clock: Clock;
+  private readonly testnet: boolean;
+  private readonly facilitator: FacilitatorClient | null;
+
+  constructor(deps: { repo: BillingRepository; billing: BillingService; clock: Clock; testnet: boolean; facilitatorUrl: string | null }) {
+    this.repo = deps.repo;
+    this.billing = deps.billing;
+    this.clock = deps.clock;
+    this.testnet = deps.testnet;
+    this.facilitator = deps.facilitatorUrl ? new HTTPFacilitatorClient({ url: deps.facilitatorUrl, timeoutMs: FACILITATOR_TIMEOUT_MS }) : null;
+  }
+
+  /** Opens the quote behind a 402's PAYMENT-REQUIRED: a pending x402 payment of its amount. */
+  async open(organizationId: string, details: PaymentDetails): Promise<void> {
+    const now = this.clock.now();
+    const payment: PaymentsTable = {
+      id: newId('pay', this.clock, now),
+      organization_id: organizationId,
+      rail: 'x402',
+      intent: details.intent,
+      tier: details.tier ?? null,
+      cell_id: details.cell_id ?? null,
+      amount_micros: parseUsd(details.amount_usd) ?? 0,
+      status: 'pending',
+      token_hash: sha256Hex(randomBase62(32)), // x402 quotes have no page: an unguessable nothing
+      expires_at: new Date(now.getTime() + X402_MAX_TIMEOUT_SECONDS * 1000).toISOString(),
+      created_at: now.toISOString(),
+      completed_at: null,
+    };
+    await this.repo.insertPayment(payment);
+  }
+
+  /** A 402 naming why an x402 payment was refused, with what to pay (a fresh quote follows). */
+  private refused(reason: string, quote?: PaymentsTable): ApiError {
+    if (!quote) return new ApiError('payment_required', `The x402 payment was refused: ${reason}`);
+    return this.billing.paymentRequired(`The x402 payment was refused: ${reason}`, quote.intent, Number(quote.amount_micros), {
+      tier: quote.tier ?? undefined,
+      cellId: quote.cell_id ?? undefined,
+    });
+  }
+
+  /**
+   * Verifies and settles the PAYMENT-SIGNATURE of `organizationId` against its open quote of the
+   * same amount (our own requirements: payee, asset and network come from configuration, never
+   * from the client), then credits it once and applies its intent. Throws a 402 with the reason
+   * when anything fails; nothing is credited unless the facilitator settled.
+   */
+  async settle(organizationId: string, header: string): Promise<{ settled: SettleResponse; payment: PaymentsTable }> {
+    if (!this.billing.enabled) throw new ApiError('billing_disabled', 'Billing is off on this deployment: nothing is charged or paid.');
+    let payload: PaymentPayload;
+    try {
+      payload = decodePaymentSignatureHeader(header);
+    } catch {
+      throw new ApiError('invalid_request', 'PAYMENT-SIGNATURE is not a base64 JSON x402 payment payload.', {
+        errors: [{ field: 'PAYMENT-SIGNATURE', code: 'invalid_format', message: 'PAYMENT-SIGNATURE must be a base64 JSON x402 v2 payment payload.' }],
+      });
+    }
+    const accepted = payload?.accepted;
+    if (payload?.x402Version !== 2 || typeof accepted !== 'object' || accepted === null) {
+      throw this.refused('only x402 version 2 payloads with `accepted` requirements are taken.', await this.repo.openX402Payment(organizationId, this.clock.now().toISOString()));
+    }
+    const now = this.clock.now().toISOString();
+    // A refusal names what to pay: the organization's newest open quote.
+    const newest = async () => this.repo.openX402Payment(organizationId, now);
+    const network = NETWORKS.find((n) => chainOf(n, this.testnet).caip2 === accepted.network);
+    const payTo = network ? this.billing.payToOf(network) : undefined;
+    if (!network || !payTo) throw this.refused(`network ${String(accepted.network)} is not one this deployment takes.`, await newest());
+    if (accepted.scheme !== 'exact') throw this.refused('only the exact scheme is taken.', await newest());
+    const quote = typeof accepted.amount === 'string' && /^\d{1,15}$/.test(accepted.amount) ? await this.repo.openX402Payment(organizationId, now, Number(accepted.amount)) : undefined;
+    if (!quote) throw this.refused('no open quote of this organization has that amount; repeat the request for a fresh PAYMENT-REQUIRED.', await newest());
+    const requirements = requirementsFor(network, payTo, String(Number(quote.amount_micros)), this.testnet);
+    if (accepted.asset !== requirements.asset || accepted.payTo !== requirements.payTo) throw this.refused('the asset or the recipient is not ours.', quote);
+    if (!this.facilitator) throw this.refused('x402 settlement is not configured on this deployment; pay by card (checkout_url).', quote);
+    const verified = await this.call(() => (this.facilitator as FacilitatorClient).verify(payload, requirements), quote);
+    if (!verified.isValid) throw this.refused(verified.invalidReason ?? 'the facilitator found it invalid.', quote);
+    const settled = await this.call(() => (this.facilitator as FacilitatorClient).settle(payload, requirements), quote);
+    if (!settled.success) throw this.refused(settled.errorReason ?? 'the facilitator could not settle it.', quote);
+    await transact(this.repo.db, async (tx) => {
+      if (!(await this.repo.completePayment(tx, quote.id, this.clock.now().toISOString()))) return;
+      await this.billing.applyPayment(tx, { ...quote, amount_micros: Number(quote.amount_micros) });
+    });
+    return { settled, payment: quote };
+  }
+
+  private async call<T>(work: () => Promise<T>, quote: PaymentsTable): Promise<T> {
+    try {
+      return await work();
+    } catch (error) {
+      throw this.refused(`the facilitator did not answer (${error instanceof Error ? error.message : String(error)}).`, quote);
+    }
+  }
+}
+
+/**
+ * On agent routes, a request carrying PAYMENT-SIGNATURE pays before its handler runs (after the
+ * credential, rate limit and idempotency checks, so a replayed response is never paid twice);
+ * every 402 of an agent opens an x402 quote and carries PAYMENT-REQUIRED.
+ */
+export function registerX402(app: App, settlement: X402Settlement): void {
+  app.addHook('onRoute', (route) => {
+    if (route.config?.auth !== 'agent') return;
+    const pay = async (request: FastifyRequest, reply: FastifyReply) => {
+      const header = request.headers['payment-signature'];
+      if (typeof header !== 'string' || reply.sent || !request.agent) return;
+      const { settled, payment } = await settlement.settle(request.agent.organizationId, header);
+      settledPayments.set(request, { id: payment.id, intent: payment.intent, amountUsd: usdString(Number(payment.amount_micros)) });
+      reply.header('payment-response', encodePaymentResponseHeader(settled));
+    };
+    route.preHandler = [...hookList(route.preHandler), pay];
+  });
+}
