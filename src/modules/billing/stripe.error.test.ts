@@ -2,7 +2,7 @@ import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { expectProblem, startApp, verifiedOrganization, type TestApp } from '../../../test/harness.ts';
 import { ConfigError, loadConfig } from '../../config.ts';
-import { signStripe, STRIPE_TEST_ENV, StripeDouble, type DoubleSession } from './stripe-double.ts';
+import { signStripe, STRIPE_TEST_ENV, StripeDouble, type DoubleSession } from '../../../test/support/stripe-double.ts';
 import { STRIPE_TOLERANCE_S } from './stripe.ts';
 
 type Org = Awaited<ReturnType<typeof verifiedOrganization>>;

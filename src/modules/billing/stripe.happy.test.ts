@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { startApp, verifiedOrganization, type TestApp } from '../../../test/harness.ts';
 import { eventsOf } from '../../../test/support/cells.ts';
 import { addMonths } from './service.ts';
-import { signStripe, StripeDouble, type DoubleSession } from './stripe-double.ts';
+import { signStripe, StripeDouble, type DoubleSession } from '../../../test/support/stripe-double.ts';
 import { STRIPE_SESSION_TTL_S } from './stripe.ts';
 
 type Org = Awaited<ReturnType<typeof verifiedOrganization>>;
