@@ -364,6 +364,7 @@ export class BillingService {
             description: `${account.tier} period from ${end}`,
             created_at: nowIso,
           });
+          await this.extraCellUsage(tx, organizationId, account.tier, active, nowIso);
           await this.setAccount(tx, organizationId, account, { state: 'active', current_period_end: addMonths(new Date(end), 1).toISOString() }, now);
           return true;
         }
@@ -380,6 +381,16 @@ export class BillingService {
       if (did) changed += 1;
     }
     return changed;
+  }
+
+  /** The cell-months beyond the tier's included cells that a period bills: one usage record. */
+  private async extraCellUsage(tx: Executor, organizationId: string, tierName: string | null, activeCells: number, at: string): Promise<void> {
+    const extra = Math.max(0, activeCells - this.tierOf(tierName).includedCells);
+    if (extra === 0) return;
+    const unit = this.prices.extraCellMicros;
+    await this.repo.insertUsage(tx, [
+      { id: newId('usg', this.clock), organization_id: organizationId, cell_id: null, message_id: null, type: 'cell_month', quantity: extra, unit_price_micros: unit, amount_micros: unit * extra, created_at: at },
+    ]);
   }
 
   /**
@@ -407,6 +418,7 @@ export class BillingService {
     if (buysPeriod) {
       const tier = this.tierOf(payment.tier ?? account.tier);
       await this.repo.appendLedger(tx, { organization_id: organizationId, kind: payment.intent, amount_micros: -payment.amount_micros, reference: `${payment.intent}:${payment.id}`, description: tier.name, created_at: nowIso });
+      if (payment.intent !== 'setup') await this.extraCellUsage(tx, organizationId, tier.name, await this.activeCells(organizationId, tx), nowIso);
       const paidEnd = account.current_period_end !== null && payment.intent !== 'setup' ? new Date(account.current_period_end) : null;
       const from = paidEnd && addMonths(paidEnd, 1) > now ? paidEnd : now;
       await this.setAccount(tx, organizationId, account, { state: 'active', tier: tier.name, current_period_end: addMonths(from, 1).toISOString() }, now);
