@@ -5,13 +5,13 @@
 import { transact } from '../../db/transaction.ts';
 import type { Clock } from '../../lib/clock.ts';
 import { ApiError } from '../../lib/errors.ts';
-import { newId } from '../../lib/ids.ts';
-import { constantTimeEqualHex, randomBase62, sha256Hex } from '../../lib/secrets.ts';
+import { constantTimeEqualHex, sha256Hex } from '../../lib/secrets.ts';
 import { usdString } from './money.ts';
 import type { BillingRepository } from './repository.ts';
-import type { BillingService, Intent, RequirementsQuery } from './service.ts';
+import type { BillingService, RequirementsQuery } from './service.ts';
 import type { StripeCheckout } from './stripe.ts';
 import type { PaymentsTable } from './tables.ts';
+import { pendingPayment, type Priced } from './payments.ts';
 
 /** How long a checkout page takes a payment. */
 export const CHECKOUT_TTL_MS = 30 * 60 * 1000;
@@ -23,8 +23,6 @@ export type CheckoutPage =
 
 /** The link of a 402's Stripe checkout: to the session (created on first use), or a page. */
 export type StripeCheckoutLink = CheckoutPage | { status: 303; kind: 'redirect'; url: string };
-
-type Priced = { intent: Intent; micros: number; tier?: string; cellId?: string };
 
 export class CheckoutService {
   private readonly repo: BillingRepository;
@@ -65,23 +63,8 @@ export class CheckoutService {
 
   /** A pending payment of `what`, open 30 minutes, on the configured processor. */
   private async insert(organizationId: string, what: Priced) {
-    const now = this.clock.now();
-    const token = randomBase62(32);
-    const payment: PaymentsTable = {
-      id: newId('pay', this.clock, now),
-      organization_id: organizationId,
-      rail: 'card_processor',
-      intent: what.intent,
-      tier: what.tier ?? null,
-      cell_id: what.cellId ?? null,
-      amount_micros: what.micros,
-      status: 'pending',
-      token_hash: sha256Hex(token),
-      expires_at: new Date(now.getTime() + CHECKOUT_TTL_MS).toISOString(),
-      created_at: now.toISOString(),
-      completed_at: null,
-      processor: this.stripe ? 'stripe' : 'local',
-    };
+    const { payment, token } = pendingPayment(this.clock, organizationId, 'card_processor', what, CHECKOUT_TTL_MS);
+    payment.processor = this.stripe ? 'stripe' : 'local';
     await this.repo.insertPayment(payment);
     return { payment, token };
   }

@@ -11,13 +11,14 @@ import type { Clock } from '../../lib/clock.ts';
 import { ApiError, invalidField, notFound } from '../../lib/errors.ts';
 import { newId } from '../../lib/ids.ts';
 import { listPage, type PageQuery } from '../../lib/pagination.ts';
-import { constantTimeEqualHex, randomBase62, sha256Hex } from '../../lib/secrets.ts';
+import { constantTimeEqualHex } from '../../lib/secrets.ts';
 import type { DepositsRepository } from './deposits-repository.ts';
 import { usdString } from './money.ts';
 import { canonicalAddress, type Network } from './networks.ts';
 import type { BillingRepository } from './repository.ts';
 import type { BillingService } from './service.ts';
-import type { PaymentsTable, X402DepositsTable } from './tables.ts';
+import type { X402DepositsTable } from './tables.ts';
+import { pendingPayment } from './payments.ts';
 
 /** A signature older or newer than this (by the injected clock) is refused: no replays. */
 export const DEPOSIT_TOLERANCE_SECONDS = 300;
@@ -117,20 +118,8 @@ export class DepositsService {
     const amount = Number(deposit.amount_micros);
     let payment = await this.repo.openQuote(tx, organizationId, amount, now.toISOString());
     if (!payment) {
-      payment = {
-        id: newId('pay', this.clock, now),
-        organization_id: organizationId,
-        rail: 'x402',
-        intent: 'top_up',
-        tier: null,
-        cell_id: null,
-        amount_micros: amount,
-        status: 'pending',
-        token_hash: sha256Hex(randomBase62(32)),
-        expires_at: now.toISOString(),
-        created_at: now.toISOString(),
-        completed_at: null,
-      } satisfies PaymentsTable;
+      // Paid as it is opened: a top-up of what arrived.
+      payment = pendingPayment(this.clock, organizationId, 'x402', { intent: 'top_up', micros: amount }, 0).payment;
       await this.repo.insertPayment(tx, payment);
     }
     if (!(await this.billingRepo.completePayment(tx, payment.id, now.toISOString()))) throw new Error(`payment ${payment.id} was completed under a held deposit`);

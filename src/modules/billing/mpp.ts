@@ -13,8 +13,6 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import { transact } from '../../db/transaction.ts';
 import type { Clock } from '../../lib/clock.ts';
 import { ApiError } from '../../lib/errors.ts';
-import { newId } from '../../lib/ids.ts';
-import { randomBase62, sha256Hex } from '../../lib/secrets.ts';
 import { hookList } from '../../http/auth.ts';
 import type { App } from '../../http/types.ts';
 import { parseUsd, usdString } from './money.ts';
@@ -24,6 +22,7 @@ import { MethodRefusal, TempoMethod } from './mpp-tempo.ts';
 import type { BillingRepository } from './repository.ts';
 import { INTENTS, type BillingService, type Intent, type PaymentDetails } from './service.ts';
 import type { PaymentsTable } from './tables.ts';
+import { pendingPayment, pricedOf } from './payments.ts';
 
 /** How long a challenge (and its pending payment) stays open. */
 export const MPP_CHALLENGE_SECONDS = 300;
@@ -106,20 +105,7 @@ export class MppRail {
     const now = this.clock.now();
     const micros = parseUsd(details.amount_usd) ?? 0;
     const expires = new Date(now.getTime() + MPP_CHALLENGE_SECONDS * 1000).toISOString();
-    const payment: PaymentsTable = {
-      id: newId('pay', this.clock, now),
-      organization_id: organizationId,
-      rail: 'mpp',
-      intent: details.intent,
-      tier: details.tier ?? null,
-      cell_id: details.cell_id ?? null,
-      amount_micros: micros,
-      status: 'pending',
-      token_hash: sha256Hex(randomBase62(32)), // an MPP payment has no page: an unguessable nothing
-      expires_at: expires,
-      created_at: now.toISOString(),
-      completed_at: null,
-    };
+    const { payment } = pendingPayment(this.clock, organizationId, 'mpp', { ...pricedOf(details), micros }, MPP_CHALLENGE_SECONDS * 1000);
     await this.repo.insertPayment(payment);
     const meta = { organization_id: organizationId, payment_id: payment.id, intent: details.intent };
     const challenges = this.methods.map((method) => method.challenge({ secret, realm: this.realm, micros, expires, description: `Cellgate ${details.intent} ${details.amount_usd} USD`, meta }));

@@ -10,8 +10,6 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import { transact } from '../../db/transaction.ts';
 import type { Clock } from '../../lib/clock.ts';
 import { ApiError } from '../../lib/errors.ts';
-import { newId } from '../../lib/ids.ts';
-import { randomBase62, sha256Hex } from '../../lib/secrets.ts';
 import { hookList } from '../../http/auth.ts';
 import type { App } from '../../http/types.ts';
 import { parseUsd, usdString } from './money.ts';
@@ -19,6 +17,7 @@ import { chainOf, NETWORKS, type Network } from './networks.ts';
 import type { BillingRepository } from './repository.ts';
 import type { BillingService, PaymentDetails } from './service.ts';
 import type { PaymentsTable } from './tables.ts';
+import { pendingPayment, pricedOf } from './payments.ts';
 
 /** How long a signed x402 authorization may take to settle, and how long a quote stays open. */
 export const X402_MAX_TIMEOUT_SECONDS = 300;
@@ -73,22 +72,7 @@ export class X402Settlement {
 
   /** Opens the quote behind a 402's PAYMENT-REQUIRED: a pending x402 payment of its amount. */
   async open(organizationId: string, details: PaymentDetails): Promise<void> {
-    const now = this.clock.now();
-    const payment: PaymentsTable = {
-      id: newId('pay', this.clock, now),
-      organization_id: organizationId,
-      rail: 'x402',
-      intent: details.intent,
-      tier: details.tier ?? null,
-      cell_id: details.cell_id ?? null,
-      amount_micros: parseUsd(details.amount_usd) ?? 0,
-      status: 'pending',
-      token_hash: sha256Hex(randomBase62(32)), // x402 quotes have no page: an unguessable nothing
-      expires_at: new Date(now.getTime() + X402_MAX_TIMEOUT_SECONDS * 1000).toISOString(),
-      created_at: now.toISOString(),
-      completed_at: null,
-    };
-    await this.repo.insertPayment(payment);
+    await this.repo.insertPayment(pendingPayment(this.clock, organizationId, 'x402', pricedOf(details), X402_MAX_TIMEOUT_SECONDS * 1000).payment);
   }
 
   /** A 402 naming why an x402 payment was refused, with what to pay (a fresh quote follows). */

@@ -1,0 +1,38 @@
+// A payment started on a rail: the pending `payments` row every rail opens for a priced intent
+// (a card checkout, an x402 quote, an MPP challenge, a deposit's top-up) and completes once.
+import type { Clock } from '../../lib/clock.ts';
+import { newId } from '../../lib/ids.ts';
+import { randomBase62, sha256Hex } from '../../lib/secrets.ts';
+import { parseUsd } from './money.ts';
+import type { Intent, PaymentDetails } from './service.ts';
+import type { PaymentsTable } from './tables.ts';
+
+/** An intent with its price: what a payment pays for. */
+export type Priced = { intent: Intent; micros: number; tier?: string; cellId?: string };
+
+/** What the PaymentDetails of a 402 ask to pay. */
+export const pricedOf = (details: PaymentDetails): Priced => ({ intent: details.intent, micros: parseUsd(details.amount_usd) ?? 0, tier: details.tier, cellId: details.cell_id });
+
+/**
+ * A new pending payment of `what` on `rail`, open `ttlMs`; `token` is the secret of its page
+ * (stored as its SHA-256; rails without a page just never show it).
+ */
+export function pendingPayment(clock: Clock, organizationId: string, rail: PaymentsTable['rail'], what: Priced, ttlMs: number): { payment: PaymentsTable; token: string } {
+  const now = clock.now();
+  const token = randomBase62(32);
+  const payment: PaymentsTable = {
+    id: newId('pay', clock, now),
+    organization_id: organizationId,
+    rail,
+    intent: what.intent,
+    tier: what.tier ?? null,
+    cell_id: what.cellId ?? null,
+    amount_micros: what.micros,
+    status: 'pending',
+    token_hash: sha256Hex(token),
+    expires_at: new Date(now.getTime() + ttlMs).toISOString(),
+    created_at: now.toISOString(),
+    completed_at: null,
+  };
+  return { payment, token };
+}
