@@ -10,7 +10,7 @@ import { devMailer, smtpMailer, type Mailer } from './lib/mailer.ts';
 import { registerAuth } from './http/auth.ts';
 import { IdempotencyStore, registerIdempotency } from './http/idempotency.ts';
 import { registerOpenApi } from './http/openapi.ts';
-import { MemoryRateLimiter, rateLimitPolicy, RedisRateLimiter, registerRateLimit, type RateLimiter } from './http/rate-limit.ts';
+import { MemoryRateLimiter, rateLimitPolicy, registerRateLimit, type RateLimiter } from './http/rate-limit.ts';
 import { createServer } from './http/server.ts';
 import * as adminModule from './modules/admin/module.ts';
 import * as billingModule from './modules/billing/module.ts';
@@ -19,7 +19,9 @@ import * as devicesModule from './modules/devices/module.ts';
 import * as eventsModule from './modules/events/module.ts';
 import type { StreamOptions } from './modules/events/stream.ts';
 import * as messagesModule from './modules/messages/module.ts';
+import * as oauthModule from './modules/oauth/module.ts';
 import * as organizationsModule from './modules/organizations/module.ts';
+import { ALL_SCOPES } from './modules/organizations/service.ts';
 import * as podsModule from './modules/pods/module.ts';
 import * as statusModule from './modules/status/module.ts';
 import * as systemModule from './modules/system/module.ts';
@@ -51,6 +53,8 @@ export interface AppDeps {
   eventsPollMs?: number;
   /** Webhook egress, DNS and timing (tests and benchmarks replace them). */
   webhooks?: WebhookOptions;
+  /** DNS and egress of OAuth Client ID Metadata Document fetches (tests replace them). */
+  oauth?: oauthModule.OAuthOptions;
 }
 
 export async function buildApp(deps: AppDeps) {
@@ -62,7 +66,7 @@ export async function buildApp(deps: AppDeps) {
 
   // Modules, each built from what it needs.
   const { admin } = adminModule.build({ db, clock, bootstrapToken: config.adminToken });
-  const mailer = deps.mailer ?? (config.smtpUrl ? smtpMailer(config.smtpUrl, config.smtpFrom) : devMailer((mail) => admin.keepMail(mail), app.log));
+  const mailer = deps.mailer ?? (config.smtpUrl ? await smtpMailer(config.smtpUrl, config.smtpFrom) : devMailer((mail) => admin.keepMail(mail), app.log));
   const { organizations } = organizationsModule.build({ db, clock, mailer });
   const eventing = eventsModule.build({
     database,
@@ -79,10 +83,12 @@ export async function buildApp(deps: AppDeps) {
   const webhooking = webhooksModule.build({ database, clock, events, allowPrivate: config.webhooksAllowPrivate, options: deps.webhooks });
   const { webhooks } = webhooking;
   const podding = podsModule.build({ db, clock, events, cells, devices, messages: messaging.messages, log: app.log });
-  const billing = billingModule.build({ database, clock, config, cells, events });
+  const billing = await billingModule.build({ database, clock, config, cells, events });
   const rateLimit = rateLimitPolicy(config);
   const status = statusModule.build({ cells, messages: messaging.messages, webhooks, rateLimit, billing: billing.billing });
   const idempotency = new IdempotencyStore(database, clock);
+  const oauthing = oauthModule.build({ db, clock, baseUrl: config.baseUrl, consoleUrl: config.consoleUrl, allScopes: ALL_SCOPES, options: deps.oauth });
+  const { oauth } = oauthing;
 
   // Hooks between modules, each run inside the transaction of the change that triggers it.
   devices.setHooks({
@@ -99,15 +105,17 @@ export async function buildApp(deps: AppDeps) {
   // Inbound texts and default listings consult the cell's and its pod's ignore lists.
   messaging.messages.useIgnoreList(podding.ignore);
   messaging.inbound.useIgnoreList(podding.ignore);
+  // OAuth access tokens are agent credentials too (routes, the event stream).
+  organizations.useAccessTokens((token, resource) => oauth.authenticate(token, resource));
 
   // Cross-cutting HTTP conventions, in the order they run: credential, rate limit, idempotency,
   // then the completion of billing's 402s.
   registerAuth(app, {
-    agent: (token) => organizations.authenticate(token),
+    agent: (token, resource) => organizations.authenticate(token, resource),
     admin: (token) => admin.authenticate(token),
     device: (key) => devices.authenticate(key),
-  });
-  const limiter = deps.rateLimiter ?? (config.redisUrl ? new RedisRateLimiter(config.redisUrl) : new MemoryRateLimiter());
+  }, { resourceMetadata: oauthing.resourceMetadata });
+  const limiter = deps.rateLimiter ?? (config.redisUrl ? new (await import('./http/redis-rate-limit.ts')).RedisRateLimiter(config.redisUrl) : new MemoryRateLimiter());
   registerRateLimit(app, { limiter, ...rateLimit, now: () => clock.now().getTime() });
   registerIdempotency(app, idempotency);
   billingModule.registerConventions(app, billing, config);
@@ -123,6 +131,7 @@ export async function buildApp(deps: AppDeps) {
   podsModule.register(app, podding);
   statusModule.register(app, status);
   billingModule.register(app, billing);
+  oauthModule.register(app, oauthing, { docsUrl: config.docsUrl });
   await eventsModule.register(app, eventing);
 
   // Background loops run in every process (their work is claimed in the database); tests call
@@ -148,7 +157,7 @@ export async function buildApp(deps: AppDeps) {
     mailer.close();
   });
 
-  const services = { organizations, admin, ...billing, billingPeriods, idempotency, events, webhooks, webhookWorker, cells, devices, ...messaging, messageLeases, ...podding };
+  const services = { organizations, oauth, admin, ...billing, billingPeriods, idempotency, events, webhooks, webhookWorker, cells, devices, ...messaging, messageLeases, ...podding };
   return { app, services };
 }
 

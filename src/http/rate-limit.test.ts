@@ -4,7 +4,8 @@ import { randomBytes } from 'node:crypto';
 import { Redis } from 'ioredis';
 import { buildApp } from '../app.ts';
 import { activeOrganization, admin, verifiedOrganization, expectProblem, startApp, type TestApp } from '../../test/harness.ts';
-import { MemoryRateLimiter, RedisRateLimiter } from './rate-limit.ts';
+import { MemoryRateLimiter } from './rate-limit.ts';
+import { RedisRateLimiter } from './redis-rate-limit.ts';
 
 describe('per-credential token bucket', () => {
   let t: TestApp;

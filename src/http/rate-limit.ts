@@ -1,6 +1,5 @@
 // Token buckets per credential (or per IP on public routes), in-process by default or in Redis
 // so several processes share one budget. Every limited response carries RateLimit-* headers.
-import { Redis } from 'ioredis';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { hookList } from './auth.ts';
 import type { Config } from '../config.ts';
@@ -28,7 +27,7 @@ export interface RateLimiter {
   close(): Promise<void>;
 }
 
-function settle(tokens: number, bucket: Bucket): TakeResult {
+export function settle(tokens: number, bucket: Bucket): TakeResult {
   const allowed = tokens >= 1;
   const left = allowed ? tokens - 1 : tokens;
   return {
@@ -52,38 +51,6 @@ export class MemoryRateLimiter implements RateLimiter {
   }
 
   async close(): Promise<void> {}
-}
-
-// Refill, take and store atomically in Redis; returns the tokens before taking.
-const TAKE_SCRIPT = `
-local state = redis.call('HMGET', KEYS[1], 'tokens', 'at')
-local rate, burst, now = tonumber(ARGV[1]), tonumber(ARGV[2]), tonumber(ARGV[3])
-local tokens = tonumber(state[1]) or burst
-local at = tonumber(state[2]) or now
-tokens = math.min(burst, tokens + math.max(0, now - at) / 1000 * rate)
-local after = tokens
-if tokens >= 1 then after = tokens - 1 end
-redis.call('HSET', KEYS[1], 'tokens', tostring(after), 'at', tostring(now))
-redis.call('PEXPIRE', KEYS[1], math.ceil(burst / rate * 1000) + 1000)
-return tostring(tokens)
-`;
-
-export class RedisRateLimiter implements RateLimiter {
-  private readonly redis: Redis;
-  constructor(url: string) {
-    this.redis = new Redis(url, { maxRetriesPerRequest: 2, lazyConnect: false });
-    this.redis.defineCommand('cellgateTake', { numberOfKeys: 1, lua: TAKE_SCRIPT });
-  }
-
-  async take(key: string, bucket: Bucket, nowMs: number): Promise<TakeResult> {
-    const take = (this.redis as unknown as { cellgateTake: (...args: unknown[]) => Promise<string> }).cellgateTake;
-    const tokens = Number(await take.call(this.redis, `cellgate:rl:${key}`, bucket.rate, bucket.burst, nowMs));
-    return settle(tokens, bucket);
-  }
-
-  async close(): Promise<void> {
-    await this.redis.quit();
-  }
 }
 
 /** The buckets the configuration asks for; null where limiting is off. */

@@ -1,6 +1,5 @@
 // Outgoing mail is an injected dependency: SMTP through nodemailer in production; without SMTP,
 // the mail goes to the log and to the dev outbox that admins read at GET /v1/admin/outbox.
-import nodemailer from 'nodemailer';
 import type { FastifyBaseLogger } from 'fastify';
 
 export interface Mail {
@@ -14,8 +13,9 @@ export interface Mailer {
   close(): void;
 }
 
-export function smtpMailer(url: string, from: string): Mailer {
-  const transport = nodemailer.createTransport(url);
+/** SMTP through nodemailer, loaded only when SMTP is configured (it weighs ~25 MB of memory). */
+export async function smtpMailer(url: string, from: string): Promise<Mailer> {
+  const transport = (await import('nodemailer')).default.createTransport(url);
   return {
     async send(mail) {
       await transport.sendMail({ from, to: mail.to, subject: mail.subject, text: mail.text });

@@ -10,7 +10,7 @@ import { registerBillingAdminRoutes } from './admin-routes.ts';
 import { CheckoutService } from './checkout.ts';
 import { BillingEnforcement } from './enforcement.ts';
 import { registerCheckoutRoutes } from './checkout-routes.ts';
-import { MppRail, registerMpp } from './mpp.ts';
+import { registerMpp, unavailableMpp, type MppPort } from './mpp-http.ts';
 import { registerMppRoutes } from './mpp-routes.ts';
 import { registerPaymentRequired } from './payment-required.ts';
 import { registerX402, X402Settlement } from './x402.ts';
@@ -22,7 +22,7 @@ import { BillingRepository } from './repository.ts';
 import { registerBillingRoutes } from './routes.ts';
 import { BillingService } from './service.ts';
 import { registerStripeRoutes } from './stripe-routes.ts';
-import { StripeCheckout } from './stripe.ts';
+import type { StripeCheckout } from './stripe.ts';
 import { UsageService } from './usage.ts';
 
 export interface BillingModule {
@@ -34,22 +34,26 @@ export interface BillingModule {
   enforcement: BillingEnforcement;
   x402: X402Settlement;
   /** The MPP rail (CELLGATE_MPP_*); its pay route is 409 when it is not configured. */
-  mpp: MppRail;
+  mpp: MppPort;
   deposits: DepositsService;
 }
 
-export function build(deps: { database: Database; clock: Clock; config: Config; cells: CellsService; events: EventsService }): BillingModule {
+/** Stripe and MPP are loaded only when configured: their libraries are heavy in memory. */
+export async function build(deps: { database: Database; clock: Clock; config: Config; cells: CellsService; events: EventsService }): Promise<BillingModule> {
   const repo = new BillingRepository(deps.database.db);
   const postgres = deps.database.dialect === 'postgres';
   const billing = new BillingService({ repo, clock: deps.clock, config: deps.config, cells: deps.cells, events: deps.events, postgres });
-  const stripe = deps.config.stripe ? new StripeCheckout({ config: deps.config.stripe, repo, billing, clock: deps.clock, consoleUrl: deps.config.consoleUrl }) : null;
+  const stripeConfig = deps.config.stripe;
+  const stripe = stripeConfig ? new (await import('./stripe.ts')).StripeCheckout({ config: stripeConfig, repo, billing, clock: deps.clock, consoleUrl: deps.config.consoleUrl }) : null;
+  const mppConfig = deps.config.mpp;
+  const mpp = mppConfig ? new (await import('./mpp.ts')).MppRail({ repo, billing, clock: deps.clock, config: mppConfig, baseUrl: deps.config.baseUrl }) : unavailableMpp(() => billing.enabled);
   return {
     billing,
     usage: new UsageService({ repo, clock: deps.clock }),
     checkout: new CheckoutService({ repo, billing, clock: deps.clock, baseUrl: deps.config.baseUrl, stripe }),
     stripe,
     enforcement: new BillingEnforcement({ repo, billing, clock: deps.clock, postgres }),
-    mpp: new MppRail({ repo, billing, clock: deps.clock, config: deps.config.mpp, baseUrl: deps.config.baseUrl }),
+    mpp,
     x402: new X402Settlement({ repo, billing, clock: deps.clock, testnet: deps.config.x402Testnet, facilitatorUrl: deps.config.x402FacilitatorUrl }),
     deposits: new DepositsService({ repo: new DepositsRepository(deps.database.db), billingRepo: repo, billing, clock: deps.clock, secret: deps.config.x402DepositSecret }),
   };

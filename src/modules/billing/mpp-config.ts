@@ -4,7 +4,7 @@
 //   {"tempo": {"recipient": "0x...", "testnet": false, "chain_id": 4217, "currency": "0x...", "rpc_url": "https://..."}}
 // Only `recipient` is required; the others default to Tempo mainnet (chain 4217, USDC.e, the
 // public RPC) or, with "testnet": true, to Moderato (chain 42431, pathUSD).
-import { getAddress, isAddress } from 'viem';
+import * as Address from 'ox/Address';
 
 export interface TempoMethodConfig {
   recipient: `0x${string}`;
@@ -36,8 +36,8 @@ const TEMPO_FIELDS = ['recipient', 'testnet', 'chain_id', 'currency', 'rpc_url']
 export class MppConfigError extends Error {}
 
 function address(value: unknown, field: string): `0x${string}` {
-  if (typeof value !== 'string' || !isAddress(value)) throw new MppConfigError(`${field} must be a 0x EVM address (EIP-55 checksum when mixed case)`);
-  return getAddress(value);
+  if (typeof value !== 'string' || !Address.validate(value)) throw new MppConfigError(`${field} must be a 0x EVM address (EIP-55 checksum when mixed case)`);
+  return Address.checksum(value);
 }
 
 function tempo(raw: unknown): TempoMethodConfig {
@@ -54,7 +54,7 @@ function tempo(raw: unknown): TempoMethodConfig {
   return {
     recipient: address(fields.recipient, 'tempo.recipient'),
     chainId,
-    currency: fields.currency === undefined ? getAddress(net.currency) : address(fields.currency, 'tempo.currency'),
+    currency: fields.currency === undefined ? Address.checksum(net.currency) : address(fields.currency, 'tempo.currency'),
     rpcUrl,
     decimals: 6,
   };

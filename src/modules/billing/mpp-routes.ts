@@ -7,7 +7,7 @@ import { Body, Described } from '../../http/schemas.ts';
 import type { App } from '../../http/types.ts';
 import { ApiError, notFound } from '../../lib/errors.ts';
 import { usdString } from './money.ts';
-import { paymentCredentialOf, type MppRail } from './mpp.ts';
+import { paymentCredentialOf, type MppPort } from './mpp-http.ts';
 import { BillingStatus, PaymentIntentFields } from './schemas.ts';
 import { INTENTS, type BillingService, type PaymentDetails } from './service.ts';
 
@@ -27,7 +27,7 @@ const MppPayment = Type.Object({
   }],
 });
 
-export function registerMppRoutes(app: App, deps: { billing: BillingService; mpp: MppRail }): void {
+export function registerMppRoutes(app: App, deps: { billing: BillingService; mpp: MppPort }): void {
   const { billing, mpp } = deps;
   app.post('/v1/billing/mpp/pay', {
     config: { auth: 'agent', scope: 'billing:write', paymentCredential: true, errors: ['payment_required', 'not_found', 'conflict', 'billing_disabled'] },

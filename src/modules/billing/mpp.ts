@@ -9,38 +9,18 @@
 // and its intent applied. The answer carries `Payment-Receipt`. mppx provides the wire formats
 // (challenge, credential, receipt) and the tempo method's schemas; expiry is ours, by our clock.
 import { Challenge, Credential, PaymentRequest, Receipt } from 'mppx';
-import type { FastifyReply, FastifyRequest } from 'fastify';
 import { transact } from '../../db/transaction.ts';
 import type { Clock } from '../../lib/clock.ts';
 import { ApiError } from '../../lib/errors.ts';
-import { hookList } from '../../http/auth.ts';
-import type { App } from '../../http/types.ts';
 import { parseUsd, usdString } from './money.ts';
 import { mppRealm, type MppConfig } from './mpp-config.ts';
+import { MPP_CHALLENGE_SECONDS, type MppPort } from './mpp-http.ts';
 import { recordCredential } from './mpp-repository.ts';
 import { MethodRefusal, TempoMethod } from './mpp-tempo.ts';
 import type { BillingRepository } from './repository.ts';
 import { INTENTS, type BillingService, type Intent, type PaymentDetails } from './service.ts';
 import type { PaymentsTable } from './tables.ts';
 import { pendingPayment, pricedOf } from './payments.ts';
-
-/** How long a challenge (and its pending payment) stays open. */
-export const MPP_CHALLENGE_SECONDS = 300;
-
-declare module 'fastify' {
-  interface FastifyContextConfig {
-    /** The route also takes `Authorization: Payment <credential>` in place of the agent's key (MPP). */
-    paymentCredential?: boolean;
-  }
-}
-
-/** The MPP credential of a request: `Authorization: Payment ...`, or `Payment-Authorization` beside a key. */
-export function paymentCredentialOf(request: FastifyRequest): string | null {
-  for (const value of [request.headers.authorization, request.headers['payment-authorization']]) {
-    if (typeof value === 'string' && /^Payment\s+\S/i.test(value)) return value;
-  }
-  return null;
-}
 
 /** The opaque data a challenge carries (HMAC-bound): base64url JSON on the wire. */
 export function metaOf(challenge: Challenge.Challenge): Record<string, string> {
@@ -55,30 +35,29 @@ export function metaOf(challenge: Challenge.Challenge): Record<string, string> {
 
 const disabled = () => new ApiError('billing_disabled', 'Billing is off on this deployment: nothing is charged or paid.');
 
-export class MppRail {
+export class MppRail implements MppPort {
   private readonly repo: BillingRepository;
   private readonly billing: BillingService;
   private readonly clock: Clock;
-  private readonly config: MppConfig | null;
+  private readonly config: MppConfig;
   private readonly baseUrl: string;
   private readonly methods: TempoMethod[];
 
-  constructor(deps: { repo: BillingRepository; billing: BillingService; clock: Clock; config: MppConfig | null; baseUrl: string }) {
+  constructor(deps: { repo: BillingRepository; billing: BillingService; clock: Clock; config: MppConfig; baseUrl: string }) {
     this.repo = deps.repo;
     this.billing = deps.billing;
     this.clock = deps.clock;
     this.config = deps.config;
     this.baseUrl = deps.baseUrl;
-    this.methods = deps.config?.methods.tempo ? [new TempoMethod(deps.config.methods.tempo)] : [];
+    this.methods = deps.config.methods.tempo ? [new TempoMethod(deps.config.methods.tempo)] : [];
   }
 
   get realm(): string {
     return mppRealm(this.baseUrl);
   }
 
-  /** GET /.well-known/mpp; null when MPP is not configured. */
+  /** GET /.well-known/mpp. */
   discovery() {
-    if (!this.config) return null;
     return {
       realm: this.realm,
       scheme: 'Payment',
@@ -92,7 +71,6 @@ export class MppRail {
   }
 
   private secret(): string {
-    if (!this.config) throw new ApiError('conflict', 'MPP is not offered on this deployment (CELLGATE_MPP_METHODS is not set).');
     return this.config.secret;
   }
 
@@ -182,25 +160,4 @@ export class MppRail {
   private used(payment: PaymentsTable): ApiError {
     return new ApiError('conflict', `This MPP credential (or its transaction) was already used: payment ${payment.id} of ${usdString(Number(payment.amount_micros))} is credited once. Ask for a new challenge to pay again.`);
   }
-}
-
-/**
- * On routes whose config says `paymentCredential`, a request carrying `Authorization: Payment`
- * skips the agent's key check: the credential's challenge, HMAC-bound to the organization it was
- * issued to, stands for it. Registered after registerAuth, whose check is the route's first
- * onRequest hook.
- */
-export function registerMpp(app: App): void {
-  app.addHook('onRoute', (route) => {
-    if (!route.config?.paymentCredential) return;
-    const [check, ...rest] = hookList(route.onRequest);
-    if (!check) return;
-    const skipWhenPaying = async function (this: unknown, request: FastifyRequest, reply: FastifyReply) {
-      const header = request.headers.authorization;
-      if (typeof header === 'string' && /^Payment\s/i.test(header)) return;
-      // eslint-disable-next-line @typescript-eslint/no-explicit-any -- the hook's own signature
-      return (check as any).call(this, request, reply);
-    };
-    route.onRequest = [skipWhenPaying, ...rest];
-  });
 }

@@ -1,6 +1,7 @@
 // The x402 rails: USDC on Base and on Solana (mainnets, or their testnets), and the validation of
 // addresses on each (an EIP-55 checksummed EVM address; a base58 32-byte Solana public key).
-import { getAddress, isAddress } from 'viem';
+// ox is viem's own address code, without the rest of viem (about 30 MB less memory at start).
+import * as Address from 'ox/Address';
 
 export const NETWORKS = ['base', 'solana'] as const;
 export type Network = (typeof NETWORKS)[number];
@@ -58,6 +59,6 @@ export function decodeBase58(text: string): Uint8Array | null {
  * not a valid address there. A mixed-case EVM address must carry a correct checksum.
  */
 export function canonicalAddress(network: Network, address: string): string | null {
-  if (network === 'base') return isAddress(address, { strict: true }) ? getAddress(address) : null;
+  if (network === 'base') return Address.validate(address, { strict: true }) ? Address.checksum(address) : null;
   return decodeBase58(address)?.length === 32 ? address : null;
 }
