@@ -26,6 +26,8 @@ export interface Config {
   x402Testnet: boolean;
   /** CELLGATE_X402_FACILITATOR_URL: the x402 facilitator that verifies and settles payments. */
   x402FacilitatorUrl: string | null;
+  /** CELLGATE_X402_FACILITATOR_TIMEOUT_MS: a facilitator call gives up after this. */
+  x402FacilitatorTimeoutMs: number;
   /** CELLGATE_X402_DEPOSIT_SECRET: HMAC key of the payment processor's deposit webhook. */
   x402DepositSecret: string | null;
   /** Stripe Checkout for the card rail (CELLGATE_STRIPE_*); null: the built-in local card page. */
@@ -199,6 +201,7 @@ export function loadConfig(env: Env = process.env): Config {
     x402SolanaPayTo: readPayTo(env, 'CELLGATE_X402_SOLANA_PAY_TO', 'solana'),
     x402Testnet: readBool(env, 'CELLGATE_X402_TESTNET'),
     x402FacilitatorUrl: readUrl(env, 'CELLGATE_X402_FACILITATOR_URL', ['http:', 'https:']),
+    x402FacilitatorTimeoutMs: readInt(env, 'CELLGATE_X402_FACILITATOR_TIMEOUT_MS', 10_000, 100, 120_000),
     x402DepositSecret: readSecret(env, 'CELLGATE_X402_DEPOSIT_SECRET'),
     stripe: readStripe(env),
     mpp: readMpp(env),

@@ -54,7 +54,7 @@ export async function build(deps: { database: Database; clock: Clock; config: Co
     stripe,
     enforcement: new BillingEnforcement({ repo, billing, clock: deps.clock, postgres }),
     mpp,
-    x402: new X402Settlement({ repo, billing, clock: deps.clock, testnet: deps.config.x402Testnet, facilitatorUrl: deps.config.x402FacilitatorUrl }),
+    x402: new X402Settlement({ repo, billing, clock: deps.clock, testnet: deps.config.x402Testnet, facilitatorUrl: deps.config.x402FacilitatorUrl, facilitatorTimeoutMs: deps.config.x402FacilitatorTimeoutMs }),
     deposits: new DepositsService({ repo: new DepositsRepository(deps.database.db), billingRepo: repo, billing, clock: deps.clock, secret: deps.config.x402DepositSecret }),
   };
 }

@@ -15,7 +15,25 @@ import { startFacilitator, type FacilitatorDouble } from '../../../test/support/
 
 type Org = Awaited<ReturnType<typeof verifiedOrganization>>;
 
-const wallet = x402Client.fromConfig({ schemes: [{ network: 'eip155:*', client: new ExactEvmScheme(privateKeyToAccount(generatePrivateKey())) }], spendControls: false });
+const account = privateKeyToAccount(generatePrivateKey());
+const wallet = x402Client.fromConfig({ schemes: [{ network: 'eip155:*', client: new ExactEvmScheme(account) }], spendControls: false });
+
+/** The same authorization signed again with a validity window that ended a minute ago (real time: the chain's). */
+async function expired(payload: PaymentPayload): Promise<PaymentPayload> {
+  const auth = payload.payload.authorization as Record<string, string>;
+  const validBefore = String(Math.floor(Date.now() / 1000) - 60);
+  const message = { ...auth, validAfter: '0', validBefore };
+  const signature = await account.signTypedData({
+    domain: { name: String(payload.accepted.extra.name), version: String(payload.accepted.extra.version), chainId: 8453, verifyingContract: payload.accepted.asset as `0x${string}` },
+    types: { TransferWithAuthorization: [
+      { name: 'from', type: 'address' }, { name: 'to', type: 'address' }, { name: 'value', type: 'uint256' },
+      { name: 'validAfter', type: 'uint256' }, { name: 'validBefore', type: 'uint256' }, { name: 'nonce', type: 'bytes32' },
+    ] },
+    primaryType: 'TransferWithAuthorization',
+    message: { from: auth.from as `0x${string}`, to: auth.to as `0x${string}`, value: BigInt(auth.value), validAfter: 0n, validBefore: BigInt(validBefore), nonce: auth.nonce as `0x${string}` },
+  });
+  return { ...payload, payload: { ...payload.payload, authorization: message, signature } };
+}
 
 describe('x402: refused payments', () => {
   let t: TestApp;
@@ -23,7 +41,7 @@ describe('x402: refused payments', () => {
   let org: Org;
   before(async () => {
     facilitator = await startFacilitator();
-    t = await startApp({ env: { CELLGATE_X402_BASE_PAY_TO: BASE_PAY_TO, CELLGATE_X402_FACILITATOR_URL: facilitator.url } });
+    t = await startApp({ env: { CELLGATE_X402_BASE_PAY_TO: BASE_PAY_TO, CELLGATE_X402_FACILITATOR_URL: facilitator.url, CELLGATE_X402_FACILITATOR_TIMEOUT_MS: '300' } });
     org = await verifiedOrganization(t);
   });
   after(async () => {
@@ -59,6 +77,7 @@ describe('x402: refused payments', () => {
     ['an amount below any open quote', (p) => ({ ...p, accepted: { ...p.accepted, amount: '1' } }), /no open quote/],
     ['a network not configured here', (p) => ({ ...p, accepted: { ...p.accepted, network: 'eip155:1' } }), /network eip155:1/],
     ['a signature that does not match', (p) => ({ ...p, payload: { ...p.payload, signature: `0x${'11'.repeat(65)}` } }), /signature/],
+    ['an asset that is not our USDC', (p) => ({ ...p, accepted: { ...p.accepted, asset: '0x0000000000000000000000000000000000000001' } }), /asset/],
     ['an authorization for less than the quote', (p) => ({ ...p, payload: { ...p.payload, authorization: { ...(p.payload.authorization as object), value: '1' } } }), /invalid/],
   ];
   for (const [what, tamper, reason] of tampered) {
@@ -69,6 +88,25 @@ describe('x402: refused payments', () => {
       await assertNothingPaid();
     });
   }
+
+  it('refuses an authorization whose validity window is over (the facilitator says so), crediting nothing', async () => {
+    const refused = await topUp();
+    const payload = await expired(await wallet.createPaymentPayload(decodePaymentRequiredHeader(String(refused.headers['payment-required']))));
+    const body = expectProblem(await topUp({ 'payment-signature': encodePaymentSignatureHeader(payload) }), 402, 'payment_required');
+    assert.match(body.detail, /valid_before/);
+    await assertNothingPaid();
+  });
+
+  it('answers 402 and credits nothing when the facilitator does not answer in time', async () => {
+    facilitator.mode = 'hang';
+    try {
+      const body = expectProblem(await topUp({ 'payment-signature': await signed() }), 402, 'payment_required');
+      assert.match(body.detail, /facilitator did not answer/);
+      await assertNothingPaid();
+    } finally {
+      facilitator.mode = 'ok';
+    }
+  });
 
   it('applies nothing when the settlement fails after verification', async () => {
     facilitator.mode = 'settle_fails';

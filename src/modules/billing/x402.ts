@@ -21,8 +21,6 @@ import { pendingPayment, pricedOf } from './payments.ts';
 
 /** How long a signed x402 authorization may take to settle, and how long a quote stays open. */
 export const X402_MAX_TIMEOUT_SECONDS = 300;
-/** Calls to the facilitator give up after this (the agent gets a 402 saying so). */
-export const FACILITATOR_TIMEOUT_MS = 10_000;
 
 /** The x402 v2 PaymentRequired object for these details (null without an x402 quote). */
 export function x402PaymentRequired(details: PaymentDetails, resourceUrl: string, testnet: boolean, description: string) {
@@ -62,12 +60,12 @@ export class X402Settlement {
   private readonly testnet: boolean;
   private readonly facilitator: FacilitatorClient | null;
 
-  constructor(deps: { repo: BillingRepository; billing: BillingService; clock: Clock; testnet: boolean; facilitatorUrl: string | null }) {
+  constructor(deps: { repo: BillingRepository; billing: BillingService; clock: Clock; testnet: boolean; facilitatorUrl: string | null; facilitatorTimeoutMs: number }) {
     this.repo = deps.repo;
     this.billing = deps.billing;
     this.clock = deps.clock;
     this.testnet = deps.testnet;
-    this.facilitator = deps.facilitatorUrl ? new HTTPFacilitatorClient({ url: deps.facilitatorUrl, timeoutMs: FACILITATOR_TIMEOUT_MS }) : null;
+    this.facilitator = deps.facilitatorUrl ? new HTTPFacilitatorClient({ url: deps.facilitatorUrl, timeoutMs: deps.facilitatorTimeoutMs }) : null;
   }
 
   /** Opens the quote behind a 402's PAYMENT-REQUIRED: a pending x402 payment of its amount. */
