@@ -1,15 +1,17 @@
 // Server CPU per request: sending a pod draft (POST /v1/pods/{id}/drafts/{draft_id}/send: draft
 // read, sticky lookup, rotation, send, draft marked sent in the send's transaction) against a
 // plain send (POST /v1/cells/{id}/messages/send), each to distinct recipients, with the same
-// number of requests and concurrent clients, measured in the same run. The drafts are created
-// beforehand (not measured).
+// number of requests and concurrent clients, measured in the same run (alternating rounds). The
+// drafts are created beforehand (not measured).
 //   node bench/pod-draft-send.ts [--postgres] [--connections 20]
 import { randomBytes } from 'node:crypto';
 import { benchOptions, runBench, signUpVerified, startService } from './lib.ts';
 import { distinctNumbers, machineLoad, request } from './support/cells.ts';
 import { cpuSeconds, provisionPod, runConcurrently } from './support/pods.ts';
 
-const REQUESTS = 3_000;
+const REQUESTS = 4_200;
+const WARMUP = 200;
+const ROUNDS = 4;
 const options = benchOptions(['--connections', '20', ...process.argv.slice(2)]);
 
 await runBench(async (onExit) => {
@@ -29,23 +31,32 @@ await runBench(async (onExit) => {
     drafts[i] = String(draft.id);
   });
 
-  const measure = async (label: string, send: (i: number) => Promise<void>) => {
-    await runConcurrently(200, options.connections, send); // warm-up, not measured
-    const before = cpuSeconds(pid);
-    const ms = await runConcurrently(REQUESTS - 200, options.connections, (i) => send(i + 200));
-    const cpuUs = ((cpuSeconds(pid) - before) * 1e6) / (REQUESTS - 200);
-    return `${label.padEnd(34)} ${((REQUESTS - 200) / (ms / 1000)).toFixed(0).padStart(7)} req/s  ${cpuUs.toFixed(0).padStart(6)} µs server CPU/request`;
-  };
-  const plain = await measure('POST .../messages/send', async (i) => {
+  // Warm-up, not measured; then rounds alternate between the two, so that neither is measured
+  // on a colder process or a smaller database than the other.
+  const target = (label: string, send: (i: number) => Promise<void>) => ({ label, send, cpu: 0, ms: 0 });
+  const plain = target('POST .../messages/send', async (i) => {
     await request(`${service.url}/v1/cells/${cells[i % cells.length].cellId}/messages/send`, { method: 'POST', headers: { ...auth, 'idempotency-key': `plain-${run}-${i}` }, body: { to: numbers[i], body: 'Benchmark message: hello from Cellgate.' }, expect: 202 });
   });
-  const pod = await measure('POST /v1/pods/.../drafts/{id}/send', async (i) => {
+  const pod = target('POST /v1/pods/.../drafts/{id}/send', async (i) => {
     await request(`${service.url}/v1/pods/${podId}/drafts/${drafts[i]}/send`, { method: 'POST', headers: { ...auth, 'idempotency-key': `draft-${run}-${i}` }, expect: 202 });
   });
+  for (const { send } of [plain, pod]) await runConcurrently(WARMUP, options.connections, send);
+  const perRound = (REQUESTS - WARMUP) / ROUNDS;
+  for (let round = 0; round < ROUNDS; round++) {
+    for (const measured of round % 2 === 0 ? [plain, pod] : [pod, plain]) {
+      const before = cpuSeconds(pid);
+      measured.ms += await runConcurrently(perRound, options.connections, (i) => measured.send(WARMUP + round * perRound + i));
+      measured.cpu += cpuSeconds(pid) - before;
+    }
+  }
+  const line = ({ label, cpu, ms }: typeof plain) =>
+    `${label.padEnd(34)} ${((REQUESTS - WARMUP) / (ms / 1000)).toFixed(0).padStart(7)} req/s  ${((cpu * 1e6) / (REQUESTS - WARMUP)).toFixed(0).padStart(6)} µs server CPU/request`;
+  const excess = 100 * (pod.cpu / plain.cpu - 1);
   process.stdout.write([
-    `pod draft send vs plain send on ${service.database}: ${REQUESTS - 200} requests each after 200 warm-up, ${options.connections} concurrent clients`,
+    `pod draft send vs plain send on ${service.database}: ${REQUESTS - WARMUP} requests each after ${WARMUP} warm-up, in ${ROUNDS} alternating rounds, ${options.connections} concurrent clients`,
     machineLoad(),
-    plain,
-    pod,
+    line(plain),
+    line(pod),
+    `pod draft send against a plain send: ${excess >= 0 ? '+' : ''}${excess.toFixed(0)}% server CPU per request (target: within 10%)`,
   ].join('\n') + '\n');
 });

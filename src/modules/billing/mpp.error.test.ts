@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import { Challenge, Credential } from 'mppx';
 import { loadConfig, ConfigError } from '../../config.ts';
 import { expectProblem, startApp, verifiedOrganization, type TestApp } from '../../../test/harness.ts';
-import { MPP_TEST, mppEnv, startTempoRpc, type TempoRpcDouble } from './mpp-rpc-double.ts';
+import { MPP_TEST, mppEnv, startTempoRpc, type TempoRpcDouble } from '../../../test/support/mpp-rpc-double.ts';
 import { tempoMemo } from './mpp-tempo.ts';
 import { metaOf } from './mpp.ts';
 

@@ -5,7 +5,7 @@ import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { Challenge, Credential, Receipt } from 'mppx';
 import { atEpoch, startApp, verifiedOrganization, type TestApp } from '../../../test/harness.ts';
-import { MPP_TEST, mppEnv, startTempoRpc, type TempoRpcDouble } from './mpp-rpc-double.ts';
+import { MPP_TEST, mppEnv, startTempoRpc, type TempoRpcDouble } from '../../../test/support/mpp-rpc-double.ts';
 import { tempoMemo } from './mpp-tempo.ts';
 import { metaOf } from './mpp.ts';
 

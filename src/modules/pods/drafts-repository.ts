@@ -1,8 +1,41 @@
 // SQL for drafts.
-import type { Kysely, Updateable } from 'kysely';
+import { sql, type Kysely, type Updateable } from 'kysely';
+import { preparedRows } from '../../db/prepared.ts';
 import type { DB, Executor } from '../../db/schema.ts';
 import type { Scope } from './scope.ts';
 import type { DraftsTable, DraftStatus } from './tables.ts';
+
+export interface PodDraftRef {
+  organizationId: string;
+  podId: string;
+  draftId: string;
+}
+
+// Run for every batch of pod draft sends: the drafts of live pods, in one statement.
+const findPodDrafts = preparedRows((ex, refs: PodDraftRef[]) =>
+  ex
+    .selectFrom('drafts')
+    .innerJoin('pods', 'pods.id', 'drafts.pod_id')
+    .selectAll('drafts')
+    .where('pods.deleted_at', 'is', null)
+    .where((eb) => eb.or(refs.map((ref) => eb.and([eb('drafts.id', '=', ref.draftId), eb('drafts.pod_id', '=', ref.podId), eb('drafts.organization_id', '=', ref.organizationId)])))));
+
+export interface SentDraft {
+  id: string;
+  messageId: string;
+  at: string;
+}
+
+// Run in the transaction of every batch of draft sends: each draft gets its own message.
+const markDraftsSent = preparedRows((ex, drafts: SentDraft[]) => {
+  const perDraft = (value: (draft: SentDraft) => string) => sql<string>`case ${sql.ref('id')} ${sql.join(drafts.map((draft) => sql`when ${draft.id} then ${value(draft)}`), sql` `)} end`;
+  return ex
+    .updateTable('drafts')
+    .set({ status: 'sent', message_id: perDraft((draft) => draft.messageId), updated_at: perDraft((draft) => draft.at) })
+    .where('id', 'in', drafts.map((draft) => draft.id))
+    .where('status', '=', 'draft')
+    .returning('id');
+});
 
 export class DraftsRepository {
   readonly db: Kysely<DB>;
@@ -30,6 +63,11 @@ export class DraftsRepository {
       .executeTakeFirst();
   }
 
+  /** Those of the drafts that exist in their live pod of their organization. */
+  async podDraftsAmong(refs: readonly PodDraftRef[]): Promise<DraftsTable[]> {
+    return (await findPodDrafts(this.db, refs)).rows;
+  }
+
   list(scope: Scope, status: DraftStatus | undefined, beforeId: string | null, limit: number) {
     let query = this.db.selectFrom('drafts').selectAll().where(scope.kind === 'cell' ? 'cell_id' : 'pod_id', '=', scope.id);
     if (status) query = query.where('status', '=', status);
@@ -40,5 +78,10 @@ export class DraftsRepository {
   /** Changes a draft that is still a draft; the row, or undefined when it is not. */
   changeDraft(ex: Executor, id: string, changes: Updateable<DraftsTable>) {
     return ex.updateTable('drafts').set(changes).where('id', '=', id).where('status', '=', 'draft').returningAll().executeTakeFirst();
+  }
+
+  /** Marks those of the drafts that are still drafts sent with their messages; how many. */
+  async markSent(ex: Executor, drafts: readonly SentDraft[]): Promise<number> {
+    return (await markDraftsSent(ex, drafts)).rows.length;
   }
 }

@@ -105,5 +105,8 @@ function registerScoped(app: App, kind: ScopeKind, drafts: DraftsService, scopes
     },
   }, async (request, reply) =>
     // The scope is resolved inside the work: when it fails, a used key still replays its answer.
-    recordedResponse(request, reply, 202, async (record) => drafts.send(await scopeOf(request), request.params.draft_id, record)));
+    // A pod draft's own lookup checks its pod.
+    recordedResponse(request, reply, 202, async (record) => (kind === 'pod'
+      ? drafts.sendFromPod(agentOf(request).organizationId, idOf(kind, request.params), request.params.draft_id, record)
+      : drafts.sendFromCell(await scopeOf(request), request.params.draft_id, record))));
 }

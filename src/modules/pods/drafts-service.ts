@@ -5,16 +5,15 @@
 import type { IdempotencyRecorder } from '../../http/idempotency.ts';
 import { clientIdHash, sameClientIdBody } from '../../lib/client-id.ts';
 import type { Clock } from '../../lib/clock.ts';
-import { ApiError, notFound } from '../../lib/errors.ts';
+import { notFound } from '../../lib/errors.ts';
 import { newId } from '../../lib/ids.ts';
 import { listPage, type PageQuery } from '../../lib/pagination.ts';
 import { requirePhone } from '../../lib/phone.ts';
-import type { SendHook } from '../messages/service.ts';
 import type { MessageView } from '../messages/views.ts';
+import { draftSends, notDraft, PodDraftSends, queueDraft } from './draft-sends.ts';
 import type { DraftsRepository } from './drafts-repository.ts';
 import type { MessagesPort } from './ports.ts';
 import { scopeColumns, type Scope } from './scope.ts';
-import { optedOut, stickyCells } from './sender.ts';
 import type { PodsService } from './service.ts';
 import type { DraftsTable, DraftStatus } from './tables.ts';
 import { draftView, type DraftView } from './views.ts';
@@ -32,20 +31,19 @@ export interface UpdateDraftInput {
   media_urls?: string[];
 }
 
-const notDraft = (row: Pick<DraftsTable, 'status'>, action: string) =>
-  new ApiError('conflict', `Only a draft can be ${action}; this one is ${row.status}.`);
-
 export class DraftsService {
   private readonly repo: DraftsRepository;
   private readonly pods: PodsService;
   private readonly messages: MessagesPort;
   private readonly clock: Clock;
+  private readonly podSends: PodDraftSends;
 
   constructor(deps: { repo: DraftsRepository; pods: PodsService; messages: MessagesPort; clock: Clock }) {
     this.repo = deps.repo;
     this.pods = deps.pods;
     this.messages = deps.messages;
     this.clock = deps.clock;
+    this.podSends = new PodDraftSends(deps);
   }
 
   /** 201 on the first create; 200 with the draft (as it is now) when the same body repeats the client_id. */
@@ -115,30 +113,23 @@ export class DraftsService {
     throw notDraft(now, 'discarded');
   }
 
-  /** Queues the draft's message (202) and marks the draft sent, in one transaction. */
-  async send(scope: Scope, id: string, record?: IdempotencyRecorder): Promise<MessageView> {
+  /** Queues the message of a draft of a cell (`scope`) and marks the draft sent, in one transaction. */
+  async sendFromCell(scope: Scope, id: string, record?: IdempotencyRecorder): Promise<MessageView> {
     const row = await this.inScope(scope, id);
     if (row.status !== 'draft') throw notDraft(row, 'sent');
-    const cellId = scope.kind === 'cell' ? scope.id : await this.podCellFor(scope.id, row.to_number);
-    const input = { to: row.to_number, body: row.body, media_urls: JSON.parse(row.media_urls) as string[] };
-    const markSent: SendHook = async (tx, [message]) => {
-      const sent = await this.repo.changeDraft(tx, row.id, { status: 'sent', message_id: message.id, updated_at: message.created_at });
-      if (!sent) throw new ApiError('conflict', 'Only a draft can be sent; this one was sent or discarded meanwhile.');
-    };
-    return this.messages.send(scope.organizationId, cellId, input, { record, within: markSent });
+    return queueDraft(this.messages, draftSends(this.repo, [{ draft: row, cellId: scope.id }])[0], record);
   }
 
-  /** The pod cell a pod draft to `to` goes out from: sticky, else the next in rotation. */
-  private async podCellFor(podId: string, to: string): Promise<string> {
-    const active = await this.pods.activeCells(podId);
-    if (active.length === 0) throw new ApiError('cell_not_active', 'The pod has no active cell to send from.');
-    const state = await this.messages.recipientsAmong(active.map((cell) => cell.id), [to]);
-    if (optedOut(state).has(to)) {
-      throw new ApiError('recipient_opted_out', `${to} texted STOP to a cell of this pod; they must text START before the pod can message them again.`);
-    }
-    const sticky = stickyCells(state, active).get(to);
-    if (sticky) return sticky;
-    return active[(await this.pods.nextRotation(podId)) % active.length].id;
+  /**
+   * As sendFromCell for a draft of a pod, from the cell the sticky rotation rule picks. The pod
+   * is not resolved first: the draft's lookup checks it, and only a miss looks at the pod alone
+   * (404 for the pod, else for the draft).
+   */
+  async sendFromPod(organizationId: string, podId: string, id: string, record?: IdempotencyRecorder): Promise<MessageView> {
+    const message = await this.podSends.send({ organizationId, podId, draftId: id }, record);
+    if (message) return message;
+    await this.pods.owned(organizationId, podId);
+    throw notFound('draft');
   }
 
   private async inScope(scope: Scope, id: string): Promise<DraftsTable> {

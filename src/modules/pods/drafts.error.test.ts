@@ -52,6 +52,15 @@ describe('drafts: bad input and states', () => {
     assert.equal((await ok(t, org, 'GET', `/v1/cells/${draft.cell_id}/messages`)).messages.length, 1);
   });
 
+  it('queues one message when the same pod draft is sent twice at once with different keys', async () => {
+    const { org, pod } = await podWithLines(t, 2);
+    const draft = await ok(t, org, 'POST', `/v1/pods/${pod.id}/drafts`, { client_id: clientId(), to: '+14155550153', body: 'Once' }, 201);
+    const answers = await Promise.all(['k1', 'k2'].map((key) => call(t, org, 'POST', `/v1/pods/${pod.id}/drafts/${draft.id}/send`, undefined, { 'idempotency-key': key })));
+    assert.deepEqual(answers.map((a) => a.statusCode).sort(), [202, 409]);
+    const sent = await ok(t, org, 'GET', `/v1/pods/${pod.id}/drafts/${draft.id}`);
+    assert.equal(sent.message_id, answers.find((a) => a.statusCode === 202)?.json().id);
+  });
+
   it('validates to, body and media_urls like a send', async () => {
     const [line] = await lines(t, 1);
     const body = expectProblem(await call(t, line.org, 'POST', `/v1/cells/${line.cell.id}/drafts`, { client_id: clientId(), to: '555-0100', body: '', media_urls: ['http://example.com/a.jpg'] }), 400, 'invalid_request');

@@ -102,4 +102,24 @@ describe('drafts', () => {
     for (const id of ids) assert.equal(used.filter((u) => u === id).length, 2, `each cell sends two of six: ${used.join(',')}`);
     assert.deepEqual(used.slice(3), used.slice(0, 3), 'in a fixed rotation');
   });
+
+  it('sends pod drafts sent at once by the same rules: even rotation, sticky cells, each draft marked sent with its own message', async () => {
+    const { org, lines: cells, pod } = await podWithLines(t, 3);
+    await queued(t, cells[1], { to: '+14155550179', body: 'Earlier conversation' });
+    // Six new recipients, and two drafts to the sticky one (same cell, same recipient).
+    const recipients = ['+14155550180', '+14155550181', '+14155550182', '+14155550183', '+14155550184', '+14155550185', '+14155550179', '+14155550179'];
+    const drafts = [];
+    for (const to of recipients) drafts.push(await ok(t, org, 'POST', `/v1/pods/${pod.id}/drafts`, { client_id: clientId(), to, body: 'Hello' }, 201));
+    const messages = await Promise.all(drafts.map((draft) => ok(t, org, 'POST', `/v1/pods/${pod.id}/drafts/${draft.id}/send`, undefined, 202)));
+    const ids = cells.map((line) => line.cell.id);
+    for (const id of ids) assert.equal(messages.slice(0, 6).filter((m) => m.cell_id === id).length, 2, 'each cell sends two of the six new recipients');
+    assert.deepEqual(messages.slice(6).map((m) => m.cell_id), [ids[1], ids[1]], 'the sticky recipient keeps its cell');
+    assert.equal(new Set(messages.map((m) => m.id)).size, drafts.length);
+    for (const [i, draft] of drafts.entries()) {
+      const sent = await ok(t, org, 'GET', `/v1/pods/${pod.id}/drafts/${draft.id}`);
+      assert.equal(sent.status, 'sent');
+      assert.equal(sent.message_id, messages[i].id);
+      assert.equal(messages[i].to, draft.to);
+    }
+  });
 });

@@ -1,7 +1,12 @@
 // SQL for pods. Membership is cells.pod_id, kept by the cells module (CellsService.setPod).
 import type { Kysely, Updateable } from 'kysely';
+import { prepared } from '../../db/prepared.ts';
 import type { DB, Executor } from '../../db/schema.ts';
 import type { PodsTable } from './tables.ts';
+
+// Run for every batch of pod draft sends that go by rotation.
+const advanceRotation = prepared((ex, p: { id: string; by: number }) =>
+  ex.updateTable('pods').set((eb) => ({ rotation: eb('rotation', '+', p.by) })).where('id', '=', p.id).returning('rotation'));
 
 export class PodsRepository {
   readonly db: Kysely<DB>;
@@ -41,14 +46,12 @@ export class PodsRepository {
     return Number(result.numUpdatedRows) === 1;
   }
 
-  /** The next round-robin position of the pod (one atomic increment, shared by every process). */
-  async nextRotation(podId: string): Promise<number> {
-    const row = await this.db
-      .updateTable('pods')
-      .set((eb) => ({ rotation: eb('rotation', '+', 1) }))
-      .where('id', '=', podId)
-      .returning('rotation')
-      .executeTakeFirst();
-    return row?.rotation ?? 0;
+  /**
+   * Takes the pod's next `count` round-robin positions (one atomic increment, shared by every
+   * process); the first of them, or 0 when the pod is gone.
+   */
+  async advanceRotation(podId: string, count: number): Promise<number> {
+    const row = await advanceRotation.first(this.db, { id: podId, by: count });
+    return row ? row.rotation - count + 1 : 0;
   }
 }

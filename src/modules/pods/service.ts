@@ -130,13 +130,22 @@ export class PodsService {
 
   /** The pod's cells that can send now (active, with a number), oldest first. */
   async activeCells(podId: string): Promise<ActiveCell[]> {
-    const cells = await this.cells.podCells(this.repo.db, [podId]);
-    return cells.filter(isActive).map((cell) => ({ id: cell.id, phone_number: cell.phone_number, device_id: cell.device_id }));
+    return (await this.activeCellsOf([podId])).get(podId) ?? [];
   }
 
-  /** The next round-robin position of the pod (pod draft sends without a sticky cell). */
-  nextRotation(podId: string): Promise<number> {
-    return this.repo.nextRotation(podId);
+  /** activeCells of each of these pods (in one statement); a pod without any is left out. */
+  async activeCellsOf(podIds: readonly string[]): Promise<Map<string, ActiveCell[]>> {
+    const byPod = new Map<string, ActiveCell[]>();
+    for (const cell of await this.cells.podCells(this.repo.db, podIds)) {
+      if (!isActive(cell) || cell.pod_id === null) continue;
+      byPod.set(cell.pod_id, [...(byPod.get(cell.pod_id) ?? []), { id: cell.id, phone_number: cell.phone_number, device_id: cell.device_id }]);
+    }
+    return byPod;
+  }
+
+  /** The first of the pod's next `count` round-robin positions (pod draft sends without a sticky cell). */
+  takeRotations(podId: string, count: number): Promise<number> {
+    return this.repo.advanceRotation(podId, count);
   }
 
   private async replay(existing: PodsTable, hash: string): Promise<PodView> {
