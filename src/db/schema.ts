@@ -7,11 +7,12 @@ import type { CellsTables } from '../modules/cells/tables.ts';
 import type { DevicesTables } from '../modules/devices/tables.ts';
 import type { EventsTables } from '../modules/events/tables.ts';
 import type { MessagesTables } from '../modules/messages/tables.ts';
+import type { OAuthTables } from '../modules/oauth/tables.ts';
 import type { OrganizationsTables } from '../modules/organizations/tables.ts';
 import type { PodsTables } from '../modules/pods/tables.ts';
 import type { WebhooksTables } from '../modules/webhooks/tables.ts';
 
-export interface DB extends OrganizationsTables, AdminTables, IdempotencyTables, DevicesTables, CellsTables, MessagesTables, EventsTables, WebhooksTables, PodsTables, BillingTables {}
+export interface DB extends OrganizationsTables, AdminTables, IdempotencyTables, DevicesTables, CellsTables, MessagesTables, EventsTables, WebhooksTables, PodsTables, BillingTables, OAuthTables {}
 
 /** A query runner: the database itself or an open transaction. */
 export type Executor = Kysely<DB> | Transaction<DB>;

@@ -2,11 +2,14 @@
 // so an unauthenticated request never learns whether its body would have been valid.
 import type { FastifyContextConfig, FastifyRequest } from 'fastify';
 import { ApiError } from '../lib/errors.ts';
-import type { AdminPrincipal, AgentPrincipal, App, DevicePrincipal } from './types.ts';
+import type { AdminPrincipal, AgentPrincipal, App, BearerResource, DevicePrincipal } from './types.ts';
 
-/** Resolves a presented secret to its principal, or null when unknown, revoked or expired. */
+/**
+ * Resolves a presented secret to its principal, or null when unknown, revoked or expired. An
+ * OAuth access token resolves only at the resource it was issued for (its audience).
+ */
 export interface Authenticators {
-  agent(token: string): Promise<AgentPrincipal | null>;
+  agent(token: string, resource?: BearerResource): Promise<AgentPrincipal | null>;
   admin(token: string): Promise<AdminPrincipal | null>;
   device(key: string): Promise<DevicePrincipal | null>;
 }
@@ -20,18 +23,35 @@ export function bearerToken(request: FastifyRequest): string | null {
   return match ? match[1] : null;
 }
 
-const unauthenticated = (detail: string) => new ApiError('unauthenticated', detail);
+const unauthenticated = (detail: string, headers?: Record<string, string>) => new ApiError('unauthenticated', detail, { headers });
 
-async function authenticateAgent(request: FastifyRequest, auth: Authenticators): Promise<AgentPrincipal> {
+/** Where a client learns how to get a token for a bearer route (RFC 9728), per resource. */
+export type ResourceMetadataUrls = Record<BearerResource, string>;
+
+/** The resource of a route: the MCP endpoint or the REST API. */
+export const resourceOfUrl = (url: string): BearerResource => (url === '/mcp' || url.startsWith('/mcp/') ? 'mcp' : 'v1');
+
+async function authenticateAgent(request: FastifyRequest, auth: Authenticators, resource: BearerResource, metadataUrl: string | undefined): Promise<AgentPrincipal> {
+  // RFC 9728 §5.1: a 401 on a bearer route says where the protected-resource metadata is.
+  const challenge = metadataUrl ? { 'WWW-Authenticate': `Bearer resource_metadata="${metadataUrl}"` } : undefined;
   const token = bearerToken(request);
   if (token === null) {
     throw unauthenticated(
       request.headers.authorization ? 'The Authorization header must be "Bearer <api key>".' : 'Send your API key as "Authorization: Bearer <api key>".',
+      challenge,
     );
   }
-  if (!AGENT_PREFIXES.some((p) => token.startsWith(p))) throw unauthenticated('This route takes an API key or OAuth access token.');
-  const principal = await auth.agent(token);
-  if (!principal) throw unauthenticated('The API key is unknown, revoked or expired.');
+  if (!AGENT_PREFIXES.some((p) => token.startsWith(p))) throw unauthenticated('This route takes an API key or OAuth access token.', challenge);
+  const principal = await auth.agent(token, resource);
+  if (!principal) {
+    const invalid = metadataUrl ? { 'WWW-Authenticate': `Bearer resource_metadata="${metadataUrl}", error="invalid_token"` } : undefined;
+    throw unauthenticated(
+      token.startsWith('cg_at_')
+        ? 'The access token is unknown, revoked or expired, or was issued for another resource.'
+        : 'The API key is unknown, revoked or expired.',
+      invalid,
+    );
+  }
   return principal;
 }
 
@@ -58,17 +78,23 @@ async function authenticateDevice(request: FastifyRequest, auth: Authenticators)
   return principal;
 }
 
-function agentCheck(auth: Authenticators, config: FastifyContextConfig) {
+function agentCheck(auth: Authenticators, config: FastifyContextConfig, resource: BearerResource, metadata: ResourceMetadataUrls | undefined) {
   return async (request: FastifyRequest) => {
-    const agent = await authenticateAgent(request, auth);
+    const agent = await authenticateAgent(request, auth, resource, metadata?.[resource]);
     if (agent.organizationStatus === 'unverified' && !config.allowUnverified) {
       throw new ApiError('organization_unverified', 'Verify the organization first: POST /v1/agent/verify with the emailed code.');
     }
     if (agent.organizationStatus === 'suspended' && !config.allowUnverified) {
       throw new ApiError('organization_suspended', 'The organization is suspended.');
     }
+    if (config.apiKeyOnly && agent.credentialType !== 'api_key') {
+      throw new ApiError('forbidden', 'This route takes an API key, not an OAuth access token.');
+    }
     if (config.scope && !agent.scopes.includes(config.scope)) {
-      throw new ApiError('forbidden', `The token lacks the ${config.scope} scope.`);
+      throw new ApiError('insufficient_scope', `The access token lacks the ${config.scope} scope.`, {
+        headers: { 'WWW-Authenticate': `Bearer error="insufficient_scope", scope="${config.scope}"` },
+        extensions: { scope: config.scope },
+      });
     }
     request.agent = agent;
   };
@@ -80,7 +106,7 @@ export const hookList = <T>(hook: T | T[] | undefined): T[] => (hook === undefin
  * Attaches the credential check of each route's surface as a route-level onRequest hook, decided
  * once at registration (no per-request lookup of the route config). Registered before any route.
  */
-export function registerAuth(app: App, auth: Authenticators): void {
+export function registerAuth(app: App, auth: Authenticators, options: { resourceMetadata?: ResourceMetadataUrls } = {}): void {
   app.decorateRequest('agent', null);
   app.decorateRequest('admin', null);
   app.decorateRequest('device', null);
@@ -89,7 +115,7 @@ export function registerAuth(app: App, auth: Authenticators): void {
     const config = route.config ?? {};
     const check =
       config.auth === 'agent'
-        ? agentCheck(auth, config)
+        ? agentCheck(auth, config, resourceOfUrl(route.url), options.resourceMetadata)
         : config.auth === 'admin'
           ? async (request: FastifyRequest) => {
               request.admin = await authenticateAdmin(request, auth);

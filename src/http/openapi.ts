@@ -57,7 +57,8 @@ const WHEN: Record<ErrorCode, string> = {
   code_expired: 'five wrong attempts spent the code; sign up again for a new one',
   unauthenticated: 'the credential is missing, malformed, unknown, revoked or expired',
   payment_required: 'billing blocks the action; `payment` describes the payment that unblocks it',
-  forbidden: 'the credential is valid but not allowed here (an agent credential on the admin surface, an OAuth token without the scope)',
+  forbidden: 'the credential is valid but not allowed here (an agent credential on the admin surface, an OAuth token where only API keys are taken)',
+  insufficient_scope: 'the OAuth access token lacks the scope the route needs (`detail` names it)',
   organization_unverified: 'the organization has not verified its email yet',
   organization_suspended: 'the organization is suspended',
   not_found: 'no such resource in this organization',
@@ -93,7 +94,8 @@ export function errorCodesOf(route: Pick<RouteOptions, 'config' | 'schema'>): Er
     codes.add('organization_unverified');
     codes.add('organization_suspended');
   }
-  if ((config.auth === 'agent' && config.scope) || config.auth === 'admin') codes.add('forbidden');
+  if ((config.auth === 'agent' && config.scope) || config.auth === 'admin' || (config.auth === 'agent' && config.apiKeyOnly)) codes.add('forbidden');
+  if (config.auth === 'agent' && config.scope) codes.add('insufficient_scope');
   if (schema.params) codes.add('not_found');
   if (schema.body) {
     codes.add('payload_too_large');

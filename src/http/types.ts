@@ -22,7 +22,12 @@ export interface AgentPrincipal {
   credentialId: string;
   key: { id: string; prefix: string; created_at: string; last_used_at: string | null };
   scopes: string[];
+  /** The OAuth client an access token was issued to (credentialType 'oauth_token'). */
+  client?: { id: string; name: string | null };
 }
+
+/** The resource a bearer credential is presented to: the REST API (/v1) or the MCP endpoint (/mcp). */
+export type BearerResource = 'v1' | 'mcp';
 
 export interface AdminPrincipal {
   tokenId: string;
@@ -40,6 +45,8 @@ declare module 'fastify' {
     allowUnverified?: boolean;
     /** OAuth scope the route needs (API keys carry every scope). */
     scope?: string;
+    /** Only API keys, never OAuth access tokens (key management, OAuth consent and grants). */
+    apiKeyOnly?: boolean;
     /** Extra per-IP bucket for abuse-prone public routes. */
     ipLimit?: 'sign_up';
     /**

@@ -8,6 +8,7 @@ export const ERRORS = {
   unauthenticated: { status: 401, title: 'Unauthenticated' },
   payment_required: { status: 402, title: 'Payment required' },
   forbidden: { status: 403, title: 'Forbidden' },
+  insufficient_scope: { status: 403, title: 'Insufficient scope' },
   organization_unverified: { status: 403, title: 'Organization not verified' },
   organization_suspended: { status: 403, title: 'Organization suspended' },
   not_found: { status: 404, title: 'Not found' },

@@ -8,7 +8,9 @@ import type { Clock } from './clock.ts';
 
 export type IdPrefix =
   | 'org' | 'key' | 'cell' | 'dev' | 'pod' | 'msg' | 'conv' | 'drf' | 'lst' | 'whk' | 'evt'
-  | 'job' | 'pay' | 'wal' | 'usg' | 'adm' | 'mail' | 'req' | 'dlv' | 'dep';
+  | 'job' | 'pay' | 'wal' | 'usg' | 'adm' | 'mail' | 'req' | 'dlv' | 'dep'
+  // OAuth: clients, authorization requests, grants, access and refresh tokens.
+  | 'ocl' | 'oar' | 'grt' | 'oat' | 'ort';
 
 // ulid's default source calls getRandomValues once per character; drawing from a pool of
 // random bytes keeps id generation off the request hot path.

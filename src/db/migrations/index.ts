@@ -12,6 +12,7 @@ import * as billingBalance from './0009_billing_balance.ts';
 import * as stripeCheckout from './0010_stripe_checkout.ts';
 import * as mpp from './0011_mpp.ts';
 import * as x402Deposits from './0012_x402_deposits.ts';
+import * as oauth from './0013_oauth.ts';
 
 export const migrations: Record<string, Migration> = {
   '0001_foundation': foundation,
@@ -26,4 +27,5 @@ export const migrations: Record<string, Migration> = {
   '0010_stripe_checkout': stripeCheckout,
   '0011_mpp': mpp,
   '0012_x402_deposits': x402Deposits,
+  '0013_oauth': oauth,
 };

@@ -4,9 +4,12 @@ import { activeOrganization, admin, ADMIN_TOKEN, bearer, expectProblem, signUp, 
 
 const encodeCursorForTest = (value: unknown) => Buffer.from(JSON.stringify(value)).toString('base64url');
 
-function expectUnauthenticated(response: Parameters<typeof expectProblem>[0]) {
+/** A 401 on an agent route names the OAuth protected-resource metadata (RFC 9728); the admin surface says Bearer. */
+function expectUnauthenticated(response: Parameters<typeof expectProblem>[0], surface: 'agent' | 'admin' = 'agent') {
   expectProblem(response, 401, 'unauthenticated');
-  assert.equal(response.headers['www-authenticate'], 'Bearer');
+  const challenge = String(response.headers['www-authenticate']);
+  if (surface === 'admin') assert.equal(challenge, 'Bearer');
+  else assert.match(challenge, /^Bearer resource_metadata="http:\/\/cellgate\.test\/\.well-known\/oauth-protected-resource"/);
 }
 
 describe('credentials on the customer surface', () => {
@@ -16,7 +19,7 @@ describe('credentials on the customer surface', () => {
   });
   after(() => t.close());
 
-  it('a missing Authorization header is 401 with WWW-Authenticate: Bearer', async () => {
+  it('a missing Authorization header is 401 with WWW-Authenticate: Bearer and the resource metadata', async () => {
     expectUnauthenticated(await t.app.inject({ url: '/v1/auth/whoami' }));
   });
 
@@ -112,14 +115,14 @@ describe('credentials on the administrative surface', () => {
   });
 
   it('an unknown agent key on /v1/admin is 401, not 403', async () => {
-    expectUnauthenticated(await t.app.inject({ url: '/v1/admin/outbox', headers: bearer(`cg_live_${'Z'.repeat(32)}`) }));
+    expectUnauthenticated(await t.app.inject({ url: '/v1/admin/outbox', headers: bearer(`cg_live_${'Z'.repeat(32)}`) }), 'admin');
   });
 
   it('missing, unknown or device credentials on /v1/admin are 401', async () => {
-    expectUnauthenticated(await t.app.inject({ url: '/v1/admin/outbox' }));
-    expectUnauthenticated(await t.app.inject({ url: '/v1/admin/outbox', headers: bearer(`${ADMIN_TOKEN}x`) }));
-    expectUnauthenticated(await t.app.inject({ url: '/v1/admin/outbox', headers: { 'x-phone-key': `cg_dev_${'d'.repeat(32)}` } }));
-    expectUnauthenticated(await t.app.inject({ url: '/v1/admin/outbox', headers: bearer(`cg_dev_${'d'.repeat(32)}`) }));
+    expectUnauthenticated(await t.app.inject({ url: '/v1/admin/outbox' }), 'admin');
+    expectUnauthenticated(await t.app.inject({ url: '/v1/admin/outbox', headers: bearer(`${ADMIN_TOKEN}x`) }), 'admin');
+    expectUnauthenticated(await t.app.inject({ url: '/v1/admin/outbox', headers: { 'x-phone-key': `cg_dev_${'d'.repeat(32)}` } }), 'admin');
+    expectUnauthenticated(await t.app.inject({ url: '/v1/admin/outbox', headers: bearer(`cg_dev_${'d'.repeat(32)}`) }), 'admin');
   });
 
   it('an admin token created with the service works and carries no agent rights', async () => {

@@ -74,6 +74,10 @@ const Whoami = Type.Object({
   key: KeySummary,
   credential_type: Type.Enum(['api_key', 'oauth_token']),
   scopes: Type.Array(Type.String()),
+  client: Type.Optional(Type.Object({
+    id: Type.String({ description: 'client_id of the OAuth client.' }),
+    name: Nullable(Type.String()),
+  }, { description: 'The OAuth client the access token was issued to (OAuth tokens only).' })),
 }, {
   $id: 'Whoami',
   description: 'The calling credential and its organization.',
@@ -101,7 +105,7 @@ export function registerOrganizationRoutes(app: App, organizations: Organization
   }, async (request, reply) => reply.code(201).send(await organizations.signUp(request.body)));
 
   app.post('/v1/agent/verify', {
-    config: { auth: 'agent', allowUnverified: true, errors: ['invalid_code', 'code_expired', 'conflict'] },
+    config: { auth: 'agent', allowUnverified: true, apiKeyOnly: true, errors: ['invalid_code', 'code_expired', 'conflict'] },
     schema: {
       operationId: 'verifyOrganization',
       tags: ['Organizations'],
@@ -122,7 +126,7 @@ export function registerOrganizationRoutes(app: App, organizations: Organization
   }, async (request) => organizations.whoami(agentOf(request)));
 
   app.get('/v1/auth/keys', {
-    config: { auth: 'agent' },
+    config: { auth: 'agent', apiKeyOnly: true },
     schema: {
       operationId: 'listApiKeys',
       tags: ['Organizations'],
@@ -133,7 +137,7 @@ export function registerOrganizationRoutes(app: App, organizations: Organization
   }, async (request) => organizations.listKeys(agentOf(request).organizationId, request.query));
 
   app.post('/v1/auth/keys', {
-    config: { auth: 'agent' },
+    config: { auth: 'agent', apiKeyOnly: true },
     // The body is optional: an absent one means no name.
     preValidation: async (request) => {
       request.body ??= {};
@@ -149,7 +153,7 @@ export function registerOrganizationRoutes(app: App, organizations: Organization
   }, async (request, reply) => reply.code(201).send(await organizations.createKey(agentOf(request).organizationId, request.body?.name ?? null)));
 
   app.delete('/v1/auth/keys/:key_id', {
-    config: { auth: 'agent', errors: ['conflict'] },
+    config: { auth: 'agent', apiKeyOnly: true, errors: ['conflict'] },
     schema: {
       operationId: 'revokeApiKey',
       tags: ['Organizations'],

@@ -5,7 +5,7 @@ import { newId } from '../../lib/ids.ts';
 import type { Mailer } from '../../lib/mailer.ts';
 import { constantTimeEqualHex, displayPrefix, newSecret, sha256Hex, sixDigitCode } from '../../lib/secrets.ts';
 import { ApiError, notFound } from '../../lib/errors.ts';
-import type { AgentPrincipal } from '../../http/types.ts';
+import type { AgentPrincipal, BearerResource } from '../../http/types.ts';
 import { listPage, type PageQuery } from '../../lib/pagination.ts';
 import type { OrganizationsRepository } from './repository.ts';
 import type { ApiKeysTable } from './tables.ts';
@@ -18,6 +18,7 @@ const CREDENTIAL_CACHE_MS = 5_000;
 /** last_used_at is written at most this often per key. */
 const TOUCH_INTERVAL_MS = 60_000;
 export const API_KEY_PREFIX = 'cg_live_';
+export const ACCESS_TOKEN_PREFIX = 'cg_at_';
 export const ALL_SCOPES = [
   'cells:read', 'cells:write', 'messages:read', 'messages:send', 'events:read',
   'webhooks:write', 'billing:read', 'billing:write', 'usage:read',
@@ -44,6 +45,7 @@ export class OrganizationsService {
   private readonly clock: Clock;
   private readonly mailer: Mailer;
   private readonly credentials = new Map<string, { principal: AgentPrincipal; until: number; touchedMs: number }>();
+  private accessTokens: ((token: string, resource: BearerResource) => Promise<AgentPrincipal | null>) | null = null;
 
   constructor(deps: { repo: OrganizationsRepository; clock: Clock; mailer: Mailer }) {
     this.repo = deps.repo;
@@ -144,11 +146,19 @@ export class OrganizationsService {
     return { organization_id: organizationId, status: 'active' as const };
   }
 
+  /** Resolves OAuth access tokens (the oauth module, wired by the composition root). */
+  useAccessTokens(resolve: (token: string, resource: BearerResource) => Promise<AgentPrincipal | null>): void {
+    this.accessTokens = resolve;
+  }
+
   /**
-   * The principal behind an API key, or null when unknown or revoked. Resolved keys are kept in
-   * memory for a few seconds (keyed by the presented key, so a hit costs no hashing).
+   * The principal behind an API key or an OAuth access token presented to `resource`, or null
+   * when unknown, revoked or expired (or a token of another resource). Resolved keys are kept in
+   * memory for a few seconds (keyed by the presented key, so a hit costs no hashing); access
+   * tokens are read on every request, so their revocation takes effect at once.
    */
-  async authenticate(secret: string): Promise<AgentPrincipal | null> {
+  async authenticate(secret: string, resource: BearerResource = 'v1'): Promise<AgentPrincipal | null> {
+    if (secret.startsWith(ACCESS_TOKEN_PREFIX)) return this.accessTokens ? this.accessTokens(secret, resource) : null;
     if (!secret.startsWith(API_KEY_PREFIX)) return null;
     const nowMs = this.clock.now().getTime();
     let entry = this.credentials.get(secret);
@@ -189,6 +199,7 @@ export class OrganizationsService {
       key: agent.key,
       credential_type: agent.credentialType,
       scopes: agent.scopes,
+      ...(agent.client ? { client: agent.client } : {}),
     };
   }
 

@@ -1,0 +1,164 @@
+// SQL for OAuth clients, authorization requests, grants and tokens.
+import type { Kysely, Updateable } from 'kysely';
+import type { DB, Executor } from '../../db/schema.ts';
+import type { OAuthClientsTable, OAuthGrantsTable, OAuthRequestsTable, OAuthTokensTable } from './tables.ts';
+
+export class OAuthRepository {
+  readonly db: Kysely<DB>;
+  constructor(db: Kysely<DB>) {
+    this.db = db;
+  }
+
+  findClient(id: string) {
+    return this.db.selectFrom('oauth_clients').selectAll().where('id', '=', id).executeTakeFirst();
+  }
+
+  async insertClient(row: OAuthClientsTable): Promise<void> {
+    await this.db.insertInto('oauth_clients').values(row).execute();
+  }
+
+  /** Caches a fetched Client ID Metadata Document (created, or refreshed in place). */
+  async upsertDocumentClient(row: OAuthClientsTable): Promise<void> {
+    const { id: _id, created_at: _created, ...changes } = row;
+    await this.db.insertInto('oauth_clients').values(row).onConflict((oc) => oc.column('id').doUpdateSet(changes)).execute();
+  }
+
+  async insertRequest(row: OAuthRequestsTable): Promise<void> {
+    await this.db.insertInto('oauth_requests').values(row).execute();
+  }
+
+  findRequest(ex: Executor, id: string) {
+    return ex.selectFrom('oauth_requests').selectAll().where('id', '=', id).executeTakeFirst();
+  }
+
+  findRequestByCode(codeHash: string) {
+    return this.db.selectFrom('oauth_requests').selectAll().where('code_hash', '=', codeHash).executeTakeFirst();
+  }
+
+  /** Binds a request to the organization that first reads it; false when another one holds it. */
+  async claimRequest(id: string, organizationId: string): Promise<boolean> {
+    const result = await this.db
+      .updateTable('oauth_requests')
+      .set({ organization_id: organizationId })
+      .where('id', '=', id)
+      .where((eb) => eb.or([eb('organization_id', 'is', null), eb('organization_id', '=', organizationId)]))
+      .executeTakeFirst();
+    return Number(result.numUpdatedRows) === 1;
+  }
+
+  /** Decides a pending request of (or unclaimed by) this organization; false when it was not pending. */
+  async decideRequest(id: string, organizationId: string, changes: Updateable<OAuthRequestsTable>): Promise<boolean> {
+    const result = await this.db
+      .updateTable('oauth_requests')
+      .set({ ...changes, organization_id: organizationId })
+      .where('id', '=', id)
+      .where('status', '=', 'pending')
+      .where((eb) => eb.or([eb('organization_id', 'is', null), eb('organization_id', '=', organizationId)]))
+      .executeTakeFirst();
+    return Number(result.numUpdatedRows) === 1;
+  }
+
+  /** Marks a code used; false when it already was (a replay). */
+  async useCode(ex: Executor, requestId: string, now: string): Promise<boolean> {
+    const result = await ex
+      .updateTable('oauth_requests')
+      .set({ code_used_at: now })
+      .where('id', '=', requestId)
+      .where('code_used_at', 'is', null)
+      .executeTakeFirst();
+    return Number(result.numUpdatedRows) === 1;
+  }
+
+  async setRequestGrant(ex: Executor, requestId: string, grantId: string): Promise<void> {
+    await ex.updateTable('oauth_requests').set({ grant_id: grantId }).where('id', '=', requestId).execute();
+  }
+
+  async insertGrant(ex: Executor, row: OAuthGrantsTable): Promise<void> {
+    await ex.insertInto('oauth_grants').values(row).execute();
+  }
+
+  findGrant(ex: Executor, id: string) {
+    return ex.selectFrom('oauth_grants').selectAll().where('id', '=', id).executeTakeFirst();
+  }
+
+  listActiveGrants(organizationId: string, beforeId: string | null, limit: number) {
+    let query = this.db
+      .selectFrom('oauth_grants')
+      .innerJoin('oauth_clients', 'oauth_clients.id', 'oauth_grants.client_id')
+      .select([
+        'oauth_grants.id',
+        'oauth_grants.client_id',
+        'oauth_clients.client_name',
+        'oauth_grants.scope',
+        'oauth_grants.resource',
+        'oauth_grants.created_at',
+      ])
+      .where('oauth_grants.organization_id', '=', organizationId)
+      .where('oauth_grants.revoked_at', 'is', null);
+    if (beforeId) query = query.where('oauth_grants.id', '<', beforeId);
+    return query.orderBy('oauth_grants.id', 'desc').limit(limit).execute();
+  }
+
+  /** Revokes a grant and every token issued under it; false when it was already revoked. */
+  async revokeGrant(ex: Executor, grantId: string, reason: string, now: string, organizationId?: string): Promise<boolean> {
+    let query = ex
+      .updateTable('oauth_grants')
+      .set({ revoked_at: now, revoked_reason: reason })
+      .where('id', '=', grantId)
+      .where('revoked_at', 'is', null);
+    if (organizationId) query = query.where('organization_id', '=', organizationId);
+    const result = await query.executeTakeFirst();
+    await ex.updateTable('oauth_tokens').set({ revoked_at: now }).where('grant_id', '=', grantId).where('revoked_at', 'is', null).execute();
+    return Number(result.numUpdatedRows) === 1;
+  }
+
+  async insertTokens(ex: Executor, rows: OAuthTokensTable[]): Promise<void> {
+    await ex.insertInto('oauth_tokens').values(rows).execute();
+  }
+
+  findToken(tokenHash: string) {
+    return this.db.selectFrom('oauth_tokens').selectAll().where('token_hash', '=', tokenHash).executeTakeFirst();
+  }
+
+  /** Marks a refresh token exchanged; false when it already was, or was revoked. */
+  async useRefreshToken(ex: Executor, id: string, now: string): Promise<boolean> {
+    const result = await ex
+      .updateTable('oauth_tokens')
+      .set({ used_at: now })
+      .where('id', '=', id)
+      .where('used_at', 'is', null)
+      .where('revoked_at', 'is', null)
+      .executeTakeFirst();
+    return Number(result.numUpdatedRows) === 1;
+  }
+
+  async revokeToken(id: string, now: string): Promise<void> {
+    await this.db.updateTable('oauth_tokens').set({ revoked_at: now }).where('id', '=', id).where('revoked_at', 'is', null).execute();
+  }
+
+  /** An unrevoked access token with its organization and client: the credential behind a request. */
+  findAccessCredential(tokenHash: string) {
+    return this.db
+      .selectFrom('oauth_tokens')
+      .innerJoin('organizations', 'organizations.id', 'oauth_tokens.organization_id')
+      .innerJoin('oauth_clients', 'oauth_clients.id', 'oauth_tokens.client_id')
+      .select([
+        'oauth_tokens.id',
+        'oauth_tokens.token_hash',
+        'oauth_tokens.prefix',
+        'oauth_tokens.scope',
+        'oauth_tokens.resource',
+        'oauth_tokens.created_at',
+        'oauth_tokens.expires_at',
+        'oauth_tokens.client_id',
+        'oauth_clients.client_name',
+        'organizations.id as organization_id',
+        'organizations.name as organization_name',
+        'organizations.status as organization_status',
+      ])
+      .where('oauth_tokens.token_hash', '=', tokenHash)
+      .where('oauth_tokens.kind', '=', 'access')
+      .where('oauth_tokens.revoked_at', 'is', null)
+      .executeTakeFirst();
+  }
+}
