@@ -141,7 +141,7 @@ export function registerWebhookRoutes(app: App, webhooks: WebhooksService): void
   });
 
   app.get('/v1/webhooks', {
-    config: { auth: 'agent' },
+    config: { auth: 'agent', scope: 'webhooks:write' }, // the contract has no webhooks:read: managing webhooks is one scope
     schema: {
       operationId: 'listWebhooks',
       tags: TAGS,
@@ -152,7 +152,7 @@ export function registerWebhookRoutes(app: App, webhooks: WebhooksService): void
   }, async (request) => webhooks.list(agentOf(request).organizationId, request.query));
 
   app.get('/v1/webhooks/:id', {
-    config: { auth: 'agent' },
+    config: { auth: 'agent', scope: 'webhooks:write' }, // the contract has no webhooks:read: managing webhooks is one scope
     schema: { operationId: 'getWebhook', tags: TAGS, summary: 'Read a webhook endpoint', params: WebhookParams, response: { 200: Described(Webhook, 'The webhook endpoint.') } },
   }, async (request) => webhooks.get(agentOf(request).organizationId, request.params.id));
 
@@ -200,7 +200,7 @@ export function registerWebhookRoutes(app: App, webhooks: WebhooksService): void
   }, async (request) => webhooks.rotateSecret(agentOf(request).organizationId, request.params.id));
 
   app.get('/v1/webhooks/:id/deliveries', {
-    config: { auth: 'agent' },
+    config: { auth: 'agent', scope: 'webhooks:write' }, // the contract has no webhooks:read: managing webhooks is one scope
     schema: {
       operationId: 'listWebhookDeliveries',
       tags: TAGS,
