@@ -1,6 +1,7 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { bearer, expectProblem, startApp, verifiedOrganization, type TestApp } from '../../../test/harness.ts';
+import { rejected, StreamClient, streamUrl } from '../../../test/support/stream-client.ts';
 import { BASE, REDIRECT, authorize, basic, codeFor, consent, pkce, postForm, register, registerPublic, requestIdOf, tokensFor } from './test-client.ts';
 
 type Org = Awaited<ReturnType<typeof verifiedOrganization>>;
@@ -266,5 +267,28 @@ describe('OAuth clients identified by a Client ID Metadata Document', () => {
     t.clock.advance(61 * 60 * 1000);
     requestIdOf(await authorize(t, { response_type: 'code', client_id: documentUrl, redirect_uri: REDIRECT, code_challenge: challenge, code_challenge_method: 'S256' }));
     assert.equal(fetches, 2, 'a stale document is fetched again');
+  });
+});
+
+describe('OAuth access tokens on the event stream', () => {
+  let t: TestApp;
+  let org: Org;
+  before(async () => {
+    t = await startApp();
+    org = await verifiedOrganization(t);
+  });
+  after(() => t.close());
+
+  it('streams to a token with events:read, refuses one without it (4403), and a revoked one (4401)', async () => {
+    const url = await streamUrl(t);
+    const client = await registerPublic(t);
+    const reader = await tokensFor(t, org.headers, client.client_id, { scope: 'events:read' });
+    const stream = await StreamClient.ready(url, { headers: bearer(reader.access_token) });
+    stream.close();
+    const other = await tokensFor(t, org.headers, client.client_id, { scope: 'cells:read' });
+    assert.equal((await rejected(url, { headers: bearer(other.access_token) })).code, 4403);
+    const revoked = await postForm(t, '/oauth/revoke', { token: reader.access_token, client_id: client.client_id });
+    assert.equal(revoked.statusCode, 200);
+    assert.equal((await rejected(url, { headers: bearer(reader.access_token) })).code, 4401);
   });
 });
