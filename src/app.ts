@@ -15,7 +15,9 @@ import { createServer } from './http/server.ts';
 import * as adminModule from './modules/admin/module.ts';
 import * as billingModule from './modules/billing/module.ts';
 import * as cellsModule from './modules/cells/module.ts';
+import * as consoleModule from './modules/console/module.ts';
 import * as devicesModule from './modules/devices/module.ts';
+import * as docsModule from './modules/docs/module.ts';
 import * as eventsModule from './modules/events/module.ts';
 import type { StreamOptions } from './modules/events/stream.ts';
 import * as messagesModule from './modules/messages/module.ts';
@@ -89,6 +91,7 @@ export async function buildApp(deps: AppDeps) {
   const idempotency = new IdempotencyStore(database, clock);
   const oauthing = oauthModule.build({ db, clock, baseUrl: config.baseUrl, consoleUrl: config.consoleUrl, allScopes: ALL_SCOPES, options: deps.oauth });
   const { oauth } = oauthing;
+  const consoling = consoleModule.build({ db, clock, mailer, log: app.log, oauth, consoleUrl: config.consoleUrl, baseUrl: config.baseUrl });
 
   // Hooks between modules, each run inside the transaction of the change that triggers it.
   devices.setHooks({
@@ -122,6 +125,7 @@ export async function buildApp(deps: AppDeps) {
 
   // Routes.
   systemModule.register(app, { database });
+  docsModule.register(app, { config });
   organizationsModule.register(app, { organizations });
   adminModule.register(app, { admin });
   webhooksModule.register(app, webhooking);
@@ -132,6 +136,7 @@ export async function buildApp(deps: AppDeps) {
   statusModule.register(app, status);
   billingModule.register(app, billing);
   oauthModule.register(app, oauthing, { docsUrl: config.docsUrl });
+  consoleModule.register(app, consoling);
   await eventsModule.register(app, eventing);
 
   // Background loops run in every process (their work is claimed in the database); tests call

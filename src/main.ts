@@ -8,29 +8,62 @@ import { enableCompileCache } from 'node:module';
 enableCompileCache();
 const { ConfigError, loadConfig } = await import('./config.ts');
 
-const USAGE = `usage: cellgate <command>
-  serve                        start the service (default)
-  migrate                      apply database migrations and exit
-  admin create-token [--label] print a new admin token
-  device simulate --key <cg_dev_...> [--base-url] [--fail-rate] [--delivery-delay-ms] [--poll-wait]
-                  [--inbound-from --inbound-text]   run a simulated phone against a running service
-  demo                         run the end-to-end demo on a temporary database`;
+const COMMANDS = ['serve', 'migrate', 'admin', 'device', 'demo'];
+
+const USAGE = `usage: cellgate <command> [options]
+
+commands:
+  serve                          start the service (the default command)
+  migrate                        apply the database migrations and exit
+  admin create-token             print a new admin token, shown only once
+    --label <text>               a label to recognise the token by later
+  device simulate                run a simulated phone against a running service until Ctrl-C
+    --key <cg_dev_...>           the phone's device key (required; repeat it to run several phones)
+    --base-url <url>             the service to call (default: CELLGATE_BASE_URL)
+    --fail-rate <0..1>           share of sends reported as failed (default 0)
+    --delivery-delay-ms <N>      milliseconds from claiming a message to reporting it delivered (default 500)
+    --poll-wait <S>              seconds each long-poll for outbound messages waits (0-30, default 25)
+    --report-sending             also report the "sending" state before delivering
+    --inbound-from <+1555...>    upload one received text from this number (with --inbound-text)
+    --inbound-text <text>        the text of that received message (with --inbound-from)
+  demo                           run the end-to-end demo on a temporary database
+
+options:
+  -h, --help                     print this help
+  -v, --version                  print the version
+
+The service is configured by CELLGATE_* environment variables (see the README).`;
+
+/** The version the API reports (GET /health). */
+const version = async () => (await import('./modules/system/routes.ts')).VERSION;
 
 async function main(argv: string[]): Promise<void> {
   const [command = 'serve', ...args] = argv;
-  if (command === '--help' || command === 'help') {
+  if (command === '--help' || command === '-h' || command === 'help') {
     process.stdout.write(`${USAGE}\n`);
     return;
+  }
+  if (command === '--version' || command === '-v' || command === 'version') {
+    process.stdout.write(`cellgate ${await version()}\n`);
+    return;
+  }
+  if (!COMMANDS.includes(command)) {
+    const { UsageError } = await import('./cli/admin.ts');
+    const what = command.startsWith('-') ? `unknown option ${JSON.stringify(command)}` : `unknown command ${JSON.stringify(command)}`;
+    throw new UsageError(`${what}; the commands are ${COMMANDS.join(', ')} (cellgate --help describes them and their options)`);
   }
   const config = loadConfig();
   switch (command) {
     case 'serve':
       return (await import('./cli/serve.ts')).serve(config);
     case 'migrate': {
-      const [{ openDatabase }, { migrateToLatest }] = await Promise.all([import('./db/database.ts'), import('./db/migrate.ts')]);
+      const [{ openDatabase }, { migrateToLatest }, { isDatabaseUnavailable }, { databaseStartError }] = await Promise.all([
+        import('./db/database.ts'), import('./db/migrate.ts'), import('./db/errors.ts'), import('./cli/errors.ts'),
+      ]);
       const database = openDatabase(config.databaseUrl);
-      const applied = await migrateToLatest(database);
-      await database.close();
+      const applied = await migrateToLatest(database).catch((error: unknown) => {
+        throw databaseStartError(error, config.databaseUrl, isDatabaseUnavailable(error));
+      }).finally(() => database.close());
       process.stdout.write(applied.length ? `applied: ${applied.join(', ')}\n` : 'database is up to date\n');
       return;
     }
@@ -40,16 +73,19 @@ async function main(argv: string[]): Promise<void> {
       return (await import('./cli/device-simulator.ts')).deviceCommand(args, config.baseUrl);
     case 'demo':
       return (await import('./cli/demo.ts')).demoCommand(args);
-    default: {
-      const { UsageError } = await import('./cli/admin.ts');
-      throw new UsageError(USAGE);
-    }
   }
 }
 
 main(process.argv.slice(2)).catch(async (error: unknown) => {
-  if (error instanceof ConfigError || error instanceof (await import('./cli/admin.ts')).UsageError) {
+  const [{ UsageError }, { StartError }] = await Promise.all([import('./cli/admin.ts'), import('./cli/errors.ts')]);
+  if (error instanceof ConfigError || error instanceof UsageError) {
     process.stderr.write(`cellgate: ${error.message}\n`);
+  } else if (error instanceof StartError) {
+    // One line that says what to do; the cause's stack only when debugging.
+    process.stderr.write(`cellgate: ${error.message}\n`);
+    if (['debug', 'trace'].includes(process.env.CELLGATE_LOG_LEVEL ?? '')) {
+      process.stderr.write(`${error.cause instanceof Error ? error.cause.stack : String(error.cause)}\n`);
+    }
   } else {
     process.stderr.write(`cellgate: ${error instanceof Error ? error.stack : String(error)}\n`);
   }

@@ -4,7 +4,10 @@ import { runInNewContext } from 'node:vm';
 import { buildApp } from '../app.ts';
 import type { Config } from '../config.ts';
 import { openDatabase } from '../db/database.ts';
+import { isDatabaseUnavailable } from '../db/errors.ts';
 import { migrateToLatest } from '../db/migrate.ts';
+import { VERSION } from '../modules/system/routes.ts';
+import { databaseStartError, listenStartError } from './errors.ts';
 
 /**
  * Starting leaves garbage behind (module sources, schema compilation) and a young generation
@@ -20,9 +23,22 @@ function releaseStartupMemory(): void {
   gc({ type: 'major', execution: 'sync', flavor: 'last-resort' });
 }
 
+/** The one human line printed once listening: where things are and what is configured. */
+export function startupLine(config: Config, listening: string): string {
+  const admin = config.adminToken ? 'admin token set' : 'no admin token (CELLGATE_ADMIN_TOKEN, or `cellgate admin create-token`)';
+  const smtp = config.smtpUrl ? 'SMTP set' : 'no SMTP (mail goes to the dev outbox, GET /v1/admin/outbox)';
+  return `Cellgate ${VERSION} listening on ${listening} · base ${config.baseUrl} · docs ${config.docsUrl} · console ${config.consoleUrl} · health ${config.baseUrl}/health · ${admin} · ${smtp}`;
+}
+
 export async function serve(config: Config): Promise<void> {
-  const database = openDatabase(config.databaseUrl);
-  await migrateToLatest(database);
+  let database: ReturnType<typeof openDatabase> | undefined;
+  try {
+    database = openDatabase(config.databaseUrl);
+    await migrateToLatest(database);
+  } catch (error) {
+    await database?.close().catch(() => {});
+    throw databaseStartError(error, config.databaseUrl, isDatabaseUnavailable(error));
+  }
   const { app } = await buildApp({ config, database });
   let closing = false;
   const shutdown = async (signal: string) => {
@@ -30,11 +46,19 @@ export async function serve(config: Config): Promise<void> {
     closing = true;
     app.log.info({ signal }, 'draining');
     await app.close();
-    await database.close();
+    await database?.close();
     process.exit(0);
   };
   process.on('SIGTERM', () => void shutdown('SIGTERM'));
   process.on('SIGINT', () => void shutdown('SIGINT'));
-  await app.listen({ port: config.port, host: config.host });
+  let listening: string;
+  try {
+    listening = await app.listen({ port: config.port, host: config.host });
+  } catch (error) {
+    await app.close().catch(() => {});
+    await database.close().catch(() => {});
+    throw listenStartError(error, config.host, config.port);
+  }
+  if (config.logLevel !== 'silent') process.stdout.write(`${startupLine(config, listening)}\n`);
   releaseStartupMemory();
 }

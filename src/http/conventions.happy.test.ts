@@ -100,6 +100,6 @@ describe('HTTP conventions', () => {
     assert.equal(response.statusCode, 200);
     assert.match(String(response.headers['content-type']), /^text\/html/);
     assert.match(response.body, /rate_limited/);
-    expectProblem(await t.app.inject({ url: '/docs/errors/made_up' }), 404, 'not_found');
+    expectProblem(await t.app.inject({ url: '/docs/errors/made_up', headers: { accept: 'application/json' } }), 404, 'not_found');
   });
 });

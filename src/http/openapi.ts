@@ -17,7 +17,7 @@ import swaggerUi from '@fastify/swagger-ui';
 import type { RouteOptions } from 'fastify';
 import { Type } from 'typebox';
 import type { Config } from '../config.ts';
-import { ERRORS, type ErrorCode } from '../lib/errors.ts';
+import { ERROR_DOCS, ERRORS, type ErrorCode } from '../lib/errors.ts';
 import { EVENT_DOCS, EVENT_TYPES, type EventType } from '../modules/events/types.ts';
 import { VERSION } from '../modules/system/routes.ts';
 import { Problem, Timestamp } from './schemas.ts';
@@ -50,36 +50,19 @@ export const TAGS = [
 ];
 const TAG_NAMES = new Set(TAGS.map((t) => t.name));
 
-/** When each code is answered: the documented error responses name them. */
-const WHEN: Record<ErrorCode, string> = {
-  invalid_request: 'the request is malformed or fails validation; `errors` names each field',
-  invalid_code: 'the code is wrong or expired',
-  code_expired: 'five wrong attempts spent the code; sign up again for a new one',
-  unauthenticated: 'the credential is missing, malformed, unknown, revoked or expired',
-  payment_required: 'billing blocks the action; `payment` describes the payment that unblocks it',
-  forbidden: 'the credential is valid but not allowed here (an agent credential on the admin surface, an OAuth token where only API keys are taken)',
-  insufficient_scope: 'the OAuth access token lacks the scope the route needs (`detail` names it)',
-  organization_unverified: 'the organization has not verified its email yet',
-  organization_suspended: 'the organization is suspended',
-  not_found: 'no such resource in this organization',
-  method_not_allowed: 'the route does not take this method',
-  request_timeout: 'the request did not arrive in time',
-  conflict: 'the resource is in a state that does not allow this',
-  cell_not_active: 'the cell is not active (provisioning or suspended)',
-  recipient_opted_out: 'the recipient texted STOP; sends to them resume after START',
-  client_id_conflict: 'the client_id was used with a different body',
-  idempotency_request_in_progress: 'a request with this Idempotency-Key is still running; retry shortly',
-  wallet_already_registered: 'the wallet belongs to another organization',
-  billing_disabled: 'billing is off on this deployment (CELLGATE_BILLING=off): nothing is charged or paid',
-  cell_in_pod: 'the cell belongs to another pod',
-  payload_too_large: 'the body exceeds 256 KiB',
-  unsupported_media_type: 'the body is not application/json',
-  idempotency_key_reused: 'the Idempotency-Key was used with a different request in the last 24 hours',
-  rate_limited: 'too many requests; retry after Retry-After seconds',
-  headers_too_large: 'the request headers or URL exceed 16 KiB',
-  internal_error: 'an unexpected error; the request id identifies it in the logs',
-  unavailable: 'the database is unreachable or the process is shutting down; retry after Retry-After seconds',
-};
+/** A documented operation and the error codes it can answer (errorCodesOf). */
+export interface DocumentedOperation {
+  method: string;
+  url: string;
+  operationId: string;
+  summary: string;
+  codes: ErrorCode[];
+}
+
+const OPERATIONS = new WeakMap<App, DocumentedOperation[]>();
+
+/** The operations of the OpenAPI document of `app`, as routes were added (the error pages list them per code). */
+export const documentedOperations = (app: App): readonly DocumentedOperation[] => OPERATIONS.get(app) ?? [];
 
 const EXAMPLE_REQUEST_ID = 'req_01jdx3m6q9k8v2c4n7r5t0w1yz';
 
@@ -121,7 +104,7 @@ function problemResponse(status: number, codes: ErrorCode[], docsUrl: string): S
     type: `${docsUrl}/errors/${code}`,
     title: ERRORS[code].title,
     status,
-    detail: sentence(WHEN[code].replace(/; .*/, '')),
+    detail: sentence(ERROR_DOCS[code].when.replace(/; .*/, '')),
     code,
     request_id: EXAMPLE_REQUEST_ID,
     ...(code === 'invalid_request' ? { errors: [{ field: 'display_name', code: 'required', message: 'display_name is required.' }] } : {}),
@@ -132,7 +115,7 @@ function problemResponse(status: number, codes: ErrorCode[], docsUrl: string): S
       ? { 'WWW-Authenticate': { type: 'string', description: 'The scheme to authenticate with: Bearer.' } }
       : undefined;
   return {
-    description: `${STATUS_CODES[status]}. ${codes.map((c) => `\`${c}\`: ${WHEN[c]}.`).join(' ')}`,
+    description: `${STATUS_CODES[status]}. ${codes.map((c) => `\`${c}\`: ${ERROR_DOCS[c].when}.`).join(' ')}`,
     content: { 'application/problem+json': { schema: PROBLEM_REF, example } },
     ...(headers ? { headers } : {}),
   };
@@ -376,6 +359,8 @@ export async function registerOpenApi(app: App, config: Config): Promise<void> {
   await app.register(swaggerUi, { routePrefix: '/docs', uiConfig: { docExpansion: 'list' }, uiHooks: {} });
 
   const operationIds = new Set<string>();
+  const operations: DocumentedOperation[] = [];
+  OPERATIONS.set(app, operations);
   app.addHook('onRoute', (route) => {
     const surface = route.config?.auth;
     if (surface) {
@@ -395,6 +380,7 @@ export async function registerOpenApi(app: App, config: Config): Promise<void> {
     const operationId = String(schema?.operationId);
     if (operationIds.has(operationId)) throw new Error(`OpenAPI: the operationId ${operationId} of ${name} is taken by another route.`);
     operationIds.add(operationId);
+    operations.push({ method: [route.method].flat().join(','), url: route.url, operationId, summary: String(schema?.summary), codes: errorCodesOf(route) });
     collectNamed(schema?.response, schemas);
   });
 }

@@ -13,6 +13,7 @@ import * as stripeCheckout from './0010_stripe_checkout.ts';
 import * as mpp from './0011_mpp.ts';
 import * as x402Deposits from './0012_x402_deposits.ts';
 import * as oauth from './0013_oauth.ts';
+import * as consoleSignIn from './0014_console.ts';
 
 export const migrations: Record<string, Migration> = {
   '0001_foundation': foundation,
@@ -28,4 +29,5 @@ export const migrations: Record<string, Migration> = {
   '0011_mpp': mpp,
   '0012_x402_deposits': x402Deposits,
   '0013_oauth': oauth,
+  '0014_console': consoleSignIn,
 };

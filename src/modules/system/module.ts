@@ -1,4 +1,4 @@
-// Health, the OpenAPI document and the error pages: no service of their own.
+// Health and the OpenAPI document: no service of their own.
 import type { Database } from '../../db/database.ts';
 import type { App } from '../../http/types.ts';
 import { registerSystemRoutes } from './routes.ts';

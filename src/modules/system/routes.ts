@@ -1,7 +1,7 @@
 // Health, the OpenAPI document generated from the route schemas, and the human reference at /docs.
 import { Type } from 'typebox';
 import type { Database } from '../../db/database.ts';
-import { ApiError, ERRORS, type ErrorCode } from '../../lib/errors.ts';
+import { ApiError } from '../../lib/errors.ts';
 import { Described } from '../../http/schemas.ts';
 import type { App } from '../../http/types.ts';
 
@@ -42,14 +42,5 @@ export function registerSystemRoutes(app: App, database: Database): void {
   app.get('/openapi.json', openapiDocument, sendJson);
   app.get('/docs/openapi.json', openapiDocument, sendJson);
 
-  app.get('/docs/errors/:code', {
-    config: { auth: 'public', unlimited: true },
-    schema: { hide: true, params: Type.Object({ code: Type.String({ maxLength: 64 }) }) },
-  }, async (request, reply) => {
-    const code = request.params.code as ErrorCode;
-    if (!(code in ERRORS)) throw new ApiError('not_found', 'No such error code.');
-    return reply
-      .type('text/html; charset=utf-8')
-      .send(`<!doctype html><title>${code}</title><h1><code>${code}</code> (HTTP ${ERRORS[code].status})</h1><p>See the API reference at <a href="/docs">/docs</a>.</p>`);
-  });
+  // The error pages at /docs/errors are src/modules/docs.
 }

@@ -1,0 +1,99 @@
+// What the console's routes share: the session cookie (HttpOnly, SameSite=Lax, Secure when the
+// console is served over https), the same-origin check of form posts, the form body parser and
+// the headers of its pages.
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { ApiError } from '../../lib/errors.ts';
+import type { App } from '../../http/types.ts';
+
+/** Where the service serves the console (CELLGATE_CONSOLE_URL points here, possibly through a proxy). */
+export const CONSOLE_PATH = '/console';
+/** The API route that decides a consent with the console session: the cookie is sent there too. */
+export const SESSION_CONSENT_PATH = '/v1/oauth/consent/session';
+export const COOKIE_NAME = 'cg_console';
+const COOKIE_PATHS = [CONSOLE_PATH, SESSION_CONSENT_PATH];
+
+export interface ConsoleHttp {
+  secure: boolean;
+  /** Origins a form post may come from (the console's and the API's). */
+  origins: Set<string>;
+}
+
+export function consoleHttp(consoleUrl: string, baseUrl: string): ConsoleHttp {
+  return { secure: new URL(consoleUrl).protocol === 'https:', origins: new Set([new URL(consoleUrl).origin, new URL(baseUrl).origin]) };
+}
+
+export function readSessionCookie(request: FastifyRequest): string | undefined {
+  const header = request.headers.cookie;
+  if (!header) return undefined;
+  for (const part of header.split(';')) {
+    const index = part.indexOf('=');
+    if (index > 0 && part.slice(0, index).trim() === COOKIE_NAME) return part.slice(index + 1).trim();
+  }
+  return undefined;
+}
+
+/** One cookie per path it must reach (a cookie has a single Path). Max-Age only: the browser's clock decides. */
+export function sessionCookies(http: ConsoleHttp, token: string, maxAgeSeconds: number): string[] {
+  return COOKIE_PATHS.map((path) => `${COOKIE_NAME}=${token}; Path=${path}; Max-Age=${maxAgeSeconds}; HttpOnly; SameSite=Lax${http.secure ? '; Secure' : ''}`);
+}
+
+export function clearedCookies(http: ConsoleHttp): string[] {
+  return COOKIE_PATHS.map((path) => `${COOKIE_NAME}=; Path=${path}; Max-Age=0; HttpOnly; SameSite=Lax${http.secure ? '; Secure' : ''}`);
+}
+
+/**
+ * A post without an Origin header (not a browser, or an old one) passes; the CSRF token still
+ * guards it. Pages send `Referrer-Policy: same-origin`, so browsers send our own origin (with
+ * no-referrer they would send `Origin: null`).
+ */
+export function fromOwnOrigin(request: FastifyRequest, http: ConsoleHttp): boolean {
+  const origin = request.headers.origin;
+  return origin === undefined || http.origins.has(origin);
+}
+
+export const isFormPost = (request: FastifyRequest) => String(request.headers['content-type'] ?? '').toLowerCase().startsWith('application/x-www-form-urlencoded');
+
+/**
+ * Parses application/x-www-form-urlencoded bodies in the scope it is registered in (up to 8 KiB);
+ * a repeated field is a 400. `convert` maps a field's text to its typed value.
+ */
+export function registerFormParser(scope: App, convert: (name: string, value: string) => unknown = (_name, value) => value): void {
+  scope.addContentTypeParser('application/x-www-form-urlencoded', { parseAs: 'string', bodyLimit: 8 * 1024 }, (_request, body, done) => {
+    const fields: Record<string, unknown> = {};
+    for (const [name, value] of new URLSearchParams(String(body))) {
+      if (Object.hasOwn(fields, name)) {
+        done(new ApiError('invalid_request', `The field ${name.slice(0, 50)} is repeated.`), undefined);
+        return;
+      }
+      fields[name] = convert(name, value);
+    }
+    done(null, fields);
+  });
+}
+
+const CSP = "default-src 'none'; style-src 'self'; img-src 'self'; base-uri 'none'; frame-ancestors 'none'";
+
+/**
+ * Sends a console page. Forms may post only to the console itself, except on the consent page:
+ * its decision redirects to the client, and browsers apply form-action to that redirect.
+ */
+export function sendPage(reply: FastifyReply, status: number, body: string, options: { formsAnywhere?: boolean } = {}): FastifyReply {
+  return reply
+    .code(status)
+    .headers({
+      'cache-control': 'no-store',
+      'content-security-policy': options.formsAnywhere ? CSP : `${CSP}; form-action 'self'`,
+      'x-frame-options': 'DENY',
+      'x-content-type-options': 'nosniff',
+      'referrer-policy': 'same-origin',
+    })
+    .type('text/html; charset=utf-8')
+    .send(body);
+}
+
+/** `next` after sign-in: a console path of this origin only (never an open redirect). */
+export function safeNext(next: unknown): string | undefined {
+  if (typeof next !== 'string' || next.length > 2048 || !next.startsWith(`${CONSOLE_PATH}/`) || /[\\\s]|\/\/|\/\.\.?(\/|$|\?)/.test(next)) return undefined;
+  const url = new URL(next, 'http://console.invalid');
+  return url.origin === 'http://console.invalid' && url.pathname.startsWith(`${CONSOLE_PATH}/`) ? `${url.pathname}${url.search}` : undefined;
+}

@@ -1,0 +1,182 @@
+// The console's HTML, server-rendered: every value is escaped; forms work without JavaScript;
+// inputs have labels, errors are tied to their field (aria-describedby), and focus is visible.
+
+export const escape = (text: string) => text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
+
+/** Where the console lives (links, form actions), and the session's CSRF token when signed in. */
+export interface PageContext {
+  path: string;
+  signedIn?: { organizationName: string; organizationEmail: string; csrfToken: string };
+  current?: 'grants';
+}
+
+const SCOPE_WORDS: Record<string, string> = {
+  'cells:read': 'See your cells (phone lines) and their status',
+  'cells:write': 'Create, change and release cells',
+  'messages:read': 'Read your messages and conversations',
+  'messages:send': 'Send text messages from your cells',
+  'events:read': 'Receive your events, including incoming messages',
+  'webhooks:write': 'Create and change webhook endpoints',
+  'billing:read': 'See your billing, balance and payments',
+  'billing:write': 'Make payments and change your billing tier',
+  'usage:read': 'See your usage records',
+};
+
+export const scopeWords = (scope: string) => SCOPE_WORDS[scope] ?? scope;
+
+function layout(context: PageContext, title: string, content: string): string {
+  const { path, signedIn } = context;
+  const nav = signedIn
+    ? `<nav aria-label="Console"><a href="${path}/grants"${context.current === 'grants' ? ' aria-current="page"' : ''}>Connected applications</a></nav>
+<div class="who"><span>Signed in to <strong>${escape(signedIn.organizationName)}</strong></span>
+<form method="post" action="${path}/sign-out"><input type="hidden" name="csrf_token" value="${escape(signedIn.csrfToken)}"><button type="submit" class="link-button">Sign out</button></form></div>`
+    : '<nav aria-label="Console"></nav>';
+  return `<!doctype html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<meta name="referrer" content="same-origin">
+<title>${escape(title)} — Cellgate Console</title>
+<link rel="stylesheet" href="${path}/console.css">
+</head>
+<body>
+<a class="skip" href="#main">Skip to content</a>
+<header class="bar"><div class="bar-inner">
+<a class="brand" href="${path}/grants">Cellgate <span>Console</span></a>
+${nav}
+</div></header>
+<main id="main" tabindex="-1">
+${content}
+</main>
+</body>
+</html>
+`;
+}
+
+/** A text input with its label, hint and error (the error is announced with the field). */
+function field(options: { id: string; name: string; label: string; type: string; value?: string; hint?: string; error?: string; attributes?: string }): string {
+  const described = [options.hint ? `${options.id}-hint` : '', options.error ? `${options.id}-error` : ''].filter(Boolean).join(' ');
+  return `<div class="field">
+<label for="${options.id}">${escape(options.label)}</label>
+${options.hint ? `<span class="hint" id="${options.id}-hint">${escape(options.hint)}</span>` : ''}
+<input id="${options.id}" name="${options.name}" type="${options.type}" value="${escape(options.value ?? '')}" required${described ? ` aria-describedby="${described}"` : ''}${options.error ? ' aria-invalid="true" autofocus' : ''} ${options.attributes ?? ''}>
+${options.error ? `<p class="field-error" id="${options.id}-error">${escape(options.error)}</p>` : ''}
+</div>`;
+}
+
+const hidden = (name: string, value: string) => `<input type="hidden" name="${name}" value="${escape(value)}">`;
+
+export function signInPage(context: PageContext, form: { email?: string; next?: string; error?: string }): string {
+  const title = form.error ? 'Error: Sign in' : 'Sign in';
+  return layout(context, title, `<div class="card">
+<h1>Sign in to the console</h1>
+<p class="lead">Enter the email address of your Cellgate organization. We will email you a 6-digit code.</p>
+<form method="post" action="${context.path}/sign-in" novalidate>
+${field({ id: 'email', name: 'email', label: 'Email address', type: 'email', value: form.email, error: form.error, attributes: 'autocomplete="email" spellcheck="false" maxlength="254"' })}
+${form.next ? hidden('next', form.next) : ''}
+<button type="submit" class="primary">Email me a code</button>
+</form>
+</div>`);
+}
+
+export function codePage(context: PageContext, form: { email: string; next?: string; error?: string }): string {
+  const title = form.error ? 'Error: Enter your code' : 'Enter your code';
+  return layout(context, title, `<div class="card">
+<h1>Check your email</h1>
+<p class="lead" role="status">If <strong>${escape(form.email)}</strong> belongs to a Cellgate organization, we have sent it a 6-digit code. It expires in 10 minutes.</p>
+<form method="post" action="${context.path}/sign-in/code" novalidate>
+${field({ id: 'code', name: 'code', label: 'Sign-in code', type: 'text', hint: 'The 6 digits from the email.', error: form.error, attributes: 'class="code-input" inputmode="numeric" autocomplete="one-time-code" pattern="[0-9]{6}" maxlength="6" spellcheck="false"' })}
+${hidden('email', form.email)}
+${form.next ? hidden('next', form.next) : ''}
+<button type="submit" class="primary">Sign in</button>
+</form>
+<p class="small after">No email? <a href="${context.path}/sign-in${form.next ? `?next=${encodeURIComponent(form.next)}` : ''}">Use another address or send a new code</a>.</p>
+</div>`);
+}
+
+export interface ConsentView {
+  id: string;
+  clientId: string;
+  clientName: string | null;
+  redirectHost: string;
+  redirectUri: string;
+  scopes: string[];
+  resource: string;
+  resourceName: string;
+  expiresAt: string;
+}
+
+export function consentPage(context: PageContext & { signedIn: NonNullable<PageContext['signedIn']> }, request: ConsentView, action: string): string {
+  const name = request.clientName ?? request.clientId;
+  return layout(context, `Authorize ${name}`, `<div class="card">
+<h1>Allow <span class="client-name">${escape(name)}</span> to access ${escape(context.signedIn.organizationName)}?</h1>
+<p class="lead">After you decide, you will be sent back to <strong>${escape(request.redirectHost)}</strong>.</p>
+<h2 id="scopes-heading">It asks to</h2>
+<ul class="scopes" aria-labelledby="scopes-heading">
+${request.scopes.map((scope) => `<li>${escape(scopeWords(scope))} <span class="tag mono">${escape(scope)}</span></li>`).join('\n')}
+</ul>
+<h2>Details</h2>
+<dl class="facts">
+<dt>Access to</dt><dd>${escape(request.resourceName)} <span class="mono">${escape(request.resource)}</span></dd>
+<dt>Returns to</dt><dd class="mono">${escape(request.redirectUri)}</dd>
+<dt>Client ID</dt><dd class="mono">${escape(request.clientId)}</dd>
+<dt>Organization</dt><dd>${escape(context.signedIn.organizationName)} (${escape(context.signedIn.organizationEmail)})</dd>
+</dl>
+<p class="small">The application chose its own name; Cellgate does not verify it. Approve only if you trust <strong>${escape(request.redirectHost)}</strong>. You can revoke access at any time under Connected applications.</p>
+<form method="post" action="${escape(action)}">
+${hidden('request_id', request.id)}
+${hidden('csrf_token', context.signedIn.csrfToken)}
+<div class="actions">
+<button type="submit" name="approve" value="true" class="primary">Approve</button>
+<button type="submit" name="approve" value="false" class="secondary">Deny</button>
+</div>
+</form>
+</div>`);
+}
+
+export interface GrantView {
+  id: string;
+  client_id: string;
+  client_name: string | null;
+  scopes: string[];
+  resource: string;
+  created_at: string;
+}
+
+export function grantsPage(context: PageContext & { signedIn: NonNullable<PageContext['signedIn']> }, grants: GrantView[], options: { nextCursor: string | null; revoked: boolean }): string {
+  const rows = grants.map((grant) => {
+    const name = grant.client_name ?? grant.client_id;
+    return `<tr>
+<td><strong>${escape(name)}</strong><br><span class="small mono">${escape(grant.client_id)}</span></td>
+<td>${grant.scopes.map((scope) => `<span class="tag mono" title="${escape(scopeWords(scope))}">${escape(scope)}</span>`).join('')}</td>
+<td class="mono">${escape(grant.resource)}</td>
+<td><time datetime="${escape(grant.created_at)}">${escape(grant.created_at.slice(0, 16).replace('T', ' '))} UTC</time></td>
+<td><form method="post" action="${context.path}/grants/${encodeURIComponent(grant.id)}/revoke">${hidden('csrf_token', context.signedIn.csrfToken)}<button type="submit" class="danger" aria-label="Revoke access of ${escape(name)}">Revoke</button></form></td>
+</tr>`;
+  }).join('\n');
+  const table = grants.length === 0
+    ? '<p>No application has access to this organization.</p>'
+    : `<table>
+<caption>Applications you allowed to act for ${escape(context.signedIn.organizationName)}. Revoking stops their tokens at once.</caption>
+<thead><tr><th scope="col">Application</th><th scope="col">Scopes</th><th scope="col">Resource</th><th scope="col">Granted</th><th scope="col">Action</th></tr></thead>
+<tbody>
+${rows}
+</tbody>
+</table>`;
+  return layout({ ...context, current: 'grants' }, 'Connected applications', `<div class="card wide">
+<h1>Connected applications</h1>
+${options.revoked ? '<p class="notice ok" role="status">Access revoked. The application\'s tokens no longer work.</p>' : ''}
+${table}
+${options.nextCursor ? `<p class="after"><a href="${context.path}/grants?cursor=${encodeURIComponent(options.nextCursor)}">More applications</a></p>` : ''}
+</div>`);
+}
+
+/** A page that tells what happened and where to go next (errors, expired requests). */
+export function messagePage(context: PageContext, title: string, message: string, link?: { href: string; text: string }): string {
+  return layout(context, title, `<div class="card">
+<h1>${escape(title)}</h1>
+<p>${escape(message)}</p>
+${link ? `<p><a href="${escape(link.href)}">${escape(link.text)}</a></p>` : ''}
+</div>`);
+}

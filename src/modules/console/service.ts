@@ -1,0 +1,118 @@
+// The console's sign-in: a 6-digit code mailed to the organization's email (10 minutes, 5
+// attempts, stored hashed) opens a browser session (12 hours) carrying a CSRF token. Whether an
+// email belongs to an organization is never told: every failure reads the same.
+import { timingSafeEqual } from 'node:crypto';
+import type { FastifyBaseLogger } from 'fastify';
+import type { Clock } from '../../lib/clock.ts';
+import type { Mailer } from '../../lib/mailer.ts';
+import { constantTimeEqualHex, newSecret, randomBase62, sha256Hex, sixDigitCode } from '../../lib/secrets.ts';
+import type { ConsoleRepository } from './repository.ts';
+
+export const CODE_TTL_MS = 10 * 60 * 1000;
+export const CODE_ATTEMPTS = 5;
+export const SESSION_TTL_MS = 12 * 60 * 60 * 1000;
+const SESSION_PREFIX = 'cg_cs_';
+
+export interface ConsoleSession {
+  tokenHash: string;
+  organizationId: string;
+  organizationName: string;
+  organizationEmail: string;
+  csrfToken: string;
+}
+
+export const normalizeEmail = (email: string) => email.trim().toLowerCase();
+
+export class ConsoleService {
+  private readonly repo: ConsoleRepository;
+  private readonly clock: Clock;
+  private readonly mailer: Mailer;
+  private readonly log: FastifyBaseLogger;
+  private readonly consoleUrl: string;
+
+  constructor(deps: { repo: ConsoleRepository; clock: Clock; mailer: Mailer; log: FastifyBaseLogger; consoleUrl: string }) {
+    this.repo = deps.repo;
+    this.clock = deps.clock;
+    this.mailer = deps.mailer;
+    this.log = deps.log;
+    this.consoleUrl = deps.consoleUrl;
+  }
+
+  /**
+   * Mails a new code when the email is an active organization's; otherwise does nothing. The mail
+   * is not awaited, so the answer takes as long either way; a failed send is logged.
+   */
+  async requestCode(rawEmail: string): Promise<void> {
+    const email = normalizeEmail(rawEmail);
+    const organization = await this.repo.findOrganizationByEmail(email);
+    if (!organization || organization.status !== 'active') return;
+    const now = this.clock.now();
+    const code = sixDigitCode();
+    await this.repo.replaceCode({
+      organization_id: organization.id,
+      code_hash: sha256Hex(`${organization.id}:${code}`),
+      attempts: 0,
+      expires_at: new Date(now.getTime() + CODE_TTL_MS).toISOString(),
+      created_at: now.toISOString(),
+    });
+    this.mailer.send({
+      to: email,
+      subject: `Your Cellgate console sign-in code: ${code}`,
+      text: `Your Cellgate console sign-in code is ${code}.\n\nEnter it on the sign-in page at ${this.consoleUrl}/sign-in. It expires in 10 minutes.\nIf you did not try to sign in, ignore this email: nobody can sign in without the code.\n`,
+    }).catch((error: unknown) => this.log.error({ err: error }, 'console sign-in code could not be mailed'));
+  }
+
+  /** A new session for a right, live code; null otherwise (wrong, expired, spent or unknown email alike). */
+  async signIn(rawEmail: string, code: string): Promise<{ token: string; session: ConsoleSession } | null> {
+    const email = normalizeEmail(rawEmail);
+    const organization = await this.repo.findOrganizationByEmail(email);
+    if (!organization || organization.status !== 'active') return null;
+    const row = await this.repo.findCode(organization.id);
+    if (!row || row.attempts >= CODE_ATTEMPTS) return null;
+    const now = this.clock.now();
+    if (row.expires_at <= now.toISOString()) return null;
+    const hash = sha256Hex(`${organization.id}:${code}`);
+    if (!constantTimeEqualHex(row.code_hash, hash)) {
+      await this.repo.countWrongAttempt(organization.id, CODE_ATTEMPTS);
+      return null;
+    }
+    if (!(await this.repo.takeCode(organization.id, hash))) return null;
+    const token = newSecret(SESSION_PREFIX);
+    const csrfToken = randomBase62(32);
+    const tokenHash = sha256Hex(token);
+    await this.repo.insertSession({
+      token_hash: tokenHash,
+      organization_id: organization.id,
+      csrf_token: csrfToken,
+      created_at: now.toISOString(),
+      expires_at: new Date(now.getTime() + SESSION_TTL_MS).toISOString(),
+    }, now.toISOString());
+    const session = await this.session(token);
+    return session ? { token, session } : null;
+  }
+
+  /** The live session behind a cookie value, or null (unknown, expired, organization no longer active). */
+  async session(token: string | undefined): Promise<ConsoleSession | null> {
+    if (!token || !token.startsWith(SESSION_PREFIX) || token.length > 64) return null;
+    const row = await this.repo.findSession(sha256Hex(token), this.clock.now().toISOString());
+    if (!row || row.organization_status !== 'active') return null;
+    return {
+      tokenHash: row.token_hash,
+      organizationId: row.organization_id,
+      organizationName: row.organization_name,
+      organizationEmail: row.organization_email,
+      csrfToken: row.csrf_token,
+    };
+  }
+
+  csrfMatches(session: ConsoleSession, presented: unknown): boolean {
+    if (typeof presented !== 'string') return false;
+    const expected = Buffer.from(session.csrfToken);
+    const given = Buffer.from(presented);
+    return expected.length === given.length && timingSafeEqual(expected, given);
+  }
+
+  async signOut(session: ConsoleSession): Promise<void> {
+    await this.repo.deleteSession(session.tokenHash);
+  }
+}

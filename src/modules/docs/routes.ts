@@ -1,0 +1,58 @@
+// The human pages: the landing at / and the error pages at /docs/errors (index) and
+// /docs/errors/<code>, each also JSON for `Accept: application/json`. Static paths under /docs,
+// so they take precedence over the reference UI's /docs/* wildcard.
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { Config } from '../../config.ts';
+import { ApiError } from '../../lib/errors.ts';
+import { documentedOperations } from '../../http/openapi.ts';
+import type { App } from '../../http/types.ts';
+import { VERSION } from '../system/routes.ts';
+import { errorCatalogue, isErrorCode, type ErrorEntry, type Landing } from './catalogue.ts';
+import { errorIndexPage, errorPage, landingPage, unknownErrorPage } from './pages.ts';
+
+const PAGE = { config: { auth: 'public' as const, unlimited: true }, schema: { hide: true } };
+
+/** JSON when the client asks for JSON and not for HTML; HTML otherwise (browsers, curl). */
+function wantsJson(request: FastifyRequest): boolean {
+  const accept = request.headers.accept ?? '';
+  return /application\/([a-z.+-]*\+)?json/i.test(accept) && !/text\/html/i.test(accept);
+}
+
+const html = (reply: FastifyReply, body: string, status = 200) => reply.code(status).type('text/html; charset=utf-8').send(body);
+
+export function registerDocsRoutes(app: App, config: Config): void {
+  // Built on first use: every route (and so every operation) is added by then.
+  let catalogue: Map<string, ErrorEntry> | undefined;
+  const entries = () => (catalogue ??= new Map(errorCatalogue(documentedOperations(app), config.docsUrl).map((e) => [e.code, e])));
+
+  app.get('/docs/errors', PAGE, async (request, reply) => {
+    const all = [...entries().values()];
+    if (wantsJson(request)) {
+      return reply.send({ errors: all.map(({ code, title, status, meaning }) => ({ code, title, status, meaning, url: `${config.docsUrl}/errors/${code}` })) });
+    }
+    return html(reply, errorIndexPage(all));
+  });
+
+  app.get('/docs/errors/:code', PAGE, async (request, reply) => {
+    const { code } = request.params as { code: string };
+    const entry = isErrorCode(code) ? entries().get(code) : undefined;
+    if (wantsJson(request)) {
+      if (!entry) throw new ApiError('not_found', 'No such error code; GET /docs/errors lists them.');
+      return reply.send(entry);
+    }
+    return entry ? html(reply, errorPage(entry)) : html(reply, unknownErrorPage(code.slice(0, 64)), 404);
+  });
+
+  const landing: Landing = {
+    name: 'Cellgate',
+    version: VERSION,
+    links: {
+      docs: config.docsUrl,
+      errors: `${config.docsUrl}/errors`,
+      console: config.consoleUrl,
+      health: `${config.baseUrl}/health`,
+      openapi: `${config.baseUrl}/openapi.yaml`,
+    },
+  };
+  app.get('/', PAGE, async (request, reply) => (wantsJson(request) ? reply.send(landing) : html(reply, landingPage(landing))));
+}
