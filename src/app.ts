@@ -19,6 +19,7 @@ import * as consoleModule from './modules/console/module.ts';
 import * as devicesModule from './modules/devices/module.ts';
 import * as docsModule from './modules/docs/module.ts';
 import * as eventsModule from './modules/events/module.ts';
+import * as mcpModule from './modules/mcp/module.ts';
 import type { StreamOptions } from './modules/events/stream.ts';
 import * as messagesModule from './modules/messages/module.ts';
 import * as oauthModule from './modules/oauth/module.ts';
@@ -27,6 +28,7 @@ import { ALL_SCOPES } from './modules/organizations/service.ts';
 import * as podsModule from './modules/pods/module.ts';
 import * as statusModule from './modules/status/module.ts';
 import * as systemModule from './modules/system/module.ts';
+import { VERSION } from './modules/system/routes.ts';
 import type { WebhookOptions } from './modules/webhooks/delivery.ts';
 import * as webhooksModule from './modules/webhooks/module.ts';
 import { BILLING_PERIODS_INTERVAL_MS, billingPeriodsWorker } from './workers/billing-periods.ts';
@@ -91,6 +93,7 @@ export async function buildApp(deps: AppDeps) {
   const idempotency = new IdempotencyStore(database, clock);
   const oauthing = oauthModule.build({ db, clock, baseUrl: config.baseUrl, consoleUrl: config.consoleUrl, allScopes: ALL_SCOPES, options: deps.oauth });
   const { oauth } = oauthing;
+  const mcp = mcpModule.build({ cells, messages: messaging.messages, status: status.status, events, idempotency, clock, version: VERSION });
   const consoling = consoleModule.build({ db, clock, mailer, log: app.log, oauth, consoleUrl: config.consoleUrl, baseUrl: config.baseUrl });
 
   // Hooks between modules, each run inside the transaction of the change that triggers it.
@@ -138,6 +141,7 @@ export async function buildApp(deps: AppDeps) {
   oauthModule.register(app, oauthing, { docsUrl: config.docsUrl });
   consoleModule.register(app, consoling);
   await eventsModule.register(app, eventing);
+  await mcpModule.register(app, mcp, { baseUrl: config.baseUrl });
 
   // Background loops run in every process (their work is claimed in the database); tests call
   // the ticks themselves.

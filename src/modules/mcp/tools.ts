@@ -1,0 +1,261 @@
+// The MCP tools: each a thin call into the services the REST routes use, with the scope the
+// matching REST route needs (API keys carry every scope) and the same organization checks.
+import { McpServer, type CallToolResult, type ToolAnnotations } from '@modelcontextprotocol/server';
+import * as z from 'zod/v4';
+import type { IdempotencyStore } from '../../http/idempotency.ts';
+import type { AgentPrincipal } from '../../http/types.ts';
+import type { Clock } from '../../lib/clock.ts';
+import { ApiError } from '../../lib/errors.ts';
+import { requirePhone } from '../../lib/phone.ts';
+import type { CellsService } from '../cells/service.ts';
+import type { EventsService } from '../events/service.ts';
+import { FINAL_STATUSES } from '../messages/lifecycle.ts';
+import type { MessagesService } from '../messages/service.ts';
+import type { MessageView } from '../messages/views.ts';
+import type { AgentStatusService } from '../status/service.ts';
+import { idempotentSend } from './idempotent-send.ts';
+import { asToolError, ok, storedError } from './results.ts';
+import * as s from './schemas.ts';
+import { boundTime, sinceBound, waitForEvent, type EventData } from './waits.ts';
+
+export interface ToolDeps {
+  cells: CellsService;
+  messages: MessagesService;
+  status: AgentStatusService;
+  events: EventsService;
+  idempotency: IdempotencyStore;
+  clock: Clock;
+  version: string;
+}
+
+const READ: ToolAnnotations = { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false };
+const LIST_PAGE = 200;
+
+interface ToolSpec<In extends z.ZodObject, Out extends z.ZodObject> {
+  description: string;
+  /** The OAuth scope the matching REST route needs; none for the agent status. */
+  scope?: string;
+  /** Callable before the organization is verified (as GET /v1/agent/status is). */
+  allowUnverified?: boolean;
+  annotations: ToolAnnotations;
+  input: In;
+  output: Out;
+  run(args: z.infer<In>, signal: AbortSignal): Promise<CallToolResult>;
+}
+
+/** The organization and scope checks of REST's agent routes (src/http/auth.ts), as tool errors. */
+function admit(agent: AgentPrincipal, spec: { scope?: string; allowUnverified?: boolean }): void {
+  if (!spec.allowUnverified && agent.organizationStatus === 'unverified') {
+    throw new ApiError('organization_unverified', 'Verify the organization first: POST /v1/agent/verify with the emailed code.');
+  }
+  if (!spec.allowUnverified && agent.organizationStatus === 'suspended') throw new ApiError('organization_suspended', 'The organization is suspended.');
+  if (spec.scope && !agent.scopes.includes(spec.scope)) {
+    throw new ApiError('insufficient_scope', `The access token lacks the ${spec.scope} scope.`, { extensions: { scope: spec.scope } });
+  }
+}
+
+/** One MCP server for one request, acting for `agent` (stateless: nothing outlives the request). */
+export function mcpServer(deps: ToolDeps, agent: AgentPrincipal): McpServer {
+  const server = new McpServer({ name: 'cellgate', version: deps.version });
+  const org = agent.organizationId;
+  const add = <In extends z.ZodObject, Out extends z.ZodObject>(name: string, spec: ToolSpec<In, Out>) => {
+    server.registerTool(
+      name,
+      { description: spec.description, inputSchema: spec.input, outputSchema: spec.output, annotations: spec.annotations },
+      (async (args: z.infer<In>, ctx: { mcpReq: { signal: AbortSignal } }) => {
+        try {
+          admit(agent, spec);
+          return await spec.run(args, ctx.mcpReq.signal);
+        } catch (error) {
+          return asToolError(error);
+        }
+      }) as never,
+    );
+  };
+
+  add('list_cells', {
+    description: "Lists the organization's phone lines (cells), newest first.",
+    scope: 'cells:read',
+    annotations: READ,
+    input: z.object({ status: z.enum(['provisioning', 'active', 'suspended']).optional(), limit: s.Limit, cursor: s.Cursor }),
+    output: z.object({ cells: z.array(s.Cell), next_cursor: s.NextCursor }),
+    run: async (args) => {
+      const page = await deps.cells.list(org, args.status, args);
+      return ok(page, `${page.cells.length} cell(s): ${page.cells.map((c) => `${c.id} ${c.phone_number ?? '(no number yet)'} ${c.status}`).join('; ') || 'none'}.`);
+    },
+  });
+
+  add('get_status', {
+    description: 'What is wrong, in one call: organization, billing, cells online, queued and failed messages, webhooks, with checks.',
+    allowUnverified: true,
+    annotations: READ,
+    input: z.object({}),
+    output: z.looseObject({ checks: z.array(z.looseObject({ name: z.string(), status: z.string(), detail: z.string() })) }),
+    run: async () => {
+      const status = await deps.status.status(agent);
+      const failing = status.checks.filter((c) => c.status !== 'ok');
+      return ok(status, failing.length === 0 ? 'All checks pass.' : failing.map((c) => `${c.name}: ${c.status}: ${c.detail}`).join('\n'));
+    },
+  });
+
+  add('list_conversations', {
+    description: 'Lists the conversations of a cell (one per other party), by latest activity.',
+    scope: 'messages:read',
+    annotations: READ,
+    input: z.object({ cell_id: s.CellId, limit: s.Limit, cursor: s.Cursor }),
+    output: z.object({ conversations: z.array(s.Conversation), next_cursor: s.NextCursor }),
+    run: async (args) => {
+      const page = await deps.messages.listConversations(org, args.cell_id, args);
+      return ok(page, `${page.conversations.length} conversation(s): ${page.conversations.map((c) => c.participant).join(', ') || 'none'}.`);
+    },
+  });
+
+  add('get_conversation', {
+    description: 'The conversation of a cell with one participant and its latest messages (newest first).',
+    scope: 'messages:read',
+    annotations: READ,
+    input: z.object({ cell_id: s.CellId, participant: s.Phone }),
+    output: z.object({ conversation: s.Conversation, messages: z.array(s.Message) }),
+    run: async (args) => {
+      const result = await deps.messages.between(org, args.cell_id, args.participant);
+      return ok(result, `${result.messages.length} message(s) with ${result.conversation.participant}.`);
+    },
+  });
+
+  add('list_messages', {
+    description: 'Lists the messages of a cell, newest first; filters: direction, status, participant, since. Page with cursor.',
+    scope: 'messages:read',
+    annotations: READ,
+    input: z.object({
+      cell_id: s.CellId,
+      direction: z.enum(['outbound', 'inbound']).optional(),
+      status: z.enum(['queued', 'sending', 'sent', 'delivered', 'failed', 'canceled', 'received']).optional(),
+      participant: s.Phone.optional(),
+      since: z.iso.datetime().optional().describe('Only messages created at or after this time (ISO 8601).'),
+      limit: s.Limit,
+      cursor: s.Cursor,
+    }),
+    output: z.object({ messages: z.array(s.Message), next_cursor: s.NextCursor }),
+    run: async (args) => {
+      const page = await deps.messages.list(org, args.cell_id, args);
+      return ok(page, `${page.messages.length} message(s)${page.next_cursor ? '; more with next_cursor' : ''}.`);
+    },
+  });
+
+  add('send_message', {
+    description: 'Texts `to` from the cell (SMS, or MMS with media_urls). Answers the queued message; wait_for_delivery follows it. Retrying with the same idempotency_key never sends twice.',
+    scope: 'messages:send',
+    annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: true },
+    input: z.object({ cell_id: s.CellId, to: s.Phone, body: s.MessageBody, media_urls: s.MediaUrls.optional(), idempotency_key: s.IdempotencyKey }),
+    output: z.object({ message: s.Message, replayed: z.boolean() }),
+    run: async ({ idempotency_key, ...args }) => {
+      // Normalised first, so "+1 415 555 0123" and "+14155550123" are the same arguments.
+      const input = { ...args, to: requirePhone('to', args.to) };
+      const outcome = await idempotentSend(deps.idempotency, org, idempotency_key, input, (record) =>
+        deps.messages.send(org, input.cell_id, input, { record }));
+      if ('error' in outcome) return storedError(outcome.error);
+      const { message } = outcome;
+      return ok({ message, replayed: outcome.replayed }, `${outcome.replayed ? 'Already queued' : 'Queued'} ${message.id} to ${message.to} (${message.status}).`);
+    },
+  });
+
+  add('wait_for_reply', {
+    description: 'Waits up to timeout_s for the first inbound message to the cell after `since` (from `participant` if given). Returns it with next_since, or message null and next_since to call again.',
+    scope: 'messages:read',
+    annotations: READ,
+    input: z.object({
+      cell_id: s.CellId,
+      participant: s.Phone.optional(),
+      since: z.string().max(64).optional().describe('A message id (msg_...) or an ISO 8601 time; default: now. Pass next_since of the previous call.'),
+      timeout_s: s.TimeoutS,
+    }),
+    output: z.object({ message: s.Message.nullable(), next_since: z.string() }),
+    run: async (args, signal) => {
+      const bound = sinceBound(args.since, deps.clock);
+      const participant = args.participant === undefined ? undefined : requirePhone('participant', args.participant);
+      const cell = await deps.cells.get(org, args.cell_id);
+      const matches = (m: EventData) => m.cell_id === cell.id && m.direction === 'inbound' && (participant === undefined || m.from === participant) && String(m.id) > bound;
+      const message = await waitForEvent<MessageView>(deps.events, {
+        organizationId: org,
+        types: ['message.received'],
+        match: (data) => (matches(data) ? (data as unknown as MessageView) : undefined),
+        lookup: () => firstInboundAfter(deps.messages, org, cell.id, participant, bound),
+        timeoutMs: args.timeout_s * 1000,
+        signal,
+      });
+      if (!message) return ok({ message: null, next_since: bound }, `No reply within ${args.timeout_s} s; call again with since=${bound}.`);
+      return ok({ message, next_since: message.id }, `Reply from ${message.from}: ${message.body}`);
+    },
+  });
+
+  add('wait_for_delivery', {
+    description: 'Waits up to timeout_s for a sent message to be final (delivered, failed or canceled). Returns the message and whether it is final.',
+    scope: 'messages:read',
+    annotations: READ,
+    input: z.object({ message_id: s.MessageId, cell_id: s.CellId.optional().describe('The cell of the message (saves a lookup).'), timeout_s: s.TimeoutS }),
+    output: z.object({ message: s.Message, final: z.boolean() }),
+    run: async (args, signal) => {
+      const current = await findMessage(deps, org, args.message_id, args.cell_id);
+      const isFinal = (m: { status?: unknown }) => (FINAL_STATUSES as readonly unknown[]).includes(m.status);
+      const final = isFinal(current)
+        ? current
+        : await waitForEvent<MessageView>(deps.events, {
+          organizationId: org,
+          types: ['message.delivered', 'message.failed'],
+          match: (data) => (data.id === current.id && isFinal(data) ? (data as unknown as MessageView) : undefined),
+          lookup: async () => {
+            const again = await deps.messages.get(org, current.cell_id, current.id);
+            return isFinal(again) ? again : undefined;
+          },
+          timeoutMs: args.timeout_s * 1000,
+          signal,
+        });
+      const message = final ?? (await deps.messages.get(org, current.cell_id, current.id));
+      return ok({ message, final: final !== undefined }, `${message.id} is ${message.status}${final ? '' : ' (not final yet; call again)'}.`);
+    },
+  });
+
+  add('create_cell', {
+    description: 'Creates a phone line. With billing on, an unpaid organization gets an error carrying `payment` (PaymentDetails): pay it, then call again.',
+    scope: 'cells:write',
+    annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
+    input: z.object({ display_name: z.string().min(1).max(100).regex(/\S/, 'at least one visible character'), tier: z.string().min(1).max(32).optional() }),
+    output: z.object({ cell: s.Cell }),
+    run: async (args) => {
+      const cell = await deps.cells.create(org, args.display_name, { tier: args.tier });
+      return ok({ cell }, `Created ${cell.id} (${cell.status}${cell.phone_number ? `, ${cell.phone_number}` : ', waiting for a phone'}).`);
+    },
+  });
+
+  return server;
+}
+
+/** The oldest inbound message of the cell above `bound` (listings are newest first: the last one). */
+async function firstInboundAfter(messages: MessagesService, org: string, cellId: string, participant: string | undefined, bound: string) {
+  let oldest: MessageView | undefined;
+  let cursor: string | undefined;
+  do {
+    const page = await messages.list(org, cellId, { direction: 'inbound', participant, since: boundTime(bound), limit: LIST_PAGE, cursor });
+    for (const message of page.messages) if (message.id > bound) oldest = message;
+    cursor = page.next_cursor ?? undefined;
+  } while (cursor);
+  return oldest;
+}
+
+/** A message of the organization by id: in the given cell, else in whichever of its cells holds it. */
+async function findMessage(deps: ToolDeps, org: string, messageId: string, cellId?: string): Promise<MessageView> {
+  if (cellId) return deps.messages.get(org, cellId, messageId);
+  let cursor: string | undefined;
+  do {
+    const page = await deps.cells.list(org, undefined, { limit: LIST_PAGE, cursor });
+    for (const cell of page.cells) {
+      const found = await deps.messages.get(org, cell.id, messageId).catch((error) => {
+        if (error instanceof ApiError && error.code === 'not_found') return undefined;
+        throw error;
+      });
+      if (found) return found;
+    }
+    cursor = page.next_cursor ?? undefined;
+  } while (cursor);
+  throw new ApiError('not_found', 'No such message.');
+}
