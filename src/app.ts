@@ -93,7 +93,7 @@ export async function buildApp(deps: AppDeps) {
   const idempotency = new IdempotencyStore(database, clock);
   const oauthing = oauthModule.build({ db, clock, baseUrl: config.baseUrl, consoleUrl: config.consoleUrl, allScopes: ALL_SCOPES, options: deps.oauth });
   const { oauth } = oauthing;
-  const mcp = mcpModule.build({ cells, messages: messaging.messages, status: status.status, events, idempotency, clock, version: VERSION });
+  const mcp = mcpModule.build({ cells, messages: messaging.messages, status: status.status, events, idempotency, clock, version: VERSION, payments: billing.payments, endpointUrl: `${config.baseUrl}/mcp` });
   const consoling = consoleModule.build({ db, clock, mailer, log: app.log, oauth, consoleUrl: config.consoleUrl, baseUrl: config.baseUrl });
 
   // Hooks between modules, each run inside the transaction of the change that triggers it.

@@ -12,7 +12,7 @@ import { BillingEnforcement } from './enforcement.ts';
 import { registerCheckoutRoutes } from './checkout-routes.ts';
 import { registerMpp, unavailableMpp, type MppPort } from './mpp-http.ts';
 import { registerMppRoutes } from './mpp-routes.ts';
-import { registerPaymentRequired } from './payment-required.ts';
+import { PaymentCompletion, registerPaymentRequired } from './payment-required.ts';
 import { registerX402, X402Settlement } from './x402.ts';
 import { registerX402Routes } from './x402-routes.ts';
 import { DepositsService } from './deposits.ts';
@@ -36,6 +36,8 @@ export interface BillingModule {
   /** The MPP rail (CELLGATE_MPP_*); its pay route is 409 when it is not configured. */
   mpp: MppPort;
   deposits: DepositsService;
+  /** Completes a 402 (checkout URL, x402 quote) for REST and for MCP tools. */
+  payments: PaymentCompletion;
 }
 
 /** Stripe and MPP are loaded only when configured: their libraries are heavy in memory. */
@@ -47,14 +49,17 @@ export async function build(deps: { database: Database; clock: Clock; config: Co
   const stripe = stripeConfig ? new (await import('./stripe.ts')).StripeCheckout({ config: stripeConfig, repo, billing, clock: deps.clock, consoleUrl: deps.config.consoleUrl }) : null;
   const mppConfig = deps.config.mpp;
   const mpp = mppConfig ? new (await import('./mpp.ts')).MppRail({ repo, billing, clock: deps.clock, config: mppConfig, baseUrl: deps.config.baseUrl }) : unavailableMpp(() => billing.enabled);
+  const checkout = new CheckoutService({ repo, billing, clock: deps.clock, baseUrl: deps.config.baseUrl, stripe });
+  const x402 = new X402Settlement({ repo, billing, clock: deps.clock, testnet: deps.config.x402Testnet, facilitatorUrl: deps.config.x402FacilitatorUrl, facilitatorTimeoutMs: deps.config.x402FacilitatorTimeoutMs });
   return {
     billing,
     usage: new UsageService({ repo, clock: deps.clock }),
-    checkout: new CheckoutService({ repo, billing, clock: deps.clock, baseUrl: deps.config.baseUrl, stripe }),
+    checkout,
     stripe,
     enforcement: new BillingEnforcement({ repo, billing, clock: deps.clock, postgres }),
     mpp,
-    x402: new X402Settlement({ repo, billing, clock: deps.clock, testnet: deps.config.x402Testnet, facilitatorUrl: deps.config.x402FacilitatorUrl, facilitatorTimeoutMs: deps.config.x402FacilitatorTimeoutMs }),
+    x402,
+    payments: new PaymentCompletion({ checkout, x402, testnet: deps.config.x402Testnet, enabled: () => billing.enabled }),
     deposits: new DepositsService({ repo: new DepositsRepository(deps.database.db), billingRepo: repo, billing, clock: deps.clock, secret: deps.config.x402DepositSecret }),
   };
 }
@@ -63,7 +68,7 @@ export async function build(deps: { database: Database; clock: Clock; config: Co
 export function registerConventions(app: App, module: BillingModule, config: Config): void {
   registerX402(app, module.x402);
   registerMpp(app);
-  registerPaymentRequired(app, { checkout: module.checkout, x402: module.x402, baseUrl: config.baseUrl, testnet: config.x402Testnet, enabled: () => module.billing.enabled });
+  registerPaymentRequired(app, module.payments, config.baseUrl);
 }
 
 export function register(app: App, module: BillingModule): void {

@@ -1,6 +1,7 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import type { Client } from '@modelcontextprotocol/client';
+import { BASE_PAY_TO } from '../../../test/support/billing.ts';
 import { activeLine, type Line } from '../../../test/support/messages.ts';
 import { mcpClient, startListening, structured, type McpTestApp } from './test-client.ts';
 
@@ -9,7 +10,8 @@ describe('POST /mcp bad input', () => {
   let line: Line;
   let client: Client;
   before(async () => {
-    t = await startListening();
+    // x402 configured, so a 402 carries the x402 PaymentRequired too.
+    t = await startListening({ env: { CELLGATE_X402_BASE_PAY_TO: BASE_PAY_TO } });
     line = await activeLine(t);
     client = await mcpClient(t, line.org.apiKey);
   });
@@ -80,7 +82,7 @@ describe('POST /mcp bad input', () => {
     assert.match(result.next_since, /^msg_/);
   });
 
-  it('answers create_cell that billing refuses with the PaymentDetails', async () => {
+  it('answers create_cell that billing refuses with the PaymentDetails, a checkout URL and the x402 PaymentRequired', async () => {
     const { verifiedOrganization } = await import('../../../test/harness.ts');
     const unpaid = await verifiedOrganization(t);
     const other = await mcpClient(t, unpaid.apiKey);
@@ -90,6 +92,10 @@ describe('POST /mcp bad input', () => {
       const error = structured(result).error;
       assert.equal(error.code, 'payment_required');
       assert.equal(error.payment.intent, 'setup');
+      assert.match(error.payment.checkout_url, /\/v1\/billing\/checkout\/pay_/);
+      assert.equal(error.x402_payment_required.x402Version, 2);
+      assert.match(error.x402_payment_required.resource.url, /\/mcp$/);
+      assert.equal(error.x402_payment_required.accepts[0].amount, '20000000');
     } finally {
       await other.close();
     }

@@ -26,6 +26,10 @@ export interface ToolDeps {
   idempotency: IdempotencyStore;
   clock: Clock;
   version: string;
+  /** Completes a billing 402 (checkout URL, x402 quote) as REST does for its 402s. */
+  payments: { completeError(organizationId: string, error: ApiError, resourceUrl: string): Promise<ApiError> };
+  /** The MCP endpoint's URL: the resource an x402 payment of a tool names. */
+  endpointUrl: string;
 }
 
 const READ: ToolAnnotations = { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false };
@@ -67,6 +71,7 @@ export function mcpServer(deps: ToolDeps, agent: AgentPrincipal): McpServer {
           admit(agent, spec);
           return await spec.run(args, ctx.mcpReq.signal);
         } catch (error) {
+          if (error instanceof ApiError && error.code === 'payment_required') return asToolError(await deps.payments.completeError(org, error, deps.endpointUrl));
           return asToolError(error);
         }
       }) as never,
