@@ -31,9 +31,11 @@ export type ResourceMetadataUrls = Record<BearerResource, string>;
 /** The resource of a route: the MCP endpoint or the REST API. */
 export const resourceOfUrl = (url: string): BearerResource => (url === '/mcp' || url.startsWith('/mcp/') ? 'mcp' : 'v1');
 
-async function authenticateAgent(request: FastifyRequest, auth: Authenticators, resource: BearerResource, metadataUrl: string | undefined): Promise<AgentPrincipal> {
-  // RFC 9728 §5.1: a 401 on a bearer route says where the protected-resource metadata is.
-  const challenge = metadataUrl ? { 'WWW-Authenticate': `Bearer resource_metadata="${metadataUrl}"` } : undefined;
+async function authenticateAgent(request: FastifyRequest, auth: Authenticators, resource: BearerResource, metadataUrl: string | undefined, scope: string | undefined): Promise<AgentPrincipal> {
+  // RFC 9728 §5.1: a 401 on a bearer route says where the protected-resource metadata is, and
+  // (RFC 6750 §3) which scope a token needs there.
+  const scoped = scope ? `, scope="${scope}"` : '';
+  const challenge = metadataUrl ? { 'WWW-Authenticate': `Bearer resource_metadata="${metadataUrl}"${scoped}` } : undefined;
   const token = bearerToken(request);
   if (token === null) {
     throw unauthenticated(
@@ -44,7 +46,7 @@ async function authenticateAgent(request: FastifyRequest, auth: Authenticators, 
   if (!AGENT_PREFIXES.some((p) => token.startsWith(p))) throw unauthenticated('This route takes an API key or OAuth access token.', challenge);
   const principal = await auth.agent(token, resource);
   if (!principal) {
-    const invalid = metadataUrl ? { 'WWW-Authenticate': `Bearer resource_metadata="${metadataUrl}", error="invalid_token"` } : undefined;
+    const invalid = metadataUrl ? { 'WWW-Authenticate': `Bearer resource_metadata="${metadataUrl}"${scoped}, error="invalid_token"` } : undefined;
     throw unauthenticated(
       token.startsWith('cg_at_')
         ? 'The access token is unknown, revoked or expired, or was issued for another resource.'
@@ -80,7 +82,7 @@ async function authenticateDevice(request: FastifyRequest, auth: Authenticators)
 
 function agentCheck(auth: Authenticators, config: FastifyContextConfig, resource: BearerResource, metadata: ResourceMetadataUrls | undefined) {
   return async (request: FastifyRequest) => {
-    const agent = await authenticateAgent(request, auth, resource, metadata?.[resource]);
+    const agent = await authenticateAgent(request, auth, resource, metadata?.[resource], config.scope ?? config.challengeScope);
     if (agent.organizationStatus === 'unverified' && !config.allowUnverified) {
       throw new ApiError('organization_unverified', 'Verify the organization first: POST /v1/agent/verify with the emailed code.');
     }

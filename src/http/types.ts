@@ -45,6 +45,8 @@ declare module 'fastify' {
     allowUnverified?: boolean;
     /** OAuth scope the route needs (API keys carry every scope). */
     scope?: string;
+    /** The scopes a 401's challenge names when the route has no single `scope` (the MCP endpoint). */
+    challengeScope?: string;
     /** Only API keys, never OAuth access tokens (key management, OAuth consent and grants). */
     apiKeyOnly?: boolean;
     /** Extra per-IP bucket for abuse-prone public routes. */

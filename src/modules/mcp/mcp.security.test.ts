@@ -41,7 +41,7 @@ describe('POST /mcp credentials and isolation', () => {
   it('answers 401 without a credential, pointing at the MCP protected-resource metadata', async () => {
     const response = await post({});
     assert.equal(response.status, 401);
-    assert.equal(response.headers.get('www-authenticate'), `Bearer resource_metadata="${t.origin}/.well-known/oauth-protected-resource/mcp"`);
+    assert.equal(response.headers.get('www-authenticate'), `Bearer resource_metadata="${t.origin}/.well-known/oauth-protected-resource/mcp", scope="cells:read cells:write messages:read messages:send"`);
     assert.equal(((await response.json()) as { code: string }).code, 'unauthenticated');
   });
 

@@ -7,6 +7,7 @@ import type { McpHttpHandler } from '@modelcontextprotocol/server';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { agentOf } from '../../http/auth.ts';
 import type { App } from '../../http/types.ts';
+import { MCP_SCOPES } from './tools.ts';
 
 /** The hosts an MCP request may name: the public base URL's and loopback. */
 export function allowedHosts(baseUrl: string): string[] {
@@ -44,7 +45,7 @@ export async function registerMcpRoute(app: App, handler: McpHttpHandler, option
     scope.route({
       method: ['POST', 'GET', 'DELETE'],
       url: '/mcp',
-      config: { auth: 'agent', allowUnverified: true },
+      config: { auth: 'agent', allowUnverified: true, challengeScope: MCP_SCOPES.join(' ') },
       schema: { hide: true },
       onRequest: [hostHeaderValidation(hosts), originValidation(hosts)],
       handler: serve,

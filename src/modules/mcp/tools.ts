@@ -32,13 +32,16 @@ export interface ToolDeps {
   endpointUrl: string;
 }
 
+/** The scopes the tools need: a 401 on /mcp names them (RFC 6750 `scope`). */
+export const MCP_SCOPES = ['cells:read', 'cells:write', 'messages:read', 'messages:send'] as const;
+
 const READ: ToolAnnotations = { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false };
 const LIST_PAGE = 200;
 
 interface ToolSpec<In extends z.ZodObject, Out extends z.ZodObject> {
   description: string;
   /** The OAuth scope the matching REST route needs; none for the agent status. */
-  scope?: string;
+  scope?: (typeof MCP_SCOPES)[number];
   /** Callable before the organization is verified (as GET /v1/agent/status is). */
   allowUnverified?: boolean;
   annotations: ToolAnnotations;

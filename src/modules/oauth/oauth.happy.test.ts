@@ -48,10 +48,10 @@ describe('OAuth discovery', () => {
     }
   });
 
-  it('names the resource metadata in the challenge of a 401 on a bearer route', async () => {
+  it('names the resource metadata and the route\'s scope in the challenge of a 401 on a bearer route', async () => {
     const response = await t.app.inject({ url: '/v1/cells' });
     expectProblem(response, 401, 'unauthenticated');
-    assert.equal(response.headers['www-authenticate'], `Bearer resource_metadata="${BASE}/.well-known/oauth-protected-resource"`);
+    assert.equal(response.headers['www-authenticate'], `Bearer resource_metadata="${BASE}/.well-known/oauth-protected-resource", scope="cells:read"`);
   });
 });
 
