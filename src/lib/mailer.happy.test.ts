@@ -3,44 +3,24 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import type { AddressInfo } from 'node:net';
-import { SMTPServer } from 'smtp-server';
 import { startApp, uniqueEmail, type TestApp } from '../../test/harness.ts';
-
-interface Received {
-  to: string[];
-  raw: string;
-}
+import { startSmtpSink, type SmtpSink } from '../../test/support/smtp-sink.ts';
 
 describe('sign-up over real HTTP with a real SMTP server', () => {
-  const inbox: Received[] = [];
-  let smtp: SMTPServer;
+  let smtp: SmtpSink;
   let t: TestApp;
   let baseUrl: string;
 
   before(async () => {
-    smtp = new SMTPServer({
-      authOptional: true,
-      disabledCommands: ['STARTTLS', 'AUTH'],
-      logger: false,
-      onData(stream, session, callback) {
-        const chunks: Buffer[] = [];
-        stream.on('data', (chunk: Buffer) => chunks.push(chunk));
-        stream.on('end', () => {
-          inbox.push({ to: session.envelope.rcptTo.map((r) => r.address), raw: Buffer.concat(chunks).toString('utf8') });
-          callback();
-        });
-      },
-    });
-    await new Promise<void>((resolve) => smtp.listen(0, '127.0.0.1', resolve));
-    const smtpPort = (smtp.server.address() as AddressInfo).port;
+    smtp = await startSmtpSink();
     // No MailCatcher: the app builds its own SMTP mailer from CELLGATE_SMTP_URL.
-    t = await startApp({ env: { CELLGATE_SMTP_URL: `smtp://127.0.0.1:${smtpPort}` }, deps: { mailer: undefined } });
+    t = await startApp({ env: { CELLGATE_SMTP_URL: smtp.url }, deps: { mailer: undefined } });
     await t.app.listen({ port: 0, host: '127.0.0.1' });
     baseUrl = `http://127.0.0.1:${(t.app.server.address() as AddressInfo).port}`;
   });
   after(async () => {
     await t.close();
-    await new Promise<void>((resolve) => smtp.close(() => resolve()));
+    await smtp.close();
   });
 
   it('signs up, receives the code by SMTP, verifies and calls whoami', async () => {
@@ -55,7 +35,7 @@ describe('sign-up over real HTTP with a real SMTP server', () => {
     const { api_key: apiKey, organization_id: organizationId } = (await signUp.json()) as { api_key: string; organization_id: string };
 
     assert.equal(t.mail.sent.length, 0, 'the mail catcher is not in use');
-    const mail = inbox.find((m) => m.to.includes(email));
+    const mail = smtp.inbox.find((m) => m.to.includes(email));
     assert.ok(mail, 'the SMTP server received the code');
     const code = mail.raw.match(/verification code is (\d{6})/)?.[1];
     assert.ok(code, 'the mail carries a 6-digit code');
@@ -78,8 +58,8 @@ describe('sign-up over real HTTP with a real SMTP server', () => {
 
   it('answers 503 and writes nothing when the SMTP server refuses the mail', async () => {
     const email = `reject-${uniqueEmail()}`;
-    const original = smtp.onRcptTo;
-    smtp.onRcptTo = (address, _session, callback) => callback(address.address === email ? new Error('mailbox unavailable') : undefined);
+    const original = smtp.server.onRcptTo;
+    smtp.server.onRcptTo = (address, _session, callback) => callback(address.address === email ? new Error('mailbox unavailable') : undefined);
     try {
       const response = await fetch(`${baseUrl}/v1/agent/sign-up`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ email }) });
       assert.equal(response.status, 503);
@@ -87,7 +67,7 @@ describe('sign-up over real HTTP with a real SMTP server', () => {
       assert.equal(((await response.json()) as { code: string }).code, 'unavailable');
       assert.equal(await t.database.db.selectFrom('organizations').select('id').where('email', '=', email).executeTakeFirst(), undefined);
     } finally {
-      smtp.onRcptTo = original;
+      smtp.server.onRcptTo = original;
     }
   });
 });

@@ -11,7 +11,7 @@ import { createServer as createNetServer, type AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { chromium, type Browser } from 'playwright-core';
-import { SMTPServer } from 'smtp-server';
+import { startSmtpSink, type SmtpSink } from '../../../test/support/smtp-sink.ts';
 import { startApp, uniqueEmail, type TestApp } from '../../../test/harness.ts';
 import { pkce } from './test-support.ts';
 
@@ -31,29 +31,15 @@ async function freePort(): Promise<number> {
 const portOf = (server: { address(): unknown }) => (server.address() as AddressInfo).port;
 
 describe('console in a browser', { skip }, () => {
-  const inbox: { to: string[]; raw: string }[] = [];
   const screenshots = mkdtempSync(join(tmpdir(), 'cellgate-console-browser-'));
-  let smtp: SMTPServer;
+  let smtp: SmtpSink;
   let client: Server;
   let t: TestApp;
   let browser: Browser;
   let base: string;
 
   before(async () => {
-    smtp = new SMTPServer({
-      authOptional: true,
-      disabledCommands: ['STARTTLS', 'AUTH'],
-      logger: false,
-      onData(stream, session, callback) {
-        const chunks: Buffer[] = [];
-        stream.on('data', (chunk: Buffer) => chunks.push(chunk));
-        stream.on('end', () => {
-          inbox.push({ to: session.envelope.rcptTo.map((r) => r.address), raw: Buffer.concat(chunks).toString('utf8') });
-          callback();
-        });
-      },
-    });
-    await new Promise<void>((resolve) => smtp.listen(0, '127.0.0.1', resolve));
+    smtp = await startSmtpSink();
     // The client's redirect URI: a page that says the app is connected.
     client = createServer((_request, response) => response.writeHead(200, { 'content-type': 'text/html; charset=utf-8' }).end('<!doctype html><title>Connected</title><p>Connected.</p>'));
     await new Promise<void>((resolve) => client.listen(0, '127.0.0.1', resolve));
@@ -61,7 +47,7 @@ describe('console in a browser', { skip }, () => {
     const port = await freePort();
     base = `http://127.0.0.1:${port}`;
     t = await startApp({
-      env: { CELLGATE_BASE_URL: base, CELLGATE_CONSOLE_URL: `${base}/console`, CELLGATE_SMTP_URL: `smtp://127.0.0.1:${portOf(smtp.server)}` },
+      env: { CELLGATE_BASE_URL: base, CELLGATE_CONSOLE_URL: `${base}/console`, CELLGATE_SMTP_URL: smtp.url },
       deps: { mailer: undefined },
     });
     await t.app.listen({ host: '127.0.0.1', port });
@@ -72,13 +58,13 @@ describe('console in a browser', { skip }, () => {
     await browser?.close();
     await t?.close();
     await new Promise<void>((resolve) => client.close(() => resolve()));
-    await new Promise<void>((resolve) => smtp.close(() => resolve()));
+    await smtp.close();
   });
 
   /** The latest code of `kind` mailed to `email`, as the SMTP sink received it. */
   async function mailedCode(email: string, kind: RegExp): Promise<string> {
     for (let i = 0; i < 200; i++) {
-      const code = inbox.findLast((m) => m.to.includes(email) && kind.test(m.raw))?.raw.match(kind)?.[1];
+      const code = smtp.inbox.findLast((m) => m.to.includes(email) && kind.test(m.raw))?.raw.match(kind)?.[1];
       if (code) return code;
       await new Promise((resolve) => setTimeout(resolve, 25));
     }
