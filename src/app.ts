@@ -22,6 +22,7 @@ import * as eventsModule from './modules/events/module.ts';
 import * as mcpModule from './modules/mcp/module.ts';
 import type { StreamOptions } from './modules/events/stream.ts';
 import * as messagesModule from './modules/messages/module.ts';
+import * as metricsModule from './modules/metrics/module.ts';
 import * as oauthModule from './modules/oauth/module.ts';
 import * as organizationsModule from './modules/organizations/module.ts';
 import { ALL_SCOPES } from './modules/organizations/service.ts';
@@ -91,9 +92,10 @@ export async function buildApp(deps: AppDeps) {
   const rateLimit = rateLimitPolicy(config);
   const status = statusModule.build({ cells, messages: messaging.messages, webhooks, rateLimit, billing: billing.billing });
   const idempotency = new IdempotencyStore(database, clock);
-  const oauthing = oauthModule.build({ db, clock, baseUrl: config.baseUrl, consoleUrl: config.consoleUrl, allScopes: ALL_SCOPES, options: deps.oauth });
+  const oauthing = oauthModule.build({ db, clock, baseUrl: config.baseUrl, consoleUrl: config.consoleUrl, allScopes: ALL_SCOPES, options: deps.oauth, pgClient: database.clientConfig, log: app.log });
   const { oauth } = oauthing;
   const mcp = mcpModule.build({ cells, messages: messaging.messages, status: status.status, events, idempotency, clock, version: VERSION, payments: billing.payments, endpointUrl: `${config.baseUrl}/mcp` });
+  const metrics = metricsModule.build({ db, clock, stream: eventing.stream, metricsToken: config.metricsToken });
   const consoling = consoleModule.build({ db, clock, mailer, log: app.log, oauth, consoleUrl: config.consoleUrl, baseUrl: config.baseUrl });
 
   // Hooks between modules, each run inside the transaction of the change that triggers it.
@@ -127,6 +129,7 @@ export async function buildApp(deps: AppDeps) {
   billingModule.registerConventions(app, billing, config);
 
   // Routes.
+  metricsModule.register(app, metrics);
   systemModule.register(app, { database });
   docsModule.register(app, { config });
   organizationsModule.register(app, { organizations });

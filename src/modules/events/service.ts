@@ -26,7 +26,7 @@ import { atCommit, transact } from '../../db/transaction.ts';
 import { newId } from '../../lib/ids.ts';
 import { envelopeOf } from './envelope.ts';
 import { EventFeed } from './feed.ts';
-import { PgListener, type ListenerLog } from './listener.ts';
+import { PgListener, type ListenerLog } from '../../db/pg-listener.ts';
 import { EVENTS_CHANNEL, type EventRow, type EventsRepository } from './repository.ts';
 import type { EventEnvelope, EventType } from './types.ts';
 

@@ -1,6 +1,7 @@
 // SQL for OAuth clients, authorization requests, grants and tokens.
 import { prepared } from '../../db/prepared.ts';
-import type { Kysely, Updateable } from 'kysely';
+import { sql, type Kysely, type Updateable } from 'kysely';
+import { isPostgres } from '../../db/migrations/dialect.ts';
 import type { DB, Executor } from '../../db/schema.ts';
 import type { OAuthClientsTable, OAuthGrantsTable, OAuthRequestsTable, OAuthTokensTable } from './tables.ts';
 
@@ -28,7 +29,11 @@ const findAccessCredential = prepared((ex, p: { tokenHash: string }) =>
     .where('oauth_tokens.revoked_at', 'is', null),
 );
 
+/** The PostgreSQL channel on which a revocation reaches every process. */
+export const REVOCATIONS_CHANNEL = 'cellgate_oauth_revocations';
+
 export class OAuthRepository {
+  private readonly revocationListeners: (() => void)[] = [];
   readonly db: Kysely<DB>;
   constructor(db: Kysely<DB>) {
     this.db = db;
@@ -134,7 +139,22 @@ export class OAuthRepository {
     if (organizationId) query = query.where('organization_id', '=', organizationId);
     const result = await query.executeTakeFirst();
     await ex.updateTable('oauth_tokens').set({ revoked_at: now }).where('grant_id', '=', grantId).where('revoked_at', 'is', null).execute();
+    await this.announceRevocation(ex);
     return Number(result.numUpdatedRows) === 1;
+  }
+
+  /** Registers what to do in this process when a token or grant is revoked. */
+  onRevocation(listener: () => void): void {
+    this.revocationListeners.push(listener);
+  }
+
+  /**
+   * Tells this process at once, and on PostgreSQL every other process at commit (NOTIFY on
+   * REVOCATIONS_CHANNEL, which module.ts LISTENs to), that cached tokens may be revoked.
+   */
+  private async announceRevocation(ex: Executor): Promise<void> {
+    for (const listener of this.revocationListeners) listener();
+    if (isPostgres(this.db)) await sql`select pg_notify(${REVOCATIONS_CHANNEL}, '')`.execute(ex);
   }
 
   async insertTokens(ex: Executor, rows: OAuthTokensTable[]): Promise<void> {
@@ -159,6 +179,7 @@ export class OAuthRepository {
 
   async revokeToken(id: string, now: string): Promise<void> {
     await this.db.updateTable('oauth_tokens').set({ revoked_at: now }).where('id', '=', id).where('revoked_at', 'is', null).execute();
+    await this.announceRevocation(this.db);
   }
 
   /** An unrevoked access token with its organization and client: the credential behind a request. */

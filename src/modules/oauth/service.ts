@@ -61,8 +61,16 @@ function pkceChallenge(verifier: string): string {
   return createHash('sha256').update(verifier).digest('base64url');
 }
 
+/**
+ * A positive access-token lookup is kept at most this long. Every revocation clears the cache at
+ * once, in this process and, on PostgreSQL, in every other (NOTIFY, see module.ts); the bound only
+ * covers a notification lost while a process's LISTEN connection was down.
+ */
+export const TOKEN_CACHE_MS = 5_000;
+
 export class OAuthService {
   private readonly repo: OAuthRepository;
+  private readonly tokenCache = new Map<string, { principal: AgentPrincipal; until: number }>();
   private readonly db: Kysely<DB>;
   private readonly clock: Clock;
   private readonly clients: OAuthClients;
@@ -80,6 +88,12 @@ export class OAuthService {
     this.consoleUrl = deps.consoleUrl;
     this.allScopes = deps.allScopes;
     this.resources = { v1: `${deps.baseUrl}/v1`, mcp: `${deps.baseUrl}/mcp` };
+    this.repo.onRevocation(() => this.forgetTokens());
+  }
+
+  /** Drops every cached access token (a revocation happened here or in another process). */
+  forgetTokens(): void {
+    this.tokenCache.clear();
   }
 
   // --- Discovery -----------------------------------------------------------------------------
@@ -448,16 +462,20 @@ export class OAuthService {
 
   /**
    * The principal behind an access token presented to `resource`, or null when unknown, revoked,
-   * expired or issued for another resource. Read from the database on every request, so a
-   * revocation takes effect at once in every process.
+   * expired or issued for another resource. Found ones are cached briefly (TOKEN_CACHE_MS); any
+   * revocation clears the cache in every process, so it still takes effect at once.
    */
   async authenticate(token: string, resource: BearerResource = 'v1'): Promise<AgentPrincipal | null> {
     if (!token.startsWith(ACCESS_TOKEN_PREFIX)) return null;
+    const nowMs = this.clock.now().getTime();
+    const key = `${resource} ${token}`;
+    const cached = this.tokenCache.get(key);
+    if (cached && nowMs < cached.until) return cached.principal;
     const hash = sha256Hex(token);
     const row = await this.repo.findAccessCredential(hash);
     if (!row || !constantTimeEqualHex(row.token_hash, hash)) return null;
     if (row.expires_at <= this.clock.now().toISOString() || row.resource !== this.resources[resource]) return null;
-    return {
+    const principal: AgentPrincipal = {
       organizationId: row.organization_id,
       organizationName: row.organization_name,
       organizationStatus: row.organization_status,
@@ -467,6 +485,8 @@ export class OAuthService {
       scopes: scopeList(row.scope),
       client: { id: row.client_id, name: row.client_name },
     };
+    if (this.tokenCache.size > 100_000) this.tokenCache.clear();
+    this.tokenCache.set(key, { principal, until: Math.min(nowMs + TOKEN_CACHE_MS, Date.parse(row.expires_at)) });
+    return principal;
   }
 }
-

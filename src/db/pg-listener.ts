@@ -1,6 +1,6 @@
-// One LISTEN connection per process on PostgreSQL: emitting transactions NOTIFY at commit, and
-// every process's reader wakes. A lost connection is re-opened with backoff; after each (re)connect
-// the reader is woken once, since notifications sent while disconnected are gone.
+// A LISTEN connection on PostgreSQL for one channel (the event outbox, OAuth revocations):
+// writers NOTIFY at commit and every process hears it. A lost connection is re-opened with
+// backoff; after each (re)connect onNotify runs once, since notifications sent meanwhile are gone.
 import pg from 'pg';
 
 export interface ListenerLog {
@@ -71,7 +71,7 @@ export class PgListener {
 
   private retry(error: Error): void {
     if (this.stopped) return;
-    this.log.warn({ err: error, retry_ms: this.backoffMs }, 'event listener connection lost; reconnecting');
+    this.log.warn({ err: error, retry_ms: this.backoffMs }, 'LISTEN connection lost; reconnecting');
     this.retryTimer = setTimeout(() => void this.connect(), this.backoffMs);
     this.retryTimer.unref();
     this.backoffMs = Math.min(this.backoffMs * 2, MAX_BACKOFF_MS);
