@@ -12,6 +12,8 @@ export interface Config {
   docsUrl: string;
   consoleUrl: string;
   adminToken: string | null;
+  /** CELLGATE_METRICS_TOKEN: a bearer token for GET /metrics only (admin tokens work too). */
+  metricsToken: string | null;
   smtpUrl: string | null;
   smtpFrom: string;
   redisUrl: string | null;
@@ -189,6 +191,7 @@ export function loadConfig(env: Env = process.env): Config {
     docsUrl: readUrl(env, 'CELLGATE_DOCS_URL', ['http:', 'https:']) ?? `${baseUrl}/docs`,
     consoleUrl: readUrl(env, 'CELLGATE_CONSOLE_URL', ['http:', 'https:']) ?? `${baseUrl}/console`,
     adminToken,
+    metricsToken: readSecret(env, 'CELLGATE_METRICS_TOKEN'),
     smtpUrl: readUrl(env, 'CELLGATE_SMTP_URL', ['smtp:', 'smtps:']),
     smtpFrom: env.CELLGATE_SMTP_FROM || 'Cellgate <no-reply@cellgate.local>',
     redisUrl: readUrl(env, 'CELLGATE_REDIS_URL', ['redis:', 'rediss:']),

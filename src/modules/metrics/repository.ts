@@ -1,0 +1,99 @@
+// The SQL behind the scrape-time gauges: a handful of grouped reads, each over an index or a small
+// table. Read-only and across modules' tables on purpose: the counts are the operator's view of
+// the whole database, and routing them through five services would add a method to each that
+// nothing else calls.
+import type { Kysely } from 'kysely';
+import type { DB } from '../../db/schema.ts';
+
+export interface QueuedCell {
+  cellId: string;
+  depth: number;
+  oldestCreatedAt: string;
+}
+
+export interface MetricsSnapshot {
+  messagesByStatus: Array<{ status: string; count: number }>;
+  /** Every cell with queued messages, deepest first. */
+  queuedByCell: QueuedCell[];
+  devices: Array<{ online: boolean; assigned: boolean; count: number }>;
+  webhookDeliveries: Array<{ status: string; count: number; lastHour: number }>;
+  ledger: Array<{ kind: string; creditMicros: number; debitMicros: number }>;
+}
+
+export class MetricsRepository {
+  private readonly db: Kysely<DB>;
+
+  constructor(db: Kysely<DB>) {
+    this.db = db;
+  }
+
+  /** One read per family; `hourAgo` bounds the recent webhook deliveries (ISO time). */
+  async snapshot(hourAgo: string): Promise<MetricsSnapshot> {
+    const [messagesByStatus, queuedByCell, devices, webhookDeliveries, ledger] = await Promise.all([
+      this.messagesByStatus(),
+      this.queuedByCell(),
+      this.devices(),
+      this.webhookDeliveries(hourAgo),
+      this.ledger(),
+    ]);
+    return { messagesByStatus, queuedByCell, devices, webhookDeliveries, ledger };
+  }
+
+  private async messagesByStatus() {
+    const rows = await this.db
+      .selectFrom('messages')
+      .select((eb) => ['status', eb.fn.countAll<number | string>().as('n')])
+      .groupBy('status')
+      .execute();
+    return rows.map((r) => ({ status: r.status, count: Number(r.n) }));
+  }
+
+  /** Queued messages are few (the partial index messages_expiry holds exactly them). */
+  private async queuedByCell(): Promise<QueuedCell[]> {
+    const rows = await this.db
+      .selectFrom('messages')
+      .select((eb) => ['cell_id', eb.fn.countAll<number | string>().as('depth'), eb.fn.min('created_at').as('oldest')])
+      .where('status', '=', 'queued')
+      .groupBy('cell_id')
+      .execute();
+    return rows
+      .map((r) => ({ cellId: r.cell_id, depth: Number(r.depth), oldestCreatedAt: r.oldest }))
+      .sort((a, b) => b.depth - a.depth || a.cellId.localeCompare(b.cellId));
+  }
+
+  private async devices() {
+    const rows = await this.db
+      .selectFrom('devices')
+      .select((eb) => ['online', eb('cell_id', 'is not', null).as('assigned'), eb.fn.countAll<number | string>().as('n')])
+      .groupBy(['online', (eb) => eb('cell_id', 'is not', null)])
+      .execute();
+    return rows.map((r) => ({ online: Boolean(r.online), assigned: Boolean(r.assigned), count: Number(r.n) }));
+  }
+
+  /** Finished deliveries are pruned after their retention, so this reads a bounded table. */
+  private async webhookDeliveries(hourAgo: string) {
+    const rows = await this.db
+      .selectFrom('webhook_deliveries')
+      .select((eb) => [
+        'status',
+        eb.fn.countAll<number | string>().as('n'),
+        eb.fn.sum<number | string | null>(eb.case().when('updated_at', '>=', hourAgo).then(1).else(0).end()).as('recent'),
+      ])
+      .groupBy('status')
+      .execute();
+    return rows.map((r) => ({ status: r.status, count: Number(r.n), lastHour: Number(r.recent ?? 0) }));
+  }
+
+  private async ledger() {
+    const rows = await this.db
+      .selectFrom('ledger_entries')
+      .select((eb) => [
+        'kind',
+        eb.fn.sum<number | string | null>(eb.case().when('amount_micros', '>', 0).then(eb.ref('amount_micros')).else(0).end()).as('credits'),
+        eb.fn.sum<number | string | null>(eb.case().when('amount_micros', '<', 0).then(eb.neg(eb.ref('amount_micros'))).else(0).end()).as('debits'),
+      ])
+      .groupBy('kind')
+      .execute();
+    return rows.map((r) => ({ kind: r.kind, creditMicros: Number(r.credits ?? 0), debitMicros: Number(r.debits ?? 0) }));
+  }
+}
