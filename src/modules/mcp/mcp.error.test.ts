@@ -40,6 +40,16 @@ describe('POST /mcp bad input', () => {
     assert.equal(typeof body.error.code, 'number');
   });
 
+  it('refuses oversize arguments (a body over 256 KiB) with 413 before any tool runs, and a 1,601-character text as a tool error', async () => {
+    const call = { jsonrpc: '2.0', id: 7, method: 'tools/call', params: { name: 'send_message', arguments: { cell_id: line.cell.id, to: '+14155550100', body: 'x'.repeat(300 * 1024), idempotency_key: 'huge' } } };
+    const response = await post(JSON.stringify(call));
+    assert.equal(response.status, 413);
+    const long = await client.callTool({ name: 'send_message', arguments: { cell_id: line.cell.id, to: '+14155550100', body: 'x'.repeat(1601), idempotency_key: 'long' } });
+    assert.equal(long.isError, true);
+    const listed = await client.callTool({ name: 'list_messages', arguments: { cell_id: line.cell.id } });
+    assert.deepEqual(structured(listed).messages, [], 'nothing was sent');
+  });
+
   it('answers an unknown tool with an error, not a 500', async () => {
     const result = await client.callTool({ name: 'launch_rocket', arguments: {} }).catch((error: Error) => ({ isError: true, thrown: error.message }));
     assert.equal(result.isError, true);
