@@ -26,6 +26,18 @@ commands:
     --report-sending             also report the "sending" state before delivering
     --inbound-from <+1555...>    upload one received text from this number (with --inbound-text)
     --inbound-text <text>        the text of that received message (with --inbound-from)
+  device run                     run this Android phone as a cell through Termux:API until Ctrl-C (docs/android.md)
+    --key <cg_dev_...>           the phone's device key (required)
+    --base-url <url>             the service to call (default: CELLGATE_BASE_URL)
+    --sim-slot <N>               SIM slot to send from on a dual-SIM phone (termux-sms-send -s; default: the phone's default SIM)
+    --state-dir <dir>            where the inbox position and the queue of unsent reports live (default ~/.cellgate)
+    --poll-wait <S>              seconds each long-poll for outbound messages waits (0-30, default 25)
+    --inbox-interval <S>         seconds between reads of the SMS inbox (default 5)
+    --command-timeout <S>        seconds a termux-* command may run before it is killed (default 30)
+  device doctor                  check this phone is ready for device run: commands, permissions, server, key, clock
+    --key <cg_dev_...>           the phone's device key (required)
+    --base-url <url>             the service to call (default: CELLGATE_BASE_URL)
+    --command-timeout <S>        seconds a termux-* command may run before it is killed (default 30)
   demo                           run the end-to-end demo on a temporary database
 
 options:

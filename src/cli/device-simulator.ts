@@ -1,40 +1,24 @@
-// A simulated phone: speaks the device protocol (docs/device-protocol.md) exactly as the Android
-// app does — heartbeat, long-poll claim loop, sent/delivered/failed reports with retried event ids,
-// inbound texts. Used by `cellgate device simulate`, the demo, the benchmarks and the tests.
-// Phones that share a SimulatedNetwork (one process driving several keys) text each other: a
-// message to a number another of them carries arrives there as an inbound upload, as in a rack.
-import { randomUUID } from 'node:crypto';
+// A simulated phone: one DeviceDriver (device-driver.ts holds the protocol: heartbeat, long-poll
+// claim loop, sent/delivered/failed reports with retried event ids, inbound texts) that "sends"
+// by waiting and reports delivered or failed. Used by `cellgate device simulate`, the demo, the
+// benchmarks and the tests. Phones that share a SimulatedNetwork (one process driving several
+// keys) text each other: a message to a number another of them carries arrives there as an
+// inbound upload, as in a rack. `cellgate device run|doctor` (a real phone) is device-agent.ts.
 import { parseArgs } from 'node:util';
 import { UsageError } from './admin.ts';
+import {
+  errorText,
+  sleep,
+  startDevice,
+  stripUndefined,
+  type ClaimedMessage,
+  type DeviceConfig,
+  type DeviceDriver,
+  type DeviceEvent,
+  type DeviceStats,
+} from './device-driver.ts';
 
-export interface ClaimedMessage {
-  id: string;
-  to: string;
-  body: string;
-  media_urls?: string[];
-  lease_expires_at?: string;
-}
-
-export interface DeviceConfig {
-  device_id: string;
-  cell_id: string | null;
-  phone_number: string;
-  send_rate_per_minute: number;
-  server_time: string;
-}
-
-export interface DeviceStats {
-  heartbeats: number;
-  polls: number;
-  claimed: number;
-  sent: number;
-  delivered: number;
-  failed: number;
-  inbound: number;
-  /** Report attempts repeated after a network error, 429 or 5xx (same event_id). */
-  retries: number;
-  errors: number;
-}
+export type { ClaimedMessage, DeviceConfig, DeviceEvent, DeviceStats } from './device-driver.ts';
 
 export interface SimulatorOptions {
   baseUrl: string;
@@ -83,8 +67,6 @@ export class SimulatedNetwork {
   }
 }
 
-export type DeviceEvent = 'sending' | 'sent' | 'delivered' | 'failed';
-
 export interface SimulatedDevice {
   /** The heartbeat answer: which device, cell and number this key is. */
   readonly config: DeviceConfig;
@@ -96,276 +78,103 @@ export interface SimulatedDevice {
   stop(): Promise<void>;
 }
 
-const DEFAULTS = { failRate: 0, deliveryDelayMs: 500, pollWaitSeconds: 25, claimLimit: 10, pollers: 1, heartbeatIntervalMs: 30_000 };
-const REPORT_ATTEMPTS = 8;
-const MAX_BACKOFF_MS = 5_000;
-/** An empty poll answered faster than this means the server is not holding the poll (rate cap): pace. */
-const EMPTY_POLL_PACE_MS = 1_000;
+const DEFAULTS = { failRate: 0, deliveryDelayMs: 500, pollWaitSeconds: 25 };
 const APP_VERSION = 'cellgate-simulator/0.1.0';
 
-class FatalDeviceError extends Error {}
-
-interface Answer {
-  status: number;
-  body: Record<string, unknown>;
-  retryAfterMs: number | null;
-}
-
-const sleep = (ms: number, signal?: AbortSignal) =>
-  new Promise<void>((done) => {
-    if (signal?.aborted) return done();
-    const timer = setTimeout(done, ms);
-    signal?.addEventListener('abort', () => { clearTimeout(timer); done(); }, { once: true });
-  });
-
-const retryable = (status: number) => status === 429 || status >= 500;
-const backoffMs = (attempt: number) => Math.min(MAX_BACKOFF_MS, 250 * 2 ** attempt);
-const describe = (answer: Answer) => `${answer.status} ${String(answer.body.code ?? '')} ${String(answer.body.detail ?? '')}`.trim();
-
-export async function startSimulatedDevice(options: SimulatorOptions): Promise<SimulatedDevice> {
-  const settings = { ...DEFAULTS, ...stripUndefined(options) };
-  if (!(settings.failRate >= 0 && settings.failRate <= 1)) throw new RangeError('failRate must be within 0..1');
-  const doFetch = options.fetch ?? fetch;
-  const log = options.logger ?? ((line: string) => process.stdout.write(`${line}\n`));
-  const random = options.random ?? Math.random;
-  const now = options.now ?? (() => new Date());
-  const baseUrl = options.baseUrl.replace(/\/+$/, '');
-  const stats: DeviceStats = { heartbeats: 0, polls: 0, claimed: 0, sent: 0, delivered: 0, failed: 0, inbound: 0, retries: 0, errors: 0 };
-  const halt = new AbortController();
-  const inFlight = new Set<Promise<void>>();
-  let tag = 'device';
-
-  async function call(method: string, path: string, body?: unknown, signal?: AbortSignal): Promise<Answer> {
-    const response = await doFetch(baseUrl + path, {
-      method,
-      headers: { 'x-phone-key': options.key, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
-      body: body === undefined ? undefined : JSON.stringify(body),
-      signal,
-    });
-    const text = await response.text();
-    const retryAfter = Number(response.headers.get('retry-after'));
-    return {
-      status: response.status,
-      body: parseBody(text),
-      retryAfterMs: Number.isFinite(retryAfter) && retryAfter > 0 ? retryAfter * 1000 : null,
-    };
-  }
-
-  /** Sends one request until it gets a non-retryable answer; network errors, 429 and 5xx are retried with the same body. */
-  async function callWithRetry(what: string, method: string, path: string, body: unknown): Promise<Answer> {
-    for (let attempt = 0; ; attempt += 1) {
-      let wait: number;
-      try {
-        const answer = await call(method, path, body);
-        if (answer.status === 401) throw new FatalDeviceError(`${what}: ${describe(answer)}`);
-        if (!retryable(answer.status) || attempt + 1 >= REPORT_ATTEMPTS) return answer;
-        wait = answer.retryAfterMs ?? backoffMs(attempt);
-        log(`[${tag}] ${what}: ${describe(answer)}; retrying in ${wait} ms`);
-      } catch (error) {
-        if (error instanceof FatalDeviceError || attempt + 1 >= REPORT_ATTEMPTS) throw error;
-        wait = backoffMs(attempt);
-        log(`[${tag}] ${what}: network error (${errorText(error)}); retrying in ${wait} ms`);
-      }
-      stats.retries += 1;
-      await sleep(wait);
-    }
-  }
-
-  async function heartbeat(): Promise<DeviceConfig> {
-    const answer = await call('POST', '/v1/device/heartbeat', { battery_pct: 100, charging: true, signal_dbm: -70, app_version: APP_VERSION });
-    if (answer.status !== 200) {
-      const message = `heartbeat: ${describe(answer)}`;
-      throw answer.status === 401 ? new FatalDeviceError(message) : new Error(message);
-    }
-    stats.heartbeats += 1;
-    return answer.body as unknown as DeviceConfig;
-  }
-
-  async function report(message: ClaimedMessage, event: DeviceEvent, error?: { code: string; message: string }): Promise<boolean> {
-    const payload = {
-      event_id: randomUUID(),
-      event,
-      occurred_at: now().toISOString(),
-      ...(error ? { error_code: error.code, error_message: error.message } : {}),
-    };
-    const answer = await callWithRetry(`${message.id} ${event}`, 'POST', `/v1/device/messages/${encodeURIComponent(message.id)}/events`, payload);
-    if (answer.status >= 200 && answer.status < 300) {
-      options.onReport?.(message.id, event);
-      return true;
-    }
-    stats.errors += 1;
-    log(`[${tag}] ${message.id} ${event} rejected: ${describe(answer)}`);
-    return false;
-  }
-
-  async function deliver(message: ClaimedMessage): Promise<void> {
-    if (settings.reportSending && !(await report(message, 'sending'))) return;
-    if (!(await report(message, 'sent'))) return;
-    stats.sent += 1;
-    log(`[${tag}] ${message.id} sent to ${message.to}`);
-    await sleep(settings.deliveryDelayMs);
-    if (random() < settings.failRate) {
-      const error = { code: 'delivery_failed', message: `Simulated delivery failure (fail rate ${settings.failRate}).` };
-      if (!(await report(message, 'failed', error))) return;
-      stats.failed += 1;
-      log(`[${tag}] ${message.id} failed (${error.code})`);
-    } else {
-      await handOver(message);
-      if (!(await report(message, 'delivered'))) return;
-      stats.delivered += 1;
-      log(`[${tag}] ${message.id} delivered`);
-    }
-  }
-
-  /** A text to a phone on the same network arrives there (its upload failing does not fail the delivery). */
-  async function handOver(message: ClaimedMessage): Promise<void> {
-    const peer = options.network?.carrier(message.to);
-    if (!peer || peer === self) return;
-    try {
-      await peer.sendInbound(config.phone_number, message.body, { mediaUrls: message.media_urls?.length ? message.media_urls : undefined, deviceMessageId: `sim-${message.id}` });
-    } catch (error) {
-      stats.errors += 1;
-      log(`[${tag}] ${message.id}: handing over to ${message.to} failed: ${errorText(error)}`);
-    }
-  }
-
-  function track(work: Promise<void>): void {
-    const settled = work.catch((error: unknown) => {
-      stats.errors += 1;
-      log(`[${tag}] ${errorText(error)}`);
-      if (error instanceof FatalDeviceError) halt.abort();
-    });
-    inFlight.add(settled);
-    void settled.finally(() => inFlight.delete(settled));
-  }
-
-  async function pollLoop(): Promise<void> {
-    let failures = 0;
-    while (!halt.signal.aborted) {
-      const started = Date.now();
-      let pause = 0;
-      try {
-        const answer = await call('GET', `/v1/device/messages/outbound?limit=${settings.claimLimit}&wait=${settings.pollWaitSeconds}`, undefined, halt.signal);
-        stats.polls += 1;
-        if (answer.status === 200) {
-          failures = 0;
-          const messages = (answer.body.messages ?? []) as ClaimedMessage[];
-          for (const message of messages) {
-            stats.claimed += 1;
-            options.onClaim?.(message);
-            log(`[${tag}] claimed ${message.id} to ${message.to}${message.lease_expires_at ? ` (lease until ${message.lease_expires_at})` : ''}`);
-            track(deliver(message));
-          }
-          if (messages.length === 0 && Date.now() - started < EMPTY_POLL_PACE_MS) pause = EMPTY_POLL_PACE_MS;
-        } else if (answer.status === 401) {
-          throw new FatalDeviceError(`claim: ${describe(answer)}`);
-        } else {
-          stats.errors += 1;
-          failures += 1;
-          pause = answer.retryAfterMs ?? backoffMs(failures);
-          log(`[${tag}] claim: ${describe(answer)}; polling again in ${pause} ms`);
-        }
-      } catch (error) {
-        if (halt.signal.aborted) break;
-        if (error instanceof FatalDeviceError) throw error;
-        stats.errors += 1;
-        failures += 1;
-        pause = backoffMs(failures);
-        log(`[${tag}] claim: network error (${errorText(error)}); polling again in ${pause} ms`);
-      }
-      if (pause > 0) await sleep(pause, halt.signal);
-    }
-  }
-
-  const config = await heartbeat();
-  tag = config.phone_number ?? config.device_id;
-  log(`[${tag}] online as ${config.device_id}, cell ${config.cell_id ?? '(none)'}, ${config.send_rate_per_minute}/min`);
-
-  const heartbeats = setInterval(() => {
-    heartbeat().catch((error: unknown) => {
-      stats.errors += 1;
-      log(`[${tag}] ${errorText(error)}`);
-      if (error instanceof FatalDeviceError) halt.abort();
-    });
-  }, settings.heartbeatIntervalMs);
-  heartbeats.unref();
-
-  const loops = Array.from({ length: Math.max(1, settings.pollers) }, () =>
-    pollLoop().catch((error: unknown) => {
-      stats.errors += 1;
-      log(`[${tag}] stopping: ${errorText(error)}`);
-      halt.abort();
-    }),
-  );
-  const stopped = Promise.all(loops).then(async () => {
-    clearInterval(heartbeats);
-    options.network?.leave(self);
-    while (inFlight.size > 0) await Promise.all(inFlight);
-    log(`[${tag}] stopped: ${formatStats(stats)}`);
-  });
-
-  const self: SimulatedDevice = {
-    config,
-    stats,
-    stopped,
-    async sendInbound(from, body, extra = {}) {
-      const payload = {
-        device_message_id: extra.deviceMessageId ?? randomUUID(),
-        from,
-        body,
-        ...(extra.mediaUrls ? { media_urls: extra.mediaUrls } : {}),
-        received_at: now().toISOString(),
-      };
-      const answer = await callWithRetry(`inbound from ${from}`, 'POST', '/v1/device/messages/inbound', payload);
-      if (answer.status !== 200 && answer.status !== 201) {
-        stats.errors += 1;
-        throw new Error(`inbound from ${from}: ${describe(answer)}`);
-      }
-      stats.inbound += 1;
-      log(`[${tag}] received from ${from}: ${String(answer.body.id)} (${answer.status})`);
-      return { status: answer.status, message: answer.body };
+/** The simulator as a driver: "sends" by reporting sent, waiting, then delivered (or failed at the fail rate). */
+function simulatorDriver(settings: { failRate: number; deliveryDelayMs: number; reportSending: boolean }, random: () => number, handOver: (message: ClaimedMessage, log: (line: string) => void, stats: DeviceStats) => Promise<void>): DeviceDriver {
+  return {
+    async telemetry() {
+      return { battery_pct: 100, charging: true, signal_dbm: -70, app_version: APP_VERSION };
     },
-    async stop() {
-      halt.abort();
-      await stopped;
+    async deliver(message, context) {
+      const { report, stats, log } = context;
+      if (settings.reportSending && !(await report(message, 'sending'))) return;
+      if (!(await report(message, 'sent'))) return;
+      stats.sent += 1;
+      log(`${message.id} sent to ${message.to}`);
+      await sleep(settings.deliveryDelayMs);
+      if (random() < settings.failRate) {
+        const error = { code: 'delivery_failed', message: `Simulated delivery failure (fail rate ${settings.failRate}).` };
+        if (!(await report(message, 'failed', error))) return;
+        stats.failed += 1;
+        log(`${message.id} failed (${error.code})`);
+      } else {
+        await handOver(message, log, stats);
+        if (!(await report(message, 'delivered'))) return;
+        stats.delivered += 1;
+        log(`${message.id} delivered`);
+      }
     },
   };
-  options.network?.join(self);
-  return self;
 }
 
-/** The JSON answer, or (from a proxy, say) its text as the detail. */
-function parseBody(text: string): Record<string, unknown> {
-  if (!text) return {};
-  try {
-    return JSON.parse(text) as Record<string, unknown>;
-  } catch {
-    return { detail: text.slice(0, 200) };
+export async function startSimulatedDevice(options: SimulatorOptions): Promise<SimulatedDevice> {
+  const settings = { ...DEFAULTS, reportSending: false, ...stripUndefined(options) };
+  if (!(settings.failRate >= 0 && settings.failRate <= 1)) throw new RangeError('failRate must be within 0..1');
+  const random = options.random ?? Math.random;
+  // The phone this is, once started (a text to its own number is not handed over).
+  const ref: { self?: SimulatedDevice } = {};
+
+  /** A text to a phone on the same network arrives there (its upload failing does not fail the delivery). */
+  async function handOver(message: ClaimedMessage, log: (line: string) => void, stats: DeviceStats): Promise<void> {
+    const peer = options.network?.carrier(message.to);
+    const self = ref.self;
+    if (!peer || !self || peer === self) return;
+    try {
+      await peer.sendInbound(self.config.phone_number, message.body, { mediaUrls: message.media_urls?.length ? message.media_urls : undefined, deviceMessageId: `sim-${message.id}` });
+    } catch (error) {
+      stats.errors += 1;
+      log(`${message.id}: handing over to ${message.to} failed: ${errorText(error)}`);
+    }
   }
-}
 
-function stripUndefined<T extends object>(value: T): Partial<T> {
-  return Object.fromEntries(Object.entries(value).filter(([, v]) => v !== undefined)) as Partial<T>;
-}
-
-function errorText(error: unknown): string {
-  if (error instanceof Error) return error.cause instanceof Error ? `${error.message}: ${error.cause.message}` : error.message;
-  return String(error);
-}
-
-function formatStats(stats: DeviceStats): string {
-  return Object.entries(stats).map(([k, v]) => `${k}=${v}`).join(' ');
+  const device = await startDevice(
+    {
+      baseUrl: options.baseUrl,
+      key: options.key,
+      pollWaitSeconds: settings.pollWaitSeconds,
+      claimLimit: options.claimLimit,
+      pollers: options.pollers,
+      heartbeatIntervalMs: options.heartbeatIntervalMs,
+      fetch: options.fetch,
+      logger: options.logger,
+      now: options.now,
+      onClaim: options.onClaim,
+      onReport: options.onReport,
+    },
+    simulatorDriver(settings, random, handOver),
+  );
+  const phone: SimulatedDevice = {
+    config: device.config,
+    stats: device.stats,
+    stopped: device.stopped.then(() => options.network?.leave(phone)),
+    sendInbound(from, body, extra = {}) {
+      return device.uploadInbound({ from, body, mediaUrls: extra.mediaUrls, deviceMessageId: extra.deviceMessageId });
+    },
+    async stop() {
+      await device.stop();
+      await phone.stopped;
+    },
+  };
+  ref.self = phone;
+  options.network?.join(phone);
+  return phone;
 }
 
 const USAGE = `usage: cellgate device simulate --key <cg_dev_...> [--key <cg_dev_...> ...] [--base-url http://127.0.0.1:8080]
     [--fail-rate 0..1] [--delivery-delay-ms N] [--poll-wait S] [--report-sending]
     [--inbound-from +1555... --inbound-text "..."]
   Several --key run several phones in this process; a text from one to another's number arrives there.
-  --inbound-from/--inbound-text upload one received text on the first phone.`;
+  --inbound-from/--inbound-text upload one received text on the first phone.
+       cellgate device run --key <cg_dev_...> --base-url https://... [--sim-slot N] [--state-dir DIR]
+       cellgate device doctor --key <cg_dev_...> --base-url https://...
+  run/doctor drive a real Android phone through Termux:API (docs/android.md).`;
 
 /** `cellgate device simulate ...`: runs until SIGINT/SIGTERM (or a fatal answer such as a rotated key). */
 export async function deviceCommand(args: string[], defaultBaseUrl: string): Promise<void> {
   const [action, ...rest] = args;
+  if (action === 'run' || action === 'doctor') return (await import('./device-agent.ts')).agentCommand(action, rest, defaultBaseUrl);
   if (action !== 'simulate') throw new UsageError(USAGE);
   let parsed;
   try {

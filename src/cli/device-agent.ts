@@ -1,0 +1,285 @@
+// `cellgate device run` and `cellgate device doctor`: a real Android phone as a cell, through
+// Termux and Termux:API (docs/android.md). `run` is the shared protocol (device-driver.ts) with
+// the Termux driver (device-termux.ts), reports and inbound uploads going through the durable
+// outbox and the inbox position kept in the state file (device-state.ts). Kept to Node 22 APIs
+// (Termux ships Node 24 as nodejs-lts; the newest Termux `nodejs` is newer), no native addons.
+import { homedir } from 'node:os';
+import { join } from 'node:path';
+import { parseArgs } from 'node:util';
+import { UsageError } from './admin.ts';
+import {
+  deviceCaller,
+  describeAnswer,
+  errorText,
+  FatalDeviceError,
+  REJECTED_KEY_HELP,
+  startDevice,
+  type ClaimedMessage,
+  type DeviceConfig,
+  type DeviceEvent,
+  type RunningDevice,
+} from './device-driver.ts';
+import { Outbox, StateFile } from './device-state.ts';
+import { commandRunner, findOnPath, parseTermuxJson, TERMUX_COMMANDS, termuxDriver } from './device-termux.ts';
+
+export interface AgentOptions {
+  baseUrl: string;
+  key: string;
+  /** Where state.json and outbox.jsonl live (default ~/.cellgate). */
+  stateDir: string;
+  /** SIM slot for termux-sms-send -s. */
+  simSlot?: number;
+  pollWaitSeconds?: number;
+  inboxIntervalMs?: number;
+  commandTimeoutMs?: number;
+  heartbeatIntervalMs?: number;
+  /** Longest wait between retries of a queued report or upload (default 60 s). */
+  maxBackoffMs?: number;
+  /** Environment of the termux-* commands (PATH). */
+  env?: NodeJS.ProcessEnv;
+  fetch?: typeof fetch;
+  logger?: (line: string) => void;
+  now?: () => Date;
+  onClaim?: (message: ClaimedMessage) => void;
+  /** Called once the service accepted a report. */
+  onReport?: (messageId: string, event: DeviceEvent) => void;
+}
+
+export interface Agent {
+  readonly config: DeviceConfig;
+  readonly device: RunningDevice;
+  readonly outbox: Outbox;
+  /** Resolves when the agent stopped (stop(), or a rejected key). */
+  readonly stopped: Promise<void>;
+  /** The rejected key that stopped it, if one did. */
+  fatal(): FatalDeviceError | null;
+  stop(): Promise<void>;
+}
+
+export const AGENT_DEFAULTS = { pollWaitSeconds: 25, inboxIntervalMs: 5_000, commandTimeoutMs: 30_000 };
+
+export async function startAgent(options: AgentOptions): Promise<Agent> {
+  const log = options.logger ?? ((line: string) => process.stdout.write(`${line}\n`));
+  const state = new StateFile(options.stateDir);
+  if (state.problem) log(`[device] ${state.problem}: starting from the newest text in the inbox`);
+  let fatal: FatalDeviceError | null = null;
+  let device: RunningDevice | null = null;
+  const outbox = new Outbox({
+    dir: options.stateDir,
+    call: deviceCaller(options.baseUrl, options.key, options.fetch),
+    log: (line) => log(`[device] ${line}`),
+    onReport: options.onReport,
+    maxBackoffMs: options.maxBackoffMs,
+    onFatal(error) {
+      fatal ??= error;
+      void device?.stop();
+    },
+  });
+  if (outbox.size > 0) log(`[device] ${outbox.size} report(s)/upload(s) queued from the last run`);
+  const run = commandRunner({ timeoutMs: options.commandTimeoutMs ?? AGENT_DEFAULTS.commandTimeoutMs, env: options.env });
+  device = await startDevice(
+    {
+      baseUrl: options.baseUrl,
+      key: options.key,
+      pollWaitSeconds: options.pollWaitSeconds ?? AGENT_DEFAULTS.pollWaitSeconds,
+      heartbeatIntervalMs: options.heartbeatIntervalMs,
+      paceSends: true,
+      retryFirstHeartbeat: true,
+      fetch: options.fetch,
+      logger: log,
+      now: options.now,
+      onClaim: options.onClaim,
+      sink: outbox,
+    },
+    termuxDriver({ run, state, simSlot: options.simSlot, inboxIntervalMs: options.inboxIntervalMs ?? AGENT_DEFAULTS.inboxIntervalMs }),
+  );
+  outbox.start();
+  const running = device;
+  const stopped = running.stopped.then(() => outbox.stop());
+  return {
+    config: running.config,
+    device: running,
+    outbox,
+    stopped,
+    fatal: () => running.fatal() ?? fatal,
+    async stop() {
+      await running.stop();
+      await stopped;
+    },
+  };
+}
+
+export type CheckLevel = 'ok' | 'warn' | 'FAIL';
+export interface Check {
+  level: CheckLevel;
+  text: string;
+}
+
+export interface DoctorOptions {
+  baseUrl: string;
+  key: string;
+  commandTimeoutMs?: number;
+  env?: NodeJS.ProcessEnv;
+  fetch?: typeof fetch;
+  now?: () => Date;
+}
+
+/** Everything `device run` needs, checked one by one; each check says what to do when it fails. */
+export async function doctor(options: DoctorOptions): Promise<Check[]> {
+  const checks: Check[] = [];
+  const add = (level: CheckLevel, text: string) => checks.push({ level, text });
+  const env = options.env ?? process.env;
+  const timeoutMs = options.commandTimeoutMs ?? 15_000;
+  const run = commandRunner({ timeoutMs, env });
+  const doFetch = options.fetch ?? fetch;
+  const now = options.now ?? (() => new Date());
+
+  const major = Number(process.versions.node.split('.')[0]);
+  add(major >= 22 ? 'ok' : 'FAIL', major >= 22 ? `node ${process.versions.node}` : `node ${process.versions.node} is too old: install Node 22 or later (pkg install nodejs-lts)`);
+
+  const present = new Set<string>();
+  for (const command of TERMUX_COMMANDS) {
+    if (findOnPath(command, env)) {
+      present.add(command);
+      add('ok', `${command} found`);
+    } else {
+      const essential = command === 'termux-sms-send' || command === 'termux-sms-list';
+      add(essential ? 'FAIL' : 'warn', `${command} not found on PATH: install the Termux:API app from F-Droid and run \`pkg install termux-api\`${essential ? '' : ' (the heartbeat leaves out what it would tell)'}`);
+    }
+  }
+  if (present.has('termux-battery-status')) {
+    const result = await run('termux-battery-status', []);
+    if (result.timedOut) add('FAIL', `termux-battery-status did not answer within ${timeoutMs / 1000} s: install the Termux:API app (from F-Droid, like Termux) and open it once`);
+    else {
+      try {
+        parseTermuxJson('termux-battery-status', result);
+        add('ok', 'Termux:API answers');
+      } catch (error) {
+        add('warn', errorText(error));
+      }
+    }
+  }
+  if (present.has('termux-sms-list')) {
+    try {
+      parseTermuxJson('termux-sms-list', await run('termux-sms-list', ['-t', 'inbox', '-l', '1']));
+      add('ok', 'the SMS inbox can be read');
+    } catch (error) {
+      add('FAIL', `${errorText(error)}: grant Termux:API the SMS permission (Android Settings > Apps > Termux:API > Permissions > SMS)`);
+    }
+  }
+
+  const base = options.baseUrl.replace(/\/+$/, '');
+  let reachable = false;
+  try {
+    const response = await doFetch(`${base}/health`, { signal: AbortSignal.timeout(timeoutMs) });
+    await response.text();
+    reachable = true;
+    add(response.ok ? 'ok' : 'warn', `${base} reachable (GET /health: ${response.status})`);
+  } catch (error) {
+    add('FAIL', `cannot reach ${base} (${errorText(error)}): check the phone's connection and --base-url`);
+  }
+  if (reachable) {
+    try {
+      const answer = await deviceCaller(base, options.key, doFetch)('POST', '/v1/device/heartbeat', {});
+      if (answer.status === 200) {
+        const config = answer.body as unknown as DeviceConfig;
+        add('ok', `key valid: device ${config.device_id}, number ${config.phone_number}, ${config.send_rate_per_minute}/min`);
+        if (config.cell_id === null) add('warn', 'the phone carries no cell yet: it will claim nothing until a customer gets its number');
+        const skewSeconds = Math.round((now().getTime() - Date.parse(config.server_time)) / 1000);
+        const skew = `the phone's clock is ${Math.abs(skewSeconds)} s ${skewSeconds >= 0 ? 'ahead of' : 'behind'} the service's`;
+        if (Math.abs(skewSeconds) <= 5) add('ok', `clock within ${Math.abs(skewSeconds)} s of the service`);
+        else add(Math.abs(skewSeconds) <= 60 ? 'warn' : 'FAIL', `${skew}: turn on automatic date and time (Android Settings > System > Date & time)`);
+      } else if (answer.status === 401) {
+        add('FAIL', REJECTED_KEY_HELP);
+      } else {
+        add('FAIL', `heartbeat answered ${describeAnswer(answer)}`);
+      }
+    } catch (error) {
+      add('FAIL', `heartbeat failed: ${errorText(error)}`);
+    }
+  }
+  return checks;
+}
+
+const USAGE = `usage: cellgate device run --key <cg_dev_...> --base-url https://... [--sim-slot N] [--state-dir DIR]
+    [--poll-wait S] [--inbox-interval S] [--command-timeout S]
+       cellgate device doctor --key <cg_dev_...> --base-url https://... [--command-timeout S]`;
+
+/** `cellgate device run|doctor ...`. */
+export async function agentCommand(action: 'run' | 'doctor', args: string[], defaultBaseUrl: string): Promise<void> {
+  let parsed;
+  try {
+    parsed = parseArgs({
+      args,
+      options: {
+        key: { type: 'string' },
+        'base-url': { type: 'string', default: defaultBaseUrl },
+        ...(action === 'run'
+          ? {
+            'sim-slot': { type: 'string' },
+            'state-dir': { type: 'string', default: join(homedir(), '.cellgate') },
+            'poll-wait': { type: 'string', default: String(AGENT_DEFAULTS.pollWaitSeconds) },
+            'inbox-interval': { type: 'string', default: String(AGENT_DEFAULTS.inboxIntervalMs / 1000) },
+          }
+          : {}),
+        'command-timeout': { type: 'string', default: String(AGENT_DEFAULTS.commandTimeoutMs / 1000) },
+      },
+    });
+  } catch (error) {
+    throw new UsageError(`${errorText(error)}\n${USAGE}`);
+  }
+  const v = parsed.values as Record<string, string | undefined>;
+  const number = (name: string, min: number, max: number) => {
+    const raw = v[name] ?? '';
+    const value = Number(raw);
+    if (raw.trim() === '' || !Number.isFinite(value) || value < min || value > max) throw new UsageError(`--${name} must be a number from ${min} to ${max}`);
+    return value;
+  };
+  const key = v.key ?? '';
+  if (!key.startsWith('cg_dev_')) throw new UsageError(`--key must be a device key (cg_dev_...)\n${USAGE}`);
+  const baseUrl = v['base-url'] ?? defaultBaseUrl;
+  const commandTimeoutMs = number('command-timeout', 1, 600) * 1000;
+
+  if (action === 'doctor') {
+    const checks = await doctor({ baseUrl, key, commandTimeoutMs });
+    for (const check of checks) process.stdout.write(`${check.level.padEnd(4)}  ${check.text}\n`);
+    const failed = checks.filter((check) => check.level === 'FAIL').length;
+    process.stdout.write(failed ? `${failed} problem(s): fix them, then run doctor again\n` : 'ready: start the agent with cellgate device run\n');
+    if (failed) process.exitCode = 1;
+    return;
+  }
+
+  let agent: Agent;
+  try {
+    agent = await startAgent({
+      baseUrl,
+      key,
+      stateDir: v['state-dir'] ?? join(homedir(), '.cellgate'),
+      simSlot: v['sim-slot'] === undefined ? undefined : Math.floor(number('sim-slot', 0, 7)),
+      pollWaitSeconds: Math.floor(number('poll-wait', 0, 30)),
+      inboxIntervalMs: number('inbox-interval', 1, 3600) * 1000,
+      commandTimeoutMs,
+    });
+  } catch (error) {
+    if (error instanceof UsageError) throw error;
+    process.stderr.write(`cellgate: ${error instanceof FatalDeviceError ? REJECTED_KEY_HELP : errorText(error)}\n`);
+    process.exitCode = 1;
+    return;
+  }
+  let signals = 0;
+  const onSignal = (signal: string) => {
+    signals += 1;
+    if (signals > 1) process.exit(130);
+    process.stdout.write(`${signal}: finishing the messages in hand (again to quit now); queued reports stay on disk\n`);
+    void agent.stop();
+  };
+  process.on('SIGINT', onSignal);
+  process.on('SIGTERM', onSignal);
+  await agent.stopped;
+  process.off('SIGINT', onSignal);
+  process.off('SIGTERM', onSignal);
+  if (agent.fatal()) {
+    process.stderr.write(`cellgate: ${REJECTED_KEY_HELP} (${agent.fatal()?.message})\n`);
+    process.exitCode = 1;
+  }
+}
