@@ -129,6 +129,7 @@ describe('loadConfig', () => {
     ['CELLGATE_RATE_LIMIT_BURST', '-3'],
     ['CELLGATE_SIGNUP_RATE_LIMIT', '1e3'],
     ['CELLGATE_LOG_LEVEL', 'loud'],
+    ['CELLGATE_LOG_FORMAT', 'xml'],
     ['CELLGATE_SMTP_URL', 'http://mail.example.com'],
     ['CELLGATE_REDIS_URL', 'localhost:6379'],
     ['CELLGATE_BASE_URL', 'ftp://example.com'],

@@ -22,6 +22,8 @@ export interface Config {
   rateLimitBurst: number;
   signUpsPerHourPerIp: number;
   logLevel: string;
+  /** CELLGATE_LOG_FORMAT: `pretty` (pino-pretty) or `json`; default pretty on a terminal, else json. */
+  logFormat: 'pretty' | 'json';
   webhooksAllowPrivate: boolean;
   x402BasePayTo: string | null;
   x402SolanaPayTo: string | null;
@@ -177,6 +179,8 @@ export function loadConfig(env: Env = process.env): Config {
   }
   const logLevel = env.CELLGATE_LOG_LEVEL || 'info';
   if (!LOG_LEVELS.includes(logLevel)) fail('CELLGATE_LOG_LEVEL', `one of ${LOG_LEVELS.join(', ')}`, logLevel);
+  const logFormat = env.CELLGATE_LOG_FORMAT || (process.stdout.isTTY ? 'pretty' : 'json');
+  if (logFormat !== 'pretty' && logFormat !== 'json') fail('CELLGATE_LOG_FORMAT', 'pretty or json', logFormat);
   const rateLimit = readInt(env, 'CELLGATE_RATE_LIMIT', 50, 0, 1_000_000);
   const requestTimeoutMs = readInt(env, 'CELLGATE_REQUEST_TIMEOUT_MS', 30_000, 100, 600_000);
   const headersTimeoutMs = readInt(env, 'CELLGATE_HEADERS_TIMEOUT_MS', Math.min(15_000, requestTimeoutMs), 100, 600_000);
@@ -199,6 +203,7 @@ export function loadConfig(env: Env = process.env): Config {
     rateLimitBurst: readInt(env, 'CELLGATE_RATE_LIMIT_BURST', rateLimit * 2, 0, 2_000_000),
     signUpsPerHourPerIp: readInt(env, 'CELLGATE_SIGNUP_RATE_LIMIT', 10, 0, 1_000_000),
     logLevel,
+    logFormat,
     webhooksAllowPrivate: readBool(env, 'CELLGATE_WEBHOOKS_ALLOW_PRIVATE'),
     x402BasePayTo: readPayTo(env, 'CELLGATE_X402_BASE_PAY_TO', 'base'),
     x402SolanaPayTo: readPayTo(env, 'CELLGATE_X402_SOLANA_PAY_TO', 'solana'),

@@ -79,3 +79,39 @@ describe('cellgate serve start-up line', () => {
     }
   });
 });
+
+describe('cellgate serve log format', () => {
+  for (const [format, json] of [['json', true], ['pretty', false]] as const) {
+    it(`writes ${format} log lines with CELLGATE_LOG_FORMAT=${format}`, async () => {
+      const dir = mkdtempSync(join(tmpdir(), 'cellgate-logs-'));
+      const child = spawn(NODE[0], [...NODE.slice(1), 'serve'], {
+        env: { PATH: process.env.PATH, CELLGATE_PORT: '0', CELLGATE_LOG_LEVEL: 'info', CELLGATE_LOG_FORMAT: format, CELLGATE_DATABASE_URL: `sqlite:${join(dir, 'db.sqlite')}` },
+        stdio: ['ignore', 'pipe', 'pipe'],
+      });
+      try {
+        let stdout = '';
+        child.stdout.setEncoding('utf8');
+        // A log line of the server (not the start-up line) names where it listens.
+        const logLine = await new Promise<string>((resolve, reject) => {
+          const timer = setTimeout(() => reject(new Error(`no log line; stdout: ${stdout}`)), 40_000);
+          child.stdout.on('data', (chunk: string) => {
+            stdout += chunk;
+            const line = stdout.split('\n').find((l) => /Server listening/.test(l));
+            if (line) {
+              clearTimeout(timer);
+              resolve(line);
+            }
+          });
+          child.on('exit', (code) => reject(new Error(`exited ${code}; stdout: ${stdout}`)));
+        });
+        if (json) assert.equal(JSON.parse(logLine).level, 30);
+        else assert.throws(() => JSON.parse(logLine), 'a pretty line is not JSON');
+      } finally {
+        child.kill('SIGTERM');
+        await new Promise((resolve) => (child.exitCode === null ? child.on('exit', resolve) : resolve(null)));
+        rmSync(dir, { recursive: true, force: true });
+      }
+    });
+  }
+});
+

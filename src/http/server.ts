@@ -25,6 +25,8 @@ export function createServer(config: Config, clock: Clock, logger: FastifyBaseLo
             logger: {
               level: config.logLevel,
               redact: ['req.headers.authorization', 'req.headers["x-phone-key"]', 'mail.text'],
+              // Human-readable on a terminal (a worker thread formats the lines); JSON otherwise.
+              ...(config.logFormat === 'pretty' ? { transport: { target: 'pino-pretty', options: { translateTime: 'SYS:HH:MM:ss.l', ignore: 'pid,hostname' } } } : {}),
             },
           }),
     genReqId: (raw) => requestIdFor(raw, clock),
