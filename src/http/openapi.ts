@@ -304,8 +304,9 @@ function webhooks() {
 
 const DESCRIPTION = `Phone lines for software agents: cells (phone numbers on real Android phones), messages, conversations, events and webhooks.
 
-- **Authentication**: \`Authorization: Bearer <api key>\` (\`cg_live_...\`, from sign-up) or an OAuth access token (\`cg_at_...\`). The operator surface takes admin tokens, the device surface \`X-Phone-Key\`.
-- **Errors** are RFC 9457 \`application/problem+json\` with a machine \`code\` (see the Problem schema); each operation lists the statuses and codes it answers.
+- **Authentication**: \`Authorization: Bearer <api key>\` (\`cg_live_...\`, from sign-up) or an OAuth access token (\`cg_at_...\`, from the authorization server at \`/.well-known/oauth-authorization-server\`; a token works only on its own resource and within its scopes). The operator surface takes admin tokens, the device surface \`X-Phone-Key\`. Agents can also use the MCP endpoint \`POST /mcp\`.
+- **Errors** are RFC 9457 \`application/problem+json\` with a machine \`code\` (see the Problem schema); each operation lists the statuses and codes it answers, and every code has a page at \`/docs/errors/<code>\`.
+- **Billing**: an action that needs money answers 402 \`payment_required\` whose \`payment\` says what to pay (amount, intent, rails, a \`checkout_url\`, x402 quotes) and, with x402 configured, the \`PAYMENT-REQUIRED\` header; pay, then repeat the same request (a 402 is never kept under an Idempotency-Key).
 - **Idempotency**: sends take an optional \`Idempotency-Key\` header (1-255 printable characters, kept 24 hours): a repeat replays the first answer with \`Idempotent-Replayed: true\`.
 - **Lists** are cursor-paginated: \`?limit=\` (1-200, default 50) and \`?cursor=\` from \`next_cursor\`.
 - **Events** are delivered to webhooks (see \`webhooks\`) and on the WebSocket stream \`/v1/events/stream\`.
