@@ -9,6 +9,7 @@ import { RETRY_DELAYS_MS } from './schedule.ts';
 
 type Org = Awaited<ReturnType<typeof activeOrganization>>;
 const DAY = 24 * 3600 * 1000;
+const RECEIVER_TIMEOUT_MS = 1_000;
 
 describe('webhook delivery when the receiver misbehaves', () => {
   let t: TestApp;
@@ -16,8 +17,9 @@ describe('webhook delivery when the receiver misbehaves', () => {
   let receiver: Receiver;
   // A fresh service and receiver per test: retries left by one test must not fall due in another.
   beforeEach(async () => {
-    // No jitter (random 0.5 is the middle of ±10%) so the schedule is exact; a short timeout.
-    t = await startApp({ deps: { webhooks: { random: () => 0.5, timeoutMs: 150 } } });
+    // No jitter (random 0.5 is the middle of ±10%) so the schedule is exact; a short timeout, yet
+    // long enough that a loaded machine's 500 is never mistaken for a hang.
+    t = await startApp({ deps: { webhooks: { random: () => 0.5, timeoutMs: RECEIVER_TIMEOUT_MS } } });
     org = await activeOrganization(t);
     receiver = await startReceiver();
   });
@@ -39,7 +41,7 @@ describe('webhook delivery when the receiver misbehaves', () => {
     assert.equal(delivery.status, 'retrying');
     assert.equal(delivery.last_status_code, null);
     assert.match(delivery.last_error ?? '', /^timeout/);
-    assert.ok((delivery.last_latency_ms ?? 0) >= 150);
+    assert.ok((delivery.last_latency_ms ?? 0) >= RECEIVER_TIMEOUT_MS);
     assert.equal(delivery.next_attempt_at, new Date(t.clock.now().getTime() + 5_000).toISOString());
   });
 
