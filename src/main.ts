@@ -8,7 +8,9 @@ import { enableCompileCache } from 'node:module';
 enableCompileCache();
 const { ConfigError, loadConfig } = await import('./config.ts');
 
-const COMMANDS = ['serve', 'migrate', 'admin', 'device', 'demo'];
+const COMMANDS = ['serve', 'migrate', 'admin', 'device', 'demo', 'send', 'messages', 'events', 'status'];
+/** The agent-side commands: REST API clients that need no service configuration (src/cli/agent-commands.ts). */
+const AGENT_COMMANDS = ['send', 'messages', 'events', 'status'];
 
 const USAGE = `usage: cellgate <command> [options]
 
@@ -40,6 +42,27 @@ commands:
     --command-timeout <S>        seconds a termux-* command may run before it is killed (default 30)
   demo                           run the end-to-end demo on a temporary database
 
+agent commands (call a running service with an API key: CELLGATE_API_KEY or --key):
+  send                           send a text from a cell; prints the queued message's id and status
+    --cell <cell_id>             the cell to send from (cell_...; required)
+    --to <number>                the recipient, E.164 (+14155550123; required)
+    --idempotency-key <key>      a key that makes a retried send safe (the Idempotency-Key header)
+    --wait                       wait until the message is delivered, failed or canceled, and print it
+    --timeout <S>                seconds --wait waits at most (default 120)
+  messages ls                    list a cell's messages, newest first, as a table
+    --cell <cell_id>             the cell whose messages to list (cell_...; required)
+    --direction <dir>            only inbound or only outbound messages
+    --limit <N>                  how many messages to list (1-200, default 20)
+    --cursor <c>                 the next page, as the previous listing printed it
+  events tail                    print each event of the live event stream until Ctrl-C
+    --types <message.*,cell.*>   only these event types, exact or prefix.* (default: every type)
+    --since <evt_...>            first replay the retained events after this one
+    --json                       print each event's envelope as one JSON line
+  status                         the organization's health checks as ok/warn/fail lines (exit 1 on a fail)
+  every agent command also takes:
+    --base-url <url>             the service to call (default: CELLGATE_BASE_URL, else http://127.0.0.1:8080)
+    --key <cg_live_...>          the API key (default: CELLGATE_API_KEY)
+
 options:
   -h, --help                     print this help
   -v, --version                  print the version
@@ -64,6 +87,8 @@ async function main(argv: string[]): Promise<void> {
     const what = command.startsWith('-') ? `unknown option ${JSON.stringify(command)}` : `unknown command ${JSON.stringify(command)}`;
     throw new UsageError(`${what}; the commands are ${COMMANDS.join(', ')} (cellgate --help describes them and their options)`);
   }
+  // Agent commands are clients: the service's configuration (database, port) is not theirs to check.
+  if (AGENT_COMMANDS.includes(command)) return (await import('./cli/agent-commands.ts')).agentCommand(command, args);
   const config = loadConfig();
   switch (command) {
     case 'serve':

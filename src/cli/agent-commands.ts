@@ -1,0 +1,337 @@
+// Agent-side commands over the REST API with an API key (CELLGATE_API_KEY or --key):
+//   cellgate send --cell <id> --to <number> [--idempotency-key k] [--wait] "text"
+//   cellgate messages ls --cell <id> [--direction inbound|outbound] [--limit n] [--cursor c]
+//   cellgate events tail [--types message.*,cell.*] [--since evt_...] [--json]
+//   cellgate status
+// agent-http.ts finds the service and turns failures into one line; this file parses the flags and
+// prints. Progress (the --wait spinner, "listening") goes to stderr, results to stdout.
+import { parseArgs, type ParseArgsConfig } from 'node:util';
+import { WebSocket } from 'ws';
+import { AgentCliError, apiRequest, resolveTarget, unreachable, webSocketUrl, type Json, type Target } from './agent-http.ts';
+
+export const AGENT_COMMANDS = ['send', 'messages', 'events', 'status'] as const;
+
+const FINAL_STATUSES = new Set(['delivered', 'failed', 'canceled', 'received']);
+
+/** Each command's usage, as --help shows it (main.ts's USAGE holds the same lines). */
+export const AGENT_USAGE = {
+  send: `usage: cellgate send --cell <cell_id> --to <number> [--idempotency-key <key>] [--wait] "text"
+  --cell <cell_id>               the cell to send from (cell_...; required)
+  --to <number>                  the recipient, E.164 (+14155550123; required)
+  --idempotency-key <key>        a key that makes a retried send safe (the Idempotency-Key header)
+  --wait                         wait until the message is delivered, failed or canceled, and print it
+  --timeout <S>                  seconds --wait waits at most (default 120)`,
+  messages: `usage: cellgate messages ls --cell <cell_id> [--direction inbound|outbound] [--limit <N>] [--cursor <c>]
+  --cell <cell_id>               the cell whose messages to list (cell_...; required)
+  --direction <dir>              only inbound or only outbound messages
+  --limit <N>                    how many messages, newest first (1-200, default 20)
+  --cursor <c>                   the next page, as the previous listing printed it`,
+  events: `usage: cellgate events tail [--types <t1,t2>] [--since <evt_...>] [--json]
+  --types <message.*,cell.*>     only these event types, exact or prefix.* (default: every type)
+  --since <evt_...>              first replay the retained events after this one
+  --json                         print each event's envelope as one JSON line`,
+  status: `usage: cellgate status
+  (checks the organization, cells, messages, billing and webhooks; exit code 1 when one fails)`,
+};
+
+const COMMON = `  --base-url <url>               the service to call (default: CELLGATE_BASE_URL, else http://127.0.0.1:8080)
+  --key <cg_live_...>            the API key (default: CELLGATE_API_KEY)`;
+
+type Out = (line: string) => void;
+const stdout: Out = (line) => process.stdout.write(`${line}\n`);
+const stderr: Out = (line) => process.stderr.write(`${line}\n`);
+
+const COMMON_OPTIONS = {
+  'base-url': { type: 'string' },
+  key: { type: 'string' },
+  help: { type: 'boolean', short: 'h' },
+} as const satisfies ParseArgsConfig['options'];
+
+function parse<O extends NonNullable<ParseArgsConfig['options']>>(command: keyof typeof AGENT_USAGE, args: string[], options: O, allowPositionals = false) {
+  try {
+    return parseArgs({ args, options: { ...COMMON_OPTIONS, ...options }, allowPositionals, strict: true });
+  } catch (error) {
+    const message = error instanceof Error ? error.message.split('\n')[0] : String(error);
+    throw new AgentCliError(`${message.replace(/\. To specify a positional argument.*$/, '')} (cellgate ${command} --help lists the options)`);
+  }
+}
+
+function targetOf(values: { 'base-url'?: string; key?: string }): Target {
+  return resolveTarget({ baseUrl: values['base-url'], key: values.key });
+}
+
+function help(command: keyof typeof AGENT_USAGE, out: Out): void {
+  out(`${AGENT_USAGE[command]}\n${COMMON}`);
+}
+
+function requireFlag(name: string, value: string | undefined, pattern: RegExp, what: string): string {
+  if (value === undefined || value === '') throw new AgentCliError(`--${name} is required: ${what}`);
+  if (!pattern.test(value)) throw new AgentCliError(`--${name} ${JSON.stringify(value)} is not ${what}`);
+  return value;
+}
+
+function wholeNumber(name: string, raw: string, min: number, max: number): number {
+  const value = Number(raw);
+  if (!/^\d+$/.test(raw.trim()) || value < min || value > max) throw new AgentCliError(`--${name} ${JSON.stringify(raw)} must be a whole number from ${min} to ${max}`);
+  return value;
+}
+
+const CELL_ID = /^cell_[0-9a-z]+$/;
+
+export async function agentCommand(command: string, args: string[], out: Out = stdout, progress: Out = stderr): Promise<void> {
+  switch (command) {
+    case 'send':
+      return sendCommand(args, out, progress);
+    case 'messages':
+      return messagesCommand(args, out, progress);
+    case 'events':
+      return eventsCommand(args, out, progress);
+    case 'status':
+      return statusCommand(args, out);
+    default:
+      throw new AgentCliError(`unknown command ${JSON.stringify(command)}`);
+  }
+}
+
+// ---- send ----------------------------------------------------------------------------------------
+
+async function sendCommand(args: string[], out: Out, progress: Out): Promise<void> {
+  const { values, positionals } = parse('send', args, {
+    cell: { type: 'string' },
+    to: { type: 'string' },
+    'idempotency-key': { type: 'string' },
+    wait: { type: 'boolean' },
+    timeout: { type: 'string' },
+  }, true);
+  if (values.help) return help('send', out);
+  const cell = requireFlag('cell', values.cell, CELL_ID, 'a cell id (cell_...)');
+  const to = requireFlag('to', values.to, /^\+?[\d\s().-]{3,}$/, 'a phone number (E.164, +14155550123)');
+  const text = positionals.join(' ');
+  if (text.trim() === '') throw new AgentCliError('the text to send is missing: cellgate send --cell <cell_id> --to <number> "text"');
+  const key = values['idempotency-key'];
+  if (key !== undefined && (key.trim() === '' || key.length > 255)) throw new AgentCliError('--idempotency-key must be 1 to 255 characters');
+  const timeoutSeconds = values.timeout === undefined ? 120 : wholeNumber('timeout', values.timeout, 1, 86_400);
+  if (values.timeout !== undefined && !values.wait) throw new AgentCliError('--timeout goes with --wait');
+  const target = targetOf(values);
+
+  const sent = await apiRequest(target, 'POST', `/v1/cells/${cell}/messages/send`, {
+    body: { to, body: text },
+    headers: key === undefined ? {} : { 'idempotency-key': key },
+  });
+  out(`${String(sent.id)} ${String(sent.status)} (from ${String(sent.from)} to ${String(sent.to)}, ${String(sent.segments)} segment${sent.segments === 1 ? '' : 's'})`);
+  if (!values.wait) return;
+  const final = await waitUntilFinal(target, cell, String(sent.id), String(sent.status), timeoutSeconds * 1000, progress);
+  printMessage(final, out);
+  if (final.status === 'failed' || final.status === 'canceled') process.exitCode = 1;
+}
+
+const SPINNER = ['⠋', '⠙', '⠹', '⠸', '⠼', '⠴', '⠦', '⠧', '⠇', '⠏'];
+const POLL_MS = 500;
+
+/** Polls the message until it is final: a spinner on a terminal, a line per status change otherwise. */
+async function waitUntilFinal(target: Target, cell: string, id: string, initial: string, timeoutMs: number, progress: Out): Promise<Json> {
+  const tty = process.stderr.isTTY === true;
+  const started = Date.now();
+  let status = initial;
+  let frame = 0;
+  if (!tty) progress(`waiting for ${id}: ${status}`);
+  const spin = tty ? setInterval(() => process.stderr.write(`\r${SPINNER[frame++ % SPINNER.length]} ${id} is ${status} (${Math.round((Date.now() - started) / 1000)} s)\x1b[K`), 100) : null;
+  try {
+    for (;;) {
+      const message = await apiRequest(target, 'GET', `/v1/cells/${cell}/messages/${id}`);
+      if (message.status !== status) {
+        status = String(message.status);
+        if (!tty) progress(`waiting for ${id}: ${status}`);
+      }
+      if (FINAL_STATUSES.has(status)) return message;
+      if (Date.now() - started >= timeoutMs) {
+        throw new AgentCliError(`${id} is still ${status} after ${Math.round(timeoutMs / 1000)} s (is the cell's phone online? cellgate status says); read it later with cellgate messages ls --cell ${cell}`);
+      }
+      await new Promise((resolve) => setTimeout(resolve, POLL_MS));
+    }
+  } finally {
+    if (spin) {
+      clearInterval(spin);
+      process.stderr.write('\r\x1b[K');
+    }
+  }
+}
+
+function printMessage(message: Json, out: Out): void {
+  const error = message.error as { code?: string; message?: string } | null;
+  const rows: [string, unknown][] = [
+    ['id', message.id],
+    ['status', message.status],
+    ['direction', message.direction],
+    ['from', message.from],
+    ['to', message.to],
+    ['body', message.body],
+    ['segments', message.segments],
+    ['created_at', message.created_at],
+    ['sent_at', message.sent_at],
+    ['delivered_at', message.delivered_at],
+    ['error', error ? `${error.code}: ${error.message}` : null],
+  ];
+  for (const [name, value] of rows) if (value !== null && value !== undefined) out(`${name.padEnd(13)}${String(value)}`);
+}
+
+// ---- messages ls ---------------------------------------------------------------------------------
+
+async function messagesCommand(args: string[], out: Out, progress: Out): Promise<void> {
+  const [action, ...rest] = args;
+  if (action === '--help' || action === '-h' || action === undefined) return help('messages', out);
+  if (action !== 'ls' && action !== 'list') throw new AgentCliError(`unknown action ${JSON.stringify(action)}: cellgate messages ls --cell <cell_id>`);
+  const { values } = parse('messages', rest, {
+    cell: { type: 'string' },
+    direction: { type: 'string' },
+    limit: { type: 'string' },
+    cursor: { type: 'string' },
+  });
+  if (values.help) return help('messages', out);
+  const cell = requireFlag('cell', values.cell, CELL_ID, 'a cell id (cell_...)');
+  if (values.direction !== undefined && values.direction !== 'inbound' && values.direction !== 'outbound') {
+    throw new AgentCliError(`--direction ${JSON.stringify(values.direction)} must be inbound or outbound`);
+  }
+  const limit = values.limit === undefined ? 20 : wholeNumber('limit', values.limit, 1, 200);
+  const target = targetOf(values);
+  const page = await apiRequest(target, 'GET', `/v1/cells/${cell}/messages`, { query: { direction: values.direction, limit, cursor: values.cursor } });
+  const messages = (page.messages ?? []) as Json[];
+  if (messages.length === 0) {
+    out('no messages');
+  } else {
+    table(out, ['ID', 'DIRECTION', 'STATUS', 'FROM', 'TO', 'CREATED', 'BODY'], messages.map((m) => [
+      String(m.id), String(m.direction), String(m.status), String(m.from ?? ''), String(m.to ?? ''), String(m.created_at), oneLine(String(m.body ?? ''), 40),
+    ]));
+  }
+  if (typeof page.next_cursor === 'string') progress(`more: cellgate messages ls --cell ${cell} --cursor ${page.next_cursor}`);
+}
+
+function oneLine(text: string, max: number): string {
+  const flat = text.replace(/\s+/g, ' ').trim();
+  return flat.length > max ? `${flat.slice(0, max - 1)}…` : flat;
+}
+
+function table(out: Out, header: string[], rows: string[][]): void {
+  const widths = header.map((h, i) => Math.max(h.length, ...rows.map((row) => row[i].length)));
+  const line = (cells: string[]) => cells.map((c, i) => (i === cells.length - 1 ? c : c.padEnd(widths[i]))).join('  ').trimEnd();
+  out(line(header));
+  for (const row of rows) out(line(row));
+}
+
+// ---- events tail ---------------------------------------------------------------------------------
+
+interface Envelope {
+  id: string;
+  type: string;
+  created_at: string;
+  data: Json;
+}
+
+/** One line per event: when, type, id and what it is about. */
+export function eventLine(event: Envelope): string {
+  const d = event.data ?? {};
+  let about: string;
+  if (event.type.startsWith('message.')) {
+    const error = d.error as { code?: string } | null;
+    about = `${String(d.id)} ${String(d.direction)} ${String(d.from)} -> ${String(d.to)} ${String(d.status)}${error?.code ? ` (${error.code})` : ''} "${oneLine(String(d.body ?? ''), 60)}"`;
+  } else if (event.type.startsWith('cell.')) {
+    about = `${String(d.id)} "${String(d.display_name ?? '')}" ${String(d.status)} ${String(d.phone_number ?? 'no number')}${d.online === undefined ? '' : d.online ? ' online' : ' offline'}`;
+  } else {
+    about = oneLine(JSON.stringify(d), 120);
+  }
+  return `${event.created_at}  ${event.type.padEnd(18)} ${event.id}  ${about}`;
+}
+
+const RECONNECT_CODES = new Set([1001, 1006, 1011]);
+const MAX_RECONNECTS = 5;
+
+async function eventsCommand(args: string[], out: Out, progress: Out): Promise<void> {
+  const [action, ...rest] = args;
+  if (action === '--help' || action === '-h' || action === undefined) return help('events', out);
+  if (action !== 'tail') throw new AgentCliError(`unknown action ${JSON.stringify(action)}: cellgate events tail [--types message.*,cell.*]`);
+  const { values } = parse('events', rest, { types: { type: 'string' }, since: { type: 'string' }, json: { type: 'boolean' } });
+  if (values.help) return help('events', out);
+  if (values.types !== undefined && !/^[a-z_]+\.(\*|[a-z_]+)(,[a-z_]+\.(\*|[a-z_]+))*$/.test(values.types.replace(/\s/g, ''))) {
+    throw new AgentCliError(`--types ${JSON.stringify(values.types)} must be comma-separated event types, exact or prefix.* (message.*,cell.online)`);
+  }
+  if (values.since !== undefined && !/^evt_[0-9a-z]+$/.test(values.since)) throw new AgentCliError(`--since ${JSON.stringify(values.since)} is not an event id (evt_...)`);
+  const target = targetOf(values);
+  const types = values.types?.replace(/\s/g, '');
+  let since = values.since;
+  let failures = 0;
+  let stopping = false;
+  let current: WebSocket | null = null;
+  const onSignal = () => {
+    stopping = true;
+    current?.close(1000);
+  };
+  process.once('SIGINT', onSignal);
+  process.once('SIGTERM', onSignal);
+  try {
+    for (;;) {
+      const query = new URLSearchParams();
+      if (types) query.set('types', types);
+      if (since) query.set('since', since);
+      const url = webSocketUrl(target.baseUrl, `/v1/events/stream${query.size ? `?${query}` : ''}`);
+      const result = await new Promise<{ code: number; reason: string; ready: boolean } | { error: AgentCliError }>((resolve) => {
+        const socket = new WebSocket(url, { headers: { authorization: `Bearer ${target.key}` }, handshakeTimeout: 30_000 });
+        current = socket;
+        let ready = false;
+        socket.on('message', (data) => {
+          let frame: { type?: string; event?: Envelope };
+          try {
+            frame = JSON.parse(String(data)) as typeof frame;
+          } catch {
+            return;
+          }
+          if (frame.type === 'ready') {
+            ready = true;
+            failures = 0;
+            progress(`listening for ${types ? `${types} ` : ''}events at ${target.baseUrl} (Ctrl-C to stop)`);
+          } else if (frame.type === 'event' && frame.event) {
+            since = frame.event.id;
+            out(values.json ? JSON.stringify(frame.event) : eventLine(frame.event));
+          }
+        });
+        socket.on('unexpected-response', (_request, response) => {
+          resolve({ error: unreachable(target.baseUrl, `the event stream answered HTTP ${response.statusCode} instead of a WebSocket`) });
+          response.resume();
+          socket.terminate();
+        });
+        socket.on('error', (error: Error & { code?: string }) => {
+          resolve({ error: unreachable(target.baseUrl, error.code ?? error.message) });
+        });
+        socket.on('close', (code, reason) => resolve({ code, reason: reason.toString(), ready }));
+      });
+      if (stopping) return;
+      if ('error' in result) throw result.error;
+      if (result.code >= 4000) throw new AgentCliError(`the event stream closed (${result.code}): ${result.reason || 'no reason given'}`);
+      if (!RECONNECT_CODES.has(result.code) || ++failures > MAX_RECONNECTS) {
+        throw new AgentCliError(`the event stream closed (${result.code}${result.reason ? `: ${result.reason}` : ''}); run cellgate events tail${since ? ` --since ${since}` : ''} to resume`);
+      }
+      progress(`the event stream closed (${result.code}${result.reason ? `: ${result.reason}` : ''}); reconnecting${since ? ` after ${since}` : ''}`);
+      await new Promise((resolve) => setTimeout(resolve, 1000 * failures));
+    }
+  } finally {
+    process.off('SIGINT', onSignal);
+    process.off('SIGTERM', onSignal);
+  }
+}
+
+// ---- status --------------------------------------------------------------------------------------
+
+async function statusCommand(args: string[], out: Out): Promise<void> {
+  const { values } = parse('status', args, {});
+  if (values.help) return help('status', out);
+  const status = await apiRequest(targetOf(values), 'GET', '/v1/agent/status');
+  const org = (status.organization ?? {}) as Json;
+  const billing = (status.billing ?? {}) as Json;
+  const cells = (status.cells ?? {}) as Json;
+  out(`organization ${String(org.name ?? '')} (${String(org.id)}) is ${String(org.status)}`);
+  out(`billing ${String(billing.state)}${billing.tier ? ` on ${String(billing.tier)}` : ''}, prepaid balance $${Number(billing.prepaid_balance_usd ?? 0).toFixed(2)}`);
+  out(`cells ${Object.entries(cells).map(([name, count]) => `${name} ${String(count)}`).join(', ')}`);
+  const checks = (status.checks ?? []) as { name: string; status: string; detail: string }[];
+  const width = Math.max(0, ...checks.map((c) => c.name.length));
+  for (const check of checks) out(`${check.status.padEnd(4)}  ${check.name.padEnd(width)}  ${check.detail}`);
+  if (checks.some((check) => check.status === 'fail')) process.exitCode = 1;
+}

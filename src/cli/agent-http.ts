@@ -1,0 +1,117 @@
+// The agent-side commands' view of the REST API (src/cli/agent-commands.ts): where the service is
+// (--base-url, CELLGATE_BASE_URL, http://127.0.0.1:8080), the API key (--key, CELLGATE_API_KEY),
+// and one call that turns every failure into one line that says what to do: a missing key, a base
+// URL that is not a URL or where nothing (or not Cellgate) answers, and the API's problem+json.
+import { UsageError } from './admin.ts';
+
+export const DEFAULT_BASE_URL = 'http://127.0.0.1:8080';
+const REQUEST_TIMEOUT_MS = 30_000;
+
+/** A CLI failure printed as one `cellgate:` line, exit code 1 (main.ts prints UsageErrors so). */
+export class AgentCliError extends UsageError {}
+
+/** An answer of the API that is an error (problem+json): its status, code and detail. */
+export class ApiProblem extends AgentCliError {
+  readonly status: number;
+  readonly code: string;
+  readonly detail: string;
+  constructor(status: number, code: string, detail: string) {
+    super(`${code} (HTTP ${status}): ${detail}`);
+    this.status = status;
+    this.code = code;
+    this.detail = detail;
+  }
+}
+
+export interface Target {
+  baseUrl: string;
+  key: string;
+}
+
+/** The service and key from the flags, else the environment; refuses a missing key or a non-URL. */
+export function resolveTarget(flags: { baseUrl?: string; key?: string }, env: NodeJS.ProcessEnv = process.env): Target {
+  const [raw, source] = flags.baseUrl !== undefined
+    ? [flags.baseUrl, '--base-url']
+    : env.CELLGATE_BASE_URL
+      ? [env.CELLGATE_BASE_URL, 'CELLGATE_BASE_URL']
+      : [DEFAULT_BASE_URL, 'the default'];
+  const baseUrl = parseBaseUrl(raw, source);
+  const key = flags.key ?? env.CELLGATE_API_KEY ?? '';
+  if (key.trim() === '') throw new AgentCliError('no API key: set CELLGATE_API_KEY or --key (the cg_live_... key sign-up printed, or an access token)');
+  if (/\s/.test(key)) throw new AgentCliError(`the API key from ${flags.key !== undefined ? '--key' : 'CELLGATE_API_KEY'} contains spaces; set CELLGATE_API_KEY or --key to the key alone (cg_live_...)`);
+  return { baseUrl, key };
+}
+
+function parseBaseUrl(raw: string, source: string): string {
+  let url: URL | null = null;
+  try {
+    url = new URL(raw);
+  } catch {
+    url = null;
+  }
+  if (!url || (url.protocol !== 'http:' && url.protocol !== 'https:') || url.search || url.hash) {
+    throw new AgentCliError(`the base URL ${JSON.stringify(raw)} (${source}) is not an http:// or https:// URL: is the service running at ${DEFAULT_BASE_URL}? Set CELLGATE_BASE_URL or --base-url to where it runs`);
+  }
+  return url.toString().replace(/\/+$/, '');
+}
+
+const causeCode = (error: unknown): string => {
+  const cause = (error as { cause?: { code?: unknown; message?: unknown } })?.cause;
+  if (typeof cause?.code === 'string') return cause.code;
+  if (error instanceof Error && error.name === 'TimeoutError') return `no answer in ${REQUEST_TIMEOUT_MS / 1000} s`;
+  return typeof cause?.message === 'string' ? cause.message : error instanceof Error ? error.message : String(error);
+};
+
+/** "is the service running at …?" for a base URL that could not be reached or is not Cellgate. */
+export function unreachable(baseUrl: string, why: string): AgentCliError {
+  return new AgentCliError(`cannot reach Cellgate at ${baseUrl} (${why}): is the service running at ${baseUrl}? Start it (cellgate serve) or set CELLGATE_BASE_URL or --base-url`);
+}
+
+export interface RequestOptions {
+  body?: unknown;
+  query?: Record<string, string | number | undefined>;
+  headers?: Record<string, string>;
+}
+
+export type Json = Record<string, unknown>;
+
+/** One call of the API; the parsed JSON of a 2xx answer, else an AgentCliError that says what to do. */
+export async function apiRequest(target: Target, method: string, path: string, options: RequestOptions = {}): Promise<Json> {
+  const url = new URL(`${target.baseUrl}${path}`);
+  for (const [name, value] of Object.entries(options.query ?? {})) if (value !== undefined) url.searchParams.set(name, String(value));
+  const headers: Record<string, string> = { accept: 'application/json', authorization: `Bearer ${target.key}`, ...options.headers };
+  if (options.body !== undefined) headers['content-type'] = 'application/json';
+  let response: Response;
+  try {
+    response = await fetch(url, {
+      method,
+      headers,
+      body: options.body === undefined ? undefined : JSON.stringify(options.body),
+      signal: AbortSignal.timeout(REQUEST_TIMEOUT_MS),
+      redirect: 'manual',
+    });
+  } catch (error) {
+    throw unreachable(target.baseUrl, causeCode(error));
+  }
+  const type = response.headers.get('content-type') ?? '';
+  const text = await response.text();
+  let body: unknown = null;
+  if (/json/.test(type)) {
+    try {
+      body = JSON.parse(text);
+    } catch {
+      body = null;
+    }
+  }
+  const object = body && typeof body === 'object' && !Array.isArray(body) ? (body as Json) : null;
+  if (response.ok && object) return object;
+  if (!response.ok && object && typeof object.code === 'string') {
+    throw new ApiProblem(response.status, object.code, typeof object.detail === 'string' ? object.detail : String(object.title ?? ''));
+  }
+  throw unreachable(target.baseUrl, `${method} ${path} answered HTTP ${response.status}${type ? ` ${type.split(';')[0]}` : ''}, not the Cellgate API`);
+}
+
+/** The ws:// or wss:// URL of a path of the service. */
+export function webSocketUrl(baseUrl: string, path: string): string {
+  return `${baseUrl.replace(/^http/, 'ws')}${path}`;
+}
