@@ -1,13 +1,17 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { freshDatabase, type TestDatabase } from '../../test/harness.ts';
-import { prepared } from './prepared.ts';
+import { prepared, preparedLists } from './prepared.ts';
 
 const insertMail = prepared((ex, p: { id: string; to: string; subject: string }) =>
   ex.insertInto('dev_outbox').values({ id: p.id, to_address: p.to, subject: p.subject, text: 'fixed text', created_at: '2026-11-21T12:00:00.000Z' }));
 // `to` is used twice, and a value fixed at build time sits between the parameters.
 const findMail = prepared((ex, p: { to: string; minId: string }) =>
   ex.selectFrom('dev_outbox').select(['id', 'subject', 'text']).where('to_address', '=', p.to).where('text', '=', 'fixed text').where('id', '>=', p.minId).where('subject', '!=', p.to).orderBy('id'));
+
+// Two `in` lists and a value fixed at build time; compiled once per pair of lengths.
+const mailAmong = preparedLists((ex, p: { ids: readonly string[]; to: readonly string[] }) =>
+  ex.selectFrom('dev_outbox').select('id').where('id', 'in', p.ids).where('text', '=', 'fixed text').where('to_address', 'in', p.to).orderBy('id'));
 
 describe('prepared statements', () => {
   let test: TestDatabase;
@@ -50,5 +54,21 @@ describe('prepared statements', () => {
       throw new Error('roll back');
     }), /roll back/);
     assert.equal(await findMail.first(db, { to: 'rolled@example.com', minId: '' }), undefined);
+  });
+
+  it('binds lists of any length, each value in its place', async () => {
+    const db = test.database.db;
+    await insertMail.execute(db, { id: 'mail_l1', to: 'list-a@example.com', subject: 'one' });
+    await insertMail.execute(db, { id: 'mail_l2', to: 'list-b@example.com', subject: 'two' });
+    await insertMail.execute(db, { id: 'mail_l3', to: 'list-c@example.com', subject: 'three' });
+    const ids = async (lists: { ids: string[]; to: string[] }) => (await mailAmong(db, lists)).rows.map((row) => row.id);
+    assert.deepEqual(await ids({ ids: ['mail_l1', 'mail_l2', 'mail_l3'], to: ['list-a@example.com', 'list-c@example.com'] }), ['mail_l1', 'mail_l3']);
+    assert.deepEqual(await ids({ ids: ['mail_l2'], to: ['list-b@example.com', 'list-c@example.com'] }), ['mail_l2']);
+    assert.deepEqual(await ids({ ids: ['mail_l3', 'mail_l2'], to: ['list-b@example.com'] }), ['mail_l2']);
+    // Same lengths as a run before, other values.
+    assert.deepEqual(await ids({ ids: ['mail_l1'], to: ['list-a@example.com', 'list-b@example.com'] }), ['mail_l1']);
+    // Longer than cached: compiled for this run.
+    const many = Array.from({ length: 100 }, (_value, i) => `mail_none${i}`);
+    assert.deepEqual(await ids({ ids: [...many, 'mail_l2'], to: ['list-b@example.com'] }), ['mail_l2']);
   });
 });

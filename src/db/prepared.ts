@@ -64,6 +64,43 @@ export function preparedRows<Params extends object, Row>(build: (ex: Executor, r
   };
 }
 
+/** Lists longer than this are compiled on every run: caching every length would grow without bound. */
+const MAX_CACHED_LIST = 64;
+
+/**
+ * As prepared, for statements over lists of values (`in` lists, whose SQL has one placeholder per
+ * value): `build` receives one stand-in per value of each list, and the SQL is compiled once per
+ * dialect and list lengths (up to MAX_CACHED_LIST values a list; longer lists are compiled each run).
+ * The lists must not be empty (`in ()` is not SQL): callers skip the statement instead.
+ */
+export function preparedLists<Lists extends Record<string, readonly unknown[]>, Row>(build: (ex: Executor, lists: Lists) => Compilable<Row>) {
+  const plans = new Map<unknown, Map<string, Plan>>();
+  const compile = (ex: Executor, lists: Lists): Plan => {
+    const standIn = Object.fromEntries(Object.entries(lists).map(([name, list]) => [name, Array.from({ length: list.length }, (_value, i) => `${MARK}${i}:${name}${END}`)]));
+    const compiled = build(ex, standIn as unknown as Lists).compile();
+    return { sql: compiled.sql, slots: compiled.parameters.map(slotOf) };
+  };
+  const planFor = (ex: Executor, lists: Lists): Plan => {
+    let key = '';
+    for (const name in lists) {
+      const length = lists[name].length;
+      if (length > MAX_CACHED_LIST) return compile(ex, lists);
+      key += `${name}:${length},`;
+    }
+    const dialect = dialectOf(ex);
+    let byKey = plans.get(dialect);
+    if (!byKey) plans.set(dialect, (byKey = new Map()));
+    let plan = byKey.get(key);
+    if (!plan) byKey.set(key, (plan = compile(ex, lists)));
+    return plan;
+  };
+  return async (ex: Executor, lists: Lists): Promise<QueryResult<Row>> => {
+    const { sql, slots } = planFor(ex, lists);
+    const values = slots.map((slot) => ('param' in slot ? lists[slot.param][slot.row] : slot.value));
+    return ex.executeQuery<Row>(CompiledQuery.raw(sql, values));
+  };
+}
+
 /**
  * `build` receives stand-ins for `params` (typed as the real values) and returns a query; the
  * query is compiled once per dialect. Each parameter must reach the SQL as one bound value, as

@@ -1,7 +1,7 @@
 // SQL for cells. Reads join the carrying device (devices.cell_id is the one place the assignment
 // lives) for the online/last_seen_at of the cell view.
 import type { Kysely } from 'kysely';
-import { prepared, preparedRows } from '../../db/prepared.ts';
+import { prepared, preparedLists, preparedRows } from '../../db/prepared.ts';
 import type { DB, Executor } from '../../db/schema.ts';
 import type { CellStatus, CellsTable } from './tables.ts';
 
@@ -27,6 +27,10 @@ const findOwnedCells = preparedRows((ex, refs: { organizationId: string; id: str
     .select(['id', 'organization_id', 'status', 'phone_number'])
     .where('status', '!=', 'released')
     .where((eb) => eb.or(refs.map((ref) => eb.and([eb('id', '=', ref.id), eb('organization_id', '=', ref.organizationId)])))));
+
+// Run for every batch of pod draft sends: the cells of the batch's pods.
+const findInPods = preparedLists((ex, p: { podIds: readonly string[] }) =>
+  records(ex).where('cells.pod_id', 'in', p.podIds).where('cells.status', '!=', 'released').orderBy('cells.id'));
 
 export class CellsRepository {
   readonly db: Kysely<DB>;
@@ -121,7 +125,7 @@ export class CellsRepository {
 
   inPods(ex: Executor, podIds: readonly string[]): Promise<CellRecord[]> {
     if (podIds.length === 0) return Promise.resolve([]);
-    return records(ex).where('cells.pod_id', 'in', podIds).where('cells.status', '!=', 'released').orderBy('cells.id').execute();
+    return findInPods(ex, { podIds }).then((result) => result.rows);
   }
 
   /** Takes the pod's cells not in `keep` out of it; their ids. */

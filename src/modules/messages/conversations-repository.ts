@@ -84,16 +84,6 @@ export class ConversationsRepository {
     return this.db.selectFrom('conversations').selectAll().where('cell_id', '=', cellId).where('participant', '=', participant).executeTakeFirst();
   }
 
-  /** The conversations between these cells and these participants. */
-  amongCells(cellIds: readonly string[], participants: readonly string[]) {
-    return this.db
-      .selectFrom('conversations')
-      .select(['cell_id', 'participant', 'last_message_at'])
-      .where('cell_id', 'in', cellIds)
-      .where('participant', 'in', participants)
-      .execute();
-  }
-
   findInCell(cellId: string, id: string) {
     return this.db.selectFrom('conversations').selectAll().where('id', '=', id).where('cell_id', '=', cellId).executeTakeFirst();
   }

@@ -2,7 +2,7 @@
 // index: lists on (cell_id, id) or (conversation_id, id), claims on (cell_id, status, id).
 import { sql, type Kysely, type UpdateQueryBuilder, type UpdateResult } from 'kysely';
 import { isPostgres } from '../../db/migrations/dialect.ts';
-import { preparedRows } from '../../db/prepared.ts';
+import { preparedLists, preparedRows } from '../../db/prepared.ts';
 import type { DB, Executor } from '../../db/schema.ts';
 import { CANCELABLE_STATUSES, OPEN_STATUSES, type MessageStatus } from './lifecycle.ts';
 import type { MessagesTable } from './tables.ts';
@@ -45,6 +45,22 @@ const findOptOuts = preparedRows((ex, pairs: { cellId: string; participant: stri
     .selectFrom('opt_outs')
     .select(['cell_id', 'participant'])
     .where((eb) => eb.or(pairs.map((pair) => eb.and([eb('cell_id', '=', pair.cellId), eb('participant', '=', pair.participant)])))));
+
+// Run for every batch of pod draft sends: the conversations (kind 'c') and opt-outs (kind 'o')
+// between these cells and participants, in one statement.
+const findRecipientsAmong = preparedLists((ex, p: { cellIds: readonly string[]; participants: readonly string[] }) =>
+  ex
+    .selectFrom('conversations')
+    .select([sql<'c' | 'o'>`'c'`.as('kind'), 'cell_id', 'participant', 'last_message_at'])
+    .where('cell_id', 'in', p.cellIds)
+    .where('participant', 'in', p.participants)
+    .unionAll(
+      ex
+        .selectFrom('opt_outs')
+        .select([sql<'c' | 'o'>`'o'`.as('kind'), 'cell_id', 'participant', sql<string>`null`.as('last_message_at')])
+        .where('cell_id', 'in', p.cellIds)
+        .where('participant', 'in', p.participants),
+    ));
 
 export class MessagesRepository {
   readonly db: Kysely<DB>;
@@ -99,8 +115,15 @@ export class MessagesRepository {
 
   // --- for pods (drafts and cycle jobs) ---
 
-  async optOutsAmongCells(cellIds: readonly string[], participants: readonly string[]) {
-    return this.db.selectFrom('opt_outs').select(['cell_id', 'participant']).where('cell_id', 'in', cellIds).where('participant', 'in', participants).execute();
+  /** Conversations and opt-outs between these cells and these participants, in one statement. */
+  async recipientsAmong(cellIds: readonly string[], participants: readonly string[]) {
+    const conversations: { cell_id: string; participant: string; last_message_at: string }[] = [];
+    const optOuts: { cell_id: string; participant: string }[] = [];
+    for (const row of (await findRecipientsAmong(this.db, { cellIds, participants })).rows) {
+      if (row.kind === 'c') conversations.push({ cell_id: row.cell_id, participant: row.participant, last_message_at: row.last_message_at });
+      else optOuts.push({ cell_id: row.cell_id, participant: row.participant });
+    }
+    return { conversations, optOuts };
   }
 
   statusesOf(ids: readonly string[]) {

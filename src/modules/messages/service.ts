@@ -258,14 +258,10 @@ export class MessagesService {
     this.ignores = ignores;
   }
 
-  /** Conversations and opt-outs between these cells and these participants (two statements). */
+  /** Conversations and opt-outs between these cells and these participants (one statement). */
   async recipientsAmong(cellIds: readonly string[], participants: readonly string[]) {
     if (cellIds.length === 0 || participants.length === 0) return { conversations: [], optOuts: [] };
-    const [conversations, optOuts] = await Promise.all([
-      this.conversations.amongCells(cellIds, participants),
-      this.repo.optOutsAmongCells(cellIds, participants),
-    ]);
-    return { conversations, optOuts };
+    return this.repo.recipientsAmong(cellIds, participants);
   }
 
   /** The current status of each of these messages that exists. */
