@@ -5,9 +5,9 @@ import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { startApp, type TestApp } from '../../test/harness.ts';
-import { activeLine, type Line } from '../../test/support/messages.ts';
-import { runCli, type CliResult } from './agent-test-support.ts';
+import type { TestApp } from '../../test/harness.ts';
+import type { Line } from '../../test/support/messages.ts';
+import { listeningLine, runCli, type CliResult } from './agent-test-support.ts';
 
 /** Exit code 1, exactly one `cellgate:` line on stderr, no stack trace, nothing on stdout. */
 function refusedWith(result: CliResult, pattern: RegExp): string {
@@ -92,11 +92,7 @@ describe('API errors print the problem code and detail', () => {
   let line: Line;
   let env: Record<string, string>;
   before(async () => {
-    t = await startApp();
-    line = await activeLine(t);
-    await t.app.listen({ port: 0, host: '127.0.0.1' });
-    const { port } = t.app.server.address() as AddressInfo;
-    env = { CELLGATE_API_KEY: line.org.apiKey, CELLGATE_BASE_URL: `http://127.0.0.1:${port}` };
+    ({ t, line, env } = await listeningLine());
   });
   after(() => t?.close());
 

@@ -2,21 +2,16 @@
 // test app listening on loopback, with an API key in CELLGATE_API_KEY.
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import type { AddressInfo } from 'node:net';
-import { startApp, type TestApp } from '../../test/harness.ts';
-import { activeLine, claim, report, type Line } from '../../test/support/messages.ts';
-import { exited, outputMatching, runCli, startCli } from './agent-test-support.ts';
+import type { TestApp } from '../../test/harness.ts';
+import { claim, report, type Line } from '../../test/support/messages.ts';
+import { exited, listeningLine, outputMatching, runCli, startCli } from './agent-test-support.ts';
 
 describe('cellgate send, messages ls, events tail, status', () => {
   let t: TestApp;
   let line: Line;
   let env: Record<string, string>;
   before(async () => {
-    t = await startApp();
-    line = await activeLine(t);
-    await t.app.listen({ port: 0, host: '127.0.0.1' });
-    const { port } = t.app.server.address() as AddressInfo;
-    env = { CELLGATE_API_KEY: line.org.apiKey, CELLGATE_BASE_URL: `http://127.0.0.1:${port}` };
+    ({ t, line, env } = await listeningLine());
   });
   after(() => t?.close());
 

@@ -1,7 +1,10 @@
 // Test support for the agent commands' child-process tests: runs `src/main.ts` asynchronously (the
 // service under test listens in the test's own process, so spawnSync would block it).
 import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
+import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
+import { startApp } from '../../test/harness.ts';
+import { activeLine } from '../../test/support/messages.ts';
 
 const MAIN = join(import.meta.dirname, '..', 'main.ts');
 
@@ -56,4 +59,13 @@ export function outputMatching(child: ChildProcessWithoutNullStreams, stream: 's
 
 export function exited(child: ChildProcessWithoutNullStreams): Promise<number | null> {
   return new Promise((resolve) => (child.exitCode !== null ? resolve(child.exitCode) : child.on('close', (code) => resolve(code))));
+}
+
+/** A test app listening on loopback with one active line, and the CLI's environment for its key. */
+export async function listeningLine() {
+  const t = await startApp();
+  const line = await activeLine(t);
+  await t.app.listen({ port: 0, host: '127.0.0.1' });
+  const { port } = t.app.server.address() as AddressInfo;
+  return { t, line, env: { CELLGATE_API_KEY: line.org.apiKey, CELLGATE_BASE_URL: `http://127.0.0.1:${port}` } };
 }

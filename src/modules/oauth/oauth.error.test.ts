@@ -1,7 +1,7 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { expectProblem, startApp, verifiedOrganization, type TestApp } from '../../../test/harness.ts';
-import { BASE, REDIRECT, authorize, codeFor, consent, expectOAuthError, pkce, postForm, registerPublic, requestIdOf, tokensFor } from './test-client.ts';
+import { BASE, REDIRECT, authorize, codeFor, consent, expectOAuthError, pkce, postForm, newRequestId, registerPublic, tokensFor } from './test-client.ts';
 
 type Org = Awaited<ReturnType<typeof verifiedOrganization>>;
 
@@ -178,7 +178,7 @@ describe('OAuth consent with bad input', () => {
   let t: TestApp;
   let org: Org;
   let clientId: string;
-  const newRequest = async () => requestIdOf(await authorize(t, { response_type: 'code', client_id: clientId, redirect_uri: REDIRECT, code_challenge: pkce().challenge, code_challenge_method: 'S256' }));
+  const newRequest = () => newRequestId(t, clientId);
   before(async () => {
     t = await startApp();
     org = await verifiedOrganization(t);

@@ -2,7 +2,7 @@ import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { bearer, expectProblem, startApp, verifiedOrganization, type TestApp } from '../../../test/harness.ts';
 import type { FetchedDocument } from './metadata-document.ts';
-import { BASE, REDIRECT, authorize, basic, codeFor, consent, expectOAuthError, pkce, postForm, register, registerPublic, requestIdOf, tokensFor } from './test-client.ts';
+import { BASE, REDIRECT, authorize, basic, codeFor, consent, expectOAuthError, pkce, postForm, register, newRequestId, registerPublic, requestIdOf, tokensFor } from './test-client.ts';
 
 type Org = Awaited<ReturnType<typeof verifiedOrganization>>;
 
@@ -157,7 +157,7 @@ describe('OAuth consent by the right organization', () => {
   let orgA: Org;
   let orgB: Org;
   let clientId: string;
-  const newRequest = async () => requestIdOf(await authorize(t, { response_type: 'code', client_id: clientId, redirect_uri: REDIRECT, code_challenge: pkce().challenge, code_challenge_method: 'S256' }));
+  const newRequest = () => newRequestId(t, clientId);
   before(async () => {
     t = await startApp();
     orgA = await verifiedOrganization(t);

@@ -30,6 +30,10 @@ export function authorizeUrl(params: Record<string, string>) {
 
 export const authorize = (t: TestApp, params: Record<string, string>) => t.app.inject({ method: 'GET', url: authorizeUrl(params) });
 
+/** A fresh authorization request of a public client (PKCE, the registered redirect URI): its id. */
+export const newRequestId = async (t: TestApp, clientId: string) =>
+  requestIdOf(await authorize(t, { response_type: 'code', client_id: clientId, redirect_uri: REDIRECT, code_challenge: pkce().challenge, code_challenge_method: 'S256' }));
+
 /** The authorization request's id from the 303 to the console's consent page. */
 export function requestIdOf(response: { statusCode: number; headers: Record<string, unknown>; body: string }): string {
   assert.equal(response.statusCode, 303, response.body);
