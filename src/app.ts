@@ -96,7 +96,10 @@ export async function buildApp(deps: AppDeps) {
   const { oauth } = oauthing;
   const mcp = mcpModule.build({ cells, messages: messaging.messages, status: status.status, events, idempotency, clock, version: VERSION, payments: billing.payments, endpointUrl: `${config.baseUrl}/mcp` });
   const metrics = metricsModule.build({ db, clock, stream: eventing.stream, metricsToken: config.metricsToken });
-  const consoling = consoleModule.build({ db, clock, mailer, log: app.log, oauth, consoleUrl: config.consoleUrl, baseUrl: config.baseUrl });
+  const consoling = consoleModule.build({
+    db, clock, mailer, log: app.log, oauth, consoleUrl: config.consoleUrl, baseUrl: config.baseUrl,
+    dashboard: { cells, messaging, eventing, webhooking, organizations, billing },
+  });
 
   // Hooks between modules, each run inside the transaction of the change that triggers it.
   devices.setHooks({

@@ -36,7 +36,7 @@ describe('console', () => {
     assert.match(String(mail?.subject), /sign-in code: \d{6}$/);
     const verified = await postForm(t, '/console/sign-in/code', { email: org.email, code: t.mail.codeFor(org.email) });
     assert.equal(verified.statusCode, 303);
-    assert.equal(verified.headers.location, '/console/grants');
+    assert.equal(verified.headers.location, '/console/cells');
     const cookies = setCookies(verified);
     assert.equal(cookies.length, 2);
     const page = await t.app.inject({ method: 'GET', url: '/console/grants', headers: { cookie: cookies[0].split(';')[0] } });

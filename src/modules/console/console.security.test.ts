@@ -140,7 +140,7 @@ describe('console sign-in', () => {
       await postForm(t, '/console/sign-in', { email: org.email, next });
       const response = await postForm(t, '/console/sign-in/code', { email: org.email, code: t.mail.codeFor(org.email), next });
       assert.equal(response.statusCode, 303);
-      assert.equal(response.headers.location, '/console/grants', next);
+      assert.equal(response.headers.location, '/console/cells', next);
     }
   });
 });

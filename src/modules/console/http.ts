@@ -71,7 +71,7 @@ export function registerFormParser(scope: App, convert: (name: string, value: st
   });
 }
 
-const CSP = "default-src 'none'; style-src 'self'; img-src 'self'; base-uri 'none'; frame-ancestors 'none'";
+const CSP = "default-src 'none'; style-src 'self'; img-src 'self'; script-src 'self'; connect-src 'self'; base-uri 'none'; frame-ancestors 'none'";
 
 /**
  * Sends a console page. Forms may post only to the console itself, except on the consent page:

@@ -1,32 +1,66 @@
-// The console at /console: sign-in with an emailed code into a session cookie, the consent page
-// of OAuth authorization requests, the organization's grants; and the API route that decides a
-// consent with that session (POST /v1/oauth/consent/session).
+// The console at /console: sign-in with an emailed code into a session cookie; the dashboard
+// (cells and their conversations, live; webhooks and deliveries; API keys; billing and usage);
+// the consent page of OAuth authorization requests and the organization's grants; and the API
+// route that decides a consent with that session (POST /v1/oauth/consent/session).
 import type { FastifyBaseLogger } from 'fastify';
 import type { Kysely } from 'kysely';
 import type { DB } from '../../db/schema.ts';
 import type { App } from '../../http/types.ts';
 import type { Clock } from '../../lib/clock.ts';
 import type { Mailer } from '../../lib/mailer.ts';
+import type { BillingModule } from '../billing/module.ts';
+import type { CellsService } from '../cells/service.ts';
+import type { EventsModule } from '../events/module.ts';
+import type { MessagingModule } from '../messages/module.ts';
 import type { OAuthService } from '../oauth/service.ts';
+import type { OrganizationsService } from '../organizations/service.ts';
+import type { WebhooksModule } from '../webhooks/module.ts';
+import { registerAccountPages } from './account/routes.ts';
+import { registerConversationPages } from './conversations/routes.ts';
+import { ConsoleGuard } from './guard.ts';
 import { registerSessionConsentRoute } from './consent-session-route.ts';
 import { consoleHttp, type ConsoleHttp } from './http.ts';
 import { ConsoleRepository } from './repository.ts';
 import { registerConsoleRoutes } from './routes.ts';
 import { ConsoleService } from './service.ts';
 
+/** The services the dashboard shows and acts through (the same ones the API uses). */
+export interface DashboardServices {
+  cells: CellsService;
+  messaging: MessagingModule;
+  eventing: EventsModule;
+  webhooking: WebhooksModule;
+  organizations: OrganizationsService;
+  billing: BillingModule;
+}
+
 export interface ConsoleModule {
   console: ConsoleService;
   oauth: OAuthService;
   clock: Clock;
   http: ConsoleHttp;
+  guard: ConsoleGuard;
+  dashboard: DashboardServices;
 }
 
-export function build(deps: { db: Kysely<DB>; clock: Clock; mailer: Mailer; log: FastifyBaseLogger; oauth: OAuthService; consoleUrl: string; baseUrl: string }): ConsoleModule {
+export function build(deps: {
+  db: Kysely<DB>;
+  clock: Clock;
+  mailer: Mailer;
+  log: FastifyBaseLogger;
+  oauth: OAuthService;
+  consoleUrl: string;
+  baseUrl: string;
+  dashboard: DashboardServices;
+}): ConsoleModule {
   const service = new ConsoleService({ repo: new ConsoleRepository(deps.db), clock: deps.clock, mailer: deps.mailer, log: deps.log, consoleUrl: deps.consoleUrl });
-  return { console: service, oauth: deps.oauth, clock: deps.clock, http: consoleHttp(deps.consoleUrl, deps.baseUrl) };
+  const http = consoleHttp(deps.consoleUrl, deps.baseUrl);
+  return { console: service, oauth: deps.oauth, clock: deps.clock, http, guard: new ConsoleGuard(service, http), dashboard: deps.dashboard };
 }
 
 export function register(app: App, module: ConsoleModule): void {
   registerConsoleRoutes(app, module);
+  registerConversationPages(app, module);
+  registerAccountPages(app, module);
   registerSessionConsentRoute(app, module);
 }

@@ -1,14 +1,8 @@
 // The console's HTML, server-rendered: every value is escaped; forms work without JavaScript;
 // inputs have labels, errors are tied to their field (aria-describedby), and focus is visible.
+import { escape, field, hidden, layout, type PageContext } from './layout.ts';
 
-export const escape = (text: string) => text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
-
-/** Where the console lives (links, form actions), and the session's CSRF token when signed in. */
-export interface PageContext {
-  path: string;
-  signedIn?: { organizationName: string; organizationEmail: string; csrfToken: string };
-  current?: 'grants';
-}
+export { escape, type PageContext };
 
 const SCOPE_WORDS: Record<string, string> = {
   'cells:read': 'See your cells (phone lines) and their status',
@@ -23,49 +17,6 @@ const SCOPE_WORDS: Record<string, string> = {
 };
 
 export const scopeWords = (scope: string) => SCOPE_WORDS[scope] ?? scope;
-
-function layout(context: PageContext, title: string, content: string): string {
-  const { path, signedIn } = context;
-  const nav = signedIn
-    ? `<nav aria-label="Console"><a href="${path}/grants"${context.current === 'grants' ? ' aria-current="page"' : ''}>Connected applications</a></nav>
-<div class="who"><span>Signed in to <strong>${escape(signedIn.organizationName)}</strong></span>
-<form method="post" action="${path}/sign-out"><input type="hidden" name="csrf_token" value="${escape(signedIn.csrfToken)}"><button type="submit" class="link-button">Sign out</button></form></div>`
-    : '<nav aria-label="Console"></nav>';
-  return `<!doctype html>
-<html lang="en">
-<head>
-<meta charset="utf-8">
-<meta name="viewport" content="width=device-width, initial-scale=1">
-<meta name="referrer" content="same-origin">
-<title>${escape(title)} — Cellgate Console</title>
-<link rel="stylesheet" href="${path}/console.css">
-</head>
-<body>
-<a class="skip" href="#main">Skip to content</a>
-<header class="bar"><div class="bar-inner">
-<a class="brand" href="${path}/grants">Cellgate <span>Console</span></a>
-${nav}
-</div></header>
-<main id="main" tabindex="-1">
-${content}
-</main>
-</body>
-</html>
-`;
-}
-
-/** A text input with its label, hint and error (the error is announced with the field). */
-function field(options: { id: string; name: string; label: string; type: string; value?: string; hint?: string; error?: string; attributes?: string }): string {
-  const described = [options.hint ? `${options.id}-hint` : '', options.error ? `${options.id}-error` : ''].filter(Boolean).join(' ');
-  return `<div class="field">
-<label for="${options.id}">${escape(options.label)}</label>
-${options.hint ? `<span class="hint" id="${options.id}-hint">${escape(options.hint)}</span>` : ''}
-<input id="${options.id}" name="${options.name}" type="${options.type}" value="${escape(options.value ?? '')}" required${described ? ` aria-describedby="${described}"` : ''}${options.error ? ' aria-invalid="true" autofocus' : ''} ${options.attributes ?? ''}>
-${options.error ? `<p class="field-error" id="${options.id}-error">${escape(options.error)}</p>` : ''}
-</div>`;
-}
-
-const hidden = (name: string, value: string) => `<input type="hidden" name="${name}" value="${escape(value)}">`;
 
 export function signInPage(context: PageContext, form: { email?: string; next?: string; error?: string }): string {
   const title = form.error ? 'Error: Sign in' : 'Sign in';

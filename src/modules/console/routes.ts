@@ -1,20 +1,22 @@
 // The console's pages (HTML, not part of the API document): sign-in with an emailed code, the
 // consent page of an authorization request, the organization's grants, sign-out.
-import { readFileSync } from 'node:fs';
-import type { FastifyReply, FastifyRequest } from 'fastify';
+import { readdirSync, readFileSync } from 'node:fs';
+import type { FastifyRequest } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { App } from '../../http/types.ts';
 import type { Clock } from '../../lib/clock.ts';
 import { ApiError } from '../../lib/errors.ts';
 import type { OAuthService } from '../oauth/service.ts';
-import {
-  CONSOLE_PATH, SESSION_CONSENT_PATH, clearedCookies, fromOwnOrigin, readSessionCookie, registerFormParser, safeNext, sendPage, sessionCookies,
-  type ConsoleHttp,
-} from './http.ts';
-import { codePage, consentPage, grantsPage, messagePage, signInPage, type PageContext } from './pages.ts';
-import { SESSION_TTL_MS, type ConsoleService, type ConsoleSession } from './service.ts';
+import { ConsoleGuard, contextOf, redirect } from './guard.ts';
+import { CONSOLE_PATH, SESSION_CONSENT_PATH, clearedCookies, fromOwnOrigin, registerFormParser, safeNext, sendPage, sessionCookies, type ConsoleHttp } from './http.ts';
+import { codePage, consentPage, grantsPage, messagePage, signInPage } from './pages.ts';
+import { SESSION_TTL_MS, type ConsoleService } from './service.ts';
 
-const STYLESHEET = readFileSync(new URL('./console.css', import.meta.url), 'utf8');
+// One stylesheet: console.css, then each section's own (in its folder), read once at start.
+const CONSOLE_DIR = new URL('.', import.meta.url);
+const STYLESHEET = ['console.css', ...readdirSync(CONSOLE_DIR, { recursive: true, encoding: 'utf8' }).filter((file) => file.endsWith('.css') && file !== 'console.css').sort()]
+  .map((file) => readFileSync(new URL(file, CONSOLE_DIR), 'utf8'))
+  .join('\n');
 const EMAIL = /^[^\s@]{1,64}@[^\s@]+\.[^\s@]+$/;
 const PUBLIC = { auth: 'public' as const };
 const HIDDEN = { hide: true };
@@ -32,42 +34,23 @@ const text = (fields: unknown, name: string): string => {
   return typeof value === 'string' ? value : '';
 };
 
-const contextOf = (session: ConsoleSession | null): PageContext => ({
-  path: CONSOLE_PATH,
-  signedIn: session ? { organizationName: session.organizationName, organizationEmail: session.organizationEmail, csrfToken: session.csrfToken } : undefined,
-});
-
-const redirect = (reply: FastifyReply, location: string) => reply.code(303).header('cache-control', 'no-store').header('location', location).send();
-
-const signInUrl = (next: string) => `${CONSOLE_PATH}/sign-in?next=${encodeURIComponent(next)}`;
-
 export function registerConsoleRoutes(app: App, deps: ConsoleRouteDeps): void {
   const { console: service, oauth, clock, http } = deps;
-  const sessionOf = (request: FastifyRequest) => service.session(readSessionCookie(request));
-
-  /** The session of a form post, or the page that answers instead (403 foreign origin or CSRF, 401 signed out). */
-  async function postedSession(request: FastifyRequest, reply: FastifyReply): Promise<ConsoleSession | FastifyReply> {
-    if (!fromOwnOrigin(request, http)) return sendPage(reply, 403, messagePage(contextOf(null), 'Request refused', 'This form was sent from another site.'));
-    const session = await sessionOf(request);
-    if (!session) return sendPage(reply, 401, messagePage(contextOf(null), 'Signed out', 'Your session has ended. Sign in again to continue.', { href: `${CONSOLE_PATH}/sign-in`, text: 'Sign in' }));
-    if (!service.csrfMatches(session, text(request.body, 'csrf_token'))) {
-      return sendPage(reply, 403, messagePage(contextOf(session), 'Request refused', 'The form is out of date or was not sent from this console. Reload the page and try again.', { href: `${CONSOLE_PATH}/grants`, text: 'Back to the console' }));
-    }
-    return session;
-  }
+  const guard = new ConsoleGuard(service, http);
+  const sessionOf = (request: FastifyRequest) => guard.session(request);
 
   app.register(async (plugin) => {
     const scope = plugin.withTypeProvider<TypeBoxTypeProvider>();
     registerFormParser(scope);
 
-    scope.get(CONSOLE_PATH, { config: PUBLIC, schema: HIDDEN }, async (_request, reply) => redirect(reply, `${CONSOLE_PATH}/grants`));
+    scope.get(CONSOLE_PATH, { config: PUBLIC, schema: HIDDEN }, async (_request, reply) => redirect(reply, `${CONSOLE_PATH}/cells`));
 
     scope.get(`${CONSOLE_PATH}/console.css`, { config: PUBLIC, schema: HIDDEN }, async (_request, reply) =>
       reply.header('cache-control', 'public, max-age=3600').header('x-content-type-options', 'nosniff').type('text/css; charset=utf-8').send(STYLESHEET));
 
     scope.get(`${CONSOLE_PATH}/sign-in`, { config: PUBLIC, schema: HIDDEN }, async (request, reply) => {
       const next = safeNext(text(request.query, 'next'));
-      if (await sessionOf(request)) return redirect(reply, next ?? `${CONSOLE_PATH}/grants`);
+      if (await sessionOf(request)) return redirect(reply, next ?? `${CONSOLE_PATH}/cells`);
       return sendPage(reply, 200, signInPage(contextOf(null), { next }));
     });
 
@@ -94,13 +77,13 @@ export function registerConsoleRoutes(app: App, deps: ConsoleRouteDeps): void {
         return sendPage(reply, 400, codePage(contextOf(null), { email, next, error: 'That code is not valid. A code works for 10 minutes and 5 tries; send a new one if needed.' }));
       }
       reply.header('set-cookie', sessionCookies(http, signedIn.token, SESSION_TTL_MS / 1000));
-      return redirect(reply, next ?? `${CONSOLE_PATH}/grants`);
+      return redirect(reply, next ?? `${CONSOLE_PATH}/cells`);
     });
 
     scope.post(`${CONSOLE_PATH}/sign-out`, { config: PUBLIC, schema: HIDDEN }, async (request, reply) => {
       if (!(await sessionOf(request))) return reply.header('set-cookie', clearedCookies(http)).code(303).header('location', `${CONSOLE_PATH}/sign-in`).send();
-      const session = await postedSession(request, reply);
-      if (!('tokenHash' in session)) return session;
+      const session = await guard.posted(request, reply, text(request.body, 'csrf_token'));
+      if (!session) return reply;
       await service.signOut(session);
       reply.header('set-cookie', clearedCookies(http));
       return redirect(reply, `${CONSOLE_PATH}/sign-in`);
@@ -108,8 +91,8 @@ export function registerConsoleRoutes(app: App, deps: ConsoleRouteDeps): void {
 
     scope.get(`${CONSOLE_PATH}/consent`, { config: PUBLIC, schema: HIDDEN }, async (request, reply) => {
       const requestId = text(request.query, 'request');
-      const session = await sessionOf(request);
-      if (!session) return redirect(reply, signInUrl(`${CONSOLE_PATH}/consent?request=${encodeURIComponent(requestId)}`));
+      const session = await guard.page(request, reply);
+      if (!session) return reply;
       const context = contextOf(session);
       if (!/^[A-Za-z0-9_]{1,64}$/.test(requestId)) return sendPage(reply, 400, messagePage(context, 'No authorization request', 'The link has no valid authorization request. Return to the application and start again.'));
       let described: Awaited<ReturnType<OAuthService['describeRequest']>>;
@@ -128,7 +111,7 @@ export function registerConsoleRoutes(app: App, deps: ConsoleRouteDeps): void {
         return sendPage(reply, 409, messagePage(context, 'Authorization request expired', 'This authorization request expired. Return to the application and start again.'));
       }
       const resourceName = described.resource === oauth.resources.mcp ? 'the Cellgate MCP endpoint' : 'the Cellgate REST API';
-      return sendPage(reply, 200, consentPage({ ...context, signedIn: context.signedIn! }, {
+      return sendPage(reply, 200, consentPage(context, {
         id: described.id,
         clientId: described.client_id,
         clientName: described.client_name,
@@ -142,13 +125,13 @@ export function registerConsoleRoutes(app: App, deps: ConsoleRouteDeps): void {
     });
 
     scope.get(`${CONSOLE_PATH}/grants`, { config: PUBLIC, schema: HIDDEN }, async (request, reply) => {
-      const session = await sessionOf(request);
-      if (!session) return redirect(reply, signInUrl(`${CONSOLE_PATH}/grants`));
-      const context = contextOf(session);
+      const session = await guard.page(request, reply);
+      if (!session) return reply;
+      const context = contextOf(session, 'grants');
       const cursor = text(request.query, 'cursor') || undefined;
       try {
         const page = await oauth.listGrants(session.organizationId, { limit: 50, cursor });
-        return sendPage(reply, 200, grantsPage({ ...context, signedIn: context.signedIn! }, page.grants, { nextCursor: page.next_cursor, revoked: text(request.query, 'revoked') === '1' }));
+        return sendPage(reply, 200, grantsPage(context, page.grants, { nextCursor: page.next_cursor, revoked: text(request.query, 'revoked') === '1' }));
       } catch (error) {
         if (error instanceof ApiError && error.code === 'invalid_request') return sendPage(reply, 400, messagePage(context, 'Page not found', 'This list link is not valid.', { href: `${CONSOLE_PATH}/grants`, text: 'See connected applications' }));
         throw error;
@@ -156,8 +139,8 @@ export function registerConsoleRoutes(app: App, deps: ConsoleRouteDeps): void {
     });
 
     scope.post(`${CONSOLE_PATH}/grants/:grant_id/revoke`, { config: PUBLIC, schema: HIDDEN }, async (request, reply) => {
-      const session = await postedSession(request, reply);
-      if (!('tokenHash' in session)) return session;
+      const session = await guard.posted(request, reply, text(request.body, 'csrf_token'));
+      if (!session) return reply;
       const grantId = (request.params as { grant_id: string }).grant_id;
       try {
         await oauth.revokeGrant(session.organizationId, grantId);

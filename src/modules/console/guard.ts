@@ -1,0 +1,64 @@
+// How every console route finds its session: pages redirect a signed-out browser to sign-in and
+// back; form posts must come from the console's origin and carry the session's CSRF token. Each
+// answers for the caller when there is no session, so a handler only checks for null.
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { CONSOLE_PATH, fromOwnOrigin, readSessionCookie, sendPage, type ConsoleHttp } from './http.ts';
+import type { ConsoleSection, PageContext } from './layout.ts';
+import { messagePage } from './pages.ts';
+import type { ConsoleService, ConsoleSession } from './service.ts';
+
+export type SignedInContext = PageContext & { signedIn: NonNullable<PageContext['signedIn']> };
+
+export function contextOf(session: ConsoleSession, current?: ConsoleSection): SignedInContext;
+export function contextOf(session: ConsoleSession | null, current?: ConsoleSection): PageContext;
+export function contextOf(session: ConsoleSession | null, current?: ConsoleSection): PageContext {
+  return {
+    path: CONSOLE_PATH,
+    current,
+    signedIn: session ? { organizationName: session.organizationName, organizationEmail: session.organizationEmail, csrfToken: session.csrfToken } : undefined,
+  };
+}
+
+export const redirect = (reply: FastifyReply, location: string) => reply.code(303).header('cache-control', 'no-store').header('location', location).send();
+
+export const signInUrl = (next: string) => `${CONSOLE_PATH}/sign-in?next=${encodeURIComponent(next)}`;
+
+export class ConsoleGuard {
+  private readonly service: ConsoleService;
+  private readonly http: ConsoleHttp;
+
+  constructor(service: ConsoleService, http: ConsoleHttp) {
+    this.service = service;
+    this.http = http;
+  }
+
+  /** The session of the request's cookie, if it is valid. */
+  session(request: FastifyRequest): Promise<ConsoleSession | null> {
+    return this.service.session(readSessionCookie(request));
+  }
+
+  /** The session of a page; without one, answers 303 to sign-in (coming back to the page) and gives null. */
+  async page(request: FastifyRequest, reply: FastifyReply): Promise<ConsoleSession | null> {
+    const session = await this.session(request);
+    if (!session) await redirect(reply, signInUrl(request.url));
+    return session;
+  }
+
+  /** The session of a form post; otherwise answers 403 (foreign origin or CSRF) or 401 (signed out) and gives null. */
+  async posted(request: FastifyRequest, reply: FastifyReply, csrfToken: string): Promise<ConsoleSession | null> {
+    if (!fromOwnOrigin(request, this.http)) {
+      await sendPage(reply, 403, messagePage(contextOf(null), 'Request refused', 'This form was sent from another site.'));
+      return null;
+    }
+    const session = await this.session(request);
+    if (!session) {
+      await sendPage(reply, 401, messagePage(contextOf(null), 'Signed out', 'Your session has ended. Sign in again to continue.', { href: `${CONSOLE_PATH}/sign-in`, text: 'Sign in' }));
+      return null;
+    }
+    if (!this.service.csrfMatches(session, csrfToken)) {
+      await sendPage(reply, 403, messagePage(contextOf(session), 'Request refused', 'The form is out of date or was not sent from this console. Reload the page and try again.', { href: `${CONSOLE_PATH}/cells`, text: 'Back to the console' }));
+      return null;
+    }
+    return session;
+  }
+}

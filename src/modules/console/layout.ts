@@ -1,0 +1,67 @@
+// The console's page shell (head, bar, navigation, main) and its form pieces. Every value is
+// escaped; the navigation marks the current page with aria-current.
+export const escape = (text: string) => text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
+
+/** Where the console lives (links, form actions), and the session's CSRF token when signed in. */
+export interface PageContext {
+  path: string;
+  signedIn?: { organizationName: string; organizationEmail: string; csrfToken: string };
+  current?: ConsoleSection;
+  /** Scripts of the page (progressive enhancement only: every page works without them). */
+  scripts?: string[];
+}
+
+/** The console's sections, in the order of its navigation. */
+const SECTIONS = [
+  { id: 'cells', path: '/cells', label: 'Cells' },
+  { id: 'webhooks', path: '/webhooks', label: 'Webhooks' },
+  { id: 'keys', path: '/keys', label: 'API keys' },
+  { id: 'billing', path: '/billing', label: 'Billing' },
+  { id: 'grants', path: '/grants', label: 'Connected applications' },
+] as const;
+export type ConsoleSection = (typeof SECTIONS)[number]['id'];
+
+export function layout(context: PageContext, title: string, content: string): string {
+  const { path, signedIn } = context;
+  const nav = signedIn
+    ? `<nav aria-label="Console">${SECTIONS.map((section) => `<a href="${path}${section.path}"${context.current === section.id ? ' aria-current="page"' : ''}>${section.label}</a>`).join('')}</nav>
+<div class="who"><span>Signed in to <strong>${escape(signedIn.organizationName)}</strong></span>
+<form method="post" action="${path}/sign-out"><input type="hidden" name="csrf_token" value="${escape(signedIn.csrfToken)}"><button type="submit" class="link-button">Sign out</button></form></div>`
+    : '<nav aria-label="Console"></nav>';
+  return `<!doctype html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<meta name="referrer" content="same-origin">
+<title>${escape(title)} — Cellgate Console</title>
+<link rel="stylesheet" href="${path}/console.css">
+${(context.scripts ?? []).map((script) => `<script type="module" src="${path}/${script}"></script>`).join('\n')}
+</head>
+<body>
+<a class="skip" href="#main">Skip to content</a>
+<header class="bar"><div class="bar-inner">
+<a class="brand" href="${path}/cells">Cellgate <span>Console</span></a>
+${nav}
+</div></header>
+<main id="main" tabindex="-1">
+${content}
+</main>
+</body>
+</html>
+`;
+}
+
+/** A text input with its label, hint and error (the error is announced with the field). */
+export function field(options: { id: string; name: string; label: string; type: string; value?: string; hint?: string; error?: string; attributes?: string }): string {
+  const described = [options.hint ? `${options.id}-hint` : '', options.error ? `${options.id}-error` : ''].filter(Boolean).join(' ');
+  return `<div class="field">
+<label for="${options.id}">${escape(options.label)}</label>
+${options.hint ? `<span class="hint" id="${options.id}-hint">${escape(options.hint)}</span>` : ''}
+<input id="${options.id}" name="${options.name}" type="${options.type}" value="${escape(options.value ?? '')}" required${described ? ` aria-describedby="${described}"` : ''}${options.error ? ' aria-invalid="true" autofocus' : ''} ${options.attributes ?? ''}>
+${options.error ? `<p class="field-error" id="${options.id}-error">${escape(options.error)}</p>` : ''}
+</div>`;
+}
+
+export const hidden = (name: string, value: string) => `<input type="hidden" name="${name}" value="${escape(value)}">`;
+
