@@ -13,6 +13,9 @@ export async function migrateToLatest(database: Database): Promise<string[]> {
   const migrator = new Migrator({
     db: database.db,
     provider: { getMigrations: async (): Promise<Record<string, Migration>> => migrations },
+    // 0011 (MPP) and 0012 (deposits) landed in the opposite order to their names; they touch
+    // different tables, so a database that ran 0012 first may run 0011 after it.
+    allowUnorderedMigrations: true,
     ...(schema ? { migrationTableSchema: schema } : {}),
   });
   const { error, results } = await migrator.migrateToLatest();
