@@ -128,7 +128,7 @@ export interface Service extends ChildServer {
 }
 
 /**
- * The real service (`node src/main.ts serve`) on a free port with rate limits off and warn-level
+ * The real service (`node src/entry.mjs serve`, as npm start) on a free port with rate limits off and warn-level
  * logs, on a temporary SQLite file or on a PostgreSQL database created for it. stop() ends the
  * process and removes the database.
  */
@@ -182,7 +182,7 @@ export async function startService(options: {
   let server: ChildServer;
   try {
     server = await startChild({
-      args: [options.entry ?? 'src/main.ts', 'serve'],
+      args: [options.entry ?? 'src/entry.mjs', 'serve'],
       nodeFlags: options.profile ? ['--cpu-prof', `--cpu-prof-dir=${options.profile}`] : [],
       port,
       readyPath: '/health',

@@ -1,4 +1,4 @@
-// Issue 10: the service's memory. Starts `node src/main.ts serve` as `npm start` does (on a
+// Issue 10: the service's memory. Starts `node src/entry.mjs serve` as `npm start` does (on a
 // temporary SQLite file, or --postgres), reads the child's resident set from /proc/<pid>/status:
 // idle 3 s after it answers /health, then the peak (VmHWM, and the highest VmRSS sampled every
 // 100 ms) under 15 s of sends from 200 connections. Targets: idle <= 120 MB, peak <= 300 MB.

@@ -1,11 +1,7 @@
 // Process entry: `cellgate <command>` (serve is the default). A command's modules are loaded when
 // it runs: a bad environment is refused before the service's modules are loaded, and `serve`
 // does not carry the other commands' code. Stripping and compiling the TypeScript is most of a
-// start: Node's compile cache (os.tmpdir()/node-compile-cache, each entry checked against its
-// source; NODE_DISABLE_COMPILE_CACHE=1 turns it off) keeps the result for the next start.
-import { enableCompileCache } from 'node:module';
-
-enableCompileCache();
+// start: src/entry.mjs turns Node's compile cache on before this file loads.
 const { ConfigError, loadConfig } = await import('./config.ts');
 
 const COMMANDS = ['serve', 'migrate', 'admin', 'device', 'demo', 'send', 'messages', 'events', 'status'];

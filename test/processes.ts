@@ -1,5 +1,5 @@
 // Real server processes for multi-process tests: a database of their own in the run's
-// PostgreSQL, `node src/main.ts serve` children on free ports, and a JSON call helper.
+// PostgreSQL, `node src/entry.mjs serve` (npm start) children on free ports, and a JSON call helper.
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import pg from 'pg';
@@ -30,11 +30,11 @@ export async function createDatabase(prefix: string): Promise<{ url: string; dro
   };
 }
 
-/** `node src/main.ts serve` on a free port, configured only through CELLGATE_* variables. */
+/** `node src/entry.mjs serve` (npm start) on a free port, configured only through CELLGATE_* variables. */
 export async function startServerProcess(databaseUrl: string, env: Record<string, string> = {}): Promise<ChildServer> {
   const port = await freePort();
   return startChild({
-    args: ['--no-warnings', 'src/main.ts', 'serve'],
+    args: ['--no-warnings', 'src/entry.mjs', 'serve'],
     port,
     readyPath: '/health',
     env: { ...serviceEnv({ databaseUrl, port, adminToken: PROCESS_ADMIN_TOKEN }), ...env },

@@ -9,7 +9,7 @@ import { createServer, type Server } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
-const MAIN = join(import.meta.dirname, '..', 'main.ts');
+const MAIN = join(import.meta.dirname, '..', 'entry.mjs');
 
 function cellgate(args: string[], env: Record<string, string> = {}) {
   return spawnSync(process.execPath, ['--no-deprecation', '--no-warnings', MAIN, ...args], {

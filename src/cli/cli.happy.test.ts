@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { VERSION } from '../modules/system/routes.ts';
 
-const MAIN = join(import.meta.dirname, '..', 'main.ts');
+const MAIN = join(import.meta.dirname, '..', 'entry.mjs');
 const NODE = [process.execPath, '--no-deprecation', '--no-warnings', MAIN] as const;
 const run = (...args: string[]) => spawnSync(NODE[0], [...NODE.slice(1), ...args], { env: { PATH: process.env.PATH }, encoding: 'utf8', timeout: 30_000 });
 

@@ -16,6 +16,7 @@ import type { AgentStatusService } from '../status/service.ts';
 import { idempotentSend } from './idempotent-send.ts';
 import { asToolError, ok, storedError } from './results.ts';
 import * as s from './schemas.ts';
+import { MCP_SCOPES } from './scopes.ts';
 import { boundTime, sinceBound, waitForEvent, type EventData } from './waits.ts';
 
 export interface ToolDeps {
@@ -32,8 +33,6 @@ export interface ToolDeps {
   endpointUrl: string;
 }
 
-/** The scopes the tools need: a 401 on /mcp names them (RFC 6750 `scope`). */
-export const MCP_SCOPES = ['cells:read', 'cells:write', 'messages:read', 'messages:send'] as const;
 
 const READ: ToolAnnotations = { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false };
 const LIST_PAGE = 200;
