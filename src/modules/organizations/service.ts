@@ -215,6 +215,13 @@ export class OrganizationsService {
     return { ...keyView(key.row), api_key: key.secret };
   }
 
+  /** One active key of the organization (the console's revoke confirmation); 404 otherwise. */
+  async activeKey(organizationId: string, keyId: string) {
+    const key = await this.repo.findActiveKey(organizationId, keyId);
+    if (!key) throw notFound('API key');
+    return keyView(key);
+  }
+
   async revokeKey(organizationId: string, keyId: string): Promise<void> {
     const key = await this.repo.findActiveKey(organizationId, keyId);
     if (!key) throw notFound('API key');

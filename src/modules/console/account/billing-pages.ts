@@ -1,0 +1,200 @@
+// The billing section: status (organization, billing state, plan, period, balance), the pay
+// form (what to pay for, then one button per rail), the x402/MPP payment details an agent uses,
+// and the month's usage with its chart and table.
+import type { BillingService, PaymentDetails } from '../../billing/service.ts';
+import type { UsageService } from '../../billing/usage.ts';
+import { MICROS_PER_USD, usdExact, usdString } from '../../billing/money.ts';
+import type { SignedInContext } from '../guard.ts';
+import { escape, field } from '../layout.ts';
+import { monthName, usageChart, usageTable, type DailyUsage, type Month } from './chart.ts';
+import { capitalized, csrfField, notice, sectionPage, stateTag, when } from './shared.ts';
+
+export const RAILS = ['card_processor', 'x402', 'mpp'] as const;
+export type Rail = (typeof RAILS)[number];
+
+export interface BillingView {
+  enabled: boolean;
+  status: Awaited<ReturnType<BillingService['status']>>;
+  options: Awaited<ReturnType<BillingService['paymentOptions']>>;
+  tiers: { name: string; priceMicros: number; includedCells: number }[];
+  /** Card payments go to Stripe Checkout (else the built-in local card page). */
+  stripe: boolean;
+  /** The REST API's address (`https://host/v1`): where agents pay. */
+  apiBase: string;
+  month: Month;
+  summary: Awaited<ReturnType<UsageService['summary']>>;
+  days: DailyUsage[];
+}
+
+export interface PayForm {
+  intent?: string;
+  amount?: string;
+  errors?: { intent?: string; amount_usd?: string; rail?: string };
+}
+
+/** Payment details asked for with an x402 or MPP button: how an agent pays that intent. */
+export interface ShownPayment {
+  rail: 'x402' | 'mpp';
+  details: PaymentDetails;
+  body: Record<string, string>;
+}
+
+const dollars = (usd: number) => `$${usdExact(Math.round(usd * MICROS_PER_USD))}`;
+
+const STATES: Record<string, [Parameters<typeof stateTag>[0], string, (view: BillingView) => string]> = {
+  inactive: ['idle', 'No plan yet', () => 'Choose a plan below to create cells. Keys, webhooks and reads work without one.'],
+  active: ['ok', 'Active', (v) => `Paid through ${v.status.current_period_end?.slice(0, 10) ?? 'the current period'}; the next period is taken from the prepaid balance when it covers it.`],
+  past_due: ['warn', 'Past due', () => 'The period ended unpaid. Sending continues for 7 days after its end; pay the amount due to keep it going.'],
+  suspended: ['bad', 'Suspended', () => 'Sending and new cells are blocked until the amount due is paid.'],
+  exempt: ['ok', 'Billing off', () => 'This deployment does not charge: nothing is ever due.'],
+};
+
+function statusSection(view: BillingView): string {
+  const { status } = view;
+  const [kind, label, explain] = STATES[status.state];
+  const tier = view.tiers.find((t) => t.name === status.tier);
+  const organization = status.state === 'suspended' ? stateTag('bad', 'Suspended') : stateTag('ok', 'Active');
+  return `<section aria-labelledby="status-heading">
+<h2 id="status-heading">Status</h2>
+<dl class="facts">
+<dt>Organization</dt><dd>${organization}</dd>
+<dt>Billing</dt><dd>${stateTag(kind, label)}<br><span class="small">${escape(explain(view))}</span></dd>
+<dt>Plan</dt><dd>${tier ? `${escape(capitalized(tier.name))}: $${usdString(tier.priceMicros)} a month, ${tier.includedCells} ${tier.includedCells === 1 ? 'cell' : 'cells'} included` : escape(status.tier ?? 'None yet')}</dd>
+<dt>Period ends</dt><dd>${when(status.current_period_end, 'No period yet')}</dd>
+<dt>Prepaid balance</dt><dd><strong class="balance">${dollars(status.prepaid_balance_usd)}</strong></dd>
+<dt>Amount due</dt><dd>${status.amount_due_usd > 0 ? stateTag('warn', dollars(status.amount_due_usd)) : '$0.00'}</dd>
+<dt>Cells</dt><dd>${status.cells.active} active, ${status.cells.included} included in the plan</dd>
+</dl>
+</section>`;
+}
+
+/** The intents the form offers now; the first is chosen by default. */
+function intentChoices(view: BillingView): { value: string; label: string }[] {
+  const choices: { value: string; label: string }[] = [];
+  if (view.status.amount_due_usd > 0) choices.push({ value: 'reinstate', label: `Pay the amount due: ${dollars(view.status.amount_due_usd)}` });
+  if (view.status.state === 'inactive') {
+    for (const tier of view.tiers) {
+      choices.push({ value: `setup:${tier.name}`, label: `Start the ${capitalized(tier.name)} plan: $${usdString(tier.priceMicros)} for the first month, ${tier.includedCells} ${tier.includedCells === 1 ? 'cell' : 'cells'} included` });
+    }
+  }
+  choices.push({ value: 'top_up', label: 'Add funds to the prepaid balance (messages are paid from it)' });
+  return choices;
+}
+
+const errorOf = (id: string, message: string | undefined) => (message ? `<p class="field-error" id="${id}-error">${escape(message)}</p>` : '');
+const describedBy = (id: string, message: string | undefined) => (message ? ` aria-describedby="${id}-error"` : '');
+
+function railOption(view: BillingView, rail: 'x402' | 'mpp'): string {
+  const name = rail === 'x402' ? 'x402' : 'MPP';
+  const what = rail === 'x402'
+    ? `USDC on ${view.options.x402?.networks.map(capitalized).join(' or ') ?? 'Base or Solana'}`
+    : `a stablecoin over the Machine Payments Protocol${view.options.mpp ? ` (${view.options.mpp.methods.join(', ')})` : ''}`;
+  if (!view.options.rails.includes(rail)) {
+    return `<div class="rail">${stateTag('idle', `${name}: not configured`)}<p class="small">Paying with ${escape(what)} is not configured on this deployment.</p></div>`;
+  }
+  return `<div class="rail"><button type="submit" name="rail" value="${rail}" class="secondary">Show ${name} payment details</button>
+<p class="small">How an agent pays with ${escape(what)}: the amount and the REST call (<code>POST /v1/billing/${rail}/pay</code>).</p></div>`;
+}
+
+/** One form: the intent, the amount (used by a top-up only, so not marked required), a button per rail. */
+function paySection(context: SignedInContext, view: BillingView, form: PayForm): string {
+  if (!view.enabled) return '';
+  const choices = intentChoices(view);
+  const chosen = choices.some((c) => c.value === form.intent) ? form.intent : choices[0].value;
+  const radios = choices.map((choice, i) => `<div class="check">
+<input type="radio" id="intent-${i}" name="intent" value="${escape(choice.value)}"${choice.value === chosen ? ' checked' : ''}>
+<label for="intent-${i}">${escape(choice.label)}</label>
+</div>`).join('\n');
+  const card = view.stripe ? 'Opens Stripe Checkout.' : 'Opens the built-in card page of this deployment (a development processor: no card is charged).';
+  return `<section aria-labelledby="pay-heading">
+<h2 id="pay-heading">Pay</h2>
+<form method="post" action="${context.path}/billing/pay" novalidate>
+${csrfField(context)}
+<fieldset class="field"${describedBy('intent', form.errors?.intent)}>
+<legend>What to pay for</legend>
+${radios}
+${errorOf('intent', form.errors?.intent)}
+</fieldset>
+${field({ id: 'amount', name: 'amount_usd', label: 'Amount to add, in US dollars', type: 'text', value: form.amount, hint: `For adding funds only: at least ${dollars(view.options.min_amount_usd ?? 0)}, like 25 or 12.50.`, error: form.errors?.amount_usd, attributes: 'inputmode="decimal" autocomplete="off" maxlength="16" class="amount-input"' }).replace(/(<input [^>]*) required/, '$1')}
+<fieldset class="field rails"${describedBy('rail', form.errors?.rail)}>
+<legend>Pay with</legend>
+<div class="rail"><button type="submit" name="rail" value="card_processor" class="primary">Pay by card</button>
+<p class="small">${escape(card)}</p></div>
+${railOption(view, 'x402')}
+${railOption(view, 'mpp')}
+${errorOf('rail', form.errors?.rail)}
+</fieldset>
+</form>
+</section>`;
+}
+
+const code = (text: string) => `<code>${escape(text)}</code>`;
+
+function shownPayment(view: BillingView, shown: ShownPayment): string {
+  const { details, body } = shown;
+  const json = JSON.stringify(body);
+  const amount = `$${details.amount_usd}`;
+  let steps: string;
+  let facts: string;
+  if (shown.rail === 'x402') {
+    const x402 = details.x402;
+    steps = `<li>${code(`POST ${view.apiBase}/billing/x402/pay`)} with the key as bearer and the body ${code(json)}: the answer is 402 with a ${code('PAYMENT-REQUIRED')} header.</li>
+<li>The agent's x402 client signs a USDC payment of exactly ${amount} and repeats the request with ${code('PAYMENT-SIGNATURE')}: the answer is 200 with ${code('PAYMENT-RESPONSE')}, and the payment is credited once.</li>`;
+    facts = `<table>
+<caption>Where the USDC goes (the seller address, never the agent's wallet)</caption>
+<thead><tr><th scope="col">Network</th><th scope="col">Chain</th><th scope="col">Pay to</th><th scope="col">Token</th></tr></thead>
+<tbody>
+${(x402?.quotes ?? []).map((q) => `<tr><td>${escape(capitalized(q.network))}</td><td class="mono">${escape(q.caip2_network)}</td><td class="mono">${escape(q.pay_to)}</td><td class="mono">${escape(q.asset)} ${escape(q.contract ?? q.mint ?? '')}</td></tr>`).join('\n')}
+</tbody>
+</table>
+<p class="small">An agent can also send USDC to the address above from a wallet it registered (${code('POST /v1/billing/x402/wallets')}); each deposit is credited to this organization.</p>`;
+  } else {
+    const mpp = details.mpp;
+    steps = `<li>${code(`POST ${mpp?.pay_url ?? `${view.apiBase}/billing/mpp/pay`}`)} with the key as bearer and the body ${code(json)}: the answer is 402 with a ${code('WWW-Authenticate: Payment')} challenge per method.</li>
+<li>The agent's MPP client pays the challenge and repeats the request with ${code('Authorization: Payment <credential>')}: the answer is 200 with ${code('Payment-Receipt')}, and the payment is credited once.</li>`;
+    facts = `<dl class="facts">
+<dt>Realm</dt><dd class="mono">${escape(mpp?.realm ?? '')}</dd>
+<dt>Methods</dt><dd>${escape(mpp?.methods.join(', ') ?? '')}</dd>
+<dt>Discovery</dt><dd class="mono">${escape(mpp?.discovery_url ?? '')}</dd>
+</dl>`;
+  }
+  return `<section id="payment-details" class="payment-details" aria-labelledby="payment-details-heading">
+<h2 id="payment-details-heading">Pay ${escape(amount)} over ${shown.rail === 'x402' ? 'x402' : 'MPP'}</h2>
+<p role="status">An agent pays ${escape(amount)} for ${code(details.intent)}${details.tier ? ` (the ${escape(capitalized(details.tier))} plan)` : ''} with its API key, in two requests:</p>
+<ol>
+${steps}
+</ol>
+${facts}
+</section>`;
+}
+
+function usageSection(view: BillingView): string {
+  const byType = Object.fromEntries(view.summary.by_type.map((t) => [t.type, t]));
+  const chart = usageChart('usage-chart', view.month, view.days);
+  return `<section aria-labelledby="usage-heading">
+<h2 id="usage-heading">Usage in ${escape(monthName(view.month))}</h2>
+<dl class="facts">
+<dt>Total</dt><dd><strong>$${escape(view.summary.amount_usd)}</strong></dd>
+<dt>SMS</dt><dd>${byType.sms?.quantity ?? 0} segments, $${escape(byType.sms?.amount_usd ?? '0.00')}</dd>
+<dt>MMS</dt><dd>${byType.mms?.quantity ?? 0} messages, $${escape(byType.mms?.amount_usd ?? '0.00')}</dd>
+<dt>Cells</dt><dd>${byType.cell_month?.quantity ?? 0} cell-months, $${escape(byType.cell_month?.amount_usd ?? '0.00')}</dd>
+</dl>
+${chart ?? '<p>No usage yet this month.</p>'}
+${usageTable(view.month, view.days)}
+</section>`;
+}
+
+const CHECKOUT_NOTICES: Record<string, ['ok' | 'info', string]> = {
+  succeeded: ['ok', 'Payment sent to Stripe. It is credited when Stripe confirms it, usually within seconds: reload this page to see it.'],
+  canceled: ['info', 'Checkout canceled: nothing was charged.'],
+};
+
+export function billingPage(context: SignedInContext, view: BillingView, options: { form?: PayForm; shown?: ShownPayment; checkout?: string } = {}): string {
+  const back = options.checkout ? CHECKOUT_NOTICES[options.checkout] : undefined;
+  return sectionPage(context, options.form?.errors ? 'Error: Billing' : 'Billing', `<h1>Billing</h1>
+${back ? notice(back[0], escape(back[1])) : ''}
+${statusSection(view)}
+${options.shown ? shownPayment(view, options.shown) : ''}
+${paySection(context, view, options.form ?? {})}
+${usageSection(view)}`);
+}

@@ -1,0 +1,62 @@
+// /console/keys: list, create and revoke API keys through the OrganizationsService behind
+// /v1/auth/keys. A new key is answered once, on the page of the post (no-store), never again.
+import type { FastifyReply } from 'fastify';
+import type { App } from '../../../http/types.ts';
+import { contextOf, redirect } from '../guard.ts';
+import { CONSOLE_PATH, sendPage } from '../http.ts';
+import type { ConsoleModule } from '../module.ts';
+import type { ConsoleSession } from '../service.ts';
+import { KEY_NAME_MAX, keysPage, revokeKeyPage } from './keys-pages.ts';
+import { HIDDEN, noticeOf, orPage, param, PUBLIC, text, withNotice } from './shared.ts';
+
+const NOTICES = { revoked: 'Key revoked. Requests with it are refused from now on.' };
+const BACK = { href: `${CONSOLE_PATH}/keys`, text: 'Back to API keys' };
+
+export function registerKeyPages(scope: App, module: ConsoleModule): void {
+  const { guard } = module;
+  const { organizations } = module.dashboard;
+
+  async function sendKeys(reply: FastifyReply, session: ConsoleSession, status: number, options: { cursor?: string; notice?: string; form?: { name?: string; error?: string }; created?: { name: string; secret: string } }) {
+    const context = contextOf(session, 'keys');
+    const page = await orPage(reply, context, BACK, 'page', () => organizations.listKeys(session.organizationId, { limit: 50, cursor: options.cursor }));
+    if (!page) return reply;
+    return sendPage(reply, status, keysPage(context, page.keys, { nextCursor: page.next_cursor, notice: options.notice ?? '', form: options.form ?? {}, created: options.created }));
+  }
+
+  scope.get(`${CONSOLE_PATH}/keys`, { config: PUBLIC, schema: HIDDEN }, async (request, reply) => {
+    const session = await guard.page(request, reply);
+    if (!session) return reply;
+    return sendKeys(reply, session, 200, { cursor: text(request.query, 'cursor') || undefined, notice: noticeOf(request.query, NOTICES) });
+  });
+
+  scope.post(`${CONSOLE_PATH}/keys`, { config: PUBLIC, schema: HIDDEN }, async (request, reply) => {
+    const session = await guard.posted(request, reply, text(request.body, 'csrf_token'));
+    if (!session) return reply;
+    const name = text(request.body, 'name').trim();
+    // The API takes keys without a name; the console asks for one, so a list of keys says where each is used.
+    const error = name === '' ? 'Enter a name for the key.' : name.length > KEY_NAME_MAX ? `The name is too long (at most ${KEY_NAME_MAX} characters).` : undefined;
+    if (error) return sendKeys(reply, session, 400, { form: { name, error } });
+    const created = await organizations.createKey(session.organizationId, name);
+    return sendKeys(reply, session, 201, { created: { name, secret: created.api_key } });
+  });
+
+  scope.get(`${CONSOLE_PATH}/keys/:key_id/revoke`, { config: PUBLIC, schema: HIDDEN }, async (request, reply) => {
+    const session = await guard.page(request, reply);
+    if (!session) return reply;
+    const context = contextOf(session, 'keys');
+    const key = await orPage(reply, context, BACK, 'API key', () => organizations.activeKey(session.organizationId, param(request.params, 'key_id')));
+    if (!key) return reply;
+    return sendPage(reply, 200, revokeKeyPage(context, key));
+  });
+
+  scope.post(`${CONSOLE_PATH}/keys/:key_id/revoke`, { config: PUBLIC, schema: HIDDEN }, async (request, reply) => {
+    const session = await guard.posted(request, reply, text(request.body, 'csrf_token'));
+    if (!session) return reply;
+    const revoked = await orPage(reply, contextOf(session, 'keys'), BACK, 'API key', async () => {
+      await organizations.revokeKey(session.organizationId, param(request.params, 'key_id'));
+      return true;
+    });
+    if (!revoked) return reply;
+    return redirect(reply, withNotice(`${CONSOLE_PATH}/keys`, 'revoked'));
+  });
+}

@@ -1,0 +1,73 @@
+import { after, before, describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import { bearer, startApp, type TestApp } from '../../../../test/harness.ts';
+import { page, post, signedInOrganization, type SignedInOrg } from './test-support.ts';
+
+describe('console API keys', () => {
+  let t: TestApp;
+  let org: SignedInOrg;
+  before(async () => {
+    t = await startApp();
+    org = await signedInOrganization(t);
+  });
+  after(() => t.close());
+
+  const apiWith = (key: string, url = '/v1/auth/whoami') => t.app.inject({ url, headers: bearer(key) });
+
+  it('lists the organization\'s keys with name, prefix, creation and last use', async () => {
+    const response = await page(t, org, '/console/keys');
+    assert.equal(response.statusCode, 200);
+    assert.match(response.body, /<a href="\/console\/keys" aria-current="page">API keys<\/a>/);
+    assert.match(response.body, /<caption>Active API keys of /);
+    assert.match(response.body, /<td><strong>sign-up<\/strong><\/td>/);
+    assert.match(response.body, new RegExp(`<td class="mono">${org.apiKey.slice(0, 12)}…</td>`));
+    // The harness used the sign-up key: its last use is shown.
+    assert.match(response.body, /<\/time><\/td>\n<td><time datetime="[^"]+">/);
+    assert.ok(!response.body.includes(org.apiKey), 'never the whole key');
+    assert.match(response.body, /<label for="key-name">Key name<\/label>/);
+  });
+
+  it('creates a key shown once, on the answer to the post; it works against the API and is never shown again', async () => {
+    const created = await post(t, org, '/console/keys', { name: ' production ' });
+    assert.equal(created.statusCode, 201, created.body);
+    assert.equal(created.headers['cache-control'], 'no-store');
+    const key = created.body.match(/<input id="new-key" class="secret mono" type="text" value="(cg_live_[A-Za-z0-9]{32})" readonly/)?.[1];
+    assert.ok(key, 'the new key is on the page');
+    assert.match(created.body, /<div class="notice ok" role="status"><h2 id="new-key-heading">Key created: production<\/h2><p><strong>Copy it now: it will not be shown again\.<\/strong>/);
+    assert.match(created.body, /<label for="new-key">Your new API key<\/label>/);
+
+    const who = await apiWith(key);
+    assert.equal(who.statusCode, 200, who.body);
+    assert.equal(who.json().organization_id, org.organizationId);
+    assert.equal((await apiWith(key, '/v1/cells')).statusCode, 200);
+
+    const reload = await page(t, org, '/console/keys');
+    assert.ok(!reload.body.includes(key), 'not shown on reload');
+    assert.doesNotMatch(reload.body, /Copy it now/);
+    assert.match(reload.body, /<td><strong>production<\/strong><\/td>/);
+    assert.match(reload.body, new RegExp(`<td class="mono">${key.slice(0, 12)}…</td>`));
+  });
+
+  it('revokes a key after a confirmation page: the API answers 401 with it', async () => {
+    const key = (await post(t, org, '/console/keys', { name: 'old-agent' })).body.match(/value="(cg_live_[A-Za-z0-9]{32})"/)?.[1] as string;
+    const list = (await page(t, org, '/console/keys')).body;
+    const confirm = list.match(/<a class="button danger small-button" href="(\/console\/keys\/key_[^"]+\/revoke)" aria-label="Revoke the key old-agent \(cg_live_\w{4}…\)">Revoke…<\/a>/)?.[1];
+    assert.ok(confirm, list);
+
+    const confirmation = await page(t, org, confirm);
+    assert.equal(confirmation.statusCode, 200);
+    assert.match(confirmation.body, /<h1>Revoke the key “old-agent”\?<\/h1>/);
+    assert.match(confirmation.body, /refused at once \(401\)/);
+    assert.match(confirmation.body, new RegExp(`<form method="post" action="${confirm}">`));
+    assert.equal((await apiWith(key)).statusCode, 200, 'still works until confirmed');
+
+    const revoked = await post(t, org, confirm);
+    assert.equal(revoked.statusCode, 303);
+    assert.equal(revoked.headers.location, '/console/keys?notice=revoked');
+    assert.equal((await apiWith(key)).statusCode, 401);
+    const after = (await page(t, org, '/console/keys?notice=revoked')).body;
+    assert.match(after, /<div class="notice ok" role="status">Key revoked/);
+    assert.doesNotMatch(after, /old-agent/);
+    assert.equal((await page(t, org, confirm)).statusCode, 404, 'a revoked key has no confirmation page');
+  });
+});

@@ -1,0 +1,111 @@
+// What the webhooks, API keys and billing pages share: reading form fields, times, notices, the
+// once-shown secret, small post buttons, and turning a service's ApiError into a page answer.
+import type { FastifyReply } from 'fastify';
+import { ApiError } from '../../../lib/errors.ts';
+import type { SignedInContext } from '../guard.ts';
+import { sendPage } from '../http.ts';
+import { escape, hidden, layout } from '../layout.ts';
+import { messagePage } from '../pages.ts';
+
+export const PUBLIC = { auth: 'public' as const };
+export const HIDDEN = { hide: true };
+
+/** A form or query field's text; '' when absent or not text. */
+export const text = (fields: unknown, name: string): string => {
+  const value = (fields as Record<string, unknown> | undefined)?.[name];
+  return typeof value === 'string' ? value : '';
+};
+
+export const capitalized = (word: string) => word.charAt(0).toUpperCase() + word.slice(1);
+
+/** A route parameter. */
+export const param = (params: unknown, name: string): string => text(params, name);
+
+/** A UTC time as the console shows it, machine-readable in <time>; `empty` when there is none. */
+export function when(iso: string | null, empty = 'Never'): string {
+  if (!iso) return `<span class="small">${escape(empty)}</span>`;
+  return `<time datetime="${escape(iso)}">${escape(iso.slice(0, 16).replace('T', ' '))} UTC</time>`;
+}
+
+/** A console path (from safeNext) with the notice a page shows after a redirect. */
+export function withNotice(path: string, key: string): string {
+  const url = new URL(path, 'http://console.invalid');
+  url.searchParams.set('notice', key);
+  return `${url.pathname}${url.search}`;
+}
+
+/** A notice announced by screen readers when the page loads (role=status is a polite live region). */
+export function notice(kind: 'ok' | 'info', html: string): string {
+  return `<div class="notice ${kind}" role="status">${html}</div>`;
+}
+
+/** The notice a redirect asked for (?notice=...), from the page's own fixed texts only. */
+export function noticeOf(query: unknown, texts: Record<string, string>): string {
+  const key = text(query, 'notice');
+  return Object.hasOwn(texts, key) ? notice('ok', escape(texts[key])) : '';
+}
+
+export const csrfField = (context: SignedInContext) => hidden('csrf_token', context.signedIn.csrfToken);
+
+/** A one-button form: the console's way to act on a row without JavaScript. */
+export function postButton(context: SignedInContext, action: string, label: string, options: { className?: string; ariaLabel?: string; fields?: Record<string, string> } = {}): string {
+  const fields = Object.entries(options.fields ?? {}).map(([name, value]) => hidden(name, value)).join('');
+  return `<form method="post" action="${escape(action)}">${csrfField(context)}${fields}<button type="submit" class="${options.className ?? 'secondary'} small-button"${options.ariaLabel ? ` aria-label="${escape(options.ariaLabel)}"` : ''}>${escape(label)}</button></form>`;
+}
+
+/**
+ * A secret shown once (API key, webhook signing secret): selectable in a read-only field, with
+ * the notice that it cannot be shown again. Announced on load.
+ */
+export function revealOnce(options: { id: string; heading: string; label: string; secret: string; explain: string }): string {
+  return `<section class="reveal" aria-labelledby="${options.id}-heading">
+${notice('ok', `<h2 id="${options.id}-heading">${escape(options.heading)}</h2><p><strong>Copy it now: it will not be shown again.</strong> ${escape(options.explain)}</p>`)}
+<label for="${options.id}">${escape(options.label)}</label>
+<input id="${options.id}" class="secret mono" type="text" value="${escape(options.secret)}" readonly spellcheck="false" autocomplete="off">
+</section>`;
+}
+
+/** A section's page: the layout with a wide card. */
+export const sectionPage = (context: SignedInContext, title: string, content: string) => layout(context, title, `<div class="card wide account">\n${content}\n</div>`);
+
+/** A pill that says a state in words (and a symbol), never by colour alone. */
+export const stateTag = (kind: 'ok' | 'warn' | 'bad' | 'idle', label: string) => {
+  const symbol = { ok: '✓', warn: '!', bad: '✕', idle: '•' }[kind];
+  return `<span class="state state-${kind}"><span aria-hidden="true">${symbol} </span>${escape(label)}</span>`;
+};
+
+/**
+ * The field errors of a validation ApiError (field → message), or null for any other error. The
+ * API's messages start with the field's JSON name; `words` says it as the form does ("The amount").
+ */
+export function fieldErrorsOf(error: unknown, words: Record<string, string> = {}): Record<string, string> | null {
+  if (!(error instanceof ApiError) || error.code !== 'invalid_request' || !error.errors?.length) return null;
+  return Object.fromEntries(error.errors.map((e) => [e.field, Object.hasOwn(words, e.field) && e.message.startsWith(`${e.field} `) ? `${words[e.field]}${e.message.slice(e.field.length)}` : e.message]));
+}
+
+/**
+ * Runs a service call; a not_found (also another organization's resource), a conflict or a bad
+ * list cursor becomes a page (404, 409, 400) and gives null, so the handler returns the reply.
+ * Other errors propagate.
+ */
+/** `what` names the resource in a sentence ("API key", "delivery"). */
+export async function orPage<T>(reply: FastifyReply, context: SignedInContext, back: { href: string; text: string }, what: string, run: () => Promise<T>): Promise<T | null> {
+  try {
+    return await run();
+  } catch (error) {
+    if (!(error instanceof ApiError)) throw error;
+    if (error.code === 'not_found') {
+      await sendPage(reply, 404, messagePage(context, `${capitalized(what)} not found`, `This ${what} does not exist or belongs to another organization.`, back));
+      return null;
+    }
+    if (error.code === 'invalid_request' && error.errors?.some((e) => e.field === 'cursor')) {
+      await sendPage(reply, 400, messagePage(context, 'Page not found', 'This list link is not valid.', back));
+      return null;
+    }
+    if (error.code === 'conflict' || error.code === 'billing_disabled') {
+      await sendPage(reply, 409, messagePage(context, 'Not possible right now', error.message, back));
+      return null;
+    }
+    throw error;
+  }
+}
