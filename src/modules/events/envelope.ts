@@ -27,6 +27,11 @@ export class StreamEvent {
     this.row = row;
   }
 
+  /** The public envelope (data parsed): for in-process subscribers that filter on it (the console's live view). */
+  get envelope(): EventEnvelope {
+    return envelopeOf(this.row);
+  }
+
   /** `{"type":"event","event":{...envelope}}`; the stored data is already JSON, so it is spliced in, not re-parsed. */
   get frame(): Buffer {
     if (!this.encoded) {

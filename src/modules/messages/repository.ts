@@ -94,6 +94,12 @@ export class MessagesRepository {
     return this.db.selectFrom('messages').selectAll().where('id', '=', id).where('cell_id', '=', cellId).executeTakeFirst();
   }
 
+  /** The organization's messages of this cell among `ids` (the console's conversation previews). */
+  findManyInCell(organizationId: string, cellId: string, ids: readonly string[]) {
+    if (ids.length === 0) return Promise.resolve([]);
+    return this.db.selectFrom('messages').selectAll().where('id', 'in', ids).where('cell_id', '=', cellId).where('organization_id', '=', organizationId).execute();
+  }
+
   /** The message, row-locked on PostgreSQL until the transaction ends. */
   findForUpdate(ex: Executor, id: string) {
     const query = ex.selectFrom('messages').selectAll().where('id', '=', id);

@@ -211,6 +211,11 @@ export class MessagesService {
     return messageView(await this.findMessage(organizationId, cellId, messageId));
   }
 
+  /** The organization's messages of the cell among `messageIds` (unknown ids are left out): the console's conversation previews. */
+  async getMany(organizationId: string, cellId: string, messageIds: readonly string[]): Promise<MessageView[]> {
+    return (await this.repo.findManyInCell(organizationId, cellId, messageIds)).map(messageView);
+  }
+
   async list(organizationId: string, cellId: string, query: MessageListQuery) {
     const cell = await this.cells.getOwned(organizationId, cellId);
     let conversationId: string | undefined;

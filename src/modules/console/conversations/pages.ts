@@ -1,0 +1,180 @@
+// The Cells section's HTML: the organization's cells with their phone's presence, a cell's
+// conversations, and a conversation's thread with a send form. Every value is escaped. The
+// pieces the live view replaces (a message, a conversation row, the cell's state) are rendered by
+// the same functions for the page and for the live stream, so both always look the same. Status is
+// told in words (with a glyph), never by colour alone.
+import type { CellView } from '../../cells/service.ts';
+import type { MessageView } from '../../messages/views.ts';
+import type { SignedInContext } from '../guard.ts';
+import { escape, layout } from '../layout.ts';
+import { phone, time } from './format.ts';
+import { hasError, type SendForm, sendForm } from './send-form.ts';
+
+export const SCRIPTS = ['cells.js'];
+
+export const cellsPath = (context: SignedInContext) => `${context.path}/cells`;
+export const cellPath = (context: SignedInContext, cellId: string) => `${cellsPath(context)}/${encodeURIComponent(cellId)}`;
+export const threadPath = (context: SignedInContext, cellId: string, participant: string) =>
+  `${cellPath(context, cellId)}/conversations/${encodeURIComponent(participant)}`;
+
+const MESSAGE_STATUS: Record<MessageView['status'], { glyph: string; label: string }> = {
+  queued: { glyph: '◷', label: 'Queued' },
+  sending: { glyph: '↻', label: 'Sending' },
+  sent: { glyph: '✓', label: 'Sent' },
+  delivered: { glyph: '✓✓', label: 'Delivered' },
+  failed: { glyph: '✕', label: 'Failed' },
+  canceled: { glyph: '⊘', label: 'Canceled' },
+  received: { glyph: '↓', label: 'Received' },
+};
+
+const CELL_STATUS: Record<CellView['status'], { label: string; note?: string }> = {
+  active: { label: 'Active' },
+  provisioning: { label: 'Provisioning', note: 'Waiting for a phone: the cell gets its number when the operator adds one.' },
+  suspended: { label: 'Suspended', note: 'Suspended for an unpaid period: sends are refused until the organization pays.' },
+  released: { label: 'Released', note: 'This cell was released: it no longer sends or receives.' },
+};
+
+function messageStatus(message: MessageView): string {
+  const { glyph, label } = MESSAGE_STATUS[message.status];
+  return `<span class="msg-status msg-${message.status}"><span aria-hidden="true">${glyph}</span> ${label}</span>`;
+}
+
+function presence(cell: CellView): string {
+  if (!cell.phone_number) return '<span class="presence none">No phone yet</span>';
+  const seen = cell.last_seen_at ? ` <span class="small">last seen ${time(cell.last_seen_at)}</span>` : '';
+  return cell.online
+    ? `<span class="presence online"><span aria-hidden="true">●</span> Online</span>${seen}`
+    : `<span class="presence offline"><span aria-hidden="true">○</span> Offline</span>${seen}`;
+}
+
+const cellStatus = (cell: CellView) => `<span class="cell-status cell-${cell.status}">${CELL_STATUS[cell.status].label}</span>`;
+
+/** The cell's number, phone presence and status (replaced live on cell events). */
+export function cellState(context: SignedInContext, cell: CellView): string {
+  const note = CELL_STATUS[cell.status].note;
+  const billing = cell.status === 'suspended' ? ` <a href="${context.path}/billing">Go to Billing</a>.` : '';
+  return `<div id="cell-state" class="cell-state">
+<dl class="facts">
+<dt>Number</dt><dd>${cell.phone_number ? `<span class="mono">${escape(phone(cell.phone_number))}</span>` : 'None yet'}</dd>
+<dt>Phone</dt><dd>${presence(cell)}</dd>
+<dt>Status</dt><dd>${cellStatus(cell)}</dd>
+</dl>
+${note ? `<p class="notice info">${escape(note)}${billing}</p>` : ''}
+</div>`;
+}
+
+/** One message of a thread; its id lets the live view replace it when its status changes. */
+export function messageItem(message: MessageView): string {
+  const inbound = message.direction === 'inbound';
+  const media = message.media_urls.length === 0
+    ? ''
+    : `<ul class="message-media">${message.media_urls.map((url, i) => `<li><a href="${escape(url)}" rel="noopener noreferrer">Attachment ${i + 1}</a></li>`).join('')}</ul>`;
+  const error = message.status === 'failed' && message.error ? ` <span class="msg-error">${escape(message.error.message || message.error.code)}</span>` : '';
+  return `<li id="message-${escape(message.id)}" class="message ${inbound ? 'inbound' : 'outbound'}" data-updated="${escape(message.updated_at)}">
+<p class="message-meta"><span class="message-who">${inbound ? escape(phone(message.from)) : 'You'}</span> ${time(message.created_at)}</p>
+<p class="message-body">${escape(message.body)}</p>
+${media}<p class="message-state">${messageStatus(message)}${error}</p>
+</li>`;
+}
+
+export const participantOf = (message: MessageView) => (message.direction === 'inbound' ? message.from : message.to);
+export const conversationDomId = (participant: string) => `conversation-${participant.replace(/\D/g, '')}`;
+
+/** A conversation of the cell with its latest message (replaced live when a newer one comes). */
+export function conversationItem(context: SignedInContext, cellId: string, participant: string, latest: MessageView | undefined): string {
+  const preview = latest
+    ? `<span class="conversation-preview">${latest.direction === 'outbound' ? '<span class="small">You:</span> ' : ''}${escape(latest.body)}</span>
+<span class="conversation-meta">${time(latest.created_at)} ${messageStatus(latest)}</span>`
+    : '';
+  return `<li id="${conversationDomId(participant)}" class="conversation"${latest ? ` data-last="${escape(latest.id)}"` : ''}>
+<a href="${threadPath(context, cellId, participant)}"><span class="conversation-who">${escape(phone(participant))}</span>
+${preview}</a>
+</li>`;
+}
+
+const crumbs = (items: { href?: string; text: string }[]) =>
+  `<nav aria-label="Breadcrumb" class="crumbs"><ol>${items.map((item) => (item.href ? `<li><a href="${escape(item.href)}">${escape(item.text)}</a></li>` : `<li aria-current="page">${escape(item.text)}</li>`)).join('')}</ol></nav>`;
+
+/**
+ * What the page says about live updates: a plain reload before the script connects (or without
+ * it). Older pages (a cursor) are not live: new messages belong on the first page.
+ */
+const liveStatus = (liveUrl: string | null) =>
+  liveUrl ? `<p id="live-status" class="live-status small" role="status" data-live-url="${escape(liveUrl)}">Reload the page to see new messages.</p>` : '';
+
+export function cellsPage(context: SignedInContext, cells: CellView[], nextCursor: string | null): string {
+  const rows = cells.map((cell) => `<tr>
+<th scope="row"><a href="${cellPath(context, cell.id)}">${escape(cell.display_name)}</a><br><span class="small mono">${escape(cell.id)}</span></th>
+<td>${cell.phone_number ? `<span class="mono">${escape(phone(cell.phone_number))}</span>` : 'None yet'}</td>
+<td>${presence(cell)}</td>
+<td>${cellStatus(cell)}</td>
+</tr>`).join('\n');
+  const table = cells.length === 0
+    ? `<p>No cells yet. Create one with the API: <code>POST /v1/cells {"display_name": "Support line"}</code>.</p>`
+    : `<table class="cells-table">
+<caption>The phone lines of ${escape(context.signedIn.organizationName)}. Open one to see its conversations and send a text.</caption>
+<thead><tr><th scope="col">Cell</th><th scope="col">Number</th><th scope="col">Phone</th><th scope="col">Status</th></tr></thead>
+<tbody>
+${rows}
+</tbody>
+</table>`;
+  return layout({ ...context, current: 'cells' }, 'Cells', `<div class="card wide">
+<h1>Cells</h1>
+${table}
+${nextCursor ? `<p class="after"><a href="${cellsPath(context)}?cursor=${encodeURIComponent(nextCursor)}">More cells</a></p>` : ''}
+</div>`);
+}
+
+export interface ConversationSummary {
+  participant: string;
+  latest: MessageView | undefined;
+}
+
+export function cellPage(context: SignedInContext, view: { cell: CellView; conversations: ConversationSummary[]; nextCursor: string | null; liveUrl: string | null; form: SendForm }): string {
+  const { cell } = view;
+  const list = view.conversations.map((c) => conversationItem(context, cell.id, c.participant, c.latest)).join('\n');
+  const title = `${hasError(view.form) ? 'Error: ' : ''}${cell.display_name}`;
+  return layout({ ...context, current: 'cells', scripts: SCRIPTS }, title, `<div class="card wide cell-page" data-cell="${escape(cell.id)}">
+${crumbs([{ href: cellsPath(context), text: 'Cells' }, { text: cell.display_name }])}
+<h1>${escape(cell.display_name)}</h1>
+${cellState(context, cell)}
+<section aria-labelledby="conversations-heading">
+<h2 id="conversations-heading">Conversations</h2>
+${liveStatus(view.liveUrl)}
+<p id="conversations-empty" class="small"${view.conversations.length > 0 ? ' hidden' : ''}>No conversations yet: texts this cell sends or receives appear here.</p>
+<ul id="conversations" class="conversations">
+${list}
+</ul>
+${view.nextCursor ? `<p><a href="${cellPath(context, cell.id)}?cursor=${encodeURIComponent(view.nextCursor)}">Older conversations</a></p>` : ''}
+</section>
+<section aria-labelledby="send-heading">
+<h2 id="send-heading">New message</h2>
+${sendForm(context, { action: `${cellPath(context, cell.id)}/messages`, form: view.form })}
+</section>
+</div>`);
+}
+
+export function threadPage(context: SignedInContext, view: { cell: CellView; participant: string; messages: MessageView[]; olderCursor: string | null; liveUrl: string | null; form: SendForm }): string {
+  const { cell, participant } = view;
+  const who = phone(participant);
+  const here = threadPath(context, cell.id, participant);
+  const title = `${hasError(view.form) ? 'Error: ' : ''}${who} — ${cell.display_name}`;
+  // Oldest first, newest last, as a chat reads.
+  const items = [...view.messages].reverse().map(messageItem).join('\n');
+  return layout({ ...context, current: 'cells', scripts: SCRIPTS }, title, `<div class="card wide thread-page" data-cell="${escape(cell.id)}">
+${crumbs([{ href: cellsPath(context), text: 'Cells' }, { href: cellPath(context, cell.id), text: cell.display_name }, { text: who }])}
+<h1>Conversation with <span class="mono">${escape(who)}</span></h1>
+${cellState(context, cell)}
+${view.olderCursor ? `<p><a href="${here}?cursor=${encodeURIComponent(view.olderCursor)}">Older messages</a></p>` : ''}
+${liveStatus(view.liveUrl)}
+<p id="thread-empty" class="small"${view.messages.length > 0 ? ' hidden' : ''}>No messages with ${escape(who)} yet.</p>
+<ol id="thread" class="thread" role="log" aria-live="polite" aria-label="Messages with ${escape(who)}" data-participant="${escape(participant)}">
+${items}
+</ol>
+${view.liveUrl ? '' : `<p><a href="${here}">Latest messages</a></p>`}
+<section aria-labelledby="reply-heading">
+<h2 id="reply-heading">Reply</h2>
+${sendForm(context, { action: `${here}/messages`, form: view.form, to: participant })}
+</section>
+</div>`);
+}

@@ -1,0 +1,98 @@
+// The send form: its HTML, the checks of what was typed (before anything is sent), and the
+// service's refusals turned into words next to the field they concern. The send itself goes
+// through MessagesService.send, as the API's does, so billing, opt-outs and cell state apply.
+import { ApiError } from '../../../lib/errors.ts';
+import { normalizePhone } from '../../../lib/phone.ts';
+import type { SignedInContext } from '../guard.ts';
+import { escape, field, hidden } from '../layout.ts';
+import { MAX_BODY, phone } from './format.ts';
+
+export type SendField = 'to' | 'body';
+
+/** What the form shows: the values typed, and what was wrong with them. */
+export interface SendForm {
+  to?: string;
+  body?: string;
+  errors?: Partial<Record<SendField, string>>;
+  /** An error that concerns no field the form shows (billing, the cell's state). */
+  notice?: string;
+  /** The notice is billing's: it links to the Billing section. */
+  billing?: boolean;
+  /** The HTTP status of a page showing these errors. */
+  status?: number;
+}
+
+export const hasError = (form: SendForm) => Boolean(form.notice || (form.errors && Object.keys(form.errors).length > 0));
+
+export const textOf = (fields: unknown, name: string): string => {
+  const value = (fields as Record<string, unknown> | undefined)?.[name];
+  return typeof value === 'string' ? value : '';
+};
+
+/**
+ * Reads and checks a posted form; `fixedTo` is the thread's participant (the reply form has no
+ * number field). Browsers send a textarea's line breaks as CRLF: an SMS has LF, and the limit
+ * counts characters (code points) as the API's schema does.
+ */
+export function readSendForm(fields: unknown, fixedTo?: string): { to: string; body: string; form: SendForm } {
+  const to = fixedTo ?? textOf(fields, 'to').trim();
+  const body = textOf(fields, 'body').replace(/\r\n?/g, '\n');
+  const errors: SendForm['errors'] = {};
+  if (to === '') errors.to = 'Enter the number to text, like +14155550123.';
+  else if (!normalizePhone(to)) errors.to = 'Enter a valid phone number in international form: + and the country code, like +14155550123.';
+  const length = [...body].length;
+  if (body.trim() === '') errors.body = 'Enter a message.';
+  else if (length > MAX_BODY) errors.body = `The message is ${length} characters long; the limit is ${MAX_BODY}.`;
+  const form: SendForm = { to, body, errors, status: 400 };
+  return { to, body, form };
+}
+
+/**
+ * The form again after the service refused the send, or null for an error the caller answers
+ * itself (an unknown cell is a 404 page; anything unexpected is the app's 500).
+ */
+export function refusedForm(error: unknown, typed: { to: string; body: string }, toShown: boolean): SendForm | null {
+  if (!(error instanceof ApiError)) return null;
+  const form = { ...typed, status: error.status };
+  switch (error.code) {
+    case 'payment_required':
+      return { ...form, notice: `Billing refused this send: ${error.message}`, billing: true };
+    case 'recipient_opted_out':
+    case 'invalid_request':
+      return toShown ? { ...form, errors: { to: error.message } } : { ...form, notice: error.message };
+    case 'cell_not_active':
+      return { ...form, notice: `This cell cannot send now: ${error.message}` };
+    default:
+      return null;
+  }
+}
+
+function textArea(options: { id: string; label: string; value?: string; hint: string; error?: string }): string {
+  const described = `${options.id}-hint${options.error ? ` ${options.id}-error` : ''}`;
+  return `<div class="field">
+<label for="${options.id}">${escape(options.label)}</label>
+<span class="hint" id="${options.id}-hint">${escape(options.hint)}</span>
+<textarea id="${options.id}" name="body" rows="4" maxlength="${MAX_BODY}" required aria-describedby="${described}"${options.error ? ' aria-invalid="true" autofocus' : ''}>${escape(options.value ?? '')}</textarea>
+${options.error ? `<p class="field-error" id="${options.id}-error">${escape(options.error)}</p>` : ''}
+</div>`;
+}
+
+/** `to` given: a reply in a thread (the number is fixed); otherwise the number is a field. */
+export function sendForm(context: SignedInContext, options: { action: string; form: SendForm; to?: string }): string {
+  const { form } = options;
+  const errors = form.errors ?? {};
+  const notice = form.notice
+    ? `<div class="notice error" role="alert"><p>${escape(form.notice)}</p>${form.billing ? `<p><a href="${context.path}/billing">Top up in Billing</a>, then send again.</p>` : ''}</div>`
+    : '';
+  // A reply's number is in the form's address (the thread's), so it has no field.
+  const to = options.to === undefined
+    ? field({ id: 'to', name: 'to', label: 'To', type: 'tel', value: form.to, hint: 'In international form, like +14155550123.', error: errors.to, attributes: 'autocomplete="off" spellcheck="false" maxlength="64"' })
+    : '';
+  const label = options.to === undefined ? 'Message' : `Message to ${phone(options.to)}`;
+  return `${notice}<form method="post" action="${escape(options.action)}" class="send-form" novalidate>
+${hidden('csrf_token', context.signedIn.csrfToken)}
+${to}
+${textArea({ id: 'body', label, value: form.body, hint: `Up to ${MAX_BODY} characters. Long texts go out, and are billed, as several SMS parts.`, error: errors.body })}
+<button type="submit" class="primary">Send</button>
+</form>`;
+}
