@@ -79,7 +79,7 @@ async function main(argv: string[]): Promise<void> {
     return;
   }
   if (!COMMANDS.includes(command)) {
-    const { UsageError } = await import('./cli/admin.ts');
+    const { UsageError } = await import('./cli/usage.ts');
     const what = command.startsWith('-') ? `unknown option ${JSON.stringify(command)}` : `unknown command ${JSON.stringify(command)}`;
     throw new UsageError(`${what}; the commands are ${COMMANDS.join(', ')} (cellgate --help describes them and their options)`);
   }
@@ -110,7 +110,7 @@ async function main(argv: string[]): Promise<void> {
 }
 
 main(process.argv.slice(2)).catch(async (error: unknown) => {
-  const [{ UsageError }, { StartError }] = await Promise.all([import('./cli/admin.ts'), import('./cli/errors.ts')]);
+  const [{ UsageError }, { StartError }] = await Promise.all([import('./cli/usage.ts'), import('./cli/errors.ts')]);
   if (error instanceof ConfigError || error instanceof UsageError) {
     process.stderr.write(`cellgate: ${error.message}\n`);
   } else if (error instanceof StartError) {

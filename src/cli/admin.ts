@@ -6,6 +6,11 @@ import { migrateToLatest } from '../db/migrate.ts';
 import { systemClock } from '../lib/clock.ts';
 import { AdminRepository } from '../modules/admin/repository.ts';
 import { AdminService } from '../modules/admin/service.ts';
+import { UsageError } from './usage.ts';
+
+// Still exported here for the commands that import it from this file; it lives in usage.ts so
+// that the device agent does not pull this file's database code into its bundle.
+export { UsageError };
 
 export async function adminCommand(config: Config, args: string[]): Promise<void> {
   const [action, ...rest] = args;
@@ -22,5 +27,3 @@ export async function adminCommand(config: Config, args: string[]): Promise<void
     await database.close();
   }
 }
-
-export class UsageError extends Error {}

@@ -1,92 +1,73 @@
 // `cellgate device run|doctor` (the Termux agent) against a listening app, with fake termux-*
 // commands on PATH (test/fixtures/termux: they record their arguments and print what Termux:API prints).
-import { after, before, describe, it } from 'node:test';
+import { after, afterEach, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
-import { createServer, connect, type AddressInfo, type Server, type Socket } from 'node:net';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { createServer, connect, type AddressInfo, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
-import { dirname, join, resolve } from 'node:path';
+import { join } from 'node:path';
 import { admin } from '../../test/harness.ts';
 import { listeningWorld, Reports, type World } from '../../test/simulator/support.ts';
 import { doctor, startAgent, type Agent, type AgentOptions } from './device-agent.ts';
+import { eventually, fakePhone, TERMUX_BIN, TERMUX_FIXTURES, type FakePhone as Phone } from './device-test-support.ts';
+import { describeSim, simInfo } from './device-termux.ts';
 
-const FIXTURES = resolve(import.meta.dirname, '../../test/fixtures/termux');
-const BIN = join(FIXTURES, 'bin');
-
-interface Phone {
-  dir: string;
-  env: NodeJS.ProcessEnv;
-  calls(command?: string): { command: string; args: string[] }[];
-  /** The inbox as termux-sms-list prints it (oldest first, pretty JSON). */
-  inbox(texts: { id: number; from: string; body: string }[]): void;
-  set(name: string, text: string): void;
-}
-
-function fakePhone(binDir = BIN): Phone {
-  const dir = mkdtempSync(join(tmpdir(), 'cellgate-termux-'));
-  const env = { PATH: [binDir, dirname(process.execPath), '/usr/bin', '/bin'].join(':'), FAKE_TERMUX_DIR: dir };
-  return {
-    dir,
-    env,
-    calls(command) {
-      const file = join(dir, 'calls.jsonl');
-      if (!existsSync(file)) return [];
-      const all = readFileSync(file, 'utf8').trim().split('\n').filter(Boolean).map((line) => JSON.parse(line));
-      return command ? all.filter((c) => c.command === command) : all;
-    },
-    inbox(texts) {
-      const entries = texts.map((t) => ({ threadid: 1, type: 'inbox', read: false, address: t.from, number: t.from, received: '2026-11-21 05:56:12', body: t.body, _id: t.id }));
-      writeFileSync(join(dir, 'inbox.json'), `${JSON.stringify(entries, null, 2)}\n`);
-    },
-    set(name, text) {
-      writeFileSync(join(dir, name), text);
-    },
-  };
-}
-
-async function eventually<T>(what: string, probe: () => Promise<T | undefined | false> | T | undefined | false, ms = 15_000): Promise<T> {
-  const deadline = Date.now() + ms;
-  for (;;) {
-    const value = await probe();
-    if (value) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((done) => setTimeout(done, 50));
-  }
-}
-
-/** A TCP proxy in front of the app that can be shut (connection refused, open sockets cut) and opened again on its port. */
+/**
+ * A TCP proxy in front of the app that can be shut (open sockets cut, new connections reset at
+ * once) and opened again. It keeps its port the whole time: closing and listening again could
+ * lose the port to another process on a busy machine.
+ */
 async function outageProxy(target: string) {
   const url = new URL(target);
   const sockets = new Set<Socket>();
-  let server: Server | null = null;
-  let port = 0;
-  const open = () =>
-    new Promise<void>((done) => {
-      server = createServer((client) => {
-        const upstream = connect(Number(url.port), url.hostname);
-        for (const s of [client, upstream]) {
-          sockets.add(s);
-          s.on('error', () => { client.destroy(); upstream.destroy(); });
-          s.on('close', () => { sockets.delete(s); client.destroy(); upstream.destroy(); });
-        }
-        client.pipe(upstream).pipe(client);
-      });
-      server.listen(port, '127.0.0.1', () => {
-        port = (server?.address() as AddressInfo).port;
-        done();
-      });
-    });
-  await open();
+  let down = false;
+  const server = createServer((client) => {
+    if (down) {
+      client.resetAndDestroy();
+      return;
+    }
+    const upstream = connect(Number(url.port), url.hostname);
+    for (const s of [client, upstream]) {
+      sockets.add(s);
+      s.on('error', () => { client.destroy(); upstream.destroy(); });
+      s.on('close', () => { sockets.delete(s); client.destroy(); upstream.destroy(); });
+    }
+    client.pipe(upstream).pipe(client);
+  });
+  await new Promise<void>((done) => server.listen(0, '127.0.0.1', done));
+  const port = (server.address() as AddressInfo).port;
   return {
-    url: () => `http://127.0.0.1:${port}`,
-    open,
-    shut: () =>
-      new Promise<void>((done) => {
-        for (const s of sockets) s.destroy();
-        server?.close(() => done());
-      }),
+    url: `http://127.0.0.1:${port}`,
+    shut() {
+      down = true;
+      for (const s of sockets) s.destroy();
+    },
+    open() {
+      down = false;
+    },
+    close: () => new Promise<void>((done) => {
+      for (const s of sockets) s.destroy();
+      server.close(() => done());
+    }),
   };
 }
+
+describe('termux-telephony-deviceinfo', () => {
+  it('is read in the format Termux:API prints, which has no field for the SIM\'s own number', () => {
+    const printed = JSON.parse(readFileSync(join(TERMUX_FIXTURES, 'telephony-deviceinfo.json'), 'utf8'));
+    // The keys TelephonyAPI.onReceiveTelephonyDeviceInfo (termux-api) writes, in its order.
+    assert.deepEqual(Object.keys(printed), [
+      'data_enabled', 'data_activity', 'data_state', 'device_id', 'device_software_version', 'phone_count', 'phone_type',
+      'network_operator', 'network_operator_name', 'network_country_iso', 'network_type', 'network_roaming',
+      'sim_country_iso', 'sim_operator', 'sim_operator_name', 'sim_serial_number', 'sim_subscriber_id', 'sim_state',
+    ]);
+    const sim = simInfo(printed);
+    assert.deepEqual(sim, { state: 'ready', operator: 'T-Mobile', networkType: 'lte', roaming: false, slots: 2 });
+    assert.equal(describeSim(sim), 'SIM ready, T-Mobile, lte, 2 SIM slots');
+    assert.equal(describeSim(simInfo({ sim_state: 'absent', network_roaming: true, phone_count: 1 })), 'SIM absent, roaming');
+    assert.deepEqual(simInfo('not an object'), { state: null, operator: null, networkType: null, roaming: null, slots: null });
+  });
+});
 
 describe('cellgate device run (Termux) against a listening service', () => {
   let world: World;
@@ -95,8 +76,12 @@ describe('cellgate device run (Termux) against a listening service', () => {
   before(async () => {
     world = await listeningWorld();
   });
+  // Each agent reads its fake inbox every 100 ms, a process each time: left running, the agents of
+  // earlier tests would load the machine for the later ones.
+  afterEach(async () => {
+    await Promise.all(agents.splice(0).map((a) => a.stop()));
+  });
   after(async () => {
-    await Promise.all(agents.map((a) => a.stop()));
     await world.close();
     for (const dir of dirs) rmSync(dir, { recursive: true, force: true });
   });
@@ -143,6 +128,15 @@ describe('cellgate device run (Termux) against a listening service', () => {
     assert.equal(view.charging, true);
     assert.equal(view.signal_dbm, -71);
     assert.match(view.app_version, /^cellgate-termux\//);
+  });
+
+  it('logs the SIM at start and the number the service expects, which Termux:API cannot read', async () => {
+    const { device } = await world.cell();
+    const phone = fakePhone();
+    const { logged } = await agent(phone, device.key);
+    await logged(/\[device\] SIM ready, T-Mobile, lte, 2 SIM slots$/);
+    await logged(/2 SIM slots: sending from the phone's default SIM \(--sim-slot N picks one\)/);
+    await logged(new RegExp(`the service routes \\${device.phoneNumber} to this phone; Termux:API cannot read the SIM's own number`));
   });
 
   it('picks the SIM slot on a dual-SIM phone (-s)', async () => {
@@ -192,7 +186,9 @@ describe('cellgate device run (Termux) against a listening service', () => {
     await eventually('a few inbox reads', () => phone.calls('termux-sms-list').length >= 8);
     phone.inbox([old, { id: 6, from: '+14155550160', body: 'six' }, { id: 7, from: '+14155550161', body: 'seven' }, { id: 8, from: '+14155550160', body: 'eight' }]);
     await eventually('three inbound texts', async () => (await inbound(cellId)).length === 3);
-    await new Promise((done) => setTimeout(done, 400));
+    // A few more reads of the same inbox: none of them may upload a text again.
+    const reads = phone.calls('termux-sms-list').length;
+    await eventually('three more inbox reads', () => phone.calls('termux-sms-list').length >= reads + 3);
     assert.deepEqual((await inbound(cellId)).map((m) => m.body).sort(), ['eight', 'seven', 'six']);
     assert.equal(second.agent.outbox.size, 0);
   });
@@ -225,26 +221,32 @@ describe('cellgate device run (Termux) against a listening service', () => {
     assert.deepEqual(JSON.parse(readFileSync(join(phone.dir, 'state', 'state.json'), 'utf8')).last_inbox_id, 3);
   });
 
-  it('rides out a service outage: reports and inbound texts wait in the outbox, nothing lost or repeated', async () => {
+  // Many steps, each a few fake termux-* processes: a loaded machine gets twice the usual limit.
+  it('rides out a service outage: reports and inbound texts wait in the outbox, nothing lost or repeated', { timeout: 120_000 }, async () => {
+    // Every step waits for a condition, never for a time: the send is held by the test (gate) until
+    // the service is down, so its report meets the outage however slow the machine is.
     const { cellId, device } = await world.cell();
     const proxy = await outageProxy(world.baseUrl);
     const phone = fakePhone();
     phone.inbox([]);
-    phone.set('send-mode', 'slow:800');
-    const { agent: running, reports, logged, lines } = await agent(phone, device.key, { baseUrl: proxy.url() });
+    phone.set('send-mode', 'gate');
+    const { agent: running, reports, logged, lines } = await agent(phone, device.key, { baseUrl: proxy.url });
     await logged(/inbox: starting after text 0/);
     const first = await world.send(cellId, '+14155550170', 'sent during the outage');
     await eventually('the send to start', () => phone.calls('termux-sms-send').length === 1);
-    await proxy.shut();
+    proxy.shut();
     phone.inbox([{ id: 1, from: '+14155550171', body: 'received during the outage' }]);
+    phone.set('release', '');
     const second = await world.send(cellId, '+14155550172', 'queued during the outage');
-    await logged(/outbox: .*network error/);
-    await logged(/claim: network error/);
     await eventually('the report and the text queued', () => running.outbox.size >= 2);
-    await new Promise((done) => setTimeout(done, 500));
-    await proxy.open();
-    await reports.until(first, 'sent').catch((error) => { throw new Error(`${error.message}\n${lines.join('\n')}`); });
-    await reports.until(second, 'sent');
+    await logged(/claim: network error/);
+    // Backing off, not giving up: the queue is retried at least twice while the service is away.
+    await eventually('two retries of the queue', () => lines.filter((l) => /outbox: .*network error/.test(l)).length >= 2);
+    assert.deepEqual(reports.of(first), [], 'nothing reached the service during the outage');
+    proxy.open();
+    const withLog = (error: Error) => { throw new Error(`${error.message}\n${lines.join('\n')}`); };
+    await reports.until(first, 'sent', 30_000).catch(withLog);
+    await reports.until(second, 'sent', 30_000).catch(withLog);
     await eventually('the inbound text', async () => (await inbound(cellId)).length === 1);
     await eventually('an empty outbox', () => running.outbox.size === 0);
     assert.equal((await world.message(cellId, first)).status, 'sent');
@@ -253,7 +255,7 @@ describe('cellgate device run (Termux) against a listening service', () => {
     assert.deepEqual(reports.of(first), ['sent']);
     assert.deepEqual((await inbound(cellId)).map((m) => m.body), ['received during the outage']);
     await running.stop();
-    await proxy.shut();
+    await proxy.close();
   });
 
   it('stops with a clear message when its key is rotated (401)', async () => {
@@ -282,12 +284,14 @@ describe('cellgate device doctor', () => {
     const checks = await doctor({ baseUrl: world.baseUrl, key: device.key, env: phone.env, now: () => world.t.clock.now() });
     assert.deepEqual(checks.filter((c) => c.level !== 'ok'), []);
     assert.ok(checks.some((c) => /key valid/.test(c.text)));
+    assert.ok(checks.some((c) => c.text === 'SIM ready, T-Mobile, lte, 2 SIM slots'));
+    assert.ok(checks.some((c) => c.text.startsWith(`the service routes ${device.phoneNumber} to this phone; Termux:API cannot read the SIM's own number`)));
     rmSync(phone.dir, { recursive: true, force: true });
   });
 
   it('says what to do when termux-sms-send is missing, the key is wrong and the clock is off', async () => {
     const bin = mkdtempSync(join(tmpdir(), 'cellgate-termux-bin-'));
-    for (const command of ['termux-sms-list', 'termux-battery-status', 'termux-telephony-deviceinfo', 'termux-telephony-cellinfo']) symlinkSync(join(BIN, command), join(bin, command));
+    for (const command of ['termux-sms-list', 'termux-battery-status', 'termux-telephony-deviceinfo', 'termux-telephony-cellinfo']) symlinkSync(join(TERMUX_BIN, command), join(bin, command));
     const phone = fakePhone(bin);
     phone.inbox([]);
     const checks = await doctor({ baseUrl: world.baseUrl, key: 'cg_dev_unknownunknownunknownunknown12', env: phone.env });
@@ -298,6 +302,12 @@ describe('cellgate device doctor', () => {
     const { device } = await world.cell();
     const skewed = await doctor({ baseUrl: world.baseUrl, key: device.key, env: phone.env, now: () => new Date(world.t.clock.now().getTime() + 600_000) });
     assert.ok(skewed.some((c) => c.level === 'FAIL' && /clock is 600 s ahead/.test(c.text)));
+    const noSim = fakePhone();
+    noSim.inbox([]);
+    noSim.set('telephony-deviceinfo.json', `${JSON.stringify({ phone_count: 1, network_type: 'unknown', sim_state: 'absent' }, null, 2)}\n`);
+    const absent = await doctor({ baseUrl: world.baseUrl, key: device.key, env: noSim.env, now: () => world.t.clock.now() });
+    assert.ok(absent.some((c) => c.level === 'FAIL' && /^SIM absent, unknown: insert a SIM that can send SMS/.test(c.text)), absent.map((c) => c.text).join('\n'));
+    rmSync(noSim.dir, { recursive: true, force: true });
     const unreachable = await doctor({ baseUrl: 'http://127.0.0.1:1', key: device.key, env: phone.env });
     assert.ok(unreachable.some((c) => c.level === 'FAIL' && /cannot reach http:\/\/127\.0\.0\.1:1/.test(c.text)));
     rmSync(bin, { recursive: true, force: true });

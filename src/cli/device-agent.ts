@@ -3,10 +3,11 @@
 // the Termux driver (device-termux.ts), reports and inbound uploads going through the durable
 // outbox and the inbox position kept in the state file (device-state.ts). Kept to Node 22 APIs
 // (Termux ships Node 24 as nodejs-lts; the newest Termux `nodejs` is newer), no native addons.
+// Also the body of the single-file agent (device-agent-entry.ts, served at /v1/device/agent.mjs):
+// import only node: builtins and other agent files (device-*.ts, usage.ts) here.
 import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
-import { UsageError } from './admin.ts';
 import {
   deviceCaller,
   describeAnswer,
@@ -20,7 +21,18 @@ import {
   type RunningDevice,
 } from './device-driver.ts';
 import { Outbox, StateFile } from './device-state.ts';
-import { commandRunner, findOnPath, parseTermuxJson, TERMUX_COMMANDS, termuxDriver } from './device-termux.ts';
+import {
+  commandRunner,
+  describeSim,
+  findOnPath,
+  parseTermuxJson,
+  readSim,
+  simNumberNote,
+  TERMUX_COMMANDS,
+  termuxDriver,
+  type CommandRunner,
+} from './device-termux.ts';
+import { numberFlag, UsageError } from './usage.ts';
 
 export interface AgentOptions {
   baseUrl: string;
@@ -94,6 +106,7 @@ export async function startAgent(options: AgentOptions): Promise<Agent> {
     termuxDriver({ run, state, simSlot: options.simSlot, inboxIntervalMs: options.inboxIntervalMs ?? AGENT_DEFAULTS.inboxIntervalMs }),
   );
   outbox.start();
+  void logSim(run, log, device.config, options.simSlot);
   const running = device;
   const stopped = running.stopped.then(() => outbox.stop());
   return {
@@ -107,6 +120,19 @@ export async function startAgent(options: AgentOptions): Promise<Agent> {
       await stopped;
     },
   };
+}
+
+/** The SIM, once at start. Termux:API cannot read the SIM's number, so the log names the one the service expects. */
+async function logSim(run: CommandRunner, log: (line: string) => void, config: DeviceConfig, simSlot: number | undefined): Promise<void> {
+  try {
+    const sim = await readSim(run);
+    log(`[device] ${describeSim(sim)}`);
+    if (sim.state !== null && sim.state !== 'ready') log(`[device] the SIM is not ready (${sim.state}): sends will fail until it is`);
+    if (sim.slots !== null && sim.slots > 1 && simSlot === undefined) log(`[device] ${sim.slots} SIM slots: sending from the phone's default SIM (--sim-slot N picks one)`);
+  } catch (error) {
+    log(`[device] SIM unknown: ${errorText(error)}`);
+  }
+  log(`[device] ${simNumberNote(config.phone_number)}`);
 }
 
 export type CheckLevel = 'ok' | 'warn' | 'FAIL';
@@ -159,6 +185,16 @@ export async function doctor(options: DoctorOptions): Promise<Check[]> {
       }
     }
   }
+  if (present.has('termux-telephony-deviceinfo')) {
+    try {
+      const sim = await readSim(run);
+      if (sim.state === 'ready') add('ok', describeSim(sim));
+      else if (sim.state === null || sim.state === 'unknown') add('warn', `${describeSim(sim)}: grant Termux:API the Phone permission, or check the SIM`);
+      else add('FAIL', `${describeSim(sim)}: insert a SIM that can send SMS, or unlock it (its PIN) in Android Settings`);
+    } catch (error) {
+      add('warn', `${errorText(error)}: the SIM could not be checked (grant Termux:API the Phone permission)`);
+    }
+  }
   if (present.has('termux-sms-list')) {
     try {
       parseTermuxJson('termux-sms-list', await run('termux-sms-list', ['-t', 'inbox', '-l', '1']));
@@ -184,6 +220,7 @@ export async function doctor(options: DoctorOptions): Promise<Check[]> {
       if (answer.status === 200) {
         const config = answer.body as unknown as DeviceConfig;
         add('ok', `key valid: device ${config.device_id}, number ${config.phone_number}, ${config.send_rate_per_minute}/min`);
+        add('ok', simNumberNote(config.phone_number));
         if (config.cell_id === null) add('warn', 'the phone carries no cell yet: it will claim nothing until a customer gets its number');
         const skewSeconds = Math.round((now().getTime() - Date.parse(config.server_time)) / 1000);
         const skew = `the phone's clock is ${Math.abs(skewSeconds)} s ${skewSeconds >= 0 ? 'ahead of' : 'behind'} the service's`;
@@ -201,12 +238,17 @@ export async function doctor(options: DoctorOptions): Promise<Check[]> {
   return checks;
 }
 
-const USAGE = `usage: cellgate device run --key <cg_dev_...> --base-url https://... [--sim-slot N] [--state-dir DIR]
-    [--poll-wait S] [--inbox-interval S] [--command-timeout S]
-       cellgate device doctor --key <cg_dev_...> --base-url https://... [--command-timeout S]`;
+/** The exit status of a failure a restart may cure (EX_SOFTWARE): not 1, which means "get a new key". */
+export const UNEXPECTED_EXIT = 70;
 
-/** `cellgate device run|doctor ...`. */
-export async function agentCommand(action: 'run' | 'doctor', args: string[], defaultBaseUrl: string): Promise<void> {
+/** The usage of run and doctor, as `prog` (`cellgate device`, or `node agent.mjs` for the single file). */
+export const agentUsage = (prog: string) => `usage: ${prog} run --key <cg_dev_...> --base-url https://... [--sim-slot N] [--state-dir DIR]
+    [--poll-wait S] [--inbox-interval S] [--command-timeout S]
+       ${prog} doctor --key <cg_dev_...> --base-url https://... [--command-timeout S]`;
+
+/** `cellgate device run|doctor ...` (or `node agent.mjs run|doctor ...`: `prog` is how the usage names it). */
+export async function agentCommand(action: 'run' | 'doctor', args: string[], defaultBaseUrl: string, prog = 'cellgate device'): Promise<void> {
+  const usage = agentUsage(prog);
   let parsed;
   try {
     parsed = parseArgs({
@@ -226,25 +268,21 @@ export async function agentCommand(action: 'run' | 'doctor', args: string[], def
       },
     });
   } catch (error) {
-    throw new UsageError(`${errorText(error)}\n${USAGE}`);
+    throw new UsageError(`${errorText(error)}\n${usage}`);
   }
   const v = parsed.values as Record<string, string | undefined>;
-  const number = (name: string, min: number, max: number) => {
-    const raw = v[name] ?? '';
-    const value = Number(raw);
-    if (raw.trim() === '' || !Number.isFinite(value) || value < min || value > max) throw new UsageError(`--${name} must be a number from ${min} to ${max}`);
-    return value;
-  };
+  const number = (name: string, min: number, max: number) => numberFlag(name, v[name], min, max);
   const key = v.key ?? '';
-  if (!key.startsWith('cg_dev_')) throw new UsageError(`--key must be a device key (cg_dev_...)\n${USAGE}`);
+  if (!key.startsWith('cg_dev_')) throw new UsageError(`--key must be a device key (cg_dev_...)\n${usage}`);
   const baseUrl = v['base-url'] ?? defaultBaseUrl;
+  if (!/^https?:\/\/[^/]/.test(baseUrl)) throw new UsageError(`--base-url must be the service's http(s) URL, e.g. https://cellgate.example.com (or set CELLGATE_BASE_URL)\n${usage}`);
   const commandTimeoutMs = number('command-timeout', 1, 600) * 1000;
 
   if (action === 'doctor') {
     const checks = await doctor({ baseUrl, key, commandTimeoutMs });
     for (const check of checks) process.stdout.write(`${check.level.padEnd(4)}  ${check.text}\n`);
     const failed = checks.filter((check) => check.level === 'FAIL').length;
-    process.stdout.write(failed ? `${failed} problem(s): fix them, then run doctor again\n` : 'ready: start the agent with cellgate device run\n');
+    process.stdout.write(failed ? `${failed} problem(s): fix them, then run doctor again\n` : `ready: start the agent with ${prog} run\n`);
     if (failed) process.exitCode = 1;
     return;
   }
@@ -263,7 +301,8 @@ export async function agentCommand(action: 'run' | 'doctor', args: string[], def
   } catch (error) {
     if (error instanceof UsageError) throw error;
     process.stderr.write(`cellgate: ${error instanceof FatalDeviceError ? REJECTED_KEY_HELP : errorText(error)}\n`);
-    process.exitCode = 1;
+    // 1 only for what a restart cannot fix (a boot script stops on it); anything else may pass.
+    process.exitCode = error instanceof FatalDeviceError ? 1 : UNEXPECTED_EXIT;
     return;
   }
   let signals = 0;

@@ -5,7 +5,7 @@
 // keys) text each other: a message to a number another of them carries arrives there as an
 // inbound upload, as in a rack. `cellgate device run|doctor` (a real phone) is device-agent.ts.
 import { parseArgs } from 'node:util';
-import { UsageError } from './admin.ts';
+import { numberFlag, UsageError } from './usage.ts';
 import {
   errorText,
   sleep,
@@ -195,11 +195,6 @@ export async function deviceCommand(args: string[], defaultBaseUrl: string): Pro
     throw new UsageError(`${errorText(error)}\n${USAGE}`);
   }
   const v = parsed.values;
-  const number = (name: string, raw: string, min: number, max: number) => {
-    const value = Number(raw);
-    if (raw.trim() === '' || !Number.isFinite(value) || value < min || value > max) throw new UsageError(`--${name} must be a number from ${min} to ${max}`);
-    return value;
-  };
   const keys = v.key ?? [];
   if (keys.length === 0 || !keys.every((key) => key.startsWith('cg_dev_'))) throw new UsageError(`--key must be a device key (cg_dev_...)\n${USAGE}`);
   if (new Set(keys).size !== keys.length) throw new UsageError('each --key may be given once');
@@ -208,9 +203,9 @@ export async function deviceCommand(args: string[], defaultBaseUrl: string): Pro
   const network = new SimulatedNetwork();
   const common: Omit<SimulatorOptions, 'key'> = {
     baseUrl: v['base-url'],
-    failRate: number('fail-rate', v['fail-rate'], 0, 1),
-    deliveryDelayMs: number('delivery-delay-ms', v['delivery-delay-ms'], 0, 3_600_000),
-    pollWaitSeconds: Math.floor(number('poll-wait', v['poll-wait'], 0, 30)),
+    failRate: numberFlag('fail-rate', v['fail-rate'], 0, 1),
+    deliveryDelayMs: numberFlag('delivery-delay-ms', v['delivery-delay-ms'], 0, 3_600_000),
+    pollWaitSeconds: Math.floor(numberFlag('poll-wait', v['poll-wait'], 0, 30)),
     reportSending: v['report-sending'],
     network,
   };

@@ -106,6 +106,54 @@ export function signalDbm(value: unknown): number | undefined {
   return Math.max(-150, Math.min(0, Math.round(dbm)));
 }
 
+/** What termux-telephony-deviceinfo tells about the SIM. */
+export interface SimInfo {
+  /** sim_state: "ready", "absent", "pin_required", "puk_required", "network_locked", "unknown". */
+  state: string | null;
+  operator: string | null;
+  networkType: string | null;
+  roaming: boolean | null;
+  /** SIM slots of the phone (phone_count). */
+  slots: number | null;
+}
+
+/**
+ * termux-telephony-deviceinfo: {"data_enabled": "true", ..., "phone_count": 2, "network_type": "lte",
+ * "network_roaming": false, "sim_operator": "310260", "sim_operator_name": "T-Mobile", "sim_state": "ready", ...}
+ * (TelephonyAPI.onReceiveTelephonyDeviceInfo in termux-api). It never prints the SIM's own number:
+ * Termux:API does not call TelephonyManager.getLine1Number, so the agent cannot read it.
+ */
+export function simInfo(value: unknown): SimInfo {
+  const info = (value && typeof value === 'object' && !Array.isArray(value) ? value : {}) as Record<string, unknown>;
+  const text = (v: unknown) => (typeof v === 'string' && v.trim() !== '' ? v.trim() : null);
+  return {
+    state: text(info.sim_state),
+    operator: text(info.sim_operator_name) ?? text(info.network_operator_name) ?? text(info.sim_operator),
+    networkType: text(info.network_type),
+    roaming: typeof info.network_roaming === 'boolean' ? info.network_roaming : null,
+    slots: typeof info.phone_count === 'number' && Number.isSafeInteger(info.phone_count) ? info.phone_count : null,
+  };
+}
+
+/** Runs termux-telephony-deviceinfo; throws like parseTermuxJson when it cannot tell. */
+export async function readSim(run: CommandRunner): Promise<SimInfo> {
+  return simInfo(parseTermuxJson('termux-telephony-deviceinfo', await run('termux-telephony-deviceinfo', [])));
+}
+
+/** One line about the SIM for the log and doctor: "SIM ready, T-Mobile, lte, 2 SIM slots". */
+export function describeSim(sim: SimInfo): string {
+  const parts = [`SIM ${sim.state ?? 'state unknown'}`];
+  if (sim.operator) parts.push(sim.operator);
+  if (sim.networkType) parts.push(sim.networkType);
+  if (sim.roaming) parts.push('roaming');
+  if (sim.slots !== null && sim.slots > 1) parts.push(`${sim.slots} SIM slots`);
+  return parts.join(', ');
+}
+
+/** Said wherever the SIM's number would be shown: Termux:API cannot read it, the service knows it. */
+export const simNumberNote = (phoneNumber: string) =>
+  `the service routes ${phoneNumber} to this phone; Termux:API cannot read the SIM's own number, so make sure this SIM is ${phoneNumber} (text another phone from it once)`;
+
 export interface InboxText {
   id: number;
   from: string;

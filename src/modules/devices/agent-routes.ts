@@ -1,0 +1,38 @@
+// GET /v1/device/agent.mjs: the device agent as one file a phone can `curl` (docs/android.md).
+//
+// Public, not behind X-Phone-Key: the file holds no secret (it is the open source of
+// src/cli/device-*.ts, and the key is passed to it on the command line), and an operator
+// preparing a phone fetches it with a bare `curl -fsSLO` before anything else, the way tools
+// are usually installed. The public surface's rate limit still applies.
+//
+// Hidden from the OpenAPI document, like /openapi.yaml: it is a download for operators, not an
+// API operation, and SDK generators would turn it into a client method returning a string.
+// docs/device-protocol.md and docs/android.md describe it.
+import { ApiError } from '../../lib/errors.ts';
+import type { App } from '../../http/types.ts';
+import { AgentBundle } from './agent-bundle.ts';
+
+/** Served as is for 5 minutes, then revalidated with If-None-Match (a new deploy changes the ETag). */
+const CACHE_CONTROL = 'public, max-age=300';
+
+/** If-None-Match names `etag` (or is *): the copy the client holds is current. */
+const matches = (header: string | undefined, etag: string) =>
+  header !== undefined && header.split(',').some((tag) => ['*', etag, `W/${etag}`].includes(tag.trim()));
+
+export function registerAgentRoute(app: App, bundle: AgentBundle = new AgentBundle()): void {
+  app.get('/v1/device/agent.mjs', {
+    config: { auth: 'public' },
+    schema: { hide: true },
+  }, async (request, reply) => {
+    let agent;
+    try {
+      agent = await bundle.get();
+    } catch (error) {
+      request.log.error({ err: error }, 'the device agent could not be built');
+      throw new ApiError('unavailable', `The device agent is not available: ${error instanceof Error ? error.message : String(error)}.`, { headers: { 'Retry-After': '60' } });
+    }
+    reply.header('etag', agent.etag).header('cache-control', CACHE_CONTROL).header('x-content-type-options', 'nosniff');
+    if (matches(request.headers['if-none-match'], agent.etag)) return reply.code(304).send();
+    return reply.type('text/javascript; charset=utf-8').send(agent.code);
+  });
+}
