@@ -1,5 +1,5 @@
 // The OpenAPI 3.1 document SDKs are generated from (/openapi.yaml, /openapi.json), built from the
-// same route schemas that validate requests, and the reference UI at /docs.
+// same route schemas that validate requests; the reference at /docs (src/modules/docs) renders it.
 //
 // What each route states, and what follows from it here:
 // - schema.operationId (camelCase, unique), summary, tags (declared in TAGS) and a description of
@@ -13,13 +13,13 @@
 // Event payloads are the top-level `webhooks` (EVENT_DOCS in src/modules/events/types.ts).
 import { STATUS_CODES } from 'node:http';
 import swagger, { type FastifyDynamicSwaggerOptions } from '@fastify/swagger';
-import swaggerUi from '@fastify/swagger-ui';
 import type { RouteOptions } from 'fastify';
 import { Type } from 'typebox';
 import type { Config } from '../config.ts';
 import { ERROR_DOCS, ERRORS, type ErrorCode } from '../lib/errors.ts';
 import { EVENT_DOCS, EVENT_TYPES, type EventType } from '../modules/events/types.ts';
 import { VERSION } from '../modules/system/routes.ts';
+import { introduction } from './openapi-intro.ts';
 import { Problem, Timestamp } from './schemas.ts';
 import type { App } from './types.ts';
 
@@ -302,15 +302,6 @@ function webhooks() {
   return items;
 }
 
-const DESCRIPTION = `Phone lines for software agents: cells (phone numbers on real Android phones), messages, conversations, events and webhooks.
-
-- **Authentication**: \`Authorization: Bearer <api key>\` (\`cg_live_...\`, from sign-up) or an OAuth access token (\`cg_at_...\`, from the authorization server at \`/.well-known/oauth-authorization-server\`; a token works only on its own resource and within its scopes). The operator surface takes admin tokens, the device surface \`X-Phone-Key\`. Agents can also use the MCP endpoint \`POST /mcp\`.
-- **Errors** are RFC 9457 \`application/problem+json\` with a machine \`code\` (see the Problem schema); each operation lists the statuses and codes it answers, and every code has a page at \`/docs/errors/<code>\`.
-- **Billing**: an action that needs money answers 402 \`payment_required\` whose \`payment\` says what to pay (amount, intent, rails, a \`checkout_url\`, x402 quotes) and, with x402 configured, the \`PAYMENT-REQUIRED\` header; pay, then repeat the same request (a 402 is never kept under an Idempotency-Key).
-- **Idempotency**: sends take an optional \`Idempotency-Key\` header (1-255 printable characters, kept 24 hours): a repeat replays the first answer with \`Idempotent-Replayed: true\`.
-- **Lists** are cursor-paginated: \`?limit=\` (1-200, default 50) and \`?cursor=\` from \`next_cursor\`.
-- **Events** are delivered to webhooks (see \`webhooks\`) and on the WebSocket stream \`/v1/events/stream\`.
-- Every response carries \`X-Request-Id\`; rate limits answer 429 with \`Retry-After\`.`;
 
 export async function registerOpenApi(app: App, config: Config): Promise<void> {
   app.addSchema(Problem);
@@ -322,7 +313,7 @@ export async function registerOpenApi(app: App, config: Config): Promise<void> {
       info: {
         title: 'Cellgate API',
         version: VERSION,
-        description: DESCRIPTION,
+        description: introduction(config.docsUrl),
         contact: { name: 'Cellgate API reference', url: config.docsUrl },
         license: { name: 'Proprietary', identifier: 'LicenseRef-Proprietary' },
       },
@@ -357,7 +348,6 @@ export async function registerOpenApi(app: App, config: Config): Promise<void> {
     },
   };
   await app.register(swagger, options);
-  await app.register(swaggerUi, { routePrefix: '/docs', uiConfig: { docExpansion: 'list' }, uiHooks: {} });
 
   const operationIds = new Set<string>();
   const operations: DocumentedOperation[] = [];

@@ -1,6 +1,6 @@
 // The human pages: the landing at / and the error pages at /docs/errors (index) and
-// /docs/errors/<code>, each also JSON for `Accept: application/json`. Static paths under /docs,
-// so they take precedence over the reference UI's /docs/* wildcard.
+// /docs/errors/<code>, each also JSON for `Accept: application/json`. The reference at /docs
+// itself is reference-routes.ts.
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Config } from '../../config.ts';
 import { ApiError } from '../../lib/errors.ts';

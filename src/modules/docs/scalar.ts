@@ -1,0 +1,66 @@
+// The Scalar API reference's page and script, as @scalar/fastify-api-reference renders and serves
+// them, taken from the plugin on the first request instead of at start.
+//
+// Why not register the plugin with the app: its module inlines Scalar's whole browser bundle as
+// one string (4.3 MB of source, about +17 MB of RSS once imported), so importing it at start would
+// cost every process that memory whether or not anyone reads the docs. Instead the plugin runs
+// once, in a private Fastify instance, on the first /docs request: its answers for the page and
+// the script are kept (the script also gzipped, with an ETag) and the instance is closed.
+//
+// Offline: the page loads the script from this service (`cdn`), never from jsDelivr, and the
+// configuration turns off what would call Scalar's services (fonts, telemetry, the AI agent).
+import { createHash } from 'node:crypto';
+import { promisify } from 'node:util';
+import { gzip } from 'node:zlib';
+import Fastify from 'fastify';
+import type { ApiReferenceConfiguration } from '@scalar/fastify-api-reference';
+
+/** Where the page loads Scalar's standalone script from: this service. */
+export const SCRIPT_PATH = '/docs/js/scalar.js';
+
+export interface ReferenceAssets {
+  html: string;
+  /** CSP sources (`'sha256-...'`) of the page's inline scripts: the call that starts Scalar with its configuration. */
+  inlineScripts: string[];
+  script: { body: Buffer; gzipped: Buffer; etag: string };
+}
+
+type Plugin = typeof import('@scalar/fastify-api-reference');
+
+const sha256 = (data: string | Buffer) => createHash('sha256').update(data).digest('base64');
+
+/** The inline `<script>` bodies of a page, as CSP hash sources. */
+export const inlineScriptHashes = (html: string): string[] =>
+  [...html.matchAll(/<script(?![^>]*\bsrc=)[^>]*>([\s\S]*?)<\/script>/g)].map((match) => `'sha256-${sha256(match[1])}'`);
+
+async function render(configuration: Partial<ApiReferenceConfiguration>, load: () => Promise<Plugin>): Promise<ReferenceAssets> {
+  const { default: plugin } = await load();
+  const instance = Fastify({ logger: false });
+  try {
+    await instance.register(plugin, { routePrefix: '/docs', configuration: { ...configuration, cdn: SCRIPT_PATH } });
+    const [page, script] = await Promise.all([instance.inject({ url: '/docs/' }), instance.inject({ url: SCRIPT_PATH })]);
+    if (page.statusCode !== 200 || script.statusCode !== 200) throw new Error(`the Scalar plugin answered ${page.statusCode} for its page and ${script.statusCode} for its script`);
+    // lang for screen readers, as on the other pages.
+    const html = page.body.replace(/^<!doctype html>\s*<html>/i, '<!doctype html>\n<html lang="en">');
+    const body = script.rawPayload;
+    return { html, inlineScripts: inlineScriptHashes(html), script: { body, gzipped: await promisify(gzip)(body), etag: `"${sha256(body)}"` } };
+  } finally {
+    await instance.close();
+  }
+}
+
+/**
+ * The assets, rendered on the first call and kept for the life of the process (they change only
+ * with the installed package); concurrent first calls share one rendering, a failed one is retried.
+ * `load` imports the plugin (tests pass one that fails).
+ */
+export function scalarReference(configuration: Partial<ApiReferenceConfiguration>, load: () => Promise<Plugin> = () => import('@scalar/fastify-api-reference')): () => Promise<ReferenceAssets> {
+  let assets: Promise<ReferenceAssets> | null = null;
+  return () => {
+    assets ??= render(configuration, load).catch((error: unknown) => {
+      assets = null;
+      throw error;
+    });
+    return assets;
+  };
+}
