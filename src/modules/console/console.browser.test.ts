@@ -5,32 +5,22 @@
 // consent pages are kept in the test's temporary directory. Skipped only where no Chromium exists.
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { existsSync, mkdtempSync } from 'node:fs';
+import { mkdtempSync } from 'node:fs';
+import type { AddressInfo } from 'node:net';
 import { createServer, type Server } from 'node:http';
-import { createServer as createNetServer, type AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { chromium, type Browser } from 'playwright-core';
+import type { Browser } from 'playwright-core';
 import { startSmtpSink, type SmtpSink } from '../../../test/support/smtp-sink.ts';
-import { startApp, uniqueEmail, type TestApp } from '../../../test/harness.ts';
+import { uniqueEmail, type TestApp } from '../../../test/harness.ts';
+import { launchChromium, listeningApp, skipWithoutChromium } from '../../../test/support/browser.ts';
 import { pkce } from './test-support.ts';
 
-const CHROMIUM = [process.env.CELLGATE_CHROMIUM, '/usr/lib/chromium/chromium', '/usr/bin/chromium', '/usr/bin/chromium-browser'].find(
-  (path): path is string => typeof path === 'string' && path !== '' && existsSync(path),
-);
-const skip = CHROMIUM ? false : 'no Chromium found (install the Debian package "chromium", or set CELLGATE_CHROMIUM to its binary)';
 
-async function freePort(): Promise<number> {
-  const server = createNetServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  return port;
-}
 
 const portOf = (server: { address(): unknown }) => (server.address() as AddressInfo).port;
 
-describe('console in a browser', { skip }, () => {
+describe('console in a browser', { skip: skipWithoutChromium }, () => {
   const screenshots = mkdtempSync(join(tmpdir(), 'cellgate-console-browser-'));
   let smtp: SmtpSink;
   let client: Server;
@@ -44,14 +34,8 @@ describe('console in a browser', { skip }, () => {
     client = createServer((_request, response) => response.writeHead(200, { 'content-type': 'text/html; charset=utf-8' }).end('<!doctype html><title>Connected</title><p>Connected.</p>'));
     await new Promise<void>((resolve) => client.listen(0, '127.0.0.1', resolve));
 
-    const port = await freePort();
-    base = `http://127.0.0.1:${port}`;
-    t = await startApp({
-      env: { CELLGATE_BASE_URL: base, CELLGATE_CONSOLE_URL: `${base}/console`, CELLGATE_SMTP_URL: smtp.url },
-      deps: { mailer: undefined },
-    });
-    await t.app.listen({ host: '127.0.0.1', port });
-    browser = await chromium.launch({ executablePath: CHROMIUM, headless: true, args: ['--no-sandbox', '--disable-dev-shm-usage'] });
+    ({ t, base } = await listeningApp({ env: { CELLGATE_SMTP_URL: smtp.url }, deps: { mailer: undefined } }));
+    browser = await launchChromium();
   });
 
   after(async () => {

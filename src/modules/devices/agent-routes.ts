@@ -8,16 +8,10 @@
 // Hidden from the OpenAPI document, like /openapi.yaml: it is a download for operators, not an
 // API operation, and SDK generators would turn it into a client method returning a string.
 // docs/device-protocol.md and docs/android.md describe it.
+import { isFresh, REVALIDATED_CACHE_CONTROL } from '../../http/conditional.ts';
 import { ApiError } from '../../lib/errors.ts';
 import type { App } from '../../http/types.ts';
 import { AgentBundle } from './agent-bundle.ts';
-
-/** Served as is for 5 minutes, then revalidated with If-None-Match (a new deploy changes the ETag). */
-const CACHE_CONTROL = 'public, max-age=300';
-
-/** If-None-Match names `etag` (or is *): the copy the client holds is current. */
-const matches = (header: string | undefined, etag: string) =>
-  header !== undefined && header.split(',').some((tag) => ['*', etag, `W/${etag}`].includes(tag.trim()));
 
 export function registerAgentRoute(app: App, bundle: AgentBundle = new AgentBundle()): void {
   app.get('/v1/device/agent.mjs', {
@@ -31,8 +25,8 @@ export function registerAgentRoute(app: App, bundle: AgentBundle = new AgentBund
       request.log.error({ err: error }, 'the device agent could not be built');
       throw new ApiError('unavailable', `The device agent is not available: ${error instanceof Error ? error.message : String(error)}.`, { headers: { 'Retry-After': '60' } });
     }
-    reply.header('etag', agent.etag).header('cache-control', CACHE_CONTROL).header('x-content-type-options', 'nosniff');
-    if (matches(request.headers['if-none-match'], agent.etag)) return reply.code(304).send();
+    reply.header('etag', agent.etag).header('cache-control', REVALIDATED_CACHE_CONTROL).header('x-content-type-options', 'nosniff');
+    if (isFresh(request, agent.etag)) return reply.code(304).send();
     return reply.type('text/javascript; charset=utf-8').send(agent.code);
   });
 }

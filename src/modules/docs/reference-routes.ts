@@ -3,19 +3,13 @@
 // /docs/errors and any other page under /docs stay their own routes, and an unknown path is a 404.
 import type { FastifyRequest } from 'fastify';
 import type { Config } from '../../config.ts';
+import { isFresh, REVALIDATED_CACHE_CONTROL } from '../../http/conditional.ts';
 import { ApiError } from '../../lib/errors.ts';
 import type { App } from '../../http/types.ts';
 import { REFERENCE_CONFIGURATION, referencePolicy } from './reference-config.ts';
 import { SCRIPT_PATH, scalarReference, type ReferenceAssets } from './scalar.ts';
 
 const PAGE = { config: { auth: 'public' as const, unlimited: true }, schema: { hide: true } };
-
-/** The script is served as is for 5 minutes, then revalidated with If-None-Match (an upgrade of Scalar changes the ETag). */
-const SCRIPT_CACHE_CONTROL = 'public, max-age=300';
-
-/** If-None-Match names `etag` (or is *): the client's copy is current. */
-const fresh = (request: FastifyRequest, etag: string) =>
-  request.headers['if-none-match']?.split(',').some((tag) => ['*', etag, `W/${etag}`].includes(tag.trim())) ?? false;
 
 export function registerReferenceRoutes(app: App, config: Config, reference: () => Promise<ReferenceAssets> = scalarReference(REFERENCE_CONFIGURATION)): void {
   async function assets(request: FastifyRequest): Promise<ReferenceAssets> {
@@ -42,8 +36,8 @@ export function registerReferenceRoutes(app: App, config: Config, reference: () 
 
   app.get(SCRIPT_PATH, PAGE, async (request, reply) => {
     const { script } = await assets(request);
-    reply.headers({ etag: script.etag, 'cache-control': SCRIPT_CACHE_CONTROL, vary: 'accept-encoding', 'x-content-type-options': 'nosniff' });
-    if (fresh(request, script.etag)) return reply.code(304).send();
+    reply.headers({ etag: script.etag, 'cache-control': REVALIDATED_CACHE_CONTROL, vary: 'accept-encoding', 'x-content-type-options': 'nosniff' });
+    if (isFresh(request, script.etag)) return reply.code(304).send();
     reply.type('text/javascript; charset=utf-8');
     // 4.3 MB as is, about a quarter of it gzipped: every browser takes gzip.
     if (/\bgzip\b/.test(request.headers['accept-encoding'] ?? '')) return reply.header('content-encoding', 'gzip').send(script.gzipped);

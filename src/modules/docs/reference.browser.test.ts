@@ -5,27 +5,13 @@
 // where no Chromium exists.
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { existsSync, mkdirSync } from 'node:fs';
-import { createServer, type AddressInfo } from 'node:net';
-import { join, resolve } from 'node:path';
-import { chromium, type Browser, type Page } from 'playwright-core';
-import { startApp, type TestApp } from '../../../test/harness.ts';
+import type { Browser, Page } from 'playwright-core';
+import type { TestApp } from '../../../test/harness.ts';
+import { artifactsDir, launchChromium, listeningApp, skipWithoutChromium } from '../../../test/support/browser.ts';
 
-const CHROMIUM = [process.env.CELLGATE_CHROMIUM, '/usr/lib/chromium/chromium', '/usr/bin/chromium', '/usr/bin/chromium-browser'].find(
-  (path): path is string => typeof path === 'string' && path !== '' && existsSync(path),
-);
-const skip = CHROMIUM ? false : 'no Chromium found (install the Debian package "chromium", or set CELLGATE_CHROMIUM to its binary)';
-const ARTIFACTS = resolve(import.meta.dirname, '../../../test-artifacts/docs');
 
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((done) => server.listen(0, '127.0.0.1', done));
-  const { port } = server.address() as AddressInfo;
-  await new Promise<void>((done) => server.close(() => done()));
-  return port;
-}
 
-describe('API reference in a browser, offline', { skip }, () => {
+describe('API reference in a browser, offline', { skip: skipWithoutChromium }, () => {
   let t: TestApp;
   let browser: Browser;
   let page: Page;
@@ -34,13 +20,9 @@ describe('API reference in a browser, offline', { skip }, () => {
   const problems: string[] = [];
 
   before(async () => {
-    mkdirSync(ARTIFACTS, { recursive: true });
-    const port = await freePort();
-    base = `http://127.0.0.1:${port}`;
     // The document's server is the listening service, so the try-it client targets it.
-    t = await startApp({ env: { CELLGATE_BASE_URL: base } });
-    await t.app.listen({ host: '127.0.0.1', port });
-    browser = await chromium.launch({ executablePath: CHROMIUM, headless: true, args: ['--no-sandbox', '--disable-dev-shm-usage'] });
+    ({ t, base } = await listeningApp());
+    browser = await launchChromium();
     page = await browser.newPage({ viewport: { width: 1400, height: 1000 } });
     await page.route('**/*', (route) => {
       if (new URL(route.request().url()).origin === base) return route.continue();
@@ -70,7 +52,7 @@ describe('API reference in a browser, offline', { skip }, () => {
       assert.ok(await page.getByRole('heading', { name: section, exact: true }).first().isVisible(), section);
     }
     assert.ok(await page.getByRole('link', { name: 'error reference' }).isVisible());
-    await page.screenshot({ path: join(ARTIFACTS, 'reference.png') });
+    await page.screenshot({ path: `${artifactsDir('docs')}reference.png` });
     assert.deepEqual(elsewhere, [], 'no request to another host');
     assert.deepEqual(problems, []);
   });
@@ -82,7 +64,7 @@ describe('API reference in a browser, offline', { skip }, () => {
     const client = page.getByRole('dialog');
     await client.getByText('Idempotency-Key', { exact: true }).waitFor();
     assert.ok(await client.getByText('Bearer Token').isVisible(), 'the bearer credential can be entered');
-    await page.screenshot({ path: join(ARTIFACTS, 'reference-try-it.png') });
+    await page.screenshot({ path: `${artifactsDir('docs')}reference-try-it.png` });
     assert.deepEqual(elsewhere, [], 'no request to another host');
     assert.deepEqual(problems, []);
   });

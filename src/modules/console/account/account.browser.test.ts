@@ -5,38 +5,23 @@
 // test-artifacts/console/account-*.png. Skipped only where no Chromium exists.
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { existsSync, mkdirSync } from 'node:fs';
-import { createServer, type AddressInfo } from 'node:net';
-import { fileURLToPath } from 'node:url';
-import { chromium, type Browser, type Page } from 'playwright-core';
-import { activeOrganization, startApp, type TestApp } from '../../../../test/harness.ts';
+import type { Browser, Page } from 'playwright-core';
+import { activeOrganization, type TestApp } from '../../../../test/harness.ts';
+import { artifactsDir, launchChromium, listeningApp, skipWithoutChromium } from '../../../../test/support/browser.ts';
 import { startReceiver, type Receiver } from '../../../../test/support/webhook-receiver.ts';
 import { failedDelivery, latestDelivery, usageOnDays } from './test-support.ts';
 
-const CHROMIUM = [process.env.CELLGATE_CHROMIUM, '/usr/lib/chromium/chromium', '/usr/bin/chromium', '/usr/bin/chromium-browser'].find(
-  (path): path is string => typeof path === 'string' && path !== '' && existsSync(path),
-);
-const skip = CHROMIUM ? false : 'no Chromium found (install the Debian package "chromium", or set CELLGATE_CHROMIUM to its binary)';
-const ARTIFACTS = fileURLToPath(new URL('../../../../test-artifacts/console/', import.meta.url));
 
-describe('console account pages in a browser', { skip }, () => {
+describe('console account pages in a browser', { skip: skipWithoutChromium }, () => {
   let t: TestApp;
   let receiver: Receiver;
   let browser: Browser;
   let base: string;
 
   before(async () => {
-    mkdirSync(ARTIFACTS, { recursive: true });
     receiver = await startReceiver();
-    // The app must know its own address before it starts: take a free port, then listen on it.
-    const probe = createServer();
-    await new Promise<void>((resolve) => probe.listen(0, '127.0.0.1', resolve));
-    const { port } = probe.address() as AddressInfo;
-    await new Promise<void>((resolve) => probe.close(() => resolve()));
-    base = `http://127.0.0.1:${port}`;
-    t = await startApp({ env: { CELLGATE_BASE_URL: base, CELLGATE_CONSOLE_URL: `${base}/console` } });
-    await t.app.listen({ host: '127.0.0.1', port });
-    browser = await chromium.launch({ executablePath: CHROMIUM, headless: true, args: ['--no-sandbox', '--disable-dev-shm-usage'] });
+    ({ t, base } = await listeningApp());
+    browser = await launchChromium();
   });
 
   after(async () => {
@@ -55,7 +40,7 @@ describe('console account pages in a browser', { skip }, () => {
     throw new Error(`no sign-in code mailed to ${email}`);
   }
 
-  const shot = (page: Page, name: string) => page.screenshot({ path: `${ARTIFACTS}account-${name}.png`, fullPage: true });
+  const shot = (page: Page, name: string) => page.screenshot({ path: `${artifactsDir('console')}account-${name}.png`, fullPage: true });
   const main = async (page: Page) => String(await page.locator('main').textContent());
 
   it('signs in, creates a key shown once, sees the usage chart, pays by card and retries a failed delivery', async () => {

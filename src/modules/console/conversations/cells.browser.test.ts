@@ -5,44 +5,25 @@
 // Chromium exists.
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { existsSync, mkdirSync } from 'node:fs';
-import { createServer, type AddressInfo } from 'node:net';
-import { fileURLToPath } from 'node:url';
-import { chromium, type Browser, type Page } from 'playwright-core';
-import { startApp, type TestApp } from '../../../../test/harness.ts';
+import type { Browser, Page } from 'playwright-core';
+import type { TestApp } from '../../../../test/harness.ts';
+import { artifactsDir, launchChromium, listeningApp, skipWithoutChromium } from '../../../../test/support/browser.ts';
 import { claim, inbound, report } from '../../../../test/support/messages.ts';
 import { apiMessages, consoleLine, type ConsoleLine } from './test-support.ts';
 
-const CHROMIUM = [process.env.CELLGATE_CHROMIUM, '/usr/lib/chromium/chromium', '/usr/bin/chromium', '/usr/bin/chromium-browser'].find(
-  (path): path is string => typeof path === 'string' && path !== '' && existsSync(path),
-);
-const skip = CHROMIUM ? false : 'no Chromium found (install the Debian package "chromium", or set CELLGATE_CHROMIUM to its binary)';
-const ARTIFACTS = fileURLToPath(new URL('../../../../test-artifacts/console/', import.meta.url));
 const PARTICIPANT = '+14155550188';
 
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  return port;
-}
 
-describe('console cells in a browser', { skip }, () => {
+describe('console cells in a browser', { skip: skipWithoutChromium }, () => {
   let t: TestApp;
   let browser: Browser;
   let base: string;
   let line: ConsoleLine;
 
   before(async () => {
-    mkdirSync(ARTIFACTS, { recursive: true });
-    // The console checks the Origin of form posts: its address must be the one the browser uses.
-    const port = await freePort();
-    base = `http://127.0.0.1:${port}`;
-    t = await startApp({ env: { CELLGATE_BASE_URL: base, CELLGATE_CONSOLE_URL: `${base}/console` } });
-    await t.app.listen({ host: '127.0.0.1', port });
+    ({ t, base } = await listeningApp());
     line = await consoleLine(t);
-    browser = await chromium.launch({ executablePath: CHROMIUM, headless: true, args: ['--no-sandbox', '--disable-dev-shm-usage'] });
+    browser = await launchChromium();
   });
 
   after(async () => {
@@ -53,7 +34,7 @@ describe('console cells in a browser', { skip }, () => {
   // A mark on the page's global object that a reload or a navigation would wipe out.
   const mark = (page: Page) => page.evaluate(() => Object.assign(globalThis, { stillHere: true }));
   const marked = (page: Page) => page.evaluate(() => (globalThis as { stillHere?: boolean }).stillHere === true);
-  const shot = (page: Page, name: string) => page.screenshot({ path: `${ARTIFACTS}cells-${name}.png`, fullPage: true });
+  const shot = (page: Page, name: string) => page.screenshot({ path: `${artifactsDir('console')}cells-${name}.png`, fullPage: true });
 
   /** Signs in through the pages by keyboard, landing on the cells list. */
   async function signIn(page: Page) {

@@ -1,0 +1,42 @@
+// What the Chromium tests share: Debian's Chromium (or CELLGATE_CHROMIUM), a skip reason where
+// there is none, a test app listening on the address it believes is its own (the console checks
+// the Origin of form posts, and the reference's try-it client calls the document's server), and
+// the git-ignored directory screenshots go to.
+import { existsSync, mkdirSync } from 'node:fs';
+import { createServer, type AddressInfo } from 'node:net';
+import { fileURLToPath } from 'node:url';
+import { chromium, type Browser } from 'playwright-core';
+import { startApp, type StartOptions, type TestApp } from '../harness.ts';
+
+const CHROMIUM = [process.env.CELLGATE_CHROMIUM, '/usr/lib/chromium/chromium', '/usr/bin/chromium', '/usr/bin/chromium-browser'].find(
+  (path): path is string => typeof path === 'string' && path !== '' && existsSync(path),
+);
+
+/** The `skip` option of a browser suite: false when Chromium is here, else why not. */
+export const skipWithoutChromium: false | string = CHROMIUM ? false : 'no Chromium found (install the Debian package "chromium", or set CELLGATE_CHROMIUM to its binary)';
+
+export const launchChromium = (): Promise<Browser> => chromium.launch({ executablePath: CHROMIUM, headless: true, args: ['--no-sandbox', '--disable-dev-shm-usage'] });
+
+/** test-artifacts/<name>/ (created), with a trailing slash. */
+export function artifactsDir(name: string): string {
+  const dir = fileURLToPath(new URL(`../../test-artifacts/${name}/`, import.meta.url));
+  mkdirSync(dir, { recursive: true });
+  return dir;
+}
+
+async function freePort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  await new Promise<void>((resolve) => server.close(() => resolve()));
+  return port;
+}
+
+/** A test app whose base and console URLs are where it listens (options.env may add to them). */
+export async function listeningApp(options: StartOptions = {}): Promise<{ t: TestApp; base: string }> {
+  const port = await freePort();
+  const base = `http://127.0.0.1:${port}`;
+  const t = await startApp({ ...options, env: { CELLGATE_BASE_URL: base, CELLGATE_CONSOLE_URL: `${base}/console`, ...options.env } });
+  await t.app.listen({ host: '127.0.0.1', port });
+  return { t, base };
+}
