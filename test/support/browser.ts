@@ -5,7 +5,7 @@
 import { existsSync, mkdirSync } from 'node:fs';
 import { createServer, type AddressInfo } from 'node:net';
 import { fileURLToPath } from 'node:url';
-import { chromium, type Browser } from 'playwright-core';
+import { chromium, type Browser, type Page } from 'playwright-core';
 import { startApp, type StartOptions, type TestApp } from '../harness.ts';
 
 const CHROMIUM = [process.env.CELLGATE_CHROMIUM, '/usr/lib/chromium/chromium', '/usr/bin/chromium', '/usr/bin/chromium-browser'].find(
@@ -39,4 +39,26 @@ export async function listeningApp(options: StartOptions = {}): Promise<{ t: Tes
   const t = await startApp({ ...options, env: { CELLGATE_BASE_URL: base, CELLGATE_CONSOLE_URL: `${base}/console`, ...options.env } });
   await t.app.listen({ host: '127.0.0.1', port });
   return { t, base };
+}
+
+const AXE_SOURCE = fileURLToPath(import.meta.resolve('axe-core/axe.min.js'));
+
+export interface AxeViolation {
+  id: string;
+  impact: string | null;
+  help: string;
+  nodes: string[];
+}
+
+/**
+ * axe-core's WCAG 2.1 A/AA checks of the page as it is now. The page's context must be created
+ * with `bypassCSP: true`: axe is injected as a script the page's own policy would refuse.
+ */
+export async function accessibilityViolations(page: Page): Promise<AxeViolation[]> {
+  await page.addScriptTag({ path: AXE_SOURCE });
+  return page.evaluate(async () => {
+    const axe = (globalThis as unknown as { axe: { run(options: unknown): Promise<{ violations: Array<{ id: string; impact: string | null; help: string; nodes: Array<{ target: unknown[] }> }> }> } }).axe;
+    const result = await axe.run({ runOnly: { type: 'tag', values: ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa'] } });
+    return result.violations.map((v) => ({ id: v.id, impact: v.impact, help: v.help, nodes: v.nodes.map((n) => n.target.join(' ')) }));
+  });
 }

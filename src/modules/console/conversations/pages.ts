@@ -168,9 +168,11 @@ ${cellState(context, cell)}
 ${view.olderCursor ? `<p><a href="${here}?cursor=${encodeURIComponent(view.olderCursor)}">Older messages</a></p>` : ''}
 ${liveStatus(view.liveUrl)}
 <p id="thread-empty" class="small"${view.messages.length > 0 ? ' hidden' : ''}>No messages with ${escape(who)} yet.</p>
-<ol id="thread" class="thread" role="log" aria-live="polite" aria-label="Messages with ${escape(who)}" data-participant="${escape(participant)}">
+<div role="log" aria-live="polite" aria-label="Messages with ${escape(who)}">
+<ol id="thread" class="thread" data-participant="${escape(participant)}">
 ${items}
 </ol>
+</div>
 ${view.liveUrl ? '' : `<p><a href="${here}">Latest messages</a></p>`}
 <section aria-labelledby="reply-heading">
 <h2 id="reply-heading">Reply</h2>
