@@ -56,6 +56,12 @@ describe('console cells in a browser', { skip: skipWithoutChromium }, () => {
     await signIn(page);
     assert.equal(await page.title(), 'Cells — Cellgate Console');
     await shot(page, 'list');
+    // The list is live too: the phone calls in, and its row says so without a reload.
+    await page.getByRole('status').filter({ hasText: 'Live:' }).waitFor();
+    await mark(page);
+    assert.equal((await t.app.inject({ method: 'POST', url: '/v1/device/heartbeat', headers: line.device.headers, payload: {} })).statusCode, 200);
+    await page.locator(`#cell-row-${line.cell.id}`).getByText('Online').waitFor();
+    assert.equal(await marked(page), true, 'no reload');
 
     await page.getByRole('link', { name: 'Support line' }).click();
     await page.waitForURL((url) => url.pathname === `/console/cells/${line.cell.id}`);
@@ -66,7 +72,6 @@ describe('console cells in a browser', { skip: skipWithoutChromium }, () => {
     const conversation = page.locator('#conversations li', { hasText: 'Hi, is my order ready?' });
     await conversation.waitFor();
     await page.getByRole('status').filter({ hasText: 'New message from +1 415 555 0188.' }).waitFor();
-    // The device's call brought its phone online: the cell's state followed.
     await page.locator('#cell-state').getByText('Online').waitFor();
     assert.equal(await marked(page), true, 'no reload');
     await shot(page, 'cell');

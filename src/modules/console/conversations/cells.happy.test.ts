@@ -167,6 +167,24 @@ describe('console cells and conversations', () => {
     again.close();
   });
 
+  it('streams the cells list live: a phone coming online replaces its row, a new cell joins at the top', async () => {
+    const line = await consoleLine(t);
+    const page = await getPage(t, '/console/cells', line.signIn);
+    assert.match(page.body, /data-live-url="\/console\/cells\/live\?after=\d+"/);
+    assert.match(page.body, new RegExp(`<tr id="cell-row-${line.cell.id}">`));
+    const live = await LiveClient.ready(t, liveUrlOf(page.body), line.signIn.headers);
+    assert.equal((await t.app.inject({ method: 'POST', url: '/v1/device/heartbeat', headers: line.device.headers, payload: {} })).statusCode, 200);
+    await live.until(() => live.frames.some((f) => f.event === 'cell-row' && f.data.id === line.cell.id && String(f.data.row).includes('Online')), 'the online row');
+    const waiting = await createCell(t, line.org.headers, 'Second line');
+    await live.until(() => live.frames.some((f) => f.event === 'cell-row' && f.data.id === waiting.id), 'the new cell\'s row');
+    const row = String(live.frames.find((f) => f.data.id === waiting.id)?.data.row);
+    assert.match(row, new RegExp(`^<tr id="cell-row-${waiting.id}">`));
+    assert.match(row, /Second line/);
+    assert.ok(live.frames.every((f) => f.event !== 'message-update'), 'the list hears cell events only');
+    live.close();
+    assert.equal((await t.app.inject({ method: 'DELETE', url: `/v1/cells/${waiting.id}`, headers: line.org.headers })).statusCode, 200);
+  });
+
   it('asks the page to reload its parts when too much happened to replay', async () => {
     const line = await consoleLine(t);
     const page = await getPage(t, `/console/cells/${line.cell.id}`, line.signIn);

@@ -50,12 +50,25 @@ function updateConversations(list, update) {
   if (update.announce) say(`Live. ${update.announce}`);
 }
 
+/** The cells list: a changed cell's row is replaced; a new cell's row joins at the top. */
+function updateCells(list, update) {
+  const node = element(update.row);
+  const existing = document.getElementById(node.id);
+  if (existing) {
+    existing.replaceWith(node);
+    return;
+  }
+  list.prepend(node);
+  list.closest('table')?.removeAttribute('hidden');
+  document.getElementById('cells-empty')?.setAttribute('hidden', '');
+}
+
 /** Too much happened while away to replay: take the current page's pieces as they are now. */
 async function resync() {
   const response = await fetch(location.href, { headers: { accept: 'text/html' }, credentials: 'same-origin' });
   if (!response.ok) return;
   const fresh = new DOMParser().parseFromString(await response.text(), 'text/html');
-  for (const id of ['cell-state', 'thread', 'conversations']) {
+  for (const id of ['cell-state', 'thread', 'conversations', 'cells']) {
     const current = document.getElementById(id);
     const next = fresh.getElementById(id);
     if (current && next) current.replaceChildren(...next.childNodes);
@@ -64,7 +77,7 @@ async function resync() {
 
 function connect() {
   const source = new EventSource(url);
-  source.addEventListener('ready', () => say('Live: new messages and status changes appear here as they happen.'));
+  source.addEventListener('ready', () => say(status.dataset.liveText));
   source.addEventListener('message-update', (event) => {
     const update = JSON.parse(event.data);
     const thread = document.getElementById('thread');
@@ -74,6 +87,10 @@ function connect() {
   });
   source.addEventListener('cell-update', (event) => {
     document.getElementById('cell-state')?.replaceWith(element(JSON.parse(event.data).state));
+  });
+  source.addEventListener('cell-row', (event) => {
+    const list = document.getElementById('cells');
+    if (list) updateCells(list, JSON.parse(event.data));
   });
   source.addEventListener('resync', () => void resync());
   source.addEventListener('signed-out', () => {

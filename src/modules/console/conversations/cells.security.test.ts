@@ -164,6 +164,25 @@ describe('console cells: errors and security', () => {
     assert.equal(bad.statusCode, 400);
   });
 
+  it('refuses the cells list\'s live stream without a session (401) and with a bad position (400)', async () => {
+    const url = liveUrlOf((await getPage(t, '/console/cells', line.signIn)).body);
+    assert.equal((await t.app.inject({ method: 'GET', url })).statusCode, 401);
+    assert.equal((await t.app.inject({ method: 'GET', url, headers: { cookie: 'cg_console=cgs_forged' } })).statusCode, 401);
+    assert.equal((await t.app.inject({ method: 'GET', url: '/console/cells/live?after=x', headers: line.signIn.headers })).statusCode, 400);
+  });
+
+  it('never streams another organization\'s cells on the cells list', async () => {
+    const live = await LiveClient.ready(t, liveUrlOf((await getPage(t, '/console/cells', line.signIn)).body), line.signIn.headers);
+    // Their cell changes (a rename), then ours.
+    assert.equal((await t.app.inject({ method: 'PATCH', url: `/v1/cells/${other.cell.id}`, headers: other.org.headers, payload: { display_name: 'Theirs renamed' } })).statusCode, 200);
+    assert.equal((await t.app.inject({ method: 'PATCH', url: `/v1/cells/${line.cell.id}`, headers: line.org.headers, payload: { display_name: 'Ours renamed' } })).statusCode, 200);
+    await live.until(() => live.frames.some((f) => f.event === 'cell-row' && String(f.data.row).includes('Ours renamed')), 'our own rename');
+    const seen = JSON.stringify(live.frames);
+    assert.ok(!seen.includes('Theirs renamed') && !seen.includes(other.cell.id));
+    live.close();
+    assert.equal((await t.app.inject({ method: 'PATCH', url: `/v1/cells/${line.cell.id}`, headers: line.org.headers, payload: { display_name: 'Support line' } })).statusCode, 200);
+  });
+
   it('never streams another organization\'s events, nor another cell\'s', async () => {
     const second = await createCell(t, line.org.headers, 'Second line');
     const page = await getPage(t, `/console/cells/${line.cell.id}`, line.signIn);

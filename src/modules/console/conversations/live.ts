@@ -1,6 +1,7 @@
 // The live view of a cell: Server-Sent Events fed in-process by the events module's shared reader
 // (EventFeed; on PostgreSQL it hears every process through LISTEN/NOTIFY). A stream subscribes to
-// its organization only and passes on the events of its one cell, rendered by the caller.
+// its organization only and passes on the events of its one cell (or, for the cells list, the
+// cell events of every cell), rendered by the caller.
 //
 // No gaps: the page carries the outbox position it was rendered at (`after`), and each frame's
 // `id:` is the event's seq, which EventSource sends back as Last-Event-ID when it reconnects. A
@@ -18,7 +19,7 @@ import type { EventEnvelope, EventType } from '../../events/types.ts';
 
 /** What a cell's page shows changes with these. */
 export const LIVE_TYPES: readonly EventType[] = [
-  'message.sent', 'message.delivered', 'message.failed', 'message.received', 'cell.updated', 'cell.online', 'cell.offline', 'cell.deleted',
+  'message.sent', 'message.delivered', 'message.failed', 'message.received', 'cell.created', 'cell.updated', 'cell.online', 'cell.offline', 'cell.deleted',
 ];
 const LIVE = new Set<string>(LIVE_TYPES);
 const HEARTBEAT_MS = 25_000;
@@ -31,9 +32,11 @@ const MAX_BUFFERED_BYTES = 1024 * 1024;
 /** A frame for the page: an SSE event name and its JSON data; null when the event does not concern it. */
 export type LiveRender = (envelope: EventEnvelope) => { event: string; data: unknown } | null;
 
-/** The event concerns this cell: a message of the cell, or the cell itself. */
-export function concernsCell(envelope: EventEnvelope, cellId: string): boolean {
-  return envelope.type.startsWith('message.') ? envelope.data.cell_id === cellId : envelope.data.id === cellId;
+/** The event concerns this cell (a message of the cell, or the cell itself); with no cell, any cell's own event (the cells list). */
+export function concernsCell(envelope: EventEnvelope, cellId: string | null): boolean {
+  const message = envelope.type.startsWith('message.');
+  if (cellId === null) return !message;
+  return message ? envelope.data.cell_id === cellId : envelope.data.id === cellId;
 }
 
 /** `after`: the Last-Event-ID a reconnecting EventSource sends, else the page's; a seq or nothing. */
@@ -48,14 +51,14 @@ class LiveStream implements FeedSubscriber {
   readonly organizationId: string;
   readonly request: FastifyRequest;
   private readonly reply: FastifyReply;
-  private readonly cellId: string;
+  private readonly cellId: string | null;
   private readonly render: LiveRender;
   private readonly onClose: (stream: LiveStream) => void;
   private state: 'replaying' | 'live' | 'closed' = 'replaying';
   private lastSeq = 0;
   private readonly queued: StreamEvent[] = [];
 
-  constructor(options: { organizationId: string; cellId: string; request: FastifyRequest; reply: FastifyReply; render: LiveRender; onClose: (stream: LiveStream) => void }) {
+  constructor(options: { organizationId: string; cellId: string | null; request: FastifyRequest; reply: FastifyReply; render: LiveRender; onClose: (stream: LiveStream) => void }) {
     this.organizationId = options.organizationId;
     this.cellId = options.cellId;
     this.request = options.request;
@@ -150,7 +153,7 @@ export class ConsoleLive {
   }
 
   /** Takes over the response (checks are the caller's: session, cell ownership, `after`) and streams until either side closes. */
-  async open(request: FastifyRequest, reply: FastifyReply, options: { organizationId: string; cellId: string; after: number | null; render: LiveRender }): Promise<void> {
+  async open(request: FastifyRequest, reply: FastifyReply, options: { organizationId: string; cellId: string | null; after: number | null; render: LiveRender }): Promise<void> {
     const { events } = this.deps;
     // The end of the outbox as committed now; the shared reader may lag behind it by a wake.
     const committed = await events.latestSeq();

@@ -99,28 +99,36 @@ const crumbs = (items: { href?: string; text: string }[]) =>
  * What the page says about live updates: a plain reload before the script connects (or without
  * it). Older pages (a cursor) are not live: new messages belong on the first page.
  */
-const liveStatus = (liveUrl: string | null) =>
-  liveUrl ? `<p id="live-status" class="live-status small" role="status" data-live-url="${escape(liveUrl)}">Reload the page to see new messages.</p>` : '';
+const LIVE_TEXTS = {
+  messages: { offline: 'Reload the page to see new messages.', live: 'Live: new messages and status changes appear here as they happen.' },
+  cells: { offline: 'Reload the page to see phones come online or go offline.', live: 'Live: phones coming online or going offline, and new cells, appear here as they happen.' },
+};
+const liveStatus = (liveUrl: string | null, texts: { offline: string; live: string } = LIVE_TEXTS.messages) =>
+  liveUrl ? `<p id="live-status" class="live-status small" role="status" data-live-url="${escape(liveUrl)}" data-live-text="${escape(texts.live)}">${texts.offline}</p>` : '';
 
-export function cellsPage(context: SignedInContext, cells: CellView[], nextCursor: string | null): string {
-  const rows = cells.map((cell) => `<tr>
+/** A row of the cells list (replaced live when the cell changes, added when one is created). */
+export function cellRow(context: SignedInContext, cell: CellView): string {
+  return `<tr id="cell-row-${escape(cell.id)}">
 <th scope="row"><a href="${cellPath(context, cell.id)}">${escape(cell.display_name)}</a><br><span class="small mono">${escape(cell.id)}</span></th>
 <td>${cell.phone_number ? `<span class="mono">${escape(phone(cell.phone_number))}</span>` : 'None yet'}</td>
 <td>${presence(cell)}</td>
 <td>${cellStatus(cell)}</td>
-</tr>`).join('\n');
-  const table = cells.length === 0
-    ? `<p>No cells yet. Create one with the API: <code>POST /v1/cells {"display_name": "Support line"}</code>.</p>`
-    : `<table class="cells-table">
+</tr>`;
+}
+
+export function cellsPage(context: SignedInContext, view: { cells: CellView[]; nextCursor: string | null; liveUrl: string | null }): string {
+  const { cells, nextCursor } = view;
+  return layout({ ...context, current: 'cells', scripts: SCRIPTS }, 'Cells', `<div class="card wide">
+<h1>Cells</h1>
+${liveStatus(view.liveUrl, LIVE_TEXTS.cells)}
+<p id="cells-empty"${cells.length > 0 ? ' hidden' : ''}>No cells yet. Create one with the API: <code>POST /v1/cells {"display_name": "Support line"}</code>.</p>
+<table class="cells-table"${cells.length === 0 ? ' hidden' : ''}>
 <caption>The phone lines of ${escape(context.signedIn.organizationName)}. Open one to see its conversations and send a text.</caption>
 <thead><tr><th scope="col">Cell</th><th scope="col">Number</th><th scope="col">Phone</th><th scope="col">Status</th></tr></thead>
-<tbody>
-${rows}
+<tbody id="cells">
+${cells.map((cell) => cellRow(context, cell)).join('\n')}
 </tbody>
-</table>`;
-  return layout({ ...context, current: 'cells' }, 'Cells', `<div class="card wide">
-<h1>Cells</h1>
-${table}
+</table>
 ${nextCursor ? `<p class="after"><a href="${cellsPath(context)}?cursor=${encodeURIComponent(nextCursor)}">More cells</a></p>` : ''}
 </div>`);
 }

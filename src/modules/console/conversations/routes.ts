@@ -5,6 +5,7 @@
 //   POST /console/cells/:cell_id/messages                       send (to, body), 303 to the thread
 //   POST /console/cells/:cell_id/conversations/:participant/messages   reply (body)
 //   GET  /console/cells/:cell_id/live                           Server-Sent Events of the cell
+//   GET  /console/cells/live                                    Server-Sent Events of the cells list
 //   GET  /console/cells.js                                      the script (progressive enhancement)
 // Pages work without the script: a reload shows the current state. Reads and sends go through the
 // same services as the API, so what the console shows and refuses is what the API would.
@@ -22,7 +23,7 @@ import { messagePage } from '../pages.ts';
 import type { ConsoleSession } from '../service.ts';
 import { phone } from './format.ts';
 import { ConsoleLive, parseAfter, type LiveRender } from './live.ts';
-import { cellPage, cellPath, cellsPage, cellState, conversationItem, messageItem, participantOf, threadPath, threadPage } from './pages.ts';
+import { cellPage, cellPath, cellRow, cellsPage, cellState, conversationItem, messageItem, participantOf, threadPath, threadPage } from './pages.ts';
 import { hasError, readSendForm, refusedForm, textOf, type SendForm } from './send-form.ts';
 
 const SCRIPT = readFileSync(new URL('cells.js', import.meta.url), 'utf8');
@@ -60,6 +61,12 @@ function liveRender(context: SignedInContext): LiveRender {
     };
   };
 }
+
+/** What the cells list's live view sends for a cell event: the cell's row. */
+const listRender = (context: SignedInContext): LiveRender => (envelope) => {
+  const cell = envelope.data as CellView;
+  return { event: 'cell-row', data: { id: cell.id, row: cellRow(context, cell) } };
+};
 
 export function registerConversationPages(app: App, module: ConsoleModule): void {
   const { guard, dashboard } = module;
@@ -170,9 +177,14 @@ export function registerConversationPages(app: App, module: ConsoleModule): void
       const session = await guard.page(request, reply);
       if (!session) return reply;
       const context = contextOf(session, 'cells');
+      const cursor = textOf(request.query, 'cursor') || undefined;
       try {
-        const page = await cells.list(session.organizationId, undefined, { limit: PAGE, cursor: textOf(request.query, 'cursor') || undefined });
-        return sendPage(reply, 200, cellsPage(context, page.cells, page.next_cursor));
+        // The outbox's end first: the list's live stream replays whatever changes after it.
+        const after = await events.latestSeq();
+        const page = await cells.list(session.organizationId, undefined, { limit: PAGE, cursor });
+        // Only the first page is live: a new cell belongs at its top.
+        const liveUrl = cursor ? null : `${CONSOLE_PATH}/cells/live?after=${after}`;
+        return sendPage(reply, 200, cellsPage(context, { cells: page.cells, nextCursor: page.next_cursor, liveUrl }));
       } catch (error) {
         if (isCode(error, 'invalid_request')) return badLink(reply, context, `${context.path}/cells`);
         throw error;
@@ -204,14 +216,25 @@ export function registerConversationPages(app: App, module: ConsoleModule): void
       send(request, reply, participantParam(request)));
 
     // An EventSource cannot follow a sign-in redirect: without a session the answer is a plain 401.
-    scope.get(`${CONSOLE_PATH}/cells/:cell_id/live`, { config: PUBLIC, schema: HIDDEN }, async (request, reply) => {
-      const plain = (status: number, text: string) => reply.code(status).header('cache-control', 'no-store').type('text/plain; charset=utf-8').send(text);
+    const plain = (reply: FastifyReply, status: number, text: string) => reply.code(status).header('cache-control', 'no-store').type('text/plain; charset=utf-8').send(text);
+    const afterOf = (request: FastifyRequest) => parseAfter(request.headers['last-event-id'], (request.query as Record<string, unknown>).after);
+
+    scope.get(`${CONSOLE_PATH}/cells/live`, { config: PUBLIC, schema: HIDDEN }, async (request, reply) => {
       const session = await guard.session(request);
-      if (!session) return plain(401, 'Sign in to the console first.');
+      if (!session) return plain(reply, 401, 'Sign in to the console first.');
+      const after = afterOf(request);
+      if (after === 'invalid') return plain(reply, 400, 'after must be an event position from the page.');
+      await live.open(request, reply, { organizationId: session.organizationId, cellId: null, after, render: listRender(contextOf(session, 'cells')) });
+      return reply;
+    });
+
+    scope.get(`${CONSOLE_PATH}/cells/:cell_id/live`, { config: PUBLIC, schema: HIDDEN }, async (request, reply) => {
+      const session = await guard.session(request);
+      if (!session) return plain(reply, 401, 'Sign in to the console first.');
       const opened = await openCell(session, (request.params as CellParams).cell_id);
-      if (!opened) return plain(404, 'No such cell.');
-      const after = parseAfter(request.headers['last-event-id'], (request.query as Record<string, unknown>).after);
-      if (after === 'invalid') return plain(400, 'after must be an event position from the page.');
+      if (!opened) return plain(reply, 404, 'No such cell.');
+      const after = afterOf(request);
+      if (after === 'invalid') return plain(reply, 400, 'after must be an event position from the page.');
       await live.open(request, reply, { organizationId: session.organizationId, cellId: opened.cell.id, after, render: liveRender(contextOf(session, 'cells')) });
       return reply;
     });
