@@ -22,14 +22,26 @@ export function consoleHttp(consoleUrl: string, baseUrl: string): ConsoleHttp {
   return { secure: new URL(consoleUrl).protocol === 'https:', origins: new Set([new URL(consoleUrl).origin, new URL(baseUrl).origin]) };
 }
 
-export function readSessionCookie(request: FastifyRequest): string | undefined {
+/** A cookie of the request by name (the console sets only URL-safe values). */
+export function readCookie(request: FastifyRequest, name: string): string | undefined {
   const header = request.headers.cookie;
   if (!header) return undefined;
   for (const part of header.split(';')) {
     const index = part.indexOf('=');
-    if (index > 0 && part.slice(0, index).trim() === COOKIE_NAME) return part.slice(index + 1).trim();
+    if (index > 0 && part.slice(0, index).trim() === name) return part.slice(index + 1).trim();
   }
   return undefined;
+}
+
+export const readSessionCookie = (request: FastifyRequest) => readCookie(request, COOKIE_NAME);
+
+/**
+ * A value for the next page only (Post/Redirect/Get): set on the 303 that answers a form, read
+ * and cleared by the page it leads to, so a reload never posts the form again. HttpOnly, on that
+ * page's path only, SameSite=Strict, for at most five minutes. `value: null` clears it.
+ */
+export function flashCookie(http: ConsoleHttp, name: string, path: string, value: string | null): string {
+  return `${name}=${value ?? ''}; Path=${path}; Max-Age=${value === null ? 0 : 300}; HttpOnly; SameSite=Strict${http.secure ? '; Secure' : ''}`;
 }
 
 /** One cookie per path it must reach (a cookie has a single Path). Max-Age only: the browser's clock decides. */

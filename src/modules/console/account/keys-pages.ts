@@ -1,5 +1,5 @@
 // The API keys section: the organization's active keys, the create form (the new key is shown
-// once, on the page answering the post) and the confirmation page of a revoke.
+// once, on the page its post redirects to) and the confirmation page of a revoke.
 import type { keyView } from '../../organizations/service.ts';
 import type { SignedInContext } from '../guard.ts';
 import { escape, field } from '../layout.ts';

@@ -1,9 +1,11 @@
 // /console/keys: list, create and revoke API keys through the OrganizationsService behind
-// /v1/auth/keys. A new key is answered once, on the page of the post (no-store), never again.
-import type { FastifyReply } from 'fastify';
+// /v1/auth/keys. A new key is shown once: the post answers 303 with it in a flash cookie that the
+// list page reads and clears (no-store), so neither a reload nor the back button creates or
+// shows it again.
+import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { App } from '../../../http/types.ts';
 import { contextOf, redirect } from '../guard.ts';
-import { CONSOLE_PATH, sendPage } from '../http.ts';
+import { CONSOLE_PATH, flashCookie, readCookie, sendPage } from '../http.ts';
 import type { ConsoleModule } from '../module.ts';
 import type { ConsoleSession } from '../service.ts';
 import { KEY_NAME_MAX, keysPage, revokeKeyPage } from './keys-pages.ts';
@@ -11,9 +13,26 @@ import { HIDDEN, noticeOf, orPage, param, PUBLIC, text, withNotice } from './sha
 
 const NOTICES = { revoked: 'Key revoked. Requests with it are refused from now on.' };
 const BACK = { href: `${CONSOLE_PATH}/keys`, text: 'Back to API keys' };
+const KEYS_PATH = `${CONSOLE_PATH}/keys`;
+const NEW_KEY_COOKIE = 'cg_console_new_key';
+
+type NewKey = { organizationId: string; name: string; secret: string };
+
+/** The new key the flash cookie carries, if it is this organization's. */
+function newKeyOf(request: FastifyRequest, organizationId: string): { name: string; secret: string } | undefined {
+  const value = readCookie(request, NEW_KEY_COOKIE);
+  if (!value) return undefined;
+  try {
+    const parsed = JSON.parse(Buffer.from(value, 'base64url').toString('utf8')) as Partial<NewKey>;
+    if (parsed.organizationId !== organizationId || typeof parsed.name !== 'string' || typeof parsed.secret !== 'string') return undefined;
+    return { name: parsed.name, secret: parsed.secret };
+  } catch {
+    return undefined;
+  }
+}
 
 export function registerKeyPages(scope: App, module: ConsoleModule): void {
-  const { guard } = module;
+  const { guard, http } = module;
   const { organizations } = module.dashboard;
 
   async function sendKeys(reply: FastifyReply, session: ConsoleSession, status: number, options: { cursor?: string; notice?: string; form?: { name?: string; error?: string }; created?: { name: string; secret: string } }) {
@@ -26,7 +45,9 @@ export function registerKeyPages(scope: App, module: ConsoleModule): void {
   scope.get(`${CONSOLE_PATH}/keys`, { config: PUBLIC, schema: HIDDEN }, async (request, reply) => {
     const session = await guard.page(request, reply);
     if (!session) return reply;
-    return sendKeys(reply, session, 200, { cursor: text(request.query, 'cursor') || undefined, notice: noticeOf(request.query, NOTICES) });
+    const created = newKeyOf(request, session.organizationId);
+    if (readCookie(request, NEW_KEY_COOKIE) !== undefined) reply.header('set-cookie', flashCookie(http, NEW_KEY_COOKIE, KEYS_PATH, null));
+    return sendKeys(reply, session, 200, { cursor: text(request.query, 'cursor') || undefined, notice: noticeOf(request.query, NOTICES), created });
   });
 
   scope.post(`${CONSOLE_PATH}/keys`, { config: PUBLIC, schema: HIDDEN }, async (request, reply) => {
@@ -37,7 +58,9 @@ export function registerKeyPages(scope: App, module: ConsoleModule): void {
     const error = name === '' ? 'Enter a name for the key.' : name.length > KEY_NAME_MAX ? `The name is too long (at most ${KEY_NAME_MAX} characters).` : undefined;
     if (error) return sendKeys(reply, session, 400, { form: { name, error } });
     const created = await organizations.createKey(session.organizationId, name);
-    return sendKeys(reply, session, 201, { created: { name, secret: created.api_key } });
+    const flash: NewKey = { organizationId: session.organizationId, name, secret: created.api_key };
+    reply.header('set-cookie', flashCookie(http, NEW_KEY_COOKIE, KEYS_PATH, Buffer.from(JSON.stringify(flash)).toString('base64url')));
+    return redirect(reply, KEYS_PATH);
   });
 
   scope.get(`${CONSOLE_PATH}/keys/:key_id/revoke`, { config: PUBLIC, schema: HIDDEN }, async (request, reply) => {

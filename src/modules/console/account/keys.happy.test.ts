@@ -1,6 +1,7 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { bearer, startApp, type TestApp } from '../../../../test/harness.ts';
+import { setCookies } from '../test-support.ts';
 import { page, post, signedInOrganization, type SignedInOrg } from './test-support.ts';
 
 describe('console API keys', () => {
@@ -13,6 +14,17 @@ describe('console API keys', () => {
   after(() => t.close());
 
   const apiWith = (key: string, url = '/v1/auth/whoami') => t.app.inject({ url, headers: bearer(key) });
+
+  /** Posts the create form and follows its 303 with the flash cookie it sets, as a browser does. */
+  async function create(name: string) {
+    const posted = await post(t, org, '/console/keys', { name });
+    assert.equal(posted.statusCode, 303, posted.body);
+    assert.equal(posted.headers.location, '/console/keys');
+    const flash = setCookies(posted)[0];
+    assert.match(flash, /^cg_console_new_key=[A-Za-z0-9_-]+; Path=\/console\/keys; Max-Age=300; HttpOnly; SameSite=Strict$/);
+    const shown = await t.app.inject({ url: '/console/keys', headers: { cookie: `${org.session.cookie}; ${flash.split(';')[0]}` } });
+    return { posted, flash, shown };
+  }
 
   it('lists the organization\'s keys with name, prefix, creation and last use', async () => {
     const response = await page(t, org, '/console/keys');
@@ -28,9 +40,11 @@ describe('console API keys', () => {
   });
 
   it('creates a key shown once, on the answer to the post; it works against the API and is never shown again', async () => {
-    const created = await post(t, org, '/console/keys', { name: ' production ' });
-    assert.equal(created.statusCode, 201, created.body);
+    const { posted, flash, shown: created } = await create(' production ');
+    assert.ok(!posted.body.includes('cg_live_'), 'the redirect carries no key in its body');
+    assert.equal(created.statusCode, 200, created.body);
     assert.equal(created.headers['cache-control'], 'no-store');
+    assert.match(String(setCookies(created)[0]), /^cg_console_new_key=; Path=\/console\/keys; Max-Age=0;/, 'the page clears the flash');
     const key = created.body.match(/<input id="new-key" class="secret mono" type="text" value="(cg_live_[A-Za-z0-9]{32})" readonly/)?.[1];
     assert.ok(key, 'the new key is on the page');
     assert.match(created.body, /<div class="notice ok" role="status"><h2 id="new-key-heading">Key created: production<\/h2><p><strong>Copy it now: it will not be shown again\.<\/strong>/);
@@ -43,13 +57,20 @@ describe('console API keys', () => {
 
     const reload = await page(t, org, '/console/keys');
     assert.ok(!reload.body.includes(key), 'not shown on reload');
+    // The flash of another organization (a second sign-in in the same browser) is not shown.
+    const other = await signedInOrganization(t);
+    const elsewhere = await t.app.inject({ url: '/console/keys', headers: { cookie: `${other.session.cookie}; ${flash.split(';')[0]}` } });
+    assert.ok(!elsewhere.body.includes(key), 'another organization never sees it');
+    const garbled = await t.app.inject({ url: '/console/keys', headers: { cookie: `${org.session.cookie}; cg_console_new_key=not-json` } });
+    assert.equal(garbled.statusCode, 200);
+    assert.doesNotMatch(garbled.body, /Copy it now/);
     assert.doesNotMatch(reload.body, /Copy it now/);
     assert.match(reload.body, /<td><strong>production<\/strong><\/td>/);
     assert.match(reload.body, new RegExp(`<td class="mono">${key.slice(0, 12)}…</td>`));
   });
 
   it('revokes a key after a confirmation page: the API answers 401 with it', async () => {
-    const key = (await post(t, org, '/console/keys', { name: 'old-agent' })).body.match(/value="(cg_live_[A-Za-z0-9]{32})"/)?.[1] as string;
+    const key = (await create('old-agent')).shown.body.match(/value="(cg_live_[A-Za-z0-9]{32})"/)?.[1] as string;
     const list = (await page(t, org, '/console/keys')).body;
     const confirm = list.match(/<a class="button danger small-button" href="(\/console\/keys\/key_[^"]+\/revoke)" aria-label="Revoke the key old-agent \(cg_live_\w{4}…\)">Revoke…<\/a>/)?.[1];
     assert.ok(confirm, list);
