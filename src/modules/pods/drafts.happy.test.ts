@@ -91,6 +91,16 @@ describe('drafts', () => {
     assert.equal(message.cell_id, cells[2].cell.id);
   });
 
+  it('sends a pod draft from the cell with the latest conversation when the recipient talks to several', async () => {
+    const { org, lines: cells, pod } = await podWithLines(t, 3);
+    await queued(t, cells[0], { to: '+14155550161', body: 'First cell' });
+    t.clock.advance(1000);
+    await queued(t, cells[2], { to: '+14155550161', body: 'Latest cell' });
+    const draft = await ok(t, org, 'POST', `/v1/pods/${pod.id}/drafts`, { client_id: clientId(), to: '+14155550161', body: 'Follow-up' }, 201);
+    const message = await ok(t, org, 'POST', `/v1/pods/${pod.id}/drafts/${draft.id}/send`, undefined, 202);
+    assert.equal(message.cell_id, cells[2].cell.id);
+  });
+
   it('rotates pod drafts to new recipients over the active cells', async () => {
     const { org, lines: cells, pod } = await podWithLines(t, 3);
     const used: string[] = [];
