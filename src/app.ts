@@ -98,7 +98,7 @@ export async function buildApp(deps: AppDeps) {
   const metrics = metricsModule.build({ db, clock, stream: eventing.stream, metricsToken: config.metricsToken });
   const consoling = consoleModule.build({
     db, clock, mailer, log: app.log, oauth, consoleUrl: config.consoleUrl, baseUrl: config.baseUrl,
-    dashboard: { cells, messaging, eventing, webhooking, organizations, billing },
+    dashboard: { cells, messaging, eventing, webhooking, organizations, billing, idempotency },
   });
 
   // Hooks between modules, each run inside the transaction of the change that triggers it.

@@ -216,3 +216,13 @@ export const notFound = (what = 'resource') => new ApiError('not_found', `No suc
 
 export const invalidField = (field: string, code: string, message: string) =>
   new ApiError('invalid_request', message, { errors: [{ field, code, message }] });
+
+/** An error as data without HTTP (the problem+json body's code, message, fields and extensions): MCP tool errors, kept idempotent outcomes. */
+export function errorOf(error: ApiError) {
+  return {
+    code: error.code,
+    message: error.message,
+    ...(error.errors ? { errors: error.errors } : {}),
+    ...(error.extensions ?? {}),
+  };
+}

@@ -5,6 +5,7 @@
 import type { FastifyBaseLogger } from 'fastify';
 import type { Kysely } from 'kysely';
 import type { DB } from '../../db/schema.ts';
+import type { IdempotencyStore } from '../../http/idempotency.ts';
 import type { App } from '../../http/types.ts';
 import type { Clock } from '../../lib/clock.ts';
 import type { Mailer } from '../../lib/mailer.ts';
@@ -32,6 +33,8 @@ export interface DashboardServices {
   webhooking: WebhooksModule;
   organizations: OrganizationsService;
   billing: BillingModule;
+  /** The send form's keys (a double submit sends once), in the API's idempotency store. */
+  idempotency: IdempotencyStore;
 }
 
 export interface ConsoleModule {

@@ -1,20 +1,10 @@
 // Tool results: structured content with a short text, and service errors (ApiError) as tool
 // errors that carry the machine code, the fields and, on 402, the PaymentDetails.
 import type { CallToolResult } from '@modelcontextprotocol/server';
-import { ApiError } from '../../lib/errors.ts';
+import { ApiError, errorOf } from '../../lib/errors.ts';
 
 export function ok(structured: Record<string, unknown>, text: string): CallToolResult {
   return { content: [{ type: 'text', text }], structuredContent: structured };
-}
-
-/** The `error` member of a failed tool's structuredContent (the problem+json body without HTTP). */
-export function errorOf(error: ApiError) {
-  return {
-    code: error.code,
-    message: error.message,
-    ...(error.errors ? { errors: error.errors } : {}),
-    ...(error.extensions ?? {}),
-  };
 }
 
 export function toolError(error: ApiError): CallToolResult {

@@ -3,6 +3,7 @@
 import { McpServer, type CallToolResult, type ToolAnnotations } from '@modelcontextprotocol/server';
 import * as z from 'zod/v4';
 import type { IdempotencyStore } from '../../http/idempotency.ts';
+import { idempotentSend, type IdempotentRoute } from '../../http/idempotent-send.ts';
 import type { AgentPrincipal } from '../../http/types.ts';
 import type { Clock } from '../../lib/clock.ts';
 import { ApiError } from '../../lib/errors.ts';
@@ -13,7 +14,6 @@ import { FINAL_STATUSES } from '../messages/lifecycle.ts';
 import type { MessagesService } from '../messages/service.ts';
 import type { MessageView } from '../messages/views.ts';
 import type { AgentStatusService } from '../status/service.ts';
-import { idempotentSend } from './idempotent-send.ts';
 import { asToolError, ok, storedError } from './results.ts';
 import * as s from './schemas.ts';
 import { MCP_SCOPES } from './scopes.ts';
@@ -33,6 +33,13 @@ export interface ToolDeps {
   endpointUrl: string;
 }
 
+
+/** send_message's keys: never the REST route's. */
+const SEND_ROUTE: IdempotentRoute = {
+  route: 'mcp:send_message',
+  inProgress: 'A send_message with this idempotency_key is still being processed; retry shortly.',
+  reused: 'This idempotency_key was used with different arguments in the last 24 hours.',
+};
 
 const READ: ToolAnnotations = { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false };
 const LIST_PAGE = 200;
@@ -203,7 +210,7 @@ export function mcpServer(deps: ToolDeps, agent: AgentPrincipal): McpServer {
     run: async ({ idempotency_key, ...args }) => {
       // Normalised first, so "+1 415 555 0123" and "+14155550123" are the same arguments.
       const input = { ...args, to: requirePhone('to', args.to) };
-      const outcome = await idempotentSend(deps.idempotency, org, idempotency_key, input, (record) =>
+      const outcome = await idempotentSend(deps.idempotency, SEND_ROUTE, org, idempotency_key, input, (record) =>
         deps.messages.send(org, input.cell_id, input, { record }));
       if ('error' in outcome) return storedError(outcome.error);
       const { message } = outcome;

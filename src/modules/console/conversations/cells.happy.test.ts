@@ -98,6 +98,30 @@ describe('console cells and conversations', () => {
     assert.equal(replied.body, 'And a reply');
   });
 
+  it('sends a form submitted twice once: its send_id is an idempotency key; other text under it is refused', async () => {
+    const line = await consoleLine(t);
+    const page = await getPage(t, `/console/cells/${line.cell.id}`, line.signIn);
+    const sendId = page.body.match(/<input type="hidden" name="send_id" value="([A-Za-z0-9]{22})">/)?.[1];
+    assert.ok(sendId, 'the form carries a send_id');
+    const again = await getPage(t, `/console/cells/${line.cell.id}`, line.signIn);
+    assert.ok(!again.body.includes(sendId), 'each render mints its own');
+
+    const fields = { to: PARTICIPANT, body: 'Only once, please', send_id: sendId };
+    const first = await postSend(t, line, fields);
+    const second = await postSend(t, line, fields);
+    assert.equal(first.statusCode, 303, first.body);
+    assert.equal(second.statusCode, 303, second.body);
+    assert.equal(second.headers.location, first.headers.location, 'the same message');
+    assert.equal((await apiMessages(t, line, '?direction=outbound')).filter((m) => m.body === 'Only once, please').length, 1);
+
+    const edited = await postSend(t, line, { ...fields, body: 'Something else' });
+    assert.equal(edited.statusCode, 409);
+    assert.match(edited.body, /This form was already sent with other text/);
+    assert.match(edited.body, /Something else<\/textarea>/, 'what was typed is kept');
+    assert.ok(!edited.body.includes(sendId), 'the form comes back with a new send_id');
+    assert.equal((await apiMessages(t, line, '?direction=outbound')).filter((m) => m.body === 'Something else').length, 0);
+  });
+
   it('accepts 1600 characters of any script (the form-encoded body is larger than 8 KiB)', async () => {
     const line = await consoleLine(t);
     const body = 'ж'.repeat(1600);

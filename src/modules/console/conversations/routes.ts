@@ -12,7 +12,8 @@
 import { readFileSync } from 'node:fs';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { App } from '../../../http/types.ts';
-import { ApiError } from '../../../lib/errors.ts';
+import { idempotentSend, type IdempotentRoute } from '../../../http/idempotent-send.ts';
+import { ApiError, type ErrorCode } from '../../../lib/errors.ts';
 import { normalizePhone } from '../../../lib/phone.ts';
 import type { CellView } from '../../cells/service.ts';
 import type { MessageView } from '../../messages/views.ts';
@@ -24,7 +25,7 @@ import type { ConsoleSession } from '../service.ts';
 import { phone } from './format.ts';
 import { ConsoleLive, parseAfter, type LiveRender } from './live.ts';
 import { cellPage, cellPath, cellRow, cellsPage, cellState, conversationItem, messageItem, participantOf, threadPath, threadPage } from './pages.ts';
-import { hasError, readSendForm, refusedForm, textOf, type SendForm } from './send-form.ts';
+import { hasError, readSendForm, refusedForm, sendIdOf, textOf, type SendForm } from './send-form.ts';
 
 const SCRIPT = readFileSync(new URL('cells.js', import.meta.url), 'utf8');
 const PAGE = 50;
@@ -33,6 +34,13 @@ const HIDDEN = { hide: true };
 // A 1600-character text of 3-byte characters is 14,400 bytes once form-encoded; the console's
 // parser allows 8 KiB by default.
 const SEND_BODY_LIMIT = 32 * 1024;
+
+/** The send form's keys, apart from the API's and MCP's. */
+const CONSOLE_SEND: IdempotentRoute = {
+  route: 'console:send',
+  inProgress: 'This form is still being sent.',
+  reused: 'This form was already sent with other text.',
+};
 
 type CellParams = { cell_id: string };
 type ThreadParams = CellParams & { participant: string };
@@ -154,7 +162,7 @@ export function registerConversationPages(app: App, module: ConsoleModule): void
     if (hasError(form)) return again(form);
     let sent: MessageView;
     try {
-      sent = await messages.send(session.organizationId, cell.id, { to, body });
+      sent = await sendOnce(session.organizationId, cell.id, { to, body }, sendIdOf(request.body));
     } catch (error) {
       if (isCode(error, 'not_found')) return cellNotFound(reply, context);
       const refused = refusedForm(error, { to, body }, fixedTo === undefined);
@@ -162,6 +170,19 @@ export function registerConversationPages(app: App, module: ConsoleModule): void
       throw error;
     }
     return redirect(reply, `${threadPath(context, cell.id, sent.to)}#message-${sent.id}`);
+  }
+
+  /**
+   * Sends through MessagesService; with the form's send_id, under that key (as the API's
+   * Idempotency-Key): a second submit of the same form answers the first's message, or its
+   * refusal, and sends nothing.
+   */
+  async function sendOnce(organizationId: string, cellId: string, input: { to: string; body: string }, sendId: string | undefined): Promise<MessageView> {
+    if (!sendId) return messages.send(organizationId, cellId, input);
+    const outcome = await idempotentSend(dashboard.idempotency, CONSOLE_SEND, organizationId, sendId, { cell_id: cellId, ...input }, (record) =>
+      messages.send(organizationId, cellId, input, { record }));
+    if ('error' in outcome) throw new ApiError(outcome.error.code as ErrorCode, outcome.error.message);
+    return outcome.message;
   }
 
   /** The thread's participant from its address (E.164, however it was written), or null. */

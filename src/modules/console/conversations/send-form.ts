@@ -2,6 +2,7 @@
 // service's refusals turned into words next to the field they concern. The send itself goes
 // through MessagesService.send, as the API's does, so billing, opt-outs and cell state apply.
 import { ApiError } from '../../../lib/errors.ts';
+import { randomBase62 } from '../../../lib/secrets.ts';
 import { normalizePhone } from '../../../lib/phone.ts';
 import type { SignedInContext } from '../guard.ts';
 import { escape, field, hidden } from '../layout.ts';
@@ -21,6 +22,13 @@ export interface SendForm {
   /** The HTTP status of a page showing these errors. */
   status?: number;
 }
+
+/** The key a rendered form sends with (a new one each render): a double submit of it sends once. */
+const SEND_ID = /^[A-Za-z0-9]{22}$/;
+export const sendIdOf = (fields: unknown): string | undefined => {
+  const value = textOf(fields, 'send_id');
+  return SEND_ID.test(value) ? value : undefined;
+};
 
 export const hasError = (form: SendForm) => Boolean(form.notice || (form.errors && Object.keys(form.errors).length > 0));
 
@@ -62,6 +70,10 @@ export function refusedForm(error: unknown, typed: { to: string; body: string },
       return toShown ? { ...form, errors: { to: error.message } } : { ...form, notice: error.message };
     case 'cell_not_active':
       return { ...form, notice: `This cell cannot send now: ${error.message}` };
+    case 'idempotency_key_reused':
+      return { ...form, status: 409, notice: 'This form was already sent with other text (the thread shows what went out). Send again from this new form if you meant to.' };
+    case 'idempotency_request_in_progress':
+      return { ...form, status: 409, notice: 'This form is still being sent. Check the thread in a moment.' };
     default:
       return null;
   }
@@ -91,6 +103,7 @@ export function sendForm(context: SignedInContext, options: { action: string; fo
   const label = options.to === undefined ? 'Message' : `Message to ${phone(options.to)}`;
   return `${notice}<form method="post" action="${escape(options.action)}" class="send-form" novalidate>
 ${hidden('csrf_token', context.signedIn.csrfToken)}
+${hidden('send_id', randomBase62(22))}
 ${to}
 ${textArea({ id: 'body', label, value: form.body, hint: `Up to ${MAX_BODY} characters. Long texts go out, and are billed, as several SMS parts.`, error: errors.body })}
 <button type="submit" class="primary">Send</button>
