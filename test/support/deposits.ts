@@ -2,9 +2,12 @@
 import { createHmac } from 'node:crypto';
 import type { TestApp } from '../harness.ts';
 import { BASE_PAY_TO } from './billing.ts';
+import { baseKey } from './wallets.ts';
 
 export const SECRET = 'deposit-secret-0123456789abcdef';
-export const WALLET = '0x70997970C51812dc3A010C7d01b50e0d17dc79C8';
+/** The default sender: a real key, so a test can prove control of it (test/support/wallets.ts). */
+export const WALLET_KEY = baseKey();
+export const WALLET = WALLET_KEY.address;
 export const STRANGER = '0x3C44CdDdB6a900fa2b585dd299e03d12FA4293BC';
 
 let counter = 0;

@@ -1,13 +1,16 @@
 // A local x402 facilitator (the network boundary of the x402 rail): /verify and /settle really
 // check the EIP-3009 TransferWithAuthorization that an x402 client signed (EIP-712 signature of
 // the payer, recipient, amount, validity window, nonce not used before); settling "executes" the
-// transfer by recording its nonce. Faults on demand: invalid, failing settlement, hanging.
-import { createHash } from 'node:crypto';
+// transfer by recording its nonce. Faults on demand: invalid, failing settlement, hanging, and
+// `settles_anything`: a careless facilitator that verifies and settles whatever it is sent (any
+// network, a used nonce, a Solana transaction it does not look into), for the service's own
+// once-only rule to be tested alone.
+import { createHash, generateKeyPairSync, randomBytes, sign, type KeyObject } from 'node:crypto';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { getAddress, verifyTypedData, type Hex } from 'viem';
 
-type Mode = 'ok' | 'settle_fails' | 'hang';
+type Mode = 'ok' | 'settle_fails' | 'hang' | 'settles_anything';
 
 interface Authorization {
   from: Hex;
@@ -76,6 +79,11 @@ export async function startFacilitator(): Promise<FacilitatorDouble> {
     if (double.mode === 'hang') return; // never answers: the client's timeout must act
     const json = (status: number, value: unknown) => response.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify(value));
     if (path === '/supported') return json(200, { kinds: [{ x402Version: 2, scheme: 'exact', network: 'eip155:8453' }], extensions: [], signers: {} });
+    if (double.mode === 'settles_anything') {
+      const payer = body.paymentPayload?.payload?.authorization?.from ?? 'solana-payer';
+      if (path === '/verify') return json(200, { isValid: true, payer });
+      if (path === '/settle') return json(200, { success: true, payer, transaction: `tx-${createHash('sha256').update(text).digest('hex')}`, network: body.paymentRequirements?.network });
+    }
     const verdict = await check(body, double.settled);
     if (path === '/verify') return json(200, verdict);
     if (path === '/settle') {
@@ -97,4 +105,18 @@ export async function startFacilitator(): Promise<FacilitatorDouble> {
       server.close(() => resolve());
     }),
   });
+}
+
+/**
+ * A serialized Solana transaction as an x402 SVM client sends it: the fee payer's slot empty (the
+ * facilitator signs it), the payer's ed25519 signature over the message (a fresh blockhash each).
+ */
+export function solanaTransaction(): { transaction: string; message: Buffer; payerSignature: Buffer } {
+  const payer = generateKeyPairSync('ed25519');
+  const raw = (key: KeyObject) => key.export({ format: 'der', type: 'spki' }).subarray(-32);
+  const feePayer = raw(generateKeyPairSync('ed25519').publicKey);
+  // Legacy message: header (2 signers, 0 read-only signed, 1 read-only unsigned), 3 keys, blockhash, no instructions.
+  const message = Buffer.concat([Buffer.from([2, 0, 1, 3]), feePayer, raw(payer.publicKey), randomBytes(32), randomBytes(32), Buffer.from([0])]);
+  const payerSignature = sign(null, message, payer.privateKey);
+  return { transaction: Buffer.concat([Buffer.from([2]), Buffer.alloc(64), payerSignature, message]).toString('base64'), message, payerSignature };
 }

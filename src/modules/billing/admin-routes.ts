@@ -6,8 +6,9 @@ import { Type } from 'typebox';
 import { PaginationQuery } from '../../http/pagination.ts';
 import { Body, Described, IdParam } from '../../http/schemas.ts';
 import type { App } from '../../http/types.ts';
+import { BILLING_STATES } from './lifecycle.ts';
 import { AdminOrganization, AdminOrganizationList } from './schemas.ts';
-import type { BillingService } from './service.ts';
+import type { BillingOperator } from './operator.ts';
 
 const TAGS = ['Admin'];
 const Reason = Type.String({ minLength: 1, maxLength: 500, description: 'Why; kept with the action and the admin token id.' });
@@ -18,7 +19,7 @@ function tokenId(request: FastifyRequest): string {
   return request.admin.tokenId;
 }
 
-export function registerBillingAdminRoutes(app: App, billing: BillingService): void {
+export function registerBillingAdminRoutes(app: App, operator: BillingOperator): void {
   app.get('/v1/admin/organizations', {
     config: { auth: 'admin' },
     schema: {
@@ -27,12 +28,12 @@ export function registerBillingAdminRoutes(app: App, billing: BillingService): v
       summary: 'List organizations with their billing state',
       querystring: Type.Object({
         ...PaginationQuery,
-        state: Type.Optional(Type.Enum(['inactive', 'active', 'past_due', 'suspended'])),
+        state: Type.Optional(Type.Enum([...BILLING_STATES])),
         email: Type.Optional(Type.String({ minLength: 1, maxLength: 254 })),
       }),
       response: { 200: Described(AdminOrganizationList, 'A page of organizations, newest first.') },
     },
-  }, async (request) => billing.listOrganizations({ state: request.query.state, email: request.query.email }, request.query));
+  }, async (request) => operator.listOrganizations({ state: request.query.state, email: request.query.email }, request.query));
 
   app.get('/v1/admin/organizations/:id', {
     config: { auth: 'admin' },
@@ -43,7 +44,7 @@ export function registerBillingAdminRoutes(app: App, billing: BillingService): v
       params: OrgParams,
       response: { 200: Described(AdminOrganization, 'The organization.') },
     },
-  }, async (request) => billing.organization(request.params.id));
+  }, async (request) => operator.organization(request.params.id));
 
   app.post('/v1/admin/organizations/:id/suspend', {
     config: { auth: 'admin', errors: ['conflict'] },
@@ -55,7 +56,7 @@ export function registerBillingAdminRoutes(app: App, billing: BillingService): v
       body: Body({ reason: Reason }),
       response: { 200: Described(AdminOrganization, 'The suspended organization.') },
     },
-  }, async (request) => billing.suspend(request.params.id, request.body.reason, tokenId(request)));
+  }, async (request) => operator.suspend(request.params.id, request.body.reason, tokenId(request)));
 
   app.post('/v1/admin/organizations/:id/reinstate', {
     config: { auth: 'admin', errors: ['conflict'] },
@@ -68,7 +69,7 @@ export function registerBillingAdminRoutes(app: App, billing: BillingService): v
       body: Body({ reason: Reason }),
       response: { 200: Described(AdminOrganization, 'The reinstated organization.') },
     },
-  }, async (request) => billing.reinstate(request.params.id, request.body.reason, tokenId(request)));
+  }, async (request) => operator.reinstate(request.params.id, request.body.reason, tokenId(request)));
 
   app.post('/v1/admin/organizations/:id/credits', {
     config: { auth: 'admin' },
@@ -83,7 +84,7 @@ export function registerBillingAdminRoutes(app: App, billing: BillingService): v
       }),
       response: { 200: Described(AdminOrganization, 'The organization with its new balance.') },
     },
-  }, async (request) => billing.credit(request.params.id, request.body.amount_usd, request.body.reason, tokenId(request)));
+  }, async (request) => operator.credit(request.params.id, request.body.amount_usd, request.body.reason, tokenId(request)));
 
   app.post('/v1/admin/organizations/:id/grant', {
     config: { auth: 'admin' },
@@ -100,5 +101,5 @@ export function registerBillingAdminRoutes(app: App, billing: BillingService): v
       }),
       response: { 200: Described(AdminOrganization, 'The organization, active at the tier.') },
     },
-  }, async (request) => billing.grant(request.params.id, request.body.tier, request.body.months, request.body.reason, tokenId(request)));
+  }, async (request) => operator.grant(request.params.id, request.body.tier, request.body.months, request.body.reason, tokenId(request)));
 }

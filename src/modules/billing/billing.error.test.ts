@@ -2,6 +2,7 @@ import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { verifiedOrganization, activeOrganization, expectProblem, startApp, type TestApp } from '../../../test/harness.ts';
 import { BASE_PAY_TO } from '../../../test/support/billing.ts';
+import { baseKey, verifiedWallet } from '../../../test/support/wallets.ts';
 import { createCell } from '../../../test/support/cells.ts';
 
 type Org = Awaited<ReturnType<typeof verifiedOrganization>>;
@@ -89,9 +90,13 @@ describe('payer wallets with bad input', () => {
     });
   }
 
-  it('answers 409 wallet_already_registered when another organization has the wallet, whatever its case', async () => {
-    assert.equal((await register({ network: 'base', address: BASE_PAY_TO }, other.headers)).statusCode, 201);
-    expectProblem(await register({ network: 'base', address: BASE_PAY_TO.toLowerCase() }), 409, 'wallet_already_registered');
+  it('answers 409 wallet_already_registered when another organization has verified the wallet, whatever its case', async () => {
+    const key = baseKey();
+    assert.equal((await register({ network: 'base', address: key.address }, other.headers)).statusCode, 201);
+    // An unverified claim blocks nobody.
+    assert.equal((await register({ network: 'base', address: key.address.toLowerCase() })).statusCode, 201);
+    await verifiedWallet(t, other.headers, key);
+    expectProblem(await register({ network: 'base', address: key.address.toLowerCase() }), 409, 'wallet_already_registered');
   });
 
   it('answers 404 when removing an unknown wallet', async () => {

@@ -200,6 +200,7 @@ describe('payer wallets', () => {
       address: '0x5aAeb6053F3E94C9b9A09f33669435E7Ef1BeAed',
       label: 'treasury',
       created_at: t.clock.now().toISOString(),
+      verification: { status: 'unverified', message: wallet.verification.message },
     });
     const list = (await t.app.inject({ method: 'GET', url: '/v1/billing/x402/wallets', headers: org.headers })).json();
     assert.deepEqual(list.wallets, [wallet]);

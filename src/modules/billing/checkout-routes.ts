@@ -1,14 +1,16 @@
 // The card checkout: POST /v1/billing/checkout (agent), and the built-in local processor's page
 // (public, reached through the checkout URL, not part of the API document).
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import type { FastifyReply } from 'fastify';
 import { Type } from 'typebox';
 import { agentOf } from '../../http/auth.ts';
 import { Body, Described, Timestamp } from '../../http/schemas.ts';
 import type { App } from '../../http/types.ts';
+import { sendPage } from '../console/http.ts';
 import type { CheckoutPage, CheckoutService } from './checkout.ts';
 import { usdString } from './money.ts';
 import { PaymentIntentFields } from './schemas.ts';
-import { INTENTS } from './service.ts';
+import { INTENTS } from './lifecycle.ts';
 
 const Checkout = Type.Object({
   payment_id: Type.String({ description: 'pay_... id' }),
@@ -36,7 +38,7 @@ const Checkout = Type.Object({
 const escape = (text: string) => text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
 
 function html(page: CheckoutPage, action: string): string {
-  const title = page.kind === 'pay' ? 'Pay by card' : page.kind === 'paid' ? 'Paid' : page.kind === 'expired' ? 'Checkout expired' : 'Unknown checkout';
+  const title = page.kind === 'pay' ? 'Pay by card' : page.kind === 'paid' ? 'Paid' : page.kind === 'expired' ? 'Checkout expired' : page.kind === 'refused' ? 'Not paid' : 'Unknown checkout';
   let content = '<p>This checkout link is not valid.</p>';
   if (page.kind !== 'unknown') {
     const { payment } = page;
@@ -45,7 +47,9 @@ function html(page: CheckoutPage, action: string): string {
       ? `<p>${escape(what)}</p><p>Local card processor (development): no card is charged.</p><form method="post" action="${escape(action)}"><button type="submit">Pay</button></form>`
       : page.kind === 'paid'
         ? `<p>${escape(what)} — paid. You can close this page.</p>`
-        : `<p>${escape(what)} — this checkout expired; start a new one.</p>`;
+        : page.kind === 'refused'
+          ? `<p>${escape(what)} — not paid: ${escape(page.detail)}</p>`
+          : `<p>${escape(what)} — this checkout expired; start a new one.</p>`;
   }
   return `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Cellgate — ${title}</title></head><body><h1>${title}</h1>${content}</body></html>`;
 }
@@ -57,7 +61,8 @@ export function registerCheckoutRoutes(app: App, checkout: CheckoutService): voi
       operationId: 'createCheckout',
       tags: ['Billing'],
       summary: 'Start a card checkout for a payment intent',
-      description: 'Prices the intent as GET /v1/billing/x402/requirements does; open checkout_url to pay. 409 billing_disabled when billing is off.',
+      description: 'Prices the intent as GET /v1/billing/x402/requirements does; open checkout_url to pay. 400 when the amount passes CELLGATE_MAX_PAYMENT_USD; '
+        + '409 billing_disabled when billing is off, 409 conflict when the deployment has no card processor (CELLGATE_CARD_PROCESSOR=off) or the payment would take the prepaid balance past 1,000,000,000.00.',
       body: Body(PaymentIntentFields, { examples: [{ intent: 'top_up', amount_usd: '25.00' }] }),
       response: { 201: Described(Checkout, 'The checkout, open until expires_at.') },
     },
@@ -73,8 +78,13 @@ export function registerCheckoutRoutes(app: App, checkout: CheckoutService): voi
   app.register(async (plugin) => {
     const scope = plugin.withTypeProvider<TypeBoxTypeProvider>();
     scope.addContentTypeParser('application/x-www-form-urlencoded', { parseAs: 'string', bodyLimit: 1024 }, (_request, _body, done) => done(null, {}));
-    const send = (reply: { code(n: number): { type(t: string): { send(b: string): unknown } } }, page: CheckoutPage, url: string) =>
-      reply.code(page.status).type('text/html; charset=utf-8').send(html(page, url));
+    // The console's page headers (no framing, no caching, a strict CSP), but no referrer at all:
+    // the page's URL carries its token.
+    scope.addHook('onSend', async (_request, reply, payload) => {
+      reply.header('referrer-policy', 'no-referrer');
+      return payload;
+    });
+    const send = (reply: FastifyReply, page: CheckoutPage, url: string) => sendPage(reply, page.status, html(page, url));
     scope.get('/v1/billing/checkout/:payment_id', {
       config: { auth: 'public' },
       schema: { hide: true, params: PageParams, querystring: PageQuery },

@@ -1,14 +1,18 @@
 // The card_processor rail: POST /v1/billing/checkout prices the intent and answers a checkout URL.
-// With Stripe configured (stripe.ts) the URL is a Stripe Checkout Session, credited by Stripe's
-// signed webhook; otherwise it is the built-in local processor (for development), whose page
-// shows the amount and a Pay button whose form post credits the payment once.
+// CELLGATE_CARD_PROCESSOR picks who carries it: `stripe` (stripe.ts), a Stripe Checkout Session
+// credited by Stripe's signed webhook; `local`, the built-in page for development, whose Pay
+// button credits the payment once without charging any card; `off`, no card rail at all (the
+// default on a public base URL without Stripe: the local page would mint money there).
 import { transact } from '../../db/transaction.ts';
 import type { Clock } from '../../lib/clock.ts';
 import { ApiError } from '../../lib/errors.ts';
 import { constantTimeEqualHex, sha256Hex } from '../../lib/secrets.ts';
-import { usdString } from './money.ts';
+import type { BillingAccounts } from './accounts.ts';
+import type { PaymentCrediting } from './crediting.ts';
+import { micros, usdString, ZERO } from './money.ts';
+import type { PaymentOffers } from './offers.ts';
+import type { BillingQuotes, RequirementsQuery } from './quotes.ts';
 import type { BillingRepository } from './repository.ts';
-import type { BillingService, RequirementsQuery } from './service.ts';
 import type { StripeCheckout } from './stripe.ts';
 import type { PaymentsTable } from './tables.ts';
 import { pendingPayment, type Priced } from './payments.ts';
@@ -19,31 +23,56 @@ export const CHECKOUT_TTL_MS = 30 * 60 * 1000;
 export type CheckoutPage =
   | { status: 200; kind: 'pay' | 'paid'; payment: PaymentsTable }
   | { status: 404; kind: 'unknown' }
-  | { status: 409; kind: 'expired'; payment: PaymentsTable };
+  | { status: 409; kind: 'expired'; payment: PaymentsTable }
+  | { status: 409; kind: 'refused'; payment: PaymentsTable; detail: string };
 
 /** The link of a 402's Stripe checkout: to the session (created on first use), or a page. */
 export type StripeCheckoutLink = CheckoutPage | { status: 303; kind: 'redirect'; url: string };
 
 export class CheckoutService {
   private readonly repo: BillingRepository;
-  private readonly billing: BillingService;
+  private readonly accounts: BillingAccounts;
+  private readonly quotes: BillingQuotes;
+  private readonly offers: PaymentOffers;
+  private readonly crediting: PaymentCrediting;
   private readonly clock: Clock;
   private readonly baseUrl: string;
   private readonly stripe: StripeCheckout | null;
 
-  constructor(deps: { repo: BillingRepository; billing: BillingService; clock: Clock; baseUrl: string; stripe?: StripeCheckout | null }) {
+  constructor(deps: {
+    repo: BillingRepository;
+    accounts: BillingAccounts;
+    quotes: BillingQuotes;
+    offers: PaymentOffers;
+    crediting: PaymentCrediting;
+    clock: Clock;
+    baseUrl: string;
+    stripe?: StripeCheckout | null;
+  }) {
     this.repo = deps.repo;
-    this.billing = deps.billing;
+    this.accounts = deps.accounts;
+    this.quotes = deps.quotes;
+    this.offers = deps.offers;
+    this.crediting = deps.crediting;
     this.clock = deps.clock;
     this.baseUrl = deps.baseUrl;
     this.stripe = deps.stripe ?? null;
   }
 
+  /** Who carries new card payments; Stripe only with its keys (config.ts refuses it otherwise). */
+  private get processor() {
+    const processor = this.offers.cardProcessor;
+    return processor === 'stripe' && !this.stripe ? 'off' : processor;
+  }
+
   async start(organizationId: string, query: Omit<RequirementsQuery, 'network'>) {
-    if (!this.billing.enabled) throw new ApiError('billing_disabled', 'Billing is off on this deployment: nothing is charged or paid.');
-    const { micros, tier, cellId } = await this.billing.price(organizationId, query);
+    if (!this.accounts.enabled) throw new ApiError('billing_disabled', 'Billing is off on this deployment: nothing is charged or paid.');
+    if (this.processor === 'off') {
+      throw new ApiError('conflict', 'No card processor on this deployment (CELLGATE_CARD_PROCESSOR is off): pay with another rail of GET /v1/billing/payment-options.');
+    }
+    const { micros, tier, cellId } = await this.quotes.price(organizationId, query);
     const what = { intent: query.intent, micros, tier, cellId };
-    if (!this.stripe) return this.open(organizationId, what);
+    if (this.processor === 'local' || !this.stripe) return this.open(organizationId, what);
     // With Stripe, the answer is the Checkout Session itself.
     const { payment } = await this.insert(organizationId, what);
     const session = await this.stripe.openSession(payment);
@@ -56,15 +85,16 @@ export class CheckoutService {
    * never waits on Stripe.
    */
   async open(organizationId: string, what: Priced) {
+    if (this.processor === 'off') throw new Error('CheckoutService.open() without a card processor');
     const { payment, token } = await this.insert(organizationId, what);
-    const path = this.stripe ? '/v1/billing/stripe/checkout' : '/v1/billing/checkout';
+    const path = payment.processor === 'stripe' ? '/v1/billing/stripe/checkout' : '/v1/billing/checkout';
     return this.answer(payment, `${this.baseUrl}${path}/${payment.id}?token=${token}`, payment.expires_at);
   }
 
   /** A pending payment of `what`, open 30 minutes, on the configured processor. */
   private async insert(organizationId: string, what: Priced) {
     const { payment, token } = pendingPayment(this.clock, organizationId, 'card_processor', what, CHECKOUT_TTL_MS);
-    payment.processor = this.stripe ? 'stripe' : 'local';
+    payment.processor = this.processor === 'stripe' ? 'stripe' : 'local';
     await this.repo.insertPayment(payment);
     return { payment, token };
   }
@@ -74,7 +104,7 @@ export class CheckoutService {
       payment_id: payment.id,
       checkout_url: checkoutUrl,
       expires_at: expiresAt,
-      amount_usd: usdString(Number(payment.amount_micros)),
+      amount_usd: usdString(micros(payment.amount_micros)),
       currency: 'USD',
       intent: payment.intent,
       ...(payment.tier ? { tier: payment.tier } : {}),
@@ -88,8 +118,9 @@ export class CheckoutService {
     return payment && constantTimeEqualHex(payment.token_hash, sha256Hex(token)) ? payment : null;
   }
 
-  /** The local page of a payment: only the local processor's payments have one. */
+  /** The local page of a payment: only the local processor's payments have one, and only while it is the processor. */
   async page(paymentId: string, token: string): Promise<CheckoutPage> {
+    if (this.processor !== 'local') return { status: 404, kind: 'unknown' };
     const payment = await this.find(paymentId, token);
     if (!payment || (payment.processor ?? 'local') !== 'local') return { status: 404, kind: 'unknown' };
     return this.stateOf(payment);
@@ -101,17 +132,28 @@ export class CheckoutService {
     return { status: 200, kind: 'pay', payment };
   }
 
-  /** The Pay button: credits the payment once, whatever the number of posts (never with Stripe configured). */
+  /**
+   * The Pay button: credits the payment once, whatever the number of posts (only with the local
+   * processor). Nothing is charged, so the balance ceiling is checked again here (a top-up may
+   * have landed since the checkout started); a refusal writes nothing.
+   */
   async pay(paymentId: string, token: string): Promise<CheckoutPage> {
     const page = await this.page(paymentId, token);
     if (page.kind !== 'pay') return page;
-    if (!this.billing.enabled || this.stripe) return { status: 409, kind: 'expired', payment: page.payment };
-    await transact(this.repo.db, async (tx) => {
-      const now = this.clock.now().toISOString();
-      if (!(await this.repo.completePayment(tx, paymentId, now))) return;
-      const payment = page.payment;
-      await this.billing.applyPayment(tx, { ...payment, amount_micros: Number(payment.amount_micros) });
-    });
+    if (!this.accounts.enabled) return { status: 409, kind: 'expired', payment: page.payment };
+    const payment = { ...page.payment, amount_micros: micros(page.payment.amount_micros) };
+    try {
+      await transact(this.repo.db, async (tx) => {
+        const now = this.clock.now().toISOString();
+        if (!(await this.repo.completePayment(tx, paymentId, now))) return;
+        await this.crediting.applyPayment(tx, payment);
+        // Checked on the result, under applyPayment's lock of the account.
+        await this.accounts.assertBalanceRoom(payment.organization_id, ZERO, tx);
+      });
+    } catch (error) {
+      if (error instanceof ApiError && error.code === 'conflict') return { status: 409, kind: 'refused', payment: page.payment, detail: error.message };
+      throw error;
+    }
     return { status: 200, kind: 'paid', payment: (await this.repo.payment(paymentId)) as PaymentsTable };
   }
 
@@ -122,7 +164,7 @@ export class CheckoutService {
     const state = this.stateOf(payment);
     if (state.kind !== 'pay') return state;
     if (payment.external_url) return { status: 303, kind: 'redirect', url: payment.external_url };
-    if (!this.billing.enabled) return { status: 409, kind: 'expired', payment };
+    if (!this.accounts.enabled) return { status: 409, kind: 'expired', payment };
     return { status: 303, kind: 'redirect', url: (await this.stripe.openSession(payment)).url };
   }
 }

@@ -2,6 +2,7 @@
 import type { Kysely } from 'kysely';
 import type { DB, Executor } from '../../db/schema.ts';
 import type { CursorKey } from '../../lib/pagination.ts';
+import type { Micros } from './money.ts';
 import type { PaymentsTable, X402DepositsTable } from './tables.ts';
 
 export class DepositsRepository {
@@ -38,7 +39,7 @@ export class DepositsRepository {
   }
 
   /** The newest open x402 quote of the organization for exactly this amount, locked where possible. */
-  openQuote(ex: Executor, organizationId: string, amountMicros: number, now: string): Promise<PaymentsTable | undefined> {
+  openQuote(ex: Executor, organizationId: string, amountMicros: Micros, now: string): Promise<PaymentsTable | undefined> {
     return ex
       .selectFrom('payments')
       .selectAll()

@@ -32,7 +32,7 @@ const Deposit = Type.Object({
   to: Type.String({ description: 'Our pay_to address.' }),
   amount_usd: Type.String(),
   transaction: Type.String(),
-  status: Type.Enum(['credited', 'held'], { description: 'held: from a wallet no organization registered; the operator assigns it.' }),
+  status: Type.Enum(['credited', 'held'], { description: 'held: from a wallet no organization verified; the operator assigns it.' }),
   organization_id: Nullable(Type.String()),
   payment_id: Nullable(Type.String()),
   created_at: Timestamp,
@@ -69,7 +69,7 @@ export function registerDepositRoutes(app: App, deposits: DepositsService): void
         summary: 'Report a deposit to a pay_to address (payment processor webhook)',
         description:
           'Signed with HMAC-SHA256 over "<t>.<raw body>" (CELLGATE_X402_DEPOSIT_SECRET) in X-Cellgate-Signature: t=<unix seconds>,v1=<hex>; 5 minutes of tolerance. ' +
-          'Each deposit_id is applied once (a repeat answers 200 with the deposit as recorded). Credited to the organization that registered the sending wallet, else held for the operator.',
+          'Each deposit_id is applied once (a repeat answers 200 with the deposit as recorded). Credited to the organization that verified the sending wallet, else held for the operator.',
         body: Body({
           deposit_id: Type.String({ minLength: 1, maxLength: 255 }),
           network: Type.Enum([...NETWORKS]),

@@ -1,10 +1,11 @@
 // Deposits to our pay_to address, reported by the processor's signed webhook: credited once to the
-// organization that registered the sending wallet (as its open quote of exactly that amount, else
-// a top_up), or held for the operator to assign.
+// organization that verified the sending wallet (as its open quote of exactly that amount, else
+// a top_up), or held for the operator to assign: a wallet only claimed (unverified) gets nothing.
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { admin, expectProblem, startApp, verifiedOrganization, type TestApp } from '../../../test/harness.ts';
-import { deposit, SECRET, WALLET, STRANGER } from '../../../test/support/deposits.ts';
+import { deposit, SECRET, STRANGER, WALLET_KEY } from '../../../test/support/deposits.ts';
+import { baseKey, registerWallet, verifiedWallet } from '../../../test/support/wallets.ts';
 import { BASE_PAY_TO } from '../../../test/support/billing.ts';
 import { eventsOf } from '../../../test/support/cells.ts';
 
@@ -17,12 +18,11 @@ describe('x402 deposits', () => {
   before(async () => {
     t = await startApp({ env: { CELLGATE_X402_BASE_PAY_TO: BASE_PAY_TO, CELLGATE_X402_DEPOSIT_SECRET: SECRET } });
     org = await verifiedOrganization(t);
-    const wallet = await t.app.inject({ method: 'POST', url: '/v1/billing/x402/wallets', headers: org.headers, payload: { network: 'base', address: WALLET } });
-    assert.equal(wallet.statusCode, 201);
+    assert.equal((await verifiedWallet(t, org.headers, WALLET_KEY)).verification.status, 'verified');
   });
   after(() => t.close());
 
-  it('credits a deposit from a registered wallet as a top-up, once per deposit id', async () => {
+  it('credits a deposit from a verified wallet as a top-up, once per deposit id', async () => {
     const first = await deposit(t, { deposit_id: 'proc-1' });
     assert.equal(first.statusCode, 201, first.body);
     assert.deepEqual([first.json().status, first.json().organization_id, first.json().amount_usd], ['credited', org.organizationId, '25.00']);
@@ -58,5 +58,15 @@ describe('x402 deposits', () => {
     const twice = await t.app.inject({ method: 'POST', url: `/v1/admin/deposits/${held.json().id}/assign`, headers: admin, payload: { organization_id: org.organizationId } });
     expectProblem(twice, 409, 'conflict');
     assert.equal((await status()).prepaid_balance_usd, 30);
+  });
+
+  it('holds a deposit from a wallet an organization claimed but never verified', async () => {
+    const squatted = baseKey();
+    const squatter = await verifiedOrganization(t);
+    assert.equal((await registerWallet(t, squatter.headers, squatted)).statusCode, 201);
+    const held = await deposit(t, { from: squatted.address, amount: '5000000' });
+    assert.equal(held.statusCode, 201);
+    assert.deepEqual([held.json().status, held.json().organization_id], ['held', null]);
+    assert.equal((await t.app.inject({ url: '/v1/billing/status', headers: squatter.headers })).json().prepaid_balance_usd, 0);
   });
 });

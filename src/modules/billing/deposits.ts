@@ -1,7 +1,7 @@
 // Deposits to a seller pay_to address (contract §7, issue 14): the payment processor reports each
 // by a signed webhook (HMAC-SHA256 over "<timestamp>.<raw body>" with CELLGATE_X402_DEPOSIT_SECRET,
 // in `X-Cellgate-Signature: t=<unix seconds>,v1=<hex>`, 5 minutes of tolerance). A deposit is
-// applied once per processor deposit id: credited to the organization that registered the sending
+// applied once per processor deposit id: credited to the organization that verified the sending
 // wallet (completing its open x402 quote of exactly that amount, else as a top_up), or held for
 // the operator, who assigns it to an organization.
 import { createHmac } from 'node:crypto';
@@ -13,10 +13,11 @@ import { newId } from '../../lib/ids.ts';
 import { listPage, type PageQuery } from '../../lib/pagination.ts';
 import { constantTimeEqualHex } from '../../lib/secrets.ts';
 import type { DepositsRepository } from './deposits-repository.ts';
-import { usdString } from './money.ts';
+import { micros, usdString } from './money.ts';
 import { canonicalAddress, type Network } from './networks.ts';
+import type { PaymentCrediting } from './crediting.ts';
+import type { PaymentOffers } from './offers.ts';
 import type { BillingRepository } from './repository.ts';
-import type { BillingService } from './service.ts';
 import type { X402DepositsTable } from './tables.ts';
 import { pendingPayment } from './payments.ts';
 
@@ -42,7 +43,7 @@ export function depositView(row: X402DepositsTable) {
     network: row.network,
     from: row.from_address,
     to: row.to_address,
-    amount_usd: usdString(Number(row.amount_micros)),
+    amount_usd: usdString(micros(row.amount_micros)),
     transaction: row.transaction,
     status: row.status,
     organization_id: row.organization_id,
@@ -57,14 +58,16 @@ const unsigned = (message: string) => new ApiError('invalid_request', message, {
 export class DepositsService {
   private readonly repo: DepositsRepository;
   private readonly billingRepo: BillingRepository;
-  private readonly billing: BillingService;
+  private readonly offers: PaymentOffers;
+  private readonly crediting: PaymentCrediting;
   private readonly clock: Clock;
   private readonly secret: string | null;
 
-  constructor(deps: { repo: DepositsRepository; billingRepo: BillingRepository; billing: BillingService; clock: Clock; secret: string | null }) {
+  constructor(deps: { repo: DepositsRepository; billingRepo: BillingRepository; offers: PaymentOffers; crediting: PaymentCrediting; clock: Clock; secret: string | null }) {
     this.repo = deps.repo;
     this.billingRepo = deps.billingRepo;
-    this.billing = deps.billing;
+    this.offers = deps.offers;
+    this.crediting = deps.crediting;
     this.clock = deps.clock;
     this.secret = deps.secret;
   }
@@ -83,12 +86,12 @@ export class DepositsService {
 
   /** Applies a reported deposit once; the deposit as recorded (and whether this call recorded it). */
   async report(input: DepositReport): Promise<{ created: boolean; deposit: DepositView }> {
-    const payTo = this.billing.payToOf(input.network);
+    const payTo = this.offers.payToOf(input.network);
     if (!payTo) throw invalidField('network', 'not_configured', `The ${input.network} rail is not configured here.`);
     const from = canonicalAddress(input.network, input.from);
     if (!from) throw invalidField('from', 'invalid_format', `from is not a ${input.network} address.`);
     if (canonicalAddress(input.network, input.to) !== payTo) throw invalidField('to', 'not_ours', 'to is not this deployment\'s pay_to address.');
-    const amount = Number(input.amount);
+    const amount = micros(input.amount);
     return transact(this.repo.db, async (tx) => {
       const now = this.clock.now().toISOString();
       const row: X402DepositsTable = {
@@ -106,7 +109,8 @@ export class DepositsService {
         credited_at: null,
       };
       if (!(await this.repo.insert(tx, row))) return { created: false, deposit: depositView((await this.repo.byDepositId(tx, input.deposit_id)) as X402DepositsTable) };
-      const wallet = await this.billingRepo.wallet(tx, input.network, from);
+      // Only a wallet the organization proved control of: a claim alone would let anyone squat an address.
+      const wallet = await this.billingRepo.verifiedWallet(tx, input.network, from);
       if (wallet) await this.credit(tx, row, wallet.organization_id);
       return { created: true, deposit: depositView((await this.repo.find(tx, row.id)) as X402DepositsTable) };
     });
@@ -115,7 +119,7 @@ export class DepositsService {
   /** Credits a held deposit to an organization: its open quote of that amount, else a top_up. */
   private async credit(tx: Executor, deposit: X402DepositsTable, organizationId: string): Promise<void> {
     const now = this.clock.now();
-    const amount = Number(deposit.amount_micros);
+    const amount = micros(deposit.amount_micros);
     let payment = await this.repo.openQuote(tx, organizationId, amount, now.toISOString());
     if (!payment) {
       // Paid as it is opened: a top-up of what arrived.
@@ -123,7 +127,7 @@ export class DepositsService {
       await this.repo.insertPayment(tx, payment);
     }
     if (!(await this.billingRepo.completePayment(tx, payment.id, now.toISOString()))) throw new Error(`payment ${payment.id} was completed under a held deposit`);
-    await this.billing.applyPayment(tx, { ...payment, amount_micros: amount });
+    await this.crediting.applyPayment(tx, { ...payment, amount_micros: amount });
     if (!(await this.repo.credit(tx, deposit.id, { organization_id: organizationId, payment_id: payment.id, credited_at: now.toISOString() }))) {
       throw new ApiError('conflict', 'This deposit was credited meanwhile.');
     }

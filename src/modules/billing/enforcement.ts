@@ -1,15 +1,20 @@
 // Billing enforcement (contract §7): what a cell create and a send must pay, checked and debited
-// in the transaction of the action itself, and the refund of a message that never went out.
-// With billing off nothing is refused or debited, but usage records are still written.
+// in the transaction of the action itself, and the refund of a message that never went out. The
+// checks and their order are lifecycle.ts's policies; this reads their facts and turns a refusal
+// into the 402 of its intent. With billing off nothing is refused or debited, but usage records
+// are still written.
+import type { Config } from '../../config.ts';
 import type { Executor } from '../../db/schema.ts';
 import type { Clock } from '../../lib/clock.ts';
 import type { ApiError } from '../../lib/errors.ts';
 import { newId } from '../../lib/ids.ts';
-import { usdString } from './money.ts';
 import type { ChargesPort, SendCharges } from '../messages/ports.ts';
-import type { Prices } from './pricing.ts';
+import type { BillingAccounts } from './accounts.ts';
+import { firstRefusal, NO_ACCOUNT, POLICIES, TIER_FULL, topUpAmount, type RefusalCheck, type Standing } from './lifecycle.ts';
+import { micros, minus, negated, plus, times, usdString, ZERO, type Micros } from './money.ts';
+import type { PaymentOffers } from './offers.ts';
+import { amountDue, tierOf, type Prices } from './pricing.ts';
 import type { BillingRepository } from './repository.ts';
-import type { BillingService } from './service.ts';
 import type { BillingAccount, LedgerEntriesTable, UsageRecordsTable, UsageType } from './tables.ts';
 
 /** An outbound message as billing prices it. */
@@ -30,30 +35,32 @@ const messageReference = (messageId: string) => `message:${messageId}`;
 
 export class BillingEnforcement implements ChargesPort {
   private readonly repo: BillingRepository;
-  private readonly billing: BillingService;
+  private readonly accounts: BillingAccounts;
+  private readonly offers: PaymentOffers;
   private readonly clock: Clock;
-  private readonly postgres: boolean;
+  private readonly config: Pick<Config, 'billing' | 'prices'>;
 
-  constructor(deps: { repo: BillingRepository; billing: BillingService; clock: Clock; postgres: boolean }) {
+  constructor(deps: { repo: BillingRepository; accounts: BillingAccounts; offers: PaymentOffers; clock: Clock; config: BillingEnforcement['config'] }) {
     this.repo = deps.repo;
-    this.billing = deps.billing;
+    this.accounts = deps.accounts;
+    this.offers = deps.offers;
     this.clock = deps.clock;
-    this.postgres = deps.postgres;
+    this.config = deps.config;
   }
 
   private get prices(): Prices {
-    return this.billing.prices;
+    return this.config.prices;
   }
 
   /** What one message costs and how usage counts it. */
-  private priceOf(message: BillableMessage): { type: UsageType; quantity: number; unit: number; micros: number } {
-    if (message.media_urls !== '[]') return { type: 'mms', quantity: 1, unit: this.prices.mmsMicros, micros: this.prices.mmsMicros };
+  private priceOf(message: BillableMessage): { type: UsageType; quantity: number; unit: Micros; amount: Micros } {
+    if (message.media_urls !== '[]') return { type: 'mms', quantity: 1, unit: this.prices.mmsMicros, amount: this.prices.mmsMicros };
     const unit = this.prices.smsSegmentMicros;
-    return { type: 'sms', quantity: message.segments, unit, micros: unit * message.segments };
+    return { type: 'sms', quantity: message.segments, unit, amount: times(unit, message.segments) };
   }
 
   /** The usage record of a message; `at` (the clock's now) mints its id, one Date per batch. */
-  private usageOf(message: BillableMessage, at: Date): UsageRecordsTable {
+  private usageOf(message: BillableMessage, at: Date): UsageRecordsTable & { amount_micros: Micros } {
     const price = this.priceOf(message);
     return {
       id: newId('usg', this.clock, at),
@@ -63,28 +70,56 @@ export class BillingEnforcement implements ChargesPort {
       type: price.type,
       quantity: price.quantity,
       unit_price_micros: price.unit,
-      amount_micros: price.micros,
+      amount_micros: price.amount,
       created_at: message.created_at,
     };
   }
 
-  /** The 402 that blocks every paid action of an organization in this state, or null. */
-  private async blocked(ex: Executor, organizationId: string, account: AccountRow | undefined, tier?: string): Promise<ApiError | null> {
-    const state = account?.state ?? 'inactive';
-    if (state === 'inactive') {
-      const setup = this.billing.tierOf(tier);
-      return this.billing.paymentRequired(`No paid tier yet: pay the setup of ${setup.name} to start.`, 'setup', setup.priceMicros, { tier: setup.name });
+  /**
+   * The 402 of a refusal check, with what lifts it: the setup of `tier` (starter by default), the
+   * amount due, one cell.
+   */
+  private async refusal(ex: Executor, organizationId: string, check: Pick<RefusalCheck<unknown>, 'name' | 'intent'>, account: Standing, tier?: string): Promise<ApiError> {
+    switch (check.intent) {
+      case 'setup': {
+        const setup = tierOf(this.prices, tier);
+        return this.offers.paymentRequired(`No paid tier yet: pay the setup of ${setup.name} to start.`, 'setup', setup.priceMicros, { tier: setup.name });
+      }
+      case 'reinstate': {
+        const due = amountDue(this.prices, account, await this.accounts.activeCells(organizationId, ex));
+        return this.offers.paymentRequired('The organization is suspended for an unpaid period: pay the amount due to reinstate it.', 'reinstate', due, account.tier ? { tier: account.tier } : {});
+      }
+      case 'create_cell': {
+        const included = tierOf(this.prices, account.tier).includedCells;
+        return this.offers.paymentRequired(`The ${account.tier} tier's ${included} included cell(s) are in use: pay for one more cell.`, 'create_cell', this.prices.extraCellMicros);
+      }
+      default:
+        throw new Error(`No 402 for the ${check.name} check here`);
     }
-    if (state === 'suspended' && account) {
-      const due = this.billing.amountDue(account, await this.billing.activeCells(organizationId, ex));
-      return this.billing.paymentRequired('The organization is suspended for an unpaid period: pay the amount due to reinstate it.', 'reinstate', due, account.tier ? { tier: account.tier } : {});
-    }
-    return null;
+  }
+
+  /** The 402 that refuses every send of an organization in this state (lifecycle POLICIES.send), or null. */
+  private async sendRefusal(ex: Executor, organizationId: string, account: AccountRow | undefined): Promise<ApiError | null> {
+    const standing = account ?? NO_ACCOUNT;
+    const check = firstRefusal(POLICIES.send, standing);
+    return check ? this.refusal(ex, organizationId, check, standing) : null;
+  }
+
+  /**
+   * The 402 that refuses every send of each of these organizations (suspended: reinstate; no tier
+   * yet: setup), or null: for sends that fail before they reach messaging (pod draft sends and
+   * cycle jobs of a pod whose cells billing suspended), so they answer as any other send.
+   */
+  async sendRefusals(organizationIds: readonly string[]): Promise<Map<string, ApiError | null>> {
+    const ids = [...new Set(organizationIds)];
+    if (!this.config.billing) return new Map(ids.map((id) => [id, null]));
+    const accounts = new Map((await this.repo.accountsAmong(this.repo.db, ids)).map((row) => [row.organization_id, row]));
+    return new Map(await Promise.all(ids.map(async (id) => [id, await this.sendRefusal(this.repo.db, id, accounts.get(id))] as const)));
   }
 
   /** Opens the billing of a batch of sends, in its transaction (one read of the accounts). */
   async sends(tx: Executor, organizationIds: readonly string[]): Promise<SendCharges> {
-    if (!this.billing.enabled) {
+    if (!this.config.billing) {
       return {
         refusal: () => null,
         charge: async (messages) => {
@@ -97,7 +132,7 @@ export class BillingEnforcement implements ChargesPort {
     const ids = [...new Set(organizationIds)];
     const accounts = new Map((await this.repo.accountsAmong(tx, ids)).map((row) => [row.organization_id, row]));
     const refusals = new Map<string, ApiError | null>();
-    for (const id of ids) refusals.set(id, await this.blocked(tx, id, accounts.get(id)));
+    for (const id of ids) refusals.set(id, await this.sendRefusal(tx, id, accounts.get(id)));
     return {
       refusal: (organizationId) => refusals.get(organizationId) ?? null,
       charge: (messages) => this.charge(tx, messages, accounts),
@@ -106,9 +141,9 @@ export class BillingEnforcement implements ChargesPort {
 
   /**
    * Takes the price of each message from its organization's balance, in order, while it covers
-   * it; the rest are refused with a 402 top_up. One conditional update per organization: if a
-   * concurrent transaction moved the balance meanwhile, the balance is read again and the split
-   * redone.
+   * it (lifecycle POLICIES.message); the rest are refused with a 402 top_up. One conditional update
+   * per organization: if a concurrent transaction moved the balance meanwhile, the balance is read
+   * again and the split redone.
    */
   private async charge(tx: Executor, messages: readonly BillableMessage[], accounts: Map<string, AccountRow>): Promise<(ApiError | null)[]> {
     const results: (ApiError | null)[] = messages.map(() => null);
@@ -117,20 +152,20 @@ export class BillingEnforcement implements ChargesPort {
     const usage: UsageRecordsTable[] = [];
     const at = this.clock.now();
     for (const [organizationId, entries] of byOrganization) {
-      let balance = Number(accounts.get(organizationId)?.prepaid_balance_micros ?? 0);
+      let balance = micros(accounts.get(organizationId)?.prepaid_balance_micros ?? 0);
       for (;;) {
         let left = balance;
-        let total = 0;
+        let total = ZERO;
         const accepted = new Set<number>();
         for (const { message, i } of entries) {
-          const { micros } = this.priceOf(message);
-          if (micros <= left) {
-            left -= micros;
-            total += micros;
+          const price = this.priceOf(message).amount;
+          if (!firstRefusal(POLICIES.message, { price, balance: left })) {
+            left = minus(left, price);
+            total = plus(total, price);
             accepted.add(i);
           } else {
-            const amount = Math.max(this.prices.minAmountMicros, micros - left);
-            results[i] = this.billing.paymentRequired(`The prepaid balance cannot cover this message (${usdString(micros)}): top up.`, 'top_up', amount);
+            const amount = topUpAmount(price, left, this.prices.minAmountMicros);
+            results[i] = this.offers.paymentRequired(`The prepaid balance cannot cover this message (${usdString(price)}): top up.`, 'top_up', amount);
           }
         }
         if (total === 0 || (await this.repo.debitIfCovered(tx, organizationId, total))) {
@@ -138,7 +173,7 @@ export class BillingEnforcement implements ChargesPort {
             if (!accepted.has(i)) continue;
             const record = this.usageOf(message, at);
             usage.push(record);
-            ledger.push({ organization_id: organizationId, kind: 'message', amount_micros: -Number(record.amount_micros), reference: messageReference(message.id), description: `${record.type} x${record.quantity}`, created_at: message.created_at });
+            ledger.push({ organization_id: organizationId, kind: 'message', amount_micros: negated(record.amount_micros), reference: messageReference(message.id), description: `${record.type} x${record.quantity}`, created_at: message.created_at });
           }
           break;
         }
@@ -164,7 +199,7 @@ export class BillingEnforcement implements ChargesPort {
       await this.repo.appendLedger(tx, {
         organization_id: debit.organization_id,
         kind: 'refund',
-        amount_micros: -Number(debit.amount_micros),
+        amount_micros: negated(micros(debit.amount_micros)),
         reference: `refund:${debit.reference}`,
         description: 'not sent',
         created_at: now,
@@ -174,24 +209,24 @@ export class BillingEnforcement implements ChargesPort {
   }
 
   /**
-   * Admits a cell create, in its transaction: an inactive organization pays the setup of `tier`
-   * (starter by default), a suspended one the amount due; past the tier's included cells a paid
-   * create_cell credit is consumed (with its cell-month usage record), or the create is 402
-   * create_cell. The account is locked on PostgreSQL, so concurrent creates count one by one.
+   * Admits a cell create, in its transaction (lifecycle POLICIES.cellCreate): an inactive
+   * organization pays the setup of `tier` (starter by default), a suspended one the amount due;
+   * past the tier's included cells a paid create_cell credit is consumed (with its cell-month
+   * usage record), or the create is 402 create_cell. The account is locked on PostgreSQL, so
+   * concurrent creates count one by one.
    */
   async admitCell(tx: Executor, organizationId: string, cellId: string, tier?: string): Promise<void> {
-    if (tier !== undefined) this.billing.tierOf(tier);
-    if (!this.billing.enabled) return;
+    if (tier !== undefined) tierOf(this.prices, tier);
+    if (!this.config.billing) return;
     const now = this.clock.now().toISOString();
-    const account = await this.repo.lockAccount(tx, organizationId, now, this.postgres);
-    const refusal = await this.blocked(tx, organizationId, account, tier);
-    if (refusal) throw refusal;
-    const included = this.billing.tierOf(account.tier).includedCells;
-    if ((await this.billing.activeCells(organizationId, tx)) < included) return;
+    const account = await this.repo.lockAccount(tx, organizationId, now);
+    const facts = { state: account.state, activeCells: await this.accounts.activeCells(organizationId, tx), includedCells: tierOf(this.prices, account.tier).includedCells, cellCredits: account.cell_credits };
+    const refused = firstRefusal(POLICIES.cellCreate, facts);
+    if (refused) throw await this.refusal(tx, organizationId, refused, account, tier);
+    if (facts.activeCells < facts.includedCells) return;
+    // The credit the check counted, taken by a conditional update all the same.
+    if (!(await this.repo.consumeCellCredit(tx, organizationId))) throw await this.refusal(tx, organizationId, TIER_FULL, account, tier);
     const cellPrice = this.prices.extraCellMicros;
-    if (!(await this.repo.consumeCellCredit(tx, organizationId))) {
-      throw this.billing.paymentRequired(`The ${account.tier} tier's ${included} included cell(s) are in use: pay for one more cell.`, 'create_cell', cellPrice);
-    }
     await this.repo.insertUsage(tx, [
       { id: newId('usg', this.clock), organization_id: organizationId, cell_id: cellId, message_id: null, type: 'cell_month', quantity: 1, unit_price_micros: cellPrice, amount_micros: cellPrice, created_at: now },
     ]);

@@ -6,27 +6,42 @@ import type { Clock } from '../../lib/clock.ts';
 import type { App } from '../../http/types.ts';
 import type { CellsService } from '../cells/service.ts';
 import type { EventsService } from '../events/service.ts';
+import { BillingAccounts } from './accounts.ts';
 import { registerBillingAdminRoutes } from './admin-routes.ts';
 import { CheckoutService } from './checkout.ts';
-import { BillingEnforcement } from './enforcement.ts';
 import { registerCheckoutRoutes } from './checkout-routes.ts';
-import { registerMpp, unavailableMpp, type MppPort } from './mpp-http.ts';
-import { registerMppRoutes } from './mpp-routes.ts';
-import { PaymentCompletion, registerPaymentRequired } from './payment-required.ts';
-import { registerX402, X402Settlement } from './x402.ts';
-import { registerX402Routes } from './x402-routes.ts';
+import { PaymentCrediting } from './crediting.ts';
 import { DepositsService } from './deposits.ts';
 import { DepositsRepository } from './deposits-repository.ts';
 import { registerDepositRoutes } from './deposits-routes.ts';
+import { BillingEnforcement } from './enforcement.ts';
+import { registerMpp, unavailableMpp, type MppPort } from './mpp-http.ts';
+import { registerMppRoutes } from './mpp-routes.ts';
+import { PaymentOffers } from './offers.ts';
+import { BillingOperator } from './operator.ts';
+import { PaymentCompletion, registerPaymentRequired } from './payment-required.ts';
+import { BillingPeriods } from './periods.ts';
+import { BillingQuotes } from './quotes.ts';
 import { BillingRepository } from './repository.ts';
 import { registerBillingRoutes } from './routes.ts';
 import { BillingService } from './service.ts';
 import { registerStripeRoutes } from './stripe-routes.ts';
 import type { StripeCheckout } from './stripe.ts';
 import { UsageService } from './usage.ts';
+import { WalletsService } from './wallets.ts';
+import { registerX402, X402Settlement } from './x402.ts';
+import { X402Repository } from './x402-repository.ts';
+import { registerX402Routes } from './x402-routes.ts';
 
 export interface BillingModule {
+  /** The organization's billing as agents, the console and the status check read it. */
   billing: BillingService;
+  /** What each intent costs now (requirements, the 402 of paying an intent). */
+  quotes: BillingQuotes;
+  wallets: WalletsService;
+  operator: BillingOperator;
+  /** Period ends: the billing-periods worker's step. */
+  periods: BillingPeriods;
   usage: UsageService;
   checkout: CheckoutService;
   /** Stripe Checkout, when CELLGATE_STRIPE_* is configured. */
@@ -42,25 +57,44 @@ export interface BillingModule {
 
 /** Stripe and MPP are loaded only when configured: their libraries are heavy in memory. */
 export async function build(deps: { database: Database; clock: Clock; config: Config; cells: CellsService; events: EventsService }): Promise<BillingModule> {
+  const { clock, config, cells, events } = deps;
+  const enabled = config.billing;
   const repo = new BillingRepository(deps.database.db);
-  const postgres = deps.database.dialect === 'postgres';
-  const billing = new BillingService({ repo, clock: deps.clock, config: deps.config, cells: deps.cells, events: deps.events, postgres });
-  const stripeConfig = deps.config.stripe;
-  const stripe = stripeConfig ? new (await import('./stripe.ts')).StripeCheckout({ config: stripeConfig, repo, billing, clock: deps.clock, consoleUrl: deps.config.consoleUrl }) : null;
-  const mppConfig = deps.config.mpp;
-  const mpp = mppConfig ? new (await import('./mpp.ts')).MppRail({ repo, billing, clock: deps.clock, config: mppConfig, baseUrl: deps.config.baseUrl }) : unavailableMpp(() => billing.enabled);
-  const checkout = new CheckoutService({ repo, billing, clock: deps.clock, baseUrl: deps.config.baseUrl, stripe });
-  const x402 = new X402Settlement({ repo, billing, clock: deps.clock, testnet: deps.config.x402Testnet, facilitatorUrl: deps.config.x402FacilitatorUrl, facilitatorTimeoutMs: deps.config.x402FacilitatorTimeoutMs });
+  const offers = new PaymentOffers(config);
+  const accounts = new BillingAccounts({ repo, cells, events, clock, config });
+  const quotes = new BillingQuotes({ accounts, offers, cells, config });
+  const crediting = new PaymentCrediting({ repo, accounts, events, clock, config });
+  const billing = new BillingService({ accounts, offers, config });
+  const stripe = config.stripe ? new (await import('./stripe.ts')).StripeCheckout({ config: config.stripe, repo, crediting, clock, consoleUrl: config.consoleUrl }) : null;
+  const mpp = config.mpp
+    ? new (await import('./mpp.ts')).MppRail({ repo, offers, crediting, enabled, clock, config: config.mpp, baseUrl: config.baseUrl })
+    : unavailableMpp(() => enabled);
+  const checkout = new CheckoutService({ repo, accounts, quotes, offers, crediting, clock, baseUrl: config.baseUrl, stripe });
+  const x402 = new X402Settlement({
+    repo,
+    settlements: new X402Repository(deps.database.db),
+    offers,
+    crediting,
+    enabled,
+    clock,
+    testnet: config.x402Testnet,
+    facilitatorUrl: config.x402FacilitatorUrl,
+    facilitatorTimeoutMs: config.x402FacilitatorTimeoutMs,
+  });
   return {
     billing,
-    usage: new UsageService({ repo, clock: deps.clock }),
+    quotes,
+    wallets: new WalletsService({ repo, clock }),
+    operator: new BillingOperator({ repo, accounts, billing, clock, config }),
+    periods: new BillingPeriods({ repo, accounts, events, clock, config }),
+    usage: new UsageService({ repo, clock }),
     checkout,
     stripe,
-    enforcement: new BillingEnforcement({ repo, billing, clock: deps.clock, postgres }),
+    enforcement: new BillingEnforcement({ repo, accounts, offers, clock, config }),
     mpp,
     x402,
-    payments: new PaymentCompletion({ checkout, x402, testnet: deps.config.x402Testnet, enabled: () => billing.enabled }),
-    deposits: new DepositsService({ repo: new DepositsRepository(deps.database.db), billingRepo: repo, billing, clock: deps.clock, secret: deps.config.x402DepositSecret }),
+    payments: new PaymentCompletion({ checkout, x402, testnet: config.x402Testnet, enabled: () => enabled }),
+    deposits: new DepositsService({ repo: new DepositsRepository(deps.database.db), billingRepo: repo, offers, crediting, clock, secret: config.x402DepositSecret }),
   };
 }
 
@@ -72,11 +106,11 @@ export function registerConventions(app: App, module: BillingModule, config: Con
 }
 
 export function register(app: App, module: BillingModule): void {
-  registerBillingRoutes(app, module.billing, module.usage);
+  registerBillingRoutes(app, module);
   registerCheckoutRoutes(app, module.checkout);
   registerStripeRoutes(app, { checkout: module.checkout, stripe: module.stripe, enabled: () => module.billing.enabled });
-  registerX402Routes(app, module.billing);
-  registerMppRoutes(app, { billing: module.billing, mpp: module.mpp });
+  registerX402Routes(app, module);
+  registerMppRoutes(app, module);
   registerDepositRoutes(app, module.deposits);
-  registerBillingAdminRoutes(app, module.billing);
+  registerBillingAdminRoutes(app, module.operator);
 }

@@ -5,7 +5,8 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import { ApiError } from '../../lib/errors.ts';
 import { hookList } from '../../http/auth.ts';
 import type { App } from '../../http/types.ts';
-import type { Intent, PaymentDetails } from './service.ts';
+import type { Intent } from './lifecycle.ts';
+import type { PaymentDetails } from './offers.ts';
 import type { PaymentsTable } from './tables.ts';
 
 /** How long a challenge (and its pending payment) stays open. */

@@ -2,14 +2,17 @@
 // the intent's 402 with `WWW-Authenticate: Payment` challenges; retried with
 // `Authorization: Payment <credential>` it verifies and credits the payment once and answers 200
 // with `Payment-Receipt`. GET /.well-known/mpp describes the realm, methods and intents.
-import { Type } from 'typebox';
+import { Type, type Static } from 'typebox';
 import { Body, Described } from '../../http/schemas.ts';
 import type { App } from '../../http/types.ts';
 import { ApiError, notFound } from '../../lib/errors.ts';
 import { usdString } from './money.ts';
 import { paymentCredentialOf, type MppPort } from './mpp-http.ts';
 import { BillingStatus, PaymentIntentFields } from './schemas.ts';
-import { INTENTS, type BillingService, type PaymentDetails } from './service.ts';
+import { INTENTS } from './lifecycle.ts';
+import type { PaymentDetails } from './offers.ts';
+import type { BillingQuotes } from './quotes.ts';
+import type { BillingService } from './service.ts';
 
 const MppPayment = Type.Object({
   payment_id: Type.String({ description: 'pay_... id of the payment the challenge opened' }),
@@ -27,8 +30,46 @@ const MppPayment = Type.Object({
   }],
 });
 
-export function registerMppRoutes(app: App, deps: { billing: BillingService; mpp: MppPort }): void {
-  const { billing, mpp } = deps;
+const MppMethod = Type.Object({
+  method: Type.String({ description: 'The payment method, e.g. tempo.' }),
+  intents: Type.Array(Type.String(), { description: 'The MPP intents the method takes (charge).' }),
+  modes: Type.Array(Type.String(), { description: 'How the credential proves the payment (push: the payer broadcasts the transfer).' }),
+  chain_id: Type.Integer({ description: 'The chain the transfer is made on.' }),
+  currency: Type.String({ description: 'The token contract paid in.' }),
+  decimals: Type.Integer({ description: 'The token\'s decimals: one base unit of a 6-decimal stablecoin is one micro-USD.' }),
+  recipient: Type.String({ description: 'The address that receives the payment.' }),
+}, { additionalProperties: true, description: 'A configured MPP method.' });
+
+const MppDiscovery = Type.Object({
+  realm: Type.String({ description: 'The realm of the challenges: the host of the base URL.' }),
+  scheme: Type.Literal('Payment', { description: 'The HTTP authentication scheme (draft-httpauth-payment).' }),
+  methods: Type.Array(MppMethod),
+  intents: Type.Array(Type.Enum([...INTENTS]), { description: 'What a payment can be for (Cellgate\'s PaymentDetails intents).' }),
+  currencies: Type.Array(Type.String(), { description: 'The currency prices are in.' }),
+  pay_endpoint: Type.Object({
+    method: Type.Literal('POST'),
+    url: Type.String({ description: 'POST /v1/billing/mpp/pay on this deployment.' }),
+    body: Type.Record(Type.String(), Type.String(), { description: 'The body fields it takes, each with a hint.' }),
+  }),
+  challenge_ttl_seconds: Type.Integer({ description: 'How long a challenge is open.' }),
+  credential_header: Type.String({ description: 'The header a credential is sent in.' }),
+}, {
+  $id: 'MppDiscovery',
+  description: 'How to pay Cellgate over MPP: realm, methods, intents and the pay endpoint.',
+  examples: [{
+    realm: 'cellgate.example.com',
+    scheme: 'Payment',
+    methods: [{ method: 'tempo', intents: ['charge'], modes: ['push'], chain_id: 4217, currency: '0x20C000000000000000000000b9537d11c60E8b50', decimals: 6, recipient: '0x742d35Cc6634C0532925a3b844Bc454e4438f44e' }],
+    intents: [...INTENTS],
+    currencies: ['USD'],
+    pay_endpoint: { method: 'POST', url: 'https://cellgate.example.com/v1/billing/mpp/pay', body: { intent: INTENTS.join(' | '), tier: 'optional', cell_id: 'optional', amount_usd: 'for top_up' } },
+    challenge_ttl_seconds: 300,
+    credential_header: 'Authorization',
+  }],
+});
+
+export function registerMppRoutes(app: App, deps: { billing: BillingService; quotes: BillingQuotes; mpp: MppPort }): void {
+  const { billing, quotes, mpp } = deps;
   app.post('/v1/billing/mpp/pay', {
     config: { auth: 'agent', scope: 'billing:write', paymentCredential: true, errors: ['payment_required', 'not_found', 'conflict', 'billing_disabled'] },
     schema: {
@@ -55,14 +96,24 @@ export function registerMppRoutes(app: App, deps: { billing: BillingService; mpp
     const organizationId = request.agent?.organizationId;
     if (!organizationId) throw new ApiError('unauthenticated', 'Send your API key as "Authorization: Bearer <api key>", or an MPP credential as "Authorization: Payment <credential>".');
     const { amount_usd: amount, ...rest } = request.body;
-    const required = await billing.intentRequired(organizationId, { ...rest, amount_usd: amount === undefined ? undefined : String(amount) });
+    const required = await quotes.intentRequired(organizationId, { ...rest, amount_usd: amount === undefined ? undefined : String(amount) });
     if (required.code !== 'payment_required') throw required;
     throw await mpp.required(organizationId, required.extensions?.payment as PaymentDetails, required.message);
   });
 
-  app.get('/.well-known/mpp', { config: { auth: 'public' }, schema: { hide: true } }, async () => {
+  app.get('/.well-known/mpp', {
+    config: { auth: 'public', errors: ['not_found'] },
+    schema: {
+      operationId: 'getMppDiscovery',
+      tags: ['Billing'],
+      summary: 'MPP discovery document',
+      description: 'The realm, the configured methods (their chain, token and recipient), the intents and the pay endpoint of the MPP rail. 404 `not_found` when MPP is not offered on this deployment.',
+      response: { 200: Described(MppDiscovery, 'The MPP discovery document.') },
+    },
+  }, async () => {
     const discovery = mpp.discovery();
     if (!discovery) throw notFound('MPP configuration: MPP is not offered on this deployment');
-    return discovery;
+    // The port's document is untyped; the response schema above is its shape (the tests compare them).
+    return discovery as Static<typeof MppDiscovery>;
   });
 }

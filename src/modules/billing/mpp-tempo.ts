@@ -9,6 +9,7 @@ import { Methods } from 'mppx/tempo';
 import { createPublicClient, formatUnits, getAddress, http, keccak256, parseEventLogs, stringToBytes, type Hex, type PublicClient } from 'viem';
 import { Abis } from 'viem/tempo';
 import type { TempoMethodConfig } from './mpp-config.ts';
+import type { Micros } from './money.ts';
 
 /** Calls to the Tempo RPC give up after this (the payer gets a 402 saying so). */
 export const TEMPO_RPC_TIMEOUT_MS = 10_000;
@@ -42,7 +43,7 @@ export class TempoMethod {
   }
 
   /** The challenge of `micros` (6-decimal base units are micro-USD), HMAC-bound by mppx. */
-  challenge(input: { secret: string; realm: string; micros: number; expires: string; description: string; meta: Record<string, string> }) {
+  challenge(input: { secret: string; realm: string; micros: Micros; expires: string; description: string; meta: Record<string, string> }) {
     return Challenge.fromMethod(Methods.charge, {
       secretKey: input.secret,
       realm: input.realm,

@@ -12,13 +12,15 @@ import { Challenge, Credential, PaymentRequest, Receipt } from 'mppx';
 import { transact } from '../../db/transaction.ts';
 import type { Clock } from '../../lib/clock.ts';
 import { ApiError } from '../../lib/errors.ts';
-import { parseUsd, usdString } from './money.ts';
+import { micros, parseUsd, usdString, ZERO } from './money.ts';
 import { mppRealm, type MppConfig } from './mpp-config.ts';
 import { MPP_CHALLENGE_SECONDS, type MppPort } from './mpp-http.ts';
 import { recordCredential } from './mpp-repository.ts';
 import { MethodRefusal, TempoMethod } from './mpp-tempo.ts';
+import type { PaymentCrediting } from './crediting.ts';
+import { INTENTS, type Intent } from './lifecycle.ts';
+import type { PaymentDetails, PaymentOffers } from './offers.ts';
 import type { BillingRepository } from './repository.ts';
-import { INTENTS, type BillingService, type Intent, type PaymentDetails } from './service.ts';
 import type { PaymentsTable } from './tables.ts';
 import { pendingPayment, pricedOf } from './payments.ts';
 
@@ -37,15 +39,19 @@ const disabled = () => new ApiError('billing_disabled', 'Billing is off on this 
 
 export class MppRail implements MppPort {
   private readonly repo: BillingRepository;
-  private readonly billing: BillingService;
+  private readonly offers: PaymentOffers;
+  private readonly crediting: PaymentCrediting;
+  private readonly enabled: boolean;
   private readonly clock: Clock;
   private readonly config: MppConfig;
   private readonly baseUrl: string;
   private readonly methods: TempoMethod[];
 
-  constructor(deps: { repo: BillingRepository; billing: BillingService; clock: Clock; config: MppConfig; baseUrl: string }) {
+  constructor(deps: { repo: BillingRepository; offers: PaymentOffers; crediting: PaymentCrediting; enabled: boolean; clock: Clock; config: MppConfig; baseUrl: string }) {
     this.repo = deps.repo;
-    this.billing = deps.billing;
+    this.offers = deps.offers;
+    this.crediting = deps.crediting;
+    this.enabled = deps.enabled;
     this.clock = deps.clock;
     this.config = deps.config;
     this.baseUrl = deps.baseUrl;
@@ -81,12 +87,12 @@ export class MppRail implements MppPort {
   async required(organizationId: string, details: PaymentDetails, detail: string): Promise<ApiError> {
     const secret = this.secret();
     const now = this.clock.now();
-    const micros = parseUsd(details.amount_usd) ?? 0;
+    const amount = parseUsd(details.amount_usd) ?? ZERO;
     const expires = new Date(now.getTime() + MPP_CHALLENGE_SECONDS * 1000).toISOString();
-    const { payment } = pendingPayment(this.clock, organizationId, 'mpp', { ...pricedOf(details), micros }, MPP_CHALLENGE_SECONDS * 1000);
+    const { payment } = pendingPayment(this.clock, organizationId, 'mpp', { ...pricedOf(details), micros: amount }, MPP_CHALLENGE_SECONDS * 1000);
     await this.repo.insertPayment(payment);
     const meta = { organization_id: organizationId, payment_id: payment.id, intent: details.intent };
-    const challenges = this.methods.map((method) => method.challenge({ secret, realm: this.realm, micros, expires, description: `Cellgate ${details.intent} ${details.amount_usd} USD`, meta }));
+    const challenges = this.methods.map((method) => method.challenge({ secret, realm: this.realm, micros: amount, expires, description: `Cellgate ${details.intent} ${details.amount_usd} USD`, meta }));
     return new ApiError('payment_required', detail, {
       extensions: { payment: { ...details, mpp: { ...details.mpp, payment_id: payment.id, challenge_ids: challenges.map((c) => c.id), expires_at: expires } } },
       headers: { 'WWW-Authenticate': challenges.map((c) => Challenge.serialize(c)).join(', ') },
@@ -97,7 +103,7 @@ export class MppRail implements MppPort {
   private async refused(reason: string, payment?: PaymentsTable): Promise<ApiError> {
     const detail = `The MPP credential was refused: ${reason}`;
     if (!payment) return new ApiError('payment_required', detail);
-    const details = this.billing.paymentRequired(detail, payment.intent, Number(payment.amount_micros), { tier: payment.tier ?? undefined, cellId: payment.cell_id ?? undefined });
+    const details = this.offers.paymentRequired(detail, payment.intent, micros(payment.amount_micros), { tier: payment.tier ?? undefined, cellId: payment.cell_id ?? undefined });
     return this.required(payment.organization_id, details.extensions?.payment as PaymentDetails, detail);
   }
 
@@ -107,7 +113,7 @@ export class MppRail implements MppPort {
    * its own organization, bound by the HMAC. Throws 402 (refused, nothing credited), 409 (used).
    */
   async pay(header: string, body: { intent: Intent }, agentOrganization?: string): Promise<{ payment: PaymentsTable; receipt: string }> {
-    if (!this.billing.enabled) throw disabled();
+    if (!this.enabled) throw disabled();
     const secret = this.secret();
     let credential: Credential.Credential;
     try {
@@ -149,7 +155,7 @@ export class MppRail implements MppPort {
       const row = { challenge_id: challenge.id, reference: proof.reference, method: method.name, payment_id: payment.id, organization_id: payment.organization_id, created_at: nowIso };
       if (!(await recordCredential(tx, row))) return false;
       if (!(await this.repo.completePayment(tx, payment.id, nowIso))) return false;
-      await this.billing.applyPayment(tx, { ...payment, amount_micros: Number(payment.amount_micros) });
+      await this.crediting.applyPayment(tx, { ...payment, amount_micros: micros(payment.amount_micros) });
       return true;
     });
     if (!credited) throw this.used(payment);
@@ -158,6 +164,6 @@ export class MppRail implements MppPort {
   }
 
   private used(payment: PaymentsTable): ApiError {
-    return new ApiError('conflict', `This MPP credential (or its transaction) was already used: payment ${payment.id} of ${usdString(Number(payment.amount_micros))} is credited once. Ask for a new challenge to pay again.`);
+    return new ApiError('conflict', `This MPP credential (or its transaction) was already used: payment ${payment.id} of ${usdString(micros(payment.amount_micros))} is credited once. Ask for a new challenge to pay again.`);
   }
 }

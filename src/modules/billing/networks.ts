@@ -1,6 +1,8 @@
 // The x402 rails: USDC on Base and on Solana (mainnets, or their testnets), and the validation of
-// addresses on each (an EIP-55 checksummed EVM address; a base58 32-byte Solana public key).
+// addresses on each (an EIP-55 checksummed EVM address; a base58 32-byte Solana public key,
+// decoded by @scure/base: a hand-written alphabet once lacked `L` and refused half of them).
 // ox is viem's own address code, without the rest of viem (about 30 MB less memory at start).
+import { base58 } from '@scure/base';
 import * as Address from 'ox/Address';
 
 export const NETWORKS = ['base', 'solana'] as const;
@@ -31,28 +33,18 @@ export function chainOf(network: Network, testnet: boolean): Chain {
   return CHAINS[testnet ? 'testnet' : 'mainnet'][network];
 }
 
-const BASE58 = '123456789ABCDEFGHJKMNPQRSTUVWXYZabcdefghijkmnopqrstuvwxyz';
-
-/** The bytes of a base58 string (Bitcoin alphabet), or null when it is not base58. */
+/** The bytes of a base58 string (Bitcoin alphabet, @scure/base), or null when it is not base58. */
 export function decodeBase58(text: string): Uint8Array | null {
   if (text.length === 0 || text.length > 128) return null;
-  let value = 0n;
-  for (const char of text) {
-    const digit = BASE58.indexOf(char);
-    if (digit < 0) return null;
-    value = value * 58n + BigInt(digit);
+  try {
+    return base58.decode(text);
+  } catch {
+    return null;
   }
-  const bytes: number[] = [];
-  while (value > 0n) {
-    bytes.unshift(Number(value & 0xffn));
-    value >>= 8n;
-  }
-  for (const char of text) {
-    if (char !== '1') break;
-    bytes.unshift(0);
-  }
-  return Uint8Array.from(bytes);
 }
+
+/** The base58 form of bytes (Solana keys and signatures). */
+export const encodeBase58 = (bytes: Uint8Array): string => base58.encode(bytes);
 
 /**
  * The canonical form of an address on `network` (EIP-55 checksummed on Base), or null when it is

@@ -8,7 +8,7 @@ import { ApiError } from '../../lib/errors.ts';
 import type { App } from '../../http/types.ts';
 import type { CheckoutService } from './checkout.ts';
 import { parseUsd } from './money.ts';
-import type { PaymentDetails } from './service.ts';
+import type { PaymentDetails } from './offers.ts';
 import { encodeHeader, x402PaymentRequired, type X402Settlement } from './x402.ts';
 
 export class PaymentCompletion {

@@ -1,8 +1,10 @@
 // The SQL of billing and usage, nothing else.
 import { sql, type Kysely } from 'kysely';
+import { isPostgres } from '../../db/migrations/dialect.ts';
 import { prepared, preparedRows } from '../../db/prepared.ts';
 import type { DB, Executor } from '../../db/schema.ts';
 import type { CursorKey } from '../../lib/pagination.ts';
+import { micros, type Micros } from './money.ts';
 import type { BillingAccount, BillingAccountsTable, BillingAccountUpdate, BillingOperatorActionsTable, LedgerEntriesTable, PaymentsTable, StripeEventOutcome, StripeEventsTable, UsageRecordsTable, X402WalletsTable } from './tables.ts';
 
 export type UsageFilter = { organizationId: string; from: string; to: string; cellId?: string; type?: UsageRecordsTable['type'] };
@@ -22,7 +24,7 @@ const findAccounts = preparedRows((ex, refs: { organizationId: string }[]) =>
     .selectFrom('billing_accounts')
     .select(['organization_id', 'state', 'tier', 'current_period_end', 'prepaid_balance_micros'])
     .where('organization_id', 'in', refs.map((ref) => ref.organizationId)));
-const debitCovered = prepared((ex, p: { organizationId: string; micros: number }) =>
+const debitCovered = prepared((ex, p: { organizationId: string; micros: Micros }) =>
   ex
     .updateTable('billing_accounts')
     .set({ prepaid_balance_micros: sql`prepaid_balance_micros - ${p.micros}` })
@@ -33,8 +35,12 @@ const insertUsageRecords = preparedRows((ex, rows: UsageRecordsTable[]) => ex.in
 
 export class BillingRepository {
   readonly db: Kysely<DB>;
+  /** Row locks (SELECT ... FOR UPDATE) are PostgreSQL's; SQLite runs one write transaction at a time. */
+  private readonly postgres: boolean;
+
   constructor(db: Kysely<DB>) {
     this.db = db;
+    this.postgres = isPostgres(db);
   }
 
   account(ex: Executor, organizationId: string): Promise<BillingAccount | undefined> {
@@ -42,14 +48,14 @@ export class BillingRepository {
   }
 
   /** The account row, created inactive when missing, locked for the rest of the transaction on PostgreSQL. */
-  async lockAccount(ex: Executor, organizationId: string, now: string, postgres: boolean): Promise<BillingAccount> {
+  async lockAccount(ex: Executor, organizationId: string, now: string): Promise<BillingAccount> {
     await ex
       .insertInto('billing_accounts')
       .values({ organization_id: organizationId, state: 'inactive', tier: null, current_period_end: null, created_at: now, updated_at: now })
       .onConflict((oc) => oc.column('organization_id').doNothing())
       .execute();
     let query = ex.selectFrom('billing_accounts').selectAll().where('organization_id', '=', organizationId);
-    if (postgres) query = query.forUpdate();
+    if (this.postgres) query = query.forUpdate();
     return query.executeTakeFirstOrThrow();
   }
 
@@ -71,9 +77,9 @@ export class BillingRepository {
       .execute();
   }
 
-  async balance(ex: Executor, organizationId: string): Promise<number> {
+  async balance(ex: Executor, organizationId: string): Promise<Micros> {
     const row = await ex.selectFrom('billing_accounts').select('prepaid_balance_micros').where('organization_id', '=', organizationId).executeTakeFirst();
-    return Number(row?.prepaid_balance_micros ?? 0);
+    return micros(row?.prepaid_balance_micros ?? 0);
   }
 
   /** The accounts of these organizations (those that have one), in the caller's transaction. */
@@ -105,8 +111,8 @@ export class BillingRepository {
    * Takes `micros` from the balance if it covers it; false (nothing changed) otherwise. The
    * condition is checked by the update itself, so concurrent debits never overdraw.
    */
-  async debitIfCovered(ex: Executor, organizationId: string, micros: number): Promise<boolean> {
-    const result = await debitCovered.execute(ex, { organizationId, micros });
+  async debitIfCovered(ex: Executor, organizationId: string, amount: Micros): Promise<boolean> {
+    const result = await debitCovered.execute(ex, { organizationId, micros: amount });
     return Number(result.numAffectedRows ?? 0) > 0;
   }
 
@@ -156,7 +162,7 @@ export class BillingRepository {
   }
 
   /** The newest open x402 quote of this organization (for exactly this amount, when given). */
-  openX402Payment(organizationId: string, now: string, amountMicros?: number): Promise<PaymentsTable | undefined> {
+  openX402Payment(organizationId: string, now: string, amountMicros?: Micros): Promise<PaymentsTable | undefined> {
     let query = this.db
       .selectFrom('payments')
       .selectAll()
@@ -174,18 +180,33 @@ export class BillingRepository {
     return Number(result.numUpdatedRows) > 0;
   }
 
-  wallet(ex: Executor, network: string, address: string): Promise<X402WalletsTable | undefined> {
-    return ex.selectFrom('x402_wallets').selectAll().where('network', '=', network as X402WalletsTable['network']).where('address', '=', address).executeTakeFirst();
+  /** The wallet verified for (network, address), if an organization proved control of it. */
+  verifiedWallet(ex: Executor, network: X402WalletsTable['network'], address: string): Promise<X402WalletsTable | undefined> {
+    return ex.selectFrom('x402_wallets').selectAll().where('network', '=', network).where('address', '=', address).where('verified_at', 'is not', null).executeTakeFirst();
   }
 
-  /** Inserts the wallet; false when the (network, address) pair is already registered. */
+  /** This organization's claim of (network, address), verified or not. */
+  walletClaim(ex: Executor, organizationId: string, network: X402WalletsTable['network'], address: string): Promise<X402WalletsTable | undefined> {
+    return ex.selectFrom('x402_wallets').selectAll().where('organization_id', '=', organizationId).where('network', '=', network).where('address', '=', address).executeTakeFirst();
+  }
+
+  ownedWallet(ex: Executor, organizationId: string, walletId: string): Promise<X402WalletsTable | undefined> {
+    return ex.selectFrom('x402_wallets').selectAll().where('organization_id', '=', organizationId).where('id', '=', walletId).executeTakeFirst();
+  }
+
+  /** Inserts the claim; false when this organization already claims that (network, address). */
   async insertWallet(ex: Executor, wallet: X402WalletsTable): Promise<boolean> {
     const result = await ex
       .insertInto('x402_wallets')
       .values(wallet)
-      .onConflict((oc) => oc.columns(['network', 'address']).doNothing())
+      .onConflict((oc) => oc.columns(['organization_id', 'network', 'address']).doNothing())
       .executeTakeFirst();
     return Number(result.numInsertedOrUpdatedRows ?? 0) > 0;
+  }
+
+  /** Marks the claim verified. A unique index allows one verified claim per (network, address): a second throws. */
+  async verifyWallet(ex: Executor, walletId: string, now: string): Promise<void> {
+    await ex.updateTable('x402_wallets').set({ verified_at: now }).where('id', '=', walletId).where('verified_at', 'is', null).execute();
   }
 
   listWallets(organizationId: string, after: CursorKey | null, count: number): Promise<X402WalletsTable[]> {

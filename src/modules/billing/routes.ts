@@ -7,8 +7,11 @@ import { Body, Described, IdParam, NoContent } from '../../http/schemas.ts';
 import type { App } from '../../http/types.ts';
 import { NETWORKS } from './networks.ts';
 import { BillingStatus, PaymentDetails, PaymentOptions, UsageDaily, UsageRecordList, UsageSummary, X402Wallet, X402WalletList } from './schemas.ts';
-import { INTENTS, type BillingService } from './service.ts';
+import { INTENTS } from './lifecycle.ts';
+import type { BillingQuotes } from './quotes.ts';
+import type { BillingService } from './service.ts';
 import { USAGE_TYPES, type UsageService } from './usage.ts';
+import type { WalletsService } from './wallets.ts';
 
 const BILLING = ['Billing'];
 const USAGE = ['Usage'];
@@ -23,7 +26,8 @@ function rawQuery(url: string, name: string): string | undefined {
   return new URL(url, 'http://localhost').searchParams.get(name) ?? undefined;
 }
 
-export function registerBillingRoutes(app: App, billing: BillingService, usage: UsageService): void {
+export function registerBillingRoutes(app: App, deps: { billing: BillingService; quotes: BillingQuotes; wallets: WalletsService; usage: UsageService }): void {
+  const { billing, quotes, wallets, usage } = deps;
   app.get('/v1/billing/status', {
     config: { auth: 'agent', scope: 'billing:read', allowUnverified: true },
     schema: {
@@ -64,7 +68,7 @@ export function registerBillingRoutes(app: App, billing: BillingService, usage: 
   }, async (request) => {
     const { intent, tier, cell_id, network } = request.query;
     const amount = request.query.amount_usd === undefined ? undefined : rawQuery(request.url, 'amount_usd');
-    return billing.requirements(agentOf(request).organizationId, { intent, tier, cell_id, network, amount_usd: amount });
+    return quotes.requirements(agentOf(request).organizationId, { intent, tier, cell_id, network, amount_usd: amount });
   });
 
   app.get('/v1/billing/x402/wallets', {
@@ -76,7 +80,7 @@ export function registerBillingRoutes(app: App, billing: BillingService, usage: 
       querystring: Type.Object(PaginationQuery),
       response: { 200: Described(X402WalletList, 'The payer wallets, newest first.') },
     },
-  }, async (request) => billing.listWallets(agentOf(request).organizationId, request.query));
+  }, async (request) => wallets.listWallets(agentOf(request).organizationId, request.query));
 
   app.post('/v1/billing/x402/wallets', {
     config: { auth: 'agent', scope: 'billing:write', errors: ['wallet_already_registered'] },
@@ -85,7 +89,9 @@ export function registerBillingRoutes(app: App, billing: BillingService, usage: 
       tags: BILLING,
       summary: 'Register a payer wallet',
       description:
-        'Deposits from this wallet are credited to the organization. A (network, address) pair belongs to one organization: 409 wallet_already_registered otherwise. Registering a wallet the organization already has returns it with 200.',
+        'Registers an unverified claim of the wallet; its verification.message is what to sign (POST /v1/billing/x402/wallets/{wallet_id}/verify). ' +
+        'Deposits from it are credited to the organization only once verified. 409 wallet_already_registered when another organization has verified the address; ' +
+        'unverified claims never block. Registering a wallet the organization already claims returns it with 200.',
       body: Body({
         network: Type.Enum([...NETWORKS]),
         address: Type.String({ minLength: 1, maxLength: 128, description: 'base: 0x address (EIP-55 checksum when mixed case); solana: base58 public key.' }),
@@ -97,9 +103,25 @@ export function registerBillingRoutes(app: App, billing: BillingService, usage: 
       },
     },
   }, async (request, reply) => {
-    const { created, wallet } = await billing.createWallet(agentOf(request).organizationId, request.body);
+    const { created, wallet } = await wallets.createWallet(agentOf(request).organizationId, request.body);
     return reply.code(created ? 201 : 200).send(wallet);
   });
+
+  app.post('/v1/billing/x402/wallets/:wallet_id/verify', {
+    config: { auth: 'agent', scope: 'billing:write', errors: ['not_found', 'wallet_already_registered'] },
+    schema: {
+      operationId: 'verifyX402Wallet',
+      tags: BILLING,
+      summary: 'Prove control of a payer wallet',
+      description:
+        "signature: the wallet key's signature of verification.message (base: 0x-hex EIP-191 personal_sign; solana: base58 ed25519 over the message's UTF-8 bytes). " +
+        'The wallet is then verified: deposits from it are credited to this organization; other organizations\' claims of the address stay unverified and receive nothing. ' +
+        'Verifying a verified wallet again answers it with 200. 400 invalid_signature when the signature is not the key\'s; 409 wallet_already_registered when another organization verified the address first.',
+      params: IdParam('wallet_id', 'wal'),
+      body: Body({ signature: Type.String({ minLength: 1, maxLength: 256 }) }, { examples: [{ signature: `0x${'1b'.repeat(65)}` }] }),
+      response: { 200: Described(X402Wallet, 'The wallet, verified.') },
+    },
+  }, async (request) => wallets.verifyWallet(agentOf(request).organizationId, request.params.wallet_id, request.body.signature));
 
   app.delete('/v1/billing/x402/wallets/:wallet_id', {
     config: { auth: 'agent', scope: 'billing:write' },
@@ -111,7 +133,7 @@ export function registerBillingRoutes(app: App, billing: BillingService, usage: 
       response: { 204: NoContent('Removed.') },
     },
   }, async (request, reply) => {
-    await billing.deleteWallet(agentOf(request).organizationId, request.params.wallet_id);
+    await wallets.deleteWallet(agentOf(request).organizationId, request.params.wallet_id);
     return reply.code(204).send(null);
   });
 

@@ -3,7 +3,7 @@ import { Type } from 'typebox';
 import { NextCursor } from '../../http/pagination.ts';
 import { Nullable, Timestamp } from '../../http/schemas.ts';
 import { NETWORKS } from './networks.ts';
-import { INTENTS } from './service.ts';
+import { BILLING_STATES, INTENTS } from './lifecycle.ts';
 
 const BASE_QUOTE = {
   network: 'base',
@@ -69,7 +69,17 @@ const WALLET_EXAMPLE = {
   address: '0x5aAeb6053F3E94C9b9A09f33669435E7Ef1BeAed',
   label: 'agent treasury',
   created_at: '2026-11-21T12:00:00.000Z',
+  verification: {
+    status: 'unverified',
+    message: 'Cellgate wallet verification\norganization: org_01jdx3m6q9k8v2c4n7r5t0w1yz\nnetwork: base\naddress: 0x5aAeb6053F3E94C9b9A09f33669435E7Ef1BeAed\nnonce: 3q2-7wEAAQIDBAUGBwgJCgsM',
+  },
 };
+
+export const WalletVerification = Type.Object({
+  status: Type.Enum(['unverified', 'verified'], { description: 'Only a verified wallet receives deposits; unverified until POST .../verify.' }),
+  message: Type.String({ description: 'The exact text to sign: EIP-191 personal_sign on base, ed25519 over its UTF-8 bytes on solana.' }),
+  verified_at: Type.Optional(Timestamp),
+}, { $id: 'X402WalletVerification', description: 'Whether the organization proved control of the wallet, and the message that proves it.' });
 
 export const X402Wallet = Type.Object({
   wallet_id: Type.String({ description: 'wal_... id' }),
@@ -78,6 +88,7 @@ export const X402Wallet = Type.Object({
   address: Type.String({ description: 'Payer wallet address (EIP-55 checksummed on base); not the seller pay_to.' }),
   label: Type.Optional(Type.String()),
   created_at: Timestamp,
+  verification: WalletVerification,
 }, { $id: 'X402Wallet', description: 'An agent payer wallet linked to the organization.', examples: [WALLET_EXAMPLE] });
 
 export const X402WalletList = Type.Object(
@@ -88,7 +99,7 @@ export const X402WalletList = Type.Object(
 const STATUS_EXAMPLE = { state: 'active', tier: 'starter', prepaid_balance_usd: 12.5, current_period_end: '2026-12-21T12:00:00.000Z', amount_due_usd: 0, cells: { included: 1, active: 1 } };
 
 export const BillingStatus = Type.Object({
-  state: Type.Enum(['inactive', 'active', 'past_due', 'suspended', 'exempt'], { description: 'exempt when billing is off on this deployment.' }),
+  state: Type.Enum([...BILLING_STATES, 'exempt'], { description: 'exempt when billing is off on this deployment.' }),
   tier: Nullable(Type.String()),
   prepaid_balance_usd: Type.Number({ description: 'The sum of the ledger, in dollars.' }),
   current_period_end: Nullable(Timestamp),

@@ -1,14 +1,15 @@
 // Stripe Checkout on the card_processor rail (configured with CELLGATE_STRIPE_*): a payment is a
 // Checkout Session for its amount, and it is credited only by Stripe's signed
 // checkout.session.completed webhook, once per payment whatever the replays, through the same
-// crediting path as the local card page (completePayment + BillingService.applyPayment).
+// crediting path as the local card page (completePayment + PaymentCrediting.applyPayment).
 import Stripe from 'stripe';
 import type { StripeConfig } from '../../config.ts';
 import { transact } from '../../db/transaction.ts';
 import type { Clock } from '../../lib/clock.ts';
 import { ApiError } from '../../lib/errors.ts';
+import type { PaymentCrediting } from './crediting.ts';
+import { micros } from './money.ts';
 import type { BillingRepository } from './repository.ts';
-import type { BillingService } from './service.ts';
 import type { PaymentsTable, StripeEventOutcome } from './tables.ts';
 
 /** How old a signed webhook may be (Stripe's default tolerance), in seconds. */
@@ -56,15 +57,15 @@ export class StripeCheckout {
   private readonly stripe: Stripe;
   private readonly webhookSecret: string;
   private readonly repo: BillingRepository;
-  private readonly billing: BillingService;
+  private readonly crediting: PaymentCrediting;
   private readonly clock: Clock;
   private readonly returnUrl: string;
 
-  constructor(deps: { config: StripeConfig; repo: BillingRepository; billing: BillingService; clock: Clock; consoleUrl: string }) {
+  constructor(deps: { config: StripeConfig; repo: BillingRepository; crediting: PaymentCrediting; clock: Clock; consoleUrl: string }) {
     this.stripe = client(deps.config);
     this.webhookSecret = deps.config.webhookSecret;
     this.repo = deps.repo;
-    this.billing = deps.billing;
+    this.crediting = deps.crediting;
     this.clock = deps.clock;
     this.returnUrl = `${deps.consoleUrl}/billing`;
   }
@@ -140,7 +141,7 @@ export class StripeCheckout {
         } else if (session.payment_status !== 'paid') {
           outcome = 'unpaid';
         } else if (await this.repo.completePayment(tx, payment.id, now)) {
-          await this.billing.applyPayment(tx, { ...payment, amount_micros: Number(payment.amount_micros) });
+          await this.crediting.applyPayment(tx, { ...payment, amount_micros: micros(payment.amount_micros) });
           outcome = 'credited';
         } else {
           outcome = 'already_paid';

@@ -1,6 +1,5 @@
 import type { Generated, Selectable, Updateable } from 'kysely';
-
-export type BillingState = 'inactive' | 'active' | 'past_due' | 'suspended';
+import type { BillingState, Intent } from './lifecycle.ts';
 
 export interface BillingAccountsTable {
   organization_id: string;
@@ -34,7 +33,7 @@ export interface PaymentsTable {
   id: string;
   organization_id: string;
   rail: 'card_processor' | 'x402' | 'mpp';
-  intent: 'setup' | 'renewal' | 'top_up' | 'reinstate' | 'create_cell';
+  intent: Intent;
   tier: string | null;
   cell_id: string | null;
   amount_micros: number | string;
@@ -69,6 +68,21 @@ export interface X402WalletsTable {
   network: 'base' | 'solana';
   address: string;
   label: string | null;
+  created_at: string;
+  /** The random part of the message the organization signs to prove control (wallet-proof.ts). */
+  verification_nonce: string | null;
+  /** When the organization proved control; only a verified wallet receives deposits. */
+  verified_at: string | null;
+}
+
+/** A settled x402 payment, by payer and EIP-3009 nonce (Base) or transaction signature (Solana): credited once, ever. */
+export interface X402SettlementsTable {
+  /** CAIP-2 network id. */
+  network: string;
+  payer: string;
+  reference: string;
+  payment_id: string;
+  organization_id: string;
   created_at: string;
 }
 
@@ -126,6 +140,7 @@ export interface BillingTables {
   ledger_entries: LedgerEntriesTable;
   payments: PaymentsTable;
   x402_wallets: X402WalletsTable;
+  x402_settlements: X402SettlementsTable;
   x402_deposits: X402DepositsTable;
   usage_records: UsageRecordsTable;
   billing_operator_actions: BillingOperatorActionsTable;

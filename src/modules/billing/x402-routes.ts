@@ -6,7 +6,9 @@ import { agentOf } from '../../http/auth.ts';
 import { Body, Described } from '../../http/schemas.ts';
 import type { App } from '../../http/types.ts';
 import { BillingStatus, PaymentIntentFields } from './schemas.ts';
-import { INTENTS, type BillingService } from './service.ts';
+import { INTENTS } from './lifecycle.ts';
+import type { BillingQuotes } from './quotes.ts';
+import type { BillingService } from './service.ts';
 import { paidBy } from './x402.ts';
 
 const X402Payment = Type.Object({
@@ -25,7 +27,8 @@ const X402Payment = Type.Object({
   }],
 });
 
-export function registerX402Routes(app: App, billing: BillingService): void {
+export function registerX402Routes(app: App, deps: { billing: BillingService; quotes: BillingQuotes }): void {
+  const { billing, quotes } = deps;
   app.post('/v1/billing/x402/pay', {
     config: { auth: 'agent', scope: 'billing:write', errors: ['payment_required', 'not_found', 'conflict', 'billing_disabled'] },
     schema: {
@@ -43,6 +46,6 @@ export function registerX402Routes(app: App, billing: BillingService): void {
     const paid = paidBy(request);
     if (paid) return { payment_id: paid.id, intent: paid.intent, amount_usd: paid.amountUsd, billing: await billing.status(organizationId) };
     const { amount_usd: amount, ...rest } = request.body;
-    throw await billing.intentRequired(organizationId, { ...rest, amount_usd: amount === undefined ? undefined : String(amount) });
+    throw await quotes.intentRequired(organizationId, { ...rest, amount_usd: amount === undefined ? undefined : String(amount) });
   });
 }

@@ -2,8 +2,9 @@
 // `PAYMENT-REQUIRED` header and opens a quote (a pending x402 payment of exactly that amount). A
 // retry carrying `PAYMENT-SIGNATURE` is verified and settled through the facilitator before the
 // route runs: the quote's payment is credited once, its intent applied, and the original action
-// then finds it paid; the answer carries `PAYMENT-RESPONSE`. Built on @x402/core's facilitator
-// client and header codecs.
+// then finds it paid; the answer carries `PAYMENT-RESPONSE`. A payload is credited once, ever
+// (x402-keys.ts): presented again, to any quote, organization or route, it is a 402 with reason
+// `replayed`, whatever the facilitator says. Built on @x402/core's facilitator client and header codecs.
 import { decodePaymentSignatureHeader, encodePaymentResponseHeader, HTTPFacilitatorClient, type FacilitatorClient } from '@x402/core/http';
 import type { PaymentPayload, PaymentRequirements, SettleResponse } from '@x402/core/types';
 import type { FastifyReply, FastifyRequest } from 'fastify';
@@ -12,12 +13,15 @@ import type { Clock } from '../../lib/clock.ts';
 import { ApiError } from '../../lib/errors.ts';
 import { hookList } from '../../http/auth.ts';
 import type { App } from '../../http/types.ts';
-import { parseUsd, usdString } from './money.ts';
+import { micros, parseUsd, usdString } from './money.ts';
 import { chainOf, NETWORKS, type Network } from './networks.ts';
+import type { PaymentCrediting } from './crediting.ts';
+import type { PaymentDetails, PaymentOffers } from './offers.ts';
 import type { BillingRepository } from './repository.ts';
-import type { BillingService, PaymentDetails } from './service.ts';
 import type { PaymentsTable } from './tables.ts';
 import { pendingPayment, pricedOf } from './payments.ts';
+import { settlementKeys } from './x402-keys.ts';
+import type { X402Repository } from './x402-repository.ts';
 
 /** How long a signed x402 authorization may take to settle, and how long a quote stays open. */
 export const X402_MAX_TIMEOUT_SECONDS = 300;
@@ -55,14 +59,30 @@ export const paidBy = (request: FastifyRequest) => settledPayments.get(request);
 
 export class X402Settlement {
   private readonly repo: BillingRepository;
-  private readonly billing: BillingService;
+  private readonly settlements: X402Repository;
+  private readonly offers: PaymentOffers;
+  private readonly crediting: PaymentCrediting;
+  private readonly enabled: boolean;
   private readonly clock: Clock;
   private readonly testnet: boolean;
   private readonly facilitator: FacilitatorClient | null;
 
-  constructor(deps: { repo: BillingRepository; billing: BillingService; clock: Clock; testnet: boolean; facilitatorUrl: string | null; facilitatorTimeoutMs: number }) {
+  constructor(deps: {
+    repo: BillingRepository;
+    settlements: X402Repository;
+    offers: PaymentOffers;
+    crediting: PaymentCrediting;
+    enabled: boolean;
+    clock: Clock;
+    testnet: boolean;
+    facilitatorUrl: string | null;
+    facilitatorTimeoutMs: number;
+  }) {
     this.repo = deps.repo;
-    this.billing = deps.billing;
+    this.settlements = deps.settlements;
+    this.offers = deps.offers;
+    this.crediting = deps.crediting;
+    this.enabled = deps.enabled;
     this.clock = deps.clock;
     this.testnet = deps.testnet;
     this.facilitator = deps.facilitatorUrl ? new HTTPFacilitatorClient({ url: deps.facilitatorUrl, timeoutMs: deps.facilitatorTimeoutMs }) : null;
@@ -73,13 +93,20 @@ export class X402Settlement {
     await this.repo.insertPayment(pendingPayment(this.clock, organizationId, 'x402', pricedOf(details), X402_MAX_TIMEOUT_SECONDS * 1000).payment);
   }
 
-  /** A 402 naming why an x402 payment was refused, with what to pay (a fresh quote follows). */
-  private refused(reason: string, quote?: PaymentsTable): ApiError {
-    if (!quote) return new ApiError('payment_required', `The x402 payment was refused: ${reason}`);
-    return this.billing.paymentRequired(`The x402 payment was refused: ${reason}`, quote.intent, Number(quote.amount_micros), {
-      tier: quote.tier ?? undefined,
-      cellId: quote.cell_id ?? undefined,
-    });
+  /**
+   * A 402 naming why an x402 payment was refused, with what to pay (a fresh quote follows);
+   * `code` is the machine reason (the body's `reason`: `replayed`, or the facilitator's).
+   */
+  private refused(detail: string, quote?: PaymentsTable, code?: string): ApiError {
+    const message = `The x402 payment was refused: ${detail}`;
+    const base = quote
+      ? this.offers.paymentRequired(message, quote.intent, micros(quote.amount_micros), { tier: quote.tier ?? undefined, cellId: quote.cell_id ?? undefined })
+      : new ApiError('payment_required', message);
+    return code ? new ApiError('payment_required', message, { extensions: { ...base.extensions, reason: code } }) : base;
+  }
+
+  private replayed(quote?: PaymentsTable): ApiError {
+    return this.refused('replayed: this payment payload was already credited; sign a new payment for this quote.', quote, 'replayed');
   }
 
   /**
@@ -89,7 +116,7 @@ export class X402Settlement {
    * when anything fails; nothing is credited unless the facilitator settled.
    */
   async settle(organizationId: string, header: string): Promise<{ settled: SettleResponse; payment: PaymentsTable }> {
-    if (!this.billing.enabled) throw new ApiError('billing_disabled', 'Billing is off on this deployment: nothing is charged or paid.');
+    if (!this.enabled) throw new ApiError('billing_disabled', 'Billing is off on this deployment: nothing is charged or paid.');
     let payload: PaymentPayload;
     try {
       payload = decodePaymentSignatureHeader(header);
@@ -106,23 +133,37 @@ export class X402Settlement {
     // A refusal names what to pay: the organization's newest open quote.
     const newest = async () => this.repo.openX402Payment(organizationId, now);
     const network = NETWORKS.find((n) => chainOf(n, this.testnet).caip2 === accepted.network);
-    const payTo = network ? this.billing.payToOf(network) : undefined;
+    const payTo = network ? this.offers.payToOf(network) : undefined;
     if (!network || !payTo) throw this.refused(`network ${String(accepted.network)} is not one this deployment takes.`, await newest());
     if (accepted.scheme !== 'exact') throw this.refused('only the exact scheme is taken.', await newest());
-    const quote = typeof accepted.amount === 'string' && /^\d{1,15}$/.test(accepted.amount) ? await this.repo.openX402Payment(organizationId, now, Number(accepted.amount)) : undefined;
+    // Checked before anything else is looked up or the facilitator sees it, and recorded with the credit: a payload pays once.
+    const caip2 = chainOf(network, this.testnet).caip2;
+    const keys = settlementKeys(caip2, payload.payload);
+    if (!keys) throw this.refused('the payload names no transfer (an authorization with its payer and nonce, or a signed transaction).', await newest());
+    if (await this.settlements.settled(caip2, keys)) throw this.replayed(await newest());
+    const quote = typeof accepted.amount === 'string' && /^\d{1,15}$/.test(accepted.amount) ? await this.repo.openX402Payment(organizationId, now, micros(accepted.amount)) : undefined;
     if (!quote) throw this.refused('no open quote of this organization has that amount; repeat the request for a fresh PAYMENT-REQUIRED.', await newest());
-    const requirements = requirementsFor(network, payTo, String(Number(quote.amount_micros)), this.testnet);
+    const requirements = requirementsFor(network, payTo, String(micros(quote.amount_micros)), this.testnet);
     if (accepted.asset !== requirements.asset || accepted.payTo !== requirements.payTo) throw this.refused('the asset or the recipient is not ours.', quote);
     if (!this.facilitator) throw this.refused('x402 settlement is not configured on this deployment; pay by card (checkout_url).', quote);
     const verified = await this.call(() => (this.facilitator as FacilitatorClient).verify(payload, requirements), quote);
-    if (!verified.isValid) throw this.refused(verified.invalidReason ?? 'the facilitator found it invalid.', quote);
+    if (!verified.isValid) throw this.refused(verified.invalidReason ?? 'the facilitator found it invalid.', quote, verified.invalidReason);
     const settled = await this.call(() => (this.facilitator as FacilitatorClient).settle(payload, requirements), quote);
-    if (!settled.success) throw this.refused(settled.errorReason ?? 'the facilitator could not settle it.', quote);
-    await transact(this.repo.db, async (tx) => {
-      if (!(await this.repo.completePayment(tx, quote.id, this.clock.now().toISOString()))) return;
-      await this.billing.applyPayment(tx, { ...quote, amount_micros: Number(quote.amount_micros) });
+    if (!settled.success) throw this.refused(settled.errorReason ?? 'the facilitator could not settle it.', quote, settled.errorReason);
+    const payment = await transact(this.repo.db, async (tx) => {
+      const at = this.clock.now().toISOString();
+      let paid: PaymentsTable = quote;
+      if (!(await this.repo.completePayment(tx, quote.id, at))) {
+        // Another payload paid this quote meanwhile: what this one moved is kept, as a top-up.
+        paid = { ...pendingPayment(this.clock, organizationId, 'x402', { intent: 'top_up', micros: micros(quote.amount_micros) }, 0).payment, status: 'succeeded', completed_at: at };
+        await this.settlements.insertPayment(tx, paid);
+      }
+      // The same payload settling twice at once: the unique key lets one credit through.
+      if (!(await this.settlements.record(tx, caip2, keys, { paymentId: paid.id, organizationId, at }))) throw this.replayed(quote);
+      await this.crediting.applyPayment(tx, { ...paid, amount_micros: micros(paid.amount_micros) });
+      return paid;
     });
-    return { settled, payment: quote };
+    return { settled, payment };
   }
 
   private async call<T>(work: () => Promise<T>, quote: PaymentsTable): Promise<T> {
@@ -146,7 +187,7 @@ export function registerX402(app: App, settlement: X402Settlement): void {
       const header = request.headers['payment-signature'];
       if (typeof header !== 'string' || reply.sent || !request.agent) return;
       const { settled, payment } = await settlement.settle(request.agent.organizationId, header);
-      settledPayments.set(request, { id: payment.id, intent: payment.intent, amountUsd: usdString(Number(payment.amount_micros)) });
+      settledPayments.set(request, { id: payment.id, intent: payment.intent, amountUsd: usdString(micros(payment.amount_micros)) });
       reply.header('payment-response', encodePaymentResponseHeader(settled));
     };
     route.preHandler = [...hookList(route.preHandler), pay];

@@ -1,0 +1,69 @@
+// Crediting a payment (contract §7), in the transaction that marks it succeeded, whatever its rail
+// (card page, Stripe webhook, x402 settlement, MPP credential, deposit): its amount is credited to
+// the ledger (its rail reference makes that once), then its intent applied. setup, renewal (of the
+// tier) and reinstate buy a period: its price is debited and the organization is active to the
+// end of it (lifecycle.paidPeriodEnd). create_cell is debited too and leaves a credit for the next
+// cell create. top_up and the renewal of one cell stay on the prepaid balance. Emits
+// billing.payment_succeeded, and billing.status_changed when the state changes.
+import type { Config } from '../../config.ts';
+import type { Executor } from '../../db/schema.ts';
+import type { Clock } from '../../lib/clock.ts';
+import type { EventsService } from '../events/service.ts';
+import type { BillingAccounts } from './accounts.ts';
+import { buysPeriod, paidPeriodEnd, type Intent } from './lifecycle.ts';
+import { negated, usdString, type Micros } from './money.ts';
+import { tierOf } from './pricing.ts';
+import type { BillingRepository } from './repository.ts';
+
+/** A payment being credited: its row, with its amount as Micros. */
+export interface CreditedPayment {
+  id: string;
+  organization_id: string;
+  rail: string;
+  intent: Intent;
+  tier: string | null;
+  cell_id: string | null;
+  amount_micros: Micros;
+}
+
+export class PaymentCrediting {
+  private readonly repo: BillingRepository;
+  private readonly accounts: BillingAccounts;
+  private readonly events: EventsService;
+  private readonly clock: Clock;
+  private readonly config: Pick<Config, 'prices'>;
+
+  constructor(deps: { repo: BillingRepository; accounts: BillingAccounts; events: EventsService; clock: Clock; config: PaymentCrediting['config'] }) {
+    this.repo = deps.repo;
+    this.accounts = deps.accounts;
+    this.events = deps.events;
+    this.clock = deps.clock;
+    this.config = deps.config;
+  }
+
+  async applyPayment(tx: Executor, payment: CreditedPayment): Promise<void> {
+    const now = this.clock.now();
+    const nowIso = now.toISOString();
+    const organizationId = payment.organization_id;
+    const amount = payment.amount_micros;
+    const account = await this.repo.lockAccount(tx, organizationId, nowIso);
+    const reference = `${payment.rail}:${payment.id}`;
+    if (!(await this.repo.appendLedger(tx, { organization_id: organizationId, kind: 'payment', amount_micros: amount, reference, description: payment.intent, created_at: nowIso }))) return;
+    if (payment.intent === 'create_cell') {
+      // The cell is bought now; the next POST /v1/cells consumes the credit.
+      await this.repo.appendLedger(tx, { organization_id: organizationId, kind: 'create_cell', amount_micros: negated(amount), reference: `create_cell:${payment.id}`, description: 'one cell', created_at: nowIso });
+      await this.repo.addCellCredit(tx, organizationId);
+    }
+    if (buysPeriod(payment.intent, payment.cell_id)) {
+      const tier = tierOf(this.config.prices, payment.tier ?? account.tier);
+      await this.repo.appendLedger(tx, { organization_id: organizationId, kind: payment.intent, amount_micros: negated(amount), reference: `${payment.intent}:${payment.id}`, description: tier.name, created_at: nowIso });
+      if (payment.intent !== 'setup') await this.accounts.cellMonthUsage(tx, organizationId, tier.name, await this.accounts.activeCells(organizationId, tx), nowIso);
+      await this.accounts.setAccount(tx, organizationId, account, { state: 'active', tier: tier.name, current_period_end: paidPeriodEnd(account, payment.intent, now) }, now);
+    }
+    await this.events.emit(tx, {
+      organizationId,
+      type: 'billing.payment_succeeded',
+      data: { payment_id: payment.id, organization_id: organizationId, rail: payment.rail, intent: payment.intent, tier: payment.tier, cell_id: payment.cell_id, amount_usd: usdString(amount) },
+    });
+  }
+}

@@ -1,0 +1,124 @@
+// The operator's billing actions (admin surface, contract §7): organizations with their billing,
+// manual suspension and reinstatement (lifecycle.ts decides), ledger credits and granted periods;
+// each recorded with the admin token's id in the transaction that makes it.
+import type { Config } from '../../config.ts';
+import type { Executor } from '../../db/schema.ts';
+import { transact } from '../../db/transaction.ts';
+import type { Clock } from '../../lib/clock.ts';
+import { ApiError, invalidField, notFound } from '../../lib/errors.ts';
+import { listPage, type PageQuery } from '../../lib/pagination.ts';
+import type { BillingAccounts } from './accounts.ts';
+import { grantedPeriodEnd, reinstatement, suspension, type Standing } from './lifecycle.ts';
+import { MAX_OPERATOR_CREDIT_MICROS, parseUsd, usdString } from './money.ts';
+import { tierOf } from './pricing.ts';
+import type { BillingRepository } from './repository.ts';
+import type { BillingService } from './service.ts';
+import type { BillingAccount } from './tables.ts';
+
+type Action = { action: 'suspend' | 'reinstate' | 'credit' | 'grant'; reason: string; detail?: Record<string, unknown>; adminTokenId: string };
+
+const REFUSALS: Record<string, string> = {
+  already_suspended: 'The organization is already suspended.',
+  not_owing: 'Only a suspended or past-due organization can be reinstated.',
+  unpaid: 'The period is over and unpaid: credit or grant a period to reinstate.',
+};
+
+export class BillingOperator {
+  private readonly repo: BillingRepository;
+  private readonly accounts: BillingAccounts;
+  private readonly billing: BillingService;
+  private readonly clock: Clock;
+  private readonly config: Pick<Config, 'billing' | 'prices'>;
+
+  constructor(deps: { repo: BillingRepository; accounts: BillingAccounts; billing: BillingService; clock: Clock; config: BillingOperator['config'] }) {
+    this.repo = deps.repo;
+    this.accounts = deps.accounts;
+    this.billing = deps.billing;
+    this.clock = deps.clock;
+    this.config = deps.config;
+  }
+
+  async listOrganizations(filter: { state?: string; email?: string }, query: PageQuery) {
+    const page = await listPage(query, (after, count) => this.repo.listOrganizations(filter, after, count), (row) => [row.id]);
+    return {
+      organizations: page.items.map((row) => ({
+        id: row.id,
+        name: row.name,
+        email: row.email,
+        status: row.status,
+        billing_state: this.config.billing ? (row.state ?? 'inactive') : 'exempt',
+        tier: row.tier ?? null,
+        current_period_end: row.current_period_end ?? null,
+        created_at: row.created_at,
+        verified_at: row.verified_at,
+      })),
+      next_cursor: page.next_cursor,
+    };
+  }
+
+  async organization(id: string) {
+    const row = await this.repo.organization(id);
+    if (!row) throw notFound('organization');
+    return { ...row, billing: await this.billing.status(id) };
+  }
+
+  suspend(organizationId: string, reason: string, adminTokenId: string) {
+    return this.change(organizationId, { action: 'suspend', reason, adminTokenId }, async (_tx, account) => decided(suspension(account)));
+  }
+
+  reinstate(organizationId: string, reason: string, adminTokenId: string) {
+    return this.change(organizationId, { action: 'reinstate', reason, adminTokenId }, async (_tx, account, now) => decided(reinstatement(account, now)));
+  }
+
+  credit(organizationId: string, amountUsd: string, reason: string, adminTokenId: string) {
+    const amount = parseUsd(amountUsd);
+    if (amount === null || amount === 0) throw invalidField('amount_usd', 'invalid_format', 'amount_usd must be a positive decimal amount in dollars with at most 2 decimals, e.g. "25.00".');
+    if (amount > MAX_OPERATOR_CREDIT_MICROS) throw invalidField('amount_usd', 'too_large', `One operator credit is at most ${usdString(MAX_OPERATOR_CREDIT_MICROS)}.`);
+    return this.change(organizationId, { action: 'credit', reason, detail: { amount_usd: usdString(amount) }, adminTokenId }, async (tx, _account, now) => {
+      await this.accounts.assertBalanceRoom(organizationId, amount, tx);
+      await this.repo.appendLedger(tx, { organization_id: organizationId, kind: 'operator_credit', amount_micros: amount, reference: null, description: reason, created_at: now.toISOString() });
+      return null;
+    });
+  }
+
+  grant(organizationId: string, tierName: string, months: number, reason: string, adminTokenId: string) {
+    const tier = tierOf(this.config.prices, tierName);
+    return this.change(organizationId, { action: 'grant', reason, detail: { tier: tier.name, months }, adminTokenId }, async (tx, account, now) => {
+      await this.repo.appendLedger(tx, {
+        organization_id: organizationId,
+        kind: 'operator_grant',
+        amount_micros: 0,
+        reference: null,
+        description: `${tier.name} for ${months} month(s) granted by the operator: ${reason}`,
+        created_at: now.toISOString(),
+      });
+      return { state: 'active', tier: tier.name, current_period_end: grantedPeriodEnd(account, months, now) };
+    });
+  }
+
+  /** One action: the account locked, `change` applied and recorded, the organization answered. */
+  private async change(organizationId: string, action: Action, change: (tx: Executor, account: BillingAccount, now: Date) => Promise<Partial<Standing> | null>) {
+    if (!(await this.repo.organization(organizationId))) throw notFound('organization');
+    await transact(this.repo.db, async (tx) => {
+      const now = this.clock.now();
+      const account = await this.repo.lockAccount(tx, organizationId, now.toISOString());
+      const next = await change(tx, account, now);
+      await this.repo.recordAction(tx, {
+        organization_id: organizationId,
+        action: action.action,
+        reason: action.reason,
+        detail: action.detail ? JSON.stringify(action.detail) : null,
+        admin_token_id: action.adminTokenId,
+        created_at: now.toISOString(),
+      });
+      if (next) await this.accounts.setAccount(tx, organizationId, account, next, now);
+    });
+    return this.organization(organizationId);
+  }
+}
+
+/** A lifecycle decision's next values, or its refusal as 409 conflict. */
+function decided<Next>(decision: { next: Next } | { refused: string }): Next {
+  if ('refused' in decision) throw new ApiError('conflict', REFUSALS[decision.refused] ?? decision.refused);
+  return decision.next;
+}

@@ -1,0 +1,77 @@
+// Period ends (contract §7), the worker step of src/workers/billing-periods.ts: for each
+// organization whose paid period is over, the renewal (tier + extra cells) is debited from the
+// prepaid balance when it covers it (the next period starts where the last ended; the ledger
+// reference makes it once per period); otherwise an active organization becomes past_due, and at
+// the end of the 7-day grace the renewal is tried again, else the organization is suspended.
+// lifecycle.ts decides; this reads the facts and writes the answer. Nothing happens with billing off.
+import type { Config } from '../../config.ts';
+import { transact } from '../../db/transaction.ts';
+import type { Clock } from '../../lib/clock.ts';
+import type { EventsService } from '../events/service.ts';
+import type { BillingAccounts } from './accounts.ts';
+import { atPeriodEnd, GRACE_MS, periodOver } from './lifecycle.ts';
+import { micros, negated, usdNumber, usdString } from './money.ts';
+import { renewalPrice } from './pricing.ts';
+import type { BillingRepository } from './repository.ts';
+
+const PERIOD_BATCH = 100;
+
+export class BillingPeriods {
+  private readonly repo: BillingRepository;
+  private readonly accounts: BillingAccounts;
+  private readonly events: EventsService;
+  private readonly clock: Clock;
+  private readonly config: Pick<Config, 'billing' | 'prices'>;
+
+  constructor(deps: { repo: BillingRepository; accounts: BillingAccounts; events: EventsService; clock: Clock; config: BillingPeriods['config'] }) {
+    this.repo = deps.repo;
+    this.accounts = deps.accounts;
+    this.events = deps.events;
+    this.clock = deps.clock;
+    this.config = deps.config;
+  }
+
+  /** Closes the periods that are over, a batch at a time; how many accounts changed. */
+  async closePeriods(): Promise<number> {
+    if (!this.config.billing) return 0;
+    const start = this.clock.now();
+    const due = await this.repo.dueAccounts(start.toISOString(), new Date(start.getTime() - GRACE_MS).toISOString(), PERIOD_BATCH);
+    let changed = 0;
+    for (const { organization_id: organizationId } of due) {
+      if (await this.close(organizationId, await this.accounts.activeCells(organizationId))) changed += 1;
+    }
+    return changed;
+  }
+
+  private close(organizationId: string, activeCells: number): Promise<boolean> {
+    return transact(this.repo.db, async (tx) => {
+      const now = this.clock.now();
+      const nowIso = now.toISOString();
+      const account = await this.repo.lockAccount(tx, organizationId, nowIso);
+      if (!periodOver(account, now)) return false;
+      const balance = micros(account.prepaid_balance_micros);
+      const renewal = renewalPrice(this.config.prices, account.tier, activeCells);
+      const decision = atPeriodEnd(account, balance >= renewal, now);
+      if (!decision) return false;
+      if (decision.kind === 'renew') {
+        await this.repo.appendLedger(tx, {
+          organization_id: organizationId,
+          kind: 'renewal',
+          amount_micros: negated(renewal),
+          reference: `renewal:${organizationId}:${decision.end}`,
+          description: `${account.tier} period from ${decision.end}`,
+          created_at: nowIso,
+        });
+        await this.accounts.cellMonthUsage(tx, organizationId, account.tier, activeCells, nowIso);
+      } else {
+        await this.events.emit(tx, {
+          organizationId,
+          type: 'billing.payment_failed',
+          data: { organization_id: organizationId, intent: 'renewal', amount_usd: usdString(renewal), reason: 'insufficient_balance', prepaid_balance_usd: usdNumber(balance), period_end: decision.end },
+        });
+      }
+      await this.accounts.setAccount(tx, organizationId, account, decision.next, now);
+      return true;
+    });
+  }
+}

@@ -1,0 +1,113 @@
+// What each payment intent costs an organization now (contract §7), within the money bounds:
+// GET /v1/billing/x402/requirements, the 402 of paying an intent directly (x402 and MPP pay
+// routes), and the price every rail's payment is opened at.
+import type { Config } from '../../config.ts';
+import { ApiError, invalidField } from '../../lib/errors.ts';
+import type { CellsService } from '../cells/service.ts';
+import type { BillingAccounts } from './accounts.ts';
+import { keptOnBalance, owes, type Intent } from './lifecycle.ts';
+import { parseUsd, usdString, type Micros } from './money.ts';
+import type { Network } from './networks.ts';
+import type { PaymentDetails, PaymentOffers, PriceSubject } from './offers.ts';
+import { amountDue, renewalPrice, tierOf } from './pricing.ts';
+
+export interface RequirementsQuery {
+  intent: Intent;
+  tier?: string;
+  cell_id?: string;
+  /** The query's text, checked here: a decimal with at most 2 decimals. */
+  amount_usd?: string;
+  network?: Network;
+}
+
+/** An intent's price, with what it buys. */
+export type Price = PriceSubject & { micros: Micros };
+
+export class BillingQuotes {
+  private readonly accounts: BillingAccounts;
+  private readonly offers: PaymentOffers;
+  private readonly cells: CellsService;
+  private readonly config: Pick<Config, 'prices' | 'maxPaymentMicros'>;
+
+  constructor(deps: { accounts: BillingAccounts; offers: PaymentOffers; cells: CellsService; config: BillingQuotes['config'] }) {
+    this.accounts = deps.accounts;
+    this.offers = deps.offers;
+    this.cells = deps.cells;
+    this.config = deps.config;
+  }
+
+  private get prices() {
+    return this.config.prices;
+  }
+
+  /** What an intent costs this organization now, with where to pay it. */
+  async requirements(organizationId: string, query: RequirementsQuery): Promise<PaymentDetails> {
+    const x402 = this.offers.x402(query.network);
+    const { micros, tier, cellId } = await this.price(organizationId, query);
+    return this.offers.details(query.intent, micros, { tier, cellId }, x402);
+  }
+
+  /** The 402 of paying an intent directly (x402 or MPP pay routes): its PaymentDetails. */
+  async intentRequired(organizationId: string, query: Omit<RequirementsQuery, 'network'>): Promise<ApiError> {
+    if (!this.accounts.enabled) return new ApiError('billing_disabled', 'Billing is off on this deployment: nothing is charged or paid.');
+    const { micros, tier, cellId } = await this.price(organizationId, query);
+    return this.offers.paymentRequired(`Pay ${usdString(micros)} for ${query.intent}.`, query.intent, micros, { tier, cellId });
+  }
+
+  /**
+   * What an intent costs this organization now (400, 404 and 409 as for the requirements), within
+   * the money bounds: at most CELLGATE_MAX_PAYMENT_USD (400), and never taking the balance past
+   * its ceiling (409). Every rail prices its payments here.
+   */
+  async price(organizationId: string, query: RequirementsQuery): Promise<Price> {
+    const priced = await this.priceOf(organizationId, query);
+    if (priced.micros > this.config.maxPaymentMicros) {
+      throw invalidField('amount_usd', 'too_large', `One payment is at most ${usdString(this.config.maxPaymentMicros)}; this ${query.intent} is ${usdString(priced.micros)}.`);
+    }
+    const kept = keptOnBalance(query.intent, priced);
+    if (kept > 0) await this.accounts.assertBalanceRoom(organizationId, kept);
+    return priced;
+  }
+
+  private amountOf(text: string): Micros {
+    const amount = parseUsd(text);
+    if (amount === null) throw invalidField('amount_usd', 'invalid_format', 'amount_usd must be a decimal amount in dollars with at most 2 decimals, e.g. 25 or 12.50.');
+    return amount;
+  }
+
+  private async priceOf(organizationId: string, query: RequirementsQuery): Promise<Price> {
+    if (query.amount_usd !== undefined) this.amountOf(query.amount_usd);
+    switch (query.intent) {
+      case 'setup': {
+        const tier = tierOf(this.prices, query.tier);
+        return { micros: tier.priceMicros, tier: tier.name };
+      }
+      case 'renewal': {
+        if (query.cell_id) {
+          await this.cells.getOwned(organizationId, query.cell_id);
+          return { micros: this.prices.extraCellMicros, cellId: query.cell_id };
+        }
+        const account = await this.accounts.standing(organizationId);
+        const tier = tierOf(this.prices, query.tier ?? account.tier);
+        return { micros: renewalPrice(this.prices, tier.name, await this.accounts.activeCells(organizationId)), tier: tier.name };
+      }
+      case 'top_up': {
+        if (query.amount_usd === undefined) throw invalidField('amount_usd', 'required', 'amount_usd is required for a top_up.');
+        const amount = this.amountOf(query.amount_usd);
+        if (amount < this.prices.minAmountMicros) {
+          throw invalidField('amount_usd', 'too_small', `amount_usd must be at least ${usdString(this.prices.minAmountMicros)}.`);
+        }
+        return { micros: amount };
+      }
+      case 'reinstate': {
+        const account = await this.accounts.standing(organizationId);
+        if (!this.accounts.enabled || !owes(account.state)) {
+          throw new ApiError('conflict', 'Nothing to reinstate: the organization is neither past due nor suspended.');
+        }
+        return { micros: amountDue(this.prices, account, await this.accounts.activeCells(organizationId)), tier: account.tier ?? undefined };
+      }
+      case 'create_cell':
+        return { micros: this.prices.extraCellMicros };
+    }
+  }
+}
