@@ -6,7 +6,7 @@ import { newId } from '../../lib/ids.ts';
 import { constantTimeEqualHex, newSecret, sha256Hex } from '../../lib/secrets.ts';
 import type { Lookup } from '../../lib/ssrf.ts';
 import { invalidClient, OAuthError } from './errors.ts';
-import { fetchMetadataDocument, isDocumentClientId, type DocumentFetcher } from './metadata-document.ts';
+import { fetchMetadataDocument, isDocumentClientId, MAX_DOCUMENT_BYTES, type DocumentFetcher } from './metadata-document.ts';
 import type { OAuthRepository } from './repository.ts';
 import type { ClientAuthMethod, OAuthClientsTable } from './tables.ts';
 
@@ -15,6 +15,13 @@ export const AUTH_METHODS: ClientAuthMethod[] = ['client_secret_basic', 'client_
 export const GRANT_TYPES = ['authorization_code', 'refresh_token'];
 /** A fetched metadata document is trusted this long before it is fetched again. */
 export const DOCUMENT_CACHE_MS = 60 * 60 * 1000;
+/** A failed fetch is answered from memory this long, so a bad URL cannot make us fetch it in a loop. */
+export const DOCUMENT_FAILURE_CACHE_MS = 60 * 1000;
+const MAX_CACHED_FAILURES = 1000;
+/** Metadata document fetches at once in this process; more fail fast (temporarily_unavailable). */
+export const MAX_CONCURRENT_FETCHES = 16;
+/** Registration bodies and metadata documents alike. */
+export const MAX_METADATA_BYTES = MAX_DOCUMENT_BYTES;
 const MAX_REDIRECT_URIS = 20;
 /** Parameters of the authorization response: a redirect URI may not carry them itself. */
 const RESPONSE_PARAMETERS = ['code', 'state', 'iss', 'error', 'error_description', 'error_uri'];
@@ -177,19 +184,28 @@ function basicCredentials(header: string): { id: string; secret: string } {
   }
 }
 
+/** Why a client_id names no usable client; `busy` when only the fetch limit stood in the way. */
+export type Unresolved = { problem: string; busy?: true };
+
 export class OAuthClients {
   private readonly repo: OAuthRepository;
   private readonly clock: Clock;
   private readonly allScopes: string[];
   private readonly lookup: Lookup;
   private readonly fetch: DocumentFetcher;
+  private readonly maxFetches: number;
+  /** Document URLs whose last fetch failed: the reason, until when it is repeated without fetching. */
+  private readonly failures = new Map<string, { problem: string; until: number }>();
+  /** Fetches under way, by URL: a second authorization of the same client waits for the first. */
+  private readonly inFlight = new Map<string, Promise<{ client: Client } | Unresolved>>();
 
-  constructor(deps: { repo: OAuthRepository; clock: Clock; allScopes: string[]; lookup: Lookup; fetch: DocumentFetcher }) {
+  constructor(deps: { repo: OAuthRepository; clock: Clock; allScopes: string[]; lookup: Lookup; fetch: DocumentFetcher; maxConcurrentFetches?: number }) {
     this.repo = deps.repo;
     this.clock = deps.clock;
     this.allScopes = deps.allScopes;
     this.lookup = deps.lookup;
     this.fetch = deps.fetch;
+    this.maxFetches = deps.maxConcurrentFetches ?? MAX_CONCURRENT_FETCHES;
   }
 
   /** RFC 7591: registers a client; a confidential one gets its secret, shown once. */
@@ -219,26 +235,50 @@ export class OAuthClients {
    * The client behind a client_id: a registered client, or a Client ID Metadata Document (from
    * the cache while fresh, else fetched through the SSRF guard). `{problem}` says why not.
    */
-  async resolve(clientId: string): Promise<{ client: Client } | { problem: string }> {
+  async resolve(clientId: string): Promise<{ client: Client } | Unresolved> {
     if (clientId.length > 2048) return { problem: 'The client_id is not a registered client.' };
     const row = await this.repo.findClient(clientId);
     const now = this.clock.now();
     if (row && (row.kind === 'registered' || (row.expires_at !== null && row.expires_at > now.toISOString()))) return { client: clientOf(row) };
     if (!isDocumentClientId(clientId)) return { problem: 'The client_id is not a registered client.' };
 
+    const failed = this.failures.get(clientId);
+    if (failed && failed.until > now.getTime()) return { problem: failed.problem };
+    const pending = this.inFlight.get(clientId);
+    if (pending) return pending;
+    if (this.inFlight.size >= this.maxFetches) {
+      return { problem: 'Too many client metadata documents are being fetched at the moment; try again shortly.', busy: true };
+    }
+    const fetching = this.fetchDocumentClient(clientId).finally(() => this.inFlight.delete(clientId));
+    this.inFlight.set(clientId, fetching);
+    return fetching;
+  }
+
+  private async fetchDocumentClient(clientId: string): Promise<{ client: Client } | Unresolved> {
+    const outcome = await this.fetchAndParse(clientId);
+    const now = this.clock.now();
+    if ('problem' in outcome) {
+      // Bounded: a flood of distinct bad URLs only empties the cache early.
+      if (this.failures.size >= MAX_CACHED_FAILURES) this.failures.clear();
+      this.failures.set(clientId, { problem: outcome.problem, until: now.getTime() + DOCUMENT_FAILURE_CACHE_MS });
+      return outcome;
+    }
+    this.failures.delete(clientId);
+    const document = clientRow(clientId, 'metadata_document', outcome.metadata, null, now.toISOString(), new Date(now.getTime() + DOCUMENT_CACHE_MS).toISOString());
+    await this.repo.upsertDocumentClient(document);
+    return { client: clientOf(document) };
+  }
+
+  private async fetchAndParse(clientId: string): Promise<{ metadata: Metadata } | Unresolved> {
     const fetched = await fetchMetadataDocument(clientId, { lookup: this.lookup, fetch: this.fetch });
     if (!fetched.ok) return { problem: fetched.reason };
     if (fetched.document.client_id !== clientId) return { problem: 'The client metadata document does not name its own URL as client_id.' };
-    let metadata: Metadata;
     try {
-      metadata = parseMetadata(fetched.document, { allScopes: this.allScopes, document: true });
+      return { metadata: parseMetadata(fetched.document, { allScopes: this.allScopes, document: true }) };
     } catch (error) {
       if (error instanceof OAuthError) return { problem: `The client metadata document is not acceptable: ${error.message}` };
       throw error;
     }
-    const document = clientRow(clientId, 'metadata_document', metadata, null, now.toISOString(), new Date(now.getTime() + DOCUMENT_CACHE_MS).toISOString());
-    await this.repo.upsertDocumentClient(document);
-    return { client: clientOf(document) };
   }
 
   /**
@@ -253,6 +293,7 @@ export class OAuthClients {
     const clientId = basic?.id ?? presented.clientId;
     if (!clientId) throw invalidClient('Client authentication is required: HTTP Basic, client_id and client_secret, or client_id for a public client.');
     const resolved = await this.resolve(clientId);
+    if ('busy' in resolved) throw new OAuthError('temporarily_unavailable', resolved.problem, 503, { 'Retry-After': '1' });
     if (!('client' in resolved)) throw invalidClient('The client is unknown.');
     const { client } = resolved;
     if (client.authMethod !== method) {

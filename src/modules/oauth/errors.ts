@@ -13,7 +13,9 @@ export type OAuthErrorCode =
   | 'invalid_redirect_uri'
   | 'invalid_client_metadata'
   | 'server_error'
-  | 'temporarily_unavailable';
+  | 'temporarily_unavailable'
+  // Not an RFC code: 429 from the per-address limits, told apart from an outage (decisions).
+  | 'rate_limited';
 
 export class OAuthError extends Error {
   readonly error: OAuthErrorCode;

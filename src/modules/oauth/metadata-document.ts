@@ -1,13 +1,17 @@
 // Client ID Metadata Documents: a client identified by an https URL whose JSON describes it.
 // The URL passes the same SSRF guard as webhook URLs (https, no private, loopback or link-local
-// address), and the request connects to the address that was checked; redirects are not followed
-// and the document may be at most 5 KiB.
+// address), and the request connects to the address that was checked; redirects are not followed.
+// A fetch is bounded in time and size (contract §8): a total deadline of 5 s, however slowly the
+// bytes arrive, and at most 64 KB read (aborted past it).
+import http from 'node:http';
 import https from 'node:https';
 import type { LookupFunction } from 'node:net';
 import { checkUrl, MAX_URL_LENGTH, type Lookup, type ResolvedAddress } from '../../lib/ssrf.ts';
 
-export const MAX_DOCUMENT_BYTES = 5 * 1024;
-const FETCH_TIMEOUT_MS = 5_000;
+/** The most a fetch reads; past it the connection is aborted. */
+export const MAX_FETCH_BYTES = 64 * 1024;
+/** The whole fetch, from connecting to the last byte. */
+export const FETCH_DEADLINE_MS = 5_000;
 
 export interface FetchedDocument {
   status: number;
@@ -25,29 +29,42 @@ function pinnedLookup(target: ResolvedAddress): LookupFunction {
   }) as LookupFunction;
 }
 
-export const httpsDocumentFetcher: DocumentFetcher = (url, target) =>
-  new Promise((resolve, reject) => {
-    const request = https.get(url, {
-      headers: { accept: 'application/json' },
-      timeout: FETCH_TIMEOUT_MS,
-      ...(target ? { lookup: pinnedLookup(target) } : {}),
-    });
-    request.on('timeout', () => request.destroy(new Error(`no answer within ${FETCH_TIMEOUT_MS} ms`)));
-    request.on('error', reject);
-    request.on('response', (response) => {
-      const chunks: Buffer[] = [];
-      let size = 0;
-      response.on('data', (chunk: Buffer) => {
-        size += chunk.length;
-        if (size > MAX_DOCUMENT_BYTES) response.destroy(new Error(`the document exceeds ${MAX_DOCUMENT_BYTES} bytes`));
-        else chunks.push(chunk);
+/**
+ * The fetcher: one deadline over the whole exchange (an idle timeout alone lets a server that
+ * drips a byte every few seconds hold the request for ever) and a byte cap. Only https URLs reach
+ * it in the service (documentUrlProblem); http is for tests against a local server.
+ */
+export function documentFetcher(options: { deadlineMs?: number; maxBytes?: number } = {}): DocumentFetcher {
+  const deadlineMs = options.deadlineMs ?? FETCH_DEADLINE_MS;
+  const maxBytes = options.maxBytes ?? MAX_FETCH_BYTES;
+  return (url, target) =>
+    new Promise((resolve, reject) => {
+      const get = url.protocol === 'http:' ? http.get : https.get;
+      const request = get(url, { headers: { accept: 'application/json' }, ...(target ? { lookup: pinnedLookup(target) } : {}) });
+      const deadline = setTimeout(() => request.destroy(new Error(`no complete answer within ${deadlineMs} ms`)), deadlineMs);
+      const fail = (error: Error) => {
+        clearTimeout(deadline);
+        reject(error);
+      };
+      request.on('error', fail);
+      request.on('response', (response) => {
+        const chunks: Buffer[] = [];
+        let size = 0;
+        response.on('data', (chunk: Buffer) => {
+          size += chunk.length;
+          if (size > maxBytes) request.destroy(new Error(`the document exceeds ${maxBytes} bytes`));
+          else chunks.push(chunk);
+        });
+        response.on('error', fail);
+        response.on('end', () => {
+          clearTimeout(deadline);
+          resolve({ status: response.statusCode ?? 0, contentType: String(response.headers['content-type'] ?? ''), body: Buffer.concat(chunks).toString('utf8') });
+        });
       });
-      response.on('error', reject);
-      response.on('end', () =>
-        resolve({ status: response.statusCode ?? 0, contentType: String(response.headers['content-type'] ?? ''), body: Buffer.concat(chunks).toString('utf8') }),
-      );
     });
-  });
+}
+
+export const httpsDocumentFetcher: DocumentFetcher = documentFetcher();
 
 /** Whether a client_id is meant as a metadata document URL (then it must pass the checks below). */
 export const isDocumentClientId = (clientId: string) => /^https?:\/\//i.test(clientId);
@@ -70,6 +87,9 @@ export function documentUrlProblem(raw: string): string | null {
   return null;
 }
 
+/** Client metadata, registered or fetched, is at most this large (contract §8). */
+export const MAX_DOCUMENT_BYTES = 16 * 1024;
+
 export type DocumentResult = { ok: true; document: Record<string, unknown> } | { ok: false; reason: string };
 
 /** Fetches and parses the document at `raw` through the SSRF guard. */
@@ -85,7 +105,7 @@ export async function fetchMetadataDocument(raw: string, deps: { lookup: Lookup;
     return { ok: false, reason: `The client metadata document could not be fetched (${(error as Error).message}).` };
   }
   if (fetched.status !== 200) return { ok: false, reason: `The client metadata document answered HTTP ${fetched.status}.` };
-  if (Buffer.byteLength(fetched.body) > MAX_DOCUMENT_BYTES) return { ok: false, reason: `The client metadata document exceeds ${MAX_DOCUMENT_BYTES} bytes.` };
+  if (Buffer.byteLength(fetched.body) > MAX_DOCUMENT_BYTES) return { ok: false, reason: `The client metadata document exceeds ${MAX_DOCUMENT_BYTES / 1024} KB.` };
   let document: unknown;
   try {
     document = JSON.parse(fetched.body);

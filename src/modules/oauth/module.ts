@@ -8,17 +8,25 @@ import type { ResourceMetadataUrls } from '../../http/auth.ts';
 import type { App } from '../../http/types.ts';
 import type { Clock } from '../../lib/clock.ts';
 import { systemLookup, type Lookup } from '../../lib/ssrf.ts';
+import { MCP_SCOPES } from '../mcp/scopes.ts';
 import { OAuthClients } from './clients.ts';
 import { registerConsentRoutes } from './consent-routes.ts';
-import { httpsDocumentFetcher, type DocumentFetcher } from './metadata-document.ts';
-import { registerProtocolRoutes } from './protocol-routes.ts';
+import type { RateLimiter } from '../../http/rate-limit.ts';
+import { documentFetcher, type DocumentFetcher } from './metadata-document.ts';
+import { DEFAULT_ADDRESS_LIMITS, registerProtocolRoutes, type AddressLimits } from './protocol-routes.ts';
 import { OAuthRepository, REVOCATIONS_CHANNEL } from './repository.ts';
 import { OAuthService } from './service.ts';
 
-/** Egress of Client ID Metadata Document fetches (tests replace them). */
+/** Egress of Client ID Metadata Document fetches, and the limits (tests replace them). */
 export interface OAuthOptions {
   lookup?: Lookup;
   fetchDocument?: DocumentFetcher;
+  /** The total deadline of the default fetcher (5 s). */
+  documentDeadlineMs?: number;
+  /** Metadata document fetches at once in this process (16). */
+  maxConcurrentFetches?: number;
+  /** Per-address limits of /oauth/register and /oauth/authorize (a null bucket: unlimited). */
+  addressLimits?: AddressLimits;
 }
 
 export interface OAuthModule {
@@ -28,6 +36,7 @@ export interface OAuthModule {
   clients: OAuthClients;
   /** Where each bearer resource's RFC 9728 metadata is (the 401 challenge names it). */
   resourceMetadata: ResourceMetadataUrls;
+  addressLimits: AddressLimits;
 }
 
 export function build(deps: { db: Kysely<DB>; clock: Clock; baseUrl: string; consoleUrl: string; allScopes: string[]; options?: OAuthOptions; pgClient: pg.ClientConfig | null; log: ListenerLog }): OAuthModule {
@@ -37,23 +46,26 @@ export function build(deps: { db: Kysely<DB>; clock: Clock; baseUrl: string; con
     clock: deps.clock,
     allScopes: deps.allScopes,
     lookup: deps.options?.lookup ?? systemLookup,
-    fetch: deps.options?.fetchDocument ?? httpsDocumentFetcher,
+    fetch: deps.options?.fetchDocument ?? documentFetcher({ deadlineMs: deps.options?.documentDeadlineMs }),
+    maxConcurrentFetches: deps.options?.maxConcurrentFetches,
   });
-  const oauth = new OAuthService({ repo, clock: deps.clock, clients, baseUrl: deps.baseUrl, consoleUrl: deps.consoleUrl, allScopes: deps.allScopes });
+  // The MCP endpoint's metadata lists the scopes its tools use (a constant table, no service).
+  const oauth = new OAuthService({ repo, clock: deps.clock, clients, baseUrl: deps.baseUrl, consoleUrl: deps.consoleUrl, allScopes: deps.allScopes, resourceScopes: { mcp: MCP_SCOPES } });
   const revocations = deps.pgClient ? new PgListener({ config: deps.pgClient, channel: REVOCATIONS_CHANNEL, onNotify: () => oauth.forgetTokens(), log: deps.log }) : null;
   const resourceMetadata = {
     v1: `${deps.baseUrl}/.well-known/oauth-protected-resource`,
     mcp: `${deps.baseUrl}/.well-known/oauth-protected-resource/mcp`,
   };
-  return { oauth, clients, resourceMetadata, revocations };
+  return { oauth, clients, resourceMetadata, revocations, addressLimits: deps.options?.addressLimits ?? DEFAULT_ADDRESS_LIMITS };
 }
 
-export function register(app: App, module: OAuthModule, deps: { docsUrl: string }): void {
+/** `limiter` and `now`: the app's rate limiter and clock, for the per-address limits. */
+export function register(app: App, module: OAuthModule, deps: { docsUrl: string; limiter?: RateLimiter; now?: () => number }): void {
   const { revocations } = module;
   if (revocations) {
     app.addHook('onReady', () => revocations.start());
     app.addHook('onClose', () => revocations.stop());
   }
-  registerProtocolRoutes(app, { oauth: module.oauth, clients: module.clients, docsUrl: deps.docsUrl });
+  registerProtocolRoutes(app, { oauth: module.oauth, clients: module.clients, docsUrl: deps.docsUrl, limiter: deps.limiter, now: deps.now, limits: module.addressLimits });
   registerConsentRoutes(app, module.oauth);
 }

@@ -11,7 +11,8 @@ import { fromFastifyError } from '../../http/errors.ts';
 import { Described } from '../../http/schemas.ts';
 import type { App, BearerResource } from '../../http/types.ts';
 import { ApiError } from '../../lib/errors.ts';
-import type { OAuthClients, PresentedClient } from './clients.ts';
+import { addressLimit, type Bucket, type RateLimiter } from '../../http/rate-limit.ts';
+import { MAX_METADATA_BYTES, type OAuthClients, type PresentedClient } from './clients.ts';
 import { OAuthError } from './errors.ts';
 import { errorPage, PAGE_HEADERS } from './pages.ts';
 import type { OAuthService, Params } from './service.ts';
@@ -27,9 +28,12 @@ function asOAuthError(error: unknown, registration: boolean): OAuthError {
     : isDatabaseUnavailable(error)
       ? new ApiError('unavailable', 'The database is unreachable; retry shortly.', { headers: { 'Retry-After': '2' } })
       : fromFastifyError(error as FastifyError);
-  if (api.status === 503 || api.status === 429) return new OAuthError('temporarily_unavailable', api.message, api.status, api.headers);
+  // A client address over its limit must tell "slow down" from "down": rate_limited, not temporarily_unavailable.
+  if (api.status === 429) return new OAuthError('rate_limited', api.message, 429, api.headers);
+  if (api.status === 503) return new OAuthError('temporarily_unavailable', api.message, api.status, api.headers);
   if (api.status >= 500) return new OAuthError('server_error', api.message, 500);
   if (api.status === 415) return new OAuthError(registration ? 'invalid_client_metadata' : 'invalid_request', registration ? 'Send the client metadata as application/json.' : 'Send the parameters as application/x-www-form-urlencoded.');
+  if (api.status === 413 && registration) return new OAuthError('invalid_client_metadata', `The client metadata must be at most ${MAX_METADATA_BYTES / 1024} KB.`);
   return new OAuthError(registration ? 'invalid_client_metadata' : 'invalid_request', api.message, api.status === 401 ? 400 : api.status);
 }
 
@@ -119,8 +123,38 @@ const ResourceMetadata = Type.Object({
   }],
 });
 
-export function registerProtocolRoutes(app: App, deps: { oauth: OAuthService; clients: OAuthClients; docsUrl: string }): void {
+/** Per client address, on the two endpoints anyone may write through (contract §8). */
+export interface AddressLimits {
+  register: Bucket | null;
+  authorize: Bucket | null;
+}
+
+/**
+ * Defaults sized so one address can add at most about 1 MB a minute (bench/oauth-growth.ts):
+ * 20 registrations an hour (16 KB each at most) and 30 authorization requests a minute (deleted
+ * 10 minutes later), each with a full burst.
+ */
+export const DEFAULT_ADDRESS_LIMITS: AddressLimits = {
+  register: { rate: 20 / 3600, burst: 20 },
+  authorize: { rate: 30 / 60, burst: 30 },
+};
+
+export interface ProtocolRoutesDeps {
+  oauth: OAuthService;
+  clients: OAuthClients;
+  docsUrl: string;
+  /** The app's rate limiter and clock (absent: the endpoints are not limited per address). */
+  limiter?: RateLimiter;
+  now?: () => number;
+  limits: AddressLimits;
+}
+
+export function registerProtocolRoutes(app: App, deps: ProtocolRoutesDeps): void {
   const { oauth, clients, docsUrl } = deps;
+  const limit = (name: string, bucket: Bucket | null, detail: string) =>
+    (deps.limiter && deps.now && bucket ? [addressLimit({ limiter: deps.limiter, now: deps.now, name, bucket, detail })] : []);
+  const registerLimit = limit('oauth_register', deps.limits.register, 'Too many client registrations from this address; try again later.');
+  const authorizeLimit = limit('oauth_authorize', deps.limits.authorize, 'Too many authorization requests from this address; try again later.');
 
   app.get('/.well-known/oauth-authorization-server', {
     config: { auth: 'public' },
@@ -159,17 +193,19 @@ export function registerProtocolRoutes(app: App, deps: { oauth: OAuthService; cl
       const oauthError = asOAuthError(error, url === '/oauth/register');
       if (oauthError.status >= 500) request.log.error({ err: error }, 'OAuth request failed');
       if (url === '/oauth/authorize') {
-        return reply.code(oauthError.status).headers(PAGE_HEADERS).type('text/html; charset=utf-8').send(errorPage(oauthError.message));
+        return reply.code(oauthError.status).headers({ ...PAGE_HEADERS, ...oauthError.headers }).type('text/html; charset=utf-8').send(errorPage(oauthError.message));
       }
       return sendOAuth(reply, oauthError.status, oauthError.body(), oauthError.headers);
     });
     const route = { config: { auth: 'public' as const }, schema: { hide: true } };
 
-    scope.post('/oauth/register', route, async (request, reply) => sendOAuth(reply, 201, await clients.register(request.body)));
+    scope.post('/oauth/register', { ...route, bodyLimit: MAX_METADATA_BYTES, onRequest: registerLimit }, async (request, reply) => sendOAuth(reply, 201, await clients.register(request.body)));
 
-    scope.get('/oauth/authorize', route, async (request, reply) => {
+    scope.get('/oauth/authorize', { ...route, onRequest: authorizeLimit }, async (request, reply) => {
       const outcome = await oauth.authorize(request.query as Params);
-      if (outcome.kind === 'page') return reply.code(400).headers(PAGE_HEADERS).type('text/html; charset=utf-8').send(errorPage(outcome.message));
+      if (outcome.kind === 'page') {
+        return reply.code(outcome.status ?? 400).headers({ ...PAGE_HEADERS, ...outcome.headers }).type('text/html; charset=utf-8').send(errorPage(outcome.message));
+      }
       return reply.code(303).headers({ 'cache-control': 'no-store', location: outcome.location }).send();
     });
 

@@ -1,6 +1,7 @@
 // SQL for OAuth clients, authorization requests, grants and tokens.
 import { prepared } from '../../db/prepared.ts';
-import { sql, type Kysely, type Updateable } from 'kysely';
+import { sql, type ExpressionBuilder, type Kysely, type Updateable } from 'kysely';
+import { transact } from '../../db/transaction.ts';
 import { isPostgres } from '../../db/migrations/dialect.ts';
 import type { DB, Executor } from '../../db/schema.ts';
 import type { OAuthClientsTable, OAuthGrantsTable, OAuthRequestsTable, OAuthTokensTable } from './tables.ts';
@@ -141,6 +142,59 @@ export class OAuthRepository {
     await ex.updateTable('oauth_tokens').set({ revoked_at: now }).where('grant_id', '=', grantId).where('revoked_at', 'is', null).execute();
     await this.announceRevocation(ex);
     return Number(result.numUpdatedRows) === 1;
+  }
+
+  /**
+   * Deletes expired requests and clients without a grant (contract §8), in batches so no delete
+   * holds its table long. A client's leftover requests go with it (they reference it).
+   */
+  async prune(at: { now: string; codesBefore: string; registeredBefore: string }): Promise<{ requests: number; clients: number }> {
+    const BATCH = 500;
+    let requests = 0;
+    for (;;) {
+      const ids = await this.db
+        .selectFrom('oauth_requests')
+        .select('id')
+        .where('expires_at', '<=', at.now)
+        .where((eb) => eb.or([eb('code_expires_at', 'is', null), eb('code_expires_at', '<=', at.codesBefore)]))
+        .limit(BATCH)
+        .execute();
+      if (ids.length === 0) break;
+      const result = await this.db.deleteFrom('oauth_requests').where('id', 'in', ids.map((r) => r.id)).executeTakeFirst();
+      requests += Number(result.numDeletedRows);
+      if (ids.length < BATCH) break;
+    }
+    let clients = 0;
+    for (;;) {
+      const ids = (await this.db
+        .selectFrom('oauth_clients')
+        .select('id')
+        .where((eb) => eb.or([
+          eb.and([eb('kind', '=', 'registered'), eb('created_at', '<=', at.registeredBefore)]),
+          eb.and([eb('kind', '=', 'metadata_document'), eb('expires_at', '<=', at.now)]),
+        ]))
+        .where(({ not, exists, selectFrom }) => not(exists(selectFrom('oauth_grants').select('oauth_grants.id').whereRef('oauth_grants.client_id', '=', 'oauth_clients.id'))))
+        // A user in the middle of consenting keeps the client until the request expires.
+        .where(({ not, exists, selectFrom }) => not(exists(selectFrom('oauth_requests').select('oauth_requests.id').whereRef('oauth_requests.client_id', '=', 'oauth_clients.id').where('oauth_requests.expires_at', '>', at.now))))
+        .limit(BATCH)
+        .execute()).map((r) => r.id);
+      if (ids.length === 0) break;
+      const deleted = await transact(this.db, async (tx) => {
+        const unused = ({ not, exists, selectFrom }: ExpressionBuilder<DB, 'oauth_requests'>) =>
+          not(exists(selectFrom('oauth_grants').select('oauth_grants.id').whereRef('oauth_grants.client_id', '=', 'oauth_requests.client_id')));
+        await tx.deleteFrom('oauth_requests').where('client_id', 'in', ids).where(unused).execute();
+        // Checked again in the delete: a grant made since the select keeps its client.
+        const result = await tx
+          .deleteFrom('oauth_clients')
+          .where('id', 'in', ids)
+          .where(({ not, exists, selectFrom }) => not(exists(selectFrom('oauth_grants').select('oauth_grants.id').whereRef('oauth_grants.client_id', '=', 'oauth_clients.id'))))
+          .executeTakeFirst();
+        return Number(result.numDeletedRows);
+      });
+      clients += deleted;
+      if (ids.length < BATCH) break;
+    }
+    return { requests, clients };
   }
 
   /** Registers what to do in this process when a token or grant is revoked. */

@@ -8,7 +8,7 @@ import { transact } from '../../db/transaction.ts';
 import type { AgentPrincipal, BearerResource } from '../../http/types.ts';
 import type { Clock } from '../../lib/clock.ts';
 import { ApiError, notFound } from '../../lib/errors.ts';
-import { newId } from '../../lib/ids.ts';
+import { newHandle, newId } from '../../lib/ids.ts';
 import { listPage, type PageQuery } from '../../lib/pagination.ts';
 import { constantTimeEqualHex, displayPrefix, newSecret, sha256Hex } from '../../lib/secrets.ts';
 import { ACCESS_TOKEN_PREFIX } from '../organizations/service.ts';
@@ -23,8 +23,14 @@ const CODE_PREFIX = 'cg_ac_';
 export const ACCESS_TOKEN_TTL_MS = 60 * 60 * 1000;
 export const REFRESH_TOKEN_TTL_MS = 30 * 24 * 60 * 60 * 1000;
 export const CODE_TTL_MS = 60 * 1000;
-/** How long an authorization request waits for its consent. */
+/** How long an authorization request waits for its consent; then it is deleted (prune). */
 export const REQUEST_TTL_MS = 10 * 60 * 1000;
+/** An approved request's code is kept this long past its expiry, so a late replay still revokes. */
+export const CODE_REPLAY_WINDOW_MS = 60 * 60 * 1000;
+/** A registered client that never got a grant is deleted this long after its registration. */
+export const UNUSED_CLIENT_TTL_MS = 24 * 60 * 60 * 1000;
+/** How often every process prunes expired requests and unused clients. */
+export const OAUTH_PRUNE_INTERVAL_MS = 60 * 1000;
 const PKCE = /^[A-Za-z0-9\-._~]{43,128}$/;
 const MAX_STATE_LENGTH = 2048;
 
@@ -32,7 +38,7 @@ const MAX_STATE_LENGTH = 2048;
 export type Params = Record<string, string | string[] | undefined>;
 
 /** What GET /oauth/authorize answers: an error page (never a redirect) or a 303. */
-export type AuthorizeOutcome = { kind: 'page'; message: string } | { kind: 'redirect'; location: string };
+export type AuthorizeOutcome = { kind: 'page'; message: string; status?: number; headers?: Record<string, string> } | { kind: 'redirect'; location: string };
 
 class Redirected extends Error {
   readonly error: string;
@@ -77,9 +83,11 @@ export class OAuthService {
   private readonly issuer: string;
   private readonly consoleUrl: string;
   private readonly allScopes: string[];
+  /** The scopes a resource's metadata lists when it uses fewer than all (the MCP tools'). */
+  private readonly resourceScopes: Partial<Record<BearerResource, readonly string[]>>;
   readonly resources: Record<BearerResource, string>;
 
-  constructor(deps: { repo: OAuthRepository; clock: Clock; clients: OAuthClients; baseUrl: string; consoleUrl: string; allScopes: string[] }) {
+  constructor(deps: { repo: OAuthRepository; clock: Clock; clients: OAuthClients; baseUrl: string; consoleUrl: string; allScopes: string[]; resourceScopes?: Partial<Record<BearerResource, readonly string[]>> }) {
     this.repo = deps.repo;
     this.db = deps.repo.db;
     this.clock = deps.clock;
@@ -87,6 +95,7 @@ export class OAuthService {
     this.issuer = deps.baseUrl;
     this.consoleUrl = deps.consoleUrl;
     this.allScopes = deps.allScopes;
+    this.resourceScopes = deps.resourceScopes ?? {};
     this.resources = { v1: `${deps.baseUrl}/v1`, mcp: `${deps.baseUrl}/mcp` };
     this.repo.onRevocation(() => this.forgetTokens());
   }
@@ -127,7 +136,7 @@ export class OAuthService {
     return {
       resource: this.resources[resource],
       authorization_servers: [this.issuer],
-      scopes_supported: this.allScopes,
+      scopes_supported: [...(this.resourceScopes[resource] ?? this.allScopes)],
       bearer_methods_supported: ['header'],
       resource_name: resource === 'v1' ? 'Cellgate REST API' : 'Cellgate MCP endpoint',
       resource_documentation: docsUrl,
@@ -144,6 +153,8 @@ export class OAuthService {
     const clientId = params.client_id;
     if (typeof clientId !== 'string' || clientId === '') return { kind: 'page', message: 'The request has no client_id (or repeats it).' };
     const resolved = await this.clients.resolve(clientId);
+    // Too many document fetches at once: a 503 page, since no redirect URI is known good yet.
+    if ('busy' in resolved) return { kind: 'page', message: resolved.problem, status: 503, headers: { 'retry-after': '1' } };
     if (!('client' in resolved)) return { kind: 'page', message: resolved.problem };
     const { client } = resolved;
     const redirectUri = params.redirect_uri;
@@ -185,7 +196,8 @@ export class OAuthService {
       throw new Redirected('invalid_target', `resource must be ${this.resources.v1} or ${this.resources.mcp}.`);
     }
     const now = this.clock.now();
-    const id = newId('oar', this.clock, now);
+    // The handle is the only proof the consent link carries: random, never a time-ordered id.
+    const id = newHandle('oar');
     await this.repo.insertRequest({
       id,
       client_id: client.id,
@@ -221,6 +233,17 @@ export class OAuthService {
     const url = new URL(redirectUri);
     for (const [name, value] of Object.entries({ ...params, iss: this.issuer })) if (value !== undefined) url.searchParams.set(name, value);
     return url.toString();
+  }
+
+  /**
+   * Deletes what unauthenticated callers left behind: expired authorization requests (an
+   * approved one once its code is past the replay window) and clients with no grant, registered
+   * ones 24 h after registration and cached metadata documents once stale. Idempotent.
+   */
+  async prune(): Promise<{ requests: number; clients: number }> {
+    const now = this.clock.now().getTime();
+    const iso = (ms: number) => new Date(ms).toISOString();
+    return this.repo.prune({ now: iso(now), codesBefore: iso(now - CODE_REPLAY_WINDOW_MS), registeredBefore: iso(now - UNUSED_CLIENT_TTL_MS) });
   }
 
   // --- Consent -------------------------------------------------------------------------------
