@@ -103,8 +103,9 @@ describe('GET /v1/device/agent.mjs', () => {
     assert.match(help.stdout, /^usage: node agent\.mjs run --key <cg_dev_\.\.\.> --base-url https:\/\/\.\.\./);
     assert.match(help.stdout, /--sim-slot <N>/);
     const bare = await runAgent(file, ['run', '--base-url', world.baseUrl], {});
-    assert.equal(bare.code, 1);
-    assert.match(bare.stderr, /^cellgate: --key must be a device key \(cg_dev_\.\.\.\)/);
+    // A bad command line is exit status 2, as for every cellgate command (1 is a rejected key).
+    assert.equal(bare.code, 2);
+    assert.match(bare.stderr, /^cellgate: --key must be a device key \(cg_dev_\.\.\./);
   });
 
   it('runs doctor on a ready phone', async () => {

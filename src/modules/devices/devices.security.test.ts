@@ -10,6 +10,7 @@ const ADMIN_ROUTES = [
   ['PATCH', '/v1/admin/devices/dev_01jzzzzzzzzzzzzzzzzzzzzzzz'],
   ['DELETE', '/v1/admin/devices/dev_01jzzzzzzzzzzzzzzzzzzzzzzz'],
   ['POST', '/v1/admin/devices/dev_01jzzzzzzzzzzzzzzzzzzzzzzz/rotate-key'],
+  ['GET', '/v1/admin/devices/dev_01jzzzzzzzzzzzzzzzzzzzzzzz/heartbeats'],
 ] as const;
 
 describe('device inventory and device surface: credentials', () => {

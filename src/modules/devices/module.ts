@@ -4,17 +4,27 @@ import type { Kysely } from 'kysely';
 import type { DB } from '../../db/schema.ts';
 import type { Clock } from '../../lib/clock.ts';
 import type { App } from '../../http/types.ts';
+import type { Periodic } from '../../lib/background.ts';
+import type { Wirable } from '../../lib/ports.ts';
 import { registerAgentRoute } from './agent-routes.ts';
+import { HEARTBEATS_PRUNE_INTERVAL_MS, HeartbeatHistory } from './heartbeats.ts';
+import { HeartbeatsRepository } from './heartbeats-repository.ts';
 import { DevicesRepository } from './repository.ts';
 import { registerDeviceRoutes } from './routes.ts';
 import { DevicesService } from './service.ts';
 
 export interface DevicesModule {
   devices: DevicesService;
+  ports: Wirable[];
+  loops: Periodic[];
 }
 
 export function build(deps: { db: Kysely<DB>; clock: Clock }): DevicesModule {
-  return { devices: new DevicesService({ repo: new DevicesRepository(deps.db), clock: deps.clock }) };
+  const history = new HeartbeatHistory({ repo: new HeartbeatsRepository(deps.db), clock: deps.clock });
+  const devices = new DevicesService({ repo: new DevicesRepository(deps.db), clock: deps.clock, history });
+  // Heartbeat history past its 7 days; idempotent deletes, so every process may run it.
+  const prune: Periodic = { name: 'heartbeats-prune', intervalMs: HEARTBEATS_PRUNE_INTERVAL_MS, tick: () => devices.pruneHeartbeats() };
+  return { devices, ports: Object.values(devices.ports), loops: [prune] };
 }
 
 export function register(app: App, module: DevicesModule): void {

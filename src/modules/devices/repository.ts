@@ -2,6 +2,7 @@
 import type { Kysely } from 'kysely';
 import type { DB, Executor } from '../../db/schema.ts';
 import type { DevicesTable } from './tables.ts';
+import type { CapabilityColumns } from './capabilities.ts';
 
 export type DeviceChanges = Partial<Pick<DevicesTable, 'label' | 'send_rate_per_minute'>>;
 export type Telemetry = Partial<Pick<DevicesTable, 'battery_pct' | 'charging' | 'signal_dbm' | 'app_version'>>;
@@ -115,6 +116,24 @@ export class DevicesRepository {
 
   async saveTelemetry(id: string, telemetry: Telemetry): Promise<void> {
     await this.db.updateTable('devices').set(telemetry).where('id', '=', id).execute();
+  }
+
+  /**
+   * Stores the capabilities a device stated, in `ex`; the device when they differ from what was
+   * stored (one conditional update: of two heartbeats stating the same change, one makes it).
+   */
+  async saveCapabilitiesIfChanged(ex: Executor, id: string, stated: CapabilityColumns) {
+    const result = await ex
+      .updateTable('devices')
+      .set(stated)
+      .where('id', '=', id)
+      .where((eb) => eb.or([
+        eb('can_delivery_reports', '!=', stated.can_delivery_reports),
+        eb('can_mms_send', '!=', stated.can_mms_send),
+        eb('can_mms_receive', '!=', stated.can_mms_receive),
+      ]))
+      .executeTakeFirst();
+    return Number(result.numUpdatedRows) === 1 ? this.find(ex, id) : undefined;
   }
 
   /** The device with its cell's owner and status (null columns when it carries none). */

@@ -5,6 +5,7 @@ import { NextCursor, PaginationQuery } from '../../http/pagination.ts';
 import { Body, Described, NoContent, Nullable, Timestamp } from '../../http/schemas.ts';
 import type { App } from '../../http/types.ts';
 import type { DevicesService } from './service.ts';
+import { ALL_CAPABILITIES, CapabilitiesSchema, StatedCapabilitiesBody } from './capabilities.ts';
 
 const Label = Type.String({ minLength: 1, maxLength: 100 });
 const SendRate = Type.Integer({ minimum: 1, maximum: 600, description: 'Most messages handed to the phone per minute, 1-600.' });
@@ -21,6 +22,7 @@ const DEVICE_EXAMPLE = {
   charging: true,
   signal_dbm: -71,
   app_version: '1.4.0',
+  capabilities: { ...ALL_CAPABILITIES },
   created_at: '2026-11-20T09:00:00.000Z',
   updated_at: '2026-11-21T12:00:00.000Z',
 };
@@ -37,6 +39,7 @@ const Device = Type.Object({
   charging: Nullable(Type.Boolean()),
   signal_dbm: Nullable(Type.Integer()),
   app_version: Nullable(Type.String()),
+  capabilities: CapabilitiesSchema,
   created_at: Timestamp,
   updated_at: Timestamp,
 }, { $id: 'Device', description: 'A phone in the inventory, with its last reported telemetry.', examples: [DEVICE_EXAMPLE] });
@@ -65,6 +68,19 @@ const DeviceConfig = Type.Object({
   $id: 'DeviceConfig',
   description: "The phone's configuration, answered to every heartbeat.",
   examples: [{ device_id: DEVICE_EXAMPLE.id, cell_id: DEVICE_EXAMPLE.cell_id, phone_number: '+14155550123', send_rate_per_minute: 20, server_time: '2026-11-21T12:00:00.000Z' }],
+});
+
+const Heartbeat = Type.Object({
+  battery_pct: Nullable(Type.Integer({ description: 'Percent, 0-100; null when the heartbeat did not say.' })),
+  charging: Nullable(Type.Boolean()),
+  signal_dbm: Nullable(Type.Integer({ description: 'dBm, -150-0; null when the heartbeat did not say.' })),
+  received_at: Timestamp,
+}, { $id: 'Heartbeat', description: 'What a phone reported in a heartbeat.' });
+
+const HeartbeatList = Type.Object({ heartbeats: Type.Array(Heartbeat), next_cursor: NextCursor }, {
+  $id: 'HeartbeatList',
+  description: 'A page of a phone\'s heartbeat history, newest first.',
+  examples: [{ heartbeats: [{ battery_pct: 87, charging: true, signal_dbm: -71, received_at: '2026-11-21T12:00:00.000Z' }], next_cursor: null }],
 });
 
 const DevicePath = Type.Object({ device_id: Type.String({ minLength: 1, maxLength: 64, description: 'dev_... id' }) });
@@ -129,6 +145,23 @@ export function registerDeviceRoutes(app: App, devices: DevicesService): void {
     return reply.code(204).send(null);
   });
 
+  app.get('/v1/admin/devices/:device_id/heartbeats', {
+    config: { auth: 'admin' },
+    schema: {
+      operationId: 'listDeviceHeartbeats',
+      tags: ['Admin'],
+      summary: 'Read a phone\'s heartbeat history, newest first',
+      description: 'Battery, charging and signal as the phone reported them; at most one entry per minute (the first heartbeat of the minute), kept 7 days.',
+      params: DevicePath,
+      querystring: Type.Object({
+        from: Type.Optional({ ...Timestamp, description: 'Only heartbeats received at or after this time.' }),
+        to: Type.Optional({ ...Timestamp, description: 'Only heartbeats received before this time.' }),
+        ...PaginationQuery,
+      }),
+      response: { 200: Described(HeartbeatList, 'A page of heartbeats, newest first.') },
+    },
+  }, async (request) => devices.heartbeats(request.params.device_id, request.query));
+
   app.post('/v1/admin/devices/:device_id/rotate-key', {
     config: { auth: 'admin' },
     schema: {
@@ -150,14 +183,33 @@ export function registerDeviceRoutes(app: App, devices: DevicesService): void {
     schema: {
       operationId: 'sendHeartbeat',
       tags: ['Device'],
-      summary: 'Report presence and telemetry; returns the phone\'s configuration',
+      summary: 'Report presence, telemetry and capabilities; returns the phone\'s configuration',
       body: Body({
         battery_pct: Type.Optional(Type.Integer({ minimum: 0, maximum: 100 })),
         charging: Type.Optional(Type.Boolean()),
         signal_dbm: Type.Optional(Type.Integer({ minimum: -150, maximum: 0 })),
         app_version: Type.Optional(Type.String({ minLength: 1, maxLength: 64 })),
-      }, { examples: [{ battery_pct: 87, charging: true, signal_dbm: -71, app_version: '1.4.0' }] }),
+        capabilities: Type.Optional(StatedCapabilitiesBody),
+      }, {
+        examples: [
+          { battery_pct: 87, charging: true, signal_dbm: -71, app_version: '1.4.0' },
+          { battery_pct: 64, charging: false, app_version: 'cellgate-termux/0.1.0', capabilities: { delivery_reports: false, mms_send: false, mms_receive: false } },
+        ],
+      }),
       response: { 200: Described(DeviceConfig, "The phone's configuration.") },
     },
   }, async (request) => devices.heartbeat(deviceOf(request).deviceId, request.body ?? {}));
+
+  app.get('/v1/device/config', {
+    // Checking a key is no sign that the phone app runs: `cellgate device doctor` must not bring
+    // the phone (and its cell) online.
+    config: { auth: 'device', presence: false },
+    schema: {
+      operationId: 'getDeviceConfig',
+      tags: ['Device'],
+      summary: "Read the phone's configuration without calling in",
+      description: 'Checks the device key and answers what a heartbeat answers, without counting as a heartbeat: the phone stays offline if it was (`cellgate device doctor`).',
+      response: { 200: Described(DeviceConfig, "The phone's configuration.") },
+    },
+  }, async (request) => devices.config(deviceOf(request).deviceId));
 }

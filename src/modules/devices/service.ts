@@ -12,6 +12,9 @@ import { isUniqueViolation } from '../../db/errors.ts';
 import type { DeviceChanges, DevicesRepository, Telemetry } from './repository.ts';
 import type { DevicesTable } from './tables.ts';
 import { transact } from '../../db/transaction.ts';
+import { Port } from '../../lib/ports.ts';
+import { ALL_CAPABILITIES, capabilitiesView, capabilityColumns, type StatedCapabilities } from './capabilities.ts';
+import type { HeartbeatHistory, HeartbeatQuery } from './heartbeats.ts';
 
 export const DEVICE_KEY_PREFIX = 'cg_dev_';
 export const DEFAULT_SEND_RATE_PER_MINUTE = 20;
@@ -31,7 +34,7 @@ export interface DeviceAssignment {
   sendRatePerMinute: number;
 }
 
-/** What the cells module does when the inventory or a device's presence changes (set by CellsService). */
+/** What the cells module does when the inventory or a device changes (wired by the composition root). */
 export interface DeviceHooks {
   /** Inside the transaction that added a device: give a waiting cell a device. */
   added(tx: Executor): Promise<void>;
@@ -39,6 +42,16 @@ export interface DeviceHooks {
   afterAdded(): Promise<void>;
   /** Inside the transaction of an online/offline transition. */
   presenceChanged(tx: Executor, device: DevicesTable, online: boolean): Promise<void>;
+  /** Inside the transaction where a device stated capabilities other than those stored. */
+  capabilitiesChanged(tx: Executor, device: DevicesTable): Promise<void>;
+}
+
+export interface HeartbeatBody {
+  battery_pct?: number;
+  charging?: boolean;
+  signal_dbm?: number;
+  app_version?: string;
+  capabilities?: StatedCapabilities;
 }
 
 export function deviceView(row: DevicesTable) {
@@ -54,6 +67,7 @@ export function deviceView(row: DevicesTable) {
     charging: row.charging === null ? null : row.charging === 1,
     signal_dbm: row.signal_dbm,
     app_version: row.app_version,
+    capabilities: capabilitiesView(row),
     created_at: row.created_at,
     updated_at: row.updated_at,
   };
@@ -64,17 +78,19 @@ const duplicateNumber = () => new ApiError('conflict', 'A device with this phone
 export class DevicesService {
   private readonly repo: DevicesRepository;
   private readonly clock: Clock;
-  private hooks: DeviceHooks | null = null;
+  private readonly history: HeartbeatHistory;
+  readonly ports = { hooks: new Port<DeviceHooks>('devices', 'hooks') };
   private readonly lastTouch = new Map<string, number>();
   private readonly assignments = new Map<string, { value: DeviceAssignment | null; until: number }>();
 
-  constructor(deps: { repo: DevicesRepository; clock: Clock }) {
+  constructor(deps: { repo: DevicesRepository; clock: Clock; history: HeartbeatHistory }) {
     this.repo = deps.repo;
     this.clock = deps.clock;
+    this.history = deps.history;
   }
 
-  setHooks(hooks: DeviceHooks): void {
-    this.hooks = hooks;
+  private get hooks(): DeviceHooks {
+    return this.ports.hooks.value;
   }
 
   // --- admin surface -------------------------------------------------------------------------
@@ -99,6 +115,7 @@ export class DevicesService {
       charging: null,
       signal_dbm: null,
       app_version: null,
+      ...capabilityColumns(ALL_CAPABILITIES),
       created_at: iso,
       updated_at: iso,
     };
@@ -110,9 +127,9 @@ export class DevicesService {
         if (isUniqueViolation(error)) throw duplicateNumber();
         throw error;
       }
-      await this.hooks?.added(tx);
+      await this.hooks.added(tx);
     });
-    await this.hooks?.afterAdded();
+    await this.hooks.afterAdded();
     return { ...(await this.get(row.id)), device_key: key };
   }
 
@@ -136,6 +153,7 @@ export class DevicesService {
   async remove(id: string): Promise<void> {
     if ((await this.repo.deleteFree(id)) === 1) {
       this.forget(id);
+      await this.history.forget(id);
       return;
     }
     if (await this.repo.find(this.repo.db, id)) {
@@ -151,18 +169,30 @@ export class DevicesService {
     return { ...(await this.get(id)), device_key: key };
   }
 
+  /** A page of what the phone reported, newest first (7 days kept). */
+  async heartbeats(id: string, query: HeartbeatQuery) {
+    if (!(await this.repo.find(this.repo.db, id))) throw notFound('device');
+    return this.history.list(id, query);
+  }
+
+  /** Deletes heartbeat history past its retention; how many rows. */
+  pruneHeartbeats(): Promise<number> {
+    return this.history.prune();
+  }
+
   // --- device surface ------------------------------------------------------------------------
 
   /**
    * The device behind an X-Phone-Key, or null. Keys are looked up on every request (no cache), so
-   * a rotation or removal takes effect at once in every process. Marks the device seen.
+   * a rotation or removal takes effect at once in every process. Marks the device seen, unless
+   * `markSeen` is false (a route that is no sign of the phone app running: the doctor's check).
    */
-  async authenticate(key: string): Promise<DevicePrincipal | null> {
+  async authenticate(key: string, options: { markSeen?: boolean } = {}): Promise<DevicePrincipal | null> {
     if (!key.startsWith(DEVICE_KEY_PREFIX)) return null;
     const hash = sha256Hex(key);
     const row = await this.repo.findByKeyHash(hash);
     if (!row || !constantTimeEqualHex(row.key_hash, hash)) return null;
-    await this.markSeen(row.id);
+    if (options.markSeen !== false) await this.markSeen(row.id);
     return { deviceId: row.id };
   }
 
@@ -178,17 +208,25 @@ export class DevicesService {
     if ((await this.repo.touchOnline(deviceId, now)) === 1) return;
     await transact(this.repo.db, async (tx) => {
       const device = await this.repo.markOnline(tx, deviceId, now);
-      if (device) await this.hooks?.presenceChanged(tx, device, true);
+      if (device) await this.hooks.presenceChanged(tx, device, true);
     });
   }
 
-  async heartbeat(deviceId: string, telemetry: { battery_pct?: number; charging?: boolean; signal_dbm?: number; app_version?: string }) {
+  async heartbeat(deviceId: string, telemetry: HeartbeatBody) {
     const changes: Telemetry = {};
     if (telemetry.battery_pct !== undefined) changes.battery_pct = telemetry.battery_pct;
     if (telemetry.charging !== undefined) changes.charging = telemetry.charging ? 1 : 0;
     if (telemetry.signal_dbm !== undefined) changes.signal_dbm = telemetry.signal_dbm;
     if (telemetry.app_version !== undefined) changes.app_version = telemetry.app_version;
     if (Object.keys(changes).length > 0) await this.repo.saveTelemetry(deviceId, changes);
+    await this.history.record(deviceId, telemetry);
+    // A heartbeat without capabilities keeps the stored ones, as it keeps the telemetry it leaves out.
+    if (telemetry.capabilities !== undefined) await this.stateCapabilities(deviceId, telemetry.capabilities);
+    return this.config(deviceId);
+  }
+
+  /** The phone's configuration, as a heartbeat answers it. */
+  async config(deviceId: string) {
     const device = await this.repo.find(this.repo.db, deviceId);
     if (!device) throw new ApiError('unauthenticated', 'The device was removed from the inventory.');
     return {
@@ -200,6 +238,13 @@ export class DevicesService {
     };
   }
 
+  private async stateCapabilities(deviceId: string, stated: StatedCapabilities): Promise<void> {
+    await transact(this.repo.db, async (tx) => {
+      const device = await this.repo.saveCapabilitiesIfChanged(tx, deviceId, capabilityColumns(stated));
+      if (device) await this.hooks.capabilitiesChanged(tx, device);
+    });
+  }
+
   /** Takes devices silent for OFFLINE_AFTER_MS offline, one transaction each; how many went offline. */
   async markSilentOffline(): Promise<number> {
     const cutoff = new Date(this.clock.now().getTime() - OFFLINE_AFTER_MS).toISOString();
@@ -209,7 +254,7 @@ export class DevicesService {
       for (const { id } of silent) {
         const wentOffline = await transact(this.repo.db, async (tx) => {
           const device = await this.repo.markOfflineIfSilent(tx, id, cutoff);
-          if (device) await this.hooks?.presenceChanged(tx, device, false);
+          if (device) await this.hooks.presenceChanged(tx, device, false);
           return device !== undefined;
         });
         if (wentOffline) count += 1;

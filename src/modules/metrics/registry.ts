@@ -4,6 +4,7 @@
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 import type { Clock } from '../../lib/clock.ts';
 import { MESSAGE_STATUSES } from '../messages/lifecycle.ts';
+import { registerPhoneMetrics } from './phones.ts';
 import type { MetricsRepository, MetricsSnapshot, QueuedCell } from './repository.ts';
 
 /** Cells with a series of their own in the queue gauges; the rest are summed as cell_id="other". */
@@ -112,6 +113,8 @@ export function createMetrics(deps: MetricsDeps): Metrics {
       this.set(deps.streamClients());
     },
   });
+
+  registerPhoneMetrics({ registers, snapshot, clock: deps.clock });
 
   return { registry, httpRequests, httpDuration };
 }

@@ -11,6 +11,18 @@ export interface QueuedCell {
   oldestCreatedAt: string;
 }
 
+/** A phone's presence and last reported telemetry (the inventory is small: one row per phone). */
+export interface PhoneState {
+  deviceId: string;
+  phoneNumber: string;
+  cellId: string | null;
+  online: boolean;
+  lastSeenAt: string | null;
+  batteryPct: number | null;
+  charging: boolean | null;
+  signalDbm: number | null;
+}
+
 export interface MetricsSnapshot {
   messagesByStatus: Array<{ status: string; count: number }>;
   /** Every cell with queued messages, deepest first. */
@@ -18,6 +30,11 @@ export interface MetricsSnapshot {
   devices: Array<{ online: boolean; assigned: boolean; count: number }>;
   webhookDeliveries: Array<{ status: string; count: number; lastHour: number }>;
   ledger: Array<{ kind: string; creditMicros: number; debitMicros: number }>;
+  phones: PhoneState[];
+  /** Outbound messages each phone sent (sent_at set), ever: messages are never deleted. */
+  sentByPhone: Array<{ deviceId: string; count: number }>;
+  /** Failed messages each phone last held, by error code (null: none given). */
+  failedByPhone: Array<{ deviceId: string; errorCode: string | null; count: number }>;
 }
 
 export class MetricsRepository {
@@ -29,14 +46,17 @@ export class MetricsRepository {
 
   /** One read per family; `hourAgo` bounds the recent webhook deliveries (ISO time). */
   async snapshot(hourAgo: string): Promise<MetricsSnapshot> {
-    const [messagesByStatus, queuedByCell, devices, webhookDeliveries, ledger] = await Promise.all([
+    const [messagesByStatus, queuedByCell, devices, webhookDeliveries, ledger, phones, sentByPhone, failedByPhone] = await Promise.all([
       this.messagesByStatus(),
       this.queuedByCell(),
       this.devices(),
       this.webhookDeliveries(hourAgo),
       this.ledger(),
+      this.phones(),
+      this.sentByPhone(),
+      this.failedByPhone(),
     ]);
-    return { messagesByStatus, queuedByCell, devices, webhookDeliveries, ledger };
+    return { messagesByStatus, queuedByCell, devices, webhookDeliveries, ledger, phones, sentByPhone, failedByPhone };
   }
 
   private async messagesByStatus() {
@@ -68,6 +88,47 @@ export class MetricsRepository {
       .groupBy(['online', (eb) => eb('cell_id', 'is not', null)])
       .execute();
     return rows.map((r) => ({ online: Boolean(r.online), assigned: Boolean(r.assigned), count: Number(r.n) }));
+  }
+
+  private async phones(): Promise<PhoneState[]> {
+    const rows = await this.db
+      .selectFrom('devices')
+      .select(['id', 'phone_number', 'cell_id', 'online', 'last_seen_at', 'battery_pct', 'charging', 'signal_dbm'])
+      .orderBy('id')
+      .execute();
+    return rows.map((r) => ({
+      deviceId: r.id,
+      phoneNumber: r.phone_number,
+      cellId: r.cell_id,
+      online: r.online === 1,
+      lastSeenAt: r.last_seen_at,
+      batteryPct: r.battery_pct,
+      charging: r.charging === null ? null : r.charging === 1,
+      signalDbm: r.signal_dbm,
+    }));
+  }
+
+  /** Over the messages a phone claimed (device_id is set at the claim, cleared only by a re-queue). */
+  private async sentByPhone() {
+    const rows = await this.db
+      .selectFrom('messages')
+      .select((eb) => ['device_id', eb.fn.countAll<number | string>().as('n')])
+      .where('device_id', 'is not', null)
+      .where('sent_at', 'is not', null)
+      .groupBy('device_id')
+      .execute();
+    return rows.map((r) => ({ deviceId: r.device_id as string, count: Number(r.n) }));
+  }
+
+  private async failedByPhone() {
+    const rows = await this.db
+      .selectFrom('messages')
+      .select((eb) => ['device_id', 'error_code', eb.fn.countAll<number | string>().as('n')])
+      .where('device_id', 'is not', null)
+      .where('status', '=', 'failed')
+      .groupBy(['device_id', 'error_code'])
+      .execute();
+    return rows.map((r) => ({ deviceId: r.device_id as string, errorCode: r.error_code, count: Number(r.n) }));
   }
 
   /** Finished deliveries are pruned after their retention, so this reads a bounded table. */
