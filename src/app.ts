@@ -1,13 +1,16 @@
-// The composition root. buildApp(deps) builds each module (its services), wires the hooks between
-// modules where they can be seen, registers the cross-cutting HTTP conventions, then every
-// module's routes, then the background loops. Used by main.ts and by the tests; everything with
-// side effects arrives through deps.
+// The composition root. buildApp(deps) builds each module (its services, its required ports, its
+// background loops), wires the ports between modules in one table (wirePorts) and refuses to start
+// while one is unwired, registers the cross-cutting HTTP conventions, then every module's routes,
+// then starts the loops. Used by main.ts and by the tests; everything with side effects arrives
+// through deps.
 import type { FastifyBaseLogger } from 'fastify';
 import type { Config } from './config.ts';
 import type { Database } from './db/database.ts';
 import { systemClock, type Clock } from './lib/clock.ts';
 import { devMailer, smtpMailer, type Mailer } from './lib/mailer.ts';
+import { refuseUnwired, wire, type Wire } from './lib/ports.ts';
 import { registerAuth } from './http/auth.ts';
+import { connectionCaps } from './http/connection-caps.ts';
 import { IdempotencyStore, registerIdempotency } from './http/idempotency.ts';
 import { registerOpenApi } from './http/openapi.ts';
 import { MemoryRateLimiter, rateLimitPolicy, registerRateLimit, type RateLimiter } from './http/rate-limit.ts';
@@ -33,13 +36,10 @@ import { VERSION } from './modules/system/routes.ts';
 import type { WebhookOptions } from './modules/webhooks/delivery.ts';
 import * as webhooksModule from './modules/webhooks/module.ts';
 import { BILLING_PERIODS_INTERVAL_MS, billingPeriodsWorker } from './workers/billing-periods.ts';
-import { EVENTS_PRUNE_INTERVAL_MS, eventsPruneWorker } from './workers/events-prune.ts';
 import { IDEMPOTENCY_PRUNE_INTERVAL_MS } from './workers/idempotency-prune.ts';
-import { CYCLE_JOBS_INTERVAL_MS } from './workers/cycle-jobs.ts';
-import { loop, type Loop } from './workers/loop.ts';
-import { MESSAGE_LEASES_INTERVAL_MS, messageLeasesWorker } from './workers/message-leases.ts';
-import { PRESENCE_INTERVAL_MS, presenceWorker } from './workers/presence.ts';
-import { WebhookDeliveryWorker } from './workers/webhook-delivery.ts';
+import { OAUTH_PRUNE_INTERVAL_MS } from './modules/oauth/service.ts';
+import type { Background } from './lib/background.ts';
+import { asLoop } from './workers/loop.ts';
 
 export interface AppDeps {
   config: Config;
@@ -60,6 +60,50 @@ export interface AppDeps {
   webhooks?: WebhookOptions;
   /** DNS and egress of OAuth Client ID Metadata Document fetches (tests replace them). */
   oauth?: oauthModule.OAuthOptions;
+  /** Chooses which wires of wirePorts() connect: the start-up check's test leaves one out. */
+  wires?: (wires: readonly Wire[]) => readonly Wire[];
+}
+
+/**
+ * Every port a module leaves to another, wired in one table, each run inside the transaction of
+ * the change that triggers it where it is a hook. buildApp connects them all, then refuses to
+ * start while any module port is unwired.
+ */
+function wirePorts(m: {
+  devices: devicesModule.DevicesModule;
+  cells: cellsModule.CellsModule;
+  messaging: messagesModule.MessagingModule;
+  eventing: eventsModule.EventsModule;
+  webhooks: webhooksModule.WebhooksModule;
+  pods: podsModule.PodsModule;
+  organizations: organizationsModule.OrganizationsModule;
+  billing: billingModule.BillingModule;
+  oauth: oauthModule.OAuthModule;
+}): Wire[] {
+  const { devices } = m.devices;
+  const { cells } = m.cells;
+  const { messages, delivery, inbound } = m.messaging;
+  const { enforcement } = m.billing;
+  return [
+    wire(devices.ports.hooks, {
+      added: async (tx) => void (await cells.pairOldest(tx)),
+      afterAdded: async () => void (await cells.fillProvisioning()),
+      presenceChanged: (tx, device, online) => cells.presenceChanged(tx, device, online),
+      capabilitiesChanged: (tx, device) => cells.capabilitiesChanged(tx, device),
+    }),
+    wire(cells.ports.released, (tx, cell) => delivery.failOpenMessagesOfCell(tx, cell.id)),
+    wire(m.eventing.events.ports.emitted, (tx, envelope) => m.webhooks.webhooks.fanOut(tx, envelope)),
+    // Billing admits cell creates and charges sends in their transactions, and refunds what never went out.
+    wire(cells.ports.admission, (tx, organizationId, cellId, options) => enforcement.admitCell(tx, organizationId, cellId, options.tier)),
+    wire(messages.ports.charges, enforcement),
+    wire(delivery.ports.charges, enforcement),
+    wire(m.pods.pods.ports.sendRefusals, (organizationIds) => enforcement.sendRefusals(organizationIds)),
+    // Inbound texts and default listings consult the cell's and its pod's ignore lists.
+    wire(messages.ports.ignores, m.pods.ignore),
+    wire(inbound.ports.ignores, m.pods.ignore),
+    // OAuth access tokens are agent credentials too (routes, the event stream).
+    wire(m.organizations.organizations.ports.accessTokens, (token, resource) => m.oauth.oauth.authenticate(token, resource)),
+  ];
 }
 
 export async function buildApp(deps: AppDeps) {
@@ -72,7 +116,10 @@ export async function buildApp(deps: AppDeps) {
   // Modules, each built from what it needs.
   const { admin } = adminModule.build({ db, clock, bootstrapToken: config.adminToken });
   const mailer = deps.mailer ?? (config.smtpUrl ? await smtpMailer(config.smtpUrl, config.smtpFrom) : devMailer((mail) => admin.keepMail(mail), app.log));
-  const { organizations } = organizationsModule.build({ db, clock, mailer });
+  const organizing = organizationsModule.build({ db, clock, mailer });
+  const { organizations } = organizing;
+  // Long-lived connections per organization (and long-polls per device), counted in this process.
+  const caps = connectionCaps(config);
   const eventing = eventsModule.build({
     database,
     clock,
@@ -80,12 +127,15 @@ export async function buildApp(deps: AppDeps) {
     authenticate: (token) => organizations.authenticate(token),
     pollMs: deps.eventsPollMs,
     streamOptions: deps.eventStream,
+    streamCap: caps.streams,
   });
   const { events } = eventing;
-  const { devices } = devicesModule.build({ db, clock });
-  const { cells } = cellsModule.build({ db, clock, devices, events });
+  const devicing = devicesModule.build({ db, clock });
+  const { devices } = devicing;
+  const celling = cellsModule.build({ db, clock, devices, events });
+  const { cells } = celling;
   const messaging = messagesModule.build({ db, clock, events, cells, devices });
-  const webhooking = webhooksModule.build({ database, clock, events, allowPrivate: config.webhooksAllowPrivate, options: deps.webhooks });
+  const webhooking = webhooksModule.build({ database, clock, events, allowPrivate: config.webhooksAllowPrivate, options: deps.webhooks, log: app.log });
   const { webhooks } = webhooking;
   const podding = podsModule.build({ db, clock, events, cells, devices, messages: messaging.messages, log: app.log });
   const billing = await billingModule.build({ database, clock, config, cells, events });
@@ -94,37 +144,25 @@ export async function buildApp(deps: AppDeps) {
   const idempotency = new IdempotencyStore(database, clock);
   const oauthing = oauthModule.build({ db, clock, baseUrl: config.baseUrl, consoleUrl: config.consoleUrl, allScopes: ALL_SCOPES, options: deps.oauth, pgClient: database.clientConfig, log: app.log });
   const { oauth } = oauthing;
-  const mcp = mcpModule.build({ cells, messages: messaging.messages, status: status.status, events, idempotency, clock, version: VERSION, payments: billing.payments, endpointUrl: `${config.baseUrl}/mcp` });
+  const mcp = mcpModule.build({ cells, messages: messaging.messages, status: status.status, events, idempotency, clock, version: VERSION, payments: billing.payments, endpointUrl: `${config.baseUrl}/mcp`, waits: caps.mcpWaits });
   const metrics = metricsModule.build({ db, clock, stream: eventing.stream, metricsToken: config.metricsToken });
   const consoling = consoleModule.build({
     db, clock, mailer, log: app.log, oauth, consoleUrl: config.consoleUrl, baseUrl: config.baseUrl,
     dashboard: { cells, messaging, eventing, webhooking, organizations, billing, idempotency },
+    liveViews: caps.liveViews,
   });
 
-  // Hooks between modules, each run inside the transaction of the change that triggers it.
-  devices.setHooks({
-    added: async (tx) => void (await cells.pairOldest(tx)),
-    afterAdded: async () => void (await cells.fillProvisioning()),
-    presenceChanged: (tx, device, online) => cells.presenceChanged(tx, device, online),
-  });
-  cells.onRelease((tx, cell) => messaging.delivery.failOpenMessagesOfCell(tx, cell.id));
-  events.onEmit((tx, envelope) => webhooks.fanOut(tx, envelope));
-  // Billing admits cell creates and charges sends in their transactions, and refunds what never went out.
-  cells.useAdmission((tx, organizationId, cellId, options) => billing.enforcement.admitCell(tx, organizationId, cellId, options.tier));
-  messaging.messages.useCharges(billing.enforcement);
-  messaging.delivery.useCharges(billing.enforcement);
-  // Inbound texts and default listings consult the cell's and its pod's ignore lists.
-  messaging.messages.useIgnoreList(podding.ignore);
-  messaging.inbound.useIgnoreList(podding.ignore);
-  // OAuth access tokens are agent credentials too (routes, the event stream).
-  organizations.useAccessTokens((token, resource) => oauth.authenticate(token, resource));
+  // The ports between modules (see wirePorts); a port left unwired refuses the start, naming it.
+  const wires = wirePorts({ devices: devicing, cells: celling, messaging, eventing, webhooks: webhooking, pods: podding, organizations: organizing, billing, oauth: oauthing });
+  for (const line of deps.wires ? deps.wires(wires) : wires) line.connect();
+  refuseUnwired([devicing, celling, messaging, eventing, podding, organizing].flatMap((module) => module.ports));
 
   // Cross-cutting HTTP conventions, in the order they run: credential, rate limit, idempotency,
   // then the completion of billing's 402s.
   registerAuth(app, {
     agent: (token, resource) => organizations.authenticate(token, resource),
     admin: (token) => admin.authenticate(token),
-    device: (key) => devices.authenticate(key),
+    device: (key, options) => devices.authenticate(key, options),
   }, { resourceMetadata: oauthing.resourceMetadata });
   const limiter = deps.rateLimiter ?? (config.redisUrl ? new (await import('./http/redis-rate-limit.ts')).RedisRateLimiter(config.redisUrl) : new MemoryRateLimiter());
   registerRateLimit(app, { limiter, ...rateLimit, now: () => clock.now().getTime() });
@@ -135,36 +173,36 @@ export async function buildApp(deps: AppDeps) {
   metricsModule.register(app, metrics);
   systemModule.register(app, { database });
   docsModule.register(app, { config });
-  organizationsModule.register(app, { organizations });
+  organizationsModule.register(app, organizing);
   adminModule.register(app, { admin });
   webhooksModule.register(app, webhooking);
-  devicesModule.register(app, { devices });
-  cellsModule.register(app, { cells });
-  messagesModule.register(app, messaging);
+  devicesModule.register(app, devicing);
+  cellsModule.register(app, celling);
+  messagesModule.register(app, messaging, { longPolls: caps.deviceLongPolls });
   podsModule.register(app, podding);
   statusModule.register(app, status);
   billingModule.register(app, billing);
-  oauthModule.register(app, oauthing, { docsUrl: config.docsUrl });
+  oauthModule.register(app, oauthing, { docsUrl: config.docsUrl, limiter, now: () => clock.now().getTime() });
   consoleModule.register(app, consoling);
   await eventsModule.register(app, eventing);
   await mcpModule.register(app, mcp, { baseUrl: config.baseUrl });
 
   // Background loops run in every process (their work is claimed in the database); tests call
-  // the ticks themselves.
-  const webhookWorker = new WebhookDeliveryWorker({ deliverer: webhooking.deliverer, webhooks, events, log: app.log, pollMs: deps.webhooks?.pollMs, concurrency: deps.webhooks?.concurrency });
-  const messageLeases = messageLeasesWorker({ delivery: messaging.delivery });
-  const presence = presenceWorker({ devices, cells });
-  const eventsPrune = eventsPruneWorker({ events });
+  // the ticks themselves. Each module hands over its own; billing's, oauth's and the idempotency
+  // store's are built here.
   const billingPeriods = billingPeriodsWorker(billing);
-  const loops: Loop[] = [
-    webhookWorker,
-    loop('message-leases', MESSAGE_LEASES_INTERVAL_MS, () => messageLeases.tick(), app.log),
-    loop('presence', PRESENCE_INTERVAL_MS, () => presence.tick(), app.log),
-    loop('events-prune', EVENTS_PRUNE_INTERVAL_MS, () => eventsPrune.tick(), app.log),
-    loop('idempotency-prune', IDEMPOTENCY_PRUNE_INTERVAL_MS, () => idempotency.pruneExpired(), app.log),
-    loop('billing-periods', BILLING_PERIODS_INTERVAL_MS, () => billingPeriods.tick(), app.log),
-    loop('cycle-jobs', CYCLE_JOBS_INTERVAL_MS, () => podding.cycleWorker.tick(), app.log),
+  const background: Background[] = [
+    ...webhooking.loops,
+    ...messaging.loops,
+    ...celling.loops,
+    ...devicing.loops,
+    ...eventing.loops,
+    { name: 'idempotency-prune', intervalMs: IDEMPOTENCY_PRUNE_INTERVAL_MS, tick: () => idempotency.pruneExpired() },
+    { name: 'oauth-prune', intervalMs: OAUTH_PRUNE_INTERVAL_MS, tick: () => oauth.prune() },
+    { name: 'billing-periods', intervalMs: BILLING_PERIODS_INTERVAL_MS, tick: () => billingPeriods.tick() },
+    ...podding.loops,
   ];
+  const loops = background.map((work) => asLoop(work, app.log));
   if (deps.workers ?? true) app.addHook('onReady', async () => loops.forEach((l) => l.start()));
   app.addHook('onClose', async () => {
     await Promise.all(loops.map((l) => l.stop()));
@@ -172,7 +210,11 @@ export async function buildApp(deps: AppDeps) {
     mailer.close();
   });
 
-  const services = { organizations, oauth, admin, ...billing, billingPeriods, idempotency, events, webhooks, webhookWorker, cells, devices, ...messaging, messageLeases, ...podding };
+  const services = {
+    caps, organizations, oauth, admin, ...billing, billingPeriods, idempotency, events, webhooks, webhookWorker: webhooking.webhookWorker, cells, devices,
+    messages: messaging.messages, delivery: messaging.delivery, inbound: messaging.inbound, messageLeases: messaging.messageLeases,
+    pods: podding.pods, drafts: podding.drafts, lists: podding.lists, ignore: podding.ignore, cycles: podding.cycles, cycleWorker: podding.cycleWorker, scopes: podding.scopes,
+  };
   return { app, services };
 }
 

@@ -128,6 +128,8 @@ describe('loadConfig', () => {
     ['CELLGATE_RATE_LIMIT', 'fast'],
     ['CELLGATE_RATE_LIMIT_BURST', '-3'],
     ['CELLGATE_SIGNUP_RATE_LIMIT', '1e3'],
+    ['CELLGATE_MAX_STREAMS_PER_ORG', '0'],
+    ['CELLGATE_MAX_STREAMS_PER_ORG', 'many'],
     ['CELLGATE_LOG_LEVEL', 'loud'],
     ['CELLGATE_LOG_FORMAT', 'xml'],
     ['CELLGATE_SMTP_URL', 'http://mail.example.com'],

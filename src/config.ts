@@ -1,6 +1,8 @@
 // One validated configuration object from the environment. A bad value stops the process
 // with one line naming the variable (see main.ts).
+import { isIPv4 } from 'node:net';
 import { canonicalAddress, type Network } from './modules/billing/networks.ts';
+import { DEFAULT_MAX_PAYMENT_MICROS, MAX_OPERATOR_CREDIT_MICROS, parseUsd, usdString } from './modules/billing/money.ts';
 import { DEFAULT_PRICES, parsePrices, PricesError, type Prices } from './modules/billing/pricing.ts';
 import { MppConfigError, parseMppMethods, type MppConfig } from './modules/billing/mpp-config.ts';
 
@@ -21,6 +23,8 @@ export interface Config {
   rateLimit: number;
   rateLimitBurst: number;
   signUpsPerHourPerIp: number;
+  /** CELLGATE_MAX_STREAMS_PER_ORG: concurrent event streams, console live views and MCP waits per organization (each kind). */
+  maxStreamsPerOrg: number;
   logLevel: string;
   /** CELLGATE_LOG_FORMAT: `pretty` (pino-pretty) or `json`; default pretty on a terminal, else json. */
   logFormat: 'pretty' | 'json';
@@ -34,8 +38,15 @@ export interface Config {
   x402FacilitatorTimeoutMs: number;
   /** CELLGATE_X402_DEPOSIT_SECRET: HMAC key of the payment processor's deposit webhook. */
   x402DepositSecret: string | null;
-  /** Stripe Checkout for the card rail (CELLGATE_STRIPE_*); null: the built-in local card page. */
+  /** Stripe Checkout for the card rail (CELLGATE_STRIPE_*); null: no Stripe keys. */
   stripe: StripeConfig | null;
+  /**
+   * CELLGATE_CARD_PROCESSOR: who carries the card rail. `local` is the built-in page that credits
+   * without charging a card; by default only on a loopback base URL (contract §7).
+   */
+  cardProcessor: CardProcessor;
+  /** CELLGATE_MAX_PAYMENT_USD: the largest single payment on any rail, in micro-USD. */
+  maxPaymentMicros: number;
   /** The MPP rail (CELLGATE_MPP_SECRET and CELLGATE_MPP_METHODS, both or neither); null: not offered. */
   mpp: MppConfig | null;
   /** CELLGATE_BILLING: on (default) enforces billing; off never charges (contract §7). */
@@ -54,6 +65,8 @@ export interface StripeConfig {
   /** CELLGATE_STRIPE_API_BASE: another Stripe API address (a local double in tests); null: Stripe's. */
   apiBase: string | null;
 }
+
+export type CardProcessor = 'stripe' | 'local' | 'off';
 
 export class ConfigError extends Error {}
 
@@ -159,6 +172,36 @@ function readMpp(env: Env): MppConfig | null {
   }
 }
 
+/** localhost (and *.localhost), 127.0.0.0/8 or ::1: an address nobody else reaches. */
+export function isLoopbackUrl(url: string): boolean {
+  const host = new URL(url).hostname.toLowerCase();
+  if (host === 'localhost' || host.endsWith('.localhost') || host === '[::1]') return true;
+  return isIPv4(host) && host.startsWith('127.');
+}
+
+/**
+ * The built-in card page credits money without charging a card, so it is never the default on
+ * an address others can reach: Stripe when its keys are set, else local on loopback, else off.
+ */
+function readCardProcessor(env: Env, stripe: StripeConfig | null, baseUrl: string): CardProcessor {
+  const raw = env.CELLGATE_CARD_PROCESSOR;
+  if (raw === undefined || raw === '') return stripe ? 'stripe' : isLoopbackUrl(baseUrl) ? 'local' : 'off';
+  if (raw !== 'stripe' && raw !== 'local' && raw !== 'off') return fail('CELLGATE_CARD_PROCESSOR', 'stripe, local or off', raw);
+  if (raw === 'stripe' && !stripe) fail('CELLGATE_CARD_PROCESSOR', 'local or off without CELLGATE_STRIPE_SECRET_KEY and CELLGATE_STRIPE_WEBHOOK_SECRET', raw);
+  return raw;
+}
+
+/** At least the minimum payment (else no top-up could be paid), at most one operator credit. */
+function readMaxPayment(env: Env, prices: Prices): number {
+  const raw = env.CELLGATE_MAX_PAYMENT_USD;
+  if (raw === undefined || raw === '') return Math.max(DEFAULT_MAX_PAYMENT_MICROS, prices.minAmountMicros);
+  const micros = parseUsd(raw);
+  if (micros === null || micros < prices.minAmountMicros || micros > MAX_OPERATOR_CREDIT_MICROS) {
+    fail('CELLGATE_MAX_PAYMENT_USD', `a dollar amount from ${usdString(prices.minAmountMicros)} (min_amount_usd) to ${usdString(MAX_OPERATOR_CREDIT_MICROS)} with at most 2 decimals`, raw);
+  }
+  return micros;
+}
+
 function readDatabaseUrl(env: Env): string {
   const raw = env.CELLGATE_DATABASE_URL;
   if (raw === undefined || raw === '') return 'sqlite:./data/cellgate.db';
@@ -187,6 +230,8 @@ export function loadConfig(env: Env = process.env): Config {
   if (headersTimeoutMs > requestTimeoutMs) {
     fail('CELLGATE_HEADERS_TIMEOUT_MS', `at most CELLGATE_REQUEST_TIMEOUT_MS (${requestTimeoutMs})`, String(headersTimeoutMs));
   }
+  const stripe = readStripe(env);
+  const prices = readPrices(env);
   return {
     port,
     host,
@@ -202,6 +247,7 @@ export function loadConfig(env: Env = process.env): Config {
     rateLimit,
     rateLimitBurst: readInt(env, 'CELLGATE_RATE_LIMIT_BURST', rateLimit * 2, 0, 2_000_000),
     signUpsPerHourPerIp: readInt(env, 'CELLGATE_SIGNUP_RATE_LIMIT', 10, 0, 1_000_000),
+    maxStreamsPerOrg: readInt(env, 'CELLGATE_MAX_STREAMS_PER_ORG', 100, 1, 100_000),
     logLevel,
     logFormat,
     webhooksAllowPrivate: readBool(env, 'CELLGATE_WEBHOOKS_ALLOW_PRIVATE'),
@@ -211,10 +257,12 @@ export function loadConfig(env: Env = process.env): Config {
     x402FacilitatorUrl: readUrl(env, 'CELLGATE_X402_FACILITATOR_URL', ['http:', 'https:']),
     x402FacilitatorTimeoutMs: readInt(env, 'CELLGATE_X402_FACILITATOR_TIMEOUT_MS', 10_000, 100, 120_000),
     x402DepositSecret: readSecret(env, 'CELLGATE_X402_DEPOSIT_SECRET'),
-    stripe: readStripe(env),
+    stripe,
+    cardProcessor: readCardProcessor(env, stripe, baseUrl),
+    maxPaymentMicros: readMaxPayment(env, prices),
     mpp: readMpp(env),
     billing: readOnOff(env, 'CELLGATE_BILLING', true),
-    prices: readPrices(env),
+    prices,
     requestTimeoutMs,
     headersTimeoutMs,
   };

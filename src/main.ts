@@ -17,7 +17,7 @@ commands:
     --label <text>               a label to recognise the token by later
   device simulate                run a simulated phone against a running service until Ctrl-C
     --key <cg_dev_...>           the phone's device key (required; repeat it to run several phones)
-    --base-url <url>             the service to call (default: CELLGATE_BASE_URL)
+    --base-url <url>             the service to call (default: CELLGATE_BASE_URL, else CELLGATE_HOST:CELLGATE_PORT)
     --fail-rate <0..1>           share of sends reported as failed (default 0)
     --delivery-delay-ms <N>      milliseconds from claiming a message to reporting it delivered (default 500)
     --poll-wait <S>              seconds each long-poll for outbound messages waits (0-30, default 25)
@@ -56,14 +56,22 @@ agent commands (call a running service with an API key: CELLGATE_API_KEY or --ke
     --json                       print each event's envelope as one JSON line
   status                         the organization's health checks as ok/warn/fail lines (exit 1 on a fail)
   every agent command also takes:
-    --base-url <url>             the service to call (default: CELLGATE_BASE_URL, else http://127.0.0.1:8080)
+    --base-url <url>             the service to call (default: CELLGATE_BASE_URL, else CELLGATE_HOST:CELLGATE_PORT, 127.0.0.1:8080)
     --key <cg_live_...>          the API key (default: CELLGATE_API_KEY)
 
 options:
-  -h, --help                     print this help
+  -h, --help                     print this help (after a command: that command's)
   -v, --version                  print the version
 
-The service is configured by CELLGATE_* environment variables (see the README).`;
+The service is configured by CELLGATE_* environment variables (see the README). A bad command line
+exits with status 2, any other failure with 1.`;
+
+const SERVE_USAGE = `usage: cellgate serve
+  start the service: apply the migrations, then listen on CELLGATE_HOST:CELLGATE_PORT until SIGTERM
+  or SIGINT; configured by CELLGATE_* environment variables (README, "Configuration"); takes no options`;
+
+const MIGRATE_USAGE = `usage: cellgate migrate
+  apply the database migrations to CELLGATE_DATABASE_URL and exit; takes no options`;
 
 /** The version the API reports (GET /health). */
 const version = async () => (await import('./modules/system/routes.ts')).VERSION;
@@ -78,40 +86,59 @@ async function main(argv: string[]): Promise<void> {
     process.stdout.write(`cellgate ${await version()}\n`);
     return;
   }
+  const { parseCommandLine, UsageError } = await import('./cli/usage.ts');
   if (!COMMANDS.includes(command)) {
-    const { UsageError } = await import('./cli/usage.ts');
     const what = command.startsWith('-') ? `unknown option ${JSON.stringify(command)}` : `unknown command ${JSON.stringify(command)}`;
     throw new UsageError(`${what}; the commands are ${COMMANDS.join(', ')} (cellgate --help describes them and their options)`);
   }
   // Agent commands are clients: the service's configuration (database, port) is not theirs to check.
   if (AGENT_COMMANDS.includes(command)) return (await import('./cli/agent-commands.ts')).agentCommand(command, args);
-  const config = loadConfig();
+  // Each command reads its flags before the configuration: --help works whatever the environment.
   switch (command) {
     case 'serve':
-      return (await import('./cli/serve.ts')).serve(config);
+      parseCommandLine({ command: 'cellgate serve', usage: SERVE_USAGE, options: {} }, args);
+      return (await import('./cli/serve.ts')).serve(loadConfig());
     case 'migrate': {
+      parseCommandLine({ command: 'cellgate migrate', usage: MIGRATE_USAGE, options: {} }, args);
+      const config = loadConfig();
       const [{ openDatabase }, { migrateToLatest }, { isDatabaseUnavailable }, { databaseStartError }] = await Promise.all([
         import('./db/database.ts'), import('./db/migrate.ts'), import('./db/errors.ts'), import('./cli/errors.ts'),
       ]);
-      const database = openDatabase(config.databaseUrl);
-      const applied = await migrateToLatest(database).catch((error: unknown) => {
+      let database: ReturnType<typeof openDatabase> | undefined;
+      let applied: string[];
+      try {
+        database = openDatabase(config.databaseUrl);
+        applied = await migrateToLatest(database);
+      } catch (error) {
         throw databaseStartError(error, config.databaseUrl, isDatabaseUnavailable(error));
-      }).finally(() => database.close());
+      } finally {
+        await database?.close().catch(() => {});
+      }
       process.stdout.write(applied.length ? `applied: ${applied.join(', ')}\n` : 'database is up to date\n');
       return;
     }
     case 'admin':
-      return (await import('./cli/admin.ts')).adminCommand(config, args);
-    case 'device':
-      return (await import('./cli/device-simulator.ts')).deviceCommand(args, config.baseUrl);
+      return (await import('./cli/admin.ts')).adminCommand(args, () => loadConfig());
+    case 'device': {
+      // A client of the service this environment configures (CELLGATE_BASE_URL, else host and port).
+      const { localBaseUrl } = await import('./cli/agent-http.ts');
+      return (await import('./cli/device-simulator.ts')).deviceCommand(args, localBaseUrl().url);
+    }
     case 'demo':
       return (await import('./cli/demo.ts')).demoCommand(args);
   }
 }
 
 main(process.argv.slice(2)).catch(async (error: unknown) => {
-  const [{ UsageError }, { StartError }] = await Promise.all([import('./cli/usage.ts'), import('./cli/errors.ts')]);
-  if (error instanceof ConfigError || error instanceof UsageError) {
+  const [{ cliErrorOutcome }, { StartError }] = await Promise.all([import('./cli/usage.ts'), import('./cli/errors.ts')]);
+  // --help after a command (stdout, exit 0), a bad command line (exit 2), a command's own failure (exit 1).
+  const outcome = cliErrorOutcome(error);
+  if (outcome) {
+    if (outcome.stdout) process.stdout.write(outcome.stdout);
+    if (outcome.stderr) process.stderr.write(outcome.stderr);
+    process.exit(outcome.exitCode);
+  }
+  if (error instanceof ConfigError) {
     process.stderr.write(`cellgate: ${error.message}\n`);
   } else if (error instanceof StartError) {
     // One line that says what to do; the cause's stack only when debugging.

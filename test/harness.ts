@@ -175,6 +175,9 @@ export async function startApp(options: StartOptions = {}): Promise<TestApp> {
     CELLGATE_RATE_LIMIT: '0',
     CELLGATE_SIGNUP_RATE_LIMIT: '0',
     CELLGATE_WEBHOOKS_ALLOW_PRIVATE: 'true',
+    // Tests pay on the quick start's local card page (a public base URL defaults to none), or on
+    // Stripe when they bring its keys; '' here restores the default for that base URL.
+    CELLGATE_CARD_PROCESSOR: options.env?.CELLGATE_STRIPE_SECRET_KEY ? 'stripe' : 'local',
     ...options.env,
   });
   const clock = new ManualClock(TEST_EPOCH);

@@ -1,6 +1,6 @@
 // What the agent-side commands refuse, each as one `cellgate:` line and exit code 1: a missing key,
-// a bad base URL or no service there, a bad flag value, an API error (its code and detail), and a
-// closed event stream (its close code and reason).
+// a bad base URL or no service there, an API error (its code and detail), and a closed event
+// stream (its close code and reason); a bad flag value is exit code 2, as a bad command line.
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { createServer } from 'node:http';
@@ -9,9 +9,9 @@ import type { TestApp } from '../../test/harness.ts';
 import type { Line } from '../../test/support/messages.ts';
 import { listeningLine, runCli, type CliResult } from './agent-test-support.ts';
 
-/** Exit code 1, exactly one `cellgate:` line on stderr, no stack trace, nothing on stdout. */
-function refusedWith(result: CliResult, pattern: RegExp): string {
-  assert.equal(result.status, 1, `exit code (stderr: ${result.stderr})`);
+/** Exit code 1 (2 for a bad command line), exactly one `cellgate:` line on stderr, no stack trace, nothing on stdout. */
+function refusedWith(result: CliResult, pattern: RegExp, status = 1): string {
+  assert.equal(result.status, status, `exit code (stderr: ${result.stderr})`);
   const lines = result.stderr.split('\n').filter((line) => line.startsWith('cellgate:'));
   assert.equal(lines.length, 1, `one line, got: ${result.stderr}`);
   assert.doesNotMatch(result.stderr, /^\s+at /m, 'no stack trace');
@@ -82,7 +82,7 @@ describe('bad flag values say which flag', () => {
   ];
   for (const [args, pattern] of cases) {
     it(args.join(' '), async () => {
-      refusedWith(await runCli(args, env), pattern);
+      refusedWith(await runCli(args, env), pattern, 2);
     });
   }
 });

@@ -5,9 +5,10 @@
 //   cellgate status
 // agent-http.ts finds the service and turns failures into one line; this file parses the flags and
 // prints. Progress (the --wait spinner, "listening") goes to stderr, results to stdout.
-import { parseArgs, type ParseArgsConfig } from 'node:util';
+import type { ParseArgsConfig } from 'node:util';
 import { WebSocket } from 'ws';
 import { AgentCliError, apiRequest, resolveTarget, unreachable, webSocketUrl, type Json, type Target } from './agent-http.ts';
+import { parseCommandLine, UsageError } from './usage.ts';
 
 export const AGENT_COMMANDS = ['send', 'messages', 'events', 'status'] as const;
 
@@ -34,7 +35,7 @@ export const AGENT_USAGE = {
   (checks the organization, cells, messages, billing and webhooks; exit code 1 when one fails)`,
 };
 
-const COMMON = `  --base-url <url>               the service to call (default: CELLGATE_BASE_URL, else http://127.0.0.1:8080)
+const COMMON = `  --base-url <url>               the service to call (default: CELLGATE_BASE_URL, else CELLGATE_HOST:CELLGATE_PORT, 127.0.0.1:8080)
   --key <cg_live_...>            the API key (default: CELLGATE_API_KEY)`;
 
 type Out = (line: string) => void;
@@ -47,13 +48,9 @@ const COMMON_OPTIONS = {
   help: { type: 'boolean', short: 'h' },
 } as const satisfies ParseArgsConfig['options'];
 
-function parse<O extends NonNullable<ParseArgsConfig['options']>>(command: keyof typeof AGENT_USAGE, args: string[], options: O, allowPositionals = false) {
-  try {
-    return parseArgs({ args, options: { ...COMMON_OPTIONS, ...options }, allowPositionals, strict: true });
-  } catch (error) {
-    const message = error instanceof Error ? error.message.split('\n')[0] : String(error);
-    throw new AgentCliError(`${message.replace(/\. To specify a positional argument.*$/, '')} (cellgate ${command} --help lists the options)`);
-  }
+/** The command's flags (usage.ts: --help prints the usage and exits 0, a bad flag exits 2). */
+function parse<O extends NonNullable<ParseArgsConfig['options']>>(command: keyof typeof AGENT_USAGE, args: string[], options: O, positionals = false) {
+  return parseCommandLine({ command: `cellgate ${command}`, usage: `${AGENT_USAGE[command]}\n${COMMON}`, options: { ...COMMON_OPTIONS, ...options }, positionals }, args);
 }
 
 function targetOf(values: { 'base-url'?: string; key?: string }): Target {
@@ -65,14 +62,14 @@ function help(command: keyof typeof AGENT_USAGE, out: Out): void {
 }
 
 function requireFlag(name: string, value: string | undefined, pattern: RegExp, what: string): string {
-  if (value === undefined || value === '') throw new AgentCliError(`--${name} is required: ${what}`);
-  if (!pattern.test(value)) throw new AgentCliError(`--${name} ${JSON.stringify(value)} is not ${what}`);
+  if (value === undefined || value === '') throw new UsageError(`--${name} is required: ${what}`);
+  if (!pattern.test(value)) throw new UsageError(`--${name} ${JSON.stringify(value)} is not ${what}`);
   return value;
 }
 
 function wholeNumber(name: string, raw: string, min: number, max: number): number {
   const value = Number(raw);
-  if (!/^\d+$/.test(raw.trim()) || value < min || value > max) throw new AgentCliError(`--${name} ${JSON.stringify(raw)} must be a whole number from ${min} to ${max}`);
+  if (!/^\d+$/.test(raw.trim()) || value < min || value > max) throw new UsageError(`--${name} ${JSON.stringify(raw)} must be a whole number from ${min} to ${max}`);
   return value;
 }
 
@@ -89,7 +86,7 @@ export async function agentCommand(command: string, args: string[], out: Out = s
     case 'status':
       return statusCommand(args, out);
     default:
-      throw new AgentCliError(`unknown command ${JSON.stringify(command)}`);
+      throw new UsageError(`unknown command ${JSON.stringify(command)}`);
   }
 }
 
@@ -107,11 +104,11 @@ async function sendCommand(args: string[], out: Out, progress: Out): Promise<voi
   const cell = requireFlag('cell', values.cell, CELL_ID, 'a cell id (cell_...)');
   const to = requireFlag('to', values.to, /^\+?[\d\s().-]{3,}$/, 'a phone number (E.164, +14155550123)');
   const text = positionals.join(' ');
-  if (text.trim() === '') throw new AgentCliError('the text to send is missing: cellgate send --cell <cell_id> --to <number> "text"');
+  if (text.trim() === '') throw new UsageError('the text to send is missing: cellgate send --cell <cell_id> --to <number> "text"');
   const key = values['idempotency-key'];
-  if (key !== undefined && (key.trim() === '' || key.length > 255)) throw new AgentCliError('--idempotency-key must be 1 to 255 characters');
+  if (key !== undefined && (key.trim() === '' || key.length > 255)) throw new UsageError('--idempotency-key must be 1 to 255 characters');
   const timeoutSeconds = values.timeout === undefined ? 120 : wholeNumber('timeout', values.timeout, 1, 86_400);
-  if (values.timeout !== undefined && !values.wait) throw new AgentCliError('--timeout goes with --wait');
+  if (values.timeout !== undefined && !values.wait) throw new UsageError('--timeout goes with --wait');
   const target = targetOf(values);
 
   const sent = await apiRequest(target, 'POST', `/v1/cells/${cell}/messages/send`, {
@@ -120,7 +117,10 @@ async function sendCommand(args: string[], out: Out, progress: Out): Promise<voi
   });
   out(`${String(sent.id)} ${String(sent.status)} (from ${String(sent.from)} to ${String(sent.to)}, ${String(sent.segments)} segment${sent.segments === 1 ? '' : 's'})`);
   if (!values.wait) return;
-  const final = await waitUntilFinal(target, cell, String(sent.id), String(sent.status), timeoutSeconds * 1000, progress);
+  // A phone without delivery reports never makes a message `delivered`: the wait ends at `sent`.
+  const deliveryReports = await reportsDelivery(target, cell);
+  const final = await waitUntilFinal(target, cell, String(sent.id), String(sent.status), timeoutSeconds * 1000, progress, deliveryReports);
+  if (!deliveryReports && final.status === 'sent') out(`${String(final.id)} was sent; the cell's phone does not report delivery, so sent is as far as it goes`);
   printMessage(final, out);
   if (final.status === 'failed' || final.status === 'canceled') process.exitCode = 1;
 }
@@ -128,8 +128,33 @@ async function sendCommand(args: string[], out: Out, progress: Out): Promise<voi
 const SPINNER = ['⠋', '⠙', '⠹', '⠸', '⠼', '⠴', '⠦', '⠧', '⠇', '⠏'];
 const POLL_MS = 500;
 
-/** Polls the message until it is final: a spinner on a terminal, a line per status change otherwise. */
-async function waitUntilFinal(target: Target, cell: string, id: string, initial: string, timeoutMs: number, progress: Out): Promise<Json> {
+/** Whether the cell's phone reports delivery (its `capabilities`; a server without them does). */
+async function reportsDelivery(target: Target, cell: string): Promise<boolean> {
+  const found = await apiRequest(target, 'GET', `/v1/cells/${cell}`);
+  return (found.capabilities as { delivery_reports?: unknown } | undefined)?.delivery_reports !== false;
+}
+
+/** Why a message is still where it is after the wait: the phone is blamed only when it is offline. */
+async function stillBecause(target: Target, cell: string, status: string): Promise<string> {
+  let found: Json;
+  try {
+    found = await apiRequest(target, 'GET', `/v1/cells/${cell}`);
+  } catch {
+    return 'cellgate status shows whether the cell\'s phone is online';
+  }
+  if (found.online !== true) {
+    return `the cell's phone is offline${typeof found.last_seen_at === 'string' ? `, last seen ${found.last_seen_at}` : ''}; it picks the message up when it calls in again`;
+  }
+  if (status === 'sent') return 'the phone is online and sent it; the delivery report has not arrived yet';
+  if (status === 'sending') return 'the phone is online and is sending it';
+  return 'the phone is online but has not picked it up yet';
+}
+
+/**
+ * Polls the message until it is final (or `sent`, from a phone without delivery reports): a
+ * spinner on a terminal, a line per status change otherwise.
+ */
+async function waitUntilFinal(target: Target, cell: string, id: string, initial: string, timeoutMs: number, progress: Out, deliveryReports = true): Promise<Json> {
   const tty = process.stderr.isTTY === true;
   const started = Date.now();
   let status = initial;
@@ -143,9 +168,10 @@ async function waitUntilFinal(target: Target, cell: string, id: string, initial:
         status = String(message.status);
         if (!tty) progress(`waiting for ${id}: ${status}`);
       }
-      if (FINAL_STATUSES.has(status)) return message;
+      if (FINAL_STATUSES.has(status) || (!deliveryReports && status === 'sent')) return message;
       if (Date.now() - started >= timeoutMs) {
-        throw new AgentCliError(`${id} is still ${status} after ${Math.round(timeoutMs / 1000)} s (is the cell's phone online? cellgate status says); read it later with cellgate messages ls --cell ${cell}`);
+        const because = await stillBecause(target, cell, status);
+        throw new AgentCliError(`${id} is still ${status} after ${Math.round(timeoutMs / 1000)} s (${because}); read it later with cellgate messages ls --cell ${cell}`);
       }
       await new Promise((resolve) => setTimeout(resolve, POLL_MS));
     }
@@ -180,7 +206,7 @@ function printMessage(message: Json, out: Out): void {
 async function messagesCommand(args: string[], out: Out, progress: Out): Promise<void> {
   const [action, ...rest] = args;
   if (action === '--help' || action === '-h' || action === undefined) return help('messages', out);
-  if (action !== 'ls' && action !== 'list') throw new AgentCliError(`unknown action ${JSON.stringify(action)}: cellgate messages ls --cell <cell_id>`);
+  if (action !== 'ls' && action !== 'list') throw new UsageError(`unknown action ${JSON.stringify(action)}: cellgate messages ls --cell <cell_id>`);
   const { values } = parse('messages', rest, {
     cell: { type: 'string' },
     direction: { type: 'string' },
@@ -190,7 +216,7 @@ async function messagesCommand(args: string[], out: Out, progress: Out): Promise
   if (values.help) return help('messages', out);
   const cell = requireFlag('cell', values.cell, CELL_ID, 'a cell id (cell_...)');
   if (values.direction !== undefined && values.direction !== 'inbound' && values.direction !== 'outbound') {
-    throw new AgentCliError(`--direction ${JSON.stringify(values.direction)} must be inbound or outbound`);
+    throw new UsageError(`--direction ${JSON.stringify(values.direction)} must be inbound or outbound`);
   }
   const limit = values.limit === undefined ? 20 : wholeNumber('limit', values.limit, 1, 200);
   const target = targetOf(values);
@@ -248,13 +274,13 @@ const MAX_RECONNECTS = 5;
 async function eventsCommand(args: string[], out: Out, progress: Out): Promise<void> {
   const [action, ...rest] = args;
   if (action === '--help' || action === '-h' || action === undefined) return help('events', out);
-  if (action !== 'tail') throw new AgentCliError(`unknown action ${JSON.stringify(action)}: cellgate events tail [--types message.*,cell.*]`);
+  if (action !== 'tail') throw new UsageError(`unknown action ${JSON.stringify(action)}: cellgate events tail [--types message.*,cell.*]`);
   const { values } = parse('events', rest, { types: { type: 'string' }, since: { type: 'string' }, json: { type: 'boolean' } });
   if (values.help) return help('events', out);
   if (values.types !== undefined && !/^[a-z_]+\.(\*|[a-z_]+)(,[a-z_]+\.(\*|[a-z_]+))*$/.test(values.types.replace(/\s/g, ''))) {
-    throw new AgentCliError(`--types ${JSON.stringify(values.types)} must be comma-separated event types, exact or prefix.* (message.*,cell.online)`);
+    throw new UsageError(`--types ${JSON.stringify(values.types)} must be comma-separated event types, exact or prefix.* (message.*,cell.online)`);
   }
-  if (values.since !== undefined && !/^evt_[0-9a-z]+$/.test(values.since)) throw new AgentCliError(`--since ${JSON.stringify(values.since)} is not an event id (evt_...)`);
+  if (values.since !== undefined && !/^evt_[0-9a-z]+$/.test(values.since)) throw new UsageError(`--since ${JSON.stringify(values.since)} is not an event id (evt_...)`);
   const target = targetOf(values);
   const types = values.types?.replace(/\s/g, '');
   let since = values.since;

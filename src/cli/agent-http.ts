@@ -1,14 +1,27 @@
 // The agent-side commands' view of the REST API (src/cli/agent-commands.ts): where the service is
-// (--base-url, CELLGATE_BASE_URL, http://127.0.0.1:8080), the API key (--key, CELLGATE_API_KEY),
+// (--base-url, CELLGATE_BASE_URL, else http://<CELLGATE_HOST>:<CELLGATE_PORT> as the service
+// itself defaults to), the API key (--key, CELLGATE_API_KEY),
 // and one call that turns every failure into one line that says what to do: a missing key, a base
 // URL that is not a URL or where nothing (or not Cellgate) answers, and the API's problem+json.
-import { UsageError } from './admin.ts';
+import { CliError } from './usage.ts';
 
 export const DEFAULT_BASE_URL = 'http://127.0.0.1:8080';
 const REQUEST_TIMEOUT_MS = 30_000;
 
-/** A CLI failure printed as one `cellgate:` line, exit code 1 (main.ts prints UsageErrors so). */
-export class AgentCliError extends UsageError {}
+/** A CLI failure printed as one `cellgate:` line, exit code 1 (main.ts prints CliErrors so). */
+export class AgentCliError extends CliError {}
+
+/**
+ * Where a service started in this environment listens: CELLGATE_BASE_URL, else
+ * http://<CELLGATE_HOST>:<CELLGATE_PORT> with the service's defaults (127.0.0.1, 8080); a service
+ * listening on every address (0.0.0.0, ::) is called on loopback. With the source, for messages.
+ */
+export function localBaseUrl(env: NodeJS.ProcessEnv = process.env): { url: string; source: string } {
+  if (env.CELLGATE_BASE_URL) return { url: env.CELLGATE_BASE_URL, source: 'CELLGATE_BASE_URL' };
+  if (!env.CELLGATE_HOST && !env.CELLGATE_PORT) return { url: DEFAULT_BASE_URL, source: 'the default' };
+  const host = ({ '0.0.0.0': '127.0.0.1', '::': '::1' } as Record<string, string>)[env.CELLGATE_HOST ?? ''] ?? (env.CELLGATE_HOST || '127.0.0.1');
+  return { url: `http://${host.includes(':') ? `[${host}]` : host}:${env.CELLGATE_PORT || '8080'}`, source: 'CELLGATE_HOST and CELLGATE_PORT' };
+}
 
 /** An answer of the API that is an error (problem+json): its status, code and detail. */
 export class ApiProblem extends AgentCliError {
@@ -30,11 +43,8 @@ export interface Target {
 
 /** The service and key from the flags, else the environment; refuses a missing key or a non-URL. */
 export function resolveTarget(flags: { baseUrl?: string; key?: string }, env: NodeJS.ProcessEnv = process.env): Target {
-  const [raw, source] = flags.baseUrl !== undefined
-    ? [flags.baseUrl, '--base-url']
-    : env.CELLGATE_BASE_URL
-      ? [env.CELLGATE_BASE_URL, 'CELLGATE_BASE_URL']
-      : [DEFAULT_BASE_URL, 'the default'];
+  const local = localBaseUrl(env);
+  const [raw, source] = flags.baseUrl !== undefined ? [flags.baseUrl, '--base-url'] : [local.url, local.source];
   const baseUrl = parseBaseUrl(raw, source);
   const key = flags.key ?? env.CELLGATE_API_KEY ?? '';
   if (key.trim() === '') throw new AgentCliError('no API key: set CELLGATE_API_KEY or --key (the cg_live_... key sign-up printed, or an access token)');

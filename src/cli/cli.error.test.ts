@@ -1,5 +1,5 @@
-// What stops `cellgate`: an unknown command or option, a taken port, an unreachable database.
-// Each is one stderr line that says what to do, exit code 1, and no stack trace unless
+// What stops `cellgate`: an unknown command or option (exit code 2), a taken port, an unreachable
+// database (exit code 1). Each is one stderr line that says what to do, and no stack trace unless
 // CELLGATE_LOG_LEVEL=debug.
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
@@ -19,9 +19,9 @@ function cellgate(args: string[], env: Record<string, string> = {}) {
   });
 }
 
-/** Exit code 1, exactly one `cellgate:` line on stderr, and no stack trace. */
-function refusedWith(result: ReturnType<typeof cellgate>, pattern: RegExp): string {
-  assert.equal(result.status, 1, `exit code (stderr: ${result.stderr})`);
+/** Exit code 1 (2 for a bad command line), exactly one `cellgate:` line on stderr, and no stack trace. */
+function refusedWith(result: ReturnType<typeof cellgate>, pattern: RegExp, status = 1): string {
+  assert.equal(result.status, status, `exit code (stderr: ${result.stderr})`);
   const lines = result.stderr.split('\n').filter((line) => line.startsWith('cellgate:'));
   assert.equal(lines.length, 1, `one line, got: ${result.stderr}`);
   assert.doesNotMatch(result.stderr, /^\s+at /m, 'no stack trace');
@@ -31,13 +31,13 @@ function refusedWith(result: ReturnType<typeof cellgate>, pattern: RegExp): stri
 
 describe('unknown commands and options', () => {
   it('says which command is unknown and lists the commands', () => {
-    const line = refusedWith(cellgate(['sned']), /^cellgate: unknown command "sned"/);
+    const line = refusedWith(cellgate(['sned']), /^cellgate: unknown command "sned"/, 2);
     for (const command of ['serve', 'migrate', 'admin', 'device', 'demo']) assert.ok(line.includes(command), command);
     assert.match(line, /--help/);
   });
 
   it('says which option is unknown', () => {
-    refusedWith(cellgate(['--verbose']), /^cellgate: unknown option "--verbose"; the commands are serve, migrate/);
+    refusedWith(cellgate(['--verbose']), /^cellgate: unknown option "--verbose"; the commands are serve, migrate/, 2);
   });
 });
 

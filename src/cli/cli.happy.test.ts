@@ -1,12 +1,14 @@
 // The `cellgate` command itself: --version, --help with a description for every flag, and the
-// one human line `serve` prints once listening.
+// start-up banner `serve` prints once listening.
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn, spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { loadConfig } from '../config.ts';
 import { VERSION } from '../modules/system/routes.ts';
+import { startupBanner } from './serve.ts';
 
 const MAIN = join(import.meta.dirname, '..', 'entry.mjs');
 const NODE = [process.execPath, '--no-deprecation', '--no-warnings', MAIN] as const;
@@ -38,8 +40,8 @@ describe('cellgate --version and --help', () => {
   });
 });
 
-describe('cellgate serve start-up line', () => {
-  it('prints one human line with the URLs and whether an admin token and SMTP are set', async () => {
+describe('cellgate serve start-up banner', () => {
+  it('prints a few human lines: version, listen and base URLs, database, card processor, docs, console, admin token and SMTP', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'cellgate-start-'));
     const child = spawn(NODE[0], [...NODE.slice(1), 'serve'], {
       env: {
@@ -55,28 +57,52 @@ describe('cellgate serve start-up line', () => {
     try {
       let stdout = '';
       child.stdout.setEncoding('utf8');
-      const line = await new Promise<string>((resolve, reject) => {
-        const timer = setTimeout(() => reject(new Error(`no start-up line; stdout: ${stdout}`)), 40_000);
+      // The banner is one write; its last line is the mail line.
+      const banner = await new Promise<string>((resolve, reject) => {
+        const timer = setTimeout(() => reject(new Error(`no start-up banner; stdout: ${stdout}`)), 40_000);
         child.stdout.on('data', (chunk: string) => {
           stdout += chunk;
-          const end = stdout.indexOf('\n');
-          if (end >= 0) {
+          if (/^ {2}mail .*\n/m.test(stdout)) {
             clearTimeout(timer);
-            resolve(stdout.slice(0, end));
+            resolve(stdout);
           }
         });
         child.on('exit', (code) => reject(new Error(`exited ${code}; stdout: ${stdout}`)));
       });
-      assert.match(line, new RegExp(`^Cellgate ${VERSION.replaceAll('.', '\\.')} listening on http://127\\.0\\.0\\.1:\\d+ `));
-      for (const part of ['base https://cellgate.example', 'docs https://cellgate.example/docs', 'console https://cellgate.example/console', 'health https://cellgate.example/health', 'admin token set', 'no SMTP']) {
-        assert.ok(line.includes(part), `${part} in ${line}`);
+      const lines = banner.trimEnd().split('\n');
+      assert.match(lines[0], new RegExp(`^Cellgate ${VERSION.replaceAll('.', '\\.')} listening on http://127\\.0\\.0\\.1:\\d+$`));
+      assert.ok(lines.length <= 12, banner);
+      for (const [name, value] of [
+        ['base URL', 'https://cellgate.example'],
+        ['database', `sqlite ${join(dir, 'db.sqlite')}`],
+        // A public base URL without Stripe: no card rail, and the banner says so.
+        ['card processor', 'off (no card rail; set CELLGATE_STRIPE_SECRET_KEY and CELLGATE_STRIPE_WEBHOOK_SECRET for Stripe Checkout)'],
+        ['docs', 'https://cellgate.example/docs'],
+        ['console', 'https://cellgate.example/console'],
+        ['health', 'https://cellgate.example/health'],
+        ['admin token', 'set'],
+      ]) {
+        assert.ok(lines.some((line) => new RegExp(`^ {2}${name} +`).test(line) && line.endsWith(` ${value}`)), `${name}: ${value} in\n${banner}`);
       }
-      assert.doesNotMatch(line, /cg_adm_/);
+      assert.ok(lines.some((line) => /^ {2}mail +no SMTP/.test(line)), banner);
+      assert.doesNotMatch(banner, /cg_adm_|WARNING/);
     } finally {
       child.kill('SIGTERM');
       await new Promise((resolve) => (child.exitCode === null ? child.on('exit', resolve) : resolve(null)));
       rmSync(dir, { recursive: true, force: true });
     }
+  });
+
+  it('warns loudly when the local card page is on, and names PostgreSQL without its credentials', () => {
+    const config = loadConfig({ CELLGATE_DATABASE_URL: 'postgres://cellgate:s3cret-pw@db.internal:5433/cellgate_prod?sslmode=require', CELLGATE_BASE_URL: 'http://127.0.0.1:8080' });
+    const banner = startupBanner(config, 'http://127.0.0.1:8080');
+    assert.match(banner, /^ {2}database +postgres db\.internal:5433\/cellgate_prod$/m);
+    assert.match(banner, /^ {2}card processor +local \(the built-in card page: no card is charged\)$/m);
+    assert.match(banner, /^WARNING: CELLGATE_CARD_PROCESSOR is local: the built-in card page credits money without charging any card\. It must not face the internet/m);
+    assert.doesNotMatch(banner, /s3cret|cellgate:/);
+    // Billing off: the local page credits nothing, so there is nothing to warn about.
+    assert.doesNotMatch(startupBanner(loadConfig({ CELLGATE_BILLING: 'off' }), 'http://127.0.0.1:8080'), /WARNING/);
+    assert.match(startupBanner(loadConfig({ CELLGATE_STRIPE_SECRET_KEY: 'sk_test_abc123', CELLGATE_STRIPE_WEBHOOK_SECRET: 'whsec_abc123' }), 'x'), /^ {2}card processor +stripe \(Stripe Checkout\)$/m);
   });
 });
 

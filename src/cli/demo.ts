@@ -11,7 +11,11 @@ import { loadConfig } from '../config.ts';
 import { openDatabase } from '../db/database.ts';
 import { migrateToLatest } from '../db/migrate.ts';
 import { SimulatedNetwork, startSimulatedDevice, type SimulatedDevice } from './device-simulator.ts';
-import { UsageError } from './admin.ts';
+import { parseCommandLine } from './usage.ts';
+
+export const DEMO_USAGE = `usage: cellgate demo
+  the whole product end to end on a temporary SQLite database (deleted afterwards): sign-up, a payment,
+  three simulated phones, a text from one cell to another, a pod ring; takes no options`;
 
 type Json = Record<string, unknown>;
 
@@ -23,7 +27,7 @@ const RACK = [
 const DELIVERY_TIMEOUT_MS = 30_000;
 
 export async function demoCommand(args: string[], out: (line: string) => void = (line) => process.stdout.write(`${line}\n`)): Promise<void> {
-  if (args.length > 0) throw new UsageError('usage: cellgate demo (takes no options)');
+  parseCommandLine({ command: 'cellgate demo', usage: DEMO_USAGE, options: {} }, args);
   const cleanups: (() => Promise<void>)[] = [];
   let stepNumber = 0;
   const step = (text: string) => out(`\n[${++stepNumber}] ${text}`);

@@ -6,7 +6,7 @@
 import { agentCommand, agentUsage, UNEXPECTED_EXIT } from './device-agent.ts';
 import { errorText } from './device-driver.ts';
 import { AGENT_VERSION } from './device-termux.ts';
-import { UsageError } from './usage.ts';
+import { cliErrorOutcome, HelpRequest, UsageError } from './usage.ts';
 
 const PROG = 'node agent.mjs';
 const HELP = `${agentUsage(PROG)}
@@ -23,24 +23,24 @@ The Cellgate device agent: this Android phone as a cell, through Termux and Term
   --command-timeout <S>   seconds a termux-* command may run before it is killed (default 30)
   -v, --version           print the version
   -h, --help              print this help
-Exit status 1: a rejected (rotated) key, a bad command line, or a failed doctor check; 70: an
+Exit status 1: a rejected (rotated) key or a failed doctor check; 2: a bad command line; 70: an
 unexpected failure (starting again may help).`;
 
 async function main(argv: string[]): Promise<void> {
   const [command, ...args] = argv;
-  if (command === undefined || command === '--help' || command === '-h' || command === 'help') {
-    process.stdout.write(`${HELP}\n`);
-    return;
-  }
+  if (command === undefined || command === '--help' || command === '-h' || command === 'help') throw new HelpRequest(HELP);
   if (command === '--version' || command === '-v' || command === 'version') {
     process.stdout.write(`${AGENT_VERSION} (node ${process.versions.node})\n`);
     return;
   }
-  if (command !== 'run' && command !== 'doctor') throw new UsageError(`unknown command ${JSON.stringify(command)}\n${agentUsage(PROG)}`);
+  if (command !== 'run' && command !== 'doctor') throw new UsageError(`unknown command ${JSON.stringify(command)}: the commands are run and doctor (${PROG} --help)`);
   await agentCommand(command, args, process.env.CELLGATE_BASE_URL ?? '', PROG);
 }
 
 main(process.argv.slice(2)).catch((error: unknown) => {
-  process.stderr.write(`cellgate: ${error instanceof UsageError ? error.message : (error instanceof Error && error.stack) || errorText(error)}\n`);
-  process.exit(error instanceof UsageError ? 1 : UNEXPECTED_EXIT);
+  // --help (exit 0) and a bad command line (one line, exit 2), as every cellgate command.
+  const outcome = cliErrorOutcome(error);
+  if (outcome?.stdout) process.stdout.write(outcome.stdout);
+  process.stderr.write(outcome ? (outcome.stderr ?? '') : `cellgate: ${(error instanceof Error && error.stack) || errorText(error)}\n`);
+  process.exit(outcome ? outcome.exitCode : UNEXPECTED_EXIT);
 });

@@ -115,10 +115,15 @@ describe('cellgate device run (Termux) against a listening service', () => {
     return list.json().messages;
   }
 
-  it('sends through termux-sms-send -n <number> <text>, reports sent, and heartbeats the battery and signal', async () => {
+  it('sends through termux-sms-send -n <number> <text>, reports sent, and heartbeats the battery, signal and what it cannot do', async () => {
     const { cellId, device } = await world.cell();
     const phone = fakePhone();
-    const { reports } = await agent(phone, device.key);
+    const heartbeats: Record<string, unknown>[] = [];
+    const recording: typeof fetch = (input, init) => {
+      if (String(input).endsWith('/v1/device/heartbeat')) heartbeats.push(JSON.parse(String(init?.body)));
+      return fetch(input, init);
+    };
+    const { reports } = await agent(phone, device.key, { fetch: recording });
     const id = await world.send(cellId, '+14155550150', 'Your code is 123456');
     await reports.until(id, 'sent');
     assert.deepEqual(phone.calls('termux-sms-send').map((c) => c.args), [['-n', '+14155550150', 'Your code is 123456']]);
@@ -128,6 +133,22 @@ describe('cellgate device run (Termux) against a listening service', () => {
     assert.equal(view.charging, true);
     assert.equal(view.signal_dbm, -71);
     assert.match(view.app_version, /^cellgate-termux\//);
+    // termux-sms-send has no delivery callback and Termux:API no MMS: the heartbeat says so.
+    const none = { delivery_reports: false, mms_send: false, mms_receive: false };
+    assert.ok(heartbeats.length >= 1);
+    for (const body of heartbeats) assert.deepEqual(body.capabilities, none);
+    assert.deepEqual(view.capabilities, none);
+    const cell = (await world.t.app.inject({ url: `/v1/cells/${cellId}`, headers: world.org.headers })).json();
+    assert.deepEqual(cell.capabilities, none);
+    // So a send with media is refused before it could reach the phone.
+    const media = await world.t.app.inject({
+      method: 'POST',
+      url: `/v1/cells/${cellId}/messages/send`,
+      headers: world.org.headers,
+      payload: { to: '+14155550149', body: 'Photo', media_urls: ['https://example.com/a.jpg'] },
+    });
+    assert.equal(media.statusCode, 409);
+    assert.equal(media.json().code, 'mms_unsupported');
   });
 
   it('logs the SIM at start and the number the service expects, which Termux:API cannot read', async () => {
@@ -286,6 +307,9 @@ describe('cellgate device doctor', () => {
     assert.ok(checks.some((c) => /key valid/.test(c.text)));
     assert.ok(checks.some((c) => c.text === 'SIM ready, T-Mobile, lte, 2 SIM slots'));
     assert.ok(checks.some((c) => c.text.startsWith(`the service routes ${device.phoneNumber} to this phone; Termux:API cannot read the SIM's own number`)));
+    // Checking the key is no heartbeat: with no agent running, the phone is not shown online.
+    const read = await world.t.app.inject({ url: `/v1/admin/devices/${device.id}`, headers: admin });
+    assert.deepEqual([read.json().online, read.json().last_seen_at], [false, null]);
     rmSync(phone.dir, { recursive: true, force: true });
   });
 

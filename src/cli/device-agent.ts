@@ -7,7 +7,6 @@
 // import only node: builtins and other agent files (device-*.ts, usage.ts) here.
 import { homedir } from 'node:os';
 import { join } from 'node:path';
-import { parseArgs } from 'node:util';
 import {
   deviceCaller,
   describeAnswer,
@@ -32,7 +31,7 @@ import {
   termuxDriver,
   type CommandRunner,
 } from './device-termux.ts';
-import { numberFlag, UsageError } from './usage.ts';
+import { numberFlag, parseCommandLine, UsageError } from './usage.ts';
 
 export interface AgentOptions {
   baseUrl: string;
@@ -216,7 +215,8 @@ export async function doctor(options: DoctorOptions): Promise<Check[]> {
   }
   if (reachable) {
     try {
-      const answer = await deviceCaller(base, options.key, doFetch)('POST', '/v1/device/heartbeat', {});
+      // Not a heartbeat: a doctor run must not show the phone online while no agent runs.
+      const answer = await deviceCaller(base, options.key, doFetch)('GET', '/v1/device/config');
       if (answer.status === 200) {
         const config = answer.body as unknown as DeviceConfig;
         add('ok', `key valid: device ${config.device_id}, number ${config.phone_number}, ${config.send_rate_per_minute}/min`);
@@ -229,10 +229,10 @@ export async function doctor(options: DoctorOptions): Promise<Check[]> {
       } else if (answer.status === 401) {
         add('FAIL', REJECTED_KEY_HELP);
       } else {
-        add('FAIL', `heartbeat answered ${describeAnswer(answer)}`);
+        add('FAIL', `the key check (GET /v1/device/config) answered ${describeAnswer(answer)}`);
       }
     } catch (error) {
-      add('FAIL', `heartbeat failed: ${errorText(error)}`);
+      add('FAIL', `the key check failed: ${errorText(error)}`);
     }
   }
   return checks;
@@ -249,33 +249,29 @@ export const agentUsage = (prog: string) => `usage: ${prog} run --key <cg_dev_..
 /** `cellgate device run|doctor ...` (or `node agent.mjs run|doctor ...`: `prog` is how the usage names it). */
 export async function agentCommand(action: 'run' | 'doctor', args: string[], defaultBaseUrl: string, prog = 'cellgate device'): Promise<void> {
   const usage = agentUsage(prog);
-  let parsed;
-  try {
-    parsed = parseArgs({
-      args,
-      options: {
-        key: { type: 'string' },
-        'base-url': { type: 'string', default: defaultBaseUrl },
-        ...(action === 'run'
-          ? {
-            'sim-slot': { type: 'string' },
-            'state-dir': { type: 'string', default: join(homedir(), '.cellgate') },
-            'poll-wait': { type: 'string', default: String(AGENT_DEFAULTS.pollWaitSeconds) },
-            'inbox-interval': { type: 'string', default: String(AGENT_DEFAULTS.inboxIntervalMs / 1000) },
-          }
-          : {}),
-        'command-timeout': { type: 'string', default: String(AGENT_DEFAULTS.commandTimeoutMs / 1000) },
-      },
-    });
-  } catch (error) {
-    throw new UsageError(`${errorText(error)}\n${usage}`);
-  }
+  const parsed = parseCommandLine({
+    command: `${prog} ${action}`,
+    usage,
+    options: {
+      key: { type: 'string' },
+      'base-url': { type: 'string', default: defaultBaseUrl },
+      ...(action === 'run'
+        ? {
+          'sim-slot': { type: 'string' },
+          'state-dir': { type: 'string', default: join(homedir(), '.cellgate') },
+          'poll-wait': { type: 'string', default: String(AGENT_DEFAULTS.pollWaitSeconds) },
+          'inbox-interval': { type: 'string', default: String(AGENT_DEFAULTS.inboxIntervalMs / 1000) },
+        }
+        : {}),
+      'command-timeout': { type: 'string', default: String(AGENT_DEFAULTS.commandTimeoutMs / 1000) },
+    },
+  }, args);
   const v = parsed.values as Record<string, string | undefined>;
   const number = (name: string, min: number, max: number) => numberFlag(name, v[name], min, max);
   const key = v.key ?? '';
-  if (!key.startsWith('cg_dev_')) throw new UsageError(`--key must be a device key (cg_dev_...)\n${usage}`);
+  if (!key.startsWith('cg_dev_')) throw new UsageError(`--key must be a device key (cg_dev_...; ${prog} ${action} --help)`);
   const baseUrl = v['base-url'] ?? defaultBaseUrl;
-  if (!/^https?:\/\/[^/]/.test(baseUrl)) throw new UsageError(`--base-url must be the service's http(s) URL, e.g. https://cellgate.example.com (or set CELLGATE_BASE_URL)\n${usage}`);
+  if (!/^https?:\/\/[^/]/.test(baseUrl)) throw new UsageError('--base-url must be the service\'s http(s) URL, e.g. https://cellgate.example.com (or set CELLGATE_BASE_URL)');
   const commandTimeoutMs = number('command-timeout', 1, 600) * 1000;
 
   if (action === 'doctor') {

@@ -42,6 +42,14 @@ export interface HeartbeatBody {
   charging?: boolean;
   signal_dbm?: number;
   app_version?: string;
+  capabilities?: PhoneCapabilities;
+}
+
+/** What a phone can do, stated in every heartbeat (docs/device-protocol.md). */
+export interface PhoneCapabilities {
+  delivery_reports: boolean;
+  mms_send: boolean;
+  mms_receive: boolean;
 }
 
 export interface InboundText {
@@ -93,6 +101,8 @@ export interface DriverContext {
 export interface DeviceDriver {
   /** The heartbeat fields this phone can tell (battery, charging, signal, app version). */
   telemetry(): Promise<HeartbeatBody>;
+  /** What this phone can do: stated in every heartbeat, even when telemetry() fails. */
+  readonly capabilities: PhoneCapabilities;
   /** Sends one claimed message and reports what became of it through `context.report`. */
   deliver(message: ClaimedMessage, context: DriverContext): Promise<void>;
   /** Background work after the first heartbeat (e.g. polling the SMS inbox); ends when `context.signal` aborts. */
@@ -264,7 +274,7 @@ export async function startDevice(options: ProtocolOptions, driver: DeviceDriver
     } catch (error) {
       tagged(`telemetry unavailable: ${errorText(error)}`);
     }
-    const answer = await call('POST', '/v1/device/heartbeat', telemetry);
+    const answer = await call('POST', '/v1/device/heartbeat', { ...telemetry, capabilities: driver.capabilities });
     if (answer.status !== 200) {
       const message = `heartbeat: ${describeAnswer(answer)}`;
       throw answer.status === 401 ? new FatalDeviceError(message) : new Error(message);

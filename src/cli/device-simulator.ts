@@ -4,8 +4,9 @@
 // benchmarks and the tests. Phones that share a SimulatedNetwork (one process driving several
 // keys) text each other: a message to a number another of them carries arrives there as an
 // inbound upload, as in a rack. `cellgate device run|doctor` (a real phone) is device-agent.ts.
-import { parseArgs } from 'node:util';
-import { numberFlag, UsageError } from './usage.ts';
+import { AgentCliError, unreachable } from './agent-http.ts';
+import { agentUsage } from './device-agent.ts';
+import { HelpRequest, numberFlag, parseCommandLine, UsageError, wantsHelp } from './usage.ts';
 import {
   errorText,
   sleep,
@@ -16,6 +17,7 @@ import {
   type DeviceDriver,
   type DeviceEvent,
   type DeviceStats,
+  type PhoneCapabilities,
 } from './device-driver.ts';
 
 export type { ClaimedMessage, DeviceConfig, DeviceEvent, DeviceStats } from './device-driver.ts';
@@ -35,6 +37,8 @@ export interface SimulatorOptions {
   pollers?: number;
   /** Report `sending` before `sent`. */
   reportSending?: boolean;
+  /** What the phone states it can do (default: everything); without delivery_reports it stops at `sent`. */
+  capabilities?: Partial<PhoneCapabilities>;
   heartbeatIntervalMs?: number;
   fetch?: typeof fetch;
   logger?: (line: string) => void;
@@ -79,11 +83,13 @@ export interface SimulatedDevice {
 }
 
 const DEFAULTS = { failRate: 0, deliveryDelayMs: 500, pollWaitSeconds: 25 };
+const ALL_CAPABLE: PhoneCapabilities = { delivery_reports: true, mms_send: true, mms_receive: true };
 const APP_VERSION = 'cellgate-simulator/0.1.0';
 
 /** The simulator as a driver: "sends" by reporting sent, waiting, then delivered (or failed at the fail rate). */
-function simulatorDriver(settings: { failRate: number; deliveryDelayMs: number; reportSending: boolean }, random: () => number, handOver: (message: ClaimedMessage, log: (line: string) => void, stats: DeviceStats) => Promise<void>): DeviceDriver {
+function simulatorDriver(settings: { failRate: number; deliveryDelayMs: number; reportSending: boolean; capabilities: PhoneCapabilities }, random: () => number, handOver: (message: ClaimedMessage, log: (line: string) => void, stats: DeviceStats) => Promise<void>): DeviceDriver {
   return {
+    capabilities: settings.capabilities,
     async telemetry() {
       return { battery_pct: 100, charging: true, signal_dbm: -70, app_version: APP_VERSION };
     },
@@ -93,6 +99,8 @@ function simulatorDriver(settings: { failRate: number; deliveryDelayMs: number; 
       if (!(await report(message, 'sent'))) return;
       stats.sent += 1;
       log(`${message.id} sent to ${message.to}`);
+      // Like a Termux phone: the text is handed over, and nothing more is ever heard of it.
+      if (!settings.capabilities.delivery_reports) return handOver(message, log, stats);
       await sleep(settings.deliveryDelayMs);
       if (random() < settings.failRate) {
         const error = { code: 'delivery_failed', message: `Simulated delivery failure (fail rate ${settings.failRate}).` };
@@ -110,7 +118,7 @@ function simulatorDriver(settings: { failRate: number; deliveryDelayMs: number; 
 }
 
 export async function startSimulatedDevice(options: SimulatorOptions): Promise<SimulatedDevice> {
-  const settings = { ...DEFAULTS, reportSending: false, ...stripUndefined(options) };
+  const settings = { ...DEFAULTS, reportSending: false, ...stripUndefined(options), capabilities: { ...ALL_CAPABLE, ...options.capabilities } };
   if (!(settings.failRate >= 0 && settings.failRate <= 1)) throw new RangeError('failRate must be within 0..1');
   const random = options.random ?? Math.random;
   // The phone this is, once started (a text to its own number is not handed over).
@@ -171,32 +179,41 @@ const USAGE = `usage: cellgate device simulate --key <cg_dev_...> [--key <cg_dev
        cellgate device doctor --key <cg_dev_...> --base-url https://...
   run/doctor drive a real Android phone through Termux:API (docs/android.md).`;
 
-/** `cellgate device simulate ...`: runs until SIGINT/SIGTERM (or a fatal answer such as a rotated key). */
+/** Whether a failure is the service not answering at all (connection refused, no such host, ...). */
+function notAnswering(error: unknown): string | null {
+  const cause = (error as { cause?: { code?: unknown } })?.cause;
+  return error instanceof TypeError && typeof cause?.code === 'string' ? cause.code : null;
+}
+
+/**
+ * `cellgate device simulate ...`: runs until SIGINT/SIGTERM (or a fatal answer such as a rotated
+ * key). `defaultBaseUrl` is where the service of this environment listens (agent-http.ts).
+ */
 export async function deviceCommand(args: string[], defaultBaseUrl: string): Promise<void> {
   const [action, ...rest] = args;
-  if (action === 'run' || action === 'doctor') return (await import('./device-agent.ts')).agentCommand(action, rest, defaultBaseUrl);
-  if (action !== 'simulate') throw new UsageError(USAGE);
-  let parsed;
-  try {
-    parsed = parseArgs({
-      args: rest,
-      options: {
-        key: { type: 'string', multiple: true },
-        'base-url': { type: 'string', default: defaultBaseUrl },
-        'fail-rate': { type: 'string', default: '0' },
-        'delivery-delay-ms': { type: 'string', default: String(DEFAULTS.deliveryDelayMs) },
-        'poll-wait': { type: 'string', default: String(DEFAULTS.pollWaitSeconds) },
-        'report-sending': { type: 'boolean', default: false },
-        'inbound-from': { type: 'string' },
-        'inbound-text': { type: 'string' },
-      },
-    });
-  } catch (error) {
-    throw new UsageError(`${errorText(error)}\n${USAGE}`);
+  if (action === 'run' || action === 'doctor') {
+    if (wantsHelp(rest)) throw new HelpRequest(agentUsage('cellgate device'));
+    return (await import('./device-agent.ts')).agentCommand(action, rest, defaultBaseUrl);
   }
+  if (action === undefined || (action !== 'simulate' && wantsHelp([action]))) throw new HelpRequest(USAGE);
+  if (action !== 'simulate') throw new UsageError(`unknown device action ${JSON.stringify(action)}: the actions are simulate, run and doctor (cellgate device --help)`);
+  const parsed = parseCommandLine({
+    command: 'cellgate device simulate',
+    usage: USAGE,
+    options: {
+      key: { type: 'string', multiple: true },
+      'base-url': { type: 'string', default: defaultBaseUrl },
+      'fail-rate': { type: 'string', default: '0' },
+      'delivery-delay-ms': { type: 'string', default: String(DEFAULTS.deliveryDelayMs) },
+      'poll-wait': { type: 'string', default: String(DEFAULTS.pollWaitSeconds) },
+      'report-sending': { type: 'boolean', default: false },
+      'inbound-from': { type: 'string' },
+      'inbound-text': { type: 'string' },
+    },
+  }, rest);
   const v = parsed.values;
   const keys = v.key ?? [];
-  if (keys.length === 0 || !keys.every((key) => key.startsWith('cg_dev_'))) throw new UsageError(`--key must be a device key (cg_dev_...)\n${USAGE}`);
+  if (keys.length === 0 || !keys.every((key) => key.startsWith('cg_dev_'))) throw new UsageError('--key must be a device key (cg_dev_...; repeat --key for several phones)');
   if (new Set(keys).size !== keys.length) throw new UsageError('each --key may be given once');
   if ((v['inbound-from'] === undefined) !== (v['inbound-text'] === undefined)) throw new UsageError('--inbound-from and --inbound-text go together');
 
@@ -213,11 +230,12 @@ export async function deviceCommand(args: string[], defaultBaseUrl: string): Pro
   try {
     for (const key of keys) devices.push(await startSimulatedDevice({ ...common, key }));
   } catch (error) {
-    // The service refused a key or is unreachable: one line, no stack.
-    process.stderr.write(`cellgate: ${errorText(error)}\n`);
-    process.exitCode = 1;
     await Promise.all(devices.map((device) => device.stop()));
-    return;
+    // Nothing answers: the agent commands' line (is the service running there?).
+    const code = notAnswering(error);
+    if (code) throw unreachable(common.baseUrl, code);
+    // The service refused a key: one line, no stack.
+    throw new AgentCliError(errorText(error));
   }
   const stopAll = () => Promise.all(devices.map((device) => device.stop()));
   // Whether the stop was asked for (a signal, a failed injection) rather than forced by a fatal answer.

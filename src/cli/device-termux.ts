@@ -5,7 +5,7 @@
 import { spawn } from 'node:child_process';
 import { accessSync, constants } from 'node:fs';
 import { delimiter, join } from 'node:path';
-import { errorText, sleep, type ClaimedMessage, type DeviceDriver, type DriverContext, type HeartbeatBody } from './device-driver.ts';
+import { errorText, sleep, type ClaimedMessage, type DeviceDriver, type DriverContext, type HeartbeatBody, type PhoneCapabilities } from './device-driver.ts';
 import type { StateFile } from './device-state.ts';
 
 export const AGENT_VERSION = 'cellgate-termux/0.1.0';
@@ -200,6 +200,12 @@ export interface TermuxDriverOptions {
   inboxLimit?: number;
 }
 
+/**
+ * termux-sms-send returns once Android took the text and offers no delivery callback, and
+ * Termux:API has no MMS at all: the service ends waits at `sent` and refuses media up front.
+ */
+export const TERMUX_CAPABILITIES: PhoneCapabilities = Object.freeze({ delivery_reports: false, mms_send: false, mms_receive: false });
+
 /** The stable id of an inbox text, as the device_message_id of its upload. */
 export const inboxMessageId = (id: number) => `content://sms/inbox/${id}`;
 
@@ -228,6 +234,8 @@ export function termuxDriver(options: TermuxDriverOptions): DeviceDriver {
   }
 
   return {
+    capabilities: TERMUX_CAPABILITIES,
+
     async telemetry() {
       const out: HeartbeatBody = { app_version: AGENT_VERSION };
       const [battery, cells] = await Promise.all([run('termux-battery-status', []), run('termux-telephony-cellinfo', [])]);

@@ -1,5 +1,7 @@
 // Why the process could not start, as one line that says what to do (main.ts prints it without a
 // stack trace; CELLGATE_LOG_LEVEL=debug or trace adds the cause's).
+import { SqliteFileError } from '../db/sqlite-file.ts';
+
 export class StartError extends Error {}
 
 /** The database URL with its password hidden, for messages. */
@@ -17,6 +19,8 @@ const text = (error: unknown) => (error instanceof Error ? error.message || erro
 
 /** A failure to open, reach or migrate the database, as what to do about it. */
 export function databaseStartError(error: unknown, databaseUrl: string, unreachable: boolean): StartError {
+  // The SQLite file's own problems (src/db/sqlite-file.ts) are phrased already.
+  if (error instanceof SqliteFileError) return new StartError(error.message, { cause: error });
   const where = redactedDatabaseUrl(databaseUrl);
   const code = (error as { code?: unknown })?.code;
   if (unreachable) {

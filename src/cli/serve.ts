@@ -6,6 +6,7 @@ import type { Config } from '../config.ts';
 import { openDatabase } from '../db/database.ts';
 import { isDatabaseUnavailable } from '../db/errors.ts';
 import { migrateToLatest } from '../db/migrate.ts';
+import { buildOpenApiInBackground } from '../modules/system/openapi-texts.ts';
 import { VERSION } from '../modules/system/routes.ts';
 import { databaseStartError, listenStartError } from './errors.ts';
 
@@ -23,17 +24,48 @@ function releaseStartupMemory(): void {
   gc({ type: 'major', execution: 'sync', flavor: 'last-resort' });
 }
 
-/** The one human line printed once listening: where things are and what is configured. */
-export function startupLine(config: Config, listening: string): string {
-  const admin = config.adminToken ? 'admin token set' : 'no admin token (CELLGATE_ADMIN_TOKEN, or `cellgate admin create-token`)';
-  const smtp = config.smtpUrl ? 'SMTP set' : 'no SMTP (mail goes to the dev outbox, GET /v1/admin/outbox)';
-  return `Cellgate ${VERSION} listening on ${listening} · base ${config.baseUrl} · docs ${config.docsUrl} · console ${config.consoleUrl} · health ${config.baseUrl}/health · ${admin} · ${smtp}`;
+/** Where the data lives, for people: the SQLite path, or PostgreSQL's host and database (never its credentials). */
+export function databaseLabel(databaseUrl: string): string {
+  if (databaseUrl.startsWith('sqlite:')) return `sqlite ${databaseUrl.slice('sqlite:'.length)}`;
+  try {
+    const url = new URL(databaseUrl);
+    return `postgres ${url.host}${url.pathname === '/' ? '' : url.pathname}`;
+  } catch {
+    return 'postgres';
+  }
+}
+
+const CARD_PROCESSORS = {
+  stripe: 'stripe (Stripe Checkout)',
+  local: 'local (the built-in card page: no card is charged)',
+  off: 'off (no card rail; set CELLGATE_STRIPE_SECRET_KEY and CELLGATE_STRIPE_WEBHOOK_SECRET for Stripe Checkout)',
+};
+
+/** The few human lines printed once listening: where things are and what is configured. */
+export function startupBanner(config: Config, listening: string): string {
+  const rows: [string, string][] = [
+    ['base URL', config.baseUrl],
+    ['database', databaseLabel(config.databaseUrl)],
+    ['card processor', CARD_PROCESSORS[config.cardProcessor]],
+    ['docs', config.docsUrl],
+    ['console', config.consoleUrl],
+    ['health', `${config.baseUrl}/health`],
+    ['admin token', config.adminToken ? 'set' : 'none (CELLGATE_ADMIN_TOKEN, or `cellgate admin create-token`)'],
+    ['mail', config.smtpUrl ? 'SMTP' : 'no SMTP (mail goes to the dev outbox, GET /v1/admin/outbox)'],
+  ];
+  const lines = [`Cellgate ${VERSION} listening on ${listening}`, ...rows.map(([name, value]) => `  ${name.padEnd(16)}${value}`)];
+  if (config.billing && config.cardProcessor === 'local') {
+    lines.push('WARNING: CELLGATE_CARD_PROCESSOR is local: the built-in card page credits money without charging any card. '
+      + 'It must not face the internet: set the Stripe keys, or CELLGATE_CARD_PROCESSOR=off.');
+  }
+  return `${lines.join('\n')}\n`;
 }
 
 export async function serve(config: Config): Promise<void> {
   let database: ReturnType<typeof openDatabase> | undefined;
   try {
-    database = openDatabase(config.databaseUrl);
+    // exclusive: a second server on the same SQLite file is refused (src/db/sqlite-file.ts).
+    database = openDatabase(config.databaseUrl, { exclusive: true });
     await migrateToLatest(database);
   } catch (error) {
     await database?.close().catch(() => {});
@@ -59,6 +91,8 @@ export async function serve(config: Config): Promise<void> {
     await database.close().catch(() => {});
     throw listenStartError(error, config.host, config.port);
   }
-  if (config.logLevel !== 'silent') process.stdout.write(`${startupLine(config, listening)}\n`);
+  if (config.logLevel !== 'silent') process.stdout.write(startupBanner(config, listening));
   releaseStartupMemory();
+  // The OpenAPI document, built now rather than on its first request (src/modules/system/openapi-texts.ts).
+  buildOpenApiInBackground(app);
 }

@@ -1,21 +1,26 @@
 // Opens the configured database: node:sqlite (default, one file under ./data) or PostgreSQL.
 // Both are driven through the same Kysely query code and the same migration set.
-import { mkdirSync } from 'node:fs';
-import { dirname } from 'node:path';
 import { Kysely, PostgresDialect, sql } from 'kysely';
 import pg from 'pg';
 import { nodeSqliteDialect } from './node-sqlite-dialect.ts';
 import type { DB } from './schema.ts';
+import { isReadOnlyError, lockSqliteFile, prepareSqlitePath, sqliteOpenError } from './sqlite-file.ts';
+
+export { SqliteFileError } from './sqlite-file.ts';
 
 export type DialectName = 'sqlite' | 'postgres';
+export type DatabaseHealth = 'ok' | 'unreachable' | 'read_only';
 
 export interface Database {
   db: Kysely<DB>;
   dialect: DialectName;
   /** PostgreSQL: how to open a dedicated connection outside the pool (LISTEN); null on SQLite. */
   clientConfig: pg.ClientConfig | null;
-  /** Resolves true when a trivial query succeeds within the timeout. */
-  ping(timeoutMs?: number): Promise<boolean>;
+  /**
+   * Whether the database takes writes, within the timeout: a statement that starts a write and
+   * changes nothing (a read-only file or replica answers 'read_only'; no answer, 'unreachable').
+   */
+  ping(timeoutMs?: number): Promise<DatabaseHealth>;
   close(): Promise<void>;
 }
 
@@ -28,13 +33,26 @@ export interface OpenOptions {
   /** PostgreSQL only: run every query in this schema (used by the test harness). */
   searchPath?: string;
   poolSize?: number;
+  /**
+   * SQLite only: this process serves the file (`cellgate serve`): refuse when another process
+   * does (a `<path>.lock` holding its pid), until close(). Short commands (migrate, admin) and
+   * in-process tests share the file through SQLite's own locking.
+   */
+  exclusive?: boolean;
 }
 
 export function openDatabase(url: string, options: OpenOptions = {}): Database {
   if (url.startsWith('sqlite:')) {
     const path = url.slice('sqlite:'.length);
-    if (path !== ':memory:') mkdirSync(dirname(path), { recursive: true });
-    return wrap(new Kysely<DB>({ dialect: nodeSqliteDialect(path) }), 'sqlite', null);
+    if (path === ':memory:') return wrap(new Kysely<DB>({ dialect: nodeSqliteDialect(path) }), 'sqlite', null);
+    prepareSqlitePath(path);
+    const release = options.exclusive ? lockSqliteFile(path) : () => {};
+    try {
+      return wrap(new Kysely<DB>({ dialect: nodeSqliteDialect(path) }), 'sqlite', null, release);
+    } catch (error) {
+      release();
+      throw sqliteOpenError(path, error);
+    }
   }
   const clientConfig: pg.ClientConfig = {
     connectionString: url,
@@ -53,26 +71,41 @@ export function openDatabase(url: string, options: OpenOptions = {}): Database {
   return wrap(new Kysely<DB>({ dialect: new PostgresDialect({ pool }) }), 'postgres', clientConfig);
 }
 
-function wrap(db: Kysely<DB>, dialect: DialectName, clientConfig: pg.ClientConfig | null): Database {
+// SQLite: a DELETE that matches nothing still takes the write lock, so a read-only file (or
+// PRAGMA query_only) refuses it, without writing a page to the WAL. PostgreSQL: a read-only
+// server (a hot standby, default_transaction_read_only) says so in a setting, with no table lock.
+const sqliteWriteProbe = sql`delete from kysely_migration where 0`;
+const postgresWriteProbe = sql<{ read_only: string }>`select current_setting('transaction_read_only') as read_only`;
+
+async function probe(db: Kysely<DB>, dialect: DialectName): Promise<DatabaseHealth> {
+  try {
+    if (dialect === 'sqlite') {
+      await sqliteWriteProbe.execute(db);
+      return 'ok';
+    }
+    const { rows } = await postgresWriteProbe.execute(db);
+    return rows[0]?.read_only === 'on' ? 'read_only' : 'ok';
+  } catch (error) {
+    return isReadOnlyError(error) ? 'read_only' : 'unreachable';
+  }
+}
+
+function wrap(db: Kysely<DB>, dialect: DialectName, clientConfig: pg.ClientConfig | null, release = () => {}): Database {
   return {
     db,
     dialect,
     clientConfig,
     async ping(timeoutMs = 2000) {
       let timer: NodeJS.Timeout | undefined;
-      const timeout = new Promise<boolean>((resolve) => {
-        timer = setTimeout(() => resolve(false), timeoutMs);
+      const timeout = new Promise<DatabaseHealth>((resolve) => {
+        timer = setTimeout(() => resolve('unreachable'), timeoutMs);
       });
-      const query = sql`select 1 as ok`.execute(db).then(
-        () => true,
-        () => false,
-      );
       try {
-        return await Promise.race([query, timeout]);
+        return await Promise.race([probe(db, dialect), timeout]);
       } finally {
         clearTimeout(timer);
       }
     },
-    close: () => db.destroy(),
+    close: () => db.destroy().finally(release),
   };
 }

@@ -68,12 +68,18 @@ class NodeSqliteDatabase {
 
   constructor(path: string) {
     this.database = new DatabaseSync(path);
-    this.database.exec('PRAGMA journal_mode = WAL');
-    this.database.exec('PRAGMA synchronous = NORMAL');
-    // Checkpoints run on their own thread (sqlite-checkpointer.ts); this bound only matters if it stalls.
-    this.database.exec('PRAGMA wal_autocheckpoint = 10000');
-    this.database.exec('PRAGMA foreign_keys = ON');
-    this.database.exec('PRAGMA busy_timeout = 5000');
+    try {
+      this.database.exec('PRAGMA journal_mode = WAL');
+      this.database.exec('PRAGMA synchronous = NORMAL');
+      // Checkpoints run on their own thread (sqlite-checkpointer.ts); this bound only matters if it stalls.
+      this.database.exec('PRAGMA wal_autocheckpoint = 10000');
+      this.database.exec('PRAGMA foreign_keys = ON');
+      this.database.exec('PRAGMA busy_timeout = 5000');
+      if (path !== ':memory:') assertWritable(this.database);
+    } catch (error) {
+      this.database.close();
+      throw error;
+    }
     this.checkpointer = path === ':memory:' ? null : startCheckpointer(path);
   }
 
@@ -91,6 +97,20 @@ class NodeSqliteDatabase {
     this.checkpointer?.stop();
     this.statements.clear();
     this.database.close();
+  }
+}
+
+/**
+ * A read-only file opens, reads and even migrates (when up to date) without complaint; the first
+ * write fails. A table created and rolled back starts a write without writing to the WAL or the
+ * file, and works on an empty database. Throws node:sqlite's error (errcode SQLITE_READONLY).
+ */
+function assertWritable(database: DatabaseSync): void {
+  database.exec('BEGIN IMMEDIATE');
+  try {
+    database.exec('CREATE TABLE cellgate_write_probe (x)');
+  } finally {
+    database.exec('ROLLBACK');
   }
 }
 

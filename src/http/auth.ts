@@ -11,7 +11,8 @@ import type { AdminPrincipal, AgentPrincipal, App, BearerResource, DevicePrincip
 export interface Authenticators {
   agent(token: string, resource?: BearerResource): Promise<AgentPrincipal | null>;
   admin(token: string): Promise<AdminPrincipal | null>;
-  device(key: string): Promise<DevicePrincipal | null>;
+  /** `markSeen: false`: the call does not count as the phone calling in (route config `presence: false`). */
+  device(key: string, options?: { markSeen?: boolean }): Promise<DevicePrincipal | null>;
 }
 
 const AGENT_PREFIXES = ['cg_live_', 'cg_at_'];
@@ -71,11 +72,11 @@ async function authenticateAdmin(request: FastifyRequest, auth: Authenticators):
   return principal;
 }
 
-async function authenticateDevice(request: FastifyRequest, auth: Authenticators): Promise<DevicePrincipal> {
+async function authenticateDevice(request: FastifyRequest, auth: Authenticators, markSeen: boolean): Promise<DevicePrincipal> {
   const key = request.headers['x-phone-key'];
   if (typeof key !== 'string' || key === '') throw unauthenticated('Send the device key in the X-Phone-Key header.');
   if (!key.startsWith('cg_dev_')) throw unauthenticated('X-Phone-Key takes a device key.');
-  const principal = await auth.device(key);
+  const principal = await auth.device(key, { markSeen });
   if (!principal) throw unauthenticated('The device key is unknown or was rotated.');
   return principal;
 }
@@ -124,7 +125,7 @@ export function registerAuth(app: App, auth: Authenticators, options: { resource
             }
           : config.auth === 'device'
             ? async (request: FastifyRequest) => {
-                request.device = await authenticateDevice(request, auth);
+                request.device = await authenticateDevice(request, auth, config.presence !== false);
               }
             : null;
     if (check) route.onRequest = [check, ...hookList(route.onRequest)];

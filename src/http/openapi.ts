@@ -20,6 +20,7 @@ import { ERROR_DOCS, ERRORS, type ErrorCode } from '../lib/errors.ts';
 import { EVENT_DOCS, EVENT_TYPES, type EventType } from '../modules/events/types.ts';
 import { VERSION } from '../modules/system/routes.ts';
 import { introduction } from './openapi-intro.ts';
+import { isPaidOperation, paymentInfo, serviceInfo } from './openapi-payments.ts';
 import { Problem, Timestamp } from './schemas.ts';
 import type { App } from './types.ts';
 
@@ -89,6 +90,7 @@ export function errorCodesOf(route: Pick<RouteOptions, 'config' | 'schema'>): Er
     codes.add('idempotency_key_reused');
   }
   if (config.auth && !config.unlimited) codes.add('rate_limited');
+  if (isPaidOperation(schema.operationId)) codes.add('payment_required');
   for (const code of config.errors ?? []) codes.add(code);
   codes.add('internal_error');
   codes.add('unavailable');
@@ -344,7 +346,14 @@ export async function registerOpenApi(app: App, config: Config): Promise<void> {
       for (const item of [...Object.values(openapiObject.paths ?? {}), ...Object.values((openapiObject as Schema).webhooks ?? {})]) {
         for (const operation of Object.values(item as Schema)) if (isObject(operation) && Array.isArray(operation.tags)) operation.tags.forEach((t) => used.add(String(t)));
       }
-      return { ...openapiObject, tags: TAGS.filter((tag) => used.has(tag.name)) };
+      // Payment discovery (mppx's OpenAPI reader): what an operation may charge, on which rails.
+      for (const item of Object.values(openapiObject.paths ?? {})) {
+        for (const operation of Object.values(item as Schema)) {
+          const info = isObject(operation) ? paymentInfo(config, operation.operationId) : undefined;
+          if (info) (operation as Schema)['x-payment-info'] = info;
+        }
+      }
+      return { ...openapiObject, 'x-service-info': serviceInfo(config), tags: TAGS.filter((tag) => used.has(tag.name)) };
     },
   };
   await app.register(swagger, options);

@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { Redis } from 'ioredis';
 import { buildApp } from '../app.ts';
-import { activeOrganization, admin, verifiedOrganization, expectProblem, startApp, type TestApp } from '../../test/harness.ts';
+import { activeOrganization, admin, bearer, verifiedOrganization, expectProblem, startApp, type TestApp } from '../../test/harness.ts';
 import { MemoryRateLimiter } from './rate-limit.ts';
 import { RedisRateLimiter } from './redis-rate-limit.ts';
 
@@ -50,6 +50,37 @@ describe('per-credential token bucket', () => {
     for (let i = 0; i < 3; i++) await t.app.inject({ url: '/v1/auth/whoami', headers: a.headers });
     expectProblem(await t.app.inject({ url: '/v1/auth/whoami', headers: a.headers }), 429, 'rate_limited');
     assert.equal((await t.app.inject({ url: '/v1/auth/whoami', headers: b.headers })).statusCode, 200);
+  });
+
+  it('the keys of one organization share its bucket: minting keys does not raise the budget; other organizations are unaffected', async () => {
+    const org = await verifiedOrganization(t);
+    const keys = [org.apiKey];
+    for (let i = 0; i < 3; i++) {
+      t.clock.advance(10_000);
+      const created = await t.app.inject({ method: 'POST', url: '/v1/auth/keys', headers: org.headers, payload: {} });
+      assert.equal(created.statusCode, 201, created.body);
+      keys.push(created.json().api_key);
+    }
+    const other = await verifiedOrganization(t);
+    t.clock.advance(10_000);
+    // One request per key: each key's own bucket is nearly full, the organization's runs dry.
+    const remaining: string[] = [];
+    for (const key of keys.slice(0, 3)) {
+      const ok = await t.app.inject({ url: '/v1/auth/whoami', headers: bearer(key) });
+      assert.equal(ok.statusCode, 200);
+      remaining.push(String(ok.headers['ratelimit-remaining']));
+    }
+    assert.deepEqual(remaining, ['2', '1', '0'], 'the headers describe the tighter bucket: the organization\'s');
+    const blocked = await t.app.inject({ url: '/v1/auth/whoami', headers: bearer(keys[3]) });
+    const problem = expectProblem(blocked, 429, 'rate_limited');
+    assert.match(problem.detail, /this organization/);
+    assert.equal(blocked.headers['retry-after'], '1');
+    assert.equal(blocked.headers['ratelimit-limit'], '3');
+    assert.equal(blocked.headers['ratelimit-remaining'], '0');
+    assert.equal(blocked.headers['ratelimit-reset'], '2');
+    assert.equal((await t.app.inject({ url: '/v1/auth/whoami', headers: other.headers })).statusCode, 200);
+    t.clock.advance(500);
+    assert.equal((await t.app.inject({ url: '/v1/auth/whoami', headers: bearer(keys[3]) })).statusCode, 200, 'the organization refills as a key does');
   });
 
   it('the admin token is limited too', async () => {

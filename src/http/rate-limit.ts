@@ -1,5 +1,11 @@
 // Token buckets per credential (or per IP on public routes), in-process by default or in Redis
 // so several processes share one budget. Every limited response carries RateLimit-* headers.
+//
+// An agent credential (API key or OAuth token) also takes from its organization's bucket, the
+// same size as a credential's: keys are free to mint, so per key alone an organization's budget
+// would grow with every key it creates. The credential's own bucket is taken first, so one hot
+// key is stopped before it spends the organization's tokens; the headers describe the tighter
+// of the two.
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { hookList } from './auth.ts';
 import type { Config } from '../config.ts';
@@ -72,6 +78,11 @@ export interface RateLimitOptions extends RateLimitPolicy {
   now: () => number;
 }
 
+/** The organization's bucket, shared by all its keys and tokens; null for admin and device credentials. */
+function organizationKey(request: FastifyRequest): string | null {
+  return request.agent ? `org:${request.agent.organizationId}` : null;
+}
+
 function credentialKey(request: FastifyRequest): string {
   if (request.agent) return `cred:${request.agent.credentialId}`;
   if (request.admin) return `cred:${request.admin.tokenId}`;
@@ -118,11 +129,33 @@ export function registerRateLimit(app: App, options: RateLimitOptions): void {
           throw limited(result, 'Too many sign-ups from this address; try again later.');
         }
       }
-      if (!options.perCredential) return;
-      const result = await takeOrAllow(options.limiter, credentialKey(request), options.perCredential, options.now(), request);
-      setHeaders(reply, options.perCredential, result);
-      if (!result.allowed) throw limited(result, 'Too many requests for this credential; slow down.');
+      const bucket = options.perCredential;
+      if (!bucket) return;
+      const own = await takeOrAllow(options.limiter, credentialKey(request), bucket, options.now(), request);
+      const organization = organizationKey(request);
+      if (!own.allowed || organization === null) {
+        setHeaders(reply, bucket, own);
+        if (!own.allowed) throw limited(own, 'Too many requests for this credential; slow down.');
+        return;
+      }
+      const shared = await takeOrAllow(options.limiter, organization, bucket, options.now(), request);
+      setHeaders(reply, bucket, !shared.allowed || shared.remaining < own.remaining ? shared : own);
+      if (!shared.allowed) throw limited(shared, 'Too many requests for this organization (all its API keys and tokens together); slow down.');
     };
     route.onRequest = [...hookList(route.onRequest), limit];
   });
+}
+
+/**
+ * An onRequest hook for one abuse-prone public route: a bucket per client address under `name`,
+ * on the shared limiter (Redis across processes when configured), whatever the per-credential
+ * limit says. Over it: 429 `rate_limited` with Retry-After and the RateLimit-* headers.
+ */
+export function addressLimit(options: { limiter: RateLimiter; now: () => number; name: string; bucket: Bucket; detail: string }) {
+  return async (request: FastifyRequest, reply: FastifyReply): Promise<void> => {
+    const result = await takeOrAllow(options.limiter, `${options.name}:${request.ip}`, options.bucket, options.now(), request);
+    if (result.allowed) return;
+    setHeaders(reply, options.bucket, result);
+    throw limited(result, options.detail);
+  };
 }

@@ -9,11 +9,30 @@ import { newId } from '../lib/ids.ts';
 import { clientErrorHandler, frameworkErrorHandler, registerDraining } from './client-errors.ts';
 import { registerErrorHandling } from './errors.ts';
 import { lazyChildLogger } from './lazy-logger.ts';
+import { REDACT_PATHS, redactUrl } from './log-redaction.ts';
 import { registerRequestId, requestIdFor } from './request-id.ts';
 import type { App } from './types.ts';
 import { registerValidation } from './validation.ts';
 
 const BODY_LIMIT = 256 * 1024;
+
+/** pino-pretty's options: one terminal line per record (a request is one line, not seven). */
+export const PRETTY_OPTIONS = { translateTime: 'SYS:HH:MM:ss.l', ignore: 'pid,hostname', singleLine: true };
+
+/**
+ * The pino options of the service's logger (tests build theirs from them): the level, and no
+ * secret in any record — credential headers censored, URLs logged redacted (log-redaction.ts).
+ */
+export function loggerOptions(config: Pick<Config, 'logLevel'>) {
+  return {
+    level: config.logLevel,
+    redact: REDACT_PATHS,
+    serializers: {
+      // Replaces Fastify's, which logs the URL as it came.
+      req: (request: { method?: string; url?: string }) => ({ method: request.method, url: request.url === undefined ? undefined : redactUrl(request.url) }),
+    },
+  };
+}
 
 export function createServer(config: Config, clock: Clock, logger: FastifyBaseLogger | false | undefined): App {
   const app = Fastify({
@@ -23,10 +42,9 @@ export function createServer(config: Config, clock: Clock, logger: FastifyBaseLo
         ? { loggerInstance: logger }
         : {
             logger: {
-              level: config.logLevel,
-              redact: ['req.headers.authorization', 'req.headers["x-phone-key"]', 'mail.text'],
+              ...loggerOptions(config),
               // Human-readable on a terminal (a worker thread formats the lines); JSON otherwise.
-              ...(config.logFormat === 'pretty' ? { transport: { target: 'pino-pretty', options: { translateTime: 'SYS:HH:MM:ss.l', ignore: 'pid,hostname' } } } : {}),
+              ...(config.logFormat === 'pretty' ? { transport: { target: 'pino-pretty', options: PRETTY_OPTIONS } } : {}),
             },
           }),
     genReqId: (raw) => requestIdFor(raw, clock),
@@ -55,10 +73,11 @@ export function createServer(config: Config, clock: Clock, logger: FastifyBaseLo
   registerValidation(app);
   registerErrorHandling(app, config.docsUrl);
   registerRequestId(app);
-  // One line per request (Fastify's own two are off); skipped entirely above info level.
+  // One line per request, at its end (Fastify's "incoming request" / "request completed" pair is
+  // off), with the URL redacted; skipped entirely above info level.
   if (['trace', 'debug', 'info'].includes(app.log.level)) {
     app.addHook('onResponse', (request, reply, done) => {
-      request.log.info({ method: request.method, url: request.url, status: reply.statusCode, ms: Math.round(reply.elapsedTime) }, 'request');
+      request.log.info({ method: request.method, url: redactUrl(request.url), status: reply.statusCode, ms: Math.round(reply.elapsedTime) }, 'request');
       done();
     });
   }

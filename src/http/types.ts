@@ -56,6 +56,8 @@ declare module 'fastify' {
      * recordedResponse and its service writes the outcome in the work's transaction.
      */
     idempotent?: boolean | 'recorded';
+    /** Device routes: false when a call is no sign of the phone app running (it does not bring the phone online). */
+    presence?: false;
     /** Exempt from rate limiting (health, documentation). */
     unlimited?: boolean;
     /**

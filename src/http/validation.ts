@@ -1,5 +1,7 @@
 // Request validation: bodies are strict (no coercion, no silent stripping: an unknown field is
 // a 400 `unknown_field`); query strings, params and headers are coerced from their text form.
+// The query string of an API route is strict too: a parameter the route does not declare is a
+// 400 `unknown_field` naming it (apiQueryPolicy below says which routes, and which are exempt).
 // Text safety: a body must be UTF-8 JSON whose top level is an object, and no string a request
 // carries (body at any depth, query, path params) may hold a C0 control character other than
 // tab, LF and CR, DEL or an unpaired UTF-16 surrogate (PostgreSQL refuses NUL; the others are
@@ -177,6 +179,62 @@ function checkQueryAndParams(request: FastifyRequest, _reply: FastifyReply, done
   done(errors ? textError(errors.slice(0, MAX_FIELD_ERRORS)) : undefined);
 }
 
+/**
+ * Whether the route at `url` refuses query parameters it does not declare. The JSON API does, as
+ * it refuses unknown body fields (contract §2): every route under /v1, /health, /metrics and the
+ * MCP endpoint. Outside them parameters are not ours to police: the OAuth endpoints (/oauth/*)
+ * must ignore unrecognized parameters (RFC 6749 §3.1, §3.2); the discovery documents under
+ * /.well-known/ (RFC 8414, RFC 9728, MPP) are read by generic protocol clients, as
+ * /openapi.{yaml,json} are by tools; and the HTML pages (console, docs, landing) are opened by
+ * browsers, mail clients and trackers that add their own (utm_*, cache busters).
+ * The WebSocket stream is skipped by the caller: it refuses unknown parameters itself, with a
+ * close code (4400) a browser can read (src/modules/events/stream.ts).
+ */
+const API_PATH = /^\/(?:v1\/|health$|metrics$|mcp$)/;
+
+/** Routes under those paths that are not API, so keep ignoring unknown parameters. */
+const OPEN_QUERY_ROUTES: ReadonlySet<string> = new Set([
+  // Stripe posts to the URL an operator configured: refusing it over a parameter we never read
+  // would lose a payment event. The payment processor's deposit webhook, likewise.
+  '/v1/billing/stripe/webhook',
+  '/v1/billing/x402/deposits',
+  // HTML pages a payer opens from a link (checkout_url) and the local card page's form:
+  // browsers, mail clients and trackers add parameters.
+  '/v1/billing/stripe/checkout/:payment_id',
+  '/v1/billing/checkout/:payment_id',
+]);
+
+const refusesUnknownQuery = (url: string): boolean => API_PATH.test(url) && !OPEN_QUERY_ROUTES.has(url);
+
+/**
+ * Refuses query parameters outside `declared` (the route's querystring schema). A hook rather
+ * than `additionalProperties: false` on the schema: routes without a querystring schema need no
+ * synthesized one, which would also change their documented inputs. Runs after the route's own
+ * preValidation hooks, right before schema validation, where an Ajv check would run.
+ */
+function refuseUnknownQuery(declared: ReadonlySet<string>) {
+  return function unknownQuery(request: FastifyRequest, _reply: FastifyReply, done: HookHandlerDoneFunction): void {
+    const query = request.query;
+    const unknown = typeof query === 'object' && query !== null ? Object.keys(query).filter((key) => !declared.has(key)) : [];
+    if (unknown.length === 0) {
+      done();
+      return;
+    }
+    const errors = unknown.slice(0, MAX_FIELD_ERRORS).map((key): FieldError => {
+      const name = printable(key);
+      return { field: name, code: 'unknown_field', message: `${name} is not a known query parameter.` };
+    });
+    const detail = unknown.length === 1 ? errors[0].message : `${unknown.length} query parameters are not known.`;
+    done(new ApiError('invalid_request', detail, { errors }));
+  };
+}
+
+/** The parameter names a route's querystring schema declares (none without one). */
+function declaredQuery(schema: unknown): Set<string> {
+  const querystring = (schema as { querystring?: { properties?: object } } | undefined)?.querystring;
+  return new Set(Object.keys(querystring?.properties ?? {}));
+}
+
 export function registerValidation(app: App): void {
   app.setValidatorCompiler(({ schema, httpPart }) =>
     (httpPart === 'body' ? compileStrict : compileCoercing)(schema as object),
@@ -195,12 +253,15 @@ export function registerValidation(app: App): void {
     done(null, value);
   });
 
-  // First among each route's preValidation hooks (before e.g. `request.body ??= {}`). Not on
-  // WebSocket routes: the event stream answers a bad query with a close code (4400) after the
-  // upgrade, which a browser can read, where an HTTP 400 before it is hidden.
+  // The text check first among each route's preValidation hooks (before e.g.
+  // `request.body ??= {}`), the unknown-parameter check last. Not on WebSocket routes: the event
+  // stream answers a bad query with a close code (4400) after the upgrade, which a browser can
+  // read, where an HTTP 400 before it is hidden.
   app.addHook('onRoute', (route) => {
     const ws = route as { websocket?: boolean; wsHandler?: unknown };
     if (ws.websocket || ws.wsHandler) return;
-    route.preValidation = [checkQueryAndParams, ...hookList(route.preValidation)];
+    const hooks = [checkQueryAndParams, ...hookList(route.preValidation)];
+    if (refusesUnknownQuery(route.url)) hooks.push(refuseUnknownQuery(declaredQuery(route.schema)));
+    route.preValidation = hooks;
   });
 }

@@ -22,6 +22,7 @@ export const ERRORS = {
   wallet_already_registered: { status: 409, title: 'Wallet already registered' },
   billing_disabled: { status: 409, title: 'Billing disabled' },
   cell_in_pod: { status: 409, title: 'Cell in another pod' },
+  mms_unsupported: { status: 409, title: 'MMS not supported' },
   payload_too_large: { status: 413, title: 'Payload too large' },
   unsupported_media_type: { status: 415, title: 'Unsupported media type' },
   idempotency_key_reused: { status: 422, title: 'Idempotency key reused' },
@@ -146,6 +147,14 @@ export const ERROR_DOCS: Record<ErrorCode, ErrorDoc> = {
     when: 'the cell belongs to another pod',
     causes: ['A cell can belong to at most one pod, and this one is already in another.'],
     fix: 'Remove the cell from its pod first, or choose another cell.',
+  },
+  mms_unsupported: {
+    when: "the cell's phone cannot send MMS, and the send carries media_urls",
+    causes: [
+      'The send, reply or draft has `media_urls`, and the phone carrying the cell states `mms_send: false` (the cell\'s `capabilities`): a Termux phone sends plain SMS only.',
+      'A pod draft with media was picked to go out from such a cell.',
+    ],
+    fix: 'Send the text without `media_urls` (put a link in the body instead), or send from a cell whose `capabilities.mms_send` is true. Nothing was queued or charged.',
   },
   payload_too_large: {
     when: 'the body exceeds 256 KiB',

@@ -5,6 +5,7 @@
 import { randomFillSync } from 'node:crypto';
 import { monotonicFactory, type ULIDFactory } from 'ulid';
 import type { Clock } from './clock.ts';
+import { randomBase62 } from './secrets.ts';
 
 export type IdPrefix =
   | 'org' | 'key' | 'cell' | 'dev' | 'pod' | 'msg' | 'conv' | 'drf' | 'lst' | 'whk' | 'evt'
@@ -39,4 +40,13 @@ export function newId(prefix: IdPrefix, clock: Clock, at: Date = clock.now()): s
 /** True when `value` has the shape of an id with this prefix (cheap check before a lookup). */
 export function isId(prefix: IdPrefix, value: string): boolean {
   return value.length === prefix.length + 27 && value.startsWith(`${prefix}_`) && /^[0-9a-hjkmnp-tv-z]{26}$/.test(value.slice(prefix.length + 1));
+}
+
+/**
+ * A capability handle: `<prefix>_<22 base62 characters>`, 131 random bits and nothing else (no
+ * time, no counter). For ids that are themselves the proof of access, such as the authorization
+ * request a consent link names: a newId is time-ordered, so its neighbours can be guessed.
+ */
+export function newHandle(prefix: IdPrefix): string {
+  return `${prefix}_${randomBase62(22)}`;
 }

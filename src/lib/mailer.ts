@@ -28,7 +28,8 @@ export function devMailer(store: (mail: Mail) => Promise<void>, log: FastifyBase
   return {
     async send(mail) {
       await store(mail);
-      log.info({ mail }, 'mail (no SMTP configured; kept in the dev outbox)');
+      // Only the recipient: the subject and text carry one-time codes (the outbox keeps them).
+      log.info({ to: mail.to }, 'mail kept in the dev outbox (no SMTP configured; GET /v1/admin/outbox)');
     },
     close: () => {},
   };

@@ -3,11 +3,9 @@
 // with a manual clock instead (buildApp({ workers: false })).
 import type { FastifyBaseLogger } from 'fastify';
 import { isDatabaseUnavailable } from '../db/errors.ts';
+import type { Background, Loop } from '../lib/background.ts';
 
-export interface Loop {
-  start(): void;
-  stop(): Promise<void>;
-}
+export type { Loop } from '../lib/background.ts';
 
 export function loop(name: string, intervalMs: number, tick: () => Promise<unknown>, log: FastifyBaseLogger): Loop {
   let timer: NodeJS.Timeout | undefined;
@@ -40,4 +38,9 @@ export function loop(name: string, intervalMs: number, tick: () => Promise<unkno
       await running;
     },
   };
+}
+
+/** A module's background work as a loop: a Periodic runs on this generic loop, a Loop as it is. */
+export function asLoop(background: Background, log: FastifyBaseLogger): Loop {
+  return 'tick' in background ? loop(background.name, background.intervalMs, () => background.tick(), log) : background;
 }

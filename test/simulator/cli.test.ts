@@ -107,9 +107,9 @@ describe('cellgate device simulate (the command)', () => {
     assert.match(run.output(), /stopped: /);
   });
 
-  it('exits 1 with the usage when the command line is wrong', async () => {
+  it('exits 2 with the usage when the command line is wrong', async () => {
     const run = simulate(['--key', 'cg_dev_x', '--fail-rate', '2']);
-    assert.equal(await exitCode(run.child), 1);
+    assert.equal(await exitCode(run.child), 2);
     assert.match(run.output(), /cellgate: --fail-rate must be a number from 0 to 1/);
   });
 });

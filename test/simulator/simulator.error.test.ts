@@ -96,7 +96,7 @@ describe('device simulator: failures on the way', () => {
 describe('cellgate device simulate: bad command lines', () => {
   const base = ['simulate', '--key', 'cg_dev_abcdefghijklmnop'];
   const cases: [string, string[], RegExp][] = [
-    ['an unknown action', ['emulate', '--key', 'cg_dev_x'], /usage: cellgate device simulate/],
+    ['an unknown action', ['emulate', '--key', 'cg_dev_x'], /unknown device action "emulate": the actions are simulate, run and doctor/],
     ['no key', ['simulate'], /--key must be a device key/],
     ['an agent key', ['simulate', '--key', 'cg_live_abc'], /--key must be a device key/],
     ['an unknown flag', [...base, '--bogus'], /Unknown option '--bogus'/],

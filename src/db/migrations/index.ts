@@ -14,6 +14,10 @@ import * as mpp from './0011_mpp.ts';
 import * as x402Deposits from './0012_x402_deposits.ts';
 import * as oauth from './0013_oauth.ts';
 import * as consoleSignIn from './0014_console.ts';
+import * as x402ReplayWallets from './0015_x402_replay_wallets.ts';
+import * as oauthExpiry from './0016_oauth_expiry.ts';
+import * as deviceCapabilities from './0017_device_capabilities.ts';
+import * as deviceHeartbeats from './0018_device_heartbeats.ts';
 
 export const migrations: Record<string, Migration> = {
   '0001_foundation': foundation,
@@ -30,4 +34,8 @@ export const migrations: Record<string, Migration> = {
   '0012_x402_deposits': x402Deposits,
   '0013_oauth': oauth,
   '0014_console': consoleSignIn,
+  '0015_x402_replay_wallets': x402ReplayWallets,
+  '0016_oauth_expiry': oauthExpiry,
+  '0017_device_capabilities': deviceCapabilities,
+  '0018_device_heartbeats': deviceHeartbeats,
 };

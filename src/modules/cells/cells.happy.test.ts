@@ -31,6 +31,7 @@ describe('cells', () => {
       online: false,
       last_seen_at: null,
       pod_id: null,
+      capabilities: { delivery_reports: true, mms_send: true, mms_receive: true },
       created_at: t.clock.now().toISOString(),
       updated_at: t.clock.now().toISOString(),
     });
@@ -193,7 +194,7 @@ describe('cells: the service methods messaging calls', () => {
       { organizationId: other.organizationId, cellId: active.id },
       { organizationId: org.organizationId, cellId: 'cell_unknown' },
     ]);
-    assert.deepEqual(ok, { id: active.id, organization_id: org.organizationId, phone_number: active.phone_number });
+    assert.deepEqual(ok, { id: active.id, organization_id: org.organizationId, phone_number: active.phone_number, mms_send: true });
     assert.ok(provisioning instanceof ApiError && provisioning.code === 'cell_not_active' && provisioning.status === 409);
     assert.ok(foreign instanceof ApiError && foreign.code === 'not_found');
     assert.ok(unknown instanceof ApiError && unknown.code === 'not_found');

@@ -3,6 +3,9 @@ import type { Kysely } from 'kysely';
 import type { DB } from '../../db/schema.ts';
 import type { Clock } from '../../lib/clock.ts';
 import type { App } from '../../http/types.ts';
+import type { Periodic } from '../../lib/background.ts';
+import type { Wirable } from '../../lib/ports.ts';
+import { PRESENCE_INTERVAL_MS, presenceWorker } from '../../workers/presence.ts';
 import type { DevicesService } from '../devices/service.ts';
 import type { EventsService } from '../events/service.ts';
 import { CellsRepository } from './repository.ts';
@@ -11,10 +14,15 @@ import { CellsService } from './service.ts';
 
 export interface CellsModule {
   cells: CellsService;
+  ports: Wirable[];
+  loops: Periodic[];
 }
 
 export function build(deps: { db: Kysely<DB>; clock: Clock; devices: DevicesService; events: EventsService }): CellsModule {
-  return { cells: new CellsService({ repo: new CellsRepository(deps.db), devices: deps.devices, events: deps.events, clock: deps.clock }) };
+  const cells = new CellsService({ repo: new CellsRepository(deps.db), devices: deps.devices, events: deps.events, clock: deps.clock });
+  // Presence of the phones carrying the cells, and the pairing of waiting cells it repairs.
+  const presence = presenceWorker({ devices: deps.devices, cells });
+  return { cells, ports: Object.values(cells.ports), loops: [{ name: 'presence', intervalMs: PRESENCE_INTERVAL_MS, tick: () => presence.tick() }] };
 }
 
 export function register(app: App, module: CellsModule): void {

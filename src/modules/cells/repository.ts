@@ -5,15 +5,27 @@ import { prepared, preparedLists, preparedRows } from '../../db/prepared.ts';
 import type { DB, Executor } from '../../db/schema.ts';
 import type { CellStatus, CellsTable } from './tables.ts';
 
-/** A cell row with its device's presence (null without a device). */
-export type CellRecord = CellsTable & { device_online: number | null; device_last_seen_at: string | null };
+/** A cell row with its device's presence and stated capabilities (null without a device). */
+export type CellRecord = CellsTable & {
+  device_online: number | null;
+  device_last_seen_at: string | null;
+  can_delivery_reports: number | null;
+  can_mms_send: number | null;
+  can_mms_receive: number | null;
+};
 
 function records(ex: Executor) {
   return ex
     .selectFrom('cells')
     .leftJoin('devices', 'devices.cell_id', 'cells.id')
     .selectAll('cells')
-    .select(['devices.online as device_online', 'devices.last_seen_at as device_last_seen_at']);
+    .select([
+      'devices.online as device_online',
+      'devices.last_seen_at as device_last_seen_at',
+      'devices.can_delivery_reports',
+      'devices.can_mms_send',
+      'devices.can_mms_receive',
+    ]);
 }
 
 // Run on every send and most agent requests.
@@ -21,12 +33,14 @@ const findOwnedCell = prepared((ex, p: { organizationId: string; id: string }) =
   records(ex).where('cells.id', '=', p.id).where('cells.organization_id', '=', p.organizationId).where('cells.status', '!=', 'released'));
 
 // Run for every batch of sends: the batch's cells in one statement.
+// Whether the phone sends MMS comes along: a send with media from one that cannot is refused.
 const findOwnedCells = preparedRows((ex, refs: { organizationId: string; id: string }[]) =>
   ex
     .selectFrom('cells')
-    .select(['id', 'organization_id', 'status', 'phone_number'])
-    .where('status', '!=', 'released')
-    .where((eb) => eb.or(refs.map((ref) => eb.and([eb('id', '=', ref.id), eb('organization_id', '=', ref.organizationId)])))));
+    .leftJoin('devices', 'devices.cell_id', 'cells.id')
+    .select(['cells.id', 'cells.organization_id', 'cells.status', 'cells.phone_number', 'devices.can_mms_send'])
+    .where('cells.status', '!=', 'released')
+    .where((eb) => eb.or(refs.map((ref) => eb.and([eb('cells.id', '=', ref.id), eb('cells.organization_id', '=', ref.organizationId)])))));
 
 // Run for every batch of pod draft sends: the cells of the batch's pods.
 const findInPods = preparedLists((ex, p: { podIds: readonly string[] }) =>
@@ -49,6 +63,19 @@ export class CellsRepository {
       .where('cells.status', '!=', 'released')
       .groupBy(['cells.status', 'devices.online'])
       .execute();
+  }
+
+  /** Active cells of an organization whose phone has never called in (or that have none). */
+  async countNeverSeen(organizationId: string, ex: Executor = this.db): Promise<number> {
+    const row = await ex
+      .selectFrom('cells')
+      .leftJoin('devices', 'devices.cell_id', 'cells.id')
+      .select((eb) => eb.fn.countAll<number>().as('n'))
+      .where('cells.organization_id', '=', organizationId)
+      .where('cells.status', '=', 'active')
+      .where('devices.last_seen_at', 'is', null)
+      .executeTakeFirst();
+    return Number(row?.n ?? 0);
   }
 
   async insert(ex: Executor, row: CellsTable): Promise<void> {

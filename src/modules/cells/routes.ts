@@ -5,6 +5,7 @@ import { NextCursor, PaginationQuery } from '../../http/pagination.ts';
 import { Body, Described, IdParam, Nullable, Timestamp } from '../../http/schemas.ts';
 import type { App } from '../../http/types.ts';
 import type { CellsService } from './service.ts';
+import { ALL_CAPABILITIES, CapabilitiesSchema } from '../devices/capabilities.ts';
 
 // At least one visible character: a name of spaces is no name.
 const DisplayName = Type.String({ minLength: 1, maxLength: 100, pattern: '\\S', description: 'A name for the line, 1-100 characters.' });
@@ -17,6 +18,7 @@ const CELL_EXAMPLE = {
   online: true,
   last_seen_at: '2026-11-21T12:00:00.000Z',
   pod_id: null,
+  capabilities: { ...ALL_CAPABILITIES },
   created_at: '2026-11-21T11:58:02.123Z',
   updated_at: '2026-11-21T11:58:02.123Z',
 };
@@ -31,6 +33,7 @@ export const Cell = Type.Object({
   online: Type.Boolean({ description: 'Whether the phone carrying the line has called in within the last 120 s.' }),
   last_seen_at: Nullable(Timestamp),
   pod_id: Nullable(Type.String()),
+  capabilities: CapabilitiesSchema,
   created_at: Timestamp,
   updated_at: Timestamp,
 }, { $id: 'Cell', description: 'A phone line: a phone number carried by a physical Android phone.', examples: [CELL_EXAMPLE] });

@@ -7,11 +7,13 @@ import { listPage, type PageQuery } from '../../lib/pagination.ts';
 import type { Clock } from '../../lib/clock.ts';
 import { newId } from '../../lib/ids.ts';
 import type { DevicesService } from '../devices/service.ts';
+import { capabilitiesView } from '../devices/capabilities.ts';
 import type { DevicesTable } from '../devices/tables.ts';
 import type { EventsService } from '../events/service.ts';
 import type { CellRecord, CellsRepository } from './repository.ts';
 import type { CellStatus } from './tables.ts';
 import { transact } from '../../db/transaction.ts';
+import { Listeners, Port } from '../../lib/ports.ts';
 
 export type { CellRecord } from './repository.ts';
 
@@ -32,6 +34,8 @@ export function cellView(row: CellRecord) {
     online: row.device_online === 1,
     last_seen_at: row.device_last_seen_at,
     pod_id: row.pod_id,
+    // All true without a phone: nothing is known to be missing, and a provisioning cell cannot send anyway.
+    capabilities: capabilitiesView(row),
     created_at: row.created_at,
     updated_at: row.updated_at,
   };
@@ -42,6 +46,8 @@ export interface SendingCell {
   id: string;
   organization_id: string;
   phone_number: string;
+  /** Whether its phone sends MMS (contract §4: a send with media from one that cannot is 409 mms_unsupported). */
+  mms_send: boolean;
 }
 
 export class CellsService {
@@ -49,8 +55,11 @@ export class CellsService {
   private readonly devices: DevicesService;
   private readonly events: EventsService;
   private readonly clock: Clock;
-  private readonly releaseListeners: ReleaseListener[] = [];
-  private admission: CellAdmission = async () => {};
+  /** Wired by the composition root: billing admits creates, messages fails a released cell's queue. */
+  readonly ports = {
+    admission: new Port<CellAdmission>('cells', 'admission'),
+    released: new Listeners<ReleaseListener>('cells', 'released'),
+  };
 
   /** Counts for GET /v1/agent/status: online/offline are of active cells. */
   async counts(organizationId: string, ex?: Executor) {
@@ -68,6 +77,11 @@ export class CellsService {
     return counts;
   }
 
+  /** Active cells whose phone has never called in: offline, but not for having gone silent. */
+  countNeverSeen(organizationId: string): Promise<number> {
+    return this.repo.countNeverSeen(organizationId);
+  }
+
   constructor(deps: { repo: CellsRepository; devices: DevicesService; events: EventsService; clock: Clock }) {
     this.repo = deps.repo;
     this.devices = deps.devices;
@@ -75,12 +89,13 @@ export class CellsService {
     this.clock = deps.clock;
   }
 
-  view(row: CellRecord): CellView {
-    return cellView(row);
+  /** A phone stated other capabilities (in that transaction): its cell's view changed, so cell.updated. */
+  async capabilitiesChanged(tx: Executor, device: DevicesTable): Promise<void> {
+    if (device.cell_id) await this.recordEvent(tx, device.cell_id, 'cell.updated');
   }
 
-  useAdmission(admission: CellAdmission): void {
-    this.admission = admission;
+  view(row: CellRecord): CellView {
+    return cellView(row);
   }
 
   /**
@@ -96,8 +111,9 @@ export class CellsService {
     }
   }
 
+  /** One more listener run in every release transaction (beside the wired one). */
   onRelease(listener: ReleaseListener): void {
-    this.releaseListeners.push(listener);
+    this.ports.released.wire(listener);
   }
 
   /** The organization's cell; 404 when unknown, another organization's or released. */
@@ -122,7 +138,7 @@ export class CellsService {
       if (!row || row.organization_id !== organizationId) return notFound('cell');
       if (row.status !== 'active') return new ApiError('cell_not_active', `The cell is ${row.status}; it must be active.`);
       if (!row.phone_number) return new ApiError('cell_not_active', 'The cell has no phone number yet.');
-      return { id: row.id, organization_id: row.organization_id, phone_number: row.phone_number };
+      return { id: row.id, organization_id: row.organization_id, phone_number: row.phone_number, mms_send: row.can_mms_send !== 0 };
     });
   }
 
@@ -131,7 +147,7 @@ export class CellsService {
     const iso = now.toISOString();
     const id = newId('cell', this.clock, now);
     const { view, device } = await transact(this.repo.db, async (tx) => {
-      await this.admission(tx, organizationId, id, options);
+      await this.ports.admission.value(tx, organizationId, id, options);
       const device = await this.devices.claimFree(tx, id);
       await this.repo.insert(tx, {
         id,
@@ -180,7 +196,7 @@ export class CellsService {
       const cell = await this.getOwned(organizationId, cellId, tx);
       if ((await this.repo.markReleased(tx, cellId, this.clock.now().toISOString())) === 0) throw notFound('cell');
       const deviceId = await this.devices.unassign(tx, cellId);
-      for (const listener of this.releaseListeners) await listener(tx, cell);
+      for (const listener of this.ports.released.all) await listener(tx, cell);
       const view = await this.recordEvent(tx, cellId, 'cell.deleted');
       return { view, deviceId };
     });

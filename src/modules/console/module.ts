@@ -5,6 +5,7 @@
 import type { FastifyBaseLogger } from 'fastify';
 import type { Kysely } from 'kysely';
 import type { DB } from '../../db/schema.ts';
+import type { ConnectionCap } from '../../http/connection-caps.ts';
 import type { IdempotencyStore } from '../../http/idempotency.ts';
 import type { App } from '../../http/types.ts';
 import type { Clock } from '../../lib/clock.ts';
@@ -44,6 +45,8 @@ export interface ConsoleModule {
   http: ConsoleHttp;
   guard: ConsoleGuard;
   dashboard: DashboardServices;
+  /** Concurrent live views (Server-Sent Events) per organization. */
+  liveViews: ConnectionCap;
 }
 
 export function build(deps: {
@@ -55,10 +58,11 @@ export function build(deps: {
   consoleUrl: string;
   baseUrl: string;
   dashboard: DashboardServices;
+  liveViews: ConnectionCap;
 }): ConsoleModule {
   const service = new ConsoleService({ repo: new ConsoleRepository(deps.db), clock: deps.clock, mailer: deps.mailer, log: deps.log, consoleUrl: deps.consoleUrl });
   const http = consoleHttp(deps.consoleUrl, deps.baseUrl);
-  return { console: service, oauth: deps.oauth, clock: deps.clock, http, guard: new ConsoleGuard(service, http), dashboard: deps.dashboard };
+  return { console: service, oauth: deps.oauth, clock: deps.clock, http, guard: new ConsoleGuard(service, http), dashboard: deps.dashboard, liveViews: deps.liveViews };
 }
 
 export function register(app: App, module: ConsoleModule): void {

@@ -6,6 +6,7 @@ import type { Config } from '../../config.ts';
 import { isFresh, REVALIDATED_CACHE_CONTROL } from '../../http/conditional.ts';
 import { ApiError } from '../../lib/errors.ts';
 import type { App } from '../../http/types.ts';
+import { sendOpenApi } from '../system/openapi-texts.ts';
 import { REFERENCE_CONFIGURATION, referencePolicy } from './reference-config.ts';
 import { SCRIPT_PATH, scalarReference, type ReferenceAssets } from './scalar.ts';
 
@@ -44,5 +45,5 @@ export function registerReferenceRoutes(app: App, config: Config, reference: () 
     return reply.send(script.body);
   });
 
-  app.get('/docs/json', PAGE, async (_request, reply) => reply.type('application/json; charset=utf-8').send(JSON.stringify(app.swagger())));
+  app.get('/docs/json', PAGE, (request, reply) => sendOpenApi(app, 'json', request, reply));
 }

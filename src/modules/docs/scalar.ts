@@ -7,10 +7,15 @@
 // once, in a private Fastify instance, on the first /docs request: its answers for the page and
 // the script are kept (the script also gzipped, with an ETag) and the instance is closed.
 //
+// And not in the service's thread: compiling that module and rendering took 1.5 to 2 s of one
+// blocked event loop (every other request waited). It runs in a worker thread (scalar-worker.mjs)
+// that hands back the page and the script and exits; the service's thread only copies them in.
+//
 // Offline: the page loads the script from this service (`cdn`), never from jsDelivr, and the
 // configuration turns off what would call Scalar's services (fonts, telemetry, the AI agent).
 import { createHash } from 'node:crypto';
 import { promisify } from 'node:util';
+import { Worker } from 'node:worker_threads';
 import { gzip } from 'node:zlib';
 import Fastify from 'fastify';
 import type { ApiReferenceConfiguration } from '@scalar/fastify-api-reference';
@@ -33,7 +38,7 @@ const sha256 = (data: string | Buffer) => createHash('sha256').update(data).dige
 export const inlineScriptHashes = (html: string): string[] =>
   [...html.matchAll(/<script(?![^>]*\bsrc=)[^>]*>([\s\S]*?)<\/script>/g)].map((match) => `'sha256-${sha256(match[1])}'`);
 
-async function render(configuration: Partial<ApiReferenceConfiguration>, load: () => Promise<Plugin>): Promise<ReferenceAssets> {
+export async function render(configuration: Partial<ApiReferenceConfiguration>, load: () => Promise<Plugin>): Promise<ReferenceAssets> {
   const { default: plugin } = await load();
   const instance = Fastify({ logger: false });
   try {
@@ -49,15 +54,33 @@ async function render(configuration: Partial<ApiReferenceConfiguration>, load: (
   }
 }
 
+/** Renders in a worker thread, so the service's event loop keeps serving meanwhile. */
+function renderInWorker(configuration: Partial<ApiReferenceConfiguration>): Promise<ReferenceAssets> {
+  return new Promise((resolve, reject) => {
+    // No inherited flags: none matters to it, and some (--input-type of `node --eval`) would fail it.
+    const worker = new Worker(new URL('./scalar-worker.mjs', import.meta.url), { workerData: configuration, execArgv: [] });
+    // A service closing while it renders does not wait for it.
+    worker.unref();
+    worker.once('message', (assets: ReferenceAssets) => {
+      // Buffers arrive as plain Uint8Arrays.
+      const buffer = (bytes: Uint8Array) => Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+      resolve({ ...assets, script: { ...assets.script, body: buffer(assets.script.body), gzipped: buffer(assets.script.gzipped) } });
+    });
+    worker.once('error', reject);
+    worker.once('exit', (code) => reject(new Error(`the API reference worker exited with code ${code} before answering`)));
+  });
+}
+
 /**
  * The assets, rendered on the first call and kept for the life of the process (they change only
  * with the installed package); concurrent first calls share one rendering, a failed one is retried.
- * `load` imports the plugin (tests pass one that fails).
+ * `load` imports the plugin in this thread (tests pass one that fails); without it, the plugin is
+ * imported and run in a worker thread.
  */
-export function scalarReference(configuration: Partial<ApiReferenceConfiguration>, load: () => Promise<Plugin> = () => import('@scalar/fastify-api-reference')): () => Promise<ReferenceAssets> {
+export function scalarReference(configuration: Partial<ApiReferenceConfiguration>, load?: () => Promise<Plugin>): () => Promise<ReferenceAssets> {
   let assets: Promise<ReferenceAssets> | null = null;
   return () => {
-    assets ??= render(configuration, load).catch((error: unknown) => {
+    assets ??= (load ? render(configuration, load) : renderInWorker(configuration)).catch((error: unknown) => {
       assets = null;
       throw error;
     });

@@ -3,7 +3,11 @@
 import websocket from '@fastify/websocket';
 import type { Database } from '../../db/database.ts';
 import type { Clock } from '../../lib/clock.ts';
+import type { ConnectionCap } from '../../http/connection-caps.ts';
 import type { AgentPrincipal, App } from '../../http/types.ts';
+import type { Periodic } from '../../lib/background.ts';
+import type { Wirable } from '../../lib/ports.ts';
+import { EVENTS_PRUNE_INTERVAL_MS, eventsPruneWorker } from '../../workers/events-prune.ts';
 import { EventsRepository } from './repository.ts';
 import { registerEventRoutes } from './routes.ts';
 import { EventsService, type EventsLog } from './service.ts';
@@ -12,6 +16,8 @@ import { EventStreamHub, selectBearerProtocol, type StreamLog, type StreamOption
 export interface EventsModule {
   events: EventsService;
   stream: EventStreamHub;
+  ports: Wirable[];
+  loops: Periodic[];
 }
 
 export function build(deps: {
@@ -22,6 +28,8 @@ export function build(deps: {
   /** Safety-net poll of the outbox (tests lengthen it to prove the NOTIFY path). */
   pollMs?: number;
   streamOptions?: Partial<StreamOptions>;
+  /** Concurrent streams per organization. */
+  streamCap: ConnectionCap;
 }): EventsModule {
   const events = new EventsService({
     repo: new EventsRepository(deps.database.db, deps.database.dialect),
@@ -30,8 +38,9 @@ export function build(deps: {
     pgClient: deps.database.clientConfig,
     pollMs: deps.pollMs,
   });
-  const stream = new EventStreamHub({ events, authenticate: deps.authenticate, options: deps.streamOptions, log: deps.log });
-  return { events, stream };
+  const stream = new EventStreamHub({ events, authenticate: deps.authenticate, options: deps.streamOptions, log: deps.log, cap: deps.streamCap });
+  const prune = eventsPruneWorker({ events });
+  return { events, stream, ports: Object.values(events.ports), loops: [{ name: 'events-prune', intervalMs: EVENTS_PRUNE_INTERVAL_MS, tick: () => prune.tick() }] };
 }
 
 export async function register(app: App, module: EventsModule): Promise<void> {

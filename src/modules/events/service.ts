@@ -13,7 +13,7 @@
 // construction.
 // On SQLite there is one writer, so seq order is commit order already.
 //
-// For other consumers: onEmit(hook) runs a hook inside every emit, in the emitting transaction
+// For other consumers: the `emitted` port runs its hooks inside every emit, in the emitting transaction
 // (the webhook fan-out creates its delivery rows this way, atomically with the event). readAfter(seq, limit) pages the whole outbox in
 // that order (keep your own cursor), and `signals` emits 'appended' whenever new rows may have
 // committed — after an emit in this process, on a NOTIFY from any process (PostgreSQL) and on a
@@ -24,6 +24,7 @@ import type { Executor } from '../../db/schema.ts';
 import type { Clock } from '../../lib/clock.ts';
 import { atCommit, transact } from '../../db/transaction.ts';
 import { newId } from '../../lib/ids.ts';
+import { Listeners } from '../../lib/ports.ts';
 import { envelopeOf } from './envelope.ts';
 import { EventFeed } from './feed.ts';
 import { PgListener, type ListenerLog } from '../../db/pg-listener.ts';
@@ -52,7 +53,8 @@ export class EventsService {
   private readonly listener: PgListener | null;
   private readonly pollMs: number;
   private pollTimer: NodeJS.Timeout | undefined;
-  private readonly hooks: EmitHook[] = [];
+  /** Wired by the composition root: the webhook fan-out writes its deliveries in the event's transaction. */
+  readonly ports = { emitted: new Listeners<EmitHook>('events', 'emitted') };
   /** The shared reader behind the stream. */
   readonly feed: EventFeed;
   /** Emits 'appended' whenever new events may have committed (see the header comment). */
@@ -88,17 +90,12 @@ export class EventsService {
     };
     atCommit(ex, async () => {
       await this.repo.insert(ex, { ...envelope, data: JSON.stringify(envelope.data) });
-      for (const hook of this.hooks) await hook(ex, envelope);
+      for (const hook of this.ports.emitted.all) await hook(ex, envelope);
       // PostgreSQL wakes every process through NOTIFY at commit. On SQLite the single connection
       // is held by this transaction, so a read queued now runs right after the commit.
       if (!this.listener) setImmediate(() => this.wake());
     });
     return envelope;
-  }
-
-  /** Registers a hook run by every emit in its transaction; a hook that throws rolls the change back. */
-  onEmit(hook: EmitHook): void {
-    this.hooks.push(hook);
   }
 
   /** Committed events after `seq` (0 for the oldest retained), in commit order, every organization. */

@@ -9,11 +9,18 @@
 //
 // Close codes: 4400 bad query (types, since), 4401 missing/unknown/revoked credential,
 // 4403 organization not verified or token without events:read, 4408 slow consumer,
-// 1001 server draining, 1011 internal error, 1013 database unreachable (try again later).
+// 1001 server draining, 1011 internal error, 1013 database unreachable or the organization's
+// streams at CELLGATE_MAX_STREAMS_PER_ORG (try again later).
+//
+// The cap is counted after authentication (the organization is known only then), so the upgrade
+// is accepted and closed with 1013 rather than refused with 429: a browser's WebSocket sees a
+// refused upgrade only as a bare error, a close code it can read. The slot is given back when
+// the socket closes, whichever side or path ends it.
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { FastifyRequest } from 'fastify';
 import type { WebSocket } from 'ws';
 import { bearerToken } from '../../http/auth.ts';
+import type { ConnectionCap } from '../../http/connection-caps.ts';
 import type { AgentPrincipal } from '../../http/types.ts';
 import { isId } from '../../lib/ids.ts';
 import { isDatabaseUnavailable } from '../../db/errors.ts';
@@ -247,15 +254,17 @@ export class EventStreamHub {
   private readonly authenticate: (token: string) => Promise<AgentPrincipal | null>;
   private readonly options: StreamOptions;
   private readonly log: StreamLog;
+  private readonly cap: ConnectionCap;
   private readonly connections = new Set<StreamConnection>();
   private pingTimer: NodeJS.Timeout | undefined;
   private draining = false;
 
-  constructor(deps: { events: EventsService; authenticate: (token: string) => Promise<AgentPrincipal | null>; options?: Partial<StreamOptions>; log: StreamLog }) {
+  constructor(deps: { events: EventsService; authenticate: (token: string) => Promise<AgentPrincipal | null>; options?: Partial<StreamOptions>; log: StreamLog; cap: ConnectionCap }) {
     this.events = deps.events;
     this.authenticate = deps.authenticate;
     this.options = { ...DEFAULT_STREAM_OPTIONS, ...deps.options };
     this.log = deps.log;
+    this.cap = deps.cap;
   }
 
   get connectionCount(): number {
@@ -269,6 +278,12 @@ export class EventStreamHub {
     try {
       const token = credentialOf(request);
       const principal = checkPrincipal(await this.authenticate(token));
+      const release = this.cap.tryAcquire(principal.organizationId);
+      if (!release) throw new Rejection(CLOSE.tryAgainLater, `At most ${this.cap.max} concurrent event streams per organization; close one or retry later.`);
+      // Tied to the socket, not to the connection: every way out (a rejection below, a close by
+      // either side, a terminate, an error) ends in the socket's 'close'.
+      if (socket.readyState === socket.CLOSED) release();
+      else socket.once('close', release);
       const { types, since } = queryOf(request);
       let sinceSeq: number | null = null;
       if (since !== null) {

@@ -1,17 +1,15 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import type { Client } from '@modelcontextprotocol/client';
-import { BASE_PAY_TO } from '../../../test/support/billing.ts';
 import { activeLine, type Line } from '../../../test/support/messages.ts';
-import { mcpClient, startListening, structured, type McpTestApp } from './test-client.ts';
+import { mcpClient, startListening, structured, toolErrorOf, type McpTestApp } from './test-client.ts';
 
 describe('POST /mcp bad input', () => {
   let t: McpTestApp;
   let line: Line;
   let client: Client;
   before(async () => {
-    // x402 configured, so a 402 carries the x402 PaymentRequired too.
-    t = await startListening({ env: { CELLGATE_X402_BASE_PAY_TO: BASE_PAY_TO } });
+    t = await startListening();
     line = await activeLine(t);
     client = await mcpClient(t, line.org.apiKey);
   });
@@ -70,44 +68,11 @@ describe('POST /mcp bad input', () => {
     }
   });
 
-  it('answers an invalid phone number with the service error and its field', async () => {
-    const result = await client.callTool({ name: 'send_message', arguments: { cell_id: line.cell.id, to: 'not a phone', body: 'x', idempotency_key: 'bad-phone' } });
-    assert.equal(result.isError, true);
-    assert.equal(structured(result).error.code, 'invalid_request');
-    assert.equal(structured(result).error.errors[0].field, 'to');
-  });
-
-  it('refuses the same idempotency_key with other arguments', async () => {
-    const args = { cell_id: line.cell.id, to: '+14155550111', body: 'first body', idempotency_key: 'reuse-1' };
-    assert.equal((await client.callTool({ name: 'send_message', arguments: args })).isError, undefined);
-    const reused = await client.callTool({ name: 'send_message', arguments: { ...args, body: 'another body' } });
-    assert.equal(reused.isError, true);
-    assert.equal(structured(reused).error.code, 'idempotency_key_reused');
-  });
-
-  it('answers a wait with no reply with next_since to call again', async () => {
-    const since = t.clock.now().toISOString();
-    const result = structured(await client.callTool({ name: 'wait_for_reply', arguments: { cell_id: line.cell.id, participant: '+14155550100', since, timeout_s: 1 } }));
-    assert.equal(result.message, null);
-    assert.match(result.next_since, /^msg_/);
-  });
-
-  it('answers create_cell that billing refuses with the PaymentDetails, a checkout URL and the x402 PaymentRequired', async () => {
-    const { verifiedOrganization } = await import('../../../test/harness.ts');
-    const unpaid = await verifiedOrganization(t);
-    const other = await mcpClient(t, unpaid.apiKey);
-    try {
-      const result = await other.callTool({ name: 'create_cell', arguments: { display_name: 'Sales' } });
-      assert.equal(result.isError, true);
-      const error = structured(result).error;
-      assert.equal(error.code, 'payment_required');
-      assert.equal(error.payment.intent, 'setup');
-      assert.match(error.payment.checkout_url, /\/v1\/billing\/checkout\/pay_/);
-      assert.equal(error.x402_payment_required.x402Version, 2);
-      assert.match(error.x402_payment_required.resource.url, /\/mcp$/);
-      assert.equal(error.x402_payment_required.accepts[0].amount, '20000000');
-    } finally {
-      await other.close();
+  it('refuses a since that is neither a message id, a next_since nor an ISO time, naming the field', async () => {
+    for (const since of ['yesterday', 'msg_', 'msg_01m86s4q0', 'msg_01m86s4q0u', 'msg_8zzzzzzzzz', `msg_01m86s4q06${'u'.repeat(16)}`, '2099-13-45T00:00:00Z']) {
+      const error = toolErrorOf(await client.callTool({ name: 'wait_for_reply', arguments: { cell_id: line.cell.id, since, timeout_s: 1 } }));
+      assert.equal(error.code, 'invalid_request', since);
+      assert.equal(error.field, 'since', since);
     }
   });
 });

@@ -2,6 +2,7 @@ import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import type { Client } from '@modelcontextprotocol/client';
 import { activeLine, claim, inbound, report, type Line } from '../../../test/support/messages.ts';
+import { TOOL_SCOPES } from './scopes.ts';
 import { mcpClient, startListening, structured, type McpTestApp } from './test-client.ts';
 
 describe('POST /mcp with an API key', () => {
@@ -30,6 +31,15 @@ describe('POST /mcp with an API key', () => {
     const send = tools.find((tool) => tool.name === 'send_message');
     assert.deepEqual(send?.inputSchema.required?.slice().sort(), ['body', 'cell_id', 'idempotency_key', 'to']);
     assert.equal(send?.annotations?.readOnlyHint, false);
+  });
+
+  it('lists in the MCP protected-resource metadata exactly the scopes the tools use', async () => {
+    const metadata = (await (await fetch(`${t.origin}/.well-known/oauth-protected-resource/mcp`)).json()) as { scopes_supported: string[] };
+    const used = [...new Set(Object.values(TOOL_SCOPES).filter((scope) => scope !== null))].sort();
+    assert.deepEqual(metadata.scopes_supported, used);
+    assert.deepEqual(used, ['cells:read', 'cells:write', 'messages:read', 'messages:send']);
+    const rest = (await (await fetch(`${t.origin}/.well-known/oauth-protected-resource/v1`)).json()) as { scopes_supported: string[] };
+    assert.ok(rest.scopes_supported.length > used.length, 'the REST API lists every scope');
   });
 
   it('lists cells and answers the agent status', async () => {

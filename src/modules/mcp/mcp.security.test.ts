@@ -2,11 +2,12 @@ import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { activeLine, inbound, type Line } from '../../../test/support/messages.ts';
 import { authorize, consent, pkce, postForm, REDIRECT, registerPublic } from '../oauth/test-client.ts';
-import { mcpClient, startListening, structured, type McpTestApp } from './test-client.ts';
+import { Client, InsufficientScopeError, StreamableHTTPClientTransport, UnauthorizedError, type OAuthClientProvider, type OAuthTokens } from '@modelcontextprotocol/client';
+import { mcpClient, mcpClientV1, startListening, structured, toolErrorOf, type McpTestApp } from './test-client.ts';
 
 /** An OAuth access token of `line`'s organization for `resource` with `scope`. */
-async function accessToken(t: McpTestApp, line: Line, resource: string, scope: string) {
-  const client = await registerPublic(t);
+async function accessToken(t: McpTestApp, line: Line, resource: string, scope: string, clientId?: string) {
+  const client = clientId ? { client_id: clientId } : await registerPublic(t);
   const { verifier, challenge } = pkce();
   const authorized = await authorize(t, {
     response_type: 'code', client_id: client.client_id, redirect_uri: REDIRECT, code_challenge: challenge, code_challenge_method: 'S256', state: 's', scope, resource,
@@ -57,17 +58,88 @@ describe('POST /mcp credentials and isolation', () => {
     assert.match(String(response.headers.get('www-authenticate')), /error="invalid_token"/);
   });
 
-  it('takes an OAuth token for the MCP endpoint, and a tool outside its scopes is a tool error naming the scope', async () => {
+  it('answers a tool outside the token scopes with HTTP 403 and an insufficient_scope challenge, before the tool runs', async () => {
     const token = await accessToken(t, line, `${t.origin}/mcp`, 'cells:read');
-    const client = await mcpClient(t, token);
+    const call = (name: string, args: Record<string, unknown>) => fetch(`${t.origin}/mcp`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
+      body: JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name, arguments: args } }),
+    });
+    const refused = await call('send_message', { cell_id: line.cell.id, to: '+14155550199', body: 'hi', idempotency_key: 'scoped-raw' });
+    assert.equal(refused.status, 403);
+    assert.equal(refused.headers.get('www-authenticate'), `Bearer error="insufficient_scope", scope="cells:read messages:send", resource_metadata="${t.origin}/.well-known/oauth-protected-resource/mcp"`);
+    const problem = (await refused.json()) as { code: string; scope: string };
+    assert.equal(problem.code, 'insufficient_scope');
+    assert.equal(problem.scope, 'messages:send');
+    const messages = await t.app.inject({ url: `/v1/cells/${line.cell.id}/messages`, headers: line.org.headers });
+    assert.deepEqual(messages.json().messages, [], 'nothing was sent');
+    // A tool within the scopes, and one that needs none, run.
+    assert.equal((await call('list_cells', {})).status, 200);
+    assert.equal((await call('get_status', {})).status, 200);
+  });
+
+  it('surfaces the step-up challenge to the v2 SDK client (no OAuth provider) and to the v1 SDK client', async () => {
+    const token = await accessToken(t, line, `${t.origin}/mcp`, 'cells:read');
+    const v2 = await mcpClient(t, token);
+    const v1 = await mcpClientV1(t, token);
     try {
-      const cells = await client.callTool({ name: 'list_cells', arguments: {} });
-      assert.equal(cells.isError, undefined);
-      assert.equal(structured(cells).cells[0].id, line.cell.id);
-      const send = await client.callTool({ name: 'send_message', arguments: { cell_id: line.cell.id, to: '+14155550199', body: 'hi', idempotency_key: 'scoped' } });
-      assert.equal(send.isError, true);
-      assert.equal(structured(send).error.code, 'insufficient_scope');
-      assert.match(JSON.stringify(send.content), /messages:send/);
+      assert.equal(structured(await v2.callTool({ name: 'list_cells', arguments: {} })).cells[0].id, line.cell.id);
+      const args = { cell_id: line.cell.id, to: '+14155550199', body: 'hi', idempotency_key: 'scoped' };
+      await assert.rejects(v2.callTool({ name: 'send_message', arguments: args }), (error: unknown) => {
+        assert.ok(error instanceof InsufficientScopeError, String(error));
+        assert.equal(error.requiredScope, 'cells:read messages:send');
+        assert.equal(String(error.resourceMetadataUrl), `${t.origin}/.well-known/oauth-protected-resource/mcp`);
+        return true;
+      });
+      assert.equal(structured(await v1.callTool('list_cells', {})).cells[0].id, line.cell.id);
+      await assert.rejects(v1.callTool('send_message', args), /403/);
+    } finally {
+      await v2.close();
+      await v1.close();
+    }
+  });
+
+  it('lets the v2 SDK client step up by itself: it re-authorizes for the union of scopes, then the call goes through', async () => {
+    const registered = await registerPublic(t);
+    const token = await accessToken(t, line, `${t.origin}/mcp`, 'cells:read', registered.client_id);
+    let tokens: OAuthTokens = { access_token: token, token_type: 'Bearer', scope: 'cells:read' };
+    let verifier = '';
+    let authorization: URL | undefined;
+    const provider: OAuthClientProvider = {
+      redirectUrl: REDIRECT,
+      clientMetadata: { redirect_uris: [REDIRECT], token_endpoint_auth_method: 'none', grant_types: ['authorization_code', 'refresh_token'], client_name: 'Test MCP client' },
+      clientInformation: () => ({ client_id: registered.client_id }),
+      tokens: () => tokens,
+      saveTokens: (saved) => {
+        tokens = saved;
+      },
+      redirectToAuthorization: (url) => {
+        authorization = url;
+      },
+      saveCodeVerifier: (saved) => {
+        verifier = saved;
+      },
+      codeVerifier: () => verifier,
+    };
+    const transport = new StreamableHTTPClientTransport(new URL(`${t.origin}/mcp`), { authProvider: provider });
+    const client = new Client({ name: 'cellgate-step-up', version: '1.0.0' });
+    try {
+      await client.connect(transport);
+      assert.equal(structured(await client.callTool({ name: 'list_cells', arguments: {} })).cells[0].id, line.cell.id);
+      const args = { cell_id: line.cell.id, to: '+14155550199', body: 'after step-up', idempotency_key: 'step-up' };
+      await assert.rejects(client.callTool({ name: 'send_message', arguments: args }), UnauthorizedError);
+      // The client sent its user to consent to the scopes it holds and the one it lacked, for /mcp.
+      assert.ok(authorization, 'the client started an authorization');
+      assert.equal(authorization.searchParams.get('scope'), 'cells:read messages:send');
+      assert.equal(authorization.searchParams.get('resource'), `${t.origin}/mcp`);
+      const started = await t.app.inject({ url: `${authorization.pathname}${authorization.search}` });
+      assert.equal(started.statusCode, 303, started.body);
+      const requestId = new URL(String(started.headers.location)).searchParams.get('request') as string;
+      await transport.finishAuth((await consent(t, line.org.headers, requestId)).searchParams);
+      assert.equal(tokens.scope, 'cells:read messages:send');
+      const sent = await client.callTool({ name: 'send_message', arguments: args });
+      assert.equal(sent.isError, undefined, JSON.stringify(sent));
+      assert.equal(structured(sent).message.body, 'after step-up');
     } finally {
       await client.close();
     }
@@ -108,15 +180,14 @@ describe('POST /mcp credentials and isolation', () => {
       ];
       for (const [name, args] of calls) {
         const result = await client.callTool({ name, arguments: args });
-        assert.equal(result.isError, true, name);
-        assert.equal(structured(result).error.code, 'not_found', name);
+        assert.equal(toolErrorOf(result).code, 'not_found', name);
         assert.doesNotMatch(JSON.stringify(result), /secret of the other/, name);
       }
       const owner = await mcpClient(t, other.org.apiKey);
       const theirs = structured(await owner.callTool({ name: 'list_messages', arguments: { cell_id: foreign } }));
       await owner.close();
       const delivery = await client.callTool({ name: 'wait_for_delivery', arguments: { message_id: theirs.messages[0].id, timeout_s: 1 } });
-      assert.equal(structured(delivery).error.code, 'not_found');
+      assert.equal(toolErrorOf(delivery).code, 'not_found');
     } finally {
       await client.close();
     }

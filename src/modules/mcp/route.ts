@@ -5,8 +5,9 @@
 import type { McpHttpHandler } from '@modelcontextprotocol/server';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { agentOf } from '../../http/auth.ts';
-import type { App } from '../../http/types.ts';
-import { MCP_SCOPES } from './scopes.ts';
+import type { AgentPrincipal, App } from '../../http/types.ts';
+import { ApiError } from '../../lib/errors.ts';
+import { MCP_SCOPES, toolScope } from './scopes.ts';
 
 /** The hosts an MCP request may name: the public base URL's and loopback. */
 export function allowedHosts(baseUrl: string): string[] {
@@ -26,9 +27,43 @@ function webHeaders(request: FastifyRequest): Headers {
 
 type Guard = (request: FastifyRequest, reply: FastifyReply) => Promise<void>;
 
+/** The scopes the `tools/call` requests of a JSON-RPC body need (a batch: each member's); unparsable bodies are the SDK's to refuse. */
+function neededScopes(body: Uint8Array | undefined): string[] {
+  if (!body) return [];
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(new TextDecoder().decode(body));
+  } catch {
+    return [];
+  }
+  const needed = new Set<string>();
+  for (const message of Array.isArray(parsed) ? parsed : [parsed]) {
+    const call = message as { method?: unknown; params?: { name?: unknown } } | null;
+    const scope = call?.method === 'tools/call' ? toolScope(call.params?.name) : undefined;
+    if (scope) needed.add(scope);
+  }
+  return [...needed];
+}
+
+/**
+ * MCP scope step-up (2025-11-25): a token lacking a tool's scope is HTTP 403 with a challenge a
+ * client re-authorizes from by itself. The challenge names the missing scopes with those the
+ * token holds, so a client that replaces its scope with the challenge's (the v1 SDK does) keeps them.
+ */
+function stepUp(agent: AgentPrincipal, needed: string[], metadataUrl: string): ApiError | undefined {
+  const missing = needed.filter((scope) => !agent.scopes.includes(scope));
+  if (missing.length === 0) return undefined;
+  const scope = [...new Set([...agent.scopes.filter((held) => (MCP_SCOPES as readonly string[]).includes(held)), ...needed])].sort().join(' ');
+  return new ApiError('insufficient_scope', `The access token lacks the ${missing.join(' ')} scope${missing.length > 1 ? 's' : ''}.`, {
+    headers: { 'WWW-Authenticate': `Bearer error="insufficient_scope", scope="${scope}", resource_metadata="${metadataUrl}"` },
+    extensions: { scope: missing.join(' ') },
+  });
+}
+
 export async function registerMcpRoute(app: App, loadHandler: () => Promise<McpHttpHandler>, options: { baseUrl: string }): Promise<void> {
   const hosts = allowedHosts(options.baseUrl);
   const url = `${options.baseUrl.replace(/\/$/, '')}/mcp`;
+  const metadataUrl = `${options.baseUrl.replace(/\/$/, '')}/.well-known/oauth-protected-resource/mcp`;
   // The SDK's Host and Origin hooks load with the SDK, on the first request.
   let guards: Promise<Guard[]> | undefined;
   const loadGuards = async (): Promise<Guard[]> => {
@@ -53,6 +88,8 @@ export async function registerMcpRoute(app: App, loadHandler: () => Promise<McpH
       const hangUp = new AbortController();
       reply.raw.once('close', () => hangUp.abort());
       const body = request.body instanceof Buffer ? new Uint8Array(request.body) : undefined;
+      const refused = stepUp(agent, neededScopes(body), metadataUrl);
+      if (refused) throw refused;
       const web = new Request(url, { method: request.method, headers: webHeaders(request), body: request.method === 'POST' ? body : undefined, signal: hangUp.signal });
       const handler = await loadHandler();
       closing ??= () => handler.close();

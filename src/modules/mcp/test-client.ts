@@ -1,4 +1,6 @@
-// For the MCP tests: a listening app and the SDK's own client (Streamable HTTP transport).
+// For the MCP tests: a listening app and the SDKs' own clients (Streamable HTTP transport): the
+// v2 client, and the v1 client most deployed hosts (and the Inspector) still run.
+import assert from 'node:assert/strict';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { startApp, type StartOptions, type TestApp } from '../../../test/harness.ts';
 
@@ -29,6 +31,59 @@ export async function mcpClient(t: McpTestApp, token: string): Promise<Client> {
   return client;
 }
 
+/** A tool result as either SDK answers it, typed loosely for assertions. */
+export interface ToolResult {
+  isError?: boolean;
+  content?: unknown;
+  structuredContent?: unknown;
+}
+
+/** What a test needs of an MCP client, whichever SDK generation it is. */
+export interface AnyMcpClient {
+  callTool(name: string, args: Record<string, unknown>): Promise<ToolResult>;
+  close(): Promise<void>;
+}
+
+/**
+ * The v1 SDK's client. It lists the tools first, as hosts do: that is when it caches each
+ * tool's output schema, against which it then validates every result's structuredContent.
+ */
+export async function mcpClientV1(t: McpTestApp, token: string): Promise<AnyMcpClient> {
+  const [{ Client: ClientV1 }, { StreamableHTTPClientTransport: TransportV1 }] = await Promise.all([
+    import('@modelcontextprotocol/sdk/client/index.js'),
+    import('@modelcontextprotocol/sdk/client/streamableHttp.js'),
+  ]);
+  const client = new ClientV1({ name: 'cellgate-test-v1', version: '1.0.0' });
+  await client.connect(new TransportV1(new URL(`${t.origin}/mcp`), { requestInit: { headers: { authorization: `Bearer ${token}` } } }));
+  await client.listTools();
+  return { callTool: (name, args) => client.callTool({ name, arguments: args }) as Promise<ToolResult>, close: () => client.close() };
+}
+
+/** Both SDK generations, for tests that must hold for every MCP client. */
+export const SDK_CLIENTS: { sdk: 'v1' | 'v2'; connect(t: McpTestApp, token: string): Promise<AnyMcpClient> }[] = [
+  {
+    sdk: 'v2',
+    connect: async (t, token) => {
+      const client = await mcpClient(t, token);
+      return { callTool: (name, args) => client.callTool({ name, arguments: args }) as Promise<ToolResult>, close: () => client.close() };
+    },
+  },
+  { sdk: 'v1', connect: mcpClientV1 },
+];
+
 /** structuredContent of a tool result, typed loosely for assertions. */
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- assertions read arbitrary members
 export const structured = (result: unknown): any => (result as { structuredContent?: unknown }).structuredContent;
+
+/**
+ * The error of a tool error: `isError`, no structuredContent (v1 hosts would validate it against
+ * the output schema), and `{"error": {...}}` as JSON in the text content.
+ */
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- assertions read arbitrary members
+export function toolErrorOf(result: ToolResult): any {
+  assert.equal(result.isError, true, `a tool error: ${JSON.stringify(result)}`);
+  assert.equal(result.structuredContent, undefined, 'a tool error has no structuredContent');
+  const [first] = result.content as { type: string; text: string }[];
+  assert.equal(first.type, 'text');
+  return (JSON.parse(first.text) as { error: unknown }).error;
+}

@@ -2,6 +2,7 @@
 // matching REST route needs (API keys carry every scope) and the same organization checks.
 import { McpServer, type CallToolResult, type ToolAnnotations } from '@modelcontextprotocol/server';
 import * as z from 'zod/v4';
+import type { ConnectionCap } from '../../http/connection-caps.ts';
 import type { IdempotencyStore } from '../../http/idempotency.ts';
 import { idempotentSend, type IdempotentRoute } from '../../http/idempotent-send.ts';
 import type { AgentPrincipal } from '../../http/types.ts';
@@ -10,14 +11,13 @@ import { ApiError } from '../../lib/errors.ts';
 import { requirePhone } from '../../lib/phone.ts';
 import type { CellsService } from '../cells/service.ts';
 import type { EventsService } from '../events/service.ts';
-import { FINAL_STATUSES } from '../messages/lifecycle.ts';
 import type { MessagesService } from '../messages/service.ts';
 import type { MessageView } from '../messages/views.ts';
 import type { AgentStatusService } from '../status/service.ts';
 import { asToolError, ok, storedError } from './results.ts';
 import * as s from './schemas.ts';
-import { MCP_SCOPES } from './scopes.ts';
-import { boundTime, sinceBound, waitForEvent, type EventData } from './waits.ts';
+import { TOOL_SCOPES, type ToolName } from './scopes.ts';
+import { boundTime, deliveryWaitEnd, sinceBound, waitForEvent, type EventData, type WaitSpec } from './waits.ts';
 
 export interface ToolDeps {
   cells: CellsService;
@@ -31,6 +31,8 @@ export interface ToolDeps {
   payments: { completeError(organizationId: string, error: ApiError, resourceUrl: string): Promise<ApiError> };
   /** The MCP endpoint's URL: the resource an x402 payment of a tool names. */
   endpointUrl: string;
+  /** Concurrent waits per organization (CELLGATE_MAX_STREAMS_PER_ORG); one more is a `rate_limited` tool error. */
+  waits: ConnectionCap;
 }
 
 
@@ -46,8 +48,6 @@ const LIST_PAGE = 200;
 
 interface ToolSpec<In extends z.ZodObject, Out extends z.ZodObject> {
   description: string;
-  /** The OAuth scope the matching REST route needs; none for the agent status. */
-  scope?: (typeof MCP_SCOPES)[number];
   /** Callable before the organization is verified (as GET /v1/agent/status is). */
   allowUnverified?: boolean;
   annotations: ToolAnnotations;
@@ -101,7 +101,12 @@ const SCHEMAS = {
   },
   wait_for_delivery: {
     input: z.object({ message_id: s.MessageId, cell_id: s.CellId.optional().describe('The cell of the message (saves a lookup).'), timeout_s: s.TimeoutS }),
-    output: z.object({ message: s.Message, final: z.boolean() }),
+    output: z.object({
+      message: s.Message,
+      final: z.boolean().describe('The message will change no more: delivered, failed or canceled, or sent from a phone without delivery reports.'),
+      delivery_reports: z.boolean().describe("Whether the cell's phone reports delivery; false: the wait ends at sent."),
+      note: z.string().optional(),
+    }),
   },
   create_cell: {
     input: z.object({ display_name: z.string().min(1).max(100).regex(/\S/, 'at least one visible character'), tier: z.string().min(1).max(32).optional() }),
@@ -109,8 +114,12 @@ const SCHEMAS = {
   },
 };
 
-/** The organization and scope checks of REST's agent routes (src/http/auth.ts), as tool errors. */
-function admit(agent: AgentPrincipal, spec: { scope?: string; allowUnverified?: boolean }): void {
+/**
+ * The organization and scope checks of REST's agent routes (src/http/auth.ts), as tool errors.
+ * The route answers a missing scope with HTTP 403 before a tool runs (MCP step-up); the check
+ * here keeps a tool safe on its own.
+ */
+function admit(agent: AgentPrincipal, spec: { scope: string | null; allowUnverified?: boolean }): void {
   if (!spec.allowUnverified && agent.organizationStatus === 'unverified') {
     throw new ApiError('organization_unverified', 'Verify the organization first: POST /v1/agent/verify with the emailed code.');
   }
@@ -124,13 +133,15 @@ function admit(agent: AgentPrincipal, spec: { scope?: string; allowUnverified?: 
 export function mcpServer(deps: ToolDeps, agent: AgentPrincipal): McpServer {
   const server = new McpServer({ name: 'cellgate', version: deps.version });
   const org = agent.organizationId;
-  const add = <In extends z.ZodObject, Out extends z.ZodObject>(name: string, spec: ToolSpec<In, Out>) => {
+  // A wait holds one of the organization's slots until it answers, times out or the client hangs up.
+  const waitFor = <T>(spec: WaitSpec<T>) => deps.waits.hold(org, () => waitForEvent<T>(deps.events, spec));
+  const add = <In extends z.ZodObject, Out extends z.ZodObject>(name: ToolName, spec: ToolSpec<In, Out>) => {
     server.registerTool(
       name,
       { description: spec.description, inputSchema: spec.input, outputSchema: spec.output, annotations: spec.annotations },
       (async (args: z.infer<In>, ctx: { mcpReq: { signal: AbortSignal } }) => {
         try {
-          admit(agent, spec);
+          admit(agent, { scope: TOOL_SCOPES[name], allowUnverified: spec.allowUnverified });
           return await spec.run(args, ctx.mcpReq.signal);
         } catch (error) {
           if (error instanceof ApiError && error.code === 'payment_required') return asToolError(await deps.payments.completeError(org, error, deps.endpointUrl));
@@ -142,7 +153,6 @@ export function mcpServer(deps: ToolDeps, agent: AgentPrincipal): McpServer {
 
   add('list_cells', {
     description: "Lists the organization's phone lines (cells), newest first.",
-    scope: 'cells:read',
     annotations: READ,
     input: SCHEMAS.list_cells.input,
     output: SCHEMAS.list_cells.output,
@@ -167,7 +177,6 @@ export function mcpServer(deps: ToolDeps, agent: AgentPrincipal): McpServer {
 
   add('list_conversations', {
     description: 'Lists the conversations of a cell (one per other party), by latest activity.',
-    scope: 'messages:read',
     annotations: READ,
     input: SCHEMAS.list_conversations.input,
     output: SCHEMAS.list_conversations.output,
@@ -179,7 +188,6 @@ export function mcpServer(deps: ToolDeps, agent: AgentPrincipal): McpServer {
 
   add('get_conversation', {
     description: 'The conversation of a cell with one participant and its latest messages (newest first).',
-    scope: 'messages:read',
     annotations: READ,
     input: SCHEMAS.get_conversation.input,
     output: SCHEMAS.get_conversation.output,
@@ -191,7 +199,6 @@ export function mcpServer(deps: ToolDeps, agent: AgentPrincipal): McpServer {
 
   add('list_messages', {
     description: 'Lists the messages of a cell, newest first; filters: direction, status, participant, since. Page with cursor.',
-    scope: 'messages:read',
     annotations: READ,
     input: SCHEMAS.list_messages.input,
     output: SCHEMAS.list_messages.output,
@@ -203,7 +210,6 @@ export function mcpServer(deps: ToolDeps, agent: AgentPrincipal): McpServer {
 
   add('send_message', {
     description: 'Texts `to` from the cell (SMS, or MMS with media_urls). Answers the queued message; wait_for_delivery follows it. Retrying with the same idempotency_key never sends twice.',
-    scope: 'messages:send',
     annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: true },
     input: SCHEMAS.send_message.input,
     output: SCHEMAS.send_message.output,
@@ -220,7 +226,6 @@ export function mcpServer(deps: ToolDeps, agent: AgentPrincipal): McpServer {
 
   add('wait_for_reply', {
     description: 'Waits up to timeout_s for the first inbound message to the cell after `since` (from `participant` if given). Returns it with next_since, or message null and next_since to call again.',
-    scope: 'messages:read',
     annotations: READ,
     input: SCHEMAS.wait_for_reply.input,
     output: SCHEMAS.wait_for_reply.output,
@@ -229,7 +234,7 @@ export function mcpServer(deps: ToolDeps, agent: AgentPrincipal): McpServer {
       const participant = args.participant === undefined ? undefined : requirePhone('participant', args.participant);
       const cell = await deps.cells.get(org, args.cell_id);
       const matches = (m: EventData) => m.cell_id === cell.id && m.direction === 'inbound' && (participant === undefined || m.from === participant) && String(m.id) > bound;
-      const message = await waitForEvent<MessageView>(deps.events, {
+      const message = await waitFor<MessageView>({
         organizationId: org,
         types: ['message.received'],
         match: (data) => (matches(data) ? (data as unknown as MessageView) : undefined),
@@ -243,19 +248,20 @@ export function mcpServer(deps: ToolDeps, agent: AgentPrincipal): McpServer {
   });
 
   add('wait_for_delivery', {
-    description: 'Waits up to timeout_s for a sent message to be final (delivered, failed or canceled). Returns the message and whether it is final.',
-    scope: 'messages:read',
+    description: 'Waits up to timeout_s for a sent message to be final (delivered, failed or canceled; or sent, from a phone that does not report delivery). Returns the message and whether it is final.',
     annotations: READ,
     input: SCHEMAS.wait_for_delivery.input,
     output: SCHEMAS.wait_for_delivery.output,
     run: async (args, signal) => {
       const current = await findMessage(deps, org, args.message_id, args.cell_id);
-      const isFinal = (m: { status?: unknown }) => (FINAL_STATUSES as readonly unknown[]).includes(m.status);
+      const { capabilities } = await deps.cells.get(org, current.cell_id);
+      const end = deliveryWaitEnd(capabilities.delivery_reports);
+      const isFinal = end.isEnd;
       const final = isFinal(current)
         ? current
-        : await waitForEvent<MessageView>(deps.events, {
+        : await waitFor<MessageView>({
           organizationId: org,
-          types: ['message.delivered', 'message.failed'],
+          types: end.types,
           match: (data) => (data.id === current.id && isFinal(data) ? (data as unknown as MessageView) : undefined),
           lookup: async () => {
             const again = await deps.messages.get(org, current.cell_id, current.id);
@@ -265,13 +271,16 @@ export function mcpServer(deps: ToolDeps, agent: AgentPrincipal): McpServer {
           signal,
         });
       const message = final ?? (await deps.messages.get(org, current.cell_id, current.id));
-      return ok({ message, final: final !== undefined }, `${message.id} is ${message.status}${final ? '' : ' (not final yet; call again)'}.`);
+      const note = end.note(message);
+      return ok(
+        { message, final: final !== undefined, delivery_reports: capabilities.delivery_reports, ...(note ? { note } : {}) },
+        `${message.id} is ${message.status}${final ? '' : ' (not final yet; call again)'}.${note ? ` ${note}` : ''}`,
+      );
     },
   });
 
   add('create_cell', {
     description: 'Creates a phone line. With billing on, an unpaid organization gets an error carrying `payment` (PaymentDetails): pay it, then call again.',
-    scope: 'cells:write',
     annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
     input: SCHEMAS.create_cell.input,
     output: SCHEMAS.create_cell.output,

@@ -6,6 +6,7 @@ import { decodeTime, encodeTime } from 'ulid';
 import type { Clock } from '../../lib/clock.ts';
 import { invalidField } from '../../lib/errors.ts';
 import type { EventsService } from '../events/service.ts';
+import { FINAL_STATUSES } from '../messages/lifecycle.ts';
 
 export type EventData = Record<string, unknown>;
 
@@ -60,15 +61,46 @@ export async function waitForEvent<T>(events: EventsService, spec: WaitSpec<T>):
  */
 export function sinceBound(since: string | undefined, clock: Clock): string {
   if (since === undefined) return timeBound(clock.now().getTime());
-  if (/^msg_[0-9a-z]{26}$/.test(since)) return since;
+  // A message id, or the time bound a timed-out wait answered as next_since: whatever a wait
+  // returns is taken back (the loop `since = next_since` never breaks).
+  if (BOUND.test(since) && validTime(since)) return since;
   const ms = Date.parse(since);
   if (Number.isNaN(ms) || !/^\d{4}-\d{2}-\d{2}T/.test(since)) {
-    throw invalidField('since', 'invalid_format', 'since is a message id (msg_...) or an ISO 8601 timestamp.');
+    throw invalidField('since', 'invalid_format', 'since is a message id (msg_...), the next_since of a wait, or an ISO 8601 timestamp.');
   }
   return timeBound(ms);
 }
 
 const timeBound = (ms: number) => `msg_${encodeTime(Math.max(0, ms), 10).toLowerCase()}`;
 
+/** A message id (time and randomness) or a time bound (time only), in ULID's Crockford base32. */
+const BOUND = /^msg_[0-9a-hjkmnp-tv-z]{10}(?:[0-9a-hjkmnp-tv-z]{16})?$/;
+
+/** Whether the bound's time decodes (ULID caps the first character at 7). */
+function validTime(bound: string): boolean {
+  try {
+    boundTime(bound);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
 /** The ISO time of a bound, for the listing's `since` filter (the millisecond the bound is in). */
 export const boundTime = (bound: string): string => new Date(decodeTime(`${bound.slice(4, 14).toUpperCase()}${'0'.repeat(16)}`)).toISOString();
+
+/**
+ * Where wait_for_delivery stops: at a final status, or — for a phone that does not report
+ * delivery (its cell's capabilities say delivery_reports: false) — already at `sent`, which is
+ * as far as such a message ever goes; waiting longer would only run into the timeout.
+ */
+export function deliveryWaitEnd(deliveryReports: boolean) {
+  const statuses: readonly string[] = deliveryReports ? FINAL_STATUSES : [...FINAL_STATUSES, 'sent'];
+  return {
+    types: deliveryReports ? ['message.delivered', 'message.failed'] : ['message.sent', 'message.delivered', 'message.failed'],
+    isEnd: (message: { status?: unknown }) => statuses.includes(String(message.status)),
+    /** The note for a message that ended at `sent` for this reason. */
+    note: (message: { status?: unknown }) =>
+      !deliveryReports && message.status === 'sent' ? 'Delivery reports are not available for this phone: sent is as far as this message goes.' : undefined,
+  };
+}

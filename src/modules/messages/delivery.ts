@@ -8,7 +8,8 @@ import type { EventsService } from '../events/service.ts';
 import type { EventType } from '../events/types.ts';
 import { transitionFor, type DeviceReport } from './lifecycle.ts';
 import { emitMessageEvent } from './message-events.ts';
-import { FREE, type ChargesPort, type DeviceAssignment, type DevicesPort } from './ports.ts';
+import type { ChargesPort, DeviceAssignment, DevicesPort } from './ports.ts';
+import { Port } from '../../lib/ports.ts';
 import type { MessagesRepository } from './repository.ts';
 import { QUEUE_TTL_MS } from './service.ts';
 import type { MessagesTable } from './tables.ts';
@@ -40,7 +41,8 @@ export class DeliveryService {
   /** Aborted when the process shuts down: long-polls answer at once instead of holding the close. */
   private readonly closing = new AbortController();
   private polls = 0;
-  private charges: ChargesPort = FREE;
+  /** Wired by the composition root: billing refunds what never went out. */
+  readonly ports = { charges: new Port<ChargesPort>('delivery', 'charges') };
 
   constructor(deps: Deps) {
     this.repo = deps.repo;
@@ -48,10 +50,6 @@ export class DeliveryService {
     this.events = deps.events;
     this.clock = deps.clock;
     this.wakeups = deps.wakeups;
-  }
-
-  useCharges(charges: ChargesPort): void {
-    this.charges = charges;
   }
 
   /**
@@ -183,7 +181,7 @@ export class DeliveryService {
 
   /** Emits the message's event; a message that failed before it was sent is refunded with it. */
   private async emit(tx: Executor, message: MessagesTable, type: EventType) {
-    if (type === 'message.failed' && message.sent_at === null) await this.charges.refund(tx, [message.id]);
+    if (type === 'message.failed' && message.sent_at === null) await this.ports.charges.value.refund(tx, [message.id]);
     return emitMessageEvent(this.events, tx, message, type);
   }
 }

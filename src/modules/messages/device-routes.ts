@@ -1,6 +1,7 @@
 // Device routes (X-Phone-Key): claim outbound messages by long-poll, report on them, upload inbound.
 import { Type } from 'typebox';
 import { deviceOf } from '../../http/auth.ts';
+import { DEVICE_LONG_POLLS, type ConnectionCap } from '../../http/connection-caps.ts';
 import { Body, Described, IdParam, Timestamp } from '../../http/schemas.ts';
 import type { App } from '../../http/types.ts';
 import type { DeliveryService } from './delivery.ts';
@@ -37,29 +38,35 @@ const LeasedMessageList = Type.Object(
 
 const iso = (timestamp: string) => new Date(timestamp).toISOString();
 
-export function registerDeviceMessageRoutes(app: App, delivery: DeliveryService, inbound: InboundService): void {
+/** `longPolls`: concurrent waiting claims per device (a claim without wait holds nothing). */
+export function registerDeviceMessageRoutes(app: App, delivery: DeliveryService, inbound: InboundService, longPolls: ConnectionCap): void {
   app.get('/v1/device/messages/outbound', {
     config: { auth: 'device' },
     schema: {
       operationId: 'claimOutboundMessages',
       tags: ['Device'],
       summary: 'Claim queued messages to send',
-      description: "Leases the cell's oldest queued messages to this device for 120 s, at most send_rate_per_minute per minute. With wait, long-polls until a message arrives.",
+      description: `Leases the cell's oldest queued messages to this device for 120 s, at most send_rate_per_minute per minute. With wait, long-polls until a message arrives; a device holds at most ${DEVICE_LONG_POLLS} waiting claims at once (429 \`rate_limited\` with Retry-After beyond).`,
       querystring: OutboundQuery,
       response: { 200: Described(LeasedMessageList, 'The messages now leased to this device; empty when none arrived in time.') },
     },
   }, async (request, reply) => {
+    const deviceId = deviceOf(request).deviceId;
+    const wait = (request.query.wait ?? 0) * 1000;
+    // A waiting claim holds a slot until it answers (or the device hangs up, which ends the wait).
+    const release = wait > 0 ? longPolls.admit(deviceId) : () => {};
     // Stop waiting when the device hangs up; 'close' also fires after our answer, harmlessly.
     const gone = new AbortController();
     const hangUp = () => gone.abort();
     reply.raw.once('close', hangUp);
     if (request.raw.socket?.destroyed) hangUp(); // hung up before the handler started
     try {
-      const claimed = await delivery.claim(deviceOf(request).deviceId, request.query.limit ?? 10, (request.query.wait ?? 0) * 1000, gone.signal);
+      const claimed = await delivery.claim(deviceId, request.query.limit ?? 10, wait, gone.signal);
       // Draining: the server closes only idle connections, so this one must not stay open.
       if (delivery.shuttingDown) reply.header('connection', 'close');
       return claimed;
     } finally {
+      release();
       reply.raw.off('close', hangUp);
     }
   });

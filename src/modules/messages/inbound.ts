@@ -10,7 +10,8 @@ import type { EventsService } from '../events/service.ts';
 import type { ConversationsRepository } from './conversations-repository.ts';
 import { optOutKeyword } from './lifecycle.ts';
 import { emitMessageEvent } from './message-events.ts';
-import { NO_IGNORES, type DeviceAssignment, type DevicesPort, type IgnoreListPort } from './ports.ts';
+import type { DeviceAssignment, DevicesPort, IgnoreListPort } from './ports.ts';
+import { Port } from '../../lib/ports.ts';
 import type { MessagesRepository } from './repository.ts';
 import type { MessagesTable } from './tables.ts';
 import { messageView, newMessageRow } from './views.ts';
@@ -41,7 +42,8 @@ export class InboundService {
   private readonly devices: DevicesPort;
   private readonly events: EventsService;
   private readonly clock: Clock;
-  private ignores: IgnoreListPort = NO_IGNORES;
+  /** Wired by the composition root: the pods module's ignore lists. */
+  readonly ports = { ignores: new Port<IgnoreListPort>('inbound', 'ignores') };
 
   constructor(deps: Deps) {
     this.repo = deps.repo;
@@ -49,11 +51,6 @@ export class InboundService {
     this.devices = deps.devices;
     this.events = deps.events;
     this.clock = deps.clock;
-  }
-
-  /** Where the ignore list lives (the pods module); until set, nobody is ignored. */
-  useIgnoreList(ignores: IgnoreListPort): void {
-    this.ignores = ignores;
   }
 
   /** Stores a text the device's phone received; `created` is false for a repeated upload. */
@@ -83,7 +80,7 @@ export class InboundService {
     const now = this.clock.now();
     const at = now.toISOString();
     const id = newId('msg', this.clock, now);
-    const ignored = await this.ignores.isIgnored(tx, assignment.organizationId, assignment.cellId, from);
+    const ignored = await this.ports.ignores.value.isIgnored(tx, assignment.organizationId, assignment.cellId, from);
     const conversationId = await this.conversations.touch(tx, {
       newId: newId('conv', this.clock, now),
       organizationId: assignment.organizationId,

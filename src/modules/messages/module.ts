@@ -3,7 +3,11 @@
 import type { Kysely } from 'kysely';
 import type { DB } from '../../db/schema.ts';
 import type { Clock } from '../../lib/clock.ts';
+import type { ConnectionCap } from '../../http/connection-caps.ts';
 import type { App } from '../../http/types.ts';
+import type { Periodic } from '../../lib/background.ts';
+import type { Wirable } from '../../lib/ports.ts';
+import { MESSAGE_LEASES_INTERVAL_MS, messageLeasesWorker, type MessageLeasesWorker } from '../../workers/message-leases.ts';
 import type { EventsService } from '../events/service.ts';
 import { registerConversationRoutes } from './conversation-routes.ts';
 import { ConversationsRepository } from './conversations-repository.ts';
@@ -20,6 +24,10 @@ export interface MessagingModule {
   messages: MessagesService;
   delivery: DeliveryService;
   inbound: InboundService;
+  /** Tests call tick() with the manual clock (workers are off there). */
+  messageLeases: MessageLeasesWorker;
+  ports: Wirable[];
+  loops: Periodic[];
 }
 
 export function build(deps: { db: Kysely<DB>; clock: Clock; events: EventsService; cells: CellsPort; devices: DevicesPort }): MessagingModule {
@@ -29,12 +37,20 @@ export function build(deps: { db: Kysely<DB>; clock: Clock; events: EventsServic
   const messages = new MessagesService({ repo, conversations, cells: deps.cells, clock: deps.clock, wakeups });
   const delivery = new DeliveryService({ repo, devices: deps.devices, events: deps.events, clock: deps.clock, wakeups });
   const inbound = new InboundService({ repo, conversations, devices: deps.devices, events: deps.events, clock: deps.clock });
-  return { messages, delivery, inbound };
+  const messageLeases = messageLeasesWorker({ delivery });
+  return {
+    messages,
+    delivery,
+    inbound,
+    messageLeases,
+    ports: [messages, delivery, inbound].flatMap((service) => Object.values(service.ports)),
+    loops: [{ name: 'message-leases', intervalMs: MESSAGE_LEASES_INTERVAL_MS, tick: () => messageLeases.tick() }],
+  };
 }
 
-export function register(app: App, messaging: MessagingModule): void {
+export function register(app: App, messaging: MessagingModule, caps: { longPolls: ConnectionCap }): void {
   registerMessageRoutes(app, messaging.messages);
   registerConversationRoutes(app, messaging.messages);
-  registerDeviceMessageRoutes(app, messaging.delivery, messaging.inbound);
+  registerDeviceMessageRoutes(app, messaging.delivery, messaging.inbound, caps.longPolls);
   app.addHook('preClose', async () => messaging.delivery.stopWaiting());
 }

@@ -32,8 +32,6 @@ export interface IgnoreListPort {
   ignoredParticipants(organizationId: string, cellId: string): Promise<string[]>;
 }
 
-export const NO_IGNORES: IgnoreListPort = { isIgnored: async () => false, ignoredParticipants: async () => [] };
-
 export interface DevicesPort {
   /** The cell the device carries now, or null when it carries none. */
   assignment(deviceId: string): Promise<DeviceAssignment | null>;
@@ -53,8 +51,3 @@ export interface ChargesPort {
   /** Refunds these messages (failed or canceled before they were sent), in the settling transaction. */
   refund(tx: Executor, messageIds: readonly string[]): Promise<void>;
 }
-
-export const FREE: ChargesPort = {
-  sends: async () => ({ refusal: () => null, charge: async (messages) => messages.map(() => null) }),
-  refund: async () => {},
-};

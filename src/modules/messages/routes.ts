@@ -27,7 +27,7 @@ const ListQuery = Type.Object({
 
 export function registerMessageRoutes(app: App, messages: MessagesService): void {
   app.post('/v1/cells/:cell_id/messages/send', {
-    config: { auth: 'agent', scope: 'messages:send', idempotent: 'recorded', errors: ['cell_not_active', 'recipient_opted_out', 'payment_required'] },
+    config: { auth: 'agent', scope: 'messages:send', idempotent: 'recorded', errors: ['cell_not_active', 'recipient_opted_out', 'mms_unsupported', 'payment_required'] },
     preValidation: normalizePhoneField('to'),
     schema: {
       operationId: 'sendMessage',
@@ -61,7 +61,7 @@ export function registerMessageRoutes(app: App, messages: MessagesService): void
   }, async (request) => messages.get(agentOf(request).organizationId, request.params.cell_id, request.params.message_id));
 
   app.post('/v1/cells/:cell_id/messages/:message_id/reply', {
-    config: { auth: 'agent', scope: 'messages:send', idempotent: 'recorded', errors: ['cell_not_active', 'recipient_opted_out', 'payment_required'] },
+    config: { auth: 'agent', scope: 'messages:send', idempotent: 'recorded', errors: ['cell_not_active', 'recipient_opted_out', 'mms_unsupported', 'payment_required'] },
     schema: {
       operationId: 'replyToMessage',
       tags: ['Messages'],

@@ -11,7 +11,8 @@ import { recordOutcomes, type IdempotencyRecorder } from '../../http/idempotency
 import { requirePhone } from '../../lib/phone.ts';
 import type { DB, Executor } from '../../db/schema.ts';
 import { conversationKey, touchKey, type ConversationsRepository, type Touch } from './conversations-repository.ts';
-import { FREE, NO_IGNORES, type CellsPort, type ChargesPort, type IgnoreListPort } from './ports.ts';
+import type { CellsPort, ChargesPort, IgnoreListPort } from './ports.ts';
+import { Port } from '../../lib/ports.ts';
 import type { MessagesRepository } from './repository.ts';
 import type { MessagesTable, MessageStatus } from './tables.ts';
 import { conversationView, messageView, newMessageRow, type MessageView } from './views.ts';
@@ -77,8 +78,11 @@ export class MessagesService {
   private readonly cells: CellsPort;
   private readonly clock: Clock;
   private readonly wakeups: CellWakeups;
-  private ignores: IgnoreListPort = NO_IGNORES;
-  private charges: ChargesPort = FREE;
+  /** Wired by the composition root: billing's charges, the pods module's ignore lists. */
+  readonly ports = {
+    charges: new Port<ChargesPort>('messages', 'charges'),
+    ignores: new Port<IgnoreListPort>('messages', 'ignores'),
+  };
   /** Concurrent sends commit together. */
   private readonly writes: GroupCommit<SendUnit, MessageView>;
 
@@ -119,19 +123,16 @@ export class MessagesService {
     return view;
   }
 
-  useCharges(charges: ChargesPort): void {
-    this.charges = charges;
-  }
-
   /**
    * Writes a batch of sends: billing reads the accounts, then cells, opt-outs, the charges,
    * conversations, messages and idempotency keys, one statement each. A send is refused alone:
-   * its organization cannot pay (402), its cell cannot send (404, 409 cell_not_active), its
+   * its organization cannot pay (402), its cell cannot send (404, 409 cell_not_active, or
+   * 409 mms_unsupported for media its phone cannot send), its
    * recipient texted STOP (409 recipient_opted_out) or the balance does not cover it (402).
    */
   private async writeSends(tx: Transaction<DB>, units: SendUnit[]): Promise<(MessageView | Refused)[]> {
     const refusals = new Map<number, ApiError>();
-    const charges = await this.charges.sends(tx, units.map((unit) => unit.organizationId));
+    const charges = await this.ports.charges.value.sends(tx, units.map((unit) => unit.organizationId));
     const payable = units.flatMap((unit, i) => {
       const refusal = charges.refusal(unit.organizationId);
       if (refusal) refusals.set(i, refusal);
@@ -142,6 +143,11 @@ export class MessagesService {
       const cell = cells[k];
       if (cell instanceof ApiError) {
         refusals.set(i, cell);
+        return [];
+      }
+      // Up front, before anything is queued or charged: the phone would only fail it.
+      if (!cell.mms_send && unit.message.media_urls !== '[]') {
+        refusals.set(i, new ApiError('mms_unsupported', 'The phone carrying this cell cannot send MMS (its capabilities say mms_send: false); send without media_urls.'));
         return [];
       }
       return [{ i, unit: { ...unit, message: { ...unit.message, from_number: cell.phone_number } } }];
@@ -198,7 +204,7 @@ export class MessagesService {
     await this.cells.getOwned(organizationId, cellId);
     const canceled = await transact(this.repo.db, async (tx) => {
       const row = await this.repo.cancel(tx, cellId, messageId, this.clock.now().toISOString());
-      if (row) await this.charges.refund(tx, [row.id]);
+      if (row) await this.ports.charges.value.refund(tx, [row.id]);
       return row;
     });
     if (canceled) return messageView(canceled);
@@ -246,7 +252,7 @@ export class MessagesService {
   async listConversations(organizationId: string, cellId: string, query: PageQuery & { include_ignored?: boolean }) {
     const cell = await this.cells.getOwned(organizationId, cellId);
     // Conversations with a participant ignored on the cell (or its pod) are left out by default.
-    const hidden = query.include_ignored ? [] : await this.ignores.ignoredParticipants(organizationId, cell.id);
+    const hidden = query.include_ignored ? [] : await this.ports.ignores.value.ignoredParticipants(organizationId, cell.id);
     const { items, next_cursor } = await listPage(
       query,
       (key, count) => this.conversations.list(cell.id, key ? { at: String(key[0]), id: String(key[1]) } : null, count, hidden),
@@ -257,11 +263,6 @@ export class MessagesService {
   }
 
   // --- For the pods module (drafts, cycle jobs) ---
-
-  /** Where the ignore list lives (the pods module); until set, nobody is ignored. */
-  useIgnoreList(ignores: IgnoreListPort): void {
-    this.ignores = ignores;
-  }
 
   /** Conversations and opt-outs between these cells and these participants (one statement). */
   async recipientsAmong(cellIds: readonly string[], participants: readonly string[]) {
@@ -291,7 +292,7 @@ export class MessagesService {
   /** Cancels those of these messages still queued, in the caller's transaction; their ids. */
   async cancelQueuedAmong(ex: Executor, messageIds: readonly string[]) {
     const canceled = await this.repo.cancelAmong(ex, messageIds, this.clock.now().toISOString());
-    await this.charges.refund(ex, canceled);
+    await this.ports.charges.value.refund(ex, canceled);
     return canceled;
   }
 

@@ -4,16 +4,19 @@ import type { DB } from '../../db/schema.ts';
 import type { Clock } from '../../lib/clock.ts';
 import type { Mailer } from '../../lib/mailer.ts';
 import type { App } from '../../http/types.ts';
+import type { Wirable } from '../../lib/ports.ts';
 import { OrganizationsRepository } from './repository.ts';
 import { registerOrganizationRoutes } from './routes.ts';
 import { OrganizationsService } from './service.ts';
 
 export interface OrganizationsModule {
   organizations: OrganizationsService;
+  ports: Wirable[];
 }
 
 export function build(deps: { db: Kysely<DB>; clock: Clock; mailer: Mailer }): OrganizationsModule {
-  return { organizations: new OrganizationsService({ repo: new OrganizationsRepository(deps.db), clock: deps.clock, mailer: deps.mailer }) };
+  const organizations = new OrganizationsService({ repo: new OrganizationsRepository(deps.db), clock: deps.clock, mailer: deps.mailer });
+  return { organizations, ports: Object.values(organizations.ports) };
 }
 
 export function register(app: App, module: OrganizationsModule): void {

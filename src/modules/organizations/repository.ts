@@ -33,6 +33,24 @@ export class OrganizationsRepository {
     await ex.insertInto('api_keys').values(row).execute();
   }
 
+  /**
+   * Holds the organization's row until the transaction ends (a row lock on PostgreSQL; SQLite's
+   * writes are serial anyway): what is counted next stays true until the insert.
+   */
+  async lockOrganization(ex: Executor, id: string): Promise<void> {
+    await ex.updateTable('organizations').set((eb) => ({ updated_at: eb.ref('updated_at') })).where('id', '=', id).execute();
+  }
+
+  async countActiveKeys(ex: Executor, organizationId: string): Promise<number> {
+    const row = await ex
+      .selectFrom('api_keys')
+      .select((eb) => eb.fn.countAll().as('n'))
+      .where('organization_id', '=', organizationId)
+      .where('revoked_at', 'is', null)
+      .executeTakeFirstOrThrow();
+    return Number(row.n);
+  }
+
   async revokeAllKeys(ex: Executor, organizationId: string, now: string): Promise<void> {
     await ex.updateTable('api_keys').set({ revoked_at: now }).where('organization_id', '=', organizationId).where('revoked_at', 'is', null).execute();
   }

@@ -4,7 +4,7 @@ import { agentOf } from '../../http/auth.ts';
 import { NextCursor, PaginationQuery } from '../../http/pagination.ts';
 import { Body, Described, IdParam, NoContent, Nullable, Timestamp } from '../../http/schemas.ts';
 import type { App } from '../../http/types.ts';
-import type { OrganizationsService } from './service.ts';
+import { MAX_ACTIVE_KEYS, type OrganizationsService } from './service.ts';
 
 const OrganizationStatus = Type.Enum(['unverified', 'active', 'suspended']);
 
@@ -137,7 +137,7 @@ export function registerOrganizationRoutes(app: App, organizations: Organization
   }, async (request) => organizations.listKeys(agentOf(request).organizationId, request.query));
 
   app.post('/v1/auth/keys', {
-    config: { auth: 'agent', apiKeyOnly: true },
+    config: { auth: 'agent', apiKeyOnly: true, errors: ['conflict'] },
     // The body is optional: an absent one means no name.
     preValidation: async (request) => {
       request.body ??= {};
@@ -146,7 +146,7 @@ export function registerOrganizationRoutes(app: App, organizations: Organization
       operationId: 'createApiKey',
       tags: ['Organizations'],
       summary: 'Create an API key',
-      description: 'The key is shown once. Rotate by creating a new key, then revoking the old one.',
+      description: `The key is shown once. Rotate by creating a new key, then revoking the old one. An organization holds at most ${MAX_ACTIVE_KEYS} active keys (409 \`conflict\` beyond: revoke one first).`,
       body: Type.Optional(Body({ name: Type.Optional(Type.String({ minLength: 1, maxLength: 100 })) }, { examples: [{ name: 'production' }] })),
       response: { 201: Described(CreatedApiKey, 'The new API key with its secret (shown once).') },
     },

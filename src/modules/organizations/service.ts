@@ -10,6 +10,7 @@ import { listPage, type PageQuery } from '../../lib/pagination.ts';
 import type { OrganizationsRepository } from './repository.ts';
 import type { ApiKeysTable } from './tables.ts';
 import { transact } from '../../db/transaction.ts';
+import { Port } from '../../lib/ports.ts';
 
 const CODE_TTL_MS = 10 * 60 * 1000;
 const CODE_ATTEMPTS = 5;
@@ -17,6 +18,11 @@ const CODE_ATTEMPTS = 5;
 const CREDENTIAL_CACHE_MS = 5_000;
 /** last_used_at is written at most this often per key. */
 const TOUCH_INTERVAL_MS = 60_000;
+/** Active (unrevoked) API keys one organization may hold: keys are free to mint, and each is a credential to guard. */
+/** Resolves an OAuth access token presented to a resource (the oauth module). */
+export type AccessTokens = (token: string, resource: BearerResource) => Promise<AgentPrincipal | null>;
+
+export const MAX_ACTIVE_KEYS = 100;
 export const API_KEY_PREFIX = 'cg_live_';
 export const ACCESS_TOKEN_PREFIX = 'cg_at_';
 export const ALL_SCOPES = [
@@ -45,7 +51,8 @@ export class OrganizationsService {
   private readonly clock: Clock;
   private readonly mailer: Mailer;
   private readonly credentials = new Map<string, { principal: AgentPrincipal; until: number; touchedMs: number }>();
-  private accessTokens: ((token: string, resource: BearerResource) => Promise<AgentPrincipal | null>) | null = null;
+  /** Wired by the composition root: the oauth module resolves access tokens. */
+  readonly ports = { accessTokens: new Port<AccessTokens>('organizations', 'accessTokens') };
 
   constructor(deps: { repo: OrganizationsRepository; clock: Clock; mailer: Mailer }) {
     this.repo = deps.repo;
@@ -146,11 +153,6 @@ export class OrganizationsService {
     return { organization_id: organizationId, status: 'active' as const };
   }
 
-  /** Resolves OAuth access tokens (the oauth module, wired by the composition root). */
-  useAccessTokens(resolve: (token: string, resource: BearerResource) => Promise<AgentPrincipal | null>): void {
-    this.accessTokens = resolve;
-  }
-
   /**
    * The principal behind an API key or an OAuth access token presented to `resource`, or null
    * when unknown, revoked or expired (or a token of another resource). Resolved keys are kept in
@@ -158,7 +160,7 @@ export class OrganizationsService {
    * tokens are read on every request, so their revocation takes effect at once.
    */
   async authenticate(secret: string, resource: BearerResource = 'v1'): Promise<AgentPrincipal | null> {
-    if (secret.startsWith(ACCESS_TOKEN_PREFIX)) return this.accessTokens ? this.accessTokens(secret, resource) : null;
+    if (secret.startsWith(ACCESS_TOKEN_PREFIX)) return this.ports.accessTokens.value(secret, resource);
     if (!secret.startsWith(API_KEY_PREFIX)) return null;
     const nowMs = this.clock.now().getTime();
     let entry = this.credentials.get(secret);
@@ -211,7 +213,14 @@ export class OrganizationsService {
   async createKey(organizationId: string, name: string | null) {
     const now = this.clock.now().toISOString();
     const key = this.newKey(organizationId, name, now);
-    await this.repo.insertKey(this.repo.db, key.row);
+    await transact(this.repo.db, async (tx) => {
+      // Creates of one organization count and insert one at a time, so two at 99 never make 101.
+      await this.repo.lockOrganization(tx, organizationId);
+      if ((await this.repo.countActiveKeys(tx, organizationId)) >= MAX_ACTIVE_KEYS) {
+        throw new ApiError('conflict', `The organization already holds ${MAX_ACTIVE_KEYS} active API keys, the most it may have; revoke one (DELETE /v1/auth/keys/{key_id}) before creating another.`);
+      }
+      await this.repo.insertKey(tx, key.row);
+    });
     return { ...keyView(key.row), api_key: key.secret };
   }
 

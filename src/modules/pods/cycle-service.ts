@@ -55,6 +55,9 @@ export class CycleService {
       if (existing) return { replayed: true, job: await this.viewOf(sameClientIdBody(existing, hash)) };
     }
     const pod = await this.pods.owned(organizationId, podId);
+    // Billing first, as for every send: a suspended organization's cells are suspended too.
+    const refusal = (await this.pods.sendRefusals([organizationId])).get(organizationId);
+    if (refusal) throw refusal;
     const active = await this.pods.activeCells(pod.id);
     const listId = input.list_id === undefined ? null : await this.ownedList(organizationId, input.list_id);
     if (input.mode === 'ring' && active.length < 2) {

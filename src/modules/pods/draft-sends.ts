@@ -122,7 +122,11 @@ export class PodDraftSends {
   }
 
   private async pickAll(refs: PodDraftRef[]): Promise<Outcome[]> {
-    const [rows, active] = await Promise.all([this.repo.podDraftsAmong(refs), this.pods.activeCellsOf([...new Set(refs.map((ref) => ref.podId))])]);
+    const [rows, active, refusals] = await Promise.all([
+      this.repo.podDraftsAmong(refs),
+      this.pods.activeCellsOf([...new Set(refs.map((ref) => ref.podId))]),
+      this.pods.sendRefusals([...new Set(refs.map((ref) => ref.organizationId))]),
+    ]);
     const drafts = new Map(rows.map((row) => [row.id, row]));
     // A draft id may come with another pod or organization than its own: that send finds nothing.
     const found = refs.map((ref) => {
@@ -140,6 +144,9 @@ export class PodDraftSends {
     // A cell id, or null: the send goes to the next cell of its pod's rotation.
     const picks = found.map((row): string | null | ApiError | undefined => {
       if (!row) return undefined;
+      // Billing first, as for every send: a suspended organization's cells are suspended too.
+      const refusal = refusals.get(row.organization_id);
+      if (refusal) return refusal;
       if (row.status !== 'draft') return notDraft(row, 'sent');
       const rule = rules.get(row.pod_id as string);
       if (!rule) return new ApiError('cell_not_active', 'The pod has no active cell to send from.');

@@ -93,7 +93,7 @@ function registerScoped(app: App, kind: ScopeKind, drafts: DraftsService, scopes
   }, async (request) => drafts.discard(await scopeOf(request), request.params.draft_id));
 
   app.post(`${base}/:draft_id/send`, {
-    config: { auth: 'agent', scope: 'messages:send', idempotent: 'recorded', errors: ['conflict', 'cell_not_active', 'recipient_opted_out'] },
+    config: { auth: 'agent', scope: 'messages:send', idempotent: 'recorded', errors: ['conflict', 'cell_not_active', 'recipient_opted_out', 'mms_unsupported'] },
     schema: {
       operationId: `send${word}Draft`,
       tags: TAGS,

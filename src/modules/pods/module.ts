@@ -5,13 +5,15 @@ import type { Kysely } from 'kysely';
 import type { DB } from '../../db/schema.ts';
 import type { Clock } from '../../lib/clock.ts';
 import type { App } from '../../http/types.ts';
-import { CycleWorker } from '../../workers/cycle-jobs.ts';
+import type { Periodic } from '../../lib/background.ts';
+import type { Wirable } from '../../lib/ports.ts';
 import type { EventsService } from '../events/service.ts';
 import type { MessagesService } from '../messages/service.ts';
 import { CyclePlanner } from './cycle-planner.ts';
 import { CycleRepository } from './cycle-repository.ts';
 import { registerCycleRoutes } from './cycle-routes.ts';
 import { CycleService } from './cycle-service.ts';
+import { CYCLE_JOBS_INTERVAL_MS, CycleWorker } from './cycle-worker.ts';
 import { DraftsRepository } from './drafts-repository.ts';
 import { registerDraftRoutes } from './drafts-routes.ts';
 import { DraftsService } from './drafts-service.ts';
@@ -36,6 +38,8 @@ export interface PodsModule {
   /** Tests call tick() with the manual clock (workers are off there). */
   cycleWorker: CycleWorker;
   scopes: Scopes;
+  ports: Wirable[];
+  loops: Periodic[];
 }
 
 export function build(deps: {
@@ -60,7 +64,8 @@ export function build(deps: {
   // Within the module: deleting a pod stops its jobs. (Hooks into other modules are wired by the
   // composition root.)
   pods.onRemove((tx, pod) => cycles.cancelOpenOfPod(tx, pod));
-  return { pods, drafts, lists, ignore, cycles, cycleWorker, scopes };
+  const loops = [{ name: 'cycle-jobs', intervalMs: CYCLE_JOBS_INTERVAL_MS, tick: () => cycleWorker.tick() }];
+  return { pods, drafts, lists, ignore, cycles, cycleWorker, scopes, ports: Object.values(pods.ports), loops };
 }
 
 export function register(app: App, module: PodsModule): void {

@@ -9,6 +9,7 @@ import type { Clock } from '../../lib/clock.ts';
 import { ApiError, notFound } from '../../lib/errors.ts';
 import { newId } from '../../lib/ids.ts';
 import { listPage, type PageQuery } from '../../lib/pagination.ts';
+import { Port } from '../../lib/ports.ts';
 import type { CellRecord } from '../cells/service.ts';
 import type { CellsPort } from './ports.ts';
 import type { PodsRepository } from './repository.ts';
@@ -29,6 +30,9 @@ export interface UpdatePodInput {
 /** Runs in the transaction that deletes a pod, before its cells leave it (cycle jobs stop). */
 export type PodRemovalListener = (tx: Executor, pod: PodsTable) => Promise<void>;
 
+/** Billing's 402 refusing every send of each organization, or null (wired by the composition root). */
+export type SendRefusals = (organizationIds: readonly string[]) => Promise<Map<string, ApiError | null>>;
+
 /** A cell that can send for its pod now. */
 export interface ActiveCell {
   id: string;
@@ -43,6 +47,8 @@ export class PodsService {
   private readonly cells: CellsPort;
   private readonly clock: Clock;
   private readonly removalListeners: PodRemovalListener[] = [];
+  /** Wired by the composition root: billing's refusals of sends. */
+  readonly ports = { sendRefusals: new Port<SendRefusals>('pods', 'sendRefusals') };
 
   constructor(deps: { repo: PodsRepository; cells: CellsPort; clock: Clock }) {
     this.repo = deps.repo;
@@ -52,6 +58,14 @@ export class PodsService {
 
   onRemove(listener: PodRemovalListener): void {
     this.removalListeners.push(listener);
+  }
+
+  /**
+   * Billing's refusal of the organizations' sends: pod sends check it before their cells, since
+   * a suspended organization's cells are suspended too (and the answer must be its 402).
+   */
+  sendRefusals(organizationIds: readonly string[]): Promise<Map<string, ApiError | null>> {
+    return this.ports.sendRefusals.value(organizationIds);
   }
 
   /** The organization's live pod; 404 for unknown, deleted or another organization's pods. */

@@ -14,12 +14,12 @@ const Organization = Type.Object(
 
 const AgentStatus = Type.Object({
   organization: Organization,
-  billing: Type.Object({
+  billing: Nullable(Type.Object({
     state: Type.String({ description: 'exempt (billing off), inactive, active, past_due or suspended.' }),
     tier: Nullable(Type.String()),
     prepaid_balance_usd: Type.Number(),
     amount_due_usd: Type.Number(),
-  }),
+  }, { description: 'The billing state; null for an OAuth token without the billing:read scope (API keys carry every scope).' })),
   cells: Type.Object({ total: Count, active: Count, online: Count, offline: Count, provisioning: Count }),
   messages: Type.Object({ queued: Count, sending: Count, failed_24h: Count }),
   webhooks: Type.Object({ total: Count, failing: Count }),
@@ -46,7 +46,7 @@ export function registerAgentStatusRoutes(app: App, status: AgentStatusService):
       operationId: 'getAgentStatus',
       tags: ['Organizations'],
       summary: 'What is wrong, in one call',
-      description: 'Organization, cells, message and webhook health, the rate limit, and checks with what to do about each.',
+      description: 'Organization, billing, cells, message and webhook health, the rate limit, and checks with what to do about each. The billing state and balance need billing:read: without it `billing` is null and the billing check only says so.',
       response: { 200: Described(AgentStatus, 'The status of the organization and its checks.') },
     },
   }, async (request) => status.status(agentOf(request)));

@@ -5,6 +5,7 @@ import type { AgentPrincipal } from '../../http/types.ts';
 import type { CellsService } from '../cells/service.ts';
 import type { MessagesService } from '../messages/service.ts';
 import type { WebhooksService } from '../webhooks/service.ts';
+import { isAre, plural } from '../../lib/plural.ts';
 
 type CheckStatus = 'ok' | 'warn' | 'fail';
 
@@ -45,29 +46,36 @@ export class AgentStatusService {
   }
 
   async status(agent: AgentPrincipal) {
+    // Billing state and balance are billing:read's (API keys carry it): an OAuth token without it
+    // gets billing null and a billing check that says only that it is hidden, the same in every state.
+    const showBilling = agent.scopes.includes('billing:read');
     const [cells, messages, webhooks, billing] = await Promise.all([
       this.cells.counts(agent.organizationId),
       this.messages.healthCounts(agent.organizationId),
       this.webhooks.summary(agent.organizationId),
-      this.billing?.status(agent.organizationId),
+      showBilling ? this.billing?.status(agent.organizationId) : undefined,
     ]);
+    // Only asked when something is offline: a phone that never called in needs starting, not fixing.
+    const neverSeen = cells.offline > 0 ? await this.cells.countNeverSeen(agent.organizationId) : 0;
     const checks: Check[] = [
       agent.organizationStatus === 'active'
         ? { name: 'organization', status: 'ok', detail: 'The organization is verified.' }
         : agent.organizationStatus === 'unverified'
           ? { name: 'organization', status: 'fail', detail: 'Verify the organization: POST /v1/agent/verify with the emailed code.' }
           : { name: 'organization', status: 'fail', detail: 'The organization is suspended.' },
-      cellsCheck(cells),
+      cellsCheck(cells, neverSeen),
       failed24h(messages.failed_24h),
-      billing ? billingCheck(billing, this.billing?.minAmountUsd ?? 0) : { name: 'billing', status: 'ok', detail: 'Billing is not wired in here.' },
+      !showBilling ? BILLING_HIDDEN : billing ? billingCheck(billing, this.billing?.minAmountUsd ?? 0) : { name: 'billing', status: 'ok', detail: 'Billing is not wired in here.' },
       webhooks.failing > 0
-        ? { name: 'webhooks', status: 'warn', detail: `${webhooks.failing} of ${webhooks.total} webhooks are failing or disabled; see GET /v1/webhooks/{id}/deliveries.` }
+        ? { name: 'webhooks', status: 'warn', detail: `${webhooks.failing} of ${plural(webhooks.total, 'webhook')} ${isAre(webhooks.failing)} failing or disabled; see GET /v1/webhooks/{id}/deliveries.` }
         : { name: 'webhooks', status: 'ok', detail: webhooks.total > 0 ? 'Every webhook is delivering.' : 'No webhooks; events are on the stream.' },
     ];
     return {
       organization: { id: agent.organizationId, name: agent.organizationName, status: agent.organizationStatus },
       // Without billing wired in, no tier has been bought: the `inactive` state.
-      billing: billing
+      billing: !showBilling
+        ? null
+        : billing
         ? { state: billing.state, tier: billing.tier, prepaid_balance_usd: billing.prepaid_balance_usd, amount_due_usd: billing.amount_due_usd }
         : { state: 'inactive', tier: null, prepaid_balance_usd: 0, amount_due_usd: 0 },
       cells,
@@ -79,16 +87,39 @@ export class AgentStatusService {
   }
 }
 
-function cellsCheck(cells: { total: number; active: number; offline: number; provisioning: number }): Check {
-  if (cells.offline > 0) return { name: 'cells', status: 'fail', detail: `${cells.offline} of ${cells.active} active cells are offline: their phones have not called in for 120 s.` };
-  if (cells.provisioning > 0) return { name: 'cells', status: 'warn', detail: `${cells.provisioning} cells wait for a free phone; they activate when the operator adds one.` };
+/** Whose phones, agreeing with the count: "its phone has", "their phones have", "1 phone has", "2 phones have". */
+function phonesHave(n: number, offline: number): string {
+  if (n === offline) return n === 1 ? 'its phone has' : 'their phones have';
+  return `${plural(n, 'phone')} ${n === 1 ? 'has' : 'have'}`;
+}
+
+/** The billing check of a token without billing:read: one fixed answer, so its status says nothing of the state either. */
+const BILLING_HIDDEN: Check = {
+  name: 'billing',
+  status: 'warn',
+  detail: 'Hidden: this token lacks the billing:read scope. Sends and cell creates that billing blocks still answer 402 with the payment that unblocks them.',
+};
+
+function cellsCheck(cells: { total: number; active: number; offline: number; provisioning: number }, neverSeen: number): Check {
+  if (cells.offline > 0) {
+    const silent = cells.offline - neverSeen;
+    const why = [
+      neverSeen > 0 ? `${phonesHave(neverSeen, cells.offline)} never called in (start the phone app on it)` : '',
+      silent > 0 ? `${phonesHave(silent, cells.offline)} not called in for 120 s` : '',
+    ].filter(Boolean).join('; ');
+    return { name: 'cells', status: 'fail', detail: `${cells.offline} of ${plural(cells.active, 'active cell')} ${isAre(cells.offline)} offline: ${why}.` };
+  }
+  if (cells.provisioning > 0) {
+    const one = cells.provisioning === 1;
+    return { name: 'cells', status: 'warn', detail: `${plural(cells.provisioning, 'cell')} ${one ? 'waits' : 'wait'} for a free phone; ${one ? 'it activates' : 'they activate'} when the operator adds one.` };
+  }
   if (cells.total === 0) return { name: 'cells', status: 'warn', detail: 'No cells yet: POST /v1/cells.' };
-  return { name: 'cells', status: 'ok', detail: `${cells.active} active cells, all online.` };
+  return { name: 'cells', status: 'ok', detail: `${plural(cells.active, 'active cell')}, ${cells.active === 1 ? 'online' : 'all online'}.` };
 }
 
 function failed24h(failed: number): Check {
   return failed > 0
-    ? { name: 'messages', status: 'warn', detail: `${failed} messages failed in the last 24 hours; filter GET /v1/cells/{cell_id}/messages?status=failed for their errors.` }
+    ? { name: 'messages', status: 'warn', detail: `${plural(failed, 'message')} failed in the last 24 hours; filter GET /v1/cells/{cell_id}/messages?status=failed for their errors.` }
     : { name: 'messages', status: 'ok', detail: 'No failed messages in the last 24 hours.' };
 }
 

@@ -70,3 +70,26 @@ describe('GET /v1/agent/status', () => {
     expectProblem(await t.app.inject({ url: '/v1/agent/status' }), 401, 'unauthenticated');
   });
 });
+
+describe('GET /v1/agent/status: why cells are offline', () => {
+  let t: TestApp;
+  before(async () => {
+    t = await startApp();
+  });
+  after(() => t.close());
+
+  it('says a phone that never called in has never called in, and counts in words ("1 active cell")', async () => {
+    const line = await activeLine(t);
+    const detail = async () => (await statusOf(t, line.org.headers)).checks.find((c: { name: string }) => c.name === 'cells').detail;
+    assert.equal(await detail(), '1 of 1 active cell is offline: its phone has never called in (start the phone app on it).');
+    const heartbeat = await t.app.inject({ method: 'POST', url: '/v1/device/heartbeat', headers: { 'x-phone-key': line.device.key }, payload: {} });
+    assert.equal(heartbeat.statusCode, 200, heartbeat.body);
+    assert.equal(await detail(), '1 active cell, online.');
+    t.clock.advance(121_000);
+    await t.services.devices.markSilentOffline();
+    assert.equal(await detail(), '1 of 1 active cell is offline: its phone has not called in for 120 s.');
+    // A second line whose phone never called in: both reasons, each counted.
+    await activeLine(t, {}, line.org);
+    assert.equal(await detail(), '2 of 2 active cells are offline: 1 phone has never called in (start the phone app on it); 1 phone has not called in for 120 s.');
+  });
+});

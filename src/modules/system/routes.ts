@@ -4,12 +4,13 @@ import type { Database } from '../../db/database.ts';
 import { ApiError } from '../../lib/errors.ts';
 import { Described } from '../../http/schemas.ts';
 import type { App } from '../../http/types.ts';
+import { sendOpenApi } from './openapi-texts.ts';
 
 export const VERSION = '0.1.0';
 
 const Health = Type.Object(
   { status: Type.Literal('ok'), version: Type.String({ description: 'The API version.' }), database: Type.Literal('ok') },
-  { $id: 'Health', description: 'The process answers and reaches its database.', examples: [{ status: 'ok', version: VERSION, database: 'ok' }] },
+  { $id: 'Health', description: 'The process answers and its database takes writes.', examples: [{ status: 'ok', version: VERSION, database: 'ok' }] },
 );
 
 export function registerSystemRoutes(app: App, database: Database): void {
@@ -19,28 +20,27 @@ export function registerSystemRoutes(app: App, database: Database): void {
       operationId: 'getHealth',
       tags: ['System'],
       summary: 'Liveness and database reachability',
-      description: '503 unavailable when the database is unreachable.',
+      description: '503 unavailable when the database is unreachable or cannot be written (a read-only file or server): `database` says which.',
       response: { 200: Described(Health, 'The process is up and its database answers.') },
     },
   }, async () => {
-    if (!(await database.ping())) {
+    const health = await database.ping();
+    if (health === 'unreachable') {
       throw new ApiError('unavailable', 'The database is unreachable.', { headers: { 'Retry-After': '5' }, extensions: { database: 'unreachable' } });
+    }
+    if (health === 'read_only') {
+      throw new ApiError('unavailable', 'The database is read-only: every write would fail (check the disk, the file\'s permissions, or that the server is a primary).', { headers: { 'Retry-After': '5' }, extensions: { database: 'read_only' } });
     }
     return { status: 'ok' as const, version: VERSION, database: 'ok' as const };
   });
 
+  // The document, built once off the request path (src/modules/system/openapi-texts.ts).
   const openapiDocument = {
     config: { auth: 'public' as const, unlimited: true },
     schema: { hide: true },
   };
-  const sendYaml = async (_request: unknown, reply: { type(t: string): { send(body: string): unknown } }) =>
-    reply.type('application/yaml; charset=utf-8').send(app.swagger({ yaml: true }));
-  app.get('/openapi.yaml', openapiDocument, sendYaml);
-  app.get('/docs/openapi.yaml', openapiDocument, sendYaml);
-  const sendJson = async (_request: unknown, reply: { type(t: string): { send(body: string): unknown } }) =>
-    reply.type('application/json; charset=utf-8').send(JSON.stringify(app.swagger()));
-  app.get('/openapi.json', openapiDocument, sendJson);
-  app.get('/docs/openapi.json', openapiDocument, sendJson);
+  for (const url of ['/openapi.yaml', '/docs/openapi.yaml']) app.get(url, openapiDocument, (request, reply) => sendOpenApi(app, 'yaml', request, reply));
+  for (const url of ['/openapi.json', '/docs/openapi.json']) app.get(url, openapiDocument, (request, reply) => sendOpenApi(app, 'json', request, reply));
 
   // The error pages at /docs/errors are src/modules/docs.
 }

@@ -1,9 +1,13 @@
 // Webhooks: endpoints (routes), the fan-out of events into deliveries, and the deliverer the
-// delivery worker (src/workers/webhook-delivery.ts, started by the composition root) drives.
+// delivery worker (src/workers/webhook-delivery.ts, a loop this build hands to the composition
+// root) drives.
+import type { FastifyBaseLogger } from 'fastify';
 import type { Database } from '../../db/database.ts';
 import type { Clock } from '../../lib/clock.ts';
 import { systemLookup } from '../../lib/ssrf.ts';
 import type { App } from '../../http/types.ts';
+import type { Loop } from '../../lib/background.ts';
+import { WebhookDeliveryWorker } from '../../workers/webhook-delivery.ts';
 import type { EventsService } from '../events/service.ts';
 import { DEFAULT_TIMEOUT_MS, WebhookDeliverer, type WebhookOptions } from './delivery.ts';
 import { httpEgress } from './egress.ts';
@@ -14,9 +18,11 @@ import { WebhooksService } from './service.ts';
 export interface WebhooksModule {
   webhooks: WebhooksService;
   deliverer: WebhookDeliverer;
+  webhookWorker: WebhookDeliveryWorker;
+  loops: Loop[];
 }
 
-export function build(deps: { database: Database; clock: Clock; events: EventsService; allowPrivate: boolean; options?: WebhookOptions }): WebhooksModule {
+export function build(deps: { database: Database; clock: Clock; events: EventsService; allowPrivate: boolean; options?: WebhookOptions; log: FastifyBaseLogger }): WebhooksModule {
   const options = deps.options ?? {};
   const repo = new WebhooksRepository(deps.database.db, deps.database.dialect);
   const targets = { allowPrivate: deps.allowPrivate, lookup: options.lookup ?? systemLookup };
@@ -30,7 +36,8 @@ export function build(deps: { database: Database; clock: Clock; events: EventsSe
     timeoutMs: options.timeoutMs ?? DEFAULT_TIMEOUT_MS,
     random: options.random,
   });
-  return { webhooks, deliverer };
+  const webhookWorker = new WebhookDeliveryWorker({ deliverer, webhooks, events: deps.events, log: deps.log, pollMs: options.pollMs, concurrency: options.concurrency });
+  return { webhooks, deliverer, webhookWorker, loops: [webhookWorker] };
 }
 
 export function register(app: App, module: WebhooksModule): void {

@@ -8,6 +8,7 @@ import type { SignedInContext } from '../guard.ts';
 import { escape, field } from '../layout.ts';
 import { monthName, usageChart, usageTable, type DailyUsage, type Month } from './chart.ts';
 import { capitalized, csrfField, notice, sectionPage, stateTag, when } from './shared.ts';
+import { plural } from '../../../lib/plural.ts';
 
 export const RAILS = ['card_processor', 'x402', 'mpp'] as const;
 export type Rail = (typeof RAILS)[number];
@@ -96,6 +97,16 @@ function railOption(view: BillingView, rail: 'x402' | 'mpp'): string {
 <p class="small">How an agent pays with ${escape(what)}: the amount and the REST call (<code>POST /v1/billing/${rail}/pay</code>).</p></div>`;
 }
 
+/** The card button, or, with the card processor off (CELLGATE_CARD_PROCESSOR=off), why there is none. */
+function cardOption(view: BillingView): string {
+  if (!view.options.rails.includes('card_processor')) {
+    return `<div class="rail">${stateTag('idle', 'Card: not offered')}<p class="small">Card payments are not offered on this deployment.</p></div>`;
+  }
+  const card = view.stripe ? 'Opens Stripe Checkout.' : 'Opens the built-in card page of this deployment (a development processor: no card is charged).';
+  return `<div class="rail"><button type="submit" name="rail" value="card_processor" class="primary">Pay by card</button>
+<p class="small">${escape(card)}</p></div>`;
+}
+
 /** One form: the intent, the amount (used by a top-up only, so not marked required), a button per rail. */
 function paySection(context: SignedInContext, view: BillingView, form: PayForm): string {
   if (!view.enabled) return '';
@@ -105,7 +116,6 @@ function paySection(context: SignedInContext, view: BillingView, form: PayForm):
 <input type="radio" id="intent-${i}" name="intent" value="${escape(choice.value)}"${choice.value === chosen ? ' checked' : ''}>
 <label for="intent-${i}">${escape(choice.label)}</label>
 </div>`).join('\n');
-  const card = view.stripe ? 'Opens Stripe Checkout.' : 'Opens the built-in card page of this deployment (a development processor: no card is charged).';
   return `<section aria-labelledby="pay-heading">
 <h2 id="pay-heading">Pay</h2>
 <form method="post" action="${context.path}/billing/pay" novalidate>
@@ -118,8 +128,7 @@ ${errorOf('intent', form.errors?.intent)}
 ${field({ id: 'amount', name: 'amount_usd', label: 'Amount to add, in US dollars', type: 'text', value: form.amount, hint: `For adding funds only: at least ${dollars(view.options.min_amount_usd ?? 0)}, like 25 or 12.50.`, error: form.errors?.amount_usd, attributes: 'inputmode="decimal" autocomplete="off" maxlength="16" class="amount-input"' }).replace(/(<input [^>]*) required/, '$1')}
 <fieldset class="field rails"${describedBy('rail', form.errors?.rail)}>
 <legend>Pay with</legend>
-<div class="rail"><button type="submit" name="rail" value="card_processor" class="primary">Pay by card</button>
-<p class="small">${escape(card)}</p></div>
+${cardOption(view)}
 ${railOption(view, 'x402')}
 ${railOption(view, 'mpp')}
 ${errorOf('rail', form.errors?.rail)}
@@ -175,9 +184,9 @@ function usageSection(view: BillingView): string {
 <h2 id="usage-heading">Usage in ${escape(monthName(view.month))}</h2>
 <dl class="facts">
 <dt>Total</dt><dd><strong>$${escape(view.summary.amount_usd)}</strong></dd>
-<dt>SMS</dt><dd>${byType.sms?.quantity ?? 0} segments, $${escape(byType.sms?.amount_usd ?? '0.00')}</dd>
-<dt>MMS</dt><dd>${byType.mms?.quantity ?? 0} messages, $${escape(byType.mms?.amount_usd ?? '0.00')}</dd>
-<dt>Cells</dt><dd>${byType.cell_month?.quantity ?? 0} cell-months, $${escape(byType.cell_month?.amount_usd ?? '0.00')}</dd>
+<dt>SMS</dt><dd>${plural(byType.sms?.quantity ?? 0, 'segment')}, $${escape(byType.sms?.amount_usd ?? '0.00')}</dd>
+<dt>MMS</dt><dd>${plural(byType.mms?.quantity ?? 0, 'message')}, $${escape(byType.mms?.amount_usd ?? '0.00')}</dd>
+<dt>Cells</dt><dd>${plural(byType.cell_month?.quantity ?? 0, 'cell-month')}, $${escape(byType.cell_month?.amount_usd ?? '0.00')}</dd>
 </dl>
 ${chart ?? '<p>No usage yet this month.</p>'}
 ${usageTable(view.month, view.days)}

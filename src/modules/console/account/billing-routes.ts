@@ -1,6 +1,6 @@
 // /console/billing: status, the pay form and the month's usage, through the billing module the
 // REST API uses: a card payment is CheckoutService.start (POST /v1/billing/checkout) followed by a
-// 303 to its checkout URL; the x402 and MPP buttons show BillingService.requirements (what
+// 303 to its checkout URL; the x402 and MPP buttons show BillingQuotes.requirements (what
 // GET /v1/billing/x402/requirements answers) as the requests an agent makes to pay.
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { App } from '../../../http/types.ts';
@@ -22,7 +22,7 @@ type Outcome = { kind: 'checkout'; url: string } | { kind: 'shown'; shown: Shown
 
 export function registerBillingPages(scope: App, module: ConsoleModule): void {
   const { guard, clock } = module;
-  const { billing, usage, checkout, stripe } = module.dashboard.billing;
+  const { billing, quotes, usage, checkout, stripe } = module.dashboard.billing;
   // The oauth resource of the REST API is its address (`<base>/v1`): where agents pay.
   const apiBase = module.oauth.resources.v1;
 
@@ -77,7 +77,7 @@ export function registerBillingPages(scope: App, module: ConsoleModule): void {
       const query = { intent, tier, amount_usd: intent === 'top_up' ? form.amount : undefined };
       try {
         if (rail === 'card_processor') return { kind: 'checkout', url: (await checkout.start(session.organizationId, query)).checkout_url };
-        const details = await billing.requirements(session.organizationId, query);
+        const details = await quotes.requirements(session.organizationId, query);
         const body = { intent, ...(tier ? { tier } : {}), ...(query.amount_usd ? { amount_usd: query.amount_usd } : {}) };
         return { kind: 'shown', shown: { rail: rail as 'x402' | 'mpp', details, body } };
       } catch (error) {

@@ -129,3 +129,29 @@ describe('console billing with x402 and MPP configured', () => {
     assert.match(shown.body, /<dt>Methods<\/dt><dd>tempo<\/dd>/);
   });
 });
+
+describe('console billing with the card processor off', () => {
+  let t: TestApp;
+  let org: SignedInOrg;
+  before(async () => {
+    t = await startApp({ env: { CELLGATE_CARD_PROCESSOR: 'off', CELLGATE_X402_BASE_PAY_TO: BASE_PAY_TO } });
+    org = await signedInOrganization(t);
+  });
+  after(() => t.close());
+
+  it('offers no card button and says card payments are not offered here, keeping the other rails', async () => {
+    const body = (await page(t, org, '/console/billing')).body;
+    assert.doesNotMatch(body, /value="card_processor"|Pay by card|card page|Stripe Checkout/);
+    assert.match(body, /Card: not offered<\/span><p class="small">Card payments are not offered on this deployment\.<\/p>/);
+    assert.match(body, /<button type="submit" name="rail" value="x402" class="secondary">Show x402 payment details<\/button>/);
+  });
+
+  it('refuses a forged card post with the form and its reason, starting no payment', async () => {
+    const paying = await post(t, org, '/console/billing/pay', { intent: 'top_up', amount_usd: '25', rail: 'card_processor' });
+    assert.equal(paying.statusCode, 400, paying.body);
+    assert.match(paying.body, /Card payment is not configured on this deployment\./);
+    assert.doesNotMatch(paying.body, /value="card_processor"/);
+    const payments = await t.database.db.selectFrom('payments').select('id').where('organization_id', '=', org.organizationId).execute();
+    assert.deepEqual(payments, []);
+  });
+});

@@ -9,9 +9,14 @@
 // the feed delivered meanwhile, dropping anything at or below the last seq sent (as the WebSocket
 // stream does). A backlog too long to replay is a `resync`: the script reloads the page's content.
 //
+// At most CELLGATE_MAX_STREAMS_PER_ORG live views per organization (in this process): one more is
+// 429 `rate_limited` with Retry-After, before the response is taken over; the slot is given back
+// with the response's 'close'.
+//
 // Released on disconnect: the response's 'close' unsubscribes. A heartbeat comment keeps proxies
 // from closing an idle stream and re-checks the session, so signing out ends open streams too.
 import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { ConnectionCap } from '../../../http/connection-caps.ts';
 import { StreamEvent } from '../../events/envelope.ts';
 import type { FeedSubscriber } from '../../events/feed.ts';
 import type { EventsService } from '../../events/service.ts';
@@ -137,6 +142,8 @@ export interface LiveDeps {
   /** Whether the stream's session still holds, for this organization (checked at each heartbeat). */
   stillSignedIn: (request: FastifyRequest, organizationId: string) => Promise<boolean>;
   log: { warn(details: object, message: string): void };
+  /** Concurrent live views per organization. */
+  cap: ConnectionCap;
 }
 
 export class ConsoleLive {
@@ -155,12 +162,9 @@ export class ConsoleLive {
   /** Takes over the response (checks are the caller's: session, cell ownership, `after`) and streams until either side closes. */
   async open(request: FastifyRequest, reply: FastifyReply, options: { organizationId: string; cellId: string | null; after: number | null; render: LiveRender }): Promise<void> {
     const { events } = this.deps;
-    // The end of the outbox as committed now; the shared reader may lag behind it by a wake.
-    const committed = await events.latestSeq();
-    await events.feed.start();
-    reply.hijack();
-    // The browser may have gone while we awaited: its 'close' has fired already, so do not subscribe.
-    if (request.raw.destroyed) return void reply.raw.destroy();
+    const release = this.deps.cap.admit(options.organizationId);
+    const committed = await this.prepare(request, reply, release);
+    if (committed === false) return;
     reply.raw.writeHead(200, {
       'content-type': 'text/event-stream; charset=utf-8',
       'cache-control': 'no-store',
@@ -169,6 +173,7 @@ export class ConsoleLive {
       'x-accel-buffering': 'no',
     });
     reply.raw.write('retry: 3000\n\n');
+    reply.raw.on('close', release);
     const stream = new LiveStream({ ...options, request, reply, onClose: (s) => this.forget(s) });
     reply.raw.on('close', () => stream.closed());
     const joinedAt = events.feed.subscribe(stream);
@@ -182,6 +187,29 @@ export class ConsoleLive {
     } catch (error) {
       this.deps.log.warn({ err: error }, 'console live stream failed; the browser reconnects');
       stream.close();
+    }
+  }
+
+  /**
+   * Reads the outbox's end and takes the response over; false (and the slot given back) when the
+   * browser went meanwhile or the database failed: then there is no response whose 'close' would.
+   */
+  private async prepare(request: FastifyRequest, reply: FastifyReply, release: () => void): Promise<number | false> {
+    try {
+      // The end of the outbox as committed now; the shared reader may lag behind it by a wake.
+      const committed = await this.deps.events.latestSeq();
+      await this.deps.events.feed.start();
+      reply.hijack();
+      // The browser may have gone while we awaited: its 'close' has fired already, so do not subscribe.
+      if (request.raw.destroyed) {
+        release();
+        reply.raw.destroy();
+        return false;
+      }
+      return committed;
+    } catch (error) {
+      release();
+      throw error;
     }
   }
 

@@ -85,6 +85,7 @@ export function registerConversationPages(app: App, module: ConsoleModule): void
     events,
     stillSignedIn: async (request, organizationId) => (await guard.session(request))?.organizationId === organizationId,
     log: app.log,
+    cap: module.liveViews,
   });
   // Open streams would hold the server's close until the browsers hang up.
   app.addHook('preClose', async () => live.closeAll());

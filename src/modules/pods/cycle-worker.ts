@@ -4,9 +4,9 @@
 // until the lease runs out; items are queued exactly once whoever advances them.
 import { randomUUID } from 'node:crypto';
 import type { FastifyBaseLogger } from 'fastify';
-import type { Clock } from '../lib/clock.ts';
-import type { CycleRepository } from '../modules/pods/cycle-repository.ts';
-import type { AdvanceOptions, CyclePlanner } from '../modules/pods/cycle-planner.ts';
+import type { Clock } from '../../lib/clock.ts';
+import type { CycleRepository } from './cycle-repository.ts';
+import type { AdvanceOptions, CyclePlanner } from './cycle-planner.ts';
 
 export const CYCLE_JOBS_INTERVAL_MS = 1000;
 /** How long a claim holds a job without renewing it (each planned batch renews it). */

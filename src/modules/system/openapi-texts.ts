@@ -1,0 +1,76 @@
+// The OpenAPI document as served: its JSON and YAML texts, built once per process and kept with
+// their ETags, so a request for it is a buffer write.
+//
+// Why: @fastify/swagger builds the ~900 kB document synchronously (a few hundred ms, most of it
+// its reference resolver), and the `yaml` package took another 1 to 1.5 s to stringify it; done on
+// the first request, that blocked the event loop for about 2 s (long-polls, stream heartbeats and
+// every other request waited). Now the YAML comes from src/modules/system/yaml.ts (tens of ms),
+// each step runs in its own turn of the event loop so requests are served between them, and a
+// listening server starts the build right after listen instead of on the first request. A request
+// arriving before it is done awaits the same build.
+import { createHash } from 'node:crypto';
+import { setImmediate as nextTurn } from 'node:timers/promises';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { isFresh, REVALIDATED_CACHE_CONTROL } from '../../http/conditional.ts';
+import type { App } from '../../http/types.ts';
+import { jsonToYaml } from './yaml.ts';
+
+export interface OpenApiText {
+  body: Buffer;
+  /** Strong: a hash of the body. */
+  etag: string;
+}
+
+export interface OpenApiTexts {
+  json: OpenApiText;
+  yaml: OpenApiText;
+}
+
+const text = (source: string): OpenApiText => {
+  const body = Buffer.from(source);
+  return { body, etag: `"${createHash('sha256').update(body).digest('base64url')}"` };
+};
+
+async function build(app: App): Promise<OpenApiTexts> {
+  await nextTurn();
+  const json = JSON.stringify(app.swagger());
+  await nextTurn();
+  const yaml = jsonToYaml(JSON.parse(json));
+  return { json: text(json), yaml: text(yaml) };
+}
+
+const built = new WeakMap<App, Promise<OpenApiTexts>>();
+
+/**
+ * The texts of `app`'s document (call it once the app is ready: the routes are final), built on
+ * the first call and kept; concurrent calls share one build, and a failed build is retried by the
+ * next call.
+ */
+export function openApiTexts(app: App): Promise<OpenApiTexts> {
+  let texts = built.get(app);
+  if (!texts) {
+    texts = build(app).catch((error: unknown) => {
+      built.delete(app);
+      throw error;
+    });
+    built.set(app, texts);
+  }
+  return texts;
+}
+
+/** Answers `request` with `which` text of the document: ETag, revalidated caching, 304 when fresh. */
+export async function sendOpenApi(app: App, which: keyof OpenApiTexts, request: FastifyRequest, reply: FastifyReply): Promise<FastifyReply> {
+  const { body, etag } = (await openApiTexts(app))[which];
+  reply.headers({ etag, 'cache-control': REVALIDATED_CACHE_CONTROL });
+  if (isFresh(request, etag)) return reply.code(304).send();
+  return reply.type(which === 'yaml' ? 'application/yaml; charset=utf-8' : 'application/json; charset=utf-8').send(body);
+}
+
+/**
+ * `cellgate serve` calls this once listening: the texts are built in the background (requests are
+ * served between the steps) so the first request for the document finds them ready. Not on
+ * listen for every app: the tests that listen would each pay for a build they do not read.
+ */
+export function buildOpenApiInBackground(app: App): void {
+  openApiTexts(app).catch((error: unknown) => app.log.error({ err: error }, 'the OpenAPI document could not be built'));
+}
