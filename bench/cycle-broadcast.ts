@@ -33,12 +33,18 @@ await runBench(async (onExit) => {
   let job: Record<string, unknown>;
   try {
     const started = performance.now();
-    job = await request(`${service.url}/v1/pods/${podId}/messages/cycle`, { method: 'POST', headers: auth, body: { mode: 'broadcast', body: 'Benchmark broadcast: hello from Cellgate.', to }, expect: 202 });
+    job = await request(`${service.url}/v1/pods/${podId}/messages/cycle`, {
+      method: 'POST',
+      headers: auth,
+      body: { mode: 'broadcast', body: 'Benchmark broadcast: hello from Cellgate.', to },
+      expect: 202,
+    });
     accepted = performance.now() - started;
     for (;;) {
       const status = await request(`${service.url}/v1/agent/status`, { headers: auth });
       if ((status.messages as { queued: number }).queued >= RECIPIENTS) break;
-      if (performance.now() - started > 120_000) throw new Error(`not every message was queued within 120 s: ${JSON.stringify(status.messages)}`);
+      if (performance.now() - started > 120_000)
+        throw new Error(`not every message was queued within 120 s: ${JSON.stringify(status.messages)}`);
       await sleep(20);
     }
     queuedAll = performance.now() - started;
@@ -46,12 +52,14 @@ await runBench(async (onExit) => {
     clearInterval(sampler);
   }
   const read = await request(`${service.url}/v1/pods/${podId}/jobs/${String(job.id)}`, { headers: auth });
-  process.stdout.write([
-    `10,000-recipient broadcast over a 4-cell pod on ${service.database}`,
-    machineLoad(),
-    `time to 202:                ${accepted.toFixed(0)} ms (target < ${TARGET_202_MS} ms) ${accepted < TARGET_202_MS ? 'MET' : 'NOT MET'}`,
-    `time until all are queued:  ${queuedAll.toFixed(0)} ms (${(RECIPIENTS / (queuedAll / 1000)).toFixed(0)} messages/s)`,
-    `RSS: ${baseline.toFixed(0)} MB before, peak ${peak.toFixed(0)} MB: growth ${(peak - baseline).toFixed(0)} MB`,
-    `job counts after: ${JSON.stringify(read.counts)}`,
-  ].join('\n') + '\n');
+  process.stdout.write(
+    [
+      `10,000-recipient broadcast over a 4-cell pod on ${service.database}`,
+      machineLoad(),
+      `time to 202:                ${accepted.toFixed(0)} ms (target < ${TARGET_202_MS} ms) ${accepted < TARGET_202_MS ? 'MET' : 'NOT MET'}`,
+      `time until all are queued:  ${queuedAll.toFixed(0)} ms (${(RECIPIENTS / (queuedAll / 1000)).toFixed(0)} messages/s)`,
+      `RSS: ${baseline.toFixed(0)} MB before, peak ${peak.toFixed(0)} MB: growth ${(peak - baseline).toFixed(0)} MB`,
+      `job counts after: ${JSON.stringify(read.counts)}`,
+    ].join('\n') + '\n',
+  );
 });

@@ -76,11 +76,16 @@ await runBench(async (onExit) => {
     const id = String(sent.id);
     const accepted = performance.now();
     if (!delivered.has(id)) {
-      await withTimeout(new Promise<void>((done) => waiters.set(id, done)), 10_000, `message ${id} was not delivered within 10 s`);
+      await withTimeout(
+        new Promise<void>((done) => waiters.set(id, done)),
+        10_000,
+        `message ${id} was not delivered within 10 s`,
+      );
     }
     const reading = performance.now();
     const read = await request(`${service.url}/v1/cells/${cell.cellId}/messages/${id}`, { headers: auth });
-    if (read.status !== 'delivered') throw new Error(`message ${id} reads ${String(read.status)} after the delivered report`);
+    if (read.status !== 'delivered')
+      throw new Error(`message ${id} reads ${String(read.status)} after the delivered report`);
     if (measuring) {
       const done = performance.now();
       total.push(done - started);
@@ -97,7 +102,11 @@ await runBench(async (onExit) => {
   const p50 = percentile(total, 50);
   const p99 = percentile(total, 99);
   const row = (label: string, samples: number[]) =>
-    `${label.padEnd(36)} p50 ${percentile(samples, 50).toFixed(1).padStart(6)} ms  p99 ${percentile(samples, 99).toFixed(1).padStart(6)} ms  max ${Math.max(...samples).toFixed(1).padStart(6)} ms`;
+    `${label.padEnd(36)} p50 ${percentile(samples, 50).toFixed(1).padStart(6)} ms  p99 ${percentile(samples, 99).toFixed(1).padStart(6)} ms  max ${Math.max(
+      ...samples,
+    )
+      .toFixed(1)
+      .padStart(6)} ms`;
   process.stdout.write(
     [
       `end-to-end latency on ${service.database}: ${count} sequential messages after ${WARMUP_MESSAGES} warm-up`,
@@ -116,7 +125,10 @@ await runBench(async (onExit) => {
 async function withTimeout(promise: Promise<void>, ms: number, message: string): Promise<void> {
   let timer: NodeJS.Timeout | undefined;
   try {
-    await Promise.race([promise, new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new Error(message)), ms)))]);
+    await Promise.race([
+      promise,
+      new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new Error(message)), ms))),
+    ]);
   } finally {
     clearTimeout(timer);
   }

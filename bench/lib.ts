@@ -151,14 +151,16 @@ export function serviceEnv(options: { databaseUrl: string; port: number; adminTo
   };
 }
 
-export async function startService(options: {
-  postgres?: boolean;
-  env?: Record<string, string>;
-  /** Directory for a CPU profile of the service (`node --cpu-prof`). */
-  profile?: string | null;
-  /** Entry point relative to the repository root, for A/B runs against a modified copy. */
-  entry?: string;
-} = {}): Promise<Service> {
+export async function startService(
+  options: {
+    postgres?: boolean;
+    env?: Record<string, string>;
+    /** Directory for a CPU profile of the service (`node --cpu-prof`). */
+    profile?: string | null;
+    /** Entry point relative to the repository root, for A/B runs against a modified copy. */
+    entry?: string;
+  } = {},
+): Promise<Service> {
   const port = await freePort();
   const adminToken = `cg_adm_${randomBytes(16).toString('hex')}`;
   let databaseUrl: string;
@@ -241,18 +243,34 @@ export interface Organization {
 }
 
 /** Signs up, reads the code from the dev outbox (admin token), verifies, is paid for by the operator. */
-export async function signUpVerified(service: Service, email = `bench-${randomBytes(6).toString('hex')}@example.com`): Promise<Organization> {
-  const signUp = await call(`${service.url}/v1/agent/sign-up`, { method: 'POST', body: { email, organization_name: 'Bench' } });
+export async function signUpVerified(
+  service: Service,
+  email = `bench-${randomBytes(6).toString('hex')}@example.com`,
+): Promise<Organization> {
+  const signUp = await call(`${service.url}/v1/agent/sign-up`, {
+    method: 'POST',
+    body: { email, organization_name: 'Bench' },
+  });
   const apiKey = String(signUp.api_key);
-  const outbox = await call(`${service.url}/v1/admin/outbox?to=${encodeURIComponent(email)}&limit=1`, { token: service.adminToken });
+  const outbox = await call(`${service.url}/v1/admin/outbox?to=${encodeURIComponent(email)}&limit=1`, {
+    token: service.adminToken,
+  });
   const mail = (outbox.messages as { subject: string; text: string }[])[0];
   const code = (mail?.subject + ' ' + mail?.text).match(/\b(\d{6})\b/)?.[1];
   if (!code) throw new Error(`no verification code in the dev outbox for ${email}`);
   await call(`${service.url}/v1/agent/verify`, { method: 'POST', token: apiKey, body: { code } });
   // With billing on (the default) the operator pays: a year of pro and a balance no bench spends.
   const organizationId = String(signUp.organization_id);
-  await call(`${service.url}/v1/admin/organizations/${organizationId}/grant`, { method: 'POST', token: service.adminToken, body: { tier: 'pro', months: 12, reason: 'bench' } });
-  await call(`${service.url}/v1/admin/organizations/${organizationId}/credits`, { method: 'POST', token: service.adminToken, body: { amount_usd: '1000000.00', reason: 'bench' } });
+  await call(`${service.url}/v1/admin/organizations/${organizationId}/grant`, {
+    method: 'POST',
+    token: service.adminToken,
+    body: { tier: 'pro', months: 12, reason: 'bench' },
+  });
+  await call(`${service.url}/v1/admin/organizations/${organizationId}/credits`, {
+    method: 'POST',
+    token: service.adminToken,
+    body: { amount_usd: '1000000.00', reason: 'bench' },
+  });
   return { organizationId, apiKey, email };
 }
 
@@ -328,7 +346,9 @@ export async function load(
     succeeded: result['2xx'] + (warmup?.['2xx'] ?? 0),
   };
   if (outcome.errors > 0 || outcome.non2xx > 0 || outcome.total === 0) {
-    throw new Error(`${label}: ${outcome.total} requests, ${outcome.non2xx} non-2xx, ${outcome.errors} errors; the figures would be meaningless`);
+    throw new Error(
+      `${label}: ${outcome.total} requests, ${outcome.non2xx} non-2xx, ${outcome.errors} errors; the figures would be meaningless`,
+    );
   }
   return outcome;
 }
@@ -338,10 +358,13 @@ export function printResults(title: string, results: LoadResult[]): void {
   const lines = [
     title,
     // Figures from a busy machine swing widely; the server CPU per request swings less.
-    `machine: ${availableParallelism()} cores, load average ${loadavg().map((l) => l.toFixed(1)).join(' ')} (1, 5, 15 min)`,
+    `machine: ${availableParallelism()} cores, load average ${loadavg()
+      .map((l) => l.toFixed(1))
+      .join(' ')} (1, 5, 15 min)`,
     `${'target'.padEnd(width)}  ${'req/s'.padStart(9)}  ${'p50 ms'.padStart(7)}  ${'p99 ms'.padStart(7)}  ${'requests'.padStart(9)}  ${'server CPU µs/req'.padStart(17)}`,
-    ...results.map((r) =>
-      `${r.label.padEnd(width)}  ${r.requestsPerSecond.toFixed(0).padStart(9)}  ${String(r.p50).padStart(7)}  ${String(r.p99).padStart(7)}  ${String(r.total).padStart(9)}  ${(r.serverCpuUs === null ? '-' : r.serverCpuUs.toFixed(0)).padStart(17)}`,
+    ...results.map(
+      (r) =>
+        `${r.label.padEnd(width)}  ${r.requestsPerSecond.toFixed(0).padStart(9)}  ${String(r.p50).padStart(7)}  ${String(r.p99).padStart(7)}  ${String(r.total).padStart(9)}  ${(r.serverCpuUs === null ? '-' : r.serverCpuUs.toFixed(0)).padStart(17)}`,
     ),
   ];
   process.stdout.write(`${lines.join('\n')}\n`);

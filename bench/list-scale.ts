@@ -26,7 +26,11 @@ const options = benchOptions();
 
 await runBench(async (onExit) => {
   const databaseUrl = await scratchDatabase(options.postgres, onExit);
-  const service = await startService({ postgres: options.postgres, profile: options.profile, env: { CELLGATE_DATABASE_URL: databaseUrl } });
+  const service = await startService({
+    postgres: options.postgres,
+    profile: options.profile,
+    env: { CELLGATE_DATABASE_URL: databaseUrl },
+  });
   onExit(() => service.stop());
   const org = await signUpVerified(service);
   const cell = await provisionCell(service, org);
@@ -40,7 +44,11 @@ await runBench(async (onExit) => {
 
   const database = openDatabase(databaseUrl, { poolSize: 2 });
   onExit(() => database.close());
-  const row = await database.db.selectFrom('messages').selectAll().where('id', '=', String(template.id)).executeTakeFirstOrThrow();
+  const row = await database.db
+    .selectFrom('messages')
+    .selectAll()
+    .where('id', '=', String(template.id))
+    .executeTakeFirstOrThrow();
 
   const target = { url: `${service.url}/v1/cells/${cell.cellId}/messages?limit=50`, headers: auth, server: service };
   let stored = 1;
@@ -49,27 +57,41 @@ await runBench(async (onExit) => {
   for (const size of [SMALL, LARGE]) {
     const started = Date.now();
     stored += await insertCopies(database, row, size - stored, stored);
-    process.stdout.write(`stored ${size.toLocaleString('en-US')} messages in the cell (+${((Date.now() - started) / 1000).toFixed(1)} s)\n`);
+    process.stdout.write(
+      `stored ${size.toLocaleString('en-US')} messages in the cell (+${((Date.now() - started) / 1000).toFixed(1)} s)\n`,
+    );
     // PostgreSQL: what autovacuum would have done by now; without it the planner sees an empty table.
     if (database.dialect === 'postgres') await sql`analyze messages`.execute(database.db);
     const page = await request(target.url, { headers: auth });
-    if ((page.messages as unknown[]).length !== 50) throw new Error(`the list answered ${(page.messages as unknown[]).length} messages, not 50`);
+    if ((page.messages as unknown[]).length !== 50)
+      throw new Error(`the list answered ${(page.messages as unknown[]).length} messages, not 50`);
     // The first round also warms the freshly started service up (JIT, caches): one unmeasured run more.
     if (size === SMALL) await load('warm-up', target, options);
     results.push(await load(`GET messages?limit=50 @ ${size.toLocaleString('en-US')}`, target, options));
     sequential.push(await sequentialP50(target.url, auth));
   }
 
-  printResults(`newest page of a cell's messages on ${service.database}: ${options.duration} s, ${options.connections} connections, ${options.warmup} s warm-up each`, results);
+  printResults(
+    `newest page of a cell's messages on ${service.database}: ${options.duration} s, ${options.connections} connections, ${options.warmup} s warm-up each`,
+    results,
+  );
   // The headline is the latency of one request on an otherwise idle service; under 50 connections
   // the p50 is mostly queueing, which a busy machine distorts.
   const ratio = sequential[1] / sequential[0];
-  process.stdout.write(`one request at a time (${SEQUENTIAL} each): p50 ${sequential[0].toFixed(2)} ms @ 10,000, ${sequential[1].toFixed(2)} ms @ 1,000,000\n`);
-  process.stdout.write(`p50 ratio 1M/10k: ${ratio.toFixed(2)} (target <= ${TARGET_RATIO}) ${ratio <= TARGET_RATIO ? 'MET' : 'NOT MET'}\n`);
-  process.stdout.write(`p50 ratio 1M/10k under ${options.connections} connections: ${(results[1].p50 / Math.max(results[0].p50, 0.001)).toFixed(2)}\n`);
+  process.stdout.write(
+    `one request at a time (${SEQUENTIAL} each): p50 ${sequential[0].toFixed(2)} ms @ 10,000, ${sequential[1].toFixed(2)} ms @ 1,000,000\n`,
+  );
+  process.stdout.write(
+    `p50 ratio 1M/10k: ${ratio.toFixed(2)} (target <= ${TARGET_RATIO}) ${ratio <= TARGET_RATIO ? 'MET' : 'NOT MET'}\n`,
+  );
+  process.stdout.write(
+    `p50 ratio 1M/10k under ${options.connections} connections: ${(results[1].p50 / Math.max(results[0].p50, 0.001)).toFixed(2)}\n`,
+  );
   if (results[0].serverCpuUs && results[1].serverCpuUs) {
     // Less sensitive to other load on the machine than latency: server CPU spent per request.
-    process.stdout.write(`CPU-per-request ratio 1M/10k: ${(results[1].serverCpuUs / results[0].serverCpuUs).toFixed(2)}\n`);
+    process.stdout.write(
+      `CPU-per-request ratio 1M/10k: ${(results[1].serverCpuUs / results[0].serverCpuUs).toFixed(2)}\n`,
+    );
   }
 });
 
@@ -101,8 +123,24 @@ async function insertCopies(database: Database, row: MessagesTable, count: numbe
         id: `msg_${ulid(newest - n * 1000).toLowerCase()}`, // back in time, so not the monotonic newId
         body: `Stored message ${n}`,
         ...(inbound
-          ? { direction: 'inbound', from_number: row.to_number, to_number: row.from_number, status: 'received', device_message_id: `bench-${n}`, received_at: at, sent_at: null, delivered_at: null }
-          : { direction: 'outbound', status: 'delivered', sent_at: at, delivered_at: at, received_at: null, device_message_id: null }),
+          ? {
+              direction: 'inbound',
+              from_number: row.to_number,
+              to_number: row.from_number,
+              status: 'received',
+              device_message_id: `bench-${n}`,
+              received_at: at,
+              sent_at: null,
+              delivered_at: null,
+            }
+          : {
+              direction: 'outbound',
+              status: 'delivered',
+              sent_at: at,
+              delivered_at: at,
+              received_at: null,
+              device_message_id: null,
+            }),
         device_id: null,
         lease_expires_at: null,
         expires_at: null,

@@ -48,7 +48,12 @@ await runBench(async (onExit) => {
     return response;
   };
   const client = new Client({ name: 'cellgate-bench', version: '1.0.0' });
-  await client.connect(new StreamableHTTPClientTransport(new URL(`${service.url}/mcp`), { requestInit: { headers: auth }, fetch: timedFetch }));
+  await client.connect(
+    new StreamableHTTPClientTransport(new URL(`${service.url}/mcp`), {
+      requestInit: { headers: auth },
+      fetch: timedFetch,
+    }),
+  );
   onExit(() => client.close());
   // As an agent would: list the tools once (the client validates results against their schemas).
   await client.listTools();
@@ -64,9 +69,15 @@ await runBench(async (onExit) => {
   const mcpSend = async (i: number) => {
     exchangeMs = 0;
     const started = performance.now();
-    const sent = await callTool('send_message', { cell_id: cell.cellId, to, body: `mcp probe ${i}`, idempotency_key: randomUUID() });
+    const sent = await callTool('send_message', {
+      cell_id: cell.cellId,
+      to,
+      body: `mcp probe ${i}`,
+      idempotency_key: randomUUID(),
+    });
     const elapsed = performance.now() - started;
-    if ((sent.message as { status?: string }).status !== 'queued' || sent.replayed !== false) throw new Error(`send_message: ${JSON.stringify(sent)}`);
+    if ((sent.message as { status?: string }).status !== 'queued' || sent.replayed !== false)
+      throw new Error(`send_message: ${JSON.stringify(sent)}`);
     return { elapsed, exchange: exchangeMs };
   };
   const restSend = async (i: number) => {
@@ -101,10 +112,12 @@ await runBench(async (onExit) => {
   let resultFirst = 0;
   for (let i = 0; i < WARMUP + replies; i += 1) {
     let resultAt = 0;
-    const waiting = callTool('wait_for_reply', { cell_id: cell.cellId, participant: from, since, timeout_s: 30 }).then((reply) => {
-      resultAt = performance.now();
-      return reply;
-    });
+    const waiting = callTool('wait_for_reply', { cell_id: cell.cellId, participant: from, since, timeout_s: 30 }).then(
+      (reply) => {
+        resultAt = performance.now();
+        return reply;
+      },
+    );
     await sleep(SUBSCRIBE_DELAY_MS);
     const uploading = performance.now();
     const uploaded = await request(`${service.url}/v1/device/messages/inbound`, {
@@ -116,7 +129,8 @@ await runBench(async (onExit) => {
     const answeredAt = performance.now();
     const reply = await waiting;
     const message = reply.message as { id?: string } | null;
-    if (message?.id !== uploaded.id) throw new Error(`wait_for_reply returned ${JSON.stringify(reply)}, not the upload ${String(uploaded.id)}`);
+    if (message?.id !== uploaded.id)
+      throw new Error(`wait_for_reply returned ${JSON.stringify(reply)}, not the upload ${String(uploaded.id)}`);
     since = String(reply.next_since);
     if (i >= WARMUP) {
       // The result may even reach us before the upload's own answer: that counts as 0.
@@ -127,7 +141,11 @@ await runBench(async (onExit) => {
   }
 
   const row = (label: string, samples: number[]) =>
-    `${label.padEnd(44)} p50 ${percentile(samples, 50).toFixed(2).padStart(7)} ms  p99 ${percentile(samples, 99).toFixed(2).padStart(7)} ms  max ${Math.max(...samples).toFixed(2).padStart(7)} ms`;
+    `${label.padEnd(44)} p50 ${percentile(samples, 50).toFixed(2).padStart(7)} ms  p99 ${percentile(samples, 99).toFixed(2).padStart(7)} ms  max ${Math.max(
+      ...samples,
+    )
+      .toFixed(2)
+      .padStart(7)} ms`;
   const verdict = (met: boolean) => (met ? 'MET' : 'NOT MET');
   const sendP50 = percentile(mcpTimes, 50);
   const restP50 = percentile(restTimes, 50);

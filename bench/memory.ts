@@ -40,20 +40,37 @@ await runBench(async (onExit) => {
   }, 100);
   let sends;
   try {
-    sends = await load('POST .../messages/send, 1,000 recipients', {
-      url: `${service.url}/v1/cells/${cell.cellId}/messages/send`,
-      method: 'POST',
-      headers: { authorization: `Bearer ${org.apiKey}`, 'content-type': 'application/json', 'idempotency-key': 'memory-[<id>]' },
-      bodies: distinctNumbers(1_000).map((to) => JSON.stringify({ to, body: 'Benchmark message: hello from Cellgate.' })),
-      server: service,
-    }, options);
+    sends = await load(
+      'POST .../messages/send, 1,000 recipients',
+      {
+        url: `${service.url}/v1/cells/${cell.cellId}/messages/send`,
+        method: 'POST',
+        headers: {
+          authorization: `Bearer ${org.apiKey}`,
+          'content-type': 'application/json',
+          'idempotency-key': 'memory-[<id>]',
+        },
+        bodies: distinctNumbers(1_000).map((to) =>
+          JSON.stringify({ to, body: 'Benchmark message: hello from Cellgate.' }),
+        ),
+        server: service,
+      },
+      options,
+    );
   } finally {
     clearInterval(sampler);
   }
   const after = memoryOf(pid);
   const peak = Math.max(after.hwm, sampledPeak);
 
-  printResults(`memory of the service on ${service.database}: ${options.duration} s of sends, ${options.connections} connections`, [sends]);
-  process.stdout.write(`idle RSS ${IDLE_AFTER_MS / 1000} s after start: ${mb(idle.rss)} (target <= ${IDLE_TARGET_MB} MB) ${idle.rss <= IDLE_TARGET_MB ? 'MET' : 'NOT MET'}\n`);
-  process.stdout.write(`peak RSS under load: ${mb(peak)} (target <= ${PEAK_TARGET_MB} MB) ${peak <= PEAK_TARGET_MB ? 'MET' : 'NOT MET'}; RSS after the load ${mb(after.rss)}\n`);
+  printResults(
+    `memory of the service on ${service.database}: ${options.duration} s of sends, ${options.connections} connections`,
+    [sends],
+  );
+  process.stdout.write(
+    `idle RSS ${IDLE_AFTER_MS / 1000} s after start: ${mb(idle.rss)} (target <= ${IDLE_TARGET_MB} MB) ${idle.rss <= IDLE_TARGET_MB ? 'MET' : 'NOT MET'}\n`,
+  );
+  process.stdout.write(
+    `peak RSS under load: ${mb(peak)} (target <= ${PEAK_TARGET_MB} MB) ${peak <= PEAK_TARGET_MB ? 'MET' : 'NOT MET'}; RSS after the load ${mb(after.rss)}\n`,
+  );
 });

@@ -19,11 +19,20 @@ const options = benchOptions(argv);
 await runBench(async (onExit) => {
   const rpc = await startTempoRpc(MPP_TEST.chainId);
   onExit(() => rpc.close());
-  const service = await startService({ postgres: options.postgres, profile: options.profile, env: { ...mppEnv(rpc.url), CELLGATE_RATE_LIMIT: '0' } });
+  const service = await startService({
+    postgres: options.postgres,
+    profile: options.profile,
+    env: { ...mppEnv(rpc.url), CELLGATE_RATE_LIMIT: '0' },
+  });
   onExit(() => service.stop());
   const org = await signUpVerified(service);
   const body = JSON.stringify({ intent: 'top_up', amount_usd: '5.00' });
-  const post = (authorization: string) => fetch(`${service.url}/v1/billing/mpp/pay`, { method: 'POST', headers: { authorization, 'content-type': 'application/json' }, body });
+  const post = (authorization: string) =>
+    fetch(`${service.url}/v1/billing/mpp/pay`, {
+      method: 'POST',
+      headers: { authorization, 'content-type': 'application/json' },
+      body,
+    });
 
   const once = async () => {
     const started = performance.now();
@@ -31,7 +40,12 @@ await runBench(async (onExit) => {
     await asked.arrayBuffer();
     if (asked.status !== 402) throw new Error(`the challenge answered ${asked.status}`);
     const challenge = Challenge.deserialize(String(asked.headers.get('www-authenticate')));
-    const hash = rpc.transfer({ token: MPP_TEST.token, to: MPP_TEST.recipient, amount: BigInt(String(challenge.request.amount)), memo: tempoMemo(challenge.realm, challenge.id) });
+    const hash = rpc.transfer({
+      token: MPP_TEST.token,
+      to: MPP_TEST.recipient,
+      amount: BigInt(String(challenge.request.amount)),
+      memo: tempoMemo(challenge.realm, challenge.id),
+    });
     const paid = await post(Credential.serialize(Credential.from({ challenge, payload: { type: 'hash', hash } })));
     await paid.arrayBuffer();
     if (paid.status !== 200) throw new Error(`the payment answered ${paid.status}`);
@@ -40,6 +54,10 @@ await runBench(async (onExit) => {
   for (let i = 0; i < WARMUP; i += 1) await once();
   const times: number[] = [];
   for (let i = 0; i < count; i += 1) times.push(await once());
-  console.log(`MPP round trip (402 challenge, transfer, retry, receipt read, credit), ${service.database}, ${count} payments one at a time`);
-  console.log(`  p50 ${percentile(times, 50).toFixed(1)} ms, p90 ${percentile(times, 90).toFixed(1)} ms, p99 ${percentile(times, 99).toFixed(1)} ms`);
+  console.log(
+    `MPP round trip (402 challenge, transfer, retry, receipt read, credit), ${service.database}, ${count} payments one at a time`,
+  );
+  console.log(
+    `  p50 ${percentile(times, 50).toFixed(1)} ms, p90 ${percentile(times, 90).toFixed(1)} ms, p99 ${percentile(times, 99).toFixed(1)} ms`,
+  );
 });

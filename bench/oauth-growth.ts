@@ -19,7 +19,9 @@ const connections = argv.includes('--connections') ? options.connections : 4;
 const ADMIN_POSTGRES_URL = process.env.CELLGATE_BENCH_POSTGRES_URL || 'postgres://postgres@127.0.0.1:5432/postgres';
 
 /** A database for the service and a way to read its size in bytes. */
-async function database(onExit: (cleanup: () => Promise<void>) => void): Promise<{ url: string; size: () => Promise<number> }> {
+async function database(
+  onExit: (cleanup: () => Promise<void>) => void,
+): Promise<{ url: string; size: () => Promise<number> }> {
   if (!options.postgres) {
     const dir = mkdtempSync(join(tmpdir(), 'cellgate-oauth-growth-'));
     onExit(async () => rmSync(dir, { recursive: true, force: true }));
@@ -55,7 +57,11 @@ async function database(onExit: (cleanup: () => Promise<void>) => void): Promise
   url.pathname = `/${name}`;
   return {
     url: url.toString(),
-    size: () => admin(async (client) => Number((await client.query('select pg_database_size(current_database()) as n')).rows[0].n), url.toString()),
+    size: () =>
+      admin(
+        async (client) => Number((await client.query('select pg_database_size(current_database()) as n')).rows[0].n),
+        url.toString(),
+      ),
   };
 }
 
@@ -66,10 +72,16 @@ await runBench(async (onExit) => {
 
   // The longest redirect URI the rules take, registered once for the authorization requests.
   const redirect = `https://app.example.com/${'r'.repeat(2000)}`;
-  const metadata = (padding: number) => ({ client_name: 'Growth bench', redirect_uris: [redirect], token_endpoint_auth_method: 'none', software_id: 'x'.repeat(padding) });
+  const metadata = (padding: number) => ({
+    client_name: 'Growth bench',
+    redirect_uris: [redirect],
+    token_endpoint_auth_method: 'none',
+    software_id: 'x'.repeat(padding),
+  });
   const base = Buffer.byteLength(JSON.stringify(metadata(0)));
   const body = JSON.stringify(metadata(16 * 1024 - base));
-  const register = () => fetch(`${service.url}/oauth/register`, { method: 'POST', headers: { 'content-type': 'application/json' }, body });
+  const register = () =>
+    fetch(`${service.url}/oauth/register`, { method: 'POST', headers: { 'content-type': 'application/json' }, body });
   const first = await register();
   if (first.status !== 201) throw new Error(`registration failed: ${first.status} ${await first.text()}`);
   const { client_id: clientId } = (await first.json()) as { client_id: string };
@@ -86,7 +98,12 @@ await runBench(async (onExit) => {
   const before = await db.size();
   const counts = { registered: 1, registerLimited: 0, authorized: 0, authorizeLimited: 0, other: 0 };
   const until = performance.now() + options.duration * 1000;
-  const worker = async (send: () => Promise<Response>, ok: number, done: 'registered' | 'authorized', limited: 'registerLimited' | 'authorizeLimited') => {
+  const worker = async (
+    send: () => Promise<Response>,
+    ok: number,
+    done: 'registered' | 'authorized',
+    limited: 'registerLimited' | 'authorizeLimited',
+  ) => {
     while (performance.now() < until) {
       const response = await send();
       await response.arrayBuffer();
@@ -97,15 +114,26 @@ await runBench(async (onExit) => {
   };
   const workers = [];
   for (let i = 0; i < connections; i += 1) {
-    workers.push(worker(register, 201, 'registered', 'registerLimited'), worker(authorize, 303, 'authorized', 'authorizeLimited'));
+    workers.push(
+      worker(register, 201, 'registered', 'registerLimited'),
+      worker(authorize, 303, 'authorized', 'authorizeLimited'),
+    );
   }
   await Promise.all(workers);
   const after = await db.size();
   const growth = after - before;
 
-  process.stdout.write(`one address for ${options.duration} s on ${options.postgres ? 'PostgreSQL' : 'SQLite'}, ${connections} connections per endpoint:\n`);
-  process.stdout.write(`  /oauth/register:  ${counts.registered} registered (16 KB each), ${counts.registerLimited} answered 429\n`);
-  process.stdout.write(`  /oauth/authorize: ${counts.authorized} requests stored, ${counts.authorizeLimited} answered 429\n`);
+  process.stdout.write(
+    `one address for ${options.duration} s on ${options.postgres ? 'PostgreSQL' : 'SQLite'}, ${connections} connections per endpoint:\n`,
+  );
+  process.stdout.write(
+    `  /oauth/register:  ${counts.registered} registered (16 KB each), ${counts.registerLimited} answered 429\n`,
+  );
+  process.stdout.write(
+    `  /oauth/authorize: ${counts.authorized} requests stored, ${counts.authorizeLimited} answered 429\n`,
+  );
   if (counts.other > 0) process.stdout.write(`  ${counts.other} other answers\n`);
-  process.stdout.write(`database growth: ${(growth / 1024).toFixed(0)} KiB (target <= ${TARGET_BYTES / 1024} KiB) ${growth <= TARGET_BYTES ? 'MET' : 'NOT MET'}\n`);
+  process.stdout.write(
+    `database growth: ${(growth / 1024).toFixed(0)} KiB (target <= ${TARGET_BYTES / 1024} KiB) ${growth <= TARGET_BYTES ? 'MET' : 'NOT MET'}\n`,
+  );
 });

@@ -59,7 +59,9 @@ await runBench(async (onExit) => {
   onExit(() => service.stop());
   if (options.warmup > 0) await new Promise((done) => setTimeout(done, options.warmup * 1000));
 
-  const lines = [`first OpenAPI requests of a fresh service on ${service.database} (pinging /health every ${PING_EVERY_MS} ms meanwhile)`];
+  const lines = [
+    `first OpenAPI requests of a fresh service on ${service.database} (pinging /health every ${PING_EVERY_MS} ms meanwhile)`,
+  ];
   for (const path of ['/openapi.yaml', '/openapi.yaml', '/openapi.json', '/docs/json', '/docs', '/docs/js/scalar.js']) {
     const ping = pinger(`${service.url}/health`);
     // Let the pinger establish its rhythm before the request.

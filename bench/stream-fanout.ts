@@ -53,7 +53,12 @@ await runBench(async (onExit) => {
   const pid = service.child.pid!;
   const org = await signUpVerified(service);
   const auth = { authorization: `Bearer ${org.apiKey}` };
-  const cell = await request(`${service.url}/v1/cells`, { method: 'POST', headers: auth, body: { display_name: 'fanout' }, expect: 201 });
+  const cell = await request(`${service.url}/v1/cells`, {
+    method: 'POST',
+    headers: auth,
+    body: { display_name: 'fanout' },
+    expect: 201,
+  });
   const streamUrl = `${service.url.replace('http:', 'ws:')}/v1/events/stream?types=cell.updated`;
 
   // Per event: when its PATCH was sent, and every client's arrival delay.
@@ -73,32 +78,44 @@ await runBench(async (onExit) => {
   const connectStarted = performance.now();
   for (let i = 0; i < clientCount; i += CONNECT_BATCH) {
     await Promise.all(
-      Array.from({ length: Math.min(CONNECT_BATCH, clientCount - i) }, () => new Promise<void>((ready, failed) => {
-        const client: Client = { socket: new WebSocket(streamUrl, { headers: auth }), next: 0, errors: 0, burstOrder: [] };
-        clients.push(client);
-        client.socket.on('error', failed);
-        client.socket.on('close', (code, reason) => failed(new Error(`a client was closed: ${code} ${String(reason)}`)));
-        client.socket.on('message', (data) => {
-          const now = performance.now();
-          const frame = JSON.parse(String(data)) as { type: string; event?: { data: { display_name: string } } };
-          if (frame.type === 'ready') return ready();
-          const name = frame.event!.data.display_name;
-          if (name.startsWith('burst ')) {
-            const index = Number(name.slice('burst '.length));
-            client.burstOrder.push(index);
-            burstDelays.push(now - burstSentAt[index]);
-            burstArrivals[index] = (burstArrivals[index] ?? 0) + 1;
-            if (burstWaiting && burstWaiting.indexes.every((i) => burstArrivals[i] === clientCount)) burstWaiting.done();
-            return;
-          }
-          const index = Number(name.slice('fanout '.length));
-          if (index !== client.next) client.errors += 1;
-          client.next = index + 1;
-          (delays[index] ??= []).push(now - sentAt[index]);
-          arrivals[index] = (arrivals[index] ?? 0) + 1;
-          if (waiting?.index === index && arrivals[index] === clientCount) waiting.done();
-        });
-      })),
+      Array.from(
+        { length: Math.min(CONNECT_BATCH, clientCount - i) },
+        () =>
+          new Promise<void>((ready, failed) => {
+            const client: Client = {
+              socket: new WebSocket(streamUrl, { headers: auth }),
+              next: 0,
+              errors: 0,
+              burstOrder: [],
+            };
+            clients.push(client);
+            client.socket.on('error', failed);
+            client.socket.on('close', (code, reason) =>
+              failed(new Error(`a client was closed: ${code} ${String(reason)}`)),
+            );
+            client.socket.on('message', (data) => {
+              const now = performance.now();
+              const frame = JSON.parse(String(data)) as { type: string; event?: { data: { display_name: string } } };
+              if (frame.type === 'ready') return ready();
+              const name = frame.event!.data.display_name;
+              if (name.startsWith('burst ')) {
+                const index = Number(name.slice('burst '.length));
+                client.burstOrder.push(index);
+                burstDelays.push(now - burstSentAt[index]);
+                burstArrivals[index] = (burstArrivals[index] ?? 0) + 1;
+                if (burstWaiting && burstWaiting.indexes.every((i) => burstArrivals[i] === clientCount))
+                  burstWaiting.done();
+                return;
+              }
+              const index = Number(name.slice('fanout '.length));
+              if (index !== client.next) client.errors += 1;
+              client.next = index + 1;
+              (delays[index] ??= []).push(now - sentAt[index]);
+              arrivals[index] = (arrivals[index] ?? 0) + 1;
+              if (waiting?.index === index && arrivals[index] === clientCount) waiting.done();
+            });
+          }),
+      ),
     );
   }
   const connectMs = performance.now() - connectStarted;
@@ -107,11 +124,26 @@ await runBench(async (onExit) => {
   for (let index = 0; index < WARMUP_EVENTS + eventCount; index += 1) {
     const allArrived = new Promise<void>((done) => (waiting = { index, done }));
     sentAt[index] = performance.now();
-    await request(`${service.url}/v1/cells/${String(cell.id)}`, { method: 'PATCH', headers: auth, body: { display_name: `fanout ${index}` } });
+    await request(`${service.url}/v1/cells/${String(cell.id)}`, {
+      method: 'PATCH',
+      headers: auth,
+      body: { display_name: `fanout ${index}` },
+    });
     let timer: NodeJS.Timeout | undefined;
     await Promise.race([
       allArrived,
-      new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new Error(`event ${index} reached ${arrivals[index] ?? 0} of ${clientCount} clients within ${EVENT_TIMEOUT_MS} ms`)), EVENT_TIMEOUT_MS))),
+      new Promise<never>(
+        (_, reject) =>
+          (timer = setTimeout(
+            () =>
+              reject(
+                new Error(
+                  `event ${index} reached ${arrivals[index] ?? 0} of ${clientCount} clients within ${EVENT_TIMEOUT_MS} ms`,
+                ),
+              ),
+            EVENT_TIMEOUT_MS,
+          )),
+      ),
     ]);
     clearTimeout(timer);
   }
@@ -121,18 +153,33 @@ await runBench(async (onExit) => {
     const allArrived = new Promise<void>((done) => (burstWaiting = { indexes, done }));
     const started = performance.now();
     for (const index of indexes) burstSentAt[index] = started;
-    await Promise.all(indexes.map((index) =>
-      request(`${service.url}/v1/cells/${String(cell.id)}`, { method: 'PATCH', headers: auth, body: { display_name: `burst ${index}` } })));
+    await Promise.all(
+      indexes.map((index) =>
+        request(`${service.url}/v1/cells/${String(cell.id)}`, {
+          method: 'PATCH',
+          headers: auth,
+          body: { display_name: `burst ${index}` },
+        }),
+      ),
+    );
     let timer: NodeJS.Timeout | undefined;
     await Promise.race([
       allArrived,
-      new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new Error(`burst round ${round} did not reach every client within ${EVENT_TIMEOUT_MS} ms`)), EVENT_TIMEOUT_MS))),
+      new Promise<never>(
+        (_, reject) =>
+          (timer = setTimeout(
+            () => reject(new Error(`burst round ${round} did not reach every client within ${EVENT_TIMEOUT_MS} ms`)),
+            EVENT_TIMEOUT_MS,
+          )),
+      ),
     ]);
     clearTimeout(timer);
   }
   const rssAfter = rssMiB(pid);
   const commitOrder = clients[0].burstOrder.join(',');
-  const burstAgree = clients.every((c) => c.burstOrder.length === burstRounds * BURST && c.burstOrder.join(',') === commitOrder);
+  const burstAgree = clients.every(
+    (c) => c.burstOrder.length === burstRounds * BURST && c.burstOrder.join(',') === commitOrder,
+  );
 
   const measured = delays.slice(WARMUP_EVENTS);
   const all = measured.flat();

@@ -17,7 +17,13 @@ const { values } = parseArgs({
 });
 const ENDPOINTS = Number(values.endpoints);
 const LATENCY_EVENTS = Number(values.events);
-const options = benchOptions(process.argv.slice(2).filter((arg, i, all) => !['--endpoints', '--events'].includes(arg) && !['--endpoints', '--events'].includes(all[i - 1])));
+const options = benchOptions(
+  process.argv
+    .slice(2)
+    .filter(
+      (arg, i, all) => !['--endpoints', '--events'].includes(arg) && !['--endpoints', '--events'].includes(all[i - 1]),
+    ),
+);
 const TARGET_P50_MS = 20;
 const TARGET_RATE = 1000;
 
@@ -36,7 +42,10 @@ async function startReceiver(onDelivery: Listener) {
   });
   server.keepAliveTimeout = 60_000;
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, close: () => new Promise<void>((resolve) => server.close(() => resolve())) };
+  return {
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
+  };
 }
 
 async function api(service: Service, token: string, method: string, path: string, body?: unknown) {
@@ -50,10 +59,15 @@ async function api(service: Service, token: string, method: string, path: string
   return text ? JSON.parse(text) : null;
 }
 
-const percentile = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))];
+const percentile = (sorted: number[], p: number) =>
+  sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))];
 
 await runBench(async (onExit) => {
-  const service = await startService({ postgres: options.postgres, env: { CELLGATE_WEBHOOKS_ALLOW_PRIVATE: 'true' }, profile: options.profile });
+  const service = await startService({
+    postgres: options.postgres,
+    env: { CELLGATE_WEBHOOKS_ALLOW_PRIVATE: 'true' },
+    profile: options.profile,
+  });
   onExit(() => service.stop());
   let onDelivery: Listener = () => {};
   const receiver = await startReceiver((envelope, at, path) => onDelivery(envelope, at, path));
@@ -80,7 +94,10 @@ await runBench(async (onExit) => {
   // The cell first: its cell.created must not count.
   const busyCell = await api(service, second.apiKey, 'POST', '/v1/cells', { display_name: 'bench' });
   for (let i = 0; i < ENDPOINTS; i++) {
-    await api(service, second.apiKey, 'POST', '/v1/webhooks', { client_id: `fan-${i}`, url: `${receiver.url}/fan/${i}` });
+    await api(service, second.apiKey, 'POST', '/v1/webhooks', {
+      client_id: `fan-${i}`,
+      url: `${receiver.url}/fan/${i}`,
+    });
   }
   let delivered = 0;
   let lastArrival = 0;

@@ -27,11 +27,18 @@ await runBench(async (onExit) => {
   const service = await startService({
     postgres: options.postgres,
     profile: options.profile,
-    env: { CELLGATE_X402_BASE_PAY_TO: PAY_TO, CELLGATE_X402_FACILITATOR_URL: facilitator.url, CELLGATE_RATE_LIMIT: '0' },
+    env: {
+      CELLGATE_X402_BASE_PAY_TO: PAY_TO,
+      CELLGATE_X402_FACILITATOR_URL: facilitator.url,
+      CELLGATE_RATE_LIMIT: '0',
+    },
   });
   onExit(() => service.stop());
   const org = await signUpVerified(service);
-  const client = x402Client.fromConfig({ schemes: [{ network: 'eip155:*', client: new ExactEvmScheme(privateKeyToAccount(generatePrivateKey())) }], spendControls: { maxAmountPerPayment: '$100' } });
+  const client = x402Client.fromConfig({
+    schemes: [{ network: 'eip155:*', client: new ExactEvmScheme(privateKeyToAccount(generatePrivateKey())) }],
+    spendControls: { maxAmountPerPayment: '$100' },
+  });
   const pay = wrapFetchWithPayment(fetch, client);
 
   const once = async () => {
@@ -50,6 +57,10 @@ await runBench(async (onExit) => {
   for (let i = 0; i < count; i += 1) times.push(await once());
   times.sort((a, b) => a - b);
   const p50 = percentile(times, 50);
-  console.log(`x402 round trip (402, sign, retry, verify, settle, credit), ${service.database}, ${count} payments one at a time`);
-  console.log(`  p50 ${p50.toFixed(1)} ms (target <= ${TARGET_P50_MS}: ${p50 <= TARGET_P50_MS ? 'met' : 'MISSED'}), p90 ${percentile(times, 90).toFixed(1)} ms, p99 ${percentile(times, 99).toFixed(1)} ms`);
+  console.log(
+    `x402 round trip (402, sign, retry, verify, settle, credit), ${service.database}, ${count} payments one at a time`,
+  );
+  console.log(
+    `  p50 ${p50.toFixed(1)} ms (target <= ${TARGET_P50_MS}: ${p50 <= TARGET_P50_MS ? 'met' : 'MISSED'}), p90 ${percentile(times, 90).toFixed(1)} ms, p99 ${percentile(times, 99).toFixed(1)} ms`,
+  );
 });

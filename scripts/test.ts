@@ -71,13 +71,14 @@ async function withPostgres<T>(url: string, run: (env: TestEnv) => T): Promise<T
 }
 
 function runTests(env: TestEnv): number {
-  const clock = process.env.CELLGATE_TEST_CLOCK_START ? `, test clock from ${process.env.CELLGATE_TEST_CLOCK_START}` : '';
+  const clock = process.env.CELLGATE_TEST_CLOCK_START
+    ? `, test clock from ${process.env.CELLGATE_TEST_CLOCK_START}`
+    : '';
   process.stdout.write(`tests on ${adminUrl ? 'PostgreSQL' : 'SQLite'}${clock}\n`);
-  const result = spawnSync(
-    process.execPath,
-    ['--test', '--test-concurrency=4', '--test-timeout=60000', ...files],
-    { stdio: 'inherit', env: { NODE_COMPILE_CACHE: join(tmpdir(), 'cellgate-compile-cache'), ...process.env, ...env } },
-  );
+  const result = spawnSync(process.execPath, ['--test', '--test-concurrency=4', '--test-timeout=60000', ...files], {
+    stdio: 'inherit',
+    env: { NODE_COMPILE_CACHE: join(tmpdir(), 'cellgate-compile-cache'), ...process.env, ...env },
+  });
   return result.status ?? 1;
 }
 

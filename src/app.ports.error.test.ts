@@ -28,7 +28,15 @@ describe('start-up check of module ports', () => {
   after(() => t.close());
 
   const build = (wires: (all: readonly Wire[]) => readonly Wire[]) =>
-    buildApp({ config: t.config, database: t.database, clock: t.clock, mailer: t.mail, logger: false, workers: false, wires });
+    buildApp({
+      config: t.config,
+      database: t.database,
+      clock: t.clock,
+      mailer: t.mail,
+      logger: false,
+      workers: false,
+      wires,
+    });
 
   it('wires every cross-module port in one table', async () => {
     let labels: string[] = [];
@@ -53,10 +61,13 @@ describe('start-up check of module ports', () => {
   }
 
   it('names every port left unwired when several are', async () => {
-    await assert.rejects(build(() => []), (error: Error) => {
-      assert.match(error.message, /^Cellgate cannot start: ports /);
-      for (const port of EXPECTED_PORTS) assert.ok(error.message.includes(port), `${port} named`);
-      return true;
-    });
+    await assert.rejects(
+      build(() => []),
+      (error: Error) => {
+        assert.match(error.message, /^Cellgate cannot start: ports /);
+        for (const port of EXPECTED_PORTS) assert.ok(error.message.includes(port), `${port} named`);
+        return true;
+      },
+    );
   });
 });

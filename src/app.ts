@@ -94,7 +94,9 @@ function wirePorts(m: {
     wire(cells.ports.released, (tx, cell) => delivery.failOpenMessagesOfCell(tx, cell.id)),
     wire(m.eventing.events.ports.emitted, (tx, envelope) => m.webhooks.webhooks.fanOut(tx, envelope)),
     // Billing admits cell creates and charges sends in their transactions, and refunds what never went out.
-    wire(cells.ports.admission, (tx, organizationId, cellId, options) => enforcement.admitCell(tx, organizationId, cellId, options.tier)),
+    wire(cells.ports.admission, (tx, organizationId, cellId, options) =>
+      enforcement.admitCell(tx, organizationId, cellId, options.tier),
+    ),
     wire(messages.ports.charges, enforcement),
     wire(delivery.ports.charges, enforcement),
     wire(m.pods.pods.ports.sendRefusals, (organizationIds) => enforcement.sendRefusals(organizationIds)),
@@ -102,7 +104,9 @@ function wirePorts(m: {
     wire(messages.ports.ignores, m.pods.ignore),
     wire(inbound.ports.ignores, m.pods.ignore),
     // OAuth access tokens are agent credentials too (routes, the event stream).
-    wire(m.organizations.organizations.ports.accessTokens, (token, resource) => m.oauth.oauth.authenticate(token, resource)),
+    wire(m.organizations.organizations.ports.accessTokens, (token, resource) =>
+      m.oauth.oauth.authenticate(token, resource),
+    ),
   ];
 }
 
@@ -115,7 +119,11 @@ export async function buildApp(deps: AppDeps) {
 
   // Modules, each built from what it needs.
   const { admin } = adminModule.build({ db, clock, bootstrapToken: config.adminToken });
-  const mailer = deps.mailer ?? (config.smtpUrl ? await smtpMailer(config.smtpUrl, config.smtpFrom) : devMailer((mail) => admin.keepMail(mail), app.log));
+  const mailer =
+    deps.mailer ??
+    (config.smtpUrl
+      ? await smtpMailer(config.smtpUrl, config.smtpFrom)
+      : devMailer((mail) => admin.keepMail(mail), app.log));
   const organizing = organizationsModule.build({ db, clock, mailer });
   const { organizations } = organizing;
   // Long-lived connections per organization (and long-polls per device), counted in this process.
@@ -135,36 +143,93 @@ export async function buildApp(deps: AppDeps) {
   const celling = cellsModule.build({ db, clock, devices, events });
   const { cells } = celling;
   const messaging = messagesModule.build({ db, clock, events, cells, devices });
-  const webhooking = webhooksModule.build({ database, clock, events, allowPrivate: config.webhooksAllowPrivate, options: deps.webhooks, log: app.log });
+  const webhooking = webhooksModule.build({
+    database,
+    clock,
+    events,
+    allowPrivate: config.webhooksAllowPrivate,
+    options: deps.webhooks,
+    log: app.log,
+  });
   const { webhooks } = webhooking;
   const podding = podsModule.build({ db, clock, events, cells, devices, messages: messaging.messages, log: app.log });
   const billing = await billingModule.build({ database, clock, config, cells, events });
   const rateLimit = rateLimitPolicy(config);
-  const status = statusModule.build({ cells, messages: messaging.messages, webhooks, rateLimit, billing: billing.billing });
+  const status = statusModule.build({
+    cells,
+    messages: messaging.messages,
+    webhooks,
+    rateLimit,
+    billing: billing.billing,
+  });
   const idempotency = new IdempotencyStore(database, clock);
-  const oauthing = oauthModule.build({ db, clock, baseUrl: config.baseUrl, consoleUrl: config.consoleUrl, allScopes: ALL_SCOPES, options: deps.oauth, pgClient: database.clientConfig, log: app.log });
+  const oauthing = oauthModule.build({
+    db,
+    clock,
+    baseUrl: config.baseUrl,
+    consoleUrl: config.consoleUrl,
+    allScopes: ALL_SCOPES,
+    options: deps.oauth,
+    pgClient: database.clientConfig,
+    log: app.log,
+  });
   const { oauth } = oauthing;
-  const mcp = mcpModule.build({ cells, messages: messaging.messages, status: status.status, events, idempotency, clock, version: VERSION, payments: billing.payments, endpointUrl: `${config.baseUrl}/mcp`, waits: caps.mcpWaits });
+  const mcp = mcpModule.build({
+    cells,
+    messages: messaging.messages,
+    status: status.status,
+    events,
+    idempotency,
+    clock,
+    version: VERSION,
+    payments: billing.payments,
+    endpointUrl: `${config.baseUrl}/mcp`,
+    waits: caps.mcpWaits,
+  });
   const metrics = metricsModule.build({ db, clock, stream: eventing.stream, metricsToken: config.metricsToken });
   const consoling = consoleModule.build({
-    db, clock, mailer, log: app.log, oauth, consoleUrl: config.consoleUrl, baseUrl: config.baseUrl,
+    db,
+    clock,
+    mailer,
+    log: app.log,
+    oauth,
+    consoleUrl: config.consoleUrl,
+    baseUrl: config.baseUrl,
     dashboard: { cells, messaging, eventing, webhooking, organizations, billing, idempotency },
     liveViews: caps.liveViews,
   });
 
   // The ports between modules (see wirePorts); a port left unwired refuses the start, naming it.
-  const wires = wirePorts({ devices: devicing, cells: celling, messaging, eventing, webhooks: webhooking, pods: podding, organizations: organizing, billing, oauth: oauthing });
+  const wires = wirePorts({
+    devices: devicing,
+    cells: celling,
+    messaging,
+    eventing,
+    webhooks: webhooking,
+    pods: podding,
+    organizations: organizing,
+    billing,
+    oauth: oauthing,
+  });
   for (const line of deps.wires ? deps.wires(wires) : wires) line.connect();
   refuseUnwired([devicing, celling, messaging, eventing, podding, organizing].flatMap((module) => module.ports));
 
   // Cross-cutting HTTP conventions, in the order they run: credential, rate limit, idempotency,
   // then the completion of billing's 402s.
-  registerAuth(app, {
-    agent: (token, resource) => organizations.authenticate(token, resource),
-    admin: (token) => admin.authenticate(token),
-    device: (key, options) => devices.authenticate(key, options),
-  }, { resourceMetadata: oauthing.resourceMetadata });
-  const limiter = deps.rateLimiter ?? (config.redisUrl ? new (await import('./http/redis-rate-limit.ts')).RedisRateLimiter(config.redisUrl) : new MemoryRateLimiter());
+  registerAuth(
+    app,
+    {
+      agent: (token, resource) => organizations.authenticate(token, resource),
+      admin: (token) => admin.authenticate(token),
+      device: (key, options) => devices.authenticate(key, options),
+    },
+    { resourceMetadata: oauthing.resourceMetadata },
+  );
+  const limiter =
+    deps.rateLimiter ??
+    (config.redisUrl
+      ? new (await import('./http/redis-rate-limit.ts')).RedisRateLimiter(config.redisUrl)
+      : new MemoryRateLimiter());
   registerRateLimit(app, { limiter, ...rateLimit, now: () => clock.now().getTime() });
   registerIdempotency(app, idempotency);
   billingModule.registerConventions(app, billing, config);
@@ -211,9 +276,29 @@ export async function buildApp(deps: AppDeps) {
   });
 
   const services = {
-    caps, organizations, oauth, admin, ...billing, billingPeriods, idempotency, events, webhooks, webhookWorker: webhooking.webhookWorker, cells, devices,
-    messages: messaging.messages, delivery: messaging.delivery, inbound: messaging.inbound, messageLeases: messaging.messageLeases,
-    pods: podding.pods, drafts: podding.drafts, lists: podding.lists, ignore: podding.ignore, cycles: podding.cycles, cycleWorker: podding.cycleWorker, scopes: podding.scopes,
+    caps,
+    organizations,
+    oauth,
+    admin,
+    ...billing,
+    billingPeriods,
+    idempotency,
+    events,
+    webhooks,
+    webhookWorker: webhooking.webhookWorker,
+    cells,
+    devices,
+    messages: messaging.messages,
+    delivery: messaging.delivery,
+    inbound: messaging.inbound,
+    messageLeases: messaging.messageLeases,
+    pods: podding.pods,
+    drafts: podding.drafts,
+    lists: podding.lists,
+    ignore: podding.ignore,
+    cycles: podding.cycles,
+    cycleWorker: podding.cycleWorker,
+    scopes: podding.scopes,
   };
   return { app, services };
 }

@@ -152,14 +152,19 @@ describe('loadConfig', () => {
     ['CELLGATE_HEADERS_TIMEOUT_MS', '2.5'],
   ] as const) {
     it(`rejects ${name}=${value} with a message naming it`, () => {
-      assert.throws(() => loadConfig({ [name]: value }), (error: unknown) => error instanceof ConfigError && error.message.startsWith(`${name} `));
+      assert.throws(
+        () => loadConfig({ [name]: value }),
+        (error: unknown) => error instanceof ConfigError && error.message.startsWith(`${name} `),
+      );
     });
   }
 
   it('rejects a headers timeout longer than the request timeout, naming both', () => {
     assert.throws(
       () => loadConfig({ CELLGATE_REQUEST_TIMEOUT_MS: '10000', CELLGATE_HEADERS_TIMEOUT_MS: '20000' }),
-      (error: unknown) => error instanceof ConfigError && /^CELLGATE_HEADERS_TIMEOUT_MS .*CELLGATE_REQUEST_TIMEOUT_MS \(10000\).*"20000"/.test(error.message),
+      (error: unknown) =>
+        error instanceof ConfigError &&
+        /^CELLGATE_HEADERS_TIMEOUT_MS .*CELLGATE_REQUEST_TIMEOUT_MS \(10000\).*"20000"/.test(error.message),
     );
   });
 });

@@ -2,7 +2,12 @@
 // with one line naming the variable (see main.ts).
 import { isIPv4 } from 'node:net';
 import { canonicalAddress, type Network } from './modules/billing/networks.ts';
-import { DEFAULT_MAX_PAYMENT_MICROS, MAX_OPERATOR_CREDIT_MICROS, parseUsd, usdString } from './modules/billing/money.ts';
+import {
+  DEFAULT_MAX_PAYMENT_MICROS,
+  MAX_OPERATOR_CREDIT_MICROS,
+  parseUsd,
+  usdString,
+} from './modules/billing/money.ts';
 import { DEFAULT_PRICES, parsePrices, PricesError, type Prices } from './modules/billing/pricing.ts';
 import { MppConfigError, parseMppMethods, type MppConfig } from './modules/billing/mpp-config.ts';
 
@@ -126,7 +131,10 @@ function readUrl(env: Env, name: string, protocols: string[]): string | null {
 function readPayTo(env: Env, name: string, network: Network): string | null {
   const raw = env[name];
   if (raw === undefined || raw === '') return null;
-  return canonicalAddress(network, raw) ?? fail(name, network === 'base' ? 'an EVM address (EIP-55 checksum)' : 'a base58 Solana address', raw);
+  return (
+    canonicalAddress(network, raw) ??
+    fail(name, network === 'base' ? 'an EVM address (EIP-55 checksum)' : 'a base58 Solana address', raw)
+  );
 }
 
 function readPrices(env: Env): Prices {
@@ -149,10 +157,18 @@ function readStripe(env: Env): StripeConfig | null {
     if (apiBase !== null) fail('CELLGATE_STRIPE_API_BASE', 'unset without CELLGATE_STRIPE_SECRET_KEY', apiBase);
     return null;
   }
-  if (secretKey === null) throw new ConfigError('CELLGATE_STRIPE_SECRET_KEY must be set with CELLGATE_STRIPE_WEBHOOK_SECRET (set both, or neither for the local card page)');
-  if (webhookSecret === null) throw new ConfigError('CELLGATE_STRIPE_WEBHOOK_SECRET must be set with CELLGATE_STRIPE_SECRET_KEY (set both, or neither for the local card page)');
-  if (!/^(sk|rk)_(test|live)_[A-Za-z0-9]+$/.test(secretKey)) fail('CELLGATE_STRIPE_SECRET_KEY', 'a Stripe secret key (sk_live_..., sk_test_... or rk_...)', '<redacted>');
-  if (!/^whsec_[A-Za-z0-9+/=]+$/.test(webhookSecret)) fail('CELLGATE_STRIPE_WEBHOOK_SECRET', "a Stripe endpoint's signing secret (whsec_...)", '<redacted>');
+  if (secretKey === null)
+    throw new ConfigError(
+      'CELLGATE_STRIPE_SECRET_KEY must be set with CELLGATE_STRIPE_WEBHOOK_SECRET (set both, or neither for the local card page)',
+    );
+  if (webhookSecret === null)
+    throw new ConfigError(
+      'CELLGATE_STRIPE_WEBHOOK_SECRET must be set with CELLGATE_STRIPE_SECRET_KEY (set both, or neither for the local card page)',
+    );
+  if (!/^(sk|rk)_(test|live)_[A-Za-z0-9]+$/.test(secretKey))
+    fail('CELLGATE_STRIPE_SECRET_KEY', 'a Stripe secret key (sk_live_..., sk_test_... or rk_...)', '<redacted>');
+  if (!/^whsec_[A-Za-z0-9+/=]+$/.test(webhookSecret))
+    fail('CELLGATE_STRIPE_WEBHOOK_SECRET', "a Stripe endpoint's signing secret (whsec_...)", '<redacted>');
   return { secretKey, webhookSecret, apiBase };
 }
 
@@ -161,9 +177,16 @@ function readMpp(env: Env): MppConfig | null {
   const secret = env.CELLGATE_MPP_SECRET || null;
   const methods = env.CELLGATE_MPP_METHODS || null;
   if (secret === null && methods === null) return null;
-  if (secret === null) throw new ConfigError('CELLGATE_MPP_SECRET must be set with CELLGATE_MPP_METHODS (set both to offer MPP, or neither)');
-  if (methods === null) throw new ConfigError('CELLGATE_MPP_METHODS must be set with CELLGATE_MPP_SECRET (set both to offer MPP, or neither)');
-  if (secret.length < 32) fail('CELLGATE_MPP_SECRET', 'a secret of at least 32 characters (e.g. openssl rand -base64 32)', '<redacted>');
+  if (secret === null)
+    throw new ConfigError(
+      'CELLGATE_MPP_SECRET must be set with CELLGATE_MPP_METHODS (set both to offer MPP, or neither)',
+    );
+  if (methods === null)
+    throw new ConfigError(
+      'CELLGATE_MPP_METHODS must be set with CELLGATE_MPP_SECRET (set both to offer MPP, or neither)',
+    );
+  if (secret.length < 32)
+    fail('CELLGATE_MPP_SECRET', 'a secret of at least 32 characters (e.g. openssl rand -base64 32)', '<redacted>');
   try {
     return { secret, methods: parseMppMethods(methods) };
   } catch (error) {
@@ -186,8 +209,14 @@ export function isLoopbackUrl(url: string): boolean {
 function readCardProcessor(env: Env, stripe: StripeConfig | null, baseUrl: string): CardProcessor {
   const raw = env.CELLGATE_CARD_PROCESSOR;
   if (raw === undefined || raw === '') return stripe ? 'stripe' : isLoopbackUrl(baseUrl) ? 'local' : 'off';
-  if (raw !== 'stripe' && raw !== 'local' && raw !== 'off') return fail('CELLGATE_CARD_PROCESSOR', 'stripe, local or off', raw);
-  if (raw === 'stripe' && !stripe) fail('CELLGATE_CARD_PROCESSOR', 'local or off without CELLGATE_STRIPE_SECRET_KEY and CELLGATE_STRIPE_WEBHOOK_SECRET', raw);
+  if (raw !== 'stripe' && raw !== 'local' && raw !== 'off')
+    return fail('CELLGATE_CARD_PROCESSOR', 'stripe, local or off', raw);
+  if (raw === 'stripe' && !stripe)
+    fail(
+      'CELLGATE_CARD_PROCESSOR',
+      'local or off without CELLGATE_STRIPE_SECRET_KEY and CELLGATE_STRIPE_WEBHOOK_SECRET',
+      raw,
+    );
   return raw;
 }
 
@@ -197,7 +226,11 @@ function readMaxPayment(env: Env, prices: Prices): number {
   if (raw === undefined || raw === '') return Math.max(DEFAULT_MAX_PAYMENT_MICROS, prices.minAmountMicros);
   const micros = parseUsd(raw);
   if (micros === null || micros < prices.minAmountMicros || micros > MAX_OPERATOR_CREDIT_MICROS) {
-    fail('CELLGATE_MAX_PAYMENT_USD', `a dollar amount from ${usdString(prices.minAmountMicros)} (min_amount_usd) to ${usdString(MAX_OPERATOR_CREDIT_MICROS)} with at most 2 decimals`, raw);
+    fail(
+      'CELLGATE_MAX_PAYMENT_USD',
+      `a dollar amount from ${usdString(prices.minAmountMicros)} (min_amount_usd) to ${usdString(MAX_OPERATOR_CREDIT_MICROS)} with at most 2 decimals`,
+      raw,
+    );
   }
   return micros;
 }
@@ -226,9 +259,19 @@ export function loadConfig(env: Env = process.env): Config {
   if (logFormat !== 'pretty' && logFormat !== 'json') fail('CELLGATE_LOG_FORMAT', 'pretty or json', logFormat);
   const rateLimit = readInt(env, 'CELLGATE_RATE_LIMIT', 50, 0, 1_000_000);
   const requestTimeoutMs = readInt(env, 'CELLGATE_REQUEST_TIMEOUT_MS', 30_000, 100, 600_000);
-  const headersTimeoutMs = readInt(env, 'CELLGATE_HEADERS_TIMEOUT_MS', Math.min(15_000, requestTimeoutMs), 100, 600_000);
+  const headersTimeoutMs = readInt(
+    env,
+    'CELLGATE_HEADERS_TIMEOUT_MS',
+    Math.min(15_000, requestTimeoutMs),
+    100,
+    600_000,
+  );
   if (headersTimeoutMs > requestTimeoutMs) {
-    fail('CELLGATE_HEADERS_TIMEOUT_MS', `at most CELLGATE_REQUEST_TIMEOUT_MS (${requestTimeoutMs})`, String(headersTimeoutMs));
+    fail(
+      'CELLGATE_HEADERS_TIMEOUT_MS',
+      `at most CELLGATE_REQUEST_TIMEOUT_MS (${requestTimeoutMs})`,
+      String(headersTimeoutMs),
+    );
   }
   const stripe = readStripe(env);
   const prices = readPrices(env);

@@ -88,8 +88,12 @@ async function main(argv: string[]): Promise<void> {
   }
   const { parseCommandLine, UsageError } = await import('./cli/usage.ts');
   if (!COMMANDS.includes(command)) {
-    const what = command.startsWith('-') ? `unknown option ${JSON.stringify(command)}` : `unknown command ${JSON.stringify(command)}`;
-    throw new UsageError(`${what}; the commands are ${COMMANDS.join(', ')} (cellgate --help describes them and their options)`);
+    const what = command.startsWith('-')
+      ? `unknown option ${JSON.stringify(command)}`
+      : `unknown command ${JSON.stringify(command)}`;
+    throw new UsageError(
+      `${what}; the commands are ${COMMANDS.join(', ')} (cellgate --help describes them and their options)`,
+    );
   }
   // Agent commands are clients: the service's configuration (database, port) is not theirs to check.
   if (AGENT_COMMANDS.includes(command)) return (await import('./cli/agent-commands.ts')).agentCommand(command, args);
@@ -101,9 +105,13 @@ async function main(argv: string[]): Promise<void> {
     case 'migrate': {
       parseCommandLine({ command: 'cellgate migrate', usage: MIGRATE_USAGE, options: {} }, args);
       const config = loadConfig();
-      const [{ openDatabase }, { migrateToLatest }, { isDatabaseUnavailable }, { databaseStartError }] = await Promise.all([
-        import('./db/database.ts'), import('./db/migrate.ts'), import('./db/errors.ts'), import('./cli/errors.ts'),
-      ]);
+      const [{ openDatabase }, { migrateToLatest }, { isDatabaseUnavailable }, { databaseStartError }] =
+        await Promise.all([
+          import('./db/database.ts'),
+          import('./db/migrate.ts'),
+          import('./db/errors.ts'),
+          import('./cli/errors.ts'),
+        ]);
       let database: ReturnType<typeof openDatabase> | undefined;
       let applied: string[];
       try {
@@ -130,7 +138,10 @@ async function main(argv: string[]): Promise<void> {
 }
 
 main(process.argv.slice(2)).catch(async (error: unknown) => {
-  const [{ cliErrorOutcome }, { StartError }] = await Promise.all([import('./cli/usage.ts'), import('./cli/errors.ts')]);
+  const [{ cliErrorOutcome }, { StartError }] = await Promise.all([
+    import('./cli/usage.ts'),
+    import('./cli/errors.ts'),
+  ]);
   // --help after a command (stdout, exit 0), a bad command line (exit 2), a command's own failure (exit 1).
   const outcome = cliErrorOutcome(error);
   if (outcome) {

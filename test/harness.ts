@@ -21,7 +21,8 @@ export const ADMIN_TOKEN = 'cg_adm_TestAdminToken0123456789';
  * fails there (docs/decisions.md, "One clock").
  */
 export const TEST_EPOCH = new Date(process.env.CELLGATE_TEST_CLOCK_START || '2026-11-21T12:00:00.000Z');
-if (Number.isNaN(TEST_EPOCH.getTime())) throw new Error(`CELLGATE_TEST_CLOCK_START is not a date: ${process.env.CELLGATE_TEST_CLOCK_START}`);
+if (Number.isNaN(TEST_EPOCH.getTime()))
+  throw new Error(`CELLGATE_TEST_CLOCK_START is not a date: ${process.env.CELLGATE_TEST_CLOCK_START}`);
 
 /** An ISO timestamp `ms` after the test epoch (negative: before it). */
 export const atEpoch = (ms = 0): string => new Date(TEST_EPOCH.getTime() + ms).toISOString();
@@ -182,7 +183,15 @@ export async function startApp(options: StartOptions = {}): Promise<TestApp> {
   });
   const clock = new ManualClock(TEST_EPOCH);
   const mail = new MailCatcher();
-  const { app, services } = await buildApp({ config, database: testDb.database, clock, mailer: mail, logger: false, workers: false, ...options.deps });
+  const { app, services } = await buildApp({
+    config,
+    database: testDb.database,
+    clock,
+    mailer: mail,
+    logger: false,
+    workers: false,
+    ...options.deps,
+  });
   options.routes?.(app);
   await app.ready();
   return {
@@ -216,13 +225,23 @@ export async function signUp(t: TestApp, email = uniqueEmail()) {
   const response = await t.app.inject({ method: 'POST', url: '/v1/agent/sign-up', payload: { email } });
   if (response.statusCode !== 201) throw new Error(`sign-up failed: ${response.statusCode} ${response.body}`);
   const body = response.json();
-  return { email, apiKey: body.api_key as string, organizationId: body.organization_id as string, code: t.mail.codeFor(email) };
+  return {
+    email,
+    apiKey: body.api_key as string,
+    organizationId: body.organization_id as string,
+    code: t.mail.codeFor(email),
+  };
 }
 
 /** Signs up and verifies: a verified organization (billing `inactive`) and its API key. */
 export async function verifiedOrganization(t: TestApp) {
   const org = await signUp(t);
-  const response = await t.app.inject({ method: 'POST', url: '/v1/agent/verify', headers: bearer(org.apiKey), payload: { code: org.code } });
+  const response = await t.app.inject({
+    method: 'POST',
+    url: '/v1/agent/verify',
+    headers: bearer(org.apiKey),
+    payload: { code: org.code },
+  });
   if (response.statusCode !== 200) throw new Error(`verify failed: ${response.statusCode} ${response.body}`);
   return { ...org, headers: bearer(org.apiKey) };
 }
@@ -238,8 +257,16 @@ export const TEST_CREDIT = { amount_usd: '1000.00', reason: 'test harness' };
 export async function activeOrganization(t: TestApp) {
   const org = await verifiedOrganization(t);
   if (t.config.billing) {
-    for (const [action, payload] of [['grant', TEST_GRANT], ['credits', TEST_CREDIT]] as const) {
-      const response = await t.app.inject({ method: 'POST', url: `/v1/admin/organizations/${org.organizationId}/${action}`, headers: admin, payload });
+    for (const [action, payload] of [
+      ['grant', TEST_GRANT],
+      ['credits', TEST_CREDIT],
+    ] as const) {
+      const response = await t.app.inject({
+        method: 'POST',
+        url: `/v1/admin/organizations/${org.organizationId}/${action}`,
+        headers: admin,
+        payload,
+      });
       if (response.statusCode !== 200) throw new Error(`${action} failed: ${response.statusCode} ${response.body}`);
     }
   }
@@ -247,9 +274,15 @@ export async function activeOrganization(t: TestApp) {
 }
 
 /** Asserts a problem+json error and returns its body. */
-// eslint-disable-next-line @typescript-eslint/no-explicit-any -- mirrors light-my-request's Response.json(): any
-export function expectProblem(response: { statusCode: number; headers: Record<string, unknown>; json(): any; body: string }, status: number, code: string) {
-  if (response.statusCode !== status) throw new Error(`expected ${status} ${code}, got ${response.statusCode} ${response.body}`);
+/* eslint-disable @typescript-eslint/no-explicit-any -- mirrors light-my-request's Response.json(): any */
+export function expectProblem(
+  response: { statusCode: number; headers: Record<string, unknown>; json(): any; body: string },
+  status: number,
+  code: string,
+) {
+  /* eslint-enable @typescript-eslint/no-explicit-any */
+  if (response.statusCode !== status)
+    throw new Error(`expected ${status} ${code}, got ${response.statusCode} ${response.body}`);
   const type = String(response.headers['content-type']);
   if (!type.startsWith('application/problem+json')) throw new Error(`expected problem+json, got ${type}`);
   const body = response.json();

@@ -10,7 +10,9 @@ export type { ChildServer };
 
 export const runDatabaseUrl = process.env.CELLGATE_TEST_DATABASE_URL ?? '';
 export const onPostgres = /^postgres(ql)?:/.test(runDatabaseUrl);
-export const skipUnlessPostgres = onPostgres ? false : 'needs PostgreSQL (CELLGATE_TEST_POSTGRES_URL): SQLite is one process';
+export const skipUnlessPostgres = onPostgres
+  ? false
+  : 'needs PostgreSQL (CELLGATE_TEST_POSTGRES_URL): SQLite is one process';
 export const PROCESS_ADMIN_TOKEN = `cg_adm_${randomBytes(12).toString('hex')}`;
 
 /** A database of its own in the run's PostgreSQL, dropped by `drop()`. */
@@ -45,7 +47,10 @@ export async function startServerProcess(databaseUrl: string, env: Record<string
 export async function call(server: ChildServer, method: string, path: string, token?: string, body?: unknown) {
   const response = await fetch(server.url + path, {
     method,
-    headers: { ...(token ? { authorization: `Bearer ${token}` } : {}), ...(body ? { 'content-type': 'application/json' } : {}) },
+    headers: {
+      ...(token ? { authorization: `Bearer ${token}` } : {}),
+      ...(body ? { 'content-type': 'application/json' } : {}),
+    },
     body: body ? JSON.stringify(body) : undefined,
   });
   const text = await response.text();
@@ -57,13 +62,33 @@ export async function call(server: ChildServer, method: string, path: string, to
  * Signs up through `server`, reads the code from its dev outbox, verifies, then the operator
  * grants a year of pro and credits $1,000 (as the harness's activeOrganization): it can send.
  */
-export async function activeOrganizationOn(server: ChildServer, prefix: string): Promise<{ api_key: string; organization_id: string }> {
+export async function activeOrganizationOn(
+  server: ChildServer,
+  prefix: string,
+): Promise<{ api_key: string; organization_id: string }> {
   const email = `${prefix}-${randomBytes(4).toString('hex')}@example.com`;
   const signUp = await call(server, 'POST', '/v1/agent/sign-up', undefined, { email });
-  const outbox = await call(server, 'GET', `/v1/admin/outbox?to=${encodeURIComponent(email)}&limit=1`, PROCESS_ADMIN_TOKEN);
+  const outbox = await call(
+    server,
+    'GET',
+    `/v1/admin/outbox?to=${encodeURIComponent(email)}&limit=1`,
+    PROCESS_ADMIN_TOKEN,
+  );
   const code = /\b(\d{6})\b/.exec(`${outbox.messages[0].subject} ${outbox.messages[0].text}`)?.[1];
   await call(server, 'POST', '/v1/agent/verify', signUp.api_key, { code });
-  await call(server, 'POST', `/v1/admin/organizations/${signUp.organization_id}/grant`, PROCESS_ADMIN_TOKEN, TEST_GRANT);
-  await call(server, 'POST', `/v1/admin/organizations/${signUp.organization_id}/credits`, PROCESS_ADMIN_TOKEN, TEST_CREDIT);
+  await call(
+    server,
+    'POST',
+    `/v1/admin/organizations/${signUp.organization_id}/grant`,
+    PROCESS_ADMIN_TOKEN,
+    TEST_GRANT,
+  );
+  await call(
+    server,
+    'POST',
+    `/v1/admin/organizations/${signUp.organization_id}/credits`,
+    PROCESS_ADMIN_TOKEN,
+    TEST_CREDIT,
+  );
   return signUp;
 }

@@ -29,7 +29,11 @@ export async function listeningPort(t: TestApp): Promise<number> {
  * Sends `head`, then one byte of `trickle` every `everyMs` (when given), until the server closes
  * the connection or `giveUpMs` passes.
  */
-export function rawExchange(port: number, head: string, options: { trickle?: string; everyMs?: number; giveUpMs?: number } = {}): Promise<RawExchange> {
+export function rawExchange(
+  port: number,
+  head: string,
+  options: { trickle?: string; everyMs?: number; giveUpMs?: number } = {},
+): Promise<RawExchange> {
   const { trickle = '', everyMs = 50, giveUpMs = 5000 } = options;
   return new Promise((resolve) => {
     const started = performance.now();

@@ -31,7 +31,8 @@ export function shellBlocks(markdown: string): ReadmeBlock[] {
   const pattern = /(?:<!-- readme-test: ([a-z-]+)[^>]*-->\n)?```sh\n([\s\S]*?)```/g;
   for (const match of markdown.matchAll(pattern)) {
     const marker = match[1] ?? null;
-    if (marker !== null && marker !== 'skip' && marker !== 'starts-service') throw new Error(`unknown readme-test marker "${marker}"`);
+    if (marker !== null && marker !== 'skip' && marker !== 'starts-service')
+      throw new Error(`unknown readme-test marker "${marker}"`);
     blocks.push({ line: markdown.slice(0, match.index).split('\n').length, code: match[2], marker });
   }
   return blocks;
@@ -40,18 +41,31 @@ export function shellBlocks(markdown: string): ReadmeBlock[] {
 /** The bash script that runs the blocks in order, printing `::start <line>` before each and `::block <line> 0 at <elapsed> s` after. */
 function script(blocks: ReadmeBlock[], port: number, dir: string): string {
   // A failed block ends the shell; what it started in the background goes with it.
-  const parts = ['set -o pipefail', 'trap \'kill $(jobs -p) 2> /dev/null\' EXIT', `cd ${JSON.stringify(ROOT)}`];
+  const parts = ['set -o pipefail', "trap 'kill $(jobs -p) 2> /dev/null' EXIT", `cd ${JSON.stringify(ROOT)}`];
   blocks.forEach((block, index) => {
     let code = block.code.replaceAll(':8080', `:${port}`);
     if (block.marker === 'starts-service') {
       // The README's foreground `npm start`, in the background: its pid is npm's.
-      code = code.replace(/^npm start\s*$/m, `npm start > ${JSON.stringify(join(dir, 'service.log'))} 2>&1 &\nCG_SERVICE=$!\nfor i in $(seq 300); do curl -sf http://127.0.0.1:${port}/health > /dev/null && break; kill -0 $CG_SERVICE 2> /dev/null || break; sleep 0.1; done`);
-      assert.match(code, /CG_SERVICE=/, `the block at README line ${block.line} starts no service with a line "npm start"`);
+      code = code.replace(
+        /^npm start\s*$/m,
+        `npm start > ${JSON.stringify(join(dir, 'service.log'))} 2>&1 &\nCG_SERVICE=$!\nfor i in $(seq 300); do curl -sf http://127.0.0.1:${port}/health > /dev/null && break; kill -0 $CG_SERVICE 2> /dev/null || break; sleep 0.1; done`,
+      );
+      assert.match(
+        code,
+        /CG_SERVICE=/,
+        `the block at README line ${block.line} starts no service with a line "npm start"`,
+      );
     }
     const file = join(dir, `block-${index}.sh`);
     writeFileSync(file, code);
     // set -e: a command failing anywhere in a block fails it, not only its last command.
-    parts.push(`printf '\n::start ${block.line}\n'`, 'set -e', `source ${JSON.stringify(file)}`, 'set +e', `printf '\n::block ${block.line} 0 at %s s\n' $SECONDS`);
+    parts.push(
+      `printf '\n::start ${block.line}\n'`,
+      'set -e',
+      `source ${JSON.stringify(file)}`,
+      'set +e',
+      `printf '\n::block ${block.line} 0 at %s s\n' $SECONDS`,
+    );
   });
   // The service must go when npm does: kill npm, then wait for the server's lock to go with it.
   parts.push(
@@ -89,7 +103,14 @@ describe('README.md', () => {
     const run = blocks.filter((block) => block.marker !== 'skip');
     const child = spawn('bash', ['-c', script(run, port, dir)], {
       // Only what the README's reader has, plus where the data and the port go.
-      env: { PATH: process.env.PATH, HOME: process.env.HOME, TMPDIR: tmpdir(), CELLGATE_DATABASE_URL: `sqlite:${join(dir, 'cellgate.db')}`, CELLGATE_PORT: String(port), CELLGATE_LOG_FORMAT: 'json' },
+      env: {
+        PATH: process.env.PATH,
+        HOME: process.env.HOME,
+        TMPDIR: tmpdir(),
+        CELLGATE_DATABASE_URL: `sqlite:${join(dir, 'cellgate.db')}`,
+        CELLGATE_PORT: String(port),
+        CELLGATE_LOG_FORMAT: 'json',
+      },
       stdio: ['ignore', 'pipe', 'pipe'],
       detached: true,
     });
@@ -106,9 +127,19 @@ describe('README.md', () => {
       const started = [...stdout.matchAll(/^::start (\d+)$/gm)].map((m) => Number(m[1]));
       const ran = [...stdout.matchAll(/^::block (\d+) 0 at \d+ s$/gm)].map((m) => Number(m[1]));
       const failed = started.find((line) => !ran.includes(line));
-      const log = existsSync(join(dir, 'service.log')) ? readFileSync(join(dir, 'service.log'), 'utf8').slice(-2000) : '';
-      assert.equal(failed, undefined, `the block at README line ${failed} failed (exit ${status})\n--- stdout\n${stdout.slice(-3000)}\n--- stderr\n${stderr.slice(-3000)}\n--- service log\n${log}`);
-      assert.deepEqual(ran, run.map((block) => block.line), `blocks that ran\n${stdout.slice(-3000)}\n${stderr.slice(-2000)}`);
+      const log = existsSync(join(dir, 'service.log'))
+        ? readFileSync(join(dir, 'service.log'), 'utf8').slice(-2000)
+        : '';
+      assert.equal(
+        failed,
+        undefined,
+        `the block at README line ${failed} failed (exit ${status})\n--- stdout\n${stdout.slice(-3000)}\n--- stderr\n${stderr.slice(-3000)}\n--- service log\n${log}`,
+      );
+      assert.deepEqual(
+        ran,
+        run.map((block) => block.line),
+        `blocks that ran\n${stdout.slice(-3000)}\n${stderr.slice(-2000)}`,
+      );
       assert.match(stdout, /^::done$/m, `${stdout.slice(-2000)}\n${stderr.slice(-2000)}\n${log}`);
       assert.equal(status, 0);
     } finally {

@@ -10,9 +10,24 @@ const whoamiShaped = {
   organization_id: 'org_01m7yf0x66hk68c23987cj5fsa',
   organization_name: 'Benchmark Organization',
   status: 'active',
-  key: { id: 'key_01m7yf0x66hk68c23987cj5fsb', prefix: 'cg_live_AbCd', created_at: '2026-11-21T07:10:00.000Z', last_used_at: '2026-11-21T07:10:01.000Z' },
+  key: {
+    id: 'key_01m7yf0x66hk68c23987cj5fsb',
+    prefix: 'cg_live_AbCd',
+    created_at: '2026-11-21T07:10:00.000Z',
+    last_used_at: '2026-11-21T07:10:01.000Z',
+  },
   credential_type: 'api_key',
-  scopes: ['cells:read', 'cells:write', 'messages:read', 'messages:send', 'events:read', 'webhooks:write', 'billing:read', 'billing:write', 'usage:read'],
+  scopes: [
+    'cells:read',
+    'cells:write',
+    'messages:read',
+    'messages:send',
+    'events:read',
+    'webhooks:write',
+    'billing:read',
+    'billing:write',
+    'usage:read',
+  ],
 };
 app.get('/whoami-shaped', async () => whoamiShaped);
 

@@ -13,7 +13,10 @@ export interface BenchCell {
 }
 
 /** A JSON request that must answer `expect`; returns the parsed body. */
-export async function request(url: string, init: { method?: string; headers?: Record<string, string>; body?: unknown; expect?: number }): Promise<Record<string, unknown>> {
+export async function request(
+  url: string,
+  init: { method?: string; headers?: Record<string, string>; body?: unknown; expect?: number },
+): Promise<Record<string, unknown>> {
   const response = await fetch(url, {
     method: init.method ?? 'GET',
     headers: { ...(init.body === undefined ? {} : { 'content-type': 'application/json' }), ...init.headers },
@@ -21,7 +24,8 @@ export async function request(url: string, init: { method?: string; headers?: Re
   });
   const text = await response.text();
   const expected = init.expect ?? 200;
-  if (response.status !== expected) throw new Error(`${init.method ?? 'GET'} ${url}: expected ${expected}, got ${response.status} ${text}`);
+  if (response.status !== expected)
+    throw new Error(`${init.method ?? 'GET'} ${url}: expected ${expected}, got ${response.status} ${text}`);
   return JSON.parse(text) as Record<string, unknown>;
 }
 
@@ -36,11 +40,19 @@ export function distinctNumbers(count: number): string[] {
 }
 
 /** Adds a phone to the inventory (admin), then creates a cell for `org`, which gets that phone. */
-export async function provisionCell(service: Service, org: Organization, options: { sendRatePerMinute?: number } = {}): Promise<BenchCell> {
+export async function provisionCell(
+  service: Service,
+  org: Organization,
+  options: { sendRatePerMinute?: number } = {},
+): Promise<BenchCell> {
   const device = await request(`${service.url}/v1/admin/devices`, {
     method: 'POST',
     headers: { authorization: `Bearer ${service.adminToken}` },
-    body: { phone_number: benchPhoneNumber(), label: 'bench', ...(options.sendRatePerMinute ? { send_rate_per_minute: options.sendRatePerMinute } : {}) },
+    body: {
+      phone_number: benchPhoneNumber(),
+      label: 'bench',
+      ...(options.sendRatePerMinute ? { send_rate_per_minute: options.sendRatePerMinute } : {}),
+    },
     expect: 201,
   });
   const cell = await request(`${service.url}/v1/cells`, {
@@ -52,7 +64,12 @@ export async function provisionCell(service: Service, org: Organization, options
   if (cell.status !== 'active' || cell.phone_number !== device.phone_number) {
     throw new Error(`the new cell did not get the new phone: ${JSON.stringify(cell)}`);
   }
-  return { cellId: String(cell.id), phoneNumber: String(cell.phone_number), deviceId: String(device.id), deviceKey: String(device.device_key) };
+  return {
+    cellId: String(cell.id),
+    phoneNumber: String(cell.phone_number),
+    deviceId: String(device.id),
+    deviceKey: String(device.device_key),
+  };
 }
 
 /** Sorted-sample percentile (nearest rank), in the unit of the samples. */
@@ -63,5 +80,7 @@ export function percentile(samples: number[], p: number): number {
 
 /** How busy the machine was (as bench/lib.ts printResults says it): figures from a loaded machine are not comparable. */
 export function machineLoad(): string {
-  return `machine: ${availableParallelism()} cores, load average ${loadavg().map((l) => l.toFixed(1)).join(' ')} (1, 5, 15 min)`;
+  return `machine: ${availableParallelism()} cores, load average ${loadavg()
+    .map((l) => l.toFixed(1))
+    .join(' ')} (1, 5, 15 min)`;
 }

@@ -7,13 +7,22 @@ import type { Organization, Service } from '../lib.ts';
 import { provisionCell, request, type BenchCell } from './cells.ts';
 
 /** `count` cells on new phones (at `sendRatePerMinute`) in one new pod of `org`. */
-export async function provisionPod(service: Service, org: Organization, count: number, sendRatePerMinute = 600): Promise<{ podId: string; cells: BenchCell[] }> {
+export async function provisionPod(
+  service: Service,
+  org: Organization,
+  count: number,
+  sendRatePerMinute = 600,
+): Promise<{ podId: string; cells: BenchCell[] }> {
   const cells: BenchCell[] = [];
   for (let i = 0; i < count; i++) cells.push(await provisionCell(service, org, { sendRatePerMinute }));
   const pod = await request(`${service.url}/v1/pods`, {
     method: 'POST',
     headers: { authorization: `Bearer ${org.apiKey}` },
-    body: { name: 'bench pod', client_id: `bench-${randomBytes(6).toString('hex')}`, cell_ids: cells.map((cell) => cell.cellId) },
+    body: {
+      name: 'bench pod',
+      client_id: `bench-${randomBytes(6).toString('hex')}`,
+      cell_ids: cells.map((cell) => cell.cellId),
+    },
     expect: 201,
   });
   return { podId: String(pod.id), cells };
@@ -33,11 +42,17 @@ export function rssMb(pid: number): number {
 }
 
 /** Runs `task(i)` for i in 0..count-1 with `concurrency` at a time; wall-clock ms. */
-export async function runConcurrently(count: number, concurrency: number, task: (i: number) => Promise<void>): Promise<number> {
+export async function runConcurrently(
+  count: number,
+  concurrency: number,
+  task: (i: number) => Promise<void>,
+): Promise<number> {
   const started = performance.now();
   let next = 0;
-  await Promise.all(Array.from({ length: concurrency }, async () => {
-    while (next < count) await task(next++);
-  }));
+  await Promise.all(
+    Array.from({ length: concurrency }, async () => {
+      while (next < count) await task(next++);
+    }),
+  );
   return performance.now() - started;
 }

@@ -22,9 +22,14 @@ export async function adminCommand(args: string[], config: () => Config): Promis
   const [action, ...rest] = args;
   if (action !== undefined && action !== 'create-token' && wantsHelp([action])) throw new HelpRequest(ADMIN_USAGE);
   if (action !== 'create-token') {
-    throw new UsageError(`${action === undefined ? 'admin needs an action' : `unknown admin action ${JSON.stringify(action)}`}: the action is create-token (cellgate admin --help)`);
+    throw new UsageError(
+      `${action === undefined ? 'admin needs an action' : `unknown admin action ${JSON.stringify(action)}`}: the action is create-token (cellgate admin --help)`,
+    );
   }
-  const { values } = parseCommandLine({ command: 'cellgate admin create-token', usage: ADMIN_USAGE, options: { label: { type: 'string' } } }, rest);
+  const { values } = parseCommandLine(
+    { command: 'cellgate admin create-token', usage: ADMIN_USAGE, options: { label: { type: 'string' } } },
+    rest,
+  );
   const { databaseUrl } = config();
   let database: ReturnType<typeof openDatabase> | undefined;
   try {
@@ -35,7 +40,11 @@ export async function adminCommand(args: string[], config: () => Config): Promis
     throw databaseStartError(error, databaseUrl, isDatabaseUnavailable(error));
   }
   try {
-    const admin = new AdminService({ repo: new AdminRepository(database.db), clock: systemClock, bootstrapToken: null });
+    const admin = new AdminService({
+      repo: new AdminRepository(database.db),
+      clock: systemClock,
+      bootstrapToken: null,
+    });
     const { id, token } = await admin.createToken(values.label ?? null);
     process.stdout.write(`${token}\n`);
     process.stderr.write(`admin token ${id} created; it is shown only this once\n`);

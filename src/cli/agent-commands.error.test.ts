@@ -39,25 +39,42 @@ describe('agent commands without a key or a service', () => {
   }
 
   it('a base URL that is not a URL says so and asks whether the service runs', async () => {
-    refusedWith(await runCli(['status'], { CELLGATE_API_KEY: 'cg_live_x', CELLGATE_BASE_URL: 'localhost:8080' }), /^cellgate: the base URL "localhost:8080" \(CELLGATE_BASE_URL\) is not an http:\/\/ or https:\/\/ URL: is the service running at /);
-    refusedWith(await runCli(['status', '--key', 'cg_live_x', '--base-url', 'ftp://example.com']), /"ftp:\/\/example\.com" \(--base-url\) is not an http/);
+    refusedWith(
+      await runCli(['status'], { CELLGATE_API_KEY: 'cg_live_x', CELLGATE_BASE_URL: 'localhost:8080' }),
+      /^cellgate: the base URL "localhost:8080" \(CELLGATE_BASE_URL\) is not an http:\/\/ or https:\/\/ URL: is the service running at /,
+    );
+    refusedWith(
+      await runCli(['status', '--key', 'cg_live_x', '--base-url', 'ftp://example.com']),
+      /"ftp:\/\/example\.com" \(--base-url\) is not an http/,
+    );
   });
 
   for (const args of [SEND, ['messages', 'ls', '--cell', 'cell_0a'], ['events', 'tail'], ['status']]) {
     it(`${args.slice(0, 2).join(' ')}: no service at the base URL asks "is the service running at …?"`, async () => {
       const port = await closedPort();
-      refusedWith(await runCli(args, { CELLGATE_API_KEY: 'cg_live_x', CELLGATE_BASE_URL: `http://127.0.0.1:${port}` }), new RegExp(`ECONNREFUSED\\): is the service running at http://127\\.0\\.0\\.1:${port}\\?`));
+      refusedWith(
+        await runCli(args, { CELLGATE_API_KEY: 'cg_live_x', CELLGATE_BASE_URL: `http://127.0.0.1:${port}` }),
+        new RegExp(`ECONNREFUSED\\): is the service running at http://127\\.0\\.0\\.1:${port}\\?`),
+      );
     });
   }
 
   it('a base URL where something other than Cellgate answers asks the same', async () => {
-    const other = createServer((_request, response) => response.writeHead(404, { 'content-type': 'text/html' }).end('<h1>nope</h1>'));
+    const other = createServer((_request, response) =>
+      response.writeHead(404, { 'content-type': 'text/html' }).end('<h1>nope</h1>'),
+    );
     await new Promise<void>((resolve) => other.listen(0, '127.0.0.1', resolve));
     const { port } = other.address() as AddressInfo;
     try {
       const env = { CELLGATE_API_KEY: 'cg_live_x', CELLGATE_BASE_URL: `http://127.0.0.1:${port}` };
-      refusedWith(await runCli(['status'], env), /answered HTTP 404 text\/html, not the Cellgate API\): is the service running at http:\/\/127\.0\.0\.1:\d+\?/);
-      refusedWith(await runCli(['events', 'tail'], env), /the event stream answered HTTP 404 instead of a WebSocket\): is the service running at /);
+      refusedWith(
+        await runCli(['status'], env),
+        /answered HTTP 404 text\/html, not the Cellgate API\): is the service running at http:\/\/127\.0\.0\.1:\d+\?/,
+      );
+      refusedWith(
+        await runCli(['events', 'tail'], env),
+        /the event stream answered HTTP 404 instead of a WebSocket\): is the service running at /,
+      );
     } finally {
       other.close();
     }
@@ -68,13 +85,28 @@ describe('bad flag values say which flag', () => {
   const env = { CELLGATE_API_KEY: 'cg_live_x' };
   const cases: [string[], RegExp][] = [
     [['send', '--to', '+14155550199', 'hi'], /^cellgate: --cell is required: a cell id/],
-    [['send', '--cell', 'abc', '--to', '+14155550199', 'hi'], /^cellgate: --cell "abc" is not a cell id \(cell_\.\.\.\)/],
+    [
+      ['send', '--cell', 'abc', '--to', '+14155550199', 'hi'],
+      /^cellgate: --cell "abc" is not a cell id \(cell_\.\.\.\)/,
+    ],
     [['send', '--cell', 'cell_0a', '--to', 'bob', 'hi'], /^cellgate: --to "bob" is not a phone number/],
     [['send', '--cell', 'cell_0a', '--to', '+14155550199'], /^cellgate: the text to send is missing/],
-    [['send', '--cell', 'cell_0a', '--to', '+14155550199', '--wait', '--timeout', 'soon', 'hi'], /^cellgate: --timeout "soon" must be a whole number/],
-    [['send', '--cell', 'cell_0a', '--to', '+14155550199', '--colour', 'red', 'hi'], /^cellgate: Unknown option '--colour' \(cellgate send --help lists the options\)/],
-    [['messages', 'ls', '--cell', 'cell_0a', '--limit', '500'], /^cellgate: --limit "500" must be a whole number from 1 to 200/],
-    [['messages', 'ls', '--cell', 'cell_0a', '--direction', 'sideways'], /^cellgate: --direction "sideways" must be inbound or outbound/],
+    [
+      ['send', '--cell', 'cell_0a', '--to', '+14155550199', '--wait', '--timeout', 'soon', 'hi'],
+      /^cellgate: --timeout "soon" must be a whole number/,
+    ],
+    [
+      ['send', '--cell', 'cell_0a', '--to', '+14155550199', '--colour', 'red', 'hi'],
+      /^cellgate: Unknown option '--colour' \(cellgate send --help lists the options\)/,
+    ],
+    [
+      ['messages', 'ls', '--cell', 'cell_0a', '--limit', '500'],
+      /^cellgate: --limit "500" must be a whole number from 1 to 200/,
+    ],
+    [
+      ['messages', 'ls', '--cell', 'cell_0a', '--direction', 'sideways'],
+      /^cellgate: --direction "sideways" must be inbound or outbound/,
+    ],
     [['messages', 'rm', '--cell', 'cell_0a'], /^cellgate: unknown action "rm": cellgate messages ls/],
     [['events', 'tail', '--types', 'message'], /^cellgate: --types "message" must be comma-separated event types/],
     [['events', 'tail', '--since', '42'], /^cellgate: --since "42" is not an event id/],
@@ -97,22 +129,37 @@ describe('API errors print the problem code and detail', () => {
   after(() => t?.close());
 
   it('an unknown cell: the 404 problem', async () => {
-    refusedWith(await runCli(['messages', 'ls', '--cell', 'cell_00000000000000000000000000'], env), /^cellgate: not_found \(HTTP 404\): No such cell\./);
+    refusedWith(
+      await runCli(['messages', 'ls', '--cell', 'cell_00000000000000000000000000'], env),
+      /^cellgate: not_found \(HTTP 404\): No such cell\./,
+    );
   });
 
   it('a wrong key: the 401 problem', async () => {
-    refusedWith(await runCli(['status'], { ...env, CELLGATE_API_KEY: 'cg_live_notakey0000000000000000' }), /^cellgate: \w+ \(HTTP 401\): \S+/);
+    refusedWith(
+      await runCli(['status'], { ...env, CELLGATE_API_KEY: 'cg_live_notakey0000000000000000' }),
+      /^cellgate: \w+ \(HTTP 401\): \S+/,
+    );
   });
 
   it('a number the API refuses: the 400 problem', async () => {
-    refusedWith(await runCli(['send', '--cell', line.cell.id, '--to', '+999', 'hi'], env), /^cellgate: \w+ \(HTTP 4\d\d\): \S+/);
+    refusedWith(
+      await runCli(['send', '--cell', line.cell.id, '--to', '+999', 'hi'], env),
+      /^cellgate: \w+ \(HTTP 4\d\d\): \S+/,
+    );
   });
 
   it('events tail with a wrong key: the close code and reason', async () => {
-    refusedWith(await runCli(['events', 'tail'], { ...env, CELLGATE_API_KEY: 'cg_live_notakey0000000000000000' }), /^cellgate: the event stream closed \(4401\): \S+/);
+    refusedWith(
+      await runCli(['events', 'tail'], { ...env, CELLGATE_API_KEY: 'cg_live_notakey0000000000000000' }),
+      /^cellgate: the event stream closed \(4401\): \S+/,
+    );
   });
 
   it('events tail with an unknown type: the 4400 reason', async () => {
-    refusedWith(await runCli(['events', 'tail', '--types', 'message.sen'], env), /^cellgate: the event stream closed \(4400\): Bad types filter/);
+    refusedWith(
+      await runCli(['events', 'tail', '--types', 'message.sen'], env),
+      /^cellgate: the event stream closed \(4400\): Bad types filter/,
+    );
   });
 });

@@ -25,7 +25,16 @@ describe('cellgate send, messages ls, events tail, status', () => {
   });
 
   it('send with --idempotency-key answers the same message when repeated; --key and --base-url replace the environment', async () => {
-    const args = ['send', '--cell', line.cell.id, '--to', '+14155550199', '--idempotency-key', 'cli-retry-1', 'once only'];
+    const args = [
+      'send',
+      '--cell',
+      line.cell.id,
+      '--to',
+      '+14155550199',
+      '--idempotency-key',
+      'cli-retry-1',
+      'once only',
+    ];
     const flags = ['--key', env.CELLGATE_API_KEY, '--base-url', env.CELLGATE_BASE_URL];
     const first = await runCli([...args, ...flags]);
     const second = await runCli([...args, ...flags]);
@@ -52,11 +61,17 @@ describe('cellgate send, messages ls, events tail, status', () => {
     assert.match(stdout, /^status +delivered$/m);
     assert.match(stdout, /^body +wait for me$/m);
     assert.match(stdout, /^delivered_at +\d{4}-/m);
-    assert.match(stderr, /waiting for msg_\w+: queued\n(.*\n)*waiting for msg_\w+: sent\n(.*\n)*waiting for msg_\w+: delivered\n/);
+    assert.match(
+      stderr,
+      /waiting for msg_\w+: queued\n(.*\n)*waiting for msg_\w+: sent\n(.*\n)*waiting for msg_\w+: delivered\n/,
+    );
   });
 
   it('messages ls prints a table, filtered by --direction and --limit', async () => {
-    const result = await runCli(['messages', 'ls', '--cell', line.cell.id, '--direction', 'outbound', '--limit', '2'], env);
+    const result = await runCli(
+      ['messages', 'ls', '--cell', line.cell.id, '--direction', 'outbound', '--limit', '2'],
+      env,
+    );
     assert.equal(result.status, 0, result.stderr);
     const lines = result.stdout.trimEnd().split('\n');
     assert.match(lines[0], /^ID +DIRECTION +STATUS +FROM +TO +CREATED +BODY$/);
@@ -82,12 +97,20 @@ describe('cellgate send, messages ls, events tail, status', () => {
     let stdout = '';
     child.stdout.on('data', (chunk: string) => (stdout += chunk));
     try {
-      await outputMatching(child, 'stderr', /listening for message\.\* events at http:\/\/127\.0\.0\.1:\d+ \(Ctrl-C to stop\)/);
+      await outputMatching(
+        child,
+        'stderr',
+        /listening for message\.\* events at http:\/\/127\.0\.0\.1:\d+ \(Ctrl-C to stop\)/,
+      );
       const sent = await runCli(['send', '--cell', line.cell.id, '--to', '+14155550177', 'tail me'], env);
       const id = sent.stdout.split(' ')[0];
       await claim(t, line);
       assert.equal((await report(t, line, id, { event: 'sent' })).statusCode, 200);
-      await outputMatching(child, 'stdout', new RegExp(`message\\.sent +evt_\\w+ +${id} outbound \\+\\d+ -> \\+14155550177 sent "tail me"`));
+      await outputMatching(
+        child,
+        'stdout',
+        new RegExp(`message\\.sent +evt_\\w+ +${id} outbound \\+\\d+ -> \\+14155550177 sent "tail me"`),
+      );
     } finally {
       child.kill('SIGINT');
     }
@@ -100,8 +123,23 @@ describe('--help of the agent commands', () => {
   it('cellgate --help lists them, with a description for each of their flags', async () => {
     const result = await runCli(['--help']);
     assert.equal(result.status, 0, result.stderr);
-    for (const command of ['send', 'messages ls', 'events tail', 'status']) assert.match(result.stdout, new RegExp(`^  ${command} +\\S+( \\S+){2,}`, 'm'), command);
-    for (const flag of ['--cell', '--to', '--idempotency-key', '--wait', '--timeout', '--direction', '--limit', '--cursor', '--types', '--since', '--json', '--base-url', '--key']) {
+    for (const command of ['send', 'messages ls', 'events tail', 'status'])
+      assert.match(result.stdout, new RegExp(`^  ${command} +\\S+( \\S+){2,}`, 'm'), command);
+    for (const flag of [
+      '--cell',
+      '--to',
+      '--idempotency-key',
+      '--wait',
+      '--timeout',
+      '--direction',
+      '--limit',
+      '--cursor',
+      '--types',
+      '--since',
+      '--json',
+      '--base-url',
+      '--key',
+    ]) {
       assert.match(result.stdout, new RegExp(`^\\s+${flag}( <[^>]+>)? {2,}\\S+( \\S+){2,}`, 'm'), flag);
     }
   });

@@ -7,7 +7,15 @@
 // prints. Progress (the --wait spinner, "listening") goes to stderr, results to stdout.
 import type { ParseArgsConfig } from 'node:util';
 import { WebSocket } from 'ws';
-import { AgentCliError, apiRequest, resolveTarget, unreachable, webSocketUrl, type Json, type Target } from './agent-http.ts';
+import {
+  AgentCliError,
+  apiRequest,
+  resolveTarget,
+  unreachable,
+  webSocketUrl,
+  type Json,
+  type Target,
+} from './agent-http.ts';
 import { parseCommandLine, UsageError } from './usage.ts';
 
 export const AGENT_COMMANDS = ['send', 'messages', 'events', 'status'] as const;
@@ -49,8 +57,21 @@ const COMMON_OPTIONS = {
 } as const satisfies ParseArgsConfig['options'];
 
 /** The command's flags (usage.ts: --help prints the usage and exits 0, a bad flag exits 2). */
-function parse<O extends NonNullable<ParseArgsConfig['options']>>(command: keyof typeof AGENT_USAGE, args: string[], options: O, positionals = false) {
-  return parseCommandLine({ command: `cellgate ${command}`, usage: `${AGENT_USAGE[command]}\n${COMMON}`, options: { ...COMMON_OPTIONS, ...options }, positionals }, args);
+function parse<O extends NonNullable<ParseArgsConfig['options']>>(
+  command: keyof typeof AGENT_USAGE,
+  args: string[],
+  options: O,
+  positionals = false,
+) {
+  return parseCommandLine(
+    {
+      command: `cellgate ${command}`,
+      usage: `${AGENT_USAGE[command]}\n${COMMON}`,
+      options: { ...COMMON_OPTIONS, ...options },
+      positionals,
+    },
+    args,
+  );
 }
 
 function targetOf(values: { 'base-url'?: string; key?: string }): Target {
@@ -69,13 +90,19 @@ function requireFlag(name: string, value: string | undefined, pattern: RegExp, w
 
 function wholeNumber(name: string, raw: string, min: number, max: number): number {
   const value = Number(raw);
-  if (!/^\d+$/.test(raw.trim()) || value < min || value > max) throw new UsageError(`--${name} ${JSON.stringify(raw)} must be a whole number from ${min} to ${max}`);
+  if (!/^\d+$/.test(raw.trim()) || value < min || value > max)
+    throw new UsageError(`--${name} ${JSON.stringify(raw)} must be a whole number from ${min} to ${max}`);
   return value;
 }
 
 const CELL_ID = /^cell_[0-9a-z]+$/;
 
-export async function agentCommand(command: string, args: string[], out: Out = stdout, progress: Out = stderr): Promise<void> {
+export async function agentCommand(
+  command: string,
+  args: string[],
+  out: Out = stdout,
+  progress: Out = stderr,
+): Promise<void> {
   switch (command) {
     case 'send':
       return sendCommand(args, out, progress);
@@ -93,20 +120,27 @@ export async function agentCommand(command: string, args: string[], out: Out = s
 // ---- send ----------------------------------------------------------------------------------------
 
 async function sendCommand(args: string[], out: Out, progress: Out): Promise<void> {
-  const { values, positionals } = parse('send', args, {
-    cell: { type: 'string' },
-    to: { type: 'string' },
-    'idempotency-key': { type: 'string' },
-    wait: { type: 'boolean' },
-    timeout: { type: 'string' },
-  }, true);
+  const { values, positionals } = parse(
+    'send',
+    args,
+    {
+      cell: { type: 'string' },
+      to: { type: 'string' },
+      'idempotency-key': { type: 'string' },
+      wait: { type: 'boolean' },
+      timeout: { type: 'string' },
+    },
+    true,
+  );
   if (values.help) return help('send', out);
   const cell = requireFlag('cell', values.cell, CELL_ID, 'a cell id (cell_...)');
   const to = requireFlag('to', values.to, /^\+?[\d\s().-]{3,}$/, 'a phone number (E.164, +14155550123)');
   const text = positionals.join(' ');
-  if (text.trim() === '') throw new UsageError('the text to send is missing: cellgate send --cell <cell_id> --to <number> "text"');
+  if (text.trim() === '')
+    throw new UsageError('the text to send is missing: cellgate send --cell <cell_id> --to <number> "text"');
   const key = values['idempotency-key'];
-  if (key !== undefined && (key.trim() === '' || key.length > 255)) throw new UsageError('--idempotency-key must be 1 to 255 characters');
+  if (key !== undefined && (key.trim() === '' || key.length > 255))
+    throw new UsageError('--idempotency-key must be 1 to 255 characters');
   const timeoutSeconds = values.timeout === undefined ? 120 : wholeNumber('timeout', values.timeout, 1, 86_400);
   if (values.timeout !== undefined && !values.wait) throw new UsageError('--timeout goes with --wait');
   const target = targetOf(values);
@@ -115,12 +149,23 @@ async function sendCommand(args: string[], out: Out, progress: Out): Promise<voi
     body: { to, body: text },
     headers: key === undefined ? {} : { 'idempotency-key': key },
   });
-  out(`${String(sent.id)} ${String(sent.status)} (from ${String(sent.from)} to ${String(sent.to)}, ${String(sent.segments)} segment${sent.segments === 1 ? '' : 's'})`);
+  out(
+    `${String(sent.id)} ${String(sent.status)} (from ${String(sent.from)} to ${String(sent.to)}, ${String(sent.segments)} segment${sent.segments === 1 ? '' : 's'})`,
+  );
   if (!values.wait) return;
   // A phone without delivery reports never makes a message `delivered`: the wait ends at `sent`.
   const deliveryReports = await reportsDelivery(target, cell);
-  const final = await waitUntilFinal(target, cell, String(sent.id), String(sent.status), timeoutSeconds * 1000, progress, deliveryReports);
-  if (!deliveryReports && final.status === 'sent') out(`${String(final.id)} was sent; the cell's phone does not report delivery, so sent is as far as it goes`);
+  const final = await waitUntilFinal(
+    target,
+    cell,
+    String(sent.id),
+    String(sent.status),
+    timeoutSeconds * 1000,
+    progress,
+    deliveryReports,
+  );
+  if (!deliveryReports && final.status === 'sent')
+    out(`${String(final.id)} was sent; the cell's phone does not report delivery, so sent is as far as it goes`);
   printMessage(final, out);
   if (final.status === 'failed' || final.status === 'canceled') process.exitCode = 1;
 }
@@ -140,7 +185,7 @@ async function stillBecause(target: Target, cell: string, status: string): Promi
   try {
     found = await apiRequest(target, 'GET', `/v1/cells/${cell}`);
   } catch {
-    return 'cellgate status shows whether the cell\'s phone is online';
+    return "cellgate status shows whether the cell's phone is online";
   }
   if (found.online !== true) {
     return `the cell's phone is offline${typeof found.last_seen_at === 'string' ? `, last seen ${found.last_seen_at}` : ''}; it picks the message up when it calls in again`;
@@ -154,13 +199,29 @@ async function stillBecause(target: Target, cell: string, status: string): Promi
  * Polls the message until it is final (or `sent`, from a phone without delivery reports): a
  * spinner on a terminal, a line per status change otherwise.
  */
-async function waitUntilFinal(target: Target, cell: string, id: string, initial: string, timeoutMs: number, progress: Out, deliveryReports = true): Promise<Json> {
+async function waitUntilFinal(
+  target: Target,
+  cell: string,
+  id: string,
+  initial: string,
+  timeoutMs: number,
+  progress: Out,
+  deliveryReports = true,
+): Promise<Json> {
   const tty = process.stderr.isTTY === true;
   const started = Date.now();
   let status = initial;
   let frame = 0;
   if (!tty) progress(`waiting for ${id}: ${status}`);
-  const spin = tty ? setInterval(() => process.stderr.write(`\r${SPINNER[frame++ % SPINNER.length]} ${id} is ${status} (${Math.round((Date.now() - started) / 1000)} s)\x1b[K`), 100) : null;
+  const spin = tty
+    ? setInterval(
+        () =>
+          process.stderr.write(
+            `\r${SPINNER[frame++ % SPINNER.length]} ${id} is ${status} (${Math.round((Date.now() - started) / 1000)} s)\x1b[K`,
+          ),
+        100,
+      )
+    : null;
   try {
     for (;;) {
       const message = await apiRequest(target, 'GET', `/v1/cells/${cell}/messages/${id}`);
@@ -171,7 +232,9 @@ async function waitUntilFinal(target: Target, cell: string, id: string, initial:
       if (FINAL_STATUSES.has(status) || (!deliveryReports && status === 'sent')) return message;
       if (Date.now() - started >= timeoutMs) {
         const because = await stillBecause(target, cell, status);
-        throw new AgentCliError(`${id} is still ${status} after ${Math.round(timeoutMs / 1000)} s (${because}); read it later with cellgate messages ls --cell ${cell}`);
+        throw new AgentCliError(
+          `${id} is still ${status} after ${Math.round(timeoutMs / 1000)} s (${because}); read it later with cellgate messages ls --cell ${cell}`,
+        );
       }
       await new Promise((resolve) => setTimeout(resolve, POLL_MS));
     }
@@ -198,7 +261,8 @@ function printMessage(message: Json, out: Out): void {
     ['delivered_at', message.delivered_at],
     ['error', error ? `${error.code}: ${error.message}` : null],
   ];
-  for (const [name, value] of rows) if (value !== null && value !== undefined) out(`${name.padEnd(13)}${String(value)}`);
+  for (const [name, value] of rows)
+    if (value !== null && value !== undefined) out(`${name.padEnd(13)}${String(value)}`);
 }
 
 // ---- messages ls ---------------------------------------------------------------------------------
@@ -206,7 +270,8 @@ function printMessage(message: Json, out: Out): void {
 async function messagesCommand(args: string[], out: Out, progress: Out): Promise<void> {
   const [action, ...rest] = args;
   if (action === '--help' || action === '-h' || action === undefined) return help('messages', out);
-  if (action !== 'ls' && action !== 'list') throw new UsageError(`unknown action ${JSON.stringify(action)}: cellgate messages ls --cell <cell_id>`);
+  if (action !== 'ls' && action !== 'list')
+    throw new UsageError(`unknown action ${JSON.stringify(action)}: cellgate messages ls --cell <cell_id>`);
   const { values } = parse('messages', rest, {
     cell: { type: 'string' },
     direction: { type: 'string' },
@@ -220,16 +285,29 @@ async function messagesCommand(args: string[], out: Out, progress: Out): Promise
   }
   const limit = values.limit === undefined ? 20 : wholeNumber('limit', values.limit, 1, 200);
   const target = targetOf(values);
-  const page = await apiRequest(target, 'GET', `/v1/cells/${cell}/messages`, { query: { direction: values.direction, limit, cursor: values.cursor } });
+  const page = await apiRequest(target, 'GET', `/v1/cells/${cell}/messages`, {
+    query: { direction: values.direction, limit, cursor: values.cursor },
+  });
   const messages = (page.messages ?? []) as Json[];
   if (messages.length === 0) {
     out('no messages');
   } else {
-    table(out, ['ID', 'DIRECTION', 'STATUS', 'FROM', 'TO', 'CREATED', 'BODY'], messages.map((m) => [
-      String(m.id), String(m.direction), String(m.status), String(m.from ?? ''), String(m.to ?? ''), String(m.created_at), oneLine(String(m.body ?? ''), 40),
-    ]));
+    table(
+      out,
+      ['ID', 'DIRECTION', 'STATUS', 'FROM', 'TO', 'CREATED', 'BODY'],
+      messages.map((m) => [
+        String(m.id),
+        String(m.direction),
+        String(m.status),
+        String(m.from ?? ''),
+        String(m.to ?? ''),
+        String(m.created_at),
+        oneLine(String(m.body ?? ''), 40),
+      ]),
+    );
   }
-  if (typeof page.next_cursor === 'string') progress(`more: cellgate messages ls --cell ${cell} --cursor ${page.next_cursor}`);
+  if (typeof page.next_cursor === 'string')
+    progress(`more: cellgate messages ls --cell ${cell} --cursor ${page.next_cursor}`);
 }
 
 function oneLine(text: string, max: number): string {
@@ -239,7 +317,11 @@ function oneLine(text: string, max: number): string {
 
 function table(out: Out, header: string[], rows: string[][]): void {
   const widths = header.map((h, i) => Math.max(h.length, ...rows.map((row) => row[i].length)));
-  const line = (cells: string[]) => cells.map((c, i) => (i === cells.length - 1 ? c : c.padEnd(widths[i]))).join('  ').trimEnd();
+  const line = (cells: string[]) =>
+    cells
+      .map((c, i) => (i === cells.length - 1 ? c : c.padEnd(widths[i])))
+      .join('  ')
+      .trimEnd();
   out(line(header));
   for (const row of rows) out(line(row));
 }
@@ -274,13 +356,24 @@ const MAX_RECONNECTS = 5;
 async function eventsCommand(args: string[], out: Out, progress: Out): Promise<void> {
   const [action, ...rest] = args;
   if (action === '--help' || action === '-h' || action === undefined) return help('events', out);
-  if (action !== 'tail') throw new UsageError(`unknown action ${JSON.stringify(action)}: cellgate events tail [--types message.*,cell.*]`);
-  const { values } = parse('events', rest, { types: { type: 'string' }, since: { type: 'string' }, json: { type: 'boolean' } });
+  if (action !== 'tail')
+    throw new UsageError(`unknown action ${JSON.stringify(action)}: cellgate events tail [--types message.*,cell.*]`);
+  const { values } = parse('events', rest, {
+    types: { type: 'string' },
+    since: { type: 'string' },
+    json: { type: 'boolean' },
+  });
   if (values.help) return help('events', out);
-  if (values.types !== undefined && !/^[a-z_]+\.(\*|[a-z_]+)(,[a-z_]+\.(\*|[a-z_]+))*$/.test(values.types.replace(/\s/g, ''))) {
-    throw new UsageError(`--types ${JSON.stringify(values.types)} must be comma-separated event types, exact or prefix.* (message.*,cell.online)`);
+  if (
+    values.types !== undefined &&
+    !/^[a-z_]+\.(\*|[a-z_]+)(,[a-z_]+\.(\*|[a-z_]+))*$/.test(values.types.replace(/\s/g, ''))
+  ) {
+    throw new UsageError(
+      `--types ${JSON.stringify(values.types)} must be comma-separated event types, exact or prefix.* (message.*,cell.online)`,
+    );
   }
-  if (values.since !== undefined && !/^evt_[0-9a-z]+$/.test(values.since)) throw new UsageError(`--since ${JSON.stringify(values.since)} is not an event id (evt_...)`);
+  if (values.since !== undefined && !/^evt_[0-9a-z]+$/.test(values.since))
+    throw new UsageError(`--since ${JSON.stringify(values.since)} is not an event id (evt_...)`);
   const target = targetOf(values);
   const types = values.types?.replace(/\s/g, '');
   let since = values.since;
@@ -299,43 +392,58 @@ async function eventsCommand(args: string[], out: Out, progress: Out): Promise<v
       if (types) query.set('types', types);
       if (since) query.set('since', since);
       const url = webSocketUrl(target.baseUrl, `/v1/events/stream${query.size ? `?${query}` : ''}`);
-      const result = await new Promise<{ code: number; reason: string; ready: boolean } | { error: AgentCliError }>((resolve) => {
-        const socket = new WebSocket(url, { headers: { authorization: `Bearer ${target.key}` }, handshakeTimeout: 30_000 });
-        current = socket;
-        let ready = false;
-        socket.on('message', (data) => {
-          let frame: { type?: string; event?: Envelope };
-          try {
-            frame = JSON.parse(String(data)) as typeof frame;
-          } catch {
-            return;
-          }
-          if (frame.type === 'ready') {
-            ready = true;
-            failures = 0;
-            progress(`listening for ${types ? `${types} ` : ''}events at ${target.baseUrl} (Ctrl-C to stop)`);
-          } else if (frame.type === 'event' && frame.event) {
-            since = frame.event.id;
-            out(values.json ? JSON.stringify(frame.event) : eventLine(frame.event));
-          }
-        });
-        socket.on('unexpected-response', (_request, response) => {
-          resolve({ error: unreachable(target.baseUrl, `the event stream answered HTTP ${response.statusCode} instead of a WebSocket`) });
-          response.resume();
-          socket.terminate();
-        });
-        socket.on('error', (error: Error & { code?: string }) => {
-          resolve({ error: unreachable(target.baseUrl, error.code ?? error.message) });
-        });
-        socket.on('close', (code, reason) => resolve({ code, reason: reason.toString(), ready }));
-      });
+      const result = await new Promise<{ code: number; reason: string; ready: boolean } | { error: AgentCliError }>(
+        (resolve) => {
+          const socket = new WebSocket(url, {
+            headers: { authorization: `Bearer ${target.key}` },
+            handshakeTimeout: 30_000,
+          });
+          current = socket;
+          let ready = false;
+          socket.on('message', (data) => {
+            let frame: { type?: string; event?: Envelope };
+            try {
+              frame = JSON.parse(String(data)) as typeof frame;
+            } catch {
+              return;
+            }
+            if (frame.type === 'ready') {
+              ready = true;
+              failures = 0;
+              progress(`listening for ${types ? `${types} ` : ''}events at ${target.baseUrl} (Ctrl-C to stop)`);
+            } else if (frame.type === 'event' && frame.event) {
+              since = frame.event.id;
+              out(values.json ? JSON.stringify(frame.event) : eventLine(frame.event));
+            }
+          });
+          socket.on('unexpected-response', (_request, response) => {
+            resolve({
+              error: unreachable(
+                target.baseUrl,
+                `the event stream answered HTTP ${response.statusCode} instead of a WebSocket`,
+              ),
+            });
+            response.resume();
+            socket.terminate();
+          });
+          socket.on('error', (error: Error & { code?: string }) => {
+            resolve({ error: unreachable(target.baseUrl, error.code ?? error.message) });
+          });
+          socket.on('close', (code, reason) => resolve({ code, reason: reason.toString(), ready }));
+        },
+      );
       if (stopping) return;
       if ('error' in result) throw result.error;
-      if (result.code >= 4000) throw new AgentCliError(`the event stream closed (${result.code}): ${result.reason || 'no reason given'}`);
+      if (result.code >= 4000)
+        throw new AgentCliError(`the event stream closed (${result.code}): ${result.reason || 'no reason given'}`);
       if (!RECONNECT_CODES.has(result.code) || ++failures > MAX_RECONNECTS) {
-        throw new AgentCliError(`the event stream closed (${result.code}${result.reason ? `: ${result.reason}` : ''}); run cellgate events tail${since ? ` --since ${since}` : ''} to resume`);
+        throw new AgentCliError(
+          `the event stream closed (${result.code}${result.reason ? `: ${result.reason}` : ''}); run cellgate events tail${since ? ` --since ${since}` : ''} to resume`,
+        );
       }
-      progress(`the event stream closed (${result.code}${result.reason ? `: ${result.reason}` : ''}); reconnecting${since ? ` after ${since}` : ''}`);
+      progress(
+        `the event stream closed (${result.code}${result.reason ? `: ${result.reason}` : ''}); reconnecting${since ? ` after ${since}` : ''}`,
+      );
       await new Promise((resolve) => setTimeout(resolve, 1000 * failures));
     }
   } finally {
@@ -354,8 +462,14 @@ async function statusCommand(args: string[], out: Out): Promise<void> {
   const billing = (status.billing ?? {}) as Json;
   const cells = (status.cells ?? {}) as Json;
   out(`organization ${String(org.name ?? '')} (${String(org.id)}) is ${String(org.status)}`);
-  out(`billing ${String(billing.state)}${billing.tier ? ` on ${String(billing.tier)}` : ''}, prepaid balance $${Number(billing.prepaid_balance_usd ?? 0).toFixed(2)}`);
-  out(`cells ${Object.entries(cells).map(([name, count]) => `${name} ${String(count)}`).join(', ')}`);
+  out(
+    `billing ${String(billing.state)}${billing.tier ? ` on ${String(billing.tier)}` : ''}, prepaid balance $${Number(billing.prepaid_balance_usd ?? 0).toFixed(2)}`,
+  );
+  out(
+    `cells ${Object.entries(cells)
+      .map(([name, count]) => `${name} ${String(count)}`)
+      .join(', ')}`,
+  );
   const checks = (status.checks ?? []) as { name: string; status: string; detail: string }[];
   const width = Math.max(0, ...checks.map((c) => c.name.length));
   for (const check of checks) out(`${check.status.padEnd(4)}  ${check.name.padEnd(width)}  ${check.detail}`);

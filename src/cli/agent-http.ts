@@ -19,8 +19,13 @@ export class AgentCliError extends CliError {}
 export function localBaseUrl(env: NodeJS.ProcessEnv = process.env): { url: string; source: string } {
   if (env.CELLGATE_BASE_URL) return { url: env.CELLGATE_BASE_URL, source: 'CELLGATE_BASE_URL' };
   if (!env.CELLGATE_HOST && !env.CELLGATE_PORT) return { url: DEFAULT_BASE_URL, source: 'the default' };
-  const host = ({ '0.0.0.0': '127.0.0.1', '::': '::1' } as Record<string, string>)[env.CELLGATE_HOST ?? ''] ?? (env.CELLGATE_HOST || '127.0.0.1');
-  return { url: `http://${host.includes(':') ? `[${host}]` : host}:${env.CELLGATE_PORT || '8080'}`, source: 'CELLGATE_HOST and CELLGATE_PORT' };
+  const host =
+    ({ '0.0.0.0': '127.0.0.1', '::': '::1' } as Record<string, string>)[env.CELLGATE_HOST ?? ''] ??
+    (env.CELLGATE_HOST || '127.0.0.1');
+  return {
+    url: `http://${host.includes(':') ? `[${host}]` : host}:${env.CELLGATE_PORT || '8080'}`,
+    source: 'CELLGATE_HOST and CELLGATE_PORT',
+  };
 }
 
 /** An answer of the API that is an error (problem+json): its status, code and detail. */
@@ -47,8 +52,14 @@ export function resolveTarget(flags: { baseUrl?: string; key?: string }, env: No
   const [raw, source] = flags.baseUrl !== undefined ? [flags.baseUrl, '--base-url'] : [local.url, local.source];
   const baseUrl = parseBaseUrl(raw, source);
   const key = flags.key ?? env.CELLGATE_API_KEY ?? '';
-  if (key.trim() === '') throw new AgentCliError('no API key: set CELLGATE_API_KEY or --key (the cg_live_... key sign-up printed, or an access token)');
-  if (/\s/.test(key)) throw new AgentCliError(`the API key from ${flags.key !== undefined ? '--key' : 'CELLGATE_API_KEY'} contains spaces; set CELLGATE_API_KEY or --key to the key alone (cg_live_...)`);
+  if (key.trim() === '')
+    throw new AgentCliError(
+      'no API key: set CELLGATE_API_KEY or --key (the cg_live_... key sign-up printed, or an access token)',
+    );
+  if (/\s/.test(key))
+    throw new AgentCliError(
+      `the API key from ${flags.key !== undefined ? '--key' : 'CELLGATE_API_KEY'} contains spaces; set CELLGATE_API_KEY or --key to the key alone (cg_live_...)`,
+    );
   return { baseUrl, key };
 }
 
@@ -60,7 +71,9 @@ function parseBaseUrl(raw: string, source: string): string {
     url = null;
   }
   if (!url || (url.protocol !== 'http:' && url.protocol !== 'https:') || url.search || url.hash) {
-    throw new AgentCliError(`the base URL ${JSON.stringify(raw)} (${source}) is not an http:// or https:// URL: is the service running at ${DEFAULT_BASE_URL}? Set CELLGATE_BASE_URL or --base-url to where it runs`);
+    throw new AgentCliError(
+      `the base URL ${JSON.stringify(raw)} (${source}) is not an http:// or https:// URL: is the service running at ${DEFAULT_BASE_URL}? Set CELLGATE_BASE_URL or --base-url to where it runs`,
+    );
   }
   return url.toString().replace(/\/+$/, '');
 }
@@ -74,7 +87,9 @@ const causeCode = (error: unknown): string => {
 
 /** "is the service running at …?" for a base URL that could not be reached or is not Cellgate. */
 export function unreachable(baseUrl: string, why: string): AgentCliError {
-  return new AgentCliError(`cannot reach Cellgate at ${baseUrl} (${why}): is the service running at ${baseUrl}? Start it (cellgate serve) or set CELLGATE_BASE_URL or --base-url`);
+  return new AgentCliError(
+    `cannot reach Cellgate at ${baseUrl} (${why}): is the service running at ${baseUrl}? Start it (cellgate serve) or set CELLGATE_BASE_URL or --base-url`,
+  );
 }
 
 export interface RequestOptions {
@@ -86,10 +101,20 @@ export interface RequestOptions {
 export type Json = Record<string, unknown>;
 
 /** One call of the API; the parsed JSON of a 2xx answer, else an AgentCliError that says what to do. */
-export async function apiRequest(target: Target, method: string, path: string, options: RequestOptions = {}): Promise<Json> {
+export async function apiRequest(
+  target: Target,
+  method: string,
+  path: string,
+  options: RequestOptions = {},
+): Promise<Json> {
   const url = new URL(`${target.baseUrl}${path}`);
-  for (const [name, value] of Object.entries(options.query ?? {})) if (value !== undefined) url.searchParams.set(name, String(value));
-  const headers: Record<string, string> = { accept: 'application/json', authorization: `Bearer ${target.key}`, ...options.headers };
+  for (const [name, value] of Object.entries(options.query ?? {}))
+    if (value !== undefined) url.searchParams.set(name, String(value));
+  const headers: Record<string, string> = {
+    accept: 'application/json',
+    authorization: `Bearer ${target.key}`,
+    ...options.headers,
+  };
   if (options.body !== undefined) headers['content-type'] = 'application/json';
   let response: Response;
   try {
@@ -116,9 +141,16 @@ export async function apiRequest(target: Target, method: string, path: string, o
   const object = body && typeof body === 'object' && !Array.isArray(body) ? (body as Json) : null;
   if (response.ok && object) return object;
   if (!response.ok && object && typeof object.code === 'string') {
-    throw new ApiProblem(response.status, object.code, typeof object.detail === 'string' ? object.detail : String(object.title ?? ''));
+    throw new ApiProblem(
+      response.status,
+      object.code,
+      typeof object.detail === 'string' ? object.detail : String(object.title ?? ''),
+    );
   }
-  throw unreachable(target.baseUrl, `${method} ${path} answered HTTP ${response.status}${type ? ` ${type.split(';')[0]}` : ''}, not the Cellgate API`);
+  throw unreachable(
+    target.baseUrl,
+    `${method} ${path} answered HTTP ${response.status}${type ? ` ${type.split(';')[0]}` : ''}, not the Cellgate API`,
+  );
 }
 
 /** The ws:// or wss:// URL of a path of the service. */

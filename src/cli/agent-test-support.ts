@@ -32,17 +32,27 @@ export function runCli(args: string[], env: Record<string, string> = {}): Promis
   child.stdout.on('data', (chunk: string) => (stdout += chunk));
   child.stderr.on('data', (chunk: string) => (stderr += chunk));
   const timer = setTimeout(() => child.kill('SIGKILL'), 40_000);
-  return new Promise((resolve) => child.on('close', (status) => {
-    clearTimeout(timer);
-    resolve({ status, stdout, stderr });
-  }));
+  return new Promise((resolve) =>
+    child.on('close', (status) => {
+      clearTimeout(timer);
+      resolve({ status, stdout, stderr });
+    }),
+  );
 }
 
 /** Resolves with the output so far once `pattern` matches it (stdout or stderr), else rejects. */
-export function outputMatching(child: ChildProcessWithoutNullStreams, stream: 'stdout' | 'stderr', pattern: RegExp, timeoutMs = 30_000): Promise<string> {
+export function outputMatching(
+  child: ChildProcessWithoutNullStreams,
+  stream: 'stdout' | 'stderr',
+  pattern: RegExp,
+  timeoutMs = 30_000,
+): Promise<string> {
   let text = '';
   return new Promise((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`no ${pattern} on ${stream} in ${timeoutMs} ms; got: ${text}`)), timeoutMs);
+    const timer = setTimeout(
+      () => reject(new Error(`no ${pattern} on ${stream} in ${timeoutMs} ms; got: ${text}`)),
+      timeoutMs,
+    );
     child[stream].on('data', (chunk: string) => {
       text += chunk;
       if (pattern.test(text)) {
@@ -58,7 +68,9 @@ export function outputMatching(child: ChildProcessWithoutNullStreams, stream: 's
 }
 
 export function exited(child: ChildProcessWithoutNullStreams): Promise<number | null> {
-  return new Promise((resolve) => (child.exitCode !== null ? resolve(child.exitCode) : child.on('close', (code) => resolve(code))));
+  return new Promise((resolve) =>
+    child.exitCode !== null ? resolve(child.exitCode) : child.on('close', (code) => resolve(code)),
+  );
 }
 
 /** A test app listening on loopback with one active line, and the CLI's environment for its key. */

@@ -21,7 +21,13 @@ const userName = asRoot ? /as user (nobody|uid 65534)/ : /as user \S+/;
 
 function cellgate(args: string[], env: Record<string, string>) {
   return spawnSync(process.execPath, ['--no-warnings', MAIN, ...args], {
-    env: { PATH: process.env.PATH, CELLGATE_LOG_LEVEL: 'silent', CELLGATE_PORT: '0', NODE_DISABLE_COMPILE_CACHE: '1', ...env },
+    env: {
+      PATH: process.env.PATH,
+      CELLGATE_LOG_LEVEL: 'silent',
+      CELLGATE_PORT: '0',
+      NODE_DISABLE_COMPILE_CACHE: '1',
+      ...env,
+    },
     encoding: 'utf8',
     timeout: 40_000,
     ...user,
@@ -57,7 +63,12 @@ describe('a database file the user cannot write', () => {
     chmodSync(file, 0o444);
     try {
       for (const command of ['serve', 'migrate']) {
-        refusedWith(cellgate([command], { CELLGATE_DATABASE_URL: `sqlite:${file}` }), new RegExp(`^cellgate: cannot write the database file ${file} ${userName.source}: attempt to write a readonly database; give user`));
+        refusedWith(
+          cellgate([command], { CELLGATE_DATABASE_URL: `sqlite:${file}` }),
+          new RegExp(
+            `^cellgate: cannot write the database file ${file} ${userName.source}: attempt to write a readonly database; give user`,
+          ),
+        );
       }
     } finally {
       chmodSync(file, 0o644);
@@ -67,9 +78,15 @@ describe('a database file the user cannot write', () => {
   it('serve refuses a read-only directory (SQLite creates -wal and -shm beside the file)', () => {
     chmodSync(dir, 0o555);
     try {
-      const line = refusedWith(cellgate(['serve'], { CELLGATE_DATABASE_URL: `sqlite:${file}` }), new RegExp(`^cellgate: cannot write in the directory ${dir} of the database file ${file} ${userName.source}`));
+      const line = refusedWith(
+        cellgate(['serve'], { CELLGATE_DATABASE_URL: `sqlite:${file}` }),
+        new RegExp(`^cellgate: cannot write in the directory ${dir} of the database file ${file} ${userName.source}`),
+      );
       assert.doesNotMatch(line, /\bat \S+:\d+/);
-      refusedWith(cellgate(['migrate'], { CELLGATE_DATABASE_URL: `sqlite:${file}` }), new RegExp(`^cellgate: cannot write in the directory ${dir} .*-wal`));
+      refusedWith(
+        cellgate(['migrate'], { CELLGATE_DATABASE_URL: `sqlite:${file}` }),
+        new RegExp(`^cellgate: cannot write in the directory ${dir} .*-wal`),
+      );
     } finally {
       chmodSync(dir, 0o777);
     }
@@ -78,7 +95,10 @@ describe('a database file the user cannot write', () => {
 
 describe('paths that are no database file', () => {
   for (const [path, pattern] of [
-    ['/proc/cellgate.db', /^cellgate: the database path \/proc\/cellgate\.db is on \/proc, not a disk: set CELLGATE_DATABASE_URL/],
+    [
+      '/proc/cellgate.db',
+      /^cellgate: the database path \/proc\/cellgate\.db is on \/proc, not a disk: set CELLGATE_DATABASE_URL/,
+    ],
     ['/proc/self/fd/0', /is on \/proc, not a disk/],
     [tmpdir(), /^cellgate: the database path \S+ exists and is not a file/],
   ] as const) {
@@ -100,9 +120,17 @@ describe('one server per SQLite file', () => {
   });
   after(() => rmSync(dir, { recursive: true, force: true }));
 
-  it('a second serve is refused with the first one\'s pid; after the first is killed, serve starts again', async () => {
-    const env = { PATH: process.env.PATH, CELLGATE_LOG_LEVEL: 'silent', CELLGATE_PORT: '0', CELLGATE_DATABASE_URL: `sqlite:${file}` };
-    const first = spawn(process.execPath, ['--no-warnings', MAIN, 'serve'], { env: { ...env, CELLGATE_LOG_LEVEL: 'warn' }, stdio: ['ignore', 'pipe', 'pipe'] });
+  it("a second serve is refused with the first one's pid; after the first is killed, serve starts again", async () => {
+    const env = {
+      PATH: process.env.PATH,
+      CELLGATE_LOG_LEVEL: 'silent',
+      CELLGATE_PORT: '0',
+      CELLGATE_DATABASE_URL: `sqlite:${file}`,
+    };
+    const first = spawn(process.execPath, ['--no-warnings', MAIN, 'serve'], {
+      env: { ...env, CELLGATE_LOG_LEVEL: 'warn' },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     try {
       await new Promise<void>((resolve, reject) => {
         let out = '';
@@ -113,15 +141,30 @@ describe('one server per SQLite file', () => {
         first.on('exit', (code) => reject(new Error(`first serve exited ${code}: ${out}`)));
       });
       assert.equal(readFileSync(`${file}.lock`, 'utf8'), `${first.pid}\n`);
-      const second = spawnSync(process.execPath, ['--no-warnings', MAIN, 'serve'], { env, encoding: 'utf8', timeout: 40_000 });
-      refusedWith(second, new RegExp(`^cellgate: ${file} is in use by another cellgate process \\(pid ${first.pid}\\); use PostgreSQL for several processes`));
+      const second = spawnSync(process.execPath, ['--no-warnings', MAIN, 'serve'], {
+        env,
+        encoding: 'utf8',
+        timeout: 40_000,
+      });
+      refusedWith(
+        second,
+        new RegExp(
+          `^cellgate: ${file} is in use by another cellgate process \\(pid ${first.pid}\\); use PostgreSQL for several processes`,
+        ),
+      );
       // A short command shares the file through SQLite's own locking.
-      const migrate = spawnSync(process.execPath, ['--no-warnings', MAIN, 'migrate'], { env, encoding: 'utf8', timeout: 40_000 });
+      const migrate = spawnSync(process.execPath, ['--no-warnings', MAIN, 'migrate'], {
+        env,
+        encoding: 'utf8',
+        timeout: 40_000,
+      });
       assert.equal(migrate.status, 0, migrate.stderr);
       assert.equal(migrate.stdout, 'database is up to date\n');
     } finally {
       first.kill('SIGKILL');
-      await new Promise((resolve) => (first.exitCode === null && first.signalCode === null ? first.on('exit', resolve) : resolve(null)));
+      await new Promise((resolve) =>
+        first.exitCode === null && first.signalCode === null ? first.on('exit', resolve) : resolve(null),
+      );
     }
     // kill -9 left the lock behind, with a pid that is gone: it is stale.
     assert.ok(existsSync(`${file}.lock`));
@@ -135,7 +178,10 @@ describe('one server per SQLite file', () => {
     const holder = spawn(process.execPath, ['-e', 'setTimeout(() => {}, 60000)'], { stdio: 'ignore' });
     try {
       writeFileSync(`${file}.lock`, `${holder.pid}\n`);
-      assert.throws(() => openDatabase(`sqlite:${file}`, { exclusive: true }), (error: unknown) => error instanceof SqliteFileError && error.message.includes(`(pid ${holder.pid})`));
+      assert.throws(
+        () => openDatabase(`sqlite:${file}`, { exclusive: true }),
+        (error: unknown) => error instanceof SqliteFileError && error.message.includes(`(pid ${holder.pid})`),
+      );
       // Tests, migrate and admin open without exclusive: the lock is not theirs to check.
       const shared = openDatabase(`sqlite:${file}`);
       await shared.close();

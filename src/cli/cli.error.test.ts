@@ -59,21 +59,37 @@ describe('start-up failures', () => {
   const sqlite = () => ({ CELLGATE_DATABASE_URL: `sqlite:${join(dir, 'db.sqlite')}` });
 
   it('a taken port stops the process with one line naming the port and CELLGATE_PORT', () => {
-    refusedWith(cellgate(['serve'], { ...sqlite(), CELLGATE_PORT: String(port) }), new RegExp(`^cellgate: port ${port} is already in use on 127\\.0\\.0\\.1: .*CELLGATE_PORT`));
+    refusedWith(
+      cellgate(['serve'], { ...sqlite(), CELLGATE_PORT: String(port) }),
+      new RegExp(`^cellgate: port ${port} is already in use on 127\\.0\\.0\\.1: .*CELLGATE_PORT`),
+    );
   });
 
   it('an unreachable database stops the process with one line naming it, password hidden', () => {
-    const result = cellgate(['serve'], { CELLGATE_DATABASE_URL: 'postgres://cellgate:hunter2secret@127.0.0.1:1/x', CELLGATE_PORT: '0' });
-    refusedWith(result, /^cellgate: cannot reach the database at postgres:\/\/cellgate:\*\*\*@127\.0\.0\.1:1\/x .*CELLGATE_DATABASE_URL/);
+    const result = cellgate(['serve'], {
+      CELLGATE_DATABASE_URL: 'postgres://cellgate:hunter2secret@127.0.0.1:1/x',
+      CELLGATE_PORT: '0',
+    });
+    refusedWith(
+      result,
+      /^cellgate: cannot reach the database at postgres:\/\/cellgate:\*\*\*@127\.0\.0\.1:1\/x .*CELLGATE_DATABASE_URL/,
+    );
     assert.doesNotMatch(result.stderr, /hunter2secret/);
   });
 
   it('migrate says the same of an unreachable database', () => {
-    refusedWith(cellgate(['migrate'], { CELLGATE_DATABASE_URL: 'postgres://127.0.0.1:1/x' }), /^cellgate: cannot reach the database at postgres:\/\/127\.0\.0\.1:1\/x /);
+    refusedWith(
+      cellgate(['migrate'], { CELLGATE_DATABASE_URL: 'postgres://127.0.0.1:1/x' }),
+      /^cellgate: cannot reach the database at postgres:\/\/127\.0\.0\.1:1\/x /,
+    );
   });
 
   it('CELLGATE_LOG_LEVEL=debug adds the stack trace of the cause', () => {
-    const result = cellgate(['serve'], { CELLGATE_DATABASE_URL: 'postgres://127.0.0.1:1/x', CELLGATE_PORT: '0', CELLGATE_LOG_LEVEL: 'debug' });
+    const result = cellgate(['serve'], {
+      CELLGATE_DATABASE_URL: 'postgres://127.0.0.1:1/x',
+      CELLGATE_PORT: '0',
+      CELLGATE_LOG_LEVEL: 'debug',
+    });
     assert.equal(result.status, 1);
     assert.match(result.stderr, /^cellgate: cannot reach the database/m);
     assert.match(result.stderr, /ECONNREFUSED[\s\S]*^\s+at /m);

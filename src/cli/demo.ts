@@ -26,7 +26,10 @@ const RACK = [
 ];
 const DELIVERY_TIMEOUT_MS = 30_000;
 
-export async function demoCommand(args: string[], out: (line: string) => void = (line) => process.stdout.write(`${line}\n`)): Promise<void> {
+export async function demoCommand(
+  args: string[],
+  out: (line: string) => void = (line) => process.stdout.write(`${line}\n`),
+): Promise<void> {
   parseCommandLine({ command: 'cellgate demo', usage: DEMO_USAGE, options: {} }, args);
   const cleanups: (() => Promise<void>)[] = [];
   let stepNumber = 0;
@@ -59,9 +62,14 @@ export async function demoCommand(args: string[], out: (line: string) => void = 
     const email = `demo-${randomBytes(3).toString('hex')}@example.com`;
 
     step(`Signing up ${email}`);
-    const signUp = await api('POST', '/v1/agent/sign-up', { body: { email, organization_name: 'Demo Agents' }, expect: 201 });
+    const signUp = await api('POST', '/v1/agent/sign-up', {
+      body: { email, organization_name: 'Demo Agents' },
+      expect: 201,
+    });
     const apiKey = String(signUp.api_key);
-    show(`organization ${String(signUp.organization_id)} is ${String(signUp.status)}; API key ${apiKey.slice(0, 12)}...`);
+    show(
+      `organization ${String(signUp.organization_id)} is ${String(signUp.status)}; API key ${apiKey.slice(0, 12)}...`,
+    );
 
     step('Reading the one-time code from the dev outbox (admin) and verifying');
     const outbox = await api('GET', `/v1/admin/outbox?to=${encodeURIComponent(email)}&limit=1`, { token: adminToken });
@@ -72,27 +80,44 @@ export async function demoCommand(args: string[], out: (line: string) => void = 
     show(`code ${code} accepted: organization is ${String(verified.status)}`);
 
     step('Billing: a cell needs a paid tier, and the 402 says what to pay');
-    const refused = await api('POST', '/v1/cells?tier=pro', { token: apiKey, body: { display_name: 'Agent A' }, expect: 402 });
+    const refused = await api('POST', '/v1/cells?tier=pro', {
+      token: apiKey,
+      body: { display_name: 'Agent A' },
+      expect: 402,
+    });
     const due = refused.payment as Json;
-    show(`402 ${String(refused.code)}: ${String(due.intent)} of ${String(due.tier)} for $${String(due.amount_usd)}, rails ${(due.rails as string[]).join(', ')}`);
+    show(
+      `402 ${String(refused.code)}: ${String(due.intent)} of ${String(due.tier)} for $${String(due.amount_usd)}, rails ${(due.rails as string[]).join(', ')}`,
+    );
     await payOnCheckoutPage(api, baseUrl, apiKey, { intent: 'setup', tier: 'pro' }, show);
     await payOnCheckoutPage(api, baseUrl, apiKey, { intent: 'top_up', amount_usd: '5.00' }, show);
     const billing = await api('GET', '/v1/billing/status', { token: apiKey });
-    show(`billing is ${String(billing.state)} on ${String(billing.tier)} until ${String(billing.current_period_end)}; prepaid balance $${String(billing.prepaid_balance_usd)} (a text costs $0.01 a segment)`);
+    show(
+      `billing is ${String(billing.state)} on ${String(billing.tier)} until ${String(billing.current_period_end)}; prepaid balance $${String(billing.prepaid_balance_usd)} (a text costs $0.01 a segment)`,
+    );
 
     step('Adding three phones to the rack (admin device inventory)');
     const devices: { id: string; phoneNumber: string; key: string }[] = [];
     for (const phone of RACK) {
       const device = await api('POST', '/v1/admin/devices', { token: adminToken, body: phone, expect: 201 });
       devices.push({ id: String(device.id), phoneNumber: String(device.phone_number), key: String(device.device_key) });
-      show(`${String(device.id)} ${String(device.phone_number)} (${phone.label}); device key shown once: ${String(device.device_key).slice(0, 12)}...`);
+      show(
+        `${String(device.id)} ${String(device.phone_number)} (${phone.label}); device key shown once: ${String(device.device_key).slice(0, 12)}...`,
+      );
     }
 
     step('Switching the phones on (simulated devices: heartbeat, then long-poll for work; they text each other)');
     const phones = new Map<string, SimulatedDevice>();
     const rack = new SimulatedNetwork();
     for (const device of devices) {
-      const phone = await startSimulatedDevice({ baseUrl, key: device.key, deliveryDelayMs: 300, pollWaitSeconds: 5, network: rack, logger: (line) => show(`phone ${line}`) });
+      const phone = await startSimulatedDevice({
+        baseUrl,
+        key: device.key,
+        deliveryDelayMs: 300,
+        pollWaitSeconds: 5,
+        network: rack,
+        logger: (line) => show(`phone ${line}`),
+      });
       cleanups.push(() => phone.stop());
       phones.set(device.phoneNumber, phone);
     }
@@ -102,7 +127,8 @@ export async function demoCommand(args: string[], out: (line: string) => void = 
     const cellB = await api('POST', '/v1/cells', { token: apiKey, body: { display_name: 'Agent B' }, expect: 201 });
     for (const cell of [cellA, cellB]) {
       show(`${String(cell.id)} "${String(cell.display_name)}" ${String(cell.status)} on ${String(cell.phone_number)}`);
-      if (cell.status !== 'active' || !phones.has(String(cell.phone_number))) throw new Error(`cell ${String(cell.id)} did not get a phone from the rack`);
+      if (cell.status !== 'active' || !phones.has(String(cell.phone_number)))
+        throw new Error(`cell ${String(cell.id)} did not get a phone from the rack`);
     }
 
     const text = `Hello from Agent A (${new Date().toISOString()})`;
@@ -116,21 +142,40 @@ export async function demoCommand(args: string[], out: (line: string) => void = 
     show(`202 accepted: ${String(sent.id)} is ${String(sent.status)} (${String(sent.segments)} segment)`);
 
     step('Waiting for phone A to send it and report delivery');
-    const delivered = await waitForStatus(api, apiKey, `/v1/cells/${String(cellA.id)}/messages/${String(sent.id)}`, (status) => show(`message ${String(sent.id)} is ${status}`));
+    const delivered = await waitForStatus(
+      api,
+      apiKey,
+      `/v1/cells/${String(cellA.id)}/messages/${String(sent.id)}`,
+      (status) => show(`message ${String(sent.id)} is ${status}`),
+    );
     show(`delivered_at ${String(delivered.delivered_at)}`);
 
     step("Phone B is in the same rack: it received the text and reported it; reading cell B's inbound messages");
     const received = await waitFor(async () => {
-      const inbound = await api('GET', `/v1/cells/${String(cellB.id)}/messages?direction=inbound&limit=5`, { token: apiKey });
+      const inbound = await api('GET', `/v1/cells/${String(cellB.id)}/messages?direction=inbound&limit=5`, {
+        token: apiKey,
+      });
       return (inbound.messages as Json[]).find((m) => m.body === text);
     }, 'cell B to receive the text');
-    show(`${String(received.id)} ${String(received.status)} from ${String(received.from)} to ${String(received.to)}: "${String(received.body)}"`);
+    show(
+      `${String(received.id)} ${String(received.status)} from ${String(received.from)} to ${String(received.to)}: "${String(received.body)}"`,
+    );
 
     step('Creating a third cell and a pod of the three cells');
     const cellC = await api('POST', '/v1/cells', { token: apiKey, body: { display_name: 'Agent C' }, expect: 201 });
-    show(`${String(cellC.id)} "${String(cellC.display_name)}" ${String(cellC.status)} on ${String(cellC.phone_number)}`);
+    show(
+      `${String(cellC.id)} "${String(cellC.display_name)}" ${String(cellC.status)} on ${String(cellC.phone_number)}`,
+    );
     const ring = [cellA, cellB, cellC];
-    const pod = await api('POST', '/v1/pods', { token: apiKey, body: { name: 'Demo pod', client_id: `demo-pod-${randomBytes(4).toString('hex')}`, cell_ids: ring.map((cell) => cell.id) }, expect: 201 });
+    const pod = await api('POST', '/v1/pods', {
+      token: apiKey,
+      body: {
+        name: 'Demo pod',
+        client_id: `demo-pod-${randomBytes(4).toString('hex')}`,
+        cell_ids: ring.map((cell) => cell.id),
+      },
+      expect: 201,
+    });
     show(`${String(pod.id)} "${String(pod.name)}" with ${(pod.cell_ids as string[]).join(', ')}`);
 
     step('Running a ring on the pod: each cell texts the next, and the job waits until the next cell received it');
@@ -146,25 +191,34 @@ export async function demoCommand(args: string[], out: (line: string) => void = 
       const now = await api('GET', `/v1/pods/${String(pod.id)}/jobs/${String(started.id)}`, { token: apiKey });
       const line = `${String(now.status)} ${JSON.stringify(now.counts)}`;
       if (line !== seen) show(`job ${String(now.id)} is ${(seen = line)}`);
-      if (now.status === 'failed' || now.status === 'canceled') throw new Error(`the ring ended ${String(now.status)}: ${JSON.stringify(now.counts)}`);
+      if (now.status === 'failed' || now.status === 'canceled')
+        throw new Error(`the ring ended ${String(now.status)}: ${JSON.stringify(now.counts)}`);
       return now.status === 'completed' ? now : undefined;
     }, 'the ring to complete');
     for (const [i, from] of ring.entries()) {
       const to = ring[(i + 1) % ring.length];
       const hop = await ringHop(api, apiKey, from, to);
-      show(`hop ${i + 1}: ${String(from.display_name)} (${String(from.phone_number)}) -> ${String(to.display_name)} (${String(to.phone_number)}): sent ${hop.sent}, received as ${hop.received}`);
+      show(
+        `hop ${i + 1}: ${String(from.display_name)} (${String(from.phone_number)}) -> ${String(to.display_name)} (${String(to.phone_number)}): sent ${hop.sent}, received as ${hop.received}`,
+      );
     }
     show(`ring ${String(job.id)} completed at ${String(job.completed_at)}`);
 
     step('Done: sent by cell A, delivered, and received by cell B; a ring around the pod. Cleaning up.');
   } finally {
     for (const cleanup of cleanups.reverse()) {
-      await cleanup().catch((error: unknown) => out(`cleanup failed: ${error instanceof Error ? error.message : String(error)}`));
+      await cleanup().catch((error: unknown) =>
+        out(`cleanup failed: ${error instanceof Error ? error.message : String(error)}`),
+      );
     }
   }
 }
 
-type Api = (method: string, path: string, options?: { token?: string; headers?: Record<string, string>; body?: unknown; expect?: number }) => Promise<Json>;
+type Api = (
+  method: string,
+  path: string,
+  options?: { token?: string; headers?: Record<string, string>; body?: unknown; expect?: number },
+) => Promise<Json>;
 
 function client(baseUrl: string): Api {
   return async (method, path, options = {}) => {
@@ -178,7 +232,8 @@ function client(baseUrl: string): Api {
       body: options.body === undefined ? undefined : JSON.stringify(options.body),
     });
     const text = await response.text();
-    if (response.status !== (options.expect ?? 200)) throw new Error(`${method} ${path}: expected ${options.expect ?? 200}, got ${response.status} ${text}`);
+    if (response.status !== (options.expect ?? 200))
+      throw new Error(`${method} ${path}: expected ${options.expect ?? 200}, got ${response.status} ${text}`);
     return JSON.parse(text) as Json;
   };
 }
@@ -197,7 +252,11 @@ async function waitFor<T>(check: () => Promise<T | undefined>, what: string): Pr
 /** The ring text `from` sent to `to`, and the text `to` received from `from` (the newest of each). */
 async function ringHop(api: Api, apiKey: string, from: Json, to: Json): Promise<{ sent: string; received: string }> {
   const newest = async (cell: Json, participant: Json, direction: string) => {
-    const page = await api('GET', `/v1/cells/${String(cell.id)}/messages?direction=${direction}&participant=${encodeURIComponent(String(participant.phone_number))}&limit=1`, { token: apiKey });
+    const page = await api(
+      'GET',
+      `/v1/cells/${String(cell.id)}/messages?direction=${direction}&participant=${encodeURIComponent(String(participant.phone_number))}&limit=1`,
+      { token: apiKey },
+    );
     const [message] = page.messages as Json[];
     return message ? `${String(message.id)} (${String(message.status)})` : 'nothing';
   };
@@ -205,20 +264,36 @@ async function ringHop(api: Api, apiKey: string, from: Json, to: Json): Promise<
 }
 
 /** Pays an intent on the local card checkout page, as a person would: open it, press Pay (post its form). */
-async function payOnCheckoutPage(api: Api, baseUrl: string, apiKey: string, intent: Json, show: (text: string) => void): Promise<void> {
+async function payOnCheckoutPage(
+  api: Api,
+  baseUrl: string,
+  apiKey: string,
+  intent: Json,
+  show: (text: string) => void,
+): Promise<void> {
   const checkout = await api('POST', '/v1/billing/checkout', { token: apiKey, body: intent, expect: 201 });
   // The demo listens on a port chosen at start, which the configured base URL cannot know.
   const link = new URL(String(checkout.checkout_url));
   const url = `${baseUrl}${link.pathname}${link.search}`;
   const page = await fetch(url);
-  if (page.status !== 200 || !(await page.text()).includes('<form method="post"')) throw new Error(`the checkout page ${url} has no Pay form`);
-  const paid = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: '' });
+  if (page.status !== 200 || !(await page.text()).includes('<form method="post"'))
+    throw new Error(`the checkout page ${url} has no Pay form`);
+  const paid = await fetch(url, {
+    method: 'POST',
+    headers: { 'content-type': 'application/x-www-form-urlencoded' },
+    body: '',
+  });
   if (paid.status !== 200) throw new Error(`paying on ${url} failed: ${paid.status}`);
   show(`paid ${String(checkout.intent)} $${String(checkout.amount_usd)} on the card page ${url.split('?')[0]}`);
 }
 
 /** Polls a message until it reaches a final state; reports each status it sees once. */
-async function waitForStatus(api: Api, apiKey: string, path: string, onStatus: (status: string) => void): Promise<Json> {
+async function waitForStatus(
+  api: Api,
+  apiKey: string,
+  path: string,
+  onStatus: (status: string) => void,
+): Promise<Json> {
   const deadline = Date.now() + DELIVERY_TIMEOUT_MS;
   let last = '';
   for (;;) {
@@ -226,7 +301,8 @@ async function waitForStatus(api: Api, apiKey: string, path: string, onStatus: (
     const status = String(message.status);
     if (status !== last) onStatus((last = status));
     if (status === 'delivered') return message;
-    if (['failed', 'canceled'].includes(status)) throw new Error(`the message ended ${status}: ${JSON.stringify(message.error)}`);
+    if (['failed', 'canceled'].includes(status))
+      throw new Error(`the message ended ${status}: ${JSON.stringify(message.error)}`);
     if (Date.now() > deadline) throw new Error(`the message was still ${status} after ${DELIVERY_TIMEOUT_MS / 1000} s`);
     await new Promise((done) => setTimeout(done, 100));
   }

@@ -28,12 +28,16 @@ unexpected failure (starting again may help).`;
 
 async function main(argv: string[]): Promise<void> {
   const [command, ...args] = argv;
-  if (command === undefined || command === '--help' || command === '-h' || command === 'help') throw new HelpRequest(HELP);
+  if (command === undefined || command === '--help' || command === '-h' || command === 'help')
+    throw new HelpRequest(HELP);
   if (command === '--version' || command === '-v' || command === 'version') {
     process.stdout.write(`${AGENT_VERSION} (node ${process.versions.node})\n`);
     return;
   }
-  if (command !== 'run' && command !== 'doctor') throw new UsageError(`unknown command ${JSON.stringify(command)}: the commands are run and doctor (${PROG} --help)`);
+  if (command !== 'run' && command !== 'doctor')
+    throw new UsageError(
+      `unknown command ${JSON.stringify(command)}: the commands are run and doctor (${PROG} --help)`,
+    );
   await agentCommand(command, args, process.env.CELLGATE_BASE_URL ?? '', PROG);
 }
 
@@ -41,6 +45,8 @@ main(process.argv.slice(2)).catch((error: unknown) => {
   // --help (exit 0) and a bad command line (one line, exit 2), as every cellgate command.
   const outcome = cliErrorOutcome(error);
   if (outcome?.stdout) process.stdout.write(outcome.stdout);
-  process.stderr.write(outcome ? (outcome.stderr ?? '') : `cellgate: ${(error instanceof Error && error.stack) || errorText(error)}\n`);
+  process.stderr.write(
+    outcome ? (outcome.stderr ?? '') : `cellgate: ${(error instanceof Error && error.stack) || errorText(error)}\n`,
+  );
   process.exit(outcome ? outcome.exitCode : UNEXPECTED_EXIT);
 });

@@ -29,8 +29,15 @@ async function outageProxy(target: string) {
     const upstream = connect(Number(url.port), url.hostname);
     for (const s of [client, upstream]) {
       sockets.add(s);
-      s.on('error', () => { client.destroy(); upstream.destroy(); });
-      s.on('close', () => { sockets.delete(s); client.destroy(); upstream.destroy(); });
+      s.on('error', () => {
+        client.destroy();
+        upstream.destroy();
+      });
+      s.on('close', () => {
+        sockets.delete(s);
+        client.destroy();
+        upstream.destroy();
+      });
     }
     client.pipe(upstream).pipe(client);
   });
@@ -45,27 +52,52 @@ async function outageProxy(target: string) {
     open() {
       down = false;
     },
-    close: () => new Promise<void>((done) => {
-      for (const s of sockets) s.destroy();
-      server.close(() => done());
-    }),
+    close: () =>
+      new Promise<void>((done) => {
+        for (const s of sockets) s.destroy();
+        server.close(() => done());
+      }),
   };
 }
 
 describe('termux-telephony-deviceinfo', () => {
-  it('is read in the format Termux:API prints, which has no field for the SIM\'s own number', () => {
+  it("is read in the format Termux:API prints, which has no field for the SIM's own number", () => {
     const printed = JSON.parse(readFileSync(join(TERMUX_FIXTURES, 'telephony-deviceinfo.json'), 'utf8'));
     // The keys TelephonyAPI.onReceiveTelephonyDeviceInfo (termux-api) writes, in its order.
     assert.deepEqual(Object.keys(printed), [
-      'data_enabled', 'data_activity', 'data_state', 'device_id', 'device_software_version', 'phone_count', 'phone_type',
-      'network_operator', 'network_operator_name', 'network_country_iso', 'network_type', 'network_roaming',
-      'sim_country_iso', 'sim_operator', 'sim_operator_name', 'sim_serial_number', 'sim_subscriber_id', 'sim_state',
+      'data_enabled',
+      'data_activity',
+      'data_state',
+      'device_id',
+      'device_software_version',
+      'phone_count',
+      'phone_type',
+      'network_operator',
+      'network_operator_name',
+      'network_country_iso',
+      'network_type',
+      'network_roaming',
+      'sim_country_iso',
+      'sim_operator',
+      'sim_operator_name',
+      'sim_serial_number',
+      'sim_subscriber_id',
+      'sim_state',
     ]);
     const sim = simInfo(printed);
     assert.deepEqual(sim, { state: 'ready', operator: 'T-Mobile', networkType: 'lte', roaming: false, slots: 2 });
     assert.equal(describeSim(sim), 'SIM ready, T-Mobile, lte, 2 SIM slots');
-    assert.equal(describeSim(simInfo({ sim_state: 'absent', network_roaming: true, phone_count: 1 })), 'SIM absent, roaming');
-    assert.deepEqual(simInfo('not an object'), { state: null, operator: null, networkType: null, roaming: null, slots: null });
+    assert.equal(
+      describeSim(simInfo({ sim_state: 'absent', network_roaming: true, phone_count: 1 })),
+      'SIM absent, roaming',
+    );
+    assert.deepEqual(simInfo('not an object'), {
+      state: null,
+      operator: null,
+      networkType: null,
+      roaming: null,
+      slots: null,
+    });
   });
 });
 
@@ -106,11 +138,20 @@ describe('cellgate device run (Termux) against a listening service', () => {
       ...options,
     });
     agents.push(started);
-    return { agent: started, lines, reports, logged: (pattern: RegExp) => eventually(`a log line ${pattern}\n${lines.join('\n')}`, () => lines.some((l) => pattern.test(l))) };
+    return {
+      agent: started,
+      lines,
+      reports,
+      logged: (pattern: RegExp) =>
+        eventually(`a log line ${pattern}\n${lines.join('\n')}`, () => lines.some((l) => pattern.test(l))),
+    };
   }
 
   async function inbound(cellId: string): Promise<{ body: string; from: string }[]> {
-    const list = await world.t.app.inject({ url: `/v1/cells/${cellId}/messages?direction=inbound`, headers: world.org.headers });
+    const list = await world.t.app.inject({
+      url: `/v1/cells/${cellId}/messages?direction=inbound`,
+      headers: world.org.headers,
+    });
     assert.equal(list.statusCode, 200);
     return list.json().messages;
   }
@@ -126,7 +167,10 @@ describe('cellgate device run (Termux) against a listening service', () => {
     const { reports } = await agent(phone, device.key, { fetch: recording });
     const id = await world.send(cellId, '+14155550150', 'Your code is 123456');
     await reports.until(id, 'sent');
-    assert.deepEqual(phone.calls('termux-sms-send').map((c) => c.args), [['-n', '+14155550150', 'Your code is 123456']]);
+    assert.deepEqual(
+      phone.calls('termux-sms-send').map((c) => c.args),
+      [['-n', '+14155550150', 'Your code is 123456']],
+    );
     assert.equal((await world.message(cellId, id)).status, 'sent');
     const view = (await world.t.app.inject({ url: `/v1/admin/devices/${device.id}`, headers: admin })).json();
     assert.equal(view.battery_pct, 87);
@@ -157,7 +201,11 @@ describe('cellgate device run (Termux) against a listening service', () => {
     const { logged } = await agent(phone, device.key);
     await logged(/\[device\] SIM ready, T-Mobile, lte, 2 SIM slots$/);
     await logged(/2 SIM slots: sending from the phone's default SIM \(--sim-slot N picks one\)/);
-    await logged(new RegExp(`the service routes \\${device.phoneNumber} to this phone; Termux:API cannot read the SIM's own number`));
+    await logged(
+      new RegExp(
+        `the service routes \\${device.phoneNumber} to this phone; Termux:API cannot read the SIM's own number`,
+      ),
+    );
   });
 
   it('picks the SIM slot on a dual-SIM phone (-s)', async () => {
@@ -166,7 +214,10 @@ describe('cellgate device run (Termux) against a listening service', () => {
     const { reports } = await agent(phone, device.key, { simSlot: 1 });
     const id = await world.send(cellId, '+14155550151', 'From the second SIM');
     await reports.until(id, 'sent');
-    assert.deepEqual(phone.calls('termux-sms-send').map((c) => c.args), [['-n', '+14155550151', '-s', '1', 'From the second SIM']]);
+    assert.deepEqual(
+      phone.calls('termux-sms-send').map((c) => c.args),
+      [['-n', '+14155550151', '-s', '1', 'From the second SIM']],
+    );
   });
 
   it('reports failed with the command error when termux-sms-send fails', async () => {
@@ -205,7 +256,12 @@ describe('cellgate device run (Termux) against a listening service', () => {
 
     const second = await agent(phone, device.key);
     await eventually('a few inbox reads', () => phone.calls('termux-sms-list').length >= 8);
-    phone.inbox([old, { id: 6, from: '+14155550160', body: 'six' }, { id: 7, from: '+14155550161', body: 'seven' }, { id: 8, from: '+14155550160', body: 'eight' }]);
+    phone.inbox([
+      old,
+      { id: 6, from: '+14155550160', body: 'six' },
+      { id: 7, from: '+14155550161', body: 'seven' },
+      { id: 8, from: '+14155550160', body: 'eight' },
+    ]);
     await eventually('three inbound texts', async () => (await inbound(cellId)).length === 3);
     // A few more reads of the same inbox: none of them may upload a text again.
     const reads = phone.calls('termux-sms-list').length;
@@ -231,63 +287,97 @@ describe('cellgate device run (Termux) against a listening service', () => {
     const phone = fakePhone();
     mkdirSync(join(phone.dir, 'state'));
     writeFileSync(join(phone.dir, 'state', 'state.json'), '{"last_inbox_id": 4');
-    const texts = [{ id: 1, from: '+14155550163', body: 'old one' }, { id: 2, from: '+14155550163', body: 'old two' }];
+    const texts = [
+      { id: 1, from: '+14155550163', body: 'old one' },
+      { id: 2, from: '+14155550163', body: 'old two' },
+    ];
     phone.inbox(texts);
     const { logged } = await agent(phone, device.key);
     await logged(/state\.json is corrupted/);
     await logged(/inbox: starting after text 2/);
     phone.inbox([...texts, { id: 3, from: '+14155550163', body: 'new' }]);
     await eventually('the new text', async () => (await inbound(cellId)).length === 1);
-    assert.deepEqual((await inbound(cellId)).map((m) => m.body), ['new']);
+    assert.deepEqual(
+      (await inbound(cellId)).map((m) => m.body),
+      ['new'],
+    );
     assert.deepEqual(JSON.parse(readFileSync(join(phone.dir, 'state', 'state.json'), 'utf8')).last_inbox_id, 3);
   });
 
   // Many steps, each a few fake termux-* processes: a loaded machine gets twice the usual limit.
-  it('rides out a service outage: reports and inbound texts wait in the outbox, nothing lost or repeated', { timeout: 120_000 }, async () => {
-    // Every step waits for a condition, never for a time: the send is held by the test (gate) until
-    // the service is down, so its report meets the outage however slow the machine is.
-    const { cellId, device } = await world.cell();
-    const proxy = await outageProxy(world.baseUrl);
-    const phone = fakePhone();
-    phone.inbox([]);
-    phone.set('send-mode', 'gate');
-    const { agent: running, reports, logged, lines } = await agent(phone, device.key, { baseUrl: proxy.url });
-    await logged(/inbox: starting after text 0/);
-    const first = await world.send(cellId, '+14155550170', 'sent during the outage');
-    await eventually('the send to start', () => phone.calls('termux-sms-send').length === 1);
-    proxy.shut();
-    phone.inbox([{ id: 1, from: '+14155550171', body: 'received during the outage' }]);
-    phone.set('release', '');
-    const second = await world.send(cellId, '+14155550172', 'queued during the outage');
-    await eventually('the report and the text queued', () => running.outbox.size >= 2);
-    await logged(/claim: network error/);
-    // Backing off, not giving up: the queue is retried at least twice while the service is away.
-    await eventually('two retries of the queue', () => lines.filter((l) => /outbox: .*network error/.test(l)).length >= 2);
-    assert.deepEqual(reports.of(first), [], 'nothing reached the service during the outage');
-    proxy.open();
-    const withLog = (error: Error) => { throw new Error(`${error.message}\n${lines.join('\n')}`); };
-    await reports.until(first, 'sent', 30_000).catch(withLog);
-    await reports.until(second, 'sent', 30_000).catch(withLog);
-    await eventually('the inbound text', async () => (await inbound(cellId)).length === 1);
-    await eventually('an empty outbox', () => running.outbox.size === 0);
-    assert.equal((await world.message(cellId, first)).status, 'sent');
-    assert.equal((await world.message(cellId, second)).status, 'sent');
-    assert.deepEqual(phone.calls('termux-sms-send').map((c) => c.args[1]), ['+14155550170', '+14155550172']);
-    assert.deepEqual(reports.of(first), ['sent']);
-    assert.deepEqual((await inbound(cellId)).map((m) => m.body), ['received during the outage']);
-    await running.stop();
-    await proxy.close();
-  });
+  it(
+    'rides out a service outage: reports and inbound texts wait in the outbox, nothing lost or repeated',
+    { timeout: 120_000 },
+    async () => {
+      // Every step waits for a condition, never for a time: the send is held by the test (gate) until
+      // the service is down, so its report meets the outage however slow the machine is.
+      const { cellId, device } = await world.cell();
+      const proxy = await outageProxy(world.baseUrl);
+      const phone = fakePhone();
+      phone.inbox([]);
+      phone.set('send-mode', 'gate');
+      const { agent: running, reports, logged, lines } = await agent(phone, device.key, { baseUrl: proxy.url });
+      await logged(/inbox: starting after text 0/);
+      const first = await world.send(cellId, '+14155550170', 'sent during the outage');
+      await eventually('the send to start', () => phone.calls('termux-sms-send').length === 1);
+      proxy.shut();
+      phone.inbox([{ id: 1, from: '+14155550171', body: 'received during the outage' }]);
+      phone.set('release', '');
+      const second = await world.send(cellId, '+14155550172', 'queued during the outage');
+      await eventually('the report and the text queued', () => running.outbox.size >= 2);
+      await logged(/claim: network error/);
+      // Backing off, not giving up: the queue is retried at least twice while the service is away.
+      await eventually(
+        'two retries of the queue',
+        () => lines.filter((l) => /outbox: .*network error/.test(l)).length >= 2,
+      );
+      assert.deepEqual(reports.of(first), [], 'nothing reached the service during the outage');
+      proxy.open();
+      const withLog = (error: Error) => {
+        throw new Error(`${error.message}\n${lines.join('\n')}`);
+      };
+      await reports.until(first, 'sent', 30_000).catch(withLog);
+      await reports.until(second, 'sent', 30_000).catch(withLog);
+      await eventually('the inbound text', async () => (await inbound(cellId)).length === 1);
+      await eventually('an empty outbox', () => running.outbox.size === 0);
+      assert.equal((await world.message(cellId, first)).status, 'sent');
+      assert.equal((await world.message(cellId, second)).status, 'sent');
+      assert.deepEqual(
+        phone.calls('termux-sms-send').map((c) => c.args[1]),
+        ['+14155550170', '+14155550172'],
+      );
+      assert.deepEqual(reports.of(first), ['sent']);
+      assert.deepEqual(
+        (await inbound(cellId)).map((m) => m.body),
+        ['received during the outage'],
+      );
+      await running.stop();
+      await proxy.close();
+    },
+  );
 
   it('stops with a clear message when its key is rotated (401)', async () => {
     const { device } = await world.cell();
     const phone = fakePhone();
     const { agent: running } = await agent(phone, device.key);
-    const rotated = await world.t.app.inject({ method: 'POST', url: `/v1/admin/devices/${device.id}/rotate-key`, headers: admin });
+    const rotated = await world.t.app.inject({
+      method: 'POST',
+      url: `/v1/admin/devices/${device.id}/rotate-key`,
+      headers: admin,
+    });
     assert.equal(rotated.statusCode, 200);
     await running.stopped;
     assert.match(String(running.fatal()?.message), /401 unauthenticated/);
-    await assert.rejects(startAgent({ baseUrl: world.baseUrl, key: device.key, stateDir: join(phone.dir, 'state'), env: phone.env, logger: () => {} }), /heartbeat: 401/);
+    await assert.rejects(
+      startAgent({
+        baseUrl: world.baseUrl,
+        key: device.key,
+        stateDir: join(phone.dir, 'state'),
+        env: phone.env,
+        logger: () => {},
+      }),
+      /heartbeat: 401/,
+    );
   });
 });
 
@@ -302,11 +392,25 @@ describe('cellgate device doctor', () => {
     const { device } = await world.cell();
     const phone = fakePhone();
     phone.inbox([]);
-    const checks = await doctor({ baseUrl: world.baseUrl, key: device.key, env: phone.env, now: () => world.t.clock.now() });
-    assert.deepEqual(checks.filter((c) => c.level !== 'ok'), []);
+    const checks = await doctor({
+      baseUrl: world.baseUrl,
+      key: device.key,
+      env: phone.env,
+      now: () => world.t.clock.now(),
+    });
+    assert.deepEqual(
+      checks.filter((c) => c.level !== 'ok'),
+      [],
+    );
     assert.ok(checks.some((c) => /key valid/.test(c.text)));
     assert.ok(checks.some((c) => c.text === 'SIM ready, T-Mobile, lte, 2 SIM slots'));
-    assert.ok(checks.some((c) => c.text.startsWith(`the service routes ${device.phoneNumber} to this phone; Termux:API cannot read the SIM's own number`)));
+    assert.ok(
+      checks.some((c) =>
+        c.text.startsWith(
+          `the service routes ${device.phoneNumber} to this phone; Termux:API cannot read the SIM's own number`,
+        ),
+      ),
+    );
     // Checking the key is no heartbeat: with no agent running, the phone is not shown online.
     const read = await world.t.app.inject({ url: `/v1/admin/devices/${device.id}`, headers: admin });
     assert.deepEqual([read.json().online, read.json().last_seen_at], [false, null]);
@@ -315,22 +419,58 @@ describe('cellgate device doctor', () => {
 
   it('says what to do when termux-sms-send is missing, the key is wrong and the clock is off', async () => {
     const bin = mkdtempSync(join(tmpdir(), 'cellgate-termux-bin-'));
-    for (const command of ['termux-sms-list', 'termux-battery-status', 'termux-telephony-deviceinfo', 'termux-telephony-cellinfo']) symlinkSync(join(TERMUX_BIN, command), join(bin, command));
+    for (const command of [
+      'termux-sms-list',
+      'termux-battery-status',
+      'termux-telephony-deviceinfo',
+      'termux-telephony-cellinfo',
+    ])
+      symlinkSync(join(TERMUX_BIN, command), join(bin, command));
     const phone = fakePhone(bin);
     phone.inbox([]);
-    const checks = await doctor({ baseUrl: world.baseUrl, key: 'cg_dev_unknownunknownunknownunknown12', env: phone.env });
+    const checks = await doctor({
+      baseUrl: world.baseUrl,
+      key: 'cg_dev_unknownunknownunknownunknown12',
+      env: phone.env,
+    });
     const failed = checks.filter((c) => c.level === 'FAIL').map((c) => c.text);
-    assert.ok(failed.some((t) => /termux-sms-send not found on PATH: install the Termux:API app from F-Droid and run `pkg install termux-api`/.test(t)), failed.join('\n'));
-    assert.ok(failed.some((t) => /device key was rejected \(401\)/.test(t)), failed.join('\n'));
+    assert.ok(
+      failed.some((t) =>
+        /termux-sms-send not found on PATH: install the Termux:API app from F-Droid and run `pkg install termux-api`/.test(
+          t,
+        ),
+      ),
+      failed.join('\n'),
+    );
+    assert.ok(
+      failed.some((t) => /device key was rejected \(401\)/.test(t)),
+      failed.join('\n'),
+    );
 
     const { device } = await world.cell();
-    const skewed = await doctor({ baseUrl: world.baseUrl, key: device.key, env: phone.env, now: () => new Date(world.t.clock.now().getTime() + 600_000) });
+    const skewed = await doctor({
+      baseUrl: world.baseUrl,
+      key: device.key,
+      env: phone.env,
+      now: () => new Date(world.t.clock.now().getTime() + 600_000),
+    });
     assert.ok(skewed.some((c) => c.level === 'FAIL' && /clock is 600 s ahead/.test(c.text)));
     const noSim = fakePhone();
     noSim.inbox([]);
-    noSim.set('telephony-deviceinfo.json', `${JSON.stringify({ phone_count: 1, network_type: 'unknown', sim_state: 'absent' }, null, 2)}\n`);
-    const absent = await doctor({ baseUrl: world.baseUrl, key: device.key, env: noSim.env, now: () => world.t.clock.now() });
-    assert.ok(absent.some((c) => c.level === 'FAIL' && /^SIM absent, unknown: insert a SIM that can send SMS/.test(c.text)), absent.map((c) => c.text).join('\n'));
+    noSim.set(
+      'telephony-deviceinfo.json',
+      `${JSON.stringify({ phone_count: 1, network_type: 'unknown', sim_state: 'absent' }, null, 2)}\n`,
+    );
+    const absent = await doctor({
+      baseUrl: world.baseUrl,
+      key: device.key,
+      env: noSim.env,
+      now: () => world.t.clock.now(),
+    });
+    assert.ok(
+      absent.some((c) => c.level === 'FAIL' && /^SIM absent, unknown: insert a SIM that can send SMS/.test(c.text)),
+      absent.map((c) => c.text).join('\n'),
+    );
     rmSync(noSim.dir, { recursive: true, force: true });
     const unreachable = await doctor({ baseUrl: 'http://127.0.0.1:1', key: device.key, env: phone.env });
     assert.ok(unreachable.some((c) => c.level === 'FAIL' && /cannot reach http:\/\/127\.0\.0\.1:1/.test(c.text)));

@@ -87,7 +87,10 @@ export async function startAgent(options: AgentOptions): Promise<Agent> {
     },
   });
   if (outbox.size > 0) log(`[device] ${outbox.size} report(s)/upload(s) queued from the last run`);
-  const run = commandRunner({ timeoutMs: options.commandTimeoutMs ?? AGENT_DEFAULTS.commandTimeoutMs, env: options.env });
+  const run = commandRunner({
+    timeoutMs: options.commandTimeoutMs ?? AGENT_DEFAULTS.commandTimeoutMs,
+    env: options.env,
+  });
   device = await startDevice(
     {
       baseUrl: options.baseUrl,
@@ -102,7 +105,12 @@ export async function startAgent(options: AgentOptions): Promise<Agent> {
       onClaim: options.onClaim,
       sink: outbox,
     },
-    termuxDriver({ run, state, simSlot: options.simSlot, inboxIntervalMs: options.inboxIntervalMs ?? AGENT_DEFAULTS.inboxIntervalMs }),
+    termuxDriver({
+      run,
+      state,
+      simSlot: options.simSlot,
+      inboxIntervalMs: options.inboxIntervalMs ?? AGENT_DEFAULTS.inboxIntervalMs,
+    }),
   );
   outbox.start();
   void logSim(run, log, device.config, options.simSlot);
@@ -122,12 +130,19 @@ export async function startAgent(options: AgentOptions): Promise<Agent> {
 }
 
 /** The SIM, once at start. Termux:API cannot read the SIM's number, so the log names the one the service expects. */
-async function logSim(run: CommandRunner, log: (line: string) => void, config: DeviceConfig, simSlot: number | undefined): Promise<void> {
+async function logSim(
+  run: CommandRunner,
+  log: (line: string) => void,
+  config: DeviceConfig,
+  simSlot: number | undefined,
+): Promise<void> {
   try {
     const sim = await readSim(run);
     log(`[device] ${describeSim(sim)}`);
-    if (sim.state !== null && sim.state !== 'ready') log(`[device] the SIM is not ready (${sim.state}): sends will fail until it is`);
-    if (sim.slots !== null && sim.slots > 1 && simSlot === undefined) log(`[device] ${sim.slots} SIM slots: sending from the phone's default SIM (--sim-slot N picks one)`);
+    if (sim.state !== null && sim.state !== 'ready')
+      log(`[device] the SIM is not ready (${sim.state}): sends will fail until it is`);
+    if (sim.slots !== null && sim.slots > 1 && simSlot === undefined)
+      log(`[device] ${sim.slots} SIM slots: sending from the phone's default SIM (--sim-slot N picks one)`);
   } catch (error) {
     log(`[device] SIM unknown: ${errorText(error)}`);
   }
@@ -160,7 +175,12 @@ export async function doctor(options: DoctorOptions): Promise<Check[]> {
   const now = options.now ?? (() => new Date());
 
   const major = Number(process.versions.node.split('.')[0]);
-  add(major >= 22 ? 'ok' : 'FAIL', major >= 22 ? `node ${process.versions.node}` : `node ${process.versions.node} is too old: install Node 22 or later (pkg install nodejs-lts)`);
+  add(
+    major >= 22 ? 'ok' : 'FAIL',
+    major >= 22
+      ? `node ${process.versions.node}`
+      : `node ${process.versions.node} is too old: install Node 22 or later (pkg install nodejs-lts)`,
+  );
 
   const present = new Set<string>();
   for (const command of TERMUX_COMMANDS) {
@@ -169,12 +189,19 @@ export async function doctor(options: DoctorOptions): Promise<Check[]> {
       add('ok', `${command} found`);
     } else {
       const essential = command === 'termux-sms-send' || command === 'termux-sms-list';
-      add(essential ? 'FAIL' : 'warn', `${command} not found on PATH: install the Termux:API app from F-Droid and run \`pkg install termux-api\`${essential ? '' : ' (the heartbeat leaves out what it would tell)'}`);
+      add(
+        essential ? 'FAIL' : 'warn',
+        `${command} not found on PATH: install the Termux:API app from F-Droid and run \`pkg install termux-api\`${essential ? '' : ' (the heartbeat leaves out what it would tell)'}`,
+      );
     }
   }
   if (present.has('termux-battery-status')) {
     const result = await run('termux-battery-status', []);
-    if (result.timedOut) add('FAIL', `termux-battery-status did not answer within ${timeoutMs / 1000} s: install the Termux:API app (from F-Droid, like Termux) and open it once`);
+    if (result.timedOut)
+      add(
+        'FAIL',
+        `termux-battery-status did not answer within ${timeoutMs / 1000} s: install the Termux:API app (from F-Droid, like Termux) and open it once`,
+      );
     else {
       try {
         parseTermuxJson('termux-battery-status', result);
@@ -188,8 +215,10 @@ export async function doctor(options: DoctorOptions): Promise<Check[]> {
     try {
       const sim = await readSim(run);
       if (sim.state === 'ready') add('ok', describeSim(sim));
-      else if (sim.state === null || sim.state === 'unknown') add('warn', `${describeSim(sim)}: grant Termux:API the Phone permission, or check the SIM`);
-      else add('FAIL', `${describeSim(sim)}: insert a SIM that can send SMS, or unlock it (its PIN) in Android Settings`);
+      else if (sim.state === null || sim.state === 'unknown')
+        add('warn', `${describeSim(sim)}: grant Termux:API the Phone permission, or check the SIM`);
+      else
+        add('FAIL', `${describeSim(sim)}: insert a SIM that can send SMS, or unlock it (its PIN) in Android Settings`);
     } catch (error) {
       add('warn', `${errorText(error)}: the SIM could not be checked (grant Termux:API the Phone permission)`);
     }
@@ -199,7 +228,10 @@ export async function doctor(options: DoctorOptions): Promise<Check[]> {
       parseTermuxJson('termux-sms-list', await run('termux-sms-list', ['-t', 'inbox', '-l', '1']));
       add('ok', 'the SMS inbox can be read');
     } catch (error) {
-      add('FAIL', `${errorText(error)}: grant Termux:API the SMS permission (Android Settings > Apps > Termux:API > Permissions > SMS)`);
+      add(
+        'FAIL',
+        `${errorText(error)}: grant Termux:API the SMS permission (Android Settings > Apps > Termux:API > Permissions > SMS)`,
+      );
     }
   }
 
@@ -219,13 +251,21 @@ export async function doctor(options: DoctorOptions): Promise<Check[]> {
       const answer = await deviceCaller(base, options.key, doFetch)('GET', '/v1/device/config');
       if (answer.status === 200) {
         const config = answer.body as unknown as DeviceConfig;
-        add('ok', `key valid: device ${config.device_id}, number ${config.phone_number}, ${config.send_rate_per_minute}/min`);
+        add(
+          'ok',
+          `key valid: device ${config.device_id}, number ${config.phone_number}, ${config.send_rate_per_minute}/min`,
+        );
         add('ok', simNumberNote(config.phone_number));
-        if (config.cell_id === null) add('warn', 'the phone carries no cell yet: it will claim nothing until a customer gets its number');
+        if (config.cell_id === null)
+          add('warn', 'the phone carries no cell yet: it will claim nothing until a customer gets its number');
         const skewSeconds = Math.round((now().getTime() - Date.parse(config.server_time)) / 1000);
         const skew = `the phone's clock is ${Math.abs(skewSeconds)} s ${skewSeconds >= 0 ? 'ahead of' : 'behind'} the service's`;
         if (Math.abs(skewSeconds) <= 5) add('ok', `clock within ${Math.abs(skewSeconds)} s of the service`);
-        else add(Math.abs(skewSeconds) <= 60 ? 'warn' : 'FAIL', `${skew}: turn on automatic date and time (Android Settings > System > Date & time)`);
+        else
+          add(
+            Math.abs(skewSeconds) <= 60 ? 'warn' : 'FAIL',
+            `${skew}: turn on automatic date and time (Android Settings > System > Date & time)`,
+          );
       } else if (answer.status === 401) {
         add('FAIL', REJECTED_KEY_HELP);
       } else {
@@ -242,43 +282,59 @@ export async function doctor(options: DoctorOptions): Promise<Check[]> {
 export const UNEXPECTED_EXIT = 70;
 
 /** The usage of run and doctor, as `prog` (`cellgate device`, or `node agent.mjs` for the single file). */
-export const agentUsage = (prog: string) => `usage: ${prog} run --key <cg_dev_...> --base-url https://... [--sim-slot N] [--state-dir DIR]
+export const agentUsage = (
+  prog: string,
+) => `usage: ${prog} run --key <cg_dev_...> --base-url https://... [--sim-slot N] [--state-dir DIR]
     [--poll-wait S] [--inbox-interval S] [--command-timeout S]
        ${prog} doctor --key <cg_dev_...> --base-url https://... [--command-timeout S]`;
 
 /** `cellgate device run|doctor ...` (or `node agent.mjs run|doctor ...`: `prog` is how the usage names it). */
-export async function agentCommand(action: 'run' | 'doctor', args: string[], defaultBaseUrl: string, prog = 'cellgate device'): Promise<void> {
+export async function agentCommand(
+  action: 'run' | 'doctor',
+  args: string[],
+  defaultBaseUrl: string,
+  prog = 'cellgate device',
+): Promise<void> {
   const usage = agentUsage(prog);
-  const parsed = parseCommandLine({
-    command: `${prog} ${action}`,
-    usage,
-    options: {
-      key: { type: 'string' },
-      'base-url': { type: 'string', default: defaultBaseUrl },
-      ...(action === 'run'
-        ? {
-          'sim-slot': { type: 'string' },
-          'state-dir': { type: 'string', default: join(homedir(), '.cellgate') },
-          'poll-wait': { type: 'string', default: String(AGENT_DEFAULTS.pollWaitSeconds) },
-          'inbox-interval': { type: 'string', default: String(AGENT_DEFAULTS.inboxIntervalMs / 1000) },
-        }
-        : {}),
-      'command-timeout': { type: 'string', default: String(AGENT_DEFAULTS.commandTimeoutMs / 1000) },
+  const parsed = parseCommandLine(
+    {
+      command: `${prog} ${action}`,
+      usage,
+      options: {
+        key: { type: 'string' },
+        'base-url': { type: 'string', default: defaultBaseUrl },
+        ...(action === 'run'
+          ? {
+              'sim-slot': { type: 'string' },
+              'state-dir': { type: 'string', default: join(homedir(), '.cellgate') },
+              'poll-wait': { type: 'string', default: String(AGENT_DEFAULTS.pollWaitSeconds) },
+              'inbox-interval': { type: 'string', default: String(AGENT_DEFAULTS.inboxIntervalMs / 1000) },
+            }
+          : {}),
+        'command-timeout': { type: 'string', default: String(AGENT_DEFAULTS.commandTimeoutMs / 1000) },
+      },
     },
-  }, args);
+    args,
+  );
   const v = parsed.values as Record<string, string | undefined>;
   const number = (name: string, min: number, max: number) => numberFlag(name, v[name], min, max);
   const key = v.key ?? '';
-  if (!key.startsWith('cg_dev_')) throw new UsageError(`--key must be a device key (cg_dev_...; ${prog} ${action} --help)`);
+  if (!key.startsWith('cg_dev_'))
+    throw new UsageError(`--key must be a device key (cg_dev_...; ${prog} ${action} --help)`);
   const baseUrl = v['base-url'] ?? defaultBaseUrl;
-  if (!/^https?:\/\/[^/]/.test(baseUrl)) throw new UsageError('--base-url must be the service\'s http(s) URL, e.g. https://cellgate.example.com (or set CELLGATE_BASE_URL)');
+  if (!/^https?:\/\/[^/]/.test(baseUrl))
+    throw new UsageError(
+      "--base-url must be the service's http(s) URL, e.g. https://cellgate.example.com (or set CELLGATE_BASE_URL)",
+    );
   const commandTimeoutMs = number('command-timeout', 1, 600) * 1000;
 
   if (action === 'doctor') {
     const checks = await doctor({ baseUrl, key, commandTimeoutMs });
     for (const check of checks) process.stdout.write(`${check.level.padEnd(4)}  ${check.text}\n`);
     const failed = checks.filter((check) => check.level === 'FAIL').length;
-    process.stdout.write(failed ? `${failed} problem(s): fix them, then run doctor again\n` : `ready: start the agent with ${prog} run\n`);
+    process.stdout.write(
+      failed ? `${failed} problem(s): fix them, then run doctor again\n` : `ready: start the agent with ${prog} run\n`,
+    );
     if (failed) process.exitCode = 1;
     return;
   }
@@ -305,7 +361,9 @@ export async function agentCommand(action: 'run' | 'doctor', args: string[], def
   const onSignal = (signal: string) => {
     signals += 1;
     if (signals > 1) process.exit(130);
-    process.stdout.write(`${signal}: finishing the messages in hand (again to quit now); queued reports stay on disk\n`);
+    process.stdout.write(
+      `${signal}: finishing the messages in hand (again to quit now); queued reports stay on disk\n`,
+    );
     void agent.stop();
   };
   process.on('SIGINT', onSignal);

@@ -148,7 +148,14 @@ export interface RunningDevice {
   stop(): Promise<void>;
 }
 
-const DEFAULTS = { pollWaitSeconds: 25, claimLimit: 10, pollers: 1, heartbeatIntervalMs: 30_000, paceSends: false, retryFirstHeartbeat: false };
+const DEFAULTS = {
+  pollWaitSeconds: 25,
+  claimLimit: 10,
+  pollers: 1,
+  heartbeatIntervalMs: 30_000,
+  paceSends: false,
+  retryFirstHeartbeat: false,
+};
 export const REPORT_ATTEMPTS = 8;
 export const MAX_BACKOFF_MS = 5_000;
 /** An empty poll answered faster than this means the server is not holding the poll (rate cap): pace. */
@@ -157,22 +164,31 @@ const EMPTY_POLL_PACE_MS = 1_000;
 /** A 401: the key is unknown or was rotated. Nothing but a new key helps. */
 export class FatalDeviceError extends Error {}
 
-export const REJECTED_KEY_HELP = 'the device key was rejected (401): it is unknown or was rotated; ask the operator for the new key (POST /v1/admin/devices/{device_id}/rotate-key) and start again with --key';
+export const REJECTED_KEY_HELP =
+  'the device key was rejected (401): it is unknown or was rotated; ask the operator for the new key (POST /v1/admin/devices/{device_id}/rotate-key) and start again with --key';
 
 export const sleep = (ms: number, signal?: AbortSignal) =>
   new Promise<void>((done) => {
     if (signal?.aborted) return done();
-    const timer = setTimeout(() => { signal?.removeEventListener('abort', onAbort); done(); }, ms);
-    const onAbort = () => { clearTimeout(timer); done(); };
+    const timer = setTimeout(() => {
+      signal?.removeEventListener('abort', onAbort);
+      done();
+    }, ms);
+    const onAbort = () => {
+      clearTimeout(timer);
+      done();
+    };
     signal?.addEventListener('abort', onAbort, { once: true });
   });
 
 export const retryable = (status: number) => status === 429 || status >= 500;
 export const backoffMs = (attempt: number, max = MAX_BACKOFF_MS) => Math.min(max, 250 * 2 ** Math.min(attempt, 20));
-export const describeAnswer = (answer: Answer) => `${answer.status} ${String(answer.body.code ?? '')} ${String(answer.body.detail ?? '')}`.trim();
+export const describeAnswer = (answer: Answer) =>
+  `${answer.status} ${String(answer.body.code ?? '')} ${String(answer.body.detail ?? '')}`.trim();
 
 export function errorText(error: unknown): string {
-  if (error instanceof Error) return error.cause instanceof Error ? `${error.message}: ${error.cause.message}` : error.message;
+  if (error instanceof Error)
+    return error.cause instanceof Error ? `${error.message}: ${error.cause.message}` : error.message;
   return String(error);
 }
 
@@ -225,7 +241,17 @@ export async function startDevice(options: ProtocolOptions, driver: DeviceDriver
   const log = options.logger ?? ((line: string) => process.stdout.write(`${line}\n`));
   const now = options.now ?? (() => new Date());
   const call = deviceCaller(options.baseUrl, options.key, options.fetch);
-  const stats: DeviceStats = { heartbeats: 0, polls: 0, claimed: 0, sent: 0, delivered: 0, failed: 0, inbound: 0, retries: 0, errors: 0 };
+  const stats: DeviceStats = {
+    heartbeats: 0,
+    polls: 0,
+    claimed: 0,
+    sent: 0,
+    delivered: 0,
+    failed: 0,
+    inbound: 0,
+    retries: 0,
+    errors: 0,
+  };
   const halt = new AbortController();
   const inFlight = new Set<Promise<void>>();
   const pacer = new SendPacer();
@@ -260,7 +286,10 @@ export async function startDevice(options: ProtocolOptions, driver: DeviceDriver
 
   const directSink: CallSink = {
     async submit(outgoing) {
-      const what = outgoing.kind === 'event' ? `${outgoing.messageId} ${outgoing.event}` : `inbound from ${String(outgoing.body.from)}`;
+      const what =
+        outgoing.kind === 'event'
+          ? `${outgoing.messageId} ${outgoing.event}`
+          : `inbound from ${String(outgoing.body.from)}`;
       const answer = await callWithRetry(what, 'POST', outgoing.path, outgoing.body);
       return { accepted: answer.status >= 200 && answer.status < 300, answer };
     },
@@ -296,14 +325,24 @@ export async function startDevice(options: ProtocolOptions, driver: DeviceDriver
     }
   }
 
-  async function report(message: ClaimedMessage, event: DeviceEvent, error?: { code: string; message: string }): Promise<boolean> {
+  async function report(
+    message: ClaimedMessage,
+    event: DeviceEvent,
+    error?: { code: string; message: string },
+  ): Promise<boolean> {
     const body = {
       event_id: randomUUID(),
       event,
       occurred_at: now().toISOString(),
       ...(error ? { error_code: error.code.slice(0, 64), error_message: error.message.slice(0, 500) || 'failed' } : {}),
     };
-    const outcome = await sink.submit({ kind: 'event', path: `/v1/device/messages/${encodeURIComponent(message.id)}/events`, body, messageId: message.id, event });
+    const outcome = await sink.submit({
+      kind: 'event',
+      path: `/v1/device/messages/${encodeURIComponent(message.id)}/events`,
+      body,
+      messageId: message.id,
+      event,
+    });
     if (outcome.accepted) {
       // A durable sink calls onReport itself once the service accepted it.
       if (!options.sink) options.onReport?.(message.id, event);
@@ -329,7 +368,11 @@ export async function startDevice(options: ProtocolOptions, driver: DeviceDriver
     }
     stats.inbound += 1;
     const answer = outcome.answer;
-    tagged(answer ? `received from ${text.from}: ${String(answer.body.id)} (${answer.status})` : `received from ${text.from}: queued ${body.device_message_id}`);
+    tagged(
+      answer
+        ? `received from ${text.from}: ${String(answer.body.id)} (${answer.status})`
+        : `received from ${text.from}: queued ${body.device_message_id}`,
+    );
     return { status: answer?.status ?? 202, message: answer?.body ?? {} };
   }
 
@@ -354,7 +397,12 @@ export async function startDevice(options: ProtocolOptions, driver: DeviceDriver
       const started = Date.now();
       let pause = 0;
       try {
-        const answer = await call('GET', `/v1/device/messages/outbound?limit=${settings.claimLimit}&wait=${settings.pollWaitSeconds}`, undefined, halt.signal);
+        const answer = await call(
+          'GET',
+          `/v1/device/messages/outbound?limit=${settings.claimLimit}&wait=${settings.pollWaitSeconds}`,
+          undefined,
+          halt.signal,
+        );
         stats.polls += 1;
         if (answer.status === 200) {
           failures = 0;
@@ -362,7 +410,9 @@ export async function startDevice(options: ProtocolOptions, driver: DeviceDriver
           for (const message of messages) {
             stats.claimed += 1;
             options.onClaim?.(message);
-            tagged(`claimed ${message.id} to ${message.to}${message.lease_expires_at ? ` (lease until ${message.lease_expires_at})` : ''}`);
+            tagged(
+              `claimed ${message.id} to ${message.to}${message.lease_expires_at ? ` (lease until ${message.lease_expires_at})` : ''}`,
+            );
             track(handle(message));
           }
           if (messages.length === 0 && Date.now() - started < EMPTY_POLL_PACE_MS) pause = EMPTY_POLL_PACE_MS;
@@ -392,7 +442,9 @@ export async function startDevice(options: ProtocolOptions, driver: DeviceDriver
   tagged(`online as ${config.device_id}, cell ${config.cell_id ?? '(none)'}, ${config.send_rate_per_minute}/min`);
 
   const context: DriverContext = {
-    get config() { return latest; },
+    get config() {
+      return latest;
+    },
     stats,
     signal: halt.signal,
     log: tagged,
@@ -401,11 +453,16 @@ export async function startDevice(options: ProtocolOptions, driver: DeviceDriver
   };
 
   const heartbeats = setInterval(() => {
-    heartbeat().then((answer) => { latest = answer; }, (error: unknown) => {
-      stats.errors += 1;
-      tagged(errorText(error));
-      if (error instanceof FatalDeviceError) stopFatally(error);
-    });
+    heartbeat().then(
+      (answer) => {
+        latest = answer;
+      },
+      (error: unknown) => {
+        stats.errors += 1;
+        tagged(errorText(error));
+        if (error instanceof FatalDeviceError) stopFatally(error);
+      },
+    );
   }, settings.heartbeatIntervalMs);
   heartbeats.unref();
 
@@ -419,11 +476,11 @@ export async function startDevice(options: ProtocolOptions, driver: DeviceDriver
   );
   const background = driver.run
     ? driver.run(context).catch((error: unknown) => {
-      stats.errors += 1;
-      tagged(`stopping: ${errorText(error)}`);
-      if (error instanceof FatalDeviceError) stopFatally(error);
-      else halt.abort();
-    })
+        stats.errors += 1;
+        tagged(`stopping: ${errorText(error)}`);
+        if (error instanceof FatalDeviceError) stopFatally(error);
+        else halt.abort();
+      })
     : Promise.resolve();
   const stopped = Promise.all([...loops, background]).then(async () => {
     clearInterval(heartbeats);
@@ -459,5 +516,7 @@ export function stripUndefined<T extends object>(value: T): Partial<T> {
 }
 
 export function formatStats(stats: DeviceStats): string {
-  return Object.entries(stats).map(([k, v]) => `${k}=${v}`).join(' ');
+  return Object.entries(stats)
+    .map(([k, v]) => `${k}=${v}`)
+    .join(' ');
 }

@@ -77,7 +77,11 @@ export interface SimulatedDevice {
   readonly stats: DeviceStats;
   /** Resolves when the device stops (stop(), or a fatal answer such as a rotated key). */
   readonly stopped: Promise<void>;
-  sendInbound(from: string, body: string, options?: { mediaUrls?: string[]; deviceMessageId?: string }): Promise<{ status: number; message: Record<string, unknown> }>;
+  sendInbound(
+    from: string,
+    body: string,
+    options?: { mediaUrls?: string[]; deviceMessageId?: string },
+  ): Promise<{ status: number; message: Record<string, unknown> }>;
   /** Stops polling, finishes the messages in hand (their reports), and resolves when idle. */
   stop(): Promise<void>;
 }
@@ -87,7 +91,11 @@ const ALL_CAPABLE: PhoneCapabilities = { delivery_reports: true, mms_send: true,
 const APP_VERSION = 'cellgate-simulator/0.1.0';
 
 /** The simulator as a driver: "sends" by reporting sent, waiting, then delivered (or failed at the fail rate). */
-function simulatorDriver(settings: { failRate: number; deliveryDelayMs: number; reportSending: boolean; capabilities: PhoneCapabilities }, random: () => number, handOver: (message: ClaimedMessage, log: (line: string) => void, stats: DeviceStats) => Promise<void>): DeviceDriver {
+function simulatorDriver(
+  settings: { failRate: number; deliveryDelayMs: number; reportSending: boolean; capabilities: PhoneCapabilities },
+  random: () => number,
+  handOver: (message: ClaimedMessage, log: (line: string) => void, stats: DeviceStats) => Promise<void>,
+): DeviceDriver {
   return {
     capabilities: settings.capabilities,
     async telemetry() {
@@ -103,7 +111,10 @@ function simulatorDriver(settings: { failRate: number; deliveryDelayMs: number; 
       if (!settings.capabilities.delivery_reports) return handOver(message, log, stats);
       await sleep(settings.deliveryDelayMs);
       if (random() < settings.failRate) {
-        const error = { code: 'delivery_failed', message: `Simulated delivery failure (fail rate ${settings.failRate}).` };
+        const error = {
+          code: 'delivery_failed',
+          message: `Simulated delivery failure (fail rate ${settings.failRate}).`,
+        };
         if (!(await report(message, 'failed', error))) return;
         stats.failed += 1;
         log(`${message.id} failed (${error.code})`);
@@ -118,7 +129,12 @@ function simulatorDriver(settings: { failRate: number; deliveryDelayMs: number; 
 }
 
 export async function startSimulatedDevice(options: SimulatorOptions): Promise<SimulatedDevice> {
-  const settings = { ...DEFAULTS, reportSending: false, ...stripUndefined(options), capabilities: { ...ALL_CAPABLE, ...options.capabilities } };
+  const settings = {
+    ...DEFAULTS,
+    reportSending: false,
+    ...stripUndefined(options),
+    capabilities: { ...ALL_CAPABLE, ...options.capabilities },
+  };
   if (!(settings.failRate >= 0 && settings.failRate <= 1)) throw new RangeError('failRate must be within 0..1');
   const random = options.random ?? Math.random;
   // The phone this is, once started (a text to its own number is not handed over).
@@ -130,7 +146,10 @@ export async function startSimulatedDevice(options: SimulatorOptions): Promise<S
     const self = ref.self;
     if (!peer || !self || peer === self) return;
     try {
-      await peer.sendInbound(self.config.phone_number, message.body, { mediaUrls: message.media_urls?.length ? message.media_urls : undefined, deviceMessageId: `sim-${message.id}` });
+      await peer.sendInbound(self.config.phone_number, message.body, {
+        mediaUrls: message.media_urls?.length ? message.media_urls : undefined,
+        deviceMessageId: `sim-${message.id}`,
+      });
     } catch (error) {
       stats.errors += 1;
       log(`${message.id}: handing over to ${message.to} failed: ${errorText(error)}`);
@@ -196,26 +215,34 @@ export async function deviceCommand(args: string[], defaultBaseUrl: string): Pro
     return (await import('./device-agent.ts')).agentCommand(action, rest, defaultBaseUrl);
   }
   if (action === undefined || (action !== 'simulate' && wantsHelp([action]))) throw new HelpRequest(USAGE);
-  if (action !== 'simulate') throw new UsageError(`unknown device action ${JSON.stringify(action)}: the actions are simulate, run and doctor (cellgate device --help)`);
-  const parsed = parseCommandLine({
-    command: 'cellgate device simulate',
-    usage: USAGE,
-    options: {
-      key: { type: 'string', multiple: true },
-      'base-url': { type: 'string', default: defaultBaseUrl },
-      'fail-rate': { type: 'string', default: '0' },
-      'delivery-delay-ms': { type: 'string', default: String(DEFAULTS.deliveryDelayMs) },
-      'poll-wait': { type: 'string', default: String(DEFAULTS.pollWaitSeconds) },
-      'report-sending': { type: 'boolean', default: false },
-      'inbound-from': { type: 'string' },
-      'inbound-text': { type: 'string' },
+  if (action !== 'simulate')
+    throw new UsageError(
+      `unknown device action ${JSON.stringify(action)}: the actions are simulate, run and doctor (cellgate device --help)`,
+    );
+  const parsed = parseCommandLine(
+    {
+      command: 'cellgate device simulate',
+      usage: USAGE,
+      options: {
+        key: { type: 'string', multiple: true },
+        'base-url': { type: 'string', default: defaultBaseUrl },
+        'fail-rate': { type: 'string', default: '0' },
+        'delivery-delay-ms': { type: 'string', default: String(DEFAULTS.deliveryDelayMs) },
+        'poll-wait': { type: 'string', default: String(DEFAULTS.pollWaitSeconds) },
+        'report-sending': { type: 'boolean', default: false },
+        'inbound-from': { type: 'string' },
+        'inbound-text': { type: 'string' },
+      },
     },
-  }, rest);
+    rest,
+  );
   const v = parsed.values;
   const keys = v.key ?? [];
-  if (keys.length === 0 || !keys.every((key) => key.startsWith('cg_dev_'))) throw new UsageError('--key must be a device key (cg_dev_...; repeat --key for several phones)');
+  if (keys.length === 0 || !keys.every((key) => key.startsWith('cg_dev_')))
+    throw new UsageError('--key must be a device key (cg_dev_...; repeat --key for several phones)');
   if (new Set(keys).size !== keys.length) throw new UsageError('each --key may be given once');
-  if ((v['inbound-from'] === undefined) !== (v['inbound-text'] === undefined)) throw new UsageError('--inbound-from and --inbound-text go together');
+  if ((v['inbound-from'] === undefined) !== (v['inbound-text'] === undefined))
+    throw new UsageError('--inbound-from and --inbound-text go together');
 
   const network = new SimulatedNetwork();
   const common: Omit<SimulatorOptions, 'key'> = {

@@ -58,7 +58,8 @@ export class StateFile {
       try {
         const parsed = JSON.parse(text) as { last_inbox_id?: unknown };
         const id = parsed.last_inbox_id;
-        if (id !== null && !(typeof id === 'number' && Number.isSafeInteger(id) && id >= 0)) throw new Error('last_inbox_id is not a whole number');
+        if (id !== null && !(typeof id === 'number' && Number.isSafeInteger(id) && id >= 0))
+          throw new Error('last_inbox_id is not a whole number');
         state = { lastInboxId: id };
       } catch (error) {
         problem = `${this.path} is corrupted (${errorText(error)})`;
@@ -124,7 +125,13 @@ export class Outbox implements CallSink {
       if (!line.trim()) continue;
       try {
         const entry = JSON.parse(line) as QueuedCall;
-        if ((entry.kind === 'event' || entry.kind === 'inbound') && typeof entry.path === 'string' && entry.body && typeof entry.body === 'object') this.queue.push(entry);
+        if (
+          (entry.kind === 'event' || entry.kind === 'inbound') &&
+          typeof entry.path === 'string' &&
+          entry.body &&
+          typeof entry.body === 'object'
+        )
+          this.queue.push(entry);
         else options.log(`outbox: skipping an unreadable line in ${this.path}`);
       } catch {
         // A line cut short by a crash mid-write (not possible with the atomic rewrite, but cheap to survive).
@@ -164,7 +171,9 @@ export class Outbox implements CallSink {
     while (!this.halt.signal.aborted) {
       const head = this.queue[0];
       if (!head) {
-        await new Promise<void>((done) => { this.wake = done; });
+        await new Promise<void>((done) => {
+          this.wake = done;
+        });
         this.wake = null;
         continue;
       }
@@ -184,18 +193,22 @@ export class Outbox implements CallSink {
 
   /** null when the entry is done (accepted or dropped); otherwise how long to wait before trying again. */
   private async attempt(entry: QueuedCall): Promise<number | null> {
-    const what = entry.kind === 'event' ? `${entry.messageId} ${entry.event}` : `inbound ${String(entry.body.device_message_id)}`;
+    const what =
+      entry.kind === 'event' ? `${entry.messageId} ${entry.event}` : `inbound ${String(entry.body.device_message_id)}`;
     const maxBackoff = this.options.maxBackoffMs ?? 60_000;
     let answer: Answer;
     try {
       answer = await this.options.call('POST', entry.path, entry.body);
     } catch (error) {
       const wait = backoffMs(this.failures, maxBackoff);
-      this.options.log(`outbox: ${what}: network error (${errorText(error)}); ${this.queue.length} queued, retrying in ${wait} ms`);
+      this.options.log(
+        `outbox: ${what}: network error (${errorText(error)}); ${this.queue.length} queued, retrying in ${wait} ms`,
+      );
       return wait;
     }
     if (answer.status >= 200 && answer.status < 300) {
-      if (entry.kind === 'event' && entry.messageId && entry.event) this.options.onReport?.(entry.messageId, entry.event);
+      if (entry.kind === 'event' && entry.messageId && entry.event)
+        this.options.onReport?.(entry.messageId, entry.event);
       this.options.log(`outbox: ${what} accepted (${answer.status})`);
       return null;
     }
@@ -205,7 +218,10 @@ export class Outbox implements CallSink {
       return maxBackoff;
     }
     if (retryable(answer.status) || (entry.kind === 'inbound' && answer.status === 409)) {
-      const wait = Math.min(answer.retryAfterMs ?? backoffMs(this.failures, maxBackoff), Math.max(maxBackoff, answer.retryAfterMs ?? 0));
+      const wait = Math.min(
+        answer.retryAfterMs ?? backoffMs(this.failures, maxBackoff),
+        Math.max(maxBackoff, answer.retryAfterMs ?? 0),
+      );
       this.options.log(`outbox: ${what}: ${describeAnswer(answer)}; retrying in ${wait} ms`);
       return wait;
     }

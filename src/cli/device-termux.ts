@@ -5,11 +5,25 @@
 import { spawn } from 'node:child_process';
 import { accessSync, constants } from 'node:fs';
 import { delimiter, join } from 'node:path';
-import { errorText, sleep, type ClaimedMessage, type DeviceDriver, type DriverContext, type HeartbeatBody, type PhoneCapabilities } from './device-driver.ts';
+import {
+  errorText,
+  sleep,
+  type ClaimedMessage,
+  type DeviceDriver,
+  type DriverContext,
+  type HeartbeatBody,
+  type PhoneCapabilities,
+} from './device-driver.ts';
 import type { StateFile } from './device-state.ts';
 
 export const AGENT_VERSION = 'cellgate-termux/0.1.0';
-export const TERMUX_COMMANDS = ['termux-sms-send', 'termux-sms-list', 'termux-battery-status', 'termux-telephony-deviceinfo', 'termux-telephony-cellinfo'] as const;
+export const TERMUX_COMMANDS = [
+  'termux-sms-send',
+  'termux-sms-list',
+  'termux-battery-status',
+  'termux-telephony-deviceinfo',
+  'termux-telephony-cellinfo',
+] as const;
 
 export interface CommandResult {
   ok: boolean;
@@ -44,8 +58,12 @@ export function commandRunner(options: { timeoutMs: number; env?: NodeJS.Process
         timedOut = true;
         child.kill('SIGKILL');
       }, options.timeoutMs);
-      child.stdout.on('data', (chunk: Buffer) => { if (stdout.length < 1_000_000) stdout += chunk.toString(); });
-      child.stderr.on('data', (chunk: Buffer) => { if (stderr.length < 100_000) stderr += chunk.toString(); });
+      child.stdout.on('data', (chunk: Buffer) => {
+        if (stdout.length < 1_000_000) stdout += chunk.toString();
+      });
+      child.stderr.on('data', (chunk: Buffer) => {
+        if (stderr.length < 100_000) stderr += chunk.toString();
+      });
       child.on('error', (error: NodeJS.ErrnoException) => {
         stderr += error.message;
         finish({ ok: false, code: null, missing: error.code === 'ENOENT' });
@@ -73,14 +91,20 @@ export function findOnPath(command: string, env: NodeJS.ProcessEnv = process.env
 export function parseTermuxJson(command: string, result: CommandResult): unknown {
   if (result.missing) throw new Error(`${command} is not installed (pkg install termux-api)`);
   if (result.timedOut) throw new Error(`${command} timed out (is the Termux:API app installed and allowed to run?)`);
-  if (!result.ok) throw new Error(`${command} exited with ${result.code}: ${(result.stderr || result.stdout).trim().slice(0, 300)}`);
+  if (!result.ok)
+    throw new Error(`${command} exited with ${result.code}: ${(result.stderr || result.stdout).trim().slice(0, 300)}`);
   let value: unknown;
   try {
     value = JSON.parse(result.stdout);
   } catch {
     throw new Error(`${command} printed malformed JSON: ${JSON.stringify(result.stdout.slice(0, 120))}`);
   }
-  if (value && typeof value === 'object' && !Array.isArray(value) && typeof (value as { error?: unknown }).error === 'string') {
+  if (
+    value &&
+    typeof value === 'object' &&
+    !Array.isArray(value) &&
+    typeof (value as { error?: unknown }).error === 'string'
+  ) {
     throw new Error(`${command}: ${(value as { error: string }).error}`);
   }
   return value;
@@ -90,9 +114,11 @@ export function parseTermuxJson(command: string, result: CommandResult): unknown
 export function batteryTelemetry(value: unknown): HeartbeatBody {
   const battery = (value ?? {}) as { percentage?: unknown; plugged?: unknown; status?: unknown };
   const out: HeartbeatBody = {};
-  if (typeof battery.percentage === 'number' && Number.isFinite(battery.percentage)) out.battery_pct = Math.max(0, Math.min(100, Math.round(battery.percentage)));
+  if (typeof battery.percentage === 'number' && Number.isFinite(battery.percentage))
+    out.battery_pct = Math.max(0, Math.min(100, Math.round(battery.percentage)));
   if (typeof battery.plugged === 'string') out.charging = battery.plugged !== 'UNPLUGGED';
-  else if (typeof battery.status === 'string') out.charging = battery.status === 'CHARGING' || battery.status === 'FULL';
+  else if (typeof battery.status === 'string')
+    out.charging = battery.status === 'CHARGING' || battery.status === 'FULL';
   return out;
 }
 
@@ -100,7 +126,9 @@ export function batteryTelemetry(value: unknown): HeartbeatBody {
 export function signalDbm(value: unknown): number | undefined {
   if (!Array.isArray(value)) return undefined;
   const cells = value as { registered?: unknown; dbm?: unknown }[];
-  const cell = cells.find((c) => c.registered === true && typeof c.dbm === 'number') ?? cells.find((c) => typeof c.dbm === 'number');
+  const cell =
+    cells.find((c) => c.registered === true && typeof c.dbm === 'number') ??
+    cells.find((c) => typeof c.dbm === 'number');
   const dbm = cell?.dbm;
   if (typeof dbm !== 'number' || !Number.isFinite(dbm)) return undefined;
   return Math.max(-150, Math.min(0, Math.round(dbm)));
@@ -167,7 +195,8 @@ export interface InboxText {
  * `received` is the phone's local time; entries without a usable _id or sender are skipped.
  */
 export function inboxTexts(value: unknown): InboxText[] {
-  if (!Array.isArray(value)) throw new Error(`termux-sms-list printed ${value === null ? 'null' : typeof value}, not a list`);
+  if (!Array.isArray(value))
+    throw new Error(`termux-sms-list printed ${value === null ? 'null' : typeof value}, not a list`);
   const texts: InboxText[] = [];
   for (const item of value as Record<string, unknown>[]) {
     if (!item || typeof item !== 'object') continue;
@@ -175,7 +204,12 @@ export function inboxTexts(value: unknown): InboxText[] {
     const from = typeof item.address === 'string' ? item.address : item.number;
     if (typeof id !== 'number' || !Number.isSafeInteger(id) || typeof from !== 'string' || !from) continue;
     if (item.type !== undefined && item.type !== 'inbox') continue;
-    texts.push({ id, from, body: typeof item.body === 'string' ? item.body : '', receivedAt: localTimeToIso(item.received) });
+    texts.push({
+      id,
+      from,
+      body: typeof item.body === 'string' ? item.body : '',
+      receivedAt: localTimeToIso(item.received),
+    });
   }
   return texts.sort((a, b) => a.id - b.id);
 }
@@ -204,7 +238,11 @@ export interface TermuxDriverOptions {
  * termux-sms-send returns once Android took the text and offers no delivery callback, and
  * Termux:API has no MMS at all: the service ends waits at `sent` and refuses media up front.
  */
-export const TERMUX_CAPABILITIES: PhoneCapabilities = Object.freeze({ delivery_reports: false, mms_send: false, mms_receive: false });
+export const TERMUX_CAPABILITIES: PhoneCapabilities = Object.freeze({
+  delivery_reports: false,
+  mms_send: false,
+  mms_receive: false,
+});
 
 /** The stable id of an inbox text, as the device_message_id of its upload. */
 export const inboxMessageId = (id: number) => `content://sms/inbox/${id}`;
@@ -213,7 +251,12 @@ export function termuxDriver(options: TermuxDriverOptions): DeviceDriver {
   const { run, state } = options;
 
   async function readInbox(): Promise<InboxText[]> {
-    return inboxTexts(parseTermuxJson('termux-sms-list', await run('termux-sms-list', ['-t', 'inbox', '-l', String(options.inboxLimit ?? 50)])));
+    return inboxTexts(
+      parseTermuxJson(
+        'termux-sms-list',
+        await run('termux-sms-list', ['-t', 'inbox', '-l', String(options.inboxLimit ?? 50)]),
+      ),
+    );
   }
 
   /** One look at the inbox: new texts (by _id) are queued for upload, then remembered. */
@@ -223,12 +266,19 @@ export function termuxDriver(options: TermuxDriverOptions): DeviceDriver {
       // First run, or a corrupted state file: start from the newest text (older ones were there before the agent).
       const newest = texts.reduce((max, text) => Math.max(max, text.id), 0);
       state.setLastInboxId(newest);
-      context.log(`inbox: starting after text ${newest}${state.problem ? ` (${state.problem}; texts up to now are not uploaded again)` : ''}`);
+      context.log(
+        `inbox: starting after text ${newest}${state.problem ? ` (${state.problem}; texts up to now are not uploaded again)` : ''}`,
+      );
       return;
     }
     for (const text of texts) {
       if (text.id <= state.lastInboxId) continue;
-      await context.uploadInbound({ deviceMessageId: inboxMessageId(text.id), from: text.from, body: text.body, receivedAt: text.receivedAt });
+      await context.uploadInbound({
+        deviceMessageId: inboxMessageId(text.id),
+        from: text.from,
+        body: text.body,
+        receivedAt: text.receivedAt,
+      });
       state.setLastInboxId(text.id);
     }
   }
@@ -238,7 +288,10 @@ export function termuxDriver(options: TermuxDriverOptions): DeviceDriver {
 
     async telemetry() {
       const out: HeartbeatBody = { app_version: AGENT_VERSION };
-      const [battery, cells] = await Promise.all([run('termux-battery-status', []), run('termux-telephony-cellinfo', [])]);
+      const [battery, cells] = await Promise.all([
+        run('termux-battery-status', []),
+        run('termux-telephony-cellinfo', []),
+      ]);
       try {
         Object.assign(out, batteryTelemetry(parseTermuxJson('termux-battery-status', battery)));
       } catch {
@@ -255,7 +308,10 @@ export function termuxDriver(options: TermuxDriverOptions): DeviceDriver {
 
     async deliver(message: ClaimedMessage, context: DriverContext) {
       if (message.media_urls && message.media_urls.length > 0) {
-        await context.report(message, 'failed', { code: 'mms_unsupported', message: 'This phone sends through termux-sms-send, which cannot send MMS.' });
+        await context.report(message, 'failed', {
+          code: 'mms_unsupported',
+          message: 'This phone sends through termux-sms-send, which cannot send MMS.',
+        });
         context.stats.failed += 1;
         return;
       }
@@ -291,14 +347,20 @@ export function termuxDriver(options: TermuxDriverOptions): DeviceDriver {
 
 /** Why termux-sms-send did not send, or null when it did. */
 export function sendFailure(result: CommandResult): { code: string; message: string } | null {
-  if (result.missing) return { code: 'command_missing', message: 'termux-sms-send is not installed on the phone (pkg install termux-api).' };
-  if (result.timedOut) return { code: 'command_timeout', message: 'termux-sms-send did not finish in time and was killed.' };
+  if (result.missing)
+    return {
+      code: 'command_missing',
+      message: 'termux-sms-send is not installed on the phone (pkg install termux-api).',
+    };
+  if (result.timedOut)
+    return { code: 'command_timeout', message: 'termux-sms-send did not finish in time and was killed.' };
   const output = (result.stderr.trim() || result.stdout.trim()).slice(0, 500);
   if (!result.ok) return { code: 'generic_failure', message: output || `termux-sms-send exited with ${result.code}` };
   // Termux:API answers some refusals with exit 0 and {"error": "..."} on stdout.
   try {
     const value = JSON.parse(result.stdout) as { error?: unknown };
-    if (value && typeof value.error === 'string') return { code: 'generic_failure', message: value.error.slice(0, 500) };
+    if (value && typeof value.error === 'string')
+      return { code: 'generic_failure', message: value.error.slice(0, 500) };
   } catch {
     // no JSON: nothing to say
   }

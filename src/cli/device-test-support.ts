@@ -27,11 +27,24 @@ export function fakePhone(binDir = TERMUX_BIN): FakePhone {
     calls(command) {
       const file = join(dir, 'calls.jsonl');
       if (!existsSync(file)) return [];
-      const all = readFileSync(file, 'utf8').trim().split('\n').filter(Boolean).map((line) => JSON.parse(line));
+      const all = readFileSync(file, 'utf8')
+        .trim()
+        .split('\n')
+        .filter(Boolean)
+        .map((line) => JSON.parse(line));
       return command ? all.filter((c) => c.command === command) : all;
     },
     inbox(texts) {
-      const entries = texts.map((t) => ({ threadid: 1, type: 'inbox', read: false, address: t.from, number: t.from, received: '2026-11-21 05:56:12', body: t.body, _id: t.id }));
+      const entries = texts.map((t) => ({
+        threadid: 1,
+        type: 'inbox',
+        read: false,
+        address: t.from,
+        number: t.from,
+        received: '2026-11-21 05:56:12',
+        body: t.body,
+        _id: t.id,
+      }));
       writeFileSync(join(dir, 'inbox.json'), `${JSON.stringify(entries, null, 2)}\n`);
     },
     set(name, text) {
@@ -44,7 +57,11 @@ export function fakePhone(binDir = TERMUX_BIN): FakePhone {
  * Resolves with the first truthy answer of `probe`, asked every 50 ms; rejects after `ms` of real
  * time. The limit is generous on purpose: it only bounds a failing test, a passing one never waits it out.
  */
-export async function eventually<T>(what: string, probe: () => Promise<T | undefined | false> | T | undefined | false, ms = 30_000): Promise<T> {
+export async function eventually<T>(
+  what: string,
+  probe: () => Promise<T | undefined | false> | T | undefined | false,
+  ms = 30_000,
+): Promise<T> {
   const deadline = Date.now() + ms;
   for (;;) {
     const value = await probe();

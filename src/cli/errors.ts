@@ -24,15 +24,27 @@ export function databaseStartError(error: unknown, databaseUrl: string, unreacha
   const where = redactedDatabaseUrl(databaseUrl);
   const code = (error as { code?: unknown })?.code;
   if (unreachable) {
-    return new StartError(`cannot reach the database at ${where} (${text(error) || String(code)}): start it, or set CELLGATE_DATABASE_URL to one that is running`, { cause: error });
+    return new StartError(
+      `cannot reach the database at ${where} (${text(error) || String(code)}): start it, or set CELLGATE_DATABASE_URL to one that is running`,
+      { cause: error },
+    );
   }
   if (code === '28P01' || code === '28000') {
-    return new StartError(`the database at ${where} refused the credentials (${text(error)}): fix the user and password in CELLGATE_DATABASE_URL`, { cause: error });
+    return new StartError(
+      `the database at ${where} refused the credentials (${text(error)}): fix the user and password in CELLGATE_DATABASE_URL`,
+      { cause: error },
+    );
   }
   if (code === '3D000') {
-    return new StartError(`the database in ${where} does not exist (${text(error)}): create it (createdb) or fix CELLGATE_DATABASE_URL`, { cause: error });
+    return new StartError(
+      `the database in ${where} does not exist (${text(error)}): create it (createdb) or fix CELLGATE_DATABASE_URL`,
+      { cause: error },
+    );
   }
-  return new StartError(`could not open or migrate the database at ${where}: ${text(error)}; fix the database or CELLGATE_DATABASE_URL, then start again (CELLGATE_LOG_LEVEL=debug shows the stack)`, { cause: error });
+  return new StartError(
+    `could not open or migrate the database at ${where}: ${text(error)}; fix the database or CELLGATE_DATABASE_URL, then start again (CELLGATE_LOG_LEVEL=debug shows the stack)`,
+    { cause: error },
+  );
 }
 
 /** A failure to listen, as what to do about it. */
@@ -40,13 +52,20 @@ export function listenStartError(error: unknown, host: string, port: number): St
   const code = (error as { code?: unknown })?.code;
   const address = `${host.includes(':') ? `[${host}]` : host}:${port}`;
   if (code === 'EADDRINUSE') {
-    return new StartError(`port ${port} is already in use on ${host}: stop what is listening on ${address}, or set CELLGATE_PORT to a free port`, { cause: error });
+    return new StartError(
+      `port ${port} is already in use on ${host}: stop what is listening on ${address}, or set CELLGATE_PORT to a free port`,
+      { cause: error },
+    );
   }
   if (code === 'EACCES') {
-    return new StartError(`not allowed to listen on ${address}: choose a port above 1023 with CELLGATE_PORT`, { cause: error });
+    return new StartError(`not allowed to listen on ${address}: choose a port above 1023 with CELLGATE_PORT`, {
+      cause: error,
+    });
   }
   if (code === 'EADDRNOTAVAIL' || code === 'ENOTFOUND') {
-    return new StartError(`cannot listen on ${address}: CELLGATE_HOST is not an address of this machine`, { cause: error });
+    return new StartError(`cannot listen on ${address}: CELLGATE_HOST is not an address of this machine`, {
+      cause: error,
+    });
   }
   return new StartError(`cannot listen on ${address}: ${text(error)}`, { cause: error });
 }

@@ -22,11 +22,17 @@ describe('cellgate send --wait and delivery reports', () => {
     const cell = (await world.t.app.inject({ url: `/v1/cells/${cellId}`, headers: world.org.headers })).json();
     assert.deepEqual(cell.capabilities, { delivery_reports: false, mms_send: true, mms_receive: true });
 
-    const result = await runCli(['send', '--wait', '--timeout', '30', '--cell', cellId, '--to', '+14155550123', 'No receipts here'], env);
+    const result = await runCli(
+      ['send', '--wait', '--timeout', '30', '--cell', cellId, '--to', '+14155550123', 'No receipts here'],
+      env,
+    );
     assert.equal(result.status, 0, result.stderr);
     const id = /^(msg_\w+) queued/.exec(result.stdout)?.[1];
     assert.ok(id, result.stdout);
-    assert.match(result.stdout, new RegExp(`^${id} was sent; the cell's phone does not report delivery, so sent is as far as it goes$`, 'm'));
+    assert.match(
+      result.stdout,
+      new RegExp(`^${id} was sent; the cell's phone does not report delivery, so sent is as far as it goes$`, 'm'),
+    );
     assert.match(result.stdout, /^status +sent$/m);
     assert.doesNotMatch(result.stderr, /offline|still/);
     // The phone reported sent and nothing after it.
@@ -36,8 +42,20 @@ describe('cellgate send --wait and delivery reports', () => {
   it('times out without blaming a phone that is online', async () => {
     const { cellId, device } = await world.cell();
     // Online (it just called in) but not polling: the message stays queued.
-    assert.equal((await world.t.app.inject({ method: 'POST', url: '/v1/device/heartbeat', headers: { 'x-phone-key': device.key } })).statusCode, 200);
-    const result = await runCli(['send', '--wait', '--timeout', '1', '--cell', cellId, '--to', '+14155550124', 'Nobody polls'], env);
+    assert.equal(
+      (
+        await world.t.app.inject({
+          method: 'POST',
+          url: '/v1/device/heartbeat',
+          headers: { 'x-phone-key': device.key },
+        })
+      ).statusCode,
+      200,
+    );
+    const result = await runCli(
+      ['send', '--wait', '--timeout', '1', '--cell', cellId, '--to', '+14155550124', 'Nobody polls'],
+      env,
+    );
     assert.equal(result.status, 1);
     assert.match(result.stderr, /is still queued after 1 s \(the phone is online but has not picked it up yet\)/);
     assert.doesNotMatch(result.stderr, /offline/);
@@ -45,8 +63,14 @@ describe('cellgate send --wait and delivery reports', () => {
 
   it('times out blaming the phone when it is offline', async () => {
     const { cellId } = await world.cell();
-    const result = await runCli(['send', '--wait', '--timeout', '1', '--cell', cellId, '--to', '+14155550125', 'Phone is off'], env);
+    const result = await runCli(
+      ['send', '--wait', '--timeout', '1', '--cell', cellId, '--to', '+14155550125', 'Phone is off'],
+      env,
+    );
     assert.equal(result.status, 1);
-    assert.match(result.stderr, /is still queued after 1 s \(the cell's phone is offline; it picks the message up when it calls in again\)/);
+    assert.match(
+      result.stderr,
+      /is still queued after 1 s \(the cell's phone is offline; it picks the message up when it calls in again\)/,
+    );
   });
 });

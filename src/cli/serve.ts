@@ -53,10 +53,15 @@ export function startupBanner(config: Config, listening: string): string {
     ['admin token', config.adminToken ? 'set' : 'none (CELLGATE_ADMIN_TOKEN, or `cellgate admin create-token`)'],
     ['mail', config.smtpUrl ? 'SMTP' : 'no SMTP (mail goes to the dev outbox, GET /v1/admin/outbox)'],
   ];
-  const lines = [`Cellgate ${VERSION} listening on ${listening}`, ...rows.map(([name, value]) => `  ${name.padEnd(16)}${value}`)];
+  const lines = [
+    `Cellgate ${VERSION} listening on ${listening}`,
+    ...rows.map(([name, value]) => `  ${name.padEnd(16)}${value}`),
+  ];
   if (config.billing && config.cardProcessor === 'local') {
-    lines.push('WARNING: CELLGATE_CARD_PROCESSOR is local: the built-in card page credits money without charging any card. '
-      + 'It must not face the internet: set the Stripe keys, or CELLGATE_CARD_PROCESSOR=off.');
+    lines.push(
+      'WARNING: CELLGATE_CARD_PROCESSOR is local: the built-in card page credits money without charging any card. ' +
+        'It must not face the internet: set the Stripe keys, or CELLGATE_CARD_PROCESSOR=off.',
+    );
   }
   return `${lines.join('\n')}\n`;
 }

@@ -54,7 +54,10 @@ export function parseCommandLine<O extends ParseArgsOptionsConfig>(spec: Command
     return parseArgs({ args, options: spec.options, allowPositionals: spec.positionals ?? false, strict: true });
   } catch (error) {
     // Node's message, without its advice about `--` (not how these commands are used).
-    const message = (error instanceof Error ? error.message : String(error)).split('\n')[0].replace(/\. To specify a positional argument.*$/, '').replace(/\.$/, '');
+    const message = (error instanceof Error ? error.message : String(error))
+      .split('\n')[0]
+      .replace(/\. To specify a positional argument.*$/, '')
+      .replace(/\.$/, '');
     throw new UsageError(`${message} (${spec.command} --help lists the options)`);
   }
 }
@@ -62,7 +65,8 @@ export function parseCommandLine<O extends ParseArgsOptionsConfig>(spec: Command
 /** The value of --`name` as a number from `min` to `max`; a UsageError naming the flag otherwise. */
 export function numberFlag(name: string, raw: string | undefined, min: number, max: number): number {
   const value = Number(raw ?? '');
-  if ((raw ?? '').trim() === '' || !Number.isFinite(value) || value < min || value > max) throw new UsageError(`--${name} must be a number from ${min} to ${max}`);
+  if ((raw ?? '').trim() === '' || !Number.isFinite(value) || value < min || value > max)
+    throw new UsageError(`--${name} must be a number from ${min} to ${max}`);
   return value;
 }
 

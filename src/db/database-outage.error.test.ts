@@ -7,7 +7,15 @@ import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { randomInt } from 'node:crypto';
 import pg from 'pg';
-import { activeOrganizationOn, call, createDatabase, PROCESS_ADMIN_TOKEN, skipUnlessPostgres, startServerProcess, type ChildServer } from '../../test/processes.ts';
+import {
+  activeOrganizationOn,
+  call,
+  createDatabase,
+  PROCESS_ADMIN_TOKEN,
+  skipUnlessPostgres,
+  startServerProcess,
+  type ChildServer,
+} from '../../test/processes.ts';
 import { eventually, StreamClient } from '../../test/support/stream-client.ts';
 
 interface Outcome {
@@ -45,18 +53,32 @@ describe('a server process losing its PostgreSQL connections under load', { skip
 
   /** Terminates every other backend of the service's database; how many. */
   async function terminateBackends(): Promise<number> {
-    const { rowCount } = await admin.query('select pg_terminate_backend(pid) from pg_stat_activity where datname = current_database() and pid <> pg_backend_pid()');
+    const { rowCount } = await admin.query(
+      'select pg_terminate_backend(pid) from pg_stat_activity where datname = current_database() and pid <> pg_backend_pid()',
+    );
     return rowCount ?? 0;
   }
 
-  async function attempt(kind: Outcome['kind'], method: string, path: string, token: string, body: unknown): Promise<Outcome> {
+  async function attempt(
+    kind: Outcome['kind'],
+    method: string,
+    path: string,
+    token: string,
+    body: unknown,
+  ): Promise<Outcome> {
     try {
       const response = await fetch(server.url + path, {
         method,
         headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
         body: JSON.stringify(body),
       });
-      return { kind, status: response.status, contentType: response.headers.get('content-type') ?? '', retryAfter: response.headers.get('retry-after'), body: await response.text() };
+      return {
+        kind,
+        status: response.status,
+        contentType: response.headers.get('content-type') ?? '',
+        retryAfter: response.headers.get('retry-after'),
+        body: await response.text(),
+      };
     } catch (error) {
       // The process died (or dropped the connection): the test reports it below.
       return { kind, status: 0, contentType: '', retryAfter: null, body: String((error as Error).cause ?? error) };
@@ -66,8 +88,12 @@ describe('a server process losing its PostgreSQL connections under load', { skip
   it('stays up, answers 503 unavailable with Retry-After during the outage, keeps every accepted send and recovers', async (t) => {
     const signUp = await activeOrganizationOn(server, 'outage');
     const apiKey: string = signUp.api_key;
-    const stream = await StreamClient.ready(`${server.url.replace('http:', 'ws:')}/v1/events/stream`, { headers: { authorization: `Bearer ${apiKey}` } });
-    await call(server, 'POST', '/v1/admin/devices', PROCESS_ADMIN_TOKEN, { phone_number: `+1415555${String(randomInt(0, 10_000)).padStart(4, '0')}` });
+    const stream = await StreamClient.ready(`${server.url.replace('http:', 'ws:')}/v1/events/stream`, {
+      headers: { authorization: `Bearer ${apiKey}` },
+    });
+    await call(server, 'POST', '/v1/admin/devices', PROCESS_ADMIN_TOKEN, {
+      phone_number: `+1415555${String(randomInt(0, 10_000)).padStart(4, '0')}`,
+    });
     const cell = await call(server, 'POST', '/v1/cells', apiKey, { display_name: 'outage' });
     assert.equal(cell.status, 'active');
 
@@ -76,14 +102,19 @@ describe('a server process losing its PostgreSQL connections under load', { skip
     let running = true;
     const sendLoop = async (n: number) => {
       for (let i = 0; running; i += 1) {
-        const outcome = await attempt('send', 'POST', `/v1/cells/${cell.id}/messages/send`, apiKey, { to: '+14155550142', body: `loop ${n} #${i}` });
+        const outcome = await attempt('send', 'POST', `/v1/cells/${cell.id}/messages/send`, apiKey, {
+          to: '+14155550142',
+          body: `loop ${n} #${i}`,
+        });
         outcomes.push(outcome);
         if (outcome.status === 202) accepted.push(JSON.parse(outcome.body).id);
       }
     };
     const renameLoop = async () => {
       for (let i = 0; running; i += 1) {
-        outcomes.push(await attempt('rename', 'PATCH', `/v1/cells/${cell.id}`, apiKey, { display_name: `rename ${i}` }));
+        outcomes.push(
+          await attempt('rename', 'PATCH', `/v1/cells/${cell.id}`, apiKey, { display_name: `rename ${i}` }),
+        );
       }
     };
     const loops = [...Array.from({ length: LOOPS }, (_, n) => sendLoop(n)), renameLoop()];
@@ -127,18 +158,35 @@ describe('a server process losing its PostgreSQL connections under load', { skip
     }
 
     // Every accepted send is stored.
-    const stored = await admin.query<{ count: number }>('select count(*)::int as count from messages where id = any($1)', [accepted]);
+    const stored = await admin.query<{ count: number }>(
+      'select count(*)::int as count from messages where id = any($1)',
+      [accepted],
+    );
     assert.equal(stored.rows[0].count, accepted.length);
 
     // The event stream has every cell event of the outbox, in order, once each: the shared reader
     // resumed where it stopped.
-    const ids = async () => (await admin.query<{ id: string }>("select id from events where organization_id = $1 and type not like 'billing.%' order by seq", [signUp.organization_id])).rows.map((r) => r.id);
+    const ids = async () =>
+      (
+        await admin.query<{ id: string }>(
+          "select id from events where organization_id = $1 and type not like 'billing.%' order by seq",
+          [signUp.organization_id],
+        )
+      ).rows.map((r) => r.id);
     const expected = await ids();
     await stream.eventCount(expected.length, 10_000).catch((error: Error) => {
       const got = stream.events.map((e) => e.id);
-      throw new Error(`${error.message.slice(0, 60)}; missing at positions ${expected.map((id, i) => (got.includes(id) ? -1 : i)).filter((i) => i >= 0).join(',')} of ${expected.length}\n${stderr.slice(-4000)}`);
+      throw new Error(
+        `${error.message.slice(0, 60)}; missing at positions ${expected
+          .map((id, i) => (got.includes(id) ? -1 : i))
+          .filter((i) => i >= 0)
+          .join(',')} of ${expected.length}\n${stderr.slice(-4000)}`,
+      );
     });
-    assert.deepEqual(stream.events.map((e) => e.id), expected);
+    assert.deepEqual(
+      stream.events.map((e) => e.id),
+      expected,
+    );
 
     // The LISTEN connection is back (given one more event's time to reconnect after the last
     // round): each new event arrives well within the 2 s safety-net poll.
@@ -149,9 +197,15 @@ describe('a server process losing its PostgreSQL connections under load', { skip
       const started = Date.now();
       await call(server, 'PATCH', `/v1/cells/${cell.id}`, apiKey, { display_name: `after ${i}` });
       await stream.eventCount(count + 1, 3000);
-      assert.ok(Date.now() - started < 500, `event ${i} took ${Date.now() - started} ms: woken by the poll, not by NOTIFY`);
+      assert.ok(
+        Date.now() - started < 500,
+        `event ${i} took ${Date.now() - started} ms: woken by the poll, not by NOTIFY`,
+      );
     }
-    assert.deepEqual(stream.events.map((e) => e.id), await ids());
+    assert.deepEqual(
+      stream.events.map((e) => e.id),
+      await ids(),
+    );
     stream.close();
   });
 });

@@ -60,7 +60,11 @@ export function openDatabase(url: string, options: OpenOptions = {}): Database {
   };
   // A checkout waits at most CHECKOUT_TIMEOUT_MS (for a free client or a new connection): an
   // unreachable server is a prompt 503, not a request hanging on a TCP timeout.
-  const pool = new pg.Pool({ ...clientConfig, max: options.poolSize ?? 10, connectionTimeoutMillis: CHECKOUT_TIMEOUT_MS });
+  const pool = new pg.Pool({
+    ...clientConfig,
+    max: options.poolSize ?? 10,
+    connectionTimeoutMillis: CHECKOUT_TIMEOUT_MS,
+  });
   // A client losing its connection (backend terminated, server restarted, network) emits 'error'.
   // Idle clients: the pool drops them and re-emits here. Checked-out clients (a query, a
   // transaction) have no pool listener, and an unhandled 'error' event would end the process:
@@ -90,7 +94,12 @@ async function probe(db: Kysely<DB>, dialect: DialectName): Promise<DatabaseHeal
   }
 }
 
-function wrap(db: Kysely<DB>, dialect: DialectName, clientConfig: pg.ClientConfig | null, release = () => {}): Database {
+function wrap(
+  db: Kysely<DB>,
+  dialect: DialectName,
+  clientConfig: pg.ClientConfig | null,
+  release = () => {},
+): Database {
   return {
     db,
     dialect,

@@ -13,7 +13,9 @@ import pg from 'pg';
 import { openDatabase } from './database.ts';
 import { isDatabaseUnavailable, isUniqueViolation } from './errors.ts';
 
-const postgresUrl = process.env.CELLGATE_TEST_DATABASE_URL?.startsWith('postgres') ? process.env.CELLGATE_TEST_DATABASE_URL : undefined;
+const postgresUrl = process.env.CELLGATE_TEST_DATABASE_URL?.startsWith('postgres')
+  ? process.env.CELLGATE_TEST_DATABASE_URL
+  : undefined;
 
 /** What `run` rejects with (fails the test if it resolves). */
 async function rejection(run: () => Promise<unknown>): Promise<unknown> {
@@ -26,7 +28,9 @@ async function rejection(run: () => Promise<unknown>): Promise<unknown> {
 }
 
 /** A TCP server on loopback that treats each connection with `onConnection`; its port. */
-async function tcpServer(onConnection: (socket: Socket) => void): Promise<{ port: number; server: Server; sockets: Set<Socket> }> {
+async function tcpServer(
+  onConnection: (socket: Socket) => void,
+): Promise<{ port: number; server: Server; sockets: Set<Socket> }> {
   const sockets = new Set<Socket>();
   const server = createServer((socket) => {
     sockets.add(socket);
@@ -72,10 +76,20 @@ describe('isDatabaseUnavailable on PostgreSQL driver errors', () => {
 
   it('counts pool checkout timeouts: a connection that never answers, and a wait for a free client', async () => {
     const silent = await tcpServer(() => {});
-    const pool = new pg.Pool({ host: '127.0.0.1', port: silent.port, user: 'postgres', database: 'none', max: 1, connectionTimeoutMillis: 50 });
+    const pool = new pg.Pool({
+      host: '127.0.0.1',
+      port: silent.port,
+      user: 'postgres',
+      database: 'none',
+      max: 1,
+      connectionTimeoutMillis: 50,
+    });
     pool.on('error', () => {});
     try {
-      const [connecting, waiting] = await Promise.all([rejection(() => pool.connect()), rejection(() => pool.connect())]);
+      const [connecting, waiting] = await Promise.all([
+        rejection(() => pool.connect()),
+        rejection(() => pool.connect()),
+      ]);
       const messages = [String(connecting), String(waiting)].sort();
       assert.match(messages.join(' | '), /Connection terminated due to connection timeout/);
       assert.match(messages.join(' | '), /timeout exceeded when trying to connect/);
@@ -97,8 +111,11 @@ describe('isDatabaseUnavailable on PostgreSQL driver errors', () => {
     }
   });
 
-  it('looks into AggregateError members (a refused dual-stack connect), not into a failed fetch\'s cause', async () => {
-    const refused = Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:5432'), { code: 'ECONNREFUSED', syscall: 'connect' });
+  it("looks into AggregateError members (a refused dual-stack connect), not into a failed fetch's cause", async () => {
+    const refused = Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:5432'), {
+      code: 'ECONNREFUSED',
+      syscall: 'connect',
+    });
     assert.equal(isDatabaseUnavailable(new AggregateError([refused], 'all attempts failed')), true);
     // HTTP egress (webhooks, facilitators) failing is not the database being unreachable.
     const nothing = await tcpServer(() => {});
@@ -108,56 +125,73 @@ describe('isDatabaseUnavailable on PostgreSQL driver errors', () => {
     assert.equal(isDatabaseUnavailable(fetchFailed), false);
   });
 
-  it('does not count the client hanging up mid-body (Node\'s aborted error: ECONNRESET with status 400)', () => {
+  it("does not count the client hanging up mid-body (Node's aborted error: ECONNRESET with status 400)", () => {
     const aborted = Object.assign(new Error('aborted'), { code: 'ECONNRESET', statusCode: 400 });
     assert.equal(isDatabaseUnavailable(aborted), false);
   });
 
   it('counts nothing that is not an error of the database connection', () => {
-    for (const value of [null, undefined, 'ECONNREFUSED', 42, {}, new TypeError("Cannot read properties of undefined (reading 'id')"), new RangeError('Invalid time value')]) {
+    for (const value of [
+      null,
+      undefined,
+      'ECONNREFUSED',
+      42,
+      {},
+      new TypeError("Cannot read properties of undefined (reading 'id')"),
+      new RangeError('Invalid time value'),
+    ]) {
       assert.equal(isDatabaseUnavailable(value), false, String(value));
     }
   });
 });
 
-describe('isDatabaseUnavailable on a real PostgreSQL server', { skip: postgresUrl ? false : 'needs PostgreSQL (CELLGATE_TEST_POSTGRES_URL)' }, () => {
-  let admin: pg.Client;
-  before(async () => {
-    admin = new pg.Client({ connectionString: postgresUrl });
-    await admin.connect();
-  });
-  after(() => admin.end());
+describe(
+  'isDatabaseUnavailable on a real PostgreSQL server',
+  { skip: postgresUrl ? false : 'needs PostgreSQL (CELLGATE_TEST_POSTGRES_URL)' },
+  () => {
+    let admin: pg.Client;
+    before(async () => {
+      admin = new pg.Client({ connectionString: postgresUrl });
+      await admin.connect();
+    });
+    after(() => admin.end());
 
-  it('counts a terminated backend (57P01) and the "not queryable" error of the next query on that client', async () => {
-    const client = new pg.Client({ connectionString: postgresUrl });
-    await client.connect();
-    // The server's FATAL 57P01 and the socket's close race: pg may emit either first, or both.
-    const errors: Error[] = [];
-    const lost = new Promise<void>((resolve) => client.on('error', (error) => {
-      errors.push(error);
-      resolve();
-    }));
-    const { rows } = await client.query<{ pid: number }>('select pg_backend_pid() as pid');
-    await admin.query('select pg_terminate_backend($1)', [rows[0].pid]);
-    await lost;
-    for (const error of errors) {
-      assert.ok((error as { code?: string }).code === '57P01' || /Connection terminated/.test(error.message), String(error));
-      assert.equal(isDatabaseUnavailable(error), true, String(error));
-    }
-    const next = await rejection(() => client.query('select 1'));
-    assert.equal(isDatabaseUnavailable(next), true, String(next));
-    await client.end().catch(() => {});
-  });
+    it('counts a terminated backend (57P01) and the "not queryable" error of the next query on that client', async () => {
+      const client = new pg.Client({ connectionString: postgresUrl });
+      await client.connect();
+      // The server's FATAL 57P01 and the socket's close race: pg may emit either first, or both.
+      const errors: Error[] = [];
+      const lost = new Promise<void>((resolve) =>
+        client.on('error', (error) => {
+          errors.push(error);
+          resolve();
+        }),
+      );
+      const { rows } = await client.query<{ pid: number }>('select pg_backend_pid() as pid');
+      await admin.query('select pg_terminate_backend($1)', [rows[0].pid]);
+      await lost;
+      for (const error of errors) {
+        assert.ok(
+          (error as { code?: string }).code === '57P01' || /Connection terminated/.test(error.message),
+          String(error),
+        );
+        assert.equal(isDatabaseUnavailable(error), true, String(error));
+      }
+      const next = await rejection(() => client.query('select 1'));
+      assert.equal(isDatabaseUnavailable(next), true, String(next));
+      await client.end().catch(() => {});
+    });
 
-  it('does not count a unique violation or a syntax error', async () => {
-    await admin.query('create temporary table unavailable_probe (id int primary key)');
-    await admin.query('insert into unavailable_probe values (1)');
-    const duplicate = await rejection(() => admin.query('insert into unavailable_probe values (1)'));
-    assert.equal(isUniqueViolation(duplicate), true);
-    assert.equal(isDatabaseUnavailable(duplicate), false);
-    assert.equal(isDatabaseUnavailable(await rejection(() => admin.query('selec 1'))), false);
-  });
-});
+    it('does not count a unique violation or a syntax error', async () => {
+      await admin.query('create temporary table unavailable_probe (id int primary key)');
+      await admin.query('insert into unavailable_probe values (1)');
+      const duplicate = await rejection(() => admin.query('insert into unavailable_probe values (1)'));
+      assert.equal(isUniqueViolation(duplicate), true);
+      assert.equal(isDatabaseUnavailable(duplicate), false);
+      assert.equal(isDatabaseUnavailable(await rejection(() => admin.query('selec 1'))), false);
+    });
+  },
+);
 
 describe('isDatabaseUnavailable on node:sqlite errors', () => {
   let dir: string;

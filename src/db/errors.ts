@@ -3,11 +3,27 @@
 /** A unique constraint failed (SQLite or PostgreSQL). */
 export function isUniqueViolation(error: unknown): boolean {
   const e = error as { code?: unknown; errcode?: unknown; message?: unknown };
-  return e?.code === '23505' || e?.errcode === 2067 || (typeof e?.message === 'string' && e.message.includes('UNIQUE constraint failed'));
+  return (
+    e?.code === '23505' ||
+    e?.errcode === 2067 ||
+    (typeof e?.message === 'string' && e.message.includes('UNIQUE constraint failed'))
+  );
 }
 
 // Node socket errors that mean the database server cannot be reached or the connection broke.
-const NETWORK_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ECONNABORTED', 'EPIPE', 'ETIMEDOUT', 'EHOSTUNREACH', 'EHOSTDOWN', 'ENETUNREACH', 'ENETDOWN', 'ENOTFOUND', 'EAI_AGAIN']);
+const NETWORK_CODES = new Set([
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'ECONNABORTED',
+  'EPIPE',
+  'ETIMEDOUT',
+  'EHOSTUNREACH',
+  'EHOSTDOWN',
+  'ENETUNREACH',
+  'ENETDOWN',
+  'ENOTFOUND',
+  'EAI_AGAIN',
+]);
 
 // node-postgres and pg-pool raise these as plain Errors, identified only by their message.
 const PG_CONNECTION_MESSAGES = [
@@ -42,5 +58,8 @@ export function isDatabaseUnavailable(error: unknown): boolean {
     const message = e.message;
     if (message === 'database is locked' || PG_CONNECTION_MESSAGES.some((m) => message.includes(m))) return true;
   }
-  return error instanceof AggregateError && error.errors.some((member: unknown) => member !== error && isDatabaseUnavailable(member));
+  return (
+    error instanceof AggregateError &&
+    error.errors.some((member: unknown) => member !== error && isDatabaseUnavailable(member))
+  );
 }

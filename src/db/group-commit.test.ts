@@ -5,7 +5,13 @@ import { freshDatabase, type TestDatabase } from '../../test/harness.ts';
 import { GroupCommit, Refused } from './group-commit.ts';
 import type { DB } from './schema.ts';
 
-const mail = (id: string) => ({ id, to_address: 'group@example.com', subject: 's', text: 't', created_at: '2026-11-21T12:00:00.000Z' });
+const mail = (id: string) => ({
+  id,
+  to_address: 'group@example.com',
+  subject: 's',
+  text: 't',
+  created_at: '2026-11-21T12:00:00.000Z',
+});
 
 describe('group commit', () => {
   let test: TestDatabase;
@@ -15,7 +21,14 @@ describe('group commit', () => {
   after(() => test.drop());
 
   const stored = async () =>
-    (await test.database.db.selectFrom('dev_outbox').select('id').where('to_address', '=', 'group@example.com').orderBy('id').execute()).map((r) => r.id);
+    (
+      await test.database.db
+        .selectFrom('dev_outbox')
+        .select('id')
+        .where('to_address', '=', 'group@example.com')
+        .orderBy('id')
+        .execute()
+    ).map((r) => r.id);
 
   /**
    * Writes one mail per id in one multi-row insert; an id starting with "fail" fails its batch
@@ -37,7 +50,10 @@ describe('group commit', () => {
     const { writes, batches } = mails();
     const ids = ['mail_a1', 'mail_a2', 'mail_a3', 'mail_a4'];
     const results = await Promise.all(ids.map((id) => writes.run(id)));
-    assert.deepEqual(results, ids.map((id) => id.toUpperCase()));
+    assert.deepEqual(
+      results,
+      ids.map((id) => id.toUpperCase()),
+    );
     assert.deepEqual(batches, [ids]);
     assert.deepEqual(await stored(), ids);
   });
@@ -45,7 +61,10 @@ describe('group commit', () => {
   it('a failing unit rolls back alone and rejects; the others are written again alone and commit', async () => {
     const { writes, batches } = mails();
     const outcomes = await Promise.allSettled(['mail_b1', 'fail_b2', 'mail_b3'].map((id) => writes.run(id)));
-    assert.deepEqual(outcomes.map((o) => o.status), ['fulfilled', 'rejected', 'fulfilled']);
+    assert.deepEqual(
+      outcomes.map((o) => o.status),
+      ['fulfilled', 'rejected', 'fulfilled'],
+    );
     assert.match(String((outcomes[1] as PromiseRejectedResult).reason), /fails after writing/);
     assert.deepEqual(batches, [['mail_b1', 'fail_b2', 'mail_b3'], ['mail_b1'], ['fail_b2'], ['mail_b3']]);
     const ids = await stored();
@@ -56,7 +75,10 @@ describe('group commit', () => {
   it('a refused unit rejects with its error, alone, and the batch commits without running again', async () => {
     const { writes, batches } = mails();
     const outcomes = await Promise.allSettled(['mail_e1', 'refuse_e2', 'mail_e3'].map((id) => writes.run(id)));
-    assert.deepEqual(outcomes.map((o) => o.status), ['fulfilled', 'rejected', 'fulfilled']);
+    assert.deepEqual(
+      outcomes.map((o) => o.status),
+      ['fulfilled', 'rejected', 'fulfilled'],
+    );
     assert.match(String((outcomes[1] as PromiseRejectedResult).reason), /refuse_e2 refused/);
     assert.deepEqual(batches, [['mail_e1', 'refuse_e2', 'mail_e3']]);
     const ids = await stored();

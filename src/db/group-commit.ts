@@ -66,7 +66,12 @@ export class GroupCommit<Unit, Result> {
   private async commit(batch: Job<Unit, Result>[]): Promise<void> {
     if (batch.length > 1) {
       try {
-        const results = await this.db.transaction().execute((tx) => this.write(tx, batch.map((job) => job.unit)));
+        const results = await this.db.transaction().execute((tx) =>
+          this.write(
+            tx,
+            batch.map((job) => job.unit),
+          ),
+        );
         batch.forEach((job, i) => {
           const result = results[i];
           if (result instanceof Refused) job.reject(result.error);

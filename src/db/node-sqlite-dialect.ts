@@ -21,7 +21,10 @@ type RowMaker = (values: unknown[]) => Record<string, unknown>;
 /** A function that makes `{name0: values[0], name1: values[1], ...}` as one object literal. */
 function rowMaker(names: readonly string[]): RowMaker {
   // The names come from the statement's own columns; JSON.stringify makes each a safe key.
-  return new Function('values', `return {${names.map((name, i) => `${JSON.stringify(name)}: values[${i}]`).join(', ')}};`) as RowMaker;
+  return new Function(
+    'values',
+    `return {${names.map((name, i) => `${JSON.stringify(name)}: values[${i}]`).join(', ')}};`,
+  ) as RowMaker;
 }
 
 class NodeSqliteStatement {

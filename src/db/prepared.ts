@@ -27,7 +27,9 @@ function slotOf(value: unknown): Slot {
   const colon = name.indexOf(':');
   // A value computed from a stand-in (`${p.name}.suffix`) would be bound as a constant.
   if (!value.startsWith(MARK) || !value.endsWith(END) || name.includes(END) || colon < 0) {
-    throw new Error(`prepared: a value was derived from a parameter; bind parameters as they are (${JSON.stringify(value)})`);
+    throw new Error(
+      `prepared: a value was derived from a parameter; bind parameters as they are (${JSON.stringify(value)})`,
+    );
   }
   return { row: Number(name.slice(0, colon)), param: name.slice(colon + 1) };
 }
@@ -52,14 +54,19 @@ export function preparedRows<Params extends object, Row>(build: (ex: Executor, r
     if (!bySize) plans.set(dialect, (bySize = new Map()));
     let plan = bySize.get(size);
     if (!plan) {
-      const compiled = build(ex, Array.from({ length: size }, (_row, i) => standIns<Params>(i))).compile();
+      const compiled = build(
+        ex,
+        Array.from({ length: size }, (_row, i) => standIns<Params>(i)),
+      ).compile();
       bySize.set(size, (plan = { sql: compiled.sql, slots: compiled.parameters.map(slotOf) }));
     }
     return plan;
   };
   return async (ex: Executor, rows: readonly Params[]): Promise<QueryResult<Row>> => {
     const { sql, slots } = planFor(ex, rows.length);
-    const values = slots.map((slot) => ('param' in slot ? (rows[slot.row] as Record<string, unknown>)[slot.param] : slot.value));
+    const values = slots.map((slot) =>
+      'param' in slot ? (rows[slot.row] as Record<string, unknown>)[slot.param] : slot.value,
+    );
     return ex.executeQuery<Row>(CompiledQuery.raw(sql, values));
   };
 }
@@ -73,10 +80,17 @@ const MAX_CACHED_LIST = 64;
  * dialect and list lengths (up to MAX_CACHED_LIST values a list; longer lists are compiled each run).
  * The lists must not be empty (`in ()` is not SQL): callers skip the statement instead.
  */
-export function preparedLists<Lists extends Record<string, readonly unknown[]>, Row>(build: (ex: Executor, lists: Lists) => Compilable<Row>) {
+export function preparedLists<Lists extends Record<string, readonly unknown[]>, Row>(
+  build: (ex: Executor, lists: Lists) => Compilable<Row>,
+) {
   const plans = new Map<unknown, Map<string, Plan>>();
   const compile = (ex: Executor, lists: Lists): Plan => {
-    const standIn = Object.fromEntries(Object.entries(lists).map(([name, list]) => [name, Array.from({ length: list.length }, (_value, i) => `${MARK}${i}:${name}${END}`)]));
+    const standIn = Object.fromEntries(
+      Object.entries(lists).map(([name, list]) => [
+        name,
+        Array.from({ length: list.length }, (_value, i) => `${MARK}${i}:${name}${END}`),
+      ]),
+    );
     const compiled = build(ex, standIn as unknown as Lists).compile();
     return { sql: compiled.sql, slots: compiled.parameters.map(slotOf) };
   };
@@ -107,7 +121,9 @@ export function preparedLists<Lists extends Record<string, readonly unknown[]>, 
  * given: no arrays for `in`, no values the builder inspects (such as undefined to skip a column),
  * no values computed from a parameter (these throw when the query is built).
  */
-export function prepared<Params extends object, Row>(build: (ex: Executor, params: Params) => Compilable<Row>): PreparedQuery<Params, Row> {
+export function prepared<Params extends object, Row>(
+  build: (ex: Executor, params: Params) => Compilable<Row>,
+): PreparedQuery<Params, Row> {
   const one = preparedRows<Params, Row>((ex, [params]) => build(ex, params));
   const execute = (ex: Executor, params: Params) => one(ex, [params]);
   return {

@@ -12,7 +12,19 @@ import type { OrganizationsTables } from '../modules/organizations/tables.ts';
 import type { PodsTables } from '../modules/pods/tables.ts';
 import type { WebhooksTables } from '../modules/webhooks/tables.ts';
 
-export interface DB extends OrganizationsTables, AdminTables, IdempotencyTables, DevicesTables, CellsTables, MessagesTables, EventsTables, WebhooksTables, PodsTables, BillingTables, OAuthTables {}
+export interface DB
+  extends
+    OrganizationsTables,
+    AdminTables,
+    IdempotencyTables,
+    DevicesTables,
+    CellsTables,
+    MessagesTables,
+    EventsTables,
+    WebhooksTables,
+    PodsTables,
+    BillingTables,
+    OAuthTables {}
 
 /** A query runner: the database itself or an open transaction. */
 export type Executor = Kysely<DB> | Transaction<DB>;

@@ -19,13 +19,26 @@ describe('SQLite checkpoints on their own thread', () => {
       const text = 'x'.repeat(1000);
       await database.db.transaction().execute(async (tx) => {
         for (let i = 0; i < 2000; i++) {
-          await tx.insertInto('dev_outbox').values({ id: `mail_${i}`, to_address: 'checkpoint@example.com', subject: 's', text, created_at: '2026-11-21T12:00:00.000Z' }).execute();
+          await tx
+            .insertInto('dev_outbox')
+            .values({
+              id: `mail_${i}`,
+              to_address: 'checkpoint@example.com',
+              subject: 's',
+              text,
+              created_at: '2026-11-21T12:00:00.000Z',
+            })
+            .execute();
         }
       });
       const deadline = Date.now() + 5000;
-      while (statSync(path).size < before + 1_500_000 && Date.now() < deadline) await new Promise((done) => setTimeout(done, 20));
+      while (statSync(path).size < before + 1_500_000 && Date.now() < deadline)
+        await new Promise((done) => setTimeout(done, 20));
       assert.ok(statSync(path).size >= before + 1_500_000, `database file ${statSync(path).size} bytes, was ${before}`);
-      const { n } = await database.db.selectFrom('dev_outbox').select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow();
+      const { n } = await database.db
+        .selectFrom('dev_outbox')
+        .select((eb) => eb.fn.countAll<number>().as('n'))
+        .executeTakeFirstOrThrow();
       assert.equal(Number(n), 2000);
     } finally {
       await database.close();

@@ -37,7 +37,9 @@ export function isReadOnlyError(error: unknown): boolean {
 export function prepareSqlitePath(path: string): void {
   const absolute = resolve(path);
   if (/^\/(proc|sys)(\/|$)/.test(absolute) || /^\/dev\/(?!shm\/)/.test(absolute)) {
-    throw new SqliteFileError(`the database path ${path} is on ${absolute.split('/')[1] === 'dev' ? '/dev' : `/${absolute.split('/')[1]}`}, not a disk: set CELLGATE_DATABASE_URL to sqlite:<a file on a disk> (default sqlite:./data/cellgate.db)`);
+    throw new SqliteFileError(
+      `the database path ${path} is on ${absolute.split('/')[1] === 'dev' ? '/dev' : `/${absolute.split('/')[1]}`}, not a disk: set CELLGATE_DATABASE_URL to sqlite:<a file on a disk> (default sqlite:./data/cellgate.db)`,
+    );
   }
   let isFile = true;
   try {
@@ -45,11 +47,17 @@ export function prepareSqlitePath(path: string): void {
   } catch {
     // Not there yet: SQLite creates it.
   }
-  if (!isFile) throw new SqliteFileError(`the database path ${path} exists and is not a file: set CELLGATE_DATABASE_URL to sqlite:<a file path>`);
+  if (!isFile)
+    throw new SqliteFileError(
+      `the database path ${path} exists and is not a file: set CELLGATE_DATABASE_URL to sqlite:<a file path>`,
+    );
   try {
     mkdirSync(dirname(absolute), { recursive: true });
   } catch (error) {
-    throw new SqliteFileError(`cannot create the directory ${dirname(path)} for the database file ${path} as user ${currentUser()}: ${(error as Error).message}`, { cause: error });
+    throw new SqliteFileError(
+      `cannot create the directory ${dirname(path)} for the database file ${path} as user ${currentUser()}: ${(error as Error).message}`,
+      { cause: error },
+    );
   }
 }
 
@@ -61,11 +69,25 @@ export function sqliteOpenError(path: string, error: unknown): SqliteFileError {
   const fix = `give user ${user} write access, or set CELLGATE_DATABASE_URL to a file it can write`;
   // With -wal and -shm left behind (a crash), SQLite says only "readonly" of a read-only directory.
   if (errcode === SQLITE_READONLY_DIRECTORY || (isReadOnlyError(error) && !writable(dirname(path)))) {
-    return new SqliteFileError(`cannot write in the directory ${dirname(path)} of the database file ${path} as user ${user} (SQLite creates ${path}-wal and ${path}-shm there): ${reason}; ${fix}`, { cause: error });
+    return new SqliteFileError(
+      `cannot write in the directory ${dirname(path)} of the database file ${path} as user ${user} (SQLite creates ${path}-wal and ${path}-shm there): ${reason}; ${fix}`,
+      { cause: error },
+    );
   }
-  if (isReadOnlyError(error)) return new SqliteFileError(`cannot write the database file ${path} as user ${user}: ${reason}; ${fix}`, { cause: error });
-  if (errcode === SQLITE_CANTOPEN) return new SqliteFileError(`cannot open the database file ${path} as user ${user}: ${reason}; ${fix} (and its directory)`, { cause: error });
-  if (errcode === SQLITE_NOTADB) return new SqliteFileError(`${path} is not an SQLite database (${reason}): set CELLGATE_DATABASE_URL to the service's database file`, { cause: error });
+  if (isReadOnlyError(error))
+    return new SqliteFileError(`cannot write the database file ${path} as user ${user}: ${reason}; ${fix}`, {
+      cause: error,
+    });
+  if (errcode === SQLITE_CANTOPEN)
+    return new SqliteFileError(
+      `cannot open the database file ${path} as user ${user}: ${reason}; ${fix} (and its directory)`,
+      { cause: error },
+    );
+  if (errcode === SQLITE_NOTADB)
+    return new SqliteFileError(
+      `${path} is not an SQLite database (${reason}): set CELLGATE_DATABASE_URL to the service's database file`,
+      { cause: error },
+    );
   return new SqliteFileError(`cannot open the database file ${path} as user ${user}: ${reason}`, { cause: error });
 }
 
@@ -115,9 +137,14 @@ export function lockSqliteFile(path: string): () => void {
       // Removed meanwhile: try again.
     }
     if (Number.isInteger(holder) && holder > 0 && holder !== process.pid && runningNode(holder)) {
-      throw new SqliteFileError(`${path} is in use by another cellgate process (pid ${holder}); use PostgreSQL for several processes (CELLGATE_DATABASE_URL=postgres://...), or stop that process`);
+      throw new SqliteFileError(
+        `${path} is in use by another cellgate process (pid ${holder}); use PostgreSQL for several processes (CELLGATE_DATABASE_URL=postgres://...), or stop that process`,
+      );
     }
-    if (attempt >= 3) throw new SqliteFileError(`cannot take the lock ${lockPath}: it keeps changing; is another cellgate starting on ${path}?`);
+    if (attempt >= 3)
+      throw new SqliteFileError(
+        `cannot take the lock ${lockPath}: it keeps changing; is another cellgate starting on ${path}?`,
+      );
     try {
       unlinkSync(lockPath);
     } catch {
@@ -141,5 +168,8 @@ export function lockSqliteFile(path: string): () => void {
 
 function sqliteLockError(path: string, lockPath: string, error: unknown): SqliteFileError {
   const user = currentUser();
-  return new SqliteFileError(`cannot write in the directory ${dirname(path)} of the database file ${path} as user ${user} (creating ${lockPath}: ${(error as Error).message}); give user ${user} write access, or set CELLGATE_DATABASE_URL to a file it can write`, { cause: error });
+  return new SqliteFileError(
+    `cannot write in the directory ${dirname(path)} of the database file ${path} as user ${user} (creating ${lockPath}: ${(error as Error).message}); give user ${user} write access, or set CELLGATE_DATABASE_URL to a file it can write`,
+    { cause: error },
+  );
 }

@@ -10,7 +10,7 @@ describe('transact and atCommit', () => {
   });
   after(() => t.drop());
 
-  it('runs queued work after the caller\'s writes, in order, including work queued by queued work', async () => {
+  it("runs queued work after the caller's writes, in order, including work queued by queued work", async () => {
     const order: string[] = [];
     await transact(t.database.db, async (tx) => {
       atCommit(tx, async () => {
@@ -32,12 +32,21 @@ describe('transact and atCommit', () => {
 
   it('rolls the whole transaction back when queued work fails', async () => {
     const id = 'mail_rolled_back';
-    await assert.rejects(transact(t.database.db, async (tx) => {
-      await tx.insertInto('dev_outbox').values({ id, to_address: 'x@example.com', subject: 's', text: 't', created_at: '2026-01-01T00:00:00.000Z' }).execute();
-      atCommit(tx, async () => {
-        throw new Error('outbox write failed');
-      });
-    }), /outbox write failed/);
-    assert.equal(await t.database.db.selectFrom('dev_outbox').select('id').where('id', '=', id).executeTakeFirst(), undefined);
+    await assert.rejects(
+      transact(t.database.db, async (tx) => {
+        await tx
+          .insertInto('dev_outbox')
+          .values({ id, to_address: 'x@example.com', subject: 's', text: 't', created_at: '2026-01-01T00:00:00.000Z' })
+          .execute();
+        atCommit(tx, async () => {
+          throw new Error('outbox write failed');
+        });
+      }),
+      /outbox write failed/,
+    );
+    assert.equal(
+      await t.database.db.selectFrom('dev_outbox').select('id').where('id', '=', id).executeTakeFirst(),
+      undefined,
+    );
   });
 });

@@ -24,30 +24,45 @@ export function bearerToken(request: FastifyRequest): string | null {
   return match ? match[1] : null;
 }
 
-const unauthenticated = (detail: string, headers?: Record<string, string>) => new ApiError('unauthenticated', detail, { headers });
+const unauthenticated = (detail: string, headers?: Record<string, string>) =>
+  new ApiError('unauthenticated', detail, { headers });
 
 /** Where a client learns how to get a token for a bearer route (RFC 9728), per resource. */
 export type ResourceMetadataUrls = Record<BearerResource, string>;
 
 /** The resource of a route: the MCP endpoint or the REST API. */
-export const resourceOfUrl = (url: string): BearerResource => (url === '/mcp' || url.startsWith('/mcp/') ? 'mcp' : 'v1');
+export const resourceOfUrl = (url: string): BearerResource =>
+  url === '/mcp' || url.startsWith('/mcp/') ? 'mcp' : 'v1';
 
-async function authenticateAgent(request: FastifyRequest, auth: Authenticators, resource: BearerResource, metadataUrl: string | undefined, scope: string | undefined): Promise<AgentPrincipal> {
+async function authenticateAgent(
+  request: FastifyRequest,
+  auth: Authenticators,
+  resource: BearerResource,
+  metadataUrl: string | undefined,
+  scope: string | undefined,
+): Promise<AgentPrincipal> {
   // RFC 9728 §5.1: a 401 on a bearer route says where the protected-resource metadata is, and
   // (RFC 6750 §3) which scope a token needs there.
   const scoped = scope ? `, scope="${scope}"` : '';
-  const challenge = metadataUrl ? { 'WWW-Authenticate': `Bearer resource_metadata="${metadataUrl}"${scoped}` } : undefined;
+  const challenge = metadataUrl
+    ? { 'WWW-Authenticate': `Bearer resource_metadata="${metadataUrl}"${scoped}` }
+    : undefined;
   const token = bearerToken(request);
   if (token === null) {
     throw unauthenticated(
-      request.headers.authorization ? 'The Authorization header must be "Bearer <api key>".' : 'Send your API key as "Authorization: Bearer <api key>".',
+      request.headers.authorization
+        ? 'The Authorization header must be "Bearer <api key>".'
+        : 'Send your API key as "Authorization: Bearer <api key>".',
       challenge,
     );
   }
-  if (!AGENT_PREFIXES.some((p) => token.startsWith(p))) throw unauthenticated('This route takes an API key or OAuth access token.', challenge);
+  if (!AGENT_PREFIXES.some((p) => token.startsWith(p)))
+    throw unauthenticated('This route takes an API key or OAuth access token.', challenge);
   const principal = await auth.agent(token, resource);
   if (!principal) {
-    const invalid = metadataUrl ? { 'WWW-Authenticate': `Bearer resource_metadata="${metadataUrl}"${scoped}, error="invalid_token"` } : undefined;
+    const invalid = metadataUrl
+      ? { 'WWW-Authenticate': `Bearer resource_metadata="${metadataUrl}"${scoped}, error="invalid_token"` }
+      : undefined;
     throw unauthenticated(
       token.startsWith('cg_at_')
         ? 'The access token is unknown, revoked or expired, or was issued for another resource.'
@@ -72,7 +87,11 @@ async function authenticateAdmin(request: FastifyRequest, auth: Authenticators):
   return principal;
 }
 
-async function authenticateDevice(request: FastifyRequest, auth: Authenticators, markSeen: boolean): Promise<DevicePrincipal> {
+async function authenticateDevice(
+  request: FastifyRequest,
+  auth: Authenticators,
+  markSeen: boolean,
+): Promise<DevicePrincipal> {
   const key = request.headers['x-phone-key'];
   if (typeof key !== 'string' || key === '') throw unauthenticated('Send the device key in the X-Phone-Key header.');
   if (!key.startsWith('cg_dev_')) throw unauthenticated('X-Phone-Key takes a device key.');
@@ -81,11 +100,25 @@ async function authenticateDevice(request: FastifyRequest, auth: Authenticators,
   return principal;
 }
 
-function agentCheck(auth: Authenticators, config: FastifyContextConfig, resource: BearerResource, metadata: ResourceMetadataUrls | undefined) {
+function agentCheck(
+  auth: Authenticators,
+  config: FastifyContextConfig,
+  resource: BearerResource,
+  metadata: ResourceMetadataUrls | undefined,
+) {
   return async (request: FastifyRequest) => {
-    const agent = await authenticateAgent(request, auth, resource, metadata?.[resource], config.scope ?? config.challengeScope);
+    const agent = await authenticateAgent(
+      request,
+      auth,
+      resource,
+      metadata?.[resource],
+      config.scope ?? config.challengeScope,
+    );
     if (agent.organizationStatus === 'unverified' && !config.allowUnverified) {
-      throw new ApiError('organization_unverified', 'Verify the organization first: POST /v1/agent/verify with the emailed code.');
+      throw new ApiError(
+        'organization_unverified',
+        'Verify the organization first: POST /v1/agent/verify with the emailed code.',
+      );
     }
     if (agent.organizationStatus === 'suspended' && !config.allowUnverified) {
       throw new ApiError('organization_suspended', 'The organization is suspended.');
@@ -103,13 +136,18 @@ function agentCheck(auth: Authenticators, config: FastifyContextConfig, resource
   };
 }
 
-export const hookList = <T>(hook: T | T[] | undefined): T[] => (hook === undefined ? [] : Array.isArray(hook) ? hook : [hook]);
+export const hookList = <T>(hook: T | T[] | undefined): T[] =>
+  hook === undefined ? [] : Array.isArray(hook) ? hook : [hook];
 
 /**
  * Attaches the credential check of each route's surface as a route-level onRequest hook, decided
  * once at registration (no per-request lookup of the route config). Registered before any route.
  */
-export function registerAuth(app: App, auth: Authenticators, options: { resourceMetadata?: ResourceMetadataUrls } = {}): void {
+export function registerAuth(
+  app: App,
+  auth: Authenticators,
+  options: { resourceMetadata?: ResourceMetadataUrls } = {},
+): void {
   app.decorateRequest('agent', null);
   app.decorateRequest('admin', null);
   app.decorateRequest('device', null);

@@ -25,7 +25,10 @@ function parserProblem(code: string | undefined): ApiError {
     case 'HPE_CHUNK_EXTENSIONS_OVERFLOW':
       return new ApiError('payload_too_large', 'The chunk extensions are too large.');
     default:
-      return new ApiError('invalid_request', 'The request is not valid HTTP/1.1 (for example, a control character in a header).');
+      return new ApiError(
+        'invalid_request',
+        'The request is not valid HTTP/1.1 (for example, a control character in a header).',
+      );
   }
 }
 
@@ -95,7 +98,9 @@ export function registerDraining(app: App, docsUrl: string, idleMs = DRAIN_IDLE_
   app.addHook('onRequest', (request, reply, done) => {
     if (!draining) return done();
     reply.header('X-Request-Id', request.id);
-    const error = new ApiError('unavailable', 'The service is shutting down; retry in a few seconds.', { headers: { 'Retry-After': '5', Connection: 'close' } });
+    const error = new ApiError('unavailable', 'The service is shutting down; retry in a few seconds.', {
+      headers: { 'Retry-After': '5', Connection: 'close' },
+    });
     sendProblem(reply, error, docsUrl);
   });
 

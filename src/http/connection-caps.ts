@@ -50,10 +50,14 @@ export class ConnectionCap {
   admit(key: string): Release {
     const release = this.tryAcquire(key);
     if (release) return release;
-    throw new ApiError('rate_limited', `At most ${this.max} concurrent ${this.what}; close one or retry in ${CAP_RETRY_AFTER_SECONDS} s.`, {
-      headers: { 'Retry-After': String(CAP_RETRY_AFTER_SECONDS) },
-      extensions: { retry_after_seconds: CAP_RETRY_AFTER_SECONDS },
-    });
+    throw new ApiError(
+      'rate_limited',
+      `At most ${this.max} concurrent ${this.what}; close one or retry in ${CAP_RETRY_AFTER_SECONDS} s.`,
+      {
+        headers: { 'Retry-After': String(CAP_RETRY_AFTER_SECONDS) },
+        extensions: { retry_after_seconds: CAP_RETRY_AFTER_SECONDS },
+      },
+    );
   }
 
   /** Runs `work` in a slot of `key` (429 when there is none), given back when it settles. */

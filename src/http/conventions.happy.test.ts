@@ -28,8 +28,17 @@ describe('HTTP conventions', () => {
     const response = await t.app.inject({ method: 'POST', url: '/v1/agent/sign-up', payload: { email: 'x', nope: 1 } });
     const body = expectProblem(response, 400, 'invalid_request');
     assert.equal(body.type, 'https://docs.cellgate.test/errors/invalid_request');
-    assert.deepEqual(body.errors.map((e: Record<string, string>) => Object.keys(e).sort()), [['code', 'field', 'message'], ['code', 'field', 'message']]);
-    assert.deepEqual(body.errors.map((e: Record<string, string>) => e.code).sort(), ['invalid_format', 'unknown_field']);
+    assert.deepEqual(
+      body.errors.map((e: Record<string, string>) => Object.keys(e).sort()),
+      [
+        ['code', 'field', 'message'],
+        ['code', 'field', 'message'],
+      ],
+    );
+    assert.deepEqual(body.errors.map((e: Record<string, string>) => e.code).sort(), [
+      'invalid_format',
+      'unknown_field',
+    ]);
   });
 
   it('echoes a valid incoming X-Request-Id in the header and the error body', async () => {
@@ -38,7 +47,12 @@ describe('HTTP conventions', () => {
     assert.equal(response.json().request_id, 'client-trace_42.a:b');
   });
 
-  for (const [label, id] of [['too long', 'a'.repeat(129)], ['with spaces', 'has space'], ['with a newline-ish character', 'a\u0007b'], ['empty', '']] as const) {
+  for (const [label, id] of [
+    ['too long', 'a'.repeat(129)],
+    ['with spaces', 'has space'],
+    ['with a newline-ish character', 'a\u0007b'],
+    ['empty', ''],
+  ] as const) {
     it(`generates a fresh request id when the incoming one is ${label}`, async () => {
       const response = await t.app.inject({ url: '/health', headers: { 'x-request-id': id } });
       assert.match(String(response.headers['x-request-id']), /^req_[0-9a-z]{26}$/);
@@ -100,6 +114,10 @@ describe('HTTP conventions', () => {
     assert.equal(response.statusCode, 200);
     assert.match(String(response.headers['content-type']), /^text\/html/);
     assert.match(response.body, /rate_limited/);
-    expectProblem(await t.app.inject({ url: '/docs/errors/made_up', headers: { accept: 'application/json' } }), 404, 'not_found');
+    expectProblem(
+      await t.app.inject({ url: '/docs/errors/made_up', headers: { accept: 'application/json' } }),
+      404,
+      'not_found',
+    );
   });
 });

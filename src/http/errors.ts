@@ -29,7 +29,9 @@ export function sendProblem(reply: FastifyReply, error: ApiError, docsUrl: strin
 }
 
 // Fastify's own errors (body parsing, limits, content type, validation, routing) in our shape.
-export function fromFastifyError(error: FastifyError & { validation?: AjvLikeError[]; validationContext?: string }): ApiError {
+export function fromFastifyError(
+  error: FastifyError & { validation?: AjvLikeError[]; validationContext?: string },
+): ApiError {
   if (error.validation) {
     const errors = error.validation.map((e) => fieldError(e, error.validationContext ?? 'body'));
     const detail = errors.length === 1 ? errors[0].message : `${errors.length} fields are invalid.`;
@@ -96,7 +98,11 @@ function fieldError(error: AjvLikeError, context: string): FieldError {
   }
   const field = path || context;
   if (error.keyword === 'format' && error.params.format === 'phone') {
-    return { field, code: 'invalid_phone_number', message: `${field} must be a valid phone number in international E.164 form, e.g. +14155550123.` };
+    return {
+      field,
+      code: 'invalid_phone_number',
+      message: `${field} must be a valid phone number in international E.164 form, e.g. +14155550123.`,
+    };
   }
   return { field, code, message: `${field} ${error.message ?? 'is invalid'}.` };
 }
@@ -105,11 +111,14 @@ export function registerErrorHandling(app: FastifyInstance, docsUrl: string): vo
   app.setErrorHandler((error: FastifyError, request: FastifyRequest, reply: FastifyReply) => {
     // A lost or unreachable database is worth retrying shortly (503), not a bug (500).
     const unavailable = !(error instanceof ApiError) && isDatabaseUnavailable(error);
-    const apiError = error instanceof ApiError
-      ? error
-      : unavailable
-        ? new ApiError('unavailable', 'The database is unreachable; retry shortly.', { headers: { 'Retry-After': '2' } })
-        : fromFastifyError(error);
+    const apiError =
+      error instanceof ApiError
+        ? error
+        : unavailable
+          ? new ApiError('unavailable', 'The database is unreachable; retry shortly.', {
+              headers: { 'Retry-After': '2' },
+            })
+          : fromFastifyError(error);
     if (unavailable) request.log.warn({ err: error }, 'request failed: database unavailable');
     else if (apiError.status >= 500) request.log.error({ err: error }, 'request failed');
     return sendProblem(reply, apiError, docsUrl);

@@ -48,7 +48,11 @@ describe('framework errors', () => {
     const org = await activeOrganization(t);
     const response = await t.app.inject({ url: `/v1/cells/cell_${'a'.repeat(97)}`, headers: org.headers });
     assert.ok([400, 404].includes(response.statusCode), response.body);
-    const body = expectProblem(response, response.statusCode, response.statusCode === 400 ? 'invalid_request' : 'not_found');
+    const body = expectProblem(
+      response,
+      response.statusCode,
+      response.statusCode === 400 ? 'invalid_request' : 'not_found',
+    );
     assert.equal(response.headers['x-request-id'], body.request_id);
   });
 });
@@ -71,13 +75,19 @@ describe('HTTP parser errors', () => {
   });
 
   it('headers over 16 KiB are a 431 headers_too_large problem, then the connection closes', async () => {
-    const exchange = await rawExchange(port, `GET /health HTTP/1.1\r\nHost: cellgate.test\r\nX-Big: ${'a'.repeat(17 * 1024)}\r\n\r\n`);
+    const exchange = await rawExchange(
+      port,
+      `GET /health HTTP/1.1\r\nHost: cellgate.test\r\nX-Big: ${'a'.repeat(17 * 1024)}\r\n\r\n`,
+    );
     assert.ok(exchange.closed);
     assertRawProblem(parseResponses(exchange.received)[0], 431, 'headers_too_large');
   });
 
   it('a URL over 16 KiB is a 431 headers_too_large problem', async () => {
-    const exchange = await rawExchange(port, `GET /v1/cells/${'a'.repeat(17 * 1024)} HTTP/1.1\r\nHost: cellgate.test\r\n\r\n`);
+    const exchange = await rawExchange(
+      port,
+      `GET /v1/cells/${'a'.repeat(17 * 1024)} HTTP/1.1\r\nHost: cellgate.test\r\n\r\n`,
+    );
     assert.ok(exchange.closed);
     assertRawProblem(parseResponses(exchange.received)[0], 431, 'headers_too_large');
   });
@@ -89,7 +99,10 @@ describe('HTTP parser errors', () => {
   });
 
   it('a long path parameter over a real connection answers 401 before anything about the route', async () => {
-    const exchange = await rawExchange(port, `GET /v1/cells/${'a'.repeat(2000)} HTTP/1.1\r\nHost: cellgate.test\r\nConnection: close\r\n\r\n`);
+    const exchange = await rawExchange(
+      port,
+      `GET /v1/cells/${'a'.repeat(2000)} HTTP/1.1\r\nHost: cellgate.test\r\nConnection: close\r\n\r\n`,
+    );
     const [response] = parseResponses(exchange.received);
     assert.equal(response?.status, 401, exchange.received.slice(0, 300));
     assert.equal(JSON.parse(response.body).code, 'unauthenticated');

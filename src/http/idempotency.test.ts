@@ -30,36 +30,71 @@ describe('Idempotency-Key', () => {
   before(async () => {
     t = await startApp({
       routes: (app) => {
-        app.post('/v1/test/sends', {
-          config: { auth: 'agent', idempotent: true },
-          schema: { hide: true, body: Body({ to: Type.String({ minLength: 1 }), outcome: Type.Optional(Type.Enum(['ok', 'conflict', 'crash'])) }) },
-        }, async (request, reply) => {
-          executions += 1;
-          const n = executions;
-          if (gate) await gate;
-          if (request.body.outcome === 'conflict') throw new ApiError('conflict', 'probe conflict');
-          if (request.body.outcome === 'crash') throw new Error('probe crash');
-          return reply.code(201).send({ execution: n, to: request.body.to, organization_id: agentOf(request).organizationId });
-        });
+        app.post(
+          '/v1/test/sends',
+          {
+            config: { auth: 'agent', idempotent: true },
+            schema: {
+              hide: true,
+              body: Body({
+                to: Type.String({ minLength: 1 }),
+                outcome: Type.Optional(Type.Enum(['ok', 'conflict', 'crash'])),
+              }),
+            },
+          },
+          async (request, reply) => {
+            executions += 1;
+            const n = executions;
+            if (gate) await gate;
+            if (request.body.outcome === 'conflict') throw new ApiError('conflict', 'probe conflict');
+            if (request.body.outcome === 'crash') throw new Error('probe crash');
+            return reply
+              .code(201)
+              .send({ execution: n, to: request.body.to, organization_id: agentOf(request).organizationId });
+          },
+        );
         // Like a send: the work and its idempotent outcome commit together. With `to: 'race'`,
         // another process records the same key first (as if it had won the race).
-        app.post('/v1/test/recorded-sends', {
-          config: { auth: 'agent', idempotent: 'recorded' },
-          schema: { hide: true, body: Body({ to: Type.String({ minLength: 1 }) }) },
-        }, async (request, reply) => {
-          const key = String(request.headers['idempotency-key']);
-          if (request.body.to === 'race') {
-            const claim = { organizationId: agentOf(request).organizationId, route: '/v1/test/recorded-sends', key };
-            await recordOutcomes(t.database.db, [t.services.idempotency.outcome(claim, requestHash(request), 201, JSON.stringify({ winner: 'the other process' }))]);
-          }
-          return recordedResponse(request, reply, 201, (record) => t.database.db.transaction().execute(async (tx) => {
-            await tx.insertInto('dev_outbox').values({ id: `mail_${key}_${request.body.to}`, to_address: `work-${key}`, subject: 's', text: 't', created_at: new Date().toISOString() }).execute();
-            if (request.body.to === 'gone' || workFails) throw new ApiError('not_found', 'The work fails now (as a send to a deleted cell would).');
-            const result = { done: key };
-            if (record) await recordOutcomes(tx, [record(result)]);
-            return result;
-          }));
-        });
+        app.post(
+          '/v1/test/recorded-sends',
+          {
+            config: { auth: 'agent', idempotent: 'recorded' },
+            schema: { hide: true, body: Body({ to: Type.String({ minLength: 1 }) }) },
+          },
+          async (request, reply) => {
+            const key = String(request.headers['idempotency-key']);
+            if (request.body.to === 'race') {
+              const claim = { organizationId: agentOf(request).organizationId, route: '/v1/test/recorded-sends', key };
+              await recordOutcomes(t.database.db, [
+                t.services.idempotency.outcome(
+                  claim,
+                  requestHash(request),
+                  201,
+                  JSON.stringify({ winner: 'the other process' }),
+                ),
+              ]);
+            }
+            return recordedResponse(request, reply, 201, (record) =>
+              t.database.db.transaction().execute(async (tx) => {
+                await tx
+                  .insertInto('dev_outbox')
+                  .values({
+                    id: `mail_${key}_${request.body.to}`,
+                    to_address: `work-${key}`,
+                    subject: 's',
+                    text: 't',
+                    created_at: new Date().toISOString(),
+                  })
+                  .execute();
+                if (request.body.to === 'gone' || workFails)
+                  throw new ApiError('not_found', 'The work fails now (as a send to a deleted cell would).');
+                const result = { done: key };
+                if (record) await recordOutcomes(tx, [record(result)]);
+                return result;
+              }),
+            );
+          },
+        );
       },
     });
     headers = (await activeOrganization(t)).headers;
@@ -85,8 +120,18 @@ describe('Idempotency-Key', () => {
 
   it('treats a body with the same fields in another order as the same request', async () => {
     const idempotencyKey = nextKey();
-    await t.app.inject({ method: 'POST', url: '/v1/test/sends', headers: { ...headers, 'idempotency-key': idempotencyKey, 'content-type': 'application/json' }, payload: '{"to":"a","outcome":"ok"}' });
-    const again = await t.app.inject({ method: 'POST', url: '/v1/test/sends', headers: { ...headers, 'idempotency-key': idempotencyKey, 'content-type': 'application/json' }, payload: '{ "outcome": "ok", "to": "a" }' });
+    await t.app.inject({
+      method: 'POST',
+      url: '/v1/test/sends',
+      headers: { ...headers, 'idempotency-key': idempotencyKey, 'content-type': 'application/json' },
+      payload: '{"to":"a","outcome":"ok"}',
+    });
+    const again = await t.app.inject({
+      method: 'POST',
+      url: '/v1/test/sends',
+      headers: { ...headers, 'idempotency-key': idempotencyKey, 'content-type': 'application/json' },
+      payload: '{ "outcome": "ok", "to": "a" }',
+    });
     assert.equal(again.headers['idempotent-replayed'], 'true');
     assert.equal(executions, 1);
   });
@@ -138,17 +183,31 @@ describe('Idempotency-Key', () => {
     const idempotencyKey = nextKey();
     const responses = await Promise.all(Array.from({ length: 6 }, () => send({ to: 'z' }, idempotencyKey)));
     assert.equal(executions, 1);
-    assert.equal(responses.filter((r) => r.statusCode === 201 && r.headers['idempotent-replayed'] === undefined).length, 1);
+    assert.equal(
+      responses.filter((r) => r.statusCode === 201 && r.headers['idempotent-replayed'] === undefined).length,
+      1,
+    );
     for (const r of responses) assert.ok(r.statusCode === 201 || r.statusCode === 409, r.body);
   });
 
   describe('a route that records in its own transaction (no lookup before the work)', () => {
     const recorded = (idempotencyKey: string, to: string) =>
-      t.app.inject({ method: 'POST', url: '/v1/test/recorded-sends', headers: { ...headers, 'idempotency-key': idempotencyKey }, payload: { to } });
+      t.app.inject({
+        method: 'POST',
+        url: '/v1/test/recorded-sends',
+        headers: { ...headers, 'idempotency-key': idempotencyKey },
+        payload: { to },
+      });
     const worked = async (idempotencyKey: string) =>
-      (await t.database.db.selectFrom('dev_outbox').select('id').where('to_address', '=', `work-${idempotencyKey}`).execute()).map((row) => row.id);
+      (
+        await t.database.db
+          .selectFrom('dev_outbox')
+          .select('id')
+          .where('to_address', '=', `work-${idempotencyKey}`)
+          .execute()
+      ).map((row) => row.id);
 
-    it('writes the outcome in the work\'s transaction: the replay is that record', async () => {
+    it("writes the outcome in the work's transaction: the replay is that record", async () => {
       const idempotencyKey = nextKey();
       const first = await recorded(idempotencyKey, 'solo');
       assert.equal(first.statusCode, 201);
@@ -219,7 +278,11 @@ describe('Idempotency-Key', () => {
   it('a 5xx releases the key so the retry executes', async () => {
     const idempotencyKey = nextKey();
     expectProblem(await send({ to: 'a', outcome: 'crash' }, idempotencyKey), 500, 'internal_error');
-    const rows = await t.database.db.selectFrom('idempotency_keys').select('key').where('key', '=', idempotencyKey).execute();
+    const rows = await t.database.db
+      .selectFrom('idempotency_keys')
+      .select('key')
+      .where('key', '=', idempotencyKey)
+      .execute();
     assert.equal(rows.length, 0);
     const retry = await send({ to: 'a', outcome: 'crash' }, idempotencyKey);
     assert.equal(retry.headers['idempotent-replayed'], undefined);
@@ -254,11 +317,19 @@ describe('Idempotency-Key', () => {
     await send({ to: 'a' }, nextKey());
     t.clock.advance(24 * 60 * 60 * 1000);
     assert.ok((await t.services.idempotency.pruneExpired()) >= 1);
-    const left = await t.database.db.selectFrom('idempotency_keys').select('key').where('expires_at', '<=', t.clock.now().toISOString()).execute();
+    const left = await t.database.db
+      .selectFrom('idempotency_keys')
+      .select('key')
+      .where('expires_at', '<=', t.clock.now().toISOString())
+      .execute();
     assert.equal(left.length, 0);
   });
 
-  for (const [label, value] of [['empty', ''], ['longer than 255 characters', 'k'.repeat(256)], ['non-printable', 'a\tb']] as const) {
+  for (const [label, value] of [
+    ['empty', ''],
+    ['longer than 255 characters', 'k'.repeat(256)],
+    ['non-printable', 'a\tb'],
+  ] as const) {
     it(`an Idempotency-Key that is ${label} is 400 invalid_request`, async () => {
       const body = expectProblem(await send({ to: 'a' }, value), 400, 'invalid_request');
       assert.equal(body.errors[0].field, 'Idempotency-Key');
@@ -269,13 +340,20 @@ describe('Idempotency-Key', () => {
   it('an unauthenticated request with a key is 401 and stores nothing', async () => {
     const idempotencyKey = nextKey();
     expectProblem(await send({ to: 'a' }, idempotencyKey, bearer(`cg_live_${'Q'.repeat(32)}`)), 401, 'unauthenticated');
-    assert.equal((await t.database.db.selectFrom('idempotency_keys').select('key').where('key', '=', idempotencyKey).execute()).length, 0);
+    assert.equal(
+      (await t.database.db.selectFrom('idempotency_keys').select('key').where('key', '=', idempotencyKey).execute())
+        .length,
+      0,
+    );
   });
 });
 
 describe('canonicalJson', () => {
   it('sorts keys at every depth and drops undefined members', () => {
-    assert.equal(canonicalJson({ b: 1, a: { d: [1, { z: 1, y: 2 }], c: undefined } }), '{"a":{"d":[1,{"y":2,"z":1}]},"b":1}');
+    assert.equal(
+      canonicalJson({ b: 1, a: { d: [1, { z: 1, y: 2 }], c: undefined } }),
+      '{"a":{"d":[1,{"y":2,"z":1}]},"b":1}',
+    );
     assert.notEqual(canonicalJson({ a: '1' }), canonicalJson({ a: 1 }));
   });
 });

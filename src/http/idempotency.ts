@@ -30,13 +30,16 @@ const KEY_PATTERN = /^[\x20-\x7e]{1,255}$/;
  * the request and documented as its header parameter, 1-255 printable ASCII characters, optional.
  */
 export const IdempotencyKeyHeaders = Type.Object({
-  'Idempotency-Key': Type.Optional(Type.String({
-    minLength: 1,
-    maxLength: 255,
-    pattern: '^[\\x20-\\x7e]*$',
-    description: 'Makes retries safe: the same key with the same request within 24 hours replays the first answer (Idempotent-Replayed: true); with a different request it is 422. 1-255 printable ASCII characters.',
-    examples: ['order-4711-confirmation'],
-  })),
+  'Idempotency-Key': Type.Optional(
+    Type.String({
+      minLength: 1,
+      maxLength: 255,
+      pattern: '^[\\x20-\\x7e]*$',
+      description:
+        'Makes retries safe: the same key with the same request within 24 hours replays the first answer (Idempotent-Replayed: true); with a different request it is 422. 1-255 printable ASCII characters.',
+      examples: ['order-4711-confirmation'],
+    }),
+  ),
 });
 
 interface Claim {
@@ -73,7 +76,9 @@ const pending = new WeakMap<FastifyRequest, Pending>();
 /** Method, path and canonical body: what makes two requests "the same". */
 export function requestHash(request: FastifyRequest): string {
   const path = request.url.split('?')[0];
-  return createHash('sha256').update(`${request.method} ${path}\n${canonicalJson(request.body)}`).digest('hex');
+  return createHash('sha256')
+    .update(`${request.method} ${path}\n${canonicalJson(request.body)}`)
+    .digest('hex');
 }
 
 const findLiveKey = prepared((ex, p: Claim & { now: string }) =>
@@ -83,22 +88,25 @@ const findLiveKey = prepared((ex, p: Claim & { now: string }) =>
     .where('organization_id', '=', p.organizationId)
     .where('route', '=', p.route)
     .where('key', '=', p.key)
-    .where('expires_at', '>', p.now));
+    .where('expires_at', '>', p.now),
+);
 
 const insertKeys = preparedRows((ex, outcomes: IdempotencyOutcome[]) =>
   ex
     .insertInto('idempotency_keys')
-    .values(outcomes.map((outcome) => ({
-      organization_id: outcome.organizationId,
-      route: outcome.route,
-      key: outcome.key,
-      request_hash: outcome.hash,
-      state: 'completed' as const,
-      response_status: outcome.status,
-      response_body: outcome.body,
-      created_at: outcome.createdAt,
-      expires_at: outcome.expiresAt,
-    })))
+    .values(
+      outcomes.map((outcome) => ({
+        organization_id: outcome.organizationId,
+        route: outcome.route,
+        key: outcome.key,
+        request_hash: outcome.hash,
+        state: 'completed' as const,
+        response_status: outcome.status,
+        response_body: outcome.body,
+        created_at: outcome.createdAt,
+        expires_at: outcome.expiresAt,
+      })),
+    )
     // An expired record of the key is replaced; a live one wins.
     .onConflict((oc) =>
       oc
@@ -112,7 +120,8 @@ const insertKeys = preparedRows((ex, outcomes: IdempotencyOutcome[]) =>
           expires_at: eb.ref('excluded.expires_at'),
         }))
         .where('idempotency_keys.expires_at', '<=', (eb) => eb.ref('excluded.created_at')),
-    ));
+    ),
+);
 
 /** One string per key: the in-flight set's entry, and the order batches write keys in. */
 const claimKey = (claim: Claim) => `${claim.organizationId}\n${claim.route}\n${claim.key}`;
@@ -133,7 +142,11 @@ export async function recordOutcomes(ex: Executor, outcomes: readonly Idempotenc
   if (outcomes.length > 0 && !(await insertOutcomes(ex, outcomes))) throw inProgress();
 }
 
-const inProgress = () => new ApiError('idempotency_request_in_progress', 'A request with this Idempotency-Key is still being processed; retry shortly.');
+const inProgress = () =>
+  new ApiError(
+    'idempotency_request_in_progress',
+    'A request with this Idempotency-Key is still being processed; retry shortly.',
+  );
 
 export class IdempotencyStore {
   private readonly database: Database;
@@ -154,7 +167,14 @@ export class IdempotencyStore {
   /** The outcome of a request with `claim`, answered now. */
   outcome(claim: Claim, hash: string, status: number, body: string): IdempotencyOutcome {
     const now = this.clock.now();
-    return { ...claim, hash, status, body, createdAt: now.toISOString(), expiresAt: new Date(now.getTime() + TTL_MS).toISOString() };
+    return {
+      ...claim,
+      hash,
+      status,
+      body,
+      createdAt: now.toISOString(),
+      expiresAt: new Date(now.getTime() + TTL_MS).toISOString(),
+    };
   }
 
   async pruneExpired(): Promise<number> {
@@ -170,16 +190,30 @@ export class IdempotencyStore {
   }
 }
 
-async function claimOrReplay(store: IdempotencyStore, request: FastifyRequest, reply: FastifyReply): Promise<FastifyReply | undefined> {
+async function claimOrReplay(
+  store: IdempotencyStore,
+  request: FastifyRequest,
+  reply: FastifyReply,
+): Promise<FastifyReply | undefined> {
   if (!request.agent) return;
   const header = request.headers['idempotency-key'];
   if (header === undefined) return;
   if (typeof header !== 'string' || !KEY_PATTERN.test(header)) {
     throw new ApiError('invalid_request', 'Idempotency-Key must be 1-255 printable characters.', {
-      errors: [{ field: 'Idempotency-Key', code: 'invalid_format', message: 'Idempotency-Key must be 1-255 printable characters.' }],
+      errors: [
+        {
+          field: 'Idempotency-Key',
+          code: 'invalid_format',
+          message: 'Idempotency-Key must be 1-255 printable characters.',
+        },
+      ],
     });
   }
-  const claim: Claim = { organizationId: request.agent.organizationId, route: request.routeOptions.url ?? '', key: header };
+  const claim: Claim = {
+    organizationId: request.agent.organizationId,
+    route: request.routeOptions.url ?? '',
+    key: header,
+  };
   const flightKey = claimKey(claim);
   // Checked and taken synchronously, before any await: simultaneous requests see each other.
   if (store.inFlight.has(flightKey)) throw inProgress();
@@ -206,9 +240,16 @@ async function claimOrReplay(store: IdempotencyStore, request: FastifyRequest, r
 }
 
 /** Answers a request whose key has a live record: the stored response, or 422 for another request. */
-function replay(reply: FastifyReply, existing: Pick<IdempotencyKeysTable, 'request_hash' | 'response_status' | 'response_body'>, hash: string): FastifyReply {
+function replay(
+  reply: FastifyReply,
+  existing: Pick<IdempotencyKeysTable, 'request_hash' | 'response_status' | 'response_body'>,
+  hash: string,
+): FastifyReply {
   if (existing.request_hash !== hash) {
-    throw new ApiError('idempotency_key_reused', 'This Idempotency-Key was used with a different request in the last 24 hours.');
+    throw new ApiError(
+      'idempotency_key_reused',
+      'This Idempotency-Key was used with a different request in the last 24 hours.',
+    );
   }
   const status = existing.response_status ?? 200;
   return reply
@@ -224,13 +265,19 @@ function replay(reply: FastifyReply, existing: Pick<IdempotencyKeysTable, 'reque
  * beforehand, so when the work fails (it rolled back) a live record of the key answers instead:
  * a replay, or 422 for another request. A lost race with another process ends the same way.
  */
-export async function recordedResponse(request: FastifyRequest, reply: FastifyReply, status: number, work: (record?: IdempotencyRecorder) => Promise<unknown>): Promise<FastifyReply> {
+export async function recordedResponse(
+  request: FastifyRequest,
+  reply: FastifyReply,
+  status: number,
+  work: (record?: IdempotencyRecorder) => Promise<unknown>,
+): Promise<FastifyReply> {
   try {
     return reply.code(status).send(await work(idempotencyRecorder(request, status)));
   } catch (error) {
     const entry = pending.get(request);
     // If the lookup fails too (database down), the work's own error is the better answer.
-    const existing = entry && !entry.lookedUp ? await entry.store.findLive(entry.claim).catch(() => undefined) : undefined;
+    const existing =
+      entry && !entry.lookedUp ? await entry.store.findLive(entry.claim).catch(() => undefined) : undefined;
     if (!entry || !existing) throw error;
     entry.settled = true;
     return replay(reply, existing, entry.hash);
@@ -251,7 +298,12 @@ function idempotencyRecorder(request: FastifyRequest, status: number): Idempoten
   };
 }
 
-async function storeOutcome(store: IdempotencyStore, request: FastifyRequest, reply: FastifyReply, payload: unknown): Promise<unknown> {
+async function storeOutcome(
+  store: IdempotencyStore,
+  request: FastifyRequest,
+  reply: FastifyReply,
+  payload: unknown,
+): Promise<unknown> {
   const entry = pending.get(request);
   if (!entry) return payload;
   pending.delete(request);
@@ -259,7 +311,14 @@ async function storeOutcome(store: IdempotencyStore, request: FastifyRequest, re
   // 400s (value validation in the rules) and 5xx are not kept: the client fixes or retries. Nor
   // is a 402: the client pays and retries the same request with the same key (x402 does so).
   if (entry.settled || reply.statusCode === 400 || reply.statusCode === 402 || reply.statusCode >= 500) return payload;
-  await insertOutcomes(store.db, [store.outcome(entry.claim, entry.hash, reply.statusCode, typeof payload === 'string' ? payload : String(payload ?? ''))]);
+  await insertOutcomes(store.db, [
+    store.outcome(
+      entry.claim,
+      entry.hash,
+      reply.statusCode,
+      typeof payload === 'string' ? payload : String(payload ?? ''),
+    ),
+  ]);
   return payload;
 }
 
@@ -274,7 +333,10 @@ export function registerIdempotency(app: App, store: IdempotencyStore): void {
     if (!route.config?.idempotent) return;
     // preHandler runs after validation, so a request that fails validation is never stored.
     route.preHandler = [...hookList(route.preHandler), (request, reply) => claimOrReplay(store, request, reply)];
-    route.onSend = [...hookList(route.onSend), (request, reply, payload) => storeOutcome(store, request, reply, payload)];
+    route.onSend = [
+      ...hookList(route.onSend),
+      (request, reply, payload) => storeOutcome(store, request, reply, payload),
+    ];
     // Whatever happened (error, hang-up), the key is no longer running here.
     route.onResponse = [...hookList(route.onResponse), async (request) => releaseFlight(store, request)];
     route.onRequestAbort = [...hookList(route.onRequestAbort), async (request) => releaseFlight(store, request)];

@@ -29,7 +29,9 @@ export async function idempotentSend<T>(
 ): Promise<SendOutcome<T>> {
   const { route } = at;
   const claim = { organizationId, route, key };
-  const hash = createHash('sha256').update(`${route}\n${canonicalJson(args)}`).digest('hex');
+  const hash = createHash('sha256')
+    .update(`${route}\n${canonicalJson(args)}`)
+    .digest('hex');
   const flightKey = `${organizationId}\n${route}\n${key}`;
   // Checked and taken synchronously: simultaneous calls with one key see each other.
   if (store.inFlight.has(flightKey)) throw new ApiError('idempotency_request_in_progress', at.inProgress);
@@ -44,11 +46,15 @@ export async function idempotentSend<T>(
       if (existing) {
         if (existing.request_hash !== hash) throw new ApiError('idempotency_key_reused', at.reused);
         const body = JSON.parse(existing.response_body ?? 'null');
-        return (existing.response_status ?? 202) >= 400 ? { error: body, replayed: true } : { message: body as T, replayed: true };
+        return (existing.response_status ?? 202) >= 400
+          ? { error: body, replayed: true }
+          : { message: body as T, replayed: true };
       }
       // A refusal of the rules (404, 409) is kept, as REST keeps it; 400, 402 and 5xx are not.
       if (error instanceof ApiError && error.status !== 400 && error.status !== 402 && error.status < 500) {
-        await recordOutcomes(store.db, [store.outcome(claim, hash, error.status, JSON.stringify({ ...errorOf(error), status: error.status }))]).catch(() => {});
+        await recordOutcomes(store.db, [
+          store.outcome(claim, hash, error.status, JSON.stringify({ ...errorOf(error), status: error.status })),
+        ]).catch(() => {});
       }
       throw error;
     }

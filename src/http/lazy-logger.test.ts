@@ -40,6 +40,9 @@ describe('lazy per-request logger', () => {
     log.error({ code: 'x' }, 'written');
     await new Promise((resolve) => setImmediate(resolve));
     assert.equal(children, 1);
-    assert.deepEqual(lines.map((l) => [l.msg, l.request_id]), [['written', 'req_2']]);
+    assert.deepEqual(
+      lines.map((l) => [l.msg, l.request_id]),
+      [['written', 'req_2']],
+    );
   });
 });

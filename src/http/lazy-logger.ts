@@ -37,12 +37,24 @@ class LazyChildLogger {
     (this.logger[method] as (...a: unknown[]) => void)(...args);
   }
 
-  fatal(...args: unknown[]) { this.write('fatal', args); }
-  error(...args: unknown[]) { this.write('error', args); }
-  warn(...args: unknown[]) { this.write('warn', args); }
-  info(...args: unknown[]) { this.write('info', args); }
-  debug(...args: unknown[]) { this.write('debug', args); }
-  trace(...args: unknown[]) { this.write('trace', args); }
+  fatal(...args: unknown[]) {
+    this.write('fatal', args);
+  }
+  error(...args: unknown[]) {
+    this.write('error', args);
+  }
+  warn(...args: unknown[]) {
+    this.write('warn', args);
+  }
+  info(...args: unknown[]) {
+    this.write('info', args);
+  }
+  debug(...args: unknown[]) {
+    this.write('debug', args);
+  }
+  trace(...args: unknown[]) {
+    this.write('trace', args);
+  }
   silent() {}
 
   child(bindings: Record<string, unknown>, options?: object): FastifyBaseLogger {
@@ -50,6 +62,10 @@ class LazyChildLogger {
   }
 }
 
-export function lazyChildLogger(parent: FastifyBaseLogger, bindings: Record<string, unknown>, options: object): FastifyBaseLogger {
+export function lazyChildLogger(
+  parent: FastifyBaseLogger,
+  bindings: Record<string, unknown>,
+  options: object,
+): FastifyBaseLogger {
   return new LazyChildLogger(parent, bindings, options) as unknown as FastifyBaseLogger;
 }

@@ -12,9 +12,30 @@ export const REDACTED = '[REDACTED]';
  * without the owner's credential and is what an operator follows through the log.
  */
 const SECRET_PARAMETERS = new Set([
-  'token', 'access_token', 'refresh_token', 'id_token', 'api_key', 'apikey', 'key', 'device_key', 'phone_key',
-  'code', 'code_verifier', 'client_secret', 'client_assertion', 'assertion', 'secret', 'password', 'passwd',
-  'state', 'session', 'csrf_token', 'signature', 'sig', 'authorization', 'auth',
+  'token',
+  'access_token',
+  'refresh_token',
+  'id_token',
+  'api_key',
+  'apikey',
+  'key',
+  'device_key',
+  'phone_key',
+  'code',
+  'code_verifier',
+  'client_secret',
+  'client_assertion',
+  'assertion',
+  'secret',
+  'password',
+  'passwd',
+  'state',
+  'session',
+  'csrf_token',
+  'signature',
+  'sig',
+  'authorization',
+  'auth',
 ]);
 
 /**
@@ -40,17 +61,30 @@ export function redactUrl(url: string): string {
   const mark = url.indexOf('?');
   const path = redactSecretShapes(mark === -1 ? url : url.slice(0, mark));
   if (mark === -1) return path;
-  const query = url.slice(mark + 1).split('&').map((pair) => {
-    const equals = pair.indexOf('=');
-    if (equals === -1) return redactSecretShapes(pair);
-    const name = pair.slice(0, equals);
-    return SECRET_PARAMETERS.has(parameterName(name)) ? `${name}=${REDACTED}` : redactSecretShapes(pair);
-  });
+  const query = url
+    .slice(mark + 1)
+    .split('&')
+    .map((pair) => {
+      const equals = pair.indexOf('=');
+      if (equals === -1) return redactSecretShapes(pair);
+      const name = pair.slice(0, equals);
+      return SECRET_PARAMETERS.has(parameterName(name)) ? `${name}=${REDACTED}` : redactSecretShapes(pair);
+    });
   return `${path}?${query.join('&')}`;
 }
 
 /** Headers that carry credentials. Idempotency keys are not secret and stay. */
-const SECRET_HEADERS = ['authorization', 'x-phone-key', 'cookie', 'set-cookie', 'payment-signature', 'x-payment', 'sec-websocket-protocol', 'stripe-signature', 'webhook-signature'];
+const SECRET_HEADERS = [
+  'authorization',
+  'x-phone-key',
+  'cookie',
+  'set-cookie',
+  'payment-signature',
+  'x-payment',
+  'sec-websocket-protocol',
+  'stripe-signature',
+  'webhook-signature',
+];
 
 /** pino `redact` paths: credential headers of a logged request or response, and mail bodies. */
 export const REDACT_PATHS = [

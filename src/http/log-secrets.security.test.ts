@@ -57,7 +57,10 @@ describe('secrets in the logs', () => {
     const secrets: Record<string, string> = { 'admin token': ADMIN_TOKEN };
     const inject = async (options: InjectOptions, status: number | number[]) => {
       const response = await t.app.inject(options);
-      assert.ok([status].flat().includes(response.statusCode), `${JSON.stringify(options)}: ${response.statusCode} ${response.body}`);
+      assert.ok(
+        [status].flat().includes(response.statusCode),
+        `${JSON.stringify(options)}: ${response.statusCode} ${response.body}`,
+      );
       return response;
     };
 
@@ -67,11 +70,31 @@ describe('secrets in the logs', () => {
     const apiKey = signedUp.api_key as string;
     secrets['API key'] = apiKey;
     secrets['sign-up code'] = await mailedCode(t, email, /verification code/);
-    await inject({ method: 'POST', url: '/v1/agent/verify', headers: bearer(apiKey), payload: { code: secrets['sign-up code'] } }, 200);
-    for (const [action, payload] of [['grant', TEST_GRANT], ['credits', TEST_CREDIT]] as const) {
-      await inject({ method: 'POST', url: `/v1/admin/organizations/${signedUp.organization_id}/${action}`, headers: admin, payload }, 200);
+    await inject(
+      { method: 'POST', url: '/v1/agent/verify', headers: bearer(apiKey), payload: { code: secrets['sign-up code'] } },
+      200,
+    );
+    for (const [action, payload] of [
+      ['grant', TEST_GRANT],
+      ['credits', TEST_CREDIT],
+    ] as const) {
+      await inject(
+        {
+          method: 'POST',
+          url: `/v1/admin/organizations/${signedUp.organization_id}/${action}`,
+          headers: admin,
+          payload,
+        },
+        200,
+      );
     }
-    const org = { email, apiKey, organizationId: signedUp.organization_id as string, code: secrets['sign-up code'], headers: bearer(apiKey) };
+    const org = {
+      email,
+      apiKey,
+      organizationId: signedUp.organization_id as string,
+      code: secrets['sign-up code'],
+      headers: bearer(apiKey),
+    };
 
     // The API key in use; in a query string and in a path, refused.
     await inject({ url: '/v1/cells', headers: org.headers }, 200);
@@ -86,33 +109,89 @@ describe('secrets in the logs', () => {
     await inject({ url: `/v1/device/messages/outbound?device_key=${line.device.key}` }, [400, 401]);
 
     // OAuth: a confidential client, authorization with PKCE, consent, exchange, refresh, introspection.
-    const client = (await inject({ method: 'POST', url: '/oauth/register', payload: { redirect_uris: [REDIRECT], grant_types: ['authorization_code', 'refresh_token'], client_name: 'Log test', token_endpoint_auth_method: 'client_secret_basic' } }, 201)).json();
+    const client = (
+      await inject(
+        {
+          method: 'POST',
+          url: '/oauth/register',
+          payload: {
+            redirect_uris: [REDIRECT],
+            grant_types: ['authorization_code', 'refresh_token'],
+            client_name: 'Log test',
+            token_endpoint_auth_method: 'client_secret_basic',
+          },
+        },
+        201,
+      )
+    ).json();
     secrets['client secret'] = client.client_secret;
     const { verifier, challenge } = pkce();
     secrets['PKCE verifier'] = verifier;
     secrets.state = 'st-LogSecretState0123456789';
     const authorizeQuery = new URLSearchParams({
-      response_type: 'code', client_id: client.client_id, redirect_uri: REDIRECT, code_challenge: challenge, code_challenge_method: 'S256',
-      scope: 'cells:read messages:read', state: secrets.state, resource: `${t.origin}/mcp`,
+      response_type: 'code',
+      client_id: client.client_id,
+      redirect_uri: REDIRECT,
+      code_challenge: challenge,
+      code_challenge_method: 'S256',
+      scope: 'cells:read messages:read',
+      state: secrets.state,
+      resource: `${t.origin}/mcp`,
     });
     const authorized = await inject({ url: `/oauth/authorize?${authorizeQuery}` }, 303);
     const requestId = new URL(String(authorized.headers.location)).searchParams.get('request');
-    const consent = (await inject({ method: 'POST', url: '/v1/oauth/consent', headers: org.headers, payload: { request_id: requestId, approve: true } }, 200)).json();
+    const consent = (
+      await inject(
+        {
+          method: 'POST',
+          url: '/v1/oauth/consent',
+          headers: org.headers,
+          payload: { request_id: requestId, approve: true },
+        },
+        200,
+      )
+    ).json();
     const code = new URL(consent.redirect_url).searchParams.get('code') ?? '';
     secrets['authorization code'] = code;
     const clientAuth = basic(client.client_id, client.client_secret);
-    const tokens = (await postForm(t, '/oauth/token', { grant_type: 'authorization_code', code, code_verifier: verifier, redirect_uri: REDIRECT, resource: `${t.origin}/mcp` }, clientAuth)).json();
+    const tokens = (
+      await postForm(
+        t,
+        '/oauth/token',
+        {
+          grant_type: 'authorization_code',
+          code,
+          code_verifier: verifier,
+          redirect_uri: REDIRECT,
+          resource: `${t.origin}/mcp`,
+        },
+        clientAuth,
+      )
+    ).json();
     assert.match(tokens.access_token, /^cg_at_/);
     secrets['access token'] = tokens.access_token;
     secrets['refresh token'] = tokens.refresh_token;
-    const refreshed = (await postForm(t, '/oauth/token', { grant_type: 'refresh_token', refresh_token: tokens.refresh_token }, clientAuth)).json();
+    const refreshed = (
+      await postForm(
+        t,
+        '/oauth/token',
+        { grant_type: 'refresh_token', refresh_token: tokens.refresh_token },
+        clientAuth,
+      )
+    ).json();
     assert.match(refreshed.access_token, /^cg_at_/);
     secrets['refreshed access token'] = refreshed.access_token;
     secrets['refreshed refresh token'] = refreshed.refresh_token;
     const introspected = await postForm(t, '/oauth/introspect', { token: refreshed.access_token }, clientAuth);
     assert.equal(introspected.json().active, true, introspected.body);
     // Secrets in query strings, refused.
-    await inject({ method: 'POST', url: `/oauth/token?client_secret=${client.client_secret}&refresh_token=${refreshed.refresh_token}` }, [400, 401, 415]);
+    await inject(
+      {
+        method: 'POST',
+        url: `/oauth/token?client_secret=${client.client_secret}&refresh_token=${refreshed.refresh_token}`,
+      },
+      [400, 401, 415],
+    );
     await inject({ url: `/v1/agent/status?access_token=${refreshed.access_token}` }, [400, 401]);
 
     // MCP with the access token.
@@ -125,12 +204,30 @@ describe('secrets in the logs', () => {
     }
 
     // A card checkout: its page and its payment carry a token in the query string.
-    const started = (await inject({ method: 'POST', url: '/v1/billing/checkout', headers: org.headers, payload: { intent: 'top_up', amount_usd: '25.00' } }, 201)).json();
+    const started = (
+      await inject(
+        {
+          method: 'POST',
+          url: '/v1/billing/checkout',
+          headers: org.headers,
+          payload: { intent: 'top_up', amount_usd: '25.00' },
+        },
+        201,
+      )
+    ).json();
     const checkout = new URL(started.checkout_url);
     secrets['checkout token'] = checkout.searchParams.get('token') ?? '';
     assert.ok(secrets['checkout token'], started.checkout_url);
     await inject({ url: checkout.pathname + checkout.search }, 200);
-    await inject({ method: 'POST', url: checkout.pathname + checkout.search, headers: { 'content-type': 'application/x-www-form-urlencoded' }, payload: '' }, 200);
+    await inject(
+      {
+        method: 'POST',
+        url: checkout.pathname + checkout.search,
+        headers: { 'content-type': 'application/x-www-form-urlencoded' },
+        payload: '',
+      },
+      200,
+    );
 
     // Console sign-in by a mailed code; the session cookie in use.
     await postForm(t, '/console/sign-in', { email });
@@ -154,6 +251,9 @@ describe('secrets in the logs', () => {
       const line = log.lines.find((l) => contains(l, value));
       assert.equal(line, undefined, `the ${name} is in the log: ${line}`);
     }
-    assert.ok(text.includes(`"url":"${checkout.pathname}?token=[REDACTED]"`), 'the checkout page request is logged with its token redacted');
+    assert.ok(
+      text.includes(`"url":"${checkout.pathname}?token=[REDACTED]"`),
+      'the checkout page request is logged with its token redacted',
+    );
   });
 });

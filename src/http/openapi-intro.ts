@@ -6,7 +6,9 @@ import { ALL_SCOPES } from '../modules/organizations/service.ts';
 const scopes = ALL_SCOPES.map((scope) => `\`${scope}\``).join(', ');
 
 /** The introduction; `docsUrl` is where the error pages are (CELLGATE_DOCS_URL). */
-export const introduction = (docsUrl: string) => `Phone lines for software agents: cells (phone numbers carried by real Android phones), messages, conversations, pods, events and webhooks.
+export const introduction = (
+  docsUrl: string,
+) => `Phone lines for software agents: cells (phone numbers carried by real Android phones), messages, conversations, pods, events and webhooks.
 
 Every operation on this page can be tried from it ("Test Request"). The document is also at \`/openapi.yaml\` (and \`/openapi.json\`) for SDK generators; agents can use the MCP endpoint \`POST /mcp\` instead of REST.
 

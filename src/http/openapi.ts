@@ -35,17 +35,40 @@ const SECURITY_BY_SURFACE = {
 
 /** Every tag a route may carry, with its description; the document lists those in use. */
 export const TAGS = [
-  { name: 'Organizations', description: 'Sign-up, email verification, the calling credential, API keys, and the agent status: what is wrong, in one call.' },
-  { name: 'Cells', description: 'Phone lines. A cell is a phone number carried by a physical Android phone in the operator\'s rack.' },
-  { name: 'Messages', description: 'Send, reply to, read and cancel the SMS/MMS of a cell. Sends and replies take an Idempotency-Key.' },
-  { name: 'Conversations', description: 'One conversation per cell and participant number, ordered by latest activity.' },
+  {
+    name: 'Organizations',
+    description:
+      'Sign-up, email verification, the calling credential, API keys, and the agent status: what is wrong, in one call.',
+  },
+  {
+    name: 'Cells',
+    description: "Phone lines. A cell is a phone number carried by a physical Android phone in the operator's rack.",
+  },
+  {
+    name: 'Messages',
+    description: 'Send, reply to, read and cancel the SMS/MMS of a cell. Sends and replies take an Idempotency-Key.',
+  },
+  {
+    name: 'Conversations',
+    description: 'One conversation per cell and participant number, ordered by latest activity.',
+  },
   { name: 'Pods', description: 'Sender pools: groups of cells, with their drafts, contact lists and cycle jobs.' },
-  { name: 'Webhooks', description: 'Endpoints that receive events, signed per Standard Webhooks, and their deliveries.' },
-  { name: 'Events', description: 'Event payloads, POSTed to webhook endpoints and sent on the WebSocket stream (wss://{host}/v1/events/stream).' },
+  {
+    name: 'Webhooks',
+    description: 'Endpoints that receive events, signed per Standard Webhooks, and their deliveries.',
+  },
+  {
+    name: 'Events',
+    description:
+      'Event payloads, POSTed to webhook endpoints and sent on the WebSocket stream (wss://{host}/v1/events/stream).',
+  },
   { name: 'Billing', description: 'Tiers, prepaid balance, payments and payer wallets.' },
   { name: 'Usage', description: 'Billable usage records and summaries.' },
   { name: 'OAuth', description: 'OAuth 2.0 grants of the organization.' },
-  { name: 'Admin', description: 'The operator surface (admin token): the phone inventory, organizations and the dev mail outbox.' },
+  {
+    name: 'Admin',
+    description: 'The operator surface (admin token): the phone inventory, organizations and the dev mail outbox.',
+  },
   { name: 'Device', description: 'The device surface (X-Phone-Key): what the Android app on each phone calls.' },
   { name: 'System', description: 'Health of the process and its database.' },
 ];
@@ -78,7 +101,12 @@ export function errorCodesOf(route: Pick<RouteOptions, 'config' | 'schema'>): Er
     codes.add('organization_unverified');
     codes.add('organization_suspended');
   }
-  if ((config.auth === 'agent' && config.scope) || config.auth === 'admin' || (config.auth === 'agent' && config.apiKeyOnly)) codes.add('forbidden');
+  if (
+    (config.auth === 'agent' && config.scope) ||
+    config.auth === 'admin' ||
+    (config.auth === 'agent' && config.apiKeyOnly)
+  )
+    codes.add('forbidden');
   if (config.auth === 'agent' && config.scope) codes.add('insufficient_scope');
   if (schema.params) codes.add('not_found');
   if (schema.body) {
@@ -109,13 +137,16 @@ function problemResponse(status: number, codes: ErrorCode[], docsUrl: string): S
     detail: sentence(ERROR_DOCS[code].when.replace(/; .*/, '')),
     code,
     request_id: EXAMPLE_REQUEST_ID,
-    ...(code === 'invalid_request' ? { errors: [{ field: 'display_name', code: 'required', message: 'display_name is required.' }] } : {}),
+    ...(code === 'invalid_request'
+      ? { errors: [{ field: 'display_name', code: 'required', message: 'display_name is required.' }] }
+      : {}),
   };
-  const headers = status === 429 || status === 503
-    ? { 'Retry-After': { type: 'integer', minimum: 0, description: 'Seconds to wait before retrying.' } }
-    : status === 401
-      ? { 'WWW-Authenticate': { type: 'string', description: 'The scheme to authenticate with: Bearer.' } }
-      : undefined;
+  const headers =
+    status === 429 || status === 503
+      ? { 'Retry-After': { type: 'integer', minimum: 0, description: 'Seconds to wait before retrying.' } }
+      : status === 401
+        ? { 'WWW-Authenticate': { type: 'string', description: 'The scheme to authenticate with: Bearer.' } }
+        : undefined;
   return {
     description: `${STATUS_CODES[status]}. ${codes.map((c) => `\`${c}\`: ${ERROR_DOCS[c].when}.`).join(' ')}`,
     content: { 'application/problem+json': { schema: PROBLEM_REF, example } },
@@ -123,7 +154,8 @@ function problemResponse(status: number, codes: ErrorCode[], docsUrl: string): S
   };
 }
 
-const isObject = (value: unknown): value is Schema => typeof value === 'object' && value !== null && !Array.isArray(value);
+const isObject = (value: unknown): value is Schema =>
+  typeof value === 'object' && value !== null && !Array.isArray(value);
 const isSuccess = (status: string) => !/^[45]/.test(status);
 
 /** The description of a success response: `Described`, or the root description of an unnamed schema. */
@@ -131,7 +163,9 @@ function responseDescription(response: unknown): string | undefined {
   if (!isObject(response)) return undefined;
   const described = response['x-response-description'];
   if (typeof described === 'string') return described;
-  return typeof response.$id !== 'string' && typeof response.description === 'string' ? response.description : undefined;
+  return typeof response.$id !== 'string' && typeof response.description === 'string'
+    ? response.description
+    : undefined;
 }
 
 /** What a documented route lacks, as phrases for the error message; empty when complete. */
@@ -139,18 +173,24 @@ export function documentationGaps(route: Pick<RouteOptions, 'config' | 'schema'>
   const schema = (route.schema ?? {}) as Schema;
   const gaps: string[] = [];
   if (!route.config?.auth) gaps.push('config.auth (its surface)');
-  if (typeof schema.operationId !== 'string' || !/^[a-z][A-Za-z0-9]*$/.test(schema.operationId)) gaps.push('schema.operationId in camelCase, e.g. listCells');
+  if (typeof schema.operationId !== 'string' || !/^[a-z][A-Za-z0-9]*$/.test(schema.operationId))
+    gaps.push('schema.operationId in camelCase, e.g. listCells');
   if (typeof schema.summary !== 'string' || schema.summary === '') gaps.push('schema.summary');
   const tags = Array.isArray(schema.tags) ? (schema.tags as unknown[]) : [];
   if (tags.length === 0) gaps.push('schema.tags');
-  for (const tag of tags) if (!TAG_NAMES.has(String(tag))) gaps.push(`tag "${String(tag)}" declared with a description in TAGS (src/http/openapi.ts)`);
-  const success = Object.entries(isObject(schema.response) ? schema.response : {}).filter(([status]) => isSuccess(status));
+  for (const tag of tags)
+    if (!TAG_NAMES.has(String(tag)))
+      gaps.push(`tag "${String(tag)}" declared with a description in TAGS (src/http/openapi.ts)`);
+  const success = Object.entries(isObject(schema.response) ? schema.response : {}).filter(([status]) =>
+    isSuccess(status),
+  );
   if (success.length === 0) gaps.push('a success response in schema.response');
   for (const [status, response] of success) {
     if (!responseDescription(response)) gaps.push(`a description of its ${status} response: Described(schema, '...')`);
   }
   const headers = isObject(schema.headers) && isObject(schema.headers.properties) ? schema.headers.properties : {};
-  if (route.config?.idempotent && !headers['Idempotency-Key']) gaps.push('the Idempotency-Key header in schema.headers (IdempotencyKeyHeaders)');
+  if (route.config?.idempotent && !headers['Idempotency-Key'])
+    gaps.push('the Idempotency-Key header in schema.headers (IdempotencyKeyHeaders)');
   return gaps;
 }
 
@@ -172,13 +212,18 @@ function collectNamed(node: unknown, named: Record<string, Schema>): void {
     // A copy: generating the document rewrites nested named schemas into references in place,
     // and the route schemas must stay as they are (serializers of other apps compile them).
     if (!known) named[id] = JSON.parse(text) as Schema;
-    else if (JSON.stringify(known) !== text) throw new Error(`OpenAPI: two different schemas are named ${id}; give one another $id.`);
+    else if (JSON.stringify(known) !== text)
+      throw new Error(`OpenAPI: two different schemas are named ${id}; give one another $id.`);
   }
   for (const [key, value] of Object.entries(node)) if (!DATA_KEYWORDS.has(key)) collectNamed(value, named);
 }
 
 const REPLAYED_HEADER = {
-  'Idempotent-Replayed': { type: 'string', enum: ['true'], description: 'Present when this answer replays the first request made with the same Idempotency-Key.' },
+  'Idempotent-Replayed': {
+    type: 'string',
+    enum: ['true'],
+    description: 'Present when this answer replays the first request made with the same Idempotency-Key.',
+  },
 };
 
 /** The responses of an operation in the document: success ones by reference, errors by status. */
@@ -189,16 +234,18 @@ function documentedResponses(route: Pick<RouteOptions, 'config' | 'schema'>, doc
   for (const [status, response] of Object.entries(declared)) {
     if (!isSuccess(status) || !isObject(response)) continue;
     // A named root stays a reference; the response says what this answer is.
-    responses[status] = typeof response.$id === 'string'
-      ? { $ref: `#/components/schemas/${response.$id}`, description: responseDescription(response), ...replayed }
-      : { ...response, ...replayed };
+    responses[status] =
+      typeof response.$id === 'string'
+        ? { $ref: `#/components/schemas/${response.$id}`, description: responseDescription(response), ...replayed }
+        : { ...response, ...replayed };
   }
   const byStatus = new Map<number, ErrorCode[]>();
   for (const code of errorCodesOf(route)) {
     const status = ERRORS[code].status;
     byStatus.set(status, [...(byStatus.get(status) ?? []), code]);
   }
-  for (const status of [...byStatus.keys()].sort((a, b) => a - b)) responses[status] = problemResponse(status, byStatus.get(status) ?? [], docsUrl);
+  for (const status of [...byStatus.keys()].sort((a, b) => a - b))
+    responses[status] = problemResponse(status, byStatus.get(status) ?? [], docsUrl);
   responses['4XX'] = {
     description: 'Another client error, e.g. `request_timeout` (408) or `headers_too_large` (431).',
     content: { 'application/problem+json': { schema: PROBLEM_REF } },
@@ -206,16 +253,28 @@ function documentedResponses(route: Pick<RouteOptions, 'config' | 'schema'>, doc
   return responses;
 }
 
-const pascal = (type: string) => type.split(/[._]/).map((part) => part[0].toUpperCase() + part.slice(1)).join('');
+const pascal = (type: string) =>
+  type
+    .split(/[._]/)
+    .map((part) => part[0].toUpperCase() + part.slice(1))
+    .join('');
 const eventSchemaName = (type: EventType) => `${pascal(type)}Event`;
 
 const EventEnvelope = Type.Object(
   {
-    id: Type.String({ description: 'evt_... id, also the webhook-id header: delivery is at least once, so dedupe on it.' }),
+    id: Type.String({
+      description: 'evt_... id, also the webhook-id header: delivery is at least once, so dedupe on it.',
+    }),
     type: Type.Unsafe<EventType>({ type: 'string', enum: [...EVENT_TYPES], description: 'The event type.' }),
     created_at: { ...Timestamp, description: 'When the change happened.' },
     organization_id: Type.String({ description: 'The organization the event belongs to.' }),
-    data: Type.Object({}, { additionalProperties: true, description: "The object's view at the change: the JSON the REST API shows for it." }),
+    data: Type.Object(
+      {},
+      {
+        additionalProperties: true,
+        description: "The object's view at the change: the JSON the REST API shows for it.",
+      },
+    ),
   },
   {
     $id: 'EventEnvelope',
@@ -246,7 +305,9 @@ function eventSchemas(): Record<string, Schema> {
           required: ['type', 'data'],
           properties: {
             type: { type: 'string', const: type },
-            data: data ? { $ref: `#/components/schemas/${data}` } : { type: 'object', additionalProperties: true, description: 'Not described yet.' },
+            data: data
+              ? { $ref: `#/components/schemas/${data}` }
+              : { type: 'object', additionalProperties: true, description: 'Not described yet.' },
           },
         },
       ],
@@ -274,7 +335,8 @@ const WEBHOOK_HEADERS = {
     name: 'webhook-signature',
     in: 'header' as const,
     required: true,
-    description: 'v1,<base64 HMAC-SHA256 of "{webhook-id}.{webhook-timestamp}.{body}" keyed with the whsec_ secret>. For 24 hours after a rotation, two space-separated signatures (new and previous secret).',
+    description:
+      'v1,<base64 HMAC-SHA256 of "{webhook-id}.{webhook-timestamp}.{body}" keyed with the whsec_ secret>. For 24 hours after a rotation, two space-separated signatures (new and previous secret).',
     schema: { type: 'string' as const },
   },
 };
@@ -289,9 +351,15 @@ function webhookOperation(type: EventType) {
     tags: ['Events'],
     security: [],
     parameters: Object.keys(WEBHOOK_HEADERS).map((name) => ({ $ref: `#/components/parameters/${name}` })),
-    requestBody: { required: true, content: { 'application/json': { schema: { $ref: `#/components/schemas/${eventSchemaName(type)}` } } } },
+    requestBody: {
+      required: true,
+      content: { 'application/json': { schema: { $ref: `#/components/schemas/${eventSchemaName(type)}` } } },
+    },
     responses: {
-      200: { description: 'Any 2xx status acknowledges the delivery; other answers are retried with backoff (Retry-After is honoured).' },
+      200: {
+        description:
+          'Any 2xx status acknowledges the delivery; other answers are retried with backoff (Retry-After is honoured).',
+      },
       410: { description: 'Gone: Cellgate disables the endpoint (webhook.disabled) and stops delivering to it.' },
     },
   };
@@ -303,7 +371,6 @@ function webhooks() {
   for (const type of EVENT_TYPES) items[type] = { post: webhookOperation(type) };
   return items;
 }
-
 
 export async function registerOpenApi(app: App, config: Config): Promise<void> {
   app.addSchema(Problem);
@@ -325,7 +392,11 @@ export async function registerOpenApi(app: App, config: Config): Promise<void> {
         schemas,
         parameters: WEBHOOK_HEADERS,
         securitySchemes: {
-          bearer: { type: 'http', scheme: 'bearer', description: 'API key (cg_live_...) or OAuth access token (cg_at_...).' },
+          bearer: {
+            type: 'http',
+            scheme: 'bearer',
+            description: 'API key (cg_live_...) or OAuth access token (cg_at_...).',
+          },
           admin: { type: 'http', scheme: 'bearer', description: 'Admin token (cg_adm_...).' },
           phoneKey: { type: 'apiKey', in: 'header', name: 'X-Phone-Key', description: 'Device key (cg_dev_...).' },
         },
@@ -337,14 +408,23 @@ export async function registerOpenApi(app: App, config: Config): Promise<void> {
     transform: ({ schema, url, route }) =>
       !schema || (schema as Schema).hide
         ? { schema, url }
-        : { schema: JSON.parse(JSON.stringify({ ...schema, response: documentedResponses(route, config.docsUrl) })) as Schema, url },
+        : {
+            schema: JSON.parse(
+              JSON.stringify({ ...schema, response: documentedResponses(route, config.docsUrl) }),
+            ) as Schema,
+            url,
+          },
     transformObject: (document) => {
       if (!('openapiObject' in document)) return document.swaggerObject;
       const { openapiObject } = document;
       // Only the tags in use, in TAGS order.
       const used = new Set<string>();
-      for (const item of [...Object.values(openapiObject.paths ?? {}), ...Object.values((openapiObject as Schema).webhooks ?? {})]) {
-        for (const operation of Object.values(item as Schema)) if (isObject(operation) && Array.isArray(operation.tags)) operation.tags.forEach((t) => used.add(String(t)));
+      for (const item of [
+        ...Object.values(openapiObject.paths ?? {}),
+        ...Object.values((openapiObject as Schema).webhooks ?? {}),
+      ]) {
+        for (const operation of Object.values(item as Schema))
+          if (isObject(operation) && Array.isArray(operation.tags)) operation.tags.forEach((t) => used.add(String(t)));
       }
       // Payment discovery (mppx's OpenAPI reader): what an operation may charge, on which rails.
       for (const item of Object.values(openapiObject.paths ?? {})) {
@@ -353,7 +433,11 @@ export async function registerOpenApi(app: App, config: Config): Promise<void> {
           if (info) (operation as Schema)['x-payment-info'] = info;
         }
       }
-      return { ...openapiObject, 'x-service-info': serviceInfo(config), tags: TAGS.filter((tag) => used.has(tag.name)) };
+      return {
+        ...openapiObject,
+        'x-service-info': serviceInfo(config),
+        tags: TAGS.filter((tag) => used.has(tag.name)),
+      };
     },
   };
   await app.register(swagger, options);
@@ -369,8 +453,14 @@ export async function registerOpenApi(app: App, config: Config): Promise<void> {
       schema.security = SECURITY_BY_SURFACE[surface];
       const response = (schema.response ??= {}) as Schema;
       // 4xx/5xx, not `default`: a default schema would also serialize undeclared 2xx bodies as Problem.
-      response['4xx'] ??= { description: 'Client error', content: { 'application/problem+json': { schema: PROBLEM_REF } } };
-      response['5xx'] ??= { description: 'Server error', content: { 'application/problem+json': { schema: PROBLEM_REF } } };
+      response['4xx'] ??= {
+        description: 'Client error',
+        content: { 'application/problem+json': { schema: PROBLEM_REF } },
+      };
+      response['5xx'] ??= {
+        description: 'Server error',
+        content: { 'application/problem+json': { schema: PROBLEM_REF } },
+      };
     }
     const schema = route.schema as Schema | undefined;
     if (schema?.hide || route.method === 'HEAD') return;
@@ -378,9 +468,16 @@ export async function registerOpenApi(app: App, config: Config): Promise<void> {
     const name = `${[route.method].flat().join(',')} ${route.url}`;
     if (gaps.length > 0) throw new Error(`OpenAPI: the route ${name} needs ${gaps.join('; ')}.`);
     const operationId = String(schema?.operationId);
-    if (operationIds.has(operationId)) throw new Error(`OpenAPI: the operationId ${operationId} of ${name} is taken by another route.`);
+    if (operationIds.has(operationId))
+      throw new Error(`OpenAPI: the operationId ${operationId} of ${name} is taken by another route.`);
     operationIds.add(operationId);
-    operations.push({ method: [route.method].flat().join(','), url: route.url, operationId, summary: String(schema?.summary), codes: errorCodesOf(route) });
+    operations.push({
+      method: [route.method].flat().join(','),
+      url: route.url,
+      operationId,
+      summary: String(schema?.summary),
+      codes: errorCodesOf(route),
+    });
     collectNamed(schema?.response, schemas);
   });
 }

@@ -4,8 +4,14 @@ import { Type } from 'typebox';
 import { DEFAULT_PAGE_SIZE } from '../lib/pagination.ts';
 
 export const PaginationQuery = {
-  limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 200, default: DEFAULT_PAGE_SIZE, description: 'Page size, 1-200.' })),
-  cursor: Type.Optional(Type.String({ minLength: 1, maxLength: 512, description: 'next_cursor of the previous page.' })),
+  limit: Type.Optional(
+    Type.Integer({ minimum: 1, maximum: 200, default: DEFAULT_PAGE_SIZE, description: 'Page size, 1-200.' }),
+  ),
+  cursor: Type.Optional(
+    Type.String({ minLength: 1, maxLength: 512, description: 'next_cursor of the previous page.' }),
+  ),
 };
 
-export const NextCursor = Type.Union([Type.String(), Type.Null()], { description: 'Cursor of the next page, or null on the last page.' });
+export const NextCursor = Type.Union([Type.String(), Type.Null()], {
+  description: 'Cursor of the next page, or null on the last page.',
+});

@@ -3,7 +3,15 @@ import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { Redis } from 'ioredis';
 import { buildApp } from '../app.ts';
-import { activeOrganization, admin, bearer, verifiedOrganization, expectProblem, startApp, type TestApp } from '../../test/harness.ts';
+import {
+  activeOrganization,
+  admin,
+  bearer,
+  verifiedOrganization,
+  expectProblem,
+  startApp,
+  type TestApp,
+} from '../../test/harness.ts';
 import { MemoryRateLimiter } from './rate-limit.ts';
 import { RedisRateLimiter } from './redis-rate-limit.ts';
 
@@ -40,7 +48,8 @@ describe('per-credential token bucket', () => {
     expectProblem(await t.app.inject({ url: '/v1/auth/whoami', headers: org.headers }), 429, 'rate_limited');
 
     t.clock.advance(1500);
-    for (let i = 0; i < 3; i++) assert.equal((await t.app.inject({ url: '/v1/auth/whoami', headers: org.headers })).statusCode, 200);
+    for (let i = 0; i < 3; i++)
+      assert.equal((await t.app.inject({ url: '/v1/auth/whoami', headers: org.headers })).statusCode, 200);
   });
 
   it('each credential has its own bucket', async () => {
@@ -70,7 +79,7 @@ describe('per-credential token bucket', () => {
       assert.equal(ok.statusCode, 200);
       remaining.push(String(ok.headers['ratelimit-remaining']));
     }
-    assert.deepEqual(remaining, ['2', '1', '0'], 'the headers describe the tighter bucket: the organization\'s');
+    assert.deepEqual(remaining, ['2', '1', '0'], "the headers describe the tighter bucket: the organization's");
     const blocked = await t.app.inject({ url: '/v1/auth/whoami', headers: bearer(keys[3]) });
     const problem = expectProblem(blocked, 429, 'rate_limited');
     assert.match(problem.detail, /this organization/);
@@ -80,12 +89,17 @@ describe('per-credential token bucket', () => {
     assert.equal(blocked.headers['ratelimit-reset'], '2');
     assert.equal((await t.app.inject({ url: '/v1/auth/whoami', headers: other.headers })).statusCode, 200);
     t.clock.advance(500);
-    assert.equal((await t.app.inject({ url: '/v1/auth/whoami', headers: bearer(keys[3]) })).statusCode, 200, 'the organization refills as a key does');
+    assert.equal(
+      (await t.app.inject({ url: '/v1/auth/whoami', headers: bearer(keys[3]) })).statusCode,
+      200,
+      'the organization refills as a key does',
+    );
   });
 
   it('the admin token is limited too', async () => {
     t.clock.advance(10_000);
-    for (let i = 0; i < 3; i++) assert.equal((await t.app.inject({ url: '/v1/admin/outbox', headers: admin })).statusCode, 200);
+    for (let i = 0; i < 3; i++)
+      assert.equal((await t.app.inject({ url: '/v1/admin/outbox', headers: admin })).statusCode, 200);
     expectProblem(await t.app.inject({ url: '/v1/admin/outbox', headers: admin }), 429, 'rate_limited');
   });
 
@@ -103,7 +117,8 @@ describe('CELLGATE_RATE_LIMIT=0', () => {
 
   it('turns per-credential limiting off', async () => {
     const org = await activeOrganization(t);
-    for (let i = 0; i < 30; i++) assert.equal((await t.app.inject({ url: '/v1/auth/whoami', headers: org.headers })).statusCode, 200);
+    for (let i = 0; i < 30; i++)
+      assert.equal((await t.app.inject({ url: '/v1/auth/whoami', headers: org.headers })).statusCode, 200);
   });
 });
 
@@ -111,9 +126,24 @@ describe('MemoryRateLimiter', () => {
   it('computes remaining, reset and retry-after from the bucket', async () => {
     const limiter = new MemoryRateLimiter();
     const bucket = { rate: 1, burst: 2 };
-    assert.deepEqual(await limiter.take('k', bucket, 0), { allowed: true, remaining: 1, resetSeconds: 1, retryAfterSeconds: 0 });
-    assert.deepEqual(await limiter.take('k', bucket, 0), { allowed: true, remaining: 0, resetSeconds: 2, retryAfterSeconds: 0 });
-    assert.deepEqual(await limiter.take('k', bucket, 0), { allowed: false, remaining: 0, resetSeconds: 2, retryAfterSeconds: 1 });
+    assert.deepEqual(await limiter.take('k', bucket, 0), {
+      allowed: true,
+      remaining: 1,
+      resetSeconds: 1,
+      retryAfterSeconds: 0,
+    });
+    assert.deepEqual(await limiter.take('k', bucket, 0), {
+      allowed: true,
+      remaining: 0,
+      resetSeconds: 2,
+      retryAfterSeconds: 0,
+    });
+    assert.deepEqual(await limiter.take('k', bucket, 0), {
+      allowed: false,
+      remaining: 0,
+      resetSeconds: 2,
+      retryAfterSeconds: 1,
+    });
     assert.equal((await limiter.take('k', bucket, 1000)).allowed, true);
   });
 });
@@ -136,46 +166,60 @@ const REDIS_URL = process.env.CELLGATE_TEST_REDIS_URL ?? 'redis://127.0.0.1:6379
 describe('RedisRateLimiter', async () => {
   const reachable = await redisReachable(REDIS_URL);
 
-  it('shares one budget between two app instances', { skip: reachable ? false : `Redis unreachable at ${REDIS_URL}` }, async () => {
-    const env = { CELLGATE_RATE_LIMIT: '2', CELLGATE_RATE_LIMIT_BURST: '3', CELLGATE_REDIS_URL: REDIS_URL };
-    const first = await startApp({ env });
-    const { app: second } = await buildApp({ config: first.config, database: first.database, clock: first.clock, mailer: first.mail, logger: false });
-    await second.ready();
-    try {
-      const org = await activeOrganization(first);
-      first.clock.advance(10_000);
-      assert.equal((await first.app.inject({ url: '/v1/auth/whoami', headers: org.headers })).statusCode, 200);
-      assert.equal((await second.inject({ url: '/v1/auth/whoami', headers: org.headers })).statusCode, 200);
-      const third = await first.app.inject({ url: '/v1/auth/whoami', headers: org.headers });
-      assert.equal(third.statusCode, 200);
-      assert.equal(third.headers['ratelimit-remaining'], '0');
-      const blocked = await second.inject({ url: '/v1/auth/whoami', headers: org.headers });
-      expectProblem(blocked, 429, 'rate_limited');
-      assert.equal(blocked.headers['retry-after'], '1');
-      expectProblem(await first.app.inject({ url: '/v1/auth/whoami', headers: org.headers }), 429, 'rate_limited');
+  it(
+    'shares one budget between two app instances',
+    { skip: reachable ? false : `Redis unreachable at ${REDIS_URL}` },
+    async () => {
+      const env = { CELLGATE_RATE_LIMIT: '2', CELLGATE_RATE_LIMIT_BURST: '3', CELLGATE_REDIS_URL: REDIS_URL };
+      const first = await startApp({ env });
+      const { app: second } = await buildApp({
+        config: first.config,
+        database: first.database,
+        clock: first.clock,
+        mailer: first.mail,
+        logger: false,
+      });
+      await second.ready();
+      try {
+        const org = await activeOrganization(first);
+        first.clock.advance(10_000);
+        assert.equal((await first.app.inject({ url: '/v1/auth/whoami', headers: org.headers })).statusCode, 200);
+        assert.equal((await second.inject({ url: '/v1/auth/whoami', headers: org.headers })).statusCode, 200);
+        const third = await first.app.inject({ url: '/v1/auth/whoami', headers: org.headers });
+        assert.equal(third.statusCode, 200);
+        assert.equal(third.headers['ratelimit-remaining'], '0');
+        const blocked = await second.inject({ url: '/v1/auth/whoami', headers: org.headers });
+        expectProblem(blocked, 429, 'rate_limited');
+        assert.equal(blocked.headers['retry-after'], '1');
+        expectProblem(await first.app.inject({ url: '/v1/auth/whoami', headers: org.headers }), 429, 'rate_limited');
 
-      first.clock.advance(1000);
-      assert.equal((await second.inject({ url: '/v1/auth/whoami', headers: org.headers })).statusCode, 200);
-    } finally {
-      await second.close();
-      await first.close();
-    }
-  });
+        first.clock.advance(1000);
+        assert.equal((await second.inject({ url: '/v1/auth/whoami', headers: org.headers })).statusCode, 200);
+      } finally {
+        await second.close();
+        await first.close();
+      }
+    },
+  );
 
-  it('refills atomically in Redis and expires idle buckets', { skip: reachable ? false : `Redis unreachable at ${REDIS_URL}` }, async () => {
-    const limiter = new RedisRateLimiter(REDIS_URL);
-    const key = `test:${randomBytes(6).toString('hex')}`;
-    try {
-      const bucket = { rate: 10, burst: 2 };
-      const results = await Promise.all(Array.from({ length: 5 }, () => limiter.take(key, bucket, 1_000)));
-      assert.equal(results.filter((r) => r.allowed).length, 2, 'concurrent takes never overspend');
-      assert.equal((await limiter.take(key, bucket, 1_100)).allowed, true);
-      const probe = new Redis(REDIS_URL);
-      const ttl = await probe.pttl(`cellgate:rl:${key}`);
-      probe.disconnect();
-      assert.ok(ttl > 0 && ttl <= 1200, `ttl ${ttl}`);
-    } finally {
-      await limiter.close();
-    }
-  });
+  it(
+    'refills atomically in Redis and expires idle buckets',
+    { skip: reachable ? false : `Redis unreachable at ${REDIS_URL}` },
+    async () => {
+      const limiter = new RedisRateLimiter(REDIS_URL);
+      const key = `test:${randomBytes(6).toString('hex')}`;
+      try {
+        const bucket = { rate: 10, burst: 2 };
+        const results = await Promise.all(Array.from({ length: 5 }, () => limiter.take(key, bucket, 1_000)));
+        assert.equal(results.filter((r) => r.allowed).length, 2, 'concurrent takes never overspend');
+        assert.equal((await limiter.take(key, bucket, 1_100)).allowed, true);
+        const probe = new Redis(REDIS_URL);
+        const ttl = await probe.pttl(`cellgate:rl:${key}`);
+        probe.disconnect();
+        assert.ok(ttl > 0 && ttl <= 1200, `ttl ${ttl}`);
+      } finally {
+        await limiter.close();
+      }
+    },
+  );
 });

@@ -66,10 +66,15 @@ export interface RateLimitPolicy {
 }
 
 /** The policy from the configuration, computed once: the limiter and agent status both read it. */
-export function rateLimitPolicy(config: Pick<Config, 'rateLimit' | 'rateLimitBurst' | 'signUpsPerHourPerIp'>): RateLimitPolicy {
+export function rateLimitPolicy(
+  config: Pick<Config, 'rateLimit' | 'rateLimitBurst' | 'signUpsPerHourPerIp'>,
+): RateLimitPolicy {
   return {
     perCredential: config.rateLimit > 0 ? { rate: config.rateLimit, burst: Math.max(1, config.rateLimitBurst) } : null,
-    signUpPerIp: config.signUpsPerHourPerIp > 0 ? { rate: config.signUpsPerHourPerIp / 3600, burst: config.signUpsPerHourPerIp } : null,
+    signUpPerIp:
+      config.signUpsPerHourPerIp > 0
+        ? { rate: config.signUpsPerHourPerIp / 3600, burst: config.signUpsPerHourPerIp }
+        : null,
   };
 }
 
@@ -90,7 +95,11 @@ function credentialKey(request: FastifyRequest): string {
   return `ip:${request.ip}`;
 }
 
-function setHeaders(reply: { header(name: string, value: string | number): unknown }, bucket: Bucket, result: TakeResult): void {
+function setHeaders(
+  reply: { header(name: string, value: string | number): unknown },
+  bucket: Bucket,
+  result: TakeResult,
+): void {
   reply.header('RateLimit-Limit', bucket.burst);
   reply.header('RateLimit-Remaining', result.remaining);
   reply.header('RateLimit-Reset', result.resetSeconds);
@@ -101,7 +110,13 @@ function limited(result: TakeResult, detail: string): ApiError {
 }
 
 // A limiter outage (Redis down) must not take the API down with it: allow, and say so in the log.
-async function takeOrAllow(limiter: RateLimiter, key: string, bucket: Bucket, nowMs: number, request: FastifyRequest): Promise<TakeResult> {
+async function takeOrAllow(
+  limiter: RateLimiter,
+  key: string,
+  bucket: Bucket,
+  nowMs: number,
+  request: FastifyRequest,
+): Promise<TakeResult> {
   try {
     return await limiter.take(key, bucket, nowMs);
   } catch (error) {
@@ -140,7 +155,11 @@ export function registerRateLimit(app: App, options: RateLimitOptions): void {
       }
       const shared = await takeOrAllow(options.limiter, organization, bucket, options.now(), request);
       setHeaders(reply, bucket, !shared.allowed || shared.remaining < own.remaining ? shared : own);
-      if (!shared.allowed) throw limited(shared, 'Too many requests for this organization (all its API keys and tokens together); slow down.');
+      if (!shared.allowed)
+        throw limited(
+          shared,
+          'Too many requests for this organization (all its API keys and tokens together); slow down.',
+        );
     };
     route.onRequest = [...hookList(route.onRequest), limit];
   });
@@ -151,9 +170,21 @@ export function registerRateLimit(app: App, options: RateLimitOptions): void {
  * on the shared limiter (Redis across processes when configured), whatever the per-credential
  * limit says. Over it: 429 `rate_limited` with Retry-After and the RateLimit-* headers.
  */
-export function addressLimit(options: { limiter: RateLimiter; now: () => number; name: string; bucket: Bucket; detail: string }) {
+export function addressLimit(options: {
+  limiter: RateLimiter;
+  now: () => number;
+  name: string;
+  bucket: Bucket;
+  detail: string;
+}) {
   return async (request: FastifyRequest, reply: FastifyReply): Promise<void> => {
-    const result = await takeOrAllow(options.limiter, `${options.name}:${request.ip}`, options.bucket, options.now(), request);
+    const result = await takeOrAllow(
+      options.limiter,
+      `${options.name}:${request.ip}`,
+      options.bucket,
+      options.now(),
+      request,
+    );
     if (result.allowed) return;
     setHeaders(reply, options.bucket, result);
     throw limited(result, options.detail);

@@ -69,7 +69,14 @@ describe('the request log in JSON mode', () => {
 describe('the request log on a terminal (pino-pretty)', () => {
   it('prints a request as one line', async () => {
     const { sink, chunks } = memory();
-    const t = await startApp({ deps: { logger: pino(loggerOptions({ logLevel: 'info' }), pretty({ ...PRETTY_OPTIONS, colorize: false, destination: sink })) } });
+    const t = await startApp({
+      deps: {
+        logger: pino(
+          loggerOptions({ logLevel: 'info' }),
+          pretty({ ...PRETTY_OPTIONS, colorize: false, destination: sink }),
+        ),
+      },
+    });
     try {
       const response = await t.app.inject({ url: '/health' });
       await new Promise((resolve) => setImmediate(resolve));
@@ -85,18 +92,27 @@ describe('the request log on a terminal (pino-pretty)', () => {
 
 describe('redactUrl', () => {
   it('replaces the values of secret parameters, whatever their case or encoding', () => {
-    assert.equal(redactUrl('/v1/x?API_KEY=a&Access%5Ftoken=b&client_secret=c&code=123456&state=s&limit=5'),
-      '/v1/x?API_KEY=[REDACTED]&Access%5Ftoken=[REDACTED]&client_secret=[REDACTED]&code=[REDACTED]&state=[REDACTED]&limit=5');
+    assert.equal(
+      redactUrl('/v1/x?API_KEY=a&Access%5Ftoken=b&client_secret=c&code=123456&state=s&limit=5'),
+      '/v1/x?API_KEY=[REDACTED]&Access%5Ftoken=[REDACTED]&client_secret=[REDACTED]&code=[REDACTED]&state=[REDACTED]&limit=5',
+    );
   });
 
   it('replaces Cellgate secrets wherever they are, raw or percent-encoded', () => {
-    assert.equal(redactUrl('/v1/cells/cg_live_Abc123?q=whsec_ab%2Bcd%3D&note=cg%5Fat%5FXyz&request=oar_1'),
-      '/v1/cells/[REDACTED]?q=[REDACTED]&note=[REDACTED]&request=oar_1');
+    assert.equal(
+      redactUrl('/v1/cells/cg_live_Abc123?q=whsec_ab%2Bcd%3D&note=cg%5Fat%5FXyz&request=oar_1'),
+      '/v1/cells/[REDACTED]?q=[REDACTED]&note=[REDACTED]&request=oar_1',
+    );
     assert.equal(redactUrl('/v1/x?cg_adm_Secret'), '/v1/x?[REDACTED]');
   });
 
   it('keeps URLs without secrets as they are', () => {
-    for (const url of ['/health', '/v1/cells?limit=10&cursor=abc', '/console/consent?request=oar_01abc', '/v1/messages?idempotency_key=k1']) {
+    for (const url of [
+      '/health',
+      '/v1/cells?limit=10&cursor=abc',
+      '/console/consent?request=oar_01abc',
+      '/v1/messages?idempotency_key=k1',
+    ]) {
       assert.equal(redactUrl(url), url);
     }
   });

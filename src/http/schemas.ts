@@ -42,13 +42,21 @@ export const Problem = Type.Object(
     title: Type.String({ description: 'The title of the code.' }),
     status: Type.Integer({ minimum: 400, maximum: 599, description: 'The HTTP status.' }),
     detail: Type.String({ description: 'What went wrong with this request, for humans.' }),
-    code: Type.Unsafe<ErrorCode>({ type: 'string', enum: [...ERROR_CODES], description: 'The machine-readable error code.' }),
+    code: Type.Unsafe<ErrorCode>({
+      type: 'string',
+      enum: [...ERROR_CODES],
+      description: 'The machine-readable error code.',
+    }),
     request_id: Type.String({ description: 'The X-Request-Id of the request; quote it when asking for help.' }),
     errors: Type.Optional(
       Type.Array(
         Type.Object({
-          field: Type.String({ description: 'The field, dotted for nested ones (media_urls.1), or the header or query parameter.' }),
-          code: Type.String({ description: 'What is wrong with it, e.g. required, unknown_field, too_long, invalid_format.' }),
+          field: Type.String({
+            description: 'The field, dotted for nested ones (media_urls.1), or the header or query parameter.',
+          }),
+          code: Type.String({
+            description: 'What is wrong with it, e.g. required, unknown_field, too_long, invalid_format.',
+          }),
           message: Type.String(),
         }),
         { description: 'One entry per invalid field (validation errors).' },
@@ -58,7 +66,8 @@ export const Problem = Type.Object(
   {
     $id: 'Problem',
     additionalProperties: true,
-    description: 'RFC 9457 problem details: the body of every error (application/problem+json). Some codes add members, e.g. payment on 402.',
+    description:
+      'RFC 9457 problem details: the body of every error (application/problem+json). Some codes add members, e.g. payment on 402.',
     examples: [
       {
         type: 'https://cellgate.test/docs/errors/invalid_request',

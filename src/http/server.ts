@@ -29,7 +29,10 @@ export function loggerOptions(config: Pick<Config, 'logLevel'>) {
     redact: REDACT_PATHS,
     serializers: {
       // Replaces Fastify's, which logs the URL as it came.
-      req: (request: { method?: string; url?: string }) => ({ method: request.method, url: request.url === undefined ? undefined : redactUrl(request.url) }),
+      req: (request: { method?: string; url?: string }) => ({
+        method: request.method,
+        url: request.url === undefined ? undefined : redactUrl(request.url),
+      }),
     },
   };
 }
@@ -44,7 +47,9 @@ export function createServer(config: Config, clock: Clock, logger: FastifyBaseLo
             logger: {
               ...loggerOptions(config),
               // Human-readable on a terminal (a worker thread formats the lines); JSON otherwise.
-              ...(config.logFormat === 'pretty' ? { transport: { target: 'pino-pretty', options: PRETTY_OPTIONS } } : {}),
+              ...(config.logFormat === 'pretty'
+                ? { transport: { target: 'pino-pretty', options: PRETTY_OPTIONS } }
+                : {}),
             },
           }),
     genReqId: (raw) => requestIdFor(raw, clock),
@@ -77,7 +82,15 @@ export function createServer(config: Config, clock: Clock, logger: FastifyBaseLo
   // off), with the URL redacted; skipped entirely above info level.
   if (['trace', 'debug', 'info'].includes(app.log.level)) {
     app.addHook('onResponse', (request, reply, done) => {
-      request.log.info({ method: request.method, url: redactUrl(request.url), status: reply.statusCode, ms: Math.round(reply.elapsedTime) }, 'request');
+      request.log.info(
+        {
+          method: request.method,
+          url: redactUrl(request.url),
+          status: reply.statusCode,
+          ms: Math.round(reply.elapsedTime),
+        },
+        'request',
+      );
       done();
     });
   }

@@ -44,7 +44,10 @@ describe('closing with kept-alive connections', () => {
     const org = await activeOrganization(t);
     const port = await listeningPort(t);
     const agent = new http.Agent({ keepAlive: true, maxSockets: 8 });
-    const paths: Array<[string, Record<string, string>]> = [['/health', {}], ['/v1/auth/whoami', org.headers]];
+    const paths: Array<[string, Record<string, string>]> = [
+      ['/health', {}],
+      ['/v1/auth/whoami', org.headers],
+    ];
     // Warm the pool: eight kept-alive connections.
     await Promise.all(Array.from({ length: 8 }, (_, i) => get(port, paths[i % 2][0], agent, paths[i % 2][1])));
     const outcomes: Outcome[] = [];
@@ -60,7 +63,10 @@ describe('closing with kept-alive connections', () => {
     await Promise.all([t.close(), ...clients]);
     agent.destroy();
 
-    assert.deepEqual(outcomes.filter((o) => o.error).map((o) => o.error), []);
+    assert.deepEqual(
+      outcomes.filter((o) => o.error).map((o) => o.error),
+      [],
+    );
     const unavailable = outcomes.filter((o) => o.status !== 200);
     assert.equal(unavailable.length, 8, 'each client ends on a 503');
     unavailable.forEach(assertUnavailable);
@@ -78,7 +84,8 @@ describe('closing with kept-alive connections', () => {
     const request = 'GET /health HTTP/1.1\r\nHost: cellgate.test\r\n\r\n';
     socket.write(request);
     const deadline = performance.now() + 5000;
-    while (parseResponses(received).length < 1 && performance.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 5));
+    while (parseResponses(received).length < 1 && performance.now() < deadline)
+      await new Promise((resolve) => setTimeout(resolve, 5));
     assert.equal(parseResponses(received)[0]?.status, 200);
 
     const closing = t.close();

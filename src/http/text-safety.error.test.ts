@@ -29,15 +29,27 @@ describe('text safety: strings a request carries', () => {
   });
   after(() => t.close());
 
-  const raw = (method: 'POST' | 'PATCH', url: string, payload: string | Buffer, headers: Record<string, string> = org.headers) =>
-    t.app.inject({ method, url, headers: { ...headers, ...JSON_TYPE }, payload });
+  const raw = (
+    method: 'POST' | 'PATCH',
+    url: string,
+    payload: string | Buffer,
+    headers: Record<string, string> = org.headers,
+  ) => t.app.inject({ method, url, headers: { ...headers, ...JSON_TYPE }, payload });
   const sendRaw = (payload: string | Buffer, headers: Record<string, string> = {}) =>
     raw('POST', `/v1/cells/${line.cell.id}/messages/send`, payload, { ...line.org.headers, ...headers });
-  const cellNames = async () => (await t.app.inject({ url: '/v1/cells', headers: org.headers })).json().cells.map((c: { display_name: string }) => c.display_name);
-  const messageCount = async () => (await t.database.db.selectFrom('messages').select('id').where('cell_id', '=', line.cell.id).execute()).length;
+  const cellNames = async () =>
+    (await t.app.inject({ url: '/v1/cells', headers: org.headers }))
+      .json()
+      .cells.map((c: { display_name: string }) => c.display_name);
+  const messageCount = async () =>
+    (await t.database.db.selectFrom('messages').select('id').where('cell_id', '=', line.cell.id).execute()).length;
 
   it('rejects NUL in display_name on POST /v1/cells (400 invalid_character) and writes nothing', async () => {
-    const body = expectProblem(await raw('POST', '/v1/cells', '{"display_name":"nul\\u0000here"}'), 400, 'invalid_request');
+    const body = expectProblem(
+      await raw('POST', '/v1/cells', '{"display_name":"nul\\u0000here"}'),
+      400,
+      'invalid_request',
+    );
     assert.deepEqual(fields(body), [['display_name', 'invalid_character']]);
     assert.match(body.errors[0].message, /display_name must not contain control characters/);
     assert.equal(body.detail, body.errors[0].message);
@@ -45,7 +57,15 @@ describe('text safety: strings a request carries', () => {
   });
 
   it('rejects the other C0 controls and DEL, raw or escaped, in display_name', async () => {
-    for (const payload of ['{"display_name":"a\\u0001"}', '{"display_name":"a\\u001f"}', '{"display_name":"a\\u000b"}', '{"display_name":"a\\b"}', '{"display_name":"a\\f"}', '{"display_name":"a\u007f"}', '{"display_name":"a\\u007F"}']) {
+    for (const payload of [
+      '{"display_name":"a\\u0001"}',
+      '{"display_name":"a\\u001f"}',
+      '{"display_name":"a\\u000b"}',
+      '{"display_name":"a\\b"}',
+      '{"display_name":"a\\f"}',
+      '{"display_name":"a\u007f"}',
+      '{"display_name":"a\\u007F"}',
+    ]) {
       const body = expectProblem(await raw('POST', '/v1/cells', payload), 400, 'invalid_request');
       assert.deepEqual(fields(body), [['display_name', 'invalid_character']], payload);
     }
@@ -53,10 +73,19 @@ describe('text safety: strings a request carries', () => {
   });
 
   it('rejects NUL in display_name on PATCH /v1/cells/{id} and leaves the cell as it was', async () => {
-    const created = await t.app.inject({ method: 'POST', url: '/v1/cells', headers: org.headers, payload: { display_name: 'Kept' } });
+    const created = await t.app.inject({
+      method: 'POST',
+      url: '/v1/cells',
+      headers: org.headers,
+      payload: { display_name: 'Kept' },
+    });
     assert.equal(created.statusCode, 201);
     const id = created.json().id;
-    const body = expectProblem(await raw('PATCH', `/v1/cells/${id}`, '{"display_name":"bad\\u0000"}'), 400, 'invalid_request');
+    const body = expectProblem(
+      await raw('PATCH', `/v1/cells/${id}`, '{"display_name":"bad\\u0000"}'),
+      400,
+      'invalid_request',
+    );
     assert.deepEqual(fields(body), [['display_name', 'invalid_character']]);
     assert.equal((await t.app.inject({ url: `/v1/cells/${id}`, headers: org.headers })).json().display_name, 'Kept');
     await t.app.inject({ method: 'DELETE', url: `/v1/cells/${id}`, headers: org.headers });
@@ -70,14 +99,23 @@ describe('text safety: strings a request carries', () => {
 
   it('names every offending field, nested array items by their dotted path', async () => {
     const body = expectProblem(
-      await sendRaw('{"to":"+1415555\\u00000123","body":"x","media_urls":["https://example.com/a.jpg","https://example.com/\\u0000.jpg"]}'),
+      await sendRaw(
+        '{"to":"+1415555\\u00000123","body":"x","media_urls":["https://example.com/a.jpg","https://example.com/\\u0000.jpg"]}',
+      ),
       400,
       'invalid_request',
     );
-    assert.deepEqual(fields(body), [['to', 'invalid_character'], ['media_urls.1', 'invalid_character']]);
+    assert.deepEqual(fields(body), [
+      ['to', 'invalid_character'],
+      ['media_urls.1', 'invalid_character'],
+    ]);
     assert.equal(body.detail, '2 fields contain forbidden characters.');
     const webhook = expectProblem(
-      await raw('POST', '/v1/webhooks', '{"client_id":"w1","url":"https://a.example.com/","event_types":["message.*","cell\\u0000.*"]}'),
+      await raw(
+        'POST',
+        '/v1/webhooks',
+        '{"client_id":"w1","url":"https://a.example.com/","event_types":["message.*","cell\\u0000.*"]}',
+      ),
       400,
       'invalid_request',
     );
@@ -86,23 +124,50 @@ describe('text safety: strings a request carries', () => {
   });
 
   it('names a field whose own name holds a control character, written escaped', async () => {
-    const body = expectProblem(await raw('POST', '/v1/cells', '{"display_name":"ok","a\\u0000b":1}'), 400, 'invalid_request');
+    const body = expectProblem(
+      await raw('POST', '/v1/cells', '{"display_name":"ok","a\\u0000b":1}'),
+      400,
+      'invalid_request',
+    );
     assert.deepEqual(fields(body), [['a\\u0000b', 'invalid_character']]);
   });
 
   it('rejects NUL in webhook url and client_id; the client_id stays free', async () => {
-    const url = expectProblem(await raw('POST', '/v1/webhooks', '{"client_id":"w-nul","url":"https://a.example.com/\\u0000"}'), 400, 'invalid_request');
+    const url = expectProblem(
+      await raw('POST', '/v1/webhooks', '{"client_id":"w-nul","url":"https://a.example.com/\\u0000"}'),
+      400,
+      'invalid_request',
+    );
     assert.deepEqual(fields(url), [['url', 'invalid_character']]);
-    const clientId = expectProblem(await raw('POST', '/v1/webhooks', '{"client_id":"w-\\u0000","url":"https://a.example.com/"}'), 400, 'invalid_request');
+    const clientId = expectProblem(
+      await raw('POST', '/v1/webhooks', '{"client_id":"w-\\u0000","url":"https://a.example.com/"}'),
+      400,
+      'invalid_request',
+    );
     assert.deepEqual(fields(clientId), [['client_id', 'invalid_character']]);
     const list = await t.app.inject({ url: '/v1/webhooks', headers: org.headers });
     assert.deepEqual(list.json().webhooks, []);
-    assert.equal((await t.app.inject({ method: 'POST', url: '/v1/webhooks', headers: org.headers, payload: { client_id: 'w-nul', url: 'https://a.example.com/' } })).statusCode, 201);
+    assert.equal(
+      (
+        await t.app.inject({
+          method: 'POST',
+          url: '/v1/webhooks',
+          headers: org.headers,
+          payload: { client_id: 'w-nul', url: 'https://a.example.com/' },
+        })
+      ).statusCode,
+      201,
+    );
   });
 
   it('rejects NUL in organization_name on the unauthenticated sign-up, sending no mail', async () => {
     const email = uniqueEmail();
-    const response = await t.app.inject({ method: 'POST', url: '/v1/agent/sign-up', headers: JSON_TYPE, payload: JSON.stringify({ email, organization_name: 'Acme\u0000' }) });
+    const response = await t.app.inject({
+      method: 'POST',
+      url: '/v1/agent/sign-up',
+      headers: JSON_TYPE,
+      payload: JSON.stringify({ email, organization_name: 'Acme\u0000' }),
+    });
     const body = expectProblem(response, 400, 'invalid_request');
     assert.deepEqual(fields(body), [['organization_name', 'invalid_character']]);
     assert.equal(t.mail.sent.filter((m) => m.to === email).length, 0);
@@ -124,10 +189,26 @@ describe('text safety: strings a request carries', () => {
   it('rejects a body that is not valid UTF-8 (no replacement characters)', async () => {
     const send = expectProblem(await sendRaw(INVALID_UTF8), 400, 'invalid_request');
     assert.deepEqual(fields(send), [['body', 'invalid_encoding']]);
-    const cell = expectProblem(await raw('POST', '/v1/cells', Buffer.from([...Buffer.from('{"display_name":"a'), 0xc3, 0x28, ...Buffer.from('"}')])), 400, 'invalid_request');
+    const cell = expectProblem(
+      await raw(
+        'POST',
+        '/v1/cells',
+        Buffer.from([...Buffer.from('{"display_name":"a'), 0xc3, 0x28, ...Buffer.from('"}')]),
+      ),
+      400,
+      'invalid_request',
+    );
     assert.deepEqual(fields(cell), [['body', 'invalid_encoding']]);
     // An encoded surrogate (CESU-8) is not UTF-8 either.
-    const cesu = expectProblem(await raw('POST', '/v1/cells', Buffer.from([...Buffer.from('{"display_name":"a'), 0xed, 0xa0, 0x80, ...Buffer.from('"}')])), 400, 'invalid_request');
+    const cesu = expectProblem(
+      await raw(
+        'POST',
+        '/v1/cells',
+        Buffer.from([...Buffer.from('{"display_name":"a'), 0xed, 0xa0, 0x80, ...Buffer.from('"}')]),
+      ),
+      400,
+      'invalid_request',
+    );
     assert.deepEqual(fields(cesu), [['body', 'invalid_encoding']]);
     assert.equal(await messageCount(), 0);
     assert.deepEqual(await cellNames(), []);
@@ -138,10 +219,17 @@ describe('text safety: strings a request carries', () => {
     const response = await sendRaw(JSON.stringify({ to: '+14155550123', body: text }));
     assert.equal(response.statusCode, 202, response.body);
     assert.equal(response.json().body, text);
-    const stored = await t.database.db.selectFrom('messages').select('body').where('id', '=', response.json().id).executeTakeFirstOrThrow();
+    const stored = await t.database.db
+      .selectFrom('messages')
+      .select('body')
+      .where('id', '=', response.json().id)
+      .executeTakeFirstOrThrow();
     assert.equal(stored.body, text);
     // The same, with every non-ASCII character \u-escaped (e.g. Python's json.dumps).
-    const escaped = JSON.stringify({ to: '+14155550124', body: text }).replace(/[\u0080-\uffff]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
+    const escaped = JSON.stringify({ to: '+14155550124', body: text }).replace(
+      /[\u0080-\uffff]/g,
+      (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`,
+    );
     const again = await sendRaw(escaped);
     assert.equal(again.statusCode, 202, again.body);
     assert.equal(again.json().body, text);
@@ -149,18 +237,28 @@ describe('text safety: strings a request carries', () => {
 
   it('rejects a control character in a query parameter', async () => {
     const cellId = expectProblem(
-      await t.app.inject({ url: `/v1/conversations/between?cell_id=${line.cell.id}%00&participant=%2B14155550123`, headers: line.org.headers }),
+      await t.app.inject({
+        url: `/v1/conversations/between?cell_id=${line.cell.id}%00&participant=%2B14155550123`,
+        headers: line.org.headers,
+      }),
       400,
       'invalid_request',
     );
     assert.deepEqual(fields(cellId), [['cell_id', 'invalid_character']]);
     const participant = expectProblem(
-      await t.app.inject({ url: `/v1/conversations/between?cell_id=${line.cell.id}&participant=%2B1415555%010123`, headers: line.org.headers }),
+      await t.app.inject({
+        url: `/v1/conversations/between?cell_id=${line.cell.id}&participant=%2B1415555%010123`,
+        headers: line.org.headers,
+      }),
       400,
       'invalid_request',
     );
     assert.deepEqual(fields(participant), [['participant', 'invalid_character']]);
-    const repeated = expectProblem(await t.app.inject({ url: '/v1/cells?cursor=a&cursor=b%7F', headers: org.headers }), 400, 'invalid_request');
+    const repeated = expectProblem(
+      await t.app.inject({ url: '/v1/cells?cursor=a&cursor=b%7F', headers: org.headers }),
+      400,
+      'invalid_request',
+    );
     assert.deepEqual(fields(repeated), [['cursor', 'invalid_character']]);
   });
 
@@ -175,8 +273,16 @@ describe('text safety: strings a request carries', () => {
   });
 
   it('authenticates before looking at the body or the query', async () => {
-    expectProblem(await raw('POST', '/v1/cells', '{"display_name":"\\u0000"}', bearer('cg_live_nope')), 401, 'unauthenticated');
-    expectProblem(await t.app.inject({ url: '/v1/cells/%00', headers: bearer('cg_live_nope') }), 401, 'unauthenticated');
+    expectProblem(
+      await raw('POST', '/v1/cells', '{"display_name":"\\u0000"}', bearer('cg_live_nope')),
+      401,
+      'unauthenticated',
+    );
+    expectProblem(
+      await t.app.inject({ url: '/v1/cells/%00', headers: bearer('cg_live_nope') }),
+      401,
+      'unauthenticated',
+    );
   });
 
   it('does not store a rejected send under its Idempotency-Key', async () => {
@@ -204,7 +310,11 @@ describe('text safety: the body must be a JSON object', () => {
   it('rejects null, an array, a number, a string and a boolean, where the body is optional too', async () => {
     const keys = await keyCount();
     for (const payload of ['null', ' null ', '[]', '[{}]', '5', '"x"', 'true']) {
-      for (const [url, headers] of [['/v1/auth/keys', org.headers], ['/v1/device/heartbeat', device.headers], ['/v1/cells', org.headers]] as const) {
+      for (const [url, headers] of [
+        ['/v1/auth/keys', org.headers],
+        ['/v1/device/heartbeat', device.headers],
+        ['/v1/cells', org.headers],
+      ] as const) {
         const response = await t.app.inject({ method: 'POST', url, headers: { ...headers, ...JSON_TYPE }, payload });
         const body = expectProblem(response, 400, 'invalid_request');
         assert.deepEqual(fields(body), [['body', 'invalid_type']], `${url} ${payload}`);
@@ -221,9 +331,23 @@ describe('text safety: the body must be a JSON object', () => {
     assert.equal(await keyCount(), keys + 1);
     const heartbeat = await t.app.inject({ method: 'POST', url: '/v1/device/heartbeat', headers: device.headers });
     assert.equal(heartbeat.statusCode, 200, heartbeat.body);
-    const object = await t.app.inject({ method: 'POST', url: '/v1/device/heartbeat', headers: { ...device.headers, ...JSON_TYPE }, payload: '{}' });
+    const object = await t.app.inject({
+      method: 'POST',
+      url: '/v1/device/heartbeat',
+      headers: { ...device.headers, ...JSON_TYPE },
+      payload: '{}',
+    });
     assert.equal(object.statusCode, 200, object.body);
-    const empty = expectProblem(await t.app.inject({ method: 'POST', url: '/v1/device/heartbeat', headers: { ...device.headers, ...JSON_TYPE }, payload: '' }), 400, 'invalid_request');
+    const empty = expectProblem(
+      await t.app.inject({
+        method: 'POST',
+        url: '/v1/device/heartbeat',
+        headers: { ...device.headers, ...JSON_TYPE },
+        payload: '',
+      }),
+      400,
+      'invalid_request',
+    );
     assert.equal(empty.detail, 'The JSON body is empty.');
   });
 
@@ -231,7 +355,11 @@ describe('text safety: the body must be a JSON object', () => {
     const post = (payload: string, headers: Record<string, string> = JSON_TYPE) =>
       t.app.inject({ method: 'POST', url: '/v1/auth/keys', headers: { ...org.headers, ...headers }, payload });
     assert.equal(expectProblem(await post('{"name":'), 400, 'invalid_request').detail, 'The body is not valid JSON.');
-    for (const payload of ['{"__proto__":{"admin":true}}', '{"name":"x","\\u005f_proto__":{}}', '{"constructor":{"prototype":{"admin":true}}}']) {
+    for (const payload of [
+      '{"__proto__":{"admin":true}}',
+      '{"name":"x","\\u005f_proto__":{}}',
+      '{"constructor":{"prototype":{"admin":true}}}',
+    ]) {
       const body = expectProblem(await post(payload), 400, 'invalid_request');
       assert.equal(body.errors[0].code, 'unknown_field', payload);
     }

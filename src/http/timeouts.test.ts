@@ -16,7 +16,12 @@ describe('request timeouts', () => {
   let t: TestApp;
   let port: number;
   before(async () => {
-    t = await startApp({ env: { CELLGATE_REQUEST_TIMEOUT_MS: String(REQUEST_TIMEOUT_MS), CELLGATE_HEADERS_TIMEOUT_MS: String(HEADERS_TIMEOUT_MS) } });
+    t = await startApp({
+      env: {
+        CELLGATE_REQUEST_TIMEOUT_MS: String(REQUEST_TIMEOUT_MS),
+        CELLGATE_HEADERS_TIMEOUT_MS: String(HEADERS_TIMEOUT_MS),
+      },
+    });
     port = await listeningPort(t);
   });
   after(() => t.close());
@@ -38,18 +43,26 @@ describe('request timeouts', () => {
   }
 
   it('cuts a body trickled one byte at a time with a 408 problem+json and closes the connection', async () => {
-    const head = 'POST /v1/agent/sign-up HTTP/1.1\r\nHost: cellgate.test\r\nContent-Type: application/json\r\nContent-Length: 1000\r\n\r\n{';
+    const head =
+      'POST /v1/agent/sign-up HTTP/1.1\r\nHost: cellgate.test\r\nContent-Type: application/json\r\nContent-Length: 1000\r\n\r\n{';
     // 999 more bytes at one per 50 ms would hold the socket for 50 s.
     const exchange = await rawExchange(port, head, { trickle: ' '.repeat(999), everyMs: 50 });
-    assert.ok(exchange.closed, `the server closed the connection within the test's 5 s (got ${JSON.stringify(exchange.received)})`);
+    assert.ok(
+      exchange.closed,
+      `the server closed the connection within the test's 5 s (got ${JSON.stringify(exchange.received)})`,
+    );
     assert.ok(exchange.elapsedMs < CUT_WITHIN_MS, `cut after ${Math.round(exchange.elapsedMs)} ms`);
     assert.equal(assertTimedOut(exchange.received).length, 1);
   });
 
   it('cuts a trickled body on an authenticated route without a credential: 401 first, then the cut', async () => {
-    const head = 'POST /v1/cells HTTP/1.1\r\nHost: cellgate.test\r\nContent-Type: application/json\r\nContent-Length: 1000\r\n\r\n{';
+    const head =
+      'POST /v1/cells HTTP/1.1\r\nHost: cellgate.test\r\nContent-Type: application/json\r\nContent-Length: 1000\r\n\r\n{';
     const exchange = await rawExchange(port, head, { trickle: ' '.repeat(999), everyMs: 50 });
-    assert.ok(exchange.closed, `the server closed the connection within the test's 5 s (got ${JSON.stringify(exchange.received)})`);
+    assert.ok(
+      exchange.closed,
+      `the server closed the connection within the test's 5 s (got ${JSON.stringify(exchange.received)})`,
+    );
     assert.ok(exchange.elapsedMs < CUT_WITHIN_MS, `cut after ${Math.round(exchange.elapsedMs)} ms`);
     const [first] = parseResponses(exchange.received);
     assert.equal(first.status, 401);
@@ -57,8 +70,14 @@ describe('request timeouts', () => {
   });
 
   it('cuts headers trickled one byte at a time with a 408 problem+json', async () => {
-    const exchange = await rawExchange(port, 'GET /health HTTP/1.1\r\nHost: cellgate.test\r\nX-Slow: ', { trickle: 'a'.repeat(999), everyMs: 50 });
-    assert.ok(exchange.closed, `the server closed the connection within the test's 5 s (got ${JSON.stringify(exchange.received)})`);
+    const exchange = await rawExchange(port, 'GET /health HTTP/1.1\r\nHost: cellgate.test\r\nX-Slow: ', {
+      trickle: 'a'.repeat(999),
+      everyMs: 50,
+    });
+    assert.ok(
+      exchange.closed,
+      `the server closed the connection within the test's 5 s (got ${JSON.stringify(exchange.received)})`,
+    );
     assert.ok(exchange.elapsedMs < HEADERS_TIMEOUT_MS + 1500, `cut after ${Math.round(exchange.elapsedMs)} ms`);
     assert.equal(assertTimedOut(exchange.received).length, 1);
   });
@@ -66,7 +85,9 @@ describe('request timeouts', () => {
   it('does not cut a device long-poll that waits longer than the request timeout', async () => {
     const line = await activeLine(t);
     const started = performance.now();
-    const response = await fetch(`http://127.0.0.1:${port}/v1/device/messages/outbound?wait=1`, { headers: line.device.headers });
+    const response = await fetch(`http://127.0.0.1:${port}/v1/device/messages/outbound?wait=1`, {
+      headers: line.device.headers,
+    });
     assert.equal(response.status, 200);
     assert.deepEqual(await response.json(), { messages: [] });
     assert.ok(performance.now() - started >= 900, 'the poll waited its second');

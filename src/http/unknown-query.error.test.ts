@@ -5,7 +5,15 @@
 import { createHmac } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { ADMIN_TOKEN, activeOrganization, admin, bearer, expectProblem, startApp, type TestApp } from '../../test/harness.ts';
+import {
+  ADMIN_TOKEN,
+  activeOrganization,
+  admin,
+  bearer,
+  expectProblem,
+  startApp,
+  type TestApp,
+} from '../../test/harness.ts';
 import { addDevice } from '../../test/support/devices.ts';
 import { BASE_PAY_TO } from '../../test/support/billing.ts';
 import { SECRET as DEPOSIT_SECRET, WALLET } from '../../test/support/deposits.ts';
@@ -31,10 +39,13 @@ const IGNORING = new Set([
 ]);
 
 /** What the 400 says about `names`, in order. */
-const unknownFields = (names: string[]) => names.map((name) => ({ field: name, code: 'unknown_field', message: `${name} is not a known query parameter.` }));
+const unknownFields = (names: string[]) =>
+  names.map((name) => ({ field: name, code: 'unknown_field', message: `${name} is not a known query parameter.` }));
 
 const isUnknownField = (response: Response) =>
-  response.statusCode === 400 && String(response.headers['content-type']).startsWith('application/problem+json') && response.json().errors?.[0]?.code === 'unknown_field';
+  response.statusCode === 400 &&
+  String(response.headers['content-type']).startsWith('application/problem+json') &&
+  response.json().errors?.[0]?.code === 'unknown_field';
 
 const withUnknown = (url: string) => `${url}${url.includes('?') ? '&' : '?'}${UNKNOWN}=1`;
 
@@ -47,9 +58,13 @@ describe('unknown query parameters on the JSON API', () => {
     t = await startApp();
     org = await activeOrganization(t);
     phoneKey = (await addDevice(t)).headers;
-    const doc = (await t.app.inject({ url: '/openapi.json' })).json() as { paths: Record<string, Record<string, Operation>> };
+    const doc = (await t.app.inject({ url: '/openapi.json' })).json() as {
+      paths: Record<string, Record<string, Operation>>;
+    };
     operations = Object.entries(doc.paths).flatMap(([path, item]) =>
-      Object.entries(item).filter(([method]) => ['get', 'post', 'put', 'patch', 'delete'].includes(method)).map(([method, operation]) => ({ method: method.toUpperCase(), path, operation })),
+      Object.entries(item)
+        .filter(([method]) => ['get', 'post', 'put', 'patch', 'delete'].includes(method))
+        .map(([method, operation]) => ({ method: method.toUpperCase(), path, operation })),
     );
   });
   after(() => t.close());
@@ -61,7 +76,12 @@ describe('unknown query parameters on the JSON API', () => {
   };
 
   /** The operation called with its credential, made-up path ids and an empty JSON body where it takes one. */
-  const call = (method: string, path: string, operation: Operation, url = withUnknown(path.replace(/\{[a-z_]+\}/g, 'unknown_1'))) =>
+  const call = (
+    method: string,
+    path: string,
+    operation: Operation,
+    url = withUnknown(path.replace(/\{[a-z_]+\}/g, 'unknown_1')),
+  ) =>
     t.app.inject({
       method: method as 'GET',
       url,
@@ -108,14 +128,21 @@ describe('unknown query parameters on the JSON API', () => {
   });
 
   it('names every unknown parameter once, in order, beside the declared ones', async () => {
-    const response = await t.app.inject({ url: '/v1/cells?limit=2&colour=red&page=2&colour=blue', headers: org.headers });
+    const response = await t.app.inject({
+      url: '/v1/cells?limit=2&colour=red&page=2&colour=blue',
+      headers: org.headers,
+    });
     const body = expectProblem(response, 400, 'invalid_request');
     assert.deepEqual(body.errors, unknownFields(['colour', 'page']));
     assert.equal(body.detail, '2 query parameters are not known.');
   });
 
   it('refuses a misspelt parameter rather than ignoring it (limt is not limit)', async () => {
-    const body = expectProblem(await t.app.inject({ url: '/v1/cells?limt=1', headers: org.headers }), 400, 'invalid_request');
+    const body = expectProblem(
+      await t.app.inject({ url: '/v1/cells?limt=1', headers: org.headers }),
+      400,
+      'invalid_request',
+    );
     assert.deepEqual(body.errors, unknownFields(['limt']));
   });
 
@@ -130,12 +157,19 @@ describe('unknown query parameters on the JSON API', () => {
     const listed = await t.app.inject({ url: '/v1/cells?limit=2&status=active', headers: org.headers });
     assert.equal(listed.statusCode, 200, listed.body);
     assert.equal((await t.app.inject({ url: '/health' })).statusCode, 200);
-    assert.equal((await t.app.inject({ url: '/v1/device/messages/outbound?limit=1', headers: phoneKey })).statusCode, 200);
+    assert.equal(
+      (await t.app.inject({ url: '/v1/device/messages/outbound?limit=1', headers: phoneKey })).statusCode,
+      200,
+    );
   });
 
   it('checks the credential first: an unauthenticated request with an unknown parameter is 401', async () => {
     expectProblem(await t.app.inject({ url: withUnknown('/v1/device/messages/outbound') }), 401, 'unauthenticated');
-    expectProblem(await t.app.inject({ url: withUnknown('/v1/cells'), headers: bearer('cg_live_unknown') }), 401, 'unauthenticated');
+    expectProblem(
+      await t.app.inject({ url: withUnknown('/v1/cells'), headers: bearer('cg_live_unknown') }),
+      401,
+      'unauthenticated',
+    );
     expectProblem(await t.app.inject({ url: withUnknown('/v1/admin/devices') }), 401, 'unauthenticated');
   });
 });
@@ -144,7 +178,9 @@ describe('routes that ignore unknown query parameters', () => {
   let t: TestApp;
   let org: Org;
   before(async () => {
-    t = await startApp({ env: { CELLGATE_X402_BASE_PAY_TO: BASE_PAY_TO, CELLGATE_X402_DEPOSIT_SECRET: DEPOSIT_SECRET } });
+    t = await startApp({
+      env: { CELLGATE_X402_BASE_PAY_TO: BASE_PAY_TO, CELLGATE_X402_DEPOSIT_SECRET: DEPOSIT_SECRET },
+    });
     org = await activeOrganization(t);
   });
   after(() => t.close());
@@ -152,18 +188,42 @@ describe('routes that ignore unknown query parameters', () => {
   it('OAuth: /oauth/authorize and /oauth/token ignore parameters they do not know (RFC 6749 §3.1, §3.2)', async () => {
     const client = await registerPublic(t);
     const { challenge } = pkce();
-    const params = { response_type: 'code', client_id: client.client_id, redirect_uri: REDIRECT, code_challenge: challenge, code_challenge_method: 'S256', state: 's1' };
+    const params = {
+      response_type: 'code',
+      client_id: client.client_id,
+      redirect_uri: REDIRECT,
+      code_challenge: challenge,
+      code_challenge_method: 'S256',
+      state: 's1',
+    };
     const authorized = await t.app.inject({ url: `${authorizeUrl(params)}&${UNKNOWN}=1&prompt_hint=x` });
     assert.equal(authorized.statusCode, 303, authorized.body);
     assert.match(String(authorized.headers.location), /\/console\/consent\?request=/);
     // The token endpoint answers the grant's own error, not one about the parameter.
-    const token = await postForm(t, `/oauth/token?${UNKNOWN}=1`, { grant_type: 'authorization_code', code: 'cg_ac_unknown', code_verifier: 'v'.repeat(43), redirect_uri: REDIRECT, client_id: client.client_id, [UNKNOWN]: '1' });
+    const token = await postForm(t, `/oauth/token?${UNKNOWN}=1`, {
+      grant_type: 'authorization_code',
+      code: 'cg_ac_unknown',
+      code_verifier: 'v'.repeat(43),
+      redirect_uri: REDIRECT,
+      client_id: client.client_id,
+      [UNKNOWN]: '1',
+    });
     assert.equal(token.statusCode, 400, token.body);
     assert.equal(token.json().error, 'invalid_grant');
   });
 
   it('the discovery documents, the OpenAPI documents and the HTML pages answer as without the parameter', async () => {
-    for (const url of ['/.well-known/oauth-authorization-server', '/.well-known/oauth-protected-resource/mcp', '/openapi.json', '/openapi.yaml', '/docs', '/', '/console', '/console/sign-in', '/docs/errors/invalid_request']) {
+    for (const url of [
+      '/.well-known/oauth-authorization-server',
+      '/.well-known/oauth-protected-resource/mcp',
+      '/openapi.json',
+      '/openapi.yaml',
+      '/docs',
+      '/',
+      '/console',
+      '/console/sign-in',
+      '/docs/errors/invalid_request',
+    ]) {
       const plain = await t.app.inject({ url });
       const tracked = await t.app.inject({ url: `${url}?utm_source=newsletter&${UNKNOWN}=1` });
       assert.equal(tracked.statusCode, plain.statusCode, url);
@@ -173,19 +233,36 @@ describe('routes that ignore unknown query parameters', () => {
   });
 
   it('the local card page opens and takes its form with tracking parameters added to its link', async () => {
-    const started = await t.app.inject({ method: 'POST', url: '/v1/billing/checkout', headers: org.headers, payload: { intent: 'top_up', amount_usd: '20.00' } });
+    const started = await t.app.inject({
+      method: 'POST',
+      url: '/v1/billing/checkout',
+      headers: org.headers,
+      payload: { intent: 'top_up', amount_usd: '20.00' },
+    });
     assert.equal(started.statusCode, 201, started.body);
     const link = new URL(started.json().checkout_url as string);
     const url = `${link.pathname}${link.search}&utm_source=mail`;
     const page = await t.app.inject({ url });
     assert.equal(page.statusCode, 200, page.body);
     assert.match(String(page.headers['content-type']), /^text\/html/);
-    const paid = await t.app.inject({ method: 'POST', url, headers: { 'content-type': 'application/x-www-form-urlencoded' }, payload: '' });
+    const paid = await t.app.inject({
+      method: 'POST',
+      url,
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      payload: '',
+    });
     assert.equal(paid.statusCode, 200, paid.body);
   });
 
   it("the payment processor's deposit webhook credits a signed deposit posted to a URL with extra parameters", async () => {
-    const payload = JSON.stringify({ deposit_id: 'dep-unknown-query', network: 'base', from: WALLET, to: BASE_PAY_TO, amount: '25000000', transaction: '0xtxunknownquery' });
+    const payload = JSON.stringify({
+      deposit_id: 'dep-unknown-query',
+      network: 'base',
+      from: WALLET,
+      to: BASE_PAY_TO,
+      amount: '25000000',
+      transaction: '0xtxunknownquery',
+    });
     const at = Math.floor(t.clock.now().getTime() / 1000);
     const signature = createHmac('sha256', DEPOSIT_SECRET).update(`${at}.${payload}`).digest('hex');
     const response = await t.app.inject({
@@ -207,11 +284,20 @@ describe("Stripe's webhook and checkout return page ignore unknown query paramet
   after(() => t.close());
 
   it('receives a signed event posted to a URL with extra parameters', async () => {
-    const event = JSON.stringify({ id: 'evt_unknown_query', object: 'event', type: 'customer.created', created: 1, data: { object: { id: 'cus_1', object: 'customer' } } });
+    const event = JSON.stringify({
+      id: 'evt_unknown_query',
+      object: 'event',
+      type: 'customer.created',
+      created: 1,
+      data: { object: { id: 'cus_1', object: 'customer' } },
+    });
     const response = await t.app.inject({
       method: 'POST',
       url: `/v1/billing/stripe/webhook?${UNKNOWN}=1`,
-      headers: { 'content-type': 'application/json', 'stripe-signature': signStripe(event, Math.floor(t.clock.now().getTime() / 1000)) },
+      headers: {
+        'content-type': 'application/json',
+        'stripe-signature': signStripe(event, Math.floor(t.clock.now().getTime() / 1000)),
+      },
       payload: event,
     });
     assert.equal(response.statusCode, 200, response.body);

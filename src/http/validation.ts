@@ -120,7 +120,8 @@ function unsafeFields(root: object): FieldError[] {
         }
       }
       if (typeof value === 'string') {
-        if (UNSAFE_TEXT.test(value)) errors.push({ field, code: 'invalid_character', message: unsafeTextMessage(field) });
+        if (UNSAFE_TEXT.test(value))
+          errors.push({ field, code: 'invalid_character', message: unsafeTextMessage(field) });
       } else if (typeof value === 'object' && value !== null) {
         nodes.push(value);
         paths.push(field);
@@ -215,7 +216,8 @@ const refusesUnknownQuery = (url: string): boolean => API_PATH.test(url) && !OPE
 function refuseUnknownQuery(declared: ReadonlySet<string>) {
   return function unknownQuery(request: FastifyRequest, _reply: FastifyReply, done: HookHandlerDoneFunction): void {
     const query = request.query;
-    const unknown = typeof query === 'object' && query !== null ? Object.keys(query).filter((key) => !declared.has(key)) : [];
+    const unknown =
+      typeof query === 'object' && query !== null ? Object.keys(query).filter((key) => !declared.has(key)) : [];
     if (unknown.length === 0) {
       done();
       return;

@@ -13,7 +13,10 @@ export function clientIdHash(input: object): string {
 /** The existing resource of a client_id repeat, or 409 when it was created from another body. */
 export function sameClientIdBody<T extends { id: string; request_hash: string }>(existing: T, hash: string): T {
   if (existing.request_hash !== hash) {
-    throw new ApiError('client_id_conflict', `client_id was already used to create ${existing.id} with a different body.`);
+    throw new ApiError(
+      'client_id_conflict',
+      `client_id was already used to create ${existing.id} with a different body.`,
+    );
   }
   return existing;
 }

@@ -50,7 +50,11 @@ export interface ErrorDoc {
 export const ERROR_DOCS: Record<ErrorCode, ErrorDoc> = {
   invalid_request: {
     when: 'the request is malformed or fails validation; `errors` names each field',
-    causes: ['A required field is missing, or a field has the wrong type or format.', 'A field the operation does not know was sent.', 'The body is not valid JSON, or a path segment or query value is malformed.'],
+    causes: [
+      'A required field is missing, or a field has the wrong type or format.',
+      'A field the operation does not know was sent.',
+      'The body is not valid JSON, or a path segment or query value is malformed.',
+    ],
     fix: 'Read `errors`: each entry names the `field`, a machine `code` and a message. Correct those fields and send the request again.',
   },
   invalid_code: {
@@ -65,17 +69,28 @@ export const ERROR_DOCS: Record<ErrorCode, ErrorDoc> = {
   },
   unauthenticated: {
     when: 'the credential is missing, malformed, unknown, revoked or expired',
-    causes: ['No `Authorization: Bearer ...` header (or `X-Phone-Key` on the device surface).', 'The API key was revoked, or the OAuth access token expired.', 'A credential of one deployment used against another.'],
+    causes: [
+      'No `Authorization: Bearer ...` header (or `X-Phone-Key` on the device surface).',
+      'The API key was revoked, or the OAuth access token expired.',
+      'A credential of one deployment used against another.',
+    ],
     fix: 'Send a valid credential: an API key (`cg_live_...`) or an OAuth access token (`cg_at_...`) as `Authorization: Bearer <token>`. Refresh an expired access token; create a new API key if the old one was revoked.',
   },
   payment_required: {
     when: 'billing blocks the action; `payment` describes the payment that unblocks it',
-    causes: ['The prepaid balance does not cover the send or the new cell.', 'A payment sent with the request was refused.'],
+    causes: [
+      'The prepaid balance does not cover the send or the new cell.',
+      'A payment sent with the request was refused.',
+    ],
     fix: 'Read `payment` in the body: it names the amount and the ways to pay (card, x402, MPP). Top up, then repeat the request.',
   },
   forbidden: {
     when: 'the credential is valid but not allowed here (an agent credential on the admin surface, an OAuth token where only API keys are taken)',
-    causes: ['An agent credential was used on the admin surface.', 'An OAuth access token was used where only API keys are taken (key management, OAuth grants).', 'A request to the console came from another origin or without its CSRF token.'],
+    causes: [
+      'An agent credential was used on the admin surface.',
+      'An OAuth access token was used where only API keys are taken (key management, OAuth grants).',
+      'A request to the console came from another origin or without its CSRF token.',
+    ],
     fix: 'Use the credential the operation takes: the admin token for admin operations, an API key for key and grant management.',
   },
   insufficient_scope: {
@@ -95,7 +110,11 @@ export const ERROR_DOCS: Record<ErrorCode, ErrorDoc> = {
   },
   not_found: {
     when: 'no such resource in this organization',
-    causes: ['The id is mistyped or belongs to another organization.', 'The resource was deleted.', 'The URL does not name a route.'],
+    causes: [
+      'The id is mistyped or belongs to another organization.',
+      'The resource was deleted.',
+      'The URL does not name a route.',
+    ],
     fix: 'Check the id and the path; list the resources to find the right id.',
   },
   method_not_allowed: {
@@ -105,17 +124,26 @@ export const ERROR_DOCS: Record<ErrorCode, ErrorDoc> = {
   },
   request_timeout: {
     when: 'the request did not arrive in time',
-    causes: ['The client sent the headers or body too slowly.', 'A slow or stalled network between the client and the service.'],
+    causes: [
+      'The client sent the headers or body too slowly.',
+      'A slow or stalled network between the client and the service.',
+    ],
     fix: 'Send the request again; make sure the whole body is sent promptly.',
   },
   conflict: {
     when: 'the resource is in a state that does not allow this',
-    causes: ['The resource changed state (e.g. an authorization request already answered or expired).', 'The feature is not offered on this deployment.'],
+    causes: [
+      'The resource changed state (e.g. an authorization request already answered or expired).',
+      'The feature is not offered on this deployment.',
+    ],
     fix: 'Read `detail`, fetch the resource to see its current state, and act on that state.',
   },
   cell_not_active: {
     when: 'the cell is not active (provisioning or suspended)',
-    causes: ['The cell is still provisioning: no phone has been paired with it yet.', 'The cell is suspended or has no phone number.'],
+    causes: [
+      'The cell is still provisioning: no phone has been paired with it yet.',
+      'The cell is suspended or has no phone number.',
+    ],
     fix: 'Wait for the `cell.activated` event (or poll the cell until `status` is `active`), then send again.',
   },
   recipient_opted_out: {
@@ -125,7 +153,10 @@ export const ERROR_DOCS: Record<ErrorCode, ErrorDoc> = {
   },
   client_id_conflict: {
     when: 'the client_id was used with a different body',
-    causes: ['A create was retried with the same `client_id` but a different body.', 'The resource created with this `client_id` was deleted; client_ids are not reused.'],
+    causes: [
+      'A create was retried with the same `client_id` but a different body.',
+      'The resource created with this `client_id` was deleted; client_ids are not reused.',
+    ],
     fix: 'Use a new `client_id` for a different resource, or repeat the exact body to get the existing one.',
   },
   idempotency_request_in_progress: {
@@ -151,7 +182,7 @@ export const ERROR_DOCS: Record<ErrorCode, ErrorDoc> = {
   mms_unsupported: {
     when: "the cell's phone cannot send MMS, and the send carries media_urls",
     causes: [
-      'The send, reply or draft has `media_urls`, and the phone carrying the cell states `mms_send: false` (the cell\'s `capabilities`): a Termux phone sends plain SMS only.',
+      "The send, reply or draft has `media_urls`, and the phone carrying the cell states `mms_send: false` (the cell's `capabilities`): a Termux phone sends plain SMS only.",
       'A pod draft with media was picked to go out from such a cell.',
     ],
     fix: 'Send the text without `media_urls` (put a link in the body instead), or send from a cell whose `capabilities.mms_send` is true. Nothing was queued or charged.',
@@ -173,7 +204,10 @@ export const ERROR_DOCS: Record<ErrorCode, ErrorDoc> = {
   },
   rate_limited: {
     when: 'too many requests; retry after Retry-After seconds',
-    causes: ['The credential sent more requests per second than its limit allows.', 'Too many sign-ups from one address.'],
+    causes: [
+      'The credential sent more requests per second than its limit allows.',
+      'Too many sign-ups from one address.',
+    ],
     fix: 'Wait the number of seconds in the `Retry-After` header, then retry; spread requests out or back off exponentially.',
   },
   headers_too_large: {

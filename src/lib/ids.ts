@@ -8,10 +8,32 @@ import type { Clock } from './clock.ts';
 import { randomBase62 } from './secrets.ts';
 
 export type IdPrefix =
-  | 'org' | 'key' | 'cell' | 'dev' | 'pod' | 'msg' | 'conv' | 'drf' | 'lst' | 'whk' | 'evt'
-  | 'job' | 'pay' | 'wal' | 'usg' | 'adm' | 'mail' | 'req' | 'dlv' | 'dep'
+  | 'org'
+  | 'key'
+  | 'cell'
+  | 'dev'
+  | 'pod'
+  | 'msg'
+  | 'conv'
+  | 'drf'
+  | 'lst'
+  | 'whk'
+  | 'evt'
+  | 'job'
+  | 'pay'
+  | 'wal'
+  | 'usg'
+  | 'adm'
+  | 'mail'
+  | 'req'
+  | 'dlv'
+  | 'dep'
   // OAuth: clients, authorization requests, grants, access and refresh tokens.
-  | 'ocl' | 'oar' | 'grt' | 'oat' | 'ort';
+  | 'ocl'
+  | 'oar'
+  | 'grt'
+  | 'oat'
+  | 'ort';
 
 // ulid's default source calls getRandomValues once per character; drawing from a pool of
 // random bytes keeps id generation off the request hot path.
@@ -39,7 +61,11 @@ export function newId(prefix: IdPrefix, clock: Clock, at: Date = clock.now()): s
 
 /** True when `value` has the shape of an id with this prefix (cheap check before a lookup). */
 export function isId(prefix: IdPrefix, value: string): boolean {
-  return value.length === prefix.length + 27 && value.startsWith(`${prefix}_`) && /^[0-9a-hjkmnp-tv-z]{26}$/.test(value.slice(prefix.length + 1));
+  return (
+    value.length === prefix.length + 27 &&
+    value.startsWith(`${prefix}_`) &&
+    /^[0-9a-hjkmnp-tv-z]{26}$/.test(value.slice(prefix.length + 1))
+  );
 }
 
 /**

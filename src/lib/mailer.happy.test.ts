@@ -32,7 +32,10 @@ describe('sign-up over real HTTP with a real SMTP server', () => {
     });
     assert.equal(signUp.status, 201);
     assert.match(String(signUp.headers.get('x-request-id')), /^req_/);
-    const { api_key: apiKey, organization_id: organizationId } = (await signUp.json()) as { api_key: string; organization_id: string };
+    const { api_key: apiKey, organization_id: organizationId } = (await signUp.json()) as {
+      api_key: string;
+      organization_id: string;
+    };
 
     assert.equal(t.mail.sent.length, 0, 'the mail catcher is not in use');
     const mail = smtp.inbox.find((m) => m.to.includes(email));
@@ -59,13 +62,21 @@ describe('sign-up over real HTTP with a real SMTP server', () => {
   it('answers 503 and writes nothing when the SMTP server refuses the mail', async () => {
     const email = `reject-${uniqueEmail()}`;
     const original = smtp.server.onRcptTo;
-    smtp.server.onRcptTo = (address, _session, callback) => callback(address.address === email ? new Error('mailbox unavailable') : undefined);
+    smtp.server.onRcptTo = (address, _session, callback) =>
+      callback(address.address === email ? new Error('mailbox unavailable') : undefined);
     try {
-      const response = await fetch(`${baseUrl}/v1/agent/sign-up`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ email }) });
+      const response = await fetch(`${baseUrl}/v1/agent/sign-up`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ email }),
+      });
       assert.equal(response.status, 503);
       assert.match(String(response.headers.get('content-type')), /^application\/problem\+json/);
       assert.equal(((await response.json()) as { code: string }).code, 'unavailable');
-      assert.equal(await t.database.db.selectFrom('organizations').select('id').where('email', '=', email).executeTakeFirst(), undefined);
+      assert.equal(
+        await t.database.db.selectFrom('organizations').select('id').where('email', '=', email).executeTakeFirst(),
+        undefined,
+      );
     } finally {
       smtp.server.onRcptTo = original;
     }

@@ -25,7 +25,11 @@ export function decodeCursor(cursor: string | undefined, arity: number): CursorK
   if (cursor === undefined) return null;
   try {
     const parsed: unknown = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8'));
-    if (Array.isArray(parsed) && parsed.length === arity && parsed.every((v) => typeof v === 'string' || typeof v === 'number')) {
+    if (
+      Array.isArray(parsed) &&
+      parsed.length === arity &&
+      parsed.every((v) => typeof v === 'string' || typeof v === 'number')
+    ) {
       return parsed;
     }
   } catch {

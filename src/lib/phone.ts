@@ -30,7 +30,11 @@ function parse(input: string): string | null {
 export function requirePhone(field: string, input: string): string {
   const phone = normalizePhone(input);
   if (phone === null) {
-    throw invalidField(field, 'invalid_phone_number', `${field} must be a valid phone number in international E.164 form, e.g. +14155550123.`);
+    throw invalidField(
+      field,
+      'invalid_phone_number',
+      `${field} must be a valid phone number in international E.164 form, e.g. +14155550123.`,
+    );
   }
   return phone;
 }

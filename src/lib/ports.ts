@@ -72,5 +72,7 @@ export function wire<T>(port: Port<T> | Listeners<T>, value: T): Wire {
 export function refuseUnwired(ports: Iterable<Wirable>): void {
   const missing = [...ports].filter((port) => !port.wired).map((port) => port.label);
   if (missing.length === 0) return;
-  throw new Error(`Cellgate cannot start: ${missing.length === 1 ? 'port' : 'ports'} ${missing.join(', ')} not wired (src/app.ts wirePorts()).`);
+  throw new Error(
+    `Cellgate cannot start: ${missing.length === 1 ? 'port' : 'ports'} ${missing.join(', ')} not wired (src/app.ts wirePorts()).`,
+  );
 }

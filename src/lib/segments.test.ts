@@ -18,7 +18,8 @@ describe('SMS segments, GSM-7', () => {
   });
 
   it('treats the whole basic table, including accented letters, Greek capitals and CR/LF, as GSM-7', () => {
-    const basic = '@£$¥èéùìòÇ\nØø\rÅåΔ_ΦΓΛΩΠΨΣΘΞÆæßÉ !"#¤%&\'()*+,-./0123456789:;<=>?¡ABCDEFGHIJKLMNOPQRSTUVWXYZÄÖÑÜ§¿abcdefghijklmnopqrstuvwxyzäöñüà';
+    const basic =
+      '@£$¥èéùìòÇ\nØø\rÅåΔ_ΦΓΛΩΠΨΣΘΞÆæßÉ !"#¤%&\'()*+,-./0123456789:;<=>?¡ABCDEFGHIJKLMNOPQRSTUVWXYZÄÖÑÜ§¿abcdefghijklmnopqrstuvwxyzäöñüà';
     assert.equal(encodingOf(basic), 'GSM-7');
     assert.equal(seg(basic), 1);
   });

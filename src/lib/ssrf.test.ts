@@ -6,12 +6,43 @@ const publicLookup: Lookup = async () => [{ address: '93.184.215.14', family: 4 
 
 describe('isForbiddenAddress', () => {
   const forbidden = [
-    '0.0.0.0', '10.0.0.5', '100.64.0.1', '127.0.0.1', '127.255.255.254', '169.254.169.254', '172.16.0.1', '172.31.255.255',
-    '192.168.1.1', '192.0.2.10', '198.18.0.1', '224.0.0.1', '239.255.255.250', '255.255.255.255',
-    '::', '::1', 'fe80::1', 'fc00::1', 'fd12:3456::1', 'ff02::1', '::ffff:127.0.0.1', '::ffff:10.0.0.1', '::ffff:a9fe:a9fe',
-    '64:ff9b::a00:1', '2001:db8::1', '::127.0.0.1', 'not-an-address',
+    '0.0.0.0',
+    '10.0.0.5',
+    '100.64.0.1',
+    '127.0.0.1',
+    '127.255.255.254',
+    '169.254.169.254',
+    '172.16.0.1',
+    '172.31.255.255',
+    '192.168.1.1',
+    '192.0.2.10',
+    '198.18.0.1',
+    '224.0.0.1',
+    '239.255.255.250',
+    '255.255.255.255',
+    '::',
+    '::1',
+    'fe80::1',
+    'fc00::1',
+    'fd12:3456::1',
+    'ff02::1',
+    '::ffff:127.0.0.1',
+    '::ffff:10.0.0.1',
+    '::ffff:a9fe:a9fe',
+    '64:ff9b::a00:1',
+    '2001:db8::1',
+    '::127.0.0.1',
+    'not-an-address',
   ];
-  const allowed = ['93.184.215.14', '8.8.8.8', '172.32.0.1', '100.128.0.1', '2606:4700:4700::1111', '::ffff:8.8.8.8', '64:ff9b::808:808'];
+  const allowed = [
+    '93.184.215.14',
+    '8.8.8.8',
+    '172.32.0.1',
+    '100.128.0.1',
+    '2606:4700:4700::1111',
+    '::ffff:8.8.8.8',
+    '64:ff9b::808:808',
+  ];
 
   for (const address of forbidden) it(`forbids ${address}`, () => assert.equal(isForbiddenAddress(address), true));
   for (const address of allowed) it(`allows ${address}`, () => assert.equal(isForbiddenAddress(address), false));
@@ -27,7 +58,10 @@ describe('checkUrl', () => {
   });
 
   it('rejects a name with any private address among its answers (DNS rebinding)', async () => {
-    const mixed: Lookup = async () => [{ address: '93.184.215.14', family: 4 }, { address: '10.0.0.5', family: 4 }];
+    const mixed: Lookup = async () => [
+      { address: '93.184.215.14', family: 4 },
+      { address: '10.0.0.5', family: 4 },
+    ];
     const check = await checkUrl('https://hooks.example.com/in', { allowPrivate: false, lookup: mixed });
     assert.equal(check.ok, false);
     assert.equal(!check.ok && check.code, 'forbidden_address');
@@ -53,7 +87,11 @@ describe('cachedLookup', () => {
   it('reuses an answer until its time is up', async () => {
     let calls = 0;
     let now = 0;
-    const lookup = cachedLookup(async () => [{ address: `192.0.2.${++calls}`, family: 4 }], 1000, () => now);
+    const lookup = cachedLookup(
+      async () => [{ address: `192.0.2.${++calls}`, family: 4 }],
+      1000,
+      () => now,
+    );
     assert.equal((await lookup('a.example.com'))[0].address, '192.0.2.1');
     now = 999;
     assert.equal((await lookup('a.example.com'))[0].address, '192.0.2.1');

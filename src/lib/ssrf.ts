@@ -43,15 +43,34 @@ const blocked = new BlockList();
 // IPv4: "this" network, private, CGNAT, loopback, link-local, IETF protocol assignments,
 // documentation and benchmarking ranges, multicast, reserved and broadcast.
 for (const [network, prefix] of [
-  ['0.0.0.0', 8], ['10.0.0.0', 8], ['100.64.0.0', 10], ['127.0.0.0', 8], ['169.254.0.0', 16],
-  ['172.16.0.0', 12], ['192.0.0.0', 24], ['192.0.2.0', 24], ['192.168.0.0', 16], ['198.18.0.0', 15],
-  ['198.51.100.0', 24], ['203.0.113.0', 24], ['224.0.0.0', 4], ['240.0.0.0', 4],
-] as const) blocked.addSubnet(network, prefix, 'ipv4');
+  ['0.0.0.0', 8],
+  ['10.0.0.0', 8],
+  ['100.64.0.0', 10],
+  ['127.0.0.0', 8],
+  ['169.254.0.0', 16],
+  ['172.16.0.0', 12],
+  ['192.0.0.0', 24],
+  ['192.0.2.0', 24],
+  ['192.168.0.0', 16],
+  ['198.18.0.0', 15],
+  ['198.51.100.0', 24],
+  ['203.0.113.0', 24],
+  ['224.0.0.0', 4],
+  ['240.0.0.0', 4],
+] as const)
+  blocked.addSubnet(network, prefix, 'ipv4');
 // IPv6: unspecified and loopback (and the deprecated IPv4-compatible range around them),
 // discard, documentation, unique-local, site-local, link-local and multicast.
 for (const [network, prefix] of [
-  ['::', 96], ['100::', 64], ['2001:db8::', 32], ['fc00::', 7], ['fec0::', 10], ['fe80::', 10], ['ff00::', 8],
-] as const) blocked.addSubnet(network, prefix, 'ipv6');
+  ['::', 96],
+  ['100::', 64],
+  ['2001:db8::', 32],
+  ['fc00::', 7],
+  ['fec0::', 10],
+  ['fe80::', 10],
+  ['ff00::', 8],
+] as const)
+  blocked.addSubnet(network, prefix, 'ipv6');
 
 /** The IPv4 address an IPv6 address carries (IPv4-mapped `::ffff:a.b.c.d` or NAT64 `64:ff9b::/96`), else null. */
 function embeddedIpv4(address: string): string | null {
@@ -69,14 +88,18 @@ function expandIpv6(address: string): number[] | null {
   const dotted = /(\d+\.\d+\.\d+\.\d+)$/.exec(text);
   if (dotted) {
     const octets = dotted[1].split('.').map(Number);
-    text = text.slice(0, -dotted[1].length) + `${((octets[0] << 8) | octets[1]).toString(16)}:${((octets[2] << 8) | octets[3]).toString(16)}`;
+    text =
+      text.slice(0, -dotted[1].length) +
+      `${((octets[0] << 8) | octets[1]).toString(16)}:${((octets[2] << 8) | octets[3]).toString(16)}`;
   }
   const [head, tail] = text.split('::');
   const left = head ? head.split(':') : [];
   const right = tail ? tail.split(':') : [];
   const missing = 8 - left.length - right.length;
   if (text.includes('::') ? missing < 0 : missing !== 0) return null;
-  const groups = [...left, ...Array<string>(text.includes('::') ? missing : 0).fill('0'), ...right].map((g) => Number.parseInt(g, 16));
+  const groups = [...left, ...Array<string>(text.includes('::') ? missing : 0).fill('0'), ...right].map((g) =>
+    Number.parseInt(g, 16),
+  );
   return groups.every((g) => Number.isInteger(g) && g >= 0 && g <= 0xffff) ? groups : null;
 }
 
@@ -100,7 +123,10 @@ function problem(code: UrlProblem['code'], message: string): UrlCheck {
  * address. Returns the address to connect to (null when any address is acceptable, or when the
  * name does not resolve and `allowUnresolved` is set).
  */
-export async function checkUrl(raw: string, options: { allowPrivate: boolean; lookup: Lookup; allowUnresolved?: boolean }): Promise<UrlCheck> {
+export async function checkUrl(
+  raw: string,
+  options: { allowPrivate: boolean; lookup: Lookup; allowUnresolved?: boolean },
+): Promise<UrlCheck> {
   if (raw.length > MAX_URL_LENGTH) return problem('invalid_url', `url must be at most ${MAX_URL_LENGTH} characters.`);
   let url: URL;
   try {
@@ -109,7 +135,11 @@ export async function checkUrl(raw: string, options: { allowPrivate: boolean; lo
     return problem('invalid_url', 'url is not an absolute URL.');
   }
   const schemes = options.allowPrivate ? ['https:', 'http:'] : ['https:'];
-  if (!schemes.includes(url.protocol)) return problem('invalid_url', options.allowPrivate ? 'url must be an http or https URL.' : 'url must be an https URL.');
+  if (!schemes.includes(url.protocol))
+    return problem(
+      'invalid_url',
+      options.allowPrivate ? 'url must be an http or https URL.' : 'url must be an https URL.',
+    );
   if (url.username || url.password) return problem('invalid_url', 'url must not carry credentials.');
   if (!url.hostname) return problem('invalid_url', 'url has no host.');
   if (options.allowPrivate) return { ok: true, url, target: null };
@@ -134,6 +164,10 @@ export async function checkUrl(raw: string, options: { allowPrivate: boolean; lo
   }
   // Every address must be public: a name answering with one private address is a rebinding attempt.
   const forbidden = addresses.find((a) => isForbiddenAddress(a.address));
-  if (forbidden) return problem('forbidden_address', `url must not point to a private, loopback or link-local address (${host} is ${forbidden.address}).`);
+  if (forbidden)
+    return problem(
+      'forbidden_address',
+      `url must not point to a private, loopback or link-local address (${host} is ${forbidden.address}).`,
+    );
   return { ok: true, url, target: addresses[0] };
 }

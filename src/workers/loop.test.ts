@@ -21,12 +21,17 @@ describe('loop', () => {
   it('logs a tick that throws synchronously or rejects, and keeps ticking', async () => {
     const { lines, log } = recordingLog();
     let calls = 0;
-    const worker = loop('flaky', 100, () => {
-      calls += 1;
-      if (calls === 1) throw new TypeError('thrown before any promise');
-      if (calls === 2) return Promise.reject(new Error('rejected'));
-      return Promise.resolve();
-    }, log);
+    const worker = loop(
+      'flaky',
+      100,
+      () => {
+        calls += 1;
+        if (calls === 1) throw new TypeError('thrown before any promise');
+        if (calls === 2) return Promise.reject(new Error('rejected'));
+        return Promise.resolve();
+      },
+      log,
+    );
     worker.start();
     for (let i = 0; i < 3; i += 1) {
       mock.timers.tick(100);
@@ -43,10 +48,16 @@ describe('loop', () => {
   it('logs a lost database connection as a warning and retries on the next interval', async () => {
     const { lines, log } = recordingLog();
     let calls = 0;
-    const worker = loop('leases', 100, async () => {
-      calls += 1;
-      if (calls === 1) throw Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:5432'), { code: 'ECONNREFUSED' });
-    }, log);
+    const worker = loop(
+      'leases',
+      100,
+      async () => {
+        calls += 1;
+        if (calls === 1)
+          throw Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:5432'), { code: 'ECONNREFUSED' });
+      },
+      log,
+    );
     worker.start();
     mock.timers.tick(100);
     await settle();

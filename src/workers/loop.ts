@@ -19,7 +19,8 @@ export function loop(name: string, intervalMs: number, tick: () => Promise<unkno
     running = Promise.resolve()
       .then(tick)
       .catch((error: unknown) => {
-        if (isDatabaseUnavailable(error)) log.warn({ err: error, worker: name }, 'worker tick failed: database unavailable; retrying');
+        if (isDatabaseUnavailable(error))
+          log.warn({ err: error, worker: name }, 'worker tick failed: database unavailable; retrying');
         else log.error({ err: error, worker: name }, 'worker tick failed');
       })
       .finally(() => {

@@ -15,8 +15,10 @@ describe('device presence', () => {
   });
   afterEach(() => t.close());
 
-  const heartbeat = (device: TestDevice) => t.app.inject({ method: 'POST', url: '/v1/device/heartbeat', headers: device.headers, payload: {} });
-  const cellOf = async (headers: Record<string, string>, id: string) => (await t.app.inject({ url: `/v1/cells/${id}`, headers })).json();
+  const heartbeat = (device: TestDevice) =>
+    t.app.inject({ method: 'POST', url: '/v1/device/heartbeat', headers: device.headers, payload: {} });
+  const cellOf = async (headers: Record<string, string>, id: string) =>
+    (await t.app.inject({ url: `/v1/cells/${id}`, headers })).json();
 
   it('a device carrying a cell comes online on its first call (cell.online), goes offline after 120 s of silence (cell.offline) and back', async () => {
     const org = await activeOrganization(t);
@@ -83,10 +85,16 @@ describe('device presence', () => {
     const first = t.clock.now().toISOString();
     t.clock.advance(500);
     await heartbeat(device);
-    assert.equal((await t.app.inject({ url: `/v1/admin/devices/${device.id}`, headers: admin })).json().last_seen_at, first);
+    assert.equal(
+      (await t.app.inject({ url: `/v1/admin/devices/${device.id}`, headers: admin })).json().last_seen_at,
+      first,
+    );
     t.clock.advance(500);
     await heartbeat(device);
-    assert.equal((await t.app.inject({ url: `/v1/admin/devices/${device.id}`, headers: admin })).json().last_seen_at, t.clock.now().toISOString());
+    assert.equal(
+      (await t.app.inject({ url: `/v1/admin/devices/${device.id}`, headers: admin })).json().last_seen_at,
+      t.clock.now().toISOString(),
+    );
   });
 
   it('a cell given a phone that is already online shows it online', async () => {
@@ -104,7 +112,11 @@ describe('device presence', () => {
     // A phone that reached the inventory without the pairing step (as after a crash between commits).
     const device = await addDevice(t);
     await t.database.db.updateTable('devices').set({ cell_id: null }).where('id', '=', device.id).execute();
-    await t.database.db.updateTable('cells').set({ status: 'provisioning', phone_number: null, device_id: null }).where('id', '=', waiting.id).execute();
+    await t.database.db
+      .updateTable('cells')
+      .set({ status: 'provisioning', phone_number: null, device_id: null })
+      .where('id', '=', waiting.id)
+      .execute();
     assert.deepEqual(await tick(), { offline: 0, paired: 1 });
     const cell = await cellOf(org.headers, waiting.id);
     assert.equal(cell.status, 'active');

@@ -38,7 +38,14 @@ export class WebhookDeliveryWorker implements Loop {
   private pruneTimer: NodeJS.Timeout | undefined;
   private readonly onSignal = () => this.wake();
 
-  constructor(deps: { deliverer: WebhookDeliverer; webhooks: WebhooksService; events: EventsService; log: FastifyBaseLogger } & WorkerOptions) {
+  constructor(
+    deps: {
+      deliverer: WebhookDeliverer;
+      webhooks: WebhooksService;
+      events: EventsService;
+      log: FastifyBaseLogger;
+    } & WorkerOptions,
+  ) {
     this.deliverer = deps.deliverer;
     this.webhooks = deps.webhooks;
     this.events = deps.events;
@@ -56,7 +63,11 @@ export class WebhookDeliveryWorker implements Loop {
     this.pollTimer = setInterval(() => this.wake(), this.pollMs);
     this.pollTimer.unref();
     this.pruneTimer = setInterval(() => {
-      this.webhooks.prune().catch((error: unknown) => this.log.error({ err: error, worker: 'webhook-delivery' }, 'pruning webhook deliveries failed'));
+      this.webhooks
+        .prune()
+        .catch((error: unknown) =>
+          this.log.error({ err: error, worker: 'webhook-delivery' }, 'pruning webhook deliveries failed'),
+        );
     }, PRUNE_INTERVAL_MS);
     this.pruneTimer.unref();
     this.wake();
@@ -96,7 +107,9 @@ export class WebhookDeliveryWorker implements Loop {
     this.draining = (async () => {
       do {
         this.drainAgain = false;
-        await this.fill().catch((error: unknown) => this.log.error({ err: error, worker: 'webhook-delivery' }, 'claiming webhook deliveries failed'));
+        await this.fill().catch((error: unknown) =>
+          this.log.error({ err: error, worker: 'webhook-delivery' }, 'claiming webhook deliveries failed'),
+        );
       } while (this.drainAgain && this.running);
     })().finally(() => {
       this.draining = null;
@@ -117,7 +130,9 @@ export class WebhookDeliveryWorker implements Loop {
       for (const claim of claims) {
         const attempt: Promise<void> = this.deliverer
           .attempt(claim)
-          .catch((error: unknown) => this.log.error({ err: error, delivery: claim.delivery.id }, 'recording a webhook attempt failed'))
+          .catch((error: unknown) =>
+            this.log.error({ err: error, delivery: claim.delivery.id }, 'recording a webhook attempt failed'),
+          )
           .finally(() => {
             this.inFlight.delete(attempt);
             // Work may have been left waiting while every slot was busy: claim it once a good

@@ -55,10 +55,26 @@ describe('cellgate device simulate (the command)', () => {
 
   it('uploads the inbound text it was given, delivers a sent message, logs each step and exits 0 on SIGINT', async () => {
     const { cellId, device } = await world.cell();
-    const run = simulate(['--key', device.key, '--base-url', world.baseUrl, '--poll-wait', '1', '--delivery-delay-ms', '0', '--inbound-from', '+14155550150', '--inbound-text', 'hello from the command line']);
+    const run = simulate([
+      '--key',
+      device.key,
+      '--base-url',
+      world.baseUrl,
+      '--poll-wait',
+      '1',
+      '--delivery-delay-ms',
+      '0',
+      '--inbound-from',
+      '+14155550150',
+      '--inbound-text',
+      'hello from the command line',
+    ]);
     try {
       await run.waitFor(/received from \+14155550150: msg_\w+ \(201\)/);
-      const inbound = await world.t.app.inject({ url: `/v1/cells/${cellId}/messages?direction=inbound`, headers: world.org.headers });
+      const inbound = await world.t.app.inject({
+        url: `/v1/cells/${cellId}/messages?direction=inbound`,
+        headers: world.org.headers,
+      });
       assert.equal(inbound.json().messages[0].body, 'hello from the command line');
 
       const id = await world.send(cellId, '+14155550151', 'to the command line phone');
@@ -78,14 +94,31 @@ describe('cellgate device simulate (the command)', () => {
   it('drives several phones with repeated --key: a text from one to the number of another arrives there as inbound', async () => {
     const a = await world.cell();
     const b = await world.cell();
-    const run = simulate(['--key', a.device.key, '--key', b.device.key, '--base-url', world.baseUrl, '--poll-wait', '1', '--delivery-delay-ms', '0']);
+    const run = simulate([
+      '--key',
+      a.device.key,
+      '--key',
+      b.device.key,
+      '--base-url',
+      world.baseUrl,
+      '--poll-wait',
+      '1',
+      '--delivery-delay-ms',
+      '0',
+    ]);
     try {
       await run.waitFor(new RegExp(`\\[\\${b.phoneNumber}\\] online as`));
       const id = await world.send(a.cellId, b.phoneNumber, 'from one simulated phone to the other');
       await run.waitFor(new RegExp(`${id} delivered`));
       await run.waitFor(new RegExp(`received from \\${a.phoneNumber}: msg_\\w+ \\(201\\)`));
-      const inbound = await world.t.app.inject({ url: `/v1/cells/${b.cellId}/messages?direction=inbound`, headers: world.org.headers });
-      assert.deepEqual(inbound.json().messages.map((m: { from: string; body: string }) => [m.from, m.body]), [[a.phoneNumber, 'from one simulated phone to the other']]);
+      const inbound = await world.t.app.inject({
+        url: `/v1/cells/${b.cellId}/messages?direction=inbound`,
+        headers: world.org.headers,
+      });
+      assert.deepEqual(
+        inbound.json().messages.map((m: { from: string; body: string }) => [m.from, m.body]),
+        [[a.phoneNumber, 'from one simulated phone to the other']],
+      );
       run.child.kill('SIGINT');
       assert.equal(await exitCode(run.child), 0);
     } finally {
@@ -101,7 +134,18 @@ describe('cellgate device simulate (the command)', () => {
 
   it('exits 1 with the reason when the inbound text it was given is refused', async () => {
     const { device } = await world.cell();
-    const run = simulate(['--key', device.key, '--base-url', world.baseUrl, '--poll-wait', '1', '--inbound-from', '12345', '--inbound-text', 'hi']);
+    const run = simulate([
+      '--key',
+      device.key,
+      '--base-url',
+      world.baseUrl,
+      '--poll-wait',
+      '1',
+      '--inbound-from',
+      '12345',
+      '--inbound-text',
+      'hi',
+    ]);
     assert.equal(await exitCode(run.child), 1);
     assert.match(run.output(), /cellgate: inbound from 12345: 400 invalid_request from must be a valid phone number/);
     assert.match(run.output(), /stopped: /);

@@ -30,14 +30,22 @@ describe('concurrent simulated devices', () => {
     const sent: { id: string; cellId: string; deviceId: string }[] = [];
     for (let i = 0; i < MESSAGES_PER_CELL; i += 1) {
       for (const cell of cells) {
-        sent.push({ id: await world.send(cell.cellId, '+14155550130', `race ${i}`), cellId: cell.cellId, deviceId: cell.device.id });
+        sent.push({
+          id: await world.send(cell.cellId, '+14155550130', `race ${i}`),
+          cellId: cell.cellId,
+          deviceId: cell.device.id,
+        });
       }
     }
     await Promise.all(sent.map((m) => reports.until(m.id, 'delivered', 20_000)));
 
     assert.equal(claims.size, sent.length);
     for (const message of sent) {
-      assert.deepEqual(claims.get(message.id), [message.deviceId], `${message.id} claimed by ${claims.get(message.id)?.join(',')}`);
+      assert.deepEqual(
+        claims.get(message.id),
+        [message.deviceId],
+        `${message.id} claimed by ${claims.get(message.id)?.join(',')}`,
+      );
       assert.deepEqual(reports.of(message.id), ['sent', 'delivered']);
       assert.equal((await world.message(message.cellId, message.id)).status, 'delivered');
     }

@@ -6,10 +6,13 @@ import { admin } from '../harness.ts';
 import { listeningWorld, Reports, type World } from './support.ts';
 
 const problem = (status: number, code: string) =>
-  new Response(JSON.stringify({ type: `about:blank`, title: code, status, detail: 'injected', code, request_id: 'req_test' }), {
-    status,
-    headers: { 'content-type': 'application/problem+json' },
-  });
+  new Response(
+    JSON.stringify({ type: `about:blank`, title: code, status, detail: 'injected', code, request_id: 'req_test' }),
+    {
+      status,
+      headers: { 'content-type': 'application/problem+json' },
+    },
+  );
 
 describe('device simulator: failures on the way', () => {
   let world: World;
@@ -75,7 +78,11 @@ describe('device simulator: failures on the way', () => {
   it('stops by itself when its key is rotated (401), and refuses to start on an unknown key', async () => {
     const { device } = await world.cell();
     const phone = await world.simulate(device);
-    const rotated = await world.t.app.inject({ method: 'POST', url: `/v1/admin/devices/${device.id}/rotate-key`, headers: admin });
+    const rotated = await world.t.app.inject({
+      method: 'POST',
+      url: `/v1/admin/devices/${device.id}/rotate-key`,
+      headers: admin,
+    });
     assert.equal(rotated.statusCode, 200);
     await phone.stopped;
     assert.ok(phone.stats.errors >= 1);
@@ -96,7 +103,11 @@ describe('device simulator: failures on the way', () => {
 describe('cellgate device simulate: bad command lines', () => {
   const base = ['simulate', '--key', 'cg_dev_abcdefghijklmnop'];
   const cases: [string, string[], RegExp][] = [
-    ['an unknown action', ['emulate', '--key', 'cg_dev_x'], /unknown device action "emulate": the actions are simulate, run and doctor/],
+    [
+      'an unknown action',
+      ['emulate', '--key', 'cg_dev_x'],
+      /unknown device action "emulate": the actions are simulate, run and doctor/,
+    ],
     ['no key', ['simulate'], /--key must be a device key/],
     ['an agent key', ['simulate', '--key', 'cg_live_abc'], /--key must be a device key/],
     ['an unknown flag', [...base, '--bogus'], /Unknown option '--bogus'/],

@@ -57,7 +57,10 @@ describe('device simulator against a listening service', () => {
       await reports.until(id, 'failed');
       const message = await world.message(cellId, id);
       assert.equal(message.status, 'failed');
-      assert.deepEqual(message.error, { code: 'delivery_failed', message: 'Simulated delivery failure (fail rate 1).' });
+      assert.deepEqual(message.error, {
+        code: 'delivery_failed',
+        message: 'Simulated delivery failure (fail rate 1).',
+      });
       assert.equal(message.delivered_at, null);
     }
     assert.equal(phone.stats.failed, 2);
@@ -73,7 +76,10 @@ describe('device simulator against a listening service', () => {
     assert.equal(repeat.status, 200);
     assert.equal(repeat.message.id, first.message.id);
 
-    const list = await world.t.app.inject({ url: `/v1/cells/${cellId}/messages?direction=inbound`, headers: world.org.headers });
+    const list = await world.t.app.inject({
+      url: `/v1/cells/${cellId}/messages?direction=inbound`,
+      headers: world.org.headers,
+    });
     assert.equal(list.statusCode, 200);
     const messages = list.json().messages;
     assert.equal(messages.length, 1);

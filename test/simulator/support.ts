@@ -1,7 +1,12 @@
 // A listening app (real sockets: the simulator long-polls over HTTP like a phone) with helpers to
 // add a phone, a cell on it, and a simulated device for that phone.
 import { addDevice, type TestDevice } from '../support/devices.ts';
-import { startSimulatedDevice, type DeviceEvent, type SimulatedDevice, type SimulatorOptions } from '../../src/cli/device-simulator.ts';
+import {
+  startSimulatedDevice,
+  type DeviceEvent,
+  type SimulatedDevice,
+  type SimulatorOptions,
+} from '../../src/cli/device-simulator.ts';
 import { activeOrganization, startApp, type TestApp } from '../harness.ts';
 
 export interface World {
@@ -30,10 +35,16 @@ export async function listeningWorld(): Promise<World> {
     org,
     async cell(deviceBody = {}) {
       const device = await addDevice(t, { send_rate_per_minute: 600, ...deviceBody });
-      const response = await t.app.inject({ method: 'POST', url: '/v1/cells', headers: org.headers, payload: { display_name: 'simulated' } });
+      const response = await t.app.inject({
+        method: 'POST',
+        url: '/v1/cells',
+        headers: org.headers,
+        payload: { display_name: 'simulated' },
+      });
       if (response.statusCode !== 201) throw new Error(`cell create failed: ${response.statusCode} ${response.body}`);
       const cell = response.json();
-      if (cell.phone_number !== device.phoneNumber) throw new Error(`the cell got ${cell.phone_number}, not the new phone ${device.phoneNumber}`);
+      if (cell.phone_number !== device.phoneNumber)
+        throw new Error(`the cell got ${cell.phone_number}, not the new phone ${device.phoneNumber}`);
       return { cellId: cell.id, phoneNumber: cell.phone_number, device };
     },
     async simulate(device, options = {}) {
@@ -93,7 +104,16 @@ export class Reports {
     try {
       await Promise.race([
         new Promise<void>((done) => this.waiters.push({ id, event, done })),
-        new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new Error(`no ${event} report for ${id} within ${ms} ms; saw ${this.of(id).join(',') || 'nothing'}`)), ms))),
+        new Promise<never>(
+          (_, reject) =>
+            (timer = setTimeout(
+              () =>
+                reject(
+                  new Error(`no ${event} report for ${id} within ${ms} ms; saw ${this.of(id).join(',') || 'nothing'}`),
+                ),
+              ms,
+            )),
+        ),
       ]);
     } finally {
       clearTimeout(timer);

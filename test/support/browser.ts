@@ -8,14 +8,20 @@ import { fileURLToPath } from 'node:url';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { startApp, type StartOptions, type TestApp } from '../harness.ts';
 
-const CHROMIUM = [process.env.CELLGATE_CHROMIUM, '/usr/lib/chromium/chromium', '/usr/bin/chromium', '/usr/bin/chromium-browser'].find(
-  (path): path is string => typeof path === 'string' && path !== '' && existsSync(path),
-);
+const CHROMIUM = [
+  process.env.CELLGATE_CHROMIUM,
+  '/usr/lib/chromium/chromium',
+  '/usr/bin/chromium',
+  '/usr/bin/chromium-browser',
+].find((path): path is string => typeof path === 'string' && path !== '' && existsSync(path));
 
 /** The `skip` option of a browser suite: false when Chromium is here, else why not. */
-export const skipWithoutChromium: false | string = CHROMIUM ? false : 'no Chromium found (install the Debian package "chromium", or set CELLGATE_CHROMIUM to its binary)';
+export const skipWithoutChromium: false | string = CHROMIUM
+  ? false
+  : 'no Chromium found (install the Debian package "chromium", or set CELLGATE_CHROMIUM to its binary)';
 
-export const launchChromium = (): Promise<Browser> => chromium.launch({ executablePath: CHROMIUM, headless: true, args: ['--no-sandbox', '--disable-dev-shm-usage'] });
+export const launchChromium = (): Promise<Browser> =>
+  chromium.launch({ executablePath: CHROMIUM, headless: true, args: ['--no-sandbox', '--disable-dev-shm-usage'] });
 
 /** test-artifacts/<name>/ (created), with a trailing slash. */
 export function artifactsDir(name: string): string {
@@ -36,7 +42,10 @@ async function freePort(): Promise<number> {
 export async function listeningApp(options: StartOptions = {}): Promise<{ t: TestApp; base: string }> {
   const port = await freePort();
   const base = `http://127.0.0.1:${port}`;
-  const t = await startApp({ ...options, env: { CELLGATE_BASE_URL: base, CELLGATE_CONSOLE_URL: `${base}/console`, ...options.env } });
+  const t = await startApp({
+    ...options,
+    env: { CELLGATE_BASE_URL: base, CELLGATE_CONSOLE_URL: `${base}/console`, ...options.env },
+  });
   await t.app.listen({ host: '127.0.0.1', port });
   return { t, base };
 }
@@ -57,8 +66,21 @@ export interface AxeViolation {
 export async function accessibilityViolations(page: Page): Promise<AxeViolation[]> {
   await page.addScriptTag({ path: AXE_SOURCE });
   return page.evaluate(async () => {
-    const axe = (globalThis as unknown as { axe: { run(options: unknown): Promise<{ violations: Array<{ id: string; impact: string | null; help: string; nodes: Array<{ target: unknown[] }> }> }> } }).axe;
+    const axe = (
+      globalThis as unknown as {
+        axe: {
+          run(options: unknown): Promise<{
+            violations: Array<{ id: string; impact: string | null; help: string; nodes: Array<{ target: unknown[] }> }>;
+          }>;
+        };
+      }
+    ).axe;
     const result = await axe.run({ runOnly: { type: 'tag', values: ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa'] } });
-    return result.violations.map((v) => ({ id: v.id, impact: v.impact, help: v.help, nodes: v.nodes.map((n) => n.target.join(' ')) }));
+    return result.violations.map((v) => ({
+      id: v.id,
+      impact: v.impact,
+      help: v.help,
+      nodes: v.nodes.map((n) => n.target.join(' ')),
+    }));
   });
 }

@@ -13,10 +13,29 @@ export const STRANGER = '0x3C44CdDdB6a900fa2b585dd299e03d12FA4293BC';
 let counter = 0;
 
 /** Reports a deposit (defaults: $25 from WALLET to our Base pay_to), signed with SECRET unless `sign` says otherwise. */
-export function deposit(t: TestApp, body: Record<string, unknown>, sign: { secret?: string; at?: number; header?: string } = {}) {
-  const payload = JSON.stringify({ deposit_id: `dep-${++counter}`, network: 'base', from: WALLET, to: BASE_PAY_TO, amount: '25000000', transaction: `0xtx${counter}`, ...body });
+export function deposit(
+  t: TestApp,
+  body: Record<string, unknown>,
+  sign: { secret?: string; at?: number; header?: string } = {},
+) {
+  const payload = JSON.stringify({
+    deposit_id: `dep-${++counter}`,
+    network: 'base',
+    from: WALLET,
+    to: BASE_PAY_TO,
+    amount: '25000000',
+    transaction: `0xtx${counter}`,
+    ...body,
+  });
   const at = sign.at ?? Math.floor(t.clock.now().getTime() / 1000);
-  const signature = createHmac('sha256', sign.secret ?? SECRET).update(`${at}.${payload}`).digest('hex');
+  const signature = createHmac('sha256', sign.secret ?? SECRET)
+    .update(`${at}.${payload}`)
+    .digest('hex');
   const header = sign.header ?? `t=${at},v1=${signature}`;
-  return t.app.inject({ method: 'POST', url: '/v1/billing/x402/deposits', headers: { 'content-type': 'application/json', 'x-cellgate-signature': header }, payload });
+  return t.app.inject({
+    method: 'POST',
+    url: '/v1/billing/x402/deposits',
+    headers: { 'content-type': 'application/json', 'x-cellgate-signature': header },
+    payload,
+  });
 }

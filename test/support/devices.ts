@@ -20,8 +20,19 @@ export interface TestDevice {
 
 /** Adds a phone through the admin surface; its id, number and key. */
 export async function addDevice(t: TestApp, body: Record<string, unknown> = {}): Promise<TestDevice> {
-  const response = await t.app.inject({ method: 'POST', url: '/v1/admin/devices', headers: admin, payload: { phone_number: uniquePhoneNumber(), ...body } });
+  const response = await t.app.inject({
+    method: 'POST',
+    url: '/v1/admin/devices',
+    headers: admin,
+    payload: { phone_number: uniquePhoneNumber(), ...body },
+  });
   if (response.statusCode !== 201) throw new Error(`adding a device failed: ${response.statusCode} ${response.body}`);
   const device = response.json();
-  return { id: device.id, phoneNumber: device.phone_number, key: device.device_key, headers: { 'x-phone-key': device.device_key }, cellId: device.cell_id };
+  return {
+    id: device.id,
+    phoneNumber: device.phone_number,
+    key: device.device_key,
+    headers: { 'x-phone-key': device.device_key },
+    cellId: device.cell_id,
+  };
 }

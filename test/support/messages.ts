@@ -16,14 +16,19 @@ const devicesOf = new WeakMap<TestApp, TestDevice[]>();
  * A new organization (or `org`) with an active cell, carried by a new device. The cell may get
  * an older free device (one a released cell gave back); the line names whichever carries it.
  */
-export async function activeLine(t: TestApp, deviceBody: Record<string, unknown> = {}, org?: Line['org']): Promise<Line> {
+export async function activeLine(
+  t: TestApp,
+  deviceBody: Record<string, unknown> = {},
+  org?: Line['org'],
+): Promise<Line> {
   const owner = org ?? (await activeOrganization(t));
   const known = devicesOf.get(t) ?? [];
   devicesOf.set(t, known);
   known.push(await addDevice(t, deviceBody));
   const cell = await createCell(t, owner.headers);
   const device = known.find((d) => d.phoneNumber === cell.phone_number);
-  if (cell.status !== 'active' || !device) throw new Error(`expected an active cell on a known device: ${JSON.stringify(cell)}`);
+  if (cell.status !== 'active' || !device)
+    throw new Error(`expected an active cell on a known device: ${JSON.stringify(cell)}`);
   return { org: owner, cell, device };
 }
 
@@ -38,7 +43,12 @@ export function withLine(ready: (t: TestApp, line: Line) => void, deviceBody: Re
 }
 
 export function send(t: TestApp, line: Line, payload: Record<string, unknown>, headers: Record<string, string> = {}) {
-  return t.app.inject({ method: 'POST', url: `/v1/cells/${line.cell.id}/messages/send`, headers: { ...line.org.headers, ...headers }, payload });
+  return t.app.inject({
+    method: 'POST',
+    url: `/v1/cells/${line.cell.id}/messages/send`,
+    headers: { ...line.org.headers, ...headers },
+    payload,
+  });
 }
 
 /** Sends and returns the queued message view (fails the test on anything but 202). */

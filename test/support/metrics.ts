@@ -25,7 +25,8 @@ export function parseExposition(text: string): { samples: Sample[]; types: Map<s
     const sample = /^([a-zA-Z_:][a-zA-Z0-9_:]*)(?:\{(.*)\})? (-?[0-9.e+-]+|nan|[+-]inf)$/i.exec(line);
     assert.ok(sample, `not a sample line: ${JSON.stringify(line)}`);
     const labels: Record<string, string> = {};
-    for (const [, key, value] of (sample[2] ?? '').matchAll(/([a-zA-Z_][a-zA-Z0-9_]*)="((?:[^"\\]|\\.)*)",?/g)) labels[key] = value;
+    for (const [, key, value] of (sample[2] ?? '').matchAll(/([a-zA-Z_][a-zA-Z0-9_]*)="((?:[^"\\]|\\.)*)",?/g))
+      labels[key] = value;
     samples.push({ name: sample[1], labels, value: Number(sample[3]) });
   }
   return { samples, types };

@@ -33,7 +33,11 @@ const hex32 = (): Hex => `0x${randomBytes(32).toString('hex')}`;
 function receiptOf(hash: Hex, t: TempoTransfer) {
   const blockHash = hex32();
   const from = t.from ?? PAYER;
-  const topics = encodeEventTopics({ abi: Abis.tip20, eventName: 'TransferWithMemo', args: { from, to: t.to, memo: t.memo } });
+  const topics = encodeEventTopics({
+    abi: Abis.tip20,
+    eventName: 'TransferWithMemo',
+    args: { from, to: t.to, memo: t.memo },
+  });
   return {
     blockHash,
     blockNumber: '0x10',
@@ -42,17 +46,21 @@ function receiptOf(hash: Hex, t: TempoTransfer) {
     effectiveGasPrice: '0x1',
     from,
     gasUsed: '0xc350',
-    logs: t.reverted ? [] : [{
-      address: t.token,
-      topics,
-      data: encodeAbiParameters([{ type: 'uint256' }], [t.amount]),
-      blockHash,
-      blockNumber: '0x10',
-      transactionHash: hash,
-      transactionIndex: '0x0',
-      logIndex: '0x0',
-      removed: false,
-    }],
+    logs: t.reverted
+      ? []
+      : [
+          {
+            address: t.token,
+            topics,
+            data: encodeAbiParameters([{ type: 'uint256' }], [t.amount]),
+            blockHash,
+            blockNumber: '0x10',
+            transactionHash: hash,
+            transactionIndex: '0x0',
+            logIndex: '0x0',
+            removed: false,
+          },
+        ],
     logsBloom: `0x${'0'.repeat(512)}`,
     status: t.reverted ? '0x0' : '0x1',
     to: t.token,
@@ -78,10 +86,14 @@ export async function startTempoRpc(chainId: number): Promise<TempoRpcDouble> {
     for await (const chunk of request) text += chunk;
     const call = JSON.parse(text) as { id: number; method: string; params: unknown[] };
     double.calls.push(call.method);
-    const answer = (body: object) => response.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ jsonrpc: '2.0', id: call.id, ...body }));
+    const answer = (body: object) =>
+      response
+        .writeHead(200, { 'content-type': 'application/json' })
+        .end(JSON.stringify({ jsonrpc: '2.0', id: call.id, ...body }));
     if (double.failing) return answer({ error: { code: -32603, message: 'node unavailable' } });
     if (call.method === 'eth_chainId') return answer({ result: `0x${chainId.toString(16)}` });
-    if (call.method === 'eth_getTransactionReceipt') return answer({ result: receipts.get(String(call.params[0]).toLowerCase()) ?? null });
+    if (call.method === 'eth_getTransactionReceipt')
+      return answer({ result: receipts.get(String(call.params[0]).toLowerCase()) ?? null });
     return answer({ error: { code: -32601, message: `method ${call.method} not served by the double` } });
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));

@@ -7,7 +7,12 @@ import { activeLine, type Line } from './messages.ts';
 export type Org = Line['org'];
 
 /** `count` active lines (cells on their own devices) of one new organization (or `org`). */
-export async function lines(t: TestApp, count: number, deviceBody: Record<string, unknown> = {}, org?: Org): Promise<Line[]> {
+export async function lines(
+  t: TestApp,
+  count: number,
+  deviceBody: Record<string, unknown> = {},
+  org?: Org,
+): Promise<Line[]> {
   const owner = org ?? (await activeOrganization(t));
   const out: Line[] = [];
   for (let i = 0; i < count; i++) out.push(await activeLine(t, deviceBody, owner));
@@ -15,14 +20,35 @@ export async function lines(t: TestApp, count: number, deviceBody: Record<string
 }
 
 /** An authenticated JSON call of `org`; the response. */
-export function call(t: TestApp, org: Org, method: InjectOptions['method'], url: string, payload?: unknown, headers: Record<string, string> = {}) {
-  return t.app.inject({ method, url, headers: { ...org.headers, ...headers }, ...(payload === undefined ? {} : { payload: payload as InjectOptions['payload'] }) });
+export function call(
+  t: TestApp,
+  org: Org,
+  method: InjectOptions['method'],
+  url: string,
+  payload?: unknown,
+  headers: Record<string, string> = {},
+) {
+  return t.app.inject({
+    method,
+    url,
+    headers: { ...org.headers, ...headers },
+    ...(payload === undefined ? {} : { payload: payload as InjectOptions['payload'] }),
+  });
 }
 
 /** A call that must answer `status`; its JSON body. */
-export async function ok(t: TestApp, org: Org, method: InjectOptions['method'], url: string, payload?: unknown, status = 200, headers: Record<string, string> = {}) {
+export async function ok(
+  t: TestApp,
+  org: Org,
+  method: InjectOptions['method'],
+  url: string,
+  payload?: unknown,
+  status = 200,
+  headers: Record<string, string> = {},
+) {
   const response = await call(t, org, method, url, payload, headers);
-  if (response.statusCode !== status) throw new Error(`${method} ${url}: expected ${status}, got ${response.statusCode} ${response.body}`);
+  if (response.statusCode !== status)
+    throw new Error(`${method} ${url}: expected ${status}, got ${response.statusCode} ${response.body}`);
   return response.statusCode === 204 ? null : response.json();
 }
 
@@ -38,12 +64,22 @@ export function createPod(t: TestApp, org: Org, cellIds: string[], name = 'Outre
 export async function podWithLines(t: TestApp, count: number, deviceBody: Record<string, unknown> = {}) {
   const podLines = await lines(t, count, deviceBody);
   const org = podLines[0].org;
-  const pod = await createPod(t, org, podLines.map((line) => line.cell.id));
+  const pod = await createPod(
+    t,
+    org,
+    podLines.map((line) => line.cell.id),
+  );
   return { org, lines: podLines, pod };
 }
 
 /** Runs the cycle worker (as the loop would) until the job is no longer queued or running; the job. */
-export async function runJob(t: TestApp, org: Org, podId: string, jobId: string, options: { ticks?: number; between?: () => Promise<void> } = {}) {
+export async function runJob(
+  t: TestApp,
+  org: Org,
+  podId: string,
+  jobId: string,
+  options: { ticks?: number; between?: () => Promise<void> } = {},
+) {
   for (let i = 0; i < (options.ticks ?? 50); i++) {
     await t.services.cycleWorker.tick();
     const job = await ok(t, org, 'GET', `/v1/pods/${podId}/jobs/${jobId}`);
@@ -55,7 +91,12 @@ export async function runJob(t: TestApp, org: Org, podId: string, jobId: string,
 
 /** Outbound messages per sending cell, and per recipient, straight from the database (test checks). */
 export async function outboundByCellAndRecipient(t: TestApp, organizationId: string) {
-  const rows = await t.database.db.selectFrom('messages').select(['cell_id', 'to_number']).where('organization_id', '=', organizationId).where('direction', '=', 'outbound').execute();
+  const rows = await t.database.db
+    .selectFrom('messages')
+    .select(['cell_id', 'to_number'])
+    .where('organization_id', '=', organizationId)
+    .where('direction', '=', 'outbound')
+    .execute();
   const perCell = new Map<string, number>();
   const perRecipient = new Map<string, string[]>();
   for (const row of rows) {

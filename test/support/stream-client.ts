@@ -52,7 +52,10 @@ export class StreamClient {
     });
   }
 
-  static async ready(url: string, options: { headers?: Record<string, string>; protocols?: string[] } = {}): Promise<StreamClient> {
+  static async ready(
+    url: string,
+    options: { headers?: Record<string, string>; protocols?: string[] } = {},
+  ): Promise<StreamClient> {
     const client = new StreamClient(url, options);
     await client.until(() => client.frames.some((f) => f.type === 'ready'), 'the ready frame');
     return client;
@@ -68,7 +71,8 @@ export class StreamClient {
     const deadline = Date.now() + timeoutMs;
     while (!condition()) {
       const remaining = deadline - Date.now();
-      if (remaining <= 0) throw new Error(`timed out waiting for ${what}; frames: ${JSON.stringify(this.frames).slice(0, 500)}`);
+      if (remaining <= 0)
+        throw new Error(`timed out waiting for ${what}; frames: ${JSON.stringify(this.frames).slice(0, 500)}`);
       await new Promise<void>((resolve) => {
         const timer = setTimeout(resolve, Math.min(remaining, 100));
         this.waiters.push(() => {
@@ -101,7 +105,11 @@ export async function rejected(url: string, options: { headers?: Record<string, 
 }
 
 /** Polls `condition` (server-side state) until it holds; fails after `timeoutMs` of real time. */
-export async function eventually(condition: () => boolean | Promise<boolean>, what: string, timeoutMs = 5000): Promise<void> {
+export async function eventually(
+  condition: () => boolean | Promise<boolean>,
+  what: string,
+  timeoutMs = 5000,
+): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   while (!(await condition())) {
     if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);

@@ -59,8 +59,10 @@ export class StripeDouble {
           res.writeHead(status, { 'content-type': 'application/json', 'stripe-should-retry': 'false' });
           res.end(JSON.stringify(body));
         };
-        if (req.method !== 'POST' || req.url !== '/v1/checkout/sessions') return answer(404, { error: { type: 'invalid_request_error', message: 'Unrecognized request URL' } });
-        if (this.mode === 'down') return answer(500, { error: { type: 'api_error', message: 'Something went wrong on Stripe' } });
+        if (req.method !== 'POST' || req.url !== '/v1/checkout/sessions')
+          return answer(404, { error: { type: 'invalid_request_error', message: 'Unrecognized request URL' } });
+        if (this.mode === 'down')
+          return answer(500, { error: { type: 'api_error', message: 'Something went wrong on Stripe' } });
         const form = Object.fromEntries(new URLSearchParams(Buffer.concat(chunks).toString('utf8')));
         this.requests.push({ headers: req.headers, form });
         const key = String(req.headers['idempotency-key'] ?? '');
@@ -79,7 +81,8 @@ export class StripeDouble {
           mode: form.mode,
           status: 'open',
           payment_status: 'unpaid',
-          amount_total: Number(form['line_items[0][price_data][unit_amount]']) * Number(form['line_items[0][quantity]'] ?? 1),
+          amount_total:
+            Number(form['line_items[0][price_data][unit_amount]']) * Number(form['line_items[0][quantity]'] ?? 1),
           currency: form['line_items[0][price_data][currency]'],
           client_reference_id: form.client_reference_id ?? null,
           metadata,
@@ -99,7 +102,12 @@ export class StripeDouble {
   }
 
   /** A Stripe event JSON about `session` (changed by `change`), as Stripe would POST it. */
-  event(type: string, session: DoubleSession, change: Partial<DoubleSession> = {}, id = `evt_test_${++this.eventCount}`): string {
+  event(
+    type: string,
+    session: DoubleSession,
+    change: Partial<DoubleSession> = {},
+    id = `evt_test_${++this.eventCount}`,
+  ): string {
     return JSON.stringify({
       id,
       object: 'event',
@@ -114,6 +122,10 @@ export class StripeDouble {
 }
 
 /** The Stripe-Signature header of `payload`, signed by the stripe package at `timestamp` (seconds). */
-export function signStripe(payload: string, timestamp: number, secret = STRIPE_TEST_ENV.CELLGATE_STRIPE_WEBHOOK_SECRET): string {
+export function signStripe(
+  payload: string,
+  timestamp: number,
+  secret = STRIPE_TEST_ENV.CELLGATE_STRIPE_WEBHOOK_SECRET,
+): string {
   return Stripe.webhooks.generateTestHeaderString({ payload, secret, timestamp });
 }

@@ -21,11 +21,24 @@ export function solanaKey(): WalletKey {
   const { publicKey, privateKey } = generateKeyPairSync('ed25519');
   // The raw key is the last 32 bytes of the DER SubjectPublicKeyInfo.
   const address = base58.encode(publicKey.export({ format: 'der', type: 'spki' }).subarray(-32));
-  return { network: 'solana', address, sign: async (message) => base58.encode(sign(null, Buffer.from(message, 'utf8'), privateKey)) };
+  return {
+    network: 'solana',
+    address,
+    sign: async (message) => base58.encode(sign(null, Buffer.from(message, 'utf8'), privateKey)),
+  };
 }
 
-export const registerWallet = (t: TestApp, headers: Record<string, string>, key: Pick<WalletKey, 'network' | 'address'>) =>
-  t.app.inject({ method: 'POST', url: '/v1/billing/x402/wallets', headers, payload: { network: key.network, address: key.address } });
+export const registerWallet = (
+  t: TestApp,
+  headers: Record<string, string>,
+  key: Pick<WalletKey, 'network' | 'address'>,
+) =>
+  t.app.inject({
+    method: 'POST',
+    url: '/v1/billing/x402/wallets',
+    headers,
+    payload: { network: key.network, address: key.address },
+  });
 
 export const verifyWallet = (t: TestApp, headers: Record<string, string>, walletId: string, signature: string) =>
   t.app.inject({ method: 'POST', url: `/v1/billing/x402/wallets/${walletId}/verify`, headers, payload: { signature } });
@@ -33,7 +46,8 @@ export const verifyWallet = (t: TestApp, headers: Record<string, string>, wallet
 /** Registers `key`'s wallet and proves control of it; the verified wallet. */
 export async function verifiedWallet(t: TestApp, headers: Record<string, string>, key: WalletKey = baseKey()) {
   const registered = await registerWallet(t, headers, key);
-  if (registered.statusCode !== 201 && registered.statusCode !== 200) throw new Error(`register failed: ${registered.statusCode} ${registered.body}`);
+  if (registered.statusCode !== 201 && registered.statusCode !== 200)
+    throw new Error(`register failed: ${registered.statusCode} ${registered.body}`);
   const wallet = registered.json();
   const verified = await verifyWallet(t, headers, wallet.wallet_id, await key.sign(wallet.verification.message));
   if (verified.statusCode !== 200) throw new Error(`verify failed: ${verified.statusCode} ${verified.body}`);

@@ -14,14 +14,29 @@ export interface Endpoint {
 
 let clientIds = 0;
 
-export async function createEndpoint(t: TestApp, headers: Record<string, string>, url: string, extra: Record<string, unknown> = {}): Promise<Endpoint> {
-  const response = await t.app.inject({ method: 'POST', url: '/v1/webhooks', headers, payload: { client_id: `hook-${++clientIds}`, url, ...extra } });
+export async function createEndpoint(
+  t: TestApp,
+  headers: Record<string, string>,
+  url: string,
+  extra: Record<string, unknown> = {},
+): Promise<Endpoint> {
+  const response = await t.app.inject({
+    method: 'POST',
+    url: '/v1/webhooks',
+    headers,
+    payload: { client_id: `hook-${++clientIds}`, url, ...extra },
+  });
   assert.equal(response.statusCode, 201, response.body);
   return response.json();
 }
 
 /** Records an event the way every module does (the outbox fans it out to the endpoints). */
-export function emitEvent(t: TestApp, organizationId: string, type: EventType = 'cell.updated', data: Record<string, unknown> = { n: 1 }) {
+export function emitEvent(
+  t: TestApp,
+  organizationId: string,
+  type: EventType = 'cell.updated',
+  data: Record<string, unknown> = { n: 1 },
+) {
   return t.services.events.emit(t.database.db, { organizationId, type, data });
 }
 

@@ -41,30 +41,51 @@ export interface FacilitatorDouble {
   close(): Promise<void>;
 }
 
-// eslint-disable-next-line @typescript-eslint/no-explicit-any -- JSON from the wire
-async function check(body: any, settled: Set<string>): Promise<{ isValid: boolean; invalidReason?: string; payer?: string }> {
+/* eslint-disable @typescript-eslint/no-explicit-any -- JSON from the wire */
+async function check(
+  body: any,
+  settled: Set<string>,
+): Promise<{ isValid: boolean; invalidReason?: string; payer?: string }> {
+  /* eslint-enable @typescript-eslint/no-explicit-any */
   const requirements = body.paymentRequirements;
   const payload = body.paymentPayload?.payload as { signature?: Hex; authorization?: Authorization } | undefined;
   const auth = payload?.authorization;
   if (!auth || !payload?.signature) return { isValid: false, invalidReason: 'invalid_payload' };
   const payer = auth.from;
-  if (requirements.scheme !== 'exact' || !String(requirements.network).startsWith('eip155:')) return { isValid: false, invalidReason: 'unsupported_scheme', payer };
+  if (requirements.scheme !== 'exact' || !String(requirements.network).startsWith('eip155:'))
+    return { isValid: false, invalidReason: 'unsupported_scheme', payer };
   const chainId = Number(String(requirements.network).slice('eip155:'.length));
   const valid = await verifyTypedData({
     address: payer,
-    domain: { name: requirements.extra?.name, version: requirements.extra?.version, chainId, verifyingContract: getAddress(requirements.asset) },
+    domain: {
+      name: requirements.extra?.name,
+      version: requirements.extra?.version,
+      chainId,
+      verifyingContract: getAddress(requirements.asset),
+    },
     types: TYPES,
     primaryType: 'TransferWithAuthorization',
-    message: { from: auth.from, to: auth.to, value: BigInt(auth.value), validAfter: BigInt(auth.validAfter), validBefore: BigInt(auth.validBefore), nonce: auth.nonce },
+    message: {
+      from: auth.from,
+      to: auth.to,
+      value: BigInt(auth.value),
+      validAfter: BigInt(auth.validAfter),
+      validBefore: BigInt(auth.validBefore),
+      nonce: auth.nonce,
+    },
     signature: payload.signature,
   }).catch(() => false);
   if (!valid) return { isValid: false, invalidReason: 'invalid_exact_evm_payload_signature', payer };
-  if (getAddress(auth.to) !== getAddress(requirements.payTo)) return { isValid: false, invalidReason: 'invalid_exact_evm_payload_recipient_mismatch', payer };
-  if (BigInt(auth.value) < BigInt(requirements.amount)) return { isValid: false, invalidReason: 'invalid_exact_evm_payload_authorization_value', payer };
+  if (getAddress(auth.to) !== getAddress(requirements.payTo))
+    return { isValid: false, invalidReason: 'invalid_exact_evm_payload_recipient_mismatch', payer };
+  if (BigInt(auth.value) < BigInt(requirements.amount))
+    return { isValid: false, invalidReason: 'invalid_exact_evm_payload_authorization_value', payer };
   // The chain's time, which is real time (the client signs its window from it).
   const now = BigInt(Math.floor(Date.now() / 1000));
-  if (BigInt(auth.validBefore) < now || BigInt(auth.validAfter) > now) return { isValid: false, invalidReason: 'invalid_exact_evm_payload_authorization_valid_before', payer };
-  if (settled.has(auth.nonce)) return { isValid: false, invalidReason: 'invalid_exact_evm_payload_authorization_nonce_used', payer };
+  if (BigInt(auth.validBefore) < now || BigInt(auth.validAfter) > now)
+    return { isValid: false, invalidReason: 'invalid_exact_evm_payload_authorization_valid_before', payer };
+  if (settled.has(auth.nonce))
+    return { isValid: false, invalidReason: 'invalid_exact_evm_payload_authorization_nonce_used', payer };
   return { isValid: true, payer };
 }
 
@@ -77,22 +98,53 @@ export async function startFacilitator(): Promise<FacilitatorDouble> {
     const path = request.url ?? '';
     double.calls.push({ path, body });
     if (double.mode === 'hang') return; // never answers: the client's timeout must act
-    const json = (status: number, value: unknown) => response.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify(value));
-    if (path === '/supported') return json(200, { kinds: [{ x402Version: 2, scheme: 'exact', network: 'eip155:8453' }], extensions: [], signers: {} });
+    const json = (status: number, value: unknown) =>
+      response.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify(value));
+    if (path === '/supported')
+      return json(200, {
+        kinds: [{ x402Version: 2, scheme: 'exact', network: 'eip155:8453' }],
+        extensions: [],
+        signers: {},
+      });
     if (double.mode === 'settles_anything') {
       const payer = body.paymentPayload?.payload?.authorization?.from ?? 'solana-payer';
       if (path === '/verify') return json(200, { isValid: true, payer });
-      if (path === '/settle') return json(200, { success: true, payer, transaction: `tx-${createHash('sha256').update(text).digest('hex')}`, network: body.paymentRequirements?.network });
+      if (path === '/settle')
+        return json(200, {
+          success: true,
+          payer,
+          transaction: `tx-${createHash('sha256').update(text).digest('hex')}`,
+          network: body.paymentRequirements?.network,
+        });
     }
     const verdict = await check(body, double.settled);
     if (path === '/verify') return json(200, verdict);
     if (path === '/settle') {
       const network = body.paymentRequirements?.network;
-      if (!verdict.isValid) return json(200, { success: false, errorReason: verdict.invalidReason, payer: verdict.payer, transaction: '', network });
-      if (double.mode === 'settle_fails') return json(200, { success: false, errorReason: 'transaction_failed', payer: verdict.payer, transaction: '', network });
+      if (!verdict.isValid)
+        return json(200, {
+          success: false,
+          errorReason: verdict.invalidReason,
+          payer: verdict.payer,
+          transaction: '',
+          network,
+        });
+      if (double.mode === 'settle_fails')
+        return json(200, {
+          success: false,
+          errorReason: 'transaction_failed',
+          payer: verdict.payer,
+          transaction: '',
+          network,
+        });
       const nonce = body.paymentPayload.payload.authorization.nonce as string;
       double.settled.add(nonce);
-      return json(200, { success: true, payer: verdict.payer, transaction: `0x${createHash('sha256').update(nonce).digest('hex')}`, network });
+      return json(200, {
+        success: true,
+        payer: verdict.payer,
+        transaction: `0x${createHash('sha256').update(nonce).digest('hex')}`,
+        network,
+      });
     }
     json(404, { error: 'not found' });
   });
@@ -100,10 +152,11 @@ export async function startFacilitator(): Promise<FacilitatorDouble> {
   const { port } = server.address() as AddressInfo;
   return Object.assign(double, {
     url: `http://127.0.0.1:${port}`,
-    close: () => new Promise<void>((resolve) => {
-      server.closeAllConnections();
-      server.close(() => resolve());
-    }),
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
   });
 }
 
@@ -116,7 +169,18 @@ export function solanaTransaction(): { transaction: string; message: Buffer; pay
   const raw = (key: KeyObject) => key.export({ format: 'der', type: 'spki' }).subarray(-32);
   const feePayer = raw(generateKeyPairSync('ed25519').publicKey);
   // Legacy message: header (2 signers, 0 read-only signed, 1 read-only unsigned), 3 keys, blockhash, no instructions.
-  const message = Buffer.concat([Buffer.from([2, 0, 1, 3]), feePayer, raw(payer.publicKey), randomBytes(32), randomBytes(32), Buffer.from([0])]);
+  const message = Buffer.concat([
+    Buffer.from([2, 0, 1, 3]),
+    feePayer,
+    raw(payer.publicKey),
+    randomBytes(32),
+    randomBytes(32),
+    Buffer.from([0]),
+  ]);
   const payerSignature = sign(null, message, payer.privateKey);
-  return { transaction: Buffer.concat([Buffer.from([2]), Buffer.alloc(64), payerSignature, message]).toString('base64'), message, payerSignature };
+  return {
+    transaction: Buffer.concat([Buffer.from([2]), Buffer.alloc(64), payerSignature, message]).toString('base64'),
+    message,
+    payerSignature,
+  };
 }

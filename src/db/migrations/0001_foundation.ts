@@ -73,7 +73,14 @@ export async function up(db: Kysely<any>): Promise<void> {
 }
 
 export async function down(db: Kysely<any>): Promise<void> {
-  for (const table of ['idempotency_keys', 'dev_outbox', 'admin_tokens', 'verification_codes', 'api_keys', 'organizations']) {
+  for (const table of [
+    'idempotency_keys',
+    'dev_outbox',
+    'admin_tokens',
+    'verification_codes',
+    'api_keys',
+    'organizations',
+  ]) {
     await db.schema.dropTable(table).execute();
   }
 }

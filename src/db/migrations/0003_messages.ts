@@ -14,7 +14,11 @@ export async function up(db: Kysely<any>): Promise<void> {
     .addColumn('updated_at', 'text', (c) => c.notNull())
     .addUniqueConstraint('conversations_cell_participant', ['cell_id', 'participant'])
     .execute();
-  await db.schema.createIndex('conversations_activity').on('conversations').columns(['cell_id', 'last_message_at', 'id']).execute();
+  await db.schema
+    .createIndex('conversations_activity')
+    .on('conversations')
+    .columns(['cell_id', 'last_message_at', 'id'])
+    .execute();
 
   await db.schema
     .createTable('messages')
@@ -52,10 +56,31 @@ export async function up(db: Kysely<any>): Promise<void> {
   await db.schema.createIndex('messages_conversation').on('messages').columns(['conversation_id', 'id']).execute();
   // Partial indexes hold only the rows their worker or check looks for, so a send (an insert of a
   // queued message) maintains as few B-trees as possible. Queries name the literal status.
-  await db.schema.createIndex('messages_lease').on('messages').column('lease_expires_at').where(sql.ref('status'), '=', 'sending').execute();
-  await db.schema.createIndex('messages_device_claims').on('messages').columns(['device_id', 'claimed_at']).where(sql.ref('claimed_at'), 'is not', null).execute();
-  await db.schema.createIndex('messages_expiry').on('messages').column('expires_at').where(sql.ref('status'), '=', 'queued').execute();
-  await db.schema.createIndex('messages_inbound_dedup').on('messages').columns(['cell_id', 'device_message_id']).unique().where(sql.ref('device_message_id'), 'is not', null).execute();
+  await db.schema
+    .createIndex('messages_lease')
+    .on('messages')
+    .column('lease_expires_at')
+    .where(sql.ref('status'), '=', 'sending')
+    .execute();
+  await db.schema
+    .createIndex('messages_device_claims')
+    .on('messages')
+    .columns(['device_id', 'claimed_at'])
+    .where(sql.ref('claimed_at'), 'is not', null)
+    .execute();
+  await db.schema
+    .createIndex('messages_expiry')
+    .on('messages')
+    .column('expires_at')
+    .where(sql.ref('status'), '=', 'queued')
+    .execute();
+  await db.schema
+    .createIndex('messages_inbound_dedup')
+    .on('messages')
+    .columns(['cell_id', 'device_message_id'])
+    .unique()
+    .where(sql.ref('device_message_id'), 'is not', null)
+    .execute();
 
   await db.schema
     .createTable('opt_outs')
@@ -77,5 +102,6 @@ export async function up(db: Kysely<any>): Promise<void> {
 }
 
 export async function down(db: Kysely<any>): Promise<void> {
-  for (const table of ['device_events', 'opt_outs', 'messages', 'conversations']) await db.schema.dropTable(table).execute();
+  for (const table of ['device_events', 'opt_outs', 'messages', 'conversations'])
+    await db.schema.dropTable(table).execute();
 }

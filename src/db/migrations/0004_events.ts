@@ -7,7 +7,9 @@ export async function up(db: Kysely<any>): Promise<void> {
   const postgres = isPostgres(db);
   await db.schema
     .createTable('events')
-    .addColumn('seq', postgres ? 'bigserial' : 'integer', (c) => (postgres ? c.primaryKey() : c.primaryKey().autoIncrement()))
+    .addColumn('seq', postgres ? 'bigserial' : 'integer', (c) =>
+      postgres ? c.primaryKey() : c.primaryKey().autoIncrement(),
+    )
     .addColumn('id', 'text', (c) => c.notNull().unique())
     .addColumn('organization_id', 'text', (c) => c.notNull())
     .addColumn('type', 'text', (c) => c.notNull())

@@ -27,7 +27,12 @@ export async function up(db: Kysely<any>): Promise<void> {
     .addColumn('deleted_at', 'text')
     .execute();
   // client_id is unique per organization forever, deleted webhooks included.
-  await db.schema.createIndex('webhooks_client_id').unique().on('webhooks').columns(['organization_id', 'client_id']).execute();
+  await db.schema
+    .createIndex('webhooks_client_id')
+    .unique()
+    .on('webhooks')
+    .columns(['organization_id', 'client_id'])
+    .execute();
   await db.schema.createIndex('webhooks_organization').on('webhooks').columns(['organization_id', 'id']).execute();
 
   await db.schema
@@ -53,12 +58,18 @@ export async function up(db: Kysely<any>): Promise<void> {
     .addColumn('updated_at', 'text', (c) => c.notNull())
     .execute();
   await db.schema.createIndex('webhook_deliveries_due').on('webhook_deliveries').column('next_attempt_at').execute();
-  await db.schema.createIndex('webhook_deliveries_webhook').on('webhook_deliveries').columns(['webhook_id', 'id']).execute();
+  await db.schema
+    .createIndex('webhook_deliveries_webhook')
+    .on('webhook_deliveries')
+    .columns(['webhook_id', 'id'])
+    .execute();
   await db.schema.createIndex('webhook_deliveries_updated').on('webhook_deliveries').column('updated_at').execute();
 
   await db.schema
     .createTable('webhook_attempts')
-    .addColumn('id', postgres ? 'bigserial' : 'integer', (c) => (postgres ? c.primaryKey() : c.primaryKey().autoIncrement()))
+    .addColumn('id', postgres ? 'bigserial' : 'integer', (c) =>
+      postgres ? c.primaryKey() : c.primaryKey().autoIncrement(),
+    )
     .addColumn('delivery_id', 'text', (c) => c.notNull().references('webhook_deliveries.id'))
     .addColumn('attempted_at', 'text', (c) => c.notNull())
     .addColumn('status_code', 'integer')
@@ -67,7 +78,11 @@ export async function up(db: Kysely<any>): Promise<void> {
     // Which process made the attempt (host:pid), for operators of several processes.
     .addColumn('attempted_by', 'text', (c) => c.notNull())
     .execute();
-  await db.schema.createIndex('webhook_attempts_delivery').on('webhook_attempts').columns(['delivery_id', 'id']).execute();
+  await db.schema
+    .createIndex('webhook_attempts_delivery')
+    .on('webhook_attempts')
+    .columns(['delivery_id', 'id'])
+    .execute();
 }
 
 export async function down(db: Kysely<any>): Promise<void> {

@@ -42,7 +42,12 @@ export async function up(db: Kysely<any>): Promise<void> {
     .addColumn('created_at', 'text', (c) => c.notNull())
     .addColumn('updated_at', 'text', (c) => c.notNull())
     .execute();
-  await db.schema.createIndex('drafts_client_id').unique().on('drafts').columns(['organization_id', 'client_id']).execute();
+  await db.schema
+    .createIndex('drafts_client_id')
+    .unique()
+    .on('drafts')
+    .columns(['organization_id', 'client_id'])
+    .execute();
   await db.schema.createIndex('drafts_cell').on('drafts').columns(['cell_id', 'id']).execute();
   await db.schema.createIndex('drafts_pod').on('drafts').columns(['pod_id', 'id']).execute();
 
@@ -77,7 +82,11 @@ export async function up(db: Kysely<any>): Promise<void> {
     .addPrimaryKeyConstraint('ignored_participants_pk', ['scope_id', 'participant'])
     .execute();
   // Inbound messages look a sender up here: one probe per upload.
-  await db.schema.createIndex('ignored_participants_sender').on('ignored_participants').columns(['organization_id', 'participant']).execute();
+  await db.schema
+    .createIndex('ignored_participants_sender')
+    .on('ignored_participants')
+    .columns(['organization_id', 'participant'])
+    .execute();
 
   await db.schema
     .createTable('cycle_jobs')
@@ -99,7 +108,12 @@ export async function up(db: Kysely<any>): Promise<void> {
     .addColumn('updated_at', 'text', (c) => c.notNull())
     .addColumn('completed_at', 'text')
     .execute();
-  await db.schema.createIndex('cycle_jobs_client_id').unique().on('cycle_jobs').columns(['organization_id', 'client_id']).execute();
+  await db.schema
+    .createIndex('cycle_jobs_client_id')
+    .unique()
+    .on('cycle_jobs')
+    .columns(['organization_id', 'client_id'])
+    .execute();
   await db.schema.createIndex('cycle_jobs_pod').on('cycle_jobs').columns(['pod_id', 'id']).execute();
   await db.schema.createIndex('cycle_jobs_open').on('cycle_jobs').columns(['status', 'lease_until']).execute();
 
@@ -121,12 +135,29 @@ export async function up(db: Kysely<any>): Promise<void> {
     .addPrimaryKeyConstraint('cycle_job_items_pk', ['job_id', 'seq'])
     .execute();
   // One item per distinct recipient of a job.
-  await db.schema.createIndex('cycle_job_items_recipient').unique().on('cycle_job_items').columns(['job_id', 'recipient']).execute();
-  await db.schema.createIndex('cycle_job_items_status').on('cycle_job_items').columns(['job_id', 'status', 'seq']).execute();
+  await db.schema
+    .createIndex('cycle_job_items_recipient')
+    .unique()
+    .on('cycle_job_items')
+    .columns(['job_id', 'recipient'])
+    .execute();
+  await db.schema
+    .createIndex('cycle_job_items_status')
+    .on('cycle_job_items')
+    .columns(['job_id', 'status', 'seq'])
+    .execute();
 }
 
 export async function down(db: Kysely<any>): Promise<void> {
-  for (const table of ['cycle_job_items', 'cycle_jobs', 'ignored_participants', 'contact_list_numbers', 'contact_lists', 'drafts', 'pods']) {
+  for (const table of [
+    'cycle_job_items',
+    'cycle_jobs',
+    'ignored_participants',
+    'contact_list_numbers',
+    'contact_lists',
+    'drafts',
+    'pods',
+  ]) {
     await db.schema.dropTable(table).execute();
   }
   await db.schema.dropIndex('cells_pod').execute();

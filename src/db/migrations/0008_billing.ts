@@ -16,11 +16,17 @@ export async function up(db: Kysely<any>): Promise<void> {
     .addColumn('created_at', 'text', (c) => c.notNull())
     .addColumn('updated_at', 'text', (c) => c.notNull())
     .execute();
-  await db.schema.createIndex('billing_accounts_period_end').on('billing_accounts').columns(['current_period_end']).execute();
+  await db.schema
+    .createIndex('billing_accounts_period_end')
+    .on('billing_accounts')
+    .columns(['current_period_end'])
+    .execute();
 
   await db.schema
     .createTable('ledger_entries')
-    .addColumn('id', postgres ? 'bigserial' : 'integer', (c) => (postgres ? c.primaryKey() : c.primaryKey().autoIncrement()))
+    .addColumn('id', postgres ? 'bigserial' : 'integer', (c) =>
+      postgres ? c.primaryKey() : c.primaryKey().autoIncrement(),
+    )
     .addColumn('organization_id', 'text', (c) => c.notNull().references('organizations.id'))
     // payment | operator_credit | operator_grant | renewal | message | refund | ...
     .addColumn('kind', 'text', (c) => c.notNull())
@@ -30,7 +36,11 @@ export async function up(db: Kysely<any>): Promise<void> {
     .addColumn('description', 'text')
     .addColumn('created_at', 'text', (c) => c.notNull())
     .execute();
-  await db.schema.createIndex('ledger_entries_organization').on('ledger_entries').columns(['organization_id', 'id']).execute();
+  await db.schema
+    .createIndex('ledger_entries_organization')
+    .on('ledger_entries')
+    .columns(['organization_id', 'id'])
+    .execute();
 
   // A payment started on a rail (the local card checkout): credited once when it succeeds.
   await db.schema
@@ -60,8 +70,17 @@ export async function up(db: Kysely<any>): Promise<void> {
     .addColumn('label', 'text')
     .addColumn('created_at', 'text', (c) => c.notNull())
     .execute();
-  await db.schema.createIndex('x402_wallets_address').unique().on('x402_wallets').columns(['network', 'address']).execute();
-  await db.schema.createIndex('x402_wallets_organization').on('x402_wallets').columns(['organization_id', 'id']).execute();
+  await db.schema
+    .createIndex('x402_wallets_address')
+    .unique()
+    .on('x402_wallets')
+    .columns(['network', 'address'])
+    .execute();
+  await db.schema
+    .createIndex('x402_wallets_organization')
+    .on('x402_wallets')
+    .columns(['organization_id', 'id'])
+    .execute();
 
   await db.schema
     .createTable('usage_records')
@@ -75,11 +94,17 @@ export async function up(db: Kysely<any>): Promise<void> {
     .addColumn('amount_micros', 'bigint', (c) => c.notNull())
     .addColumn('created_at', 'text', (c) => c.notNull())
     .execute();
-  await db.schema.createIndex('usage_records_organization').on('usage_records').columns(['organization_id', 'created_at', 'id']).execute();
+  await db.schema
+    .createIndex('usage_records_organization')
+    .on('usage_records')
+    .columns(['organization_id', 'created_at', 'id'])
+    .execute();
 
   await db.schema
     .createTable('billing_operator_actions')
-    .addColumn('id', postgres ? 'bigserial' : 'integer', (c) => (postgres ? c.primaryKey() : c.primaryKey().autoIncrement()))
+    .addColumn('id', postgres ? 'bigserial' : 'integer', (c) =>
+      postgres ? c.primaryKey() : c.primaryKey().autoIncrement(),
+    )
     .addColumn('organization_id', 'text', (c) => c.notNull().references('organizations.id'))
     .addColumn('action', 'text', (c) => c.notNull()) // suspend | reinstate | credit | grant
     .addColumn('reason', 'text', (c) => c.notNull())
@@ -87,11 +112,22 @@ export async function up(db: Kysely<any>): Promise<void> {
     .addColumn('admin_token_id', 'text', (c) => c.notNull())
     .addColumn('created_at', 'text', (c) => c.notNull())
     .execute();
-  await db.schema.createIndex('billing_operator_actions_organization').on('billing_operator_actions').columns(['organization_id', 'id']).execute();
+  await db.schema
+    .createIndex('billing_operator_actions_organization')
+    .on('billing_operator_actions')
+    .columns(['organization_id', 'id'])
+    .execute();
 }
 
 export async function down(db: Kysely<any>): Promise<void> {
-  for (const table of ['billing_operator_actions', 'usage_records', 'x402_wallets', 'payments', 'ledger_entries', 'billing_accounts']) {
+  for (const table of [
+    'billing_operator_actions',
+    'usage_records',
+    'x402_wallets',
+    'payments',
+    'ledger_entries',
+    'billing_accounts',
+  ]) {
     await db.schema.dropTable(table).execute();
   }
 }

@@ -5,8 +5,14 @@
 import { sql, type Kysely } from 'kysely';
 
 export async function up(db: Kysely<any>): Promise<void> {
-  await db.schema.alterTable('billing_accounts').addColumn('prepaid_balance_micros', 'bigint', (c) => c.notNull().defaultTo(0)).execute();
-  await db.schema.alterTable('billing_accounts').addColumn('cell_credits', 'integer', (c) => c.notNull().defaultTo(0)).execute();
+  await db.schema
+    .alterTable('billing_accounts')
+    .addColumn('prepaid_balance_micros', 'bigint', (c) => c.notNull().defaultTo(0))
+    .execute();
+  await db.schema
+    .alterTable('billing_accounts')
+    .addColumn('cell_credits', 'integer', (c) => c.notNull().defaultTo(0))
+    .execute();
   // Every ledger row so far was written with its account row (lockAccount); sum them in.
   await db
     .updateTable('billing_accounts')

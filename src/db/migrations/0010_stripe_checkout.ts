@@ -4,7 +4,10 @@
 import type { Kysely } from 'kysely';
 
 export async function up(db: Kysely<any>): Promise<void> {
-  await db.schema.alterTable('payments').addColumn('processor', 'text', (c) => c.notNull().defaultTo('local')).execute();
+  await db.schema
+    .alterTable('payments')
+    .addColumn('processor', 'text', (c) => c.notNull().defaultTo('local'))
+    .execute();
   // The Checkout Session (cs_...) and its URL; null until the session is created.
   await db.schema.alterTable('payments').addColumn('external_id', 'text').execute();
   await db.schema.alterTable('payments').addColumn('external_url', 'text').execute();

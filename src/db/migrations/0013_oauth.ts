@@ -56,7 +56,11 @@ export async function up(db: Kysely<any>): Promise<void> {
     .addColumn('revoked_at', 'text')
     .addColumn('revoked_reason', 'text')
     .execute();
-  await db.schema.createIndex('oauth_grants_organization').on('oauth_grants').columns(['organization_id', 'id']).execute();
+  await db.schema
+    .createIndex('oauth_grants_organization')
+    .on('oauth_grants')
+    .columns(['organization_id', 'id'])
+    .execute();
 
   await db.schema
     .createTable('oauth_tokens')

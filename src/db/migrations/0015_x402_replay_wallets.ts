@@ -23,10 +23,19 @@ export async function up(db: Kysely<any>): Promise<void> {
   // Wallets registered before are claims like any other: unverified, each with its own nonce.
   const wallets = await db.selectFrom('x402_wallets').select('id').execute();
   for (const { id } of wallets) {
-    await db.updateTable('x402_wallets').set({ verification_nonce: randomBytes(18).toString('base64url') }).where('id', '=', id).execute();
+    await db
+      .updateTable('x402_wallets')
+      .set({ verification_nonce: randomBytes(18).toString('base64url') })
+      .where('id', '=', id)
+      .execute();
   }
   await db.schema.dropIndex('x402_wallets_address').execute();
-  await db.schema.createIndex('x402_wallets_claim').unique().on('x402_wallets').columns(['organization_id', 'network', 'address']).execute();
+  await db.schema
+    .createIndex('x402_wallets_claim')
+    .unique()
+    .on('x402_wallets')
+    .columns(['organization_id', 'network', 'address'])
+    .execute();
   await db.schema.createIndex('x402_wallets_address').on('x402_wallets').columns(['network', 'address']).execute();
   await db.schema
     .createIndex('x402_wallets_verified')
@@ -41,7 +50,12 @@ export async function down(db: Kysely<any>): Promise<void> {
   await db.schema.dropIndex('x402_wallets_verified').execute();
   await db.schema.dropIndex('x402_wallets_address').execute();
   await db.schema.dropIndex('x402_wallets_claim').execute();
-  await db.schema.createIndex('x402_wallets_address').unique().on('x402_wallets').columns(['network', 'address']).execute();
+  await db.schema
+    .createIndex('x402_wallets_address')
+    .unique()
+    .on('x402_wallets')
+    .columns(['network', 'address'])
+    .execute();
   await db.schema.alterTable('x402_wallets').dropColumn('verified_at').execute();
   await db.schema.alterTable('x402_wallets').dropColumn('verification_nonce').execute();
   await db.schema.dropTable('x402_settlements').execute();

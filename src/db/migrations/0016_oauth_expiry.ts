@@ -5,13 +5,22 @@ import type { Kysely } from 'kysely';
 
 export async function up(db: Kysely<any>): Promise<void> {
   await db.schema.createIndex('oauth_requests_expires').on('oauth_requests').column('expires_at').execute();
-  await db.schema.createIndex('oauth_requests_client').on('oauth_requests').columns(['client_id', 'expires_at']).execute();
+  await db.schema
+    .createIndex('oauth_requests_client')
+    .on('oauth_requests')
+    .columns(['client_id', 'expires_at'])
+    .execute();
   await db.schema.createIndex('oauth_grants_client').on('oauth_grants').column('client_id').execute();
   await db.schema.createIndex('oauth_clients_created').on('oauth_clients').columns(['kind', 'created_at']).execute();
 }
 
 export async function down(db: Kysely<any>): Promise<void> {
-  for (const name of ['oauth_clients_created', 'oauth_grants_client', 'oauth_requests_client', 'oauth_requests_expires']) {
+  for (const name of [
+    'oauth_clients_created',
+    'oauth_grants_client',
+    'oauth_requests_client',
+    'oauth_requests_expires',
+  ]) {
     await db.schema.dropIndex(name).execute();
   }
 }

@@ -7,7 +7,10 @@ const COLUMNS = ['can_delivery_reports', 'can_mms_send', 'can_mms_receive'] as c
 
 export async function up(db: Kysely<any>): Promise<void> {
   for (const column of COLUMNS) {
-    await db.schema.alterTable('devices').addColumn(column, 'integer', (c) => c.notNull().defaultTo(1)).execute();
+    await db.schema
+      .alterTable('devices')
+      .addColumn(column, 'integer', (c) => c.notNull().defaultTo(1))
+      .execute();
   }
 }
 

@@ -12,7 +12,13 @@ export interface AdminModule {
 }
 
 export function build(deps: { db: Kysely<DB>; clock: Clock; bootstrapToken: string | null }): AdminModule {
-  return { admin: new AdminService({ repo: new AdminRepository(deps.db), clock: deps.clock, bootstrapToken: deps.bootstrapToken }) };
+  return {
+    admin: new AdminService({
+      repo: new AdminRepository(deps.db),
+      clock: deps.clock,
+      bootstrapToken: deps.bootstrapToken,
+    }),
+  };
 }
 
 export function register(app: App, module: AdminModule): void {

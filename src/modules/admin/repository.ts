@@ -10,7 +10,12 @@ export class AdminRepository {
   }
 
   findActiveToken(tokenHash: string) {
-    return this.db.selectFrom('admin_tokens').selectAll().where('token_hash', '=', tokenHash).where('revoked_at', 'is', null).executeTakeFirst();
+    return this.db
+      .selectFrom('admin_tokens')
+      .selectAll()
+      .where('token_hash', '=', tokenHash)
+      .where('revoked_at', 'is', null)
+      .executeTakeFirst();
   }
 
   async insertToken(row: AdminTokensTable): Promise<void> {

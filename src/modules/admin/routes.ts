@@ -13,28 +13,39 @@ const MAIL_EXAMPLE = {
   created_at: '2026-11-21T12:00:00.000Z',
 };
 
-const OutboxMail = Type.Object({
-  id: Type.String(),
-  to: Type.String(),
-  subject: Type.String(),
-  text: Type.String(),
-  created_at: Timestamp,
-}, { $id: 'OutboxMail', description: 'A mail the dev mailer kept instead of sending it.', examples: [MAIL_EXAMPLE] });
+const OutboxMail = Type.Object(
+  {
+    id: Type.String(),
+    to: Type.String(),
+    subject: Type.String(),
+    text: Type.String(),
+    created_at: Timestamp,
+  },
+  { $id: 'OutboxMail', description: 'A mail the dev mailer kept instead of sending it.', examples: [MAIL_EXAMPLE] },
+);
 
 const OutboxMailList = Type.Object(
   { messages: Type.Array(OutboxMail), next_cursor: NextCursor },
-  { $id: 'OutboxMailList', description: 'A page of kept mail.', examples: [{ messages: [MAIL_EXAMPLE], next_cursor: null }] },
+  {
+    $id: 'OutboxMailList',
+    description: 'A page of kept mail.',
+    examples: [{ messages: [MAIL_EXAMPLE], next_cursor: null }],
+  },
 );
 
 export function registerAdminRoutes(app: App, admin: AdminService): void {
-  app.get('/v1/admin/outbox', {
-    config: { auth: 'admin' },
-    schema: {
-      operationId: 'listOutboxMail',
-      tags: ['Admin'],
-      summary: 'Mail kept by the dev mailer (when no SMTP server is configured)',
-      querystring: Type.Object({ ...PaginationQuery, to: Type.Optional(Type.String({ maxLength: 254 })) }),
-      response: { 200: Described(OutboxMailList, 'A page of kept mail, newest first.') },
+  app.get(
+    '/v1/admin/outbox',
+    {
+      config: { auth: 'admin' },
+      schema: {
+        operationId: 'listOutboxMail',
+        tags: ['Admin'],
+        summary: 'Mail kept by the dev mailer (when no SMTP server is configured)',
+        querystring: Type.Object({ ...PaginationQuery, to: Type.Optional(Type.String({ maxLength: 254 })) }),
+        response: { 200: Described(OutboxMailList, 'A page of kept mail, newest first.') },
+      },
     },
-  }, async (request) => admin.listMail(request.query.to, request.query));
+    async (request) => admin.listMail(request.query.to, request.query),
+  );
 }

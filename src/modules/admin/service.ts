@@ -31,19 +31,42 @@ export class AdminService {
     const token = newSecret(ADMIN_TOKEN_PREFIX);
     const now = this.clock.now();
     const id = newId('adm', this.clock, now);
-    await this.repo.insertToken({ id, label, prefix: displayPrefix(token), token_hash: sha256Hex(token), created_at: now.toISOString(), revoked_at: null });
+    await this.repo.insertToken({
+      id,
+      label,
+      prefix: displayPrefix(token),
+      token_hash: sha256Hex(token),
+      created_at: now.toISOString(),
+      revoked_at: null,
+    });
     return { id, token };
   }
 
   async keepMail(mail: Mail): Promise<void> {
     const now = this.clock.now();
-    await this.repo.insertMail({ id: newId('mail', this.clock, now), to_address: mail.to, subject: mail.subject, text: mail.text, created_at: now.toISOString() });
+    await this.repo.insertMail({
+      id: newId('mail', this.clock, now),
+      to_address: mail.to,
+      subject: mail.subject,
+      text: mail.text,
+      created_at: now.toISOString(),
+    });
   }
 
   async listMail(to: string | undefined, query: PageQuery) {
-    const result = await listPage(query, (before, count) => this.repo.listMail(to?.toLowerCase(), before ? String(before[0]) : null, count), (row) => [row.id]);
+    const result = await listPage(
+      query,
+      (before, count) => this.repo.listMail(to?.toLowerCase(), before ? String(before[0]) : null, count),
+      (row) => [row.id],
+    );
     return {
-      messages: result.items.map((row) => ({ id: row.id, to: row.to_address, subject: row.subject, text: row.text, created_at: row.created_at })),
+      messages: result.items.map((row) => ({
+        id: row.id,
+        to: row.to_address,
+        subject: row.subject,
+        text: row.text,
+        created_at: row.created_at,
+      })),
       next_cursor: result.next_cursor,
     };
   }

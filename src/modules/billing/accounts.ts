@@ -20,7 +20,13 @@ export class BillingAccounts {
   private readonly clock: Clock;
   private readonly config: Pick<Config, 'billing' | 'prices'>;
 
-  constructor(deps: { repo: BillingRepository; cells: CellsService; events: EventsService; clock: Clock; config: BillingAccounts['config'] }) {
+  constructor(deps: {
+    repo: BillingRepository;
+    cells: CellsService;
+    events: EventsService;
+    clock: Clock;
+    config: BillingAccounts['config'];
+  }) {
     this.repo = deps.repo;
     this.cells = deps.cells;
     this.events = deps.events;
@@ -54,31 +60,63 @@ export class BillingAccounts {
   async assertBalanceRoom(organizationId: string, amount: Micros, ex: Executor = this.repo.db): Promise<void> {
     const balance = await this.repo.balance(ex, organizationId);
     if (plus(balance, amount) > MAX_BALANCE_MICROS) {
-      throw new ApiError('conflict', `The prepaid balance (${usdString(balance)}) would pass its ceiling of ${usdString(MAX_BALANCE_MICROS)} with ${usdString(amount)} more.`);
+      throw new ApiError(
+        'conflict',
+        `The prepaid balance (${usdString(balance)}) would pass its ceiling of ${usdString(MAX_BALANCE_MICROS)} with ${usdString(amount)} more.`,
+      );
     }
   }
 
   /** Writes the account's new values; emits billing.status_changed when the state changes. */
-  async setAccount(tx: Executor, organizationId: string, before: Standing, next: Partial<Standing>, now: Date): Promise<void> {
+  async setAccount(
+    tx: Executor,
+    organizationId: string,
+    before: Standing,
+    next: Partial<Standing>,
+    now: Date,
+  ): Promise<void> {
     const after = { ...before, ...next };
     await this.repo.updateAccount(tx, organizationId, { ...next, updated_at: now.toISOString() });
-    if ((after.state === 'suspended') !== (before.state === 'suspended')) await this.cells.setSuspended(tx, organizationId, after.state === 'suspended');
+    if ((after.state === 'suspended') !== (before.state === 'suspended'))
+      await this.cells.setSuspended(tx, organizationId, after.state === 'suspended');
     if (after.state !== before.state) {
       await this.events.emit(tx, {
         organizationId,
         type: 'billing.status_changed',
-        data: { organization_id: organizationId, state: after.state, previous_state: before.state, tier: after.tier, current_period_end: after.current_period_end },
+        data: {
+          organization_id: organizationId,
+          state: after.state,
+          previous_state: before.state,
+          tier: after.tier,
+          current_period_end: after.current_period_end,
+        },
       });
     }
   }
 
   /** The cell-months beyond the tier's included cells that a period bills: one usage record. */
-  async cellMonthUsage(tx: Executor, organizationId: string, tierName: string | null, activeCells: number, at: string): Promise<void> {
+  async cellMonthUsage(
+    tx: Executor,
+    organizationId: string,
+    tierName: string | null,
+    activeCells: number,
+    at: string,
+  ): Promise<void> {
     const extra = extraCells(tierOf(this.config.prices, tierName), activeCells);
     if (extra === 0) return;
     const unit = this.config.prices.extraCellMicros;
     await this.repo.insertUsage(tx, [
-      { id: newId('usg', this.clock), organization_id: organizationId, cell_id: null, message_id: null, type: 'cell_month', quantity: extra, unit_price_micros: unit, amount_micros: times(unit, extra), created_at: at },
+      {
+        id: newId('usg', this.clock),
+        organization_id: organizationId,
+        cell_id: null,
+        message_id: null,
+        type: 'cell_month',
+        quantity: extra,
+        unit_price_micros: unit,
+        amount_micros: times(unit, extra),
+        created_at: at,
+      },
     ]);
   }
 }

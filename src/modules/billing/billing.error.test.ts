@@ -1,6 +1,12 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { verifiedOrganization, activeOrganization, expectProblem, startApp, type TestApp } from '../../../test/harness.ts';
+import {
+  verifiedOrganization,
+  activeOrganization,
+  expectProblem,
+  startApp,
+  type TestApp,
+} from '../../../test/harness.ts';
 import { BASE_PAY_TO } from '../../../test/support/billing.ts';
 import { baseKey, verifiedWallet } from '../../../test/support/wallets.ts';
 import { createCell } from '../../../test/support/cells.ts';
@@ -18,7 +24,8 @@ describe('x402 requirements with bad input', () => {
   });
   after(() => t.close());
 
-  const quote = (query: string, headers = org.headers) => t.app.inject({ method: 'GET', url: `/v1/billing/x402/requirements?${query}`, headers });
+  const quote = (query: string, headers = org.headers) =>
+    t.app.inject({ method: 'GET', url: `/v1/billing/x402/requirements?${query}`, headers });
 
   const cases: [string, string, string][] = [
     ['no intent', '', 'intent'],
@@ -43,7 +50,7 @@ describe('x402 requirements with bad input', () => {
     });
   }
 
-  it('answers 404 for the renewal of an unknown cell and of another organization\'s cell', async () => {
+  it("answers 404 for the renewal of an unknown cell and of another organization's cell", async () => {
     expectProblem(await quote('intent=renewal&cell_id=cell_01jdx4c5d6e7f8g9h0j1k2m3n4'), 404, 'not_found');
     const cell = await createCell(t, other.headers);
     expectProblem(await quote(`intent=renewal&cell_id=${cell.id}`), 404, 'not_found');
@@ -66,21 +73,52 @@ describe('payer wallets with bad input', () => {
   });
   after(() => t.close());
 
-  const register = (payload: Record<string, unknown>, headers = org.headers) => t.app.inject({ method: 'POST', url: '/v1/billing/x402/wallets', headers, payload });
+  const register = (payload: Record<string, unknown>, headers = org.headers) =>
+    t.app.inject({ method: 'POST', url: '/v1/billing/x402/wallets', headers, payload });
 
   const cases: [string, Record<string, unknown>, string, string][] = [
     ['a missing network', { address: BASE_PAY_TO }, 'network', 'required'],
     ['an unknown network', { network: 'ethereum', address: BASE_PAY_TO }, 'network', 'invalid_value'],
     ['a missing address', { network: 'base' }, 'address', 'required'],
-    ['an EVM address with a wrong checksum', { network: 'base', address: '0xfB6916095ca1df60bB79Ce92cE3Ea74c37c5d35A' }, 'address', 'invalid_format'],
-    ['a short EVM address', { network: 'base', address: '0xfB6916095ca1df60bB79Ce92cE3Ea74c37c5d3' }, 'address', 'invalid_format'],
-    ['an EVM address without 0x', { network: 'base', address: 'fB6916095ca1df60bB79Ce92cE3Ea74c37c5d359' }, 'address', 'invalid_format'],
-    ['a Solana address on base', { network: 'base', address: 'EPjFWdd5AufqSSqeM2qN1xzybapC8G4wEGGkZwyTDt1v' }, 'address', 'invalid_format'],
+    [
+      'an EVM address with a wrong checksum',
+      { network: 'base', address: '0xfB6916095ca1df60bB79Ce92cE3Ea74c37c5d35A' },
+      'address',
+      'invalid_format',
+    ],
+    [
+      'a short EVM address',
+      { network: 'base', address: '0xfB6916095ca1df60bB79Ce92cE3Ea74c37c5d3' },
+      'address',
+      'invalid_format',
+    ],
+    [
+      'an EVM address without 0x',
+      { network: 'base', address: 'fB6916095ca1df60bB79Ce92cE3Ea74c37c5d359' },
+      'address',
+      'invalid_format',
+    ],
+    [
+      'a Solana address on base',
+      { network: 'base', address: 'EPjFWdd5AufqSSqeM2qN1xzybapC8G4wEGGkZwyTDt1v' },
+      'address',
+      'invalid_format',
+    ],
     ['an EVM address on solana', { network: 'solana', address: BASE_PAY_TO }, 'address', 'invalid_format'],
     ['a base58 string that is not 32 bytes', { network: 'solana', address: '3yZe7d' }, 'address', 'invalid_format'],
-    ['a Solana address with a character outside base58', { network: 'solana', address: 'EPjFWdd5AufqSSqeM2qN1xzybapC8G4wEGGkZwyTDt10' }, 'address', 'invalid_format'],
+    [
+      'a Solana address with a character outside base58',
+      { network: 'solana', address: 'EPjFWdd5AufqSSqeM2qN1xzybapC8G4wEGGkZwyTDt10' },
+      'address',
+      'invalid_format',
+    ],
     ['an unknown field', { network: 'base', address: BASE_PAY_TO, memo: 'x' }, 'memo', 'unknown_field'],
-    ['a label over 100 characters', { network: 'base', address: BASE_PAY_TO, label: 'x'.repeat(101) }, 'label', 'too_long'],
+    [
+      'a label over 100 characters',
+      { network: 'base', address: BASE_PAY_TO, label: 'x'.repeat(101) },
+      'label',
+      'too_long',
+    ],
   ];
   for (const [name, payload, field, code] of cases) {
     it(`answers 400 ${code} on ${field} for ${name}`, async () => {
@@ -96,14 +134,30 @@ describe('payer wallets with bad input', () => {
     // An unverified claim blocks nobody.
     assert.equal((await register({ network: 'base', address: key.address.toLowerCase() })).statusCode, 201);
     await verifiedWallet(t, other.headers, key);
-    expectProblem(await register({ network: 'base', address: key.address.toLowerCase() }), 409, 'wallet_already_registered');
+    expectProblem(
+      await register({ network: 'base', address: key.address.toLowerCase() }),
+      409,
+      'wallet_already_registered',
+    );
   });
 
   it('answers 404 when removing an unknown wallet', async () => {
-    expectProblem(await t.app.inject({ method: 'DELETE', url: '/v1/billing/x402/wallets/wal_01jdx4c5d6e7f8g9h0j1k2m3n4', headers: org.headers }), 404, 'not_found');
+    expectProblem(
+      await t.app.inject({
+        method: 'DELETE',
+        url: '/v1/billing/x402/wallets/wal_01jdx4c5d6e7f8g9h0j1k2m3n4',
+        headers: org.headers,
+      }),
+      404,
+      'not_found',
+    );
   });
 
   it('answers 400 for a page size out of range', async () => {
-    expectProblem(await t.app.inject({ method: 'GET', url: '/v1/billing/x402/wallets?limit=201', headers: org.headers }), 400, 'invalid_request');
+    expectProblem(
+      await t.app.inject({ method: 'GET', url: '/v1/billing/x402/wallets?limit=201', headers: org.headers }),
+      400,
+      'invalid_request',
+    );
   });
 });

@@ -1,7 +1,13 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { verifiedOrganization, startApp, type TestApp } from '../../../test/harness.ts';
-import { BASE_PAY_TO, BOTH_NETWORKS as BOTH, createExtraCell, grant, SOLANA_PAY_TO } from '../../../test/support/billing.ts';
+import {
+  BASE_PAY_TO,
+  BOTH_NETWORKS as BOTH,
+  createExtraCell,
+  grant,
+  SOLANA_PAY_TO,
+} from '../../../test/support/billing.ts';
 import { createCell } from '../../../test/support/cells.ts';
 
 type Org = Awaited<ReturnType<typeof verifiedOrganization>>;
@@ -52,7 +58,8 @@ describe('x402 requirements per intent', () => {
   });
   after(() => t.close());
 
-  const quote = (query: string) => t.app.inject({ method: 'GET', url: `/v1/billing/x402/requirements?${query}`, headers: org.headers });
+  const quote = (query: string) =>
+    t.app.inject({ method: 'GET', url: `/v1/billing/x402/requirements?${query}`, headers: org.headers });
 
   it('quotes the first starter period for setup, on both mainnet rails', async () => {
     const response = await quote('intent=setup');
@@ -68,8 +75,20 @@ describe('x402 requirements per intent', () => {
     assert.deepEqual(body.x402.accepted_networks, ['base', 'solana']);
     assert.equal(body.x402.asset, 'USDC');
     assert.deepEqual(body.x402.quotes, [
-      { network: 'base', caip2_network: 'eip155:8453', asset: 'USDC', pay_to: BASE_PAY_TO, contract: '0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913' },
-      { network: 'solana', caip2_network: 'solana:5eykt4UsFv8P8NJdTREpY1vzqKqZKvdp', asset: 'USDC', pay_to: SOLANA_PAY_TO, mint: 'EPjFWdd5AufqSSqeM2qN1xzybapC8G4wEGGkZwyTDt1v' },
+      {
+        network: 'base',
+        caip2_network: 'eip155:8453',
+        asset: 'USDC',
+        pay_to: BASE_PAY_TO,
+        contract: '0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913',
+      },
+      {
+        network: 'solana',
+        caip2_network: 'solana:5eykt4UsFv8P8NJdTREpY1vzqKqZKvdp',
+        asset: 'USDC',
+        pay_to: SOLANA_PAY_TO,
+        mint: 'EPjFWdd5AufqSSqeM2qN1xzybapC8G4wEGGkZwyTDt1v',
+      },
     ]);
     assert.equal('pay_to' in body.x402, false);
     assert.equal('network' in body.x402, false);
@@ -91,7 +110,11 @@ describe('x402 requirements per intent', () => {
   });
 
   it('quotes a top_up of the amount asked, as a decimal string', async () => {
-    for (const [amount, expected] of [['25', '25.00'], ['12.5', '12.50'], ['5.00', '5.00']]) {
+    for (const [amount, expected] of [
+      ['25', '25.00'],
+      ['12.5', '12.50'],
+      ['5.00', '5.00'],
+    ]) {
       const body = (await quote(`intent=top_up&amount_usd=${amount}`)).json();
       assert.equal(body.amount_usd, expected);
       assert.equal(body.intent, 'top_up');
@@ -133,16 +156,28 @@ describe('x402 requirements with one network, testnets and configured prices', (
   after(() => t.close());
 
   it('quotes Base Sepolia alone, with pay_to and network at the top', async () => {
-    const body = (await t.app.inject({ method: 'GET', url: '/v1/billing/x402/requirements?intent=setup', headers: org.headers })).json();
+    const body = (
+      await t.app.inject({ method: 'GET', url: '/v1/billing/x402/requirements?intent=setup', headers: org.headers })
+    ).json();
     assert.equal(body.amount_usd, '25.50');
     assert.deepEqual(body.x402.networks, ['base']);
-    assert.deepEqual(body.x402.quotes, [{ network: 'base', caip2_network: 'eip155:84532', asset: 'USDC', pay_to: BASE_PAY_TO, contract: '0x036CbD53842c5426634e7929541eC2318f3dCF7e' }]);
+    assert.deepEqual(body.x402.quotes, [
+      {
+        network: 'base',
+        caip2_network: 'eip155:84532',
+        asset: 'USDC',
+        pay_to: BASE_PAY_TO,
+        contract: '0x036CbD53842c5426634e7929541eC2318f3dCF7e',
+      },
+    ]);
     assert.equal(body.x402.pay_to, BASE_PAY_TO);
     assert.equal(body.x402.network, 'eip155:84532');
   });
 
   it('reports the configured minimum in the payment options', async () => {
-    const body = (await t.app.inject({ method: 'GET', url: '/v1/billing/payment-options', headers: org.headers })).json();
+    const body = (
+      await t.app.inject({ method: 'GET', url: '/v1/billing/payment-options', headers: org.headers })
+    ).json();
     assert.equal(body.min_amount_usd, 10);
     assert.deepEqual(body.x402.accepted_networks, ['base']);
   });
@@ -153,8 +188,22 @@ describe('x402 requirements on Solana devnet, and without any network', () => {
     const t = await startApp({ env: { CELLGATE_X402_SOLANA_PAY_TO: SOLANA_PAY_TO, CELLGATE_X402_TESTNET: 'true' } });
     try {
       const org = await verifiedOrganization(t);
-      const body = (await t.app.inject({ method: 'GET', url: '/v1/billing/x402/requirements?intent=top_up&amount_usd=5', headers: org.headers })).json();
-      assert.deepEqual(body.x402.quotes, [{ network: 'solana', caip2_network: 'solana:EtWTRABZaYq6iMfeYKouRu166VU2xqa1', asset: 'USDC', pay_to: SOLANA_PAY_TO, mint: '4zMMC9srt5Ri5X14GAgXhaHii3GnPAEERYPJgZJDncDU' }]);
+      const body = (
+        await t.app.inject({
+          method: 'GET',
+          url: '/v1/billing/x402/requirements?intent=top_up&amount_usd=5',
+          headers: org.headers,
+        })
+      ).json();
+      assert.deepEqual(body.x402.quotes, [
+        {
+          network: 'solana',
+          caip2_network: 'solana:EtWTRABZaYq6iMfeYKouRu166VU2xqa1',
+          asset: 'USDC',
+          pay_to: SOLANA_PAY_TO,
+          mint: '4zMMC9srt5Ri5X14GAgXhaHii3GnPAEERYPJgZJDncDU',
+        },
+      ]);
       assert.equal(body.x402.network, 'solana:EtWTRABZaYq6iMfeYKouRu166VU2xqa1');
     } finally {
       await t.close();
@@ -165,10 +214,14 @@ describe('x402 requirements on Solana devnet, and without any network', () => {
     const t = await startApp();
     try {
       const org = await verifiedOrganization(t);
-      const body = (await t.app.inject({ method: 'GET', url: '/v1/billing/x402/requirements?intent=setup', headers: org.headers })).json();
+      const body = (
+        await t.app.inject({ method: 'GET', url: '/v1/billing/x402/requirements?intent=setup', headers: org.headers })
+      ).json();
       assert.deepEqual(body.rails, ['card_processor']);
       assert.equal(body.x402, undefined);
-      const options = (await t.app.inject({ method: 'GET', url: '/v1/billing/payment-options', headers: org.headers })).json();
+      const options = (
+        await t.app.inject({ method: 'GET', url: '/v1/billing/payment-options', headers: org.headers })
+      ).json();
       assert.deepEqual(options.rails, ['card_processor']);
       assert.equal(options.x402, undefined);
     } finally {
@@ -186,10 +239,15 @@ describe('payer wallets', () => {
   });
   after(() => t.close());
 
-  const register = (payload: Record<string, unknown>) => t.app.inject({ method: 'POST', url: '/v1/billing/x402/wallets', headers: org.headers, payload });
+  const register = (payload: Record<string, unknown>) =>
+    t.app.inject({ method: 'POST', url: '/v1/billing/x402/wallets', headers: org.headers, payload });
 
   it('registers a checksummed Base wallet with 201 and lists it', async () => {
-    const response = await register({ network: 'base', address: '0x5aAeb6053F3E94C9b9A09f33669435E7Ef1BeAed', label: 'treasury' });
+    const response = await register({
+      network: 'base',
+      address: '0x5aAeb6053F3E94C9b9A09f33669435E7Ef1BeAed',
+      label: 'treasury',
+    });
     assert.equal(response.statusCode, 201);
     const wallet = response.json();
     assert.match(wallet.wallet_id, /^wal_/);
@@ -224,11 +282,18 @@ describe('payer wallets', () => {
 
   it('removes a wallet with 204 and no body', async () => {
     const created = (await register({ network: 'solana', address: '11111111111111111111111111111111' })).json();
-    const response = await t.app.inject({ method: 'DELETE', url: `/v1/billing/x402/wallets/${created.wallet_id}`, headers: org.headers });
+    const response = await t.app.inject({
+      method: 'DELETE',
+      url: `/v1/billing/x402/wallets/${created.wallet_id}`,
+      headers: org.headers,
+    });
     assert.equal(response.statusCode, 204);
     assert.equal(response.body, '');
     const list = (await t.app.inject({ method: 'GET', url: '/v1/billing/x402/wallets', headers: org.headers })).json();
-    assert.equal(list.wallets.some((w: { wallet_id: string }) => w.wallet_id === created.wallet_id), false);
+    assert.equal(
+      list.wallets.some((w: { wallet_id: string }) => w.wallet_id === created.wallet_id),
+      false,
+    );
   });
 });
 
@@ -240,9 +305,21 @@ describe('billing off', () => {
       const status = (await t.app.inject({ method: 'GET', url: '/v1/billing/status', headers: org.headers })).json();
       assert.equal(status.state, 'exempt');
       assert.equal(status.amount_due_usd, 0);
-      assert.equal((await t.app.inject({ method: 'GET', url: '/v1/billing/x402/requirements?intent=setup', headers: org.headers })).statusCode, 200);
-      assert.equal((await t.app.inject({ method: 'GET', url: '/v1/billing/payment-options', headers: org.headers })).statusCode, 200);
-      const wallet = await t.app.inject({ method: 'POST', url: '/v1/billing/x402/wallets', headers: org.headers, payload: { network: 'base', address: BASE_PAY_TO } });
+      assert.equal(
+        (await t.app.inject({ method: 'GET', url: '/v1/billing/x402/requirements?intent=setup', headers: org.headers }))
+          .statusCode,
+        200,
+      );
+      assert.equal(
+        (await t.app.inject({ method: 'GET', url: '/v1/billing/payment-options', headers: org.headers })).statusCode,
+        200,
+      );
+      const wallet = await t.app.inject({
+        method: 'POST',
+        url: '/v1/billing/x402/wallets',
+        headers: org.headers,
+        payload: { network: 'base', address: BASE_PAY_TO },
+      });
       assert.equal(wallet.statusCode, 201);
     } finally {
       await t.close();

@@ -33,26 +33,60 @@ describe('billing and usage routes and credentials', () => {
   }
 
   it('answers 401 to the admin token on customer billing routes', async () => {
-    expectProblem(await t.app.inject({ method: 'GET', url: '/v1/billing/status', headers: admin }), 401, 'unauthenticated');
+    expectProblem(
+      await t.app.inject({ method: 'GET', url: '/v1/billing/status', headers: admin }),
+      401,
+      'unauthenticated',
+    );
   });
 
   it('lets an unverified organization read its billing status and quotes, not register wallets', async () => {
     const unverified = await signUp(t);
     const headers = { authorization: `Bearer ${unverified.apiKey}` };
     assert.equal((await t.app.inject({ method: 'GET', url: '/v1/billing/status', headers })).statusCode, 200);
-    assert.equal((await t.app.inject({ method: 'GET', url: '/v1/billing/x402/requirements?intent=setup', headers })).statusCode, 200);
+    assert.equal(
+      (await t.app.inject({ method: 'GET', url: '/v1/billing/x402/requirements?intent=setup', headers })).statusCode,
+      200,
+    );
     expectProblem(
-      await t.app.inject({ method: 'POST', url: '/v1/billing/x402/wallets', headers, payload: { network: 'solana', address: '11111111111111111111111111111111' } }),
+      await t.app.inject({
+        method: 'POST',
+        url: '/v1/billing/x402/wallets',
+        headers,
+        payload: { network: 'solana', address: '11111111111111111111111111111111' },
+      }),
       403,
       'organization_unverified',
     );
   });
 
-  it('never lists nor removes another organization\'s wallet', async () => {
-    const wallet = (await t.app.inject({ method: 'POST', url: '/v1/billing/x402/wallets', headers: other.headers, payload: { network: 'solana', address: 'EPjFWdd5AufqSSqeM2qN1xzybapC8G4wEGGkZwyTDt1v' } })).json();
-    assert.deepEqual((await t.app.inject({ method: 'GET', url: '/v1/billing/x402/wallets', headers: org.headers })).json().wallets, []);
-    expectProblem(await t.app.inject({ method: 'DELETE', url: `/v1/billing/x402/wallets/${wallet.wallet_id}`, headers: org.headers }), 404, 'not_found');
-    assert.equal((await t.app.inject({ method: 'GET', url: '/v1/billing/x402/wallets', headers: other.headers })).json().wallets.length, 1);
+  it("never lists nor removes another organization's wallet", async () => {
+    const wallet = (
+      await t.app.inject({
+        method: 'POST',
+        url: '/v1/billing/x402/wallets',
+        headers: other.headers,
+        payload: { network: 'solana', address: 'EPjFWdd5AufqSSqeM2qN1xzybapC8G4wEGGkZwyTDt1v' },
+      })
+    ).json();
+    assert.deepEqual(
+      (await t.app.inject({ method: 'GET', url: '/v1/billing/x402/wallets', headers: org.headers })).json().wallets,
+      [],
+    );
+    expectProblem(
+      await t.app.inject({
+        method: 'DELETE',
+        url: `/v1/billing/x402/wallets/${wallet.wallet_id}`,
+        headers: org.headers,
+      }),
+      404,
+      'not_found',
+    );
+    assert.equal(
+      (await t.app.inject({ method: 'GET', url: '/v1/billing/x402/wallets', headers: other.headers })).json().wallets
+        .length,
+      1,
+    );
   });
 
   const adminRoutes: [string, string, Record<string, unknown> | undefined][] = [
@@ -66,7 +100,11 @@ describe('billing and usage routes and credentials', () => {
   for (const [method, path, payload] of adminRoutes) {
     it(`answers 403 to an agent key and 401 without a credential on ${method} ${path}`, async () => {
       const url = path.replace('ORG', org.organizationId);
-      expectProblem(await t.app.inject({ method: method as 'GET', url, headers: org.headers, payload }), 403, 'forbidden');
+      expectProblem(
+        await t.app.inject({ method: method as 'GET', url, headers: org.headers, payload }),
+        403,
+        'forbidden',
+      );
       expectProblem(await t.app.inject({ method: method as 'GET', url, payload }), 401, 'unauthenticated');
     });
   }

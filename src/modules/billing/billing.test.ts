@@ -11,7 +11,8 @@ describe('money', () => {
     assert.equal(parseUsd('20'), 20_000_000);
     assert.equal(parseUsd('12.5'), 12_500_000);
     assert.equal(parseUsd('0.01'), 10_000);
-    for (const bad of ['', '-1', '1e3', '1.234', 'NaN', '01', ' 5', '5.', '.5', 'Infinity', '0x10']) assert.equal(parseUsd(bad), null, bad);
+    for (const bad of ['', '-1', '1e3', '1.234', 'NaN', '01', ' 5', '5.', '.5', 'Infinity', '0x10'])
+      assert.equal(parseUsd(bad), null, bad);
   });
 
   it('writes amounts to pay rounded up to the cent, exact amounts with up to 6 decimals, numbers exactly', () => {
@@ -26,7 +27,9 @@ describe('money', () => {
 
 describe('prices', () => {
   it('overrides the defaults field by field and keeps the other tiers', () => {
-    const prices = parsePrices('{"tiers": {"starter": {"price_usd": 25, "cells": 2}, "team": {"price_usd": 50, "cells": 4}}, "sms_segment_usd": 0.005}');
+    const prices = parsePrices(
+      '{"tiers": {"starter": {"price_usd": 25, "cells": 2}, "team": {"price_usd": 50, "cells": 4}}, "sms_segment_usd": 0.005}',
+    );
     assert.deepEqual(prices.tiers.starter, { priceMicros: 25_000_000, includedCells: 2 });
     assert.deepEqual(prices.tiers.pro, DEFAULT_PRICES.tiers.pro);
     assert.equal(prices.tiers.team.includedCells, 4);
@@ -34,28 +37,48 @@ describe('prices', () => {
     assert.equal(prices.mmsMicros, DEFAULT_PRICES.mmsMicros);
   });
 
-  it('takes the contract\'s form: a tier priced with `usd` and amounts as decimal strings', () => {
-    const prices = parsePrices('{"tiers":{"starter":{"usd":"20.00","cells":1}},"sms_segment_usd":"0.01","mms_usd":"0.035"}');
+  it("takes the contract's form: a tier priced with `usd` and amounts as decimal strings", () => {
+    const prices = parsePrices(
+      '{"tiers":{"starter":{"usd":"20.00","cells":1}},"sms_segment_usd":"0.01","mms_usd":"0.035"}',
+    );
     assert.deepEqual(prices.tiers.starter, { priceMicros: 20_000_000, includedCells: 1 });
     assert.equal(prices.smsSegmentMicros, 10_000);
     assert.equal(prices.mmsMicros, 35_000);
   });
 
-  for (const bad of ['[]', 'nope', '{"sms": 1}', '{"mms_usd": -1}', '{"mms_usd": "-0.03"}', '{"mms_usd": "1e2"}', '{"tiers": {"pro": {"usd": "1", "price_usd": 1, "cells": 1}}}', '{"tiers": {"pro": {"price_usd": 1}}}', '{"tiers": {"Pro": {"price_usd": 1, "cells": 1}}}', '{"min_amount_usd": 0}', '{"extra_cell_usd": 0.0000001}']) {
+  for (const bad of [
+    '[]',
+    'nope',
+    '{"sms": 1}',
+    '{"mms_usd": -1}',
+    '{"mms_usd": "-0.03"}',
+    '{"mms_usd": "1e2"}',
+    '{"tiers": {"pro": {"usd": "1", "price_usd": 1, "cells": 1}}}',
+    '{"tiers": {"pro": {"price_usd": 1}}}',
+    '{"tiers": {"Pro": {"price_usd": 1, "cells": 1}}}',
+    '{"min_amount_usd": 0}',
+    '{"extra_cell_usd": 0.0000001}',
+  ]) {
     it(`refuses ${bad}`, () => assert.throws(() => parsePrices(bad), PricesError));
   }
 });
 
 describe('addresses', () => {
   it('checksums EVM addresses and refuses a wrong checksum', () => {
-    assert.equal(canonicalAddress('base', '0x5aaeb6053f3e94c9b9a09f33669435e7ef1beaed'), '0x5aAeb6053F3E94C9b9A09f33669435E7Ef1BeAed');
+    assert.equal(
+      canonicalAddress('base', '0x5aaeb6053f3e94c9b9a09f33669435e7ef1beaed'),
+      '0x5aAeb6053F3E94C9b9A09f33669435E7Ef1BeAed',
+    );
     assert.equal(canonicalAddress('base', '0x5aAeb6053F3E94C9b9A09f33669435E7Ef1BeAeD'), null);
   });
 
   it('decodes base58 and takes 32-byte Solana keys only', () => {
     assert.deepEqual(decodeBase58('11'), Uint8Array.from([0, 0]));
     assert.equal(decodeBase58('0OIl'), null);
-    assert.equal(canonicalAddress('solana', 'EPjFWdd5AufqSSqeM2qN1xzybapC8G4wEGGkZwyTDt1v'), 'EPjFWdd5AufqSSqeM2qN1xzybapC8G4wEGGkZwyTDt1v');
+    assert.equal(
+      canonicalAddress('solana', 'EPjFWdd5AufqSSqeM2qN1xzybapC8G4wEGGkZwyTDt1v'),
+      'EPjFWdd5AufqSSqeM2qN1xzybapC8G4wEGGkZwyTDt1v',
+    );
     assert.equal(canonicalAddress('solana', '3yZe7d'), null);
   });
 });

@@ -18,24 +18,52 @@ const CEILING_MICROS = 1_000_000_000_000_000;
 /** A 400 invalid_request whose errors[] names amount_usd with this code. */
 function amountRefused(response: Response, code: string) {
   const body = expectProblem(response, 400, 'invalid_request');
-  assert.deepEqual(body.errors.map((e: { field: string; code: string }) => [e.field, e.code]), [['amount_usd', code]], response.body);
+  assert.deepEqual(
+    body.errors.map((e: { field: string; code: string }) => [e.field, e.code]),
+    [['amount_usd', code]],
+    response.body,
+  );
   return body;
 }
 
 const creditOf = (t: TestApp, org: Org, amountUsd: string) =>
-  t.app.inject({ method: 'POST', url: `/v1/admin/organizations/${org.organizationId}/credits`, headers: admin, payload: { amount_usd: amountUsd, reason: 'bounds test' } });
-const checkout = (t: TestApp, org: Org, payload: Record<string, unknown>) => t.app.inject({ method: 'POST', url: '/v1/billing/checkout', headers: org.headers, payload });
-const balanceOf = async (t: TestApp, org: Org) => (await t.app.inject({ method: 'GET', url: '/v1/billing/status', headers: org.headers })).json().prepaid_balance_usd;
+  t.app.inject({
+    method: 'POST',
+    url: `/v1/admin/organizations/${org.organizationId}/credits`,
+    headers: admin,
+    payload: { amount_usd: amountUsd, reason: 'bounds test' },
+  });
+const checkout = (t: TestApp, org: Org, payload: Record<string, unknown>) =>
+  t.app.inject({ method: 'POST', url: '/v1/billing/checkout', headers: org.headers, payload });
+const balanceOf = async (t: TestApp, org: Org) =>
+  (await t.app.inject({ method: 'GET', url: '/v1/billing/status', headers: org.headers })).json().prepaid_balance_usd;
 
 /** What the organization's books hold, straight from the database (to prove a refusal wrote nothing). */
 async function books(t: TestApp, org: Org) {
   const db = t.database.db;
   const [ledger, actions, account] = await Promise.all([
-    db.selectFrom('ledger_entries').select(['kind', 'amount_micros']).where('organization_id', '=', org.organizationId).orderBy('id').execute(),
-    db.selectFrom('billing_operator_actions').select('action').where('organization_id', '=', org.organizationId).execute(),
-    db.selectFrom('billing_accounts').select('prepaid_balance_micros').where('organization_id', '=', org.organizationId).executeTakeFirst(),
+    db
+      .selectFrom('ledger_entries')
+      .select(['kind', 'amount_micros'])
+      .where('organization_id', '=', org.organizationId)
+      .orderBy('id')
+      .execute(),
+    db
+      .selectFrom('billing_operator_actions')
+      .select('action')
+      .where('organization_id', '=', org.organizationId)
+      .execute(),
+    db
+      .selectFrom('billing_accounts')
+      .select('prepaid_balance_micros')
+      .where('organization_id', '=', org.organizationId)
+      .executeTakeFirst(),
   ]);
-  return { ledger: ledger.map((row) => [row.kind, Number(row.amount_micros)]), actions: actions.length, balance: Number(account?.prepaid_balance_micros ?? 0) };
+  return {
+    ledger: ledger.map((row) => [row.kind, Number(row.amount_micros)]),
+    actions: actions.length,
+    balance: Number(account?.prepaid_balance_micros ?? 0),
+  };
 }
 
 /**
@@ -44,7 +72,16 @@ async function books(t: TestApp, org: Org) {
  */
 async function seedBalance(t: TestApp, org: Org, micros: number) {
   const repo = new BillingRepository(t.database.db);
-  await transact(t.database.db, (tx) => repo.appendLedger(tx, { organization_id: org.organizationId, kind: 'operator_credit', amount_micros: micros, reference: null, description: 'seed', created_at: t.clock.now().toISOString() }));
+  await transact(t.database.db, (tx) =>
+    repo.appendLedger(tx, {
+      organization_id: org.organizationId,
+      kind: 'operator_credit',
+      amount_micros: micros,
+      reference: null,
+      description: 'seed',
+      created_at: t.clock.now().toISOString(),
+    }),
+  );
 }
 
 describe('money bounds: one payment at most CELLGATE_MAX_PAYMENT_USD', () => {
@@ -69,16 +106,47 @@ describe('money bounds: one payment at most CELLGATE_MAX_PAYMENT_USD', () => {
   it('refuses the same on x402 pay, MPP pay and the x402 quote', async () => {
     const atMost = { intent: 'top_up', amount_usd: '10000.00' };
     const past = { intent: 'top_up', amount_usd: '10000.01' };
-    expectProblem(await t.app.inject({ method: 'POST', url: '/v1/billing/x402/pay', headers: org.headers, payload: atMost }), 402, 'payment_required');
-    amountRefused(await t.app.inject({ method: 'POST', url: '/v1/billing/x402/pay', headers: org.headers, payload: past }), 'too_large');
-    amountRefused(await t.app.inject({ method: 'POST', url: '/v1/billing/mpp/pay', headers: org.headers, payload: past }), 'too_large');
-    const quote = await t.app.inject({ method: 'GET', url: '/v1/billing/x402/requirements?intent=top_up&amount_usd=10000.00', headers: org.headers });
+    expectProblem(
+      await t.app.inject({ method: 'POST', url: '/v1/billing/x402/pay', headers: org.headers, payload: atMost }),
+      402,
+      'payment_required',
+    );
+    amountRefused(
+      await t.app.inject({ method: 'POST', url: '/v1/billing/x402/pay', headers: org.headers, payload: past }),
+      'too_large',
+    );
+    amountRefused(
+      await t.app.inject({ method: 'POST', url: '/v1/billing/mpp/pay', headers: org.headers, payload: past }),
+      'too_large',
+    );
+    const quote = await t.app.inject({
+      method: 'GET',
+      url: '/v1/billing/x402/requirements?intent=top_up&amount_usd=10000.00',
+      headers: org.headers,
+    });
     assert.equal(quote.statusCode, 200, quote.body);
-    amountRefused(await t.app.inject({ method: 'GET', url: '/v1/billing/x402/requirements?intent=top_up&amount_usd=10000.01', headers: org.headers }), 'too_large');
+    amountRefused(
+      await t.app.inject({
+        method: 'GET',
+        url: '/v1/billing/x402/requirements?intent=top_up&amount_usd=10000.01',
+        headers: org.headers,
+      }),
+      'too_large',
+    );
   });
 
   it('refuses absurd amounts as malformed, not as a server error', async () => {
-    for (const amount of ['999999999999999999.99', '1e9', '-1', '0.001', '1,000.00', ' 5.00', 'NaN', 'Infinity', '0x10']) {
+    for (const amount of [
+      '999999999999999999.99',
+      '1e9',
+      '-1',
+      '0.001',
+      '1,000.00',
+      ' 5.00',
+      'NaN',
+      'Infinity',
+      '0x10',
+    ]) {
       const response = await checkout(t, org, { intent: 'top_up', amount_usd: amount });
       const body = expectProblem(response, 400, 'invalid_request');
       assert.equal(body.errors[0].field, 'amount_usd', `${amount}: ${response.body}`);
@@ -149,15 +217,32 @@ describe('money bounds: the balance ceiling of 1000000000.00', () => {
     assert.equal(credited.statusCode, 200, credited.body);
     assert.equal(credited.json().billing.prepaid_balance_usd, 1_000_000_000);
     assert.equal(await balanceOf(t, org), 1_000_000_000);
-    const listed = await t.app.inject({ method: 'GET', url: `/v1/admin/organizations?email=${encodeURIComponent(org.email)}`, headers: admin });
+    const listed = await t.app.inject({
+      method: 'GET',
+      url: `/v1/admin/organizations?email=${encodeURIComponent(org.email)}`,
+      headers: admin,
+    });
     assert.equal(listed.statusCode, 200, listed.body);
-    assert.equal((await t.app.inject({ method: 'GET', url: '/v1/billing/payment-options', headers: org.headers })).json().prepaid_balance_usd, 1_000_000_000);
+    assert.equal(
+      (await t.app.inject({ method: 'GET', url: '/v1/billing/payment-options', headers: org.headers })).json()
+        .prepaid_balance_usd,
+      1_000_000_000,
+    );
     const before = await books(t, org);
     assert.equal(before.balance, CEILING_MICROS);
     const refused = expectProblem(await creditOf(t, org, '0.01'), 409, 'conflict');
     assert.match(refused.detail, /would pass its ceiling of 1000000000\.00/);
     expectProblem(await checkout(t, org, { intent: 'top_up', amount_usd: '5.00' }), 409, 'conflict');
-    expectProblem(await t.app.inject({ method: 'POST', url: '/v1/billing/x402/pay', headers: org.headers, payload: { intent: 'top_up', amount_usd: '5.00' } }), 409, 'conflict');
+    expectProblem(
+      await t.app.inject({
+        method: 'POST',
+        url: '/v1/billing/x402/pay',
+        headers: org.headers,
+        payload: { intent: 'top_up', amount_usd: '5.00' },
+      }),
+      409,
+      'conflict',
+    );
     assert.deepEqual(await books(t, org), before);
   });
 
@@ -176,17 +261,28 @@ describe('money bounds: the balance ceiling of 1000000000.00', () => {
     const started = await checkout(t, org, { intent: 'setup' });
     assert.equal(started.statusCode, 201, started.body);
     const url = new URL(started.json().checkout_url);
-    const paid = await t.app.inject({ method: 'POST', url: url.pathname + url.search, headers: { 'content-type': 'application/x-www-form-urlencoded' }, payload: '' });
+    const paid = await t.app.inject({
+      method: 'POST',
+      url: url.pathname + url.search,
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      payload: '',
+    });
     assert.equal(paid.statusCode, 200, paid.body);
     assert.equal(await balanceOf(t, org), 1_000_000_000);
   });
 
-  it('refuses the local card page\'s Pay when a payment landed meanwhile would pass the ceiling: 409, the payment stays open, nothing credited', async () => {
+  it("refuses the local card page's Pay when a payment landed meanwhile would pass the ceiling: 409, the payment stays open, nothing credited", async () => {
     const org = await verifiedOrganization(t);
     await seedBalance(t, org, CEILING_MICROS - 5_000_000);
     const first = new URL((await checkout(t, org, { intent: 'top_up', amount_usd: '5.00' })).json().checkout_url);
     const second = new URL((await checkout(t, org, { intent: 'top_up', amount_usd: '5.00' })).json().checkout_url);
-    const pay = (url: URL) => t.app.inject({ method: 'POST', url: url.pathname + url.search, headers: { 'content-type': 'application/x-www-form-urlencoded' }, payload: '' });
+    const pay = (url: URL) =>
+      t.app.inject({
+        method: 'POST',
+        url: url.pathname + url.search,
+        headers: { 'content-type': 'application/x-www-form-urlencoded' },
+        payload: '',
+      });
     assert.equal((await pay(first)).statusCode, 200);
     assert.equal(await balanceOf(t, org), 1_000_000_000);
     const before = await books(t, org);
@@ -196,15 +292,25 @@ describe('money bounds: the balance ceiling of 1000000000.00', () => {
     assert.match(refused.body, /would pass its ceiling/);
     assert.deepEqual(await books(t, org), before);
     const paymentId = second.pathname.split('/').pop() as string;
-    const row = await t.database.db.selectFrom('payments').select(['status', 'completed_at']).where('id', '=', paymentId).executeTakeFirstOrThrow();
+    const row = await t.database.db
+      .selectFrom('payments')
+      .select(['status', 'completed_at'])
+      .where('id', '=', paymentId)
+      .executeTakeFirstOrThrow();
     assert.deepEqual(row, { status: 'pending', completed_at: null });
-    const events = await t.database.db.selectFrom('events').select('type').where('organization_id', '=', org.organizationId).where('type', '=', 'billing.payment_succeeded').execute();
+    const events = await t.database.db
+      .selectFrom('events')
+      .select('type')
+      .where('organization_id', '=', org.organizationId)
+      .where('type', '=', 'billing.payment_succeeded')
+      .execute();
     assert.equal(events.length, 1);
   });
 });
 
 describe('CELLGATE_MAX_PAYMENT_USD at start-up', () => {
-  const maxOf = (env: Record<string, string>) => loadConfig({ CELLGATE_DATABASE_URL: 'sqlite::memory:', ...env }).maxPaymentMicros;
+  const maxOf = (env: Record<string, string>) =>
+    loadConfig({ CELLGATE_DATABASE_URL: 'sqlite::memory:', ...env }).maxPaymentMicros;
 
   it('defaults to 10000.00 and takes dollars with at most 2 decimals from min_amount_usd to 1000000.00', () => {
     assert.equal(maxOf({}), 10_000_000_000);
@@ -216,8 +322,14 @@ describe('CELLGATE_MAX_PAYMENT_USD at start-up', () => {
 
   it('stops with one line naming the variable on anything else', () => {
     for (const raw of ['1000000.01', '4.99', '0', '-5', '1e4', '10000.001', 'ten', '999999999999999999.99']) {
-      assert.throws(() => maxOf({ CELLGATE_MAX_PAYMENT_USD: raw }), (error: unknown) =>
-        error instanceof ConfigError && error.message === `CELLGATE_MAX_PAYMENT_USD must be a dollar amount from 5.00 (min_amount_usd) to 1000000.00 with at most 2 decimals (got ${JSON.stringify(raw)})`, raw);
+      assert.throws(
+        () => maxOf({ CELLGATE_MAX_PAYMENT_USD: raw }),
+        (error: unknown) =>
+          error instanceof ConfigError &&
+          error.message ===
+            `CELLGATE_MAX_PAYMENT_USD must be a dollar amount from 5.00 (min_amount_usd) to 1000000.00 with at most 2 decimals (got ${JSON.stringify(raw)})`,
+        raw,
+      );
     }
   });
 });

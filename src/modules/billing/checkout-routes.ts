@@ -12,86 +12,125 @@ import { usdString } from './money.ts';
 import { PaymentIntentFields } from './schemas.ts';
 import { INTENTS } from './lifecycle.ts';
 
-const Checkout = Type.Object({
-  payment_id: Type.String({ description: 'pay_... id' }),
-  checkout_url: Type.String({ format: 'uri', description: 'Open it to pay by card.' }),
-  expires_at: Timestamp,
-  amount_usd: Type.String(),
-  currency: Type.String(),
-  intent: Type.Enum([...INTENTS]),
-  tier: Type.Optional(Type.String()),
-  cell_id: Type.Optional(Type.String()),
-}, {
-  $id: 'Checkout',
-  description: 'A card checkout for a payment intent.',
-  examples: [{
-    payment_id: 'pay_01jdx4c5d6e7f8g9h0j1k2m3n4',
-    checkout_url: 'https://api.cellgate.example/v1/billing/checkout/pay_01jdx4c5d6e7f8g9h0j1k2m3n4?token=Qm9yZWRBcGVzQ2x1Yk1lbWJlcnNoaXA',
-    expires_at: '2026-11-21T12:30:00.000Z',
-    amount_usd: '20.00',
-    currency: 'USD',
-    intent: 'setup',
-    tier: 'starter',
-  }],
-});
+const Checkout = Type.Object(
+  {
+    payment_id: Type.String({ description: 'pay_... id' }),
+    checkout_url: Type.String({ format: 'uri', description: 'Open it to pay by card.' }),
+    expires_at: Timestamp,
+    amount_usd: Type.String(),
+    currency: Type.String(),
+    intent: Type.Enum([...INTENTS]),
+    tier: Type.Optional(Type.String()),
+    cell_id: Type.Optional(Type.String()),
+  },
+  {
+    $id: 'Checkout',
+    description: 'A card checkout for a payment intent.',
+    examples: [
+      {
+        payment_id: 'pay_01jdx4c5d6e7f8g9h0j1k2m3n4',
+        checkout_url:
+          'https://api.cellgate.example/v1/billing/checkout/pay_01jdx4c5d6e7f8g9h0j1k2m3n4?token=Qm9yZWRBcGVzQ2x1Yk1lbWJlcnNoaXA',
+        expires_at: '2026-11-21T12:30:00.000Z',
+        amount_usd: '20.00',
+        currency: 'USD',
+        intent: 'setup',
+        tier: 'starter',
+      },
+    ],
+  },
+);
 
 const escape = (text: string) => text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
 
 function html(page: CheckoutPage, action: string): string {
-  const title = page.kind === 'pay' ? 'Pay by card' : page.kind === 'paid' ? 'Paid' : page.kind === 'expired' ? 'Checkout expired' : page.kind === 'refused' ? 'Not paid' : 'Unknown checkout';
+  const title =
+    page.kind === 'pay'
+      ? 'Pay by card'
+      : page.kind === 'paid'
+        ? 'Paid'
+        : page.kind === 'expired'
+          ? 'Checkout expired'
+          : page.kind === 'refused'
+            ? 'Not paid'
+            : 'Unknown checkout';
   let content = '<p>This checkout link is not valid.</p>';
   if (page.kind !== 'unknown') {
     const { payment } = page;
     const what = `${payment.intent}${payment.tier ? ` (${payment.tier})` : ''}: $${usdString(Number(payment.amount_micros))}`;
-    content = page.kind === 'pay'
-      ? `<p>${escape(what)}</p><p>Local card processor (development): no card is charged.</p><form method="post" action="${escape(action)}"><button type="submit">Pay</button></form>`
-      : page.kind === 'paid'
-        ? `<p>${escape(what)} — paid. You can close this page.</p>`
-        : page.kind === 'refused'
-          ? `<p>${escape(what)} — not paid: ${escape(page.detail)}</p>`
-          : `<p>${escape(what)} — this checkout expired; start a new one.</p>`;
+    content =
+      page.kind === 'pay'
+        ? `<p>${escape(what)}</p><p>Local card processor (development): no card is charged.</p><form method="post" action="${escape(action)}"><button type="submit">Pay</button></form>`
+        : page.kind === 'paid'
+          ? `<p>${escape(what)} — paid. You can close this page.</p>`
+          : page.kind === 'refused'
+            ? `<p>${escape(what)} — not paid: ${escape(page.detail)}</p>`
+            : `<p>${escape(what)} — this checkout expired; start a new one.</p>`;
   }
   return `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Cellgate — ${title}</title></head><body><h1>${title}</h1>${content}</body></html>`;
 }
 
 export function registerCheckoutRoutes(app: App, checkout: CheckoutService): void {
-  app.post('/v1/billing/checkout', {
-    config: { auth: 'agent', scope: 'billing:write', errors: ['not_found', 'conflict', 'billing_disabled'] },
-    schema: {
-      operationId: 'createCheckout',
-      tags: ['Billing'],
-      summary: 'Start a card checkout for a payment intent',
-      description: 'Prices the intent as GET /v1/billing/x402/requirements does; open checkout_url to pay. 400 when the amount passes CELLGATE_MAX_PAYMENT_USD; '
-        + '409 billing_disabled when billing is off, 409 conflict when the deployment has no card processor (CELLGATE_CARD_PROCESSOR=off) or the payment would take the prepaid balance past 1,000,000,000.00.',
-      body: Body(PaymentIntentFields, { examples: [{ intent: 'top_up', amount_usd: '25.00' }] }),
-      response: { 201: Described(Checkout, 'The checkout, open until expires_at.') },
+  app.post(
+    '/v1/billing/checkout',
+    {
+      config: { auth: 'agent', scope: 'billing:write', errors: ['not_found', 'conflict', 'billing_disabled'] },
+      schema: {
+        operationId: 'createCheckout',
+        tags: ['Billing'],
+        summary: 'Start a card checkout for a payment intent',
+        description:
+          'Prices the intent as GET /v1/billing/x402/requirements does; open checkout_url to pay. 400 when the amount passes CELLGATE_MAX_PAYMENT_USD; ' +
+          '409 billing_disabled when billing is off, 409 conflict when the deployment has no card processor (CELLGATE_CARD_PROCESSOR=off) or the payment would take the prepaid balance past 1,000,000,000.00.',
+        body: Body(PaymentIntentFields, { examples: [{ intent: 'top_up', amount_usd: '25.00' }] }),
+        response: { 201: Described(Checkout, 'The checkout, open until expires_at.') },
+      },
     },
-  }, async (request, reply) => {
-    const { amount_usd: amount, ...rest } = request.body;
-    const started = await checkout.start(agentOf(request).organizationId, { ...rest, amount_usd: amount === undefined ? undefined : String(amount) });
-    return reply.code(201).send(started);
-  });
+    async (request, reply) => {
+      const { amount_usd: amount, ...rest } = request.body;
+      const started = await checkout.start(agentOf(request).organizationId, {
+        ...rest,
+        amount_usd: amount === undefined ? undefined : String(amount),
+      });
+      return reply.code(201).send(started);
+    },
+  );
 
   const PageParams = Type.Object({ payment_id: Type.String({ minLength: 1, maxLength: 64 }) });
   const PageQuery = Type.Object({ token: Type.String({ minLength: 1, maxLength: 64 }) });
   // The page's form posts application/x-www-form-urlencoded: parsed in this scope only.
   app.register(async (plugin) => {
     const scope = plugin.withTypeProvider<TypeBoxTypeProvider>();
-    scope.addContentTypeParser('application/x-www-form-urlencoded', { parseAs: 'string', bodyLimit: 1024 }, (_request, _body, done) => done(null, {}));
+    scope.addContentTypeParser(
+      'application/x-www-form-urlencoded',
+      { parseAs: 'string', bodyLimit: 1024 },
+      (_request, _body, done) => done(null, {}),
+    );
     // The console's page headers (no framing, no caching, a strict CSP), but no referrer at all:
     // the page's URL carries its token.
     scope.addHook('onSend', async (_request, reply, payload) => {
       reply.header('referrer-policy', 'no-referrer');
       return payload;
     });
-    const send = (reply: FastifyReply, page: CheckoutPage, url: string) => sendPage(reply, page.status, html(page, url));
-    scope.get('/v1/billing/checkout/:payment_id', {
-      config: { auth: 'public' },
-      schema: { hide: true, params: PageParams, querystring: PageQuery },
-    }, async (request, reply) => send(reply, await checkout.page(request.params.payment_id, request.query.token), request.url));
-    scope.post('/v1/billing/checkout/:payment_id', {
-      config: { auth: 'public' },
-      schema: { hide: true, params: PageParams, querystring: PageQuery },
-    }, async (request, reply) => send(reply, await checkout.pay(request.params.payment_id, request.query.token), request.url));
+    const send = (reply: FastifyReply, page: CheckoutPage, url: string) =>
+      sendPage(reply, page.status, html(page, url));
+    scope.get(
+      '/v1/billing/checkout/:payment_id',
+      {
+        config: { auth: 'public' },
+        schema: { hide: true, params: PageParams, querystring: PageQuery },
+      },
+      async (request, reply) =>
+        send(reply, await checkout.page(request.params.payment_id, request.query.token), request.url),
+    );
+    scope.post(
+      '/v1/billing/checkout/:payment_id',
+      {
+        config: { auth: 'public' },
+        schema: { hide: true, params: PageParams, querystring: PageQuery },
+      },
+      async (request, reply) =>
+        send(reply, await checkout.pay(request.params.payment_id, request.query.token), request.url),
+    );
   });
 }

@@ -13,7 +13,8 @@ describe('card checkout with bad input', () => {
   });
   after(() => t.close());
 
-  const start = (payload: Record<string, unknown>, headers: Record<string, string> = org.headers) => t.app.inject({ method: 'POST', url: '/v1/billing/checkout', headers, payload });
+  const start = (payload: Record<string, unknown>, headers: Record<string, string> = org.headers) =>
+    t.app.inject({ method: 'POST', url: '/v1/billing/checkout', headers, payload });
 
   const cases: [string, Record<string, unknown>, string][] = [
     ['no intent', {}, 'intent'],
@@ -33,7 +34,7 @@ describe('card checkout with bad input', () => {
     });
   }
 
-  it('answers 404 for the renewal of another organization\'s cell and 409 for a reinstate with nothing due', async () => {
+  it("answers 404 for the renewal of another organization's cell and 409 for a reinstate with nothing due", async () => {
     expectProblem(await start({ intent: 'renewal', cell_id: 'cell_01jdx4c5d6e7f8g9h0j1k2m3n4' }), 404, 'not_found');
     expectProblem(await start({ intent: 'reinstate' }), 409, 'conflict');
   });
@@ -44,6 +45,10 @@ describe('card checkout with bad input', () => {
 
   it('answers 400 for a checkout page without its token', async () => {
     const { payment_id: paymentId } = (await start({ intent: 'setup' })).json();
-    expectProblem(await t.app.inject({ method: 'GET', url: `/v1/billing/checkout/${paymentId}` }), 400, 'invalid_request');
+    expectProblem(
+      await t.app.inject({ method: 'GET', url: `/v1/billing/checkout/${paymentId}` }),
+      400,
+      'invalid_request',
+    );
   });
 });

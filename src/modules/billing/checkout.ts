@@ -66,9 +66,13 @@ export class CheckoutService {
   }
 
   async start(organizationId: string, query: Omit<RequirementsQuery, 'network'>) {
-    if (!this.accounts.enabled) throw new ApiError('billing_disabled', 'Billing is off on this deployment: nothing is charged or paid.');
+    if (!this.accounts.enabled)
+      throw new ApiError('billing_disabled', 'Billing is off on this deployment: nothing is charged or paid.');
     if (this.processor === 'off') {
-      throw new ApiError('conflict', 'No card processor on this deployment (CELLGATE_CARD_PROCESSOR is off): pay with another rail of GET /v1/billing/payment-options.');
+      throw new ApiError(
+        'conflict',
+        'No card processor on this deployment (CELLGATE_CARD_PROCESSOR is off): pay with another rail of GET /v1/billing/payment-options.',
+      );
     }
     const { micros, tier, cellId } = await this.quotes.price(organizationId, query);
     const what = { intent: query.intent, micros, tier, cellId };
@@ -151,7 +155,8 @@ export class CheckoutService {
         await this.accounts.assertBalanceRoom(payment.organization_id, ZERO, tx);
       });
     } catch (error) {
-      if (error instanceof ApiError && error.code === 'conflict') return { status: 409, kind: 'refused', payment: page.payment, detail: error.message };
+      if (error instanceof ApiError && error.code === 'conflict')
+        return { status: 409, kind: 'refused', payment: page.payment, detail: error.message };
       throw error;
     }
     return { status: 200, kind: 'paid', payment: (await this.repo.payment(paymentId)) as PaymentsTable };

@@ -33,7 +33,13 @@ export class PaymentCrediting {
   private readonly clock: Clock;
   private readonly config: Pick<Config, 'prices'>;
 
-  constructor(deps: { repo: BillingRepository; accounts: BillingAccounts; events: EventsService; clock: Clock; config: PaymentCrediting['config'] }) {
+  constructor(deps: {
+    repo: BillingRepository;
+    accounts: BillingAccounts;
+    events: EventsService;
+    clock: Clock;
+    config: PaymentCrediting['config'];
+  }) {
     this.repo = deps.repo;
     this.accounts = deps.accounts;
     this.events = deps.events;
@@ -48,22 +54,67 @@ export class PaymentCrediting {
     const amount = payment.amount_micros;
     const account = await this.repo.lockAccount(tx, organizationId, nowIso);
     const reference = `${payment.rail}:${payment.id}`;
-    if (!(await this.repo.appendLedger(tx, { organization_id: organizationId, kind: 'payment', amount_micros: amount, reference, description: payment.intent, created_at: nowIso }))) return;
+    if (
+      !(await this.repo.appendLedger(tx, {
+        organization_id: organizationId,
+        kind: 'payment',
+        amount_micros: amount,
+        reference,
+        description: payment.intent,
+        created_at: nowIso,
+      }))
+    )
+      return;
     if (payment.intent === 'create_cell') {
       // The cell is bought now; the next POST /v1/cells consumes the credit.
-      await this.repo.appendLedger(tx, { organization_id: organizationId, kind: 'create_cell', amount_micros: negated(amount), reference: `create_cell:${payment.id}`, description: 'one cell', created_at: nowIso });
+      await this.repo.appendLedger(tx, {
+        organization_id: organizationId,
+        kind: 'create_cell',
+        amount_micros: negated(amount),
+        reference: `create_cell:${payment.id}`,
+        description: 'one cell',
+        created_at: nowIso,
+      });
       await this.repo.addCellCredit(tx, organizationId);
     }
     if (buysPeriod(payment.intent, payment.cell_id)) {
       const tier = tierOf(this.config.prices, payment.tier ?? account.tier);
-      await this.repo.appendLedger(tx, { organization_id: organizationId, kind: payment.intent, amount_micros: negated(amount), reference: `${payment.intent}:${payment.id}`, description: tier.name, created_at: nowIso });
-      if (payment.intent !== 'setup') await this.accounts.cellMonthUsage(tx, organizationId, tier.name, await this.accounts.activeCells(organizationId, tx), nowIso);
-      await this.accounts.setAccount(tx, organizationId, account, { state: 'active', tier: tier.name, current_period_end: paidPeriodEnd(account, payment.intent, now) }, now);
+      await this.repo.appendLedger(tx, {
+        organization_id: organizationId,
+        kind: payment.intent,
+        amount_micros: negated(amount),
+        reference: `${payment.intent}:${payment.id}`,
+        description: tier.name,
+        created_at: nowIso,
+      });
+      if (payment.intent !== 'setup')
+        await this.accounts.cellMonthUsage(
+          tx,
+          organizationId,
+          tier.name,
+          await this.accounts.activeCells(organizationId, tx),
+          nowIso,
+        );
+      await this.accounts.setAccount(
+        tx,
+        organizationId,
+        account,
+        { state: 'active', tier: tier.name, current_period_end: paidPeriodEnd(account, payment.intent, now) },
+        now,
+      );
     }
     await this.events.emit(tx, {
       organizationId,
       type: 'billing.payment_succeeded',
-      data: { payment_id: payment.id, organization_id: organizationId, rail: payment.rail, intent: payment.intent, tier: payment.tier, cell_id: payment.cell_id, amount_usd: usdString(amount) },
+      data: {
+        payment_id: payment.id,
+        organization_id: organizationId,
+        rail: payment.rail,
+        intent: payment.intent,
+        tier: payment.tier,
+        cell_id: payment.cell_id,
+        amount_usd: usdString(amount),
+      },
     });
   }
 }

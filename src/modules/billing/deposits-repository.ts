@@ -13,7 +13,11 @@ export class DepositsRepository {
 
   /** Inserts the deposit; false when its processor deposit id was already recorded. */
   async insert(ex: Executor, deposit: X402DepositsTable): Promise<boolean> {
-    const result = await ex.insertInto('x402_deposits').values(deposit).onConflict((oc) => oc.column('deposit_id').doNothing()).executeTakeFirst();
+    const result = await ex
+      .insertInto('x402_deposits')
+      .values(deposit)
+      .onConflict((oc) => oc.column('deposit_id').doNothing())
+      .executeTakeFirst();
     return Number(result.numInsertedOrUpdatedRows ?? 0) > 0;
   }
 
@@ -26,12 +30,25 @@ export class DepositsRepository {
   }
 
   /** Marks a held deposit credited; false when it was not held (assigned meanwhile). */
-  async credit(ex: Executor, id: string, values: { organization_id: string; payment_id: string; credited_at: string }): Promise<boolean> {
-    const result = await ex.updateTable('x402_deposits').set({ ...values, status: 'credited' }).where('id', '=', id).where('status', '=', 'held').executeTakeFirst();
+  async credit(
+    ex: Executor,
+    id: string,
+    values: { organization_id: string; payment_id: string; credited_at: string },
+  ): Promise<boolean> {
+    const result = await ex
+      .updateTable('x402_deposits')
+      .set({ ...values, status: 'credited' })
+      .where('id', '=', id)
+      .where('status', '=', 'held')
+      .executeTakeFirst();
     return Number(result.numUpdatedRows) > 0;
   }
 
-  list(status: X402DepositsTable['status'] | undefined, after: CursorKey | null, count: number): Promise<X402DepositsTable[]> {
+  list(
+    status: X402DepositsTable['status'] | undefined,
+    after: CursorKey | null,
+    count: number,
+  ): Promise<X402DepositsTable[]> {
     let query = this.db.selectFrom('x402_deposits').selectAll();
     if (status) query = query.where('status', '=', status);
     if (after) query = query.where('id', '<', String(after[0]));
@@ -39,7 +56,12 @@ export class DepositsRepository {
   }
 
   /** The newest open x402 quote of the organization for exactly this amount, locked where possible. */
-  openQuote(ex: Executor, organizationId: string, amountMicros: Micros, now: string): Promise<PaymentsTable | undefined> {
+  openQuote(
+    ex: Executor,
+    organizationId: string,
+    amountMicros: Micros,
+    now: string,
+  ): Promise<PaymentsTable | undefined> {
     return ex
       .selectFrom('payments')
       .selectAll()

@@ -24,24 +24,33 @@ const DEPOSIT_EXAMPLE = {
   credited_at: '2026-11-21T12:00:00.000Z',
 };
 
-const Deposit = Type.Object({
-  id: Type.String({ description: 'dep_... id' }),
-  deposit_id: Type.String({ description: "The payment processor's id of the deposit." }),
-  network: Type.Enum([...NETWORKS]),
-  from: Type.String({ description: 'The sending wallet.' }),
-  to: Type.String({ description: 'Our pay_to address.' }),
-  amount_usd: Type.String(),
-  transaction: Type.String(),
-  status: Type.Enum(['credited', 'held'], { description: 'held: from a wallet no organization verified; the operator assigns it.' }),
-  organization_id: Nullable(Type.String()),
-  payment_id: Nullable(Type.String()),
-  created_at: Timestamp,
-  credited_at: Nullable(Timestamp),
-}, { $id: 'X402Deposit', description: 'A deposit to a seller pay_to address.', examples: [DEPOSIT_EXAMPLE] });
+const Deposit = Type.Object(
+  {
+    id: Type.String({ description: 'dep_... id' }),
+    deposit_id: Type.String({ description: "The payment processor's id of the deposit." }),
+    network: Type.Enum([...NETWORKS]),
+    from: Type.String({ description: 'The sending wallet.' }),
+    to: Type.String({ description: 'Our pay_to address.' }),
+    amount_usd: Type.String(),
+    transaction: Type.String(),
+    status: Type.Enum(['credited', 'held'], {
+      description: 'held: from a wallet no organization verified; the operator assigns it.',
+    }),
+    organization_id: Nullable(Type.String()),
+    payment_id: Nullable(Type.String()),
+    created_at: Timestamp,
+    credited_at: Nullable(Timestamp),
+  },
+  { $id: 'X402Deposit', description: 'A deposit to a seller pay_to address.', examples: [DEPOSIT_EXAMPLE] },
+);
 
 const DepositList = Type.Object(
   { deposits: Type.Array(Deposit), next_cursor: NextCursor },
-  { $id: 'X402DepositList', description: 'A page of deposits, newest first.', examples: [{ deposits: [DEPOSIT_EXAMPLE], next_cursor: null }] },
+  {
+    $id: 'X402DepositList',
+    description: 'A page of deposits, newest first.',
+    examples: [{ deposits: [DEPOSIT_EXAMPLE], next_cursor: null }],
+  },
 );
 
 /** The raw text of each webhook body: the signature is over the bytes, not the parsed JSON. */
@@ -59,56 +68,83 @@ export function registerDepositRoutes(app: App, deposits: DepositsService): void
         done(new ApiError('invalid_request', 'The body is not JSON.'), undefined);
       }
     });
-    scope.post('/v1/billing/x402/deposits', {
-      config: { auth: 'public', errors: ['not_found'] },
-      // Signed before anything else is looked at.
-      preValidation: async (request) => deposits.verify(request.headers['x-cellgate-signature'] as string | undefined, rawBodies.get(request) ?? ''),
-      schema: {
-        operationId: 'reportX402Deposit',
-        tags: ['Billing'],
-        summary: 'Report a deposit to a pay_to address (payment processor webhook)',
-        description:
-          'Signed with HMAC-SHA256 over "<t>.<raw body>" (CELLGATE_X402_DEPOSIT_SECRET) in X-Cellgate-Signature: t=<unix seconds>,v1=<hex>; 5 minutes of tolerance. ' +
-          'Each deposit_id is applied once (a repeat answers 200 with the deposit as recorded). Credited to the organization that verified the sending wallet, else held for the operator.',
-        body: Body({
-          deposit_id: Type.String({ minLength: 1, maxLength: 255 }),
-          network: Type.Enum([...NETWORKS]),
-          from: Type.String({ minLength: 1, maxLength: 128 }),
-          to: Type.String({ minLength: 1, maxLength: 128 }),
-          amount: Type.String({ pattern: '^[1-9][0-9]{0,14}$', description: 'Atomic USDC units (6 decimals).' }),
-          transaction: Type.String({ minLength: 1, maxLength: 255 }),
-        }, { examples: [{ deposit_id: 'proc_dep_8812', network: 'base', from: DEPOSIT_EXAMPLE.from, to: DEPOSIT_EXAMPLE.to, amount: '25000000', transaction: '0x5e1d' }] }),
-        response: {
-          200: Described(Deposit, 'This deposit was already applied: as recorded.'),
-          201: Described(Deposit, 'The deposit, credited or held.'),
+    scope.post(
+      '/v1/billing/x402/deposits',
+      {
+        config: { auth: 'public', errors: ['not_found'] },
+        // Signed before anything else is looked at.
+        preValidation: async (request) =>
+          deposits.verify(request.headers['x-cellgate-signature'] as string | undefined, rawBodies.get(request) ?? ''),
+        schema: {
+          operationId: 'reportX402Deposit',
+          tags: ['Billing'],
+          summary: 'Report a deposit to a pay_to address (payment processor webhook)',
+          description:
+            'Signed with HMAC-SHA256 over "<t>.<raw body>" (CELLGATE_X402_DEPOSIT_SECRET) in X-Cellgate-Signature: t=<unix seconds>,v1=<hex>; 5 minutes of tolerance. ' +
+            'Each deposit_id is applied once (a repeat answers 200 with the deposit as recorded). Credited to the organization that verified the sending wallet, else held for the operator.',
+          body: Body(
+            {
+              deposit_id: Type.String({ minLength: 1, maxLength: 255 }),
+              network: Type.Enum([...NETWORKS]),
+              from: Type.String({ minLength: 1, maxLength: 128 }),
+              to: Type.String({ minLength: 1, maxLength: 128 }),
+              amount: Type.String({ pattern: '^[1-9][0-9]{0,14}$', description: 'Atomic USDC units (6 decimals).' }),
+              transaction: Type.String({ minLength: 1, maxLength: 255 }),
+            },
+            {
+              examples: [
+                {
+                  deposit_id: 'proc_dep_8812',
+                  network: 'base',
+                  from: DEPOSIT_EXAMPLE.from,
+                  to: DEPOSIT_EXAMPLE.to,
+                  amount: '25000000',
+                  transaction: '0x5e1d',
+                },
+              ],
+            },
+          ),
+          response: {
+            200: Described(Deposit, 'This deposit was already applied: as recorded.'),
+            201: Described(Deposit, 'The deposit, credited or held.'),
+          },
         },
       },
-    }, async (request, reply) => {
-      const { created, deposit } = await deposits.report(request.body);
-      return reply.code(created ? 201 : 200).send(deposit);
-    });
+      async (request, reply) => {
+        const { created, deposit } = await deposits.report(request.body);
+        return reply.code(created ? 201 : 200).send(deposit);
+      },
+    );
   });
 
-  app.get('/v1/admin/deposits', {
-    config: { auth: 'admin' },
-    schema: {
-      operationId: 'adminListDeposits',
-      tags: ['Admin'],
-      summary: 'List x402 deposits (held ones wait for an organization)',
-      querystring: Type.Object({ ...PaginationQuery, status: Type.Optional(Type.Enum(['credited', 'held'])) }),
-      response: { 200: Described(DepositList, 'A page of deposits, newest first.') },
+  app.get(
+    '/v1/admin/deposits',
+    {
+      config: { auth: 'admin' },
+      schema: {
+        operationId: 'adminListDeposits',
+        tags: ['Admin'],
+        summary: 'List x402 deposits (held ones wait for an organization)',
+        querystring: Type.Object({ ...PaginationQuery, status: Type.Optional(Type.Enum(['credited', 'held'])) }),
+        response: { 200: Described(DepositList, 'A page of deposits, newest first.') },
+      },
     },
-  }, async (request) => deposits.list(request.query.status, request.query));
+    async (request) => deposits.list(request.query.status, request.query),
+  );
 
-  app.post('/v1/admin/deposits/:id/assign', {
-    config: { auth: 'admin', errors: ['conflict'] },
-    schema: {
-      operationId: 'adminAssignDeposit',
-      tags: ['Admin'],
-      summary: 'Credit a held deposit to an organization',
-      params: IdParam('id', 'dep'),
-      body: Body({ organization_id: Type.String({ minLength: 1, maxLength: 64 }) }),
-      response: { 200: Described(Deposit, 'The deposit, now credited.') },
+  app.post(
+    '/v1/admin/deposits/:id/assign',
+    {
+      config: { auth: 'admin', errors: ['conflict'] },
+      schema: {
+        operationId: 'adminAssignDeposit',
+        tags: ['Admin'],
+        summary: 'Credit a held deposit to an organization',
+        params: IdParam('id', 'dep'),
+        body: Body({ organization_id: Type.String({ minLength: 1, maxLength: 64 }) }),
+        response: { 200: Described(Deposit, 'The deposit, now credited.') },
+      },
     },
-  }, async (request) => deposits.assign(request.params.id, request.body.organization_id));
+    async (request) => deposits.assign(request.params.id, request.body.organization_id),
+  );
 }

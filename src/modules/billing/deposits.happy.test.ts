@@ -25,7 +25,10 @@ describe('x402 deposits', () => {
   it('credits a deposit from a verified wallet as a top-up, once per deposit id', async () => {
     const first = await deposit(t, { deposit_id: 'proc-1' });
     assert.equal(first.statusCode, 201, first.body);
-    assert.deepEqual([first.json().status, first.json().organization_id, first.json().amount_usd], ['credited', org.organizationId, '25.00']);
+    assert.deepEqual(
+      [first.json().status, first.json().organization_id, first.json().amount_usd],
+      ['credited', org.organizationId, '25.00'],
+    );
     assert.equal((await status()).prepaid_balance_usd, 25);
     const again = await deposit(t, { deposit_id: 'proc-1' });
     assert.equal(again.statusCode, 200);
@@ -35,8 +38,13 @@ describe('x402 deposits', () => {
     assert.deepEqual([paid.data.rail, paid.data.intent, paid.data.amount_usd], ['x402', 'top_up', '25.00']);
   });
 
-  it('applies a deposit that matches an open quote exactly as that quote\'s intent', async () => {
-    const refused = await t.app.inject({ method: 'POST', url: '/v1/cells', headers: org.headers, payload: { display_name: 'A' } });
+  it("applies a deposit that matches an open quote exactly as that quote's intent", async () => {
+    const refused = await t.app.inject({
+      method: 'POST',
+      url: '/v1/cells',
+      headers: org.headers,
+      payload: { display_name: 'A' },
+    });
     assert.equal(refused.statusCode, 402);
     assert.equal(refused.json().payment.intent, 'setup');
     const paid = await deposit(t, { amount: '20000000' });
@@ -50,12 +58,25 @@ describe('x402 deposits', () => {
     assert.equal(held.statusCode, 201);
     assert.deepEqual([held.json().status, held.json().organization_id], ['held', null]);
     const list = (await t.app.inject({ url: '/v1/admin/deposits?status=held', headers: admin })).json();
-    assert.deepEqual(list.deposits.map((d: { id: string }) => d.id), [held.json().id]);
-    const assigned = await t.app.inject({ method: 'POST', url: `/v1/admin/deposits/${held.json().id}/assign`, headers: admin, payload: { organization_id: org.organizationId } });
+    assert.deepEqual(
+      list.deposits.map((d: { id: string }) => d.id),
+      [held.json().id],
+    );
+    const assigned = await t.app.inject({
+      method: 'POST',
+      url: `/v1/admin/deposits/${held.json().id}/assign`,
+      headers: admin,
+      payload: { organization_id: org.organizationId },
+    });
     assert.equal(assigned.statusCode, 200, assigned.body);
     assert.deepEqual([assigned.json().status, assigned.json().organization_id], ['credited', org.organizationId]);
     assert.equal((await status()).prepaid_balance_usd, 30);
-    const twice = await t.app.inject({ method: 'POST', url: `/v1/admin/deposits/${held.json().id}/assign`, headers: admin, payload: { organization_id: org.organizationId } });
+    const twice = await t.app.inject({
+      method: 'POST',
+      url: `/v1/admin/deposits/${held.json().id}/assign`,
+      headers: admin,
+      payload: { organization_id: org.organizationId },
+    });
     expectProblem(twice, 409, 'conflict');
     assert.equal((await status()).prepaid_balance_usd, 30);
   });
@@ -67,6 +88,9 @@ describe('x402 deposits', () => {
     const held = await deposit(t, { from: squatted.address, amount: '5000000' });
     assert.equal(held.statusCode, 201);
     assert.deepEqual([held.json().status, held.json().organization_id], ['held', null]);
-    assert.equal((await t.app.inject({ url: '/v1/billing/status', headers: squatter.headers })).json().prepaid_balance_usd, 0);
+    assert.equal(
+      (await t.app.inject({ url: '/v1/billing/status', headers: squatter.headers })).json().prepaid_balance_usd,
+      0,
+    );
   });
 });

@@ -53,7 +53,10 @@ export function depositView(row: X402DepositsTable) {
   };
 }
 
-const unsigned = (message: string) => new ApiError('invalid_request', message, { errors: [{ field: 'X-Cellgate-Signature', code: 'invalid_signature', message }] });
+const unsigned = (message: string) =>
+  new ApiError('invalid_request', message, {
+    errors: [{ field: 'X-Cellgate-Signature', code: 'invalid_signature', message }],
+  });
 
 export class DepositsService {
   private readonly repo: DepositsRepository;
@@ -63,7 +66,14 @@ export class DepositsService {
   private readonly clock: Clock;
   private readonly secret: string | null;
 
-  constructor(deps: { repo: DepositsRepository; billingRepo: BillingRepository; offers: PaymentOffers; crediting: PaymentCrediting; clock: Clock; secret: string | null }) {
+  constructor(deps: {
+    repo: DepositsRepository;
+    billingRepo: BillingRepository;
+    offers: PaymentOffers;
+    crediting: PaymentCrediting;
+    clock: Clock;
+    secret: string | null;
+  }) {
     this.repo = deps.repo;
     this.billingRepo = deps.billingRepo;
     this.offers = deps.offers;
@@ -74,14 +84,17 @@ export class DepositsService {
 
   /** Checks the webhook's signature over the raw body (400 when missing, forged or stale). */
   verify(header: string | undefined, rawBody: string): void {
-    if (!this.secret) throw new ApiError('not_found', 'The deposit webhook is not configured here (CELLGATE_X402_DEPOSIT_SECRET).');
+    if (!this.secret)
+      throw new ApiError('not_found', 'The deposit webhook is not configured here (CELLGATE_X402_DEPOSIT_SECRET).');
     const parts = new Map((header ?? '').split(',').map((part) => part.trim().split('=', 2) as [string, string]));
     const timestamp = Number(parts.get('t'));
     const signature = parts.get('v1') ?? '';
-    if (!Number.isInteger(timestamp) || !/^[0-9a-f]{64}$/.test(signature)) throw unsigned('X-Cellgate-Signature must be t=<unix seconds>,v1=<hex HMAC-SHA256>.');
+    if (!Number.isInteger(timestamp) || !/^[0-9a-f]{64}$/.test(signature))
+      throw unsigned('X-Cellgate-Signature must be t=<unix seconds>,v1=<hex HMAC-SHA256>.');
     const expected = createHmac('sha256', this.secret).update(`${timestamp}.${rawBody}`).digest('hex');
     if (!constantTimeEqualHex(expected, signature)) throw unsigned('The signature does not match the body.');
-    if (Math.abs(this.clock.now().getTime() / 1000 - timestamp) > DEPOSIT_TOLERANCE_SECONDS) throw unsigned('The signature is too old or from the future.');
+    if (Math.abs(this.clock.now().getTime() / 1000 - timestamp) > DEPOSIT_TOLERANCE_SECONDS)
+      throw unsigned('The signature is too old or from the future.');
   }
 
   /** Applies a reported deposit once; the deposit as recorded (and whether this call recorded it). */
@@ -90,7 +103,8 @@ export class DepositsService {
     if (!payTo) throw invalidField('network', 'not_configured', `The ${input.network} rail is not configured here.`);
     const from = canonicalAddress(input.network, input.from);
     if (!from) throw invalidField('from', 'invalid_format', `from is not a ${input.network} address.`);
-    if (canonicalAddress(input.network, input.to) !== payTo) throw invalidField('to', 'not_ours', 'to is not this deployment\'s pay_to address.');
+    if (canonicalAddress(input.network, input.to) !== payTo)
+      throw invalidField('to', 'not_ours', "to is not this deployment's pay_to address.");
     const amount = micros(input.amount);
     return transact(this.repo.db, async (tx) => {
       const now = this.clock.now().toISOString();
@@ -108,7 +122,11 @@ export class DepositsService {
         created_at: now,
         credited_at: null,
       };
-      if (!(await this.repo.insert(tx, row))) return { created: false, deposit: depositView((await this.repo.byDepositId(tx, input.deposit_id)) as X402DepositsTable) };
+      if (!(await this.repo.insert(tx, row)))
+        return {
+          created: false,
+          deposit: depositView((await this.repo.byDepositId(tx, input.deposit_id)) as X402DepositsTable),
+        };
       // Only a wallet the organization proved control of: a claim alone would let anyone squat an address.
       const wallet = await this.billingRepo.verifiedWallet(tx, input.network, from);
       if (wallet) await this.credit(tx, row, wallet.organization_id);
@@ -126,15 +144,26 @@ export class DepositsService {
       payment = pendingPayment(this.clock, organizationId, 'x402', { intent: 'top_up', micros: amount }, 0).payment;
       await this.repo.insertPayment(tx, payment);
     }
-    if (!(await this.billingRepo.completePayment(tx, payment.id, now.toISOString()))) throw new Error(`payment ${payment.id} was completed under a held deposit`);
+    if (!(await this.billingRepo.completePayment(tx, payment.id, now.toISOString())))
+      throw new Error(`payment ${payment.id} was completed under a held deposit`);
     await this.crediting.applyPayment(tx, { ...payment, amount_micros: amount });
-    if (!(await this.repo.credit(tx, deposit.id, { organization_id: organizationId, payment_id: payment.id, credited_at: now.toISOString() }))) {
+    if (
+      !(await this.repo.credit(tx, deposit.id, {
+        organization_id: organizationId,
+        payment_id: payment.id,
+        credited_at: now.toISOString(),
+      }))
+    ) {
       throw new ApiError('conflict', 'This deposit was credited meanwhile.');
     }
   }
 
   async list(status: X402DepositsTable['status'] | undefined, query: PageQuery) {
-    const page = await listPage(query, (after, count) => this.repo.list(status, after, count), (row) => [row.id]);
+    const page = await listPage(
+      query,
+      (after, count) => this.repo.list(status, after, count),
+      (row) => [row.id],
+    );
     return { deposits: page.items.map(depositView), next_cursor: page.next_cursor };
   }
 
@@ -144,7 +173,8 @@ export class DepositsService {
     return transact(this.repo.db, async (tx) => {
       const deposit = await this.repo.find(tx, id);
       if (!deposit) throw notFound('deposit');
-      if (deposit.status !== 'held') throw new ApiError('conflict', `The deposit is already credited to ${deposit.organization_id}.`);
+      if (deposit.status !== 'held')
+        throw new ApiError('conflict', `The deposit is already credited to ${deposit.organization_id}.`);
       await this.credit(tx, deposit, organizationId);
       return depositView((await this.repo.find(tx, id)) as X402DepositsTable);
     });

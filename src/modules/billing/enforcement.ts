@@ -10,7 +10,15 @@ import type { ApiError } from '../../lib/errors.ts';
 import { newId } from '../../lib/ids.ts';
 import type { ChargesPort, SendCharges } from '../messages/ports.ts';
 import type { BillingAccounts } from './accounts.ts';
-import { firstRefusal, NO_ACCOUNT, POLICIES, TIER_FULL, topUpAmount, type RefusalCheck, type Standing } from './lifecycle.ts';
+import {
+  firstRefusal,
+  NO_ACCOUNT,
+  POLICIES,
+  TIER_FULL,
+  topUpAmount,
+  type RefusalCheck,
+  type Standing,
+} from './lifecycle.ts';
 import { micros, minus, negated, plus, times, usdString, ZERO, type Micros } from './money.ts';
 import type { PaymentOffers } from './offers.ts';
 import { amountDue, tierOf, type Prices } from './pricing.ts';
@@ -28,8 +36,10 @@ export interface BillableMessage {
   created_at: string;
 }
 
-
-type AccountRow = Pick<BillingAccount, 'organization_id' | 'state' | 'tier' | 'current_period_end' | 'prepaid_balance_micros'>;
+type AccountRow = Pick<
+  BillingAccount,
+  'organization_id' | 'state' | 'tier' | 'current_period_end' | 'prepaid_balance_micros'
+>;
 
 const messageReference = (messageId: string) => `message:${messageId}`;
 
@@ -40,7 +50,13 @@ export class BillingEnforcement implements ChargesPort {
   private readonly clock: Clock;
   private readonly config: Pick<Config, 'billing' | 'prices'>;
 
-  constructor(deps: { repo: BillingRepository; accounts: BillingAccounts; offers: PaymentOffers; clock: Clock; config: BillingEnforcement['config'] }) {
+  constructor(deps: {
+    repo: BillingRepository;
+    accounts: BillingAccounts;
+    offers: PaymentOffers;
+    clock: Clock;
+    config: BillingEnforcement['config'];
+  }) {
     this.repo = deps.repo;
     this.accounts = deps.accounts;
     this.offers = deps.offers;
@@ -54,7 +70,8 @@ export class BillingEnforcement implements ChargesPort {
 
   /** What one message costs and how usage counts it. */
   private priceOf(message: BillableMessage): { type: UsageType; quantity: number; unit: Micros; amount: Micros } {
-    if (message.media_urls !== '[]') return { type: 'mms', quantity: 1, unit: this.prices.mmsMicros, amount: this.prices.mmsMicros };
+    if (message.media_urls !== '[]')
+      return { type: 'mms', quantity: 1, unit: this.prices.mmsMicros, amount: this.prices.mmsMicros };
     const unit = this.prices.smsSegmentMicros;
     return { type: 'sms', quantity: message.segments, unit, amount: times(unit, message.segments) };
   }
@@ -79,19 +96,39 @@ export class BillingEnforcement implements ChargesPort {
    * The 402 of a refusal check, with what lifts it: the setup of `tier` (starter by default), the
    * amount due, one cell.
    */
-  private async refusal(ex: Executor, organizationId: string, check: Pick<RefusalCheck<unknown>, 'name' | 'intent'>, account: Standing, tier?: string): Promise<ApiError> {
+  private async refusal(
+    ex: Executor,
+    organizationId: string,
+    check: Pick<RefusalCheck<unknown>, 'name' | 'intent'>,
+    account: Standing,
+    tier?: string,
+  ): Promise<ApiError> {
     switch (check.intent) {
       case 'setup': {
         const setup = tierOf(this.prices, tier);
-        return this.offers.paymentRequired(`No paid tier yet: pay the setup of ${setup.name} to start.`, 'setup', setup.priceMicros, { tier: setup.name });
+        return this.offers.paymentRequired(
+          `No paid tier yet: pay the setup of ${setup.name} to start.`,
+          'setup',
+          setup.priceMicros,
+          { tier: setup.name },
+        );
       }
       case 'reinstate': {
         const due = amountDue(this.prices, account, await this.accounts.activeCells(organizationId, ex));
-        return this.offers.paymentRequired('The organization is suspended for an unpaid period: pay the amount due to reinstate it.', 'reinstate', due, account.tier ? { tier: account.tier } : {});
+        return this.offers.paymentRequired(
+          'The organization is suspended for an unpaid period: pay the amount due to reinstate it.',
+          'reinstate',
+          due,
+          account.tier ? { tier: account.tier } : {},
+        );
       }
       case 'create_cell': {
         const included = tierOf(this.prices, account.tier).includedCells;
-        return this.offers.paymentRequired(`The ${account.tier} tier's ${included} included cell(s) are in use: pay for one more cell.`, 'create_cell', this.prices.extraCellMicros);
+        return this.offers.paymentRequired(
+          `The ${account.tier} tier's ${included} included cell(s) are in use: pay for one more cell.`,
+          'create_cell',
+          this.prices.extraCellMicros,
+        );
       }
       default:
         throw new Error(`No 402 for the ${check.name} check here`);
@@ -99,7 +136,11 @@ export class BillingEnforcement implements ChargesPort {
   }
 
   /** The 402 that refuses every send of an organization in this state (lifecycle POLICIES.send), or null. */
-  private async sendRefusal(ex: Executor, organizationId: string, account: AccountRow | undefined): Promise<ApiError | null> {
+  private async sendRefusal(
+    ex: Executor,
+    organizationId: string,
+    account: AccountRow | undefined,
+  ): Promise<ApiError | null> {
     const standing = account ?? NO_ACCOUNT;
     const check = firstRefusal(POLICIES.send, standing);
     return check ? this.refusal(ex, organizationId, check, standing) : null;
@@ -113,8 +154,14 @@ export class BillingEnforcement implements ChargesPort {
   async sendRefusals(organizationIds: readonly string[]): Promise<Map<string, ApiError | null>> {
     const ids = [...new Set(organizationIds)];
     if (!this.config.billing) return new Map(ids.map((id) => [id, null]));
-    const accounts = new Map((await this.repo.accountsAmong(this.repo.db, ids)).map((row) => [row.organization_id, row]));
-    return new Map(await Promise.all(ids.map(async (id) => [id, await this.sendRefusal(this.repo.db, id, accounts.get(id))] as const)));
+    const accounts = new Map(
+      (await this.repo.accountsAmong(this.repo.db, ids)).map((row) => [row.organization_id, row]),
+    );
+    return new Map(
+      await Promise.all(
+        ids.map(async (id) => [id, await this.sendRefusal(this.repo.db, id, accounts.get(id))] as const),
+      ),
+    );
   }
 
   /** Opens the billing of a batch of sends, in its transaction (one read of the accounts). */
@@ -124,7 +171,10 @@ export class BillingEnforcement implements ChargesPort {
         refusal: () => null,
         charge: async (messages) => {
           const at = this.clock.now();
-          await this.repo.insertUsage(tx, messages.map((message) => this.usageOf(message, at)));
+          await this.repo.insertUsage(
+            tx,
+            messages.map((message) => this.usageOf(message, at)),
+          );
           return messages.map(() => null);
         },
       };
@@ -145,9 +195,16 @@ export class BillingEnforcement implements ChargesPort {
    * per organization: if a concurrent transaction moved the balance meanwhile, the balance is read
    * again and the split redone.
    */
-  private async charge(tx: Executor, messages: readonly BillableMessage[], accounts: Map<string, AccountRow>): Promise<(ApiError | null)[]> {
+  private async charge(
+    tx: Executor,
+    messages: readonly BillableMessage[],
+    accounts: Map<string, AccountRow>,
+  ): Promise<(ApiError | null)[]> {
     const results: (ApiError | null)[] = messages.map(() => null);
-    const byOrganization = Map.groupBy(messages.map((message, i) => ({ message, i })), ({ message }) => message.organization_id);
+    const byOrganization = Map.groupBy(
+      messages.map((message, i) => ({ message, i })),
+      ({ message }) => message.organization_id,
+    );
     const ledger: Omit<LedgerEntriesTable, 'id'>[] = [];
     const usage: UsageRecordsTable[] = [];
     const at = this.clock.now();
@@ -165,7 +222,11 @@ export class BillingEnforcement implements ChargesPort {
             accepted.add(i);
           } else {
             const amount = topUpAmount(price, left, this.prices.minAmountMicros);
-            results[i] = this.offers.paymentRequired(`The prepaid balance cannot cover this message (${usdString(price)}): top up.`, 'top_up', amount);
+            results[i] = this.offers.paymentRequired(
+              `The prepaid balance cannot cover this message (${usdString(price)}): top up.`,
+              'top_up',
+              amount,
+            );
           }
         }
         if (total === 0 || (await this.repo.debitIfCovered(tx, organizationId, total))) {
@@ -173,7 +234,14 @@ export class BillingEnforcement implements ChargesPort {
             if (!accepted.has(i)) continue;
             const record = this.usageOf(message, at);
             usage.push(record);
-            ledger.push({ organization_id: organizationId, kind: 'message', amount_micros: negated(record.amount_micros), reference: messageReference(message.id), description: `${record.type} x${record.quantity}`, created_at: message.created_at });
+            ledger.push({
+              organization_id: organizationId,
+              kind: 'message',
+              amount_micros: negated(record.amount_micros),
+              reference: messageReference(message.id),
+              description: `${record.type} x${record.quantity}`,
+              created_at: message.created_at,
+            });
           }
           break;
         }
@@ -220,15 +288,31 @@ export class BillingEnforcement implements ChargesPort {
     if (!this.config.billing) return;
     const now = this.clock.now().toISOString();
     const account = await this.repo.lockAccount(tx, organizationId, now);
-    const facts = { state: account.state, activeCells: await this.accounts.activeCells(organizationId, tx), includedCells: tierOf(this.prices, account.tier).includedCells, cellCredits: account.cell_credits };
+    const facts = {
+      state: account.state,
+      activeCells: await this.accounts.activeCells(organizationId, tx),
+      includedCells: tierOf(this.prices, account.tier).includedCells,
+      cellCredits: account.cell_credits,
+    };
     const refused = firstRefusal(POLICIES.cellCreate, facts);
     if (refused) throw await this.refusal(tx, organizationId, refused, account, tier);
     if (facts.activeCells < facts.includedCells) return;
     // The credit the check counted, taken by a conditional update all the same.
-    if (!(await this.repo.consumeCellCredit(tx, organizationId))) throw await this.refusal(tx, organizationId, TIER_FULL, account, tier);
+    if (!(await this.repo.consumeCellCredit(tx, organizationId)))
+      throw await this.refusal(tx, organizationId, TIER_FULL, account, tier);
     const cellPrice = this.prices.extraCellMicros;
     await this.repo.insertUsage(tx, [
-      { id: newId('usg', this.clock), organization_id: organizationId, cell_id: cellId, message_id: null, type: 'cell_month', quantity: 1, unit_price_micros: cellPrice, amount_micros: cellPrice, created_at: now },
+      {
+        id: newId('usg', this.clock),
+        organization_id: organizationId,
+        cell_id: cellId,
+        message_id: null,
+        type: 'cell_month',
+        quantity: 1,
+        unit_price_micros: cellPrice,
+        amount_micros: cellPrice,
+        created_at: now,
+      },
     ]);
   }
 }

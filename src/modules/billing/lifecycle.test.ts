@@ -3,15 +3,33 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import {
-  atPeriodEnd, BILLING_STATES, buysPeriod, firstRefusal, GRACE_MS, grantedPeriodEnd, keptOnBalance, owes, paidPeriodEnd, POLICIES, reinstatement, renews, suspension,
-  topUpAmount, type BillingState, type Standing,
+  atPeriodEnd,
+  BILLING_STATES,
+  buysPeriod,
+  firstRefusal,
+  GRACE_MS,
+  grantedPeriodEnd,
+  keptOnBalance,
+  owes,
+  paidPeriodEnd,
+  POLICIES,
+  reinstatement,
+  renews,
+  suspension,
+  topUpAmount,
+  type BillingState,
+  type Standing,
 } from './lifecycle.ts';
 import { micros } from './money.ts';
 
 const NOW = new Date('2099-03-15T12:00:00.000Z');
 const iso = (ms: number) => new Date(NOW.getTime() + ms).toISOString();
 const DAY = 24 * 3600 * 1000;
-const standing = (state: BillingState, end: string | null, tier: string | null = 'starter'): Standing => ({ state, tier, current_period_end: end });
+const standing = (state: BillingState, end: string | null, tier: string | null = 'starter'): Standing => ({
+  state,
+  tier,
+  current_period_end: end,
+});
 
 describe('billing lifecycle: a period end', () => {
   // [state, period end, balance covers the renewal, what happens]
@@ -41,7 +59,11 @@ describe('billing lifecycle: a period end', () => {
 
   it('renews for one month from the end that passed, not from now', () => {
     const decision = atPeriodEnd(standing('past_due', '2099-01-31T00:00:00.000Z'), true, NOW);
-    assert.deepEqual(decision, { kind: 'renew', end: '2099-01-31T00:00:00.000Z', next: { state: 'active', current_period_end: '2099-02-28T00:00:00.000Z' } });
+    assert.deepEqual(decision, {
+      kind: 'renew',
+      end: '2099-01-31T00:00:00.000Z',
+      next: { state: 'active', current_period_end: '2099-02-28T00:00:00.000Z' },
+    });
   });
 
   it('owes in past_due and suspended only, and renews in active and past_due only', () => {
@@ -72,14 +94,21 @@ describe('billing lifecycle: the operator', () => {
   it('suspends every state but suspended', () => {
     for (const state of BILLING_STATES) {
       const decision = suspension(standing(state, null));
-      assert.deepEqual(decision, state === 'suspended' ? { refused: 'already_suspended' } : { next: { state: 'suspended' } }, state);
+      assert.deepEqual(
+        decision,
+        state === 'suspended' ? { refused: 'already_suspended' } : { next: { state: 'suspended' } },
+        state,
+      );
     }
   });
 
   it('grants months after the paid end of an active organization, else from now', () => {
     assert.equal(grantedPeriodEnd(standing('active', '2099-04-01T00:00:00.000Z'), 2, NOW), '2099-06-01T00:00:00.000Z');
     assert.equal(grantedPeriodEnd(standing('active', iso(-DAY)), 1, NOW), '2099-04-15T12:00:00.000Z');
-    assert.equal(grantedPeriodEnd(standing('past_due', '2099-04-01T00:00:00.000Z'), 1, NOW), '2099-04-15T12:00:00.000Z');
+    assert.equal(
+      grantedPeriodEnd(standing('past_due', '2099-04-01T00:00:00.000Z'), 1, NOW),
+      '2099-04-15T12:00:00.000Z',
+    );
     assert.equal(grantedPeriodEnd(standing('inactive', null, null), 3, NOW), '2099-06-15T12:00:00.000Z');
   });
 });
@@ -87,7 +116,14 @@ describe('billing lifecycle: the operator', () => {
 describe('billing lifecycle: payments', () => {
   it('buys a period with setup, reinstate and the tier renewal; not with top_up, create_cell or one cell', () => {
     assert.deepEqual(
-      [buysPeriod('setup', null), buysPeriod('reinstate', null), buysPeriod('renewal', null), buysPeriod('renewal', 'cell_1'), buysPeriod('top_up', null), buysPeriod('create_cell', null)],
+      [
+        buysPeriod('setup', null),
+        buysPeriod('reinstate', null),
+        buysPeriod('renewal', null),
+        buysPeriod('renewal', 'cell_1'),
+        buysPeriod('top_up', null),
+        buysPeriod('create_cell', null),
+      ],
       [true, true, true, false, false, false],
     );
   });
@@ -96,21 +132,29 @@ describe('billing lifecycle: payments', () => {
     const amount = micros(25_000_000);
     assert.equal(keptOnBalance('top_up', { micros: amount }), amount);
     assert.equal(keptOnBalance('renewal', { micros: amount, cellId: 'cell_1' }), amount);
-    for (const intent of ['setup', 'renewal', 'reinstate', 'create_cell'] as const) assert.equal(keptOnBalance(intent, { micros: amount }), 0, intent);
+    for (const intent of ['setup', 'renewal', 'reinstate', 'create_cell'] as const)
+      assert.equal(keptOnBalance(intent, { micros: amount }), 0, intent);
   });
 
   it('starts a setup now; continues a renewal from a paid end less than a month behind, else from now', () => {
     const paidAhead = standing('active', '2099-04-01T00:00:00.000Z');
     assert.equal(paidPeriodEnd(paidAhead, 'setup', NOW), '2099-04-15T12:00:00.000Z');
     assert.equal(paidPeriodEnd(paidAhead, 'renewal', NOW), '2099-05-01T00:00:00.000Z');
-    assert.equal(paidPeriodEnd(standing('past_due', '2099-03-01T00:00:00.000Z'), 'reinstate', NOW), '2099-04-01T00:00:00.000Z');
-    assert.equal(paidPeriodEnd(standing('suspended', '2099-01-01T00:00:00.000Z'), 'reinstate', NOW), '2099-04-15T12:00:00.000Z');
+    assert.equal(
+      paidPeriodEnd(standing('past_due', '2099-03-01T00:00:00.000Z'), 'reinstate', NOW),
+      '2099-04-01T00:00:00.000Z',
+    );
+    assert.equal(
+      paidPeriodEnd(standing('suspended', '2099-01-01T00:00:00.000Z'), 'reinstate', NOW),
+      '2099-04-15T12:00:00.000Z',
+    );
     assert.equal(paidPeriodEnd(standing('inactive', null, null), 'renewal', NOW), '2099-04-15T12:00:00.000Z');
   });
 });
 
 describe('billing lifecycle: refusal checks, in order', () => {
-  const names = (policy: readonly { name: string; intent: string }[]) => policy.map((check) => `${check.name}:${check.intent}`);
+  const names = (policy: readonly { name: string; intent: string }[]) =>
+    policy.map((check) => `${check.name}:${check.intent}`);
 
   it('asks a send no_tier then suspended, a message balance_short, a cell create no_tier, suspended then tier_full', () => {
     assert.deepEqual(names(POLICIES.send), ['no_tier:setup', 'suspended:reinstate']);
@@ -133,13 +177,21 @@ describe('billing lifecycle: refusal checks, in order', () => {
   ];
   for (const [state, activeCells, includedCells, cellCredits, expected] of cellCreates) {
     it(`a cell create when ${state} with ${activeCells}/${includedCells} cells and ${cellCredits} credits: ${expected ?? 'admitted'}`, () => {
-      assert.equal(firstRefusal(POLICIES.cellCreate, { state, activeCells, includedCells, cellCredits })?.name ?? null, expected);
+      assert.equal(
+        firstRefusal(POLICIES.cellCreate, { state, activeCells, includedCells, cellCredits })?.name ?? null,
+        expected,
+      );
     });
   }
 
   it('refuses the sends of inactive and suspended organizations only', () => {
     const refused = BILLING_STATES.map((state) => [state, firstRefusal(POLICIES.send, { state })?.intent ?? null]);
-    assert.deepEqual(refused, [['inactive', 'setup'], ['active', null], ['past_due', null], ['suspended', 'reinstate']]);
+    assert.deepEqual(refused, [
+      ['inactive', 'setup'],
+      ['active', null],
+      ['past_due', null],
+      ['suspended', 'reinstate'],
+    ]);
   });
 
   it('refuses a message its balance cannot cover, and asks the shortfall or at least the minimum', () => {

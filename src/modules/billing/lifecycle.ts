@@ -48,7 +48,8 @@ export function addMonths(from: Date, months: number): Date {
 }
 
 /** Whether the paid period still runs at `now` (ISO strings compare as instants). */
-const paidAt = (account: Standing, now: Date): boolean => account.current_period_end !== null && account.current_period_end > now.toISOString();
+const paidAt = (account: Standing, now: Date): boolean =>
+  account.current_period_end !== null && account.current_period_end > now.toISOString();
 
 // Period ends.
 
@@ -71,9 +72,16 @@ export type PeriodEnd =
 export function atPeriodEnd(account: Standing, covered: boolean, now: Date): PeriodEnd | null {
   const end = account.current_period_end;
   if (!periodOver(account, now) || end === null) return null;
-  if (covered) return { kind: 'renew', end, next: { state: 'active', current_period_end: addMonths(new Date(end), 1).toISOString() } };
+  if (covered)
+    return {
+      kind: 'renew',
+      end,
+      next: { state: 'active', current_period_end: addMonths(new Date(end), 1).toISOString() },
+    };
   if (account.state === 'active') return { kind: 'lapse', end, next: { state: 'past_due' } };
-  return new Date(end).getTime() + GRACE_MS <= now.getTime() ? { kind: 'lapse', end, next: { state: 'suspended' } } : null;
+  return new Date(end).getTime() + GRACE_MS <= now.getTime()
+    ? { kind: 'lapse', end, next: { state: 'suspended' } }
+    : null;
 }
 
 // Payments.
@@ -96,7 +104,8 @@ export function keptOnBalance(intent: Intent, what: { micros: Micros; cellId?: s
  * continues from the paid end while that end is less than a month behind, else starts now.
  */
 export function paidPeriodEnd(account: Standing, intent: Intent, now: Date): string {
-  const paidEnd = account.current_period_end !== null && intent !== 'setup' ? new Date(account.current_period_end) : null;
+  const paidEnd =
+    account.current_period_end !== null && intent !== 'setup' ? new Date(account.current_period_end) : null;
   const from = paidEnd && addMonths(paidEnd, 1) > now ? paidEnd : now;
   return addMonths(from, 1).toISOString();
 }
@@ -124,7 +133,8 @@ export function reinstatement(account: Standing, now: Date): Decision<{ state: B
 
 /** A granted period: `months` more from the paid end of an active organization, else from now. */
 export function grantedPeriodEnd(account: Standing, months: number, now: Date): string {
-  const start = account.state === 'active' && paidAt(account, now) ? new Date(account.current_period_end as string) : now;
+  const start =
+    account.state === 'active' && paidAt(account, now) ? new Date(account.current_period_end as string) : now;
   return addMonths(start, months).toISOString();
 }
 
@@ -157,9 +167,17 @@ export interface MessageFacts {
 }
 
 /** No paid tier yet: pay the setup of a tier. */
-export const NO_TIER: RefusalCheck<AccountFacts> = { name: 'no_tier', intent: 'setup', refuses: (facts) => facts.state === 'inactive' };
+export const NO_TIER: RefusalCheck<AccountFacts> = {
+  name: 'no_tier',
+  intent: 'setup',
+  refuses: (facts) => facts.state === 'inactive',
+};
 /** Suspended for an unpaid period: pay the amount due. */
-export const SUSPENDED: RefusalCheck<AccountFacts> = { name: 'suspended', intent: 'reinstate', refuses: (facts) => facts.state === 'suspended' };
+export const SUSPENDED: RefusalCheck<AccountFacts> = {
+  name: 'suspended',
+  intent: 'reinstate',
+  refuses: (facts) => facts.state === 'suspended',
+};
 /** The tier's included cells are in use and no paid cell is left: pay for one more cell. */
 export const TIER_FULL: RefusalCheck<CellFacts> = {
   name: 'tier_full',
@@ -167,7 +185,11 @@ export const TIER_FULL: RefusalCheck<CellFacts> = {
   refuses: (facts) => facts.activeCells >= facts.includedCells && facts.cellCredits < 1,
 };
 /** The balance left cannot cover the message: top up. */
-export const BALANCE_SHORT: RefusalCheck<MessageFacts> = { name: 'balance_short', intent: 'top_up', refuses: (facts) => facts.price > facts.balance };
+export const BALANCE_SHORT: RefusalCheck<MessageFacts> = {
+  name: 'balance_short',
+  intent: 'top_up',
+  refuses: (facts) => facts.price > facts.balance,
+};
 
 /** Every paid action's checks, in the order they are asked. */
 export const POLICIES = {

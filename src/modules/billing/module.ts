@@ -56,7 +56,13 @@ export interface BillingModule {
 }
 
 /** Stripe and MPP are loaded only when configured: their libraries are heavy in memory. */
-export async function build(deps: { database: Database; clock: Clock; config: Config; cells: CellsService; events: EventsService }): Promise<BillingModule> {
+export async function build(deps: {
+  database: Database;
+  clock: Clock;
+  config: Config;
+  cells: CellsService;
+  events: EventsService;
+}): Promise<BillingModule> {
   const { clock, config, cells, events } = deps;
   const enabled = config.billing;
   const repo = new BillingRepository(deps.database.db);
@@ -65,11 +71,36 @@ export async function build(deps: { database: Database; clock: Clock; config: Co
   const quotes = new BillingQuotes({ accounts, offers, cells, config });
   const crediting = new PaymentCrediting({ repo, accounts, events, clock, config });
   const billing = new BillingService({ accounts, offers, config });
-  const stripe = config.stripe ? new (await import('./stripe.ts')).StripeCheckout({ config: config.stripe, repo, crediting, clock, consoleUrl: config.consoleUrl }) : null;
+  const stripe = config.stripe
+    ? new (await import('./stripe.ts')).StripeCheckout({
+        config: config.stripe,
+        repo,
+        crediting,
+        clock,
+        consoleUrl: config.consoleUrl,
+      })
+    : null;
   const mpp = config.mpp
-    ? new (await import('./mpp.ts')).MppRail({ repo, offers, crediting, enabled, clock, config: config.mpp, baseUrl: config.baseUrl })
+    ? new (await import('./mpp.ts')).MppRail({
+        repo,
+        offers,
+        crediting,
+        enabled,
+        clock,
+        config: config.mpp,
+        baseUrl: config.baseUrl,
+      })
     : unavailableMpp(() => enabled);
-  const checkout = new CheckoutService({ repo, accounts, quotes, offers, crediting, clock, baseUrl: config.baseUrl, stripe });
+  const checkout = new CheckoutService({
+    repo,
+    accounts,
+    quotes,
+    offers,
+    crediting,
+    clock,
+    baseUrl: config.baseUrl,
+    stripe,
+  });
   const x402 = new X402Settlement({
     repo,
     settlements: new X402Repository(deps.database.db),
@@ -94,7 +125,14 @@ export async function build(deps: { database: Database; clock: Clock; config: Co
     mpp,
     x402,
     payments: new PaymentCompletion({ checkout, x402, testnet: config.x402Testnet, enabled: () => enabled }),
-    deposits: new DepositsService({ repo: new DepositsRepository(deps.database.db), billingRepo: repo, offers, crediting, clock, secret: config.x402DepositSecret }),
+    deposits: new DepositsService({
+      repo: new DepositsRepository(deps.database.db),
+      billingRepo: repo,
+      offers,
+      crediting,
+      clock,
+      secret: config.x402DepositSecret,
+    }),
   };
 }
 
@@ -108,7 +146,11 @@ export function registerConventions(app: App, module: BillingModule, config: Con
 export function register(app: App, module: BillingModule): void {
   registerBillingRoutes(app, module);
   registerCheckoutRoutes(app, module.checkout);
-  registerStripeRoutes(app, { checkout: module.checkout, stripe: module.stripe, enabled: () => module.billing.enabled });
+  registerStripeRoutes(app, {
+    checkout: module.checkout,
+    stripe: module.stripe,
+    enabled: () => module.billing.enabled,
+  });
   registerX402Routes(app, module);
   registerMppRoutes(app, module);
   registerDepositRoutes(app, module.deposits);

@@ -74,6 +74,8 @@ export function usdNumber(amount: number): number {
 export function usdExact(amount: number): string {
   const sign = amount < 0 ? '-' : '';
   const abs = Math.abs(amount);
-  const fraction = String(abs % MICROS_PER_USD).padStart(6, '0').replace(/0{1,4}$/, '');
+  const fraction = String(abs % MICROS_PER_USD)
+    .padStart(6, '0')
+    .replace(/0{1,4}$/, '');
   return `${sign}${Math.floor(abs / MICROS_PER_USD)}.${fraction}`;
 }

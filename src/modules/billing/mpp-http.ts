@@ -31,17 +31,24 @@ export function paymentCredentialOf(request: FastifyRequest): string | null {
 export interface MppPort {
   discovery(): Record<string, unknown> | null;
   required(organizationId: string, details: PaymentDetails, detail: string): Promise<ApiError>;
-  pay(header: string, body: { intent: Intent }, agentOrganization?: string): Promise<{ payment: PaymentsTable; receipt: string }>;
+  pay(
+    header: string,
+    body: { intent: Intent },
+    agentOrganization?: string,
+  ): Promise<{ payment: PaymentsTable; receipt: string }>;
 }
 
-const notOffered = () => new ApiError('conflict', 'MPP is not offered on this deployment (CELLGATE_MPP_METHODS is not set).');
+const notOffered = () =>
+  new ApiError('conflict', 'MPP is not offered on this deployment (CELLGATE_MPP_METHODS is not set).');
 
 export function unavailableMpp(billingEnabled: () => boolean): MppPort {
   return {
     discovery: () => null,
     required: async () => notOffered(),
     pay: async () => {
-      throw billingEnabled() ? notOffered() : new ApiError('billing_disabled', 'Billing is off on this deployment: nothing is charged or paid.');
+      throw billingEnabled()
+        ? notOffered()
+        : new ApiError('billing_disabled', 'Billing is off on this deployment: nothing is charged or paid.');
     },
   };
 }

@@ -6,7 +6,17 @@
 // the memo. The challenge request is built with mppx's tempo method schema.
 import { Challenge } from 'mppx';
 import { Methods } from 'mppx/tempo';
-import { createPublicClient, formatUnits, getAddress, http, keccak256, parseEventLogs, stringToBytes, type Hex, type PublicClient } from 'viem';
+import {
+  createPublicClient,
+  formatUnits,
+  getAddress,
+  http,
+  keccak256,
+  parseEventLogs,
+  stringToBytes,
+  type Hex,
+  type PublicClient,
+} from 'viem';
 import { Abis } from 'viem/tempo';
 import type { TempoMethodConfig } from './mpp-config.ts';
 import type { Micros } from './money.ts';
@@ -26,7 +36,12 @@ export function tempoMemo(realm: string, challengeId: string): Hex {
 
 function memoBinds(memo: string, realm: string, challengeId: string): boolean {
   const m = memo.toLowerCase();
-  return m.length === 66 && m.startsWith(TAG.toLowerCase() + MEMO_VERSION) && m.slice(12, 32) === fingerprint(realm) && m.slice(52) === nonce(challengeId);
+  return (
+    m.length === 66 &&
+    m.startsWith(TAG.toLowerCase() + MEMO_VERSION) &&
+    m.slice(12, 32) === fingerprint(realm) &&
+    m.slice(52) === nonce(challengeId)
+  );
 }
 
 /** A payment the method refused, with the reason the payer is told. */
@@ -39,11 +54,20 @@ export class TempoMethod {
 
   constructor(config: TempoMethodConfig) {
     this.config = config;
-    this.client = createPublicClient({ transport: http(config.rpcUrl, { timeout: TEMPO_RPC_TIMEOUT_MS, retryCount: 0 }) });
+    this.client = createPublicClient({
+      transport: http(config.rpcUrl, { timeout: TEMPO_RPC_TIMEOUT_MS, retryCount: 0 }),
+    });
   }
 
   /** The challenge of `micros` (6-decimal base units are micro-USD), HMAC-bound by mppx. */
-  challenge(input: { secret: string; realm: string; micros: Micros; expires: string; description: string; meta: Record<string, string> }) {
+  challenge(input: {
+    secret: string;
+    realm: string;
+    micros: Micros;
+    expires: string;
+    description: string;
+    meta: Record<string, string>;
+  }) {
     return Challenge.fromMethod(Methods.charge, {
       secretKey: input.secret,
       realm: input.realm,
@@ -79,13 +103,28 @@ export class TempoMethod {
    * and carries a TIP-20 TransferWithMemo of our currency to our recipient, of at least the amount
    * asked, whose memo is bound to this realm and challenge. Returns the proof's unique reference.
    */
-  async verify(challenge: { id: string; realm: string; request: Record<string, unknown> }, payload: unknown): Promise<{ reference: string; transaction: Hex }> {
+  async verify(
+    challenge: { id: string; realm: string; request: Record<string, unknown> },
+    payload: unknown,
+  ): Promise<{ reference: string; transaction: Hex }> {
     const parsed = Methods.charge.schema.credential.payload.safeParse(payload);
     if (!parsed.success) throw new MethodRefusal('the credential payload is not a tempo charge payload.');
-    if (parsed.data.type !== 'hash') throw new MethodRefusal('only hash credentials (push mode: broadcast the transfer, then send its hash) are taken.');
+    if (parsed.data.type !== 'hash')
+      throw new MethodRefusal(
+        'only hash credentials (push mode: broadcast the transfer, then send its hash) are taken.',
+      );
     const hash = parsed.data.hash as Hex;
-    const request = challenge.request as { amount?: string; currency?: string; recipient?: string; methodDetails?: { chainId?: number } };
-    if (request.currency?.toLowerCase() !== this.config.currency.toLowerCase() || request.recipient?.toLowerCase() !== this.config.recipient.toLowerCase() || request.methodDetails?.chainId !== this.config.chainId) {
+    const request = challenge.request as {
+      amount?: string;
+      currency?: string;
+      recipient?: string;
+      methodDetails?: { chainId?: number };
+    };
+    if (
+      request.currency?.toLowerCase() !== this.config.currency.toLowerCase() ||
+      request.recipient?.toLowerCase() !== this.config.recipient.toLowerCase() ||
+      request.methodDetails?.chainId !== this.config.chainId
+    ) {
       throw new MethodRefusal('the challenge names another currency, recipient or chain than this deployment takes.');
     }
     const asked = BigInt(request.amount ?? '0');
@@ -94,18 +133,32 @@ export class TempoMethod {
       receipt = await this.client.getTransactionReceipt({ hash });
     } catch (error) {
       const name = error instanceof Error ? error.name : '';
-      if (name === 'TransactionReceiptNotFoundError') throw new MethodRefusal(`transaction ${hash} is not on chain ${this.config.chainId} (not found or not mined yet).`);
-      throw new MethodRefusal(`the Tempo RPC did not answer (${error instanceof Error ? error.message.split('\n')[0] : String(error)}).`);
+      if (name === 'TransactionReceiptNotFoundError')
+        throw new MethodRefusal(
+          `transaction ${hash} is not on chain ${this.config.chainId} (not found or not mined yet).`,
+        );
+      throw new MethodRefusal(
+        `the Tempo RPC did not answer (${error instanceof Error ? error.message.split('\n')[0] : String(error)}).`,
+      );
     }
     if (receipt.status !== 'success') throw new MethodRefusal(`transaction ${hash} reverted.`);
     const transfers = parseEventLogs({ abi: Abis.tip20, logs: receipt.logs, eventName: 'TransferWithMemo' });
-    const ours = transfers.filter((log) => getAddress(log.address) === this.config.currency && getAddress(log.args.to) === this.config.recipient);
+    const ours = transfers.filter(
+      (log) => getAddress(log.address) === this.config.currency && getAddress(log.args.to) === this.config.recipient,
+    );
     const bound = ours.filter((log) => memoBinds(log.args.memo, challenge.realm, challenge.id));
     if (bound.length === 0) {
-      throw new MethodRefusal(ours.length === 0 ? 'the transaction carries no transfer of our currency to our recipient.' : 'the transfer memo is not bound to this challenge.');
+      throw new MethodRefusal(
+        ours.length === 0
+          ? 'the transaction carries no transfer of our currency to our recipient.'
+          : 'the transfer memo is not bound to this challenge.',
+      );
     }
     const paid = bound.reduce((sum, log) => sum + log.args.amount, 0n);
-    if (paid < asked) throw new MethodRefusal(`the transfer pays ${formatUnits(paid, this.config.decimals)}, less than the ${formatUnits(asked, this.config.decimals)} asked.`);
+    if (paid < asked)
+      throw new MethodRefusal(
+        `the transfer pays ${formatUnits(paid, this.config.decimals)}, less than the ${formatUnits(asked, this.config.decimals)} asked.`,
+      );
     return { reference: `tempo:${this.config.chainId}:${hash.toLowerCase()}`, transaction: hash };
   }
 }

@@ -27,11 +27,19 @@ describe('MPP: refused credentials', () => {
 
   const TOP_UP = { intent: 'top_up', amount_usd: '10.00' };
   const challengeFor = async (org: Org) => {
-    const response = await t.app.inject({ method: 'POST', url: '/v1/billing/mpp/pay', headers: org.headers, payload: TOP_UP });
+    const response = await t.app.inject({
+      method: 'POST',
+      url: '/v1/billing/mpp/pay',
+      headers: org.headers,
+      payload: TOP_UP,
+    });
     expectProblem(response, 402, 'payment_required');
     return Challenge.deserialize(String(response.headers['www-authenticate']));
   };
-  const transfer = (challenge: Challenge.Challenge, change: { amount?: bigint; to?: `0x${string}`; memoOf?: string; reverted?: boolean } = {}) =>
+  const transfer = (
+    challenge: Challenge.Challenge,
+    change: { amount?: bigint; to?: `0x${string}`; memoOf?: string; reverted?: boolean } = {},
+  ) =>
     rpc.transfer({
       token: MPP_TEST.token,
       to: change.to ?? MPP_TEST.recipient,
@@ -39,15 +47,30 @@ describe('MPP: refused credentials', () => {
       memo: tempoMemo(challenge.realm, change.memoOf ?? challenge.id),
       reverted: change.reverted,
     });
-  const credentialOf = (challenge: Challenge.Challenge, hash: string) => Credential.serialize(Credential.from({ challenge, payload: { type: 'hash', hash } }));
-  const present = (credential: string, body: object = TOP_UP) => t.app.inject({ method: 'POST', url: '/v1/billing/mpp/pay', headers: { authorization: credential }, payload: body });
+  const credentialOf = (challenge: Challenge.Challenge, hash: string) =>
+    Credential.serialize(Credential.from({ challenge, payload: { type: 'hash', hash } }));
+  const present = (credential: string, body: object = TOP_UP) =>
+    t.app.inject({ method: 'POST', url: '/v1/billing/mpp/pay', headers: { authorization: credential }, payload: body });
   /** Nothing credited: no payment in the ledger, no credential recorded, the balance untouched. */
   const assertNothingCredited = async (org: Org) => {
-    const ledger = await t.database.db.selectFrom('ledger_entries').select('id').where('organization_id', '=', org.organizationId).execute();
+    const ledger = await t.database.db
+      .selectFrom('ledger_entries')
+      .select('id')
+      .where('organization_id', '=', org.organizationId)
+      .execute();
     assert.equal(ledger.length, 0);
-    const used = await t.database.db.selectFrom('mpp_credentials').select('challenge_id').where('organization_id', '=', org.organizationId).execute();
+    const used = await t.database.db
+      .selectFrom('mpp_credentials')
+      .select('challenge_id')
+      .where('organization_id', '=', org.organizationId)
+      .execute();
     assert.equal(used.length, 0);
-    const succeeded = await t.database.db.selectFrom('payments').select('id').where('organization_id', '=', org.organizationId).where('status', '=', 'succeeded').execute();
+    const succeeded = await t.database.db
+      .selectFrom('payments')
+      .select('id')
+      .where('organization_id', '=', org.organizationId)
+      .where('status', '=', 'succeeded')
+      .execute();
     assert.equal(succeeded.length, 0);
   };
   const refused = async (response: Awaited<ReturnType<typeof present>>, reason: RegExp) => {
@@ -68,7 +91,15 @@ describe('MPP: refused credentials', () => {
   it('refuses a challenge signed with another secret', async () => {
     const org = await verifiedOrganization(t);
     const real = await challengeFor(org);
-    const forged = Challenge.from({ secretKey: 'another-secret-0123456789abcdefghijklmnop', realm: real.realm, method: real.method, intent: real.intent, request: real.request, expires: real.expires, meta: metaOf(real) });
+    const forged = Challenge.from({
+      secretKey: 'another-secret-0123456789abcdefghijklmnop',
+      realm: real.realm,
+      method: real.method,
+      intent: real.intent,
+      request: real.request,
+      expires: real.expires,
+      meta: metaOf(real),
+    });
     await refused(await present(credentialOf(forged, transfer(forged))), /not issued by this server/);
     await assertNothingCredited(org);
   });
@@ -91,23 +122,43 @@ describe('MPP: refused credentials', () => {
   it('refuses a method this deployment does not take, even in a challenge bearing our HMAC', async () => {
     const org = await verifiedOrganization(t);
     const real = await challengeFor(org);
-    const stripe = Challenge.from({ secretKey: MPP_TEST.secret, realm: real.realm, method: 'stripe', intent: 'charge', request: { amount: '1000', currency: 'usd' }, expires: real.expires, meta: metaOf(real) });
-    await refused(await present(Credential.serialize(Credential.from({ challenge: stripe, payload: { spt: 'spt_test' } }))), /method stripe \(charge\) is not taken here; accepted: tempo/);
+    const stripe = Challenge.from({
+      secretKey: MPP_TEST.secret,
+      realm: real.realm,
+      method: 'stripe',
+      intent: 'charge',
+      request: { amount: '1000', currency: 'usd' },
+      expires: real.expires,
+      meta: metaOf(real),
+    });
+    await refused(
+      await present(Credential.serialize(Credential.from({ challenge: stripe, payload: { spt: 'spt_test' } }))),
+      /method stripe \(charge\) is not taken here; accepted: tempo/,
+    );
     await assertNothingCredited(org);
   });
 
   it('refuses a transfer of less than the amount asked', async () => {
     const org = await verifiedOrganization(t);
     const challenge = await challengeFor(org);
-    await refused(await present(credentialOf(challenge, transfer(challenge, { amount: 9_999_999n }))), /pays 9\.999999, less than the 10 asked/);
+    await refused(
+      await present(credentialOf(challenge, transfer(challenge, { amount: 9_999_999n }))),
+      /pays 9\.999999, less than the 10 asked/,
+    );
     await assertNothingCredited(org);
   });
 
   it('refuses a transfer to another recipient, or whose memo binds another challenge', async () => {
     const org = await verifiedOrganization(t);
     const challenge = await challengeFor(org);
-    await refused(await present(credentialOf(challenge, transfer(challenge, { to: '0x2222222222222222222222222222222222222222' }))), /no transfer of our currency to our recipient/);
-    await refused(await present(credentialOf(challenge, transfer(challenge, { memoOf: 'another-challenge' }))), /memo is not bound to this challenge/);
+    await refused(
+      await present(credentialOf(challenge, transfer(challenge, { to: '0x2222222222222222222222222222222222222222' }))),
+      /no transfer of our currency to our recipient/,
+    );
+    await refused(
+      await present(credentialOf(challenge, transfer(challenge, { memoOf: 'another-challenge' }))),
+      /memo is not bound to this challenge/,
+    );
     await assertNothingCredited(org);
   });
 
@@ -132,24 +183,41 @@ describe('MPP: refused credentials', () => {
     assert.equal((await present(credentialOf(first, hash))).statusCode, 200);
     const second = await challengeFor(org);
     await refused(await present(credentialOf(second, hash)), /memo is not bound/);
-    const payments = await t.database.db.selectFrom('ledger_entries').select('amount_micros').where('organization_id', '=', org.organizationId).where('kind', '=', 'payment').execute();
-    assert.deepEqual(payments.map((p) => Number(p.amount_micros)), [10_000_000]);
+    const payments = await t.database.db
+      .selectFrom('ledger_entries')
+      .select('amount_micros')
+      .where('organization_id', '=', org.organizationId)
+      .where('kind', '=', 'payment')
+      .execute();
+    assert.deepEqual(
+      payments.map((p) => Number(p.amount_micros)),
+      [10_000_000],
+    );
   });
 
-  it('refuses a credential for another intent than the one asked, a malformed one, and one sent beside another organization\'s key', async () => {
+  it("refuses a credential for another intent than the one asked, a malformed one, and one sent beside another organization's key", async () => {
     const org = await verifiedOrganization(t);
     const challenge = await challengeFor(org);
     const credential = credentialOf(challenge, transfer(challenge));
     await refused(await present(credential, { intent: 'setup' }), /pays top_up, not setup/);
     expectProblem(await present('Payment not-base64-json'), 400, 'invalid_request');
     const other = await verifiedOrganization(t);
-    const beside = await t.app.inject({ method: 'POST', url: '/v1/billing/mpp/pay', headers: { ...other.headers, 'payment-authorization': credential }, payload: TOP_UP });
+    const beside = await t.app.inject({
+      method: 'POST',
+      url: '/v1/billing/mpp/pay',
+      headers: { ...other.headers, 'payment-authorization': credential },
+      payload: TOP_UP,
+    });
     expectProblem(beside, 403, 'forbidden');
     await assertNothingCredited(org);
   });
 
   it('asks for a key when neither a key nor a credential is sent', async () => {
-    expectProblem(await t.app.inject({ method: 'POST', url: '/v1/billing/mpp/pay', payload: TOP_UP }), 401, 'unauthenticated');
+    expectProblem(
+      await t.app.inject({ method: 'POST', url: '/v1/billing/mpp/pay', payload: TOP_UP }),
+      401,
+      'unauthenticated',
+    );
   });
 });
 
@@ -167,13 +235,34 @@ describe('MPP: billing off', () => {
 
   it('answers 409 billing_disabled on the pay route, with or without a credential', async () => {
     const org = await verifiedOrganization(t);
-    expectProblem(await t.app.inject({ method: 'POST', url: '/v1/billing/mpp/pay', headers: org.headers, payload: { intent: 'setup' } }), 409, 'billing_disabled');
-    expectProblem(await t.app.inject({ method: 'POST', url: '/v1/billing/mpp/pay', headers: { authorization: 'Payment e30' }, payload: { intent: 'setup' } }), 409, 'billing_disabled');
+    expectProblem(
+      await t.app.inject({
+        method: 'POST',
+        url: '/v1/billing/mpp/pay',
+        headers: org.headers,
+        payload: { intent: 'setup' },
+      }),
+      409,
+      'billing_disabled',
+    );
+    expectProblem(
+      await t.app.inject({
+        method: 'POST',
+        url: '/v1/billing/mpp/pay',
+        headers: { authorization: 'Payment e30' },
+        payload: { intent: 'setup' },
+      }),
+      409,
+      'billing_disabled',
+    );
   });
 });
 
 describe('MPP: configuration', () => {
-  const base = { CELLGATE_MPP_SECRET: MPP_TEST.secret, CELLGATE_MPP_METHODS: JSON.stringify({ tempo: { recipient: MPP_TEST.recipient } }) };
+  const base = {
+    CELLGATE_MPP_SECRET: MPP_TEST.secret,
+    CELLGATE_MPP_METHODS: JSON.stringify({ tempo: { recipient: MPP_TEST.recipient } }),
+  };
   const failure = (env: Record<string, string>) => {
     try {
       loadConfig(env);
@@ -188,17 +277,44 @@ describe('MPP: configuration', () => {
 
   it('takes both variables, with mainnet defaults, or neither', () => {
     const config = loadConfig(base);
-    assert.deepEqual(config.mpp?.methods.tempo, { recipient: MPP_TEST.recipient, chainId: 4217, currency: MPP_TEST.token, rpcUrl: 'https://rpc.tempo.xyz', decimals: 6 });
-    assert.equal(loadConfig({ ...base, CELLGATE_MPP_METHODS: JSON.stringify({ tempo: { recipient: MPP_TEST.recipient, testnet: true } }) }).mpp?.methods.tempo?.chainId, 42431);
+    assert.deepEqual(config.mpp?.methods.tempo, {
+      recipient: MPP_TEST.recipient,
+      chainId: 4217,
+      currency: MPP_TEST.token,
+      rpcUrl: 'https://rpc.tempo.xyz',
+      decimals: 6,
+    });
+    assert.equal(
+      loadConfig({
+        ...base,
+        CELLGATE_MPP_METHODS: JSON.stringify({ tempo: { recipient: MPP_TEST.recipient, testnet: true } }),
+      }).mpp?.methods.tempo?.chainId,
+      42431,
+    );
     assert.equal(loadConfig({}).mpp, null);
   });
 
   it('stops with one line when one variable is missing or a value is wrong', () => {
-    assert.match(failure({ CELLGATE_MPP_SECRET: MPP_TEST.secret }), /^CELLGATE_MPP_METHODS must be set with CELLGATE_MPP_SECRET/);
-    assert.match(failure({ CELLGATE_MPP_METHODS: base.CELLGATE_MPP_METHODS }), /^CELLGATE_MPP_SECRET must be set with CELLGATE_MPP_METHODS/);
-    assert.match(failure({ ...base, CELLGATE_MPP_SECRET: 'short' }), /^CELLGATE_MPP_SECRET must be a secret of at least 32 characters/);
-    assert.match(failure({ ...base, CELLGATE_MPP_METHODS: '{"stripe": {}}' }), /^CELLGATE_MPP_METHODS names an unknown method "stripe"/);
-    assert.match(failure({ ...base, CELLGATE_MPP_METHODS: '{"tempo": {"recipient": "0xnope"}}' }), /^CELLGATE_MPP_METHODS tempo.recipient must be a 0x EVM address/);
+    assert.match(
+      failure({ CELLGATE_MPP_SECRET: MPP_TEST.secret }),
+      /^CELLGATE_MPP_METHODS must be set with CELLGATE_MPP_SECRET/,
+    );
+    assert.match(
+      failure({ CELLGATE_MPP_METHODS: base.CELLGATE_MPP_METHODS }),
+      /^CELLGATE_MPP_SECRET must be set with CELLGATE_MPP_METHODS/,
+    );
+    assert.match(
+      failure({ ...base, CELLGATE_MPP_SECRET: 'short' }),
+      /^CELLGATE_MPP_SECRET must be a secret of at least 32 characters/,
+    );
+    assert.match(
+      failure({ ...base, CELLGATE_MPP_METHODS: '{"stripe": {}}' }),
+      /^CELLGATE_MPP_METHODS names an unknown method "stripe"/,
+    );
+    assert.match(
+      failure({ ...base, CELLGATE_MPP_METHODS: '{"tempo": {"recipient": "0xnope"}}' }),
+      /^CELLGATE_MPP_METHODS tempo.recipient must be a 0x EVM address/,
+    );
     assert.match(failure({ ...base, CELLGATE_MPP_METHODS: 'tempo' }), /^CELLGATE_MPP_METHODS must be JSON/);
   });
 });

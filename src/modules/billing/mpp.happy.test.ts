@@ -24,15 +24,29 @@ describe('MPP: pay an intent with a Payment credential', () => {
     await rpc.close();
   });
 
-  const ask = (org: Org, body: object) => t.app.inject({ method: 'POST', url: '/v1/billing/mpp/pay', headers: org.headers, payload: body });
-  const challengeOf = (response: { headers: Record<string, unknown> }) => Challenge.deserialize(String(response.headers['www-authenticate']));
+  const ask = (org: Org, body: object) =>
+    t.app.inject({ method: 'POST', url: '/v1/billing/mpp/pay', headers: org.headers, payload: body });
+  const challengeOf = (response: { headers: Record<string, unknown> }) =>
+    Challenge.deserialize(String(response.headers['www-authenticate']));
   /** What a payer does: broadcast the transfer with the challenge's memo, then present the hash. */
   const payFor = (challenge: Challenge.Challenge, amount = BigInt(String(challenge.request.amount))) => {
-    const hash = rpc.transfer({ token: MPP_TEST.token, to: MPP_TEST.recipient, amount, memo: tempoMemo(challenge.realm, challenge.id) });
+    const hash = rpc.transfer({
+      token: MPP_TEST.token,
+      to: MPP_TEST.recipient,
+      amount,
+      memo: tempoMemo(challenge.realm, challenge.id),
+    });
     return Credential.serialize(Credential.from({ challenge, payload: { type: 'hash', hash } }));
   };
-  const present = (credential: string, body: object) => t.app.inject({ method: 'POST', url: '/v1/billing/mpp/pay', headers: { authorization: credential }, payload: body });
-  const payments = (org: Org) => t.database.db.selectFrom('ledger_entries').select(['amount_micros', 'reference']).where('organization_id', '=', org.organizationId).where('kind', '=', 'payment').execute();
+  const present = (credential: string, body: object) =>
+    t.app.inject({ method: 'POST', url: '/v1/billing/mpp/pay', headers: { authorization: credential }, payload: body });
+  const payments = (org: Org) =>
+    t.database.db
+      .selectFrom('ledger_entries')
+      .select(['amount_micros', 'reference'])
+      .where('organization_id', '=', org.organizationId)
+      .where('kind', '=', 'payment')
+      .execute();
 
   it('answers 402 with the intent and a Payment challenge bound by HMAC to realm, method, amount and expiry', async () => {
     const org = await verifiedOrganization(t);
@@ -46,8 +60,16 @@ describe('MPP: pay an intent with a Payment credential', () => {
     assert.equal(payment.mpp.pay_url, 'http://cellgate.test/v1/billing/mpp/pay');
     assert.match(String(response.headers['www-authenticate']), /^Payment id="/);
     const challenge = challengeOf(response);
-    assert.deepEqual([challenge.realm, challenge.method, challenge.intent, challenge.expires], ['cellgate.test', 'tempo', 'charge', atEpoch(300_000)]);
-    assert.deepEqual(challenge.request, { amount: '20000000', currency: MPP_TEST.token, recipient: MPP_TEST.recipient, methodDetails: { chainId: 4217, supportedModes: ['push'] } });
+    assert.deepEqual(
+      [challenge.realm, challenge.method, challenge.intent, challenge.expires],
+      ['cellgate.test', 'tempo', 'charge', atEpoch(300_000)],
+    );
+    assert.deepEqual(challenge.request, {
+      amount: '20000000',
+      currency: MPP_TEST.token,
+      recipient: MPP_TEST.recipient,
+      methodDetails: { chainId: 4217, supportedModes: ['push'] },
+    });
     assert.equal(Challenge.verify(challenge, { secretKey: MPP_TEST.secret }), true);
     assert.equal(metaOf(challenge).organization_id, org.organizationId);
     assert.deepEqual(payment.mpp.challenge_ids, [challenge.id]);
@@ -68,7 +90,10 @@ describe('MPP: pay an intent with a Payment credential', () => {
     const receipt = Receipt.deserialize(String(response.headers['payment-receipt']));
     assert.deepEqual([receipt.method, receipt.status, receipt.externalId], ['tempo', 'success', body.payment_id]);
     assert.match(receipt.reference, /^0x[0-9a-f]{64}$/);
-    assert.deepEqual((await payments(org)).map((p) => [Number(p.amount_micros), p.reference]), [[100_000_000, `mpp:${body.payment_id}`]]);
+    assert.deepEqual(
+      (await payments(org)).map((p) => [Number(p.amount_micros), p.reference]),
+      [[100_000_000, `mpp:${body.payment_id}`]],
+    );
     assert.ok(rpc.calls.includes('eth_getTransactionReceipt'));
   });
 
@@ -90,13 +115,21 @@ describe('MPP: pay an intent with a Payment credential', () => {
     assert.equal(again.statusCode, 409, again.body);
     assert.equal(again.json().code, 'conflict');
     assert.match(again.json().detail, /already used/);
-    assert.deepEqual((await payments(org)).map((p) => Number(p.amount_micros)), [5_000_000]);
+    assert.deepEqual(
+      (await payments(org)).map((p) => Number(p.amount_micros)),
+      [5_000_000],
+    );
   });
 
   it('takes the credential in Payment-Authorization beside the API key', async () => {
     const org = await verifiedOrganization(t);
     const challenge = challengeOf(await ask(org, { intent: 'create_cell' }));
-    const response = await t.app.inject({ method: 'POST', url: '/v1/billing/mpp/pay', headers: { ...org.headers, 'payment-authorization': payFor(challenge) }, payload: { intent: 'create_cell' } });
+    const response = await t.app.inject({
+      method: 'POST',
+      url: '/v1/billing/mpp/pay',
+      headers: { ...org.headers, 'payment-authorization': payFor(challenge) },
+      payload: { intent: 'create_cell' },
+    });
     assert.equal(response.statusCode, 200, response.body);
     assert.equal(response.json().amount_usd, '8.00');
   });
@@ -106,7 +139,17 @@ describe('MPP: pay an intent with a Payment credential', () => {
     assert.equal(response.statusCode, 200);
     const body = response.json();
     assert.equal(body.realm, 'cellgate.test');
-    assert.deepEqual(body.methods, [{ method: 'tempo', intents: ['charge'], modes: ['push'], chain_id: 4217, currency: MPP_TEST.token, decimals: 6, recipient: MPP_TEST.recipient }]);
+    assert.deepEqual(body.methods, [
+      {
+        method: 'tempo',
+        intents: ['charge'],
+        modes: ['push'],
+        chain_id: 4217,
+        currency: MPP_TEST.token,
+        decimals: 6,
+        recipient: MPP_TEST.recipient,
+      },
+    ]);
     assert.deepEqual(body.intents, ['setup', 'renewal', 'top_up', 'reinstate', 'create_cell']);
     assert.deepEqual(body.currencies, ['USD']);
     assert.equal(body.pay_endpoint.url, 'http://cellgate.test/v1/billing/mpp/pay');
@@ -117,10 +160,17 @@ describe('MPP: pay an intent with a Payment credential', () => {
     const options = (await t.app.inject({ url: '/v1/billing/payment-options', headers: org.headers })).json();
     assert.deepEqual(options.rails, ['card_processor', 'mpp']);
     assert.equal(options.mpp.realm, 'cellgate.test');
-    const requirements = (await t.app.inject({ url: '/v1/billing/x402/requirements?intent=setup', headers: org.headers })).json();
+    const requirements = (
+      await t.app.inject({ url: '/v1/billing/x402/requirements?intent=setup', headers: org.headers })
+    ).json();
     assert.deepEqual(requirements.rails, ['card_processor', 'mpp']);
     assert.deepEqual(requirements.mpp.methods, ['tempo']);
-    const create = await t.app.inject({ method: 'POST', url: '/v1/cells', headers: org.headers, payload: { display_name: 'x' } });
+    const create = await t.app.inject({
+      method: 'POST',
+      url: '/v1/cells',
+      headers: org.headers,
+      payload: { display_name: 'x' },
+    });
     assert.equal(create.statusCode, 402);
     assert.ok(create.json().payment.rails.includes('mpp'));
   });
@@ -146,11 +196,18 @@ describe('MPP: not configured', () => {
     const options = (await t.app.inject({ url: '/v1/billing/payment-options', headers: org.headers })).json();
     assert.deepEqual(options.rails, ['card_processor']);
     assert.equal(options.mpp, undefined);
-    const requirements = (await t.app.inject({ url: '/v1/billing/x402/requirements?intent=setup', headers: org.headers })).json();
+    const requirements = (
+      await t.app.inject({ url: '/v1/billing/x402/requirements?intent=setup', headers: org.headers })
+    ).json();
     assert.deepEqual(requirements.rails, ['card_processor']);
     assert.equal(requirements.mpp, undefined);
     assert.equal((await t.app.inject({ url: '/.well-known/mpp' })).statusCode, 404);
-    const pay = await t.app.inject({ method: 'POST', url: '/v1/billing/mpp/pay', headers: org.headers, payload: { intent: 'setup' } });
+    const pay = await t.app.inject({
+      method: 'POST',
+      url: '/v1/billing/mpp/pay',
+      headers: org.headers,
+      payload: { intent: 'setup' },
+    });
     assert.equal(pay.statusCode, 409, pay.body);
     assert.match(pay.json().detail, /MPP is not offered/);
   });

@@ -35,7 +35,8 @@ export function metaOf(challenge: Challenge.Challenge): Record<string, string> {
   }
 }
 
-const disabled = () => new ApiError('billing_disabled', 'Billing is off on this deployment: nothing is charged or paid.');
+const disabled = () =>
+  new ApiError('billing_disabled', 'Billing is off on this deployment: nothing is charged or paid.');
 
 export class MppRail implements MppPort {
   private readonly repo: BillingRepository;
@@ -47,7 +48,15 @@ export class MppRail implements MppPort {
   private readonly baseUrl: string;
   private readonly methods: TempoMethod[];
 
-  constructor(deps: { repo: BillingRepository; offers: PaymentOffers; crediting: PaymentCrediting; enabled: boolean; clock: Clock; config: MppConfig; baseUrl: string }) {
+  constructor(deps: {
+    repo: BillingRepository;
+    offers: PaymentOffers;
+    crediting: PaymentCrediting;
+    enabled: boolean;
+    clock: Clock;
+    config: MppConfig;
+    baseUrl: string;
+  }) {
     this.repo = deps.repo;
     this.offers = deps.offers;
     this.crediting = deps.crediting;
@@ -70,7 +79,11 @@ export class MppRail implements MppPort {
       methods: this.methods.map((m) => m.describe()),
       intents: [...INTENTS],
       currencies: ['USD'],
-      pay_endpoint: { method: 'POST', url: `${this.baseUrl}/v1/billing/mpp/pay`, body: { intent: INTENTS.join(' | '), tier: 'optional', cell_id: 'optional', amount_usd: 'for top_up' } },
+      pay_endpoint: {
+        method: 'POST',
+        url: `${this.baseUrl}/v1/billing/mpp/pay`,
+        body: { intent: INTENTS.join(' | '), tier: 'optional', cell_id: 'optional', amount_usd: 'for top_up' },
+      },
       challenge_ttl_seconds: MPP_CHALLENGE_SECONDS,
       credential_header: 'Authorization',
     };
@@ -89,12 +102,37 @@ export class MppRail implements MppPort {
     const now = this.clock.now();
     const amount = parseUsd(details.amount_usd) ?? ZERO;
     const expires = new Date(now.getTime() + MPP_CHALLENGE_SECONDS * 1000).toISOString();
-    const { payment } = pendingPayment(this.clock, organizationId, 'mpp', { ...pricedOf(details), micros: amount }, MPP_CHALLENGE_SECONDS * 1000);
+    const { payment } = pendingPayment(
+      this.clock,
+      organizationId,
+      'mpp',
+      { ...pricedOf(details), micros: amount },
+      MPP_CHALLENGE_SECONDS * 1000,
+    );
     await this.repo.insertPayment(payment);
     const meta = { organization_id: organizationId, payment_id: payment.id, intent: details.intent };
-    const challenges = this.methods.map((method) => method.challenge({ secret, realm: this.realm, micros: amount, expires, description: `Cellgate ${details.intent} ${details.amount_usd} USD`, meta }));
+    const challenges = this.methods.map((method) =>
+      method.challenge({
+        secret,
+        realm: this.realm,
+        micros: amount,
+        expires,
+        description: `Cellgate ${details.intent} ${details.amount_usd} USD`,
+        meta,
+      }),
+    );
     return new ApiError('payment_required', detail, {
-      extensions: { payment: { ...details, mpp: { ...details.mpp, payment_id: payment.id, challenge_ids: challenges.map((c) => c.id), expires_at: expires } } },
+      extensions: {
+        payment: {
+          ...details,
+          mpp: {
+            ...details.mpp,
+            payment_id: payment.id,
+            challenge_ids: challenges.map((c) => c.id),
+            expires_at: expires,
+          },
+        },
+      },
       headers: { 'WWW-Authenticate': challenges.map((c) => Challenge.serialize(c)).join(', ') },
     });
   }
@@ -103,7 +141,10 @@ export class MppRail implements MppPort {
   private async refused(reason: string, payment?: PaymentsTable): Promise<ApiError> {
     const detail = `The MPP credential was refused: ${reason}`;
     if (!payment) return new ApiError('payment_required', detail);
-    const details = this.offers.paymentRequired(detail, payment.intent, micros(payment.amount_micros), { tier: payment.tier ?? undefined, cellId: payment.cell_id ?? undefined });
+    const details = this.offers.paymentRequired(detail, payment.intent, micros(payment.amount_micros), {
+      tier: payment.tier ?? undefined,
+      cellId: payment.cell_id ?? undefined,
+    });
     return this.required(payment.organization_id, details.extensions?.payment as PaymentDetails, detail);
   }
 
@@ -112,7 +153,11 @@ export class MppRail implements MppPort {
    * organization of the API key sent beside it (Payment-Authorization), if any; the challenge names
    * its own organization, bound by the HMAC. Throws 402 (refused, nothing credited), 409 (used).
    */
-  async pay(header: string, body: { intent: Intent }, agentOrganization?: string): Promise<{ payment: PaymentsTable; receipt: string }> {
+  async pay(
+    header: string,
+    body: { intent: Intent },
+    agentOrganization?: string,
+  ): Promise<{ payment: PaymentsTable; receipt: string }> {
     if (!this.enabled) throw disabled();
     const secret = this.secret();
     let credential: Credential.Credential;
@@ -120,26 +165,40 @@ export class MppRail implements MppPort {
       credential = Credential.deserialize(header);
     } catch {
       throw new ApiError('invalid_request', 'The Payment credential is not a base64url JSON credential.', {
-        errors: [{ field: 'Authorization', code: 'invalid_format', message: 'Authorization must be "Payment <base64url credential>" echoing a challenge of this server.' }],
+        errors: [
+          {
+            field: 'Authorization',
+            code: 'invalid_format',
+            message: 'Authorization must be "Payment <base64url credential>" echoing a challenge of this server.',
+          },
+        ],
       });
     }
     const challenge = credential.challenge;
     if (challenge.realm !== this.realm || !Challenge.verify(challenge, { secretKey: secret })) {
-      throw await this.refused('the challenge was not issued by this server or was altered; ask for a new one with your API key.');
+      throw await this.refused(
+        'the challenge was not issued by this server or was altered; ask for a new one with your API key.',
+      );
     }
     const meta = metaOf(challenge);
     const payment = meta.payment_id ? await this.repo.payment(meta.payment_id) : undefined;
-    if (!payment || payment.rail !== 'mpp' || payment.organization_id !== meta.organization_id) throw await this.refused('the challenge names no MPP payment of this server.');
+    if (!payment || payment.rail !== 'mpp' || payment.organization_id !== meta.organization_id)
+      throw await this.refused('the challenge names no MPP payment of this server.');
     if (agentOrganization !== undefined && agentOrganization !== payment.organization_id) {
       throw new ApiError('forbidden', 'This credential pays for another organization.');
     }
     if (payment.status === 'succeeded') throw this.used(payment);
-    if (!challenge.expires || Date.parse(challenge.expires) <= this.clock.now().getTime()) throw await this.refused(`the challenge expired at ${challenge.expires ?? '(none)'}.`, payment);
+    if (!challenge.expires || Date.parse(challenge.expires) <= this.clock.now().getTime())
+      throw await this.refused(`the challenge expired at ${challenge.expires ?? '(none)'}.`, payment);
     const method = this.methods.find((m) => m.name === challenge.method);
     if (!method || challenge.intent !== 'charge') {
-      throw await this.refused(`method ${challenge.method} (${challenge.intent}) is not taken here; accepted: ${this.methods.map((m) => `${m.name} (charge)`).join(', ')}.`, payment);
+      throw await this.refused(
+        `method ${challenge.method} (${challenge.intent}) is not taken here; accepted: ${this.methods.map((m) => `${m.name} (charge)`).join(', ')}.`,
+        payment,
+      );
     }
-    if (body.intent !== payment.intent) throw await this.refused(`the challenge pays ${payment.intent}, not ${body.intent}.`, payment);
+    if (body.intent !== payment.intent)
+      throw await this.refused(`the challenge pays ${payment.intent}, not ${body.intent}.`, payment);
     if (BigInt(String((challenge.request as { amount?: unknown }).amount ?? '0')) < BigInt(payment.amount_micros)) {
       throw await this.refused('the challenge asks less than the payment.', payment);
     }
@@ -152,18 +211,36 @@ export class MppRail implements MppPort {
     }
     const nowIso = this.clock.now().toISOString();
     const credited = await transact(this.repo.db, async (tx) => {
-      const row = { challenge_id: challenge.id, reference: proof.reference, method: method.name, payment_id: payment.id, organization_id: payment.organization_id, created_at: nowIso };
+      const row = {
+        challenge_id: challenge.id,
+        reference: proof.reference,
+        method: method.name,
+        payment_id: payment.id,
+        organization_id: payment.organization_id,
+        created_at: nowIso,
+      };
       if (!(await recordCredential(tx, row))) return false;
       if (!(await this.repo.completePayment(tx, payment.id, nowIso))) return false;
       await this.crediting.applyPayment(tx, { ...payment, amount_micros: micros(payment.amount_micros) });
       return true;
     });
     if (!credited) throw this.used(payment);
-    const receipt = Receipt.serialize(Receipt.from({ method: method.name, reference: proof.transaction, status: 'success', timestamp: nowIso, externalId: payment.id }));
+    const receipt = Receipt.serialize(
+      Receipt.from({
+        method: method.name,
+        reference: proof.transaction,
+        status: 'success',
+        timestamp: nowIso,
+        externalId: payment.id,
+      }),
+    );
     return { payment: { ...payment, status: 'succeeded', completed_at: nowIso }, receipt };
   }
 
   private used(payment: PaymentsTable): ApiError {
-    return new ApiError('conflict', `This MPP credential (or its transaction) was already used: payment ${payment.id} of ${usdString(micros(payment.amount_micros))} is credited once. Ask for a new challenge to pay again.`);
+    return new ApiError(
+      'conflict',
+      `This MPP credential (or its transaction) was already used: payment ${payment.id} of ${usdString(micros(payment.amount_micros))} is credited once. Ask for a new challenge to pay again.`,
+    );
   }
 }

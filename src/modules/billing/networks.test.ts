@@ -33,7 +33,8 @@ describe('Solana addresses', () => {
   it('refuses decodes of 31 and 33 bytes, characters outside base58 and the empty string', () => {
     const short = base58.encode(new Uint8Array(31).fill(7));
     const long = base58.encode(new Uint8Array(33).fill(7));
-    for (const bad of [short, long, '0OIl', `${WITH_L.slice(0, -1)}0`, '', '3yZe7d']) assert.equal(canonicalAddress('solana', bad), null, bad);
+    for (const bad of [short, long, '0OIl', `${WITH_L.slice(0, -1)}0`, '', '3yZe7d'])
+      assert.equal(canonicalAddress('solana', bad), null, bad);
     assert.equal(decodeBase58('0OIl'), null);
   });
 
@@ -41,11 +42,25 @@ describe('Solana addresses', () => {
     const t = await startApp();
     try {
       const org = await verifiedOrganization(t);
-      const created = await t.app.inject({ method: 'POST', url: '/v1/billing/x402/wallets', headers: org.headers, payload: { network: 'solana', address: WITH_L } });
+      const created = await t.app.inject({
+        method: 'POST',
+        url: '/v1/billing/x402/wallets',
+        headers: org.headers,
+        payload: { network: 'solana', address: WITH_L },
+      });
       assert.equal(created.statusCode, 201, created.body);
       assert.equal(created.json().address, WITH_L);
       const short = base58.encode(new Uint8Array(31).fill(7));
-      const refused = expectProblem(await t.app.inject({ method: 'POST', url: '/v1/billing/x402/wallets', headers: org.headers, payload: { network: 'solana', address: short } }), 400, 'invalid_request');
+      const refused = expectProblem(
+        await t.app.inject({
+          method: 'POST',
+          url: '/v1/billing/x402/wallets',
+          headers: org.headers,
+          payload: { network: 'solana', address: short },
+        }),
+        400,
+        'invalid_request',
+      );
       assert.equal(refused.errors[0].field, 'address');
     } finally {
       await t.close();

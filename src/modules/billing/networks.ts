@@ -18,11 +18,19 @@ interface Chain {
 
 const CHAINS: Record<'mainnet' | 'testnet', Record<Network, Chain>> = {
   mainnet: {
-    base: { caip2: 'eip155:8453', token: '0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913', eip712: { name: 'USD Coin', version: '2' } },
+    base: {
+      caip2: 'eip155:8453',
+      token: '0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913',
+      eip712: { name: 'USD Coin', version: '2' },
+    },
     solana: { caip2: 'solana:5eykt4UsFv8P8NJdTREpY1vzqKqZKvdp', token: 'EPjFWdd5AufqSSqeM2qN1xzybapC8G4wEGGkZwyTDt1v' },
   },
   testnet: {
-    base: { caip2: 'eip155:84532', token: '0x036CbD53842c5426634e7929541eC2318f3dCF7e', eip712: { name: 'USDC', version: '2' } },
+    base: {
+      caip2: 'eip155:84532',
+      token: '0x036CbD53842c5426634e7929541eC2318f3dCF7e',
+      eip712: { name: 'USDC', version: '2' },
+    },
     solana: { caip2: 'solana:EtWTRABZaYq6iMfeYKouRu166VU2xqa1', token: '4zMMC9srt5Ri5X14GAgXhaHii3GnPAEERYPJgZJDncDU' },
   },
 };

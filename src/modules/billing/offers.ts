@@ -46,7 +46,10 @@ export interface PriceSubject {
   cellId?: string;
 }
 
-type OffersConfig = Pick<Config, 'x402BasePayTo' | 'x402SolanaPayTo' | 'x402Testnet' | 'baseUrl' | 'mpp' | 'cardProcessor'>;
+type OffersConfig = Pick<
+  Config,
+  'x402BasePayTo' | 'x402SolanaPayTo' | 'x402Testnet' | 'baseUrl' | 'mpp' | 'cardProcessor'
+>;
 
 export class PaymentOffers {
   private readonly config: OffersConfig;
@@ -86,7 +89,9 @@ export class PaymentOffers {
   /** The card_processor block of the payment options; undefined when there is no card rail. */
   card() {
     const provider = this.config.cardProcessor;
-    return provider === 'off' ? undefined : { provider, checkout_url: `${this.config.baseUrl}/v1/billing/checkout`, currency: 'USD' };
+    return provider === 'off'
+      ? undefined
+      : { provider, checkout_url: `${this.config.baseUrl}/v1/billing/checkout`, currency: 'USD' };
   }
 
   /** The x402 block: every configured network, or only `only`; undefined when none is configured. */
@@ -94,7 +99,11 @@ export class PaymentOffers {
     const payTo = this.payTo();
     const networks = NETWORKS.filter((n) => payTo[n]);
     if (only && !payTo[only]) {
-      throw invalidField('network', 'not_configured', `The ${only} rail is not configured here; configured: ${networks.join(', ') || 'none'}.`);
+      throw invalidField(
+        'network',
+        'not_configured',
+        `The ${only} rail is not configured here; configured: ${networks.join(', ') || 'none'}.`,
+      );
     }
     if (networks.length === 0) return undefined;
     const quoted = only ? [only] : networks;

@@ -38,7 +38,11 @@ describe('operator billing actions with bad input', () => {
   }
 
   it('answers 404 for an unknown organization on every route', async () => {
-    expectProblem(await t.app.inject({ method: 'GET', url: `/v1/admin/organizations/${UNKNOWN}`, headers: admin }), 404, 'not_found');
+    expectProblem(
+      await t.app.inject({ method: 'GET', url: `/v1/admin/organizations/${UNKNOWN}`, headers: admin }),
+      404,
+      'not_found',
+    );
     expectProblem(await act('suspend', { reason: 'x' }, UNKNOWN), 404, 'not_found');
     expectProblem(await act('reinstate', { reason: 'x' }, UNKNOWN), 404, 'not_found');
     expectProblem(await act('credits', { amount_usd: '5', reason: 'x' }, UNKNOWN), 404, 'not_found');
@@ -52,11 +56,22 @@ describe('operator billing actions with bad input', () => {
   it('answers 409 conflict when suspending twice, and records nothing for the refused action', async () => {
     assert.equal((await act('suspend', { reason: 'first' })).statusCode, 200);
     expectProblem(await act('suspend', { reason: 'second' }), 409, 'conflict');
-    const actions = await t.database.db.selectFrom('billing_operator_actions').select('reason').where('organization_id', '=', org.organizationId).execute();
-    assert.deepEqual(actions.map((a) => a.reason), ['first']);
+    const actions = await t.database.db
+      .selectFrom('billing_operator_actions')
+      .select('reason')
+      .where('organization_id', '=', org.organizationId)
+      .execute();
+    assert.deepEqual(
+      actions.map((a) => a.reason),
+      ['first'],
+    );
   });
 
   it('answers 400 for an unknown state filter', async () => {
-    expectProblem(await t.app.inject({ method: 'GET', url: '/v1/admin/organizations?state=bankrupt', headers: admin }), 400, 'invalid_request');
+    expectProblem(
+      await t.app.inject({ method: 'GET', url: '/v1/admin/organizations?state=bankrupt', headers: admin }),
+      400,
+      'invalid_request',
+    );
   });
 });

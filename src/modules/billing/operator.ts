@@ -15,7 +15,12 @@ import type { BillingRepository } from './repository.ts';
 import type { BillingService } from './service.ts';
 import type { BillingAccount } from './tables.ts';
 
-type Action = { action: 'suspend' | 'reinstate' | 'credit' | 'grant'; reason: string; detail?: Record<string, unknown>; adminTokenId: string };
+type Action = {
+  action: 'suspend' | 'reinstate' | 'credit' | 'grant';
+  reason: string;
+  detail?: Record<string, unknown>;
+  adminTokenId: string;
+};
 
 const REFUSALS: Record<string, string> = {
   already_suspended: 'The organization is already suspended.',
@@ -30,7 +35,13 @@ export class BillingOperator {
   private readonly clock: Clock;
   private readonly config: Pick<Config, 'billing' | 'prices'>;
 
-  constructor(deps: { repo: BillingRepository; accounts: BillingAccounts; billing: BillingService; clock: Clock; config: BillingOperator['config'] }) {
+  constructor(deps: {
+    repo: BillingRepository;
+    accounts: BillingAccounts;
+    billing: BillingService;
+    clock: Clock;
+    config: BillingOperator['config'];
+  }) {
     this.repo = deps.repo;
     this.accounts = deps.accounts;
     this.billing = deps.billing;
@@ -39,7 +50,11 @@ export class BillingOperator {
   }
 
   async listOrganizations(filter: { state?: string; email?: string }, query: PageQuery) {
-    const page = await listPage(query, (after, count) => this.repo.listOrganizations(filter, after, count), (row) => [row.id]);
+    const page = await listPage(
+      query,
+      (after, count) => this.repo.listOrganizations(filter, after, count),
+      (row) => [row.id],
+    );
     return {
       organizations: page.items.map((row) => ({
         id: row.id,
@@ -63,41 +78,74 @@ export class BillingOperator {
   }
 
   suspend(organizationId: string, reason: string, adminTokenId: string) {
-    return this.change(organizationId, { action: 'suspend', reason, adminTokenId }, async (_tx, account) => decided(suspension(account)));
+    return this.change(organizationId, { action: 'suspend', reason, adminTokenId }, async (_tx, account) =>
+      decided(suspension(account)),
+    );
   }
 
   reinstate(organizationId: string, reason: string, adminTokenId: string) {
-    return this.change(organizationId, { action: 'reinstate', reason, adminTokenId }, async (_tx, account, now) => decided(reinstatement(account, now)));
+    return this.change(organizationId, { action: 'reinstate', reason, adminTokenId }, async (_tx, account, now) =>
+      decided(reinstatement(account, now)),
+    );
   }
 
   credit(organizationId: string, amountUsd: string, reason: string, adminTokenId: string) {
     const amount = parseUsd(amountUsd);
-    if (amount === null || amount === 0) throw invalidField('amount_usd', 'invalid_format', 'amount_usd must be a positive decimal amount in dollars with at most 2 decimals, e.g. "25.00".');
-    if (amount > MAX_OPERATOR_CREDIT_MICROS) throw invalidField('amount_usd', 'too_large', `One operator credit is at most ${usdString(MAX_OPERATOR_CREDIT_MICROS)}.`);
-    return this.change(organizationId, { action: 'credit', reason, detail: { amount_usd: usdString(amount) }, adminTokenId }, async (tx, _account, now) => {
-      await this.accounts.assertBalanceRoom(organizationId, amount, tx);
-      await this.repo.appendLedger(tx, { organization_id: organizationId, kind: 'operator_credit', amount_micros: amount, reference: null, description: reason, created_at: now.toISOString() });
-      return null;
-    });
+    if (amount === null || amount === 0)
+      throw invalidField(
+        'amount_usd',
+        'invalid_format',
+        'amount_usd must be a positive decimal amount in dollars with at most 2 decimals, e.g. "25.00".',
+      );
+    if (amount > MAX_OPERATOR_CREDIT_MICROS)
+      throw invalidField(
+        'amount_usd',
+        'too_large',
+        `One operator credit is at most ${usdString(MAX_OPERATOR_CREDIT_MICROS)}.`,
+      );
+    return this.change(
+      organizationId,
+      { action: 'credit', reason, detail: { amount_usd: usdString(amount) }, adminTokenId },
+      async (tx, _account, now) => {
+        await this.accounts.assertBalanceRoom(organizationId, amount, tx);
+        await this.repo.appendLedger(tx, {
+          organization_id: organizationId,
+          kind: 'operator_credit',
+          amount_micros: amount,
+          reference: null,
+          description: reason,
+          created_at: now.toISOString(),
+        });
+        return null;
+      },
+    );
   }
 
   grant(organizationId: string, tierName: string, months: number, reason: string, adminTokenId: string) {
     const tier = tierOf(this.config.prices, tierName);
-    return this.change(organizationId, { action: 'grant', reason, detail: { tier: tier.name, months }, adminTokenId }, async (tx, account, now) => {
-      await this.repo.appendLedger(tx, {
-        organization_id: organizationId,
-        kind: 'operator_grant',
-        amount_micros: 0,
-        reference: null,
-        description: `${tier.name} for ${months} month(s) granted by the operator: ${reason}`,
-        created_at: now.toISOString(),
-      });
-      return { state: 'active', tier: tier.name, current_period_end: grantedPeriodEnd(account, months, now) };
-    });
+    return this.change(
+      organizationId,
+      { action: 'grant', reason, detail: { tier: tier.name, months }, adminTokenId },
+      async (tx, account, now) => {
+        await this.repo.appendLedger(tx, {
+          organization_id: organizationId,
+          kind: 'operator_grant',
+          amount_micros: 0,
+          reference: null,
+          description: `${tier.name} for ${months} month(s) granted by the operator: ${reason}`,
+          created_at: now.toISOString(),
+        });
+        return { state: 'active', tier: tier.name, current_period_end: grantedPeriodEnd(account, months, now) };
+      },
+    );
   }
 
   /** One action: the account locked, `change` applied and recorded, the organization answered. */
-  private async change(organizationId: string, action: Action, change: (tx: Executor, account: BillingAccount, now: Date) => Promise<Partial<Standing> | null>) {
+  private async change(
+    organizationId: string,
+    action: Action,
+    change: (tx: Executor, account: BillingAccount, now: Date) => Promise<Partial<Standing> | null>,
+  ) {
     if (!(await this.repo.organization(organizationId))) throw notFound('organization');
     await transact(this.repo.db, async (tx) => {
       const now = this.clock.now();

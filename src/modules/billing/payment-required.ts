@@ -23,7 +23,12 @@ export class PaymentCompletion {
     if (!this.deps.enabled()) return null;
     const amount = parseUsd(details.amount_usd);
     if (amount !== null && details.rails.includes('card_processor') && !details.checkout_url) {
-      const checkout = await this.deps.checkout.open(organizationId, { intent: details.intent, micros: amount, tier: details.tier, cellId: details.cell_id });
+      const checkout = await this.deps.checkout.open(organizationId, {
+        intent: details.intent,
+        micros: amount,
+        tier: details.tier,
+        cellId: details.cell_id,
+      });
       details.checkout_url = checkout.checkout_url;
     }
     const x402 = x402PaymentRequired(details, resourceUrl, this.deps.testnet, description);
@@ -36,7 +41,9 @@ export class PaymentCompletion {
     const details = error.extensions?.payment as PaymentDetails | undefined;
     if (error.code !== 'payment_required' || !details) return error;
     const x402 = await this.complete(organizationId, details, resourceUrl, error.message);
-    return new ApiError('payment_required', error.message, { extensions: { ...error.extensions, payment: details, ...(x402 ? { x402_payment_required: x402 } : {}) } });
+    return new ApiError('payment_required', error.message, {
+      extensions: { ...error.extensions, payment: details, ...(x402 ? { x402_payment_required: x402 } : {}) },
+    });
   }
 }
 
@@ -47,7 +54,12 @@ export function registerPaymentRequired(app: App, completion: PaymentCompletion,
     const problem = JSON.parse(payload) as { code?: string; detail?: string; payment?: PaymentDetails };
     const details = problem.payment;
     if (problem.code !== 'payment_required' || !details) return payload;
-    const x402 = await completion.complete(request.agent.organizationId, details, `${baseUrl}${request.url}`, problem.detail ?? details.intent);
+    const x402 = await completion.complete(
+      request.agent.organizationId,
+      details,
+      `${baseUrl}${request.url}`,
+      problem.detail ?? details.intent,
+    );
     if (x402) reply.header('payment-required', encodeHeader(x402));
     return JSON.stringify(problem);
   });

@@ -12,14 +12,25 @@ import type { PaymentsTable } from './tables.ts';
 export type Priced = { intent: Intent; micros: Micros; tier?: string; cellId?: string };
 
 /** What the PaymentDetails of a 402 ask to pay. */
-export const pricedOf = (details: PaymentDetails): Priced => ({ intent: details.intent, micros: parseUsd(details.amount_usd) ?? ZERO, tier: details.tier, cellId: details.cell_id });
+export const pricedOf = (details: PaymentDetails): Priced => ({
+  intent: details.intent,
+  micros: parseUsd(details.amount_usd) ?? ZERO,
+  tier: details.tier,
+  cellId: details.cell_id,
+});
 
 /**
  * A new pending payment of `what` on `rail`, open `ttlMs`; `token` is the secret of its page
  * (stored as its SHA-256; rails without a page just never show it). A row: its amount is a plain
  * number, as the column holds it.
  */
-export function pendingPayment(clock: Clock, organizationId: string, rail: PaymentsTable['rail'], what: Omit<Priced, 'micros'> & { micros: number }, ttlMs: number): { payment: PaymentsTable; token: string } {
+export function pendingPayment(
+  clock: Clock,
+  organizationId: string,
+  rail: PaymentsTable['rail'],
+  what: Omit<Priced, 'micros'> & { micros: number },
+  ttlMs: number,
+): { payment: PaymentsTable; token: string } {
   const now = clock.now();
   const token = randomBase62(32);
   const payment: PaymentsTable = {

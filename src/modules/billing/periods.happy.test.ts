@@ -49,13 +49,35 @@ describe('billing period ends', () => {
     // starter $20 + one extra cell $8, from $30
     assert.equal(paid.prepaid_balance_usd, 2);
     assert.equal(await t.services.billingPeriods.tick(), 0);
-    const renewals = await t.database.db.selectFrom('ledger_entries').selectAll().where('kind', '=', 'renewal').execute();
-    assert.deepEqual(renewals.map((r) => Number(r.amount_micros)), [-28_000_000]);
+    const renewals = await t.database.db
+      .selectFrom('ledger_entries')
+      .selectAll()
+      .where('kind', '=', 'renewal')
+      .execute();
+    assert.deepEqual(
+      renewals.map((r) => Number(r.amount_micros)),
+      [-28_000_000],
+    );
     // The extra cell's month is a usage record of the renewal (the one bought at create too).
-    const cellMonths = await t.database.db.selectFrom('usage_records').select(['quantity', 'amount_micros']).where('organization_id', '=', paying.organizationId).where('type', '=', 'cell_month').orderBy('id').execute();
-    assert.deepEqual(cellMonths.map((u) => [u.quantity, Number(u.amount_micros)]), [[1, 8_000_000], [1, 8_000_000]]);
+    const cellMonths = await t.database.db
+      .selectFrom('usage_records')
+      .select(['quantity', 'amount_micros'])
+      .where('organization_id', '=', paying.organizationId)
+      .where('type', '=', 'cell_month')
+      .orderBy('id')
+      .execute();
+    assert.deepEqual(
+      cellMonths.map((u) => [u.quantity, Number(u.amount_micros)]),
+      [
+        [1, 8_000_000],
+        [1, 8_000_000],
+      ],
+    );
     const changes = (await eventsOf(t, 'billing.status_changed')).slice(eventsBefore);
-    assert.deepEqual(changes.map((e) => [e.organization_id, e.data.state]), [[broke.organizationId, 'past_due']]);
+    assert.deepEqual(
+      changes.map((e) => [e.organization_id, e.data.state]),
+      [[broke.organizationId, 'past_due']],
+    );
   });
 
   it('puts an organization the balance cannot renew past due, with the renewal due', async () => {

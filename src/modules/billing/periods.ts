@@ -23,7 +23,13 @@ export class BillingPeriods {
   private readonly clock: Clock;
   private readonly config: Pick<Config, 'billing' | 'prices'>;
 
-  constructor(deps: { repo: BillingRepository; accounts: BillingAccounts; events: EventsService; clock: Clock; config: BillingPeriods['config'] }) {
+  constructor(deps: {
+    repo: BillingRepository;
+    accounts: BillingAccounts;
+    events: EventsService;
+    clock: Clock;
+    config: BillingPeriods['config'];
+  }) {
     this.repo = deps.repo;
     this.accounts = deps.accounts;
     this.events = deps.events;
@@ -35,7 +41,11 @@ export class BillingPeriods {
   async closePeriods(): Promise<number> {
     if (!this.config.billing) return 0;
     const start = this.clock.now();
-    const due = await this.repo.dueAccounts(start.toISOString(), new Date(start.getTime() - GRACE_MS).toISOString(), PERIOD_BATCH);
+    const due = await this.repo.dueAccounts(
+      start.toISOString(),
+      new Date(start.getTime() - GRACE_MS).toISOString(),
+      PERIOD_BATCH,
+    );
     let changed = 0;
     for (const { organization_id: organizationId } of due) {
       if (await this.close(organizationId, await this.accounts.activeCells(organizationId))) changed += 1;
@@ -67,7 +77,14 @@ export class BillingPeriods {
         await this.events.emit(tx, {
           organizationId,
           type: 'billing.payment_failed',
-          data: { organization_id: organizationId, intent: 'renewal', amount_usd: usdString(renewal), reason: 'insufficient_balance', prepaid_balance_usd: usdNumber(balance), period_end: decision.end },
+          data: {
+            organization_id: organizationId,
+            intent: 'renewal',
+            amount_usd: usdString(renewal),
+            reason: 'insufficient_balance',
+            prepaid_balance_usd: usdNumber(balance),
+            period_end: decision.end,
+          },
         });
       }
       await this.accounts.setAccount(tx, organizationId, account, decision.next, now);

@@ -36,7 +36,8 @@ export const DEFAULT_TIER = 'starter';
 export function tierOf(prices: Prices, name: string | null | undefined, field = 'tier'): Tier & { name: string } {
   const tierName = name ?? DEFAULT_TIER;
   const tier = prices.tiers[tierName];
-  if (!tier) throw invalidField(field, 'invalid_value', `${field} must be one of: ${Object.keys(prices.tiers).join(', ')}.`);
+  if (!tier)
+    throw invalidField(field, 'invalid_value', `${field} must be one of: ${Object.keys(prices.tiers).join(', ')}.`);
   return { name: tierName, ...tier };
 }
 
@@ -54,7 +55,12 @@ export function amountDue(prices: Prices, account: Standing, activeCells: number
   return owes(account.state) ? renewalPrice(prices, account.tier, activeCells) : ZERO;
 }
 
-const FIELDS = { extra_cell_usd: 'extraCellMicros', sms_segment_usd: 'smsSegmentMicros', mms_usd: 'mmsMicros', min_amount_usd: 'minAmountMicros' } as const;
+const FIELDS = {
+  extra_cell_usd: 'extraCellMicros',
+  sms_segment_usd: 'smsSegmentMicros',
+  mms_usd: 'mmsMicros',
+  min_amount_usd: 'minAmountMicros',
+} as const;
 const TIER_NAME = /^[a-z][a-z0-9_]{0,31}$/;
 
 export class PricesError extends Error {}
@@ -70,7 +76,8 @@ function usd(raw: unknown, where: string): Micros {
   return micros(amount);
 }
 
-const isObject = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
+const isObject = (value: unknown): value is Record<string, unknown> =>
+  typeof value === 'object' && value !== null && !Array.isArray(value);
 
 /**
  * `{"tiers": {"starter": {"usd": "25.00", "cells": 1}, ...}, "extra_cell_usd": "8.00",
@@ -91,16 +98,24 @@ export function parsePrices(json: string): Prices {
     if (key === 'tiers') {
       if (!isObject(value)) throw new PricesError('tiers must be an object of tiers');
       for (const [name, tier] of Object.entries(value)) {
-        if (!TIER_NAME.test(name)) throw new PricesError(`tier name ${JSON.stringify(name)} must be lowercase letters, digits or _`);
+        if (!TIER_NAME.test(name))
+          throw new PricesError(`tier name ${JSON.stringify(name)} must be lowercase letters, digits or _`);
         // The contract's example names the price `usd`; `price_usd` is taken too.
         const priceKeys = Object.keys(isObject(tier) ? tier : {}).filter((k) => k === 'usd' || k === 'price_usd');
-        if (!isObject(tier) || priceKeys.length !== 1 || Object.keys(tier).some((k) => k !== 'usd' && k !== 'price_usd' && k !== 'cells')) {
+        if (
+          !isObject(tier) ||
+          priceKeys.length !== 1 ||
+          Object.keys(tier).some((k) => k !== 'usd' && k !== 'price_usd' && k !== 'cells')
+        ) {
           throw new PricesError(`tiers.${name} must be {"usd": "20.00", "cells": integer}`);
         }
         if (!Number.isInteger(tier.cells) || (tier.cells as number) < 1 || (tier.cells as number) > 10_000) {
           throw new PricesError(`tiers.${name}.cells must be an integer from 1 to 10000`);
         }
-        prices.tiers[name] = { priceMicros: usd(tier[priceKeys[0]], `tiers.${name}.${priceKeys[0]}`), includedCells: tier.cells as number };
+        prices.tiers[name] = {
+          priceMicros: usd(tier[priceKeys[0]], `tiers.${name}.${priceKeys[0]}`),
+          includedCells: tier.cells as number,
+        };
       }
     } else if (key in FIELDS) {
       prices[FIELDS[key as keyof typeof FIELDS]] = usd(value, key);

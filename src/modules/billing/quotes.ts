@@ -29,7 +29,12 @@ export class BillingQuotes {
   private readonly cells: CellsService;
   private readonly config: Pick<Config, 'prices' | 'maxPaymentMicros'>;
 
-  constructor(deps: { accounts: BillingAccounts; offers: PaymentOffers; cells: CellsService; config: BillingQuotes['config'] }) {
+  constructor(deps: {
+    accounts: BillingAccounts;
+    offers: PaymentOffers;
+    cells: CellsService;
+    config: BillingQuotes['config'];
+  }) {
     this.accounts = deps.accounts;
     this.offers = deps.offers;
     this.cells = deps.cells;
@@ -49,9 +54,13 @@ export class BillingQuotes {
 
   /** The 402 of paying an intent directly (x402 or MPP pay routes): its PaymentDetails. */
   async intentRequired(organizationId: string, query: Omit<RequirementsQuery, 'network'>): Promise<ApiError> {
-    if (!this.accounts.enabled) return new ApiError('billing_disabled', 'Billing is off on this deployment: nothing is charged or paid.');
+    if (!this.accounts.enabled)
+      return new ApiError('billing_disabled', 'Billing is off on this deployment: nothing is charged or paid.');
     const { micros, tier, cellId } = await this.price(organizationId, query);
-    return this.offers.paymentRequired(`Pay ${usdString(micros)} for ${query.intent}.`, query.intent, micros, { tier, cellId });
+    return this.offers.paymentRequired(`Pay ${usdString(micros)} for ${query.intent}.`, query.intent, micros, {
+      tier,
+      cellId,
+    });
   }
 
   /**
@@ -62,7 +71,11 @@ export class BillingQuotes {
   async price(organizationId: string, query: RequirementsQuery): Promise<Price> {
     const priced = await this.priceOf(organizationId, query);
     if (priced.micros > this.config.maxPaymentMicros) {
-      throw invalidField('amount_usd', 'too_large', `One payment is at most ${usdString(this.config.maxPaymentMicros)}; this ${query.intent} is ${usdString(priced.micros)}.`);
+      throw invalidField(
+        'amount_usd',
+        'too_large',
+        `One payment is at most ${usdString(this.config.maxPaymentMicros)}; this ${query.intent} is ${usdString(priced.micros)}.`,
+      );
     }
     const kept = keptOnBalance(query.intent, priced);
     if (kept > 0) await this.accounts.assertBalanceRoom(organizationId, kept);
@@ -71,7 +84,12 @@ export class BillingQuotes {
 
   private amountOf(text: string): Micros {
     const amount = parseUsd(text);
-    if (amount === null) throw invalidField('amount_usd', 'invalid_format', 'amount_usd must be a decimal amount in dollars with at most 2 decimals, e.g. 25 or 12.50.');
+    if (amount === null)
+      throw invalidField(
+        'amount_usd',
+        'invalid_format',
+        'amount_usd must be a decimal amount in dollars with at most 2 decimals, e.g. 25 or 12.50.',
+      );
     return amount;
   }
 
@@ -89,13 +107,21 @@ export class BillingQuotes {
         }
         const account = await this.accounts.standing(organizationId);
         const tier = tierOf(this.prices, query.tier ?? account.tier);
-        return { micros: renewalPrice(this.prices, tier.name, await this.accounts.activeCells(organizationId)), tier: tier.name };
+        return {
+          micros: renewalPrice(this.prices, tier.name, await this.accounts.activeCells(organizationId)),
+          tier: tier.name,
+        };
       }
       case 'top_up': {
-        if (query.amount_usd === undefined) throw invalidField('amount_usd', 'required', 'amount_usd is required for a top_up.');
+        if (query.amount_usd === undefined)
+          throw invalidField('amount_usd', 'required', 'amount_usd is required for a top_up.');
         const amount = this.amountOf(query.amount_usd);
         if (amount < this.prices.minAmountMicros) {
-          throw invalidField('amount_usd', 'too_small', `amount_usd must be at least ${usdString(this.prices.minAmountMicros)}.`);
+          throw invalidField(
+            'amount_usd',
+            'too_small',
+            `amount_usd must be at least ${usdString(this.prices.minAmountMicros)}.`,
+          );
         }
         return { micros: amount };
       }
@@ -104,7 +130,10 @@ export class BillingQuotes {
         if (!this.accounts.enabled || !owes(account.state)) {
           throw new ApiError('conflict', 'Nothing to reinstate: the organization is neither past due nor suspended.');
         }
-        return { micros: amountDue(this.prices, account, await this.accounts.activeCells(organizationId)), tier: account.tier ?? undefined };
+        return {
+          micros: amountDue(this.prices, account, await this.accounts.activeCells(organizationId)),
+          tier: account.tier ?? undefined,
+        };
       }
       case 'create_cell':
         return { micros: this.prices.extraCellMicros };

@@ -5,33 +5,76 @@ import { prepared, preparedRows } from '../../db/prepared.ts';
 import type { DB, Executor } from '../../db/schema.ts';
 import type { CursorKey } from '../../lib/pagination.ts';
 import { micros, type Micros } from './money.ts';
-import type { BillingAccount, BillingAccountsTable, BillingAccountUpdate, BillingOperatorActionsTable, LedgerEntriesTable, PaymentsTable, StripeEventOutcome, StripeEventsTable, UsageRecordsTable, X402WalletsTable } from './tables.ts';
+import type {
+  BillingAccount,
+  BillingAccountsTable,
+  BillingAccountUpdate,
+  BillingOperatorActionsTable,
+  LedgerEntriesTable,
+  PaymentsTable,
+  StripeEventOutcome,
+  StripeEventsTable,
+  UsageRecordsTable,
+  X402WalletsTable,
+} from './tables.ts';
 
-export type UsageFilter = { organizationId: string; from: string; to: string; cellId?: string; type?: UsageRecordsTable['type'] };
+export type UsageFilter = {
+  organizationId: string;
+  from: string;
+  to: string;
+  cellId?: string;
+  type?: UsageRecordsTable['type'];
+};
 
 type LedgerRow = Omit<LedgerEntriesTable, 'id'>;
 
 // Every column, checked by the compiler (the prepared inserts name each one; see db/prepared.ts).
-const LEDGER_COLUMNS = Object.keys({ organization_id: true, kind: true, amount_micros: true, reference: true, description: true, created_at: true } satisfies Record<keyof LedgerRow, true>) as (keyof LedgerRow)[];
+const LEDGER_COLUMNS = Object.keys({
+  organization_id: true,
+  kind: true,
+  amount_micros: true,
+  reference: true,
+  description: true,
+  created_at: true,
+} satisfies Record<keyof LedgerRow, true>) as (keyof LedgerRow)[];
 const USAGE_COLUMNS = Object.keys({
-  id: true, organization_id: true, cell_id: true, message_id: true, type: true, quantity: true, unit_price_micros: true, amount_micros: true, created_at: true,
+  id: true,
+  organization_id: true,
+  cell_id: true,
+  message_id: true,
+  type: true,
+  quantity: true,
+  unit_price_micros: true,
+  amount_micros: true,
+  created_at: true,
 } satisfies Record<keyof UsageRecordsTable, true>) as (keyof UsageRecordsTable)[];
-const columnsOf = <Row extends object>(row: Row, columns: readonly (keyof Row)[]) => Object.fromEntries(columns.map((column) => [column, row[column]])) as Row;
+const columnsOf = <Row extends object>(row: Row, columns: readonly (keyof Row)[]) =>
+  Object.fromEntries(columns.map((column) => [column, row[column]])) as Row;
 
 // Run in every batch of sends (billing/enforcement.ts): built and compiled once, not per batch.
 const findAccounts = preparedRows((ex, refs: { organizationId: string }[]) =>
   ex
     .selectFrom('billing_accounts')
     .select(['organization_id', 'state', 'tier', 'current_period_end', 'prepaid_balance_micros'])
-    .where('organization_id', 'in', refs.map((ref) => ref.organizationId)));
+    .where(
+      'organization_id',
+      'in',
+      refs.map((ref) => ref.organizationId),
+    ),
+);
 const debitCovered = prepared((ex, p: { organizationId: string; micros: Micros }) =>
   ex
     .updateTable('billing_accounts')
     .set({ prepaid_balance_micros: sql`prepaid_balance_micros - ${p.micros}` })
     .where('organization_id', '=', p.organizationId)
-    .where('prepaid_balance_micros', '>=', p.micros));
-const insertLedger = preparedRows((ex, rows: LedgerRow[]) => ex.insertInto('ledger_entries').values(rows.map((row) => columnsOf(row, LEDGER_COLUMNS))));
-const insertUsageRecords = preparedRows((ex, rows: UsageRecordsTable[]) => ex.insertInto('usage_records').values(rows.map((row) => columnsOf(row, USAGE_COLUMNS))));
+    .where('prepaid_balance_micros', '>=', p.micros),
+);
+const insertLedger = preparedRows((ex, rows: LedgerRow[]) =>
+  ex.insertInto('ledger_entries').values(rows.map((row) => columnsOf(row, LEDGER_COLUMNS))),
+);
+const insertUsageRecords = preparedRows((ex, rows: UsageRecordsTable[]) =>
+  ex.insertInto('usage_records').values(rows.map((row) => columnsOf(row, USAGE_COLUMNS))),
+);
 
 export class BillingRepository {
   readonly db: Kysely<DB>;
@@ -44,14 +87,25 @@ export class BillingRepository {
   }
 
   account(ex: Executor, organizationId: string): Promise<BillingAccount | undefined> {
-    return ex.selectFrom('billing_accounts').selectAll().where('organization_id', '=', organizationId).executeTakeFirst();
+    return ex
+      .selectFrom('billing_accounts')
+      .selectAll()
+      .where('organization_id', '=', organizationId)
+      .executeTakeFirst();
   }
 
   /** The account row, created inactive when missing, locked for the rest of the transaction on PostgreSQL. */
   async lockAccount(ex: Executor, organizationId: string, now: string): Promise<BillingAccount> {
     await ex
       .insertInto('billing_accounts')
-      .values({ organization_id: organizationId, state: 'inactive', tier: null, current_period_end: null, created_at: now, updated_at: now })
+      .values({
+        organization_id: organizationId,
+        state: 'inactive',
+        tier: null,
+        current_period_end: null,
+        created_at: now,
+        updated_at: now,
+      })
       .onConflict((oc) => oc.column('organization_id').doNothing())
       .execute();
     let query = ex.selectFrom('billing_accounts').selectAll().where('organization_id', '=', organizationId);
@@ -59,7 +113,11 @@ export class BillingRepository {
     return query.executeTakeFirstOrThrow();
   }
 
-  async updateAccount(ex: Executor, organizationId: string, values: Omit<BillingAccountUpdate, 'organization_id' | 'created_at'>): Promise<void> {
+  async updateAccount(
+    ex: Executor,
+    organizationId: string,
+    values: Omit<BillingAccountUpdate, 'organization_id' | 'created_at'>,
+  ): Promise<void> {
     await ex.updateTable('billing_accounts').set(values).where('organization_id', '=', organizationId).execute();
   }
 
@@ -68,24 +126,35 @@ export class BillingRepository {
     return this.db
       .selectFrom('billing_accounts')
       .select('organization_id')
-      .where((eb) => eb.or([
-        eb.and([eb('state', '=', 'active'), eb('current_period_end', '<=', now)]),
-        eb.and([eb('state', '=', 'past_due'), eb('current_period_end', '<=', graceOver)]),
-      ]))
+      .where((eb) =>
+        eb.or([
+          eb.and([eb('state', '=', 'active'), eb('current_period_end', '<=', now)]),
+          eb.and([eb('state', '=', 'past_due'), eb('current_period_end', '<=', graceOver)]),
+        ]),
+      )
       .orderBy('current_period_end')
       .limit(limit)
       .execute();
   }
 
   async balance(ex: Executor, organizationId: string): Promise<Micros> {
-    const row = await ex.selectFrom('billing_accounts').select('prepaid_balance_micros').where('organization_id', '=', organizationId).executeTakeFirst();
+    const row = await ex
+      .selectFrom('billing_accounts')
+      .select('prepaid_balance_micros')
+      .where('organization_id', '=', organizationId)
+      .executeTakeFirst();
     return micros(row?.prepaid_balance_micros ?? 0);
   }
 
   /** The accounts of these organizations (those that have one), in the caller's transaction. */
   async accountsAmong(ex: Executor, organizationIds: readonly string[]) {
     if (organizationIds.length === 0) return [];
-    return (await findAccounts(ex, organizationIds.map((organizationId) => ({ organizationId })))).rows;
+    return (
+      await findAccounts(
+        ex,
+        organizationIds.map((organizationId) => ({ organizationId })),
+      )
+    ).rows;
   }
 
   /**
@@ -101,8 +170,20 @@ export class BillingRepository {
     if (Number(result.numInsertedOrUpdatedRows ?? 0) === 0) return false;
     await ex
       .insertInto('billing_accounts')
-      .values({ organization_id: entry.organization_id, state: 'inactive', tier: null, current_period_end: null, prepaid_balance_micros: entry.amount_micros, created_at: entry.created_at, updated_at: entry.created_at })
-      .onConflict((oc) => oc.column('organization_id').doUpdateSet({ prepaid_balance_micros: sql`billing_accounts.prepaid_balance_micros + excluded.prepaid_balance_micros` }))
+      .values({
+        organization_id: entry.organization_id,
+        state: 'inactive',
+        tier: null,
+        current_period_end: null,
+        prepaid_balance_micros: entry.amount_micros,
+        created_at: entry.created_at,
+        updated_at: entry.created_at,
+      })
+      .onConflict((oc) =>
+        oc.column('organization_id').doUpdateSet({
+          prepaid_balance_micros: sql`billing_accounts.prepaid_balance_micros + excluded.prepaid_balance_micros`,
+        }),
+      )
       .execute();
     return true;
   }
@@ -122,7 +203,11 @@ export class BillingRepository {
   }
 
   ledgerByReference(ex: Executor, references: readonly string[]) {
-    return ex.selectFrom('ledger_entries').select(['organization_id', 'amount_micros', 'reference']).where('reference', 'in', references).execute();
+    return ex
+      .selectFrom('ledger_entries')
+      .select(['organization_id', 'amount_micros', 'reference'])
+      .where('reference', 'in', references)
+      .execute();
   }
 
   async insertUsage(ex: Executor, records: readonly UsageRecordsTable[]): Promise<void> {
@@ -146,7 +231,11 @@ export class BillingRepository {
   }
 
   async addCellCredit(ex: Executor, organizationId: string): Promise<void> {
-    await ex.updateTable('billing_accounts').set({ cell_credits: sql`cell_credits + 1` }).where('organization_id', '=', organizationId).execute();
+    await ex
+      .updateTable('billing_accounts')
+      .set({ cell_credits: sql`cell_credits + 1` })
+      .where('organization_id', '=', organizationId)
+      .execute();
   }
 
   async recordAction(ex: Executor, action: Omit<BillingOperatorActionsTable, 'id'>): Promise<void> {
@@ -176,22 +265,53 @@ export class BillingRepository {
 
   /** Marks a pending payment succeeded; false when it was not pending (already credited). */
   async completePayment(ex: Executor, id: string, now: string): Promise<boolean> {
-    const result = await ex.updateTable('payments').set({ status: 'succeeded', completed_at: now }).where('id', '=', id).where('status', '=', 'pending').executeTakeFirst();
+    const result = await ex
+      .updateTable('payments')
+      .set({ status: 'succeeded', completed_at: now })
+      .where('id', '=', id)
+      .where('status', '=', 'pending')
+      .executeTakeFirst();
     return Number(result.numUpdatedRows) > 0;
   }
 
   /** The wallet verified for (network, address), if an organization proved control of it. */
-  verifiedWallet(ex: Executor, network: X402WalletsTable['network'], address: string): Promise<X402WalletsTable | undefined> {
-    return ex.selectFrom('x402_wallets').selectAll().where('network', '=', network).where('address', '=', address).where('verified_at', 'is not', null).executeTakeFirst();
+  verifiedWallet(
+    ex: Executor,
+    network: X402WalletsTable['network'],
+    address: string,
+  ): Promise<X402WalletsTable | undefined> {
+    return ex
+      .selectFrom('x402_wallets')
+      .selectAll()
+      .where('network', '=', network)
+      .where('address', '=', address)
+      .where('verified_at', 'is not', null)
+      .executeTakeFirst();
   }
 
   /** This organization's claim of (network, address), verified or not. */
-  walletClaim(ex: Executor, organizationId: string, network: X402WalletsTable['network'], address: string): Promise<X402WalletsTable | undefined> {
-    return ex.selectFrom('x402_wallets').selectAll().where('organization_id', '=', organizationId).where('network', '=', network).where('address', '=', address).executeTakeFirst();
+  walletClaim(
+    ex: Executor,
+    organizationId: string,
+    network: X402WalletsTable['network'],
+    address: string,
+  ): Promise<X402WalletsTable | undefined> {
+    return ex
+      .selectFrom('x402_wallets')
+      .selectAll()
+      .where('organization_id', '=', organizationId)
+      .where('network', '=', network)
+      .where('address', '=', address)
+      .executeTakeFirst();
   }
 
   ownedWallet(ex: Executor, organizationId: string, walletId: string): Promise<X402WalletsTable | undefined> {
-    return ex.selectFrom('x402_wallets').selectAll().where('organization_id', '=', organizationId).where('id', '=', walletId).executeTakeFirst();
+    return ex
+      .selectFrom('x402_wallets')
+      .selectAll()
+      .where('organization_id', '=', organizationId)
+      .where('id', '=', walletId)
+      .executeTakeFirst();
   }
 
   /** Inserts the claim; false when this organization already claims that (network, address). */
@@ -206,7 +326,12 @@ export class BillingRepository {
 
   /** Marks the claim verified. A unique index allows one verified claim per (network, address): a second throws. */
   async verifyWallet(ex: Executor, walletId: string, now: string): Promise<void> {
-    await ex.updateTable('x402_wallets').set({ verified_at: now }).where('id', '=', walletId).where('verified_at', 'is', null).execute();
+    await ex
+      .updateTable('x402_wallets')
+      .set({ verified_at: now })
+      .where('id', '=', walletId)
+      .where('verified_at', 'is', null)
+      .execute();
   }
 
   listWallets(organizationId: string, after: CursorKey | null, count: number): Promise<X402WalletsTable[]> {
@@ -216,7 +341,11 @@ export class BillingRepository {
   }
 
   async deleteWallet(organizationId: string, walletId: string): Promise<boolean> {
-    const result = await this.db.deleteFrom('x402_wallets').where('organization_id', '=', organizationId).where('id', '=', walletId).executeTakeFirst();
+    const result = await this.db
+      .deleteFrom('x402_wallets')
+      .where('organization_id', '=', organizationId)
+      .where('id', '=', walletId)
+      .executeTakeFirst();
     return Number(result.numDeletedRows) > 0;
   }
 
@@ -235,7 +364,9 @@ export class BillingRepository {
     let query = this.usage(filter).selectAll();
     if (after) {
       const [createdAt, id] = after.map(String);
-      query = query.where((eb) => eb.or([eb('created_at', '<', createdAt), eb.and([eb('created_at', '=', createdAt), eb('id', '<', id)])]));
+      query = query.where((eb) =>
+        eb.or([eb('created_at', '<', createdAt), eb.and([eb('created_at', '=', createdAt), eb('id', '<', id)])]),
+      );
     }
     return query.orderBy('created_at', 'desc').orderBy('id', 'desc').limit(count).execute();
   }
@@ -243,7 +374,11 @@ export class BillingRepository {
   usageByType(filter: UsageFilter) {
     return this.usage(filter)
       .select(['type'])
-      .select((eb) => [eb.fn.sum<number | string>('quantity').as('quantity'), eb.fn.sum<number | string>('amount_micros').as('amount'), eb.fn.countAll<number | string>().as('records')])
+      .select((eb) => [
+        eb.fn.sum<number | string>('quantity').as('quantity'),
+        eb.fn.sum<number | string>('amount_micros').as('amount'),
+        eb.fn.countAll<number | string>().as('records'),
+      ])
       .groupBy('type')
       .execute();
   }
@@ -252,7 +387,10 @@ export class BillingRepository {
     const day = sql<string>`substr(created_at, 1, 10)`;
     return this.usage(filter)
       .select([day.as('day'), 'type'])
-      .select((eb) => [eb.fn.sum<number | string>('quantity').as('quantity'), eb.fn.sum<number | string>('amount_micros').as('amount')])
+      .select((eb) => [
+        eb.fn.sum<number | string>('quantity').as('quantity'),
+        eb.fn.sum<number | string>('amount_micros').as('amount'),
+      ])
       .groupBy([day, 'type'])
       .orderBy(day)
       .orderBy('type')
@@ -263,17 +401,32 @@ export class BillingRepository {
     let query = this.db
       .selectFrom('organizations')
       .leftJoin('billing_accounts', 'billing_accounts.organization_id', 'organizations.id')
-      .select(['organizations.id', 'organizations.name', 'organizations.email', 'organizations.status', 'organizations.created_at', 'organizations.verified_at'])
+      .select([
+        'organizations.id',
+        'organizations.name',
+        'organizations.email',
+        'organizations.status',
+        'organizations.created_at',
+        'organizations.verified_at',
+      ])
       .select(['billing_accounts.state', 'billing_accounts.tier', 'billing_accounts.current_period_end']);
     if (filter.email) query = query.where('organizations.email', '=', filter.email.toLowerCase());
-    if (filter.state === 'inactive') query = query.where((eb) => eb.or([eb('billing_accounts.state', '=', 'inactive'), eb('billing_accounts.state', 'is', null)]));
-    else if (filter.state) query = query.where('billing_accounts.state', '=', filter.state as BillingAccountsTable['state']);
+    if (filter.state === 'inactive')
+      query = query.where((eb) =>
+        eb.or([eb('billing_accounts.state', '=', 'inactive'), eb('billing_accounts.state', 'is', null)]),
+      );
+    else if (filter.state)
+      query = query.where('billing_accounts.state', '=', filter.state as BillingAccountsTable['state']);
     if (after) query = query.where('organizations.id', '<', String(after[0]));
     return query.orderBy('organizations.id', 'desc').limit(count).execute();
   }
 
   organization(id: string) {
-    return this.db.selectFrom('organizations').select(['id', 'name', 'email', 'status', 'created_at', 'verified_at']).where('id', '=', id).executeTakeFirst();
+    return this.db
+      .selectFrom('organizations')
+      .select(['id', 'name', 'email', 'status', 'created_at', 'verified_at'])
+      .where('id', '=', id)
+      .executeTakeFirst();
   }
 
   // Stripe Checkout (stripe.ts).
@@ -295,11 +448,20 @@ export class BillingRepository {
 
   /** Records a Stripe event id; false when it was already received (a replay). */
   async insertStripeEvent(ex: Executor, event: StripeEventsTable): Promise<boolean> {
-    const result = await ex.insertInto('stripe_events').values(event).onConflict((oc) => oc.column('id').doNothing()).executeTakeFirst();
+    const result = await ex
+      .insertInto('stripe_events')
+      .values(event)
+      .onConflict((oc) => oc.column('id').doNothing())
+      .executeTakeFirst();
     return Number(result.numInsertedOrUpdatedRows ?? 0) > 0;
   }
 
-  async setStripeEventOutcome(ex: Executor, id: string, outcome: StripeEventOutcome, paymentId: string | null): Promise<void> {
+  async setStripeEventOutcome(
+    ex: Executor,
+    id: string,
+    outcome: StripeEventOutcome,
+    paymentId: string | null,
+  ): Promise<void> {
     await ex.updateTable('stripe_events').set({ outcome, payment_id: paymentId }).where('id', '=', id).execute();
   }
 }

@@ -39,7 +39,11 @@ export class BillingService {
   }
 
   async status(organizationId: string) {
-    const [account, balance, active] = await Promise.all([this.accounts.standing(organizationId), this.accounts.balance(organizationId), this.accounts.activeCells(organizationId)]);
+    const [account, balance, active] = await Promise.all([
+      this.accounts.standing(organizationId),
+      this.accounts.balance(organizationId),
+      this.accounts.activeCells(organizationId),
+    ]);
     const included = account.tier ? (this.prices.tiers[account.tier]?.includedCells ?? 0) : 0;
     return {
       state: this.enabled ? account.state : ('exempt' as const),

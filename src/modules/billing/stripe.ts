@@ -61,7 +61,13 @@ export class StripeCheckout {
   private readonly clock: Clock;
   private readonly returnUrl: string;
 
-  constructor(deps: { config: StripeConfig; repo: BillingRepository; crediting: PaymentCrediting; clock: Clock; consoleUrl: string }) {
+  constructor(deps: {
+    config: StripeConfig;
+    repo: BillingRepository;
+    crediting: PaymentCrediting;
+    clock: Clock;
+    consoleUrl: string;
+  }) {
     this.stripe = client(deps.config);
     this.webhookSecret = deps.config.webhookSecret;
     this.repo = deps.repo;
@@ -83,7 +89,12 @@ export class StripeCheckout {
       session = await this.stripe.checkout.sessions.create(
         {
           mode: 'payment',
-          line_items: [{ quantity: 1, price_data: { currency: 'usd', unit_amount: centsOf(micros), product_data: { name: what } } }],
+          line_items: [
+            {
+              quantity: 1,
+              price_data: { currency: 'usd', unit_amount: centsOf(micros), product_data: { name: what } },
+            },
+          ],
           client_reference_id: payment.id,
           metadata,
           payment_intent_data: { metadata },
@@ -101,18 +112,34 @@ export class StripeCheckout {
     const opened = { id: session.id, url: session.url, expiresAt: new Date(session.expires_at * 1000).toISOString() };
     if (await this.repo.setCheckoutSession(payment.id, opened)) return opened;
     const recorded = await this.repo.payment(payment.id);
-    return { id: String(recorded?.external_id), url: String(recorded?.external_url), expiresAt: String(recorded?.expires_at) };
+    return {
+      id: String(recorded?.external_id),
+      url: String(recorded?.external_url),
+      expiresAt: String(recorded?.expires_at),
+    };
   }
 
   /** Verifies a webhook delivery's signature and timestamp; 400 invalid_request otherwise. */
   private verify(rawBody: string, signature: string): Stripe.Event {
     try {
-      return this.stripe.webhooks.constructEvent(rawBody, signature, this.webhookSecret, STRIPE_TOLERANCE_S, undefined, this.clock.now().getTime());
+      return this.stripe.webhooks.constructEvent(
+        rawBody,
+        signature,
+        this.webhookSecret,
+        STRIPE_TOLERANCE_S,
+        undefined,
+        this.clock.now().getTime(),
+      );
     } catch (error) {
       // Stripe's first sentence says which check failed (no matching signature, unreadable header, tolerance).
-      const reason = error instanceof Stripe.errors.StripeSignatureVerificationError ? error.message.split(/\.\s/)[0].trim() : 'the body is not a JSON event';
+      const reason =
+        error instanceof Stripe.errors.StripeSignatureVerificationError
+          ? error.message.split(/\.\s/)[0].trim()
+          : 'the body is not a JSON event';
       const message = `The Stripe-Signature does not verify: ${reason}.`;
-      throw new ApiError('invalid_request', message, { errors: [{ field: 'stripe-signature', code: 'invalid_signature', message }] });
+      throw new ApiError('invalid_request', message, {
+        errors: [{ field: 'stripe-signature', code: 'invalid_signature', message }],
+      });
     }
   }
 
@@ -124,7 +151,15 @@ export class StripeCheckout {
     const event = this.verify(rawBody, signature);
     return transact(this.repo.db, async (tx) => {
       const now = this.clock.now().toISOString();
-      if (!(await this.repo.insertStripeEvent(tx, { id: event.id, type: event.type, payment_id: null, outcome: null, received_at: now }))) {
+      if (
+        !(await this.repo.insertStripeEvent(tx, {
+          id: event.id,
+          type: event.type,
+          payment_id: null,
+          outcome: null,
+          received_at: now,
+        }))
+      ) {
         return { received: true as const, event_id: event.id, outcome: 'duplicate' as const };
       }
       let outcome: StripeEventOutcome = 'ignored';
@@ -136,7 +171,11 @@ export class StripeCheckout {
         if (!payment || payment.processor !== 'stripe') {
           outcome = 'unknown_payment';
           paymentId = payment ? paymentId : null;
-        } else if (session.metadata?.organization_id !== payment.organization_id || session.currency !== 'usd' || session.amount_total !== centsOf(Number(payment.amount_micros))) {
+        } else if (
+          session.metadata?.organization_id !== payment.organization_id ||
+          session.currency !== 'usd' ||
+          session.amount_total !== centsOf(Number(payment.amount_micros))
+        ) {
           outcome = 'mismatch';
         } else if (session.payment_status !== 'paid') {
           outcome = 'unpaid';
@@ -155,9 +194,12 @@ export class StripeCheckout {
 
 /** A Stripe failure at checkout: 503 (retry) when Stripe is unreachable or busy; else a 500. */
 function checkoutError(error: unknown): Error {
-  const transient = error instanceof Stripe.errors.StripeConnectionError
-    || error instanceof Stripe.errors.StripeRateLimitError
-    || (error instanceof Stripe.errors.StripeError && (error.statusCode ?? 0) >= 500);
+  const transient =
+    error instanceof Stripe.errors.StripeConnectionError ||
+    error instanceof Stripe.errors.StripeRateLimitError ||
+    (error instanceof Stripe.errors.StripeError && (error.statusCode ?? 0) >= 500);
   if (!transient) return error instanceof Error ? error : new Error(String(error));
-  return new ApiError('unavailable', 'The card processor (Stripe) is unreachable; retry in a few seconds.', { headers: { 'Retry-After': '5' } });
+  return new ApiError('unavailable', 'The card processor (Stripe) is unreachable; retry in a few seconds.', {
+    headers: { 'Retry-After': '5' },
+  });
 }

@@ -27,8 +27,22 @@ describe('a suspended organization: pod sends', () => {
   before(async () => {
     t = await startApp({ env: { CELLGATE_X402_BASE_PAY_TO: BASE_PAY_TO } });
     pod = await podWithLines(t, 2);
-    draftId = (await ok(t, pod.org, 'POST', `/v1/pods/${pod.pod.id}/drafts`, { client_id: clientId(), to: '+14155550170', body: 'Hello' }, 201)).id;
-    const suspended = await t.app.inject({ method: 'POST', url: `/v1/admin/organizations/${pod.org.organizationId}/suspend`, headers: admin, payload: { reason: 'chargeback' } });
+    draftId = (
+      await ok(
+        t,
+        pod.org,
+        'POST',
+        `/v1/pods/${pod.pod.id}/drafts`,
+        { client_id: clientId(), to: '+14155550170', body: 'Hello' },
+        201,
+      )
+    ).id;
+    const suspended = await t.app.inject({
+      method: 'POST',
+      url: `/v1/admin/organizations/${pod.org.organizationId}/suspend`,
+      headers: admin,
+      payload: { reason: 'chargeback' },
+    });
     assert.equal(suspended.statusCode, 200, suspended.body);
   });
   after(() => t.close());
@@ -51,9 +65,13 @@ describe('a suspended organization: pod sends', () => {
     });
   }
 
-  it('still answers 404 for another organization\'s pod, before any billing', async () => {
+  it("still answers 404 for another organization's pod, before any billing", async () => {
     const other = await podWithLines(t, 1);
-    expectProblem(await call(t, other.org, 'POST', `/v1/pods/${pod.pod.id}/messages/cycle`, { mode: 'ring' }), 404, 'not_found');
+    expectProblem(
+      await call(t, other.org, 'POST', `/v1/pods/${pod.pod.id}/messages/cycle`, { mode: 'ring' }),
+      404,
+      'not_found',
+    );
     expectProblem(await call(t, other.org, 'POST', `/v1/pods/${pod.pod.id}/drafts/${draftId}/send`), 404, 'not_found');
   });
 });

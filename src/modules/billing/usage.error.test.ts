@@ -24,7 +24,11 @@ describe('usage reads with bad input', () => {
   ];
   for (const [name, url, field] of cases) {
     it(`answers 400 naming ${field} for ${name}`, async () => {
-      const body = expectProblem(await t.app.inject({ method: 'GET', url, headers: org.headers }), 400, 'invalid_request');
+      const body = expectProblem(
+        await t.app.inject({ method: 'GET', url, headers: org.headers }),
+        400,
+        'invalid_request',
+      );
       assert.equal(body.errors?.[0]?.field, field, JSON.stringify(body));
     });
   }

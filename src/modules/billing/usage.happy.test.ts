@@ -15,16 +15,35 @@ describe('usage reads', () => {
     org = await verifiedOrganization(t);
     other = await verifiedOrganization(t);
     // Usage records are written by the sends they bill; here, directly.
-    const row = (id: string, organizationId: string, type: UsageRecordsTable['type'], quantity: number, unit: number, at: number, cellId = 'cell_a'): UsageRecordsTable => ({
-      id, organization_id: organizationId, cell_id: cellId, message_id: `msg_${id}`, type, quantity, unit_price_micros: unit, amount_micros: unit * quantity, created_at: atEpoch(at),
+    const row = (
+      id: string,
+      organizationId: string,
+      type: UsageRecordsTable['type'],
+      quantity: number,
+      unit: number,
+      at: number,
+      cellId = 'cell_a',
+    ): UsageRecordsTable => ({
+      id,
+      organization_id: organizationId,
+      cell_id: cellId,
+      message_id: `msg_${id}`,
+      type,
+      quantity,
+      unit_price_micros: unit,
+      amount_micros: unit * quantity,
+      created_at: atEpoch(at),
     });
-    await t.database.db.insertInto('usage_records').values([
-      row('usg_1', org.organizationId, 'sms', 2, 10_000, -48 * HOUR),
-      row('usg_2', org.organizationId, 'mms', 1, 30_000, -48 * HOUR, 'cell_b'),
-      row('usg_3', org.organizationId, 'sms', 1, 10_000, -1 * HOUR),
-      row('usg_4', org.organizationId, 'sms', 3, 5_000, -40 * 24 * HOUR),
-      row('usg_5', other.organizationId, 'sms', 7, 10_000, -1 * HOUR),
-    ]).execute();
+    await t.database.db
+      .insertInto('usage_records')
+      .values([
+        row('usg_1', org.organizationId, 'sms', 2, 10_000, -48 * HOUR),
+        row('usg_2', org.organizationId, 'mms', 1, 30_000, -48 * HOUR, 'cell_b'),
+        row('usg_3', org.organizationId, 'sms', 1, 10_000, -1 * HOUR),
+        row('usg_4', org.organizationId, 'sms', 3, 5_000, -40 * 24 * HOUR),
+        row('usg_5', other.organizationId, 'sms', 7, 10_000, -1 * HOUR),
+      ])
+      .execute();
   });
   after(() => t.close());
 
@@ -52,27 +71,57 @@ describe('usage reads', () => {
 
   it('lists records newest first with their prices, and filters by cell and type', async () => {
     const all = await get('/v1/usage/records');
-    assert.deepEqual(all.usage_records.map((r: { id: string }) => r.id), ['usg_3', 'usg_2', 'usg_1']);
+    assert.deepEqual(
+      all.usage_records.map((r: { id: string }) => r.id),
+      ['usg_3', 'usg_2', 'usg_1'],
+    );
     assert.deepEqual(all.usage_records[2], {
-      id: 'usg_1', type: 'sms', cell_id: 'cell_a', message_id: 'msg_usg_1', quantity: 2, unit_price_usd: '0.01', amount_usd: '0.02', created_at: atEpoch(-48 * HOUR),
+      id: 'usg_1',
+      type: 'sms',
+      cell_id: 'cell_a',
+      message_id: 'msg_usg_1',
+      quantity: 2,
+      unit_price_usd: '0.01',
+      amount_usd: '0.02',
+      created_at: atEpoch(-48 * HOUR),
     });
-    assert.deepEqual((await get('/v1/usage/records?cell_id=cell_b')).usage_records.map((r: { id: string }) => r.id), ['usg_2']);
-    assert.deepEqual((await get('/v1/usage/records?type=sms')).usage_records.map((r: { id: string }) => r.id), ['usg_3', 'usg_1']);
+    assert.deepEqual(
+      (await get('/v1/usage/records?cell_id=cell_b')).usage_records.map((r: { id: string }) => r.id),
+      ['usg_2'],
+    );
+    assert.deepEqual(
+      (await get('/v1/usage/records?type=sms')).usage_records.map((r: { id: string }) => r.id),
+      ['usg_3', 'usg_1'],
+    );
   });
 
   it('pages records with a cursor', async () => {
     const first = await get('/v1/usage/records?limit=2');
     assert.equal(first.usage_records.length, 2);
     const second = await get(`/v1/usage/records?limit=2&cursor=${first.next_cursor}`);
-    assert.deepEqual(second.usage_records.map((r: { id: string }) => r.id), ['usg_1']);
+    assert.deepEqual(
+      second.usage_records.map((r: { id: string }) => r.id),
+      ['usg_1'],
+    );
     assert.equal(second.next_cursor, null);
   });
 
   it('totals usage per UTC day', async () => {
     const body = await get('/v1/usage/daily');
     assert.deepEqual(body.days, [
-      { date: atEpoch(-48 * HOUR).slice(0, 10), amount_usd: '0.05', by_type: [{ type: 'mms', quantity: 1, amount_usd: '0.03' }, { type: 'sms', quantity: 2, amount_usd: '0.02' }] },
-      { date: atEpoch(-HOUR).slice(0, 10), amount_usd: '0.01', by_type: [{ type: 'sms', quantity: 1, amount_usd: '0.01' }] },
+      {
+        date: atEpoch(-48 * HOUR).slice(0, 10),
+        amount_usd: '0.05',
+        by_type: [
+          { type: 'mms', quantity: 1, amount_usd: '0.03' },
+          { type: 'sms', quantity: 2, amount_usd: '0.02' },
+        ],
+      },
+      {
+        date: atEpoch(-HOUR).slice(0, 10),
+        amount_usd: '0.01',
+        by_type: [{ type: 'sms', quantity: 1, amount_usd: '0.01' }],
+      },
     ]);
   });
 

@@ -41,8 +41,11 @@ export class UsageService {
   private range(query: UsageRange): { from: string; to: string } {
     const parse = (field: 'from' | 'to', value: string | undefined, fallback: Date): Date => {
       if (value === undefined) return fallback;
-      const date = /^\d{4}-\d{2}-\d{2}(T\d{2}:\d{2}(:\d{2}(\.\d{1,3})?)?(Z|[+-]\d{2}:\d{2}))?$/.test(value) ? new Date(value) : new Date(NaN);
-      if (Number.isNaN(date.getTime())) throw invalidField(field, 'invalid_format', `${field} must be a date (2026-11-01) or an ISO 8601 date-time.`);
+      const date = /^\d{4}-\d{2}-\d{2}(T\d{2}:\d{2}(:\d{2}(\.\d{1,3})?)?(Z|[+-]\d{2}:\d{2}))?$/.test(value)
+        ? new Date(value)
+        : new Date(NaN);
+      if (Number.isNaN(date.getTime()))
+        throw invalidField(field, 'invalid_format', `${field} must be a date (2026-11-01) or an ISO 8601 date-time.`);
       return date;
     };
     const to = parse('to', query.to, new Date(this.clock.now().getTime() + 1));
@@ -51,9 +54,17 @@ export class UsageService {
     return { from: from.toISOString(), to: to.toISOString() };
   }
 
-  async records(organizationId: string, query: UsageRange & PageQuery & { cell_id?: string; type?: UsageRecordsTable['type'] }) {
+  async records(
+    organizationId: string,
+    query: UsageRange & PageQuery & { cell_id?: string; type?: UsageRecordsTable['type'] },
+  ) {
     const filter: UsageFilter = { organizationId, ...this.range(query), cellId: query.cell_id, type: query.type };
-    const page = await listPage(query, (after, count) => this.repo.listUsage(filter, after, count), (row) => [row.created_at, row.id], 2);
+    const page = await listPage(
+      query,
+      (after, count) => this.repo.listUsage(filter, after, count),
+      (row) => [row.created_at, row.id],
+      2,
+    );
     return { usage_records: page.items.map(usageView), next_cursor: page.next_cursor };
   }
 
@@ -62,7 +73,12 @@ export class UsageService {
     const rows = await this.repo.usageByType({ organizationId, ...range });
     const types = USAGE_TYPES.map((type) => {
       const row = rows.find((r) => r.type === type);
-      return { type, quantity: Number(row?.quantity ?? 0), records: Number(row?.records ?? 0), amount_micros: Number(row?.amount ?? 0) };
+      return {
+        type,
+        quantity: Number(row?.quantity ?? 0),
+        records: Number(row?.records ?? 0),
+        amount_micros: Number(row?.amount ?? 0),
+      };
     });
     const total = types.reduce((sum, t) => sum + t.amount_micros, 0);
     return {
@@ -75,13 +91,19 @@ export class UsageService {
   async daily(organizationId: string, query: UsageRange) {
     const range = this.range(query);
     const rows = await this.repo.usageByDay({ organizationId, ...range });
-    const days = new Map<string, { date: string; amount: number; by_type: { type: string; quantity: number; amount_usd: string }[] }>();
+    const days = new Map<
+      string,
+      { date: string; amount: number; by_type: { type: string; quantity: number; amount_usd: string }[] }
+    >();
     for (const row of rows) {
       const day = days.get(row.day) ?? { date: row.day, amount: 0, by_type: [] };
       day.amount += Number(row.amount);
       day.by_type.push({ type: row.type, quantity: Number(row.quantity), amount_usd: usdExact(Number(row.amount)) });
       days.set(row.day, day);
     }
-    return { ...range, days: [...days.values()].map(({ amount, ...day }) => ({ ...day, amount_usd: usdExact(amount) })) };
+    return {
+      ...range,
+      days: [...days.values()].map(({ amount, ...day }) => ({ ...day, amount_usd: usdExact(amount) })),
+    };
   }
 }

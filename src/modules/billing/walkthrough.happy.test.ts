@@ -30,12 +30,25 @@ describe('billing walkthrough: sign-up to suspension and back', () => {
   /** Ledger sum = balance = status; debits for messages = their usage; returns the status. */
   async function agree(expected: { state: string; balance: number }) {
     const status = await get('/v1/billing/status');
-    const ledger = await t.database.db.selectFrom('ledger_entries').select(['kind', 'amount_micros']).where('organization_id', '=', org.organizationId).execute();
-    const sum = (kinds: string[]) => ledger.filter((row) => kinds.includes(row.kind)).reduce((total, row) => total + Number(row.amount_micros), 0);
-    assert.equal(ledger.reduce((total, row) => total + Number(row.amount_micros), 0) / 1e6, status.prepaid_balance_usd, 'the balance is the sum of the ledger');
+    const ledger = await t.database.db
+      .selectFrom('ledger_entries')
+      .select(['kind', 'amount_micros'])
+      .where('organization_id', '=', org.organizationId)
+      .execute();
+    const sum = (kinds: string[]) =>
+      ledger.filter((row) => kinds.includes(row.kind)).reduce((total, row) => total + Number(row.amount_micros), 0);
+    assert.equal(
+      ledger.reduce((total, row) => total + Number(row.amount_micros), 0) / 1e6,
+      status.prepaid_balance_usd,
+      'the balance is the sum of the ledger',
+    );
     const usage = await get('/v1/usage/summary?from=2000-01-01&to=2200-01-01');
     const sms = usage.by_type.find((u: { type: string }) => u.type === 'sms');
-    assert.equal(Math.round(Number(sms.amount_usd) * 1e6), -(sum(['message']) + sum(['refund'])) || 0, 'sms usage is what messages were charged');
+    assert.equal(
+      Math.round(Number(sms.amount_usd) * 1e6),
+      -(sum(['message']) + sum(['refund'])) || 0,
+      'sms usage is what messages were charged',
+    );
     assert.deepEqual([status.state, status.prepaid_balance_usd], [expected.state, expected.balance]);
     return status;
   }
@@ -59,7 +72,10 @@ describe('billing walkthrough: sign-up to suspension and back', () => {
     const status = await agree({ state: 'past_due', balance: 12 });
     assert.equal(status.amount_due_usd, 20);
     const [failed] = await eventsOf(t, 'billing.payment_failed');
-    assert.deepEqual([failed.data.intent, failed.data.amount_usd, failed.data.reason], ['renewal', '20.00', 'insufficient_balance']);
+    assert.deepEqual(
+      [failed.data.intent, failed.data.amount_usd, failed.data.reason],
+      ['renewal', '20.00', 'insufficient_balance'],
+    );
     assert.equal((await text('in the grace')).statusCode, 202);
     await agree({ state: 'past_due', balance: 11 });
   });
@@ -71,7 +87,11 @@ describe('billing walkthrough: sign-up to suspension and back', () => {
     assert.equal((await get(`/v1/cells/${line.cell.id}`)).status, 'suspended');
     const refused = expectProblem(await text('suspended'), 402, 'payment_required');
     assert.deepEqual([refused.payment.intent, refused.payment.amount_usd], ['reinstate', '20.00']);
-    const create = expectProblem(await t.app.inject({ method: 'POST', url: '/v1/cells', headers: org.headers, payload: { display_name: 'B' } }), 402, 'payment_required');
+    const create = expectProblem(
+      await t.app.inject({ method: 'POST', url: '/v1/cells', headers: org.headers, payload: { display_name: 'B' } }),
+      402,
+      'payment_required',
+    );
     assert.equal(create.payment.intent, 'reinstate');
     const status = await get('/v1/agent/status');
     assert.equal(status.checks.find((c: { name: string }) => c.name === 'billing').status, 'fail');

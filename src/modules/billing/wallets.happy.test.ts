@@ -20,7 +20,8 @@ describe('payer wallet verification', () => {
   });
   after(() => t.close());
 
-  const list = async (headers = org.headers) => (await t.app.inject({ url: '/v1/billing/x402/wallets', headers })).json().wallets;
+  const list = async (headers = org.headers) =>
+    (await t.app.inject({ url: '/v1/billing/x402/wallets', headers })).json().wallets;
 
   it('registers a wallet unverified, with a message binding the organization, network, address and a random nonce', async () => {
     const key = baseKey();
@@ -29,7 +30,12 @@ describe('payer wallet verification', () => {
     const { verification } = response.json();
     assert.equal(verification.status, 'unverified');
     const lines = verification.message.split('\n');
-    assert.deepEqual(lines.slice(0, 4), ['Cellgate wallet verification', `organization: ${org.organizationId}`, 'network: base', `address: ${key.address}`]);
+    assert.deepEqual(lines.slice(0, 4), [
+      'Cellgate wallet verification',
+      `organization: ${org.organizationId}`,
+      'network: base',
+      `address: ${key.address}`,
+    ]);
     assert.match(lines[4], /^nonce: [A-Za-z0-9_-]{24}$/);
     // Another organization claiming the same address gets its own message, with another nonce.
     const other = await verifiedOrganization(t);
@@ -38,7 +44,10 @@ describe('payer wallet verification', () => {
     assert.match(theirs, new RegExp(`organization: ${other.organizationId}`));
   });
 
-  for (const [network, makeKey] of [['base', baseKey], ['solana', solanaKey]] as [string, () => WalletKey][]) {
+  for (const [network, makeKey] of [
+    ['base', baseKey],
+    ['solana', solanaKey],
+  ] as [string, () => WalletKey][]) {
     it(`verifies a ${network} wallet with its key's signature of the message, and again idempotently`, async () => {
       const key = makeKey();
       const wallet = (await registerWallet(t, org.headers, key)).json();
@@ -47,7 +56,11 @@ describe('payer wallet verification', () => {
       assert.equal(verified.statusCode, 200, verified.body);
       assert.deepEqual(verified.json(), {
         ...wallet,
-        verification: { status: 'verified', message: wallet.verification.message, verified_at: t.clock.now().toISOString() },
+        verification: {
+          status: 'verified',
+          message: wallet.verification.message,
+          verified_at: t.clock.now().toISOString(),
+        },
       });
       const again = await verifyWallet(t, org.headers, wallet.wallet_id, signature);
       assert.equal(again.statusCode, 200);
@@ -70,13 +83,19 @@ describe('payer wallet verification', () => {
     // The unverified claim does not block the real owner.
     const claim = await registerWallet(t, owner.headers, key);
     assert.equal(claim.statusCode, 201, claim.body);
-    const verified = await verifyWallet(t, owner.headers, claim.json().wallet_id, await key.sign(claim.json().verification.message));
+    const verified = await verifyWallet(
+      t,
+      owner.headers,
+      claim.json().wallet_id,
+      await key.sign(claim.json().verification.message),
+    );
     assert.equal(verified.statusCode, 200, verified.body);
     // The squatter's claim stays unverified and receives nothing.
     assert.equal((await list(squatter.headers))[0].verification.status, 'unverified');
     const paid = await deposit(t, { from: key.address, amount: '7000000' });
     assert.deepEqual([paid.json().status, paid.json().organization_id], ['credited', owner.organizationId]);
-    const balance = async (o: Org) => (await t.app.inject({ url: '/v1/billing/status', headers: o.headers })).json().prepaid_balance_usd;
+    const balance = async (o: Org) =>
+      (await t.app.inject({ url: '/v1/billing/status', headers: o.headers })).json().prepaid_balance_usd;
     assert.deepEqual([await balance(owner), await balance(squatter)], [7, 0]);
   });
 
@@ -85,10 +104,32 @@ describe('payer wallet verification', () => {
     const first = await verifiedOrganization(t);
     const second = await verifiedOrganization(t);
     const mine = (await registerWallet(t, first.headers, key)).json();
-    assert.equal((await verifyWallet(t, first.headers, mine.wallet_id, await key.sign(mine.verification.message))).statusCode, 200);
-    assert.equal((await t.app.inject({ method: 'DELETE', url: `/v1/billing/x402/wallets/${mine.wallet_id}`, headers: first.headers })).statusCode, 204);
+    assert.equal(
+      (await verifyWallet(t, first.headers, mine.wallet_id, await key.sign(mine.verification.message))).statusCode,
+      200,
+    );
+    assert.equal(
+      (
+        await t.app.inject({
+          method: 'DELETE',
+          url: `/v1/billing/x402/wallets/${mine.wallet_id}`,
+          headers: first.headers,
+        })
+      ).statusCode,
+      204,
+    );
     const theirs = await registerWallet(t, second.headers, key);
     assert.equal(theirs.statusCode, 201, theirs.body);
-    assert.equal((await verifyWallet(t, second.headers, theirs.json().wallet_id, await key.sign(theirs.json().verification.message))).statusCode, 200);
+    assert.equal(
+      (
+        await verifyWallet(
+          t,
+          second.headers,
+          theirs.json().wallet_id,
+          await key.sign(theirs.json().verification.message),
+        )
+      ).statusCode,
+      200,
+    );
   });
 });

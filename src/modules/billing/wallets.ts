@@ -53,13 +53,18 @@ export class WalletsService {
    * Registers a claim of a payer wallet, unverified until verifyWallet. Only a verified owner
    * blocks others (409); unverified claims of one address by several organizations coexist.
    */
-  async createWallet(organizationId: string, input: { network: Network; address: string; label?: string }): Promise<{ created: boolean; wallet: WalletView }> {
+  async createWallet(
+    organizationId: string,
+    input: { network: Network; address: string; label?: string },
+  ): Promise<{ created: boolean; wallet: WalletView }> {
     const address = canonicalAddress(input.network, input.address);
     if (!address) {
       throw invalidField(
         'address',
         'invalid_format',
-        input.network === 'base' ? 'address must be a 0x EVM address of 40 hex digits with a valid EIP-55 checksum.' : 'address must be a base58 Solana public key (32 bytes).',
+        input.network === 'base'
+          ? 'address must be a 0x EVM address of 40 hex digits with a valid EIP-55 checksum.'
+          : 'address must be a base58 Solana public key (32 bytes).',
       );
     }
     const owner = await this.repo.verifiedWallet(this.repo.db, input.network, address);
@@ -76,7 +81,8 @@ export class WalletsService {
     };
     if (await this.repo.insertWallet(this.repo.db, row)) return { created: true, wallet: walletView(row) };
     const existing = await this.repo.walletClaim(this.repo.db, organizationId, input.network, address);
-    if (!existing) throw new ApiError('conflict', 'The wallet was removed while it was registered again; register it once more.');
+    if (!existing)
+      throw new ApiError('conflict', 'The wallet was removed while it was registered again; register it once more.');
     return { created: false, wallet: walletView(existing) };
   }
 
@@ -90,7 +96,12 @@ export class WalletsService {
     if (!wallet) throw notFound('wallet');
     const proof = await checkProof(wallet.network, wallet.address, verificationMessage(wallet), signature);
     if (proof === 'malformed') throw invalidField('signature', 'invalid_format', SIGNATURE_FORMAT[wallet.network]);
-    if (proof === 'invalid') throw invalidField('signature', 'invalid_signature', `signature is not the ${wallet.address} key's signature of this wallet's verification message.`);
+    if (proof === 'invalid')
+      throw invalidField(
+        'signature',
+        'invalid_signature',
+        `signature is not the ${wallet.address} key's signature of this wallet's verification message.`,
+      );
     if (wallet.verified_at !== null) return walletView(wallet);
     const now = this.clock.now().toISOString();
     try {
@@ -110,7 +121,11 @@ export class WalletsService {
   }
 
   async listWallets(organizationId: string, query: PageQuery) {
-    const page = await listPage(query, (after, count) => this.repo.listWallets(organizationId, after, count), (row) => [row.id]);
+    const page = await listPage(
+      query,
+      (after, count) => this.repo.listWallets(organizationId, after, count),
+      (row) => [row.id],
+    );
     return { wallets: page.items.map(walletView), next_cursor: page.next_cursor };
   }
 

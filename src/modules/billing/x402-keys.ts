@@ -17,7 +17,8 @@ export interface SettlementKey {
 export function settlementKeys(network: string, payload: Record<string, unknown> | undefined): SettlementKey[] | null {
   if (!payload || typeof payload !== 'object') return null;
   if (network.startsWith('eip155:')) return evmKeys(payload);
-  if (network.startsWith('solana:')) return typeof payload.transaction === 'string' ? solanaKeys(payload.transaction) : null;
+  if (network.startsWith('solana:'))
+    return typeof payload.transaction === 'string' ? solanaKeys(payload.transaction) : null;
   return null;
 }
 
@@ -25,19 +26,24 @@ function evmKeys(payload: Record<string, unknown>): SettlementKey[] | null {
   const eip3009 = payload.authorization as { from?: unknown; nonce?: unknown } | undefined;
   if (eip3009 && typeof eip3009 === 'object') {
     const payer = evmAddress(eip3009.from);
-    const nonce = typeof eip3009.nonce === 'string' && /^0x[0-9a-fA-F]{64}$/.test(eip3009.nonce) ? eip3009.nonce.toLowerCase() : null;
+    const nonce =
+      typeof eip3009.nonce === 'string' && /^0x[0-9a-fA-F]{64}$/.test(eip3009.nonce)
+        ? eip3009.nonce.toLowerCase()
+        : null;
     return payer && nonce ? [{ payer, reference: nonce }] : null;
   }
   const permit2 = payload.permit2Authorization as { from?: unknown; nonce?: unknown } | undefined;
   if (permit2 && typeof permit2 === 'object') {
     const payer = evmAddress(permit2.from);
-    const nonce = typeof permit2.nonce === 'string' && /^\d{1,78}$/.test(permit2.nonce) ? BigInt(permit2.nonce).toString() : null;
+    const nonce =
+      typeof permit2.nonce === 'string' && /^\d{1,78}$/.test(permit2.nonce) ? BigInt(permit2.nonce).toString() : null;
     return payer && nonce ? [{ payer, reference: `permit2:${nonce}` }] : null;
   }
   return null;
 }
 
-const evmAddress = (value: unknown) => (typeof value === 'string' && Address.validate(value, { strict: false }) ? Address.checksum(value) : null);
+const evmAddress = (value: unknown) =>
+  typeof value === 'string' && Address.validate(value, { strict: false }) ? Address.checksum(value) : null;
 
 /** A compact-u16 (Solana's short vector length) at `at`: its value and the next offset. */
 function shortVec(bytes: Buffer, at: number): [number, number] | null {

@@ -16,7 +16,10 @@ import { solanaTransaction, startFacilitator, type FacilitatorDouble } from '../
 
 type Org = Awaited<ReturnType<typeof verifiedOrganization>>;
 
-const wallet = x402Client.fromConfig({ schemes: [{ network: 'eip155:*', client: new ExactEvmScheme(privateKeyToAccount(generatePrivateKey())) }], spendControls: false });
+const wallet = x402Client.fromConfig({
+  schemes: [{ network: 'eip155:*', client: new ExactEvmScheme(privateKeyToAccount(generatePrivateKey())) }],
+  spendControls: false,
+});
 
 describe('x402: a payment payload is credited once, ever', () => {
   let t: TestApp;
@@ -38,7 +41,12 @@ describe('x402: a payment payload is credited once, ever', () => {
   });
 
   const topUp = (who: Org, headers: Record<string, string> = {}) =>
-    t.app.inject({ method: 'POST', url: '/v1/billing/x402/pay', headers: { ...who.headers, ...headers }, payload: { intent: 'top_up', amount_usd: '5.00' } });
+    t.app.inject({
+      method: 'POST',
+      url: '/v1/billing/x402/pay',
+      headers: { ...who.headers, ...headers },
+      payload: { intent: 'top_up', amount_usd: '5.00' },
+    });
 
   /** A fresh 402 (and so an open quote) for `who`: its PAYMENT-REQUIRED. */
   async function quote(who: Org): Promise<PaymentRequired> {
@@ -47,15 +55,29 @@ describe('x402: a payment payload is credited once, ever', () => {
     return decodePaymentRequiredHeader(String(refused.headers['payment-required']));
   }
 
-  const baseSignature = async (who: Org) => encodePaymentSignatureHeader(await wallet.createPaymentPayload(await quote(who)));
+  const baseSignature = async (who: Org) =>
+    encodePaymentSignatureHeader(await wallet.createPaymentPayload(await quote(who)));
 
   function solanaSignature(required: PaymentRequired, transaction: string): string {
     const accepted = required.accepts.find((a) => a.network.startsWith('solana:'));
     assert.ok(accepted);
-    return encodePaymentSignatureHeader({ x402Version: 2, resource: required.resource, accepted, payload: { transaction } } as PaymentPayload);
+    return encodePaymentSignatureHeader({
+      x402Version: 2,
+      resource: required.resource,
+      accepted,
+      payload: { transaction },
+    } as PaymentPayload);
   }
 
-  const credits = async (who: Org) => (await t.database.db.selectFrom('ledger_entries').select('amount_micros').where('organization_id', '=', who.organizationId).where('kind', '=', 'payment').execute()).length;
+  const credits = async (who: Org) =>
+    (
+      await t.database.db
+        .selectFrom('ledger_entries')
+        .select('amount_micros')
+        .where('organization_id', '=', who.organizationId)
+        .where('kind', '=', 'payment')
+        .execute()
+    ).length;
   const settles = () => facilitator.calls.filter((c) => c.path === '/settle').length;
 
   function assertReplayed(response: Awaited<ReturnType<typeof topUp>>) {
@@ -88,8 +110,19 @@ describe('x402: a payment payload is credited once, ever', () => {
     const signature = await baseSignature(org);
     assert.equal((await topUp(org, { 'payment-signature': signature })).statusCode, 200);
     await addDevice(t);
-    const create = () => t.app.inject({ method: 'POST', url: '/v1/cells', headers: { ...org.headers, 'payment-signature': signature }, payload: { display_name: 'Replayed' } });
-    const refused = await t.app.inject({ method: 'POST', url: '/v1/cells', headers: org.headers, payload: { display_name: 'Replayed' } });
+    const create = () =>
+      t.app.inject({
+        method: 'POST',
+        url: '/v1/cells',
+        headers: { ...org.headers, 'payment-signature': signature },
+        payload: { display_name: 'Replayed' },
+      });
+    const refused = await t.app.inject({
+      method: 'POST',
+      url: '/v1/cells',
+      headers: org.headers,
+      payload: { display_name: 'Replayed' },
+    });
     assert.equal(refused.statusCode, 402);
     const body = expectProblem(await create(), 402, 'payment_required');
     assert.equal(body.reason, 'replayed');
@@ -101,17 +134,26 @@ describe('x402: a payment payload is credited once, ever', () => {
     const required = await quote(org);
     await quote(org);
     const signature = encodePaymentSignatureHeader(await wallet.createPaymentPayload(required));
-    const answers = await Promise.all([topUp(org, { 'payment-signature': signature }), topUp(org, { 'payment-signature': signature })]);
+    const answers = await Promise.all([
+      topUp(org, { 'payment-signature': signature }),
+      topUp(org, { 'payment-signature': signature }),
+    ]);
     assert.deepEqual(answers.map((a) => a.statusCode).sort(), [200, 402]);
     assertReplayed(answers.find((a) => a.statusCode === 402) as Awaited<ReturnType<typeof topUp>>);
     assert.equal(await credits(org), 1);
-    assert.equal((await t.app.inject({ url: '/v1/billing/status', headers: org.headers })).json().prepaid_balance_usd, 5);
+    assert.equal(
+      (await t.app.inject({ url: '/v1/billing/status', headers: org.headers })).json().prepaid_balance_usd,
+      5,
+    );
   });
 
   it('credits the same payload raced by two organizations only once', async () => {
     const signature = await baseSignature(org);
     await quote(other);
-    const answers = await Promise.all([topUp(org, { 'payment-signature': signature }), topUp(other, { 'payment-signature': signature })]);
+    const answers = await Promise.all([
+      topUp(org, { 'payment-signature': signature }),
+      topUp(other, { 'payment-signature': signature }),
+    ]);
     assert.deepEqual(answers.map((a) => a.statusCode).sort(), [200, 402]);
     assert.equal((await credits(org)) + (await credits(other)), 1);
   });
@@ -124,7 +166,9 @@ describe('x402: a payment payload is credited once, ever', () => {
     // The same signed message with junk where the facilitator's signature goes.
     const bytes = Buffer.from(transaction, 'base64');
     bytes.fill(7, 1, 65);
-    assertReplayed(await topUp(org, { 'payment-signature': solanaSignature(await quote(org), bytes.toString('base64')) }));
+    assertReplayed(
+      await topUp(org, { 'payment-signature': solanaSignature(await quote(org), bytes.toString('base64')) }),
+    );
     assert.deepEqual([await credits(org), await credits(other)], [1, 0]);
   });
 
@@ -133,10 +177,20 @@ describe('x402: a payment payload is credited once, ever', () => {
     const payload = await wallet.createPaymentPayload(required);
     const before = settles();
     for (const broken of [{}, { authorization: { ...(payload.payload.authorization as object), nonce: '0x12' } }]) {
-      const body = expectProblem(await topUp(org, { 'payment-signature': encodePaymentSignatureHeader({ ...payload, payload: broken }) }), 402, 'payment_required');
+      const body = expectProblem(
+        await topUp(org, { 'payment-signature': encodePaymentSignatureHeader({ ...payload, payload: broken }) }),
+        402,
+        'payment_required',
+      );
       assert.match(body.detail, /names no transfer/);
     }
-    expectProblem(await topUp(org, { 'payment-signature': solanaSignature(required, Buffer.from('not a transaction').toString('base64')) }), 402, 'payment_required');
+    expectProblem(
+      await topUp(org, {
+        'payment-signature': solanaSignature(required, Buffer.from('not a transaction').toString('base64')),
+      }),
+      402,
+      'payment_required',
+    );
     assert.equal(settles(), before);
     assert.equal(await credits(org), 0);
   });

@@ -16,7 +16,9 @@ export class X402Repository {
       .selectFrom('x402_settlements')
       .select('payment_id')
       .where('network', '=', network)
-      .where((eb) => eb.or(keys.map((key) => eb.and([eb('payer', '=', key.payer), eb('reference', '=', key.reference)]))))
+      .where((eb) =>
+        eb.or(keys.map((key) => eb.and([eb('payer', '=', key.payer), eb('reference', '=', key.reference)]))),
+      )
       .limit(1)
       .executeTakeFirst();
     return row !== undefined;
@@ -26,10 +28,24 @@ export class X402Repository {
    * Records the keys of a settled payment; false when any was recorded before (a replay: the
    * caller rolls back). Concurrent inserts of one key wait for each other on the unique key.
    */
-  async record(ex: Executor, network: string, keys: readonly SettlementKey[], paid: { paymentId: string; organizationId: string; at: string }): Promise<boolean> {
+  async record(
+    ex: Executor,
+    network: string,
+    keys: readonly SettlementKey[],
+    paid: { paymentId: string; organizationId: string; at: string },
+  ): Promise<boolean> {
     const result = await ex
       .insertInto('x402_settlements')
-      .values(keys.map((key) => ({ network, payer: key.payer, reference: key.reference, payment_id: paid.paymentId, organization_id: paid.organizationId, created_at: paid.at })))
+      .values(
+        keys.map((key) => ({
+          network,
+          payer: key.payer,
+          reference: key.reference,
+          payment_id: paid.paymentId,
+          organization_id: paid.organizationId,
+          created_at: paid.at,
+        })),
+      )
       .onConflict((oc) => oc.columns(['network', 'payer', 'reference']).doNothing())
       .executeTakeFirst();
     return Number(result.numInsertedOrUpdatedRows ?? 0) === keys.length;

@@ -16,7 +16,10 @@ import { startFacilitator, type FacilitatorDouble } from '../../../test/support/
 type Org = Awaited<ReturnType<typeof verifiedOrganization>>;
 
 const account = privateKeyToAccount(generatePrivateKey());
-const wallet = x402Client.fromConfig({ schemes: [{ network: 'eip155:*', client: new ExactEvmScheme(account) }], spendControls: false });
+const wallet = x402Client.fromConfig({
+  schemes: [{ network: 'eip155:*', client: new ExactEvmScheme(account) }],
+  spendControls: false,
+});
 
 /** The same authorization signed again with a validity window that ended a minute ago (real time: the chain's). */
 async function expired(payload: PaymentPayload): Promise<PaymentPayload> {
@@ -24,13 +27,31 @@ async function expired(payload: PaymentPayload): Promise<PaymentPayload> {
   const validBefore = String(Math.floor(Date.now() / 1000) - 60);
   const message = { ...auth, validAfter: '0', validBefore };
   const signature = await account.signTypedData({
-    domain: { name: String(payload.accepted.extra.name), version: String(payload.accepted.extra.version), chainId: 8453, verifyingContract: payload.accepted.asset as `0x${string}` },
-    types: { TransferWithAuthorization: [
-      { name: 'from', type: 'address' }, { name: 'to', type: 'address' }, { name: 'value', type: 'uint256' },
-      { name: 'validAfter', type: 'uint256' }, { name: 'validBefore', type: 'uint256' }, { name: 'nonce', type: 'bytes32' },
-    ] },
+    domain: {
+      name: String(payload.accepted.extra.name),
+      version: String(payload.accepted.extra.version),
+      chainId: 8453,
+      verifyingContract: payload.accepted.asset as `0x${string}`,
+    },
+    types: {
+      TransferWithAuthorization: [
+        { name: 'from', type: 'address' },
+        { name: 'to', type: 'address' },
+        { name: 'value', type: 'uint256' },
+        { name: 'validAfter', type: 'uint256' },
+        { name: 'validBefore', type: 'uint256' },
+        { name: 'nonce', type: 'bytes32' },
+      ],
+    },
     primaryType: 'TransferWithAuthorization',
-    message: { from: auth.from as `0x${string}`, to: auth.to as `0x${string}`, value: BigInt(auth.value), validAfter: 0n, validBefore: BigInt(validBefore), nonce: auth.nonce as `0x${string}` },
+    message: {
+      from: auth.from as `0x${string}`,
+      to: auth.to as `0x${string}`,
+      value: BigInt(auth.value),
+      validAfter: 0n,
+      validBefore: BigInt(validBefore),
+      nonce: auth.nonce as `0x${string}`,
+    },
   });
   return { ...payload, payload: { ...payload.payload, authorization: message, signature } };
 }
@@ -41,7 +62,13 @@ describe('x402: refused payments', () => {
   let org: Org;
   before(async () => {
     facilitator = await startFacilitator();
-    t = await startApp({ env: { CELLGATE_X402_BASE_PAY_TO: BASE_PAY_TO, CELLGATE_X402_FACILITATOR_URL: facilitator.url, CELLGATE_X402_FACILITATOR_TIMEOUT_MS: '300' } });
+    t = await startApp({
+      env: {
+        CELLGATE_X402_BASE_PAY_TO: BASE_PAY_TO,
+        CELLGATE_X402_FACILITATOR_URL: facilitator.url,
+        CELLGATE_X402_FACILITATOR_TIMEOUT_MS: '300',
+      },
+    });
     org = await verifiedOrganization(t);
   });
   after(async () => {
@@ -50,7 +77,12 @@ describe('x402: refused payments', () => {
   });
 
   const topUp = (headers: Record<string, string> = {}) =>
-    t.app.inject({ method: 'POST', url: '/v1/billing/x402/pay', headers: { ...org.headers, ...headers }, payload: { intent: 'top_up', amount_usd: '5.00' } });
+    t.app.inject({
+      method: 'POST',
+      url: '/v1/billing/x402/pay',
+      headers: { ...org.headers, ...headers },
+      payload: { intent: 'top_up', amount_usd: '5.00' },
+    });
 
   /** A real signed payment for a fresh 402, changed by `tamper` before it is sent. */
   async function signed(tamper: (payload: PaymentPayload) => PaymentPayload = (p) => p): Promise<string> {
@@ -61,7 +93,11 @@ describe('x402: refused payments', () => {
   }
 
   async function assertNothingPaid() {
-    const credits = await t.database.db.selectFrom('ledger_entries').select('id').where('organization_id', '=', org.organizationId).execute();
+    const credits = await t.database.db
+      .selectFrom('ledger_entries')
+      .select('id')
+      .where('organization_id', '=', org.organizationId)
+      .execute();
     assert.deepEqual(credits, []);
     assert.equal(facilitator.settled.size, 0);
   }
@@ -73,12 +109,35 @@ describe('x402: refused payments', () => {
   });
 
   const tampered: [string, (p: PaymentPayload) => PaymentPayload, RegExp][] = [
-    ['a recipient that is not ours', (p) => ({ ...p, accepted: { ...p.accepted, payTo: '0x000000000000000000000000000000000000dEaD' } }), /recipient/],
+    [
+      'a recipient that is not ours',
+      (p) => ({ ...p, accepted: { ...p.accepted, payTo: '0x000000000000000000000000000000000000dEaD' } }),
+      /recipient/,
+    ],
     ['an amount below any open quote', (p) => ({ ...p, accepted: { ...p.accepted, amount: '1' } }), /no open quote/],
-    ['a network not configured here', (p) => ({ ...p, accepted: { ...p.accepted, network: 'eip155:1' } }), /network eip155:1/],
-    ['a signature that does not match', (p) => ({ ...p, payload: { ...p.payload, signature: `0x${'11'.repeat(65)}` } }), /signature/],
-    ['an asset that is not our USDC', (p) => ({ ...p, accepted: { ...p.accepted, asset: '0x0000000000000000000000000000000000000001' } }), /asset/],
-    ['an authorization for less than the quote', (p) => ({ ...p, payload: { ...p.payload, authorization: { ...(p.payload.authorization as object), value: '1' } } }), /invalid/],
+    [
+      'a network not configured here',
+      (p) => ({ ...p, accepted: { ...p.accepted, network: 'eip155:1' } }),
+      /network eip155:1/,
+    ],
+    [
+      'a signature that does not match',
+      (p) => ({ ...p, payload: { ...p.payload, signature: `0x${'11'.repeat(65)}` } }),
+      /signature/,
+    ],
+    [
+      'an asset that is not our USDC',
+      (p) => ({ ...p, accepted: { ...p.accepted, asset: '0x0000000000000000000000000000000000000001' } }),
+      /asset/,
+    ],
+    [
+      'an authorization for less than the quote',
+      (p) => ({
+        ...p,
+        payload: { ...p.payload, authorization: { ...(p.payload.authorization as object), value: '1' } },
+      }),
+      /invalid/,
+    ],
   ];
   for (const [what, tamper, reason] of tampered) {
     it(`refuses ${what} with 402 and the reason, crediting nothing`, async () => {
@@ -91,8 +150,14 @@ describe('x402: refused payments', () => {
 
   it('refuses an authorization whose validity window is over (the facilitator says so), crediting nothing', async () => {
     const refused = await topUp();
-    const payload = await expired(await wallet.createPaymentPayload(decodePaymentRequiredHeader(String(refused.headers['payment-required']))));
-    const body = expectProblem(await topUp({ 'payment-signature': encodePaymentSignatureHeader(payload) }), 402, 'payment_required');
+    const payload = await expired(
+      await wallet.createPaymentPayload(decodePaymentRequiredHeader(String(refused.headers['payment-required']))),
+    );
+    const body = expectProblem(
+      await topUp({ 'payment-signature': encodePaymentSignatureHeader(payload) }),
+      402,
+      'payment_required',
+    );
     assert.match(body.detail, /valid_before/);
     await assertNothingPaid();
   });
@@ -128,9 +193,21 @@ describe('x402: no facilitator to settle with', () => {
       const t = await startApp({ env: { CELLGATE_X402_BASE_PAY_TO: BASE_PAY_TO, ...env } });
       try {
         const org = await verifiedOrganization(t);
-        const refused = await t.app.inject({ method: 'POST', url: '/v1/cells', headers: org.headers, payload: { display_name: 'A' } });
-        const payload = await wallet.createPaymentPayload(decodePaymentRequiredHeader(String(refused.headers['payment-required'])));
-        const retry = await t.app.inject({ method: 'POST', url: '/v1/cells', headers: { ...org.headers, 'payment-signature': encodePaymentSignatureHeader(payload) }, payload: { display_name: 'A' } });
+        const refused = await t.app.inject({
+          method: 'POST',
+          url: '/v1/cells',
+          headers: org.headers,
+          payload: { display_name: 'A' },
+        });
+        const payload = await wallet.createPaymentPayload(
+          decodePaymentRequiredHeader(String(refused.headers['payment-required'])),
+        );
+        const retry = await t.app.inject({
+          method: 'POST',
+          url: '/v1/cells',
+          headers: { ...org.headers, 'payment-signature': encodePaymentSignatureHeader(payload) },
+          payload: { display_name: 'A' },
+        });
         const body = expectProblem(retry, 402, 'payment_required');
         assert.match(body.detail, /facilitator did not answer|not configured/);
         assert.ok(body.payment.checkout_url, 'the card rail is offered instead');

@@ -5,7 +5,12 @@
 // then finds it paid; the answer carries `PAYMENT-RESPONSE`. A payload is credited once, ever
 // (x402-keys.ts): presented again, to any quote, organization or route, it is a 402 with reason
 // `replayed`, whatever the facilitator says. Built on @x402/core's facilitator client and header codecs.
-import { decodePaymentSignatureHeader, encodePaymentResponseHeader, HTTPFacilitatorClient, type FacilitatorClient } from '@x402/core/http';
+import {
+  decodePaymentSignatureHeader,
+  encodePaymentResponseHeader,
+  HTTPFacilitatorClient,
+  type FacilitatorClient,
+} from '@x402/core/http';
 import type { PaymentPayload, PaymentRequirements, SettleResponse } from '@x402/core/types';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { transact } from '../../db/transaction.ts';
@@ -27,7 +32,12 @@ import type { X402Repository } from './x402-repository.ts';
 export const X402_MAX_TIMEOUT_SECONDS = 300;
 
 /** The x402 v2 PaymentRequired object for these details (null without an x402 quote). */
-export function x402PaymentRequired(details: PaymentDetails, resourceUrl: string, testnet: boolean, description: string) {
+export function x402PaymentRequired(
+  details: PaymentDetails,
+  resourceUrl: string,
+  testnet: boolean,
+  description: string,
+) {
   if (!details.x402) return null;
   const amount = String(parseUsd(details.amount_usd));
   return {
@@ -54,7 +64,10 @@ function requirementsFor(network: Network, payTo: string, amount: string, testne
 export const encodeHeader = (value: unknown) => Buffer.from(JSON.stringify(value)).toString('base64');
 
 /** The payment a request's PAYMENT-SIGNATURE settled (for routes that answer with it). */
-const settledPayments = new WeakMap<FastifyRequest, { id: string; intent: PaymentsTable['intent']; amountUsd: string }>();
+const settledPayments = new WeakMap<
+  FastifyRequest,
+  { id: string; intent: PaymentsTable['intent']; amountUsd: string }
+>();
 export const paidBy = (request: FastifyRequest) => settledPayments.get(request);
 
 export class X402Settlement {
@@ -85,12 +98,16 @@ export class X402Settlement {
     this.enabled = deps.enabled;
     this.clock = deps.clock;
     this.testnet = deps.testnet;
-    this.facilitator = deps.facilitatorUrl ? new HTTPFacilitatorClient({ url: deps.facilitatorUrl, timeoutMs: deps.facilitatorTimeoutMs }) : null;
+    this.facilitator = deps.facilitatorUrl
+      ? new HTTPFacilitatorClient({ url: deps.facilitatorUrl, timeoutMs: deps.facilitatorTimeoutMs })
+      : null;
   }
 
   /** Opens the quote behind a 402's PAYMENT-REQUIRED: a pending x402 payment of its amount. */
   async open(organizationId: string, details: PaymentDetails): Promise<void> {
-    await this.repo.insertPayment(pendingPayment(this.clock, organizationId, 'x402', pricedOf(details), X402_MAX_TIMEOUT_SECONDS * 1000).payment);
+    await this.repo.insertPayment(
+      pendingPayment(this.clock, organizationId, 'x402', pricedOf(details), X402_MAX_TIMEOUT_SECONDS * 1000).payment,
+    );
   }
 
   /**
@@ -100,13 +117,22 @@ export class X402Settlement {
   private refused(detail: string, quote?: PaymentsTable, code?: string): ApiError {
     const message = `The x402 payment was refused: ${detail}`;
     const base = quote
-      ? this.offers.paymentRequired(message, quote.intent, micros(quote.amount_micros), { tier: quote.tier ?? undefined, cellId: quote.cell_id ?? undefined })
+      ? this.offers.paymentRequired(message, quote.intent, micros(quote.amount_micros), {
+          tier: quote.tier ?? undefined,
+          cellId: quote.cell_id ?? undefined,
+        })
       : new ApiError('payment_required', message);
-    return code ? new ApiError('payment_required', message, { extensions: { ...base.extensions, reason: code } }) : base;
+    return code
+      ? new ApiError('payment_required', message, { extensions: { ...base.extensions, reason: code } })
+      : base;
   }
 
   private replayed(quote?: PaymentsTable): ApiError {
-    return this.refused('replayed: this payment payload was already credited; sign a new payment for this quote.', quote, 'replayed');
+    return this.refused(
+      'replayed: this payment payload was already credited; sign a new payment for this quote.',
+      quote,
+      'replayed',
+    );
   }
 
   /**
@@ -116,50 +142,90 @@ export class X402Settlement {
    * when anything fails; nothing is credited unless the facilitator settled.
    */
   async settle(organizationId: string, header: string): Promise<{ settled: SettleResponse; payment: PaymentsTable }> {
-    if (!this.enabled) throw new ApiError('billing_disabled', 'Billing is off on this deployment: nothing is charged or paid.');
+    if (!this.enabled)
+      throw new ApiError('billing_disabled', 'Billing is off on this deployment: nothing is charged or paid.');
     let payload: PaymentPayload;
     try {
       payload = decodePaymentSignatureHeader(header);
     } catch {
       throw new ApiError('invalid_request', 'PAYMENT-SIGNATURE is not a base64 JSON x402 payment payload.', {
-        errors: [{ field: 'PAYMENT-SIGNATURE', code: 'invalid_format', message: 'PAYMENT-SIGNATURE must be a base64 JSON x402 v2 payment payload.' }],
+        errors: [
+          {
+            field: 'PAYMENT-SIGNATURE',
+            code: 'invalid_format',
+            message: 'PAYMENT-SIGNATURE must be a base64 JSON x402 v2 payment payload.',
+          },
+        ],
       });
     }
     const accepted = payload?.accepted;
     if (payload?.x402Version !== 2 || typeof accepted !== 'object' || accepted === null) {
-      throw this.refused('only x402 version 2 payloads with `accepted` requirements are taken.', await this.repo.openX402Payment(organizationId, this.clock.now().toISOString()));
+      throw this.refused(
+        'only x402 version 2 payloads with `accepted` requirements are taken.',
+        await this.repo.openX402Payment(organizationId, this.clock.now().toISOString()),
+      );
     }
     const now = this.clock.now().toISOString();
     // A refusal names what to pay: the organization's newest open quote.
     const newest = async () => this.repo.openX402Payment(organizationId, now);
     const network = NETWORKS.find((n) => chainOf(n, this.testnet).caip2 === accepted.network);
     const payTo = network ? this.offers.payToOf(network) : undefined;
-    if (!network || !payTo) throw this.refused(`network ${String(accepted.network)} is not one this deployment takes.`, await newest());
+    if (!network || !payTo)
+      throw this.refused(`network ${String(accepted.network)} is not one this deployment takes.`, await newest());
     if (accepted.scheme !== 'exact') throw this.refused('only the exact scheme is taken.', await newest());
     // Checked before anything else is looked up or the facilitator sees it, and recorded with the credit: a payload pays once.
     const caip2 = chainOf(network, this.testnet).caip2;
     const keys = settlementKeys(caip2, payload.payload);
-    if (!keys) throw this.refused('the payload names no transfer (an authorization with its payer and nonce, or a signed transaction).', await newest());
+    if (!keys)
+      throw this.refused(
+        'the payload names no transfer (an authorization with its payer and nonce, or a signed transaction).',
+        await newest(),
+      );
     if (await this.settlements.settled(caip2, keys)) throw this.replayed(await newest());
-    const quote = typeof accepted.amount === 'string' && /^\d{1,15}$/.test(accepted.amount) ? await this.repo.openX402Payment(organizationId, now, micros(accepted.amount)) : undefined;
-    if (!quote) throw this.refused('no open quote of this organization has that amount; repeat the request for a fresh PAYMENT-REQUIRED.', await newest());
+    const quote =
+      typeof accepted.amount === 'string' && /^\d{1,15}$/.test(accepted.amount)
+        ? await this.repo.openX402Payment(organizationId, now, micros(accepted.amount))
+        : undefined;
+    if (!quote)
+      throw this.refused(
+        'no open quote of this organization has that amount; repeat the request for a fresh PAYMENT-REQUIRED.',
+        await newest(),
+      );
     const requirements = requirementsFor(network, payTo, String(micros(quote.amount_micros)), this.testnet);
-    if (accepted.asset !== requirements.asset || accepted.payTo !== requirements.payTo) throw this.refused('the asset or the recipient is not ours.', quote);
-    if (!this.facilitator) throw this.refused('x402 settlement is not configured on this deployment; pay by card (checkout_url).', quote);
-    const verified = await this.call(() => (this.facilitator as FacilitatorClient).verify(payload, requirements), quote);
-    if (!verified.isValid) throw this.refused(verified.invalidReason ?? 'the facilitator found it invalid.', quote, verified.invalidReason);
+    if (accepted.asset !== requirements.asset || accepted.payTo !== requirements.payTo)
+      throw this.refused('the asset or the recipient is not ours.', quote);
+    if (!this.facilitator)
+      throw this.refused('x402 settlement is not configured on this deployment; pay by card (checkout_url).', quote);
+    const verified = await this.call(
+      () => (this.facilitator as FacilitatorClient).verify(payload, requirements),
+      quote,
+    );
+    if (!verified.isValid)
+      throw this.refused(verified.invalidReason ?? 'the facilitator found it invalid.', quote, verified.invalidReason);
     const settled = await this.call(() => (this.facilitator as FacilitatorClient).settle(payload, requirements), quote);
-    if (!settled.success) throw this.refused(settled.errorReason ?? 'the facilitator could not settle it.', quote, settled.errorReason);
+    if (!settled.success)
+      throw this.refused(settled.errorReason ?? 'the facilitator could not settle it.', quote, settled.errorReason);
     const payment = await transact(this.repo.db, async (tx) => {
       const at = this.clock.now().toISOString();
       let paid: PaymentsTable = quote;
       if (!(await this.repo.completePayment(tx, quote.id, at))) {
         // Another payload paid this quote meanwhile: what this one moved is kept, as a top-up.
-        paid = { ...pendingPayment(this.clock, organizationId, 'x402', { intent: 'top_up', micros: micros(quote.amount_micros) }, 0).payment, status: 'succeeded', completed_at: at };
+        paid = {
+          ...pendingPayment(
+            this.clock,
+            organizationId,
+            'x402',
+            { intent: 'top_up', micros: micros(quote.amount_micros) },
+            0,
+          ).payment,
+          status: 'succeeded',
+          completed_at: at,
+        };
         await this.settlements.insertPayment(tx, paid);
       }
       // The same payload settling twice at once: the unique key lets one credit through.
-      if (!(await this.settlements.record(tx, caip2, keys, { paymentId: paid.id, organizationId, at }))) throw this.replayed(quote);
+      if (!(await this.settlements.record(tx, caip2, keys, { paymentId: paid.id, organizationId, at })))
+        throw this.replayed(quote);
       await this.crediting.applyPayment(tx, { ...paid, amount_micros: micros(paid.amount_micros) });
       return paid;
     });
@@ -170,7 +236,10 @@ export class X402Settlement {
     try {
       return await work();
     } catch (error) {
-      throw this.refused(`the facilitator did not answer (${error instanceof Error ? error.message : String(error)}).`, quote);
+      throw this.refused(
+        `the facilitator did not answer (${error instanceof Error ? error.message : String(error)}).`,
+        quote,
+      );
     }
   }
 }
@@ -187,7 +256,11 @@ export function registerX402(app: App, settlement: X402Settlement): void {
       const header = request.headers['payment-signature'];
       if (typeof header !== 'string' || reply.sent || !request.agent) return;
       const { settled, payment } = await settlement.settle(request.agent.organizationId, header);
-      settledPayments.set(request, { id: payment.id, intent: payment.intent, amountUsd: usdString(micros(payment.amount_micros)) });
+      settledPayments.set(request, {
+        id: payment.id,
+        intent: payment.intent,
+        amountUsd: usdString(micros(payment.amount_micros)),
+      });
       reply.header('payment-response', encodePaymentResponseHeader(settled));
     };
     route.preHandler = [...hookList(route.preHandler), pay];

@@ -15,7 +15,10 @@ const BAD_DISPLAY_NAMES = [
 ] as const;
 
 function expectFieldError(body: { errors: { field: string; code: string }[] }, field: string, code: string) {
-  assert.ok(body.errors.some((e) => e.field === field && e.code === code), `expected ${field}/${code} in ${JSON.stringify(body.errors)}`);
+  assert.ok(
+    body.errors.some((e) => e.field === field && e.code === code),
+    `expected ${field}/${code} in ${JSON.stringify(body.errors)}`,
+  );
 }
 
 describe('cells: bad input', () => {
@@ -27,7 +30,8 @@ describe('cells: bad input', () => {
   });
   after(() => t.close());
 
-  const create = (payload: unknown) => t.app.inject({ method: 'POST', url: '/v1/cells', headers: org.headers, payload: payload as object });
+  const create = (payload: unknown) =>
+    t.app.inject({ method: 'POST', url: '/v1/cells', headers: org.headers, payload: payload as object });
 
   it('client_id on create is 400 unknown_field', async () => {
     const body = expectProblem(await create({ display_name: 'x', client_id: 'abc' }), 400, 'invalid_request');
@@ -52,30 +56,71 @@ describe('cells: bad input', () => {
   });
 
   it('a body that is not a JSON object is 400', async () => {
-    expectProblem(await t.app.inject({ method: 'POST', url: '/v1/cells', headers: { ...org.headers, 'content-type': 'application/json' }, payload: '[1]' }), 400, 'invalid_request');
-    expectProblem(await t.app.inject({ method: 'POST', url: '/v1/cells', headers: { ...org.headers, 'content-type': 'application/json' }, payload: '{"display_name":' }), 400, 'invalid_request');
-    expectProblem(await t.app.inject({ method: 'POST', url: '/v1/cells', headers: org.headers }), 400, 'invalid_request');
+    expectProblem(
+      await t.app.inject({
+        method: 'POST',
+        url: '/v1/cells',
+        headers: { ...org.headers, 'content-type': 'application/json' },
+        payload: '[1]',
+      }),
+      400,
+      'invalid_request',
+    );
+    expectProblem(
+      await t.app.inject({
+        method: 'POST',
+        url: '/v1/cells',
+        headers: { ...org.headers, 'content-type': 'application/json' },
+        payload: '{"display_name":',
+      }),
+      400,
+      'invalid_request',
+    );
+    expectProblem(
+      await t.app.inject({ method: 'POST', url: '/v1/cells', headers: org.headers }),
+      400,
+      'invalid_request',
+    );
   });
 
   it('no rejected create wrote a cell or an event', async () => {
     const cells = await t.database.db.selectFrom('cells').select('display_name').execute();
-    assert.deepEqual(cells.map((c) => c.display_name), ['x'.repeat(100)]);
+    assert.deepEqual(
+      cells.map((c) => c.display_name),
+      ['x'.repeat(100)],
+    );
     assert.equal((await eventsOf(t, 'cell.created')).length, 1);
   });
 
   for (const [label, payload, field, code] of BAD_DISPLAY_NAMES) {
     it(`PATCH rejects ${label} and changes nothing`, async () => {
       const cell = await createCell(t, org.headers, 'kept');
-      const response = await t.app.inject({ method: 'PATCH', url: `/v1/cells/${cell.id}`, headers: org.headers, payload: payload as object });
+      const response = await t.app.inject({
+        method: 'PATCH',
+        url: `/v1/cells/${cell.id}`,
+        headers: org.headers,
+        payload: payload as object,
+      });
       expectFieldError(expectProblem(response, 400, 'invalid_request'), field, code);
-      assert.equal((await t.app.inject({ url: `/v1/cells/${cell.id}`, headers: org.headers })).json().display_name, 'kept');
+      assert.equal(
+        (await t.app.inject({ url: `/v1/cells/${cell.id}`, headers: org.headers })).json().display_name,
+        'kept',
+      );
     });
   }
 
   it('PATCH of anything but display_name is 400 unknown_field', async () => {
     const cell = await createCell(t, org.headers);
-    for (const payload of [{ display_name: 'x', status: 'released' }, { phone_number: '+14155552671' }, { pod_id: null }]) {
-      const body = expectProblem(await t.app.inject({ method: 'PATCH', url: `/v1/cells/${cell.id}`, headers: org.headers, payload }), 400, 'invalid_request');
+    for (const payload of [
+      { display_name: 'x', status: 'released' },
+      { phone_number: '+14155552671' },
+      { pod_id: null },
+    ]) {
+      const body = expectProblem(
+        await t.app.inject({ method: 'PATCH', url: `/v1/cells/${cell.id}`, headers: org.headers, payload }),
+        400,
+        'invalid_request',
+      );
       assert.ok(body.errors.some((e: { code: string }) => e.code === 'unknown_field'));
     }
   });
@@ -83,7 +128,11 @@ describe('cells: bad input', () => {
   it('an unknown cell is 404 on read, patch and delete', async () => {
     const url = `/v1/cells/${UNKNOWN_CELL}`;
     expectProblem(await t.app.inject({ url, headers: org.headers }), 404, 'not_found');
-    expectProblem(await t.app.inject({ method: 'PATCH', url, headers: org.headers, payload: { display_name: 'x' } }), 404, 'not_found');
+    expectProblem(
+      await t.app.inject({ method: 'PATCH', url, headers: org.headers, payload: { display_name: 'x' } }),
+      404,
+      'not_found',
+    );
     expectProblem(await t.app.inject({ method: 'DELETE', url, headers: org.headers }), 404, 'not_found');
     expectProblem(await t.app.inject({ url: '/v1/cells/not-an-id', headers: org.headers }), 404, 'not_found');
   });
@@ -93,7 +142,11 @@ describe('cells: bad input', () => {
     const url = `/v1/cells/${cell.id}`;
     assert.equal((await t.app.inject({ method: 'DELETE', url, headers: org.headers })).statusCode, 200);
     expectProblem(await t.app.inject({ url, headers: org.headers }), 404, 'not_found');
-    expectProblem(await t.app.inject({ method: 'PATCH', url, headers: org.headers, payload: { display_name: 'x' } }), 404, 'not_found');
+    expectProblem(
+      await t.app.inject({ method: 'PATCH', url, headers: org.headers, payload: { display_name: 'x' } }),
+      404,
+      'not_found',
+    );
     expectProblem(await t.app.inject({ method: 'DELETE', url, headers: org.headers }), 404, 'not_found');
     assert.equal((await eventsOf(t, 'cell.deleted')).length, 1, 'released once');
   });
@@ -101,7 +154,9 @@ describe('cells: bad input', () => {
   it('concurrent deletes of one cell: one 200, the other 404', async () => {
     const cell = await createCell(t, org.headers);
     const url = `/v1/cells/${cell.id}`;
-    const responses = await Promise.all([1, 2].map(() => t.app.inject({ method: 'DELETE', url, headers: org.headers })));
+    const responses = await Promise.all(
+      [1, 2].map(() => t.app.inject({ method: 'DELETE', url, headers: org.headers })),
+    );
     assert.deepEqual(responses.map((r) => r.statusCode).sort(), [200, 404]);
   });
 

@@ -19,7 +19,12 @@ describe('cells', () => {
 
   it('creates an active cell on a free phone and emits cell.created', async () => {
     const device = await addDevice(t);
-    const response = await t.app.inject({ method: 'POST', url: '/v1/cells', headers: org.headers, payload: { display_name: 'Support line' } });
+    const response = await t.app.inject({
+      method: 'POST',
+      url: '/v1/cells',
+      headers: org.headers,
+      payload: { display_name: 'Support line' },
+    });
     assert.equal(response.statusCode, 201);
     const cell = response.json();
     assert.match(cell.id, /^cell_/);
@@ -77,9 +82,19 @@ describe('cells', () => {
   it('5 concurrent creates with 3 free phones: exactly 3 active on distinct phones, 2 provisioning', async () => {
     const devices = [await addDevice(t), await addDevice(t), await addDevice(t)];
     const responses = await Promise.all(
-      Array.from({ length: 5 }, (_, i) => t.app.inject({ method: 'POST', url: '/v1/cells', headers: org.headers, payload: { display_name: `line ${i}` } })),
+      Array.from({ length: 5 }, (_, i) =>
+        t.app.inject({
+          method: 'POST',
+          url: '/v1/cells',
+          headers: org.headers,
+          payload: { display_name: `line ${i}` },
+        }),
+      ),
     );
-    assert.deepEqual(responses.map((r) => r.statusCode), [201, 201, 201, 201, 201]);
+    assert.deepEqual(
+      responses.map((r) => r.statusCode),
+      [201, 201, 201, 201, 201],
+    );
     const cells: Cell[] = responses.map((r) => r.json());
     const active = cells.filter((c) => c.status === 'active');
     assert.equal(active.length, 3);
@@ -90,12 +105,17 @@ describe('cells', () => {
   });
 
   it('cells created while phones are being added all end up active, each on its own phone', async () => {
-    const creates = Array.from({ length: 6 }, (_, i) => t.app.inject({ method: 'POST', url: '/v1/cells', headers: org.headers, payload: { display_name: `line ${i}` } }));
+    const creates = Array.from({ length: 6 }, (_, i) =>
+      t.app.inject({ method: 'POST', url: '/v1/cells', headers: org.headers, payload: { display_name: `line ${i}` } }),
+    );
     const adds = Array.from({ length: 6 }, () => addDevice(t));
     const [cellResponses] = await Promise.all([Promise.all(creates), Promise.all(adds)]);
     assert.ok(cellResponses.every((r) => r.statusCode === 201));
     const list = (await t.app.inject({ url: '/v1/cells', headers: org.headers })).json();
-    assert.deepEqual(list.cells.map((c: Cell) => c.status), Array(6).fill('active'));
+    assert.deepEqual(
+      list.cells.map((c: Cell) => c.status),
+      Array(6).fill('active'),
+    );
     assert.equal(new Set(list.cells.map((c: Cell) => c.phone_number)).size, 6);
     const updates = await eventsOf(t, 'cell.updated');
     assert.ok(updates.every((e) => e.data.status === 'active'));
@@ -107,32 +127,54 @@ describe('cells', () => {
     const waitingOne = await createCell(t, org.headers, 'b');
     const waitingTwo = await createCell(t, org.headers, 'c');
     const all = (await t.app.inject({ url: '/v1/cells', headers: org.headers })).json();
-    assert.deepEqual(all.cells.map((c: Cell) => c.id), [waitingTwo.id, waitingOne.id, activeCell.id]);
+    assert.deepEqual(
+      all.cells.map((c: Cell) => c.id),
+      [waitingTwo.id, waitingOne.id, activeCell.id],
+    );
     assert.equal(all.next_cursor, null);
 
     const provisioning = (await t.app.inject({ url: '/v1/cells?status=provisioning', headers: org.headers })).json();
-    assert.deepEqual(provisioning.cells.map((c: Cell) => c.id), [waitingTwo.id, waitingOne.id]);
+    assert.deepEqual(
+      provisioning.cells.map((c: Cell) => c.id),
+      [waitingTwo.id, waitingOne.id],
+    );
     const active = (await t.app.inject({ url: '/v1/cells?status=active', headers: org.headers })).json();
-    assert.deepEqual(active.cells.map((c: Cell) => c.id), [activeCell.id]);
+    assert.deepEqual(
+      active.cells.map((c: Cell) => c.id),
+      [activeCell.id],
+    );
 
     const page1 = (await t.app.inject({ url: '/v1/cells?limit=2', headers: org.headers })).json();
     assert.equal(page1.cells.length, 2);
-    const page2 = (await t.app.inject({ url: `/v1/cells?limit=2&cursor=${page1.next_cursor}`, headers: org.headers })).json();
-    assert.deepEqual(page2.cells.map((c: Cell) => c.id), [activeCell.id]);
+    const page2 = (
+      await t.app.inject({ url: `/v1/cells?limit=2&cursor=${page1.next_cursor}`, headers: org.headers })
+    ).json();
+    assert.deepEqual(
+      page2.cells.map((c: Cell) => c.id),
+      [activeCell.id],
+    );
     assert.equal(page2.next_cursor, null);
   });
 
   it('renames a cell and emits cell.updated', async () => {
     const cell = await createCell(t, org.headers, 'old name');
     t.clock.advance(5000);
-    const response = await t.app.inject({ method: 'PATCH', url: `/v1/cells/${cell.id}`, headers: org.headers, payload: { display_name: 'new name' } });
+    const response = await t.app.inject({
+      method: 'PATCH',
+      url: `/v1/cells/${cell.id}`,
+      headers: org.headers,
+      payload: { display_name: 'new name' },
+    });
     assert.equal(response.statusCode, 200);
     const renamed = response.json();
     assert.equal(renamed.display_name, 'new name');
     assert.equal(renamed.updated_at, t.clock.now().toISOString());
     assert.equal(renamed.created_at, cell.created_at);
     const updated = await eventsOf(t, 'cell.updated');
-    assert.deepEqual(updated.map((e) => e.data), [renamed]);
+    assert.deepEqual(
+      updated.map((e) => e.data),
+      [renamed],
+    );
   });
 
   it('DELETE releases the cell (200, status released), frees the phone for the oldest waiting cell and emits cell.deleted', async () => {
@@ -151,7 +193,10 @@ describe('cells', () => {
 
     assert.equal((await t.app.inject({ url: `/v1/cells/${cell.id}`, headers: org.headers })).statusCode, 404);
     const list = (await t.app.inject({ url: '/v1/cells', headers: org.headers })).json();
-    assert.deepEqual(list.cells.map((c: Cell) => c.id), [waiting.id]);
+    assert.deepEqual(
+      list.cells.map((c: Cell) => c.id),
+      [waiting.id],
+    );
 
     const next = (await t.app.inject({ url: `/v1/cells/${waiting.id}`, headers: org.headers })).json();
     assert.equal(next.status, 'active');
@@ -160,10 +205,13 @@ describe('cells', () => {
     assert.equal(deviceView.cell_id, waiting.id);
 
     const deleted = await eventsOf(t, 'cell.deleted');
-    assert.deepEqual(deleted.map((e) => e.data), [released]);
+    assert.deepEqual(
+      deleted.map((e) => e.data),
+      [released],
+    );
   });
 
-  it('a released cell\'s phone is free again for the next create', async () => {
+  it("a released cell's phone is free again for the next create", async () => {
     const device = await addDevice(t);
     const cell = await createCell(t, org.headers);
     await t.app.inject({ method: 'DELETE', url: `/v1/cells/${cell.id}`, headers: org.headers });
@@ -194,8 +242,15 @@ describe('cells: the service methods messaging calls', () => {
       { organizationId: other.organizationId, cellId: active.id },
       { organizationId: org.organizationId, cellId: 'cell_unknown' },
     ]);
-    assert.deepEqual(ok, { id: active.id, organization_id: org.organizationId, phone_number: active.phone_number, mms_send: true });
-    assert.ok(provisioning instanceof ApiError && provisioning.code === 'cell_not_active' && provisioning.status === 409);
+    assert.deepEqual(ok, {
+      id: active.id,
+      organization_id: org.organizationId,
+      phone_number: active.phone_number,
+      mms_send: true,
+    });
+    assert.ok(
+      provisioning instanceof ApiError && provisioning.code === 'cell_not_active' && provisioning.status === 409,
+    );
     assert.ok(foreign instanceof ApiError && foreign.code === 'not_found');
     assert.ok(unknown instanceof ApiError && unknown.code === 'not_found');
     assert.equal((await cells.getOwned(org.organizationId, waiting.id)).status, 'provisioning');
@@ -224,11 +279,17 @@ describe('cells: the service methods messaging calls', () => {
     const failed = await t.app.inject({ method: 'DELETE', url: `/v1/cells/${cell.id}`, headers: org.headers });
     assert.equal(failed.statusCode, 500);
     assert.equal((await t.app.inject({ url: `/v1/cells/${cell.id}`, headers: org.headers })).json().status, 'active');
-    assert.equal((await t.app.inject({ url: `/v1/admin/devices/${device.id}`, headers: admin })).json().cell_id, cell.id);
+    assert.equal(
+      (await t.app.inject({ url: `/v1/admin/devices/${device.id}`, headers: admin })).json().cell_id,
+      cell.id,
+    );
     assert.equal((await eventsOf(t, 'cell.deleted')).length, 0);
 
     fail = false;
-    assert.equal((await t.app.inject({ method: 'DELETE', url: `/v1/cells/${cell.id}`, headers: org.headers })).statusCode, 200);
+    assert.equal(
+      (await t.app.inject({ method: 'DELETE', url: `/v1/cells/${cell.id}`, headers: org.headers })).statusCode,
+      200,
+    );
     assert.deepEqual(seen, [`${cell.id}:released`, `${cell.id}:released`]);
   });
 
@@ -245,7 +306,12 @@ describe('cells: the service methods messaging calls', () => {
       phoneNumber: device.phoneNumber,
       sendRatePerMinute: 42,
     });
-    await t.app.inject({ method: 'PATCH', url: `/v1/admin/devices/${device.id}`, headers: admin, payload: { send_rate_per_minute: 7 } });
+    await t.app.inject({
+      method: 'PATCH',
+      url: `/v1/admin/devices/${device.id}`,
+      headers: admin,
+      payload: { send_rate_per_minute: 7 },
+    });
     assert.equal((await devices.assignment(device.id))?.sendRatePerMinute, 7);
     await t.app.inject({ method: 'DELETE', url: `/v1/cells/${cell.id}`, headers: org.headers });
     assert.equal(await devices.assignment(device.id), null);

@@ -18,11 +18,25 @@ export interface CellsModule {
   loops: Periodic[];
 }
 
-export function build(deps: { db: Kysely<DB>; clock: Clock; devices: DevicesService; events: EventsService }): CellsModule {
-  const cells = new CellsService({ repo: new CellsRepository(deps.db), devices: deps.devices, events: deps.events, clock: deps.clock });
+export function build(deps: {
+  db: Kysely<DB>;
+  clock: Clock;
+  devices: DevicesService;
+  events: EventsService;
+}): CellsModule {
+  const cells = new CellsService({
+    repo: new CellsRepository(deps.db),
+    devices: deps.devices,
+    events: deps.events,
+    clock: deps.clock,
+  });
   // Presence of the phones carrying the cells, and the pairing of waiting cells it repairs.
   const presence = presenceWorker({ devices: deps.devices, cells });
-  return { cells, ports: Object.values(cells.ports), loops: [{ name: 'presence', intervalMs: PRESENCE_INTERVAL_MS, tick: () => presence.tick() }] };
+  return {
+    cells,
+    ports: Object.values(cells.ports),
+    loops: [{ name: 'presence', intervalMs: PRESENCE_INTERVAL_MS, tick: () => presence.tick() }],
+  };
 }
 
 export function register(app: App, module: CellsModule): void {

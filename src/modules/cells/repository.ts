@@ -30,7 +30,11 @@ function records(ex: Executor) {
 
 // Run on every send and most agent requests.
 const findOwnedCell = prepared((ex, p: { organizationId: string; id: string }) =>
-  records(ex).where('cells.id', '=', p.id).where('cells.organization_id', '=', p.organizationId).where('cells.status', '!=', 'released'));
+  records(ex)
+    .where('cells.id', '=', p.id)
+    .where('cells.organization_id', '=', p.organizationId)
+    .where('cells.status', '!=', 'released'),
+);
 
 // Run for every batch of sends: the batch's cells in one statement.
 // Whether the phone sends MMS comes along: a send with media from one that cannot is refused.
@@ -40,11 +44,17 @@ const findOwnedCells = preparedRows((ex, refs: { organizationId: string; id: str
     .leftJoin('devices', 'devices.cell_id', 'cells.id')
     .select(['cells.id', 'cells.organization_id', 'cells.status', 'cells.phone_number', 'devices.can_mms_send'])
     .where('cells.status', '!=', 'released')
-    .where((eb) => eb.or(refs.map((ref) => eb.and([eb('cells.id', '=', ref.id), eb('cells.organization_id', '=', ref.organizationId)])))));
+    .where((eb) =>
+      eb.or(
+        refs.map((ref) => eb.and([eb('cells.id', '=', ref.id), eb('cells.organization_id', '=', ref.organizationId)])),
+      ),
+    ),
+);
 
 // Run for every batch of pod draft sends: the cells of the batch's pods.
 const findInPods = preparedLists((ex, p: { podIds: readonly string[] }) =>
-  records(ex).where('cells.pod_id', 'in', p.podIds).where('cells.status', '!=', 'released').orderBy('cells.id'));
+  records(ex).where('cells.pod_id', 'in', p.podIds).where('cells.status', '!=', 'released').orderBy('cells.id'),
+);
 
 export class CellsRepository {
   readonly db: Kysely<DB>;
@@ -96,7 +106,12 @@ export class CellsRepository {
     return (await findOwnedCells(ex, refs)).rows;
   }
 
-  list(organizationId: string, status: CellStatus | undefined, beforeId: string | null, limit: number): Promise<CellRecord[]> {
+  list(
+    organizationId: string,
+    status: CellStatus | undefined,
+    beforeId: string | null,
+    limit: number,
+  ): Promise<CellRecord[]> {
     let query = records(this.db).where('cells.organization_id', '=', organizationId);
     query = status ? query.where('cells.status', '=', status) : query.where('cells.status', '!=', 'released');
     if (beforeId) query = query.where('cells.id', '<', beforeId);
@@ -163,7 +178,13 @@ export class CellsRepository {
   }
 
   /** Puts the live cells among `ids` that are in no pod into this one; their ids. */
-  async joinPod(ex: Executor, organizationId: string, podId: string, ids: readonly string[], now: string): Promise<string[]> {
+  async joinPod(
+    ex: Executor,
+    organizationId: string,
+    podId: string,
+    ids: readonly string[],
+    now: string,
+  ): Promise<string[]> {
     const rows = await ex
       .updateTable('cells')
       .set({ pod_id: podId, updated_at: now })
@@ -188,7 +209,13 @@ export class CellsRepository {
   }
 
   oldestProvisioning(ex: Executor) {
-    return ex.selectFrom('cells').select('id').where('status', '=', 'provisioning').orderBy('id', 'asc').limit(1).executeTakeFirst();
+    return ex
+      .selectFrom('cells')
+      .select('id')
+      .where('status', '=', 'provisioning')
+      .orderBy('id', 'asc')
+      .limit(1)
+      .executeTakeFirst();
   }
 
   /**

@@ -21,7 +21,12 @@ export type { CellRecord } from './repository.ts';
 export type ReleaseListener = (tx: Executor, cell: CellRecord) => Promise<void>;
 
 /** Runs first in the create transaction (billing); throwing refuses the create. */
-export type CellAdmission = (tx: Executor, organizationId: string, cellId: string, options: { tier?: string }) => Promise<void>;
+export type CellAdmission = (
+  tx: Executor,
+  organizationId: string,
+  cellId: string,
+  options: { tier?: string },
+) => Promise<void>;
 
 export type CellView = ReturnType<typeof cellView>;
 
@@ -128,17 +133,31 @@ export class CellsService {
    * now (active, with a phone number), else the error to answer: 404 for an unknown, released or
    * another organization's cell, 409 cell_not_active otherwise.
    */
-  async sendingCells(ex: Executor, requests: readonly { organizationId: string; cellId: string }[]): Promise<(SendingCell | ApiError)[]> {
+  async sendingCells(
+    ex: Executor,
+    requests: readonly { organizationId: string; cellId: string }[],
+  ): Promise<(SendingCell | ApiError)[]> {
     // A batch often holds many sends from one cell: each cell is asked for once.
-    const refs = new Map(requests.map((request) => [`${request.organizationId}\n${request.cellId}`, { organizationId: request.organizationId, id: request.cellId }]));
+    const refs = new Map(
+      requests.map((request) => [
+        `${request.organizationId}\n${request.cellId}`,
+        { organizationId: request.organizationId, id: request.cellId },
+      ]),
+    );
     const rows = await this.repo.findOwnedAmong(ex, [...refs.values()]);
     const byId = new Map(rows.map((row) => [row.id, row]));
     return requests.map(({ organizationId, cellId }) => {
       const row = byId.get(cellId);
       if (!row || row.organization_id !== organizationId) return notFound('cell');
-      if (row.status !== 'active') return new ApiError('cell_not_active', `The cell is ${row.status}; it must be active.`);
+      if (row.status !== 'active')
+        return new ApiError('cell_not_active', `The cell is ${row.status}; it must be active.`);
       if (!row.phone_number) return new ApiError('cell_not_active', 'The cell has no phone number yet.');
-      return { id: row.id, organization_id: row.organization_id, phone_number: row.phone_number, mms_send: row.can_mms_send !== 0 };
+      return {
+        id: row.id,
+        organization_id: row.organization_id,
+        phone_number: row.phone_number,
+        mms_send: row.can_mms_send !== 0,
+      };
     });
   }
 
@@ -174,7 +193,11 @@ export class CellsService {
   }
 
   async list(organizationId: string, status: CellStatus | undefined, query: PageQuery) {
-    const result = await listPage(query, (before, count) => this.repo.list(organizationId, status, before ? String(before[0]) : null, count), (row) => [row.id]);
+    const result = await listPage(
+      query,
+      (before, count) => this.repo.list(organizationId, status, before ? String(before[0]) : null, count),
+      (row) => [row.id],
+    );
     return { cells: result.items.map(cellView), next_cursor: result.next_cursor };
   }
 
@@ -272,7 +295,11 @@ export class CellsService {
   }
 
   /** Emits a cell event carrying the cell's current view (read inside the transaction); returns the view. */
-  private async recordEvent(tx: Executor, cellId: string, type: 'cell.created' | 'cell.updated' | 'cell.deleted' | 'cell.online' | 'cell.offline'): Promise<CellView> {
+  private async recordEvent(
+    tx: Executor,
+    cellId: string,
+    type: 'cell.created' | 'cell.updated' | 'cell.deleted' | 'cell.online' | 'cell.offline',
+  ): Promise<CellView> {
     const record = await this.repo.find(tx, cellId);
     if (!record) throw new Error(`cell ${cellId} vanished inside its own transaction`);
     const view = cellView(record);

@@ -6,7 +6,12 @@ import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import type { Browser, BrowserContext } from 'playwright-core';
 import type { TestApp } from '../../../test/harness.ts';
-import { accessibilityViolations, launchChromium, listeningApp, skipWithoutChromium } from '../../../test/support/browser.ts';
+import {
+  accessibilityViolations,
+  launchChromium,
+  listeningApp,
+  skipWithoutChromium,
+} from '../../../test/support/browser.ts';
 import { inbound } from '../../../test/support/messages.ts';
 import { startReceiver, type Receiver } from '../../../test/support/webhook-receiver.ts';
 import { failedDelivery, usageOnDays } from './account/test-support.ts';
@@ -62,7 +67,9 @@ describe('console pages meet WCAG 2.1 AA (axe-core)', { skip: skipWithoutChromiu
       const response = await page.goto(`${base}${path}`);
       assert.equal(response?.status(), 200, path);
       for (const violation of await accessibilityViolations(page)) {
-        found.push(`${path}: ${violation.id} (${violation.impact}) ${violation.help}: ${violation.nodes.slice(0, 3).join(' | ')}`);
+        found.push(
+          `${path}: ${violation.id} (${violation.impact}) ${violation.help}: ${violation.nodes.slice(0, 3).join(' | ')}`,
+        );
       }
     }
     assert.deepEqual(found, []);

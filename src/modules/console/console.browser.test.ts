@@ -16,8 +16,6 @@ import { uniqueEmail, type TestApp } from '../../../test/harness.ts';
 import { launchChromium, listeningApp, skipWithoutChromium } from '../../../test/support/browser.ts';
 import { pkce } from './test-support.ts';
 
-
-
 const portOf = (server: { address(): unknown }) => (server.address() as AddressInfo).port;
 
 describe('console in a browser', { skip: skipWithoutChromium }, () => {
@@ -31,7 +29,11 @@ describe('console in a browser', { skip: skipWithoutChromium }, () => {
   before(async () => {
     smtp = await startSmtpSink();
     // The client's redirect URI: a page that says the app is connected.
-    client = createServer((_request, response) => response.writeHead(200, { 'content-type': 'text/html; charset=utf-8' }).end('<!doctype html><title>Connected</title><p>Connected.</p>'));
+    client = createServer((_request, response) =>
+      response
+        .writeHead(200, { 'content-type': 'text/html; charset=utf-8' })
+        .end('<!doctype html><title>Connected</title><p>Connected.</p>'),
+    );
     await new Promise<void>((resolve) => client.listen(0, '127.0.0.1', resolve));
 
     ({ t, base } = await listeningApp({ env: { CELLGATE_SMTP_URL: smtp.url }, deps: { mailer: undefined } }));
@@ -58,11 +60,22 @@ describe('console in a browser', { skip: skipWithoutChromium }, () => {
   /** A verified organization, signed up and verified over HTTP with the code from the sink. */
   async function verifiedOrganization() {
     const email = uniqueEmail();
-    const signUp = await fetch(`${base}/v1/agent/sign-up`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ email, organization_name: 'Browser Org' }) });
+    const signUp = await fetch(`${base}/v1/agent/sign-up`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ email, organization_name: 'Browser Org' }),
+    });
     assert.equal(signUp.status, 201);
-    const { api_key: apiKey, organization_id: organizationId } = (await signUp.json()) as { api_key: string; organization_id: string };
+    const { api_key: apiKey, organization_id: organizationId } = (await signUp.json()) as {
+      api_key: string;
+      organization_id: string;
+    };
     const code = await mailedCode(email, /verification code is (\d{6})/);
-    const verify = await fetch(`${base}/v1/agent/verify`, { method: 'POST', headers: { 'content-type': 'application/json', authorization: `Bearer ${apiKey}` }, body: JSON.stringify({ code }) });
+    const verify = await fetch(`${base}/v1/agent/verify`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', authorization: `Bearer ${apiKey}` },
+      body: JSON.stringify({ code }),
+    });
     assert.equal(verify.status, 200);
     return { email, organizationId };
   }
@@ -73,16 +86,28 @@ describe('console in a browser', { skip: skipWithoutChromium }, () => {
     const registered = await fetch(`${base}/oauth/register`, {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ client_name: 'Acme Assistant', redirect_uris: [redirectUri], token_endpoint_auth_method: 'none', grant_types: ['authorization_code'] }),
+      body: JSON.stringify({
+        client_name: 'Acme Assistant',
+        redirect_uris: [redirectUri],
+        token_endpoint_auth_method: 'none',
+        grant_types: ['authorization_code'],
+      }),
     });
     assert.equal(registered.status, 201);
     const { client_id: clientId } = (await registered.json()) as { client_id: string };
     const { verifier, challenge } = pkce();
     const authorize = new URL(`${base}/oauth/authorize`);
     for (const [name, value] of Object.entries({
-      response_type: 'code', client_id: clientId, redirect_uri: redirectUri, code_challenge: challenge, code_challenge_method: 'S256',
-      state: 'browser-state', scope: 'cells:read messages:read messages:send', resource: `${base}/v1`,
-    })) authorize.searchParams.set(name, value);
+      response_type: 'code',
+      client_id: clientId,
+      redirect_uri: redirectUri,
+      code_challenge: challenge,
+      code_challenge_method: 'S256',
+      state: 'browser-state',
+      scope: 'cells:read messages:read messages:send',
+      resource: `${base}/v1`,
+    }))
+      authorize.searchParams.set(name, value);
 
     const page = await browser.newPage();
     // The authorization request → the consent page → sign-in (no session yet).
@@ -133,7 +158,14 @@ describe('console in a browser', { skip: skipWithoutChromium }, () => {
     const token = await fetch(`${base}/oauth/token`, {
       method: 'POST',
       headers: { 'content-type': 'application/x-www-form-urlencoded' },
-      body: new URLSearchParams({ grant_type: 'authorization_code', code, code_verifier: verifier, redirect_uri: redirectUri, client_id: clientId, resource: `${base}/v1` }),
+      body: new URLSearchParams({
+        grant_type: 'authorization_code',
+        code,
+        code_verifier: verifier,
+        redirect_uri: redirectUri,
+        client_id: clientId,
+        resource: `${base}/v1`,
+      }),
     });
     assert.equal(token.status, 200, await token.clone().text());
     const { access_token: accessToken } = (await token.json()) as { access_token: string };

@@ -1,7 +1,16 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { bearer, startApp, verifiedOrganization, type TestApp } from '../../../test/harness.ts';
-import { csrfOf, exchangeCode, postForm, registerClient, REDIRECT, setCookies, signInConsole, startAuthorization } from './test-support.ts';
+import {
+  csrfOf,
+  exchangeCode,
+  postForm,
+  registerClient,
+  REDIRECT,
+  setCookies,
+  signInConsole,
+  startAuthorization,
+} from './test-support.ts';
 
 describe('console', () => {
   let t: TestApp;
@@ -39,7 +48,11 @@ describe('console', () => {
     assert.equal(verified.headers.location, '/console/cells');
     const cookies = setCookies(verified);
     assert.equal(cookies.length, 2);
-    const page = await t.app.inject({ method: 'GET', url: '/console/grants', headers: { cookie: cookies[0].split(';')[0] } });
+    const page = await t.app.inject({
+      method: 'GET',
+      url: '/console/grants',
+      headers: { cookie: cookies[0].split(';')[0] },
+    });
     assert.equal(page.statusCode, 200);
     assert.match(page.body, /Connected applications/);
     assert.match(page.body, /No application has access/);
@@ -56,7 +69,11 @@ describe('console', () => {
     const form = await t.app.inject({ method: 'GET', url: String(visit.headers.location) });
     assert.match(form.body, new RegExp(`name="next" value="${consentPath.replace(/[?]/g, '\\?')}"`));
     await postForm(t, '/console/sign-in', { email: org.email, next: consentPath });
-    const verified = await postForm(t, '/console/sign-in/code', { email: org.email, code: t.mail.codeFor(org.email), next: consentPath });
+    const verified = await postForm(t, '/console/sign-in/code', {
+      email: org.email,
+      code: t.mail.codeFor(org.email),
+      next: consentPath,
+    });
     assert.equal(verified.statusCode, 303);
     assert.equal(verified.headers.location, consentPath);
   });
@@ -77,7 +94,12 @@ describe('console', () => {
     assert.match(page.body, /action="\/v1\/oauth\/consent\/session"/);
     assert.doesNotMatch(String(page.headers['content-security-policy']), /form-action/);
 
-    const decided = await postForm(t, '/v1/oauth/consent/session', { request_id: requestId, csrf_token: csrfOf(page.body), approve: 'true' }, session.headers);
+    const decided = await postForm(
+      t,
+      '/v1/oauth/consent/session',
+      { request_id: requestId, csrf_token: csrfOf(page.body), approve: 'true' },
+      session.headers,
+    );
     assert.equal(decided.statusCode, 303, decided.body);
     const back = new URL(String(decided.headers.location));
     assert.equal(`${back.origin}${back.pathname}`, REDIRECT);
@@ -99,12 +121,22 @@ describe('console', () => {
     const session = await signInConsole(t, org.email);
     const clientId = await registerClient(t);
     const approved = await startAuthorization(t, clientId);
-    const json = await t.app.inject({ method: 'POST', url: '/v1/oauth/consent/session', headers: session.headers, payload: { request_id: approved.requestId, approve: true, csrf_token: session.csrf } });
+    const json = await t.app.inject({
+      method: 'POST',
+      url: '/v1/oauth/consent/session',
+      headers: session.headers,
+      payload: { request_id: approved.requestId, approve: true, csrf_token: session.csrf },
+    });
     assert.equal(json.statusCode, 200, json.body);
     assert.ok(new URL(json.json().redirect_url).searchParams.get('code'));
 
     const denied = await startAuthorization(t, clientId);
-    const form = await postForm(t, '/v1/oauth/consent/session', { request_id: denied.requestId, approve: 'false', csrf_token: session.csrf }, session.headers);
+    const form = await postForm(
+      t,
+      '/v1/oauth/consent/session',
+      { request_id: denied.requestId, approve: 'false', csrf_token: session.csrf },
+      session.headers,
+    );
     assert.equal(form.statusCode, 303);
     const back = new URL(String(form.headers.location));
     assert.equal(back.searchParams.get('error'), 'access_denied');
@@ -117,10 +149,18 @@ describe('console', () => {
     const session = await signInConsole(t, org.email);
     const clientId = await registerClient(t, { client_name: 'Revocable <App>' });
     const { requestId, verifier } = await startAuthorization(t, clientId);
-    const decided = await t.app.inject({ method: 'POST', url: '/v1/oauth/consent/session', headers: session.headers, payload: { request_id: requestId, approve: true, csrf_token: session.csrf } });
+    const decided = await t.app.inject({
+      method: 'POST',
+      url: '/v1/oauth/consent/session',
+      headers: session.headers,
+      payload: { request_id: requestId, approve: true, csrf_token: session.csrf },
+    });
     const code = new URL(decided.json().redirect_url).searchParams.get('code') as string;
     const tokens = await exchangeCode(t, clientId, code, verifier);
-    assert.equal((await t.app.inject({ method: 'GET', url: '/v1/auth/whoami', headers: bearer(tokens.access_token) })).statusCode, 200);
+    assert.equal(
+      (await t.app.inject({ method: 'GET', url: '/v1/auth/whoami', headers: bearer(tokens.access_token) })).statusCode,
+      200,
+    );
 
     const page = await t.app.inject({ method: 'GET', url: '/console/grants', headers: session.headers });
     assert.match(page.body, /<strong>Revocable &#60;App&#62;<\/strong>/, 'names are escaped');
@@ -129,7 +169,10 @@ describe('console', () => {
     const revoked = await postForm(t, action, { csrf_token: session.csrf }, session.headers);
     assert.equal(revoked.statusCode, 303);
     assert.equal(revoked.headers.location, '/console/grants?revoked=1');
-    assert.equal((await t.app.inject({ method: 'GET', url: '/v1/auth/whoami', headers: bearer(tokens.access_token) })).statusCode, 401);
+    assert.equal(
+      (await t.app.inject({ method: 'GET', url: '/v1/auth/whoami', headers: bearer(tokens.access_token) })).statusCode,
+      401,
+    );
     const after = await t.app.inject({ method: 'GET', url: '/console/grants?revoked=1', headers: session.headers });
     assert.match(after.body, /Access revoked/);
     assert.match(after.body, /No application has access/);

@@ -1,9 +1,23 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { expectProblem, signUp, startApp, uniqueEmail, verifiedOrganization, type TestApp } from '../../../test/harness.ts';
+import {
+  expectProblem,
+  signUp,
+  startApp,
+  uniqueEmail,
+  verifiedOrganization,
+  type TestApp,
+} from '../../../test/harness.ts';
 import { REQUEST_TTL_MS } from '../oauth/service.ts';
 import { CODE_ATTEMPTS, CODE_TTL_MS, SESSION_TTL_MS } from './service.ts';
-import { exchangeCode, postForm, registerClient, setCookies, signInConsole, startAuthorization } from './test-support.ts';
+import {
+  exchangeCode,
+  postForm,
+  registerClient,
+  setCookies,
+  signInConsole,
+  startAuthorization,
+} from './test-support.ts';
 
 /** Mails one code to the organization's email; the code. */
 async function askCode(t: TestApp, email: string): Promise<string> {
@@ -29,7 +43,10 @@ describe('console sign-in', () => {
     assert.equal(wrong.statusCode, 400);
     assert.equal(setCookies(wrong).length, 0);
     assert.match(wrong.body, /<title>Error: Enter your code — Cellgate Console<\/title>/);
-    assert.match(wrong.body, /<input id="code" name="code" type="text" value="" required aria-describedby="code-hint code-error" aria-invalid="true"/);
+    assert.match(
+      wrong.body,
+      /<input id="code" name="code" type="text" value="" required aria-describedby="code-hint code-error" aria-invalid="true"/,
+    );
     assert.match(wrong.body, /<p class="field-error" id="code-error">That code is not valid/);
     assert.equal((await enter(t, org.email, code)).statusCode, 303);
   });
@@ -102,10 +119,13 @@ describe('console sign-in', () => {
     const code = await askCode(t, org.email);
     const cookies = setCookies(await enter(t, org.email, code));
     const maxAge = SESSION_TTL_MS / 1000;
-    assert.deepEqual(cookies.map((c) => c.replace(/^cg_console=cg_cs_[A-Za-z0-9]{32};/, 'cg_console=V;')), [
-      `cg_console=V; Path=/console; Max-Age=${maxAge}; HttpOnly; SameSite=Lax`,
-      `cg_console=V; Path=/v1/oauth/consent/session; Max-Age=${maxAge}; HttpOnly; SameSite=Lax`,
-    ]);
+    assert.deepEqual(
+      cookies.map((c) => c.replace(/^cg_console=cg_cs_[A-Za-z0-9]{32};/, 'cg_console=V;')),
+      [
+        `cg_console=V; Path=/console; Max-Age=${maxAge}; HttpOnly; SameSite=Lax`,
+        `cg_console=V; Path=/v1/oauth/consent/session; Max-Age=${maxAge}; HttpOnly; SameSite=Lax`,
+      ],
+    );
   });
 
   it('marks the cookie Secure when the console is served over https', async () => {
@@ -130,15 +150,29 @@ describe('console sign-in', () => {
   });
 
   it('ignores a session cookie it did not issue', async () => {
-    const page = await t.app.inject({ method: 'GET', url: '/console/grants', headers: { cookie: 'cg_console=cg_cs_AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA' } });
+    const page = await t.app.inject({
+      method: 'GET',
+      url: '/console/grants',
+      headers: { cookie: 'cg_console=cg_cs_AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA' },
+    });
     assert.equal(page.statusCode, 303);
   });
 
   it('never redirects outside the console after sign-in', async () => {
-    for (const next of ['//evil.example/console/x', 'https://evil.example/console/', '/console/../v1/auth/keys', '/\\evil.example', '/consolex']) {
+    for (const next of [
+      '//evil.example/console/x',
+      'https://evil.example/console/',
+      '/console/../v1/auth/keys',
+      '/\\evil.example',
+      '/consolex',
+    ]) {
       const org = await verifiedOrganization(t);
       await postForm(t, '/console/sign-in', { email: org.email, next });
-      const response = await postForm(t, '/console/sign-in/code', { email: org.email, code: t.mail.codeFor(org.email), next });
+      const response = await postForm(t, '/console/sign-in/code', {
+        email: org.email,
+        code: t.mail.codeFor(org.email),
+        next,
+      });
       assert.equal(response.statusCode, 303);
       assert.equal(response.headers.location, '/console/cells', next);
     }
@@ -161,55 +195,125 @@ describe('console forms and the session consent route', () => {
   }
 
   const decide = (headers: Record<string, string>, body: Record<string, unknown>, extra: Record<string, string> = {}) =>
-    t.app.inject({ method: 'POST', url: '/v1/oauth/consent/session', headers: { ...headers, ...extra }, payload: body });
+    t.app.inject({
+      method: 'POST',
+      url: '/v1/oauth/consent/session',
+      headers: { ...headers, ...extra },
+      payload: body,
+    });
 
   it('refuses a consent without a session cookie (401)', async () => {
     const { requestId, session } = await pending();
-    expectProblem(await decide({}, { request_id: requestId, approve: true, csrf_token: session.csrf }), 401, 'unauthenticated');
-    expectProblem(await decide({ cookie: 'cg_console=cg_cs_nope' }, { request_id: requestId, approve: true, csrf_token: session.csrf }), 401, 'unauthenticated');
+    expectProblem(
+      await decide({}, { request_id: requestId, approve: true, csrf_token: session.csrf }),
+      401,
+      'unauthenticated',
+    );
+    expectProblem(
+      await decide(
+        { cookie: 'cg_console=cg_cs_nope' },
+        { request_id: requestId, approve: true, csrf_token: session.csrf },
+      ),
+      401,
+      'unauthenticated',
+    );
   });
 
   it('refuses a consent with a missing or wrong CSRF token (403), as JSON and as a form', async () => {
     const { requestId, session } = await pending();
     expectProblem(await decide(session.headers, { request_id: requestId, approve: true }), 403, 'forbidden');
-    expectProblem(await decide(session.headers, { request_id: requestId, approve: true, csrf_token: 'x'.repeat(32) }), 403, 'forbidden');
-    const form = await postForm(t, '/v1/oauth/consent/session', { request_id: requestId, approve: 'true' }, session.headers);
+    expectProblem(
+      await decide(session.headers, { request_id: requestId, approve: true, csrf_token: 'x'.repeat(32) }),
+      403,
+      'forbidden',
+    );
+    const form = await postForm(
+      t,
+      '/v1/oauth/consent/session',
+      { request_id: requestId, approve: 'true' },
+      session.headers,
+    );
     assert.equal(form.statusCode, 403);
     assert.match(String(form.headers['content-type']), /^text\/html/);
     assert.match(form.body, /Request refused/);
     // Still pending: the right token decides it.
-    assert.equal((await decide(session.headers, { request_id: requestId, approve: true, csrf_token: session.csrf })).statusCode, 200);
+    assert.equal(
+      (await decide(session.headers, { request_id: requestId, approve: true, csrf_token: session.csrf })).statusCode,
+      200,
+    );
   });
 
   it('refuses a consent posted from another origin (403)', async () => {
     const { requestId, session } = await pending();
-    expectProblem(await decide(session.headers, { request_id: requestId, approve: true, csrf_token: session.csrf }, { origin: 'https://evil.example' }), 403, 'forbidden');
-    assert.equal((await decide(session.headers, { request_id: requestId, approve: true, csrf_token: session.csrf }, { origin: 'http://cellgate.test' })).statusCode, 200);
+    expectProblem(
+      await decide(
+        session.headers,
+        { request_id: requestId, approve: true, csrf_token: session.csrf },
+        { origin: 'https://evil.example' },
+      ),
+      403,
+      'forbidden',
+    );
+    assert.equal(
+      (
+        await decide(
+          session.headers,
+          { request_id: requestId, approve: true, csrf_token: session.csrf },
+          { origin: 'http://cellgate.test' },
+        )
+      ).statusCode,
+      200,
+    );
   });
 
   it('rejects a CSRF token of another session', async () => {
     const { requestId, session } = await pending();
     const other = await signInConsole(t, (await verifiedOrganization(t)).email);
-    expectProblem(await decide(session.headers, { request_id: requestId, approve: true, csrf_token: other.csrf }), 403, 'forbidden');
+    expectProblem(
+      await decide(session.headers, { request_id: requestId, approve: true, csrf_token: other.csrf }),
+      403,
+      'forbidden',
+    );
   });
 
-  it('hides another organization\'s request (404) on the page and the route', async () => {
+  it("hides another organization's request (404) on the page and the route", async () => {
     const { requestId, consentPath, session } = await pending();
-    assert.equal((await t.app.inject({ method: 'GET', url: consentPath, headers: session.headers })).statusCode, 200, 'its organization holds it');
+    assert.equal(
+      (await t.app.inject({ method: 'GET', url: consentPath, headers: session.headers })).statusCode,
+      200,
+      'its organization holds it',
+    );
     const other = await signInConsole(t, (await verifiedOrganization(t)).email);
     const page = await t.app.inject({ method: 'GET', url: consentPath, headers: other.headers });
     assert.equal(page.statusCode, 404);
     assert.match(page.body, /Authorization request not found/);
-    expectProblem(await decide(other.headers, { request_id: requestId, approve: true, csrf_token: other.csrf }), 404, 'not_found');
-    expectProblem(await decide(other.headers, { request_id: 'oar_unknown', approve: true, csrf_token: other.csrf }), 404, 'not_found');
+    expectProblem(
+      await decide(other.headers, { request_id: requestId, approve: true, csrf_token: other.csrf }),
+      404,
+      'not_found',
+    );
+    expectProblem(
+      await decide(other.headers, { request_id: 'oar_unknown', approve: true, csrf_token: other.csrf }),
+      404,
+      'not_found',
+    );
   });
 
   it('decides a request once (409), and the page says it was decided', async () => {
     const { requestId, consentPath, session, clientId, verifier } = await pending();
     const first = await decide(session.headers, { request_id: requestId, approve: true, csrf_token: session.csrf });
     assert.equal(first.statusCode, 200);
-    expectProblem(await decide(session.headers, { request_id: requestId, approve: true, csrf_token: session.csrf }), 409, 'conflict');
-    const form = await postForm(t, '/v1/oauth/consent/session', { request_id: requestId, approve: 'false', csrf_token: session.csrf }, session.headers);
+    expectProblem(
+      await decide(session.headers, { request_id: requestId, approve: true, csrf_token: session.csrf }),
+      409,
+      'conflict',
+    );
+    const form = await postForm(
+      t,
+      '/v1/oauth/consent/session',
+      { request_id: requestId, approve: 'false', csrf_token: session.csrf },
+      session.headers,
+    );
     assert.equal(form.statusCode, 409);
     assert.match(form.body, /Already decided/);
     const page = await t.app.inject({ method: 'GET', url: consentPath, headers: session.headers });
@@ -226,51 +330,101 @@ describe('console forms and the session consent route', () => {
     const page = await t.app.inject({ method: 'GET', url: consentPath, headers: session.headers });
     assert.equal(page.statusCode, 409);
     assert.match(page.body, /Authorization request expired/);
-    expectProblem(await decide(session.headers, { request_id: requestId, approve: true, csrf_token: session.csrf }), 409, 'conflict');
+    expectProblem(
+      await decide(session.headers, { request_id: requestId, approve: true, csrf_token: session.csrf }),
+      409,
+      'conflict',
+    );
   });
 
   it('rejects a form approve that is not true or false (400)', async () => {
     const { requestId, session } = await pending();
-    const response = await postForm(t, '/v1/oauth/consent/session', { request_id: requestId, approve: 'yes', csrf_token: session.csrf }, session.headers);
+    const response = await postForm(
+      t,
+      '/v1/oauth/consent/session',
+      { request_id: requestId, approve: 'yes', csrf_token: session.csrf },
+      session.headers,
+    );
     expectProblem(response, 400, 'invalid_request');
   });
 
   it('refuses revoking a grant without the CSRF token (403) and keeps the grant', async () => {
     const { requestId, session, clientId, verifier } = await pending();
     const decided = await decide(session.headers, { request_id: requestId, approve: true, csrf_token: session.csrf });
-    const tokens = await exchangeCode(t, clientId, new URL(decided.json().redirect_url).searchParams.get('code') as string, verifier);
+    const tokens = await exchangeCode(
+      t,
+      clientId,
+      new URL(decided.json().redirect_url).searchParams.get('code') as string,
+      verifier,
+    );
     const page = await t.app.inject({ method: 'GET', url: '/console/grants', headers: session.headers });
     const action = page.body.match(/action="(\/console\/grants\/grt_[^"]+\/revoke)"/)?.[1] as string;
     assert.equal((await postForm(t, action, {}, session.headers)).statusCode, 403);
     assert.equal((await postForm(t, action, { csrf_token: 'wrong' }, session.headers)).statusCode, 403);
     assert.equal((await postForm(t, action, { csrf_token: session.csrf }, session.headers)).statusCode, 303);
-    assert.equal((await t.app.inject({ method: 'GET', url: '/v1/auth/whoami', headers: { authorization: `Bearer ${tokens.access_token}` } })).statusCode, 401);
+    assert.equal(
+      (
+        await t.app.inject({
+          method: 'GET',
+          url: '/v1/auth/whoami',
+          headers: { authorization: `Bearer ${tokens.access_token}` },
+        })
+      ).statusCode,
+      401,
+    );
   });
 
-  it('does not revoke another organization\'s grant (404)', async () => {
+  it("does not revoke another organization's grant (404)", async () => {
     const { requestId, session, clientId, verifier } = await pending();
     const decided = await decide(session.headers, { request_id: requestId, approve: true, csrf_token: session.csrf });
-    const tokens = await exchangeCode(t, clientId, new URL(decided.json().redirect_url).searchParams.get('code') as string, verifier);
+    const tokens = await exchangeCode(
+      t,
+      clientId,
+      new URL(decided.json().redirect_url).searchParams.get('code') as string,
+      verifier,
+    );
     const page = await t.app.inject({ method: 'GET', url: '/console/grants', headers: session.headers });
     const action = page.body.match(/action="(\/console\/grants\/grt_[^"]+\/revoke)"/)?.[1] as string;
     const other = await signInConsole(t, (await verifiedOrganization(t)).email);
     const response = await postForm(t, action, { csrf_token: other.csrf }, other.headers);
     assert.equal(response.statusCode, 404);
-    assert.equal((await t.app.inject({ method: 'GET', url: '/v1/auth/whoami', headers: { authorization: `Bearer ${tokens.access_token}` } })).statusCode, 200);
+    assert.equal(
+      (
+        await t.app.inject({
+          method: 'GET',
+          url: '/v1/auth/whoami',
+          headers: { authorization: `Bearer ${tokens.access_token}` },
+        })
+      ).statusCode,
+      200,
+    );
   });
 
   it('refuses sign-out without the CSRF token (403) and keeps the session', async () => {
     const { session } = await pending();
     assert.equal((await postForm(t, '/console/sign-out', {}, session.headers)).statusCode, 403);
     assert.equal((await postForm(t, '/console/sign-out', { csrf_token: 'wrong' }, session.headers)).statusCode, 403);
-    assert.equal((await t.app.inject({ method: 'GET', url: '/console/grants', headers: session.headers })).statusCode, 200);
+    assert.equal(
+      (await t.app.inject({ method: 'GET', url: '/console/grants', headers: session.headers })).statusCode,
+      200,
+    );
   });
 
   it('refuses console forms posted from another origin (403)', async () => {
     const { session } = await pending();
-    const response = await postForm(t, '/console/sign-out', { csrf_token: session.csrf }, { ...session.headers, origin: 'https://evil.example' });
+    const response = await postForm(
+      t,
+      '/console/sign-out',
+      { csrf_token: session.csrf },
+      { ...session.headers, origin: 'https://evil.example' },
+    );
     assert.equal(response.statusCode, 403);
-    const signIn = await postForm(t, '/console/sign-in', { email: 'a@example.com' }, { origin: 'https://evil.example' });
+    const signIn = await postForm(
+      t,
+      '/console/sign-in',
+      { email: 'a@example.com' },
+      { origin: 'https://evil.example' },
+    );
     assert.equal(signIn.statusCode, 403);
   });
 

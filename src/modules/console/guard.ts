@@ -15,11 +15,18 @@ export function contextOf(session: ConsoleSession | null, current?: ConsoleSecti
   return {
     path: CONSOLE_PATH,
     current,
-    signedIn: session ? { organizationName: session.organizationName, organizationEmail: session.organizationEmail, csrfToken: session.csrfToken } : undefined,
+    signedIn: session
+      ? {
+          organizationName: session.organizationName,
+          organizationEmail: session.organizationEmail,
+          csrfToken: session.csrfToken,
+        }
+      : undefined,
   };
 }
 
-export const redirect = (reply: FastifyReply, location: string) => reply.code(303).header('cache-control', 'no-store').header('location', location).send();
+export const redirect = (reply: FastifyReply, location: string) =>
+  reply.code(303).header('cache-control', 'no-store').header('location', location).send();
 
 export const signInUrl = (next: string) => `${CONSOLE_PATH}/sign-in?next=${encodeURIComponent(next)}`;
 
@@ -47,16 +54,36 @@ export class ConsoleGuard {
   /** The session of a form post; otherwise answers 403 (foreign origin or CSRF) or 401 (signed out) and gives null. */
   async posted(request: FastifyRequest, reply: FastifyReply, csrfToken: string): Promise<ConsoleSession | null> {
     if (!fromOwnOrigin(request, this.http)) {
-      await sendPage(reply, 403, messagePage(contextOf(null), 'Request refused', 'This form was sent from another site.'));
+      await sendPage(
+        reply,
+        403,
+        messagePage(contextOf(null), 'Request refused', 'This form was sent from another site.'),
+      );
       return null;
     }
     const session = await this.session(request);
     if (!session) {
-      await sendPage(reply, 401, messagePage(contextOf(null), 'Signed out', 'Your session has ended. Sign in again to continue.', { href: `${CONSOLE_PATH}/sign-in`, text: 'Sign in' }));
+      await sendPage(
+        reply,
+        401,
+        messagePage(contextOf(null), 'Signed out', 'Your session has ended. Sign in again to continue.', {
+          href: `${CONSOLE_PATH}/sign-in`,
+          text: 'Sign in',
+        }),
+      );
       return null;
     }
     if (!this.service.csrfMatches(session, csrfToken)) {
-      await sendPage(reply, 403, messagePage(contextOf(session), 'Request refused', 'The form is out of date or was not sent from this console. Reload the page and try again.', { href: `${CONSOLE_PATH}/cells`, text: 'Back to the console' }));
+      await sendPage(
+        reply,
+        403,
+        messagePage(
+          contextOf(session),
+          'Request refused',
+          'The form is out of date or was not sent from this console. Reload the page and try again.',
+          { href: `${CONSOLE_PATH}/cells`, text: 'Back to the console' },
+        ),
+      );
       return null;
     }
     return session;

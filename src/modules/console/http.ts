@@ -19,7 +19,10 @@ export interface ConsoleHttp {
 }
 
 export function consoleHttp(consoleUrl: string, baseUrl: string): ConsoleHttp {
-  return { secure: new URL(consoleUrl).protocol === 'https:', origins: new Set([new URL(consoleUrl).origin, new URL(baseUrl).origin]) };
+  return {
+    secure: new URL(consoleUrl).protocol === 'https:',
+    origins: new Set([new URL(consoleUrl).origin, new URL(baseUrl).origin]),
+  };
 }
 
 /** A cookie of the request by name (the console sets only URL-safe values). */
@@ -46,11 +49,16 @@ export function flashCookie(http: ConsoleHttp, name: string, path: string, value
 
 /** One cookie per path it must reach (a cookie has a single Path). Max-Age only: the browser's clock decides. */
 export function sessionCookies(http: ConsoleHttp, token: string, maxAgeSeconds: number): string[] {
-  return COOKIE_PATHS.map((path) => `${COOKIE_NAME}=${token}; Path=${path}; Max-Age=${maxAgeSeconds}; HttpOnly; SameSite=Lax${http.secure ? '; Secure' : ''}`);
+  return COOKIE_PATHS.map(
+    (path) =>
+      `${COOKIE_NAME}=${token}; Path=${path}; Max-Age=${maxAgeSeconds}; HttpOnly; SameSite=Lax${http.secure ? '; Secure' : ''}`,
+  );
 }
 
 export function clearedCookies(http: ConsoleHttp): string[] {
-  return COOKIE_PATHS.map((path) => `${COOKIE_NAME}=; Path=${path}; Max-Age=0; HttpOnly; SameSite=Lax${http.secure ? '; Secure' : ''}`);
+  return COOKIE_PATHS.map(
+    (path) => `${COOKIE_NAME}=; Path=${path}; Max-Age=0; HttpOnly; SameSite=Lax${http.secure ? '; Secure' : ''}`,
+  );
 }
 
 /**
@@ -63,33 +71,49 @@ export function fromOwnOrigin(request: FastifyRequest, http: ConsoleHttp): boole
   return origin === undefined || http.origins.has(origin);
 }
 
-export const isFormPost = (request: FastifyRequest) => String(request.headers['content-type'] ?? '').toLowerCase().startsWith('application/x-www-form-urlencoded');
+export const isFormPost = (request: FastifyRequest) =>
+  String(request.headers['content-type'] ?? '')
+    .toLowerCase()
+    .startsWith('application/x-www-form-urlencoded');
 
 /**
  * Parses application/x-www-form-urlencoded bodies in the scope it is registered in (up to 8 KiB);
  * a repeated field is a 400. `convert` maps a field's text to its typed value.
  */
-export function registerFormParser(scope: App, convert: (name: string, value: string) => unknown = (_name, value) => value): void {
-  scope.addContentTypeParser('application/x-www-form-urlencoded', { parseAs: 'string', bodyLimit: 8 * 1024 }, (_request, body, done) => {
-    const fields: Record<string, unknown> = {};
-    for (const [name, value] of new URLSearchParams(String(body))) {
-      if (Object.hasOwn(fields, name)) {
-        done(new ApiError('invalid_request', `The field ${name.slice(0, 50)} is repeated.`), undefined);
-        return;
+export function registerFormParser(
+  scope: App,
+  convert: (name: string, value: string) => unknown = (_name, value) => value,
+): void {
+  scope.addContentTypeParser(
+    'application/x-www-form-urlencoded',
+    { parseAs: 'string', bodyLimit: 8 * 1024 },
+    (_request, body, done) => {
+      const fields: Record<string, unknown> = {};
+      for (const [name, value] of new URLSearchParams(String(body))) {
+        if (Object.hasOwn(fields, name)) {
+          done(new ApiError('invalid_request', `The field ${name.slice(0, 50)} is repeated.`), undefined);
+          return;
+        }
+        fields[name] = convert(name, value);
       }
-      fields[name] = convert(name, value);
-    }
-    done(null, fields);
-  });
+      done(null, fields);
+    },
+  );
 }
 
-const CSP = "default-src 'none'; style-src 'self'; img-src 'self'; script-src 'self'; connect-src 'self'; base-uri 'none'; frame-ancestors 'none'";
+const CSP =
+  "default-src 'none'; style-src 'self'; img-src 'self'; script-src 'self'; connect-src 'self'; base-uri 'none'; frame-ancestors 'none'";
 
 /**
  * Sends a console page. Forms may post only to the console itself, except on the consent page:
  * its decision redirects to the client, and browsers apply form-action to that redirect.
  */
-export function sendPage(reply: FastifyReply, status: number, body: string, options: { formsAnywhere?: boolean } = {}): FastifyReply {
+export function sendPage(
+  reply: FastifyReply,
+  status: number,
+  body: string,
+  options: { formsAnywhere?: boolean } = {},
+): FastifyReply {
   return reply
     .code(status)
     .headers({
@@ -105,7 +129,15 @@ export function sendPage(reply: FastifyReply, status: number, body: string, opti
 
 /** `next` after sign-in: a console path of this origin only (never an open redirect). */
 export function safeNext(next: unknown): string | undefined {
-  if (typeof next !== 'string' || next.length > 2048 || !next.startsWith(`${CONSOLE_PATH}/`) || /[\\\s]|\/\/|\/\.\.?(\/|$|\?)/.test(next)) return undefined;
+  if (
+    typeof next !== 'string' ||
+    next.length > 2048 ||
+    !next.startsWith(`${CONSOLE_PATH}/`) ||
+    /[\\\s]|\/\/|\/\.\.?(\/|$|\?)/.test(next)
+  )
+    return undefined;
   const url = new URL(next, 'http://console.invalid');
-  return url.origin === 'http://console.invalid' && url.pathname.startsWith(`${CONSOLE_PATH}/`) ? `${url.pathname}${url.search}` : undefined;
+  return url.origin === 'http://console.invalid' && url.pathname.startsWith(`${CONSOLE_PATH}/`)
+    ? `${url.pathname}${url.search}`
+    : undefined;
 }

@@ -53,8 +53,19 @@ ${content}
 }
 
 /** A text input with its label, hint and error (the error is announced with the field). */
-export function field(options: { id: string; name: string; label: string; type: string; value?: string; hint?: string; error?: string; attributes?: string }): string {
-  const described = [options.hint ? `${options.id}-hint` : '', options.error ? `${options.id}-error` : ''].filter(Boolean).join(' ');
+export function field(options: {
+  id: string;
+  name: string;
+  label: string;
+  type: string;
+  value?: string;
+  hint?: string;
+  error?: string;
+  attributes?: string;
+}): string {
+  const described = [options.hint ? `${options.id}-hint` : '', options.error ? `${options.id}-error` : '']
+    .filter(Boolean)
+    .join(' ');
   return `<div class="field">
 <label for="${options.id}">${escape(options.label)}</label>
 ${options.hint ? `<span class="hint" id="${options.id}-hint">${escape(options.hint)}</span>` : ''}
@@ -64,4 +75,3 @@ ${options.error ? `<p class="field-error" id="${options.id}-error">${escape(opti
 }
 
 export const hidden = (name: string, value: string) => `<input type="hidden" name="${name}" value="${escape(value)}">`;
-

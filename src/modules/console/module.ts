@@ -60,9 +60,23 @@ export function build(deps: {
   dashboard: DashboardServices;
   liveViews: ConnectionCap;
 }): ConsoleModule {
-  const service = new ConsoleService({ repo: new ConsoleRepository(deps.db), clock: deps.clock, mailer: deps.mailer, log: deps.log, consoleUrl: deps.consoleUrl });
+  const service = new ConsoleService({
+    repo: new ConsoleRepository(deps.db),
+    clock: deps.clock,
+    mailer: deps.mailer,
+    log: deps.log,
+    consoleUrl: deps.consoleUrl,
+  });
   const http = consoleHttp(deps.consoleUrl, deps.baseUrl);
-  return { console: service, oauth: deps.oauth, clock: deps.clock, http, guard: new ConsoleGuard(service, http), dashboard: deps.dashboard, liveViews: deps.liveViews };
+  return {
+    console: service,
+    oauth: deps.oauth,
+    clock: deps.clock,
+    http,
+    guard: new ConsoleGuard(service, http),
+    dashboard: deps.dashboard,
+    liveViews: deps.liveViews,
+  };
 }
 
 export function register(app: App, module: ConsoleModule): void {

@@ -20,7 +20,10 @@ export const scopeWords = (scope: string) => SCOPE_WORDS[scope] ?? scope;
 
 export function signInPage(context: PageContext, form: { email?: string; next?: string; error?: string }): string {
   const title = form.error ? 'Error: Sign in' : 'Sign in';
-  return layout(context, title, `<div class="card">
+  return layout(
+    context,
+    title,
+    `<div class="card">
 <h1>Sign in to the console</h1>
 <p class="lead">Enter the email address of your Cellgate organization. We will email you a 6-digit code.</p>
 <form method="post" action="${context.path}/sign-in" novalidate>
@@ -28,12 +31,16 @@ ${field({ id: 'email', name: 'email', label: 'Email address', type: 'email', val
 ${form.next ? hidden('next', form.next) : ''}
 <button type="submit" class="primary">Email me a code</button>
 </form>
-</div>`);
+</div>`,
+  );
 }
 
 export function codePage(context: PageContext, form: { email: string; next?: string; error?: string }): string {
   const title = form.error ? 'Error: Enter your code' : 'Enter your code';
-  return layout(context, title, `<div class="card">
+  return layout(
+    context,
+    title,
+    `<div class="card">
 <h1>Check your email</h1>
 <p class="lead" role="status">If <strong>${escape(form.email)}</strong> belongs to a Cellgate organization, we have sent it a 6-digit code. It expires in 10 minutes.</p>
 <form method="post" action="${context.path}/sign-in/code" novalidate>
@@ -43,7 +50,8 @@ ${form.next ? hidden('next', form.next) : ''}
 <button type="submit" class="primary">Sign in</button>
 </form>
 <p class="small after">No email? <a href="${context.path}/sign-in${form.next ? `?next=${encodeURIComponent(form.next)}` : ''}">Use another address or send a new code</a>.</p>
-</div>`);
+</div>`,
+  );
 }
 
 export interface ConsentView {
@@ -58,9 +66,16 @@ export interface ConsentView {
   expiresAt: string;
 }
 
-export function consentPage(context: PageContext & { signedIn: NonNullable<PageContext['signedIn']> }, request: ConsentView, action: string): string {
+export function consentPage(
+  context: PageContext & { signedIn: NonNullable<PageContext['signedIn']> },
+  request: ConsentView,
+  action: string,
+): string {
   const name = request.clientName ?? request.clientId;
-  return layout(context, `Authorize ${name}`, `<div class="card">
+  return layout(
+    context,
+    `Authorize ${name}`,
+    `<div class="card">
 <h1>Allow <span class="client-name">${escape(name)}</span> to access ${escape(context.signedIn.organizationName)}?</h1>
 <p class="lead">After you decide, you will be sent back to <strong>${escape(request.redirectHost)}</strong>.</p>
 <h2 id="scopes-heading">It asks to</h2>
@@ -83,7 +98,8 @@ ${hidden('csrf_token', context.signedIn.csrfToken)}
 <button type="submit" name="approve" value="false" class="secondary">Deny</button>
 </div>
 </form>
-</div>`);
+</div>`,
+  );
 }
 
 export interface GrantView {
@@ -95,39 +111,59 @@ export interface GrantView {
   created_at: string;
 }
 
-export function grantsPage(context: PageContext & { signedIn: NonNullable<PageContext['signedIn']> }, grants: GrantView[], options: { nextCursor: string | null; revoked: boolean }): string {
-  const rows = grants.map((grant) => {
-    const name = grant.client_name ?? grant.client_id;
-    return `<tr>
+export function grantsPage(
+  context: PageContext & { signedIn: NonNullable<PageContext['signedIn']> },
+  grants: GrantView[],
+  options: { nextCursor: string | null; revoked: boolean },
+): string {
+  const rows = grants
+    .map((grant) => {
+      const name = grant.client_name ?? grant.client_id;
+      return `<tr>
 <td><strong>${escape(name)}</strong><br><span class="small mono">${escape(grant.client_id)}</span></td>
 <td>${grant.scopes.map((scope) => `<span class="tag mono" title="${escape(scopeWords(scope))}">${escape(scope)}</span>`).join('')}</td>
 <td class="mono">${escape(grant.resource)}</td>
 <td><time datetime="${escape(grant.created_at)}">${escape(grant.created_at.slice(0, 16).replace('T', ' '))} UTC</time></td>
 <td><form method="post" action="${context.path}/grants/${encodeURIComponent(grant.id)}/revoke">${hidden('csrf_token', context.signedIn.csrfToken)}<button type="submit" class="danger" aria-label="Revoke access of ${escape(name)}">Revoke</button></form></td>
 </tr>`;
-  }).join('\n');
-  const table = grants.length === 0
-    ? '<p>No application has access to this organization.</p>'
-    : `<table>
+    })
+    .join('\n');
+  const table =
+    grants.length === 0
+      ? '<p>No application has access to this organization.</p>'
+      : `<table>
 <caption>Applications you allowed to act for ${escape(context.signedIn.organizationName)}. Revoking stops their tokens at once.</caption>
 <thead><tr><th scope="col">Application</th><th scope="col">Scopes</th><th scope="col">Resource</th><th scope="col">Granted</th><th scope="col">Action</th></tr></thead>
 <tbody>
 ${rows}
 </tbody>
 </table>`;
-  return layout({ ...context, current: 'grants' }, 'Connected applications', `<div class="card wide">
+  return layout(
+    { ...context, current: 'grants' },
+    'Connected applications',
+    `<div class="card wide">
 <h1>Connected applications</h1>
 ${options.revoked ? '<p class="notice ok" role="status">Access revoked. The application\'s tokens no longer work.</p>' : ''}
 ${table}
 ${options.nextCursor ? `<p class="after"><a href="${context.path}/grants?cursor=${encodeURIComponent(options.nextCursor)}">More applications</a></p>` : ''}
-</div>`);
+</div>`,
+  );
 }
 
 /** A page that tells what happened and where to go next (errors, expired requests). */
-export function messagePage(context: PageContext, title: string, message: string, link?: { href: string; text: string }): string {
-  return layout(context, title, `<div class="card">
+export function messagePage(
+  context: PageContext,
+  title: string,
+  message: string,
+  link?: { href: string; text: string },
+): string {
+  return layout(
+    context,
+    title,
+    `<div class="card">
 <h1>${escape(title)}</h1>
 <p>${escape(message)}</p>
 ${link ? `<p><a href="${escape(link.href)}">${escape(link.text)}</a></p>` : ''}
-</div>`);
+</div>`,
+  );
 }

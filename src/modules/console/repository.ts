@@ -16,11 +16,19 @@ export class ConsoleRepository {
 
   async replaceCode(row: ConsoleCodesTable): Promise<void> {
     const { organization_id: _id, ...changes } = row;
-    await this.db.insertInto('console_codes').values(row).onConflict((oc) => oc.column('organization_id').doUpdateSet(changes)).execute();
+    await this.db
+      .insertInto('console_codes')
+      .values(row)
+      .onConflict((oc) => oc.column('organization_id').doUpdateSet(changes))
+      .execute();
   }
 
   findCode(organizationId: string) {
-    return this.db.selectFrom('console_codes').selectAll().where('organization_id', '=', organizationId).executeTakeFirst();
+    return this.db
+      .selectFrom('console_codes')
+      .selectAll()
+      .where('organization_id', '=', organizationId)
+      .executeTakeFirst();
   }
 
   /** Counts a wrong attempt while attempts remain; 0 when the code was already spent. */
@@ -36,7 +44,11 @@ export class ConsoleRepository {
 
   /** Takes the code for a sign-in; false when another request took it first. */
   async takeCode(organizationId: string, codeHash: string): Promise<boolean> {
-    const result = await this.db.deleteFrom('console_codes').where('organization_id', '=', organizationId).where('code_hash', '=', codeHash).executeTakeFirst();
+    const result = await this.db
+      .deleteFrom('console_codes')
+      .where('organization_id', '=', organizationId)
+      .where('code_hash', '=', codeHash)
+      .executeTakeFirst();
     return Number(result.numDeletedRows) === 1;
   }
 

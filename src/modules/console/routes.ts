@@ -8,13 +8,28 @@ import type { Clock } from '../../lib/clock.ts';
 import { ApiError } from '../../lib/errors.ts';
 import type { OAuthService } from '../oauth/service.ts';
 import { ConsoleGuard, contextOf, redirect } from './guard.ts';
-import { CONSOLE_PATH, SESSION_CONSENT_PATH, clearedCookies, fromOwnOrigin, registerFormParser, safeNext, sendPage, sessionCookies, type ConsoleHttp } from './http.ts';
+import {
+  CONSOLE_PATH,
+  SESSION_CONSENT_PATH,
+  clearedCookies,
+  fromOwnOrigin,
+  registerFormParser,
+  safeNext,
+  sendPage,
+  sessionCookies,
+  type ConsoleHttp,
+} from './http.ts';
 import { codePage, consentPage, grantsPage, messagePage, signInPage } from './pages.ts';
 import { SESSION_TTL_MS, type ConsoleService } from './service.ts';
 
 // One stylesheet: console.css, then each section's own (in its folder), read once at start.
 const CONSOLE_DIR = new URL('.', import.meta.url);
-const STYLESHEET = ['console.css', ...readdirSync(CONSOLE_DIR, { recursive: true, encoding: 'utf8' }).filter((file) => file.endsWith('.css') && file !== 'console.css').sort()]
+const STYLESHEET = [
+  'console.css',
+  ...readdirSync(CONSOLE_DIR, { recursive: true, encoding: 'utf8' })
+    .filter((file) => file.endsWith('.css') && file !== 'console.css')
+    .sort(),
+]
   .map((file) => readFileSync(new URL(file, CONSOLE_DIR), 'utf8'))
   .join('\n');
 const EMAIL = /^[^\s@]{1,64}@[^\s@]+\.[^\s@]+$/;
@@ -43,10 +58,17 @@ export function registerConsoleRoutes(app: App, deps: ConsoleRouteDeps): void {
     const scope = plugin.withTypeProvider<TypeBoxTypeProvider>();
     registerFormParser(scope);
 
-    scope.get(CONSOLE_PATH, { config: PUBLIC, schema: HIDDEN }, async (_request, reply) => redirect(reply, `${CONSOLE_PATH}/cells`));
+    scope.get(CONSOLE_PATH, { config: PUBLIC, schema: HIDDEN }, async (_request, reply) =>
+      redirect(reply, `${CONSOLE_PATH}/cells`),
+    );
 
     scope.get(`${CONSOLE_PATH}/console.css`, { config: PUBLIC, schema: HIDDEN }, async (_request, reply) =>
-      reply.header('cache-control', 'public, max-age=3600').header('x-content-type-options', 'nosniff').type('text/css; charset=utf-8').send(STYLESHEET));
+      reply
+        .header('cache-control', 'public, max-age=3600')
+        .header('x-content-type-options', 'nosniff')
+        .type('text/css; charset=utf-8')
+        .send(STYLESHEET),
+    );
 
     scope.get(`${CONSOLE_PATH}/sign-in`, { config: PUBLIC, schema: HIDDEN }, async (request, reply) => {
       const next = safeNext(text(request.query, 'next'));
@@ -54,34 +76,75 @@ export function registerConsoleRoutes(app: App, deps: ConsoleRouteDeps): void {
       return sendPage(reply, 200, signInPage(contextOf(null), { next }));
     });
 
-    scope.post(`${CONSOLE_PATH}/sign-in`, { config: { ...PUBLIC, ipLimit: 'sign_up' }, schema: HIDDEN }, async (request, reply) => {
-      const email = text(request.body, 'email').trim();
-      const next = safeNext(text(request.body, 'next'));
-      if (!fromOwnOrigin(request, http)) return sendPage(reply, 403, messagePage(contextOf(null), 'Request refused', 'This form was sent from another site.'));
-      if (email.length > 254 || !EMAIL.test(email)) {
-        return sendPage(reply, 400, signInPage(contextOf(null), { email, next, error: 'Enter an email address, like name@example.com.' }));
-      }
-      await service.requestCode(email);
-      return sendPage(reply, 200, codePage(contextOf(null), { email, next }));
-    });
+    scope.post(
+      `${CONSOLE_PATH}/sign-in`,
+      { config: { ...PUBLIC, ipLimit: 'sign_up' }, schema: HIDDEN },
+      async (request, reply) => {
+        const email = text(request.body, 'email').trim();
+        const next = safeNext(text(request.body, 'next'));
+        if (!fromOwnOrigin(request, http))
+          return sendPage(
+            reply,
+            403,
+            messagePage(contextOf(null), 'Request refused', 'This form was sent from another site.'),
+          );
+        if (email.length > 254 || !EMAIL.test(email)) {
+          return sendPage(
+            reply,
+            400,
+            signInPage(contextOf(null), { email, next, error: 'Enter an email address, like name@example.com.' }),
+          );
+        }
+        await service.requestCode(email);
+        return sendPage(reply, 200, codePage(contextOf(null), { email, next }));
+      },
+    );
 
     scope.post(`${CONSOLE_PATH}/sign-in/code`, { config: PUBLIC, schema: HIDDEN }, async (request, reply) => {
       const email = text(request.body, 'email').trim();
       const code = text(request.body, 'code').replace(/\s/g, '');
       const next = safeNext(text(request.body, 'next'));
-      if (!fromOwnOrigin(request, http)) return sendPage(reply, 403, messagePage(contextOf(null), 'Request refused', 'This form was sent from another site.'));
-      if (email.length > 254 || !EMAIL.test(email)) return sendPage(reply, 400, signInPage(contextOf(null), { email, next, error: 'Enter an email address, like name@example.com.' }));
-      if (!/^\d{6}$/.test(code)) return sendPage(reply, 400, codePage(contextOf(null), { email, next, error: 'Enter the 6 digits from the email.' }));
+      if (!fromOwnOrigin(request, http))
+        return sendPage(
+          reply,
+          403,
+          messagePage(contextOf(null), 'Request refused', 'This form was sent from another site.'),
+        );
+      if (email.length > 254 || !EMAIL.test(email))
+        return sendPage(
+          reply,
+          400,
+          signInPage(contextOf(null), { email, next, error: 'Enter an email address, like name@example.com.' }),
+        );
+      if (!/^\d{6}$/.test(code))
+        return sendPage(
+          reply,
+          400,
+          codePage(contextOf(null), { email, next, error: 'Enter the 6 digits from the email.' }),
+        );
       const signedIn = await service.signIn(email, code);
       if (!signedIn) {
-        return sendPage(reply, 400, codePage(contextOf(null), { email, next, error: 'That code is not valid. A code works for 10 minutes and 5 tries; send a new one if needed.' }));
+        return sendPage(
+          reply,
+          400,
+          codePage(contextOf(null), {
+            email,
+            next,
+            error: 'That code is not valid. A code works for 10 minutes and 5 tries; send a new one if needed.',
+          }),
+        );
       }
       reply.header('set-cookie', sessionCookies(http, signedIn.token, SESSION_TTL_MS / 1000));
       return redirect(reply, next ?? `${CONSOLE_PATH}/cells`);
     });
 
     scope.post(`${CONSOLE_PATH}/sign-out`, { config: PUBLIC, schema: HIDDEN }, async (request, reply) => {
-      if (!(await sessionOf(request))) return reply.header('set-cookie', clearedCookies(http)).code(303).header('location', `${CONSOLE_PATH}/sign-in`).send();
+      if (!(await sessionOf(request)))
+        return reply
+          .header('set-cookie', clearedCookies(http))
+          .code(303)
+          .header('location', `${CONSOLE_PATH}/sign-in`)
+          .send();
       const session = await guard.posted(request, reply, text(request.body, 'csrf_token'));
       if (!session) return reply;
       await service.signOut(session);
@@ -94,34 +157,78 @@ export function registerConsoleRoutes(app: App, deps: ConsoleRouteDeps): void {
       const session = await guard.page(request, reply);
       if (!session) return reply;
       const context = contextOf(session);
-      if (!/^[A-Za-z0-9_]{1,64}$/.test(requestId)) return sendPage(reply, 400, messagePage(context, 'No authorization request', 'The link has no valid authorization request. Return to the application and start again.'));
+      if (!/^[A-Za-z0-9_]{1,64}$/.test(requestId))
+        return sendPage(
+          reply,
+          400,
+          messagePage(
+            context,
+            'No authorization request',
+            'The link has no valid authorization request. Return to the application and start again.',
+          ),
+        );
       let described: Awaited<ReturnType<OAuthService['describeRequest']>>;
       try {
         described = await oauth.describeRequest(session.organizationId, requestId);
       } catch (error) {
         if (error instanceof ApiError && error.code === 'not_found') {
-          return sendPage(reply, 404, messagePage(context, 'Authorization request not found', 'This authorization request does not exist or belongs to another organization. Return to the application and start again.'));
+          return sendPage(
+            reply,
+            404,
+            messagePage(
+              context,
+              'Authorization request not found',
+              'This authorization request does not exist or belongs to another organization. Return to the application and start again.',
+            ),
+          );
         }
         throw error;
       }
       if (described.status !== 'pending') {
-        return sendPage(reply, 409, messagePage(context, 'Already decided', `This authorization request was already ${described.status}. Return to the application and start again if needed.`, { href: `${CONSOLE_PATH}/grants`, text: 'See connected applications' }));
+        return sendPage(
+          reply,
+          409,
+          messagePage(
+            context,
+            'Already decided',
+            `This authorization request was already ${described.status}. Return to the application and start again if needed.`,
+            { href: `${CONSOLE_PATH}/grants`, text: 'See connected applications' },
+          ),
+        );
       }
       if (described.expires_at <= clock.now().toISOString()) {
-        return sendPage(reply, 409, messagePage(context, 'Authorization request expired', 'This authorization request expired. Return to the application and start again.'));
+        return sendPage(
+          reply,
+          409,
+          messagePage(
+            context,
+            'Authorization request expired',
+            'This authorization request expired. Return to the application and start again.',
+          ),
+        );
       }
-      const resourceName = described.resource === oauth.resources.mcp ? 'the Cellgate MCP endpoint' : 'the Cellgate REST API';
-      return sendPage(reply, 200, consentPage(context, {
-        id: described.id,
-        clientId: described.client_id,
-        clientName: described.client_name,
-        redirectHost: described.redirect_host,
-        redirectUri: described.redirect_uri,
-        scopes: described.scopes,
-        resource: described.resource,
-        resourceName,
-        expiresAt: described.expires_at,
-      }, SESSION_CONSENT_PATH), { formsAnywhere: true });
+      const resourceName =
+        described.resource === oauth.resources.mcp ? 'the Cellgate MCP endpoint' : 'the Cellgate REST API';
+      return sendPage(
+        reply,
+        200,
+        consentPage(
+          context,
+          {
+            id: described.id,
+            clientId: described.client_id,
+            clientName: described.client_name,
+            redirectHost: described.redirect_host,
+            redirectUri: described.redirect_uri,
+            scopes: described.scopes,
+            resource: described.resource,
+            resourceName,
+            expiresAt: described.expires_at,
+          },
+          SESSION_CONSENT_PATH,
+        ),
+        { formsAnywhere: true },
+      );
     });
 
     scope.get(`${CONSOLE_PATH}/grants`, { config: PUBLIC, schema: HIDDEN }, async (request, reply) => {
@@ -131,26 +238,54 @@ export function registerConsoleRoutes(app: App, deps: ConsoleRouteDeps): void {
       const cursor = text(request.query, 'cursor') || undefined;
       try {
         const page = await oauth.listGrants(session.organizationId, { limit: 50, cursor });
-        return sendPage(reply, 200, grantsPage(context, page.grants, { nextCursor: page.next_cursor, revoked: text(request.query, 'revoked') === '1' }));
+        return sendPage(
+          reply,
+          200,
+          grantsPage(context, page.grants, {
+            nextCursor: page.next_cursor,
+            revoked: text(request.query, 'revoked') === '1',
+          }),
+        );
       } catch (error) {
-        if (error instanceof ApiError && error.code === 'invalid_request') return sendPage(reply, 400, messagePage(context, 'Page not found', 'This list link is not valid.', { href: `${CONSOLE_PATH}/grants`, text: 'See connected applications' }));
+        if (error instanceof ApiError && error.code === 'invalid_request')
+          return sendPage(
+            reply,
+            400,
+            messagePage(context, 'Page not found', 'This list link is not valid.', {
+              href: `${CONSOLE_PATH}/grants`,
+              text: 'See connected applications',
+            }),
+          );
         throw error;
       }
     });
 
-    scope.post(`${CONSOLE_PATH}/grants/:grant_id/revoke`, { config: PUBLIC, schema: HIDDEN }, async (request, reply) => {
-      const session = await guard.posted(request, reply, text(request.body, 'csrf_token'));
-      if (!session) return reply;
-      const grantId = (request.params as { grant_id: string }).grant_id;
-      try {
-        await oauth.revokeGrant(session.organizationId, grantId);
-      } catch (error) {
-        if (error instanceof ApiError && error.code === 'not_found') {
-          return sendPage(reply, 404, messagePage(contextOf(session), 'Grant not found', 'This application no longer has access, or the grant belongs to another organization.', { href: `${CONSOLE_PATH}/grants`, text: 'See connected applications' }));
+    scope.post(
+      `${CONSOLE_PATH}/grants/:grant_id/revoke`,
+      { config: PUBLIC, schema: HIDDEN },
+      async (request, reply) => {
+        const session = await guard.posted(request, reply, text(request.body, 'csrf_token'));
+        if (!session) return reply;
+        const grantId = (request.params as { grant_id: string }).grant_id;
+        try {
+          await oauth.revokeGrant(session.organizationId, grantId);
+        } catch (error) {
+          if (error instanceof ApiError && error.code === 'not_found') {
+            return sendPage(
+              reply,
+              404,
+              messagePage(
+                contextOf(session),
+                'Grant not found',
+                'This application no longer has access, or the grant belongs to another organization.',
+                { href: `${CONSOLE_PATH}/grants`, text: 'See connected applications' },
+              ),
+            );
+          }
+          throw error;
         }
-        throw error;
-      }
-      return redirect(reply, `${CONSOLE_PATH}/grants?revoked=1`);
-    });
+        return redirect(reply, `${CONSOLE_PATH}/grants?revoked=1`);
+      },
+    );
   });
 }

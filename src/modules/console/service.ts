@@ -30,7 +30,13 @@ export class ConsoleService {
   private readonly log: FastifyBaseLogger;
   private readonly consoleUrl: string;
 
-  constructor(deps: { repo: ConsoleRepository; clock: Clock; mailer: Mailer; log: FastifyBaseLogger; consoleUrl: string }) {
+  constructor(deps: {
+    repo: ConsoleRepository;
+    clock: Clock;
+    mailer: Mailer;
+    log: FastifyBaseLogger;
+    consoleUrl: string;
+  }) {
     this.repo = deps.repo;
     this.clock = deps.clock;
     this.mailer = deps.mailer;
@@ -55,11 +61,13 @@ export class ConsoleService {
       expires_at: new Date(now.getTime() + CODE_TTL_MS).toISOString(),
       created_at: now.toISOString(),
     });
-    this.mailer.send({
-      to: email,
-      subject: `Your Cellgate console sign-in code: ${code}`,
-      text: `Your Cellgate console sign-in code is ${code}.\n\nEnter it on the sign-in page at ${this.consoleUrl}/sign-in. It expires in 10 minutes.\nIf you did not try to sign in, ignore this email: nobody can sign in without the code.\n`,
-    }).catch((error: unknown) => this.log.error({ err: error }, 'console sign-in code could not be mailed'));
+    this.mailer
+      .send({
+        to: email,
+        subject: `Your Cellgate console sign-in code: ${code}`,
+        text: `Your Cellgate console sign-in code is ${code}.\n\nEnter it on the sign-in page at ${this.consoleUrl}/sign-in. It expires in 10 minutes.\nIf you did not try to sign in, ignore this email: nobody can sign in without the code.\n`,
+      })
+      .catch((error: unknown) => this.log.error({ err: error }, 'console sign-in code could not be mailed'));
   }
 
   /** A new session for a right, live code; null otherwise (wrong, expired, spent or unknown email alike). */
@@ -80,13 +88,16 @@ export class ConsoleService {
     const token = newSecret(SESSION_PREFIX);
     const csrfToken = randomBase62(32);
     const tokenHash = sha256Hex(token);
-    await this.repo.insertSession({
-      token_hash: tokenHash,
-      organization_id: organization.id,
-      csrf_token: csrfToken,
-      created_at: now.toISOString(),
-      expires_at: new Date(now.getTime() + SESSION_TTL_MS).toISOString(),
-    }, now.toISOString());
+    await this.repo.insertSession(
+      {
+        token_hash: tokenHash,
+        organization_id: organization.id,
+        csrf_token: csrfToken,
+        created_at: now.toISOString(),
+        expires_at: new Date(now.getTime() + SESSION_TTL_MS).toISOString(),
+      },
+      now.toISOString(),
+    );
     const session = await this.session(token);
     return session ? { token, session } : null;
   }

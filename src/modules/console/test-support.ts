@@ -8,8 +8,18 @@ export const REDIRECT = 'https://app.example.com/callback';
 
 export const form = (fields: Record<string, string>) => new URLSearchParams(fields).toString();
 
-export const postForm = (t: TestApp, url: string, fields: Record<string, string>, headers: Record<string, string> = {}) =>
-  t.app.inject({ method: 'POST', url, headers: { 'content-type': 'application/x-www-form-urlencoded', ...headers }, payload: form(fields) });
+export const postForm = (
+  t: TestApp,
+  url: string,
+  fields: Record<string, string>,
+  headers: Record<string, string> = {},
+) =>
+  t.app.inject({
+    method: 'POST',
+    url,
+    headers: { 'content-type': 'application/x-www-form-urlencoded', ...headers },
+    payload: form(fields),
+  });
 
 export function setCookies(response: { headers: Record<string, unknown> }): string[] {
   const header = response.headers['set-cookie'];
@@ -52,7 +62,13 @@ export async function registerClient(t: TestApp, extra: Record<string, unknown> 
   const response = await t.app.inject({
     method: 'POST',
     url: '/oauth/register',
-    payload: { redirect_uris: [REDIRECT], token_endpoint_auth_method: 'none', grant_types: ['authorization_code', 'refresh_token'], client_name: 'Acme Assistant', ...extra },
+    payload: {
+      redirect_uris: [REDIRECT],
+      token_endpoint_auth_method: 'none',
+      grant_types: ['authorization_code', 'refresh_token'],
+      client_name: 'Acme Assistant',
+      ...extra,
+    },
   });
   assert.equal(response.statusCode, 201, response.body);
   return (response.json() as { client_id: string }).client_id;
@@ -81,7 +97,13 @@ export async function startAuthorization(t: TestApp, clientId: string, extra: Re
 }
 
 export async function exchangeCode(t: TestApp, clientId: string, code: string, verifier: string) {
-  const response = await postForm(t, '/oauth/token', { grant_type: 'authorization_code', code, code_verifier: verifier, redirect_uri: REDIRECT, client_id: clientId });
+  const response = await postForm(t, '/oauth/token', {
+    grant_type: 'authorization_code',
+    code,
+    code_verifier: verifier,
+    redirect_uri: REDIRECT,
+    client_id: clientId,
+  });
   assert.equal(response.statusCode, 200, response.body);
   return response.json() as { access_token: string; refresh_token?: string; scope: string };
 }

@@ -51,7 +51,10 @@ export class AgentBundle {
     try {
       esbuild = await this.load();
     } catch (error) {
-      throw new AgentBuildError('esbuild, which builds the agent, is not installed on the server (it is a dependency of cellgate: install the dependencies with npm ci)', { cause: error });
+      throw new AgentBuildError(
+        'esbuild, which builds the agent, is not installed on the server (it is a dependency of cellgate: install the dependencies with npm ci)',
+        { cause: error },
+      );
     }
     let result;
     try {
@@ -67,10 +70,14 @@ export class AgentBundle {
         minify: false,
         legalComments: 'none',
         logLevel: 'silent',
-        banner: { js: `// Cellgate device agent (${AGENT_TARGET}+): node agent.mjs doctor|run --key cg_dev_... --base-url https://...; docs/android.md` },
+        banner: {
+          js: `// Cellgate device agent (${AGENT_TARGET}+): node agent.mjs doctor|run --key cg_dev_... --base-url https://...; docs/android.md`,
+        },
       });
     } catch (error) {
-      throw new AgentBuildError('the device agent could not be built on the server (its log has the reason)', { cause: error });
+      throw new AgentBuildError('the device agent could not be built on the server (its log has the reason)', {
+        cause: error,
+      });
     }
     const code = Buffer.from(result.outputFiles[0].contents);
     return {

@@ -12,20 +12,26 @@ describe('GET /v1/device/agent.mjs without a working esbuild', () => {
   let buildFails = false;
   // The real route, mounted under /probe with a bundle whose esbuild the test controls.
   const bundle = new AgentBundle(async () => {
-    if (!esbuildInstalled) throw Object.assign(new Error("Cannot find package 'esbuild'"), { code: 'ERR_MODULE_NOT_FOUND' });
+    if (!esbuildInstalled)
+      throw Object.assign(new Error("Cannot find package 'esbuild'"), { code: 'ERR_MODULE_NOT_FOUND' });
     const esbuild = await import('esbuild');
     return { build: buildFails ? () => Promise.reject(new Error('Build failed with 1 error')) : esbuild.build };
   });
 
   before(async () => {
-    t = await startApp({ routes: (app) => void app.register(async (scope) => registerAgentRoute(scope, bundle), { prefix: '/probe' }) });
+    t = await startApp({
+      routes: (app) => void app.register(async (scope) => registerAgentRoute(scope, bundle), { prefix: '/probe' }),
+    });
   });
   after(() => t.close());
 
   it('answers 503 unavailable naming esbuild, then serves the agent once esbuild is there', async () => {
     const missing = await t.app.inject({ url: '/probe/v1/device/agent.mjs' });
     const problem = expectProblem(missing, 503, 'unavailable');
-    assert.match(problem.detail, /^The device agent is not available: esbuild, which builds the agent, is not installed on the server/);
+    assert.match(
+      problem.detail,
+      /^The device agent is not available: esbuild, which builds the agent, is not installed on the server/,
+    );
     assert.equal(missing.headers['retry-after'], '60');
 
     buildFails = true;

@@ -32,7 +32,12 @@ async function runAgent(file: string, args: string[], env: NodeJS.ProcessEnv): P
 /** The import specifiers of an ES module's text: static imports, re-exports, import() and require(). */
 function specifiers(code: string): string[] {
   const found = new Set<string>();
-  for (const pattern of [/\bfrom\s*["']([^"']+)["']/g, /\bimport\s*\(\s*["']([^"']+)["']\s*\)/g, /\bimport\s*["']([^"']+)["']/g, /\brequire\s*\(\s*["']([^"']+)["']\s*\)/g]) {
+  for (const pattern of [
+    /\bfrom\s*["']([^"']+)["']/g,
+    /\bimport\s*\(\s*["']([^"']+)["']\s*\)/g,
+    /\bimport\s*["']([^"']+)["']/g,
+    /\brequire\s*\(\s*["']([^"']+)["']\s*\)/g,
+  ]) {
     for (const match of code.matchAll(pattern)) found.add(match[1]);
   }
   return [...found];
@@ -80,7 +85,10 @@ describe('GET /v1/device/agent.mjs', () => {
     assert.equal(again.status, 304);
     assert.equal(await again.text(), '');
     assert.equal(again.headers.get('etag'), etag);
-    const changed = await world.t.app.inject({ url: '/v1/device/agent.mjs', headers: { 'if-none-match': '"something-older"' } });
+    const changed = await world.t.app.inject({
+      url: '/v1/device/agent.mjs',
+      headers: { 'if-none-match': '"something-older"' },
+    });
     assert.equal(changed.statusCode, 200);
     assert.equal(changed.body, code);
   });
@@ -88,10 +96,20 @@ describe('GET /v1/device/agent.mjs', () => {
   it('is self-contained: it imports node: builtins only, bundled from agent code only', async () => {
     const imported = specifiers(code);
     assert.ok(imported.includes('node:child_process') && imported.includes('node:fs'), imported.join(', '));
-    assert.deepEqual(imported.filter((specifier) => !specifier.startsWith('node:')), []);
+    assert.deepEqual(
+      imported.filter((specifier) => !specifier.startsWith('node:')),
+      [],
+    );
     const { inputs } = await new AgentBundle().get();
-    assert.ok(inputs.includes('src/cli/device-agent-entry.ts') && inputs.includes('src/cli/device-driver.ts'), inputs.join(', '));
-    assert.deepEqual(inputs.filter((input) => !/^src\/cli\/(device-(agent|agent-entry|driver|state|termux)|usage)\.ts$/.test(input)), [], 'only agent code is bundled');
+    assert.ok(
+      inputs.includes('src/cli/device-agent-entry.ts') && inputs.includes('src/cli/device-driver.ts'),
+      inputs.join(', '),
+    );
+    assert.deepEqual(
+      inputs.filter((input) => !/^src\/cli\/(device-(agent|agent-entry|driver|state|termux)|usage)\.ts$/.test(input)),
+      [],
+      'only agent code is bundled',
+    );
   });
 
   it('prints its version and its help, and refuses a command line without a key', async () => {
@@ -117,9 +135,19 @@ describe('GET /v1/device/agent.mjs', () => {
     const clock = checks.filter((line) => /clock/.test(line));
     const others = checks.filter((line) => !/clock/.test(line));
     assert.equal(clock.length, 1, outcome.stdout);
-    assert.deepEqual(others.filter((line) => !line.startsWith('ok ')), [], outcome.stdout + outcome.stderr);
-    assert.ok(others.some((line) => /^ok {4}key valid: device dev_/.test(line)), outcome.stdout);
-    assert.ok(others.some((line) => line === 'ok    SIM ready, T-Mobile, lte, 2 SIM slots'), outcome.stdout);
+    assert.deepEqual(
+      others.filter((line) => !line.startsWith('ok ')),
+      [],
+      outcome.stdout + outcome.stderr,
+    );
+    assert.ok(
+      others.some((line) => /^ok {4}key valid: device dev_/.test(line)),
+      outcome.stdout,
+    );
+    assert.ok(
+      others.some((line) => line === 'ok    SIM ready, T-Mobile, lte, 2 SIM slots'),
+      outcome.stdout,
+    );
     assert.equal(outcome.code, clock[0].startsWith('FAIL') ? 1 : 0);
   });
 
@@ -127,27 +155,57 @@ describe('GET /v1/device/agent.mjs', () => {
     const { cellId, device } = await world.cell();
     const running = phone();
     const lines: string[] = [];
-    const child = spawn(process.execPath, [
-      file, 'run', '--key', device.key, '--base-url', world.baseUrl,
-      '--state-dir', join(running.dir, 'state'), '--poll-wait', '1', '--inbox-interval', '1', '--command-timeout', '10',
-    ], { env: { ...running.env, HOME: running.dir }, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(
+      process.execPath,
+      [
+        file,
+        'run',
+        '--key',
+        device.key,
+        '--base-url',
+        world.baseUrl,
+        '--state-dir',
+        join(running.dir, 'state'),
+        '--poll-wait',
+        '1',
+        '--inbox-interval',
+        '1',
+        '--command-timeout',
+        '10',
+      ],
+      { env: { ...running.env, HOME: running.dir }, stdio: ['ignore', 'pipe', 'pipe'] },
+    );
     children.push(child);
     const exited = new Promise<number | null>((done) => child.on('exit', (status) => done(status)));
-    for (const stream of [child.stdout, child.stderr]) stream.on('data', (chunk: Buffer) => lines.push(...chunk.toString().split('\n').filter(Boolean)));
-    const logged = (pattern: RegExp) => eventually(`a log line ${pattern}\n${lines.join('\n')}`, () => lines.some((line) => pattern.test(line)));
+    for (const stream of [child.stdout, child.stderr])
+      stream.on('data', (chunk: Buffer) => lines.push(...chunk.toString().split('\n').filter(Boolean)));
+    const logged = (pattern: RegExp) =>
+      eventually(`a log line ${pattern}\n${lines.join('\n')}`, () => lines.some((line) => pattern.test(line)));
 
     await logged(/inbox: starting after text 0/);
     const id = await world.send(cellId, '+14155550180', 'From the single file');
-    await eventually(`${id} sent\n${lines.join('\n')}`, async () => (await world.message(cellId, id)).status === 'sent');
-    assert.deepEqual(running.calls('termux-sms-send').map((c) => c.args), [['-n', '+14155550180', 'From the single file']]);
+    await eventually(
+      `${id} sent\n${lines.join('\n')}`,
+      async () => (await world.message(cellId, id)).status === 'sent',
+    );
+    assert.deepEqual(
+      running.calls('termux-sms-send').map((c) => c.args),
+      [['-n', '+14155550180', 'From the single file']],
+    );
 
     running.inbox([{ id: 1, from: '+14155550181', body: 'Reply to the single file' }]);
-    const inbound = async () => (await world.t.app.inject({ url: `/v1/cells/${cellId}/messages?direction=inbound`, headers: world.org.headers })).json().messages;
+    const inbound = async () =>
+      (
+        await world.t.app.inject({ url: `/v1/cells/${cellId}/messages?direction=inbound`, headers: world.org.headers })
+      ).json().messages;
     await eventually(`the inbound text\n${lines.join('\n')}`, async () => (await inbound()).length === 1);
     assert.equal((await inbound())[0].body, 'Reply to the single file');
 
     child.kill('SIGTERM');
     assert.equal(await exited, 0, lines.join('\n'));
-    assert.ok(lines.some((line) => /stopped: .*sent=1/.test(line)), lines.join('\n'));
+    assert.ok(
+      lines.some((line) => /stopped: .*sent=1/.test(line)),
+      lines.join('\n'),
+    );
   });
 });

@@ -14,19 +14,30 @@ import type { App } from '../../http/types.ts';
 import { AgentBundle } from './agent-bundle.ts';
 
 export function registerAgentRoute(app: App, bundle: AgentBundle = new AgentBundle()): void {
-  app.get('/v1/device/agent.mjs', {
-    config: { auth: 'public' },
-    schema: { hide: true },
-  }, async (request, reply) => {
-    let agent;
-    try {
-      agent = await bundle.get();
-    } catch (error) {
-      request.log.error({ err: error }, 'the device agent could not be built');
-      throw new ApiError('unavailable', `The device agent is not available: ${error instanceof Error ? error.message : String(error)}.`, { headers: { 'Retry-After': '60' } });
-    }
-    reply.header('etag', agent.etag).header('cache-control', REVALIDATED_CACHE_CONTROL).header('x-content-type-options', 'nosniff');
-    if (isFresh(request, agent.etag)) return reply.code(304).send();
-    return reply.type('text/javascript; charset=utf-8').send(agent.code);
-  });
+  app.get(
+    '/v1/device/agent.mjs',
+    {
+      config: { auth: 'public' },
+      schema: { hide: true },
+    },
+    async (request, reply) => {
+      let agent;
+      try {
+        agent = await bundle.get();
+      } catch (error) {
+        request.log.error({ err: error }, 'the device agent could not be built');
+        throw new ApiError(
+          'unavailable',
+          `The device agent is not available: ${error instanceof Error ? error.message : String(error)}.`,
+          { headers: { 'Retry-After': '60' } },
+        );
+      }
+      reply
+        .header('etag', agent.etag)
+        .header('cache-control', REVALIDATED_CACHE_CONTROL)
+        .header('x-content-type-options', 'nosniff');
+      if (isFresh(request, agent.etag)) return reply.code(304).send();
+      return reply.type('text/javascript; charset=utf-8').send(agent.code);
+    },
+  );
 }

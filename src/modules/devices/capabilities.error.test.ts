@@ -22,9 +22,17 @@ describe('heartbeat capabilities: bad input', () => {
     ['a boolean instead of an object', false, 'capabilities', 'invalid_type'],
   ] as const) {
     it(`rejects ${label} with ${code} on ${field}, storing nothing`, async () => {
-      const response = await t.app.inject({ method: 'POST', url: '/v1/device/heartbeat', headers: line.device.headers, payload: { battery_pct: 12, capabilities } });
+      const response = await t.app.inject({
+        method: 'POST',
+        url: '/v1/device/heartbeat',
+        headers: line.device.headers,
+        payload: { battery_pct: 12, capabilities },
+      });
       const body = expectProblem(response, 400, 'invalid_request');
-      assert.deepEqual(body.errors.map((e: { field: string; code: string }) => [e.field, e.code]), [[field, code]]);
+      assert.deepEqual(
+        body.errors.map((e: { field: string; code: string }) => [e.field, e.code]),
+        [[field, code]],
+      );
       const cell = (await t.app.inject({ url: `/v1/cells/${line.cell.id}`, headers: line.org.headers })).json();
       assert.deepEqual(cell.capabilities, { delivery_reports: true, mms_send: true, mms_receive: true });
     });

@@ -20,7 +20,8 @@ async function cellOf(t: TestApp, line: Line) {
   return response.json();
 }
 
-const updatesOf = async (t: TestApp, cellId: string) => (await eventsOf(t, 'cell.updated')).filter((e) => e.data.id === cellId);
+const updatesOf = async (t: TestApp, cellId: string) =>
+  (await eventsOf(t, 'cell.updated')).filter((e) => e.data.id === cellId);
 
 describe('phone capabilities', () => {
   let t: TestApp;
@@ -37,7 +38,10 @@ describe('phone capabilities', () => {
     assert.equal(waiting.status, 'provisioning');
     assert.deepEqual(waiting.capabilities, ALL);
     // Released, so that the phones the next tests add go to their own cells.
-    assert.equal((await t.app.inject({ method: 'DELETE', url: `/v1/cells/${waiting.id}`, headers: line.org.headers })).statusCode, 200);
+    assert.equal(
+      (await t.app.inject({ method: 'DELETE', url: `/v1/cells/${waiting.id}`, headers: line.org.headers })).statusCode,
+      200,
+    );
   });
 
   it('stores what a heartbeat states and shows it on the cell, the cell list and the admin device view', async () => {
@@ -55,14 +59,21 @@ describe('phone capabilities', () => {
   it('takes a capability left out of the statement as true', async () => {
     const line = await activeLine(t);
     assert.equal((await heartbeat(t, line, { capabilities: { mms_send: false } })).statusCode, 200);
-    assert.deepEqual((await cellOf(t, line)).capabilities, { delivery_reports: true, mms_send: false, mms_receive: true });
+    assert.deepEqual((await cellOf(t, line)).capabilities, {
+      delivery_reports: true,
+      mms_send: false,
+      mms_receive: true,
+    });
   });
 
   it('keeps the stated capabilities through heartbeats without them; an empty statement is all true again', async () => {
     const line = await activeLine(t);
     await heartbeat(t, line, { capabilities: TERMUX });
     assert.equal((await heartbeat(t, line, { battery_pct: 50 })).statusCode, 200);
-    assert.equal((await t.app.inject({ method: 'POST', url: '/v1/device/heartbeat', headers: line.device.headers })).statusCode, 200);
+    assert.equal(
+      (await t.app.inject({ method: 'POST', url: '/v1/device/heartbeat', headers: line.device.headers })).statusCode,
+      200,
+    );
     assert.deepEqual((await cellOf(t, line)).capabilities, TERMUX);
     await heartbeat(t, line, { capabilities: {} });
     assert.deepEqual((await cellOf(t, line)).capabilities, ALL);
@@ -86,11 +97,16 @@ describe('phone capabilities', () => {
     assert.deepEqual(again.at(-1)?.data.capabilities, { delivery_reports: false, mms_send: false, mms_receive: true });
   });
 
-  it('stores a free phone\'s statement without an event, and its cell shows it once it carries one', async () => {
+  it("stores a free phone's statement without an event, and its cell shows it once it carries one", async () => {
     const org = (await activeLine(t)).org;
     const device = await addDevice(t);
     const total = (await eventsOf(t, 'cell.updated')).length;
-    const answer = await t.app.inject({ method: 'POST', url: '/v1/device/heartbeat', headers: device.headers, payload: { capabilities: TERMUX } });
+    const answer = await t.app.inject({
+      method: 'POST',
+      url: '/v1/device/heartbeat',
+      headers: device.headers,
+      payload: { capabilities: TERMUX },
+    });
     assert.equal(answer.json().cell_id, null);
     assert.equal((await eventsOf(t, 'cell.updated')).length, total);
     const cell = await createCell(t, org.headers, 'On the Termux phone');

@@ -4,7 +4,8 @@ import { activeOrganization, admin, expectProblem, startApp, type TestApp } from
 import { createCell } from '../../../test/support/cells.ts';
 import { addDevice } from '../../../test/support/devices.ts';
 
-const post = (t: TestApp, payload: unknown) => t.app.inject({ method: 'POST', url: '/v1/admin/devices', headers: admin, payload: payload as object });
+const post = (t: TestApp, payload: unknown) =>
+  t.app.inject({ method: 'POST', url: '/v1/admin/devices', headers: admin, payload: payload as object });
 
 describe('device inventory: bad input', () => {
   let t: TestApp;
@@ -26,7 +27,10 @@ describe('device inventory: bad input', () => {
   ]) {
     it(`rejects phone_number ${JSON.stringify(phoneNumber)} with invalid_phone_number`, async () => {
       const body = expectProblem(await post(t, { phone_number: phoneNumber }), 400, 'invalid_request');
-      assert.deepEqual(body.errors.map((e: { field: string; code: string }) => [e.field, e.code]), [['phone_number', 'invalid_phone_number']]);
+      assert.deepEqual(
+        body.errors.map((e: { field: string; code: string }) => [e.field, e.code]),
+        [['phone_number', 'invalid_phone_number']],
+      );
     });
   }
 
@@ -34,10 +38,30 @@ describe('device inventory: bad input', () => {
     ['a missing phone_number', {}, 'phone_number', 'required'],
     ['a numeric phone_number', { phone_number: 14155552671 }, 'phone_number', 'invalid_type'],
     ['an empty phone_number', { phone_number: '' }, 'phone_number', 'too_short'],
-    ['a send rate of 0', { phone_number: '+14155550100', send_rate_per_minute: 0 }, 'send_rate_per_minute', 'out_of_range'],
-    ['a send rate of 601', { phone_number: '+14155550100', send_rate_per_minute: 601 }, 'send_rate_per_minute', 'out_of_range'],
-    ['a fractional send rate', { phone_number: '+14155550100', send_rate_per_minute: 2.5 }, 'send_rate_per_minute', 'invalid_type'],
-    ['a send rate as a string', { phone_number: '+14155550100', send_rate_per_minute: '20' }, 'send_rate_per_minute', 'invalid_type'],
+    [
+      'a send rate of 0',
+      { phone_number: '+14155550100', send_rate_per_minute: 0 },
+      'send_rate_per_minute',
+      'out_of_range',
+    ],
+    [
+      'a send rate of 601',
+      { phone_number: '+14155550100', send_rate_per_minute: 601 },
+      'send_rate_per_minute',
+      'out_of_range',
+    ],
+    [
+      'a fractional send rate',
+      { phone_number: '+14155550100', send_rate_per_minute: 2.5 },
+      'send_rate_per_minute',
+      'invalid_type',
+    ],
+    [
+      'a send rate as a string',
+      { phone_number: '+14155550100', send_rate_per_minute: '20' },
+      'send_rate_per_minute',
+      'invalid_type',
+    ],
     ['an empty label', { phone_number: '+14155550100', label: '' }, 'label', 'too_short'],
     ['a 101-character label', { phone_number: '+14155550100', label: 'x'.repeat(101) }, 'label', 'too_long'],
     ['an unknown field', { phone_number: '+14155550100', cell_id: 'cell_x' }, 'cell_id', 'unknown_field'],
@@ -52,7 +76,10 @@ describe('device inventory: bad input', () => {
   }
 
   it('nothing is written by a rejected add', async () => {
-    const count = await t.database.db.selectFrom('devices').select((eb) => eb.fn.countAll().as('n')).executeTakeFirstOrThrow();
+    const count = await t.database.db
+      .selectFrom('devices')
+      .select((eb) => eb.fn.countAll().as('n'))
+      .executeTakeFirstOrThrow();
     assert.equal(Number(count.n), 0);
   });
 
@@ -70,9 +97,21 @@ describe('device inventory: bad input', () => {
   it('PATCH rejects a bad send rate and unknown fields, and changes nothing', async () => {
     const device = await addDevice(t, { send_rate_per_minute: 10 });
     const url = `/v1/admin/devices/${device.id}`;
-    expectProblem(await t.app.inject({ method: 'PATCH', url, headers: admin, payload: { send_rate_per_minute: 0 } }), 400, 'invalid_request');
-    expectProblem(await t.app.inject({ method: 'PATCH', url, headers: admin, payload: { send_rate_per_minute: 601 } }), 400, 'invalid_request');
-    const unknown = expectProblem(await t.app.inject({ method: 'PATCH', url, headers: admin, payload: { phone_number: '+14155550111' } }), 400, 'invalid_request');
+    expectProblem(
+      await t.app.inject({ method: 'PATCH', url, headers: admin, payload: { send_rate_per_minute: 0 } }),
+      400,
+      'invalid_request',
+    );
+    expectProblem(
+      await t.app.inject({ method: 'PATCH', url, headers: admin, payload: { send_rate_per_minute: 601 } }),
+      400,
+      'invalid_request',
+    );
+    const unknown = expectProblem(
+      await t.app.inject({ method: 'PATCH', url, headers: admin, payload: { phone_number: '+14155550111' } }),
+      400,
+      'invalid_request',
+    );
     assert.equal(unknown.errors[0].code, 'unknown_field');
     const view = (await t.app.inject({ url, headers: admin })).json();
     assert.equal(view.send_rate_per_minute, 10);
@@ -81,13 +120,21 @@ describe('device inventory: bad input', () => {
   it('an unknown device is 404 on read, patch, delete and rotate', async () => {
     const url = '/v1/admin/devices/dev_01jzzzzzzzzzzzzzzzzzzzzzzz';
     expectProblem(await t.app.inject({ url, headers: admin }), 404, 'not_found');
-    expectProblem(await t.app.inject({ method: 'PATCH', url, headers: admin, payload: { label: 'x' } }), 404, 'not_found');
+    expectProblem(
+      await t.app.inject({ method: 'PATCH', url, headers: admin, payload: { label: 'x' } }),
+      404,
+      'not_found',
+    );
     expectProblem(await t.app.inject({ method: 'DELETE', url, headers: admin }), 404, 'not_found');
     expectProblem(await t.app.inject({ method: 'POST', url: `${url}/rotate-key`, headers: admin }), 404, 'not_found');
   });
 
   it('a bad cursor is 400', async () => {
-    expectProblem(await t.app.inject({ url: '/v1/admin/devices?cursor=garbage', headers: admin }), 400, 'invalid_request');
+    expectProblem(
+      await t.app.inject({ url: '/v1/admin/devices?cursor=garbage', headers: admin }),
+      400,
+      'invalid_request',
+    );
     expectProblem(await t.app.inject({ url: '/v1/admin/devices?limit=0', headers: admin }), 400, 'invalid_request');
   });
 });
@@ -107,7 +154,10 @@ describe('removing a phone that carries a cell', () => {
     const url = `/v1/admin/devices/${device.id}`;
     expectProblem(await t.app.inject({ method: 'DELETE', url, headers: admin }), 409, 'conflict');
     assert.equal((await t.app.inject({ url, headers: admin })).json().cell_id, cell.id);
-    assert.equal((await t.app.inject({ method: 'DELETE', url: `/v1/cells/${cell.id}`, headers: org.headers })).statusCode, 200);
+    assert.equal(
+      (await t.app.inject({ method: 'DELETE', url: `/v1/cells/${cell.id}`, headers: org.headers })).statusCode,
+      200,
+    );
     assert.equal((await t.app.inject({ method: 'DELETE', url, headers: admin })).statusCode, 204);
   });
 });
@@ -132,8 +182,15 @@ describe('device heartbeat: bad input', () => {
   ] as const) {
     it(`rejects ${label} and stores nothing`, async () => {
       const device = await addDevice(t);
-      const body = expectProblem(await t.app.inject({ method: 'POST', url: '/v1/device/heartbeat', headers: device.headers, payload }), 400, 'invalid_request');
-      assert.ok(body.errors.some((e: { field: string; code: string }) => e.field === field && e.code === code), JSON.stringify(body.errors));
+      const body = expectProblem(
+        await t.app.inject({ method: 'POST', url: '/v1/device/heartbeat', headers: device.headers, payload }),
+        400,
+        'invalid_request',
+      );
+      assert.ok(
+        body.errors.some((e: { field: string; code: string }) => e.field === field && e.code === code),
+        JSON.stringify(body.errors),
+      );
       const view = (await t.app.inject({ url: `/v1/admin/devices/${device.id}`, headers: admin })).json();
       assert.deepEqual([view.battery_pct, view.charging, view.signal_dbm, view.app_version], [null, null, null, null]);
     });

@@ -34,7 +34,11 @@ describe('device inventory (admin)', () => {
     const { device_key: _shownOnce, ...view } = device;
     assert.deepEqual(read.json(), view);
 
-    const row = await t.database.db.selectFrom('devices').selectAll().where('id', '=', device.id).executeTakeFirstOrThrow();
+    const row = await t.database.db
+      .selectFrom('devices')
+      .selectAll()
+      .where('id', '=', device.id)
+      .executeTakeFirstOrThrow();
     assert.notEqual(row.key_hash, device.device_key);
     assert.ok(!JSON.stringify(row).includes(device.device_key), 'only the hash of the key is stored');
     assert.equal(row.key_prefix, device.device_key.slice(0, 11));
@@ -54,7 +58,10 @@ describe('device inventory (admin)', () => {
     assert.equal(first.statusCode, 200);
     const page1 = first.json();
     assert.equal(page1.devices.length, 2);
-    assert.deepEqual(page1.devices.map((d: { id: string }) => d.id), [added[2].id, added[1].id]);
+    assert.deepEqual(
+      page1.devices.map((d: { id: string }) => d.id),
+      [added[2].id, added[1].id],
+    );
     assert.equal(typeof page1.next_cursor, 'string');
     const second = await t.app.inject({ url: `/v1/admin/devices?limit=2&cursor=${page1.next_cursor}`, headers: admin });
     assert.equal(second.json().devices[0].id, added[0].id);
@@ -64,12 +71,22 @@ describe('device inventory (admin)', () => {
   it('changes the label and send rate, and clears the label with null', async () => {
     const device = await addDevice(t, { label: 'old' });
     t.clock.advance(1000);
-    const patched = await t.app.inject({ method: 'PATCH', url: `/v1/admin/devices/${device.id}`, headers: admin, payload: { label: 'new', send_rate_per_minute: 45 } });
+    const patched = await t.app.inject({
+      method: 'PATCH',
+      url: `/v1/admin/devices/${device.id}`,
+      headers: admin,
+      payload: { label: 'new', send_rate_per_minute: 45 },
+    });
     assert.equal(patched.statusCode, 200);
     assert.equal(patched.json().label, 'new');
     assert.equal(patched.json().send_rate_per_minute, 45);
     assert.ok(patched.json().updated_at > patched.json().created_at);
-    const cleared = await t.app.inject({ method: 'PATCH', url: `/v1/admin/devices/${device.id}`, headers: admin, payload: { label: null } });
+    const cleared = await t.app.inject({
+      method: 'PATCH',
+      url: `/v1/admin/devices/${device.id}`,
+      headers: admin,
+      payload: { label: null },
+    });
     assert.equal(cleared.json().label, null);
     assert.equal(cleared.json().send_rate_per_minute, 45);
   });
@@ -80,22 +97,45 @@ describe('device inventory (admin)', () => {
     assert.equal(deleted.statusCode, 204);
     assert.equal(deleted.body, '');
     assert.equal((await t.app.inject({ url: `/v1/admin/devices/${device.id}`, headers: admin })).statusCode, 404);
-    const again = await t.app.inject({ method: 'POST', url: '/v1/admin/devices', headers: admin, payload: { phone_number: device.phoneNumber } });
+    const again = await t.app.inject({
+      method: 'POST',
+      url: '/v1/admin/devices',
+      headers: admin,
+      payload: { phone_number: device.phoneNumber },
+    });
     assert.equal(again.statusCode, 201);
   });
 
   it('rotates the key: the new key works, the old one is 401 at once', async () => {
     const device = await addDevice(t);
-    assert.equal((await t.app.inject({ method: 'POST', url: '/v1/device/heartbeat', headers: device.headers, payload: {} })).statusCode, 200);
-    const rotated = await t.app.inject({ method: 'POST', url: `/v1/admin/devices/${device.id}/rotate-key`, headers: admin });
+    assert.equal(
+      (await t.app.inject({ method: 'POST', url: '/v1/device/heartbeat', headers: device.headers, payload: {} }))
+        .statusCode,
+      200,
+    );
+    const rotated = await t.app.inject({
+      method: 'POST',
+      url: `/v1/admin/devices/${device.id}/rotate-key`,
+      headers: admin,
+    });
     assert.equal(rotated.statusCode, 200);
     const body = rotated.json();
     assert.equal(body.id, device.id);
     assert.match(body.device_key, /^cg_dev_[0-9A-Za-z]{32}$/);
     assert.notEqual(body.device_key, device.key);
-    const old = await t.app.inject({ method: 'POST', url: '/v1/device/heartbeat', headers: device.headers, payload: {} });
+    const old = await t.app.inject({
+      method: 'POST',
+      url: '/v1/device/heartbeat',
+      headers: device.headers,
+      payload: {},
+    });
     assert.equal(old.statusCode, 401);
-    const fresh = await t.app.inject({ method: 'POST', url: '/v1/device/heartbeat', headers: { 'x-phone-key': body.device_key }, payload: {} });
+    const fresh = await t.app.inject({
+      method: 'POST',
+      url: '/v1/device/heartbeat',
+      headers: { 'x-phone-key': body.device_key },
+      payload: {},
+    });
     assert.equal(fresh.statusCode, 200);
     assert.equal(fresh.json().device_id, device.id);
   });
@@ -108,7 +148,7 @@ describe('device heartbeat', () => {
   });
   after(() => t.close());
 
-  it('stores telemetry and answers with the phone\'s configuration', async () => {
+  it("stores telemetry and answers with the phone's configuration", async () => {
     const device = await addDevice(t, { send_rate_per_minute: 30 });
     const response = await t.app.inject({
       method: 'POST',
@@ -135,7 +175,12 @@ describe('device heartbeat', () => {
 
   it('takes a bare heartbeat (no body) and keeps earlier telemetry', async () => {
     const device = await addDevice(t);
-    await t.app.inject({ method: 'POST', url: '/v1/device/heartbeat', headers: device.headers, payload: { battery_pct: 50, charging: false } });
+    await t.app.inject({
+      method: 'POST',
+      url: '/v1/device/heartbeat',
+      headers: device.headers,
+      payload: { battery_pct: 50, charging: false },
+    });
     const bare = await t.app.inject({ method: 'POST', url: '/v1/device/heartbeat', headers: device.headers });
     assert.equal(bare.statusCode, 200);
     const view = (await t.app.inject({ url: `/v1/admin/devices/${device.id}`, headers: admin })).json();
@@ -145,8 +190,17 @@ describe('device heartbeat', () => {
 
   it('accepts the telemetry bounds', async () => {
     const device = await addDevice(t);
-    for (const payload of [{ battery_pct: 0, signal_dbm: -150 }, { battery_pct: 100, signal_dbm: 0 }, { app_version: 'v'.repeat(64) }]) {
-      const response = await t.app.inject({ method: 'POST', url: '/v1/device/heartbeat', headers: device.headers, payload });
+    for (const payload of [
+      { battery_pct: 0, signal_dbm: -150 },
+      { battery_pct: 100, signal_dbm: 0 },
+      { app_version: 'v'.repeat(64) },
+    ]) {
+      const response = await t.app.inject({
+        method: 'POST',
+        url: '/v1/device/heartbeat',
+        headers: device.headers,
+        payload,
+      });
       assert.equal(response.statusCode, 200, response.body);
     }
   });

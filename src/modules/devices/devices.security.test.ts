@@ -27,14 +27,23 @@ describe('device inventory and device surface: credentials', () => {
       const payload = method === 'GET' || method === 'DELETE' ? undefined : { phone_number: '+14155550123' };
       expectProblem(await t.app.inject({ method, url, headers: org.headers, payload }), 403, 'forbidden');
       expectProblem(await t.app.inject({ method, url, payload }), 401, 'unauthenticated');
-      expectProblem(await t.app.inject({ method, url, headers: { authorization: `Bearer ${device.key}` }, payload }), 401, 'unauthenticated');
+      expectProblem(
+        await t.app.inject({ method, url, headers: { authorization: `Bearer ${device.key}` }, payload }),
+        401,
+        'unauthenticated',
+      );
       expectProblem(await t.app.inject({ method, url, headers: device.headers, payload }), 401, 'unauthenticated');
     });
   }
 
   it('the agent key on POST /v1/admin/devices adds nothing', async () => {
     const org = await activeOrganization(t);
-    await t.app.inject({ method: 'POST', url: '/v1/admin/devices', headers: org.headers, payload: { phone_number: '+14155550177' } });
+    await t.app.inject({
+      method: 'POST',
+      url: '/v1/admin/devices',
+      headers: org.headers,
+      payload: { phone_number: '+14155550177' },
+    });
     const list = (await t.app.inject({ url: '/v1/admin/devices?limit=200', headers: admin })).json();
     assert.ok(!list.devices.some((d: { phone_number: string }) => d.phone_number === '+14155550177'));
   });
@@ -47,33 +56,77 @@ describe('device inventory and device surface: credentials', () => {
     ['a malformed device key', { 'x-phone-key': 'cg_dev_short' }],
   ] as const) {
     it(`${label} on /v1/device/heartbeat is 401`, async () => {
-      expectProblem(await t.app.inject({ method: 'POST', url: '/v1/device/heartbeat', headers, payload: {} }), 401, 'unauthenticated');
+      expectProblem(
+        await t.app.inject({ method: 'POST', url: '/v1/device/heartbeat', headers, payload: {} }),
+        401,
+        'unauthenticated',
+      );
     });
   }
 
   it('an agent key on /v1/device/heartbeat is 401', async () => {
     const org = await activeOrganization(t);
-    expectProblem(await t.app.inject({ method: 'POST', url: '/v1/device/heartbeat', headers: org.headers, payload: {} }), 401, 'unauthenticated');
-    expectProblem(await t.app.inject({ method: 'POST', url: '/v1/device/heartbeat', headers: { 'x-phone-key': org.apiKey }, payload: {} }), 401, 'unauthenticated');
+    expectProblem(
+      await t.app.inject({ method: 'POST', url: '/v1/device/heartbeat', headers: org.headers, payload: {} }),
+      401,
+      'unauthenticated',
+    );
+    expectProblem(
+      await t.app.inject({
+        method: 'POST',
+        url: '/v1/device/heartbeat',
+        headers: { 'x-phone-key': org.apiKey },
+        payload: {},
+      }),
+      401,
+      'unauthenticated',
+    );
   });
 
   it('a device key on the customer surface is 401', async () => {
     const device = await addDevice(t);
     expectProblem(await t.app.inject({ url: '/v1/cells', headers: device.headers }), 401, 'unauthenticated');
-    expectProblem(await t.app.inject({ url: '/v1/cells', headers: { authorization: `Bearer ${device.key}` } }), 401, 'unauthenticated');
-    expectProblem(await t.app.inject({ method: 'POST', url: '/v1/cells', headers: { authorization: `Bearer ${device.key}` }, payload: { display_name: 'x' } }), 401, 'unauthenticated');
+    expectProblem(
+      await t.app.inject({ url: '/v1/cells', headers: { authorization: `Bearer ${device.key}` } }),
+      401,
+      'unauthenticated',
+    );
+    expectProblem(
+      await t.app.inject({
+        method: 'POST',
+        url: '/v1/cells',
+        headers: { authorization: `Bearer ${device.key}` },
+        payload: { display_name: 'x' },
+      }),
+      401,
+      'unauthenticated',
+    );
   });
 
-  it('a removed device\'s key is 401', async () => {
+  it("a removed device's key is 401", async () => {
     const device = await addDevice(t);
-    assert.equal((await t.app.inject({ method: 'POST', url: '/v1/device/heartbeat', headers: device.headers })).statusCode, 200);
-    assert.equal((await t.app.inject({ method: 'DELETE', url: `/v1/admin/devices/${device.id}`, headers: admin })).statusCode, 204);
-    expectProblem(await t.app.inject({ method: 'POST', url: '/v1/device/heartbeat', headers: device.headers }), 401, 'unauthenticated');
+    assert.equal(
+      (await t.app.inject({ method: 'POST', url: '/v1/device/heartbeat', headers: device.headers })).statusCode,
+      200,
+    );
+    assert.equal(
+      (await t.app.inject({ method: 'DELETE', url: `/v1/admin/devices/${device.id}`, headers: admin })).statusCode,
+      204,
+    );
+    expectProblem(
+      await t.app.inject({ method: 'POST', url: '/v1/device/heartbeat', headers: device.headers }),
+      401,
+      'unauthenticated',
+    );
   });
 
   it('an unauthenticated heartbeat marks nothing seen', async () => {
     const device = await addDevice(t);
-    await t.app.inject({ method: 'POST', url: '/v1/device/heartbeat', headers: { 'x-phone-key': `${device.key.slice(0, -1)}${device.key.endsWith('x') ? 'y' : 'x'}` } });
+    await t.app.inject({
+      method: 'POST',
+      url: '/v1/device/heartbeat',
+      headers: { 'x-phone-key': `${device.key.slice(0, -1)}${device.key.endsWith('x') ? 'y' : 'x'}` },
+    });
     const view = (await t.app.inject({ url: `/v1/admin/devices/${device.id}`, headers: admin })).json();
     assert.equal(view.online, false);
     assert.equal(view.last_seen_at, null);

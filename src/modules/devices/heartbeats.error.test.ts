@@ -7,7 +7,8 @@ import { encodeCursor } from '../../lib/pagination.ts';
 describe('heartbeat history: bad input', () => {
   let t: TestApp;
   let device: TestDevice;
-  const read = (query: string) => t.app.inject({ url: `/v1/admin/devices/${device.id}/heartbeats${query}`, headers: admin });
+  const read = (query: string) =>
+    t.app.inject({ url: `/v1/admin/devices/${device.id}/heartbeats${query}`, headers: admin });
   before(async () => {
     t = await startApp();
     device = await addDevice(t);
@@ -15,7 +16,11 @@ describe('heartbeat history: bad input', () => {
   after(() => t.close());
 
   it('an unknown device is 404', async () => {
-    expectProblem(await t.app.inject({ url: '/v1/admin/devices/dev_01jzzzzzzzzzzzzzzzzzzzzzzz/heartbeats', headers: admin }), 404, 'not_found');
+    expectProblem(
+      await t.app.inject({ url: '/v1/admin/devices/dev_01jzzzzzzzzzzzzzzzzzzzzzzz/heartbeats', headers: admin }),
+      404,
+      'not_found',
+    );
   });
 
   for (const [label, query, field, code] of [
@@ -27,12 +32,20 @@ describe('heartbeat history: bad input', () => {
     ['a limit of 0', '?limit=0', 'limit', 'out_of_range'],
     ['a limit of 201', '?limit=201', 'limit', 'out_of_range'],
     ['a cursor that is not one', '?cursor=garbage', 'cursor', 'invalid_format'],
-    ['a cursor of another list (a string key)', `?cursor=${encodeCursor(['dev_01jzzzzzzzzzzzzzzzzzzzzzzz'])}`, 'cursor', 'invalid_format'],
+    [
+      'a cursor of another list (a string key)',
+      `?cursor=${encodeCursor(['dev_01jzzzzzzzzzzzzzzzzzzzzzzz'])}`,
+      'cursor',
+      'invalid_format',
+    ],
     ['a cursor with two parts', `?cursor=${encodeCursor([1, 2])}`, 'cursor', 'invalid_format'],
   ] as const) {
     it(`rejects ${label} with 400 ${field}/${code}`, async () => {
       const body = expectProblem(await read(query), 400, 'invalid_request');
-      assert.ok(body.errors.some((e: { field: string; code: string }) => e.field === field && e.code === code), JSON.stringify(body.errors));
+      assert.ok(
+        body.errors.some((e: { field: string; code: string }) => e.field === field && e.code === code),
+        JSON.stringify(body.errors),
+      );
     });
   }
 
@@ -44,7 +57,11 @@ describe('heartbeat history: bad input', () => {
   ] as const) {
     it(`a heartbeat with ${label} is 400 and adds nothing to the history`, async () => {
       const phone = await addDevice(t);
-      expectProblem(await t.app.inject({ method: 'POST', url: '/v1/device/heartbeat', headers: phone.headers, payload }), 400, 'invalid_request');
+      expectProblem(
+        await t.app.inject({ method: 'POST', url: '/v1/device/heartbeat', headers: phone.headers, payload }),
+        400,
+        'invalid_request',
+      );
       const page = (await t.app.inject({ url: `/v1/admin/devices/${phone.id}/heartbeats`, headers: admin })).json();
       assert.deepEqual(page, { heartbeats: [], next_cursor: null });
     });

@@ -50,7 +50,8 @@ export class HeartbeatHistory {
    * heartbeat that reports none of battery, charging and signal ("still here") records nothing.
    */
   async record(deviceId: string, telemetry: ReportedTelemetry): Promise<void> {
-    if (telemetry.battery_pct === undefined && telemetry.charging === undefined && telemetry.signal_dbm === undefined) return;
+    if (telemetry.battery_pct === undefined && telemetry.charging === undefined && telemetry.signal_dbm === undefined)
+      return;
     const now = this.clock.now();
     const minute = Math.floor(now.getTime() / MINUTE_MS);
     if (this.recordedMinute.get(deviceId) === minute) return;
@@ -77,7 +78,8 @@ export class HeartbeatHistory {
     const page = await listPage(
       query,
       (after, count) => {
-        if (after && typeof after[0] !== 'number') throw invalidField('cursor', 'invalid_format', 'cursor is not a cursor this list returned.');
+        if (after && typeof after[0] !== 'number')
+          throw invalidField('cursor', 'invalid_format', 'cursor is not a cursor this list returned.');
         return this.repo.list({ ...range, beforeMinute: after ? Number(after[0]) : undefined }, count);
       },
       (row) => [row.minute],
@@ -89,7 +91,11 @@ export class HeartbeatHistory {
   async prune(): Promise<number> {
     const cutoff = Math.floor((this.clock.now().getTime() - HEARTBEAT_RETENTION_MS) / MINUTE_MS);
     let total = 0;
-    for (let oldest = await this.repo.oldestMinuteBefore(cutoff); oldest !== null; oldest = await this.repo.oldestMinuteBefore(cutoff)) {
+    for (
+      let oldest = await this.repo.oldestMinuteBefore(cutoff);
+      oldest !== null;
+      oldest = await this.repo.oldestMinuteBefore(cutoff)
+    ) {
       total += await this.repo.deleteBefore(Math.min(cutoff, oldest + PRUNE_BATCH_MINUTES));
     }
     return total;

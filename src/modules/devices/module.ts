@@ -23,7 +23,11 @@ export function build(deps: { db: Kysely<DB>; clock: Clock }): DevicesModule {
   const history = new HeartbeatHistory({ repo: new HeartbeatsRepository(deps.db), clock: deps.clock });
   const devices = new DevicesService({ repo: new DevicesRepository(deps.db), clock: deps.clock, history });
   // Heartbeat history past its 7 days; idempotent deletes, so every process may run it.
-  const prune: Periodic = { name: 'heartbeats-prune', intervalMs: HEARTBEATS_PRUNE_INTERVAL_MS, tick: () => devices.pruneHeartbeats() };
+  const prune: Periodic = {
+    name: 'heartbeats-prune',
+    intervalMs: HEARTBEATS_PRUNE_INTERVAL_MS,
+    tick: () => devices.pruneHeartbeats(),
+  };
   return { devices, ports: Object.values(devices.ports), loops: [prune] };
 }
 

@@ -41,18 +41,32 @@ export class DevicesRepository {
   }
 
   async replaceKey(id: string, key: { key_prefix: string; key_hash: string }, now: string): Promise<number> {
-    const result = await this.db.updateTable('devices').set({ ...key, updated_at: now }).where('id', '=', id).executeTakeFirst();
+    const result = await this.db
+      .updateTable('devices')
+      .set({ ...key, updated_at: now })
+      .where('id', '=', id)
+      .executeTakeFirst();
     return Number(result.numUpdatedRows);
   }
 
   /** Deletes a device that carries no cell; the number deleted. */
   async deleteFree(id: string): Promise<number> {
-    const result = await this.db.deleteFrom('devices').where('id', '=', id).where('cell_id', 'is', null).executeTakeFirst();
+    const result = await this.db
+      .deleteFrom('devices')
+      .where('id', '=', id)
+      .where('cell_id', 'is', null)
+      .executeTakeFirst();
     return Number(result.numDeletedRows);
   }
 
   oldestFreeId(ex: Executor) {
-    return ex.selectFrom('devices').select('id').where('cell_id', 'is', null).orderBy('id', 'asc').limit(1).executeTakeFirst();
+    return ex
+      .selectFrom('devices')
+      .select('id')
+      .where('cell_id', 'is', null)
+      .orderBy('id', 'asc')
+      .limit(1)
+      .executeTakeFirst();
   }
 
   /** Gives a free device to a cell; 0 when someone else took it first. */
@@ -76,7 +90,12 @@ export class DevicesRepository {
 
   /** Refreshes last_seen_at of a device already online; 0 when it was offline (or gone). */
   async touchOnline(id: string, now: string): Promise<number> {
-    const result = await this.db.updateTable('devices').set({ last_seen_at: now }).where('id', '=', id).where('online', '=', 1).executeTakeFirst();
+    const result = await this.db
+      .updateTable('devices')
+      .set({ last_seen_at: now })
+      .where('id', '=', id)
+      .where('online', '=', 1)
+      .executeTakeFirst();
     return Number(result.numUpdatedRows);
   }
 
@@ -127,11 +146,13 @@ export class DevicesRepository {
       .updateTable('devices')
       .set(stated)
       .where('id', '=', id)
-      .where((eb) => eb.or([
-        eb('can_delivery_reports', '!=', stated.can_delivery_reports),
-        eb('can_mms_send', '!=', stated.can_mms_send),
-        eb('can_mms_receive', '!=', stated.can_mms_receive),
-      ]))
+      .where((eb) =>
+        eb.or([
+          eb('can_delivery_reports', '!=', stated.can_delivery_reports),
+          eb('can_mms_send', '!=', stated.can_mms_send),
+          eb('can_mms_receive', '!=', stated.can_mms_receive),
+        ]),
+      )
       .executeTakeFirst();
     return Number(result.numUpdatedRows) === 1 ? this.find(ex, id) : undefined;
   }

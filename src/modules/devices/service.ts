@@ -134,7 +134,11 @@ export class DevicesService {
   }
 
   async list(query: PageQuery) {
-    const result = await listPage(query, (before, count) => this.repo.list(before ? String(before[0]) : null, count), (row) => [row.id]);
+    const result = await listPage(
+      query,
+      (before, count) => this.repo.list(before ? String(before[0]) : null, count),
+      (row) => [row.id],
+    );
     return { devices: result.items.map(deviceView), next_cursor: result.next_cursor };
   }
 
@@ -145,7 +149,8 @@ export class DevicesService {
   }
 
   async update(id: string, changes: DeviceChanges) {
-    if ((await this.repo.update(id, { ...changes, updated_at: this.clock.now().toISOString() })) === 0) throw notFound('device');
+    if ((await this.repo.update(id, { ...changes, updated_at: this.clock.now().toISOString() })) === 0)
+      throw notFound('device');
     this.forgetAssignment(id);
     return this.get(id);
   }
@@ -157,14 +162,21 @@ export class DevicesService {
       return;
     }
     if (await this.repo.find(this.repo.db, id)) {
-      throw new ApiError('conflict', 'The device carries a cell; the cell must be released (DELETE /v1/cells/{id}) before the device is removed.');
+      throw new ApiError(
+        'conflict',
+        'The device carries a cell; the cell must be released (DELETE /v1/cells/{id}) before the device is removed.',
+      );
     }
     throw notFound('device');
   }
 
   async rotateKey(id: string) {
     const key = newSecret(DEVICE_KEY_PREFIX);
-    const updated = await this.repo.replaceKey(id, { key_prefix: displayPrefix(key), key_hash: sha256Hex(key) }, this.clock.now().toISOString());
+    const updated = await this.repo.replaceKey(
+      id,
+      { key_prefix: displayPrefix(key), key_hash: sha256Hex(key) },
+      this.clock.now().toISOString(),
+    );
     if (updated === 0) throw notFound('device');
     return { ...(await this.get(id)), device_key: key };
   }
@@ -273,7 +285,13 @@ export class DevicesService {
     const row = await this.repo.findWithCell(deviceId);
     const value =
       row && row.cell_id && row.organization_id && row.cell_status === 'active'
-        ? { deviceId: row.id, cellId: row.cell_id, organizationId: row.organization_id, phoneNumber: row.phone_number, sendRatePerMinute: row.send_rate_per_minute }
+        ? {
+            deviceId: row.id,
+            cellId: row.cell_id,
+            organizationId: row.organization_id,
+            phoneNumber: row.phone_number,
+            sendRatePerMinute: row.send_rate_per_minute,
+          }
         : null;
     if (this.assignments.size > 100_000) this.assignments.clear();
     this.assignments.set(deviceId, { value, until: nowMs + ASSIGNMENT_CACHE_MS });

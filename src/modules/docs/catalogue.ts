@@ -35,9 +35,10 @@ const sentence = (text: string) => {
 };
 
 function example(code: ErrorCode, docsUrl: string) {
-  const extra = code === 'invalid_request'
-    ? { errors: [{ field: 'display_name', code: 'required', message: 'display_name is required.' }] }
-    : {};
+  const extra =
+    code === 'invalid_request'
+      ? { errors: [{ field: 'display_name', code: 'required', message: 'display_name is required.' }] }
+      : {};
   return problemBody(new ApiError(code, sentence(ERROR_DOCS[code].when), extra), EXAMPLE_REQUEST_ID, docsUrl);
 }
 
@@ -58,7 +59,12 @@ function entry(code: ErrorCode, operations: readonly DocumentedOperation[], docs
     causes: ERROR_DOCS[code].causes,
     fix: ERROR_DOCS[code].fix,
     example: example(code, docsUrl),
-    operations: answering.map((o) => ({ operation_id: o.operationId, method: o.method, path: o.url.replace(/:(\w+)/g, '{$1}'), summary: o.summary })),
+    operations: answering.map((o) => ({
+      operation_id: o.operationId,
+      method: o.method,
+      path: o.url.replace(/:(\w+)/g, '{$1}'),
+      summary: o.summary,
+    })),
     every_operation: answering.length > 0 && answering.length === operations.length,
   };
 }

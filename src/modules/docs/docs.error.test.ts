@@ -34,6 +34,10 @@ describe('unknown error codes', () => {
   });
 
   it('answers problem+json 404 not_found to a JSON client', async () => {
-    expectProblem(await t.app.inject({ url: '/docs/errors/made_up', headers: { accept: 'application/json' } }), 404, 'not_found');
+    expectProblem(
+      await t.app.inject({ url: '/docs/errors/made_up', headers: { accept: 'application/json' } }),
+      404,
+      'not_found',
+    );
   });
 });

@@ -8,7 +8,13 @@ import { VERSION } from '../system/routes.ts';
 import { startApp, type TestApp } from '../../../test/harness.ts';
 
 const json = { accept: 'application/json' };
-const escaped = (text: string) => text.replaceAll('&', '&amp;').replaceAll('"', '&quot;').replaceAll("'", '&#39;').replaceAll('<', '&lt;').replaceAll('>', '&gt;');
+const escaped = (text: string) =>
+  text
+    .replaceAll('&', '&amp;')
+    .replaceAll('"', '&quot;')
+    .replaceAll("'", '&#39;')
+    .replaceAll('<', '&lt;')
+    .replaceAll('>', '&gt;');
 const textOf = (prose: string) => escaped(prose).replace(/`([^`]+)`/g, '<code>$1</code>');
 
 /** The operationIds whose documented error responses name `code`, from the OpenAPI document. */
@@ -22,7 +28,8 @@ function operationsNaming(document: { paths?: Record<string, unknown> }, code: s
   for (const item of Object.values(document.paths ?? {}) as Record<string, Operation>[]) {
     for (const operation of Object.values(item)) {
       const responses = Object.values(operation.responses ?? {});
-      if (responses.some((r) => typeof r.description === 'string' && r.description.includes(`\`${code}\`:`))) ids.push(operation.operationId);
+      if (responses.some((r) => typeof r.description === 'string' && r.description.includes(`\`${code}\`:`)))
+        ids.push(operation.operationId);
     }
   }
   return ids.sort();
@@ -46,7 +53,13 @@ describe('error pages', () => {
       assert.equal(page.match(/<h1>/g)?.length, 1, `${code}: one h1`);
       assert.ok(page.includes(`<h1><code>${code}</code>: ${escaped(ERRORS[code].title)}</h1>`), code);
       assert.ok(page.includes(`HTTP ${ERRORS[code].status}`), code);
-      for (const heading of ['What it means', 'Usual causes', 'How to fix it', 'Example problem body', 'Operations that can return it']) {
+      for (const heading of [
+        'What it means',
+        'Usual causes',
+        'How to fix it',
+        'Example problem body',
+        'Operations that can return it',
+      ]) {
         assert.ok(page.includes(`<h2>${heading}</h2>`), `${code}: ${heading}`);
       }
       const { when } = ERROR_DOCS[code];
@@ -61,7 +74,11 @@ describe('error pages', () => {
     const document = t.app.swagger();
     for (const code of ERROR_CODES) {
       const entry = (await t.app.inject({ url: `/docs/errors/${code}`, headers: json })).json();
-      assert.deepEqual(entry.operations.map((o: { operation_id: string }) => o.operation_id).sort(), operationsNaming(document, code), code);
+      assert.deepEqual(
+        entry.operations.map((o: { operation_id: string }) => o.operation_id).sort(),
+        operationsNaming(document, code),
+        code,
+      );
     }
     const page = (await t.app.inject({ url: '/docs/errors/cell_in_pod' })).body;
     assert.ok(page.includes('<code>POST /v1/pods</code>'));
@@ -88,9 +105,13 @@ describe('error pages', () => {
     assert.equal(page.statusCode, 200);
     assert.match(page.body, /<html lang="en">/);
     assert.match(page.body, /<title>Error codes · Cellgate<\/title>/);
-    for (const code of ERROR_CODES) assert.ok(page.body.includes(`<a href="/docs/errors/${code}"><code>${code}</code></a>`), code);
+    for (const code of ERROR_CODES)
+      assert.ok(page.body.includes(`<a href="/docs/errors/${code}"><code>${code}</code></a>`), code);
     const index = (await t.app.inject({ url: '/docs/errors', headers: json })).json();
-    assert.deepEqual(index.errors.map((e: { code: string }) => e.code), ERROR_CODES);
+    assert.deepEqual(
+      index.errors.map((e: { code: string }) => e.code),
+      ERROR_CODES,
+    );
     assert.equal(index.errors[0].url, 'http://cellgate.test/docs/errors/invalid_request');
   });
 
@@ -106,7 +127,8 @@ describe('error pages', () => {
 
   it('leaves the API reference at /docs in place', async () => {
     let response = await t.app.inject({ url: '/docs' });
-    if (response.statusCode >= 300 && response.statusCode < 400) response = await t.app.inject({ url: String(response.headers.location) });
+    if (response.statusCode >= 300 && response.statusCode < 400)
+      response = await t.app.inject({ url: String(response.headers.location) });
     assert.equal(response.statusCode, 200);
     assert.match(String(response.headers['content-type']), /^text\/html/);
   });

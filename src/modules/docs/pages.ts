@@ -53,18 +53,21 @@ ${body}
 }
 
 export function errorPage(entry: ErrorEntry): string {
-  const operations = entry.operations.length === 0
-    ? `<p>Any request can receive it: it is answered before a request reaches an operation.</p>`
-    : entry.every_operation
-      ? `<p>Every operation can return it (${entry.operations.length} operations).</p>`
-      : `<table>
+  const operations =
+    entry.operations.length === 0
+      ? `<p>Any request can receive it: it is answered before a request reaches an operation.</p>`
+      : entry.every_operation
+        ? `<p>Every operation can return it (${entry.operations.length} operations).</p>`
+        : `<table>
 <caption class="muted">${entry.operations.length} operation${entry.operations.length === 1 ? '' : 's'}</caption>
 <thead><tr><th scope="col">Operation</th><th scope="col">Method and path</th></tr></thead>
 <tbody>
 ${entry.operations.map((o) => `<tr><td>${escape(o.summary)} <span class="muted">(<code>${escape(o.operation_id)}</code>)</span></td><td><code>${escape(o.method)} ${escape(o.path)}</code></td></tr>`).join('\n')}
 </tbody>
 </table>`;
-  return layout(`${entry.code}: ${entry.title} (HTTP ${entry.status}) · Cellgate errors`, `<p class="muted"><a href="/docs/errors">Error codes</a></p>
+  return layout(
+    `${entry.code}: ${entry.title} (HTTP ${entry.status}) · Cellgate errors`,
+    `<p class="muted"><a href="/docs/errors">Error codes</a></p>
 <h1><code>${escape(entry.code)}</code>: ${escape(entry.title)}</h1>
 <p><span class="status">HTTP ${entry.status}</span> ${escape(entry.status_text)}</p>
 <h2>What it means</h2>
@@ -79,24 +82,31 @@ ${entry.causes.map((cause) => `<li>${prose(cause)}</li>`).join('\n')}
 <p>Errors are <code>application/problem+json</code> (RFC 9457); branch on <code>code</code>, show <code>detail</code>, and quote <code>request_id</code> when reporting a problem.</p>
 <pre><code>${escape(JSON.stringify(entry.example, null, 2))}</code></pre>
 <h2>Operations that can return it</h2>
-${operations}`);
+${operations}`,
+  );
 }
 
 export function errorIndexPage(entries: ErrorEntry[]): string {
-  return layout('Error codes · Cellgate', `<h1>Error codes</h1>
+  return layout(
+    'Error codes · Cellgate',
+    `<h1>Error codes</h1>
 <p>Every error is an <code>application/problem+json</code> body with a machine <code>code</code>; its <code>type</code> links to the code's page here.</p>
 <table>
 <thead><tr><th scope="col">Code</th><th scope="col">HTTP status</th><th scope="col">Meaning</th></tr></thead>
 <tbody>
 ${entries.map((e) => `<tr><td><a href="/docs/errors/${escape(e.code)}"><code>${escape(e.code)}</code></a></td><td>${e.status}</td><td>${prose(e.meaning)}</td></tr>`).join('\n')}
 </tbody>
-</table>`);
+</table>`,
+  );
 }
 
 export function unknownErrorPage(code: string): string {
-  return layout('Unknown error code · Cellgate', `<h1>Unknown error code</h1>
+  return layout(
+    'Unknown error code · Cellgate',
+    `<h1>Unknown error code</h1>
 <p>There is no error code <code>${escape(code)}</code>.</p>
-<p>See <a href="/docs/errors">all error codes</a>.</p>`);
+<p>See <a href="/docs/errors">all error codes</a>.</p>`,
+  );
 }
 
 export function landingPage(landing: Landing): string {
@@ -107,11 +117,16 @@ export function landingPage(landing: Landing): string {
     health: 'Health of the service and its database',
     openapi: 'OpenAPI document (YAML)',
   };
-  return layout(`${landing.name} ${landing.version}`, `<h1>${escape(landing.name)} <span class="muted">${escape(landing.version)}</span></h1>
+  return layout(
+    `${landing.name} ${landing.version}`,
+    `<h1>${escape(landing.name)} <span class="muted">${escape(landing.version)}</span></h1>
 <p>Phone lines for software agents: SMS and MMS over a REST API, webhooks and an event stream.</p>
 <nav aria-label="Links">
 <ul>
-${Object.entries(landing.links).map(([key, href]) => `<li><a href="${escape(href)}">${escape(described[key] ?? key)}</a></li>`).join('\n')}
+${Object.entries(landing.links)
+  .map(([key, href]) => `<li><a href="${escape(href)}">${escape(described[key] ?? key)}</a></li>`)
+  .join('\n')}
 </ul>
-</nav>`);
+</nav>`,
+  );
 }

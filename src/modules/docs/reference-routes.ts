@@ -12,13 +12,19 @@ import { SCRIPT_PATH, scalarReference, type ReferenceAssets } from './scalar.ts'
 
 const PAGE = { config: { auth: 'public' as const, unlimited: true }, schema: { hide: true } };
 
-export function registerReferenceRoutes(app: App, config: Config, reference: () => Promise<ReferenceAssets> = scalarReference(REFERENCE_CONFIGURATION)): void {
+export function registerReferenceRoutes(
+  app: App,
+  config: Config,
+  reference: () => Promise<ReferenceAssets> = scalarReference(REFERENCE_CONFIGURATION),
+): void {
   async function assets(request: FastifyRequest): Promise<ReferenceAssets> {
     try {
       return await reference();
     } catch (error) {
       request.log.error({ err: error }, 'the API reference could not be rendered');
-      throw new ApiError('unavailable', 'The API reference is not available; the document is at /openapi.yaml.', { headers: { 'Retry-After': '60' } });
+      throw new ApiError('unavailable', 'The API reference is not available; the document is at /openapi.yaml.', {
+        headers: { 'Retry-After': '60' },
+      });
     }
   }
 
@@ -37,11 +43,17 @@ export function registerReferenceRoutes(app: App, config: Config, reference: () 
 
   app.get(SCRIPT_PATH, PAGE, async (request, reply) => {
     const { script } = await assets(request);
-    reply.headers({ etag: script.etag, 'cache-control': REVALIDATED_CACHE_CONTROL, vary: 'accept-encoding', 'x-content-type-options': 'nosniff' });
+    reply.headers({
+      etag: script.etag,
+      'cache-control': REVALIDATED_CACHE_CONTROL,
+      vary: 'accept-encoding',
+      'x-content-type-options': 'nosniff',
+    });
     if (isFresh(request, script.etag)) return reply.code(304).send();
     reply.type('text/javascript; charset=utf-8');
     // 4.3 MB as is, about a quarter of it gzipped: every browser takes gzip.
-    if (/\bgzip\b/.test(request.headers['accept-encoding'] ?? '')) return reply.header('content-encoding', 'gzip').send(script.gzipped);
+    if (/\bgzip\b/.test(request.headers['accept-encoding'] ?? ''))
+      return reply.header('content-encoding', 'gzip').send(script.gzipped);
     return reply.send(script.body);
   });
 

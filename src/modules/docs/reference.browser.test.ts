@@ -9,8 +9,6 @@ import type { Browser, Page } from 'playwright-core';
 import type { TestApp } from '../../../test/harness.ts';
 import { artifactsDir, launchChromium, listeningApp, skipWithoutChromium } from '../../../test/support/browser.ts';
 
-
-
 describe('API reference in a browser, offline', { skip: skipWithoutChromium }, () => {
   let t: TestApp;
   let browser: Browser;
@@ -33,10 +31,14 @@ describe('API reference in a browser, offline', { skip: skipWithoutChromium }, (
     page.on('console', (message) => {
       // Zod (inside Scalar) probes for eval with `Function('')` in a try/catch and, refused by the
       // policy as intended, validates without it: the one violation expected.
-      if (message.type() === 'error' && message.text() !== 'CSP blocked eval (script-src)') problems.push(`console: ${message.text()}`);
+      if (message.type() === 'error' && message.text() !== 'CSP blocked eval (script-src)')
+        problems.push(`console: ${message.text()}`);
     });
     // Init scripts run outside the page's CSP; they see every violation the policy reports.
-    await page.addInitScript({ content: "document.addEventListener('securitypolicyviolation', (e) => console.error(`CSP blocked ${e.blockedURI} (${e.violatedDirective})`));" });
+    await page.addInitScript({
+      content:
+        "document.addEventListener('securitypolicyviolation', (e) => console.error(`CSP blocked ${e.blockedURI} (${e.violatedDirective})`));",
+    });
     await page.goto(`${base}/docs`);
   });
 
@@ -60,7 +62,9 @@ describe('API reference in a browser, offline', { skip: skipWithoutChromium }, (
   it('offers the try-it client for a send with an Idempotency-Key field', async () => {
     await page.goto(`${base}/docs#tag/messages/POST/v1/cells/{cell_id}/messages/send`);
     await page.getByRole('heading', { name: 'Send a message' }).first().waitFor();
-    await page.getByRole('button', { name: /Test Request\s*\(post \/v1\/cells\/\{cell_id\}\/messages\/send\)/ }).click();
+    await page
+      .getByRole('button', { name: /Test Request\s*\(post \/v1\/cells\/\{cell_id\}\/messages\/send\)/ })
+      .click();
     const client = page.getByRole('dialog');
     await client.getByText('Idempotency-Key', { exact: true }).waitFor();
     assert.ok(await client.getByText('Bearer Token').isVisible(), 'the bearer credential can be entered');

@@ -41,8 +41,17 @@ process.stdout.write(JSON.stringify({ atStart, afterDocs: loaded, status: page.s
 await t.close();
 `;
 
-const scriptsOf = (html: string) => [...html.matchAll(/<script([^>]*)>([\s\S]*?)<\/script>/g)].map(([, attributes, body]) => ({ src: /\bsrc="([^"]*)"/.exec(attributes)?.[1], body }));
-const directive = (policy: string, name: string) => policy.split('; ').find((d) => d.startsWith(`${name} `))?.split(' ').slice(1);
+const scriptsOf = (html: string) =>
+  [...html.matchAll(/<script([^>]*)>([\s\S]*?)<\/script>/g)].map(([, attributes, body]) => ({
+    src: /\bsrc="([^"]*)"/.exec(attributes)?.[1],
+    body,
+  }));
+const directive = (policy: string, name: string) =>
+  policy
+    .split('; ')
+    .find((d) => d.startsWith(`${name} `))
+    ?.split(' ')
+    .slice(1);
 
 describe('API reference at /docs', () => {
   let t: TestApp;
@@ -61,13 +70,18 @@ describe('API reference at /docs', () => {
     assert.match(response.body, /^<!doctype html>\n<html lang="en">/);
     assert.match(response.body, /<title>Cellgate API reference<\/title>/);
     const scripts = scriptsOf(response.body);
-    assert.deepEqual(scripts.filter((s) => s.src !== undefined).map((s) => s.src), ['/docs/js/scalar.js']);
+    assert.deepEqual(
+      scripts.filter((s) => s.src !== undefined).map((s) => s.src),
+      ['/docs/js/scalar.js'],
+    );
     assert.doesNotMatch(response.body, /<link\b|https?:\/\/|\/\/cdn/i, 'no stylesheet, font or script from elsewhere');
 
     const policy = String(response.headers['content-security-policy']);
     assert.deepEqual(directive(policy, 'default-src'), ["'none'"]);
     // 'self' and exactly the inline start call, by hash: no 'unsafe-inline', no 'unsafe-eval', no host.
-    const inline = scripts.filter((s) => s.src === undefined).map((s) => `'sha256-${createHash('sha256').update(s.body).digest('base64')}'`);
+    const inline = scripts
+      .filter((s) => s.src === undefined)
+      .map((s) => `'sha256-${createHash('sha256').update(s.body).digest('base64')}'`);
     assert.equal(inline.length, 1);
     assert.deepEqual(directive(policy, 'script-src'), ["'self'", ...inline]);
     assert.deepEqual(directive(policy, 'style-src'), ["'self'", "'unsafe-inline'"]);
@@ -84,7 +98,10 @@ describe('API reference at /docs', () => {
     assert.ok(plain.rawPayload.length > 1_000_000, 'the standalone bundle, not a loader of another');
     assert.match(plain.body, /createApiReference/);
 
-    const gzipped = await t.app.inject({ url: '/docs/js/scalar.js', headers: { 'accept-encoding': 'gzip, deflate, br' } });
+    const gzipped = await t.app.inject({
+      url: '/docs/js/scalar.js',
+      headers: { 'accept-encoding': 'gzip, deflate, br' },
+    });
     assert.equal(gzipped.headers['content-encoding'], 'gzip');
     assert.equal(gzipped.headers.vary, 'accept-encoding');
     assert.ok(gunzipSync(gzipped.rawPayload).equals(plain.rawPayload));
@@ -107,17 +124,29 @@ describe('API reference at /docs', () => {
   it('introduces authentication, idempotency, pagination, errors and events as sections', () => {
     const intro = document.info.description;
     const sections = [...intro.matchAll(/^## (.+)$/gm)].map((m) => m[1]);
-    for (const section of ['Authentication', 'Idempotency', 'Pagination', 'Errors', 'Events and webhooks']) assert.ok(sections.includes(section), section);
+    for (const section of ['Authentication', 'Idempotency', 'Pagination', 'Errors', 'Events and webhooks'])
+      assert.ok(sections.includes(section), section);
     assert.doesNotMatch(intro, /^#{1}\s|^#{3,}\s/m, 'one heading level: each heading is a section of the sidebar');
-    for (const credential of ['cg_live_', 'cg_at_', 'cg_adm_', 'X-Phone-Key: cg_dev_']) assert.ok(intro.includes(credential), credential);
-    for (const term of ['Idempotency-Key', 'Idempotent-Replayed', 'next_cursor', 'application/problem+json', '(http://cellgate.test/docs/errors)', 'webhook-signature', '/v1/events/stream']) {
+    for (const credential of ['cg_live_', 'cg_at_', 'cg_adm_', 'X-Phone-Key: cg_dev_'])
+      assert.ok(intro.includes(credential), credential);
+    for (const term of [
+      'Idempotency-Key',
+      'Idempotent-Replayed',
+      'next_cursor',
+      'application/problem+json',
+      '(http://cellgate.test/docs/errors)',
+      'webhook-signature',
+      '/v1/events/stream',
+    ]) {
       assert.ok(intro.includes(term), term);
     }
   });
 
   it('declares the Idempotency-Key header on every operation that takes one, and the security schemes to try them', () => {
     const operations = Object.values(document.paths).flatMap((item) => Object.values(item));
-    const idempotent = documentedOperations(t.app).filter((o) => o.codes.includes('idempotency_key_reused')).map((o) => o.operationId);
+    const idempotent = documentedOperations(t.app)
+      .filter((o) => o.codes.includes('idempotency_key_reused'))
+      .map((o) => o.operationId);
     assert.ok(idempotent.includes('sendMessage') && idempotent.length >= 4, idempotent.join());
     for (const operationId of idempotent) {
       const operation = operations.find((o) => o.operationId === operationId);
@@ -130,12 +159,16 @@ describe('API reference at /docs', () => {
     assert.deepEqual(schemes.admin, { ...schemes.admin, type: 'http', scheme: 'bearer' });
     assert.deepEqual(schemes.phoneKey, { ...schemes.phoneKey, type: 'apiKey', in: 'header', name: 'X-Phone-Key' });
     for (const operation of operations) {
-      for (const requirement of operation.security ?? []) for (const name of Object.keys(requirement)) assert.ok(schemes[name], `${operation.operationId}: ${name}`);
+      for (const requirement of operation.security ?? [])
+        for (const name of Object.keys(requirement)) assert.ok(schemes[name], `${operation.operationId}: ${name}`);
     }
   });
 
-  it('never imports the Scalar plugin in the service\'s thread: a worker renders the first /docs (idle memory, no blocked event loop)', () => {
-    const probe = spawnSync(process.execPath, ['--input-type=module', '--eval', LOAD_PROBE], { encoding: 'utf8', timeout: 60_000 });
+  it("never imports the Scalar plugin in the service's thread: a worker renders the first /docs (idle memory, no blocked event loop)", () => {
+    const probe = spawnSync(process.execPath, ['--input-type=module', '--eval', LOAD_PROBE], {
+      encoding: 'utf8',
+      timeout: 60_000,
+    });
     assert.equal(probe.status, 0, probe.stderr);
     assert.deepEqual(JSON.parse(probe.stdout), { atStart: false, afterDocs: false, status: 200 });
   });
@@ -145,8 +178,16 @@ describe('API reference at /docs', () => {
     assert.equal(errors.statusCode, 200);
     assert.match(errors.body, /<title>Error codes · Cellgate<\/title>/);
     assert.equal((await t.app.inject({ url: '/docs/errors/rate_limited' })).statusCode, 200);
-    for (const url of ['/docs/openapi.json', '/docs/json']) assert.deepEqual((await t.app.inject({ url })).json(), (await t.app.inject({ url: '/openapi.json' })).json(), url);
-    assert.equal((await t.app.inject({ url: '/docs/openapi.yaml' })).body, (await t.app.inject({ url: '/openapi.yaml' })).body);
+    for (const url of ['/docs/openapi.json', '/docs/json'])
+      assert.deepEqual(
+        (await t.app.inject({ url })).json(),
+        (await t.app.inject({ url: '/openapi.json' })).json(),
+        url,
+      );
+    assert.equal(
+      (await t.app.inject({ url: '/docs/openapi.yaml' })).body,
+      (await t.app.inject({ url: '/openapi.yaml' })).body,
+    );
     // Swagger UI's old paths are gone with it.
     for (const url of ['/docs/nope', '/docs/js/other.js', '/docs/static/index.html', '/docs/yaml']) {
       assert.equal((await t.app.inject({ url })).statusCode, 404, url);

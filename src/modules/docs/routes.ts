@@ -18,17 +18,27 @@ function wantsJson(request: FastifyRequest): boolean {
   return /application\/([a-z.+-]*\+)?json/i.test(accept) && !/text\/html/i.test(accept);
 }
 
-const html = (reply: FastifyReply, body: string, status = 200) => reply.code(status).type('text/html; charset=utf-8').send(body);
+const html = (reply: FastifyReply, body: string, status = 200) =>
+  reply.code(status).type('text/html; charset=utf-8').send(body);
 
 export function registerDocsRoutes(app: App, config: Config): void {
   // Built on first use: every route (and so every operation) is added by then.
   let catalogue: Map<string, ErrorEntry> | undefined;
-  const entries = () => (catalogue ??= new Map(errorCatalogue(documentedOperations(app), config.docsUrl).map((e) => [e.code, e])));
+  const entries = () =>
+    (catalogue ??= new Map(errorCatalogue(documentedOperations(app), config.docsUrl).map((e) => [e.code, e])));
 
   app.get('/docs/errors', PAGE, async (request, reply) => {
     const all = [...entries().values()];
     if (wantsJson(request)) {
-      return reply.send({ errors: all.map(({ code, title, status, meaning }) => ({ code, title, status, meaning, url: `${config.docsUrl}/errors/${code}` })) });
+      return reply.send({
+        errors: all.map(({ code, title, status, meaning }) => ({
+          code,
+          title,
+          status,
+          meaning,
+          url: `${config.docsUrl}/errors/${code}`,
+        })),
+      });
     }
     return html(reply, errorIndexPage(all));
   });
@@ -54,5 +64,7 @@ export function registerDocsRoutes(app: App, config: Config): void {
       openapi: `${config.baseUrl}/openapi.yaml`,
     },
   };
-  app.get('/', PAGE, async (request, reply) => (wantsJson(request) ? reply.send(landing) : html(reply, landingPage(landing))));
+  app.get('/', PAGE, async (request, reply) =>
+    wantsJson(request) ? reply.send(landing) : html(reply, landingPage(landing)),
+  );
 }

@@ -4,5 +4,8 @@ import { parentPort, workerData } from 'node:worker_threads';
 import type { ApiReferenceConfiguration } from '@scalar/fastify-api-reference';
 import { render } from './scalar.ts';
 
-const assets = await render(workerData as Partial<ApiReferenceConfiguration>, () => import('@scalar/fastify-api-reference'));
+const assets = await render(
+  workerData as Partial<ApiReferenceConfiguration>,
+  () => import('@scalar/fastify-api-reference'),
+);
 parentPort?.postMessage(assets);

@@ -36,19 +36,34 @@ const sha256 = (data: string | Buffer) => createHash('sha256').update(data).dige
 
 /** The inline `<script>` bodies of a page, as CSP hash sources. */
 export const inlineScriptHashes = (html: string): string[] =>
-  [...html.matchAll(/<script(?![^>]*\bsrc=)[^>]*>([\s\S]*?)<\/script>/g)].map((match) => `'sha256-${sha256(match[1])}'`);
+  [...html.matchAll(/<script(?![^>]*\bsrc=)[^>]*>([\s\S]*?)<\/script>/g)].map(
+    (match) => `'sha256-${sha256(match[1])}'`,
+  );
 
-export async function render(configuration: Partial<ApiReferenceConfiguration>, load: () => Promise<Plugin>): Promise<ReferenceAssets> {
+export async function render(
+  configuration: Partial<ApiReferenceConfiguration>,
+  load: () => Promise<Plugin>,
+): Promise<ReferenceAssets> {
   const { default: plugin } = await load();
   const instance = Fastify({ logger: false });
   try {
     await instance.register(plugin, { routePrefix: '/docs', configuration: { ...configuration, cdn: SCRIPT_PATH } });
-    const [page, script] = await Promise.all([instance.inject({ url: '/docs/' }), instance.inject({ url: SCRIPT_PATH })]);
-    if (page.statusCode !== 200 || script.statusCode !== 200) throw new Error(`the Scalar plugin answered ${page.statusCode} for its page and ${script.statusCode} for its script`);
+    const [page, script] = await Promise.all([
+      instance.inject({ url: '/docs/' }),
+      instance.inject({ url: SCRIPT_PATH }),
+    ]);
+    if (page.statusCode !== 200 || script.statusCode !== 200)
+      throw new Error(
+        `the Scalar plugin answered ${page.statusCode} for its page and ${script.statusCode} for its script`,
+      );
     // lang for screen readers, as on the other pages.
     const html = page.body.replace(/^<!doctype html>\s*<html>/i, '<!doctype html>\n<html lang="en">');
     const body = script.rawPayload;
-    return { html, inlineScripts: inlineScriptHashes(html), script: { body, gzipped: await promisify(gzip)(body), etag: `"${sha256(body)}"` } };
+    return {
+      html,
+      inlineScripts: inlineScriptHashes(html),
+      script: { body, gzipped: await promisify(gzip)(body), etag: `"${sha256(body)}"` },
+    };
   } finally {
     await instance.close();
   }
@@ -58,16 +73,24 @@ export async function render(configuration: Partial<ApiReferenceConfiguration>, 
 function renderInWorker(configuration: Partial<ApiReferenceConfiguration>): Promise<ReferenceAssets> {
   return new Promise((resolve, reject) => {
     // No inherited flags: none matters to it, and some (--input-type of `node --eval`) would fail it.
-    const worker = new Worker(new URL('./scalar-worker.mjs', import.meta.url), { workerData: configuration, execArgv: [] });
+    const worker = new Worker(new URL('./scalar-worker.mjs', import.meta.url), {
+      workerData: configuration,
+      execArgv: [],
+    });
     // A service closing while it renders does not wait for it.
     worker.unref();
     worker.once('message', (assets: ReferenceAssets) => {
       // Buffers arrive as plain Uint8Arrays.
       const buffer = (bytes: Uint8Array) => Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
-      resolve({ ...assets, script: { ...assets.script, body: buffer(assets.script.body), gzipped: buffer(assets.script.gzipped) } });
+      resolve({
+        ...assets,
+        script: { ...assets.script, body: buffer(assets.script.body), gzipped: buffer(assets.script.gzipped) },
+      });
     });
     worker.once('error', reject);
-    worker.once('exit', (code) => reject(new Error(`the API reference worker exited with code ${code} before answering`)));
+    worker.once('exit', (code) =>
+      reject(new Error(`the API reference worker exited with code ${code} before answering`)),
+    );
   });
 }
 
@@ -77,7 +100,10 @@ function renderInWorker(configuration: Partial<ApiReferenceConfiguration>): Prom
  * `load` imports the plugin in this thread (tests pass one that fails); without it, the plugin is
  * imported and run in a worker thread.
  */
-export function scalarReference(configuration: Partial<ApiReferenceConfiguration>, load?: () => Promise<Plugin>): () => Promise<ReferenceAssets> {
+export function scalarReference(
+  configuration: Partial<ApiReferenceConfiguration>,
+  load?: () => Promise<Plugin>,
+): () => Promise<ReferenceAssets> {
   let assets: Promise<ReferenceAssets> | null = null;
   return () => {
     assets ??= (load ? render(configuration, load) : renderInWorker(configuration)).catch((error: unknown) => {

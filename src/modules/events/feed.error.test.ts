@@ -14,7 +14,14 @@ class FlakyOutbox implements FeedSource {
   add(organizationId: string, count = 1): void {
     for (let i = 0; i < count; i += 1) {
       const seq = this.rows.length + 1;
-      this.rows.push({ seq, id: `evt_${seq}`, organization_id: organizationId, type: 'cell.updated', data: '{}', created_at: '2026-11-21T12:00:00.000Z' });
+      this.rows.push({
+        seq,
+        id: `evt_${seq}`,
+        organization_id: organizationId,
+        type: 'cell.updated',
+        data: '{}',
+        created_at: '2026-11-21T12:00:00.000Z',
+      });
     }
   }
 
@@ -46,7 +53,10 @@ describe('EventFeed across a database outage', () => {
     outbox.down = false;
     await feed.start();
     const seen: number[] = [];
-    assert.equal(feed.subscribe({ organizationId: 'org_a', deliver: (event: StreamEvent) => void seen.push(event.seq) }), 2);
+    assert.equal(
+      feed.subscribe({ organizationId: 'org_a', deliver: (event: StreamEvent) => void seen.push(event.seq) }),
+      2,
+    );
     outbox.add('org_a');
     feed.wake();
     await settle();

@@ -16,7 +16,14 @@ class MemoryOutbox implements FeedSource {
   add(organizationId: string, count = 1): void {
     for (let i = 0; i < count; i += 1) {
       const seq = this.rows.length + 1;
-      this.rows.push({ seq, id: `evt_${seq}`, organization_id: organizationId, type: 'cell.updated', data: `{"n":${seq}}`, created_at: '2026-11-21T12:00:00.000Z' });
+      this.rows.push({
+        seq,
+        id: `evt_${seq}`,
+        organization_id: organizationId,
+        type: 'cell.updated',
+        data: `{"n":${seq}}`,
+        created_at: '2026-11-21T12:00:00.000Z',
+      });
     }
   }
 

@@ -38,9 +38,20 @@ export function build(deps: {
     pgClient: deps.database.clientConfig,
     pollMs: deps.pollMs,
   });
-  const stream = new EventStreamHub({ events, authenticate: deps.authenticate, options: deps.streamOptions, log: deps.log, cap: deps.streamCap });
+  const stream = new EventStreamHub({
+    events,
+    authenticate: deps.authenticate,
+    options: deps.streamOptions,
+    log: deps.log,
+    cap: deps.streamCap,
+  });
   const prune = eventsPruneWorker({ events });
-  return { events, stream, ports: Object.values(events.ports), loops: [{ name: 'events-prune', intervalMs: EVENTS_PRUNE_INTERVAL_MS, tick: () => prune.tick() }] };
+  return {
+    events,
+    stream,
+    ports: Object.values(events.ports),
+    loops: [{ name: 'events-prune', intervalMs: EVENTS_PRUNE_INTERVAL_MS, tick: () => prune.tick() }],
+  };
 }
 
 export async function register(app: App, module: EventsModule): Promise<void> {

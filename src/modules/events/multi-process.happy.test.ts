@@ -3,10 +3,15 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import pg from 'pg';
-import { activeOrganizationOn, call, createDatabase, skipUnlessPostgres, startServerProcess, type ChildServer } from '../../../test/processes.ts';
+import {
+  activeOrganizationOn,
+  call,
+  createDatabase,
+  skipUnlessPostgres,
+  startServerProcess,
+  type ChildServer,
+} from '../../../test/processes.ts';
 import { StreamClient } from '../../../test/support/stream-client.ts';
-
-
 
 const streamOf = (server: ChildServer) => `${server.url.replace('http:', 'ws:')}/v1/events/stream`;
 
@@ -48,22 +53,40 @@ describe('event stream across two processes on one PostgreSQL database', { skip:
 
     // Renames through both processes, 5 at a time: the two streams must agree with the outbox.
     for (let i = 1; i <= 30; i += 5) {
-      await Promise.all([0, 1, 2, 3, 4].map((j) => call(j % 2 ? b : a, 'PATCH', `/v1/cells/${cell.id}`, signUp.api_key, { display_name: `line ${i + j}` })));
+      await Promise.all(
+        [0, 1, 2, 3, 4].map((j) =>
+          call(j % 2 ? b : a, 'PATCH', `/v1/cells/${cell.id}`, signUp.api_key, { display_name: `line ${i + j}` }),
+        ),
+      );
     }
     const db = new pg.Client({ connectionString: database.url });
     await db.connect();
-    const expected = (await db.query<{ id: string }>("select id from events where organization_id = $1 and type like 'cell.%' order by seq", [signUp.organization_id])).rows.map((r) => r.id);
+    const expected = (
+      await db.query<{ id: string }>(
+        "select id from events where organization_id = $1 and type like 'cell.%' order by seq",
+        [signUp.organization_id],
+      )
+    ).rows.map((r) => r.id);
     await db.end();
     assert.equal(expected.length, 36);
     await onB.eventCount(36, 10_000);
     await onA.eventCount(36, 10_000);
     await new Promise((resolve) => setTimeout(resolve, 100)); // a duplicate would arrive right behind
-    assert.deepEqual(onB.events.map((e) => e.id), expected);
-    assert.deepEqual(onA.events.map((e) => e.id), expected);
+    assert.deepEqual(
+      onB.events.map((e) => e.id),
+      expected,
+    );
+    assert.deepEqual(
+      onA.events.map((e) => e.id),
+      expected,
+    );
 
     // A client of B resuming from the 10th event replays the rest from the shared outbox.
     const resumed = await StreamClient.ready(`${streamOf(b)}?since=${expected[9]}`, { headers });
-    assert.deepEqual(resumed.events.map((e) => e.id), expected.slice(10));
+    assert.deepEqual(
+      resumed.events.map((e) => e.id),
+      expected.slice(10),
+    );
     for (const client of [onA, onB, resumed]) client.close();
   });
 });

@@ -45,7 +45,10 @@ describe('event order across concurrent transactions', () => {
     }
 
     await client.eventCount(2);
-    assert.deepEqual(client.events.map((e) => e.data.name), ['first', 'second']);
+    assert.deepEqual(
+      client.events.map((e) => e.data.name),
+      ['first', 'second'],
+    );
     client.close();
   });
 });

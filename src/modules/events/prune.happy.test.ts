@@ -25,8 +25,15 @@ describe('event retention', () => {
     t.clock.advance(2 * 60_000);
     // cell.created of 'old', and the billing.status_changed of the harness's grant before it
     assert.equal(await worker.tick(), t.config.billing ? 2 : 1);
-    const left = await t.database.db.selectFrom('events').select(['id', 'data']).where('organization_id', '=', org.organizationId).execute();
-    assert.deepEqual(left.map((r) => JSON.parse(r.data).display_name), ['newer']);
+    const left = await t.database.db
+      .selectFrom('events')
+      .select(['id', 'data'])
+      .where('organization_id', '=', org.organizationId)
+      .execute();
+    assert.deepEqual(
+      left.map((r) => JSON.parse(r.data).display_name),
+      ['newer'],
+    );
     assert.equal(await worker.tick(), 0);
 
     // A retained event still works as since.

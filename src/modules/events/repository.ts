@@ -22,7 +22,9 @@ export class EventsRepository {
       // Serialises outbox writers from here to their commit, so `seq` order is commit order
       // (see service.ts); the NOTIFY is delivered to every listener when the transaction commits.
       // The lock key is per schema: schemas (test apps) have independent outboxes.
-      await sql`select pg_advisory_xact_lock(hashtext('cellgate_events:' || current_schema())), pg_notify(${EVENTS_CHANNEL}, '')`.execute(tx);
+      await sql`select pg_advisory_xact_lock(hashtext('cellgate_events:' || current_schema())), pg_notify(${EVENTS_CHANNEL}, '')`.execute(
+        tx,
+      );
     }
     await tx.insertInto('events').values(row).execute();
   }
@@ -33,7 +35,13 @@ export class EventsRepository {
   }
 
   /** One organization's events with after < seq <= upTo of the given types (all when null), in order. */
-  readOrganizationRange(organizationId: string, after: number, upTo: number, types: readonly string[] | null, limit: number): Promise<EventRow[]> {
+  readOrganizationRange(
+    organizationId: string,
+    after: number,
+    upTo: number,
+    types: readonly string[] | null,
+    limit: number,
+  ): Promise<EventRow[]> {
     let query = this.db
       .selectFrom('events')
       .selectAll()
@@ -49,13 +57,21 @@ export class EventsRepository {
   }
 
   async latestSeq(): Promise<number> {
-    const row = await this.db.selectFrom('events').select((eb) => eb.fn.max('seq').as('seq')).executeTakeFirst();
+    const row = await this.db
+      .selectFrom('events')
+      .select((eb) => eb.fn.max('seq').as('seq'))
+      .executeTakeFirst();
     return Number(row?.seq ?? 0);
   }
 
   /** Deletes up to `limit` events created before `cutoff`; how many were deleted. */
   async deleteCreatedBefore(cutoff: string, limit: number): Promise<number> {
-    const doomed = this.db.selectFrom('events').select('seq').where('created_at', '<', cutoff).orderBy('seq').limit(limit);
+    const doomed = this.db
+      .selectFrom('events')
+      .select('seq')
+      .where('created_at', '<', cutoff)
+      .orderBy('seq')
+      .limit(limit);
     const result = await this.db.deleteFrom('events').where('seq', 'in', doomed).executeTakeFirst();
     return Number(result.numDeletedRows);
   }

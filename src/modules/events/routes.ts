@@ -12,7 +12,10 @@ export function registerEventRoutes(app: App, hub: EventStreamHub): void {
     config: { auth: 'public' },
     schema: { hide: true, tags: ['events'], summary: 'Event stream (WebSocket; see docs/events.md)' },
     handler: async () => {
-      throw new ApiError('invalid_request', 'This is a WebSocket endpoint: connect with "Upgrade: websocket" (wss://.../v1/events/stream).');
+      throw new ApiError(
+        'invalid_request',
+        'This is a WebSocket endpoint: connect with "Upgrade: websocket" (wss://.../v1/events/stream).',
+      );
     },
     wsHandler: (socket, request) => hub.accept(socket, request),
   });

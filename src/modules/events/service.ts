@@ -60,7 +60,13 @@ export class EventsService {
   /** Emits 'appended' whenever new events may have committed (see the header comment). */
   readonly signals = new EventEmitter();
 
-  constructor(deps: { repo: EventsRepository; clock: Clock; log: EventsLog; pgClient?: pg.ClientConfig | null; pollMs?: number }) {
+  constructor(deps: {
+    repo: EventsRepository;
+    clock: Clock;
+    log: EventsLog;
+    pgClient?: pg.ClientConfig | null;
+    pollMs?: number;
+  }) {
     this.repo = deps.repo;
     this.clock = deps.clock;
     this.log = deps.log;
@@ -78,7 +84,10 @@ export class EventsService {
    * transaction (atCommit), after the caller's own writes: on PostgreSQL the outbox lock is then
    * held only from the last writes to the commit, whatever order the caller emits in.
    */
-  async emit(ex: Executor, event: { organizationId: string; type: EventType; data: Record<string, unknown> }): Promise<EventEnvelope> {
+  async emit(
+    ex: Executor,
+    event: { organizationId: string; type: EventType; data: Record<string, unknown> },
+  ): Promise<EventEnvelope> {
     if (!ex.isTransaction) return transact(this.repo.db, (tx) => this.emit(tx, event));
     const now = this.clock.now();
     const envelope: EventEnvelope = {
@@ -115,7 +124,13 @@ export class EventsService {
   }
 
   /** One organization's rows with after < seq <= upTo, of `types` (all when null), in order. */
-  readOrganizationRange(organizationId: string, after: number, upTo: number, types: readonly string[] | null, limit: number): Promise<EventRow[]> {
+  readOrganizationRange(
+    organizationId: string,
+    after: number,
+    upTo: number,
+    types: readonly string[] | null,
+    limit: number,
+  ): Promise<EventRow[]> {
     return this.repo.readOrganizationRange(organizationId, after, upTo, types, limit);
   }
 

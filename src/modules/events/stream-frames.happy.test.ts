@@ -14,7 +14,10 @@ interface RawFrame {
 }
 
 /** Opens the stream over a plain TCP socket and parses the server's (unmasked) frames. */
-async function rawStream(url: string, headers: Record<string, string>): Promise<{ frames: RawFrame[]; socket: Socket }> {
+async function rawStream(
+  url: string,
+  headers: Record<string, string>,
+): Promise<{ frames: RawFrame[]; socket: Socket }> {
   const { hostname, port, pathname } = new URL(url);
   const socket = connect(Number(port), hostname);
   const request = [
@@ -81,7 +84,10 @@ describe('event stream frames on the wire', () => {
       await createCell(t, org.headers, 'Wire check');
       await eventually(() => frames.length >= 2, 'the cell.created frame');
       socket.destroy();
-      assert.deepEqual(frames.map((f) => f.opcode), [1, 1]);
+      assert.deepEqual(
+        frames.map((f) => f.opcode),
+        [1, 1],
+      );
       assert.deepEqual(JSON.parse(frames[0].payload.toString('utf8')), { type: 'ready' });
       const event = JSON.parse(frames[1].payload.toString('utf8'));
       assert.equal(event.type, 'event');

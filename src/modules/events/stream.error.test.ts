@@ -59,7 +59,8 @@ describe('event stream: slow consumers', () => {
     while (t.services.events.feed.subscriberCount() > 0) {
       if (emitted >= 2000) throw new Error('the slow client was never disconnected');
       await transact(t.database.db, async (tx) => {
-        for (let i = 0; i < 20; i += 1) await t.services.events.emit(tx, { organizationId, type: 'cell.updated', data: { blob: BLOB } });
+        for (let i = 0; i < 20; i += 1)
+          await t.services.events.emit(tx, { organizationId, type: 'cell.updated', data: { blob: BLOB } });
       });
       emitted += 20;
       await new Promise((resolve) => setTimeout(resolve, 20));
@@ -80,7 +81,10 @@ describe('event stream: slow consumers', () => {
       const closed = await client.closed;
       assert.equal(closed.code, 4408);
       assert.match(closed.reason, /Slow consumer/);
-      assert.ok(client.events.length < emitted, `${client.events.length} of ${emitted} events were sent before the cut`);
+      assert.ok(
+        client.events.length < emitted,
+        `${client.events.length} of ${emitted} events were sent before the cut`,
+      );
     } finally {
       await t.close();
     }
@@ -91,9 +95,18 @@ describe('event stream: slow consumers', () => {
     try {
       const url = await streamUrl(t);
       const org = await activeOrganization(t);
-      const first = await t.services.events.emit(t.database.db, { organizationId: org.organizationId, type: 'cell.created', data: {} });
+      const first = await t.services.events.emit(t.database.db, {
+        organizationId: org.organizationId,
+        type: 'cell.created',
+        data: {},
+      });
       await transact(t.database.db, async (tx) => {
-        for (let i = 0; i < 400; i += 1) await t.services.events.emit(tx, { organizationId: org.organizationId, type: 'cell.updated', data: { blob: BLOB } });
+        for (let i = 0; i < 400; i += 1)
+          await t.services.events.emit(tx, {
+            organizationId: org.organizationId,
+            type: 'cell.updated',
+            data: { blob: BLOB },
+          });
       });
       const client = new StreamClient(`${url}?since=${first.id}`, { headers: org.headers });
       client.socket.once('open', () => client.socket.pause());

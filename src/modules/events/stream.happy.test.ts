@@ -5,13 +5,23 @@ import { createCell } from '../../../test/support/cells.ts';
 import { eventually, StreamClient, streamUrl, withStream } from '../../../test/support/stream-client.ts';
 
 async function rename(t: TestApp, headers: Record<string, string>, cellId: string, name: string) {
-  const response = await t.app.inject({ method: 'PATCH', url: `/v1/cells/${cellId}`, headers, payload: { display_name: name } });
+  const response = await t.app.inject({
+    method: 'PATCH',
+    url: `/v1/cells/${cellId}`,
+    headers,
+    payload: { display_name: name },
+  });
   assert.equal(response.statusCode, 200, response.body);
 }
 
 /** The organization's event ids in commit (seq) order, straight from the outbox. */
 async function outboxIds(t: TestApp, organizationId: string): Promise<string[]> {
-  const rows = await t.database.db.selectFrom('events').select('id').where('organization_id', '=', organizationId).orderBy('seq').execute();
+  const rows = await t.database.db
+    .selectFrom('events')
+    .select('id')
+    .where('organization_id', '=', organizationId)
+    .orderBy('seq')
+    .execute();
   return rows.map((r) => r.id);
 }
 
@@ -53,7 +63,10 @@ describe('event stream: live, replay, filters', () => {
     assert.equal(expected.length, 45);
     await client.eventCount(45);
     await new Promise((resolve) => setTimeout(resolve, 50)); // a duplicate would arrive right behind
-    assert.deepEqual(client.events.map((e) => e.id), expected);
+    assert.deepEqual(
+      client.events.map((e) => e.id),
+      expected,
+    );
     const ready = client.frames.findIndex((f) => f.type === 'ready');
     assert.ok(ready >= 5, `the 5 historical events precede ready (ready at ${ready})`);
     client.close();
@@ -83,8 +96,17 @@ describe('event stream: live, replay, filters', () => {
     await rename(t, org.headers, first.id, 'renamed after');
     await updatedOnly.eventCount(2);
     await wildcard.eventCount(2);
-    assert.deepEqual(updatedOnly.events.map((e) => [e.type, e.data.display_name]), [['cell.updated', 'renamed before'], ['cell.updated', 'renamed after']]);
-    assert.deepEqual(wildcard.events.map((e) => e.type), ['cell.created', 'cell.updated']);
+    assert.deepEqual(
+      updatedOnly.events.map((e) => [e.type, e.data.display_name]),
+      [
+        ['cell.updated', 'renamed before'],
+        ['cell.updated', 'renamed after'],
+      ],
+    );
+    assert.deepEqual(
+      wildcard.events.map((e) => e.type),
+      ['cell.created', 'cell.updated'],
+    );
     assert.deepEqual(messagesOnly.events, []);
     for (const c of [updatedOnly, wildcard, messagesOnly]) c.close();
   });
@@ -108,8 +130,14 @@ describe('event stream: live, replay, filters', () => {
     await clientA.eventCount(1);
     await clientB.eventCount(1);
     await new Promise((resolve) => setTimeout(resolve, 50));
-    assert.deepEqual(clientA.events.map((e) => [e.organization_id, e.data.display_name]), [[a.organizationId, 'A line']]);
-    assert.deepEqual(clientB.events.map((e) => [e.organization_id, e.data.display_name]), [[b.organizationId, 'B line']]);
+    assert.deepEqual(
+      clientA.events.map((e) => [e.organization_id, e.data.display_name]),
+      [[a.organizationId, 'A line']],
+    );
+    assert.deepEqual(
+      clientB.events.map((e) => [e.organization_id, e.data.display_name]),
+      [[b.organizationId, 'B line']],
+    );
     clientA.close();
     clientB.close();
   });
@@ -117,13 +145,18 @@ describe('event stream: live, replay, filters', () => {
   it('fans every event out to 50 clients of one organization, each exactly once and in order', async () => {
     const org = await activeOrganization(t);
     const earlier = (await outboxIds(t, org.organizationId)).length; // the harness's billing grant
-    const clients = await Promise.all(Array.from({ length: 50 }, () => StreamClient.ready(url, { headers: org.headers })));
+    const clients = await Promise.all(
+      Array.from({ length: 50 }, () => StreamClient.ready(url, { headers: org.headers })),
+    );
     const cell = await createCell(t, org.headers);
     for (let i = 0; i < 5; i += 1) await rename(t, org.headers, cell.id, `n${i}`);
     const expected = (await outboxIds(t, org.organizationId)).slice(earlier);
     for (const client of clients) {
       await client.eventCount(6);
-      assert.deepEqual(client.events.map((e) => e.id), expected);
+      assert.deepEqual(
+        client.events.map((e) => e.id),
+        expected,
+      );
     }
     clients.forEach((c) => c.close());
   });

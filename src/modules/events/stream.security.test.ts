@@ -18,10 +18,13 @@ async function revoke(t: TestApp, headers: Record<string, string>, keyId: string
 describe('event stream authentication', () => {
   let t: TestApp;
   let url: string;
-  withStream((app, streamAt) => {
-    t = app;
-    url = streamAt;
-  }, { deps: { eventStream: { pingIntervalMs: 100 } } });
+  withStream(
+    (app, streamAt) => {
+      t = app;
+      url = streamAt;
+    },
+    { deps: { eventStream: { pingIntervalMs: 100 } } },
+  );
 
   const cases: [string, { headers?: Record<string, string>; protocols?: string[] }][] = [
     ['no credential at all', {}],
@@ -71,7 +74,11 @@ describe('event stream authentication', () => {
     const a = await activeOrganization(t);
     const b = await activeOrganization(t);
     await createCell(t, b.headers);
-    const row = await t.database.db.selectFrom('events').select('id').where('organization_id', '=', b.organizationId).executeTakeFirstOrThrow();
+    const row = await t.database.db
+      .selectFrom('events')
+      .select('id')
+      .where('organization_id', '=', b.organizationId)
+      .executeTakeFirstOrThrow();
     const closed = await rejected(`${url}?since=${row.id}`, { headers: a.headers });
     assert.equal(closed.code, 4400);
     assert.match(closed.reason, /not a retained event of this organization/);

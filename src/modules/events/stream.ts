@@ -50,7 +50,15 @@ export const DEFAULT_STREAM_OPTIONS: StreamOptions = {
   closeGraceMs: 5_000,
 };
 
-export const CLOSE = { badRequest: 4400, unauthenticated: 4401, forbidden: 4403, slowConsumer: 4408, goingAway: 1001, internal: 1011, tryAgainLater: 1013 } as const;
+export const CLOSE = {
+  badRequest: 4400,
+  unauthenticated: 4401,
+  forbidden: 4403,
+  slowConsumer: 4408,
+  goingAway: 1001,
+  internal: 1011,
+  tryAgainLater: 1013,
+} as const;
 
 const READY = Buffer.from('{"type":"ready"}');
 // Frames are JSON text: opcode 1, so a browser's event.data is a string, not a Blob. The bytes are
@@ -87,27 +95,40 @@ class Rejection extends Error {
 function credentialOf(request: FastifyRequest): string {
   if (request.headers.authorization !== undefined) {
     const token = bearerToken(request);
-    if (token === null) throw new Rejection(CLOSE.unauthenticated, 'The Authorization header must be "Bearer <api key>".');
+    if (token === null)
+      throw new Rejection(CLOSE.unauthenticated, 'The Authorization header must be "Bearer <api key>".');
     return token;
   }
-  const offered = String(request.headers['sec-websocket-protocol'] ?? '').split(',').map((p) => p.trim());
+  const offered = String(request.headers['sec-websocket-protocol'] ?? '')
+    .split(',')
+    .map((p) => p.trim());
   const protocol = offered.find((p) => p.startsWith(SUBPROTOCOL_PREFIX));
   if (protocol && protocol.length > SUBPROTOCOL_PREFIX.length) return protocol.slice(SUBPROTOCOL_PREFIX.length);
-  throw new Rejection(CLOSE.unauthenticated, 'Send your API key as "Authorization: Bearer <key>" or the subprotocol "bearer.<key>".');
+  throw new Rejection(
+    CLOSE.unauthenticated,
+    'Send your API key as "Authorization: Bearer <key>" or the subprotocol "bearer.<key>".',
+  );
 }
 
 function checkPrincipal(principal: AgentPrincipal | null): AgentPrincipal {
   if (!principal) throw new Rejection(CLOSE.unauthenticated, 'The API key is unknown, revoked or expired.');
-  if (principal.organizationStatus === 'unverified') throw new Rejection(CLOSE.forbidden, 'Verify the organization first: POST /v1/agent/verify.');
-  if (principal.organizationStatus === 'suspended') throw new Rejection(CLOSE.forbidden, 'The organization is suspended.');
-  if (!principal.scopes.includes('events:read')) throw new Rejection(CLOSE.forbidden, 'The token lacks the events:read scope.');
+  if (principal.organizationStatus === 'unverified')
+    throw new Rejection(CLOSE.forbidden, 'Verify the organization first: POST /v1/agent/verify.');
+  if (principal.organizationStatus === 'suspended')
+    throw new Rejection(CLOSE.forbidden, 'The organization is suspended.');
+  if (!principal.scopes.includes('events:read'))
+    throw new Rejection(CLOSE.forbidden, 'The token lacks the events:read scope.');
   return principal;
 }
 
 function queryOf(request: FastifyRequest): { types: ReadonlySet<string> | null; since: string | null } {
   const query = (request.query ?? {}) as Record<string, unknown>;
   for (const key of Object.keys(query)) {
-    if (!QUERY_KEYS.has(key)) throw new Rejection(CLOSE.badRequest, `Unknown query parameter ${JSON.stringify(key.slice(0, 40))}; use types and since.`);
+    if (!QUERY_KEYS.has(key))
+      throw new Rejection(
+        CLOSE.badRequest,
+        `Unknown query parameter ${JSON.stringify(key.slice(0, 40))}; use types and since.`,
+      );
     if (typeof query[key] !== 'string') throw new Rejection(CLOSE.badRequest, `Give ${key} once.`);
   }
   let types: ReadonlySet<string> | null = null;
@@ -117,7 +138,8 @@ function queryOf(request: FastifyRequest): { types: ReadonlySet<string> | null; 
     types = parsed.types;
   }
   const since = (query.since as string | undefined) ?? null;
-  if (since !== null && !isId('evt', since)) throw new Rejection(CLOSE.badRequest, 'since must be an event id (evt_...).');
+  if (since !== null && !isId('evt', since))
+    throw new Rejection(CLOSE.badRequest, 'since must be an event id (evt_...).');
   return { types, since };
 }
 
@@ -136,7 +158,14 @@ class StreamConnection implements FeedSubscriber {
   /** Stops the feed's deliveries; called as soon as the connection closes, not when the socket finally does. */
   private readonly detach: (connection: StreamConnection) => void;
 
-  constructor(socket: WebSocket, principal: AgentPrincipal, token: string, types: ReadonlySet<string> | null, options: StreamOptions, detach: (connection: StreamConnection) => void) {
+  constructor(
+    socket: WebSocket,
+    principal: AgentPrincipal,
+    token: string,
+    types: ReadonlySet<string> | null,
+    options: StreamOptions,
+    detach: (connection: StreamConnection) => void,
+  ) {
     this.socket = socket;
     this.detach = detach;
     this.organizationId = principal.organizationId;
@@ -162,7 +191,10 @@ class StreamConnection implements FeedSubscriber {
     }
     if (this.types && !this.types.has(event.type)) return;
     if (this.queued.length >= this.options.maxQueuedEvents) {
-      this.close(CLOSE.slowConsumer, `Slow consumer: more than ${this.options.maxQueuedEvents} events behind during replay.`);
+      this.close(
+        CLOSE.slowConsumer,
+        `Slow consumer: more than ${this.options.maxQueuedEvents} events behind during replay.`,
+      );
       return;
     }
     this.queued.push(event);
@@ -235,7 +267,10 @@ class StreamConnection implements FeedSubscriber {
     const deadline = performance.now() + this.options.drainTimeoutMs; // elapsed real time, not a date
     while (this.state !== 'closed' && this.socket.bufferedAmount > this.options.maxBufferedBytes) {
       if (performance.now() >= deadline) {
-        this.close(CLOSE.slowConsumer, `Slow consumer: the replay backlog was not read within ${this.options.drainTimeoutMs} ms.`);
+        this.close(
+          CLOSE.slowConsumer,
+          `Slow consumer: the replay backlog was not read within ${this.options.drainTimeoutMs} ms.`,
+        );
         break;
       }
       await sleep(20);
@@ -259,7 +294,13 @@ export class EventStreamHub {
   private pingTimer: NodeJS.Timeout | undefined;
   private draining = false;
 
-  constructor(deps: { events: EventsService; authenticate: (token: string) => Promise<AgentPrincipal | null>; options?: Partial<StreamOptions>; log: StreamLog; cap: ConnectionCap }) {
+  constructor(deps: {
+    events: EventsService;
+    authenticate: (token: string) => Promise<AgentPrincipal | null>;
+    options?: Partial<StreamOptions>;
+    log: StreamLog;
+    cap: ConnectionCap;
+  }) {
     this.events = deps.events;
     this.authenticate = deps.authenticate;
     this.options = { ...DEFAULT_STREAM_OPTIONS, ...deps.options };
@@ -273,13 +314,18 @@ export class EventStreamHub {
 
   /** Handles one upgraded socket from authentication to close. */
   async accept(socket: WebSocket, request: FastifyRequest): Promise<void> {
-    if (this.draining) return closeSocket(socket, CLOSE.goingAway, 'The server is shutting down; reconnect.', this.options.closeGraceMs);
+    if (this.draining)
+      return closeSocket(socket, CLOSE.goingAway, 'The server is shutting down; reconnect.', this.options.closeGraceMs);
     let connection: StreamConnection | null = null;
     try {
       const token = credentialOf(request);
       const principal = checkPrincipal(await this.authenticate(token));
       const release = this.cap.tryAcquire(principal.organizationId);
-      if (!release) throw new Rejection(CLOSE.tryAgainLater, `At most ${this.cap.max} concurrent event streams per organization; close one or retry later.`);
+      if (!release)
+        throw new Rejection(
+          CLOSE.tryAgainLater,
+          `At most ${this.cap.max} concurrent event streams per organization; close one or retry later.`,
+        );
       // Tied to the socket, not to the connection: every way out (a rejection below, a close by
       // either side, a terminate, an error) ends in the socket's 'close'.
       if (socket.readyState === socket.CLOSED) release();
@@ -288,7 +334,11 @@ export class EventStreamHub {
       let sinceSeq: number | null = null;
       if (since !== null) {
         const row = await this.events.find(principal.organizationId, since);
-        if (!row) throw new Rejection(CLOSE.badRequest, `since ${since} is not a retained event of this organization (unknown, or older than 7 days).`);
+        if (!row)
+          throw new Rejection(
+            CLOSE.badRequest,
+            `since ${since} is not a retained event of this organization (unknown, or older than 7 days).`,
+          );
         sinceSeq = row.seq;
       }
       // The end of the outbox as committed now: the shared reader may lag behind it by a wake.
@@ -326,7 +376,8 @@ export class EventStreamHub {
   /** Server drain: every client gets 1001 and should reconnect (with since) elsewhere. */
   drain(): void {
     this.draining = true;
-    for (const connection of this.connections) connection.close(CLOSE.goingAway, 'The server is shutting down; reconnect with since.');
+    for (const connection of this.connections)
+      connection.close(CLOSE.goingAway, 'The server is shutting down; reconnect with since.');
     this.stopPinging();
   }
 

@@ -4,7 +4,14 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { activeLine, claim, report, type Line } from '../../../test/support/messages.ts';
-import { SDK_CLIENTS, startListening, structured, toolErrorOf, type AnyMcpClient, type McpTestApp } from './test-client.ts';
+import {
+  SDK_CLIENTS,
+  startListening,
+  structured,
+  toolErrorOf,
+  type AnyMcpClient,
+  type McpTestApp,
+} from './test-client.ts';
 
 const TERMUX = { delivery_reports: false, mms_send: false, mms_receive: false };
 
@@ -17,7 +24,12 @@ for (const sdk of SDK_CLIENTS) {
     before(async () => {
       t = await startListening();
       termux = await activeLine(t);
-      const stated = await t.app.inject({ method: 'POST', url: '/v1/device/heartbeat', headers: termux.device.headers, payload: { capabilities: TERMUX } });
+      const stated = await t.app.inject({
+        method: 'POST',
+        url: '/v1/device/heartbeat',
+        headers: termux.device.headers,
+        payload: { capabilities: TERMUX },
+      });
       assert.equal(stated.statusCode, 200);
       client = await sdk.connect(t, termux.org.apiKey);
     });
@@ -28,10 +40,16 @@ for (const sdk of SDK_CLIENTS) {
 
     async function sendFrom(line: Line, extra: Record<string, unknown> = {}) {
       sends += 1;
-      return client.callTool('send_message', { cell_id: line.cell.id, to: '+14155550190', body: `Track me ${sends}`, idempotency_key: `track-${sdk.sdk}-${sends}`, ...extra });
+      return client.callTool('send_message', {
+        cell_id: line.cell.id,
+        to: '+14155550190',
+        body: `Track me ${sends}`,
+        idempotency_key: `track-${sdk.sdk}-${sends}`,
+        ...extra,
+      });
     }
 
-    it('shows the phone\'s capabilities in list_cells', async () => {
+    it("shows the phone's capabilities in list_cells", async () => {
       const { cells } = structured(await client.callTool('list_cells', {}));
       assert.deepEqual(cells.find((c: { id: string }) => c.id === termux.cell.id).capabilities, TERMUX);
     });
@@ -55,7 +73,9 @@ for (const sdk of SDK_CLIENTS) {
       const id = structured(await sendFrom(termux)).message.id;
       await claim(t, termux);
       await report(t, termux, id, { event: 'sent' });
-      const answer = structured(await client.callTool('wait_for_delivery', { message_id: id, cell_id: termux.cell.id, timeout_s: 30 }));
+      const answer = structured(
+        await client.callTool('wait_for_delivery', { message_id: id, cell_id: termux.cell.id, timeout_s: 30 }),
+      );
       assert.deepEqual([answer.message.status, answer.final, answer.delivery_reports], ['sent', true, false]);
     });
 
@@ -65,7 +85,10 @@ for (const sdk of SDK_CLIENTS) {
       await claim(t, reporting);
       await report(t, reporting, id, { event: 'sent' });
       const answer = structured(await client.callTool('wait_for_delivery', { message_id: id, timeout_s: 1 }));
-      assert.deepEqual([answer.message.status, answer.final, answer.delivery_reports, answer.note], ['sent', false, true, undefined]);
+      assert.deepEqual(
+        [answer.message.status, answer.final, answer.delivery_reports, answer.note],
+        ['sent', false, true, undefined],
+      );
     });
 
     it('refuses send_message with media from a phone that cannot send MMS (mms_unsupported)', async () => {

@@ -48,7 +48,14 @@ for (const { sdk, connect } of SDK_CLIENTS) {
       await grant(t, org.organizationId);
       const poor = await activeLine(t, {}, org);
       const agent = await open(org.apiKey);
-      const error = toolErrorOf(await agent.callTool('send_message', { cell_id: poor.cell.id, to: '+14155550100', body: 'hello', idempotency_key: `poor-${sdk}` }));
+      const error = toolErrorOf(
+        await agent.callTool('send_message', {
+          cell_id: poor.cell.id,
+          to: '+14155550100',
+          body: 'hello',
+          idempotency_key: `poor-${sdk}`,
+        }),
+      );
       assert.equal(error.code, 'payment_required');
       assert.equal(error.payment.intent, 'top_up');
       assert.equal(error.payment.amount_usd, '5.00');
@@ -62,7 +69,14 @@ for (const { sdk, connect } of SDK_CLIENTS) {
     });
 
     it('shows an invalid phone number as invalid_request naming the field', async () => {
-      const error = toolErrorOf(await client.callTool('send_message', { cell_id: line.cell.id, to: 'not a phone', body: 'x', idempotency_key: `bad-phone-${sdk}` }));
+      const error = toolErrorOf(
+        await client.callTool('send_message', {
+          cell_id: line.cell.id,
+          to: 'not a phone',
+          body: 'x',
+          idempotency_key: `bad-phone-${sdk}`,
+        }),
+      );
       assert.equal(error.code, 'invalid_request');
       assert.equal(error.field, 'to');
       assert.equal(error.errors[0].field, 'to');
@@ -71,7 +85,14 @@ for (const { sdk, connect } of SDK_CLIENTS) {
     it('shows a send to a number that texted STOP as recipient_opted_out', async () => {
       const from = sdk === 'v1' ? '+14155550161' : '+14155550162';
       assert.equal((await inbound(t, line, { from, body: 'STOP' })).statusCode, 201);
-      const error = toolErrorOf(await client.callTool('send_message', { cell_id: line.cell.id, to: from, body: 'hello?', idempotency_key: `stop-${sdk}` }));
+      const error = toolErrorOf(
+        await client.callTool('send_message', {
+          cell_id: line.cell.id,
+          to: from,
+          body: 'hello?',
+          idempotency_key: `stop-${sdk}`,
+        }),
+      );
       assert.equal(error.code, 'recipient_opted_out');
     });
 
@@ -83,7 +104,12 @@ for (const { sdk, connect } of SDK_CLIENTS) {
     });
 
     it('shows a replayed refusal as the same tool error, without the stored HTTP status', async () => {
-      const args = { cell_id: line.cell.id, to: sdk === 'v1' ? '+14155550163' : '+14155550164', body: 'hello?', idempotency_key: `stop-replay-${sdk}` };
+      const args = {
+        cell_id: line.cell.id,
+        to: sdk === 'v1' ? '+14155550163' : '+14155550164',
+        body: 'hello?',
+        idempotency_key: `stop-replay-${sdk}`,
+      };
       assert.equal((await inbound(t, line, { from: args.to, body: 'STOP' })).statusCode, 201);
       const first = toolErrorOf(await client.callTool('send_message', args));
       const again = toolErrorOf(await client.callTool('send_message', args));

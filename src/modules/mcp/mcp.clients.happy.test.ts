@@ -22,7 +22,14 @@ for (const { sdk, connect } of SDK_CLIENTS) {
     });
 
     const wait = async (since: string | undefined) =>
-      structured(await client.callTool('wait_for_reply', { cell_id: line.cell.id, participant: '+14155550123', ...(since === undefined ? {} : { since }), timeout_s: 1 }));
+      structured(
+        await client.callTool('wait_for_reply', {
+          cell_id: line.cell.id,
+          participant: '+14155550123',
+          ...(since === undefined ? {} : { since }),
+          timeout_s: 1,
+        }),
+      );
 
     it('takes back the next_since of a timed-out wait and returns the reply that arrived between the two waits', async () => {
       const first = await wait(undefined);

@@ -18,11 +18,16 @@ describe('POST /mcp bad input', () => {
     await t?.close();
   });
 
-  const post = (body: string) => fetch(`${t.origin}/mcp`, {
-    method: 'POST',
-    headers: { authorization: `Bearer ${line.org.apiKey}`, 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
-    body,
-  });
+  const post = (body: string) =>
+    fetch(`${t.origin}/mcp`, {
+      method: 'POST',
+      headers: {
+        authorization: `Bearer ${line.org.apiKey}`,
+        'content-type': 'application/json',
+        accept: 'application/json, text/event-stream',
+      },
+      body,
+    });
 
   it('answers malformed JSON with a JSON-RPC parse error, not a 500', async () => {
     const response = await post('{"jsonrpc":"2.0",');
@@ -39,23 +44,39 @@ describe('POST /mcp bad input', () => {
   });
 
   it('refuses oversize arguments (a body over 256 KiB) with 413 before any tool runs, and a 1,601-character text as a tool error', async () => {
-    const call = { jsonrpc: '2.0', id: 7, method: 'tools/call', params: { name: 'send_message', arguments: { cell_id: line.cell.id, to: '+14155550100', body: 'x'.repeat(300 * 1024), idempotency_key: 'huge' } } };
+    const call = {
+      jsonrpc: '2.0',
+      id: 7,
+      method: 'tools/call',
+      params: {
+        name: 'send_message',
+        arguments: { cell_id: line.cell.id, to: '+14155550100', body: 'x'.repeat(300 * 1024), idempotency_key: 'huge' },
+      },
+    };
     const response = await post(JSON.stringify(call));
     assert.equal(response.status, 413);
-    const long = await client.callTool({ name: 'send_message', arguments: { cell_id: line.cell.id, to: '+14155550100', body: 'x'.repeat(1601), idempotency_key: 'long' } });
+    const long = await client.callTool({
+      name: 'send_message',
+      arguments: { cell_id: line.cell.id, to: '+14155550100', body: 'x'.repeat(1601), idempotency_key: 'long' },
+    });
     assert.equal(long.isError, true);
     const listed = await client.callTool({ name: 'list_messages', arguments: { cell_id: line.cell.id } });
     assert.deepEqual(structured(listed).messages, [], 'nothing was sent');
   });
 
   it('answers an unknown tool with an error, not a 500', async () => {
-    const result = await client.callTool({ name: 'launch_rocket', arguments: {} }).catch((error: Error) => ({ isError: true, thrown: error.message }));
+    const result = await client
+      .callTool({ name: 'launch_rocket', arguments: {} })
+      .catch((error: Error) => ({ isError: true, thrown: error.message }));
     assert.equal(result.isError, true);
     assert.match(JSON.stringify(result), /launch_rocket/);
   });
 
   it('answers arguments that fail the schema with a tool error naming the field', async () => {
-    const result = await client.callTool({ name: 'send_message', arguments: { cell_id: line.cell.id, to: '+14155550199', body: 'no key' } });
+    const result = await client.callTool({
+      name: 'send_message',
+      arguments: { cell_id: line.cell.id, to: '+14155550199', body: 'no key' },
+    });
     assert.equal(result.isError, true);
     assert.match(JSON.stringify(result.content), /idempotency_key/);
   });
@@ -69,8 +90,18 @@ describe('POST /mcp bad input', () => {
   });
 
   it('refuses a since that is neither a message id, a next_since nor an ISO time, naming the field', async () => {
-    for (const since of ['yesterday', 'msg_', 'msg_01m86s4q0', 'msg_01m86s4q0u', 'msg_8zzzzzzzzz', `msg_01m86s4q06${'u'.repeat(16)}`, '2099-13-45T00:00:00Z']) {
-      const error = toolErrorOf(await client.callTool({ name: 'wait_for_reply', arguments: { cell_id: line.cell.id, since, timeout_s: 1 } }));
+    for (const since of [
+      'yesterday',
+      'msg_',
+      'msg_01m86s4q0',
+      'msg_01m86s4q0u',
+      'msg_8zzzzzzzzz',
+      `msg_01m86s4q06${'u'.repeat(16)}`,
+      '2099-13-45T00:00:00Z',
+    ]) {
+      const error = toolErrorOf(
+        await client.callTool({ name: 'wait_for_reply', arguments: { cell_id: line.cell.id, since, timeout_s: 1 } }),
+      );
       assert.equal(error.code, 'invalid_request', since);
       assert.equal(error.field, 'since', since);
     }

@@ -2,7 +2,14 @@ import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { activeLine, inbound, type Line } from '../../../test/support/messages.ts';
 import { authorize, consent, pkce, postForm, REDIRECT, registerPublic } from '../oauth/test-client.ts';
-import { Client, InsufficientScopeError, StreamableHTTPClientTransport, UnauthorizedError, type OAuthClientProvider, type OAuthTokens } from '@modelcontextprotocol/client';
+import {
+  Client,
+  InsufficientScopeError,
+  StreamableHTTPClientTransport,
+  UnauthorizedError,
+  type OAuthClientProvider,
+  type OAuthTokens,
+} from '@modelcontextprotocol/client';
 import { mcpClient, mcpClientV1, startListening, structured, toolErrorOf, type McpTestApp } from './test-client.ts';
 
 /** An OAuth access token of `line`'s organization for `resource` with `scope`. */
@@ -10,12 +17,26 @@ async function accessToken(t: McpTestApp, line: Line, resource: string, scope: s
   const client = clientId ? { client_id: clientId } : await registerPublic(t);
   const { verifier, challenge } = pkce();
   const authorized = await authorize(t, {
-    response_type: 'code', client_id: client.client_id, redirect_uri: REDIRECT, code_challenge: challenge, code_challenge_method: 'S256', state: 's', scope, resource,
+    response_type: 'code',
+    client_id: client.client_id,
+    redirect_uri: REDIRECT,
+    code_challenge: challenge,
+    code_challenge_method: 'S256',
+    state: 's',
+    scope,
+    resource,
   });
   assert.equal(authorized.statusCode, 303, authorized.body);
   const requestId = new URL(String(authorized.headers.location)).searchParams.get('request') as string;
   const code = (await consent(t, line.org.headers, requestId)).searchParams.get('code') as string;
-  const response = await postForm(t, '/oauth/token', { grant_type: 'authorization_code', code, code_verifier: verifier, redirect_uri: REDIRECT, client_id: client.client_id, resource });
+  const response = await postForm(t, '/oauth/token', {
+    grant_type: 'authorization_code',
+    code,
+    code_verifier: verifier,
+    redirect_uri: REDIRECT,
+    client_id: client.client_id,
+    resource,
+  });
   assert.equal(response.statusCode, 200, response.body);
   return response.json().access_token as string;
 }
@@ -33,16 +54,20 @@ describe('POST /mcp credentials and isolation', () => {
   });
   after(() => t?.close());
 
-  const post = (headers: Record<string, string>) => fetch(`${t.origin}/mcp`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', ...headers },
-    body: INIT,
-  });
+  const post = (headers: Record<string, string>) =>
+    fetch(`${t.origin}/mcp`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', ...headers },
+      body: INIT,
+    });
 
   it('answers 401 without a credential, pointing at the MCP protected-resource metadata', async () => {
     const response = await post({});
     assert.equal(response.status, 401);
-    assert.equal(response.headers.get('www-authenticate'), `Bearer resource_metadata="${t.origin}/.well-known/oauth-protected-resource/mcp", scope="cells:read cells:write messages:read messages:send"`);
+    assert.equal(
+      response.headers.get('www-authenticate'),
+      `Bearer resource_metadata="${t.origin}/.well-known/oauth-protected-resource/mcp", scope="cells:read cells:write messages:read messages:send"`,
+    );
     assert.equal(((await response.json()) as { code: string }).code, 'unauthenticated');
   });
 
@@ -60,14 +85,27 @@ describe('POST /mcp credentials and isolation', () => {
 
   it('answers a tool outside the token scopes with HTTP 403 and an insufficient_scope challenge, before the tool runs', async () => {
     const token = await accessToken(t, line, `${t.origin}/mcp`, 'cells:read');
-    const call = (name: string, args: Record<string, unknown>) => fetch(`${t.origin}/mcp`, {
-      method: 'POST',
-      headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
-      body: JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name, arguments: args } }),
+    const call = (name: string, args: Record<string, unknown>) =>
+      fetch(`${t.origin}/mcp`, {
+        method: 'POST',
+        headers: {
+          authorization: `Bearer ${token}`,
+          'content-type': 'application/json',
+          accept: 'application/json, text/event-stream',
+        },
+        body: JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name, arguments: args } }),
+      });
+    const refused = await call('send_message', {
+      cell_id: line.cell.id,
+      to: '+14155550199',
+      body: 'hi',
+      idempotency_key: 'scoped-raw',
     });
-    const refused = await call('send_message', { cell_id: line.cell.id, to: '+14155550199', body: 'hi', idempotency_key: 'scoped-raw' });
     assert.equal(refused.status, 403);
-    assert.equal(refused.headers.get('www-authenticate'), `Bearer error="insufficient_scope", scope="cells:read messages:send", resource_metadata="${t.origin}/.well-known/oauth-protected-resource/mcp"`);
+    assert.equal(
+      refused.headers.get('www-authenticate'),
+      `Bearer error="insufficient_scope", scope="cells:read messages:send", resource_metadata="${t.origin}/.well-known/oauth-protected-resource/mcp"`,
+    );
     const problem = (await refused.json()) as { code: string; scope: string };
     assert.equal(problem.code, 'insufficient_scope');
     assert.equal(problem.scope, 'messages:send');
@@ -107,7 +145,12 @@ describe('POST /mcp credentials and isolation', () => {
     let authorization: URL | undefined;
     const provider: OAuthClientProvider = {
       redirectUrl: REDIRECT,
-      clientMetadata: { redirect_uris: [REDIRECT], token_endpoint_auth_method: 'none', grant_types: ['authorization_code', 'refresh_token'], client_name: 'Test MCP client' },
+      clientMetadata: {
+        redirect_uris: [REDIRECT],
+        token_endpoint_auth_method: 'none',
+        grant_types: ['authorization_code', 'refresh_token'],
+        client_name: 'Test MCP client',
+      },
       clientInformation: () => ({ client_id: registered.client_id }),
       tokens: () => tokens,
       saveTokens: (saved) => {
@@ -149,10 +192,24 @@ describe('POST /mcp credentials and isolation', () => {
     const { request } = await import('node:http');
     const url = new URL(`${t.origin}/mcp`);
     const status = await new Promise<number>((resolve, reject) => {
-      const req = request({ host: url.hostname, port: url.port, path: '/mcp', method: 'POST', headers: { host: 'evil.example', authorization: `Bearer ${line.org.apiKey}`, 'content-type': 'application/json', accept: 'application/json, text/event-stream' } }, (res) => {
-        res.resume();
-        resolve(res.statusCode ?? 0);
-      });
+      const req = request(
+        {
+          host: url.hostname,
+          port: url.port,
+          path: '/mcp',
+          method: 'POST',
+          headers: {
+            host: 'evil.example',
+            authorization: `Bearer ${line.org.apiKey}`,
+            'content-type': 'application/json',
+            accept: 'application/json, text/event-stream',
+          },
+        },
+        (res) => {
+          res.resume();
+          resolve(res.statusCode ?? 0);
+        },
+      );
       req.on('error', reject);
       req.end(INIT);
     });
@@ -164,12 +221,15 @@ describe('POST /mcp credentials and isolation', () => {
     assert.equal(response.status, 403);
   });
 
-  it('never shows one organization another organization\'s cells, messages or conversations', async () => {
+  it("never shows one organization another organization's cells, messages or conversations", async () => {
     await inbound(t, other, { from: '+14155550166', body: 'secret of the other organization' });
     const client = await mcpClient(t, line.org.apiKey);
     try {
       const cells = structured(await client.callTool({ name: 'list_cells', arguments: {} }));
-      assert.deepEqual(cells.cells.map((c: { id: string }) => c.id), [line.cell.id]);
+      assert.deepEqual(
+        cells.cells.map((c: { id: string }) => c.id),
+        [line.cell.id],
+      );
       const foreign = other.cell.id;
       const calls: [string, Record<string, unknown>][] = [
         ['list_messages', { cell_id: foreign }],
@@ -186,7 +246,10 @@ describe('POST /mcp credentials and isolation', () => {
       const owner = await mcpClient(t, other.org.apiKey);
       const theirs = structured(await owner.callTool({ name: 'list_messages', arguments: { cell_id: foreign } }));
       await owner.close();
-      const delivery = await client.callTool({ name: 'wait_for_delivery', arguments: { message_id: theirs.messages[0].id, timeout_s: 1 } });
+      const delivery = await client.callTool({
+        name: 'wait_for_delivery',
+        arguments: { message_id: theirs.messages[0].id, timeout_s: 1 },
+      });
       assert.equal(toolErrorOf(delivery).code, 'not_found');
     } finally {
       await client.close();
@@ -194,7 +257,12 @@ describe('POST /mcp credentials and isolation', () => {
   });
 
   it('refuses a key revoked between two calls of one client', async () => {
-    const created = await t.app.inject({ method: 'POST', url: '/v1/auth/keys', headers: line.org.headers, payload: {} });
+    const created = await t.app.inject({
+      method: 'POST',
+      url: '/v1/auth/keys',
+      headers: line.org.headers,
+      payload: {},
+    });
     assert.equal(created.statusCode, 201, created.body);
     const { id, api_key } = created.json();
     const client = await mcpClient(t, api_key);

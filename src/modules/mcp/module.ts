@@ -15,7 +15,10 @@ export interface McpModule {
 export function build(deps: ToolDeps): McpModule {
   let loading: Promise<McpHttpHandler> | undefined;
   const load = async () => {
-    const [{ createMcpHandler }, { mcpServer }] = await Promise.all([import('@modelcontextprotocol/server'), import('./tools.ts')]);
+    const [{ createMcpHandler }, { mcpServer }] = await Promise.all([
+      import('@modelcontextprotocol/server'),
+      import('./tools.ts'),
+    ]);
     return createMcpHandler((ctx) => mcpServer(deps, ctx.authInfo?.extra?.agent as AgentPrincipal));
   };
   return { handler: () => (loading ??= load()) };

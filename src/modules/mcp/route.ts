@@ -53,14 +53,28 @@ function neededScopes(body: Uint8Array | undefined): string[] {
 function stepUp(agent: AgentPrincipal, needed: string[], metadataUrl: string): ApiError | undefined {
   const missing = needed.filter((scope) => !agent.scopes.includes(scope));
   if (missing.length === 0) return undefined;
-  const scope = [...new Set([...agent.scopes.filter((held) => (MCP_SCOPES as readonly string[]).includes(held)), ...needed])].sort().join(' ');
-  return new ApiError('insufficient_scope', `The access token lacks the ${missing.join(' ')} scope${missing.length > 1 ? 's' : ''}.`, {
-    headers: { 'WWW-Authenticate': `Bearer error="insufficient_scope", scope="${scope}", resource_metadata="${metadataUrl}"` },
-    extensions: { scope: missing.join(' ') },
-  });
+  const scope = [
+    ...new Set([...agent.scopes.filter((held) => (MCP_SCOPES as readonly string[]).includes(held)), ...needed]),
+  ]
+    .sort()
+    .join(' ');
+  return new ApiError(
+    'insufficient_scope',
+    `The access token lacks the ${missing.join(' ')} scope${missing.length > 1 ? 's' : ''}.`,
+    {
+      headers: {
+        'WWW-Authenticate': `Bearer error="insufficient_scope", scope="${scope}", resource_metadata="${metadataUrl}"`,
+      },
+      extensions: { scope: missing.join(' ') },
+    },
+  );
 }
 
-export async function registerMcpRoute(app: App, loadHandler: () => Promise<McpHttpHandler>, options: { baseUrl: string }): Promise<void> {
+export async function registerMcpRoute(
+  app: App,
+  loadHandler: () => Promise<McpHttpHandler>,
+  options: { baseUrl: string },
+): Promise<void> {
   const hosts = allowedHosts(options.baseUrl);
   const url = `${options.baseUrl.replace(/\/$/, '')}/mcp`;
   const metadataUrl = `${options.baseUrl.replace(/\/$/, '')}/.well-known/oauth-protected-resource/mcp`;
@@ -90,10 +104,22 @@ export async function registerMcpRoute(app: App, loadHandler: () => Promise<McpH
       const body = request.body instanceof Buffer ? new Uint8Array(request.body) : undefined;
       const refused = stepUp(agent, neededScopes(body), metadataUrl);
       if (refused) throw refused;
-      const web = new Request(url, { method: request.method, headers: webHeaders(request), body: request.method === 'POST' ? body : undefined, signal: hangUp.signal });
+      const web = new Request(url, {
+        method: request.method,
+        headers: webHeaders(request),
+        body: request.method === 'POST' ? body : undefined,
+        signal: hangUp.signal,
+      });
       const handler = await loadHandler();
       closing ??= () => handler.close();
-      const response = await handler.fetch(web, { authInfo: { token: '', clientId: agent.client?.id ?? agent.credentialId, scopes: agent.scopes, extra: { agent } } });
+      const response = await handler.fetch(web, {
+        authInfo: {
+          token: '',
+          clientId: agent.client?.id ?? agent.credentialId,
+          scopes: agent.scopes,
+          extra: { agent },
+        },
+      });
       return reply.send(response);
     };
     scope.route({

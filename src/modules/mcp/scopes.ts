@@ -17,9 +17,13 @@ export type ToolName = keyof typeof TOOL_SCOPES;
 export type McpScope = NonNullable<(typeof TOOL_SCOPES)[ToolName]>;
 
 /** The scopes the MCP tools use, sorted: a 401 on /mcp names them (RFC 6750 `scope`), and so does /.well-known/oauth-protected-resource/mcp. */
-export const MCP_SCOPES: readonly McpScope[] = [...new Set(Object.values(TOOL_SCOPES).filter((scope) => scope !== null))].sort();
+export const MCP_SCOPES: readonly McpScope[] = [
+  ...new Set(Object.values(TOOL_SCOPES).filter((scope) => scope !== null)),
+].sort();
 
 /** The scope a tool needs, or undefined for a tool that needs none (or no such tool: the SDK answers that). */
 export function toolScope(name: unknown): McpScope | undefined {
-  return typeof name === 'string' && Object.hasOwn(TOOL_SCOPES, name) ? (TOOL_SCOPES[name as ToolName] ?? undefined) : undefined;
+  return typeof name === 'string' && Object.hasOwn(TOOL_SCOPES, name)
+    ? (TOOL_SCOPES[name as ToolName] ?? undefined)
+    : undefined;
 }

@@ -16,7 +16,9 @@ export async function startListening(options: StartOptions = {}): Promise<McpTes
   const port = await new Promise<number>((resolve, reject) => {
     const probe = createServer().listen(0, '127.0.0.1', () => {
       const address = probe.address();
-      probe.close(() => (typeof address === 'object' && address ? resolve(address.port) : reject(new Error('no port'))));
+      probe.close(() =>
+        typeof address === 'object' && address ? resolve(address.port) : reject(new Error('no port')),
+      );
     });
   });
   const origin = `http://127.0.0.1:${port}`;
@@ -27,7 +29,11 @@ export async function startListening(options: StartOptions = {}): Promise<McpTes
 
 export async function mcpClient(t: McpTestApp, token: string): Promise<Client> {
   const client = new Client({ name: 'cellgate-test', version: '1.0.0' });
-  await client.connect(new StreamableHTTPClientTransport(new URL(`${t.origin}/mcp`), { requestInit: { headers: { authorization: `Bearer ${token}` } } }));
+  await client.connect(
+    new StreamableHTTPClientTransport(new URL(`${t.origin}/mcp`), {
+      requestInit: { headers: { authorization: `Bearer ${token}` } },
+    }),
+  );
   return client;
 }
 
@@ -54,9 +60,14 @@ export async function mcpClientV1(t: McpTestApp, token: string): Promise<AnyMcpC
     import('@modelcontextprotocol/sdk/client/streamableHttp.js'),
   ]);
   const client = new ClientV1({ name: 'cellgate-test-v1', version: '1.0.0' });
-  await client.connect(new TransportV1(new URL(`${t.origin}/mcp`), { requestInit: { headers: { authorization: `Bearer ${token}` } } }));
+  await client.connect(
+    new TransportV1(new URL(`${t.origin}/mcp`), { requestInit: { headers: { authorization: `Bearer ${token}` } } }),
+  );
   await client.listTools();
-  return { callTool: (name, args) => client.callTool({ name, arguments: args }) as Promise<ToolResult>, close: () => client.close() };
+  return {
+    callTool: (name, args) => client.callTool({ name, arguments: args }) as Promise<ToolResult>,
+    close: () => client.close(),
+  };
 }
 
 /** Both SDK generations, for tests that must hold for every MCP client. */
@@ -65,7 +76,10 @@ export const SDK_CLIENTS: { sdk: 'v1' | 'v2'; connect(t: McpTestApp, token: stri
     sdk: 'v2',
     connect: async (t, token) => {
       const client = await mcpClient(t, token);
-      return { callTool: (name, args) => client.callTool({ name, arguments: args }) as Promise<ToolResult>, close: () => client.close() };
+      return {
+        callTool: (name, args) => client.callTool({ name, arguments: args }) as Promise<ToolResult>,
+        close: () => client.close(),
+      };
     },
   },
   { sdk: 'v1', connect: mcpClientV1 },

@@ -35,7 +35,6 @@ export interface ToolDeps {
   waits: ConnectionCap;
 }
 
-
 /** send_message's keys: never the REST route's. */
 const SEND_ROUTE: IdempotentRoute = {
   route: 'mcp:send_message',
@@ -43,7 +42,12 @@ const SEND_ROUTE: IdempotentRoute = {
   reused: 'This idempotency_key was used with different arguments in the last 24 hours.',
 };
 
-const READ: ToolAnnotations = { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false };
+const READ: ToolAnnotations = {
+  readOnlyHint: true,
+  destructiveHint: false,
+  idempotentHint: true,
+  openWorldHint: false,
+};
 const LIST_PAGE = 200;
 
 interface ToolSpec<In extends z.ZodObject, Out extends z.ZodObject> {
@@ -59,12 +63,18 @@ interface ToolSpec<In extends z.ZodObject, Out extends z.ZodObject> {
 /** The tools' schemas, built once (zod objects cost ~15 µs each: per request, 270 µs). */
 const SCHEMAS = {
   list_cells: {
-    input: z.object({ status: z.enum(['provisioning', 'active', 'suspended']).optional(), limit: s.Limit, cursor: s.Cursor }),
+    input: z.object({
+      status: z.enum(['provisioning', 'active', 'suspended']).optional(),
+      limit: s.Limit,
+      cursor: s.Cursor,
+    }),
     output: z.object({ cells: z.array(s.Cell), next_cursor: s.NextCursor }),
   },
   get_status: {
     input: z.object({}),
-    output: z.looseObject({ checks: z.array(z.looseObject({ name: z.string(), status: z.string(), detail: z.string() })) }),
+    output: z.looseObject({
+      checks: z.array(z.looseObject({ name: z.string(), status: z.string(), detail: z.string() })),
+    }),
   },
   list_conversations: {
     input: z.object({ cell_id: s.CellId, limit: s.Limit, cursor: s.Cursor }),
@@ -87,29 +97,52 @@ const SCHEMAS = {
     output: z.object({ messages: z.array(s.Message), next_cursor: s.NextCursor }),
   },
   send_message: {
-    input: z.object({ cell_id: s.CellId, to: s.Phone, body: s.MessageBody, media_urls: s.MediaUrls.optional(), idempotency_key: s.IdempotencyKey }),
+    input: z.object({
+      cell_id: s.CellId,
+      to: s.Phone,
+      body: s.MessageBody,
+      media_urls: s.MediaUrls.optional(),
+      idempotency_key: s.IdempotencyKey,
+    }),
     output: z.object({ message: s.Message, replayed: z.boolean() }),
   },
   wait_for_reply: {
     input: z.object({
       cell_id: s.CellId,
       participant: s.Phone.optional(),
-      since: z.string().max(64).optional().describe('A message id (msg_...) or an ISO 8601 time; default: now. Pass next_since of the previous call.'),
+      since: z
+        .string()
+        .max(64)
+        .optional()
+        .describe('A message id (msg_...) or an ISO 8601 time; default: now. Pass next_since of the previous call.'),
       timeout_s: s.TimeoutS,
     }),
     output: z.object({ message: s.Message.nullable(), next_since: z.string() }),
   },
   wait_for_delivery: {
-    input: z.object({ message_id: s.MessageId, cell_id: s.CellId.optional().describe('The cell of the message (saves a lookup).'), timeout_s: s.TimeoutS }),
+    input: z.object({
+      message_id: s.MessageId,
+      cell_id: s.CellId.optional().describe('The cell of the message (saves a lookup).'),
+      timeout_s: s.TimeoutS,
+    }),
     output: z.object({
       message: s.Message,
-      final: z.boolean().describe('The message will change no more: delivered, failed or canceled, or sent from a phone without delivery reports.'),
-      delivery_reports: z.boolean().describe("Whether the cell's phone reports delivery; false: the wait ends at sent."),
+      final: z
+        .boolean()
+        .describe(
+          'The message will change no more: delivered, failed or canceled, or sent from a phone without delivery reports.',
+        ),
+      delivery_reports: z
+        .boolean()
+        .describe("Whether the cell's phone reports delivery; false: the wait ends at sent."),
       note: z.string().optional(),
     }),
   },
   create_cell: {
-    input: z.object({ display_name: z.string().min(1).max(100).regex(/\S/, 'at least one visible character'), tier: z.string().min(1).max(32).optional() }),
+    input: z.object({
+      display_name: z.string().min(1).max(100).regex(/\S/, 'at least one visible character'),
+      tier: z.string().min(1).max(32).optional(),
+    }),
     output: z.object({ cell: s.Cell }),
   },
 };
@@ -121,11 +154,17 @@ const SCHEMAS = {
  */
 function admit(agent: AgentPrincipal, spec: { scope: string | null; allowUnverified?: boolean }): void {
   if (!spec.allowUnverified && agent.organizationStatus === 'unverified') {
-    throw new ApiError('organization_unverified', 'Verify the organization first: POST /v1/agent/verify with the emailed code.');
+    throw new ApiError(
+      'organization_unverified',
+      'Verify the organization first: POST /v1/agent/verify with the emailed code.',
+    );
   }
-  if (!spec.allowUnverified && agent.organizationStatus === 'suspended') throw new ApiError('organization_suspended', 'The organization is suspended.');
+  if (!spec.allowUnverified && agent.organizationStatus === 'suspended')
+    throw new ApiError('organization_suspended', 'The organization is suspended.');
   if (spec.scope && !agent.scopes.includes(spec.scope)) {
-    throw new ApiError('insufficient_scope', `The access token lacks the ${spec.scope} scope.`, { extensions: { scope: spec.scope } });
+    throw new ApiError('insufficient_scope', `The access token lacks the ${spec.scope} scope.`, {
+      extensions: { scope: spec.scope },
+    });
   }
 }
 
@@ -138,13 +177,19 @@ export function mcpServer(deps: ToolDeps, agent: AgentPrincipal): McpServer {
   const add = <In extends z.ZodObject, Out extends z.ZodObject>(name: ToolName, spec: ToolSpec<In, Out>) => {
     server.registerTool(
       name,
-      { description: spec.description, inputSchema: spec.input, outputSchema: spec.output, annotations: spec.annotations },
+      {
+        description: spec.description,
+        inputSchema: spec.input,
+        outputSchema: spec.output,
+        annotations: spec.annotations,
+      },
       (async (args: z.infer<In>, ctx: { mcpReq: { signal: AbortSignal } }) => {
         try {
           admit(agent, { scope: TOOL_SCOPES[name], allowUnverified: spec.allowUnverified });
           return await spec.run(args, ctx.mcpReq.signal);
         } catch (error) {
-          if (error instanceof ApiError && error.code === 'payment_required') return asToolError(await deps.payments.completeError(org, error, deps.endpointUrl));
+          if (error instanceof ApiError && error.code === 'payment_required')
+            return asToolError(await deps.payments.completeError(org, error, deps.endpointUrl));
           return asToolError(error);
         }
       }) as never,
@@ -158,12 +203,16 @@ export function mcpServer(deps: ToolDeps, agent: AgentPrincipal): McpServer {
     output: SCHEMAS.list_cells.output,
     run: async (args) => {
       const page = await deps.cells.list(org, args.status, args);
-      return ok(page, `${page.cells.length} cell(s): ${page.cells.map((c) => `${c.id} ${c.phone_number ?? '(no number yet)'} ${c.status}`).join('; ') || 'none'}.`);
+      return ok(
+        page,
+        `${page.cells.length} cell(s): ${page.cells.map((c) => `${c.id} ${c.phone_number ?? '(no number yet)'} ${c.status}`).join('; ') || 'none'}.`,
+      );
     },
   });
 
   add('get_status', {
-    description: 'What is wrong, in one call: organization, billing, cells online, queued and failed messages, webhooks, with checks.',
+    description:
+      'What is wrong, in one call: organization, billing, cells online, queued and failed messages, webhooks, with checks.',
     allowUnverified: true,
     annotations: READ,
     input: SCHEMAS.get_status.input,
@@ -171,7 +220,12 @@ export function mcpServer(deps: ToolDeps, agent: AgentPrincipal): McpServer {
     run: async () => {
       const status = await deps.status.status(agent);
       const failing = status.checks.filter((c) => c.status !== 'ok');
-      return ok(status, failing.length === 0 ? 'All checks pass.' : failing.map((c) => `${c.name}: ${c.status}: ${c.detail}`).join('\n'));
+      return ok(
+        status,
+        failing.length === 0
+          ? 'All checks pass.'
+          : failing.map((c) => `${c.name}: ${c.status}: ${c.detail}`).join('\n'),
+      );
     },
   });
 
@@ -182,7 +236,10 @@ export function mcpServer(deps: ToolDeps, agent: AgentPrincipal): McpServer {
     output: SCHEMAS.list_conversations.output,
     run: async (args) => {
       const page = await deps.messages.listConversations(org, args.cell_id, args);
-      return ok(page, `${page.conversations.length} conversation(s): ${page.conversations.map((c) => c.participant).join(', ') || 'none'}.`);
+      return ok(
+        page,
+        `${page.conversations.length} conversation(s): ${page.conversations.map((c) => c.participant).join(', ') || 'none'}.`,
+      );
     },
   });
 
@@ -198,7 +255,8 @@ export function mcpServer(deps: ToolDeps, agent: AgentPrincipal): McpServer {
   });
 
   add('list_messages', {
-    description: 'Lists the messages of a cell, newest first; filters: direction, status, participant, since. Page with cursor.',
+    description:
+      'Lists the messages of a cell, newest first; filters: direction, status, participant, since. Page with cursor.',
     annotations: READ,
     input: SCHEMAS.list_messages.input,
     output: SCHEMAS.list_messages.output,
@@ -209,7 +267,8 @@ export function mcpServer(deps: ToolDeps, agent: AgentPrincipal): McpServer {
   });
 
   add('send_message', {
-    description: 'Texts `to` from the cell (SMS, or MMS with media_urls). Answers the queued message; wait_for_delivery follows it. Retrying with the same idempotency_key never sends twice.',
+    description:
+      'Texts `to` from the cell (SMS, or MMS with media_urls). Answers the queued message; wait_for_delivery follows it. Retrying with the same idempotency_key never sends twice.',
     annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: true },
     input: SCHEMAS.send_message.input,
     output: SCHEMAS.send_message.output,
@@ -217,15 +276,20 @@ export function mcpServer(deps: ToolDeps, agent: AgentPrincipal): McpServer {
       // Normalised first, so "+1 415 555 0123" and "+14155550123" are the same arguments.
       const input = { ...args, to: requirePhone('to', args.to) };
       const outcome = await idempotentSend(deps.idempotency, SEND_ROUTE, org, idempotency_key, input, (record) =>
-        deps.messages.send(org, input.cell_id, input, { record }));
+        deps.messages.send(org, input.cell_id, input, { record }),
+      );
       if ('error' in outcome) return storedError(outcome.error);
       const { message } = outcome;
-      return ok({ message, replayed: outcome.replayed }, `${outcome.replayed ? 'Already queued' : 'Queued'} ${message.id} to ${message.to} (${message.status}).`);
+      return ok(
+        { message, replayed: outcome.replayed },
+        `${outcome.replayed ? 'Already queued' : 'Queued'} ${message.id} to ${message.to} (${message.status}).`,
+      );
     },
   });
 
   add('wait_for_reply', {
-    description: 'Waits up to timeout_s for the first inbound message to the cell after `since` (from `participant` if given). Returns it with next_since, or message null and next_since to call again.',
+    description:
+      'Waits up to timeout_s for the first inbound message to the cell after `since` (from `participant` if given). Returns it with next_since, or message null and next_since to call again.',
     annotations: READ,
     input: SCHEMAS.wait_for_reply.input,
     output: SCHEMAS.wait_for_reply.output,
@@ -233,7 +297,11 @@ export function mcpServer(deps: ToolDeps, agent: AgentPrincipal): McpServer {
       const bound = sinceBound(args.since, deps.clock);
       const participant = args.participant === undefined ? undefined : requirePhone('participant', args.participant);
       const cell = await deps.cells.get(org, args.cell_id);
-      const matches = (m: EventData) => m.cell_id === cell.id && m.direction === 'inbound' && (participant === undefined || m.from === participant) && String(m.id) > bound;
+      const matches = (m: EventData) =>
+        m.cell_id === cell.id &&
+        m.direction === 'inbound' &&
+        (participant === undefined || m.from === participant) &&
+        String(m.id) > bound;
       const message = await waitFor<MessageView>({
         organizationId: org,
         types: ['message.received'],
@@ -242,13 +310,18 @@ export function mcpServer(deps: ToolDeps, agent: AgentPrincipal): McpServer {
         timeoutMs: args.timeout_s * 1000,
         signal,
       });
-      if (!message) return ok({ message: null, next_since: bound }, `No reply within ${args.timeout_s} s; call again with since=${bound}.`);
+      if (!message)
+        return ok(
+          { message: null, next_since: bound },
+          `No reply within ${args.timeout_s} s; call again with since=${bound}.`,
+        );
       return ok({ message, next_since: message.id }, `Reply from ${message.from}: ${message.body}`);
     },
   });
 
   add('wait_for_delivery', {
-    description: 'Waits up to timeout_s for a sent message to be final (delivered, failed or canceled; or sent, from a phone that does not report delivery). Returns the message and whether it is final.',
+    description:
+      'Waits up to timeout_s for a sent message to be final (delivered, failed or canceled; or sent, from a phone that does not report delivery). Returns the message and whether it is final.',
     annotations: READ,
     input: SCHEMAS.wait_for_delivery.input,
     output: SCHEMAS.wait_for_delivery.output,
@@ -260,33 +333,42 @@ export function mcpServer(deps: ToolDeps, agent: AgentPrincipal): McpServer {
       const final = isFinal(current)
         ? current
         : await waitFor<MessageView>({
-          organizationId: org,
-          types: end.types,
-          match: (data) => (data.id === current.id && isFinal(data) ? (data as unknown as MessageView) : undefined),
-          lookup: async () => {
-            const again = await deps.messages.get(org, current.cell_id, current.id);
-            return isFinal(again) ? again : undefined;
-          },
-          timeoutMs: args.timeout_s * 1000,
-          signal,
-        });
+            organizationId: org,
+            types: end.types,
+            match: (data) => (data.id === current.id && isFinal(data) ? (data as unknown as MessageView) : undefined),
+            lookup: async () => {
+              const again = await deps.messages.get(org, current.cell_id, current.id);
+              return isFinal(again) ? again : undefined;
+            },
+            timeoutMs: args.timeout_s * 1000,
+            signal,
+          });
       const message = final ?? (await deps.messages.get(org, current.cell_id, current.id));
       const note = end.note(message);
       return ok(
-        { message, final: final !== undefined, delivery_reports: capabilities.delivery_reports, ...(note ? { note } : {}) },
+        {
+          message,
+          final: final !== undefined,
+          delivery_reports: capabilities.delivery_reports,
+          ...(note ? { note } : {}),
+        },
         `${message.id} is ${message.status}${final ? '' : ' (not final yet; call again)'}.${note ? ` ${note}` : ''}`,
       );
     },
   });
 
   add('create_cell', {
-    description: 'Creates a phone line. With billing on, an unpaid organization gets an error carrying `payment` (PaymentDetails): pay it, then call again.',
+    description:
+      'Creates a phone line. With billing on, an unpaid organization gets an error carrying `payment` (PaymentDetails): pay it, then call again.',
     annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
     input: SCHEMAS.create_cell.input,
     output: SCHEMAS.create_cell.output,
     run: async (args) => {
       const cell = await deps.cells.create(org, args.display_name, { tier: args.tier });
-      return ok({ cell }, `Created ${cell.id} (${cell.status}${cell.phone_number ? `, ${cell.phone_number}` : ', waiting for a phone'}).`);
+      return ok(
+        { cell },
+        `Created ${cell.id} (${cell.status}${cell.phone_number ? `, ${cell.phone_number}` : ', waiting for a phone'}).`,
+      );
     },
   });
 
@@ -294,11 +376,23 @@ export function mcpServer(deps: ToolDeps, agent: AgentPrincipal): McpServer {
 }
 
 /** The oldest inbound message of the cell above `bound` (listings are newest first: the last one). */
-async function firstInboundAfter(messages: MessagesService, org: string, cellId: string, participant: string | undefined, bound: string) {
+async function firstInboundAfter(
+  messages: MessagesService,
+  org: string,
+  cellId: string,
+  participant: string | undefined,
+  bound: string,
+) {
   let oldest: MessageView | undefined;
   let cursor: string | undefined;
   do {
-    const page = await messages.list(org, cellId, { direction: 'inbound', participant, since: boundTime(bound), limit: LIST_PAGE, cursor });
+    const page = await messages.list(org, cellId, {
+      direction: 'inbound',
+      participant,
+      since: boundTime(bound),
+      limit: LIST_PAGE,
+      cursor,
+    });
     for (const message of page.messages) if (message.id > bound) oldest = message;
     cursor = page.next_cursor ?? undefined;
   } while (cursor);

@@ -66,7 +66,11 @@ export function sinceBound(since: string | undefined, clock: Clock): string {
   if (BOUND.test(since) && validTime(since)) return since;
   const ms = Date.parse(since);
   if (Number.isNaN(ms) || !/^\d{4}-\d{2}-\d{2}T/.test(since)) {
-    throw invalidField('since', 'invalid_format', 'since is a message id (msg_...), the next_since of a wait, or an ISO 8601 timestamp.');
+    throw invalidField(
+      'since',
+      'invalid_format',
+      'since is a message id (msg_...), the next_since of a wait, or an ISO 8601 timestamp.',
+    );
   }
   return timeBound(ms);
 }
@@ -87,7 +91,8 @@ function validTime(bound: string): boolean {
 }
 
 /** The ISO time of a bound, for the listing's `since` filter (the millisecond the bound is in). */
-export const boundTime = (bound: string): string => new Date(decodeTime(`${bound.slice(4, 14).toUpperCase()}${'0'.repeat(16)}`)).toISOString();
+export const boundTime = (bound: string): string =>
+  new Date(decodeTime(`${bound.slice(4, 14).toUpperCase()}${'0'.repeat(16)}`)).toISOString();
 
 /**
  * Where wait_for_delivery stops: at a final status, or — for a phone that does not report
@@ -97,10 +102,14 @@ export const boundTime = (bound: string): string => new Date(decodeTime(`${bound
 export function deliveryWaitEnd(deliveryReports: boolean) {
   const statuses: readonly string[] = deliveryReports ? FINAL_STATUSES : [...FINAL_STATUSES, 'sent'];
   return {
-    types: deliveryReports ? ['message.delivered', 'message.failed'] : ['message.sent', 'message.delivered', 'message.failed'],
+    types: deliveryReports
+      ? ['message.delivered', 'message.failed']
+      : ['message.sent', 'message.delivered', 'message.failed'],
     isEnd: (message: { status?: unknown }) => statuses.includes(String(message.status)),
     /** The note for a message that ended at `sent` for this reason. */
     note: (message: { status?: unknown }) =>
-      !deliveryReports && message.status === 'sent' ? 'Delivery reports are not available for this phone: sent is as far as this message goes.' : undefined,
+      !deliveryReports && message.status === 'sent'
+        ? 'Delivery reports are not available for this phone: sent is as far as this message goes.'
+        : undefined,
   };
 }

@@ -34,10 +34,21 @@ describe('conversations', () => {
     const latest = (await inbound(t, fresh, { from: '+14155550211', body: 'back to 1' })).json();
     const url = `/v1/cells/${fresh.cell.id}/conversations`;
     const all = (await get(url, fresh.org.headers)).json();
-    assert.deepEqual(all.conversations.map((c: { id: string }) => c.id), [c1, c3, c2]);
+    assert.deepEqual(
+      all.conversations.map((c: { id: string }) => c.id),
+      [c1, c3, c2],
+    );
     assert.equal(all.next_cursor, null);
     const top = all.conversations[0];
-    assert.deepEqual(Object.keys(top).sort(), ['cell_id', 'created_at', 'id', 'last_message_at', 'last_message_id', 'participant', 'updated_at']);
+    assert.deepEqual(Object.keys(top).sort(), [
+      'cell_id',
+      'created_at',
+      'id',
+      'last_message_at',
+      'last_message_id',
+      'participant',
+      'updated_at',
+    ]);
     assert.equal(top.participant, '+14155550211');
     assert.equal(top.cell_id, fresh.cell.id);
     assert.equal(top.last_message_id, latest.id);
@@ -45,20 +56,32 @@ describe('conversations', () => {
     assert.equal(top.created_at, atEpoch());
 
     const first = (await get(`${url}?limit=2`, fresh.org.headers)).json();
-    assert.deepEqual(first.conversations.map((c: { id: string }) => c.id), [c1, c3]);
+    assert.deepEqual(
+      first.conversations.map((c: { id: string }) => c.id),
+      [c1, c3],
+    );
     const second = (await get(`${url}?limit=2&cursor=${first.next_cursor}`, fresh.org.headers)).json();
-    assert.deepEqual(second.conversations.map((c: { id: string }) => c.id), [c2]);
+    assert.deepEqual(
+      second.conversations.map((c: { id: string }) => c.id),
+      [c2],
+    );
     assert.equal(second.next_cursor, null);
   });
 
   it('pages conversations that share a last_message_at by id', async () => {
     const fresh = await activeLine(t);
     const made = [];
-    for (let i = 0; i < 5; i++) made.push((await queued(t, fresh, { to: `+1415555022${i}`, body: 'same ms' })).conversation_id);
+    for (let i = 0; i < 5; i++)
+      made.push((await queued(t, fresh, { to: `+1415555022${i}`, body: 'same ms' })).conversation_id);
     const seen: string[] = [];
     let cursor: string | null = null;
     do {
-      const body: { conversations: Array<{ id: string }>; next_cursor: string | null } = (await get(`/v1/cells/${fresh.cell.id}/conversations?limit=2${cursor ? `&cursor=${cursor}` : ''}`, fresh.org.headers)).json();
+      const body: { conversations: Array<{ id: string }>; next_cursor: string | null } = (
+        await get(
+          `/v1/cells/${fresh.cell.id}/conversations?limit=2${cursor ? `&cursor=${cursor}` : ''}`,
+          fresh.org.headers,
+        )
+      ).json();
       seen.push(...body.conversations.map((c: { id: string }) => c.id));
       cursor = body.next_cursor;
     } while (cursor);
@@ -70,28 +93,52 @@ describe('conversations', () => {
     const m1 = await queued(t, fresh, { to: '+14155550231', body: 'one' });
     t.clock.advance(1);
     const m2 = (await inbound(t, fresh, { from: '+14155550231', body: 'two' })).json();
-    const response = await get(`/v1/conversations/between?cell_id=${fresh.cell.id}&participant=${encodeURIComponent('+14155550231')}`, fresh.org.headers);
+    const response = await get(
+      `/v1/conversations/between?cell_id=${fresh.cell.id}&participant=${encodeURIComponent('+14155550231')}`,
+      fresh.org.headers,
+    );
     assert.equal(response.statusCode, 200);
     const body = response.json();
     assert.equal(body.conversation.id, m1.conversation_id);
     assert.equal(body.conversation.participant, '+14155550231');
-    assert.deepEqual(body.messages.map((m: { id: string }) => m.id), [m2.id, m1.id]);
+    assert.deepEqual(
+      body.messages.map((m: { id: string }) => m.id),
+      [m2.id, m1.id],
+    );
   });
 
   it('between caps the messages at the latest 50', async () => {
     const fresh = await activeLine(t, { send_rate_per_minute: 600 });
     for (let i = 0; i < 55; i++) await queued(t, fresh, { to: '+14155550232', body: `n${i}` });
-    const body = (await get(`/v1/conversations/between?cell_id=${fresh.cell.id}&participant=%2B14155550232`, fresh.org.headers)).json();
+    const body = (
+      await get(`/v1/conversations/between?cell_id=${fresh.cell.id}&participant=%2B14155550232`, fresh.org.headers)
+    ).json();
     assert.equal(body.messages.length, 50);
     assert.equal(body.messages[0].body, 'n54');
   });
 
-  it('between: 404 for a stranger, another organization\'s cell or an unknown cell; 400 for a bad number or missing query', async () => {
-    expectProblem(await get(`/v1/conversations/between?cell_id=${line.cell.id}&participant=%2B14155550299`), 404, 'not_found');
+  it("between: 404 for a stranger, another organization's cell or an unknown cell; 400 for a bad number or missing query", async () => {
+    expectProblem(
+      await get(`/v1/conversations/between?cell_id=${line.cell.id}&participant=%2B14155550299`),
+      404,
+      'not_found',
+    );
     const other = await activeOrganization(t);
-    expectProblem(await get(`/v1/conversations/between?cell_id=${line.cell.id}&participant=%2B14155550201`, other.headers), 404, 'not_found');
-    expectProblem(await get('/v1/conversations/between?cell_id=cell_nope&participant=%2B14155550201'), 404, 'not_found');
-    const bad = expectProblem(await get(`/v1/conversations/between?cell_id=${line.cell.id}&participant=0201`), 400, 'invalid_request');
+    expectProblem(
+      await get(`/v1/conversations/between?cell_id=${line.cell.id}&participant=%2B14155550201`, other.headers),
+      404,
+      'not_found',
+    );
+    expectProblem(
+      await get('/v1/conversations/between?cell_id=cell_nope&participant=%2B14155550201'),
+      404,
+      'not_found',
+    );
+    const bad = expectProblem(
+      await get(`/v1/conversations/between?cell_id=${line.cell.id}&participant=0201`),
+      400,
+      'invalid_request',
+    );
     assert.equal(bad.errors[0].code, 'invalid_phone_number');
     expectProblem(await get(`/v1/conversations/between?cell_id=${line.cell.id}`), 400, 'invalid_request');
     expectProblem(await get('/v1/conversations/between?participant=%2B14155550201'), 400, 'invalid_request');
@@ -104,15 +151,37 @@ describe('conversations', () => {
     await queued(t, fresh, { to: '+14155550242', body: 'elsewhere' });
     const url = `/v1/cells/${fresh.cell.id}/conversations/${sent[0].conversation_id}/messages`;
     const first = (await get(`${url}?limit=2`, fresh.org.headers)).json();
-    assert.deepEqual(first.messages.map((m: { id: string }) => m.id), [sent[2].id, sent[1].id]);
+    assert.deepEqual(
+      first.messages.map((m: { id: string }) => m.id),
+      [sent[2].id, sent[1].id],
+    );
     const rest = (await get(`${url}?limit=2&cursor=${first.next_cursor}`, fresh.org.headers)).json();
-    assert.deepEqual(rest.messages.map((m: { id: string }) => m.id), [sent[0].id]);
+    assert.deepEqual(
+      rest.messages.map((m: { id: string }) => m.id),
+      [sent[0].id],
+    );
     assert.equal(rest.next_cursor, null);
     // The conversation belongs to that cell: not found through another cell, even of the same organization.
     const sibling = await activeLine(t, {}, fresh.org);
-    expectProblem(await get(`/v1/cells/${sibling.cell.id}/conversations/${sent[0].conversation_id}/messages`, fresh.org.headers), 404, 'not_found');
-    expectProblem(await get(`/v1/cells/${fresh.cell.id}/conversations/conv_nope/messages`, fresh.org.headers), 404, 'not_found');
-    expectProblem(await get(`/v1/cells/${fresh.cell.id}/conversations?limit=0`, fresh.org.headers), 400, 'invalid_request');
-    expectProblem(await get(`/v1/cells/${fresh.cell.id}/conversations?cursor=bad`, fresh.org.headers), 400, 'invalid_request');
+    expectProblem(
+      await get(`/v1/cells/${sibling.cell.id}/conversations/${sent[0].conversation_id}/messages`, fresh.org.headers),
+      404,
+      'not_found',
+    );
+    expectProblem(
+      await get(`/v1/cells/${fresh.cell.id}/conversations/conv_nope/messages`, fresh.org.headers),
+      404,
+      'not_found',
+    );
+    expectProblem(
+      await get(`/v1/cells/${fresh.cell.id}/conversations?limit=0`, fresh.org.headers),
+      400,
+      'invalid_request',
+    );
+    expectProblem(
+      await get(`/v1/cells/${fresh.cell.id}/conversations?cursor=bad`, fresh.org.headers),
+      400,
+      'invalid_request',
+    );
   });
 });

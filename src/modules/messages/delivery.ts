@@ -94,7 +94,11 @@ export class DeliveryService {
     if (!(await this.repo.hasClaimable(assignment.cellId, at))) return [];
     return transact(this.repo.db, async (tx) => {
       await this.repo.lockDeviceClaims(tx, assignment.deviceId);
-      const recent = await this.repo.countClaimedSince(tx, assignment.deviceId, new Date(now.getTime() - PACING_WINDOW_MS).toISOString());
+      const recent = await this.repo.countClaimedSince(
+        tx,
+        assignment.deviceId,
+        new Date(now.getTime() - PACING_WINDOW_MS).toISOString(),
+      );
       const count = Math.min(limit, assignment.sendRatePerMinute - recent);
       if (count <= 0) return [];
       return this.repo.claim(tx, {
@@ -114,10 +118,17 @@ export class DeliveryService {
       const message = await this.repo.findForUpdate(tx, messageId);
       if (!message) throw notFound('message');
       // Recorded first (one statement on the common path); a refusal below rolls it back.
-      const recorded = await this.repo.recordDeviceEvent(tx, { device_id: deviceId, event_id: input.event_id, message_id: message.id, event: input.event, created_at: now });
+      const recorded = await this.repo.recordDeviceEvent(tx, {
+        device_id: deviceId,
+        event_id: input.event_id,
+        message_id: message.id,
+        event: input.event,
+        created_at: now,
+      });
       if (!recorded) {
         const seen = await this.repo.findDeviceEvent(tx, deviceId, input.event_id);
-        if (seen && seen.message_id !== message.id) throw new ApiError('conflict', `event_id ${input.event_id} was already used for another message.`);
+        if (seen && seen.message_id !== message.id)
+          throw new ApiError('conflict', `event_id ${input.event_id} was already used for another message.`);
         return messageView(message);
       }
       if (message.device_id !== deviceId) throw new ApiError('conflict', 'This message is not leased to this device.');
@@ -145,7 +156,10 @@ export class DeliveryService {
         now: at,
         maxAttempts: MAX_ATTEMPTS,
         batch: EXPIRY_BATCH,
-        error: { code: 'attempts_exhausted', message: `The device did not confirm sending after ${MAX_ATTEMPTS} attempts.` },
+        error: {
+          code: 'attempts_exhausted',
+          message: `The device did not confirm sending after ${MAX_ATTEMPTS} attempts.`,
+        },
       }),
     );
     return requeued.length + failed;

@@ -15,13 +15,28 @@ describe('device protocol: bad requests and foreign messages', () => {
   });
   after(() => t.close());
 
-  const outbound = (query: string, headers: Record<string, string> = line.device.headers) => t.app.inject({ url: `/v1/device/messages/outbound${query}`, headers });
+  const outbound = (query: string, headers: Record<string, string> = line.device.headers) =>
+    t.app.inject({ url: `/v1/device/messages/outbound${query}`, headers });
   const postEvent = (messageId: string, payload: unknown, headers: Record<string, string> = line.device.headers) =>
-    t.app.inject({ method: 'POST', url: `/v1/device/messages/${messageId}/events`, headers, payload: payload as Record<string, unknown> });
+    t.app.inject({
+      method: 'POST',
+      url: `/v1/device/messages/${messageId}/events`,
+      headers,
+      payload: payload as Record<string, unknown>,
+    });
   const upload = (payload: Record<string, unknown>, headers: Record<string, string> = line.device.headers) =>
     t.app.inject({ method: 'POST', url: '/v1/device/messages/inbound', headers, payload });
-  const goodUpload = () => ({ device_message_id: `u-${Math.random()}`, from: '+14155550301', body: 'hi', received_at: '2026-11-21T12:00:00.000Z' });
-  const goodEvent = (event = 'sent') => ({ event_id: `e-${Math.random()}`, event, occurred_at: '2026-11-21T12:00:00.000Z' });
+  const goodUpload = () => ({
+    device_message_id: `u-${Math.random()}`,
+    from: '+14155550301',
+    body: 'hi',
+    received_at: '2026-11-21T12:00:00.000Z',
+  });
+  const goodEvent = (event = 'sent') => ({
+    event_id: `e-${Math.random()}`,
+    event,
+    occurred_at: '2026-11-21T12:00:00.000Z',
+  });
 
   it('rejects out-of-range limit and wait', async () => {
     for (const query of ['?limit=0', '?limit=51', '?limit=x', '?wait=-1', '?wait=31', '?wait=1.5']) {
@@ -32,7 +47,11 @@ describe('device protocol: bad requests and foreign messages', () => {
   it('needs a device key: none, an agent key or an unknown key is 401', async () => {
     expectProblem(await outbound('', {}), 401, 'unauthenticated');
     expectProblem(await outbound('', line.org.headers), 401, 'unauthenticated');
-    expectProblem(await outbound('', { 'x-phone-key': 'cg_dev_unknown0000000000000000000000' }), 401, 'unauthenticated');
+    expectProblem(
+      await outbound('', { 'x-phone-key': 'cg_dev_unknown0000000000000000000000' }),
+      401,
+      'unauthenticated',
+    );
     expectProblem(await upload(goodUpload(), line.org.headers), 401, 'unauthenticated');
   });
 
@@ -52,7 +71,11 @@ describe('device protocol: bad requests and foreign messages', () => {
       const body = expectProblem(await postEvent(message.id, payload), 400, 'invalid_request');
       assert.equal(body.errors[0].field, field);
     }
-    const row = await t.database.db.selectFrom('messages').select('status').where('id', '=', message.id).executeTakeFirstOrThrow();
+    const row = await t.database.db
+      .selectFrom('messages')
+      .select('status')
+      .where('id', '=', message.id)
+      .executeTakeFirstOrThrow();
     assert.equal(row.status, 'sending');
   });
 
@@ -67,7 +90,11 @@ describe('device protocol: bad requests and foreign messages', () => {
     expectProblem(response, 409, 'conflict');
     const stillQueued = await queued(t, line, { to: '+14155550304', body: 'not claimed' });
     expectProblem(await postEvent(stillQueued.id, goodEvent()), 409, 'conflict');
-    const rows = await t.database.db.selectFrom('messages').select(['id', 'status']).where('id', 'in', [theirs.id, stillQueued.id]).execute();
+    const rows = await t.database.db
+      .selectFrom('messages')
+      .select(['id', 'status'])
+      .where('id', 'in', [theirs.id, stillQueued.id])
+      .execute();
     assert.deepEqual(rows.map((r) => r.status).sort(), ['queued', 'sending']);
     // A rejected report is not remembered: the rightful device may still use that event id.
     const ok = await postEvent(theirs.id, { ...goodEvent('sent'), event_id: 'shared-id' }, other.device.headers);
@@ -98,7 +125,11 @@ describe('device protocol: bad requests and foreign messages', () => {
     ];
     for (const [payload, field, code] of cases) {
       const body = expectProblem(await upload(payload), 400, 'invalid_request');
-      assert.deepEqual([body.errors[0].field, body.errors[0].code], [field, code], JSON.stringify(payload).slice(0, 80));
+      assert.deepEqual(
+        [body.errors[0].field, body.errors[0].code],
+        [field, code],
+        JSON.stringify(payload).slice(0, 80),
+      );
     }
     const { device_message_id: _omit, ...missingId } = goodUpload();
     expectProblem(await upload(missingId), 400, 'invalid_request');
@@ -120,8 +151,15 @@ describe('a device that carries no cell', () => {
     assert.equal(response.statusCode, 200);
     assert.deepEqual(response.json(), { messages: [] });
     const upload = await t.app.inject({
-      method: 'POST', url: '/v1/device/messages/inbound', headers: device.headers,
-      payload: { device_message_id: 'x1', from: '+14155550310', body: 'hello', received_at: '2026-11-21T12:00:00.000Z' },
+      method: 'POST',
+      url: '/v1/device/messages/inbound',
+      headers: device.headers,
+      payload: {
+        device_message_id: 'x1',
+        from: '+14155550310',
+        body: 'hello',
+        received_at: '2026-11-21T12:00:00.000Z',
+      },
     });
     expectProblem(upload, 409, 'conflict');
   });

@@ -11,12 +11,14 @@ import { activeLine, claim, inbound, type Line, queued, report, withLine } from 
 async function pollsInProgress(t: TestApp, count: number) {
   const deadline = Date.now() + 5000;
   while (t.services.delivery.activePolls !== count) {
-    if (Date.now() > deadline) throw new Error(`expected ${count} polls in progress, have ${t.services.delivery.activePolls}`);
+    if (Date.now() > deadline)
+      throw new Error(`expected ${count} polls in progress, have ${t.services.delivery.activePolls}`);
     await new Promise((resolve) => setTimeout(resolve, 5));
   }
 }
 
-const read = (t: TestApp, line: Line, id: string) => t.app.inject({ url: `/v1/cells/${line.cell.id}/messages/${id}`, headers: line.org.headers }).then((r) => r.json());
+const read = (t: TestApp, line: Line, id: string) =>
+  t.app.inject({ url: `/v1/cells/${line.cell.id}/messages/${id}`, headers: line.org.headers }).then((r) => r.json());
 
 describe('device claims', () => {
   let t: TestApp;
@@ -31,15 +33,19 @@ describe('device claims', () => {
   // One socket per request (no keep-alive pool), so hanging up closes exactly that connection.
   const poll = (line: Line, query: string, signal?: AbortSignal) =>
     new Promise<Array<{ id: string }>>((resolve, reject) => {
-      const request = http.get(`${base}/v1/device/messages/outbound${query}`, { headers: line.device.headers, agent: false, signal }, (response) => {
-        let body = '';
-        response.setEncoding('utf8');
-        response.on('data', (chunk: string) => (body += chunk));
-        response.on('end', () => {
-          if (response.statusCode !== 200) reject(new Error(`${response.statusCode} ${body}`));
-          else resolve(JSON.parse(body).messages);
-        });
-      });
+      const request = http.get(
+        `${base}/v1/device/messages/outbound${query}`,
+        { headers: line.device.headers, agent: false, signal },
+        (response) => {
+          let body = '';
+          response.setEncoding('utf8');
+          response.on('data', (chunk: string) => (body += chunk));
+          response.on('end', () => {
+            if (response.statusCode !== 200) reject(new Error(`${response.statusCode} ${body}`));
+            else resolve(JSON.parse(body).messages);
+          });
+        },
+      );
       request.on('error', reject);
     });
 
@@ -51,12 +57,18 @@ describe('device claims', () => {
       t.clock.advance(1);
     }
     const first = await claim(t, line, '?limit=3');
-    assert.deepEqual(first.map((m) => m.id), sent.slice(0, 3).map((m) => m.id));
+    assert.deepEqual(
+      first.map((m) => m.id),
+      sent.slice(0, 3).map((m) => m.id),
+    );
     for (const m of first) {
       assert.equal(m.status, 'sending');
       assert.equal(m.lease_expires_at, new Date(t.clock.now().getTime() + 120_000).toISOString());
     }
-    assert.deepEqual((await claim(t, line)).map((m) => m.id), [sent[3].id]);
+    assert.deepEqual(
+      (await claim(t, line)).map((m) => m.id),
+      [sent[3].id],
+    );
     assert.deepEqual(await claim(t, line), []);
     assert.equal((await read(t, line, sent[0].id)).status, 'sending');
   });
@@ -70,7 +82,11 @@ describe('device claims', () => {
     assert.equal(claimed.length, 40);
     assert.equal(new Set(claimed).size, 40);
     assert.deepEqual(new Set(claimed), ids);
-    const rows = await t.database.db.selectFrom('messages').select(['status', 'attempts']).where('cell_id', '=', line.cell.id).execute();
+    const rows = await t.database.db
+      .selectFrom('messages')
+      .select(['status', 'attempts'])
+      .where('cell_id', '=', line.cell.id)
+      .execute();
     assert.ok(rows.every((r) => r.status === 'sending' && r.attempts === 1));
   });
 
@@ -81,7 +97,10 @@ describe('device claims', () => {
     await pollsInProgress(t, 1);
     const message = await queued(t, line, { to: '+14155550102', body: 'wake up' });
     const messages = await waiting;
-    assert.deepEqual(messages.map((m) => m.id), [message.id]);
+    assert.deepEqual(
+      messages.map((m) => m.id),
+      [message.id],
+    );
     assert.ok(Date.now() - started < 2000, 'answered long before wait elapsed');
   });
 
@@ -125,7 +144,9 @@ describe('shutting down with a device waiting', () => {
     await t.app.listen({ port: 0, host: '127.0.0.1' });
     const line = await activeLine(t);
     const port = (t.app.server.address() as AddressInfo).port;
-    const waiting = fetch(`http://127.0.0.1:${port}/v1/device/messages/outbound?wait=30`, { headers: line.device.headers });
+    const waiting = fetch(`http://127.0.0.1:${port}/v1/device/messages/outbound?wait=30`, {
+      headers: line.device.headers,
+    });
     await pollsInProgress(t, 1);
     const started = Date.now();
     const closed = t.close();
@@ -140,10 +161,13 @@ describe('shutting down with a device waiting', () => {
 describe('device reports', () => {
   let t: TestApp;
   let line: Line;
-  withLine((app, started) => {
-    t = app;
-    line = started;
-  }, { send_rate_per_minute: 600 });
+  withLine(
+    (app, started) => {
+      t = app;
+      line = started;
+    },
+    { send_rate_per_minute: 600 },
+  );
 
   async function leased(body = 'hello') {
     const message = await queued(t, line, { to: '+14155550110', body });
@@ -160,7 +184,10 @@ describe('device reports', () => {
     assert.equal(sent.statusCode, 200);
     assert.equal(sent.json().status, 'sent');
     assert.equal(sent.json().sent_at, sentAt);
-    const delivered = await report(t, line, message.id, { event: 'delivered', occurred_at: '2026-11-21T13:00:03+01:00' });
+    const delivered = await report(t, line, message.id, {
+      event: 'delivered',
+      occurred_at: '2026-11-21T13:00:03+01:00',
+    });
     assert.equal(delivered.json().status, 'delivered');
     assert.equal(delivered.json().delivered_at, deliveredAt);
     assert.equal(delivered.json().sent_at, sentAt);
@@ -175,7 +202,10 @@ describe('device reports', () => {
 
   it('accepts delivered straight after sending and fills sent_at', async () => {
     const message = await leased();
-    const delivered = await report(t, line, message.id, { event: 'delivered', occurred_at: '2026-11-21T12:00:05.000Z' });
+    const delivered = await report(t, line, message.id, {
+      event: 'delivered',
+      occurred_at: '2026-11-21T12:00:05.000Z',
+    });
     assert.equal(delivered.statusCode, 200);
     assert.equal(delivered.json().status, 'delivered');
     assert.equal(delivered.json().sent_at, '2026-11-21T12:00:05.000Z');
@@ -192,7 +222,11 @@ describe('device reports', () => {
 
   it('failed records the device error and emits message.failed; nothing changes it afterwards', async () => {
     const message = await leased();
-    const failed = await report(t, line, message.id, { event: 'failed', error_code: 'radio_off', error_message: 'Airplane mode' });
+    const failed = await report(t, line, message.id, {
+      event: 'failed',
+      error_code: 'radio_off',
+      error_message: 'Airplane mode',
+    });
     assert.equal(failed.json().status, 'failed');
     assert.deepEqual(failed.json().error, { code: 'radio_off', message: 'Airplane mode' });
     for (const event of ['delivered', 'sent', 'sending', 'failed']) {
@@ -219,7 +253,13 @@ describe('device reports', () => {
   it('a repeated event_id answers the same result without applying it again', async () => {
     const message = await leased();
     const body = { event_id: 'dup-1', event: 'sent', occurred_at: '2026-11-21T12:00:01.000Z' };
-    const post = () => t.app.inject({ method: 'POST', url: `/v1/device/messages/${message.id}/events`, headers: line.device.headers, payload: body });
+    const post = () =>
+      t.app.inject({
+        method: 'POST',
+        url: `/v1/device/messages/${message.id}/events`,
+        headers: line.device.headers,
+        payload: body,
+      });
     const first = await post();
     const second = await post();
     assert.equal(second.statusCode, 200);
@@ -239,8 +279,15 @@ describe('inbound uploads', () => {
   });
 
   it('stores the message (201), and a repeated device_message_id answers 200 with the same message', async () => {
-    const payload = { device_message_id: 'sms-42', from: '+1 415 555 0120', body: 'Hi there', media_urls: ['https://cdn.example.com/p.jpg'], received_at: '2026-11-21T11:59:58.000Z' };
-    const upload = () => t.app.inject({ method: 'POST', url: '/v1/device/messages/inbound', headers: line.device.headers, payload });
+    const payload = {
+      device_message_id: 'sms-42',
+      from: '+1 415 555 0120',
+      body: 'Hi there',
+      media_urls: ['https://cdn.example.com/p.jpg'],
+      received_at: '2026-11-21T11:59:58.000Z',
+    };
+    const upload = () =>
+      t.app.inject({ method: 'POST', url: '/v1/device/messages/inbound', headers: line.device.headers, payload });
     const first = await upload();
     assert.equal(first.statusCode, 201);
     const message = first.json();
@@ -255,7 +302,11 @@ describe('inbound uploads', () => {
     assert.deepEqual(again.json(), message);
     const parallel = await Promise.all([upload(), upload(), upload()]);
     assert.ok(parallel.every((r) => r.statusCode === 200 && r.json().id === message.id));
-    const rows = await t.database.db.selectFrom('messages').select('id').where('device_message_id', '=', 'sms-42').execute();
+    const rows = await t.database.db
+      .selectFrom('messages')
+      .select('id')
+      .where('device_message_id', '=', 'sms-42')
+      .execute();
     assert.equal(rows.length, 1);
     const received = (await eventsOf(t, 'message.received')).filter((e) => e.data.id === message.id);
     assert.equal(received.length, 1);
@@ -267,14 +318,20 @@ describe('inbound uploads', () => {
     t.clock.advance(1000);
     const reply = (await inbound(t, line, { from: '+14155550121', body: 'answer' })).json();
     assert.equal(reply.conversation_id, out.conversation_id);
-    const conversations = (await t.app.inject({ url: `/v1/cells/${line.cell.id}/conversations`, headers: line.org.headers })).json().conversations;
+    const conversations = (
+      await t.app.inject({ url: `/v1/cells/${line.cell.id}/conversations`, headers: line.org.headers })
+    ).json().conversations;
     assert.equal(conversations[0].id, out.conversation_id);
     assert.equal(conversations[0].last_message_id, reply.id);
     assert.equal(conversations[0].last_message_at, reply.created_at);
   });
 
   it('accepts an MMS without text', async () => {
-    const response = await inbound(t, line, { from: '+14155550122', body: '', media_urls: ['https://cdn.example.com/q.jpg'] });
+    const response = await inbound(t, line, {
+      from: '+14155550122',
+      body: '',
+      media_urls: ['https://cdn.example.com/q.jpg'],
+    });
     assert.equal(response.statusCode, 201);
     assert.equal(response.json().segments, 0);
   });
@@ -300,21 +357,43 @@ describe('two processes on one database', () => {
     const waiting = t.app.inject({ url: '/v1/device/messages/outbound?wait=10', headers: line.device.headers });
     await pollsInProgress(t, 1);
     const started = Date.now();
-    const sent = await second.app.inject({ method: 'POST', url: `/v1/cells/${line.cell.id}/messages/send`, headers: line.org.headers, payload: { to: '+14155550160', body: 'cross-process' } });
+    const sent = await second.app.inject({
+      method: 'POST',
+      url: `/v1/cells/${line.cell.id}/messages/send`,
+      headers: line.org.headers,
+      payload: { to: '+14155550160', body: 'cross-process' },
+    });
     assert.equal(sent.statusCode, 202);
     const claimed = (await waiting).json().messages;
-    assert.deepEqual(claimed.map((m: { id: string }) => m.id), [sent.json().id]);
+    assert.deepEqual(
+      claimed.map((m: { id: string }) => m.id),
+      [sent.json().id],
+    );
     assert.ok(Date.now() - started < 2000, `found after ${Date.now() - started} ms`);
   });
 
   it('one Idempotency-Key sent through both at once makes one message; the loser replays the winner', async () => {
     const line = await activeLine(t);
-    const request = { method: 'POST' as const, url: `/v1/cells/${line.cell.id}/messages/send`, headers: { ...line.org.headers, 'idempotency-key': 'both-processes' }, payload: { to: '+14155550162', body: 'once' } };
+    const request = {
+      method: 'POST' as const,
+      url: `/v1/cells/${line.cell.id}/messages/send`,
+      headers: { ...line.org.headers, 'idempotency-key': 'both-processes' },
+      payload: { to: '+14155550162', body: 'once' },
+    };
     const answers = await Promise.all([t.app.inject(request), second.app.inject(request)]);
-    assert.deepEqual(answers.map((a) => a.statusCode), [202, 202], answers.map((a) => a.body).join('\n'));
+    assert.deepEqual(
+      answers.map((a) => a.statusCode),
+      [202, 202],
+      answers.map((a) => a.body).join('\n'),
+    );
     assert.equal(answers[0].json().id, answers[1].json().id);
     assert.deepEqual(answers.map((a) => a.headers['idempotent-replayed']).sort(), ['true', undefined].sort());
-    const listed = (await t.app.inject({ url: `/v1/cells/${line.cell.id}/messages?participant=%2B14155550162`, headers: line.org.headers })).json().messages;
+    const listed = (
+      await t.app.inject({
+        url: `/v1/cells/${line.cell.id}/messages?participant=%2B14155550162`,
+        headers: line.org.headers,
+      })
+    ).json().messages;
     assert.equal(listed.length, 1);
   });
 
@@ -323,7 +402,10 @@ describe('two processes on one database', () => {
     const ids = new Set<string>();
     for (let i = 0; i < 30; i++) ids.add((await queued(t, line, { to: '+14155550161', body: `x${i}` })).id);
     const polls = Array.from({ length: 8 }, (_, i) =>
-      (i % 2 === 0 ? t.app : second.app).inject({ url: '/v1/device/messages/outbound?limit=5', headers: line.device.headers }),
+      (i % 2 === 0 ? t.app : second.app).inject({
+        url: '/v1/device/messages/outbound?limit=5',
+        headers: line.device.headers,
+      }),
     );
     const claimed = (await Promise.all(polls)).flatMap((r) => r.json().messages.map((m: { id: string }) => m.id));
     assert.equal(claimed.length, 30);

@@ -54,7 +54,10 @@ export class InboundService {
   }
 
   /** Stores a text the device's phone received; `created` is false for a repeated upload. */
-  async receive(deviceId: string, input: InboundUpload): Promise<{ created: boolean; message: ReturnType<typeof messageView> }> {
+  async receive(
+    deviceId: string,
+    input: InboundUpload,
+  ): Promise<{ created: boolean; message: ReturnType<typeof messageView> }> {
     const from = requirePhone('from', input.from);
     if (input.body === '' && (input.media_urls ?? []).length === 0) {
       throw new ApiError('invalid_request', 'An inbound message needs a body or media.', {
@@ -62,7 +65,8 @@ export class InboundService {
       });
     }
     const assignment = await this.devices.assignment(deviceId);
-    if (!assignment) throw new ApiError('conflict', 'This device carries no cell, so it cannot receive messages for one.');
+    if (!assignment)
+      throw new ApiError('conflict', 'This device carries no cell, so it cannot receive messages for one.');
     const existing = await this.repo.findInbound(this.repo.db, assignment.cellId, input.device_message_id);
     if (existing) return { created: false, message: messageView(existing) };
     try {
@@ -76,7 +80,12 @@ export class InboundService {
     }
   }
 
-  private async storeInbound(tx: Executor, assignment: DeviceAssignment, from: string, input: InboundUpload): Promise<MessagesTable> {
+  private async storeInbound(
+    tx: Executor,
+    assignment: DeviceAssignment,
+    from: string,
+    input: InboundUpload,
+  ): Promise<MessagesTable> {
     const now = this.clock.now();
     const at = now.toISOString();
     const id = newId('msg', this.clock, now);

@@ -13,7 +13,8 @@ describe('message leases and expiry (worker)', () => {
   });
   after(() => t.close());
 
-  const row = (id: string) => t.database.db.selectFrom('messages').selectAll().where('id', '=', id).executeTakeFirstOrThrow();
+  const row = (id: string) =>
+    t.database.db.selectFrom('messages').selectAll().where('id', '=', id).executeTakeFirstOrThrow();
   const failedEventsFor = async (id: string) => (await eventsOf(t, 'message.failed')).filter((e) => e.data.id === id);
 
   it('keeps a lease until it runs out', async () => {
@@ -91,7 +92,10 @@ describe('message leases and expiry (worker)', () => {
     assert.equal(events.length, 1);
     assert.equal(events[0].data.error.code, 'expired');
     // A device polling now gets only the young message.
-    assert.deepEqual((await claim(t, line)).map((m) => m.id), [young.id]);
+    assert.deepEqual(
+      (await claim(t, line)).map((m) => m.id),
+      [young.id],
+    );
   });
 
   it('a device never claims a message past its hour, even before the worker runs', async () => {
@@ -117,10 +121,13 @@ describe('message leases and expiry (worker)', () => {
 describe('releasing a cell', () => {
   let t: TestApp;
   let line: Line;
-  withLine((app, started) => {
-    t = app;
-    line = started;
-  }, { send_rate_per_minute: 600 });
+  withLine(
+    (app, started) => {
+      t = app;
+      line = started;
+    },
+    { send_rate_per_minute: 600 },
+  );
 
   it('fails its queued and in-flight messages with cell_released and leaves finished ones alone', async () => {
     const delivered = await queued(t, line, { to: '+14155550140', body: 'done' });
@@ -129,9 +136,17 @@ describe('releasing a cell', () => {
     const inFlight = await queued(t, line, { to: '+14155550140', body: 'in flight' });
     await claim(t, line);
     const waiting = await queued(t, line, { to: '+14155550140', body: 'waiting' });
-    const released = await t.app.inject({ method: 'DELETE', url: `/v1/cells/${line.cell.id}`, headers: line.org.headers });
+    const released = await t.app.inject({
+      method: 'DELETE',
+      url: `/v1/cells/${line.cell.id}`,
+      headers: line.org.headers,
+    });
     assert.equal(released.statusCode, 200);
-    const rows = await t.database.db.selectFrom('messages').select(['id', 'status', 'error_code']).where('cell_id', '=', line.cell.id).execute();
+    const rows = await t.database.db
+      .selectFrom('messages')
+      .select(['id', 'status', 'error_code'])
+      .where('cell_id', '=', line.cell.id)
+      .execute();
     const byId = new Map(rows.map((r) => [r.id, r]));
     assert.equal(byId.get(delivered.id)?.status, 'delivered');
     for (const id of [inFlight.id, waiting.id]) {

@@ -13,7 +13,12 @@ export const OPEN_STATUSES = ['queued', 'sending'] as const satisfies readonly M
 /** Only a message no device has claimed yet can be canceled. */
 export const CANCELABLE_STATUSES = ['queued'] as const satisfies readonly MessageStatus[];
 /** States that never change again: a late or repeated device report leaves them as they are. */
-export const FINAL_STATUSES = ['delivered', 'failed', 'canceled', 'received'] as const satisfies readonly MessageStatus[];
+export const FINAL_STATUSES = [
+  'delivered',
+  'failed',
+  'canceled',
+  'received',
+] as const satisfies readonly MessageStatus[];
 
 /** The events a device reports about an outbound message (contract §4). */
 export const DEVICE_REPORTS = ['sending', 'sent', 'delivered', 'failed'] as const satisfies readonly MessageStatus[];
@@ -28,7 +33,11 @@ export interface Transition {
 }
 
 /** The change a device report makes to the message, or null when it changes nothing. */
-export function transitionFor(message: Pick<MessagesTable, 'status' | 'sent_at'>, report: DeviceReport, now: string): Transition | null {
+export function transitionFor(
+  message: Pick<MessagesTable, 'status' | 'sent_at'>,
+  report: DeviceReport,
+  now: string,
+): Transition | null {
   const from = message.status;
   if (from !== 'sending' && from !== 'sent') return null;
   const settled = { updated_at: now, lease_expires_at: null };
@@ -36,11 +45,18 @@ export function transitionFor(message: Pick<MessagesTable, 'status' | 'sent_at'>
     case 'sending':
       return null; // already sending, or further along: never backwards
     case 'sent':
-      return from === 'sending' ? { patch: { ...settled, status: 'sent', sent_at: report.occurredAt }, emit: 'message.sent' } : null;
+      return from === 'sending'
+        ? { patch: { ...settled, status: 'sent', sent_at: report.occurredAt }, emit: 'message.sent' }
+        : null;
     case 'delivered':
       // Phones may report delivery without (or before) the sent report.
       return {
-        patch: { ...settled, status: 'delivered', sent_at: message.sent_at ?? report.occurredAt, delivered_at: report.occurredAt },
+        patch: {
+          ...settled,
+          status: 'delivered',
+          sent_at: message.sent_at ?? report.occurredAt,
+          delivered_at: report.occurredAt,
+        },
         emit: 'message.delivered',
       };
     case 'failed':

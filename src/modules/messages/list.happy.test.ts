@@ -27,7 +27,8 @@ describe('listing messages', () => {
   });
   after(() => t.close());
 
-  const list = (query = '') => t.app.inject({ url: `/v1/cells/${line.cell.id}/messages${query}`, headers: line.org.headers });
+  const list = (query = '') =>
+    t.app.inject({ url: `/v1/cells/${line.cell.id}/messages${query}`, headers: line.org.headers });
   const idsOf = async (query: string) => {
     const response = await list(query);
     assert.equal(response.statusCode, 200, response.body);
@@ -68,7 +69,12 @@ describe('listing messages', () => {
   });
 
   it('filters by participant, in any E.164 spelling', async () => {
-    assert.deepEqual(await idsOf(`?participant=${encodeURIComponent('+14155550101')}`), [ids.inA2, ids.outA2, ids.inA1, ids.outA1]);
+    assert.deepEqual(await idsOf(`?participant=${encodeURIComponent('+14155550101')}`), [
+      ids.inA2,
+      ids.outA2,
+      ids.inA1,
+      ids.outA1,
+    ]);
     assert.deepEqual(await idsOf(`?participant=${encodeURIComponent('+1 415 555 0102')}`), [ids.outB1]);
     assert.deepEqual(await idsOf(`?participant=${encodeURIComponent('+14155550199')}`), []);
   });
@@ -77,14 +83,26 @@ describe('listing messages', () => {
     assert.deepEqual(await idsOf(`?since=${midpoint}`), [ids.inA2, ids.outA2, ids.outB1]);
     assert.deepEqual(await idsOf(`?since=${midpoint}&direction=outbound&participant=%2B14155550101`), [ids.outA2]);
     const first = (await list(`?since=${midpoint}&limit=1`)).json();
-    assert.deepEqual(first.messages.map((m: { id: string }) => m.id), [ids.inA2]);
+    assert.deepEqual(
+      first.messages.map((m: { id: string }) => m.id),
+      [ids.inA2],
+    );
     assert.deepEqual(await idsOf(`?since=${midpoint}&limit=5&cursor=${first.next_cursor}`), [ids.outA2, ids.outB1]);
     assert.deepEqual(await idsOf(`?since=${atEpoch(365 * 24 * 3600 * 1000)}`), []);
     assert.equal((await idsOf(`?since=${atEpoch(-365 * 24 * 3600 * 1000)}`)).length, 5);
   });
 
   it('rejects bad limits, cursors, filters and dates with 400', async () => {
-    for (const query of ['?limit=0', '?limit=201', '?limit=abc', '?cursor=nope', '?direction=sideways', '?status=lost', '?since=yesterday', '?participant=12']) {
+    for (const query of [
+      '?limit=0',
+      '?limit=201',
+      '?limit=abc',
+      '?cursor=nope',
+      '?direction=sideways',
+      '?status=lost',
+      '?since=yesterday',
+      '?participant=12',
+    ]) {
       expectProblem(await list(query), 400, 'invalid_request');
     }
     const body = expectProblem(await list('?participant=555'), 400, 'invalid_request');
@@ -93,7 +111,15 @@ describe('listing messages', () => {
 
   it('does not show another organization the cell', async () => {
     const other = await activeOrganization(t);
-    expectProblem(await t.app.inject({ url: `/v1/cells/${line.cell.id}/messages`, headers: other.headers }), 404, 'not_found');
-    expectProblem(await t.app.inject({ url: `/v1/cells/${line.cell.id}/messages/${ids.outA1}`, headers: other.headers }), 404, 'not_found');
+    expectProblem(
+      await t.app.inject({ url: `/v1/cells/${line.cell.id}/messages`, headers: other.headers }),
+      404,
+      'not_found',
+    );
+    expectProblem(
+      await t.app.inject({ url: `/v1/cells/${line.cell.id}/messages/${ids.outA1}`, headers: other.headers }),
+      404,
+      'not_found',
+    );
   });
 });

@@ -10,12 +10,19 @@ import { createPod, ok } from '../../../test/support/pods.ts';
 const MEDIA = ['https://example.com/menu.jpg'];
 
 async function statesNoMms(t: TestApp, line: Line) {
-  const answer = await t.app.inject({ method: 'POST', url: '/v1/device/heartbeat', headers: line.device.headers, payload: { capabilities: { delivery_reports: false, mms_send: false, mms_receive: false } } });
+  const answer = await t.app.inject({
+    method: 'POST',
+    url: '/v1/device/heartbeat',
+    headers: line.device.headers,
+    payload: { capabilities: { delivery_reports: false, mms_send: false, mms_receive: false } },
+  });
   assert.equal(answer.statusCode, 200);
 }
 
 async function outbound(t: TestApp, line: Line) {
-  return (await t.app.inject({ url: `/v1/cells/${line.cell.id}/messages?direction=outbound`, headers: line.org.headers })).json().messages as { body: string; media_urls: string[] }[];
+  return (
+    await t.app.inject({ url: `/v1/cells/${line.cell.id}/messages?direction=outbound`, headers: line.org.headers })
+  ).json().messages as { body: string; media_urls: string[] }[];
 }
 
 async function balance(t: TestApp, line: Line): Promise<number> {
@@ -34,7 +41,11 @@ describe('media from a phone that cannot send MMS', () => {
 
   it('refuses a send with media_urls with 409 mms_unsupported, queuing and charging nothing', async () => {
     const before = await balance(t, sms);
-    const body = expectProblem(await send(t, sms, { to: '+14155550123', body: 'Our menu', media_urls: MEDIA }), 409, 'mms_unsupported');
+    const body = expectProblem(
+      await send(t, sms, { to: '+14155550123', body: 'Our menu', media_urls: MEDIA }),
+      409,
+      'mms_unsupported',
+    );
     assert.match(body.detail, /cannot send MMS/);
     assert.match(body.type, /\/docs\/errors\/mms_unsupported$/);
     assert.deepEqual(await outbound(t, sms), []);
@@ -42,7 +53,10 @@ describe('media from a phone that cannot send MMS', () => {
     // The same text without media goes out (and is charged): the refusal is about the media alone.
     assert.equal((await send(t, sms, { to: '+14155550123', body: 'Our menu: example.com/menu' })).statusCode, 202);
     assert.ok((await balance(t, sms)) < before, 'a send is charged, so the unchanged balance above means nothing was');
-    assert.deepEqual((await outbound(t, sms)).map((m) => m.body), ['Our menu: example.com/menu']);
+    assert.deepEqual(
+      (await outbound(t, sms)).map((m) => m.body),
+      ['Our menu: example.com/menu'],
+    );
   });
 
   it('takes media from a cell whose phone can send MMS', async () => {
@@ -77,9 +91,20 @@ describe('media from a phone that cannot send MMS', () => {
 
   it('refuses to send a cell draft with media, which stays a draft', async () => {
     const base = `/v1/cells/${sms.cell.id}/drafts`;
-    const draft = await ok(t, sms.org, 'POST', base, { client_id: 'mms-draft-1', to: '+14155550126', body: 'Draft photo', media_urls: MEDIA }, 201);
+    const draft = await ok(
+      t,
+      sms.org,
+      'POST',
+      base,
+      { client_id: 'mms-draft-1', to: '+14155550126', body: 'Draft photo', media_urls: MEDIA },
+      201,
+    );
     const before = await balance(t, sms);
-    expectProblem(await t.app.inject({ method: 'POST', url: `${base}/${draft.id}/send`, headers: sms.org.headers }), 409, 'mms_unsupported');
+    expectProblem(
+      await t.app.inject({ method: 'POST', url: `${base}/${draft.id}/send`, headers: sms.org.headers }),
+      409,
+      'mms_unsupported',
+    );
     assert.equal((await ok(t, sms.org, 'GET', `${base}/${draft.id}`)).status, 'draft');
     assert.equal(await balance(t, sms), before);
     assert.equal((await outbound(t, sms)).filter((m) => m.body === 'Draft photo').length, 0);
@@ -88,13 +113,34 @@ describe('media from a phone that cannot send MMS', () => {
   it('refuses to send a pod draft with media when the cell picked for it cannot send MMS', async () => {
     const pod = await createPod(t, sms.org, [sms.cell.id], 'SMS-only pod');
     const base = `/v1/pods/${pod.id}/drafts`;
-    const draft = await ok(t, sms.org, 'POST', base, { client_id: 'mms-pod-draft-1', to: '+14155550127', body: 'Pod photo', media_urls: MEDIA }, 201);
+    const draft = await ok(
+      t,
+      sms.org,
+      'POST',
+      base,
+      { client_id: 'mms-pod-draft-1', to: '+14155550127', body: 'Pod photo', media_urls: MEDIA },
+      201,
+    );
     const before = await balance(t, sms);
-    expectProblem(await t.app.inject({ method: 'POST', url: `${base}/${draft.id}/send`, headers: sms.org.headers }), 409, 'mms_unsupported');
+    expectProblem(
+      await t.app.inject({ method: 'POST', url: `${base}/${draft.id}/send`, headers: sms.org.headers }),
+      409,
+      'mms_unsupported',
+    );
     assert.equal((await ok(t, sms.org, 'GET', `${base}/${draft.id}`)).status, 'draft');
     assert.equal(await balance(t, sms), before);
     // Without media the same pod sends.
-    const plain = await ok(t, sms.org, 'POST', base, { client_id: 'mms-pod-draft-2', to: '+14155550127', body: 'Pod text' }, 201);
-    assert.equal((await t.app.inject({ method: 'POST', url: `${base}/${plain.id}/send`, headers: sms.org.headers })).statusCode, 202);
+    const plain = await ok(
+      t,
+      sms.org,
+      'POST',
+      base,
+      { client_id: 'mms-pod-draft-2', to: '+14155550127', body: 'Pod text' },
+      201,
+    );
+    assert.equal(
+      (await t.app.inject({ method: 'POST', url: `${base}/${plain.id}/send`, headers: sms.org.headers })).statusCode,
+      202,
+    );
   });
 });

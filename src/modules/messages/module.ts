@@ -7,7 +7,11 @@ import type { ConnectionCap } from '../../http/connection-caps.ts';
 import type { App } from '../../http/types.ts';
 import type { Periodic } from '../../lib/background.ts';
 import type { Wirable } from '../../lib/ports.ts';
-import { MESSAGE_LEASES_INTERVAL_MS, messageLeasesWorker, type MessageLeasesWorker } from '../../workers/message-leases.ts';
+import {
+  MESSAGE_LEASES_INTERVAL_MS,
+  messageLeasesWorker,
+  type MessageLeasesWorker,
+} from '../../workers/message-leases.ts';
 import type { EventsService } from '../events/service.ts';
 import { registerConversationRoutes } from './conversation-routes.ts';
 import { ConversationsRepository } from './conversations-repository.ts';
@@ -30,13 +34,31 @@ export interface MessagingModule {
   loops: Periodic[];
 }
 
-export function build(deps: { db: Kysely<DB>; clock: Clock; events: EventsService; cells: CellsPort; devices: DevicesPort }): MessagingModule {
+export function build(deps: {
+  db: Kysely<DB>;
+  clock: Clock;
+  events: EventsService;
+  cells: CellsPort;
+  devices: DevicesPort;
+}): MessagingModule {
   const repo = new MessagesRepository(deps.db);
   const conversations = new ConversationsRepository(deps.db);
   const wakeups = new CellWakeups();
   const messages = new MessagesService({ repo, conversations, cells: deps.cells, clock: deps.clock, wakeups });
-  const delivery = new DeliveryService({ repo, devices: deps.devices, events: deps.events, clock: deps.clock, wakeups });
-  const inbound = new InboundService({ repo, conversations, devices: deps.devices, events: deps.events, clock: deps.clock });
+  const delivery = new DeliveryService({
+    repo,
+    devices: deps.devices,
+    events: deps.events,
+    clock: deps.clock,
+    wakeups,
+  });
+  const inbound = new InboundService({
+    repo,
+    conversations,
+    devices: deps.devices,
+    events: deps.events,
+    clock: deps.clock,
+  });
   const messageLeases = messageLeasesWorker({ delivery });
   return {
     messages,

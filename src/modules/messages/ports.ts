@@ -21,7 +21,10 @@ export interface CellsPort {
    * For a batch of sends, in its transaction: per request, the cell if it can send now, else the
    * error to answer (404, or 409 cell_not_active).
    */
-  sendingCells(ex: Executor, requests: readonly { organizationId: string; cellId: string }[]): Promise<(SendingCell | ApiError)[]>;
+  sendingCells(
+    ex: Executor,
+    requests: readonly { organizationId: string; cellId: string }[],
+  ): Promise<(SendingCell | ApiError)[]>;
 }
 
 /** The ignore lists (contract §5, kept by the pods module): a cell's own and its pod's. */

@@ -26,10 +26,33 @@ type Failure = { code: string; message: string };
 
 // Every column, checked by the compiler: a column added to MessagesTable must be added here.
 const COLUMNS: Record<keyof MessagesTable, true> = {
-  id: true, organization_id: true, cell_id: true, conversation_id: true, direction: true, from_number: true, to_number: true,
-  body: true, media_urls: true, status: true, segments: true, error_code: true, error_message: true, reply_to_message_id: true,
-  ignored: true, device_id: true, lease_expires_at: true, attempts: true, claimed_at: true, expires_at: true,
-  device_message_id: true, created_at: true, updated_at: true, sent_at: true, delivered_at: true, received_at: true, failed_at: true,
+  id: true,
+  organization_id: true,
+  cell_id: true,
+  conversation_id: true,
+  direction: true,
+  from_number: true,
+  to_number: true,
+  body: true,
+  media_urls: true,
+  status: true,
+  segments: true,
+  error_code: true,
+  error_message: true,
+  reply_to_message_id: true,
+  ignored: true,
+  device_id: true,
+  lease_expires_at: true,
+  attempts: true,
+  claimed_at: true,
+  expires_at: true,
+  device_message_id: true,
+  created_at: true,
+  updated_at: true,
+  sent_at: true,
+  delivered_at: true,
+  received_at: true,
+  failed_at: true,
 };
 const MESSAGE_COLUMNS = Object.keys(COLUMNS) as (keyof MessagesTable)[];
 
@@ -39,12 +62,22 @@ const QUEUED = sql.lit<MessageStatus>('queued');
 type MessagesUpdate = UpdateQueryBuilder<DB, 'messages', 'messages', UpdateResult>;
 
 const insertMessages = preparedRows((ex, rows: MessagesTable[]) =>
-  ex.insertInto('messages').values(rows.map((row) => Object.fromEntries(MESSAGE_COLUMNS.map((column) => [column, row[column]])) as unknown as MessagesTable)));
+  ex
+    .insertInto('messages')
+    .values(
+      rows.map(
+        (row) => Object.fromEntries(MESSAGE_COLUMNS.map((column) => [column, row[column]])) as unknown as MessagesTable,
+      ),
+    ),
+);
 const findOptOuts = preparedRows((ex, pairs: { cellId: string; participant: string }[]) =>
   ex
     .selectFrom('opt_outs')
     .select(['cell_id', 'participant'])
-    .where((eb) => eb.or(pairs.map((pair) => eb.and([eb('cell_id', '=', pair.cellId), eb('participant', '=', pair.participant)])))));
+    .where((eb) =>
+      eb.or(pairs.map((pair) => eb.and([eb('cell_id', '=', pair.cellId), eb('participant', '=', pair.participant)]))),
+    ),
+);
 
 // Run for every batch of pod draft sends: the conversations (kind 'c') and opt-outs (kind 'o')
 // between these cells and participants, in one statement.
@@ -60,7 +93,8 @@ const findRecipientsAmong = preparedLists((ex, p: { cellIds: readonly string[]; 
         .select([sql<'c' | 'o'>`'o'`.as('kind'), 'cell_id', 'participant', sql<string>`null`.as('last_message_at')])
         .where('cell_id', 'in', p.cellIds)
         .where('participant', 'in', p.participants),
-    ));
+    ),
+);
 
 export class MessagesRepository {
   readonly db: Kysely<DB>;
@@ -81,23 +115,41 @@ export class MessagesRepository {
     const result = await ex
       .insertInto('messages')
       .values(row)
-      .onConflict((oc) => oc.columns(['cell_id', 'device_message_id']).where('device_message_id', 'is not', null).doNothing())
+      .onConflict((oc) =>
+        oc.columns(['cell_id', 'device_message_id']).where('device_message_id', 'is not', null).doNothing(),
+      )
       .executeTakeFirst();
     return Number(result.numInsertedOrUpdatedRows ?? 0) === 1;
   }
 
   findInbound(ex: Executor, cellId: string, deviceMessageId: string) {
-    return ex.selectFrom('messages').selectAll().where('cell_id', '=', cellId).where('device_message_id', '=', deviceMessageId).executeTakeFirst();
+    return ex
+      .selectFrom('messages')
+      .selectAll()
+      .where('cell_id', '=', cellId)
+      .where('device_message_id', '=', deviceMessageId)
+      .executeTakeFirst();
   }
 
   findInCell(cellId: string, id: string) {
-    return this.db.selectFrom('messages').selectAll().where('id', '=', id).where('cell_id', '=', cellId).executeTakeFirst();
+    return this.db
+      .selectFrom('messages')
+      .selectAll()
+      .where('id', '=', id)
+      .where('cell_id', '=', cellId)
+      .executeTakeFirst();
   }
 
   /** The organization's messages of this cell among `ids` (the console's conversation previews). */
   findManyInCell(organizationId: string, cellId: string, ids: readonly string[]) {
     if (ids.length === 0) return Promise.resolve([]);
-    return this.db.selectFrom('messages').selectAll().where('id', 'in', ids).where('cell_id', '=', cellId).where('organization_id', '=', organizationId).execute();
+    return this.db
+      .selectFrom('messages')
+      .selectAll()
+      .where('id', 'in', ids)
+      .where('cell_id', '=', cellId)
+      .where('organization_id', '=', organizationId)
+      .execute();
   }
 
   /** The message, row-locked on PostgreSQL until the transaction ends. */
@@ -108,7 +160,9 @@ export class MessagesRepository {
 
   list(filter: MessageListFilter) {
     let query = this.db.selectFrom('messages').selectAll();
-    query = filter.conversationId ? query.where('conversation_id', '=', filter.conversationId) : query.where('cell_id', '=', filter.cellId);
+    query = filter.conversationId
+      ? query.where('conversation_id', '=', filter.conversationId)
+      : query.where('cell_id', '=', filter.cellId);
     if (filter.conversationId) query = query.where('cell_id', '=', filter.cellId);
     if (filter.direction) query = query.where('direction', '=', filter.direction);
     if (filter.status) query = query.where('status', '=', filter.status);
@@ -126,7 +180,12 @@ export class MessagesRepository {
     const conversations: { cell_id: string; participant: string; last_message_at: string }[] = [];
     const optOuts: { cell_id: string; participant: string }[] = [];
     for (const row of (await findRecipientsAmong(this.db, { cellIds, participants })).rows) {
-      if (row.kind === 'c') conversations.push({ cell_id: row.cell_id, participant: row.participant, last_message_at: row.last_message_at });
+      if (row.kind === 'c')
+        conversations.push({
+          cell_id: row.cell_id,
+          participant: row.participant,
+          last_message_at: row.last_message_at,
+        });
       else optOuts.push({ cell_id: row.cell_id, participant: row.participant });
     }
     return { conversations, optOuts };
@@ -181,12 +240,19 @@ export class MessagesRepository {
   // --- opt-outs ---
 
   /** Which of the (cell, participant) pairs texted STOP, in one statement (for a batch of sends). */
-  async optedOutAmong(ex: Executor, pairs: readonly { cellId: string; participant: string }[]): Promise<{ cell_id: string; participant: string }[]> {
+  async optedOutAmong(
+    ex: Executor,
+    pairs: readonly { cellId: string; participant: string }[],
+  ): Promise<{ cell_id: string; participant: string }[]> {
     return (await findOptOuts(ex, pairs)).rows;
   }
 
   async optOut(ex: Executor, cellId: string, participant: string, now: string): Promise<void> {
-    await ex.insertInto('opt_outs').values({ cell_id: cellId, participant, created_at: now }).onConflict((oc) => oc.doNothing()).execute();
+    await ex
+      .insertInto('opt_outs')
+      .values({ cell_id: cellId, participant, created_at: now })
+      .onConflict((oc) => oc.doNothing())
+      .execute();
   }
 
   async optIn(ex: Executor, cellId: string, participant: string): Promise<void> {
@@ -209,7 +275,8 @@ export class MessagesRepository {
 
   /** Serialises claims of one device across processes (PostgreSQL; SQLite transactions already are). */
   async lockDeviceClaims(ex: Executor, deviceId: string): Promise<void> {
-    if (this.postgres) await sql`select pg_advisory_xact_lock(hashtextextended(${`claims:${deviceId}`}, 0))`.execute(ex);
+    if (this.postgres)
+      await sql`select pg_advisory_xact_lock(hashtextextended(${`claims:${deviceId}`}, 0))`.execute(ex);
   }
 
   /**
@@ -246,7 +313,10 @@ export class MessagesRepository {
   }
 
   /** Leases up to `count` of the cell's oldest queued messages to the device, in one conditional update. */
-  async claim(ex: Executor, input: { cellId: string; deviceId: string; count: number; now: string; leaseExpiresAt: string }) {
+  async claim(
+    ex: Executor,
+    input: { cellId: string; deviceId: string; count: number; now: string; leaseExpiresAt: string },
+  ) {
     const oldest = ex
       .selectFrom('messages')
       .select('id')
@@ -278,22 +348,43 @@ export class MessagesRepository {
   // --- device event dedup ---
 
   findDeviceEvent(ex: Executor, deviceId: string, eventId: string) {
-    return ex.selectFrom('device_events').selectAll().where('device_id', '=', deviceId).where('event_id', '=', eventId).executeTakeFirst();
+    return ex
+      .selectFrom('device_events')
+      .selectAll()
+      .where('device_id', '=', deviceId)
+      .where('event_id', '=', eventId)
+      .executeTakeFirst();
   }
 
   /** Records a device's event id; false when the device already sent it. */
-  async recordDeviceEvent(ex: Executor, row: { device_id: string; event_id: string; message_id: string; event: string; created_at: string }): Promise<boolean> {
-    const result = await ex.insertInto('device_events').values(row).onConflict((oc) => oc.columns(['device_id', 'event_id']).doNothing()).executeTakeFirst();
+  async recordDeviceEvent(
+    ex: Executor,
+    row: { device_id: string; event_id: string; message_id: string; event: string; created_at: string },
+  ): Promise<boolean> {
+    const result = await ex
+      .insertInto('device_events')
+      .values(row)
+      .onConflict((oc) => oc.columns(['device_id', 'event_id']).doNothing())
+      .executeTakeFirst();
     return Number(result.numInsertedOrUpdatedRows ?? 0) === 1;
   }
 
   // --- lease and queue expiry (worker) ---
 
   /** Re-queues messages whose lease ran out with attempts left; the cells that got work back. */
-  async requeueExpiredLeases(ex: Executor, input: { now: string; expiresAt: string; maxAttempts: number; batch: number }): Promise<string[]> {
+  async requeueExpiredLeases(
+    ex: Executor,
+    input: { now: string; expiresAt: string; maxAttempts: number; batch: number },
+  ): Promise<string[]> {
     const rows = await ex
       .updateTable('messages')
-      .set({ status: 'queued', device_id: null, lease_expires_at: null, expires_at: input.expiresAt, updated_at: input.now })
+      .set({
+        status: 'queued',
+        device_id: null,
+        lease_expires_at: null,
+        expires_at: input.expiresAt,
+        updated_at: input.now,
+      })
       .where('id', 'in', this.expiredLeases(ex, input.now, input.batch).where('attempts', '<', input.maxAttempts))
       .where('status', '=', SENDING)
       .where('lease_expires_at', '<=', input.now)
@@ -314,8 +405,15 @@ export class MessagesRepository {
   }
 
   failUnclaimed(ex: Executor, input: { now: string; batch: number; error: Failure }) {
-    const stale = ex.selectFrom('messages').select('id').where('status', '=', QUEUED).where('expires_at', '<=', input.now).limit(input.batch);
-    return this.fail(ex, input.now, input.error, (q) => q.where('id', 'in', stale).where('status', '=', QUEUED).where('expires_at', '<=', input.now));
+    const stale = ex
+      .selectFrom('messages')
+      .select('id')
+      .where('status', '=', QUEUED)
+      .where('expires_at', '<=', input.now)
+      .limit(input.batch);
+    return this.fail(ex, input.now, input.error, (q) =>
+      q.where('id', 'in', stale).where('status', '=', QUEUED).where('expires_at', '<=', input.now),
+    );
   }
 
   /** Fails every queued or in-flight message of a cell (the cell is being released). */
@@ -324,13 +422,24 @@ export class MessagesRepository {
   }
 
   private expiredLeases(ex: Executor, now: string, batch: number) {
-    return ex.selectFrom('messages').select('id').where('status', '=', SENDING).where('lease_expires_at', '<=', now).limit(batch);
+    return ex
+      .selectFrom('messages')
+      .select('id')
+      .where('status', '=', SENDING)
+      .where('lease_expires_at', '<=', now)
+      .limit(batch);
   }
 
   private fail(ex: Executor, now: string, error: Failure, scope: (query: MessagesUpdate) => MessagesUpdate) {
-    const update = ex
-      .updateTable('messages')
-      .set({ status: 'failed', error_code: error.code, error_message: error.message, lease_expires_at: null, expires_at: null, updated_at: now, failed_at: now });
+    const update = ex.updateTable('messages').set({
+      status: 'failed',
+      error_code: error.code,
+      error_message: error.message,
+      lease_expires_at: null,
+      expires_at: null,
+      updated_at: now,
+      failed_at: now,
+    });
     return scope(update).returningAll().execute();
   }
 }

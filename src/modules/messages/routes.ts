@@ -5,7 +5,15 @@ import { IdempotencyKeyHeaders, recordedResponse } from '../../http/idempotency.
 import { PaginationQuery } from '../../http/pagination.ts';
 import { Body, Described, Timestamp } from '../../http/schemas.ts';
 import type { App } from '../../http/types.ts';
-import { CellParams, IncludeIgnored, MediaUrls, MessageBody, MessageParams, normalizePhoneField, PhoneInput } from './schemas.ts';
+import {
+  CellParams,
+  IncludeIgnored,
+  MediaUrls,
+  MessageBody,
+  MessageParams,
+  normalizePhoneField,
+  PhoneInput,
+} from './schemas.ts';
 import type { MessagesService } from './service.ts';
 import { MESSAGE_STATUSES } from './lifecycle.ts';
 import { Message, MessageList } from './views.ts';
@@ -14,7 +22,10 @@ const SendRequest = Body(
   { to: PhoneInput, body: MessageBody, media_urls: Type.Optional(MediaUrls) },
   { examples: [{ to: '+14155550199', body: 'Your table for two is ready.' }] },
 );
-const ReplyRequest = Body({ body: MessageBody, media_urls: Type.Optional(MediaUrls) }, { examples: [{ body: 'Thanks, see you at 8.' }] });
+const ReplyRequest = Body(
+  { body: MessageBody, media_urls: Type.Optional(MediaUrls) },
+  { examples: [{ body: 'Thanks, see you at 8.' }] },
+);
 
 const ListQuery = Type.Object({
   ...PaginationQuery,
@@ -26,66 +37,109 @@ const ListQuery = Type.Object({
 });
 
 export function registerMessageRoutes(app: App, messages: MessagesService): void {
-  app.post('/v1/cells/:cell_id/messages/send', {
-    config: { auth: 'agent', scope: 'messages:send', idempotent: 'recorded', errors: ['cell_not_active', 'recipient_opted_out', 'mms_unsupported', 'payment_required'] },
-    preValidation: normalizePhoneField('to'),
-    schema: {
-      operationId: 'sendMessage',
-      tags: ['Messages'],
-      summary: 'Send a message',
-      description: 'Queues an SMS/MMS from the cell; its device sends it. Answers 202 with the queued message. Takes an optional Idempotency-Key header.',
-      params: CellParams,
-      headers: IdempotencyKeyHeaders,
-      body: SendRequest,
-      response: { 202: Described(Message, 'The queued message; message.sent and message.delivered events follow.') },
+  app.post(
+    '/v1/cells/:cell_id/messages/send',
+    {
+      config: {
+        auth: 'agent',
+        scope: 'messages:send',
+        idempotent: 'recorded',
+        errors: ['cell_not_active', 'recipient_opted_out', 'mms_unsupported', 'payment_required'],
+      },
+      preValidation: normalizePhoneField('to'),
+      schema: {
+        operationId: 'sendMessage',
+        tags: ['Messages'],
+        summary: 'Send a message',
+        description:
+          'Queues an SMS/MMS from the cell; its device sends it. Answers 202 with the queued message. Takes an optional Idempotency-Key header.',
+        params: CellParams,
+        headers: IdempotencyKeyHeaders,
+        body: SendRequest,
+        response: { 202: Described(Message, 'The queued message; message.sent and message.delivered events follow.') },
+      },
     },
-  }, async (request, reply) =>
-    recordedResponse(request, reply, 202, (record) => messages.send(agentOf(request).organizationId, request.params.cell_id, request.body, { record })));
+    async (request, reply) =>
+      recordedResponse(request, reply, 202, (record) =>
+        messages.send(agentOf(request).organizationId, request.params.cell_id, request.body, { record }),
+      ),
+  );
 
-  app.get('/v1/cells/:cell_id/messages', {
-    config: { auth: 'agent', scope: 'messages:read' },
-    schema: {
-      operationId: 'listMessages',
-      tags: ['Messages'],
-      summary: 'List messages of a cell',
-      description: 'Newest first. Filters: direction, status, participant, since.',
-      params: CellParams,
-      querystring: ListQuery,
-      response: { 200: Described(MessageList, 'A page of messages, newest first.') },
+  app.get(
+    '/v1/cells/:cell_id/messages',
+    {
+      config: { auth: 'agent', scope: 'messages:read' },
+      schema: {
+        operationId: 'listMessages',
+        tags: ['Messages'],
+        summary: 'List messages of a cell',
+        description: 'Newest first. Filters: direction, status, participant, since.',
+        params: CellParams,
+        querystring: ListQuery,
+        response: { 200: Described(MessageList, 'A page of messages, newest first.') },
+      },
     },
-  }, async (request) => messages.list(agentOf(request).organizationId, request.params.cell_id, request.query));
+    async (request) => messages.list(agentOf(request).organizationId, request.params.cell_id, request.query),
+  );
 
-  app.get('/v1/cells/:cell_id/messages/:message_id', {
-    config: { auth: 'agent', scope: 'messages:read' },
-    schema: { operationId: 'getMessage', tags: ['Messages'], summary: 'Read a message', params: MessageParams, response: { 200: Described(Message, 'The message.') } },
-  }, async (request) => messages.get(agentOf(request).organizationId, request.params.cell_id, request.params.message_id));
-
-  app.post('/v1/cells/:cell_id/messages/:message_id/reply', {
-    config: { auth: 'agent', scope: 'messages:send', idempotent: 'recorded', errors: ['cell_not_active', 'recipient_opted_out', 'mms_unsupported', 'payment_required'] },
-    schema: {
-      operationId: 'replyToMessage',
-      tags: ['Messages'],
-      summary: 'Reply to a message',
-      description: 'Sends to the other party of the message. Answers 202 with the queued reply. Takes an optional Idempotency-Key header.',
-      params: MessageParams,
-      headers: IdempotencyKeyHeaders,
-      body: ReplyRequest,
-      response: { 202: Described(Message, 'The queued reply.') },
+  app.get(
+    '/v1/cells/:cell_id/messages/:message_id',
+    {
+      config: { auth: 'agent', scope: 'messages:read' },
+      schema: {
+        operationId: 'getMessage',
+        tags: ['Messages'],
+        summary: 'Read a message',
+        params: MessageParams,
+        response: { 200: Described(Message, 'The message.') },
+      },
     },
-  }, async (request, reply) => {
-    const { cell_id, message_id } = request.params;
-    return recordedResponse(request, reply, 202, (record) => messages.reply(agentOf(request).organizationId, cell_id, message_id, request.body, record));
-  });
+    async (request) => messages.get(agentOf(request).organizationId, request.params.cell_id, request.params.message_id),
+  );
 
-  app.post('/v1/cells/:cell_id/messages/:message_id/cancel', {
-    config: { auth: 'agent', scope: 'messages:send', errors: ['conflict'] },
-    schema: {
-      operationId: 'cancelMessage',
-      tags: ['Messages'],
-      summary: 'Cancel a queued message',
-      description: 'Only while the message is queued; afterwards 409 conflict.',
-      params: MessageParams,
-      response: { 200: Described(Message, 'The canceled message.') },
+  app.post(
+    '/v1/cells/:cell_id/messages/:message_id/reply',
+    {
+      config: {
+        auth: 'agent',
+        scope: 'messages:send',
+        idempotent: 'recorded',
+        errors: ['cell_not_active', 'recipient_opted_out', 'mms_unsupported', 'payment_required'],
+      },
+      schema: {
+        operationId: 'replyToMessage',
+        tags: ['Messages'],
+        summary: 'Reply to a message',
+        description:
+          'Sends to the other party of the message. Answers 202 with the queued reply. Takes an optional Idempotency-Key header.',
+        params: MessageParams,
+        headers: IdempotencyKeyHeaders,
+        body: ReplyRequest,
+        response: { 202: Described(Message, 'The queued reply.') },
+      },
     },
-  }, async (request) => messages.cancel(agentOf(request).organizationId, request.params.cell_id, request.params.message_id));
+    async (request, reply) => {
+      const { cell_id, message_id } = request.params;
+      return recordedResponse(request, reply, 202, (record) =>
+        messages.reply(agentOf(request).organizationId, cell_id, message_id, request.body, record),
+      );
+    },
+  );
+
+  app.post(
+    '/v1/cells/:cell_id/messages/:message_id/cancel',
+    {
+      config: { auth: 'agent', scope: 'messages:send', errors: ['conflict'] },
+      schema: {
+        operationId: 'cancelMessage',
+        tags: ['Messages'],
+        summary: 'Cancel a queued message',
+        description: 'Only while the message is queued; afterwards 409 conflict.',
+        params: MessageParams,
+        response: { 200: Described(Message, 'The canceled message.') },
+      },
+    },
+    async (request) =>
+      messages.cancel(agentOf(request).organizationId, request.params.cell_id, request.params.message_id),
+  );
 }

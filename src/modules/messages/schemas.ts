@@ -7,18 +7,30 @@ import { normalizePhone } from '../../lib/phone.ts';
 export const MessageBody = Type.String({ minLength: 1, maxLength: 1600, description: 'Text, 1-1600 characters.' });
 
 export const MediaUrls = Type.Array(
-  Type.String({ format: 'uri', pattern: '^https://[^/?#\\s]', maxLength: 2048, description: 'An https URL of at most 2048 characters.' }),
+  Type.String({
+    format: 'uri',
+    pattern: '^https://[^/?#\\s]',
+    maxLength: 2048,
+    description: 'An https URL of at most 2048 characters.',
+  }),
   { maxItems: 10, description: 'Up to 10 https URLs of media to attach (MMS).' },
 );
 
 // format 'phone' (src/http/validation.ts): a bad number is reported with the body's other errors.
-export const PhoneInput = Type.String({ minLength: 1, maxLength: 64, format: 'phone', description: 'Phone number in E.164, e.g. +14155550123.' });
+export const PhoneInput = Type.String({
+  minLength: 1,
+  maxLength: 64,
+  format: 'phone',
+  description: 'Phone number in E.164, e.g. +14155550123.',
+});
 
 export const CellParams = IdParam('cell_id', 'cell');
 
 /** Query flag of message and conversation listings (contract §5, ignore). */
 export const IncludeIgnored = {
-  include_ignored: Type.Optional(Type.Boolean({ default: false, description: 'Also show what ignored participants sent (left out by default).' })),
+  include_ignored: Type.Optional(
+    Type.Boolean({ default: false, description: 'Also show what ignored participants sent (left out by default).' }),
+  ),
 };
 export const MessageParams = Type.Object({ ...CellParams.properties, ...IdParam('message_id', 'msg').properties });
 

@@ -100,7 +100,12 @@ export class MessagesService {
    * `record` stores the idempotent response in the same transaction, which the send shares with
    * the others of its batch (one commit per batch).
    */
-  async send(organizationId: string, cellId: string, input: SendInput, options: { replyTo?: string; record?: IdempotencyRecorder; within?: SendHook } = {}) {
+  async send(
+    organizationId: string,
+    cellId: string,
+    input: SendInput,
+    options: { replyTo?: string; record?: IdempotencyRecorder; within?: SendHook } = {},
+  ) {
     const to = requirePhone('to', input.to);
     const now = this.clock.now();
     const message = newMessageRow({
@@ -118,7 +123,13 @@ export class MessagesService {
       expires_at: new Date(now.getTime() + QUEUE_TTL_MS).toISOString(),
       created_at: now.toISOString(),
     });
-    const view = await this.writes.run({ organizationId, message, newConversationId: newId('conv', this.clock, now), record: options.record, within: options.within });
+    const view = await this.writes.run({
+      organizationId,
+      message,
+      newConversationId: newId('conv', this.clock, now),
+      record: options.record,
+      within: options.within,
+    });
     this.wakeups.notify(cellId);
     return view;
   }
@@ -132,13 +143,19 @@ export class MessagesService {
    */
   private async writeSends(tx: Transaction<DB>, units: SendUnit[]): Promise<(MessageView | Refused)[]> {
     const refusals = new Map<number, ApiError>();
-    const charges = await this.ports.charges.value.sends(tx, units.map((unit) => unit.organizationId));
+    const charges = await this.ports.charges.value.sends(
+      tx,
+      units.map((unit) => unit.organizationId),
+    );
     const payable = units.flatMap((unit, i) => {
       const refusal = charges.refusal(unit.organizationId);
       if (refusal) refusals.set(i, refusal);
       return refusal ? [] : [{ i, unit }];
     });
-    const cells = await this.cells.sendingCells(tx, payable.map(({ unit }) => ({ organizationId: unit.organizationId, cellId: unit.message.cell_id })));
+    const cells = await this.cells.sendingCells(
+      tx,
+      payable.map(({ unit }) => ({ organizationId: unit.organizationId, cellId: unit.message.cell_id })),
+    );
     const candidates = payable.flatMap(({ i, unit }, k) => {
       const cell = cells[k];
       if (cell instanceof ApiError) {
@@ -147,7 +164,13 @@ export class MessagesService {
       }
       // Up front, before anything is queued or charged: the phone would only fail it.
       if (!cell.mms_send && unit.message.media_urls !== '[]') {
-        refusals.set(i, new ApiError('mms_unsupported', 'The phone carrying this cell cannot send MMS (its capabilities say mms_send: false); send without media_urls.'));
+        refusals.set(
+          i,
+          new ApiError(
+            'mms_unsupported',
+            'The phone carrying this cell cannot send MMS (its capabilities say mms_send: false); send without media_urls.',
+          ),
+        );
         return [];
       }
       return [{ i, unit: { ...unit, message: { ...unit.message, from_number: cell.phone_number } } }];
@@ -158,7 +181,13 @@ export class MessagesService {
     const reachable = candidates.filter(({ i, unit }) => {
       if (!optedOut.has(touchKey(conversationOf(unit)))) return true;
       const to = unit.message.to_number;
-      refusals.set(i, new ApiError('recipient_opted_out', `${to} texted STOP to this cell; they must text START before you can message them again.`));
+      refusals.set(
+        i,
+        new ApiError(
+          'recipient_opted_out',
+          `${to} texted STOP to this cell; they must text START before you can message them again.`,
+        ),
+      );
       return false;
     });
     const bills = reachable.length > 0 ? await charges.charge(reachable.map(({ unit }) => unit.message)) : [];
@@ -167,7 +196,13 @@ export class MessagesService {
       if (refusal) refusals.set(i, refusal);
       return !refusal;
     });
-    const views = accepted.length > 0 ? await this.writeAccepted(tx, accepted.map(({ unit }) => unit)) : [];
+    const views =
+      accepted.length > 0
+        ? await this.writeAccepted(
+            tx,
+            accepted.map(({ unit }) => unit),
+          )
+        : [];
     const written = new Map(accepted.map(({ i }, k) => [i, views[k]]));
     return units.map((_unit, i) => {
       const refusal = refusals.get(i);
@@ -177,19 +212,31 @@ export class MessagesService {
 
   private async writeAccepted(tx: Transaction<DB>, units: SendUnit[]): Promise<MessageView[]> {
     const conversationIds = await this.conversations.touchAll(tx, units.map(conversationOf));
-    const rows = units.map((unit) => ({ ...unit.message, conversation_id: conversationIds.get(touchKey(conversationOf(unit))) as string }));
+    const rows = units.map((unit) => ({
+      ...unit.message,
+      conversation_id: conversationIds.get(touchKey(conversationOf(unit))) as string,
+    }));
     await this.repo.insertAll(tx, rows);
     const views = rows.map(messageView);
     // Sends of a batch that share a hook run it once, with all their messages.
     const hooks = new Map<SendHook, MessageView[]>();
     units.forEach((unit, i) => unit.within && hooks.set(unit.within, [...(hooks.get(unit.within) ?? []), views[i]]));
     for (const [hook, messages] of hooks) await hook(tx, messages);
-    await recordOutcomes(tx, units.flatMap((unit, i) => (unit.record ? [unit.record(views[i])] : [])));
+    await recordOutcomes(
+      tx,
+      units.flatMap((unit, i) => (unit.record ? [unit.record(views[i])] : [])),
+    );
     return views;
   }
 
   /** Sends to the other party of an earlier message of the cell. */
-  async reply(organizationId: string, cellId: string, messageId: string, input: { body: string; media_urls?: string[] }, record?: IdempotencyRecorder) {
+  async reply(
+    organizationId: string,
+    cellId: string,
+    messageId: string,
+    input: { body: string; media_urls?: string[] },
+    record?: IdempotencyRecorder,
+  ) {
     const original = await this.findMessage(organizationId, cellId, messageId);
     const counterpart = original.direction === 'inbound' ? original.from_number : original.to_number;
     return this.send(organizationId, cellId, { ...input, to: counterpart }, { replyTo: original.id, record });
@@ -233,7 +280,12 @@ export class MessagesService {
     return this.listPage(cell.id, { ...query, conversationId });
   }
 
-  async listConversationMessages(organizationId: string, cellId: string, conversationId: string, query: PageQuery & { include_ignored?: boolean }) {
+  async listConversationMessages(
+    organizationId: string,
+    cellId: string,
+    conversationId: string,
+    query: PageQuery & { include_ignored?: boolean },
+  ) {
     const cell = await this.cells.getOwned(organizationId, cellId);
     const conversation = await this.conversations.findInCell(cell.id, conversationId);
     if (!conversation) throw notFound('conversation');
@@ -252,10 +304,13 @@ export class MessagesService {
   async listConversations(organizationId: string, cellId: string, query: PageQuery & { include_ignored?: boolean }) {
     const cell = await this.cells.getOwned(organizationId, cellId);
     // Conversations with a participant ignored on the cell (or its pod) are left out by default.
-    const hidden = query.include_ignored ? [] : await this.ports.ignores.value.ignoredParticipants(organizationId, cell.id);
+    const hidden = query.include_ignored
+      ? []
+      : await this.ports.ignores.value.ignoredParticipants(organizationId, cell.id);
     const { items, next_cursor } = await listPage(
       query,
-      (key, count) => this.conversations.list(cell.id, key ? { at: String(key[0]), id: String(key[1]) } : null, count, hidden),
+      (key, count) =>
+        this.conversations.list(cell.id, key ? { at: String(key[0]), id: String(key[1]) } : null, count, hidden),
       (row) => [row.last_message_at, row.id],
       2,
     );
@@ -285,7 +340,14 @@ export class MessagesService {
     const conversation = await this.conversations.find(cellId, from);
     if (!conversation) return false;
     const sinceId = `msg_${encodeTime(new Date(since).getTime(), 10).toLowerCase()}`;
-    const rows = await this.repo.list({ cellId, conversationId: conversation.id, direction: 'inbound', sinceId, since, limit: 1 });
+    const rows = await this.repo.list({
+      cellId,
+      conversationId: conversation.id,
+      direction: 'inbound',
+      sinceId,
+      since,
+      limit: 1,
+    });
     return rows.length > 0;
   }
 
@@ -305,18 +367,23 @@ export class MessagesService {
 
   private async listPage(cellId: string, query: Omit<MessageListQuery, 'participant'> & { conversationId?: string }) {
     const since = query.since === undefined ? undefined : new Date(query.since);
-    const { items, next_cursor } = await listPage(query, (key, count) => this.repo.list({
-      cellId,
-      conversationId: query.conversationId,
-      direction: query.direction,
-      status: query.status,
-      // Ids start with their creation time, so `since` becomes a lower bound on the index.
-      sinceId: since ? `msg_${encodeTime(Math.max(0, since.getTime()), 10).toLowerCase()}` : undefined,
-      since: since?.toISOString(),
-      beforeId: key ? String(key[0]) : undefined,
-      excludeIgnored: !query.include_ignored,
-      limit: count,
-    }), (row) => [row.id]);
+    const { items, next_cursor } = await listPage(
+      query,
+      (key, count) =>
+        this.repo.list({
+          cellId,
+          conversationId: query.conversationId,
+          direction: query.direction,
+          status: query.status,
+          // Ids start with their creation time, so `since` becomes a lower bound on the index.
+          sinceId: since ? `msg_${encodeTime(Math.max(0, since.getTime()), 10).toLowerCase()}` : undefined,
+          since: since?.toISOString(),
+          beforeId: key ? String(key[0]) : undefined,
+          excludeIgnored: !query.include_ignored,
+          limit: count,
+        }),
+      (row) => [row.id],
+    );
     return { messages: items.map(messageView), next_cursor };
   }
 }

@@ -6,7 +6,6 @@ import { countSegments } from '../../lib/segments.ts';
 import { MESSAGE_STATUSES } from './lifecycle.ts';
 import type { ConversationsTable, MessagesTable } from './tables.ts';
 
-
 const MESSAGE_EXAMPLE = {
   id: 'msg_01jdx3a1b2c3d4e5f6g7h8j9k0',
   cell_id: 'cell_01jdx2b7c8d9e0f1g2h3j4k5m6',
@@ -28,37 +27,48 @@ const MESSAGE_EXAMPLE = {
   received_at: null,
 };
 
-export const Message = Type.Object({
-  id: Type.String({ description: 'msg_... id' }),
-  cell_id: Type.String(),
-  conversation_id: Type.String(),
-  direction: Type.Enum(['outbound', 'inbound']),
-  from: Type.String({ description: 'E.164' }),
-  to: Type.String({ description: 'E.164' }),
-  body: Type.String(),
-  media_urls: Type.Array(Type.String()),
-  status: Type.Enum([...MESSAGE_STATUSES]),
-  segments: Type.Integer({ description: 'SMS segments: GSM-7 160/153 per part, UCS-2 70/67.' }),
-  error: Nullable(Type.Object({ code: Type.String(), message: Type.String() })),
-  reply_to_message_id: Nullable(Type.String()),
-  ignored: Type.Boolean({ description: 'Inbound from an ignored participant: stored, but no event or webhook, and left out of listings unless include_ignored=true.' }),
-  created_at: Timestamp,
-  updated_at: Timestamp,
-  sent_at: Nullable(Timestamp),
-  delivered_at: Nullable(Timestamp),
-  received_at: Nullable(Timestamp),
-}, {
-  $id: 'Message',
-  description: 'An SMS/MMS of a cell. Outbound: queued, sending, sent, delivered, or failed / canceled. Inbound: received.',
-  examples: [MESSAGE_EXAMPLE],
-});
+export const Message = Type.Object(
+  {
+    id: Type.String({ description: 'msg_... id' }),
+    cell_id: Type.String(),
+    conversation_id: Type.String(),
+    direction: Type.Enum(['outbound', 'inbound']),
+    from: Type.String({ description: 'E.164' }),
+    to: Type.String({ description: 'E.164' }),
+    body: Type.String(),
+    media_urls: Type.Array(Type.String()),
+    status: Type.Enum([...MESSAGE_STATUSES]),
+    segments: Type.Integer({ description: 'SMS segments: GSM-7 160/153 per part, UCS-2 70/67.' }),
+    error: Nullable(Type.Object({ code: Type.String(), message: Type.String() })),
+    reply_to_message_id: Nullable(Type.String()),
+    ignored: Type.Boolean({
+      description:
+        'Inbound from an ignored participant: stored, but no event or webhook, and left out of listings unless include_ignored=true.',
+    }),
+    created_at: Timestamp,
+    updated_at: Timestamp,
+    sent_at: Nullable(Timestamp),
+    delivered_at: Nullable(Timestamp),
+    received_at: Nullable(Timestamp),
+  },
+  {
+    $id: 'Message',
+    description:
+      'An SMS/MMS of a cell. Outbound: queued, sending, sent, delivered, or failed / canceled. Inbound: received.',
+    examples: [MESSAGE_EXAMPLE],
+  },
+);
 
 /** A message as handed to a device: the message and the end of the device's lease on it. */
-export const LeasedMessage = Type.Object({ ...Message.properties, lease_expires_at: Nullable(Timestamp) }, {
-  $id: 'LeasedMessage',
-  description: 'A message leased to the device to send: report on it before lease_expires_at, or it is handed out again.',
-  examples: [{ ...MESSAGE_EXAMPLE, status: 'sending', lease_expires_at: '2026-11-21T12:02:00.000Z' }],
-});
+export const LeasedMessage = Type.Object(
+  { ...Message.properties, lease_expires_at: Nullable(Timestamp) },
+  {
+    $id: 'LeasedMessage',
+    description:
+      'A message leased to the device to send: report on it before lease_expires_at, or it is handed out again.',
+    examples: [{ ...MESSAGE_EXAMPLE, status: 'sending', lease_expires_at: '2026-11-21T12:02:00.000Z' }],
+  },
+);
 
 const CONVERSATION_EXAMPLE = {
   id: 'conv_01jdx3a0z9y8x7w6v5t4s3r2q1',
@@ -70,35 +80,66 @@ const CONVERSATION_EXAMPLE = {
   updated_at: '2026-11-21T12:00:00.000Z',
 };
 
-export const Conversation = Type.Object({
-  id: Type.String({ description: 'conv_... id' }),
-  cell_id: Type.String(),
-  participant: Type.String({ description: 'The other party, E.164.' }),
-  last_message_at: Timestamp,
-  last_message_id: Nullable(Type.String()),
-  created_at: Timestamp,
-  updated_at: Timestamp,
-}, { $id: 'Conversation', description: 'The exchange of one cell with one participant number.', examples: [CONVERSATION_EXAMPLE] });
+export const Conversation = Type.Object(
+  {
+    id: Type.String({ description: 'conv_... id' }),
+    cell_id: Type.String(),
+    participant: Type.String({ description: 'The other party, E.164.' }),
+    last_message_at: Timestamp,
+    last_message_id: Nullable(Type.String()),
+    created_at: Timestamp,
+    updated_at: Timestamp,
+  },
+  {
+    $id: 'Conversation',
+    description: 'The exchange of one cell with one participant number.',
+    examples: [CONVERSATION_EXAMPLE],
+  },
+);
 
 /** List responses of messages and conversations. */
 export const MessageList = Type.Object(
   { messages: Type.Array(Message), next_cursor: NextCursor },
-  { $id: 'MessageList', description: 'A page of messages.', examples: [{ messages: [MESSAGE_EXAMPLE], next_cursor: null }] },
+  {
+    $id: 'MessageList',
+    description: 'A page of messages.',
+    examples: [{ messages: [MESSAGE_EXAMPLE], next_cursor: null }],
+  },
 );
 
 export const ConversationList = Type.Object(
   { conversations: Type.Array(Conversation), next_cursor: NextCursor },
-  { $id: 'ConversationList', description: 'A page of conversations.', examples: [{ conversations: [CONVERSATION_EXAMPLE], next_cursor: null }] },
+  {
+    $id: 'ConversationList',
+    description: 'A page of conversations.',
+    examples: [{ conversations: [CONVERSATION_EXAMPLE], next_cursor: null }],
+  },
 );
 
 export const ConversationWithMessages = Type.Object(
   { conversation: Conversation, messages: Type.Array(Message) },
-  { $id: 'ConversationWithMessages', description: 'A conversation and its latest messages, newest first.', examples: [{ conversation: CONVERSATION_EXAMPLE, messages: [MESSAGE_EXAMPLE] }] },
+  {
+    $id: 'ConversationWithMessages',
+    description: 'A conversation and its latest messages, newest first.',
+    examples: [{ conversation: CONVERSATION_EXAMPLE, messages: [MESSAGE_EXAMPLE] }],
+  },
 );
 
 export type MessageView = ReturnType<typeof messageView>;
 
-type NewMessage = Pick<MessagesTable, 'id' | 'organization_id' | 'cell_id' | 'conversation_id' | 'direction' | 'from_number' | 'to_number' | 'body' | 'status' | 'created_at'> &
+type NewMessage = Pick<
+  MessagesTable,
+  | 'id'
+  | 'organization_id'
+  | 'cell_id'
+  | 'conversation_id'
+  | 'direction'
+  | 'from_number'
+  | 'to_number'
+  | 'body'
+  | 'status'
+  | 'created_at'
+> &
   Partial<MessagesTable> & { mediaUrls?: string[] };
 
 /** A new message row: segments from the body, media as JSON, everything not given empty. */

@@ -84,7 +84,10 @@ describe('alert rules (docs/alerts)', () => {
       };
       const names = metricNamesInRules();
       assert.ok(names.size >= 8, [...names].join(', '));
-      assert.deepEqual([...names].filter((name) => !exposed(name)), []);
+      assert.deepEqual(
+        [...names].filter((name) => !exposed(name)),
+        [],
+      );
     });
   });
 });

@@ -33,7 +33,16 @@ describe('GET /metrics', () => {
     assert.ok(samples.length > 0);
     assert.equal(types.get('cellgate_http_requests_total'), 'counter');
     assert.equal(types.get('cellgate_http_request_duration_seconds'), 'histogram');
-    for (const gauge of ['cellgate_messages', 'cellgate_queue_depth', 'cellgate_queue_oldest_age_seconds', 'cellgate_devices', 'cellgate_webhook_deliveries', 'cellgate_webhook_deliveries_last_hour', 'cellgate_ledger_usd', 'cellgate_event_stream_clients']) {
+    for (const gauge of [
+      'cellgate_messages',
+      'cellgate_queue_depth',
+      'cellgate_queue_oldest_age_seconds',
+      'cellgate_devices',
+      'cellgate_webhook_deliveries',
+      'cellgate_webhook_deliveries_last_hour',
+      'cellgate_ledger_usd',
+      'cellgate_event_stream_clients',
+    ]) {
       assert.equal(types.get(gauge), 'gauge', gauge);
     }
   });
@@ -44,15 +53,33 @@ describe('GET /metrics', () => {
 
   it('counts a request by its route pattern and status, not its raw URL', async () => {
     const url = `/v1/cells/${line.cell.id}`;
-    const before = value((await scrape()).samples, 'cellgate_http_requests_total', { method: 'GET', route: '/v1/cells/:id', status: '200' }) ?? 0;
+    const before =
+      value((await scrape()).samples, 'cellgate_http_requests_total', {
+        method: 'GET',
+        route: '/v1/cells/:id',
+        status: '200',
+      }) ?? 0;
     assert.equal((await t.app.inject({ url, headers: line.org.headers })).statusCode, 200);
     assert.equal((await t.app.inject({ url: '/no/such/path' })).statusCode, 404);
     const { samples } = await scrape();
-    assert.equal(value(samples, 'cellgate_http_requests_total', { method: 'GET', route: '/v1/cells/:id', status: '200' }), before + 1);
+    assert.equal(
+      value(samples, 'cellgate_http_requests_total', { method: 'GET', route: '/v1/cells/:id', status: '200' }),
+      before + 1,
+    );
     assert.equal(value(samples, 'cellgate_http_requests_total', { route: url }), undefined);
     assert.ok((value(samples, 'cellgate_http_requests_total', { route: 'unmatched', status: '404' }) ?? 0) >= 1);
-    assert.ok((value(samples, 'cellgate_http_request_duration_seconds_count', { route: '/v1/cells/:id', status: '200' }) ?? 0) >= 1);
-    assert.equal(value(samples, 'cellgate_http_request_duration_seconds_bucket', { route: '/v1/cells/:id', status: '200', le: '+Inf' }), before + 1);
+    assert.ok(
+      (value(samples, 'cellgate_http_request_duration_seconds_count', { route: '/v1/cells/:id', status: '200' }) ??
+        0) >= 1,
+    );
+    assert.equal(
+      value(samples, 'cellgate_http_request_duration_seconds_bucket', {
+        route: '/v1/cells/:id',
+        status: '200',
+        le: '+Inf',
+      }),
+      before + 1,
+    );
   });
 
   it('reports messages by status, queue depth and the oldest queued age per cell', async () => {
@@ -110,7 +137,10 @@ describe('GET /metrics', () => {
     } finally {
       client.close();
     }
-    await eventually(async () => value((await scrape()).samples, 'cellgate_event_stream_clients') === 0, 'the client to be gone');
+    await eventually(
+      async () => value((await scrape()).samples, 'cellgate_event_stream_clients') === 0,
+      'the client to be gone',
+    );
   });
 });
 
@@ -122,7 +152,11 @@ describe('topCells', () => {
       { cellId: 'cell_c', depth: 2, oldestCreatedAt: '2026-01-01T00:00:01.000Z' },
       { cellId: 'cell_d', depth: 1, oldestCreatedAt: '2026-01-01T00:00:05.000Z' },
     ];
-    assert.deepEqual(topCells(cells, 2), [cells[0], cells[1], { cellId: 'other', depth: 3, oldestCreatedAt: '2026-01-01T00:00:01.000Z' }]);
+    assert.deepEqual(topCells(cells, 2), [
+      cells[0],
+      cells[1],
+      { cellId: 'other', depth: 3, oldestCreatedAt: '2026-01-01T00:00:01.000Z' },
+    ]);
     assert.deepEqual(topCells(cells, 4), cells);
   });
 });

@@ -44,7 +44,11 @@ describe('GET /metrics credentials', () => {
   });
 
   it('keeps the metrics token to /metrics: it opens no admin route', async () => {
-    expectProblem(await t.app.inject({ url: '/v1/admin/outbox', headers: bearer(METRICS_TOKEN) }), 401, 'unauthenticated');
+    expectProblem(
+      await t.app.inject({ url: '/v1/admin/outbox', headers: bearer(METRICS_TOKEN) }),
+      401,
+      'unauthenticated',
+    );
   });
 
   it('is not in the OpenAPI document', async () => {
@@ -68,6 +72,12 @@ describe('GET /metrics without CELLGATE_METRICS_TOKEN', () => {
 
 describe('CELLGATE_METRICS_TOKEN', () => {
   it('refuses a token shorter than 16 characters without echoing it', () => {
-    assert.throws(() => loadConfig({ CELLGATE_METRICS_TOKEN: 'short-token' }), (error: Error) => error instanceof ConfigError && /CELLGATE_METRICS_TOKEN/.test(error.message) && !error.message.includes('short-token'));
+    assert.throws(
+      () => loadConfig({ CELLGATE_METRICS_TOKEN: 'short-token' }),
+      (error: Error) =>
+        error instanceof ConfigError &&
+        /CELLGATE_METRICS_TOKEN/.test(error.message) &&
+        !error.message.includes('short-token'),
+    );
   });
 });

@@ -12,8 +12,17 @@ export interface MetricsModule {
   metricsToken: string | null;
 }
 
-export function build(deps: { db: Kysely<DB>; clock: Clock; stream: { readonly connectionCount: number }; metricsToken: string | null }): MetricsModule {
-  const metrics = createMetrics({ repo: new MetricsRepository(deps.db), clock: deps.clock, streamClients: () => deps.stream.connectionCount });
+export function build(deps: {
+  db: Kysely<DB>;
+  clock: Clock;
+  stream: { readonly connectionCount: number };
+  metricsToken: string | null;
+}): MetricsModule {
+  const metrics = createMetrics({
+    repo: new MetricsRepository(deps.db),
+    clock: deps.clock,
+    streamClients: () => deps.stream.connectionCount,
+  });
   return { metrics, metricsToken: deps.metricsToken };
 }
 

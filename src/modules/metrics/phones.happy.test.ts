@@ -25,7 +25,12 @@ describe('GET /metrics: per-phone series', () => {
     value(samples, name, { device_id: line.device.id, phone_number: line.device.phoneNumber, ...labels });
 
   it('reports presence, heartbeat age and telemetry of a phone, by device id and phone number', async () => {
-    const heartbeat = await t.app.inject({ method: 'POST', url: '/v1/device/heartbeat', headers: line.device.headers, payload: { battery_pct: 14, charging: false, signal_dbm: -97 } });
+    const heartbeat = await t.app.inject({
+      method: 'POST',
+      url: '/v1/device/heartbeat',
+      headers: line.device.headers,
+      payload: { battery_pct: 14, charging: false, signal_dbm: -97 },
+    });
     assert.equal(heartbeat.statusCode, 200);
     t.clock.advance(42_000);
     const { samples, types } = await scrape();
@@ -34,7 +39,14 @@ describe('GET /metrics: per-phone series', () => {
     assert.equal(of(samples, 'cellgate_device_battery_percent'), 14);
     assert.equal(of(samples, 'cellgate_device_charging'), 0);
     assert.equal(of(samples, 'cellgate_device_signal_dbm'), -97);
-    for (const name of ['cellgate_device_online', 'cellgate_device_heartbeat_age_seconds', 'cellgate_device_battery_percent', 'cellgate_device_charging', 'cellgate_device_signal_dbm', 'cellgate_device_queue_depth']) {
+    for (const name of [
+      'cellgate_device_online',
+      'cellgate_device_heartbeat_age_seconds',
+      'cellgate_device_battery_percent',
+      'cellgate_device_charging',
+      'cellgate_device_signal_dbm',
+      'cellgate_device_queue_depth',
+    ]) {
       assert.equal(types.get(name), 'gauge', name);
     }
     assert.equal(types.get('cellgate_device_messages_sent_total'), 'counter');
@@ -48,7 +60,12 @@ describe('GET /metrics: per-phone series', () => {
     assert.equal(value(samples, 'cellgate_device_online', labels), 0);
     assert.equal(value(samples, 'cellgate_device_queue_depth', labels), 0);
     assert.equal(value(samples, 'cellgate_device_messages_sent_total', labels), 0);
-    for (const name of ['cellgate_device_heartbeat_age_seconds', 'cellgate_device_battery_percent', 'cellgate_device_charging', 'cellgate_device_signal_dbm']) {
+    for (const name of [
+      'cellgate_device_heartbeat_age_seconds',
+      'cellgate_device_battery_percent',
+      'cellgate_device_charging',
+      'cellgate_device_signal_dbm',
+    ]) {
       assert.equal(value(samples, name, labels), undefined, name);
     }
     t.clock.advance(121_000);
@@ -58,7 +75,7 @@ describe('GET /metrics: per-phone series', () => {
     assert.ok((of(samples, 'cellgate_device_heartbeat_age_seconds') ?? 0) > 120);
   });
 
-  it('reports the queue depth of the phone\'s cell, and counts sent and failed messages by error code', async () => {
+  it("reports the queue depth of the phone's cell, and counts sent and failed messages by error code", async () => {
     for (const body of ['one', 'two', 'three', 'four']) await queued(t, line, { to: '+14155550101', body });
     assert.equal(of((await scrape()).samples, 'cellgate_device_queue_depth'), 4);
     const claimed = await claim(t, line, '?limit=4');
@@ -67,7 +84,10 @@ describe('GET /metrics: per-phone series', () => {
     assert.equal((await report(t, line, claimed[0].id, { event: 'sent' })).statusCode, 200);
     assert.equal((await report(t, line, claimed[1].id, { event: 'sent' })).statusCode, 200);
     assert.equal((await report(t, line, claimed[1].id, { event: 'delivered' })).statusCode, 200);
-    assert.equal((await report(t, line, claimed[2].id, { event: 'failed', error_code: 'generic_failure' })).statusCode, 200);
+    assert.equal(
+      (await report(t, line, claimed[2].id, { event: 'failed', error_code: 'generic_failure' })).statusCode,
+      200,
+    );
     assert.equal((await report(t, line, claimed[3].id, { event: 'failed' })).statusCode, 200);
     const { samples } = await scrape();
     assert.equal(of(samples, 'cellgate_device_messages_sent_total'), 2);
@@ -75,10 +95,13 @@ describe('GET /metrics: per-phone series', () => {
     assert.equal(of(samples, 'cellgate_device_messages_failed_total'), 2);
   });
 
-  it('drops a removed phone\'s series', async () => {
+  it("drops a removed phone's series", async () => {
     const spare = await addDevice(t);
     assert.equal(value((await scrape()).samples, 'cellgate_device_online', { device_id: spare.id }), 0);
-    assert.equal((await t.app.inject({ method: 'DELETE', url: `/v1/admin/devices/${spare.id}`, headers: admin })).statusCode, 204);
+    assert.equal(
+      (await t.app.inject({ method: 'DELETE', url: `/v1/admin/devices/${spare.id}`, headers: admin })).statusCode,
+      204,
+    );
     assert.equal(value((await scrape()).samples, 'cellgate_device_online', { device_id: spare.id }), undefined);
   });
 });
@@ -91,7 +114,14 @@ describe('topErrorCodes', () => {
       { errorCode: null, count: 3 },
       { errorCode: 'c', count: 2 },
     ];
-    assert.deepEqual(topErrorCodes(rows, 2), [{ errorCode: 'b', count: 5 }, { errorCode: 'unknown', count: 3 }, { errorCode: 'other', count: 3 }]);
-    assert.deepEqual(topErrorCodes(rows, 4).map((r) => r.errorCode), ['b', 'unknown', 'c', 'a']);
+    assert.deepEqual(topErrorCodes(rows, 2), [
+      { errorCode: 'b', count: 5 },
+      { errorCode: 'unknown', count: 3 },
+      { errorCode: 'other', count: 3 },
+    ]);
+    assert.deepEqual(
+      topErrorCodes(rows, 4).map((r) => r.errorCode),
+      ['b', 'unknown', 'c', 'a'],
+    );
   });
 });

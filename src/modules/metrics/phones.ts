@@ -11,23 +11,43 @@ export const TOP_ERROR_CODES = 10;
 const LABELS = ['device_id', 'phone_number'] as const;
 
 /** A phone's failures by code: its most frequent `limit` codes, the rest summed as "other"; no code is "unknown". */
-export function topErrorCodes(rows: Array<{ errorCode: string | null; count: number }>, limit = TOP_ERROR_CODES): Array<{ errorCode: string; count: number }> {
+export function topErrorCodes(
+  rows: Array<{ errorCode: string | null; count: number }>,
+  limit = TOP_ERROR_CODES,
+): Array<{ errorCode: string; count: number }> {
   const merged = new Map<string, number>();
-  for (const row of rows) merged.set(row.errorCode ?? 'unknown', (merged.get(row.errorCode ?? 'unknown') ?? 0) + row.count);
-  const sorted = [...merged].map(([errorCode, count]) => ({ errorCode, count })).sort((a, b) => b.count - a.count || a.errorCode.localeCompare(b.errorCode));
+  for (const row of rows)
+    merged.set(row.errorCode ?? 'unknown', (merged.get(row.errorCode ?? 'unknown') ?? 0) + row.count);
+  const sorted = [...merged]
+    .map(([errorCode, count]) => ({ errorCode, count }))
+    .sort((a, b) => b.count - a.count || a.errorCode.localeCompare(b.errorCode));
   if (sorted.length <= limit) return sorted;
   const rest = sorted.slice(limit).reduce((sum, row) => sum + row.count, 0);
   return [...sorted.slice(0, limit), { errorCode: 'other', count: rest }];
 }
 
-export function registerPhoneMetrics(deps: { registers: Registry[]; snapshot: () => Promise<MetricsSnapshot>; clock: Clock }): void {
+export function registerPhoneMetrics(deps: {
+  registers: Registry[];
+  snapshot: () => Promise<MetricsSnapshot>;
+  clock: Clock;
+}): void {
   const { registers, snapshot } = deps;
-  const labelsOf = (phone: { deviceId: string; phoneNumber: string }) => ({ device_id: phone.deviceId, phone_number: phone.phoneNumber });
+  const labelsOf = (phone: { deviceId: string; phoneNumber: string }) => ({
+    device_id: phone.deviceId,
+    phone_number: phone.phoneNumber,
+  });
 
   /** A gauge with one series per phone; `read` returning null leaves the phone out (nothing reported yet). */
-  const perPhone = (name: string, help: string, read: (phone: MetricsSnapshot['phones'][number], data: MetricsSnapshot) => number | null) =>
+  const perPhone = (
+    name: string,
+    help: string,
+    read: (phone: MetricsSnapshot['phones'][number], data: MetricsSnapshot) => number | null,
+  ) =>
     new Gauge({
-      name, help, labelNames: LABELS, registers,
+      name,
+      help,
+      labelNames: LABELS,
+      registers,
       async collect() {
         this.reset();
         const data = await snapshot();
@@ -38,17 +58,42 @@ export function registerPhoneMetrics(deps: { registers: Registry[]; snapshot: ()
       },
     });
 
-  perPhone('cellgate_device_online', 'Whether the phone is online (1) or offline (0: silent for 120 s).', (phone) => (phone.online ? 1 : 0));
-  perPhone('cellgate_device_heartbeat_age_seconds', 'Seconds since the phone last called in (heartbeat or poll); absent for a phone that never did.', (phone) =>
-    phone.lastSeenAt === null ? null : Math.max(0, (deps.clock.now().getTime() - Date.parse(phone.lastSeenAt)) / 1000));
-  perPhone('cellgate_device_battery_percent', 'Battery level the phone last reported, 0-100.', (phone) => phone.batteryPct);
-  perPhone('cellgate_device_charging', 'Whether the phone last reported charging (1) or not (0).', (phone) => (phone.charging === null ? null : phone.charging ? 1 : 0));
-  perPhone('cellgate_device_signal_dbm', 'Signal strength the phone last reported, in dBm.', (phone) => phone.signalDbm);
-  perPhone('cellgate_device_queue_depth', 'Queued (unclaimed) outbound messages of the cell the phone carries; 0 without a cell.', (phone, data) =>
-    phone.cellId === null ? 0 : (data.queuedByCell.find((cell) => cell.cellId === phone.cellId)?.depth ?? 0));
+  perPhone('cellgate_device_online', 'Whether the phone is online (1) or offline (0: silent for 120 s).', (phone) =>
+    phone.online ? 1 : 0,
+  );
+  perPhone(
+    'cellgate_device_heartbeat_age_seconds',
+    'Seconds since the phone last called in (heartbeat or poll); absent for a phone that never did.',
+    (phone) =>
+      phone.lastSeenAt === null
+        ? null
+        : Math.max(0, (deps.clock.now().getTime() - Date.parse(phone.lastSeenAt)) / 1000),
+  );
+  perPhone(
+    'cellgate_device_battery_percent',
+    'Battery level the phone last reported, 0-100.',
+    (phone) => phone.batteryPct,
+  );
+  perPhone('cellgate_device_charging', 'Whether the phone last reported charging (1) or not (0).', (phone) =>
+    phone.charging === null ? null : phone.charging ? 1 : 0,
+  );
+  perPhone(
+    'cellgate_device_signal_dbm',
+    'Signal strength the phone last reported, in dBm.',
+    (phone) => phone.signalDbm,
+  );
+  perPhone(
+    'cellgate_device_queue_depth',
+    'Queued (unclaimed) outbound messages of the cell the phone carries; 0 without a cell.',
+    (phone, data) =>
+      phone.cellId === null ? 0 : (data.queuedByCell.find((cell) => cell.cellId === phone.cellId)?.depth ?? 0),
+  );
 
   new Counter({
-    name: 'cellgate_device_messages_sent_total', help: 'Outbound messages the phone sent.', labelNames: LABELS, registers,
+    name: 'cellgate_device_messages_sent_total',
+    help: 'Outbound messages the phone sent.',
+    labelNames: LABELS,
+    registers,
     async collect() {
       this.reset();
       const data = await snapshot();
@@ -57,8 +102,10 @@ export function registerPhoneMetrics(deps: { registers: Registry[]; snapshot: ()
     },
   });
   new Counter({
-    name: 'cellgate_device_messages_failed_total', help: `Messages that failed on the phone, by error code (its ${TOP_ERROR_CODES} most frequent; the rest as "other").`,
-    labelNames: [...LABELS, 'error_code'] as const, registers,
+    name: 'cellgate_device_messages_failed_total',
+    help: `Messages that failed on the phone, by error code (its ${TOP_ERROR_CODES} most frequent; the rest as "other").`,
+    labelNames: [...LABELS, 'error_code'] as const,
+    registers,
     async collect() {
       this.reset();
       const data = await snapshot();

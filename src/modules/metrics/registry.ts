@@ -31,7 +31,11 @@ export interface Metrics {
 export function topCells(cells: QueuedCell[], limit = TOP_CELLS): QueuedCell[] {
   if (cells.length <= limit) return cells;
   const rest = cells.slice(limit);
-  const other = rest.reduce((acc, c) => ({ cellId: 'other', depth: acc.depth + c.depth, oldestCreatedAt: c.oldestCreatedAt < acc.oldestCreatedAt ? c.oldestCreatedAt : acc.oldestCreatedAt }));
+  const other = rest.reduce((acc, c) => ({
+    cellId: 'other',
+    depth: acc.depth + c.depth,
+    oldestCreatedAt: c.oldestCreatedAt < acc.oldestCreatedAt ? c.oldestCreatedAt : acc.oldestCreatedAt,
+  }));
   return [...cells.slice(0, limit), { ...other, cellId: 'other' }];
 }
 
@@ -50,55 +54,90 @@ export function createMetrics(deps: MetricsDeps): Metrics {
   };
   const registers = [registry];
 
-  const httpRequests = new Counter({ name: 'cellgate_http_requests_total', help: 'HTTP requests answered, by route pattern and status.', labelNames: ['method', 'route', 'status'] as const, registers });
-  const httpDuration = new Histogram({ name: 'cellgate_http_request_duration_seconds', help: 'Time to answer an HTTP request, by route pattern and status.', labelNames: ['method', 'route', 'status'] as const, buckets: LATENCY_BUCKETS, registers });
+  const httpRequests = new Counter({
+    name: 'cellgate_http_requests_total',
+    help: 'HTTP requests answered, by route pattern and status.',
+    labelNames: ['method', 'route', 'status'] as const,
+    registers,
+  });
+  const httpDuration = new Histogram({
+    name: 'cellgate_http_request_duration_seconds',
+    help: 'Time to answer an HTTP request, by route pattern and status.',
+    labelNames: ['method', 'route', 'status'] as const,
+    buckets: LATENCY_BUCKETS,
+    registers,
+  });
 
   new Gauge({
-    name: 'cellgate_messages', help: 'Messages in the database, by status.', labelNames: ['status'] as const, registers,
+    name: 'cellgate_messages',
+    help: 'Messages in the database, by status.',
+    labelNames: ['status'] as const,
+    registers,
     async collect() {
       const counts = new Map((await snapshot()).messagesByStatus.map((r) => [r.status, r.count]));
       for (const status of MESSAGE_STATUSES) this.set({ status }, counts.get(status) ?? 0);
     },
   });
   new Gauge({
-    name: 'cellgate_queue_depth', help: `Queued (unclaimed) outbound messages per cell; the ${TOP_CELLS} deepest cells, the rest as cell_id="other".`, labelNames: ['cell_id'] as const, registers,
+    name: 'cellgate_queue_depth',
+    help: `Queued (unclaimed) outbound messages per cell; the ${TOP_CELLS} deepest cells, the rest as cell_id="other".`,
+    labelNames: ['cell_id'] as const,
+    registers,
     async collect() {
       this.reset();
       for (const cell of topCells((await snapshot()).queuedByCell)) this.set({ cell_id: cell.cellId }, cell.depth);
     },
   });
   new Gauge({
-    name: 'cellgate_queue_oldest_age_seconds', help: 'Age of the oldest queued message per cell (same cells as cellgate_queue_depth).', labelNames: ['cell_id'] as const, registers,
+    name: 'cellgate_queue_oldest_age_seconds',
+    help: 'Age of the oldest queued message per cell (same cells as cellgate_queue_depth).',
+    labelNames: ['cell_id'] as const,
+    registers,
     async collect() {
       this.reset();
       const now = deps.clock.now().getTime();
-      for (const cell of topCells((await snapshot()).queuedByCell)) this.set({ cell_id: cell.cellId }, Math.max(0, (now - Date.parse(cell.oldestCreatedAt)) / 1000));
+      for (const cell of topCells((await snapshot()).queuedByCell))
+        this.set({ cell_id: cell.cellId }, Math.max(0, (now - Date.parse(cell.oldestCreatedAt)) / 1000));
     },
   });
   new Gauge({
-    name: 'cellgate_devices', help: 'Phones in the inventory, by presence (online/offline) and whether they carry a cell.', labelNames: ['state', 'assigned'] as const, registers,
+    name: 'cellgate_devices',
+    help: 'Phones in the inventory, by presence (online/offline) and whether they carry a cell.',
+    labelNames: ['state', 'assigned'] as const,
+    registers,
     async collect() {
       this.reset();
-      for (const state of ['online', 'offline']) for (const assigned of ['true', 'false']) this.set({ state, assigned }, 0);
-      for (const row of (await snapshot()).devices) this.inc({ state: row.online ? 'online' : 'offline', assigned: String(row.assigned) }, row.count);
+      for (const state of ['online', 'offline'])
+        for (const assigned of ['true', 'false']) this.set({ state, assigned }, 0);
+      for (const row of (await snapshot()).devices)
+        this.inc({ state: row.online ? 'online' : 'offline', assigned: String(row.assigned) }, row.count);
     },
   });
   new Gauge({
-    name: 'cellgate_webhook_deliveries', help: 'Webhook deliveries kept in the database (finished ones are pruned after their retention), by status.', labelNames: ['status'] as const, registers,
+    name: 'cellgate_webhook_deliveries',
+    help: 'Webhook deliveries kept in the database (finished ones are pruned after their retention), by status.',
+    labelNames: ['status'] as const,
+    registers,
     async collect() {
       const counts = new Map((await snapshot()).webhookDeliveries.map((r) => [r.status, r.count]));
       for (const status of DELIVERY_STATUSES) this.set({ status }, counts.get(status) ?? 0);
     },
   });
   new Gauge({
-    name: 'cellgate_webhook_deliveries_last_hour', help: 'Webhook deliveries whose status last changed within the past hour, by status.', labelNames: ['status'] as const, registers,
+    name: 'cellgate_webhook_deliveries_last_hour',
+    help: 'Webhook deliveries whose status last changed within the past hour, by status.',
+    labelNames: ['status'] as const,
+    registers,
     async collect() {
       const counts = new Map((await snapshot()).webhookDeliveries.map((r) => [r.status, r.lastHour]));
       for (const status of DELIVERY_STATUSES) this.set({ status }, counts.get(status) ?? 0);
     },
   });
   new Gauge({
-    name: 'cellgate_ledger_usd', help: 'Ledger totals in USD, by entry kind: credits (positive entries) and debits (negative entries, as a positive sum).', labelNames: ['kind', 'direction'] as const, registers,
+    name: 'cellgate_ledger_usd',
+    help: 'Ledger totals in USD, by entry kind: credits (positive entries) and debits (negative entries, as a positive sum).',
+    labelNames: ['kind', 'direction'] as const,
+    registers,
     async collect() {
       this.reset();
       for (const row of (await snapshot()).ledger) {
@@ -108,7 +147,9 @@ export function createMetrics(deps: MetricsDeps): Metrics {
     },
   });
   new Gauge({
-    name: 'cellgate_event_stream_clients', help: 'WebSocket event-stream clients connected to this process.', registers,
+    name: 'cellgate_event_stream_clients',
+    help: 'WebSocket event-stream clients connected to this process.',
+    registers,
     collect() {
       this.set(deps.streamClients());
     },

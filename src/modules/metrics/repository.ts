@@ -46,16 +46,17 @@ export class MetricsRepository {
 
   /** One read per family; `hourAgo` bounds the recent webhook deliveries (ISO time). */
   async snapshot(hourAgo: string): Promise<MetricsSnapshot> {
-    const [messagesByStatus, queuedByCell, devices, webhookDeliveries, ledger, phones, sentByPhone, failedByPhone] = await Promise.all([
-      this.messagesByStatus(),
-      this.queuedByCell(),
-      this.devices(),
-      this.webhookDeliveries(hourAgo),
-      this.ledger(),
-      this.phones(),
-      this.sentByPhone(),
-      this.failedByPhone(),
-    ]);
+    const [messagesByStatus, queuedByCell, devices, webhookDeliveries, ledger, phones, sentByPhone, failedByPhone] =
+      await Promise.all([
+        this.messagesByStatus(),
+        this.queuedByCell(),
+        this.devices(),
+        this.webhookDeliveries(hourAgo),
+        this.ledger(),
+        this.phones(),
+        this.sentByPhone(),
+        this.failedByPhone(),
+      ]);
     return { messagesByStatus, queuedByCell, devices, webhookDeliveries, ledger, phones, sentByPhone, failedByPhone };
   }
 
@@ -84,7 +85,11 @@ export class MetricsRepository {
   private async devices() {
     const rows = await this.db
       .selectFrom('devices')
-      .select((eb) => ['online', eb('cell_id', 'is not', null).as('assigned'), eb.fn.countAll<number | string>().as('n')])
+      .select((eb) => [
+        'online',
+        eb('cell_id', 'is not', null).as('assigned'),
+        eb.fn.countAll<number | string>().as('n'),
+      ])
       .groupBy(['online', (eb) => eb('cell_id', 'is not', null)])
       .execute();
     return rows.map((r) => ({ online: Boolean(r.online), assigned: Boolean(r.assigned), count: Number(r.n) }));
@@ -138,7 +143,9 @@ export class MetricsRepository {
       .select((eb) => [
         'status',
         eb.fn.countAll<number | string>().as('n'),
-        eb.fn.sum<number | string | null>(eb.case().when('updated_at', '>=', hourAgo).then(1).else(0).end()).as('recent'),
+        eb.fn
+          .sum<number | string | null>(eb.case().when('updated_at', '>=', hourAgo).then(1).else(0).end())
+          .as('recent'),
       ])
       .groupBy('status')
       .execute();
@@ -150,11 +157,28 @@ export class MetricsRepository {
       .selectFrom('ledger_entries')
       .select((eb) => [
         'kind',
-        eb.fn.sum<number | string | null>(eb.case().when('amount_micros', '>', 0).then(eb.ref('amount_micros')).else(0).end()).as('credits'),
-        eb.fn.sum<number | string | null>(eb.case().when('amount_micros', '<', 0).then(eb.neg(eb.ref('amount_micros'))).else(0).end()).as('debits'),
+        eb.fn
+          .sum<number | string | null>(
+            eb.case().when('amount_micros', '>', 0).then(eb.ref('amount_micros')).else(0).end(),
+          )
+          .as('credits'),
+        eb.fn
+          .sum<number | string | null>(
+            eb
+              .case()
+              .when('amount_micros', '<', 0)
+              .then(eb.neg(eb.ref('amount_micros')))
+              .else(0)
+              .end(),
+          )
+          .as('debits'),
       ])
       .groupBy('kind')
       .execute();
-    return rows.map((r) => ({ kind: r.kind, creditMicros: Number(r.credits ?? 0), debitMicros: Number(r.debits ?? 0) }));
+    return rows.map((r) => ({
+      kind: r.kind,
+      creditMicros: Number(r.credits ?? 0),
+      debitMicros: Number(r.debits ?? 0),
+    }));
   }
 }

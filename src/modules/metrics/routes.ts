@@ -23,7 +23,11 @@ function hasMetricsToken(request: FastifyRequest, expected: Buffer | null): bool
 
 export function registerMetricsRoutes(app: App, metrics: Metrics, options: { metricsToken: string | null }): void {
   app.addHook('onResponse', async (request, reply) => {
-    const labels = { method: request.method, route: request.routeOptions.url ?? UNMATCHED, status: String(reply.statusCode) };
+    const labels = {
+      method: request.method,
+      route: request.routeOptions.url ?? UNMATCHED,
+      status: String(reply.statusCode),
+    };
     metrics.httpRequests.inc(labels);
     metrics.httpDuration.observe(labels, reply.elapsedTime / 1000);
   });
@@ -36,15 +40,20 @@ export function registerMetricsRoutes(app: App, metrics: Metrics, options: { met
       const checks = hookList(route.onRequest) as onRequestHookHandler[];
       route.onRequest = async function metricsOrAdmin(this: unknown, request: FastifyRequest, reply: FastifyReply) {
         if (hasMetricsToken(request, expected)) return;
-        for (const check of checks) await (check as (request: FastifyRequest, reply: FastifyReply) => Promise<void>).call(this, request, reply);
+        for (const check of checks)
+          await (check as (request: FastifyRequest, reply: FastifyReply) => Promise<void>).call(this, request, reply);
       };
     });
-    scope.get('/metrics', {
-      config: { auth: 'admin', unlimited: true },
-      schema: { hide: true },
-    }, async (_request, reply) => {
-      const body = await metrics.registry.metrics();
-      return reply.type(metrics.registry.contentType).send(body);
-    });
+    scope.get(
+      '/metrics',
+      {
+        config: { auth: 'admin', unlimited: true },
+        schema: { hide: true },
+      },
+      async (_request, reply) => {
+        const body = await metrics.registry.metrics();
+        return reply.type(metrics.registry.contentType).send(body);
+      },
+    );
   });
 }

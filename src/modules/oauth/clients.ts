@@ -6,7 +6,12 @@ import { newId } from '../../lib/ids.ts';
 import { constantTimeEqualHex, newSecret, sha256Hex } from '../../lib/secrets.ts';
 import type { Lookup } from '../../lib/ssrf.ts';
 import { invalidClient, OAuthError } from './errors.ts';
-import { fetchMetadataDocument, isDocumentClientId, MAX_DOCUMENT_BYTES, type DocumentFetcher } from './metadata-document.ts';
+import {
+  fetchMetadataDocument,
+  isDocumentClientId,
+  MAX_DOCUMENT_BYTES,
+  type DocumentFetcher,
+} from './metadata-document.ts';
 import type { OAuthRepository } from './repository.ts';
 import type { ClientAuthMethod, OAuthClientsTable } from './tables.ts';
 
@@ -66,7 +71,8 @@ export function redirectUriProblem(raw: unknown): string | null {
   if (raw.includes('#')) return 'must not contain a fragment';
   if (url.username || url.password) return 'must not carry credentials';
   if (/[\s<>"\\^`{|}]/.test(raw)) return 'must not contain spaces or unsafe characters';
-  if (RESPONSE_PARAMETERS.some((name) => url.searchParams.has(name))) return `must not carry the parameters ${RESPONSE_PARAMETERS.join(', ')}`;
+  if (RESPONSE_PARAMETERS.some((name) => url.searchParams.has(name)))
+    return `must not carry the parameters ${RESPONSE_PARAMETERS.join(', ')}`;
   if (url.protocol === 'https:') return null;
   if (url.protocol === 'http:' && LOOPBACK.test(raw)) return null;
   return 'must use https (http only for a loopback host: 127.0.0.1, [::1] or localhost)';
@@ -81,7 +87,11 @@ export function redirectUriMatches(registered: string, presented: string): boole
   const a = LOOPBACK.exec(registered);
   const b = LOOPBACK.exec(presented);
   if (!a || !b) return false;
-  return a[1].toLowerCase() === b[1].toLowerCase() && registered.slice(a[0].length) === presented.slice(b[0].length) && redirectUriProblem(presented) === null;
+  return (
+    a[1].toLowerCase() === b[1].toLowerCase() &&
+    registered.slice(a[0].length) === presented.slice(b[0].length) &&
+    redirectUriProblem(presented) === null
+  );
 }
 
 type Metadata = Pick<Client, 'authMethod' | 'name' | 'uri' | 'redirectUris' | 'grantTypes' | 'scopes'>;
@@ -89,32 +99,47 @@ type Metadata = Pick<Client, 'authMethod' | 'name' | 'uri' | 'redirectUris' | 'g
 const metadataError = (message: string) => new OAuthError('invalid_client_metadata', message);
 
 function stringList(value: unknown, field: string): string[] {
-  if (!Array.isArray(value) || value.some((v) => typeof v !== 'string')) throw metadataError(`${field} must be an array of strings.`);
+  if (!Array.isArray(value) || value.some((v) => typeof v !== 'string'))
+    throw metadataError(`${field} must be an array of strings.`);
   return value as string[];
 }
 
 /** Validates client metadata (a registration body, or a metadata document). */
-export function parseMetadata(input: Record<string, unknown>, options: { allScopes: string[]; document: boolean }): Metadata {
+export function parseMetadata(
+  input: Record<string, unknown>,
+  options: { allScopes: string[]; document: boolean },
+): Metadata {
   if (input.redirect_uris === undefined) throw new OAuthError('invalid_redirect_uri', 'redirect_uris is required.');
-  if (!Array.isArray(input.redirect_uris) || input.redirect_uris.length === 0 || input.redirect_uris.length > MAX_REDIRECT_URIS) {
+  if (
+    !Array.isArray(input.redirect_uris) ||
+    input.redirect_uris.length === 0 ||
+    input.redirect_uris.length > MAX_REDIRECT_URIS
+  ) {
     throw new OAuthError('invalid_redirect_uri', `redirect_uris must be an array of 1-${MAX_REDIRECT_URIS} URIs.`);
   }
   for (const uri of input.redirect_uris as unknown[]) {
     const problem = redirectUriProblem(uri);
-    if (problem) throw new OAuthError('invalid_redirect_uri', `The redirect URI ${JSON.stringify(uri).slice(0, 200)} ${problem}.`);
+    if (problem)
+      throw new OAuthError('invalid_redirect_uri', `The redirect URI ${JSON.stringify(uri).slice(0, 200)} ${problem}.`);
   }
   const redirectUris = [...new Set(input.redirect_uris as string[])];
 
   const method = input.token_endpoint_auth_method ?? (options.document ? 'none' : 'client_secret_basic');
-  if (options.document && method !== 'none') throw metadataError('A client metadata document must use token_endpoint_auth_method "none".');
-  if (!AUTH_METHODS.includes(method as ClientAuthMethod)) throw metadataError(`token_endpoint_auth_method must be one of ${AUTH_METHODS.join(', ')}.`);
+  if (options.document && method !== 'none')
+    throw metadataError('A client metadata document must use token_endpoint_auth_method "none".');
+  if (!AUTH_METHODS.includes(method as ClientAuthMethod))
+    throw metadataError(`token_endpoint_auth_method must be one of ${AUTH_METHODS.join(', ')}.`);
   if (options.document && (input.client_secret !== undefined || input.client_secret_expires_at !== undefined)) {
     throw metadataError('A client metadata document must not contain a client secret.');
   }
 
-  const grantTypes = input.grant_types === undefined ? ['authorization_code'] : [...new Set(stringList(input.grant_types, 'grant_types'))];
+  const grantTypes =
+    input.grant_types === undefined
+      ? ['authorization_code']
+      : [...new Set(stringList(input.grant_types, 'grant_types'))];
   const unsupported = grantTypes.find((g) => !GRANT_TYPES.includes(g));
-  if (unsupported) throw metadataError(`The grant type ${unsupported} is not supported; use authorization_code and refresh_token.`);
+  if (unsupported)
+    throw metadataError(`The grant type ${unsupported} is not supported; use authorization_code and refresh_token.`);
   if (!grantTypes.includes('authorization_code')) throw metadataError('grant_types must include authorization_code.');
   if (input.response_types !== undefined) {
     const responseTypes = stringList(input.response_types, 'response_types');
@@ -123,14 +148,24 @@ export function parseMetadata(input: Record<string, unknown>, options: { allScop
 
   let name: string | null = null;
   if (input.client_name !== undefined) {
-    if (typeof input.client_name !== 'string' || input.client_name.trim() === '' || input.client_name.length > 100 || /[\p{Cc}\p{Cf}]/u.test(input.client_name)) {
+    if (
+      typeof input.client_name !== 'string' ||
+      input.client_name.trim() === '' ||
+      input.client_name.length > 100 ||
+      /[\p{Cc}\p{Cf}]/u.test(input.client_name)
+    ) {
       throw metadataError('client_name must be 1-100 printable characters.');
     }
     name = input.client_name.trim();
   }
   let uri: string | null = null;
   if (input.client_uri !== undefined) {
-    if (typeof input.client_uri !== 'string' || input.client_uri.length > 2048 || !URL.canParse(input.client_uri) || new URL(input.client_uri).protocol !== 'https:') {
+    if (
+      typeof input.client_uri !== 'string' ||
+      input.client_uri.length > 2048 ||
+      !URL.canParse(input.client_uri) ||
+      new URL(input.client_uri).protocol !== 'https:'
+    ) {
       throw metadataError('client_uri must be an https URL.');
     }
     uri = input.client_uri;
@@ -146,7 +181,14 @@ export function parseMetadata(input: Record<string, unknown>, options: { allScop
   return { authMethod: method as ClientAuthMethod, name, uri, redirectUris, grantTypes, scopes };
 }
 
-function clientRow(id: string, kind: OAuthClientsTable['kind'], metadata: Metadata, secretHash: string | null, now: string, expiresAt: string | null): OAuthClientsTable {
+function clientRow(
+  id: string,
+  kind: OAuthClientsTable['kind'],
+  metadata: Metadata,
+  secretHash: string | null,
+  now: string,
+  expiresAt: string | null,
+): OAuthClientsTable {
   return {
     id,
     kind,
@@ -199,7 +241,14 @@ export class OAuthClients {
   /** Fetches under way, by URL: a second authorization of the same client waits for the first. */
   private readonly inFlight = new Map<string, Promise<{ client: Client } | Unresolved>>();
 
-  constructor(deps: { repo: OAuthRepository; clock: Clock; allScopes: string[]; lookup: Lookup; fetch: DocumentFetcher; maxConcurrentFetches?: number }) {
+  constructor(deps: {
+    repo: OAuthRepository;
+    clock: Clock;
+    allScopes: string[];
+    lookup: Lookup;
+    fetch: DocumentFetcher;
+    maxConcurrentFetches?: number;
+  }) {
     this.repo = deps.repo;
     this.clock = deps.clock;
     this.allScopes = deps.allScopes;
@@ -210,12 +259,20 @@ export class OAuthClients {
 
   /** RFC 7591: registers a client; a confidential one gets its secret, shown once. */
   async register(body: unknown) {
-    if (typeof body !== 'object' || body === null || Array.isArray(body)) throw metadataError('The body must be a JSON object of client metadata.');
+    if (typeof body !== 'object' || body === null || Array.isArray(body))
+      throw metadataError('The body must be a JSON object of client metadata.');
     const metadata = parseMetadata(body as Record<string, unknown>, { allScopes: this.allScopes, document: false });
     const now = this.clock.now();
     const iso = now.toISOString();
     const secret = metadata.authMethod === 'none' ? null : newSecret(CLIENT_SECRET_PREFIX);
-    const row = clientRow(newId('ocl', this.clock, now), 'registered', metadata, secret ? sha256Hex(secret) : null, iso, null);
+    const row = clientRow(
+      newId('ocl', this.clock, now),
+      'registered',
+      metadata,
+      secret ? sha256Hex(secret) : null,
+      iso,
+      null,
+    );
     await this.repo.insertClient(row);
     return {
       client_id: row.id,
@@ -239,7 +296,8 @@ export class OAuthClients {
     if (clientId.length > 2048) return { problem: 'The client_id is not a registered client.' };
     const row = await this.repo.findClient(clientId);
     const now = this.clock.now();
-    if (row && (row.kind === 'registered' || (row.expires_at !== null && row.expires_at > now.toISOString()))) return { client: clientOf(row) };
+    if (row && (row.kind === 'registered' || (row.expires_at !== null && row.expires_at > now.toISOString())))
+      return { client: clientOf(row) };
     if (!isDocumentClientId(clientId)) return { problem: 'The client_id is not a registered client.' };
 
     const failed = this.failures.get(clientId);
@@ -247,7 +305,10 @@ export class OAuthClients {
     const pending = this.inFlight.get(clientId);
     if (pending) return pending;
     if (this.inFlight.size >= this.maxFetches) {
-      return { problem: 'Too many client metadata documents are being fetched at the moment; try again shortly.', busy: true };
+      return {
+        problem: 'Too many client metadata documents are being fetched at the moment; try again shortly.',
+        busy: true,
+      };
     }
     const fetching = this.fetchDocumentClient(clientId).finally(() => this.inFlight.delete(clientId));
     this.inFlight.set(clientId, fetching);
@@ -264,7 +325,14 @@ export class OAuthClients {
       return outcome;
     }
     this.failures.delete(clientId);
-    const document = clientRow(clientId, 'metadata_document', outcome.metadata, null, now.toISOString(), new Date(now.getTime() + DOCUMENT_CACHE_MS).toISOString());
+    const document = clientRow(
+      clientId,
+      'metadata_document',
+      outcome.metadata,
+      null,
+      now.toISOString(),
+      new Date(now.getTime() + DOCUMENT_CACHE_MS).toISOString(),
+    );
     await this.repo.upsertDocumentClient(document);
     return { client: clientOf(document) };
   }
@@ -272,11 +340,13 @@ export class OAuthClients {
   private async fetchAndParse(clientId: string): Promise<{ metadata: Metadata } | Unresolved> {
     const fetched = await fetchMetadataDocument(clientId, { lookup: this.lookup, fetch: this.fetch });
     if (!fetched.ok) return { problem: fetched.reason };
-    if (fetched.document.client_id !== clientId) return { problem: 'The client metadata document does not name its own URL as client_id.' };
+    if (fetched.document.client_id !== clientId)
+      return { problem: 'The client metadata document does not name its own URL as client_id.' };
     try {
       return { metadata: parseMetadata(fetched.document, { allScopes: this.allScopes, document: true }) };
     } catch (error) {
-      if (error instanceof OAuthError) return { problem: `The client metadata document is not acceptable: ${error.message}` };
+      if (error instanceof OAuthError)
+        return { problem: `The client metadata document is not acceptable: ${error.message}` };
       throw error;
     }
   }
@@ -287,22 +357,40 @@ export class OAuthClients {
    */
   async authenticate(presented: PresentedClient): Promise<Client> {
     const basic = presented.authorization ? basicCredentials(presented.authorization) : null;
-    if (basic && presented.clientSecret !== undefined) throw new OAuthError('invalid_request', 'Authenticate the client with one method only: HTTP Basic or client_secret in the body.');
-    if (basic && presented.clientId !== undefined && presented.clientId !== basic.id) throw new OAuthError('invalid_request', 'client_id differs from the one in the Authorization header.');
-    const method: ClientAuthMethod = basic ? 'client_secret_basic' : presented.clientSecret !== undefined ? 'client_secret_post' : 'none';
+    if (basic && presented.clientSecret !== undefined)
+      throw new OAuthError(
+        'invalid_request',
+        'Authenticate the client with one method only: HTTP Basic or client_secret in the body.',
+      );
+    if (basic && presented.clientId !== undefined && presented.clientId !== basic.id)
+      throw new OAuthError('invalid_request', 'client_id differs from the one in the Authorization header.');
+    const method: ClientAuthMethod = basic
+      ? 'client_secret_basic'
+      : presented.clientSecret !== undefined
+        ? 'client_secret_post'
+        : 'none';
     const clientId = basic?.id ?? presented.clientId;
-    if (!clientId) throw invalidClient('Client authentication is required: HTTP Basic, client_id and client_secret, or client_id for a public client.');
+    if (!clientId)
+      throw invalidClient(
+        'Client authentication is required: HTTP Basic, client_id and client_secret, or client_id for a public client.',
+      );
     const resolved = await this.resolve(clientId);
-    if ('busy' in resolved) throw new OAuthError('temporarily_unavailable', resolved.problem, 503, { 'Retry-After': '1' });
+    if ('busy' in resolved)
+      throw new OAuthError('temporarily_unavailable', resolved.problem, 503, { 'Retry-After': '1' });
     if (!('client' in resolved)) throw invalidClient('The client is unknown.');
     const { client } = resolved;
     if (client.authMethod !== method) {
-      throw invalidClient(client.authMethod === 'none'
-        ? 'The client is public: send client_id alone, without a secret.'
-        : `The client authenticates with ${client.authMethod}.`);
+      throw invalidClient(
+        client.authMethod === 'none'
+          ? 'The client is public: send client_id alone, without a secret.'
+          : `The client authenticates with ${client.authMethod}.`,
+      );
     }
     const secret = basic?.secret ?? presented.clientSecret;
-    if (method !== 'none' && (!client.secretHash || !secret || !constantTimeEqualHex(client.secretHash, sha256Hex(secret)))) {
+    if (
+      method !== 'none' &&
+      (!client.secretHash || !secret || !constantTimeEqualHex(client.secretHash, sha256Hex(secret)))
+    ) {
       throw invalidClient('The client secret is wrong.');
     }
     return client;

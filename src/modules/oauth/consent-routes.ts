@@ -10,41 +10,58 @@ import type { OAuthService } from './service.ts';
 const TAGS = ['OAuth'];
 const REQUEST_ID = 'oar_01jdx5a1b2c3d4e5f6g7h8j9k0';
 
-const AuthorizationRequest = Type.Object({
-  id: Type.String({ description: 'oar_... id' }),
-  status: Type.Enum(['pending', 'approved', 'denied']),
-  client_id: Type.String(),
-  client_name: Nullable(Type.String()),
-  redirect_uri: Type.String(),
-  redirect_host: Type.String({ description: 'Where the user is sent back to: show it on the consent screen.' }),
-  scopes: Type.Array(Type.String()),
-  resource: Type.String({ description: 'The audience of the tokens: {base_url}/v1 (REST API) or {base_url}/mcp (MCP endpoint).' }),
-  created_at: Timestamp,
-  expires_at: Timestamp,
-}, {
-  $id: 'OAuthAuthorizationRequest',
-  description: 'An authorization request waiting for consent.',
-  examples: [{
-    id: REQUEST_ID,
-    status: 'pending',
-    client_id: 'ocl_01jdx5a0b1c2d3e4f5g6h7j8k9',
-    client_name: 'Acme Assistant',
-    redirect_uri: 'https://assistant.example.com/oauth/callback',
-    redirect_host: 'assistant.example.com',
-    scopes: ['cells:read', 'messages:send'],
-    resource: 'https://api.cellgate.example/v1',
-    created_at: '2026-11-21T12:00:00.000Z',
-    expires_at: '2026-11-21T12:10:00.000Z',
-  }],
-});
+const AuthorizationRequest = Type.Object(
+  {
+    id: Type.String({ description: 'oar_... id' }),
+    status: Type.Enum(['pending', 'approved', 'denied']),
+    client_id: Type.String(),
+    client_name: Nullable(Type.String()),
+    redirect_uri: Type.String(),
+    redirect_host: Type.String({ description: 'Where the user is sent back to: show it on the consent screen.' }),
+    scopes: Type.Array(Type.String()),
+    resource: Type.String({
+      description: 'The audience of the tokens: {base_url}/v1 (REST API) or {base_url}/mcp (MCP endpoint).',
+    }),
+    created_at: Timestamp,
+    expires_at: Timestamp,
+  },
+  {
+    $id: 'OAuthAuthorizationRequest',
+    description: 'An authorization request waiting for consent.',
+    examples: [
+      {
+        id: REQUEST_ID,
+        status: 'pending',
+        client_id: 'ocl_01jdx5a0b1c2d3e4f5g6h7j8k9',
+        client_name: 'Acme Assistant',
+        redirect_uri: 'https://assistant.example.com/oauth/callback',
+        redirect_host: 'assistant.example.com',
+        scopes: ['cells:read', 'messages:send'],
+        resource: 'https://api.cellgate.example/v1',
+        created_at: '2026-11-21T12:00:00.000Z',
+        expires_at: '2026-11-21T12:10:00.000Z',
+      },
+    ],
+  },
+);
 
-const ConsentResult = Type.Object({
-  redirect_url: Type.String({ description: "The client's redirect URI with code, state and iss (or error=access_denied): send the user there." }),
-}, {
-  $id: 'OAuthConsentResult',
-  description: 'Where to send the user after the decision.',
-  examples: [{ redirect_url: 'https://assistant.example.com/oauth/callback?code=cg_ac_Q8fK2mN4pR7tY1wZ3aB5cD6eF9gH0jK&state=xyz&iss=https%3A%2F%2Fapi.cellgate.example' }],
-});
+const ConsentResult = Type.Object(
+  {
+    redirect_url: Type.String({
+      description: "The client's redirect URI with code, state and iss (or error=access_denied): send the user there.",
+    }),
+  },
+  {
+    $id: 'OAuthConsentResult',
+    description: 'Where to send the user after the decision.',
+    examples: [
+      {
+        redirect_url:
+          'https://assistant.example.com/oauth/callback?code=cg_ac_Q8fK2mN4pR7tY1wZ3aB5cD6eF9gH0jK&state=xyz&iss=https%3A%2F%2Fapi.cellgate.example',
+      },
+    ],
+  },
+);
 
 const GRANT_EXAMPLE = {
   id: 'grt_01jdx5b2c3d4e5f6g7h8j9k0m1',
@@ -54,72 +71,103 @@ const GRANT_EXAMPLE = {
   resource: 'https://api.cellgate.example/v1',
   created_at: '2026-11-21T12:00:05.000Z',
 };
-const Grant = Type.Object({
-  id: Type.String({ description: 'grt_... id' }),
-  client_id: Type.String(),
-  client_name: Nullable(Type.String()),
-  scopes: Type.Array(Type.String()),
-  resource: Type.String(),
-  created_at: Timestamp,
-}, { $id: 'OAuthGrant', description: 'Access the organization granted to an OAuth client.', examples: [GRANT_EXAMPLE] });
+const Grant = Type.Object(
+  {
+    id: Type.String({ description: 'grt_... id' }),
+    client_id: Type.String(),
+    client_name: Nullable(Type.String()),
+    scopes: Type.Array(Type.String()),
+    resource: Type.String(),
+    created_at: Timestamp,
+  },
+  { $id: 'OAuthGrant', description: 'Access the organization granted to an OAuth client.', examples: [GRANT_EXAMPLE] },
+);
 
 const GrantList = Type.Object(
   { grants: Type.Array(Grant), next_cursor: NextCursor },
-  { $id: 'OAuthGrantList', description: 'A page of active grants.', examples: [{ grants: [GRANT_EXAMPLE], next_cursor: null }] },
+  {
+    $id: 'OAuthGrantList',
+    description: 'A page of active grants.',
+    examples: [{ grants: [GRANT_EXAMPLE], next_cursor: null }],
+  },
 );
 
 export function registerConsentRoutes(app: App, oauth: OAuthService): void {
-  app.get('/v1/oauth/requests/:request_id', {
-    config: { auth: 'agent', apiKeyOnly: true },
-    schema: {
-      operationId: 'getAuthorizationRequest',
-      tags: TAGS,
-      summary: 'Read an authorization request before consenting',
-      description: 'The client, its redirect host, the scopes and the resource the request asks for. The first organization to read or decide a request holds it; for any other it is 404.',
-      params: IdParam('request_id', 'oar'),
-      response: { 200: Described(AuthorizationRequest, 'The authorization request.') },
+  app.get(
+    '/v1/oauth/requests/:request_id',
+    {
+      config: { auth: 'agent', apiKeyOnly: true },
+      schema: {
+        operationId: 'getAuthorizationRequest',
+        tags: TAGS,
+        summary: 'Read an authorization request before consenting',
+        description:
+          'The client, its redirect host, the scopes and the resource the request asks for. The first organization to read or decide a request holds it; for any other it is 404.',
+        params: IdParam('request_id', 'oar'),
+        response: { 200: Described(AuthorizationRequest, 'The authorization request.') },
+      },
     },
-  }, async (request) => oauth.describeRequest(agentOf(request).organizationId, request.params.request_id));
+    async (request) => oauth.describeRequest(agentOf(request).organizationId, request.params.request_id),
+  );
 
-  app.post('/v1/oauth/consent', {
-    config: { auth: 'agent', apiKeyOnly: true, errors: ['not_found', 'conflict'] },
-    schema: {
-      operationId: 'decideAuthorizationRequest',
-      tags: TAGS,
-      summary: 'Approve or deny an authorization request',
-      description:
-        'Decides once (409 conflict when already decided or expired); another organization\'s request is 404. Approving answers the redirect URL with a single-use code (valid 60 s), state and iss; denying answers it with error=access_denied.',
-      body: Body({
-        request_id: Type.String({ minLength: 1, maxLength: 64, description: 'The request parameter of the consent URL.' }),
-        approve: Type.Boolean(),
-      }, { examples: [{ request_id: REQUEST_ID, approve: true }] }),
-      response: { 200: Described(ConsentResult, 'The decision is recorded; send the user to redirect_url.') },
+  app.post(
+    '/v1/oauth/consent',
+    {
+      config: { auth: 'agent', apiKeyOnly: true, errors: ['not_found', 'conflict'] },
+      schema: {
+        operationId: 'decideAuthorizationRequest',
+        tags: TAGS,
+        summary: 'Approve or deny an authorization request',
+        description:
+          "Decides once (409 conflict when already decided or expired); another organization's request is 404. Approving answers the redirect URL with a single-use code (valid 60 s), state and iss; denying answers it with error=access_denied.",
+        body: Body(
+          {
+            request_id: Type.String({
+              minLength: 1,
+              maxLength: 64,
+              description: 'The request parameter of the consent URL.',
+            }),
+            approve: Type.Boolean(),
+          },
+          { examples: [{ request_id: REQUEST_ID, approve: true }] },
+        ),
+        response: { 200: Described(ConsentResult, 'The decision is recorded; send the user to redirect_url.') },
+      },
     },
-  }, async (request) => oauth.decide(agentOf(request).organizationId, request.body.request_id, request.body.approve));
+    async (request) => oauth.decide(agentOf(request).organizationId, request.body.request_id, request.body.approve),
+  );
 
-  app.get('/v1/oauth/grants', {
-    config: { auth: 'agent', apiKeyOnly: true },
-    schema: {
-      operationId: 'listOAuthGrants',
-      tags: TAGS,
-      summary: 'List the OAuth grants of the organization',
-      querystring: Type.Object(PaginationQuery),
-      response: { 200: Described(GrantList, 'A page of active grants, newest first.') },
+  app.get(
+    '/v1/oauth/grants',
+    {
+      config: { auth: 'agent', apiKeyOnly: true },
+      schema: {
+        operationId: 'listOAuthGrants',
+        tags: TAGS,
+        summary: 'List the OAuth grants of the organization',
+        querystring: Type.Object(PaginationQuery),
+        response: { 200: Described(GrantList, 'A page of active grants, newest first.') },
+      },
     },
-  }, async (request) => oauth.listGrants(agentOf(request).organizationId, request.query));
+    async (request) => oauth.listGrants(agentOf(request).organizationId, request.query),
+  );
 
-  app.delete('/v1/oauth/grants/:grant_id', {
-    config: { auth: 'agent', apiKeyOnly: true },
-    schema: {
-      operationId: 'revokeOAuthGrant',
-      tags: TAGS,
-      summary: 'Revoke an OAuth grant',
-      description: 'Its access and refresh tokens stop working at once, in every process.',
-      params: IdParam('grant_id', 'grt'),
-      response: { 204: NoContent('Revoked.') },
+  app.delete(
+    '/v1/oauth/grants/:grant_id',
+    {
+      config: { auth: 'agent', apiKeyOnly: true },
+      schema: {
+        operationId: 'revokeOAuthGrant',
+        tags: TAGS,
+        summary: 'Revoke an OAuth grant',
+        description: 'Its access and refresh tokens stop working at once, in every process.',
+        params: IdParam('grant_id', 'grt'),
+        response: { 204: NoContent('Revoked.') },
+      },
     },
-  }, async (request, reply) => {
-    await oauth.revokeGrant(agentOf(request).organizationId, request.params.grant_id);
-    return reply.code(204).send(null);
-  });
+    async (request, reply) => {
+      await oauth.revokeGrant(agentOf(request).organizationId, request.params.grant_id);
+      return reply.code(204).send(null);
+    },
+  );
 }

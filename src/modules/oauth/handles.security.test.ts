@@ -6,7 +6,16 @@ import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { bearer, expectProblem, startApp, verifiedOrganization, type TestApp } from '../../../test/harness.ts';
 import { signInConsole } from '../console/test-support.ts';
-import { REDIRECT, authorize, consent, newRequestId, pkce, postForm, registerPublic, requestIdOf } from './test-client.ts';
+import {
+  REDIRECT,
+  authorize,
+  consent,
+  newRequestId,
+  pkce,
+  postForm,
+  registerPublic,
+  requestIdOf,
+} from './test-client.ts';
 
 const HANDLES_AT_ONCE = 6;
 
@@ -51,7 +60,8 @@ function neighbours(id: string): string[] {
       guesses.add(prefix + out);
     }
   }
-  for (const c of '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz') guesses.add(prefix + body.slice(0, -1) + c);
+  for (const c of '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz')
+    guesses.add(prefix + body.slice(0, -1) + c);
   guesses.delete(id);
   return [...guesses];
 }
@@ -85,7 +95,12 @@ describe('capability handles minted in the same millisecond', () => {
   it('gives checkout links random tokens', async () => {
     const tokens: string[] = [];
     for (let i = 0; i < HANDLES_AT_ONCE; i += 1) {
-      const started = await t.app.inject({ method: 'POST', url: '/v1/billing/checkout', headers: org.headers, payload: { intent: 'top_up', amount_usd: '5.00' } });
+      const started = await t.app.inject({
+        method: 'POST',
+        url: '/v1/billing/checkout',
+        headers: org.headers,
+        payload: { intent: 'top_up', amount_usd: '5.00' },
+      });
       assert.equal(started.statusCode, 201, started.body);
       tokens.push(new URL(started.json().checkout_url).searchParams.get('token') ?? '');
     }
@@ -95,8 +110,14 @@ describe('capability handles minted in the same millisecond', () => {
   it('gives console sessions random cookies and CSRF tokens', async () => {
     const sessions = [];
     for (let i = 0; i < HANDLES_AT_ONCE; i += 1) sessions.push(await signInConsole(t, org.email));
-    assertUnguessable(sessions.map((s) => s.cookie.slice('cg_console='.length)), 'cg_cs_');
-    assertUnguessable(sessions.map((s) => s.csrf), '');
+    assertUnguessable(
+      sessions.map((s) => s.cookie.slice('cg_console='.length)),
+      'cg_cs_',
+    );
+    assertUnguessable(
+      sessions.map((s) => s.csrf),
+      '',
+    );
   });
 });
 
@@ -113,22 +134,61 @@ describe('an authorization request and the organization that did not start it', 
     const clientId = (await registerPublic(t)).client_id;
     // Same clock instant: with time-ordered ids the attacker's own request was the victim's plus one.
     const { verifier, challenge } = pkce();
-    const victimRequest = requestIdOf(await authorize(t, { response_type: 'code', client_id: clientId, redirect_uri: REDIRECT, code_challenge: challenge, code_challenge_method: 'S256' }));
+    const victimRequest = requestIdOf(
+      await authorize(t, {
+        response_type: 'code',
+        client_id: clientId,
+        redirect_uri: REDIRECT,
+        code_challenge: challenge,
+        code_challenge_method: 'S256',
+      }),
+    );
     const attackerRequest = await newRequestId(t, clientId);
     for (const guess of neighbours(attackerRequest)) {
       const read = await t.app.inject({ url: `/v1/oauth/requests/${guess}`, headers: attacker.headers });
       expectProblem(read, 404, 'not_found');
-      expectProblem(await t.app.inject({ method: 'POST', url: '/v1/oauth/consent', headers: attacker.headers, payload: { request_id: guess, approve: true } }), 404, 'not_found');
+      expectProblem(
+        await t.app.inject({
+          method: 'POST',
+          url: '/v1/oauth/consent',
+          headers: attacker.headers,
+          payload: { request_id: guess, approve: true },
+        }),
+        404,
+        'not_found',
+      );
     }
 
     // The victim reads (holds) and approves its request; the code makes a token of its organization.
-    assert.equal((await t.app.inject({ url: `/v1/oauth/requests/${victimRequest}`, headers: victim.headers })).statusCode, 200);
+    assert.equal(
+      (await t.app.inject({ url: `/v1/oauth/requests/${victimRequest}`, headers: victim.headers })).statusCode,
+      200,
+    );
     // Even with the handle in hand, another organization cannot take over a request already held.
-    expectProblem(await t.app.inject({ url: `/v1/oauth/requests/${victimRequest}`, headers: attacker.headers }), 404, 'not_found');
-    expectProblem(await t.app.inject({ method: 'POST', url: '/v1/oauth/consent', headers: attacker.headers, payload: { request_id: victimRequest, approve: true } }), 404, 'not_found');
+    expectProblem(
+      await t.app.inject({ url: `/v1/oauth/requests/${victimRequest}`, headers: attacker.headers }),
+      404,
+      'not_found',
+    );
+    expectProblem(
+      await t.app.inject({
+        method: 'POST',
+        url: '/v1/oauth/consent',
+        headers: attacker.headers,
+        payload: { request_id: victimRequest, approve: true },
+      }),
+      404,
+      'not_found',
+    );
     const redirect = await consent(t, victim.headers, victimRequest);
     const code = redirect.searchParams.get('code') ?? '';
-    const issued = await postForm(t, '/oauth/token', { grant_type: 'authorization_code', code, code_verifier: verifier, redirect_uri: REDIRECT, client_id: clientId });
+    const issued = await postForm(t, '/oauth/token', {
+      grant_type: 'authorization_code',
+      code,
+      code_verifier: verifier,
+      redirect_uri: REDIRECT,
+      client_id: clientId,
+    });
     assert.equal(issued.statusCode, 200, issued.body);
     const whoami = await t.app.inject({ url: '/v1/auth/whoami', headers: bearer(issued.json().access_token) });
     assert.equal(whoami.json().organization_id, victim.organizationId);
@@ -136,12 +196,15 @@ describe('an authorization request and the organization that did not start it', 
     assert.deepEqual(grants.json().grants, [], 'the attacker holds no grant');
   });
 
-  it('refuses a console consent post for another organization\'s request (404) and leaves it pending for its owner', async () => {
+  it("refuses a console consent post for another organization's request (404) and leaves it pending for its owner", async () => {
     const owner = await verifiedOrganization(t);
     const other = await verifiedOrganization(t);
     const clientId = (await registerPublic(t)).client_id;
     const requestId = await newRequestId(t, clientId);
-    assert.equal((await t.app.inject({ url: `/v1/oauth/requests/${requestId}`, headers: owner.headers })).statusCode, 200);
+    assert.equal(
+      (await t.app.inject({ url: `/v1/oauth/requests/${requestId}`, headers: owner.headers })).statusCode,
+      200,
+    );
     const session = await signInConsole(t, other.email);
     const posted = await t.app.inject({
       method: 'POST',

@@ -8,7 +8,12 @@ import { REDIRECT, authorizeUrl, expectOAuthError, pkce, registerPublic } from '
 const HOUR = 60 * 60 * 1000;
 const PUBLIC_CLIENT = { redirect_uris: [REDIRECT], token_endpoint_auth_method: 'none' };
 const registerFrom = (t: TestApp, address: string, payload: unknown = PUBLIC_CLIENT) =>
-  t.app.inject({ method: 'POST', url: '/oauth/register', remoteAddress: address, payload: payload as Record<string, unknown> });
+  t.app.inject({
+    method: 'POST',
+    url: '/oauth/register',
+    remoteAddress: address,
+    payload: payload as Record<string, unknown>,
+  });
 
 describe('OAuth registration limit per client address', () => {
   let t: TestApp;
@@ -33,7 +38,8 @@ describe('OAuth registration limit per client address', () => {
   });
 
   it('counts refused registrations too (a flood of bad metadata is limited as well)', async () => {
-    for (let i = 0; i < 20; i += 1) expectOAuthError(await registerFrom(t, '198.51.100.3', { redirect_uris: [] }), 400, 'invalid_redirect_uri');
+    for (let i = 0; i < 20; i += 1)
+      expectOAuthError(await registerFrom(t, '198.51.100.3', { redirect_uris: [] }), 400, 'invalid_redirect_uri');
     expectOAuthError(await registerFrom(t, '198.51.100.3'), 429, 'rate_limited');
   });
 });
@@ -53,16 +59,32 @@ describe('OAuth client metadata size', () => {
   it('registers a client whose metadata is exactly 16 KB', async () => {
     const body = padded(16 * 1024);
     assert.equal(Buffer.byteLength(body), 16 * 1024);
-    const response = await t.app.inject({ method: 'POST', url: '/oauth/register', headers: { 'content-type': 'application/json' }, payload: body });
+    const response = await t.app.inject({
+      method: 'POST',
+      url: '/oauth/register',
+      headers: { 'content-type': 'application/json' },
+      payload: body,
+    });
     assert.equal(response.statusCode, 201, response.body);
   });
 
   it('refuses metadata one byte over 16 KB: 400 invalid_client_metadata, nothing stored', async () => {
-    const before = await t.database.db.selectFrom('oauth_clients').select(({ fn }) => fn.countAll<number>().as('n')).executeTakeFirstOrThrow();
-    const response = await t.app.inject({ method: 'POST', url: '/oauth/register', headers: { 'content-type': 'application/json' }, payload: padded(16 * 1024 + 1) });
+    const before = await t.database.db
+      .selectFrom('oauth_clients')
+      .select(({ fn }) => fn.countAll<number>().as('n'))
+      .executeTakeFirstOrThrow();
+    const response = await t.app.inject({
+      method: 'POST',
+      url: '/oauth/register',
+      headers: { 'content-type': 'application/json' },
+      payload: padded(16 * 1024 + 1),
+    });
     const body = expectOAuthError(response, 400, 'invalid_client_metadata');
     assert.match(body.error_description, /16 KB/);
-    const after = await t.database.db.selectFrom('oauth_clients').select(({ fn }) => fn.countAll<number>().as('n')).executeTakeFirstOrThrow();
+    const after = await t.database.db
+      .selectFrom('oauth_clients')
+      .select(({ fn }) => fn.countAll<number>().as('n'))
+      .executeTakeFirstOrThrow();
     assert.equal(Number(after.n), Number(before.n));
   });
 });
@@ -76,10 +98,17 @@ describe('OAuth authorization request limit per client address', () => {
   });
   after(() => t.close());
 
-  const authorizeFrom = (address: string) => t.app.inject({
-    url: authorizeUrl({ response_type: 'code', client_id: clientId, redirect_uri: REDIRECT, code_challenge: pkce().challenge, code_challenge_method: 'S256' }),
-    remoteAddress: address,
-  });
+  const authorizeFrom = (address: string) =>
+    t.app.inject({
+      url: authorizeUrl({
+        response_type: 'code',
+        client_id: clientId,
+        redirect_uri: REDIRECT,
+        code_challenge: pkce().challenge,
+        code_challenge_method: 'S256',
+      }),
+      remoteAddress: address,
+    });
 
   it('takes 30 authorization requests a minute from one address, then shows a 429 page with Retry-After, never a redirect', async () => {
     for (let i = 0; i < 30; i += 1) assert.equal((await authorizeFrom('198.51.100.7')).statusCode, 303);
@@ -96,7 +125,15 @@ describe('OAuth authorization request limit per client address', () => {
 
   it('stores nothing for a limited request', async () => {
     for (let i = 0; i < 30; i += 1) await authorizeFrom('198.51.100.9');
-    const count = async () => Number((await t.database.db.selectFrom('oauth_requests').select(({ fn }) => fn.countAll<number>().as('n')).executeTakeFirstOrThrow()).n);
+    const count = async () =>
+      Number(
+        (
+          await t.database.db
+            .selectFrom('oauth_requests')
+            .select(({ fn }) => fn.countAll<number>().as('n'))
+            .executeTakeFirstOrThrow()
+        ).n,
+      );
     const before = await count();
     for (let i = 0; i < 10; i += 1) assert.equal((await authorizeFrom('198.51.100.9')).statusCode, 429);
     assert.equal(await count(), before);

@@ -40,8 +40,14 @@ export function documentFetcher(options: { deadlineMs?: number; maxBytes?: numbe
   return (url, target) =>
     new Promise((resolve, reject) => {
       const get = url.protocol === 'http:' ? http.get : https.get;
-      const request = get(url, { headers: { accept: 'application/json' }, ...(target ? { lookup: pinnedLookup(target) } : {}) });
-      const deadline = setTimeout(() => request.destroy(new Error(`no complete answer within ${deadlineMs} ms`)), deadlineMs);
+      const request = get(url, {
+        headers: { accept: 'application/json' },
+        ...(target ? { lookup: pinnedLookup(target) } : {}),
+      });
+      const deadline = setTimeout(
+        () => request.destroy(new Error(`no complete answer within ${deadlineMs} ms`)),
+        deadlineMs,
+      );
       const fail = (error: Error) => {
         clearTimeout(deadline);
         reject(error);
@@ -58,7 +64,11 @@ export function documentFetcher(options: { deadlineMs?: number; maxBytes?: numbe
         response.on('error', fail);
         response.on('end', () => {
           clearTimeout(deadline);
-          resolve({ status: response.statusCode ?? 0, contentType: String(response.headers['content-type'] ?? ''), body: Buffer.concat(chunks).toString('utf8') });
+          resolve({
+            status: response.statusCode ?? 0,
+            contentType: String(response.headers['content-type'] ?? ''),
+            body: Buffer.concat(chunks).toString('utf8'),
+          });
         });
       });
     });
@@ -93,7 +103,10 @@ export const MAX_DOCUMENT_BYTES = 16 * 1024;
 export type DocumentResult = { ok: true; document: Record<string, unknown> } | { ok: false; reason: string };
 
 /** Fetches and parses the document at `raw` through the SSRF guard. */
-export async function fetchMetadataDocument(raw: string, deps: { lookup: Lookup; fetch: DocumentFetcher }): Promise<DocumentResult> {
+export async function fetchMetadataDocument(
+  raw: string,
+  deps: { lookup: Lookup; fetch: DocumentFetcher },
+): Promise<DocumentResult> {
   const shape = documentUrlProblem(raw);
   if (shape) return { ok: false, reason: `The client_id URL is not acceptable: ${shape}.` };
   const check = await checkUrl(raw, { allowPrivate: false, lookup: deps.lookup });
@@ -104,14 +117,17 @@ export async function fetchMetadataDocument(raw: string, deps: { lookup: Lookup;
   } catch (error) {
     return { ok: false, reason: `The client metadata document could not be fetched (${(error as Error).message}).` };
   }
-  if (fetched.status !== 200) return { ok: false, reason: `The client metadata document answered HTTP ${fetched.status}.` };
-  if (Buffer.byteLength(fetched.body) > MAX_DOCUMENT_BYTES) return { ok: false, reason: `The client metadata document exceeds ${MAX_DOCUMENT_BYTES / 1024} KB.` };
+  if (fetched.status !== 200)
+    return { ok: false, reason: `The client metadata document answered HTTP ${fetched.status}.` };
+  if (Buffer.byteLength(fetched.body) > MAX_DOCUMENT_BYTES)
+    return { ok: false, reason: `The client metadata document exceeds ${MAX_DOCUMENT_BYTES / 1024} KB.` };
   let document: unknown;
   try {
     document = JSON.parse(fetched.body);
   } catch {
     return { ok: false, reason: 'The client metadata document is not JSON.' };
   }
-  if (typeof document !== 'object' || document === null || Array.isArray(document)) return { ok: false, reason: 'The client metadata document is not a JSON object.' };
+  if (typeof document !== 'object' || document === null || Array.isArray(document))
+    return { ok: false, reason: 'The client metadata document is not a JSON object.' };
   return { ok: true, document: document as Record<string, unknown> };
 }

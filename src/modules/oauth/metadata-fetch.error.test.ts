@@ -15,7 +15,13 @@ const DEADLINE_MS = 300;
 const ORIGIN = 'https://client.example';
 
 const documentOf = (path: string, extra: Record<string, unknown> = {}) =>
-  JSON.stringify({ client_id: `${ORIGIN}${path}`, client_name: 'Slow client', redirect_uris: [REDIRECT], token_endpoint_auth_method: 'none', ...extra });
+  JSON.stringify({
+    client_id: `${ORIGIN}${path}`,
+    client_name: 'Slow client',
+    redirect_uris: [REDIRECT],
+    token_endpoint_auth_method: 'none',
+    ...extra,
+  });
 
 /** The document server: what each path does, how often it was asked, and the held answers. */
 class DocumentServer {
@@ -91,7 +97,13 @@ describe('fetching Client ID Metadata Documents', () => {
   });
 
   const authorizeWith = (path: string) =>
-    authorize(t, { response_type: 'code', client_id: `${ORIGIN}${path}`, redirect_uri: REDIRECT, code_challenge: pkce().challenge, code_challenge_method: 'S256' });
+    authorize(t, {
+      response_type: 'code',
+      client_id: `${ORIGIN}${path}`,
+      redirect_uri: REDIRECT,
+      code_challenge: pkce().challenge,
+      code_challenge_method: 'S256',
+    });
 
   it('gives up on a server dripping bytes at the total deadline, though it is never idle', async () => {
     const started = performance.now();
@@ -100,7 +112,8 @@ describe('fetching Client ID Metadata Documents', () => {
     assert.equal(page.statusCode, 400, page.body);
     assert.match(page.body, new RegExp(`no complete answer within ${DEADLINE_MS} ms`));
     assert.ok(elapsed < DEADLINE_MS + 1500, `answered after ${Math.round(elapsed)} ms`);
-    for (let waited = 0; !server.closedEarly.includes('/drip') && waited < 100; waited += 1) await new Promise((done) => setTimeout(done, 10));
+    for (let waited = 0; !server.closedEarly.includes('/drip') && waited < 100; waited += 1)
+      await new Promise((done) => setTimeout(done, 10));
     assert.ok(server.closedEarly.includes('/drip'), 'the connection was closed');
   });
 
@@ -143,7 +156,8 @@ describe('fetching Client ID Metadata Documents', () => {
     assert.equal(server.hits.get('/hold-3'), undefined);
 
     server.releaseAll();
-    for (const response of await Promise.all([first, second, again])) assert.equal(response.statusCode, 303, response.body);
+    for (const response of await Promise.all([first, second, again]))
+      assert.equal(response.statusCode, 303, response.body);
     assert.equal(server.hits.get('/hold-1'), 1, 'the second authorization waited for the first fetch');
     // The refusal was not remembered as a failure: the same client is fetched now that a slot is free.
     const later = authorizeWith('/hold-3');
@@ -160,7 +174,11 @@ describe('fetching Client ID Metadata Documents', () => {
       method: 'POST',
       url: '/oauth/token',
       headers: { 'content-type': 'application/x-www-form-urlencoded' },
-      payload: new URLSearchParams({ grant_type: 'refresh_token', refresh_token: 'cg_rt_x', client_id: `${ORIGIN}/hold-6` }).toString(),
+      payload: new URLSearchParams({
+        grant_type: 'refresh_token',
+        refresh_token: 'cg_rt_x',
+        client_id: `${ORIGIN}/hold-6`,
+      }).toString(),
     });
     assert.equal(response.statusCode, 503, response.body);
     assert.equal(response.json().error, 'temporarily_unavailable');

@@ -39,7 +39,16 @@ export interface OAuthModule {
   addressLimits: AddressLimits;
 }
 
-export function build(deps: { db: Kysely<DB>; clock: Clock; baseUrl: string; consoleUrl: string; allScopes: string[]; options?: OAuthOptions; pgClient: pg.ClientConfig | null; log: ListenerLog }): OAuthModule {
+export function build(deps: {
+  db: Kysely<DB>;
+  clock: Clock;
+  baseUrl: string;
+  consoleUrl: string;
+  allScopes: string[];
+  options?: OAuthOptions;
+  pgClient: pg.ClientConfig | null;
+  log: ListenerLog;
+}): OAuthModule {
   const repo = new OAuthRepository(deps.db);
   const clients = new OAuthClients({
     repo,
@@ -50,22 +59,54 @@ export function build(deps: { db: Kysely<DB>; clock: Clock; baseUrl: string; con
     maxConcurrentFetches: deps.options?.maxConcurrentFetches,
   });
   // The MCP endpoint's metadata lists the scopes its tools use (a constant table, no service).
-  const oauth = new OAuthService({ repo, clock: deps.clock, clients, baseUrl: deps.baseUrl, consoleUrl: deps.consoleUrl, allScopes: deps.allScopes, resourceScopes: { mcp: MCP_SCOPES } });
-  const revocations = deps.pgClient ? new PgListener({ config: deps.pgClient, channel: REVOCATIONS_CHANNEL, onNotify: () => oauth.forgetTokens(), log: deps.log }) : null;
+  const oauth = new OAuthService({
+    repo,
+    clock: deps.clock,
+    clients,
+    baseUrl: deps.baseUrl,
+    consoleUrl: deps.consoleUrl,
+    allScopes: deps.allScopes,
+    resourceScopes: { mcp: MCP_SCOPES },
+  });
+  const revocations = deps.pgClient
+    ? new PgListener({
+        config: deps.pgClient,
+        channel: REVOCATIONS_CHANNEL,
+        onNotify: () => oauth.forgetTokens(),
+        log: deps.log,
+      })
+    : null;
   const resourceMetadata = {
     v1: `${deps.baseUrl}/.well-known/oauth-protected-resource`,
     mcp: `${deps.baseUrl}/.well-known/oauth-protected-resource/mcp`,
   };
-  return { oauth, clients, resourceMetadata, revocations, addressLimits: deps.options?.addressLimits ?? DEFAULT_ADDRESS_LIMITS };
+  return {
+    oauth,
+    clients,
+    resourceMetadata,
+    revocations,
+    addressLimits: deps.options?.addressLimits ?? DEFAULT_ADDRESS_LIMITS,
+  };
 }
 
 /** `limiter` and `now`: the app's rate limiter and clock, for the per-address limits. */
-export function register(app: App, module: OAuthModule, deps: { docsUrl: string; limiter?: RateLimiter; now?: () => number }): void {
+export function register(
+  app: App,
+  module: OAuthModule,
+  deps: { docsUrl: string; limiter?: RateLimiter; now?: () => number },
+): void {
   const { revocations } = module;
   if (revocations) {
     app.addHook('onReady', () => revocations.start());
     app.addHook('onClose', () => revocations.stop());
   }
-  registerProtocolRoutes(app, { oauth: module.oauth, clients: module.clients, docsUrl: deps.docsUrl, limiter: deps.limiter, now: deps.now, limits: module.addressLimits });
+  registerProtocolRoutes(app, {
+    oauth: module.oauth,
+    clients: module.clients,
+    docsUrl: deps.docsUrl,
+    limiter: deps.limiter,
+    now: deps.now,
+    limits: module.addressLimits,
+  });
   registerConsentRoutes(app, module.oauth);
 }

@@ -2,7 +2,13 @@
 // (and cached) is refused by B as soon as process A revokes it, long before the cache would lapse.
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { activeOrganizationOn, createDatabase, skipUnlessPostgres, startServerProcess, type ChildServer } from '../../../test/processes.ts';
+import {
+  activeOrganizationOn,
+  createDatabase,
+  skipUnlessPostgres,
+  startServerProcess,
+  type ChildServer,
+} from '../../../test/processes.ts';
 import { oauthTokens } from '../../../test/support/oauth-flow.ts';
 import { TOKEN_CACHE_MS } from './service.ts';
 
@@ -41,6 +47,9 @@ describe('OAuth revocation across two processes on one PostgreSQL database', { s
       if (status === 200) await new Promise((resolve) => setTimeout(resolve, 20));
     }
     assert.equal(status, 401);
-    assert.ok(performance.now() - started < 1000, `B refused it after ${Math.round(performance.now() - started)} ms, not at the cache's end`);
+    assert.ok(
+      performance.now() - started < 1000,
+      `B refused it after ${Math.round(performance.now() - started)} ms, not at the cache's end`,
+    );
   });
 });

@@ -1,7 +1,19 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { expectProblem, startApp, verifiedOrganization, type TestApp } from '../../../test/harness.ts';
-import { BASE, REDIRECT, authorize, codeFor, consent, expectOAuthError, pkce, postForm, newRequestId, registerPublic, tokensFor } from './test-client.ts';
+import {
+  BASE,
+  REDIRECT,
+  authorize,
+  codeFor,
+  consent,
+  expectOAuthError,
+  pkce,
+  postForm,
+  newRequestId,
+  registerPublic,
+  tokensFor,
+} from './test-client.ts';
 
 type Org = Awaited<ReturnType<typeof verifiedOrganization>>;
 
@@ -19,24 +31,53 @@ describe('OAuth client registration with bad metadata', () => {
     ['a redirect URI with a fragment', { redirect_uris: ['https://app.example.com/cb#x'] }, 'invalid_redirect_uri'],
     ['a relative redirect URI', { redirect_uris: ['/cb'] }, 'invalid_redirect_uri'],
     ['a javascript: redirect URI', { redirect_uris: ['javascript:alert(1)'] }, 'invalid_redirect_uri'],
-    ['a redirect URI carrying a code parameter', { redirect_uris: ['https://app.example.com/cb?code=1'] }, 'invalid_redirect_uri'],
-    ['a redirect URI with credentials', { redirect_uris: ['https://user:pw@app.example.com/cb'] }, 'invalid_redirect_uri'],
-    ['an unknown auth method', { redirect_uris: [REDIRECT], token_endpoint_auth_method: 'private_key_jwt' }, 'invalid_client_metadata'],
+    [
+      'a redirect URI carrying a code parameter',
+      { redirect_uris: ['https://app.example.com/cb?code=1'] },
+      'invalid_redirect_uri',
+    ],
+    [
+      'a redirect URI with credentials',
+      { redirect_uris: ['https://user:pw@app.example.com/cb'] },
+      'invalid_redirect_uri',
+    ],
+    [
+      'an unknown auth method',
+      { redirect_uris: [REDIRECT], token_endpoint_auth_method: 'private_key_jwt' },
+      'invalid_client_metadata',
+    ],
     ['the implicit grant', { redirect_uris: [REDIRECT], grant_types: ['implicit'] }, 'invalid_client_metadata'],
-    ['the password grant', { redirect_uris: [REDIRECT], grant_types: ['authorization_code', 'password'] }, 'invalid_client_metadata'],
+    [
+      'the password grant',
+      { redirect_uris: [REDIRECT], grant_types: ['authorization_code', 'password'] },
+      'invalid_client_metadata',
+    ],
     ['response type token', { redirect_uris: [REDIRECT], response_types: ['token'] }, 'invalid_client_metadata'],
     ['an unknown scope', { redirect_uris: [REDIRECT], scope: 'cells:read admin' }, 'invalid_client_metadata'],
-    ['a client_name over 100 characters', { redirect_uris: [REDIRECT], client_name: 'n'.repeat(101) }, 'invalid_client_metadata'],
+    [
+      'a client_name over 100 characters',
+      { redirect_uris: [REDIRECT], client_name: 'n'.repeat(101) },
+      'invalid_client_metadata',
+    ],
     ['a body that is not an object', ['x'], 'invalid_client_metadata'],
   ];
   for (const [name, payload, error] of cases) {
     it(`refuses ${name} (${error})`, async () => {
-      expectOAuthError(await t.app.inject({ method: 'POST', url: '/oauth/register', payload: payload as Record<string, unknown> }), 400, error);
+      expectOAuthError(
+        await t.app.inject({ method: 'POST', url: '/oauth/register', payload: payload as Record<string, unknown> }),
+        400,
+        error,
+      );
     });
   }
 
   it('answers malformed JSON with invalid_client_metadata, not problem+json', async () => {
-    const response = await t.app.inject({ method: 'POST', url: '/oauth/register', headers: { 'content-type': 'application/json' }, payload: '{"redirect_uris": [' });
+    const response = await t.app.inject({
+      method: 'POST',
+      url: '/oauth/register',
+      headers: { 'content-type': 'application/json' },
+      payload: '{"redirect_uris": [',
+    });
     expectOAuthError(response, 400, 'invalid_client_metadata');
   });
 });
@@ -45,7 +86,14 @@ describe('OAuth authorization requests with bad input', () => {
   let t: TestApp;
   let clientId: string;
   const { challenge } = pkce();
-  const good = () => ({ response_type: 'code', client_id: clientId, redirect_uri: REDIRECT, code_challenge: challenge, code_challenge_method: 'S256', state: 'st' });
+  const good = () => ({
+    response_type: 'code',
+    client_id: clientId,
+    redirect_uri: REDIRECT,
+    code_challenge: challenge,
+    code_challenge_method: 'S256',
+    state: 'st',
+  });
   before(async () => {
     t = await startApp();
     clientId = (await registerPublic(t)).client_id;
@@ -59,7 +107,8 @@ describe('OAuth authorization requests with bad input', () => {
     assert.match(response.body, /cannot be completed/);
   };
 
-  it('shows an error page for an unknown client', async () => expectPage(await authorize(t, { ...good(), client_id: 'ocl_unknown' })));
+  it('shows an error page for an unknown client', async () =>
+    expectPage(await authorize(t, { ...good(), client_id: 'ocl_unknown' })));
   it('shows an error page without a client_id', async () => {
     const { client_id: _omitted, ...rest } = good();
     expectPage(await authorize(t, rest));
@@ -68,16 +117,29 @@ describe('OAuth authorization requests with bad input', () => {
     const { redirect_uri: _omitted, ...rest } = good();
     expectPage(await authorize(t, rest));
   });
-  for (const uri of ['https://evil.example.com/callback', 'https://app.example.com/callback/other', 'https://app.example.com/callback?x=1', 'https://app.example.com/Callback', 'http://app.example.com/callback']) {
-    it(`shows an error page for the unregistered redirect URI ${uri}`, async () => expectPage(await authorize(t, { ...good(), redirect_uri: uri })));
+  for (const uri of [
+    'https://evil.example.com/callback',
+    'https://app.example.com/callback/other',
+    'https://app.example.com/callback?x=1',
+    'https://app.example.com/Callback',
+    'http://app.example.com/callback',
+  ]) {
+    it(`shows an error page for the unregistered redirect URI ${uri}`, async () =>
+      expectPage(await authorize(t, { ...good(), redirect_uri: uri })));
   }
   it('shows an error page, not a redirect, even when other parameters are wrong too', async () => {
-    expectPage(await authorize(t, { client_id: clientId, redirect_uri: 'https://evil.example.com/cb', response_type: 'token' }));
+    expectPage(
+      await authorize(t, { client_id: clientId, redirect_uri: 'https://evil.example.com/cb', response_type: 'token' }),
+    );
   });
 
   const redirected: [string, Record<string, string | undefined>, string][] = [
     ['a missing code_challenge', { code_challenge: undefined }, 'invalid_request'],
-    ['code_challenge_method plain', { code_challenge_method: 'plain', code_challenge: 'a'.repeat(43) }, 'invalid_request'],
+    [
+      'code_challenge_method plain',
+      { code_challenge_method: 'plain', code_challenge: 'a'.repeat(43) },
+      'invalid_request',
+    ],
     ['a missing code_challenge_method', { code_challenge_method: undefined }, 'invalid_request'],
     ['a code_challenge of 42 characters', { code_challenge: 'a'.repeat(42) }, 'invalid_request'],
     ['a code_challenge of 129 characters', { code_challenge: 'a'.repeat(129) }, 'invalid_request'],
@@ -90,7 +152,10 @@ describe('OAuth authorization requests with bad input', () => {
   for (const [name, change, error] of redirected) {
     it(`redirects ${name} back as ${error}, with state and iss`, async () => {
       const params = { ...good(), ...change };
-      const response = await authorize(t, Object.fromEntries(Object.entries(params).filter(([, v]) => v !== undefined)) as Record<string, string>);
+      const response = await authorize(
+        t,
+        Object.fromEntries(Object.entries(params).filter(([, v]) => v !== undefined)) as Record<string, string>,
+      );
       assert.equal(response.statusCode, 303, response.body);
       const location = new URL(String(response.headers.location));
       assert.equal(`${location.origin}${location.pathname}`, REDIRECT);
@@ -101,7 +166,9 @@ describe('OAuth authorization requests with bad input', () => {
   }
 
   it('redirects a repeated parameter back as invalid_request', async () => {
-    const response = await t.app.inject({ url: `/oauth/authorize?${new URLSearchParams(good())}&scope=cells:read&scope=cells:write` });
+    const response = await t.app.inject({
+      url: `/oauth/authorize?${new URLSearchParams(good())}&scope=cells:read&scope=cells:write`,
+    });
     assert.equal(new URL(String(response.headers.location)).searchParams.get('error'), 'invalid_request');
   });
 });
@@ -117,7 +184,13 @@ describe('OAuth token requests with bad input', () => {
   });
   after(() => t.close());
 
-  const exchange = (fields: Record<string, string>) => postForm(t, '/oauth/token', { grant_type: 'authorization_code', redirect_uri: REDIRECT, client_id: clientId, ...fields });
+  const exchange = (fields: Record<string, string>) =>
+    postForm(t, '/oauth/token', {
+      grant_type: 'authorization_code',
+      redirect_uri: REDIRECT,
+      client_id: clientId,
+      ...fields,
+    });
 
   it('refuses a wrong code_verifier (invalid_grant), and the code is spent', async () => {
     const { code, verifier } = await codeFor(t, org.headers, clientId);
@@ -139,7 +212,11 @@ describe('OAuth token requests with bad input', () => {
 
   it('refuses another redirect_uri than the authorization request had', async () => {
     const { code, verifier } = await codeFor(t, org.headers, clientId);
-    expectOAuthError(await exchange({ code, code_verifier: verifier, redirect_uri: 'https://app.example.com/other' }), 400, 'invalid_grant');
+    expectOAuthError(
+      await exchange({ code, code_verifier: verifier, redirect_uri: 'https://app.example.com/other' }),
+      400,
+      'invalid_grant',
+    );
   });
 
   it('refuses another resource than the authorization request had (invalid_target)', async () => {
@@ -153,19 +230,45 @@ describe('OAuth token requests with bad input', () => {
 
   it('refuses a missing or unsupported grant_type, and the password grant', async () => {
     expectOAuthError(await postForm(t, '/oauth/token', { client_id: clientId }), 400, 'invalid_request');
-    expectOAuthError(await postForm(t, '/oauth/token', { grant_type: 'password', username: 'a', password: 'b', client_id: clientId }), 400, 'unsupported_grant_type');
-    expectOAuthError(await postForm(t, '/oauth/token', { grant_type: 'client_credentials', client_id: clientId }), 400, 'unsupported_grant_type');
+    expectOAuthError(
+      await postForm(t, '/oauth/token', { grant_type: 'password', username: 'a', password: 'b', client_id: clientId }),
+      400,
+      'unsupported_grant_type',
+    );
+    expectOAuthError(
+      await postForm(t, '/oauth/token', { grant_type: 'client_credentials', client_id: clientId }),
+      400,
+      'unsupported_grant_type',
+    );
   });
 
   it('refuses a JSON body and a repeated parameter (invalid_request)', async () => {
-    expectOAuthError(await t.app.inject({ method: 'POST', url: '/oauth/token', payload: { grant_type: 'authorization_code' } }), 400, 'invalid_request');
-    const repeated = await t.app.inject({ method: 'POST', url: '/oauth/token', headers: { 'content-type': 'application/x-www-form-urlencoded' }, payload: `grant_type=refresh_token&client_id=${clientId}&refresh_token=a&refresh_token=b` });
+    expectOAuthError(
+      await t.app.inject({ method: 'POST', url: '/oauth/token', payload: { grant_type: 'authorization_code' } }),
+      400,
+      'invalid_request',
+    );
+    const repeated = await t.app.inject({
+      method: 'POST',
+      url: '/oauth/token',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      payload: `grant_type=refresh_token&client_id=${clientId}&refresh_token=a&refresh_token=b`,
+    });
     expectOAuthError(repeated, 400, 'invalid_request');
   });
 
   it('refuses a refresh with a scope that was not granted (invalid_scope)', async () => {
     const tokens = await tokensFor(t, org.headers, clientId, { scope: 'cells:read' });
-    expectOAuthError(await postForm(t, '/oauth/token', { grant_type: 'refresh_token', refresh_token: tokens.refresh_token as string, client_id: clientId, scope: 'cells:read cells:write' }), 400, 'invalid_scope');
+    expectOAuthError(
+      await postForm(t, '/oauth/token', {
+        grant_type: 'refresh_token',
+        refresh_token: tokens.refresh_token as string,
+        client_id: clientId,
+        scope: 'cells:read cells:write',
+      }),
+      400,
+      'invalid_scope',
+    );
   });
 
   it('requires the token to introspect or revoke', async () => {
@@ -189,21 +292,79 @@ describe('OAuth consent with bad input', () => {
   it('refuses a second decision (409 conflict)', async () => {
     const requestId = await newRequest();
     await consent(t, org.headers, requestId);
-    expectProblem(await t.app.inject({ method: 'POST', url: '/v1/oauth/consent', headers: org.headers, payload: { request_id: requestId, approve: true } }), 409, 'conflict');
-    expectProblem(await t.app.inject({ method: 'POST', url: '/v1/oauth/consent', headers: org.headers, payload: { request_id: requestId, approve: false } }), 409, 'conflict');
+    expectProblem(
+      await t.app.inject({
+        method: 'POST',
+        url: '/v1/oauth/consent',
+        headers: org.headers,
+        payload: { request_id: requestId, approve: true },
+      }),
+      409,
+      'conflict',
+    );
+    expectProblem(
+      await t.app.inject({
+        method: 'POST',
+        url: '/v1/oauth/consent',
+        headers: org.headers,
+        payload: { request_id: requestId, approve: false },
+      }),
+      409,
+      'conflict',
+    );
   });
 
   it('refuses an expired request (409 conflict)', async () => {
     const requestId = await newRequest();
     t.clock.advance(11 * 60 * 1000);
-    expectProblem(await t.app.inject({ method: 'POST', url: '/v1/oauth/consent', headers: org.headers, payload: { request_id: requestId, approve: true } }), 409, 'conflict');
+    expectProblem(
+      await t.app.inject({
+        method: 'POST',
+        url: '/v1/oauth/consent',
+        headers: org.headers,
+        payload: { request_id: requestId, approve: true },
+      }),
+      409,
+      'conflict',
+    );
   });
 
   it('answers 404 for an unknown request and 400 for a bad body', async () => {
-    expectProblem(await t.app.inject({ method: 'POST', url: '/v1/oauth/consent', headers: org.headers, payload: { request_id: 'oar_nope', approve: true } }), 404, 'not_found');
+    expectProblem(
+      await t.app.inject({
+        method: 'POST',
+        url: '/v1/oauth/consent',
+        headers: org.headers,
+        payload: { request_id: 'oar_nope', approve: true },
+      }),
+      404,
+      'not_found',
+    );
     expectProblem(await t.app.inject({ url: '/v1/oauth/requests/oar_nope', headers: org.headers }), 404, 'not_found');
-    expectProblem(await t.app.inject({ method: 'POST', url: '/v1/oauth/consent', headers: org.headers, payload: { request_id: 'oar_x' } }), 400, 'invalid_request');
-    expectProblem(await t.app.inject({ method: 'POST', url: '/v1/oauth/consent', headers: org.headers, payload: { request_id: 'oar_x', approve: 'yes' } }), 400, 'invalid_request');
-    expectProblem(await t.app.inject({ method: 'DELETE', url: '/v1/oauth/grants/grt_nope', headers: org.headers }), 404, 'not_found');
+    expectProblem(
+      await t.app.inject({
+        method: 'POST',
+        url: '/v1/oauth/consent',
+        headers: org.headers,
+        payload: { request_id: 'oar_x' },
+      }),
+      400,
+      'invalid_request',
+    );
+    expectProblem(
+      await t.app.inject({
+        method: 'POST',
+        url: '/v1/oauth/consent',
+        headers: org.headers,
+        payload: { request_id: 'oar_x', approve: 'yes' },
+      }),
+      400,
+      'invalid_request',
+    );
+    expectProblem(
+      await t.app.inject({ method: 'DELETE', url: '/v1/oauth/grants/grt_nope', headers: org.headers }),
+      404,
+      'not_found',
+    );
   });
 });

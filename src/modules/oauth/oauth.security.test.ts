@@ -2,7 +2,22 @@ import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { bearer, expectProblem, startApp, verifiedOrganization, type TestApp } from '../../../test/harness.ts';
 import type { FetchedDocument } from './metadata-document.ts';
-import { BASE, REDIRECT, authorize, basic, codeFor, consent, expectOAuthError, pkce, postForm, register, newRequestId, registerPublic, requestIdOf, tokensFor } from './test-client.ts';
+import {
+  BASE,
+  REDIRECT,
+  authorize,
+  basic,
+  codeFor,
+  consent,
+  expectOAuthError,
+  pkce,
+  postForm,
+  register,
+  newRequestId,
+  registerPublic,
+  requestIdOf,
+  tokensFor,
+} from './test-client.ts';
 
 type Org = Awaited<ReturnType<typeof verifiedOrganization>>;
 
@@ -21,22 +36,56 @@ describe('OAuth replay and reuse', () => {
 
   it('rejects a reused authorization code and revokes the tokens its first use issued', async () => {
     const { code, verifier } = await codeFor(t, org.headers, clientId);
-    const fields = { grant_type: 'authorization_code', code, code_verifier: verifier, redirect_uri: REDIRECT, client_id: clientId };
+    const fields = {
+      grant_type: 'authorization_code',
+      code,
+      code_verifier: verifier,
+      redirect_uri: REDIRECT,
+      client_id: clientId,
+    };
     const first = await postForm(t, '/oauth/token', fields);
     assert.equal(first.statusCode, 200, first.body);
     assert.equal((await whoami(t, first.json().access_token)).statusCode, 200);
     expectOAuthError(await postForm(t, '/oauth/token', fields), 400, 'invalid_grant');
     expectProblem(await whoami(t, first.json().access_token), 401, 'unauthenticated');
-    expectOAuthError(await postForm(t, '/oauth/token', { grant_type: 'refresh_token', refresh_token: first.json().refresh_token, client_id: clientId }), 400, 'invalid_grant');
+    expectOAuthError(
+      await postForm(t, '/oauth/token', {
+        grant_type: 'refresh_token',
+        refresh_token: first.json().refresh_token,
+        client_id: clientId,
+      }),
+      400,
+      'invalid_grant',
+    );
   });
 
   it('rejects a reused refresh token and revokes the whole grant, rotated tokens included', async () => {
     const tokens = await tokensFor(t, org.headers, clientId);
-    const rotated = await postForm(t, '/oauth/token', { grant_type: 'refresh_token', refresh_token: tokens.refresh_token as string, client_id: clientId });
+    const rotated = await postForm(t, '/oauth/token', {
+      grant_type: 'refresh_token',
+      refresh_token: tokens.refresh_token as string,
+      client_id: clientId,
+    });
     assert.equal(rotated.statusCode, 200, rotated.body);
-    expectOAuthError(await postForm(t, '/oauth/token', { grant_type: 'refresh_token', refresh_token: tokens.refresh_token as string, client_id: clientId }), 400, 'invalid_grant');
+    expectOAuthError(
+      await postForm(t, '/oauth/token', {
+        grant_type: 'refresh_token',
+        refresh_token: tokens.refresh_token as string,
+        client_id: clientId,
+      }),
+      400,
+      'invalid_grant',
+    );
     expectProblem(await whoami(t, rotated.json().access_token), 401, 'unauthenticated');
-    expectOAuthError(await postForm(t, '/oauth/token', { grant_type: 'refresh_token', refresh_token: rotated.json().refresh_token, client_id: clientId }), 400, 'invalid_grant');
+    expectOAuthError(
+      await postForm(t, '/oauth/token', {
+        grant_type: 'refresh_token',
+        refresh_token: rotated.json().refresh_token,
+        client_id: clientId,
+      }),
+      400,
+      'invalid_grant',
+    );
     const grants = await t.app.inject({ url: '/v1/oauth/grants', headers: org.headers });
     assert.equal(grants.json().grants.length, 0, grants.body);
   });
@@ -61,7 +110,12 @@ describe('OAuth tokens as credentials', () => {
 
   it('answers 403 insufficient_scope naming the scope a token lacks', async () => {
     const tokens = await tokensFor(t, org.headers, clientId, { scope: 'cells:read' });
-    const response = await t.app.inject({ method: 'POST', url: '/v1/webhooks', headers: bearer(tokens.access_token), payload: { client_id: 'w1', url: 'https://hooks.example.com/' } });
+    const response = await t.app.inject({
+      method: 'POST',
+      url: '/v1/webhooks',
+      headers: bearer(tokens.access_token),
+      payload: { client_id: 'w1', url: 'https://hooks.example.com/' },
+    });
     const body = expectProblem(response, 403, 'insufficient_scope');
     assert.match(body.detail, /webhooks:write/);
     assert.equal(body.scope, 'webhooks:write');
@@ -72,13 +126,24 @@ describe('OAuth tokens as credentials', () => {
     const tokens = await tokensFor(t, org.headers, clientId, { resource: `${BASE}/mcp` });
     const response = await whoami(t, tokens.access_token);
     expectProblem(response, 401, 'unauthenticated');
-    assert.match(String(response.headers['www-authenticate']), /resource_metadata="http:\/\/cellgate\.test\/\.well-known\/oauth-protected-resource"/);
+    assert.match(
+      String(response.headers['www-authenticate']),
+      /resource_metadata="http:\/\/cellgate\.test\/\.well-known\/oauth-protected-resource"/,
+    );
   });
 
   it('never lets an access token manage API keys, consent or grants (403 forbidden)', async () => {
     const tokens = await tokensFor(t, org.headers, clientId);
     const headers = bearer(tokens.access_token);
-    const requestId = requestIdOf(await authorize(t, { response_type: 'code', client_id: clientId, redirect_uri: REDIRECT, code_challenge: pkce().challenge, code_challenge_method: 'S256' }));
+    const requestId = requestIdOf(
+      await authorize(t, {
+        response_type: 'code',
+        client_id: clientId,
+        redirect_uri: REDIRECT,
+        code_challenge: pkce().challenge,
+        code_challenge_method: 'S256',
+      }),
+    );
     for (const [method, url, payload] of [
       ['POST', '/v1/auth/keys', {}],
       ['GET', '/v1/auth/keys', undefined],
@@ -92,7 +157,11 @@ describe('OAuth tokens as credentials', () => {
 
   it('answers 403 when an OAuth token is presented on the admin surface', async () => {
     const tokens = await tokensFor(t, org.headers, clientId);
-    expectProblem(await t.app.inject({ url: '/v1/admin/organizations', headers: bearer(tokens.access_token) }), 403, 'forbidden');
+    expectProblem(
+      await t.app.inject({ url: '/v1/admin/organizations', headers: bearer(tokens.access_token) }),
+      403,
+      'forbidden',
+    );
   });
 });
 
@@ -106,16 +175,32 @@ describe('OAuth client authentication and foreign tokens', () => {
   after(() => t.close());
 
   it('refuses a wrong client secret, a missing one, and a method the client did not register (401 invalid_client)', async () => {
-    const client = await register(t, { redirect_uris: [REDIRECT], token_endpoint_auth_method: 'client_secret_basic', grant_types: ['authorization_code', 'refresh_token'] });
+    const client = await register(t, {
+      redirect_uris: [REDIRECT],
+      token_endpoint_auth_method: 'client_secret_basic',
+      grant_types: ['authorization_code', 'refresh_token'],
+    });
     const secret = client.client_secret as string;
     const { code, verifier } = await codeFor(t, org.headers, client.client_id);
     const fields = { grant_type: 'authorization_code', code, code_verifier: verifier, redirect_uri: REDIRECT };
     const wrong = await postForm(t, '/oauth/token', fields, basic(client.client_id, `${secret}x`));
     expectOAuthError(wrong, 401, 'invalid_client');
     assert.match(String(wrong.headers['www-authenticate']), /^Basic/);
-    expectOAuthError(await postForm(t, '/oauth/token', { ...fields, client_id: client.client_id }), 401, 'invalid_client');
-    expectOAuthError(await postForm(t, '/oauth/token', { ...fields, client_id: client.client_id, client_secret: secret }), 401, 'invalid_client');
-    expectOAuthError(await postForm(t, '/oauth/token', { ...fields, client_secret: secret }, basic(client.client_id, secret)), 400, 'invalid_request');
+    expectOAuthError(
+      await postForm(t, '/oauth/token', { ...fields, client_id: client.client_id }),
+      401,
+      'invalid_client',
+    );
+    expectOAuthError(
+      await postForm(t, '/oauth/token', { ...fields, client_id: client.client_id, client_secret: secret }),
+      401,
+      'invalid_client',
+    );
+    expectOAuthError(
+      await postForm(t, '/oauth/token', { ...fields, client_secret: secret }, basic(client.client_id, secret)),
+      400,
+      'invalid_request',
+    );
     expectOAuthError(await postForm(t, '/oauth/token', fields, { authorization: 'Basic !!!' }), 401, 'invalid_client');
     expectOAuthError(await postForm(t, '/oauth/token', fields), 401, 'invalid_client');
     // None of the failures spent the code.
@@ -125,19 +210,44 @@ describe('OAuth client authentication and foreign tokens', () => {
   it('refuses a secret from a public client', async () => {
     const client = await registerPublic(t);
     const { code, verifier } = await codeFor(t, org.headers, client.client_id);
-    expectOAuthError(await postForm(t, '/oauth/token', { grant_type: 'authorization_code', code, code_verifier: verifier, redirect_uri: REDIRECT, client_id: client.client_id, client_secret: 'cg_cs_guess' }), 401, 'invalid_client');
+    expectOAuthError(
+      await postForm(t, '/oauth/token', {
+        grant_type: 'authorization_code',
+        code,
+        code_verifier: verifier,
+        redirect_uri: REDIRECT,
+        client_id: client.client_id,
+        client_secret: 'cg_cs_guess',
+      }),
+      401,
+      'invalid_client',
+    );
   });
 
   it("refuses another client's code", async () => {
     const owner = await registerPublic(t);
     const thief = await registerPublic(t);
     const { code, verifier } = await codeFor(t, org.headers, owner.client_id);
-    expectOAuthError(await postForm(t, '/oauth/token', { grant_type: 'authorization_code', code, code_verifier: verifier, redirect_uri: REDIRECT, client_id: thief.client_id }), 400, 'invalid_grant');
+    expectOAuthError(
+      await postForm(t, '/oauth/token', {
+        grant_type: 'authorization_code',
+        code,
+        code_verifier: verifier,
+        redirect_uri: REDIRECT,
+        client_id: thief.client_id,
+      }),
+      400,
+      'invalid_grant',
+    );
   });
 
   it("answers inactive for a foreign client's token at introspection, and leaves it alone at revocation", async () => {
     const owner = await registerPublic(t);
-    const other = await register(t, { redirect_uris: [REDIRECT], token_endpoint_auth_method: 'client_secret_post', grant_types: ['authorization_code', 'refresh_token'] });
+    const other = await register(t, {
+      redirect_uris: [REDIRECT],
+      token_endpoint_auth_method: 'client_secret_post',
+      grant_types: ['authorization_code', 'refresh_token'],
+    });
     const tokens = await tokensFor(t, org.headers, owner.client_id);
     const auth = { client_id: other.client_id, client_secret: other.client_secret as string };
     for (const token of [tokens.access_token, tokens.refresh_token as string]) {
@@ -147,8 +257,20 @@ describe('OAuth client authentication and foreign tokens', () => {
       assert.equal(revoked.statusCode, 200);
     }
     assert.equal((await whoami(t, tokens.access_token)).statusCode, 200, 'the foreign revocation had no effect');
-    assert.equal((await postForm(t, '/oauth/introspect', { token: tokens.access_token, client_id: owner.client_id })).json().active, true);
-    expectOAuthError(await postForm(t, '/oauth/introspect', { token: tokens.access_token, client_id: other.client_id, client_secret: 'wrong' }), 401, 'invalid_client');
+    assert.equal(
+      (await postForm(t, '/oauth/introspect', { token: tokens.access_token, client_id: owner.client_id })).json()
+        .active,
+      true,
+    );
+    expectOAuthError(
+      await postForm(t, '/oauth/introspect', {
+        token: tokens.access_token,
+        client_id: other.client_id,
+        client_secret: 'wrong',
+      }),
+      401,
+      'invalid_client',
+    );
   });
 });
 
@@ -169,28 +291,66 @@ describe('OAuth consent by the right organization', () => {
   it('hides a request decided by one organization from another (404)', async () => {
     const requestId = await newRequest();
     await consent(t, orgA.headers, requestId);
-    expectProblem(await t.app.inject({ method: 'POST', url: '/v1/oauth/consent', headers: orgB.headers, payload: { request_id: requestId, approve: true } }), 404, 'not_found');
-    expectProblem(await t.app.inject({ url: `/v1/oauth/requests/${requestId}`, headers: orgB.headers }), 404, 'not_found');
+    expectProblem(
+      await t.app.inject({
+        method: 'POST',
+        url: '/v1/oauth/consent',
+        headers: orgB.headers,
+        payload: { request_id: requestId, approve: true },
+      }),
+      404,
+      'not_found',
+    );
+    expectProblem(
+      await t.app.inject({ url: `/v1/oauth/requests/${requestId}`, headers: orgB.headers }),
+      404,
+      'not_found',
+    );
   });
 
   it('gives a request to the first organization that reads it', async () => {
     const requestId = await newRequest();
-    assert.equal((await t.app.inject({ url: `/v1/oauth/requests/${requestId}`, headers: orgA.headers })).statusCode, 200);
-    expectProblem(await t.app.inject({ method: 'POST', url: '/v1/oauth/consent', headers: orgB.headers, payload: { request_id: requestId, approve: true } }), 404, 'not_found');
+    assert.equal(
+      (await t.app.inject({ url: `/v1/oauth/requests/${requestId}`, headers: orgA.headers })).statusCode,
+      200,
+    );
+    expectProblem(
+      await t.app.inject({
+        method: 'POST',
+        url: '/v1/oauth/consent',
+        headers: orgB.headers,
+        payload: { request_id: requestId, approve: true },
+      }),
+      404,
+      'not_found',
+    );
     await consent(t, orgA.headers, requestId);
   });
 
   it("lets no organization revoke another's grant", async () => {
     await tokensFor(t, orgA.headers, clientId);
     const grant = (await t.app.inject({ url: '/v1/oauth/grants', headers: orgA.headers })).json().grants[0];
-    expectProblem(await t.app.inject({ method: 'DELETE', url: `/v1/oauth/grants/${grant.id}`, headers: orgB.headers }), 404, 'not_found');
+    expectProblem(
+      await t.app.inject({ method: 'DELETE', url: `/v1/oauth/grants/${grant.id}`, headers: orgB.headers }),
+      404,
+      'not_found',
+    );
     assert.equal((await t.app.inject({ url: '/v1/oauth/grants', headers: orgB.headers })).json().grants.length, 0);
   });
 
   it('refuses consent from an unverified organization', async () => {
     const { signUp } = await import('../../../test/harness.ts');
     const unverified = await signUp(t);
-    expectProblem(await t.app.inject({ method: 'POST', url: '/v1/oauth/consent', headers: bearer(unverified.apiKey), payload: { request_id: await newRequest(), approve: true } }), 403, 'organization_unverified');
+    expectProblem(
+      await t.app.inject({
+        method: 'POST',
+        url: '/v1/oauth/consent',
+        headers: bearer(unverified.apiKey),
+        payload: { request_id: await newRequest(), approve: true },
+      }),
+      403,
+      'organization_unverified',
+    );
   });
 });
 
@@ -232,7 +392,13 @@ describe('OAuth open redirect attempts', () => {
     ['loopback userinfo', 'http://127.0.0.1:5000@evil.example/callback'],
   ]) {
     it(`does not stretch the loopback port rule to ${name}`, async () => {
-      const response = await authorize(t, { response_type: 'code', client_id: loopbackId, redirect_uri: uri, code_challenge: pkce().challenge, code_challenge_method: 'S256' });
+      const response = await authorize(t, {
+        response_type: 'code',
+        client_id: loopbackId,
+        redirect_uri: uri,
+        code_challenge: pkce().challenge,
+        code_challenge_method: 'S256',
+      });
       assert.equal(response.statusCode, 400);
       assert.equal(response.headers.location, undefined);
     });
@@ -240,7 +406,14 @@ describe('OAuth open redirect attempts', () => {
 
   it('carries a hostile state back encoded, as one parameter', async () => {
     const state = '&code=forged&redirect_uri=https://evil.example/#x';
-    const response = await authorize(t, { response_type: 'code', client_id: clientId, redirect_uri: REDIRECT, code_challenge: pkce().challenge, code_challenge_method: 'S256', state });
+    const response = await authorize(t, {
+      response_type: 'code',
+      client_id: clientId,
+      redirect_uri: REDIRECT,
+      code_challenge: pkce().challenge,
+      code_challenge_method: 'S256',
+      state,
+    });
     const redirect = await consent(t, org.headers, requestIdOf(response));
     assert.equal(`${redirect.origin}${redirect.pathname}`, REDIRECT);
     assert.equal(redirect.searchParams.get('state'), state);
@@ -263,16 +436,22 @@ describe('OAuth Client ID Metadata Documents that are not acceptable', () => {
           fetchDocument: async (url): Promise<FetchedDocument> => {
             fetches += 1;
             const document = documents.get(url.toString());
-            return document ? { status: 200, contentType: 'application/json', body: JSON.stringify(document) } : { status: 404, contentType: 'text/plain', body: 'not found' };
+            return document
+              ? { status: 200, contentType: 'application/json', body: JSON.stringify(document) }
+              : { status: 404, contentType: 'text/plain', body: 'not found' };
           },
         },
       },
     });
-    const good = (url: string, extra: object = {}) => documents.set(url, { client_id: url, client_name: 'Doc', redirect_uris: [REDIRECT], ...extra });
+    const good = (url: string, extra: object = {}) =>
+      documents.set(url, { client_id: url, client_name: 'Doc', redirect_uris: [REDIRECT], ...extra });
     good('https://private.example.com/client.json');
     good('https://loopback.example.com/client.json');
     good('https://other.example.com/client.json', { redirect_uris: ['https://other.example.com/cb'] });
-    documents.set('https://liar.example.com/client.json', { client_id: 'https://someone-else.example.com/client.json', redirect_uris: [REDIRECT] });
+    documents.set('https://liar.example.com/client.json', {
+      client_id: 'https://someone-else.example.com/client.json',
+      redirect_uris: [REDIRECT],
+    });
     good('https://secretive.example.com/client.json', { token_endpoint_auth_method: 'client_secret_basic' });
   });
   after(() => t.close());
@@ -290,7 +469,13 @@ describe('OAuth Client ID Metadata Documents that are not acceptable', () => {
   ];
   for (const [name, clientId] of cases) {
     it(`shows an error page for ${name}`, async () => {
-      const response = await authorize(t, { response_type: 'code', client_id: clientId, redirect_uri: REDIRECT, code_challenge: pkce().challenge, code_challenge_method: 'S256' });
+      const response = await authorize(t, {
+        response_type: 'code',
+        client_id: clientId,
+        redirect_uri: REDIRECT,
+        code_challenge: pkce().challenge,
+        code_challenge_method: 'S256',
+      });
       assert.equal(response.statusCode, 400, response.body);
       assert.equal(response.headers.location, undefined);
     });

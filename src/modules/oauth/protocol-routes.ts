@@ -23,27 +23,49 @@ const FORM_LIMIT = 16 * 1024;
 /** Whatever went wrong, as an OAuth error (the registration endpoint says invalid_client_metadata). */
 function asOAuthError(error: unknown, registration: boolean): OAuthError {
   if (error instanceof OAuthError) return error;
-  const api = error instanceof ApiError
-    ? error
-    : isDatabaseUnavailable(error)
-      ? new ApiError('unavailable', 'The database is unreachable; retry shortly.', { headers: { 'Retry-After': '2' } })
-      : fromFastifyError(error as FastifyError);
+  const api =
+    error instanceof ApiError
+      ? error
+      : isDatabaseUnavailable(error)
+        ? new ApiError('unavailable', 'The database is unreachable; retry shortly.', {
+            headers: { 'Retry-After': '2' },
+          })
+        : fromFastifyError(error as FastifyError);
   // A client address over its limit must tell "slow down" from "down": rate_limited, not temporarily_unavailable.
   if (api.status === 429) return new OAuthError('rate_limited', api.message, 429, api.headers);
   if (api.status === 503) return new OAuthError('temporarily_unavailable', api.message, api.status, api.headers);
   if (api.status >= 500) return new OAuthError('server_error', api.message, 500);
-  if (api.status === 415) return new OAuthError(registration ? 'invalid_client_metadata' : 'invalid_request', registration ? 'Send the client metadata as application/json.' : 'Send the parameters as application/x-www-form-urlencoded.');
-  if (api.status === 413 && registration) return new OAuthError('invalid_client_metadata', `The client metadata must be at most ${MAX_METADATA_BYTES / 1024} KB.`);
-  return new OAuthError(registration ? 'invalid_client_metadata' : 'invalid_request', api.message, api.status === 401 ? 400 : api.status);
+  if (api.status === 415)
+    return new OAuthError(
+      registration ? 'invalid_client_metadata' : 'invalid_request',
+      registration
+        ? 'Send the client metadata as application/json.'
+        : 'Send the parameters as application/x-www-form-urlencoded.',
+    );
+  if (api.status === 413 && registration)
+    return new OAuthError(
+      'invalid_client_metadata',
+      `The client metadata must be at most ${MAX_METADATA_BYTES / 1024} KB.`,
+    );
+  return new OAuthError(
+    registration ? 'invalid_client_metadata' : 'invalid_request',
+    api.message,
+    api.status === 401 ? 400 : api.status,
+  );
 }
 
 function sendOAuth(reply: FastifyReply, status: number, body: unknown, headers: Record<string, string> = {}) {
-  return reply.code(status).headers({ ...NO_STORE, ...headers }).type('application/json; charset=utf-8').send(JSON.stringify(body));
+  return reply
+    .code(status)
+    .headers({ ...NO_STORE, ...headers })
+    .type('application/json; charset=utf-8')
+    .send(JSON.stringify(body));
 }
 
 /** The form parameters of a request; a repeated name gives several values (refused by the service). */
 function formParams(body: unknown): Params {
-  if (typeof body !== 'string') throw new OAuthError('invalid_request', 'Send the parameters as application/x-www-form-urlencoded.');
+  if (typeof body !== 'string')
+    throw new OAuthError('invalid_request', 'Send the parameters as application/x-www-form-urlencoded.');
   const params: Record<string, string | string[]> = {};
   for (const [name, value] of new URLSearchParams(body)) {
     const seen = params[name];
@@ -58,70 +80,84 @@ function presentedClient(request: FastifyRequest, params: Params): PresentedClie
     if (Array.isArray(value)) throw new OAuthError('invalid_request', `The parameter ${name} is repeated.`);
     return value;
   };
-  return { authorization: request.headers.authorization, clientId: one('client_id'), clientSecret: one('client_secret') };
+  return {
+    authorization: request.headers.authorization,
+    clientId: one('client_id'),
+    clientSecret: one('client_secret'),
+  };
 }
 
-const ServerMetadata = Type.Object({
-  issuer: Type.String(),
-  authorization_endpoint: Type.String(),
-  token_endpoint: Type.String(),
-  registration_endpoint: Type.String(),
-  introspection_endpoint: Type.String(),
-  revocation_endpoint: Type.String(),
-  scopes_supported: Type.Array(Type.String()),
-  response_types_supported: Type.Array(Type.String()),
-  response_modes_supported: Type.Array(Type.String()),
-  grant_types_supported: Type.Array(Type.String()),
-  token_endpoint_auth_methods_supported: Type.Array(Type.String()),
-  introspection_endpoint_auth_methods_supported: Type.Array(Type.String()),
-  revocation_endpoint_auth_methods_supported: Type.Array(Type.String()),
-  code_challenge_methods_supported: Type.Array(Type.String()),
-  service_documentation: Type.String(),
-  authorization_response_iss_parameter_supported: Type.Boolean(),
-  client_id_metadata_document_supported: Type.Boolean(),
-}, {
-  $id: 'OAuthServerMetadata',
-  description: 'RFC 8414 authorization server metadata.',
-  examples: [{
-    issuer: 'https://api.cellgate.example',
-    authorization_endpoint: 'https://api.cellgate.example/oauth/authorize',
-    token_endpoint: 'https://api.cellgate.example/oauth/token',
-    registration_endpoint: 'https://api.cellgate.example/oauth/register',
-    introspection_endpoint: 'https://api.cellgate.example/oauth/introspect',
-    revocation_endpoint: 'https://api.cellgate.example/oauth/revoke',
-    scopes_supported: ['cells:read', 'messages:send'],
-    response_types_supported: ['code'],
-    response_modes_supported: ['query'],
-    grant_types_supported: ['authorization_code', 'refresh_token'],
-    token_endpoint_auth_methods_supported: ['client_secret_basic', 'client_secret_post', 'none'],
-    introspection_endpoint_auth_methods_supported: ['client_secret_basic', 'client_secret_post', 'none'],
-    revocation_endpoint_auth_methods_supported: ['client_secret_basic', 'client_secret_post', 'none'],
-    code_challenge_methods_supported: ['S256'],
-    service_documentation: 'https://api.cellgate.example/docs',
-    authorization_response_iss_parameter_supported: true,
-    client_id_metadata_document_supported: true,
-  }],
-});
+const ServerMetadata = Type.Object(
+  {
+    issuer: Type.String(),
+    authorization_endpoint: Type.String(),
+    token_endpoint: Type.String(),
+    registration_endpoint: Type.String(),
+    introspection_endpoint: Type.String(),
+    revocation_endpoint: Type.String(),
+    scopes_supported: Type.Array(Type.String()),
+    response_types_supported: Type.Array(Type.String()),
+    response_modes_supported: Type.Array(Type.String()),
+    grant_types_supported: Type.Array(Type.String()),
+    token_endpoint_auth_methods_supported: Type.Array(Type.String()),
+    introspection_endpoint_auth_methods_supported: Type.Array(Type.String()),
+    revocation_endpoint_auth_methods_supported: Type.Array(Type.String()),
+    code_challenge_methods_supported: Type.Array(Type.String()),
+    service_documentation: Type.String(),
+    authorization_response_iss_parameter_supported: Type.Boolean(),
+    client_id_metadata_document_supported: Type.Boolean(),
+  },
+  {
+    $id: 'OAuthServerMetadata',
+    description: 'RFC 8414 authorization server metadata.',
+    examples: [
+      {
+        issuer: 'https://api.cellgate.example',
+        authorization_endpoint: 'https://api.cellgate.example/oauth/authorize',
+        token_endpoint: 'https://api.cellgate.example/oauth/token',
+        registration_endpoint: 'https://api.cellgate.example/oauth/register',
+        introspection_endpoint: 'https://api.cellgate.example/oauth/introspect',
+        revocation_endpoint: 'https://api.cellgate.example/oauth/revoke',
+        scopes_supported: ['cells:read', 'messages:send'],
+        response_types_supported: ['code'],
+        response_modes_supported: ['query'],
+        grant_types_supported: ['authorization_code', 'refresh_token'],
+        token_endpoint_auth_methods_supported: ['client_secret_basic', 'client_secret_post', 'none'],
+        introspection_endpoint_auth_methods_supported: ['client_secret_basic', 'client_secret_post', 'none'],
+        revocation_endpoint_auth_methods_supported: ['client_secret_basic', 'client_secret_post', 'none'],
+        code_challenge_methods_supported: ['S256'],
+        service_documentation: 'https://api.cellgate.example/docs',
+        authorization_response_iss_parameter_supported: true,
+        client_id_metadata_document_supported: true,
+      },
+    ],
+  },
+);
 
-const ResourceMetadata = Type.Object({
-  resource: Type.String({ description: 'The resource identifier: the audience of the tokens it takes.' }),
-  authorization_servers: Type.Array(Type.String()),
-  scopes_supported: Type.Array(Type.String()),
-  bearer_methods_supported: Type.Array(Type.String()),
-  resource_name: Type.String(),
-  resource_documentation: Type.String(),
-}, {
-  $id: 'OAuthProtectedResourceMetadata',
-  description: 'RFC 9728 protected resource metadata.',
-  examples: [{
-    resource: 'https://api.cellgate.example/v1',
-    authorization_servers: ['https://api.cellgate.example'],
-    scopes_supported: ['cells:read', 'messages:send'],
-    bearer_methods_supported: ['header'],
-    resource_name: 'Cellgate REST API',
-    resource_documentation: 'https://api.cellgate.example/docs',
-  }],
-});
+const ResourceMetadata = Type.Object(
+  {
+    resource: Type.String({ description: 'The resource identifier: the audience of the tokens it takes.' }),
+    authorization_servers: Type.Array(Type.String()),
+    scopes_supported: Type.Array(Type.String()),
+    bearer_methods_supported: Type.Array(Type.String()),
+    resource_name: Type.String(),
+    resource_documentation: Type.String(),
+  },
+  {
+    $id: 'OAuthProtectedResourceMetadata',
+    description: 'RFC 9728 protected resource metadata.',
+    examples: [
+      {
+        resource: 'https://api.cellgate.example/v1',
+        authorization_servers: ['https://api.cellgate.example'],
+        scopes_supported: ['cells:read', 'messages:send'],
+        bearer_methods_supported: ['header'],
+        resource_name: 'Cellgate REST API',
+        resource_documentation: 'https://api.cellgate.example/docs',
+      },
+    ],
+  },
+);
 
 /** Per client address, on the two endpoints anyone may write through (contract §8). */
 export interface AddressLimits {
@@ -152,20 +188,35 @@ export interface ProtocolRoutesDeps {
 export function registerProtocolRoutes(app: App, deps: ProtocolRoutesDeps): void {
   const { oauth, clients, docsUrl } = deps;
   const limit = (name: string, bucket: Bucket | null, detail: string) =>
-    (deps.limiter && deps.now && bucket ? [addressLimit({ limiter: deps.limiter, now: deps.now, name, bucket, detail })] : []);
-  const registerLimit = limit('oauth_register', deps.limits.register, 'Too many client registrations from this address; try again later.');
-  const authorizeLimit = limit('oauth_authorize', deps.limits.authorize, 'Too many authorization requests from this address; try again later.');
+    deps.limiter && deps.now && bucket
+      ? [addressLimit({ limiter: deps.limiter, now: deps.now, name, bucket, detail })]
+      : [];
+  const registerLimit = limit(
+    'oauth_register',
+    deps.limits.register,
+    'Too many client registrations from this address; try again later.',
+  );
+  const authorizeLimit = limit(
+    'oauth_authorize',
+    deps.limits.authorize,
+    'Too many authorization requests from this address; try again later.',
+  );
 
-  app.get('/.well-known/oauth-authorization-server', {
-    config: { auth: 'public' },
-    schema: {
-      operationId: 'getOAuthServerMetadata',
-      tags: ['OAuth'],
-      summary: 'OAuth authorization server metadata (RFC 8414)',
-      description: 'Endpoints, scopes, grant types and client authentication methods. PKCE with S256 is required of every client.',
-      response: { 200: Described(ServerMetadata, 'The authorization server metadata.') },
+  app.get(
+    '/.well-known/oauth-authorization-server',
+    {
+      config: { auth: 'public' },
+      schema: {
+        operationId: 'getOAuthServerMetadata',
+        tags: ['OAuth'],
+        summary: 'OAuth authorization server metadata (RFC 8414)',
+        description:
+          'Endpoints, scopes, grant types and client authentication methods. PKCE with S256 is required of every client.',
+        response: { 200: Described(ServerMetadata, 'The authorization server metadata.') },
+      },
     },
-  }, async () => oauth.serverMetadata(docsUrl));
+    async () => oauth.serverMetadata(docsUrl),
+  );
 
   const resources: [string, BearerResource, string][] = [
     ['/.well-known/oauth-protected-resource', 'v1', 'getOAuthProtectedResourceMetadata'],
@@ -173,38 +224,58 @@ export function registerProtocolRoutes(app: App, deps: ProtocolRoutesDeps): void
     ['/.well-known/oauth-protected-resource/mcp', 'mcp', 'getOAuthProtectedResourceMetadataMcp'],
   ];
   for (const [url, resource, operationId] of resources) {
-    app.get(url, {
-      config: { auth: 'public' },
-      schema: {
-        operationId,
-        tags: ['OAuth'],
-        summary: `Protected resource metadata of ${resource === 'v1' ? 'the REST API' : 'the MCP endpoint'} (RFC 9728)`,
-        description: `Names the authorization server of the resource ${resource === 'v1' ? '{base_url}/v1' : '{base_url}/mcp'}; an access token is accepted only by the resource it was issued for.`,
-        response: { 200: Described(ResourceMetadata, 'The protected resource metadata.') },
+    app.get(
+      url,
+      {
+        config: { auth: 'public' },
+        schema: {
+          operationId,
+          tags: ['OAuth'],
+          summary: `Protected resource metadata of ${resource === 'v1' ? 'the REST API' : 'the MCP endpoint'} (RFC 9728)`,
+          description: `Names the authorization server of the resource ${resource === 'v1' ? '{base_url}/v1' : '{base_url}/mcp'}; an access token is accepted only by the resource it was issued for.`,
+          response: { 200: Described(ResourceMetadata, 'The protected resource metadata.') },
+        },
       },
-    }, async () => oauth.resourceMetadata(resource, docsUrl));
+      async () => oauth.resourceMetadata(resource, docsUrl),
+    );
   }
 
   app.register(async (plugin) => {
     const scope = plugin.withTypeProvider<TypeBoxTypeProvider>();
-    scope.addContentTypeParser('application/x-www-form-urlencoded', { parseAs: 'string', bodyLimit: FORM_LIMIT }, (_request, body, done) => done(null, body));
+    scope.addContentTypeParser(
+      'application/x-www-form-urlencoded',
+      { parseAs: 'string', bodyLimit: FORM_LIMIT },
+      (_request, body, done) => done(null, body),
+    );
     scope.setErrorHandler((error: FastifyError, request, reply) => {
       const url = request.routeOptions.url;
       const oauthError = asOAuthError(error, url === '/oauth/register');
       if (oauthError.status >= 500) request.log.error({ err: error }, 'OAuth request failed');
       if (url === '/oauth/authorize') {
-        return reply.code(oauthError.status).headers({ ...PAGE_HEADERS, ...oauthError.headers }).type('text/html; charset=utf-8').send(errorPage(oauthError.message));
+        return reply
+          .code(oauthError.status)
+          .headers({ ...PAGE_HEADERS, ...oauthError.headers })
+          .type('text/html; charset=utf-8')
+          .send(errorPage(oauthError.message));
       }
       return sendOAuth(reply, oauthError.status, oauthError.body(), oauthError.headers);
     });
     const route = { config: { auth: 'public' as const }, schema: { hide: true } };
 
-    scope.post('/oauth/register', { ...route, bodyLimit: MAX_METADATA_BYTES, onRequest: registerLimit }, async (request, reply) => sendOAuth(reply, 201, await clients.register(request.body)));
+    scope.post(
+      '/oauth/register',
+      { ...route, bodyLimit: MAX_METADATA_BYTES, onRequest: registerLimit },
+      async (request, reply) => sendOAuth(reply, 201, await clients.register(request.body)),
+    );
 
     scope.get('/oauth/authorize', { ...route, onRequest: authorizeLimit }, async (request, reply) => {
       const outcome = await oauth.authorize(request.query as Params);
       if (outcome.kind === 'page') {
-        return reply.code(outcome.status ?? 400).headers({ ...PAGE_HEADERS, ...outcome.headers }).type('text/html; charset=utf-8').send(errorPage(outcome.message));
+        return reply
+          .code(outcome.status ?? 400)
+          .headers({ ...PAGE_HEADERS, ...outcome.headers })
+          .type('text/html; charset=utf-8')
+          .send(errorPage(outcome.message));
       }
       return reply.code(303).headers({ 'cache-control': 'no-store', location: outcome.location }).send();
     });

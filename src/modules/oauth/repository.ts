@@ -51,7 +51,11 @@ export class OAuthRepository {
   /** Caches a fetched Client ID Metadata Document (created, or refreshed in place). */
   async upsertDocumentClient(row: OAuthClientsTable): Promise<void> {
     const { id: _id, created_at: _created, ...changes } = row;
-    await this.db.insertInto('oauth_clients').values(row).onConflict((oc) => oc.column('id').doUpdateSet(changes)).execute();
+    await this.db
+      .insertInto('oauth_clients')
+      .values(row)
+      .onConflict((oc) => oc.column('id').doUpdateSet(changes))
+      .execute();
   }
 
   async insertRequest(row: OAuthRequestsTable): Promise<void> {
@@ -131,7 +135,13 @@ export class OAuthRepository {
   }
 
   /** Revokes a grant and every token issued under it; false when it was already revoked. */
-  async revokeGrant(ex: Executor, grantId: string, reason: string, now: string, organizationId?: string): Promise<boolean> {
+  async revokeGrant(
+    ex: Executor,
+    grantId: string,
+    reason: string,
+    now: string,
+    organizationId?: string,
+  ): Promise<boolean> {
     let query = ex
       .updateTable('oauth_grants')
       .set({ revoked_at: now, revoked_reason: reason })
@@ -139,7 +149,12 @@ export class OAuthRepository {
       .where('revoked_at', 'is', null);
     if (organizationId) query = query.where('organization_id', '=', organizationId);
     const result = await query.executeTakeFirst();
-    await ex.updateTable('oauth_tokens').set({ revoked_at: now }).where('grant_id', '=', grantId).where('revoked_at', 'is', null).execute();
+    await ex
+      .updateTable('oauth_tokens')
+      .set({ revoked_at: now })
+      .where('grant_id', '=', grantId)
+      .where('revoked_at', 'is', null)
+      .execute();
     await this.announceRevocation(ex);
     return Number(result.numUpdatedRows) === 1;
   }
@@ -148,7 +163,11 @@ export class OAuthRepository {
    * Deletes expired requests and clients without a grant (contract §8), in batches so no delete
    * holds its table long. A client's leftover requests go with it (they reference it).
    */
-  async prune(at: { now: string; codesBefore: string; registeredBefore: string }): Promise<{ requests: number; clients: number }> {
+  async prune(at: {
+    now: string;
+    codesBefore: string;
+    registeredBefore: string;
+  }): Promise<{ requests: number; clients: number }> {
     const BATCH = 500;
     let requests = 0;
     for (;;) {
@@ -160,34 +179,76 @@ export class OAuthRepository {
         .limit(BATCH)
         .execute();
       if (ids.length === 0) break;
-      const result = await this.db.deleteFrom('oauth_requests').where('id', 'in', ids.map((r) => r.id)).executeTakeFirst();
+      const result = await this.db
+        .deleteFrom('oauth_requests')
+        .where(
+          'id',
+          'in',
+          ids.map((r) => r.id),
+        )
+        .executeTakeFirst();
       requests += Number(result.numDeletedRows);
       if (ids.length < BATCH) break;
     }
     let clients = 0;
     for (;;) {
-      const ids = (await this.db
-        .selectFrom('oauth_clients')
-        .select('id')
-        .where((eb) => eb.or([
-          eb.and([eb('kind', '=', 'registered'), eb('created_at', '<=', at.registeredBefore)]),
-          eb.and([eb('kind', '=', 'metadata_document'), eb('expires_at', '<=', at.now)]),
-        ]))
-        .where(({ not, exists, selectFrom }) => not(exists(selectFrom('oauth_grants').select('oauth_grants.id').whereRef('oauth_grants.client_id', '=', 'oauth_clients.id'))))
-        // A user in the middle of consenting keeps the client until the request expires.
-        .where(({ not, exists, selectFrom }) => not(exists(selectFrom('oauth_requests').select('oauth_requests.id').whereRef('oauth_requests.client_id', '=', 'oauth_clients.id').where('oauth_requests.expires_at', '>', at.now))))
-        .limit(BATCH)
-        .execute()).map((r) => r.id);
+      const ids = (
+        await this.db
+          .selectFrom('oauth_clients')
+          .select('id')
+          .where((eb) =>
+            eb.or([
+              eb.and([eb('kind', '=', 'registered'), eb('created_at', '<=', at.registeredBefore)]),
+              eb.and([eb('kind', '=', 'metadata_document'), eb('expires_at', '<=', at.now)]),
+            ]),
+          )
+          .where(({ not, exists, selectFrom }) =>
+            not(
+              exists(
+                selectFrom('oauth_grants')
+                  .select('oauth_grants.id')
+                  .whereRef('oauth_grants.client_id', '=', 'oauth_clients.id'),
+              ),
+            ),
+          )
+          // A user in the middle of consenting keeps the client until the request expires.
+          .where(({ not, exists, selectFrom }) =>
+            not(
+              exists(
+                selectFrom('oauth_requests')
+                  .select('oauth_requests.id')
+                  .whereRef('oauth_requests.client_id', '=', 'oauth_clients.id')
+                  .where('oauth_requests.expires_at', '>', at.now),
+              ),
+            ),
+          )
+          .limit(BATCH)
+          .execute()
+      ).map((r) => r.id);
       if (ids.length === 0) break;
       const deleted = await transact(this.db, async (tx) => {
         const unused = ({ not, exists, selectFrom }: ExpressionBuilder<DB, 'oauth_requests'>) =>
-          not(exists(selectFrom('oauth_grants').select('oauth_grants.id').whereRef('oauth_grants.client_id', '=', 'oauth_requests.client_id')));
+          not(
+            exists(
+              selectFrom('oauth_grants')
+                .select('oauth_grants.id')
+                .whereRef('oauth_grants.client_id', '=', 'oauth_requests.client_id'),
+            ),
+          );
         await tx.deleteFrom('oauth_requests').where('client_id', 'in', ids).where(unused).execute();
         // Checked again in the delete: a grant made since the select keeps its client.
         const result = await tx
           .deleteFrom('oauth_clients')
           .where('id', 'in', ids)
-          .where(({ not, exists, selectFrom }) => not(exists(selectFrom('oauth_grants').select('oauth_grants.id').whereRef('oauth_grants.client_id', '=', 'oauth_clients.id'))))
+          .where(({ not, exists, selectFrom }) =>
+            not(
+              exists(
+                selectFrom('oauth_grants')
+                  .select('oauth_grants.id')
+                  .whereRef('oauth_grants.client_id', '=', 'oauth_clients.id'),
+              ),
+            ),
+          )
           .executeTakeFirst();
         return Number(result.numDeletedRows);
       });
@@ -232,7 +293,12 @@ export class OAuthRepository {
   }
 
   async revokeToken(id: string, now: string): Promise<void> {
-    await this.db.updateTable('oauth_tokens').set({ revoked_at: now }).where('id', '=', id).where('revoked_at', 'is', null).execute();
+    await this.db
+      .updateTable('oauth_tokens')
+      .set({ revoked_at: now })
+      .where('id', '=', id)
+      .where('revoked_at', 'is', null)
+      .execute();
     await this.announceRevocation(this.db);
   }
 

@@ -38,7 +38,9 @@ const MAX_STATE_LENGTH = 2048;
 export type Params = Record<string, string | string[] | undefined>;
 
 /** What GET /oauth/authorize answers: an error page (never a redirect) or a 303. */
-export type AuthorizeOutcome = { kind: 'page'; message: string; status?: number; headers?: Record<string, string> } | { kind: 'redirect'; location: string };
+export type AuthorizeOutcome =
+  | { kind: 'page'; message: string; status?: number; headers?: Record<string, string> }
+  | { kind: 'redirect'; location: string };
 
 class Redirected extends Error {
   readonly error: string;
@@ -87,7 +89,15 @@ export class OAuthService {
   private readonly resourceScopes: Partial<Record<BearerResource, readonly string[]>>;
   readonly resources: Record<BearerResource, string>;
 
-  constructor(deps: { repo: OAuthRepository; clock: Clock; clients: OAuthClients; baseUrl: string; consoleUrl: string; allScopes: string[]; resourceScopes?: Partial<Record<BearerResource, readonly string[]>> }) {
+  constructor(deps: {
+    repo: OAuthRepository;
+    clock: Clock;
+    clients: OAuthClients;
+    baseUrl: string;
+    consoleUrl: string;
+    allScopes: string[];
+    resourceScopes?: Partial<Record<BearerResource, readonly string[]>>;
+  }) {
     this.repo = deps.repo;
     this.db = deps.repo.db;
     this.clock = deps.clock;
@@ -151,18 +161,22 @@ export class OAuthService {
    */
   async authorize(params: Params): Promise<AuthorizeOutcome> {
     const clientId = params.client_id;
-    if (typeof clientId !== 'string' || clientId === '') return { kind: 'page', message: 'The request has no client_id (or repeats it).' };
+    if (typeof clientId !== 'string' || clientId === '')
+      return { kind: 'page', message: 'The request has no client_id (or repeats it).' };
     const resolved = await this.clients.resolve(clientId);
     // Too many document fetches at once: a 503 page, since no redirect URI is known good yet.
-    if ('busy' in resolved) return { kind: 'page', message: resolved.problem, status: 503, headers: { 'retry-after': '1' } };
+    if ('busy' in resolved)
+      return { kind: 'page', message: resolved.problem, status: 503, headers: { 'retry-after': '1' } };
     if (!('client' in resolved)) return { kind: 'page', message: resolved.problem };
     const { client } = resolved;
     const redirectUri = params.redirect_uri;
-    if (typeof redirectUri !== 'string' || redirectUri === '') return { kind: 'page', message: 'The request has no redirect_uri (or repeats it).' };
+    if (typeof redirectUri !== 'string' || redirectUri === '')
+      return { kind: 'page', message: 'The request has no redirect_uri (or repeats it).' };
     if (!client.redirectUris.some((registered) => redirectUriMatches(registered, redirectUri))) {
       return { kind: 'page', message: 'The redirect_uri is not registered for this client.' };
     }
-    const state = typeof params.state === 'string' && params.state.length <= MAX_STATE_LENGTH ? params.state : undefined;
+    const state =
+      typeof params.state === 'string' && params.state.length <= MAX_STATE_LENGTH ? params.state : undefined;
     try {
       const id = await this.storeRequest(client, redirectUri, params);
       const consent = new URL(`${this.consoleUrl}/consent`);
@@ -170,7 +184,10 @@ export class OAuthService {
       return { kind: 'redirect', location: consent.toString() };
     } catch (error) {
       if (error instanceof Redirected || error instanceof OAuthError) {
-        return { kind: 'redirect', location: this.responseUrl(redirectUri, { error: error.error, error_description: error.message, state }) };
+        return {
+          kind: 'redirect',
+          location: this.responseUrl(redirectUri, { error: error.error, error_description: error.message, state }),
+        };
       }
       throw error;
     }
@@ -182,14 +199,20 @@ export class OAuthService {
     }
     const responseType = single(params, 'response_type');
     if (responseType === undefined) throw new Redirected('invalid_request', 'response_type is required; use "code".');
-    if (responseType !== 'code') throw new Redirected('unsupported_response_type', 'Only response_type=code is supported.');
-    if (!client.grantTypes.includes('authorization_code')) throw new Redirected('unauthorized_client', 'The client may not use the authorization code grant.');
+    if (responseType !== 'code')
+      throw new Redirected('unsupported_response_type', 'Only response_type=code is supported.');
+    if (!client.grantTypes.includes('authorization_code'))
+      throw new Redirected('unauthorized_client', 'The client may not use the authorization code grant.');
     const state = single(params, 'state');
-    if (state !== undefined && state.length > MAX_STATE_LENGTH) throw new Redirected('invalid_request', `state must be at most ${MAX_STATE_LENGTH} characters.`);
+    if (state !== undefined && state.length > MAX_STATE_LENGTH)
+      throw new Redirected('invalid_request', `state must be at most ${MAX_STATE_LENGTH} characters.`);
     const challenge = single(params, 'code_challenge');
-    if (challenge === undefined) throw new Redirected('invalid_request', 'PKCE is required: send code_challenge with code_challenge_method=S256.');
-    if (single(params, 'code_challenge_method') !== 'S256') throw new Redirected('invalid_request', 'code_challenge_method must be S256 (plain is not accepted).');
-    if (!PKCE.test(challenge)) throw new Redirected('invalid_request', 'code_challenge must be 43-128 characters of A-Z a-z 0-9 - . _ ~.');
+    if (challenge === undefined)
+      throw new Redirected('invalid_request', 'PKCE is required: send code_challenge with code_challenge_method=S256.');
+    if (single(params, 'code_challenge_method') !== 'S256')
+      throw new Redirected('invalid_request', 'code_challenge_method must be S256 (plain is not accepted).');
+    if (!PKCE.test(challenge))
+      throw new Redirected('invalid_request', 'code_challenge must be 43-128 characters of A-Z a-z 0-9 - . _ ~.');
     const scopes = this.requestedScopes(client, single(params, 'scope'));
     const resource = single(params, 'resource') ?? this.resources.v1;
     if (!Object.values(this.resources).includes(resource)) {
@@ -224,14 +247,16 @@ export class OAuthService {
     if (scope === undefined) return allowed;
     const scopes = [...new Set(scopeList(scope))];
     const unknown = scopes.find((s) => !allowed.includes(s));
-    if (unknown) throw new Redirected('invalid_scope', `The scope ${unknown.slice(0, 100)} is not available to this client.`);
+    if (unknown)
+      throw new Redirected('invalid_scope', `The scope ${unknown.slice(0, 100)} is not available to this client.`);
     return scopes.length > 0 ? scopes : allowed;
   }
 
   /** The redirect URI with the authorization response parameters, always with `iss` (RFC 9207). */
   private responseUrl(redirectUri: string, params: Record<string, string | undefined>): string {
     const url = new URL(redirectUri);
-    for (const [name, value] of Object.entries({ ...params, iss: this.issuer })) if (value !== undefined) url.searchParams.set(name, value);
+    for (const [name, value] of Object.entries({ ...params, iss: this.issuer }))
+      if (value !== undefined) url.searchParams.set(name, value);
     return url.toString();
   }
 
@@ -243,7 +268,11 @@ export class OAuthService {
   async prune(): Promise<{ requests: number; clients: number }> {
     const now = this.clock.now().getTime();
     const iso = (ms: number) => new Date(ms).toISOString();
-    return this.repo.prune({ now: iso(now), codesBefore: iso(now - CODE_REPLAY_WINDOW_MS), registeredBefore: iso(now - UNUSED_CLIENT_TTL_MS) });
+    return this.repo.prune({
+      now: iso(now),
+      codesBefore: iso(now - CODE_REPLAY_WINDOW_MS),
+      registeredBefore: iso(now - UNUSED_CLIENT_TTL_MS),
+    });
   }
 
   // --- Consent -------------------------------------------------------------------------------
@@ -274,10 +303,13 @@ export class OAuthService {
    */
   async decide(organizationId: string, requestId: string, approve: boolean): Promise<{ redirect_url: string }> {
     const row = await this.repo.findRequest(this.db, requestId);
-    if (!row || (row.organization_id !== null && row.organization_id !== organizationId)) throw notFound('authorization request');
-    if (row.status !== 'pending') throw new ApiError('conflict', `The authorization request was already ${row.status}.`);
+    if (!row || (row.organization_id !== null && row.organization_id !== organizationId))
+      throw notFound('authorization request');
+    if (row.status !== 'pending')
+      throw new ApiError('conflict', `The authorization request was already ${row.status}.`);
     const now = this.clock.now();
-    if (row.expires_at <= now.toISOString()) throw new ApiError('conflict', 'The authorization request expired; the client must start again.');
+    if (row.expires_at <= now.toISOString())
+      throw new ApiError('conflict', 'The authorization request expired; the client must start again.');
     const code = approve ? newSecret(CODE_PREFIX) : null;
     const decided = await this.repo.decideRequest(requestId, organizationId, {
       status: approve ? 'approved' : 'denied',
@@ -295,7 +327,11 @@ export class OAuthService {
     return {
       redirect_url: code
         ? this.responseUrl(row.redirect_uri, { code, state })
-        : this.responseUrl(row.redirect_uri, { error: 'access_denied', error_description: 'The organization denied the request.', state }),
+        : this.responseUrl(row.redirect_uri, {
+            error: 'access_denied',
+            error_description: 'The organization denied the request.',
+            state,
+          }),
     };
   }
 
@@ -313,10 +349,12 @@ export class OAuthService {
     const code = required(params, 'code');
     const redirectUri = required(params, 'redirect_uri');
     const verifier = required(params, 'code_verifier');
-    if (!PKCE.test(verifier)) throw new OAuthError('invalid_request', 'code_verifier must be 43-128 characters of A-Z a-z 0-9 - . _ ~.');
+    if (!PKCE.test(verifier))
+      throw new OAuthError('invalid_request', 'code_verifier must be 43-128 characters of A-Z a-z 0-9 - . _ ~.');
     const resource = single(params, 'resource');
     const row = await this.repo.findRequestByCode(sha256Hex(code));
-    if (!row || row.client_id !== client.id) throw new OAuthError('invalid_grant', 'The authorization code is unknown or was issued to another client.');
+    if (!row || row.client_id !== client.id)
+      throw new OAuthError('invalid_grant', 'The authorization code is unknown or was issued to another client.');
 
     // The code is spent by the first presentation, good or bad; errors come after the commit.
     const outcome = await transact(this.db, async (tx) => {
@@ -324,14 +362,25 @@ export class OAuthService {
       if (!(await this.repo.useCode(tx, row.id, now))) {
         const current = await this.repo.findRequest(tx, row.id);
         if (current?.grant_id) await this.repo.revokeGrant(tx, current.grant_id, 'authorization code reused', now);
-        return new OAuthError('invalid_grant', 'The authorization code was already used; the tokens issued for it are revoked.');
+        return new OAuthError(
+          'invalid_grant',
+          'The authorization code was already used; the tokens issued for it are revoked.',
+        );
       }
-      if (row.code_expires_at === null || row.code_expires_at <= now) return new OAuthError('invalid_grant', 'The authorization code expired.');
-      if (row.redirect_uri !== redirectUri) return new OAuthError('invalid_grant', 'redirect_uri differs from the one of the authorization request.');
-      if (!constantTimeEqualHex(Buffer.from(pkceChallenge(verifier)).toString('hex'), Buffer.from(row.code_challenge).toString('hex'))) {
+      if (row.code_expires_at === null || row.code_expires_at <= now)
+        return new OAuthError('invalid_grant', 'The authorization code expired.');
+      if (row.redirect_uri !== redirectUri)
+        return new OAuthError('invalid_grant', 'redirect_uri differs from the one of the authorization request.');
+      if (
+        !constantTimeEqualHex(
+          Buffer.from(pkceChallenge(verifier)).toString('hex'),
+          Buffer.from(row.code_challenge).toString('hex'),
+        )
+      ) {
         return new OAuthError('invalid_grant', 'code_verifier does not match the code_challenge.');
       }
-      if (resource !== undefined && resource !== row.resource) return new OAuthError('invalid_target', `The code was issued for the resource ${row.resource}.`);
+      if (resource !== undefined && resource !== row.resource)
+        return new OAuthError('invalid_target', `The code was issued for the resource ${row.resource}.`);
       const grant: OAuthGrantsTable = {
         id: newId('grt', this.clock),
         organization_id: row.organization_id as string,
@@ -352,14 +401,17 @@ export class OAuthService {
 
   private async refresh(client: Client, params: Params) {
     const presented = required(params, 'refresh_token');
-    if (!client.grantTypes.includes('refresh_token')) throw new OAuthError('unauthorized_client', 'The client did not register the refresh_token grant type.');
+    if (!client.grantTypes.includes('refresh_token'))
+      throw new OAuthError('unauthorized_client', 'The client did not register the refresh_token grant type.');
     const scope = single(params, 'scope');
     const resource = single(params, 'resource');
     const row = await this.repo.findToken(sha256Hex(presented));
     const nowIso = this.clock.now().toISOString();
-    if (!row || row.kind !== 'refresh' || row.client_id !== client.id) throw new OAuthError('invalid_grant', 'The refresh token is unknown or was issued to another client.');
+    if (!row || row.kind !== 'refresh' || row.client_id !== client.id)
+      throw new OAuthError('invalid_grant', 'The refresh token is unknown or was issued to another client.');
     if (row.revoked_at !== null) throw new OAuthError('invalid_grant', 'The refresh token was revoked.');
-    if (row.used_at === null && row.expires_at <= nowIso) throw new OAuthError('invalid_grant', 'The refresh token expired.');
+    if (row.used_at === null && row.expires_at <= nowIso)
+      throw new OAuthError('invalid_grant', 'The refresh token expired.');
     const granted = scopeList(row.scope);
     let scopes = granted;
     if (scope !== undefined) {
@@ -367,7 +419,8 @@ export class OAuthService {
       const extra = scopes.find((s) => !granted.includes(s));
       if (extra) throw new OAuthError('invalid_scope', `The scope ${extra.slice(0, 100)} was not granted.`);
     }
-    if (resource !== undefined && resource !== row.resource) throw new OAuthError('invalid_target', `The grant is for the resource ${row.resource}.`);
+    if (resource !== undefined && resource !== row.resource)
+      throw new OAuthError('invalid_target', `The grant is for the resource ${row.resource}.`);
 
     const outcome = await transact(this.db, async (tx) => {
       const now = this.clock.now().toISOString();
@@ -385,7 +438,12 @@ export class OAuthService {
   }
 
   /** A new access token (and refresh token, for clients with that grant type) under a grant. */
-  private async issue(tx: Parameters<OAuthRepository['insertTokens']>[0], grant: OAuthGrantsTable, client: Client, scopes: string[]) {
+  private async issue(
+    tx: Parameters<OAuthRepository['insertTokens']>[0],
+    grant: OAuthGrantsTable,
+    client: Client,
+    scopes: string[],
+  ) {
     const now = this.clock.now();
     const access = newSecret(ACCESS_TOKEN_PREFIX);
     const refresh = client.grantTypes.includes('refresh_token') ? newSecret(REFRESH_TOKEN_PREFIX) : null;
@@ -425,7 +483,8 @@ export class OAuthService {
     const client = await this.clients.authenticate(presented);
     const row = await this.repo.findToken(sha256Hex(token));
     const now = this.clock.now().toISOString();
-    if (!row || row.client_id !== client.id || row.revoked_at !== null || row.used_at !== null || row.expires_at <= now) return { active: false };
+    if (!row || row.client_id !== client.id || row.revoked_at !== null || row.used_at !== null || row.expires_at <= now)
+      return { active: false };
     return {
       active: true,
       scope: row.scope,
@@ -451,13 +510,20 @@ export class OAuthService {
     if (!row || row.client_id !== client.id) return;
     const now = this.clock.now().toISOString();
     if (row.kind === 'access') await this.repo.revokeToken(row.id, now);
-    else await transact(this.db, (tx) => this.repo.revokeGrant(tx, row.grant_id, 'refresh token revoked by the client', now));
+    else
+      await transact(this.db, (tx) =>
+        this.repo.revokeGrant(tx, row.grant_id, 'refresh token revoked by the client', now),
+      );
   }
 
   // --- Grants of an organization -------------------------------------------------------------
 
   async listGrants(organizationId: string, query: PageQuery) {
-    const page = await listPage(query, (after, count) => this.repo.listActiveGrants(organizationId, after ? String(after[0]) : null, count), (row) => [row.id]);
+    const page = await listPage(
+      query,
+      (after, count) => this.repo.listActiveGrants(organizationId, after ? String(after[0]) : null, count),
+      (row) => [row.id],
+    );
     return {
       grants: page.items.map((row) => ({
         id: row.id,

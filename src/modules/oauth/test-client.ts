@@ -13,7 +13,9 @@ export function pkce() {
 
 export const form = (fields: Record<string, string>) => new URLSearchParams(fields).toString();
 
-export const basic = (id: string, secret: string) => ({ authorization: `Basic ${Buffer.from(`${encodeURIComponent(id)}:${encodeURIComponent(secret)}`).toString('base64')}` });
+export const basic = (id: string, secret: string) => ({
+  authorization: `Basic ${Buffer.from(`${encodeURIComponent(id)}:${encodeURIComponent(secret)}`).toString('base64')}`,
+});
 
 export async function register(t: TestApp, metadata: Record<string, unknown>) {
   const response = await t.app.inject({ method: 'POST', url: '/oauth/register', payload: metadata });
@@ -22,17 +24,32 @@ export async function register(t: TestApp, metadata: Record<string, unknown>) {
 }
 
 export const registerPublic = (t: TestApp, extra: Record<string, unknown> = {}) =>
-  register(t, { redirect_uris: [REDIRECT], token_endpoint_auth_method: 'none', grant_types: ['authorization_code', 'refresh_token'], client_name: 'Test MCP client', ...extra });
+  register(t, {
+    redirect_uris: [REDIRECT],
+    token_endpoint_auth_method: 'none',
+    grant_types: ['authorization_code', 'refresh_token'],
+    client_name: 'Test MCP client',
+    ...extra,
+  });
 
 export function authorizeUrl(params: Record<string, string>) {
   return `/oauth/authorize?${new URLSearchParams(params).toString()}`;
 }
 
-export const authorize = (t: TestApp, params: Record<string, string>) => t.app.inject({ method: 'GET', url: authorizeUrl(params) });
+export const authorize = (t: TestApp, params: Record<string, string>) =>
+  t.app.inject({ method: 'GET', url: authorizeUrl(params) });
 
 /** A fresh authorization request of a public client (PKCE, the registered redirect URI): its id. */
 export const newRequestId = async (t: TestApp, clientId: string) =>
-  requestIdOf(await authorize(t, { response_type: 'code', client_id: clientId, redirect_uri: REDIRECT, code_challenge: pkce().challenge, code_challenge_method: 'S256' }));
+  requestIdOf(
+    await authorize(t, {
+      response_type: 'code',
+      client_id: clientId,
+      redirect_uri: REDIRECT,
+      code_challenge: pkce().challenge,
+      code_challenge_method: 'S256',
+    }),
+  );
 
 /** The authorization request's id from the 303 to the console's consent page. */
 export function requestIdOf(response: { statusCode: number; headers: Record<string, unknown>; body: string }): string {
@@ -45,26 +62,48 @@ export function requestIdOf(response: { statusCode: number; headers: Record<stri
 }
 
 export async function consent(t: TestApp, headers: Record<string, string>, requestId: string, approve = true) {
-  const response = await t.app.inject({ method: 'POST', url: '/v1/oauth/consent', headers, payload: { request_id: requestId, approve } });
+  const response = await t.app.inject({
+    method: 'POST',
+    url: '/v1/oauth/consent',
+    headers,
+    payload: { request_id: requestId, approve },
+  });
   assert.equal(response.statusCode, 200, response.body);
   return new URL(response.json().redirect_url as string);
 }
 
-export const postForm = (t: TestApp, url: string, fields: Record<string, string>, headers: Record<string, string> = {}) =>
-  t.app.inject({ method: 'POST', url, headers: { 'content-type': 'application/x-www-form-urlencoded', ...headers }, payload: form(fields) });
+export const postForm = (
+  t: TestApp,
+  url: string,
+  fields: Record<string, string>,
+  headers: Record<string, string> = {},
+) =>
+  t.app.inject({
+    method: 'POST',
+    url,
+    headers: { 'content-type': 'application/x-www-form-urlencoded', ...headers },
+    payload: form(fields),
+  });
 
 /** Authorize and consent: the code, with the verifier it needs. */
-export async function codeFor(t: TestApp, headers: Record<string, string>, clientId: string, extra: Record<string, string> = {}) {
+export async function codeFor(
+  t: TestApp,
+  headers: Record<string, string>,
+  clientId: string,
+  extra: Record<string, string> = {},
+) {
   const { verifier, challenge } = pkce();
-  const requestId = requestIdOf(await authorize(t, {
-    response_type: 'code',
-    client_id: clientId,
-    redirect_uri: REDIRECT,
-    code_challenge: challenge,
-    code_challenge_method: 'S256',
-    state: 'st-123',
-    ...extra,
-  }));
+  const requestId = requestIdOf(
+    await authorize(t, {
+      response_type: 'code',
+      client_id: clientId,
+      redirect_uri: REDIRECT,
+      code_challenge: challenge,
+      code_challenge_method: 'S256',
+      state: 'st-123',
+      ...extra,
+    }),
+  );
   const redirect = await consent(t, headers, requestId);
   const code = redirect.searchParams.get('code');
   assert.ok(code, redirect.toString());
@@ -72,15 +111,41 @@ export async function codeFor(t: TestApp, headers: Record<string, string>, clien
 }
 
 /** The whole flow for a public client: its token response. */
-export async function tokensFor(t: TestApp, headers: Record<string, string>, clientId: string, extra: Record<string, string> = {}) {
+export async function tokensFor(
+  t: TestApp,
+  headers: Record<string, string>,
+  clientId: string,
+  extra: Record<string, string> = {},
+) {
   const { code, verifier } = await codeFor(t, headers, clientId, extra);
-  const response = await postForm(t, '/oauth/token', { grant_type: 'authorization_code', code, code_verifier: verifier, redirect_uri: REDIRECT, client_id: clientId });
+  const response = await postForm(t, '/oauth/token', {
+    grant_type: 'authorization_code',
+    code,
+    code_verifier: verifier,
+    redirect_uri: REDIRECT,
+    client_id: clientId,
+  });
   assert.equal(response.statusCode, 200, response.body);
-  return response.json() as { access_token: string; refresh_token?: string; scope: string; expires_in: number; token_type: string };
+  return response.json() as {
+    access_token: string;
+    refresh_token?: string;
+    scope: string;
+    expires_in: number;
+    token_type: string;
+  };
 }
 
 /** Asserts an RFC 6749 §5.2 error answer. */
-export function expectOAuthError(response: { statusCode: number; headers: Record<string, unknown>; body: string; json(): { error: string; error_description: string } }, status: number, error: string) {
+export function expectOAuthError(
+  response: {
+    statusCode: number;
+    headers: Record<string, unknown>;
+    body: string;
+    json(): { error: string; error_description: string };
+  },
+  status: number,
+  error: string,
+) {
   assert.equal(response.statusCode, status, response.body);
   assert.match(String(response.headers['content-type']), /^application\/json/);
   assert.equal(response.json().error, error, response.body);

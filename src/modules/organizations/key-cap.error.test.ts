@@ -12,12 +12,14 @@ describe('API keys: at most 100 active per organization', () => {
   });
   after(() => t.close());
 
-  const create = (headers: Record<string, string>) => t.app.inject({ method: 'POST', url: '/v1/auth/keys', headers, payload: {} });
+  const create = (headers: Record<string, string>) =>
+    t.app.inject({ method: 'POST', url: '/v1/auth/keys', headers, payload: {} });
   const activeCount = async (headers: Record<string, string>) => {
     let count = 0;
     let cursor: string | null = null;
     do {
-      const page: { statusCode: number; body: string; json(): { keys: unknown[]; next_cursor: string | null } } = await t.app.inject({ url: `/v1/auth/keys?limit=200${cursor ? `&cursor=${cursor}` : ''}`, headers });
+      const page: { statusCode: number; body: string; json(): { keys: unknown[]; next_cursor: string | null } } =
+        await t.app.inject({ url: `/v1/auth/keys?limit=200${cursor ? `&cursor=${cursor}` : ''}`, headers });
       assert.equal(page.statusCode, 200, page.body);
       count += page.json().keys.length;
       cursor = page.json().next_cursor;
@@ -50,7 +52,10 @@ describe('API keys: at most 100 active per organization', () => {
     assert.equal((await create(other.headers)).statusCode, 201);
 
     // A revoked key no longer counts.
-    assert.equal((await t.app.inject({ method: 'DELETE', url: `/v1/auth/keys/${ids[0]}`, headers: org.headers })).statusCode, 204);
+    assert.equal(
+      (await t.app.inject({ method: 'DELETE', url: `/v1/auth/keys/${ids[0]}`, headers: org.headers })).statusCode,
+      204,
+    );
     assert.equal((await create(org.headers)).statusCode, 201);
     expectProblem(await create(org.headers), 409, 'conflict');
   });

@@ -15,7 +15,14 @@ describe('API keys: whoami, list, create, revoke', () => {
     const response = await t.app.inject({ url: '/v1/auth/whoami', headers: bearer(org.apiKey) });
     assert.equal(response.statusCode, 200);
     const body = response.json();
-    assert.deepEqual(Object.keys(body).sort(), ['credential_type', 'key', 'organization_id', 'organization_name', 'scopes', 'status']);
+    assert.deepEqual(Object.keys(body).sort(), [
+      'credential_type',
+      'key',
+      'organization_id',
+      'organization_name',
+      'scopes',
+      'status',
+    ]);
     assert.equal(body.organization_id, org.organizationId);
     assert.equal(body.organization_name, org.email);
     assert.equal(body.status, 'unverified');
@@ -26,12 +33,24 @@ describe('API keys: whoami, list, create, revoke', () => {
     assert.match(body.key.created_at, /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/);
     assert.equal(body.key.last_used_at, t.clock.now().toISOString());
     assert.deepEqual([...body.scopes].sort(), [
-      'billing:read', 'billing:write', 'cells:read', 'cells:write', 'events:read', 'messages:read', 'messages:send', 'usage:read', 'webhooks:write',
+      'billing:read',
+      'billing:write',
+      'cells:read',
+      'cells:write',
+      'events:read',
+      'messages:read',
+      'messages:send',
+      'usage:read',
+      'webhooks:write',
     ]);
   });
 
   it('whoami reports the organization_name given at sign-up', async () => {
-    const response = await t.app.inject({ method: 'POST', url: '/v1/agent/sign-up', payload: { email: `named-${Date.now()}@example.com`, organization_name: 'Acme Agents' } });
+    const response = await t.app.inject({
+      method: 'POST',
+      url: '/v1/agent/sign-up',
+      payload: { email: `named-${Date.now()}@example.com`, organization_name: 'Acme Agents' },
+    });
     assert.equal(response.statusCode, 201);
     const who = await t.app.inject({ url: '/v1/auth/whoami', headers: bearer(response.json().api_key) });
     assert.equal(who.json().organization_name, 'Acme Agents');
@@ -44,12 +63,21 @@ describe('API keys: whoami, list, create, revoke', () => {
     const body = response.json();
     assert.deepEqual(Object.keys(body).sort(), ['api_key', 'organization_id', 'status', 'verification']);
     assert.equal(body.status, 'unverified');
-    assert.deepEqual(body.verification, { channel: 'email', sent_to: email.toLowerCase(), expires_at: new Date(t.clock.now().getTime() + 600_000).toISOString() });
+    assert.deepEqual(body.verification, {
+      channel: 'email',
+      sent_to: email.toLowerCase(),
+      expires_at: new Date(t.clock.now().getTime() + 600_000).toISOString(),
+    });
   });
 
   it('creates a key shown once, lists it without the secret, and the new key works', async () => {
     const org = await activeOrganization(t);
-    const created = await t.app.inject({ method: 'POST', url: '/v1/auth/keys', headers: org.headers, payload: { name: 'ci' } });
+    const created = await t.app.inject({
+      method: 'POST',
+      url: '/v1/auth/keys',
+      headers: org.headers,
+      payload: { name: 'ci' },
+    });
     assert.equal(created.statusCode, 201);
     const key = created.json();
     assert.match(key.api_key, /^cg_live_[0-9A-Za-z]{32}$/);
@@ -65,11 +93,16 @@ describe('API keys: whoami, list, create, revoke', () => {
     assert.equal(body.keys[0].id, key.id, 'newest first');
     assert.equal(body.next_cursor, null);
     assert.ok(!list.body.includes(key.api_key), 'the secret is never listed');
-    for (const k of body.keys) assert.deepEqual(Object.keys(k).sort(), ['created_at', 'id', 'last_used_at', 'name', 'prefix']);
+    for (const k of body.keys)
+      assert.deepEqual(Object.keys(k).sort(), ['created_at', 'id', 'last_used_at', 'name', 'prefix']);
 
     const who = await t.app.inject({ url: '/v1/auth/whoami', headers: bearer(key.api_key) });
     assert.equal(who.json().key.id, key.id);
-    const row = await t.database.db.selectFrom('api_keys').selectAll().where('id', '=', key.id).executeTakeFirstOrThrow();
+    const row = await t.database.db
+      .selectFrom('api_keys')
+      .selectAll()
+      .where('id', '=', key.id)
+      .executeTakeFirstOrThrow();
     assert.ok(!JSON.stringify(row).includes(key.api_key), 'only a hash is stored');
   });
 
@@ -82,24 +115,40 @@ describe('API keys: whoami, list, create, revoke', () => {
 
   it('rotates: create a new key, revoke the old one; the old key is 401 at once', async () => {
     const org = await activeOrganization(t);
-    const fresh = (await t.app.inject({ method: 'POST', url: '/v1/auth/keys', headers: org.headers, payload: {} })).json();
+    const fresh = (
+      await t.app.inject({ method: 'POST', url: '/v1/auth/keys', headers: org.headers, payload: {} })
+    ).json();
     const oldId = (await t.app.inject({ url: '/v1/auth/whoami', headers: org.headers })).json().key.id;
 
-    const revoked = await t.app.inject({ method: 'DELETE', url: `/v1/auth/keys/${oldId}`, headers: bearer(fresh.api_key) });
+    const revoked = await t.app.inject({
+      method: 'DELETE',
+      url: `/v1/auth/keys/${oldId}`,
+      headers: bearer(fresh.api_key),
+    });
     assert.equal(revoked.statusCode, 204);
     assert.equal(revoked.body, '');
 
     const old = await t.app.inject({ url: '/v1/auth/whoami', headers: org.headers });
     expectProblem(old, 401, 'unauthenticated');
-    assert.match(String(old.headers['www-authenticate']), /^Bearer resource_metadata="http:\/\/cellgate\.test\/\.well-known\/oauth-protected-resource"/);
+    assert.match(
+      String(old.headers['www-authenticate']),
+      /^Bearer resource_metadata="http:\/\/cellgate\.test\/\.well-known\/oauth-protected-resource"/,
+    );
     const list = (await t.app.inject({ url: '/v1/auth/keys', headers: bearer(fresh.api_key) })).json();
-    assert.deepEqual(list.keys.map((k: { id: string }) => k.id), [fresh.id]);
+    assert.deepEqual(
+      list.keys.map((k: { id: string }) => k.id),
+      [fresh.id],
+    );
   });
 
   it('revoking the last active key is 409 conflict and the key keeps working', async () => {
     const org = await activeOrganization(t);
     const id = (await t.app.inject({ url: '/v1/auth/whoami', headers: org.headers })).json().key.id;
-    expectProblem(await t.app.inject({ method: 'DELETE', url: `/v1/auth/keys/${id}`, headers: org.headers }), 409, 'conflict');
+    expectProblem(
+      await t.app.inject({ method: 'DELETE', url: `/v1/auth/keys/${id}`, headers: org.headers }),
+      409,
+      'conflict',
+    );
     assert.equal((await t.app.inject({ url: '/v1/auth/whoami', headers: org.headers })).statusCode, 200);
   });
 
@@ -107,16 +156,29 @@ describe('API keys: whoami, list, create, revoke', () => {
     const org = await activeOrganization(t);
     await t.app.inject({ method: 'POST', url: '/v1/auth/keys', headers: org.headers, payload: {} });
     const id = (await t.app.inject({ url: '/v1/auth/whoami', headers: org.headers })).json().key.id;
-    assert.equal((await t.app.inject({ method: 'DELETE', url: `/v1/auth/keys/${id}`, headers: org.headers })).statusCode, 204);
+    assert.equal(
+      (await t.app.inject({ method: 'DELETE', url: `/v1/auth/keys/${id}`, headers: org.headers })).statusCode,
+      204,
+    );
     expectProblem(await t.app.inject({ url: '/v1/auth/keys', headers: org.headers }), 401, 'unauthenticated');
   });
 
   it('revoking an unknown or already revoked key is 404', async () => {
     const org = await activeOrganization(t);
-    const second = (await t.app.inject({ method: 'POST', url: '/v1/auth/keys', headers: org.headers, payload: {} })).json();
+    const second = (
+      await t.app.inject({ method: 'POST', url: '/v1/auth/keys', headers: org.headers, payload: {} })
+    ).json();
     await t.app.inject({ method: 'DELETE', url: `/v1/auth/keys/${second.id}`, headers: org.headers });
-    expectProblem(await t.app.inject({ method: 'DELETE', url: `/v1/auth/keys/${second.id}`, headers: org.headers }), 404, 'not_found');
-    expectProblem(await t.app.inject({ method: 'DELETE', url: '/v1/auth/keys/key_nope', headers: org.headers }), 404, 'not_found');
+    expectProblem(
+      await t.app.inject({ method: 'DELETE', url: `/v1/auth/keys/${second.id}`, headers: org.headers }),
+      404,
+      'not_found',
+    );
+    expectProblem(
+      await t.app.inject({ method: 'DELETE', url: '/v1/auth/keys/key_nope', headers: org.headers }),
+      404,
+      'not_found',
+    );
   });
 
   it('pages through keys with limit and cursor, newest first, without repeats', async () => {
@@ -124,7 +186,11 @@ describe('API keys: whoami, list, create, revoke', () => {
     const ids: string[] = [(await t.app.inject({ url: '/v1/auth/whoami', headers: org.headers })).json().key.id];
     for (let i = 0; i < 4; i++) {
       t.clock.advance(1);
-      ids.push((await t.app.inject({ method: 'POST', url: '/v1/auth/keys', headers: org.headers, payload: { name: `k${i}` } })).json().id);
+      ids.push(
+        (
+          await t.app.inject({ method: 'POST', url: '/v1/auth/keys', headers: org.headers, payload: { name: `k${i}` } })
+        ).json().id,
+      );
     }
     const seen: string[] = [];
     let cursor: string | null = null;

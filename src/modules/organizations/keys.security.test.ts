@@ -1,6 +1,15 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { activeOrganization, admin, ADMIN_TOKEN, bearer, expectProblem, signUp, startApp, type TestApp } from '../../../test/harness.ts';
+import {
+  activeOrganization,
+  admin,
+  ADMIN_TOKEN,
+  bearer,
+  expectProblem,
+  signUp,
+  startApp,
+  type TestApp,
+} from '../../../test/harness.ts';
 
 const encodeCursorForTest = (value: unknown) => Buffer.from(JSON.stringify(value)).toString('base64url');
 
@@ -9,7 +18,11 @@ function expectUnauthenticated(response: Parameters<typeof expectProblem>[0], su
   expectProblem(response, 401, 'unauthenticated');
   const challenge = String(response.headers['www-authenticate']);
   if (surface === 'admin') assert.equal(challenge, 'Bearer');
-  else assert.match(challenge, /^Bearer resource_metadata="http:\/\/cellgate\.test\/\.well-known\/oauth-protected-resource"/);
+  else
+    assert.match(
+      challenge,
+      /^Bearer resource_metadata="http:\/\/cellgate\.test\/\.well-known\/oauth-protected-resource"/,
+    );
 }
 
 describe('credentials on the customer surface', () => {
@@ -50,7 +63,9 @@ describe('credentials on the customer surface', () => {
   });
 
   it('a device key (X-Phone-Key) on an agent route is 401', async () => {
-    expectUnauthenticated(await t.app.inject({ url: '/v1/auth/whoami', headers: { 'x-phone-key': `cg_dev_${'c'.repeat(32)}` } }));
+    expectUnauthenticated(
+      await t.app.inject({ url: '/v1/auth/whoami', headers: { 'x-phone-key': `cg_dev_${'c'.repeat(32)}` } }),
+    );
     expectUnauthenticated(await t.app.inject({ url: '/v1/auth/whoami', headers: bearer(`cg_dev_${'c'.repeat(32)}`) }));
   });
 
@@ -61,11 +76,27 @@ describe('credentials on the customer surface', () => {
 
   it('an unverified organization gets 403 organization_unverified on verified-only routes', async () => {
     const org = await signUp(t);
-    expectProblem(await t.app.inject({ url: '/v1/auth/keys', headers: bearer(org.apiKey) }), 403, 'organization_unverified');
-    expectProblem(await t.app.inject({ method: 'POST', url: '/v1/auth/keys', headers: bearer(org.apiKey), payload: {} }), 403, 'organization_unverified');
-    const rows = await t.database.db.selectFrom('api_keys').select('id').where('organization_id', '=', org.organizationId).execute();
+    expectProblem(
+      await t.app.inject({ url: '/v1/auth/keys', headers: bearer(org.apiKey) }),
+      403,
+      'organization_unverified',
+    );
+    expectProblem(
+      await t.app.inject({ method: 'POST', url: '/v1/auth/keys', headers: bearer(org.apiKey), payload: {} }),
+      403,
+      'organization_unverified',
+    );
+    const rows = await t.database.db
+      .selectFrom('api_keys')
+      .select('id')
+      .where('organization_id', '=', org.organizationId)
+      .execute();
     assert.equal(rows.length, 1, 'no key was created');
-    assert.equal((await t.app.inject({ url: '/v1/auth/whoami', headers: bearer(org.apiKey) })).statusCode, 200, 'whoami stays open');
+    assert.equal(
+      (await t.app.inject({ url: '/v1/auth/whoami', headers: bearer(org.apiKey) })).statusCode,
+      200,
+      'whoami stays open',
+    );
   });
 
   it('a key of another organization cannot revoke mine (404, never reveals it)', async () => {
@@ -73,7 +104,11 @@ describe('credentials on the customer surface', () => {
     const theirs = await activeOrganization(t);
     await t.app.inject({ method: 'POST', url: '/v1/auth/keys', headers: mine.headers, payload: {} });
     const myKeyId = (await t.app.inject({ url: '/v1/auth/whoami', headers: mine.headers })).json().key.id;
-    expectProblem(await t.app.inject({ method: 'DELETE', url: `/v1/auth/keys/${myKeyId}`, headers: theirs.headers }), 404, 'not_found');
+    expectProblem(
+      await t.app.inject({ method: 'DELETE', url: `/v1/auth/keys/${myKeyId}`, headers: theirs.headers }),
+      404,
+      'not_found',
+    );
     assert.equal((await t.app.inject({ url: '/v1/auth/whoami', headers: mine.headers })).statusCode, 200);
     const theirList = (await t.app.inject({ url: '/v1/auth/keys', headers: theirs.headers })).json();
     assert.ok(theirList.keys.every((k: { id: string }) => k.id !== myKeyId));
@@ -82,15 +117,28 @@ describe('credentials on the customer surface', () => {
   for (const query of ['limit=0', 'limit=201', 'limit=-1', 'limit=abc', 'limit=1.5']) {
     it(`?${query} on the key list is 400 invalid_request`, async () => {
       const org = await activeOrganization(t);
-      const body = expectProblem(await t.app.inject({ url: `/v1/auth/keys?${query}`, headers: org.headers }), 400, 'invalid_request');
+      const body = expectProblem(
+        await t.app.inject({ url: `/v1/auth/keys?${query}`, headers: org.headers }),
+        400,
+        'invalid_request',
+      );
       assert.equal(body.errors[0].field, 'limit');
     });
   }
 
-  for (const cursor of ['garbage!!', 'bm90IGpzb24', encodeCursorForTest(['a', 'b']), encodeCursorForTest({ id: 'x' })]) {
+  for (const cursor of [
+    'garbage!!',
+    'bm90IGpzb24',
+    encodeCursorForTest(['a', 'b']),
+    encodeCursorForTest({ id: 'x' }),
+  ]) {
     it(`a forged cursor ${cursor} is 400 invalid_request`, async () => {
       const org = await activeOrganization(t);
-      const body = expectProblem(await t.app.inject({ url: `/v1/auth/keys?cursor=${encodeURIComponent(cursor)}`, headers: org.headers }), 400, 'invalid_request');
+      const body = expectProblem(
+        await t.app.inject({ url: `/v1/auth/keys?cursor=${encodeURIComponent(cursor)}`, headers: org.headers }),
+        400,
+        'invalid_request',
+      );
       assert.equal(body.errors[0].field, 'cursor');
     });
   }
@@ -115,14 +163,23 @@ describe('credentials on the administrative surface', () => {
   });
 
   it('an unknown agent key on /v1/admin is 401, not 403', async () => {
-    expectUnauthenticated(await t.app.inject({ url: '/v1/admin/outbox', headers: bearer(`cg_live_${'Z'.repeat(32)}`) }), 'admin');
+    expectUnauthenticated(
+      await t.app.inject({ url: '/v1/admin/outbox', headers: bearer(`cg_live_${'Z'.repeat(32)}`) }),
+      'admin',
+    );
   });
 
   it('missing, unknown or device credentials on /v1/admin are 401', async () => {
     expectUnauthenticated(await t.app.inject({ url: '/v1/admin/outbox' }), 'admin');
     expectUnauthenticated(await t.app.inject({ url: '/v1/admin/outbox', headers: bearer(`${ADMIN_TOKEN}x`) }), 'admin');
-    expectUnauthenticated(await t.app.inject({ url: '/v1/admin/outbox', headers: { 'x-phone-key': `cg_dev_${'d'.repeat(32)}` } }), 'admin');
-    expectUnauthenticated(await t.app.inject({ url: '/v1/admin/outbox', headers: bearer(`cg_dev_${'d'.repeat(32)}`) }), 'admin');
+    expectUnauthenticated(
+      await t.app.inject({ url: '/v1/admin/outbox', headers: { 'x-phone-key': `cg_dev_${'d'.repeat(32)}` } }),
+      'admin',
+    );
+    expectUnauthenticated(
+      await t.app.inject({ url: '/v1/admin/outbox', headers: bearer(`cg_dev_${'d'.repeat(32)}`) }),
+      'admin',
+    );
   });
 
   it('an admin token created with the service works and carries no agent rights', async () => {

@@ -15,7 +15,11 @@ export interface OrganizationsModule {
 }
 
 export function build(deps: { db: Kysely<DB>; clock: Clock; mailer: Mailer }): OrganizationsModule {
-  const organizations = new OrganizationsService({ repo: new OrganizationsRepository(deps.db), clock: deps.clock, mailer: deps.mailer });
+  const organizations = new OrganizationsService({
+    repo: new OrganizationsRepository(deps.db),
+    clock: deps.clock,
+    mailer: deps.mailer,
+  });
   return { organizations, ports: Object.values(organizations.ports) };
 }
 

@@ -38,7 +38,11 @@ export class OrganizationsRepository {
    * writes are serial anyway): what is counted next stays true until the insert.
    */
   async lockOrganization(ex: Executor, id: string): Promise<void> {
-    await ex.updateTable('organizations').set((eb) => ({ updated_at: eb.ref('updated_at') })).where('id', '=', id).execute();
+    await ex
+      .updateTable('organizations')
+      .set((eb) => ({ updated_at: eb.ref('updated_at') }))
+      .where('id', '=', id)
+      .execute();
   }
 
   async countActiveKeys(ex: Executor, organizationId: string): Promise<number> {
@@ -52,7 +56,12 @@ export class OrganizationsRepository {
   }
 
   async revokeAllKeys(ex: Executor, organizationId: string, now: string): Promise<void> {
-    await ex.updateTable('api_keys').set({ revoked_at: now }).where('organization_id', '=', organizationId).where('revoked_at', 'is', null).execute();
+    await ex
+      .updateTable('api_keys')
+      .set({ revoked_at: now })
+      .where('organization_id', '=', organizationId)
+      .where('revoked_at', 'is', null)
+      .execute();
   }
 
   /** Revokes one key unless it is the organization's last active one; the number revoked. */
@@ -65,7 +74,8 @@ export class OrganizationsRepository {
       .where('revoked_at', 'is', null)
       .where((eb) =>
         eb(
-          eb.selectFrom('api_keys as other')
+          eb
+            .selectFrom('api_keys as other')
             .select((o) => o.fn.countAll().as('n'))
             .where('other.organization_id', '=', organizationId)
             .where('other.revoked_at', 'is', null),
@@ -126,7 +136,11 @@ export class OrganizationsRepository {
   }
 
   findCode(organizationId: string) {
-    return this.db.selectFrom('verification_codes').selectAll().where('organization_id', '=', organizationId).executeTakeFirst();
+    return this.db
+      .selectFrom('verification_codes')
+      .selectAll()
+      .where('organization_id', '=', organizationId)
+      .executeTakeFirst();
   }
 
   /** Counts one wrong attempt unless the code is already spent; the number of rows changed. */

@@ -26,11 +26,19 @@ export const MAX_ACTIVE_KEYS = 100;
 export const API_KEY_PREFIX = 'cg_live_';
 export const ACCESS_TOKEN_PREFIX = 'cg_at_';
 export const ALL_SCOPES = [
-  'cells:read', 'cells:write', 'messages:read', 'messages:send', 'events:read',
-  'webhooks:write', 'billing:read', 'billing:write', 'usage:read',
+  'cells:read',
+  'cells:write',
+  'messages:read',
+  'messages:send',
+  'events:read',
+  'webhooks:write',
+  'billing:read',
+  'billing:write',
+  'usage:read',
 ];
 
-const alreadyRegistered = () => new ApiError('conflict', 'An organization with this email is already registered and verified.');
+const alreadyRegistered = () =>
+  new ApiError('conflict', 'An organization with this email is already registered and verified.');
 
 export function keyView(row: Pick<ApiKeysTable, 'id' | 'name' | 'prefix' | 'created_at' | 'last_used_at'>) {
   return { id: row.id, name: row.name, prefix: row.prefix, created_at: row.created_at, last_used_at: row.last_used_at };
@@ -93,31 +101,43 @@ export class OrganizationsService {
         text: `Your Cellgate verification code is ${code}.\n\nIt expires in 10 minutes. Verify with POST /v1/agent/verify {"code": "${code}"} using the API key you received at sign-up.\n`,
       });
     } catch {
-      throw new ApiError('unavailable', 'The verification email could not be sent; nothing was changed, please retry.', { headers: { 'Retry-After': '30' } });
+      throw new ApiError(
+        'unavailable',
+        'The verification email could not be sent; nothing was changed, please retry.',
+        { headers: { 'Retry-After': '30' } },
+      );
     }
-    const { organizationId, secret } = await retryOnUniqueViolation(() => transact(this.repo.db, async (tx) => {
-      const existing = await this.repo.findByEmail(tx, email);
-      if (existing && existing.status !== 'unverified') throw alreadyRegistered();
-      const organizationId = existing?.id ?? newId('org', this.clock, now);
-      if (existing) {
-        // Signing up again before verifying: the earlier key and code stop working.
-        await this.repo.revokeAllKeys(tx, organizationId, iso);
-      } else {
-        await this.repo.insertOrganization(tx, {
-          id: organizationId,
-          name: input.organization_name ?? email,
-          email,
-          status: 'unverified',
+    const { organizationId, secret } = await retryOnUniqueViolation(() =>
+      transact(this.repo.db, async (tx) => {
+        const existing = await this.repo.findByEmail(tx, email);
+        if (existing && existing.status !== 'unverified') throw alreadyRegistered();
+        const organizationId = existing?.id ?? newId('org', this.clock, now);
+        if (existing) {
+          // Signing up again before verifying: the earlier key and code stop working.
+          await this.repo.revokeAllKeys(tx, organizationId, iso);
+        } else {
+          await this.repo.insertOrganization(tx, {
+            id: organizationId,
+            name: input.organization_name ?? email,
+            email,
+            status: 'unverified',
+            created_at: iso,
+            updated_at: iso,
+            verified_at: null,
+          });
+        }
+        const key = this.newKey(organizationId, 'sign-up', iso);
+        await this.repo.insertKey(tx, key.row);
+        await this.repo.replaceCode(tx, {
+          organization_id: organizationId,
+          code_hash: sha256Hex(`${organizationId}:${code}`),
+          attempts: 0,
+          expires_at: expiresAt,
           created_at: iso,
-          updated_at: iso,
-          verified_at: null,
         });
-      }
-      const key = this.newKey(organizationId, 'sign-up', iso);
-      await this.repo.insertKey(tx, key.row);
-      await this.repo.replaceCode(tx, { organization_id: organizationId, code_hash: sha256Hex(`${organizationId}:${code}`), attempts: 0, expires_at: expiresAt, created_at: iso });
-      return { organizationId, secret: key.secret };
-    }));
+        return { organizationId, secret: key.secret };
+      }),
+    );
     this.forgetOrganization(organizationId);
     return {
       organization_id: organizationId,
@@ -134,15 +154,24 @@ export class OrganizationsService {
     }
     const row = await this.repo.findCode(organizationId);
     if (!row || row.attempts >= CODE_ATTEMPTS) {
-      throw new ApiError('code_expired', 'This code can no longer be used; sign up again with the same email to get a new one.');
+      throw new ApiError(
+        'code_expired',
+        'This code can no longer be used; sign up again with the same email to get a new one.',
+      );
     }
     const expired = row.expires_at <= this.clock.now().toISOString();
     const matches = constantTimeEqualHex(row.code_hash, sha256Hex(`${organizationId}:${code}`));
     if (expired || !matches) {
       if (!expired && (await this.repo.countWrongAttempt(organizationId, CODE_ATTEMPTS)) === 0) {
-        throw new ApiError('code_expired', 'This code can no longer be used; sign up again with the same email to get a new one.');
+        throw new ApiError(
+          'code_expired',
+          'This code can no longer be used; sign up again with the same email to get a new one.',
+        );
       }
-      throw new ApiError('invalid_code', expired ? 'The code has expired; sign up again to get a new one.' : 'The code is not correct.');
+      throw new ApiError(
+        'invalid_code',
+        expired ? 'The code has expired; sign up again to get a new one.' : 'The code is not correct.',
+      );
     }
     const now = this.clock.now().toISOString();
     await transact(this.repo.db, async (tx) => {
@@ -206,7 +235,11 @@ export class OrganizationsService {
   }
 
   async listKeys(organizationId: string, query: PageQuery) {
-    const result = await listPage(query, (after, count) => this.repo.listActiveKeys(organizationId, after ? String(after[0]) : null, count), (row) => [row.id]);
+    const result = await listPage(
+      query,
+      (after, count) => this.repo.listActiveKeys(organizationId, after ? String(after[0]) : null, count),
+      (row) => [row.id],
+    );
     return { keys: result.items.map(keyView), next_cursor: result.next_cursor };
   }
 
@@ -217,7 +250,10 @@ export class OrganizationsService {
       // Creates of one organization count and insert one at a time, so two at 99 never make 101.
       await this.repo.lockOrganization(tx, organizationId);
       if ((await this.repo.countActiveKeys(tx, organizationId)) >= MAX_ACTIVE_KEYS) {
-        throw new ApiError('conflict', `The organization already holds ${MAX_ACTIVE_KEYS} active API keys, the most it may have; revoke one (DELETE /v1/auth/keys/{key_id}) before creating another.`);
+        throw new ApiError(
+          'conflict',
+          `The organization already holds ${MAX_ACTIVE_KEYS} active API keys, the most it may have; revoke one (DELETE /v1/auth/keys/{key_id}) before creating another.`,
+        );
       }
       await this.repo.insertKey(tx, key.row);
     });
@@ -234,9 +270,17 @@ export class OrganizationsService {
   async revokeKey(organizationId: string, keyId: string): Promise<void> {
     const key = await this.repo.findActiveKey(organizationId, keyId);
     if (!key) throw notFound('API key');
-    const revoked = await this.repo.revokeKeyUnlessLast(this.repo.db, organizationId, keyId, this.clock.now().toISOString());
+    const revoked = await this.repo.revokeKeyUnlessLast(
+      this.repo.db,
+      organizationId,
+      keyId,
+      this.clock.now().toISOString(),
+    );
     if (revoked === 0) {
-      throw new ApiError('conflict', 'This is the organization\'s last active API key; create another before revoking it.');
+      throw new ApiError(
+        'conflict',
+        "This is the organization's last active API key; create another before revoking it.",
+      );
     }
     this.forgetOrganization(organizationId);
   }

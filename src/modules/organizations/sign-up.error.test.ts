@@ -1,6 +1,14 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { activeOrganization, bearer, expectProblem, signUp, startApp, uniqueEmail, type TestApp } from '../../../test/harness.ts';
+import {
+  activeOrganization,
+  bearer,
+  expectProblem,
+  signUp,
+  startApp,
+  uniqueEmail,
+  type TestApp,
+} from '../../../test/harness.ts';
 
 const verify = (t: TestApp, apiKey: string, code: string) =>
   t.app.inject({ method: 'POST', url: '/v1/agent/verify', headers: bearer(apiKey), payload: { code } });
@@ -16,8 +24,14 @@ describe('sign-up and verify reject bad input', () => {
 
   it('two simultaneous first sign-ups with one email end on one organization, both answered 201', async () => {
     const email = uniqueEmail();
-    const responses = await Promise.all([1, 2].map(() => t.app.inject({ method: 'POST', url: '/v1/agent/sign-up', payload: { email } })));
-    assert.deepEqual(responses.map((r) => r.statusCode), [201, 201], responses.map((r) => r.body).join(' '));
+    const responses = await Promise.all(
+      [1, 2].map(() => t.app.inject({ method: 'POST', url: '/v1/agent/sign-up', payload: { email } })),
+    );
+    assert.deepEqual(
+      responses.map((r) => r.statusCode),
+      [201, 201],
+      responses.map((r) => r.body).join(' '),
+    );
     assert.equal(responses[0].json().organization_id, responses[1].json().organization_id);
   });
 
@@ -32,7 +46,12 @@ describe('sign-up and verify reject bad input', () => {
   });
 
   it('rejects an empty JSON body with 400 invalid_request', async () => {
-    const response = await t.app.inject({ method: 'POST', url: '/v1/agent/sign-up', headers: { 'content-type': 'application/json' }, payload: '' });
+    const response = await t.app.inject({
+      method: 'POST',
+      url: '/v1/agent/sign-up',
+      headers: { 'content-type': 'application/json' },
+      payload: '',
+    });
     expectProblem(response, 400, 'invalid_request');
   });
 
@@ -47,18 +66,32 @@ describe('sign-up and verify reject bad input', () => {
   });
 
   it('rejects a text/plain body with 415 unsupported_media_type', async () => {
-    const response = await t.app.inject({ method: 'POST', url: '/v1/agent/sign-up', headers: { 'content-type': 'text/plain' }, payload: 'hello' });
+    const response = await t.app.inject({
+      method: 'POST',
+      url: '/v1/agent/sign-up',
+      headers: { 'content-type': 'text/plain' },
+      payload: 'hello',
+    });
     expectProblem(response, 415, 'unsupported_media_type');
   });
 
   it('rejects a body over 256 KiB with 413 payload_too_large', async () => {
     const payload = JSON.stringify({ email: uniqueEmail(), organization_name: 'x'.repeat(256 * 1024) });
-    const response = await t.app.inject({ method: 'POST', url: '/v1/agent/sign-up', headers: { 'content-type': 'application/json' }, payload });
+    const response = await t.app.inject({
+      method: 'POST',
+      url: '/v1/agent/sign-up',
+      headers: { 'content-type': 'application/json' },
+      payload,
+    });
     expectProblem(response, 413, 'payload_too_large');
   });
 
   it('rejects an unknown body field with errors[].code unknown_field', async () => {
-    const response = await t.app.inject({ method: 'POST', url: '/v1/agent/sign-up', payload: { email: uniqueEmail(), plan: 'pro' } });
+    const response = await t.app.inject({
+      method: 'POST',
+      url: '/v1/agent/sign-up',
+      payload: { email: uniqueEmail(), plan: 'pro' },
+    });
     const body = expectProblem(response, 400, 'invalid_request');
     assert.deepEqual(body.errors, [{ field: 'plan', code: 'unknown_field', message: 'plan is not a known field.' }]);
   });
@@ -66,7 +99,10 @@ describe('sign-up and verify reject bad input', () => {
   it('rejects a missing email with errors[].code required', async () => {
     const response = await t.app.inject({ method: 'POST', url: '/v1/agent/sign-up', payload: {} });
     const body = expectProblem(response, 400, 'invalid_request');
-    assert.deepEqual(body.errors.map((e: { field: string; code: string }) => [e.field, e.code]), [['email', 'required']]);
+    assert.deepEqual(
+      body.errors.map((e: { field: string; code: string }) => [e.field, e.code]),
+      [['email', 'required']],
+    );
   });
 
   for (const email of ['not-an-email', 'a@', '@example.com', 'a b@example.com', '']) {
@@ -85,7 +121,11 @@ describe('sign-up and verify reject bad input', () => {
   });
 
   it('rejects an organization_name longer than 100 characters', async () => {
-    const response = await t.app.inject({ method: 'POST', url: '/v1/agent/sign-up', payload: { email: uniqueEmail(), organization_name: 'x'.repeat(101) } });
+    const response = await t.app.inject({
+      method: 'POST',
+      url: '/v1/agent/sign-up',
+      payload: { email: uniqueEmail(), organization_name: 'x'.repeat(101) },
+    });
     const body = expectProblem(response, 400, 'invalid_request');
     assert.deepEqual([body.errors[0].field, body.errors[0].code], ['organization_name', 'too_long']);
   });
@@ -100,7 +140,11 @@ describe('sign-up and verify reject bad input', () => {
 
   it('answers 409 conflict when a verified email signs up again', async () => {
     const org = await activeOrganization(t);
-    const response = await t.app.inject({ method: 'POST', url: '/v1/agent/sign-up', payload: { email: org.email.toUpperCase() } });
+    const response = await t.app.inject({
+      method: 'POST',
+      url: '/v1/agent/sign-up',
+      payload: { email: org.email.toUpperCase() },
+    });
     expectProblem(response, 409, 'conflict');
     const who = await t.app.inject({ url: '/v1/auth/whoami', headers: org.headers });
     assert.equal(who.statusCode, 200, 'the verified key keeps working');
@@ -117,7 +161,16 @@ describe('sign-up and verify reject bad input', () => {
     const org = await signUp(t);
     const body = expectProblem(await verify(t, org.apiKey, '12345'), 400, 'invalid_request');
     assert.equal(body.errors[0].field, 'code');
-    expectProblem(await t.app.inject({ method: 'POST', url: '/v1/agent/verify', headers: bearer(org.apiKey), payload: { code: 123456 } }), 400, 'invalid_request');
+    expectProblem(
+      await t.app.inject({
+        method: 'POST',
+        url: '/v1/agent/verify',
+        headers: bearer(org.apiKey),
+        payload: { code: 123456 },
+      }),
+      400,
+      'invalid_request',
+    );
   });
 
   it('rejects the right code after 10 minutes with 400 invalid_code', async () => {
@@ -149,7 +202,11 @@ describe('sign-up and verify reject bad input', () => {
 
   it('stores the code hashed, never in clear', async () => {
     const org = await signUp(t);
-    const row = await t.database.db.selectFrom('verification_codes').selectAll().where('organization_id', '=', org.organizationId).executeTakeFirstOrThrow();
+    const row = await t.database.db
+      .selectFrom('verification_codes')
+      .selectAll()
+      .where('organization_id', '=', org.organizationId)
+      .executeTakeFirstOrThrow();
     assert.doesNotMatch(row.code_hash, new RegExp(org.code));
     assert.match(row.code_hash, /^[0-9a-f]{64}$/);
   });
@@ -166,7 +223,10 @@ describe('sign-up and verify reject bad input', () => {
 
     const old = await verify(t, org.apiKey, again.code);
     expectProblem(old, 401, 'unauthenticated');
-    assert.match(String(old.headers['www-authenticate']), /^Bearer resource_metadata="http:\/\/cellgate\.test\/\.well-known\/oauth-protected-resource"/);
+    assert.match(
+      String(old.headers['www-authenticate']),
+      /^Bearer resource_metadata="http:\/\/cellgate\.test\/\.well-known\/oauth-protected-resource"/,
+    );
     expectProblem(await t.app.inject({ url: '/v1/auth/whoami', headers: bearer(org.apiKey) }), 401, 'unauthenticated');
 
     const ok = await verify(t, again.apiKey, again.code);
@@ -189,21 +249,36 @@ describe('sign-up and verify reject bad input', () => {
   it('answers 503 when the mailer fails, leaves nothing half-written, and a retry works', async () => {
     const email = uniqueEmail();
     t.mail.failNext = true;
-    const failed = await t.app.inject({ method: 'POST', url: '/v1/agent/sign-up', payload: { email, organization_name: 'Acme' } });
+    const failed = await t.app.inject({
+      method: 'POST',
+      url: '/v1/agent/sign-up',
+      payload: { email, organization_name: 'Acme' },
+    });
     expectProblem(failed, 503, 'unavailable');
     assert.ok(failed.headers['retry-after']);
-    assert.equal(await t.database.db.selectFrom('organizations').select('id').where('email', '=', email).executeTakeFirst(), undefined);
+    assert.equal(
+      await t.database.db.selectFrom('organizations').select('id').where('email', '=', email).executeTakeFirst(),
+      undefined,
+    );
 
     const org = await signUp(t, email);
     assert.equal((await verify(t, org.apiKey, org.code)).statusCode, 200);
-    const keys = await t.database.db.selectFrom('api_keys').select('id').where('organization_id', '=', org.organizationId).execute();
+    const keys = await t.database.db
+      .selectFrom('api_keys')
+      .select('id')
+      .where('organization_id', '=', org.organizationId)
+      .execute();
     assert.equal(keys.length, 1);
   });
 
   it('when the mailer fails on a repeat sign-up, the earlier key and code keep working', async () => {
     const org = await signUp(t);
     t.mail.failNext = true;
-    expectProblem(await t.app.inject({ method: 'POST', url: '/v1/agent/sign-up', payload: { email: org.email } }), 503, 'unavailable');
+    expectProblem(
+      await t.app.inject({ method: 'POST', url: '/v1/agent/sign-up', payload: { email: org.email } }),
+      503,
+      'unavailable',
+    );
     assert.equal((await verify(t, org.apiKey, org.code)).statusCode, 200);
     const active = await t.database.db
       .selectFrom('api_keys')
@@ -224,7 +299,11 @@ describe('sign-up flood from one address', () => {
 
   it('allows 10 sign-ups per hour per IP, then 429 rate_limited with Retry-After', async () => {
     for (let i = 0; i < 10; i++) {
-      const response = await t.app.inject({ method: 'POST', url: '/v1/agent/sign-up', payload: { email: uniqueEmail() } });
+      const response = await t.app.inject({
+        method: 'POST',
+        url: '/v1/agent/sign-up',
+        payload: { email: uniqueEmail() },
+      });
       assert.equal(response.statusCode, 201, response.body);
     }
     const email = uniqueEmail();
@@ -234,9 +313,17 @@ describe('sign-up flood from one address', () => {
     assert.ok(retryAfter >= 300 && retryAfter <= 360, `Retry-After ${retryAfter}`);
     assert.equal(blocked.headers['ratelimit-limit'], '10');
     assert.equal(blocked.headers['ratelimit-remaining'], '0');
-    assert.equal(await t.database.db.selectFrom('organizations').select('id').where('email', '=', email).executeTakeFirst(), undefined);
+    assert.equal(
+      await t.database.db.selectFrom('organizations').select('id').where('email', '=', email).executeTakeFirst(),
+      undefined,
+    );
 
-    const other = await t.app.inject({ method: 'POST', url: '/v1/agent/sign-up', remoteAddress: '203.0.113.9', payload: { email: uniqueEmail() } });
+    const other = await t.app.inject({
+      method: 'POST',
+      url: '/v1/agent/sign-up',
+      remoteAddress: '203.0.113.9',
+      payload: { email: uniqueEmail() },
+    });
     assert.equal(other.statusCode, 201, 'another address has its own budget');
 
     t.clock.advance(retryAfter * 1000);

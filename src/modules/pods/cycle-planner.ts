@@ -67,7 +67,15 @@ export class CyclePlanner {
   private readonly clock: Clock;
   private readonly log: FastifyBaseLogger;
 
-  constructor(deps: { repo: CycleRepository; pods: PodsService; messages: MessagesPort; devices: DevicesPort; events: EventsService; clock: Clock; log: FastifyBaseLogger }) {
+  constructor(deps: {
+    repo: CycleRepository;
+    pods: PodsService;
+    messages: MessagesPort;
+    devices: DevicesPort;
+    events: EventsService;
+    clock: Clock;
+    log: FastifyBaseLogger;
+  }) {
     this.repo = deps.repo;
     this.pods = deps.pods;
     this.messages = deps.messages;
@@ -78,11 +86,18 @@ export class CyclePlanner {
   }
 
   /** One step of the job; `keepLease` renews the caller's lease and says whether it still holds. */
-  async advance(claimed: CycleJobsTable, keepLease: () => Promise<boolean>, options: AdvanceOptions = {}): Promise<void> {
+  async advance(
+    claimed: CycleJobsTable,
+    keepLease: () => Promise<boolean>,
+    options: AdvanceOptions = {},
+  ): Promise<void> {
     let job = claimed;
     if (job.status === 'queued') {
       const at = this.clock.now().toISOString();
-      const started = await this.repo.finishOrStart(this.repo.db, job.id, ['queued'], { status: 'running', updated_at: at });
+      const started = await this.repo.finishOrStart(this.repo.db, job.id, ['queued'], {
+        status: 'running',
+        updated_at: at,
+      });
       if (!started) return; // canceled meanwhile
       job = started;
     }
@@ -94,12 +109,19 @@ export class CyclePlanner {
   }
 
   private async planRing(job: CycleJobsTable): Promise<void> {
-    const hops = (await this.repo.pendingItems(job.id, 0, PLAN_BATCH)).map((hop) => ({ item: hop, cellId: hop.cell_id as string }));
+    const hops = (await this.repo.pendingItems(job.id, 0, PLAN_BATCH)).map((hop) => ({
+      item: hop,
+      cellId: hop.cell_id as string,
+    }));
     await this.settle(job, hops, await this.queue(job, hops), 'failed');
   }
 
   /** Queues pending recipients in batches while cells have room; false when the lease was lost. */
-  private async planBroadcast(job: CycleJobsTable, keepLease: () => Promise<boolean>, options: AdvanceOptions): Promise<boolean> {
+  private async planBroadcast(
+    job: CycleJobsTable,
+    keepLease: () => Promise<boolean>,
+    options: AdvanceOptions,
+  ): Promise<boolean> {
     let active = await this.pods.activeCells(job.pod_id);
     const at = this.clock.now().toISOString();
     if (active.length === 0) {
@@ -115,10 +137,21 @@ export class CyclePlanner {
       const items = await this.repo.pendingItems(job.id, after, PLAN_BATCH);
       if (items.length === 0) return true;
       after = items[items.length - 1].seq;
-      const state = await this.messages.recipientsAmong(active.map((cell) => cell.id), items.map((item) => item.recipient));
+      const state = await this.messages.recipientsAmong(
+        active.map((cell) => cell.id),
+        items.map((item) => item.recipient),
+      );
       const stops = optedOut(state);
       const sticky = stickyCells(state, active);
-      await this.repo.moveItems(this.repo.db, job.id, items.filter((item) => stops.has(item.recipient)).map((item) => item.seq), ['pending'], 'skipped', at, 'recipient_opted_out');
+      await this.repo.moveItems(
+        this.repo.db,
+        job.id,
+        items.filter((item) => stops.has(item.recipient)).map((item) => item.seq),
+        ['pending'],
+        'skipped',
+        at,
+        'recipient_opted_out',
+      );
       const plans: { item: CycleJobItemsTable; cellId: string }[] = [];
       for (const item of items) {
         if (stops.has(item.recipient)) continue;
@@ -135,7 +168,8 @@ export class CyclePlanner {
       if (lostCells.size > 0) active = active.filter((cell) => !lostCells.has(cell.id));
       for (const id of lostCells) room.set(id, 0);
       if (active.length === 0 || held) return true;
-      if ((options.maxBatches !== undefined && batch >= options.maxBatches) || performance.now() > deadline) return true;
+      if ((options.maxBatches !== undefined && batch >= options.maxBatches) || performance.now() > deadline)
+        return true;
       if (!(await keepLease())) return false;
     }
   }
@@ -148,10 +182,20 @@ export class CyclePlanner {
     // Recipients are distinct within a job: a message's `to` names its item.
     const seqOf = new Map(plans.map(({ item }) => [item.recipient, item.seq]));
     const markQueued: SendHook = async (tx, messages) => {
-      const rows = messages.map((message) => ({ seq: seqOf.get(message.to) as number, cellId: message.cell_id, sender: message.from, messageId: message.id, at: message.created_at }));
+      const rows = messages.map((message) => ({
+        seq: seqOf.get(message.to) as number,
+        cellId: message.cell_id,
+        sender: message.from,
+        messageId: message.id,
+        at: message.created_at,
+      }));
       if ((await this.repo.markQueued(tx, job.id, rows)) !== rows.length) throw new AlreadyQueued();
     };
-    return Promise.allSettled(plans.map(({ item, cellId }) => this.messages.send(job.organization_id, cellId, { to: item.recipient, body: job.body }, { within: markQueued })));
+    return Promise.allSettled(
+      plans.map(({ item, cellId }) =>
+        this.messages.send(job.organization_id, cellId, { to: item.recipient, body: job.body }, { within: markQueued }),
+      ),
+    );
   }
 
   /**
@@ -160,7 +204,12 @@ export class CyclePlanner {
    * sends back (402: those items wait, pending, for a later tick). Other errors fail the tick (the
    * items stay pending for the next one).
    */
-  private async settle(job: CycleJobsTable, plans: { item: CycleJobItemsTable; cellId: string }[], results: PromiseSettledResult<unknown>[], optOut: ItemStatus) {
+  private async settle(
+    job: CycleJobsTable,
+    plans: { item: CycleJobItemsTable; cellId: string }[],
+    results: PromiseSettledResult<unknown>[],
+    optOut: ItemStatus,
+  ) {
     const at = this.clock.now().toISOString();
     const lostCells = new Set<string>();
     let held = false;
@@ -207,7 +256,9 @@ export class CyclePlanner {
     const next = items.length < SYNC_BATCH ? 0 : items[items.length - 1].seq;
     if (next !== job.sync_after) await this.repo.setSyncAfter(job.id, next);
     const bySeq = new Map(items.map((item) => [item.message_id, item.seq]));
-    const statuses = await this.messages.statusesOf(items.flatMap((item) => (item.message_id ? [item.message_id] : [])));
+    const statuses = await this.messages.statusesOf(
+      items.flatMap((item) => (item.message_id ? [item.message_id] : [])),
+    );
     const moves = new Map<string, number[]>();
     for (const { id, status } of statuses) {
       const seq = bySeq.get(id);
@@ -216,7 +267,16 @@ export class CyclePlanner {
     const at = this.clock.now().toISOString();
     for (const [status, seqs] of moves) {
       const move = MOVES[status];
-      if (move) await this.repo.moveItems(this.repo.db, job.id, seqs, move.from, move.to, at, move.to === 'failed' ? 'message_failed' : null);
+      if (move)
+        await this.repo.moveItems(
+          this.repo.db,
+          job.id,
+          seqs,
+          move.from,
+          move.to,
+          at,
+          move.to === 'failed' ? 'message_failed' : null,
+        );
     }
   }
 
@@ -237,8 +297,19 @@ export class CyclePlanner {
     if (late.length === 0) return;
     await transact(this.repo.db, async (tx) => {
       // A hop still waiting in its cell's queue is not sent late.
-      await this.messages.cancelQueuedAmong(tx, late.flatMap((hop) => (hop.message_id ? [hop.message_id] : [])));
-      await this.repo.moveItems(tx, job.id, late.map((hop) => hop.seq), open, 'failed', at, 'not_received');
+      await this.messages.cancelQueuedAmong(
+        tx,
+        late.flatMap((hop) => (hop.message_id ? [hop.message_id] : [])),
+      );
+      await this.repo.moveItems(
+        tx,
+        job.id,
+        late.map((hop) => hop.seq),
+        open,
+        'failed',
+        at,
+        'not_received',
+      );
     });
   }
 
@@ -250,12 +321,30 @@ export class CyclePlanner {
     const at = now.toISOString();
     await transact(this.repo.db, async (tx) => {
       const counts = jobCounts(await this.repo.countsByStatus(tx, [job.id]));
-      const canceled = counts.total - counts.queued - counts.sent - counts.delivered - counts.received - counts.failed - counts.skipped;
-      const failed = job.mode === 'ring' ? counts.failed > 0 : counts.failed * 2 > counts.total - counts.skipped - canceled;
+      const canceled =
+        counts.total -
+        counts.queued -
+        counts.sent -
+        counts.delivered -
+        counts.received -
+        counts.failed -
+        counts.skipped;
+      const failed =
+        job.mode === 'ring' ? counts.failed > 0 : counts.failed * 2 > counts.total - counts.skipped - canceled;
       const status = failed ? 'failed' : 'completed';
-      const done = await this.repo.finishOrStart(tx, job.id, ['queued', 'running'], { status, completed_at: at, updated_at: at, lease_token: null, lease_until: null });
+      const done = await this.repo.finishOrStart(tx, job.id, ['queued', 'running'], {
+        status,
+        completed_at: at,
+        updated_at: at,
+        lease_token: null,
+        lease_until: null,
+      });
       if (!done) return;
-      await this.events.emit(tx, { organizationId: job.organization_id, type: failed ? 'cycle.failed' : 'cycle.completed', data: jobView(done, counts) });
+      await this.events.emit(tx, {
+        organizationId: job.organization_id,
+        type: failed ? 'cycle.failed' : 'cycle.completed',
+        data: jobView(done, counts),
+      });
       this.log.info({ job: job.id, status, counts }, 'cycle job finished');
     });
   }

@@ -31,7 +31,12 @@ export class CycleRepository {
 
   /** Any job of the organization with this client_id: a client_id is taken forever. */
   findJobByClientId(organizationId: string, clientId: string) {
-    return this.db.selectFrom('cycle_jobs').selectAll().where('organization_id', '=', organizationId).where('client_id', '=', clientId).executeTakeFirst();
+    return this.db
+      .selectFrom('cycle_jobs')
+      .selectAll()
+      .where('organization_id', '=', organizationId)
+      .where('client_id', '=', clientId)
+      .executeTakeFirst();
   }
 
   findJob(ex: Executor, organizationId: string, podId: string, id: string) {
@@ -51,7 +56,12 @@ export class CycleRepository {
   }
 
   openJobsOfPod(ex: Executor, podId: string) {
-    return ex.selectFrom('cycle_jobs').selectAll().where('pod_id', '=', podId).where('status', 'in', OPEN_JOB).execute();
+    return ex
+      .selectFrom('cycle_jobs')
+      .selectAll()
+      .where('pod_id', '=', podId)
+      .where('status', 'in', OPEN_JOB)
+      .execute();
   }
 
   async insertItems(ex: Executor, rows: readonly CycleJobItemsTable[]): Promise<void> {
@@ -80,12 +90,19 @@ export class CycleRepository {
   }
 
   async countItems(ex: Executor, jobId: string): Promise<number> {
-    const row = await ex.selectFrom('cycle_job_items').select((eb) => eb.fn.countAll<number>().as('n')).where('job_id', '=', jobId).executeTakeFirstOrThrow();
+    const row = await ex
+      .selectFrom('cycle_job_items')
+      .select((eb) => eb.fn.countAll<number>().as('n'))
+      .where('job_id', '=', jobId)
+      .executeTakeFirstOrThrow();
     return Number(row.n);
   }
 
   /** Items per status of each job. */
-  async countsByStatus(ex: Executor, jobIds: readonly string[]): Promise<{ job_id: string; status: ItemStatus; n: number }[]> {
+  async countsByStatus(
+    ex: Executor,
+    jobIds: readonly string[],
+  ): Promise<{ job_id: string; status: ItemStatus; n: number }[]> {
     if (jobIds.length === 0) return [];
     const rows = await ex
       .selectFrom('cycle_job_items')
@@ -101,12 +118,19 @@ export class CycleRepository {
 
   /** Leases up to `limit` open jobs whose lease is free or ran out, oldest first. */
   claimJobs(now: string, leaseUntil: string, token: string, limit: number) {
-    const free = (eb: ExpressionBuilder<DB, 'cycle_jobs'>) => eb.or([eb('lease_until', 'is', null), eb('lease_until', '<=', now)]);
+    const free = (eb: ExpressionBuilder<DB, 'cycle_jobs'>) =>
+      eb.or([eb('lease_until', 'is', null), eb('lease_until', '<=', now)]);
     const claim = this.db
       .updateTable('cycle_jobs')
       .set({ lease_token: token, lease_until: leaseUntil })
       .where('id', 'in', (eb) => {
-        const due = eb.selectFrom('cycle_jobs').select('id').where('status', 'in', OPEN_JOB).where(free).orderBy('id').limit(limit);
+        const due = eb
+          .selectFrom('cycle_jobs')
+          .select('id')
+          .where('status', 'in', OPEN_JOB)
+          .where(free)
+          .orderBy('id')
+          .limit(limit);
         return this.postgres ? due.forUpdate().skipLocked() : due;
       })
       .where('status', 'in', OPEN_JOB)
@@ -116,17 +140,33 @@ export class CycleRepository {
 
   /** Extends the lease while this claim still holds it; false when it was lost. */
   async renewLease(id: string, token: string, leaseUntil: string): Promise<boolean> {
-    const result = await this.db.updateTable('cycle_jobs').set({ lease_until: leaseUntil }).where('id', '=', id).where('lease_token', '=', token).executeTakeFirst();
+    const result = await this.db
+      .updateTable('cycle_jobs')
+      .set({ lease_until: leaseUntil })
+      .where('id', '=', id)
+      .where('lease_token', '=', token)
+      .executeTakeFirst();
     return Number(result.numUpdatedRows) === 1;
   }
 
   async releaseLease(id: string, token: string): Promise<void> {
-    await this.db.updateTable('cycle_jobs').set({ lease_token: null, lease_until: null }).where('id', '=', id).where('lease_token', '=', token).execute();
+    await this.db
+      .updateTable('cycle_jobs')
+      .set({ lease_token: null, lease_until: null })
+      .where('id', '=', id)
+      .where('lease_token', '=', token)
+      .execute();
   }
 
   /** Moves an open job to `status`; the row, or undefined when it was no longer open. */
   finishOrStart(ex: Executor, id: string, from: readonly JobStatus[], changes: Partial<CycleJobsTable>) {
-    return ex.updateTable('cycle_jobs').set(changes).where('id', '=', id).where('status', 'in', from).returningAll().executeTakeFirst();
+    return ex
+      .updateTable('cycle_jobs')
+      .set(changes)
+      .where('id', '=', id)
+      .where('status', 'in', from)
+      .returningAll()
+      .executeTakeFirst();
   }
 
   async setSyncAfter(id: string, seq: number): Promise<void> {
@@ -163,9 +203,15 @@ export class CycleRepository {
    * Marks pending items queued with their messages, in one statement of the sends' transaction;
    * how many were still pending (fewer than given: some were queued by someone else).
    */
-  async markQueued(ex: Executor, jobId: string, rows: readonly { seq: number; cellId: string; sender: string; messageId: string; at: string }[]): Promise<number> {
+  async markQueued(
+    ex: Executor,
+    jobId: string,
+    rows: readonly { seq: number; cellId: string; sender: string; messageId: string; at: string }[],
+  ): Promise<number> {
     if (rows.length === 0) return 0;
-    const values = rows.map((row) => sql`(cast(${row.seq} as integer), ${row.cellId}, ${row.sender}, ${row.messageId}, ${row.at})`);
+    const values = rows.map(
+      (row) => sql`(cast(${row.seq} as integer), ${row.cellId}, ${row.sender}, ${row.messageId}, ${row.at})`,
+    );
     const result = await sql<{ seq: number }>`
       with queued (seq, cell_id, sender, message_id, at) as (values ${sql.join(values)})
       update cycle_job_items set
@@ -178,7 +224,15 @@ export class CycleRepository {
   }
 
   /** Moves the items `seqs` that are in one of `from` to `status`. */
-  async moveItems(ex: Executor, jobId: string, seqs: readonly number[], from: readonly ItemStatus[], status: ItemStatus, now: string, errorCode: string | null = null): Promise<void> {
+  async moveItems(
+    ex: Executor,
+    jobId: string,
+    seqs: readonly number[],
+    from: readonly ItemStatus[],
+    status: ItemStatus,
+    now: string,
+    errorCode: string | null = null,
+  ): Promise<void> {
     for (const chunk of chunks(seqs)) {
       await ex
         .updateTable('cycle_job_items')
@@ -191,16 +245,40 @@ export class CycleRepository {
   }
 
   /** Moves every item of the job in one of `from` to `status`; the message ids of those that had one. */
-  async moveAll(ex: Executor, jobId: string, from: readonly ItemStatus[], status: ItemStatus, now: string): Promise<void> {
-    await ex.updateTable('cycle_job_items').set({ status, updated_at: now }).where('job_id', '=', jobId).where('status', 'in', from).execute();
+  async moveAll(
+    ex: Executor,
+    jobId: string,
+    from: readonly ItemStatus[],
+    status: ItemStatus,
+    now: string,
+  ): Promise<void> {
+    await ex
+      .updateTable('cycle_job_items')
+      .set({ status, updated_at: now })
+      .where('job_id', '=', jobId)
+      .where('status', 'in', from)
+      .execute();
   }
 
   async messageIdsIn(ex: Executor, jobId: string, statuses: readonly ItemStatus[]): Promise<string[]> {
-    const rows = await ex.selectFrom('cycle_job_items').select('message_id').where('job_id', '=', jobId).where('status', 'in', statuses).where('message_id', 'is not', null).execute();
+    const rows = await ex
+      .selectFrom('cycle_job_items')
+      .select('message_id')
+      .where('job_id', '=', jobId)
+      .where('status', 'in', statuses)
+      .where('message_id', 'is not', null)
+      .execute();
     return rows.map((row) => row.message_id as string);
   }
 
-  async moveByMessage(ex: Executor, jobId: string, messageIds: readonly string[], from: readonly ItemStatus[], status: ItemStatus, now: string): Promise<void> {
+  async moveByMessage(
+    ex: Executor,
+    jobId: string,
+    messageIds: readonly string[],
+    from: readonly ItemStatus[],
+    status: ItemStatus,
+    now: string,
+  ): Promise<void> {
     for (const chunk of chunks(messageIds)) {
       await ex
         .updateTable('cycle_job_items')
@@ -233,7 +311,9 @@ export class CycleRepository {
       .where('job_id', '=', jobId)
       .where((eb) => {
         const open = eb('status', 'in', statuses);
-        return sentSince === null ? open : eb.or([open, eb.and([eb('status', '=', 'sent'), eb('updated_at', '>', sentSince)])]);
+        return sentSince === null
+          ? open
+          : eb.or([open, eb.and([eb('status', '=', 'sent'), eb('updated_at', '>', sentSince)])]);
       })
       .executeTakeFirstOrThrow();
     return Number(row.n);

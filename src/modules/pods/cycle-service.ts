@@ -26,7 +26,10 @@ export interface StartCycleInput {
   client_id?: string;
 }
 
-const invalid = (errors: FieldError[]) => new ApiError('invalid_request', errors.length === 1 ? errors[0].message : `${errors.length} fields are invalid.`, { errors });
+const invalid = (errors: FieldError[]) =>
+  new ApiError('invalid_request', errors.length === 1 ? errors[0].message : `${errors.length} fields are invalid.`, {
+    errors,
+  });
 
 /** The text of a ring hop when the request gives none. */
 export const defaultRingBody = (jobId: string) => `Cellgate ring check ${jobId}: this line can send and receive.`;
@@ -38,7 +41,13 @@ export class CycleService {
   private readonly messages: MessagesPort;
   private readonly clock: Clock;
 
-  constructor(deps: { repo: CycleRepository; pods: PodsService; lists: ListsService; messages: MessagesPort; clock: Clock }) {
+  constructor(deps: {
+    repo: CycleRepository;
+    pods: PodsService;
+    lists: ListsService;
+    messages: MessagesPort;
+    clock: Clock;
+  }) {
     this.repo = deps.repo;
     this.pods = deps.pods;
     this.lists = deps.lists;
@@ -47,9 +56,21 @@ export class CycleService {
   }
 
   /** The job (202). `replayed` when its client_id names an earlier job started with the same body. */
-  async start(organizationId: string, podId: string, input: StartCycleInput, record?: IdempotencyRecorder): Promise<{ replayed: boolean; job: JobView }> {
+  async start(
+    organizationId: string,
+    podId: string,
+    input: StartCycleInput,
+    record?: IdempotencyRecorder,
+  ): Promise<{ replayed: boolean; job: JobView }> {
     const to = checkInput(input);
-    const hash = clientIdHash({ pod_id: podId, mode: input.mode, body: input.body, to, list_id: input.list_id, client_id: input.client_id });
+    const hash = clientIdHash({
+      pod_id: podId,
+      mode: input.mode,
+      body: input.body,
+      to,
+      list_id: input.list_id,
+      client_id: input.client_id,
+    });
     if (input.client_id !== undefined) {
       const existing = await this.repo.findJobByClientId(organizationId, input.client_id);
       if (existing) return { replayed: true, job: await this.viewOf(sameClientIdBody(existing, hash)) };
@@ -63,7 +84,8 @@ export class CycleService {
     if (input.mode === 'ring' && active.length < 2) {
       throw new ApiError('conflict', `A ring needs at least 2 active cells in the pod; it has ${active.length}.`);
     }
-    if (input.mode === 'broadcast' && active.length === 0) throw new ApiError('conflict', 'The pod has no active cell to send from.');
+    if (input.mode === 'broadcast' && active.length === 0)
+      throw new ApiError('conflict', 'The pod has no active cell to send from.');
     const now = this.clock.now();
     const at = now.toISOString();
     const id = newId('job', this.clock, now);
@@ -90,7 +112,12 @@ export class CycleService {
         else if (listId !== null) await this.repo.insertItemsFromList(tx, id, listId, at);
         else await this.repo.insertRecipients(tx, id, to ?? [], at);
         // Every item is pending: only a list's size needs asking.
-        const total = input.mode === 'ring' ? active.length : listId !== null ? await this.repo.countItems(tx, id) : (to ?? []).length;
+        const total =
+          input.mode === 'ring'
+            ? active.length
+            : listId !== null
+              ? await this.repo.countItems(tx, id)
+              : (to ?? []).length;
         const view = jobView(row, jobCounts([{ status: 'pending', n: total }]));
         if (record) await recordOutcomes(tx, [record(view)]);
         return view;
@@ -98,7 +125,10 @@ export class CycleService {
       return { replayed: false, job };
     } catch (error) {
       // A concurrent start with the same client_id won the unique index.
-      const raced = input.client_id === undefined || error instanceof ApiError ? undefined : await this.repo.findJobByClientId(organizationId, input.client_id);
+      const raced =
+        input.client_id === undefined || error instanceof ApiError
+          ? undefined
+          : await this.repo.findJobByClientId(organizationId, input.client_id);
       if (raced) return { replayed: true, job: await this.viewOf(sameClientIdBody(raced, hash)) };
       throw error;
     }
@@ -106,9 +136,19 @@ export class CycleService {
 
   async list(organizationId: string, podId: string, query: PageQuery) {
     const pod = await this.pods.owned(organizationId, podId);
-    const { items, next_cursor } = await listPage(query, (before, count) => this.repo.listJobs(pod.id, before ? String(before[0]) : null, count), (row) => [row.id]);
-    const counts = await this.repo.countsByStatus(this.repo.db, items.map((job) => job.id));
-    return { jobs: items.map((job) => jobView(job, jobCounts(counts.filter((row) => row.job_id === job.id)))), next_cursor };
+    const { items, next_cursor } = await listPage(
+      query,
+      (before, count) => this.repo.listJobs(pod.id, before ? String(before[0]) : null, count),
+      (row) => [row.id],
+    );
+    const counts = await this.repo.countsByStatus(
+      this.repo.db,
+      items.map((job) => job.id),
+    );
+    return {
+      jobs: items.map((job) => jobView(job, jobCounts(counts.filter((row) => row.job_id === job.id)))),
+      next_cursor,
+    };
   }
 
   async get(organizationId: string, podId: string, jobId: string): Promise<JobView> {
@@ -122,7 +162,8 @@ export class CycleService {
     const canceled = await this.repo.db.transaction().execute(async (tx) => {
       const job = await this.owned(tx, organizationId, pod.id, jobId);
       const done = await this.cancelJob(tx, job);
-      if (!done) throw new ApiError('conflict', `Only a queued or running job can be canceled; this one is ${job.status}.`);
+      if (!done)
+        throw new ApiError('conflict', `Only a queued or running job can be canceled; this one is ${job.status}.`);
       return done;
     });
     return this.viewOf(canceled);
@@ -135,7 +176,13 @@ export class CycleService {
 
   private async cancelJob(tx: Executor, job: CycleJobsTable): Promise<CycleJobsTable | undefined> {
     const at = this.clock.now().toISOString();
-    const canceled = await this.repo.finishOrStart(tx, job.id, ['queued', 'running'], { status: 'canceled', completed_at: at, updated_at: at, lease_token: null, lease_until: null });
+    const canceled = await this.repo.finishOrStart(tx, job.id, ['queued', 'running'], {
+      status: 'canceled',
+      completed_at: at,
+      updated_at: at,
+      lease_token: null,
+      lease_until: null,
+    });
     if (!canceled) return undefined;
     await this.repo.moveAll(tx, job.id, ['pending'], 'canceled', at);
     // Messages a device has not claimed yet are canceled; those in flight finish as they will.
@@ -158,8 +205,10 @@ export class CycleService {
   /** The list of a broadcast: any list of the organization (under a cell or a pod) with numbers. */
   private async ownedList(organizationId: string, listId: string): Promise<string> {
     const list = await this.lists.findOwned(organizationId, listId);
-    if (!list) throw invalid([{ field: 'list_id', code: 'not_found', message: `No list ${listId} in this organization.` }]);
-    if (list.number_count === 0) throw invalid([{ field: 'list_id', code: 'too_few', message: 'The list holds no numbers.' }]);
+    if (!list)
+      throw invalid([{ field: 'list_id', code: 'not_found', message: `No list ${listId} in this organization.` }]);
+    if (list.number_count === 0)
+      throw invalid([{ field: 'list_id', code: 'too_few', message: 'The list holds no numbers.' }]);
     return list.id;
   }
 }
@@ -168,12 +217,25 @@ export class CycleService {
 function checkInput(input: StartCycleInput): string[] | undefined {
   const errors: FieldError[] = [];
   if (input.mode === 'ring') {
-    if (input.to !== undefined) errors.push({ field: 'to', code: 'invalid_value', message: 'A ring takes no recipients: each cell texts the next.' });
-    if (input.list_id !== undefined) errors.push({ field: 'list_id', code: 'invalid_value', message: 'A ring takes no list: each cell texts the next.' });
+    if (input.to !== undefined)
+      errors.push({
+        field: 'to',
+        code: 'invalid_value',
+        message: 'A ring takes no recipients: each cell texts the next.',
+      });
+    if (input.list_id !== undefined)
+      errors.push({
+        field: 'list_id',
+        code: 'invalid_value',
+        message: 'A ring takes no list: each cell texts the next.',
+      });
   } else {
-    if (input.body === undefined) errors.push({ field: 'body', code: 'required', message: 'body is required for a broadcast.' });
-    if (input.to === undefined && input.list_id === undefined) errors.push({ field: 'to', code: 'required', message: 'A broadcast needs to (numbers) or list_id.' });
-    if (input.to !== undefined && input.list_id !== undefined) errors.push({ field: 'list_id', code: 'invalid_value', message: 'Give either to or list_id, not both.' });
+    if (input.body === undefined)
+      errors.push({ field: 'body', code: 'required', message: 'body is required for a broadcast.' });
+    if (input.to === undefined && input.list_id === undefined)
+      errors.push({ field: 'to', code: 'required', message: 'A broadcast needs to (numbers) or list_id.' });
+    if (input.to !== undefined && input.list_id !== undefined)
+      errors.push({ field: 'list_id', code: 'invalid_value', message: 'Give either to or list_id, not both.' });
   }
   if (errors.length > 0) throw invalid(errors);
   return input.to === undefined ? undefined : normalizeNumbers('to', input.to);
@@ -183,6 +245,18 @@ function checkInput(input: StartCycleInput): string[] | undefined {
 function ringItems(jobId: string, cells: readonly ActiveCell[], at: string): CycleJobItemsTable[] {
   return cells.map((cell, i) => {
     const next = cells[(i + 1) % cells.length];
-    return { job_id: jobId, seq: i + 1, recipient: next.phone_number, cell_id: cell.id, sender: cell.phone_number, to_cell_id: next.id, status: 'pending', message_id: null, error_code: null, queued_at: null, updated_at: at };
+    return {
+      job_id: jobId,
+      seq: i + 1,
+      recipient: next.phone_number,
+      cell_id: cell.id,
+      sender: cell.phone_number,
+      to_cell_id: next.id,
+      status: 'pending',
+      message_id: null,
+      error_code: null,
+      queued_at: null,
+      updated_at: at,
+    };
   });
 }

@@ -5,12 +5,28 @@ import { SimulatedNetwork } from '../../cli/device-simulator.ts';
 import { startApp, type TestApp } from '../../../test/harness.ts';
 import { eventsOf } from '../../../test/support/cells.ts';
 import { claim, inbound, queued, report } from '../../../test/support/messages.ts';
-import { call, clientId, createPod, ok, outboundByCellAndRecipient, podWithLines, recipients, runJob } from '../../../test/support/pods.ts';
+import {
+  call,
+  clientId,
+  createPod,
+  ok,
+  outboundByCellAndRecipient,
+  podWithLines,
+  recipients,
+  runJob,
+} from '../../../test/support/pods.ts';
 import { listeningWorld, Reports, type World } from '../../../test/simulator/support.ts';
 import { RING_HOP_TIMEOUT_MS } from './cycle-planner.ts';
 
 const pendingOf = async (t: TestApp, jobId: string) =>
-  (await t.database.db.selectFrom('cycle_job_items').select('seq').where('job_id', '=', jobId).where('status', '=', 'pending').execute()).length;
+  (
+    await t.database.db
+      .selectFrom('cycle_job_items')
+      .select('seq')
+      .where('job_id', '=', jobId)
+      .where('status', '=', 'pending')
+      .execute()
+  ).length;
 
 describe('cycle jobs: a ring over simulated phones', () => {
   let world: World;
@@ -25,7 +41,11 @@ describe('cycle jobs: a ring over simulated phones', () => {
     const reports = new Reports();
     const cells = [await world.cell(), await world.cell(), await world.cell()];
     for (const cell of cells) await world.simulate(cell.device, { network, onReport: reports.record });
-    const pod = await createPod(t, org, cells.map((cell) => cell.cellId));
+    const pod = await createPod(
+      t,
+      org,
+      cells.map((cell) => cell.cellId),
+    );
     const job = await ok(t, org, 'POST', `/v1/pods/${pod.id}/messages/cycle`, { mode: 'ring' }, 202);
     assert.deepEqual(job.counts, { total: 3, queued: 3, sent: 0, delivered: 0, received: 0, failed: 0, skipped: 0 });
     assert.equal(job.status, 'queued');
@@ -44,7 +64,10 @@ describe('cycle jobs: a ring over simulated phones', () => {
     for (const [i, cell] of cells.entries()) {
       const previous = cells[(i + cells.length - 1) % cells.length];
       const received = await ok(t, org, 'GET', `/v1/cells/${cell.cellId}/messages?direction=inbound`);
-      assert.deepEqual(received.messages.map((m: { from: string }) => m.from), [previous.phoneNumber]);
+      assert.deepEqual(
+        received.messages.map((m: { from: string }) => m.from),
+        [previous.phoneNumber],
+      );
     }
     const [event] = (await eventsOf(t, 'cycle.completed')).filter((e) => e.data.id === job.id);
     assert.deepEqual(event.data, done);
@@ -62,7 +85,14 @@ describe('cycle jobs: broadcasts and rings', () => {
     const { org, lines, pod } = await podWithLines(t, 4);
     const to = recipients(1_000);
     await queued(t, lines[3], { to: to[500], body: 'We talked before' });
-    const job = await ok(t, org, 'POST', `/v1/pods/${pod.id}/messages/cycle`, { mode: 'broadcast', body: 'Doors open at 9.', to: [...to, to[0]] }, 202);
+    const job = await ok(
+      t,
+      org,
+      'POST',
+      `/v1/pods/${pod.id}/messages/cycle`,
+      { mode: 'broadcast', body: 'Doors open at 9.', to: [...to, to[0]] },
+      202,
+    );
     assert.equal(job.mode, 'broadcast');
     assert.equal(job.counts.total, 1_000, 'one message per distinct number');
     while ((await pendingOf(t, job.id)) > 0) await t.services.cycleWorker.tick();
@@ -72,24 +102,52 @@ describe('cycle jobs: broadcasts and rings', () => {
       const share = (perCell.get(line.cell.id) ?? 0) - (line === lines[3] ? 1 : 0);
       assert.ok(share >= 225 && share <= 275, `cell ${line.cell.id} sent ${share} of 1,000`);
     }
-    assert.deepEqual(perRecipient.get(to[500]), [lines[3].cell.id, lines[3].cell.id], 'the sticky recipient keeps its cell');
+    assert.deepEqual(
+      perRecipient.get(to[500]),
+      [lines[3].cell.id, lines[3].cell.id],
+      'the sticky recipient keeps its cell',
+    );
     for (const number of to) if (number !== to[500]) assert.equal(perRecipient.get(number)?.length, 1, number);
     const read = await ok(t, org, 'GET', `/v1/pods/${pod.id}/jobs/${job.id}`);
     assert.equal(read.status, 'running');
-    assert.deepEqual(read.counts, { total: 1_000, queued: 1_000, sent: 0, delivered: 0, received: 0, failed: 0, skipped: 0 });
+    assert.deepEqual(read.counts, {
+      total: 1_000,
+      queued: 1_000,
+      sent: 0,
+      delivered: 0,
+      received: 0,
+      failed: 0,
+      skipped: 0,
+    });
   });
 
   it('skips recipients who texted STOP to a pod cell, follows deliveries, and completes (cycle.completed)', async () => {
     const { org, lines, pod } = await podWithLines(t, 2);
     const to = recipients(5, 2_000);
     assert.equal((await inbound(t, lines[1], { from: to[2], body: 'STOP' })).statusCode, 201);
-    const job = await ok(t, org, 'POST', `/v1/pods/${pod.id}/messages/cycle`, { mode: 'broadcast', body: 'News', to }, 202);
+    const job = await ok(
+      t,
+      org,
+      'POST',
+      `/v1/pods/${pod.id}/messages/cycle`,
+      { mode: 'broadcast', body: 'News', to },
+      202,
+    );
     await t.services.cycleWorker.tick();
     const running = await ok(t, org, 'GET', `/v1/pods/${pod.id}/jobs/${job.id}`);
-    assert.deepEqual(running.counts, { total: 5, queued: 4, sent: 0, delivered: 0, received: 0, failed: 0, skipped: 1 });
+    assert.deepEqual(running.counts, {
+      total: 5,
+      queued: 4,
+      sent: 0,
+      delivered: 0,
+      received: 0,
+      failed: 0,
+      skipped: 1,
+    });
     for (const line of lines) {
       for (const message of await claim(t, line)) {
-        const outcome = message.to === to[0] ? { event: 'failed', error_code: 'carrier_rejected' } : { event: 'delivered' };
+        const outcome =
+          message.to === to[0] ? { event: 'failed', error_code: 'carrier_rejected' } : { event: 'delivered' };
         assert.equal((await report(t, line, message.id, outcome)).statusCode, 200);
       }
     }
@@ -101,8 +159,22 @@ describe('cycle jobs: broadcasts and rings', () => {
 
   it('broadcasts to a contact list of the pod', async () => {
     const { org, pod } = await podWithLines(t, 2);
-    const list = await ok(t, org, 'POST', `/v1/pods/${pod.id}/lists`, { name: 'Regulars', numbers: recipients(30, 3_000) }, 201);
-    const job = await ok(t, org, 'POST', `/v1/pods/${pod.id}/messages/cycle`, { mode: 'broadcast', body: 'Hi regulars', list_id: list.id }, 202);
+    const list = await ok(
+      t,
+      org,
+      'POST',
+      `/v1/pods/${pod.id}/lists`,
+      { name: 'Regulars', numbers: recipients(30, 3_000) },
+      201,
+    );
+    const job = await ok(
+      t,
+      org,
+      'POST',
+      `/v1/pods/${pod.id}/messages/cycle`,
+      { mode: 'broadcast', body: 'Hi regulars', list_id: list.id },
+      202,
+    );
     assert.equal(job.counts.total, 30);
     await t.services.cycleWorker.tick();
     const { total, perRecipient } = await outboundByCellAndRecipient(t, org.organizationId);
@@ -133,15 +205,34 @@ describe('cycle jobs: broadcasts and rings', () => {
 
   it('cancels a broadcast half way: nothing more is queued and its queued messages are canceled', async () => {
     const { org, pod } = await podWithLines(t, 2);
-    const job = await ok(t, org, 'POST', `/v1/pods/${pod.id}/messages/cycle`, { mode: 'broadcast', body: 'Sale', to: recipients(700, 4_000) }, 202);
+    const job = await ok(
+      t,
+      org,
+      'POST',
+      `/v1/pods/${pod.id}/messages/cycle`,
+      { mode: 'broadcast', body: 'Sale', to: recipients(700, 4_000) },
+      202,
+    );
     await t.services.cycleWorker.tick({ maxBatches: 1 });
     assert.equal(await pendingOf(t, job.id), 200);
     const canceled = await ok(t, org, 'POST', `/v1/pods/${pod.id}/jobs/${job.id}/cancel`);
     assert.equal(canceled.status, 'canceled');
     assert.equal(canceled.completed_at, t.clock.now().toISOString());
-    assert.deepEqual(canceled.counts, { total: 700, queued: 0, sent: 0, delivered: 0, received: 0, failed: 0, skipped: 0 });
+    assert.deepEqual(canceled.counts, {
+      total: 700,
+      queued: 0,
+      sent: 0,
+      delivered: 0,
+      received: 0,
+      failed: 0,
+      skipped: 0,
+    });
     await t.services.cycleWorker.tick();
-    const statuses = await t.database.db.selectFrom('messages').select('status').where('organization_id', '=', org.organizationId).execute();
+    const statuses = await t.database.db
+      .selectFrom('messages')
+      .select('status')
+      .where('organization_id', '=', org.organizationId)
+      .execute();
     assert.equal(statuses.length, 500);
     assert.ok(statuses.every((m) => m.status === 'canceled'));
     assert.equal((await ok(t, org, 'GET', `/v1/pods/${pod.id}/jobs/${job.id}`)).status, 'canceled');
@@ -149,7 +240,14 @@ describe('cycle jobs: broadcasts and rings', () => {
 
   it('stops sending from a cell released during a broadcast: its queued messages fail, the rest go out from the others', async () => {
     const { org, lines, pod } = await podWithLines(t, 2);
-    const job = await ok(t, org, 'POST', `/v1/pods/${pod.id}/messages/cycle`, { mode: 'broadcast', body: 'Split', to: recipients(600, 8_000) }, 202);
+    const job = await ok(
+      t,
+      org,
+      'POST',
+      `/v1/pods/${pod.id}/messages/cycle`,
+      { mode: 'broadcast', body: 'Split', to: recipients(600, 8_000) },
+      202,
+    );
     await t.services.cycleWorker.tick({ maxBatches: 1 });
     await ok(t, org, 'DELETE', `/v1/cells/${lines[1].cell.id}`);
     await t.services.cycleWorker.tick();
@@ -158,7 +256,15 @@ describe('cycle jobs: broadcasts and rings', () => {
     assert.equal(perCell.get(lines[0].cell.id), 350);
     assert.equal(perCell.get(lines[1].cell.id), 250);
     const read = await ok(t, org, 'GET', `/v1/pods/${pod.id}/jobs/${job.id}`);
-    assert.deepEqual(read.counts, { total: 600, queued: 350, sent: 0, delivered: 0, received: 0, failed: 250, skipped: 0 });
+    assert.deepEqual(read.counts, {
+      total: 600,
+      queued: 350,
+      sent: 0,
+      delivered: 0,
+      received: 0,
+      failed: 250,
+      skipped: 0,
+    });
   });
 
   it('replays a start with the same Idempotency-Key or client_id (202, Idempotent-Replayed) without a second job', async () => {
@@ -179,14 +285,21 @@ describe('cycle jobs: broadcasts and rings', () => {
     assert.equal(same.headers['idempotent-replayed'], 'true');
     assert.equal(same.json().id, created.json().id);
     const jobs = await ok(t, org, 'GET', `/v1/pods/${pod.id}/jobs`);
-    assert.deepEqual(jobs.jobs.map((j: { id: string }) => j.id), [created.json().id, first.json().id]);
+    assert.deepEqual(
+      jobs.jobs.map((j: { id: string }) => j.id),
+      [created.json().id, first.json().id],
+    );
   });
 
   it('deleting a pod cancels its open jobs', async () => {
     const { org, pod } = await podWithLines(t, 2);
     const job = await ok(t, org, 'POST', `/v1/pods/${pod.id}/messages/cycle`, { mode: 'ring' }, 202);
     await ok(t, org, 'DELETE', `/v1/pods/${pod.id}`, undefined, 204);
-    const row = await t.database.db.selectFrom('cycle_jobs').select('status').where('id', '=', job.id).executeTakeFirstOrThrow();
+    const row = await t.database.db
+      .selectFrom('cycle_jobs')
+      .select('status')
+      .where('id', '=', job.id)
+      .executeTakeFirstOrThrow();
     assert.equal(row.status, 'canceled');
     await t.services.cycleWorker.tick();
     assert.equal((await outboundByCellAndRecipient(t, org.organizationId)).total, 0, 'the ring never went out');
@@ -201,7 +314,14 @@ describe('cycle jobs: restarts and several processes', () => {
   after(() => t.close());
 
   const sameDatabase = async () => {
-    const { app, services } = await buildApp({ config: t.config, database: t.database, clock: t.clock, mailer: t.mail, logger: false, workers: false });
+    const { app, services } = await buildApp({
+      config: t.config,
+      database: t.database,
+      clock: t.clock,
+      mailer: t.mail,
+      logger: false,
+      workers: false,
+    });
     await app.ready();
     return { app, services };
   };
@@ -209,17 +329,33 @@ describe('cycle jobs: restarts and several processes', () => {
   const assertEachOnce = async (organizationId: string, to: string[]) => {
     const { total, perRecipient } = await outboundByCellAndRecipient(t, organizationId);
     assert.equal(total, to.length);
-    for (const number of to) assert.equal(perRecipient.get(number)?.length, 1, `${number} got ${perRecipient.get(number)?.length ?? 0} messages`);
+    for (const number of to)
+      assert.equal(
+        perRecipient.get(number)?.length,
+        1,
+        `${number} got ${perRecipient.get(number)?.length ?? 0} messages`,
+      );
   };
 
   it('a broadcast cut off by a dead process finishes in a new process, every recipient sent exactly once', async () => {
     const { org, pod } = await podWithLines(t, 3);
     const to = recipients(1_200, 6_000);
-    const job = await ok(t, org, 'POST', `/v1/pods/${pod.id}/messages/cycle`, { mode: 'broadcast', body: 'Restart-proof', to }, 202);
+    const job = await ok(
+      t,
+      org,
+      'POST',
+      `/v1/pods/${pod.id}/messages/cycle`,
+      { mode: 'broadcast', body: 'Restart-proof', to },
+      202,
+    );
     await t.services.cycleWorker.tick({ maxBatches: 1 });
     assert.equal(await pendingOf(t, job.id), 700);
     // The first process dies holding the job's lease, then its app is gone.
-    await t.database.db.updateTable('cycle_jobs').set({ lease_token: 'dead-process', lease_until: new Date(t.clock.now().getTime() + 60_000).toISOString() }).where('id', '=', job.id).execute();
+    await t.database.db
+      .updateTable('cycle_jobs')
+      .set({ lease_token: 'dead-process', lease_until: new Date(t.clock.now().getTime() + 60_000).toISOString() })
+      .where('id', '=', job.id)
+      .execute();
     await t.app.close();
     const second = await sameDatabase();
     try {
@@ -240,11 +376,19 @@ describe('cycle jobs: restarts and several processes', () => {
     try {
       const { org, pod } = await podWithLines({ ...t, app: first.app, services: first.services }, 3);
       const to = recipients(1_500, 7_500);
-      const job = await first.app.inject({ method: 'POST', url: `/v1/pods/${pod.id}/messages/cycle`, headers: org.headers, payload: { mode: 'broadcast', body: 'Race', to } });
+      const job = await first.app.inject({
+        method: 'POST',
+        url: `/v1/pods/${pod.id}/messages/cycle`,
+        headers: org.headers,
+        payload: { mode: 'broadcast', body: 'Race', to },
+      });
       assert.equal(job.statusCode, 202);
       // A lease of 0 ms is free again at once: both processes work on the job at the same time.
       while ((await pendingOf(t, job.json().id)) > 0) {
-        await Promise.all([first.services.cycleWorker.tick({ leaseMs: 0, maxBatches: 1 }), second.services.cycleWorker.tick({ leaseMs: 0, maxBatches: 1 })]);
+        await Promise.all([
+          first.services.cycleWorker.tick({ leaseMs: 0, maxBatches: 1 }),
+          second.services.cycleWorker.tick({ leaseMs: 0, maxBatches: 1 }),
+        ]);
       }
       await assertEachOnce(org.organizationId, to);
     } finally {

@@ -35,7 +35,11 @@ interface Waiting {
 }
 
 /** Queues the draft's message from its cell; the hook marks the draft sent in the same transaction. */
-export function queueDraft(messages: MessagesPort, { draft, cellId, markSent }: DraftSend, record: IdempotencyRecorder | undefined): Promise<MessageView> {
+export function queueDraft(
+  messages: MessagesPort,
+  { draft, cellId, markSent }: DraftSend,
+  record: IdempotencyRecorder | undefined,
+): Promise<MessageView> {
   const input = { to: draft.to_number, body: draft.body, media_urls: JSON.parse(draft.media_urls) as string[] };
   return messages.send(draft.organization_id, cellId, input, { record, within: markSent });
 }
@@ -62,8 +66,16 @@ export function draftSends(repo: DraftsRepository, picked: readonly Picked[]): D
     if (!hook) {
       const drafts = new Map<string, string>();
       const markSent: SendHook = async (tx, messages) => {
-        const sent = await repo.markSent(tx, messages.map((message) => ({ id: drafts.get(sentKey(message.cell_id, message.to)) as string, messageId: message.id, at: message.created_at })));
-        if (sent < messages.length) throw new ApiError('conflict', 'Only a draft can be sent; this one was sent or discarded meanwhile.');
+        const sent = await repo.markSent(
+          tx,
+          messages.map((message) => ({
+            id: drafts.get(sentKey(message.cell_id, message.to)) as string,
+            messageId: message.id,
+            at: message.created_at,
+          })),
+        );
+        if (sent < messages.length)
+          throw new ApiError('conflict', 'Only a draft can be sent; this one was sent or discarded meanwhile.');
       };
       hooks.push((hook = { drafts, markSent }));
     }
@@ -108,15 +120,17 @@ export class PodDraftSends {
       }
       // The next batch starts once these messages are queued: pod draft sends arriving meanwhile
       // join it, so that more sends share its statements (and those of its group commit).
-      await Promise.all(batch.map(async (waiting, i) => {
-        try {
-          const outcome = outcomes[i];
-          if (outcome instanceof ApiError) throw outcome;
-          waiting.resolve(outcome && (await queueDraft(this.messages, outcome, waiting.record)));
-        } catch (error) {
-          waiting.reject(error);
-        }
-      }));
+      await Promise.all(
+        batch.map(async (waiting, i) => {
+          try {
+            const outcome = outcomes[i];
+            if (outcome instanceof ApiError) throw outcome;
+            waiting.resolve(outcome && (await queueDraft(this.messages, outcome, waiting.record)));
+          } catch (error) {
+            waiting.reject(error);
+          }
+        }),
+      );
     }
     this.scheduled = false;
   }
@@ -134,13 +148,21 @@ export class PodDraftSends {
       return row && row.pod_id === ref.podId && row.organization_id === ref.organizationId ? row : undefined;
     });
     const recipients = [...new Set(found.flatMap((row) => (row?.status === 'draft' ? [row.to_number] : [])))];
-    const state = await this.messages.recipientsAmong([...active.values()].flat().map((cell) => cell.id), recipients);
+    const state = await this.messages.recipientsAmong(
+      [...active.values()].flat().map((cell) => cell.id),
+      recipients,
+    );
     // Per pod: its recipients who texted STOP, and those stuck to one of its active cells.
-    const rules = new Map([...active].map(([podId, cells]) => {
-      const ids = new Set(cells.map((cell) => cell.id));
-      const podState = { conversations: state.conversations.filter((row) => ids.has(row.cell_id)), optOuts: state.optOuts.filter((row) => ids.has(row.cell_id)) };
-      return [podId, { cells, stops: optedOut(podState), sticky: stickyCells(podState, cells) }];
-    }));
+    const rules = new Map(
+      [...active].map(([podId, cells]) => {
+        const ids = new Set(cells.map((cell) => cell.id));
+        const podState = {
+          conversations: state.conversations.filter((row) => ids.has(row.cell_id)),
+          optOuts: state.optOuts.filter((row) => ids.has(row.cell_id)),
+        };
+        return [podId, { cells, stops: optedOut(podState), sticky: stickyCells(podState, cells) }];
+      }),
+    );
     // A cell id, or null: the send goes to the next cell of its pod's rotation.
     const picks = found.map((row): string | null | ApiError | undefined => {
       if (!row) return undefined;
@@ -152,7 +174,10 @@ export class PodDraftSends {
       if (!rule) return new ApiError('cell_not_active', 'The pod has no active cell to send from.');
       const to = row.to_number;
       if (rule.stops.has(to)) {
-        return new ApiError('recipient_opted_out', `${to} texted STOP to a cell of this pod; they must text START before the pod can message them again.`);
+        return new ApiError(
+          'recipient_opted_out',
+          `${to} texted STOP to a cell of this pod; they must text START before the pod can message them again.`,
+        );
       }
       return rule.sticky.get(to) ?? null;
     });
@@ -162,12 +187,16 @@ export class PodDraftSends {
       const podId = found[i]?.pod_id as string;
       if (pick === null) rotating.set(podId, [...(rotating.get(podId) ?? []), i]);
     });
-    await Promise.all([...rotating].map(async ([podId, indexes]) => {
-      const first = await this.pods.takeRotations(podId, indexes.length);
-      const { cells } = rules.get(podId) as { cells: ActiveCell[] };
-      indexes.forEach((i, k) => (picks[i] = cells[(first + k) % cells.length].id));
-    }));
-    const sendable = picks.flatMap((pick, i) => (typeof pick === 'string' ? [{ i, draft: found[i] as DraftsTable, cellId: pick }] : []));
+    await Promise.all(
+      [...rotating].map(async ([podId, indexes]) => {
+        const first = await this.pods.takeRotations(podId, indexes.length);
+        const { cells } = rules.get(podId) as { cells: ActiveCell[] };
+        indexes.forEach((i, k) => (picks[i] = cells[(first + k) % cells.length].id));
+      }),
+    );
+    const sendable = picks.flatMap((pick, i) =>
+      typeof pick === 'string' ? [{ i, draft: found[i] as DraftsTable, cellId: pick }] : [],
+    );
     const sends = new Map(draftSends(this.repo, sendable).map((send, k) => [sendable[k].i, send]));
     return picks.map((pick, i) => sends.get(i) ?? (pick as ApiError | undefined));
   }

@@ -18,7 +18,18 @@ const findPodDrafts = preparedRows((ex, refs: PodDraftRef[]) =>
     .innerJoin('pods', 'pods.id', 'drafts.pod_id')
     .selectAll('drafts')
     .where('pods.deleted_at', 'is', null)
-    .where((eb) => eb.or(refs.map((ref) => eb.and([eb('drafts.id', '=', ref.draftId), eb('drafts.pod_id', '=', ref.podId), eb('drafts.organization_id', '=', ref.organizationId)])))));
+    .where((eb) =>
+      eb.or(
+        refs.map((ref) =>
+          eb.and([
+            eb('drafts.id', '=', ref.draftId),
+            eb('drafts.pod_id', '=', ref.podId),
+            eb('drafts.organization_id', '=', ref.organizationId),
+          ]),
+        ),
+      ),
+    ),
+);
 
 export interface SentDraft {
   id: string;
@@ -28,11 +39,23 @@ export interface SentDraft {
 
 // Run in the transaction of every batch of draft sends: each draft gets its own message.
 const markDraftsSent = preparedRows((ex, drafts: SentDraft[]) => {
-  const perDraft = (value: (draft: SentDraft) => string) => sql<string>`case ${sql.ref('id')} ${sql.join(drafts.map((draft) => sql`when ${draft.id} then ${value(draft)}`), sql` `)} end`;
+  const perDraft = (value: (draft: SentDraft) => string) =>
+    sql<string>`case ${sql.ref('id')} ${sql.join(
+      drafts.map((draft) => sql`when ${draft.id} then ${value(draft)}`),
+      sql` `,
+    )} end`;
   return ex
     .updateTable('drafts')
-    .set({ status: 'sent', message_id: perDraft((draft) => draft.messageId), updated_at: perDraft((draft) => draft.at) })
-    .where('id', 'in', drafts.map((draft) => draft.id))
+    .set({
+      status: 'sent',
+      message_id: perDraft((draft) => draft.messageId),
+      updated_at: perDraft((draft) => draft.at),
+    })
+    .where(
+      'id',
+      'in',
+      drafts.map((draft) => draft.id),
+    )
     .where('status', '=', 'draft')
     .returning('id');
 });
@@ -50,7 +73,12 @@ export class DraftsRepository {
 
   /** Any draft of the organization with this client_id: a client_id is taken forever. */
   findByClientId(organizationId: string, clientId: string) {
-    return this.db.selectFrom('drafts').selectAll().where('organization_id', '=', organizationId).where('client_id', '=', clientId).executeTakeFirst();
+    return this.db
+      .selectFrom('drafts')
+      .selectAll()
+      .where('organization_id', '=', organizationId)
+      .where('client_id', '=', clientId)
+      .executeTakeFirst();
   }
 
   findInScope(scope: Scope, id: string) {
@@ -69,7 +97,10 @@ export class DraftsRepository {
   }
 
   list(scope: Scope, status: DraftStatus | undefined, beforeId: string | null, limit: number) {
-    let query = this.db.selectFrom('drafts').selectAll().where(scope.kind === 'cell' ? 'cell_id' : 'pod_id', '=', scope.id);
+    let query = this.db
+      .selectFrom('drafts')
+      .selectAll()
+      .where(scope.kind === 'cell' ? 'cell_id' : 'pod_id', '=', scope.id);
     if (status) query = query.where('status', '=', status);
     if (beforeId) query = query.where('id', '<', beforeId);
     return query.orderBy('id', 'desc').limit(limit).execute();
@@ -77,7 +108,13 @@ export class DraftsRepository {
 
   /** Changes a draft that is still a draft; the row, or undefined when it is not. */
   changeDraft(ex: Executor, id: string, changes: Updateable<DraftsTable>) {
-    return ex.updateTable('drafts').set(changes).where('id', '=', id).where('status', '=', 'draft').returningAll().executeTakeFirst();
+    return ex
+      .updateTable('drafts')
+      .set(changes)
+      .where('id', '=', id)
+      .where('status', '=', 'draft')
+      .returningAll()
+      .executeTakeFirst();
   }
 
   /** Marks those of the drafts that are still drafts sent with their messages; how many. */

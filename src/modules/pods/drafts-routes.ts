@@ -26,87 +26,145 @@ function registerScoped(app: App, kind: ScopeKind, drafts: DraftsService, scopes
   const of = `of a ${kind}`;
   const Params = scopedParams(kind);
   const DraftParams = scopedParams(kind, DraftId);
-  const scopeOf = (request: FastifyRequest) => scopes.resolve(agentOf(request).organizationId, kind, idOf(kind, request.params as Record<string, string>));
-  const sentFrom = kind === 'cell' ? 'the cell' : 'the pod cell the sticky rotation rule picks (the cell a recipient already talks to, else the next active cell)';
+  const scopeOf = (request: FastifyRequest) =>
+    scopes.resolve(agentOf(request).organizationId, kind, idOf(kind, request.params as Record<string, string>));
+  const sentFrom =
+    kind === 'cell'
+      ? 'the cell'
+      : 'the pod cell the sticky rotation rule picks (the cell a recipient already talks to, else the next active cell)';
 
-  app.post(base, {
-    config: { auth: 'agent', scope: 'messages:send', errors: ['client_id_conflict'] },
-    preValidation: normalizePhoneField('to'),
-    schema: {
-      operationId: `create${word}Draft`,
-      tags: TAGS,
-      summary: `Create a draft ${of}`,
-      description: 'Repeating the same body with the same client_id returns the draft (as it is now) with 200; another body is 409 client_id_conflict.',
-      params: Params,
-      body: Body({ client_id: ClientId, to: PhoneInput, body: MessageBody, media_urls: Type.Optional(MediaUrls) }, { examples: [{ client_id: 'draft-42', to: '+14155550199', body: 'Your table for two is ready.' }] }),
-      response: {
-        200: Described(Draft, 'The draft created earlier with this client_id and the same body.'),
-        201: Described(Draft, 'The created draft.'),
+  app.post(
+    base,
+    {
+      config: { auth: 'agent', scope: 'messages:send', errors: ['client_id_conflict'] },
+      preValidation: normalizePhoneField('to'),
+      schema: {
+        operationId: `create${word}Draft`,
+        tags: TAGS,
+        summary: `Create a draft ${of}`,
+        description:
+          'Repeating the same body with the same client_id returns the draft (as it is now) with 200; another body is 409 client_id_conflict.',
+        params: Params,
+        body: Body(
+          { client_id: ClientId, to: PhoneInput, body: MessageBody, media_urls: Type.Optional(MediaUrls) },
+          { examples: [{ client_id: 'draft-42', to: '+14155550199', body: 'Your table for two is ready.' }] },
+        ),
+        response: {
+          200: Described(Draft, 'The draft created earlier with this client_id and the same body.'),
+          201: Described(Draft, 'The created draft.'),
+        },
       },
     },
-  }, async (request, reply) => {
-    const { created, draft } = await drafts.create(await scopeOf(request), request.body);
-    return reply.code(created ? 201 : 200).send(draft);
-  });
-
-  app.get(base, {
-    config: { auth: 'agent', scope: 'messages:read' },
-    schema: {
-      operationId: `list${word}Drafts`,
-      tags: TAGS,
-      summary: `List drafts ${of}, newest first`,
-      params: Params,
-      querystring: Type.Object({ ...PaginationQuery, status: Type.Optional(Type.Enum(['draft', 'sent', 'discarded'])) }),
-      response: { 200: Described(DraftList, 'A page of drafts.') },
+    async (request, reply) => {
+      const { created, draft } = await drafts.create(await scopeOf(request), request.body);
+      return reply.code(created ? 201 : 200).send(draft);
     },
-  }, async (request) => drafts.list(await scopeOf(request), request.query));
+  );
 
-  app.get(`${base}/:draft_id`, {
-    config: { auth: 'agent', scope: 'messages:read' },
-    schema: { operationId: `get${word}Draft`, tags: TAGS, summary: `Read a draft ${of}`, params: DraftParams, response: { 200: Described(Draft, 'The draft.') } },
-  }, async (request) => drafts.get(await scopeOf(request), request.params.draft_id));
-
-  app.patch(`${base}/:draft_id`, {
-    config: { auth: 'agent', scope: 'messages:send', errors: ['conflict'] },
-    preValidation: normalizePhoneField('to'),
-    schema: {
-      operationId: `update${word}Draft`,
-      tags: TAGS,
-      summary: `Edit a draft ${of}`,
-      description: 'Only while it is a draft; a sent or discarded draft is 409 conflict.',
-      params: DraftParams,
-      body: Body({ to: Type.Optional(PhoneInput), body: Type.Optional(MessageBody), media_urls: Type.Optional(MediaUrls) }),
-      response: { 200: Described(Draft, 'The edited draft.') },
+  app.get(
+    base,
+    {
+      config: { auth: 'agent', scope: 'messages:read' },
+      schema: {
+        operationId: `list${word}Drafts`,
+        tags: TAGS,
+        summary: `List drafts ${of}, newest first`,
+        params: Params,
+        querystring: Type.Object({
+          ...PaginationQuery,
+          status: Type.Optional(Type.Enum(['draft', 'sent', 'discarded'])),
+        }),
+        response: { 200: Described(DraftList, 'A page of drafts.') },
+      },
     },
-  }, async (request) => drafts.update(await scopeOf(request), request.params.draft_id, request.body));
+    async (request) => drafts.list(await scopeOf(request), request.query),
+  );
 
-  app.delete(`${base}/:draft_id`, {
-    config: { auth: 'agent', scope: 'messages:send', errors: ['conflict'] },
-    schema: {
-      operationId: `discard${word}Draft`,
-      tags: TAGS,
-      summary: `Discard a draft ${of}`,
-      description: 'The draft stays readable with status discarded (discarding it again answers the same); a sent draft is 409 conflict.',
-      params: DraftParams,
-      response: { 200: Described(Draft, 'The discarded draft.') },
+  app.get(
+    `${base}/:draft_id`,
+    {
+      config: { auth: 'agent', scope: 'messages:read' },
+      schema: {
+        operationId: `get${word}Draft`,
+        tags: TAGS,
+        summary: `Read a draft ${of}`,
+        params: DraftParams,
+        response: { 200: Described(Draft, 'The draft.') },
+      },
     },
-  }, async (request) => drafts.discard(await scopeOf(request), request.params.draft_id));
+    async (request) => drafts.get(await scopeOf(request), request.params.draft_id),
+  );
 
-  app.post(`${base}/:draft_id/send`, {
-    config: { auth: 'agent', scope: 'messages:send', idempotent: 'recorded', errors: ['conflict', 'cell_not_active', 'recipient_opted_out', 'mms_unsupported'] },
-    schema: {
-      operationId: `send${word}Draft`,
-      tags: TAGS,
-      summary: `Send a draft ${of}`,
-      description: `Queues the draft's message from ${sentFrom} and marks the draft sent. A draft that is not \`draft\` is 409 conflict. Takes an optional Idempotency-Key header.`,
-      params: DraftParams,
-      headers: IdempotencyKeyHeaders,
-      response: { 202: Described(Message, 'The queued message.') },
+  app.patch(
+    `${base}/:draft_id`,
+    {
+      config: { auth: 'agent', scope: 'messages:send', errors: ['conflict'] },
+      preValidation: normalizePhoneField('to'),
+      schema: {
+        operationId: `update${word}Draft`,
+        tags: TAGS,
+        summary: `Edit a draft ${of}`,
+        description: 'Only while it is a draft; a sent or discarded draft is 409 conflict.',
+        params: DraftParams,
+        body: Body({
+          to: Type.Optional(PhoneInput),
+          body: Type.Optional(MessageBody),
+          media_urls: Type.Optional(MediaUrls),
+        }),
+        response: { 200: Described(Draft, 'The edited draft.') },
+      },
     },
-  }, async (request, reply) =>
-    // The scope is resolved inside the work: when it fails, a used key still replays its answer.
-    // A pod draft's own lookup checks its pod.
-    recordedResponse(request, reply, 202, async (record) => (kind === 'pod'
-      ? drafts.sendFromPod(agentOf(request).organizationId, idOf(kind, request.params), request.params.draft_id, record)
-      : drafts.sendFromCell(await scopeOf(request), request.params.draft_id, record))));
+    async (request) => drafts.update(await scopeOf(request), request.params.draft_id, request.body),
+  );
+
+  app.delete(
+    `${base}/:draft_id`,
+    {
+      config: { auth: 'agent', scope: 'messages:send', errors: ['conflict'] },
+      schema: {
+        operationId: `discard${word}Draft`,
+        tags: TAGS,
+        summary: `Discard a draft ${of}`,
+        description:
+          'The draft stays readable with status discarded (discarding it again answers the same); a sent draft is 409 conflict.',
+        params: DraftParams,
+        response: { 200: Described(Draft, 'The discarded draft.') },
+      },
+    },
+    async (request) => drafts.discard(await scopeOf(request), request.params.draft_id),
+  );
+
+  app.post(
+    `${base}/:draft_id/send`,
+    {
+      config: {
+        auth: 'agent',
+        scope: 'messages:send',
+        idempotent: 'recorded',
+        errors: ['conflict', 'cell_not_active', 'recipient_opted_out', 'mms_unsupported'],
+      },
+      schema: {
+        operationId: `send${word}Draft`,
+        tags: TAGS,
+        summary: `Send a draft ${of}`,
+        description: `Queues the draft's message from ${sentFrom} and marks the draft sent. A draft that is not \`draft\` is 409 conflict. Takes an optional Idempotency-Key header.`,
+        params: DraftParams,
+        headers: IdempotencyKeyHeaders,
+        response: { 202: Described(Message, 'The queued message.') },
+      },
+    },
+    async (request, reply) =>
+      // The scope is resolved inside the work: when it fails, a used key still replays its answer.
+      // A pod draft's own lookup checks its pod.
+      recordedResponse(request, reply, 202, async (record) =>
+        kind === 'pod'
+          ? drafts.sendFromPod(
+              agentOf(request).organizationId,
+              idOf(kind, request.params),
+              request.params.draft_id,
+              record,
+            )
+          : drafts.sendFromCell(await scopeOf(request), request.params.draft_id, record),
+      ),
+  );
 }

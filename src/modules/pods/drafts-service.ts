@@ -50,7 +50,13 @@ export class DraftsService {
   async create(scope: Scope, input: CreateDraftInput): Promise<{ created: boolean; draft: DraftView }> {
     const to = requirePhone('to', input.to);
     const mediaUrls = input.media_urls ?? [];
-    const hash = clientIdHash({ scope: `${scope.kind}:${scope.id}`, client_id: input.client_id, to, body: input.body, media_urls: mediaUrls });
+    const hash = clientIdHash({
+      scope: `${scope.kind}:${scope.id}`,
+      client_id: input.client_id,
+      to,
+      body: input.body,
+      media_urls: mediaUrls,
+    });
     const existing = await this.repo.findByClientId(scope.organizationId, input.client_id);
     if (existing) return { created: false, draft: draftView(sameClientIdBody(existing, hash)) };
     const now = this.clock.now();
@@ -81,7 +87,11 @@ export class DraftsService {
   }
 
   async list(scope: Scope, query: PageQuery & { status?: DraftStatus }) {
-    const { items, next_cursor } = await listPage(query, (before, count) => this.repo.list(scope, query.status, before ? String(before[0]) : null, count), (row) => [row.id]);
+    const { items, next_cursor } = await listPage(
+      query,
+      (before, count) => this.repo.list(scope, query.status, before ? String(before[0]) : null, count),
+      (row) => [row.id],
+    );
     return { drafts: items.map(draftView), next_cursor };
   }
 
@@ -106,7 +116,10 @@ export class DraftsService {
   /** Discards a draft (again: the same answer); 409 conflict when it was sent. */
   async discard(scope: Scope, id: string): Promise<DraftView> {
     const row = await this.inScope(scope, id);
-    const discarded = await this.repo.changeDraft(this.repo.db, row.id, { status: 'discarded', updated_at: this.clock.now().toISOString() });
+    const discarded = await this.repo.changeDraft(this.repo.db, row.id, {
+      status: 'discarded',
+      updated_at: this.clock.now().toISOString(),
+    });
     if (discarded) return draftView(discarded);
     const now = await this.inScope(scope, id);
     if (now.status === 'discarded') return draftView(now);
@@ -125,7 +138,12 @@ export class DraftsService {
    * is not resolved first: the draft's lookup checks it, and only a miss looks at the pod alone
    * (404 for the pod, else for the draft).
    */
-  async sendFromPod(organizationId: string, podId: string, id: string, record?: IdempotencyRecorder): Promise<MessageView> {
+  async sendFromPod(
+    organizationId: string,
+    podId: string,
+    id: string,
+    record?: IdempotencyRecorder,
+  ): Promise<MessageView> {
     const message = await this.podSends.send({ organizationId, podId, draftId: id }, record);
     if (message) return message;
     await this.pods.owned(organizationId, podId);

@@ -43,9 +43,17 @@ export class IgnoreService implements IgnoreListPort {
     const existing = await this.repo.find(scope.id, participant);
     if (existing) return { created: false, entry: ignoredView(existing) };
     if ((await this.repo.count(scope.id)) >= MAX_IGNORED) {
-      throw new ApiError('conflict', `This ignore list holds ${MAX_IGNORED.toLocaleString('en-US')} participants, the most it may; remove some first.`);
+      throw new ApiError(
+        'conflict',
+        `This ignore list holds ${MAX_IGNORED.toLocaleString('en-US')} participants, the most it may; remove some first.`,
+      );
     }
-    const row = { scope_id: scope.id, organization_id: scope.organizationId, participant, created_at: this.clock.now().toISOString() };
+    const row = {
+      scope_id: scope.id,
+      organization_id: scope.organizationId,
+      participant,
+      created_at: this.clock.now().toISOString(),
+    };
     if (await this.repo.add(row)) return { created: true, entry: ignoredView(row) };
     // A concurrent add of the same participant won.
     return { created: false, entry: ignoredView((await this.repo.find(scope.id, participant)) ?? row) };

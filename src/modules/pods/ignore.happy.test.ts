@@ -39,7 +39,10 @@ describe('ignore lists', () => {
     assert.deepEqual((await ok(t, line.org, 'GET', `${base}/messages`)).messages, []);
     assert.deepEqual((await ok(t, line.org, 'GET', `${base}/conversations`)).conversations, []);
     const all = await ok(t, line.org, 'GET', `${base}/messages?include_ignored=true`);
-    assert.deepEqual(all.messages.map((m: { body: string; ignored: boolean }) => [m.body, m.ignored]), [['Buy now', true]]);
+    assert.deepEqual(
+      all.messages.map((m: { body: string; ignored: boolean }) => [m.body, m.ignored]),
+      [['Buy now', true]],
+    );
     const conversations = await ok(t, line.org, 'GET', `${base}/conversations?include_ignored=true`);
     assert.equal(conversations.conversations.length, 1);
     const thread = `${base}/conversations/${conversations.conversations[0].id}/messages`;
@@ -57,7 +60,10 @@ describe('ignore lists', () => {
     assert.equal(friendly.json().ignored, false);
     assert.equal((await eventsOf(t, 'message.received')).length, before + 1);
     const listed = await ok(t, line.org, 'GET', `/v1/cells/${line.cell.id}/messages`);
-    assert.deepEqual(listed.messages.map((m: { body: string }) => m.body), ['Hi!', 'Please stop']);
+    assert.deepEqual(
+      listed.messages.map((m: { body: string }) => m.body),
+      ['Hi!', 'Please stop'],
+    );
   });
 
   it('ignores a participant on every cell of a pod; texts after removal are ordinary again', async () => {
@@ -68,14 +74,22 @@ describe('ignore lists', () => {
     assert.equal((await inbound(t, b, { from: SPAMMER, body: 'two' })).json().ignored, true);
     await ok(t, a.org, 'DELETE', `/v1/pods/${pod.id}/ignore/${encodeURIComponent(SPAMMER)}`, undefined, 204);
     assert.equal((await inbound(t, b, { from: SPAMMER, body: 'three' })).json().ignored, false);
-    assert.deepEqual((await ok(t, a.org, 'GET', `/v1/cells/${b.cell.id}/messages`)).messages.map((m: { body: string }) => m.body), ['three']);
+    assert.deepEqual(
+      (await ok(t, a.org, 'GET', `/v1/cells/${b.cell.id}/messages`)).messages.map((m: { body: string }) => m.body),
+      ['three'],
+    );
   });
 
   it('a STOP from an ignored participant still opts them out', async () => {
     const [line] = await lines(t, 1);
     await ok(t, line.org, 'POST', `/v1/cells/${line.cell.id}/ignore`, { participant: SPAMMER }, 201);
     await inbound(t, line, { from: SPAMMER, body: 'STOP' });
-    const refused = await t.app.inject({ method: 'POST', url: `/v1/cells/${line.cell.id}/messages/send`, headers: line.org.headers, payload: { to: SPAMMER, body: 'hello?' } });
+    const refused = await t.app.inject({
+      method: 'POST',
+      url: `/v1/cells/${line.cell.id}/messages/send`,
+      headers: line.org.headers,
+      payload: { to: SPAMMER, body: 'hello?' },
+    });
     assert.equal(refused.statusCode, 409);
     assert.equal(refused.json().code, 'recipient_opted_out');
   });

@@ -36,17 +36,29 @@ export class ListsRepository {
 
   /** A list of the organization under any of its cells or pods. */
   findOwned(organizationId: string, id: string) {
-    return this.db.selectFrom('contact_lists').selectAll().where('id', '=', id).where('organization_id', '=', organizationId).executeTakeFirst();
+    return this.db
+      .selectFrom('contact_lists')
+      .selectAll()
+      .where('id', '=', id)
+      .where('organization_id', '=', organizationId)
+      .executeTakeFirst();
   }
 
   list(scope: Scope, beforeId: string | null, limit: number) {
-    let query = this.db.selectFrom('contact_lists').selectAll().where(scope.kind === 'cell' ? 'cell_id' : 'pod_id', '=', scope.id);
+    let query = this.db
+      .selectFrom('contact_lists')
+      .selectAll()
+      .where(scope.kind === 'cell' ? 'cell_id' : 'pod_id', '=', scope.id);
     if (beforeId) query = query.where('id', '<', beforeId);
     return query.orderBy('id', 'desc').limit(limit).execute();
   }
 
   /** Changes the list's row (which also holds its lock until the transaction ends on PostgreSQL). */
-  async touch(ex: Executor, id: string, changes: Partial<Pick<ContactListsTable, 'name' | 'number_count' | 'updated_at'>>): Promise<void> {
+  async touch(
+    ex: Executor,
+    id: string,
+    changes: Partial<Pick<ContactListsTable, 'name' | 'number_count' | 'updated_at'>>,
+  ): Promise<void> {
     await ex.updateTable('contact_lists').set(changes).where('id', '=', id).execute();
   }
 
@@ -56,7 +68,12 @@ export class ListsRepository {
   }
 
   async numbersOf(ex: Executor, listId: string): Promise<string[]> {
-    const rows = await ex.selectFrom('contact_list_numbers').select('number').where('list_id', '=', listId).orderBy('number').execute();
+    const rows = await ex
+      .selectFrom('contact_list_numbers')
+      .select('number')
+      .where('list_id', '=', listId)
+      .orderBy('number')
+      .execute();
     return rows.map((row) => row.number);
   }
 
@@ -72,11 +89,16 @@ export class ListsRepository {
   }
 
   async removeNumbers(ex: Executor, listId: string, numbers: readonly string[]): Promise<void> {
-    for (const chunk of chunks(numbers)) await ex.deleteFrom('contact_list_numbers').where('list_id', '=', listId).where('number', 'in', chunk).execute();
+    for (const chunk of chunks(numbers))
+      await ex.deleteFrom('contact_list_numbers').where('list_id', '=', listId).where('number', 'in', chunk).execute();
   }
 
   async countNumbers(ex: Executor, listId: string): Promise<number> {
-    const row = await ex.selectFrom('contact_list_numbers').select((eb) => eb.fn.countAll<number>().as('n')).where('list_id', '=', listId).executeTakeFirstOrThrow();
+    const row = await ex
+      .selectFrom('contact_list_numbers')
+      .select((eb) => eb.fn.countAll<number>().as('n'))
+      .where('list_id', '=', listId)
+      .executeTakeFirstOrThrow();
     return Number(row.n);
   }
 }

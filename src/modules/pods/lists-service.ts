@@ -15,9 +15,13 @@ import { listSummaryView, listView } from './views.ts';
 export const MAX_LIST_NUMBERS = 10_000;
 
 const tooMany = (count: number) =>
-  new ApiError('invalid_request', `A list holds at most ${MAX_LIST_NUMBERS.toLocaleString('en-US')} numbers; this change would make ${count}.`, {
-    errors: [{ field: 'numbers', code: 'too_many', message: `A list holds at most ${MAX_LIST_NUMBERS} numbers.` }],
-  });
+  new ApiError(
+    'invalid_request',
+    `A list holds at most ${MAX_LIST_NUMBERS.toLocaleString('en-US')} numbers; this change would make ${count}.`,
+    {
+      errors: [{ field: 'numbers', code: 'too_many', message: `A list holds at most ${MAX_LIST_NUMBERS} numbers.` }],
+    },
+  );
 
 export class ListsService {
   private readonly repo: ListsRepository;
@@ -49,7 +53,11 @@ export class ListsService {
   }
 
   async list(scope: Scope, query: PageQuery) {
-    const { items, next_cursor } = await listPage(query, (before, count) => this.repo.list(scope, before ? String(before[0]) : null, count), (row) => [row.id]);
+    const { items, next_cursor } = await listPage(
+      query,
+      (before, count) => this.repo.list(scope, before ? String(before[0]) : null, count),
+      (row) => [row.id],
+    );
     return { lists: items.map(listSummaryView), next_cursor };
   }
 
@@ -98,7 +106,11 @@ export class ListsService {
    * Runs `apply` on the list in one transaction, its row written (and so locked on PostgreSQL)
    * first: concurrent changes of one list take turns, so the 10,000 limit holds.
    */
-  private async change(scope: Scope, id: string, apply: (tx: Executor, row: ContactListsTable, at: string) => Promise<ContactListsTable>) {
+  private async change(
+    scope: Scope,
+    id: string,
+    apply: (tx: Executor, row: ContactListsTable, at: string) => Promise<ContactListsTable>,
+  ) {
     const at = this.clock.now().toISOString();
     return this.repo.db.transaction().execute(async (tx) => {
       await this.repo.touch(tx, id, { updated_at: at });

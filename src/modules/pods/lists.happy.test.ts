@@ -20,8 +20,22 @@ describe('contact lists', () => {
 
       it('creates a list (201) with its numbers normalised to E.164, deduplicated and in number order', async () => {
         const { org, base } = await scopeUrl();
-        const list = await ok(t, org, 'POST', base, { name: 'Regulars', numbers: ['+1 (415) 555-0199', '+14155550198', '+14155550199'] }, 201);
-        assert.deepEqual(Object.keys(list).sort(), ['created_at', 'id', 'name', 'number_count', 'numbers', 'updated_at']);
+        const list = await ok(
+          t,
+          org,
+          'POST',
+          base,
+          { name: 'Regulars', numbers: ['+1 (415) 555-0199', '+14155550198', '+14155550199'] },
+          201,
+        );
+        assert.deepEqual(Object.keys(list).sort(), [
+          'created_at',
+          'id',
+          'name',
+          'number_count',
+          'numbers',
+          'updated_at',
+        ]);
         assert.match(list.id, /^lst_[0-9a-z]{26}$/);
         assert.deepEqual(list.numbers, ['+14155550198', '+14155550199']);
         assert.equal(list.number_count, 2);
@@ -32,21 +46,31 @@ describe('contact lists', () => {
         const { org, base } = await scopeUrl();
         for (const name of ['a', 'b', 'c']) await ok(t, org, 'POST', base, { name }, 201);
         const page = await ok(t, org, 'GET', `${base}?limit=2`);
-        assert.deepEqual(page.lists.map((l: { name: string }) => l.name), ['c', 'b']);
+        assert.deepEqual(
+          page.lists.map((l: { name: string }) => l.name),
+          ['c', 'b'],
+        );
         assert.deepEqual(Object.keys(page.lists[0]).sort(), ['created_at', 'id', 'name', 'number_count', 'updated_at']);
         const rest = await ok(t, org, 'GET', `${base}?cursor=${page.next_cursor}`);
-        assert.deepEqual(rest.lists.map((l: { name: string }) => l.name), ['a']);
+        assert.deepEqual(
+          rest.lists.map((l: { name: string }) => l.name),
+          ['a'],
+        );
       });
 
       it('adds numbers (duplicates ignored), removes numbers (absent ones ignored), renames and deletes', async () => {
         const { org, base } = await scopeUrl();
         const list = await ok(t, org, 'POST', base, { name: 'Grow', numbers: ['+14155550101'] }, 201);
         t.clock.advance(1000);
-        const grown = await ok(t, org, 'POST', `${base}/${list.id}/numbers`, { numbers: ['+14155550101', '+14155550102', '+1 415 555 0103'] });
+        const grown = await ok(t, org, 'POST', `${base}/${list.id}/numbers`, {
+          numbers: ['+14155550101', '+14155550102', '+1 415 555 0103'],
+        });
         assert.deepEqual(grown.numbers, ['+14155550101', '+14155550102', '+14155550103']);
         assert.equal(grown.number_count, 3);
         assert.equal(grown.updated_at, t.clock.now().toISOString());
-        const shrunk = await ok(t, org, 'POST', `${base}/${list.id}/numbers/remove`, { numbers: ['+14155550102', '+14155550199'] });
+        const shrunk = await ok(t, org, 'POST', `${base}/${list.id}/numbers/remove`, {
+          numbers: ['+14155550102', '+14155550199'],
+        });
         assert.deepEqual(shrunk.numbers, ['+14155550101', '+14155550103']);
         assert.equal(shrunk.number_count, 2);
         const renamed = await ok(t, org, 'PATCH', `${base}/${list.id}`, { name: 'Renamed' });

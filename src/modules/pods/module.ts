@@ -59,7 +59,15 @@ export function build(deps: {
   const ignore = new IgnoreService({ repo: new IgnoreRepository(db), cells, clock });
   const cycleRepo = new CycleRepository(db);
   const cycles = new CycleService({ repo: cycleRepo, pods, lists, messages, clock });
-  const planner = new CyclePlanner({ repo: cycleRepo, pods, messages, devices: deps.devices, events: deps.events, clock, log: deps.log });
+  const planner = new CyclePlanner({
+    repo: cycleRepo,
+    pods,
+    messages,
+    devices: deps.devices,
+    events: deps.events,
+    clock,
+    log: deps.log,
+  });
   const cycleWorker = new CycleWorker({ repo: cycleRepo, planner, clock, log: deps.log });
   // Within the module: deleting a pod stops its jobs. (Hooks into other modules are wired by the
   // composition root.)

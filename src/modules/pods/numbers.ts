@@ -19,12 +19,20 @@ export function normalizeNumbers(field: string, inputs: readonly string[]): stri
     }
     bad += 1;
     if (errors.length < MAX_REPORTED) {
-      errors.push({ field: `${field}.${i}`, code: 'invalid_phone_number', message: `${field}.${i} must be a valid phone number in international E.164 form, e.g. +14155550123.` });
+      errors.push({
+        field: `${field}.${i}`,
+        code: 'invalid_phone_number',
+        message: `${field}.${i} must be a valid phone number in international E.164 form, e.g. +14155550123.`,
+      });
     }
   });
   if (bad > 0) {
     const more = bad > errors.length ? ` (the first ${errors.length} are listed)` : '';
-    throw new ApiError('invalid_request', bad === 1 ? errors[0].message : `${bad} numbers are not valid phone numbers${more}.`, { errors });
+    throw new ApiError(
+      'invalid_request',
+      bad === 1 ? errors[0].message : `${bad} numbers are not valid phone numbers${more}.`,
+      { errors },
+    );
   }
   return [...numbers];
 }

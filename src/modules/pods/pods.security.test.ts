@@ -18,10 +18,38 @@ describe('pods: another organization', () => {
     const org = a.org;
     const pod = await createPod(t, org, [a.cell.id, b.cell.id]);
     const cell = a.cell.id;
-    const podDraft = await ok(t, org, 'POST', `/v1/pods/${pod.id}/drafts`, { client_id: clientId(), to: '+14155550181', body: 'pod draft' }, 201);
-    const cellDraft = await ok(t, org, 'POST', `/v1/cells/${cell}/drafts`, { client_id: clientId(), to: '+14155550182', body: 'cell draft' }, 201);
-    const podList = await ok(t, org, 'POST', `/v1/pods/${pod.id}/lists`, { name: 'pod list', numbers: ['+14155550183'] }, 201);
-    const cellList = await ok(t, org, 'POST', `/v1/cells/${cell}/lists`, { name: 'cell list', numbers: ['+14155550184'] }, 201);
+    const podDraft = await ok(
+      t,
+      org,
+      'POST',
+      `/v1/pods/${pod.id}/drafts`,
+      { client_id: clientId(), to: '+14155550181', body: 'pod draft' },
+      201,
+    );
+    const cellDraft = await ok(
+      t,
+      org,
+      'POST',
+      `/v1/cells/${cell}/drafts`,
+      { client_id: clientId(), to: '+14155550182', body: 'cell draft' },
+      201,
+    );
+    const podList = await ok(
+      t,
+      org,
+      'POST',
+      `/v1/pods/${pod.id}/lists`,
+      { name: 'pod list', numbers: ['+14155550183'] },
+      201,
+    );
+    const cellList = await ok(
+      t,
+      org,
+      'POST',
+      `/v1/cells/${cell}/lists`,
+      { name: 'cell list', numbers: ['+14155550184'] },
+      201,
+    );
     await ok(t, org, 'POST', `/v1/pods/${pod.id}/ignore`, { participant: PARTICIPANT }, 201);
     await ok(t, org, 'POST', `/v1/cells/${cell}/ignore`, { participant: PARTICIPANT }, 201);
     const job = await ok(t, org, 'POST', `/v1/pods/${pod.id}/messages/cycle`, { mode: 'ring' }, 202);
@@ -109,12 +137,22 @@ describe('pods: another organization', () => {
     const f = await fixture();
     const [stranger] = await lines(t, 1);
     assert.deepEqual((await ok(t, stranger.org, 'GET', '/v1/pods')).pods, []);
-    assert.deepEqual((await ok(t, f.org, 'GET', '/v1/pods')).pods.map((p: { id: string }) => p.id), [f.pod.id]);
+    assert.deepEqual(
+      (await ok(t, f.org, 'GET', '/v1/pods')).pods.map((p: { id: string }) => p.id),
+      [f.pod.id],
+    );
   });
 
   it('requires a credential on every pod route', async () => {
     const f = await fixture();
-    for (const url of ['/v1/pods', `/v1/pods/${f.pod.id}`, `/v1/pods/${f.pod.id}/jobs`, `/v1/pods/${f.pod.id}/drafts`, `/v1/cells/${f.cell}/lists`, `/v1/cells/${f.cell}/ignore`]) {
+    for (const url of [
+      '/v1/pods',
+      `/v1/pods/${f.pod.id}`,
+      `/v1/pods/${f.pod.id}/jobs`,
+      `/v1/pods/${f.pod.id}/drafts`,
+      `/v1/cells/${f.cell}/lists`,
+      `/v1/cells/${f.cell}/ignore`,
+    ]) {
       expectProblem(await t.app.inject({ url }), 401, 'unauthenticated');
     }
   });

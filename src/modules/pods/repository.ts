@@ -6,7 +6,12 @@ import type { PodsTable } from './tables.ts';
 
 // Run for every batch of pod draft sends that go by rotation.
 const advanceRotation = prepared((ex, p: { id: string; by: number }) =>
-  ex.updateTable('pods').set((eb) => ({ rotation: eb('rotation', '+', p.by) })).where('id', '=', p.id).returning('rotation'));
+  ex
+    .updateTable('pods')
+    .set((eb) => ({ rotation: eb('rotation', '+', p.by) }))
+    .where('id', '=', p.id)
+    .returning('rotation'),
+);
 
 export class PodsRepository {
   readonly db: Kysely<DB>;
@@ -21,7 +26,12 @@ export class PodsRepository {
 
   /** Includes deleted pods: a client_id is taken forever. */
   findByClientId(organizationId: string, clientId: string) {
-    return this.db.selectFrom('pods').selectAll().where('organization_id', '=', organizationId).where('client_id', '=', clientId).executeTakeFirst();
+    return this.db
+      .selectFrom('pods')
+      .selectAll()
+      .where('organization_id', '=', organizationId)
+      .where('client_id', '=', clientId)
+      .executeTakeFirst();
   }
 
   findOwned(ex: Executor, organizationId: string, id: string) {
@@ -35,14 +45,23 @@ export class PodsRepository {
   }
 
   list(organizationId: string, beforeId: string | null, limit: number) {
-    let query = this.db.selectFrom('pods').selectAll().where('organization_id', '=', organizationId).where('deleted_at', 'is', null);
+    let query = this.db
+      .selectFrom('pods')
+      .selectAll()
+      .where('organization_id', '=', organizationId)
+      .where('deleted_at', 'is', null);
     if (beforeId) query = query.where('id', '<', beforeId);
     return query.orderBy('id', 'desc').limit(limit).execute();
   }
 
   /** Changes a live pod; false when it is gone (deleted meanwhile). */
   async update(ex: Executor, id: string, changes: Updateable<PodsTable>): Promise<boolean> {
-    const result = await ex.updateTable('pods').set(changes).where('id', '=', id).where('deleted_at', 'is', null).executeTakeFirst();
+    const result = await ex
+      .updateTable('pods')
+      .set(changes)
+      .where('id', '=', id)
+      .where('deleted_at', 'is', null)
+      .executeTakeFirst();
     return Number(result.numUpdatedRows) === 1;
   }
 

@@ -2,7 +2,11 @@
 import { Type } from 'typebox';
 import { IdParam } from '../../http/schemas.ts';
 
-export const ClientId = Type.String({ minLength: 1, maxLength: 255, description: 'Your unique id for this create (per organization, forever); makes retries safe.' });
+export const ClientId = Type.String({
+  minLength: 1,
+  maxLength: 255,
+  description: 'Your unique id for this create (per organization, forever); makes retries safe.',
+});
 
 // At least one visible character: a name of spaces is no name.
 export const Name = Type.String({ minLength: 1, maxLength: 100, pattern: '\\S', description: '1-100 characters.' });
@@ -10,7 +14,8 @@ export const Name = Type.String({ minLength: 1, maxLength: 100, pattern: '\\S', 
 /** Up to 10,000 numbers; each is validated and normalised to E.164 by the service (bad ones by index). */
 export const Numbers = Type.Array(Type.String({ minLength: 1, maxLength: 64 }), {
   maxItems: 10_000,
-  description: 'Phone numbers in E.164 (normalised); at most 10,000. A bad one is reported by its index (numbers.<i>) and nothing is written.',
+  description:
+    'Phone numbers in E.164 (normalised); at most 10,000. A bad one is reported by its index (numbers.<i>) and nothing is written.',
 });
 
 export const PodPath = IdParam('id', 'pod');
@@ -23,7 +28,8 @@ export function scopedParams(kind: 'cell' | 'pod', extra: Record<string, ReturnT
   return Type.Object({ ...scope.properties, ...extra });
 }
 
-export const idOf = (kind: 'cell' | 'pod', params: { cell_id?: string; pod_id?: string }) => String(kind === 'cell' ? params.cell_id : params.pod_id);
+export const idOf = (kind: 'cell' | 'pod', params: { cell_id?: string; pod_id?: string }) =>
+  String(kind === 'cell' ? params.cell_id : params.pod_id);
 
 /** `/v1/cells/:cell_id` or `/v1/pods/:pod_id`. */
 export const scopePrefix = (kind: 'cell' | 'pod') => (kind === 'cell' ? '/v1/cells/:cell_id' : '/v1/pods/:pod_id');

@@ -13,7 +13,10 @@ export interface Scope {
 }
 
 /** The scope columns of a row (exactly one of them set). */
-export const scopeColumns = (scope: Scope) => ({ cell_id: scope.kind === 'cell' ? scope.id : null, pod_id: scope.kind === 'pod' ? scope.id : null });
+export const scopeColumns = (scope: Scope) => ({
+  cell_id: scope.kind === 'cell' ? scope.id : null,
+  pod_id: scope.kind === 'pod' ? scope.id : null,
+});
 
 export class Scopes {
   private readonly cells: CellsPort;

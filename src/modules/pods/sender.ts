@@ -16,7 +16,8 @@ export function stickyCells(state: RecipientState, active: readonly ActiveCell[]
   for (const conversation of state.conversations) {
     if (!activeIds.has(conversation.cell_id)) continue;
     const seen = latest.get(conversation.participant);
-    if (!seen || seen.at < conversation.last_message_at) latest.set(conversation.participant, { cellId: conversation.cell_id, at: conversation.last_message_at });
+    if (!seen || seen.at < conversation.last_message_at)
+      latest.set(conversation.participant, { cellId: conversation.cell_id, at: conversation.last_message_at });
   }
   return new Map([...latest].map(([participant, { cellId }]) => [participant, cellId]));
 }
@@ -30,7 +31,11 @@ export function optedOut(state: RecipientState): Set<string> {
  * Spreads recipients over cells: each goes to the cell with the fewest messages of the job so far
  * (ties to the oldest cell), so shares stay even around the sticky ones. `load` is updated.
  */
-export function leastLoaded(active: readonly ActiveCell[], load: Map<string, number>, eligible: (cellId: string) => boolean = () => true): string | null {
+export function leastLoaded(
+  active: readonly ActiveCell[],
+  load: Map<string, number>,
+  eligible: (cellId: string) => boolean = () => true,
+): string | null {
   let best: string | null = null;
   for (const cell of active) {
     if (!eligible(cell.id)) continue;

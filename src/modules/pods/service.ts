@@ -40,7 +40,8 @@ export interface ActiveCell {
   device_id: string | null;
 }
 
-const isActive = (cell: CellRecord): cell is CellRecord & { phone_number: string } => cell.status === 'active' && cell.phone_number !== null;
+const isActive = (cell: CellRecord): cell is CellRecord & { phone_number: string } =>
+  cell.status === 'active' && cell.phone_number !== null;
 
 export class PodsService {
   private readonly repo: PodsRepository;
@@ -102,7 +103,8 @@ export class PodsService {
       });
     } catch (error) {
       // A concurrent create with the same client_id won the unique index.
-      const raced = error instanceof ApiError ? undefined : await this.repo.findByClientId(organizationId, input.client_id);
+      const raced =
+        error instanceof ApiError ? undefined : await this.repo.findByClientId(organizationId, input.client_id);
       if (raced) return { created: false, pod: await this.replay(raced, hash) };
       throw error;
     }
@@ -110,9 +112,24 @@ export class PodsService {
   }
 
   async list(organizationId: string, query: PageQuery) {
-    const { items, next_cursor } = await listPage(query, (before, count) => this.repo.list(organizationId, before ? String(before[0]) : null, count), (row) => [row.id]);
-    const members = await this.cells.podCells(this.repo.db, items.map((pod) => pod.id));
-    return { pods: items.map((pod) => podView(pod, members.filter((cell) => cell.pod_id === pod.id).map((cell) => cell.id))), next_cursor };
+    const { items, next_cursor } = await listPage(
+      query,
+      (before, count) => this.repo.list(organizationId, before ? String(before[0]) : null, count),
+      (row) => [row.id],
+    );
+    const members = await this.cells.podCells(
+      this.repo.db,
+      items.map((pod) => pod.id),
+    );
+    return {
+      pods: items.map((pod) =>
+        podView(
+          pod,
+          members.filter((cell) => cell.pod_id === pod.id).map((cell) => cell.id),
+        ),
+      ),
+      next_cursor,
+    };
   }
 
   async get(organizationId: string, id: string): Promise<PodView> {
@@ -123,7 +140,10 @@ export class PodsService {
   async update(organizationId: string, id: string, input: UpdatePodInput): Promise<PodView> {
     const pod = await this.owned(organizationId, id);
     if (input.cell_ids !== undefined) await this.checkCells(organizationId, pod.id, input.cell_ids);
-    const changes = { updated_at: this.clock.now().toISOString(), ...(input.name !== undefined ? { name: input.name } : {}) };
+    const changes = {
+      updated_at: this.clock.now().toISOString(),
+      ...(input.name !== undefined ? { name: input.name } : {}),
+    };
     await transact(this.repo.db, async (tx) => {
       if (!(await this.repo.update(tx, pod.id, changes))) throw notFound('pod');
       if (input.cell_ids !== undefined) await this.placeCells(tx, organizationId, pod.id, [...new Set(input.cell_ids)]);
@@ -152,7 +172,10 @@ export class PodsService {
     const byPod = new Map<string, ActiveCell[]>();
     for (const cell of await this.cells.podCells(this.repo.db, podIds)) {
       if (!isActive(cell) || cell.pod_id === null) continue;
-      byPod.set(cell.pod_id, [...(byPod.get(cell.pod_id) ?? []), { id: cell.id, phone_number: cell.phone_number, device_id: cell.device_id }]);
+      byPod.set(cell.pod_id, [
+        ...(byPod.get(cell.pod_id) ?? []),
+        { id: cell.id, phone_number: cell.phone_number, device_id: cell.device_id },
+      ]);
     }
     return byPod;
   }
@@ -164,14 +187,20 @@ export class PodsService {
 
   private async replay(existing: PodsTable, hash: string): Promise<PodView> {
     if (existing.deleted_at) {
-      throw new ApiError('client_id_conflict', 'The pod created with this client_id was deleted; client_ids are not reused.');
+      throw new ApiError(
+        'client_id_conflict',
+        'The pod created with this client_id was deleted; client_ids are not reused.',
+      );
     }
     return this.viewOf(sameClientIdBody(existing, hash));
   }
 
   private async viewOf(pod: PodsTable): Promise<PodView> {
     const cells = await this.cells.podCells(this.repo.db, [pod.id]);
-    return podView(pod, cells.map((cell) => cell.id));
+    return podView(
+      pod,
+      cells.map((cell) => cell.id),
+    );
   }
 
   /**
@@ -180,16 +209,33 @@ export class PodsService {
    */
   private async checkCells(organizationId: string, podId: string | null, ids: readonly string[]): Promise<void> {
     if (ids.length === 0) return;
-    const found = new Map((await this.cells.cellsAmong(this.repo.db, organizationId, [...new Set(ids)])).map((cell) => [cell.id, cell]));
+    const found = new Map(
+      (await this.cells.cellsAmong(this.repo.db, organizationId, [...new Set(ids)])).map((cell) => [cell.id, cell]),
+    );
     const errors = ids.flatMap((id, i) =>
-      found.has(id) ? [] : [{ field: `cell_ids.${i}`, code: 'not_found', message: `No cell ${id} in this organization (unknown or released).` }],
+      found.has(id)
+        ? []
+        : [
+            {
+              field: `cell_ids.${i}`,
+              code: 'not_found',
+              message: `No cell ${id} in this organization (unknown or released).`,
+            },
+          ],
     );
     if (errors.length > 0) {
-      throw new ApiError('invalid_request', errors.length === 1 ? errors[0].message : `${errors.length} cell ids name no cell of this organization.`, { errors });
+      throw new ApiError(
+        'invalid_request',
+        errors.length === 1 ? errors[0].message : `${errors.length} cell ids name no cell of this organization.`,
+        { errors },
+      );
     }
     const taken = [...found.values()].filter((cell) => cell.pod_id !== null && cell.pod_id !== podId);
     if (taken.length > 0) {
-      throw new ApiError('cell_in_pod', `${taken.map((cell) => `${cell.id} is in ${String(cell.pod_id)}`).join('; ')}; a cell belongs to at most one pod.`);
+      throw new ApiError(
+        'cell_in_pod',
+        `${taken.map((cell) => `${cell.id} is in ${String(cell.pod_id)}`).join('; ')}; a cell belongs to at most one pod.`,
+      );
     }
   }
 

@@ -79,7 +79,8 @@ export interface CycleJobsTable {
  * pending: not queued yet; queued/sending/sent/delivered mirror the message; received: a ring
  * hop the next cell got; failed, canceled, skipped (opted out) are final like received.
  */
-export type ItemStatus = 'pending' | 'queued' | 'sending' | 'sent' | 'delivered' | 'received' | 'failed' | 'canceled' | 'skipped';
+export type ItemStatus =
+  'pending' | 'queued' | 'sending' | 'sent' | 'delivered' | 'received' | 'failed' | 'canceled' | 'skipped';
 
 export interface CycleJobItemsTable {
   job_id: string;

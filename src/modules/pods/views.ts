@@ -3,7 +3,14 @@
 import { Type } from 'typebox';
 import { NextCursor } from '../../http/pagination.ts';
 import { Nullable, Timestamp } from '../../http/schemas.ts';
-import type { ContactListsTable, CycleJobsTable, DraftsTable, IgnoredParticipantsTable, ItemStatus, PodsTable } from './tables.ts';
+import type {
+  ContactListsTable,
+  CycleJobsTable,
+  DraftsTable,
+  IgnoredParticipantsTable,
+  ItemStatus,
+  PodsTable,
+} from './tables.ts';
 
 const AT = '2026-11-21T12:00:00.000Z';
 const POD_EXAMPLE = {
@@ -27,7 +34,13 @@ const DRAFT_EXAMPLE = {
   created_at: AT,
   updated_at: AT,
 };
-const LIST_EXAMPLE = { id: 'lst_01jdx3e6f7g8h9j0k1m2n3p4q5', name: 'Regulars', number_count: 2, created_at: AT, updated_at: AT };
+const LIST_EXAMPLE = {
+  id: 'lst_01jdx3e6f7g8h9j0k1m2n3p4q5',
+  name: 'Regulars',
+  number_count: 2,
+  created_at: AT,
+  updated_at: AT,
+};
 const JOB_EXAMPLE = {
   id: 'job_01jdx3f7g8h9j0k1m2n3p4q5r6',
   pod_id: POD_EXAMPLE.id,
@@ -38,32 +51,53 @@ const JOB_EXAMPLE = {
   completed_at: null,
 };
 
-export const Pod = Type.Object({
-  id: Type.String({ description: 'pod_... id' }),
-  name: Type.String(),
-  client_id: Type.String({ description: 'The client_id it was created with.' }),
-  cell_ids: Type.Array(Type.String(), { description: 'Its cells, oldest first. A cell is in at most one pod.' }),
-  created_at: Timestamp,
-  updated_at: Timestamp,
-}, { $id: 'Pod', description: 'A sender pool: cells of the organization that send together (pod drafts, cycle jobs).', examples: [POD_EXAMPLE] });
+export const Pod = Type.Object(
+  {
+    id: Type.String({ description: 'pod_... id' }),
+    name: Type.String(),
+    client_id: Type.String({ description: 'The client_id it was created with.' }),
+    cell_ids: Type.Array(Type.String(), { description: 'Its cells, oldest first. A cell is in at most one pod.' }),
+    created_at: Timestamp,
+    updated_at: Timestamp,
+  },
+  {
+    $id: 'Pod',
+    description: 'A sender pool: cells of the organization that send together (pod drafts, cycle jobs).',
+    examples: [POD_EXAMPLE],
+  },
+);
 
-export const PodList = Type.Object({ pods: Type.Array(Pod), next_cursor: NextCursor }, { $id: 'PodList', description: 'A page of pods.', examples: [{ pods: [POD_EXAMPLE], next_cursor: null }] });
+export const PodList = Type.Object(
+  { pods: Type.Array(Pod), next_cursor: NextCursor },
+  { $id: 'PodList', description: 'A page of pods.', examples: [{ pods: [POD_EXAMPLE], next_cursor: null }] },
+);
 
-export const Draft = Type.Object({
-  id: Type.String({ description: 'drf_... id' }),
-  client_id: Type.String(),
-  cell_id: Nullable(Type.String({ description: 'The cell of a cell draft; null for a pod draft.' })),
-  pod_id: Nullable(Type.String({ description: 'The pod of a pod draft; null for a cell draft.' })),
-  to: Type.String({ description: 'E.164' }),
-  body: Type.String(),
-  media_urls: Type.Array(Type.String()),
-  status: Type.Enum(['draft', 'sent', 'discarded']),
-  message_id: Nullable(Type.String({ description: 'The message it became, once sent.' })),
-  created_at: Timestamp,
-  updated_at: Timestamp,
-}, { $id: 'Draft', description: 'A message written but not sent yet. A pod draft is sent from the pod cell chosen by the sticky rotation rule.', examples: [DRAFT_EXAMPLE] });
+export const Draft = Type.Object(
+  {
+    id: Type.String({ description: 'drf_... id' }),
+    client_id: Type.String(),
+    cell_id: Nullable(Type.String({ description: 'The cell of a cell draft; null for a pod draft.' })),
+    pod_id: Nullable(Type.String({ description: 'The pod of a pod draft; null for a cell draft.' })),
+    to: Type.String({ description: 'E.164' }),
+    body: Type.String(),
+    media_urls: Type.Array(Type.String()),
+    status: Type.Enum(['draft', 'sent', 'discarded']),
+    message_id: Nullable(Type.String({ description: 'The message it became, once sent.' })),
+    created_at: Timestamp,
+    updated_at: Timestamp,
+  },
+  {
+    $id: 'Draft',
+    description:
+      'A message written but not sent yet. A pod draft is sent from the pod cell chosen by the sticky rotation rule.',
+    examples: [DRAFT_EXAMPLE],
+  },
+);
 
-export const DraftList = Type.Object({ drafts: Type.Array(Draft), next_cursor: NextCursor }, { $id: 'DraftList', description: 'A page of drafts.', examples: [{ drafts: [DRAFT_EXAMPLE], next_cursor: null }] });
+export const DraftList = Type.Object(
+  { drafts: Type.Array(Draft), next_cursor: NextCursor },
+  { $id: 'DraftList', description: 'A page of drafts.', examples: [{ drafts: [DRAFT_EXAMPLE], next_cursor: null }] },
+);
 
 const ListFields = {
   id: Type.String({ description: 'lst_... id' }),
@@ -73,58 +107,101 @@ const ListFields = {
   updated_at: Timestamp,
 };
 
-export const ContactListSummary = Type.Object(ListFields, { $id: 'ContactListSummary', description: 'A contact list without its numbers.', examples: [LIST_EXAMPLE] });
-
-export const ContactList = Type.Object({ ...ListFields, numbers: Type.Array(Type.String(), { description: 'E.164, in number order.' }) }, {
-  $id: 'ContactList',
-  description: 'A named list of up to 10,000 phone numbers, a broadcast target.',
-  examples: [{ ...LIST_EXAMPLE, numbers: ['+14155550198', '+14155550199'] }],
+export const ContactListSummary = Type.Object(ListFields, {
+  $id: 'ContactListSummary',
+  description: 'A contact list without its numbers.',
+  examples: [LIST_EXAMPLE],
 });
 
-export const ContactListPage = Type.Object({ lists: Type.Array(ContactListSummary), next_cursor: NextCursor }, {
-  $id: 'ContactListPage',
-  description: 'A page of contact lists (without their numbers).',
-  examples: [{ lists: [LIST_EXAMPLE], next_cursor: null }],
-});
+export const ContactList = Type.Object(
+  { ...ListFields, numbers: Type.Array(Type.String(), { description: 'E.164, in number order.' }) },
+  {
+    $id: 'ContactList',
+    description: 'A named list of up to 10,000 phone numbers, a broadcast target.',
+    examples: [{ ...LIST_EXAMPLE, numbers: ['+14155550198', '+14155550199'] }],
+  },
+);
 
-export const IgnoredParticipant = Type.Object({ participant: Type.String({ description: 'E.164' }), created_at: Timestamp }, {
-  $id: 'IgnoredParticipant',
-  description: 'A number whose inbound texts are stored with ignored: true, without events, webhooks or a place in default listings.',
-  examples: [{ participant: '+14155550111', created_at: AT }],
-});
+export const ContactListPage = Type.Object(
+  { lists: Type.Array(ContactListSummary), next_cursor: NextCursor },
+  {
+    $id: 'ContactListPage',
+    description: 'A page of contact lists (without their numbers).',
+    examples: [{ lists: [LIST_EXAMPLE], next_cursor: null }],
+  },
+);
 
-export const IgnoredList = Type.Object({ ignored: Type.Array(IgnoredParticipant), next_cursor: NextCursor }, {
-  $id: 'IgnoredList',
-  description: 'A page of ignored participants, newest first.',
-  examples: [{ ignored: [{ participant: '+14155550111', created_at: AT }], next_cursor: null }],
-});
+export const IgnoredParticipant = Type.Object(
+  { participant: Type.String({ description: 'E.164' }), created_at: Timestamp },
+  {
+    $id: 'IgnoredParticipant',
+    description:
+      'A number whose inbound texts are stored with ignored: true, without events, webhooks or a place in default listings.',
+    examples: [{ participant: '+14155550111', created_at: AT }],
+  },
+);
+
+export const IgnoredList = Type.Object(
+  { ignored: Type.Array(IgnoredParticipant), next_cursor: NextCursor },
+  {
+    $id: 'IgnoredList',
+    description: 'A page of ignored participants, newest first.',
+    examples: [{ ignored: [{ participant: '+14155550111', created_at: AT }], next_cursor: null }],
+  },
+);
 
 export const JOB_STATUSES = ['queued', 'running', 'completed', 'failed', 'canceled'] as const;
 
-export const CycleJob = Type.Object({
-  id: Type.String({ description: 'job_... id' }),
-  pod_id: Type.String(),
-  mode: Type.Enum(['ring', 'broadcast']),
-  status: Type.Enum([...JOB_STATUSES]),
-  counts: Type.Object({
-    total: Type.Integer({ description: 'Messages the job plans: ring hops, or distinct recipients.' }),
-    queued: Type.Integer({ description: 'Not handed to the network yet (waiting their turn, queued or being sent).' }),
-    sent: Type.Integer({ description: 'Sent, no delivery report yet.' }),
-    delivered: Type.Integer({ description: 'Delivered (a ring hop: not yet seen by the next cell).' }),
-    received: Type.Integer({ description: 'Ring hops the next cell received.' }),
-    failed: Type.Integer(),
-    skipped: Type.Integer({ description: 'Recipients who texted STOP to a cell of the pod.' }),
-  }, { description: 'Each message counts once, in its current state; canceled ones only in total.' }),
-  created_at: Timestamp,
-  completed_at: Nullable(Timestamp),
-}, { $id: 'CycleJob', description: 'A ring (each active cell texts the next) or a broadcast over the pod\'s active cells.', examples: [JOB_EXAMPLE] });
+export const CycleJob = Type.Object(
+  {
+    id: Type.String({ description: 'job_... id' }),
+    pod_id: Type.String(),
+    mode: Type.Enum(['ring', 'broadcast']),
+    status: Type.Enum([...JOB_STATUSES]),
+    counts: Type.Object(
+      {
+        total: Type.Integer({ description: 'Messages the job plans: ring hops, or distinct recipients.' }),
+        queued: Type.Integer({
+          description: 'Not handed to the network yet (waiting their turn, queued or being sent).',
+        }),
+        sent: Type.Integer({ description: 'Sent, no delivery report yet.' }),
+        delivered: Type.Integer({ description: 'Delivered (a ring hop: not yet seen by the next cell).' }),
+        received: Type.Integer({ description: 'Ring hops the next cell received.' }),
+        failed: Type.Integer(),
+        skipped: Type.Integer({ description: 'Recipients who texted STOP to a cell of the pod.' }),
+      },
+      { description: 'Each message counts once, in its current state; canceled ones only in total.' },
+    ),
+    created_at: Timestamp,
+    completed_at: Nullable(Timestamp),
+  },
+  {
+    $id: 'CycleJob',
+    description: "A ring (each active cell texts the next) or a broadcast over the pod's active cells.",
+    examples: [JOB_EXAMPLE],
+  },
+);
 
-export const CycleJobList = Type.Object({ jobs: Type.Array(CycleJob), next_cursor: NextCursor }, { $id: 'CycleJobList', description: 'A page of cycle jobs, newest first.', examples: [{ jobs: [JOB_EXAMPLE], next_cursor: null }] });
+export const CycleJobList = Type.Object(
+  { jobs: Type.Array(CycleJob), next_cursor: NextCursor },
+  {
+    $id: 'CycleJobList',
+    description: 'A page of cycle jobs, newest first.',
+    examples: [{ jobs: [JOB_EXAMPLE], next_cursor: null }],
+  },
+);
 
 export type PodView = ReturnType<typeof podView>;
 
 export function podView(row: PodsTable, cellIds: string[]) {
-  return { id: row.id, name: row.name, client_id: row.client_id, cell_ids: cellIds, created_at: row.created_at, updated_at: row.updated_at };
+  return {
+    id: row.id,
+    name: row.name,
+    client_id: row.client_id,
+    cell_ids: cellIds,
+    created_at: row.created_at,
+    updated_at: row.updated_at,
+  };
 }
 
 export type DraftView = ReturnType<typeof draftView>;
@@ -146,7 +223,13 @@ export function draftView(row: DraftsTable) {
 }
 
 export function listSummaryView(row: ContactListsTable) {
-  return { id: row.id, name: row.name, number_count: row.number_count, created_at: row.created_at, updated_at: row.updated_at };
+  return {
+    id: row.id,
+    name: row.name,
+    number_count: row.number_count,
+    created_at: row.created_at,
+    updated_at: row.updated_at,
+  };
 }
 
 export function listView(row: ContactListsTable, numbers: string[]) {
@@ -157,7 +240,15 @@ export function ignoredView(row: Pick<IgnoredParticipantsTable, 'participant' | 
   return { participant: row.participant, created_at: row.created_at };
 }
 
-export type JobCounts = { total: number; queued: number; sent: number; delivered: number; received: number; failed: number; skipped: number };
+export type JobCounts = {
+  total: number;
+  queued: number;
+  sent: number;
+  delivered: number;
+  received: number;
+  failed: number;
+  skipped: number;
+};
 
 /** Item states per count: each item in one count (canceled ones in none but total). */
 const COUNT_OF: Record<ItemStatus, keyof JobCounts | null> = {
@@ -185,5 +276,13 @@ export function jobCounts(byStatus: readonly { status: ItemStatus; n: number }[]
 export type JobView = ReturnType<typeof jobView>;
 
 export function jobView(row: CycleJobsTable, counts: JobCounts) {
-  return { id: row.id, pod_id: row.pod_id, mode: row.mode, status: row.status, counts, created_at: row.created_at, completed_at: row.completed_at };
+  return {
+    id: row.id,
+    pod_id: row.pod_id,
+    mode: row.mode,
+    status: row.status,
+    counts,
+    created_at: row.created_at,
+    completed_at: row.completed_at,
+  };
 }

@@ -11,7 +11,8 @@ import { mcpClient, startListening, structured, type McpTestApp } from '../mcp/t
 const HIDDEN_CHECK = {
   name: 'billing',
   status: 'warn',
-  detail: 'Hidden: this token lacks the billing:read scope. Sends and cell creates that billing blocks still answer 402 with the payment that unblocks them.',
+  detail:
+    'Hidden: this token lacks the billing:read scope. Sends and cell creates that billing blocks still answer 402 with the payment that unblocks them.',
 };
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- the status body, read loosely
@@ -50,7 +51,12 @@ describe('agent status: billing needs billing:read', () => {
     assert.deepEqual(billingCheck(active), HIDDEN_CHECK);
     assert.doesNotMatch(JSON.stringify(active), /prepaid|balance \$|pro until|amount_due/i);
     // Suspended by the operator's billing: the hidden answer is the same, so its status tells nothing.
-    const suspend = await t.app.inject({ method: 'POST', url: `/v1/admin/organizations/${line.org.organizationId}/suspend`, headers: admin, payload: { reason: 'test' } });
+    const suspend = await t.app.inject({
+      method: 'POST',
+      url: `/v1/admin/organizations/${line.org.organizationId}/suspend`,
+      headers: admin,
+      payload: { reason: 'test' },
+    });
     assert.equal(suspend.statusCode, 200, suspend.body);
     const suspended = await rest(access);
     assert.equal(suspended.billing, null);
@@ -81,7 +87,9 @@ describe('agent status: billing needs billing:read', () => {
     assert.match(hidden.text, /billing: warn: Hidden: this token lacks the billing:read scope/);
     assert.doesNotMatch(hidden.text, /prepaid|balance \$/i);
 
-    const shown = await mcp((await oauthTokens(t.origin, line.org.apiKey, 'cells:read billing:read', `${t.origin}/mcp`)).access);
+    const shown = await mcp(
+      (await oauthTokens(t.origin, line.org.apiKey, 'cells:read billing:read', `${t.origin}/mcp`)).access,
+    );
     assert.equal(typeof shown.status.billing.state, 'string');
     assert.notDeepEqual(billingCheck(shown.status), HIDDEN_CHECK);
     const key = await mcp(line.org.apiKey);

@@ -11,7 +11,13 @@ export interface StatusModule {
   status: AgentStatusService;
 }
 
-export function build(deps: { cells: CellsService; messages: MessagesService; webhooks: WebhooksService; rateLimit: RateLimitPolicy; billing?: BillingStatusPort }): StatusModule {
+export function build(deps: {
+  cells: CellsService;
+  messages: MessagesService;
+  webhooks: WebhooksService;
+  rateLimit: RateLimitPolicy;
+  billing?: BillingStatusPort;
+}): StatusModule {
   return { status: new AgentStatusService(deps) };
 }
 

@@ -37,7 +37,13 @@ export class AgentStatusService {
   private readonly perCredential: Bucket | null;
   private readonly billing: BillingStatusPort | null;
 
-  constructor(deps: { cells: CellsService; messages: MessagesService; webhooks: WebhooksService; rateLimit: RateLimitPolicy; billing?: BillingStatusPort }) {
+  constructor(deps: {
+    cells: CellsService;
+    messages: MessagesService;
+    webhooks: WebhooksService;
+    rateLimit: RateLimitPolicy;
+    billing?: BillingStatusPort;
+  }) {
     this.billing = deps.billing ?? null;
     this.cells = deps.cells;
     this.messages = deps.messages;
@@ -61,14 +67,30 @@ export class AgentStatusService {
       agent.organizationStatus === 'active'
         ? { name: 'organization', status: 'ok', detail: 'The organization is verified.' }
         : agent.organizationStatus === 'unverified'
-          ? { name: 'organization', status: 'fail', detail: 'Verify the organization: POST /v1/agent/verify with the emailed code.' }
+          ? {
+              name: 'organization',
+              status: 'fail',
+              detail: 'Verify the organization: POST /v1/agent/verify with the emailed code.',
+            }
           : { name: 'organization', status: 'fail', detail: 'The organization is suspended.' },
       cellsCheck(cells, neverSeen),
       failed24h(messages.failed_24h),
-      !showBilling ? BILLING_HIDDEN : billing ? billingCheck(billing, this.billing?.minAmountUsd ?? 0) : { name: 'billing', status: 'ok', detail: 'Billing is not wired in here.' },
+      !showBilling
+        ? BILLING_HIDDEN
+        : billing
+          ? billingCheck(billing, this.billing?.minAmountUsd ?? 0)
+          : { name: 'billing', status: 'ok', detail: 'Billing is not wired in here.' },
       webhooks.failing > 0
-        ? { name: 'webhooks', status: 'warn', detail: `${webhooks.failing} of ${plural(webhooks.total, 'webhook')} ${isAre(webhooks.failing)} failing or disabled; see GET /v1/webhooks/{id}/deliveries.` }
-        : { name: 'webhooks', status: 'ok', detail: webhooks.total > 0 ? 'Every webhook is delivering.' : 'No webhooks; events are on the stream.' },
+        ? {
+            name: 'webhooks',
+            status: 'warn',
+            detail: `${webhooks.failing} of ${plural(webhooks.total, 'webhook')} ${isAre(webhooks.failing)} failing or disabled; see GET /v1/webhooks/{id}/deliveries.`,
+          }
+        : {
+            name: 'webhooks',
+            status: 'ok',
+            detail: webhooks.total > 0 ? 'Every webhook is delivering.' : 'No webhooks; events are on the stream.',
+          },
     ];
     return {
       organization: { id: agent.organizationId, name: agent.organizationName, status: agent.organizationStatus },
@@ -76,12 +98,19 @@ export class AgentStatusService {
       billing: !showBilling
         ? null
         : billing
-        ? { state: billing.state, tier: billing.tier, prepaid_balance_usd: billing.prepaid_balance_usd, amount_due_usd: billing.amount_due_usd }
-        : { state: 'inactive', tier: null, prepaid_balance_usd: 0, amount_due_usd: 0 },
+          ? {
+              state: billing.state,
+              tier: billing.tier,
+              prepaid_balance_usd: billing.prepaid_balance_usd,
+              amount_due_usd: billing.amount_due_usd,
+            }
+          : { state: 'inactive', tier: null, prepaid_balance_usd: 0, amount_due_usd: 0 },
       cells,
       messages,
       webhooks,
-      rate_limit: this.perCredential ? { requests_per_second: this.perCredential.rate, burst: this.perCredential.burst } : null,
+      rate_limit: this.perCredential
+        ? { requests_per_second: this.perCredential.rate, burst: this.perCredential.burst }
+        : null,
       checks,
     };
   }
@@ -97,29 +126,51 @@ function phonesHave(n: number, offline: number): string {
 const BILLING_HIDDEN: Check = {
   name: 'billing',
   status: 'warn',
-  detail: 'Hidden: this token lacks the billing:read scope. Sends and cell creates that billing blocks still answer 402 with the payment that unblocks them.',
+  detail:
+    'Hidden: this token lacks the billing:read scope. Sends and cell creates that billing blocks still answer 402 with the payment that unblocks them.',
 };
 
-function cellsCheck(cells: { total: number; active: number; offline: number; provisioning: number }, neverSeen: number): Check {
+function cellsCheck(
+  cells: { total: number; active: number; offline: number; provisioning: number },
+  neverSeen: number,
+): Check {
   if (cells.offline > 0) {
     const silent = cells.offline - neverSeen;
     const why = [
       neverSeen > 0 ? `${phonesHave(neverSeen, cells.offline)} never called in (start the phone app on it)` : '',
       silent > 0 ? `${phonesHave(silent, cells.offline)} not called in for 120 s` : '',
-    ].filter(Boolean).join('; ');
-    return { name: 'cells', status: 'fail', detail: `${cells.offline} of ${plural(cells.active, 'active cell')} ${isAre(cells.offline)} offline: ${why}.` };
+    ]
+      .filter(Boolean)
+      .join('; ');
+    return {
+      name: 'cells',
+      status: 'fail',
+      detail: `${cells.offline} of ${plural(cells.active, 'active cell')} ${isAre(cells.offline)} offline: ${why}.`,
+    };
   }
   if (cells.provisioning > 0) {
     const one = cells.provisioning === 1;
-    return { name: 'cells', status: 'warn', detail: `${plural(cells.provisioning, 'cell')} ${one ? 'waits' : 'wait'} for a free phone; ${one ? 'it activates' : 'they activate'} when the operator adds one.` };
+    return {
+      name: 'cells',
+      status: 'warn',
+      detail: `${plural(cells.provisioning, 'cell')} ${one ? 'waits' : 'wait'} for a free phone; ${one ? 'it activates' : 'they activate'} when the operator adds one.`,
+    };
   }
   if (cells.total === 0) return { name: 'cells', status: 'warn', detail: 'No cells yet: POST /v1/cells.' };
-  return { name: 'cells', status: 'ok', detail: `${plural(cells.active, 'active cell')}, ${cells.active === 1 ? 'online' : 'all online'}.` };
+  return {
+    name: 'cells',
+    status: 'ok',
+    detail: `${plural(cells.active, 'active cell')}, ${cells.active === 1 ? 'online' : 'all online'}.`,
+  };
 }
 
 function failed24h(failed: number): Check {
   return failed > 0
-    ? { name: 'messages', status: 'warn', detail: `${plural(failed, 'message')} failed in the last 24 hours; filter GET /v1/cells/{cell_id}/messages?status=failed for their errors.` }
+    ? {
+        name: 'messages',
+        status: 'warn',
+        detail: `${plural(failed, 'message')} failed in the last 24 hours; filter GET /v1/cells/{cell_id}/messages?status=failed for their errors.`,
+      }
     : { name: 'messages', status: 'ok', detail: 'No failed messages in the last 24 hours.' };
 }
 
@@ -130,15 +181,36 @@ function billingCheck(billing: BillingSummary, minAmountUsd: number): Check {
     case 'exempt':
       return { name: 'billing', status: 'ok', detail: 'Billing is off on this deployment: nothing is charged.' };
     case 'inactive':
-      return { name: 'billing', status: 'warn', detail: 'No paid tier yet: pay the setup (POST /v1/billing/checkout or x402, intent setup) before creating cells.' };
+      return {
+        name: 'billing',
+        status: 'warn',
+        detail:
+          'No paid tier yet: pay the setup (POST /v1/billing/checkout or x402, intent setup) before creating cells.',
+      };
     case 'past_due':
-      return { name: 'billing', status: 'warn', detail: `The period ended unpaid: pay ${due} (intent reinstate) within the 7-day grace, or sends and cell creates stop.` };
+      return {
+        name: 'billing',
+        status: 'warn',
+        detail: `The period ended unpaid: pay ${due} (intent reinstate) within the 7-day grace, or sends and cell creates stop.`,
+      };
     case 'suspended':
-      return { name: 'billing', status: 'fail', detail: `Suspended: sends and cell creates answer 402 until ${due} is paid (intent reinstate).` };
+      return {
+        name: 'billing',
+        status: 'fail',
+        detail: `Suspended: sends and cell creates answer 402 until ${due} is paid (intent reinstate).`,
+      };
     default:
       if (billing.prepaid_balance_usd < minAmountUsd) {
-        return { name: 'billing', status: 'warn', detail: `Prepaid balance $${billing.prepaid_balance_usd.toFixed(2)} is low: top up (intent top_up) to keep sending.` };
+        return {
+          name: 'billing',
+          status: 'warn',
+          detail: `Prepaid balance $${billing.prepaid_balance_usd.toFixed(2)} is low: top up (intent top_up) to keep sending.`,
+        };
       }
-      return { name: 'billing', status: 'ok', detail: `Active on ${billing.tier} until ${billing.current_period_end}; prepaid balance $${billing.prepaid_balance_usd.toFixed(2)}.` };
+      return {
+        name: 'billing',
+        status: 'ok',
+        detail: `Active on ${billing.tier} until ${billing.current_period_end}; prepaid balance $${billing.prepaid_balance_usd.toFixed(2)}.`,
+      };
   }
 }

@@ -9,7 +9,8 @@ const statusOf = async (t: TestApp, headers: Record<string, string>) => {
   assert.equal(response.statusCode, 200, response.body);
   return response.json();
 };
-const check = (body: { checks: { name: string; status: string }[] }, name: string) => body.checks.find((c) => c.name === name)?.status;
+const check = (body: { checks: { name: string; status: string }[] }, name: string) =>
+  body.checks.find((c) => c.name === name)?.status;
 
 describe('GET /v1/agent/status', () => {
   let t: TestApp;
@@ -53,7 +54,10 @@ describe('GET /v1/agent/status', () => {
     assert.equal(check(body, 'cells'), 'warn');
     assert.deepEqual([body.billing.state, body.billing.tier, check(body, 'billing')], ['active', 'pro', 'ok']);
 
-    assert.equal((await report(t, line, first.id, { event: 'failed', error_code: 'carrier_rejected' })).statusCode, 200);
+    assert.equal(
+      (await report(t, line, first.id, { event: 'failed', error_code: 'carrier_rejected' })).statusCode,
+      200,
+    );
     t.clock.advance(121_000);
     await t.services.devices.markSilentOffline();
     body = await statusOf(t, line.org.headers);
@@ -80,9 +84,18 @@ describe('GET /v1/agent/status: why cells are offline', () => {
 
   it('says a phone that never called in has never called in, and counts in words ("1 active cell")', async () => {
     const line = await activeLine(t);
-    const detail = async () => (await statusOf(t, line.org.headers)).checks.find((c: { name: string }) => c.name === 'cells').detail;
-    assert.equal(await detail(), '1 of 1 active cell is offline: its phone has never called in (start the phone app on it).');
-    const heartbeat = await t.app.inject({ method: 'POST', url: '/v1/device/heartbeat', headers: { 'x-phone-key': line.device.key }, payload: {} });
+    const detail = async () =>
+      (await statusOf(t, line.org.headers)).checks.find((c: { name: string }) => c.name === 'cells').detail;
+    assert.equal(
+      await detail(),
+      '1 of 1 active cell is offline: its phone has never called in (start the phone app on it).',
+    );
+    const heartbeat = await t.app.inject({
+      method: 'POST',
+      url: '/v1/device/heartbeat',
+      headers: { 'x-phone-key': line.device.key },
+      payload: {},
+    });
     assert.equal(heartbeat.statusCode, 200, heartbeat.body);
     assert.equal(await detail(), '1 active cell, online.');
     t.clock.advance(121_000);
@@ -90,6 +103,9 @@ describe('GET /v1/agent/status: why cells are offline', () => {
     assert.equal(await detail(), '1 of 1 active cell is offline: its phone has not called in for 120 s.');
     // A second line whose phone never called in: both reasons, each counted.
     await activeLine(t, {}, line.org);
-    assert.equal(await detail(), '2 of 2 active cells are offline: 1 phone has never called in (start the phone app on it); 1 phone has not called in for 120 s.');
+    assert.equal(
+      await detail(),
+      '2 of 2 active cells are offline: 1 phone has never called in (start the phone app on it); 1 phone has not called in for 120 s.',
+    );
   });
 });

@@ -29,7 +29,13 @@ describe('GET /health with the database down', () => {
 
   it('answers 503 unavailable with Retry-After once the database is closed', async () => {
     const database = openDatabase(testDb.url);
-    const { app } = await buildApp({ config: config(), database, logger: false, workers: false, mailer: { send: async () => {}, close() {} } });
+    const { app } = await buildApp({
+      config: config(),
+      database,
+      logger: false,
+      workers: false,
+      mailer: { send: async () => {}, close() {} },
+    });
     await app.ready();
     try {
       assert.equal((await app.inject({ url: '/health' })).statusCode, 200);
@@ -56,7 +62,13 @@ describe('GET /health on a database that cannot be written', () => {
   // which refuses writes with the same error a read-only file or server gives.
   it('answers 503 unavailable with database read_only, where a read would still succeed', async () => {
     const database = openDatabase(testDb.url, { poolSize: 1 });
-    const { app } = await buildApp({ config: config(), database, logger: false, workers: false, mailer: { send: async () => {}, close() {} } });
+    const { app } = await buildApp({
+      config: config(),
+      database,
+      logger: false,
+      workers: false,
+      mailer: { send: async () => {}, close() {} },
+    });
     await app.ready();
     try {
       assert.equal((await app.inject({ url: '/health' })).statusCode, 200);

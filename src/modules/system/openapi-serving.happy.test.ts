@@ -6,7 +6,10 @@ import assert from 'node:assert/strict';
 import { parse } from 'yaml';
 import { startApp, type TestApp } from '../../../test/harness.ts';
 
-const PATHS = { yaml: ['/openapi.yaml', '/docs/openapi.yaml'], json: ['/openapi.json', '/docs/openapi.json', '/docs/json'] };
+const PATHS = {
+  yaml: ['/openapi.yaml', '/docs/openapi.yaml'],
+  json: ['/openapi.json', '/docs/openapi.json', '/docs/json'],
+};
 
 describe('OpenAPI document serving', () => {
   let t: TestApp;
@@ -50,7 +53,10 @@ describe('OpenAPI document serving', () => {
         assert.equal(response.headers['cache-control'], 'public, max-age=300', urls[i]);
       });
     }
-    assert.notEqual((await t.app.inject({ url: '/openapi.yaml' })).headers.etag, (await t.app.inject({ url: '/openapi.json' })).headers.etag);
+    assert.notEqual(
+      (await t.app.inject({ url: '/openapi.yaml' })).headers.etag,
+      (await t.app.inject({ url: '/openapi.json' })).headers.etag,
+    );
   });
 
   it('answers 304 without a body to If-None-Match naming the current ETag, and the document to a stale one', async () => {

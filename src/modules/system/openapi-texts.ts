@@ -59,11 +59,18 @@ export function openApiTexts(app: App): Promise<OpenApiTexts> {
 }
 
 /** Answers `request` with `which` text of the document: ETag, revalidated caching, 304 when fresh. */
-export async function sendOpenApi(app: App, which: keyof OpenApiTexts, request: FastifyRequest, reply: FastifyReply): Promise<FastifyReply> {
+export async function sendOpenApi(
+  app: App,
+  which: keyof OpenApiTexts,
+  request: FastifyRequest,
+  reply: FastifyReply,
+): Promise<FastifyReply> {
   const { body, etag } = (await openApiTexts(app))[which];
   reply.headers({ etag, 'cache-control': REVALIDATED_CACHE_CONTROL });
   if (isFresh(request, etag)) return reply.code(304).send();
-  return reply.type(which === 'yaml' ? 'application/yaml; charset=utf-8' : 'application/json; charset=utf-8').send(body);
+  return reply
+    .type(which === 'yaml' ? 'application/yaml; charset=utf-8' : 'application/json; charset=utf-8')
+    .send(body);
 }
 
 /**

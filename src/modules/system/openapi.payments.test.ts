@@ -28,11 +28,17 @@ type Doc = any;
  */
 function assertValid(doc: Doc) {
   const issues = validate(doc);
-  assert.deepEqual(issues.filter((issue) => issue.severity === 'error'), []);
-  assert.deepEqual(issues.filter((issue) => issue.severity !== 'error').map((issue) => `${issue.path}: ${issue.message}`), [
-    'paths./v1/cells/{cell_id}/drafts/{draft_id}/send.post: Operation with x-payment-info has no requestBody',
-    'paths./v1/pods/{pod_id}/drafts/{draft_id}/send.post: Operation with x-payment-info has no requestBody',
-  ]);
+  assert.deepEqual(
+    issues.filter((issue) => issue.severity === 'error'),
+    [],
+  );
+  assert.deepEqual(
+    issues.filter((issue) => issue.severity !== 'error').map((issue) => `${issue.path}: ${issue.message}`),
+    [
+      'paths./v1/cells/{cell_id}/drafts/{draft_id}/send.post: Operation with x-payment-info has no requestBody',
+      'paths./v1/pods/{pod_id}/drafts/{draft_id}/send.post: Operation with x-payment-info has no requestBody',
+    ],
+  );
 }
 
 /** What mppx finds in a document: the operations with x-payment-info, each with its parsed offers. */
@@ -42,7 +48,8 @@ function discovered(doc: Doc) {
   for (const [path, item] of Object.entries(parsed.paths ?? {})) {
     for (const [method, operation] of Object.entries(item)) {
       const info = (operation as { 'x-payment-info'?: unknown } | undefined)?.['x-payment-info'];
-      if (info) found.set(`${method.toUpperCase()} ${path}`, PaymentInfo.parse(info) as { offers: Record<string, unknown>[] });
+      if (info)
+        found.set(`${method.toUpperCase()} ${path}`, PaymentInfo.parse(info) as { offers: Record<string, unknown>[] });
     }
   }
   return found;
@@ -58,7 +65,9 @@ describe('payment discovery with MPP and x402 on Base and Solana configured', ()
   let t: TestApp;
   let doc: Doc;
   before(async () => {
-    t = await startApp({ env: { CELLGATE_BASE_URL: 'https://api.cellgate.test', ...BOTH_NETWORKS, ...mppEnv('http://127.0.0.1:9/rpc') } });
+    t = await startApp({
+      env: { CELLGATE_BASE_URL: 'https://api.cellgate.test', ...BOTH_NETWORKS, ...mppEnv('http://127.0.0.1:9/rpc') },
+    });
     doc = await documentOf(t);
   });
   after(() => t.close());
@@ -84,11 +93,23 @@ describe('payment discovery with MPP and x402 on Base and Solana configured', ()
   });
 
   it('offers an action on every configured rail, with a dynamic amount', () => {
-    const { offers } = discovered(doc).get('POST /v1/cells/{cell_id}/messages/send') as { offers: Record<string, unknown>[] };
-    assert.deepEqual(offers.map((o) => [o.method, o.intent]), [['tempo', 'charge'], ['x402', 'exact'], ['x402', 'exact']]);
+    const { offers } = discovered(doc).get('POST /v1/cells/{cell_id}/messages/send') as {
+      offers: Record<string, unknown>[];
+    };
+    assert.deepEqual(
+      offers.map((o) => [o.method, o.intent]),
+      [
+        ['tempo', 'charge'],
+        ['x402', 'exact'],
+        ['x402', 'exact'],
+      ],
+    );
     assert.equal(offers[0].currency, MPP_TEST.token);
     assert.equal(offers[0].chain_id, MPP_TEST.chainId);
-    assert.deepEqual(offers.slice(1).map((o) => o.network), ['eip155:8453', 'solana:5eykt4UsFv8P8NJdTREpY1vzqKqZKvdp']);
+    assert.deepEqual(
+      offers.slice(1).map((o) => o.network),
+      ['eip155:8453', 'solana:5eykt4UsFv8P8NJdTREpY1vzqKqZKvdp'],
+    );
     assert.equal(offers[1].currency, '0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913');
     for (const offer of offers) {
       assert.equal(offer.amount, null, 'the price depends on the organization');
@@ -98,20 +119,32 @@ describe('payment discovery with MPP and x402 on Base and Solana configured', ()
 
   it('offers each pay route on its own rail only', () => {
     const found = discovered(doc);
-    assert.deepEqual(found.get('POST /v1/billing/mpp/pay')?.offers.map((o) => o.method), ['tempo']);
-    assert.deepEqual(found.get('POST /v1/billing/x402/pay')?.offers.map((o) => o.method), ['x402', 'x402']);
+    assert.deepEqual(
+      found.get('POST /v1/billing/mpp/pay')?.offers.map((o) => o.method),
+      ['tempo'],
+    );
+    assert.deepEqual(
+      found.get('POST /v1/billing/x402/pay')?.offers.map((o) => o.method),
+      ['x402', 'x402'],
+    );
   });
 
   it('documents GET /.well-known/mpp, and its example is what the route answers', async () => {
     const operation = doc.paths['/.well-known/mpp'].get;
     assert.equal(operation.operationId, 'getMppDiscovery');
     assert.deepEqual(operation.security, []);
-    assert.equal(operation.responses['200'].content['application/json'].schema.$ref, '#/components/schemas/MppDiscovery');
+    assert.equal(
+      operation.responses['200'].content['application/json'].schema.$ref,
+      '#/components/schemas/MppDiscovery',
+    );
     assert.ok(operation.responses['404']);
     const served = (await t.app.inject({ url: '/.well-known/mpp' })).json();
     const schema = doc.components.schemas.MppDiscovery;
     assert.deepEqual(Object.keys(served).sort(), Object.keys(schema.properties).sort());
-    assert.deepEqual(Object.keys(served.methods[0]).sort(), Object.keys(schema.properties.methods.items.properties).sort());
+    assert.deepEqual(
+      Object.keys(served.methods[0]).sort(),
+      Object.keys(schema.properties.methods.items.properties).sort(),
+    );
     assert.equal(served.methods[0].recipient, MPP_TEST.recipient);
   });
 });
@@ -123,8 +156,18 @@ describe('payment discovery with only the card rail', () => {
       const doc = await documentOf(t);
       assertValid(doc);
       const found = discovered(doc);
-      assert.deepEqual([...found.keys()].sort(), PAID.filter((key) => !key.includes('/billing/')));
-      assert.deepEqual(found.get('POST /v1/cells')?.offers, [{ amount: null, currency: 'USD', description: found.get('POST /v1/cells')?.offers[0].description, intent: 'charge' }]);
+      assert.deepEqual(
+        [...found.keys()].sort(),
+        PAID.filter((key) => !key.includes('/billing/')),
+      );
+      assert.deepEqual(found.get('POST /v1/cells')?.offers, [
+        {
+          amount: null,
+          currency: 'USD',
+          description: found.get('POST /v1/cells')?.offers[0].description,
+          intent: 'charge',
+        },
+      ]);
       assert.equal(doc.paths['/v1/billing/mpp/pay'].post['x-payment-info'], undefined);
       assert.ok(doc.paths['/.well-known/mpp'].get, 'documented even where MPP is off (it answers 404 there)');
     } finally {

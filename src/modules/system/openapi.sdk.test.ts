@@ -79,15 +79,38 @@ describe('OpenAPI document for SDK generators', () => {
   after(() => rmSync(work, { recursive: true, force: true }));
 
   it("passes Redocly's recommended rules without a warning or an error", () => {
-    const lint = run('@redocly/cli/bin/cli.js', ['lint', '--config', join(root, 'redocly.yaml'), '--format', 'json', documentPath]);
-    const report = JSON.parse(lint.stdout || '{}') as { totals?: { errors: number; warnings: number }; problems?: unknown[] };
+    const lint = run('@redocly/cli/bin/cli.js', [
+      'lint',
+      '--config',
+      join(root, 'redocly.yaml'),
+      '--format',
+      'json',
+      documentPath,
+    ]);
+    const report = JSON.parse(lint.stdout || '{}') as {
+      totals?: { errors: number; warnings: number };
+      problems?: unknown[];
+    };
     assert.ok(report.totals, `redocly printed no report: ${lint.stderr}`);
-    assert.deepEqual(report.totals && { errors: report.totals.errors, warnings: report.totals.warnings }, { errors: 0, warnings: 0 }, JSON.stringify(report.problems, null, 2)?.slice(0, 4000));
+    assert.deepEqual(
+      report.totals && { errors: report.totals.errors, warnings: report.totals.warnings },
+      { errors: 0, warnings: 0 },
+      JSON.stringify(report.problems, null, 2)?.slice(0, 4000),
+    );
     assert.equal(lint.status, 0);
   });
 
   it('generates a TypeScript client whose sendMessage takes an Idempotency-Key and whose Cell is a named type', () => {
-    const generate = run('@hey-api/openapi-ts/bin/run.js', ['-i', documentPath, '-o', join(work, 'client'), '-c', '@hey-api/client-fetch', '--no-log-file', '--silent']);
+    const generate = run('@hey-api/openapi-ts/bin/run.js', [
+      '-i',
+      documentPath,
+      '-o',
+      join(work, 'client'),
+      '-c',
+      '@hey-api/client-fetch',
+      '--no-log-file',
+      '--silent',
+    ]);
     assert.equal(generate.status, 0, `${generate.stdout}\n${generate.stderr}`);
     writeFileSync(join(work, 'program.ts'), PROGRAM);
     writeFileSync(join(work, 'tsconfig.json'), JSON.stringify(TSCONFIG));

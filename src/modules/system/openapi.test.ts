@@ -36,8 +36,16 @@ async function collectRoutes<T>(run: () => Promise<T>): Promise<{ result: T; rou
 const isDocumentation = (url: string) => /^\/(docs|openapi\.(yaml|json))(\/|\*|$)/.test(url);
 
 const OPERATION_METHODS = ['get', 'post', 'put', 'patch', 'delete'];
-// eslint-disable-next-line @typescript-eslint/no-explicit-any -- the parsed OpenAPI document is walked freely
-type Operation = { operationId: string; summary: string; tags: string[]; parameters?: any[]; responses: Record<string, any>; requestBody?: any };
+/* eslint-disable @typescript-eslint/no-explicit-any -- the parsed OpenAPI document is walked freely */
+type Operation = {
+  operationId: string;
+  summary: string;
+  tags: string[];
+  parameters?: any[];
+  responses: Record<string, any>;
+  requestBody?: any;
+};
+/* eslint-enable @typescript-eslint/no-explicit-any */
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- the parsed OpenAPI document is walked freely
 function operationsOf(doc: any): Array<{ key: string; operation: Operation }> {
@@ -50,7 +58,8 @@ function operationsOf(doc: any): Array<{ key: string; operation: Operation }> {
   return found;
 }
 
-const errorStatuses = (operation: Operation) => Object.keys(operation.responses).filter((status) => /^[45]\d\d$/.test(status));
+const errorStatuses = (operation: Operation) =>
+  Object.keys(operation.responses).filter((status) => /^[45]\d\d$/.test(status));
 
 describe('OpenAPI document and reference', () => {
   let t: TestApp;
@@ -60,7 +69,9 @@ describe('OpenAPI document and reference', () => {
   let routes: RouteOptions[];
   let routeSchemas: string;
   before(async () => {
-    ({ result: t, routes } = await collectRoutes(() => startApp({ env: { CELLGATE_BASE_URL: 'https://api.cellgate.test' } })));
+    ({ result: t, routes } = await collectRoutes(() =>
+      startApp({ env: { CELLGATE_BASE_URL: 'https://api.cellgate.test' } }),
+    ));
     routeSchemas = JSON.stringify(routes.map((route) => route.schema));
     const response = await t.app.inject({ url: '/openapi.yaml' });
     assert.equal(response.statusCode, 200);
@@ -90,7 +101,10 @@ describe('OpenAPI document and reference', () => {
     assert.deepEqual(schemes.bearer, { type: 'http', scheme: 'bearer', description: schemes.bearer.description });
     assert.equal(schemes.admin.type, 'http');
     assert.equal(schemes.admin.scheme, 'bearer');
-    assert.deepEqual([schemes.phoneKey.type, schemes.phoneKey.in, schemes.phoneKey.name], ['apiKey', 'header', 'X-Phone-Key']);
+    assert.deepEqual(
+      [schemes.phoneKey.type, schemes.phoneKey.in, schemes.phoneKey.name],
+      ['apiKey', 'header', 'X-Phone-Key'],
+    );
   });
 
   it('lists every registered route except the documentation ones', () => {
@@ -98,19 +112,33 @@ describe('OpenAPI document and reference', () => {
       ...new Set(
         routes
           .filter((route) => !isDocumentation(route.url) && !(route.schema as { hide?: boolean } | undefined)?.hide)
-          .flatMap((route) => [route.method].flat().map((method) => `${method} ${route.url.replace(/:([A-Za-z0-9_]+)/g, '{$1}')}`))
+          .flatMap((route) =>
+            [route.method].flat().map((method) => `${method} ${route.url.replace(/:([A-Za-z0-9_]+)/g, '{$1}')}`),
+          )
           .filter((route) => !route.startsWith('HEAD ')),
       ),
     ];
     const documented = new Set<string>();
     for (const [path, operations] of Object.entries(doc.paths as Record<string, Record<string, unknown>>)) {
       for (const method of Object.keys(operations)) {
-        if (['get', 'post', 'put', 'patch', 'delete'].includes(method)) documented.add(`${method.toUpperCase()} ${path}`);
+        if (['get', 'post', 'put', 'patch', 'delete'].includes(method))
+          documented.add(`${method.toUpperCase()} ${path}`);
       }
     }
-    assert.ok(registered.includes('POST /v1/agent/sign-up') && registered.includes('DELETE /v1/auth/keys/{key_id}'), 'the route tree was read');
-    assert.deepEqual(registered.filter((r) => !documented.has(r)), [], 'registered but not documented');
-    assert.deepEqual([...documented].filter((r) => !registered.includes(r)), [], 'documented but not registered');
+    assert.ok(
+      registered.includes('POST /v1/agent/sign-up') && registered.includes('DELETE /v1/auth/keys/{key_id}'),
+      'the route tree was read',
+    );
+    assert.deepEqual(
+      registered.filter((r) => !documented.has(r)),
+      [],
+      'registered but not documented',
+    );
+    assert.deepEqual(
+      [...documented].filter((r) => !registered.includes(r)),
+      [],
+      'documented but not registered',
+    );
   });
 
   it('states the credential of each surface and the problem+json error of every operation', () => {
@@ -126,8 +154,14 @@ describe('OpenAPI document and reference', () => {
 
   it('gives every operation a unique camelCase operationId, a summary and tags described at the top', () => {
     const operations = operationsOf(doc);
-    assert.equal(operations.length, new Set(operations.map((o) => o.operation.operationId)).size, 'operationIds are unique');
-    const described = new Map((doc.tags as Array<{ name: string; description: string }>).map((tag) => [tag.name, tag.description]));
+    assert.equal(
+      operations.length,
+      new Set(operations.map((o) => o.operation.operationId)).size,
+      'operationIds are unique',
+    );
+    const described = new Map(
+      (doc.tags as Array<{ name: string; description: string }>).map((tag) => [tag.name, tag.description]),
+    );
     for (const { key, operation } of operations) {
       assert.match(operation.operationId ?? '', /^[a-z][A-Za-z0-9]*$/, `${key} has an operationId`);
       assert.ok(operation.summary, `${key} has a summary`);
@@ -135,7 +169,17 @@ describe('OpenAPI document and reference', () => {
       for (const tag of operation.tags) assert.ok(described.get(tag), `tag ${tag} of ${key} is described`);
     }
     const ids = new Set(operations.map((o) => o.operation.operationId));
-    for (const id of ['sendMessage', 'replyToMessage', 'listCells', 'getCell', 'createCell', 'createWebhook', 'listWebhookDeliveries', 'signUp', 'whoami']) {
+    for (const id of [
+      'sendMessage',
+      'replyToMessage',
+      'listCells',
+      'getCell',
+      'createCell',
+      'createWebhook',
+      'listWebhookDeliveries',
+      'signUp',
+      'whoami',
+    ]) {
       assert.ok(ids.has(id), `${id} is an operation`);
     }
   });
@@ -144,32 +188,56 @@ describe('OpenAPI document and reference', () => {
     assert.doesNotMatch(yamlText, /Default Response/);
     for (const { key, operation } of operationsOf(doc)) {
       for (const [status, response] of Object.entries(operation.responses)) {
-        assert.ok(typeof response.description === 'string' && response.description.length > 3, `${key} ${status} is described`);
+        assert.ok(
+          typeof response.description === 'string' && response.description.length > 3,
+          `${key} ${status} is described`,
+        );
       }
     }
   });
 
   it('names each resource as a component schema, with an example, and refers to it from the operations', () => {
     const schemas = doc.components.schemas;
-    for (const name of ['Cell', 'Message', 'LeasedMessage', 'Conversation', 'Webhook', 'WebhookDelivery', 'Device', 'ApiKey', 'Organization', 'EventEnvelope', 'Problem']) {
+    for (const name of [
+      'Cell',
+      'Message',
+      'LeasedMessage',
+      'Conversation',
+      'Webhook',
+      'WebhookDelivery',
+      'Device',
+      'ApiKey',
+      'Organization',
+      'EventEnvelope',
+      'Problem',
+    ]) {
       assert.ok(schemas[name], `${name} is a component`);
       assert.ok(schemas[name].examples?.length, `${name} has an example`);
     }
-    const body = (path: string, method: string, status: string) => doc.paths[path][method].responses[status].content['application/json'].schema;
+    const body = (path: string, method: string, status: string) =>
+      doc.paths[path][method].responses[status].content['application/json'].schema;
     assert.deepEqual(body('/v1/cells/{id}', 'get', '200'), { $ref: '#/components/schemas/Cell' });
     assert.deepEqual(body('/v1/cells', 'get', '200'), { $ref: '#/components/schemas/CellList' });
     assert.deepEqual(schemas.CellList.properties.cells.items, { $ref: '#/components/schemas/Cell' });
-    assert.deepEqual(body('/v1/cells/{cell_id}/messages/send', 'post', '202'), { $ref: '#/components/schemas/Message' });
+    assert.deepEqual(body('/v1/cells/{cell_id}/messages/send', 'post', '202'), {
+      $ref: '#/components/schemas/Message',
+    });
     assert.deepEqual(body('/v1/webhooks', 'post', '201'), { $ref: '#/components/schemas/WebhookWithSecret' });
-    assert.deepEqual(body('/v1/webhooks/{id}/deliveries', 'get', '200'), { $ref: '#/components/schemas/WebhookDeliveryList' });
+    assert.deepEqual(body('/v1/webhooks/{id}/deliveries', 'get', '200'), {
+      $ref: '#/components/schemas/WebhookDeliveryList',
+    });
     // Every success body is a named schema (a 204 has none).
     for (const { key, operation } of operationsOf(doc)) {
       for (const [status, response] of Object.entries(operation.responses)) {
-        if (status.startsWith('2') && response.content) assert.ok(response.content['application/json'].schema.$ref, `${key} ${status} refers to a named schema`);
+        if (status.startsWith('2') && response.content)
+          assert.ok(response.content['application/json'].schema.$ref, `${key} ${status} refers to a named schema`);
       }
     }
     // Request bodies carry an example.
-    assert.deepEqual(doc.paths['/v1/cells/{cell_id}/messages/send'].post.requestBody.content['application/json'].example, { to: '+14155550199', body: 'Your table for two is ready.' });
+    assert.deepEqual(
+      doc.paths['/v1/cells/{cell_id}/messages/send'].post.requestBody.content['application/json'].example,
+      { to: '+14155550199', body: 'Your table for two is ready.' },
+    );
   });
 
   it('enumerates on Problem the codes of the error table', () => {
@@ -178,19 +246,39 @@ describe('OpenAPI document and reference', () => {
 
   it('lists per operation the error statuses it answers, each a Problem naming its codes', () => {
     const statuses = (path: string, method: string) => errorStatuses(doc.paths[path][method]);
-    assert.deepEqual(statuses('/v1/cells/{cell_id}/messages/send', 'post'), ['400', '401', '402', '403', '404', '409', '413', '415', '422', '429', '500', '503']);
+    assert.deepEqual(statuses('/v1/cells/{cell_id}/messages/send', 'post'), [
+      '400',
+      '401',
+      '402',
+      '403',
+      '404',
+      '409',
+      '413',
+      '415',
+      '422',
+      '429',
+      '500',
+      '503',
+    ]);
     assert.deepEqual(statuses('/health', 'get'), ['500', '503']);
     assert.deepEqual(statuses('/v1/agent/sign-up', 'post'), ['400', '409', '413', '415', '429', '500', '503']);
-    assert.deepEqual(statuses('/v1/auth/whoami', 'get'), ['401', '429', '500', '503'], 'unverified organizations may call whoami: no 403');
+    assert.deepEqual(
+      statuses('/v1/auth/whoami', 'get'),
+      ['401', '429', '500', '503'],
+      'unverified organizations may call whoami: no 403',
+    );
     const conflict = doc.paths['/v1/cells/{cell_id}/messages/send'].post.responses['409'].description;
-    for (const code of ['cell_not_active', 'recipient_opted_out', 'idempotency_request_in_progress']) assert.match(conflict, new RegExp(`\`${code}\``));
+    for (const code of ['cell_not_active', 'recipient_opted_out', 'idempotency_request_in_progress'])
+      assert.match(conflict, new RegExp(`\`${code}\``));
     for (const { key, operation } of operationsOf(doc)) {
       for (const status of errorStatuses(operation)) {
         const response = operation.responses[status];
         const media = response.content['application/problem+json'];
         assert.deepEqual(media.schema, { $ref: '#/components/schemas/Problem' }, `${key} ${status} is a Problem`);
         assert.equal(media.example.status, Number(status), `${key} ${status} has its example`);
-        const codes = [...response.description.matchAll(/`([a-z_]+)`:/g)].map((m: RegExpMatchArray) => m[1] as ErrorCode);
+        const codes = [...response.description.matchAll(/`([a-z_]+)`:/g)].map(
+          (m: RegExpMatchArray) => m[1] as ErrorCode,
+        );
         assert.ok(codes.length > 0, `${key} ${status} names its codes`);
         for (const code of codes) assert.equal(ERRORS[code]?.status, Number(status), `${key}: ${code} is a ${status}`);
       }
@@ -200,10 +288,18 @@ describe('OpenAPI document and reference', () => {
   it('declares the Idempotency-Key header on exactly the operations that take one', () => {
     const takesKey = new Set(
       routes
-        .filter((route) => route.config?.idempotent && !(route.schema as { hide?: boolean } | undefined)?.hide && route.method !== 'HEAD')
+        .filter(
+          (route) =>
+            route.config?.idempotent &&
+            !(route.schema as { hide?: boolean } | undefined)?.hide &&
+            route.method !== 'HEAD',
+        )
         .map((route) => `${String(route.method)} ${route.url.replace(/:([A-Za-z0-9_]+)/g, '{$1}')}`),
     );
-    assert.ok(takesKey.has('POST /v1/cells/{cell_id}/messages/send') && takesKey.has('POST /v1/cells/{cell_id}/messages/{message_id}/reply'));
+    assert.ok(
+      takesKey.has('POST /v1/cells/{cell_id}/messages/send') &&
+        takesKey.has('POST /v1/cells/{cell_id}/messages/{message_id}/reply'),
+    );
     const declared = new Set<string>();
     for (const { key, operation } of operationsOf(doc)) {
       const parameter = operation.parameters?.find((p) => p.in === 'header' && p.name === 'Idempotency-Key');
@@ -219,7 +315,10 @@ describe('OpenAPI document and reference', () => {
     assert.deepEqual(Object.keys(doc.webhooks).sort(), [...EVENT_TYPES].sort());
     for (const type of EVENT_TYPES) {
       const operation = doc.webhooks[type].post;
-      assert.ok(operation.operationId && operation.summary && operation.responses['200'], `${type} is a complete operation`);
+      assert.ok(
+        operation.operationId && operation.summary && operation.responses['200'],
+        `${type} is a complete operation`,
+      );
       const name = operation.requestBody.content['application/json'].schema.$ref.replace('#/components/schemas/', '');
       const [envelope, own] = doc.components.schemas[name].allOf;
       assert.deepEqual(envelope, { $ref: '#/components/schemas/EventEnvelope' });
@@ -248,7 +347,8 @@ describe('OpenAPI document and reference', () => {
 
   it('GET /docs answers the HTML reference', async () => {
     let response = await t.app.inject({ url: '/docs' });
-    if (response.statusCode >= 300 && response.statusCode < 400) response = await t.app.inject({ url: String(response.headers.location) });
+    if (response.statusCode >= 300 && response.statusCode < 400)
+      response = await t.app.inject({ url: String(response.headers.location) });
     assert.equal(response.statusCode, 200);
     assert.match(String(response.headers['content-type']), /^text\/html/);
     assert.match(response.body, /<html/i);
@@ -269,7 +369,11 @@ describe('Idempotency-Key validation, as documented', () => {
     assert.equal((await send(t, line, payload(2), { 'idempotency-key': 'k'.repeat(255) })).statusCode, 202);
     assert.equal((await send(t, line, payload(3), { 'idempotency-key': ' a ~ !' })).statusCode, 202);
     for (const key of ['k'.repeat(256), 'tab\there', '']) {
-      const problem = expectProblem(await send(t, line, payload(4), { 'idempotency-key': key }), 400, 'invalid_request');
+      const problem = expectProblem(
+        await send(t, line, payload(4), { 'idempotency-key': key }),
+        400,
+        'invalid_request',
+      );
       assert.equal(problem.errors[0].field.toLowerCase(), 'idempotency-key');
     }
     const listed = await t.app.inject({ url: `/v1/cells/${line.cell.id}/messages`, headers: line.org.headers });
@@ -287,15 +391,28 @@ describe('A documented route is complete or is refused when it is added', () => 
   const Thing = Type.Object({ id: Type.String() }, { $id: 'Thing', examples: [{ id: 'thing_1' }] });
   const complete = () => ({
     config: { auth: 'agent' as const },
-    schema: { operationId: 'getThing', summary: 'Read a thing', tags: ['Cells'], response: { 200: Described(Thing, 'The thing.') } },
+    schema: {
+      operationId: 'getThing',
+      summary: 'Read a thing',
+      tags: ['Cells'],
+      response: { 200: Described(Thing, 'The thing.') },
+    },
   });
   const handler = async () => ({ id: 'thing_1' });
 
   const cases: Array<[string, (options: ReturnType<typeof complete>) => void, RegExp]> = [
     ['an operationId', (o) => void Object.assign(o.schema, { operationId: undefined }), /schema\.operationId/],
     ['a declared tag', (o) => void Object.assign(o.schema, { tags: ['Gadgets'] }), /tag "Gadgets"/],
-    ['a described success response', (o) => void Object.assign(o.schema, { response: { 200: Thing } }), /description of its 200 response/],
-    ['the Idempotency-Key header when it takes one', (o) => void Object.assign(o.config, { idempotent: true }), /Idempotency-Key header/],
+    [
+      'a described success response',
+      (o) => void Object.assign(o.schema, { response: { 200: Thing } }),
+      /description of its 200 response/,
+    ],
+    [
+      'the Idempotency-Key header when it takes one',
+      (o) => void Object.assign(o.config, { idempotent: true }),
+      /Idempotency-Key header/,
+    ],
   ];
   for (const [lack, spoil, message] of cases) {
     it(`refuses a route without ${lack}`, async () => {
@@ -317,11 +434,24 @@ describe('A documented route is complete or is refused when it is added', () => 
   it('takes a complete route, with its Idempotency-Key header when it takes one, and hidden routes as they are', async () => {
     const app = await bareApp();
     const options = complete();
-    app.post('/v1/things', { ...options, config: { auth: 'agent', idempotent: true }, schema: { ...options.schema, headers: IdempotencyKeyHeaders } }, handler);
+    app.post(
+      '/v1/things',
+      {
+        ...options,
+        config: { auth: 'agent', idempotent: true },
+        schema: { ...options.schema, headers: IdempotencyKeyHeaders },
+      },
+      handler,
+    );
     app.get('/v1/hidden', { config: { auth: 'public' }, schema: { hide: true } }, handler);
     await app.ready();
-    const document = app.swagger() as unknown as { paths: Record<string, Record<string, Operation>>; components: { schemas: Record<string, unknown> } };
-    assert.deepEqual(document.paths['/v1/things'].post.responses['200'].content['application/json'].schema, { $ref: '#/components/schemas/Thing' });
+    const document = app.swagger() as unknown as {
+      paths: Record<string, Record<string, Operation>>;
+      components: { schemas: Record<string, unknown> };
+    };
+    assert.deepEqual(document.paths['/v1/things'].post.responses['200'].content['application/json'].schema, {
+      $ref: '#/components/schemas/Thing',
+    });
     assert.ok(document.components.schemas.Thing);
     assert.equal(document.paths['/v1/hidden'], undefined);
     await app.close();

@@ -15,11 +15,82 @@ const roundTrips = (value: unknown) => {
 
 // Strings a reader could take for something else, or that need escapes or a block.
 const TRICKY = [
-  '', ' ', 'plain words', 'trailing ', ' leading', 'a: b', 'a #b', '#x', '- x', '? x', ': x', '&a', '*a', '!t', '|', '>', '%x', '@x', '`x',
-  'yes', 'No', 'ON', 'off', 'y', 'n', 'true', 'False', 'null', 'Null', '~', 'e5', 'E-3', '1', '0x1F', '1e3', '.inf', '-.Inf', '.NaN', '1:20', '0o7', '007', '+1',
-  '"quoted"', "it's", 'tab\there', 'back\\slash', 'café — →', 'emoji 😀', 'nbsp\u00a0x', 'del\x7f', 'c1\u0085', 'ls\u2028ps\u2029', 'bom\ufeff', 'nul\u0000', 'cr\rlf',
-  'two\nlines', 'ends\n', 'ends twice\n\n', '\nstarts', '  indented\nnext', '\tindented\nnext', 'blank\n\nline', 'spaces \nafter', 'only\n   \nspaces', '\n', '\n\n', 'x\r\ny',
-  '{a}', '[a]', 'a, b', 'a,b]', 'k: v\n- item', '--- x', '...', 'a\n---\nb', 'a\n...\nb',
+  '',
+  ' ',
+  'plain words',
+  'trailing ',
+  ' leading',
+  'a: b',
+  'a #b',
+  '#x',
+  '- x',
+  '? x',
+  ': x',
+  '&a',
+  '*a',
+  '!t',
+  '|',
+  '>',
+  '%x',
+  '@x',
+  '`x',
+  'yes',
+  'No',
+  'ON',
+  'off',
+  'y',
+  'n',
+  'true',
+  'False',
+  'null',
+  'Null',
+  '~',
+  'e5',
+  'E-3',
+  '1',
+  '0x1F',
+  '1e3',
+  '.inf',
+  '-.Inf',
+  '.NaN',
+  '1:20',
+  '0o7',
+  '007',
+  '+1',
+  '"quoted"',
+  "it's",
+  'tab\there',
+  'back\\slash',
+  'café — →',
+  'emoji 😀',
+  'nbsp\u00a0x',
+  'del\x7f',
+  'c1\u0085',
+  'ls\u2028ps\u2029',
+  'bom\ufeff',
+  'nul\u0000',
+  'cr\rlf',
+  'two\nlines',
+  'ends\n',
+  'ends twice\n\n',
+  '\nstarts',
+  '  indented\nnext',
+  '\tindented\nnext',
+  'blank\n\nline',
+  'spaces \nafter',
+  'only\n   \nspaces',
+  '\n',
+  '\n\n',
+  'x\r\ny',
+  '{a}',
+  '[a]',
+  'a, b',
+  'a,b]',
+  'k: v\n- item',
+  '--- x',
+  '...',
+  'a\n---\nb',
+  'a\n...\nb',
 ];
 
 describe('YAML of JSON data', () => {
@@ -32,17 +103,28 @@ describe('YAML of JSON data', () => {
   });
 
   it('reads back numbers, booleans, null, empty and nested containers', () => {
-    roundTrips({ numbers: [0, -1, 1.5, 1e21, -2.5e-7, 9007199254740991], flags: [true, false], nothing: null, empty: { object: {}, array: [] } });
+    roundTrips({
+      numbers: [0, -1, 1.5, 1e21, -2.5e-7, 9007199254740991],
+      flags: [true, false],
+      nothing: null,
+      empty: { object: {}, array: [] },
+    });
     roundTrips([[[1, [2]], []], [{}], { a: [{ b: [{ c: {} }] }] }]);
     for (const scalar of [null, true, 3, 'top', 'multi\nline', [], {}]) roundTrips(scalar);
   });
 
   it('drops what JSON drops and writes what toJSON gives', () => {
-    assert.equal(jsonToYaml({ kept: 1, dropped: undefined, at: new Date('2026-11-21T12:00:00.000Z') }), 'kept: 1\nat: "2026-11-21T12:00:00.000Z"\n');
+    assert.equal(
+      jsonToYaml({ kept: 1, dropped: undefined, at: new Date('2026-11-21T12:00:00.000Z') }),
+      'kept: 1\nat: "2026-11-21T12:00:00.000Z"\n',
+    );
   });
 
   it('writes plain scalars where nothing else is meant, quotes where something else could be', () => {
-    assert.equal(jsonToYaml({ title: 'Cellgate API', version: '0.1.0', '200': 'yes', 'a: b': 'e5' }), '"200": "yes"\ntitle: Cellgate API\nversion: "0.1.0"\n"a: b": "e5"\n');
+    assert.equal(
+      jsonToYaml({ title: 'Cellgate API', version: '0.1.0', '200': 'yes', 'a: b': 'e5' }),
+      '"200": "yes"\ntitle: Cellgate API\nversion: "0.1.0"\n"a: b": "e5"\n',
+    );
   });
 
   it('writes a multi-line string as a literal block, with its chomping and stated indentation', () => {

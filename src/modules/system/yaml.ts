@@ -47,14 +47,16 @@ function literal(text: string, indent: string): string | null {
   return `|${stated}${chomp}\n${body}`;
 }
 
-const isObject = (value: Json): value is { [key: string]: Json } => typeof value === 'object' && value !== null && !Array.isArray(value);
+const isObject = (value: Json): value is { [key: string]: Json } =>
+  typeof value === 'object' && value !== null && !Array.isArray(value);
 
 function scalar(value: Json, indent: string): string {
   if (value === null) return 'null';
   if (typeof value === 'boolean') return String(value);
   // Finite: the JSON round trip in jsonToYaml made NaN and the infinities null.
   if (typeof value === 'number') return JSON.stringify(value);
-  if (typeof value === 'string') return value.includes('\n') ? literal(value, indent) ?? quoted(value) : plainOrQuoted(value);
+  if (typeof value === 'string')
+    return value.includes('\n') ? (literal(value, indent) ?? quoted(value)) : plainOrQuoted(value);
   throw new TypeError(`YAML of JSON data: a ${typeof value} is not JSON`);
 }
 
@@ -87,8 +89,12 @@ export function jsonToYaml(value: unknown): string {
   // dates) is dropped or turned alike, so the YAML says what the JSON says.
   const data = JSON.parse(JSON.stringify(value) ?? 'null') as Json;
   const out: string[] = [];
-  if (Array.isArray(data) ? data.length > 0 : isObject(data) && Object.keys(data).length > 0) block(data as Json[], '', out);
+  if (Array.isArray(data) ? data.length > 0 : isObject(data) && Object.keys(data).length > 0)
+    block(data as Json[], '', out);
   // A lone string is quoted: a literal block needs a parent to be indented from.
-  else out.push(Array.isArray(data) ? '[]' : isObject(data) ? '{}' : typeof data === 'string' ? quoted(data) : scalar(data, ''));
+  else
+    out.push(
+      Array.isArray(data) ? '[]' : isObject(data) ? '{}' : typeof data === 'string' ? quoted(data) : scalar(data, ''),
+    );
   return `${out.join('\n')}\n`;
 }

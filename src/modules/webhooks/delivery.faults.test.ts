@@ -28,9 +28,12 @@ describe('webhook delivery when the receiver misbehaves', () => {
     await t.close();
   });
   const deliver = () => t.services.webhookWorker.deliverDue();
-  const webhook = async (id: string) => (await t.app.inject({ url: `/v1/webhooks/${id}`, headers: org.headers })).json();
+  const webhook = async (id: string) =>
+    (await t.app.inject({ url: `/v1/webhooks/${id}`, headers: org.headers })).json();
   const disabledEvents = async (webhookId: string) =>
-    (await t.services.events.readAfter(0, 10_000)).filter((e) => e.envelope.type === 'webhook.disabled' && e.envelope.data.id === webhookId);
+    (await t.services.events.readAfter(0, 10_000)).filter(
+      (e) => e.envelope.type === 'webhook.disabled' && e.envelope.data.id === webhookId,
+    );
 
   it('gives up on a receiver that does not answer within the timeout and retries later', async () => {
     const endpoint = await createEndpoint(t, org.headers, receiver.url);
@@ -71,7 +74,9 @@ describe('webhook delivery when the receiver misbehaves', () => {
 
   it('disables the endpoint at once on 410 Gone and emits webhook.disabled', async () => {
     const gone = await createEndpoint(t, org.headers, `${receiver.url}?gone`, { event_types: ['cell.*'] });
-    const watcher = await createEndpoint(t, org.headers, `${receiver.url}?watch`, { event_types: ['webhook.disabled'] });
+    const watcher = await createEndpoint(t, org.headers, `${receiver.url}?watch`, {
+      event_types: ['webhook.disabled'],
+    });
     receiver.respond = (r) => (r.url.endsWith('?gone') ? { status: 410 } : { status: 200 });
     await emitEvent(t, org.organizationId);
     await deliver();
@@ -94,7 +99,12 @@ describe('webhook delivery when the receiver misbehaves', () => {
     // Nothing more is queued for it, and re-enabling clears the reason.
     await emitEvent(t, org.organizationId);
     assert.equal((await deliveriesOf(t, org.headers, gone.id)).deliveries.length, 1);
-    const enabled = await t.app.inject({ method: 'PATCH', url: `/v1/webhooks/${gone.id}`, headers: org.headers, payload: { enabled: true } });
+    const enabled = await t.app.inject({
+      method: 'PATCH',
+      url: `/v1/webhooks/${gone.id}`,
+      headers: org.headers,
+      payload: { enabled: true },
+    });
     assert.equal(enabled.json().disabled_reason, null);
     assert.equal(enabled.json().enabled, true);
   });
@@ -115,10 +125,18 @@ describe('webhook delivery when the receiver misbehaves', () => {
     assert.equal(await nextAttempt(), new Date(start + 120_000).toISOString(), 'Retry-After: 120 beats the 5 s step');
     t.clock.advance(120_000);
     await deliver();
-    assert.equal(await nextAttempt(), new Date(start + 120_000 + 3_600_000).toISOString(), 'an HTTP date beats the 5 min step');
+    assert.equal(
+      await nextAttempt(),
+      new Date(start + 120_000 + 3_600_000).toISOString(),
+      'an HTTP date beats the 5 min step',
+    );
     t.clock.advance(3_600_000);
     await deliver();
-    assert.equal(await nextAttempt(), new Date(t.clock.now().getTime() + 30 * 60_000).toISOString(), 'Retry-After: 1 loses to the 30 min step');
+    assert.equal(
+      await nextAttempt(),
+      new Date(t.clock.now().getTime() + 30 * 60_000).toISOString(),
+      'Retry-After: 1 loses to the 30 min step',
+    );
     t.clock.advance(30 * 60_000);
     await deliver();
     const [delivery] = (await deliveriesOf(t, org.headers, endpoint.id)).deliveries;
@@ -143,7 +161,12 @@ describe('webhook delivery when the receiver misbehaves', () => {
     assert.match(view.disabled_reason, /5 days/);
     assert.equal((await disabledEvents(endpoint.id)).length, 1);
 
-    await t.app.inject({ method: 'PATCH', url: `/v1/webhooks/${endpoint.id}`, headers: org.headers, payload: { enabled: true } });
+    await t.app.inject({
+      method: 'PATCH',
+      url: `/v1/webhooks/${endpoint.id}`,
+      headers: org.headers,
+      payload: { enabled: true },
+    });
     await deliver();
     assert.equal((await webhook(endpoint.id)).enabled, true, 'one failure after re-enabling does not disable it again');
   });
@@ -171,7 +194,10 @@ describe('webhook delivery when the receiver misbehaves', () => {
     receiver.respond = () => (receiver.requests.length === 2 ? 'reset' : { status: 200 });
     const event = await emitEvent(t, org.organizationId);
     await deliver();
-    assert.deepEqual(receiver.requests.slice(1).map((r) => r.headers['webhook-id']), [event.id, event.id]);
+    assert.deepEqual(
+      receiver.requests.slice(1).map((r) => r.headers['webhook-id']),
+      [event.id, event.id],
+    );
     const [delivery] = (await deliveriesOf(t, org.headers, endpoint.id)).deliveries;
     assert.equal(delivery.status, 'succeeded');
     assert.equal(delivery.attempts, 1);
@@ -196,12 +222,20 @@ describe('webhook delivery when the receiver misbehaves', () => {
       const first = await emitEvent(t, org.organizationId, 'cell.updated', { n: 1 });
       await deliver();
       await flaky.stop();
-      const later = [await emitEvent(t, org.organizationId, 'cell.updated', { n: 2 }), await emitEvent(t, org.organizationId, 'cell.updated', { n: 3 })];
+      const later = [
+        await emitEvent(t, org.organizationId, 'cell.updated', { n: 2 }),
+        await emitEvent(t, org.organizationId, 'cell.updated', { n: 3 }),
+      ];
       await deliver();
       t.clock.advance(5_000);
       await deliver();
       const down = (await deliveriesOf(t, org.headers, endpoint.id)).deliveries;
-      assert.ok(down.every((d) => d.status === 'retrying' && d.last_status_code === null && /ECONNREFUSED/.test(d.last_error ?? '')), JSON.stringify(down));
+      assert.ok(
+        down.every(
+          (d) => d.status === 'retrying' && d.last_status_code === null && /ECONNREFUSED/.test(d.last_error ?? ''),
+        ),
+        JSON.stringify(down),
+      );
 
       flaky.respond = () => ({ status: 200 });
       await flaky.start();
@@ -228,7 +262,9 @@ describe('webhook delivery behind the URL guard', () => {
   before(async () => {
     t = await startApp({
       env: { CELLGATE_WEBHOOKS_ALLOW_PRIVATE: 'false' },
-      deps: { webhooks: { lookup, egress: async (request) => (sent.push(request), { status: 200, retryAfter: undefined }) } },
+      deps: {
+        webhooks: { lookup, egress: async (request) => (sent.push(request), { status: 200, retryAfter: undefined }) },
+      },
     });
     org = await activeOrganization(t);
   });
@@ -262,7 +298,8 @@ describe('webhook summary for the agent status', () => {
       await createEndpoint(t, org.headers, `${receiver.url}?ok`);
       await createEndpoint(t, org.headers, `${receiver.url}?failing`);
       await createEndpoint(t, org.headers, `${receiver.url}?gone`);
-      receiver.respond = (r) => (r.url.endsWith('?failing') ? { status: 500 } : r.url.endsWith('?gone') ? { status: 410 } : { status: 200 });
+      receiver.respond = (r) =>
+        r.url.endsWith('?failing') ? { status: 500 } : r.url.endsWith('?gone') ? { status: 410 } : { status: 200 };
       assert.deepEqual(await t.services.webhooks.summary(org.organizationId), { total: 3, failing: 0 });
       await emitEvent(t, org.organizationId);
       await t.services.webhookWorker.deliverDue();

@@ -45,7 +45,7 @@ describe('webhook delivery', () => {
     assert.equal(await deliver(), 0);
   });
 
-  it('signs each endpoint\'s deliveries with its own secret', async () => {
+  it("signs each endpoint's deliveries with its own secret", async () => {
     const mine = await createEndpoint(t, org.headers, `${receiver.url}?mine`);
     const other = await createEndpoint(t, org.headers, `${receiver.url}?other`);
     await emitEvent(t, org.organizationId);
@@ -58,7 +58,9 @@ describe('webhook delivery', () => {
 
   it('delivers only the event types an endpoint asked for, and nothing to disabled or deleted ones', async () => {
     const messages = await createEndpoint(t, org.headers, `${receiver.url}?m`, { event_types: ['message.*'] });
-    const cellCreated = await createEndpoint(t, org.headers, `${receiver.url}?c`, { event_types: ['cell.created', 'webhook.disabled'] });
+    const cellCreated = await createEndpoint(t, org.headers, `${receiver.url}?c`, {
+      event_types: ['cell.created', 'webhook.disabled'],
+    });
     await createEndpoint(t, org.headers, `${receiver.url}?off`, { enabled: false });
     const deleted = await createEndpoint(t, org.headers, `${receiver.url}?del`);
     await t.app.inject({ method: 'DELETE', url: `/v1/webhooks/${deleted.id}`, headers: org.headers });
@@ -70,13 +72,21 @@ describe('webhook delivery', () => {
     await emitEvent(t, org.organizationId, 'cell.updated');
     await deliver();
     assert.deepEqual(receiver.requests.map((r) => r.url.split('?')[1]).sort(), ['c', 'm']);
-    assert.deepEqual((await deliveriesOf(t, org.headers, messages.id)).deliveries.map((d) => d.event_id), [sent.id]);
-    assert.deepEqual((await deliveriesOf(t, org.headers, cellCreated.id)).deliveries.map((d) => d.event_id), [created.id]);
+    assert.deepEqual(
+      (await deliveriesOf(t, org.headers, messages.id)).deliveries.map((d) => d.event_id),
+      [sent.id],
+    );
+    assert.deepEqual(
+      (await deliveriesOf(t, org.headers, cellCreated.id)).deliveries.map((d) => d.event_id),
+      [created.id],
+    );
   });
 
   it('signs with both secrets for 24 hours after a rotation, then with the new one only', async () => {
     const endpoint = await createEndpoint(t, org.headers, receiver.url);
-    const rotated = (await t.app.inject({ method: 'POST', url: `/v1/webhooks/${endpoint.id}/rotate-secret`, headers: org.headers })).json();
+    const rotated = (
+      await t.app.inject({ method: 'POST', url: `/v1/webhooks/${endpoint.id}/rotate-secret`, headers: org.headers })
+    ).json();
     await emitEvent(t, org.organizationId);
     await deliver();
     const during = receiver.requests[0];
@@ -105,9 +115,15 @@ describe('webhook delivery', () => {
     await deliver();
 
     const page1 = await deliveriesOf(t, org.headers, endpoint.id, '?limit=1');
-    assert.deepEqual(page1.deliveries.map((d) => d.event_id), [second.id]);
+    assert.deepEqual(
+      page1.deliveries.map((d) => d.event_id),
+      [second.id],
+    );
     const page2 = await deliveriesOf(t, org.headers, endpoint.id, `?limit=1&cursor=${page1.next_cursor}`);
-    assert.deepEqual(page2.deliveries.map((d) => d.event_id), [first.id]);
+    assert.deepEqual(
+      page2.deliveries.map((d) => d.event_id),
+      [first.id],
+    );
     assert.equal(page2.next_cursor, null);
     const [delivery] = page2.deliveries;
     assert.equal(delivery.status, 'succeeded');
@@ -115,7 +131,13 @@ describe('webhook delivery', () => {
     assert.equal(delivery.last_status_code, 204);
     assert.equal(delivery.last_error, null);
     assert.ok(typeof delivery.last_latency_ms === 'number' && delivery.last_latency_ms >= 0);
-    assert.deepEqual(delivery.attempt_history.map((a) => [a.status_code, a.error]), [[500, 'HTTP 500'], [204, null]]);
+    assert.deepEqual(
+      delivery.attempt_history.map((a) => [a.status_code, a.error]),
+      [
+        [500, 'HTTP 500'],
+        [204, null],
+      ],
+    );
     assert.equal(delivery.attempt_history[1].attempted_at, t.clock.now().toISOString());
   });
 
@@ -124,12 +146,19 @@ describe('webhook delivery', () => {
     const event = await emitEvent(t, org.organizationId);
     await deliver();
     const [delivery] = (await deliveriesOf(t, org.headers, endpoint.id)).deliveries;
-    const retry = await t.app.inject({ method: 'POST', url: `/v1/webhooks/${endpoint.id}/deliveries/${delivery.id}/retry`, headers: org.headers });
+    const retry = await t.app.inject({
+      method: 'POST',
+      url: `/v1/webhooks/${endpoint.id}/deliveries/${delivery.id}/retry`,
+      headers: org.headers,
+    });
     assert.equal(retry.statusCode, 202);
     assert.equal(retry.json().status, 'pending');
     assert.equal(retry.json().next_attempt_at, t.clock.now().toISOString());
     assert.equal(await deliver(), 1);
-    assert.deepEqual(receiver.requests.map((r) => r.headers['webhook-id']), [event.id, event.id]);
+    assert.deepEqual(
+      receiver.requests.map((r) => r.headers['webhook-id']),
+      [event.id, event.id],
+    );
     const [after] = (await deliveriesOf(t, org.headers, endpoint.id)).deliveries;
     assert.equal(after.status, 'succeeded');
     assert.equal(after.attempts, 2);
@@ -140,25 +169,55 @@ describe('webhook delivery', () => {
     await emitEvent(t, org.organizationId);
     await deliver();
     const [delivery] = (await deliveriesOf(t, org.headers, endpoint.id)).deliveries;
-    await t.app.inject({ method: 'PATCH', url: `/v1/webhooks/${endpoint.id}`, headers: org.headers, payload: { enabled: false } });
-    const retry = await t.app.inject({ method: 'POST', url: `/v1/webhooks/${endpoint.id}/deliveries/${delivery.id}/retry`, headers: org.headers });
+    await t.app.inject({
+      method: 'PATCH',
+      url: `/v1/webhooks/${endpoint.id}`,
+      headers: org.headers,
+      payload: { enabled: false },
+    });
+    const retry = await t.app.inject({
+      method: 'POST',
+      url: `/v1/webhooks/${endpoint.id}/deliveries/${delivery.id}/retry`,
+      headers: org.headers,
+    });
     expectProblem(retry, 409, 'conflict');
     const other = await activeOrganization(t);
-    expectProblem(await t.app.inject({ method: 'POST', url: `/v1/webhooks/${endpoint.id}/deliveries/${delivery.id}/retry`, headers: other.headers }), 404, 'not_found');
+    expectProblem(
+      await t.app.inject({
+        method: 'POST',
+        url: `/v1/webhooks/${endpoint.id}/deliveries/${delivery.id}/retry`,
+        headers: other.headers,
+      }),
+      404,
+      'not_found',
+    );
   });
 
   it('holds the deliveries of a disabled endpoint until it is enabled again; a deleted one abandons them', async () => {
     const paused = await createEndpoint(t, org.headers, `${receiver.url}?paused`);
     const removed = await createEndpoint(t, org.headers, `${receiver.url}?removed`);
     const event = await emitEvent(t, org.organizationId);
-    await t.app.inject({ method: 'PATCH', url: `/v1/webhooks/${paused.id}`, headers: org.headers, payload: { enabled: false } });
+    await t.app.inject({
+      method: 'PATCH',
+      url: `/v1/webhooks/${paused.id}`,
+      headers: org.headers,
+      payload: { enabled: false },
+    });
     await t.app.inject({ method: 'DELETE', url: `/v1/webhooks/${removed.id}`, headers: org.headers });
     assert.equal(await deliver(), 0);
     assert.equal(receiver.requests.length, 0);
 
-    await t.app.inject({ method: 'PATCH', url: `/v1/webhooks/${paused.id}`, headers: org.headers, payload: { enabled: true } });
+    await t.app.inject({
+      method: 'PATCH',
+      url: `/v1/webhooks/${paused.id}`,
+      headers: org.headers,
+      payload: { enabled: true },
+    });
     assert.equal(await deliver(), 1);
-    assert.deepEqual(receiver.requests.map((r) => r.headers['webhook-id']), [event.id]);
+    assert.deepEqual(
+      receiver.requests.map((r) => r.headers['webhook-id']),
+      [event.id],
+    );
   });
 });
 
@@ -171,7 +230,12 @@ describe('the deliveries log', () => {
       const ok = await createEndpoint(t, org.headers, `${receiver.url}?ok`);
       const paused = await createEndpoint(t, org.headers, `${receiver.url}?paused`);
       await emitEvent(t, org.organizationId);
-      await t.app.inject({ method: 'PATCH', url: `/v1/webhooks/${paused.id}`, headers: org.headers, payload: { enabled: false } });
+      await t.app.inject({
+        method: 'PATCH',
+        url: `/v1/webhooks/${paused.id}`,
+        headers: org.headers,
+        payload: { enabled: false },
+      });
       await t.services.webhookWorker.deliverDue();
       t.clock.advance(30 * 24 * 3600 * 1000);
       assert.equal(await t.services.webhooks.prune(), 0, 'exactly 30 days old is kept');

@@ -38,7 +38,13 @@ export class WebhookDeliverer {
   constructor(deps: DelivererDeps) {
     this.deps = deps;
     this.lookup = cachedLookup(deps.lookup, DNS_CACHE_MS, () => deps.clock.now().getTime());
-    this.recorder = new OutcomeRecorder({ repo: deps.repo, clock: deps.clock, events: deps.events, attemptedBy: PROCESS_NAME, random: deps.random });
+    this.recorder = new OutcomeRecorder({
+      repo: deps.repo,
+      clock: deps.clock,
+      events: deps.events,
+      attemptedBy: PROCESS_NAME,
+      random: deps.random,
+    });
   }
 
   /**
@@ -51,7 +57,9 @@ export class WebhookDeliverer {
     const token = randomUUID();
     const rows = await repo.claimDue(now.toISOString(), new Date(now.getTime() + LEASE_MS).toISOString(), token, limit);
     if (rows.length === 0) return { claims: [], claimed: 0 };
-    const webhooks = new Map((await repo.webhooksByIds([...new Set(rows.map((r) => r.webhook_id))])).map((w) => [w.id, w]));
+    const webhooks = new Map(
+      (await repo.webhooksByIds([...new Set(rows.map((r) => r.webhook_id))])).map((w) => [w.id, w]),
+    );
     const claims: Claim[] = [];
     const held: string[] = [];
     for (const delivery of rows) {
@@ -73,10 +81,15 @@ export class WebhookDeliverer {
     const started = performance.now();
     const elapsed = () => Math.round(performance.now() - started);
     const check = await checkUrl(webhook.url, { allowPrivate: this.deps.allowPrivate, lookup: this.lookup });
-    if (!check.ok) return { statusCode: null, error: `${check.code}: ${check.message}`, latencyMs: elapsed(), retryAfterMs: null };
+    if (!check.ok)
+      return { statusCode: null, error: `${check.code}: ${check.message}`, latencyMs: elapsed(), retryAfterMs: null };
     const now = clock.now();
     const secrets = [webhook.secret];
-    if (webhook.previous_secret && webhook.previous_secret_expires_at && webhook.previous_secret_expires_at > now.toISOString()) {
+    if (
+      webhook.previous_secret &&
+      webhook.previous_secret_expires_at &&
+      webhook.previous_secret_expires_at > now.toISOString()
+    ) {
       secrets.push(webhook.previous_secret);
     }
     const timestamp = Math.floor(now.getTime() / 1000);
@@ -100,7 +113,6 @@ export class WebhookDeliverer {
       return { statusCode: null, error: message, latencyMs: elapsed(), retryAfterMs: null };
     }
   }
-
 }
 
 function connectionError(error: unknown): string {

@@ -53,7 +53,10 @@ function sendOnce(request: EgressRequest, timeoutMs: number, fresh: boolean): Pr
       headers: { ...request.headers, 'content-length': String(Buffer.byteLength(request.body)) },
       ...(request.target ? { lookup: pinnedLookup(request.target) } : {}),
     });
-    const timer = setTimeout(() => outgoing.destroy(new EgressTimeout(`no response within ${request.timeoutMs} ms`)), timeoutMs);
+    const timer = setTimeout(
+      () => outgoing.destroy(new EgressTimeout(`no response within ${request.timeoutMs} ms`)),
+      timeoutMs,
+    );
     outgoing.on('error', (error: NodeJS.ErrnoException) => {
       clearTimeout(timer);
       const stale = outgoing.reusedSocket && (error.code === 'ECONNRESET' || error.code === 'EPIPE');

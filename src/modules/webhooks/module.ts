@@ -22,7 +22,14 @@ export interface WebhooksModule {
   loops: Loop[];
 }
 
-export function build(deps: { database: Database; clock: Clock; events: EventsService; allowPrivate: boolean; options?: WebhookOptions; log: FastifyBaseLogger }): WebhooksModule {
+export function build(deps: {
+  database: Database;
+  clock: Clock;
+  events: EventsService;
+  allowPrivate: boolean;
+  options?: WebhookOptions;
+  log: FastifyBaseLogger;
+}): WebhooksModule {
   const options = deps.options ?? {};
   const repo = new WebhooksRepository(deps.database.db, deps.database.dialect);
   const targets = { allowPrivate: deps.allowPrivate, lookup: options.lookup ?? systemLookup };
@@ -36,7 +43,14 @@ export function build(deps: { database: Database; clock: Clock; events: EventsSe
     timeoutMs: options.timeoutMs ?? DEFAULT_TIMEOUT_MS,
     random: options.random,
   });
-  const webhookWorker = new WebhookDeliveryWorker({ deliverer, webhooks, events: deps.events, log: deps.log, pollMs: options.pollMs, concurrency: options.concurrency });
+  const webhookWorker = new WebhookDeliveryWorker({
+    deliverer,
+    webhooks,
+    events: deps.events,
+    log: deps.log,
+    pollMs: options.pollMs,
+    concurrency: options.concurrency,
+  });
   return { webhooks, deliverer, webhookWorker, loops: [webhookWorker] };
 }
 

@@ -3,7 +3,14 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import pg from 'pg';
-import { activeOrganizationOn, call, createDatabase, skipUnlessPostgres, startServerProcess, type ChildServer } from '../../../test/processes.ts';
+import {
+  activeOrganizationOn,
+  call,
+  createDatabase,
+  skipUnlessPostgres,
+  startServerProcess,
+  type ChildServer,
+} from '../../../test/processes.ts';
 import { startReceiver, type Receiver } from '../../../test/support/webhook-receiver.ts';
 
 const EVENTS = 200;
@@ -32,7 +39,11 @@ describe('webhook delivery across two processes on one PostgreSQL database', { s
     const signUp = await activeOrganizationOn(a, 'mp');
     const key = signUp.api_key as string;
 
-    const webhook = await call(b, 'POST', '/v1/webhooks', key, { client_id: 'mp', url: receiver.url, event_types: ['cell.*'] });
+    const webhook = await call(b, 'POST', '/v1/webhooks', key, {
+      client_id: 'mp',
+      url: receiver.url,
+      event_types: ['cell.*'],
+    });
     const cell = await call(a, 'POST', '/v1/cells', key, { display_name: 'line 0' });
     // cell.created, then one cell.updated per rename, half through each process, 10 at a time.
     for (let i = 1; i < EVENTS; i += 10) {
@@ -51,7 +62,9 @@ describe('webhook delivery across two processes on one PostgreSQL database', { s
     const db = new pg.Client({ connectionString: database.url });
     await db.connect();
     try {
-      const events = (await db.query<{ id: string }>(`select id from events where type like 'cell.%'`)).rows.map((r) => r.id);
+      const events = (await db.query<{ id: string }>(`select id from events where type like 'cell.%'`)).rows.map(
+        (r) => r.id,
+      );
       assert.equal(events.length, EVENTS);
       const received = receiver.requests.map((r) => String(r.headers['webhook-id']));
       assert.equal(received.length, EVENTS, 'one request per event');
@@ -63,8 +76,13 @@ describe('webhook delivery across two processes on one PostgreSQL database', { s
         [webhook.id],
       );
       assert.equal(deliveries.rows.length, EVENTS);
-      assert.ok(deliveries.rows.every((d) => d.status === 'succeeded' && d.attempts === 1 && d.n === 1), 'one attempt per delivery');
-      const byProcess = await db.query<{ attempted_by: string; n: number }>('select attempted_by, count(*)::int as n from webhook_attempts group by attempted_by');
+      assert.ok(
+        deliveries.rows.every((d) => d.status === 'succeeded' && d.attempts === 1 && d.n === 1),
+        'one attempt per delivery',
+      );
+      const byProcess = await db.query<{ attempted_by: string; n: number }>(
+        'select attempted_by, count(*)::int as n from webhook_attempts group by attempted_by',
+      );
       assert.equal(byProcess.rows.length, 2, `both processes delivered: ${JSON.stringify(byProcess.rows)}`);
     } finally {
       await db.end();

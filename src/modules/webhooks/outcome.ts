@@ -30,7 +30,13 @@ export interface Settled {
   attempt: Insertable<WebhookAttemptsTable>;
 }
 
-export function settle({ delivery, webhook, token }: Claim, outcome: Outcome, nowDate: Date, attemptedBy: string, random?: () => number): Settled {
+export function settle(
+  { delivery, webhook, token }: Claim,
+  outcome: Outcome,
+  nowDate: Date,
+  attemptedBy: string,
+  random?: () => number,
+): Settled {
   const now = nowDate.toISOString();
   const attempts = delivery.attempts + 1;
   const succeeded = outcome.statusCode !== null && outcome.statusCode >= 200 && outcome.statusCode < 300;
@@ -42,7 +48,8 @@ export function settle({ delivery, webhook, token }: Claim, outcome: Outcome, no
     : !succeeded && nowDate.getTime() - Date.parse(failingSince) >= FAILURE_WINDOW_MS
       ? 'Every delivery failed for 5 days.'
       : null;
-  const retryAt = succeeded || delay === null || disableReason ? null : new Date(nowDate.getTime() + delay).toISOString();
+  const retryAt =
+    succeeded || delay === null || disableReason ? null : new Date(nowDate.getTime() + delay).toISOString();
   return {
     delivery,
     webhook,
@@ -60,6 +67,13 @@ export function settle({ delivery, webhook, token }: Claim, outcome: Outcome, no
       last_latency_ms: outcome.latencyMs,
       updated_at: now,
     },
-    attempt: { delivery_id: delivery.id, attempted_at: now, status_code: outcome.statusCode, latency_ms: outcome.latencyMs, error: outcome.error, attempted_by: attemptedBy },
+    attempt: {
+      delivery_id: delivery.id,
+      attempted_at: now,
+      status_code: outcome.statusCode,
+      latency_ms: outcome.latencyMs,
+      error: outcome.error,
+      attempted_by: attemptedBy,
+    },
   };
 }

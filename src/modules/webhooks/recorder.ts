@@ -12,8 +12,19 @@ import { transact } from '../../db/transaction.ts';
 const MAX_BATCH = 500;
 
 export class OutcomeRecorder {
-  private readonly deps: { repo: WebhooksRepository; clock: Clock; events: EventsService; attemptedBy: string; random?: () => number };
-  private readonly unwritten: { claim: Claim; outcome: Outcome; resolve: () => void; reject: (error: unknown) => void }[] = [];
+  private readonly deps: {
+    repo: WebhooksRepository;
+    clock: Clock;
+    events: EventsService;
+    attemptedBy: string;
+    random?: () => number;
+  };
+  private readonly unwritten: {
+    claim: Claim;
+    outcome: Outcome;
+    resolve: () => void;
+    reject: (error: unknown) => void;
+  }[] = [];
   private flushing: Promise<void> | null = null;
 
   constructor(deps: OutcomeRecorder['deps']) {
@@ -52,15 +63,22 @@ export class OutcomeRecorder {
   private async write(items: Settled[]): Promise<void> {
     const { repo } = this.deps;
     await transact(repo.db, async (tx) => {
-      const written = await repo.finishAttempts(tx, items.map((i) => i.changes));
+      const written = await repo.finishAttempts(
+        tx,
+        items.map((i) => i.changes),
+      );
       const held = items.filter((i) => written.has(i.delivery.id));
-      await repo.insertAttempts(tx, items.map((i) => i.attempt));
+      await repo.insertAttempts(
+        tx,
+        items.map((i) => i.attempt),
+      );
       // Endpoint state last and in id order: concurrent batches lock endpoints in one order, and
       // the webhook.disabled emits (which serialise the outbox) come after every other write.
       const byWebhook = new Map<string, Settled>();
       for (const item of held) {
         const seen = byWebhook.get(item.webhook.id);
-        if (!seen || item.disableReason || (item.succeeded && !seen.disableReason)) byWebhook.set(item.webhook.id, item);
+        if (!seen || item.disableReason || (item.succeeded && !seen.disableReason))
+          byWebhook.set(item.webhook.id, item);
       }
       const endpoints = [...byWebhook.values()].sort((a, b) => a.webhook.id.localeCompare(b.webhook.id));
       for (const item of endpoints) {
@@ -71,8 +89,17 @@ export class OutcomeRecorder {
       for (const item of endpoints) {
         // The first to disable an endpoint (concurrent failures race on enabled = 1) reports it.
         if (!item.disableReason || !(await repo.disable(tx, item.webhook.id, item.disableReason, item.now))) continue;
-        const view = webhookView({ ...item.webhook, enabled: 0, disabled_reason: item.disableReason, updated_at: item.now });
-        await this.deps.events.emit(tx, { organizationId: item.webhook.organization_id, type: 'webhook.disabled', data: view });
+        const view = webhookView({
+          ...item.webhook,
+          enabled: 0,
+          disabled_reason: item.disableReason,
+          updated_at: item.now,
+        });
+        await this.deps.events.emit(tx, {
+          organizationId: item.webhook.organization_id,
+          type: 'webhook.disabled',
+          data: view,
+        });
       }
     });
   }

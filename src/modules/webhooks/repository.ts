@@ -30,7 +30,12 @@ export class WebhooksRepository {
 
   /** Includes deleted webhooks: a client_id is taken forever. */
   findByClientId(organizationId: string, clientId: string) {
-    return this.db.selectFrom('webhooks').selectAll().where('organization_id', '=', organizationId).where('client_id', '=', clientId).executeTakeFirst();
+    return this.db
+      .selectFrom('webhooks')
+      .selectAll()
+      .where('organization_id', '=', organizationId)
+      .where('client_id', '=', clientId)
+      .executeTakeFirst();
   }
 
   findWebhook(ex: Executor, organizationId: string, id: string) {
@@ -44,7 +49,11 @@ export class WebhooksRepository {
   }
 
   listWebhooks(organizationId: string, beforeId: string | null, limit: number) {
-    let query = this.db.selectFrom('webhooks').selectAll().where('organization_id', '=', organizationId).where('deleted_at', 'is', null);
+    let query = this.db
+      .selectFrom('webhooks')
+      .selectAll()
+      .where('organization_id', '=', organizationId)
+      .where('deleted_at', 'is', null);
     if (beforeId) query = query.where('id', '<', beforeId);
     return query.orderBy('id', 'desc').limit(limit).execute();
   }
@@ -65,7 +74,12 @@ export class WebhooksRepository {
   }
 
   async markFailing(ex: Executor, id: string, now: string): Promise<void> {
-    await ex.updateTable('webhooks').set({ failing_since: now }).where('id', '=', id).where('failing_since', 'is', null).execute();
+    await ex
+      .updateTable('webhooks')
+      .set({ failing_since: now })
+      .where('id', '=', id)
+      .where('failing_since', 'is', null)
+      .execute();
   }
 
   async clearFailing(ex: Executor, id: string): Promise<void> {
@@ -92,7 +106,16 @@ export class WebhooksRepository {
       .selectFrom('webhooks')
       .select((eb) => [
         eb.fn.countAll<number>().as('total'),
-        eb.fn.sum<number>(eb.case().when(eb.or([eb('failing_since', 'is not', null), eb('disabled_reason', 'is not', null)])).then(1).else(0).end()).as('failing'),
+        eb.fn
+          .sum<number>(
+            eb
+              .case()
+              .when(eb.or([eb('failing_since', 'is not', null), eb('disabled_reason', 'is not', null)]))
+              .then(1)
+              .else(0)
+              .end(),
+          )
+          .as('failing'),
       ])
       .where('organization_id', '=', organizationId)
       .where('deleted_at', 'is', null)
@@ -127,7 +150,9 @@ export class WebhooksRepository {
         return this.postgres ? due.forUpdate().skipLocked() : due;
       });
     // PostgreSQL re-checks these on a row another claim changed after the subquery read it.
-    const checked = this.postgres ? claim.where('status', 'in', ['pending', 'retrying']).where('next_attempt_at', '<=', now) : claim;
+    const checked = this.postgres
+      ? claim.where('status', 'in', ['pending', 'retrying']).where('next_attempt_at', '<=', now)
+      : claim;
     return checked.returningAll().execute();
   }
 
@@ -140,7 +165,8 @@ export class WebhooksRepository {
     if (outcomes.length === 0) return new Set();
     const int = (value: number | null) => sql`cast(${value} as integer)`;
     const rows = outcomes.map(
-      (o) => sql`(${o.id}, ${o.token}, ${o.status}, ${int(o.attempts)}, ${o.next_attempt_at}, ${int(o.last_status_code)}, ${o.last_error}, ${int(o.last_latency_ms)}, ${o.updated_at})`,
+      (o) =>
+        sql`(${o.id}, ${o.token}, ${o.status}, ${int(o.attempts)}, ${o.next_attempt_at}, ${int(o.last_status_code)}, ${o.last_error}, ${int(o.last_latency_ms)}, ${o.updated_at})`,
     );
     const result = await sql<{ id: string }>`
       with outcome (id, token, status, attempts, next_attempt_at, last_status_code, last_error, last_latency_ms, updated_at) as (values ${sql.join(rows)})
@@ -159,7 +185,12 @@ export class WebhooksRepository {
   }
 
   findDelivery(webhookId: string, id: string) {
-    return this.db.selectFrom('webhook_deliveries').selectAll().where('id', '=', id).where('webhook_id', '=', webhookId).executeTakeFirst();
+    return this.db
+      .selectFrom('webhook_deliveries')
+      .selectAll()
+      .where('id', '=', id)
+      .where('webhook_id', '=', webhookId)
+      .executeTakeFirst();
   }
 
   listDeliveries(webhookId: string, beforeId: string | null, limit: number) {
@@ -170,7 +201,12 @@ export class WebhooksRepository {
 
   attemptsOf(deliveryIds: string[]) {
     if (deliveryIds.length === 0) return Promise.resolve([]);
-    return this.db.selectFrom('webhook_attempts').selectAll().where('delivery_id', 'in', deliveryIds).orderBy('id').execute();
+    return this.db
+      .selectFrom('webhook_attempts')
+      .selectAll()
+      .where('delivery_id', 'in', deliveryIds)
+      .orderBy('id')
+      .execute();
   }
 
   /** Takes claimed deliveries of a disabled or deleted endpoint off the queue until it is enabled. */

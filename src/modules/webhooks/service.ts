@@ -48,7 +48,13 @@ export class WebhooksService {
   /** 'queued' fires when committed deliveries became due outside an emit (manual retry, re-enable). */
   readonly signals = new EventEmitter();
 
-  constructor(deps: { repo: WebhooksRepository; clock: Clock; events: EventsService; allowPrivate: boolean; lookup: Lookup }) {
+  constructor(deps: {
+    repo: WebhooksRepository;
+    clock: Clock;
+    events: EventsService;
+    allowPrivate: boolean;
+    lookup: Lookup;
+  }) {
     this.repo = deps.repo;
     this.clock = deps.clock;
     this.events = deps.events;
@@ -70,7 +76,10 @@ export class WebhooksService {
   }
 
   /** 201 with the secret on first create; 200 without it when the same body repeats the client_id. */
-  async create(organizationId: string, input: CreateWebhookInput): Promise<{ created: boolean; webhook: WebhookView & { secret?: string } }> {
+  async create(
+    organizationId: string,
+    input: CreateWebhookInput,
+  ): Promise<{ created: boolean; webhook: WebhookView & { secret?: string } }> {
     const hash = clientIdHash(input);
     const existing = await this.repo.findByClientId(organizationId, input.client_id);
     if (existing) return { created: false, webhook: this.replay(existing, hash) };
@@ -107,10 +116,16 @@ export class WebhooksService {
 
   private replay(existing: WebhooksTable, hash: string): WebhookView {
     if (existing.deleted_at) {
-      throw new ApiError('client_id_conflict', 'The webhook created with this client_id was deleted; client_ids are not reused.');
+      throw new ApiError(
+        'client_id_conflict',
+        'The webhook created with this client_id was deleted; client_ids are not reused.',
+      );
     }
     if (existing.request_hash !== hash) {
-      throw new ApiError('client_id_conflict', `client_id was already used to create ${existing.id} with a different body.`);
+      throw new ApiError(
+        'client_id_conflict',
+        `client_id was already used to create ${existing.id} with a different body.`,
+      );
     }
     return webhookView(existing);
   }
@@ -120,7 +135,11 @@ export class WebhooksService {
   }
 
   async list(organizationId: string, query: PageQuery) {
-    const { items, next_cursor } = await listPage(query, (after, count) => this.repo.listWebhooks(organizationId, after ? String(after[0]) : null, count), (r) => [r.id]);
+    const { items, next_cursor } = await listPage(
+      query,
+      (after, count) => this.repo.listWebhooks(organizationId, after ? String(after[0]) : null, count),
+      (r) => [r.id],
+    );
     return { webhooks: items.map(webhookView), next_cursor };
   }
 
@@ -166,14 +185,30 @@ export class WebhooksService {
       updated_at: now.toISOString(),
     };
     await this.repo.updateWebhook(this.repo.db, id, changes);
-    return { ...webhookView({ ...row, ...changes }), secret: changes.secret, previous_secret_expires_at: changes.previous_secret_expires_at };
+    return {
+      ...webhookView({ ...row, ...changes }),
+      secret: changes.secret,
+      previous_secret_expires_at: changes.previous_secret_expires_at,
+    };
   }
 
   async listDeliveries(organizationId: string, webhookId: string, query: PageQuery) {
     await this.owned(organizationId, webhookId);
-    const { items, next_cursor } = await listPage(query, (after, count) => this.repo.listDeliveries(webhookId, after ? String(after[0]) : null, count), (r) => [r.id]);
+    const { items, next_cursor } = await listPage(
+      query,
+      (after, count) => this.repo.listDeliveries(webhookId, after ? String(after[0]) : null, count),
+      (r) => [r.id],
+    );
     const attempts = await this.repo.attemptsOf(items.map((r) => r.id));
-    return { deliveries: items.map((r) => deliveryView(r, attempts.filter((a) => a.delivery_id === r.id))), next_cursor };
+    return {
+      deliveries: items.map((r) =>
+        deliveryView(
+          r,
+          attempts.filter((a) => a.delivery_id === r.id),
+        ),
+      ),
+      next_cursor,
+    };
   }
 
   /** Makes a delivery due now (again, when it already succeeded or failed). */
@@ -181,14 +216,21 @@ export class WebhooksService {
     const webhook = await this.owned(organizationId, webhookId);
     const delivery = await this.repo.findDelivery(webhookId, deliveryId);
     if (!delivery) throw notFound('delivery');
-    if (webhook.enabled === 0) throw new ApiError('conflict', 'The webhook is disabled; enable it (PATCH enabled: true) before retrying.');
+    if (webhook.enabled === 0)
+      throw new ApiError('conflict', 'The webhook is disabled; enable it (PATCH enabled: true) before retrying.');
     const now = this.clock.now().toISOString();
     const status = delivery.status === 'succeeded' || delivery.status === 'failed' ? 'pending' : delivery.status;
     if (!(await this.repo.requeue(deliveryId, status, now))) {
       throw new ApiError('conflict', 'An attempt of this delivery is in progress.');
     }
     this.signals.emit('queued');
-    const updated = { ...delivery, status, next_attempt_at: now, lease_token: null, updated_at: now } as WebhookDeliveriesTable;
+    const updated = {
+      ...delivery,
+      status,
+      next_attempt_at: now,
+      lease_token: null,
+      updated_at: now,
+    } as WebhookDeliveriesTable;
     return deliveryView(updated, await this.repo.attemptsOf([deliveryId]));
   }
 

@@ -4,7 +4,11 @@ import { EVENT_TYPES } from '../events/types.ts';
 import type { WebhookAttemptsTable, WebhookDeliveriesTable, WebhooksTable } from './tables.ts';
 
 /** What event_types accepts: every event type, `<group>.*` per group, and `*`. */
-export const EVENT_TYPE_FILTERS: string[] = ['*', ...new Set(EVENT_TYPES.map((t) => `${t.split('.')[0]}.*`)), ...EVENT_TYPES];
+export const EVENT_TYPE_FILTERS: string[] = [
+  '*',
+  ...new Set(EVENT_TYPES.map((t) => `${t.split('.')[0]}.*`)),
+  ...EVENT_TYPES,
+];
 
 export function matchesEventType(filters: readonly string[], type: string): boolean {
   return filters.some((f) => f === '*' || f === type || (f.endsWith('.*') && type.startsWith(f.slice(0, -1))));
@@ -36,7 +40,12 @@ export function deliveryView(row: WebhookDeliveriesTable, attempts: Selectable<W
     last_status_code: row.last_status_code,
     last_error: row.last_error,
     last_latency_ms: row.last_latency_ms,
-    attempt_history: attempts.map((a) => ({ attempted_at: a.attempted_at, status_code: a.status_code, latency_ms: a.latency_ms, error: a.error })),
+    attempt_history: attempts.map((a) => ({
+      attempted_at: a.attempted_at,
+      status_code: a.status_code,
+      latency_ms: a.latency_ms,
+      error: a.error,
+    })),
     created_at: row.created_at,
     updated_at: row.updated_at,
   };

@@ -17,29 +17,82 @@ describe('webhook requests with bad input', () => {
   before(async () => {
     t = await startApp();
     org = await activeOrganization(t);
-    webhookId = (await t.app.inject({ method: 'POST', url: '/v1/webhooks', headers: org.headers, payload: { client_id: 'base', url: 'https://hooks.example.com/' } })).json().id;
+    webhookId = (
+      await t.app.inject({
+        method: 'POST',
+        url: '/v1/webhooks',
+        headers: org.headers,
+        payload: { client_id: 'base', url: 'https://hooks.example.com/' },
+      })
+    ).json().id;
   });
   after(() => t.close());
 
-  const create = (payload: unknown) => t.app.inject({ method: 'POST', url: '/v1/webhooks', headers: org.headers, payload: payload as Record<string, unknown> });
+  const create = (payload: unknown) =>
+    t.app.inject({
+      method: 'POST',
+      url: '/v1/webhooks',
+      headers: org.headers,
+      payload: payload as Record<string, unknown>,
+    });
 
   const cases: [string, unknown, string, string][] = [
     ['a missing client_id', { url: 'https://a.example.com/' }, 'client_id', 'required'],
     ['an empty client_id', { client_id: '', url: 'https://a.example.com/' }, 'client_id', 'too_short'],
-    ['a client_id over 255 characters', { client_id: 'x'.repeat(256), url: 'https://a.example.com/' }, 'client_id', 'too_long'],
+    [
+      'a client_id over 255 characters',
+      { client_id: 'x'.repeat(256), url: 'https://a.example.com/' },
+      'client_id',
+      'too_long',
+    ],
     ['a missing url', { client_id: 'e1' }, 'url', 'required'],
     ['a url that is not a string', { client_id: 'e1', url: 42 }, 'url', 'invalid_type'],
-    ['a url over 2048 characters', { client_id: 'e1', url: `https://a.example.com/${'x'.repeat(2040)}` }, 'url', 'too_long'],
+    [
+      'a url over 2048 characters',
+      { client_id: 'e1', url: `https://a.example.com/${'x'.repeat(2040)}` },
+      'url',
+      'too_long',
+    ],
     ['a malformed url', { client_id: 'e1', url: 'not a url' }, 'url', 'invalid_url'],
     ['a relative url', { client_id: 'e1', url: '/hooks' }, 'url', 'invalid_url'],
     ['a non-http url', { client_id: 'e1', url: 'ftp://a.example.com/' }, 'url', 'invalid_url'],
     ['a url with credentials', { client_id: 'e1', url: 'https://user:pw@a.example.com/' }, 'url', 'invalid_url'],
-    ['an unknown event type', { client_id: 'e1', url: 'https://a.example.com/', event_types: ['message.exploded'] }, 'event_types.0', 'invalid_value'],
-    ['an unknown wildcard', { client_id: 'e1', url: 'https://a.example.com/', event_types: ['nothing.*'] }, 'event_types.0', 'invalid_value'],
-    ['an empty event type list', { client_id: 'e1', url: 'https://a.example.com/', event_types: [] }, 'event_types', 'too_few'],
-    ['event types that are not a list', { client_id: 'e1', url: 'https://a.example.com/', event_types: 'message.*' }, 'event_types', 'invalid_type'],
-    ['enabled that is not a boolean', { client_id: 'e1', url: 'https://a.example.com/', enabled: 'yes' }, 'enabled', 'invalid_type'],
-    ['an unknown field', { client_id: 'e1', url: 'https://a.example.com/', secret: 'whsec_x' }, 'secret', 'unknown_field'],
+    [
+      'an unknown event type',
+      { client_id: 'e1', url: 'https://a.example.com/', event_types: ['message.exploded'] },
+      'event_types.0',
+      'invalid_value',
+    ],
+    [
+      'an unknown wildcard',
+      { client_id: 'e1', url: 'https://a.example.com/', event_types: ['nothing.*'] },
+      'event_types.0',
+      'invalid_value',
+    ],
+    [
+      'an empty event type list',
+      { client_id: 'e1', url: 'https://a.example.com/', event_types: [] },
+      'event_types',
+      'too_few',
+    ],
+    [
+      'event types that are not a list',
+      { client_id: 'e1', url: 'https://a.example.com/', event_types: 'message.*' },
+      'event_types',
+      'invalid_type',
+    ],
+    [
+      'enabled that is not a boolean',
+      { client_id: 'e1', url: 'https://a.example.com/', enabled: 'yes' },
+      'enabled',
+      'invalid_type',
+    ],
+    [
+      'an unknown field',
+      { client_id: 'e1', url: 'https://a.example.com/', secret: 'whsec_x' },
+      'secret',
+      'unknown_field',
+    ],
   ];
   for (const [name, payload, field, code] of cases) {
     it(`rejects ${name} (400 ${code})`, async () => {
@@ -50,8 +103,15 @@ describe('webhook requests with bad input', () => {
   }
 
   it('rejects a description over 500 characters (400 too_long)', async () => {
-    const body = expectProblem(await create({ client_id: 'e1', url: 'https://a.example.com/', description: 'd'.repeat(501) }), 400, 'invalid_request');
-    assert.ok(body.errors.some((e: { field: string; code: string }) => e.field === 'description' && e.code === 'too_long'), JSON.stringify(body.errors));
+    const body = expectProblem(
+      await create({ client_id: 'e1', url: 'https://a.example.com/', description: 'd'.repeat(501) }),
+      400,
+      'invalid_request',
+    );
+    assert.ok(
+      body.errors.some((e: { field: string; code: string }) => e.field === 'description' && e.code === 'too_long'),
+      JSON.stringify(body.errors),
+    );
   });
 
   it('writes nothing for a rejected create: the client_id stays free', async () => {
@@ -66,7 +126,12 @@ describe('webhook requests with bad input', () => {
       [{ enabled: null }, 'enabled', 'invalid_type'],
       [{ client_id: 'new' }, 'client_id', 'unknown_field'],
     ] as const) {
-      const response = await t.app.inject({ method: 'PATCH', url: `/v1/webhooks/${webhookId}`, headers: org.headers, payload });
+      const response = await t.app.inject({
+        method: 'PATCH',
+        url: `/v1/webhooks/${webhookId}`,
+        headers: org.headers,
+        payload,
+      });
       const error = fieldError(expectProblem(response, 400, 'invalid_request'));
       assert.deepEqual([error.field, error.code], [field, code]);
     }
@@ -77,21 +142,55 @@ describe('webhook requests with bad input', () => {
 
   it('answers 404 for unknown ids', async () => {
     expectProblem(await t.app.inject({ url: '/v1/webhooks/whk_nope', headers: org.headers }), 404, 'not_found');
-    expectProblem(await t.app.inject({ method: 'POST', url: `/v1/webhooks/${webhookId}/deliveries/dlv_nope/retry`, headers: org.headers }), 404, 'not_found');
-    expectProblem(await t.app.inject({ method: 'POST', url: '/v1/webhooks/whk_nope/deliveries/dlv_nope/retry', headers: org.headers }), 404, 'not_found');
+    expectProblem(
+      await t.app.inject({
+        method: 'POST',
+        url: `/v1/webhooks/${webhookId}/deliveries/dlv_nope/retry`,
+        headers: org.headers,
+      }),
+      404,
+      'not_found',
+    );
+    expectProblem(
+      await t.app.inject({
+        method: 'POST',
+        url: '/v1/webhooks/whk_nope/deliveries/dlv_nope/retry',
+        headers: org.headers,
+      }),
+      404,
+      'not_found',
+    );
   });
 
   it('rejects bad pagination', async () => {
-    for (const url of ['/v1/webhooks?limit=0', '/v1/webhooks?limit=201', '/v1/webhooks?cursor=garbage', `/v1/webhooks/${webhookId}/deliveries?limit=0`, `/v1/webhooks/${webhookId}/deliveries?cursor=%%%`]) {
+    for (const url of [
+      '/v1/webhooks?limit=0',
+      '/v1/webhooks?limit=201',
+      '/v1/webhooks?cursor=garbage',
+      `/v1/webhooks/${webhookId}/deliveries?limit=0`,
+      `/v1/webhooks/${webhookId}/deliveries?cursor=%%%`,
+    ]) {
       expectProblem(await t.app.inject({ url, headers: org.headers }), 400, 'invalid_request');
     }
   });
 
   it('requires an API key and a verified organization', async () => {
     expectProblem(await t.app.inject({ url: '/v1/webhooks' }), 401, 'unauthenticated');
-    expectProblem(await t.app.inject({ method: 'POST', url: '/v1/webhooks', payload: { client_id: 'x', url: 'https://a.example.com/' } }), 401, 'unauthenticated');
+    expectProblem(
+      await t.app.inject({
+        method: 'POST',
+        url: '/v1/webhooks',
+        payload: { client_id: 'x', url: 'https://a.example.com/' },
+      }),
+      401,
+      'unauthenticated',
+    );
     const unverified = await signUp(t);
-    expectProblem(await t.app.inject({ url: '/v1/webhooks', headers: bearer(unverified.apiKey) }), 403, 'organization_unverified');
+    expectProblem(
+      await t.app.inject({ url: '/v1/webhooks', headers: bearer(unverified.apiKey) }),
+      403,
+      'organization_unverified',
+    );
   });
 });
 
@@ -118,7 +217,13 @@ describe('webhook URL guard without the development flag', () => {
   after(() => t.close());
 
   let n = 0;
-  const create = (url: string) => t.app.inject({ method: 'POST', url: '/v1/webhooks', headers: org.headers, payload: { client_id: `g-${++n}`, url } });
+  const create = (url: string) =>
+    t.app.inject({
+      method: 'POST',
+      url: '/v1/webhooks',
+      headers: org.headers,
+      payload: { client_id: `g-${++n}`, url },
+    });
 
   it('accepts an https URL on a public address', async () => {
     assert.equal((await create('https://hooks.example.com/in')).statusCode, 201);
@@ -150,8 +255,16 @@ describe('webhook URL guard without the development flag', () => {
 
   it('checks the URL on update as well', async () => {
     const id = (await create('https://hooks.example.com/in')).json().id;
-    const response = await t.app.inject({ method: 'PATCH', url: `/v1/webhooks/${id}`, headers: org.headers, payload: { url: 'https://rebind.example.com/in' } });
+    const response = await t.app.inject({
+      method: 'PATCH',
+      url: `/v1/webhooks/${id}`,
+      headers: org.headers,
+      payload: { url: 'https://rebind.example.com/in' },
+    });
     assert.equal(fieldError(expectProblem(response, 400, 'invalid_request')).code, 'forbidden_address');
-    assert.equal((await t.app.inject({ url: `/v1/webhooks/${id}`, headers: org.headers })).json().url, 'https://hooks.example.com/in');
+    assert.equal(
+      (await t.app.inject({ url: `/v1/webhooks/${id}`, headers: org.headers })).json().url,
+      'https://hooks.example.com/in',
+    );
   });
 });

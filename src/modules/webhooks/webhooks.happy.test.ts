@@ -24,8 +24,22 @@ describe('webhook endpoints: create, read, update, delete, rotate', () => {
     assert.match(body.secret, /^whsec_[A-Za-z0-9+/]{32}$/);
     assert.equal(Buffer.from(body.secret.slice(6), 'base64').length, 24);
     assert.deepEqual(
-      { client_id: body.client_id, url: body.url, event_types: body.event_types, enabled: body.enabled, description: body.description, disabled_reason: body.disabled_reason },
-      { client_id: 'c-create', url: 'https://hooks.example.com/in', event_types: ['*'], enabled: true, description: 'main', disabled_reason: null },
+      {
+        client_id: body.client_id,
+        url: body.url,
+        event_types: body.event_types,
+        enabled: body.enabled,
+        description: body.description,
+        disabled_reason: body.disabled_reason,
+      },
+      {
+        client_id: 'c-create',
+        url: 'https://hooks.example.com/in',
+        event_types: ['*'],
+        enabled: true,
+        description: 'main',
+        disabled_reason: null,
+      },
     );
     assert.equal(body.created_at, t.clock.now().toISOString());
 
@@ -36,11 +50,19 @@ describe('webhook endpoints: create, read, update, delete, rotate', () => {
   });
 
   it('replays a create with the same client_id and body as 200 without the secret', async () => {
-    const payload = { client_id: 'c-replay', url: 'https://hooks.example.com/r', event_types: ['message.*', 'cell.created'] };
+    const payload = {
+      client_id: 'c-replay',
+      url: 'https://hooks.example.com/r',
+      event_types: ['message.*', 'cell.created'],
+    };
     const first = await create(payload);
     assert.equal(first.statusCode, 201);
     // Field order does not matter; the body is the same.
-    const again = await create({ event_types: ['message.*', 'cell.created'], url: 'https://hooks.example.com/r', client_id: 'c-replay' });
+    const again = await create({
+      event_types: ['message.*', 'cell.created'],
+      url: 'https://hooks.example.com/r',
+      client_id: 'c-replay',
+    });
     assert.equal(again.statusCode, 200);
     assert.equal(again.json().id, first.json().id);
     assert.equal(again.json().secret, undefined);
@@ -58,10 +80,21 @@ describe('webhook endpoints: create, read, update, delete, rotate', () => {
 
   it('answers 409 client_id_conflict for the same client_id with another body', async () => {
     assert.equal((await create({ client_id: 'c-conflict', url: 'https://hooks.example.com/a' })).statusCode, 201);
-    expectProblem(await create({ client_id: 'c-conflict', url: 'https://hooks.example.com/b' }), 409, 'client_id_conflict');
-    expectProblem(await create({ client_id: 'c-conflict', url: 'https://hooks.example.com/a', enabled: false }), 409, 'client_id_conflict');
+    expectProblem(
+      await create({ client_id: 'c-conflict', url: 'https://hooks.example.com/b' }),
+      409,
+      'client_id_conflict',
+    );
+    expectProblem(
+      await create({ client_id: 'c-conflict', url: 'https://hooks.example.com/a', enabled: false }),
+      409,
+      'client_id_conflict',
+    );
     // Stating a default explicitly is the same body.
-    assert.equal((await create({ client_id: 'c-conflict', url: 'https://hooks.example.com/a', enabled: true })).statusCode, 200);
+    assert.equal(
+      (await create({ client_id: 'c-conflict', url: 'https://hooks.example.com/a', enabled: true })).statusCode,
+      200,
+    );
   });
 
   it('keeps client_ids per organization', async () => {
@@ -78,9 +111,18 @@ describe('webhook endpoints: create, read, update, delete, rotate', () => {
       ids.push((await create({ client_id: `c-list-${i}`, url: 'https://hooks.example.com/l' }, fresh)).json().id);
     }
     const first = await t.app.inject({ url: '/v1/webhooks?limit=2', headers: fresh.headers });
-    assert.deepEqual(first.json().webhooks.map((w: { id: string }) => w.id), [ids[2], ids[1]]);
-    const second = await t.app.inject({ url: `/v1/webhooks?limit=2&cursor=${first.json().next_cursor}`, headers: fresh.headers });
-    assert.deepEqual(second.json().webhooks.map((w: { id: string }) => w.id), [ids[0]]);
+    assert.deepEqual(
+      first.json().webhooks.map((w: { id: string }) => w.id),
+      [ids[2], ids[1]],
+    );
+    const second = await t.app.inject({
+      url: `/v1/webhooks?limit=2&cursor=${first.json().next_cursor}`,
+      headers: fresh.headers,
+    });
+    assert.deepEqual(
+      second.json().webhooks.map((w: { id: string }) => w.id),
+      [ids[0]],
+    );
     assert.equal(second.json().next_cursor, null);
   });
 
@@ -112,13 +154,21 @@ describe('webhook endpoints: create, read, update, delete, rotate', () => {
     assert.equal(deleted.statusCode, 204);
     assert.equal(deleted.body, '');
     expectProblem(await t.app.inject({ url: `/v1/webhooks/${id}`, headers: org.headers }), 404, 'not_found');
-    expectProblem(await t.app.inject({ method: 'DELETE', url: `/v1/webhooks/${id}`, headers: org.headers }), 404, 'not_found');
+    expectProblem(
+      await t.app.inject({ method: 'DELETE', url: `/v1/webhooks/${id}`, headers: org.headers }),
+      404,
+      'not_found',
+    );
     expectProblem(await create(payload), 409, 'client_id_conflict');
   });
 
   it('rotates the secret and shows the new one once', async () => {
     const created = (await create({ client_id: 'c-rotate', url: 'https://hooks.example.com/s' })).json();
-    const rotated = await t.app.inject({ method: 'POST', url: `/v1/webhooks/${created.id}/rotate-secret`, headers: org.headers });
+    const rotated = await t.app.inject({
+      method: 'POST',
+      url: `/v1/webhooks/${created.id}/rotate-secret`,
+      headers: org.headers,
+    });
     assert.equal(rotated.statusCode, 200);
     const body = rotated.json();
     assert.match(body.secret, /^whsec_/);
@@ -127,7 +177,7 @@ describe('webhook endpoints: create, read, update, delete, rotate', () => {
     assert.equal(body.id, created.id);
   });
 
-  it('hides other organizations\' webhooks (404)', async () => {
+  it("hides other organizations' webhooks (404)", async () => {
     const id = (await create({ client_id: 'c-private', url: 'https://hooks.example.com/x' })).json().id;
     const other = await activeOrganization(t);
     for (const [method, url, payload] of [

@@ -11,7 +11,6 @@ import { artifactsDir, launchChromium, listeningApp, skipWithoutChromium } from 
 import { startReceiver, type Receiver } from '../../../../test/support/webhook-receiver.ts';
 import { failedDelivery, latestDelivery, usageOnDays } from './test-support.ts';
 
-
 describe('console account pages in a browser', { skip: skipWithoutChromium }, () => {
   let t: TestApp;
   let receiver: Receiver;
@@ -40,7 +39,8 @@ describe('console account pages in a browser', { skip: skipWithoutChromium }, ()
     throw new Error(`no sign-in code mailed to ${email}`);
   }
 
-  const shot = (page: Page, name: string) => page.screenshot({ path: `${artifactsDir('console')}account-${name}.png`, fullPage: true });
+  const shot = (page: Page, name: string) =>
+    page.screenshot({ path: `${artifactsDir('console')}account-${name}.png`, fullPage: true });
   const main = async (page: Page) => String(await page.locator('main').textContent());
 
   it('signs in, creates a key shown once, sees the usage chart, pays by card and retries a failed delivery', async () => {
@@ -63,7 +63,10 @@ describe('console account pages in a browser', { skip: skipWithoutChromium }, ()
     const secret = page.getByLabel('Your new API key');
     const key = await secret.inputValue();
     assert.match(key, /^cg_live_[A-Za-z0-9]{32}$/);
-    assert.match(String(await page.getByRole('status').first().textContent()), /Copy it now: it will not be shown again/);
+    assert.match(
+      String(await page.getByRole('status').first().textContent()),
+      /Copy it now: it will not be shown again/,
+    );
     const who = await fetch(`${base}/v1/auth/whoami`, { headers: { authorization: `Bearer ${key}` } });
     assert.equal(who.status, 200);
     await shot(page, 'keys-created');
@@ -78,7 +81,13 @@ describe('console account pages in a browser', { skip: skipWithoutChromium }, ()
     const chart = page.getByRole('img', { name: /Usage per day in/ });
     await chart.waitFor();
     assert.equal(await page.locator('svg rect.bar').count(), dates.length);
-    assert.equal(await page.getByRole('table', { name: /Usage by day in/ }).locator('tbody tr').count(), dates.length);
+    assert.equal(
+      await page
+        .getByRole('table', { name: /Usage by day in/ })
+        .locator('tbody tr')
+        .count(),
+      dates.length,
+    );
     await shot(page, 'billing');
 
     // Pay by card: the console's 303 reaches the local card page; paying credits the balance.

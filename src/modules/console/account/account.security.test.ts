@@ -23,7 +23,9 @@ describe('console account pages: access', () => {
     const failed = await failedDelivery(t, org, receiver);
     webhookId = failed.endpoint.id;
     deliveryId = failed.delivery.id;
-    const created = (await t.app.inject({ method: 'POST', url: '/v1/auth/keys', headers: org.headers, payload: { name: 'second' } })).json();
+    const created = (
+      await t.app.inject({ method: 'POST', url: '/v1/auth/keys', headers: org.headers, payload: { name: 'second' } })
+    ).json();
     keyId = created.id;
     key = created.api_key;
   });
@@ -43,15 +45,35 @@ describe('console account pages: access', () => {
 
   /** What the posts above could change: keys, endpoints, the delivery, payments. */
   async function snapshot() {
-    const keys = (await t.app.inject({ url: '/v1/auth/keys', headers: org.headers })).json().keys.map((k: { id: string }) => k.id);
-    const webhooks = (await t.app.inject({ url: '/v1/webhooks', headers: org.headers })).json().webhooks.map((w: { id: string; enabled: boolean }) => [w.id, w.enabled]);
+    const keys = (await t.app.inject({ url: '/v1/auth/keys', headers: org.headers }))
+      .json()
+      .keys.map((k: { id: string }) => k.id);
+    const webhooks = (await t.app.inject({ url: '/v1/webhooks', headers: org.headers }))
+      .json()
+      .webhooks.map((w: { id: string; enabled: boolean }) => [w.id, w.enabled]);
     const delivery = await latestDelivery(t, org, webhookId);
-    const payments = await t.database.db.selectFrom('payments').select('id').where('organization_id', '=', org.organizationId).execute();
-    return { keys, webhooks, delivery: [delivery.status, delivery.next_attempt_at], payments: payments.length, keyWorks: (await t.app.inject({ url: '/v1/auth/whoami', headers: bearer(key) })).statusCode };
+    const payments = await t.database.db
+      .selectFrom('payments')
+      .select('id')
+      .where('organization_id', '=', org.organizationId)
+      .execute();
+    return {
+      keys,
+      webhooks,
+      delivery: [delivery.status, delivery.next_attempt_at],
+      payments: payments.length,
+      keyWorks: (await t.app.inject({ url: '/v1/auth/whoami', headers: bearer(key) })).statusCode,
+    };
   }
 
   it('sends a signed-out visitor of each page to sign in, and back to the page after', async () => {
-    for (const path of ['/console/webhooks', `/console/webhooks/${webhookId}`, '/console/keys', `/console/keys/${keyId}/revoke`, '/console/billing']) {
+    for (const path of [
+      '/console/webhooks',
+      `/console/webhooks/${webhookId}`,
+      '/console/keys',
+      `/console/keys/${keyId}/revoke`,
+      '/console/billing',
+    ]) {
       const response = await t.app.inject({ url: path });
       assert.equal(response.statusCode, 303, path);
       assert.equal(response.headers.location, `/console/sign-in?next=${encodeURIComponent(path)}`);
@@ -75,7 +97,7 @@ describe('console account pages: access', () => {
     assert.deepEqual(await snapshot(), before);
   });
 
-  it('answers 404 for another organization\'s delivery, endpoint or key, and changes nothing', async () => {
+  it("answers 404 for another organization's delivery, endpoint or key, and changes nothing", async () => {
     const before = await snapshot();
     for (const { url, fields } of posts().filter((p) => p.url.includes(webhookId) || p.url.includes(keyId))) {
       const response = await post(t, other, url, fields);
@@ -83,13 +105,14 @@ describe('console account pages: access', () => {
       assert.match(response.body, / not found — Cellgate Console<\/title>/);
       assert.match(response.body, /does not exist or belongs to another organization/);
     }
-    for (const path of [`/console/webhooks/${webhookId}`, `/console/keys/${keyId}/revoke`]) assert.equal((await page(t, other, path)).statusCode, 404, path);
+    for (const path of [`/console/webhooks/${webhookId}`, `/console/keys/${keyId}/revoke`])
+      assert.equal((await page(t, other, path)).statusCode, 404, path);
     assert.equal((await post(t, org, `/console/webhooks/${webhookId}/deliveries/dlv_unknown/retry`)).statusCode, 404);
     assert.equal((await post(t, org, '/console/keys/key_unknown/revoke')).statusCode, 404);
     assert.deepEqual(await snapshot(), before);
   });
 
-  it('refuses to revoke the organization\'s last key (409)', async () => {
+  it("refuses to revoke the organization's last key (409)", async () => {
     const single = await signedInOrganization(t, await verifiedOrganization(t));
     const [only] = (await t.app.inject({ url: '/v1/auth/keys', headers: single.headers })).json().keys;
     const response = await post(t, single, `/console/keys/${only.id}/revoke`);
@@ -99,7 +122,11 @@ describe('console account pages: access', () => {
   });
 
   it('answers a list link with a forged cursor with 400', async () => {
-    for (const path of ['/console/webhooks?cursor=forged', '/console/keys?cursor=forged', `/console/webhooks/${webhookId}?cursor=forged`]) {
+    for (const path of [
+      '/console/webhooks?cursor=forged',
+      '/console/keys?cursor=forged',
+      `/console/webhooks/${webhookId}?cursor=forged`,
+    ]) {
       const response = await page(t, org, path);
       assert.equal(response.statusCode, 400, path);
       assert.match(response.body, /This list link is not valid/);
@@ -117,15 +144,29 @@ describe('console account forms: bad input', () => {
   after(() => t.close());
 
   const keyCount = async () => (await t.app.inject({ url: '/v1/auth/keys', headers: org.headers })).json().keys.length;
-  const paymentCount = async () => (await t.database.db.selectFrom('payments').select('id').where('organization_id', '=', org.organizationId).execute()).length;
+  const paymentCount = async () =>
+    (
+      await t.database.db
+        .selectFrom('payments')
+        .select('id')
+        .where('organization_id', '=', org.organizationId)
+        .execute()
+    ).length;
 
   it('refuses an empty or too long key name with the error tied to the field, and creates nothing', async () => {
     const keys = await keyCount();
-    for (const [name, message] of [['', 'Enter a name for the key.'], ['   ', 'Enter a name for the key.'], ['x'.repeat(101), 'The name is too long (at most 100 characters).']]) {
+    for (const [name, message] of [
+      ['', 'Enter a name for the key.'],
+      ['   ', 'Enter a name for the key.'],
+      ['x'.repeat(101), 'The name is too long (at most 100 characters).'],
+    ]) {
       const response = await post(t, org, '/console/keys', { name });
       assert.equal(response.statusCode, 400);
       assert.match(response.body, /<title>Error: API keys — Cellgate Console<\/title>/);
-      assert.match(response.body, /<input id="key-name" name="name" type="text" value="[^"]*" required aria-describedby="key-name-hint key-name-error" aria-invalid="true"/);
+      assert.match(
+        response.body,
+        /<input id="key-name" name="name" type="text" value="[^"]*" required aria-describedby="key-name-hint key-name-error" aria-invalid="true"/,
+      );
       assert.ok(response.body.includes(`<p class="field-error" id="key-name-error">${message}</p>`), message);
       assert.doesNotMatch(response.body, /cg_live_\w{32}/);
     }
@@ -142,10 +183,17 @@ describe('console account forms: bad input', () => {
       ['99999999999', 'The amount must be a decimal amount'],
     ];
     for (const [amount, message] of cases) {
-      const response = await post(t, org, '/console/billing/pay', { intent: 'top_up', amount_usd: amount, rail: 'card_processor' });
+      const response = await post(t, org, '/console/billing/pay', {
+        intent: 'top_up',
+        amount_usd: amount,
+        rail: 'card_processor',
+      });
       assert.equal(response.statusCode, 400, amount);
       assert.match(response.body, /<title>Error: Billing — Cellgate Console<\/title>/);
-      assert.match(response.body, /<input id="amount" name="amount_usd" type="text" value="[^"]*" aria-describedby="amount-hint amount-error" aria-invalid="true"/);
+      assert.match(
+        response.body,
+        /<input id="amount" name="amount_usd" type="text" value="[^"]*" aria-describedby="amount-hint amount-error" aria-invalid="true"/,
+      );
       assert.ok(response.body.includes(`<p class="field-error" id="amount-error">${message}`), `${amount}: ${message}`);
     }
     assert.equal(await paymentCount(), payments);
@@ -157,12 +205,22 @@ describe('console account forms: bad input', () => {
     assert.equal(rail.statusCode, 400);
     assert.match(rail.body, /<fieldset class="field rails" aria-describedby="rail-error">/);
     assert.match(rail.body, /<p class="field-error" id="rail-error">Choose a way to pay: by card, x402 or MPP\.<\/p>/);
-    const unconfigured = await post(t, org, '/console/billing/pay', { intent: 'top_up', amount_usd: '10', rail: 'x402' });
+    const unconfigured = await post(t, org, '/console/billing/pay', {
+      intent: 'top_up',
+      amount_usd: '10',
+      rail: 'x402',
+    });
     assert.equal(unconfigured.statusCode, 400);
-    assert.match(unconfigured.body, /<p class="field-error" id="rail-error">x402 is not configured on this deployment\.<\/p>/);
+    assert.match(
+      unconfigured.body,
+      /<p class="field-error" id="rail-error">x402 is not configured on this deployment\.<\/p>/,
+    );
     const intent = await post(t, org, '/console/billing/pay', { intent: 'setup:gold', rail: 'card_processor' });
     assert.equal(intent.statusCode, 400);
-    assert.match(intent.body, /<fieldset class="field" aria-describedby="intent-error">\n<legend>What to pay for<\/legend>/);
+    assert.match(
+      intent.body,
+      /<fieldset class="field" aria-describedby="intent-error">\n<legend>What to pay for<\/legend>/,
+    );
     assert.match(intent.body, /<p class="field-error" id="intent-error">Choose what to pay for\.<\/p>/);
     const nothingDue = await post(t, org, '/console/billing/pay', { intent: 'reinstate', rail: 'card_processor' });
     assert.equal(nothingDue.statusCode, 409);
@@ -173,9 +231,18 @@ describe('console account forms: bad input', () => {
   it('refuses an endpoint without a URL, with a URL it cannot take, or without events, and adds nothing', async () => {
     const cases: [Record<string, string>, RegExp][] = [
       [{ url: '', 'event:*': 'on' }, /<p class="field-error" id="webhook-url-error">Enter the URL of your receiver/],
-      [{ url: 'not a url', 'event:*': 'on' }, /<p class="field-error" id="webhook-url-error">The URL is not an absolute URL\.<\/p>/],
-      [{ url: 'ftp://example.com/hooks', 'event:*': 'on' }, /<p class="field-error" id="webhook-url-error">The URL must be an http or https URL\.<\/p>/],
-      [{ url: 'https://example.com/hooks' }, /<fieldset class="field" aria-describedby="event-types-error">[\s\S]*<p class="field-error" id="event-types-error">Choose at least one kind of event\.<\/p>/],
+      [
+        { url: 'not a url', 'event:*': 'on' },
+        /<p class="field-error" id="webhook-url-error">The URL is not an absolute URL\.<\/p>/,
+      ],
+      [
+        { url: 'ftp://example.com/hooks', 'event:*': 'on' },
+        /<p class="field-error" id="webhook-url-error">The URL must be an http or https URL\.<\/p>/,
+      ],
+      [
+        { url: 'https://example.com/hooks' },
+        /<fieldset class="field" aria-describedby="event-types-error">[\s\S]*<p class="field-error" id="event-types-error">Choose at least one kind of event\.<\/p>/,
+      ],
     ];
     for (const [fields, error] of cases) {
       const response = await post(t, org, '/console/webhooks', fields);
@@ -201,7 +268,11 @@ describe('console billing with billing off', () => {
       const body = (await page(t, org, '/console/billing')).body;
       assert.match(body, /Billing off<\/span>/);
       assert.doesNotMatch(body, /action="\/console\/billing\/pay"/);
-      const response = await post(t, org, '/console/billing/pay', { intent: 'top_up', amount_usd: '10', rail: 'card_processor' });
+      const response = await post(t, org, '/console/billing/pay', {
+        intent: 'top_up',
+        amount_usd: '10',
+        rail: 'card_processor',
+      });
       assert.equal(response.statusCode, 409);
       assert.match(response.body, /Billing is off/);
     } finally {

@@ -43,9 +43,22 @@ export interface ShownPayment {
 const dollars = (usd: number) => `$${usdExact(Math.round(usd * MICROS_PER_USD))}`;
 
 const STATES: Record<string, [Parameters<typeof stateTag>[0], string, (view: BillingView) => string]> = {
-  inactive: ['idle', 'No plan yet', () => 'Choose a plan below to create cells. Keys, webhooks and reads work without one.'],
-  active: ['ok', 'Active', (v) => `Paid through ${v.status.current_period_end?.slice(0, 10) ?? 'the current period'}; the next period is taken from the prepaid balance when it covers it.`],
-  past_due: ['warn', 'Past due', () => 'The period ended unpaid. Sending continues for 7 days after its end; pay the amount due to keep it going.'],
+  inactive: [
+    'idle',
+    'No plan yet',
+    () => 'Choose a plan below to create cells. Keys, webhooks and reads work without one.',
+  ],
+  active: [
+    'ok',
+    'Active',
+    (v) =>
+      `Paid through ${v.status.current_period_end?.slice(0, 10) ?? 'the current period'}; the next period is taken from the prepaid balance when it covers it.`,
+  ],
+  past_due: [
+    'warn',
+    'Past due',
+    () => 'The period ended unpaid. Sending continues for 7 days after its end; pay the amount due to keep it going.',
+  ],
   suspended: ['bad', 'Suspended', () => 'Sending and new cells are blocked until the amount due is paid.'],
   exempt: ['ok', 'Billing off', () => 'This deployment does not charge: nothing is ever due.'],
 };
@@ -72,24 +85,30 @@ function statusSection(view: BillingView): string {
 /** The intents the form offers now; the first is chosen by default. */
 function intentChoices(view: BillingView): { value: string; label: string }[] {
   const choices: { value: string; label: string }[] = [];
-  if (view.status.amount_due_usd > 0) choices.push({ value: 'reinstate', label: `Pay the amount due: ${dollars(view.status.amount_due_usd)}` });
+  if (view.status.amount_due_usd > 0)
+    choices.push({ value: 'reinstate', label: `Pay the amount due: ${dollars(view.status.amount_due_usd)}` });
   if (view.status.state === 'inactive') {
     for (const tier of view.tiers) {
-      choices.push({ value: `setup:${tier.name}`, label: `Start the ${capitalized(tier.name)} plan: $${usdString(tier.priceMicros)} for the first month, ${tier.includedCells} ${tier.includedCells === 1 ? 'cell' : 'cells'} included` });
+      choices.push({
+        value: `setup:${tier.name}`,
+        label: `Start the ${capitalized(tier.name)} plan: $${usdString(tier.priceMicros)} for the first month, ${tier.includedCells} ${tier.includedCells === 1 ? 'cell' : 'cells'} included`,
+      });
     }
   }
   choices.push({ value: 'top_up', label: 'Add funds to the prepaid balance (messages are paid from it)' });
   return choices;
 }
 
-const errorOf = (id: string, message: string | undefined) => (message ? `<p class="field-error" id="${id}-error">${escape(message)}</p>` : '');
+const errorOf = (id: string, message: string | undefined) =>
+  message ? `<p class="field-error" id="${id}-error">${escape(message)}</p>` : '';
 const describedBy = (id: string, message: string | undefined) => (message ? ` aria-describedby="${id}-error"` : '');
 
 function railOption(view: BillingView, rail: 'x402' | 'mpp'): string {
   const name = rail === 'x402' ? 'x402' : 'MPP';
-  const what = rail === 'x402'
-    ? `USDC on ${view.options.x402?.networks.map(capitalized).join(' or ') ?? 'Base or Solana'}`
-    : `a stablecoin over the Machine Payments Protocol${view.options.mpp ? ` (${view.options.mpp.methods.join(', ')})` : ''}`;
+  const what =
+    rail === 'x402'
+      ? `USDC on ${view.options.x402?.networks.map(capitalized).join(' or ') ?? 'Base or Solana'}`
+      : `a stablecoin over the Machine Payments Protocol${view.options.mpp ? ` (${view.options.mpp.methods.join(', ')})` : ''}`;
   if (!view.options.rails.includes(rail)) {
     return `<div class="rail">${stateTag('idle', `${name}: not configured`)}<p class="small">Paying with ${escape(what)} is not configured on this deployment.</p></div>`;
   }
@@ -102,7 +121,9 @@ function cardOption(view: BillingView): string {
   if (!view.options.rails.includes('card_processor')) {
     return `<div class="rail">${stateTag('idle', 'Card: not offered')}<p class="small">Card payments are not offered on this deployment.</p></div>`;
   }
-  const card = view.stripe ? 'Opens Stripe Checkout.' : 'Opens the built-in card page of this deployment (a development processor: no card is charged).';
+  const card = view.stripe
+    ? 'Opens Stripe Checkout.'
+    : 'Opens the built-in card page of this deployment (a development processor: no card is charged).';
   return `<div class="rail"><button type="submit" name="rail" value="card_processor" class="primary">Pay by card</button>
 <p class="small">${escape(card)}</p></div>`;
 }
@@ -112,10 +133,14 @@ function paySection(context: SignedInContext, view: BillingView, form: PayForm):
   if (!view.enabled) return '';
   const choices = intentChoices(view);
   const chosen = choices.some((c) => c.value === form.intent) ? form.intent : choices[0].value;
-  const radios = choices.map((choice, i) => `<div class="check">
+  const radios = choices
+    .map(
+      (choice, i) => `<div class="check">
 <input type="radio" id="intent-${i}" name="intent" value="${escape(choice.value)}"${choice.value === chosen ? ' checked' : ''}>
 <label for="intent-${i}">${escape(choice.label)}</label>
-</div>`).join('\n');
+</div>`,
+    )
+    .join('\n');
   return `<section aria-labelledby="pay-heading">
 <h2 id="pay-heading">Pay</h2>
 <form method="post" action="${context.path}/billing/pay" novalidate>
@@ -194,16 +219,27 @@ ${usageTable(view.month, view.days)}
 }
 
 const CHECKOUT_NOTICES: Record<string, ['ok' | 'info', string]> = {
-  succeeded: ['ok', 'Payment sent to Stripe. It is credited when Stripe confirms it, usually within seconds: reload this page to see it.'],
+  succeeded: [
+    'ok',
+    'Payment sent to Stripe. It is credited when Stripe confirms it, usually within seconds: reload this page to see it.',
+  ],
   canceled: ['info', 'Checkout canceled: nothing was charged.'],
 };
 
-export function billingPage(context: SignedInContext, view: BillingView, options: { form?: PayForm; shown?: ShownPayment; checkout?: string } = {}): string {
+export function billingPage(
+  context: SignedInContext,
+  view: BillingView,
+  options: { form?: PayForm; shown?: ShownPayment; checkout?: string } = {},
+): string {
   const back = options.checkout ? CHECKOUT_NOTICES[options.checkout] : undefined;
-  return sectionPage(context, options.form?.errors ? 'Error: Billing' : 'Billing', `<h1>Billing</h1>
+  return sectionPage(
+    context,
+    options.form?.errors ? 'Error: Billing' : 'Billing',
+    `<h1>Billing</h1>
 ${back ? notice(back[0], escape(back[1])) : ''}
 ${statusSection(view)}
 ${options.shown ? shownPayment(view, options.shown) : ''}
 ${paySection(context, view, options.form ?? {})}
-${usageSection(view)}`);
+${usageSection(view)}`,
+  );
 }

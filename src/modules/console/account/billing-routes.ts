@@ -18,7 +18,10 @@ const RAIL_NAMES: Record<Rail, string> = { card_processor: 'Card payment', x402:
 /** Where Stripe Checkout pages live (Checkout Sessions' url). */
 const STRIPE_CHECKOUT_ORIGIN = 'https://checkout.stripe.com';
 
-type Outcome = { kind: 'checkout'; url: string } | { kind: 'shown'; shown: ShownPayment } | { kind: 'invalid'; errors: NonNullable<PayForm['errors']> };
+type Outcome =
+  | { kind: 'checkout'; url: string }
+  | { kind: 'shown'; shown: ShownPayment }
+  | { kind: 'invalid'; errors: NonNullable<PayForm['errors']> };
 
 export function registerBillingPages(scope: App, module: ConsoleModule): void {
   const { guard, clock } = module;
@@ -31,14 +34,21 @@ export function registerBillingPages(scope: App, module: ConsoleModule): void {
   const checkoutOrigins = [...module.http.origins, ...(stripe ? [STRIPE_CHECKOUT_ORIGIN] : [])].join(' ');
   const onSend = async (_request: FastifyRequest, reply: FastifyReply, payload: unknown) => {
     const csp = reply.getHeader('content-security-policy');
-    if (typeof csp === 'string') reply.header('content-security-policy', csp.replace("form-action 'self'", `form-action 'self' ${checkoutOrigins}`));
+    if (typeof csp === 'string')
+      reply.header(
+        'content-security-policy',
+        csp.replace("form-action 'self'", `form-action 'self' ${checkoutOrigins}`),
+      );
     return payload;
   };
 
   async function viewOf(organizationId: string): Promise<BillingView> {
     const now = clock.now();
     const month = { year: now.getUTCFullYear(), month: now.getUTCMonth() };
-    const range = { from: new Date(Date.UTC(month.year, month.month, 1)).toISOString(), to: new Date(Date.UTC(month.year, month.month + 1, 1)).toISOString() };
+    const range = {
+      from: new Date(Date.UTC(month.year, month.month, 1)).toISOString(),
+      to: new Date(Date.UTC(month.year, month.month + 1, 1)).toISOString(),
+    };
     const [status, options, summary, daily] = await Promise.all([
       billing.status(organizationId),
       billing.paymentOptions(organizationId),
@@ -46,10 +56,25 @@ export function registerBillingPages(scope: App, module: ConsoleModule): void {
       usage.daily(organizationId, range),
     ]);
     const tiers = Object.entries(billing.prices.tiers).map(([name, tier]) => ({ name, ...tier }));
-    return { enabled: billing.enabled, status, options, tiers, stripe: stripe !== null, apiBase, month, summary, days: daily.days };
+    return {
+      enabled: billing.enabled,
+      status,
+      options,
+      tiers,
+      stripe: stripe !== null,
+      apiBase,
+      month,
+      summary,
+      days: daily.days,
+    };
   }
 
-  const send = async (reply: FastifyReply, session: ConsoleSession, status: number, options: Parameters<typeof billingPage>[2] = {}) =>
+  const send = async (
+    reply: FastifyReply,
+    session: ConsoleSession,
+    status: number,
+    options: Parameters<typeof billingPage>[2] = {},
+  ) =>
     sendPage(reply, status, billingPage(contextOf(session, 'billing'), await viewOf(session.organizationId), options));
 
   scope.get(`${CONSOLE_PATH}/billing`, { config: PUBLIC, schema: HIDDEN, onSend }, async (request, reply) => {
@@ -62,7 +87,12 @@ export function registerBillingPages(scope: App, module: ConsoleModule): void {
     const session = await guard.posted(request, reply, text(request.body, 'csrf_token'));
     if (!session) return reply;
     const context = contextOf(session, 'billing');
-    if (!billing.enabled) return sendPage(reply, 409, messagePage(context, 'Billing is off', 'This deployment does not charge: there is nothing to pay.', BACK));
+    if (!billing.enabled)
+      return sendPage(
+        reply,
+        409,
+        messagePage(context, 'Billing is off', 'This deployment does not charge: there is nothing to pay.', BACK),
+      );
     const form: PayForm = { intent: text(request.body, 'intent'), amount: text(request.body, 'amount_usd').trim() };
     const rail = text(request.body, 'rail');
     const options = await billing.paymentOptions(session.organizationId);
@@ -71,20 +101,29 @@ export function registerBillingPages(scope: App, module: ConsoleModule): void {
       const [intent, tier] = intentOf(form.intent ?? '', Object.keys(billing.prices.tiers));
       if (!intent) errors.intent = 'Choose what to pay for.';
       if (!RAILS.includes(rail as Rail)) errors.rail = 'Choose a way to pay: by card, x402 or MPP.';
-      else if (!options.rails.includes(rail)) errors.rail = `${RAIL_NAMES[rail as Rail]} is not configured on this deployment.`;
+      else if (!options.rails.includes(rail))
+        errors.rail = `${RAIL_NAMES[rail as Rail]} is not configured on this deployment.`;
       if (intent === 'top_up' && form.amount === '') errors.amount_usd = 'Enter the amount to add, like 25 or 12.50.';
       if (!intent || Object.keys(errors).length > 0) return { kind: 'invalid', errors };
       const query = { intent, tier, amount_usd: intent === 'top_up' ? form.amount : undefined };
       try {
-        if (rail === 'card_processor') return { kind: 'checkout', url: (await checkout.start(session.organizationId, query)).checkout_url };
+        if (rail === 'card_processor')
+          return { kind: 'checkout', url: (await checkout.start(session.organizationId, query)).checkout_url };
         const details = await quotes.requirements(session.organizationId, query);
-        const body = { intent, ...(tier ? { tier } : {}), ...(query.amount_usd ? { amount_usd: query.amount_usd } : {}) };
+        const body = {
+          intent,
+          ...(tier ? { tier } : {}),
+          ...(query.amount_usd ? { amount_usd: query.amount_usd } : {}),
+        };
         return { kind: 'shown', shown: { rail: rail as 'x402' | 'mpp', details, body } };
       } catch (error) {
         const fields = fieldErrorsOf(error, { amount_usd: 'The amount', tier: 'The plan' });
         if (!fields) throw error;
         const { amount_usd: amount, ...others } = fields;
-        return { kind: 'invalid', errors: { amount_usd: amount, intent: Object.values(others).join(' ') || undefined } };
+        return {
+          kind: 'invalid',
+          errors: { amount_usd: amount, intent: Object.values(others).join(' ') || undefined },
+        };
       }
     });
     if (!outcome) return reply;

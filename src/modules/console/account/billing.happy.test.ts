@@ -16,7 +16,7 @@ describe('console billing', () => {
   });
   after(() => t.close());
 
-  it('shows the status, the balance and the month\'s usage as a chart with one bar per day that has usage, and a table', async () => {
+  it("shows the status, the balance and the month's usage as a chart with one bar per day that has usage, and a table", async () => {
     const dates = await usageOnDays(t, org.organizationId, [1, 3, 3, 10], { before: true });
     const other = await signedInOrganization(t);
     await usageOnDays(t, other.organizationId, [2, 4, 5]);
@@ -25,8 +25,14 @@ describe('console billing', () => {
     assert.equal(response.statusCode, 200);
     const body = response.body;
     assert.match(body, /<a href="\/console\/billing" aria-current="page">Billing<\/a>/);
-    assert.match(body, /<dt>Organization<\/dt><dd><span class="state state-ok"><span aria-hidden="true">✓ <\/span>Active<\/span><\/dd>/);
-    assert.match(body, /<dt>Billing<\/dt><dd><span class="state state-ok"><span aria-hidden="true">✓ <\/span>Active<\/span>/);
+    assert.match(
+      body,
+      /<dt>Organization<\/dt><dd><span class="state state-ok"><span aria-hidden="true">✓ <\/span>Active<\/span><\/dd>/,
+    );
+    assert.match(
+      body,
+      /<dt>Billing<\/dt><dd><span class="state state-ok"><span aria-hidden="true">✓ <\/span>Active<\/span>/,
+    );
     assert.match(body, /<dt>Plan<\/dt><dd>Pro: \$100\.00 a month, 10 cells included<\/dd>/);
     assert.match(body, /<dt>Period ends<\/dt><dd><time datetime="2\d{3}-/);
     assert.match(body, /<dt>Prepaid balance<\/dt><dd><strong class="balance">\$1000\.00<\/strong><\/dd>/);
@@ -41,7 +47,12 @@ describe('console billing', () => {
     const table = body.match(/<table class="usage-days">[\s\S]*?<\/table>/)?.[0] ?? '';
     assert.match(table, /<caption>Usage by day in \w+ \d{4} \(days with usage only\)<\/caption>/);
     assert.equal(table.match(/<th scope="row">/g)?.length, 3);
-    assert.match(table, new RegExp(`<time datetime="${dates[1]}">[^<]+</time></th><td class="num">7</td><td class="num">2</td><td class="num">0</td><td class="num">\\$0\\.13</td>`));
+    assert.match(
+      table,
+      new RegExp(
+        `<time datetime="${dates[1]}">[^<]+</time></th><td class="num">7</td><td class="num">2</td><td class="num">0</td><td class="num">\\$0\\.13</td>`,
+      ),
+    );
     assert.match(body, /<dt>Total<\/dt><dd><strong>\$0\.26<\/strong><\/dd>/);
     assert.match(body, /<dt>SMS<\/dt><dd>14 segments, \$0\.14<\/dd>/);
   });
@@ -59,10 +70,17 @@ describe('console billing', () => {
     assert.match(form, /<form method="post" action="\/console\/billing\/pay" novalidate>/);
     // The page holding the form lets it reach the checkout's origin (Chromium checks the redirect).
     assert.match(String(billing.headers['content-security-policy']), /form-action 'self' http:\/\/cellgate\.test/);
-    assert.match(form, /<button type="submit" name="rail" value="card_processor" class="primary">Pay by card<\/button>/);
+    assert.match(
+      form,
+      /<button type="submit" name="rail" value="card_processor" class="primary">Pay by card<\/button>/,
+    );
     assert.match(form, /built-in card page/);
 
-    const paying = await post(t, org, '/console/billing/pay', { intent: 'top_up', amount_usd: '25.50', rail: 'card_processor' });
+    const paying = await post(t, org, '/console/billing/pay', {
+      intent: 'top_up',
+      amount_usd: '25.50',
+      rail: 'card_processor',
+    });
     assert.equal(paying.statusCode, 303, paying.body);
     const location = String(paying.headers.location);
     assert.match(location, /^http:\/\/cellgate\.test\/v1\/billing\/checkout\/pay_\w+\?token=\w{32}$/);
@@ -79,9 +97,16 @@ describe('console billing', () => {
     const fresh = await signedInOrganization(t, await verifiedOrganization(t));
     const body = (await page(t, fresh, '/console/billing')).body;
     assert.match(body, /No plan yet/);
-    assert.match(body, /<input type="radio" id="intent-0" name="intent" value="setup:starter" checked>\n<label for="intent-0">Start the Starter plan: \$20\.00 for the first month, 1 cell included<\/label>/);
+    assert.match(
+      body,
+      /<input type="radio" id="intent-0" name="intent" value="setup:starter" checked>\n<label for="intent-0">Start the Starter plan: \$20\.00 for the first month, 1 cell included<\/label>/,
+    );
     assert.match(body, /value="setup:pro"/);
-    const paying = await post(t, fresh, '/console/billing/pay', { intent: 'setup:starter', amount_usd: '', rail: 'card_processor' });
+    const paying = await post(t, fresh, '/console/billing/pay', {
+      intent: 'setup:starter',
+      amount_usd: '',
+      rail: 'card_processor',
+    });
     assert.equal(paying.statusCode, 303, paying.body);
     await t.app.inject({ method: 'POST', url: pathOf(String(paying.headers.location)), headers: FORM, payload: '' });
     const after = (await page(t, fresh, '/console/billing')).body;
@@ -91,7 +116,10 @@ describe('console billing', () => {
 
   it('says x402 and MPP are not configured here, with no button for them', async () => {
     const body = (await page(t, org, '/console/billing')).body;
-    assert.match(body, /x402: not configured<\/span><p class="small">Paying with USDC on Base or Solana is not configured on this deployment\.<\/p>/);
+    assert.match(
+      body,
+      /x402: not configured<\/span><p class="small">Paying with USDC on Base or Solana is not configured on this deployment\.<\/p>/,
+    );
     assert.match(body, /MPP: not configured/);
     assert.doesNotMatch(body, /value="x402"|value="mpp"/);
   });
@@ -108,12 +136,18 @@ describe('console billing with x402 and MPP configured', () => {
 
   it('shows how an agent pays the chosen intent over x402: the amount, the REST call and where the USDC goes', async () => {
     const form = (await page(t, org, '/console/billing')).body;
-    assert.match(form, /<button type="submit" name="rail" value="x402" class="secondary">Show x402 payment details<\/button>/);
+    assert.match(
+      form,
+      /<button type="submit" name="rail" value="x402" class="secondary">Show x402 payment details<\/button>/,
+    );
     const shown = await post(t, org, '/console/billing/pay', { intent: 'top_up', amount_usd: '40', rail: 'x402' });
     assert.equal(shown.statusCode, 200, shown.body);
     const details = shown.body.match(/<section id="payment-details"[\s\S]*?<\/section>/)?.[0] ?? '';
     assert.match(details, /<h2 id="payment-details-heading">Pay \$40\.00 over x402<\/h2>/);
-    assert.match(details, /<code>POST http:\/\/cellgate\.test\/v1\/billing\/x402\/pay<\/code> with the key as bearer and the body <code>\{&#34;intent&#34;:&#34;top_up&#34;,&#34;amount_usd&#34;:&#34;40&#34;\}<\/code>/);
+    assert.match(
+      details,
+      /<code>POST http:\/\/cellgate\.test\/v1\/billing\/x402\/pay<\/code> with the key as bearer and the body <code>\{&#34;intent&#34;:&#34;top_up&#34;,&#34;amount_usd&#34;:&#34;40&#34;\}<\/code>/,
+    );
     assert.match(details, /PAYMENT-SIGNATURE/);
     assert.match(details, new RegExp(`<td class="mono">${BASE_PAY_TO}</td>`));
     assert.match(details, /<td class="mono">eip155:8453<\/td>/);
@@ -142,16 +176,30 @@ describe('console billing with the card processor off', () => {
   it('offers no card button and says card payments are not offered here, keeping the other rails', async () => {
     const body = (await page(t, org, '/console/billing')).body;
     assert.doesNotMatch(body, /value="card_processor"|Pay by card|card page|Stripe Checkout/);
-    assert.match(body, /Card: not offered<\/span><p class="small">Card payments are not offered on this deployment\.<\/p>/);
-    assert.match(body, /<button type="submit" name="rail" value="x402" class="secondary">Show x402 payment details<\/button>/);
+    assert.match(
+      body,
+      /Card: not offered<\/span><p class="small">Card payments are not offered on this deployment\.<\/p>/,
+    );
+    assert.match(
+      body,
+      /<button type="submit" name="rail" value="x402" class="secondary">Show x402 payment details<\/button>/,
+    );
   });
 
   it('refuses a forged card post with the form and its reason, starting no payment', async () => {
-    const paying = await post(t, org, '/console/billing/pay', { intent: 'top_up', amount_usd: '25', rail: 'card_processor' });
+    const paying = await post(t, org, '/console/billing/pay', {
+      intent: 'top_up',
+      amount_usd: '25',
+      rail: 'card_processor',
+    });
     assert.equal(paying.statusCode, 400, paying.body);
     assert.match(paying.body, /Card payment is not configured on this deployment\./);
     assert.doesNotMatch(paying.body, /value="card_processor"/);
-    const payments = await t.database.db.selectFrom('payments').select('id').where('organization_id', '=', org.organizationId).execute();
+    const payments = await t.database.db
+      .selectFrom('payments')
+      .select('id')
+      .where('organization_id', '=', org.organizationId)
+      .execute();
     assert.deepEqual(payments, []);
   });
 });

@@ -3,12 +3,18 @@ import assert from 'node:assert/strict';
 import { usageChart, usageTable, type DailyUsage } from './chart.ts';
 
 const FEBRUARY = { year: 2027, month: 1 };
-const day = (date: string, amount: string, sms = 1): DailyUsage => ({ date, amount_usd: amount, by_type: [{ type: 'sms', quantity: sms, amount_usd: amount }] });
+const day = (date: string, amount: string, sms = 1): DailyUsage => ({
+  date,
+  amount_usd: amount,
+  by_type: [{ type: 'sms', quantity: sms, amount_usd: amount }],
+});
 
 describe('usage chart', () => {
   it('draws one bar per day with usage, placed by day of month and scaled to a round axis', () => {
     const svg = usageChart('c', FEBRUARY, [day('2027-02-01', '0.04', 4), day('2027-02-28', '0.018', 2)]) ?? '';
-    const bars = [...svg.matchAll(/<rect class="bar" x="([\d.]+)" y="([\d.]+)" width="([\d.]+)" height="([\d.]+)">/g)].map((m) => m.slice(1).map(Number));
+    const bars = [
+      ...svg.matchAll(/<rect class="bar" x="([\d.]+)" y="([\d.]+)" width="([\d.]+)" height="([\d.]+)">/g),
+    ].map((m) => m.slice(1).map(Number));
     assert.equal(bars.length, 2);
     const [first, last] = bars;
     assert.ok(first[0] < 70 && last[0] > 680, 'day 1 on the left, day 28 of February on the right');
@@ -31,6 +37,9 @@ describe('usage chart', () => {
     const table = usageTable(FEBRUARY, [day('2027-02-05', '0.03', 3)]);
     assert.match(table, /<caption>Usage by day in February 2027 \(days with usage only\)<\/caption>/);
     assert.match(table, /<th scope="col" class="num">Cell-months<\/th>/);
-    assert.match(table, /<th scope="row"><time datetime="2027-02-05">February 5<\/time><\/th><td class="num">3<\/td><td class="num">0<\/td><td class="num">0<\/td><td class="num">\$0\.03<\/td>/);
+    assert.match(
+      table,
+      /<th scope="row"><time datetime="2027-02-05">February 5<\/time><\/th><td class="num">3<\/td><td class="num">0<\/td><td class="num">0<\/td><td class="num">\$0\.03<\/td>/,
+    );
   });
 });

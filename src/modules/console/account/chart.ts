@@ -26,26 +26,38 @@ const BOTTOM = 28;
 const PLOT_W = WIDTH - LEFT - RIGHT;
 const PLOT_H = HEIGHT - TOP - BOTTOM;
 
-const TYPE_WORDS: Record<string, [string, string]> = { sms: ['SMS', 'SMS'], mms: ['MMS', 'MMS'], cell_month: ['cell-month', 'cell-months'] };
+const TYPE_WORDS: Record<string, [string, string]> = {
+  sms: ['SMS', 'SMS'],
+  mms: ['MMS', 'MMS'],
+  cell_month: ['cell-month', 'cell-months'],
+};
 export const USAGE_COLUMNS = ['sms', 'mms', 'cell_month'];
 
-export const monthName = (month: Month) => new Date(Date.UTC(month.year, month.month, 1)).toLocaleString('en-US', { month: 'long', year: 'numeric', timeZone: 'UTC' });
+export const monthName = (month: Month) =>
+  new Date(Date.UTC(month.year, month.month, 1)).toLocaleString('en-US', {
+    month: 'long',
+    year: 'numeric',
+    timeZone: 'UTC',
+  });
 export const daysIn = (month: Month) => new Date(Date.UTC(month.year, month.month + 1, 0)).getUTCDate();
-const dayName = (date: string) => new Date(`${date}T00:00:00Z`).toLocaleString('en-US', { day: 'numeric', month: 'long', timeZone: 'UTC' });
+const dayName = (date: string) =>
+  new Date(`${date}T00:00:00Z`).toLocaleString('en-US', { day: 'numeric', month: 'long', timeZone: 'UTC' });
 const micros = (usd: string) => Math.round(Number(usd) * MICROS_PER_USD);
 const dollars = (amount: number) => `$${usdExact(amount)}`;
 
 function quantities(day: DailyUsage): string {
-  return day.by_type.map((t) => {
-    const [one, many] = TYPE_WORDS[t.type] ?? [t.type, t.type];
-    return `${t.quantity} ${t.quantity === 1 ? one : many}`;
-  }).join(', ');
+  return day.by_type
+    .map((t) => {
+      const [one, many] = TYPE_WORDS[t.type] ?? [t.type, t.type];
+      return `${t.quantity} ${t.quantity === 1 ? one : many}`;
+    })
+    .join(', ');
 }
 
 /** The smallest 1, 2, 2.5 or 5 × 10^k at or above `value`: round figures on the axis. */
 function axisTop(value: number): number {
   const power = 10 ** Math.floor(Math.log10(value));
-  return ([1, 2, 2.5, 5, 10].map((step) => step * power).find((top) => top >= value) as number);
+  return [1, 2, 2.5, 5, 10].map((step) => step * power).find((top) => top >= value) as number;
 }
 
 /** The chart of `days` (the days with usage in `month`); null when there is none. */
@@ -57,15 +69,28 @@ export function usageChart(id: string, month: Month, days: DailyUsage[]): string
   const count = daysIn(month);
   const slot = PLOT_W / count;
   const y = (amount: number) => TOP + PLOT_H - (amount / top) * PLOT_H;
-  const grid = [0, top / 2, top].map((amount) => `<line class="grid" x1="${LEFT}" x2="${WIDTH - RIGHT}" y1="${y(amount).toFixed(1)}" y2="${y(amount).toFixed(1)}"/>
-<text class="axis" x="${LEFT - 6}" y="${(y(amount) + 4).toFixed(1)}" text-anchor="end">${dollars(amount)}</text>`).join('\n');
-  const ticks = [1, 8, 15, 22, count].map((day) => `<text class="axis" x="${(LEFT + (day - 0.5) * slot).toFixed(1)}" y="${HEIGHT - 8}" text-anchor="middle">${day}</text>`).join('\n');
-  const bars = days.map((day) => {
-    const amount = micros(day.amount_usd);
-    const height = Math.max((amount / top) * PLOT_H, 1);
-    const dayOfMonth = Number(day.date.slice(8, 10));
-    return `<rect class="bar" x="${(LEFT + (dayOfMonth - 1) * slot + slot * 0.15).toFixed(1)}" y="${(TOP + PLOT_H - height).toFixed(1)}" width="${(slot * 0.7).toFixed(1)}" height="${height.toFixed(1)}"><title>${escape(`${dayName(day.date)}: ${dollars(amount)} (${quantities(day)})`)}</title></rect>`;
-  }).join('\n');
+  const grid = [0, top / 2, top]
+    .map(
+      (
+        amount,
+      ) => `<line class="grid" x1="${LEFT}" x2="${WIDTH - RIGHT}" y1="${y(amount).toFixed(1)}" y2="${y(amount).toFixed(1)}"/>
+<text class="axis" x="${LEFT - 6}" y="${(y(amount) + 4).toFixed(1)}" text-anchor="end">${dollars(amount)}</text>`,
+    )
+    .join('\n');
+  const ticks = [1, 8, 15, 22, count]
+    .map(
+      (day) =>
+        `<text class="axis" x="${(LEFT + (day - 0.5) * slot).toFixed(1)}" y="${HEIGHT - 8}" text-anchor="middle">${day}</text>`,
+    )
+    .join('\n');
+  const bars = days
+    .map((day) => {
+      const amount = micros(day.amount_usd);
+      const height = Math.max((amount / top) * PLOT_H, 1);
+      const dayOfMonth = Number(day.date.slice(8, 10));
+      return `<rect class="bar" x="${(LEFT + (dayOfMonth - 1) * slot + slot * 0.15).toFixed(1)}" y="${(TOP + PLOT_H - height).toFixed(1)}" width="${(slot * 0.7).toFixed(1)}" height="${height.toFixed(1)}"><title>${escape(`${dayName(day.date)}: ${dollars(amount)} (${quantities(day)})`)}</title></rect>`;
+    })
+    .join('\n');
   const summary = `${dollars(total)} over ${days.length} ${days.length === 1 ? 'day' : 'days'} with usage; the highest was ${dollars(micros(peak.amount_usd))} on ${dayName(peak.date)}. The table below has every day's figures.`;
   return `<figure class="chart">
 <svg role="img" aria-labelledby="${id}-title ${id}-desc" viewBox="0 0 ${WIDTH} ${HEIGHT}" width="100%" preserveAspectRatio="xMidYMid meet" xmlns="http://www.w3.org/2000/svg">
@@ -83,7 +108,12 @@ ${bars}
 export function usageTable(month: Month, days: DailyUsage[]): string {
   if (days.length === 0) return '';
   const quantityOf = (day: DailyUsage, type: string) => day.by_type.find((t) => t.type === type)?.quantity ?? 0;
-  const rows = days.map((day) => `<tr><th scope="row"><time datetime="${escape(day.date)}">${escape(dayName(day.date))}</time></th>${USAGE_COLUMNS.map((type) => `<td class="num">${quantityOf(day, type)}</td>`).join('')}<td class="num">$${escape(day.amount_usd)}</td></tr>`).join('\n');
+  const rows = days
+    .map(
+      (day) =>
+        `<tr><th scope="row"><time datetime="${escape(day.date)}">${escape(dayName(day.date))}</time></th>${USAGE_COLUMNS.map((type) => `<td class="num">${quantityOf(day, type)}</td>`).join('')}<td class="num">$${escape(day.amount_usd)}</td></tr>`,
+    )
+    .join('\n');
   return `<table class="usage-days">
 <caption>Usage by day in ${escape(monthName(month))} (days with usage only)</caption>
 <thead><tr><th scope="col">Day</th>${USAGE_COLUMNS.map((type) => `<th scope="col" class="num">${escape(capitalized(TYPE_WORDS[type][1]))}</th>`).join('')}<th scope="col" class="num">Amount</th></tr></thead>

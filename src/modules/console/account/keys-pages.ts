@@ -10,17 +10,22 @@ export type KeyView = ReturnType<typeof keyView>;
 export const KEY_NAME_MAX = 100;
 
 const nameOf = (key: KeyView) => key.name ?? 'Unnamed key';
-const revokePath = (context: SignedInContext, key: KeyView) => `${context.path}/keys/${encodeURIComponent(key.id)}/revoke`;
+const revokePath = (context: SignedInContext, key: KeyView) =>
+  `${context.path}/keys/${encodeURIComponent(key.id)}/revoke`;
 
 function keysTable(context: SignedInContext, keys: KeyView[]): string {
   if (keys.length === 0) return '<p>No active keys.</p>';
-  const rows = keys.map((key) => `<tr>
+  const rows = keys
+    .map(
+      (key) => `<tr>
 <td><strong>${escape(nameOf(key))}</strong></td>
 <td class="mono">${escape(key.prefix)}…</td>
 <td>${when(key.created_at)}</td>
 <td>${when(key.last_used_at)}</td>
 <td><a class="button danger small-button" href="${revokePath(context, key)}" aria-label="Revoke the key ${escape(nameOf(key))} (${escape(key.prefix)}…)">Revoke…</a></td>
-</tr>`).join('\n');
+</tr>`,
+    )
+    .join('\n');
   return `<table>
 <caption>Active API keys of ${escape(context.signedIn.organizationName)}, newest first. Only the first characters of a key are kept readable.</caption>
 <thead><tr><th scope="col">Name</th><th scope="col">Key</th><th scope="col">Created</th><th scope="col">Last used</th><th scope="col"><span class="visually-hidden">Action</span></th></tr></thead>
@@ -33,12 +38,26 @@ ${rows}
 export function keysPage(
   context: SignedInContext,
   keys: KeyView[],
-  options: { nextCursor: string | null; notice: string; form: { name?: string; error?: string }; created?: { name: string; secret: string } },
+  options: {
+    nextCursor: string | null;
+    notice: string;
+    form: { name?: string; error?: string };
+    created?: { name: string; secret: string };
+  },
 ): string {
   const reveal = options.created
-    ? revealOnce({ id: 'new-key', heading: `Key created: ${options.created.name}`, label: 'Your new API key', secret: options.created.secret, explain: 'Put it in your agent\'s secret store; Cellgate keeps only a hash of it.' })
+    ? revealOnce({
+        id: 'new-key',
+        heading: `Key created: ${options.created.name}`,
+        label: 'Your new API key',
+        secret: options.created.secret,
+        explain: "Put it in your agent's secret store; Cellgate keeps only a hash of it.",
+      })
     : '';
-  return sectionPage(context, options.form.error ? 'Error: API keys' : 'API keys', `<h1>API keys</h1>
+  return sectionPage(
+    context,
+    options.form.error ? 'Error: API keys' : 'API keys',
+    `<h1>API keys</h1>
 <p class="lead">Agents call the REST API with a key as <code>Authorization: Bearer cg_live_…</code>. Every key can do everything; rotate by creating a new key, then revoking the old one.</p>
 ${options.notice}
 ${reveal}
@@ -51,11 +70,15 @@ ${csrfField(context)}
 ${field({ id: 'key-name', name: 'name', label: 'Key name', type: 'text', value: options.form.name, hint: `Where the key will be used, like production or support-agent (up to ${KEY_NAME_MAX} characters).`, error: options.form.error, attributes: `maxlength="${KEY_NAME_MAX}" autocomplete="off"` })}
 <button type="submit" class="primary">Create key</button>
 </form>
-</section>`);
+</section>`,
+  );
 }
 
 export function revokeKeyPage(context: SignedInContext, key: KeyView): string {
-  return sectionPage(context, `Revoke ${nameOf(key)}`, `<h1>Revoke the key “${escape(nameOf(key))}”?</h1>
+  return sectionPage(
+    context,
+    `Revoke ${nameOf(key)}`,
+    `<h1>Revoke the key “${escape(nameOf(key))}”?</h1>
 <dl class="facts">
 <dt>Key</dt><dd class="mono">${escape(key.prefix)}…</dd>
 <dt>Created</dt><dd>${when(key.created_at)}</dd>
@@ -68,5 +91,6 @@ ${csrfField(context)}
 <button type="submit" class="danger">Revoke key</button>
 <a class="button secondary" href="${context.path}/keys">Cancel</a>
 </div>
-</form>`);
+</form>`,
+  );
 }

@@ -24,7 +24,12 @@ function newKeyOf(request: FastifyRequest, organizationId: string): { name: stri
   if (!value) return undefined;
   try {
     const parsed = JSON.parse(Buffer.from(value, 'base64url').toString('utf8')) as Partial<NewKey>;
-    if (parsed.organizationId !== organizationId || typeof parsed.name !== 'string' || typeof parsed.secret !== 'string') return undefined;
+    if (
+      parsed.organizationId !== organizationId ||
+      typeof parsed.name !== 'string' ||
+      typeof parsed.secret !== 'string'
+    )
+      return undefined;
     return { name: parsed.name, secret: parsed.secret };
   } catch {
     return undefined;
@@ -35,19 +40,45 @@ export function registerKeyPages(scope: App, module: ConsoleModule): void {
   const { guard, http } = module;
   const { organizations } = module.dashboard;
 
-  async function sendKeys(reply: FastifyReply, session: ConsoleSession, status: number, options: { cursor?: string; notice?: string; form?: { name?: string; error?: string }; created?: { name: string; secret: string } }) {
+  async function sendKeys(
+    reply: FastifyReply,
+    session: ConsoleSession,
+    status: number,
+    options: {
+      cursor?: string;
+      notice?: string;
+      form?: { name?: string; error?: string };
+      created?: { name: string; secret: string };
+    },
+  ) {
     const context = contextOf(session, 'keys');
-    const page = await orPage(reply, context, BACK, 'page', () => organizations.listKeys(session.organizationId, { limit: 50, cursor: options.cursor }));
+    const page = await orPage(reply, context, BACK, 'page', () =>
+      organizations.listKeys(session.organizationId, { limit: 50, cursor: options.cursor }),
+    );
     if (!page) return reply;
-    return sendPage(reply, status, keysPage(context, page.keys, { nextCursor: page.next_cursor, notice: options.notice ?? '', form: options.form ?? {}, created: options.created }));
+    return sendPage(
+      reply,
+      status,
+      keysPage(context, page.keys, {
+        nextCursor: page.next_cursor,
+        notice: options.notice ?? '',
+        form: options.form ?? {},
+        created: options.created,
+      }),
+    );
   }
 
   scope.get(`${CONSOLE_PATH}/keys`, { config: PUBLIC, schema: HIDDEN }, async (request, reply) => {
     const session = await guard.page(request, reply);
     if (!session) return reply;
     const created = newKeyOf(request, session.organizationId);
-    if (readCookie(request, NEW_KEY_COOKIE) !== undefined) reply.header('set-cookie', flashCookie(http, NEW_KEY_COOKIE, KEYS_PATH, null));
-    return sendKeys(reply, session, 200, { cursor: text(request.query, 'cursor') || undefined, notice: noticeOf(request.query, NOTICES), created });
+    if (readCookie(request, NEW_KEY_COOKIE) !== undefined)
+      reply.header('set-cookie', flashCookie(http, NEW_KEY_COOKIE, KEYS_PATH, null));
+    return sendKeys(reply, session, 200, {
+      cursor: text(request.query, 'cursor') || undefined,
+      notice: noticeOf(request.query, NOTICES),
+      created,
+    });
   });
 
   scope.post(`${CONSOLE_PATH}/keys`, { config: PUBLIC, schema: HIDDEN }, async (request, reply) => {
@@ -55,11 +86,19 @@ export function registerKeyPages(scope: App, module: ConsoleModule): void {
     if (!session) return reply;
     const name = text(request.body, 'name').trim();
     // The API takes keys without a name; the console asks for one, so a list of keys says where each is used.
-    const error = name === '' ? 'Enter a name for the key.' : name.length > KEY_NAME_MAX ? `The name is too long (at most ${KEY_NAME_MAX} characters).` : undefined;
+    const error =
+      name === ''
+        ? 'Enter a name for the key.'
+        : name.length > KEY_NAME_MAX
+          ? `The name is too long (at most ${KEY_NAME_MAX} characters).`
+          : undefined;
     if (error) return sendKeys(reply, session, 400, { form: { name, error } });
     const created = await organizations.createKey(session.organizationId, name);
     const flash: NewKey = { organizationId: session.organizationId, name, secret: created.api_key };
-    reply.header('set-cookie', flashCookie(http, NEW_KEY_COOKIE, KEYS_PATH, Buffer.from(JSON.stringify(flash)).toString('base64url')));
+    reply.header(
+      'set-cookie',
+      flashCookie(http, NEW_KEY_COOKIE, KEYS_PATH, Buffer.from(JSON.stringify(flash)).toString('base64url')),
+    );
     return redirect(reply, KEYS_PATH);
   });
 
@@ -67,7 +106,9 @@ export function registerKeyPages(scope: App, module: ConsoleModule): void {
     const session = await guard.page(request, reply);
     if (!session) return reply;
     const context = contextOf(session, 'keys');
-    const key = await orPage(reply, context, BACK, 'API key', () => organizations.activeKey(session.organizationId, param(request.params, 'key_id')));
+    const key = await orPage(reply, context, BACK, 'API key', () =>
+      organizations.activeKey(session.organizationId, param(request.params, 'key_id')),
+    );
     if (!key) return reply;
     return sendPage(reply, 200, revokeKeyPage(context, key));
   });

@@ -21,12 +21,18 @@ describe('console API keys', () => {
     assert.equal(posted.statusCode, 303, posted.body);
     assert.equal(posted.headers.location, '/console/keys');
     const flash = setCookies(posted)[0];
-    assert.match(flash, /^cg_console_new_key=[A-Za-z0-9_-]+; Path=\/console\/keys; Max-Age=300; HttpOnly; SameSite=Strict$/);
-    const shown = await t.app.inject({ url: '/console/keys', headers: { cookie: `${org.session.cookie}; ${flash.split(';')[0]}` } });
+    assert.match(
+      flash,
+      /^cg_console_new_key=[A-Za-z0-9_-]+; Path=\/console\/keys; Max-Age=300; HttpOnly; SameSite=Strict$/,
+    );
+    const shown = await t.app.inject({
+      url: '/console/keys',
+      headers: { cookie: `${org.session.cookie}; ${flash.split(';')[0]}` },
+    });
     return { posted, flash, shown };
   }
 
-  it('lists the organization\'s keys with name, prefix, creation and last use', async () => {
+  it("lists the organization's keys with name, prefix, creation and last use", async () => {
     const response = await page(t, org, '/console/keys');
     assert.equal(response.statusCode, 200);
     assert.match(response.body, /<a href="\/console\/keys" aria-current="page">API keys<\/a>/);
@@ -44,10 +50,19 @@ describe('console API keys', () => {
     assert.ok(!posted.body.includes('cg_live_'), 'the redirect carries no key in its body');
     assert.equal(created.statusCode, 200, created.body);
     assert.equal(created.headers['cache-control'], 'no-store');
-    assert.match(String(setCookies(created)[0]), /^cg_console_new_key=; Path=\/console\/keys; Max-Age=0;/, 'the page clears the flash');
-    const key = created.body.match(/<input id="new-key" class="secret mono" type="text" value="(cg_live_[A-Za-z0-9]{32})" readonly/)?.[1];
+    assert.match(
+      String(setCookies(created)[0]),
+      /^cg_console_new_key=; Path=\/console\/keys; Max-Age=0;/,
+      'the page clears the flash',
+    );
+    const key = created.body.match(
+      /<input id="new-key" class="secret mono" type="text" value="(cg_live_[A-Za-z0-9]{32})" readonly/,
+    )?.[1];
     assert.ok(key, 'the new key is on the page');
-    assert.match(created.body, /<div class="notice ok" role="status"><h2 id="new-key-heading">Key created: production<\/h2><p><strong>Copy it now: it will not be shown again\.<\/strong>/);
+    assert.match(
+      created.body,
+      /<div class="notice ok" role="status"><h2 id="new-key-heading">Key created: production<\/h2><p><strong>Copy it now: it will not be shown again\.<\/strong>/,
+    );
     assert.match(created.body, /<label for="new-key">Your new API key<\/label>/);
 
     const who = await apiWith(key);
@@ -59,9 +74,15 @@ describe('console API keys', () => {
     assert.ok(!reload.body.includes(key), 'not shown on reload');
     // The flash of another organization (a second sign-in in the same browser) is not shown.
     const other = await signedInOrganization(t);
-    const elsewhere = await t.app.inject({ url: '/console/keys', headers: { cookie: `${other.session.cookie}; ${flash.split(';')[0]}` } });
+    const elsewhere = await t.app.inject({
+      url: '/console/keys',
+      headers: { cookie: `${other.session.cookie}; ${flash.split(';')[0]}` },
+    });
     assert.ok(!elsewhere.body.includes(key), 'another organization never sees it');
-    const garbled = await t.app.inject({ url: '/console/keys', headers: { cookie: `${org.session.cookie}; cg_console_new_key=not-json` } });
+    const garbled = await t.app.inject({
+      url: '/console/keys',
+      headers: { cookie: `${org.session.cookie}; cg_console_new_key=not-json` },
+    });
     assert.equal(garbled.statusCode, 200);
     assert.doesNotMatch(garbled.body, /Copy it now/);
     assert.doesNotMatch(reload.body, /Copy it now/);
@@ -72,7 +93,9 @@ describe('console API keys', () => {
   it('revokes a key after a confirmation page: the API answers 401 with it', async () => {
     const key = (await create('old-agent')).shown.body.match(/value="(cg_live_[A-Za-z0-9]{32})"/)?.[1] as string;
     const list = (await page(t, org, '/console/keys')).body;
-    const confirm = list.match(/<a class="button danger small-button" href="(\/console\/keys\/key_[^"]+\/revoke)" aria-label="Revoke the key old-agent \(cg_live_\w{4}…\)">Revoke…<\/a>/)?.[1];
+    const confirm = list.match(
+      /<a class="button danger small-button" href="(\/console\/keys\/key_[^"]+\/revoke)" aria-label="Revoke the key old-agent \(cg_live_\w{4}…\)">Revoke…<\/a>/,
+    )?.[1];
     assert.ok(confirm, list);
 
     const confirmation = await page(t, org, confirm);

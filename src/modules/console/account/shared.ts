@@ -48,8 +48,15 @@ export function noticeOf(query: unknown, texts: Record<string, string>): string 
 export const csrfField = (context: SignedInContext) => hidden('csrf_token', context.signedIn.csrfToken);
 
 /** A one-button form: the console's way to act on a row without JavaScript. */
-export function postButton(context: SignedInContext, action: string, label: string, options: { className?: string; ariaLabel?: string; fields?: Record<string, string> } = {}): string {
-  const fields = Object.entries(options.fields ?? {}).map(([name, value]) => hidden(name, value)).join('');
+export function postButton(
+  context: SignedInContext,
+  action: string,
+  label: string,
+  options: { className?: string; ariaLabel?: string; fields?: Record<string, string> } = {},
+): string {
+  const fields = Object.entries(options.fields ?? {})
+    .map(([name, value]) => hidden(name, value))
+    .join('');
   return `<form method="post" action="${escape(action)}">${csrfField(context)}${fields}<button type="submit" class="${options.className ?? 'secondary'} small-button"${options.ariaLabel ? ` aria-label="${escape(options.ariaLabel)}"` : ''}>${escape(label)}</button></form>`;
 }
 
@@ -57,7 +64,13 @@ export function postButton(context: SignedInContext, action: string, label: stri
  * A secret shown once (API key, webhook signing secret): selectable in a read-only field, with
  * the notice that it cannot be shown again. Announced on load.
  */
-export function revealOnce(options: { id: string; heading: string; label: string; secret: string; explain: string }): string {
+export function revealOnce(options: {
+  id: string;
+  heading: string;
+  label: string;
+  secret: string;
+  explain: string;
+}): string {
   return `<section class="reveal" aria-labelledby="${options.id}-heading">
 ${notice('ok', `<h2 id="${options.id}-heading">${escape(options.heading)}</h2><p><strong>Copy it now: it will not be shown again.</strong> ${escape(options.explain)}</p>`)}
 <label for="${options.id}">${escape(options.label)}</label>
@@ -66,7 +79,8 @@ ${notice('ok', `<h2 id="${options.id}-heading">${escape(options.heading)}</h2><p
 }
 
 /** A section's page: the layout with a wide card. */
-export const sectionPage = (context: SignedInContext, title: string, content: string) => layout(context, title, `<div class="card wide account">\n${content}\n</div>`);
+export const sectionPage = (context: SignedInContext, title: string, content: string) =>
+  layout(context, title, `<div class="card wide account">\n${content}\n</div>`);
 
 /** A pill that says a state in words (and a symbol), never by colour alone. */
 export const stateTag = (kind: 'ok' | 'warn' | 'bad' | 'idle', label: string) => {
@@ -80,7 +94,14 @@ export const stateTag = (kind: 'ok' | 'warn' | 'bad' | 'idle', label: string) =>
  */
 export function fieldErrorsOf(error: unknown, words: Record<string, string> = {}): Record<string, string> | null {
   if (!(error instanceof ApiError) || error.code !== 'invalid_request' || !error.errors?.length) return null;
-  return Object.fromEntries(error.errors.map((e) => [e.field, Object.hasOwn(words, e.field) && e.message.startsWith(`${e.field} `) ? `${words[e.field]}${e.message.slice(e.field.length)}` : e.message]));
+  return Object.fromEntries(
+    error.errors.map((e) => [
+      e.field,
+      Object.hasOwn(words, e.field) && e.message.startsWith(`${e.field} `)
+        ? `${words[e.field]}${e.message.slice(e.field.length)}`
+        : e.message,
+    ]),
+  );
 }
 
 /**
@@ -89,13 +110,28 @@ export function fieldErrorsOf(error: unknown, words: Record<string, string> = {}
  * Other errors propagate.
  */
 /** `what` names the resource in a sentence ("API key", "delivery"). */
-export async function orPage<T>(reply: FastifyReply, context: SignedInContext, back: { href: string; text: string }, what: string, run: () => Promise<T>): Promise<T | null> {
+export async function orPage<T>(
+  reply: FastifyReply,
+  context: SignedInContext,
+  back: { href: string; text: string },
+  what: string,
+  run: () => Promise<T>,
+): Promise<T | null> {
   try {
     return await run();
   } catch (error) {
     if (!(error instanceof ApiError)) throw error;
     if (error.code === 'not_found') {
-      await sendPage(reply, 404, messagePage(context, `${capitalized(what)} not found`, `This ${what} does not exist or belongs to another organization.`, back));
+      await sendPage(
+        reply,
+        404,
+        messagePage(
+          context,
+          `${capitalized(what)} not found`,
+          `This ${what} does not exist or belongs to another organization.`,
+          back,
+        ),
+      );
       return null;
     }
     if (error.code === 'invalid_request' && error.errors?.some((e) => e.field === 'cursor')) {

@@ -10,16 +10,25 @@ import { postForm, signInConsole, type ConsoleSignIn } from '../test-support.ts'
 export type SignedInOrg = Awaited<ReturnType<typeof activeOrganization>> & { session: ConsoleSignIn };
 
 /** An active organization ($1,000 credit, pro tier) signed in to the console. */
-export async function signedInOrganization(t: TestApp, organization?: Awaited<ReturnType<typeof activeOrganization>>): Promise<SignedInOrg> {
+export async function signedInOrganization(
+  t: TestApp,
+  organization?: Awaited<ReturnType<typeof activeOrganization>>,
+): Promise<SignedInOrg> {
   const org = organization ?? (await activeOrganization(t));
   return { ...org, session: await signInConsole(t, org.email) };
 }
 
 /** A console form post with the session's cookie and CSRF token. */
-export const post = (t: TestApp, org: SignedInOrg, url: string, fields: Record<string, string> = {}, headers: Record<string, string> = {}) =>
-  postForm(t, url, { csrf_token: org.session.csrf, ...fields }, { ...org.session.headers, ...headers });
+export const post = (
+  t: TestApp,
+  org: SignedInOrg,
+  url: string,
+  fields: Record<string, string> = {},
+  headers: Record<string, string> = {},
+) => postForm(t, url, { csrf_token: org.session.csrf, ...fields }, { ...org.session.headers, ...headers });
 
-export const page = (t: TestApp, org: SignedInOrg, url: string) => t.app.inject({ method: 'GET', url, headers: org.session.headers });
+export const page = (t: TestApp, org: SignedInOrg, url: string) =>
+  t.app.inject({ method: 'GET', url, headers: org.session.headers });
 
 /** The path and query of an absolute URL, for app.inject. */
 export const pathOf = (url: string) => {
@@ -35,12 +44,24 @@ let usageIds = 0;
  * clock's month (1-based), one hour into each day; `before` adds one in the previous month.
  * Returns the distinct dates with usage in the month.
  */
-export async function usageOnDays(t: TestApp, organizationId: string, days: number[], options: { before?: boolean } = {}): Promise<string[]> {
+export async function usageOnDays(
+  t: TestApp,
+  organizationId: string,
+  days: number[],
+  options: { before?: boolean } = {},
+): Promise<string[]> {
   const now = t.clock.now();
   const start = Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), 1);
   const row = (at: number, type: UsageRecordsTable['type'], quantity: number, unit: number): UsageRecordsTable => ({
-    id: `usg_console_${++usageIds}`, organization_id: organizationId, cell_id: 'cell_console', message_id: `msg_console_${usageIds}`,
-    type, quantity, unit_price_micros: unit, amount_micros: unit * quantity, created_at: new Date(at).toISOString(),
+    id: `usg_console_${++usageIds}`,
+    organization_id: organizationId,
+    cell_id: 'cell_console',
+    message_id: `msg_console_${usageIds}`,
+    type,
+    quantity,
+    unit_price_micros: unit,
+    amount_micros: unit * quantity,
+    created_at: new Date(at).toISOString(),
   });
   const rows = days.flatMap((day, i) => {
     const at = start + (day - 1) * 24 * HOUR + HOUR;
@@ -77,4 +98,5 @@ export async function giveUp(t: TestApp, org: ApiOrg, webhookId: string) {
 }
 
 /** The latest delivery of an endpoint, read through the API. */
-export const latestDelivery = async (t: TestApp, org: ApiOrg, webhookId: string) => (await deliveriesOf(t, org.headers, webhookId)).deliveries[0];
+export const latestDelivery = async (t: TestApp, org: ApiOrg, webhookId: string) =>
+  (await deliveriesOf(t, org.headers, webhookId)).deliveries[0];

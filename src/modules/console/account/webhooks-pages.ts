@@ -40,7 +40,8 @@ const STATUS: Record<DeliveryView['status'], [Parameters<typeof stateTag>[0], st
   failed: ['bad', 'Gave up'],
 };
 
-const path = (context: SignedInContext, webhookId: string) => `${context.path}/webhooks/${encodeURIComponent(webhookId)}`;
+const path = (context: SignedInContext, webhookId: string) =>
+  `${context.path}/webhooks/${encodeURIComponent(webhookId)}`;
 
 function response(delivery: DeliveryView): string {
   if (delivery.last_status_code !== null) return `<span class="mono">HTTP ${delivery.last_status_code}</span>`;
@@ -51,19 +52,35 @@ function response(delivery: DeliveryView): string {
 function retryCell(context: SignedInContext, webhook: WebhookView, delivery: DeliveryView, back: string): string {
   if (delivery.status !== 'failed' && delivery.status !== 'retrying') return '';
   if (!webhook.enabled) return '<span class="small">Enable the endpoint to retry</span>';
-  return postButton(context, `${path(context, webhook.id)}/deliveries/${encodeURIComponent(delivery.id)}/retry`, 'Retry', {
-    ariaLabel: `Retry the ${delivery.event_type} delivery ${delivery.id}`,
-    fields: { next: back },
-  });
+  return postButton(
+    context,
+    `${path(context, webhook.id)}/deliveries/${encodeURIComponent(delivery.id)}/retry`,
+    'Retry',
+    {
+      ariaLabel: `Retry the ${delivery.event_type} delivery ${delivery.id}`,
+      fields: { next: back },
+    },
+  );
 }
 
 /** A table of deliveries of one endpoint; `back` is where a retry returns to. */
-export function deliveriesTable(context: SignedInContext, webhook: WebhookView, deliveries: DeliveryView[], back: string, caption: string): string {
-  if (deliveries.length === 0) return '<p class="small">No deliveries yet. Events of the types above will appear here.</p>';
-  const rows = deliveries.map((d) => {
-    const [kind, label] = STATUS[d.status];
-    const next = d.status === 'retrying' && d.next_attempt_at ? `<br><span class="small">Next try ${when(d.next_attempt_at)}</span>` : '';
-    return `<tr>
+export function deliveriesTable(
+  context: SignedInContext,
+  webhook: WebhookView,
+  deliveries: DeliveryView[],
+  back: string,
+  caption: string,
+): string {
+  if (deliveries.length === 0)
+    return '<p class="small">No deliveries yet. Events of the types above will appear here.</p>';
+  const rows = deliveries
+    .map((d) => {
+      const [kind, label] = STATUS[d.status];
+      const next =
+        d.status === 'retrying' && d.next_attempt_at
+          ? `<br><span class="small">Next try ${when(d.next_attempt_at)}</span>`
+          : '';
+      return `<tr>
 <td><span class="mono">${escape(d.event_type)}</span><br><span class="small mono">${escape(d.event_id)}</span></td>
 <td>${stateTag(kind, label)}${next}</td>
 <td>${d.attempts}</td>
@@ -71,7 +88,8 @@ export function deliveriesTable(context: SignedInContext, webhook: WebhookView, 
 <td>${when(d.created_at)}</td>
 <td>${retryCell(context, webhook, d, back)}</td>
 </tr>`;
-  }).join('\n');
+    })
+    .join('\n');
   return `<table class="deliveries">
 <caption>${escape(caption)}</caption>
 <thead><tr><th scope="col">Event</th><th scope="col">Status</th><th scope="col">Attempts</th><th scope="col">Last response</th><th scope="col">Time</th><th scope="col"><span class="visually-hidden">Action</span></th></tr></thead>
@@ -81,8 +99,15 @@ ${rows}
 </table>`;
 }
 
-function endpointHeader(context: SignedInContext, webhook: WebhookView, back: string, headingLevel: 'h1' | 'h2'): string {
-  const state = webhook.enabled ? stateTag('ok', 'Enabled') : stateTag('bad', webhook.disabled_reason ? `Disabled: ${webhook.disabled_reason}` : 'Disabled');
+function endpointHeader(
+  context: SignedInContext,
+  webhook: WebhookView,
+  back: string,
+  headingLevel: 'h1' | 'h2',
+): string {
+  const state = webhook.enabled
+    ? stateTag('ok', 'Enabled')
+    : stateTag('bad', webhook.disabled_reason ? `Disabled: ${webhook.disabled_reason}` : 'Disabled');
   const toggle = postButton(context, `${path(context, webhook.id)}/enabled`, webhook.enabled ? 'Disable' : 'Enable', {
     ariaLabel: `${webhook.enabled ? 'Disable' : 'Enable'} the endpoint ${webhook.url}`,
     fields: { enabled: webhook.enabled ? 'false' : 'true', next: back },
@@ -103,10 +128,12 @@ ${webhook.description ? `<dt>Description</dt><dd>${escape(webhook.description)}<
 function endpointForm(context: SignedInContext, form: EndpointForm): string {
   const chosen = new Set(form.eventTypes ?? ['*']);
   const eventsError = form.errors?.event_types;
-  const boxes = FORM_EVENT_FILTERS.map((filter, i) => `<div class="check">
+  const boxes = FORM_EVENT_FILTERS.map(
+    (filter, i) => `<div class="check">
 <input type="checkbox" id="event-${i}" name="event:${escape(filter)}" value="on"${chosen.has(filter) ? ' checked' : ''}>
 <label for="event-${i}">${escape(FILTER_WORDS[filter])} <span class="tag mono">${escape(filter)}</span></label>
-</div>`).join('\n');
+</div>`,
+  ).join('\n');
   return `<section aria-labelledby="add-endpoint-heading">
 <h2 id="add-endpoint-heading">Add an endpoint</h2>
 <form method="post" action="${context.path}/webhooks" novalidate>
@@ -129,31 +156,59 @@ export function webhooksPage(
   options: { nextCursor: string | null; notice: string; form: EndpointForm; created?: { url: string; secret: string } },
 ): string {
   const back = `${context.path}/webhooks`;
-  const list = endpoints.length === 0
-    ? '<p>No endpoints yet. Add one below, or with <code>POST /v1/webhooks</code>.</p>'
-    : endpoints.map(({ webhook, deliveries, moreDeliveries }) => `<article class="endpoint" aria-labelledby="${escape(webhook.id)}-heading">
+  const list =
+    endpoints.length === 0
+      ? '<p>No endpoints yet. Add one below, or with <code>POST /v1/webhooks</code>.</p>'
+      : endpoints
+          .map(
+            ({
+              webhook,
+              deliveries,
+              moreDeliveries,
+            }) => `<article class="endpoint" aria-labelledby="${escape(webhook.id)}-heading">
 ${endpointHeader(context, webhook, back, 'h2')}
 ${deliveriesTable(context, webhook, deliveries, back, `Recent deliveries to ${webhook.url}, newest first`)}
 ${moreDeliveries ? `<p class="small"><a href="${path(context, webhook.id)}">All deliveries to this endpoint</a></p>` : ''}
-</article>`).join('\n');
+</article>`,
+          )
+          .join('\n');
   const reveal = options.created
-    ? revealOnce({ id: 'new-secret', heading: `Endpoint added: ${options.created.url}`, label: 'Signing secret', secret: options.created.secret, explain: 'Your receiver verifies each delivery\'s webhook-signature header with it.' })
+    ? revealOnce({
+        id: 'new-secret',
+        heading: `Endpoint added: ${options.created.url}`,
+        label: 'Signing secret',
+        secret: options.created.secret,
+        explain: "Your receiver verifies each delivery's webhook-signature header with it.",
+      })
     : '';
   const title = options.form.errors ? 'Error: Webhooks' : 'Webhooks';
-  return sectionPage(context, title, `<h1>Webhooks</h1>
+  return sectionPage(
+    context,
+    title,
+    `<h1>Webhooks</h1>
 <p class="lead">Cellgate POSTs every event of the chosen types to your endpoints, signed per Standard Webhooks, and retries failures for up to 5 days.</p>
 ${options.notice}
 ${reveal}
 ${list}
 ${options.nextCursor ? `<p class="after"><a href="${back}?cursor=${encodeURIComponent(options.nextCursor)}">More endpoints</a></p>` : ''}
-${endpointForm(context, options.form)}`);
+${endpointForm(context, options.form)}`,
+  );
 }
 
 /** One endpoint with its whole delivery log, a page at a time. */
-export function endpointPage(context: SignedInContext, webhook: WebhookView, deliveries: DeliveryView[], options: { nextCursor: string | null; notice: string; back: string }): string {
-  return sectionPage(context, `Deliveries to ${webhook.url}`, `<p class="small"><a href="${context.path}/webhooks">All endpoints</a></p>
+export function endpointPage(
+  context: SignedInContext,
+  webhook: WebhookView,
+  deliveries: DeliveryView[],
+  options: { nextCursor: string | null; notice: string; back: string },
+): string {
+  return sectionPage(
+    context,
+    `Deliveries to ${webhook.url}`,
+    `<p class="small"><a href="${context.path}/webhooks">All endpoints</a></p>
 ${options.notice}
 ${endpointHeader(context, webhook, options.back, 'h1')}
 ${deliveriesTable(context, webhook, deliveries, options.back, 'Deliveries to this endpoint, newest first')}
-${options.nextCursor ? `<p class="after"><a href="${path(context, webhook.id)}?cursor=${encodeURIComponent(options.nextCursor)}">Older deliveries</a></p>` : ''}`);
+${options.nextCursor ? `<p class="after"><a href="${path(context, webhook.id)}?cursor=${encodeURIComponent(options.nextCursor)}">Older deliveries</a></p>` : ''}`,
+  );
 }

@@ -32,27 +32,43 @@ export function registerWebhookPages(scope: App, module: ConsoleModule): void {
   const webhooks = module.dashboard.webhooking.webhooks;
 
   /** The endpoints page (a page of endpoints, each with its latest deliveries). */
-  async function sendList(reply: FastifyReply, session: ConsoleSession, status: number, options: { cursor?: string; notice?: string; form?: EndpointForm; created?: { url: string; secret: string } }) {
+  async function sendList(
+    reply: FastifyReply,
+    session: ConsoleSession,
+    status: number,
+    options: { cursor?: string; notice?: string; form?: EndpointForm; created?: { url: string; secret: string } },
+  ) {
     const context = contextOf(session, 'webhooks');
     const organizationId = session.organizationId;
-    const page = await orPage(reply, context, BACK, 'page', () => webhooks.list(organizationId, { limit: ENDPOINTS_PER_PAGE, cursor: options.cursor }));
+    const page = await orPage(reply, context, BACK, 'page', () =>
+      webhooks.list(organizationId, { limit: ENDPOINTS_PER_PAGE, cursor: options.cursor }),
+    );
     if (!page) return reply;
-    const endpoints = await Promise.all(page.webhooks.map(async (webhook) => {
-      const recent = await webhooks.listDeliveries(organizationId, webhook.id, { limit: RECENT_DELIVERIES });
-      return { webhook, deliveries: recent.deliveries, moreDeliveries: recent.next_cursor !== null };
-    }));
-    return sendPage(reply, status, webhooksPage(context, endpoints, {
-      nextCursor: page.next_cursor,
-      notice: options.notice ?? '',
-      form: options.form ?? { clientId: newClientId() },
-      created: options.created,
-    }));
+    const endpoints = await Promise.all(
+      page.webhooks.map(async (webhook) => {
+        const recent = await webhooks.listDeliveries(organizationId, webhook.id, { limit: RECENT_DELIVERIES });
+        return { webhook, deliveries: recent.deliveries, moreDeliveries: recent.next_cursor !== null };
+      }),
+    );
+    return sendPage(
+      reply,
+      status,
+      webhooksPage(context, endpoints, {
+        nextCursor: page.next_cursor,
+        notice: options.notice ?? '',
+        form: options.form ?? { clientId: newClientId() },
+        created: options.created,
+      }),
+    );
   }
 
   scope.get(`${CONSOLE_PATH}/webhooks`, { config: PUBLIC, schema: HIDDEN }, async (request, reply) => {
     const session = await guard.page(request, reply);
     if (!session) return reply;
-    return sendList(reply, session, 200, { cursor: text(request.query, 'cursor') || undefined, notice: noticeOf(request.query, NOTICES) });
+    return sendList(reply, session, 200, {
+      cursor: text(request.query, 'cursor') || undefined,
+      notice: noticeOf(request.query, NOTICES),
+    });
   });
 
   scope.get(`${CONSOLE_PATH}/webhooks/:webhook_id`, { config: PUBLIC, schema: HIDDEN }, async (request, reply) => {
@@ -62,15 +78,22 @@ export function registerWebhookPages(scope: App, module: ConsoleModule): void {
     const webhookId = param(request.params, 'webhook_id');
     const found = await orPage(reply, context, BACK, 'webhook endpoint', async () => {
       const webhook = await webhooks.get(session.organizationId, webhookId);
-      const page = await webhooks.listDeliveries(session.organizationId, webhookId, { limit: DELIVERIES_PER_PAGE, cursor: text(request.query, 'cursor') || undefined });
+      const page = await webhooks.listDeliveries(session.organizationId, webhookId, {
+        limit: DELIVERIES_PER_PAGE,
+        cursor: text(request.query, 'cursor') || undefined,
+      });
       return { webhook, page };
     });
     if (!found) return reply;
-    return sendPage(reply, 200, endpointPage(context, found.webhook, found.page.deliveries, {
-      nextCursor: found.page.next_cursor,
-      notice: noticeOf(request.query, NOTICES),
-      back: `${CONSOLE_PATH}/webhooks/${encodeURIComponent(webhookId)}`,
-    }));
+    return sendPage(
+      reply,
+      200,
+      endpointPage(context, found.webhook, found.page.deliveries, {
+        nextCursor: found.page.next_cursor,
+        notice: noticeOf(request.query, NOTICES),
+        back: `${CONSOLE_PATH}/webhooks/${encodeURIComponent(webhookId)}`,
+      }),
+    );
   });
 
   scope.post(`${CONSOLE_PATH}/webhooks`, { config: PUBLIC, schema: HIDDEN }, async (request, reply) => {
@@ -78,7 +101,12 @@ export function registerWebhookPages(scope: App, module: ConsoleModule): void {
     if (!session) return reply;
     const form = endpointFormOf(request.body);
     if (form.errors) return sendList(reply, session, 400, { form });
-    const create = (clientId: string) => webhooks.create(session.organizationId, { client_id: clientId, url: form.url as string, event_types: form.eventTypes });
+    const create = (clientId: string) =>
+      webhooks.create(session.organizationId, {
+        client_id: clientId,
+        url: form.url as string,
+        event_types: form.eventTypes,
+      });
     try {
       let result;
       try {
@@ -89,35 +117,58 @@ export function registerWebhookPages(scope: App, module: ConsoleModule): void {
         result = await create(newClientId());
       }
       const { created, webhook } = result;
-      if (!created || !webhook.secret) return sendList(reply, session, 200, { notice: notice('ok', escape(NOTICES.existing)) });
+      if (!created || !webhook.secret)
+        return sendList(reply, session, 200, { notice: notice('ok', escape(NOTICES.existing)) });
       return sendList(reply, session, 201, { created: { url: webhook.url, secret: webhook.secret } });
     } catch (error) {
       const fields = fieldErrorsOf(error, { url: 'The URL' });
       if (!fields) throw error;
-      return sendList(reply, session, 400, { form: { ...form, errors: { url: fields.url ?? Object.values(fields).join(' ') } } });
+      return sendList(reply, session, 400, {
+        form: { ...form, errors: { url: fields.url ?? Object.values(fields).join(' ') } },
+      });
     }
   });
 
-  scope.post(`${CONSOLE_PATH}/webhooks/:webhook_id/deliveries/:delivery_id/retry`, { config: PUBLIC, schema: HIDDEN }, async (request, reply) => {
-    const session = await guard.posted(request, reply, text(request.body, 'csrf_token'));
-    if (!session) return reply;
-    const context = contextOf(session, 'webhooks');
-    const retried = await orPage(reply, context, BACK, 'delivery', () =>
-      webhooks.retryDelivery(session.organizationId, param(request.params, 'webhook_id'), param(request.params, 'delivery_id')));
-    if (!retried) return reply;
-    return redirect(reply, withNotice(backOf(request.body), 'retried'));
-  });
+  scope.post(
+    `${CONSOLE_PATH}/webhooks/:webhook_id/deliveries/:delivery_id/retry`,
+    { config: PUBLIC, schema: HIDDEN },
+    async (request, reply) => {
+      const session = await guard.posted(request, reply, text(request.body, 'csrf_token'));
+      if (!session) return reply;
+      const context = contextOf(session, 'webhooks');
+      const retried = await orPage(reply, context, BACK, 'delivery', () =>
+        webhooks.retryDelivery(
+          session.organizationId,
+          param(request.params, 'webhook_id'),
+          param(request.params, 'delivery_id'),
+        ),
+      );
+      if (!retried) return reply;
+      return redirect(reply, withNotice(backOf(request.body), 'retried'));
+    },
+  );
 
-  scope.post(`${CONSOLE_PATH}/webhooks/:webhook_id/enabled`, { config: PUBLIC, schema: HIDDEN }, async (request, reply) => {
-    const session = await guard.posted(request, reply, text(request.body, 'csrf_token'));
-    if (!session) return reply;
-    const context: SignedInContext = contextOf(session, 'webhooks');
-    const enabled = text(request.body, 'enabled');
-    if (enabled !== 'true' && enabled !== 'false') return sendPage(reply, 400, messagePage(context, 'Not changed', 'Choose whether the endpoint is enabled.', BACK));
-    const updated = await orPage(reply, context, BACK, 'webhook endpoint', () => webhooks.update(session.organizationId, param(request.params, 'webhook_id'), { enabled: enabled === 'true' }));
-    if (!updated) return reply;
-    return redirect(reply, withNotice(backOf(request.body), updated.enabled ? 'enabled' : 'disabled'));
-  });
+  scope.post(
+    `${CONSOLE_PATH}/webhooks/:webhook_id/enabled`,
+    { config: PUBLIC, schema: HIDDEN },
+    async (request, reply) => {
+      const session = await guard.posted(request, reply, text(request.body, 'csrf_token'));
+      if (!session) return reply;
+      const context: SignedInContext = contextOf(session, 'webhooks');
+      const enabled = text(request.body, 'enabled');
+      if (enabled !== 'true' && enabled !== 'false')
+        return sendPage(
+          reply,
+          400,
+          messagePage(context, 'Not changed', 'Choose whether the endpoint is enabled.', BACK),
+        );
+      const updated = await orPage(reply, context, BACK, 'webhook endpoint', () =>
+        webhooks.update(session.organizationId, param(request.params, 'webhook_id'), { enabled: enabled === 'true' }),
+      );
+      if (!updated) return reply;
+      return redirect(reply, withNotice(backOf(request.body), updated.enabled ? 'enabled' : 'disabled'));
+    },
+  );
 }
 
 /** Where a row's form returns: the console page it was on. */
@@ -128,7 +179,11 @@ function endpointFormOf(body: unknown): EndpointForm {
   const url = text(body, 'url').trim();
   const eventTypes = FORM_EVENT_FILTERS.filter((filter) => text(body, `event:${filter}`) === 'on');
   const posted = text(body, 'client_id');
-  const form: EndpointForm = { clientId: CLIENT_ID.test(posted) ? posted : newClientId(), url, eventTypes: eventTypes.includes('*') ? ['*'] : eventTypes };
+  const form: EndpointForm = {
+    clientId: CLIENT_ID.test(posted) ? posted : newClientId(),
+    url,
+    eventTypes: eventTypes.includes('*') ? ['*'] : eventTypes,
+  };
   const errors: NonNullable<EndpointForm['errors']> = {};
   if (url === '') errors.url = 'Enter the URL of your receiver, like https://agent.example.com/hooks/cellgate.';
   if (eventTypes.length === 0) errors.event_types = 'Choose at least one kind of event.';

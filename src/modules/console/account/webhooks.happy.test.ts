@@ -3,7 +3,15 @@ import assert from 'node:assert/strict';
 import { startApp, type TestApp } from '../../../../test/harness.ts';
 import { createEndpoint, deliveriesOf, emitEvent } from '../../../../test/support/webhooks.ts';
 import { startReceiver, type Receiver } from '../../../../test/support/webhook-receiver.ts';
-import { failedDelivery, giveUp, latestDelivery, page, post, signedInOrganization, type SignedInOrg } from './test-support.ts';
+import {
+  failedDelivery,
+  giveUp,
+  latestDelivery,
+  page,
+  post,
+  signedInOrganization,
+  type SignedInOrg,
+} from './test-support.ts';
 
 describe('console webhooks', () => {
   let t: TestApp;
@@ -19,7 +27,7 @@ describe('console webhooks', () => {
     await t.close();
   });
 
-  it('lists the endpoints with their events and state, and each one\'s recent deliveries', async () => {
+  it("lists the endpoints with their events and state, and each one's recent deliveries", async () => {
     const messages = await createEndpoint(t, org.headers, `${receiver.url}?messages`, { event_types: ['message.*'] });
     await createEndpoint(t, org.headers, `${receiver.url}?off`, { enabled: false });
     const event = await emitEvent(t, org.organizationId, 'message.sent');
@@ -37,8 +45,14 @@ describe('console webhooks', () => {
     assert.match(second, new RegExp(`id="${messages.id}-heading"`));
     assert.match(second, /<span class="tag mono">message\.\*<\/span>/);
     assert.match(second, /✓ <\/span>Enabled<\/span>/);
-    assert.match(second, /<caption>Recent deliveries to http:\/\/127\.0\.0\.1:\d+\/hooks\?messages, newest first<\/caption>/);
-    assert.match(second, new RegExp(`<span class="mono">message\\.sent</span><br><span class="small mono">${event.id}</span>`));
+    assert.match(
+      second,
+      /<caption>Recent deliveries to http:\/\/127\.0\.0\.1:\d+\/hooks\?messages, newest first<\/caption>/,
+    );
+    assert.match(
+      second,
+      new RegExp(`<span class="mono">message\\.sent</span><br><span class="small mono">${event.id}</span>`),
+    );
     assert.match(second, /Delivered<\/span>/);
     assert.match(second, /<td>1<\/td>\n<td><span class="mono">HTTP 200<\/span><\/td>/);
     assert.match(second, /<time datetime="2\d{3}-\d\d-\d\dT[^"]+">/);
@@ -75,7 +89,7 @@ describe('console webhooks', () => {
     assert.match(after, /Delivered<\/span>/);
   });
 
-  it('shows an endpoint\'s whole delivery log, and a retry there returns to it', async () => {
+  it("shows an endpoint's whole delivery log, and a retry there returns to it", async () => {
     const { endpoint, delivery } = await failedDelivery(t, org, receiver);
     receiver.respond = () => ({ status: 200 });
     for (let i = 0; i < 5; i++) await emitEvent(t, org.organizationId, 'cell.updated');
@@ -88,7 +102,9 @@ describe('console webhooks', () => {
     assert.equal(log.statusCode, 200);
     assert.equal(log.body.match(/<tr>\n<td><span class="mono">/g)?.length, 6);
     assert.match(log.body, /<h1 id="whk_[^"]+-heading" class="endpoint-url mono">/);
-    const retried = await post(t, org, `/console/webhooks/${endpoint.id}/deliveries/${delivery.id}/retry`, { next: `/console/webhooks/${endpoint.id}` });
+    const retried = await post(t, org, `/console/webhooks/${endpoint.id}/deliveries/${delivery.id}/retry`, {
+      next: `/console/webhooks/${endpoint.id}`,
+    });
     assert.equal(retried.headers.location, `/console/webhooks/${endpoint.id}?notice=retried`);
   });
 
@@ -96,10 +112,17 @@ describe('console webhooks', () => {
     const form = (await page(t, org, '/console/webhooks')).body;
     const clientId = form.match(/name="client_id" value="([^"]+)"/)?.[1];
     assert.ok(clientId);
-    const fields = { client_id: clientId, url: `${receiver.url}?console`, 'event:message.*': 'on', 'event:billing.*': 'on' };
+    const fields = {
+      client_id: clientId,
+      url: `${receiver.url}?console`,
+      'event:message.*': 'on',
+      'event:billing.*': 'on',
+    };
     const created = await post(t, org, '/console/webhooks', fields);
     assert.equal(created.statusCode, 201, created.body);
-    const secret = created.body.match(/<input id="new-secret" class="secret mono" type="text" value="(whsec_[^"]+)" readonly/)?.[1];
+    const secret = created.body.match(
+      /<input id="new-secret" class="secret mono" type="text" value="(whsec_[^"]+)" readonly/,
+    )?.[1];
     assert.ok(secret, 'the secret is shown');
     assert.match(created.body, /Copy it now: it will not be shown again/);
     assert.match(created.body, /<span class="tag mono">message\.\*<\/span><span class="tag mono">billing\.\*<\/span>/);
@@ -119,17 +142,26 @@ describe('console webhooks', () => {
     assert.equal(receiver.requests.length, 1);
   });
 
-  it('disables and enables an endpoint; a disabled endpoint\'s failed delivery waits for it', async () => {
+  it("disables and enables an endpoint; a disabled endpoint's failed delivery waits for it", async () => {
     const { endpoint } = await failedDelivery(t, org, receiver);
-    const disabled = await post(t, org, `/console/webhooks/${endpoint.id}/enabled`, { enabled: 'false', next: '/console/webhooks' });
+    const disabled = await post(t, org, `/console/webhooks/${endpoint.id}/enabled`, {
+      enabled: 'false',
+      next: '/console/webhooks',
+    });
     assert.equal(disabled.headers.location, '/console/webhooks?notice=disabled');
     const body = (await page(t, org, '/console/webhooks?notice=disabled')).body;
     assert.match(body, /Endpoint disabled/);
     assert.match(body, /Enable the endpoint to retry/);
     assert.doesNotMatch(body, /\/retry"/);
-    const enabled = await post(t, org, `/console/webhooks/${endpoint.id}/enabled`, { enabled: 'true', next: '/console/webhooks' });
+    const enabled = await post(t, org, `/console/webhooks/${endpoint.id}/enabled`, {
+      enabled: 'true',
+      next: '/console/webhooks',
+    });
     assert.equal(enabled.headers.location, '/console/webhooks?notice=enabled');
-    assert.equal((await t.app.inject({ url: `/v1/webhooks/${endpoint.id}`, headers: org.headers })).json().enabled, true);
+    assert.equal(
+      (await t.app.inject({ url: `/v1/webhooks/${endpoint.id}`, headers: org.headers })).json().enabled,
+      true,
+    );
     assert.equal((await deliveriesOf(t, org.headers, endpoint.id)).deliveries[0].status, 'retrying');
   });
 });

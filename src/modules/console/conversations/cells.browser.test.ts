@@ -13,7 +13,6 @@ import { apiMessages, consoleLine, type ConsoleLine } from './test-support.ts';
 
 const PARTICIPANT = '+14155550188';
 
-
 describe('console cells in a browser', { skip: skipWithoutChromium }, () => {
   let t: TestApp;
   let browser: Browser;
@@ -34,7 +33,8 @@ describe('console cells in a browser', { skip: skipWithoutChromium }, () => {
   // A mark on the page's global object that a reload or a navigation would wipe out.
   const mark = (page: Page) => page.evaluate(() => Object.assign(globalThis, { stillHere: true }));
   const marked = (page: Page) => page.evaluate(() => (globalThis as { stillHere?: boolean }).stillHere === true);
-  const shot = (page: Page, name: string) => page.screenshot({ path: `${artifactsDir('console')}cells-${name}.png`, fullPage: true });
+  const shot = (page: Page, name: string) =>
+    page.screenshot({ path: `${artifactsDir('console')}cells-${name}.png`, fullPage: true });
 
   /** Signs in through the pages by keyboard, landing on the cells list. */
   async function signIn(page: Page) {
@@ -52,14 +52,24 @@ describe('console cells in a browser', { skip: skipWithoutChromium }, () => {
     const scriptErrors: string[] = [];
     page.on('pageerror', (error) => scriptErrors.push(String(error)));
     // Failed loads are the favicon (none) and the 400 of the empty reply below, both expected.
-    page.on('console', (message) => message.type() === 'error' && !message.text().startsWith('Failed to load resource') && scriptErrors.push(message.text()));
+    page.on(
+      'console',
+      (message) =>
+        message.type() === 'error' &&
+        !message.text().startsWith('Failed to load resource') &&
+        scriptErrors.push(message.text()),
+    );
     await signIn(page);
     assert.equal(await page.title(), 'Cells — Cellgate Console');
     await shot(page, 'list');
     // The list is live too: the phone calls in, and its row says so without a reload.
     await page.getByRole('status').filter({ hasText: 'Live:' }).waitFor();
     await mark(page);
-    assert.equal((await t.app.inject({ method: 'POST', url: '/v1/device/heartbeat', headers: line.device.headers, payload: {} })).statusCode, 200);
+    assert.equal(
+      (await t.app.inject({ method: 'POST', url: '/v1/device/heartbeat', headers: line.device.headers, payload: {} }))
+        .statusCode,
+      200,
+    );
     await page.locator(`#cell-row-${line.cell.id}`).getByText('Online').waitFor();
     assert.equal(await marked(page), true, 'no reload');
 
@@ -87,7 +97,10 @@ describe('console cells in a browser', { skip: skipWithoutChromium }, () => {
     assert.equal((await inbound(t, line, { from: PARTICIPANT, body: 'Hello again, from outside' })).statusCode, 201);
     await log.getByText('Hello again, from outside').waitFor();
     assert.equal(await marked(page), true, 'no reload');
-    assert.deepEqual(await log.locator('.message-body').allTextContents(), ['Hi, is my order ready?', 'Hello again, from outside']);
+    assert.deepEqual(await log.locator('.message-body').allTextContents(), [
+      'Hi, is my order ready?',
+      'Hello again, from outside',
+    ]);
     await shot(page, 'thread-live');
 
     // An empty reply: the error is on the field, announced with it, and focused.
@@ -95,7 +108,10 @@ describe('console cells in a browser', { skip: skipWithoutChromium }, () => {
     await page.getByRole('button', { name: 'Send' }).click();
     await page.getByText('Enter a message.').waitFor();
     assert.equal(await page.locator(':focus').getAttribute('id'), 'body');
-    assert.match(String(await page.getByLabel('Message to +1 415 555 0188').getAttribute('aria-describedby')), /body-error/);
+    assert.match(
+      String(await page.getByLabel('Message to +1 415 555 0188').getAttribute('aria-describedby')),
+      /body-error/,
+    );
     await shot(page, 'error');
 
     // By keyboard: type the reply, Tab to Send, Enter.

@@ -99,7 +99,11 @@ function connect() {
   });
   source.addEventListener('error', () => {
     // EventSource retries by itself; CLOSED means it gave up (signed out, or the cell is gone).
-    say(source.readyState === EventSource.CLOSED ? 'Live updates stopped. Reload the page to see new messages.' : 'Reconnecting…');
+    say(
+      source.readyState === EventSource.CLOSED
+        ? 'Live updates stopped. Reload the page to see new messages.'
+        : 'Reconnecting…',
+    );
   });
 }
 

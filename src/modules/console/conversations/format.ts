@@ -11,4 +11,5 @@ export function phone(number: string): string {
 }
 
 /** Times are UTC, as everywhere in Cellgate; the datetime attribute keeps the exact instant. */
-export const time = (iso: string) => `<time datetime="${escape(iso)}">${escape(iso.slice(0, 16).replace('T', ' '))} UTC</time>`;
+export const time = (iso: string) =>
+  `<time datetime="${escape(iso)}">${escape(iso.slice(0, 16).replace('T', ' '))} UTC</time>`;

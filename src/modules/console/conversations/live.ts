@@ -24,7 +24,15 @@ import type { EventEnvelope, EventType } from '../../events/types.ts';
 
 /** What a cell's page shows changes with these. */
 export const LIVE_TYPES: readonly EventType[] = [
-  'message.sent', 'message.delivered', 'message.failed', 'message.received', 'cell.created', 'cell.updated', 'cell.online', 'cell.offline', 'cell.deleted',
+  'message.sent',
+  'message.delivered',
+  'message.failed',
+  'message.received',
+  'cell.created',
+  'cell.updated',
+  'cell.online',
+  'cell.offline',
+  'cell.deleted',
 ];
 const LIVE = new Set<string>(LIVE_TYPES);
 const HEARTBEAT_MS = 25_000;
@@ -63,7 +71,14 @@ class LiveStream implements FeedSubscriber {
   private lastSeq = 0;
   private readonly queued: StreamEvent[] = [];
 
-  constructor(options: { organizationId: string; cellId: string | null; request: FastifyRequest; reply: FastifyReply; render: LiveRender; onClose: (stream: LiveStream) => void }) {
+  constructor(options: {
+    organizationId: string;
+    cellId: string | null;
+    request: FastifyRequest;
+    reply: FastifyReply;
+    render: LiveRender;
+    onClose: (stream: LiveStream) => void;
+  }) {
     this.organizationId = options.organizationId;
     this.cellId = options.cellId;
     this.request = options.request;
@@ -160,7 +175,11 @@ export class ConsoleLive {
   }
 
   /** Takes over the response (checks are the caller's: session, cell ownership, `after`) and streams until either side closes. */
-  async open(request: FastifyRequest, reply: FastifyReply, options: { organizationId: string; cellId: string | null; after: number | null; render: LiveRender }): Promise<void> {
+  async open(
+    request: FastifyRequest,
+    reply: FastifyReply,
+    options: { organizationId: string; cellId: string | null; after: number | null; render: LiveRender },
+  ): Promise<void> {
     const { events } = this.deps;
     const release = this.deps.cap.admit(options.organizationId);
     const committed = await this.prepare(request, reply, release);

@@ -13,7 +13,8 @@ import { hasError, type SendForm, sendForm } from './send-form.ts';
 export const SCRIPTS = ['cells.js'];
 
 export const cellsPath = (context: SignedInContext) => `${context.path}/cells`;
-export const cellPath = (context: SignedInContext, cellId: string) => `${cellsPath(context)}/${encodeURIComponent(cellId)}`;
+export const cellPath = (context: SignedInContext, cellId: string) =>
+  `${cellsPath(context)}/${encodeURIComponent(cellId)}`;
 export const threadPath = (context: SignedInContext, cellId: string, participant: string) =>
   `${cellPath(context, cellId)}/conversations/${encodeURIComponent(participant)}`;
 
@@ -29,8 +30,14 @@ const MESSAGE_STATUS: Record<MessageView['status'], { glyph: string; label: stri
 
 const CELL_STATUS: Record<CellView['status'], { label: string; note?: string }> = {
   active: { label: 'Active' },
-  provisioning: { label: 'Provisioning', note: 'Waiting for a phone: the cell gets its number when the operator adds one.' },
-  suspended: { label: 'Suspended', note: 'Suspended for an unpaid period: sends are refused until the organization pays.' },
+  provisioning: {
+    label: 'Provisioning',
+    note: 'Waiting for a phone: the cell gets its number when the operator adds one.',
+  },
+  suspended: {
+    label: 'Suspended',
+    note: 'Suspended for an unpaid period: sends are refused until the organization pays.',
+  },
   released: { label: 'Released', note: 'This cell was released: it no longer sends or receives.' },
 };
 
@@ -47,7 +54,8 @@ function presence(cell: CellView): string {
     : `<span class="presence offline"><span aria-hidden="true">○</span> Offline</span>${seen}`;
 }
 
-const cellStatus = (cell: CellView) => `<span class="cell-status cell-${cell.status}">${CELL_STATUS[cell.status].label}</span>`;
+const cellStatus = (cell: CellView) =>
+  `<span class="cell-status cell-${cell.status}">${CELL_STATUS[cell.status].label}</span>`;
 
 /** The cell's number, phone presence and status (replaced live on cell events). */
 export function cellState(context: SignedInContext, cell: CellView): string {
@@ -66,10 +74,14 @@ ${note ? `<p class="notice info">${escape(note)}${billing}</p>` : ''}
 /** One message of a thread; its id lets the live view replace it when its status changes. */
 export function messageItem(message: MessageView): string {
   const inbound = message.direction === 'inbound';
-  const media = message.media_urls.length === 0
-    ? ''
-    : `<ul class="message-media">${message.media_urls.map((url, i) => `<li><a href="${escape(url)}" rel="noopener noreferrer">Attachment ${i + 1}</a></li>`).join('')}</ul>`;
-  const error = message.status === 'failed' && message.error ? ` <span class="msg-error">${escape(message.error.message || message.error.code)}</span>` : '';
+  const media =
+    message.media_urls.length === 0
+      ? ''
+      : `<ul class="message-media">${message.media_urls.map((url, i) => `<li><a href="${escape(url)}" rel="noopener noreferrer">Attachment ${i + 1}</a></li>`).join('')}</ul>`;
+  const error =
+    message.status === 'failed' && message.error
+      ? ` <span class="msg-error">${escape(message.error.message || message.error.code)}</span>`
+      : '';
   return `<li id="message-${escape(message.id)}" class="message ${inbound ? 'inbound' : 'outbound'}" data-updated="${escape(message.updated_at)}">
 <p class="message-meta"><span class="message-who">${inbound ? escape(phone(message.from)) : 'You'}</span> ${time(message.created_at)}</p>
 <p class="message-body">${escape(message.body)}</p>
@@ -81,7 +93,12 @@ export const participantOf = (message: MessageView) => (message.direction === 'i
 export const conversationDomId = (participant: string) => `conversation-${participant.replace(/\D/g, '')}`;
 
 /** A conversation of the cell with its latest message (replaced live when a newer one comes). */
-export function conversationItem(context: SignedInContext, cellId: string, participant: string, latest: MessageView | undefined): string {
+export function conversationItem(
+  context: SignedInContext,
+  cellId: string,
+  participant: string,
+  latest: MessageView | undefined,
+): string {
   const preview = latest
     ? `<span class="conversation-preview">${latest.direction === 'outbound' ? '<span class="small">You:</span> ' : ''}${escape(latest.body)}</span>
 <span class="conversation-meta">${time(latest.created_at)} ${messageStatus(latest)}</span>`
@@ -100,11 +117,19 @@ const crumbs = (items: { href?: string; text: string }[]) =>
  * it). Older pages (a cursor) are not live: new messages belong on the first page.
  */
 const LIVE_TEXTS = {
-  messages: { offline: 'Reload the page to see new messages.', live: 'Live: new messages and status changes appear here as they happen.' },
-  cells: { offline: 'Reload the page to see phones come online or go offline.', live: 'Live: phones coming online or going offline, and new cells, appear here as they happen.' },
+  messages: {
+    offline: 'Reload the page to see new messages.',
+    live: 'Live: new messages and status changes appear here as they happen.',
+  },
+  cells: {
+    offline: 'Reload the page to see phones come online or go offline.',
+    live: 'Live: phones coming online or going offline, and new cells, appear here as they happen.',
+  },
 };
 const liveStatus = (liveUrl: string | null, texts: { offline: string; live: string } = LIVE_TEXTS.messages) =>
-  liveUrl ? `<p id="live-status" class="live-status small" role="status" data-live-url="${escape(liveUrl)}" data-live-text="${escape(texts.live)}">${texts.offline}</p>` : '';
+  liveUrl
+    ? `<p id="live-status" class="live-status small" role="status" data-live-url="${escape(liveUrl)}" data-live-text="${escape(texts.live)}">${texts.offline}</p>`
+    : '';
 
 /** A row of the cells list (replaced live when the cell changes, added when one is created). */
 export function cellRow(context: SignedInContext, cell: CellView): string {
@@ -116,9 +141,15 @@ export function cellRow(context: SignedInContext, cell: CellView): string {
 </tr>`;
 }
 
-export function cellsPage(context: SignedInContext, view: { cells: CellView[]; nextCursor: string | null; liveUrl: string | null }): string {
+export function cellsPage(
+  context: SignedInContext,
+  view: { cells: CellView[]; nextCursor: string | null; liveUrl: string | null },
+): string {
   const { cells, nextCursor } = view;
-  return layout({ ...context, current: 'cells', scripts: SCRIPTS }, 'Cells', `<div class="card wide">
+  return layout(
+    { ...context, current: 'cells', scripts: SCRIPTS },
+    'Cells',
+    `<div class="card wide">
 <h1>Cells</h1>
 ${liveStatus(view.liveUrl, LIVE_TEXTS.cells)}
 <p id="cells-empty"${cells.length > 0 ? ' hidden' : ''}>No cells yet. Create one with the API: <code>POST /v1/cells {"display_name": "Support line"}</code>.</p>
@@ -130,7 +161,8 @@ ${cells.map((cell) => cellRow(context, cell)).join('\n')}
 </tbody>
 </table>
 ${nextCursor ? `<p class="after"><a href="${cellsPath(context)}?cursor=${encodeURIComponent(nextCursor)}">More cells</a></p>` : ''}
-</div>`);
+</div>`,
+  );
 }
 
 export interface ConversationSummary {
@@ -138,11 +170,23 @@ export interface ConversationSummary {
   latest: MessageView | undefined;
 }
 
-export function cellPage(context: SignedInContext, view: { cell: CellView; conversations: ConversationSummary[]; nextCursor: string | null; liveUrl: string | null; form: SendForm }): string {
+export function cellPage(
+  context: SignedInContext,
+  view: {
+    cell: CellView;
+    conversations: ConversationSummary[];
+    nextCursor: string | null;
+    liveUrl: string | null;
+    form: SendForm;
+  },
+): string {
   const { cell } = view;
   const list = view.conversations.map((c) => conversationItem(context, cell.id, c.participant, c.latest)).join('\n');
   const title = `${hasError(view.form) ? 'Error: ' : ''}${cell.display_name}`;
-  return layout({ ...context, current: 'cells', scripts: SCRIPTS }, title, `<div class="card wide cell-page" data-cell="${escape(cell.id)}">
+  return layout(
+    { ...context, current: 'cells', scripts: SCRIPTS },
+    title,
+    `<div class="card wide cell-page" data-cell="${escape(cell.id)}">
 ${crumbs([{ href: cellsPath(context), text: 'Cells' }, { text: cell.display_name }])}
 <h1>${escape(cell.display_name)}</h1>
 ${cellState(context, cell)}
@@ -159,17 +203,31 @@ ${view.nextCursor ? `<p><a href="${cellPath(context, cell.id)}?cursor=${encodeUR
 <h2 id="send-heading">New message</h2>
 ${sendForm(context, { action: `${cellPath(context, cell.id)}/messages`, form: view.form })}
 </section>
-</div>`);
+</div>`,
+  );
 }
 
-export function threadPage(context: SignedInContext, view: { cell: CellView; participant: string; messages: MessageView[]; olderCursor: string | null; liveUrl: string | null; form: SendForm }): string {
+export function threadPage(
+  context: SignedInContext,
+  view: {
+    cell: CellView;
+    participant: string;
+    messages: MessageView[];
+    olderCursor: string | null;
+    liveUrl: string | null;
+    form: SendForm;
+  },
+): string {
   const { cell, participant } = view;
   const who = phone(participant);
   const here = threadPath(context, cell.id, participant);
   const title = `${hasError(view.form) ? 'Error: ' : ''}${who} — ${cell.display_name}`;
   // Oldest first, newest last, as a chat reads.
   const items = [...view.messages].reverse().map(messageItem).join('\n');
-  return layout({ ...context, current: 'cells', scripts: SCRIPTS }, title, `<div class="card wide thread-page" data-cell="${escape(cell.id)}">
+  return layout(
+    { ...context, current: 'cells', scripts: SCRIPTS },
+    title,
+    `<div class="card wide thread-page" data-cell="${escape(cell.id)}">
 ${crumbs([{ href: cellsPath(context), text: 'Cells' }, { href: cellPath(context, cell.id), text: cell.display_name }, { text: who }])}
 <h1>Conversation with <span class="mono">${escape(who)}</span></h1>
 ${cellState(context, cell)}
@@ -186,5 +244,6 @@ ${view.liveUrl ? '' : `<p><a href="${here}">Latest messages</a></p>`}
 <h2 id="reply-heading">Reply</h2>
 ${sendForm(context, { action: `${here}/messages`, form: view.form, to: participant })}
 </section>
-</div>`);
+</div>`,
+  );
 }

@@ -24,7 +24,18 @@ import { messagePage } from '../pages.ts';
 import type { ConsoleSession } from '../service.ts';
 import { phone } from './format.ts';
 import { ConsoleLive, parseAfter, type LiveRender } from './live.ts';
-import { cellPage, cellPath, cellRow, cellsPage, cellState, conversationItem, messageItem, participantOf, threadPath, threadPage } from './pages.ts';
+import {
+  cellPage,
+  cellPath,
+  cellRow,
+  cellsPage,
+  cellState,
+  conversationItem,
+  messageItem,
+  participantOf,
+  threadPath,
+  threadPage,
+} from './pages.ts';
 import { hasError, readSendForm, refusedForm, sendIdOf, textOf, type SendForm } from './send-form.ts';
 
 const SCRIPT = readFileSync(new URL('cells.js', import.meta.url), 'utf8');
@@ -50,12 +61,16 @@ type OpenedCell = { cell: CellView; after: number };
 /** What the live view sends for an event of the cell: the pieces of the page it replaces. */
 function liveRender(context: SignedInContext): LiveRender {
   return (envelope) => {
-    if (!envelope.type.startsWith('message.')) return { event: 'cell-update', data: { state: cellState(context, envelope.data as CellView) } };
+    if (!envelope.type.startsWith('message.'))
+      return { event: 'cell-update', data: { state: cellState(context, envelope.data as CellView) } };
     const message = envelope.data as MessageView;
     const participant = participantOf(message);
-    const announce = envelope.type === 'message.received'
-      ? `New message from ${phone(participant)}.`
-      : envelope.type === 'message.failed' ? `A message to ${phone(participant)} failed.` : '';
+    const announce =
+      envelope.type === 'message.received'
+        ? `New message from ${phone(participant)}.`
+        : envelope.type === 'message.failed'
+          ? `A message to ${phone(participant)} failed.`
+          : '';
     return {
       event: 'message-update',
       data: {
@@ -71,10 +86,12 @@ function liveRender(context: SignedInContext): LiveRender {
 }
 
 /** What the cells list's live view sends for a cell event: the cell's row. */
-const listRender = (context: SignedInContext): LiveRender => (envelope) => {
-  const cell = envelope.data as CellView;
-  return { event: 'cell-row', data: { id: cell.id, row: cellRow(context, cell) } };
-};
+const listRender =
+  (context: SignedInContext): LiveRender =>
+  (envelope) => {
+    const cell = envelope.data as CellView;
+    return { event: 'cell-row', data: { id: cell.id, row: cellRow(context, cell) } };
+  };
 
 export function registerConversationPages(app: App, module: ConsoleModule): void {
   const { guard, dashboard } = module;
@@ -91,11 +108,33 @@ export function registerConversationPages(app: App, module: ConsoleModule): void
   app.addHook('preClose', async () => live.closeAll());
 
   const cellNotFound = (reply: FastifyReply, context: SignedInContext) =>
-    sendPage(reply, 404, messagePage(context, 'Cell not found', 'This cell does not exist, was released, or belongs to another organization.', { href: `${context.path}/cells`, text: 'See your cells' }));
+    sendPage(
+      reply,
+      404,
+      messagePage(
+        context,
+        'Cell not found',
+        'This cell does not exist, was released, or belongs to another organization.',
+        { href: `${context.path}/cells`, text: 'See your cells' },
+      ),
+    );
   const conversationNotFound = (reply: FastifyReply, context: SignedInContext, cell: CellView) =>
-    sendPage(reply, 404, messagePage(context, 'Conversation not found', 'The address does not name a phone number in international form, like +14155550123.', { href: cellPath(context, cell.id), text: 'See the conversations of this cell' }));
+    sendPage(
+      reply,
+      404,
+      messagePage(
+        context,
+        'Conversation not found',
+        'The address does not name a phone number in international form, like +14155550123.',
+        { href: cellPath(context, cell.id), text: 'See the conversations of this cell' },
+      ),
+    );
   const badLink = (reply: FastifyReply, context: SignedInContext, back: string) =>
-    sendPage(reply, 400, messagePage(context, 'Page not found', 'This list link is not valid.', { href: back, text: 'Back to the list' }));
+    sendPage(
+      reply,
+      400,
+      messagePage(context, 'Page not found', 'This list link is not valid.', { href: back, text: 'Back to the list' }),
+    );
   const isCode = (error: unknown, code: string) => error instanceof ApiError && error.code === code;
 
   /**
@@ -117,7 +156,13 @@ export function registerConversationPages(app: App, module: ConsoleModule): void
   const liveUrl = ({ cell, after }: OpenedCell, cursor: string | undefined) =>
     cursor ? null : `${CONSOLE_PATH}/cells/${encodeURIComponent(cell.id)}/live?after=${after}`;
 
-  async function showCell(reply: FastifyReply, session: ConsoleSession, opened: OpenedCell, form: SendForm, cursor?: string) {
+  async function showCell(
+    reply: FastifyReply,
+    session: ConsoleSession,
+    opened: OpenedCell,
+    form: SendForm,
+    cursor?: string,
+  ) {
     const context = contextOf(session, 'cells');
     const { cell } = opened;
     let page: Awaited<ReturnType<typeof messages.listConversations>>;
@@ -127,13 +172,31 @@ export function registerConversationPages(app: App, module: ConsoleModule): void
       if (isCode(error, 'invalid_request')) return badLink(reply, context, cellPath(context, cell.id));
       throw error;
     }
-    const latest = await messages.getMany(session.organizationId, cell.id, page.conversations.flatMap((c) => (c.last_message_id ? [c.last_message_id] : [])));
+    const latest = await messages.getMany(
+      session.organizationId,
+      cell.id,
+      page.conversations.flatMap((c) => (c.last_message_id ? [c.last_message_id] : [])),
+    );
     const byId = new Map(latest.map((message) => [message.id, message]));
-    const conversations = page.conversations.map((c) => ({ participant: c.participant, latest: c.last_message_id ? byId.get(c.last_message_id) : undefined }));
-    return sendPage(reply, form.status ?? 200, cellPage(context, { cell, conversations, nextCursor: page.next_cursor, liveUrl: liveUrl(opened, cursor), form }));
+    const conversations = page.conversations.map((c) => ({
+      participant: c.participant,
+      latest: c.last_message_id ? byId.get(c.last_message_id) : undefined,
+    }));
+    return sendPage(
+      reply,
+      form.status ?? 200,
+      cellPage(context, { cell, conversations, nextCursor: page.next_cursor, liveUrl: liveUrl(opened, cursor), form }),
+    );
   }
 
-  async function showThread(reply: FastifyReply, session: ConsoleSession, opened: OpenedCell, participant: string, form: SendForm, cursor?: string) {
+  async function showThread(
+    reply: FastifyReply,
+    session: ConsoleSession,
+    opened: OpenedCell,
+    participant: string,
+    form: SendForm,
+    cursor?: string,
+  ) {
     const context = contextOf(session, 'cells');
     const { cell } = opened;
     let page: Awaited<ReturnType<typeof messages.list>>;
@@ -143,7 +206,18 @@ export function registerConversationPages(app: App, module: ConsoleModule): void
       if (isCode(error, 'invalid_request')) return badLink(reply, context, threadPath(context, cell.id, participant));
       throw error;
     }
-    return sendPage(reply, form.status ?? 200, threadPage(context, { cell, participant, messages: page.messages, olderCursor: page.next_cursor, liveUrl: liveUrl(opened, cursor), form }));
+    return sendPage(
+      reply,
+      form.status ?? 200,
+      threadPage(context, {
+        cell,
+        participant,
+        messages: page.messages,
+        olderCursor: page.next_cursor,
+        liveUrl: liveUrl(opened, cursor),
+        form,
+      }),
+    );
   }
 
   /**
@@ -158,7 +232,8 @@ export function registerConversationPages(app: App, module: ConsoleModule): void
     if (!opened) return cellNotFound(reply, context);
     const { cell } = opened;
     if (fixedTo === null) return conversationNotFound(reply, context, cell);
-    const again = (form: SendForm) => (fixedTo ? showThread(reply, session, opened, fixedTo, form) : showCell(reply, session, opened, form));
+    const again = (form: SendForm) =>
+      fixedTo ? showThread(reply, session, opened, fixedTo, form) : showCell(reply, session, opened, form);
     const { to, body, form } = readSendForm(request.body, fixedTo);
     if (hasError(form)) return again(form);
     let sent: MessageView;
@@ -178,10 +253,21 @@ export function registerConversationPages(app: App, module: ConsoleModule): void
    * Idempotency-Key): a second submit of the same form answers the first's message, or its
    * refusal, and sends nothing.
    */
-  async function sendOnce(organizationId: string, cellId: string, input: { to: string; body: string }, sendId: string | undefined): Promise<MessageView> {
+  async function sendOnce(
+    organizationId: string,
+    cellId: string,
+    input: { to: string; body: string },
+    sendId: string | undefined,
+  ): Promise<MessageView> {
     if (!sendId) return messages.send(organizationId, cellId, input);
-    const outcome = await idempotentSend(dashboard.idempotency, CONSOLE_SEND, organizationId, sendId, { cell_id: cellId, ...input }, (record) =>
-      messages.send(organizationId, cellId, input, { record }));
+    const outcome = await idempotentSend(
+      dashboard.idempotency,
+      CONSOLE_SEND,
+      organizationId,
+      sendId,
+      { cell_id: cellId, ...input },
+      (record) => messages.send(organizationId, cellId, input, { record }),
+    );
     if ('error' in outcome) throw new ApiError(outcome.error.code as ErrorCode, outcome.error.message);
     return outcome.message;
   }
@@ -193,7 +279,12 @@ export function registerConversationPages(app: App, module: ConsoleModule): void
     registerFormParser(scope);
 
     scope.get(`${CONSOLE_PATH}/cells.js`, { config: PUBLIC, schema: HIDDEN }, async (_request, reply) =>
-      reply.header('cache-control', 'public, max-age=3600').header('x-content-type-options', 'nosniff').type('text/javascript; charset=utf-8').send(SCRIPT));
+      reply
+        .header('cache-control', 'public, max-age=3600')
+        .header('x-content-type-options', 'nosniff')
+        .type('text/javascript; charset=utf-8')
+        .send(SCRIPT),
+    );
 
     scope.get(`${CONSOLE_PATH}/cells`, { config: PUBLIC, schema: HIDDEN }, async (request, reply) => {
       const session = await guard.page(request, reply);
@@ -221,32 +312,50 @@ export function registerConversationPages(app: App, module: ConsoleModule): void
       return showCell(reply, session, opened, {}, textOf(request.query, 'cursor') || undefined);
     });
 
-    scope.get(`${CONSOLE_PATH}/cells/:cell_id/conversations/:participant`, { config: PUBLIC, schema: HIDDEN }, async (request, reply) => {
-      const session = await guard.page(request, reply);
-      if (!session) return reply;
-      const context = contextOf(session, 'cells');
-      const opened = await openCell(session, (request.params as ThreadParams).cell_id);
-      if (!opened) return cellNotFound(reply, context);
-      const participant = participantParam(request);
-      if (!participant) return conversationNotFound(reply, context, opened.cell);
-      return showThread(reply, session, opened, participant, {}, textOf(request.query, 'cursor') || undefined);
-    });
+    scope.get(
+      `${CONSOLE_PATH}/cells/:cell_id/conversations/:participant`,
+      { config: PUBLIC, schema: HIDDEN },
+      async (request, reply) => {
+        const session = await guard.page(request, reply);
+        if (!session) return reply;
+        const context = contextOf(session, 'cells');
+        const opened = await openCell(session, (request.params as ThreadParams).cell_id);
+        if (!opened) return cellNotFound(reply, context);
+        const participant = participantParam(request);
+        if (!participant) return conversationNotFound(reply, context, opened.cell);
+        return showThread(reply, session, opened, participant, {}, textOf(request.query, 'cursor') || undefined);
+      },
+    );
 
-    scope.post(`${CONSOLE_PATH}/cells/:cell_id/messages`, { config: PUBLIC, schema: HIDDEN, bodyLimit: SEND_BODY_LIMIT }, (request, reply) => send(request, reply));
+    scope.post(
+      `${CONSOLE_PATH}/cells/:cell_id/messages`,
+      { config: PUBLIC, schema: HIDDEN, bodyLimit: SEND_BODY_LIMIT },
+      (request, reply) => send(request, reply),
+    );
 
-    scope.post(`${CONSOLE_PATH}/cells/:cell_id/conversations/:participant/messages`, { config: PUBLIC, schema: HIDDEN, bodyLimit: SEND_BODY_LIMIT }, (request, reply) =>
-      send(request, reply, participantParam(request)));
+    scope.post(
+      `${CONSOLE_PATH}/cells/:cell_id/conversations/:participant/messages`,
+      { config: PUBLIC, schema: HIDDEN, bodyLimit: SEND_BODY_LIMIT },
+      (request, reply) => send(request, reply, participantParam(request)),
+    );
 
     // An EventSource cannot follow a sign-in redirect: without a session the answer is a plain 401.
-    const plain = (reply: FastifyReply, status: number, text: string) => reply.code(status).header('cache-control', 'no-store').type('text/plain; charset=utf-8').send(text);
-    const afterOf = (request: FastifyRequest) => parseAfter(request.headers['last-event-id'], (request.query as Record<string, unknown>).after);
+    const plain = (reply: FastifyReply, status: number, text: string) =>
+      reply.code(status).header('cache-control', 'no-store').type('text/plain; charset=utf-8').send(text);
+    const afterOf = (request: FastifyRequest) =>
+      parseAfter(request.headers['last-event-id'], (request.query as Record<string, unknown>).after);
 
     scope.get(`${CONSOLE_PATH}/cells/live`, { config: PUBLIC, schema: HIDDEN }, async (request, reply) => {
       const session = await guard.session(request);
       if (!session) return plain(reply, 401, 'Sign in to the console first.');
       const after = afterOf(request);
       if (after === 'invalid') return plain(reply, 400, 'after must be an event position from the page.');
-      await live.open(request, reply, { organizationId: session.organizationId, cellId: null, after, render: listRender(contextOf(session, 'cells')) });
+      await live.open(request, reply, {
+        organizationId: session.organizationId,
+        cellId: null,
+        after,
+        render: listRender(contextOf(session, 'cells')),
+      });
       return reply;
     });
 
@@ -257,7 +366,12 @@ export function registerConversationPages(app: App, module: ConsoleModule): void
       if (!opened) return plain(reply, 404, 'No such cell.');
       const after = afterOf(request);
       if (after === 'invalid') return plain(reply, 400, 'after must be an event position from the page.');
-      await live.open(request, reply, { organizationId: session.organizationId, cellId: opened.cell.id, after, render: liveRender(contextOf(session, 'cells')) });
+      await live.open(request, reply, {
+        organizationId: session.organizationId,
+        cellId: opened.cell.id,
+        after,
+        render: liveRender(contextOf(session, 'cells')),
+      });
       return reply;
     });
   });

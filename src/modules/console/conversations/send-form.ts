@@ -30,7 +30,8 @@ export const sendIdOf = (fields: unknown): string | undefined => {
   return SEND_ID.test(value) ? value : undefined;
 };
 
-export const hasError = (form: SendForm) => Boolean(form.notice || (form.errors && Object.keys(form.errors).length > 0));
+export const hasError = (form: SendForm) =>
+  Boolean(form.notice || (form.errors && Object.keys(form.errors).length > 0));
 
 export const textOf = (fields: unknown, name: string): string => {
   const value = (fields as Record<string, unknown> | undefined)?.[name];
@@ -47,7 +48,8 @@ export function readSendForm(fields: unknown, fixedTo?: string): { to: string; b
   const body = textOf(fields, 'body').replace(/\r\n?/g, '\n');
   const errors: SendForm['errors'] = {};
   if (to === '') errors.to = 'Enter the number to text, like +14155550123.';
-  else if (!normalizePhone(to)) errors.to = 'Enter a valid phone number in international form: + and the country code, like +14155550123.';
+  else if (!normalizePhone(to))
+    errors.to = 'Enter a valid phone number in international form: + and the country code, like +14155550123.';
   const length = [...body].length;
   if (body.trim() === '') errors.body = 'Enter a message.';
   else if (length > MAX_BODY) errors.body = `The message is ${length} characters long; the limit is ${MAX_BODY}.`;
@@ -71,7 +73,12 @@ export function refusedForm(error: unknown, typed: { to: string; body: string },
     case 'cell_not_active':
       return { ...form, notice: `This cell cannot send now: ${error.message}` };
     case 'idempotency_key_reused':
-      return { ...form, status: 409, notice: 'This form was already sent with other text (the thread shows what went out). Send again from this new form if you meant to.' };
+      return {
+        ...form,
+        status: 409,
+        notice:
+          'This form was already sent with other text (the thread shows what went out). Send again from this new form if you meant to.',
+      };
     case 'idempotency_request_in_progress':
       return { ...form, status: 409, notice: 'This form is still being sent. Check the thread in a moment.' };
     default:
@@ -97,9 +104,19 @@ export function sendForm(context: SignedInContext, options: { action: string; fo
     ? `<div class="notice error" role="alert"><p>${escape(form.notice)}</p>${form.billing ? `<p><a href="${context.path}/billing">Top up in Billing</a>, then send again.</p>` : ''}</div>`
     : '';
   // A reply's number is in the form's address (the thread's), so it has no field.
-  const to = options.to === undefined
-    ? field({ id: 'to', name: 'to', label: 'To', type: 'tel', value: form.to, hint: 'In international form, like +14155550123.', error: errors.to, attributes: 'autocomplete="off" spellcheck="false" maxlength="64"' })
-    : '';
+  const to =
+    options.to === undefined
+      ? field({
+          id: 'to',
+          name: 'to',
+          label: 'To',
+          type: 'tel',
+          value: form.to,
+          hint: 'In international form, like +14155550123.',
+          error: errors.to,
+          attributes: 'autocomplete="off" spellcheck="false" maxlength="64"',
+        })
+      : '';
   const label = options.to === undefined ? 'Message' : `Message to ${phone(options.to)}`;
   return `${notice}<form method="post" action="${escape(options.action)}" class="send-form" novalidate>
 ${hidden('csrf_token', context.signedIn.csrfToken)}

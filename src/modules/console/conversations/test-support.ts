@@ -17,16 +17,32 @@ export async function consoleLine(t: TestApp, org?: Line['org']): Promise<Consol
   return { ...line, signIn: await signInConsole(t, line.org.email) };
 }
 
-export const getPage = (t: TestApp, url: string, signIn?: ConsoleSignIn) => t.app.inject({ method: 'GET', url, headers: signIn?.headers ?? {} });
+export const getPage = (t: TestApp, url: string, signIn?: ConsoleSignIn) =>
+  t.app.inject({ method: 'GET', url, headers: signIn?.headers ?? {} });
 
-export const threadUrl = (cellId: string, participant: string) => `/console/cells/${cellId}/conversations/${encodeURIComponent(participant)}`;
+export const threadUrl = (cellId: string, participant: string) =>
+  `/console/cells/${cellId}/conversations/${encodeURIComponent(participant)}`;
 
 /** Posts the new-message form of the cell page (with the session's CSRF token unless given). */
-export const postSend = (t: TestApp, line: ConsoleLine, fields: Record<string, string>, headers: Record<string, string> = {}) =>
-  postForm(t, `/console/cells/${line.cell.id}/messages`, { csrf_token: line.signIn.csrf, ...fields }, { ...line.signIn.headers, ...headers });
+export const postSend = (
+  t: TestApp,
+  line: ConsoleLine,
+  fields: Record<string, string>,
+  headers: Record<string, string> = {},
+) =>
+  postForm(
+    t,
+    `/console/cells/${line.cell.id}/messages`,
+    { csrf_token: line.signIn.csrf, ...fields },
+    { ...line.signIn.headers, ...headers },
+  );
 
 /** Messages of the cell as the API lists them (newest first), e.g. `?direction=outbound`. */
-export async function apiMessages(t: TestApp, line: Line, query = ''): Promise<Array<{ id: string; to: string; body: string; status: string }>> {
+export async function apiMessages(
+  t: TestApp,
+  line: Line,
+  query = '',
+): Promise<Array<{ id: string; to: string; body: string; status: string }>> {
   const response = await t.app.inject({ url: `/v1/cells/${line.cell.id}/messages${query}`, headers: line.org.headers });
   assert.equal(response.statusCode, 200, response.body);
   return response.json().messages;
@@ -89,7 +105,8 @@ export class LiveClient {
     const deadline = performance.now() + timeoutMs;
     while (!condition()) {
       const left = deadline - performance.now();
-      if (left <= 0) throw new Error(`timed out waiting for ${what}; frames: ${JSON.stringify(this.frames.map((f) => f.event))}`);
+      if (left <= 0)
+        throw new Error(`timed out waiting for ${what}; frames: ${JSON.stringify(this.frames.map((f) => f.event))}`);
       await new Promise<void>((resolve) => {
         const timer = setTimeout(resolve, left);
         this.waiters.push(() => {
