@@ -1,11 +1,13 @@
 // The SQLite file `cellgate` refuses to start on, each with one `cellgate:` line and exit status 1:
 // a file or directory the user cannot write (it would start, answer /health ok, and fail every
 // write), a second server on the same file, and paths that are no file on a disk. Root writes
-// whatever the modes say, so under root the processes run as `nobody` (uid 65534): the refusal is
-// the one a real read-only file gets, not a simulation.
+// whatever the modes say, so under root the processes run without the capabilities that bypass
+// file modes (setpriv drops CAP_DAC_OVERRIDE and CAP_DAC_READ_SEARCH): the refusal is the one a real
+// read-only file gets, not a simulation. (Not as `nobody`: a checkout in a private directory, such
+// as a CI clone under mktemp -d, is unreadable to it.)
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawn, spawnSync, type SpawnOptions } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { chmodSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -13,14 +15,14 @@ import { openDatabase, SqliteFileError } from '../db/database.ts';
 import { migrateToLatest } from '../db/migrate.ts';
 
 const MAIN = join(import.meta.dirname, '..', 'entry.mjs');
-const NOBODY = 65534;
 const asRoot = process.getuid?.() === 0;
-/** Run as a user that file modes apply to. */
-const user: Pick<SpawnOptions, 'uid' | 'gid'> = asRoot ? { uid: NOBODY, gid: NOBODY } : {};
-const userName = asRoot ? /as user (nobody|uid 65534)/ : /as user \S+/;
+const WITHOUT_DAC = ['--inh-caps=-dac_override,-dac_read_search', '--bounding-set=-dac_override,-dac_read_search'];
+/** The command and its first arguments for a process that file modes apply to. */
+const [COMMAND, ...PREFIX] = asRoot ? ['setpriv', ...WITHOUT_DAC, process.execPath] : [process.execPath];
+const userName = asRoot ? /as user root/ : /as user \S+/;
 
 function cellgate(args: string[], env: Record<string, string>) {
-  return spawnSync(process.execPath, ['--no-warnings', MAIN, ...args], {
+  return spawnSync(COMMAND, [...PREFIX, '--no-warnings', MAIN, ...args], {
     env: {
       PATH: process.env.PATH,
       CELLGATE_LOG_LEVEL: 'silent',
@@ -30,7 +32,6 @@ function cellgate(args: string[], env: Record<string, string>) {
     },
     encoding: 'utf8',
     timeout: 40_000,
-    ...user,
   });
 }
 
