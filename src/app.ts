@@ -204,6 +204,7 @@ export async function buildApp(deps: AppDeps) {
     baseUrl: config.baseUrl,
     dashboard: { cells, messaging, eventing, webhooking, organizations, billing, idempotency },
     liveViews: caps.liveViews,
+    operator: { authenticate: (token) => admin.authenticate(token), devices },
   });
 
   // The ports between modules (see wirePorts); a port left unwired refuses the start, naming it.
@@ -307,6 +308,7 @@ export async function buildApp(deps: AppDeps) {
     cycles: podding.cycles,
     cycleWorker: podding.cycleWorker,
     scopes: podding.scopes,
+    operatorConsole: consoling.operator,
   };
   return { app, services };
 }
