@@ -18,6 +18,7 @@ import { createServer } from './http/server.ts';
 import * as adminModule from './modules/admin/module.ts';
 import * as billingModule from './modules/billing/module.ts';
 import * as cellsModule from './modules/cells/module.ts';
+import * as codesModule from './modules/codes/module.ts';
 import * as consoleModule from './modules/console/module.ts';
 import * as devicesModule from './modules/devices/module.ts';
 import * as docsModule from './modules/docs/module.ts';
@@ -143,6 +144,7 @@ export async function buildApp(deps: AppDeps) {
   const celling = cellsModule.build({ db, clock, devices, events });
   const { cells } = celling;
   const messaging = messagesModule.build({ db, clock, events, cells, devices });
+  const coding = codesModule.build({ db, clock, cells, arrivals: messaging.codeArrivals });
   const webhooking = webhooksModule.build({
     database,
     clock,
@@ -184,6 +186,7 @@ export async function buildApp(deps: AppDeps) {
   const mcp = mcpModule.build({
     cells,
     messages: messaging.messages,
+    codes: coding.codes,
     status: status.status,
     events,
     idempotency,
@@ -252,6 +255,7 @@ export async function buildApp(deps: AppDeps) {
   devicesModule.register(app, devicing);
   cellsModule.register(app, celling);
   messagesModule.register(app, messaging, { longPolls: caps.deviceLongPolls });
+  codesModule.register(app, coding, { waits: caps.mcpWaits });
   podsModule.register(app, podding);
   statusModule.register(app, status);
   billingModule.register(app, billing);
@@ -301,6 +305,7 @@ export async function buildApp(deps: AppDeps) {
     delivery: messaging.delivery,
     inbound: messaging.inbound,
     messageLeases: messaging.messageLeases,
+    codes: coding.codes,
     pods: podding.pods,
     drafts: podding.drafts,
     lists: podding.lists,

@@ -52,6 +52,7 @@ export const Message = z.looseObject({
   body: z.string(),
   status: z.string(),
   created_at: z.string(),
+  code: z.string().nullable().optional().describe('Inbound: the one-time code found in the text, else null.'),
 });
 export const Conversation = z.looseObject({
   id: z.string(),

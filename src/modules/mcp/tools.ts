@@ -10,6 +10,7 @@ import type { Clock } from '../../lib/clock.ts';
 import { ApiError } from '../../lib/errors.ts';
 import { requirePhone } from '../../lib/phone.ts';
 import type { CellsService } from '../cells/service.ts';
+import type { CodesService } from '../codes/service.ts';
 import type { EventsService } from '../events/service.ts';
 import type { MessagesService } from '../messages/service.ts';
 import type { MessageView } from '../messages/views.ts';
@@ -22,6 +23,7 @@ import { boundTime, deliveryWaitEnd, sinceBound, waitForEvent, type EventData, t
 export interface ToolDeps {
   cells: CellsService;
   messages: MessagesService;
+  codes: CodesService;
   status: AgentStatusService;
   events: EventsService;
   idempotency: IdempotencyStore;
@@ -144,6 +146,31 @@ const SCHEMAS = {
       tier: z.string().min(1).max(32).optional(),
     }),
     output: z.object({ cell: s.Cell }),
+  },
+  wait_for_code: {
+    input: z.object({
+      cell_id: s.CellId,
+      from: s.Phone.optional().describe('Only codes from this sender (E.164).'),
+      service: z.string().min(1).max(100).optional().describe('Only codes of this service, e.g. "Google" (any case).'),
+      since: z
+        .string()
+        .max(64)
+        .optional()
+        .describe('A message id (msg_...) or an ISO 8601 time; default: now. Pass next_since of the previous call.'),
+      timeout_s: s.TimeoutS,
+    }),
+    output: z.object({
+      code: z
+        .object({
+          code: z.string(),
+          message_id: z.string(),
+          from: z.string(),
+          service: z.string().nullable(),
+          received_at: z.string(),
+        })
+        .nullable(),
+      next_since: z.string(),
+    }),
   },
 };
 
@@ -368,6 +395,35 @@ export function mcpServer(deps: ToolDeps, agent: AgentPrincipal): McpServer {
       return ok(
         { cell },
         `Created ${cell.id} (${cell.status}${cell.phone_number ? `, ${cell.phone_number}` : ', waiting for a phone'}).`,
+      );
+    },
+  });
+
+  add('wait_for_code', {
+    description:
+      'Waits up to timeout_s for a verification (one-time) code texted to the cell after `since` (from `from`, of `service`, if given). Returns the newest such code with next_since, or code null and next_since to call again.',
+    annotations: READ,
+    input: SCHEMAS.wait_for_code.input,
+    output: SCHEMAS.wait_for_code.output,
+    run: async (args, signal) => {
+      const { codes, since } = await deps.waits.hold(org, () =>
+        deps.codes.list(
+          org,
+          args.cell_id,
+          { since: args.since, from: args.from, service: args.service, waitMs: args.timeout_s * 1000, limit: 1 },
+          signal,
+        ),
+      );
+      const code = codes[0];
+      const bound = since ?? '';
+      if (!code)
+        return ok(
+          { code: null, next_since: bound },
+          `No code within ${args.timeout_s} s; call again with since=${bound}.`,
+        );
+      return ok(
+        { code, next_since: code.message_id },
+        `Code ${code.code}${code.service ? ` (${code.service})` : ''} from ${code.from}.`,
       );
     },
   });
