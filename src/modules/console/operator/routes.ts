@@ -181,7 +181,7 @@ export function registerOperatorRoutes(app: App, operator: OperatorConsole): voi
         if (!DEVICE_ID.test(id)) return deviceNotFound(reply, session);
         let key: string;
         try {
-          key = (await operator.devices.rotateKey(id)).device_key;
+          key = (await operator.devices.rotateKey(id, { actor: { tokenId: session.adminTokenId } })).device_key;
         } catch (error) {
           if (error instanceof ApiError && error.code === 'not_found') return deviceNotFound(reply, session);
           throw error;
