@@ -118,7 +118,7 @@ export async function buildApp(deps: AppDeps) {
   await registerOpenApi(app, config);
 
   // Modules, each built from what it needs.
-  const { admin } = adminModule.build({ db, clock, bootstrapToken: config.adminToken });
+  const { admin, audit } = adminModule.build({ db, clock, bootstrapToken: config.adminToken });
   const mailer =
     deps.mailer ??
     (config.smtpUrl
@@ -138,7 +138,7 @@ export async function buildApp(deps: AppDeps) {
     streamCap: caps.streams,
   });
   const { events } = eventing;
-  const devicing = devicesModule.build({ db, clock });
+  const devicing = devicesModule.build({ db, clock, audit: audit.recordOperatorAction });
   const { devices } = devicing;
   const celling = cellsModule.build({ db, clock, devices, events });
   const { cells } = celling;
@@ -153,7 +153,14 @@ export async function buildApp(deps: AppDeps) {
   });
   const { webhooks } = webhooking;
   const podding = podsModule.build({ db, clock, events, cells, devices, messages: messaging.messages, log: app.log });
-  const billing = await billingModule.build({ database, clock, config, cells, events });
+  const billing = await billingModule.build({
+    database,
+    clock,
+    config,
+    cells,
+    events,
+    audit: audit.recordOperatorAction,
+  });
   const rateLimit = rateLimitPolicy(config);
   const status = statusModule.build({
     cells,
@@ -197,7 +204,7 @@ export async function buildApp(deps: AppDeps) {
     baseUrl: config.baseUrl,
     dashboard: { cells, messaging, eventing, webhooking, organizations, billing, idempotency },
     liveViews: caps.liveViews,
-    operator: { authenticate: (token) => admin.authenticate(token), devices },
+    operator: { authenticate: (token) => admin.authenticate(token), devices, audit },
   });
 
   // The ports between modules (see wirePorts); a port left unwired refuses the start, naming it.
@@ -240,7 +247,7 @@ export async function buildApp(deps: AppDeps) {
   systemModule.register(app, { database });
   docsModule.register(app, { config });
   organizationsModule.register(app, organizing);
-  adminModule.register(app, { admin });
+  adminModule.register(app, { admin, audit });
   webhooksModule.register(app, webhooking);
   devicesModule.register(app, devicing);
   cellsModule.register(app, celling);
@@ -281,6 +288,7 @@ export async function buildApp(deps: AppDeps) {
     organizations,
     oauth,
     admin,
+    audit,
     ...billing,
     billingPeriods,
     idempotency,

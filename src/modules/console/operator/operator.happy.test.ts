@@ -118,7 +118,9 @@ describe('operator console: fleet and phones', () => {
     assert.match(page.body, /RESULT_ERROR_NO_SERVICE/);
     assert.match(textOf(page.body), /1 sent, 1 failed/);
 
-    const rotated = await postOperatorForm(t, `/console/operator/devices/${line.device.id}/rotate-key`, operator);
+    const rotated = await postOperatorForm(t, `/console/operator/devices/${line.device.id}/rotate-key`, operator, {
+      reason: 'Phone was lost for a night',
+    });
     assert.equal(rotated.statusCode, 200, rotated.body);
     const key = rotated.body.match(/value="(cg_dev_[A-Za-z0-9]+)" readonly/)?.[1];
     assert.ok(key, 'the new key is shown');
@@ -127,6 +129,16 @@ describe('operator console: fleet and phones', () => {
     line.device.headers = { 'x-phone-key': key };
     const again = await getOperatorPage(t, `/console/operator/devices/${line.device.id}`, operator);
     assert.doesNotMatch(again.body, /cg_dev_/, 'shown once');
+
+    // The audit trail has the rotation: who, what, which phone, why.
+    assert.match(again.body, new RegExp(`href="/console/operator/audit\\?target_id=${line.device.id}"`));
+    const audit = await getOperatorPage(t, `/console/operator/audit?target_id=${line.device.id}`, operator);
+    assert.equal(audit.statusCode, 200, audit.body);
+    const entry = textOf(audit.body.match(/<tbody id="audit">([\s\S]*?)<\/tbody>/)?.[1] ?? '');
+    assert.match(
+      entry,
+      /CELLGATE_ADMIN_TOKEN adm_bootstrap device\.rotate_key device dev_\w+ Phone was lost for a night/,
+    );
   });
 
   it('streams the fleet live: every row first, then a row whose phone reported something new', async () => {

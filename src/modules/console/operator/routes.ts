@@ -16,18 +16,21 @@ import { ApiError } from '../../../lib/errors.ts';
 import { param, text } from '../account/shared.ts';
 import { fromOwnOrigin, registerFormParser, sendPage } from '../http.ts';
 import { FLEET_FILTERS, type FleetFilter } from './fleet.ts';
-import { devicePage, fleetPage, fleetRow } from './fleet-pages.ts';
+import { devicePage, fleetPage, fleetRow, type DevicePageOptions } from './fleet-pages.ts';
 import { OPERATOR_PATH, clearedOperatorCookie, operatorCookie, redirect, safeOperatorNext } from './http.ts';
 import { operatorMessagePage } from './layout.ts';
 import { FleetLive } from './live.ts';
 import type { OperatorConsole } from './module.ts';
 import { OPERATOR_SESSION_TTL_MS, type OperatorSession } from './service.ts';
 import { operatorSignInPage } from './sign-in-page.ts';
+import { auditPage } from './audit-page.ts';
 
 const SCRIPT = readFileSync(new URL('fleet.js', import.meta.url), 'utf8');
 export const PUBLIC = { auth: 'public' as const };
 export const HIDDEN = { hide: true };
 
+/** The longest reason an operator action keeps (as the admin API's). */
+export const REASON_MAX = 500;
 /** A device id as the admin surface takes it; anything else is no device. */
 const DEVICE_ID = /^[A-Za-z0-9_]{1,64}$/;
 
@@ -162,6 +165,36 @@ export function registerOperatorRoutes(app: App, operator: OperatorConsole): voi
       return reply;
     });
 
+    scope.get(`${OPERATOR_PATH}/audit`, { config: PUBLIC, schema: HIDDEN }, async (request, reply) => {
+      const session = await guard.page(request, reply);
+      if (!session) return reply;
+      const targetId = text(request.query, 'target_id').trim();
+      const cursor = text(request.query, 'cursor') || undefined;
+      const back = { href: `${OPERATOR_PATH}/audit`, text: 'See every action' };
+      if (targetId !== '' && !DEVICE_ID.test(targetId))
+        return sendPage(
+          reply,
+          400,
+          operatorMessagePage(session, 'Page not found', 'This list link is not valid.', back),
+        );
+      try {
+        const page = await operator.audit.list({ limit: 50, cursor, target_id: targetId || undefined });
+        return sendPage(
+          reply,
+          200,
+          auditPage(session, page.entries, { targetId: targetId || null, nextCursor: page.next_cursor }),
+        );
+      } catch (error) {
+        if (error instanceof ApiError && error.code === 'invalid_request')
+          return sendPage(
+            reply,
+            400,
+            operatorMessagePage(session, 'Page not found', 'This list link is not valid.', back),
+          );
+        throw error;
+      }
+    });
+
     scope.get(`${OPERATOR_PATH}/devices/:device_id`, { config: PUBLIC, schema: HIDDEN }, async (request, reply) => {
       const session = await guard.page(request, reply);
       if (!session) return reply;
@@ -179,9 +212,18 @@ export function registerOperatorRoutes(app: App, operator: OperatorConsole): voi
         if (!session) return reply;
         const id = param(request.params, 'device_id');
         if (!DEVICE_ID.test(id)) return deviceNotFound(reply, session);
+        const reason = text(request.body, 'reason').trim();
+        if (reason.length > REASON_MAX) {
+          const page = await renderDevice(operator, session, id, {
+            formError: { form: 'rotate-key', error: `The reason is at most ${REASON_MAX} characters.`, reason },
+          });
+          return page === null ? deviceNotFound(reply, session) : sendPage(reply, 400, page);
+        }
         let key: string;
         try {
-          key = (await operator.devices.rotateKey(id)).device_key;
+          key = (
+            await operator.devices.rotateKey(id, { actor: { tokenId: session.adminTokenId }, reason: reason || null })
+          ).device_key;
         } catch (error) {
           if (error instanceof ApiError && error.code === 'not_found') return deviceNotFound(reply, session);
           throw error;
@@ -199,7 +241,7 @@ export async function renderDevice(
   operator: OperatorConsole,
   session: OperatorSession,
   id: string,
-  options: { rotatedKey?: string; notice?: string },
+  options: DevicePageOptions,
 ): Promise<string | null> {
   try {
     const row = await operator.fleet.device(id);
