@@ -4,6 +4,7 @@ import { admin, startApp, type TestApp } from '../../../../test/harness.ts';
 import { addDevice } from '../../../../test/support/devices.ts';
 import { activeLine, claim, queued, report, type Line } from '../../../../test/support/messages.ts';
 import { LiveClient } from '../conversations/test-support.ts';
+import { setCookies } from '../test-support.ts';
 import { getOperatorPage, postOperatorForm, signInOperator, textOf, type OperatorSignIn } from './test-support.ts';
 
 const heartbeat = (t: TestApp, headers: Record<string, string>, payload: Record<string, unknown>) =>
@@ -121,8 +122,21 @@ describe('operator console: fleet and phones', () => {
     const rotated = await postOperatorForm(t, `/console/operator/devices/${line.device.id}/rotate-key`, operator, {
       reason: 'Phone was lost for a night',
     });
-    assert.equal(rotated.statusCode, 200, rotated.body);
-    const key = rotated.body.match(/value="(cg_dev_[A-Za-z0-9]+)" readonly/)?.[1];
+    assert.equal(rotated.statusCode, 303, rotated.body);
+    assert.equal(rotated.headers.location, `/console/operator/devices/${line.device.id}`);
+    const flash = setCookies(rotated)[0];
+    assert.match(
+      flash,
+      new RegExp(
+        `^cg_operator_device_key=[^;]+; Path=/console/operator/devices/${line.device.id}; Max-Age=300; HttpOnly; SameSite=Strict$`,
+      ),
+    );
+    const shown = await t.app.inject({
+      url: String(rotated.headers.location),
+      headers: { cookie: `${operator.cookie}; ${flash.split(';')[0]}` },
+    });
+    assert.match(setCookies(shown)[0], /^cg_operator_device_key=; .*Max-Age=0/, 'read once, then cleared');
+    const key = shown.body.match(/value="(cg_dev_[A-Za-z0-9]+)" readonly/)?.[1];
     assert.ok(key, 'the new key is shown');
     assert.equal((await heartbeat(t, line.device.headers, {})).statusCode, 401, 'the old key stopped');
     assert.equal((await heartbeat(t, { 'x-phone-key': key }, {})).statusCode, 200);

@@ -9,14 +9,14 @@
 //   GET  /console/operator/devices/:device_id   telemetry, failures, actions
 //   POST /console/operator/devices/:device_id/rotate-key
 import { readFileSync } from 'node:fs';
-import type { FastifyReply } from 'fastify';
+import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { App } from '../../../http/types.ts';
 import { ApiError } from '../../../lib/errors.ts';
 import { param, text } from '../account/shared.ts';
-import { fromOwnOrigin, registerFormParser, sendPage } from '../http.ts';
+import { flashCookie, fromOwnOrigin, readCookie, registerFormParser, sendPage } from '../http.ts';
 import { FLEET_FILTERS, type FleetFilter } from './fleet.ts';
-import { devicePage, fleetPage, fleetRow, type DevicePageOptions } from './fleet-pages.ts';
+import { devicePage, devicePath, fleetPage, fleetRow, type DevicePageOptions } from './fleet-pages.ts';
 import { OPERATOR_PATH, clearedOperatorCookie, operatorCookie, redirect, safeOperatorNext } from './http.ts';
 import { operatorMessagePage } from './layout.ts';
 import { FleetLive } from './live.ts';
@@ -33,6 +33,26 @@ export const HIDDEN = { hide: true };
 export const REASON_MAX = 500;
 /** A device id as the admin surface takes it; anything else is no device. */
 const DEVICE_ID = /^[A-Za-z0-9_]{1,64}$/;
+
+const ROTATED_KEY_COOKIE = 'cg_operator_device_key';
+type RotatedKey = { deviceId: string; adminTokenId: string; secret: string };
+
+/** The new device key the flash cookie carries, if it is this phone's and this operator's. */
+function rotatedKeyOf(request: FastifyRequest, deviceId: string, session: OperatorSession): string | undefined {
+  const value = readCookie(request, ROTATED_KEY_COOKIE);
+  if (!value) return undefined;
+  try {
+    const parsed = JSON.parse(Buffer.from(value, 'base64url').toString('utf8')) as Partial<RotatedKey>;
+    return parsed.deviceId === deviceId &&
+      parsed.adminTokenId === session.adminTokenId &&
+      typeof parsed.secret === 'string' &&
+      parsed.secret.startsWith('cg_dev_')
+      ? parsed.secret
+      : undefined;
+  } catch {
+    return undefined;
+  }
+}
 
 export function deviceNotFound(reply: FastifyReply, session: OperatorSession) {
   return sendPage(
@@ -200,7 +220,10 @@ export function registerOperatorRoutes(app: App, operator: OperatorConsole): voi
       if (!session) return reply;
       const id = param(request.params, 'device_id');
       if (!DEVICE_ID.test(id)) return deviceNotFound(reply, session);
-      const page = await renderDevice(operator, session, id, {});
+      const rotatedKey = rotatedKeyOf(request, id, session);
+      if (readCookie(request, ROTATED_KEY_COOKIE) !== undefined)
+        reply.header('set-cookie', flashCookie(http, ROTATED_KEY_COOKIE, devicePath(id), null));
+      const page = await renderDevice(operator, session, id, { rotatedKey });
       return page === null ? deviceNotFound(reply, session) : sendPage(reply, 200, page);
     });
 
@@ -228,9 +251,18 @@ export function registerOperatorRoutes(app: App, operator: OperatorConsole): voi
           if (error instanceof ApiError && error.code === 'not_found') return deviceNotFound(reply, session);
           throw error;
         }
-        // Answered with the page itself (no redirect): the key is in this response only.
-        const page = await renderDevice(operator, session, id, { rotatedKey: key });
-        return page === null ? deviceNotFound(reply, session) : sendPage(reply, 200, page);
+        // Post/Redirect/Get: the key rides a flash cookie to the phone's page, which shows it once.
+        const flash: RotatedKey = { deviceId: id, adminTokenId: session.adminTokenId, secret: key };
+        reply.header(
+          'set-cookie',
+          flashCookie(
+            http,
+            ROTATED_KEY_COOKIE,
+            devicePath(id),
+            Buffer.from(JSON.stringify(flash)).toString('base64url'),
+          ),
+        );
+        return redirect(reply, devicePath(id));
       },
     );
   });
