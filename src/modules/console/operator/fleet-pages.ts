@@ -48,7 +48,7 @@ export function fleetRow(row: FleetRow): string {
     : '<span class="small">Free</span>';
   return `<tr id="device-${escape(d.id)}">
 <th scope="row"><a href="${devicePath(d.id)}" class="mono">${escape(d.phone_number)}</a>${d.label ? `<br><span class="small">${escape(d.label)}</span>` : ''}</th>
-<td>${row.cellName ? `${escape(row.cellName)}<br><span class="small mono">${escape(d.cell_id ?? '')}</span>` : '<span class="small">No cell</span>'}</td>
+<td>${row.cellName ? escape(row.cellName) : '<span class="small">No cell</span>'}</td>
 <td>${organization}</td>
 <td>${presence(row)}<br><span class="small">Last seen </span>${when(d.last_seen_at)}</td>
 <td class="num">${battery(row)}</td>
