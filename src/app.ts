@@ -90,6 +90,7 @@ function wirePorts(m: {
       afterAdded: async () => void (await cells.fillProvisioning()),
       presenceChanged: (tx, device, online) => cells.presenceChanged(tx, device, online),
       capabilitiesChanged: (tx, device) => cells.capabilitiesChanged(tx, device),
+      stateChanged: (tx, before, after) => cells.deviceStateChanged(tx, before, after),
     }),
     wire(cells.ports.released, (tx, cell) => delivery.failOpenMessagesOfCell(tx, cell.id)),
     wire(m.eventing.events.ports.emitted, (tx, envelope) => m.webhooks.webhooks.fanOut(tx, envelope)),
