@@ -208,7 +208,7 @@ export async function buildApp(deps: AppDeps) {
     baseUrl: config.baseUrl,
     dashboard: { cells, messaging, eventing, webhooking, organizations, billing, idempotency },
     liveViews: caps.liveViews,
-    operator: { authenticate: (token) => admin.authenticate(token), devices },
+    operator: { authenticate: (token) => admin.authenticate(token), devices, audit },
   });
 
   // The ports between modules (see wirePorts); a port left unwired refuses the start, naming it.
