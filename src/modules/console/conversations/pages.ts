@@ -85,7 +85,7 @@ export function messageItem(message: MessageView): string {
   return `<li id="message-${escape(message.id)}" class="message ${inbound ? 'inbound' : 'outbound'}" data-updated="${escape(message.updated_at)}">
 <p class="message-meta"><span class="message-who">${inbound ? escape(phone(message.from)) : 'You'}</span> ${time(message.created_at)}</p>
 <p class="message-body">${escape(message.body)}</p>
-${media}<p class="message-state">${messageStatus(message)}${error}</p>
+${message.code ? `<p class="message-code">Verification code: <strong>${escape(message.code)}</strong></p>\n` : ''}${media}<p class="message-state">${messageStatus(message)}${error}</p>
 </li>`;
 }
 
