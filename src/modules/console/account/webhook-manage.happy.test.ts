@@ -71,9 +71,35 @@ describe('console webhook rotation and deletion', () => {
     );
   });
 
+  it('edits the URL and the events; refuses an empty URL, a private address and no events as form errors', async () => {
+    const endpoint = await createEndpoint(t, org.headers, `${receiver.url}?edit`);
+    const form = await page(t, org, `/console/webhooks/${endpoint.id}/edit`);
+    assert.equal(form.statusCode, 200);
+    assert.match(form.body, /<h2 id="add-endpoint-heading">Edit the endpoint<\/h2>/);
+    assert.ok(form.body.includes(`value="${receiver.url}?edit"`), 'the form holds the URL');
+    const url = `/console/webhooks/${endpoint.id}/edit`;
+    const saved = await post(t, org, url, { url: `${receiver.url}?edited`, 'event:message.*': 'on' });
+    assert.equal(saved.statusCode, 303, saved.body);
+    assert.equal(saved.headers.location, `/console/webhooks/${endpoint.id}?notice=updated`);
+    const api = (await apiEndpoint(org, endpoint.id)).json();
+    assert.equal(api.url, `${receiver.url}?edited`);
+    assert.deepEqual(api.event_types, ['message.*']);
+
+    const empty = await post(t, org, url, { url: '', 'event:*': 'on' });
+    assert.equal(empty.statusCode, 400);
+    assert.match(empty.body, /<p class="field-error" id="webhook-url-error">Enter the URL of your receiver/);
+    const none = await post(t, org, url, { url: `${receiver.url}?x` });
+    assert.equal(none.statusCode, 400);
+    assert.match(none.body, /<p class="field-error" id="event-types-error">Choose at least one kind of event\.<\/p>/);
+    const bad = await post(t, org, url, { url: 'not a url', 'event:*': 'on' });
+    assert.equal(bad.statusCode, 400);
+    assert.match(bad.body, /id="webhook-url-error"/);
+    assert.equal((await apiEndpoint(org, endpoint.id)).json().url, `${receiver.url}?edited`, 'refusals change nothing');
+  });
+
   it("answers 404 for another organization's endpoint on both pages and both forms, changing nothing", async () => {
     const theirs = await createEndpoint(t, other.headers, `${receiver.url}?theirs`);
-    for (const action of ['rotate', 'delete']) {
+    for (const action of ['edit', 'rotate', 'delete']) {
       assert.equal((await page(t, org, `/console/webhooks/${theirs.id}/${action}`)).statusCode, 404, action);
       assert.equal((await post(t, org, `/console/webhooks/${theirs.id}/${action}`)).statusCode, 404, action);
     }
@@ -82,7 +108,7 @@ describe('console webhook rotation and deletion', () => {
 
   it('refuses both forms without the CSRF token (403) and signed out (401)', async () => {
     const endpoint = await createEndpoint(t, org.headers, `${receiver.url}?csrf`);
-    for (const action of ['rotate', 'delete']) {
+    for (const action of ['edit', 'rotate', 'delete']) {
       const url = `/console/webhooks/${endpoint.id}/${action}`;
       assert.equal((await postForm(t, url, {}, org.session.headers)).statusCode, 403, action);
       assert.equal((await postForm(t, url, { csrf_token: org.session.csrf })).statusCode, 401, action);

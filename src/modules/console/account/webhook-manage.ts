@@ -7,7 +7,20 @@ import { contextOf, redirect, type SignedInContext } from '../guard.ts';
 import { CONSOLE_PATH, sendPage } from '../http.ts';
 import { escape } from '../layout.ts';
 import type { ConsoleModule } from '../module.ts';
-import { csrfField, HIDDEN, orPage, param, PUBLIC, revealOnce, sectionPage, text, when } from './shared.ts';
+import {
+  csrfField,
+  fieldErrorsOf,
+  HIDDEN,
+  orPage,
+  param,
+  PUBLIC,
+  revealOnce,
+  sectionPage,
+  text,
+  when,
+} from './shared.ts';
+import { endpointForm, type EndpointForm } from './webhooks-pages.ts';
+import { endpointFormOf } from './webhooks-routes.ts';
 
 const BACK = { href: `${CONSOLE_PATH}/webhooks`, text: 'Back to webhooks' };
 const endpointPath = (id: string) => `${CONSOLE_PATH}/webhooks/${encodeURIComponent(id)}`;
@@ -52,9 +65,57 @@ ${revealOnce({
   );
 }
 
+function editPage(context: SignedInContext, webhook: WebhookView, form: EndpointForm): string {
+  return sectionPage(
+    context,
+    `${form.errors ? 'Error: ' : ''}Edit ${webhook.url}`,
+    `<p class="small"><a href="${endpointPath(webhook.id)}">Back to the endpoint</a></p>
+<h1>Edit <span class="mono">${escape(webhook.url)}</span></h1>
+${endpointForm(context, form, { action: `${endpointPath(webhook.id)}/edit`, cancel: endpointPath(webhook.id) })}`,
+  );
+}
+
 export function registerWebhookManagement(scope: App, module: ConsoleModule): void {
   const { guard } = module;
   const webhooks = module.dashboard.webhooking.webhooks;
+
+  scope.get(`${CONSOLE_PATH}/webhooks/:webhook_id/edit`, { config: PUBLIC, schema: HIDDEN }, async (request, reply) => {
+    const session = await guard.page(request, reply);
+    if (!session) return reply;
+    const context = contextOf(session, 'webhooks');
+    const webhook = await orPage(reply, context, BACK, 'webhook endpoint', () =>
+      webhooks.get(session.organizationId, param(request.params, 'webhook_id')),
+    );
+    if (!webhook) return reply;
+    const form: EndpointForm = { clientId: '', url: webhook.url, eventTypes: webhook.event_types };
+    return sendPage(reply, 200, editPage(context, webhook, form));
+  });
+
+  scope.post(
+    `${CONSOLE_PATH}/webhooks/:webhook_id/edit`,
+    { config: PUBLIC, schema: HIDDEN },
+    async (request, reply) => {
+      const session = await guard.posted(request, reply, text(request.body, 'csrf_token'));
+      if (!session) return reply;
+      const context = contextOf(session, 'webhooks');
+      const webhookId = param(request.params, 'webhook_id');
+      const webhook = await orPage(reply, context, BACK, 'webhook endpoint', () =>
+        webhooks.get(session.organizationId, webhookId),
+      );
+      if (!webhook) return reply;
+      const form = { ...endpointFormOf(request.body), clientId: '' };
+      if (form.errors) return sendPage(reply, 400, editPage(context, webhook, form));
+      try {
+        await webhooks.update(session.organizationId, webhookId, { url: form.url, event_types: form.eventTypes });
+      } catch (error) {
+        const fields = fieldErrorsOf(error, { url: 'The URL' });
+        if (!fields) throw error;
+        const errors = { url: fields.url ?? Object.values(fields).join(' ') };
+        return sendPage(reply, 400, editPage(context, webhook, { ...form, errors }));
+      }
+      return redirect(reply, `${endpointPath(webhookId)}?notice=updated`);
+    },
+  );
 
   for (const action of ['rotate', 'delete'] as const) {
     scope.get(
