@@ -18,9 +18,10 @@ import { migrateToLatest } from '../src/db/migrate.ts';
 const adminUrl = process.env.CELLGATE_TEST_POSTGRES_URL;
 const extraArgs = process.argv.slice(2);
 /**
- * A test file that starts with this line proves nothing about the database (pure functions, the
- * OpenAPI document, the docs, the command line before it opens one): the PostgreSQL run leaves it
- * to the SQLite runs, which run every file. Named files always run.
+ * A test file that starts with this line would run the same on the PostgreSQL run as on SQLite:
+ * it proves nothing about the database (pure functions, the OpenAPI document, the docs) or it
+ * brings its own SQLite files (the command line, the README). The PostgreSQL run leaves it to the
+ * SQLite runs, which run every file. Named files always run.
  */
 const DATABASE_INDEPENDENT = '// @database-independent';
 const allFiles = () => globSync(['src/**/*.test.ts', 'test/**/*.test.ts']).sort();
