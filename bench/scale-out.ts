@@ -21,6 +21,7 @@
 // Needs haproxy (Debian: apt-get install haproxy) and PostgreSQL (CELLGATE_BENCH_POSTGRES_URL, default
 // postgres://postgres@127.0.0.1:5432/postgres: a database is created there and dropped afterwards).
 import { randomBytes } from 'node:crypto';
+import { loadavg } from 'node:os';
 import { spawnSync } from 'node:child_process';
 import { WebSocket } from 'ws';
 import pg from 'pg';
@@ -138,7 +139,7 @@ await runBench(async (onExit) => {
   out(machineLoad());
 
   // ---- 1. Accepted sends per second with 1, 2 and 3 processes in rotation.
-  const throughput: { n: number; result: LoadResult; serverCpuUs: number; haproxyCpuUs: number }[] = [];
+  const throughput: { n: number; result: LoadResult; serverCpuUs: number; haproxyCpuUs: number; load1: number }[] = [];
   {
     const setup = await startHaproxy(haproxy, backends);
     const front = frontOf(setup, adminToken, processes[0]);
@@ -174,6 +175,7 @@ await runBench(async (onExit) => {
           result,
           serverCpuUs: ((cpu() - serverBefore) * 1e6) / result.succeeded,
           haproxyCpuUs: ((cpuSeconds(lb.child.pid!) - haproxyBefore) * 1e6) / result.succeeded,
+          load1: loadavg()[0],
         });
       } finally {
         await lb.stop();
@@ -412,11 +414,11 @@ await runBench(async (onExit) => {
   out(machineLoad());
   out('accepted sends/s through HAProxy (POST .../messages/send, 202; no phone claims them):');
   out(
-    `  ${'processes'.padEnd(10)} ${'sends/s'.padStart(8)} ${'p50 ms'.padStart(7)} ${'p99 ms'.padStart(7)} ${'sends'.padStart(7)} ${'server CPU µs/send'.padStart(19)} ${'haproxy CPU µs/send'.padStart(20)}`,
+    `  ${'processes'.padEnd(10)} ${'sends/s'.padStart(8)} ${'p50 ms'.padStart(7)} ${'p99 ms'.padStart(7)} ${'sends'.padStart(7)} ${'server CPU µs/send'.padStart(19)} ${'haproxy CPU µs/send'.padStart(20)} ${'load 1 min'.padStart(10)}`,
   );
   for (const t of throughput) {
     out(
-      `  ${String(t.n).padEnd(10)} ${t.result.requestsPerSecond.toFixed(0).padStart(8)} ${String(t.result.p50).padStart(7)} ${String(t.result.p99).padStart(7)} ${String(t.result.total).padStart(7)} ${t.serverCpuUs.toFixed(0).padStart(19)} ${t.haproxyCpuUs.toFixed(0).padStart(20)}`,
+      `  ${String(t.n).padEnd(10)} ${t.result.requestsPerSecond.toFixed(0).padStart(8)} ${String(t.result.p50).padStart(7)} ${String(t.result.p99).padStart(7)} ${String(t.result.total).padStart(7)} ${t.serverCpuUs.toFixed(0).padStart(19)} ${t.haproxyCpuUs.toFixed(0).padStart(20)} ${t.load1.toFixed(1).padStart(10)}`,
     );
   }
   out(`  (${options.duration} s each after ${options.warmup} s warm-up, ${options.connections} connections; a machine with
