@@ -39,6 +39,9 @@ const files = testFiles();
 
 type TestEnv = Record<string, string>;
 
+/** Test files run at once: 4 on this 2-core machine (many tests wait on sockets and timers). */
+const concurrency = Number(process.env.CELLGATE_TEST_CONCURRENCY) || 4;
+
 /** A migrated SQLite file: migrated in WAL mode, then written out whole by VACUUM INTO (no -wal). */
 async function withSqliteTemplate<T>(run: (env: TestEnv) => T): Promise<T> {
   const dir = mkdtempSync(join(tmpdir(), 'cellgate-template-'));
@@ -94,10 +97,14 @@ function runTests(env: TestEnv): number {
     : '';
   process.stdout.write(`tests on ${adminUrl ? 'PostgreSQL' : 'SQLite'}${clock}\n`);
   const started = performance.now();
-  const result = spawnSync(process.execPath, ['--test', '--test-concurrency=4', '--test-timeout=60000', ...files], {
-    stdio: 'inherit',
-    env: { NODE_COMPILE_CACHE: join(tmpdir(), 'cellgate-compile-cache'), ...process.env, ...env },
-  });
+  const result = spawnSync(
+    process.execPath,
+    ['--test', `--test-concurrency=${concurrency}`, '--test-timeout=60000', ...files],
+    {
+      stdio: 'inherit',
+      env: { NODE_COMPILE_CACHE: join(tmpdir(), 'cellgate-compile-cache'), ...process.env, ...env },
+    },
+  );
   const seconds = ((performance.now() - started) / 1000).toFixed(0);
   process.stdout.write(`tests on ${adminUrl ? 'PostgreSQL' : 'SQLite'}${clock}: ${seconds} s\n`);
   return result.status ?? 1;
