@@ -21,6 +21,7 @@ import { createServer } from './http/server.ts';
 import * as adminModule from './modules/admin/module.ts';
 import * as billingModule from './modules/billing/module.ts';
 import * as cellsModule from './modules/cells/module.ts';
+import * as codesModule from './modules/codes/module.ts';
 import * as consoleModule from './modules/console/module.ts';
 import * as devicesModule from './modules/devices/module.ts';
 import * as docsModule from './modules/docs/module.ts';
@@ -122,7 +123,7 @@ export async function buildApp(deps: AppDeps) {
   await registerOpenApi(app, config);
 
   // Modules, each built from what it needs.
-  const { admin } = adminModule.build({ db, clock, bootstrapToken: config.adminToken });
+  const { admin, audit } = adminModule.build({ db, clock, bootstrapToken: config.adminToken });
   const mailer =
     deps.mailer ??
     (config.smtpUrl
@@ -142,11 +143,12 @@ export async function buildApp(deps: AppDeps) {
     streamCap: caps.streams,
   });
   const { events } = eventing;
-  const devicing = devicesModule.build({ db, clock });
+  const devicing = devicesModule.build({ db, clock, audit: audit.recordOperatorAction });
   const { devices } = devicing;
   const celling = cellsModule.build({ db, clock, devices, events });
   const { cells } = celling;
   const messaging = messagesModule.build({ db, clock, events, cells, devices });
+  const coding = codesModule.build({ db, clock, cells, arrivals: messaging.codeArrivals });
   const webhooking = webhooksModule.build({
     database,
     clock,
@@ -157,7 +159,14 @@ export async function buildApp(deps: AppDeps) {
   });
   const { webhooks } = webhooking;
   const podding = podsModule.build({ db, clock, events, cells, devices, messages: messaging.messages, log: app.log });
-  const billing = await billingModule.build({ database, clock, config, cells, events });
+  const billing = await billingModule.build({
+    database,
+    clock,
+    config,
+    cells,
+    events,
+    audit: audit.recordOperatorAction,
+  });
   const rateLimit = rateLimitPolicy(config);
   const status = statusModule.build({
     cells,
@@ -186,7 +195,14 @@ export async function buildApp(deps: AppDeps) {
       cells: celling.operations,
       messages: messaging.operations,
       status: status.operations,
-      waits: waitOperations({ cells, messages: messaging.messages, events, clock, waits: caps.mcpWaits }),
+      waits: waitOperations({
+        cells,
+        messages: messaging.messages,
+        codes: coding.codes,
+        events,
+        clock,
+        waits: caps.mcpWaits,
+      }),
     },
     invoker,
     version: VERSION,
@@ -203,6 +219,7 @@ export async function buildApp(deps: AppDeps) {
     baseUrl: config.baseUrl,
     dashboard: { cells, messaging, eventing, webhooking, organizations, billing, invoker },
     liveViews: caps.liveViews,
+    operator: { authenticate: (token) => admin.authenticate(token), devices },
   });
 
   // The ports between modules (see wirePorts); a port left unwired refuses the start, naming it.
@@ -254,11 +271,12 @@ export async function buildApp(deps: AppDeps) {
   systemModule.register(app, { database });
   docsModule.register(app, { config });
   organizationsModule.register(app, organizing);
-  adminModule.register(app, { admin });
+  adminModule.register(app, { admin, audit });
   webhooksModule.register(app, webhooking);
   devicesModule.register(app, devicing);
   cellsModule.register(app, celling, rest);
   messagesModule.register(app, messaging, { longPolls: caps.deviceLongPolls }, rest);
+  codesModule.register(app, coding, { waits: caps.mcpWaits });
   podsModule.register(app, podding);
   statusModule.register(app, status, rest);
   billingModule.register(app, billing);
@@ -295,6 +313,7 @@ export async function buildApp(deps: AppDeps) {
     organizations,
     oauth,
     admin,
+    audit,
     ...billing,
     billingPeriods,
     idempotency,
@@ -307,6 +326,7 @@ export async function buildApp(deps: AppDeps) {
     delivery: messaging.delivery,
     inbound: messaging.inbound,
     messageLeases: messaging.messageLeases,
+    codes: coding.codes,
     pods: podding.pods,
     drafts: podding.drafts,
     lists: podding.lists,
@@ -314,6 +334,7 @@ export async function buildApp(deps: AppDeps) {
     cycles: podding.cycles,
     cycleWorker: podding.cycleWorker,
     scopes: podding.scopes,
+    operatorConsole: consoling.operator,
   };
   return { app, services };
 }

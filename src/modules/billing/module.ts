@@ -20,6 +20,7 @@ import { registerMppRoutes } from './mpp-routes.ts';
 import { PaymentOffers } from './offers.ts';
 import { BillingOperator } from './operator.ts';
 import type { Invoker } from '../../operations/invoke.ts';
+import type { RecordOperatorAction } from '../admin/audit.ts';
 import { PaymentCompletion, registerPaymentRequired } from './payment-required.ts';
 import { BillingPeriods } from './periods.ts';
 import { BillingQuotes } from './quotes.ts';
@@ -63,6 +64,8 @@ export async function build(deps: {
   config: Config;
   cells: CellsService;
   events: EventsService;
+  /** The operator audit log (admin module): operator actions are recorded in their transaction. */
+  audit: RecordOperatorAction;
 }): Promise<BillingModule> {
   const { clock, config, cells, events } = deps;
   const enabled = config.billing;
@@ -117,7 +120,7 @@ export async function build(deps: {
     billing,
     quotes,
     wallets: new WalletsService({ repo, clock }),
-    operator: new BillingOperator({ repo, accounts, billing, clock, config }),
+    operator: new BillingOperator({ repo, accounts, billing, clock, config, audit: deps.audit }),
     periods: new BillingPeriods({ repo, accounts, events, clock, config }),
     usage: new UsageService({ repo, clock }),
     checkout,
@@ -133,6 +136,7 @@ export async function build(deps: {
       crediting,
       clock,
       secret: config.x402DepositSecret,
+      audit: deps.audit,
     }),
   };
 }

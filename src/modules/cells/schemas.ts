@@ -21,6 +21,7 @@ export const CELL_EXAMPLE = {
   last_seen_at: '2026-11-21T12:00:00.000Z',
   pod_id: null,
   capabilities: { ...ALL_CAPABILITIES },
+  health: 'healthy',
   created_at: '2026-11-21T11:58:02.123Z',
   updated_at: '2026-11-21T11:58:02.123Z',
 };
@@ -37,6 +38,10 @@ export const Cell = Type.Object(
     last_seen_at: Nullable(Timestamp),
     pod_id: Nullable(Type.String()),
     capabilities: CapabilitiesSchema,
+    health: Type.Enum(['healthy', 'degraded', 'quarantined', 'paused'], {
+      description:
+        'Whether the phone sends: degraded (recent failures; it still sends), quarantined (it looks blocked by the carrier and sends nothing until the operator releases it), paused (held by the operator). Pods never pick a quarantined or paused cell.',
+    }),
     created_at: Timestamp,
     updated_at: Timestamp,
   },

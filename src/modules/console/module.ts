@@ -12,6 +12,7 @@ import type { Clock } from '../../lib/clock.ts';
 import type { Mailer } from '../../lib/mailer.ts';
 import type { BillingModule } from '../billing/module.ts';
 import type { CellsService } from '../cells/service.ts';
+import type { DevicesService } from '../devices/service.ts';
 import type { EventsModule } from '../events/module.ts';
 import type { MessagingModule } from '../messages/module.ts';
 import type { OAuthService } from '../oauth/service.ts';
@@ -19,6 +20,8 @@ import type { OrganizationsService } from '../organizations/service.ts';
 import type { WebhooksModule } from '../webhooks/module.ts';
 import { registerAccountPages } from './account/routes.ts';
 import { registerConversationPages } from './conversations/routes.ts';
+import { buildOperatorConsole, registerOperatorConsole, type OperatorConsole } from './operator/module.ts';
+import type { AdminAuthenticate } from './operator/service.ts';
 import { ConsoleGuard } from './guard.ts';
 import { registerSessionConsentRoute } from './consent-session-route.ts';
 import { consoleHttp, type ConsoleHttp } from './http.ts';
@@ -47,6 +50,8 @@ export interface ConsoleModule {
   dashboard: DashboardServices;
   /** Concurrent live views (Server-Sent Events) per organization. */
   liveViews: ConnectionCap;
+  /** The operator console at /console/operator (its own sign-in and sessions). */
+  operator: OperatorConsole;
 }
 
 export function build(deps: {
@@ -59,6 +64,8 @@ export function build(deps: {
   baseUrl: string;
   dashboard: DashboardServices;
   liveViews: ConnectionCap;
+  /** The operator console's sign-in checks admin tokens as the admin surface does; it shows the phones. */
+  operator: { authenticate: AdminAuthenticate; devices: DevicesService };
 }): ConsoleModule {
   const service = new ConsoleService({
     repo: new ConsoleRepository(deps.db),
@@ -68,14 +75,24 @@ export function build(deps: {
     consoleUrl: deps.consoleUrl,
   });
   const http = consoleHttp(deps.consoleUrl, deps.baseUrl);
+  const guard = new ConsoleGuard(service, http);
   return {
     console: service,
     oauth: deps.oauth,
     clock: deps.clock,
     http,
-    guard: new ConsoleGuard(service, http),
+    guard,
     dashboard: deps.dashboard,
     liveViews: deps.liveViews,
+    operator: buildOperatorConsole({
+      db: deps.db,
+      clock: deps.clock,
+      http,
+      authenticate: deps.operator.authenticate,
+      devices: deps.operator.devices,
+      billing: deps.dashboard.billing,
+      organizationSession: async (request) => (await guard.session(request)) !== null,
+    }),
   };
 }
 
@@ -84,4 +101,5 @@ export function register(app: App, module: ConsoleModule): void {
   registerConversationPages(app, module);
   registerAccountPages(app, module);
   registerSessionConsentRoute(app, module);
+  registerOperatorConsole(app, module.operator);
 }

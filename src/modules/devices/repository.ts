@@ -40,8 +40,13 @@ export class DevicesRepository {
     return Number(result.numUpdatedRows);
   }
 
-  async replaceKey(id: string, key: { key_prefix: string; key_hash: string }, now: string): Promise<number> {
-    const result = await this.db
+  async replaceKey(
+    ex: Executor,
+    id: string,
+    key: { key_prefix: string; key_hash: string },
+    now: string,
+  ): Promise<number> {
+    const result = await ex
       .updateTable('devices')
       .set({ ...key, updated_at: now })
       .where('id', '=', id)

@@ -1,6 +1,6 @@
 // The device inventory (admin surface) and the device heartbeat (device surface, X-Phone-Key).
 import { Type } from 'typebox';
-import { deviceOf } from '../../http/auth.ts';
+import { adminOf, deviceOf } from '../../http/auth.ts';
 import { NextCursor, PaginationQuery } from '../../http/pagination.ts';
 import { Body, Described, NoContent, Nullable, Timestamp } from '../../http/schemas.ts';
 import type { App } from '../../http/types.ts';
@@ -8,6 +8,12 @@ import type { DevicesService } from './service.ts';
 import { ALL_CAPABILITIES, CapabilitiesSchema, StatedCapabilitiesBody } from './capabilities.ts';
 
 const Label = Type.String({ minLength: 1, maxLength: 100 });
+const Reason = Type.String({
+  minLength: 1,
+  maxLength: 500,
+  pattern: '\\S',
+  description: 'Why; kept in the operator audit log with the admin token id.',
+});
 const SendRate = Type.Integer({
   minimum: 1,
   maximum: 600,
@@ -243,16 +249,23 @@ export function registerDeviceRoutes(app: App, devices: DevicesService): void {
     '/v1/admin/devices/:device_id/rotate-key',
     {
       config: { auth: 'admin' },
+      // The body is optional: a reason for the audit log.
+      preValidation: async (request) => {
+        request.body ??= {};
+      },
       schema: {
         operationId: 'rotateDeviceKey',
         tags: ['Admin'],
         summary: 'Issue a new device key',
-        description: 'The old key stops working at once; the new one is shown once.',
+        description:
+          'The old key stops working at once; the new one is shown once. Recorded in the operator audit log, with the optional reason.',
         params: DevicePath,
+        body: Body({ reason: Type.Optional(Reason) }),
         response: { 200: Described(DeviceWithKey, 'The phone with its new device key (shown once).') },
       },
     },
-    async (request) => devices.rotateKey(request.params.device_id),
+    async (request) =>
+      devices.rotateKey(request.params.device_id, { actor: adminOf(request), reason: request.body?.reason ?? null }),
   );
 
   app.post(

@@ -15,9 +15,21 @@ import { transact } from '../../db/transaction.ts';
 import { Port } from '../../lib/ports.ts';
 import { ALL_CAPABILITIES, capabilitiesView, capabilityColumns, type StatedCapabilities } from './capabilities.ts';
 import type { HeartbeatHistory, HeartbeatQuery } from './heartbeats.ts';
+import type { RecordOperatorAction } from '../admin/audit.ts';
+import type { AdminPrincipal } from '../../http/types.ts';
+
+/** Who makes an operator action on a device, and why (kept in the operator audit log). */
+export interface OperatorBy {
+  actor: AdminPrincipal;
+  reason?: string | null;
+}
 
 export const DEVICE_KEY_PREFIX = 'cg_dev_';
+/** SMS segments per minute (contract §11): at most 30, what Android allows an unattended app. */
 export const DEFAULT_SEND_RATE_PER_MINUTE = 20;
+export const MAX_SEND_RATE_PER_MINUTE = 30;
+/** SMS segments per 24 hours. */
+export const DEFAULT_DAILY_SEND_LIMIT = 300;
 /** A device silent this long is offline (contract §4). */
 export const OFFLINE_AFTER_MS = 120_000;
 /** last_seen_at is written at most this often per device. */
@@ -79,11 +91,13 @@ export class DevicesService {
   private readonly repo: DevicesRepository;
   private readonly clock: Clock;
   private readonly history: HeartbeatHistory;
+  private readonly audit: RecordOperatorAction;
   readonly ports = { hooks: new Port<DeviceHooks>('devices', 'hooks') };
   private readonly lastTouch = new Map<string, number>();
   private readonly assignments = new Map<string, { value: DeviceAssignment | null; until: number }>();
 
-  constructor(deps: { repo: DevicesRepository; clock: Clock; history: HeartbeatHistory }) {
+  constructor(deps: { repo: DevicesRepository; clock: Clock; history: HeartbeatHistory; audit: RecordOperatorAction }) {
+    this.audit = deps.audit;
     this.repo = deps.repo;
     this.clock = deps.clock;
     this.history = deps.history;
@@ -95,7 +109,12 @@ export class DevicesService {
 
   // --- admin surface -------------------------------------------------------------------------
 
-  async create(input: { phone_number: string; label?: string | null; send_rate_per_minute?: number }) {
+  async create(input: {
+    phone_number: string;
+    label?: string | null;
+    send_rate_per_minute?: number;
+    daily_send_limit?: number;
+  }) {
     const phoneNumber = requirePhone('phone_number', input.phone_number);
     if (await this.repo.findByPhoneNumber(phoneNumber)) throw duplicateNumber();
     const now = this.clock.now();
@@ -116,6 +135,14 @@ export class DevicesService {
       signal_dbm: null,
       app_version: null,
       ...capabilityColumns(ALL_CAPABILITIES),
+      paused: 0,
+      paused_reason: null,
+      health: 'healthy',
+      health_reason: null,
+      health_changed_at: null,
+      health_reset_at: null,
+      daily_send_limit: input.daily_send_limit ?? DEFAULT_DAILY_SEND_LIMIT,
+      battery_low: 0,
       created_at: iso,
       updated_at: iso,
     };
@@ -170,14 +197,25 @@ export class DevicesService {
     throw notFound('device');
   }
 
-  async rotateKey(id: string) {
+  /** A new device key (the old one stops at once); recorded in the operator audit log. */
+  async rotateKey(id: string, by: OperatorBy) {
     const key = newSecret(DEVICE_KEY_PREFIX);
-    const updated = await this.repo.replaceKey(
-      id,
-      { key_prefix: displayPrefix(key), key_hash: sha256Hex(key) },
-      this.clock.now().toISOString(),
-    );
-    if (updated === 0) throw notFound('device');
+    await transact(this.repo.db, async (tx) => {
+      const updated = await this.repo.replaceKey(
+        tx,
+        id,
+        { key_prefix: displayPrefix(key), key_hash: sha256Hex(key) },
+        this.clock.now().toISOString(),
+      );
+      if (updated === 0) throw notFound('device');
+      await this.audit(tx, {
+        actor: by.actor,
+        action: 'device.rotate_key',
+        targetType: 'device',
+        targetId: id,
+        reason: by.reason ?? null,
+      });
+    });
     return { ...(await this.get(id)), device_key: key };
   }
 

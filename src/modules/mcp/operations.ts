@@ -8,6 +8,8 @@ import { ApiError } from '../../lib/errors.ts';
 import { requirePhone } from '../../lib/phone.ts';
 import { defineOperation } from '../../operations/operation.ts';
 import type { CellsService } from '../cells/service.ts';
+import { Code } from '../codes/routes.ts';
+import type { CodesService } from '../codes/service.ts';
 import type { EventsService } from '../events/service.ts';
 import { PhoneInput } from '../messages/schemas.ts';
 import type { MessagesService } from '../messages/service.ts';
@@ -22,6 +24,7 @@ const TimeoutS = Type.Integer({ minimum: 1, maximum: 50, description: 'How long 
 export interface WaitDeps {
   cells: CellsService;
   messages: MessagesService;
+  codes: CodesService;
   events: EventsService;
   clock: Clock;
   /** Concurrent waits per organization (CELLGATE_MAX_STREAMS_PER_ORG); one more is `rate_limited`. */
@@ -132,6 +135,51 @@ export function waitOperations(deps: WaitDeps) {
           delivery_reports: capabilities.delivery_reports,
           ...(note ? { note } : {}),
         };
+      },
+    }),
+    waitForCode: defineOperation({
+      name: 'wait_for_code',
+      summary: 'Wait for a verification code',
+      description:
+        'Waits up to timeout_s for a verification (one-time) code texted to the cell after `since` (from `from`, of `service`, if given).',
+      scope: 'messages:read',
+      idempotency: 'none',
+      errors: ['not_found', 'rate_limited'],
+      input: Type.Object(
+        {
+          cell_id: id('cell'),
+          from: Type.Optional({ ...PhoneInput, description: 'Only codes from this sender (E.164).' }),
+          service: Type.Optional(
+            Type.String({
+              minLength: 1,
+              maxLength: 100,
+              description: 'Only codes of this service, e.g. "Google" (any case).',
+            }),
+          ),
+          since: Type.Optional(
+            Type.String({
+              maxLength: 64,
+              description:
+                'A message id (msg_...) or an ISO 8601 time; default: now. Pass next_since of the previous call.',
+            }),
+          ),
+          timeout_s: TimeoutS,
+        },
+        { additionalProperties: false },
+      ),
+      output: Type.Object({ code: Nullable(Code), next_since: Type.String() }),
+      run: async (ctx, args) => {
+        const org = ctx.organizationId;
+        const { codes, since } = await deps.waits.hold(org, () =>
+          deps.codes.list(
+            org,
+            args.cell_id,
+            { since: args.since, from: args.from, service: args.service, waitMs: args.timeout_s * 1000, limit: 1 },
+            ctx.signal,
+          ),
+        );
+        const code = codes[0];
+        return code ? { code, next_since: code.message_id } : { code: null, next_since: since ?? '' };
       },
     }),
   };

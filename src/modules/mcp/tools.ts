@@ -126,6 +126,17 @@ export function toolBindings(ops: ToolOperations): Record<ToolName, ToolBinding>
         text: `${result.message.id} is ${result.message.status}${result.final ? '' : ' (not final yet; call again)'}.${result.note ? ` ${result.note}` : ''}`,
       }),
     },
+    wait_for_code: {
+      operation: ops.waits.waitForCode,
+      description:
+        'Waits up to timeout_s for a verification (one-time) code texted to the cell after `since` (from `from`, of `service`, if given). Returns the newest such code with next_since, or code null and next_since to call again.',
+      annotations: READ,
+      result: (result: { code: { code: string; service: string | null; from: string } | null; next_since: string }) => ({
+        text: result.code
+          ? `Code ${result.code.code}${result.code.service ? ` (${result.code.service})` : ''} from ${result.code.from}.`
+          : `No code yet; call again with since=${result.next_since}.`,
+      }),
+    },
     create_cell: {
       operation: ops.cells.createCell,
       description:

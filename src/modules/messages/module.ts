@@ -31,6 +31,8 @@ export interface MessagingModule {
   operations: MessageOperations;
   delivery: DeliveryService;
   inbound: InboundService;
+  /** Notified per cell when an inbound message with a code is stored (the codes long-poll waits on it). */
+  codeArrivals: CellWakeups;
   /** Tests call tick() with the manual clock (workers are off there). */
   messageLeases: MessageLeasesWorker;
   ports: Wirable[];
@@ -47,6 +49,7 @@ export function build(deps: {
   const repo = new MessagesRepository(deps.db);
   const conversations = new ConversationsRepository(deps.db);
   const wakeups = new CellWakeups();
+  const codeArrivals = new CellWakeups();
   const messages = new MessagesService({ repo, conversations, cells: deps.cells, clock: deps.clock, wakeups });
   const delivery = new DeliveryService({
     repo,
@@ -61,6 +64,7 @@ export function build(deps: {
     devices: deps.devices,
     events: deps.events,
     clock: deps.clock,
+    codeArrivals,
   });
   const messageLeases = messageLeasesWorker({ delivery });
   return {
@@ -68,6 +72,7 @@ export function build(deps: {
     operations: messageOperations(messages),
     delivery,
     inbound,
+    codeArrivals,
     messageLeases,
     ports: [messages, delivery, inbound].flatMap((service) => Object.values(service.ports)),
     loops: [{ name: 'message-leases', intervalMs: MESSAGE_LEASES_INTERVAL_MS, tick: () => messageLeases.tick() }],
