@@ -95,6 +95,7 @@ function wirePorts(m: {
       afterAdded: async () => void (await cells.fillProvisioning()),
       presenceChanged: (tx, device, online) => cells.presenceChanged(tx, device, online),
       capabilitiesChanged: (tx, device) => cells.capabilitiesChanged(tx, device),
+      stateChanged: (tx, before, after) => cells.deviceStateChanged(tx, before, after),
     }),
     wire(cells.ports.released, (tx, cell) => delivery.failOpenMessagesOfCell(tx, cell.id)),
     wire(m.eventing.events.ports.emitted, (tx, envelope) => m.webhooks.webhooks.fanOut(tx, envelope)),
@@ -219,7 +220,7 @@ export async function buildApp(deps: AppDeps) {
     baseUrl: config.baseUrl,
     dashboard: { cells, messaging, eventing, webhooking, organizations, billing, invoker },
     liveViews: caps.liveViews,
-    operator: { authenticate: (token) => admin.authenticate(token), devices },
+    operator: { authenticate: (token) => admin.authenticate(token), devices, audit },
   });
 
   // The ports between modules (see wirePorts); a port left unwired refuses the start, naming it.

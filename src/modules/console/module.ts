@@ -12,6 +12,7 @@ import type { Clock } from '../../lib/clock.ts';
 import type { Mailer } from '../../lib/mailer.ts';
 import type { BillingModule } from '../billing/module.ts';
 import type { CellsService } from '../cells/service.ts';
+import type { OperatorAudit } from '../admin/audit.ts';
 import type { DevicesService } from '../devices/service.ts';
 import type { EventsModule } from '../events/module.ts';
 import type { MessagingModule } from '../messages/module.ts';
@@ -65,7 +66,7 @@ export function build(deps: {
   dashboard: DashboardServices;
   liveViews: ConnectionCap;
   /** The operator console's sign-in checks admin tokens as the admin surface does; it shows the phones. */
-  operator: { authenticate: AdminAuthenticate; devices: DevicesService };
+  operator: { authenticate: AdminAuthenticate; devices: DevicesService; audit: OperatorAudit };
 }): ConsoleModule {
   const service = new ConsoleService({
     repo: new ConsoleRepository(deps.db),
@@ -90,6 +91,7 @@ export function build(deps: {
       http,
       authenticate: deps.operator.authenticate,
       devices: deps.operator.devices,
+      audit: deps.operator.audit,
       billing: deps.dashboard.billing,
       organizationSession: async (request) => (await guard.session(request)) !== null,
     }),

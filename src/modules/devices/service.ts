@@ -43,7 +43,18 @@ export interface DeviceAssignment {
   cellId: string;
   organizationId: string;
   phoneNumber: string;
+  /** SMS segments per minute. */
   sendRatePerMinute: number;
+  /** SMS segments per 24 hours. */
+  dailySendLimit: number;
+}
+
+/** Why a phone claims nothing now, as its heartbeat answer says it; null when it may claim. */
+export function holdOf(row: Pick<DevicesTable, 'paused' | 'paused_reason' | 'health' | 'health_reason'>) {
+  if (row.paused === 1) return { code: 'paused' as const, reason: row.paused_reason ?? 'Paused by the operator.' };
+  if (row.health === 'quarantined')
+    return { code: 'quarantined' as const, reason: row.health_reason ?? 'Quarantined: the operator must release it.' };
+  return null;
 }
 
 /** What the cells module does when the inventory or a device changes (wired by the composition root). */
@@ -56,6 +67,8 @@ export interface DeviceHooks {
   presenceChanged(tx: Executor, device: DevicesTable, online: boolean): Promise<void>;
   /** Inside the transaction where a device stated capabilities other than those stored. */
   capabilitiesChanged(tx: Executor, device: DevicesTable): Promise<void>;
+  /** Inside the transaction where a device was paused, resumed, or changed health. */
+  stateChanged(tx: Executor, before: DevicesTable, after: DevicesTable): Promise<void>;
 }
 
 export interface HeartbeatBody {
@@ -66,12 +79,13 @@ export interface HeartbeatBody {
   capabilities?: StatedCapabilities;
 }
 
-export function deviceView(row: DevicesTable) {
+export function deviceView(row: DevicesTable, counts: { sent: number; failed: number } = NO_OUTCOMES) {
   return {
     id: row.id,
     phone_number: row.phone_number,
     label: row.label,
     send_rate_per_minute: row.send_rate_per_minute,
+    daily_send_limit: row.daily_send_limit,
     cell_id: row.cell_id,
     online: row.online === 1,
     last_seen_at: row.last_seen_at,
@@ -80,10 +94,27 @@ export function deviceView(row: DevicesTable) {
     signal_dbm: row.signal_dbm,
     app_version: row.app_version,
     capabilities: capabilitiesView(row),
+    paused: row.paused === 1,
+    paused_reason: row.paused_reason,
+    health: row.health,
+    health_reason: row.health_reason,
+    health_changed_at: row.health_changed_at,
+    sent_24h: counts.sent,
+    failed_24h: counts.failed,
     created_at: row.created_at,
     updated_at: row.updated_at,
   };
 }
+
+const REFUSED: Record<string, string> = {
+  'device.pause': 'The device is already paused.',
+  'device.resume': 'The device is not paused.',
+  'device.release': 'The device is healthy: only a quarantined or degraded device is released.',
+};
+const NO_OUTCOMES = Object.freeze({ sent: 0, failed: 0 });
+const DAY_MS = 24 * 60 * 60 * 1000;
+
+export type DeviceView = ReturnType<typeof deviceView>;
 
 const duplicateNumber = () => new ApiError('conflict', 'A device with this phone number is already in the inventory.');
 
@@ -166,13 +197,68 @@ export class DevicesService {
       (before, count) => this.repo.list(before ? String(before[0]) : null, count),
       (row) => [row.id],
     );
-    return { devices: result.items.map(deviceView), next_cursor: result.next_cursor };
+    return { devices: await this.views(result.items), next_cursor: result.next_cursor };
   }
 
   async get(id: string) {
     const row = await this.repo.find(this.repo.db, id);
     if (!row) throw notFound('device');
-    return deviceView(row);
+    return (await this.views([row]))[0];
+  }
+
+  /** Devices as the admin surface shows them, with their sends and failures of the last 24 hours. */
+  async views(rows: readonly DevicesTable[]): Promise<DeviceView[]> {
+    const since = new Date(this.clock.now().getTime() - DAY_MS).toISOString();
+    const counts = await this.repo.outcomeCounts(
+      rows.map((row) => row.id),
+      since,
+    );
+    return rows.map((row) => deviceView(row, counts.get(row.id)));
+  }
+
+  /** The operator holds the phone: it claims nothing until resumed (contract §11). 409 when already paused. */
+  pause(id: string, by: OperatorBy & { reason: string }) {
+    return this.operatorChange(id, by, 'device.pause', (tx, now) => this.repo.setPaused(tx, id, true, by.reason, now));
+  }
+
+  /** The phone claims again (unless quarantined). 409 when it is not paused. */
+  resume(id: string, by: OperatorBy & { reason: string }) {
+    return this.operatorChange(id, by, 'device.resume', (tx, now) => this.repo.setPaused(tx, id, false, null, now));
+  }
+
+  /**
+   * Quarantined (or degraded) → healthy: the operator vouches for the SIM. Outcomes before now no
+   * longer count, so the old failures do not quarantine it again. 409 when it is healthy.
+   */
+  release(id: string, by: OperatorBy & { reason: string }) {
+    return this.operatorChange(id, by, 'device.release', (tx, now) =>
+      this.repo.setHealth(tx, id, 'unhealthy', { health: 'healthy', reason: null, now, resetAt: now }),
+    );
+  }
+
+  private async operatorChange(
+    id: string,
+    by: OperatorBy,
+    action: string,
+    change: (tx: Executor, now: string) => Promise<DevicesTable | undefined>,
+  ) {
+    const now = this.clock.now().toISOString();
+    await transact(this.repo.db, async (tx) => {
+      const before = await this.repo.find(tx, id);
+      if (!before) throw notFound('device');
+      const device = await change(tx, now);
+      if (!device) throw new ApiError('conflict', REFUSED[action]);
+      await this.audit(tx, {
+        actor: by.actor,
+        action,
+        targetType: 'device',
+        targetId: id,
+        reason: by.reason ?? null,
+      });
+      await this.hooks.stateChanged(tx, before, device);
+    });
+    this.forgetAssignment(id);
+    return this.get(id);
   }
 
   async update(id: string, changes: DeviceChanges) {
@@ -284,6 +370,10 @@ export class DevicesService {
       cell_id: device.cell_id,
       phone_number: device.phone_number,
       send_rate_per_minute: device.send_rate_per_minute,
+      daily_send_limit: device.daily_send_limit,
+      paused: device.paused === 1,
+      health: device.health,
+      hold: holdOf(device),
       server_time: this.clock.now().toISOString(),
     };
   }
@@ -321,14 +411,21 @@ export class DevicesService {
     const cached = this.assignments.get(deviceId);
     if (cached && nowMs < cached.until) return cached.value;
     const row = await this.repo.findWithCell(deviceId);
+    // A paused or quarantined phone carries its cell but claims nothing (contract §11).
     const value =
-      row && row.cell_id && row.organization_id && row.cell_status === 'active'
+      row &&
+      row.cell_id &&
+      row.organization_id &&
+      row.cell_status === 'active' &&
+      row.paused === 0 &&
+      row.health !== 'quarantined'
         ? {
             deviceId: row.id,
             cellId: row.cell_id,
             organizationId: row.organization_id,
             phoneNumber: row.phone_number,
             sendRatePerMinute: row.send_rate_per_minute,
+            dailySendLimit: row.daily_send_limit,
           }
         : null;
     if (this.assignments.size > 100_000) this.assignments.clear();

@@ -43,7 +43,18 @@ function lines(
     runs[runs.length - 1].push(`${x(time).toFixed(1)},${y(value).toFixed(1)}`);
     last = time;
   }
-  return runs.map((run) => (run.length === 1 ? `${run[0]} ${run[0]}` : run.join(' ')));
+  return runs.map((run) => run.join(' '));
+}
+
+/** A lone report (no neighbour within 10 minutes) is a dot, not a zero-length line. */
+function marks(runs: string[], className: string): string {
+  return runs
+    .map((points) => {
+      if (points.includes(' ')) return `<polyline class="${className}" points="${points}"/>`;
+      const [cx, cy] = points.split(',');
+      return `<circle class="${className} dot" cx="${cx}" cy="${cy}" r="3"/>`;
+    })
+    .join('\n');
 }
 
 const summarize = (values: number[], unit: string) =>
@@ -75,14 +86,19 @@ export function telemetryChart(id: string, window: { from: Date; to: Date; point
   const ticks = [0, 6, 12, 18, 24]
     .map((h) => {
       const time = start + (h / 24) * span;
-      return `<text class="axis" x="${x(time).toFixed(1)}" y="${HEIGHT - 8}" text-anchor="middle">${escape(new Date(time).toISOString().slice(11, 16))}</text>`;
+      const anchor = h === 0 ? 'start' : h === 24 ? 'end' : 'middle';
+      return `<text class="axis" x="${x(time).toFixed(1)}" y="${HEIGHT - 8}" text-anchor="${anchor}">${escape(new Date(time).toISOString().slice(11, 16))}</text>`;
     })
     .join('\n');
   const polylines = [
-    ...lines(points, (p) => p.battery_pct, x, yBattery).map(
-      (pts) => `<polyline class="line-battery" points="${pts}"/>`,
+    marks(
+      lines(points, (p) => p.battery_pct, x, yBattery),
+      'line-battery',
     ),
-    ...lines(points, (p) => p.signal_dbm, x, ySignal).map((pts) => `<polyline class="line-signal" points="${pts}"/>`),
+    marks(
+      lines(points, (p) => p.signal_dbm, x, ySignal),
+      'line-signal',
+    ),
   ].join('\n');
   const summary = `Battery ${summarize(battery, '%')}; signal ${summarize(signal, ' dBm')}. The table below has the figures per hour.`;
   return `<figure class="chart telemetry-chart">

@@ -48,7 +48,7 @@ export function fleetRow(row: FleetRow): string {
     : '<span class="small">Free</span>';
   return `<tr id="device-${escape(d.id)}">
 <th scope="row"><a href="${devicePath(d.id)}" class="mono">${escape(d.phone_number)}</a>${d.label ? `<br><span class="small">${escape(d.label)}</span>` : ''}</th>
-<td>${row.cellName ? `${escape(row.cellName)}<br><span class="small mono">${escape(d.cell_id ?? '')}</span>` : '<span class="small">No cell</span>'}</td>
+<td>${row.cellName ? escape(row.cellName) : '<span class="small">No cell</span>'}</td>
 <td>${organization}</td>
 <td>${presence(row)}<br><span class="small">Last seen </span>${when(d.last_seen_at)}</td>
 <td class="num">${battery(row)}</td>
@@ -126,14 +126,29 @@ ${rows}
 </table></div>`;
 }
 
+/** What a device page says besides the phone: a key shown once, a notice, a form's error. */
+export interface DevicePageOptions {
+  rotatedKey?: string;
+  notice?: string;
+  formError?: { form: string; error: string; reason: string };
+}
+
+/** The optional reason of an action form, kept in the audit log (its error when too long). */
+function reasonInput(form: string, options: DevicePageOptions, required = false): string {
+  const mine = options.formError?.form === form ? options.formError : undefined;
+  return `<div class="field">
+<label for="${form}-reason">Reason${required ? '' : ' (optional)'}</label>
+<input id="${form}-reason" name="reason" type="text" value="${escape(mine?.reason ?? '')}" maxlength="500" autocomplete="off"${required ? ' required' : ''}${mine ? ` aria-invalid="true" aria-describedby="${form}-reason-error"` : ''}>
+${mine ? `<p class="field-error" id="${form}-reason-error">${escape(mine.error)}</p>` : ''}
+</div>`;
+}
+
 export function devicePage(
   session: OperatorSession,
   row: FleetRow,
-  options: {
+  options: DevicePageOptions & {
     telemetry: { from: Date; to: Date; points: TelemetryPoint[] };
     failures: FailureView[];
-    rotatedKey?: string;
-    notice?: string;
   },
 ): string {
   const d = row.device;
@@ -147,10 +162,11 @@ export function devicePage(
         explain: 'The old key stopped working; put this one in the phone app. Cellgate keeps only a hash of it.',
       })
     : '';
-  const title = d.label ? `${d.phone_number} (${d.label})` : d.phone_number;
+  const label = d.label ? `${d.phone_number} (${d.label})` : d.phone_number;
+  const title = options.formError ? `Error: Phone ${label}` : `Phone ${label}`;
   return sectionPage(
     { session, current: 'fleet' },
-    `Phone ${title}`,
+    title,
     `<nav aria-label="Breadcrumb" class="crumbs"><ol><li><a href="${BASE}/fleet">Fleet</a></li><li><span aria-current="page">${escape(d.phone_number)}</span></li></ol></nav>
 <h1>Phone <span class="mono">${escape(d.phone_number)}</span>${d.label ? ` <span class="small">${escape(d.label)}</span>` : ''}</h1>
 ${options.notice ?? ''}
@@ -168,6 +184,7 @@ ${reveal}
 <dt>Queued for its cell</dt><dd>${row.queued}</dd>
 <dt>Last 24 hours</dt><dd>${row.sent24h} sent, ${row.failed24h} failed</dd>
 </dl>
+<p><a href="${BASE}/audit?target_id=${encodeURIComponent(d.id)}">Operator actions on this phone</a></p>
 <section aria-labelledby="telemetry-heading">
 <h2 id="telemetry-heading">Battery and signal, last 24 hours</h2>
 ${chart ?? ''}
@@ -182,6 +199,7 @@ ${failuresTable(options.failures)}
 <form method="post" action="${devicePath(d.id)}/rotate-key">
 ${csrfInput(session)}
 <p class="small">Rotating the key stops the old one at once; the new key is shown once, here.</p>
+${reasonInput('rotate-key', options)}
 <button type="submit" class="danger">Rotate device key</button>
 </form>
 </section>`,

@@ -7,6 +7,7 @@ import type { Kysely } from 'kysely';
 import type { DB } from '../../../db/schema.ts';
 import type { App } from '../../../http/types.ts';
 import type { Clock } from '../../../lib/clock.ts';
+import type { OperatorAudit } from '../../admin/audit.ts';
 import type { BillingModule } from '../../billing/module.ts';
 import type { DevicesService } from '../../devices/service.ts';
 import type { ConsoleHttp } from '../http.ts';
@@ -25,6 +26,7 @@ export interface OperatorConsole {
   repo: OperatorRepository;
   devices: DevicesService;
   billing: BillingModule;
+  audit: OperatorAudit;
   http: ConsoleHttp;
   clock: Clock;
   /** The fleet's live view, set when the routes are registered (tests drive its tick). */
@@ -39,6 +41,7 @@ export function buildOperatorConsole(deps: {
   authenticate: AdminAuthenticate;
   devices: DevicesService;
   billing: BillingModule;
+  audit: OperatorAudit;
   /** Whether a request carries a live organization console session. */
   organizationSession: (request: FastifyRequest) => Promise<boolean>;
 }): OperatorConsole {
@@ -51,6 +54,7 @@ export function buildOperatorConsole(deps: {
     repo,
     devices: deps.devices,
     billing: deps.billing,
+    audit: deps.audit,
     http: deps.http,
     clock: deps.clock,
     live: null,

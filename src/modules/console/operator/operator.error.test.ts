@@ -3,6 +3,7 @@ import assert from 'node:assert/strict';
 import { admin, startApp, verifiedOrganization, type TestApp } from '../../../../test/harness.ts';
 import { BASE_PAY_TO } from '../../../../test/support/billing.ts';
 import { deposit, SECRET, STRANGER } from '../../../../test/support/deposits.ts';
+import { addDevice } from '../../../../test/support/devices.ts';
 import { getOperatorPage, postOperatorForm, signInOperator, type OperatorSignIn } from './test-support.ts';
 
 type Org = Awaited<ReturnType<typeof verifiedOrganization>>;
@@ -110,6 +111,8 @@ describe('operator console: bad input', () => {
     assert.equal((await getOperatorPage(t, '/console/operator/organizations?cursor=%21%21', operator)).statusCode, 400);
     assert.equal((await getOperatorPage(t, '/console/operator/deposits?status=lost', operator)).statusCode, 400);
     assert.equal((await getOperatorPage(t, '/console/operator/deposits?cursor=%21%21', operator)).statusCode, 400);
+    assert.equal((await getOperatorPage(t, '/console/operator/audit?cursor=%21%21', operator)).statusCode, 400);
+    assert.equal((await getOperatorPage(t, '/console/operator/audit?target_id=%3Cb%3E', operator)).statusCode, 400);
     assert.equal(
       (
         await postOperatorForm(t, '/console/operator/deposits/dep_nope/assign', operator, {
@@ -137,6 +140,27 @@ describe('operator console: bad input', () => {
     const twice = await postOperatorForm(t, url, operator, { organization_id: org.organizationId });
     assert.equal(twice.statusCode, 409);
     assert.match(twice.body, /already credited/);
+  });
+
+  it('refuses a rotation reason over 500 characters on the form, and keeps the key', async () => {
+    const phone = await addDevice(t);
+    const response = await postOperatorForm(t, `/console/operator/devices/${phone.id}/rotate-key`, operator, {
+      reason: 'r'.repeat(501),
+    });
+    assert.equal(response.statusCode, 400);
+    assert.match(response.body, /<title>Error: Phone /);
+    assert.match(
+      response.body,
+      /<p class="field-error" id="rotate-key-reason-error">The reason is at most 500 characters\.<\/p>/,
+    );
+    assert.doesNotMatch(response.body, /cg_dev_/);
+    const heartbeat = await t.app.inject({
+      method: 'POST',
+      url: '/v1/device/heartbeat',
+      headers: phone.headers,
+      payload: {},
+    });
+    assert.equal(heartbeat.statusCode, 200);
   });
 
   it('refuses a repeated form field', async () => {

@@ -4,6 +4,7 @@ import { admin, startApp, type TestApp } from '../../../../test/harness.ts';
 import { addDevice } from '../../../../test/support/devices.ts';
 import { activeLine, claim, queued, report, type Line } from '../../../../test/support/messages.ts';
 import { LiveClient } from '../conversations/test-support.ts';
+import { setCookies } from '../test-support.ts';
 import { getOperatorPage, postOperatorForm, signInOperator, textOf, type OperatorSignIn } from './test-support.ts';
 
 const heartbeat = (t: TestApp, headers: Record<string, string>, payload: Record<string, unknown>) =>
@@ -61,7 +62,7 @@ describe('operator console: fleet and phones', () => {
     const words = textOf(row);
     assert.match(words, new RegExp(line.device.phoneNumber.replace('+', '\\+')));
     assert.match(words, /Rack A, slot 1/);
-    assert.match(words, new RegExp(line.cell.id));
+    assert.match(words, /Support line/);
     assert.match(words, /Online/);
     assert.match(words, /12%/);
     assert.match(words, /On battery/);
@@ -86,12 +87,14 @@ describe('operator console: fleet and phones', () => {
   });
 
   it("shows a phone's telemetry chart over 24 hours, its failures with their codes, and rotates its key once", async () => {
+    // An hour of silence, then three reports five minutes apart: a dot, then a line.
+    t.clock.advance(60 * 60_000);
     for (const [pct, dbm] of [
       [80, -70],
       [60, -75],
       [40, -95],
     ]) {
-      t.clock.advance(60 * 60_000);
+      t.clock.advance(5 * 60_000);
       assert.equal(
         (await heartbeat(t, line.device.headers, { battery_pct: pct, charging: false, signal_dbm: dbm })).statusCode,
         200,
@@ -112,21 +115,51 @@ describe('operator console: fleet and phones', () => {
     const page = await getOperatorPage(t, `/console/operator/devices/${line.device.id}`, operator);
     assert.equal(page.statusCode, 200, page.body);
     assert.match(page.body, /<svg role="img" aria-labelledby="telemetry-title telemetry-desc"/);
-    assert.match(page.body, /class="line-battery" points="[\d., ]+"/);
-    assert.match(page.body, /class="line-signal" points="[\d., ]+"/);
+    assert.match(page.body, /<polyline class="line-battery" points="[\d.]+,[\d.]+ [\d.]+,[\d.]+ [\d.]+,[\d.]+"\/>/);
+    assert.match(page.body, /<polyline class="line-signal" points="[\d., ]+"\/>/);
+    assert.match(
+      page.body,
+      /<circle class="line-battery dot" cx="[\d.]+" cy="[\d.]+" r="3"\/>/,
+      'the lone first report',
+    );
     assert.match(textOf(page.body), /Battery from 12% to 80%, last 40%/);
     assert.match(page.body, /RESULT_ERROR_NO_SERVICE/);
     assert.match(textOf(page.body), /1 sent, 1 failed/);
 
-    const rotated = await postOperatorForm(t, `/console/operator/devices/${line.device.id}/rotate-key`, operator);
-    assert.equal(rotated.statusCode, 200, rotated.body);
-    const key = rotated.body.match(/value="(cg_dev_[A-Za-z0-9]+)" readonly/)?.[1];
+    const rotated = await postOperatorForm(t, `/console/operator/devices/${line.device.id}/rotate-key`, operator, {
+      reason: 'Phone was lost for a night',
+    });
+    assert.equal(rotated.statusCode, 303, rotated.body);
+    assert.equal(rotated.headers.location, `/console/operator/devices/${line.device.id}`);
+    const flash = setCookies(rotated)[0];
+    assert.match(
+      flash,
+      new RegExp(
+        `^cg_operator_device_key=[^;]+; Path=/console/operator/devices/${line.device.id}; Max-Age=300; HttpOnly; SameSite=Strict$`,
+      ),
+    );
+    const shown = await t.app.inject({
+      url: String(rotated.headers.location),
+      headers: { cookie: `${operator.cookie}; ${flash.split(';')[0]}` },
+    });
+    assert.match(setCookies(shown)[0], /^cg_operator_device_key=; .*Max-Age=0/, 'read once, then cleared');
+    const key = shown.body.match(/value="(cg_dev_[A-Za-z0-9]+)" readonly/)?.[1];
     assert.ok(key, 'the new key is shown');
     assert.equal((await heartbeat(t, line.device.headers, {})).statusCode, 401, 'the old key stopped');
     assert.equal((await heartbeat(t, { 'x-phone-key': key }, {})).statusCode, 200);
     line.device.headers = { 'x-phone-key': key };
     const again = await getOperatorPage(t, `/console/operator/devices/${line.device.id}`, operator);
     assert.doesNotMatch(again.body, /cg_dev_/, 'shown once');
+
+    // The audit trail has the rotation: who, what, which phone, why.
+    assert.match(again.body, new RegExp(`href="/console/operator/audit\\?target_id=${line.device.id}"`));
+    const audit = await getOperatorPage(t, `/console/operator/audit?target_id=${line.device.id}`, operator);
+    assert.equal(audit.statusCode, 200, audit.body);
+    const entry = textOf(audit.body.match(/<tbody id="audit">([\s\S]*?)<\/tbody>/)?.[1] ?? '');
+    assert.match(
+      entry,
+      /CELLGATE_ADMIN_TOKEN adm_bootstrap device\.rotate_key device dev_\w+ Phone was lost for a night/,
+    );
   });
 
   it('streams the fleet live: every row first, then a row whose phone reported something new', async () => {

@@ -273,6 +273,7 @@ ${options.notice ?? ''}
 <dt>Cells</dt><dd>${b.cells.active} active, ${b.cells.included} included in the tier</dd>
 <dt>Created</dt><dd>${when(org.created_at)}</dd>
 </dl>
+<p><a href="${BASE}/audit?target_id=${encodeURIComponent(org.id)}">Operator actions on this organization</a></p>
 <section aria-labelledby="cells-heading"><h2 id="cells-heading">Cells</h2>${cells}</section>
 <section aria-labelledby="ledger-heading"><h2 id="ledger-heading">Ledger</h2>${ledger}</section>
 <section aria-labelledby="usage-heading"><h2 id="usage-heading">Usage, last 30 days</h2>${usage}</section>

@@ -265,7 +265,10 @@ export function registerOrganizationPages(app: App, operator: OperatorConsole): 
       if (organizationId === '') return again(400, 'Enter the id of the organization to credit (org_…).');
       if (!ID.test(organizationId)) return again(400, 'An organization id looks like org_… (letters, digits and _).');
       try {
-        await billing.deposits.assign(depositId, organizationId, { actor: { tokenId: session.adminTokenId } });
+        await billing.deposits.assign(depositId, organizationId, {
+          actor: { tokenId: session.adminTokenId },
+          reason: null,
+        });
       } catch (error) {
         if (!(error instanceof ApiError)) throw error;
         if (error.code === 'not_found' && error.message.includes('organization'))

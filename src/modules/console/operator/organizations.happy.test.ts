@@ -72,6 +72,18 @@ describe('operator console: organizations and deposits', () => {
       textOf(page.body),
       /operator grant \$0\.00 pro for 2 month\(s\) granted by the operator: Pilot customer/,
     );
+
+    const audit = await getOperatorPage(t, `/console/operator/audit?target_id=${org.organizationId}`, operator);
+    assert.equal(audit.statusCode, 200);
+    const actions = [...audit.body.matchAll(/<span class="tag mono">([^<]+)<\/span>/g)].map((m) => m[1]);
+    assert.deepEqual(actions, [
+      'organization.reinstate',
+      'organization.suspend',
+      'organization.grant',
+      'organization.credit',
+    ]);
+    assert.match(textOf(audit.body), /Spam complaints/);
+    assert.match(textOf(audit.body), /tier: pro months: 2/);
   });
 
   it('assigns a held deposit to an organization, which is credited', async () => {

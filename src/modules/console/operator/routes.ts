@@ -9,27 +9,50 @@
 //   GET  /console/operator/devices/:device_id   telemetry, failures, actions
 //   POST /console/operator/devices/:device_id/rotate-key
 import { readFileSync } from 'node:fs';
-import type { FastifyReply } from 'fastify';
+import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { App } from '../../../http/types.ts';
 import { ApiError } from '../../../lib/errors.ts';
 import { param, text } from '../account/shared.ts';
-import { fromOwnOrigin, registerFormParser, sendPage } from '../http.ts';
+import { flashCookie, fromOwnOrigin, readCookie, registerFormParser, sendPage } from '../http.ts';
 import { FLEET_FILTERS, type FleetFilter } from './fleet.ts';
-import { devicePage, fleetPage, fleetRow } from './fleet-pages.ts';
+import { devicePage, devicePath, fleetPage, fleetRow, type DevicePageOptions } from './fleet-pages.ts';
 import { OPERATOR_PATH, clearedOperatorCookie, operatorCookie, redirect, safeOperatorNext } from './http.ts';
 import { operatorMessagePage } from './layout.ts';
 import { FleetLive } from './live.ts';
 import type { OperatorConsole } from './module.ts';
 import { OPERATOR_SESSION_TTL_MS, type OperatorSession } from './service.ts';
 import { operatorSignInPage } from './sign-in-page.ts';
+import { auditPage } from './audit-page.ts';
 
 const SCRIPT = readFileSync(new URL('fleet.js', import.meta.url), 'utf8');
 export const PUBLIC = { auth: 'public' as const };
 export const HIDDEN = { hide: true };
 
+/** The longest reason an operator action keeps (as the admin API's). */
+export const REASON_MAX = 500;
 /** A device id as the admin surface takes it; anything else is no device. */
 const DEVICE_ID = /^[A-Za-z0-9_]{1,64}$/;
+
+const ROTATED_KEY_COOKIE = 'cg_operator_device_key';
+type RotatedKey = { deviceId: string; adminTokenId: string; secret: string };
+
+/** The new device key the flash cookie carries, if it is this phone's and this operator's. */
+function rotatedKeyOf(request: FastifyRequest, deviceId: string, session: OperatorSession): string | undefined {
+  const value = readCookie(request, ROTATED_KEY_COOKIE);
+  if (!value) return undefined;
+  try {
+    const parsed = JSON.parse(Buffer.from(value, 'base64url').toString('utf8')) as Partial<RotatedKey>;
+    return parsed.deviceId === deviceId &&
+      parsed.adminTokenId === session.adminTokenId &&
+      typeof parsed.secret === 'string' &&
+      parsed.secret.startsWith('cg_dev_')
+      ? parsed.secret
+      : undefined;
+  } catch {
+    return undefined;
+  }
+}
 
 export function deviceNotFound(reply: FastifyReply, session: OperatorSession) {
   return sendPage(
@@ -162,12 +185,45 @@ export function registerOperatorRoutes(app: App, operator: OperatorConsole): voi
       return reply;
     });
 
+    scope.get(`${OPERATOR_PATH}/audit`, { config: PUBLIC, schema: HIDDEN }, async (request, reply) => {
+      const session = await guard.page(request, reply);
+      if (!session) return reply;
+      const targetId = text(request.query, 'target_id').trim();
+      const cursor = text(request.query, 'cursor') || undefined;
+      const back = { href: `${OPERATOR_PATH}/audit`, text: 'See every action' };
+      if (targetId !== '' && !DEVICE_ID.test(targetId))
+        return sendPage(
+          reply,
+          400,
+          operatorMessagePage(session, 'Page not found', 'This list link is not valid.', back),
+        );
+      try {
+        const page = await operator.audit.list({ limit: 50, cursor, target_id: targetId || undefined });
+        return sendPage(
+          reply,
+          200,
+          auditPage(session, page.entries, { targetId: targetId || null, nextCursor: page.next_cursor }),
+        );
+      } catch (error) {
+        if (error instanceof ApiError && error.code === 'invalid_request')
+          return sendPage(
+            reply,
+            400,
+            operatorMessagePage(session, 'Page not found', 'This list link is not valid.', back),
+          );
+        throw error;
+      }
+    });
+
     scope.get(`${OPERATOR_PATH}/devices/:device_id`, { config: PUBLIC, schema: HIDDEN }, async (request, reply) => {
       const session = await guard.page(request, reply);
       if (!session) return reply;
       const id = param(request.params, 'device_id');
       if (!DEVICE_ID.test(id)) return deviceNotFound(reply, session);
-      const page = await renderDevice(operator, session, id, {});
+      const rotatedKey = rotatedKeyOf(request, id, session);
+      if (readCookie(request, ROTATED_KEY_COOKIE) !== undefined)
+        reply.header('set-cookie', flashCookie(http, ROTATED_KEY_COOKIE, devicePath(id), null));
+      const page = await renderDevice(operator, session, id, { rotatedKey });
       return page === null ? deviceNotFound(reply, session) : sendPage(reply, 200, page);
     });
 
@@ -179,16 +235,34 @@ export function registerOperatorRoutes(app: App, operator: OperatorConsole): voi
         if (!session) return reply;
         const id = param(request.params, 'device_id');
         if (!DEVICE_ID.test(id)) return deviceNotFound(reply, session);
+        const reason = text(request.body, 'reason').trim();
+        if (reason.length > REASON_MAX) {
+          const page = await renderDevice(operator, session, id, {
+            formError: { form: 'rotate-key', error: `The reason is at most ${REASON_MAX} characters.`, reason },
+          });
+          return page === null ? deviceNotFound(reply, session) : sendPage(reply, 400, page);
+        }
         let key: string;
         try {
-          key = (await operator.devices.rotateKey(id, { actor: { tokenId: session.adminTokenId } })).device_key;
+          key = (
+            await operator.devices.rotateKey(id, { actor: { tokenId: session.adminTokenId }, reason: reason || null })
+          ).device_key;
         } catch (error) {
           if (error instanceof ApiError && error.code === 'not_found') return deviceNotFound(reply, session);
           throw error;
         }
-        // Answered with the page itself (no redirect): the key is in this response only.
-        const page = await renderDevice(operator, session, id, { rotatedKey: key });
-        return page === null ? deviceNotFound(reply, session) : sendPage(reply, 200, page);
+        // Post/Redirect/Get: the key rides a flash cookie to the phone's page, which shows it once.
+        const flash: RotatedKey = { deviceId: id, adminTokenId: session.adminTokenId, secret: key };
+        reply.header(
+          'set-cookie',
+          flashCookie(
+            http,
+            ROTATED_KEY_COOKIE,
+            devicePath(id),
+            Buffer.from(JSON.stringify(flash)).toString('base64url'),
+          ),
+        );
+        return redirect(reply, devicePath(id));
       },
     );
   });
@@ -199,7 +273,7 @@ export async function renderDevice(
   operator: OperatorConsole,
   session: OperatorSession,
   id: string,
-  options: { rotatedKey?: string; notice?: string },
+  options: DevicePageOptions,
 ): Promise<string | null> {
   try {
     const row = await operator.fleet.device(id);
