@@ -318,6 +318,7 @@ export async function buildApp(deps: AppDeps) {
     ...billing,
     billingPeriods,
     idempotency,
+    invoker,
     events,
     webhooks,
     webhookWorker: webhooking.webhookWorker,
