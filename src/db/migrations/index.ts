@@ -20,6 +20,7 @@ import * as deviceCapabilities from './0017_device_capabilities.ts';
 import * as deviceHeartbeats from './0018_device_heartbeats.ts';
 import * as fleetHealth from './0019_fleet_health.ts';
 import * as operatorSessions from './0021_operator_sessions.ts';
+import * as messageCodes from './0022_message_codes.ts';
 
 export const migrations: Record<string, Migration> = {
   '0001_foundation': foundation,
@@ -42,4 +43,5 @@ export const migrations: Record<string, Migration> = {
   '0018_device_heartbeats': deviceHeartbeats,
   '0019_fleet_health': fleetHealth,
   '0021_operator_sessions': operatorSessions,
+  '0022_message_codes': messageCodes,
 };

@@ -6,7 +6,7 @@ import type { FastifyBaseLogger } from 'fastify';
 import type { Kysely } from 'kysely';
 import type { DB } from '../../db/schema.ts';
 import type { ConnectionCap } from '../../http/connection-caps.ts';
-import type { IdempotencyStore } from '../../http/idempotency.ts';
+import type { Invoker } from '../../operations/invoke.ts';
 import type { App } from '../../http/types.ts';
 import type { Clock } from '../../lib/clock.ts';
 import type { Mailer } from '../../lib/mailer.ts';
@@ -38,8 +38,8 @@ export interface DashboardServices {
   webhooking: WebhooksModule;
   organizations: OrganizationsService;
   billing: BillingModule;
-  /** The send form's keys (a double submit sends once), in the API's idempotency store. */
-  idempotency: IdempotencyStore;
+  /** The operations' one path: the send form calls the send operation through it (a double submit sends once). */
+  invoker: Invoker;
 }
 
 export interface ConsoleModule {
