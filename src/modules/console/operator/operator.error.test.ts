@@ -136,6 +136,12 @@ describe('operator console: bad input', () => {
       assert.match(response.body, /aria-invalid="true"/);
       assert.match(response.body, message);
     }
+    const long = await postOperatorForm(t, url, operator, {
+      organization_id: org.organizationId,
+      reason: 'r'.repeat(501),
+    });
+    assert.equal(long.statusCode, 400);
+    assert.match(long.body, /id="assign-[^"]+-reason-error">The reason is at most 500 characters\./);
     assert.equal((await postOperatorForm(t, url, operator, { organization_id: org.organizationId })).statusCode, 303);
     const twice = await postOperatorForm(t, url, operator, { organization_id: org.organizationId });
     assert.equal(twice.statusCode, 409);
