@@ -20,6 +20,7 @@ import { transact } from '../../db/transaction.ts';
 export const LEASE_MS = 120_000;
 export const MAX_ATTEMPTS = 3;
 const PACING_WINDOW_MS = 60_000;
+const DAILY_WINDOW_MS = 24 * 60 * 60 * 1000;
 /** Long-polls re-check this often, to find sends made by other processes. */
 const RECHECK_MS = 250;
 const EXPIRY_BATCH = 500;
@@ -94,17 +95,22 @@ export class DeliveryService {
     if (!(await this.repo.hasClaimable(assignment.cellId, at))) return [];
     return transact(this.repo.db, async (tx) => {
       await this.repo.lockDeviceClaims(tx, assignment.deviceId);
-      const recent = await this.repo.countClaimedSince(
-        tx,
-        assignment.deviceId,
-        new Date(now.getTime() - PACING_WINDOW_MS).toISOString(),
-      );
-      const count = Math.min(limit, assignment.sendRatePerMinute - recent);
-      if (count <= 0) return [];
-      return this.repo.claim(tx, {
-        cellId: assignment.cellId,
+      // Pacing counts SMS segments handed out (contract §11): per minute and per 24 hours.
+      const since = (ms: number) => new Date(now.getTime() - ms).toISOString();
+      const [minute, day] = await Promise.all([
+        this.repo.segmentsClaimedSince(tx, assignment.deviceId, since(PACING_WINDOW_MS)),
+        this.repo.segmentsClaimedSince(tx, assignment.deviceId, since(DAILY_WINDOW_MS)),
+      ]);
+      const candidates = await this.repo.oldestQueued(tx, assignment.cellId, at, limit);
+      const ids = withinPacing(candidates, {
+        minuteLeft: assignment.sendRatePerMinute - minute,
+        minuteEmpty: minute === 0,
+        dayLeft: assignment.dailySendLimit - day,
+      });
+      if (ids.length === 0) return [];
+      return this.repo.claimIds(tx, {
+        ids,
         deviceId: assignment.deviceId,
-        count,
         now: at,
         leaseExpiresAt: new Date(now.getTime() + LEASE_MS).toISOString(),
       });
@@ -198,4 +204,30 @@ export class DeliveryService {
     if (type === 'message.failed' && message.sent_at === null) await this.ports.charges.value.refund(tx, [message.id]);
     return emitMessageEvent(this.events, tx, message, type);
   }
+}
+
+/**
+ * The ids of the oldest queued messages (`candidates`, oldest first) that fit both pacing windows,
+ * in order: it stops at the first that does not fit, so a long text is never overtaken. A text
+ * longer than the whole minute budget (a 24-segment text on a phone paced at 10) goes out alone in
+ * a minute with nothing else handed out, or it would never go; the daily cap has no such exception.
+ */
+export function withinPacing(
+  candidates: readonly { id: string; segments: number }[],
+  room: { minuteLeft: number; minuteEmpty: boolean; dayLeft: number },
+): string[] {
+  const ids: string[] = [];
+  let minute = room.minuteLeft;
+  let day = room.dayLeft;
+  for (const { id, segments } of candidates) {
+    const cost = Math.max(1, segments);
+    if (cost > day) break;
+    const oversizedAlone = ids.length === 0 && room.minuteEmpty && cost > minute;
+    if (cost > minute && !oversizedAlone) break;
+    ids.push(id);
+    minute -= cost;
+    day -= cost;
+    if (oversizedAlone) break;
+  }
+  return ids;
 }
