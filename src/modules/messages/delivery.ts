@@ -8,7 +8,7 @@ import type { EventsService } from '../events/service.ts';
 import type { EventType } from '../events/types.ts';
 import { transitionFor, type DeviceReport } from './lifecycle.ts';
 import { emitMessageEvent } from './message-events.ts';
-import type { ChargesPort, DeviceAssignment, DevicesPort } from './ports.ts';
+import type { ChargesPort, DeviceAssignment, DevicesPort, OutcomesPort } from './ports.ts';
 import { Port } from '../../lib/ports.ts';
 import type { MessagesRepository } from './repository.ts';
 import { QUEUE_TTL_MS } from './service.ts';
@@ -43,7 +43,11 @@ export class DeliveryService {
   private readonly closing = new AbortController();
   private polls = 0;
   /** Wired by the composition root: billing refunds what never went out. */
-  readonly ports = { charges: new Port<ChargesPort>('delivery', 'charges') };
+  readonly ports = {
+    charges: new Port<ChargesPort>('delivery', 'charges'),
+    /** Wired by the composition root: the devices module judges each phone's health from its outcomes. */
+    outcomes: new Port<OutcomesPort>('delivery', 'outcomes'),
+  };
 
   constructor(deps: Deps) {
     this.repo = deps.repo;
@@ -142,6 +146,16 @@ export class DeliveryService {
       if (!transition) return messageView(message);
       const updated = await this.repo.update(tx, message.id, transition.patch);
       if (transition.emit) await this.emit(tx, updated, transition.emit);
+      // A phone's health follows what became of its sends: first sent (or delivered), or failed.
+      const outcome = transition.emit === 'message.failed' ? 'failed' : message.status === 'sending' ? 'sent' : null;
+      if (outcome)
+        await this.ports.outcomes.value.record(tx, {
+          deviceId,
+          messageId: message.id,
+          outcome,
+          errorCode: outcome === 'failed' ? updated.error_code : null,
+          segments: message.segments,
+        });
       return messageView(updated);
     });
   }
@@ -150,15 +164,39 @@ export class DeliveryService {
   async expireLeases(): Promise<number> {
     const now = this.clock.now();
     const at = now.toISOString();
-    const requeued = await this.repo.requeueExpiredLeases(this.repo.db, {
-      now: at,
-      expiresAt: new Date(now.getTime() + QUEUE_TTL_MS).toISOString(),
-      maxAttempts: MAX_ATTEMPTS,
-      batch: EXPIRY_BATCH,
+    // Who held each expired lease: a send stuck in `sending` counts against that phone's health.
+    const holders = new Map(
+      (await this.repo.expiredLeaseHolders(at, EXPIRY_BATCH)).map((row) => [row.id, row] as const),
+    );
+    const stuck = async (tx: Executor, ids: readonly string[]) => {
+      for (const id of ids) {
+        const held = holders.get(id);
+        if (held?.device_id)
+          await this.ports.outcomes.value.record(tx, {
+            deviceId: held.device_id,
+            messageId: id,
+            outcome: 'stuck',
+            errorCode: null,
+            segments: held.segments,
+          });
+      }
+    };
+    const requeued = await transact(this.repo.db, async (tx) => {
+      const rows = await this.repo.requeueExpiredLeases(tx, {
+        now: at,
+        expiresAt: new Date(now.getTime() + QUEUE_TTL_MS).toISOString(),
+        maxAttempts: MAX_ATTEMPTS,
+        batch: EXPIRY_BATCH,
+      });
+      await stuck(
+        tx,
+        rows.map((row) => row.id),
+      );
+      return rows;
     });
-    for (const cellId of new Set(requeued)) this.wakeups.notify(cellId);
-    const failed = await this.failAndEmit((tx) =>
-      this.repo.failExhaustedLeases(tx, {
+    for (const cellId of new Set(requeued.map((row) => row.cell_id))) this.wakeups.notify(cellId);
+    const failed = await this.failAndEmit(async (tx) => {
+      const rows = await this.repo.failExhaustedLeases(tx, {
         now: at,
         maxAttempts: MAX_ATTEMPTS,
         batch: EXPIRY_BATCH,
@@ -166,8 +204,13 @@ export class DeliveryService {
           code: 'attempts_exhausted',
           message: `The device did not confirm sending after ${MAX_ATTEMPTS} attempts.`,
         },
-      }),
-    );
+      });
+      await stuck(
+        tx,
+        rows.map((row) => row.id),
+      );
+      return rows;
+    });
     return requeued.length + failed;
   }
 

@@ -378,11 +378,22 @@ export class MessagesRepository {
 
   // --- lease and queue expiry (worker) ---
 
-  /** Re-queues messages whose lease ran out with attempts left; the cells that got work back. */
+  /** Messages whose lease ran out, with the device that held it (read before they are re-queued or failed). */
+  expiredLeaseHolders(now: string, batch: number) {
+    return this.db
+      .selectFrom('messages')
+      .select(['id', 'device_id', 'segments'])
+      .where('status', '=', SENDING)
+      .where('lease_expires_at', '<=', now)
+      .limit(batch)
+      .execute();
+  }
+
+  /** Re-queues messages whose lease ran out with attempts left; their ids and cells. */
   async requeueExpiredLeases(
     ex: Executor,
     input: { now: string; expiresAt: string; maxAttempts: number; batch: number },
-  ): Promise<string[]> {
+  ): Promise<{ id: string; cell_id: string }[]> {
     const rows = await ex
       .updateTable('messages')
       .set({
@@ -396,9 +407,9 @@ export class MessagesRepository {
       .where('status', '=', SENDING)
       .where('lease_expires_at', '<=', input.now)
       .where('attempts', '<', input.maxAttempts)
-      .returning('cell_id')
+      .returning(['id', 'cell_id'])
       .execute();
-    return rows.map((r) => r.cell_id);
+    return rows;
   }
 
   failExhaustedLeases(ex: Executor, input: { now: string; maxAttempts: number; batch: number; error: Failure }) {
