@@ -47,5 +47,10 @@ export function cachedSerializer(schema: object, shared: Record<string, unknown>
 
 /** Installs the cached compiler; `$ref`s resolve against the schemas added to `app`. */
 export function registerSerialization(app: App): void {
-  app.setSerializerCompiler(({ schema }) => cachedSerializer(schema as object, app.getSchemas()));
+  // Compiled on first use, like the validators (validation.ts): most routes of a test's app never
+  // answer, and production pays a few milliseconds once per response schema.
+  app.setSerializerCompiler(({ schema }) => {
+    let serialize: Serializer | undefined;
+    return (data: unknown) => (serialize ??= cachedSerializer(schema as object, app.getSchemas()))(data);
+  });
 }

@@ -20,6 +20,7 @@ import { registerMppRoutes } from './mpp-routes.ts';
 import { PaymentOffers } from './offers.ts';
 import { BillingOperator } from './operator.ts';
 import type { RecordOperatorAction } from '../admin/audit.ts';
+import type { Invoker } from '../../operations/invoke.ts';
 import { PaymentCompletion, registerPaymentRequired } from './payment-required.ts';
 import { BillingPeriods } from './periods.ts';
 import { BillingQuotes } from './quotes.ts';
@@ -141,10 +142,10 @@ export async function build(deps: {
 }
 
 /** x402 payment on agent routes and the completion of every billing 402: registered before the routes. */
-export function registerConventions(app: App, module: BillingModule, config: Config): void {
+export function registerConventions(app: App, module: BillingModule, invoker: Invoker): void {
   registerX402(app, module.x402);
   registerMpp(app);
-  registerPaymentRequired(app, module.payments, config.baseUrl);
+  registerPaymentRequired(invoker, module.payments);
 }
 
 export function register(app: App, module: BillingModule): void {

@@ -25,7 +25,7 @@ export function layout(context: PageContext, title: string, content: string): st
   const { path, signedIn } = context;
   const nav = signedIn
     ? `<nav aria-label="Console">${SECTIONS.map((section) => `<a href="${path}${section.path}"${context.current === section.id ? ' aria-current="page"' : ''}>${section.label}</a>`).join('')}</nav>
-<div class="who"><span>Signed in to <strong>${escape(signedIn.organizationName)}</strong></span>
+<div class="who"><span title="${escape(signedIn.organizationName)}">Signed in to <strong>${escape(signedIn.organizationName)}</strong></span>
 <form method="post" action="${path}/sign-out"><input type="hidden" name="csrf_token" value="${escape(signedIn.csrfToken)}"><button type="submit" class="link-button">Sign out</button></form></div>`
     : '<nav aria-label="Console"></nav>';
   return `<!doctype html>

@@ -1,3 +1,4 @@
+// @database-independent (scripts/test.ts: the PostgreSQL run leaves this file to the SQLite runs)
 // The error pages and the landing: every code of the error table has a page with its meaning,
 // causes, fix, example body and operations (the same operations the OpenAPI document lists),
 // the `type` of a real problem body resolves to its page, and / names the service.

@@ -1,3 +1,4 @@
+// @database-independent (scripts/test.ts: the PostgreSQL run leaves this file to the SQLite runs)
 // The API reference at /docs (Scalar) through HTTP: a page that runs only this service's scripts
 // under a tight Content-Security-Policy, the script it loads, the document it renders (the one
 // SDKs are generated from) with its introduction and try-it inputs, and the paths around it.

@@ -53,6 +53,8 @@ const COLUMNS: Record<keyof MessagesTable, true> = {
   delivered_at: true,
   received_at: true,
   failed_at: true,
+  code: true,
+  code_service: true,
 };
 const MESSAGE_COLUMNS = Object.keys(COLUMNS) as (keyof MessagesTable)[];
 
