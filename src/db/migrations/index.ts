@@ -19,6 +19,7 @@ import * as oauthExpiry from './0016_oauth_expiry.ts';
 import * as deviceCapabilities from './0017_device_capabilities.ts';
 import * as deviceHeartbeats from './0018_device_heartbeats.ts';
 import * as messageCodes from './0022_message_codes.ts';
+import * as scheduledSends from './0023_scheduled_sends.ts';
 
 export const migrations: Record<string, Migration> = {
   '0001_foundation': foundation,
@@ -40,4 +41,5 @@ export const migrations: Record<string, Migration> = {
   '0017_device_capabilities': deviceCapabilities,
   '0018_device_heartbeats': deviceHeartbeats,
   '0022_message_codes': messageCodes,
+  '0023_scheduled_sends': scheduledSends,
 };

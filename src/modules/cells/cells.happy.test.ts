@@ -247,6 +247,7 @@ describe('cells: the service methods messaging calls', () => {
       organization_id: org.organizationId,
       phone_number: active.phone_number,
       mms_send: true,
+      quiet_hours: null,
     });
     assert.ok(
       provisioning instanceof ApiError && provisioning.code === 'cell_not_active' && provisioning.status === 409,

@@ -37,12 +37,22 @@ const findOwnedCell = prepared((ex, p: { organizationId: string; id: string }) =
 );
 
 // Run for every batch of sends: the batch's cells in one statement.
-// Whether the phone sends MMS comes along: a send with media from one that cannot is refused.
+// Whether the phone sends MMS comes along: a send with media from one that cannot is refused;
+// so do the cell's and its pod's quiet hours, which may hold the send until they end.
 const findOwnedCells = preparedRows((ex, refs: { organizationId: string; id: string }[]) =>
   ex
     .selectFrom('cells')
     .leftJoin('devices', 'devices.cell_id', 'cells.id')
-    .select(['cells.id', 'cells.organization_id', 'cells.status', 'cells.phone_number', 'devices.can_mms_send'])
+    .leftJoin('pods', 'pods.id', 'cells.pod_id')
+    .select([
+      'cells.id',
+      'cells.organization_id',
+      'cells.status',
+      'cells.phone_number',
+      'devices.can_mms_send',
+      'cells.quiet_hours',
+      'pods.quiet_hours as pod_quiet_hours',
+    ])
     .where('cells.status', '!=', 'released')
     .where((eb) =>
       eb.or(

@@ -12,6 +12,7 @@ import type { DevicesTable } from '../devices/tables.ts';
 import type { EventsService } from '../events/service.ts';
 import type { CellRecord, CellsRepository } from './repository.ts';
 import type { CellStatus } from './tables.ts';
+import { parseQuietHours, type QuietHours } from '../../lib/quiet-hours.ts';
 import { transact } from '../../db/transaction.ts';
 import { Listeners, Port } from '../../lib/ports.ts';
 
@@ -53,6 +54,8 @@ export interface SendingCell {
   phone_number: string;
   /** Whether its phone sends MMS (contract §4: a send with media from one that cannot is 409 mms_unsupported). */
   mms_send: boolean;
+  /** The quiet hours its sends keep (contract §12): the cell's own, else its pod's, else null. */
+  quiet_hours: QuietHours | null;
 }
 
 export class CellsService {
@@ -157,6 +160,7 @@ export class CellsService {
         organization_id: row.organization_id,
         phone_number: row.phone_number,
         mms_send: row.can_mms_send !== 0,
+        quiet_hours: parseQuietHours(row.quiet_hours ?? row.pod_quiet_hours),
       };
     });
   }
@@ -174,6 +178,7 @@ export class CellsService {
         display_name: displayName,
         phone_number: device?.phone_number ?? null,
         status: device ? 'active' : 'provisioning',
+        quiet_hours: null,
         device_id: device?.id ?? null,
         pod_id: null,
         created_at: iso,

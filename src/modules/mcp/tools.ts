@@ -90,7 +90,9 @@ const SCHEMAS = {
     input: z.object({
       cell_id: s.CellId,
       direction: z.enum(['outbound', 'inbound']).optional(),
-      status: z.enum(['queued', 'sending', 'sent', 'delivered', 'failed', 'canceled', 'received']).optional(),
+      status: z
+        .enum(['scheduled', 'queued', 'sending', 'sent', 'delivered', 'failed', 'canceled', 'received'])
+        .optional(),
       participant: s.Phone.optional(),
       since: z.iso.datetime().optional().describe('Only messages created at or after this time (ISO 8601).'),
       limit: s.Limit,

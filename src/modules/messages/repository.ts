@@ -55,6 +55,8 @@ const COLUMNS: Record<keyof MessagesTable, true> = {
   failed_at: true,
   code: true,
   code_service: true,
+  send_at: true,
+  schedule_reason: true,
 };
 const MESSAGE_COLUMNS = Object.keys(COLUMNS) as (keyof MessagesTable)[];
 
@@ -345,6 +347,33 @@ export class MessagesRepository {
       .returningAll()
       .execute();
     return rows.sort((a, b) => (a.id < b.id ? -1 : 1));
+  }
+
+  // --- scheduled sends ---
+
+  /** Scheduled messages whose send_at has come, oldest first (locked, skipping locked ones, on PostgreSQL). */
+  dueScheduled(ex: Executor, now: string, batch: number) {
+    const query = ex
+      .selectFrom('messages')
+      .selectAll()
+      .where('status', '=', sql.lit<MessageStatus>('scheduled'))
+      .where('send_at', '<=', now)
+      .orderBy('send_at')
+      .orderBy('id')
+      .limit(batch);
+    return (this.postgres ? query.forUpdate().skipLocked() : query).execute();
+  }
+
+  /** Moves these scheduled messages to the queue; those moved. */
+  async queueScheduled(ex: Executor, ids: readonly string[], now: string, expiresAt: string) {
+    if (ids.length === 0) return [];
+    return ex
+      .updateTable('messages')
+      .set({ status: 'queued', expires_at: expiresAt, updated_at: now })
+      .where('id', 'in', ids)
+      .where('status', '=', 'scheduled')
+      .returning(['id', 'cell_id'])
+      .execute();
   }
 
   // --- device event dedup ---

@@ -13,17 +13,18 @@ import {
   MessageParams,
   normalizePhoneField,
   PhoneInput,
+  ScheduleFields,
 } from './schemas.ts';
 import type { MessagesService } from './service.ts';
 import { MESSAGE_STATUSES } from './lifecycle.ts';
 import { Message, MessageList } from './views.ts';
 
 const SendRequest = Body(
-  { to: PhoneInput, body: MessageBody, media_urls: Type.Optional(MediaUrls) },
+  { to: PhoneInput, body: MessageBody, media_urls: Type.Optional(MediaUrls), ...ScheduleFields },
   { examples: [{ to: '+14155550199', body: 'Your table for two is ready.' }] },
 );
 const ReplyRequest = Body(
-  { body: MessageBody, media_urls: Type.Optional(MediaUrls) },
+  { body: MessageBody, media_urls: Type.Optional(MediaUrls), ...ScheduleFields },
   { examples: [{ body: 'Thanks, see you at 8.' }] },
 );
 
@@ -52,17 +53,26 @@ export function registerMessageRoutes(app: App, messages: MessagesService): void
         tags: ['Messages'],
         summary: 'Send a message',
         description:
-          'Queues an SMS/MMS from the cell; its device sends it. Answers 202 with the queued message. Takes an optional Idempotency-Key header.',
+          "Queues an SMS/MMS from the cell; its device sends it. Answers 202 with the queued message, or the scheduled one: with send_at, or inside the cell's quiet hours (then until their end, unless send_now). Takes an optional Idempotency-Key header.",
         params: CellParams,
         headers: IdempotencyKeyHeaders,
         body: SendRequest,
-        response: { 202: Described(Message, 'The queued message; message.sent and message.delivered events follow.') },
+        response: {
+          202: Described(
+            Message,
+            'The queued (or scheduled) message; message.sent and message.delivered events follow.',
+          ),
+        },
       },
     },
     async (request, reply) =>
-      recordedResponse(request, reply, 202, (record) =>
-        messages.send(agentOf(request).organizationId, request.params.cell_id, request.body, { record }),
-      ),
+      recordedResponse(request, reply, 202, (record) => {
+        const { send_at, send_now, ...input } = request.body;
+        return messages.send(agentOf(request).organizationId, request.params.cell_id, input, {
+          record,
+          schedule: { send_at, send_now },
+        });
+      }),
   );
 
   app.get(
@@ -111,7 +121,7 @@ export function registerMessageRoutes(app: App, messages: MessagesService): void
         tags: ['Messages'],
         summary: 'Reply to a message',
         description:
-          'Sends to the other party of the message. Answers 202 with the queued reply. Takes an optional Idempotency-Key header.',
+          'Sends to the other party of the message. Answers 202 with the queued (or scheduled: send_at, quiet hours) reply. Takes an optional Idempotency-Key header.',
         params: MessageParams,
         headers: IdempotencyKeyHeaders,
         body: ReplyRequest,
@@ -133,8 +143,8 @@ export function registerMessageRoutes(app: App, messages: MessagesService): void
       schema: {
         operationId: 'cancelMessage',
         tags: ['Messages'],
-        summary: 'Cancel a queued message',
-        description: 'Only while the message is queued; afterwards 409 conflict.',
+        summary: 'Cancel a scheduled or queued message',
+        description: 'Only while the message is scheduled or queued; afterwards 409 conflict.',
         params: MessageParams,
         response: { 200: Described(Message, 'The canceled message.') },
       },

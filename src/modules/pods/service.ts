@@ -92,6 +92,7 @@ export class PodsService {
       request_hash: hash,
       name: input.name,
       rotation: 0,
+      quiet_hours: null,
       created_at: at,
       updated_at: at,
       deleted_at: null,

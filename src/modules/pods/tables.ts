@@ -7,6 +7,8 @@ export interface PodsTable {
   request_hash: string;
   name: string;
   rotation: number;
+  /** JSON {start, end, time_zone} or null (contract §12): for its cells without their own. */
+  quiet_hours: string | null;
   created_at: string;
   updated_at: string;
   deleted_at: string | null;
