@@ -36,6 +36,7 @@ describe('cells', () => {
       online: false,
       last_seen_at: null,
       pod_id: null,
+      quiet_hours: null,
       capabilities: { delivery_reports: true, mms_send: true, mms_receive: true },
       created_at: t.clock.now().toISOString(),
       updated_at: t.clock.now().toISOString(),

@@ -139,10 +139,18 @@ export class CellsRepository {
       .execute();
   }
 
-  async rename(ex: Executor, organizationId: string, id: string, displayName: string, now: string): Promise<number> {
+  /** Sets the given fields (undefined: unchanged); how many cells changed (0: none of the organization's). */
+  async update(
+    ex: Executor,
+    organizationId: string,
+    id: string,
+    fields: { display_name?: string; quiet_hours?: string | null },
+    now: string,
+  ): Promise<number> {
+    const set = Object.fromEntries(Object.entries(fields).filter(([, value]) => value !== undefined));
     const result = await ex
       .updateTable('cells')
-      .set({ display_name: displayName, updated_at: now })
+      .set({ ...set, updated_at: now })
       .where('id', '=', id)
       .where('organization_id', '=', organizationId)
       .where('status', '!=', 'released')

@@ -15,6 +15,23 @@ const DisplayName = Type.String({
   description: 'A name for the line, 1-100 characters.',
 });
 
+/** Quiet hours of a cell or pod (contract §12); the service checks the times and the zone (400 naming each). */
+export const QuietHoursSchema = Nullable(
+  Type.Object(
+    {
+      start: Type.String({ maxLength: 5, description: 'Local start, HH:MM (24-hour).' }),
+      end: Type.String({ maxLength: 5, description: 'Local end, HH:MM; before start: the window spans midnight.' }),
+      time_zone: Type.String({ maxLength: 64, description: 'IANA time zone name, e.g. America/New_York.' }),
+    },
+    {
+      additionalProperties: false,
+      description:
+        "A daily window in which sends wait: a send that would go out inside it is scheduled for its end, unless it says send_now. Follows the zone's daylight-saving changes.",
+      examples: [{ start: '21:00', end: '08:00', time_zone: 'America/New_York' }],
+    },
+  ),
+);
+
 const CELL_EXAMPLE = {
   id: 'cell_01jdx2b7c8d9e0f1g2h3j4k5m6',
   display_name: 'Support line',
@@ -23,6 +40,7 @@ const CELL_EXAMPLE = {
   online: true,
   last_seen_at: '2026-11-21T12:00:00.000Z',
   pod_id: null,
+  quiet_hours: null,
   capabilities: { ...ALL_CAPABILITIES },
   created_at: '2026-11-21T11:58:02.123Z',
   updated_at: '2026-11-21T11:58:02.123Z',
@@ -39,6 +57,7 @@ export const Cell = Type.Object(
     online: Type.Boolean({ description: 'Whether the phone carrying the line has called in within the last 120 s.' }),
     last_seen_at: Nullable(Timestamp),
     pod_id: Nullable(Type.String()),
+    quiet_hours: QuietHoursSchema,
     capabilities: CapabilitiesSchema,
     created_at: Timestamp,
     updated_at: Timestamp,
@@ -136,14 +155,23 @@ export function registerCellRoutes(app: App, cells: CellsService): void {
       schema: {
         operationId: 'updateCell',
         tags: ['Cells'],
-        summary: 'Rename a cell',
-        description: 'display_name is the only field a cell takes.',
+        summary: 'Update a cell',
+        description:
+          "Renames the cell (display_name) and sets or clears (null) its quiet_hours; give at least one. Quiet hours of the cell apply instead of its pod's.",
         params: CellPath,
-        body: Body({ display_name: DisplayName }, { examples: [{ display_name: 'Sales line' }] }),
-        response: { 200: Described(Cell, 'The renamed cell.') },
+        body: Body(
+          { display_name: Type.Optional(DisplayName), quiet_hours: Type.Optional(QuietHoursSchema) },
+          {
+            examples: [
+              { display_name: 'Sales line' },
+              { quiet_hours: { start: '21:00', end: '08:00', time_zone: 'America/New_York' } },
+            ],
+          },
+        ),
+        response: { 200: Described(Cell, 'The updated cell.') },
       },
     },
-    async (request) => cells.rename(agentOf(request).organizationId, request.params.id, request.body.display_name),
+    async (request) => cells.update(agentOf(request).organizationId, request.params.id, request.body),
   );
 
   app.delete(

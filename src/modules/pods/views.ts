@@ -3,6 +3,8 @@
 import { Type } from 'typebox';
 import { NextCursor } from '../../http/pagination.ts';
 import { Nullable, Timestamp } from '../../http/schemas.ts';
+import { parseQuietHours } from '../../lib/quiet-hours.ts';
+import { QuietHoursSchema } from '../cells/routes.ts';
 import type {
   ContactListsTable,
   CycleJobsTable,
@@ -18,6 +20,7 @@ const POD_EXAMPLE = {
   name: 'Outreach',
   client_id: 'create-outreach-pod',
   cell_ids: ['cell_01jdx2b7c8d9e0f1g2h3j4k5m6', 'cell_01jdx2b7c8d9e0f1g2h3j4k5m7'],
+  quiet_hours: null,
   created_at: AT,
   updated_at: AT,
 };
@@ -57,6 +60,7 @@ export const Pod = Type.Object(
     name: Type.String(),
     client_id: Type.String({ description: 'The client_id it was created with.' }),
     cell_ids: Type.Array(Type.String(), { description: 'Its cells, oldest first. A cell is in at most one pod.' }),
+    quiet_hours: { ...QuietHoursSchema, description: 'Quiet hours of its cells that have none of their own.' },
     created_at: Timestamp,
     updated_at: Timestamp,
   },
@@ -199,6 +203,7 @@ export function podView(row: PodsTable, cellIds: string[]) {
     name: row.name,
     client_id: row.client_id,
     cell_ids: cellIds,
+    quiet_hours: parseQuietHours(row.quiet_hours),
     created_at: row.created_at,
     updated_at: row.updated_at,
   };
