@@ -15,9 +15,12 @@ export async function up(db: Kysely<any>): Promise<void> {
     .execute();
   await db.schema.alterTable('cells').addColumn('quiet_hours', 'text').execute();
   await db.schema.alterTable('pods').addColumn('quiet_hours', 'text').execute();
+  // A broadcast's send_at: its messages are scheduled for it.
+  await db.schema.alterTable('cycle_jobs').addColumn('send_at', 'text').execute();
 }
 
 export async function down(db: Kysely<any>): Promise<void> {
+  await db.schema.alterTable('cycle_jobs').dropColumn('send_at').execute();
   await db.schema.alterTable('pods').dropColumn('quiet_hours').execute();
   await db.schema.alterTable('cells').dropColumn('quiet_hours').execute();
   await db.schema.dropIndex('messages_scheduled').execute();

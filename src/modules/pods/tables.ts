@@ -72,6 +72,8 @@ export interface CycleJobsTable {
   lease_token: string | null;
   lease_until: string | null;
   sync_after: number;
+  /** A broadcast's send_at (contract §12): its messages are scheduled for it. */
+  send_at: string | null;
   created_at: string;
   updated_at: string;
   completed_at: string | null;

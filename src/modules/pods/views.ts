@@ -50,6 +50,7 @@ const JOB_EXAMPLE = {
   mode: 'ring',
   status: 'running',
   counts: { total: 3, queued: 0, sent: 1, delivered: 1, received: 1, failed: 0, skipped: 0 },
+  send_at: null,
   created_at: AT,
   completed_at: null,
 };
@@ -176,6 +177,10 @@ export const CycleJob = Type.Object(
       },
       { description: 'Each message counts once, in its current state; canceled ones only in total.' },
     ),
+    send_at: Nullable({
+      ...Timestamp,
+      description: 'A broadcast started with send_at: its messages are scheduled for then (queued and charged then).',
+    }),
     created_at: Timestamp,
     completed_at: Nullable(Timestamp),
   },
@@ -287,6 +292,7 @@ export function jobView(row: CycleJobsTable, counts: JobCounts) {
     mode: row.mode,
     status: row.status,
     counts,
+    send_at: row.send_at,
     created_at: row.created_at,
     completed_at: row.completed_at,
   };
