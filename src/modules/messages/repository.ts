@@ -349,6 +349,36 @@ export class MessagesRepository {
     return rows.sort((a, b) => (a.id < b.id ? -1 : 1));
   }
 
+  // --- the per-cell pace (RateLimit-* headers of sends) ---
+
+  /** The cell's phone's pace, its claims since `since` (and the oldest), and the cell's queue; undefined without a phone. */
+  async pace(cellId: string, since: string) {
+    const device = await this.db
+      .selectFrom('devices')
+      .select(['id', 'send_rate_per_minute'])
+      .where('cell_id', '=', cellId)
+      .executeTakeFirst();
+    if (!device) return undefined;
+    const claims = await this.db
+      .selectFrom('messages')
+      .select((eb) => [eb.fn.countAll<number>().as('n'), eb.fn.min('claimed_at').as('oldest')])
+      .where('device_id', '=', device.id)
+      .where('claimed_at', '>', since)
+      .executeTakeFirstOrThrow();
+    const queued = await this.db
+      .selectFrom('messages')
+      .select((eb) => eb.fn.countAll<number>().as('n'))
+      .where('cell_id', '=', cellId)
+      .where('status', '=', QUEUED)
+      .executeTakeFirstOrThrow();
+    return {
+      rate: device.send_rate_per_minute,
+      recent: Number(claims.n),
+      oldest: (claims.oldest as string | null) ?? null,
+      queued: Number(queued.n),
+    };
+  }
+
   // --- scheduled sends ---
 
   /** Scheduled messages whose send_at has come, oldest first (locked, skipping locked ones, on PostgreSQL). */

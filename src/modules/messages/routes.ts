@@ -1,4 +1,5 @@
 // Agent routes for messages (contract §4 and the interface's send route).
+import type { FastifyReply } from 'fastify';
 import { Type } from 'typebox';
 import { agentOf } from '../../http/auth.ts';
 import { IdempotencyKeyHeaders, recordedResponse } from '../../http/idempotency.ts';
@@ -37,6 +38,29 @@ const ListQuery = Type.Object({
   ...IncludeIgnored,
 });
 
+/**
+ * The RateLimit-* headers (IETF draft names) of the cell's pace on a send's answer (see
+ * MessagesService.pace). The per-credential request limit (src/http/rate-limit.ts) sets the same
+ * headers: the more restrictive of the two is advertised (fewer remaining; on a tie, the later reset).
+ */
+async function paceHeaders(messages: MessagesService, cellId: string, reply: FastifyReply): Promise<void> {
+  const pace = await messages.pace(cellId);
+  if (!pace) return;
+  const remaining = reply.getHeader('RateLimit-Remaining');
+  const reset = Number(reply.getHeader('RateLimit-Reset') ?? 0);
+  if (remaining !== undefined) {
+    const stricter =
+      Number(remaining) < pace.remaining || (Number(remaining) === pace.remaining && reset >= pace.reset);
+    if (stricter) return;
+  }
+  reply.header('RateLimit-Limit', String(pace.limit));
+  reply.header('RateLimit-Remaining', String(pace.remaining));
+  reply.header('RateLimit-Reset', String(pace.reset));
+}
+
+const PACE_DOC =
+  " Answers carry RateLimit-Limit (the cell's phone's messages per minute), RateLimit-Remaining (more that would go out within the minute) and RateLimit-Reset (seconds until that grows).";
+
 export function registerMessageRoutes(app: App, messages: MessagesService): void {
   app.post(
     '/v1/cells/:cell_id/messages/send',
@@ -53,7 +77,8 @@ export function registerMessageRoutes(app: App, messages: MessagesService): void
         tags: ['Messages'],
         summary: 'Send a message',
         description:
-          "Queues an SMS/MMS from the cell; its device sends it. Answers 202 with the queued message, or the scheduled one: with send_at, or inside the cell's quiet hours (then until their end, unless send_now). Takes an optional Idempotency-Key header.",
+          "Queues an SMS/MMS from the cell; its device sends it. Answers 202 with the queued message, or the scheduled one: with send_at, or inside the cell's quiet hours (then until their end, unless send_now). Takes an optional Idempotency-Key header." +
+          PACE_DOC,
         params: CellParams,
         headers: IdempotencyKeyHeaders,
         body: SendRequest,
@@ -66,12 +91,14 @@ export function registerMessageRoutes(app: App, messages: MessagesService): void
       },
     },
     async (request, reply) =>
-      recordedResponse(request, reply, 202, (record) => {
+      recordedResponse(request, reply, 202, async (record) => {
         const { send_at, send_now, ...input } = request.body;
-        return messages.send(agentOf(request).organizationId, request.params.cell_id, input, {
+        const message = await messages.send(agentOf(request).organizationId, request.params.cell_id, input, {
           record,
           schedule: { send_at, send_now },
         });
+        await paceHeaders(messages, request.params.cell_id, reply);
+        return message;
       }),
   );
 
@@ -121,7 +148,8 @@ export function registerMessageRoutes(app: App, messages: MessagesService): void
         tags: ['Messages'],
         summary: 'Reply to a message',
         description:
-          'Sends to the other party of the message. Answers 202 with the queued (or scheduled: send_at, quiet hours) reply. Takes an optional Idempotency-Key header.',
+          'Sends to the other party of the message. Answers 202 with the queued (or scheduled: send_at, quiet hours) reply. Takes an optional Idempotency-Key header.' +
+          PACE_DOC,
         params: MessageParams,
         headers: IdempotencyKeyHeaders,
         body: ReplyRequest,
@@ -130,9 +158,11 @@ export function registerMessageRoutes(app: App, messages: MessagesService): void
     },
     async (request, reply) => {
       const { cell_id, message_id } = request.params;
-      return recordedResponse(request, reply, 202, (record) =>
-        messages.reply(agentOf(request).organizationId, cell_id, message_id, request.body, record),
-      );
+      return recordedResponse(request, reply, 202, async (record) => {
+        const sent = await messages.reply(agentOf(request).organizationId, cell_id, message_id, request.body, record);
+        await paceHeaders(messages, cell_id, reply);
+        return sent;
+      });
     },
   );
 

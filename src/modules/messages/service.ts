@@ -263,6 +263,27 @@ export class MessagesService {
     );
   }
 
+  /**
+   * The cell's pace for the RateLimit-* headers of a send (IETF draft names): its phone sends at
+   * most `limit` a minute; `remaining` more would go out within the current minute (the limit less
+   * the claims of the last 60 s and the queue); `reset` is the seconds until that grows: until the
+   * oldest claim of the window leaves it, or, with the window full, until the queue ahead drains.
+   * Null for a cell without a phone.
+   */
+  async pace(cellId: string): Promise<{ limit: number; remaining: number; reset: number } | null> {
+    const now = this.clock.now().getTime();
+    const pace = await this.repo.pace(cellId, new Date(now - 60_000).toISOString());
+    if (!pace || pace.rate <= 0) return null;
+    const backlog = pace.recent + pace.queued;
+    const remaining = Math.max(0, pace.rate - backlog);
+    const untilOldestLeaves = pace.oldest ? Math.max(0, Math.ceil((Date.parse(pace.oldest) + 60_000 - now) / 1000)) : 0;
+    const reset =
+      remaining > 0
+        ? untilOldestLeaves
+        : Math.max(untilOldestLeaves, Math.ceil(((backlog - pace.rate + 1) * 60) / pace.rate));
+    return { limit: pace.rate, remaining, reset };
+  }
+
   /** Counts for GET /v1/agent/status. */
   healthCounts(organizationId: string) {
     return this.repo.healthCounts(organizationId, isoAfter(this.clock, -24 * 60 * 60 * 1000));
