@@ -272,6 +272,10 @@ await runBench(async (onExit) => {
   const accepted = new Map<string, number>();
   const refused: string[] = [];
   let sendRetries = 0;
+  /** Why sends were retried: the status answered, or `network` when none came. */
+  const retryReasons: Record<string, number> = {};
+  /** The first answer of each retried status, to tell the balancer's from a process's. */
+  const retrySamples: Record<string, string> = {};
   const runId = randomBytes(4).toString('hex');
   async function send(i: number): Promise<void> {
     const cell = cells[i % cells.length];
@@ -293,6 +297,7 @@ await runBench(async (onExit) => {
         status = response.status;
         text = await response.text();
       } catch {
+        retryReasons.network = (retryReasons.network ?? 0) + 1;
         continue;
       }
       if (status >= 200 && status < 300) {
@@ -300,7 +305,11 @@ await runBench(async (onExit) => {
         if (!accepted.has(id)) accepted.set(id, i);
         return;
       }
-      if (status >= 500 || status === 429 || text.includes('idempotency_request_in_progress')) continue;
+      if (status >= 500 || status === 429 || text.includes('idempotency_request_in_progress')) {
+        retryReasons[status] = (retryReasons[status] ?? 0) + 1;
+        retrySamples[status] ??= text.slice(0, 160);
+        continue;
+      }
       refused.push(`${status} ${text.slice(0, 200)}`);
       return;
     }
@@ -404,6 +413,8 @@ await runBench(async (onExit) => {
 
   const dropped = clients.filter((c) => c.drops.some((d) => d.at >= killedAt));
   const backWithin = dropped.map((c) => (c.resumedAt.find((at) => at >= killedAt) ?? Infinity) - killedAt);
+  // When each client noticed the drop (HAProxy closing its side once the process's side died).
+  const droppedAfter = dropped.map((c) => c.drops.find((d) => d.at >= killedAt)!.at - killedAt);
   const gaps = clients.map((c) => {
     const missing = expected.filter((id) => !c.seen.has(id)).length;
     const extra = c.ids.filter((id) => !expected.includes(id)).length;
@@ -428,8 +439,10 @@ await runBench(async (onExit) => {
   out(`   with fewer free cores than processes sends/s cannot grow: the CPU per send shows the cost)`);
   out('failover (kill -9 mid-load):');
   out(
-    `  sends: ${accepted.size} accepted (${sendsPerSecond.toFixed(1)}/s), ${sendRetries} retried with their key, ${refused.length} refused`,
+    `  sends: ${accepted.size} accepted (${sendsPerSecond.toFixed(1)}/s), ${sendRetries} retried with their key ${JSON.stringify(retryReasons)}, ${refused.length} refused`,
   );
+  for (const [status, sample] of Object.entries(retrySamples))
+    out(`    first ${status}: ${sample.replace(/\s+/g, ' ')}`);
   out(
     `  HAProxy marked the killed process down after ${markedDownAfter === null ? 'never' : seconds(markedDownAfter)}`,
   );
@@ -442,7 +455,7 @@ await runBench(async (onExit) => {
   out(
     `  stream clients: ${clientCount}, dropped by the kill: ${dropped.length}, back on another process within: ` +
       (backWithin.length
-        ? `max ${seconds(Math.max(...backWithin))}, p50 ${seconds(percentile(backWithin, 50))}`
+        ? `max ${seconds(Math.max(...backWithin))}, p50 ${seconds(percentile(backWithin, 50))} (dropped after p50 ${seconds(percentile(droppedAfter, 50))}, max ${seconds(Math.max(...droppedAfter))})`
         : 'n/a') +
       `; events each should see: ${expected.length}; clients with a gap, duplicate or out of order: ${gaps.filter((g) => !g.inOrder).length}`,
   );

@@ -143,6 +143,8 @@ describe('deploy/haproxy.cfg', () => {
     assert.match(backend, /^\s+http-check expect status 200\s*$/m);
     assert.match(backend, /^\s+balance leastconn\s*$/m);
     assert.match(backend, /^\s+default-server check\b/m);
+    // A dead process (refused connections) leaves rotation at once, not after the checks.
+    assert.match(backend, /^\s+default-server .*\bobserve layer4 error-limit \d+ on-error mark-down$/m);
     assert.ok(/^\s+server\s/m.test(backend), 'the backend lists its servers');
     assert.doesNotMatch(config, /^\s+(cookie|stick-table|stick on|stick match|hash-type|balance source)\b/m);
     // retry-on beyond conn-failure would resend requests a process may already have run.
