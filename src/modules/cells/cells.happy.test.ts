@@ -37,6 +37,7 @@ describe('cells', () => {
       last_seen_at: null,
       pod_id: null,
       capabilities: { delivery_reports: true, mms_send: true, mms_receive: true },
+      health: 'healthy',
       created_at: t.clock.now().toISOString(),
       updated_at: t.clock.now().toISOString(),
     });
@@ -295,7 +296,7 @@ describe('cells: the service methods messaging calls', () => {
 
   it('assignment() follows the cell: null while free, the active cell when assigned, null after release', async () => {
     const org = await activeOrganization(t);
-    const device = await addDevice(t, { send_rate_per_minute: 42 });
+    const device = await addDevice(t, { send_rate_per_minute: 24 });
     const devices = t.services.devices;
     assert.equal(await devices.assignment(device.id), null);
     const cell = await createCell(t, org.headers);
@@ -304,7 +305,8 @@ describe('cells: the service methods messaging calls', () => {
       cellId: cell.id,
       organizationId: org.organizationId,
       phoneNumber: device.phoneNumber,
-      sendRatePerMinute: 42,
+      sendRatePerMinute: 24,
+      dailySendLimit: 300,
     });
     await t.app.inject({
       method: 'PATCH',

@@ -30,6 +30,7 @@ describe('POST /mcp with an API key', () => {
       'list_conversations',
       'list_messages',
       'send_message',
+      'wait_for_code',
       'wait_for_delivery',
       'wait_for_reply',
     ]);

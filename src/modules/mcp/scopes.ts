@@ -11,6 +11,7 @@ export const TOOL_SCOPES = {
   wait_for_reply: 'messages:read',
   wait_for_delivery: 'messages:read',
   create_cell: 'cells:write',
+  wait_for_code: 'messages:read',
 } as const satisfies Record<string, string | null>;
 
 export type ToolName = keyof typeof TOOL_SCOPES;

@@ -1,6 +1,7 @@
 // Inbound texts (contract §4): the device uploads what its phone received; the message is filed
 // in the conversation with the sender, STOP/START words record or clear an opt-out, and
-// message.received goes out. Uploads are idempotent on the phone's own id for the text.
+// message.received goes out. A one-time code in the text is stored with it (contract §12) and
+// wakes the cell's code waiters. Uploads are idempotent on the phone's own id for the text.
 import { ApiError } from '../../lib/errors.ts';
 import type { Executor } from '../../db/schema.ts';
 import type { Clock } from '../../lib/clock.ts';
@@ -16,6 +17,8 @@ import type { MessagesRepository } from './repository.ts';
 import type { MessagesTable } from './tables.ts';
 import { messageView, newMessageRow } from './views.ts';
 import { transact } from '../../db/transaction.ts';
+import { detectCode } from '../codes/detector.ts';
+import type { CellWakeups } from './wakeups.ts';
 
 export interface InboundUpload {
   device_message_id: string;
@@ -31,6 +34,8 @@ interface Deps {
   devices: DevicesPort;
   events: EventsService;
   clock: Clock;
+  /** Woken (after the commit) for each stored inbound message that carries a code. */
+  codeArrivals: CellWakeups;
 }
 
 /** Thrown inside the inbound transaction to roll it back when the upload is a duplicate. */
@@ -42,6 +47,7 @@ export class InboundService {
   private readonly devices: DevicesPort;
   private readonly events: EventsService;
   private readonly clock: Clock;
+  private readonly codeArrivals: CellWakeups;
   /** Wired by the composition root: the pods module's ignore lists. */
   readonly ports = { ignores: new Port<IgnoreListPort>('inbound', 'ignores') };
 
@@ -51,6 +57,7 @@ export class InboundService {
     this.devices = deps.devices;
     this.events = deps.events;
     this.clock = deps.clock;
+    this.codeArrivals = deps.codeArrivals;
   }
 
   /** Stores a text the device's phone received; `created` is false for a repeated upload. */
@@ -71,6 +78,7 @@ export class InboundService {
     if (existing) return { created: false, message: messageView(existing) };
     try {
       const message = await transact(this.repo.db, (tx) => this.storeInbound(tx, assignment, from, input));
+      if (message.code !== null && message.ignored === 0) this.codeArrivals.notify(message.cell_id);
       return { created: true, message: messageView(message) };
     } catch (error) {
       if (!(error instanceof DuplicateUpload)) throw error;
@@ -89,6 +97,7 @@ export class InboundService {
     const now = this.clock.now();
     const at = now.toISOString();
     const id = newId('msg', this.clock, now);
+    const found = detectCode(input.body);
     const ignored = await this.ports.ignores.value.isIgnored(tx, assignment.organizationId, assignment.cellId, from);
     const conversationId = await this.conversations.touch(tx, {
       newId: newId('conv', this.clock, now),
@@ -113,6 +122,8 @@ export class InboundService {
       device_message_id: input.device_message_id,
       received_at: input.received_at,
       ignored: ignored ? 1 : 0,
+      code: found?.code ?? null,
+      code_service: found?.service ?? null,
       created_at: at,
     });
     // A concurrent identical upload won the unique index: roll back our conversation touch too.

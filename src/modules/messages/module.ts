@@ -20,14 +20,19 @@ import { registerDeviceMessageRoutes } from './device-routes.ts';
 import { InboundService } from './inbound.ts';
 import type { CellsPort, DevicesPort } from './ports.ts';
 import { MessagesRepository } from './repository.ts';
+import type { RestBinder } from '../../operations/rest.ts';
+import { messageOperations, type MessageOperations } from './operations.ts';
 import { registerMessageRoutes } from './routes.ts';
 import { MessagesService } from './service.ts';
 import { CellWakeups } from './wakeups.ts';
 
 export interface MessagingModule {
   messages: MessagesService;
+  operations: MessageOperations;
   delivery: DeliveryService;
   inbound: InboundService;
+  /** Notified per cell when an inbound message with a code is stored (the codes long-poll waits on it). */
+  codeArrivals: CellWakeups;
   /** Tests call tick() with the manual clock (workers are off there). */
   messageLeases: MessageLeasesWorker;
   ports: Wirable[];
@@ -44,6 +49,7 @@ export function build(deps: {
   const repo = new MessagesRepository(deps.db);
   const conversations = new ConversationsRepository(deps.db);
   const wakeups = new CellWakeups();
+  const codeArrivals = new CellWakeups();
   const messages = new MessagesService({ repo, conversations, cells: deps.cells, clock: deps.clock, wakeups });
   const delivery = new DeliveryService({
     repo,
@@ -58,21 +64,29 @@ export function build(deps: {
     devices: deps.devices,
     events: deps.events,
     clock: deps.clock,
+    codeArrivals,
   });
   const messageLeases = messageLeasesWorker({ delivery });
   return {
     messages,
+    operations: messageOperations(messages),
     delivery,
     inbound,
+    codeArrivals,
     messageLeases,
     ports: [messages, delivery, inbound].flatMap((service) => Object.values(service.ports)),
     loops: [{ name: 'message-leases', intervalMs: MESSAGE_LEASES_INTERVAL_MS, tick: () => messageLeases.tick() }],
   };
 }
 
-export function register(app: App, messaging: MessagingModule, caps: { longPolls: ConnectionCap }): void {
-  registerMessageRoutes(app, messaging.messages);
-  registerConversationRoutes(app, messaging.messages);
+export function register(
+  app: App,
+  messaging: MessagingModule,
+  caps: { longPolls: ConnectionCap },
+  rest: RestBinder,
+): void {
+  registerMessageRoutes(app, messaging.messages, rest, messaging.operations);
+  registerConversationRoutes(app, messaging.messages, rest, messaging.operations);
   registerDeviceMessageRoutes(app, messaging.delivery, messaging.inbound, caps.longPolls);
   app.addHook('preClose', async () => messaging.delivery.stopWaiting());
 }

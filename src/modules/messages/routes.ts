@@ -1,21 +1,12 @@
 // Agent routes for messages (contract §4 and the interface's send route).
 import { Type } from 'typebox';
 import { agentOf } from '../../http/auth.ts';
-import { IdempotencyKeyHeaders, recordedResponse } from '../../http/idempotency.ts';
-import { PaginationQuery } from '../../http/pagination.ts';
-import { Body, Described, Timestamp } from '../../http/schemas.ts';
+import { Body, Described } from '../../http/schemas.ts';
 import type { App } from '../../http/types.ts';
-import {
-  CellParams,
-  IncludeIgnored,
-  MediaUrls,
-  MessageBody,
-  MessageParams,
-  normalizePhoneField,
-  PhoneInput,
-} from './schemas.ts';
+import type { RestBinder } from '../../operations/rest.ts';
+import { ListMessagesQuery, type MessageOperations } from './operations.ts';
+import { CellParams, MediaUrls, MessageBody, MessageParams, normalizePhoneField, PhoneInput } from './schemas.ts';
 import type { MessagesService } from './service.ts';
-import { MESSAGE_STATUSES } from './lifecycle.ts';
 import { Message, MessageList } from './views.ts';
 
 const SendRequest = Body(
@@ -27,60 +18,30 @@ const ReplyRequest = Body(
   { examples: [{ body: 'Thanks, see you at 8.' }] },
 );
 
-const ListQuery = Type.Object({
-  ...PaginationQuery,
-  direction: Type.Optional(Type.Enum(['outbound', 'inbound'])),
-  status: Type.Optional(Type.Enum([...MESSAGE_STATUSES])),
-  participant: Type.Optional({ ...PhoneInput, description: 'Only messages to or from this number (E.164).' }),
-  since: Type.Optional({ ...Timestamp, description: 'Only messages created at or after this time.' }),
-  ...IncludeIgnored,
-});
+export function registerMessageRoutes(
+  app: App,
+  messages: MessagesService,
+  rest: RestBinder,
+  ops: MessageOperations,
+): void {
+  rest.bind(app, ops.sendMessage, {
+    method: 'POST',
+    url: '/v1/cells/:cell_id/messages/send',
+    tags: ['Messages'],
+    preValidation: normalizePhoneField('to'),
+    params: CellParams,
+    body: SendRequest,
+    response: Described(Message, 'The queued message; message.sent and message.delivered events follow.'),
+  });
 
-export function registerMessageRoutes(app: App, messages: MessagesService): void {
-  app.post(
-    '/v1/cells/:cell_id/messages/send',
-    {
-      config: {
-        auth: 'agent',
-        scope: 'messages:send',
-        idempotent: 'recorded',
-        errors: ['cell_not_active', 'recipient_opted_out', 'mms_unsupported', 'payment_required'],
-      },
-      preValidation: normalizePhoneField('to'),
-      schema: {
-        operationId: 'sendMessage',
-        tags: ['Messages'],
-        summary: 'Send a message',
-        description:
-          'Queues an SMS/MMS from the cell; its device sends it. Answers 202 with the queued message. Takes an optional Idempotency-Key header.',
-        params: CellParams,
-        headers: IdempotencyKeyHeaders,
-        body: SendRequest,
-        response: { 202: Described(Message, 'The queued message; message.sent and message.delivered events follow.') },
-      },
-    },
-    async (request, reply) =>
-      recordedResponse(request, reply, 202, (record) =>
-        messages.send(agentOf(request).organizationId, request.params.cell_id, request.body, { record }),
-      ),
-  );
-
-  app.get(
-    '/v1/cells/:cell_id/messages',
-    {
-      config: { auth: 'agent', scope: 'messages:read' },
-      schema: {
-        operationId: 'listMessages',
-        tags: ['Messages'],
-        summary: 'List messages of a cell',
-        description: 'Newest first. Filters: direction, status, participant, since.',
-        params: CellParams,
-        querystring: ListQuery,
-        response: { 200: Described(MessageList, 'A page of messages, newest first.') },
-      },
-    },
-    async (request) => messages.list(agentOf(request).organizationId, request.params.cell_id, request.query),
-  );
+  rest.bind(app, ops.listMessages, {
+    method: 'GET',
+    url: '/v1/cells/:cell_id/messages',
+    tags: ['Messages'],
+    params: CellParams,
+    querystring: ListMessagesQuery,
+    response: Described(MessageList, 'A page of messages, newest first.'),
+  });
 
   app.get(
     '/v1/cells/:cell_id/messages/:message_id',
@@ -97,34 +58,14 @@ export function registerMessageRoutes(app: App, messages: MessagesService): void
     async (request) => messages.get(agentOf(request).organizationId, request.params.cell_id, request.params.message_id),
   );
 
-  app.post(
-    '/v1/cells/:cell_id/messages/:message_id/reply',
-    {
-      config: {
-        auth: 'agent',
-        scope: 'messages:send',
-        idempotent: 'recorded',
-        errors: ['cell_not_active', 'recipient_opted_out', 'mms_unsupported', 'payment_required'],
-      },
-      schema: {
-        operationId: 'replyToMessage',
-        tags: ['Messages'],
-        summary: 'Reply to a message',
-        description:
-          'Sends to the other party of the message. Answers 202 with the queued reply. Takes an optional Idempotency-Key header.',
-        params: MessageParams,
-        headers: IdempotencyKeyHeaders,
-        body: ReplyRequest,
-        response: { 202: Described(Message, 'The queued reply.') },
-      },
-    },
-    async (request, reply) => {
-      const { cell_id, message_id } = request.params;
-      return recordedResponse(request, reply, 202, (record) =>
-        messages.reply(agentOf(request).organizationId, cell_id, message_id, request.body, record),
-      );
-    },
-  );
+  rest.bind(app, ops.replyToMessage, {
+    method: 'POST',
+    url: '/v1/cells/:cell_id/messages/:message_id/reply',
+    tags: ['Messages'],
+    params: MessageParams,
+    body: ReplyRequest,
+    response: Described(Message, 'The queued reply.'),
+  });
 
   app.post(
     '/v1/cells/:cell_id/messages/:message_id/cancel',

@@ -22,6 +22,7 @@ describe('sending messages', () => {
     assert.deepEqual(Object.keys(message).sort(), [
       'body',
       'cell_id',
+      'code',
       'conversation_id',
       'created_at',
       'delivered_at',

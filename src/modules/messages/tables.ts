@@ -30,6 +30,9 @@ export interface MessagesTable {
   delivered_at: string | null;
   received_at: string | null;
   failed_at: string | null;
+  /** The one-time code found in an inbound text (contract §12), and the service it names. */
+  code: string | null;
+  code_service: string | null;
 }
 
 export interface ConversationsTable {

@@ -25,6 +25,7 @@ const MESSAGE_EXAMPLE = {
   sent_at: null,
   delivered_at: null,
   received_at: null,
+  code: null,
 };
 
 export const Message = Type.Object(
@@ -50,6 +51,12 @@ export const Message = Type.Object(
     sent_at: Nullable(Timestamp),
     delivered_at: Nullable(Timestamp),
     received_at: Nullable(Timestamp),
+    code: Nullable(
+      Type.String({
+        description:
+          'Inbound: the one-time (verification) code found in the text, else null; also listed by GET /v1/cells/{cell_id}/codes.',
+      }),
+    ),
   },
   {
     $id: 'Message',
@@ -162,6 +169,8 @@ export function newMessageRow({ mediaUrls, ...fields }: NewMessage): MessagesTab
     delivered_at: null,
     received_at: null,
     failed_at: null,
+    code: null,
+    code_service: null,
     ...fields,
   };
 }
@@ -186,6 +195,7 @@ export function messageView(row: MessagesTable) {
     sent_at: row.sent_at,
     delivered_at: row.delivered_at,
     received_at: row.received_at,
+    code: row.code,
   };
 }
 

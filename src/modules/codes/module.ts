@@ -1,0 +1,34 @@
+// Verification codes (contract §12): the detector runs on inbound uploads (messages/inbound.ts);
+// this module lists and waits for the codes it found.
+import type { Kysely } from 'kysely';
+import type { DB } from '../../db/schema.ts';
+import type { ConnectionCap } from '../../http/connection-caps.ts';
+import type { App } from '../../http/types.ts';
+import type { Clock } from '../../lib/clock.ts';
+import type { CellWakeups } from '../messages/wakeups.ts';
+import { CodesRepository } from './repository.ts';
+import { registerCodeRoutes } from './routes.ts';
+import { CodesService } from './service.ts';
+
+export interface CodesModule {
+  codes: CodesService;
+}
+
+export function build(deps: {
+  db: Kysely<DB>;
+  clock: Clock;
+  cells: { getOwned(organizationId: string, cellId: string): Promise<{ id: string }> };
+  arrivals: CellWakeups;
+}): CodesModule {
+  const codes = new CodesService({
+    repo: new CodesRepository(deps.db),
+    cells: deps.cells,
+    clock: deps.clock,
+    arrivals: deps.arrivals,
+  });
+  return { codes };
+}
+
+export function register(app: App, module: CodesModule, caps: { waits: ConnectionCap }): void {
+  registerCodeRoutes(app, module.codes, caps.waits);
+}
