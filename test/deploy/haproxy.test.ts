@@ -134,6 +134,8 @@ describe('deploy/haproxy.cfg', () => {
     assert.ok(timeoutSeconds('client') > 30 + 5, 'timeout client leaves room above a 30 s long-poll and stream pings');
     assert.ok(timeoutSeconds('tunnel') >= 60, 'timeout tunnel outlasts several 30 s stream pings');
     assert.ok(timeoutSeconds('connect') <= 10, 'a dead process is given up quickly');
+    // /health gives up on the database after 2 s: a check must wait longer, or loaded processes look dead.
+    assert.ok(timeoutSeconds('check') > 2, 'timeout check above the 2 s of /health');
   });
 
   it('checks /health, balances by least connections, without stickiness, retrying only failed connections', () => {
