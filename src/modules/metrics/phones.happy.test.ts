@@ -98,13 +98,13 @@ describe('GET /metrics: per-phone series', () => {
   it('reports health (0 healthy, 1 degraded, 2 quarantined) and the pause of each phone', async () => {
     const fresh = line;
     const labels = { device_id: fresh.device.id, phone_number: fresh.device.phoneNumber };
-    let { samples, types } = await scrape();
+    const first = await scrape();
     assert.deepEqual(
-      [value(samples, 'cellgate_device_health', labels), value(samples, 'cellgate_device_paused', labels)],
+      [value(first.samples, 'cellgate_device_health', labels), value(first.samples, 'cellgate_device_paused', labels)],
       [0, 0],
     );
-    assert.equal(types.get('cellgate_device_health'), 'gauge');
-    assert.equal(types.get('cellgate_device_paused'), 'gauge');
+    assert.equal(first.types.get('cellgate_device_health'), 'gauge');
+    assert.equal(first.types.get('cellgate_device_paused'), 'gauge');
     for (let i = 0; i < 5; i++) {
       const message = await queued(t, fresh, { to: '+14155550101', body: `blocked ${i}` });
       await claim(t, fresh);
@@ -118,7 +118,7 @@ describe('GET /metrics: per-phone series', () => {
       payload: { reason: 'checking the SIM' },
     });
     assert.equal(paused.statusCode, 200, paused.body);
-    ({ samples } = await scrape());
+    const { samples } = await scrape();
     assert.deepEqual(
       [value(samples, 'cellgate_device_health', labels), value(samples, 'cellgate_device_paused', labels)],
       [2, 1],
