@@ -5,7 +5,7 @@ import { Body, Described, IdParam } from '../../http/schemas.ts';
 import type { App } from '../../http/types.ts';
 import type { RestBinder } from '../../operations/rest.ts';
 import type { CellOperations } from './operations.ts';
-import { Cell, CellList, DisplayName, ListCellsQuery, TierQuery } from './schemas.ts';
+import { Cell, CellList, DisplayName, ListCellsQuery, QuietHoursSchema, TierQuery } from './schemas.ts';
 import type { CellsService } from './service.ts';
 
 const CellPath = IdParam('id', 'cell');
@@ -54,14 +54,23 @@ export function registerCellRoutes(app: App, cells: CellsService, rest: RestBind
       schema: {
         operationId: 'updateCell',
         tags: ['Cells'],
-        summary: 'Rename a cell',
-        description: 'display_name is the only field a cell takes.',
+        summary: 'Update a cell',
+        description:
+          "Renames the cell (display_name) and sets or clears (null) its quiet_hours; give at least one. Quiet hours of the cell apply instead of its pod's.",
         params: CellPath,
-        body: Body({ display_name: DisplayName }, { examples: [{ display_name: 'Sales line' }] }),
-        response: { 200: Described(Cell, 'The renamed cell.') },
+        body: Body(
+          { display_name: Type.Optional(DisplayName), quiet_hours: Type.Optional(QuietHoursSchema) },
+          {
+            examples: [
+              { display_name: 'Sales line' },
+              { quiet_hours: { start: '21:00', end: '08:00', time_zone: 'America/New_York' } },
+            ],
+          },
+        ),
+        response: { 200: Described(Cell, 'The updated cell.') },
       },
     },
-    async (request) => cells.rename(agentOf(request).organizationId, request.params.id, request.body.display_name),
+    async (request) => cells.update(agentOf(request).organizationId, request.params.id, request.body),
   );
 
   app.delete(

@@ -5,7 +5,7 @@ import { IdempotencyKeyHeaders, recordedResponse } from '../../http/idempotency.
 import { PaginationQuery } from '../../http/pagination.ts';
 import { Body, Described, IdParam } from '../../http/schemas.ts';
 import type { App } from '../../http/types.ts';
-import { MessageBody } from '../messages/schemas.ts';
+import { MessageBody, ScheduleFields } from '../messages/schemas.ts';
 import type { CycleService } from './cycle-service.ts';
 import { ClientId, PodPath } from './schemas.ts';
 import { CycleJob, CycleJobList } from './views.ts';
@@ -39,6 +39,11 @@ const CycleRequest = Body(
       }),
     ),
     client_id: Type.Optional(ClientId),
+    send_at: Type.Optional({
+      ...ScheduleFields.send_at,
+      description:
+        'A broadcast only: its messages are scheduled for this ISO 8601 time with offset (at most 30 days ahead), and queued and charged then.',
+    }),
   },
   {
     examples: [

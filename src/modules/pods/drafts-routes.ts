@@ -6,7 +6,7 @@ import { IdempotencyKeyHeaders, recordedResponse } from '../../http/idempotency.
 import { PaginationQuery } from '../../http/pagination.ts';
 import { Body, Described, IdParam } from '../../http/schemas.ts';
 import type { App } from '../../http/types.ts';
-import { MediaUrls, MessageBody, normalizePhoneField, PhoneInput } from '../messages/schemas.ts';
+import { MediaUrls, MessageBody, normalizePhoneField, PhoneInput, ScheduleFields } from '../messages/schemas.ts';
 import { Message } from '../messages/views.ts';
 import type { DraftsService } from './drafts-service.ts';
 import { ClientId, idOf, scopedParams, scopePrefix, scopeWord } from './schemas.ts';
@@ -143,13 +143,21 @@ function registerScoped(app: App, kind: ScopeKind, drafts: DraftsService, scopes
         idempotent: 'recorded',
         errors: ['conflict', 'cell_not_active', 'recipient_opted_out', 'mms_unsupported'],
       },
+      // The body is optional: none is the same as {}.
+      preValidation: async (request) => {
+        request.body ??= {};
+      },
       schema: {
         operationId: `send${word}Draft`,
         tags: TAGS,
         summary: `Send a draft ${of}`,
-        description: `Queues the draft's message from ${sentFrom} and marks the draft sent. A draft that is not \`draft\` is 409 conflict. Takes an optional Idempotency-Key header.`,
+        description: `Queues the draft's message from ${sentFrom} and marks the draft sent; with send_at, or inside quiet hours, the message is scheduled instead. A draft that is not \`draft\` is 409 conflict. Takes an optional Idempotency-Key header.`,
         params: DraftParams,
         headers: IdempotencyKeyHeaders,
+        body: Body(ScheduleFields, {
+          description: 'Optional: send_at and send_now; a send without a body goes out now.',
+          examples: [{}, { send_at: '2026-11-22T09:00:00-05:00' }, { send_now: true }],
+        }),
         response: { 202: Described(Message, 'The queued message.') },
       },
     },
@@ -163,8 +171,9 @@ function registerScoped(app: App, kind: ScopeKind, drafts: DraftsService, scopes
               idOf(kind, request.params),
               request.params.draft_id,
               record,
+              request.body,
             )
-          : drafts.sendFromCell(await scopeOf(request), request.params.draft_id, record),
+          : drafts.sendFromCell(await scopeOf(request), request.params.draft_id, record, request.body),
       ),
   );
 }
