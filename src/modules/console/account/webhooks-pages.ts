@@ -122,7 +122,7 @@ ${state}
 <dt>Created</dt><dd>${when(webhook.created_at)}</dd>
 ${webhook.description ? `<dt>Description</dt><dd>${escape(webhook.description)}</dd>` : ''}
 </dl>
-<div class="row-actions">${toggle}</div>`;
+<div class="row-actions">${toggle}<a class="button secondary small-button" href="${path(context, webhook.id)}/rotate" aria-label="Rotate secret of the endpoint ${escape(webhook.url)}">Rotate secret</a><a class="button danger small-button" href="${path(context, webhook.id)}/delete" aria-label="Delete the endpoint ${escape(webhook.url)}">Delete</a></div>`;
 }
 
 function endpointForm(context: SignedInContext, form: EndpointForm): string {

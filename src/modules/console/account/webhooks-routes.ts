@@ -20,6 +20,7 @@ const NOTICES = {
   retried: 'Delivery queued: it will be attempted again in a moment.',
   enabled: 'Endpoint enabled: its queued deliveries resume.',
   disabled: 'Endpoint disabled: events are kept for it until you enable it again.',
+  deleted: 'Endpoint deleted: no more events are sent to it.',
   existing: 'This endpoint was already added (the form was sent twice); its secret was shown the first time.',
 };
 const BACK = { href: `${CONSOLE_PATH}/webhooks`, text: 'Back to webhooks' };
