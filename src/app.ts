@@ -278,7 +278,7 @@ export async function buildApp(deps: AppDeps) {
   cellsModule.register(app, celling, rest);
   messagesModule.register(app, messaging, { longPolls: caps.deviceLongPolls }, rest);
   codesModule.register(app, coding, { waits: caps.mcpWaits });
-  podsModule.register(app, podding);
+  podsModule.register(app, podding, rest);
   statusModule.register(app, status, rest);
   billingModule.register(app, billing);
   oauthModule.register(app, oauthing, { docsUrl: config.docsUrl, limiter, now: () => clock.now().getTime() });
