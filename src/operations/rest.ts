@@ -26,6 +26,8 @@ export interface RestBinding {
   /** The success response (Described). */
   response: TSchema;
   preValidation?: RouteOptions['preValidation'];
+  /** Left out of the OpenAPI document (test probes). */
+  hide?: boolean;
   /** The body of an answer, when it is not the operation's value, and whether it is a replay (a client_id's earlier job). */
   answer?: (value: never) => { body: unknown; replayed?: boolean };
 }
@@ -88,6 +90,7 @@ export function restBinder(invoker: Invoker, options: { baseUrl: string; docsUrl
         },
         ...(binding.preValidation ? { preValidation: binding.preValidation } : {}),
         schema: {
+          ...(binding.hide ? { hide: true } : {}),
           operationId: binding.operationId ?? camel(op.name),
           tags: binding.tags,
           summary: binding.summary ?? op.summary,
