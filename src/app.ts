@@ -98,6 +98,8 @@ function wirePorts(m: {
       stateChanged: (tx, before, after) => cells.deviceStateChanged(tx, before, after),
     }),
     wire(cells.ports.released, (tx, cell) => delivery.failOpenMessagesOfCell(tx, cell.id)),
+    // Each phone's health follows what became of its sends (contract §11).
+    wire(delivery.ports.outcomes, { record: (tx, outcome) => devices.recordOutcome(tx, outcome) }),
     wire(m.eventing.events.ports.emitted, (tx, envelope) => m.webhooks.webhooks.fanOut(tx, envelope)),
     // Billing admits cell creates and charges sends in their transactions, and refunds what never went out.
     wire(cells.ports.admission, (tx, organizationId, cellId, options) =>

@@ -1,4 +1,4 @@
-// Every console page at a laptop's 1280 px and a phone's 390 px in Chromium: nothing scrolls
+// Every console page (and the card checkout, the landing and an error page) at a laptop's 1280 px and a phone's 390 px in Chromium: nothing scrolls
 // sideways, the top menu stays on one line at 1280 px, and no word in a table is broken across
 // lines at 1280 px (an event type such as message.delivered stays whole). Screenshots go to
 // test-artifacts/console-widths/. Skipped only where no Chromium exists.
@@ -60,6 +60,7 @@ describe('console pages at 1280 and 390 px', { skip: skipWithoutChromium }, () =
   let context: BrowserContext;
   let receiver: Receiver;
   let line: ConsoleLine;
+  let checkout: string;
 
   before(async () => {
     receiver = await startReceiver();
@@ -68,6 +69,15 @@ describe('console pages at 1280 and 390 px', { skip: skipWithoutChromium }, () =
     assert.equal((await inbound(t, line, { from: PARTICIPANT, body: 'Is the shop open on Sunday?' })).statusCode, 201);
     await failedDelivery(t, line.org, receiver);
     await usageOnDays(t, line.org.organizationId, [1, 2]);
+    const started = await t.app.inject({
+      method: 'POST',
+      url: '/v1/billing/checkout',
+      headers: line.org.headers,
+      payload: { intent: 'top_up', amount_usd: '25' },
+    });
+    assert.equal(started.statusCode, 201, started.body);
+    const url = new URL(started.json().checkout_url as string);
+    checkout = `${url.pathname}${url.search}`;
     browser = await launchChromium();
     context = await browser.newContext();
     const session = line.signIn.cookie.split('=');
@@ -89,6 +99,9 @@ describe('console pages at 1280 and 390 px', { skip: skipWithoutChromium }, () =
     ['billing', '/console/billing'],
     ['grants', '/console/grants'],
     ['sign-in', '/console/sign-in'],
+    ['checkout', checkout],
+    ['landing', '/'],
+    ['payment-required', '/docs/errors/payment_required'],
   ];
 
   for (const width of WIDTHS) {
@@ -101,9 +114,14 @@ describe('console pages at 1280 and 390 px', { skip: skipWithoutChromium }, () =
       const page = await context.newPage();
       await page.setViewportSize({ width, height: 900 });
       const problems: string[] = [];
+      // No load of any page fails (its stylesheet, script, favicon).
+      page.on('response', (response) => {
+        if (response.status() >= 400) problems.push(`${response.url()}: HTTP ${response.status()}`);
+      });
       for (const [name, path] of pages()) {
         const response = await page.goto(`${base}${path}`);
         assert.equal(response?.status(), 200, path);
+        await page.waitForLoadState('load');
         await page.screenshot({ path: `${dir}${name}-${width}.png`, fullPage: true });
         const found = await measure(page);
         if (found.overflow > 0) problems.push(`${path}: ${found.overflow} px wider than the window`);

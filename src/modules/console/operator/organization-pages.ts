@@ -302,20 +302,31 @@ export function depositsPage(
     status: 'held' | 'credited';
     nextCursor: string | null;
     notice?: string;
-    form?: { depositId: string; organizationId: string; error: string };
+    form?: {
+      depositId: string;
+      organizationId: string;
+      reason: string;
+      error: string;
+      field: 'organization_id' | 'reason';
+    };
   },
 ): string {
   const rows = deposits
     .map((deposit) => {
       const mine = options.form?.depositId === deposit.id ? options.form : undefined;
+      const orgError = mine?.field === 'organization_id';
+      const reasonError = mine?.field === 'reason';
       const id = `assign-${deposit.id}`;
       const assign =
         deposit.status === 'held'
           ? `<form method="post" action="${BASE}/deposits/${encodeURIComponent(deposit.id)}/assign" novalidate class="row-actions">
 ${csrfInput(session)}
 <label for="${escape(id)}">Organization id for ${escape(deposit.id)}</label>
-<input id="${escape(id)}" name="organization_id" type="text" value="${escape(mine?.organizationId ?? '')}" maxlength="64" autocomplete="off" spellcheck="false"${mine ? ` aria-invalid="true" aria-describedby="${escape(id)}-error"` : ''}>
-${mine ? `<p class="field-error" id="${escape(id)}-error">${escape(mine.error)}</p>` : ''}
+<input id="${escape(id)}" name="organization_id" type="text" value="${escape(mine?.organizationId ?? '')}" maxlength="64" autocomplete="off" spellcheck="false"${orgError ? ` aria-invalid="true" aria-describedby="${escape(id)}-error"` : ''}>
+${orgError ? `<p class="field-error" id="${escape(id)}-error">${escape(mine?.error ?? '')}</p>` : ''}
+<label for="${escape(id)}-reason">Reason (optional)</label>
+<input id="${escape(id)}-reason" name="reason" type="text" value="${escape(mine?.reason ?? '')}" maxlength="500" autocomplete="off"${reasonError ? ` aria-invalid="true" aria-describedby="${escape(id)}-reason-error"` : ''}>
+${reasonError ? `<p class="field-error" id="${escape(id)}-reason-error">${escape(mine?.error ?? '')}</p>` : ''}
 <button type="submit" class="primary small-button">Assign</button>
 </form>`
           : deposit.organization_id

@@ -96,6 +96,7 @@ describe('operator console: organizations and deposits', () => {
     const before = (await billing()).prepaid_balance_usd;
     const assigned = await postOperatorForm(t, `/console/operator/deposits/${held.json().id}/assign`, operator, {
       organization_id: org.organizationId,
+      reason: 'Customer sent from a new wallet',
     });
     assert.equal(assigned.statusCode, 303, assigned.body);
     assert.equal(assigned.headers.location, '/console/operator/deposits?notice=assigned');
@@ -105,5 +106,10 @@ describe('operator console: organizations and deposits', () => {
     const credited = await getOperatorPage(t, '/console/operator/deposits?status=credited', operator);
     assert.match(credited.body, new RegExp(held.json().id));
     assert.match(credited.body, new RegExp(`href="/console/operator/organizations/${org.organizationId}"`));
+    const audit = await getOperatorPage(t, `/console/operator/audit?target_id=${held.json().id}`, operator);
+    assert.match(
+      textOf(audit.body),
+      /deposit\.assign deposit dep_\w+ Customer sent from a new wallet organization id: org_\w+/,
+    );
   });
 });
