@@ -4,6 +4,9 @@ import { defineOperation } from '../../operations/operation.ts';
 import { Cell, CellList, DisplayName, ListCellsQuery, TierQuery } from './schemas.ts';
 import type { CellsService } from './service.ts';
 
+/** The path's cell id as an input field (IdParam's schema, with its name known to the types). */
+const CellIdField = Type.String({ minLength: 1, maxLength: 64, description: 'cell_... id' });
+
 export function cellOperations(cells: CellsService) {
   return {
     listCells: defineOperation({
@@ -30,6 +33,40 @@ export function cellOperations(cells: CellsService) {
       input: Type.Object({ display_name: DisplayName, ...TierQuery }, { additionalProperties: false }),
       output: Cell,
       run: (ctx, input) => cells.create(ctx.organizationId, input.display_name, { tier: input.tier }),
+    }),
+    getCell: defineOperation({
+      name: 'get_cell',
+      summary: 'Read a cell',
+      description: '',
+      scope: 'cells:read',
+      idempotency: 'none',
+      errors: [],
+      input: Type.Object({ id: CellIdField }),
+      output: Cell,
+      run: (ctx, input) => cells.get(ctx.organizationId, input.id),
+    }),
+    updateCell: defineOperation({
+      name: 'update_cell',
+      summary: 'Rename a cell',
+      description: 'display_name is the only field a cell takes.',
+      scope: 'cells:write',
+      idempotency: 'none',
+      errors: [],
+      input: Type.Object({ id: CellIdField, display_name: DisplayName }, { additionalProperties: false }),
+      output: Cell,
+      run: (ctx, input) => cells.rename(ctx.organizationId, input.id, input.display_name),
+    }),
+    releaseCell: defineOperation({
+      name: 'release_cell',
+      summary: 'Release a cell',
+      description:
+        'Gives the phone line up: queued messages fail, the phone goes to the next waiting cell, and later reads are 404. Answers with the released cell.',
+      scope: 'cells:write',
+      idempotency: 'none',
+      errors: [],
+      input: Type.Object({ id: CellIdField }),
+      output: Cell,
+      run: (ctx, input) => cells.release(ctx.organizationId, input.id),
     }),
   };
 }
