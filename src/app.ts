@@ -14,7 +14,7 @@ import { setProblemEnricher } from './http/errors.ts';
 import { Invoker } from './operations/invoke.ts';
 import { restBinder } from './operations/rest.ts';
 import { connectionCaps } from './http/connection-caps.ts';
-import { IdempotencyStore, registerIdempotency } from './http/idempotency.ts';
+import { IdempotencyStore } from './http/idempotency.ts';
 import { registerOpenApi } from './http/openapi.ts';
 import { MemoryRateLimiter, rateLimitPolicy, registerRateLimit, type RateLimiter } from './http/rate-limit.ts';
 import { createServer } from './http/server.ts';
@@ -241,8 +241,8 @@ export async function buildApp(deps: AppDeps) {
   for (const line of deps.wires ? deps.wires(wires) : wires) line.connect();
   refuseUnwired([devicing, celling, messaging, eventing, podding, organizing].flatMap((module) => module.ports));
 
-  // Cross-cutting HTTP conventions, in the order they run: credential, rate limit, idempotency,
-  // then the completion of billing's 402s.
+  // Cross-cutting HTTP conventions, in the order they run: credential, rate limit, then the
+  // completion of billing's 402s (idempotency is the operations' invoke).
   registerAuth(
     app,
     {
@@ -258,7 +258,6 @@ export async function buildApp(deps: AppDeps) {
       ? new (await import('./http/redis-rate-limit.ts')).RedisRateLimiter(config.redisUrl)
       : new MemoryRateLimiter());
   registerRateLimit(app, { limiter, ...rateLimit, now: () => clock.now().getTime() });
-  registerIdempotency(app, idempotency);
   billingModule.registerConventions(app, billing, invoker);
   // A REST route's 402 (one not bound from an operation) is completed by the same enrichers.
   setProblemEnricher(app, async (request, error) =>
@@ -281,7 +280,7 @@ export async function buildApp(deps: AppDeps) {
   cellsModule.register(app, celling, rest);
   messagesModule.register(app, messaging, { longPolls: caps.deviceLongPolls }, rest);
   codesModule.register(app, coding, { waits: caps.mcpWaits });
-  podsModule.register(app, podding);
+  podsModule.register(app, podding, rest);
   statusModule.register(app, status, rest);
   billingModule.register(app, billing);
   oauthModule.register(app, oauthing, { docsUrl: config.docsUrl, limiter, now: () => clock.now().getTime() });
@@ -322,6 +321,7 @@ export async function buildApp(deps: AppDeps) {
     billingPeriods,
     idempotency,
     invoker,
+    rest,
     events,
     webhooks,
     webhookWorker: webhooking.webhookWorker,
