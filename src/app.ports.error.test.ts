@@ -10,6 +10,7 @@ import { startApp, type TestApp } from '../test/harness.ts';
 const EXPECTED_PORTS = [
   'devices.hooks',
   'cells.released',
+  'delivery.outcomes',
   'events.emitted',
   'cells.admission',
   'messages.charges',

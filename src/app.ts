@@ -10,6 +10,9 @@ import { systemClock, type Clock } from './lib/clock.ts';
 import { devMailer, smtpMailer, type Mailer } from './lib/mailer.ts';
 import { refuseUnwired, wire, type Wire } from './lib/ports.ts';
 import { registerAuth } from './http/auth.ts';
+import { setProblemEnricher } from './http/errors.ts';
+import { Invoker } from './operations/invoke.ts';
+import { restBinder } from './operations/rest.ts';
 import { connectionCaps } from './http/connection-caps.ts';
 import { IdempotencyStore, registerIdempotency } from './http/idempotency.ts';
 import { registerOpenApi } from './http/openapi.ts';
@@ -24,6 +27,7 @@ import * as devicesModule from './modules/devices/module.ts';
 import * as docsModule from './modules/docs/module.ts';
 import * as eventsModule from './modules/events/module.ts';
 import * as mcpModule from './modules/mcp/module.ts';
+import { waitOperations } from './modules/mcp/operations.ts';
 import type { StreamOptions } from './modules/events/stream.ts';
 import * as messagesModule from './modules/messages/module.ts';
 import * as metricsModule from './modules/metrics/module.ts';
@@ -91,8 +95,11 @@ function wirePorts(m: {
       afterAdded: async () => void (await cells.fillProvisioning()),
       presenceChanged: (tx, device, online) => cells.presenceChanged(tx, device, online),
       capabilitiesChanged: (tx, device) => cells.capabilitiesChanged(tx, device),
+      stateChanged: (tx, before, after) => cells.deviceStateChanged(tx, before, after),
     }),
     wire(cells.ports.released, (tx, cell) => delivery.failOpenMessagesOfCell(tx, cell.id)),
+    // Each phone's health follows what became of its sends (contract §11).
+    wire(delivery.ports.outcomes, { record: (tx, outcome) => devices.recordOutcome(tx, outcome) }),
     wire(m.eventing.events.ports.emitted, (tx, envelope) => m.webhooks.webhooks.fanOut(tx, envelope)),
     // Billing admits cell creates and charges sends in their transactions, and refunds what never went out.
     wire(cells.ports.admission, (tx, organizationId, cellId, options) =>
@@ -120,7 +127,7 @@ export async function buildApp(deps: AppDeps) {
   await registerOpenApi(app, config);
 
   // Modules, each built from what it needs.
-  const { admin } = adminModule.build({ db, clock, bootstrapToken: config.adminToken });
+  const { admin, audit } = adminModule.build({ db, clock, bootstrapToken: config.adminToken });
   const mailer =
     deps.mailer ??
     (config.smtpUrl
@@ -140,7 +147,7 @@ export async function buildApp(deps: AppDeps) {
     streamCap: caps.streams,
   });
   const { events } = eventing;
-  const devicing = devicesModule.build({ db, clock });
+  const devicing = devicesModule.build({ db, clock, audit: audit.recordOperatorAction });
   const { devices } = devicing;
   const celling = cellsModule.build({ db, clock, devices, events });
   const { cells } = celling;
@@ -156,7 +163,14 @@ export async function buildApp(deps: AppDeps) {
   });
   const { webhooks } = webhooking;
   const podding = podsModule.build({ db, clock, events, cells, devices, messages: messaging.messages, log: app.log });
-  const billing = await billingModule.build({ database, clock, config, cells, events });
+  const billing = await billingModule.build({
+    database,
+    clock,
+    config,
+    cells,
+    events,
+    audit: audit.recordOperatorAction,
+  });
   const rateLimit = rateLimitPolicy(config);
   const status = statusModule.build({
     cells,
@@ -166,6 +180,9 @@ export async function buildApp(deps: AppDeps) {
     billing: billing.billing,
   });
   const idempotency = new IdempotencyStore(database, clock);
+  // Every operation's one path (src/operations): admission, idempotency, run, 402 completion.
+  const invoker = new Invoker(idempotency);
+  const rest = restBinder(invoker, { baseUrl: config.baseUrl, docsUrl: config.docsUrl });
   const oauthing = oauthModule.build({
     db,
     clock,
@@ -178,17 +195,22 @@ export async function buildApp(deps: AppDeps) {
   });
   const { oauth } = oauthing;
   const mcp = mcpModule.build({
-    cells,
-    messages: messaging.messages,
-    codes: coding.codes,
-    status: status.status,
-    events,
-    idempotency,
-    clock,
+    operations: {
+      cells: celling.operations,
+      messages: messaging.operations,
+      status: status.operations,
+      waits: waitOperations({
+        cells,
+        messages: messaging.messages,
+        codes: coding.codes,
+        events,
+        clock,
+        waits: caps.mcpWaits,
+      }),
+    },
+    invoker,
     version: VERSION,
-    payments: billing.payments,
     endpointUrl: `${config.baseUrl}/mcp`,
-    waits: caps.mcpWaits,
   });
   const metrics = metricsModule.build({ db, clock, stream: eventing.stream, metricsToken: config.metricsToken });
   const consoling = consoleModule.build({
@@ -199,8 +221,9 @@ export async function buildApp(deps: AppDeps) {
     oauth,
     consoleUrl: config.consoleUrl,
     baseUrl: config.baseUrl,
-    dashboard: { cells, messaging, eventing, webhooking, organizations, billing, idempotency },
+    dashboard: { cells, messaging, eventing, webhooking, organizations, billing, invoker },
     liveViews: caps.liveViews,
+    operator: { authenticate: (token) => admin.authenticate(token), devices, audit },
   });
 
   // The ports between modules (see wirePorts); a port left unwired refuses the start, naming it.
@@ -236,21 +259,30 @@ export async function buildApp(deps: AppDeps) {
       : new MemoryRateLimiter());
   registerRateLimit(app, { limiter, ...rateLimit, now: () => clock.now().getTime() });
   registerIdempotency(app, idempotency);
-  billingModule.registerConventions(app, billing, config);
+  billingModule.registerConventions(app, billing, invoker);
+  // A REST route's 402 (one not bound from an operation) is completed by the same enrichers.
+  setProblemEnricher(app, async (request, error) =>
+    request.agent
+      ? invoker.enrich(
+          { principal: request.agent, resourceUrl: `${config.baseUrl}${request.url}`, headers: true },
+          error,
+        )
+      : error,
+  );
 
   // Routes.
   metricsModule.register(app, metrics);
   systemModule.register(app, { database });
   docsModule.register(app, { config });
   organizationsModule.register(app, organizing);
-  adminModule.register(app, { admin });
+  adminModule.register(app, { admin, audit });
   webhooksModule.register(app, webhooking);
   devicesModule.register(app, devicing);
-  cellsModule.register(app, celling);
-  messagesModule.register(app, messaging, { longPolls: caps.deviceLongPolls });
+  cellsModule.register(app, celling, rest);
+  messagesModule.register(app, messaging, { longPolls: caps.deviceLongPolls }, rest);
   codesModule.register(app, coding, { waits: caps.mcpWaits });
   podsModule.register(app, podding);
-  statusModule.register(app, status);
+  statusModule.register(app, status, rest);
   billingModule.register(app, billing);
   oauthModule.register(app, oauthing, { docsUrl: config.docsUrl, limiter, now: () => clock.now().getTime() });
   consoleModule.register(app, consoling);
@@ -285,9 +317,11 @@ export async function buildApp(deps: AppDeps) {
     organizations,
     oauth,
     admin,
+    audit,
     ...billing,
     billingPeriods,
     idempotency,
+    invoker,
     events,
     webhooks,
     webhookWorker: webhooking.webhookWorker,
@@ -306,6 +340,7 @@ export async function buildApp(deps: AppDeps) {
     cycles: podding.cycles,
     cycleWorker: podding.cycleWorker,
     scopes: podding.scopes,
+    operatorConsole: consoling.operator,
   };
   return { app, services };
 }

@@ -1,3 +1,4 @@
+// @database-independent (scripts/test.ts: the PostgreSQL run leaves this file to the SQLite runs)
 // The process refuses to start on a bad environment value: exit code 1 and one stderr line
 // naming the variable. Plus the parsing rules of loadConfig itself.
 import { describe, it } from 'node:test';

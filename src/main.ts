@@ -43,7 +43,7 @@ agent commands (call a running service with an API key: CELLGATE_API_KEY or --ke
     --cell <cell_id>             the cell to send from (cell_...; required)
     --to <number>                the recipient, E.164 (+14155550123; required)
     --idempotency-key <key>      a key that makes a retried send safe (the Idempotency-Key header)
-    --wait                       wait until the message is delivered, failed or canceled, and print it
+    --wait                       wait until the message is delivered, failed or canceled (or sent, from a phone without delivery reports), and print it
     --timeout <S>                seconds --wait waits at most (default 120)
   messages ls                    list a cell's messages, newest first, as a table
     --cell <cell_id>             the cell whose messages to list (cell_...; required)

@@ -144,6 +144,15 @@ describe('--help of the agent commands', () => {
     }
   });
 
+  it('cellgate send --help says --wait ends at sent for a phone without delivery reports', async () => {
+    const result = await runCli(['send', '--help']);
+    assert.equal(result.status, 0, result.stderr);
+    assert.match(
+      result.stdout,
+      /^ +--wait +wait until the message is delivered, failed or canceled \(or sent, from a phone without delivery reports\), and print it$/m,
+    );
+  });
+
   for (const command of [['send'], ['messages', 'ls'], ['events', 'tail'], ['status']]) {
     it(`cellgate ${command.join(' ')} --help describes each flag, without needing a key`, async () => {
       const result = await runCli([...command, '--help']);

@@ -1,3 +1,4 @@
+// @database-independent (scripts/test.ts: the PostgreSQL run leaves this file to the SQLite runs)
 // Every command's command line goes through one parser (usage.ts): --help prints that command's
 // usage and exits 0 (without reading the configuration or starting anything), and a bad flag is
 // one `cellgate:` line with exit status 2. Checked in-process per command, plus a few spawned

@@ -180,3 +180,9 @@ export function deviceOf(request: FastifyRequest): DevicePrincipal {
   if (!request.device) throw new Error('deviceOf() on a route without device auth');
   return request.device;
 }
+
+/** The admin token behind a route whose config says `auth: 'admin'` (operator actions record it). */
+export function adminOf(request: FastifyRequest): AdminPrincipal {
+  if (!request.admin) throw new Error('adminOf() on a route without admin auth');
+  return request.admin;
+}

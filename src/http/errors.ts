@@ -107,8 +107,18 @@ function fieldError(error: AjvLikeError, context: string): FieldError {
   return { field, code, message: `${field} ${error.message ?? 'is invalid'}.` };
 }
 
+/** Completes an error of a request before it is rendered (billing's 402s: see src/operations/invoke.ts). */
+export type RequestProblemEnricher = (request: FastifyRequest, error: ApiError) => Promise<ApiError>;
+
+/** Per server (encapsulated contexts share the underlying http.Server): at most one enricher. */
+const requestEnrichers = new WeakMap<object, RequestProblemEnricher>();
+
+export function setProblemEnricher(app: FastifyInstance, enricher: RequestProblemEnricher): void {
+  requestEnrichers.set(app.server, enricher);
+}
+
 export function registerErrorHandling(app: FastifyInstance, docsUrl: string): void {
-  app.setErrorHandler((error: FastifyError, request: FastifyRequest, reply: FastifyReply) => {
+  app.setErrorHandler(async (error: FastifyError, request: FastifyRequest, reply: FastifyReply) => {
     // A lost or unreachable database is worth retrying shortly (503), not a bug (500).
     const unavailable = !(error instanceof ApiError) && isDatabaseUnavailable(error);
     const apiError =
@@ -121,7 +131,8 @@ export function registerErrorHandling(app: FastifyInstance, docsUrl: string): vo
           : fromFastifyError(error);
     if (unavailable) request.log.warn({ err: error }, 'request failed: database unavailable');
     else if (apiError.status >= 500) request.log.error({ err: error }, 'request failed');
-    return sendProblem(reply, apiError, docsUrl);
+    const enrich = apiError.status === 402 ? requestEnrichers.get(request.server.server) : undefined;
+    return sendProblem(reply, enrich ? await enrich(request, apiError) : apiError, docsUrl);
   });
   app.setNotFoundHandler((request, reply) => sendProblem(reply, notFound('route'), docsUrl));
 }

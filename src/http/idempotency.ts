@@ -330,7 +330,8 @@ function releaseFlight(store: IdempotencyStore, request: FastifyRequest): void {
 /** Attaches the Idempotency-Key hooks to routes whose config says `idempotent` (only those). */
 export function registerIdempotency(app: App, store: IdempotencyStore): void {
   app.addHook('onRoute', (route) => {
-    if (!route.config?.idempotent) return;
+    // Routes bound from an operation claim their keys in invoke (src/operations/invoke.ts).
+    if (!route.config?.idempotent || route.config.idempotent === 'operation') return;
     // preHandler runs after validation, so a request that fails validation is never stored.
     route.preHandler = [...hookList(route.preHandler), (request, reply) => claimOrReplay(store, request, reply)];
     route.onSend = [

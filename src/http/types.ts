@@ -60,8 +60,9 @@ declare module 'fastify' {
     /**
      * Route takes an Idempotency-Key header (contract §2). `'recorded'`: its handler uses
      * recordedResponse and its service writes the outcome in the work's transaction.
+     * `'operation'`: the route is bound from an operation, whose invoke claims the key (no hooks).
      */
-    idempotent?: boolean | 'recorded';
+    idempotent?: boolean | 'recorded' | 'operation';
     /** Device routes: false when a call is no sign of the phone app running (it does not bring the phone online). */
     presence?: false;
     /** Exempt from rate limiting (health, documentation). */

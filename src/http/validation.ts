@@ -46,6 +46,9 @@ function compilerOf(ajv: Ajv): (schema: object) => ValidateFunction {
   };
 }
 const compileStrict = compilerOf(makeAjv(false));
+
+/** The validator of a body schema (strict: no coercion), as the routes use it; operations (src/operations) validate their input with it. */
+export const compileBody = (schema: object): ValidateFunction => compileStrict(schema);
 const compileCoercing = compilerOf(makeAjv(true));
 
 /**

@@ -28,6 +28,7 @@ export type IdPrefix =
   | 'req'
   | 'dlv'
   | 'dep'
+  | 'aud'
   // OAuth: clients, authorization requests, grants, access and refresh tokens.
   | 'ocl'
   | 'oar'

@@ -13,7 +13,7 @@ export interface World {
   t: TestApp;
   baseUrl: string;
   org: Awaited<ReturnType<typeof activeOrganization>>;
-  /** A phone (send rate 600/min unless told) and a new cell of the organization on it. */
+  /** A phone (send rate 30 segments/min unless told) and a new cell of the organization on it. */
   cell(deviceBody?: Record<string, unknown>): Promise<{ cellId: string; phoneNumber: string; device: TestDevice }>;
   /** A simulated device with test defaults (no delay, 1 s polls, silent, the app's clock), stopped on close. */
   simulate(device: TestDevice, options?: Partial<SimulatorOptions>): Promise<SimulatedDevice>;
@@ -34,7 +34,7 @@ export async function listeningWorld(): Promise<World> {
     baseUrl: address,
     org,
     async cell(deviceBody = {}) {
-      const device = await addDevice(t, { send_rate_per_minute: 600, ...deviceBody });
+      const device = await addDevice(t, { send_rate_per_minute: 30, ...deviceBody });
       const response = await t.app.inject({
         method: 'POST',
         url: '/v1/cells',

@@ -18,6 +18,8 @@ import * as x402ReplayWallets from './0015_x402_replay_wallets.ts';
 import * as oauthExpiry from './0016_oauth_expiry.ts';
 import * as deviceCapabilities from './0017_device_capabilities.ts';
 import * as deviceHeartbeats from './0018_device_heartbeats.ts';
+import * as fleetHealth from './0019_fleet_health.ts';
+import * as operatorSessions from './0021_operator_sessions.ts';
 import * as messageCodes from './0022_message_codes.ts';
 import * as scheduledSends from './0023_scheduled_sends.ts';
 
@@ -40,6 +42,8 @@ export const migrations: Record<string, Migration> = {
   '0016_oauth_expiry': oauthExpiry,
   '0017_device_capabilities': deviceCapabilities,
   '0018_device_heartbeats': deviceHeartbeats,
+  '0019_fleet_health': fleetHealth,
+  '0021_operator_sessions': operatorSessions,
   '0022_message_codes': messageCodes,
   '0023_scheduled_sends': scheduledSends,
 };

@@ -1,4 +1,4 @@
-// The operator's surface: admin tokens and the dev outbox.
+// The operator's surface: admin tokens, the dev outbox and the operator audit log.
 import type { Kysely } from 'kysely';
 import type { DB } from '../../db/schema.ts';
 import type { Clock } from '../../lib/clock.ts';
@@ -6,21 +6,21 @@ import type { App } from '../../http/types.ts';
 import { AdminRepository } from './repository.ts';
 import { registerAdminRoutes } from './routes.ts';
 import { AdminService } from './service.ts';
+import { OperatorAudit } from './audit.ts';
 
 export interface AdminModule {
   admin: AdminService;
+  audit: OperatorAudit;
 }
 
 export function build(deps: { db: Kysely<DB>; clock: Clock; bootstrapToken: string | null }): AdminModule {
+  const repo = new AdminRepository(deps.db);
   return {
-    admin: new AdminService({
-      repo: new AdminRepository(deps.db),
-      clock: deps.clock,
-      bootstrapToken: deps.bootstrapToken,
-    }),
+    admin: new AdminService({ repo, clock: deps.clock, bootstrapToken: deps.bootstrapToken }),
+    audit: new OperatorAudit({ repo, clock: deps.clock }),
   };
 }
 
 export function register(app: App, module: AdminModule): void {
-  registerAdminRoutes(app, module.admin);
+  registerAdminRoutes(app, module.admin, module.audit);
 }

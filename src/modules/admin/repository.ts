@@ -1,7 +1,7 @@
-// SQL for admin tokens and the dev mail outbox.
+// SQL for admin tokens, the dev mail outbox and the operator audit log.
 import type { Kysely } from 'kysely';
-import type { DB } from '../../db/schema.ts';
-import type { AdminTokensTable, DevOutboxTable } from './tables.ts';
+import type { DB, Executor } from '../../db/schema.ts';
+import type { AdminTokensTable, DevOutboxTable, OperatorAuditTable } from './tables.ts';
 
 export class AdminRepository {
   private readonly db: Kysely<DB>;
@@ -29,6 +29,22 @@ export class AdminRepository {
   listMail(to: string | undefined, beforeId: string | null, limit: number) {
     let query = this.db.selectFrom('dev_outbox').selectAll();
     if (to) query = query.where('to_address', '=', to);
+    if (beforeId) query = query.where('id', '<', beforeId);
+    return query.orderBy('id', 'desc').limit(limit).execute();
+  }
+
+  async tokenLabel(ex: Executor, id: string): Promise<string | null | undefined> {
+    const row = await ex.selectFrom('admin_tokens').select('label').where('id', '=', id).executeTakeFirst();
+    return row?.label;
+  }
+
+  async insertAudit(ex: Executor, row: OperatorAuditTable): Promise<void> {
+    await ex.insertInto('operator_audit').values(row).execute();
+  }
+
+  listAudit(targetId: string | undefined, beforeId: string | null, limit: number) {
+    let query = this.db.selectFrom('operator_audit').selectAll();
+    if (targetId) query = query.where('target_id', '=', targetId);
     if (beforeId) query = query.where('id', '<', beforeId);
     return query.orderBy('id', 'desc').limit(limit).execute();
   }

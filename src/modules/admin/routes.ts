@@ -1,9 +1,10 @@
-// Administrative routes of the foundation: the dev mail outbox.
+// Administrative routes of the foundation: the dev mail outbox and the operator audit log.
 import { Type } from 'typebox';
 import { NextCursor, PaginationQuery } from '../../http/pagination.ts';
-import { Described, Timestamp } from '../../http/schemas.ts';
+import { Described, Nullable, Timestamp } from '../../http/schemas.ts';
 import type { App } from '../../http/types.ts';
 import type { AdminService } from './service.ts';
+import type { OperatorAudit } from './audit.ts';
 
 const MAIL_EXAMPLE = {
   id: 'mail_01jdx2a1b2c3d4e5f6g7h8j9k0',
@@ -33,7 +34,74 @@ const OutboxMailList = Type.Object(
   },
 );
 
-export function registerAdminRoutes(app: App, admin: AdminService): void {
+const AUDIT_EXAMPLE = {
+  id: 'aud_01jdx2a1b2c3d4e5f6g7h8j9k0',
+  actor: { admin_token_id: 'adm_01jdx1a1b2c3d4e5f6g7h8j9k0', label: 'night shift' },
+  action: 'device.pause',
+  target: { type: 'device', id: 'dev_01jdx1f2g3h4j5k6m7n8p9q0r1' },
+  reason: 'SIM swap in slot 3',
+  detail: null,
+  created_at: '2026-11-21T12:00:00.000Z',
+};
+
+const AuditEntry = Type.Object(
+  {
+    id: Type.String({ description: 'aud_... id' }),
+    actor: Type.Object({
+      admin_token_id: Type.String({ description: 'The admin token that acted (adm_bootstrap: CELLGATE_ADMIN_TOKEN).' }),
+      label: Nullable(Type.String({ description: "The token's label when the action was made." })),
+    }),
+    action: Type.String({
+      description:
+        'organization.suspend|reinstate|credit|grant, deposit.assign, device.pause|resume|release|rotate_key.',
+    }),
+    target: Type.Object({
+      type: Type.String({ description: 'organization, deposit or device.' }),
+      id: Type.String(),
+    }),
+    reason: Nullable(Type.String()),
+    detail: Nullable(
+      Type.Record(Type.String(), Type.Unknown(), { description: 'Particulars (amount, tier, months).' }),
+    ),
+    created_at: Timestamp,
+  },
+  { $id: 'AuditEntry', description: 'One operator action: who, when, what and why.', examples: [AUDIT_EXAMPLE] },
+);
+
+const AuditList = Type.Object(
+  { entries: Type.Array(AuditEntry), next_cursor: NextCursor },
+  {
+    $id: 'AuditList',
+    description: 'A page of the operator audit log, newest first.',
+    examples: [{ entries: [AUDIT_EXAMPLE], next_cursor: null }],
+  },
+);
+
+export function registerAdminRoutes(app: App, admin: AdminService, audit: OperatorAudit): void {
+  app.get(
+    '/v1/admin/audit',
+    {
+      config: { auth: 'admin' },
+      schema: {
+        operationId: 'listOperatorAudit',
+        tags: ['Admin'],
+        summary: 'The operator audit log: every operator action, newest first',
+        querystring: Type.Object({
+          ...PaginationQuery,
+          target_id: Type.Optional(
+            Type.String({
+              minLength: 1,
+              maxLength: 64,
+              description: 'Only actions on this organization, device or deposit.',
+            }),
+          ),
+        }),
+        response: { 200: Described(AuditList, 'A page of operator actions, newest first.') },
+      },
+    },
+    async (request) => audit.list(request.query),
+  );
+
   app.get(
     '/v1/admin/outbox',
     {

@@ -16,7 +16,22 @@ export interface DevOutboxTable {
   created_at: string;
 }
 
+/** One operator action: who (admin token), when, what (action on a target) and why. */
+export interface OperatorAuditTable {
+  id: string;
+  admin_token_id: string;
+  admin_token_label: string | null;
+  action: string;
+  target_type: string;
+  target_id: string;
+  reason: string | null;
+  /** JSON object with the action's particulars (amount, tier, months), or null. */
+  detail: string | null;
+  created_at: string;
+}
+
 export interface AdminTables {
   admin_tokens: AdminTokensTable;
   dev_outbox: DevOutboxTable;
+  operator_audit: OperatorAuditTable;
 }

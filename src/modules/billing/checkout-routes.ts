@@ -8,7 +8,7 @@ import { Body, Described, Timestamp } from '../../http/schemas.ts';
 import type { App } from '../../http/types.ts';
 import { sendPage } from '../console/http.ts';
 import type { CheckoutPage, CheckoutService } from './checkout.ts';
-import { usdString } from './money.ts';
+import { checkoutPage } from './checkout-pages.ts';
 import { PaymentIntentFields } from './schemas.ts';
 import { INTENTS } from './lifecycle.ts';
 
@@ -40,35 +40,6 @@ const Checkout = Type.Object(
     ],
   },
 );
-
-const escape = (text: string) => text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
-
-function html(page: CheckoutPage, action: string): string {
-  const title =
-    page.kind === 'pay'
-      ? 'Pay by card'
-      : page.kind === 'paid'
-        ? 'Paid'
-        : page.kind === 'expired'
-          ? 'Checkout expired'
-          : page.kind === 'refused'
-            ? 'Not paid'
-            : 'Unknown checkout';
-  let content = '<p>This checkout link is not valid.</p>';
-  if (page.kind !== 'unknown') {
-    const { payment } = page;
-    const what = `${payment.intent}${payment.tier ? ` (${payment.tier})` : ''}: $${usdString(Number(payment.amount_micros))}`;
-    content =
-      page.kind === 'pay'
-        ? `<p>${escape(what)}</p><p>Local card processor (development): no card is charged.</p><form method="post" action="${escape(action)}"><button type="submit">Pay</button></form>`
-        : page.kind === 'paid'
-          ? `<p>${escape(what)} — paid. You can close this page.</p>`
-          : page.kind === 'refused'
-            ? `<p>${escape(what)} — not paid: ${escape(page.detail)}</p>`
-            : `<p>${escape(what)} — this checkout expired; start a new one.</p>`;
-  }
-  return `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Cellgate — ${title}</title></head><body><h1>${title}</h1>${content}</body></html>`;
-}
 
 export function registerCheckoutRoutes(app: App, checkout: CheckoutService): void {
   app.post(
@@ -113,7 +84,7 @@ export function registerCheckoutRoutes(app: App, checkout: CheckoutService): voi
       return payload;
     });
     const send = (reply: FastifyReply, page: CheckoutPage, url: string) =>
-      sendPage(reply, page.status, html(page, url));
+      sendPage(reply, page.status, checkoutPage(page, url));
     scope.get(
       '/v1/billing/checkout/:payment_id',
       {

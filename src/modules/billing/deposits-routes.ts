@@ -3,6 +3,7 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
 import { ApiError } from '../../lib/errors.ts';
+import { adminOf } from '../../http/auth.ts';
 import { NextCursor, PaginationQuery } from '../../http/pagination.ts';
 import { Body, Described, IdParam, Nullable, Timestamp } from '../../http/schemas.ts';
 import type { App } from '../../http/types.ts';
@@ -141,10 +142,19 @@ export function registerDepositRoutes(app: App, deposits: DepositsService): void
         tags: ['Admin'],
         summary: 'Credit a held deposit to an organization',
         params: IdParam('id', 'dep'),
-        body: Body({ organization_id: Type.String({ minLength: 1, maxLength: 64 }) }),
+        body: Body({
+          organization_id: Type.String({ minLength: 1, maxLength: 64 }),
+          reason: Type.Optional(
+            Type.String({ minLength: 1, maxLength: 500, description: 'Why; kept in the operator audit log.' }),
+          ),
+        }),
         response: { 200: Described(Deposit, 'The deposit, now credited.') },
       },
     },
-    async (request) => deposits.assign(request.params.id, request.body.organization_id),
+    async (request) =>
+      deposits.assign(request.params.id, request.body.organization_id, {
+        actor: adminOf(request),
+        reason: request.body.reason ?? null,
+      }),
   );
 }

@@ -4,6 +4,8 @@
 // applied once per processor deposit id: credited to the organization that verified the sending
 // wallet (completing its open x402 quote of exactly that amount, else as a top_up), or held for
 // the operator, who assigns it to an organization.
+import type { RecordOperatorAction } from '../admin/audit.ts';
+import type { AdminPrincipal } from '../../http/types.ts';
 import { createHmac } from 'node:crypto';
 import { transact } from '../../db/transaction.ts';
 import type { Executor } from '../../db/schema.ts';
@@ -65,6 +67,7 @@ export class DepositsService {
   private readonly crediting: PaymentCrediting;
   private readonly clock: Clock;
   private readonly secret: string | null;
+  private readonly audit: RecordOperatorAction;
 
   constructor(deps: {
     repo: DepositsRepository;
@@ -73,7 +76,9 @@ export class DepositsService {
     crediting: PaymentCrediting;
     clock: Clock;
     secret: string | null;
+    audit: RecordOperatorAction;
   }) {
+    this.audit = deps.audit;
     this.repo = deps.repo;
     this.billingRepo = deps.billingRepo;
     this.offers = deps.offers;
@@ -168,7 +173,11 @@ export class DepositsService {
   }
 
   /** The operator credits a held deposit to an organization (404 unknown; 409 when not held). */
-  async assign(id: string, organizationId: string): Promise<DepositView> {
+  async assign(
+    id: string,
+    organizationId: string,
+    by: { actor: AdminPrincipal; reason?: string | null },
+  ): Promise<DepositView> {
     if (!(await this.billingRepo.organization(organizationId))) throw notFound('organization');
     return transact(this.repo.db, async (tx) => {
       const deposit = await this.repo.find(tx, id);
@@ -176,6 +185,14 @@ export class DepositsService {
       if (deposit.status !== 'held')
         throw new ApiError('conflict', `The deposit is already credited to ${deposit.organization_id}.`);
       await this.credit(tx, deposit, organizationId);
+      await this.audit(tx, {
+        actor: by.actor,
+        action: 'deposit.assign',
+        targetType: 'deposit',
+        targetId: id,
+        reason: by.reason ?? null,
+        detail: { organization_id: organizationId },
+      });
       return depositView((await this.repo.find(tx, id)) as X402DepositsTable);
     });
   }

@@ -1,3 +1,4 @@
+// @database-independent (scripts/test.ts: the PostgreSQL run leaves this file to the SQLite runs)
 // The billing lifecycle's pure decisions, table-driven: each state with each event gives one
 // next state (or a refusal), and each paid action's refusal checks answer in their order.
 import { describe, it } from 'node:test';

@@ -19,6 +19,8 @@ import { registerMpp, unavailableMpp, type MppPort } from './mpp-http.ts';
 import { registerMppRoutes } from './mpp-routes.ts';
 import { PaymentOffers } from './offers.ts';
 import { BillingOperator } from './operator.ts';
+import type { Invoker } from '../../operations/invoke.ts';
+import type { RecordOperatorAction } from '../admin/audit.ts';
 import { PaymentCompletion, registerPaymentRequired } from './payment-required.ts';
 import { BillingPeriods } from './periods.ts';
 import { BillingQuotes } from './quotes.ts';
@@ -62,6 +64,8 @@ export async function build(deps: {
   config: Config;
   cells: CellsService;
   events: EventsService;
+  /** The operator audit log (admin module): operator actions are recorded in their transaction. */
+  audit: RecordOperatorAction;
 }): Promise<BillingModule> {
   const { clock, config, cells, events } = deps;
   const enabled = config.billing;
@@ -116,7 +120,7 @@ export async function build(deps: {
     billing,
     quotes,
     wallets: new WalletsService({ repo, clock }),
-    operator: new BillingOperator({ repo, accounts, billing, clock, config }),
+    operator: new BillingOperator({ repo, accounts, billing, clock, config, audit: deps.audit }),
     periods: new BillingPeriods({ repo, accounts, events, clock, config }),
     usage: new UsageService({ repo, clock }),
     checkout,
@@ -132,15 +136,16 @@ export async function build(deps: {
       crediting,
       clock,
       secret: config.x402DepositSecret,
+      audit: deps.audit,
     }),
   };
 }
 
 /** x402 payment on agent routes and the completion of every billing 402: registered before the routes. */
-export function registerConventions(app: App, module: BillingModule, config: Config): void {
+export function registerConventions(app: App, module: BillingModule, invoker: Invoker): void {
   registerX402(app, module.x402);
   registerMpp(app);
-  registerPaymentRequired(app, module.payments, config.baseUrl);
+  registerPaymentRequired(invoker, module.payments);
 }
 
 export function register(app: App, module: BillingModule): void {

@@ -14,6 +14,7 @@ import { tierOf } from './pricing.ts';
 import type { BillingRepository } from './repository.ts';
 import type { BillingService } from './service.ts';
 import type { BillingAccount } from './tables.ts';
+import type { RecordOperatorAction } from '../admin/audit.ts';
 
 type Action = {
   action: 'suspend' | 'reinstate' | 'credit' | 'grant';
@@ -34,6 +35,7 @@ export class BillingOperator {
   private readonly billing: BillingService;
   private readonly clock: Clock;
   private readonly config: Pick<Config, 'billing' | 'prices'>;
+  private readonly audit: RecordOperatorAction;
 
   constructor(deps: {
     repo: BillingRepository;
@@ -41,7 +43,9 @@ export class BillingOperator {
     billing: BillingService;
     clock: Clock;
     config: BillingOperator['config'];
+    audit: RecordOperatorAction;
   }) {
+    this.audit = deps.audit;
     this.repo = deps.repo;
     this.accounts = deps.accounts;
     this.billing = deps.billing;
@@ -158,6 +162,14 @@ export class BillingOperator {
         detail: action.detail ? JSON.stringify(action.detail) : null,
         admin_token_id: action.adminTokenId,
         created_at: now.toISOString(),
+      });
+      await this.audit(tx, {
+        actor: { tokenId: action.adminTokenId },
+        action: `organization.${action.action}`,
+        targetType: 'organization',
+        targetId: organizationId,
+        reason: action.reason,
+        detail: action.detail,
       });
       if (next) await this.accounts.setAccount(tx, organizationId, account, next, now);
     });

@@ -2,10 +2,10 @@
 // gain a `checkout_url` for the card rail and, when x402 is configured, the x402 v2
 // PaymentRequired built from the same quotes (an open quote of exactly that amount), so an x402
 // client pays and retries the original request unchanged. REST carries it in the
-// `PAYMENT-REQUIRED` header; MCP tool errors carry it in their structured content.
-import type { FastifyReply, FastifyRequest } from 'fastify';
+// `PAYMENT-REQUIRED` header; MCP tool errors carry it in their error JSON. The completion is a
+// problem enricher of the operations' invoke, run on the ApiError before anything renders it.
 import { ApiError } from '../../lib/errors.ts';
-import type { App } from '../../http/types.ts';
+import type { Invoker, ProblemEnricher } from '../../operations/invoke.ts';
 import type { CheckoutService } from './checkout.ts';
 import { parseUsd } from './money.ts';
 import type { PaymentDetails } from './offers.ts';
@@ -36,31 +36,29 @@ export class PaymentCompletion {
     return x402;
   }
 
-  /** The 402 of an action outside HTTP (an MCP tool), completed: `x402` carries the PaymentRequired. */
-  async completeError(organizationId: string, error: ApiError, resourceUrl: string): Promise<ApiError> {
+  /**
+   * The problem enricher of every operation (src/operations/invoke.ts) and REST route: a 402
+   * payment_required, while still an ApiError, gains its checkout URL and x402 PaymentRequired —
+   * in the PAYMENT-REQUIRED header where the caller carries headers (REST), else in the error
+   * (`x402_payment_required`, MCP tool errors).
+   */
+  readonly enrich: ProblemEnricher = async ({ principal, resourceUrl, headers }, error) => {
     const details = error.extensions?.payment as PaymentDetails | undefined;
     if (error.code !== 'payment_required' || !details) return error;
-    const x402 = await this.complete(organizationId, details, resourceUrl, error.message);
+    const x402 = await this.complete(principal.organizationId, details, resourceUrl, error.message || details.intent);
     return new ApiError('payment_required', error.message, {
-      extensions: { ...error.extensions, payment: details, ...(x402 ? { x402_payment_required: x402 } : {}) },
+      errors: error.errors,
+      headers: { ...error.headers, ...(x402 && headers ? { 'payment-required': encodeHeader(x402) } : {}) },
+      extensions: {
+        ...error.extensions,
+        payment: details,
+        ...(x402 && !headers ? { x402_payment_required: x402 } : {}),
+      },
     });
-  }
+  };
 }
 
-/** Registers the completion of every 402 payment_required of an agent (before the routes). */
-export function registerPaymentRequired(app: App, completion: PaymentCompletion, baseUrl: string): void {
-  app.addHook('onSend', async (request: FastifyRequest, reply: FastifyReply, payload: unknown) => {
-    if (reply.statusCode !== 402 || typeof payload !== 'string' || !request.agent) return payload;
-    const problem = JSON.parse(payload) as { code?: string; detail?: string; payment?: PaymentDetails };
-    const details = problem.payment;
-    if (problem.code !== 'payment_required' || !details) return payload;
-    const x402 = await completion.complete(
-      request.agent.organizationId,
-      details,
-      `${baseUrl}${request.url}`,
-      problem.detail ?? details.intent,
-    );
-    if (x402) reply.header('payment-required', encodeHeader(x402));
-    return JSON.stringify(problem);
-  });
+/** Registers the completion of every 402 payment_required (of an operation, or of an agent's REST route). */
+export function registerPaymentRequired(invoker: Invoker, completion: PaymentCompletion): void {
+  invoker.addEnricher(completion.enrich);
 }

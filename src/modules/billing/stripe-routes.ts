@@ -6,7 +6,9 @@ import { Type } from 'typebox';
 import { ApiError, notFound } from '../../lib/errors.ts';
 import { Described } from '../../http/schemas.ts';
 import type { App } from '../../http/types.ts';
-import type { CheckoutService, StripeCheckoutLink } from './checkout.ts';
+import { sendPage } from '../console/http.ts';
+import type { CheckoutService } from './checkout.ts';
+import { checkoutPage } from './checkout-pages.ts';
 import type { StripeCheckout } from './stripe.ts';
 
 const OUTCOMES = ['credited', 'already_paid', 'duplicate', 'unpaid', 'unknown_payment', 'mismatch', 'ignored'] as const;
@@ -28,18 +30,6 @@ const StripeWebhookReceipt = Type.Object(
     examples: [{ received: true, event_id: 'evt_1QxYzAbCdEfGhIjK', outcome: 'credited' }],
   },
 );
-
-const escape = (text: string) => text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
-
-function html(link: Exclude<StripeCheckoutLink, { kind: 'redirect' }>): string {
-  const [title, text] =
-    link.kind === 'paid'
-      ? ['Paid', 'This payment is done. You can close this page.']
-      : link.kind === 'expired'
-        ? ['Checkout expired', 'This checkout expired; start a new one.']
-        : ['Unknown checkout', 'This checkout link is not valid.'];
-  return `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Cellgate — ${escape(title)}</title></head><body><h1>${escape(title)}</h1><p>${escape(text)}</p></body></html>`;
-}
 
 export function registerStripeRoutes(
   app: App,
@@ -99,17 +89,25 @@ export function registerStripeRoutes(
 
   const PageParams = Type.Object({ payment_id: Type.String({ minLength: 1, maxLength: 64 }) });
   const PageQuery = Type.Object({ token: Type.String({ minLength: 1, maxLength: 64 }) });
-  app.get(
-    '/v1/billing/stripe/checkout/:payment_id',
-    {
-      config: { auth: 'public' },
-      schema: { hide: true, params: PageParams, querystring: PageQuery },
-    },
-    async (request, reply) => {
-      const link = await deps.checkout.stripeLink(request.params.payment_id, request.query.token);
-      if (link.kind === 'redirect')
-        return reply.code(303).header('location', link.url).header('cache-control', 'no-store').send();
-      return reply.code(link.status).type('text/html; charset=utf-8').send(html(link));
-    },
-  );
+  // The checkout's pages carry the console's headers, but no referrer at all: the URL carries its token.
+  app.register(async (plugin) => {
+    const scope = plugin.withTypeProvider<TypeBoxTypeProvider>();
+    scope.addHook('onSend', async (_request, reply, payload) => {
+      reply.header('referrer-policy', 'no-referrer');
+      return payload;
+    });
+    scope.get(
+      '/v1/billing/stripe/checkout/:payment_id',
+      {
+        config: { auth: 'public' },
+        schema: { hide: true, params: PageParams, querystring: PageQuery },
+      },
+      async (request, reply) => {
+        const link = await deps.checkout.stripeLink(request.params.payment_id, request.query.token);
+        if (link.kind === 'redirect')
+          return reply.code(303).header('location', link.url).header('cache-control', 'no-store').send();
+        return sendPage(reply, link.status, checkoutPage(link, request.url));
+      },
+    );
+  });
 }

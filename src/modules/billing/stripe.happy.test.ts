@@ -255,7 +255,10 @@ describe('card checkout through Stripe Checkout', () => {
     );
     const done = await t.app.inject({ method: 'GET', url: link.pathname + link.search });
     assert.equal(done.statusCode, 200);
-    assert.match(done.body, /Paid/);
+    assert.match(done.body, /<h1>Paid: Starter plan setup<\/h1>/);
+    assert.match(done.body, /<link rel="stylesheet" href="\/console\/console\.css">/);
+    assert.match(done.body, /<a class="button secondary" href="\/console\/billing">Back to Billing<\/a>/);
+    assert.equal(done.headers['referrer-policy'], 'no-referrer', 'the URL carries its token');
     assert.equal(
       (
         await t.app.inject({

@@ -66,7 +66,9 @@ describe('x402: refused payments', () => {
       env: {
         CELLGATE_X402_BASE_PAY_TO: BASE_PAY_TO,
         CELLGATE_X402_FACILITATOR_URL: facilitator.url,
-        CELLGATE_X402_FACILITATOR_TIMEOUT_MS: '300',
+        // Short enough for the hanging facilitator's case, long enough that a loaded machine's
+        // ordinary verify call never runs into it.
+        CELLGATE_X402_FACILITATOR_TIMEOUT_MS: '2000',
       },
     });
     org = await verifiedOrganization(t);

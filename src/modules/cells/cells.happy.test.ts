@@ -38,6 +38,7 @@ describe('cells', () => {
       pod_id: null,
       quiet_hours: null,
       capabilities: { delivery_reports: true, mms_send: true, mms_receive: true },
+      health: 'healthy',
       created_at: t.clock.now().toISOString(),
       updated_at: t.clock.now().toISOString(),
     });
@@ -297,7 +298,7 @@ describe('cells: the service methods messaging calls', () => {
 
   it('assignment() follows the cell: null while free, the active cell when assigned, null after release', async () => {
     const org = await activeOrganization(t);
-    const device = await addDevice(t, { send_rate_per_minute: 42 });
+    const device = await addDevice(t, { send_rate_per_minute: 24 });
     const devices = t.services.devices;
     assert.equal(await devices.assignment(device.id), null);
     const cell = await createCell(t, org.headers);
@@ -306,7 +307,8 @@ describe('cells: the service methods messaging calls', () => {
       cellId: cell.id,
       organizationId: org.organizationId,
       phoneNumber: device.phoneNumber,
-      sendRatePerMinute: 42,
+      sendRatePerMinute: 24,
+      dailySendLimit: 300,
     });
     await t.app.inject({
       method: 'PATCH',

@@ -8,12 +8,15 @@ import type { Wirable } from '../../lib/ports.ts';
 import { PRESENCE_INTERVAL_MS, presenceWorker } from '../../workers/presence.ts';
 import type { DevicesService } from '../devices/service.ts';
 import type { EventsService } from '../events/service.ts';
+import type { RestBinder } from '../../operations/rest.ts';
+import { cellOperations, type CellOperations } from './operations.ts';
 import { CellsRepository } from './repository.ts';
 import { registerCellRoutes } from './routes.ts';
 import { CellsService } from './service.ts';
 
 export interface CellsModule {
   cells: CellsService;
+  operations: CellOperations;
   ports: Wirable[];
   loops: Periodic[];
 }
@@ -34,11 +37,12 @@ export function build(deps: {
   const presence = presenceWorker({ devices: deps.devices, cells });
   return {
     cells,
+    operations: cellOperations(cells),
     ports: Object.values(cells.ports),
     loops: [{ name: 'presence', intervalMs: PRESENCE_INTERVAL_MS, tick: () => presence.tick() }],
   };
 }
 
-export function register(app: App, module: CellsModule): void {
-  registerCellRoutes(app, module.cells);
+export function register(app: App, module: CellsModule, rest: RestBinder): void {
+  registerCellRoutes(app, module.cells, rest, module.operations);
 }

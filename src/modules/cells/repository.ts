@@ -12,6 +12,8 @@ export type CellRecord = CellsTable & {
   can_delivery_reports: number | null;
   can_mms_send: number | null;
   can_mms_receive: number | null;
+  device_paused: number | null;
+  device_health: string | null;
 };
 
 function records(ex: Executor) {
@@ -25,6 +27,8 @@ function records(ex: Executor) {
       'devices.can_delivery_reports',
       'devices.can_mms_send',
       'devices.can_mms_receive',
+      'devices.paused as device_paused',
+      'devices.health as device_health',
     ]);
 }
 

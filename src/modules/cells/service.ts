@@ -31,6 +31,19 @@ export type CellAdmission = (
 
 export type CellView = ReturnType<typeof cellView>;
 
+/**
+ * Whether the cell's phone sends (contract §11): paused by the operator, quarantined (it looks
+ * blocked by the carrier; the operator releases it), degraded (failures, still sending) or healthy.
+ */
+export function cellHealth(row: {
+  device_paused: number | null;
+  device_health: string | null;
+}): 'healthy' | 'degraded' | 'quarantined' | 'paused' {
+  if (row.device_paused === 1) return 'paused';
+  if (row.device_health === 'quarantined' || row.device_health === 'degraded') return row.device_health;
+  return 'healthy';
+}
+
 export function cellView(row: CellRecord) {
   return {
     id: row.id,
@@ -43,6 +56,7 @@ export function cellView(row: CellRecord) {
     quiet_hours: parseQuietHours(row.quiet_hours),
     // All true without a phone: nothing is known to be missing, and a provisioning cell cannot send anyway.
     capabilities: capabilitiesView(row),
+    health: cellHealth(row),
     created_at: row.created_at,
     updated_at: row.updated_at,
   };
@@ -101,6 +115,12 @@ export class CellsService {
   /** A phone stated other capabilities (in that transaction): its cell's view changed, so cell.updated. */
   async capabilitiesChanged(tx: Executor, device: DevicesTable): Promise<void> {
     if (device.cell_id) await this.recordEvent(tx, device.cell_id, 'cell.updated');
+  }
+
+  /** Inside the transaction that paused, resumed or changed the health of a device: cell.updated when the cell shows it. */
+  async deviceStateChanged(tx: Executor, before: DevicesTable, after: DevicesTable): Promise<void> {
+    const shown = (device: DevicesTable) => cellHealth({ device_paused: device.paused, device_health: device.health });
+    if (after.cell_id && shown(before) !== shown(after)) await this.recordEvent(tx, after.cell_id, 'cell.updated');
   }
 
   view(row: CellRecord): CellView {

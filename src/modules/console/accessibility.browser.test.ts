@@ -26,6 +26,7 @@ describe('console pages meet WCAG 2.1 AA (axe-core)', { skip: skipWithoutChromiu
   let context: BrowserContext;
   let receiver: Receiver;
   let line: ConsoleLine;
+  let checkout: string;
 
   before(async () => {
     receiver = await startReceiver();
@@ -34,6 +35,15 @@ describe('console pages meet WCAG 2.1 AA (axe-core)', { skip: skipWithoutChromiu
     assert.equal((await inbound(t, line, { from: PARTICIPANT, body: 'Is the shop open on Sunday?' })).statusCode, 201);
     await failedDelivery(t, line.org, receiver);
     await usageOnDays(t, line.org.organizationId, [1, 2]);
+    const started = await t.app.inject({
+      method: 'POST',
+      url: '/v1/billing/checkout',
+      headers: line.org.headers,
+      payload: { intent: 'top_up', amount_usd: '25' },
+    });
+    assert.equal(started.statusCode, 201, started.body);
+    const url = new URL(started.json().checkout_url as string);
+    checkout = `${url.pathname}${url.search}`;
     browser = await launchChromium();
     // axe is injected as a script, which the console's Content-Security-Policy would refuse.
     context = await browser.newContext({ bypassCSP: true });
@@ -58,6 +68,7 @@ describe('console pages meet WCAG 2.1 AA (axe-core)', { skip: skipWithoutChromiu
     '/',
     '/docs/errors',
     '/docs/errors/payment_required',
+    checkout,
   ];
 
   it('has no violations on any page, signed in', async () => {

@@ -1,5 +1,6 @@
 // The console's page shell (head, bar, navigation, main) and its form pieces. Every value is
 // escaped; the navigation marks the current page with aria-current.
+import { FAVICON_LINK } from '../docs/favicon.ts';
 export const escape = (text: string) => text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
 
 /** Where the console lives (links, form actions), and the session's CSRF token when signed in. */
@@ -25,7 +26,7 @@ export function layout(context: PageContext, title: string, content: string): st
   const { path, signedIn } = context;
   const nav = signedIn
     ? `<nav aria-label="Console">${SECTIONS.map((section) => `<a href="${path}${section.path}"${context.current === section.id ? ' aria-current="page"' : ''}>${section.label}</a>`).join('')}</nav>
-<div class="who"><span>Signed in to <strong>${escape(signedIn.organizationName)}</strong></span>
+<div class="who"><span title="${escape(signedIn.organizationName)}">Signed in to <strong>${escape(signedIn.organizationName)}</strong></span>
 <form method="post" action="${path}/sign-out"><input type="hidden" name="csrf_token" value="${escape(signedIn.csrfToken)}"><button type="submit" class="link-button">Sign out</button></form></div>`
     : '<nav aria-label="Console"></nav>';
   return `<!doctype html>
@@ -35,6 +36,7 @@ export function layout(context: PageContext, title: string, content: string): st
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <meta name="referrer" content="same-origin">
 <title>${escape(title)} — Cellgate Console</title>
+${FAVICON_LINK}
 <link rel="stylesheet" href="${path}/console.css">
 ${(context.scripts ?? []).map((script) => `<script type="module" src="${path}/${script}"></script>`).join('\n')}
 </head>

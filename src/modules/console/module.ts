@@ -6,12 +6,14 @@ import type { FastifyBaseLogger } from 'fastify';
 import type { Kysely } from 'kysely';
 import type { DB } from '../../db/schema.ts';
 import type { ConnectionCap } from '../../http/connection-caps.ts';
-import type { IdempotencyStore } from '../../http/idempotency.ts';
+import type { Invoker } from '../../operations/invoke.ts';
 import type { App } from '../../http/types.ts';
 import type { Clock } from '../../lib/clock.ts';
 import type { Mailer } from '../../lib/mailer.ts';
 import type { BillingModule } from '../billing/module.ts';
 import type { CellsService } from '../cells/service.ts';
+import type { OperatorAudit } from '../admin/audit.ts';
+import type { DevicesService } from '../devices/service.ts';
 import type { EventsModule } from '../events/module.ts';
 import type { MessagingModule } from '../messages/module.ts';
 import type { OAuthService } from '../oauth/service.ts';
@@ -19,6 +21,8 @@ import type { OrganizationsService } from '../organizations/service.ts';
 import type { WebhooksModule } from '../webhooks/module.ts';
 import { registerAccountPages } from './account/routes.ts';
 import { registerConversationPages } from './conversations/routes.ts';
+import { buildOperatorConsole, registerOperatorConsole, type OperatorConsole } from './operator/module.ts';
+import type { AdminAuthenticate } from './operator/service.ts';
 import { ConsoleGuard } from './guard.ts';
 import { registerSessionConsentRoute } from './consent-session-route.ts';
 import { consoleHttp, type ConsoleHttp } from './http.ts';
@@ -34,8 +38,8 @@ export interface DashboardServices {
   webhooking: WebhooksModule;
   organizations: OrganizationsService;
   billing: BillingModule;
-  /** The send form's keys (a double submit sends once), in the API's idempotency store. */
-  idempotency: IdempotencyStore;
+  /** The operations' one path: the send form calls the send operation through it (a double submit sends once). */
+  invoker: Invoker;
 }
 
 export interface ConsoleModule {
@@ -47,6 +51,8 @@ export interface ConsoleModule {
   dashboard: DashboardServices;
   /** Concurrent live views (Server-Sent Events) per organization. */
   liveViews: ConnectionCap;
+  /** The operator console at /console/operator (its own sign-in and sessions). */
+  operator: OperatorConsole;
 }
 
 export function build(deps: {
@@ -59,6 +65,8 @@ export function build(deps: {
   baseUrl: string;
   dashboard: DashboardServices;
   liveViews: ConnectionCap;
+  /** The operator console's sign-in checks admin tokens as the admin surface does; it shows the phones. */
+  operator: { authenticate: AdminAuthenticate; devices: DevicesService; audit: OperatorAudit };
 }): ConsoleModule {
   const service = new ConsoleService({
     repo: new ConsoleRepository(deps.db),
@@ -68,14 +76,25 @@ export function build(deps: {
     consoleUrl: deps.consoleUrl,
   });
   const http = consoleHttp(deps.consoleUrl, deps.baseUrl);
+  const guard = new ConsoleGuard(service, http);
   return {
     console: service,
     oauth: deps.oauth,
     clock: deps.clock,
     http,
-    guard: new ConsoleGuard(service, http),
+    guard,
     dashboard: deps.dashboard,
     liveViews: deps.liveViews,
+    operator: buildOperatorConsole({
+      db: deps.db,
+      clock: deps.clock,
+      http,
+      authenticate: deps.operator.authenticate,
+      devices: deps.operator.devices,
+      audit: deps.operator.audit,
+      billing: deps.dashboard.billing,
+      organizationSession: async (request) => (await guard.session(request)) !== null,
+    }),
   };
 }
 
@@ -84,4 +103,5 @@ export function register(app: App, module: ConsoleModule): void {
   registerConversationPages(app, module);
   registerAccountPages(app, module);
   registerSessionConsentRoute(app, module);
+  registerOperatorConsole(app, module.operator);
 }

@@ -46,7 +46,7 @@ describe('device inventory: bad input', () => {
     ],
     [
       'a send rate of 601',
-      { phone_number: '+14155550100', send_rate_per_minute: 601 },
+      { phone_number: '+14155550100', send_rate_per_minute: 31 },
       'send_rate_per_minute',
       'out_of_range',
     ],
@@ -103,7 +103,7 @@ describe('device inventory: bad input', () => {
       'invalid_request',
     );
     expectProblem(
-      await t.app.inject({ method: 'PATCH', url, headers: admin, payload: { send_rate_per_minute: 601 } }),
+      await t.app.inject({ method: 'PATCH', url, headers: admin, payload: { send_rate_per_minute: 31 } }),
       400,
       'invalid_request',
     );

@@ -12,6 +12,7 @@ import { HeartbeatsRepository } from './heartbeats-repository.ts';
 import { DevicesRepository } from './repository.ts';
 import { registerDeviceRoutes } from './routes.ts';
 import { DevicesService } from './service.ts';
+import type { RecordOperatorAction } from '../admin/audit.ts';
 
 export interface DevicesModule {
   devices: DevicesService;
@@ -19,9 +20,14 @@ export interface DevicesModule {
   loops: Periodic[];
 }
 
-export function build(deps: { db: Kysely<DB>; clock: Clock }): DevicesModule {
+export function build(deps: { db: Kysely<DB>; clock: Clock; audit: RecordOperatorAction }): DevicesModule {
   const history = new HeartbeatHistory({ repo: new HeartbeatsRepository(deps.db), clock: deps.clock });
-  const devices = new DevicesService({ repo: new DevicesRepository(deps.db), clock: deps.clock, history });
+  const devices = new DevicesService({
+    repo: new DevicesRepository(deps.db),
+    clock: deps.clock,
+    history,
+    audit: deps.audit,
+  });
   // Heartbeat history past its 7 days; idempotent deletes, so every process may run it.
   const prune: Periodic = {
     name: 'heartbeats-prune',

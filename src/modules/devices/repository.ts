@@ -1,10 +1,10 @@
 // SQL for the device inventory, device keys, presence and the device-to-cell assignment.
 import type { Kysely } from 'kysely';
 import type { DB, Executor } from '../../db/schema.ts';
-import type { DevicesTable } from './tables.ts';
+import type { DeviceHealth, DeviceOutcomesTable, DevicesTable } from './tables.ts';
 import type { CapabilityColumns } from './capabilities.ts';
 
-export type DeviceChanges = Partial<Pick<DevicesTable, 'label' | 'send_rate_per_minute'>>;
+export type DeviceChanges = Partial<Pick<DevicesTable, 'label' | 'send_rate_per_minute' | 'daily_send_limit'>>;
 export type Telemetry = Partial<Pick<DevicesTable, 'battery_pct' | 'charging' | 'signal_dbm' | 'app_version'>>;
 
 export class DevicesRepository {
@@ -40,8 +40,13 @@ export class DevicesRepository {
     return Number(result.numUpdatedRows);
   }
 
-  async replaceKey(id: string, key: { key_prefix: string; key_hash: string }, now: string): Promise<number> {
-    const result = await this.db
+  async replaceKey(
+    ex: Executor,
+    id: string,
+    key: { key_prefix: string; key_hash: string },
+    now: string,
+  ): Promise<number> {
+    const result = await ex
       .updateTable('devices')
       .set({ ...key, updated_at: now })
       .where('id', '=', id)
@@ -157,6 +162,95 @@ export class DevicesRepository {
     return Number(result.numUpdatedRows) === 1 ? this.find(ex, id) : undefined;
   }
 
+  /** Pauses or resumes a device; the device when this call changed it (0 rows: already so, or gone). */
+  async setPaused(ex: Executor, id: string, paused: boolean, reason: string | null, now: string) {
+    const result = await ex
+      .updateTable('devices')
+      .set({ paused: paused ? 1 : 0, paused_reason: paused ? reason : null, updated_at: now })
+      .where('id', '=', id)
+      .where('paused', '=', paused ? 0 : 1)
+      .executeTakeFirst();
+    return Number(result.numUpdatedRows) === 1 ? this.find(ex, id) : undefined;
+  }
+
+  /**
+   * Sets the health state when it differs from `from` (the state it was read in: of two
+   * evaluations, one makes the change); `resetAt` starts a new outcome window (a release).
+   */
+  async setHealth(
+    ex: Executor,
+    id: string,
+    from: DeviceHealth | 'unhealthy',
+    to: { health: DeviceHealth; reason: string | null; now: string; resetAt?: string },
+  ) {
+    let query = ex
+      .updateTable('devices')
+      .set({
+        health: to.health,
+        health_reason: to.reason,
+        health_changed_at: to.now,
+        updated_at: to.now,
+        ...(to.resetAt ? { health_reset_at: to.resetAt } : {}),
+      })
+      .where('id', '=', id);
+    query = from === 'unhealthy' ? query.where('health', '!=', 'healthy') : query.where('health', '=', from);
+    const result = await query.executeTakeFirst();
+    return Number(result.numUpdatedRows) === 1 ? this.find(ex, id) : undefined;
+  }
+
+  async insertOutcome(ex: Executor, row: DeviceOutcomesTable): Promise<void> {
+    await ex
+      .insertInto('device_outcomes')
+      .values(row)
+      .onConflict((oc) => oc.doNothing())
+      .execute();
+  }
+
+  /** The device's newest `limit` outcomes after `after` (its last release), newest first. */
+  recentOutcomes(ex: Executor, deviceId: string, after: string | null, limit: number) {
+    let query = ex.selectFrom('device_outcomes').select(['outcome', 'error_code']).where('device_id', '=', deviceId);
+    if (after) query = query.where('created_at', '>', after);
+    return query.orderBy('created_at', 'desc').orderBy('message_id', 'desc').limit(limit).execute();
+  }
+
+  /** The device's newest failures (with their codes), newest first: the operator's device page. */
+  recentFailures(deviceId: string, limit: number) {
+    return this.db
+      .selectFrom('device_outcomes')
+      .select(['message_id', 'outcome', 'error_code', 'created_at'])
+      .where('device_id', '=', deviceId)
+      .where('outcome', 'in', ['failed', 'stuck'])
+      .orderBy('created_at', 'desc')
+      .limit(limit)
+      .execute();
+  }
+
+  async pruneOutcomes(before: string): Promise<number> {
+    const result = await this.db.deleteFrom('device_outcomes').where('created_at', '<', before).executeTakeFirst();
+    return Number(result.numDeletedRows);
+  }
+
+  /** Per device, its sends and failures recorded since `since` (messages, not segments). */
+  async outcomeCounts(ids: readonly string[], since: string): Promise<Map<string, { sent: number; failed: number }>> {
+    const counts = new Map<string, { sent: number; failed: number }>();
+    if (ids.length === 0) return counts;
+    const rows = await this.db
+      .selectFrom('device_outcomes')
+      .select(['device_id', 'outcome'])
+      .select((eb) => eb.fn.countAll<number>().as('n'))
+      .where('device_id', 'in', ids)
+      .where('created_at', '>', since)
+      .where('outcome', 'in', ['sent', 'failed'])
+      .groupBy(['device_id', 'outcome'])
+      .execute();
+    for (const row of rows) {
+      const entry = counts.get(row.device_id) ?? { sent: 0, failed: 0 };
+      entry[row.outcome as 'sent' | 'failed'] = Number(row.n);
+      counts.set(row.device_id, entry);
+    }
+    return counts;
+  }
+
   /** The device with its cell's owner and status (null columns when it carries none). */
   findWithCell(id: string) {
     return this.db
@@ -167,6 +261,9 @@ export class DevicesRepository {
         'devices.cell_id',
         'devices.phone_number',
         'devices.send_rate_per_minute',
+        'devices.daily_send_limit',
+        'devices.paused',
+        'devices.health',
         'cells.organization_id',
         'cells.status as cell_status',
       ])

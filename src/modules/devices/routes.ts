@@ -1,24 +1,47 @@
 // The device inventory (admin surface) and the device heartbeat (device surface, X-Phone-Key).
 import { Type } from 'typebox';
-import { deviceOf } from '../../http/auth.ts';
+import { adminOf, deviceOf } from '../../http/auth.ts';
 import { NextCursor, PaginationQuery } from '../../http/pagination.ts';
 import { Body, Described, NoContent, Nullable, Timestamp } from '../../http/schemas.ts';
 import type { App } from '../../http/types.ts';
 import type { DevicesService } from './service.ts';
 import { ALL_CAPABILITIES, CapabilitiesSchema, StatedCapabilitiesBody } from './capabilities.ts';
+import { DEFAULT_DAILY_SEND_LIMIT, DEFAULT_SEND_RATE_PER_MINUTE, MAX_SEND_RATE_PER_MINUTE } from './service.ts';
 
 const Label = Type.String({ minLength: 1, maxLength: 100 });
+const Reason = Type.String({
+  minLength: 1,
+  maxLength: 500,
+  pattern: '\\S',
+  description: 'Why; kept in the operator audit log with the admin token id.',
+});
 const SendRate = Type.Integer({
   minimum: 1,
-  maximum: 600,
-  description: 'Most messages handed to the phone per minute, 1-600.',
+  maximum: MAX_SEND_RATE_PER_MINUTE,
+  description: `Most SMS segments handed to the phone per minute, 1-${MAX_SEND_RATE_PER_MINUTE} (Android refuses more than 30 per app per minute on an unattended phone); default ${DEFAULT_SEND_RATE_PER_MINUTE}.`,
 });
+const DailyLimit = Type.Integer({
+  minimum: 1,
+  maximum: 10_000,
+  description: `Most SMS segments handed to the phone in 24 hours, 1-10000; default ${DEFAULT_DAILY_SEND_LIMIT}.`,
+});
+const Health = Type.Enum(['healthy', 'degraded', 'quarantined'], {
+  description:
+    'Decided from recent outcomes: degraded warns (carrier-type failures, a high failure rate, sends stuck in sending); quarantined claims nothing until the operator releases it.',
+});
+const Hold = Nullable(
+  Type.Object(
+    { code: Type.Enum(['paused', 'quarantined']), reason: Type.String() },
+    { description: 'Why the phone claims nothing now; null while it may claim.' },
+  ),
+);
 
 const DEVICE_EXAMPLE = {
   id: 'dev_01jdx1f2g3h4j5k6m7n8p9q0r1',
   phone_number: '+14155550123',
   label: 'Rack A, slot 3',
   send_rate_per_minute: 20,
+  daily_send_limit: 300,
   cell_id: 'cell_01jdx2b7c8d9e0f1g2h3j4k5m6',
   online: true,
   last_seen_at: '2026-11-21T12:00:00.000Z',
@@ -27,6 +50,13 @@ const DEVICE_EXAMPLE = {
   signal_dbm: -71,
   app_version: '1.4.0',
   capabilities: { ...ALL_CAPABILITIES },
+  paused: false,
+  paused_reason: null,
+  health: 'healthy',
+  health_reason: null,
+  health_changed_at: null,
+  sent_24h: 112,
+  failed_24h: 1,
   created_at: '2026-11-20T09:00:00.000Z',
   updated_at: '2026-11-21T12:00:00.000Z',
 };
@@ -36,7 +66,8 @@ const Device = Type.Object(
     id: Type.String({ description: 'dev_... id' }),
     phone_number: Type.String({ description: 'E.164.' }),
     label: Nullable(Type.String()),
-    send_rate_per_minute: Type.Integer(),
+    send_rate_per_minute: Type.Integer({ description: 'SMS segments per minute.' }),
+    daily_send_limit: Type.Integer({ description: 'SMS segments per 24 hours.' }),
     cell_id: Nullable(Type.String({ description: 'The cell this phone carries; null while free.' })),
     online: Type.Boolean(),
     last_seen_at: Nullable(Timestamp),
@@ -45,6 +76,13 @@ const Device = Type.Object(
     signal_dbm: Nullable(Type.Integer()),
     app_version: Nullable(Type.String()),
     capabilities: CapabilitiesSchema,
+    paused: Type.Boolean({ description: 'Held by the operator: claims nothing until resumed.' }),
+    paused_reason: Nullable(Type.String()),
+    health: Health,
+    health_reason: Nullable(Type.String({ description: 'Why the phone is degraded or quarantined.' })),
+    health_changed_at: Nullable(Timestamp),
+    sent_24h: Type.Integer({ description: 'Messages the phone reported sent in the last 24 hours.' }),
+    failed_24h: Type.Integer({ description: 'Messages the phone reported failed in the last 24 hours.' }),
     created_at: Timestamp,
     updated_at: Timestamp,
   },
@@ -77,7 +115,11 @@ const DeviceConfig = Type.Object(
     device_id: Type.String(),
     cell_id: Nullable(Type.String({ description: 'The cell this phone carries; null while free.' })),
     phone_number: Type.String(),
-    send_rate_per_minute: Type.Integer(),
+    send_rate_per_minute: Type.Integer({ description: 'SMS segments per minute.' }),
+    daily_send_limit: Type.Integer({ description: 'SMS segments per 24 hours.' }),
+    paused: Type.Boolean(),
+    health: Health,
+    hold: Hold,
     server_time: Timestamp,
   },
   {
@@ -89,6 +131,10 @@ const DeviceConfig = Type.Object(
         cell_id: DEVICE_EXAMPLE.cell_id,
         phone_number: '+14155550123',
         send_rate_per_minute: 20,
+        daily_send_limit: 300,
+        paused: false,
+        health: 'healthy',
+        hold: null,
         server_time: '2026-11-21T12:00:00.000Z',
       },
     ],
@@ -140,6 +186,7 @@ export function registerDeviceRoutes(app: App, devices: DevicesService): void {
             }),
             label: Type.Optional(Nullable(Label)),
             send_rate_per_minute: Type.Optional(SendRate),
+            daily_send_limit: Type.Optional(DailyLimit),
           },
           { examples: [{ phone_number: '+14155550123', label: 'Rack A, slot 3', send_rate_per_minute: 20 }] },
         ),
@@ -186,10 +233,14 @@ export function registerDeviceRoutes(app: App, devices: DevicesService): void {
       schema: {
         operationId: 'updateDevice',
         tags: ['Admin'],
-        summary: "Change a phone's label or send rate",
+        summary: "Change a phone's label, send rate or daily limit",
         params: DevicePath,
         body: Body(
-          { label: Type.Optional(Nullable(Label)), send_rate_per_minute: Type.Optional(SendRate) },
+          {
+            label: Type.Optional(Nullable(Label)),
+            send_rate_per_minute: Type.Optional(SendRate),
+            daily_send_limit: Type.Optional(DailyLimit),
+          },
           { examples: [{ send_rate_per_minute: 30 }] },
         ),
         response: { 200: Described(Device, 'The updated phone.') },
@@ -239,20 +290,57 @@ export function registerDeviceRoutes(app: App, devices: DevicesService): void {
     async (request) => devices.heartbeats(request.params.device_id, request.query),
   );
 
+  const actions = [
+    ['pause', 'pauseDevice', 'Pause a phone: it claims nothing until resumed', 'The phone is already paused.'],
+    ['resume', 'resumeDevice', 'Resume a paused phone', 'The phone is not paused.'],
+    [
+      'release',
+      'releaseDevice',
+      'Release a quarantined (or degraded) phone back to healthy',
+      'The phone is healthy. Failures before the release no longer count towards its health.',
+    ],
+  ] as const;
+  for (const [action, operationId, summary, conflict] of actions) {
+    app.post(
+      `/v1/admin/devices/:device_id/${action}`,
+      {
+        config: { auth: 'admin', errors: ['conflict'] },
+        schema: {
+          operationId,
+          tags: ['Admin'],
+          summary,
+          description: `Recorded in the operator audit log with the reason. 409 conflict: ${conflict}`,
+          params: DevicePath,
+          body: Body({ reason: Reason }, { examples: [{ reason: 'SIM swap in slot 3' }] }),
+          response: { 200: Described(Device, 'The phone.') },
+        },
+      },
+      async (request) =>
+        devices[action](request.params.device_id, { actor: adminOf(request), reason: request.body.reason }),
+    );
+  }
+
   app.post(
     '/v1/admin/devices/:device_id/rotate-key',
     {
       config: { auth: 'admin' },
+      // The body is optional: a reason for the audit log.
+      preValidation: async (request) => {
+        request.body ??= {};
+      },
       schema: {
         operationId: 'rotateDeviceKey',
         tags: ['Admin'],
         summary: 'Issue a new device key',
-        description: 'The old key stops working at once; the new one is shown once.',
+        description:
+          'The old key stops working at once; the new one is shown once. Recorded in the operator audit log, with the optional reason.',
         params: DevicePath,
+        body: Body({ reason: Type.Optional(Reason) }),
         response: { 200: Described(DeviceWithKey, 'The phone with its new device key (shown once).') },
       },
     },
-    async (request) => devices.rotateKey(request.params.device_id),
+    async (request) =>
+      devices.rotateKey(request.params.device_id, { actor: adminOf(request), reason: request.body?.reason ?? null }),
   );
 
   app.post(

@@ -15,9 +15,31 @@ import { transact } from '../../db/transaction.ts';
 import { Port } from '../../lib/ports.ts';
 import { ALL_CAPABILITIES, capabilitiesView, capabilityColumns, type StatedCapabilities } from './capabilities.ts';
 import type { HeartbeatHistory, HeartbeatQuery } from './heartbeats.ts';
+import type { RecordOperatorAction } from '../admin/audit.ts';
+import { decideHealth, HEALTH_WINDOW } from './health.ts';
+
+/** What became of a send (messages/ports.ts SendOutcome, stated here so the modules meet structurally). */
+export interface SendOutcome {
+  deviceId: string;
+  messageId: string;
+  outcome: 'sent' | 'failed' | 'stuck';
+  errorCode: string | null;
+  segments: number;
+}
+import type { AdminPrincipal } from '../../http/types.ts';
+
+/** Who makes an operator action on a device, and why (kept in the operator audit log). */
+export interface OperatorBy {
+  actor: AdminPrincipal;
+  reason?: string | null;
+}
 
 export const DEVICE_KEY_PREFIX = 'cg_dev_';
+/** SMS segments per minute (contract §11): at most 30, what Android allows an unattended app. */
 export const DEFAULT_SEND_RATE_PER_MINUTE = 20;
+export const MAX_SEND_RATE_PER_MINUTE = 30;
+/** SMS segments per 24 hours. */
+export const DEFAULT_DAILY_SEND_LIMIT = 300;
 /** A device silent this long is offline (contract §4). */
 export const OFFLINE_AFTER_MS = 120_000;
 /** last_seen_at is written at most this often per device. */
@@ -31,7 +53,18 @@ export interface DeviceAssignment {
   cellId: string;
   organizationId: string;
   phoneNumber: string;
+  /** SMS segments per minute. */
   sendRatePerMinute: number;
+  /** SMS segments per 24 hours. */
+  dailySendLimit: number;
+}
+
+/** Why a phone claims nothing now, as its heartbeat answer says it; null when it may claim. */
+export function holdOf(row: Pick<DevicesTable, 'paused' | 'paused_reason' | 'health' | 'health_reason'>) {
+  if (row.paused === 1) return { code: 'paused' as const, reason: row.paused_reason ?? 'Paused by the operator.' };
+  if (row.health === 'quarantined')
+    return { code: 'quarantined' as const, reason: row.health_reason ?? 'Quarantined: the operator must release it.' };
+  return null;
 }
 
 /** What the cells module does when the inventory or a device changes (wired by the composition root). */
@@ -44,6 +77,8 @@ export interface DeviceHooks {
   presenceChanged(tx: Executor, device: DevicesTable, online: boolean): Promise<void>;
   /** Inside the transaction where a device stated capabilities other than those stored. */
   capabilitiesChanged(tx: Executor, device: DevicesTable): Promise<void>;
+  /** Inside the transaction where a device was paused, resumed, or changed health. */
+  stateChanged(tx: Executor, before: DevicesTable, after: DevicesTable): Promise<void>;
 }
 
 export interface HeartbeatBody {
@@ -54,12 +89,13 @@ export interface HeartbeatBody {
   capabilities?: StatedCapabilities;
 }
 
-export function deviceView(row: DevicesTable) {
+export function deviceView(row: DevicesTable, counts: { sent: number; failed: number } = NO_OUTCOMES) {
   return {
     id: row.id,
     phone_number: row.phone_number,
     label: row.label,
     send_rate_per_minute: row.send_rate_per_minute,
+    daily_send_limit: row.daily_send_limit,
     cell_id: row.cell_id,
     online: row.online === 1,
     last_seen_at: row.last_seen_at,
@@ -68,10 +104,29 @@ export function deviceView(row: DevicesTable) {
     signal_dbm: row.signal_dbm,
     app_version: row.app_version,
     capabilities: capabilitiesView(row),
+    paused: row.paused === 1,
+    paused_reason: row.paused_reason,
+    health: row.health,
+    health_reason: row.health_reason,
+    health_changed_at: row.health_changed_at,
+    sent_24h: counts.sent,
+    failed_24h: counts.failed,
     created_at: row.created_at,
     updated_at: row.updated_at,
   };
 }
+
+const REFUSED: Record<string, string> = {
+  'device.pause': 'The device is already paused.',
+  'device.resume': 'The device is not paused.',
+  'device.release': 'The device is healthy: only a quarantined or degraded device is released.',
+};
+const NO_OUTCOMES = Object.freeze({ sent: 0, failed: 0 });
+const DAY_MS = 24 * 60 * 60 * 1000;
+/** Send outcomes are kept as long as heartbeats: 7 days. */
+const OUTCOMES_KEPT_MS = 7 * DAY_MS;
+
+export type DeviceView = ReturnType<typeof deviceView>;
 
 const duplicateNumber = () => new ApiError('conflict', 'A device with this phone number is already in the inventory.');
 
@@ -79,11 +134,13 @@ export class DevicesService {
   private readonly repo: DevicesRepository;
   private readonly clock: Clock;
   private readonly history: HeartbeatHistory;
+  private readonly audit: RecordOperatorAction;
   readonly ports = { hooks: new Port<DeviceHooks>('devices', 'hooks') };
   private readonly lastTouch = new Map<string, number>();
   private readonly assignments = new Map<string, { value: DeviceAssignment | null; until: number }>();
 
-  constructor(deps: { repo: DevicesRepository; clock: Clock; history: HeartbeatHistory }) {
+  constructor(deps: { repo: DevicesRepository; clock: Clock; history: HeartbeatHistory; audit: RecordOperatorAction }) {
+    this.audit = deps.audit;
     this.repo = deps.repo;
     this.clock = deps.clock;
     this.history = deps.history;
@@ -95,7 +152,12 @@ export class DevicesService {
 
   // --- admin surface -------------------------------------------------------------------------
 
-  async create(input: { phone_number: string; label?: string | null; send_rate_per_minute?: number }) {
+  async create(input: {
+    phone_number: string;
+    label?: string | null;
+    send_rate_per_minute?: number;
+    daily_send_limit?: number;
+  }) {
     const phoneNumber = requirePhone('phone_number', input.phone_number);
     if (await this.repo.findByPhoneNumber(phoneNumber)) throw duplicateNumber();
     const now = this.clock.now();
@@ -116,6 +178,14 @@ export class DevicesService {
       signal_dbm: null,
       app_version: null,
       ...capabilityColumns(ALL_CAPABILITIES),
+      paused: 0,
+      paused_reason: null,
+      health: 'healthy',
+      health_reason: null,
+      health_changed_at: null,
+      health_reset_at: null,
+      daily_send_limit: input.daily_send_limit ?? DEFAULT_DAILY_SEND_LIMIT,
+      battery_low: 0,
       created_at: iso,
       updated_at: iso,
     };
@@ -139,13 +209,68 @@ export class DevicesService {
       (before, count) => this.repo.list(before ? String(before[0]) : null, count),
       (row) => [row.id],
     );
-    return { devices: result.items.map(deviceView), next_cursor: result.next_cursor };
+    return { devices: await this.views(result.items), next_cursor: result.next_cursor };
   }
 
   async get(id: string) {
     const row = await this.repo.find(this.repo.db, id);
     if (!row) throw notFound('device');
-    return deviceView(row);
+    return (await this.views([row]))[0];
+  }
+
+  /** Devices as the admin surface shows them, with their sends and failures of the last 24 hours. */
+  async views(rows: readonly DevicesTable[]): Promise<DeviceView[]> {
+    const since = new Date(this.clock.now().getTime() - DAY_MS).toISOString();
+    const counts = await this.repo.outcomeCounts(
+      rows.map((row) => row.id),
+      since,
+    );
+    return rows.map((row) => deviceView(row, counts.get(row.id)));
+  }
+
+  /** The operator holds the phone: it claims nothing until resumed (contract §11). 409 when already paused. */
+  pause(id: string, by: OperatorBy & { reason: string }) {
+    return this.operatorChange(id, by, 'device.pause', (tx, now) => this.repo.setPaused(tx, id, true, by.reason, now));
+  }
+
+  /** The phone claims again (unless quarantined). 409 when it is not paused. */
+  resume(id: string, by: OperatorBy & { reason: string }) {
+    return this.operatorChange(id, by, 'device.resume', (tx, now) => this.repo.setPaused(tx, id, false, null, now));
+  }
+
+  /**
+   * Quarantined (or degraded) → healthy: the operator vouches for the SIM. Outcomes before now no
+   * longer count, so the old failures do not quarantine it again. 409 when it is healthy.
+   */
+  release(id: string, by: OperatorBy & { reason: string }) {
+    return this.operatorChange(id, by, 'device.release', (tx, now) =>
+      this.repo.setHealth(tx, id, 'unhealthy', { health: 'healthy', reason: null, now, resetAt: now }),
+    );
+  }
+
+  private async operatorChange(
+    id: string,
+    by: OperatorBy,
+    action: string,
+    change: (tx: Executor, now: string) => Promise<DevicesTable | undefined>,
+  ) {
+    const now = this.clock.now().toISOString();
+    await transact(this.repo.db, async (tx) => {
+      const before = await this.repo.find(tx, id);
+      if (!before) throw notFound('device');
+      const device = await change(tx, now);
+      if (!device) throw new ApiError('conflict', REFUSED[action]);
+      await this.audit(tx, {
+        actor: by.actor,
+        action,
+        targetType: 'device',
+        targetId: id,
+        reason: by.reason ?? null,
+      });
+      await this.hooks.stateChanged(tx, before, device);
+    });
+    this.forgetAssignment(id);
+    return this.get(id);
   }
 
   async update(id: string, changes: DeviceChanges) {
@@ -170,14 +295,25 @@ export class DevicesService {
     throw notFound('device');
   }
 
-  async rotateKey(id: string) {
+  /** A new device key (the old one stops at once); recorded in the operator audit log. */
+  async rotateKey(id: string, by: OperatorBy) {
     const key = newSecret(DEVICE_KEY_PREFIX);
-    const updated = await this.repo.replaceKey(
-      id,
-      { key_prefix: displayPrefix(key), key_hash: sha256Hex(key) },
-      this.clock.now().toISOString(),
-    );
-    if (updated === 0) throw notFound('device');
+    await transact(this.repo.db, async (tx) => {
+      const updated = await this.repo.replaceKey(
+        tx,
+        id,
+        { key_prefix: displayPrefix(key), key_hash: sha256Hex(key) },
+        this.clock.now().toISOString(),
+      );
+      if (updated === 0) throw notFound('device');
+      await this.audit(tx, {
+        actor: by.actor,
+        action: 'device.rotate_key',
+        targetType: 'device',
+        targetId: id,
+        reason: by.reason ?? null,
+      });
+    });
     return { ...(await this.get(id)), device_key: key };
   }
 
@@ -187,9 +323,42 @@ export class DevicesService {
     return this.history.list(id, query);
   }
 
-  /** Deletes heartbeat history past its retention; how many rows. */
-  pruneHeartbeats(): Promise<number> {
-    return this.history.prune();
+  /** Deletes heartbeat history and send outcomes past their 7 days; how many rows. */
+  async pruneHeartbeats(): Promise<number> {
+    const cutoff = new Date(this.clock.now().getTime() - OUTCOMES_KEPT_MS).toISOString();
+    return (await this.history.prune()) + (await this.repo.pruneOutcomes(cutoff));
+  }
+
+  /** The phone's newest failed or stuck sends with their error codes, newest first. */
+  recentFailures(id: string, limit = 20) {
+    return this.repo.recentFailures(id, limit);
+  }
+
+  /**
+   * In the transaction of a device report or a lease expiry: keeps the outcome and decides the
+   * phone's health again (contract §11). A success on a healthy phone changes nothing, so the
+   * common path is one insert and one read.
+   */
+  async recordOutcome(tx: Executor, outcome: SendOutcome): Promise<void> {
+    const now = this.clock.now().toISOString();
+    await this.repo.insertOutcome(tx, {
+      device_id: outcome.deviceId,
+      message_id: outcome.messageId,
+      outcome: outcome.outcome,
+      error_code: outcome.errorCode,
+      segments: outcome.segments,
+      created_at: now,
+    });
+    const device = await this.repo.find(tx, outcome.deviceId);
+    if (!device || device.health === 'quarantined') return;
+    if (outcome.outcome === 'sent' && device.health === 'healthy') return;
+    const recent = await this.repo.recentOutcomes(tx, device.id, device.health_reset_at, HEALTH_WINDOW);
+    const decision = decideHealth(device.health, recent);
+    if (decision.health === device.health && decision.reason === device.health_reason) return;
+    const changed = await this.repo.setHealth(tx, device.id, device.health, { ...decision, now });
+    if (!changed) return;
+    this.forgetAssignment(device.id);
+    await this.hooks.stateChanged(tx, device, changed);
   }
 
   // --- device surface ------------------------------------------------------------------------
@@ -246,6 +415,10 @@ export class DevicesService {
       cell_id: device.cell_id,
       phone_number: device.phone_number,
       send_rate_per_minute: device.send_rate_per_minute,
+      daily_send_limit: device.daily_send_limit,
+      paused: device.paused === 1,
+      health: device.health,
+      hold: holdOf(device),
       server_time: this.clock.now().toISOString(),
     };
   }
@@ -283,14 +456,21 @@ export class DevicesService {
     const cached = this.assignments.get(deviceId);
     if (cached && nowMs < cached.until) return cached.value;
     const row = await this.repo.findWithCell(deviceId);
+    // A paused or quarantined phone carries its cell but claims nothing (contract §11).
     const value =
-      row && row.cell_id && row.organization_id && row.cell_status === 'active'
+      row &&
+      row.cell_id &&
+      row.organization_id &&
+      row.cell_status === 'active' &&
+      row.paused === 0 &&
+      row.health !== 'quarantined'
         ? {
             deviceId: row.id,
             cellId: row.cell_id,
             organizationId: row.organization_id,
             phoneNumber: row.phone_number,
             sendRatePerMinute: row.send_rate_per_minute,
+            dailySendLimit: row.daily_send_limit,
           }
         : null;
     if (this.assignments.size > 100_000) this.assignments.clear();

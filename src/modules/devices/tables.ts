@@ -16,6 +16,18 @@ export interface DevicesTable {
   can_delivery_reports: number;
   can_mms_send: number;
   can_mms_receive: number;
+  /** 1 while the operator holds the phone: it claims nothing (contract §11). */
+  paused: number;
+  paused_reason: string | null;
+  health: DeviceHealth;
+  health_reason: string | null;
+  health_changed_at: string | null;
+  /** Outcomes before this (the operator's last release) no longer count for health. */
+  health_reset_at: string | null;
+  /** Most SMS segments handed to the phone in 24 hours. */
+  daily_send_limit: number;
+  /** 1 after device.battery_low fired, until the phone charges or rises to 15% again. */
+  battery_low: number;
   created_at: string;
   updated_at: string;
 }
@@ -31,7 +43,21 @@ export interface DeviceHeartbeatsTable {
   received_at: string;
 }
 
+export type DeviceHealth = 'healthy' | 'degraded' | 'quarantined';
+
+/** What became of a send a phone claimed: the input of its health state (kept 7 days). */
+export interface DeviceOutcomesTable {
+  device_id: string;
+  message_id: string;
+  /** sent (or delivered), failed, or stuck (the lease ran out with no report). */
+  outcome: 'sent' | 'failed' | 'stuck';
+  error_code: string | null;
+  segments: number;
+  created_at: string;
+}
+
 export interface DevicesTables {
   devices: DevicesTable;
   device_heartbeats: DeviceHeartbeatsTable;
+  device_outcomes: DeviceOutcomesTable;
 }

@@ -1,3 +1,4 @@
+// @database-independent (scripts/test.ts: the PostgreSQL run leaves this file to the SQLite runs)
 // Unknown error codes: a 404 page that links the index (HTML), or a problem+json 404 for JSON clients.
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';

@@ -1,3 +1,4 @@
+// @database-independent (scripts/test.ts: the PostgreSQL run leaves this file to the SQLite runs)
 // The error pages and the landing: every code of the error table has a page with its meaning,
 // causes, fix, example body and operations (the same operations the OpenAPI document lists),
 // the `type` of a real problem body resolves to its page, and / names the service.
@@ -5,7 +6,7 @@ import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { ERROR_CODES, ERROR_DOCS, ERRORS } from '../../lib/errors.ts';
 import { VERSION } from '../system/routes.ts';
-import { startApp, type TestApp } from '../../../test/harness.ts';
+import { startApp, verifiedOrganization, type TestApp } from '../../../test/harness.ts';
 
 const json = { accept: 'application/json' };
 const escaped = (text: string) =>
@@ -147,21 +148,138 @@ describe('landing', () => {
     console: 'http://cellgate.test/console',
     health: 'http://cellgate.test/health',
     openapi: 'http://cellgate.test/openapi.yaml',
+    sign_in: 'http://cellgate.test/console/sign-in',
+    mcp: 'http://cellgate.test/mcp',
+    sign_up: 'http://cellgate.test/v1/agent/sign-up',
   };
+  const landing = () => t.app.inject({ url: '/', headers: { accept: 'text/html,application/xhtml+xml,*/*;q=0.8' } });
 
-  it('GET / names the service and its version and links the docs, errors, console, health and OpenAPI', async () => {
-    const response = await t.app.inject({ url: '/', headers: { accept: 'text/html,application/xhtml+xml,*/*;q=0.8' } });
+  it('GET / says what Cellgate is and links sign-up, sign-in, the reference, the OpenAPI document and health', async () => {
+    const response = await landing();
     assert.equal(response.statusCode, 200);
     assert.equal(response.headers['content-type'], 'text/html; charset=utf-8');
     assert.match(response.body, /<html lang="en">/);
-    assert.match(response.body, new RegExp(`<title>Cellgate ${VERSION}</title>`));
-    assert.match(response.body, /<h1>Cellgate/);
-    for (const href of Object.values(links)) assert.ok(response.body.includes(`href="${href}"`), href);
+    assert.match(response.body, /<title>Cellgate: phone lines for software agents<\/title>/);
+    assert.match(response.body, new RegExp(`<h1>Cellgate <span class="muted version">${VERSION}</span></h1>`));
+    assert.match(response.body, /<p class="tagline">Phone lines for software agents\.<\/p>/);
+    assert.match(response.body, /A <strong>cell<\/strong> is a real phone number, carried by an Android phone\./);
+    assert.match(response.body, /<a class="button primary" href="#quick-start">Sign up<\/a>/);
+    assert.match(
+      response.body,
+      /<a class="button" href="http:\/\/cellgate\.test\/console\/sign-in">Sign in to the console<\/a>/,
+    );
+    assert.match(response.body, /<a href="http:\/\/cellgate\.test\/docs">API reference<\/a>/);
+    assert.match(response.body, /<a href="http:\/\/cellgate\.test\/openapi\.yaml">OpenAPI document<\/a>/);
+    assert.match(response.body, /<a href="http:\/\/cellgate\.test\/health">Health<\/a>/);
+    assert.match(response.body, /<a href="http:\/\/cellgate\.test\/console">console<\/a>/);
   });
 
-  it('GET / with Accept: application/json answers {name, version, links}', async () => {
+  it('GET / gives the quick start in short (sign up, verify, a cell and its 402, a send, replies) and the MCP endpoint', async () => {
+    const { body } = await landing();
+    assert.match(body, /<h2 id="quick-start">Quick start<\/h2>/);
+    const steps = [...body.matchAll(/<li><p><strong>([^<]+)<\/strong>/g)].map((m) => m[1]);
+    assert.deepEqual(steps, ['Sign up', 'Verify', 'Create a cell', 'Send a text', 'Hear back']);
+    assert.ok(body.includes(escaped(`curl -X POST http://cellgate.test/v1/agent/sign-up \\`)));
+    assert.ok(body.includes(escaped(`-d '{"email": "you@example.com", "organization_name": "Acme Agents"}'`)));
+    assert.match(body, /<code>POST http:\/\/cellgate\.test\/v1\/agent\/verify<\/code>/);
+    assert.match(
+      body,
+      /<a href="http:\/\/cellgate\.test\/docs\/errors\/payment_required"><code>payment_required<\/code><\/a>/,
+    );
+    assert.match(body, /<code>POST http:\/\/cellgate\.test\/v1\/cells\/\{cell_id\}\/messages\/send<\/code>/);
+    assert.match(body, /<h2 id="mcp">Connect an agent over MCP<\/h2>/);
+    assert.match(body, /<code class="endpoint">http:\/\/cellgate\.test\/mcp<\/code>/);
+    assert.ok(
+      body.includes(escaped(`"url": "http://cellgate.test/mcp"`)),
+      'the MCP host configuration names the endpoint',
+    );
+  });
+
+  it('GET / with Accept: application/json answers {name, version, links, base_url}', async () => {
     const response = await t.app.inject({ url: '/', headers: json });
     assert.equal(response.statusCode, 200);
-    assert.deepEqual(response.json(), { name: 'Cellgate', version: VERSION, links });
+    assert.deepEqual(response.json(), { name: 'Cellgate', version: VERSION, links, base_url: 'http://cellgate.test' });
+  });
+});
+
+describe('favicon', () => {
+  let t: TestApp;
+  before(async () => {
+    t = await startApp();
+  });
+  after(() => t.close());
+
+  it('serves an SVG icon at /favicon.svg and at /favicon.ico', async () => {
+    for (const url of ['/favicon.svg', '/favicon.ico']) {
+      const response = await t.app.inject({ url });
+      assert.equal(response.statusCode, 200, url);
+      assert.equal(response.headers['content-type'], 'image/svg+xml', url);
+      assert.equal(response.headers['x-content-type-options'], 'nosniff', url);
+      assert.match(response.body, /^<svg xmlns="http:\/\/www\.w3\.org\/2000\/svg" viewBox="0 0 32 32"/, url);
+    }
+  });
+
+  it('is named by a <link rel="icon"> on the landing, the error pages, the console and the API reference', async () => {
+    const icon = '<link rel="icon" href="/favicon.svg" type="image/svg+xml">';
+    for (const url of ['/', '/docs/errors', '/docs/errors/not_found', '/docs/errors/nope', '/console/sign-in']) {
+      const response = await t.app.inject({ url });
+      assert.ok(response.body.includes(icon), url);
+    }
+    let reference = await t.app.inject({ url: '/docs' });
+    if (reference.statusCode >= 300 && reference.statusCode < 400)
+      reference = await t.app.inject({ url: String(reference.headers.location) });
+    assert.match(reference.body, /<link rel="icon"[^>]*href="\/favicon\.svg"/);
+  });
+});
+
+describe('the payment_required page', () => {
+  let t: TestApp;
+  before(async () => {
+    t = await startApp();
+  });
+  after(() => t.close());
+
+  /** A problem body with its per-request parts (request id, payment id, checkout token) masked. */
+  const masked = (body: unknown) =>
+    JSON.parse(
+      JSON.stringify(body)
+        .replace(/req_[0-9a-z]+/g, 'req_…')
+        .replace(/pay_[0-9a-z]+\?token=[A-Za-z0-9]+/g, 'pay_…?token=…'),
+    );
+
+  it('shows as its example the 402 of a first cell exactly as the API sends it, payment included', async () => {
+    const org = await verifiedOrganization(t);
+    const real = await t.app.inject({
+      method: 'POST',
+      url: '/v1/cells',
+      headers: org.headers,
+      payload: { display_name: 'Line' },
+    });
+    assert.equal(real.statusCode, 402);
+    const entry = (await t.app.inject({ url: '/docs/errors/payment_required', headers: json })).json();
+    assert.deepEqual(masked(entry.example), masked(real.json()));
+    assert.deepEqual(Object.keys(entry.example), Object.keys(real.json()), 'the same fields in the same order');
+    assert.deepEqual(Object.keys(entry.example.payment), Object.keys(real.json().payment));
+    const page = (await t.app.inject({ url: '/docs/errors/payment_required' })).body;
+    assert.ok(page.includes(escaped(JSON.stringify(entry.example, null, 2))), 'the page shows that example');
+    assert.ok(page.includes(escaped(`"payment": {`)));
+  });
+
+  it('explains the first 402 (setup), create_cell, top_up and reinstate, each with its detail text', async () => {
+    const page = (await t.app.inject({ url: '/docs/errors/payment_required' })).body;
+    for (const [title, intent] of [
+      ['The first cell: the plan setup', 'setup'],
+      ['One cell more than the plan includes', 'create_cell'],
+      ['A send the prepaid balance cannot cover', 'top_up'],
+      ['A suspended organization', 'reinstate'],
+    ])
+      assert.ok(page.includes(`<h3>${title} (<code>${intent}</code>)</h3>`), intent);
+    assert.ok(page.includes('<h3>A payment that was refused</h3>'));
+    assert.ok(
+      page.includes('<dt><code>detail</code></dt><dd>No paid tier yet: pay the setup of {tier} to start.</dd>'),
+    );
+    assert.match(page, /<h2>What <code>payment<\/code> carries<\/h2>/);
+    assert.match(page, /<code>PAYMENT-REQUIRED<\/code> header/);
+    assert.match(page, /<code>isError: true<\/code>/);
   });
 });

@@ -1,3 +1,4 @@
+// @database-independent (scripts/test.ts: the PostgreSQL run leaves this file to the SQLite runs)
 // The API reference at /docs in a real browser (playwright-core driving Debian's Chromium), offline:
 // every request to another host is aborted and recorded, and the page must render all the same
 // (Scalar's script from this service, no fonts or telemetry from Scalar's hosts) without breaking

@@ -1,3 +1,4 @@
+// @database-independent (scripts/test.ts: the PostgreSQL run leaves this file to the SQLite runs)
 // When Scalar cannot be rendered (the plugin missing or broken): /docs and its script answer a
 // problem+json 503 that points to the document, and the next request tries again.
 import { after, before, describe, it } from 'node:test';

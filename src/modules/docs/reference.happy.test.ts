@@ -1,3 +1,4 @@
+// @database-independent (scripts/test.ts: the PostgreSQL run leaves this file to the SQLite runs)
 // The API reference at /docs (Scalar) through HTTP: a page that runs only this service's scripts
 // under a tight Content-Security-Policy, the script it loads, the document it renders (the one
 // SDKs are generated from) with its introduction and try-it inputs, and the paths around it.
@@ -74,7 +75,11 @@ describe('API reference at /docs', () => {
       scripts.filter((s) => s.src !== undefined).map((s) => s.src),
       ['/docs/js/scalar.js'],
     );
-    assert.doesNotMatch(response.body, /<link\b|https?:\/\/|\/\/cdn/i, 'no stylesheet, font or script from elsewhere');
+    // The one <link> is the service's own icon.
+    assert.deepEqual(response.body.match(/<link\b[^>]*>/gi), [
+      '<link rel="icon" href="/favicon.svg" type="image/svg+xml">',
+    ]);
+    assert.doesNotMatch(response.body, /https?:\/\/|\/\/cdn/i, 'no stylesheet, font or script from elsewhere');
 
     const policy = String(response.headers['content-security-policy']);
     assert.deepEqual(directive(policy, 'default-src'), ["'none'"]);

@@ -25,7 +25,9 @@ export function registerDocsRoutes(app: App, config: Config): void {
   // Built on first use: every route (and so every operation) is added by then.
   let catalogue: Map<string, ErrorEntry> | undefined;
   const entries = () =>
-    (catalogue ??= new Map(errorCatalogue(documentedOperations(app), config.docsUrl).map((e) => [e.code, e])));
+    (catalogue ??= new Map(
+      errorCatalogue(documentedOperations(app), config.docsUrl, config.baseUrl).map((e) => [e.code, e]),
+    ));
 
   app.get('/docs/errors', PAGE, async (request, reply) => {
     const all = [...entries().values()];
@@ -62,7 +64,11 @@ export function registerDocsRoutes(app: App, config: Config): void {
       console: config.consoleUrl,
       health: `${config.baseUrl}/health`,
       openapi: `${config.baseUrl}/openapi.yaml`,
+      sign_in: `${config.consoleUrl}/sign-in`,
+      mcp: `${config.baseUrl}/mcp`,
+      sign_up: `${config.baseUrl}/v1/agent/sign-up`,
     },
+    base_url: config.baseUrl,
   };
   app.get('/', PAGE, async (request, reply) =>
     wantsJson(request) ? reply.send(landing) : html(reply, landingPage(landing)),

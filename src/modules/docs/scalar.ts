@@ -13,6 +13,7 @@
 //
 // Offline: the page loads the script from this service (`cdn`), never from jsDelivr, and the
 // configuration turns off what would call Scalar's services (fonts, telemetry, the AI agent).
+import { FAVICON_LINK } from './favicon.ts';
 import { createHash } from 'node:crypto';
 import { promisify } from 'node:util';
 import { Worker } from 'node:worker_threads';
@@ -56,8 +57,10 @@ export async function render(
       throw new Error(
         `the Scalar plugin answered ${page.statusCode} for its page and ${script.statusCode} for its script`,
       );
-    // lang for screen readers, as on the other pages.
-    const html = page.body.replace(/^<!doctype html>\s*<html>/i, '<!doctype html>\n<html lang="en">');
+    // lang for screen readers, and the service's icon, as on the other pages.
+    const html = page.body
+      .replace(/^<!doctype html>\s*<html>/i, '<!doctype html>\n<html lang="en">')
+      .replace(/<\/title>/i, `</title>\n    ${FAVICON_LINK}`);
     const body = script.rawPayload;
     return {
       html,

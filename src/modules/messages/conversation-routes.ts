@@ -3,49 +3,36 @@ import { Type } from 'typebox';
 import { agentOf } from '../../http/auth.ts';
 import { PaginationQuery } from '../../http/pagination.ts';
 import type { App } from '../../http/types.ts';
-import { CellParams, IncludeIgnored, PhoneInput } from './schemas.ts';
+import type { RestBinder } from '../../operations/rest.ts';
+import { BetweenQuery, ConversationsQuery, type MessageOperations } from './operations.ts';
+import { CellParams, IncludeIgnored } from './schemas.ts';
 import type { MessagesService } from './service.ts';
 import { ConversationList, ConversationWithMessages, MessageList } from './views.ts';
 import { Described, IdParam } from '../../http/schemas.ts';
 
-export function registerConversationRoutes(app: App, messages: MessagesService): void {
-  app.get(
-    '/v1/conversations/between',
-    {
-      config: { auth: 'agent', scope: 'messages:read', errors: ['not_found'] },
-      schema: {
-        operationId: 'getConversationBetween',
-        tags: ['Conversations'],
-        summary: 'The conversation between a cell and a participant',
-        description:
-          'The conversation and its latest 50 messages (newest first); 404 when they have never exchanged a message.',
-        querystring: Type.Object({ cell_id: Type.String({ minLength: 1, maxLength: 64 }), participant: PhoneInput }),
-        response: {
-          200: Described(ConversationWithMessages, 'The conversation and its latest 50 messages, newest first.'),
-        },
-      },
-    },
-    async (request) =>
-      messages.between(agentOf(request).organizationId, request.query.cell_id, request.query.participant),
-  );
+export function registerConversationRoutes(
+  app: App,
+  messages: MessagesService,
+  rest: RestBinder,
+  ops: MessageOperations,
+): void {
+  rest.bind(app, ops.getConversation, {
+    method: 'GET',
+    url: '/v1/conversations/between',
+    operationId: 'getConversationBetween',
+    tags: ['Conversations'],
+    querystring: BetweenQuery,
+    response: Described(ConversationWithMessages, 'The conversation and its latest 50 messages, newest first.'),
+  });
 
-  app.get(
-    '/v1/cells/:cell_id/conversations',
-    {
-      config: { auth: 'agent', scope: 'messages:read' },
-      schema: {
-        operationId: 'listConversations',
-        tags: ['Conversations'],
-        summary: 'List conversations of a cell',
-        description: 'Latest activity first.',
-        params: CellParams,
-        querystring: Type.Object({ ...PaginationQuery, ...IncludeIgnored }),
-        response: { 200: Described(ConversationList, 'A page of conversations, latest activity first.') },
-      },
-    },
-    async (request) =>
-      messages.listConversations(agentOf(request).organizationId, request.params.cell_id, request.query),
-  );
+  rest.bind(app, ops.listConversations, {
+    method: 'GET',
+    url: '/v1/cells/:cell_id/conversations',
+    tags: ['Conversations'],
+    params: CellParams,
+    querystring: Type.Object(ConversationsQuery),
+    response: Described(ConversationList, 'A page of conversations, latest activity first.'),
+  });
 
   app.get(
     '/v1/cells/:cell_id/conversations/:conversation_id/messages',

@@ -108,7 +108,7 @@ describe('conversations', () => {
   });
 
   it('between caps the messages at the latest 50', async () => {
-    const fresh = await activeLine(t, { send_rate_per_minute: 600 });
+    const fresh = await activeLine(t, { send_rate_per_minute: 30 });
     for (let i = 0; i < 55; i++) await queued(t, fresh, { to: '+14155550232', body: `n${i}` });
     const body = (
       await get(`/v1/conversations/between?cell_id=${fresh.cell.id}&participant=%2B14155550232`, fresh.org.headers)

@@ -27,7 +27,7 @@ describe('message leases and expiry (worker)', () => {
   });
 
   it('re-queues an expired lease, and fails the message with attempts_exhausted after the third', async () => {
-    const line = await activeLine(t, { send_rate_per_minute: 600 });
+    const line = await activeLine(t, { send_rate_per_minute: 30 });
     const message = await queued(t, line, { to: '+14155550131', body: 'flaky' });
     for (let attempt = 1; attempt <= 3; attempt++) {
       const [claimed] = await claim(t, line);
@@ -126,7 +126,7 @@ describe('releasing a cell', () => {
       t = app;
       line = started;
     },
-    { send_rate_per_minute: 600 },
+    { send_rate_per_minute: 30 },
   );
 
   it('fails its queued and in-flight messages with cell_released and leaves finished ones alone', async () => {

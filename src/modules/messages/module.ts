@@ -20,6 +20,8 @@ import { registerDeviceMessageRoutes } from './device-routes.ts';
 import { InboundService } from './inbound.ts';
 import type { CellsPort, DevicesPort } from './ports.ts';
 import { MessagesRepository } from './repository.ts';
+import type { RestBinder } from '../../operations/rest.ts';
+import { messageOperations, type MessageOperations } from './operations.ts';
 import { registerMessageRoutes } from './routes.ts';
 import { MessagesService } from './service.ts';
 import { CellWakeups } from './wakeups.ts';
@@ -27,6 +29,7 @@ import { SCHEDULED_SENDS_INTERVAL_MS, ScheduledSends } from './scheduled.ts';
 
 export interface MessagingModule {
   messages: MessagesService;
+  operations: MessageOperations;
   delivery: DeliveryService;
   inbound: InboundService;
   /** Notified per cell when an inbound message with a code is stored (the codes long-poll waits on it). */
@@ -70,6 +73,7 @@ export function build(deps: {
   const messageLeases = messageLeasesWorker({ delivery });
   return {
     messages,
+    operations: messageOperations(messages),
     delivery,
     inbound,
     codeArrivals,
@@ -83,9 +87,14 @@ export function build(deps: {
   };
 }
 
-export function register(app: App, messaging: MessagingModule, caps: { longPolls: ConnectionCap }): void {
-  registerMessageRoutes(app, messaging.messages);
-  registerConversationRoutes(app, messaging.messages);
+export function register(
+  app: App,
+  messaging: MessagingModule,
+  caps: { longPolls: ConnectionCap },
+  rest: RestBinder,
+): void {
+  registerMessageRoutes(app, messaging.messages, rest, messaging.operations);
+  registerConversationRoutes(app, messaging.messages, rest, messaging.operations);
   registerDeviceMessageRoutes(app, messaging.delivery, messaging.inbound, caps.longPolls);
   app.addHook('preClose', async () => messaging.delivery.stopWaiting());
 }

@@ -306,32 +306,39 @@ export class MessagesRepository {
     return { queued: of('queued'), sending: of('sending'), failed_24h: of('failed') };
   }
 
-  async countClaimedSince(ex: Executor, deviceId: string, since: string): Promise<number> {
+  /** SMS segments handed to the device since `since` (messages it still holds or settled). */
+  async segmentsClaimedSince(ex: Executor, deviceId: string, since: string): Promise<number> {
     const row = await ex
       .selectFrom('messages')
-      .select((eb) => eb.fn.countAll<number>().as('n'))
+      .select((eb) => eb.fn.sum<number | string | null>('segments').as('n'))
       .where('device_id', '=', deviceId)
       .where('claimed_at', '>', since)
       .executeTakeFirstOrThrow();
-    return Number(row.n);
+    return Number(row.n ?? 0);
   }
 
-  /** Leases up to `count` of the cell's oldest queued messages to the device, in one conditional update. */
-  async claim(
-    ex: Executor,
-    input: { cellId: string; deviceId: string; count: number; now: string; leaseExpiresAt: string },
-  ) {
-    const oldest = ex
+  /** The cell's oldest `count` claimable messages with their segments (the pacing decides how many go). */
+  oldestQueued(ex: Executor, cellId: string, now: string, count: number) {
+    return ex
       .selectFrom('messages')
-      .select('id')
-      .where('cell_id', '=', input.cellId)
+      .select(['id', 'segments'])
+      .where('cell_id', '=', cellId)
       .where('status', '=', 'queued')
-      .where('expires_at', '>', input.now)
+      .where('expires_at', '>', now)
       .orderBy('id')
-      .limit(input.count);
-    // PostgreSQL: ARRAY(...) runs the locking subquery exactly once (an IN (...) semi-join may
-    // rescan it and, with SKIP LOCKED, pick more than `count` rows).
-    const picked = this.postgres ? sql<boolean>`id = any(array(${oldest.forUpdate().skipLocked()}))` : null;
+      .limit(count)
+      .execute();
+  }
+
+  /**
+   * Leases these messages to the device, those still queued, in one conditional update (a message
+   * canceled or claimed since it was read is left out). Claims of one device are serialised by
+   * lockDeviceClaims, and a cell has one device, so no other claim races for these rows.
+   */
+  async claimIds(
+    ex: Executor,
+    input: { ids: readonly string[]; deviceId: string; now: string; leaseExpiresAt: string },
+  ) {
     const rows = await ex
       .updateTable('messages')
       .set((eb) => ({
@@ -342,7 +349,7 @@ export class MessagesRepository {
         updated_at: input.now,
         attempts: eb('attempts', '+', 1),
       }))
-      .where((eb) => picked ?? eb('id', 'in', oldest))
+      .where('id', 'in', input.ids)
       .where('status', '=', 'queued')
       .returningAll()
       .execute();
@@ -432,11 +439,22 @@ export class MessagesRepository {
 
   // --- lease and queue expiry (worker) ---
 
-  /** Re-queues messages whose lease ran out with attempts left; the cells that got work back. */
+  /** Messages whose lease ran out, with the device that held it (read before they are re-queued or failed). */
+  expiredLeaseHolders(now: string, batch: number) {
+    return this.db
+      .selectFrom('messages')
+      .select(['id', 'device_id', 'segments'])
+      .where('status', '=', SENDING)
+      .where('lease_expires_at', '<=', now)
+      .limit(batch)
+      .execute();
+  }
+
+  /** Re-queues messages whose lease ran out with attempts left; their ids and cells. */
   async requeueExpiredLeases(
     ex: Executor,
     input: { now: string; expiresAt: string; maxAttempts: number; batch: number },
-  ): Promise<string[]> {
+  ): Promise<{ id: string; cell_id: string }[]> {
     const rows = await ex
       .updateTable('messages')
       .set({
@@ -450,9 +468,9 @@ export class MessagesRepository {
       .where('status', '=', SENDING)
       .where('lease_expires_at', '<=', input.now)
       .where('attempts', '<', input.maxAttempts)
-      .returning('cell_id')
+      .returning(['id', 'cell_id'])
       .execute();
-    return rows.map((r) => r.cell_id);
+    return rows;
   }
 
   failExhaustedLeases(ex: Executor, input: { now: string; maxAttempts: number; batch: number; error: Failure }) {

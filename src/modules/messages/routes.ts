@@ -1,14 +1,13 @@
 // Agent routes for messages (contract §4 and the interface's send route).
-import type { FastifyReply } from 'fastify';
+import type { FastifyReply, FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
 import { agentOf } from '../../http/auth.ts';
-import { IdempotencyKeyHeaders, recordedResponse } from '../../http/idempotency.ts';
-import { PaginationQuery } from '../../http/pagination.ts';
-import { Body, Described, Timestamp } from '../../http/schemas.ts';
+import { Body, Described } from '../../http/schemas.ts';
 import type { App } from '../../http/types.ts';
+import type { RestBinder } from '../../operations/rest.ts';
+import { ListMessagesQuery, type MessageOperations } from './operations.ts';
 import {
   CellParams,
-  IncludeIgnored,
   MediaUrls,
   MessageBody,
   MessageParams,
@@ -17,7 +16,6 @@ import {
   ScheduleFields,
 } from './schemas.ts';
 import type { MessagesService } from './service.ts';
-import { MESSAGE_STATUSES } from './lifecycle.ts';
 import { Message, MessageList } from './views.ts';
 
 const SendRequest = Body(
@@ -28,15 +26,6 @@ const ReplyRequest = Body(
   { body: MessageBody, media_urls: Type.Optional(MediaUrls), ...ScheduleFields },
   { examples: [{ body: 'Thanks, see you at 8.' }] },
 );
-
-const ListQuery = Type.Object({
-  ...PaginationQuery,
-  direction: Type.Optional(Type.Enum(['outbound', 'inbound'])),
-  status: Type.Optional(Type.Enum([...MESSAGE_STATUSES])),
-  participant: Type.Optional({ ...PhoneInput, description: 'Only messages to or from this number (E.164).' }),
-  since: Type.Optional({ ...Timestamp, description: 'Only messages created at or after this time.' }),
-  ...IncludeIgnored,
-});
 
 /**
  * The RateLimit-* headers (IETF draft names) of the cell's pace on a send's answer (see
@@ -58,66 +47,42 @@ async function paceHeaders(messages: MessagesService, cellId: string, reply: Fas
   reply.header('RateLimit-Reset', String(pace.reset));
 }
 
-const PACE_DOC =
-  " Answers carry RateLimit-Limit (the cell's phone's messages per minute), RateLimit-Remaining (more that would go out within the minute) and RateLimit-Reset (seconds until that grows).";
+const PACED_ROUTES = new Set(['/v1/cells/:cell_id/messages/send', '/v1/cells/:cell_id/messages/:message_id/reply']);
 
-export function registerMessageRoutes(app: App, messages: MessagesService): void {
-  app.post(
-    '/v1/cells/:cell_id/messages/send',
-    {
-      config: {
-        auth: 'agent',
-        scope: 'messages:send',
-        idempotent: 'recorded',
-        errors: ['cell_not_active', 'recipient_opted_out', 'mms_unsupported', 'payment_required'],
-      },
-      preValidation: normalizePhoneField('to'),
-      schema: {
-        operationId: 'sendMessage',
-        tags: ['Messages'],
-        summary: 'Send a message',
-        description:
-          "Queues an SMS/MMS from the cell; its device sends it. Answers 202 with the queued message, or the scheduled one: with send_at, or inside the cell's quiet hours (then until their end, unless send_now). Takes an optional Idempotency-Key header." +
-          PACE_DOC,
-        params: CellParams,
-        headers: IdempotencyKeyHeaders,
-        body: SendRequest,
-        response: {
-          202: Described(
-            Message,
-            'The queued (or scheduled) message; message.sent and message.delivered events follow.',
-          ),
-        },
-      },
-    },
-    async (request, reply) =>
-      recordedResponse(request, reply, 202, async (record) => {
-        const { send_at, send_now, ...input } = request.body;
-        const message = await messages.send(agentOf(request).organizationId, request.params.cell_id, input, {
-          record,
-          schedule: { send_at, send_now },
-        });
-        await paceHeaders(messages, request.params.cell_id, reply);
-        return message;
-      }),
-  );
+export function registerMessageRoutes(
+  app: App,
+  messages: MessagesService,
+  rest: RestBinder,
+  ops: MessageOperations,
+): void {
+  // Sends and replies that were accepted answer the cell's pace (added before the routes, so it applies to them).
+  app.addHook('onSend', async (request: FastifyRequest, reply: FastifyReply, payload) => {
+    if (reply.statusCode !== 202 || !PACED_ROUTES.has(request.routeOptions.url ?? '')) return payload;
+    const cellId = (request.params as { cell_id?: string }).cell_id;
+    if (cellId) await paceHeaders(messages, cellId, reply);
+    return payload;
+  });
+  rest.bind(app, ops.sendMessage, {
+    method: 'POST',
+    url: '/v1/cells/:cell_id/messages/send',
+    tags: ['Messages'],
+    preValidation: normalizePhoneField('to'),
+    params: CellParams,
+    body: SendRequest,
+    response: Described(
+      Message,
+      'The queued (or scheduled) message; message.sent and message.delivered events follow.',
+    ),
+  });
 
-  app.get(
-    '/v1/cells/:cell_id/messages',
-    {
-      config: { auth: 'agent', scope: 'messages:read' },
-      schema: {
-        operationId: 'listMessages',
-        tags: ['Messages'],
-        summary: 'List messages of a cell',
-        description: 'Newest first. Filters: direction, status, participant, since.',
-        params: CellParams,
-        querystring: ListQuery,
-        response: { 200: Described(MessageList, 'A page of messages, newest first.') },
-      },
-    },
-    async (request) => messages.list(agentOf(request).organizationId, request.params.cell_id, request.query),
-  );
+  rest.bind(app, ops.listMessages, {
+    method: 'GET',
+    url: '/v1/cells/:cell_id/messages',
+    tags: ['Messages'],
+    params: CellParams,
+    querystring: ListMessagesQuery,
+    response: Described(MessageList, 'A page of messages, newest first.'),
+  });
 
   app.get(
     '/v1/cells/:cell_id/messages/:message_id',
@@ -134,37 +99,14 @@ export function registerMessageRoutes(app: App, messages: MessagesService): void
     async (request) => messages.get(agentOf(request).organizationId, request.params.cell_id, request.params.message_id),
   );
 
-  app.post(
-    '/v1/cells/:cell_id/messages/:message_id/reply',
-    {
-      config: {
-        auth: 'agent',
-        scope: 'messages:send',
-        idempotent: 'recorded',
-        errors: ['cell_not_active', 'recipient_opted_out', 'mms_unsupported', 'payment_required'],
-      },
-      schema: {
-        operationId: 'replyToMessage',
-        tags: ['Messages'],
-        summary: 'Reply to a message',
-        description:
-          'Sends to the other party of the message. Answers 202 with the queued (or scheduled: send_at, quiet hours) reply. Takes an optional Idempotency-Key header.' +
-          PACE_DOC,
-        params: MessageParams,
-        headers: IdempotencyKeyHeaders,
-        body: ReplyRequest,
-        response: { 202: Described(Message, 'The queued reply.') },
-      },
-    },
-    async (request, reply) => {
-      const { cell_id, message_id } = request.params;
-      return recordedResponse(request, reply, 202, async (record) => {
-        const sent = await messages.reply(agentOf(request).organizationId, cell_id, message_id, request.body, record);
-        await paceHeaders(messages, cell_id, reply);
-        return sent;
-      });
-    },
-  );
+  rest.bind(app, ops.replyToMessage, {
+    method: 'POST',
+    url: '/v1/cells/:cell_id/messages/:message_id/reply',
+    tags: ['Messages'],
+    params: MessageParams,
+    body: ReplyRequest,
+    response: Described(Message, 'The queued (or scheduled) reply.'),
+  });
 
   app.post(
     '/v1/cells/:cell_id/messages/:message_id/cancel',

@@ -7,7 +7,7 @@ import type { App } from '../../http/types.ts';
 import { ClientId, Name, PodPath } from './schemas.ts';
 import type { PodsService } from './service.ts';
 import { Pod, PodList } from './views.ts';
-import { QuietHoursSchema } from '../cells/routes.ts';
+import { QuietHoursSchema } from '../cells/schemas.ts';
 
 const TAGS = ['Pods'];
 

@@ -42,8 +42,12 @@ export interface ActiveCell {
   device_id: string | null;
 }
 
+/** A cell pods may send from: active, with a phone that is neither paused nor quarantined (contract §11). */
 const isActive = (cell: CellRecord): cell is CellRecord & { phone_number: string } =>
-  cell.status === 'active' && cell.phone_number !== null;
+  cell.status === 'active' &&
+  cell.phone_number !== null &&
+  cell.device_paused !== 1 &&
+  cell.device_health !== 'quarantined';
 
 export class PodsService {
   private readonly repo: PodsRepository;

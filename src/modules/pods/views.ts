@@ -4,7 +4,7 @@ import { Type } from 'typebox';
 import { NextCursor } from '../../http/pagination.ts';
 import { Nullable, Timestamp } from '../../http/schemas.ts';
 import { parseQuietHours } from '../../lib/quiet-hours.ts';
-import { QuietHoursSchema } from '../cells/routes.ts';
+import { QuietHoursSchema } from '../cells/schemas.ts';
 import type {
   ContactListsTable,
   CycleJobsTable,

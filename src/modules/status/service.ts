@@ -51,7 +51,7 @@ export class AgentStatusService {
     this.perCredential = deps.rateLimit.perCredential;
   }
 
-  async status(agent: AgentPrincipal) {
+  async status(agent: Pick<AgentPrincipal, 'organizationId' | 'organizationName' | 'organizationStatus' | 'scopes'>) {
     // Billing state and balance are billing:read's (API keys carry it): an OAuth token without it
     // gets billing null and a billing check that says only that it is hidden, the same in every state.
     const showBilling = agent.scopes.includes('billing:read');

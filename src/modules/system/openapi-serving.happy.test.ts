@@ -1,3 +1,4 @@
+// @database-independent (scripts/test.ts: the PostgreSQL run leaves this file to the SQLite runs)
 // How the OpenAPI document is served (src/modules/system/openapi-texts.ts): built once per process
 // for every path that serves it, with a strong ETag answered 304 when the client's copy is
 // current, and YAML that reads back to exactly the JSON.

@@ -1,3 +1,4 @@
+// @database-independent (scripts/test.ts: the PostgreSQL run leaves this file to the SQLite runs)
 // Payment discovery: mppx's discovery module reads the served /openapi.json (x-service-info at the
 // top, x-payment-info on each operation that can answer 402) and finds every paid operation,
 // with an offer per configured rail; /.well-known/mpp is a documented operation.

@@ -1,3 +1,4 @@
+// @database-independent (scripts/test.ts: the PostgreSQL run leaves this file to the SQLite runs)
 // The OpenAPI document as SDK generators and linters see it: Redocly's recommended rules
 // (redocly.yaml) find nothing to report, and @hey-api/openapi-ts generates a TypeScript client
 // that type-checks against a short program sending a message with an Idempotency-Key. Offline:

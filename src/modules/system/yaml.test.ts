@@ -1,3 +1,4 @@
+// @database-independent (scripts/test.ts: the PostgreSQL run leaves this file to the SQLite runs)
 // YAML of JSON data (src/modules/system/yaml.ts): every value reads back, with the `yaml` package
 // as YAML 1.2 and as YAML 1.1, to exactly what JSON.parse of the same data gives.
 import { describe, it } from 'node:test';

@@ -181,7 +181,7 @@ function shownPayment(view: BillingView, shown: ShownPayment): string {
 ${(x402?.quotes ?? []).map((q) => `<tr><td>${escape(capitalized(q.network))}</td><td class="mono">${escape(q.caip2_network)}</td><td class="mono">${escape(q.pay_to)}</td><td class="mono">${escape(q.asset)} ${escape(q.contract ?? q.mint ?? '')}</td></tr>`).join('\n')}
 </tbody>
 </table>
-<p class="small">An agent can also send USDC to the address above from a wallet it registered (${code('POST /v1/billing/x402/wallets')}); each deposit is credited to this organization.</p>`;
+<p class="small">An agent can also send USDC to the address above from a wallet it registered (${code('POST /v1/billing/x402/wallets')}) and then verified by signing its message (${code('POST /v1/billing/x402/wallets/{wallet_id}/verify')}). Only deposits from a verified wallet are credited to this organization; a registered wallet stays unverified until then, and its deposits are held for the operator.</p>`;
   } else {
     const mpp = details.mpp;
     steps = `<li>${code(`POST ${mpp?.pay_url ?? `${view.apiBase}/billing/mpp/pay`}`)} with the key as bearer and the body ${code(json)}: the answer is 402 with a ${code('WWW-Authenticate: Payment')} challenge per method.</li>

@@ -151,6 +151,13 @@ describe('console billing with x402 and MPP configured', () => {
     assert.match(details, /PAYMENT-SIGNATURE/);
     assert.match(details, new RegExp(`<td class="mono">${BASE_PAY_TO}</td>`));
     assert.match(details, /<td class="mono">eip155:8453<\/td>/);
+    // Contract §7: a registered wallet is unverified until it signs; only verified wallets are credited.
+    assert.match(
+      details,
+      /from a wallet it registered \(<code>POST \/v1\/billing\/x402\/wallets<\/code>\) and then verified/,
+    );
+    assert.match(details, /Only deposits from a verified wallet are credited to this organization/);
+    assert.match(details, /its deposits are held for the operator/);
     assert.match(shown.body, /value="40"/, 'the form keeps the amount');
   });
 

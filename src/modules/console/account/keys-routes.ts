@@ -4,6 +4,7 @@
 // shows it again.
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { App } from '../../../http/types.ts';
+import { ApiError } from '../../../lib/errors.ts';
 import { contextOf, redirect } from '../guard.ts';
 import { CONSOLE_PATH, flashCookie, readCookie, sendPage } from '../http.ts';
 import type { ConsoleModule } from '../module.ts';
@@ -93,7 +94,15 @@ export function registerKeyPages(scope: App, module: ConsoleModule): void {
           ? `The name is too long (at most ${KEY_NAME_MAX} characters).`
           : undefined;
     if (error) return sendKeys(reply, session, 400, { form: { name, error } });
-    const created = await organizations.createKey(session.organizationId, name);
+    let created: Awaited<ReturnType<typeof organizations.createKey>>;
+    try {
+      created = await organizations.createKey(session.organizationId, name);
+    } catch (failure) {
+      // The cap on active keys: a form error naming it, the form kept.
+      if (failure instanceof ApiError && failure.code === 'conflict')
+        return sendKeys(reply, session, 409, { form: { name, error: failure.message } });
+      throw failure;
+    }
     const flash: NewKey = { organizationId: session.organizationId, name, secret: created.api_key };
     reply.header(
       'set-cookie',

@@ -51,7 +51,7 @@ describe('console cells in a browser', { skip: skipWithoutChromium }, () => {
     const page = await browser.newPage();
     const scriptErrors: string[] = [];
     page.on('pageerror', (error) => scriptErrors.push(String(error)));
-    // Failed loads are the favicon (none) and the 400 of the empty reply below, both expected.
+    // The failed load is the 400 of the empty reply below, expected.
     page.on(
       'console',
       (message) =>

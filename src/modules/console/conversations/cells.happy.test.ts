@@ -76,6 +76,14 @@ describe('console cells and conversations', () => {
     const page = await getPage(t, threadUrl(line.cell.id, PARTICIPANT), line.signIn);
     assert.equal(page.statusCode, 200);
     assert.match(page.body, /<title>\+1 415 555 0199 — Support line — Cellgate Console<\/title>/);
+    // The other party and the cell's own number, each under its own label.
+    assert.match(page.body, /<dt>Other party<\/dt><dd><span class="mono">\+1 415 555 0199<\/span><\/dd>/);
+    assert.match(
+      page.body,
+      new RegExp(
+        `<dt>This cell's number</dt><dd><span class="mono">\\+1 415 555 ${line.device.phoneNumber.slice(-4)}</span></dd>`,
+      ),
+    );
     assert.deepEqual(threadIds(page.body), [first.id, second.id, received.id]);
     assert.match(
       page.body,

@@ -66,7 +66,7 @@ export function cellState(context: SignedInContext, cell: CellView): string {
   const billing = cell.status === 'suspended' ? ` <a href="${context.path}/billing">Go to Billing</a>.` : '';
   return `<div id="cell-state" class="cell-state">
 <dl class="facts">
-<dt>Number</dt><dd>${cell.phone_number ? `<span class="mono">${escape(phone(cell.phone_number))}</span>` : 'None yet'}</dd>
+<dt>This cell's number</dt><dd>${cell.phone_number ? `<span class="mono">${escape(phone(cell.phone_number))}</span>` : 'None yet'}</dd>
 <dt>Phone</dt><dd>${presence(cell)}</dd>
 <dt>Status</dt><dd>${cellStatus(cell)}</dd>
 </dl>
@@ -233,6 +233,7 @@ export function threadPage(
     `<div class="card wide thread-page" data-cell="${escape(cell.id)}">
 ${crumbs([{ href: cellsPath(context), text: 'Cells' }, { href: cellPath(context, cell.id), text: cell.display_name }, { text: who }])}
 <h1>Conversation with <span class="mono">${escape(who)}</span></h1>
+<dl class="facts party"><dt>Other party</dt><dd><span class="mono">${escape(who)}</span></dd><dt>Cell</dt><dd>${escape(cell.display_name)}</dd></dl>
 ${cellState(context, cell)}
 ${view.olderCursor ? `<p><a href="${here}?cursor=${encodeURIComponent(view.olderCursor)}">Older messages</a></p>` : ''}
 ${liveStatus(view.liveUrl)}

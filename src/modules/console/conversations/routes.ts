@@ -12,7 +12,8 @@
 import { readFileSync } from 'node:fs';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { App } from '../../../http/types.ts';
-import { idempotentSend, type IdempotentRoute } from '../../../http/idempotent-send.ts';
+import type { ConsolePrincipal } from '../../../operations/operation.ts';
+import { ALL_SCOPES } from '../../organizations/service.ts';
 import { ApiError, type ErrorCode } from '../../../lib/errors.ts';
 import { normalizePhone } from '../../../lib/phone.ts';
 import type { CellView } from '../../cells/service.ts';
@@ -47,11 +48,20 @@ const HIDDEN = { hide: true };
 const SEND_BODY_LIMIT = 32 * 1024;
 
 /** The send form's keys, apart from the API's and MCP's. */
-const CONSOLE_SEND: IdempotentRoute = {
-  route: 'console:send',
-  inProgress: 'This form is still being sent.',
-  reused: 'This form was already sent with other text.',
-};
+const CONSOLE_SEND = 'console:send';
+
+/**
+ * The session as the caller of an operation: its organization with every scope. A session is
+ * only ever opened for an organization that signed in (the console's own checks); its forms were
+ * never refused for the organization's state, and are not now.
+ */
+const consolePrincipal = (session: ConsoleSession): ConsolePrincipal => ({
+  credentialType: 'console_session',
+  organizationId: session.organizationId,
+  organizationName: session.organizationName,
+  organizationStatus: 'active',
+  scopes: [...ALL_SCOPES],
+});
 
 type CellParams = { cell_id: string };
 type ThreadParams = CellParams & { participant: string };
@@ -238,7 +248,7 @@ export function registerConversationPages(app: App, module: ConsoleModule): void
     if (hasError(form)) return again(form);
     let sent: MessageView;
     try {
-      sent = await sendOnce(session.organizationId, cell.id, { to, body }, sendIdOf(request.body));
+      sent = await sendOnce(session, cell.id, { to, body }, sendIdOf(request.body));
     } catch (error) {
       if (isCode(error, 'not_found')) return cellNotFound(reply, context);
       const refused = refusedForm(error, { to, body }, fixedTo === undefined);
@@ -249,27 +259,26 @@ export function registerConversationPages(app: App, module: ConsoleModule): void
   }
 
   /**
-   * Sends through MessagesService; with the form's send_id, under that key (as the API's
+   * Sends through the send operation (src/operations); with the form's send_id, under that key (as the API's
    * Idempotency-Key): a second submit of the same form answers the first's message, or its
    * refusal, and sends nothing.
    */
   async function sendOnce(
-    organizationId: string,
+    session: ConsoleSession,
     cellId: string,
     input: { to: string; body: string },
     sendId: string | undefined,
   ): Promise<MessageView> {
-    if (!sendId) return messages.send(organizationId, cellId, input);
-    const outcome = await idempotentSend(
-      dashboard.idempotency,
-      CONSOLE_SEND,
-      organizationId,
-      sendId,
+    const outcome = await dashboard.invoker.invoke<MessageView>(
+      dashboard.messaging.operations.sendMessage,
+      consolePrincipal(session),
       { cell_id: cellId, ...input },
-      (record) => messages.send(organizationId, cellId, input, { record }),
+      sendId ? { idempotencyKey: sendId, idempotency: { route: CONSOLE_SEND } } : {},
     );
-    if ('error' in outcome) throw new ApiError(outcome.error.code as ErrorCode, outcome.error.message);
-    return outcome.message;
+    if (!outcome.replayed) return outcome.value;
+    const body = JSON.parse(outcome.body) as MessageView & { code: ErrorCode; message: string };
+    if (outcome.status >= 400) throw new ApiError(body.code, body.message);
+    return body;
   }
 
   /** The thread's participant from its address (E.164, however it was written), or null. */

@@ -1,0 +1,37 @@
+// Cells' operations (src/operations): bound to REST routes here and to MCP tools in src/modules/mcp.
+import { Type } from 'typebox';
+import { defineOperation } from '../../operations/operation.ts';
+import { Cell, CellList, DisplayName, ListCellsQuery, TierQuery } from './schemas.ts';
+import type { CellsService } from './service.ts';
+
+export function cellOperations(cells: CellsService) {
+  return {
+    listCells: defineOperation({
+      name: 'list_cells',
+      summary: 'List cells, newest first',
+      description: 'Released cells are not listed.',
+      scope: 'cells:read',
+      idempotency: 'none',
+      errors: [],
+      input: Type.Object(ListCellsQuery),
+      output: CellList,
+      run: (ctx, input) => cells.list(ctx.organizationId, input.status, input),
+    }),
+    createCell: defineOperation({
+      name: 'create_cell',
+      summary: 'Create a cell',
+      description:
+        'Assigns a free phone from the inventory (status active). With none free the cell is provisioning, with phone_number null, until one is added. client_id is not accepted. ' +
+        "With billing on, an organization with no paid tier gets 402 with the setup to pay (of `tier`, starter by default); past the tier's included cells, a paid create_cell is needed.",
+      scope: 'cells:write',
+      idempotency: 'none',
+      status: 201,
+      errors: ['payment_required'],
+      input: Type.Object({ display_name: DisplayName, ...TierQuery }, { additionalProperties: false }),
+      output: Cell,
+      run: (ctx, input) => cells.create(ctx.organizationId, input.display_name, { tier: input.tier }),
+    }),
+  };
+}
+
+export type CellOperations = ReturnType<typeof cellOperations>;

@@ -1,0 +1,43 @@
+// The console's API-key form at the cap on active keys (100 per organization): the create is a
+// form error on the keys page (409, the name kept, the cap named), never an error page, and
+// nothing is created.
+import { after, before, describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import { startApp, type TestApp } from '../../../../test/harness.ts';
+import { MAX_ACTIVE_KEYS } from '../../organizations/service.ts';
+import { page, post, signedInOrganization, type SignedInOrg } from './test-support.ts';
+
+describe('console API keys at the cap', () => {
+  let t: TestApp;
+  let org: SignedInOrg;
+  before(async () => {
+    t = await startApp();
+    org = await signedInOrganization(t);
+  });
+  after(() => t.close());
+
+  const activeCount = async () =>
+    (await t.app.inject({ url: '/v1/auth/keys?limit=200', headers: org.headers })).json().keys.length as number;
+
+  it('shows the 409 of the 101st key as a form error on the keys page, keeping the name', async () => {
+    for (let held = await activeCount(); held < MAX_ACTIVE_KEYS; held++) {
+      const created = await t.app.inject({ method: 'POST', url: '/v1/auth/keys', headers: org.headers, payload: {} });
+      assert.equal(created.statusCode, 201, created.body);
+    }
+    const refused = await post(t, org, '/console/keys', { name: 'one too many' });
+    assert.equal(refused.statusCode, 409);
+    assert.match(refused.headers['content-type'] as string, /^text\/html/);
+    assert.match(refused.body, /<title>Error: API keys — Cellgate Console<\/title>/);
+    assert.match(
+      refused.body,
+      /<input id="key-name" name="name" type="text" value="one too many" required aria-describedby="key-name-hint key-name-error" aria-invalid="true"/,
+    );
+    assert.match(
+      refused.body,
+      /<p class="field-error" id="key-name-error">The organization already holds 100 active API keys, the most it may have; revoke one/,
+    );
+    assert.match(refused.body, /<caption>Active API keys of /, 'the list of keys is still there to revoke one');
+    assert.equal(await activeCount(), MAX_ACTIVE_KEYS, 'nothing was created');
+    assert.equal((await page(t, org, '/console/keys')).statusCode, 200);
+  });
+});

@@ -1,0 +1,136 @@
+// A phone's battery and signal over the last 24 hours, drawn on the server like the usage chart
+// (console/account/chart.ts): inline SVG, colours from classes (the CSP allows no inline styles),
+// one line per measure over the same time axis, and the same figures as a table of hours, which
+// is what screen readers and text browsers get.
+import { escape } from '../layout.ts';
+
+export interface TelemetryPoint {
+  battery_pct: number | null;
+  charging: boolean | null;
+  signal_dbm: number | null;
+  received_at: string;
+}
+
+const WIDTH = 720;
+const PANEL = 120;
+const GAP = 36;
+const LEFT = 60;
+const RIGHT = 8;
+const TOP = 14;
+const BOTTOM = 26;
+const HEIGHT = TOP + PANEL * 2 + GAP + BOTTOM;
+const PLOT_W = WIDTH - LEFT - RIGHT;
+const SIGNAL_MIN = -130;
+const SIGNAL_MAX = -40;
+
+const hourOf = (iso: string) => iso.slice(11, 13);
+const clamp = (value: number, low: number, high: number) => Math.min(high, Math.max(low, value));
+
+/** Consecutive points that have the measure, as polyline point lists (a gap of > 10 minutes breaks the line). */
+function lines(
+  points: TelemetryPoint[],
+  read: (p: TelemetryPoint) => number | null,
+  x: (t: number) => number,
+  y: (v: number) => number,
+): string[] {
+  const runs: string[][] = [];
+  let last = -Infinity;
+  for (const point of points) {
+    const value = read(point);
+    if (value === null) continue;
+    const time = Date.parse(point.received_at);
+    if (time - last > 10 * 60_000 || runs.length === 0) runs.push([]);
+    runs[runs.length - 1].push(`${x(time).toFixed(1)},${y(value).toFixed(1)}`);
+    last = time;
+  }
+  return runs.map((run) => run.join(' '));
+}
+
+/** A lone report (no neighbour within 10 minutes) is a dot, not a zero-length line. */
+function marks(runs: string[], className: string): string {
+  return runs
+    .map((points) => {
+      if (points.includes(' ')) return `<polyline class="${className}" points="${points}"/>`;
+      const [cx, cy] = points.split(',');
+      return `<circle class="${className} dot" cx="${cx}" cy="${cy}" r="3"/>`;
+    })
+    .join('\n');
+}
+
+const summarize = (values: number[], unit: string) =>
+  values.length === 0
+    ? 'no reports'
+    : `from ${Math.min(...values)}${unit} to ${Math.max(...values)}${unit}, last ${values[values.length - 1]}${unit}`;
+
+/** The chart of the window [from, to]; null when the phone reported nothing in it. */
+export function telemetryChart(id: string, window: { from: Date; to: Date; points: TelemetryPoint[] }): string | null {
+  const { points } = window;
+  const battery = points.map((p) => p.battery_pct).filter((v): v is number => v !== null);
+  const signal = points.map((p) => p.signal_dbm).filter((v): v is number => v !== null);
+  if (battery.length === 0 && signal.length === 0) return null;
+  const start = window.from.getTime();
+  const span = Math.max(window.to.getTime() - start, 1);
+  const x = (time: number) => LEFT + ((time - start) / span) * PLOT_W;
+  const batteryTop = TOP;
+  const signalTop = TOP + PANEL + GAP;
+  const yBattery = (pct: number) => batteryTop + PANEL - (clamp(pct, 0, 100) / 100) * PANEL;
+  const ySignal = (dbm: number) =>
+    signalTop + PANEL - ((clamp(dbm, SIGNAL_MIN, SIGNAL_MAX) - SIGNAL_MIN) / (SIGNAL_MAX - SIGNAL_MIN)) * PANEL;
+  const gridLine = (y: number, label: string) =>
+    `<line class="grid" x1="${LEFT}" x2="${WIDTH - RIGHT}" y1="${y.toFixed(1)}" y2="${y.toFixed(1)}"/>
+<text class="axis" x="${LEFT - 6}" y="${(y + 4).toFixed(1)}" text-anchor="end">${escape(label)}</text>`;
+  const grid = [
+    ...[0, 50, 100].map((pct) => gridLine(yBattery(pct), `${pct}%`)),
+    ...[SIGNAL_MIN, -85, SIGNAL_MAX].map((dbm) => gridLine(ySignal(dbm), `${dbm}`)),
+  ].join('\n');
+  const ticks = [0, 6, 12, 18, 24]
+    .map((h) => {
+      const time = start + (h / 24) * span;
+      const anchor = h === 0 ? 'start' : h === 24 ? 'end' : 'middle';
+      return `<text class="axis" x="${x(time).toFixed(1)}" y="${HEIGHT - 8}" text-anchor="${anchor}">${escape(new Date(time).toISOString().slice(11, 16))}</text>`;
+    })
+    .join('\n');
+  const polylines = [
+    marks(
+      lines(points, (p) => p.battery_pct, x, yBattery),
+      'line-battery',
+    ),
+    marks(
+      lines(points, (p) => p.signal_dbm, x, ySignal),
+      'line-signal',
+    ),
+  ].join('\n');
+  const summary = `Battery ${summarize(battery, '%')}; signal ${summarize(signal, ' dBm')}. The table below has the figures per hour.`;
+  return `<figure class="chart telemetry-chart">
+<svg role="img" aria-labelledby="${id}-title ${id}-desc" viewBox="0 0 ${WIDTH} ${HEIGHT}" width="100%" preserveAspectRatio="xMidYMid meet" xmlns="http://www.w3.org/2000/svg">
+<title id="${id}-title">Battery (percent, top) and signal (dBm, bottom) over the last 24 hours</title>
+<desc id="${id}-desc">${escape(summary)}</desc>
+<text class="axis panel-label" x="${LEFT}" y="${batteryTop - 3}">Battery %</text>
+<text class="axis panel-label" x="${LEFT}" y="${signalTop - 3}">Signal dBm</text>
+${grid}
+${ticks}
+${polylines}
+</svg>
+<figcaption class="small">Battery (top) and signal (bottom) as the phone reported them, UTC hours along the bottom.</figcaption>
+</figure>`;
+}
+
+/** The figures per hour (the last report of each hour that has one): the chart's text alternative. */
+export function telemetryTable(points: TelemetryPoint[]): string {
+  if (points.length === 0) return '<p>The phone reported no battery or signal in the last 24 hours.</p>';
+  const byHour = new Map<string, TelemetryPoint>();
+  for (const point of points) byHour.set(point.received_at.slice(0, 13), point);
+  const rows = [...byHour.values()]
+    .map((p) => {
+      const charging = p.charging === null ? '—' : p.charging ? 'Charging' : 'Not charging';
+      return `<tr><th scope="row"><time datetime="${escape(p.received_at)}">${escape(p.received_at.slice(0, 10))} ${escape(hourOf(p.received_at))}:00</time></th><td class="num">${p.battery_pct === null ? '—' : `${p.battery_pct}%`}</td><td>${charging}</td><td class="num">${p.signal_dbm === null ? '—' : `${p.signal_dbm} dBm`}</td></tr>`;
+    })
+    .join('\n');
+  return `<table class="telemetry-hours">
+<caption>Last report of each hour (UTC)</caption>
+<thead><tr><th scope="col">Hour</th><th scope="col" class="num">Battery</th><th scope="col">Charging</th><th scope="col" class="num">Signal</th></tr></thead>
+<tbody>
+${rows}
+</tbody>
+</table>`;
+}

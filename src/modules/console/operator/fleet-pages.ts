@@ -1,0 +1,270 @@
+// The fleet and device pages: every phone in one table (a row per phone, replaced by the live view
+// by its id), and one phone's telemetry, failures and actions. Server-rendered; forms work
+// without JavaScript; state is said in words, never by colour alone.
+import { escape } from '../layout.ts';
+import { revealOnce, stateTag, when } from '../account/shared.ts';
+import { telemetryChart, telemetryTable, type TelemetryPoint } from './chart.ts';
+import type { FleetFilter, FleetRow } from './fleet.ts';
+import { csrfInput, sectionPage } from './layout.ts';
+import type { OperatorSession } from './service.ts';
+
+const BASE = '/console/operator';
+export const FLEET_SCRIPTS = ['fleet.js'];
+
+export const devicePath = (id: string) => `${BASE}/devices/${encodeURIComponent(id)}`;
+
+const FILTER_WORDS: Record<FleetFilter, string> = {
+  all: 'All phones',
+  offline: 'Offline',
+  unhealthy: 'Unhealthy',
+  paused: 'Paused',
+};
+const EMPTY_WORDS: Record<FleetFilter, string> = {
+  all: 'No phone in the inventory yet: add one with POST /v1/admin/devices.',
+  offline: 'Every phone is online.',
+  unhealthy: 'Every phone is healthy.',
+  paused: 'No phone is paused.',
+};
+
+const dash = '<span class="small">—</span>';
+
+function battery(row: FleetRow): string {
+  const { battery_pct: pct, charging } = row.device;
+  if (pct === null) return dash;
+  const low = pct < 15 && charging !== true;
+  return `${low ? stateTag('bad', `${pct}%`) : `${pct}%`}${charging === null ? '' : `<br><span class="small">${charging ? 'Charging' : 'On battery'}</span>`}`;
+}
+
+function capabilities(row: FleetRow): string {
+  const words: Array<[keyof FleetRow['device']['capabilities'], string]> = [
+    ['delivery_reports', 'Delivery reports'],
+    ['mms_send', 'MMS send'],
+    ['mms_receive', 'MMS receive'],
+  ];
+  const on = words.filter(([key]) => row.device.capabilities[key]).map(([, word]) => word);
+  return on.length === 0
+    ? '<span class="small">SMS only</span>'
+    : on.map((w) => `<span class="tag">${w}</span>`).join(' ');
+}
+
+/** Health in words (and the operator's hold), with why when the service said why. */
+export function health(row: FleetRow, withReason = true): string {
+  const d = row.device;
+  const kind = d.health === 'healthy' ? 'ok' : d.health === 'degraded' ? 'warn' : 'bad';
+  const state = stateTag(kind, d.health.charAt(0).toUpperCase() + d.health.slice(1));
+  const reason = withReason && d.health_reason ? `<br><span class="small">${escape(d.health_reason)}</span>` : '';
+  const paused = d.paused
+    ? `<br>${stateTag('idle', 'Paused')}${withReason && d.paused_reason ? `<br><span class="small">${escape(d.paused_reason)}</span>` : ''}`
+    : '';
+  return `${state}${reason}${paused}`;
+}
+
+export function presence(row: FleetRow): string {
+  return row.device.online ? stateTag('ok', 'Online') : stateTag(row.device.last_seen_at ? 'bad' : 'idle', 'Offline');
+}
+
+/** One phone's row; the live view replaces it by its id. */
+export function fleetRow(row: FleetRow): string {
+  const d = row.device;
+  const organization = row.organizationId
+    ? `<a href="${BASE}/organizations/${encodeURIComponent(row.organizationId)}">${escape(row.organizationName ?? row.organizationId)}</a>`
+    : '<span class="small">Free</span>';
+  return `<tr id="device-${escape(d.id)}">
+<th scope="row"><a href="${devicePath(d.id)}" class="mono">${escape(d.phone_number)}</a>${d.label ? `<br><span class="small">${escape(d.label)}</span>` : ''}</th>
+<td>${row.cellName ? escape(row.cellName) : '<span class="small">No cell</span>'}</td>
+<td>${organization}</td>
+<td>${presence(row)}<br><span class="small">Last seen </span>${when(d.last_seen_at)}</td>
+<td class="num">${battery(row)}</td>
+<td class="num">${d.signal_dbm === null ? dash : `${d.signal_dbm} dBm`}</td>
+<td>${d.app_version ? `<span class="mono">${escape(d.app_version)}</span>` : dash}</td>
+<td>${capabilities(row)}</td>
+<td class="num">${d.send_rate_per_minute}/min<br><span class="small">${d.daily_send_limit}/day</span></td>
+<td class="num">${row.queued}</td>
+<td class="num">${row.device.sent_24h} / ${row.device.failed_24h > 0 ? stateTag('warn', String(row.device.failed_24h)) : '0'}</td>
+<td>${health(row)}</td>
+</tr>`;
+}
+
+const FLEET_HEAD = `<thead><tr><th scope="col">Phone</th><th scope="col">Cell</th><th scope="col">Organization</th><th scope="col">Presence</th><th scope="col" class="num">Battery</th><th scope="col" class="num">Signal</th><th scope="col">App</th><th scope="col">Capabilities</th><th scope="col" class="num">Send rate</th><th scope="col" class="num">Queued</th><th scope="col" class="num">Sent / failed (24 h)</th><th scope="col">Health</th></tr></thead>`;
+
+export function fleetPage(
+  session: OperatorSession,
+  rows: FleetRow[],
+  options: { filter: FleetFilter; liveUrl: string | null; total: number; online: number },
+): string {
+  const filters = (Object.keys(FILTER_WORDS) as FleetFilter[])
+    .map(
+      (filter) =>
+        `<a href="${BASE}/fleet${filter === 'all' ? '' : `?filter=${filter}`}"${filter === options.filter ? ' aria-current="page"' : ''}>${FILTER_WORDS[filter]}</a>`,
+    )
+    .join(' · ');
+  const live = options.liveUrl
+    ? `<p id="live-status" class="live-status small" role="status" data-live-url="${escape(options.liveUrl)}" data-live-text="Live: rows update as phones report.">Reload the page to see changes.</p>`
+    : '';
+  const empty = rows.length === 0;
+  return sectionPage(
+    { session, current: 'fleet', scripts: options.liveUrl ? FLEET_SCRIPTS : [] },
+    'Fleet',
+    `<h1>Fleet</h1>
+<p class="lead">${options.total} ${options.total === 1 ? 'phone' : 'phones'} in the rack, ${options.online} online.</p>
+<nav aria-label="Filter phones" class="filters small">${filters}</nav>
+${live}
+<p id="fleet-empty"${empty ? '' : ' hidden'}>${EMPTY_WORDS[options.filter]}</p>
+<div class="table-scroll" role="region" aria-labelledby="fleet-caption" tabindex="0">
+<table class="fleet-table"${empty ? ' hidden' : ''}>
+<caption id="fleet-caption">${escape(FILTER_WORDS[options.filter])}: each phone with its cell, presence, telemetry and the last 24 hours</caption>
+${FLEET_HEAD}
+<tbody id="fleet">
+${rows.map(fleetRow).join('\n')}
+</tbody>
+</table>
+</div>`,
+  );
+}
+
+export interface FailureView {
+  id: string;
+  cell_id: string;
+  to_number: string;
+  segments: number;
+  attempts: number;
+  error_code: string | null;
+  error_message: string | null;
+  failed_at: string | null;
+}
+
+function failuresTable(failures: FailureView[]): string {
+  if (failures.length === 0) return '<p>No failed message on this phone.</p>';
+  const rows = failures
+    .map(
+      (f) =>
+        `<tr><th scope="row" class="mono">${escape(f.id)}</th><td>${when(f.failed_at, 'Unknown')}</td><td class="mono">${escape(f.to_number)}</td><td><span class="tag mono">${escape(f.error_code ?? 'no code')}</span></td><td>${f.error_message ? escape(f.error_message) : dash}</td><td class="num">${f.attempts}</td></tr>`,
+    )
+    .join('\n');
+  return `<div class="table-scroll" role="region" aria-labelledby="failures-caption" tabindex="0"><table>
+<caption id="failures-caption">The phone's latest failed messages, newest first</caption>
+<thead><tr><th scope="col">Message</th><th scope="col">Failed</th><th scope="col">To</th><th scope="col">Error code</th><th scope="col">Error message</th><th scope="col" class="num">Attempts</th></tr></thead>
+<tbody>
+${rows}
+</tbody>
+</table></div>`;
+}
+
+/** What a device page says besides the phone: a key shown once, a notice, a form's error. */
+export interface DevicePageOptions {
+  rotatedKey?: string;
+  notice?: string;
+  /** A form's error: on its reason field, or (refusal) said above the form. */
+  formError?: { form: string; error: string; reason: string; refusal?: boolean };
+}
+
+/** The optional reason of an action form, kept in the audit log (its error when too long). */
+function reasonInput(form: string, options: DevicePageOptions, required = false): string {
+  const mine = options.formError?.form === form && !options.formError.refusal ? options.formError : undefined;
+  return `<div class="field">
+<label for="${form}-reason">Reason${required ? '' : ' (optional)'}</label>
+<input id="${form}-reason" name="reason" type="text" value="${escape(mine?.reason ?? '')}" maxlength="500" autocomplete="off"${required ? ' required' : ''}${mine ? ` aria-invalid="true" aria-describedby="${form}-reason-error"` : ''}>
+${mine ? `<p class="field-error" id="${form}-reason-error">${escape(mine.error)}</p>` : ''}
+</div>`;
+}
+
+/** Pause or resume, and release when the phone is not healthy; each with its reason. */
+function holdForms(session: OperatorSession, row: FleetRow, options: DevicePageOptions): string {
+  const d = row.device;
+  const form = (action: 'pause' | 'resume' | 'release', heading: string, explain: string, button: string) => {
+    const refusal =
+      options.formError?.form === action && options.formError.refusal
+        ? `<div class="notice error" role="alert">${escape(options.formError.error)}</div>`
+        : '';
+    return `<h3>${escape(heading)}</h3>
+<p class="small">${escape(explain)}</p>
+${refusal}
+<form method="post" action="${devicePath(d.id)}/${action}" novalidate>
+${csrfInput(session)}
+${reasonInput(action, options, true)}
+<button type="submit" class="${action === 'pause' ? 'danger' : 'primary'}">${escape(button)}</button>
+</form>`;
+  };
+  // The form that was sent stays on the page with its error, even when the state has moved on.
+  const sent = options.formError?.form;
+  const hold =
+    (d.paused && sent !== 'pause') || sent === 'resume'
+      ? form('resume', 'Resume', 'The phone claims messages again (unless it is quarantined).', 'Resume phone')
+      : form('pause', 'Pause', 'The phone keeps its cell but claims nothing until resumed.', 'Pause phone');
+  const release =
+    d.health === 'healthy' && sent !== 'release'
+      ? ''
+      : form(
+          'release',
+          'Release',
+          'You vouch for the SIM: the phone is healthy again and its earlier failures no longer count.',
+          'Release phone',
+        );
+  return `${hold}\n${release}`;
+}
+
+export function devicePage(
+  session: OperatorSession,
+  row: FleetRow,
+  options: DevicePageOptions & {
+    telemetry: { from: Date; to: Date; points: TelemetryPoint[] };
+    failures: FailureView[];
+  },
+): string {
+  const d = row.device;
+  const chart = telemetryChart('telemetry', options.telemetry);
+  const reveal = options.rotatedKey
+    ? revealOnce({
+        id: 'new-device-key',
+        heading: 'New device key',
+        label: 'Device key for X-Phone-Key',
+        secret: options.rotatedKey,
+        explain: 'The old key stopped working; put this one in the phone app. Cellgate keeps only a hash of it.',
+      })
+    : '';
+  const label = d.label ? `${d.phone_number} (${d.label})` : d.phone_number;
+  const title = options.formError ? `Error: Phone ${label}` : `Phone ${label}`;
+  return sectionPage(
+    { session, current: 'fleet' },
+    title,
+    `<nav aria-label="Breadcrumb" class="crumbs"><ol><li><a href="${BASE}/fleet">Fleet</a></li><li><span aria-current="page">${escape(d.phone_number)}</span></li></ol></nav>
+<h1>Phone <span class="mono">${escape(d.phone_number)}</span>${d.label ? ` <span class="small">${escape(d.label)}</span>` : ''}</h1>
+${options.notice ?? ''}
+${reveal}
+<dl class="facts">
+<dt>Device</dt><dd class="mono">${escape(d.id)}</dd>
+<dt>Presence</dt><dd>${presence(row)} <span class="small">last seen</span> ${when(d.last_seen_at)}</dd>
+<dt>Cell</dt><dd>${row.cellName ? `${escape(row.cellName)} <span class="small mono">${escape(d.cell_id ?? '')}</span>` : 'No cell'}</dd>
+<dt>Organization</dt><dd>${row.organizationId ? `<a href="${BASE}/organizations/${encodeURIComponent(row.organizationId)}">${escape(row.organizationName ?? row.organizationId)}</a>` : 'None'}</dd>
+<dt>Battery</dt><dd>${battery(row)}</dd>
+<dt>Signal</dt><dd>${d.signal_dbm === null ? 'Not reported' : `${d.signal_dbm} dBm`}</dd>
+<dt>App</dt><dd>${d.app_version ? escape(d.app_version) : 'Not reported'}</dd>
+<dt>Capabilities</dt><dd>${capabilities(row)}</dd>
+<dt>Health</dt><dd>${health(row)}</dd>
+<dt>Send rate</dt><dd>${d.send_rate_per_minute} segments per minute, ${d.daily_send_limit} per day</dd>
+<dt>Queued for its cell</dt><dd>${row.queued}</dd>
+<dt>Last 24 hours</dt><dd>${row.device.sent_24h} sent, ${row.device.failed_24h} failed</dd>
+</dl>
+<p><a href="${BASE}/audit?target_id=${encodeURIComponent(d.id)}">Operator actions on this phone</a></p>
+<section aria-labelledby="telemetry-heading">
+<h2 id="telemetry-heading">Battery and signal, last 24 hours</h2>
+${chart ?? ''}
+${telemetryTable(options.telemetry.points)}
+</section>
+<section aria-labelledby="failures-heading">
+<h2 id="failures-heading">Recent failures</h2>
+${failuresTable(options.failures)}
+</section>
+<section aria-labelledby="actions-heading">
+<h2 id="actions-heading">Actions</h2>
+${holdForms(session, row, options)}
+<h3>Device key</h3>
+<form method="post" action="${devicePath(d.id)}/rotate-key">
+${csrfInput(session)}
+<p class="small">Rotating the key stops the old one at once; the new key is shown once, here.</p>
+${reasonInput('rotate-key', options)}
+<button type="submit" class="danger">Rotate device key</button>
+</form>
+</section>`,
+  );
+}

@@ -1,0 +1,89 @@
+// What the fleet and device pages show (issue 25 §1): every phone as the admin surface reads it
+// (deviceView), with its cell and organization, the queue of its cell and what it sent and failed
+// in the last 24 hours; one phone's telemetry over 24 hours and its latest failures.
+import type { Clock } from '../../../lib/clock.ts';
+import { notFound } from '../../../lib/errors.ts';
+import type { DevicesService, DeviceView } from '../../devices/service.ts';
+import type { OperatorRepository } from './repository.ts';
+
+const DAY_MS = 24 * 3_600_000;
+/** Heartbeat history keeps one row a minute: a day is at most this many. */
+const HEARTBEATS_PER_DAY = 24 * 60;
+export const RECENT_FAILURES = 20;
+
+export type { DeviceView };
+
+export interface FleetRow {
+  device: DeviceView;
+  cellName: string | null;
+  organizationId: string | null;
+  organizationName: string | null;
+  queued: number;
+}
+
+export type FleetFilter = 'all' | 'offline' | 'unhealthy' | 'paused';
+export const FLEET_FILTERS: readonly FleetFilter[] = ['all', 'offline', 'unhealthy', 'paused'];
+
+const KEEPS: Record<FleetFilter, (row: FleetRow) => boolean> = {
+  all: () => true,
+  offline: (row) => !row.device.online,
+  unhealthy: (row) => row.device.health !== 'healthy',
+  paused: (row) => row.device.paused,
+};
+
+type Joined = NonNullable<Awaited<ReturnType<OperatorRepository['device']>>>;
+
+export class FleetView {
+  private readonly repo: OperatorRepository;
+  private readonly devices: DevicesService;
+  private readonly clock: Clock;
+
+  constructor(deps: { repo: OperatorRepository; devices: DevicesService; clock: Clock }) {
+    this.repo = deps.repo;
+    this.devices = deps.devices;
+    this.clock = deps.clock;
+  }
+
+  /** Rows of the joined reads, each phone as the admin surface shows it (with its last 24 hours). */
+  private async rows(joined: Joined[], queued: Map<string, number>): Promise<FleetRow[]> {
+    const devices = joined.map(({ cell_name: _c, organization_id: _o, organization_name: _n, ...device }) => device);
+    const views = await this.devices.views(devices);
+    return joined.map((row, index) => ({
+      device: views[index],
+      cellName: row.cell_name,
+      organizationId: row.organization_id,
+      organizationName: row.organization_name,
+      queued: row.cell_id ? (queued.get(row.cell_id) ?? 0) : 0,
+    }));
+  }
+
+  /** Every phone (oldest first), narrowed by the filter. */
+  async fleet(filter: FleetFilter = 'all'): Promise<FleetRow[]> {
+    const [joined, queued] = await Promise.all([this.repo.fleet(), this.repo.queuedByCell()]);
+    return (await this.rows(joined, queued)).filter(KEEPS[filter]);
+  }
+
+  /** One phone's row; 404 when it is not in the inventory. */
+  async device(id: string): Promise<FleetRow> {
+    const joined = await this.repo.device(id);
+    if (!joined) throw notFound('device');
+    const queued = joined.cell_id ? await this.repo.queuedByCell(joined.cell_id) : new Map<string, number>();
+    return (await this.rows([joined], queued))[0];
+  }
+
+  /** Battery, charging and signal as reported over the last 24 hours, oldest first. */
+  async telemetry(id: string) {
+    const now = this.clock.now();
+    const from = new Date(now.getTime() - DAY_MS);
+    const page = await this.devices.heartbeats(id, {
+      from: from.toISOString(),
+      to: new Date(now.getTime() + 1).toISOString(),
+      limit: HEARTBEATS_PER_DAY + 1,
+    });
+    return { from, to: now, points: page.heartbeats.reverse() };
+  }
+
+  recentFailures(id: string) {
+    return this.repo.recentFailures(id, RECENT_FAILURES);
+  }
+}

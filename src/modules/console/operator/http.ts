@@ -1,0 +1,119 @@
+// How the operator console's routes find their session: its own cookie (cg_operator, on
+// /console/operator only, SameSite=Strict), the console's same-origin check and CSRF token on
+// every form post. Sessions never cross: a request that carries only an organization's console
+// session gets 404 here, and one that carries only an operator session gets 404 on the
+// organization's pages (see crossingHook), so neither console even admits that the other exists.
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { CONSOLE_PATH, fromOwnOrigin, readCookie, sendPage, type ConsoleHttp } from '../http.ts';
+import type { OperatorSession, OperatorSessions } from './service.ts';
+import { notFoundPage, operatorMessagePage } from './layout.ts';
+
+export const OPERATOR_PATH = `${CONSOLE_PATH}/operator`;
+export const OPERATOR_COOKIE = 'cg_operator';
+
+export const operatorCookie = (http: ConsoleHttp, token: string, maxAgeSeconds: number) =>
+  `${OPERATOR_COOKIE}=${token}; Path=${OPERATOR_PATH}; Max-Age=${maxAgeSeconds}; HttpOnly; SameSite=Strict${http.secure ? '; Secure' : ''}`;
+
+export const clearedOperatorCookie = (http: ConsoleHttp) =>
+  `${OPERATOR_COOKIE}=; Path=${OPERATOR_PATH}; Max-Age=0; HttpOnly; SameSite=Strict${http.secure ? '; Secure' : ''}`;
+
+export const redirect = (reply: FastifyReply, location: string) =>
+  reply.code(303).header('cache-control', 'no-store').header('location', location).send();
+
+/** `next` after sign-in: an operator page of this origin only (never an open redirect). */
+export function safeOperatorNext(next: unknown): string | undefined {
+  if (
+    typeof next !== 'string' ||
+    next.length > 2048 ||
+    !next.startsWith(`${OPERATOR_PATH}/`) ||
+    /[\\\s]|\/\/|\/\.\.?(\/|$|\?)/.test(next)
+  )
+    return undefined;
+  const url = new URL(next, 'http://console.invalid');
+  return url.origin === 'http://console.invalid' && url.pathname.startsWith(`${OPERATOR_PATH}/`)
+    ? `${url.pathname}${url.search}`
+    : undefined;
+}
+
+export class OperatorGuard {
+  private readonly sessions: OperatorSessions;
+  private readonly http: ConsoleHttp;
+  /** Whether the request carries a live organization console session. */
+  private readonly organizationSession: (request: FastifyRequest) => Promise<boolean>;
+
+  constructor(deps: {
+    sessions: OperatorSessions;
+    http: ConsoleHttp;
+    organizationSession: (request: FastifyRequest) => Promise<boolean>;
+  }) {
+    this.sessions = deps.sessions;
+    this.http = deps.http;
+    this.organizationSession = deps.organizationSession;
+  }
+
+  session(request: FastifyRequest): Promise<OperatorSession | null> {
+    return this.sessions.session(readCookie(request, OPERATOR_COOKIE));
+  }
+
+  /** The session of a page; without one, 404 for an organization's session, else 303 to sign-in; null then. */
+  async page(request: FastifyRequest, reply: FastifyReply): Promise<OperatorSession | null> {
+    const session = await this.session(request);
+    if (session) return session;
+    if (await this.organizationSession(request)) await sendPage(reply, 404, notFoundPage());
+    else await redirect(reply, `${OPERATOR_PATH}/sign-in?next=${encodeURIComponent(request.url)}`);
+    return null;
+  }
+
+  /** The session of a form post; otherwise 403 (foreign origin, CSRF), 404 (an organization's session) or 401. */
+  async posted(request: FastifyRequest, reply: FastifyReply, csrfToken: string): Promise<OperatorSession | null> {
+    if (!fromOwnOrigin(request, this.http)) {
+      await sendPage(reply, 403, operatorMessagePage(null, 'Request refused', 'This form was sent from another site.'));
+      return null;
+    }
+    const session = await this.session(request);
+    if (!session) {
+      if (await this.organizationSession(request)) {
+        await sendPage(reply, 404, notFoundPage());
+        return null;
+      }
+      await sendPage(
+        reply,
+        401,
+        operatorMessagePage(null, 'Signed out', 'Your operator session has ended. Sign in again to continue.', {
+          href: `${OPERATOR_PATH}/sign-in`,
+          text: 'Sign in',
+        }),
+      );
+      return null;
+    }
+    if (!this.sessions.csrfMatches(session, csrfToken)) {
+      await sendPage(
+        reply,
+        403,
+        operatorMessagePage(
+          session,
+          'Request refused',
+          'The form is out of date or was not sent from this console. Reload the page and try again.',
+          { href: `${OPERATOR_PATH}/fleet`, text: 'Back to the fleet' },
+        ),
+      );
+      return null;
+    }
+    return session;
+  }
+
+  /**
+   * The other direction, as a root onRequest hook: an organization's console page asked with an
+   * operator session and no organization session is 404. Assets (the shared stylesheet) pass.
+   */
+  crossingHook() {
+    return async (request: FastifyRequest, reply: FastifyReply) => {
+      const path = request.url.split('?')[0];
+      if (!path.startsWith(`${CONSOLE_PATH}/`) && path !== CONSOLE_PATH) return;
+      if (path === OPERATOR_PATH || path.startsWith(`${OPERATOR_PATH}/`) || /\.(css|js)$/.test(path)) return;
+      if (readCookie(request, OPERATOR_COOKIE) === undefined) return;
+      if (!(await this.session(request)) || (await this.organizationSession(request))) return;
+      return sendPage(reply, 404, notFoundPage());
+    };
+  }
+}

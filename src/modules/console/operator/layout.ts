@@ -1,0 +1,90 @@
+// The operator console's page shell: the organization console's stylesheet and habits (skip link,
+// labelled navigation with aria-current, escaped values), its own title, navigation and sign-out.
+import { CONSOLE_PATH } from '../http.ts';
+import { contextOf } from '../guard.ts';
+import { escape, hidden } from '../layout.ts';
+import { messagePage } from '../pages.ts';
+import type { OperatorSession } from './service.ts';
+
+const BASE = `${CONSOLE_PATH}/operator`;
+
+/** The operator console's sections, in the order of its navigation. */
+const SECTIONS = [
+  { id: 'fleet', path: '/fleet', label: 'Fleet' },
+  { id: 'organizations', path: '/organizations', label: 'Organizations' },
+  { id: 'deposits', path: '/deposits', label: 'Deposits' },
+  { id: 'audit', path: '/audit', label: 'Audit' },
+] as const;
+export type OperatorSection = (typeof SECTIONS)[number]['id'];
+
+export interface OperatorPage {
+  session: OperatorSession | null;
+  current?: OperatorSection;
+  /** Scripts of the page (progressive enhancement only). */
+  scripts?: string[];
+}
+
+export const csrfInput = (session: OperatorSession) => hidden('csrf_token', session.csrfToken);
+
+export function operatorLayout(page: OperatorPage, title: string, content: string): string {
+  const { session } = page;
+  const nav = session
+    ? `<nav aria-label="Operator console">${SECTIONS.map((section) => `<a href="${BASE}${section.path}"${page.current === section.id ? ' aria-current="page"' : ''}>${section.label}</a>`).join('')}</nav>
+<div class="who"><span>Operator</span>
+<form method="post" action="${BASE}/sign-out">${csrfInput(session)}<button type="submit" class="link-button">Sign out</button></form></div>`
+    : '<nav aria-label="Operator console"></nav>';
+  return `<!doctype html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<meta name="referrer" content="same-origin">
+<title>${escape(title)} — Cellgate Operator</title>
+<link rel="stylesheet" href="${CONSOLE_PATH}/console.css">
+${(page.scripts ?? []).map((script) => `<script type="module" src="${BASE}/${script}"></script>`).join('\n')}
+</head>
+<body class="operator">
+<a class="skip" href="#main">Skip to content</a>
+<header class="bar"><div class="bar-inner">
+<a class="brand" href="${BASE}/fleet">Cellgate <span>Operator</span></a>
+${nav}
+</div></header>
+<main id="main" tabindex="-1">
+${content}
+</main>
+</body>
+</html>
+`;
+}
+
+/** A page that tells what happened and where to go next. */
+export function operatorMessagePage(
+  session: OperatorSession | null,
+  title: string,
+  message: string,
+  link?: { href: string; text: string },
+): string {
+  return operatorLayout(
+    { session },
+    title,
+    `<div class="card">
+<h1>${escape(title)}</h1>
+<p>${escape(message)}</p>
+${link ? `<p><a href="${escape(link.href)}">${escape(link.text)}</a></p>` : ''}
+</div>`,
+  );
+}
+
+/**
+ * What a page answers to a session of the other console: the organization console's own "not
+ * found" page, so nothing tells that an operator console is here.
+ */
+export const notFoundPage = () =>
+  messagePage(contextOf(null), 'Page not found', 'There is no page at this address.', {
+    href: `${CONSOLE_PATH}/cells`,
+    text: 'Go to the console',
+  });
+
+/** A wide card of a section. */
+export const sectionPage = (page: OperatorPage, title: string, content: string) =>
+  operatorLayout(page, title, `<div class="card wide account">\n${content}\n</div>`);

@@ -1,0 +1,152 @@
+// The fleet's live view: Server-Sent Events of the fleet table's rows. Telemetry and presence are
+// not events of any organization (heartbeats are not in the outbox), so the view reads the fleet
+// every few seconds, once for all open streams, and sends each stream the rows whose rendering
+// changed since it last sent them (`device-row`), and the ids of phones that left the inventory
+// (`device-removed`). A new stream first gets every row, so nothing between the page and the
+// stream is missed. A session check at every tick ends the streams of a signed-out operator.
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { FleetRow } from './fleet.ts';
+
+export const FLEET_LIVE_INTERVAL_MS = 5_000;
+/** Open operator streams per process: a console for a few operators, not a public feed. */
+export const MAX_FLEET_STREAMS = 20;
+const MAX_BUFFERED_BYTES = 1024 * 1024;
+
+interface Stream {
+  request: FastifyRequest;
+  reply: FastifyReply;
+  sent: Map<string, string>;
+}
+
+export interface FleetLiveDeps {
+  rows: () => Promise<FleetRow[]>;
+  render: (row: FleetRow) => string;
+  stillSignedIn: (request: FastifyRequest) => Promise<boolean>;
+  log: { warn(details: object, message: string): void };
+  intervalMs?: number;
+}
+
+export class FleetLive {
+  private readonly deps: FleetLiveDeps;
+  private readonly streams = new Set<Stream>();
+  private timer: NodeJS.Timeout | undefined;
+  private ticking: Promise<void> | null = null;
+
+  constructor(deps: FleetLiveDeps) {
+    this.deps = deps;
+  }
+
+  get streamCount(): number {
+    return this.streams.size;
+  }
+
+  get full(): boolean {
+    return this.streams.size >= MAX_FLEET_STREAMS;
+  }
+
+  /** Takes over the response (the session is the caller's check) and streams until either side closes. */
+  async open(request: FastifyRequest, reply: FastifyReply): Promise<void> {
+    const rows = await this.deps.rows();
+    reply.hijack();
+    if (request.raw.destroyed) {
+      reply.raw.destroy();
+      return;
+    }
+    reply.raw.writeHead(200, {
+      'content-type': 'text/event-stream; charset=utf-8',
+      'cache-control': 'no-store',
+      'x-content-type-options': 'nosniff',
+      'x-accel-buffering': 'no',
+    });
+    reply.raw.write('retry: 5000\n\n');
+    const stream: Stream = { request, reply, sent: new Map() };
+    this.streams.add(stream);
+    reply.raw.on('close', () => this.forget(stream));
+    this.send(stream, rows);
+    this.write(stream, 'ready', {});
+    this.start();
+  }
+
+  /** One read of the fleet, each stream sent what changed for it; ends signed-out streams. */
+  tick(): Promise<void> {
+    this.ticking ??= this.run().finally(() => {
+      this.ticking = null;
+    });
+    return this.ticking;
+  }
+
+  private async run(): Promise<void> {
+    if (this.streams.size === 0) return;
+    let rows: FleetRow[];
+    try {
+      rows = await this.deps.rows();
+    } catch (error) {
+      this.deps.log.warn({ err: error }, 'fleet live view: reading the fleet failed');
+      return;
+    }
+    for (const stream of [...this.streams]) {
+      try {
+        if (!(await this.deps.stillSignedIn(stream.request))) {
+          this.write(stream, 'signed-out', {});
+          this.close(stream);
+          continue;
+        }
+      } catch (error) {
+        this.deps.log.warn({ err: error }, 'fleet live view: session check failed');
+        continue;
+      }
+      this.send(stream, rows);
+      // Keeps proxies from closing a quiet stream.
+      stream.reply.raw.write(': ping\n\n');
+    }
+  }
+
+  private send(stream: Stream, rows: FleetRow[]): void {
+    const seen = new Set<string>();
+    for (const row of rows) {
+      const id = row.device.id;
+      seen.add(id);
+      const html = this.deps.render(row);
+      if (stream.sent.get(id) === html) continue;
+      stream.sent.set(id, html);
+      this.write(stream, 'device-row', { id, row: html });
+    }
+    for (const id of [...stream.sent.keys()]) {
+      if (seen.has(id)) continue;
+      stream.sent.delete(id);
+      this.write(stream, 'device-removed', { id });
+    }
+  }
+
+  private write(stream: Stream, event: string, data: unknown): void {
+    if (!this.streams.has(stream)) return;
+    if (stream.reply.raw.writableLength > MAX_BUFFERED_BYTES) return this.close(stream);
+    stream.reply.raw.write(`event: ${event}\ndata: ${JSON.stringify(data)}\n\n`);
+  }
+
+  private close(stream: Stream): void {
+    this.forget(stream);
+    stream.reply.raw.end();
+  }
+
+  /** Server shutdown: every stream ends (the browser reconnects to another process). */
+  closeAll(): void {
+    for (const stream of [...this.streams]) this.close(stream);
+  }
+
+  private forget(stream: Stream): void {
+    this.streams.delete(stream);
+    if (this.streams.size === 0) this.stop();
+  }
+
+  private start(): void {
+    if (this.timer) return;
+    this.timer = setInterval(() => void this.tick(), this.deps.intervalMs ?? FLEET_LIVE_INTERVAL_MS);
+    this.timer.unref();
+  }
+
+  private stop(): void {
+    clearInterval(this.timer);
+    this.timer = undefined;
+  }
+}

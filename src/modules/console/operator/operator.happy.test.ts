@@ -1,0 +1,274 @@
+import { after, before, describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import { sql } from 'kysely';
+import { admin, startApp, type TestApp } from '../../../../test/harness.ts';
+import { addDevice } from '../../../../test/support/devices.ts';
+import { activeLine, claim, queued, report, type Line } from '../../../../test/support/messages.ts';
+import { LiveClient } from '../conversations/test-support.ts';
+import { setCookies } from '../test-support.ts';
+import { getOperatorPage, postOperatorForm, signInOperator, textOf, type OperatorSignIn } from './test-support.ts';
+
+/** Outcomes of the phone as the devices module records them, each `ago` ms before now. */
+async function outcomes(t: TestApp, deviceId: string, rows: Array<['sent' | 'failed', number]>) {
+  let n = 0;
+  for (const [outcome, ago] of rows) {
+    n += 1;
+    const at = new Date(t.clock.now().getTime() - ago).toISOString();
+    await sql`insert into device_outcomes (device_id, message_id, outcome, error_code, segments, created_at)
+      values (${deviceId}, ${`msg_seeded_${n}`}, ${outcome}, ${outcome === 'failed' ? 'RESULT_ERROR_GENERIC_FAILURE' : null}, 1, ${at})`.execute(
+      t.database.db,
+    );
+  }
+}
+
+const heartbeat = (t: TestApp, headers: Record<string, string>, payload: Record<string, unknown>) =>
+  t.app.inject({ method: 'POST', url: '/v1/device/heartbeat', headers, payload });
+
+describe('operator console: fleet and phones', () => {
+  let t: TestApp;
+  let operator: OperatorSignIn;
+  let line: Line;
+
+  before(async () => {
+    t = await startApp();
+    line = await activeLine(t, { label: 'Rack A, slot 1' });
+    await addDevice(t, { label: 'Spare' });
+    operator = await signInOperator(t);
+  });
+  after(() => t.close());
+
+  it('redirects /console/operator to the fleet, and a signed-out browser to the operator sign-in', async () => {
+    const root = await t.app.inject({ url: '/console/operator', headers: operator.headers });
+    assert.equal(root.statusCode, 303);
+    assert.equal(root.headers.location, '/console/operator/fleet');
+    const signedOut = await t.app.inject({ url: '/console/operator/fleet?filter=offline' });
+    assert.equal(signedOut.statusCode, 303);
+    assert.equal(
+      signedOut.headers.location,
+      '/console/operator/sign-in?next=%2Fconsole%2Foperator%2Ffleet%3Ffilter%3Doffline',
+    );
+    const form = await t.app.inject({ url: '/console/operator/sign-in' });
+    assert.equal(form.statusCode, 200);
+    assert.match(form.body, /<input id="admin-token" name="admin_token" type="password"/);
+  });
+
+  it('lists every phone with its cell, organization, presence, telemetry, queue and last 24 hours', async () => {
+    assert.equal(
+      (
+        await heartbeat(t, line.device.headers, {
+          battery_pct: 12,
+          charging: false,
+          signal_dbm: -87,
+          app_version: '1.4.0',
+        })
+      ).statusCode,
+      200,
+    );
+    const sent = await queued(t, line, { to: '+14155550101', body: 'first' });
+    await claim(t, line);
+    assert.equal((await report(t, line, sent.id, { event: 'sent' })).statusCode, 200);
+    await queued(t, line, { to: '+14155550102', body: 'second' });
+    // What the devices module counts as the phone's last 24 hours (its outcomes), one of them too old.
+    await outcomes(t, line.device.id, [
+      ['sent', 0],
+      ['sent', 0],
+      ['sent', 0],
+      ['failed', 0],
+      ['failed', 25 * 3_600_000],
+    ]);
+    const page = await getOperatorPage(t, '/console/operator/fleet', operator);
+    assert.equal(page.statusCode, 200, page.body);
+    assert.match(page.headers['content-security-policy'] as string, /form-action 'self'/);
+    const row = page.body.match(new RegExp(`<tr id="device-${line.device.id}">[\\s\\S]*?</tr>`))?.[0];
+    assert.ok(row, 'the phone has its row');
+    const words = textOf(row);
+    assert.match(words, new RegExp(line.device.phoneNumber.replace('+', '\\+')));
+    assert.match(words, /Rack A, slot 1/);
+    assert.match(words, /Support line/);
+    assert.match(words, /Online/);
+    assert.match(words, /12%/);
+    assert.match(words, /On battery/);
+    assert.match(words, /-87 dBm/);
+    assert.match(words, /1\.4\.0/);
+    assert.match(words, /Delivery reports/);
+    assert.match(words, /20\/min/);
+    const numbers = [...row.matchAll(/<td class="num">([^<]*)/g)].map((m) => m[1].trim());
+    // battery, signal, send rate, queued, sent / failed
+    assert.equal(numbers.at(-2), '1', 'one message waits for the phone');
+    // The figures of the admin surface (the seeded outcomes, and the real ones once recorded).
+    const view = (await t.app.inject({ url: `/v1/admin/devices/${line.device.id}`, headers: admin })).json();
+    assert.ok(view.sent_24h >= 3 && view.failed_24h >= 1, JSON.stringify(view));
+    assert.match(textOf(row), new RegExp(`${view.sent_24h} / ! ${view.failed_24h}`));
+    assert.match(words, /Healthy/);
+    assert.match(page.body, /2 phones in the rack, 1 online/);
+  });
+
+  it('filters offline phones', async () => {
+    const page = await getOperatorPage(t, '/console/operator/fleet?filter=offline', operator);
+    assert.equal(page.statusCode, 200);
+    assert.doesNotMatch(page.body, new RegExp(`device-${line.device.id}"`));
+    assert.match(page.body, /Spare/);
+    assert.match(page.body, /<a href="\/console\/operator\/fleet\?filter=offline" aria-current="page">Offline<\/a>/);
+    assert.doesNotMatch(page.body, /data-live-url/, 'a filtered table is not live');
+  });
+
+  it("shows a phone's telemetry chart over 24 hours, its failures with their codes, and rotates its key once", async () => {
+    // An hour of silence, then three reports five minutes apart: a dot, then a line.
+    t.clock.advance(60 * 60_000);
+    for (const [pct, dbm] of [
+      [80, -70],
+      [60, -75],
+      [40, -95],
+    ]) {
+      t.clock.advance(5 * 60_000);
+      assert.equal(
+        (await heartbeat(t, line.device.headers, { battery_pct: pct, charging: false, signal_dbm: dbm })).statusCode,
+        200,
+      );
+    }
+    const failing = await queued(t, line, { to: '+14155550103', body: 'will fail' });
+    await claim(t, line);
+    assert.equal(
+      (
+        await report(t, line, failing.id, {
+          event: 'failed',
+          error_code: 'RESULT_ERROR_NO_SERVICE',
+          error_message: 'No service',
+        })
+      ).statusCode,
+      200,
+    );
+    const page = await getOperatorPage(t, `/console/operator/devices/${line.device.id}`, operator);
+    assert.equal(page.statusCode, 200, page.body);
+    assert.match(page.body, /<svg role="img" aria-labelledby="telemetry-title telemetry-desc"/);
+    assert.match(page.body, /<polyline class="line-battery" points="[\d.]+,[\d.]+ [\d.]+,[\d.]+ [\d.]+,[\d.]+"\/>/);
+    assert.match(page.body, /<polyline class="line-signal" points="[\d., ]+"\/>/);
+    assert.match(
+      page.body,
+      /<circle class="line-battery dot" cx="[\d.]+" cy="[\d.]+" r="3"\/>/,
+      'the lone first report',
+    );
+    assert.match(textOf(page.body), /Battery from 12% to 80%, last 40%/);
+    assert.match(page.body, /RESULT_ERROR_NO_SERVICE/);
+    const view = (await t.app.inject({ url: `/v1/admin/devices/${line.device.id}`, headers: admin })).json();
+    assert.match(textOf(page.body), new RegExp(`${view.sent_24h} sent, ${view.failed_24h} failed`));
+
+    const rotated = await postOperatorForm(t, `/console/operator/devices/${line.device.id}/rotate-key`, operator, {
+      reason: 'Phone was lost for a night',
+    });
+    assert.equal(rotated.statusCode, 303, rotated.body);
+    assert.equal(rotated.headers.location, `/console/operator/devices/${line.device.id}`);
+    const flash = setCookies(rotated)[0];
+    assert.match(
+      flash,
+      new RegExp(
+        `^cg_operator_device_key=[^;]+; Path=/console/operator/devices/${line.device.id}; Max-Age=300; HttpOnly; SameSite=Strict$`,
+      ),
+    );
+    const shown = await t.app.inject({
+      url: String(rotated.headers.location),
+      headers: { cookie: `${operator.cookie}; ${flash.split(';')[0]}` },
+    });
+    assert.match(setCookies(shown)[0], /^cg_operator_device_key=; .*Max-Age=0/, 'read once, then cleared');
+    const key = shown.body.match(/value="(cg_dev_[A-Za-z0-9]+)" readonly/)?.[1];
+    assert.ok(key, 'the new key is shown');
+    assert.equal((await heartbeat(t, line.device.headers, {})).statusCode, 401, 'the old key stopped');
+    assert.equal((await heartbeat(t, { 'x-phone-key': key }, {})).statusCode, 200);
+    line.device.headers = { 'x-phone-key': key };
+    const again = await getOperatorPage(t, `/console/operator/devices/${line.device.id}`, operator);
+    assert.doesNotMatch(again.body, /cg_dev_/, 'shown once');
+
+    // The audit trail has the rotation: who, what, which phone, why.
+    assert.match(again.body, new RegExp(`href="/console/operator/audit\\?target_id=${line.device.id}"`));
+    const audit = await getOperatorPage(t, `/console/operator/audit?target_id=${line.device.id}`, operator);
+    assert.equal(audit.statusCode, 200, audit.body);
+    const entry = textOf(audit.body.match(/<tbody id="audit">([\s\S]*?)<\/tbody>/)?.[1] ?? '');
+    assert.match(
+      entry,
+      /CELLGATE_ADMIN_TOKEN adm_bootstrap device\.rotate_key device dev_\w+ Phone was lost for a night/,
+    );
+  });
+
+  it('pauses and resumes a phone, releases a quarantined one, each with a reason, and filters paused and unhealthy phones', async () => {
+    const base = `/console/operator/devices/${line.device.id}`;
+    const page = await getOperatorPage(t, base, operator);
+    assert.match(page.body, /<form method="post" action="[^"]+\/pause" novalidate>/);
+    assert.doesNotMatch(page.body, /\/release"/, 'a healthy phone has nothing to release');
+
+    const paused = await postOperatorForm(t, `${base}/pause`, operator, { reason: 'Carrier maintenance tonight' });
+    assert.equal(paused.statusCode, 303, paused.body);
+    assert.equal(paused.headers.location, `${base}?notice=pause`);
+    const after = await getOperatorPage(t, String(paused.headers.location), operator);
+    assert.match(textOf(after.body), /Paused: the phone claims nothing until resumed\./);
+    assert.match(textOf(after.body), /Paused Carrier maintenance tonight/);
+    assert.match(after.body, /action="[^"]+\/resume"/);
+    const pausedList = await getOperatorPage(t, '/console/operator/fleet?filter=paused', operator);
+    assert.match(pausedList.body, new RegExp(`device-${line.device.id}"`));
+    const view = (await t.app.inject({ url: `/v1/admin/devices/${line.device.id}`, headers: admin })).json();
+    assert.deepEqual([view.paused, view.paused_reason], [true, 'Carrier maintenance tonight']);
+
+    const resumed = await postOperatorForm(t, `${base}/resume`, operator, { reason: 'Maintenance over' });
+    assert.equal(resumed.statusCode, 303, resumed.body);
+    const empty = await getOperatorPage(t, '/console/operator/fleet?filter=paused', operator);
+    assert.match(empty.body, /No phone is paused\./);
+
+    // The health state is the devices module's to decide; here it is set as a blocked SIM would leave it.
+    await sql`update devices set health = 'quarantined', health_reason = ${'5 carrier failures in a row'} where id = ${line.device.id}`.execute(
+      t.database.db,
+    );
+    const unhealthy = await getOperatorPage(t, '/console/operator/fleet?filter=unhealthy', operator);
+    const row = textOf(
+      unhealthy.body.match(new RegExp(`<tr id="device-${line.device.id}">[\\s\\S]*?</tr>`))?.[0] ?? '',
+    );
+    assert.match(row, /Quarantined 5 carrier failures in a row/);
+    const released = await postOperatorForm(t, `${base}/release`, operator, { reason: 'New SIM inserted' });
+    assert.equal(released.statusCode, 303, released.body);
+    assert.equal(
+      (await t.app.inject({ url: `/v1/admin/devices/${line.device.id}`, headers: admin })).json().health,
+      'healthy',
+    );
+
+    const audit = await getOperatorPage(t, `/console/operator/audit?target_id=${line.device.id}`, operator);
+    const actions = [...audit.body.matchAll(/<span class="tag mono">([^<]+)<\/span>/g)].map((m) => m[1]);
+    assert.deepEqual(actions.slice(0, 3), ['device.release', 'device.resume', 'device.pause']);
+    assert.match(textOf(audit.body), /New SIM inserted/);
+  });
+
+  it('streams the fleet live: every row first, then a row whose phone reported something new', async () => {
+    await t.app.listen({ host: '127.0.0.1', port: 0 });
+    const live = await LiveClient.ready(t, '/console/operator/fleet/live', operator.headers);
+    const rows = live.frames.filter((f) => f.event === 'device-row');
+    assert.equal(rows.length, 2);
+    assert.equal((await heartbeat(t, line.device.headers, { battery_pct: 33, charging: true })).statusCode, 200);
+    await t.services.operatorConsole.live?.tick();
+    await live.until(
+      () =>
+        live.frames.some(
+          (f) => f.event === 'device-row' && f.data.id === line.device.id && /33%/.test(String(f.data.row)),
+        ),
+      'the new battery level',
+    );
+    const before = live.frames.length;
+    await t.services.operatorConsole.live?.tick();
+    assert.equal(
+      live.frames.filter((f) => f.event === 'device-row').length,
+      before - 1,
+      'nothing changed: nothing sent',
+    );
+    live.close();
+  });
+
+  it('signs out: the session stops working', async () => {
+    const session = await signInOperator(t);
+    const out = await postOperatorForm(t, '/console/operator/sign-out', session);
+    assert.equal(out.statusCode, 303);
+    assert.match(String(out.headers['set-cookie']), /cg_operator=; Path=\/console\/operator; Max-Age=0/);
+    const page = await getOperatorPage(t, '/console/operator/fleet', session);
+    assert.equal(page.statusCode, 303);
+  });
+
+  it('the admin API still sees the same phones (the console reads, it does not keep its own copy)', async () => {
+    const list = await t.app.inject({ url: '/v1/admin/devices', headers: admin });
+    assert.equal(list.json().devices.length, 2);
+  });
+});

@@ -1,0 +1,144 @@
+// The MCP binder: a tool from an operation. Its JSON Schemas are the operation's TypeBox schemas
+// (handed to the SDK as a Standard Schema whose validation is ours: the input is checked here,
+// with the REST rules and messages, so a bad argument is an invalid_request tool error naming the
+// field). The call is one invoke; an error, a kept refusal or a 402 comes back as a tool error.
+import type { CallToolResult, McpServer, StandardSchemaWithJSON, ToolAnnotations } from '@modelcontextprotocol/server';
+import { Type, type TObject, type TSchema } from 'typebox';
+import type { ValidateFunction } from 'ajv';
+import { fromFastifyError } from '../../http/errors.ts';
+import type { AgentPrincipal } from '../../http/types.ts';
+import { compileBody } from '../../http/validation.ts';
+import type { Invoker } from '../../operations/invoke.ts';
+import type { AnyOperation } from '../../operations/operation.ts';
+import { asToolError, ok, storedError } from './results.ts';
+
+export interface ToolBinding {
+  operation: AnyOperation;
+  /** What the agent reads in tools/list. */
+  description: string;
+  annotations: ToolAnnotations;
+  /** Tightens the operation's `optional` idempotency to `required` (send_message, contract §10). */
+  requireKey?: boolean;
+  /** The tool's output schema, when it is not the operation's. */
+  output?: TSchema;
+  /** The structured content (default: the answer itself) and the short text of an answer. */
+  result(value: never, replayed: boolean): { structured?: Record<string, unknown>; text: string };
+}
+
+const IdempotencyKey = Type.String({
+  minLength: 1,
+  maxLength: 255,
+  pattern: '^[\\x20-\\x7e]+$',
+  description:
+    'Makes retries safe: the same key with the same arguments within 24 hours returns the first result; with other arguments it is an error.',
+});
+
+/** A TypeBox schema as plain JSON Schema for a tool: no $id (nested copies would clash), no REST-only keywords. */
+function jsonSchemaOf(schema: TSchema): Record<string, unknown> {
+  return JSON.parse(
+    JSON.stringify(schema, (key, value: unknown) =>
+      key === '$id' || key === 'x-response-description' || key === 'examples' || (key === 'format' && value === 'phone')
+        ? undefined
+        : value,
+    ),
+  ) as Record<string, unknown>;
+}
+
+/** The SDK's Standard Schema: our JSON Schema, and a validation that lets everything through to ours. */
+function standard(schema: TSchema): StandardSchemaWithJSON {
+  const json = jsonSchemaOf(schema);
+  return {
+    '~standard': {
+      version: 1,
+      vendor: 'cellgate',
+      validate: (value: unknown) => ({ value: value ?? {} }),
+      jsonSchema: { input: () => json, output: () => json },
+    },
+  } as StandardSchemaWithJSON;
+}
+
+/** A bound tool: its schemas built once per process (each server of a request registers them). */
+export interface BoundTool {
+  name: string;
+  binding: ToolBinding;
+  input: StandardSchemaWithJSON;
+  output: StandardSchemaWithJSON;
+  validate: ValidateFunction;
+}
+
+export function boundTool(binding: ToolBinding): BoundTool {
+  const op = binding.operation;
+  const takesKey = op.idempotency !== 'none';
+  const required = binding.requireKey || op.idempotency === 'required';
+  const input = takesKey
+    ? Type.Object(
+        {
+          ...(op.input as TObject).properties,
+          idempotency_key: required ? IdempotencyKey : Type.Optional(IdempotencyKey),
+        },
+        { additionalProperties: false },
+      )
+    : op.input;
+  return {
+    name: op.name,
+    binding,
+    input: standard(input),
+    output: standard(binding.output ?? op.output),
+    validate: compileBody(input),
+  };
+}
+
+export interface ToolContext {
+  invoker: Invoker;
+  agent: AgentPrincipal;
+  /** The MCP endpoint's URL: the resource an x402 payment of a tool names. */
+  endpointUrl: string;
+}
+
+/** Registers the tool on a request's server, acting for the context's agent. */
+export function registerBoundTool(server: McpServer, tool: BoundTool, context: ToolContext): void {
+  const { binding } = tool;
+  server.registerTool(
+    tool.name,
+    {
+      description: binding.description,
+      inputSchema: tool.input,
+      outputSchema: tool.output,
+      annotations: binding.annotations,
+    },
+    (async (args: Record<string, unknown>, ctx: { mcpReq: { signal: AbortSignal } }): Promise<CallToolResult> => {
+      try {
+        if (!tool.validate(args)) {
+          throw fromFastifyError(
+            Object.assign(new Error('invalid'), {
+              validation: tool.validate.errors ?? [],
+              validationContext: 'arguments',
+            }) as never,
+          );
+        }
+        const { idempotency_key, ...input } = args;
+        const outcome = await context.invoker.invoke(binding.operation, context.agent, input, {
+          validate: false,
+          signal: ctx.mcpReq.signal,
+          resourceUrl: context.endpointUrl,
+          ...(typeof idempotency_key === 'string'
+            ? { idempotencyKey: idempotency_key, idempotency: { route: `mcp:${tool.name}` } }
+            : {}),
+        });
+        if (outcome.replayed) {
+          const body = JSON.parse(outcome.body) as never;
+          if (outcome.status >= 400) return storedError(body);
+          return answer(binding, body, true);
+        }
+        return answer(binding, outcome.value as never, false);
+      } catch (error) {
+        return asToolError(error);
+      }
+    }) as never,
+  );
+}
+
+function answer(binding: ToolBinding, value: never, replayed: boolean): CallToolResult {
+  const { structured, text } = binding.result(value, replayed);
+  return ok(structured ?? (value as Record<string, unknown>), text);
+}

@@ -1,0 +1,124 @@
+// Messages' and conversations' operations (src/operations): bound to REST routes here and to MCP
+// tools in src/modules/mcp.
+import { Type } from 'typebox';
+import { PaginationQuery } from '../../http/pagination.ts';
+import { Timestamp } from '../../http/schemas.ts';
+import { normalizePhone } from '../../lib/phone.ts';
+import { defineOperation } from '../../operations/operation.ts';
+import { MESSAGE_STATUSES } from './lifecycle.ts';
+import { IncludeIgnored, MediaUrls, MessageBody, PhoneInput, ScheduleFields } from './schemas.ts';
+import type { MessagesService } from './service.ts';
+import { ConversationList, ConversationWithMessages, Message, MessageList } from './views.ts';
+
+export const ListMessagesQuery = Type.Object({
+  ...PaginationQuery,
+  direction: Type.Optional(Type.Enum(['outbound', 'inbound'])),
+  status: Type.Optional(Type.Enum([...MESSAGE_STATUSES])),
+  participant: Type.Optional({ ...PhoneInput, description: 'Only messages to or from this number (E.164).' }),
+  since: Type.Optional({ ...Timestamp, description: 'Only messages created at or after this time.' }),
+  ...IncludeIgnored,
+});
+
+export const ConversationsQuery = { ...PaginationQuery, ...IncludeIgnored };
+
+export const BetweenQuery = Type.Object({
+  cell_id: Type.String({ minLength: 1, maxLength: 64 }),
+  participant: PhoneInput,
+});
+
+/** The path ids as input fields (IdParam's schemas, with their names known to the types). */
+const id = (prefix: string) => Type.String({ minLength: 1, maxLength: 64, description: `${prefix}_... id` });
+const CellId = { cell_id: id('cell') };
+const MessageIds = { ...CellId, message_id: id('msg') };
+
+const SEND_ERRORS = ['cell_not_active', 'recipient_opted_out', 'mms_unsupported', 'payment_required'] as const;
+
+/** A valid number in E.164, so "+1 415 555 0123" and "+14155550123" are the same call for an idempotency key; an invalid one is left for the rules to refuse. */
+const normalizedTo = <T extends { to: string }>(input: T): T => ({
+  ...input,
+  to: normalizePhone(input.to) ?? input.to,
+});
+
+export function messageOperations(messages: MessagesService) {
+  return {
+    sendMessage: defineOperation({
+      name: 'send_message',
+      summary: 'Send a message',
+      description:
+        "Queues an SMS/MMS from the cell; its device sends it. Answers 202 with the queued message, or the scheduled one: with send_at, or inside the cell's quiet hours (then until their end, unless send_now). Takes an optional Idempotency-Key header. Answers carry RateLimit-Limit (the cell's phone's messages per minute), RateLimit-Remaining (more that would go out within the minute) and RateLimit-Reset (seconds until that grows).",
+      scope: 'messages:send',
+      idempotency: 'optional',
+      recorded: true,
+      status: 202,
+      errors: [...SEND_ERRORS],
+      input: Type.Object(
+        {
+          ...CellId,
+          to: PhoneInput,
+          body: MessageBody,
+          media_urls: Type.Optional(MediaUrls),
+          ...ScheduleFields,
+        },
+        { additionalProperties: false },
+      ),
+      output: Message,
+      prepare: normalizedTo,
+      run: (ctx, { cell_id, send_at, send_now, ...input }) =>
+        messages.send(ctx.organizationId, cell_id, input, { record: ctx.record, schedule: { send_at, send_now } }),
+    }),
+    replyToMessage: defineOperation({
+      name: 'reply_to_message',
+      summary: 'Reply to a message',
+      description:
+        "Sends to the other party of the message. Answers 202 with the queued (or scheduled: send_at, quiet hours) reply. Takes an optional Idempotency-Key header. Answers carry the RateLimit-* headers of the cell's pace.",
+      scope: 'messages:send',
+      idempotency: 'optional',
+      recorded: true,
+      status: 202,
+      errors: [...SEND_ERRORS],
+      input: Type.Object(
+        { ...MessageIds, body: MessageBody, media_urls: Type.Optional(MediaUrls), ...ScheduleFields },
+        { additionalProperties: false },
+      ),
+      output: Message,
+      run: (ctx, { cell_id, message_id, ...input }) =>
+        messages.reply(ctx.organizationId, cell_id, message_id, input, ctx.record),
+    }),
+    listMessages: defineOperation({
+      name: 'list_messages',
+      summary: 'List messages of a cell',
+      description: 'Newest first. Filters: direction, status, participant, since.',
+      scope: 'messages:read',
+      idempotency: 'none',
+      errors: [],
+      input: Type.Object({ ...CellId, ...ListMessagesQuery.properties }),
+      output: MessageList,
+      run: (ctx, { cell_id, ...query }) => messages.list(ctx.organizationId, cell_id, query),
+    }),
+    listConversations: defineOperation({
+      name: 'list_conversations',
+      summary: 'List conversations of a cell',
+      description: 'Latest activity first.',
+      scope: 'messages:read',
+      idempotency: 'none',
+      errors: [],
+      input: Type.Object({ ...CellId, ...ConversationsQuery }),
+      output: ConversationList,
+      run: (ctx, { cell_id, ...query }) => messages.listConversations(ctx.organizationId, cell_id, query),
+    }),
+    getConversation: defineOperation({
+      name: 'get_conversation',
+      summary: 'The conversation between a cell and a participant',
+      description:
+        'The conversation and its latest 50 messages (newest first); 404 when they have never exchanged a message.',
+      scope: 'messages:read',
+      idempotency: 'none',
+      errors: ['not_found'],
+      input: BetweenQuery,
+      output: ConversationWithMessages,
+      run: (ctx, input) => messages.between(ctx.organizationId, input.cell_id, input.participant),
+    }),
+  };
+}
+
+export type MessageOperations = ReturnType<typeof messageOperations>;

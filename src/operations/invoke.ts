@@ -1,0 +1,240 @@
+// invoke(op, principal, input, options): the one transport-free path of every operation, in order:
+// admit (credential kind, scope, organization state), validate the input against the operation's
+// schema (unless the adapter already did), claim the idempotency key, run (the service opens its
+// transaction, writing the outcome and its outbox events in it), complete an error while it is
+// still an ApiError (problem enrichers: billing's 402), return.
+//
+// Idempotency (contract §2) keeps REST's semantics: scope organization + route + key, 24 hours;
+// the same call replays the first outcome, another call with the key is idempotency_key_reused,
+// one still running is idempotency_request_in_progress. A `recorded` operation writes its outcome
+// in its own transaction and is not looked up before the work: when the work fails, a live record
+// of the key answers instead. Not kept: 400s, 402s (the client pays and repeats) and 5xx.
+import { createHash } from 'node:crypto';
+import type { ValidateFunction } from 'ajv';
+import { fromFastifyError } from '../http/errors.ts';
+import type { IdempotencyOutcome, IdempotencyStore } from '../http/idempotency.ts';
+import { recordOutcomes } from '../http/idempotency.ts';
+import { compileBody } from '../http/validation.ts';
+import { canonicalJson } from '../lib/canonical-json.ts';
+import { ApiError } from '../lib/errors.ts';
+import type { AnyOperation, Principal, RunContext } from './operation.ts';
+
+export interface InvokeOptions {
+  idempotencyKey?: string;
+  /**
+   * Where the key lives and what makes two calls the same. Default: route `op:<name>`, hash of
+   * the route and the canonical (prepared) input. REST passes its route pattern and request hash, so keys
+   * and replays are exactly those of the hooks it replaces.
+   */
+  idempotency?: { route: string; hash?: string };
+  /** False when the adapter validated the input already (REST: Fastify, with the same schemas). */
+  validate?: boolean;
+  signal?: AbortSignal;
+  /** The URL an x402 payment of a 402 names (the request's URL; for MCP the endpoint's). Without one, errors are not enriched. */
+  resourceUrl?: string;
+  /** Whether the caller can carry response headers (REST): a 402's x402 PaymentRequired travels there, else in the error. */
+  headers?: boolean;
+  /** The rendering of a refusal to keep for the key (REST: its problem+json); default: code, message, fields, status. */
+  keep?: (error: ApiError) => string;
+}
+
+/** A fresh answer, or the kept answer of an earlier call with the key (its status and body as stored). */
+export type Invoked<T> = { replayed: false; value: T } | { replayed: true; status: number; body: string };
+
+export interface EnrichContext {
+  principal: Principal;
+  resourceUrl: string;
+  headers: boolean;
+}
+
+/** Completes an error before it leaves (billing: a 402's checkout URL and x402 PaymentRequired). Returns the error to answer. */
+export type ProblemEnricher = (context: EnrichContext, error: ApiError) => Promise<ApiError>;
+
+const validators = new WeakMap<object, ValidateFunction>();
+
+function validated(op: AnyOperation, input: unknown): void {
+  let validate = validators.get(op.input);
+  if (!validate) {
+    validate = compileBody(op.input);
+    validators.set(op.input, validate);
+  }
+  if (!validate(input))
+    throw fromFastifyError(
+      Object.assign(new Error('invalid'), { validation: validate.errors ?? [], validationContext: 'body' }) as never,
+    );
+}
+
+/** The credential, scope and organization checks of an operation (REST's route checks, the same codes). */
+export function admit(op: Pick<AnyOperation, 'scope' | 'allowUnverified' | 'apiKeyOnly'>, principal: Principal): void {
+  if (!op.allowUnverified && principal.organizationStatus === 'unverified') {
+    throw new ApiError(
+      'organization_unverified',
+      'Verify the organization first: POST /v1/agent/verify with the emailed code.',
+    );
+  }
+  if (!op.allowUnverified && principal.organizationStatus === 'suspended')
+    throw new ApiError('organization_suspended', 'The organization is suspended.');
+  if (op.apiKeyOnly && principal.credentialType !== 'api_key')
+    throw new ApiError('forbidden', 'This route takes an API key, not an OAuth access token.');
+  if (op.scope && !principal.scopes.includes(op.scope)) {
+    throw new ApiError('insufficient_scope', `The access token lacks the ${op.scope} scope.`, {
+      headers: { 'WWW-Authenticate': `Bearer error="insufficient_scope", scope="${op.scope}"` },
+      extensions: { scope: op.scope },
+    });
+  }
+}
+
+const KEY_PATTERN = /^[\x20-\x7e]{1,255}$/;
+
+const inProgress = () =>
+  new ApiError(
+    'idempotency_request_in_progress',
+    'A request with this Idempotency-Key is still being processed; retry shortly.',
+  );
+const reused = () =>
+  new ApiError(
+    'idempotency_key_reused',
+    'This Idempotency-Key was used with a different request in the last 24 hours.',
+  );
+
+/** 400s (the client fixes the call), 402s (it pays and repeats with the key) and 5xx are never kept. */
+const keepable = (error: unknown): error is ApiError =>
+  error instanceof ApiError && error.status !== 400 && error.status !== 402 && error.status < 500;
+
+const defaultKeep = (error: ApiError) =>
+  JSON.stringify({
+    code: error.code,
+    message: error.message,
+    ...(error.errors ? { errors: error.errors } : {}),
+    ...error.extensions,
+    status: error.status,
+  });
+
+export class Invoker {
+  private readonly store: IdempotencyStore;
+  private readonly enrichers: ProblemEnricher[] = [];
+  /** Errors already completed (an operation's, met again by the REST error handler). */
+  private readonly completed = new WeakSet<ApiError>();
+
+  constructor(store: IdempotencyStore) {
+    this.store = store;
+  }
+
+  /** Registers a problem enricher (billing registers the completion of its 402s at start-up). */
+  addEnricher(enricher: ProblemEnricher): void {
+    this.enrichers.push(enricher);
+  }
+
+  /** The error as it leaves: each enricher completes it in turn. */
+  async enrich(context: EnrichContext, error: ApiError): Promise<ApiError> {
+    if (this.completed.has(error)) return error;
+    let completed = error;
+    for (const enricher of this.enrichers) completed = await enricher(context, completed);
+    this.completed.add(completed);
+    return completed;
+  }
+
+  async invoke<Out>(
+    op: AnyOperation,
+    principal: Principal,
+    input: Record<string, unknown>,
+    options: InvokeOptions = {},
+  ): Promise<Invoked<Out>> {
+    try {
+      admit(op, principal);
+      if (options.validate !== false) validated(op, input);
+      if (op.prepare) input = op.prepare(input);
+      const key = options.idempotencyKey;
+      if (key === undefined || op.idempotency === 'none') {
+        if (op.idempotency === 'required')
+          throw new ApiError('invalid_request', 'idempotency_key is required.', {
+            errors: [{ field: 'idempotency_key', code: 'required', message: 'idempotency_key is required.' }],
+          });
+        return { replayed: false, value: await op.run(this.context(principal, options), input) };
+      }
+      return await this.once<Out>(op, principal, input, key, options);
+    } catch (error) {
+      // Completed where there is a resource to pay for (REST, MCP); the console shows its own refusal.
+      if (error instanceof ApiError && options.resourceUrl !== undefined && this.enrichers.length > 0)
+        throw await this.enrich(
+          { principal, resourceUrl: options.resourceUrl, headers: options.headers ?? false },
+          error,
+        );
+      throw error;
+    }
+  }
+
+  private context(principal: Principal, options: InvokeOptions, record?: RunContext['record']): RunContext {
+    return { principal, organizationId: principal.organizationId, record, signal: options.signal };
+  }
+
+  /** A call under an idempotency key. */
+  private async once<Out>(
+    op: AnyOperation,
+    principal: Principal,
+    input: Record<string, unknown>,
+    key: string,
+    options: InvokeOptions,
+  ): Promise<Invoked<Out>> {
+    const { store } = this;
+    if (!KEY_PATTERN.test(key)) {
+      throw new ApiError('invalid_request', 'Idempotency-Key must be 1-255 printable characters.', {
+        errors: [
+          {
+            field: 'Idempotency-Key',
+            code: 'invalid_format',
+            message: 'Idempotency-Key must be 1-255 printable characters.',
+          },
+        ],
+      });
+    }
+    const route = options.idempotency?.route ?? `op:${op.name}`;
+    const hash =
+      options.idempotency?.hash ??
+      createHash('sha256')
+        .update(`${route}\n${canonicalJson(input)}`)
+        .digest('hex');
+    const claim = { organizationId: principal.organizationId, route, key };
+    const flightKey = `${claim.organizationId}\n${route}\n${key}`;
+    // Checked and taken synchronously, before any await: simultaneous calls see each other.
+    if (store.inFlight.has(flightKey)) throw inProgress();
+    store.inFlight.add(flightKey);
+    try {
+      const status = op.status ?? 200;
+      if (!op.recorded) {
+        const existing = await store.findLive(claim);
+        if (existing) return replayOf(existing, hash);
+      }
+      let recorded = false;
+      const record = (body: unknown): IdempotencyOutcome => {
+        recorded = true;
+        return store.outcome(claim, hash, status, JSON.stringify(body));
+      };
+      let value: Out;
+      try {
+        value = await op.run(this.context(principal, options, op.recorded ? record : undefined), input);
+      } catch (error) {
+        // The work rolled back. A recorded operation did not look first: a live record answers now.
+        const existing = op.recorded ? await store.findLive(claim).catch(() => undefined) : undefined;
+        if (existing) return replayOf(existing, hash);
+        if (!recorded && keepable(error)) {
+          const body = (options.keep ?? defaultKeep)(error);
+          await recordOutcomes(store.db, [store.outcome(claim, hash, error.status, body)]).catch(() => {});
+        }
+        throw error;
+      }
+      if (!recorded) await recordOutcomes(store.db, [record(value)]);
+      return { replayed: false, value };
+    } finally {
+      store.inFlight.delete(flightKey);
+    }
+  }
+}
+
+function replayOf(
+  existing: { request_hash: string; response_status: number | null; response_body: string | null },
+  hash: string,
+): Invoked<never> {
+  if (existing.request_hash !== hash) throw reused();
+  return { replayed: true, status: existing.response_status ?? 200, body: existing.response_body ?? 'null' };
+}
