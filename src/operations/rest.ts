@@ -26,6 +26,8 @@ export interface RestBinding {
   /** The success response (Described). */
   response: TSchema;
   preValidation?: RouteOptions['preValidation'];
+  /** Runs on a fresh success before it is sent (not on a replay): headers of this transport only. */
+  after?: (request: FastifyRequest, reply: FastifyReply) => Promise<void>;
 }
 
 const camel = (name: string) => name.replace(/_([a-z])/g, (_m, c: string) => c.toUpperCase());
@@ -61,7 +63,10 @@ export function restBinder(invoker: Invoker, options: { baseUrl: string; docsUrl
               }
             : {}),
         });
-        if (!outcome.replayed) return reply.code(status).send(outcome.value);
+        if (!outcome.replayed) {
+          await binding.after?.(request, reply);
+          return reply.code(status).send(outcome.value);
+        }
         return reply
           .code(outcome.status)
           .header('Idempotent-Replayed', 'true')

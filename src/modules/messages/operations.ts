@@ -45,7 +45,7 @@ export function messageOperations(messages: MessagesService) {
       name: 'send_message',
       summary: 'Send a message',
       description:
-        "Queues an SMS/MMS from the cell; its device sends it. Answers 202 with the queued message, or the scheduled one: with send_at, or inside the cell's quiet hours (then until their end, unless send_now). Takes an optional Idempotency-Key header. Answers carry RateLimit-Limit (the cell's phone's messages per minute), RateLimit-Remaining (more that would go out within the minute) and RateLimit-Reset (seconds until that grows).",
+        "Queues an SMS/MMS from the cell; its device sends it. Answers 202 with the queued message, or the scheduled one: with send_at, or inside the cell's quiet hours (then until their end, unless send_now). Takes an optional Idempotency-Key header.",
       scope: 'messages:send',
       idempotency: 'optional',
       recorded: true,
@@ -70,7 +70,7 @@ export function messageOperations(messages: MessagesService) {
       name: 'reply_to_message',
       summary: 'Reply to a message',
       description:
-        "Sends to the other party of the message. Answers 202 with the queued (or scheduled: send_at, quiet hours) reply. Takes an optional Idempotency-Key header. Answers carry the RateLimit-* headers of the cell's pace.",
+        'Sends to the other party of the message. Answers 202 with the queued (or scheduled: send_at, quiet hours) reply. Takes an optional Idempotency-Key header.',
       scope: 'messages:send',
       idempotency: 'optional',
       recorded: true,

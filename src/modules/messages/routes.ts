@@ -47,7 +47,8 @@ async function paceHeaders(messages: MessagesService, cellId: string, reply: Fas
   reply.header('RateLimit-Reset', String(pace.reset));
 }
 
-const PACED_ROUTES = new Set(['/v1/cells/:cell_id/messages/send', '/v1/cells/:cell_id/messages/:message_id/reply']);
+const PACE_DOC =
+  " Answers carry RateLimit-Limit (the cell's phone's messages per minute), RateLimit-Remaining (more that would go out within the minute) and RateLimit-Reset (seconds until that grows).";
 
 export function registerMessageRoutes(
   app: App,
@@ -55,13 +56,8 @@ export function registerMessageRoutes(
   rest: RestBinder,
   ops: MessageOperations,
 ): void {
-  // Sends and replies that were accepted answer the cell's pace (added before the routes, so it applies to them).
-  app.addHook('onSend', async (request: FastifyRequest, reply: FastifyReply, payload) => {
-    if (reply.statusCode !== 202 || !PACED_ROUTES.has(request.routeOptions.url ?? '')) return payload;
-    const cellId = (request.params as { cell_id?: string }).cell_id;
-    if (cellId) await paceHeaders(messages, cellId, reply);
-    return payload;
-  });
+  const pace = (request: FastifyRequest, reply: FastifyReply) =>
+    paceHeaders(messages, (request.params as { cell_id: string }).cell_id, reply);
   rest.bind(app, ops.sendMessage, {
     method: 'POST',
     url: '/v1/cells/:cell_id/messages/send',
@@ -69,10 +65,12 @@ export function registerMessageRoutes(
     preValidation: normalizePhoneField('to'),
     params: CellParams,
     body: SendRequest,
+    description: ops.sendMessage.description + PACE_DOC,
     response: Described(
       Message,
       'The queued (or scheduled) message; message.sent and message.delivered events follow.',
     ),
+    after: pace,
   });
 
   rest.bind(app, ops.listMessages, {
@@ -105,7 +103,9 @@ export function registerMessageRoutes(
     tags: ['Messages'],
     params: MessageParams,
     body: ReplyRequest,
-    response: Described(Message, 'The queued (or scheduled) reply.'),
+    description: ops.replyToMessage.description + PACE_DOC,
+    response: Described(Message, 'The queued reply.'),
+    after: pace,
   });
 
   app.post(
