@@ -18,9 +18,10 @@ import { migrateToLatest } from '../src/db/migrate.ts';
 const adminUrl = process.env.CELLGATE_TEST_POSTGRES_URL;
 const extraArgs = process.argv.slice(2);
 /**
- * A test file that starts with this line proves nothing about the database (pure functions, the
- * OpenAPI document, the docs, the command line before it opens one): the PostgreSQL run leaves it
- * to the SQLite runs, which run every file. Named files always run.
+ * A test file that starts with this line would run the same on the PostgreSQL run as on SQLite:
+ * it proves nothing about the database (pure functions, the OpenAPI document, the docs) or it
+ * brings its own SQLite files (the command line, the README). The PostgreSQL run leaves it to the
+ * SQLite runs, which run every file. Named files always run.
  */
 const DATABASE_INDEPENDENT = '// @database-independent';
 const allFiles = () => globSync(['src/**/*.test.ts', 'test/**/*.test.ts']).sort();
@@ -37,6 +38,9 @@ function testFiles(): string[] {
 const files = testFiles();
 
 type TestEnv = Record<string, string>;
+
+/** Test files run at once: 4 on this 2-core machine (many tests wait on sockets and timers). */
+const concurrency = Number(process.env.CELLGATE_TEST_CONCURRENCY) || 4;
 
 /** A migrated SQLite file: migrated in WAL mode, then written out whole by VACUUM INTO (no -wal). */
 async function withSqliteTemplate<T>(run: (env: TestEnv) => T): Promise<T> {
@@ -93,10 +97,14 @@ function runTests(env: TestEnv): number {
     : '';
   process.stdout.write(`tests on ${adminUrl ? 'PostgreSQL' : 'SQLite'}${clock}\n`);
   const started = performance.now();
-  const result = spawnSync(process.execPath, ['--test', '--test-concurrency=4', '--test-timeout=60000', ...files], {
-    stdio: 'inherit',
-    env: { NODE_COMPILE_CACHE: join(tmpdir(), 'cellgate-compile-cache'), ...process.env, ...env },
-  });
+  const result = spawnSync(
+    process.execPath,
+    ['--test', `--test-concurrency=${concurrency}`, '--test-timeout=60000', ...files],
+    {
+      stdio: 'inherit',
+      env: { NODE_COMPILE_CACHE: join(tmpdir(), 'cellgate-compile-cache'), ...process.env, ...env },
+    },
+  );
   const seconds = ((performance.now() - started) / 1000).toFixed(0);
   process.stdout.write(`tests on ${adminUrl ? 'PostgreSQL' : 'SQLite'}${clock}: ${seconds} s\n`);
   return result.status ?? 1;

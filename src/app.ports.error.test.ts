@@ -10,10 +10,12 @@ import { startApp, type TestApp } from '../test/harness.ts';
 const EXPECTED_PORTS = [
   'devices.hooks',
   'cells.released',
+  'delivery.outcomes',
   'events.emitted',
   'cells.admission',
   'messages.charges',
   'delivery.charges',
+  'scheduled sends.charges',
   'pods.sendRefusals',
   'messages.ignores',
   'inbound.ignores',

@@ -1,3 +1,4 @@
+// @database-independent (scripts/test.ts: the PostgreSQL run leaves this file to the SQLite runs)
 // The README, followed in order: its ```sh blocks run one after another in one bash (so the
 // variables one block sets are there for the next), against a service started as the README
 // starts it (`npm start`, in the background, on a temporary SQLite file and a free port written

@@ -1,3 +1,4 @@
+// @database-independent (scripts/test.ts: the PostgreSQL run leaves this file to the SQLite runs)
 // The SQLite file `cellgate` refuses to start on, each with one `cellgate:` line and exit status 1:
 // a file or directory the user cannot write (it would start, answer /health ok, and fail every
 // write), a second server on the same file, and paths that are no file on a disk. Root writes

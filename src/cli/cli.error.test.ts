@@ -1,3 +1,4 @@
+// @database-independent (scripts/test.ts: the PostgreSQL run leaves this file to the SQLite runs)
 // What stops `cellgate`: an unknown command or option (exit code 2), a taken port, an unreachable
 // database (exit code 1). Each is one stderr line that says what to do, and no stack trace unless
 // CELLGATE_LOG_LEVEL=debug.

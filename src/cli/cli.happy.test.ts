@@ -1,3 +1,4 @@
+// @database-independent (scripts/test.ts: the PostgreSQL run leaves this file to the SQLite runs)
 // The `cellgate` command itself: --version, --help with a description for every flag, and the
 // start-up banner `serve` prints once listening.
 import { describe, it } from 'node:test';

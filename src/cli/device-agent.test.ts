@@ -131,6 +131,8 @@ describe('cellgate device run (Termux) against a listening service', () => {
       inboxIntervalMs: 100,
       commandTimeoutMs: 5_000,
       maxBackoffMs: 300,
+      // The phone's 2-8 s pause between sends is real time; the SendPacer test covers it.
+      sendJitterMs: { min: 0, max: 0 },
       heartbeatIntervalMs: 60_000,
       logger: (line) => lines.push(line),
       now: () => world.t.clock.now(),

@@ -46,6 +46,8 @@ export interface AgentOptions {
   heartbeatIntervalMs?: number;
   /** Longest wait between retries of a queued report or upload (default 60 s). */
   maxBackoffMs?: number;
+  /** Random pause between two sends (default 2-8 s, AGENT_DEFAULTS.sendJitterMs). */
+  sendJitterMs?: { min: number; max: number };
   /** Environment of the termux-* commands (PATH). */
   env?: NodeJS.ProcessEnv;
   fetch?: typeof fetch;
@@ -67,7 +69,13 @@ export interface Agent {
   stop(): Promise<void>;
 }
 
-export const AGENT_DEFAULTS = { pollWaitSeconds: 25, inboxIntervalMs: 5_000, commandTimeoutMs: 30_000 };
+export const AGENT_DEFAULTS = {
+  pollWaitSeconds: 25,
+  inboxIntervalMs: 5_000,
+  commandTimeoutMs: 30_000,
+  /** A phone sending at an even beat looks like a bot to the carrier: 2-8 s between sends. */
+  sendJitterMs: { min: 2_000, max: 8_000 },
+};
 
 export async function startAgent(options: AgentOptions): Promise<Agent> {
   const log = options.logger ?? ((line: string) => process.stdout.write(`${line}\n`));
@@ -98,6 +106,7 @@ export async function startAgent(options: AgentOptions): Promise<Agent> {
       pollWaitSeconds: options.pollWaitSeconds ?? AGENT_DEFAULTS.pollWaitSeconds,
       heartbeatIntervalMs: options.heartbeatIntervalMs,
       paceSends: true,
+      sendJitterMs: options.sendJitterMs ?? AGENT_DEFAULTS.sendJitterMs,
       retryFirstHeartbeat: true,
       fetch: options.fetch,
       logger: log,

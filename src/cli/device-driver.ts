@@ -10,6 +10,8 @@ export interface ClaimedMessage {
   id: string;
   to: string;
   body: string;
+  /** SMS segments (the server paces in segments; so does the phone). */
+  segments?: number;
   media_urls?: string[];
   lease_expires_at?: string;
 }
@@ -19,6 +21,10 @@ export interface DeviceConfig {
   cell_id: string | null;
   phone_number: string;
   send_rate_per_minute: number;
+  /** SMS segments per 24 hours (the server enforces it; shown by doctor). */
+  daily_send_limit?: number;
+  /** Why the server hands this phone nothing now (paused by the operator, or quarantined). */
+  hold?: { code: string; reason: string } | null;
   server_time: string;
 }
 
@@ -119,8 +125,15 @@ export interface ProtocolOptions {
   /** Concurrent claim loops on this key (a phone app runs one; tests use more to race the server). */
   pollers?: number;
   heartbeatIntervalMs?: number;
-  /** Hold each send until fewer than send_rate_per_minute were sent in the last 60 s. */
+  /** Hold each send until fewer than send_rate_per_minute segments were sent in the last 60 s. */
   paceSends?: boolean;
+  /**
+   * A random pause between two sends, drawn in [min, max] ms (a phone sending at a perfectly even
+   * beat looks like a bot to the carrier). The pause runs from the previous send.
+   */
+  sendJitterMs?: { min: number; max: number };
+  /** Source of the jitter, [0, 1). */
+  random?: () => number;
   /** Keep calling the first heartbeat through network errors and 5xx (a phone booting before its network). */
   retryFirstHeartbeat?: boolean;
   fetch?: typeof fetch;
@@ -154,6 +167,7 @@ const DEFAULTS = {
   pollers: 1,
   heartbeatIntervalMs: 30_000,
   paceSends: false,
+  sendJitterMs: { min: 0, max: 0 },
   retryFirstHeartbeat: false,
 };
 export const REPORT_ATTEMPTS = 8;
@@ -213,25 +227,56 @@ export function deviceCaller(baseUrl: string, key: string, doFetch: typeof fetch
   };
 }
 
-/** At most `rate` sends in any 60 s window. */
+/**
+ * At most `rate` SMS segments in any 60 s window (a text longer than the whole budget goes alone
+ * in an empty window, as the server hands it out), with a random pause after each send.
+ */
 export class SendPacer {
-  private readonly sent: number[] = [];
+  private readonly sent: { at: number; segments: number }[] = [];
   private readonly clock: () => number;
-  constructor(clock: () => number = Date.now) {
+  private readonly jitter: { min: number; max: number };
+  private readonly random: () => number;
+  constructor(
+    clock: () => number = Date.now,
+    jitter: { min: number; max: number } = { min: 0, max: 0 },
+    random: () => number = Math.random,
+  ) {
     this.clock = clock;
+    this.jitter = jitter;
+    this.random = random;
   }
 
-  async take(rate: number, signal?: AbortSignal): Promise<void> {
+  /** The pause to keep after the previous send, drawn now: [min, max] ms. */
+  private pause(): number {
+    const { min, max } = this.jitter;
+    return max <= 0 ? 0 : min + this.random() * Math.max(0, max - min);
+  }
+
+  async take(rate: number, segments = 1, signal?: AbortSignal): Promise<void> {
     const limit = Math.max(1, Math.floor(rate));
+    const cost = Math.min(limit, Math.max(1, Math.floor(segments)));
+    const last = this.sent.at(-1);
+    if (last) {
+      const wait = last.at + this.pause() - this.clock();
+      if (wait > 0) await sleep(wait, signal);
+    }
     for (;;) {
       const now = this.clock();
-      while (this.sent.length > 0 && now - this.sent[0] >= 60_000) this.sent.shift();
-      if (this.sent.length < limit) {
-        this.sent.push(now);
+      while (this.sent.length > 0 && now - this.sent[0].at >= 60_000) this.sent.shift();
+      let used = this.sent.reduce((sum, entry) => sum + entry.segments, 0);
+      if (used + cost <= limit) {
+        this.sent.push({ at: now, segments: cost });
         return;
       }
       if (signal?.aborted) return;
-      await sleep(this.sent[this.sent.length - limit] + 60_000 - now, signal);
+      // Wait until enough of the oldest sends leave the window.
+      let until = now;
+      for (const entry of this.sent) {
+        used -= entry.segments;
+        until = entry.at + 60_000;
+        if (used + cost <= limit) break;
+      }
+      await sleep(Math.max(1, until - now), signal);
     }
   }
 }
@@ -254,7 +299,7 @@ export async function startDevice(options: ProtocolOptions, driver: DeviceDriver
   };
   const halt = new AbortController();
   const inFlight = new Set<Promise<void>>();
-  const pacer = new SendPacer();
+  const pacer = new SendPacer(Date.now, settings.sendJitterMs, options.random);
   let fatal: FatalDeviceError | null = null;
   let tag = 'device';
   const tagged = (line: string) => log(`[${tag}] ${line}`);
@@ -387,7 +432,8 @@ export async function startDevice(options: ProtocolOptions, driver: DeviceDriver
   }
 
   async function handle(message: ClaimedMessage): Promise<void> {
-    if (settings.paceSends) await pacer.take(latest.send_rate_per_minute);
+    if (settings.paceSends) await pacer.take(latest.send_rate_per_minute, message.segments ?? 1);
+    else if (settings.sendJitterMs.max > 0) await pacer.take(Number.MAX_SAFE_INTEGER);
     await driver.deliver(message, context);
   }
 
@@ -439,7 +485,11 @@ export async function startDevice(options: ProtocolOptions, driver: DeviceDriver
   const config = await firstHeartbeat();
   let latest = config;
   tag = config.phone_number ?? config.device_id;
-  tagged(`online as ${config.device_id}, cell ${config.cell_id ?? '(none)'}, ${config.send_rate_per_minute}/min`);
+  tagged(
+    `online as ${config.device_id}, cell ${config.cell_id ?? '(none)'}, ${config.send_rate_per_minute} segments/min`,
+  );
+  const holdText = (answer: DeviceConfig) => (answer.hold ? `${answer.hold.code}: ${answer.hold.reason}` : null);
+  if (config.hold) tagged(`the service hands this phone nothing (${holdText(config)})`);
 
   const context: DriverContext = {
     get config() {
@@ -455,6 +505,9 @@ export async function startDevice(options: ProtocolOptions, driver: DeviceDriver
   const heartbeats = setInterval(() => {
     heartbeat().then(
       (answer) => {
+        // Say when the operator pauses or releases the phone, or the service quarantines it.
+        if (holdText(answer) !== holdText(latest))
+          tagged(answer.hold ? `the service hands this phone nothing (${holdText(answer)})` : 'claiming again');
         latest = answer;
       },
       (error: unknown) => {

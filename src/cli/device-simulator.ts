@@ -51,7 +51,20 @@ export interface SimulatorOptions {
   onReport?: (messageId: string, event: DeviceEvent) => void;
   /** Phones on one network receive each other's texts (uploaded as inbound before the delivery report). */
   network?: SimulatedNetwork;
+  /** Random pause between two sends, [min, max] ms (default none; the Termux agent pauses 2-8 s). */
+  sendJitterMs?: { min: number; max: number };
+  /** Make the phone fail as a real one does (see SimFault); setFault() changes it while it runs. */
+  fault?: SimFault | null;
 }
+
+/**
+ * How a simulated phone fails, for tests of SIM safety (contract §11):
+ * - `blocked_sim`: the carrier refuses every text; each is reported `failed` at once with
+ *   `generic_failure` (Android's RESULT_ERROR_GENERIC_FAILURE, what a blocked SIM gives);
+ * - `stall`: the phone reports `sending` and then nothing (the radio hangs), so leases run out.
+ */
+export type SimFault = 'blocked_sim' | 'stall';
+export const SIM_FAULTS: readonly SimFault[] = ['blocked_sim', 'stall'];
 
 /** The simulated phones of one process, by phone number: a text to one of them is received there. */
 export class SimulatedNetwork {
@@ -84,6 +97,8 @@ export interface SimulatedDevice {
   ): Promise<{ status: number; message: Record<string, unknown> }>;
   /** Stops polling, finishes the messages in hand (their reports), and resolves when idle. */
   stop(): Promise<void>;
+  /** Makes the phone fail from now on (null: it works again). */
+  setFault(fault: SimFault | null): void;
 }
 
 const DEFAULTS = { failRate: 0, deliveryDelayMs: 500, pollWaitSeconds: 25 };
@@ -93,6 +108,7 @@ const APP_VERSION = 'cellgate-simulator/0.1.0';
 /** The simulator as a driver: "sends" by reporting sent, waiting, then delivered (or failed at the fail rate). */
 function simulatorDriver(
   settings: { failRate: number; deliveryDelayMs: number; reportSending: boolean; capabilities: PhoneCapabilities },
+  faults: { current: SimFault | null },
   random: () => number,
   handOver: (message: ClaimedMessage, log: (line: string) => void, stats: DeviceStats) => Promise<void>,
 ): DeviceDriver {
@@ -103,6 +119,21 @@ function simulatorDriver(
     },
     async deliver(message, context) {
       const { report, stats, log } = context;
+      if (faults.current === 'blocked_sim') {
+        const error = {
+          code: 'generic_failure',
+          message: 'RESULT_ERROR_GENERIC_FAILURE: the carrier refused the text (simulated blocked SIM).',
+        };
+        if (!(await report(message, 'failed', error))) return;
+        stats.failed += 1;
+        log(`${message.id} failed (${error.code}, blocked SIM)`);
+        return;
+      }
+      if (faults.current === 'stall') {
+        await report(message, 'sending');
+        log(`${message.id} stuck in sending (stalled radio)`);
+        return;
+      }
       if (settings.reportSending && !(await report(message, 'sending'))) return;
       if (!(await report(message, 'sent'))) return;
       stats.sent += 1;
@@ -137,6 +168,7 @@ export async function startSimulatedDevice(options: SimulatorOptions): Promise<S
   };
   if (!(settings.failRate >= 0 && settings.failRate <= 1)) throw new RangeError('failRate must be within 0..1');
   const random = options.random ?? Math.random;
+  const faults = { current: options.fault ?? null };
   // The phone this is, once started (a text to its own number is not handed over).
   const ref: { self?: SimulatedDevice } = {};
 
@@ -169,8 +201,10 @@ export async function startSimulatedDevice(options: SimulatorOptions): Promise<S
       now: options.now,
       onClaim: options.onClaim,
       onReport: options.onReport,
+      sendJitterMs: options.sendJitterMs,
+      random,
     },
-    simulatorDriver(settings, random, handOver),
+    simulatorDriver(settings, faults, random, handOver),
   );
   const phone: SimulatedDevice = {
     config: device.config,
@@ -183,6 +217,9 @@ export async function startSimulatedDevice(options: SimulatorOptions): Promise<S
       await device.stop();
       await phone.stopped;
     },
+    setFault(fault) {
+      faults.current = fault;
+    },
   };
   ref.self = phone;
   options.network?.join(phone);
@@ -190,7 +227,7 @@ export async function startSimulatedDevice(options: SimulatorOptions): Promise<S
 }
 
 const USAGE = `usage: cellgate device simulate --key <cg_dev_...> [--key <cg_dev_...> ...] [--base-url http://127.0.0.1:8080]
-    [--fail-rate 0..1] [--delivery-delay-ms N] [--poll-wait S] [--report-sending]
+    [--fail-rate 0..1] [--delivery-delay-ms N] [--poll-wait S] [--report-sending] [--fault blocked-sim|stall]
     [--inbound-from +1555... --inbound-text "..."]
   Several --key run several phones in this process; a text from one to another's number arrives there.
   --inbound-from/--inbound-text upload one received text on the first phone.
@@ -230,6 +267,7 @@ export async function deviceCommand(args: string[], defaultBaseUrl: string): Pro
         'delivery-delay-ms': { type: 'string', default: String(DEFAULTS.deliveryDelayMs) },
         'poll-wait': { type: 'string', default: String(DEFAULTS.pollWaitSeconds) },
         'report-sending': { type: 'boolean', default: false },
+        fault: { type: 'string' },
         'inbound-from': { type: 'string' },
         'inbound-text': { type: 'string' },
       },
@@ -244,6 +282,12 @@ export async function deviceCommand(args: string[], defaultBaseUrl: string): Pro
   if ((v['inbound-from'] === undefined) !== (v['inbound-text'] === undefined))
     throw new UsageError('--inbound-from and --inbound-text go together');
 
+  const fault = v.fault === undefined ? null : (v.fault.replace('-', '_') as SimFault);
+  if (fault !== null && !SIM_FAULTS.includes(fault))
+    throw new UsageError(
+      '--fault must be blocked-sim (the carrier refuses every text) or stall (no report after sending)',
+    );
+
   const network = new SimulatedNetwork();
   const common: Omit<SimulatorOptions, 'key'> = {
     baseUrl: v['base-url'],
@@ -251,6 +295,7 @@ export async function deviceCommand(args: string[], defaultBaseUrl: string): Pro
     deliveryDelayMs: numberFlag('delivery-delay-ms', v['delivery-delay-ms'], 0, 3_600_000),
     pollWaitSeconds: Math.floor(numberFlag('poll-wait', v['poll-wait'], 0, 30)),
     reportSending: v['report-sending'],
+    fault,
     network,
   };
   const devices: SimulatedDevice[] = [];

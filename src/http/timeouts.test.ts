@@ -7,8 +7,10 @@ import { listeningPort, parseResponses, rawExchange } from '../../test/raw-http.
 import { StreamClient, streamUrl } from '../../test/support/stream-client.ts';
 import { activeLine } from '../../test/support/messages.ts';
 
-const REQUEST_TIMEOUT_MS = 400;
-const HEADERS_TIMEOUT_MS = 300;
+// Long enough that a loaded machine (tests run several files per core) parses an ordinary
+// request's head within them: at 400 ms a long-poll's GET was once cut as a slow sender.
+const REQUEST_TIMEOUT_MS = 1000;
+const HEADERS_TIMEOUT_MS = 700;
 // Node checks the deadlines every min(1 s, headers timeout); allow that plus scheduling slack.
 const CUT_WITHIN_MS = REQUEST_TIMEOUT_MS + HEADERS_TIMEOUT_MS + 1500;
 
@@ -85,12 +87,12 @@ describe('request timeouts', () => {
   it('does not cut a device long-poll that waits longer than the request timeout', async () => {
     const line = await activeLine(t);
     const started = performance.now();
-    const response = await fetch(`http://127.0.0.1:${port}/v1/device/messages/outbound?wait=1`, {
+    const response = await fetch(`http://127.0.0.1:${port}/v1/device/messages/outbound?wait=2`, {
       headers: line.device.headers,
     });
     assert.equal(response.status, 200);
     assert.deepEqual(await response.json(), { messages: [] });
-    assert.ok(performance.now() - started >= 900, 'the poll waited its second');
+    assert.ok(performance.now() - started >= 1900, 'the poll waited its two seconds');
   });
 
   it('does not cut an event stream WebSocket open longer than the request timeout', async () => {

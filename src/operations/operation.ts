@@ -58,10 +58,10 @@ export interface Operation<In extends TObject = TObject, Out = unknown> {
   /** The status of a success (a kept outcome's; REST's answer). */
   status?: number;
   /** The codes it answers beyond those of admission, input and conventions (the OpenAPI error responses). */
-  errors: ErrorCode[];
+  errors: readonly ErrorCode[];
   input: In;
   /** Rewrites valid input to its canonical form before the key's hash (a phone number to E.164). */
-  prepare?: (input: Static<In>) => Static<In>;
+  prepare?(input: Static<In>): Static<In>;
   /** The answer's schema (MCP's outputSchema; REST binds its own response schema, usually this one). */
   output: TSchema;
   run(ctx: RunContext, input: Static<In>): Promise<Out>;

@@ -1,7 +1,7 @@
 // SQL for the device inventory, device keys, presence and the device-to-cell assignment.
 import type { Kysely } from 'kysely';
 import type { DB, Executor } from '../../db/schema.ts';
-import type { DeviceHealth, DevicesTable } from './tables.ts';
+import type { DeviceHealth, DeviceOutcomesTable, DevicesTable } from './tables.ts';
 import type { CapabilityColumns } from './capabilities.ts';
 
 export type DeviceChanges = Partial<Pick<DevicesTable, 'label' | 'send_rate_per_minute' | 'daily_send_limit'>>;
@@ -196,6 +196,38 @@ export class DevicesRepository {
     query = from === 'unhealthy' ? query.where('health', '!=', 'healthy') : query.where('health', '=', from);
     const result = await query.executeTakeFirst();
     return Number(result.numUpdatedRows) === 1 ? this.find(ex, id) : undefined;
+  }
+
+  async insertOutcome(ex: Executor, row: DeviceOutcomesTable): Promise<void> {
+    await ex
+      .insertInto('device_outcomes')
+      .values(row)
+      .onConflict((oc) => oc.doNothing())
+      .execute();
+  }
+
+  /** The device's newest `limit` outcomes after `after` (its last release), newest first. */
+  recentOutcomes(ex: Executor, deviceId: string, after: string | null, limit: number) {
+    let query = ex.selectFrom('device_outcomes').select(['outcome', 'error_code']).where('device_id', '=', deviceId);
+    if (after) query = query.where('created_at', '>', after);
+    return query.orderBy('created_at', 'desc').orderBy('message_id', 'desc').limit(limit).execute();
+  }
+
+  /** The device's newest failures (with their codes), newest first: the operator's device page. */
+  recentFailures(deviceId: string, limit: number) {
+    return this.db
+      .selectFrom('device_outcomes')
+      .select(['message_id', 'outcome', 'error_code', 'created_at'])
+      .where('device_id', '=', deviceId)
+      .where('outcome', 'in', ['failed', 'stuck'])
+      .orderBy('created_at', 'desc')
+      .limit(limit)
+      .execute();
+  }
+
+  async pruneOutcomes(before: string): Promise<number> {
+    const result = await this.db.deleteFrom('device_outcomes').where('created_at', '<', before).executeTakeFirst();
+    return Number(result.numDeletedRows);
   }
 
   /** Per device, its sends and failures recorded since `since` (messages, not segments). */

@@ -16,6 +16,16 @@ import { Port } from '../../lib/ports.ts';
 import { ALL_CAPABILITIES, capabilitiesView, capabilityColumns, type StatedCapabilities } from './capabilities.ts';
 import type { HeartbeatHistory, HeartbeatQuery } from './heartbeats.ts';
 import type { RecordOperatorAction } from '../admin/audit.ts';
+import { decideHealth, HEALTH_WINDOW } from './health.ts';
+
+/** What became of a send (messages/ports.ts SendOutcome, stated here so the modules meet structurally). */
+export interface SendOutcome {
+  deviceId: string;
+  messageId: string;
+  outcome: 'sent' | 'failed' | 'stuck';
+  errorCode: string | null;
+  segments: number;
+}
 import type { AdminPrincipal } from '../../http/types.ts';
 
 /** Who makes an operator action on a device, and why (kept in the operator audit log). */
@@ -113,6 +123,8 @@ const REFUSED: Record<string, string> = {
 };
 const NO_OUTCOMES = Object.freeze({ sent: 0, failed: 0 });
 const DAY_MS = 24 * 60 * 60 * 1000;
+/** Send outcomes are kept as long as heartbeats: 7 days. */
+const OUTCOMES_KEPT_MS = 7 * DAY_MS;
 
 export type DeviceView = ReturnType<typeof deviceView>;
 
@@ -311,9 +323,42 @@ export class DevicesService {
     return this.history.list(id, query);
   }
 
-  /** Deletes heartbeat history past its retention; how many rows. */
-  pruneHeartbeats(): Promise<number> {
-    return this.history.prune();
+  /** Deletes heartbeat history and send outcomes past their 7 days; how many rows. */
+  async pruneHeartbeats(): Promise<number> {
+    const cutoff = new Date(this.clock.now().getTime() - OUTCOMES_KEPT_MS).toISOString();
+    return (await this.history.prune()) + (await this.repo.pruneOutcomes(cutoff));
+  }
+
+  /** The phone's newest failed or stuck sends with their error codes, newest first. */
+  recentFailures(id: string, limit = 20) {
+    return this.repo.recentFailures(id, limit);
+  }
+
+  /**
+   * In the transaction of a device report or a lease expiry: keeps the outcome and decides the
+   * phone's health again (contract §11). A success on a healthy phone changes nothing, so the
+   * common path is one insert and one read.
+   */
+  async recordOutcome(tx: Executor, outcome: SendOutcome): Promise<void> {
+    const now = this.clock.now().toISOString();
+    await this.repo.insertOutcome(tx, {
+      device_id: outcome.deviceId,
+      message_id: outcome.messageId,
+      outcome: outcome.outcome,
+      error_code: outcome.errorCode,
+      segments: outcome.segments,
+      created_at: now,
+    });
+    const device = await this.repo.find(tx, outcome.deviceId);
+    if (!device || device.health === 'quarantined') return;
+    if (outcome.outcome === 'sent' && device.health === 'healthy') return;
+    const recent = await this.repo.recentOutcomes(tx, device.id, device.health_reset_at, HEALTH_WINDOW);
+    const decision = decideHealth(device.health, recent);
+    if (decision.health === device.health && decision.reason === device.health_reason) return;
+    const changed = await this.repo.setHealth(tx, device.id, device.health, { ...decision, now });
+    if (!changed) return;
+    this.forgetAssignment(device.id);
+    await this.hooks.stateChanged(tx, device, changed);
   }
 
   // --- device surface ------------------------------------------------------------------------

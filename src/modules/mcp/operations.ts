@@ -141,7 +141,7 @@ export function waitOperations(deps: WaitDeps) {
       name: 'wait_for_code',
       summary: 'Wait for a verification code',
       description:
-        'Waits up to timeout_s for a one-time code texted to the cell after `since` (from `from`, of `service`, if given).',
+        'Waits up to timeout_s for a verification (one-time) code texted to the cell after `since` (from `from`, of `service`, if given).',
       scope: 'messages:read',
       idempotency: 'none',
       errors: ['not_found', 'rate_limited'],
@@ -170,12 +170,11 @@ export function waitOperations(deps: WaitDeps) {
       output: Type.Object({ code: Nullable(Code), next_since: Type.String() }),
       run: async (ctx, args) => {
         const org = ctx.organizationId;
-        const from = args.from === undefined ? undefined : requirePhone('from', args.from);
         const { codes, since } = await deps.waits.hold(org, () =>
           deps.codes.list(
             org,
             args.cell_id,
-            { since: args.since, from, service: args.service, waitMs: args.timeout_s * 1000, limit: 1 },
+            { since: args.since, from: args.from, service: args.service, waitMs: args.timeout_s * 1000, limit: 1 },
             ctx.signal,
           ),
         );

@@ -7,7 +7,6 @@ import { Type } from 'typebox';
 import type { AgentPrincipal } from '../../http/types.ts';
 import type { Invoker } from '../../operations/invoke.ts';
 import type { CellOperations } from '../cells/operations.ts';
-import type { CodeView } from '../codes/service.ts';
 import type { MessageOperations } from '../messages/operations.ts';
 import { Message, type MessageView } from '../messages/views.ts';
 import type { StatusOperations } from '../status/operations.ts';
@@ -132,7 +131,10 @@ export function toolBindings(ops: ToolOperations): Record<ToolName, ToolBinding>
       description:
         'Waits up to timeout_s for a verification (one-time) code texted to the cell after `since` (from `from`, of `service`, if given). Returns the newest such code with next_since, or code null and next_since to call again.',
       annotations: READ,
-      result: (result: { code: CodeView | null; next_since: string }) => ({
+      result: (result: {
+        code: { code: string; service: string | null; from: string } | null;
+        next_since: string;
+      }) => ({
         text: result.code
           ? `Code ${result.code.code}${result.code.service ? ` (${result.code.service})` : ''} from ${result.code.from}.`
           : `No code yet; call again with since=${result.next_since}.`,

@@ -8,7 +8,7 @@ import type { EventsService } from '../events/service.ts';
 import type { EventType } from '../events/types.ts';
 import { transitionFor, type DeviceReport } from './lifecycle.ts';
 import { emitMessageEvent } from './message-events.ts';
-import type { ChargesPort, DeviceAssignment, DevicesPort } from './ports.ts';
+import type { ChargesPort, DeviceAssignment, DevicesPort, OutcomesPort } from './ports.ts';
 import { Port } from '../../lib/ports.ts';
 import type { MessagesRepository } from './repository.ts';
 import { QUEUE_TTL_MS } from './service.ts';
@@ -20,6 +20,7 @@ import { transact } from '../../db/transaction.ts';
 export const LEASE_MS = 120_000;
 export const MAX_ATTEMPTS = 3;
 const PACING_WINDOW_MS = 60_000;
+const DAILY_WINDOW_MS = 24 * 60 * 60 * 1000;
 /** Long-polls re-check this often, to find sends made by other processes. */
 const RECHECK_MS = 250;
 const EXPIRY_BATCH = 500;
@@ -42,7 +43,11 @@ export class DeliveryService {
   private readonly closing = new AbortController();
   private polls = 0;
   /** Wired by the composition root: billing refunds what never went out. */
-  readonly ports = { charges: new Port<ChargesPort>('delivery', 'charges') };
+  readonly ports = {
+    charges: new Port<ChargesPort>('delivery', 'charges'),
+    /** Wired by the composition root: the devices module judges each phone's health from its outcomes. */
+    outcomes: new Port<OutcomesPort>('delivery', 'outcomes'),
+  };
 
   constructor(deps: Deps) {
     this.repo = deps.repo;
@@ -94,17 +99,22 @@ export class DeliveryService {
     if (!(await this.repo.hasClaimable(assignment.cellId, at))) return [];
     return transact(this.repo.db, async (tx) => {
       await this.repo.lockDeviceClaims(tx, assignment.deviceId);
-      const recent = await this.repo.countClaimedSince(
-        tx,
-        assignment.deviceId,
-        new Date(now.getTime() - PACING_WINDOW_MS).toISOString(),
-      );
-      const count = Math.min(limit, assignment.sendRatePerMinute - recent);
-      if (count <= 0) return [];
-      return this.repo.claim(tx, {
-        cellId: assignment.cellId,
+      // Pacing counts SMS segments handed out (contract §11): per minute and per 24 hours.
+      const since = (ms: number) => new Date(now.getTime() - ms).toISOString();
+      const [minute, day] = await Promise.all([
+        this.repo.segmentsClaimedSince(tx, assignment.deviceId, since(PACING_WINDOW_MS)),
+        this.repo.segmentsClaimedSince(tx, assignment.deviceId, since(DAILY_WINDOW_MS)),
+      ]);
+      const candidates = await this.repo.oldestQueued(tx, assignment.cellId, at, limit);
+      const ids = withinPacing(candidates, {
+        minuteLeft: assignment.sendRatePerMinute - minute,
+        minuteEmpty: minute === 0,
+        dayLeft: assignment.dailySendLimit - day,
+      });
+      if (ids.length === 0) return [];
+      return this.repo.claimIds(tx, {
+        ids,
         deviceId: assignment.deviceId,
-        count,
         now: at,
         leaseExpiresAt: new Date(now.getTime() + LEASE_MS).toISOString(),
       });
@@ -136,6 +146,16 @@ export class DeliveryService {
       if (!transition) return messageView(message);
       const updated = await this.repo.update(tx, message.id, transition.patch);
       if (transition.emit) await this.emit(tx, updated, transition.emit);
+      // A phone's health follows what became of its sends: first sent (or delivered), or failed.
+      const outcome = transition.emit === 'message.failed' ? 'failed' : message.status === 'sending' ? 'sent' : null;
+      if (outcome)
+        await this.ports.outcomes.value.record(tx, {
+          deviceId,
+          messageId: message.id,
+          outcome,
+          errorCode: outcome === 'failed' ? updated.error_code : null,
+          segments: message.segments,
+        });
       return messageView(updated);
     });
   }
@@ -144,15 +164,39 @@ export class DeliveryService {
   async expireLeases(): Promise<number> {
     const now = this.clock.now();
     const at = now.toISOString();
-    const requeued = await this.repo.requeueExpiredLeases(this.repo.db, {
-      now: at,
-      expiresAt: new Date(now.getTime() + QUEUE_TTL_MS).toISOString(),
-      maxAttempts: MAX_ATTEMPTS,
-      batch: EXPIRY_BATCH,
+    // Who held each expired lease: a send stuck in `sending` counts against that phone's health.
+    const holders = new Map(
+      (await this.repo.expiredLeaseHolders(at, EXPIRY_BATCH)).map((row) => [row.id, row] as const),
+    );
+    const stuck = async (tx: Executor, ids: readonly string[]) => {
+      for (const id of ids) {
+        const held = holders.get(id);
+        if (held?.device_id)
+          await this.ports.outcomes.value.record(tx, {
+            deviceId: held.device_id,
+            messageId: id,
+            outcome: 'stuck',
+            errorCode: null,
+            segments: held.segments,
+          });
+      }
+    };
+    const requeued = await transact(this.repo.db, async (tx) => {
+      const rows = await this.repo.requeueExpiredLeases(tx, {
+        now: at,
+        expiresAt: new Date(now.getTime() + QUEUE_TTL_MS).toISOString(),
+        maxAttempts: MAX_ATTEMPTS,
+        batch: EXPIRY_BATCH,
+      });
+      await stuck(
+        tx,
+        rows.map((row) => row.id),
+      );
+      return rows;
     });
-    for (const cellId of new Set(requeued)) this.wakeups.notify(cellId);
-    const failed = await this.failAndEmit((tx) =>
-      this.repo.failExhaustedLeases(tx, {
+    for (const cellId of new Set(requeued.map((row) => row.cell_id))) this.wakeups.notify(cellId);
+    const failed = await this.failAndEmit(async (tx) => {
+      const rows = await this.repo.failExhaustedLeases(tx, {
         now: at,
         maxAttempts: MAX_ATTEMPTS,
         batch: EXPIRY_BATCH,
@@ -160,8 +204,13 @@ export class DeliveryService {
           code: 'attempts_exhausted',
           message: `The device did not confirm sending after ${MAX_ATTEMPTS} attempts.`,
         },
-      }),
-    );
+      });
+      await stuck(
+        tx,
+        rows.map((row) => row.id),
+      );
+      return rows;
+    });
     return requeued.length + failed;
   }
 
@@ -198,4 +247,30 @@ export class DeliveryService {
     if (type === 'message.failed' && message.sent_at === null) await this.ports.charges.value.refund(tx, [message.id]);
     return emitMessageEvent(this.events, tx, message, type);
   }
+}
+
+/**
+ * The ids of the oldest queued messages (`candidates`, oldest first) that fit both pacing windows,
+ * in order: it stops at the first that does not fit, so a long text is never overtaken. A text
+ * longer than the whole minute budget (a 24-segment text on a phone paced at 10) goes out alone in
+ * a minute with nothing else handed out, or it would never go; the daily cap has no such exception.
+ */
+export function withinPacing(
+  candidates: readonly { id: string; segments: number }[],
+  room: { minuteLeft: number; minuteEmpty: boolean; dayLeft: number },
+): string[] {
+  const ids: string[] = [];
+  let minute = room.minuteLeft;
+  let day = room.dayLeft;
+  for (const { id, segments } of candidates) {
+    const cost = Math.max(1, segments);
+    if (cost > day) break;
+    const oversizedAlone = ids.length === 0 && room.minuteEmpty && cost > minute;
+    if (cost > minute && !oversizedAlone) break;
+    ids.push(id);
+    minute -= cost;
+    day -= cost;
+    if (oversizedAlone) break;
+  }
+  return ids;
 }

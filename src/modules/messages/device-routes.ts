@@ -85,7 +85,7 @@ export function registerDeviceMessageRoutes(
         operationId: 'claimOutboundMessages',
         tags: ['Device'],
         summary: 'Claim queued messages to send',
-        description: `Leases the cell's oldest queued messages to this device for 120 s, at most send_rate_per_minute per minute. With wait, long-polls until a message arrives; a device holds at most ${DEVICE_LONG_POLLS} waiting claims at once (429 \`rate_limited\` with Retry-After beyond).`,
+        description: `Leases the cell's oldest queued messages to this device for 120 s, at most send_rate_per_minute SMS segments per minute and daily_send_limit per 24 hours (nothing while the phone is paused or quarantined). With wait, long-polls until a message arrives; a device holds at most ${DEVICE_LONG_POLLS} waiting claims at once (429 \`rate_limited\` with Retry-After beyond).`,
         querystring: OutboundQuery,
         response: {
           200: Described(LeasedMessageList, 'The messages now leased to this device; empty when none arrived in time.'),

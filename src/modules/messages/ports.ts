@@ -48,6 +48,21 @@ export interface SendCharges {
   charge(messages: readonly MessagesTable[]): Promise<(ApiError | null)[]>;
 }
 
+/** What became of a send a device claimed: reported sent (or delivered), failed, or stuck (lease ran out). */
+export interface SendOutcome {
+  deviceId: string;
+  messageId: string;
+  outcome: 'sent' | 'failed' | 'stuck';
+  errorCode: string | null;
+  segments: number;
+}
+
+/** The devices module keeps each phone's outcomes and decides its health from them (contract §11). */
+export interface OutcomesPort {
+  /** In the transaction of the report or the lease expiry. */
+  record(tx: Executor, outcome: SendOutcome): Promise<void>;
+}
+
 /** What messaging needs from billing (contract §7): charges at send, refunds of what never went out. */
 export interface ChargesPort {
   sends(tx: Executor, organizationIds: readonly string[]): Promise<SendCharges>;

@@ -55,6 +55,8 @@ const COLUMNS: Record<keyof MessagesTable, true> = {
   failed_at: true,
   code: true,
   code_service: true,
+  send_at: true,
+  schedule_reason: true,
 };
 const MESSAGE_COLUMNS = Object.keys(COLUMNS) as (keyof MessagesTable)[];
 
@@ -304,32 +306,39 @@ export class MessagesRepository {
     return { queued: of('queued'), sending: of('sending'), failed_24h: of('failed') };
   }
 
-  async countClaimedSince(ex: Executor, deviceId: string, since: string): Promise<number> {
+  /** SMS segments handed to the device since `since` (messages it still holds or settled). */
+  async segmentsClaimedSince(ex: Executor, deviceId: string, since: string): Promise<number> {
     const row = await ex
       .selectFrom('messages')
-      .select((eb) => eb.fn.countAll<number>().as('n'))
+      .select((eb) => eb.fn.sum<number | string | null>('segments').as('n'))
       .where('device_id', '=', deviceId)
       .where('claimed_at', '>', since)
       .executeTakeFirstOrThrow();
-    return Number(row.n);
+    return Number(row.n ?? 0);
   }
 
-  /** Leases up to `count` of the cell's oldest queued messages to the device, in one conditional update. */
-  async claim(
-    ex: Executor,
-    input: { cellId: string; deviceId: string; count: number; now: string; leaseExpiresAt: string },
-  ) {
-    const oldest = ex
+  /** The cell's oldest `count` claimable messages with their segments (the pacing decides how many go). */
+  oldestQueued(ex: Executor, cellId: string, now: string, count: number) {
+    return ex
       .selectFrom('messages')
-      .select('id')
-      .where('cell_id', '=', input.cellId)
+      .select(['id', 'segments'])
+      .where('cell_id', '=', cellId)
       .where('status', '=', 'queued')
-      .where('expires_at', '>', input.now)
+      .where('expires_at', '>', now)
       .orderBy('id')
-      .limit(input.count);
-    // PostgreSQL: ARRAY(...) runs the locking subquery exactly once (an IN (...) semi-join may
-    // rescan it and, with SKIP LOCKED, pick more than `count` rows).
-    const picked = this.postgres ? sql<boolean>`id = any(array(${oldest.forUpdate().skipLocked()}))` : null;
+      .limit(count)
+      .execute();
+  }
+
+  /**
+   * Leases these messages to the device, those still queued, in one conditional update (a message
+   * canceled or claimed since it was read is left out). Claims of one device are serialised by
+   * lockDeviceClaims, and a cell has one device, so no other claim races for these rows.
+   */
+  async claimIds(
+    ex: Executor,
+    input: { ids: readonly string[]; deviceId: string; now: string; leaseExpiresAt: string },
+  ) {
     const rows = await ex
       .updateTable('messages')
       .set((eb) => ({
@@ -340,11 +349,68 @@ export class MessagesRepository {
         updated_at: input.now,
         attempts: eb('attempts', '+', 1),
       }))
-      .where((eb) => picked ?? eb('id', 'in', oldest))
+      .where('id', 'in', input.ids)
       .where('status', '=', 'queued')
       .returningAll()
       .execute();
     return rows.sort((a, b) => (a.id < b.id ? -1 : 1));
+  }
+
+  // --- the per-cell pace (RateLimit-* headers of sends) ---
+
+  /** The cell's phone's pace, its claims since `since` (and the oldest), and the cell's queue; undefined without a phone. */
+  async pace(cellId: string, since: string) {
+    const device = await this.db
+      .selectFrom('devices')
+      .select(['id', 'send_rate_per_minute'])
+      .where('cell_id', '=', cellId)
+      .executeTakeFirst();
+    if (!device) return undefined;
+    const claims = await this.db
+      .selectFrom('messages')
+      .select((eb) => [eb.fn.countAll<number>().as('n'), eb.fn.min('claimed_at').as('oldest')])
+      .where('device_id', '=', device.id)
+      .where('claimed_at', '>', since)
+      .executeTakeFirstOrThrow();
+    const queued = await this.db
+      .selectFrom('messages')
+      .select((eb) => eb.fn.countAll<number>().as('n'))
+      .where('cell_id', '=', cellId)
+      .where('status', '=', QUEUED)
+      .executeTakeFirstOrThrow();
+    return {
+      rate: device.send_rate_per_minute,
+      recent: Number(claims.n),
+      oldest: (claims.oldest as string | null) ?? null,
+      queued: Number(queued.n),
+    };
+  }
+
+  // --- scheduled sends ---
+
+  /** Scheduled messages whose send_at has come, oldest first (locked, skipping locked ones, on PostgreSQL). */
+  dueScheduled(ex: Executor, now: string, batch: number) {
+    const query = ex
+      .selectFrom('messages')
+      .selectAll()
+      .where('status', '=', sql.lit<MessageStatus>('scheduled'))
+      .where('send_at', '<=', now)
+      .orderBy('send_at')
+      .orderBy('id')
+      .limit(batch);
+    return (this.postgres ? query.forUpdate().skipLocked() : query).execute();
+  }
+
+  /** Moves these scheduled messages to the queue; those moved. */
+  async queueScheduled(ex: Executor, ids: readonly string[], now: string, expiresAt: string) {
+    if (ids.length === 0) return [];
+    return ex
+      .updateTable('messages')
+      .set({ status: 'queued', expires_at: expiresAt, updated_at: now })
+      .where('id', 'in', ids)
+      .where('status', '=', 'scheduled')
+      .returning(['id', 'cell_id'])
+      .execute();
   }
 
   // --- device event dedup ---
@@ -373,11 +439,22 @@ export class MessagesRepository {
 
   // --- lease and queue expiry (worker) ---
 
-  /** Re-queues messages whose lease ran out with attempts left; the cells that got work back. */
+  /** Messages whose lease ran out, with the device that held it (read before they are re-queued or failed). */
+  expiredLeaseHolders(now: string, batch: number) {
+    return this.db
+      .selectFrom('messages')
+      .select(['id', 'device_id', 'segments'])
+      .where('status', '=', SENDING)
+      .where('lease_expires_at', '<=', now)
+      .limit(batch)
+      .execute();
+  }
+
+  /** Re-queues messages whose lease ran out with attempts left; their ids and cells. */
   async requeueExpiredLeases(
     ex: Executor,
     input: { now: string; expiresAt: string; maxAttempts: number; batch: number },
-  ): Promise<string[]> {
+  ): Promise<{ id: string; cell_id: string }[]> {
     const rows = await ex
       .updateTable('messages')
       .set({
@@ -391,9 +468,9 @@ export class MessagesRepository {
       .where('status', '=', SENDING)
       .where('lease_expires_at', '<=', input.now)
       .where('attempts', '<', input.maxAttempts)
-      .returning('cell_id')
+      .returning(['id', 'cell_id'])
       .execute();
-    return rows.map((r) => r.cell_id);
+    return rows;
   }
 
   failExhaustedLeases(ex: Executor, input: { now: string; maxAttempts: number; batch: number; error: Failure }) {

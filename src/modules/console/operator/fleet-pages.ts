@@ -13,7 +13,18 @@ export const FLEET_SCRIPTS = ['fleet.js'];
 
 export const devicePath = (id: string) => `${BASE}/devices/${encodeURIComponent(id)}`;
 
-const FILTER_WORDS: Record<FleetFilter, string> = { all: 'All phones', offline: 'Offline' };
+const FILTER_WORDS: Record<FleetFilter, string> = {
+  all: 'All phones',
+  offline: 'Offline',
+  unhealthy: 'Unhealthy',
+  paused: 'Paused',
+};
+const EMPTY_WORDS: Record<FleetFilter, string> = {
+  all: 'No phone in the inventory yet: add one with POST /v1/admin/devices.',
+  offline: 'Every phone is online.',
+  unhealthy: 'Every phone is healthy.',
+  paused: 'No phone is paused.',
+};
 
 const dash = '<span class="small">—</span>';
 
@@ -31,9 +42,19 @@ function capabilities(row: FleetRow): string {
     ['mms_receive', 'MMS receive'],
   ];
   const on = words.filter(([key]) => row.device.capabilities[key]).map(([, word]) => word);
-  return on.length === 0
-    ? '<span class="small">SMS only</span>'
-    : on.map((w) => `<span class="tag">${w}</span>`).join(' ');
+  return `<span class="small">${on.length === 0 ? 'SMS only' : `SMS, ${on.join(', ')}`}</span>`;
+}
+
+/** Health in words (and the operator's hold), with why when the service said why. */
+export function health(row: FleetRow, withReason = true): string {
+  const d = row.device;
+  const kind = d.health === 'healthy' ? 'ok' : d.health === 'degraded' ? 'warn' : 'bad';
+  const state = stateTag(kind, d.health.charAt(0).toUpperCase() + d.health.slice(1));
+  const reason = withReason && d.health_reason ? `<br><span class="small">${escape(d.health_reason)}</span>` : '';
+  const paused = d.paused
+    ? `<br>${stateTag('idle', 'Paused')}${withReason && d.paused_reason ? `<br><span class="small">${escape(d.paused_reason)}</span>` : ''}`
+    : '';
+  return `${state}${reason}${paused}`;
 }
 
 export function presence(row: FleetRow): string {
@@ -48,20 +69,19 @@ export function fleetRow(row: FleetRow): string {
     : '<span class="small">Free</span>';
   return `<tr id="device-${escape(d.id)}">
 <th scope="row"><a href="${devicePath(d.id)}" class="mono">${escape(d.phone_number)}</a>${d.label ? `<br><span class="small">${escape(d.label)}</span>` : ''}</th>
-<td>${row.cellName ? escape(row.cellName) : '<span class="small">No cell</span>'}</td>
-<td>${organization}</td>
-<td>${presence(row)}<br><span class="small">Last seen </span>${when(d.last_seen_at)}</td>
-<td class="num">${battery(row)}</td>
-<td class="num">${d.signal_dbm === null ? dash : `${d.signal_dbm} dBm`}</td>
-<td>${d.app_version ? `<span class="mono">${escape(d.app_version)}</span>` : dash}</td>
-<td>${capabilities(row)}</td>
-<td class="num">${d.send_rate_per_minute}/min</td>
-<td class="num">${row.queued}</td>
-<td class="num">${row.sent24h} / ${row.failed24h > 0 ? stateTag('warn', String(row.failed24h)) : '0'}</td>
+<td data-label="Cell and organization">${row.cellName ? escape(row.cellName) : '<span class="small">No cell</span>'}<br>${organization}</td>
+<td data-label="Presence">${presence(row)}<br><span class="small">Last seen </span>${when(d.last_seen_at)}</td>
+<td data-label="Health">${health(row)}</td>
+<td data-label="Battery" class="num">${battery(row)}</td>
+<td data-label="Signal" class="num">${d.signal_dbm === null ? dash : `${d.signal_dbm} dBm`}</td>
+<td data-label="Queued" class="num">${row.queued}</td>
+<td data-label="Sent / failed (24 h)" class="num">${d.sent_24h} / ${d.failed_24h > 0 ? stateTag('warn', String(d.failed_24h)) : '0'}</td>
+<td data-label="Send rate" class="num">${d.send_rate_per_minute}/min<br><span class="small">${d.daily_send_limit}/day</span></td>
+<td data-label="App and capabilities">${d.app_version ? `<span class="mono small">${escape(d.app_version)}</span>` : dash}<br>${capabilities(row)}</td>
 </tr>`;
 }
 
-const FLEET_HEAD = `<thead><tr><th scope="col">Phone</th><th scope="col">Cell</th><th scope="col">Organization</th><th scope="col">Presence</th><th scope="col" class="num">Battery</th><th scope="col" class="num">Signal</th><th scope="col">App</th><th scope="col">Capabilities</th><th scope="col" class="num">Send rate</th><th scope="col" class="num">Queued</th><th scope="col" class="num">Sent / failed (24 h)</th></tr></thead>`;
+const FLEET_HEAD = `<thead><tr><th scope="col">Phone</th><th scope="col">Cell and organization</th><th scope="col">Presence</th><th scope="col">Health</th><th scope="col" class="num">Battery</th><th scope="col" class="num">Signal</th><th scope="col" class="num">Queued</th><th scope="col" class="num">Sent / failed (24 h)</th><th scope="col" class="num">Send rate</th><th scope="col">App and capabilities</th></tr></thead>`;
 
 export function fleetPage(
   session: OperatorSession,
@@ -85,7 +105,7 @@ export function fleetPage(
 <p class="lead">${options.total} ${options.total === 1 ? 'phone' : 'phones'} in the rack, ${options.online} online.</p>
 <nav aria-label="Filter phones" class="filters small">${filters}</nav>
 ${live}
-<p id="fleet-empty"${empty ? '' : ' hidden'}>${options.filter === 'offline' ? 'Every phone is online.' : 'No phone in the inventory yet: add one with POST /v1/admin/devices.'}</p>
+<p id="fleet-empty"${empty ? '' : ' hidden'}>${EMPTY_WORDS[options.filter]}</p>
 <div class="table-scroll" role="region" aria-labelledby="fleet-caption" tabindex="0">
 <table class="fleet-table"${empty ? ' hidden' : ''}>
 <caption id="fleet-caption">${escape(FILTER_WORDS[options.filter])}: each phone with its cell, presence, telemetry and the last 24 hours</caption>
@@ -130,17 +150,53 @@ ${rows}
 export interface DevicePageOptions {
   rotatedKey?: string;
   notice?: string;
-  formError?: { form: string; error: string; reason: string };
+  /** A form's error: on its reason field, or (refusal) said above the form. */
+  formError?: { form: string; error: string; reason: string; refusal?: boolean };
 }
 
 /** The optional reason of an action form, kept in the audit log (its error when too long). */
 function reasonInput(form: string, options: DevicePageOptions, required = false): string {
-  const mine = options.formError?.form === form ? options.formError : undefined;
+  const mine = options.formError?.form === form && !options.formError.refusal ? options.formError : undefined;
   return `<div class="field">
 <label for="${form}-reason">Reason${required ? '' : ' (optional)'}</label>
 <input id="${form}-reason" name="reason" type="text" value="${escape(mine?.reason ?? '')}" maxlength="500" autocomplete="off"${required ? ' required' : ''}${mine ? ` aria-invalid="true" aria-describedby="${form}-reason-error"` : ''}>
 ${mine ? `<p class="field-error" id="${form}-reason-error">${escape(mine.error)}</p>` : ''}
 </div>`;
+}
+
+/** Pause or resume, and release when the phone is not healthy; each with its reason. */
+function holdForms(session: OperatorSession, row: FleetRow, options: DevicePageOptions): string {
+  const d = row.device;
+  const form = (action: 'pause' | 'resume' | 'release', heading: string, explain: string, button: string) => {
+    const refusal =
+      options.formError?.form === action && options.formError.refusal
+        ? `<div class="notice error" role="alert">${escape(options.formError.error)}</div>`
+        : '';
+    return `<h3>${escape(heading)}</h3>
+<p class="small">${escape(explain)}</p>
+${refusal}
+<form method="post" action="${devicePath(d.id)}/${action}" novalidate>
+${csrfInput(session)}
+${reasonInput(action, options, true)}
+<button type="submit" class="${action === 'pause' ? 'danger' : 'primary'}">${escape(button)}</button>
+</form>`;
+  };
+  // The form that was sent stays on the page with its error, even when the state has moved on.
+  const sent = options.formError?.form;
+  const hold =
+    (d.paused && sent !== 'pause') || sent === 'resume'
+      ? form('resume', 'Resume', 'The phone claims messages again (unless it is quarantined).', 'Resume phone')
+      : form('pause', 'Pause', 'The phone keeps its cell but claims nothing until resumed.', 'Pause phone');
+  const release =
+    d.health === 'healthy' && sent !== 'release'
+      ? ''
+      : form(
+          'release',
+          'Release',
+          'You vouch for the SIM: the phone is healthy again and its earlier failures no longer count.',
+          'Release phone',
+        );
+  return `${hold}\n${release}`;
 }
 
 export function devicePage(
@@ -180,9 +236,10 @@ ${reveal}
 <dt>Signal</dt><dd>${d.signal_dbm === null ? 'Not reported' : `${d.signal_dbm} dBm`}</dd>
 <dt>App</dt><dd>${d.app_version ? escape(d.app_version) : 'Not reported'}</dd>
 <dt>Capabilities</dt><dd>${capabilities(row)}</dd>
-<dt>Send rate</dt><dd>${d.send_rate_per_minute} per minute</dd>
+<dt>Health</dt><dd>${health(row)}</dd>
+<dt>Send rate</dt><dd>${d.send_rate_per_minute} segments per minute, ${d.daily_send_limit} per day</dd>
 <dt>Queued for its cell</dt><dd>${row.queued}</dd>
-<dt>Last 24 hours</dt><dd>${row.sent24h} sent, ${row.failed24h} failed</dd>
+<dt>Last 24 hours</dt><dd>${row.device.sent_24h} sent, ${row.device.failed_24h} failed</dd>
 </dl>
 <p><a href="${BASE}/audit?target_id=${encodeURIComponent(d.id)}">Operator actions on this phone</a></p>
 <section aria-labelledby="telemetry-heading">
@@ -196,6 +253,8 @@ ${failuresTable(options.failures)}
 </section>
 <section aria-labelledby="actions-heading">
 <h2 id="actions-heading">Actions</h2>
+${holdForms(session, row, options)}
+<h3>Device key</h3>
 <form method="post" action="${devicePath(d.id)}/rotate-key">
 ${csrfInput(session)}
 <p class="small">Rotating the key stops the old one at once; the new key is shown once, here.</p>

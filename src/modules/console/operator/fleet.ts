@@ -3,18 +3,15 @@
 // in the last 24 hours; one phone's telemetry over 24 hours and its latest failures.
 import type { Clock } from '../../../lib/clock.ts';
 import { notFound } from '../../../lib/errors.ts';
-import type { DevicesService } from '../../devices/service.ts';
-import { deviceView } from '../../devices/service.ts';
+import type { DevicesService, DeviceView } from '../../devices/service.ts';
 import type { OperatorRepository } from './repository.ts';
 
 const DAY_MS = 24 * 3_600_000;
-/** A claim older than this before the window cannot have been sent or failed in it (leases are minutes). */
-const CLAIM_SLACK_MS = 3_600_000;
 /** Heartbeat history keeps one row a minute: a day is at most this many. */
 const HEARTBEATS_PER_DAY = 24 * 60;
 export const RECENT_FAILURES = 20;
 
-export type DeviceView = ReturnType<typeof deviceView>;
+export type { DeviceView };
 
 export interface FleetRow {
   device: DeviceView;
@@ -22,12 +19,17 @@ export interface FleetRow {
   organizationId: string | null;
   organizationName: string | null;
   queued: number;
-  sent24h: number;
-  failed24h: number;
 }
 
-export type FleetFilter = 'all' | 'offline';
-export const FLEET_FILTERS: readonly FleetFilter[] = ['all', 'offline'];
+export type FleetFilter = 'all' | 'offline' | 'unhealthy' | 'paused';
+export const FLEET_FILTERS: readonly FleetFilter[] = ['all', 'offline', 'unhealthy', 'paused'];
+
+const KEEPS: Record<FleetFilter, (row: FleetRow) => boolean> = {
+  all: () => true,
+  offline: (row) => !row.device.online,
+  unhealthy: (row) => row.device.health !== 'healthy',
+  paused: (row) => row.device.paused,
+};
 
 type Joined = NonNullable<Awaited<ReturnType<OperatorRepository['device']>>>;
 
@@ -42,54 +44,31 @@ export class FleetView {
     this.clock = deps.clock;
   }
 
-  private window() {
-    const now = this.clock.now().getTime();
-    return {
-      since: new Date(now - DAY_MS).toISOString(),
-      claimedAfter: new Date(now - DAY_MS - CLAIM_SLACK_MS).toISOString(),
-    };
-  }
-
-  private row(
-    joined: Joined,
-    queued: Map<string, number>,
-    outcomes: Map<string, { sent: number; failed: number }>,
-  ): FleetRow {
-    const { cell_name, organization_id, organization_name, ...device } = joined;
-    const outcome = outcomes.get(device.id);
-    return {
-      device: deviceView(device),
-      cellName: cell_name,
-      organizationId: organization_id,
-      organizationName: organization_name,
-      queued: device.cell_id ? (queued.get(device.cell_id) ?? 0) : 0,
-      sent24h: outcome?.sent ?? 0,
-      failed24h: outcome?.failed ?? 0,
-    };
+  /** Rows of the joined reads, each phone as the admin surface shows it (with its last 24 hours). */
+  private async rows(joined: Joined[], queued: Map<string, number>): Promise<FleetRow[]> {
+    const devices = joined.map(({ cell_name: _c, organization_id: _o, organization_name: _n, ...device }) => device);
+    const views = await this.devices.views(devices);
+    return joined.map((row, index) => ({
+      device: views[index],
+      cellName: row.cell_name,
+      organizationId: row.organization_id,
+      organizationName: row.organization_name,
+      queued: row.cell_id ? (queued.get(row.cell_id) ?? 0) : 0,
+    }));
   }
 
   /** Every phone (oldest first), narrowed by the filter. */
   async fleet(filter: FleetFilter = 'all'): Promise<FleetRow[]> {
-    const { since, claimedAfter } = this.window();
-    const [rows, queued, outcomes] = await Promise.all([
-      this.repo.fleet(),
-      this.repo.queuedByCell(),
-      this.repo.outcomesSince(since, claimedAfter),
-    ]);
-    const all = rows.map((row) => this.row(row, queued, outcomes));
-    return filter === 'offline' ? all.filter((row) => !row.device.online) : all;
+    const [joined, queued] = await Promise.all([this.repo.fleet(), this.repo.queuedByCell()]);
+    return (await this.rows(joined, queued)).filter(KEEPS[filter]);
   }
 
   /** One phone's row; 404 when it is not in the inventory. */
   async device(id: string): Promise<FleetRow> {
     const joined = await this.repo.device(id);
     if (!joined) throw notFound('device');
-    const { since, claimedAfter } = this.window();
-    const [queued, outcomes] = await Promise.all([
-      joined.cell_id ? this.repo.queuedByCell(joined.cell_id) : Promise.resolve(new Map<string, number>()),
-      this.repo.outcomesSince(since, claimedAfter, id),
-    ]);
-    return this.row(joined, queued, outcomes);
+    const queued = joined.cell_id ? await this.repo.queuedByCell(joined.cell_id) : new Map<string, number>();
+    return (await this.rows([joined], queued))[0];
   }
 
   /** Battery, charging and signal as reported over the last 24 hours, oldest first. */

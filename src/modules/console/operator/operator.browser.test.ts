@@ -1,7 +1,7 @@
 // The operator console in a real browser (playwright-core driving Debian's Chromium): an operator
 // signs in with the admin token, sees a rack of simulated phones (the device simulator
-// long-polling over HTTP), watches a row change live, acts on a phone and finds the action in the
-// audit; then every operator page through axe-core's WCAG 2.1 A/AA checks, with a form error
+// long-polling over HTTP), watches a row change live, rotates a key, pauses a phone and finds both
+// in the audit; then every operator page through axe-core's WCAG 2.1 A/AA checks, with a form error
 // shown. Screenshots go to test-artifacts/operator/. Skipped only where no Chromium exists.
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
@@ -56,6 +56,8 @@ describe('operator console in a browser', { skip: skipWithoutChromium }, () => {
 
   const shot = (page: Page, name: string) =>
     page.screenshot({ path: `${artifactsDir('operator')}${name}.png`, fullPage: true });
+  const nav = (page: Page, name: string) =>
+    page.getByRole('navigation', { name: 'Operator console' }).getByRole('link', { name });
   const heartbeat = (device: TestDevice, payload: Record<string, unknown>) =>
     fetch(`${base}/v1/device/heartbeat`, {
       method: 'POST',
@@ -71,7 +73,7 @@ describe('operator console in a browser', { skip: skipWithoutChromium }, () => {
     await page.waitForURL((url) => url.pathname === '/console/operator/fleet');
   }
 
-  it('signs in with the admin token, sees the rack live, rotates a phone key and finds it in the audit', async () => {
+  it('signs in with the admin token, sees the rack live, rotates a key, pauses a phone and finds both in the audit', async () => {
     const page = await browser.newPage({ viewport: { width: 1400, height: 900 } });
     await signIn(page);
     const rows = page.locator('#fleet tr');
@@ -101,19 +103,64 @@ describe('operator console in a browser', { skip: skipWithoutChromium }, () => {
     assert.equal((await heartbeat({ ...spare, headers: { 'x-phone-key': key } }, {})).status, 200);
     await shot(page, 'device-rotated');
 
-    // The audit names who did it, what, to which phone, and why.
-    await page.getByRole('link', { name: 'Audit' }).click();
+    // Pause the phone in slot 2: it stays online but claims nothing; the fleet says so.
+    const slot2 = lines[1];
+    await nav(page, 'Fleet').click();
+    await page.getByRole('link', { name: slot2.device.phoneNumber }).click();
+    await page.waitForURL((url) => url.pathname === `/console/operator/devices/${slot2.device.id}`);
+    await page.getByLabel('Reason', { exact: true }).fill('SIM swap at 22:00');
+    await page.getByRole('button', { name: 'Pause phone' }).click();
+    await page.getByText('Paused: the phone claims nothing until resumed.').waitFor();
+    await page.getByRole('button', { name: 'Resume phone' }).waitFor();
+    await nav(page, 'Fleet').click();
+    assert.match(String(await page.locator(`#device-${slot2.device.id}`).textContent()), /Paused.*SIM swap at 22:00/s);
+    const held = await fetch(`${base}/v1/admin/devices/${slot2.device.id}`, {
+      headers: { authorization: `Bearer ${ADMIN_TOKEN}` },
+    });
+    assert.equal(((await held.json()) as { paused: boolean }).paused, true);
+
+    // The audit names who did each, what, to which phone, and why; newest first.
+    await nav(page, 'Audit').click();
     await page.waitForURL((url) => url.pathname === '/console/operator/audit');
-    const entry = String(await page.locator('#audit tr').first().textContent());
-    assert.match(entry, /CELLGATE_ADMIN_TOKEN/);
-    assert.match(entry, /device\.rotate_key/);
-    assert.match(entry, new RegExp(spare.id));
-    assert.match(entry, /Moved to rack B/);
+    const [paused, rotated] = (await page.locator('#audit tr').allTextContents()).map(String);
+    assert.match(paused, /CELLGATE_ADMIN_TOKEN/);
+    assert.match(paused, /device\.pause/);
+    assert.match(paused, new RegExp(slot2.device.id));
+    assert.match(paused, /SIM swap at 22:00/);
+    assert.match(rotated, /device\.rotate_key/);
+    assert.match(rotated, new RegExp(spare.id));
+    assert.match(rotated, /Moved to rack B/);
     await shot(page, 'audit');
 
     await page.getByRole('button', { name: 'Sign out' }).click();
     await page.waitForURL((url) => url.pathname === '/console/operator/sign-in');
     await page.close();
+  });
+
+  it('fits every operator page in 1280 and 390 px without the page scrolling sideways', async () => {
+    const context = await browser.newContext();
+    const page = await context.newPage();
+    await signIn(page);
+    const problems: string[] = [];
+    for (const width of [1280, 390]) {
+      await page.setViewportSize({ width, height: 900 });
+      for (const path of [
+        '/console/operator/fleet',
+        `/console/operator/devices/${lines[0].device.id}`,
+        '/console/operator/organizations',
+        `/console/operator/organizations/${lines[0].org.organizationId}`,
+        '/console/operator/deposits',
+        '/console/operator/audit',
+      ]) {
+        assert.equal((await page.goto(`${base}${path}`))?.status(), 200, path);
+        const overflow = (await page.evaluate('document.documentElement.scrollWidth - window.innerWidth')) as number;
+        if (overflow > 0) problems.push(`${path} at ${width} px: ${overflow} px wider than the window`);
+      }
+      await page.goto(`${base}/console/operator/fleet`);
+      await shot(page, `fleet-${width}`);
+    }
+    assert.deepEqual(problems, []);
+    await context.close();
   });
 
   it('has no axe-core violations on any operator page, including a form error', async () => {

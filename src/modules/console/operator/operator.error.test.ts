@@ -136,6 +136,12 @@ describe('operator console: bad input', () => {
       assert.match(response.body, /aria-invalid="true"/);
       assert.match(response.body, message);
     }
+    const long = await postOperatorForm(t, url, operator, {
+      organization_id: org.organizationId,
+      reason: 'r'.repeat(501),
+    });
+    assert.equal(long.statusCode, 400);
+    assert.match(long.body, /id="assign-[^"]+-reason-error">The reason is at most 500 characters\./);
     assert.equal((await postOperatorForm(t, url, operator, { organization_id: org.organizationId })).statusCode, 303);
     const twice = await postOperatorForm(t, url, operator, { organization_id: org.organizationId });
     assert.equal(twice.statusCode, 409);
@@ -161,6 +167,30 @@ describe('operator console: bad input', () => {
       payload: {},
     });
     assert.equal(heartbeat.statusCode, 200);
+  });
+
+  it('refuses pausing, resuming or releasing without a reason, and says why an action is refused (409)', async () => {
+    const phone = await addDevice(t);
+    const base = `/console/operator/devices/${phone.id}`;
+    for (const action of ['pause', 'resume', 'release']) {
+      const empty = await postOperatorForm(t, `${base}/${action}`, operator, { reason: '  ' });
+      assert.equal(empty.statusCode, 400, action);
+      assert.match(empty.body, new RegExp(`<p class="field-error" id="${action}-reason-error">Enter a reason`));
+    }
+    const resume = await postOperatorForm(t, `${base}/resume`, operator, { reason: 'Why not' });
+    assert.equal(resume.statusCode, 409);
+    assert.match(resume.body, /<div class="notice error" role="alert">The device is not paused\.<\/div>/);
+    const release = await postOperatorForm(t, `${base}/release`, operator, { reason: 'Why not' });
+    assert.equal(release.statusCode, 409);
+    assert.match(release.body, /only a quarantined or degraded device is released/);
+    assert.equal((await postOperatorForm(t, `${base}/pause`, operator, { reason: 'Night' })).statusCode, 303);
+    const twice = await postOperatorForm(t, `${base}/pause`, operator, { reason: 'Night' });
+    assert.equal(twice.statusCode, 409);
+    assert.match(twice.body, /The device is already paused\./);
+    assert.equal(
+      (await postOperatorForm(t, '/console/operator/devices/dev_nope/pause', operator, { reason: 'x' })).statusCode,
+      404,
+    );
   });
 
   it('refuses a repeated form field', async () => {

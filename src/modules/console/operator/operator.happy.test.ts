@@ -1,11 +1,25 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
+import { sql } from 'kysely';
 import { admin, startApp, type TestApp } from '../../../../test/harness.ts';
 import { addDevice } from '../../../../test/support/devices.ts';
 import { activeLine, claim, queued, report, type Line } from '../../../../test/support/messages.ts';
 import { LiveClient } from '../conversations/test-support.ts';
 import { setCookies } from '../test-support.ts';
 import { getOperatorPage, postOperatorForm, signInOperator, textOf, type OperatorSignIn } from './test-support.ts';
+
+/** Outcomes of the phone as the devices module records them, each `ago` ms before now. */
+async function outcomes(t: TestApp, deviceId: string, rows: Array<['sent' | 'failed', number]>) {
+  let n = 0;
+  for (const [outcome, ago] of rows) {
+    n += 1;
+    const at = new Date(t.clock.now().getTime() - ago).toISOString();
+    await sql`insert into device_outcomes (device_id, message_id, outcome, error_code, segments, created_at)
+      values (${deviceId}, ${`msg_seeded_${n}`}, ${outcome}, ${outcome === 'failed' ? 'RESULT_ERROR_GENERIC_FAILURE' : null}, 1, ${at})`.execute(
+      t.database.db,
+    );
+  }
+}
 
 const heartbeat = (t: TestApp, headers: Record<string, string>, payload: Record<string, unknown>) =>
   t.app.inject({ method: 'POST', url: '/v1/device/heartbeat', headers, payload });
@@ -50,10 +64,18 @@ describe('operator console: fleet and phones', () => {
       ).statusCode,
       200,
     );
-    await queued(t, line, { to: '+14155550101', body: 'first' });
-    const sent = await queued(t, line, { to: '+14155550102', body: 'second' });
+    const sent = await queued(t, line, { to: '+14155550101', body: 'first' });
     await claim(t, line);
     assert.equal((await report(t, line, sent.id, { event: 'sent' })).statusCode, 200);
+    await queued(t, line, { to: '+14155550102', body: 'second' });
+    // What the devices module counts as the phone's last 24 hours (its outcomes), one of them too old.
+    await outcomes(t, line.device.id, [
+      ['sent', 0],
+      ['sent', 0],
+      ['sent', 0],
+      ['failed', 0],
+      ['failed', 25 * 3_600_000],
+    ]);
     const page = await getOperatorPage(t, '/console/operator/fleet', operator);
     assert.equal(page.statusCode, 200, page.body);
     assert.match(page.headers['content-security-policy'] as string, /form-action 'self'/);
@@ -70,10 +92,14 @@ describe('operator console: fleet and phones', () => {
     assert.match(words, /1\.4\.0/);
     assert.match(words, /Delivery reports/);
     assert.match(words, /20\/min/);
-    const numbers = [...row.matchAll(/<td class="num">([^<]*)/g)].map((m) => m[1].trim());
-    // battery, signal, send rate, queued, sent / failed
-    assert.equal(numbers.at(-2), '0', 'both messages were claimed: none queued');
-    assert.match(textOf(row), /1 \/ 0/);
+    const numbers = [...row.matchAll(/<td data-label="[^"]+" class="num">([^<]*)/g)].map((m) => m[1].trim());
+    // battery, signal, queued, sent / failed, send rate
+    assert.equal(numbers[2], '1', 'one message waits for the phone');
+    // The figures of the admin surface (the seeded outcomes, and the real ones once recorded).
+    const view = (await t.app.inject({ url: `/v1/admin/devices/${line.device.id}`, headers: admin })).json();
+    assert.ok(view.sent_24h >= 3 && view.failed_24h >= 1, JSON.stringify(view));
+    assert.match(textOf(row), new RegExp(`${view.sent_24h} / ! ${view.failed_24h}`));
+    assert.match(words, /Healthy/);
     assert.match(page.body, /2 phones in the rack, 1 online/);
   });
 
@@ -124,7 +150,8 @@ describe('operator console: fleet and phones', () => {
     );
     assert.match(textOf(page.body), /Battery from 12% to 80%, last 40%/);
     assert.match(page.body, /RESULT_ERROR_NO_SERVICE/);
-    assert.match(textOf(page.body), /1 sent, 1 failed/);
+    const view = (await t.app.inject({ url: `/v1/admin/devices/${line.device.id}`, headers: admin })).json();
+    assert.match(textOf(page.body), new RegExp(`${view.sent_24h} sent, ${view.failed_24h} failed`));
 
     const rotated = await postOperatorForm(t, `/console/operator/devices/${line.device.id}/rotate-key`, operator, {
       reason: 'Phone was lost for a night',
@@ -162,11 +189,55 @@ describe('operator console: fleet and phones', () => {
     );
   });
 
+  it('pauses and resumes a phone, releases a quarantined one, each with a reason, and filters paused and unhealthy phones', async () => {
+    const phone = await addDevice(t, { label: 'Rack B, slot 1' });
+    const base = `/console/operator/devices/${phone.id}`;
+    const page = await getOperatorPage(t, base, operator);
+    assert.match(page.body, /<form method="post" action="[^"]+\/pause" novalidate>/);
+    assert.doesNotMatch(page.body, /\/release"/, 'a healthy phone has nothing to release');
+
+    const paused = await postOperatorForm(t, `${base}/pause`, operator, { reason: 'Carrier maintenance tonight' });
+    assert.equal(paused.statusCode, 303, paused.body);
+    assert.equal(paused.headers.location, `${base}?notice=pause`);
+    const after = await getOperatorPage(t, String(paused.headers.location), operator);
+    assert.match(textOf(after.body), /Paused: the phone claims nothing until resumed\./);
+    assert.match(textOf(after.body), /Paused Carrier maintenance tonight/);
+    assert.match(after.body, /action="[^"]+\/resume"/);
+    const pausedList = await getOperatorPage(t, '/console/operator/fleet?filter=paused', operator);
+    assert.match(pausedList.body, new RegExp(`device-${phone.id}"`));
+    const view = (await t.app.inject({ url: `/v1/admin/devices/${phone.id}`, headers: admin })).json();
+    assert.deepEqual([view.paused, view.paused_reason], [true, 'Carrier maintenance tonight']);
+
+    const resumed = await postOperatorForm(t, `${base}/resume`, operator, { reason: 'Maintenance over' });
+    assert.equal(resumed.statusCode, 303, resumed.body);
+    const empty = await getOperatorPage(t, '/console/operator/fleet?filter=paused', operator);
+    assert.match(empty.body, /No phone is paused\./);
+
+    // The health state is the devices module's to decide; here it is set as a blocked SIM would leave it.
+    await sql`update devices set health = 'quarantined', health_reason = ${'5 carrier failures in a row'} where id = ${phone.id}`.execute(
+      t.database.db,
+    );
+    const unhealthy = await getOperatorPage(t, '/console/operator/fleet?filter=unhealthy', operator);
+    const row = textOf(unhealthy.body.match(new RegExp(`<tr id="device-${phone.id}">[\\s\\S]*?</tr>`))?.[0] ?? '');
+    assert.match(row, /Quarantined 5 carrier failures in a row/);
+    const released = await postOperatorForm(t, `${base}/release`, operator, { reason: 'New SIM inserted' });
+    assert.equal(released.statusCode, 303, released.body);
+    assert.equal(
+      (await t.app.inject({ url: `/v1/admin/devices/${phone.id}`, headers: admin })).json().health,
+      'healthy',
+    );
+
+    const audit = await getOperatorPage(t, `/console/operator/audit?target_id=${phone.id}`, operator);
+    const actions = [...audit.body.matchAll(/<span class="tag mono">([^<]+)<\/span>/g)].map((m) => m[1]);
+    assert.deepEqual(actions.slice(0, 3), ['device.release', 'device.resume', 'device.pause']);
+    assert.match(textOf(audit.body), /New SIM inserted/);
+  });
+
   it('streams the fleet live: every row first, then a row whose phone reported something new', async () => {
     await t.app.listen({ host: '127.0.0.1', port: 0 });
     const live = await LiveClient.ready(t, '/console/operator/fleet/live', operator.headers);
     const rows = live.frames.filter((f) => f.event === 'device-row');
-    assert.equal(rows.length, 2);
+    assert.equal(rows.length, (await t.app.inject({ url: '/v1/admin/devices', headers: admin })).json().devices.length);
     assert.equal((await heartbeat(t, line.device.headers, { battery_pct: 33, charging: true })).statusCode, 200);
     await t.services.operatorConsole.live?.tick();
     await live.until(
@@ -186,6 +257,31 @@ describe('operator console: fleet and phones', () => {
     live.close();
   });
 
+  it('streams a phone joining and leaving the rack, and ends the stream of a session that signed out', async () => {
+    const session = await signInOperator(t);
+    const live = await LiveClient.ready(t, '/console/operator/fleet/live', session.headers);
+    const phone = await addDevice(t, { label: 'Just unboxed' });
+    await t.services.operatorConsole.live?.tick();
+    await live.until(
+      () => live.frames.some((f) => f.event === 'device-row' && f.data.id === phone.id),
+      'the new phone',
+    );
+    assert.equal(
+      (await t.app.inject({ method: 'DELETE', url: `/v1/admin/devices/${phone.id}`, headers: admin })).statusCode,
+      204,
+    );
+    await t.services.operatorConsole.live?.tick();
+    await live.until(
+      () => live.frames.some((f) => f.event === 'device-removed' && f.data.id === phone.id),
+      'the removal',
+    );
+    assert.equal((await postOperatorForm(t, '/console/operator/sign-out', session)).statusCode, 303);
+    await t.services.operatorConsole.live?.tick();
+    await live.until(() => live.ended, 'the end of the stream');
+    assert.ok(live.frames.some((f) => f.event === 'signed-out'));
+    assert.equal((await LiveClient.open(t, '/console/operator/fleet/live', session.headers)).status, 303);
+  });
+
   it('signs out: the session stops working', async () => {
     const session = await signInOperator(t);
     const out = await postOperatorForm(t, '/console/operator/sign-out', session);
@@ -197,6 +293,6 @@ describe('operator console: fleet and phones', () => {
 
   it('the admin API still sees the same phones (the console reads, it does not keep its own copy)', async () => {
     const list = await t.app.inject({ url: '/v1/admin/devices', headers: admin });
-    assert.equal(list.json().devices.length, 2);
+    assert.equal(list.json().devices.length, 3);
   });
 });

@@ -2,6 +2,7 @@
 // its cells, ledger, usage and the suspend / reinstate / credit / grant forms, each with a reason)
 // and x402 deposits (held ones assigned to an organization by a form).
 import { escape, field } from '../layout.ts';
+import { monthName, usageChart, usageTable, type DailyUsage, type Month } from '../account/chart.ts';
 import { stateTag, when } from '../account/shared.ts';
 import { csrfInput, sectionPage } from './layout.ts';
 import type { OperatorSession } from './service.ts';
@@ -182,6 +183,8 @@ export function organizationPage(
     cells: CellView[];
     ledger: LedgerView[];
     usage: UsageSummaryView;
+    month: Month;
+    days: DailyUsage[];
     tiers: string[];
     state?: FormState;
     notice?: string;
@@ -226,7 +229,10 @@ ${tierError ? `<p class="field-error" id="grant-tier-error">${escape(tierError)}
               `<tr><th scope="row">${when(entry.created_at)}</th><td>${escape(entry.kind.replaceAll('_', ' '))}</td><td class="num">$${escape(entry.amount_usd)}</td><td>${entry.description ? escape(entry.description) : '—'}</td><td class="mono small">${entry.reference ? escape(entry.reference) : '—'}</td></tr>`,
           )
           .join('\n')}</tbody></table></div>`;
-  const usage = `<table><caption>Usage from ${when(options.usage.from)} to ${when(options.usage.to)}: $${escape(options.usage.amount_usd)}</caption>
+  const chart = usageChart('usage-chart', options.month, options.days) ?? '';
+  const usage = `${chart}
+${usageTable(options.month, options.days)}
+<table><caption>Usage by type in ${escape(monthName(options.month))}: $${escape(options.usage.amount_usd)}</caption>
 <thead><tr><th scope="col">Type</th><th scope="col" class="num">Quantity</th><th scope="col" class="num">Records</th><th scope="col" class="num">Amount</th></tr></thead>
 <tbody>${options.usage.by_type
     .map(
@@ -276,7 +282,7 @@ ${options.notice ?? ''}
 <p><a href="${BASE}/audit?target_id=${encodeURIComponent(org.id)}">Operator actions on this organization</a></p>
 <section aria-labelledby="cells-heading"><h2 id="cells-heading">Cells</h2>${cells}</section>
 <section aria-labelledby="ledger-heading"><h2 id="ledger-heading">Ledger</h2>${ledger}</section>
-<section aria-labelledby="usage-heading"><h2 id="usage-heading">Usage, last 30 days</h2>${usage}</section>
+<section aria-labelledby="usage-heading"><h2 id="usage-heading">Usage in ${escape(monthName(options.month))}</h2>${usage}</section>
 ${actionForm(session, org, 'credits', 'Credit the balance', 'Adds to the prepaid balance as a ledger credit.', amountField, 'Credit', state)}
 ${actionForm(session, org, 'grant', 'Grant paid periods', 'Active at the tier for the months given, at zero price.', `${tierSelect}\n${monthsField}`, 'Grant', state)}
 ${actionForm(session, org, 'suspend', 'Suspend', 'Sends and new cells are refused (402) until reinstated.', '', 'Suspend', state)}
@@ -302,20 +308,31 @@ export function depositsPage(
     status: 'held' | 'credited';
     nextCursor: string | null;
     notice?: string;
-    form?: { depositId: string; organizationId: string; error: string };
+    form?: {
+      depositId: string;
+      organizationId: string;
+      reason: string;
+      error: string;
+      field: 'organization_id' | 'reason';
+    };
   },
 ): string {
   const rows = deposits
     .map((deposit) => {
       const mine = options.form?.depositId === deposit.id ? options.form : undefined;
+      const orgError = mine?.field === 'organization_id';
+      const reasonError = mine?.field === 'reason';
       const id = `assign-${deposit.id}`;
       const assign =
         deposit.status === 'held'
           ? `<form method="post" action="${BASE}/deposits/${encodeURIComponent(deposit.id)}/assign" novalidate class="row-actions">
 ${csrfInput(session)}
 <label for="${escape(id)}">Organization id for ${escape(deposit.id)}</label>
-<input id="${escape(id)}" name="organization_id" type="text" value="${escape(mine?.organizationId ?? '')}" maxlength="64" autocomplete="off" spellcheck="false"${mine ? ` aria-invalid="true" aria-describedby="${escape(id)}-error"` : ''}>
-${mine ? `<p class="field-error" id="${escape(id)}-error">${escape(mine.error)}</p>` : ''}
+<input id="${escape(id)}" name="organization_id" type="text" value="${escape(mine?.organizationId ?? '')}" maxlength="64" autocomplete="off" spellcheck="false"${orgError ? ` aria-invalid="true" aria-describedby="${escape(id)}-error"` : ''}>
+${orgError ? `<p class="field-error" id="${escape(id)}-error">${escape(mine?.error ?? '')}</p>` : ''}
+<label for="${escape(id)}-reason">Reason (optional)</label>
+<input id="${escape(id)}-reason" name="reason" type="text" value="${escape(mine?.reason ?? '')}" maxlength="500" autocomplete="off"${reasonError ? ` aria-invalid="true" aria-describedby="${escape(id)}-reason-error"` : ''}>
+${reasonError ? `<p class="field-error" id="${escape(id)}-reason-error">${escape(mine?.error ?? '')}</p>` : ''}
 <button type="submit" class="primary small-button">Assign</button>
 </form>`
           : deposit.organization_id

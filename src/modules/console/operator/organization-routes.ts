@@ -67,16 +67,26 @@ export function registerOrganizationPages(app: App, operator: OperatorConsole): 
       if (error instanceof ApiError && error.code === 'not_found') return null;
       throw error;
     }
-    const [cells, ledger, usage] = await Promise.all([
+    // This month's usage (UTC), as the organization's own billing page shows it.
+    const now = operator.clock.now();
+    const month = { year: now.getUTCFullYear(), month: now.getUTCMonth() };
+    const range = {
+      from: new Date(Date.UTC(month.year, month.month, 1)).toISOString(),
+      to: new Date(Date.UTC(month.year, month.month + 1, 1)).toISOString(),
+    };
+    const [cells, ledger, usage, daily] = await Promise.all([
       repo.cellsOf(id, 100),
       repo.ledger(id, 50),
-      billing.usage.summary(id, {}),
+      billing.usage.summary(id, range),
+      billing.usage.daily(id, range),
     ]);
     return {
       org,
       cells,
       ledger: ledger.map((entry) => ({ ...entry, amount_usd: usdExact(Number(entry.amount_micros)) })),
       usage,
+      month,
+      days: daily.days,
       tiers: Object.keys(billing.billing.prices.tiers),
     };
   }
@@ -240,7 +250,8 @@ export function registerOrganizationPages(app: App, operator: OperatorConsole): 
       if (!session) return reply;
       const depositId = param(request.params, 'id');
       const organizationId = text(request.body, 'organization_id').trim();
-      const again = async (status: number, error: string) => {
+      const reason = text(request.body, 'reason').trim();
+      const again = async (status: number, error: string, field: 'organization_id' | 'reason' = 'organization_id') => {
         const page = await billing.deposits.list('held', { limit: PAGE_SIZE });
         return sendPage(
           reply,
@@ -248,7 +259,7 @@ export function registerOrganizationPages(app: App, operator: OperatorConsole): 
           depositsPage(session, page.deposits, {
             status: 'held',
             nextCursor: page.next_cursor,
-            form: { depositId, organizationId, error },
+            form: { depositId, organizationId, reason, error, field },
           }),
         );
       };
@@ -264,10 +275,11 @@ export function registerOrganizationPages(app: App, operator: OperatorConsole): 
       if (!ID.test(depositId)) return depositNotFound();
       if (organizationId === '') return again(400, 'Enter the id of the organization to credit (org_…).');
       if (!ID.test(organizationId)) return again(400, 'An organization id looks like org_… (letters, digits and _).');
+      if (reason.length > REASON_MAX) return again(400, `The reason is at most ${REASON_MAX} characters.`, 'reason');
       try {
         await billing.deposits.assign(depositId, organizationId, {
           actor: { tokenId: session.adminTokenId },
-          reason: null,
+          reason: reason || null,
         });
       } catch (error) {
         if (!(error instanceof ApiError)) throw error;

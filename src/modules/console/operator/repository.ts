@@ -1,8 +1,8 @@
 // SQL of the operator console: its sessions, and the fleet's read-only views. Like the metrics
 // repository, the fleet reads span modules' tables on purpose (devices with their cell and
-// organization, queue depth per cell, each phone's last 24 hours): they are the operator's view of
+// organization, queue depth per cell, each phone's latest failures): they are the operator's view of
 // the whole rack, one grouped read each, and nothing else would call them through a service.
-import { sql, type Kysely } from 'kysely';
+import type { Kysely } from 'kysely';
 import type { DB } from '../../../db/schema.ts';
 import type { OperatorSessionsTable, OperatorTables } from './tables.ts';
 
@@ -90,28 +90,6 @@ export class OperatorRepository {
     if (cellId) query = query.where('cell_id', '=', cellId);
     const rows = await query.groupBy('cell_id').execute();
     return new Map(rows.map((row) => [row.cell_id, Number(row.n)]));
-  }
-
-  /**
-   * Messages each phone sent and failed since `since`, over the messages it claimed (a claim sets
-   * device_id and claimed_at; `claimedAfter` bounds the index range, a little before `since`).
-   */
-  async outcomesSince(since: string, claimedAfter: string, deviceId?: string) {
-    let query = this.db
-      .selectFrom('messages')
-      .select([
-        'device_id',
-        sql<number | string>`sum(case when sent_at >= ${since} then 1 else 0 end)`.as('sent'),
-        sql<number | string>`sum(case when status = 'failed' and failed_at >= ${since} then 1 else 0 end)`.as('failed'),
-      ])
-      .where('device_id', 'is not', null)
-      .where('claimed_at', 'is not', null)
-      .where('claimed_at', '>=', claimedAfter);
-    if (deviceId) query = query.where('device_id', '=', deviceId);
-    const rows = await query.groupBy('device_id').execute();
-    return new Map(
-      rows.map((row) => [row.device_id as string, { sent: Number(row.sent ?? 0), failed: Number(row.failed ?? 0) }]),
-    );
   }
 
   /** The phone's latest failed messages, newest first. */

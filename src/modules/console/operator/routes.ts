@@ -13,7 +13,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { App } from '../../../http/types.ts';
 import { ApiError } from '../../../lib/errors.ts';
-import { param, text } from '../account/shared.ts';
+import { noticeOf, param, text } from '../account/shared.ts';
 import { flashCookie, fromOwnOrigin, readCookie, registerFormParser, sendPage } from '../http.ts';
 import { FLEET_FILTERS, type FleetFilter } from './fleet.ts';
 import { devicePage, devicePath, fleetPage, fleetRow, type DevicePageOptions } from './fleet-pages.ts';
@@ -28,6 +28,13 @@ import { auditPage } from './audit-page.ts';
 const SCRIPT = readFileSync(new URL('fleet.js', import.meta.url), 'utf8');
 export const PUBLIC = { auth: 'public' as const };
 export const HIDDEN = { hide: true };
+
+const HOLD_ACTIONS = ['pause', 'resume', 'release'] as const;
+const HOLD_NOTICES: Record<string, string> = {
+  pause: 'Paused: the phone claims nothing until resumed.',
+  resume: 'Resumed: the phone claims messages again.',
+  release: 'Released: the phone is healthy again.',
+};
 
 /** The longest reason an operator action keeps (as the admin API's). */
 export const REASON_MAX = 500;
@@ -223,9 +230,43 @@ export function registerOperatorRoutes(app: App, operator: OperatorConsole): voi
       const rotatedKey = rotatedKeyOf(request, id, session);
       if (readCookie(request, ROTATED_KEY_COOKIE) !== undefined)
         reply.header('set-cookie', flashCookie(http, ROTATED_KEY_COOKIE, devicePath(id), null));
-      const page = await renderDevice(operator, session, id, { rotatedKey });
+      const page = await renderDevice(operator, session, id, {
+        rotatedKey,
+        notice: noticeOf(request.query, HOLD_NOTICES),
+      });
       return page === null ? deviceNotFound(reply, session) : sendPage(reply, 200, page);
     });
+
+    for (const action of HOLD_ACTIONS) {
+      scope.post(
+        `${OPERATOR_PATH}/devices/:device_id/${action}`,
+        { config: PUBLIC, schema: HIDDEN },
+        async (request, reply) => {
+          const session = await guard.posted(request, reply, text(request.body, 'csrf_token'));
+          if (!session) return reply;
+          const id = param(request.params, 'device_id');
+          if (!DEVICE_ID.test(id)) return deviceNotFound(reply, session);
+          const reason = text(request.body, 'reason').trim();
+          const again = async (status: number, formError: NonNullable<DevicePageOptions['formError']>) => {
+            const page = await renderDevice(operator, session, id, { formError });
+            return page === null ? deviceNotFound(reply, session) : sendPage(reply, status, page);
+          };
+          if (reason === '')
+            return again(400, { form: action, reason, error: 'Enter a reason: it is kept with the action.' });
+          if (reason.length > REASON_MAX)
+            return again(400, { form: action, reason, error: `The reason is at most ${REASON_MAX} characters.` });
+          try {
+            await operator.devices[action](id, { actor: { tokenId: session.adminTokenId }, reason });
+          } catch (error) {
+            if (!(error instanceof ApiError)) throw error;
+            if (error.code === 'not_found') return deviceNotFound(reply, session);
+            if (error.code !== 'conflict') throw error;
+            return again(409, { form: action, reason, error: error.message, refusal: true });
+          }
+          return redirect(reply, `${devicePath(id)}?notice=${action}`);
+        },
+      );
+    }
 
     scope.post(
       `${OPERATOR_PATH}/devices/:device_id/rotate-key`,

@@ -1,0 +1,87 @@
+import { after, before, describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import { activeOrganization, type TestApp } from '../../test/harness.ts';
+import { probe, withPrincipal } from '../../test/support/operations.ts';
+import type { AgentPrincipal } from '../http/types.ts';
+import { ApiError } from '../lib/errors.ts';
+import { admit } from './invoke.ts';
+
+const codeOf = (run: () => void) => {
+  try {
+    run();
+  } catch (error) {
+    assert.ok(error instanceof ApiError);
+    return error.code;
+  }
+  return 'admitted';
+};
+
+describe('invoke admits', () => {
+  let t: TestApp;
+  let principal: AgentPrincipal;
+  before(async () => ({ t, principal } = await withPrincipal()));
+  after(async () => t?.close());
+
+  it('an unverified or suspended organization only to operations that allow it', () => {
+    for (const status of ['unverified', 'suspended'] as const) {
+      const caller = { ...principal, organizationStatus: status };
+      assert.equal(
+        codeOf(() => admit({ scope: null }, caller)),
+        `organization_${status}`,
+      );
+      assert.equal(
+        codeOf(() => admit({ scope: null, allowUnverified: true }, caller)),
+        'admitted',
+      );
+    }
+  });
+
+  it('an OAuth token only with the scope, naming it, and never to an API-key-only operation', () => {
+    const token: AgentPrincipal = { ...principal, credentialType: 'oauth_token', scopes: ['cells:read'] };
+    assert.equal(
+      codeOf(() => admit({ scope: 'cells:read' }, token)),
+      'admitted',
+    );
+    try {
+      admit({ scope: 'messages:send' }, token);
+      assert.fail('admitted without the scope');
+    } catch (error) {
+      assert.ok(error instanceof ApiError);
+      assert.equal(error.code, 'insufficient_scope');
+      assert.equal(error.extensions?.scope, 'messages:send');
+      assert.match(String(error.headers?.['WWW-Authenticate']), /insufficient_scope", scope="messages:send"/);
+    }
+    assert.equal(
+      codeOf(() => admit({ scope: 'cells:read', apiKeyOnly: true }, token)),
+      'forbidden',
+    );
+  });
+
+  it('refuses before running, and the refusal is not kept for the key', async () => {
+    const { operation, state } = probe(t);
+    const token: AgentPrincipal = { ...principal, credentialType: 'oauth_token', scopes: [] };
+    await assert.rejects(
+      t.services.invoker.invoke(operation, token, { echo: 'x' }, { idempotencyKey: 'k-admit' }),
+      (error: ApiError) => error.code === 'insufficient_scope',
+    );
+    assert.equal(state.runs, 0);
+    const allowed = await t.services.invoker.invoke(operation, principal, { echo: 'x' }, { idempotencyKey: 'k-admit' });
+    assert.equal(allowed.replayed, false);
+  });
+
+  it("never replays one organization's answer to another with the same key", async () => {
+    const { operation, state } = probe(t);
+    await t.services.invoker.invoke(operation, principal, { echo: 'mine' }, { idempotencyKey: 'k-shared' });
+    const other = await activeOrganization(t);
+    const stranger = await t.services.organizations.authenticate(other.apiKey);
+    assert.ok(stranger);
+    const theirs = await t.services.invoker.invoke(
+      operation,
+      stranger,
+      { echo: 'mine' },
+      { idempotencyKey: 'k-shared' },
+    );
+    assert.deepEqual(theirs, { replayed: false, value: { echo: 'mine', run: 1 } });
+    assert.equal(state.runs, 2);
+  });
+});
