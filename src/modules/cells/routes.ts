@@ -5,7 +5,6 @@ import type { App } from '../../http/types.ts';
 import type { RestBinder } from '../../operations/rest.ts';
 import type { CellOperations } from './operations.ts';
 import { Cell, CellList, DisplayName, ListCellsQuery, QuietHoursSchema, TierQuery } from './schemas.ts';
-import type { CellsService } from './service.ts';
 
 const CellPath = IdParam('id', 'cell');
 
