@@ -29,25 +29,48 @@ export function layout(context: PageContext, title: string, content: string): st
 <div class="who"><span title="${escape(signedIn.organizationName)}">Signed in to <strong>${escape(signedIn.organizationName)}</strong></span>
 <form method="post" action="${path}/sign-out"><input type="hidden" name="csrf_token" value="${escape(signedIn.csrfToken)}"><button type="submit" class="link-button">Sign out</button></form></div>`
     : '<nav aria-label="Console"></nav>';
+  return pageShell({
+    title: `${title} — Cellgate Console`,
+    stylesheet: `${path}/console.css`,
+    scripts: (context.scripts ?? []).map((script) => `${path}/${script}`),
+    brand: { href: `${path}/cells`, label: 'Console' },
+    nav,
+    content,
+  });
+}
+
+/**
+ * The HTML document around every console page, the organization's and the operator's: head
+ * (favicon, stylesheet, scripts), skip link, the bar with its brand and navigation, and main.
+ */
+export function pageShell(page: {
+  title: string;
+  stylesheet: string;
+  scripts: string[];
+  brand: { href: string; label: string };
+  nav: string;
+  content: string;
+  bodyClass?: string;
+}): string {
   return `<!doctype html>
 <html lang="en">
 <head>
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <meta name="referrer" content="same-origin">
-<title>${escape(title)} — Cellgate Console</title>
+<title>${escape(page.title)}</title>
 ${FAVICON_LINK}
-<link rel="stylesheet" href="${path}/console.css">
-${(context.scripts ?? []).map((script) => `<script type="module" src="${path}/${script}"></script>`).join('\n')}
+<link rel="stylesheet" href="${page.stylesheet}">
+${page.scripts.map((src) => `<script type="module" src="${src}"></script>`).join('\n')}
 </head>
-<body>
+<body${page.bodyClass ? ` class="${page.bodyClass}"` : ''}>
 <a class="skip" href="#main">Skip to content</a>
 <header class="bar"><div class="bar-inner">
-<a class="brand" href="${path}/cells">Cellgate <span>Console</span></a>
-${nav}
+<a class="brand" href="${page.brand.href}">Cellgate <span>${page.brand.label}</span></a>
+${page.nav}
 </div></header>
 <main id="main" tabindex="-1">
-${content}
+${page.content}
 </main>
 </body>
 </html>

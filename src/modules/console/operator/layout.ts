@@ -2,7 +2,7 @@
 // labelled navigation with aria-current, escaped values), its own title, navigation and sign-out.
 import { CONSOLE_PATH } from '../http.ts';
 import { contextOf } from '../guard.ts';
-import { escape, hidden } from '../layout.ts';
+import { escape, hidden, pageShell } from '../layout.ts';
 import { messagePage } from '../pages.ts';
 import type { OperatorSession } from './service.ts';
 
@@ -33,28 +33,15 @@ export function operatorLayout(page: OperatorPage, title: string, content: strin
 <div class="who"><span>Operator</span>
 <form method="post" action="${BASE}/sign-out">${csrfInput(session)}<button type="submit" class="link-button">Sign out</button></form></div>`
     : '<nav aria-label="Operator console"></nav>';
-  return `<!doctype html>
-<html lang="en">
-<head>
-<meta charset="utf-8">
-<meta name="viewport" content="width=device-width, initial-scale=1">
-<meta name="referrer" content="same-origin">
-<title>${escape(title)} — Cellgate Operator</title>
-<link rel="stylesheet" href="${CONSOLE_PATH}/console.css">
-${(page.scripts ?? []).map((script) => `<script type="module" src="${BASE}/${script}"></script>`).join('\n')}
-</head>
-<body class="operator">
-<a class="skip" href="#main">Skip to content</a>
-<header class="bar"><div class="bar-inner">
-<a class="brand" href="${BASE}/fleet">Cellgate <span>Operator</span></a>
-${nav}
-</div></header>
-<main id="main" tabindex="-1">
-${content}
-</main>
-</body>
-</html>
-`;
+  return pageShell({
+    title: `${title} — Cellgate Operator`,
+    stylesheet: `${CONSOLE_PATH}/console.css`,
+    scripts: (page.scripts ?? []).map((script) => `${BASE}/${script}`),
+    brand: { href: `${BASE}/fleet`, label: 'Operator' },
+    nav,
+    content,
+    bodyClass: 'operator',
+  });
 }
 
 /** A page that tells what happened and where to go next. */
