@@ -87,7 +87,7 @@ function wirePorts(m: {
 }): Wire[] {
   const { devices } = m.devices;
   const { cells } = m.cells;
-  const { messages, delivery, inbound } = m.messaging;
+  const { messages, delivery, inbound, scheduled } = m.messaging;
   const { enforcement } = m.billing;
   return [
     wire(devices.ports.hooks, {
@@ -107,6 +107,7 @@ function wirePorts(m: {
     ),
     wire(messages.ports.charges, enforcement),
     wire(delivery.ports.charges, enforcement),
+    wire(scheduled.ports.charges, enforcement),
     wire(m.pods.pods.ports.sendRefusals, (organizationIds) => enforcement.sendRefusals(organizationIds)),
     // Inbound texts and default listings consult the cell's and its pod's ignore lists.
     wire(messages.ports.ignores, m.pods.ignore),
@@ -331,6 +332,7 @@ export async function buildApp(deps: AppDeps) {
     inbound: messaging.inbound,
     messageLeases: messaging.messageLeases,
     codes: coding.codes,
+    scheduledSends: messaging.scheduled,
     pods: podding.pods,
     drafts: podding.drafts,
     lists: podding.lists,

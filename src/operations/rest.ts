@@ -30,6 +30,8 @@ export interface RestBinding {
   hide?: boolean;
   /** The body of an answer, when it is not the operation's value, and whether it is a replay (a client_id's earlier job). */
   answer?: (value: never) => { body: unknown; replayed?: boolean };
+  /** Runs on a fresh success before it is sent (not on a replay): headers of this transport only. */
+  after?: (request: FastifyRequest, reply: FastifyReply) => Promise<void>;
 }
 
 const camel = (name: string) => name.replace(/_([a-z])/g, (_m, c: string) => c.toUpperCase());
@@ -66,6 +68,7 @@ export function restBinder(invoker: Invoker, options: { baseUrl: string; docsUrl
             : {}),
         });
         if (!outcome.replayed) {
+          await binding.after?.(request, reply);
           if (!binding.answer) return reply.code(status).send(outcome.value);
           const { body, replayed } = binding.answer(outcome.value as never);
           if (replayed) reply.header('Idempotent-Replayed', 'true');

@@ -45,17 +45,6 @@ export function cellOperations(cells: CellsService) {
       output: Cell,
       run: (ctx, input) => cells.get(ctx.organizationId, input.id),
     }),
-    updateCell: defineOperation({
-      name: 'update_cell',
-      summary: 'Rename a cell',
-      description: 'display_name is the only field a cell takes.',
-      scope: 'cells:write',
-      idempotency: 'none',
-      errors: [],
-      input: Type.Object({ id: CellIdField, display_name: DisplayName }, { additionalProperties: false }),
-      output: Cell,
-      run: (ctx, input) => cells.rename(ctx.organizationId, input.id, input.display_name),
-    }),
     releaseCell: defineOperation({
       name: 'release_cell',
       summary: 'Release a cell',

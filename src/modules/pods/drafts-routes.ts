@@ -5,7 +5,7 @@ import { agentOf } from '../../http/auth.ts';
 import { PaginationQuery } from '../../http/pagination.ts';
 import { Body, Described, IdParam } from '../../http/schemas.ts';
 import type { App } from '../../http/types.ts';
-import { MediaUrls, MessageBody, normalizePhoneField, PhoneInput } from '../messages/schemas.ts';
+import { MediaUrls, MessageBody, normalizePhoneField, PhoneInput, ScheduleFields } from '../messages/schemas.ts';
 import { Message } from '../messages/views.ts';
 import type { RestBinder } from '../../operations/rest.ts';
 import type { DraftsService } from './drafts-service.ts';
@@ -148,7 +148,15 @@ function registerScoped(
     method: 'POST',
     url: `${base}/:draft_id/send`,
     tags: TAGS,
+    // The body is optional: none is the same as {}.
+    preValidation: async (request) => {
+      request.body ??= {};
+    },
     params: DraftParams,
+    body: Body(ScheduleFields, {
+      description: 'Optional: send_at and send_now; a send without a body goes out now.',
+      examples: [{}, { send_at: '2026-11-22T09:00:00-05:00' }, { send_now: true }],
+    }),
     response: Described(Message, 'The queued message.'),
   });
 }

@@ -3,7 +3,7 @@
 import { Type } from 'typebox';
 import { Body } from '../../http/schemas.ts';
 import { defineOperation } from '../../operations/operation.ts';
-import { MessageBody } from '../messages/schemas.ts';
+import { MessageBody, ScheduleFields } from '../messages/schemas.ts';
 import { Message } from '../messages/views.ts';
 import type { CycleService } from './cycle-service.ts';
 import type { DraftsService } from './drafts-service.ts';
@@ -37,6 +37,11 @@ export const CycleRequest = Body(
       }),
     ),
     client_id: Type.Optional(ClientId),
+    send_at: Type.Optional({
+      ...ScheduleFields.send_at,
+      description:
+        'A broadcast only: its messages are scheduled for this ISO 8601 time with offset (at most 30 days ahead), and queued and charged then.',
+    }),
   },
   {
     examples: [
@@ -71,25 +76,28 @@ export function podOperations(deps: { drafts: DraftsService; cycles: CycleServic
       name: 'send_cell_draft',
       summary: 'Send a draft of a cell',
       description:
-        "Queues the draft's message from the cell and marks the draft sent. A draft that is not `draft` is 409 conflict. Takes an optional Idempotency-Key header.",
-      input: Type.Object({ cell_id: id('cell'), draft_id: id('drf') }),
+        "Queues the draft's message from the cell and marks the draft sent; with send_at, or inside quiet hours, the message is scheduled instead. A draft that is not `draft` is 409 conflict. Takes an optional Idempotency-Key header.",
+      input: Type.Object(
+        { cell_id: id('cell'), draft_id: id('drf'), ...ScheduleFields },
+        { additionalProperties: false },
+      ),
       // The scope is resolved inside the work: when it fails, a used key still replays its answer.
-      run: async (ctx, input) =>
-        drafts.sendFromCell(
-          await scopes.resolve(ctx.organizationId, 'cell', input.cell_id),
-          input.draft_id,
-          ctx.record,
-        ),
+      run: async (ctx, { cell_id, draft_id, ...schedule }) =>
+        drafts.sendFromCell(await scopes.resolve(ctx.organizationId, 'cell', cell_id), draft_id, ctx.record, schedule),
     }),
     sendPodDraft: defineOperation({
       ...sendDraft,
       name: 'send_pod_draft',
       summary: 'Send a draft of a pod',
       description:
-        "Queues the draft's message from the pod cell the sticky rotation rule picks (the cell a recipient already talks to, else the next active cell) and marks the draft sent. A draft that is not `draft` is 409 conflict. Takes an optional Idempotency-Key header.",
-      input: Type.Object({ pod_id: id('pod'), draft_id: id('drf') }),
+        "Queues the draft's message from the pod cell the sticky rotation rule picks (the cell a recipient already talks to, else the next active cell) and marks the draft sent; with send_at, or inside quiet hours, the message is scheduled instead. A draft that is not `draft` is 409 conflict. Takes an optional Idempotency-Key header.",
+      input: Type.Object(
+        { pod_id: id('pod'), draft_id: id('drf'), ...ScheduleFields },
+        { additionalProperties: false },
+      ),
       // A pod draft's own lookup checks its pod.
-      run: (ctx, input) => drafts.sendFromPod(ctx.organizationId, input.pod_id, input.draft_id, ctx.record),
+      run: (ctx, { pod_id, draft_id, ...schedule }) =>
+        drafts.sendFromPod(ctx.organizationId, pod_id, draft_id, ctx.record, schedule),
     }),
     startPodCycle: defineOperation({
       name: 'start_pod_cycle',

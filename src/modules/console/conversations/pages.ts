@@ -19,6 +19,7 @@ export const threadPath = (context: SignedInContext, cellId: string, participant
   `${cellPath(context, cellId)}/conversations/${encodeURIComponent(participant)}`;
 
 const MESSAGE_STATUS: Record<MessageView['status'], { glyph: string; label: string }> = {
+  scheduled: { glyph: '⏲', label: 'Scheduled' },
   queued: { glyph: '◷', label: 'Queued' },
   sending: { glyph: '↻', label: 'Sending' },
   sent: { glyph: '✓', label: 'Sent' },
@@ -43,6 +44,8 @@ const CELL_STATUS: Record<CellView['status'], { label: string; note?: string }> 
 
 function messageStatus(message: MessageView): string {
   const { glyph, label } = MESSAGE_STATUS[message.status];
+  if (message.status === 'scheduled' && message.send_at)
+    return `<span class="msg-status msg-scheduled"><span aria-hidden="true">${glyph}</span> ${label} for ${time(message.send_at)}${message.schedule_reason === 'quiet_hours' ? ' (quiet hours)' : ''}</span>`;
   return `<span class="msg-status msg-${message.status}"><span aria-hidden="true">${glyph}</span> ${label}</span>`;
 }
 
