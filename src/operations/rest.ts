@@ -26,12 +26,12 @@ export interface RestBinding {
   /** The success response (Described). */
   response: TSchema;
   preValidation?: RouteOptions['preValidation'];
+  /** Runs on a fresh success before it is sent (not on a replay): headers of this transport only. */
+  after?: (request: FastifyRequest, reply: FastifyReply) => Promise<void>;
   /** Left out of the OpenAPI document (test probes). */
   hide?: boolean;
   /** The body of an answer, when it is not the operation's value, and whether it is a replay (a client_id's earlier job). */
   answer?: (value: never) => { body: unknown; replayed?: boolean };
-  /** Runs on a fresh success before it is sent (not on a replay): headers of this transport only. */
-  after?: (request: FastifyRequest, reply: FastifyReply) => Promise<void>;
 }
 
 const camel = (name: string) => name.replace(/_([a-z])/g, (_m, c: string) => c.toUpperCase());

@@ -1,7 +1,7 @@
 // Cells' operations (src/operations): bound to REST routes here and to MCP tools in src/modules/mcp.
 import { Type } from 'typebox';
 import { defineOperation } from '../../operations/operation.ts';
-import { Cell, CellList, DisplayName, ListCellsQuery, TierQuery } from './schemas.ts';
+import { Cell, CellList, DisplayName, ListCellsQuery, QuietHoursSchema, TierQuery } from './schemas.ts';
 import type { CellsService } from './service.ts';
 
 /** The path's cell id as an input field (IdParam's schema, with its name known to the types). */
@@ -44,6 +44,21 @@ export function cellOperations(cells: CellsService) {
       input: Type.Object({ id: CellIdField }),
       output: Cell,
       run: (ctx, input) => cells.get(ctx.organizationId, input.id),
+    }),
+    updateCell: defineOperation({
+      name: 'update_cell',
+      summary: 'Update a cell',
+      description:
+        "Renames the cell (display_name) and sets or clears (null) its quiet_hours; give at least one. Quiet hours of the cell apply instead of its pod's.",
+      scope: 'cells:write',
+      idempotency: 'none',
+      errors: [],
+      input: Type.Object(
+        { id: CellIdField, display_name: Type.Optional(DisplayName), quiet_hours: Type.Optional(QuietHoursSchema) },
+        { additionalProperties: false },
+      ),
+      output: Cell,
+      run: (ctx, { id, ...input }) => cells.update(ctx.organizationId, id, input),
     }),
     releaseCell: defineOperation({
       name: 'release_cell',

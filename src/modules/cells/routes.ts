@@ -1,16 +1,14 @@
 // Cells: an organization's phone lines (contract §4).
 import { Type } from 'typebox';
-import { agentOf } from '../../http/auth.ts';
 import { Body, Described, IdParam } from '../../http/schemas.ts';
 import type { App } from '../../http/types.ts';
 import type { RestBinder } from '../../operations/rest.ts';
 import type { CellOperations } from './operations.ts';
 import { Cell, CellList, DisplayName, ListCellsQuery, QuietHoursSchema, TierQuery } from './schemas.ts';
-import type { CellsService } from './service.ts';
 
 const CellPath = IdParam('id', 'cell');
 
-export function registerCellRoutes(app: App, cells: CellsService, rest: RestBinder, ops: CellOperations): void {
+export function registerCellRoutes(app: App, rest: RestBinder, ops: CellOperations): void {
   rest.bind(app, ops.createCell, {
     method: 'POST',
     url: '/v1/cells',
@@ -40,31 +38,22 @@ export function registerCellRoutes(app: App, cells: CellsService, rest: RestBind
     response: Described(Cell, 'The cell.'),
   });
 
-  app.patch(
-    '/v1/cells/:id',
-    {
-      config: { auth: 'agent', scope: 'cells:write' },
-      schema: {
-        operationId: 'updateCell',
-        tags: ['Cells'],
-        summary: 'Update a cell',
-        description:
-          "Renames the cell (display_name) and sets or clears (null) its quiet_hours; give at least one. Quiet hours of the cell apply instead of its pod's.",
-        params: CellPath,
-        body: Body(
-          { display_name: Type.Optional(DisplayName), quiet_hours: Type.Optional(QuietHoursSchema) },
-          {
-            examples: [
-              { display_name: 'Sales line' },
-              { quiet_hours: { start: '21:00', end: '08:00', time_zone: 'America/New_York' } },
-            ],
-          },
-        ),
-        response: { 200: Described(Cell, 'The updated cell.') },
+  rest.bind(app, ops.updateCell, {
+    method: 'PATCH',
+    url: '/v1/cells/:id',
+    tags: ['Cells'],
+    params: CellPath,
+    body: Body(
+      { display_name: Type.Optional(DisplayName), quiet_hours: Type.Optional(QuietHoursSchema) },
+      {
+        examples: [
+          { display_name: 'Sales line' },
+          { quiet_hours: { start: '21:00', end: '08:00', time_zone: 'America/New_York' } },
+        ],
       },
-    },
-    async (request) => cells.update(agentOf(request).organizationId, request.params.id, request.body),
-  );
+    ),
+    response: Described(Cell, 'The updated cell.'),
+  });
 
   rest.bind(app, ops.releaseCell, {
     method: 'DELETE',

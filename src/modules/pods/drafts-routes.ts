@@ -148,15 +148,15 @@ function registerScoped(
     method: 'POST',
     url: `${base}/:draft_id/send`,
     tags: TAGS,
+    params: DraftParams,
     // The body is optional: none is the same as {}.
     preValidation: async (request) => {
       request.body ??= {};
     },
-    params: DraftParams,
     body: Body(ScheduleFields, {
       description: 'Optional: send_at and send_now; a send without a body goes out now.',
       examples: [{}, { send_at: '2026-11-22T09:00:00-05:00' }, { send_now: true }],
     }),
-    response: Described(Message, 'The queued message.'),
+    response: Described(Message, 'The queued (or scheduled) message.'),
   });
 }

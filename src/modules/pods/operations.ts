@@ -77,10 +77,7 @@ export function podOperations(deps: { drafts: DraftsService; cycles: CycleServic
       summary: 'Send a draft of a cell',
       description:
         "Queues the draft's message from the cell and marks the draft sent; with send_at, or inside quiet hours, the message is scheduled instead. A draft that is not `draft` is 409 conflict. Takes an optional Idempotency-Key header.",
-      input: Type.Object(
-        { cell_id: id('cell'), draft_id: id('drf'), ...ScheduleFields },
-        { additionalProperties: false },
-      ),
+      input: Type.Object({ cell_id: id('cell'), draft_id: id('drf'), ...ScheduleFields }),
       // The scope is resolved inside the work: when it fails, a used key still replays its answer.
       run: async (ctx, { cell_id, draft_id, ...schedule }) =>
         drafts.sendFromCell(await scopes.resolve(ctx.organizationId, 'cell', cell_id), draft_id, ctx.record, schedule),
@@ -91,10 +88,7 @@ export function podOperations(deps: { drafts: DraftsService; cycles: CycleServic
       summary: 'Send a draft of a pod',
       description:
         "Queues the draft's message from the pod cell the sticky rotation rule picks (the cell a recipient already talks to, else the next active cell) and marks the draft sent; with send_at, or inside quiet hours, the message is scheduled instead. A draft that is not `draft` is 409 conflict. Takes an optional Idempotency-Key header.",
-      input: Type.Object(
-        { pod_id: id('pod'), draft_id: id('drf'), ...ScheduleFields },
-        { additionalProperties: false },
-      ),
+      input: Type.Object({ pod_id: id('pod'), draft_id: id('drf'), ...ScheduleFields }),
       // A pod draft's own lookup checks its pod.
       run: (ctx, { pod_id, draft_id, ...schedule }) =>
         drafts.sendFromPod(ctx.organizationId, pod_id, draft_id, ctx.record, schedule),

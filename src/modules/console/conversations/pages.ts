@@ -146,7 +146,7 @@ export function cellRow(context: SignedInContext, cell: CellView): string {
 
 export function cellsPage(
   context: SignedInContext,
-  view: { cells: CellView[]; nextCursor: string | null; liveUrl: string | null },
+  view: { cells: CellView[]; nextCursor: string | null; liveUrl: string | null; notice?: string },
 ): string {
   const { cells, nextCursor } = view;
   return layout(
@@ -155,7 +155,9 @@ export function cellsPage(
     `<div class="card wide">
 <h1>Cells</h1>
 ${liveStatus(view.liveUrl, LIVE_TEXTS.cells)}
-<p id="cells-empty"${cells.length > 0 ? ' hidden' : ''}>No cells yet. Create one with the API: <code>POST /v1/cells {"display_name": "Support line"}</code>.</p>
+${view.notice ? `<p class="notice ok" role="status">${escape(view.notice)}</p>` : ''}
+<p class="actions"><a class="button primary" href="${cellsPath(context)}/new">Create a cell</a></p>
+<p id="cells-empty"${cells.length > 0 ? ' hidden' : ''}>No cells yet. Create one here, or with the API: <code>POST /v1/cells {"display_name": "Support line"}</code>.</p>
 <table class="cells-table"${cells.length === 0 ? ' hidden' : ''}>
 <caption>The phone lines of ${escape(context.signedIn.organizationName)}. Open one to see its conversations and send a text.</caption>
 <thead><tr><th scope="col">Cell</th><th scope="col">Number</th><th scope="col">Phone</th><th scope="col">Status</th></tr></thead>
@@ -193,6 +195,7 @@ export function cellPage(
 ${crumbs([{ href: cellsPath(context), text: 'Cells' }, { text: cell.display_name }])}
 <h1>${escape(cell.display_name)}</h1>
 ${cellState(context, cell)}
+<p class="row-actions"><a class="button secondary small-button" href="${cellPath(context, cell.id)}/rename">Rename</a> <a class="button danger small-button" href="${cellPath(context, cell.id)}/release">Release</a></p>
 <section aria-labelledby="conversations-heading">
 <h2 id="conversations-heading">Conversations</h2>
 ${liveStatus(view.liveUrl)}
