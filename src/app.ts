@@ -28,6 +28,9 @@ import * as docsModule from './modules/docs/module.ts';
 import * as eventsModule from './modules/events/module.ts';
 import * as mcpModule from './modules/mcp/module.ts';
 import { waitOperations } from './modules/mcp/operations.ts';
+import { billingOperations } from './modules/billing/operations.ts';
+import { podOperations } from './modules/pods/operations.ts';
+import { webhookOperations } from './modules/webhooks/operations.ts';
 import type { StreamOptions } from './modules/events/stream.ts';
 import * as messagesModule from './modules/messages/module.ts';
 import * as metricsModule from './modules/metrics/module.ts';
@@ -206,6 +209,9 @@ export async function buildApp(deps: AppDeps) {
         clock,
         waits: caps.mcpWaits,
       }),
+      pods: podOperations(podding),
+      webhooks: webhookOperations(webhooks),
+      billing: billingOperations(billing),
     },
     invoker,
     version: VERSION,

@@ -1,0 +1,93 @@
+// Pods' operations (src/operations): bound to MCP tools in src/modules/mcp (the REST routes of the
+// same actions are still registered by the module's routes files).
+import { Type } from 'typebox';
+import { PaginationQuery } from '../../http/pagination.ts';
+import { defineOperation } from '../../operations/operation.ts';
+import { MessageBody } from '../messages/schemas.ts';
+import { Message } from '../messages/views.ts';
+import type { CycleService } from './cycle-service.ts';
+import type { DraftsService } from './drafts-service.ts';
+import { ClientId } from './schemas.ts';
+import type { PodsService } from './service.ts';
+import { CycleJob, PodList } from './views.ts';
+
+const id = (prefix: string) => Type.String({ minLength: 1, maxLength: 64, description: `${prefix}_... id` });
+
+/** The body of POST /v1/pods/{id}/messages/cycle, with the pod's id. */
+export const StartCycleInput = Type.Object(
+  {
+    pod_id: id('pod'),
+    mode: Type.Enum(['ring', 'broadcast'], {
+      description:
+        'ring: each active cell texts the next. broadcast: one message per distinct recipient, over the active cells.',
+    }),
+    body: Type.Optional({
+      ...MessageBody,
+      description: 'The text; required for a broadcast, a default ring-check text for a ring.',
+    }),
+    to: Type.Optional(
+      Type.Array(Type.String({ minLength: 1, maxLength: 64 }), {
+        minItems: 1,
+        maxItems: 10_000,
+        description:
+          'Broadcast recipients, E.164 (1-10,000; duplicates count once). A bad one is reported by its index (to.<i>). Exactly one of to and list_id.',
+      }),
+    ),
+    list_id: Type.Optional(
+      Type.String({
+        minLength: 1,
+        maxLength: 64,
+        description: 'Broadcast to a contact list of the organization (lst_...). Exactly one of to and list_id.',
+      }),
+    ),
+    client_id: Type.Optional(ClientId),
+  },
+  { additionalProperties: false },
+);
+
+export function podOperations(deps: { pods: PodsService; drafts: DraftsService; cycles: CycleService }) {
+  return {
+    listPods: defineOperation({
+      name: 'list_pods',
+      summary: 'List pods, newest first',
+      description: 'The sender pools of the organization, each with its cells.',
+      scope: 'cells:read',
+      idempotency: 'none',
+      errors: [],
+      input: Type.Object(PaginationQuery, { additionalProperties: false }),
+      output: PodList,
+      run: (ctx, query) => deps.pods.list(ctx.organizationId, query),
+    }),
+    sendFromPod: defineOperation({
+      name: 'send_from_pod',
+      summary: 'Send a draft of a pod',
+      description:
+        "Queues the pod draft's message from the pod cell the sticky rotation rule picks (the cell the recipient already talks to, else the next active cell) and marks the draft sent. A draft that is not `draft` is 409 conflict.",
+      scope: 'messages:send',
+      idempotency: 'optional',
+      recorded: true,
+      status: 202,
+      errors: ['conflict', 'cell_not_active', 'recipient_opted_out', 'mms_unsupported', 'payment_required'],
+      input: Type.Object({ pod_id: id('pod'), draft_id: id('drf') }, { additionalProperties: false }),
+      output: Message,
+      run: (ctx, input) => deps.drafts.sendFromPod(ctx.organizationId, input.pod_id, input.draft_id, ctx.record),
+    }),
+    startCycle: defineOperation({
+      name: 'start_cycle',
+      summary: 'Start a cycle job (ring or broadcast)',
+      description:
+        'Queues a ring (each active cell texts the next; at least 2 active cells) or a broadcast (one message per distinct recipient, each from the cell it already talks to, else spread over the active cells). Answers the job; its messages are queued in the background.',
+      scope: 'messages:send',
+      idempotency: 'optional',
+      recorded: true,
+      status: 202,
+      errors: ['conflict', 'client_id_conflict', 'payment_required'],
+      input: StartCycleInput,
+      output: CycleJob,
+      run: async (ctx, { pod_id, ...input }) =>
+        (await deps.cycles.start(ctx.organizationId, pod_id, input, ctx.record)).job,
+    }),
+  };
+}
+
+export type PodOperations = ReturnType<typeof podOperations>;
