@@ -209,7 +209,7 @@ export async function buildApp(deps: AppDeps) {
         clock,
         waits: caps.mcpWaits,
       }),
-      pods: podOperations(podding),
+      pods: podOperations({ ...podding, charges: billing.enforcement }),
       webhooks: webhookOperations(webhooks),
       billing: billingOperations(billing),
     },

@@ -6,7 +6,8 @@ import type { McpServer, ToolAnnotations } from '@modelcontextprotocol/server';
 import { Type } from 'typebox';
 import type { AgentPrincipal } from '../../http/types.ts';
 import type { Invoker } from '../../operations/invoke.ts';
-import type { BillingOperations } from '../billing/operations.ts';
+import { ConfirmationRequired, type BillingOperations } from '../billing/operations.ts';
+import { Cell } from '../cells/schemas.ts';
 import type { CellOperations } from '../cells/operations.ts';
 import type { MessageOperations } from '../messages/operations.ts';
 import { Message, type MessageView } from '../messages/views.ts';
@@ -156,8 +157,10 @@ export function toolBindings(ops: ToolOperations): Record<ToolName, ToolBinding>
     create_cell: {
       operation: ops.cells.createCell,
       description:
-        'Creates a phone line. With billing on, an unpaid organization gets an error carrying `payment` (PaymentDetails): pay it, then call again.',
+        'Creates a phone line (paid: without confirm: true it only answers the price, confirmation_required). With billing on, an unpaid organization gets an error carrying `payment` (PaymentDetails): pay it, then call again.',
       annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
+      confirm: { quote: ops.billing.quoteCreateCell },
+      output: Type.Object({ cell: Type.Optional(Cell), ...ConfirmationRequired }),
       result: (cell: CellView) => ({
         structured: { cell },
         text: `Created ${cell.id} (${cell.status}${cell.phone_number ? `, ${cell.phone_number}` : ', waiting for a phone'}).`,
@@ -185,9 +188,14 @@ export function toolBindings(ops: ToolOperations): Record<ToolName, ToolBinding>
     start_cycle: {
       operation: ops.pods.startCycle,
       description:
-        'Starts a cycle job of a pod: a ring (each active cell texts the next) or a broadcast (one message per distinct recipient of `to` or `list_id`). Answers the queued job; its messages go out in the background.',
+        'Starts a cycle job of a pod (a broadcast is paid: without confirm: true it only answers the price, confirmation_required): a ring (each active cell texts the next) or a broadcast (one message per distinct recipient of `to` or `list_id`). Answers the queued job; its messages go out in the background.',
       annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: true },
-      output: Type.Object({ job: CycleJob, replayed: Type.Boolean() }),
+      confirm: { quote: ops.pods.quoteBroadcast, when: (input) => input.mode === 'broadcast' },
+      output: Type.Object({
+        job: Type.Optional(CycleJob),
+        replayed: Type.Optional(Type.Boolean()),
+        ...ConfirmationRequired,
+      }),
       result: (job: JobView, replayed) => ({
         structured: { job, replayed },
         text: `${replayed ? 'Already started' : 'Started'} ${job.mode} ${job.id} (${job.status}, ${job.counts.total} message(s)).`,

@@ -2,11 +2,17 @@
 // same actions are still registered by the module's routes files).
 import { Type } from 'typebox';
 import { PaginationQuery } from '../../http/pagination.ts';
+import { invalidField } from '../../lib/errors.ts';
+import { normalizePhone } from '../../lib/phone.ts';
+import { countSegments } from '../../lib/segments.ts';
 import { defineOperation } from '../../operations/operation.ts';
+import type { ChargeQuote } from '../billing/enforcement.ts';
+import { ChargeQuote as ChargeQuoteSchema } from '../billing/operations.ts';
 import { MessageBody } from '../messages/schemas.ts';
 import { Message } from '../messages/views.ts';
 import type { CycleService } from './cycle-service.ts';
 import type { DraftsService } from './drafts-service.ts';
+import type { ListsService } from './lists-service.ts';
 import { ClientId } from './schemas.ts';
 import type { PodsService } from './service.ts';
 import { CycleJob, PodList } from './views.ts';
@@ -45,8 +51,37 @@ export const StartCycleInput = Type.Object(
   { additionalProperties: false },
 );
 
-export function podOperations(deps: { pods: PodsService; drafts: DraftsService; cycles: CycleService }) {
+export interface PodOperationDeps {
+  pods: PodsService;
+  drafts: DraftsService;
+  cycles: CycleService;
+  lists: ListsService;
+  /** Billing's quote of sends (enforcement.ts sendsQuote). */
+  charges: { sendsQuote(organizationId: string, count: number, segments: number): Promise<ChargeQuote> };
+}
+
+export function podOperations(deps: PodOperationDeps) {
   return {
+    quoteBroadcast: defineOperation({
+      name: 'quote_broadcast',
+      summary: 'What a broadcast would cost now',
+      description: 'One text per distinct recipient (of `to`, or the list), priced per segment, charging nothing.',
+      scope: 'messages:send',
+      idempotency: 'none',
+      errors: ['not_found'],
+      input: StartCycleInput,
+      output: ChargeQuoteSchema,
+      run: async (ctx, input) => {
+        await deps.pods.owned(ctx.organizationId, input.pod_id);
+        let count: number;
+        if (input.list_id !== undefined) {
+          const list = await deps.lists.findOwned(ctx.organizationId, input.list_id);
+          if (!list) throw invalidField('list_id', 'not_found', `No list ${input.list_id} in this organization.`);
+          count = list.number_count;
+        } else count = new Set((input.to ?? []).map((to) => normalizePhone(to) ?? to)).size;
+        return deps.charges.sendsQuote(ctx.organizationId, count, countSegments(input.body ?? '').segments);
+      },
+    }),
     listPods: defineOperation({
       name: 'list_pods',
       summary: 'List pods, newest first',
