@@ -15,6 +15,7 @@ const EXPECTED_PORTS = [
   'cells.admission',
   'messages.charges',
   'delivery.charges',
+  'scheduled sends.charges',
   'pods.sendRefusals',
   'messages.ignores',
   'inbound.ignores',

@@ -14,7 +14,7 @@ import { setProblemEnricher } from './http/errors.ts';
 import { Invoker } from './operations/invoke.ts';
 import { restBinder } from './operations/rest.ts';
 import { connectionCaps } from './http/connection-caps.ts';
-import { IdempotencyStore, registerIdempotency } from './http/idempotency.ts';
+import { IdempotencyStore } from './http/idempotency.ts';
 import { registerOpenApi } from './http/openapi.ts';
 import { MemoryRateLimiter, rateLimitPolicy, registerRateLimit, type RateLimiter } from './http/rate-limit.ts';
 import { createServer } from './http/server.ts';
@@ -29,7 +29,7 @@ import * as eventsModule from './modules/events/module.ts';
 import * as mcpModule from './modules/mcp/module.ts';
 import { waitOperations } from './modules/mcp/operations.ts';
 import { billingOperations } from './modules/billing/operations.ts';
-import { podOperations } from './modules/pods/operations.ts';
+import { agentPodOperations } from './modules/pods/agent-operations.ts';
 import { webhookOperations } from './modules/webhooks/operations.ts';
 import type { StreamOptions } from './modules/events/stream.ts';
 import * as messagesModule from './modules/messages/module.ts';
@@ -90,7 +90,7 @@ function wirePorts(m: {
 }): Wire[] {
   const { devices } = m.devices;
   const { cells } = m.cells;
-  const { messages, delivery, inbound } = m.messaging;
+  const { messages, delivery, inbound, scheduled } = m.messaging;
   const { enforcement } = m.billing;
   return [
     wire(devices.ports.hooks, {
@@ -110,6 +110,7 @@ function wirePorts(m: {
     ),
     wire(messages.ports.charges, enforcement),
     wire(delivery.ports.charges, enforcement),
+    wire(scheduled.ports.charges, enforcement),
     wire(m.pods.pods.ports.sendRefusals, (organizationIds) => enforcement.sendRefusals(organizationIds)),
     // Inbound texts and default listings consult the cell's and its pod's ignore lists.
     wire(messages.ports.ignores, m.pods.ignore),
@@ -209,7 +210,7 @@ export async function buildApp(deps: AppDeps) {
         clock,
         waits: caps.mcpWaits,
       }),
-      pods: podOperations({ ...podding, charges: billing.enforcement }),
+      pods: agentPodOperations({ ...podding, charges: billing.enforcement }),
       webhooks: webhookOperations(webhooks),
       billing: billingOperations(billing),
     },
@@ -246,8 +247,8 @@ export async function buildApp(deps: AppDeps) {
   for (const line of deps.wires ? deps.wires(wires) : wires) line.connect();
   refuseUnwired([devicing, celling, messaging, eventing, podding, organizing].flatMap((module) => module.ports));
 
-  // Cross-cutting HTTP conventions, in the order they run: credential, rate limit, idempotency,
-  // then the completion of billing's 402s.
+  // Cross-cutting HTTP conventions, in the order they run: credential, rate limit, then the
+  // completion of billing's 402s (idempotency is the operations' invoke).
   registerAuth(
     app,
     {
@@ -263,7 +264,6 @@ export async function buildApp(deps: AppDeps) {
       ? new (await import('./http/redis-rate-limit.ts')).RedisRateLimiter(config.redisUrl)
       : new MemoryRateLimiter());
   registerRateLimit(app, { limiter, ...rateLimit, now: () => clock.now().getTime() });
-  registerIdempotency(app, idempotency);
   billingModule.registerConventions(app, billing, invoker);
   // A REST route's 402 (one not bound from an operation) is completed by the same enrichers.
   setProblemEnricher(app, async (request, error) =>
@@ -286,7 +286,7 @@ export async function buildApp(deps: AppDeps) {
   cellsModule.register(app, celling, rest);
   messagesModule.register(app, messaging, { longPolls: caps.deviceLongPolls }, rest);
   codesModule.register(app, coding, { waits: caps.mcpWaits });
-  podsModule.register(app, podding);
+  podsModule.register(app, podding, rest);
   statusModule.register(app, status, rest);
   billingModule.register(app, billing);
   oauthModule.register(app, oauthing, { docsUrl: config.docsUrl, limiter, now: () => clock.now().getTime() });
@@ -327,6 +327,7 @@ export async function buildApp(deps: AppDeps) {
     billingPeriods,
     idempotency,
     invoker,
+    rest,
     events,
     webhooks,
     webhookWorker: webhooking.webhookWorker,
@@ -337,6 +338,7 @@ export async function buildApp(deps: AppDeps) {
     inbound: messaging.inbound,
     messageLeases: messaging.messageLeases,
     codes: coding.codes,
+    scheduledSends: messaging.scheduled,
     pods: podding.pods,
     drafts: podding.drafts,
     lists: podding.lists,

@@ -165,7 +165,7 @@ export interface StartOptions {
   env?: Record<string, string>;
   deps?: Partial<AppDeps>;
   /** Registers extra routes (e.g. a probe route for a cross-cutting hook) before app.ready(). */
-  routes?: (app: App) => void;
+  routes?: (app: App, services: Services) => void;
 }
 
 export async function startApp(options: StartOptions = {}): Promise<TestApp> {
@@ -192,7 +192,7 @@ export async function startApp(options: StartOptions = {}): Promise<TestApp> {
     workers: false,
     ...options.deps,
   });
-  options.routes?.(app);
+  options.routes?.(app, services);
   await app.ready();
   return {
     app,

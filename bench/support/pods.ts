@@ -11,7 +11,7 @@ export async function provisionPod(
   service: Service,
   org: Organization,
   count: number,
-  sendRatePerMinute = 600,
+  sendRatePerMinute = 30,
 ): Promise<{ podId: string; cells: BenchCell[] }> {
   const cells: BenchCell[] = [];
   for (let i = 0; i < count; i++) cells.push(await provisionCell(service, org, { sendRatePerMinute }));

@@ -2,17 +2,74 @@ import { after, before, beforeEach, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { Type } from 'typebox';
 import { activeOrganization, bearer, expectProblem, startApp, type TestApp } from '../../test/harness.ts';
-import { agentOf } from './auth.ts';
 import { ApiError } from '../lib/errors.ts';
 import { Body } from './schemas.ts';
 import { canonicalJson } from '../lib/canonical-json.ts';
-import { recordedResponse, recordOutcomes, requestHash } from './idempotency.ts';
+import { defineOperation } from '../operations/operation.ts';
+import { recordOutcomes, requestHash } from './idempotency.ts';
 
 // A probe route shaped like a send: it counts executions, can be held open, and can fail.
 /** The recorded route's work fails (as a send does once its cell is deleted). */
 let workFails = false;
 let executions = 0;
 let gate: Promise<void> | null = null;
+/** The key of the recorded probe's current request (its work rows are named after it). */
+let workKey = '';
+let database: TestApp['database'];
+
+/** A send-shaped probe: counts executions, can be held open, can fail. */
+const probeSend = defineOperation({
+  name: 'probe_send',
+  summary: 'Probe',
+  description: 'A test send.',
+  scope: null,
+  idempotency: 'optional',
+  status: 201,
+  errors: [],
+  input: Type.Object({ to: Type.String(), outcome: Type.Optional(Type.String()) }),
+  output: Type.Object({}),
+  run: async (ctx, input) => {
+    executions += 1;
+    const n = executions;
+    if (gate) await gate;
+    if (input.outcome === 'conflict') throw new ApiError('conflict', 'probe conflict');
+    if (input.outcome === 'crash') throw new Error('probe crash');
+    return { execution: n, to: input.to, organization_id: ctx.organizationId };
+  },
+});
+
+/** Like a send: the work and its idempotent outcome commit together. */
+const probeRecorded = defineOperation({
+  name: 'probe_recorded_send',
+  summary: 'Probe',
+  description: 'A test send that records its outcome in its transaction.',
+  scope: null,
+  idempotency: 'optional',
+  recorded: true,
+  status: 201,
+  errors: [],
+  input: Type.Object({ to: Type.String() }),
+  output: Type.Object({}),
+  run: (ctx, input) =>
+    database.db.transaction().execute(async (tx) => {
+      const key = `${ctx.organizationId}:${input.to}:${executions++}`;
+      await tx
+        .insertInto('dev_outbox')
+        .values({
+          id: `mail_${workKey}_${input.to}`,
+          to_address: `work-${workKey}`,
+          subject: 's',
+          text: key,
+          created_at: new Date().toISOString(),
+        })
+        .execute();
+      if (input.to === 'gone' || workFails)
+        throw new ApiError('not_found', 'The work fails now (as a send to a deleted cell would).');
+      const result = { done: workKey };
+      if (ctx.record) await recordOutcomes(tx, [ctx.record(result)]);
+      return result;
+    }),
+});
 
 describe('Idempotency-Key', () => {
   let t: TestApp;
@@ -29,74 +86,31 @@ describe('Idempotency-Key', () => {
 
   before(async () => {
     t = await startApp({
-      routes: (app) => {
-        app.post(
-          '/v1/test/sends',
-          {
-            config: { auth: 'agent', idempotent: true },
-            schema: {
-              hide: true,
-              body: Body({
-                to: Type.String({ minLength: 1 }),
-                outcome: Type.Optional(Type.Enum(['ok', 'conflict', 'crash'])),
-              }),
-            },
-          },
-          async (request, reply) => {
-            executions += 1;
-            const n = executions;
-            if (gate) await gate;
-            if (request.body.outcome === 'conflict') throw new ApiError('conflict', 'probe conflict');
-            if (request.body.outcome === 'crash') throw new Error('probe crash');
-            return reply
-              .code(201)
-              .send({ execution: n, to: request.body.to, organization_id: agentOf(request).organizationId });
-          },
-        );
-        // Like a send: the work and its idempotent outcome commit together. With `to: 'race'`,
-        // another process records the same key first (as if it had won the race).
-        app.post(
-          '/v1/test/recorded-sends',
-          {
-            config: { auth: 'agent', idempotent: 'recorded' },
-            schema: { hide: true, body: Body({ to: Type.String({ minLength: 1 }) }) },
-          },
-          async (request, reply) => {
-            const key = String(request.headers['idempotency-key']);
-            if (request.body.to === 'race') {
-              const claim = { organizationId: agentOf(request).organizationId, route: '/v1/test/recorded-sends', key };
-              await recordOutcomes(t.database.db, [
-                t.services.idempotency.outcome(
-                  claim,
-                  requestHash(request),
-                  201,
-                  JSON.stringify({ winner: 'the other process' }),
-                ),
-              ]);
-            }
-            return recordedResponse(request, reply, 201, (record) =>
-              t.database.db.transaction().execute(async (tx) => {
-                await tx
-                  .insertInto('dev_outbox')
-                  .values({
-                    id: `mail_${key}_${request.body.to}`,
-                    to_address: `work-${key}`,
-                    subject: 's',
-                    text: 't',
-                    created_at: new Date().toISOString(),
-                  })
-                  .execute();
-                if (request.body.to === 'gone' || workFails)
-                  throw new ApiError('not_found', 'The work fails now (as a send to a deleted cell would).');
-                const result = { done: key };
-                if (record) await recordOutcomes(tx, [record(result)]);
-                return result;
-              }),
-            );
-          },
-        );
+      routes: (app, services) => {
+        const { rest } = services;
+        // Bound from operations as every Idempotency-Key route is: invoke claims the key.
+        rest.bind(app, probeSend, {
+          method: 'POST',
+          url: '/v1/test/sends',
+          tags: ['Test'],
+          hide: true,
+          body: Body({
+            to: Type.String({ minLength: 1 }),
+            outcome: Type.Optional(Type.Enum(['ok', 'conflict', 'crash'])),
+          }),
+          response: Type.Object({ execution: Type.Integer(), to: Type.String(), organization_id: Type.String() }),
+        });
+        rest.bind(app, probeRecorded, {
+          method: 'POST',
+          url: '/v1/test/recorded-sends',
+          tags: ['Test'],
+          hide: true,
+          body: Body({ to: Type.String({ minLength: 1 }) }),
+          response: Type.Object({ done: Type.Optional(Type.String()), winner: Type.Optional(Type.String()) }),
+        });
       },
     });
+    database = t.database;
     headers = (await activeOrganization(t)).headers;
   });
   after(() => t.close());
@@ -191,13 +205,15 @@ describe('Idempotency-Key', () => {
   });
 
   describe('a route that records in its own transaction (no lookup before the work)', () => {
-    const recorded = (idempotencyKey: string, to: string) =>
-      t.app.inject({
+    const recorded = (idempotencyKey: string, to: string) => {
+      workKey = idempotencyKey;
+      return t.app.inject({
         method: 'POST',
         url: '/v1/test/recorded-sends',
         headers: { ...headers, 'idempotency-key': idempotencyKey },
         payload: { to },
       });
+    };
     const worked = async (idempotencyKey: string) =>
       (
         await t.database.db
@@ -221,6 +237,18 @@ describe('Idempotency-Key', () => {
 
     it('a key finished first elsewhere rolls the work back and replays the winner', async () => {
       const idempotencyKey = nextKey();
+      // Another process records the key while this request works (as if it won the race).
+      const organizationId = (await t.services.organizations.authenticate(headers.authorization.slice(7)))!
+        .organizationId;
+      const hash = requestHash({ method: 'POST', url: '/v1/test/recorded-sends', body: { to: 'race' } } as never);
+      await recordOutcomes(t.database.db, [
+        t.services.idempotency.outcome(
+          { organizationId, route: '/v1/test/recorded-sends', key: idempotencyKey },
+          hash,
+          201,
+          JSON.stringify({ winner: 'the other process' }),
+        ),
+      ]);
       const response = await recorded(idempotencyKey, 'race');
       assert.equal(response.statusCode, 201, response.body);
       assert.equal(response.headers['idempotent-replayed'], 'true');

@@ -58,11 +58,11 @@ declare module 'fastify' {
     /** Extra per-IP bucket for abuse-prone public routes. */
     ipLimit?: 'sign_up';
     /**
-     * Route takes an Idempotency-Key header (contract §2). `'recorded'`: its handler uses
-     * recordedResponse and its service writes the outcome in the work's transaction.
-     * `'operation'`: the route is bound from an operation, whose invoke claims the key (no hooks).
+     * Route takes an Idempotency-Key header (contract §2): set by the REST binder
+     * (src/operations/rest.ts) on a route bound from an operation, whose invoke claims the key.
+     * The OpenAPI document reads it (the header, the replay header, the idempotency errors).
      */
-    idempotent?: boolean | 'recorded' | 'operation';
+    idempotent?: 'operation';
     /** Device routes: false when a call is no sign of the phone app running (it does not bring the phone online). */
     presence?: false;
     /** Exempt from rate limiting (health, documentation). */

@@ -58,7 +58,7 @@ export interface Operation<In extends TObject = TObject, Out = unknown> {
   /** The status of a success (a kept outcome's; REST's answer). */
   status?: number;
   /** The codes it answers beyond those of admission, input and conventions (the OpenAPI error responses). */
-  errors: ErrorCode[];
+  errors: readonly ErrorCode[];
   input: In;
   /** Rewrites valid input to its canonical form before the key's hash (a phone number to E.164). */
   prepare?(input: Static<In>): Static<In>;

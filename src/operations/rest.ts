@@ -26,6 +26,12 @@ export interface RestBinding {
   /** The success response (Described). */
   response: TSchema;
   preValidation?: RouteOptions['preValidation'];
+  /** Runs on a fresh success before it is sent (not on a replay): headers of this transport only. */
+  after?: (request: FastifyRequest, reply: FastifyReply) => Promise<void>;
+  /** Left out of the OpenAPI document (test probes). */
+  hide?: boolean;
+  /** The body of an answer, when it is not the operation's value, and whether it is a replay (a client_id's earlier job). */
+  answer?: (value: never) => { body: unknown; replayed?: boolean };
 }
 
 const camel = (name: string) => name.replace(/_([a-z])/g, (_m, c: string) => c.toUpperCase());
@@ -61,7 +67,13 @@ export function restBinder(invoker: Invoker, options: { baseUrl: string; docsUrl
               }
             : {}),
         });
-        if (!outcome.replayed) return reply.code(status).send(outcome.value);
+        if (!outcome.replayed) {
+          await binding.after?.(request, reply);
+          if (!binding.answer) return reply.code(status).send(outcome.value);
+          const { body, replayed } = binding.answer(outcome.value as never);
+          if (replayed) reply.header('Idempotent-Replayed', 'true');
+          return reply.code(status).send(body);
+        }
         return reply
           .code(outcome.status)
           .header('Idempotent-Replayed', 'true')
@@ -77,10 +89,11 @@ export function restBinder(invoker: Invoker, options: { baseUrl: string; docsUrl
           ...(op.allowUnverified ? { allowUnverified: true } : {}),
           ...(op.apiKeyOnly ? { apiKeyOnly: true } : {}),
           ...(idempotent ? { idempotent: 'operation' as const } : {}),
-          ...(op.errors.length > 0 ? { errors: op.errors } : {}),
+          ...(op.errors.length > 0 ? { errors: [...op.errors] } : {}),
         },
         ...(binding.preValidation ? { preValidation: binding.preValidation } : {}),
         schema: {
+          ...(binding.hide ? { hide: true } : {}),
           operationId: binding.operationId ?? camel(op.name),
           tags: binding.tags,
           summary: binding.summary ?? op.summary,

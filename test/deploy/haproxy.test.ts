@@ -134,6 +134,8 @@ describe('deploy/haproxy.cfg', () => {
     assert.ok(timeoutSeconds('client') > 30 + 5, 'timeout client leaves room above a 30 s long-poll and stream pings');
     assert.ok(timeoutSeconds('tunnel') >= 60, 'timeout tunnel outlasts several 30 s stream pings');
     assert.ok(timeoutSeconds('connect') <= 10, 'a dead process is given up quickly');
+    // /health gives up on the database after 2 s: a check must wait longer, or loaded processes look dead.
+    assert.ok(timeoutSeconds('check') > 2, 'timeout check above the 2 s of /health');
   });
 
   it('checks /health, balances by least connections, without stickiness, retrying only failed connections', () => {
@@ -143,6 +145,8 @@ describe('deploy/haproxy.cfg', () => {
     assert.match(backend, /^\s+http-check expect status 200\s*$/m);
     assert.match(backend, /^\s+balance leastconn\s*$/m);
     assert.match(backend, /^\s+default-server check\b/m);
+    // A dead process (refused connections) leaves rotation at once, not after the checks.
+    assert.match(backend, /^\s+default-server .*\bobserve layer4 error-limit \d+ on-error mark-down$/m);
     assert.ok(/^\s+server\s/m.test(backend), 'the backend lists its servers');
     assert.doesNotMatch(config, /^\s+(cookie|stick-table|stick on|stick match|hash-type|balance source)\b/m);
     // retry-on beyond conn-failure would resend requests a process may already have run.

@@ -21,6 +21,7 @@ import * as deviceHeartbeats from './0018_device_heartbeats.ts';
 import * as fleetHealth from './0019_fleet_health.ts';
 import * as operatorSessions from './0021_operator_sessions.ts';
 import * as messageCodes from './0022_message_codes.ts';
+import * as scheduledSends from './0023_scheduled_sends.ts';
 
 export const migrations: Record<string, Migration> = {
   '0001_foundation': foundation,
@@ -44,4 +45,5 @@ export const migrations: Record<string, Migration> = {
   '0019_fleet_health': fleetHealth,
   '0021_operator_sessions': operatorSessions,
   '0022_message_codes': messageCodes,
+  '0023_scheduled_sends': scheduledSends,
 };

@@ -36,6 +36,7 @@ describe('cells', () => {
       online: false,
       last_seen_at: null,
       pod_id: null,
+      quiet_hours: null,
       capabilities: { delivery_reports: true, mms_send: true, mms_receive: true },
       health: 'healthy',
       created_at: t.clock.now().toISOString(),
@@ -248,6 +249,7 @@ describe('cells: the service methods messaging calls', () => {
       organization_id: org.organizationId,
       phone_number: active.phone_number,
       mms_send: true,
+      quiet_hours: null,
     });
     assert.ok(
       provisioning instanceof ApiError && provisioning.code === 'cell_not_active' && provisioning.status === 409,

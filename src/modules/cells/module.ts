@@ -44,5 +44,5 @@ export function build(deps: {
 }
 
 export function register(app: App, module: CellsModule, rest: RestBinder): void {
-  registerCellRoutes(app, module.cells, rest, module.operations);
+  registerCellRoutes(app, rest, module.operations);
 }

@@ -1,8 +1,11 @@
 // Cells' operations (src/operations): bound to REST routes here and to MCP tools in src/modules/mcp.
 import { Type } from 'typebox';
 import { defineOperation } from '../../operations/operation.ts';
-import { Cell, CellList, DisplayName, ListCellsQuery, TierQuery } from './schemas.ts';
+import { Cell, CellList, DisplayName, ListCellsQuery, QuietHoursSchema, TierQuery } from './schemas.ts';
 import type { CellsService } from './service.ts';
+
+/** The path's cell id as an input field (IdParam's schema, with its name known to the types). */
+const CellIdField = Type.String({ minLength: 1, maxLength: 64, description: 'cell_... id' });
 
 export function cellOperations(cells: CellsService) {
   return {
@@ -30,6 +33,44 @@ export function cellOperations(cells: CellsService) {
       input: Type.Object({ display_name: DisplayName, ...TierQuery }, { additionalProperties: false }),
       output: Cell,
       run: (ctx, input) => cells.create(ctx.organizationId, input.display_name, { tier: input.tier }),
+    }),
+    getCell: defineOperation({
+      name: 'get_cell',
+      summary: 'Read a cell',
+      description: '',
+      scope: 'cells:read',
+      idempotency: 'none',
+      errors: [],
+      input: Type.Object({ id: CellIdField }),
+      output: Cell,
+      run: (ctx, input) => cells.get(ctx.organizationId, input.id),
+    }),
+    updateCell: defineOperation({
+      name: 'update_cell',
+      summary: 'Update a cell',
+      description:
+        "Renames the cell (display_name) and sets or clears (null) its quiet_hours; give at least one. Quiet hours of the cell apply instead of its pod's.",
+      scope: 'cells:write',
+      idempotency: 'none',
+      errors: [],
+      input: Type.Object(
+        { id: CellIdField, display_name: Type.Optional(DisplayName), quiet_hours: Type.Optional(QuietHoursSchema) },
+        { additionalProperties: false },
+      ),
+      output: Cell,
+      run: (ctx, { id, ...input }) => cells.update(ctx.organizationId, id, input),
+    }),
+    releaseCell: defineOperation({
+      name: 'release_cell',
+      summary: 'Release a cell',
+      description:
+        'Gives the phone line up: queued messages fail, the phone goes to the next waiting cell, and later reads are 404. Answers with the released cell.',
+      scope: 'cells:write',
+      idempotency: 'none',
+      errors: [],
+      input: Type.Object({ id: CellIdField }),
+      output: Cell,
+      run: (ctx, input) => cells.release(ctx.organizationId, input.id),
     }),
   };
 }

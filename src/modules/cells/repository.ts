@@ -41,12 +41,22 @@ const findOwnedCell = prepared((ex, p: { organizationId: string; id: string }) =
 );
 
 // Run for every batch of sends: the batch's cells in one statement.
-// Whether the phone sends MMS comes along: a send with media from one that cannot is refused.
+// Whether the phone sends MMS comes along: a send with media from one that cannot is refused;
+// so do the cell's and its pod's quiet hours, which may hold the send until they end.
 const findOwnedCells = preparedRows((ex, refs: { organizationId: string; id: string }[]) =>
   ex
     .selectFrom('cells')
     .leftJoin('devices', 'devices.cell_id', 'cells.id')
-    .select(['cells.id', 'cells.organization_id', 'cells.status', 'cells.phone_number', 'devices.can_mms_send'])
+    .leftJoin('pods', 'pods.id', 'cells.pod_id')
+    .select([
+      'cells.id',
+      'cells.organization_id',
+      'cells.status',
+      'cells.phone_number',
+      'devices.can_mms_send',
+      'cells.quiet_hours',
+      'pods.quiet_hours as pod_quiet_hours',
+    ])
     .where('cells.status', '!=', 'released')
     .where((eb) =>
       eb.or(
@@ -133,10 +143,18 @@ export class CellsRepository {
       .execute();
   }
 
-  async rename(ex: Executor, organizationId: string, id: string, displayName: string, now: string): Promise<number> {
+  /** Sets the given fields (undefined: unchanged); how many cells changed (0: none of the organization's). */
+  async update(
+    ex: Executor,
+    organizationId: string,
+    id: string,
+    fields: { display_name?: string; quiet_hours?: string | null },
+    now: string,
+  ): Promise<number> {
+    const set = Object.fromEntries(Object.entries(fields).filter(([, value]) => value !== undefined));
     const result = await ex
       .updateTable('cells')
-      .set({ display_name: displayName, updated_at: now })
+      .set({ ...set, updated_at: now })
       .where('id', '=', id)
       .where('organization_id', '=', organizationId)
       .where('status', '!=', 'released')

@@ -1,16 +1,14 @@
 // Cells: an organization's phone lines (contract §4).
 import { Type } from 'typebox';
-import { agentOf } from '../../http/auth.ts';
 import { Body, Described, IdParam } from '../../http/schemas.ts';
 import type { App } from '../../http/types.ts';
 import type { RestBinder } from '../../operations/rest.ts';
 import type { CellOperations } from './operations.ts';
-import { Cell, CellList, DisplayName, ListCellsQuery, TierQuery } from './schemas.ts';
-import type { CellsService } from './service.ts';
+import { Cell, CellList, DisplayName, ListCellsQuery, QuietHoursSchema, TierQuery } from './schemas.ts';
 
 const CellPath = IdParam('id', 'cell');
 
-export function registerCellRoutes(app: App, cells: CellsService, rest: RestBinder, ops: CellOperations): void {
+export function registerCellRoutes(app: App, rest: RestBinder, ops: CellOperations): void {
   rest.bind(app, ops.createCell, {
     method: 'POST',
     url: '/v1/cells',
@@ -32,52 +30,36 @@ export function registerCellRoutes(app: App, cells: CellsService, rest: RestBind
     response: Described(CellList, 'A page of cells, newest first.'),
   });
 
-  app.get(
-    '/v1/cells/:id',
-    {
-      config: { auth: 'agent', scope: 'cells:read' },
-      schema: {
-        operationId: 'getCell',
-        tags: ['Cells'],
-        summary: 'Read a cell',
-        params: CellPath,
-        response: { 200: Described(Cell, 'The cell.') },
-      },
-    },
-    async (request) => cells.get(agentOf(request).organizationId, request.params.id),
-  );
+  rest.bind(app, ops.getCell, {
+    method: 'GET',
+    url: '/v1/cells/:id',
+    tags: ['Cells'],
+    params: CellPath,
+    response: Described(Cell, 'The cell.'),
+  });
 
-  app.patch(
-    '/v1/cells/:id',
-    {
-      config: { auth: 'agent', scope: 'cells:write' },
-      schema: {
-        operationId: 'updateCell',
-        tags: ['Cells'],
-        summary: 'Rename a cell',
-        description: 'display_name is the only field a cell takes.',
-        params: CellPath,
-        body: Body({ display_name: DisplayName }, { examples: [{ display_name: 'Sales line' }] }),
-        response: { 200: Described(Cell, 'The renamed cell.') },
+  rest.bind(app, ops.updateCell, {
+    method: 'PATCH',
+    url: '/v1/cells/:id',
+    tags: ['Cells'],
+    params: CellPath,
+    body: Body(
+      { display_name: Type.Optional(DisplayName), quiet_hours: Type.Optional(QuietHoursSchema) },
+      {
+        examples: [
+          { display_name: 'Sales line' },
+          { quiet_hours: { start: '21:00', end: '08:00', time_zone: 'America/New_York' } },
+        ],
       },
-    },
-    async (request) => cells.rename(agentOf(request).organizationId, request.params.id, request.body.display_name),
-  );
+    ),
+    response: Described(Cell, 'The updated cell.'),
+  });
 
-  app.delete(
-    '/v1/cells/:id',
-    {
-      config: { auth: 'agent', scope: 'cells:write' },
-      schema: {
-        operationId: 'releaseCell',
-        tags: ['Cells'],
-        summary: 'Release a cell',
-        description:
-          'Gives the phone line up: queued messages fail, the phone goes to the next waiting cell, and later reads are 404. Answers with the released cell.',
-        params: CellPath,
-        response: { 200: Described(Cell, 'The released cell (status released).') },
-      },
-    },
-    async (request) => cells.release(agentOf(request).organizationId, request.params.id),
-  );
+  rest.bind(app, ops.releaseCell, {
+    method: 'DELETE',
+    url: '/v1/cells/:id',
+    tags: ['Cells'],
+    params: CellPath,
+    response: Described(Cell, 'The released cell (status released).'),
+  });
 }

@@ -12,6 +12,23 @@ export const DisplayName = Type.String({
   description: 'A name for the line, 1-100 characters.',
 });
 
+/** Quiet hours of a cell or pod (contract §12); the service checks the times and the zone (400 naming each). */
+export const QuietHoursSchema = Nullable(
+  Type.Object(
+    {
+      start: Type.String({ maxLength: 5, description: 'Local start, HH:MM (24-hour).' }),
+      end: Type.String({ maxLength: 5, description: 'Local end, HH:MM; before start: the window spans midnight.' }),
+      time_zone: Type.String({ maxLength: 64, description: 'IANA time zone name, e.g. America/New_York.' }),
+    },
+    {
+      additionalProperties: false,
+      description:
+        "A daily window in which sends wait: a send that would go out inside it is scheduled for its end, unless it says send_now. Follows the zone's daylight-saving changes.",
+      examples: [{ start: '21:00', end: '08:00', time_zone: 'America/New_York' }],
+    },
+  ),
+);
+
 export const CELL_EXAMPLE = {
   id: 'cell_01jdx2b7c8d9e0f1g2h3j4k5m6',
   display_name: 'Support line',
@@ -20,6 +37,7 @@ export const CELL_EXAMPLE = {
   online: true,
   last_seen_at: '2026-11-21T12:00:00.000Z',
   pod_id: null,
+  quiet_hours: null,
   capabilities: { ...ALL_CAPABILITIES },
   health: 'healthy',
   created_at: '2026-11-21T11:58:02.123Z',
@@ -37,6 +55,7 @@ export const Cell = Type.Object(
     online: Type.Boolean({ description: 'Whether the phone carrying the line has called in within the last 120 s.' }),
     last_seen_at: Nullable(Timestamp),
     pod_id: Nullable(Type.String()),
+    quiet_hours: QuietHoursSchema,
     capabilities: CapabilitiesSchema,
     health: Type.Enum(['healthy', 'degraded', 'quarantined', 'paused'], {
       description:

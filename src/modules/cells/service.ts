@@ -2,7 +2,7 @@
 // one, rename, release (which frees the device for the oldest waiting cell), and the cell events
 // of contract §6 — including cell.online/offline when the carrying device's presence changes.
 import type { Executor } from '../../db/schema.ts';
-import { ApiError, notFound } from '../../lib/errors.ts';
+import { ApiError, invalidField, notFound } from '../../lib/errors.ts';
 import { listPage, type PageQuery } from '../../lib/pagination.ts';
 import type { Clock } from '../../lib/clock.ts';
 import { newId } from '../../lib/ids.ts';
@@ -12,6 +12,7 @@ import type { DevicesTable } from '../devices/tables.ts';
 import type { EventsService } from '../events/service.ts';
 import type { CellRecord, CellsRepository } from './repository.ts';
 import type { CellStatus } from './tables.ts';
+import { parseQuietHours, requireQuietHours, type QuietHours } from '../../lib/quiet-hours.ts';
 import { transact } from '../../db/transaction.ts';
 import { Listeners, Port } from '../../lib/ports.ts';
 
@@ -52,6 +53,7 @@ export function cellView(row: CellRecord) {
     online: row.device_online === 1,
     last_seen_at: row.device_last_seen_at,
     pod_id: row.pod_id,
+    quiet_hours: parseQuietHours(row.quiet_hours),
     // All true without a phone: nothing is known to be missing, and a provisioning cell cannot send anyway.
     capabilities: capabilitiesView(row),
     health: cellHealth(row),
@@ -67,6 +69,8 @@ export interface SendingCell {
   phone_number: string;
   /** Whether its phone sends MMS (contract §4: a send with media from one that cannot is 409 mms_unsupported). */
   mms_send: boolean;
+  /** The quiet hours its sends keep (contract §12): the cell's own, else its pod's, else null. */
+  quiet_hours: QuietHours | null;
 }
 
 export class CellsService {
@@ -177,6 +181,7 @@ export class CellsService {
         organization_id: row.organization_id,
         phone_number: row.phone_number,
         mms_send: row.can_mms_send !== 0,
+        quiet_hours: parseQuietHours(row.quiet_hours ?? row.pod_quiet_hours),
       };
     });
   }
@@ -194,6 +199,7 @@ export class CellsService {
         display_name: displayName,
         phone_number: device?.phone_number ?? null,
         status: device ? 'active' : 'provisioning',
+        quiet_hours: null,
         device_id: device?.id ?? null,
         pod_id: null,
         created_at: iso,
@@ -226,9 +232,32 @@ export class CellsService {
   }
 
   async rename(organizationId: string, cellId: string, displayName: string): Promise<CellView> {
+    return this.update(organizationId, cellId, { display_name: displayName });
+  }
+
+  /** PATCH: the display name and the quiet hours (null clears them); at least one. */
+  async update(
+    organizationId: string,
+    cellId: string,
+    input: { display_name?: string; quiet_hours?: QuietHours | null },
+  ): Promise<CellView> {
+    if (input.display_name === undefined && input.quiet_hours === undefined)
+      throw invalidField('display_name', 'required', 'Give display_name, quiet_hours or both.');
+    const quiet =
+      input.quiet_hours === undefined
+        ? undefined
+        : input.quiet_hours === null
+          ? null
+          : JSON.stringify(requireQuietHours('quiet_hours', input.quiet_hours));
     return transact(this.repo.db, async (tx) => {
-      const renamed = await this.repo.rename(tx, organizationId, cellId, displayName, this.clock.now().toISOString());
-      if (renamed === 0) throw notFound('cell');
+      const updated = await this.repo.update(
+        tx,
+        organizationId,
+        cellId,
+        { display_name: input.display_name, quiet_hours: quiet },
+        this.clock.now().toISOString(),
+      );
+      if (updated === 0) throw notFound('cell');
       return this.recordEvent(tx, cellId, 'cell.updated');
     });
   }

@@ -8,6 +8,8 @@ export interface CellsTable {
   status: CellStatus;
   device_id: string | null;
   pod_id: string | null;
+  /** JSON {start, end, time_zone} or null (contract §12). */
+  quiet_hours: string | null;
   created_at: string;
   updated_at: string;
   released_at: string | null;

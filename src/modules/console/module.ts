@@ -21,6 +21,8 @@ import type { OrganizationsService } from '../organizations/service.ts';
 import type { WebhooksModule } from '../webhooks/module.ts';
 import { registerAccountPages } from './account/routes.ts';
 import { registerConversationPages } from './conversations/routes.ts';
+import { registerCellManagement } from './conversations/manage.ts';
+import { registerSignUpPages } from './sign-up.ts';
 import { buildOperatorConsole, registerOperatorConsole, type OperatorConsole } from './operator/module.ts';
 import type { AdminAuthenticate } from './operator/service.ts';
 import { ConsoleGuard } from './guard.ts';
@@ -101,6 +103,8 @@ export function build(deps: {
 export function register(app: App, module: ConsoleModule): void {
   registerConsoleRoutes(app, module);
   registerConversationPages(app, module);
+  registerCellManagement(app, module);
+  registerSignUpPages(app, module);
   registerAccountPages(app, module);
   registerSessionConsentRoute(app, module);
   registerOperatorConsole(app, module.operator);

@@ -31,6 +31,7 @@ ${field({ id: 'email', name: 'email', label: 'Email address', type: 'email', val
 ${form.next ? hidden('next', form.next) : ''}
 <button type="submit" class="primary">Email me a code</button>
 </form>
+<p class="small after">No organization yet? <a href="${context.path}/sign-up">Sign up</a>.</p>
 </div>`,
   );
 }

@@ -85,13 +85,22 @@ export class ConsoleService {
       return null;
     }
     if (!(await this.repo.takeCode(organization.id, hash))) return null;
+    return this.openSession(organization.id);
+  }
+
+  /**
+   * A new session of an active organization, for a proof of control already checked: a sign-in
+   * code, or the sign-up code the console's sign-up just verified.
+   */
+  async openSession(organizationId: string): Promise<{ token: string; session: ConsoleSession } | null> {
+    const now = this.clock.now();
     const token = newSecret(SESSION_PREFIX);
     const csrfToken = randomBase62(32);
     const tokenHash = sha256Hex(token);
     await this.repo.insertSession(
       {
         token_hash: tokenHash,
-        organization_id: organization.id,
+        organization_id: organizationId,
         csrf_token: csrfToken,
         created_at: now.toISOString(),
         expires_at: new Date(now.getTime() + SESSION_TTL_MS).toISOString(),

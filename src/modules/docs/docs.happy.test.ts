@@ -163,7 +163,10 @@ describe('landing', () => {
     assert.match(response.body, new RegExp(`<h1>Cellgate <span class="muted version">${VERSION}</span></h1>`));
     assert.match(response.body, /<p class="tagline">Phone lines for software agents\.<\/p>/);
     assert.match(response.body, /A <strong>cell<\/strong> is a real phone number, carried by an Android phone\./);
-    assert.match(response.body, /<a class="button primary" href="#quick-start">Sign up<\/a>/);
+    assert.match(
+      response.body,
+      /<a class="button primary" href="http:\/\/cellgate\.test\/console\/sign-up">Sign up<\/a>/,
+    );
     assert.match(
       response.body,
       /<a class="button" href="http:\/\/cellgate\.test\/console\/sign-in">Sign in to the console<\/a>/,

@@ -187,7 +187,7 @@ export function landingPage(landing: Landing): string {
 <p class="tagline">Phone lines for software agents.</p>
 <p>A <strong>cell</strong> is a real phone number, carried by an Android phone. Your agents send and receive SMS and MMS through their cells over a REST API or the Model Context Protocol, hear about replies and deliveries by webhooks or a live event stream, group cells into pods for rings and broadcasts, and pay by card, x402 or MPP.</p>
 <p class="actions">
-<a class="button primary" href="#quick-start">Sign up</a>
+<a class="button primary" href="${escape(links.console)}/sign-up">Sign up</a>
 <a class="button" href="${escape(links.sign_in)}">Sign in to the console</a>
 <a class="button" href="${escape(links.docs)}">API reference</a>
 </p>
@@ -195,7 +195,7 @@ export function landingPage(landing: Landing): string {
 
 <h2 id="quick-start">Quick start</h2>
 <ol class="steps">
-<li><p><strong>Sign up</strong> with an email and an organization name. The answer carries your API key, shown once; a 6-digit code is emailed to you.</p>
+<li><p><strong>Sign up</strong> <a href="${escape(links.console)}/sign-up">in the console</a>, or with the API: an email and an organization name. The answer carries your API key, shown once; a 6-digit code is emailed to you.</p>
 ${block(`curl -X POST ${links.sign_up} \\\n  -H 'content-type: application/json' \\\n  -d '{"email": "you@example.com", "organization_name": "Acme Agents"}'`)}</li>
 <li><p><strong>Verify</strong> with the emailed code: <code>POST ${escape(base)}/v1/agent/verify</code> with <code>{"code": "123456"}</code> and the key as <code>Authorization: Bearer cg_live_...</code>.</p></li>
 <li><p><strong>Create a cell</strong>: <code>POST ${escape(base)}/v1/cells</code>. The first one answers 402 <a href="${escape(links.errors)}/payment_required"><code>payment_required</code></a> with the plan to pay and a <code>checkout_url</code>; pay, then repeat the request.</p></li>

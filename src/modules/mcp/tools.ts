@@ -11,7 +11,7 @@ import { Cell } from '../cells/schemas.ts';
 import type { CellOperations } from '../cells/operations.ts';
 import type { MessageOperations } from '../messages/operations.ts';
 import { Message, type MessageView } from '../messages/views.ts';
-import type { PodOperations } from '../pods/operations.ts';
+import type { AgentPodOperations } from '../pods/agent-operations.ts';
 import { CycleJob } from '../pods/views.ts';
 import type { StatusOperations } from '../status/operations.ts';
 import type { WebhookOperations } from '../webhooks/operations.ts';
@@ -24,7 +24,7 @@ export interface ToolOperations {
   messages: MessageOperations;
   status: StatusOperations;
   waits: WaitOperations;
-  pods: PodOperations;
+  pods: AgentPodOperations;
   webhooks: WebhookOperations;
   billing: BillingOperations;
 }

@@ -1,17 +1,26 @@
 // The outbound state machine as the device drives it (contract §4), and opt-out keywords.
-// queued → sending → sent → delivered, or failed; canceled only while queued. Final states
+// (scheduled →) queued → sending → sent → delivered, or failed; canceled while scheduled or queued. Final states
 // never change: a late or repeated report leaves the message as it is.
 import type { EventType } from '../events/types.ts';
 import type { MessagesTable } from './tables.ts';
 
 /** Every message status, in lifecycle order; the schema enums and the column type come from it. */
-export const MESSAGE_STATUSES = ['queued', 'sending', 'sent', 'delivered', 'failed', 'canceled', 'received'] as const;
+export const MESSAGE_STATUSES = [
+  'scheduled',
+  'queued',
+  'sending',
+  'sent',
+  'delivered',
+  'failed',
+  'canceled',
+  'received',
+] as const;
 export type MessageStatus = (typeof MESSAGE_STATUSES)[number];
 
 /** Outbound and not yet handed to the network: counted as open, failed when the cell is released. */
-export const OPEN_STATUSES = ['queued', 'sending'] as const satisfies readonly MessageStatus[];
+export const OPEN_STATUSES = ['scheduled', 'queued', 'sending'] as const satisfies readonly MessageStatus[];
 /** Only a message no device has claimed yet can be canceled. */
-export const CANCELABLE_STATUSES = ['queued'] as const satisfies readonly MessageStatus[];
+export const CANCELABLE_STATUSES = ['scheduled', 'queued'] as const satisfies readonly MessageStatus[];
 /** States that never change again: a late or repeated device report leaves them as they are. */
 export const FINAL_STATUSES = [
   'delivered',

@@ -25,6 +25,7 @@ import { messageOperations, type MessageOperations } from './operations.ts';
 import { registerMessageRoutes } from './routes.ts';
 import { MessagesService } from './service.ts';
 import { CellWakeups } from './wakeups.ts';
+import { SCHEDULED_SENDS_INTERVAL_MS, ScheduledSends } from './scheduled.ts';
 
 export interface MessagingModule {
   messages: MessagesService;
@@ -33,6 +34,8 @@ export interface MessagingModule {
   inbound: InboundService;
   /** Notified per cell when an inbound message with a code is stored (the codes long-poll waits on it). */
   codeArrivals: CellWakeups;
+  /** Queues scheduled messages at their send_at; tests call tick() with the manual clock. */
+  scheduled: ScheduledSends;
   /** Tests call tick() with the manual clock (workers are off there). */
   messageLeases: MessageLeasesWorker;
   ports: Wirable[];
@@ -66,6 +69,7 @@ export function build(deps: {
     clock: deps.clock,
     codeArrivals,
   });
+  const scheduled = new ScheduledSends({ repo, events: deps.events, clock: deps.clock, wakeups });
   const messageLeases = messageLeasesWorker({ delivery });
   return {
     messages,
@@ -73,9 +77,13 @@ export function build(deps: {
     delivery,
     inbound,
     codeArrivals,
+    scheduled,
     messageLeases,
-    ports: [messages, delivery, inbound].flatMap((service) => Object.values(service.ports)),
-    loops: [{ name: 'message-leases', intervalMs: MESSAGE_LEASES_INTERVAL_MS, tick: () => messageLeases.tick() }],
+    ports: [messages, delivery, inbound, scheduled].flatMap((service) => Object.values(service.ports)),
+    loops: [
+      { name: 'message-leases', intervalMs: MESSAGE_LEASES_INTERVAL_MS, tick: () => messageLeases.tick() },
+      { name: 'scheduled-sends', intervalMs: SCHEDULED_SENDS_INTERVAL_MS, tick: () => scheduled.tick() },
+    ],
   };
 }
 

@@ -6,7 +6,7 @@ import { Timestamp } from '../../http/schemas.ts';
 import { normalizePhone } from '../../lib/phone.ts';
 import { defineOperation } from '../../operations/operation.ts';
 import { MESSAGE_STATUSES } from './lifecycle.ts';
-import { IncludeIgnored, MediaUrls, MessageBody, PhoneInput } from './schemas.ts';
+import { IncludeIgnored, MediaUrls, MessageBody, PhoneInput, ScheduleFields } from './schemas.ts';
 import type { MessagesService } from './service.ts';
 import { ConversationList, ConversationWithMessages, Message, MessageList } from './views.ts';
 
@@ -45,7 +45,7 @@ export function messageOperations(messages: MessagesService) {
       name: 'send_message',
       summary: 'Send a message',
       description:
-        'Queues an SMS/MMS from the cell; its device sends it. Answers 202 with the queued message. Takes an optional Idempotency-Key header.',
+        "Queues an SMS/MMS from the cell; its device sends it. Answers 202 with the queued message, or the scheduled one: with send_at, or inside the cell's quiet hours (then until their end, unless send_now). Takes an optional Idempotency-Key header.",
       scope: 'messages:send',
       idempotency: 'optional',
       recorded: true,
@@ -57,25 +57,27 @@ export function messageOperations(messages: MessagesService) {
           to: PhoneInput,
           body: MessageBody,
           media_urls: Type.Optional(MediaUrls),
+          ...ScheduleFields,
         },
         { additionalProperties: false },
       ),
       output: Message,
       prepare: normalizedTo,
-      run: (ctx, { cell_id, ...input }) => messages.send(ctx.organizationId, cell_id, input, { record: ctx.record }),
+      run: (ctx, { cell_id, send_at, send_now, ...input }) =>
+        messages.send(ctx.organizationId, cell_id, input, { record: ctx.record, schedule: { send_at, send_now } }),
     }),
     replyToMessage: defineOperation({
       name: 'reply_to_message',
       summary: 'Reply to a message',
       description:
-        'Sends to the other party of the message. Answers 202 with the queued reply. Takes an optional Idempotency-Key header.',
+        'Sends to the other party of the message. Answers 202 with the queued (or scheduled: send_at, quiet hours) reply. Takes an optional Idempotency-Key header.',
       scope: 'messages:send',
       idempotency: 'optional',
       recorded: true,
       status: 202,
       errors: [...SEND_ERRORS],
       input: Type.Object(
-        { ...MessageIds, body: MessageBody, media_urls: Type.Optional(MediaUrls) },
+        { ...MessageIds, body: MessageBody, media_urls: Type.Optional(MediaUrls), ...ScheduleFields },
         { additionalProperties: false },
       ),
       output: Message,

@@ -55,6 +55,8 @@ const COLUMNS: Record<keyof MessagesTable, true> = {
   failed_at: true,
   code: true,
   code_service: true,
+  send_at: true,
+  schedule_reason: true,
 };
 const MESSAGE_COLUMNS = Object.keys(COLUMNS) as (keyof MessagesTable)[];
 
@@ -352,6 +354,63 @@ export class MessagesRepository {
       .returningAll()
       .execute();
     return rows.sort((a, b) => (a.id < b.id ? -1 : 1));
+  }
+
+  // --- the per-cell pace (RateLimit-* headers of sends) ---
+
+  /** The cell's phone's pace, its claims since `since` (and the oldest), and the cell's queue; undefined without a phone. */
+  async pace(cellId: string, since: string) {
+    const device = await this.db
+      .selectFrom('devices')
+      .select(['id', 'send_rate_per_minute'])
+      .where('cell_id', '=', cellId)
+      .executeTakeFirst();
+    if (!device) return undefined;
+    const claims = await this.db
+      .selectFrom('messages')
+      .select((eb) => [eb.fn.countAll<number>().as('n'), eb.fn.min('claimed_at').as('oldest')])
+      .where('device_id', '=', device.id)
+      .where('claimed_at', '>', since)
+      .executeTakeFirstOrThrow();
+    const queued = await this.db
+      .selectFrom('messages')
+      .select((eb) => eb.fn.countAll<number>().as('n'))
+      .where('cell_id', '=', cellId)
+      .where('status', '=', QUEUED)
+      .executeTakeFirstOrThrow();
+    return {
+      rate: device.send_rate_per_minute,
+      recent: Number(claims.n),
+      oldest: (claims.oldest as string | null) ?? null,
+      queued: Number(queued.n),
+    };
+  }
+
+  // --- scheduled sends ---
+
+  /** Scheduled messages whose send_at has come, oldest first (locked, skipping locked ones, on PostgreSQL). */
+  dueScheduled(ex: Executor, now: string, batch: number) {
+    const query = ex
+      .selectFrom('messages')
+      .selectAll()
+      .where('status', '=', sql.lit<MessageStatus>('scheduled'))
+      .where('send_at', '<=', now)
+      .orderBy('send_at')
+      .orderBy('id')
+      .limit(batch);
+    return (this.postgres ? query.forUpdate().skipLocked() : query).execute();
+  }
+
+  /** Moves these scheduled messages to the queue; those moved. */
+  async queueScheduled(ex: Executor, ids: readonly string[], now: string, expiresAt: string) {
+    if (ids.length === 0) return [];
+    return ex
+      .updateTable('messages')
+      .set({ status: 'queued', expires_at: expiresAt, updated_at: now })
+      .where('id', 'in', ids)
+      .where('status', '=', 'scheduled')
+      .returning(['id', 'cell_id'])
+      .execute();
   }
 
   // --- device event dedup ---

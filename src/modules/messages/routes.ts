@@ -1,22 +1,54 @@
 // Agent routes for messages (contract §4 and the interface's send route).
+import type { FastifyReply, FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
 import { agentOf } from '../../http/auth.ts';
 import { Body, Described } from '../../http/schemas.ts';
 import type { App } from '../../http/types.ts';
 import type { RestBinder } from '../../operations/rest.ts';
 import { ListMessagesQuery, type MessageOperations } from './operations.ts';
-import { CellParams, MediaUrls, MessageBody, MessageParams, normalizePhoneField, PhoneInput } from './schemas.ts';
+import {
+  CellParams,
+  MediaUrls,
+  MessageBody,
+  MessageParams,
+  normalizePhoneField,
+  PhoneInput,
+  ScheduleFields,
+} from './schemas.ts';
 import type { MessagesService } from './service.ts';
 import { Message, MessageList } from './views.ts';
 
 const SendRequest = Body(
-  { to: PhoneInput, body: MessageBody, media_urls: Type.Optional(MediaUrls) },
+  { to: PhoneInput, body: MessageBody, media_urls: Type.Optional(MediaUrls), ...ScheduleFields },
   { examples: [{ to: '+14155550199', body: 'Your table for two is ready.' }] },
 );
 const ReplyRequest = Body(
-  { body: MessageBody, media_urls: Type.Optional(MediaUrls) },
+  { body: MessageBody, media_urls: Type.Optional(MediaUrls), ...ScheduleFields },
   { examples: [{ body: 'Thanks, see you at 8.' }] },
 );
+
+/**
+ * The RateLimit-* headers (IETF draft names) of the cell's pace on a send's answer (see
+ * MessagesService.pace). The per-credential request limit (src/http/rate-limit.ts) sets the same
+ * headers: the more restrictive of the two is advertised (fewer remaining; on a tie, the later reset).
+ */
+async function paceHeaders(messages: MessagesService, cellId: string, reply: FastifyReply): Promise<void> {
+  const pace = await messages.pace(cellId);
+  if (!pace) return;
+  const remaining = reply.getHeader('RateLimit-Remaining');
+  const reset = Number(reply.getHeader('RateLimit-Reset') ?? 0);
+  if (remaining !== undefined) {
+    const stricter =
+      Number(remaining) < pace.remaining || (Number(remaining) === pace.remaining && reset >= pace.reset);
+    if (stricter) return;
+  }
+  reply.header('RateLimit-Limit', String(pace.limit));
+  reply.header('RateLimit-Remaining', String(pace.remaining));
+  reply.header('RateLimit-Reset', String(pace.reset));
+}
+
+const PACE_DOC =
+  " Answers carry RateLimit-Limit (the cell's phone's messages per minute), RateLimit-Remaining (more that would go out within the minute) and RateLimit-Reset (seconds until that grows).";
 
 export function registerMessageRoutes(
   app: App,
@@ -24,6 +56,8 @@ export function registerMessageRoutes(
   rest: RestBinder,
   ops: MessageOperations,
 ): void {
+  const pace = (request: FastifyRequest, reply: FastifyReply) =>
+    paceHeaders(messages, (request.params as { cell_id: string }).cell_id, reply);
   rest.bind(app, ops.sendMessage, {
     method: 'POST',
     url: '/v1/cells/:cell_id/messages/send',
@@ -31,7 +65,12 @@ export function registerMessageRoutes(
     preValidation: normalizePhoneField('to'),
     params: CellParams,
     body: SendRequest,
-    response: Described(Message, 'The queued message; message.sent and message.delivered events follow.'),
+    description: ops.sendMessage.description + PACE_DOC,
+    response: Described(
+      Message,
+      'The queued (or scheduled) message; message.sent and message.delivered events follow.',
+    ),
+    after: pace,
   });
 
   rest.bind(app, ops.listMessages, {
@@ -64,7 +103,9 @@ export function registerMessageRoutes(
     tags: ['Messages'],
     params: MessageParams,
     body: ReplyRequest,
+    description: ops.replyToMessage.description + PACE_DOC,
     response: Described(Message, 'The queued reply.'),
+    after: pace,
   });
 
   app.post(
@@ -74,8 +115,8 @@ export function registerMessageRoutes(
       schema: {
         operationId: 'cancelMessage',
         tags: ['Messages'],
-        summary: 'Cancel a queued message',
-        description: 'Only while the message is queued; afterwards 409 conflict.',
+        summary: 'Cancel a scheduled or queued message',
+        description: 'Only while the message is scheduled or queued; afterwards 409 conflict.',
         params: MessageParams,
         response: { 200: Described(Message, 'The canceled message.') },
       },

@@ -26,6 +26,25 @@ export const PhoneInput = Type.String({
 
 export const CellParams = IdParam('cell_id', 'cell');
 
+/** The timing fields of every send (contract §12): send_at, and send_now past quiet hours. */
+export const ScheduleFields = {
+  send_at: Type.Optional(
+    Type.String({
+      minLength: 1,
+      maxLength: 64,
+      description:
+        'Send later: an ISO 8601 time with its offset, in the future and at most 30 days ahead. The message is scheduled until then (cancelable), and queued and charged at that time.',
+      examples: ['2026-11-22T09:00:00-05:00'],
+    }),
+  ),
+  send_now: Type.Optional(
+    Type.Boolean({
+      description:
+        "Send even inside the cell's (or its pod's) quiet hours; without it, a send inside them is scheduled for their end.",
+    }),
+  ),
+};
+
 /** Query flag of message and conversation listings (contract §5, ignore). */
 export const IncludeIgnored = {
   include_ignored: Type.Optional(

@@ -17,6 +17,7 @@ import type { MessagesRepository } from './repository.ts';
 import type { MessagesTable, MessageStatus } from './tables.ts';
 import { conversationView, messageView, newMessageRow, type MessageView } from './views.ts';
 import type { CellWakeups } from './wakeups.ts';
+import { requireSendAt, timingOf, type ScheduleInput } from './schedule.ts';
 
 /** A queued message nobody claims within this time fails with `expired`. */
 export const QUEUE_TTL_MS = 60 * 60 * 1000;
@@ -53,6 +54,10 @@ interface SendUnit {
   newConversationId: string;
   record?: IdempotencyRecorder;
   within?: SendHook;
+  /** The send_at it asked for, if any; the cell's quiet hours may move it (or now) later. */
+  sendAt: Date | null;
+  /** send_now: quiet hours do not hold it. */
+  sendNow: boolean;
 }
 
 const conversationOf = (unit: SendUnit): Touch => ({
@@ -104,10 +109,11 @@ export class MessagesService {
     organizationId: string,
     cellId: string,
     input: SendInput,
-    options: { replyTo?: string; record?: IdempotencyRecorder; within?: SendHook } = {},
+    options: { replyTo?: string; record?: IdempotencyRecorder; within?: SendHook; schedule?: ScheduleInput } = {},
   ) {
     const to = requirePhone('to', input.to);
     const now = this.clock.now();
+    const sendAt = options.schedule?.send_at === undefined ? null : requireSendAt(options.schedule.send_at, now);
     const message = newMessageRow({
       id: newId('msg', this.clock, now),
       organization_id: organizationId,
@@ -129,8 +135,10 @@ export class MessagesService {
       newConversationId: newId('conv', this.clock, now),
       record: options.record,
       within: options.within,
+      sendAt,
+      sendNow: options.schedule?.send_now === true,
     });
-    this.wakeups.notify(cellId);
+    if (view.status === 'queued') this.wakeups.notify(cellId);
     return view;
   }
 
@@ -173,7 +181,12 @@ export class MessagesService {
         );
         return [];
       }
-      return [{ i, unit: { ...unit, message: { ...unit.message, from_number: cell.phone_number } } }];
+      // Scheduled for send_at, or for the end of the quiet hours it would go out in.
+      const timing = timingOf(new Date(unit.message.created_at), unit.sendAt, cell.quiet_hours, unit.sendNow);
+      const expires_at = timing.status === 'queued' ? unit.message.expires_at : null;
+      return [
+        { i, unit: { ...unit, message: { ...unit.message, ...timing, expires_at, from_number: cell.phone_number } } },
+      ];
     });
     const pairs = new Map(candidates.map(({ unit }) => [touchKey(conversationOf(unit)), conversationOf(unit)]));
     const stops = pairs.size > 0 ? await this.repo.optedOutAmong(tx, [...pairs.values()]) : [];
@@ -190,12 +203,14 @@ export class MessagesService {
       );
       return false;
     });
-    const bills = reachable.length > 0 ? await charges.charge(reachable.map(({ unit }) => unit.message)) : [];
-    const accepted = reachable.filter(({ i }, k) => {
+    // Charged when queued (contract §12): a scheduled send is charged when it goes out.
+    const now = reachable.filter(({ unit }) => unit.message.status === 'queued');
+    const bills = now.length > 0 ? await charges.charge(now.map(({ unit }) => unit.message)) : [];
+    now.forEach(({ i }, k) => {
       const refusal = bills[k];
       if (refusal) refusals.set(i, refusal);
-      return !refusal;
     });
+    const accepted = reachable.filter(({ i }) => !refusals.has(i));
     const views =
       accepted.length > 0
         ? await this.writeAccepted(
@@ -234,12 +249,39 @@ export class MessagesService {
     organizationId: string,
     cellId: string,
     messageId: string,
-    input: { body: string; media_urls?: string[] },
+    input: { body: string; media_urls?: string[] } & ScheduleInput,
     record?: IdempotencyRecorder,
   ) {
     const original = await this.findMessage(organizationId, cellId, messageId);
     const counterpart = original.direction === 'inbound' ? original.from_number : original.to_number;
-    return this.send(organizationId, cellId, { ...input, to: counterpart }, { replyTo: original.id, record });
+    const { send_at, send_now, ...text } = input;
+    return this.send(
+      organizationId,
+      cellId,
+      { ...text, to: counterpart },
+      { replyTo: original.id, record, schedule: { send_at, send_now } },
+    );
+  }
+
+  /**
+   * The cell's pace for the RateLimit-* headers of a send (IETF draft names): its phone sends at
+   * most `limit` a minute; `remaining` more would go out within the current minute (the limit less
+   * the claims of the last 60 s and the queue); `reset` is the seconds until that grows: until the
+   * oldest claim of the window leaves it, or, with the window full, until the queue ahead drains.
+   * Null for a cell without a phone.
+   */
+  async pace(cellId: string): Promise<{ limit: number; remaining: number; reset: number } | null> {
+    const now = this.clock.now().getTime();
+    const pace = await this.repo.pace(cellId, new Date(now - 60_000).toISOString());
+    if (!pace || pace.rate <= 0) return null;
+    const backlog = pace.recent + pace.queued;
+    const remaining = Math.max(0, pace.rate - backlog);
+    const untilOldestLeaves = pace.oldest ? Math.max(0, Math.ceil((Date.parse(pace.oldest) + 60_000 - now) / 1000)) : 0;
+    const reset =
+      remaining > 0
+        ? untilOldestLeaves
+        : Math.max(untilOldestLeaves, Math.ceil(((backlog - pace.rate + 1) * 60) / pace.rate));
+    return { limit: pace.rate, remaining, reset };
   }
 
   /** Counts for GET /v1/agent/status. */
@@ -257,7 +299,7 @@ export class MessagesService {
     if (canceled) return messageView(canceled);
     const message = await this.repo.findInCell(cellId, messageId);
     if (!message) throw notFound('message');
-    throw new ApiError('conflict', `Only queued messages can be canceled; this one is ${message.status}.`);
+    throw new ApiError('conflict', `Only scheduled or queued messages can be canceled; this one is ${message.status}.`);
   }
 
   async get(organizationId: string, cellId: string, messageId: string) {

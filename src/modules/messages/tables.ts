@@ -33,6 +33,9 @@ export interface MessagesTable {
   /** The one-time code found in an inbound text (contract §12), and the service it names. */
   code: string | null;
   code_service: string | null;
+  /** A scheduled message goes out (is queued and charged) at send_at (contract §12). */
+  send_at: string | null;
+  schedule_reason: 'send_at' | 'quiet_hours' | null;
 }
 
 export interface ConversationsTable {

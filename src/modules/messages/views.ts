@@ -26,6 +26,8 @@ const MESSAGE_EXAMPLE = {
   delivered_at: null,
   received_at: null,
   code: null,
+  send_at: null,
+  schedule_reason: null,
 };
 
 export const Message = Type.Object(
@@ -51,6 +53,16 @@ export const Message = Type.Object(
     sent_at: Nullable(Timestamp),
     delivered_at: Nullable(Timestamp),
     received_at: Nullable(Timestamp),
+    send_at: Nullable({
+      ...Timestamp,
+      description: 'When a scheduled message goes out (is queued and charged); null for a message never scheduled.',
+    }),
+    schedule_reason: Nullable(
+      Type.Enum(['send_at', 'quiet_hours'], {
+        description:
+          'Why the message is scheduled: send_at (asked for) or quiet_hours (the cell or pod is in its quiet hours until send_at).',
+      }),
+    ),
     code: Nullable(
       Type.String({
         description:
@@ -61,7 +73,7 @@ export const Message = Type.Object(
   {
     $id: 'Message',
     description:
-      'An SMS/MMS of a cell. Outbound: queued, sending, sent, delivered, or failed / canceled. Inbound: received.',
+      'An SMS/MMS of a cell. Outbound: scheduled (until send_at), queued, sending, sent, delivered, or failed / canceled. Inbound: received.',
     examples: [MESSAGE_EXAMPLE],
   },
 );
@@ -171,6 +183,8 @@ export function newMessageRow({ mediaUrls, ...fields }: NewMessage): MessagesTab
     failed_at: null,
     code: null,
     code_service: null,
+    send_at: null,
+    schedule_reason: null,
     ...fields,
   };
 }
@@ -195,6 +209,8 @@ export function messageView(row: MessagesTable) {
     sent_at: row.sent_at,
     delivered_at: row.delivered_at,
     received_at: row.received_at,
+    send_at: row.send_at,
+    schedule_reason: row.schedule_reason,
     code: row.code,
   };
 }

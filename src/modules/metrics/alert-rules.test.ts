@@ -50,11 +50,13 @@ describe('alert rules (docs/alerts)', () => {
     assert.match(result.output, /SUCCESS/);
   });
 
-  it('the rules cover phones offline, battery low, queues, webhooks, 5xx, latency and stream clients', () => {
+  it('the rules cover phones offline, battery low, unhealthy SIMs, queues, webhooks, 5xx, latency and stream clients', () => {
     const alerts = [...readFileSync(RULES, 'utf8').matchAll(/^\s*- alert: (\w+)$/gm)].map((m) => m[1]);
     assert.deepEqual(alerts, [
       'CellgatePhoneOffline',
       'CellgatePhoneBatteryLow',
+      'CellgateSimQuarantined',
+      'CellgateSimDegraded',
       'CellgateQueueBackingUp',
       'CellgateWebhookDeliveriesFailing',
       'CellgateServerErrors',

@@ -95,6 +95,36 @@ describe('GET /metrics: per-phone series', () => {
     assert.equal(of(samples, 'cellgate_device_messages_failed_total'), 2);
   });
 
+  it('reports health (0 healthy, 1 degraded, 2 quarantined) and the pause of each phone', async () => {
+    const fresh = line;
+    const labels = { device_id: fresh.device.id, phone_number: fresh.device.phoneNumber };
+    const first = await scrape();
+    assert.deepEqual(
+      [value(first.samples, 'cellgate_device_health', labels), value(first.samples, 'cellgate_device_paused', labels)],
+      [0, 0],
+    );
+    assert.equal(first.types.get('cellgate_device_health'), 'gauge');
+    assert.equal(first.types.get('cellgate_device_paused'), 'gauge');
+    for (let i = 0; i < 5; i++) {
+      const message = await queued(t, fresh, { to: '+14155550101', body: `blocked ${i}` });
+      await claim(t, fresh);
+      await report(t, fresh, message.id, { event: 'failed', error_code: 'generic_failure' });
+      t.clock.advance(1_000);
+    }
+    const paused = await t.app.inject({
+      method: 'POST',
+      url: `/v1/admin/devices/${fresh.device.id}/pause`,
+      headers: admin,
+      payload: { reason: 'checking the SIM' },
+    });
+    assert.equal(paused.statusCode, 200, paused.body);
+    const { samples } = await scrape();
+    assert.deepEqual(
+      [value(samples, 'cellgate_device_health', labels), value(samples, 'cellgate_device_paused', labels)],
+      [2, 1],
+    );
+  });
+
   it("drops a removed phone's series", async () => {
     const spare = await addDevice(t);
     assert.equal(value((await scrape()).samples, 'cellgate_device_online', { device_id: spare.id }), 0);

@@ -8,6 +8,8 @@ import type { Clock } from '../../lib/clock.ts';
 import type { MetricsSnapshot } from './repository.ts';
 
 export const TOP_ERROR_CODES = 10;
+/** cellgate_device_health's values. */
+export const HEALTH_VALUES = { healthy: 0, degraded: 1, quarantined: 2 } as const;
 const LABELS = ['device_id', 'phone_number'] as const;
 
 /** A phone's failures by code: its most frequent `limit` codes, the rest summed as "other"; no code is "unknown". */
@@ -87,6 +89,17 @@ export function registerPhoneMetrics(deps: {
     'Queued (unclaimed) outbound messages of the cell the phone carries; 0 without a cell.',
     (phone, data) =>
       phone.cellId === null ? 0 : (data.queuedByCell.find((cell) => cell.cellId === phone.cellId)?.depth ?? 0),
+  );
+
+  perPhone(
+    'cellgate_device_health',
+    'Health of the phone decided from its recent sends: 0 healthy, 1 degraded (still sends), 2 quarantined (claims nothing until the operator releases it).',
+    (phone) => HEALTH_VALUES[phone.health],
+  );
+  perPhone(
+    'cellgate_device_paused',
+    'Whether the operator paused the phone (1: it claims nothing) or not (0).',
+    (phone) => (phone.paused ? 1 : 0),
   );
 
   new Counter({

@@ -21,6 +21,8 @@ export interface PhoneState {
   batteryPct: number | null;
   charging: boolean | null;
   signalDbm: number | null;
+  health: 'healthy' | 'degraded' | 'quarantined';
+  paused: boolean;
 }
 
 export interface MetricsSnapshot {
@@ -98,7 +100,18 @@ export class MetricsRepository {
   private async phones(): Promise<PhoneState[]> {
     const rows = await this.db
       .selectFrom('devices')
-      .select(['id', 'phone_number', 'cell_id', 'online', 'last_seen_at', 'battery_pct', 'charging', 'signal_dbm'])
+      .select([
+        'id',
+        'phone_number',
+        'cell_id',
+        'online',
+        'last_seen_at',
+        'battery_pct',
+        'charging',
+        'signal_dbm',
+        'health',
+        'paused',
+      ])
       .orderBy('id')
       .execute();
     return rows.map((r) => ({
@@ -110,6 +123,8 @@ export class MetricsRepository {
       batteryPct: r.battery_pct,
       charging: r.charging === null ? null : r.charging === 1,
       signalDbm: r.signal_dbm,
+      health: r.health,
+      paused: r.paused === 1,
     }));
   }
 

@@ -191,9 +191,19 @@ export class CyclePlanner {
       }));
       if ((await this.repo.markQueued(tx, job.id, rows)) !== rows.length) throw new AlreadyQueued();
     };
+    // A broadcast started with send_at schedules its messages for it, while it is still ahead.
+    const schedule =
+      job.send_at !== null && Date.parse(job.send_at) > this.clock.now().getTime()
+        ? { send_at: job.send_at }
+        : undefined;
     return Promise.allSettled(
       plans.map(({ item, cellId }) =>
-        this.messages.send(job.organization_id, cellId, { to: item.recipient, body: job.body }, { within: markQueued }),
+        this.messages.send(
+          job.organization_id,
+          cellId,
+          { to: item.recipient, body: job.body },
+          { within: markQueued, schedule },
+        ),
       ),
     );
   }

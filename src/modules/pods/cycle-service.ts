@@ -3,6 +3,7 @@
 // transaction and answers 202 at once; the cycle worker (cycle-planner.ts) queues the messages
 // in batches and follows them to the end. Idempotency-Key (written in the same transaction) and
 // client_id (unique per organization, forever) make a retry return the same job.
+import { requireSendAt } from '../messages/schedule.ts';
 import type { Executor } from '../../db/schema.ts';
 import { recordOutcomes, type IdempotencyRecorder } from '../../http/idempotency.ts';
 import { clientIdHash, sameClientIdBody } from '../../lib/client-id.ts';
@@ -24,6 +25,7 @@ export interface StartCycleInput {
   to?: string[];
   list_id?: string;
   client_id?: string;
+  send_at?: string;
 }
 
 const invalid = (errors: FieldError[]) =>
@@ -70,6 +72,7 @@ export class CycleService {
       to,
       list_id: input.list_id,
       client_id: input.client_id,
+      ...(input.send_at === undefined ? {} : { send_at: input.send_at }),
     });
     if (input.client_id !== undefined) {
       const existing = await this.repo.findJobByClientId(organizationId, input.client_id);
@@ -88,6 +91,7 @@ export class CycleService {
       throw new ApiError('conflict', 'The pod has no active cell to send from.');
     const now = this.clock.now();
     const at = now.toISOString();
+    const sendAt = input.send_at === undefined ? null : requireSendAt(input.send_at, now).toISOString();
     const id = newId('job', this.clock, now);
     const row: CycleJobsTable = {
       id,
@@ -101,6 +105,7 @@ export class CycleService {
       lease_token: null,
       lease_until: null,
       sync_after: 0,
+      send_at: sendAt,
       created_at: at,
       updated_at: at,
       completed_at: null,
@@ -229,6 +234,8 @@ function checkInput(input: StartCycleInput): string[] | undefined {
         code: 'invalid_value',
         message: 'A ring takes no list: each cell texts the next.',
       });
+    if (input.send_at !== undefined)
+      errors.push({ field: 'send_at', code: 'invalid_value', message: 'A ring goes now; send_at is for broadcasts.' });
   } else {
     if (input.body === undefined)
       errors.push({ field: 'body', code: 'required', message: 'body is required for a broadcast.' });

@@ -9,6 +9,7 @@
 import { MAX_BATCH } from '../../db/group-commit.ts';
 import type { IdempotencyRecorder } from '../../http/idempotency.ts';
 import { ApiError } from '../../lib/errors.ts';
+import type { ScheduleInput } from '../messages/schedule.ts';
 import type { SendHook } from '../messages/service.ts';
 import type { MessageView } from '../messages/views.ts';
 import type { DraftsRepository, PodDraftRef } from './drafts-repository.ts';
@@ -30,6 +31,7 @@ type Outcome = DraftSend | ApiError | undefined;
 interface Waiting {
   ref: PodDraftRef;
   record?: IdempotencyRecorder;
+  schedule?: ScheduleInput;
   resolve(message: MessageView | undefined): void;
   reject(error: unknown): void;
 }
@@ -39,9 +41,10 @@ export function queueDraft(
   messages: MessagesPort,
   { draft, cellId, markSent }: DraftSend,
   record: IdempotencyRecorder | undefined,
+  schedule?: ScheduleInput,
 ): Promise<MessageView> {
   const input = { to: draft.to_number, body: draft.body, media_urls: JSON.parse(draft.media_urls) as string[] };
-  return messages.send(draft.organization_id, cellId, input, { record, within: markSent });
+  return messages.send(draft.organization_id, cellId, input, { record, within: markSent, schedule });
 }
 
 export const notDraft = (row: Pick<DraftsTable, 'status'>, action: string) =>
@@ -98,9 +101,9 @@ export class PodDraftSends {
   }
 
   /** Sends the draft (queueDraft); undefined when the draft is not in this live pod of the organization. */
-  send(ref: PodDraftRef, record?: IdempotencyRecorder): Promise<MessageView | undefined> {
+  send(ref: PodDraftRef, record?: IdempotencyRecorder, schedule?: ScheduleInput): Promise<MessageView | undefined> {
     return new Promise((resolve, reject) => {
-      this.queue.push({ ref, record, resolve, reject });
+      this.queue.push({ ref, record, schedule, resolve, reject });
       if (!this.scheduled) {
         this.scheduled = true;
         setImmediate(() => void this.drain());
@@ -125,7 +128,7 @@ export class PodDraftSends {
           try {
             const outcome = outcomes[i];
             if (outcome instanceof ApiError) throw outcome;
-            waiting.resolve(outcome && (await queueDraft(this.messages, outcome, waiting.record)));
+            waiting.resolve(outcome && (await queueDraft(this.messages, outcome, waiting.record, waiting.schedule)));
           } catch (error) {
             waiting.reject(error);
           }

@@ -2,13 +2,14 @@
 import type { FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
 import { agentOf } from '../../http/auth.ts';
-import { IdempotencyKeyHeaders, recordedResponse } from '../../http/idempotency.ts';
 import { PaginationQuery } from '../../http/pagination.ts';
 import { Body, Described, IdParam } from '../../http/schemas.ts';
 import type { App } from '../../http/types.ts';
-import { MediaUrls, MessageBody, normalizePhoneField, PhoneInput } from '../messages/schemas.ts';
+import { MediaUrls, MessageBody, normalizePhoneField, PhoneInput, ScheduleFields } from '../messages/schemas.ts';
 import { Message } from '../messages/views.ts';
+import type { RestBinder } from '../../operations/rest.ts';
 import type { DraftsService } from './drafts-service.ts';
+import type { PodOperations } from './operations.ts';
 import { ClientId, idOf, scopedParams, scopePrefix, scopeWord } from './schemas.ts';
 import type { ScopeKind, Scopes } from './scope.ts';
 import { Draft, DraftList } from './views.ts';
@@ -16,11 +17,24 @@ import { Draft, DraftList } from './views.ts';
 const TAGS = ['Pods'];
 const DraftId = IdParam('draft_id', 'drf').properties;
 
-export function registerDraftRoutes(app: App, drafts: DraftsService, scopes: Scopes): void {
-  for (const kind of ['cell', 'pod'] as const) registerScoped(app, kind, drafts, scopes);
+export function registerDraftRoutes(
+  app: App,
+  drafts: DraftsService,
+  scopes: Scopes,
+  rest: RestBinder,
+  ops: PodOperations,
+): void {
+  for (const kind of ['cell', 'pod'] as const) registerScoped(app, kind, drafts, scopes, rest, ops);
 }
 
-function registerScoped(app: App, kind: ScopeKind, drafts: DraftsService, scopes: Scopes): void {
+function registerScoped(
+  app: App,
+  kind: ScopeKind,
+  drafts: DraftsService,
+  scopes: Scopes,
+  rest: RestBinder,
+  ops: PodOperations,
+): void {
   const base = `${scopePrefix(kind)}/drafts`;
   const word = scopeWord(kind);
   const of = `of a ${kind}`;
@@ -28,10 +42,6 @@ function registerScoped(app: App, kind: ScopeKind, drafts: DraftsService, scopes
   const DraftParams = scopedParams(kind, DraftId);
   const scopeOf = (request: FastifyRequest) =>
     scopes.resolve(agentOf(request).organizationId, kind, idOf(kind, request.params as Record<string, string>));
-  const sentFrom =
-    kind === 'cell'
-      ? 'the cell'
-      : 'the pod cell the sticky rotation rule picks (the cell a recipient already talks to, else the next active cell)';
 
   app.post(
     base,
@@ -134,37 +144,19 @@ function registerScoped(app: App, kind: ScopeKind, drafts: DraftsService, scopes
     async (request) => drafts.discard(await scopeOf(request), request.params.draft_id),
   );
 
-  app.post(
-    `${base}/:draft_id/send`,
-    {
-      config: {
-        auth: 'agent',
-        scope: 'messages:send',
-        idempotent: 'recorded',
-        errors: ['conflict', 'cell_not_active', 'recipient_opted_out', 'mms_unsupported'],
-      },
-      schema: {
-        operationId: `send${word}Draft`,
-        tags: TAGS,
-        summary: `Send a draft ${of}`,
-        description: `Queues the draft's message from ${sentFrom} and marks the draft sent. A draft that is not \`draft\` is 409 conflict. Takes an optional Idempotency-Key header.`,
-        params: DraftParams,
-        headers: IdempotencyKeyHeaders,
-        response: { 202: Described(Message, 'The queued message.') },
-      },
+  rest.bind(app, kind === 'cell' ? ops.sendCellDraft : ops.sendPodDraft, {
+    method: 'POST',
+    url: `${base}/:draft_id/send`,
+    tags: TAGS,
+    params: DraftParams,
+    // The body is optional: none is the same as {}.
+    preValidation: async (request) => {
+      request.body ??= {};
     },
-    async (request, reply) =>
-      // The scope is resolved inside the work: when it fails, a used key still replays its answer.
-      // A pod draft's own lookup checks its pod.
-      recordedResponse(request, reply, 202, async (record) =>
-        kind === 'pod'
-          ? drafts.sendFromPod(
-              agentOf(request).organizationId,
-              idOf(kind, request.params),
-              request.params.draft_id,
-              record,
-            )
-          : drafts.sendFromCell(await scopeOf(request), request.params.draft_id, record),
-      ),
-  );
+    body: Body(ScheduleFields, {
+      description: 'Optional: send_at and send_now; a send without a body goes out now.',
+      examples: [{}, { send_at: '2026-11-22T09:00:00-05:00' }, { send_now: true }],
+    }),
+    response: Described(Message, 'The queued (or scheduled) message.'),
+  });
 }

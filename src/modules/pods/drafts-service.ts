@@ -2,6 +2,7 @@
 // discarded, or sent once. Sending queues the message and marks the draft `sent` in the same
 // transaction, so two sends of one draft (other keys, other processes) queue one message.
 // A pod draft goes out from the cell the sticky rotation rule picks (sender.ts).
+import type { ScheduleInput } from '../messages/schedule.ts';
 import type { IdempotencyRecorder } from '../../http/idempotency.ts';
 import { clientIdHash, sameClientIdBody } from '../../lib/client-id.ts';
 import type { Clock } from '../../lib/clock.ts';
@@ -127,10 +128,15 @@ export class DraftsService {
   }
 
   /** Queues the message of a draft of a cell (`scope`) and marks the draft sent, in one transaction. */
-  async sendFromCell(scope: Scope, id: string, record?: IdempotencyRecorder): Promise<MessageView> {
+  async sendFromCell(
+    scope: Scope,
+    id: string,
+    record?: IdempotencyRecorder,
+    schedule?: ScheduleInput,
+  ): Promise<MessageView> {
     const row = await this.inScope(scope, id);
     if (row.status !== 'draft') throw notDraft(row, 'sent');
-    return queueDraft(this.messages, draftSends(this.repo, [{ draft: row, cellId: scope.id }])[0], record);
+    return queueDraft(this.messages, draftSends(this.repo, [{ draft: row, cellId: scope.id }])[0], record, schedule);
   }
 
   /**
@@ -143,8 +149,9 @@ export class DraftsService {
     podId: string,
     id: string,
     record?: IdempotencyRecorder,
+    schedule?: ScheduleInput,
   ): Promise<MessageView> {
-    const message = await this.podSends.send({ organizationId, podId, draftId: id }, record);
+    const message = await this.podSends.send({ organizationId, podId, draftId: id }, record, schedule);
     if (message) return message;
     await this.pods.owned(organizationId, podId);
     throw notFound('draft');

@@ -11,7 +11,9 @@ import type { EventsService } from '../events/service.ts';
 import type { MessagesService } from '../messages/service.ts';
 import { CyclePlanner } from './cycle-planner.ts';
 import { CycleRepository } from './cycle-repository.ts';
+import type { RestBinder } from '../../operations/rest.ts';
 import { registerCycleRoutes } from './cycle-routes.ts';
+import { podOperations } from './operations.ts';
 import { CycleService } from './cycle-service.ts';
 import { CYCLE_JOBS_INTERVAL_MS, CycleWorker } from './cycle-worker.ts';
 import { DraftsRepository } from './drafts-repository.ts';
@@ -76,10 +78,11 @@ export function build(deps: {
   return { pods, drafts, lists, ignore, cycles, cycleWorker, scopes, ports: Object.values(pods.ports), loops };
 }
 
-export function register(app: App, module: PodsModule): void {
+export function register(app: App, module: PodsModule, rest: RestBinder): void {
+  const ops = podOperations(module);
   registerPodRoutes(app, module.pods);
-  registerDraftRoutes(app, module.drafts, module.scopes);
+  registerDraftRoutes(app, module.drafts, module.scopes, rest, ops);
   registerListRoutes(app, module.lists, module.scopes);
   registerIgnoreRoutes(app, module.ignore, module.scopes);
-  registerCycleRoutes(app, module.cycles);
+  registerCycleRoutes(app, module.cycles, rest, ops);
 }

@@ -1,28 +1,18 @@
-// Pods' operations (src/operations): bound to MCP tools in src/modules/mcp (the REST routes of the
-// same actions are still registered by the module's routes files).
+// Pods' sending operations (src/operations): a draft's send (of a cell, of a pod) and a pod's
+// cycle job, bound to their REST routes; each writes its idempotent outcome in its transaction.
 import { Type } from 'typebox';
-import { PaginationQuery } from '../../http/pagination.ts';
-import { invalidField } from '../../lib/errors.ts';
-import { normalizePhone } from '../../lib/phone.ts';
-import { countSegments } from '../../lib/segments.ts';
+import { Body } from '../../http/schemas.ts';
 import { defineOperation } from '../../operations/operation.ts';
-import type { ChargeQuote } from '../billing/enforcement.ts';
-import { ChargeQuote as ChargeQuoteSchema } from '../billing/operations.ts';
-import { MessageBody } from '../messages/schemas.ts';
+import { MessageBody, ScheduleFields } from '../messages/schemas.ts';
 import { Message } from '../messages/views.ts';
 import type { CycleService } from './cycle-service.ts';
 import type { DraftsService } from './drafts-service.ts';
-import type { ListsService } from './lists-service.ts';
 import { ClientId } from './schemas.ts';
-import type { PodsService } from './service.ts';
-import { CycleJob, PodList } from './views.ts';
+import type { Scopes } from './scope.ts';
+import { CycleJob } from './views.ts';
 
-const id = (prefix: string) => Type.String({ minLength: 1, maxLength: 64, description: `${prefix}_... id` });
-
-/** The body of POST /v1/pods/{id}/messages/cycle, with the pod's id. */
-export const StartCycleInput = Type.Object(
+export const CycleRequest = Body(
   {
-    pod_id: id('pod'),
     mode: Type.Enum(['ring', 'broadcast'], {
       description:
         'ring: each active cell texts the next. broadcast: one message per distinct recipient, over the active cells.',
@@ -47,80 +37,75 @@ export const StartCycleInput = Type.Object(
       }),
     ),
     client_id: Type.Optional(ClientId),
+    send_at: Type.Optional({
+      ...ScheduleFields.send_at,
+      description:
+        'A broadcast only: its messages are scheduled for this ISO 8601 time with offset (at most 30 days ahead), and queued and charged then.',
+    }),
   },
-  { additionalProperties: false },
+  {
+    examples: [
+      { mode: 'ring' },
+      {
+        mode: 'broadcast',
+        body: 'We open at 9 tomorrow.',
+        list_id: 'lst_01jdx3e6f7g8h9j0k1m2n3p4q5',
+        client_id: 'opening-hours-1',
+      },
+    ],
+  },
 );
 
-export interface PodOperationDeps {
-  pods: PodsService;
-  drafts: DraftsService;
-  cycles: CycleService;
-  lists: ListsService;
-  /** Billing's quote of sends (enforcement.ts sendsQuote). */
-  charges: { sendsQuote(organizationId: string, count: number, segments: number): Promise<ChargeQuote> };
-}
+const id = (prefix: string) => Type.String({ minLength: 1, maxLength: 64, description: `${prefix}_... id` });
 
-export function podOperations(deps: PodOperationDeps) {
+const DRAFT_SEND_ERRORS = ['conflict', 'cell_not_active', 'recipient_opted_out', 'mms_unsupported'] as const;
+
+export function podOperations(deps: { drafts: DraftsService; cycles: CycleService; scopes: Scopes }) {
+  const { drafts, cycles, scopes } = deps;
+  const sendDraft = {
+    scope: 'messages:send',
+    idempotency: 'optional',
+    recorded: true,
+    status: 202,
+    errors: [...DRAFT_SEND_ERRORS],
+    output: Message,
+  } as const;
   return {
-    quoteBroadcast: defineOperation({
-      name: 'quote_broadcast',
-      summary: 'What a broadcast would cost now',
-      description: 'One text per distinct recipient (of `to`, or the list), priced per segment, charging nothing.',
-      scope: 'messages:send',
-      idempotency: 'none',
-      errors: ['not_found'],
-      input: StartCycleInput,
-      output: ChargeQuoteSchema,
-      run: async (ctx, input) => {
-        await deps.pods.owned(ctx.organizationId, input.pod_id);
-        let count: number;
-        if (input.list_id !== undefined) {
-          const list = await deps.lists.findOwned(ctx.organizationId, input.list_id);
-          if (!list) throw invalidField('list_id', 'not_found', `No list ${input.list_id} in this organization.`);
-          count = list.number_count;
-        } else count = new Set((input.to ?? []).map((to) => normalizePhone(to) ?? to)).size;
-        return deps.charges.sendsQuote(ctx.organizationId, count, countSegments(input.body ?? '').segments);
-      },
+    sendCellDraft: defineOperation({
+      ...sendDraft,
+      name: 'send_cell_draft',
+      summary: 'Send a draft of a cell',
+      description:
+        "Queues the draft's message from the cell and marks the draft sent; with send_at, or inside quiet hours, the message is scheduled instead. A draft that is not `draft` is 409 conflict. Takes an optional Idempotency-Key header.",
+      input: Type.Object({ cell_id: id('cell'), draft_id: id('drf'), ...ScheduleFields }),
+      // The scope is resolved inside the work: when it fails, a used key still replays its answer.
+      run: async (ctx, { cell_id, draft_id, ...schedule }) =>
+        drafts.sendFromCell(await scopes.resolve(ctx.organizationId, 'cell', cell_id), draft_id, ctx.record, schedule),
     }),
-    listPods: defineOperation({
-      name: 'list_pods',
-      summary: 'List pods, newest first',
-      description: 'The sender pools of the organization, each with its cells.',
-      scope: 'cells:read',
-      idempotency: 'none',
-      errors: [],
-      input: Type.Object(PaginationQuery, { additionalProperties: false }),
-      output: PodList,
-      run: (ctx, query) => deps.pods.list(ctx.organizationId, query),
-    }),
-    sendFromPod: defineOperation({
-      name: 'send_from_pod',
+    sendPodDraft: defineOperation({
+      ...sendDraft,
+      name: 'send_pod_draft',
       summary: 'Send a draft of a pod',
       description:
-        "Queues the pod draft's message from the pod cell the sticky rotation rule picks (the cell the recipient already talks to, else the next active cell) and marks the draft sent. A draft that is not `draft` is 409 conflict.",
-      scope: 'messages:send',
-      idempotency: 'optional',
-      recorded: true,
-      status: 202,
-      errors: ['conflict', 'cell_not_active', 'recipient_opted_out', 'mms_unsupported', 'payment_required'],
-      input: Type.Object({ pod_id: id('pod'), draft_id: id('drf') }, { additionalProperties: false }),
-      output: Message,
-      run: (ctx, input) => deps.drafts.sendFromPod(ctx.organizationId, input.pod_id, input.draft_id, ctx.record),
+        "Queues the draft's message from the pod cell the sticky rotation rule picks (the cell a recipient already talks to, else the next active cell) and marks the draft sent; with send_at, or inside quiet hours, the message is scheduled instead. A draft that is not `draft` is 409 conflict. Takes an optional Idempotency-Key header.",
+      input: Type.Object({ pod_id: id('pod'), draft_id: id('drf'), ...ScheduleFields }),
+      // A pod draft's own lookup checks its pod.
+      run: (ctx, { pod_id, draft_id, ...schedule }) =>
+        drafts.sendFromPod(ctx.organizationId, pod_id, draft_id, ctx.record, schedule),
     }),
-    startCycle: defineOperation({
-      name: 'start_cycle',
+    startPodCycle: defineOperation({
+      name: 'start_pod_cycle',
       summary: 'Start a cycle job (ring or broadcast)',
       description:
-        'Queues a ring (each active cell texts the next; at least 2 active cells) or a broadcast (one message per distinct recipient, each from the cell it already talks to, else spread over the active cells). Answers the job; its messages are queued in the background.',
+        'Answers 202 with the job; the messages are queued in the background and the job is followed to its end (cycle.completed / cycle.failed). A ring needs at least 2 active cells (else 409 conflict). A broadcast sends one message per distinct recipient, each from the cell it already talks to, else spread evenly over the active cells; recipients who texted STOP to a pod cell are skipped. Idempotency-Key header or client_id: a retry returns the same job (Idempotent-Replayed: true).',
       scope: 'messages:send',
       idempotency: 'optional',
       recorded: true,
       status: 202,
-      errors: ['conflict', 'client_id_conflict', 'payment_required'],
-      input: StartCycleInput,
+      errors: ['conflict', 'client_id_conflict'],
+      input: Type.Object({ id: id('pod'), ...CycleRequest.properties }, { additionalProperties: false }),
       output: CycleJob,
-      run: async (ctx, { pod_id, ...input }) =>
-        (await deps.cycles.start(ctx.organizationId, pod_id, input, ctx.record)).job,
+      run: (ctx, { id: podId, ...input }) => cycles.start(ctx.organizationId, podId, input, ctx.record),
     }),
   };
 }

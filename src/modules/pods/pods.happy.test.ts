@@ -21,7 +21,15 @@ describe('pods', () => {
     });
     assert.equal(response.statusCode, 201);
     const pod = response.json();
-    assert.deepEqual(Object.keys(pod).sort(), ['cell_ids', 'client_id', 'created_at', 'id', 'name', 'updated_at']);
+    assert.deepEqual(Object.keys(pod).sort(), [
+      'cell_ids',
+      'client_id',
+      'created_at',
+      'id',
+      'name',
+      'quiet_hours',
+      'updated_at',
+    ]);
     assert.match(pod.id, /^pod_[0-9a-z]{26}$/);
     assert.deepEqual(pod.cell_ids, [a.cell.id, b.cell.id]);
     assert.equal(pod.created_at, t.clock.now().toISOString());

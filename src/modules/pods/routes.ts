@@ -7,6 +7,7 @@ import type { App } from '../../http/types.ts';
 import { ClientId, Name, PodPath } from './schemas.ts';
 import type { PodsService } from './service.ts';
 import { Pod, PodList } from './views.ts';
+import { QuietHoursSchema } from '../cells/schemas.ts';
 
 const TAGS = ['Pods'];
 
@@ -83,10 +84,15 @@ export function registerPodRoutes(app: App, pods: PodsService): void {
       schema: {
         operationId: 'updatePod',
         tags: TAGS,
-        summary: 'Rename a pod or replace its cells',
-        description: 'cell_ids replaces the whole set: cells left out leave the pod (their pod_id becomes null).',
+        summary: 'Rename a pod, replace its cells or set its quiet hours',
+        description:
+          'cell_ids replaces the whole set: cells left out leave the pod (their pod_id becomes null). quiet_hours (null clears them) hold the sends of its cells that have none of their own.',
         params: PodPath,
-        body: Body({ name: Type.Optional(Name), cell_ids: Type.Optional(CellIds) }),
+        body: Body({
+          name: Type.Optional(Name),
+          cell_ids: Type.Optional(CellIds),
+          quiet_hours: Type.Optional(QuietHoursSchema),
+        }),
         response: { 200: Described(Pod, 'The updated pod.') },
       },
     },

@@ -2,6 +2,7 @@
 // rename or replace the cells, delete (which frees the cells). A cell is in at most one pod:
 // membership is the cell's pod_id, changed in the pod's transaction through CellsService.setPod,
 // which emits cell.updated for every cell that moves.
+import { requireQuietHours, type QuietHours } from '../../lib/quiet-hours.ts';
 import type { Executor } from '../../db/schema.ts';
 import { transact } from '../../db/transaction.ts';
 import { clientIdHash, sameClientIdBody } from '../../lib/client-id.ts';
@@ -25,6 +26,7 @@ export interface CreatePodInput {
 export interface UpdatePodInput {
   name?: string;
   cell_ids?: string[];
+  quiet_hours?: QuietHours | null;
 }
 
 /** Runs in the transaction that deletes a pod, before its cells leave it (cycle jobs stop). */
@@ -96,6 +98,7 @@ export class PodsService {
       request_hash: hash,
       name: input.name,
       rotation: 0,
+      quiet_hours: null,
       created_at: at,
       updated_at: at,
       deleted_at: null,
@@ -147,6 +150,12 @@ export class PodsService {
     const changes = {
       updated_at: this.clock.now().toISOString(),
       ...(input.name !== undefined ? { name: input.name } : {}),
+      ...(input.quiet_hours !== undefined
+        ? {
+            quiet_hours:
+              input.quiet_hours === null ? null : JSON.stringify(requireQuietHours('quiet_hours', input.quiet_hours)),
+          }
+        : {}),
     };
     await transact(this.repo.db, async (tx) => {
       if (!(await this.repo.update(tx, pod.id, changes))) throw notFound('pod');

@@ -7,6 +7,8 @@ export interface PodsTable {
   request_hash: string;
   name: string;
   rotation: number;
+  /** JSON {start, end, time_zone} or null (contract §12): for its cells without their own. */
+  quiet_hours: string | null;
   created_at: string;
   updated_at: string;
   deleted_at: string | null;
@@ -70,6 +72,8 @@ export interface CycleJobsTable {
   lease_token: string | null;
   lease_until: string | null;
   sync_after: number;
+  /** A broadcast's send_at (contract §12): its messages are scheduled for it. */
+  send_at: string | null;
   created_at: string;
   updated_at: string;
   completed_at: string | null;

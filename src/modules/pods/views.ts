@@ -3,6 +3,8 @@
 import { Type } from 'typebox';
 import { NextCursor } from '../../http/pagination.ts';
 import { Nullable, Timestamp } from '../../http/schemas.ts';
+import { parseQuietHours } from '../../lib/quiet-hours.ts';
+import { QuietHoursSchema } from '../cells/schemas.ts';
 import type {
   ContactListsTable,
   CycleJobsTable,
@@ -18,6 +20,7 @@ const POD_EXAMPLE = {
   name: 'Outreach',
   client_id: 'create-outreach-pod',
   cell_ids: ['cell_01jdx2b7c8d9e0f1g2h3j4k5m6', 'cell_01jdx2b7c8d9e0f1g2h3j4k5m7'],
+  quiet_hours: null,
   created_at: AT,
   updated_at: AT,
 };
@@ -47,6 +50,7 @@ const JOB_EXAMPLE = {
   mode: 'ring',
   status: 'running',
   counts: { total: 3, queued: 0, sent: 1, delivered: 1, received: 1, failed: 0, skipped: 0 },
+  send_at: null,
   created_at: AT,
   completed_at: null,
 };
@@ -57,6 +61,7 @@ export const Pod = Type.Object(
     name: Type.String(),
     client_id: Type.String({ description: 'The client_id it was created with.' }),
     cell_ids: Type.Array(Type.String(), { description: 'Its cells, oldest first. A cell is in at most one pod.' }),
+    quiet_hours: { ...QuietHoursSchema, description: 'Quiet hours of its cells that have none of their own.' },
     created_at: Timestamp,
     updated_at: Timestamp,
   },
@@ -172,6 +177,10 @@ export const CycleJob = Type.Object(
       },
       { description: 'Each message counts once, in its current state; canceled ones only in total.' },
     ),
+    send_at: Nullable({
+      ...Timestamp,
+      description: 'A broadcast started with send_at: its messages are scheduled for then (queued and charged then).',
+    }),
     created_at: Timestamp,
     completed_at: Nullable(Timestamp),
   },
@@ -199,6 +208,7 @@ export function podView(row: PodsTable, cellIds: string[]) {
     name: row.name,
     client_id: row.client_id,
     cell_ids: cellIds,
+    quiet_hours: parseQuietHours(row.quiet_hours),
     created_at: row.created_at,
     updated_at: row.updated_at,
   };
@@ -282,6 +292,7 @@ export function jobView(row: CycleJobsTable, counts: JobCounts) {
     mode: row.mode,
     status: row.status,
     counts,
+    send_at: row.send_at,
     created_at: row.created_at,
     completed_at: row.completed_at,
   };

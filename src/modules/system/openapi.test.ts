@@ -411,7 +411,7 @@ describe('A documented route is complete or is refused when it is added', () => 
     ],
     [
       'the Idempotency-Key header when it takes one',
-      (o) => void Object.assign(o.config, { idempotent: true }),
+      (o) => void Object.assign(o.config, { idempotent: 'operation' }),
       /Idempotency-Key header/,
     ],
   ];
@@ -439,7 +439,7 @@ describe('A documented route is complete or is refused when it is added', () => 
       '/v1/things',
       {
         ...options,
-        config: { auth: 'agent', idempotent: true },
+        config: { auth: 'agent', idempotent: 'operation' },
         schema: { ...options.schema, headers: IdempotencyKeyHeaders },
       },
       handler,

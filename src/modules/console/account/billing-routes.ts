@@ -23,16 +23,15 @@ type Outcome =
   | { kind: 'shown'; shown: ShownPayment }
   | { kind: 'invalid'; errors: NonNullable<PayForm['errors']> };
 
-export function registerBillingPages(scope: App, module: ConsoleModule): void {
-  const { guard, clock } = module;
-  const { billing, quotes, usage, checkout, stripe } = module.dashboard.billing;
-  // The oauth resource of the REST API is its address (`<base>/v1`): where agents pay.
-  const apiBase = module.oauth.resources.v1;
-
-  // Chromium applies form-action to the redirect that answers a form post, so the pages holding
-  // the pay form allow the checkout's origins too: the API's (local card page) and Stripe's.
+/**
+ * Chromium applies form-action to the redirect that answers a form post, so a page holding a pay
+ * form (Billing, a cell create's 402) allows the checkout's origins too: the API's (local card
+ * page) and Stripe's. An onSend hook of such a page's routes.
+ */
+export function payFormOnSend(module: ConsoleModule) {
+  const { stripe } = module.dashboard.billing;
   const checkoutOrigins = [...module.http.origins, ...(stripe ? [STRIPE_CHECKOUT_ORIGIN] : [])].join(' ');
-  const onSend = async (_request: FastifyRequest, reply: FastifyReply, payload: unknown) => {
+  return async (_request: FastifyRequest, reply: FastifyReply, payload: unknown) => {
     const csp = reply.getHeader('content-security-policy');
     if (typeof csp === 'string')
       reply.header(
@@ -41,6 +40,15 @@ export function registerBillingPages(scope: App, module: ConsoleModule): void {
       );
     return payload;
   };
+}
+
+export function registerBillingPages(scope: App, module: ConsoleModule): void {
+  const { guard, clock } = module;
+  const { billing, quotes, usage, checkout, stripe } = module.dashboard.billing;
+  // The oauth resource of the REST API is its address (`<base>/v1`): where agents pay.
+  const apiBase = module.oauth.resources.v1;
+
+  const onSend = payFormOnSend(module);
 
   async function viewOf(organizationId: string): Promise<BillingView> {
     const now = clock.now();
@@ -133,9 +141,9 @@ export function registerBillingPages(scope: App, module: ConsoleModule): void {
   });
 }
 
-/** The form's intent: `top_up`, `reinstate` or `setup:<tier>` (with a tier of the price list). */
+/** The form's intent: `top_up`, `reinstate`, `create_cell` or `setup:<tier>` (with a tier of the price list). */
 function intentOf(value: string, tiers: string[]): [Intent | null, string | undefined] {
-  if (value === 'top_up' || value === 'reinstate') return [value, undefined];
+  if (value === 'top_up' || value === 'reinstate' || value === 'create_cell') return [value, undefined];
   const tier = value.startsWith('setup:') ? value.slice('setup:'.length) : null;
   return tier !== null && tiers.includes(tier) ? ['setup', tier] : [null, undefined];
 }

@@ -87,9 +87,9 @@ describe('console billing', () => {
 
     const checkout = await t.app.inject({ url: pathOf(location) });
     assert.equal(checkout.statusCode, 200);
-    assert.match(checkout.body, /top_up: \$25\.50/);
+    assert.match(checkout.body, /<dt>For<\/dt><dd>Top up \$25\.50<\/dd>/);
     const paid = await t.app.inject({ method: 'POST', url: pathOf(location), headers: FORM, payload: '' });
-    assert.match(paid.body, /paid/);
+    assert.match(paid.body, /<h1>Paid: Top up \$25\.50<\/h1>/);
     assert.match((await page(t, org, '/console/billing')).body, /<strong class="balance">\$1025\.50<\/strong>/);
   });
 

@@ -6,11 +6,13 @@ import type { ConsoleModule } from '../module.ts';
 import { registerBillingPages } from './billing-routes.ts';
 import { registerKeyPages } from './keys-routes.ts';
 import { registerWebhookPages } from './webhooks-routes.ts';
+import { registerWebhookManagement } from './webhook-manage.ts';
 
 export function registerAccountPages(app: App, module: ConsoleModule): void {
   app.register(async (plugin) => {
     registerFormParser(plugin);
     registerWebhookPages(plugin, module);
+    registerWebhookManagement(plugin, module);
     registerKeyPages(plugin, module);
     registerBillingPages(plugin, module);
   });

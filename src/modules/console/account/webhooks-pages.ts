@@ -122,10 +122,15 @@ ${state}
 <dt>Created</dt><dd>${when(webhook.created_at)}</dd>
 ${webhook.description ? `<dt>Description</dt><dd>${escape(webhook.description)}</dd>` : ''}
 </dl>
-<div class="row-actions">${toggle}</div>`;
+<div class="row-actions">${toggle}<a class="button secondary small-button" href="${path(context, webhook.id)}/edit" aria-label="Edit the endpoint ${escape(webhook.url)}">Edit</a><a class="button secondary small-button" href="${path(context, webhook.id)}/rotate" aria-label="Rotate secret of the endpoint ${escape(webhook.url)}">Rotate secret</a><a class="button danger small-button" href="${path(context, webhook.id)}/delete" aria-label="Delete the endpoint ${escape(webhook.url)}">Delete</a></div>`;
 }
 
-function endpointForm(context: SignedInContext, form: EndpointForm): string {
+/** The add form (on the list), or an endpoint's edit form (`edit`: where it posts). */
+export function endpointForm(
+  context: SignedInContext,
+  form: EndpointForm,
+  edit?: { action: string; cancel: string },
+): string {
   const chosen = new Set(form.eventTypes ?? ['*']);
   const eventsError = form.errors?.event_types;
   const boxes = FORM_EVENT_FILTERS.map(
@@ -135,8 +140,8 @@ function endpointForm(context: SignedInContext, form: EndpointForm): string {
 </div>`,
   ).join('\n');
   return `<section aria-labelledby="add-endpoint-heading">
-<h2 id="add-endpoint-heading">Add an endpoint</h2>
-<form method="post" action="${context.path}/webhooks" novalidate>
+<h2 id="add-endpoint-heading">${edit ? 'Edit the endpoint' : 'Add an endpoint'}</h2>
+<form method="post" action="${edit ? escape(edit.action) : `${context.path}/webhooks`}" novalidate>
 ${csrfField(context)}
 ${hidden('client_id', form.clientId)}
 ${field({ id: 'webhook-url', name: 'url', label: 'Endpoint URL', type: 'url', value: form.url, hint: 'An https URL of your receiver. It must not resolve to a private or loopback address.', error: form.errors?.url, attributes: `maxlength="${MAX_URL_LENGTH}" spellcheck="false" autocomplete="url"` })}
@@ -145,7 +150,7 @@ ${field({ id: 'webhook-url', name: 'url', label: 'Endpoint URL', type: 'url', va
 ${boxes}
 ${eventsError ? `<p class="field-error" id="event-types-error">${escape(eventsError)}</p>` : ''}
 </fieldset>
-<button type="submit" class="primary">Add endpoint</button>
+${edit ? `<div class="actions"><button type="submit" class="primary">Save changes</button><a class="button secondary" href="${escape(edit.cancel)}">Cancel</a></div>` : '<button type="submit" class="primary">Add endpoint</button>'}
 </form>
 </section>`;
 }

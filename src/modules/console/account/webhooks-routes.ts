@@ -20,6 +20,8 @@ const NOTICES = {
   retried: 'Delivery queued: it will be attempted again in a moment.',
   enabled: 'Endpoint enabled: its queued deliveries resume.',
   disabled: 'Endpoint disabled: events are kept for it until you enable it again.',
+  deleted: 'Endpoint deleted: no more events are sent to it.',
+  updated: 'Endpoint saved: the next events go by the new settings.',
   existing: 'This endpoint was already added (the form was sent twice); its secret was shown the first time.',
 };
 const BACK = { href: `${CONSOLE_PATH}/webhooks`, text: 'Back to webhooks' };
@@ -175,7 +177,7 @@ export function registerWebhookPages(scope: App, module: ConsoleModule): void {
 const backOf = (body: unknown) => safeNext(text(body, 'next')) ?? `${CONSOLE_PATH}/webhooks`;
 
 /** The add-endpoint form as posted, with an error per field the console itself can tell. */
-function endpointFormOf(body: unknown): EndpointForm {
+export function endpointFormOf(body: unknown): EndpointForm {
   const url = text(body, 'url').trim();
   const eventTypes = FORM_EVENT_FILTERS.filter((filter) => text(body, `event:${filter}`) === 'on');
   const posted = text(body, 'client_id');

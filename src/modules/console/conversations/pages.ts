@@ -19,6 +19,7 @@ export const threadPath = (context: SignedInContext, cellId: string, participant
   `${cellPath(context, cellId)}/conversations/${encodeURIComponent(participant)}`;
 
 const MESSAGE_STATUS: Record<MessageView['status'], { glyph: string; label: string }> = {
+  scheduled: { glyph: '⏲', label: 'Scheduled' },
   queued: { glyph: '◷', label: 'Queued' },
   sending: { glyph: '↻', label: 'Sending' },
   sent: { glyph: '✓', label: 'Sent' },
@@ -43,6 +44,8 @@ const CELL_STATUS: Record<CellView['status'], { label: string; note?: string }> 
 
 function messageStatus(message: MessageView): string {
   const { glyph, label } = MESSAGE_STATUS[message.status];
+  if (message.status === 'scheduled' && message.send_at)
+    return `<span class="msg-status msg-scheduled"><span aria-hidden="true">${glyph}</span> ${label} for ${time(message.send_at)}${message.schedule_reason === 'quiet_hours' ? ' (quiet hours)' : ''}</span>`;
   return `<span class="msg-status msg-${message.status}"><span aria-hidden="true">${glyph}</span> ${label}</span>`;
 }
 
@@ -143,7 +146,7 @@ export function cellRow(context: SignedInContext, cell: CellView): string {
 
 export function cellsPage(
   context: SignedInContext,
-  view: { cells: CellView[]; nextCursor: string | null; liveUrl: string | null },
+  view: { cells: CellView[]; nextCursor: string | null; liveUrl: string | null; notice?: string },
 ): string {
   const { cells, nextCursor } = view;
   return layout(
@@ -152,7 +155,9 @@ export function cellsPage(
     `<div class="card wide">
 <h1>Cells</h1>
 ${liveStatus(view.liveUrl, LIVE_TEXTS.cells)}
-<p id="cells-empty"${cells.length > 0 ? ' hidden' : ''}>No cells yet. Create one with the API: <code>POST /v1/cells {"display_name": "Support line"}</code>.</p>
+${view.notice ? `<p class="notice ok" role="status">${escape(view.notice)}</p>` : ''}
+<p class="actions"><a class="button primary" href="${cellsPath(context)}/new">Create a cell</a></p>
+<p id="cells-empty"${cells.length > 0 ? ' hidden' : ''}>No cells yet. Create one here, or with the API: <code>POST /v1/cells {"display_name": "Support line"}</code>.</p>
 <table class="cells-table"${cells.length === 0 ? ' hidden' : ''}>
 <caption>The phone lines of ${escape(context.signedIn.organizationName)}. Open one to see its conversations and send a text.</caption>
 <thead><tr><th scope="col">Cell</th><th scope="col">Number</th><th scope="col">Phone</th><th scope="col">Status</th></tr></thead>
@@ -190,6 +195,7 @@ export function cellPage(
 ${crumbs([{ href: cellsPath(context), text: 'Cells' }, { text: cell.display_name }])}
 <h1>${escape(cell.display_name)}</h1>
 ${cellState(context, cell)}
+<p class="row-actions"><a class="button secondary small-button" href="${cellPath(context, cell.id)}/rename">Rename</a> <a class="button danger small-button" href="${cellPath(context, cell.id)}/release">Release</a></p>
 <section aria-labelledby="conversations-heading">
 <h2 id="conversations-heading">Conversations</h2>
 ${liveStatus(view.liveUrl)}

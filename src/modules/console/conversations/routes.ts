@@ -55,7 +55,7 @@ const CONSOLE_SEND = 'console:send';
  * only ever opened for an organization that signed in (the console's own checks); its forms were
  * never refused for the organization's state, and are not now.
  */
-const consolePrincipal = (session: ConsoleSession): ConsolePrincipal => ({
+export const consolePrincipal = (session: ConsoleSession): ConsolePrincipal => ({
   credentialType: 'console_session',
   organizationId: session.organizationId,
   organizationName: session.organizationName,
@@ -306,7 +306,13 @@ export function registerConversationPages(app: App, module: ConsoleModule): void
         const page = await cells.list(session.organizationId, undefined, { limit: PAGE, cursor });
         // Only the first page is live: a new cell belongs at its top.
         const liveUrl = cursor ? null : `${CONSOLE_PATH}/cells/live?after=${after}`;
-        return sendPage(reply, 200, cellsPage(context, { cells: page.cells, nextCursor: page.next_cursor, liveUrl }));
+        const notice =
+          textOf(request.query, 'notice') === 'released' ? 'Cell released: its number is no longer yours.' : undefined;
+        return sendPage(
+          reply,
+          200,
+          cellsPage(context, { cells: page.cells, nextCursor: page.next_cursor, liveUrl, notice }),
+        );
       } catch (error) {
         if (isCode(error, 'invalid_request')) return badLink(reply, context, `${context.path}/cells`);
         throw error;

@@ -42,9 +42,7 @@ function capabilities(row: FleetRow): string {
     ['mms_receive', 'MMS receive'],
   ];
   const on = words.filter(([key]) => row.device.capabilities[key]).map(([, word]) => word);
-  return on.length === 0
-    ? '<span class="small">SMS only</span>'
-    : on.map((w) => `<span class="tag">${w}</span>`).join(' ');
+  return `<span class="small">${on.length === 0 ? 'SMS only' : `SMS, ${on.join(', ')}`}</span>`;
 }
 
 /** Health in words (and the operator's hold), with why when the service said why. */
@@ -71,21 +69,19 @@ export function fleetRow(row: FleetRow): string {
     : '<span class="small">Free</span>';
   return `<tr id="device-${escape(d.id)}">
 <th scope="row"><a href="${devicePath(d.id)}" class="mono">${escape(d.phone_number)}</a>${d.label ? `<br><span class="small">${escape(d.label)}</span>` : ''}</th>
-<td>${row.cellName ? escape(row.cellName) : '<span class="small">No cell</span>'}</td>
-<td>${organization}</td>
-<td>${presence(row)}<br><span class="small">Last seen </span>${when(d.last_seen_at)}</td>
-<td class="num">${battery(row)}</td>
-<td class="num">${d.signal_dbm === null ? dash : `${d.signal_dbm} dBm`}</td>
-<td>${d.app_version ? `<span class="mono">${escape(d.app_version)}</span>` : dash}</td>
-<td>${capabilities(row)}</td>
-<td class="num">${d.send_rate_per_minute}/min<br><span class="small">${d.daily_send_limit}/day</span></td>
-<td class="num">${row.queued}</td>
-<td class="num">${row.device.sent_24h} / ${row.device.failed_24h > 0 ? stateTag('warn', String(row.device.failed_24h)) : '0'}</td>
-<td>${health(row)}</td>
+<td data-label="Cell and organization">${row.cellName ? escape(row.cellName) : '<span class="small">No cell</span>'}<br>${organization}</td>
+<td data-label="Presence">${presence(row)}<br><span class="small">Last seen </span>${when(d.last_seen_at)}</td>
+<td data-label="Health">${health(row)}</td>
+<td data-label="Battery" class="num">${battery(row)}</td>
+<td data-label="Signal" class="num">${d.signal_dbm === null ? dash : `${d.signal_dbm} dBm`}</td>
+<td data-label="Queued" class="num">${row.queued}</td>
+<td data-label="Sent / failed (24 h)" class="num">${d.sent_24h} / ${d.failed_24h > 0 ? stateTag('warn', String(d.failed_24h)) : '0'}</td>
+<td data-label="Send rate" class="num">${d.send_rate_per_minute}/min<br><span class="small">${d.daily_send_limit}/day</span></td>
+<td data-label="App and capabilities">${d.app_version ? `<span class="mono small">${escape(d.app_version)}</span>` : dash}<br>${capabilities(row)}</td>
 </tr>`;
 }
 
-const FLEET_HEAD = `<thead><tr><th scope="col">Phone</th><th scope="col">Cell</th><th scope="col">Organization</th><th scope="col">Presence</th><th scope="col" class="num">Battery</th><th scope="col" class="num">Signal</th><th scope="col">App</th><th scope="col">Capabilities</th><th scope="col" class="num">Send rate</th><th scope="col" class="num">Queued</th><th scope="col" class="num">Sent / failed (24 h)</th><th scope="col">Health</th></tr></thead>`;
+const FLEET_HEAD = `<thead><tr><th scope="col">Phone</th><th scope="col">Cell and organization</th><th scope="col">Presence</th><th scope="col">Health</th><th scope="col" class="num">Battery</th><th scope="col" class="num">Signal</th><th scope="col" class="num">Queued</th><th scope="col" class="num">Sent / failed (24 h)</th><th scope="col" class="num">Send rate</th><th scope="col">App and capabilities</th></tr></thead>`;
 
 export function fleetPage(
   session: OperatorSession,

@@ -137,6 +137,32 @@ describe('operator console in a browser', { skip: skipWithoutChromium }, () => {
     await page.close();
   });
 
+  it('fits every operator page in 1280 and 390 px without the page scrolling sideways', async () => {
+    const context = await browser.newContext();
+    const page = await context.newPage();
+    await signIn(page);
+    const problems: string[] = [];
+    for (const width of [1280, 390]) {
+      await page.setViewportSize({ width, height: 900 });
+      for (const path of [
+        '/console/operator/fleet',
+        `/console/operator/devices/${lines[0].device.id}`,
+        '/console/operator/organizations',
+        `/console/operator/organizations/${lines[0].org.organizationId}`,
+        '/console/operator/deposits',
+        '/console/operator/audit',
+      ]) {
+        assert.equal((await page.goto(`${base}${path}`))?.status(), 200, path);
+        const overflow = (await page.evaluate('document.documentElement.scrollWidth - window.innerWidth')) as number;
+        if (overflow > 0) problems.push(`${path} at ${width} px: ${overflow} px wider than the window`);
+      }
+      await page.goto(`${base}/console/operator/fleet`);
+      await shot(page, `fleet-${width}`);
+    }
+    assert.deepEqual(problems, []);
+    await context.close();
+  });
+
   it('has no axe-core violations on any operator page, including a form error', async () => {
     // A day of telemetry for the chart.
     for (let hour = 0; hour < 6; hour++) {

@@ -92,9 +92,9 @@ describe('operator console: fleet and phones', () => {
     assert.match(words, /1\.4\.0/);
     assert.match(words, /Delivery reports/);
     assert.match(words, /20\/min/);
-    const numbers = [...row.matchAll(/<td class="num">([^<]*)/g)].map((m) => m[1].trim());
-    // battery, signal, send rate, queued, sent / failed
-    assert.equal(numbers.at(-2), '1', 'one message waits for the phone');
+    const numbers = [...row.matchAll(/<td data-label="[^"]+" class="num">([^<]*)/g)].map((m) => m[1].trim());
+    // battery, signal, queued, sent / failed, send rate
+    assert.equal(numbers[2], '1', 'one message waits for the phone');
     // The figures of the admin surface (the seeded outcomes, and the real ones once recorded).
     const view = (await t.app.inject({ url: `/v1/admin/devices/${line.device.id}`, headers: admin })).json();
     assert.ok(view.sent_24h >= 3 && view.failed_24h >= 1, JSON.stringify(view));
@@ -190,7 +190,8 @@ describe('operator console: fleet and phones', () => {
   });
 
   it('pauses and resumes a phone, releases a quarantined one, each with a reason, and filters paused and unhealthy phones', async () => {
-    const base = `/console/operator/devices/${line.device.id}`;
+    const phone = await addDevice(t, { label: 'Rack B, slot 1' });
+    const base = `/console/operator/devices/${phone.id}`;
     const page = await getOperatorPage(t, base, operator);
     assert.match(page.body, /<form method="post" action="[^"]+\/pause" novalidate>/);
     assert.doesNotMatch(page.body, /\/release"/, 'a healthy phone has nothing to release');
@@ -203,8 +204,8 @@ describe('operator console: fleet and phones', () => {
     assert.match(textOf(after.body), /Paused Carrier maintenance tonight/);
     assert.match(after.body, /action="[^"]+\/resume"/);
     const pausedList = await getOperatorPage(t, '/console/operator/fleet?filter=paused', operator);
-    assert.match(pausedList.body, new RegExp(`device-${line.device.id}"`));
-    const view = (await t.app.inject({ url: `/v1/admin/devices/${line.device.id}`, headers: admin })).json();
+    assert.match(pausedList.body, new RegExp(`device-${phone.id}"`));
+    const view = (await t.app.inject({ url: `/v1/admin/devices/${phone.id}`, headers: admin })).json();
     assert.deepEqual([view.paused, view.paused_reason], [true, 'Carrier maintenance tonight']);
 
     const resumed = await postOperatorForm(t, `${base}/resume`, operator, { reason: 'Maintenance over' });
@@ -213,22 +214,20 @@ describe('operator console: fleet and phones', () => {
     assert.match(empty.body, /No phone is paused\./);
 
     // The health state is the devices module's to decide; here it is set as a blocked SIM would leave it.
-    await sql`update devices set health = 'quarantined', health_reason = ${'5 carrier failures in a row'} where id = ${line.device.id}`.execute(
+    await sql`update devices set health = 'quarantined', health_reason = ${'5 carrier failures in a row'} where id = ${phone.id}`.execute(
       t.database.db,
     );
     const unhealthy = await getOperatorPage(t, '/console/operator/fleet?filter=unhealthy', operator);
-    const row = textOf(
-      unhealthy.body.match(new RegExp(`<tr id="device-${line.device.id}">[\\s\\S]*?</tr>`))?.[0] ?? '',
-    );
+    const row = textOf(unhealthy.body.match(new RegExp(`<tr id="device-${phone.id}">[\\s\\S]*?</tr>`))?.[0] ?? '');
     assert.match(row, /Quarantined 5 carrier failures in a row/);
     const released = await postOperatorForm(t, `${base}/release`, operator, { reason: 'New SIM inserted' });
     assert.equal(released.statusCode, 303, released.body);
     assert.equal(
-      (await t.app.inject({ url: `/v1/admin/devices/${line.device.id}`, headers: admin })).json().health,
+      (await t.app.inject({ url: `/v1/admin/devices/${phone.id}`, headers: admin })).json().health,
       'healthy',
     );
 
-    const audit = await getOperatorPage(t, `/console/operator/audit?target_id=${line.device.id}`, operator);
+    const audit = await getOperatorPage(t, `/console/operator/audit?target_id=${phone.id}`, operator);
     const actions = [...audit.body.matchAll(/<span class="tag mono">([^<]+)<\/span>/g)].map((m) => m[1]);
     assert.deepEqual(actions.slice(0, 3), ['device.release', 'device.resume', 'device.pause']);
     assert.match(textOf(audit.body), /New SIM inserted/);
@@ -238,7 +237,7 @@ describe('operator console: fleet and phones', () => {
     await t.app.listen({ host: '127.0.0.1', port: 0 });
     const live = await LiveClient.ready(t, '/console/operator/fleet/live', operator.headers);
     const rows = live.frames.filter((f) => f.event === 'device-row');
-    assert.equal(rows.length, 2);
+    assert.equal(rows.length, (await t.app.inject({ url: '/v1/admin/devices', headers: admin })).json().devices.length);
     assert.equal((await heartbeat(t, line.device.headers, { battery_pct: 33, charging: true })).statusCode, 200);
     await t.services.operatorConsole.live?.tick();
     await live.until(
@@ -258,6 +257,31 @@ describe('operator console: fleet and phones', () => {
     live.close();
   });
 
+  it('streams a phone joining and leaving the rack, and ends the stream of a session that signed out', async () => {
+    const session = await signInOperator(t);
+    const live = await LiveClient.ready(t, '/console/operator/fleet/live', session.headers);
+    const phone = await addDevice(t, { label: 'Just unboxed' });
+    await t.services.operatorConsole.live?.tick();
+    await live.until(
+      () => live.frames.some((f) => f.event === 'device-row' && f.data.id === phone.id),
+      'the new phone',
+    );
+    assert.equal(
+      (await t.app.inject({ method: 'DELETE', url: `/v1/admin/devices/${phone.id}`, headers: admin })).statusCode,
+      204,
+    );
+    await t.services.operatorConsole.live?.tick();
+    await live.until(
+      () => live.frames.some((f) => f.event === 'device-removed' && f.data.id === phone.id),
+      'the removal',
+    );
+    assert.equal((await postOperatorForm(t, '/console/operator/sign-out', session)).statusCode, 303);
+    await t.services.operatorConsole.live?.tick();
+    await live.until(() => live.ended, 'the end of the stream');
+    assert.ok(live.frames.some((f) => f.event === 'signed-out'));
+    assert.equal((await LiveClient.open(t, '/console/operator/fleet/live', session.headers)).status, 303);
+  });
+
   it('signs out: the session stops working', async () => {
     const session = await signInOperator(t);
     const out = await postOperatorForm(t, '/console/operator/sign-out', session);
@@ -269,6 +293,6 @@ describe('operator console: fleet and phones', () => {
 
   it('the admin API still sees the same phones (the console reads, it does not keep its own copy)', async () => {
     const list = await t.app.inject({ url: '/v1/admin/devices', headers: admin });
-    assert.equal(list.json().devices.length, 2);
+    assert.equal(list.json().devices.length, 3);
   });
 });

@@ -5,6 +5,8 @@ import { startApp, type TestApp } from '../../../../test/harness.ts';
 import { sha256Hex } from '../../../lib/secrets.ts';
 import { activeLine, type Line } from '../../../../test/support/messages.ts';
 import { postForm, setCookies, signInConsole, type ConsoleSignIn } from '../test-support.ts';
+import { LiveClient } from '../conversations/test-support.ts';
+import { MAX_FLEET_STREAMS } from './live.ts';
 import { OPERATOR_SESSION_TTL_MS } from './service.ts';
 import { getOperatorPage, postOperatorForm, signInOperator, type OperatorSignIn } from './test-support.ts';
 
@@ -169,6 +171,20 @@ describe('operator console security', () => {
     assert.equal((await getOperatorPage(t, '/console/operator/fleet', daily)).statusCode, 200);
     t.clock.advance(1000);
     assert.equal((await getOperatorPage(t, '/console/operator/fleet', daily)).statusCode, 303);
+  });
+
+  it(`refuses a live view beyond ${MAX_FLEET_STREAMS} open ones with 429, and takes one again when a view closes`, async () => {
+    await t.app.listen({ host: '127.0.0.1', port: 0 });
+    const session = await signInOperator(t);
+    const views: LiveClient[] = [];
+    for (let i = 0; i < MAX_FLEET_STREAMS; i++)
+      views.push(await LiveClient.ready(t, '/console/operator/fleet/live', session.headers));
+    const refused = await LiveClient.open(t, '/console/operator/fleet/live', session.headers);
+    assert.equal(refused.status, 429);
+    views.pop()?.close();
+    await views[0].until(() => t.services.operatorConsole.live?.streamCount === MAX_FLEET_STREAMS - 1, 'the slot back');
+    const again = await LiveClient.ready(t, '/console/operator/fleet/live', session.headers);
+    for (const view of [...views, again]) view.close();
   });
 
   it('sends its pages with the console headers (CSP, no framing, no caching)', async () => {

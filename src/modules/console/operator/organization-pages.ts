@@ -2,6 +2,7 @@
 // its cells, ledger, usage and the suspend / reinstate / credit / grant forms, each with a reason)
 // and x402 deposits (held ones assigned to an organization by a form).
 import { escape, field } from '../layout.ts';
+import { monthName, usageChart, usageTable, type DailyUsage, type Month } from '../account/chart.ts';
 import { stateTag, when } from '../account/shared.ts';
 import { csrfInput, sectionPage } from './layout.ts';
 import type { OperatorSession } from './service.ts';
@@ -182,6 +183,8 @@ export function organizationPage(
     cells: CellView[];
     ledger: LedgerView[];
     usage: UsageSummaryView;
+    month: Month;
+    days: DailyUsage[];
     tiers: string[];
     state?: FormState;
     notice?: string;
@@ -226,7 +229,10 @@ ${tierError ? `<p class="field-error" id="grant-tier-error">${escape(tierError)}
               `<tr><th scope="row">${when(entry.created_at)}</th><td>${escape(entry.kind.replaceAll('_', ' '))}</td><td class="num">$${escape(entry.amount_usd)}</td><td>${entry.description ? escape(entry.description) : '—'}</td><td class="mono small">${entry.reference ? escape(entry.reference) : '—'}</td></tr>`,
           )
           .join('\n')}</tbody></table></div>`;
-  const usage = `<table><caption>Usage from ${when(options.usage.from)} to ${when(options.usage.to)}: $${escape(options.usage.amount_usd)}</caption>
+  const chart = usageChart('usage-chart', options.month, options.days) ?? '';
+  const usage = `${chart}
+${usageTable(options.month, options.days)}
+<table><caption>Usage by type in ${escape(monthName(options.month))}: $${escape(options.usage.amount_usd)}</caption>
 <thead><tr><th scope="col">Type</th><th scope="col" class="num">Quantity</th><th scope="col" class="num">Records</th><th scope="col" class="num">Amount</th></tr></thead>
 <tbody>${options.usage.by_type
     .map(
@@ -276,7 +282,7 @@ ${options.notice ?? ''}
 <p><a href="${BASE}/audit?target_id=${encodeURIComponent(org.id)}">Operator actions on this organization</a></p>
 <section aria-labelledby="cells-heading"><h2 id="cells-heading">Cells</h2>${cells}</section>
 <section aria-labelledby="ledger-heading"><h2 id="ledger-heading">Ledger</h2>${ledger}</section>
-<section aria-labelledby="usage-heading"><h2 id="usage-heading">Usage, last 30 days</h2>${usage}</section>
+<section aria-labelledby="usage-heading"><h2 id="usage-heading">Usage in ${escape(monthName(options.month))}</h2>${usage}</section>
 ${actionForm(session, org, 'credits', 'Credit the balance', 'Adds to the prepaid balance as a ledger credit.', amountField, 'Credit', state)}
 ${actionForm(session, org, 'grant', 'Grant paid periods', 'Active at the tier for the months given, at zero price.', `${tierSelect}\n${monthsField}`, 'Grant', state)}
 ${actionForm(session, org, 'suspend', 'Suspend', 'Sends and new cells are refused (402) until reinstated.', '', 'Suspend', state)}

@@ -67,16 +67,26 @@ export function registerOrganizationPages(app: App, operator: OperatorConsole): 
       if (error instanceof ApiError && error.code === 'not_found') return null;
       throw error;
     }
-    const [cells, ledger, usage] = await Promise.all([
+    // This month's usage (UTC), as the organization's own billing page shows it.
+    const now = operator.clock.now();
+    const month = { year: now.getUTCFullYear(), month: now.getUTCMonth() };
+    const range = {
+      from: new Date(Date.UTC(month.year, month.month, 1)).toISOString(),
+      to: new Date(Date.UTC(month.year, month.month + 1, 1)).toISOString(),
+    };
+    const [cells, ledger, usage, daily] = await Promise.all([
       repo.cellsOf(id, 100),
       repo.ledger(id, 50),
-      billing.usage.summary(id, {}),
+      billing.usage.summary(id, range),
+      billing.usage.daily(id, range),
     ]);
     return {
       org,
       cells,
       ledger: ledger.map((entry) => ({ ...entry, amount_usd: usdExact(Number(entry.amount_micros)) })),
       usage,
+      month,
+      days: daily.days,
       tiers: Object.keys(billing.billing.prices.tiers),
     };
   }

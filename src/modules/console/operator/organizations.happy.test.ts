@@ -3,6 +3,7 @@ import assert from 'node:assert/strict';
 import { admin, startApp, verifiedOrganization, type TestApp } from '../../../../test/harness.ts';
 import { BASE_PAY_TO } from '../../../../test/support/billing.ts';
 import { deposit, SECRET, STRANGER } from '../../../../test/support/deposits.ts';
+import { usageOnDays } from '../account/test-support.ts';
 import { getOperatorPage, postOperatorForm, signInOperator, textOf, type OperatorSignIn } from './test-support.ts';
 
 type Org = Awaited<ReturnType<typeof verifiedOrganization>>;
@@ -49,7 +50,7 @@ describe('operator console: organizations and deposits', () => {
     assert.match(words, /Credited: the balance and the ledger show it\./);
     assert.match(words, /operator credit \$25\.50 Goodwill after the outage/);
     assert.match(words, /Prepaid balance \$25\.50/);
-    assert.match(words, /Usage, last 30 days/);
+    assert.match(words, /Usage in November 2026/);
   });
 
   it('grants months at a tier, suspends and reinstates, each with a reason', async () => {
@@ -84,6 +85,14 @@ describe('operator console: organizations and deposits', () => {
     ]);
     assert.match(textOf(audit.body), /Spam complaints/);
     assert.match(textOf(audit.body), /tier: pro months: 2/);
+  });
+
+  it("shows the organization's usage this month as a chart with its table", async () => {
+    await usageOnDays(t, org.organizationId, [1, 3]);
+    const page = await getOperatorPage(t, orgPath(), operator);
+    assert.match(page.body, /<svg role="img" aria-labelledby="usage-chart-title usage-chart-desc"/);
+    assert.equal(page.body.match(/<rect class="bar"/g)?.length, 2);
+    assert.match(page.body, /<caption>Usage by day in November 2026 \(days with usage only\)<\/caption>/);
   });
 
   it('assigns a held deposit to an organization, which is credited', async () => {

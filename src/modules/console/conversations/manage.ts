@@ -1,0 +1,300 @@
+// Managing cells from the console: create one (through the create_cell operation, so its 402 is
+// the API's: the payment is shown in the page with a button that pays it by card), rename one,
+// and release one after a confirmation page. Forms carry the session's CSRF token; another
+// organization's cell is 404 like an unknown one.
+import type { FastifyReply } from 'fastify';
+import type { App } from '../../../http/types.ts';
+import { ApiError } from '../../../lib/errors.ts';
+import type { PaymentDetails } from '../../billing/offers.ts';
+import { paymentWords } from '../../billing/checkout-pages.ts';
+import { micros, usdString } from '../../billing/money.ts';
+import { cellOperations } from '../../cells/operations.ts';
+import { plural } from '../../../lib/plural.ts';
+import type { CellView } from '../../cells/service.ts';
+import { payFormOnSend } from '../account/billing-routes.ts';
+import { capitalized, csrfField, HIDDEN, PUBLIC, text } from '../account/shared.ts';
+import { contextOf, redirect, type SignedInContext } from '../guard.ts';
+import { CONSOLE_PATH, registerFormParser, sendPage } from '../http.ts';
+import { escape, field, layout } from '../layout.ts';
+import type { ConsoleModule } from '../module.ts';
+import { messagePage } from '../pages.ts';
+import type { ConsoleSession } from '../service.ts';
+import { cellPath, cellsPath } from './pages.ts';
+import { consolePrincipal } from './routes.ts';
+
+export const NAME_MAX = 100;
+
+type Tier = { name: string; priceMicros: number; includedCells: number };
+
+export interface CellForm {
+  displayName?: string;
+  tier?: string;
+  error?: string;
+  tierError?: string;
+}
+
+/** A 402 of the create: the payment it asks for, and its text. */
+export interface CreateRefusal {
+  detail: string;
+  payment: PaymentDetails;
+}
+
+const nameField = (form: CellForm, hint: string) =>
+  field({
+    id: 'display-name',
+    name: 'display_name',
+    label: 'Cell name',
+    type: 'text',
+    value: form.displayName,
+    hint,
+    error: form.error,
+    attributes: `maxlength="${NAME_MAX}" autocomplete="off"`,
+  });
+
+/** The form value of the billing pay form that pays `payment` (billing-routes.ts' intentOf). */
+const payIntent = (payment: PaymentDetails) =>
+  payment.intent === 'setup' ? `setup:${payment.tier ?? 'starter'}` : payment.intent;
+
+function paymentSection(context: SignedInContext, refusal: CreateRefusal): string {
+  const { payment } = refusal;
+  const words = paymentWords({
+    intent: payment.intent,
+    tier: payment.tier ?? null,
+    cell_id: payment.cell_id ?? null,
+    amount_micros: Math.round(Number(payment.amount_usd) * 1_000_000),
+  });
+  const amount = `$${payment.amount_usd}`;
+  const card = payment.rails.includes('card_processor')
+    ? `<form method="post" action="${context.path}/billing/pay">
+${csrfField(context)}
+<input type="hidden" name="intent" value="${escape(payIntent(payment))}">
+${payment.intent === 'top_up' ? `<input type="hidden" name="amount_usd" value="${escape(payment.amount_usd)}">` : ''}
+<input type="hidden" name="rail" value="card_processor">
+<button type="submit" class="primary">Pay ${escape(amount)} by card</button>
+</form>`
+    : '<p>Card payments are not offered on this deployment.</p>';
+  return `<section id="payment-needed" class="notice info" aria-labelledby="payment-heading">
+<h2 id="payment-heading">Payment needed: ${escape(words.name)}, ${escape(amount)}</h2>
+<p>${escape(refusal.detail)} ${escape(words.sentence)}</p>
+${card}
+<p class="small after">Other ways to pay (x402, MPP) are under <a href="${context.path}/billing">Billing</a>. Once it is paid, create the cell again.</p>
+</section>`;
+}
+
+export function newCellPage(
+  context: SignedInContext,
+  view: { form: CellForm; tiers: Tier[] | null; welcome: boolean; refusal?: CreateRefusal },
+): string {
+  const { form } = view;
+  const failed = Boolean(form.error || form.tierError || view.refusal);
+  const tiers = view.tiers
+    ? `<fieldset class="field"${form.tierError ? ' aria-describedby="tier-error"' : ''}>
+<legend>Plan</legend>
+<span class="hint">Your first cell starts a plan; its first month is paid when the cell is created.</span>
+${view.tiers
+  .map(
+    ({ name, priceMicros, includedCells }) =>
+      `<div class="check"><input type="radio" id="tier-${escape(name)}" name="tier" value="${escape(name)}"${(form.tier ?? 'starter') === name ? ' checked' : ''}><label for="tier-${escape(name)}">${escape(capitalized(name))}: $${usdString(micros(priceMicros))} a month, ${plural(includedCells, 'cell')} included</label></div>`,
+  )
+  .join('\n')}
+${form.tierError ? `<p class="field-error" id="tier-error">${escape(form.tierError)}</p>` : ''}
+</fieldset>`
+    : '';
+  return layout(
+    { ...context, current: 'cells' },
+    `${failed ? 'Error: ' : ''}New cell`,
+    `<div class="card">
+<h1>Create a cell</h1>
+${view.welcome ? `<p class="notice ok" role="status">Your email is confirmed and you are signed in to ${escape(context.signedIn.organizationName)}. Create your first cell: a phone line your agents text from.</p>` : ''}
+${view.refusal ? paymentSection(context, view.refusal) : ''}
+<form method="post" action="${cellsPath(context)}/new" novalidate>
+${csrfField(context)}
+${nameField(form, `What the line is for, like Support line (up to ${NAME_MAX} characters).`)}
+${tiers}
+<div class="actions">
+<button type="submit" class="primary">Create cell</button>
+<a class="button secondary" href="${cellsPath(context)}">Cancel</a>
+</div>
+</form>
+</div>`,
+  );
+}
+
+export function renameCellPage(context: SignedInContext, cell: CellView, form: CellForm): string {
+  return layout(
+    { ...context, current: 'cells' },
+    `${form.error ? 'Error: ' : ''}Rename ${cell.display_name}`,
+    `<div class="card">
+<h1>Rename ${escape(cell.display_name)}</h1>
+<form method="post" action="${cellPath(context, cell.id)}/rename" novalidate>
+${csrfField(context)}
+${nameField({ displayName: cell.display_name, ...form }, `Up to ${NAME_MAX} characters. The number does not change.`)}
+<div class="actions">
+<button type="submit" class="primary">Save name</button>
+<a class="button secondary" href="${cellPath(context, cell.id)}">Cancel</a>
+</div>
+</form>
+</div>`,
+  );
+}
+
+export function releaseCellPage(context: SignedInContext, cell: CellView): string {
+  return layout(
+    { ...context, current: 'cells' },
+    `Release ${cell.display_name}?`,
+    `<div class="card">
+<h1>Release ${escape(cell.display_name)}?</h1>
+<p>Releasing the cell gives up its number${cell.phone_number ? ` <span class="mono">${escape(cell.phone_number)}</span>` : ''}: it stops sending and receiving at once, its phone goes to another line, and the cell no longer appears in the console or the API. This cannot be undone.</p>
+<form method="post" action="${cellPath(context, cell.id)}/release">
+${csrfField(context)}
+<div class="actions">
+<button type="submit" class="danger">Release ${escape(cell.display_name)}</button>
+<a class="button secondary" href="${cellPath(context, cell.id)}">Keep the cell</a>
+</div>
+</form>
+</div>`,
+  );
+}
+
+/** The name of the form: trimmed, 1-100 characters with something visible; or why not. */
+function nameOf(body: unknown): { name: string; error?: string } {
+  const name = text(body, 'display_name').trim();
+  if (name === '') return { name, error: 'Enter a name for the cell.' };
+  if (name.length > NAME_MAX) return { name, error: `The name is too long (at most ${NAME_MAX} characters).` };
+  return { name };
+}
+
+export function registerCellManagement(app: App, module: ConsoleModule): void {
+  const { guard } = module;
+  const { cells, billing } = module.dashboard;
+  const { createCell } = cellOperations(cells);
+  const onSend = payFormOnSend(module);
+  const BACK = { href: `${CONSOLE_PATH}/cells`, text: 'See your cells' };
+
+  const notFound = (reply: FastifyReply, session: ConsoleSession) =>
+    sendPage(
+      reply,
+      404,
+      messagePage(
+        contextOf(session, 'cells'),
+        'Cell not found',
+        'This cell does not exist, was released, or belongs to another organization.',
+        BACK,
+      ),
+    );
+
+  /** The session's cell; null (after answering 404) when it is unknown, released or another organization's. */
+  async function ownCell(reply: FastifyReply, session: ConsoleSession, cellId: string): Promise<CellView | null> {
+    try {
+      return await cells.get(session.organizationId, cellId);
+    } catch (error) {
+      if (error instanceof ApiError && error.code === 'not_found') {
+        await notFound(reply, session);
+        return null;
+      }
+      throw error;
+    }
+  }
+
+  /** The plans to choose from: only before the first plan, with billing on. */
+  async function tiersOf(session: ConsoleSession): Promise<Tier[] | null> {
+    if (!billing.billing.enabled) return null;
+    const status = await billing.billing.status(session.organizationId);
+    if (status.state !== 'inactive') return null;
+    return Object.entries(billing.billing.prices.tiers).map(([name, tier]) => ({ name, ...tier }));
+  }
+
+  app.register(async (scope) => {
+    registerFormParser(scope);
+
+    scope.get(`${CONSOLE_PATH}/cells/new`, { config: PUBLIC, schema: HIDDEN, onSend }, async (request, reply) => {
+      const session = await guard.page(request, reply);
+      if (!session) return reply;
+      return sendPage(
+        reply,
+        200,
+        newCellPage(contextOf(session, 'cells'), {
+          form: {},
+          tiers: await tiersOf(session),
+          welcome: text(request.query, 'welcome') === '1',
+        }),
+      );
+    });
+
+    scope.post(`${CONSOLE_PATH}/cells/new`, { config: PUBLIC, schema: HIDDEN, onSend }, async (request, reply) => {
+      const session = await guard.posted(request, reply, text(request.body, 'csrf_token'));
+      if (!session) return reply;
+      const context = contextOf(session, 'cells');
+      const tiers = await tiersOf(session);
+      const { name, error } = nameOf(request.body);
+      // The plan is asked for only before the first one; otherwise a posted plan means nothing.
+      const tier = tiers ? text(request.body, 'tier') || undefined : undefined;
+      const form: CellForm = { displayName: name, tier, error };
+      if (tiers && tier !== undefined && !tiers.some((t) => t.name === tier))
+        form.tierError = 'Choose one of the plans.';
+      if (form.error || form.tierError)
+        return sendPage(reply, 400, newCellPage(context, { form, tiers, welcome: false }));
+      try {
+        const created = await module.dashboard.invoker.invoke<CellView>(createCell, consolePrincipal(session), {
+          display_name: name,
+          ...(tier ? { tier } : {}),
+        });
+        const cell = created.replayed ? (JSON.parse(created.body) as CellView) : created.value;
+        return redirect(reply, cellPath(context, cell.id));
+      } catch (failure) {
+        if (!(failure instanceof ApiError)) throw failure;
+        const payment = failure.extensions?.payment as PaymentDetails | undefined;
+        if (failure.code === 'payment_required' && payment)
+          return sendPage(
+            reply,
+            402,
+            newCellPage(context, { form, tiers, welcome: false, refusal: { detail: failure.message, payment } }),
+          );
+        if (failure.code === 'invalid_request')
+          return sendPage(
+            reply,
+            400,
+            newCellPage(context, { form: { ...form, error: failure.message }, tiers, welcome: false }),
+          );
+        throw failure;
+      }
+    });
+
+    scope.get(`${CONSOLE_PATH}/cells/:cell_id/rename`, { config: PUBLIC, schema: HIDDEN }, async (request, reply) => {
+      const session = await guard.page(request, reply);
+      if (!session) return reply;
+      const cell = await ownCell(reply, session, (request.params as { cell_id: string }).cell_id);
+      if (!cell) return reply;
+      return sendPage(reply, 200, renameCellPage(contextOf(session, 'cells'), cell, {}));
+    });
+
+    scope.post(`${CONSOLE_PATH}/cells/:cell_id/rename`, { config: PUBLIC, schema: HIDDEN }, async (request, reply) => {
+      const session = await guard.posted(request, reply, text(request.body, 'csrf_token'));
+      if (!session) return reply;
+      const cell = await ownCell(reply, session, (request.params as { cell_id: string }).cell_id);
+      if (!cell) return reply;
+      const { name, error } = nameOf(request.body);
+      if (error)
+        return sendPage(reply, 400, renameCellPage(contextOf(session, 'cells'), cell, { displayName: name, error }));
+      const renamed = await cells.rename(session.organizationId, cell.id, name);
+      return redirect(reply, cellPath(contextOf(session), renamed.id));
+    });
+
+    scope.get(`${CONSOLE_PATH}/cells/:cell_id/release`, { config: PUBLIC, schema: HIDDEN }, async (request, reply) => {
+      const session = await guard.page(request, reply);
+      if (!session) return reply;
+      const cell = await ownCell(reply, session, (request.params as { cell_id: string }).cell_id);
+      if (!cell) return reply;
+      return sendPage(reply, 200, releaseCellPage(contextOf(session, 'cells'), cell));
+    });
+
+    scope.post(`${CONSOLE_PATH}/cells/:cell_id/release`, { config: PUBLIC, schema: HIDDEN }, async (request, reply) => {
+      const session = await guard.posted(request, reply, text(request.body, 'csrf_token'));
+      if (!session) return reply;
+      const cell = await ownCell(reply, session, (request.params as { cell_id: string }).cell_id);
+      if (!cell) return reply;
+      await cells.release(session.organizationId, cell.id);
+      return redirect(reply, `${CONSOLE_PATH}/cells?notice=released`);
+    });
+  });
+}

@@ -1,0 +1,104 @@
+// Sign-up's bad input, each a form error on its page (or a page saying what to do): the email,
+// the organization name, an email already verified, a wrong or malformed code, no sign-up in this
+// browser, and forms sent from another site.
+import { after, before, describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import { startApp, uniqueEmail, verifiedOrganization, type TestApp } from '../../../test/harness.ts';
+import { postForm, setCookies } from './test-support.ts';
+
+describe('console sign-up refusals', () => {
+  let t: TestApp;
+  before(async () => {
+    t = await startApp();
+  });
+  after(() => t.close());
+
+  const signUp = (fields: Record<string, string>, headers: Record<string, string> = {}) =>
+    postForm(t, '/console/sign-up', fields, headers);
+
+  for (const [email, why] of [
+    ['', 'empty'],
+    ['not an email', 'no @'],
+    [`${'a'.repeat(250)}@example.com`, 'too long'],
+  ]) {
+    it(`refuses an email that is ${why} as a form error, keeping the name`, async () => {
+      const page = await signUp({ email, organization_name: 'Kept Name' });
+      assert.equal(page.statusCode, 400);
+      assert.match(page.body, /<title>Error: Sign up — Cellgate Console<\/title>/);
+      assert.match(
+        page.body,
+        /<p class="field-error" id="email-error">Enter an email address, like name@example\.com\.<\/p>/,
+      );
+      assert.match(page.body, /value="Kept Name"/);
+      assert.deepEqual(setCookies(page), [], 'no sign-up started');
+    });
+  }
+
+  it('refuses a missing or blank organization name, and one over 100 characters', async () => {
+    for (const [name, message] of [
+      ['', 'Enter the name of your organization.'],
+      ['   ', 'Enter the name of your organization.'],
+      ['x'.repeat(101), 'The name is too long (at most 100 characters).'],
+    ]) {
+      const page = await signUp({ email: uniqueEmail(), organization_name: name });
+      assert.equal(page.statusCode, 400, name);
+      assert.ok(page.body.includes(`<p class="field-error" id="organization-name-error">${message}</p>`), name);
+    }
+    const missing = await signUp({ email: uniqueEmail() });
+    assert.equal(missing.statusCode, 400);
+  });
+
+  it('says an email already verified belongs to an organization, and to sign in', async () => {
+    const org = await verifiedOrganization(t);
+    const page = await signUp({ email: org.email, organization_name: 'Again' });
+    assert.equal(page.statusCode, 409);
+    assert.match(page.body, /already registered and verified\. Sign in instead\./);
+  });
+
+  it('refuses a wrong code as a form error and a malformed one, then takes the right one', async () => {
+    const email = uniqueEmail();
+    const started = await signUp({ email, organization_name: 'Codes' });
+    const cookie = setCookies(started)[0].split(';')[0];
+    const right = t.mail.codeFor(email);
+    const wrong = right === '000000' ? '111111' : '000000';
+    const refused = await postForm(t, '/console/sign-up/verify', { email, code: wrong }, { cookie });
+    assert.equal(refused.statusCode, 400);
+    assert.match(refused.body, /<title>Error: Confirm your email — Cellgate Console<\/title>/);
+    assert.match(refused.body, /<p class="field-error" id="code-error">The code is not correct\.<\/p>/);
+    assert.doesNotMatch(refused.body, /id="api-key"/, 'the key was shown once, not again');
+    for (const code of ['', '12345', 'abcdef', '1234567']) {
+      const malformed = await postForm(t, '/console/sign-up/verify', { email, code }, { cookie });
+      assert.equal(malformed.statusCode, 400, code);
+      assert.match(malformed.body, /Enter the 6 digits from the email\./, code);
+    }
+    const accepted = await postForm(t, '/console/sign-up/verify', { email, code: right }, { cookie });
+    assert.equal(accepted.statusCode, 303);
+    // The same form again: the sign-up is done, the cookie's key is verified.
+    const again = await postForm(t, '/console/sign-up/verify', { email, code: right }, { cookie });
+    assert.equal(again.statusCode, 400);
+    assert.match(again.body, /<h1>Sign-up not found<\/h1>/);
+  });
+
+  it('answers a code without a sign-up in this browser (no cookie, or a made-up key) with a page to start again', async () => {
+    for (const cookie of [undefined, 'cg_console_sign_up=cg_live_madeupmadeupmadeupmadeupmadeup12']) {
+      const page = await postForm(
+        t,
+        '/console/sign-up/verify',
+        { email: uniqueEmail(), code: '123456' },
+        cookie ? { cookie } : {},
+      );
+      assert.equal(page.statusCode, 400);
+      assert.match(page.body, /<a href="\/console\/sign-up">Sign up again<\/a>/);
+    }
+  });
+
+  it('refuses both forms from another site (403) and starts nothing', async () => {
+    const email = uniqueEmail();
+    const foreign = { origin: 'https://evil.example' };
+    const page = await signUp({ email, organization_name: 'Evil' }, foreign);
+    assert.equal(page.statusCode, 403);
+    assert.throws(() => t.mail.codeFor(email), 'no code mailed');
+    const verify = await postForm(t, '/console/sign-up/verify', { email, code: '123456' }, foreign);
+    assert.equal(verify.statusCode, 403);
+  });
+});

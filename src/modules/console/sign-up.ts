@@ -1,0 +1,191 @@
+// Sign-up in the browser (/console/sign-up): email and organization name, through the same
+// OrganizationsService.signUp as POST /v1/agent/sign-up (the verification code is emailed, the
+// first API key is made and shown once); then the emailed code, through OrganizationsService.verify
+// as POST /v1/agent/verify, with that key as the credential; a verified organization is signed in
+// to the console and led to its first cell. Between the two pages the key waits in a cookie
+// (HttpOnly, SameSite=Strict, on /console/sign-up only, 10 minutes: the code's life).
+import type { FastifyRequest } from 'fastify';
+import type { App } from '../../http/types.ts';
+import { ApiError } from '../../lib/errors.ts';
+import { contextOf, redirect } from './guard.ts';
+import {
+  CONSOLE_PATH,
+  fromOwnOrigin,
+  readCookie,
+  registerFormParser,
+  sendPage,
+  sessionCookies,
+  type ConsoleHttp,
+} from './http.ts';
+import { escape, field, hidden, layout, type PageContext } from './layout.ts';
+import type { ConsoleModule } from './module.ts';
+import { messagePage } from './pages.ts';
+import { SESSION_TTL_MS } from './service.ts';
+
+const SIGN_UP_PATH = `${CONSOLE_PATH}/sign-up`;
+const KEY_COOKIE = 'cg_console_sign_up';
+const KEY_TTL_S = 600;
+const EMAIL = /^[^\s@]{1,64}@[^\s@]+\.[^\s@]+$/;
+export const ORGANIZATION_NAME_MAX = 100;
+const PUBLIC = { auth: 'public' as const };
+const HIDDEN = { hide: true };
+
+const text = (fields: unknown, name: string): string => {
+  const value = (fields as Record<string, unknown> | undefined)?.[name];
+  return typeof value === 'string' ? value : '';
+};
+
+const keyCookie = (http: ConsoleHttp, key: string | null) =>
+  `${KEY_COOKIE}=${key ?? ''}; Path=${SIGN_UP_PATH}; Max-Age=${key === null ? 0 : KEY_TTL_S}; HttpOnly; SameSite=Strict${http.secure ? '; Secure' : ''}`;
+
+export interface SignUpForm {
+  email?: string;
+  organizationName?: string;
+  errors?: { email?: string; organization_name?: string };
+}
+
+export function signUpPage(context: PageContext, form: SignUpForm): string {
+  const errors = form.errors ?? {};
+  const failed = Object.values(errors).some(Boolean);
+  return layout(
+    context,
+    failed ? 'Error: Sign up' : 'Sign up',
+    `<div class="card">
+<h1>Create a Cellgate organization</h1>
+<p class="lead">Your organization holds your cells (phone lines), API keys and billing. We will email you a 6-digit code to confirm the address.</p>
+<form method="post" action="${SIGN_UP_PATH}" novalidate>
+${field({ id: 'email', name: 'email', label: 'Email address', type: 'email', value: form.email, error: errors.email, attributes: 'autocomplete="email" spellcheck="false" maxlength="254"' })}
+${field({ id: 'organization-name', name: 'organization_name', label: 'Organization name', type: 'text', value: form.organizationName, hint: `Your company or project, as your team will recognize it (up to ${ORGANIZATION_NAME_MAX} characters).`, error: errors.organization_name, attributes: `autocomplete="organization" maxlength="${ORGANIZATION_NAME_MAX}"` })}
+<button type="submit" class="primary">Sign up</button>
+</form>
+<p class="small after">Already have an organization? <a href="${CONSOLE_PATH}/sign-in">Sign in</a>.</p>
+</div>`,
+  );
+}
+
+export function signUpCodePage(context: PageContext, form: { email: string; apiKey?: string; error?: string }): string {
+  const key = form.apiKey
+    ? `<section aria-labelledby="key-heading">
+<h2 id="key-heading">Your first API key</h2>
+<p>Agents call the API and MCP with it. It is shown only this once: copy it somewhere safe now (you can make more under API keys).</p>
+<div class="field"><label for="api-key">API key</label>
+<input id="api-key" class="secret mono" type="text" value="${escape(form.apiKey)}" readonly spellcheck="false" autocomplete="off"></div>
+</section>`
+    : '';
+  return layout(
+    context,
+    form.error ? 'Error: Confirm your email' : 'Confirm your email',
+    `<div class="card">
+<h1>Check your email</h1>
+<p class="lead" role="status">We have sent a 6-digit code to <strong>${escape(form.email)}</strong>. It expires in 10 minutes.</p>
+${key}
+<form method="post" action="${SIGN_UP_PATH}/verify" novalidate>
+${field({ id: 'code', name: 'code', label: 'Verification code', type: 'text', hint: 'The 6 digits from the email.', error: form.error, attributes: 'class="code-input" inputmode="numeric" autocomplete="one-time-code" pattern="[0-9]{6}" maxlength="6" spellcheck="false"' })}
+${hidden('email', form.email)}
+<button type="submit" class="primary">Confirm and open the console</button>
+</form>
+<p class="small after">No email? <a href="${SIGN_UP_PATH}">Sign up again with the same address</a> for a new code.</p>
+</div>`,
+  );
+}
+
+export function registerSignUpPages(app: App, module: ConsoleModule): void {
+  const { http, guard } = module;
+  const { organizations } = module.dashboard;
+  const refused = messagePage(contextOf(null), 'Request refused', 'This form was sent from another site.');
+  const startAgain = (title: string, message: string) =>
+    messagePage(contextOf(null), title, message, { href: SIGN_UP_PATH, text: 'Sign up again' });
+
+  app.register(async (scope) => {
+    registerFormParser(scope);
+
+    scope.get(SIGN_UP_PATH, { config: PUBLIC, schema: HIDDEN }, async (request, reply) => {
+      if (await guard.session(request)) return redirect(reply, `${CONSOLE_PATH}/cells`);
+      return sendPage(reply, 200, signUpPage(contextOf(null), {}));
+    });
+
+    scope.post(SIGN_UP_PATH, { config: { ...PUBLIC, ipLimit: 'sign_up' }, schema: HIDDEN }, async (request, reply) => {
+      if (!fromOwnOrigin(request, http)) return sendPage(reply, 403, refused);
+      const email = text(request.body, 'email').trim();
+      const organizationName = text(request.body, 'organization_name').trim();
+      const errors: NonNullable<SignUpForm['errors']> = {};
+      if (email.length > 254 || !EMAIL.test(email)) errors.email = 'Enter an email address, like name@example.com.';
+      if (organizationName === '') errors.organization_name = 'Enter the name of your organization.';
+      else if (organizationName.length > ORGANIZATION_NAME_MAX)
+        errors.organization_name = `The name is too long (at most ${ORGANIZATION_NAME_MAX} characters).`;
+      if (errors.email || errors.organization_name)
+        return sendPage(reply, 400, signUpPage(contextOf(null), { email, organizationName, errors }));
+      let signedUp: Awaited<ReturnType<typeof organizations.signUp>>;
+      try {
+        signedUp = await organizations.signUp({ email, organization_name: organizationName });
+      } catch (error) {
+        if (error instanceof ApiError && error.code === 'conflict') {
+          const message = `${error.message} Sign in instead.`;
+          return sendPage(
+            reply,
+            409,
+            signUpPage(contextOf(null), { email, organizationName, errors: { email: message } }),
+          );
+        }
+        if (error instanceof ApiError && error.code === 'unavailable') {
+          return sendPage(
+            reply,
+            503,
+            signUpPage(contextOf(null), { email, organizationName, errors: { email: error.message } }),
+          );
+        }
+        throw error;
+      }
+      reply.header('set-cookie', keyCookie(http, signedUp.api_key));
+      return sendPage(
+        reply,
+        200,
+        signUpCodePage(contextOf(null), { email: signedUp.verification.sent_to, apiKey: signedUp.api_key }),
+      );
+    });
+
+    scope.post(`${SIGN_UP_PATH}/verify`, { config: PUBLIC, schema: HIDDEN }, async (request, reply) => {
+      if (!fromOwnOrigin(request, http)) return sendPage(reply, 403, refused);
+      const email = text(request.body, 'email').trim().slice(0, 254);
+      const code = text(request.body, 'code').replace(/\s/g, '');
+      const principal = await principalOf(request);
+      if (!principal || principal.organizationStatus !== 'unverified')
+        return sendPage(
+          reply,
+          400,
+          startAgain(
+            'Sign-up not found',
+            'This browser has no sign-up waiting for a code: it was confirmed, it is older than 10 minutes, or it was started again elsewhere. Sign up again with the same email for a new code, or sign in if the organization is confirmed.',
+          ),
+        );
+      if (!/^\d{6}$/.test(code))
+        return sendPage(
+          reply,
+          400,
+          signUpCodePage(contextOf(null), { email, error: 'Enter the 6 digits from the email.' }),
+        );
+      try {
+        await organizations.verify(principal, code);
+      } catch (error) {
+        if (error instanceof ApiError && error.code === 'invalid_code')
+          return sendPage(reply, 400, signUpCodePage(contextOf(null), { email, error: error.message }));
+        if (error instanceof ApiError && error.code === 'code_expired') {
+          reply.header('set-cookie', keyCookie(http, null));
+          return sendPage(reply, 400, startAgain('Code no longer valid', error.message));
+        }
+        throw error;
+      }
+      const opened = await module.console.openSession(principal.organizationId);
+      if (!opened) throw new Error('a verified organization could not open a console session');
+      reply.header('set-cookie', [keyCookie(http, null), ...sessionCookies(http, opened.token, SESSION_TTL_MS / 1000)]);
+      return redirect(reply, `${CONSOLE_PATH}/cells/new?welcome=1`);
+    });
+  });
+
+  /** The organization behind the sign-up cookie's key (null without one, or once it is revoked). */
+  async function principalOf(request: FastifyRequest) {
+    const key = readCookie(request, KEY_COOKIE);
+    if (!key || key.length > 128) return null;
+    return organizations.authenticate(key);
+  }
+}

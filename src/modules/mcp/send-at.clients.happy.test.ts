@@ -1,0 +1,59 @@
+// send_message with send_at through both SDK client generations (contract §12): the message is
+// scheduled, and a bad send_at is a tool error naming the field.
+import { after, before, describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import { activeLine, type Line } from '../../../test/support/messages.ts';
+import {
+  SDK_CLIENTS,
+  startListening,
+  structured,
+  toolErrorOf,
+  type AnyMcpClient,
+  type McpTestApp,
+} from './test-client.ts';
+
+for (const { sdk, connect } of SDK_CLIENTS) {
+  describe(`send_message with send_at through the ${sdk} SDK client`, () => {
+    let t: McpTestApp;
+    let line: Line;
+    let client: AnyMcpClient;
+    before(async () => {
+      t = await startListening();
+      line = await activeLine(t);
+      client = await connect(t, line.org.apiKey);
+    });
+    after(async () => {
+      await client?.close();
+      await t?.close();
+    });
+
+    it('schedules the message for send_at', async () => {
+      const sendAt = new Date(t.clock.now().getTime() + 60 * 60 * 1000).toISOString();
+      const result = structured(
+        await client.callTool('send_message', {
+          cell_id: line.cell.id,
+          to: '+14155550199',
+          body: 'Tomorrow',
+          send_at: sendAt,
+          idempotency_key: `later-${sdk}`,
+        }),
+      );
+      assert.equal(result.message.status, 'scheduled');
+      assert.equal(result.message.send_at, sendAt);
+    });
+
+    it('answers a past send_at as a tool error naming send_at', async () => {
+      const error = toolErrorOf(
+        await client.callTool('send_message', {
+          cell_id: line.cell.id,
+          to: '+14155550199',
+          body: 'Yesterday',
+          send_at: new Date(t.clock.now().getTime() - 1000).toISOString(),
+          idempotency_key: `past-${sdk}`,
+        }),
+      );
+      assert.equal(error.code, 'invalid_request');
+      assert.equal(error.errors[0].field, 'send_at');
+    });
+  });
+}

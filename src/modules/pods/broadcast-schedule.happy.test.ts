@@ -1,0 +1,85 @@
+// A broadcast with send_at (contract §12): its messages are scheduled for then, queued and charged
+// then; canceling the job cancels them; a ring takes no send_at; a bad send_at is 400.
+import { after, before, describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import { expectProblem, startApp, type TestApp } from '../../../test/harness.ts';
+import { call, clientId, ok, podWithLines, recipients } from '../../../test/support/pods.ts';
+
+const HOUR = 60 * 60 * 1000;
+
+describe('broadcasts with send_at', () => {
+  let t: TestApp;
+  before(async () => {
+    t = await startApp();
+  });
+  after(() => t.close());
+
+  const statuses = async (organizationId: string) =>
+    (
+      await t.database.db
+        .selectFrom('messages')
+        .select(['status', 'send_at'])
+        .where('organization_id', '=', organizationId)
+        .where('direction', '=', 'outbound')
+        .execute()
+    ).map((row) => row.status);
+  /** Runs the cycle worker a few times: the job plans (queues or schedules) its messages. */
+  const plan = async () => {
+    for (let i = 0; i < 5; i++) await t.services.cycleWorker.tick();
+  };
+
+  it('schedules every message of the broadcast for send_at and queues them then', async () => {
+    const { org, pod } = await podWithLines(t, 2);
+    const sendAt = new Date(t.clock.now().getTime() + HOUR).toISOString();
+    const job = await ok(
+      t,
+      org,
+      'POST',
+      `/v1/pods/${pod.id}/messages/cycle`,
+      { mode: 'broadcast', body: 'Doors open at 9.', to: recipients(6), send_at: sendAt, client_id: clientId() },
+      202,
+    );
+    assert.equal(job.send_at, sendAt);
+    await plan();
+    assert.deepEqual(await statuses(org.organizationId), Array(6).fill('scheduled'));
+    t.clock.advance(HOUR);
+    await t.services.scheduledSends.tick();
+    assert.deepEqual(await statuses(org.organizationId), Array(6).fill('queued'));
+  });
+
+  it('cancels the scheduled messages with the job', async () => {
+    const { org, pod } = await podWithLines(t, 1);
+    const sendAt = new Date(t.clock.now().getTime() + HOUR).toISOString();
+    const job = await ok(
+      t,
+      org,
+      'POST',
+      `/v1/pods/${pod.id}/messages/cycle`,
+      { mode: 'broadcast', body: 'Sale', to: recipients(3), send_at: sendAt },
+      202,
+    );
+    await plan();
+    await ok(t, org, 'POST', `/v1/pods/${pod.id}/jobs/${job.id}/cancel`);
+    assert.deepEqual(await statuses(org.organizationId), Array(3).fill('canceled'));
+  });
+
+  it('refuses a bad send_at, and any send_at on a ring', async () => {
+    const { org, pod } = await podWithLines(t, 2);
+    const start = (payload: Record<string, unknown>) =>
+      call(t, org, 'POST', `/v1/pods/${pod.id}/messages/cycle`, payload);
+    for (const send_at of ['soon', new Date(t.clock.now().getTime() - 1).toISOString()]) {
+      const body = expectProblem(
+        await start({ mode: 'broadcast', body: 'x', to: recipients(1), send_at }),
+        400,
+        'invalid_request',
+      );
+      assert.equal(body.errors[0].field, 'send_at');
+    }
+    const ring = expectProblem(
+      await start({ mode: 'ring', send_at: new Date(t.clock.now().getTime() + HOUR).toISOString() }),
+      400,
+      'invalid_request',
+    );
+    assert.equal(ring.errors[0].field, 'send_at');
+  });
+});
