@@ -28,6 +28,9 @@ import * as docsModule from './modules/docs/module.ts';
 import * as eventsModule from './modules/events/module.ts';
 import * as mcpModule from './modules/mcp/module.ts';
 import { waitOperations } from './modules/mcp/operations.ts';
+import { billingOperations } from './modules/billing/operations.ts';
+import { agentPodOperations } from './modules/pods/agent-operations.ts';
+import { webhookOperations } from './modules/webhooks/operations.ts';
 import type { StreamOptions } from './modules/events/stream.ts';
 import * as messagesModule from './modules/messages/module.ts';
 import * as metricsModule from './modules/metrics/module.ts';
@@ -207,6 +210,9 @@ export async function buildApp(deps: AppDeps) {
         clock,
         waits: caps.mcpWaits,
       }),
+      pods: agentPodOperations({ ...podding, charges: billing.enforcement }),
+      webhooks: webhookOperations(webhooks),
+      billing: billingOperations(billing),
     },
     invoker,
     version: VERSION,

@@ -20,7 +20,7 @@ import {
   type Standing,
 } from './lifecycle.ts';
 import { micros, minus, negated, plus, times, usdString, ZERO, type Micros } from './money.ts';
-import type { PaymentOffers } from './offers.ts';
+import type { PaymentDetails, PaymentOffers } from './offers.ts';
 import { amountDue, tierOf, type Prices } from './pricing.ts';
 import type { BillingRepository } from './repository.ts';
 import type { BillingAccount, LedgerEntriesTable, UsageRecordsTable, UsageType } from './tables.ts';
@@ -40,6 +40,31 @@ type AccountRow = Pick<
   BillingAccount,
   'organization_id' | 'state' | 'tier' | 'current_period_end' | 'prepaid_balance_micros'
 >;
+
+/**
+ * What a paid action would take now, without taking it (the answer of an MCP paid tool called
+ * without `confirm: true`). `payment`: what to pay first when the action would be refused (402).
+ */
+export interface ChargeQuote {
+  amount_usd: string;
+  currency: 'USD';
+  covered_by: 'billing_off' | 'included' | 'cell_credit' | 'balance' | 'payment';
+  detail: string;
+  payment: PaymentDetails | null;
+}
+
+const quoteOf = (amount: Micros, covered_by: ChargeQuote['covered_by'], detail: string): ChargeQuote => ({
+  amount_usd: usdString(amount),
+  currency: 'USD',
+  covered_by,
+  detail,
+  payment: null,
+});
+
+const paymentQuote = (refusal: ApiError): ChargeQuote => {
+  const payment = refusal.extensions?.payment as PaymentDetails;
+  return { amount_usd: payment.amount_usd, currency: 'USD', covered_by: 'payment', detail: refusal.message, payment };
+};
 
 const messageReference = (messageId: string) => `message:${messageId}`;
 
@@ -314,5 +339,56 @@ export class BillingEnforcement implements ChargesPort {
         created_at: now,
       },
     ]);
+  }
+
+  /** What a cell create (of `tier`) would take now, as admitCell decides it, taking nothing. */
+  async cellQuote(organizationId: string, tier?: string): Promise<ChargeQuote> {
+    if (tier !== undefined) tierOf(this.prices, tier);
+    if (!this.config.billing)
+      return quoteOf(ZERO, 'billing_off', 'Billing is off on this deployment: nothing is charged.');
+    const row = await this.repo.account(this.repo.db, organizationId);
+    const account: Standing = row ?? NO_ACCOUNT;
+    const facts = {
+      state: account.state,
+      activeCells: await this.accounts.activeCells(organizationId),
+      includedCells: tierOf(this.prices, account.tier).includedCells,
+      cellCredits: row?.cell_credits ?? 0,
+    };
+    const refused = firstRefusal(POLICIES.cellCreate, facts);
+    if (refused) return paymentQuote(await this.refusal(this.repo.db, organizationId, refused, account, tier));
+    if (facts.activeCells < facts.includedCells)
+      return quoteOf(
+        ZERO,
+        'included',
+        `Included in the ${account.tier} tier: cell ${facts.activeCells + 1} of ${facts.includedCells}.`,
+      );
+    return quoteOf(this.prices.extraCellMicros, 'cell_credit', 'One cell-month, from a create_cell already paid.');
+  }
+
+  /** What `count` text messages of `segments` segments each would take now from the balance, taking nothing. */
+  async sendsQuote(organizationId: string, count: number, segments: number): Promise<ChargeQuote> {
+    const amount = times(times(this.prices.smsSegmentMicros, segments), count);
+    const what = `${count} message(s) of ${segments} segment(s)`;
+    if (!this.config.billing)
+      return quoteOf(ZERO, 'billing_off', 'Billing is off on this deployment: nothing is charged.');
+    const refusal = (await this.sendRefusals([organizationId])).get(organizationId);
+    if (refusal) return paymentQuote(refusal);
+    const balance = await this.accounts.balance(organizationId);
+    if (amount > balance) {
+      const due = topUpAmount(amount, balance, this.prices.minAmountMicros);
+      return {
+        ...quoteOf(
+          amount,
+          'payment',
+          `${what}: $${usdString(amount)}; the balance ($${usdString(balance)}) covers part: messages it cannot cover are refused. Top up first.`,
+        ),
+        payment: this.offers.details('top_up', due, {}),
+      };
+    }
+    return quoteOf(
+      amount,
+      'balance',
+      `${what}: $${usdString(amount)}, from the prepaid balance ($${usdString(balance)}).`,
+    );
   }
 }

@@ -25,7 +25,7 @@ import type { WalletsService } from './wallets.ts';
 const BILLING = ['Billing'];
 const USAGE = ['Usage'];
 
-const Range = {
+export const Range = {
   from: Type.Optional(
     Type.String({
       maxLength: 40,

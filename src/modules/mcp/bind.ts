@@ -21,6 +21,11 @@ export interface ToolBinding {
   requireKey?: boolean;
   /** The tool's output schema, when it is not the operation's. */
   output?: TSchema;
+  /**
+   * A paid tool: unless called with `confirm: true` (and when `when` says the call is paid), it
+   * does nothing and answers the quote operation's price with `confirmation_required: true`.
+   */
+  confirm?: { quote: AnyOperation; when?(input: Record<string, unknown>): boolean };
   /** The structured content (default: the answer itself) and the short text of an answer. */
   result(value: never, replayed: boolean): { structured?: Record<string, unknown>; text: string };
 }
@@ -70,15 +75,32 @@ export function boundTool(binding: ToolBinding): BoundTool {
   const op = binding.operation;
   const takesKey = op.idempotency !== 'none';
   const required = binding.requireKey || op.idempotency === 'required';
-  const input = takesKey
-    ? Type.Object(
-        {
-          ...(op.input as TObject).properties,
-          idempotency_key: required ? IdempotencyKey : Type.Optional(IdempotencyKey),
-        },
-        { additionalProperties: false },
-      )
-    : op.input;
+  const confirm: Record<string, TSchema> = binding.confirm
+    ? {
+        confirm: Type.Optional(
+          Type.Boolean({
+            description:
+              'A paid action: true to do it. Without it nothing is done and the answer is its price (confirmation_required).',
+          }),
+        ),
+      }
+    : {};
+  const input =
+    takesKey || binding.confirm
+      ? Type.Object(
+          {
+            ...(op.input as TObject).properties,
+            ...(takesKey
+              ? ({ idempotency_key: required ? IdempotencyKey : Type.Optional(IdempotencyKey) } as Record<
+                  string,
+                  TSchema
+                >)
+              : {}),
+            ...confirm,
+          },
+          { additionalProperties: false },
+        )
+      : op.input;
   return {
     name: op.name,
     binding,
@@ -116,7 +138,23 @@ export function registerBoundTool(server: McpServer, tool: BoundTool, context: T
             }) as never,
           );
         }
-        const { idempotency_key, ...input } = args;
+        const { idempotency_key, confirm, ...input } = args;
+        const paid = binding.confirm && (binding.confirm.when ? binding.confirm.when(input) : true);
+        if (paid && confirm !== true) {
+          const quote = await context.invoker.invoke(binding.confirm!.quote, context.agent, input, {
+            validate: false,
+            signal: ctx.mcpReq.signal,
+            resourceUrl: context.endpointUrl,
+          });
+          const price = (quote.replayed ? JSON.parse(quote.body) : quote.value) as {
+            amount_usd: string;
+            detail: string;
+          };
+          return ok(
+            { confirmation_required: true, quote: price },
+            `Not done: this costs $${price.amount_usd} (${price.detail}). Call ${tool.name} again with confirm: true to do it.`,
+          );
+        }
         const outcome = await context.invoker.invoke(binding.operation, context.agent, input, {
           validate: false,
           signal: ctx.mcpReq.signal,

@@ -32,7 +32,7 @@ for (const { sdk, connect } of SDK_CLIENTS) {
 
     it('shows create_cell refused by billing as payment_required with the PaymentDetails and the x402 PaymentRequired', async () => {
       const unpaid = await open((await verifiedOrganization(t)).apiKey);
-      const error = toolErrorOf(await unpaid.callTool('create_cell', { display_name: 'Sales' }));
+      const error = toolErrorOf(await unpaid.callTool('create_cell', { display_name: 'Sales', confirm: true }));
       assert.equal(error.code, 'payment_required');
       assert.equal(typeof error.message, 'string');
       assert.equal(error.payment.intent, 'setup');

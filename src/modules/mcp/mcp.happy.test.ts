@@ -23,13 +23,19 @@ describe('POST /mcp with an API key', () => {
     const { tools } = await client.listTools();
     const names = tools.map((tool) => tool.name).sort();
     assert.deepEqual(names, [
+      'cancel_message',
       'create_cell',
       'get_conversation',
       'get_status',
+      'get_usage',
       'list_cells',
       'list_conversations',
       'list_messages',
+      'list_pods',
+      'list_webhook_deliveries',
+      'send_from_pod',
       'send_message',
+      'start_cycle',
       'wait_for_code',
       'wait_for_delivery',
       'wait_for_reply',
@@ -50,7 +56,14 @@ describe('POST /mcp with an API key', () => {
     };
     const used = [...new Set(Object.values(TOOL_SCOPES).filter((scope) => scope !== null))].sort();
     assert.deepEqual(metadata.scopes_supported, used);
-    assert.deepEqual(used, ['cells:read', 'cells:write', 'messages:read', 'messages:send']);
+    assert.deepEqual(used, [
+      'cells:read',
+      'cells:write',
+      'messages:read',
+      'messages:send',
+      'usage:read',
+      'webhooks:write',
+    ]);
     const rest = (await (await fetch(`${t.origin}/.well-known/oauth-protected-resource/v1`)).json()) as {
       scopes_supported: string[];
     };

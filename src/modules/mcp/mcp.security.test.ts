@@ -66,7 +66,7 @@ describe('POST /mcp credentials and isolation', () => {
     assert.equal(response.status, 401);
     assert.equal(
       response.headers.get('www-authenticate'),
-      `Bearer resource_metadata="${t.origin}/.well-known/oauth-protected-resource/mcp", scope="cells:read cells:write messages:read messages:send"`,
+      `Bearer resource_metadata="${t.origin}/.well-known/oauth-protected-resource/mcp", scope="cells:read cells:write messages:read messages:send usage:read webhooks:write"`,
     );
     assert.equal(((await response.json()) as { code: string }).code, 'unauthenticated');
   });

@@ -12,6 +12,12 @@ export const TOOL_SCOPES = {
   wait_for_delivery: 'messages:read',
   create_cell: 'cells:write',
   wait_for_code: 'messages:read',
+  list_pods: 'cells:read',
+  send_from_pod: 'messages:send',
+  start_cycle: 'messages:send',
+  get_usage: 'usage:read',
+  list_webhook_deliveries: 'webhooks:write',
+  cancel_message: 'messages:send',
 } as const satisfies Record<string, string | null>;
 
 export type ToolName = keyof typeof TOOL_SCOPES;

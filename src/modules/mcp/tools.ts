@@ -6,10 +6,15 @@ import type { McpServer, ToolAnnotations } from '@modelcontextprotocol/server';
 import { Type } from 'typebox';
 import type { AgentPrincipal } from '../../http/types.ts';
 import type { Invoker } from '../../operations/invoke.ts';
+import { ConfirmationRequired, type BillingOperations } from '../billing/operations.ts';
+import { Cell } from '../cells/schemas.ts';
 import type { CellOperations } from '../cells/operations.ts';
 import type { MessageOperations } from '../messages/operations.ts';
 import { Message, type MessageView } from '../messages/views.ts';
+import type { AgentPodOperations } from '../pods/agent-operations.ts';
+import { CycleJob } from '../pods/views.ts';
 import type { StatusOperations } from '../status/operations.ts';
+import type { WebhookOperations } from '../webhooks/operations.ts';
 import { boundTool, registerBoundTool, type BoundTool, type ToolBinding } from './bind.ts';
 import type { WaitOperations } from './operations.ts';
 import { TOOL_SCOPES, type ToolName } from './scopes.ts';
@@ -19,6 +24,9 @@ export interface ToolOperations {
   messages: MessageOperations;
   status: StatusOperations;
   waits: WaitOperations;
+  pods: AgentPodOperations;
+  webhooks: WebhookOperations;
+  billing: BillingOperations;
 }
 
 export interface ToolDeps {
@@ -37,6 +45,12 @@ const READ: ToolAnnotations = {
 };
 
 type Page<K extends string, T> = Record<K, T[]> & { next_cursor: string | null };
+interface JobView {
+  id: string;
+  mode: string;
+  status: string;
+  counts: { total: number };
+}
 interface CellView {
   id: string;
   phone_number: string | null;
@@ -143,12 +157,81 @@ export function toolBindings(ops: ToolOperations): Record<ToolName, ToolBinding>
     create_cell: {
       operation: ops.cells.createCell,
       description:
-        'Creates a phone line. With billing on, an unpaid organization gets an error carrying `payment` (PaymentDetails): pay it, then call again.',
+        'Creates a phone line (paid: without confirm: true it only answers the price, confirmation_required). With billing on, an unpaid organization gets an error carrying `payment` (PaymentDetails): pay it, then call again.',
       annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
+      confirm: { quote: ops.billing.quoteCreateCell },
+      output: Type.Object({ cell: Type.Optional(Cell), ...ConfirmationRequired }),
       result: (cell: CellView) => ({
         structured: { cell },
         text: `Created ${cell.id} (${cell.status}${cell.phone_number ? `, ${cell.phone_number}` : ', waiting for a phone'}).`,
       }),
+    },
+    list_pods: {
+      operation: ops.pods.listPods,
+      description: "Lists the organization's pods (sender pools of cells), newest first, each with its cells.",
+      annotations: READ,
+      result: (page: Page<'pods', { id: string; name: string; cell_ids: string[] }>) => ({
+        text: `${page.pods.length} pod(s): ${page.pods.map((p) => `${p.id} ${p.name} (${p.cell_ids.length} cell(s))`).join('; ') || 'none'}.`,
+      }),
+    },
+    send_from_pod: {
+      operation: ops.pods.sendFromPod,
+      description:
+        'Sends a draft of a pod: from the pod cell the recipient already talks to, else the next active cell (rotation). Answers the queued message; wait_for_delivery follows it. Retrying with the same idempotency_key never sends twice.',
+      annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: true },
+      output: Type.Object({ message: Message, replayed: Type.Boolean() }),
+      result: (message: MessageView, replayed) => ({
+        structured: { message, replayed },
+        text: `${replayed ? 'Already queued' : 'Queued'} ${message.id} to ${message.to} from ${message.cell_id} (${message.status}).`,
+      }),
+    },
+    start_cycle: {
+      operation: ops.pods.startCycle,
+      description:
+        'Starts a cycle job of a pod (a broadcast is paid: without confirm: true it only answers the price, confirmation_required): a ring (each active cell texts the next) or a broadcast (one message per distinct recipient of `to` or `list_id`). Answers the queued job; its messages go out in the background.',
+      annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: true },
+      confirm: { quote: ops.pods.quoteBroadcast, when: (input) => input.mode === 'broadcast' },
+      output: Type.Object({
+        job: Type.Optional(CycleJob),
+        replayed: Type.Optional(Type.Boolean()),
+        ...ConfirmationRequired,
+      }),
+      result: (job: JobView, replayed) => ({
+        structured: { job, replayed },
+        text: `${replayed ? 'Already started' : 'Started'} ${job.mode} ${job.id} (${job.status}, ${job.counts.total} message(s)).`,
+      }),
+    },
+    get_usage: {
+      operation: ops.billing.getUsage,
+      description:
+        'Usage totals by type (sms, mms, cell_month) and their cost over [from, to); default: the last 30 days.',
+      annotations: READ,
+      result: (summary: {
+        amount_usd: string;
+        from: string;
+        to: string;
+        by_type: { type: string; quantity: number }[];
+      }) => ({
+        text: `$${summary.amount_usd} from ${summary.from} to ${summary.to}: ${summary.by_type.map((t) => `${t.type} ${t.quantity}`).join(', ')}.`,
+      }),
+    },
+    list_webhook_deliveries: {
+      operation: ops.webhooks.listWebhookDeliveries,
+      description: 'Lists the deliveries of a webhook endpoint, newest first, each with its attempts.',
+      annotations: READ,
+      result: (page: Page<'deliveries', { id: string; event_type: string; status: string }>) => ({
+        text: `${page.deliveries.length} deliver(ies): ${page.deliveries.map((d) => `${d.id} ${d.event_type} ${d.status}`).join('; ') || 'none'}.`,
+      }),
+    },
+    cancel_message: {
+      operation: ops.messages.cancelMessage,
+      description: 'Cancels a message while it is still queued (its charge is refunded); afterwards a conflict error.',
+      annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: false },
+      result: (message: MessageView) => ({
+        structured: { message },
+        text: `Canceled ${message.id} to ${message.to}.`,
+      }),
+      output: Type.Object({ message: Message }),
     },
   };
 }

@@ -118,6 +118,17 @@ export function messageOperations(messages: MessagesService) {
       output: ConversationWithMessages,
       run: (ctx, input) => messages.between(ctx.organizationId, input.cell_id, input.participant),
     }),
+    cancelMessage: defineOperation({
+      name: 'cancel_message',
+      summary: 'Cancel a queued message',
+      description: 'Only while the message is queued (its charge is refunded); afterwards 409 conflict.',
+      scope: 'messages:send',
+      idempotency: 'none',
+      errors: ['not_found', 'conflict'],
+      input: Type.Object(MessageIds, { additionalProperties: false }),
+      output: Message,
+      run: (ctx, input) => messages.cancel(ctx.organizationId, input.cell_id, input.message_id),
+    }),
   };
 }
 

@@ -138,7 +138,7 @@ const Delivery = Type.Object(
   },
 );
 
-const DeliveryList = Type.Object(
+export const DeliveryList = Type.Object(
   { deliveries: Type.Array(Delivery), next_cursor: NextCursor },
   {
     $id: 'WebhookDeliveryList',
