@@ -3,7 +3,7 @@ import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { decodeTime } from 'ulid';
 import { ManualClock } from './clock.ts';
-import { isId, newId } from './ids.ts';
+import { idFloor, isId, newId } from './ids.ts';
 
 const timeOf = (id: string) => decodeTime(id.slice(id.indexOf('_') + 1).toUpperCase());
 
@@ -27,5 +27,20 @@ describe('newId', () => {
     newId('msg', late);
     const early = new ManualClock('2026-01-01T00:00:00.000Z');
     assert.equal(timeOf(newId('msg', early)), Date.parse('2026-01-01T00:00:00.000Z'));
+  });
+});
+
+describe('idFloor', () => {
+  it('sorts below every id minted in its millisecond and above every id minted before it', () => {
+    const clock = new ManualClock('2031-05-01T00:00:00.000Z');
+    const before = newId('msg', clock, new Date(clock.now().getTime() - 1));
+    const floor = idFloor('msg', clock.now().getTime());
+    const at = Array.from({ length: 50 }, () => newId('msg', clock));
+    assert.ok(before < floor);
+    for (const id of at) assert.ok(floor < id, id);
+  });
+
+  it('stops at the epoch for a time before it', () => {
+    assert.equal(idFloor('msg', -5), idFloor('msg', 0));
   });
 });

@@ -3,7 +3,7 @@
 // time. Ids are monotonic per clock: two apps on different clocks in one process (tests) never
 // push each other's ids forward in time.
 import { randomFillSync } from 'node:crypto';
-import { monotonicFactory, type ULIDFactory } from 'ulid';
+import { encodeTime, monotonicFactory, type ULIDFactory } from 'ulid';
 import type { Clock } from './clock.ts';
 import { randomBase62 } from './secrets.ts';
 
@@ -49,6 +49,13 @@ function randomFraction(): number {
 }
 
 const factories = new WeakMap<Clock, ULIDFactory>();
+
+/**
+ * The smallest id of `prefix` minted in the millisecond `ms` (time part only): every id minted at
+ * or after it sorts above it, so it bounds a listing by time (`since`).
+ */
+export const idFloor = (prefix: IdPrefix, ms: number): string =>
+  `${prefix}_${encodeTime(Math.max(0, ms), 10).toLowerCase()}`;
 
 /** A new id minted at `at` (default: the clock's now); monotonic among the ids of this clock. */
 export function newId(prefix: IdPrefix, clock: Clock, at: Date = clock.now()): string {

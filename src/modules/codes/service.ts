@@ -2,9 +2,10 @@
 // code after `since`. The wait is woken in this process by the inbound upload that stores a code
 // (the same CellWakeups mechanism as the device claim long-poll) and re-checks on a short interval,
 // which finds codes stored by other processes.
-import { decodeTime, encodeTime } from 'ulid';
+import { decodeTime } from 'ulid';
 import type { Clock } from '../../lib/clock.ts';
 import { invalidField } from '../../lib/errors.ts';
+import { idFloor } from '../../lib/ids.ts';
 import { listPage, type PageQuery } from '../../lib/pagination.ts';
 import { requirePhone } from '../../lib/phone.ts';
 import type { CellWakeups } from '../messages/wakeups.ts';
@@ -119,7 +120,7 @@ const BOUND = /^msg_[0-9a-hjkmnp-tv-z]{10}(?:[0-9a-hjkmnp-tv-z]{16})?$/;
 const ISO_8601 = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(?::\d{2}(?:\.\d{1,9})?)?(?:Z|[+-]\d{2}:?\d{2})$/i;
 
 /** The smallest message id of the millisecond `ms`: every message created at or after it sorts above. */
-export const timeBound = (ms: number) => `msg_${encodeTime(Math.max(0, ms), 10).toLowerCase()}`;
+export const timeBound = (ms: number) => idFloor('msg', ms);
 
 /** The exclusive lower bound on message ids that `since` stands for; 400 for anything else. */
 export function sinceBound(since: string): string {

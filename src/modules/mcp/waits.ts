@@ -2,9 +2,10 @@
 // the event stream, woken by each commit here and by NOTIFY from other processes), then look once
 // in the database, then wait for the first matching event, the timeout or the client's hang-up.
 // Subscribing before the look means nothing committed in between is missed; nothing polls.
-import { decodeTime, encodeTime } from 'ulid';
+import { decodeTime } from 'ulid';
 import type { Clock } from '../../lib/clock.ts';
 import { invalidField } from '../../lib/errors.ts';
+import { idFloor } from '../../lib/ids.ts';
 import type { EventsService } from '../events/service.ts';
 import { FINAL_STATUSES } from '../messages/lifecycle.ts';
 
@@ -75,7 +76,7 @@ export function sinceBound(since: string | undefined, clock: Clock): string {
   return timeBound(ms);
 }
 
-const timeBound = (ms: number) => `msg_${encodeTime(Math.max(0, ms), 10).toLowerCase()}`;
+const timeBound = (ms: number) => idFloor('msg', ms);
 
 /** A message id (time and randomness) or a time bound (time only), in ULID's Crockford base32. */
 const BOUND = /^msg_[0-9a-hjkmnp-tv-z]{10}(?:[0-9a-hjkmnp-tv-z]{16})?$/;

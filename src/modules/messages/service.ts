@@ -1,12 +1,11 @@
 // Agent-facing messaging: send, reply, cancel, read and list messages and conversations.
 import type { Transaction } from 'kysely';
-import { encodeTime } from 'ulid';
 import { ApiError, notFound } from '../../lib/errors.ts';
 import { listPage, type PageQuery } from '../../lib/pagination.ts';
 import { isoAfter, type Clock } from '../../lib/clock.ts';
 import { GroupCommit, Refused } from '../../db/group-commit.ts';
 import { transact } from '../../db/transaction.ts';
-import { newId } from '../../lib/ids.ts';
+import { idFloor, newId } from '../../lib/ids.ts';
 import { recordOutcomes, type IdempotencyRecorder } from '../../http/idempotency.ts';
 import { requirePhone } from '../../lib/phone.ts';
 import type { DB, Executor } from '../../db/schema.ts';
@@ -381,7 +380,7 @@ export class MessagesService {
   async receivedSince(cellId: string, from: string, since: string): Promise<boolean> {
     const conversation = await this.conversations.find(cellId, from);
     if (!conversation) return false;
-    const sinceId = `msg_${encodeTime(new Date(since).getTime(), 10).toLowerCase()}`;
+    const sinceId = idFloor('msg', new Date(since).getTime());
     const rows = await this.repo.list({
       cellId,
       conversationId: conversation.id,
@@ -418,7 +417,7 @@ export class MessagesService {
           direction: query.direction,
           status: query.status,
           // Ids start with their creation time, so `since` becomes a lower bound on the index.
-          sinceId: since ? `msg_${encodeTime(Math.max(0, since.getTime()), 10).toLowerCase()}` : undefined,
+          sinceId: since ? idFloor('msg', since.getTime()) : undefined,
           since: since?.toISOString(),
           beforeId: key ? String(key[0]) : undefined,
           excludeIgnored: !query.include_ignored,
