@@ -19,6 +19,13 @@ import { boundTime, deliveryWaitEnd, sinceBound, waitForEvent, type EventData, t
 const LIST_PAGE = 200;
 
 const id = (prefix: string) => Type.String({ minLength: 1, maxLength: 64, description: `${prefix}_... id` });
+/** Where a wait starts: whatever next_since a wait answered is taken back. */
+const SinceS = Type.Optional(
+  Type.String({
+    maxLength: 64,
+    description: 'A message id (msg_...) or an ISO 8601 time; default: now. Pass next_since of the previous call.',
+  }),
+);
 const TimeoutS = Type.Integer({ minimum: 1, maximum: 50, description: 'How long to wait, 1-50 seconds.' });
 
 export interface WaitDeps {
@@ -48,13 +55,7 @@ export function waitOperations(deps: WaitDeps) {
         {
           cell_id: id('cell'),
           participant: Type.Optional(PhoneInput),
-          since: Type.Optional(
-            Type.String({
-              maxLength: 64,
-              description:
-                'A message id (msg_...) or an ISO 8601 time; default: now. Pass next_since of the previous call.',
-            }),
-          ),
+          since: SinceS,
           timeout_s: TimeoutS,
         },
         { additionalProperties: false },
@@ -156,13 +157,7 @@ export function waitOperations(deps: WaitDeps) {
               description: 'Only codes of this service, e.g. "Google" (any case).',
             }),
           ),
-          since: Type.Optional(
-            Type.String({
-              maxLength: 64,
-              description:
-                'A message id (msg_...) or an ISO 8601 time; default: now. Pass next_since of the previous call.',
-            }),
-          ),
+          since: SinceS,
           timeout_s: TimeoutS,
         },
         { additionalProperties: false },
