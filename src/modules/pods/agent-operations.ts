@@ -8,46 +8,19 @@ import { countSegments } from '../../lib/segments.ts';
 import { defineOperation } from '../../operations/operation.ts';
 import type { ChargeQuote } from '../billing/enforcement.ts';
 import { ChargeQuote as ChargeQuoteSchema } from '../billing/operations.ts';
-import { MessageBody } from '../messages/schemas.ts';
 import { Message } from '../messages/views.ts';
 import type { CycleService } from './cycle-service.ts';
 import type { DraftsService } from './drafts-service.ts';
 import type { ListsService } from './lists-service.ts';
-import { ClientId } from './schemas.ts';
+import { CycleRequest } from './operations.ts';
 import type { PodsService } from './service.ts';
 import { CycleJob, PodList } from './views.ts';
 
 const id = (prefix: string) => Type.String({ minLength: 1, maxLength: 64, description: `${prefix}_... id` });
 
-/** The body of POST /v1/pods/{id}/messages/cycle, with the pod's id. */
+/** The body of POST /v1/pods/{id}/messages/cycle (the REST operation's), with the pod's id. */
 export const AgentStartCycleInput = Type.Object(
-  {
-    pod_id: id('pod'),
-    mode: Type.Enum(['ring', 'broadcast'], {
-      description:
-        'ring: each active cell texts the next. broadcast: one message per distinct recipient, over the active cells.',
-    }),
-    body: Type.Optional({
-      ...MessageBody,
-      description: 'The text; required for a broadcast, a default ring-check text for a ring.',
-    }),
-    to: Type.Optional(
-      Type.Array(Type.String({ minLength: 1, maxLength: 64 }), {
-        minItems: 1,
-        maxItems: 10_000,
-        description:
-          'Broadcast recipients, E.164 (1-10,000; duplicates count once). A bad one is reported by its index (to.<i>). Exactly one of to and list_id.',
-      }),
-    ),
-    list_id: Type.Optional(
-      Type.String({
-        minLength: 1,
-        maxLength: 64,
-        description: 'Broadcast to a contact list of the organization (lst_...). Exactly one of to and list_id.',
-      }),
-    ),
-    client_id: Type.Optional(ClientId),
-  },
+  { pod_id: id('pod'), ...CycleRequest.properties },
   { additionalProperties: false },
 );
 
