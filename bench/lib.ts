@@ -151,6 +151,9 @@ export function serviceEnv(options: { databaseUrl: string; port: number; adminTo
   };
 }
 
+/** Benches provision more phones than pro's 10 included cells (30 segments a minute each). */
+const BENCH_PRICES = { CELLGATE_PRICES: JSON.stringify({ tiers: { pro: { usd: '100.00', cells: 1000 } } }) };
+
 export async function startService(
   options: {
     postgres?: boolean;
@@ -188,7 +191,7 @@ export async function startService(
       nodeFlags: options.profile ? ['--cpu-prof', `--cpu-prof-dir=${options.profile}`] : [],
       port,
       readyPath: '/health',
-      env: { ...serviceEnv({ databaseUrl, port, adminToken }), ...options.env },
+      env: { ...serviceEnv({ databaseUrl, port, adminToken }), ...BENCH_PRICES, ...options.env },
     });
   } catch (error) {
     await dropDatabase();

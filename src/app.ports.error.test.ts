@@ -9,6 +9,7 @@ import { startApp, type TestApp } from '../test/harness.ts';
 
 const EXPECTED_PORTS = [
   'devices.hooks',
+  'devices.operatorEvents',
   'cells.released',
   'delivery.outcomes',
   'events.emitted',

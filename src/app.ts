@@ -19,6 +19,8 @@ import { registerOpenApi } from './http/openapi.ts';
 import { MemoryRateLimiter, rateLimitPolicy, registerRateLimit, type RateLimiter } from './http/rate-limit.ts';
 import { createServer } from './http/server.ts';
 import * as adminModule from './modules/admin/module.ts';
+import { billingAdminOperations } from './modules/billing/admin-routes.ts';
+import { depositOperations } from './modules/billing/deposits-routes.ts';
 import * as billingModule from './modules/billing/module.ts';
 import * as cellsModule from './modules/cells/module.ts';
 import * as codesModule from './modules/codes/module.ts';
@@ -30,7 +32,6 @@ import * as mcpModule from './modules/mcp/module.ts';
 import { waitOperations } from './modules/mcp/operations.ts';
 import { billingOperations } from './modules/billing/operations.ts';
 import { agentPodOperations } from './modules/pods/agent-operations.ts';
-import { webhookOperations } from './modules/webhooks/operations.ts';
 import type { StreamOptions } from './modules/events/stream.ts';
 import * as messagesModule from './modules/messages/module.ts';
 import * as metricsModule from './modules/metrics/module.ts';
@@ -100,6 +101,8 @@ function wirePorts(m: {
       capabilitiesChanged: (tx, device) => cells.capabilitiesChanged(tx, device),
       stateChanged: (tx, before, after) => cells.deviceStateChanged(tx, before, after),
     }),
+    // The operator's webhooks hear of phones going offline, low, unhealthy (contract §11).
+    wire(devices.ports.operatorEvents, (tx, type, device) => m.webhooks.webhooks.emitOperatorEvent(tx, type, device)),
     wire(cells.ports.released, (tx, cell) => delivery.failOpenMessagesOfCell(tx, cell.id)),
     // Each phone's health follows what became of its sends (contract §11).
     wire(delivery.ports.outcomes, { record: (tx, outcome) => devices.recordOutcome(tx, outcome) }),
@@ -130,7 +133,8 @@ export async function buildApp(deps: AppDeps) {
   await registerOpenApi(app, config);
 
   // Modules, each built from what it needs.
-  const { admin, audit } = adminModule.build({ db, clock, bootstrapToken: config.adminToken });
+  const administering = adminModule.build({ db, clock, bootstrapToken: config.adminToken });
+  const { admin, audit } = administering;
   const mailer =
     deps.mailer ??
     (config.smtpUrl
@@ -155,7 +159,7 @@ export async function buildApp(deps: AppDeps) {
   const celling = cellsModule.build({ db, clock, devices, events });
   const { cells } = celling;
   const messaging = messagesModule.build({ db, clock, events, cells, devices });
-  const coding = codesModule.build({ db, clock, cells, arrivals: messaging.codeArrivals });
+  const coding = codesModule.build({ db, clock, cells, arrivals: messaging.codeArrivals, waits: caps.mcpWaits });
   const webhooking = webhooksModule.build({
     database,
     clock,
@@ -173,6 +177,7 @@ export async function buildApp(deps: AppDeps) {
     cells,
     events,
     audit: audit.recordOperatorAction,
+    organizations,
   });
   const rateLimit = rateLimitPolicy(config);
   const status = statusModule.build({
@@ -210,13 +215,15 @@ export async function buildApp(deps: AppDeps) {
         clock,
         waits: caps.mcpWaits,
       }),
-      pods: agentPodOperations({ ...podding, charges: billing.enforcement }),
-      webhooks: webhookOperations(webhooks),
+      pods: { ...podding.operations, ...agentPodOperations({ ...podding, charges: billing.enforcement }) },
+      webhooks: webhooking.operations,
       billing: billingOperations(billing),
     },
     invoker,
     version: VERSION,
     endpointUrl: `${config.baseUrl}/mcp`,
+    db,
+    clock,
   });
   const metrics = metricsModule.build({ db, clock, stream: eventing.stream, metricsToken: config.metricsToken });
   const consoling = consoleModule.build({
@@ -227,9 +234,29 @@ export async function buildApp(deps: AppDeps) {
     oauth,
     consoleUrl: config.consoleUrl,
     baseUrl: config.baseUrl,
-    dashboard: { cells, messaging, eventing, webhooking, organizations, billing, invoker },
+    dashboard: {
+      cells,
+      messaging,
+      eventing,
+      webhooking,
+      organizations,
+      billing,
+      codes: coding.codes,
+      pods: podding.operations,
+      invoker,
+    },
     liveViews: caps.liveViews,
-    operator: { authenticate: (token) => admin.authenticate(token), devices, audit },
+    operator: {
+      authenticate: (token) => admin.authenticate(token),
+      tokenActive: (id) => admin.tokenActive(id),
+      devices,
+      audit,
+      operations: {
+        devices: devicing.operations,
+        billing: billingAdminOperations(billing.operator),
+        deposits: depositOperations(billing.deposits),
+      },
+    },
   });
 
   // The ports between modules (see wirePorts); a port left unwired refuses the start, naming it.
@@ -279,16 +306,16 @@ export async function buildApp(deps: AppDeps) {
   metricsModule.register(app, metrics);
   systemModule.register(app, { database });
   docsModule.register(app, { config });
-  organizationsModule.register(app, organizing);
-  adminModule.register(app, { admin, audit });
-  webhooksModule.register(app, webhooking);
-  devicesModule.register(app, devicing);
+  organizationsModule.register(app, organizing, rest);
+  adminModule.register(app, administering, rest);
+  webhooksModule.register(app, webhooking, rest);
+  devicesModule.register(app, devicing, rest);
   cellsModule.register(app, celling, rest);
   messagesModule.register(app, messaging, { longPolls: caps.deviceLongPolls }, rest);
-  codesModule.register(app, coding, { waits: caps.mcpWaits });
+  codesModule.register(app, coding, rest);
   podsModule.register(app, podding, rest);
   statusModule.register(app, status, rest);
-  billingModule.register(app, billing);
+  billingModule.register(app, billing, rest);
   oauthModule.register(app, oauthing, { docsUrl: config.docsUrl, limiter, now: () => clock.now().getTime() });
   consoleModule.register(app, consoling);
   await eventsModule.register(app, eventing);
@@ -346,6 +373,8 @@ export async function buildApp(deps: AppDeps) {
     cycles: podding.cycles,
     cycleWorker: podding.cycleWorker,
     scopes: podding.scopes,
+    podOperations: podding.operations,
+    organizationOperations: organizing.operations,
     operatorConsole: consoling.operator,
   };
   return { app, services };

@@ -1,6 +1,6 @@
 // One validated configuration object from the environment. A bad value stops the process
 // with one line naming the variable (see main.ts).
-import { isIPv4 } from 'node:net';
+import { isIP, isIPv4 } from 'node:net';
 import { canonicalAddress, type Network } from './modules/billing/networks.ts';
 import {
   DEFAULT_MAX_PAYMENT_MICROS,
@@ -28,6 +28,11 @@ export interface Config {
   rateLimit: number;
   rateLimitBurst: number;
   signUpsPerHourPerIp: number;
+  /**
+   * CELLGATE_TRUST_PROXY: whose X-Forwarded-For gives the client address (per-address rate
+   * limits, logs): false (default: the socket's peer) or the proxies' addresses and CIDR blocks.
+   */
+  trustProxy: false | string[];
   /** CELLGATE_MAX_STREAMS_PER_ORG: concurrent event streams, console live views and MCP waits per organization (each kind). */
   maxStreamsPerOrg: number;
   logLevel: string;
@@ -105,6 +110,25 @@ function readBool(env: Env, name: string): boolean {
   if (raw === undefined || raw === '' || raw === 'false' || raw === '0') return false;
   if (raw === 'true' || raw === '1') return true;
   return fail(name, 'true or false', raw);
+}
+
+/**
+ * Off, or a comma-separated list of proxy addresses and CIDR blocks. No hop count: it cannot tell
+ * the balancer from a client that connects directly (Fastify 5 refuses to trust one).
+ */
+function readTrustProxy(env: Env): false | string[] {
+  const name = 'CELLGATE_TRUST_PROXY';
+  const raw = (env[name] ?? '').trim();
+  if (raw === '' || raw === 'off') return false;
+  const entries = raw.split(',').map((entry) => entry.trim());
+  for (const entry of entries) {
+    const [address, prefix, ...rest] = entry.split('/');
+    const bits = isIP(address) === 6 ? 128 : 32;
+    const prefixOk = prefix === undefined || (/^\d+$/.test(prefix) && Number(prefix) <= bits);
+    if (isIP(address) === 0 || !prefixOk || rest.length > 0)
+      fail(name, 'off, or proxy addresses and CIDR blocks separated by commas', raw);
+  }
+  return entries;
 }
 
 function readOnOff(env: Env, name: string, fallback: boolean): boolean {
@@ -290,6 +314,7 @@ export function loadConfig(env: Env = process.env): Config {
     rateLimit,
     rateLimitBurst: readInt(env, 'CELLGATE_RATE_LIMIT_BURST', rateLimit * 2, 0, 2_000_000),
     signUpsPerHourPerIp: readInt(env, 'CELLGATE_SIGNUP_RATE_LIMIT', 10, 0, 1_000_000),
+    trustProxy: readTrustProxy(env),
     maxStreamsPerOrg: readInt(env, 'CELLGATE_MAX_STREAMS_PER_ORG', 100, 1, 100_000),
     logLevel,
     logFormat,

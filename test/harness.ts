@@ -1,6 +1,7 @@
 // One harness for every HTTP test: a fresh database (a temporary SQLite file, or a PostgreSQL
 // database of its own), a manual clock, a mail catcher and app.inject helpers.
 import { copyFileSync, mkdtempSync, rmSync } from 'node:fs';
+import { after, before } from 'node:test';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
@@ -206,6 +207,26 @@ export async function startApp(options: StartOptions = {}): Promise<TestApp> {
       await testDb.drop();
     },
   };
+}
+
+/**
+ * The test app of a suite, in the fastify/demo `build(t)` style: call it in a describe() and it
+ * starts the app before the suite's tests and closes it after them (the hooks run in the order
+ * they are registered: a `before` after this line finds the app started). The returned object
+ * reads the started app; touching it before the suite starts throws.
+ */
+export function useApp(options: StartOptions = {}): TestApp {
+  let started: TestApp | undefined;
+  before(async () => {
+    started = await startApp(options);
+  });
+  after(() => started?.close());
+  return new Proxy({} as TestApp, {
+    get(_target, key) {
+      if (!started) throw new Error("useApp(): the app starts in the suite's before hook; use it in tests and hooks");
+      return started[key as keyof TestApp];
+    },
+  });
 }
 
 export function bearer(token: string): Record<string, string> {

@@ -7,7 +7,7 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { TestApp } from '../../test/harness.ts';
 import type { Line } from '../../test/support/messages.ts';
-import { listeningLine, runCli, type CliResult } from './agent-test-support.ts';
+import { listeningLine, runCli, type CliResult } from '../../test/support/cli-agent.ts';
 
 /** Exit code 1 (2 for a bad command line), exactly one `cellgate:` line on stderr, no stack trace, nothing on stdout. */
 function refusedWith(result: CliResult, pattern: RegExp, status = 1): string {

@@ -4,7 +4,7 @@ import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import type { TestApp } from '../../test/harness.ts';
 import { claim, report, type Line } from '../../test/support/messages.ts';
-import { exited, listeningLine, outputMatching, runCli, startCli } from './agent-test-support.ts';
+import { exited, listeningLine, outputMatching, runCli, startCli } from '../../test/support/cli-agent.ts';
 
 describe('cellgate send, messages ls, events tail, status', () => {
   let t: TestApp;

@@ -9,7 +9,13 @@ import { join } from 'node:path';
 import { admin } from '../../test/harness.ts';
 import { listeningWorld, Reports, type World } from '../../test/simulator/support.ts';
 import { doctor, startAgent, type Agent, type AgentOptions } from './device-agent.ts';
-import { eventually, fakePhone, TERMUX_BIN, TERMUX_FIXTURES, type FakePhone as Phone } from './device-test-support.ts';
+import {
+  eventually,
+  fakePhone,
+  TERMUX_BIN,
+  TERMUX_FIXTURES,
+  type FakePhone as Phone,
+} from '../../test/support/cli-device.ts';
 import { describeSim, simInfo } from './device-termux.ts';
 
 /**

@@ -4,7 +4,7 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { listeningWorld, Reports, type World } from '../../test/simulator/support.ts';
-import { runCli } from './agent-test-support.ts';
+import { runCli } from '../../test/support/cli-agent.ts';
 
 describe('cellgate send --wait and delivery reports', () => {
   let world: World;

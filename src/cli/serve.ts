@@ -6,7 +6,6 @@ import type { Config } from '../config.ts';
 import { openDatabase } from '../db/database.ts';
 import { isDatabaseUnavailable } from '../db/errors.ts';
 import { migrateToLatest } from '../db/migrate.ts';
-import { buildOpenApiInBackground } from '../modules/system/openapi-texts.ts';
 import { VERSION } from '../modules/system/routes.ts';
 import { databaseStartError, listenStartError } from './errors.ts';
 
@@ -97,7 +96,7 @@ export async function serve(config: Config): Promise<void> {
     throw listenStartError(error, config.host, config.port);
   }
   if (config.logLevel !== 'silent') process.stdout.write(startupBanner(config, listening));
+  // The OpenAPI texts are built on their first request, not here: ~25 MB more resident for a
+  // document most starts never serve (issue 24 §5; src/modules/system/openapi-texts.ts).
   releaseStartupMemory();
-  // The OpenAPI document, built now rather than on its first request (src/modules/system/openapi-texts.ts).
-  buildOpenApiInBackground(app);
 }

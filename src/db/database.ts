@@ -1,7 +1,8 @@
 // Opens the configured database: node:sqlite (default, one file under ./data) or PostgreSQL.
 // Both are driven through the same Kysely query code and the same migration set.
 import { Kysely, PostgresDialect, sql } from 'kysely';
-import pg from 'pg';
+import type pg from 'pg';
+import { onFirstUse } from '../lib/on-first-use.ts';
 import { nodeSqliteDialect } from './node-sqlite-dialect.ts';
 import type { DB } from './schema.ts';
 import { isReadOnlyError, lockSqliteFile, prepareSqlitePath, sqliteOpenError } from './sqlite-file.ts';
@@ -24,8 +25,19 @@ export interface Database {
   close(): Promise<void>;
 }
 
-// int8 (COUNT, SUM, bigint columns) as JS numbers: micro-USD amounts stay far below 2^53.
-pg.types.setTypeParser(20, (value) => Number.parseInt(value, 10));
+const pgDriver = onFirstUse<typeof pg>('pg');
+let pgTypesSet = false;
+
+/** The `pg` driver, loaded on first use: a service on SQLite never loads it (~13 MB resident). */
+export function loadPg(): typeof pg {
+  const driver = pgDriver();
+  if (!pgTypesSet) {
+    // int8 (COUNT, SUM, bigint columns) as JS numbers: micro-USD amounts stay far below 2^53.
+    driver.types.setTypeParser(20, (value) => Number.parseInt(value, 10));
+    pgTypesSet = true;
+  }
+  return driver;
+}
 
 const CHECKOUT_TIMEOUT_MS = 5_000;
 
@@ -60,7 +72,7 @@ export function openDatabase(url: string, options: OpenOptions = {}): Database {
   };
   // A checkout waits at most CHECKOUT_TIMEOUT_MS (for a free client or a new connection): an
   // unreachable server is a prompt 503, not a request hanging on a TCP timeout.
-  const pool = new pg.Pool({
+  const pool = new (loadPg().Pool)({
     ...clientConfig,
     max: options.poolSize ?? 10,
     connectionTimeoutMillis: CHECKOUT_TIMEOUT_MS,

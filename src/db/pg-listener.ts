@@ -1,7 +1,8 @@
 // A LISTEN connection on PostgreSQL for one channel (the event outbox, OAuth revocations):
 // writers NOTIFY at commit and every process hears it. A lost connection is re-opened with
 // backoff; after each (re)connect onNotify runs once, since notifications sent meanwhile are gone.
-import pg from 'pg';
+import type pg from 'pg';
+import { loadPg } from './database.ts';
 
 export interface ListenerLog {
   warn(details: object, message: string): void;
@@ -45,7 +46,7 @@ export class PgListener {
 
   private async connect(): Promise<void> {
     if (this.stopped) return;
-    const client = new pg.Client(this.config);
+    const client = new (loadPg().Client)(this.config);
     const lost = (error?: Error) => {
       if (this.client !== client) return;
       this.client = null;

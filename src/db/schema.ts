@@ -6,6 +6,7 @@ import type { BillingTables } from '../modules/billing/tables.ts';
 import type { CellsTables } from '../modules/cells/tables.ts';
 import type { DevicesTables } from '../modules/devices/tables.ts';
 import type { EventsTables } from '../modules/events/tables.ts';
+import type { McpTables } from '../modules/mcp/tables.ts';
 import type { MessagesTables } from '../modules/messages/tables.ts';
 import type { OAuthTables } from '../modules/oauth/tables.ts';
 import type { OrganizationsTables } from '../modules/organizations/tables.ts';
@@ -24,7 +25,8 @@ export interface DB
     WebhooksTables,
     PodsTables,
     BillingTables,
-    OAuthTables {}
+    OAuthTables,
+    McpTables {}
 
 /** A query runner: the database itself or an open transaction. */
 export type Executor = Kysely<DB> | Transaction<DB>;

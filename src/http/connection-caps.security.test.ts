@@ -6,8 +6,8 @@ import assert from 'node:assert/strict';
 import { expectProblem } from '../../test/harness.ts';
 import { activeLine, inbound, queued } from '../../test/support/messages.ts';
 import { eventually, StreamClient, streamUrl } from '../../test/support/stream-client.ts';
-import { consoleLine, LiveClient } from '../modules/console/conversations/test-support.ts';
-import { mcpClient, startListening, structured, toolErrorOf, type McpTestApp } from '../modules/mcp/test-client.ts';
+import { consoleLine, LiveClient } from '../../test/support/console-conversations.ts';
+import { mcpClient, startListening, structured, toolErrorOf, type McpTestApp } from '../../test/support/mcp-client.ts';
 import { CAP_RETRY_AFTER_SECONDS, DEVICE_LONG_POLLS } from './connection-caps.ts';
 
 const CAP = 2;

@@ -1,14 +1,10 @@
-import { after, before, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { decodeTime } from 'ulid';
-import { activeOrganization, expectProblem, startApp, type TestApp } from '../../test/harness.ts';
+import { activeOrganization, expectProblem, useApp } from '../../test/harness.ts';
 
 describe('HTTP conventions', () => {
-  let t: TestApp;
-  before(async () => {
-    t = await startApp({ env: { CELLGATE_DOCS_URL: 'https://docs.cellgate.test' } });
-  });
-  after(() => t.close());
+  const t = useApp({ env: { CELLGATE_DOCS_URL: 'https://docs.cellgate.test' } });
 
   it('errors are problem+json with type, title, status, detail, code and the request id', async () => {
     const response = await t.app.inject({ url: '/v1/auth/whoami' });

@@ -1,8 +1,8 @@
 // Errors raised before a route runs (router, Node HTTP parser) are problem+json with a code, a
 // request id and the X-Request-Id header, and none of them reveals a route before the credential check.
-import { after, before, describe, it } from 'node:test';
+import { before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { activeOrganization, expectProblem, startApp, type TestApp } from '../../test/harness.ts';
+import { activeOrganization, expectProblem, useApp } from '../../test/harness.ts';
 import { listeningPort, parseResponses, rawExchange, type RawResponse } from '../../test/raw-http.ts';
 
 function assertRawProblem(response: RawResponse | undefined, status: number, code: string) {
@@ -20,11 +20,7 @@ function assertRawProblem(response: RawResponse | undefined, status: number, cod
 }
 
 describe('framework errors', () => {
-  let t: TestApp;
-  before(async () => {
-    t = await startApp({ env: { CELLGATE_DOCS_URL: 'https://docs.cellgate.test' } });
-  });
-  after(() => t.close());
+  const t = useApp({ env: { CELLGATE_DOCS_URL: 'https://docs.cellgate.test' } });
 
   for (const url of ['/v1/cells/%ZZ', '/v1/no-such-route/%ZZ']) {
     it(`malformed percent-encoding (${url}) is a 400 invalid_request problem with the request id`, async () => {
@@ -58,13 +54,11 @@ describe('framework errors', () => {
 });
 
 describe('HTTP parser errors', () => {
-  let t: TestApp;
   let port: number;
+  const t = useApp({ env: { CELLGATE_DOCS_URL: 'https://docs.cellgate.test' } });
   before(async () => {
-    t = await startApp({ env: { CELLGATE_DOCS_URL: 'https://docs.cellgate.test' } });
     port = await listeningPort(t);
   });
-  after(() => t.close());
 
   it('a control character in a header value is a 400 invalid_request problem, then the connection closes', async () => {
     const exchange = await rawExchange(port, 'GET /health HTTP/1.1\r\nHost: cellgate.test\r\nX-Note: a\x01b\r\n\r\n');

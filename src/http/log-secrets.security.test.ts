@@ -9,8 +9,8 @@ import pino from 'pino';
 import { admin, ADMIN_TOKEN, bearer, TEST_CREDIT, TEST_GRANT, uniqueEmail, type TestApp } from '../../test/harness.ts';
 import { activeLine } from '../../test/support/messages.ts';
 import { createEndpoint } from '../../test/support/webhooks.ts';
-import { mcpClient, startListening, structured, type McpTestApp } from '../modules/mcp/test-client.ts';
-import { basic, pkce, postForm, REDIRECT } from '../modules/oauth/test-client.ts';
+import { mcpClient, startListening, structured, type McpTestApp } from '../../test/support/mcp-client.ts';
+import { basic, pkce, postForm, REDIRECT } from '../../test/support/oauth-client.ts';
 import { loggerOptions } from './server.ts';
 
 /** The production logger options at `level`, writing JSON lines into memory. */

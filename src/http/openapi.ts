@@ -449,10 +449,12 @@ export async function registerOpenApi(app: App, config: Config): Promise<void> {
     const surface = route.config?.auth;
     if (surface) {
       // Every route states its surface; the OpenAPI security and the error serialization follow from it.
-      const schema = (route.schema ??= {}) as Schema;
+      // Copies, never changes, the route's schema: route options are often module constants, and
+      // another app in the same process (a test without the Problem schema) must not see these refs.
+      const schema = { ...route.schema } as Schema;
       schema.security = SECURITY_BY_SURFACE[surface];
-      const response = (schema.response ??= {}) as Schema;
       // 4xx/5xx, not `default`: a default schema would also serialize undeclared 2xx bodies as Problem.
+      const response = { ...(schema.response as Schema | undefined) };
       response['4xx'] ??= {
         description: 'Client error',
         content: { 'application/problem+json': { schema: PROBLEM_REF } },
@@ -461,6 +463,8 @@ export async function registerOpenApi(app: App, config: Config): Promise<void> {
         description: 'Server error',
         content: { 'application/problem+json': { schema: PROBLEM_REF } },
       };
+      schema.response = response;
+      route.schema = schema;
     }
     const schema = route.schema as Schema | undefined;
     if (schema?.hide || route.method === 'HEAD') return;

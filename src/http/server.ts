@@ -56,7 +56,8 @@ export function createServer(config: Config, clock: Clock, logger: FastifyBaseLo
     childLoggerFactory: lazyChildLogger,
     logController: new LogController({ requestIdLogLabel: 'request_id', disableRequestLogging: true }),
     bodyLimit: BODY_LIMIT,
-    trustProxy: false,
+    // Behind a load balancer the client is in X-Forwarded-For (CELLGATE_TRUST_PROXY, docs/operations.md).
+    trustProxy: config.trustProxy,
     // A path parameter cannot outgrow the URL, which Node's header limit bounds (431): long ids
     // reach the credential check (401) and the route's validation instead of a 414 before them.
     routerOptions: { ignoreTrailingSlash: true, maxParamLength: maxHeaderSize },

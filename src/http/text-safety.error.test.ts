@@ -2,9 +2,9 @@
 // request carries (body at any depth, query, path params) holds a C0 control character other than
 // tab/LF/CR, DEL or an unpaired surrogate. PostgreSQL refuses NUL (it was a 500 there); SQLite
 // stored it silently. Raw payloads go through app.inject as strings or buffers.
-import { after, before, describe, it } from 'node:test';
+import { before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { activeOrganization, bearer, expectProblem, startApp, uniqueEmail, type TestApp } from '../../test/harness.ts';
+import { activeOrganization, bearer, expectProblem, uniqueEmail, useApp } from '../../test/harness.ts';
 import { rejected, streamUrl } from '../../test/support/stream-client.ts';
 import { addDevice } from '../../test/support/devices.ts';
 import { activeLine, type Line } from '../../test/support/messages.ts';
@@ -19,15 +19,13 @@ const INVALID_UTF8 = Buffer.from([0x7b, 0x22, 0x62, 0x22, 0x3a, 0x22, 0xff, 0x22
 const fields = (body: Problem) => (body.errors ?? []).map((e) => [e.field, e.code]);
 
 describe('text safety: strings a request carries', () => {
-  let t: TestApp;
   let org: Org;
   let line: Line;
+  const t = useApp();
   before(async () => {
-    t = await startApp();
     org = await activeOrganization(t);
     line = await activeLine(t);
   });
-  after(() => t.close());
 
   const raw = (
     method: 'POST' | 'PATCH',
@@ -295,15 +293,13 @@ describe('text safety: strings a request carries', () => {
 });
 
 describe('text safety: the body must be a JSON object', () => {
-  let t: TestApp;
   let org: Org;
   let device: Awaited<ReturnType<typeof addDevice>>;
+  const t = useApp();
   before(async () => {
-    t = await startApp();
     org = await activeOrganization(t);
     device = await addDevice(t);
   });
-  after(() => t.close());
 
   const keyCount = async () => (await t.app.inject({ url: '/v1/auth/keys', headers: org.headers })).json().keys.length;
 

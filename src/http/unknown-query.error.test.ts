@@ -18,7 +18,7 @@ import { addDevice } from '../../test/support/devices.ts';
 import { BASE_PAY_TO } from '../../test/support/billing.ts';
 import { SECRET as DEPOSIT_SECRET, WALLET } from '../../test/support/deposits.ts';
 import { STRIPE_TEST_ENV, signStripe } from '../../test/support/stripe-double.ts';
-import { REDIRECT, authorizeUrl, pkce, postForm, registerPublic } from '../modules/oauth/test-client.ts';
+import { REDIRECT, authorizeUrl, pkce, postForm, registerPublic } from '../../test/support/oauth-client.ts';
 
 type Org = Awaited<ReturnType<typeof activeOrganization>>;
 type Operation = { security?: Array<Record<string, string[]>> };

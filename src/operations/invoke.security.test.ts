@@ -4,7 +4,9 @@ import { activeOrganization, type TestApp } from '../../test/harness.ts';
 import { probe, withPrincipal } from '../../test/support/operations.ts';
 import type { AgentPrincipal } from '../http/types.ts';
 import { ApiError } from '../lib/errors.ts';
+import { Type } from 'typebox';
 import { admit } from './invoke.ts';
+import { defineOperatorOperation, type ConsolePrincipal, type OperatorPrincipal } from './operation.ts';
 
 const codeOf = (run: () => void) => {
   try {
@@ -55,6 +57,48 @@ describe('invoke admits', () => {
       codeOf(() => admit({ scope: 'cells:read', apiKeyOnly: true }, token)),
       'forbidden',
     );
+  });
+
+  it("the operator's operations only to the operator, and the organization's never to the operator", async () => {
+    let runs = 0;
+    const operatorOp = defineOperatorOperation({
+      name: 'operator_probe',
+      summary: 'Probe',
+      description: '',
+      errors: [],
+      input: Type.Object({}),
+      output: Type.Object({}),
+      run: async (ctx) => {
+        runs += 1;
+        return { token: ctx.principal.tokenId };
+      },
+    });
+    const operator: OperatorPrincipal = { credentialType: 'operator_session', tokenId: 'adm_bootstrap' };
+    const consoleSession: ConsolePrincipal = {
+      credentialType: 'console_session',
+      organizationId: principal.organizationId,
+      organizationName: 'Acme',
+      organizationStatus: 'active',
+      scopes: principal.scopes,
+    };
+    for (const caller of [principal, consoleSession]) {
+      await assert.rejects(
+        t.services.invoker.invoke(operatorOp, caller, {}),
+        (error: ApiError) =>
+          error.code === 'forbidden' && /administrative surface is not available/.test(error.message),
+      );
+    }
+    assert.equal(runs, 0);
+    assert.deepEqual(await t.services.invoker.invoke(operatorOp, operator, {}), {
+      replayed: false,
+      value: { token: 'adm_bootstrap' },
+    });
+    const { operation, state } = probe(t, { scope: null });
+    await assert.rejects(
+      t.services.invoker.invoke(operation, operator, { echo: 'x' }),
+      (error: ApiError) => error.code === 'forbidden' && /acts for an organization/.test(error.message),
+    );
+    assert.equal(state.runs, 0);
   });
 
   it('refuses before running, and the refusal is not kept for the key', async () => {

@@ -17,7 +17,16 @@ import { recordOutcomes } from '../http/idempotency.ts';
 import { compileBody } from '../http/validation.ts';
 import { canonicalJson } from '../lib/canonical-json.ts';
 import { ApiError } from '../lib/errors.ts';
-import type { AnyOperation, Principal, RunContext } from './operation.ts';
+import {
+  isOperator,
+  ORGANIZATION_KINDS,
+  principalKind,
+  type AnyOperation,
+  type Caller,
+  type Principal,
+  type PrincipalKind,
+  type RunContext,
+} from './operation.ts';
 
 export interface InvokeOptions {
   idempotencyKey?: string;
@@ -64,8 +73,23 @@ function validated(op: AnyOperation, input: unknown): void {
     );
 }
 
+/** Why a kind of caller is refused an operation it is not among the `principals` of (403 forbidden). */
+const REFUSED: Record<PrincipalKind, string> = {
+  // The texts of http/auth.ts for an agent credential on an admin route.
+  agent: 'The administrative surface is not available to agent credentials.',
+  console: "The administrative surface is not available to an organization's console session.",
+  operator: "This operation acts for an organization: it takes the organization's credential or console session.",
+};
+
 /** The credential, scope and organization checks of an operation (REST's route checks, the same codes). */
-export function admit(op: Pick<AnyOperation, 'scope' | 'allowUnverified' | 'apiKeyOnly'>, principal: Principal): void {
+export function admit(
+  op: Pick<AnyOperation, 'scope' | 'allowUnverified' | 'apiKeyOnly' | 'principals'>,
+  caller: Caller,
+): void {
+  const kind = principalKind(caller);
+  if (!(op.principals ?? ORGANIZATION_KINDS).includes(kind)) throw new ApiError('forbidden', REFUSED[kind]);
+  if (isOperator(caller)) return;
+  const principal = caller;
   if (!op.allowUnverified && principal.organizationStatus === 'unverified') {
     throw new ApiError(
       'organization_unverified',
@@ -136,9 +160,24 @@ export class Invoker {
 
   async invoke<Out>(
     op: AnyOperation,
-    principal: Principal,
+    principal: Caller,
     input: Record<string, unknown>,
     options: InvokeOptions = {},
+  ): Promise<Invoked<Out>> {
+    if (isOperator(principal)) {
+      // The operator's operations take no key and answer nothing to pay for.
+      admit(op, principal);
+      if (options.validate !== false) validated(op, input);
+      return { replayed: false, value: await op.run({ principal, signal: options.signal }, input) };
+    }
+    return this.forOrganization<Out>(op, principal, input, options);
+  }
+
+  private async forOrganization<Out>(
+    op: AnyOperation,
+    principal: Principal,
+    input: Record<string, unknown>,
+    options: InvokeOptions,
   ): Promise<Invoked<Out>> {
     try {
       admit(op, principal);

@@ -6,7 +6,7 @@
 import type { Static, TObject, TSchema } from 'typebox';
 import type { IdempotencyRecorder } from '../http/idempotency.ts';
 import type { AgentPrincipal } from '../http/types.ts';
-import type { ErrorCode } from '../lib/errors.ts';
+import { ApiError, type ErrorCode } from '../lib/errors.ts';
 
 /**
  * `optional`: a call may carry a key (REST's Idempotency-Key); `required`: it must; `none`: keys
@@ -23,8 +23,41 @@ export interface ConsolePrincipal {
   scopes: string[];
 }
 
-/** Who calls an operation: an agent's credential (REST, MCP) or a console session. */
+/** Who calls an organization's operation: an agent's credential (REST, MCP) or a console session. */
 export type Principal = AgentPrincipal | ConsolePrincipal;
+
+/**
+ * The operator: an admin token (`/v1/admin/*`) or the operator console's session (signed in with
+ * one). `tokenId` is the admin token that acts, as the operator audit log records it.
+ */
+export interface OperatorPrincipal {
+  credentialType: 'admin_token' | 'operator_session';
+  tokenId: string;
+}
+
+/** Whoever calls invoke. */
+export type Caller = Principal | OperatorPrincipal;
+
+/** The kinds of caller an operation admits: agent credentials, console sessions, the operator. */
+export type PrincipalKind = 'agent' | 'console' | 'operator';
+
+export const principalKind = (caller: Caller): PrincipalKind =>
+  caller.credentialType === 'console_session'
+    ? 'console'
+    : caller.credentialType === 'admin_token' || caller.credentialType === 'operator_session'
+      ? 'operator'
+      : 'agent';
+
+export const isOperator = (caller: Caller): caller is OperatorPrincipal => principalKind(caller) === 'operator';
+
+/** An organization's operations admit its agents and its console (the default of `principals`). */
+export const ORGANIZATION_KINDS: readonly PrincipalKind[] = ['agent', 'console'];
+
+/** What an operator operation runs with: the operator (its audit records name the token). */
+export interface OperatorContext {
+  principal: OperatorPrincipal;
+  signal?: AbortSignal;
+}
 
 export interface RunContext {
   principal: Principal;
@@ -38,11 +71,13 @@ export interface RunContext {
   signal?: AbortSignal;
 }
 
-export interface Operation<In extends TObject = TObject, Out = unknown> {
+export interface Operation<In extends TObject = TObject, Out = unknown, Context = RunContext> {
   /** snake_case; the MCP tool's name and (camelCased) the REST operationId unless the route says otherwise. */
   name: string;
   summary: string;
   description: string;
+  /** Who may call it; default ORGANIZATION_KINDS. An operator operation admits only `['operator']`. */
+  principals?: readonly PrincipalKind[];
   /** The OAuth scope it needs (API keys carry every scope); null: any agent credential. */
   scope: string | null;
   /** Callable before the organization is verified, or while it is suspended (status, whoami). */
@@ -64,7 +99,17 @@ export interface Operation<In extends TObject = TObject, Out = unknown> {
   prepare?(input: Static<In>): Static<In>;
   /** The answer's schema (MCP's outputSchema; REST binds its own response schema, usually this one). */
   output: TSchema;
-  run(ctx: RunContext, input: Static<In>): Promise<Out>;
+  run(ctx: Context, input: Static<In>): Promise<Out>;
+}
+
+/**
+ * The caller as an agent credential, for operations about the credential itself (whoami, verify):
+ * a console session is refused as `forbidden`.
+ */
+export function agentCaller(principal: Principal): AgentPrincipal {
+  if (principal.credentialType === 'console_session')
+    throw new ApiError('forbidden', 'This operation takes an agent credential (an API key or an access token).');
+  return principal;
 }
 
 /** Declares an operation (the identity, for inference of `input` in `run`). */
@@ -72,5 +117,21 @@ export function defineOperation<In extends TObject, Out>(operation: Operation<In
   return operation;
 }
 
+export type OperatorOperation<In extends TObject = TObject, Out = unknown> = Operation<In, Out, OperatorContext>;
+
+/**
+ * Declares an operator operation: admin tokens and the operator console only, no scope or
+ * organization rule, no idempotency key (the admin routes never took one). Its service records
+ * the action in the operator audit log, in the action's transaction, once.
+ */
+export function defineOperatorOperation<In extends TObject, Out>(
+  operation: Omit<
+    OperatorOperation<In, Out>,
+    'principals' | 'scope' | 'idempotency' | 'allowUnverified' | 'apiKeyOnly'
+  >,
+): OperatorOperation<In, Out> {
+  return { ...operation, principals: ['operator'], scope: null, idempotency: 'none' };
+}
+
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
-export type AnyOperation = Operation<TObject, any>;
+export type AnyOperation = Operation<TObject, any, any>;

@@ -4,11 +4,11 @@
 // as before, so the document does not change. The handler is one call to invoke.
 import type { FastifyReply, FastifyRequest, RouteOptions } from 'fastify';
 import type { TSchema } from 'typebox';
-import { agentOf } from '../http/auth.ts';
+import { adminOf, agentOf } from '../http/auth.ts';
 import { problemBody } from '../http/errors.ts';
 import { IdempotencyKeyHeaders, requestHash } from '../http/idempotency.ts';
 import type { App } from '../http/types.ts';
-import type { AnyOperation } from './operation.ts';
+import type { AnyOperation, Caller } from './operation.ts';
 import type { Invoker } from './invoke.ts';
 
 export interface RestBinding {
@@ -23,18 +23,33 @@ export interface RestBinding {
   params?: TSchema;
   querystring?: TSchema;
   body?: TSchema;
-  /** The success response (Described). */
+  /** The operation's name of a path parameter, where it differs (`{id: 'webhook_id'}`). */
+  pathAs?: Record<string, string>;
+  /** The operation's input from the request (default: params, query and body merged, as named). */
+  input?: (request: FastifyRequest) => Record<string, unknown>;
+  /** The success response (Described), of the operation's status. */
   response: TSchema;
+  /** Other success answers, by status (a create repeated with its client_id: 200); `answer` picks the status. */
+  responses?: Record<number, TSchema>;
   preValidation?: RouteOptions['preValidation'];
   /** Runs on a fresh success before it is sent (not on a replay): headers of this transport only. */
-  after?: (request: FastifyRequest, reply: FastifyReply) => Promise<void>;
+  after?: (request: FastifyRequest, reply: FastifyReply, value: never) => Promise<void>;
   /** Left out of the OpenAPI document (test probes). */
   hide?: boolean;
-  /** The body of an answer, when it is not the operation's value, and whether it is a replay (a client_id's earlier job). */
-  answer?: (value: never) => { body: unknown; replayed?: boolean };
+  /**
+   * The body of an answer, when it is not the operation's value, whether it is a replay (a
+   * client_id's earlier job) and its status, when not the operation's (one of `responses`).
+   */
+  answer?: (value: never) => { body: unknown; replayed?: boolean; status?: number };
 }
 
 const camel = (name: string) => name.replace(/_([a-z])/g, (_m, c: string) => c.toUpperCase());
+
+/** Path parameters under the operation's names for them. */
+function renamed(params: Record<string, unknown>, names: Record<string, string> | undefined): Record<string, unknown> {
+  if (!names) return params;
+  return Object.fromEntries(Object.entries(params).map(([key, value]) => [names[key] ?? key, value]));
+}
 
 const JSON_TYPE = 'application/json; charset=utf-8';
 const PROBLEM_TYPE = 'application/problem+json; charset=utf-8';
@@ -48,31 +63,45 @@ export function restBinder(invoker: Invoker, options: { baseUrl: string; docsUrl
     bind(app, op, binding) {
       const status = op.status ?? 200;
       const idempotent = op.idempotency !== 'none';
+      // An operator operation is an admin route (an admin token); the others take an agent's credential.
+      const operator = op.principals?.includes('operator') ?? false;
+      const callerOf = (request: FastifyRequest): Caller =>
+        operator ? { credentialType: 'admin_token', tokenId: adminOf(request).tokenId } : agentOf(request);
       const handler = async (request: FastifyRequest, reply: FastifyReply) => {
-        const input = {
-          ...(request.params as object),
-          ...(request.query as object),
-          ...(request.body as object),
-        } as Record<string, unknown>;
+        const input = binding.input
+          ? binding.input(request)
+          : ({
+              ...renamed(request.params as Record<string, unknown>, binding.pathAs),
+              ...(request.query as object),
+              ...(request.body as object),
+            } as Record<string, unknown>);
         const key = idempotent ? request.headers['idempotency-key'] : undefined;
-        const outcome = await invoker.invoke(op, agentOf(request), input, {
-          validate: false,
-          headers: true,
-          resourceUrl: `${options.baseUrl}${request.url}`,
-          ...(typeof key === 'string'
-            ? {
-                idempotencyKey: key,
-                idempotency: { route: request.routeOptions.url ?? binding.url, hash: requestHash(request) },
-                keep: (error) => JSON.stringify(problemBody(error, request.id, options.docsUrl)),
-              }
-            : {}),
-        });
+        // Aborted when the client hangs up: a long-poll (the codes' wait) stops waiting.
+        const gone = new AbortController();
+        const hangUp = () => gone.abort();
+        reply.raw.once('close', hangUp);
+        if (request.raw.socket?.destroyed) hangUp();
+        const outcome = await invoker
+          .invoke(op, callerOf(request), input, {
+            validate: false,
+            headers: true,
+            signal: gone.signal,
+            resourceUrl: `${options.baseUrl}${request.url}`,
+            ...(typeof key === 'string'
+              ? {
+                  idempotencyKey: key,
+                  idempotency: { route: request.routeOptions.url ?? binding.url, hash: requestHash(request) },
+                  keep: (error) => JSON.stringify(problemBody(error, request.id, options.docsUrl)),
+                }
+              : {}),
+          })
+          .finally(() => reply.raw.off('close', hangUp));
         if (!outcome.replayed) {
-          await binding.after?.(request, reply);
+          await binding.after?.(request, reply, outcome.value as never);
           if (!binding.answer) return reply.code(status).send(outcome.value);
-          const { body, replayed } = binding.answer(outcome.value as never);
-          if (replayed) reply.header('Idempotent-Replayed', 'true');
-          return reply.code(status).send(body);
+          const answer = binding.answer(outcome.value as never);
+          if (answer.replayed) reply.header('Idempotent-Replayed', 'true');
+          return reply.code(answer.status ?? status).send(answer.body);
         }
         return reply
           .code(outcome.status)
@@ -84,7 +113,7 @@ export function restBinder(invoker: Invoker, options: { baseUrl: string; docsUrl
         method: binding.method,
         url: binding.url,
         config: {
-          auth: 'agent',
+          auth: operator ? 'admin' : 'agent',
           ...(op.scope ? { scope: op.scope } : {}),
           ...(op.allowUnverified ? { allowUnverified: true } : {}),
           ...(op.apiKeyOnly ? { apiKeyOnly: true } : {}),
@@ -102,7 +131,7 @@ export function restBinder(invoker: Invoker, options: { baseUrl: string; docsUrl
           ...(idempotent ? { headers: IdempotencyKeyHeaders } : {}),
           ...(binding.querystring ? { querystring: binding.querystring } : {}),
           ...(binding.body ? { body: binding.body } : {}),
-          response: { [status]: binding.response },
+          response: { ...binding.responses, [status]: binding.response },
         },
         handler,
       });

@@ -1,11 +1,18 @@
 // For the operation layer's tests: an app, a principal of a verified organization, and probe
 // operations whose runs are counted and whose answers (or refusals) the test chooses.
+import assert from 'node:assert/strict';
 import { Type } from 'typebox';
 import { activeOrganization, startApp, type TestApp } from '../harness.ts';
 import { recordOutcomes } from '../../src/http/idempotency.ts';
 import type { AgentPrincipal } from '../../src/http/types.ts';
-import type { ApiError } from '../../src/lib/errors.ts';
-import { defineOperation, type IdempotencyRule } from '../../src/operations/operation.ts';
+import { ApiError } from '../../src/lib/errors.ts';
+import {
+  defineOperation,
+  type AnyOperation,
+  type ConsolePrincipal,
+  type IdempotencyRule,
+  type Principal,
+} from '../../src/operations/operation.ts';
 
 export interface ProbeOptions {
   name?: string;
@@ -58,4 +65,28 @@ export async function withPrincipal(): Promise<{ t: TestApp; principal: AgentPri
   const principal = await t.services.organizations.authenticate(org.apiKey);
   if (!principal) throw new Error('the API key does not authenticate');
   return { t, principal };
+}
+
+/** A console session of the principal's organization (as the console's forms call operations). */
+export const consoleSessionOf = (principal: AgentPrincipal): ConsolePrincipal => ({
+  credentialType: 'console_session',
+  organizationId: principal.organizationId,
+  organizationName: principal.organizationName,
+  organizationStatus: principal.organizationStatus,
+  scopes: principal.scopes,
+});
+
+/** The ApiError an invoke of `op` must refuse with. */
+export async function refusalOf(
+  t: TestApp,
+  op: AnyOperation,
+  principal: Principal,
+  input: Record<string, unknown>,
+): Promise<ApiError> {
+  const error = await t.services.invoker.invoke(op, principal, input).then(
+    () => assert.fail(`expected ${op.name} to refuse`),
+    (e: unknown) => e,
+  );
+  assert.ok(error instanceof ApiError, String(error));
+  return error;
 }

@@ -11,8 +11,8 @@ export interface ReceivedRequest {
   body: string;
 }
 
-/** A status (and headers); 'hang' never answers; 'reset' drops the connection unanswered. */
-export type Answer = { status: number; headers?: Record<string, string> } | 'hang' | 'reset';
+/** A status (and headers, a body: default 'ok'); 'hang' never answers; 'reset' drops the connection unanswered. */
+export type Answer = { status: number; headers?: Record<string, string>; body?: string } | 'hang' | 'reset';
 
 export class Receiver {
   readonly requests: ReceivedRequest[] = [];
@@ -41,7 +41,7 @@ export class Receiver {
           this.hanging.add(res);
           return;
         }
-        res.writeHead(answer.status, answer.headers).end('ok');
+        res.writeHead(answer.status, answer.headers).end(answer.body ?? 'ok');
       });
     });
     await new Promise<void>((resolve) => server.listen(port, '127.0.0.1', resolve));

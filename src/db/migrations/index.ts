@@ -19,9 +19,13 @@ import * as oauthExpiry from './0016_oauth_expiry.ts';
 import * as deviceCapabilities from './0017_device_capabilities.ts';
 import * as deviceHeartbeats from './0018_device_heartbeats.ts';
 import * as fleetHealth from './0019_fleet_health.ts';
+import * as operatorWebhooks from './0020_operator_webhooks.ts';
 import * as operatorSessions from './0021_operator_sessions.ts';
 import * as messageCodes from './0022_message_codes.ts';
 import * as scheduledSends from './0023_scheduled_sends.ts';
+import * as webhookAttemptExchange from './0024_webhook_attempt_exchange.ts';
+import * as mcpTasks from './0025_mcp_tasks.ts';
+import * as broadcastSendNow from './0026_broadcast_send_now.ts';
 
 export const migrations: Record<string, Migration> = {
   '0001_foundation': foundation,
@@ -43,7 +47,11 @@ export const migrations: Record<string, Migration> = {
   '0017_device_capabilities': deviceCapabilities,
   '0018_device_heartbeats': deviceHeartbeats,
   '0019_fleet_health': fleetHealth,
+  '0020_operator_webhooks': operatorWebhooks,
   '0021_operator_sessions': operatorSessions,
   '0022_message_codes': messageCodes,
   '0023_scheduled_sends': scheduledSends,
+  '0024_webhook_attempt_exchange': webhookAttemptExchange,
+  '0025_mcp_tasks': mcpTasks,
+  '0026_broadcast_send_now': broadcastSendNow,
 };

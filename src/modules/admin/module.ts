@@ -4,23 +4,24 @@ import type { DB } from '../../db/schema.ts';
 import type { Clock } from '../../lib/clock.ts';
 import type { App } from '../../http/types.ts';
 import { AdminRepository } from './repository.ts';
-import { registerAdminRoutes } from './routes.ts';
+import type { RestBinder } from '../../operations/rest.ts';
+import { adminOperations, registerAdminRoutes, type AdminOperations } from './routes.ts';
 import { AdminService } from './service.ts';
 import { OperatorAudit } from './audit.ts';
 
 export interface AdminModule {
   admin: AdminService;
   audit: OperatorAudit;
+  operations: AdminOperations;
 }
 
 export function build(deps: { db: Kysely<DB>; clock: Clock; bootstrapToken: string | null }): AdminModule {
   const repo = new AdminRepository(deps.db);
-  return {
-    admin: new AdminService({ repo, clock: deps.clock, bootstrapToken: deps.bootstrapToken }),
-    audit: new OperatorAudit({ repo, clock: deps.clock }),
-  };
+  const admin = new AdminService({ repo, clock: deps.clock, bootstrapToken: deps.bootstrapToken });
+  const audit = new OperatorAudit({ repo, clock: deps.clock });
+  return { admin, audit, operations: adminOperations(admin, audit) };
 }
 
-export function register(app: App, module: AdminModule): void {
-  registerAdminRoutes(app, module.admin, module.audit);
+export function register(app: App, module: AdminModule, rest: RestBinder): void {
+  registerAdminRoutes(app, rest, module.operations);
 }

@@ -18,6 +18,16 @@ export class AdminRepository {
       .executeTakeFirst();
   }
 
+  async isTokenActive(id: string): Promise<boolean> {
+    const row = await this.db
+      .selectFrom('admin_tokens')
+      .select('id')
+      .where('id', '=', id)
+      .where('revoked_at', 'is', null)
+      .executeTakeFirst();
+    return row !== undefined;
+  }
+
   async insertToken(row: AdminTokensTable): Promise<void> {
     await this.db.insertInto('admin_tokens').values(row).execute();
   }

@@ -1,8 +1,11 @@
-// Administrative routes of the foundation: the dev mail outbox and the operator audit log.
+// Administrative routes of the foundation: the dev mail outbox and the operator audit log, as
+// operator operations (src/operations) bound to REST.
 import { Type } from 'typebox';
 import { NextCursor, PaginationQuery } from '../../http/pagination.ts';
 import { Described, Nullable, Timestamp } from '../../http/schemas.ts';
 import type { App } from '../../http/types.ts';
+import { defineOperatorOperation } from '../../operations/operation.ts';
+import type { RestBinder } from '../../operations/rest.ts';
 import type { AdminService } from './service.ts';
 import type { OperatorAudit } from './audit.ts';
 
@@ -77,43 +80,59 @@ const AuditList = Type.Object(
   },
 );
 
-export function registerAdminRoutes(app: App, admin: AdminService, audit: OperatorAudit): void {
-  app.get(
-    '/v1/admin/audit',
-    {
-      config: { auth: 'admin' },
-      schema: {
-        operationId: 'listOperatorAudit',
-        tags: ['Admin'],
-        summary: 'The operator audit log: every operator action, newest first',
-        querystring: Type.Object({
-          ...PaginationQuery,
-          target_id: Type.Optional(
-            Type.String({
-              minLength: 1,
-              maxLength: 64,
-              description: 'Only actions on this organization, device or deposit.',
-            }),
-          ),
-        }),
-        response: { 200: Described(AuditList, 'A page of operator actions, newest first.') },
-      },
-    },
-    async (request) => audit.list(request.query),
-  );
+/** The audit log's query: a page, optionally of one target. */
+export const AuditQuery = Type.Object({
+  ...PaginationQuery,
+  target_id: Type.Optional(
+    Type.String({
+      minLength: 1,
+      maxLength: 64,
+      description: 'Only actions on this organization, device or deposit.',
+    }),
+  ),
+});
 
-  app.get(
-    '/v1/admin/outbox',
-    {
-      config: { auth: 'admin' },
-      schema: {
-        operationId: 'listOutboxMail',
-        tags: ['Admin'],
-        summary: 'Mail kept by the dev mailer (when no SMTP server is configured)',
-        querystring: Type.Object({ ...PaginationQuery, to: Type.Optional(Type.String({ maxLength: 254 })) }),
-        response: { 200: Described(OutboxMailList, 'A page of kept mail, newest first.') },
-      },
-    },
-    async (request) => admin.listMail(request.query.to, request.query),
-  );
+export const OutboxQuery = Type.Object({ ...PaginationQuery, to: Type.Optional(Type.String({ maxLength: 254 })) });
+
+export function adminOperations(admin: AdminService, audit: OperatorAudit) {
+  return {
+    listOperatorAudit: defineOperatorOperation({
+      name: 'list_operator_audit',
+      summary: 'The operator audit log: every operator action, newest first',
+      description: '',
+      errors: [],
+      input: AuditQuery,
+      output: AuditList,
+      run: (_ctx, input) => audit.list(input),
+    }),
+    listOutboxMail: defineOperatorOperation({
+      name: 'list_outbox_mail',
+      summary: 'Mail kept by the dev mailer (when no SMTP server is configured)',
+      description: '',
+      errors: [],
+      input: OutboxQuery,
+      output: OutboxMailList,
+      run: (_ctx, input) => admin.listMail(input.to, input),
+    }),
+  };
+}
+
+export type AdminOperations = ReturnType<typeof adminOperations>;
+
+export function registerAdminRoutes(app: App, rest: RestBinder, ops: AdminOperations): void {
+  rest.bind(app, ops.listOperatorAudit, {
+    method: 'GET',
+    url: '/v1/admin/audit',
+    tags: ['Admin'],
+    querystring: AuditQuery,
+    response: Described(AuditList, 'A page of operator actions, newest first.'),
+  });
+
+  rest.bind(app, ops.listOutboxMail, {
+    method: 'GET',
+    url: '/v1/admin/outbox',
+    tags: ['Admin'],
+    querystring: OutboxQuery,
+    response: Described(OutboxMailList, 'A page of kept mail, newest first.'),
+  });
 }

@@ -27,6 +27,11 @@ export class AdminService {
     return row && constantTimeEqualHex(row.token_hash, hash) ? { tokenId: row.id } : null;
   }
 
+  /** Whether a created admin token is still unrevoked (the bootstrap token has no row: callers decide it). */
+  tokenActive(id: string): Promise<boolean> {
+    return this.repo.isTokenActive(id);
+  }
+
   async createToken(label: string | null): Promise<{ id: string; token: string }> {
     const token = newSecret(ADMIN_TOKEN_PREFIX);
     const now = this.clock.now();

@@ -1,11 +1,12 @@
 // The operator's billing routes (admin surface, contract §7): organizations with their billing,
 // manual suspension and reinstatement, credits and granted periods; each recorded with the admin
-// token's id.
-import type { FastifyRequest } from 'fastify';
+// token's id. Operator operations (src/operations) bound to REST; the operator console calls them too.
 import { Type } from 'typebox';
 import { PaginationQuery } from '../../http/pagination.ts';
 import { Body, Described, IdParam } from '../../http/schemas.ts';
 import type { App } from '../../http/types.ts';
+import { defineOperatorOperation } from '../../operations/operation.ts';
+import type { RestBinder } from '../../operations/rest.ts';
 import { BILLING_STATES } from './lifecycle.ts';
 import { AdminOrganization, AdminOrganizationList } from './schemas.ts';
 import type { BillingOperator } from './operator.ts';
@@ -18,125 +19,132 @@ const Reason = Type.String({
 });
 const OrgParams = IdParam('id', 'org');
 
-function tokenId(request: FastifyRequest): string {
-  if (!request.admin) throw new Error('tokenId() on a route without admin auth');
-  return request.admin.tokenId;
+const OrgId = Type.String({ minLength: 1, maxLength: 64, description: 'org_... id' });
+const ListQuery = {
+  ...PaginationQuery,
+  state: Type.Optional(Type.Enum([...BILLING_STATES])),
+  email: Type.Optional(Type.String({ minLength: 1, maxLength: 254 })),
+};
+const CreditFields = {
+  amount_usd: Type.String({
+    minLength: 1,
+    maxLength: 16,
+    description: 'Decimal dollars, at most 2 decimals, e.g. "25.00".',
+  }),
+  reason: Reason,
+};
+const GrantFields = {
+  tier: Type.String({ minLength: 1, maxLength: 32 }),
+  months: Type.Integer({ minimum: 1, maximum: 120 }),
+  reason: Reason,
+};
+
+/** The operator's billing operations (src/operations); the operator service records each action. */
+export function billingAdminOperations(operator: BillingOperator) {
+  const reasoned = Type.Object({ id: OrgId, reason: Reason });
+  return {
+    listOrganizations: defineOperatorOperation({
+      name: 'admin_list_organizations',
+      summary: 'List organizations with their billing state',
+      description: '',
+      errors: [],
+      input: Type.Object(ListQuery),
+      output: AdminOrganizationList,
+      run: (_ctx, input) => operator.listOrganizations({ state: input.state, email: input.email }, input),
+    }),
+    getOrganization: defineOperatorOperation({
+      name: 'admin_get_organization',
+      summary: 'An organization with its billing status and prepaid balance',
+      description: '',
+      errors: [],
+      input: Type.Object({ id: OrgId }),
+      output: AdminOrganization,
+      run: (_ctx, input) => operator.organization(input.id),
+    }),
+    suspendOrganization: defineOperatorOperation({
+      name: 'admin_suspend_organization',
+      summary: 'Suspend an organization (billing): sends and cell creates are 402 until reinstated',
+      description: '',
+      errors: ['conflict'],
+      input: reasoned,
+      output: AdminOrganization,
+      run: (ctx, input) => operator.suspend(input.id, input.reason, ctx.principal.tokenId),
+    }),
+    reinstateOrganization: defineOperatorOperation({
+      name: 'admin_reinstate_organization',
+      summary: 'Reinstate a suspended or past-due organization',
+      description:
+        'Back to active when its period is still paid; a suspended organization whose period is over becomes past_due; one without a tier becomes inactive.',
+      errors: ['conflict'],
+      input: reasoned,
+      output: AdminOrganization,
+      run: (ctx, input) => operator.reinstate(input.id, input.reason, ctx.principal.tokenId),
+    }),
+    creditOrganization: defineOperatorOperation({
+      name: 'admin_credit_organization',
+      summary: 'Credit the prepaid balance (a ledger credit)',
+      description: '',
+      errors: [],
+      input: Type.Object({ id: OrgId, ...CreditFields }),
+      output: AdminOrganization,
+      run: (ctx, input) => operator.credit(input.id, input.amount_usd, input.reason, ctx.principal.tokenId),
+    }),
+    grantOrganization: defineOperatorOperation({
+      name: 'admin_grant_organization',
+      summary: 'Grant paid periods: active at a tier for a number of months, at zero price',
+      description:
+        'Extends the current paid period when the organization is active, else starts now. Recorded in the ledger at zero price.',
+      errors: [],
+      input: Type.Object({ id: OrgId, ...GrantFields }),
+      output: AdminOrganization,
+      run: (ctx, input) => operator.grant(input.id, input.tier, input.months, input.reason, ctx.principal.tokenId),
+    }),
+  };
 }
 
-export function registerBillingAdminRoutes(app: App, operator: BillingOperator): void {
-  app.get(
-    '/v1/admin/organizations',
-    {
-      config: { auth: 'admin' },
-      schema: {
-        operationId: 'adminListOrganizations',
-        tags: TAGS,
-        summary: 'List organizations with their billing state',
-        querystring: Type.Object({
-          ...PaginationQuery,
-          state: Type.Optional(Type.Enum([...BILLING_STATES])),
-          email: Type.Optional(Type.String({ minLength: 1, maxLength: 254 })),
-        }),
-        response: { 200: Described(AdminOrganizationList, 'A page of organizations, newest first.') },
-      },
-    },
-    async (request) =>
-      operator.listOrganizations({ state: request.query.state, email: request.query.email }, request.query),
-  );
+export type BillingAdminOperations = ReturnType<typeof billingAdminOperations>;
 
-  app.get(
-    '/v1/admin/organizations/:id',
-    {
-      config: { auth: 'admin' },
-      schema: {
-        operationId: 'adminGetOrganization',
-        tags: TAGS,
-        summary: 'An organization with its billing status and prepaid balance',
-        params: OrgParams,
-        response: { 200: Described(AdminOrganization, 'The organization.') },
-      },
-    },
-    async (request) => operator.organization(request.params.id),
-  );
-
-  app.post(
-    '/v1/admin/organizations/:id/suspend',
-    {
-      config: { auth: 'admin', errors: ['conflict'] },
-      schema: {
-        operationId: 'adminSuspendOrganization',
-        tags: TAGS,
-        summary: 'Suspend an organization (billing): sends and cell creates are 402 until reinstated',
-        params: OrgParams,
-        body: Body({ reason: Reason }),
-        response: { 200: Described(AdminOrganization, 'The suspended organization.') },
-      },
-    },
-    async (request) => operator.suspend(request.params.id, request.body.reason, tokenId(request)),
-  );
-
-  app.post(
-    '/v1/admin/organizations/:id/reinstate',
-    {
-      config: { auth: 'admin', errors: ['conflict'] },
-      schema: {
-        operationId: 'adminReinstateOrganization',
-        tags: TAGS,
-        summary: 'Reinstate a suspended or past-due organization',
-        description:
-          'Back to active when its period is still paid; a suspended organization whose period is over becomes past_due; one without a tier becomes inactive.',
-        params: OrgParams,
-        body: Body({ reason: Reason }),
-        response: { 200: Described(AdminOrganization, 'The reinstated organization.') },
-      },
-    },
-    async (request) => operator.reinstate(request.params.id, request.body.reason, tokenId(request)),
-  );
-
-  app.post(
-    '/v1/admin/organizations/:id/credits',
-    {
-      config: { auth: 'admin' },
-      schema: {
-        operationId: 'adminCreditOrganization',
-        tags: TAGS,
-        summary: 'Credit the prepaid balance (a ledger credit)',
-        params: OrgParams,
-        body: Body({
-          amount_usd: Type.String({
-            minLength: 1,
-            maxLength: 16,
-            description: 'Decimal dollars, at most 2 decimals, e.g. "25.00".',
-          }),
-          reason: Reason,
-        }),
-        response: { 200: Described(AdminOrganization, 'The organization with its new balance.') },
-      },
-    },
-    async (request) =>
-      operator.credit(request.params.id, request.body.amount_usd, request.body.reason, tokenId(request)),
-  );
-
-  app.post(
-    '/v1/admin/organizations/:id/grant',
-    {
-      config: { auth: 'admin' },
-      schema: {
-        operationId: 'adminGrantOrganization',
-        tags: TAGS,
-        summary: 'Grant paid periods: active at a tier for a number of months, at zero price',
-        description:
-          'Extends the current paid period when the organization is active, else starts now. Recorded in the ledger at zero price.',
-        params: OrgParams,
-        body: Body({
-          tier: Type.String({ minLength: 1, maxLength: 32 }),
-          months: Type.Integer({ minimum: 1, maximum: 120 }),
-          reason: Reason,
-        }),
-        response: { 200: Described(AdminOrganization, 'The organization, active at the tier.') },
-      },
-    },
-    async (request) =>
-      operator.grant(request.params.id, request.body.tier, request.body.months, request.body.reason, tokenId(request)),
-  );
+export function registerBillingAdminRoutes(app: App, rest: RestBinder, ops: BillingAdminOperations): void {
+  const organization = { tags: TAGS, params: OrgParams };
+  rest.bind(app, ops.listOrganizations, {
+    method: 'GET',
+    url: '/v1/admin/organizations',
+    tags: TAGS,
+    querystring: Type.Object(ListQuery),
+    response: Described(AdminOrganizationList, 'A page of organizations, newest first.'),
+  });
+  rest.bind(app, ops.getOrganization, {
+    method: 'GET',
+    url: '/v1/admin/organizations/:id',
+    ...organization,
+    response: Described(AdminOrganization, 'The organization.'),
+  });
+  rest.bind(app, ops.suspendOrganization, {
+    method: 'POST',
+    url: '/v1/admin/organizations/:id/suspend',
+    ...organization,
+    body: Body({ reason: Reason }),
+    response: Described(AdminOrganization, 'The suspended organization.'),
+  });
+  rest.bind(app, ops.reinstateOrganization, {
+    method: 'POST',
+    url: '/v1/admin/organizations/:id/reinstate',
+    ...organization,
+    body: Body({ reason: Reason }),
+    response: Described(AdminOrganization, 'The reinstated organization.'),
+  });
+  rest.bind(app, ops.creditOrganization, {
+    method: 'POST',
+    url: '/v1/admin/organizations/:id/credits',
+    ...organization,
+    body: Body(CreditFields),
+    response: Described(AdminOrganization, 'The organization with its new balance.'),
+  });
+  rest.bind(app, ops.grantOrganization, {
+    method: 'POST',
+    url: '/v1/admin/organizations/:id/grant',
+    ...organization,
+    body: Body(GrantFields),
+    response: Described(AdminOrganization, 'The organization, active at the tier.'),
+  });
 }

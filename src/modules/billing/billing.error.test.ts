@@ -1,12 +1,6 @@
-import { after, before, describe, it } from 'node:test';
+import { before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import {
-  verifiedOrganization,
-  activeOrganization,
-  expectProblem,
-  startApp,
-  type TestApp,
-} from '../../../test/harness.ts';
+import { activeOrganization, expectProblem, useApp, verifiedOrganization } from '../../../test/harness.ts';
 import { BASE_PAY_TO } from '../../../test/support/billing.ts';
 import { baseKey, verifiedWallet } from '../../../test/support/wallets.ts';
 import { createCell } from '../../../test/support/cells.ts';
@@ -14,15 +8,13 @@ import { createCell } from '../../../test/support/cells.ts';
 type Org = Awaited<ReturnType<typeof verifiedOrganization>>;
 
 describe('x402 requirements with bad input', () => {
-  let t: TestApp;
   let org: Org;
   let other: Org;
+  const t = useApp({ env: { CELLGATE_X402_BASE_PAY_TO: BASE_PAY_TO } });
   before(async () => {
-    t = await startApp({ env: { CELLGATE_X402_BASE_PAY_TO: BASE_PAY_TO } });
     org = await verifiedOrganization(t);
     other = await activeOrganization(t);
   });
-  after(() => t.close());
 
   const quote = (query: string, headers = org.headers) =>
     t.app.inject({ method: 'GET', url: `/v1/billing/x402/requirements?${query}`, headers });
@@ -63,15 +55,13 @@ describe('x402 requirements with bad input', () => {
 });
 
 describe('payer wallets with bad input', () => {
-  let t: TestApp;
   let org: Org;
   let other: Org;
+  const t = useApp();
   before(async () => {
-    t = await startApp();
     org = await verifiedOrganization(t);
     other = await activeOrganization(t);
   });
-  after(() => t.close());
 
   const register = (payload: Record<string, unknown>, headers = org.headers) =>
     t.app.inject({ method: 'POST', url: '/v1/billing/x402/wallets', headers, payload });

@@ -1,19 +1,17 @@
-import { after, before, describe, it } from 'node:test';
+import { before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { verifiedOrganization, admin, expectProblem, signUp, startApp, type TestApp } from '../../../test/harness.ts';
+import { admin, expectProblem, signUp, useApp, verifiedOrganization } from '../../../test/harness.ts';
 
 type Org = Awaited<ReturnType<typeof verifiedOrganization>>;
 
 describe('billing and usage routes and credentials', () => {
-  let t: TestApp;
   let org: Org;
   let other: Org;
+  const t = useApp();
   before(async () => {
-    t = await startApp();
     org = await verifiedOrganization(t);
     other = await verifiedOrganization(t);
   });
-  after(() => t.close());
 
   const routes: [string, string][] = [
     ['GET', '/v1/billing/status'],

@@ -1,9 +1,9 @@
 // The card checkout's pages as a person sees them: the console's stylesheet and shell, the
 // payment in words (never `top_up: $25.00`), a Pay button naming the amount, and a way back to
 // Billing in the console on every state (to pay, paid, expired, unknown). No script needed.
-import { after, before, describe, it } from 'node:test';
+import { before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { verifiedOrganization, startApp, type TestApp } from '../../../test/harness.ts';
+import { useApp, verifiedOrganization } from '../../../test/harness.ts';
 import { CHECKOUT_TTL_MS } from './checkout.ts';
 import { paymentWords } from './checkout-pages.ts';
 
@@ -27,13 +27,11 @@ function assertConsolePage(response: { headers: Record<string, unknown>; body: s
 }
 
 describe('card checkout pages', () => {
-  let t: TestApp;
   let org: Org;
+  const t = useApp();
   before(async () => {
-    t = await startApp();
     org = await verifiedOrganization(t);
   });
-  after(() => t.close());
 
   const start = async (payload: Record<string, unknown>) => {
     const response = await t.app.inject({ method: 'POST', url: '/v1/billing/checkout', headers: org.headers, payload });

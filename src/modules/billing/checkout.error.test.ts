@@ -1,17 +1,15 @@
-import { after, before, describe, it } from 'node:test';
+import { before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { verifiedOrganization, expectProblem, startApp, type TestApp } from '../../../test/harness.ts';
+import { expectProblem, useApp, verifiedOrganization } from '../../../test/harness.ts';
 
 type Org = Awaited<ReturnType<typeof verifiedOrganization>>;
 
 describe('card checkout with bad input', () => {
-  let t: TestApp;
   let org: Org;
+  const t = useApp();
   before(async () => {
-    t = await startApp();
     org = await verifiedOrganization(t);
   });
-  after(() => t.close());
 
   const start = (payload: Record<string, unknown>, headers: Record<string, string> = org.headers) =>
     t.app.inject({ method: 'POST', url: '/v1/billing/checkout', headers, payload });

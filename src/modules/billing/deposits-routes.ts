@@ -3,10 +3,11 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
 import { ApiError } from '../../lib/errors.ts';
-import { adminOf } from '../../http/auth.ts';
 import { NextCursor, PaginationQuery } from '../../http/pagination.ts';
 import { Body, Described, IdParam, Nullable, Timestamp } from '../../http/schemas.ts';
 import type { App } from '../../http/types.ts';
+import { defineOperatorOperation } from '../../operations/operation.ts';
+import type { RestBinder } from '../../operations/rest.ts';
 import type { DepositsService } from './deposits.ts';
 import { NETWORKS } from './networks.ts';
 
@@ -57,7 +58,50 @@ const DepositList = Type.Object(
 /** The raw text of each webhook body: the signature is over the bytes, not the parsed JSON. */
 const rawBodies = new WeakMap<FastifyRequest, string>();
 
-export function registerDepositRoutes(app: App, deposits: DepositsService): void {
+const DepositsQuery = { ...PaginationQuery, status: Type.Optional(Type.Enum(['credited', 'held'])) };
+const AssignFields = {
+  organization_id: Type.String({ minLength: 1, maxLength: 64 }),
+  reason: Type.Optional(
+    Type.String({ minLength: 1, maxLength: 500, description: 'Why; kept in the operator audit log.' }),
+  ),
+};
+
+/** The operator's deposit operations (src/operations): the service records an assignment in the audit log. */
+export function depositOperations(deposits: DepositsService) {
+  return {
+    listDeposits: defineOperatorOperation({
+      name: 'admin_list_deposits',
+      summary: 'List x402 deposits (held ones wait for an organization)',
+      description: '',
+      errors: [],
+      input: Type.Object(DepositsQuery),
+      output: DepositList,
+      run: (_ctx, input) => deposits.list(input.status, input),
+    }),
+    assignDeposit: defineOperatorOperation({
+      name: 'admin_assign_deposit',
+      summary: 'Credit a held deposit to an organization',
+      description: '',
+      errors: ['conflict'],
+      input: Type.Object({
+        id: Type.String({ minLength: 1, maxLength: 64, description: 'dep_... id' }),
+        ...AssignFields,
+      }),
+      output: Deposit,
+      run: (ctx, input) =>
+        deposits.assign(input.id, input.organization_id, { actor: ctx.principal, reason: input.reason ?? null }),
+    }),
+  };
+}
+
+export type DepositOperations = ReturnType<typeof depositOperations>;
+
+export function registerDepositRoutes(
+  app: App,
+  deposits: DepositsService,
+  rest: RestBinder,
+  ops: DepositOperations,
+): void {
   app.register(async (plugin) => {
     const scope = plugin.withTypeProvider<TypeBoxTypeProvider>();
     scope.removeContentTypeParser('application/json');
@@ -118,43 +162,20 @@ export function registerDepositRoutes(app: App, deposits: DepositsService): void
     );
   });
 
-  app.get(
-    '/v1/admin/deposits',
-    {
-      config: { auth: 'admin' },
-      schema: {
-        operationId: 'adminListDeposits',
-        tags: ['Admin'],
-        summary: 'List x402 deposits (held ones wait for an organization)',
-        querystring: Type.Object({ ...PaginationQuery, status: Type.Optional(Type.Enum(['credited', 'held'])) }),
-        response: { 200: Described(DepositList, 'A page of deposits, newest first.') },
-      },
-    },
-    async (request) => deposits.list(request.query.status, request.query),
-  );
+  rest.bind(app, ops.listDeposits, {
+    method: 'GET',
+    url: '/v1/admin/deposits',
+    tags: ['Admin'],
+    querystring: Type.Object(DepositsQuery),
+    response: Described(DepositList, 'A page of deposits, newest first.'),
+  });
 
-  app.post(
-    '/v1/admin/deposits/:id/assign',
-    {
-      config: { auth: 'admin', errors: ['conflict'] },
-      schema: {
-        operationId: 'adminAssignDeposit',
-        tags: ['Admin'],
-        summary: 'Credit a held deposit to an organization',
-        params: IdParam('id', 'dep'),
-        body: Body({
-          organization_id: Type.String({ minLength: 1, maxLength: 64 }),
-          reason: Type.Optional(
-            Type.String({ minLength: 1, maxLength: 500, description: 'Why; kept in the operator audit log.' }),
-          ),
-        }),
-        response: { 200: Described(Deposit, 'The deposit, now credited.') },
-      },
-    },
-    async (request) =>
-      deposits.assign(request.params.id, request.body.organization_id, {
-        actor: adminOf(request),
-        reason: request.body.reason ?? null,
-      }),
-  );
+  rest.bind(app, ops.assignDeposit, {
+    method: 'POST',
+    url: '/v1/admin/deposits/:id/assign',
+    tags: ['Admin'],
+    params: IdParam('id', 'dep'),
+    body: Body(AssignFields),
+    response: Described(Deposit, 'The deposit, now credited.'),
+  });
 }

@@ -1,9 +1,9 @@
 // Deposits to our pay_to address, reported by the processor's signed webhook: credited once to the
 // organization that verified the sending wallet (as its open quote of exactly that amount, else
 // a top_up), or held for the operator to assign: a wallet only claimed (unverified) gets nothing.
-import { after, before, describe, it } from 'node:test';
+import { before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { admin, expectProblem, startApp, verifiedOrganization, type TestApp } from '../../../test/harness.ts';
+import { admin, expectProblem, useApp, verifiedOrganization } from '../../../test/harness.ts';
 import { deposit, SECRET, STRANGER, WALLET_KEY } from '../../../test/support/deposits.ts';
 import { baseKey, registerWallet, verifiedWallet } from '../../../test/support/wallets.ts';
 import { BASE_PAY_TO } from '../../../test/support/billing.ts';
@@ -12,15 +12,13 @@ import { eventsOf } from '../../../test/support/cells.ts';
 type Org = Awaited<ReturnType<typeof verifiedOrganization>>;
 
 describe('x402 deposits', () => {
-  let t: TestApp;
   let org: Org;
   const status = async () => (await t.app.inject({ url: '/v1/billing/status', headers: org.headers })).json();
+  const t = useApp({ env: { CELLGATE_X402_BASE_PAY_TO: BASE_PAY_TO, CELLGATE_X402_DEPOSIT_SECRET: SECRET } });
   before(async () => {
-    t = await startApp({ env: { CELLGATE_X402_BASE_PAY_TO: BASE_PAY_TO, CELLGATE_X402_DEPOSIT_SECRET: SECRET } });
     org = await verifiedOrganization(t);
     assert.equal((await verifiedWallet(t, org.headers, WALLET_KEY)).verification.status, 'verified');
   });
-  after(() => t.close());
 
   it('credits a deposit from a verified wallet as a top-up, once per deposit id', async () => {
     const first = await deposit(t, { deposit_id: 'proc-1' });

@@ -20,6 +20,7 @@ import { canonicalAddress, type Network } from './networks.ts';
 import type { PaymentCrediting } from './crediting.ts';
 import type { PaymentOffers } from './offers.ts';
 import type { BillingRepository } from './repository.ts';
+import type { OrganizationFinder } from './operator.ts';
 import type { X402DepositsTable } from './tables.ts';
 import { pendingPayment } from './payments.ts';
 
@@ -68,6 +69,7 @@ export class DepositsService {
   private readonly clock: Clock;
   private readonly secret: string | null;
   private readonly audit: RecordOperatorAction;
+  private readonly organizations: OrganizationFinder;
 
   constructor(deps: {
     repo: DepositsRepository;
@@ -77,8 +79,10 @@ export class DepositsService {
     clock: Clock;
     secret: string | null;
     audit: RecordOperatorAction;
+    organizations: OrganizationFinder;
   }) {
     this.audit = deps.audit;
+    this.organizations = deps.organizations;
     this.repo = deps.repo;
     this.billingRepo = deps.billingRepo;
     this.offers = deps.offers;
@@ -178,7 +182,7 @@ export class DepositsService {
     organizationId: string,
     by: { actor: AdminPrincipal; reason?: string | null },
   ): Promise<DepositView> {
-    if (!(await this.billingRepo.organization(organizationId))) throw notFound('organization');
+    if (!(await this.organizations.find(organizationId))) throw notFound('organization');
     return transact(this.repo.db, async (tx) => {
       const deposit = await this.repo.find(tx, id);
       if (!deposit) throw notFound('deposit');

@@ -7,18 +7,19 @@ import type { App } from '../../http/types.ts';
 import type { CellsService } from '../cells/service.ts';
 import type { EventsService } from '../events/service.ts';
 import { BillingAccounts } from './accounts.ts';
-import { registerBillingAdminRoutes } from './admin-routes.ts';
+import { billingAdminOperations, registerBillingAdminRoutes } from './admin-routes.ts';
+import type { RestBinder } from '../../operations/rest.ts';
 import { CheckoutService } from './checkout.ts';
 import { registerCheckoutRoutes } from './checkout-routes.ts';
 import { PaymentCrediting } from './crediting.ts';
 import { DepositsService } from './deposits.ts';
 import { DepositsRepository } from './deposits-repository.ts';
-import { registerDepositRoutes } from './deposits-routes.ts';
+import { depositOperations, registerDepositRoutes } from './deposits-routes.ts';
 import { BillingEnforcement } from './enforcement.ts';
 import { registerMpp, unavailableMpp, type MppPort } from './mpp-http.ts';
 import { registerMppRoutes } from './mpp-routes.ts';
 import { PaymentOffers } from './offers.ts';
-import { BillingOperator } from './operator.ts';
+import { BillingOperator, type OrganizationFinder } from './operator.ts';
 import type { Invoker } from '../../operations/invoke.ts';
 import type { RecordOperatorAction } from '../admin/audit.ts';
 import { PaymentCompletion, registerPaymentRequired } from './payment-required.ts';
@@ -26,6 +27,7 @@ import { BillingPeriods } from './periods.ts';
 import { BillingQuotes } from './quotes.ts';
 import { BillingRepository } from './repository.ts';
 import { registerBillingRoutes } from './routes.ts';
+import { billingOperations } from './operations.ts';
 import { BillingService } from './service.ts';
 import { registerStripeRoutes } from './stripe-routes.ts';
 import type { StripeCheckout } from './stripe.ts';
@@ -66,6 +68,8 @@ export async function build(deps: {
   events: EventsService;
   /** The operator audit log (admin module): operator actions are recorded in their transaction. */
   audit: RecordOperatorAction;
+  /** The admin's organization pages read organizations through their module. */
+  organizations: OrganizationFinder;
 }): Promise<BillingModule> {
   const { clock, config, cells, events } = deps;
   const enabled = config.billing;
@@ -120,7 +124,15 @@ export async function build(deps: {
     billing,
     quotes,
     wallets: new WalletsService({ repo, clock }),
-    operator: new BillingOperator({ repo, accounts, billing, clock, config, audit: deps.audit }),
+    operator: new BillingOperator({
+      repo,
+      accounts,
+      billing,
+      clock,
+      config,
+      audit: deps.audit,
+      organizations: deps.organizations,
+    }),
     periods: new BillingPeriods({ repo, accounts, events, clock, config }),
     usage: new UsageService({ repo, clock }),
     checkout,
@@ -137,6 +149,7 @@ export async function build(deps: {
       clock,
       secret: config.x402DepositSecret,
       audit: deps.audit,
+      organizations: deps.organizations,
     }),
   };
 }
@@ -148,8 +161,8 @@ export function registerConventions(app: App, module: BillingModule, invoker: In
   registerPaymentRequired(invoker, module.payments);
 }
 
-export function register(app: App, module: BillingModule): void {
-  registerBillingRoutes(app, module);
+export function register(app: App, module: BillingModule, rest: RestBinder): void {
+  registerBillingRoutes(app, rest, billingOperations(module));
   registerCheckoutRoutes(app, module.checkout);
   registerStripeRoutes(app, {
     checkout: module.checkout,
@@ -158,6 +171,6 @@ export function register(app: App, module: BillingModule): void {
   });
   registerX402Routes(app, module);
   registerMppRoutes(app, module);
-  registerDepositRoutes(app, module.deposits);
-  registerBillingAdminRoutes(app, module.operator);
+  registerDepositRoutes(app, module.deposits, rest, depositOperations(module.deposits));
+  registerBillingAdminRoutes(app, rest, billingAdminOperations(module.operator));
 }

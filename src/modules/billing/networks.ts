@@ -3,7 +3,8 @@
 // decoded by @scure/base: a hand-written alphabet once lacked `L` and refused half of them).
 // ox is viem's own address code, without the rest of viem (about 30 MB less memory at start).
 import { base58 } from '@scure/base';
-import * as Address from 'ox/Address';
+import type * as OxAddress from 'ox/Address';
+import { onFirstUse } from '../../lib/on-first-use.ts';
 
 export const NETWORKS = ['base', 'solana'] as const;
 export type Network = (typeof NETWORKS)[number];
@@ -15,6 +16,9 @@ interface Chain {
   /** The token's EIP-712 domain (name, version), which x402's exact scheme signs over on EVM. */
   eip712?: { name: string; version: string };
 }
+
+/** EIP-55 checksums (ox), loaded on the first Base address checked. */
+const oxAddress = onFirstUse<typeof OxAddress>('ox/Address');
 
 const CHAINS: Record<'mainnet' | 'testnet', Record<Network, Chain>> = {
   mainnet: {
@@ -59,6 +63,9 @@ export const encodeBase58 = (bytes: Uint8Array): string => base58.encode(bytes);
  * not a valid address there. A mixed-case EVM address must carry a correct checksum.
  */
 export function canonicalAddress(network: Network, address: string): string | null {
-  if (network === 'base') return Address.validate(address, { strict: true }) ? Address.checksum(address) : null;
+  if (network === 'base') {
+    const Address = oxAddress();
+    return Address.validate(address, { strict: true }) ? Address.checksum(address) : null;
+  }
   return decodeBase58(address)?.length === 32 ? address : null;
 }

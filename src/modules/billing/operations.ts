@@ -1,13 +1,71 @@
-// Billing's operations (src/operations): bound to MCP tools in src/modules/mcp (the REST routes of
-// the same actions are still registered by routes.ts).
+// Billing's agent-facing operations (src/operations): the billing status, payment options and
+// requirements, the payer wallets and the usage, bound to REST routes (./routes.ts) and some to
+// MCP tools (src/modules/mcp). The payment protocols' routes (x402, MPP, Stripe, checkout,
+// deposits) stay plain routes: they are how a payment arrives, not operations of an agent.
 import { Type } from 'typebox';
+import { PaginationQuery } from '../../http/pagination.ts';
 import { Nullable } from '../../http/schemas.ts';
 import { defineOperation } from '../../operations/operation.ts';
 import { DisplayName, TierQuery } from '../cells/schemas.ts';
 import type { BillingEnforcement } from './enforcement.ts';
-import { Range } from './routes.ts';
-import { PaymentDetails, UsageSummary } from './schemas.ts';
-import type { UsageService } from './usage.ts';
+import { INTENTS } from './lifecycle.ts';
+import { NETWORKS } from './networks.ts';
+import type { BillingQuotes } from './quotes.ts';
+import {
+  BillingStatus,
+  PaymentDetails,
+  PaymentOptions,
+  UsageDaily,
+  UsageRecordList,
+  UsageSummary,
+  X402Wallet,
+  X402WalletList,
+} from './schemas.ts';
+import type { BillingService } from './service.ts';
+import { USAGE_TYPES, type UsageService } from './usage.ts';
+import type { WalletsService } from './wallets.ts';
+
+export const Range = {
+  from: Type.Optional(
+    Type.String({
+      maxLength: 40,
+      description: 'Start (inclusive): a date or ISO 8601 date-time. Default: 30 days before to.',
+    }),
+  ),
+  to: Type.Optional(
+    Type.String({ maxLength: 40, description: 'End (exclusive): a date or ISO 8601 date-time. Default: now.' }),
+  ),
+};
+
+export const UsageRecordsQuery = {
+  ...PaginationQuery,
+  ...Range,
+  cell_id: Type.Optional(Type.String({ minLength: 1, maxLength: 64 })),
+  type: Type.Optional(Type.Enum([...USAGE_TYPES])),
+};
+
+/** The requirements' query as REST documents it (amount_usd a number); the operation takes its text. */
+export const RequirementsFields = {
+  intent: Type.Enum([...INTENTS]),
+  tier: Type.Optional(Type.String({ minLength: 1, maxLength: 32 })),
+  cell_id: Type.Optional(Type.String({ minLength: 1, maxLength: 64 })),
+  amount_usd: Type.Optional(Type.Number({ minimum: 0, description: 'Dollars, at most 2 decimals (top_up).' })),
+  network: Type.Optional(Type.Enum([...NETWORKS])),
+};
+
+export const WalletFields = {
+  network: Type.Enum([...NETWORKS]),
+  address: Type.String({
+    minLength: 1,
+    maxLength: 128,
+    description: 'base: 0x address (EIP-55 checksum when mixed case); solana: base58 public key.',
+  }),
+  label: Type.Optional(Type.String({ minLength: 1, maxLength: 100 })),
+};
+
+export const Signature = { signature: Type.String({ minLength: 1, maxLength: 256 }) };
+
+const WalletId = { wallet_id: Type.String({ minLength: 1, maxLength: 64, description: 'wal_... id' }) };
 
 /** What a paid action would take now (enforcement.ts ChargeQuote). */
 export const ChargeQuote = Type.Object({
@@ -29,8 +87,131 @@ export const ConfirmationRequired = {
   quote: Type.Optional(ChargeQuote),
 };
 
-export function billingOperations(deps: { usage: UsageService; enforcement: BillingEnforcement }) {
+export interface BillingOperationDeps {
+  billing: BillingService;
+  quotes: BillingQuotes;
+  wallets: WalletsService;
+  usage: UsageService;
+  enforcement: BillingEnforcement;
+}
+
+export function billingOperations(deps: BillingOperationDeps) {
+  const { billing, quotes, wallets, usage } = deps;
+  // Readable before verification and while suspended: how to pay is what such an organization needs.
+  const billingRead = { scope: 'billing:read', allowUnverified: true, idempotency: 'none' } as const;
+  const walletWrite = { scope: 'billing:write', idempotency: 'none' } as const;
+  const usageRead = { scope: 'usage:read', idempotency: 'none', errors: [] } as const;
   return {
+    getBillingStatus: defineOperation({
+      ...billingRead,
+      name: 'get_billing_status',
+      summary: 'Billing state, tier, prepaid balance and amount due',
+      description: '',
+      errors: [],
+      input: Type.Object({}, { additionalProperties: false }),
+      output: BillingStatus,
+      run: (ctx) => billing.status(ctx.organizationId),
+    }),
+    getPaymentOptions: defineOperation({
+      ...billingRead,
+      name: 'get_payment_options',
+      summary: 'Payment rails, prepaid balance and minimum payment',
+      description: '',
+      errors: [],
+      input: Type.Object({}, { additionalProperties: false }),
+      output: PaymentOptions,
+      run: (ctx) => billing.paymentOptions(ctx.organizationId),
+    }),
+    getX402Requirements: defineOperation({
+      ...billingRead,
+      name: 'get_x402_requirements',
+      summary: 'What a payment intent costs, with an x402 quote per network',
+      description:
+        'setup: the first period of tier (default starter). renewal: the next period (tier + extra cells), or one cell-month with cell_id. top_up: amount_usd, at least min_amount_usd. reinstate: the amount due (409 unless past due or suspended). create_cell: one cell-month. network restricts the answer to one rail (400 when that rail is not configured).',
+      errors: ['not_found', 'conflict'],
+      input: Type.Object(
+        {
+          ...RequirementsFields,
+          // Its text: amounts are checked as written (no exponent, at most 2 decimals).
+          amount_usd: Type.Optional(
+            Type.String({ minLength: 1, maxLength: 32, description: 'Dollars, at most 2 decimals (top_up).' }),
+          ),
+        },
+        { additionalProperties: false },
+      ),
+      output: PaymentDetails,
+      run: (ctx, query) => quotes.requirements(ctx.organizationId, query),
+    }),
+    listX402Wallets: defineOperation({
+      name: 'list_x402_wallets',
+      summary: 'List the payer wallets of the organization',
+      description: '',
+      scope: 'billing:read',
+      idempotency: 'none',
+      errors: [],
+      input: Type.Object(PaginationQuery, { additionalProperties: false }),
+      output: X402WalletList,
+      run: (ctx, query) => wallets.listWallets(ctx.organizationId, query),
+    }),
+    createX402Wallet: defineOperation({
+      ...walletWrite,
+      name: 'create_x402_wallet',
+      summary: 'Register a payer wallet',
+      description:
+        'Registers an unverified claim of the wallet; its verification.message is what to sign (POST /v1/billing/x402/wallets/{wallet_id}/verify). ' +
+        'Deposits from it are credited to the organization only once verified. 409 wallet_already_registered when another organization has verified the address; ' +
+        'unverified claims never block. Registering a wallet the organization already claims returns it with 200.',
+      status: 201,
+      errors: ['wallet_already_registered'],
+      input: Type.Object(WalletFields, { additionalProperties: false }),
+      output: Type.Object({ created: Type.Boolean(), wallet: X402Wallet }),
+      run: (ctx, input) => wallets.createWallet(ctx.organizationId, input),
+    }),
+    verifyX402Wallet: defineOperation({
+      ...walletWrite,
+      name: 'verify_x402_wallet',
+      summary: 'Prove control of a payer wallet',
+      description:
+        "signature: the wallet key's signature of verification.message (base: 0x-hex EIP-191 personal_sign; solana: base58 ed25519 over the message's UTF-8 bytes). " +
+        "The wallet is then verified: deposits from it are credited to this organization; other organizations' claims of the address stay unverified and receive nothing. " +
+        "Verifying a verified wallet again answers it with 200. 400 invalid_signature when the signature is not the key's; 409 wallet_already_registered when another organization verified the address first.",
+      errors: ['not_found', 'wallet_already_registered'],
+      input: Type.Object({ ...WalletId, ...Signature }, { additionalProperties: false }),
+      output: X402Wallet,
+      run: (ctx, input) => wallets.verifyWallet(ctx.organizationId, input.wallet_id, input.signature),
+    }),
+    deleteX402Wallet: defineOperation({
+      ...walletWrite,
+      name: 'delete_x402_wallet',
+      summary: 'Remove a payer wallet',
+      description: '',
+      status: 204,
+      errors: [],
+      input: Type.Object(WalletId, { additionalProperties: false }),
+      output: Type.Null(),
+      run: async (ctx, input) => {
+        await wallets.deleteWallet(ctx.organizationId, input.wallet_id);
+        return null;
+      },
+    }),
+    listUsageRecords: defineOperation({
+      ...usageRead,
+      name: 'list_usage_records',
+      summary: 'List usage records',
+      description: '',
+      input: Type.Object(UsageRecordsQuery, { additionalProperties: false }),
+      output: UsageRecordList,
+      run: (ctx, query) => usage.records(ctx.organizationId, query),
+    }),
+    getUsageDaily: defineOperation({
+      ...usageRead,
+      name: 'get_usage_daily',
+      summary: 'Usage totals per UTC day',
+      description: '',
+      input: Type.Object(Range, { additionalProperties: false }),
+      output: UsageDaily,
+      run: (ctx, query) => usage.daily(ctx.organizationId, query),
+    }),
     quoteCreateCell: defineOperation({
       name: 'quote_create_cell',
       summary: 'What creating a cell would cost now',
@@ -52,7 +233,7 @@ export function billingOperations(deps: { usage: UsageService; enforcement: Bill
       errors: [],
       input: Type.Object(Range, { additionalProperties: false }),
       output: UsageSummary,
-      run: (ctx, query) => deps.usage.summary(ctx.organizationId, query),
+      run: (ctx, query) => usage.summary(ctx.organizationId, query),
     }),
   };
 }

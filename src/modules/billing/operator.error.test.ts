@@ -1,18 +1,16 @@
-import { after, before, describe, it } from 'node:test';
+import { before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { verifiedOrganization, admin, expectProblem, startApp, type TestApp } from '../../../test/harness.ts';
+import { admin, expectProblem, useApp, verifiedOrganization } from '../../../test/harness.ts';
 
 type Org = Awaited<ReturnType<typeof verifiedOrganization>>;
 const UNKNOWN = 'org_01jdx4c5d6e7f8g9h0j1k2m3n4';
 
 describe('operator billing actions with bad input', () => {
-  let t: TestApp;
   let org: Org;
+  const t = useApp();
   before(async () => {
-    t = await startApp();
     org = await verifiedOrganization(t);
   });
-  after(() => t.close());
 
   const act = (action: string, payload: Record<string, unknown>, id = org.organizationId) =>
     t.app.inject({ method: 'POST', url: `/v1/admin/organizations/${id}/${action}`, headers: admin, payload });

@@ -1,6 +1,6 @@
-import { after, before, describe, it } from 'node:test';
+import { before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { verifiedOrganization, admin, startApp, TEST_EPOCH, type TestApp } from '../../../test/harness.ts';
+import { admin, TEST_EPOCH, useApp, verifiedOrganization } from '../../../test/harness.ts';
 import { eventsOf } from '../../../test/support/cells.ts';
 import { addMonths } from './service.ts';
 
@@ -9,13 +9,11 @@ const monthsAfterEpoch = (months: number) => addMonths(TEST_EPOCH, months).toISO
 type Org = Awaited<ReturnType<typeof verifiedOrganization>>;
 
 describe('operator billing actions', () => {
-  let t: TestApp;
   let org: Org;
+  const t = useApp();
   before(async () => {
-    t = await startApp();
     org = await verifiedOrganization(t);
   });
-  after(() => t.close());
 
   const act = (action: string, payload: Record<string, unknown>, id = org.organizationId) =>
     t.app.inject({ method: 'POST', url: `/v1/admin/organizations/${id}/${action}`, headers: admin, payload });
@@ -126,11 +124,10 @@ describe('operator billing actions', () => {
 });
 
 describe('operator organization reads', () => {
-  let t: TestApp;
   let first: Org;
   let second: Org;
+  const t = useApp();
   before(async () => {
-    t = await startApp();
     first = await verifiedOrganization(t);
     second = await verifiedOrganization(t);
     await t.app.inject({
@@ -140,7 +137,6 @@ describe('operator organization reads', () => {
       payload: { tier: 'starter', months: 1, reason: 'x' },
     });
   });
-  after(() => t.close());
 
   it('lists organizations newest first with their billing state', async () => {
     const body = (await t.app.inject({ method: 'GET', url: '/v1/admin/organizations', headers: admin })).json();

@@ -15,6 +15,12 @@ import type { BillingRepository } from './repository.ts';
 import type { BillingService } from './service.ts';
 import type { BillingAccount } from './tables.ts';
 import type { RecordOperatorAction } from '../admin/audit.ts';
+import type { OrganizationsTable } from '../organizations/tables.ts';
+
+/** The organization by id (OrganizationsService.find): the organizations module owns the rows. */
+export interface OrganizationFinder {
+  find(id: string): Promise<OrganizationsTable | undefined>;
+}
 
 type Action = {
   action: 'suspend' | 'reinstate' | 'credit' | 'grant';
@@ -36,6 +42,7 @@ export class BillingOperator {
   private readonly clock: Clock;
   private readonly config: Pick<Config, 'billing' | 'prices'>;
   private readonly audit: RecordOperatorAction;
+  private readonly organizations: OrganizationFinder;
 
   constructor(deps: {
     repo: BillingRepository;
@@ -44,8 +51,10 @@ export class BillingOperator {
     clock: Clock;
     config: BillingOperator['config'];
     audit: RecordOperatorAction;
+    organizations: OrganizationFinder;
   }) {
     this.audit = deps.audit;
+    this.organizations = deps.organizations;
     this.repo = deps.repo;
     this.accounts = deps.accounts;
     this.billing = deps.billing;
@@ -76,9 +85,10 @@ export class BillingOperator {
   }
 
   async organization(id: string) {
-    const row = await this.repo.organization(id);
+    const row = await this.organizations.find(id);
     if (!row) throw notFound('organization');
-    return { ...row, billing: await this.billing.status(id) };
+    const { name, email, status, created_at, verified_at } = row;
+    return { id, name, email, status, created_at, verified_at, billing: await this.billing.status(id) };
   }
 
   suspend(organizationId: string, reason: string, adminTokenId: string) {
@@ -150,7 +160,7 @@ export class BillingOperator {
     action: Action,
     change: (tx: Executor, account: BillingAccount, now: Date) => Promise<Partial<Standing> | null>,
   ) {
-    if (!(await this.repo.organization(organizationId))) throw notFound('organization');
+    if (!(await this.organizations.find(organizationId))) throw notFound('organization');
     await transact(this.repo.db, async (tx) => {
       const now = this.clock.now();
       const account = await this.repo.lockAccount(tx, organizationId, now.toISOString());

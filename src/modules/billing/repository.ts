@@ -421,14 +421,6 @@ export class BillingRepository {
     return query.orderBy('organizations.id', 'desc').limit(count).execute();
   }
 
-  organization(id: string) {
-    return this.db
-      .selectFrom('organizations')
-      .select(['id', 'name', 'email', 'status', 'created_at', 'verified_at'])
-      .where('id', '=', id)
-      .executeTakeFirst();
-  }
-
   // Stripe Checkout (stripe.ts).
 
   /** Records the Checkout Session of a payment once; false when it already has one. */

@@ -1,9 +1,9 @@
 // A suspended organization's pod sends (pod draft sends, cycle jobs) are refused as every other
 // send is (contract §7): 402 payment_required for `reinstate`, with its PaymentDetails and the x402
 // PAYMENT-REQUIRED header; not a 409 about the pod's cells, which billing suspended with it.
-import { after, before, describe, it } from 'node:test';
+import { before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { admin, expectProblem, startApp, type TestApp } from '../../../test/harness.ts';
+import { admin, expectProblem, useApp } from '../../../test/harness.ts';
 import { BASE_PAY_TO } from '../../../test/support/billing.ts';
 import { send } from '../../../test/support/messages.ts';
 import { call, clientId, ok, podWithLines } from '../../../test/support/pods.ts';
@@ -20,12 +20,11 @@ function assertReinstate(response: Awaited<ReturnType<typeof call>>) {
 }
 
 describe('a suspended organization: pod sends', () => {
-  let t: TestApp;
   let pod: Awaited<ReturnType<typeof podWithLines>>;
   let draftId: string;
 
+  const t = useApp({ env: { CELLGATE_X402_BASE_PAY_TO: BASE_PAY_TO } });
   before(async () => {
-    t = await startApp({ env: { CELLGATE_X402_BASE_PAY_TO: BASE_PAY_TO } });
     pod = await podWithLines(t, 2);
     draftId = (
       await ok(
@@ -45,7 +44,6 @@ describe('a suspended organization: pod sends', () => {
     });
     assert.equal(suspended.statusCode, 200, suspended.body);
   });
-  after(() => t.close());
 
   it('answers a plain send from one of its cells with 402 reinstate (the reference)', async () => {
     assertReinstate(await send(t, pod.lines[0], { to: '+14155550170', body: 'hi' }));

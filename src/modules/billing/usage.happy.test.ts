@@ -1,17 +1,16 @@
-import { after, before, describe, it } from 'node:test';
+import { before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { verifiedOrganization, atEpoch, startApp, type TestApp } from '../../../test/harness.ts';
+import { atEpoch, useApp, verifiedOrganization } from '../../../test/harness.ts';
 import type { UsageRecordsTable } from './tables.ts';
 
 type Org = Awaited<ReturnType<typeof verifiedOrganization>>;
 const HOUR = 3600 * 1000;
 
 describe('usage reads', () => {
-  let t: TestApp;
   let org: Org;
   let other: Org;
+  const t = useApp();
   before(async () => {
-    t = await startApp();
     org = await verifiedOrganization(t);
     other = await verifiedOrganization(t);
     // Usage records are written by the sends they bill; here, directly.
@@ -45,7 +44,6 @@ describe('usage reads', () => {
       ])
       .execute();
   });
-  after(() => t.close());
 
   const get = async (url: string, headers = org.headers) => {
     const response = await t.app.inject({ method: 'GET', url, headers });

@@ -2,9 +2,9 @@
 // setup by card, sending until the balance runs out, a top-up, a period end it cannot renew
 // (past_due), the end of the grace (suspended), paying what is due, sending again. At every step
 // the ledger, the balance, usage and the billing status agree.
-import { after, before, describe, it } from 'node:test';
+import { before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { expectProblem, startApp, verifiedOrganization, type TestApp } from '../../../test/harness.ts';
+import { expectProblem, useApp, verifiedOrganization } from '../../../test/harness.ts';
 import { payByCard } from '../../../test/support/billing.ts';
 import { eventsOf } from '../../../test/support/cells.ts';
 import { activeLine, send, type Line } from '../../../test/support/messages.ts';
@@ -13,16 +13,14 @@ import { GRACE_MS } from './service.ts';
 type Org = Awaited<ReturnType<typeof verifiedOrganization>>;
 
 describe('billing walkthrough: sign-up to suspension and back', () => {
-  let t: TestApp;
   let org: Org;
   let line: Line;
   let periodEnd: string;
   // A dollar a segment, so the balance runs out in a few sends.
+  const t = useApp({ env: { CELLGATE_PRICES: JSON.stringify({ sms_segment_usd: 1 }) } });
   before(async () => {
-    t = await startApp({ env: { CELLGATE_PRICES: JSON.stringify({ sms_segment_usd: 1 }) } });
     org = await verifiedOrganization(t);
   });
-  after(() => t.close());
 
   const get = async (url: string) => (await t.app.inject({ url, headers: org.headers })).json();
   const text = (body: string) => send(t, line, { to: '+14155550100', body });

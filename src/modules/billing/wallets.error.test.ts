@@ -1,10 +1,10 @@
 // Proofs of wallet control that must be refused: the signature of another message or by another
 // key (400 invalid_signature), a malformed one (400 invalid_format), a wallet of another
 // organization or none (404), and an address another organization verified (409).
-import { after, before, describe, it } from 'node:test';
+import { before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { base58 } from '@scure/base';
-import { expectProblem, startApp, verifiedOrganization, type TestApp } from '../../../test/harness.ts';
+import { expectProblem, useApp, verifiedOrganization } from '../../../test/harness.ts';
 import {
   baseKey,
   registerWallet,
@@ -17,15 +17,13 @@ import {
 type Org = Awaited<ReturnType<typeof verifiedOrganization>>;
 
 describe('payer wallet verification: refused proofs', () => {
-  let t: TestApp;
   let org: Org;
   let other: Org;
+  const t = useApp();
   before(async () => {
-    t = await startApp();
     org = await verifiedOrganization(t);
     other = await verifiedOrganization(t);
   });
-  after(() => t.close());
 
   async function claim(key: WalletKey, headers = org.headers) {
     const response = await registerWallet(t, headers, key);

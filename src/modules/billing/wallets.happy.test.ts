@@ -2,9 +2,9 @@
 // message to sign; its signature (EIP-191 on Base, ed25519 on Solana, real keys) verifies it. The
 // first organization to claim an address does not get it: only the one that signs does, and
 // deposits from it are credited to that organization alone.
-import { after, before, describe, it } from 'node:test';
+import { before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { startApp, verifiedOrganization, type TestApp } from '../../../test/harness.ts';
+import { useApp, verifiedOrganization } from '../../../test/harness.ts';
 import { BOTH_NETWORKS } from '../../../test/support/billing.ts';
 import { deposit, SECRET } from '../../../test/support/deposits.ts';
 import { baseKey, registerWallet, solanaKey, verifyWallet, type WalletKey } from '../../../test/support/wallets.ts';
@@ -12,13 +12,11 @@ import { baseKey, registerWallet, solanaKey, verifyWallet, type WalletKey } from
 type Org = Awaited<ReturnType<typeof verifiedOrganization>>;
 
 describe('payer wallet verification', () => {
-  let t: TestApp;
   let org: Org;
+  const t = useApp({ env: { ...BOTH_NETWORKS, CELLGATE_X402_DEPOSIT_SECRET: SECRET } });
   before(async () => {
-    t = await startApp({ env: { ...BOTH_NETWORKS, CELLGATE_X402_DEPOSIT_SECRET: SECRET } });
     org = await verifiedOrganization(t);
   });
-  after(() => t.close());
 
   const list = async (headers = org.headers) =>
     (await t.app.inject({ url: '/v1/billing/x402/wallets', headers })).json().wallets;

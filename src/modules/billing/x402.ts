@@ -5,15 +5,12 @@
 // then finds it paid; the answer carries `PAYMENT-RESPONSE`. A payload is credited once, ever
 // (x402-keys.ts): presented again, to any quote, organization or route, it is a 402 with reason
 // `replayed`, whatever the facilitator says. Built on @x402/core's facilitator client and header codecs.
-import {
-  decodePaymentSignatureHeader,
-  encodePaymentResponseHeader,
-  HTTPFacilitatorClient,
-  type FacilitatorClient,
-} from '@x402/core/http';
+import type * as X402Http from '@x402/core/http';
+import type { FacilitatorClient } from '@x402/core/http';
 import type { PaymentPayload, PaymentRequirements, SettleResponse } from '@x402/core/types';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { transact } from '../../db/transaction.ts';
+import { onFirstUse } from '../../lib/on-first-use.ts';
 import type { Clock } from '../../lib/clock.ts';
 import { ApiError } from '../../lib/errors.ts';
 import { hookList } from '../../http/auth.ts';
@@ -27,6 +24,9 @@ import type { PaymentsTable } from './tables.ts';
 import { pendingPayment, pricedOf } from './payments.ts';
 import { settlementKeys } from './x402-keys.ts';
 import type { X402Repository } from './x402-repository.ts';
+
+/** @x402/core's facilitator client and header codecs, loaded on the first x402 payment. */
+const x402Http = onFirstUse<typeof X402Http>('@x402/core/http');
 
 /** How long a signed x402 authorization may take to settle, and how long a quote stays open. */
 export const X402_MAX_TIMEOUT_SECONDS = 300;
@@ -99,7 +99,7 @@ export class X402Settlement {
     this.clock = deps.clock;
     this.testnet = deps.testnet;
     this.facilitator = deps.facilitatorUrl
-      ? new HTTPFacilitatorClient({ url: deps.facilitatorUrl, timeoutMs: deps.facilitatorTimeoutMs })
+      ? new (x402Http().HTTPFacilitatorClient)({ url: deps.facilitatorUrl, timeoutMs: deps.facilitatorTimeoutMs })
       : null;
   }
 
@@ -146,7 +146,7 @@ export class X402Settlement {
       throw new ApiError('billing_disabled', 'Billing is off on this deployment: nothing is charged or paid.');
     let payload: PaymentPayload;
     try {
-      payload = decodePaymentSignatureHeader(header);
+      payload = x402Http().decodePaymentSignatureHeader(header);
     } catch {
       throw new ApiError('invalid_request', 'PAYMENT-SIGNATURE is not a base64 JSON x402 payment payload.', {
         errors: [
@@ -261,7 +261,7 @@ export function registerX402(app: App, settlement: X402Settlement): void {
         intent: payment.intent,
         amountUsd: usdString(micros(payment.amount_micros)),
       });
-      reply.header('payment-response', encodePaymentResponseHeader(settled));
+      reply.header('payment-response', x402Http().encodePaymentResponseHeader(settled));
     };
     route.preHandler = [...hookList(route.preHandler), pay];
   });

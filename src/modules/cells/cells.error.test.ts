@@ -1,6 +1,6 @@
-import { after, before, describe, it } from 'node:test';
+import { before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { activeOrganization, expectProblem, startApp, type TestApp } from '../../../test/harness.ts';
+import { activeOrganization, expectProblem, useApp } from '../../../test/harness.ts';
 import { createCell, eventsOf } from '../../../test/support/cells.ts';
 
 const UNKNOWN_CELL = 'cell_01jzzzzzzzzzzzzzzzzzzzzzzz';
@@ -22,13 +22,11 @@ function expectFieldError(body: { errors: { field: string; code: string }[] }, f
 }
 
 describe('cells: bad input', () => {
-  let t: TestApp;
   let org: Awaited<ReturnType<typeof activeOrganization>>;
+  const t = useApp();
   before(async () => {
-    t = await startApp();
     org = await activeOrganization(t);
   });
-  after(() => t.close());
 
   const create = (payload: unknown) =>
     t.app.inject({ method: 'POST', url: '/v1/cells', headers: org.headers, payload: payload as object });

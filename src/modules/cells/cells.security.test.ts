@@ -1,23 +1,11 @@
-import { after, before, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import {
-  activeOrganization,
-  admin,
-  expectProblem,
-  signUp,
-  bearer,
-  startApp,
-  type TestApp,
-} from '../../../test/harness.ts';
+import { activeOrganization, admin, bearer, expectProblem, signUp, useApp } from '../../../test/harness.ts';
 import { addDevice } from '../../../test/support/devices.ts';
 import { createCell } from '../../../test/support/cells.ts';
 
 describe('cells: credentials and organizations', () => {
-  let t: TestApp;
-  before(async () => {
-    t = await startApp();
-  });
-  after(() => t.close());
+  const t = useApp();
 
   it("another organization's cell is 404 on read, patch and delete, and is left untouched", async () => {
     const owner = await activeOrganization(t);

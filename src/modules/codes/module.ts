@@ -6,12 +6,15 @@ import type { ConnectionCap } from '../../http/connection-caps.ts';
 import type { App } from '../../http/types.ts';
 import type { Clock } from '../../lib/clock.ts';
 import type { CellWakeups } from '../messages/wakeups.ts';
+import type { RestBinder } from '../../operations/rest.ts';
+import { codeOperations, type CodeOperations } from './operations.ts';
 import { CodesRepository } from './repository.ts';
 import { registerCodeRoutes } from './routes.ts';
 import { CodesService } from './service.ts';
 
 export interface CodesModule {
   codes: CodesService;
+  operations: CodeOperations;
 }
 
 export function build(deps: {
@@ -19,6 +22,8 @@ export function build(deps: {
   clock: Clock;
   cells: { getOwned(organizationId: string, cellId: string): Promise<{ id: string }> };
   arrivals: CellWakeups;
+  /** Concurrent waiting calls per organization (shared with MCP's waits). */
+  waits: ConnectionCap;
 }): CodesModule {
   const codes = new CodesService({
     repo: new CodesRepository(deps.db),
@@ -26,9 +31,9 @@ export function build(deps: {
     clock: deps.clock,
     arrivals: deps.arrivals,
   });
-  return { codes };
+  return { codes, operations: codeOperations(codes, deps.waits) };
 }
 
-export function register(app: App, module: CodesModule, caps: { waits: ConnectionCap }): void {
-  registerCodeRoutes(app, module.codes, caps.waits);
+export function register(app: App, module: CodesModule, rest: RestBinder): void {
+  registerCodeRoutes(app, rest, module.operations);
 }

@@ -13,9 +13,10 @@ import {
   skipWithoutChromium,
 } from '../../../test/support/browser.ts';
 import { inbound } from '../../../test/support/messages.ts';
+import { createPod } from '../../../test/support/pods.ts';
 import { startReceiver, type Receiver } from '../../../test/support/webhook-receiver.ts';
-import { failedDelivery, usageOnDays } from './account/test-support.ts';
-import { consoleLine, threadUrl, type ConsoleLine } from './conversations/test-support.ts';
+import { failedDelivery, usageOnDays } from '../../../test/support/console-account.ts';
+import { consoleLine, threadUrl, type ConsoleLine } from '../../../test/support/console-conversations.ts';
 
 const PARTICIPANT = '+14155550177';
 
@@ -27,6 +28,7 @@ describe('console pages meet WCAG 2.1 AA (axe-core)', { skip: skipWithoutChromiu
   let receiver: Receiver;
   let line: ConsoleLine;
   let checkout: string;
+  let podId: string;
 
   before(async () => {
     receiver = await startReceiver();
@@ -44,6 +46,7 @@ describe('console pages meet WCAG 2.1 AA (axe-core)', { skip: skipWithoutChromiu
     assert.equal(started.statusCode, 201, started.body);
     const url = new URL(started.json().checkout_url as string);
     checkout = `${url.pathname}${url.search}`;
+    podId = (await createPod(t, line.org, [line.cell.id])).id;
     browser = await launchChromium();
     // axe is injected as a script, which the console's Content-Security-Policy would refuse.
     context = await browser.newContext({ bypassCSP: true });
@@ -61,6 +64,10 @@ describe('console pages meet WCAG 2.1 AA (axe-core)', { skip: skipWithoutChromiu
     '/console/cells',
     `/console/cells/${line.cell.id}`,
     threadUrl(line.cell.id, PARTICIPANT),
+    '/console/messages?text=shop',
+    '/console/codes',
+    '/console/pods',
+    `/console/pods/${podId}`,
     '/console/webhooks',
     '/console/keys',
     '/console/billing',
@@ -74,7 +81,8 @@ describe('console pages meet WCAG 2.1 AA (axe-core)', { skip: skipWithoutChromiu
     checkout,
   ];
 
-  it('has no violations on any page, signed in', async () => {
+  // Twenty pages: room for a loaded machine (the runner's default is 60 s).
+  it('has no violations on any page, signed in', { timeout: 180_000 }, async () => {
     const found: string[] = [];
     const page = await context.newPage();
     for (const path of pages()) {
@@ -86,6 +94,22 @@ describe('console pages meet WCAG 2.1 AA (axe-core)', { skip: skipWithoutChromiu
         );
       }
     }
+    assert.deepEqual(found, []);
+  });
+
+  it('has no violations on the error states of the search and the pod forms', async () => {
+    const page = await context.newPage();
+    const response = await page.goto(`${base}/console/messages?participant=x&from=2026-02-31&status=lost`);
+    assert.equal(response?.status(), 400);
+    const found = (await accessibilityViolations(page)).map((v) => `search: ${v.id} ${v.help}`);
+    await page.goto(`${base}/console/pods/${podId}`);
+    await page.getByLabel('Start').fill('21:00');
+    await page.getByLabel('End', { exact: true }).fill('08:00');
+    await page.getByLabel('Time zone').fill('Nowhere/Land');
+    await page.getByRole('button', { name: 'Save quiet hours' }).click();
+    await page.getByText('Enter a time zone by its IANA name').waitFor();
+    found.push(...(await accessibilityViolations(page)).map((v) => `pod: ${v.id} ${v.help}`));
+    await page.close();
     assert.deepEqual(found, []);
   });
 

@@ -14,7 +14,7 @@ import type { Browser } from 'playwright-core';
 import { startSmtpSink, type SmtpSink } from '../../../test/support/smtp-sink.ts';
 import { uniqueEmail, type TestApp } from '../../../test/harness.ts';
 import { launchChromium, listeningApp, skipWithoutChromium } from '../../../test/support/browser.ts';
-import { pkce } from './test-support.ts';
+import { pkce } from '../../../test/support/console.ts';
 
 const portOf = (server: { address(): unknown }) => (server.address() as AddressInfo).port;
 

@@ -10,7 +10,7 @@ import {
   setCookies,
   signInConsole,
   startAuthorization,
-} from './test-support.ts';
+} from '../../../test/support/console.ts';
 
 describe('console', () => {
   let t: TestApp;

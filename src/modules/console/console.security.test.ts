@@ -17,7 +17,7 @@ import {
   setCookies,
   signInConsole,
   startAuthorization,
-} from './test-support.ts';
+} from '../../../test/support/console.ts';
 
 /** Mails one code to the organization's email; the code. */
 async function askCode(t: TestApp, email: string): Promise<string> {

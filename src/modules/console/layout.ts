@@ -15,6 +15,9 @@ export interface PageContext {
 /** The console's sections, in the order of its navigation. */
 const SECTIONS = [
   { id: 'cells', path: '/cells', label: 'Cells' },
+  { id: 'pods', path: '/pods', label: 'Pods' },
+  { id: 'messages', path: '/messages', label: 'Messages' },
+  { id: 'codes', path: '/codes', label: 'Codes' },
   { id: 'webhooks', path: '/webhooks', label: 'Webhooks' },
   { id: 'keys', path: '/keys', label: 'API keys' },
   { id: 'billing', path: '/billing', label: 'Billing' },
@@ -87,6 +90,8 @@ export function field(options: {
   hint?: string;
   error?: string;
   attributes?: string;
+  /** Not required (a search field, an optional setting). */
+  optional?: boolean;
 }): string {
   const described = [options.hint ? `${options.id}-hint` : '', options.error ? `${options.id}-error` : '']
     .filter(Boolean)
@@ -94,9 +99,36 @@ export function field(options: {
   return `<div class="field">
 <label for="${options.id}">${escape(options.label)}</label>
 ${options.hint ? `<span class="hint" id="${options.id}-hint">${escape(options.hint)}</span>` : ''}
-<input id="${options.id}" name="${options.name}" type="${options.type}" value="${escape(options.value ?? '')}" required${described ? ` aria-describedby="${described}"` : ''}${options.error ? ' aria-invalid="true" autofocus' : ''} ${options.attributes ?? ''}>
+<input id="${options.id}" name="${options.name}" type="${options.type}" value="${escape(options.value ?? '')}"${options.optional ? '' : ' required'}${described ? ` aria-describedby="${described}"` : ''}${options.error ? ' aria-invalid="true" autofocus' : ''} ${options.attributes ?? ''}>
 ${options.error ? `<p class="field-error" id="${options.id}-error">${escape(options.error)}</p>` : ''}
 </div>`;
 }
 
 export const hidden = (name: string, value: string) => `<input type="hidden" name="${name}" value="${escape(value)}">`;
+
+/** A select with its label, hint and error; `choices` are [value, label] pairs. */
+export function selectField(options: {
+  id: string;
+  name: string;
+  label: string;
+  value?: string;
+  choices: readonly (readonly [string, string])[];
+  hint?: string;
+  error?: string;
+}): string {
+  const described = [options.hint ? `${options.id}-hint` : '', options.error ? `${options.id}-error` : '']
+    .filter(Boolean)
+    .join(' ');
+  const choices = options.choices
+    .map(
+      ([value, label]) =>
+        `<option value="${escape(value)}"${value === (options.value ?? '') ? ' selected' : ''}>${escape(label)}</option>`,
+    )
+    .join('');
+  return `<div class="field">
+<label for="${options.id}">${escape(options.label)}</label>
+${options.hint ? `<span class="hint" id="${options.id}-hint">${escape(options.hint)}</span>` : ''}
+<select id="${options.id}" name="${options.name}"${described ? ` aria-describedby="${described}"` : ''}${options.error ? ' aria-invalid="true" autofocus' : ''}>${choices}</select>
+${options.error ? `<p class="field-error" id="${options.id}-error">${escape(options.error)}</p>` : ''}
+</div>`;
+}

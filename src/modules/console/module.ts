@@ -12,6 +12,8 @@ import type { Clock } from '../../lib/clock.ts';
 import type { Mailer } from '../../lib/mailer.ts';
 import type { BillingModule } from '../billing/module.ts';
 import type { CellsService } from '../cells/service.ts';
+import type { CodesService } from '../codes/service.ts';
+import type { PodOperations } from '../pods/operations.ts';
 import type { OperatorAudit } from '../admin/audit.ts';
 import type { DevicesService } from '../devices/service.ts';
 import type { EventsModule } from '../events/module.ts';
@@ -21,10 +23,14 @@ import type { OrganizationsService } from '../organizations/service.ts';
 import type { WebhooksModule } from '../webhooks/module.ts';
 import { registerAccountPages } from './account/routes.ts';
 import { registerConversationPages } from './conversations/routes.ts';
+import { registerMessageSearchPages } from './messages/routes.ts';
+import { registerCodesPages } from './codes/routes.ts';
+import { registerPodPages } from './pods/routes.ts';
 import { registerCellManagement } from './conversations/manage.ts';
 import { registerSignUpPages } from './sign-up.ts';
 import { buildOperatorConsole, registerOperatorConsole, type OperatorConsole } from './operator/module.ts';
-import type { AdminAuthenticate } from './operator/service.ts';
+import type { AdminAuthenticate, AdminTokenActive } from './operator/service.ts';
+import type { OperatorOperations } from './operator/module.ts';
 import { ConsoleGuard } from './guard.ts';
 import { registerSessionConsentRoute } from './consent-session-route.ts';
 import { consoleHttp, type ConsoleHttp } from './http.ts';
@@ -40,6 +46,10 @@ export interface DashboardServices {
   webhooking: WebhooksModule;
   organizations: OrganizationsService;
   billing: BillingModule;
+  /** The pods' operations (pods, drafts, lists, ignore lists, cycle jobs): the Pods pages call them through invoke. */
+  pods: PodOperations;
+  /** The verification codes found in inbound texts (the Codes page). */
+  codes: CodesService;
   /** The operations' one path: the send form calls the send operation through it (a double submit sends once). */
   invoker: Invoker;
 }
@@ -68,10 +78,17 @@ export function build(deps: {
   dashboard: DashboardServices;
   liveViews: ConnectionCap;
   /** The operator console's sign-in checks admin tokens as the admin surface does; it shows the phones. */
-  operator: { authenticate: AdminAuthenticate; devices: DevicesService; audit: OperatorAudit };
+  operator: {
+    authenticate: AdminAuthenticate;
+    tokenActive: AdminTokenActive;
+    devices: DevicesService;
+    audit: OperatorAudit;
+    operations: OperatorOperations;
+  };
 }): ConsoleModule {
   const service = new ConsoleService({
     repo: new ConsoleRepository(deps.db),
+    organizations: deps.dashboard.organizations,
     clock: deps.clock,
     mailer: deps.mailer,
     log: deps.log,
@@ -92,8 +109,11 @@ export function build(deps: {
       clock: deps.clock,
       http,
       authenticate: deps.operator.authenticate,
+      tokenActive: deps.operator.tokenActive,
       devices: deps.operator.devices,
       audit: deps.operator.audit,
+      invoker: deps.dashboard.invoker,
+      operations: deps.operator.operations,
       billing: deps.dashboard.billing,
       organizationSession: async (request) => (await guard.session(request)) !== null,
     }),
@@ -104,6 +124,9 @@ export function register(app: App, module: ConsoleModule): void {
   registerConsoleRoutes(app, module);
   registerConversationPages(app, module);
   registerCellManagement(app, module);
+  registerMessageSearchPages(app, module);
+  registerCodesPages(app, module);
+  registerPodPages(app, module);
   registerSignUpPages(app, module);
   registerAccountPages(app, module);
   registerSessionConsentRoute(app, module);

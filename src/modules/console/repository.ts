@@ -1,4 +1,4 @@
-// SQL for the console's sign-in codes and sessions (and the read of an organization by email).
+// SQL for the console's sign-in codes and sessions (a session is read with its organization).
 import type { Kysely } from 'kysely';
 import type { DB } from '../../db/schema.ts';
 import type { ConsoleCodesTable, ConsoleSessionsTable, ConsoleTables } from './tables.ts';
@@ -7,11 +7,6 @@ export class ConsoleRepository {
   readonly db: Kysely<DB & ConsoleTables>;
   constructor(db: Kysely<DB>) {
     this.db = db.withTables<ConsoleTables>();
-  }
-
-  /** Read only: who may sign in with this email (the organizations module owns the row). */
-  findOrganizationByEmail(email: string) {
-    return this.db.selectFrom('organizations').select(['id', 'status']).where('email', '=', email).executeTakeFirst();
   }
 
   async replaceCode(row: ConsoleCodesTable): Promise<void> {

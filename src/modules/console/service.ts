@@ -5,11 +5,11 @@ import { timingSafeEqual } from 'node:crypto';
 import type { FastifyBaseLogger } from 'fastify';
 import type { Clock } from '../../lib/clock.ts';
 import type { Mailer } from '../../lib/mailer.ts';
-import { constantTimeEqualHex, newSecret, randomBase62, sha256Hex, sixDigitCode } from '../../lib/secrets.ts';
+import { checkEmailedCode, codeHash, newEmailedCode } from '../../lib/emailed-code.ts';
+import { newSecret, randomBase62, sha256Hex } from '../../lib/secrets.ts';
 import type { ConsoleRepository } from './repository.ts';
 
-export const CODE_TTL_MS = 10 * 60 * 1000;
-export const CODE_ATTEMPTS = 5;
+export { CODE_ATTEMPTS, CODE_TTL_MS } from '../../lib/emailed-code.ts';
 export const SESSION_TTL_MS = 12 * 60 * 60 * 1000;
 const SESSION_PREFIX = 'cg_cs_';
 
@@ -23,8 +23,14 @@ export interface ConsoleSession {
 
 export const normalizeEmail = (email: string) => email.trim().toLowerCase();
 
+/** Who may sign in with an email (OrganizationsService.findByEmail): the organizations module owns the rows. */
+export interface OrganizationLookup {
+  findByEmail(email: string): Promise<{ id: string; status: string } | undefined>;
+}
+
 export class ConsoleService {
   private readonly repo: ConsoleRepository;
+  private readonly organizations: OrganizationLookup;
   private readonly clock: Clock;
   private readonly mailer: Mailer;
   private readonly log: FastifyBaseLogger;
@@ -32,12 +38,14 @@ export class ConsoleService {
 
   constructor(deps: {
     repo: ConsoleRepository;
+    organizations: OrganizationLookup;
     clock: Clock;
     mailer: Mailer;
     log: FastifyBaseLogger;
     consoleUrl: string;
   }) {
     this.repo = deps.repo;
+    this.organizations = deps.organizations;
     this.clock = deps.clock;
     this.mailer = deps.mailer;
     this.log = deps.log;
@@ -50,17 +58,10 @@ export class ConsoleService {
    */
   async requestCode(rawEmail: string): Promise<void> {
     const email = normalizeEmail(rawEmail);
-    const organization = await this.repo.findOrganizationByEmail(email);
+    const organization = await this.organizations.findByEmail(email);
     if (!organization || organization.status !== 'active') return;
-    const now = this.clock.now();
-    const code = sixDigitCode();
-    await this.repo.replaceCode({
-      organization_id: organization.id,
-      code_hash: sha256Hex(`${organization.id}:${code}`),
-      attempts: 0,
-      expires_at: new Date(now.getTime() + CODE_TTL_MS).toISOString(),
-      created_at: now.toISOString(),
-    });
+    const { code, rowFor } = newEmailedCode(this.clock.now());
+    await this.repo.replaceCode(rowFor(organization.id));
     this.mailer
       .send({
         to: email,
@@ -73,18 +74,12 @@ export class ConsoleService {
   /** A new session for a right, live code; null otherwise (wrong, expired, spent or unknown email alike). */
   async signIn(rawEmail: string, code: string): Promise<{ token: string; session: ConsoleSession } | null> {
     const email = normalizeEmail(rawEmail);
-    const organization = await this.repo.findOrganizationByEmail(email);
+    const organization = await this.organizations.findByEmail(email);
     if (!organization || organization.status !== 'active') return null;
-    const row = await this.repo.findCode(organization.id);
-    if (!row || row.attempts >= CODE_ATTEMPTS) return null;
-    const now = this.clock.now();
-    if (row.expires_at <= now.toISOString()) return null;
-    const hash = sha256Hex(`${organization.id}:${code}`);
-    if (!constantTimeEqualHex(row.code_hash, hash)) {
-      await this.repo.countWrongAttempt(organization.id, CODE_ATTEMPTS);
-      return null;
-    }
-    if (!(await this.repo.takeCode(organization.id, hash))) return null;
+    const check = await checkEmailedCode(await this.repo.findCode(organization.id), code, this.clock.now(), (max) =>
+      this.repo.countWrongAttempt(organization.id, max),
+    );
+    if (check !== 'ok' || !(await this.repo.takeCode(organization.id, codeHash(organization.id, code)))) return null;
     return this.openSession(organization.id);
   }
 

@@ -4,7 +4,7 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { startApp, uniqueEmail, verifiedOrganization, type TestApp } from '../../../test/harness.ts';
-import { postForm, setCookies } from './test-support.ts';
+import { postForm, setCookies } from '../../../test/support/console.ts';
 
 describe('console sign-up refusals', () => {
   let t: TestApp;

@@ -4,7 +4,7 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { startApp, uniqueEmail, type TestApp } from '../../../test/harness.ts';
-import { csrfOf, postForm, setCookies } from './test-support.ts';
+import { csrfOf, postForm, setCookies } from '../../../test/support/console.ts';
 
 /** The cookie pairs (name=value) a response sets, for the next request. */
 const cookiesOf = (response: { headers: Record<string, unknown> }) =>

@@ -8,9 +8,10 @@ import type { Browser, BrowserContext, Page } from 'playwright-core';
 import type { TestApp } from '../../../test/harness.ts';
 import { artifactsDir, launchChromium, listeningApp, skipWithoutChromium } from '../../../test/support/browser.ts';
 import { inbound } from '../../../test/support/messages.ts';
+import { createPod } from '../../../test/support/pods.ts';
 import { startReceiver, type Receiver } from '../../../test/support/webhook-receiver.ts';
-import { failedDelivery, usageOnDays } from './account/test-support.ts';
-import { consoleLine, threadUrl, type ConsoleLine } from './conversations/test-support.ts';
+import { failedDelivery, usageOnDays } from '../../../test/support/console-account.ts';
+import { consoleLine, threadUrl, type ConsoleLine } from '../../../test/support/console-conversations.ts';
 
 const PARTICIPANT = '+14155550177';
 const WIDTHS = [1280, 390] as const;
@@ -61,6 +62,7 @@ describe('console pages at 1280 and 390 px', { skip: skipWithoutChromium }, () =
   let receiver: Receiver;
   let line: ConsoleLine;
   let checkout: string;
+  let podId: string;
 
   before(async () => {
     receiver = await startReceiver();
@@ -78,6 +80,7 @@ describe('console pages at 1280 and 390 px', { skip: skipWithoutChromium }, () =
     assert.equal(started.statusCode, 201, started.body);
     const url = new URL(started.json().checkout_url as string);
     checkout = `${url.pathname}${url.search}`;
+    podId = (await createPod(t, line.org, [line.cell.id])).id;
     browser = await launchChromium();
     context = await browser.newContext();
     const session = line.signIn.cookie.split('=');
@@ -94,6 +97,10 @@ describe('console pages at 1280 and 390 px', { skip: skipWithoutChromium }, () =
     ['cells', '/console/cells'],
     ['cell', `/console/cells/${line.cell.id}`],
     ['thread', threadUrl(line.cell.id, PARTICIPANT)],
+    ['messages', '/console/messages?text=shop'],
+    ['codes', '/console/codes'],
+    ['pods', '/console/pods'],
+    ['pod', `/console/pods/${podId}`],
     ['webhooks', '/console/webhooks'],
     ['keys', '/console/keys'],
     ['billing', '/console/billing'],

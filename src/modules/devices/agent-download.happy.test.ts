@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { listeningWorld, type World } from '../../../test/simulator/support.ts';
-import { eventually, fakePhone, type FakePhone } from '../../cli/device-test-support.ts';
+import { eventually, fakePhone, type FakePhone } from '../../../test/support/cli-device.ts';
 import { AGENT_VERSION } from '../../cli/device-termux.ts';
 import { AgentBundle } from './agent-bundle.ts';
 

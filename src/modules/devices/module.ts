@@ -10,12 +10,15 @@ import { registerAgentRoute } from './agent-routes.ts';
 import { HEARTBEATS_PRUNE_INTERVAL_MS, HeartbeatHistory } from './heartbeats.ts';
 import { HeartbeatsRepository } from './heartbeats-repository.ts';
 import { DevicesRepository } from './repository.ts';
+import type { RestBinder } from '../../operations/rest.ts';
+import { deviceOperations, type DeviceOperations } from './operations.ts';
 import { registerDeviceRoutes } from './routes.ts';
 import { DevicesService } from './service.ts';
 import type { RecordOperatorAction } from '../admin/audit.ts';
 
 export interface DevicesModule {
   devices: DevicesService;
+  operations: DeviceOperations;
   ports: Wirable[];
   loops: Periodic[];
 }
@@ -34,10 +37,10 @@ export function build(deps: { db: Kysely<DB>; clock: Clock; audit: RecordOperato
     intervalMs: HEARTBEATS_PRUNE_INTERVAL_MS,
     tick: () => devices.pruneHeartbeats(),
   };
-  return { devices, ports: Object.values(devices.ports), loops: [prune] };
+  return { devices, operations: deviceOperations(devices), ports: Object.values(devices.ports), loops: [prune] };
 }
 
-export function register(app: App, module: DevicesModule): void {
-  registerDeviceRoutes(app, module.devices);
+export function register(app: App, module: DevicesModule, rest: RestBinder): void {
+  registerDeviceRoutes(app, module.devices, rest, module.operations);
   registerAgentRoute(app);
 }

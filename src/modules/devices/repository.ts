@@ -85,6 +85,15 @@ export class DevicesRepository {
     return Number(result.numUpdatedRows);
   }
 
+  /** The device carrying `cellId` and its send rate (the pace of the cell's sends). */
+  findByCell(cellId: string) {
+    return this.db
+      .selectFrom('devices')
+      .select(['id', 'send_rate_per_minute'])
+      .where('cell_id', '=', cellId)
+      .executeTakeFirst();
+  }
+
   /** Frees the device carrying `cellId`; its id, if any. */
   async unassign(ex: Executor, cellId: string, now: string): Promise<string | null> {
     const device = await ex.selectFrom('devices').select('id').where('cell_id', '=', cellId).executeTakeFirst();
@@ -140,6 +149,22 @@ export class DevicesRepository {
 
   async saveTelemetry(id: string, telemetry: Telemetry): Promise<void> {
     await this.db.updateTable('devices').set(telemetry).where('id', '=', id).execute();
+  }
+
+  /** Stores telemetry that may move the battery-low flag; the device as it is now (in `ex`). */
+  saveBatteryTelemetry(ex: Executor, id: string, telemetry: Telemetry) {
+    return ex.updateTable('devices').set(telemetry).where('id', '=', id).returningAll().executeTakeFirst();
+  }
+
+  /** Sets the battery-low flag when it is not already so (of two heartbeats, one changes it); the device when this did. */
+  async setBatteryLow(ex: Executor, id: string, low: boolean) {
+    const result = await ex
+      .updateTable('devices')
+      .set({ battery_low: low ? 1 : 0 })
+      .where('id', '=', id)
+      .where('battery_low', '=', low ? 0 : 1)
+      .executeTakeFirst();
+    return Number(result.numUpdatedRows) === 1 ? this.find(ex, id) : undefined;
   }
 
   /**
@@ -231,10 +256,14 @@ export class DevicesRepository {
   }
 
   /** Per device, its sends and failures recorded since `since` (messages, not segments). */
-  async outcomeCounts(ids: readonly string[], since: string): Promise<Map<string, { sent: number; failed: number }>> {
+  async outcomeCounts(
+    ids: readonly string[],
+    since: string,
+    ex: Executor = this.db,
+  ): Promise<Map<string, { sent: number; failed: number }>> {
     const counts = new Map<string, { sent: number; failed: number }>();
     if (ids.length === 0) return counts;
-    const rows = await this.db
+    const rows = await ex
       .selectFrom('device_outcomes')
       .select(['device_id', 'outcome'])
       .select((eb) => eb.fn.countAll<number>().as('n'))

@@ -1,26 +1,28 @@
-// The device inventory (admin surface) and the device heartbeat (device surface, X-Phone-Key).
+// The device inventory (admin surface: operator operations, ./operations.ts) and the device heartbeat (device surface, X-Phone-Key).
 import { Type } from 'typebox';
-import { adminOf, deviceOf } from '../../http/auth.ts';
+import { deviceOf } from '../../http/auth.ts';
 import { NextCursor, PaginationQuery } from '../../http/pagination.ts';
 import { Body, Described, NoContent, Nullable, Timestamp } from '../../http/schemas.ts';
 import type { App } from '../../http/types.ts';
+import type { RestBinder } from '../../operations/rest.ts';
+import type { DeviceOperations } from './operations.ts';
 import type { DevicesService } from './service.ts';
 import { ALL_CAPABILITIES, CapabilitiesSchema, StatedCapabilitiesBody } from './capabilities.ts';
 import { DEFAULT_DAILY_SEND_LIMIT, DEFAULT_SEND_RATE_PER_MINUTE, MAX_SEND_RATE_PER_MINUTE } from './service.ts';
 
-const Label = Type.String({ minLength: 1, maxLength: 100 });
-const Reason = Type.String({
+export const Label = Type.String({ minLength: 1, maxLength: 100 });
+export const Reason = Type.String({
   minLength: 1,
   maxLength: 500,
   pattern: '\\S',
   description: 'Why; kept in the operator audit log with the admin token id.',
 });
-const SendRate = Type.Integer({
+export const SendRate = Type.Integer({
   minimum: 1,
   maximum: MAX_SEND_RATE_PER_MINUTE,
   description: `Most SMS segments handed to the phone per minute, 1-${MAX_SEND_RATE_PER_MINUTE} (Android refuses more than 30 per app per minute on an unattended phone); default ${DEFAULT_SEND_RATE_PER_MINUTE}.`,
 });
-const DailyLimit = Type.Integer({
+export const DailyLimit = Type.Integer({
   minimum: 1,
   maximum: 10_000,
   description: `Most SMS segments handed to the phone in 24 hours, 1-10000; default ${DEFAULT_DAILY_SEND_LIMIT}.`,
@@ -61,7 +63,7 @@ const DEVICE_EXAMPLE = {
   updated_at: '2026-11-21T12:00:00.000Z',
 };
 
-const Device = Type.Object(
+export const Device = Type.Object(
   {
     id: Type.String({ description: 'dev_... id' }),
     phone_number: Type.String({ description: 'E.164.' }),
@@ -93,7 +95,7 @@ const Device = Type.Object(
   },
 );
 
-const DeviceWithKey = Type.Object(
+export const DeviceWithKey = Type.Object(
   {
     ...Device.properties,
     device_key: Type.String({ description: 'cg_dev_... for the X-Phone-Key header. Shown once; store it now.' }),
@@ -105,7 +107,7 @@ const DeviceWithKey = Type.Object(
   },
 );
 
-const DeviceList = Type.Object(
+export const DeviceList = Type.Object(
   { devices: Type.Array(Device), next_cursor: NextCursor },
   { $id: 'DeviceList', description: 'A page of phones.', examples: [{ devices: [DEVICE_EXAMPLE], next_cursor: null }] },
 );
@@ -151,7 +153,7 @@ const Heartbeat = Type.Object(
   { $id: 'Heartbeat', description: 'What a phone reported in a heartbeat.' },
 );
 
-const HeartbeatList = Type.Object(
+export const HeartbeatList = Type.Object(
   { heartbeats: Type.Array(Heartbeat), next_cursor: NextCursor },
   {
     $id: 'HeartbeatList',
@@ -167,181 +169,103 @@ const HeartbeatList = Type.Object(
 
 const DevicePath = Type.Object({ device_id: Type.String({ minLength: 1, maxLength: 64, description: 'dev_... id' }) });
 
-export function registerDeviceRoutes(app: App, devices: DevicesService): void {
-  app.post(
-    '/v1/admin/devices',
-    {
-      config: { auth: 'admin', errors: ['conflict'] },
-      schema: {
-        operationId: 'createDevice',
-        tags: ['Admin'],
-        summary: 'Add a phone to the inventory',
-        description: 'Returns the device key once. A cell waiting in provisioning gets the phone at once.',
-        body: Body(
-          {
-            phone_number: Type.String({
-              minLength: 1,
-              maxLength: 32,
-              description: 'International format, e.g. +14155552671; stored in E.164.',
-            }),
-            label: Type.Optional(Nullable(Label)),
-            send_rate_per_minute: Type.Optional(SendRate),
-            daily_send_limit: Type.Optional(DailyLimit),
-          },
-          { examples: [{ phone_number: '+14155550123', label: 'Rack A, slot 3', send_rate_per_minute: 20 }] },
-        ),
-        response: { 201: Described(DeviceWithKey, 'The added phone with its device key (shown once).') },
-      },
-    },
-    async (request, reply) => reply.code(201).send(await devices.create(request.body)),
-  );
+/** The fields of a phone added to the inventory (the create body, the create operation's input). */
+export const DeviceFields = {
+  create: {
+    phone_number: Type.String({
+      minLength: 1,
+      maxLength: 32,
+      description: 'International format, e.g. +14155552671; stored in E.164.',
+    }),
+    label: Type.Optional(Nullable(Label)),
+    send_rate_per_minute: Type.Optional(SendRate),
+    daily_send_limit: Type.Optional(DailyLimit),
+  },
+};
 
-  app.get(
-    '/v1/admin/devices',
-    {
-      config: { auth: 'admin' },
-      schema: {
-        operationId: 'listDevices',
-        tags: ['Admin'],
-        summary: 'List phones, newest first',
-        querystring: Type.Object(PaginationQuery),
-        response: { 200: Described(DeviceList, 'A page of phones, newest first.') },
-      },
-    },
-    async (request) => devices.list(request.query),
-  );
+export const HeartbeatsQuery = {
+  from: Type.Optional({ ...Timestamp, description: 'Only heartbeats received at or after this time.' }),
+  to: Type.Optional({ ...Timestamp, description: 'Only heartbeats received before this time.' }),
+  ...PaginationQuery,
+};
 
-  app.get(
-    '/v1/admin/devices/:device_id',
-    {
-      config: { auth: 'admin' },
-      schema: {
-        operationId: 'getDevice',
-        tags: ['Admin'],
-        summary: 'Read a phone',
-        params: DevicePath,
-        response: { 200: Described(Device, 'The phone.') },
-      },
-    },
-    async (request) => devices.get(request.params.device_id),
-  );
+const ReasonBody = Body({ reason: Reason }, { examples: [{ reason: 'SIM swap in slot 3' }] });
 
-  app.patch(
-    '/v1/admin/devices/:device_id',
-    {
-      config: { auth: 'admin' },
-      schema: {
-        operationId: 'updateDevice',
-        tags: ['Admin'],
-        summary: "Change a phone's label, send rate or daily limit",
-        params: DevicePath,
-        body: Body(
-          {
-            label: Type.Optional(Nullable(Label)),
-            send_rate_per_minute: Type.Optional(SendRate),
-            daily_send_limit: Type.Optional(DailyLimit),
-          },
-          { examples: [{ send_rate_per_minute: 30 }] },
-        ),
-        response: { 200: Described(Device, 'The updated phone.') },
-      },
-    },
-    async (request) => devices.update(request.params.device_id, request.body),
-  );
-
-  app.delete(
-    '/v1/admin/devices/:device_id',
-    {
-      config: { auth: 'admin', errors: ['conflict'] },
-      schema: {
-        operationId: 'deleteDevice',
-        tags: ['Admin'],
-        summary: 'Remove a phone from the inventory',
-        description: 'A phone carrying a cell is 409: release the cell first.',
-        params: DevicePath,
-        response: { 204: NoContent('Removed; its device key stops working.') },
-      },
-    },
-    async (request, reply) => {
-      await devices.remove(request.params.device_id);
-      return reply.code(204).send(null);
-    },
-  );
-
-  app.get(
-    '/v1/admin/devices/:device_id/heartbeats',
-    {
-      config: { auth: 'admin' },
-      schema: {
-        operationId: 'listDeviceHeartbeats',
-        tags: ['Admin'],
-        summary: "Read a phone's heartbeat history, newest first",
-        description:
-          'Battery, charging and signal as the phone reported them; at most one entry per minute (the first heartbeat of the minute), kept 7 days.',
-        params: DevicePath,
-        querystring: Type.Object({
-          from: Type.Optional({ ...Timestamp, description: 'Only heartbeats received at or after this time.' }),
-          to: Type.Optional({ ...Timestamp, description: 'Only heartbeats received before this time.' }),
-          ...PaginationQuery,
-        }),
-        response: { 200: Described(HeartbeatList, 'A page of heartbeats, newest first.') },
-      },
-    },
-    async (request) => devices.heartbeats(request.params.device_id, request.query),
-  );
-
-  const actions = [
-    ['pause', 'pauseDevice', 'Pause a phone: it claims nothing until resumed', 'The phone is already paused.'],
-    ['resume', 'resumeDevice', 'Resume a paused phone', 'The phone is not paused.'],
-    [
-      'release',
-      'releaseDevice',
-      'Release a quarantined (or degraded) phone back to healthy',
-      'The phone is healthy. Failures before the release no longer count towards its health.',
-    ],
-  ] as const;
-  for (const [action, operationId, summary, conflict] of actions) {
-    app.post(
-      `/v1/admin/devices/:device_id/${action}`,
+export function registerDeviceRoutes(app: App, devices: DevicesService, rest: RestBinder, ops: DeviceOperations): void {
+  const admin = { tags: ['Admin'], params: DevicePath };
+  rest.bind(app, ops.createDevice, {
+    method: 'POST',
+    url: '/v1/admin/devices',
+    tags: ['Admin'],
+    body: Body(DeviceFields.create, {
+      examples: [{ phone_number: '+14155550123', label: 'Rack A, slot 3', send_rate_per_minute: 20 }],
+    }),
+    response: Described(DeviceWithKey, 'The added phone with its device key (shown once).'),
+  });
+  rest.bind(app, ops.listDevices, {
+    method: 'GET',
+    url: '/v1/admin/devices',
+    tags: ['Admin'],
+    querystring: Type.Object(PaginationQuery),
+    response: Described(DeviceList, 'A page of phones, newest first.'),
+  });
+  rest.bind(app, ops.getDevice, {
+    method: 'GET',
+    url: '/v1/admin/devices/:device_id',
+    ...admin,
+    response: Described(Device, 'The phone.'),
+  });
+  rest.bind(app, ops.updateDevice, {
+    method: 'PATCH',
+    url: '/v1/admin/devices/:device_id',
+    ...admin,
+    body: Body(
       {
-        config: { auth: 'admin', errors: ['conflict'] },
-        schema: {
-          operationId,
-          tags: ['Admin'],
-          summary,
-          description: `Recorded in the operator audit log with the reason. 409 conflict: ${conflict}`,
-          params: DevicePath,
-          body: Body({ reason: Reason }, { examples: [{ reason: 'SIM swap in slot 3' }] }),
-          response: { 200: Described(Device, 'The phone.') },
-        },
+        label: Type.Optional(Nullable(Label)),
+        send_rate_per_minute: Type.Optional(SendRate),
+        daily_send_limit: Type.Optional(DailyLimit),
       },
-      async (request) =>
-        devices[action](request.params.device_id, { actor: adminOf(request), reason: request.body.reason }),
-    );
+      { examples: [{ send_rate_per_minute: 30 }] },
+    ),
+    response: Described(Device, 'The updated phone.'),
+  });
+  rest.bind(app, ops.deleteDevice, {
+    method: 'DELETE',
+    url: '/v1/admin/devices/:device_id',
+    ...admin,
+    response: NoContent('Removed; its device key stops working.'),
+  });
+  rest.bind(app, ops.listDeviceHeartbeats, {
+    method: 'GET',
+    url: '/v1/admin/devices/:device_id/heartbeats',
+    ...admin,
+    querystring: Type.Object(HeartbeatsQuery),
+    response: Described(HeartbeatList, 'A page of heartbeats, newest first.'),
+  });
+  for (const [action, op] of [
+    ['pause', ops.pauseDevice],
+    ['resume', ops.resumeDevice],
+    ['release', ops.releaseDevice],
+  ] as const) {
+    rest.bind(app, op, {
+      method: 'POST',
+      url: `/v1/admin/devices/:device_id/${action}`,
+      ...admin,
+      body: ReasonBody,
+      response: Described(Device, 'The phone.'),
+    });
   }
-
-  app.post(
-    '/v1/admin/devices/:device_id/rotate-key',
-    {
-      config: { auth: 'admin' },
-      // The body is optional: a reason for the audit log.
-      preValidation: async (request) => {
-        request.body ??= {};
-      },
-      schema: {
-        operationId: 'rotateDeviceKey',
-        tags: ['Admin'],
-        summary: 'Issue a new device key',
-        description:
-          'The old key stops working at once; the new one is shown once. Recorded in the operator audit log, with the optional reason.',
-        params: DevicePath,
-        body: Body({ reason: Type.Optional(Reason) }),
-        response: { 200: Described(DeviceWithKey, 'The phone with its new device key (shown once).') },
-      },
+  rest.bind(app, ops.rotateDeviceKey, {
+    method: 'POST',
+    url: '/v1/admin/devices/:device_id/rotate-key',
+    ...admin,
+    // The body is optional: a reason for the audit log.
+    preValidation: async (request) => {
+      request.body ??= {};
     },
-    async (request) =>
-      devices.rotateKey(request.params.device_id, { actor: adminOf(request), reason: request.body?.reason ?? null }),
-  );
+    body: Body({ reason: Type.Optional(Reason) }),
+    response: Described(DeviceWithKey, 'The phone with its new device key (shown once).'),
+  });
 
   app.post(
     '/v1/device/heartbeat',

@@ -17,6 +17,7 @@ import { ALL_CAPABILITIES, capabilitiesView, capabilityColumns, type StatedCapab
 import type { HeartbeatHistory, HeartbeatQuery } from './heartbeats.ts';
 import type { RecordOperatorAction } from '../admin/audit.ts';
 import { decideHealth, HEALTH_WINDOW } from './health.ts';
+import { BATTERY_LOW_PCT, type DeviceEventType } from './events.ts';
 
 /** What became of a send (messages/ports.ts SendOutcome, stated here so the modules meet structurally). */
 export interface SendOutcome {
@@ -81,6 +82,9 @@ export interface DeviceHooks {
   stateChanged(tx: Executor, before: DevicesTable, after: DevicesTable): Promise<void>;
 }
 
+/** Tells the operator's webhooks of a phone's transition (contract §11), in its transaction. */
+export type OperatorEvents = (tx: Executor, type: DeviceEventType, device: DeviceView) => Promise<void>;
+
 export interface HeartbeatBody {
   battery_pct?: number;
   charging?: boolean;
@@ -135,7 +139,10 @@ export class DevicesService {
   private readonly clock: Clock;
   private readonly history: HeartbeatHistory;
   private readonly audit: RecordOperatorAction;
-  readonly ports = { hooks: new Port<DeviceHooks>('devices', 'hooks') };
+  readonly ports = {
+    hooks: new Port<DeviceHooks>('devices', 'hooks'),
+    operatorEvents: new Port<OperatorEvents>('devices', 'operatorEvents'),
+  };
   private readonly lastTouch = new Map<string, number>();
   private readonly assignments = new Map<string, { value: DeviceAssignment | null; until: number }>();
 
@@ -219,13 +226,26 @@ export class DevicesService {
   }
 
   /** Devices as the admin surface shows them, with their sends and failures of the last 24 hours. */
-  async views(rows: readonly DevicesTable[]): Promise<DeviceView[]> {
+  async views(rows: readonly DevicesTable[], ex: Executor = this.repo.db): Promise<DeviceView[]> {
     const since = new Date(this.clock.now().getTime() - DAY_MS).toISOString();
     const counts = await this.repo.outcomeCounts(
       rows.map((row) => row.id),
       since,
+      ex,
     );
     return rows.map((row) => deviceView(row, counts.get(row.id)));
+  }
+
+  /** An operator event about `device` (as it is in `tx`), written in the transaction of the change. */
+  private async announce(tx: Executor, type: DeviceEventType, device: DevicesTable): Promise<void> {
+    const [view] = await this.views([device], tx);
+    await this.ports.operatorEvents.value(tx, type, view);
+  }
+
+  /** device.unhealthy when a phone turns degraded or quarantined (or worse), device.recovered when healthy again. */
+  private async announceHealth(tx: Executor, before: DevicesTable, after: DevicesTable): Promise<void> {
+    if (after.health === before.health) return;
+    await this.announce(tx, after.health === 'healthy' ? 'device.recovered' : 'device.unhealthy', after);
   }
 
   /** The operator holds the phone: it claims nothing until resumed (contract §11). 409 when already paused. */
@@ -268,6 +288,7 @@ export class DevicesService {
         reason: by.reason ?? null,
       });
       await this.hooks.stateChanged(tx, before, device);
+      await this.announceHealth(tx, before, device);
     });
     this.forgetAssignment(id);
     return this.get(id);
@@ -359,6 +380,7 @@ export class DevicesService {
     if (!changed) return;
     this.forgetAssignment(device.id);
     await this.hooks.stateChanged(tx, device, changed);
+    await this.announceHealth(tx, device, changed);
   }
 
   // --- device surface ------------------------------------------------------------------------
@@ -389,7 +411,9 @@ export class DevicesService {
     if ((await this.repo.touchOnline(deviceId, now)) === 1) return;
     await transact(this.repo.db, async (tx) => {
       const device = await this.repo.markOnline(tx, deviceId, now);
-      if (device) await this.hooks.presenceChanged(tx, device, true);
+      if (!device) return;
+      await this.hooks.presenceChanged(tx, device, true);
+      await this.announce(tx, 'device.online', device);
     });
   }
 
@@ -399,11 +423,27 @@ export class DevicesService {
     if (telemetry.charging !== undefined) changes.charging = telemetry.charging ? 1 : 0;
     if (telemetry.signal_dbm !== undefined) changes.signal_dbm = telemetry.signal_dbm;
     if (telemetry.app_version !== undefined) changes.app_version = telemetry.app_version;
-    if (Object.keys(changes).length > 0) await this.repo.saveTelemetry(deviceId, changes);
+    if (changes.battery_pct !== undefined || changes.charging !== undefined) await this.saveBattery(deviceId, changes);
+    else if (Object.keys(changes).length > 0) await this.repo.saveTelemetry(deviceId, changes);
     await this.history.record(deviceId, telemetry);
     // A heartbeat without capabilities keeps the stored ones, as it keeps the telemetry it leaves out.
     if (telemetry.capabilities !== undefined) await this.stateCapabilities(deviceId, telemetry.capabilities);
     return this.config(deviceId);
+  }
+
+  /**
+   * Telemetry with the battery in it, and the battery-low flag it moves: one device.battery_low
+   * per dip below 15 % without charging (contract §11); charging or climbing back ends the dip.
+   */
+  private async saveBattery(deviceId: string, changes: Telemetry): Promise<void> {
+    await transact(this.repo.db, async (tx) => {
+      const device = await this.repo.saveBatteryTelemetry(tx, deviceId, changes);
+      if (!device) return;
+      const low = device.battery_pct !== null && device.battery_pct < BATTERY_LOW_PCT && device.charging !== 1;
+      if (low === (device.battery_low === 1)) return;
+      const changed = await this.repo.setBatteryLow(tx, deviceId, low);
+      if (changed && low) await this.announce(tx, 'device.battery_low', changed);
+    });
   }
 
   /** The phone's configuration, as a heartbeat answers it. */
@@ -439,8 +479,10 @@ export class DevicesService {
       for (const { id } of silent) {
         const wentOffline = await transact(this.repo.db, async (tx) => {
           const device = await this.repo.markOfflineIfSilent(tx, id, cutoff);
-          if (device) await this.hooks.presenceChanged(tx, device, false);
-          return device !== undefined;
+          if (!device) return false;
+          await this.hooks.presenceChanged(tx, device, false);
+          await this.announce(tx, 'device.offline', device);
+          return true;
         });
         if (wentOffline) count += 1;
       }
@@ -449,6 +491,11 @@ export class DevicesService {
   }
 
   // --- assignment (used by the cells and messages modules) -----------------------------------
+
+  /** The phone carrying this cell and its send rate; undefined when none does. */
+  phoneOfCell(cellId: string) {
+    return this.repo.findByCell(cellId);
+  }
 
   /** The active cell this device carries, or null. Runs on every device poll, so it is cached briefly. */
   async assignment(deviceId: string): Promise<DeviceAssignment | null> {

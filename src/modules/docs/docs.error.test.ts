@@ -1,15 +1,11 @@
 // @database-independent (scripts/test.ts: the PostgreSQL run leaves this file to the SQLite runs)
 // Unknown error codes: a 404 page that links the index (HTML), or a problem+json 404 for JSON clients.
-import { after, before, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { expectProblem, startApp, type TestApp } from '../../../test/harness.ts';
+import { expectProblem, useApp } from '../../../test/harness.ts';
 
 describe('unknown error codes', () => {
-  let t: TestApp;
-  before(async () => {
-    t = await startApp();
-  });
-  after(() => t.close());
+  const t = useApp();
 
   it('answers a 404 HTML page that links the index', async () => {
     const response = await t.app.inject({ url: '/docs/errors/made_up' });

@@ -2,11 +2,11 @@
 // The error pages and the landing: every code of the error table has a page with its meaning,
 // causes, fix, example body and operations (the same operations the OpenAPI document lists),
 // the `type` of a real problem body resolves to its page, and / names the service.
-import { after, before, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { ERROR_CODES, ERROR_DOCS, ERRORS } from '../../lib/errors.ts';
 import { VERSION } from '../system/routes.ts';
-import { startApp, verifiedOrganization, type TestApp } from '../../../test/harness.ts';
+import { useApp, verifiedOrganization } from '../../../test/harness.ts';
 
 const json = { accept: 'application/json' };
 const escaped = (text: string) =>
@@ -37,11 +37,7 @@ function operationsNaming(document: { paths?: Record<string, unknown> }, code: s
 }
 
 describe('error pages', () => {
-  let t: TestApp;
-  before(async () => {
-    t = await startApp();
-  });
-  after(() => t.close());
+  const t = useApp();
 
   it('serves an accessible HTML page for every code of the error table', async () => {
     for (const code of ERROR_CODES) {
@@ -136,11 +132,7 @@ describe('error pages', () => {
 });
 
 describe('landing', () => {
-  let t: TestApp;
-  before(async () => {
-    t = await startApp();
-  });
-  after(() => t.close());
+  const t = useApp();
 
   const links = {
     docs: 'http://cellgate.test/docs',
@@ -206,11 +198,7 @@ describe('landing', () => {
 });
 
 describe('favicon', () => {
-  let t: TestApp;
-  before(async () => {
-    t = await startApp();
-  });
-  after(() => t.close());
+  const t = useApp();
 
   it('serves an SVG icon at /favicon.svg and at /favicon.ico', async () => {
     for (const url of ['/favicon.svg', '/favicon.ico']) {
@@ -236,11 +224,7 @@ describe('favicon', () => {
 });
 
 describe('the payment_required page', () => {
-  let t: TestApp;
-  before(async () => {
-    t = await startApp();
-  });
-  after(() => t.close());
+  const t = useApp();
 
   /** A problem body with its per-request parts (request id, payment id, checkout token) masked. */
   const masked = (body: unknown) =>

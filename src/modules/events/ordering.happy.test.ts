@@ -1,17 +1,13 @@
 // The outbox's order is commit order: an event whose transaction took its seq first but commits
 // last must not be skipped by a reader that has already moved past a later seq.
-import { after, before, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { activeOrganization, startApp, type TestApp } from '../../../test/harness.ts';
+import { activeOrganization, useApp } from '../../../test/harness.ts';
 import { StreamClient, streamUrl } from '../../../test/support/stream-client.ts';
 import { atCommit, transact } from '../../db/transaction.ts';
 
 describe('event order across concurrent transactions', () => {
-  let t: TestApp;
-  before(async () => {
-    t = await startApp();
-  });
-  after(() => t.close());
+  const t = useApp();
 
   it('holds a second emitting transaction until the first commits, so no event is skipped', async () => {
     const org = await activeOrganization(t);

@@ -1,6 +1,6 @@
-import { after, before, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { activeOrganization, startApp, type TestApp } from '../../../test/harness.ts';
+import { activeOrganization, useApp } from '../../../test/harness.ts';
 import { createCell } from '../../../test/support/cells.ts';
 import { eventsPruneWorker } from '../../workers/events-prune.ts';
 import { rejected, StreamClient, streamUrl } from '../../../test/support/stream-client.ts';
@@ -8,11 +8,7 @@ import { rejected, StreamClient, streamUrl } from '../../../test/support/stream-
 const DAY = 24 * 3600 * 1000;
 
 describe('event retention', () => {
-  let t: TestApp;
-  before(async () => {
-    t = await startApp();
-  });
-  after(() => t.close());
+  const t = useApp();
 
   it('keeps events 7 days, then the prune worker deletes only the older ones', async () => {
     const org = await activeOrganization(t);

@@ -6,7 +6,13 @@ import assert from 'node:assert/strict';
 import { send, type Line } from '../../../test/support/messages.ts';
 import { clientId, ok, podWithLines, type Org } from '../../../test/support/pods.ts';
 import { createEndpoint } from '../../../test/support/webhooks.ts';
-import { SDK_CLIENTS, startListening, toolErrorOf, type AnyMcpClient, type McpTestApp } from './test-client.ts';
+import {
+  SDK_CLIENTS,
+  startListening,
+  toolErrorOf,
+  type AnyMcpClient,
+  type McpTestApp,
+} from '../../../test/support/mcp-client.ts';
 
 for (const { sdk, connect } of SDK_CLIENTS) {
   describe(`errors of the agent's own tools through the ${sdk} SDK client`, () => {

@@ -7,7 +7,13 @@ import { send, type Line } from '../../../test/support/messages.ts';
 import { clientId, ok, podWithLines, type Org } from '../../../test/support/pods.ts';
 import { createEndpoint, deliveriesOf, emitEvent } from '../../../test/support/webhooks.ts';
 import { MCP_SCOPES } from './scopes.ts';
-import { SDK_CLIENTS, startListening, structured, type AnyMcpClient, type McpTestApp } from './test-client.ts';
+import {
+  SDK_CLIENTS,
+  startListening,
+  structured,
+  type AnyMcpClient,
+  type McpTestApp,
+} from '../../../test/support/mcp-client.ts';
 
 for (const { sdk, connect } of SDK_CLIENTS) {
   describe(`the agent's own tools through the ${sdk} SDK client`, () => {
@@ -68,6 +74,16 @@ for (const { sdk, connect } of SDK_CLIENTS) {
       assert.equal(job.pod_id, pod.id);
       assert.equal(job.counts.total, 2);
       assert.deepEqual(job, await ok(t, org, 'GET', `/v1/pods/${pod.id}/jobs/${job.id}`));
+    });
+
+    it("start_cycle with the client_id of a REST job answers that job as a replay (the REST operation's rule)", async () => {
+      const body = { mode: 'ring', client_id: clientId(`ring-${sdk}`) };
+      const rest = await ok(t, org, 'POST', `/v1/pods/${pod.id}/messages/cycle`, body, 202);
+      const result = await client.callTool('start_cycle', { pod_id: pod.id, ...body });
+      assert.equal(result.isError, undefined, JSON.stringify(result));
+      const { job, replayed } = structured(result);
+      assert.equal(replayed, true);
+      assert.equal(job.id, rest.id);
     });
 
     it('get_usage answers the usage summary, as GET /v1/usage/summary', async () => {

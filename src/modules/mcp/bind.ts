@@ -2,7 +2,13 @@
 // (handed to the SDK as a Standard Schema whose validation is ours: the input is checked here,
 // with the REST rules and messages, so a bad argument is an invalid_request tool error naming the
 // field). The call is one invoke; an error, a kept refusal or a 402 comes back as a tool error.
-import type { CallToolResult, McpServer, StandardSchemaWithJSON, ToolAnnotations } from '@modelcontextprotocol/server';
+import type {
+  CallToolResult,
+  McpServer,
+  RegisteredTool,
+  StandardSchemaWithJSON,
+  ToolAnnotations,
+} from '@modelcontextprotocol/server';
 import { Type, type TObject, type TSchema } from 'typebox';
 import type { ValidateFunction } from 'ajv';
 import { fromFastifyError } from '../../http/errors.ts';
@@ -13,7 +19,13 @@ import type { AnyOperation } from '../../operations/operation.ts';
 import { asToolError, ok, storedError } from './results.ts';
 
 export interface ToolBinding {
+  /** The operation it calls; the tool's name may differ (send_from_pod calls send_pod_draft). */
   operation: AnyOperation;
+  /**
+   * The tool's arguments, when narrower than the operation's input (a subset of its fields, e.g.
+   * send_from_pod without the REST send's send_at); default: the operation's input.
+   */
+  input?: TObject;
   /** What the agent reads in tools/list. */
   description: string;
   annotations: ToolAnnotations;
@@ -26,6 +38,11 @@ export interface ToolBinding {
    * does nothing and answers the quote operation's price with `confirmation_required: true`.
    */
   confirm?: { quote: AnyOperation; when?(input: Record<string, unknown>): boolean };
+  /**
+   * The answer and whether it repeats an earlier call, from a fresh value that is not the answer
+   * (start_cycle: the operation's `{replayed, job}`, a client_id's earlier job; a kept outcome is the job).
+   */
+  answer?: (value: never) => { value: unknown; replayed: boolean };
   /** The structured content (default: the answer itself) and the short text of an answer. */
   result(value: never, replayed: boolean): { structured?: Record<string, unknown>; text: string };
 }
@@ -71,8 +88,10 @@ export interface BoundTool {
   validate: ValidateFunction;
 }
 
-export function boundTool(binding: ToolBinding): BoundTool {
+/** The tool `name` of a binding. */
+export function boundTool(name: string, binding: ToolBinding): BoundTool {
   const op = binding.operation;
+  const args = binding.input ?? (op.input as TObject);
   const takesKey = op.idempotency !== 'none';
   const required = binding.requireKey || op.idempotency === 'required';
   const confirm: Record<string, TSchema> = binding.confirm
@@ -89,7 +108,7 @@ export function boundTool(binding: ToolBinding): BoundTool {
     takesKey || binding.confirm
       ? Type.Object(
           {
-            ...(op.input as TObject).properties,
+            ...args.properties,
             ...(takesKey
               ? ({ idempotency_key: required ? IdempotencyKey : Type.Optional(IdempotencyKey) } as Record<
                   string,
@@ -100,9 +119,9 @@ export function boundTool(binding: ToolBinding): BoundTool {
           },
           { additionalProperties: false },
         )
-      : op.input;
+      : args;
   return {
-    name: op.name,
+    name,
     binding,
     input: standard(input),
     output: standard(binding.output ?? op.output),
@@ -118,9 +137,9 @@ export interface ToolContext {
 }
 
 /** Registers the tool on a request's server, acting for the context's agent. */
-export function registerBoundTool(server: McpServer, tool: BoundTool, context: ToolContext): void {
+export function registerBoundTool(server: McpServer, tool: BoundTool, context: ToolContext): RegisteredTool {
   const { binding } = tool;
-  server.registerTool(
+  return server.registerTool(
     tool.name,
     {
       description: binding.description,
@@ -168,7 +187,10 @@ export function registerBoundTool(server: McpServer, tool: BoundTool, context: T
           if (outcome.status >= 400) return storedError(body);
           return answer(binding, body, true);
         }
-        return answer(binding, outcome.value as never, false);
+        const fresh = binding.answer
+          ? binding.answer(outcome.value as never)
+          : { value: outcome.value, replayed: false };
+        return answer(binding, fresh.value as never, fresh.replayed);
       } catch (error) {
         return asToolError(error);
       }

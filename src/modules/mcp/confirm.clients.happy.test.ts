@@ -5,7 +5,13 @@ import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { verifiedOrganization } from '../../../test/harness.ts';
 import { podWithLines, ok, type Org } from '../../../test/support/pods.ts';
-import { SDK_CLIENTS, startListening, structured, type AnyMcpClient, type McpTestApp } from './test-client.ts';
+import {
+  SDK_CLIENTS,
+  startListening,
+  structured,
+  type AnyMcpClient,
+  type McpTestApp,
+} from '../../../test/support/mcp-client.ts';
 
 for (const { sdk, connect } of SDK_CLIENTS) {
   describe(`confirmation of paid tools through the ${sdk} SDK client`, () => {

@@ -11,7 +11,7 @@ import {
   toolErrorOf,
   type AnyMcpClient,
   type McpTestApp,
-} from './test-client.ts';
+} from '../../../test/support/mcp-client.ts';
 
 const TERMUX = { delivery_reports: false, mms_send: false, mms_receive: false };
 

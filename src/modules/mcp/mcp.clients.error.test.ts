@@ -6,7 +6,13 @@ import assert from 'node:assert/strict';
 import { verifiedOrganization } from '../../../test/harness.ts';
 import { BASE_PAY_TO, grant } from '../../../test/support/billing.ts';
 import { activeLine, inbound, type Line } from '../../../test/support/messages.ts';
-import { SDK_CLIENTS, startListening, toolErrorOf, type AnyMcpClient, type McpTestApp } from './test-client.ts';
+import {
+  SDK_CLIENTS,
+  startListening,
+  toolErrorOf,
+  type AnyMcpClient,
+  type McpTestApp,
+} from '../../../test/support/mcp-client.ts';
 
 for (const { sdk, connect } of SDK_CLIENTS) {
   describe(`MCP tool errors through the ${sdk} SDK client`, () => {

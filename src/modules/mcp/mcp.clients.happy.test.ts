@@ -4,7 +4,13 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { activeLine, inbound, type Line } from '../../../test/support/messages.ts';
-import { SDK_CLIENTS, startListening, structured, type AnyMcpClient, type McpTestApp } from './test-client.ts';
+import {
+  SDK_CLIENTS,
+  startListening,
+  structured,
+  type AnyMcpClient,
+  type McpTestApp,
+} from '../../../test/support/mcp-client.ts';
 
 for (const { sdk, connect } of SDK_CLIENTS) {
   describe(`wait_for_reply in a loop through the ${sdk} SDK client`, () => {

@@ -2,7 +2,13 @@ import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import type { Client } from '@modelcontextprotocol/client';
 import { activeLine, type Line } from '../../../test/support/messages.ts';
-import { mcpClient, startListening, structured, toolErrorOf, type McpTestApp } from './test-client.ts';
+import {
+  mcpClient,
+  startListening,
+  structured,
+  toolErrorOf,
+  type McpTestApp,
+} from '../../../test/support/mcp-client.ts';
 
 describe('POST /mcp bad input', () => {
   let t: McpTestApp;

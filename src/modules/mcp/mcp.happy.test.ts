@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import type { Client } from '@modelcontextprotocol/client';
 import { activeLine, claim, inbound, report, type Line } from '../../../test/support/messages.ts';
 import { TOOL_SCOPES } from './scopes.ts';
-import { mcpClient, startListening, structured, type McpTestApp } from './test-client.ts';
+import { mcpClient, startListening, structured, type McpTestApp } from '../../../test/support/mcp-client.ts';
 
 describe('POST /mcp with an API key', () => {
   let t: McpTestApp;

@@ -1,7 +1,7 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { activeLine, inbound, type Line } from '../../../test/support/messages.ts';
-import { authorize, consent, pkce, postForm, REDIRECT, registerPublic } from '../oauth/test-client.ts';
+import { authorize, consent, pkce, postForm, REDIRECT, registerPublic } from '../../../test/support/oauth-client.ts';
 import {
   Client,
   InsufficientScopeError,
@@ -10,7 +10,14 @@ import {
   type OAuthClientProvider,
   type OAuthTokens,
 } from '@modelcontextprotocol/client';
-import { mcpClient, mcpClientV1, startListening, structured, toolErrorOf, type McpTestApp } from './test-client.ts';
+import {
+  mcpClient,
+  mcpClientV1,
+  startListening,
+  structured,
+  toolErrorOf,
+  type McpTestApp,
+} from '../../../test/support/mcp-client.ts';
 
 /** An OAuth access token of `line`'s organization for `resource` with `scope`. */
 async function accessToken(t: McpTestApp, line: Line, resource: string, scope: string, clientId?: string) {

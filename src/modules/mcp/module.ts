@@ -3,16 +3,22 @@
 // bound from the same operations as the REST routes (./tools.ts). The SDK loads on the first
 // request: it holds ~15 MB that a service nobody reaches over MCP should not carry.
 import type { McpHttpHandler } from '@modelcontextprotocol/server';
+import type { Kysely } from 'kysely';
+import type { DB } from '../../db/schema.ts';
 import type { App, AgentPrincipal } from '../../http/types.ts';
+import type { Clock } from '../../lib/clock.ts';
 import { registerMcpRoute } from './route.ts';
+import { McpTasks } from './tasks.ts';
 import { boundTools, mcpServer, type ToolDeps } from './tools.ts';
 
 export interface McpModule {
   /** The SDK's handler, loaded once on first use. */
   handler: () => Promise<McpHttpHandler>;
+  /** The waits called as MCP tasks, kept in the database. */
+  tasks: McpTasks;
 }
 
-export function build(deps: ToolDeps): McpModule {
+export function build(deps: ToolDeps & { db: Kysely<DB>; clock: Clock }): McpModule {
   // Bound (schemas compiled, scopes checked) at start-up: a tool out of step refuses the start.
   const tools = boundTools(deps.operations);
   let loading: Promise<McpHttpHandler> | undefined;
@@ -20,9 +26,10 @@ export function build(deps: ToolDeps): McpModule {
     const { createMcpHandler, McpServer } = await import('@modelcontextprotocol/server');
     return createMcpHandler((ctx) => mcpServer(McpServer, deps, tools, ctx.authInfo?.extra?.agent as AgentPrincipal));
   };
-  return { handler: () => (loading ??= load()) };
+  const tasks = new McpTasks({ ...deps, tools });
+  return { handler: () => (loading ??= load()), tasks };
 }
 
 export async function register(app: App, module: McpModule, options: { baseUrl: string }): Promise<void> {
-  await registerMcpRoute(app, module.handler, options);
+  await registerMcpRoute(app, module.handler, { ...options, tasks: module.tasks });
 }

@@ -8,7 +8,7 @@ import { ApiError } from '../../lib/errors.ts';
 import { requirePhone } from '../../lib/phone.ts';
 import { defineOperation } from '../../operations/operation.ts';
 import type { CellsService } from '../cells/service.ts';
-import { Code } from '../codes/routes.ts';
+import { Code } from '../codes/schemas.ts';
 import type { CodesService } from '../codes/service.ts';
 import type { EventsService } from '../events/service.ts';
 import { PhoneInput } from '../messages/schemas.ts';

@@ -8,6 +8,7 @@ import { agentOf } from '../../http/auth.ts';
 import type { AgentPrincipal, App } from '../../http/types.ts';
 import { ApiError } from '../../lib/errors.ts';
 import { MCP_SCOPES, toolScope } from './scopes.ts';
+import { TASK_TOOLS, taskRequestOf, type McpTasks } from './tasks.ts';
 
 /** The hosts an MCP request may name: the public base URL's and loopback. */
 export function allowedHosts(baseUrl: string): string[] {
@@ -27,19 +28,27 @@ function webHeaders(request: FastifyRequest): Headers {
 
 type Guard = (request: FastifyRequest, reply: FastifyReply) => Promise<void>;
 
-/** The scopes the `tools/call` requests of a JSON-RPC body need (a batch: each member's); unparsable bodies are the SDK's to refuse. */
-function neededScopes(body: Uint8Array | undefined): string[] {
-  if (!body) return [];
-  let parsed: unknown;
+/** A JSON-RPC body (a message or a batch), or undefined when it does not parse: unparsable bodies are the SDK's to refuse. */
+function parsed(body: Uint8Array | undefined): unknown {
+  if (!body) return undefined;
   try {
-    parsed = JSON.parse(new TextDecoder().decode(body));
+    return JSON.parse(new TextDecoder().decode(body));
   } catch {
-    return [];
+    return undefined;
   }
+}
+
+/** The scope the tasks/* methods need: that of the wait tools, the only tools that run as tasks. */
+const TASKS_SCOPE = toolScope(TASK_TOOLS[0]);
+
+/** The scopes the `tools/call` and tasks/* requests of a JSON-RPC body need (a batch: each member's). */
+function neededScopes(body: unknown): string[] {
   const needed = new Set<string>();
-  for (const message of Array.isArray(parsed) ? parsed : [parsed]) {
+  for (const message of Array.isArray(body) ? body : [body]) {
     const call = message as { method?: unknown; params?: { name?: unknown } } | null;
-    const scope = call?.method === 'tools/call' ? toolScope(call.params?.name) : undefined;
+    const method = typeof call?.method === 'string' ? call.method : '';
+    const scope =
+      method === 'tools/call' ? toolScope(call?.params?.name) : method.startsWith('tasks/') ? TASKS_SCOPE : undefined;
     if (scope) needed.add(scope);
   }
   return [...needed];
@@ -73,7 +82,7 @@ function stepUp(agent: AgentPrincipal, needed: string[], metadataUrl: string): A
 export async function registerMcpRoute(
   app: App,
   loadHandler: () => Promise<McpHttpHandler>,
-  options: { baseUrl: string },
+  options: { baseUrl: string; tasks: McpTasks },
 ): Promise<void> {
   const hosts = allowedHosts(options.baseUrl);
   const url = `${options.baseUrl.replace(/\/$/, '')}/mcp`;
@@ -102,8 +111,12 @@ export async function registerMcpRoute(
       const hangUp = new AbortController();
       reply.raw.once('close', () => hangUp.abort());
       const body = request.body instanceof Buffer ? new Uint8Array(request.body) : undefined;
-      const refused = stepUp(agent, neededScopes(body), metadataUrl);
+      const message = parsed(body);
+      const refused = stepUp(agent, neededScopes(message), metadataUrl);
       if (refused) throw refused;
+      // Tasks (./tasks.ts) are answered here: the SDK parses their vocabulary but runs none of it.
+      const taskRequest = request.method === 'POST' ? taskRequestOf(message) : undefined;
+      if (taskRequest) return reply.send(await options.tasks.answer(taskRequest, agent, hangUp.signal));
       const web = new Request(url, {
         method: request.method,
         headers: webHeaders(request),

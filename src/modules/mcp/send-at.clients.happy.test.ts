@@ -10,7 +10,7 @@ import {
   toolErrorOf,
   type AnyMcpClient,
   type McpTestApp,
-} from './test-client.ts';
+} from '../../../test/support/mcp-client.ts';
 
 for (const { sdk, connect } of SDK_CLIENTS) {
   describe(`send_message with send_at through the ${sdk} SDK client`, () => {

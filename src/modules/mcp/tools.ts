@@ -2,7 +2,7 @@
 // in tools/list and a one-line text of its answer. Admission, idempotency, validation and the
 // completion of a 402 are invoke's, as for the REST routes of the same operations. Free of the
 // SDK's code (types only): the tools are bound and checked at start-up, the SDK loads on first use.
-import type { McpServer, ToolAnnotations } from '@modelcontextprotocol/server';
+import type { McpServer, RegisteredTool, ToolAnnotations } from '@modelcontextprotocol/server';
 import { Type } from 'typebox';
 import type { AgentPrincipal } from '../../http/types.ts';
 import type { Invoker } from '../../operations/invoke.ts';
@@ -12,19 +12,23 @@ import type { CellOperations } from '../cells/operations.ts';
 import type { MessageOperations } from '../messages/operations.ts';
 import { Message, type MessageView } from '../messages/views.ts';
 import type { AgentPodOperations } from '../pods/agent-operations.ts';
+import type { PodOperations } from '../pods/operations.ts';
+import { id } from '../pods/schemas.ts';
 import { CycleJob } from '../pods/views.ts';
 import type { StatusOperations } from '../status/operations.ts';
 import type { WebhookOperations } from '../webhooks/operations.ts';
 import { boundTool, registerBoundTool, type BoundTool, type ToolBinding } from './bind.ts';
 import type { WaitOperations } from './operations.ts';
 import { TOOL_SCOPES, type ToolName } from './scopes.ts';
+import { TASK_TOOLS, TASKS_CAPABILITY } from './tasks.ts';
 
 export interface ToolOperations {
   cells: CellOperations;
   messages: MessageOperations;
   status: StatusOperations;
   waits: WaitOperations;
-  pods: AgentPodOperations;
+  /** The pods' REST operations and the broadcast's quote. */
+  pods: PodOperations & AgentPodOperations;
   webhooks: WebhookOperations;
   billing: BillingOperations;
 }
@@ -175,7 +179,9 @@ export function toolBindings(ops: ToolOperations): Record<ToolName, ToolBinding>
       }),
     },
     send_from_pod: {
-      operation: ops.pods.sendFromPod,
+      operation: ops.pods.drafts.pod.send,
+      // The REST send's pod and draft; its send_at and send_now are not the tool's.
+      input: Type.Object({ pod_id: id('pod'), draft_id: id('drf') }, { additionalProperties: false }),
       description:
         'Sends a draft of a pod: from the pod cell the recipient already talks to, else the next active cell (rotation). Answers the queued message; wait_for_delivery follows it. Retrying with the same idempotency_key never sends twice.',
       annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: true },
@@ -186,7 +192,9 @@ export function toolBindings(ops: ToolOperations): Record<ToolName, ToolBinding>
       }),
     },
     start_cycle: {
-      operation: ops.pods.startCycle,
+      operation: ops.pods.startPodCycle,
+      // A retry with the client_id of an earlier job answers that job, as a replay (as REST does).
+      answer: ({ replayed, job }: { replayed: boolean; job: JobView }) => ({ value: job, replayed }),
       description:
         'Starts a cycle job of a pod (a broadcast is paid: without confirm: true it only answers the price, confirmation_required): a ring (each active cell texts the next) or a broadcast (one message per distinct recipient of `to` or `list_id`). Answers the queued job; its messages go out in the background.',
       annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: true },
@@ -242,13 +250,21 @@ export function toolBindings(ops: ToolOperations): Record<ToolName, ToolBinding>
  */
 export function boundTools(ops: ToolOperations): BoundTool[] {
   return Object.entries(toolBindings(ops)).map(([name, binding]) => {
-    if (binding.operation.name !== name) throw new Error(`MCP tool ${name} binds operation ${binding.operation.name}`);
     if (TOOL_SCOPES[name as ToolName] !== binding.operation.scope)
       throw new Error(
         `MCP tool ${name}: TOOL_SCOPES says ${TOOL_SCOPES[name as ToolName]}, its operation ${binding.operation.scope}`,
       );
-    return boundTool(binding);
+    return boundTool(name, binding);
   });
+}
+
+/**
+ * The waits also run as MCP tasks (./tasks.ts): tools/list says so (`execution.taskSupport`) to a
+ * client of the 2025-11-25 protocol. registerTool takes no `execution` in SDK 2.4.0 (the 2026
+ * protocol deleted it; its codec strips it again), so it is set on the registered tool.
+ */
+function declareTaskSupport(registered: RegisteredTool, name: string): void {
+  if ((TASK_TOOLS as readonly string[]).includes(name)) registered.execution = { taskSupport: 'optional' };
 }
 
 /**
@@ -261,8 +277,10 @@ export function mcpServer(
   tools: readonly BoundTool[],
   agent: AgentPrincipal,
 ): McpServer {
-  const server = new Server({ name: 'cellgate', version: deps.version });
-  for (const tool of tools)
-    registerBoundTool(server, tool, { invoker: deps.invoker, agent, endpointUrl: deps.endpointUrl });
+  const server = new Server({ name: 'cellgate', version: deps.version }, { capabilities: { tasks: TASKS_CAPABILITY } });
+  for (const tool of tools) {
+    const registered = registerBoundTool(server, tool, { invoker: deps.invoker, agent, endpointUrl: deps.endpointUrl });
+    declareTaskSupport(registered, tool.name);
+  }
   return server;
 }

@@ -2,17 +2,18 @@
 // cell, a code text arrives on it while an agent waits in its MCP host, and the wait answers it.
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { startSimulatedDevice, type SimulatedDevice } from '../../cli/device-simulator.ts';
+import type { SimulatedDevice } from '../../cli/device-simulator.ts';
 import { activeOrganization } from '../../../test/harness.ts';
 import { activeLine, type Line } from '../../../test/support/messages.ts';
 import {
   SDK_CLIENTS,
   startListening,
+  startPhone,
   structured,
   toolErrorOf,
   type AnyMcpClient,
   type McpTestApp,
-} from './test-client.ts';
+} from '../../../test/support/mcp-client.ts';
 
 for (const { sdk, connect } of SDK_CLIENTS) {
   describe(`wait_for_code through the ${sdk} SDK client with a simulated phone`, () => {
@@ -24,14 +25,7 @@ for (const { sdk, connect } of SDK_CLIENTS) {
       t = await startListening();
       line = await activeLine(t);
       client = await connect(t, line.org.apiKey);
-      phone = await startSimulatedDevice({
-        baseUrl: t.origin,
-        key: line.device.key,
-        deliveryDelayMs: 0,
-        pollWaitSeconds: 1,
-        logger: () => {},
-        now: () => t.clock.now(),
-      });
+      phone = await startPhone(t, line);
     });
     after(async () => {
       await phone?.stop();

@@ -53,7 +53,14 @@ export function build(deps: {
   const conversations = new ConversationsRepository(deps.db);
   const wakeups = new CellWakeups();
   const codeArrivals = new CellWakeups();
-  const messages = new MessagesService({ repo, conversations, cells: deps.cells, clock: deps.clock, wakeups });
+  const messages = new MessagesService({
+    repo,
+    conversations,
+    cells: deps.cells,
+    devices: deps.devices,
+    clock: deps.clock,
+    wakeups,
+  });
   const delivery = new DeliveryService({
     repo,
     devices: deps.devices,
@@ -94,7 +101,7 @@ export function register(
   rest: RestBinder,
 ): void {
   registerMessageRoutes(app, messaging.messages, rest, messaging.operations);
-  registerConversationRoutes(app, messaging.messages, rest, messaging.operations);
+  registerConversationRoutes(app, rest, messaging.operations);
   registerDeviceMessageRoutes(app, messaging.delivery, messaging.inbound, caps.longPolls);
   app.addHook('preClose', async () => messaging.delivery.stopWaiting());
 }

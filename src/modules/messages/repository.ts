@@ -22,6 +22,26 @@ export interface MessageListFilter {
   limit: number;
 }
 
+/** The console's message search (organization-wide, newest first); every bound is optional. */
+export interface MessageSearchFilter {
+  organizationId: string;
+  /** The cells searched (the organization's, or one of them). */
+  cellIds: readonly string[];
+  /** The other party (E.164): through the conversations of these cells with them. */
+  participant?: string;
+  /** A substring of the text, without regard to case. */
+  text?: string;
+  status?: MessageStatus;
+  /** Inclusive lower bound on ids: the id floor of the first instant searched. */
+  fromId?: string;
+  /** Exclusive upper bound on ids: the id floor after the last instant, or the previous page's last id. */
+  beforeId?: string;
+  limit: number;
+}
+
+/** A LIKE pattern matching `text` anywhere, its own % _ and \\ taken literally (ESCAPE '\\'). */
+const containsPattern = (text: string) => `%${text.toLowerCase().replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+
 type Failure = { code: string; message: string };
 
 // Every column, checked by the compiler: a column added to MessagesTable must be added here.
@@ -174,6 +194,34 @@ export class MessagesRepository {
     if (filter.since) query = query.where('created_at', '>=', filter.since);
     if (filter.beforeId) query = query.where('id', '<', filter.beforeId);
     if (filter.excludeIgnored) query = query.where('ignored', '=', 0);
+    return query.orderBy('id', 'desc').limit(filter.limit).execute();
+  }
+
+  /**
+   * The console's search: a range of the (cell_id, id) index per cell, the participant through
+   * the conversations' (cell_id, participant) key; the text is a scan of what those bounds leave.
+   */
+  search(filter: MessageSearchFilter) {
+    if (filter.cellIds.length === 0) return Promise.resolve([]);
+    let query = this.db
+      .selectFrom('messages')
+      .selectAll()
+      .where('organization_id', '=', filter.organizationId)
+      .where('cell_id', 'in', filter.cellIds);
+    if (filter.participant !== undefined) {
+      const participant = filter.participant;
+      query = query.where('conversation_id', 'in', (eb) =>
+        eb
+          .selectFrom('conversations')
+          .select('id')
+          .where('cell_id', 'in', filter.cellIds)
+          .where('participant', '=', participant),
+      );
+    }
+    if (filter.status) query = query.where('status', '=', filter.status);
+    if (filter.text) query = query.where(sql<boolean>`lower(body) like ${containsPattern(filter.text)} escape '\\'`);
+    if (filter.fromId) query = query.where('id', '>=', filter.fromId);
+    if (filter.beforeId) query = query.where('id', '<', filter.beforeId);
     return query.orderBy('id', 'desc').limit(filter.limit).execute();
   }
 
@@ -358,18 +406,12 @@ export class MessagesRepository {
 
   // --- the per-cell pace (RateLimit-* headers of sends) ---
 
-  /** The cell's phone's pace, its claims since `since` (and the oldest), and the cell's queue; undefined without a phone. */
-  async pace(cellId: string, since: string) {
-    const device = await this.db
-      .selectFrom('devices')
-      .select(['id', 'send_rate_per_minute'])
-      .where('cell_id', '=', cellId)
-      .executeTakeFirst();
-    if (!device) return undefined;
+  /** The claims of the cell's phone since `since` (and the oldest), and the cell's queue. */
+  async pace(cellId: string, deviceId: string, since: string) {
     const claims = await this.db
       .selectFrom('messages')
       .select((eb) => [eb.fn.countAll<number>().as('n'), eb.fn.min('claimed_at').as('oldest')])
-      .where('device_id', '=', device.id)
+      .where('device_id', '=', deviceId)
       .where('claimed_at', '>', since)
       .executeTakeFirstOrThrow();
     const queued = await this.db
@@ -379,7 +421,6 @@ export class MessagesRepository {
       .where('status', '=', QUEUED)
       .executeTakeFirstOrThrow();
     return {
-      rate: device.send_rate_per_minute,
       recent: Number(claims.n),
       oldest: (claims.oldest as string | null) ?? null,
       queued: Number(queued.n),

@@ -54,6 +54,18 @@ export const IncludeIgnored = {
 export const MessageParams = Type.Object({ ...CellParams.properties, ...IdParam('message_id', 'msg').properties });
 
 /**
+ * An operation's `prepare`: a valid phone in `field` to E.164 (the same call for an idempotency
+ * key, whatever the spelling); an absent or invalid one is left for the rules to refuse.
+ */
+export const normalizedPhoneOf =
+  (field: string) =>
+  <T extends object>(input: T): T => {
+    const value = (input as Record<string, unknown>)[field];
+    const phone = typeof value === 'string' ? normalizePhone(value) : null;
+    return phone ? { ...input, [field]: phone } : input;
+  };
+
+/**
  * preValidation hook: rewrites a valid phone field to E.164, so "+1 415 555 0123" and
  * "+14155550123" are the same request for Idempotency-Key. An invalid one is left for the schema
  * (format 'phone') to report together with the body's other errors.

@@ -10,9 +10,9 @@ import { recordOutcomes, type IdempotencyRecorder } from '../../http/idempotency
 import { requirePhone } from '../../lib/phone.ts';
 import type { DB, Executor } from '../../db/schema.ts';
 import { conversationKey, touchKey, type ConversationsRepository, type Touch } from './conversations-repository.ts';
-import type { CellsPort, ChargesPort, IgnoreListPort } from './ports.ts';
+import type { CellsPort, ChargesPort, DevicesPort, IgnoreListPort } from './ports.ts';
 import { Port } from '../../lib/ports.ts';
-import type { MessagesRepository } from './repository.ts';
+import type { MessageSearchFilter, MessagesRepository } from './repository.ts';
 import type { MessagesTable, MessageStatus } from './tables.ts';
 import { conversationView, messageView, newMessageRow, type MessageView } from './views.ts';
 import type { CellWakeups } from './wakeups.ts';
@@ -27,6 +27,16 @@ export interface SendInput {
   to: string;
   body: string;
   media_urls?: string[];
+}
+
+/** The console's message search; `to` is exclusive. */
+export interface MessageSearchQuery extends PageQuery {
+  cellIds: readonly string[];
+  participant?: string;
+  text?: string;
+  status?: MessageStatus;
+  from?: Date;
+  to?: Date;
 }
 
 export interface MessageListQuery extends PageQuery {
@@ -72,6 +82,7 @@ interface Deps {
   repo: MessagesRepository;
   conversations: ConversationsRepository;
   cells: CellsPort;
+  devices: DevicesPort;
   clock: Clock;
   wakeups: CellWakeups;
 }
@@ -80,6 +91,7 @@ export class MessagesService {
   private readonly repo: MessagesRepository;
   private readonly conversations: ConversationsRepository;
   private readonly cells: CellsPort;
+  private readonly devices: DevicesPort;
   private readonly clock: Clock;
   private readonly wakeups: CellWakeups;
   /** Wired by the composition root: billing's charges, the pods module's ignore lists. */
@@ -94,6 +106,7 @@ export class MessagesService {
     this.repo = deps.repo;
     this.conversations = deps.conversations;
     this.cells = deps.cells;
+    this.devices = deps.devices;
     this.clock = deps.clock;
     this.wakeups = deps.wakeups;
     this.writes = new GroupCommit(deps.repo.db, (tx, units) => this.writeSends(tx, units));
@@ -270,17 +283,17 @@ export class MessagesService {
    * Null for a cell without a phone.
    */
   async pace(cellId: string): Promise<{ limit: number; remaining: number; reset: number } | null> {
+    const phone = await this.devices.phoneOfCell(cellId);
+    if (!phone || phone.send_rate_per_minute <= 0) return null;
+    const rate = phone.send_rate_per_minute;
     const now = this.clock.now().getTime();
-    const pace = await this.repo.pace(cellId, new Date(now - 60_000).toISOString());
-    if (!pace || pace.rate <= 0) return null;
+    const pace = await this.repo.pace(cellId, phone.id, new Date(now - 60_000).toISOString());
     const backlog = pace.recent + pace.queued;
-    const remaining = Math.max(0, pace.rate - backlog);
+    const remaining = Math.max(0, rate - backlog);
     const untilOldestLeaves = pace.oldest ? Math.max(0, Math.ceil((Date.parse(pace.oldest) + 60_000 - now) / 1000)) : 0;
     const reset =
-      remaining > 0
-        ? untilOldestLeaves
-        : Math.max(untilOldestLeaves, Math.ceil(((backlog - pace.rate + 1) * 60) / pace.rate));
-    return { limit: pace.rate, remaining, reset };
+      remaining > 0 ? untilOldestLeaves : Math.max(untilOldestLeaves, Math.ceil(((backlog - rate + 1) * 60) / rate));
+    return { limit: rate, remaining, reset };
   }
 
   /** Counts for GET /v1/agent/status. */
@@ -356,6 +369,52 @@ export class MessagesService {
       2,
     );
     return { conversations: items.map(conversationView), next_cursor };
+  }
+
+  /**
+   * The console's search over the given cells of the organization (the caller's own list of
+   * them), newest first: the participant's conversations, a text substring, a status, and a range
+   * of creation times [from, to). Ids begin with their creation time, so the range is an id range.
+   */
+  async search(organizationId: string, query: MessageSearchQuery) {
+    const { items, next_cursor } = await listPage(
+      query,
+      (key, count) =>
+        this.repo.search(this.searchFilter(organizationId, query, key ? String(key[0]) : undefined, count)),
+      (row) => [row.id],
+    );
+    return { messages: items.map(messageView), next_cursor };
+  }
+
+  /** Every match of the search, page after page (the CSV export streams these; never all in memory). */
+  async *searchPages(organizationId: string, query: Omit<MessageSearchQuery, 'cursor'>, pageSize = 500) {
+    let before: string | undefined;
+    for (;;) {
+      const rows = await this.repo.search(this.searchFilter(organizationId, query, before, pageSize));
+      if (rows.length > 0) yield rows.map(messageView);
+      if (rows.length < pageSize) return;
+      before = rows[rows.length - 1].id;
+    }
+  }
+
+  private searchFilter(
+    organizationId: string,
+    query: Omit<MessageSearchQuery, 'cursor' | 'limit'>,
+    after: string | undefined,
+    limit: number,
+  ): MessageSearchFilter {
+    const until = query.to ? idFloor('msg', query.to.getTime()) : undefined;
+    return {
+      organizationId,
+      cellIds: query.cellIds,
+      participant: query.participant,
+      text: query.text,
+      status: query.status,
+      fromId: query.from ? idFloor('msg', query.from.getTime()) : undefined,
+      // The earlier of the range's end and the last page's end (ids of one prefix sort by time).
+      beforeId: after !== undefined && until !== undefined ? (after < until ? after : until) : (after ?? until),
+      limit,
+    };
   }
 
   // --- For the pods module (drafts, cycle jobs) ---

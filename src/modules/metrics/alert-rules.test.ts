@@ -1,13 +1,13 @@
 // The operator's alert rules (docs/alerts/cellgate.rules.yml): promtool checks them and runs their
 // unit tests (docs/alerts/cellgate.rules.test.yml), and every metric they read must be one that
 // GET /metrics exposes, so a renamed metric cannot leave an alert silently watching nothing.
-import { after, before, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { delimiter, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { admin, startApp, type TestApp } from '../../../test/harness.ts';
+import { admin, useApp } from '../../../test/harness.ts';
 import { parseExposition } from '../../../test/support/metrics.ts';
 
 const ALERTS_DIR = fileURLToPath(new URL('../../../docs/alerts/', import.meta.url));
@@ -68,11 +68,7 @@ describe('alert rules (docs/alerts)', () => {
   });
 
   describe('metrics the rules read', () => {
-    let t: TestApp;
-    before(async () => {
-      t = await startApp();
-    });
-    after(() => t.close());
+    const t = useApp();
 
     it('are all exposed by GET /metrics', async () => {
       const response = await t.app.inject({ url: '/metrics', headers: admin });

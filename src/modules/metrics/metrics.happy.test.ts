@@ -1,6 +1,6 @@
-import { after, before, describe, it } from 'node:test';
+import { before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { admin, bearer, startApp, type TestApp } from '../../../test/harness.ts';
+import { admin, bearer, useApp } from '../../../test/harness.ts';
 import { activeLine, claim, queued, type Line } from '../../../test/support/messages.ts';
 import { eventually, StreamClient, streamUrl } from '../../../test/support/stream-client.ts';
 import { createEndpoint, emitEvent } from '../../../test/support/webhooks.ts';
@@ -10,16 +10,14 @@ import { topCells } from './registry.ts';
 const METRICS_TOKEN = 'metrics-scrape-token-0123456789';
 
 describe('GET /metrics', () => {
-  let t: TestApp;
   let line: Line;
   let other: Line;
 
+  const t = useApp({ env: { CELLGATE_METRICS_TOKEN: METRICS_TOKEN } });
   before(async () => {
-    t = await startApp({ env: { CELLGATE_METRICS_TOKEN: METRICS_TOKEN } });
     line = await activeLine(t);
     other = await activeLine(t);
   });
-  after(() => t.close());
 
   async function scrape(headers: Record<string, string> = bearer(METRICS_TOKEN)) {
     const response = await t.app.inject({ url: '/metrics', headers });

@@ -1,19 +1,17 @@
-import { after, before, describe, it } from 'node:test';
+import { before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { ConfigError, loadConfig } from '../../config.ts';
-import { admin, bearer, expectProblem, startApp, type TestApp } from '../../../test/harness.ts';
+import { admin, bearer, expectProblem, useApp } from '../../../test/harness.ts';
 import { activeLine, type Line } from '../../../test/support/messages.ts';
 
 const METRICS_TOKEN = 'metrics-scrape-token-0123456789';
 
 describe('GET /metrics credentials', () => {
-  let t: TestApp;
   let line: Line;
+  const t = useApp({ env: { CELLGATE_METRICS_TOKEN: METRICS_TOKEN } });
   before(async () => {
-    t = await startApp({ env: { CELLGATE_METRICS_TOKEN: METRICS_TOKEN } });
     line = await activeLine(t);
   });
-  after(() => t.close());
 
   const scrape = (headers: Record<string, string> = {}) => t.app.inject({ url: '/metrics', headers });
 
@@ -58,11 +56,7 @@ describe('GET /metrics credentials', () => {
 });
 
 describe('GET /metrics without CELLGATE_METRICS_TOKEN', () => {
-  let t: TestApp;
-  before(async () => {
-    t = await startApp();
-  });
-  after(() => t.close());
+  const t = useApp();
 
   it('takes only admin tokens', async () => {
     expectProblem(await t.app.inject({ url: '/metrics', headers: bearer(METRICS_TOKEN) }), 401, 'unauthenticated');

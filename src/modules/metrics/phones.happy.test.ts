@@ -1,20 +1,18 @@
-import { after, before, describe, it } from 'node:test';
+import { before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { admin, startApp, type TestApp } from '../../../test/harness.ts';
+import { admin, useApp } from '../../../test/harness.ts';
 import { addDevice } from '../../../test/support/devices.ts';
 import { activeLine, claim, queued, report, type Line } from '../../../test/support/messages.ts';
 import { parseExposition, value, type Sample } from '../../../test/support/metrics.ts';
 import { topErrorCodes } from './phones.ts';
 
 describe('GET /metrics: per-phone series', () => {
-  let t: TestApp;
   let line: Line;
 
+  const t = useApp();
   before(async () => {
-    t = await startApp();
     line = await activeLine(t);
   });
-  after(() => t.close());
 
   async function scrape() {
     const response = await t.app.inject({ url: '/metrics', headers: admin });

@@ -2,10 +2,10 @@
 // (a consent link's authorization request, a code, a checkout link's token, a console session)
 // is random, so one minted beside another says nothing about it; and a second organization
 // cannot approve an authorization request it did not start.
-import { after, before, describe, it } from 'node:test';
+import { before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { bearer, expectProblem, startApp, verifiedOrganization, type TestApp } from '../../../test/harness.ts';
-import { signInConsole } from '../console/test-support.ts';
+import { bearer, expectProblem, useApp, verifiedOrganization } from '../../../test/harness.ts';
+import { signInConsole } from '../../../test/support/console.ts';
 import {
   REDIRECT,
   authorize,
@@ -15,7 +15,7 @@ import {
   postForm,
   registerPublic,
   requestIdOf,
-} from './test-client.ts';
+} from '../../../test/support/oauth-client.ts';
 
 const HANDLES_AT_ONCE = 6;
 
@@ -67,15 +67,13 @@ function neighbours(id: string): string[] {
 }
 
 describe('capability handles minted in the same millisecond', () => {
-  let t: TestApp;
   let org: Awaited<ReturnType<typeof verifiedOrganization>>;
   let clientId: string;
+  const t = useApp();
   before(async () => {
-    t = await startApp();
     org = await verifiedOrganization(t);
     clientId = (await registerPublic(t)).client_id;
   });
-  after(() => t.close());
 
   it('gives authorization requests random handles, never time-ordered ids', async () => {
     const handles: string[] = [];
@@ -122,11 +120,7 @@ describe('capability handles minted in the same millisecond', () => {
 });
 
 describe('an authorization request and the organization that did not start it', () => {
-  let t: TestApp;
-  before(async () => {
-    t = await startApp();
-  });
-  after(() => t.close());
+  const t = useApp();
 
   it('cannot be found, read or approved from a request minted beside it; its own organization approves it', async () => {
     const victim = await verifiedOrganization(t);

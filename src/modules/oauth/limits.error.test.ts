@@ -1,9 +1,9 @@
 // Unauthenticated writes are bounded (contract §8, issue 22 item 8): per-address limits on
 // /oauth/register and /oauth/authorize, and client metadata of at most 16 KB.
-import { after, before, describe, it } from 'node:test';
+import { before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { startApp, type TestApp } from '../../../test/harness.ts';
-import { REDIRECT, authorizeUrl, expectOAuthError, pkce, registerPublic } from './test-client.ts';
+import { type TestApp, useApp } from '../../../test/harness.ts';
+import { REDIRECT, authorizeUrl, expectOAuthError, pkce, registerPublic } from '../../../test/support/oauth-client.ts';
 
 const HOUR = 60 * 60 * 1000;
 const PUBLIC_CLIENT = { redirect_uris: [REDIRECT], token_endpoint_auth_method: 'none' };
@@ -16,11 +16,7 @@ const registerFrom = (t: TestApp, address: string, payload: unknown = PUBLIC_CLI
   });
 
 describe('OAuth registration limit per client address', () => {
-  let t: TestApp;
-  before(async () => {
-    t = await startApp();
-  });
-  after(() => t.close());
+  const t = useApp();
 
   it('registers 20 clients an hour from one address, then answers 429 rate_limited with Retry-After', async () => {
     for (let i = 0; i < 20; i += 1) assert.equal((await registerFrom(t, '198.51.100.1')).statusCode, 201);
@@ -45,11 +41,7 @@ describe('OAuth registration limit per client address', () => {
 });
 
 describe('OAuth client metadata size', () => {
-  let t: TestApp;
-  before(async () => {
-    t = await startApp();
-  });
-  after(() => t.close());
+  const t = useApp();
 
   const padded = (bytes: number) => {
     const base = JSON.stringify({ ...PUBLIC_CLIENT, software_id: '' });
@@ -90,13 +82,11 @@ describe('OAuth client metadata size', () => {
 });
 
 describe('OAuth authorization request limit per client address', () => {
-  let t: TestApp;
   let clientId: string;
+  const t = useApp();
   before(async () => {
-    t = await startApp();
     clientId = (await registerPublic(t)).client_id;
   });
-  after(() => t.close());
 
   const authorizeFrom = (address: string) =>
     t.app.inject({

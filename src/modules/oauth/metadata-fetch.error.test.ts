@@ -9,9 +9,10 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from 'node:net';
 import { startApp, type TestApp } from '../../../test/harness.ts';
 import { documentFetcher } from './metadata-document.ts';
-import { REDIRECT, authorize, pkce } from './test-client.ts';
+import { REDIRECT, authorize, pkce } from '../../../test/support/oauth-client.ts';
 
-const DEADLINE_MS = 300;
+// Long enough that held fetches outlive a loaded machine's slowest step, short enough for the slow tests.
+const DEADLINE_MS = 1000;
 const ORIGIN = 'https://client.example';
 
 const documentOf = (path: string, extra: Record<string, unknown> = {}) =>

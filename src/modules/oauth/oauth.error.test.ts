@@ -1,6 +1,6 @@
-import { after, before, describe, it } from 'node:test';
+import { before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { expectProblem, startApp, verifiedOrganization, type TestApp } from '../../../test/harness.ts';
+import { expectProblem, useApp, verifiedOrganization } from '../../../test/harness.ts';
 import {
   BASE,
   REDIRECT,
@@ -13,16 +13,12 @@ import {
   newRequestId,
   registerPublic,
   tokensFor,
-} from './test-client.ts';
+} from '../../../test/support/oauth-client.ts';
 
 type Org = Awaited<ReturnType<typeof verifiedOrganization>>;
 
 describe('OAuth client registration with bad metadata', () => {
-  let t: TestApp;
-  before(async () => {
-    t = await startApp();
-  });
-  after(() => t.close());
+  const t = useApp();
 
   const cases: [string, unknown, string][] = [
     ['no redirect_uris', { client_name: 'x' }, 'invalid_redirect_uri'],
@@ -83,7 +79,6 @@ describe('OAuth client registration with bad metadata', () => {
 });
 
 describe('OAuth authorization requests with bad input', () => {
-  let t: TestApp;
   let clientId: string;
   const { challenge } = pkce();
   const good = () => ({
@@ -94,11 +89,10 @@ describe('OAuth authorization requests with bad input', () => {
     code_challenge_method: 'S256',
     state: 'st',
   });
+  const t = useApp();
   before(async () => {
-    t = await startApp();
     clientId = (await registerPublic(t)).client_id;
   });
-  after(() => t.close());
 
   const expectPage = (response: { statusCode: number; headers: Record<string, unknown>; body: string }) => {
     assert.equal(response.statusCode, 400, response.body);
@@ -174,15 +168,13 @@ describe('OAuth authorization requests with bad input', () => {
 });
 
 describe('OAuth token requests with bad input', () => {
-  let t: TestApp;
   let org: Org;
   let clientId: string;
+  const t = useApp();
   before(async () => {
-    t = await startApp();
     org = await verifiedOrganization(t);
     clientId = (await registerPublic(t)).client_id;
   });
-  after(() => t.close());
 
   const exchange = (fields: Record<string, string>) =>
     postForm(t, '/oauth/token', {
@@ -278,16 +270,14 @@ describe('OAuth token requests with bad input', () => {
 });
 
 describe('OAuth consent with bad input', () => {
-  let t: TestApp;
   let org: Org;
   let clientId: string;
   const newRequest = () => newRequestId(t, clientId);
+  const t = useApp();
   before(async () => {
-    t = await startApp();
     org = await verifiedOrganization(t);
     clientId = (await registerPublic(t)).client_id;
   });
-  after(() => t.close());
 
   it('refuses a second decision (409 conflict)', async () => {
     const requestId = await newRequest();

@@ -15,7 +15,7 @@ import {
   registerPublic,
   requestIdOf,
   tokensFor,
-} from './test-client.ts';
+} from '../../../test/support/oauth-client.ts';
 
 type Org = Awaited<ReturnType<typeof verifiedOrganization>>;
 

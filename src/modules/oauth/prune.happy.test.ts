@@ -2,9 +2,9 @@
 // authorization requests are deleted once expired (10 minutes), registered clients that never got
 // a grant 24 hours after registration. The prune loop (oauth-prune) calls OAuthService.prune; the
 // tests call it on the manual clock.
-import { after, before, describe, it } from 'node:test';
+import { before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { expectProblem, startApp, verifiedOrganization, type TestApp } from '../../../test/harness.ts';
+import { expectProblem, useApp, verifiedOrganization } from '../../../test/harness.ts';
 import {
   REDIRECT,
   authorize,
@@ -15,21 +15,19 @@ import {
   postForm,
   registerPublic,
   tokensFor,
-} from './test-client.ts';
+} from '../../../test/support/oauth-client.ts';
 
 const MINUTE = 60 * 1000;
 const HOUR = 60 * MINUTE;
 
 describe('pruning OAuth authorization requests', () => {
-  let t: TestApp;
   let org: Awaited<ReturnType<typeof verifiedOrganization>>;
   let clientId: string;
+  const t = useApp();
   before(async () => {
-    t = await startApp();
     org = await verifiedOrganization(t);
     clientId = (await registerPublic(t)).client_id;
   });
-  after(() => t.close());
 
   const stored = async (id: string) =>
     (await t.database.db.selectFrom('oauth_requests').select('id').where('id', '=', id).executeTakeFirst()) !==
@@ -89,13 +87,11 @@ describe('pruning OAuth authorization requests', () => {
 });
 
 describe('pruning OAuth clients', () => {
-  let t: TestApp;
   let org: Awaited<ReturnType<typeof verifiedOrganization>>;
+  const t = useApp();
   before(async () => {
-    t = await startApp();
     org = await verifiedOrganization(t);
   });
-  after(() => t.close());
 
   const stored = async (id: string) =>
     (await t.database.db.selectFrom('oauth_clients').select('id').where('id', '=', id).executeTakeFirst()) !==

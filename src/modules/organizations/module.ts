@@ -5,12 +5,15 @@ import type { Clock } from '../../lib/clock.ts';
 import type { Mailer } from '../../lib/mailer.ts';
 import type { App } from '../../http/types.ts';
 import type { Wirable } from '../../lib/ports.ts';
+import type { RestBinder } from '../../operations/rest.ts';
+import { organizationOperations, type OrganizationOperations } from './operations.ts';
 import { OrganizationsRepository } from './repository.ts';
 import { registerOrganizationRoutes } from './routes.ts';
 import { OrganizationsService } from './service.ts';
 
 export interface OrganizationsModule {
   organizations: OrganizationsService;
+  operations: OrganizationOperations;
   ports: Wirable[];
 }
 
@@ -20,9 +23,13 @@ export function build(deps: { db: Kysely<DB>; clock: Clock; mailer: Mailer }): O
     clock: deps.clock,
     mailer: deps.mailer,
   });
-  return { organizations, ports: Object.values(organizations.ports) };
+  return {
+    organizations,
+    operations: organizationOperations(organizations),
+    ports: Object.values(organizations.ports),
+  };
 }
 
-export function register(app: App, module: OrganizationsModule): void {
-  registerOrganizationRoutes(app, module.organizations);
+export function register(app: App, module: OrganizationsModule, rest: RestBinder): void {
+  registerOrganizationRoutes(app, module.organizations, rest, module.operations);
 }

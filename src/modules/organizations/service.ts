@@ -3,7 +3,8 @@ import { isUniqueViolation } from '../../db/errors.ts';
 import type { Clock } from '../../lib/clock.ts';
 import { newId } from '../../lib/ids.ts';
 import type { Mailer } from '../../lib/mailer.ts';
-import { constantTimeEqualHex, displayPrefix, newSecret, sha256Hex, sixDigitCode } from '../../lib/secrets.ts';
+import { checkEmailedCode, newEmailedCode } from '../../lib/emailed-code.ts';
+import { constantTimeEqualHex, displayPrefix, newSecret, sha256Hex } from '../../lib/secrets.ts';
 import { ApiError, notFound } from '../../lib/errors.ts';
 import type { AgentPrincipal, BearerResource } from '../../http/types.ts';
 import { listPage, type PageQuery } from '../../lib/pagination.ts';
@@ -12,8 +13,6 @@ import type { ApiKeysTable } from './tables.ts';
 import { transact } from '../../db/transaction.ts';
 import { Port } from '../../lib/ports.ts';
 
-const CODE_TTL_MS = 10 * 60 * 1000;
-const CODE_ATTEMPTS = 5;
 /** How long a resolved credential is trusted before it is read again (other processes' revokes). */
 const CREDENTIAL_CACHE_MS = 5_000;
 /** last_used_at is written at most this often per key. */
@@ -68,6 +67,16 @@ export class OrganizationsService {
     this.mailer = deps.mailer;
   }
 
+  /** The organization signed up with this (normalized) email, if any: the console's sign-in asks. */
+  findByEmail(email: string) {
+    return this.repo.findByEmail(this.repo.db, email);
+  }
+
+  /** The organization, if any: the admin's organization pages ask. */
+  find(id: string) {
+    return this.repo.findById(id);
+  }
+
   private newKey(organizationId: string, name: string | null, now: string) {
     const secret = newSecret(API_KEY_PREFIX);
     const row: ApiKeysTable = {
@@ -87,8 +96,8 @@ export class OrganizationsService {
     const email = input.email.trim().toLowerCase();
     const now = this.clock.now();
     const iso = now.toISOString();
-    const code = sixDigitCode();
-    const expiresAt = new Date(now.getTime() + CODE_TTL_MS).toISOString();
+    const emailed = newEmailedCode(now);
+    const { code, expiresAt } = emailed;
 
     // The mail goes out before anything is written: when it fails (503), the database is as it
     // was (a repeat sign-up keeps the earlier key and code) and the client simply retries.
@@ -128,13 +137,7 @@ export class OrganizationsService {
         }
         const key = this.newKey(organizationId, 'sign-up', iso);
         await this.repo.insertKey(tx, key.row);
-        await this.repo.replaceCode(tx, {
-          organization_id: organizationId,
-          code_hash: sha256Hex(`${organizationId}:${code}`),
-          attempts: 0,
-          expires_at: expiresAt,
-          created_at: iso,
-        });
+        await this.repo.replaceCode(tx, emailed.rowFor(organizationId));
         return { organizationId, secret: key.secret };
       }),
     );
@@ -152,25 +155,19 @@ export class OrganizationsService {
     if (agent.organizationStatus !== 'unverified') {
       throw new ApiError('conflict', 'The organization is already verified.');
     }
-    const row = await this.repo.findCode(organizationId);
-    if (!row || row.attempts >= CODE_ATTEMPTS) {
+    const check = await checkEmailedCode(await this.repo.findCode(organizationId), code, this.clock.now(), (max) =>
+      this.repo.countWrongAttempt(organizationId, max),
+    );
+    if (check === 'spent') {
       throw new ApiError(
         'code_expired',
         'This code can no longer be used; sign up again with the same email to get a new one.',
       );
     }
-    const expired = row.expires_at <= this.clock.now().toISOString();
-    const matches = constantTimeEqualHex(row.code_hash, sha256Hex(`${organizationId}:${code}`));
-    if (expired || !matches) {
-      if (!expired && (await this.repo.countWrongAttempt(organizationId, CODE_ATTEMPTS)) === 0) {
-        throw new ApiError(
-          'code_expired',
-          'This code can no longer be used; sign up again with the same email to get a new one.',
-        );
-      }
+    if (check !== 'ok') {
       throw new ApiError(
         'invalid_code',
-        expired ? 'The code has expired; sign up again to get a new one.' : 'The code is not correct.',
+        check === 'expired' ? 'The code has expired; sign up again to get a new one.' : 'The code is not correct.',
       );
     }
     const now = this.clock.now().toISOString();

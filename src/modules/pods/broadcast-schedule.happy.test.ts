@@ -1,5 +1,6 @@
 // A broadcast with send_at (contract §12): its messages are scheduled for then, queued and charged
-// then; canceling the job cancels them; a ring takes no send_at; a bad send_at is 400.
+// then; canceling the job cancels them; a ring takes no send_at; a bad send_at is 400; quiet hours
+// hold its messages unless it was started with send_now.
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { expectProblem, startApp, type TestApp } from '../../../test/harness.ts';
@@ -61,6 +62,55 @@ describe('broadcasts with send_at', () => {
     await plan();
     await ok(t, org, 'POST', `/v1/pods/${pod.id}/jobs/${job.id}/cancel`);
     assert.deepEqual(await statuses(org.organizationId), Array(3).fill('canceled'));
+  });
+
+  /** A broadcast of 4 started inside the pod's quiet hours: its messages' [status, schedule_reason]. */
+  const broadcastInsideQuietHours = async (extra: Record<string, unknown>) => {
+    const { org, pod } = await podWithLines(t, 2);
+    const now = t.clock.now().getTime();
+    const hhmm = (ms: number) => new Date(ms).toISOString().slice(11, 16);
+    await ok(t, org, 'PATCH', `/v1/pods/${pod.id}`, {
+      quiet_hours: { start: hhmm(now - HOUR), end: hhmm(now + HOUR), time_zone: 'UTC' },
+    });
+    await ok(
+      t,
+      org,
+      'POST',
+      `/v1/pods/${pod.id}/messages/cycle`,
+      { mode: 'broadcast', body: 'Hush', to: recipients(4), ...extra },
+      202,
+    );
+    await plan();
+    const rows = await t.database.db
+      .selectFrom('messages')
+      .select(['status', 'schedule_reason'])
+      .where('organization_id', '=', org.organizationId)
+      .where('direction', '=', 'outbound')
+      .execute();
+    return rows.map((row) => [row.status, row.schedule_reason]);
+  };
+
+  it("holds a broadcast's messages inside the pod's quiet hours until their end, as sends", async () => {
+    assert.deepEqual(await broadcastInsideQuietHours({}), Array(4).fill(['scheduled', 'quiet_hours']));
+  });
+
+  it('sends a broadcast started with send_now inside quiet hours at once', async () => {
+    assert.deepEqual(await broadcastInsideQuietHours({ send_now: true }), Array(4).fill(['queued', null]));
+  });
+
+  it('refuses a send_now that is not a boolean', async () => {
+    const { org, pod } = await podWithLines(t, 2);
+    const body = expectProblem(
+      await call(t, org, 'POST', `/v1/pods/${pod.id}/messages/cycle`, {
+        mode: 'broadcast',
+        body: 'x',
+        to: recipients(1),
+        send_now: 'yes',
+      }),
+      400,
+      'invalid_request',
+    );
+    assert.equal(body.errors[0].field, 'send_now');
   });
 
   it('refuses a bad send_at, and any send_at on a ring', async () => {

@@ -191,11 +191,12 @@ export class CyclePlanner {
       }));
       if ((await this.repo.markQueued(tx, job.id, rows)) !== rows.length) throw new AlreadyQueued();
     };
-    // A broadcast started with send_at schedules its messages for it, while it is still ahead.
-    const schedule =
-      job.send_at !== null && Date.parse(job.send_at) > this.clock.now().getTime()
-        ? { send_at: job.send_at }
-        : undefined;
+    // A broadcast started with send_at schedules its messages for it, while it is still ahead;
+    // one started with send_now goes out inside quiet hours too.
+    const schedule = {
+      ...(job.send_at !== null && Date.parse(job.send_at) > this.clock.now().getTime() ? { send_at: job.send_at } : {}),
+      ...(job.send_now === 1 ? { send_now: true } : {}),
+    };
     return Promise.allSettled(
       plans.map(({ item, cellId }) =>
         this.messages.send(

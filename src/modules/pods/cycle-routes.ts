@@ -1,75 +1,65 @@
-// Cycle jobs of a pod: ring and broadcast (contract §5).
+// Cycle jobs of a pod: ring and broadcast (contract §5), bound from their operations.
+import type { FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
-import { agentOf } from '../../http/auth.ts';
 import { PaginationQuery } from '../../http/pagination.ts';
 import { Described, IdParam } from '../../http/schemas.ts';
 import type { App } from '../../http/types.ts';
 import type { RestBinder } from '../../operations/rest.ts';
+import { POD_PACE_DOC, setPaceHeaders } from '../messages/pace.ts';
+import type { PodPaces } from './module.ts';
 import { CycleRequest, type PodOperations } from './operations.ts';
-import type { CycleService } from './cycle-service.ts';
 import { PodPath } from './schemas.ts';
 import { CycleJob, CycleJobList } from './views.ts';
 
 const TAGS = ['Pods'];
 const JobParams = Type.Object({ ...PodPath.properties, ...IdParam('job_id', 'job').properties });
+/** The path's pod `id` is the operations' `pod_id` (a job's own id is job_id). */
+const ofPod = (request: FastifyRequest) => {
+  const { id, ...params } = request.params as { id: string };
+  return { ...params, ...(request.query as object), ...(request.body as object), pod_id: id };
+};
 
-export function registerCycleRoutes(app: App, cycles: CycleService, rest: RestBinder, ops: PodOperations): void {
+export function registerCycleRoutes(app: App, rest: RestBinder, ops: PodOperations, paces: PodPaces): void {
   rest.bind(app, ops.startPodCycle, {
     method: 'POST',
     url: '/v1/pods/:id/messages/cycle',
+    input: ofPod,
     tags: TAGS,
     params: PodPath,
     body: CycleRequest,
     response: Described(CycleJob, 'The job, queued.'),
+    description: ops.startPodCycle.description + POD_PACE_DOC,
     // A retry with the client_id of an earlier job answers that job, as a replay.
     answer: ({ replayed, job }: { replayed: boolean; job: unknown }) => ({ body: job, replayed }),
+    after: async (_request, reply, { job }: { job: { pod_id: string } }) =>
+      setPaceHeaders(reply, await paces.ofPod(job.pod_id)),
   });
 
-  app.get(
-    '/v1/pods/:id/jobs',
-    {
-      config: { auth: 'agent', scope: 'messages:read' },
-      schema: {
-        operationId: 'listPodJobs',
-        tags: TAGS,
-        summary: 'List the cycle jobs of a pod, newest first',
-        params: PodPath,
-        querystring: Type.Object(PaginationQuery),
-        response: { 200: Described(CycleJobList, 'A page of jobs.') },
-      },
-    },
-    async (request) => cycles.list(agentOf(request).organizationId, request.params.id, request.query),
-  );
+  rest.bind(app, ops.listPodJobs, {
+    method: 'GET',
+    url: '/v1/pods/:id/jobs',
+    input: ofPod,
+    tags: TAGS,
+    params: PodPath,
+    querystring: Type.Object(PaginationQuery),
+    response: Described(CycleJobList, 'A page of jobs.'),
+  });
 
-  app.get(
-    '/v1/pods/:id/jobs/:job_id',
-    {
-      config: { auth: 'agent', scope: 'messages:read' },
-      schema: {
-        operationId: 'getPodJob',
-        tags: TAGS,
-        summary: 'Read a cycle job',
-        params: JobParams,
-        response: { 200: Described(CycleJob, 'The job and its counts.') },
-      },
-    },
-    async (request) => cycles.get(agentOf(request).organizationId, request.params.id, request.params.job_id),
-  );
+  rest.bind(app, ops.getPodJob, {
+    method: 'GET',
+    url: '/v1/pods/:id/jobs/:job_id',
+    input: ofPod,
+    tags: TAGS,
+    params: JobParams,
+    response: Described(CycleJob, 'The job and its counts.'),
+  });
 
-  app.post(
-    '/v1/pods/:id/jobs/:job_id/cancel',
-    {
-      config: { auth: 'agent', scope: 'messages:send', errors: ['conflict'] },
-      schema: {
-        operationId: 'cancelPodJob',
-        tags: TAGS,
-        summary: 'Cancel a cycle job',
-        description:
-          'What it has not queued is never sent and its messages still queued are canceled; messages already with a phone finish. 409 conflict once the job ended.',
-        params: JobParams,
-        response: { 200: Described(CycleJob, 'The canceled job.') },
-      },
-    },
-    async (request) => cycles.cancel(agentOf(request).organizationId, request.params.id, request.params.job_id),
-  );
+  rest.bind(app, ops.cancelPodJob, {
+    method: 'POST',
+    url: '/v1/pods/:id/jobs/:job_id/cancel',
+    input: ofPod,
+    tags: TAGS,
+    params: JobParams,
+    response: Described(CycleJob, 'The canceled job.'),
+  });
 }

@@ -5,8 +5,10 @@
 // client_id (unique per organization, forever) make a retry return the same job.
 import { requireSendAt } from '../messages/schedule.ts';
 import type { Executor } from '../../db/schema.ts';
+import { transact } from '../../db/transaction.ts';
 import { recordOutcomes, type IdempotencyRecorder } from '../../http/idempotency.ts';
-import { clientIdHash, sameClientIdBody } from '../../lib/client-id.ts';
+import { clientIdHash } from '../../lib/client-id.ts';
+import { createOnce } from '../../db/create-once.ts';
 import type { Clock } from '../../lib/clock.ts';
 import { ApiError, notFound, type FieldError } from '../../lib/errors.ts';
 import { newId } from '../../lib/ids.ts';
@@ -26,6 +28,7 @@ export interface StartCycleInput {
   list_id?: string;
   client_id?: string;
   send_at?: string;
+  send_now?: boolean;
 }
 
 const invalid = (errors: FieldError[]) =>
@@ -73,11 +76,28 @@ export class CycleService {
       list_id: input.list_id,
       client_id: input.client_id,
       ...(input.send_at === undefined ? {} : { send_at: input.send_at }),
+      ...(input.send_now === undefined ? {} : { send_now: input.send_now }),
     });
-    if (input.client_id !== undefined) {
-      const existing = await this.repo.findJobByClientId(organizationId, input.client_id);
-      if (existing) return { replayed: true, job: await this.viewOf(sameClientIdBody(existing, hash)) };
-    }
+    const clientId = input.client_id;
+    const { created, value } = await createOnce({
+      resource: 'cycle job',
+      hash,
+      earlier: async () =>
+        clientId === undefined ? undefined : await this.repo.findJobByClientId(organizationId, clientId),
+      create: () => this.insert(organizationId, podId, input, to, hash, record),
+      view: (row) => this.viewOf(row),
+    });
+    return { replayed: !created, job: value };
+  }
+
+  private async insert(
+    organizationId: string,
+    podId: string,
+    input: StartCycleInput,
+    to: string[] | undefined,
+    hash: string,
+    record: IdempotencyRecorder | undefined,
+  ): Promise<JobView> {
     const pod = await this.pods.owned(organizationId, podId);
     // Billing first, as for every send: a suspended organization's cells are suspended too.
     const refusal = (await this.pods.sendRefusals([organizationId])).get(organizationId);
@@ -106,37 +126,27 @@ export class CycleService {
       lease_until: null,
       sync_after: 0,
       send_at: sendAt,
+      send_now: input.send_now === true ? 1 : 0,
       created_at: at,
       updated_at: at,
       completed_at: null,
     };
-    try {
-      const job = await this.repo.db.transaction().execute(async (tx) => {
-        await this.repo.insertJob(tx, row);
-        if (input.mode === 'ring') await this.repo.insertItems(tx, ringItems(id, active, at));
-        else if (listId !== null) await this.repo.insertItemsFromList(tx, id, listId, at);
-        else await this.repo.insertRecipients(tx, id, to ?? [], at);
-        // Every item is pending: only a list's size needs asking.
-        const total =
-          input.mode === 'ring'
-            ? active.length
-            : listId !== null
-              ? await this.repo.countItems(tx, id)
-              : (to ?? []).length;
-        const view = jobView(row, jobCounts([{ status: 'pending', n: total }]));
-        if (record) await recordOutcomes(tx, [record(view)]);
-        return view;
-      });
-      return { replayed: false, job };
-    } catch (error) {
-      // A concurrent start with the same client_id won the unique index.
-      const raced =
-        input.client_id === undefined || error instanceof ApiError
-          ? undefined
-          : await this.repo.findJobByClientId(organizationId, input.client_id);
-      if (raced) return { replayed: true, job: await this.viewOf(sameClientIdBody(raced, hash)) };
-      throw error;
-    }
+    return transact(this.repo.db, async (tx) => {
+      await this.repo.insertJob(tx, row);
+      if (input.mode === 'ring') await this.repo.insertItems(tx, ringItems(id, active, at));
+      else if (listId !== null) await this.repo.insertItemsFromList(tx, id, listId, at);
+      else await this.repo.insertRecipients(tx, id, to ?? [], at);
+      // Every item is pending: only a list's size needs asking.
+      const total =
+        input.mode === 'ring'
+          ? active.length
+          : listId !== null
+            ? await this.repo.countItems(tx, id)
+            : (to ?? []).length;
+      const view = jobView(row, jobCounts([{ status: 'pending', n: total }]));
+      if (record) await recordOutcomes(tx, [record(view)]);
+      return view;
+    });
   }
 
   async list(organizationId: string, podId: string, query: PageQuery) {
@@ -164,7 +174,7 @@ export class CycleService {
   /** Cancels an open job: what it has not queued yet never is, and its queued messages are canceled. 409 once it ended. */
   async cancel(organizationId: string, podId: string, jobId: string): Promise<JobView> {
     const pod = await this.pods.owned(organizationId, podId);
-    const canceled = await this.repo.db.transaction().execute(async (tx) => {
+    const canceled = await transact(this.repo.db, async (tx) => {
       const job = await this.owned(tx, organizationId, pod.id, jobId);
       const done = await this.cancelJob(tx, job);
       if (!done)

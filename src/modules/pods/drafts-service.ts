@@ -4,7 +4,8 @@
 // A pod draft goes out from the cell the sticky rotation rule picks (sender.ts).
 import type { ScheduleInput } from '../messages/schedule.ts';
 import type { IdempotencyRecorder } from '../../http/idempotency.ts';
-import { clientIdHash, sameClientIdBody } from '../../lib/client-id.ts';
+import { clientIdHash } from '../../lib/client-id.ts';
+import { createOnce } from '../../db/create-once.ts';
 import type { Clock } from '../../lib/clock.ts';
 import { notFound } from '../../lib/errors.ts';
 import { newId } from '../../lib/ids.ts';
@@ -58,8 +59,17 @@ export class DraftsService {
       body: input.body,
       media_urls: mediaUrls,
     });
-    const existing = await this.repo.findByClientId(scope.organizationId, input.client_id);
-    if (existing) return { created: false, draft: draftView(sameClientIdBody(existing, hash)) };
+    const { created, value } = await createOnce({
+      resource: 'draft',
+      hash,
+      earlier: () => this.repo.findByClientId(scope.organizationId, input.client_id),
+      create: () => this.insert(scope, input, to, mediaUrls, hash),
+      view: draftView,
+    });
+    return { created, draft: value };
+  }
+
+  private async insert(scope: Scope, input: CreateDraftInput, to: string, mediaUrls: string[], hash: string) {
     const now = this.clock.now();
     const at = now.toISOString();
     const row: DraftsTable = {
@@ -76,15 +86,8 @@ export class DraftsService {
       created_at: at,
       updated_at: at,
     };
-    try {
-      await this.repo.insert(this.repo.db, row);
-    } catch (error) {
-      // A concurrent create with the same client_id won the unique index.
-      const raced = await this.repo.findByClientId(scope.organizationId, input.client_id);
-      if (raced) return { created: false, draft: draftView(sameClientIdBody(raced, hash)) };
-      throw error;
-    }
-    return { created: true, draft: draftView(row) };
+    await this.repo.insert(this.repo.db, row);
+    return draftView(row);
   }
 
   async list(scope: Scope, query: PageQuery & { status?: DraftStatus }) {

@@ -2,6 +2,7 @@
 // the targets of broadcasts. Numbers are added and removed in sets; every number is validated
 // first and a bad one, reported by its index, leaves the list unchanged.
 import type { Executor } from '../../db/schema.ts';
+import { transact } from '../../db/transaction.ts';
 import type { Clock } from '../../lib/clock.ts';
 import { ApiError, notFound } from '../../lib/errors.ts';
 import { newId } from '../../lib/ids.ts';
@@ -45,7 +46,7 @@ export class ListsService {
       created_at: at,
       updated_at: at,
     };
-    return this.repo.db.transaction().execute(async (tx) => {
+    return transact(this.repo.db, async (tx) => {
       await this.repo.insert(tx, row);
       await this.repo.addNumbers(tx, row.id, numbers, at);
       return listView(row, await this.repo.numbersOf(tx, row.id));
@@ -71,7 +72,7 @@ export class ListsService {
   }
 
   async remove(scope: Scope, id: string): Promise<void> {
-    await this.repo.db.transaction().execute(async (tx) => {
+    await transact(this.repo.db, async (tx) => {
       const row = await this.inScope(tx, scope, id);
       await this.repo.remove(tx, row.id);
     });
@@ -112,7 +113,7 @@ export class ListsService {
     apply: (tx: Executor, row: ContactListsTable, at: string) => Promise<ContactListsTable>,
   ) {
     const at = this.clock.now().toISOString();
-    return this.repo.db.transaction().execute(async (tx) => {
+    return transact(this.repo.db, async (tx) => {
       await this.repo.touch(tx, id, { updated_at: at });
       const row = await this.inScope(tx, scope, id);
       const changed = { ...(await apply(tx, row, at)), updated_at: at };

@@ -8,12 +8,13 @@ import type { App } from '../../http/types.ts';
 import type { Periodic } from '../../lib/background.ts';
 import type { Wirable } from '../../lib/ports.ts';
 import type { EventsService } from '../events/service.ts';
+import { combinedPace, type Pace } from '../messages/pace.ts';
 import type { MessagesService } from '../messages/service.ts';
 import { CyclePlanner } from './cycle-planner.ts';
 import { CycleRepository } from './cycle-repository.ts';
 import type { RestBinder } from '../../operations/rest.ts';
 import { registerCycleRoutes } from './cycle-routes.ts';
-import { podOperations } from './operations.ts';
+import { podOperations, type PodOperations } from './operations.ts';
 import { CycleService } from './cycle-service.ts';
 import { CYCLE_JOBS_INTERVAL_MS, CycleWorker } from './cycle-worker.ts';
 import { DraftsRepository } from './drafts-repository.ts';
@@ -40,8 +41,17 @@ export interface PodsModule {
   /** Tests call tick() with the manual clock (workers are off there). */
   cycleWorker: CycleWorker;
   scopes: Scopes;
+  /** Every REST route's operation (the console calls them through invoke too). */
+  operations: PodOperations;
+  paces: PodPaces;
   ports: Wirable[];
   loops: Periodic[];
+}
+
+/** The RateLimit-* pace of a draft send (its cell's) and of a cycle job (the pod's active cells together). */
+export interface PodPaces {
+  ofCell(cellId: string): Promise<Pace | null>;
+  ofPod(podId: string): Promise<Pace | null>;
 }
 
 export function build(deps: {
@@ -75,14 +85,31 @@ export function build(deps: {
   // composition root.)
   pods.onRemove((tx, pod) => cycles.cancelOpenOfPod(tx, pod));
   const loops = [{ name: 'cycle-jobs', intervalMs: CYCLE_JOBS_INTERVAL_MS, tick: () => cycleWorker.tick() }];
-  return { pods, drafts, lists, ignore, cycles, cycleWorker, scopes, ports: Object.values(pods.ports), loops };
+  const operations = podOperations({ pods, drafts, lists, ignore, cycles, scopes });
+  const paces: PodPaces = {
+    ofCell: (cellId) => messages.pace(cellId),
+    ofPod: async (podId) =>
+      combinedPace(await Promise.all((await pods.activeCells(podId)).map((cell) => messages.pace(cell.id)))),
+  };
+  return {
+    pods,
+    drafts,
+    lists,
+    ignore,
+    cycles,
+    cycleWorker,
+    scopes,
+    operations,
+    paces,
+    ports: Object.values(pods.ports),
+    loops,
+  };
 }
 
 export function register(app: App, module: PodsModule, rest: RestBinder): void {
-  const ops = podOperations(module);
-  registerPodRoutes(app, module.pods);
-  registerDraftRoutes(app, module.drafts, module.scopes, rest, ops);
-  registerListRoutes(app, module.lists, module.scopes);
-  registerIgnoreRoutes(app, module.ignore, module.scopes);
-  registerCycleRoutes(app, module.cycles, rest, ops);
+  registerPodRoutes(app, rest, module.operations);
+  registerDraftRoutes(app, rest, module.operations, module.paces);
+  registerListRoutes(app, rest, module.operations);
+  registerIgnoreRoutes(app, rest, module.operations);
+  registerCycleRoutes(app, rest, module.operations, module.paces);
 }

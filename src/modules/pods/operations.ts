@@ -1,15 +1,24 @@
-// Pods' sending operations (src/operations): a draft's send (of a cell, of a pod) and a pod's
-// cycle job, bound to their REST routes; each writes its idempotent outcome in its transaction.
+// Pods' operations (src/operations): the pods themselves and their cycle jobs, with the drafts,
+// contact lists and ignore lists under a cell or a pod (./drafts-operations.ts,
+// ./lists-operations.ts, ./ignore-operations.ts). REST binds them in the routes files, MCP some
+// of them (src/modules/mcp/tools.ts), the console calls them through invoke.
 import { Type } from 'typebox';
+import { PaginationQuery } from '../../http/pagination.ts';
 import { Body } from '../../http/schemas.ts';
 import { defineOperation } from '../../operations/operation.ts';
+import { QuietHoursSchema } from '../cells/schemas.ts';
 import { MessageBody, ScheduleFields } from '../messages/schemas.ts';
-import { Message } from '../messages/views.ts';
 import type { CycleService } from './cycle-service.ts';
+import { draftOperations } from './drafts-operations.ts';
 import type { DraftsService } from './drafts-service.ts';
-import { ClientId } from './schemas.ts';
+import { ignoreOperations } from './ignore-operations.ts';
+import type { IgnoreService } from './ignore-service.ts';
+import { listOperations } from './lists-operations.ts';
+import type { ListsService } from './lists-service.ts';
+import { CellIds, ClientId, id, Name } from './schemas.ts';
 import type { Scopes } from './scope.ts';
-import { CycleJob } from './views.ts';
+import type { PodsService } from './service.ts';
+import { CycleJob, CycleJobList, Pod, PodList } from './views.ts';
 
 export const CycleRequest = Body(
   {
@@ -42,6 +51,11 @@ export const CycleRequest = Body(
       description:
         'A broadcast only: its messages are scheduled for this ISO 8601 time with offset (at most 30 days ahead), and queued and charged then.',
     }),
+    send_now: Type.Optional({
+      ...ScheduleFields.send_now,
+      description:
+        "The job's messages go out inside their cells' (or the pod's) quiet hours too; without it, a message that would go out inside them is scheduled for their end.",
+    }),
   },
   {
     examples: [
@@ -56,42 +70,92 @@ export const CycleRequest = Body(
   },
 );
 
-const id = (prefix: string) => Type.String({ minLength: 1, maxLength: 64, description: `${prefix}_... id` });
+// A pod's own id is `id` (as a cell's); under it, the pod is `pod_id` (the scoped operations' rule).
+const PodId = { id: id('pod') };
+const OfPod = { pod_id: id('pod') };
+const JobIds = { ...OfPod, job_id: id('job') };
 
-const DRAFT_SEND_ERRORS = ['conflict', 'cell_not_active', 'recipient_opted_out', 'mms_unsupported'] as const;
+/** A cycle job's start: the pod and the body of POST /v1/pods/{id}/messages/cycle (MCP's start_cycle takes it as is). */
+export const StartCycleInput = Body({ ...OfPod, ...CycleRequest.properties });
 
-export function podOperations(deps: { drafts: DraftsService; cycles: CycleService; scopes: Scopes }) {
-  const { drafts, cycles, scopes } = deps;
-  const sendDraft = {
-    scope: 'messages:send',
-    idempotency: 'optional',
-    recorded: true,
-    status: 202,
-    errors: [...DRAFT_SEND_ERRORS],
-    output: Message,
-  } as const;
+export interface PodOperationDeps {
+  pods: PodsService;
+  drafts: DraftsService;
+  lists: ListsService;
+  ignore: IgnoreService;
+  cycles: CycleService;
+  scopes: Scopes;
+}
+
+export function podOperations(deps: PodOperationDeps) {
+  const { pods, cycles } = deps;
   return {
-    sendCellDraft: defineOperation({
-      ...sendDraft,
-      name: 'send_cell_draft',
-      summary: 'Send a draft of a cell',
+    createPod: defineOperation({
+      name: 'create_pod',
+      summary: 'Create a pod',
       description:
-        "Queues the draft's message from the cell and marks the draft sent; with send_at, or inside quiet hours, the message is scheduled instead. A draft that is not `draft` is 409 conflict. Takes an optional Idempotency-Key header.",
-      input: Type.Object({ cell_id: id('cell'), draft_id: id('drf'), ...ScheduleFields }),
-      // The scope is resolved inside the work: when it fails, a used key still replays its answer.
-      run: async (ctx, { cell_id, draft_id, ...schedule }) =>
-        drafts.sendFromCell(await scopes.resolve(ctx.organizationId, 'cell', cell_id), draft_id, ctx.record, schedule),
+        'A sender pool of your cells. A cell is in at most one pod: one in another pod is 409 cell_in_pod; an unknown, released or foreign cell id is 400 (errors[] names each by index). Repeating the same body with the same client_id returns the pod with 200; another body is 409 client_id_conflict.',
+      scope: 'cells:write',
+      idempotency: 'none',
+      status: 201,
+      errors: ['client_id_conflict', 'cell_in_pod'],
+      input: Body({ name: Name, client_id: ClientId, cell_ids: Type.Optional(CellIds) }),
+      output: Type.Object({ created: Type.Boolean(), pod: Pod }),
+      run: (ctx, input) => pods.create(ctx.organizationId, input),
     }),
-    sendPodDraft: defineOperation({
-      ...sendDraft,
-      name: 'send_pod_draft',
-      summary: 'Send a draft of a pod',
+    listPods: defineOperation({
+      name: 'list_pods',
+      summary: 'List pods, newest first',
+      description: '',
+      scope: 'cells:read',
+      idempotency: 'none',
+      errors: [],
+      input: Body(PaginationQuery),
+      output: PodList,
+      run: (ctx, query) => pods.list(ctx.organizationId, query),
+    }),
+    getPod: defineOperation({
+      name: 'get_pod',
+      summary: 'Read a pod',
+      description: '',
+      scope: 'cells:read',
+      idempotency: 'none',
+      errors: [],
+      input: Body(PodId),
+      output: Pod,
+      run: (ctx, input) => pods.get(ctx.organizationId, input.id),
+    }),
+    updatePod: defineOperation({
+      name: 'update_pod',
+      summary: 'Rename a pod, replace its cells or set its quiet hours',
       description:
-        "Queues the draft's message from the pod cell the sticky rotation rule picks (the cell a recipient already talks to, else the next active cell) and marks the draft sent; with send_at, or inside quiet hours, the message is scheduled instead. A draft that is not `draft` is 409 conflict. Takes an optional Idempotency-Key header.",
-      input: Type.Object({ pod_id: id('pod'), draft_id: id('drf'), ...ScheduleFields }),
-      // A pod draft's own lookup checks its pod.
-      run: (ctx, { pod_id, draft_id, ...schedule }) =>
-        drafts.sendFromPod(ctx.organizationId, pod_id, draft_id, ctx.record, schedule),
+        'cell_ids replaces the whole set: cells left out leave the pod (their pod_id becomes null). quiet_hours (null clears them) hold the sends of its cells that have none of their own.',
+      scope: 'cells:write',
+      idempotency: 'none',
+      errors: ['cell_in_pod'],
+      input: Body({
+        ...PodId,
+        name: Type.Optional(Name),
+        cell_ids: Type.Optional(CellIds),
+        quiet_hours: Type.Optional(QuietHoursSchema),
+      }),
+      output: Pod,
+      run: (ctx, { id: podId, ...input }) => pods.update(ctx.organizationId, podId, input),
+    }),
+    deletePod: defineOperation({
+      name: 'delete_pod',
+      summary: 'Delete a pod',
+      description: 'Frees its cells (pod_id null) and cancels its open cycle jobs. Its client_id is not reused.',
+      scope: 'cells:write',
+      idempotency: 'none',
+      status: 204,
+      errors: [],
+      input: Body(PodId),
+      output: Type.Null(),
+      run: async (ctx, input) => {
+        await pods.remove(ctx.organizationId, input.id);
+        return null;
+      },
     }),
     startPodCycle: defineOperation({
       name: 'start_pod_cycle',
@@ -103,10 +167,47 @@ export function podOperations(deps: { drafts: DraftsService; cycles: CycleServic
       recorded: true,
       status: 202,
       errors: ['conflict', 'client_id_conflict'],
-      input: Type.Object({ id: id('pod'), ...CycleRequest.properties }, { additionalProperties: false }),
-      output: CycleJob,
-      run: (ctx, { id: podId, ...input }) => cycles.start(ctx.organizationId, podId, input, ctx.record),
+      input: StartCycleInput,
+      output: Type.Object({ replayed: Type.Boolean(), job: CycleJob }),
+      run: (ctx, { pod_id, ...input }) => cycles.start(ctx.organizationId, pod_id, input, ctx.record),
     }),
+    listPodJobs: defineOperation({
+      name: 'list_pod_jobs',
+      summary: 'List the cycle jobs of a pod, newest first',
+      description: '',
+      scope: 'messages:read',
+      idempotency: 'none',
+      errors: [],
+      input: Body({ ...OfPod, ...PaginationQuery }),
+      output: CycleJobList,
+      run: (ctx, { pod_id, ...query }) => cycles.list(ctx.organizationId, pod_id, query),
+    }),
+    getPodJob: defineOperation({
+      name: 'get_pod_job',
+      summary: 'Read a cycle job',
+      description: '',
+      scope: 'messages:read',
+      idempotency: 'none',
+      errors: [],
+      input: Body(JobIds),
+      output: CycleJob,
+      run: (ctx, input) => cycles.get(ctx.organizationId, input.pod_id, input.job_id),
+    }),
+    cancelPodJob: defineOperation({
+      name: 'cancel_pod_job',
+      summary: 'Cancel a cycle job',
+      description:
+        'What it has not queued is never sent and its messages still queued are canceled; messages already with a phone finish. 409 conflict once the job ended.',
+      scope: 'messages:send',
+      idempotency: 'none',
+      errors: ['conflict'],
+      input: Body(JobIds),
+      output: CycleJob,
+      run: (ctx, input) => cycles.cancel(ctx.organizationId, input.pod_id, input.job_id),
+    }),
+    drafts: { cell: draftOperations('cell', deps), pod: draftOperations('pod', deps) },
+    lists: { cell: listOperations('cell', deps), pod: listOperations('pod', deps) },
+    ignore: { cell: ignoreOperations('cell', deps), pod: ignoreOperations('pod', deps) },
   };
 }
 

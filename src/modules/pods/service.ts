@@ -5,7 +5,8 @@
 import { requireQuietHours, type QuietHours } from '../../lib/quiet-hours.ts';
 import type { Executor } from '../../db/schema.ts';
 import { transact } from '../../db/transaction.ts';
-import { clientIdHash, sameClientIdBody } from '../../lib/client-id.ts';
+import { clientIdHash } from '../../lib/client-id.ts';
+import { createOnce } from '../../db/create-once.ts';
 import type { Clock } from '../../lib/clock.ts';
 import { ApiError, notFound } from '../../lib/errors.ts';
 import { newId } from '../../lib/ids.ts';
@@ -86,8 +87,17 @@ export class PodsService {
   async create(organizationId: string, input: CreatePodInput): Promise<{ created: boolean; pod: PodView }> {
     const cellIds = [...new Set(input.cell_ids ?? [])];
     const hash = clientIdHash({ name: input.name, client_id: input.client_id, cell_ids: [...cellIds].sort() });
-    const existing = await this.repo.findByClientId(organizationId, input.client_id);
-    if (existing) return { created: false, pod: await this.replay(existing, hash) };
+    const { created, value } = await createOnce({
+      resource: 'pod',
+      hash,
+      earlier: () => this.repo.findByClientId(organizationId, input.client_id),
+      create: () => this.insert(organizationId, input, cellIds, hash),
+      view: (row) => this.viewOf(row),
+    });
+    return { created, pod: value };
+  }
+
+  private async insert(organizationId: string, input: CreatePodInput, cellIds: string[], hash: string) {
     await this.checkCells(organizationId, null, input.cell_ids ?? []);
     const now = this.clock.now();
     const at = now.toISOString();
@@ -103,19 +113,11 @@ export class PodsService {
       updated_at: at,
       deleted_at: null,
     };
-    try {
-      await transact(this.repo.db, async (tx) => {
-        await this.repo.insert(tx, row);
-        await this.placeCells(tx, organizationId, row.id, cellIds);
-      });
-    } catch (error) {
-      // A concurrent create with the same client_id won the unique index.
-      const raced =
-        error instanceof ApiError ? undefined : await this.repo.findByClientId(organizationId, input.client_id);
-      if (raced) return { created: false, pod: await this.replay(raced, hash) };
-      throw error;
-    }
-    return { created: true, pod: await this.viewOf(row) };
+    await transact(this.repo.db, async (tx) => {
+      await this.repo.insert(tx, row);
+      await this.placeCells(tx, organizationId, row.id, cellIds);
+    });
+    return this.viewOf(row);
   }
 
   async list(organizationId: string, query: PageQuery) {
@@ -196,16 +198,6 @@ export class PodsService {
   /** The first of the pod's next `count` round-robin positions (pod draft sends without a sticky cell). */
   takeRotations(podId: string, count: number): Promise<number> {
     return this.repo.advanceRotation(podId, count);
-  }
-
-  private async replay(existing: PodsTable, hash: string): Promise<PodView> {
-    if (existing.deleted_at) {
-      throw new ApiError(
-        'client_id_conflict',
-        'The pod created with this client_id was deleted; client_ids are not reused.',
-      );
-    }
-    return this.viewOf(sameClientIdBody(existing, hash));
   }
 
   private async viewOf(pod: PodsTable): Promise<PodView> {

@@ -74,6 +74,8 @@ export interface CycleJobsTable {
   sync_after: number;
   /** A broadcast's send_at (contract §12): its messages are scheduled for it. */
   send_at: string | null;
+  /** 1: started with send_now, its messages go out inside quiet hours too. */
+  send_now: number;
   created_at: string;
   updated_at: string;
   completed_at: string | null;

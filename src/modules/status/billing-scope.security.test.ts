@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import { admin, bearer } from '../../../test/harness.ts';
 import { activeLine, type Line } from '../../../test/support/messages.ts';
 import { oauthTokens } from '../../../test/support/oauth-flow.ts';
-import { mcpClient, startListening, structured, type McpTestApp } from '../mcp/test-client.ts';
+import { mcpClient, startListening, structured, type McpTestApp } from '../../../test/support/mcp-client.ts';
 
 const HIDDEN_CHECK = {
   name: 'billing',

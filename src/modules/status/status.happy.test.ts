@@ -1,6 +1,6 @@
-import { after, before, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { bearer, expectProblem, signUp, startApp, type TestApp } from '../../../test/harness.ts';
+import { bearer, expectProblem, signUp, type TestApp, useApp } from '../../../test/harness.ts';
 import { createCell } from '../../../test/support/cells.ts';
 import { activeLine, claim, queued, report } from '../../../test/support/messages.ts';
 
@@ -13,11 +13,7 @@ const check = (body: { checks: { name: string; status: string }[] }, name: strin
   body.checks.find((c) => c.name === name)?.status;
 
 describe('GET /v1/agent/status', () => {
-  let t: TestApp;
-  before(async () => {
-    t = await startApp({ env: { CELLGATE_RATE_LIMIT: '50', CELLGATE_RATE_LIMIT_BURST: '100' } });
-  });
-  after(() => t.close());
+  const t = useApp({ env: { CELLGATE_RATE_LIMIT: '50', CELLGATE_RATE_LIMIT_BURST: '100' } });
 
   it('answers an unverified organization and tells it to verify', async () => {
     const org = await signUp(t);
@@ -76,11 +72,7 @@ describe('GET /v1/agent/status', () => {
 });
 
 describe('GET /v1/agent/status: why cells are offline', () => {
-  let t: TestApp;
-  before(async () => {
-    t = await startApp();
-  });
-  after(() => t.close());
+  const t = useApp();
 
   it('says a phone that never called in has never called in, and counts in words ("1 active cell")', async () => {
     const line = await activeLine(t);

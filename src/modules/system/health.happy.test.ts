@@ -4,14 +4,10 @@ import { buildApp } from '../../app.ts';
 import { loadConfig } from '../../config.ts';
 import { sql } from 'kysely';
 import { openDatabase } from '../../db/database.ts';
-import { expectProblem, freshDatabase, startApp, type TestApp, type TestDatabase } from '../../../test/harness.ts';
+import { expectProblem, freshDatabase, type TestDatabase, useApp } from '../../../test/harness.ts';
 
 describe('GET /health', () => {
-  let t: TestApp;
-  before(async () => {
-    t = await startApp();
-  });
-  after(() => t.close());
+  const t = useApp();
 
   it('answers 200 with status, version and database ok, without a credential', async () => {
     const response = await t.app.inject({ url: '/health' });

@@ -2,10 +2,10 @@
 // How the OpenAPI document is served (src/modules/system/openapi-texts.ts): built once per process
 // for every path that serves it, with a strong ETag answered 304 when the client's copy is
 // current, and YAML that reads back to exactly the JSON.
-import { after, before, describe, it } from 'node:test';
+import { before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { parse } from 'yaml';
-import { startApp, type TestApp } from '../../../test/harness.ts';
+import { useApp } from '../../../test/harness.ts';
 
 const PATHS = {
   yaml: ['/openapi.yaml', '/docs/openapi.yaml'],
@@ -13,10 +13,9 @@ const PATHS = {
 };
 
 describe('OpenAPI document serving', () => {
-  let t: TestApp;
   let builds = 0;
+  const t = useApp();
   before(async () => {
-    t = await startApp();
     // Counts the generator's runs (it is @fastify/swagger's decorator on the app).
     const swagger = t.app.swagger.bind(t.app);
     t.app.swagger = ((options?: { yaml?: boolean }) => {
@@ -24,7 +23,6 @@ describe('OpenAPI document serving', () => {
       return swagger(options as never);
     }) as typeof t.app.swagger;
   });
-  after(() => t.close());
 
   it('builds the document once for concurrent first requests and every path that serves it', async () => {
     const first = await Promise.all([...PATHS.yaml, ...PATHS.json, ...PATHS.yaml].map((url) => t.app.inject({ url })));

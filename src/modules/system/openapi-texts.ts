@@ -4,10 +4,10 @@
 // Why: @fastify/swagger builds the ~900 kB document synchronously (a few hundred ms, most of it
 // its reference resolver), and the `yaml` package took another 1 to 1.5 s to stringify it; done on
 // the first request, that blocked the event loop for about 2 s (long-polls, stream heartbeats and
-// every other request waited). Now the YAML comes from src/modules/system/yaml.ts (tens of ms),
-// each step runs in its own turn of the event loop so requests are served between them, and a
-// listening server starts the build right after listen instead of on the first request. A request
-// arriving before it is done awaits the same build.
+// every other request waited). Now the YAML comes from src/modules/system/yaml.ts (tens of ms) and
+// each step runs in its own turn of the event loop, so requests are served between them. The build
+// starts on the first request for the document (not at start: it holds ~25 MB the idle service
+// does not need); requests arriving before it is done await the same build.
 import { createHash } from 'node:crypto';
 import { setImmediate as nextTurn } from 'node:timers/promises';
 import type { FastifyReply, FastifyRequest } from 'fastify';
@@ -71,13 +71,4 @@ export async function sendOpenApi(
   return reply
     .type(which === 'yaml' ? 'application/yaml; charset=utf-8' : 'application/json; charset=utf-8')
     .send(body);
-}
-
-/**
- * `cellgate serve` calls this once listening: the texts are built in the background (requests are
- * served between the steps) so the first request for the document finds them ready. Not on
- * listen for every app: the tests that listen would each pay for a build they do not read.
- */
-export function buildOpenApiInBackground(app: App): void {
-  openApiTexts(app).catch((error: unknown) => app.log.error({ err: error }, 'the OpenAPI document could not be built'));
 }

@@ -5,7 +5,7 @@ import { hostname } from 'node:os';
 import type { Clock } from '../../lib/clock.ts';
 import { cachedLookup, checkUrl, type Lookup } from '../../lib/ssrf.ts';
 import type { EventsService } from '../events/service.ts';
-import { EgressTimeout, type Egress } from './egress.ts';
+import { EgressTimeout, KEPT_RESPONSE_BYTES, type Egress } from './egress.ts';
 import type { Claim, Outcome } from './outcome.ts';
 import { OutcomeRecorder } from './recorder.ts';
 import type { WebhooksRepository } from './repository.ts';
@@ -93,11 +93,12 @@ export class WebhookDeliverer {
       secrets.push(webhook.previous_secret);
     }
     const timestamp = Math.floor(now.getTime() / 1000);
+    const requestHeaders = deliveryHeaders(secrets, delivery.event_id, timestamp, delivery.payload);
     try {
       const response = await this.deps.egress({
         url: check.url,
         target: check.target,
-        headers: deliveryHeaders(secrets, delivery.event_id, timestamp, delivery.payload),
+        headers: requestHeaders,
         body: delivery.payload,
         timeoutMs: this.deps.timeoutMs,
       });
@@ -107,10 +108,15 @@ export class WebhookDeliverer {
         error: ok ? null : `HTTP ${response.status}`,
         latencyMs: elapsed(),
         retryAfterMs: ok ? null : parseRetryAfter(response.retryAfter, clock.now()),
+        requestHeaders,
+        responseBody:
+          response.body === undefined
+            ? null
+            : Buffer.from(response.body).subarray(0, KEPT_RESPONSE_BYTES).toString('utf8'),
       };
     } catch (error) {
       const message = error instanceof EgressTimeout ? `timeout: ${error.message}` : connectionError(error);
-      return { statusCode: null, error: message, latencyMs: elapsed(), retryAfterMs: null };
+      return { statusCode: null, error: message, latencyMs: elapsed(), retryAfterMs: null, requestHeaders };
     }
   }
 }

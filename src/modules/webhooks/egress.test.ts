@@ -19,14 +19,21 @@ describe('httpEgress', () => {
   });
 
   it('connects to the pinned address whatever the host name resolves to, keeping the Host header', async () => {
-    receiver.respond = () => ({ status: 202, headers: { 'retry-after': '7' } });
+    receiver.respond = () => ({ status: 202, headers: { 'retry-after': '7' }, body: 'queued' });
     const response = await httpEgress(request('hooks.invalid'));
-    assert.deepEqual(response, { status: 202, retryAfter: '7' });
+    assert.deepEqual(response, { status: 202, retryAfter: '7', body: 'queued' });
     const [received] = receiver.requests.slice(-1);
     assert.equal(received.url, '/in?x=1');
     assert.equal(received.headers.host, `hooks.invalid:${receiver.port}`);
     assert.equal(received.headers['content-length'], '7');
     assert.equal(received.body, '{"a":1}');
+  });
+
+  it('keeps the first 4 KiB of a long answer', async () => {
+    receiver.respond = () => ({ status: 200, body: 'é'.repeat(5_000) });
+    const response = await httpEgress(request('hooks.invalid'));
+    assert.equal(Buffer.byteLength(response.body ?? ''), 4096);
+    assert.equal(response.body, 'é'.repeat(2048));
   });
 
   it('gives up after the timeout', async () => {

@@ -18,6 +18,8 @@ export interface EgressRequest {
 export interface EgressResponse {
   status: number;
   retryAfter: string | undefined;
+  /** The first KEPT_RESPONSE_BYTES of the body (shown on the console's delivery page). */
+  body?: string;
 }
 
 /** Sends one request; rejects on connection errors and timeouts (EgressTimeout). */
@@ -38,8 +40,10 @@ function pinnedLookup(target: ResolvedAddress): LookupFunction {
   }) as LookupFunction;
 }
 
-/** Drains at most this much of a response body; receivers' answers are not kept. */
+/** Drains at most this much of a response body. */
 const MAX_RESPONSE_BYTES = 64 * 1024;
+/** Keeps this much of it. */
+export const KEPT_RESPONSE_BYTES = 4 * 1024;
 
 /** A keep-alive connection the receiver closed just as it was reused: safe to send again at once. */
 class StaleConnection extends Error {}
@@ -64,14 +68,17 @@ function sendOnce(request: EgressRequest, timeoutMs: number, fresh: boolean): Pr
     });
     outgoing.on('response', (response) => {
       let received = 0;
+      const kept: Buffer[] = [];
       const retryAfter = response.headers['retry-after'];
       response.on('data', (chunk: Buffer) => {
+        if (received < KEPT_RESPONSE_BYTES) kept.push(chunk.subarray(0, KEPT_RESPONSE_BYTES - received));
         received += chunk.length;
         if (received > MAX_RESPONSE_BYTES) response.destroy();
       });
       const done = () => {
         clearTimeout(timer);
-        resolve({ status: response.statusCode ?? 0, retryAfter });
+        // A character cut at the 4 KiB edge decodes as U+FFFD.
+        resolve({ status: response.statusCode ?? 0, retryAfter, body: Buffer.concat(kept).toString('utf8') });
       };
       response.on('end', done);
       response.on('close', done);

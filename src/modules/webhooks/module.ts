@@ -6,12 +6,15 @@ import type { Database } from '../../db/database.ts';
 import type { Clock } from '../../lib/clock.ts';
 import { systemLookup } from '../../lib/ssrf.ts';
 import type { App } from '../../http/types.ts';
+import type { RestBinder } from '../../operations/rest.ts';
 import type { Loop } from '../../lib/background.ts';
 import { WebhookDeliveryWorker } from '../../workers/webhook-delivery.ts';
 import type { EventsService } from '../events/service.ts';
 import { DEFAULT_TIMEOUT_MS, WebhookDeliverer, type WebhookOptions } from './delivery.ts';
 import { httpEgress } from './egress.ts';
+import { webhookOperations, type WebhookOperations } from './operations.ts';
 import { WebhooksRepository } from './repository.ts';
+import { registerOperatorWebhookRoutes } from './operator-routes.ts';
 import { registerWebhookRoutes } from './routes.ts';
 import { WebhooksService } from './service.ts';
 
@@ -19,6 +22,7 @@ export interface WebhooksModule {
   webhooks: WebhooksService;
   deliverer: WebhookDeliverer;
   webhookWorker: WebhookDeliveryWorker;
+  operations: WebhookOperations;
   loops: Loop[];
 }
 
@@ -51,9 +55,10 @@ export function build(deps: {
     pollMs: options.pollMs,
     concurrency: options.concurrency,
   });
-  return { webhooks, deliverer, webhookWorker, loops: [webhookWorker] };
+  return { webhooks, deliverer, webhookWorker, operations: webhookOperations(webhooks), loops: [webhookWorker] };
 }
 
-export function register(app: App, module: WebhooksModule): void {
-  registerWebhookRoutes(app, module.webhooks);
+export function register(app: App, module: WebhooksModule, rest: RestBinder): void {
+  registerWebhookRoutes(app, rest, module.operations);
+  registerOperatorWebhookRoutes(app, module.webhooks);
 }

@@ -17,6 +17,9 @@ export interface Outcome {
   error: string | null;
   latencyMs: number;
   retryAfterMs: number | null;
+  /** What was sent (null: nothing was) and the start of what came back (null: nothing did). */
+  requestHeaders?: Record<string, string> | null;
+  responseBody?: string | null;
 }
 
 /** An attempt's outcome as rows to write. */
@@ -74,6 +77,8 @@ export function settle(
       latency_ms: outcome.latencyMs,
       error: outcome.error,
       attempted_by: attemptedBy,
+      request_headers: outcome.requestHeaders ? JSON.stringify(outcome.requestHeaders) : null,
+      response_body: outcome.responseBody ?? null,
     },
   };
 }

@@ -89,6 +89,9 @@ export class OutcomeRecorder {
       for (const item of endpoints) {
         // The first to disable an endpoint (concurrent failures race on enabled = 1) reports it.
         if (!item.disableReason || !(await repo.disable(tx, item.webhook.id, item.disableReason, item.now))) continue;
+        // An operator endpoint has no organization's stream to report to: its disabled_reason says it.
+        const organizationId = item.webhook.organization_id;
+        if (organizationId === null) continue;
         const view = webhookView({
           ...item.webhook,
           enabled: 0,
@@ -96,7 +99,7 @@ export class OutcomeRecorder {
           updated_at: item.now,
         });
         await this.deps.events.emit(tx, {
-          organizationId: item.webhook.organization_id,
+          organizationId,
           type: 'webhook.disabled',
           data: view,
         });

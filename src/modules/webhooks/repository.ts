@@ -1,6 +1,7 @@
 // SQL for webhook endpoints, their delivery queue and the attempt log.
 import { sql, type Insertable, type Kysely, type Updateable } from 'kysely';
 import type { DB, Executor } from '../../db/schema.ts';
+import { transact } from '../../db/transaction.ts';
 import type { DeliveryStatus, WebhookAttemptsTable, WebhookDeliveriesTable, WebhooksTable } from './tables.ts';
 
 export interface AttemptOutcome {
@@ -14,6 +15,9 @@ export interface AttemptOutcome {
   last_latency_ms: number;
   updated_at: string;
 }
+
+/** The comparison that finds an owner's endpoints: an organization's, or (null) the operator's. */
+const ownerIs = (organizationId: string | null) => (organizationId === null ? 'is' : '=');
 
 export class WebhooksRepository {
   readonly db: Kysely<DB>;
@@ -29,30 +33,30 @@ export class WebhooksRepository {
   }
 
   /** Includes deleted webhooks: a client_id is taken forever. */
-  findByClientId(organizationId: string, clientId: string) {
+  findByClientId(organizationId: string | null, clientId: string) {
     return this.db
       .selectFrom('webhooks')
       .selectAll()
-      .where('organization_id', '=', organizationId)
+      .where('organization_id', ownerIs(organizationId), organizationId)
       .where('client_id', '=', clientId)
       .executeTakeFirst();
   }
 
-  findWebhook(ex: Executor, organizationId: string, id: string) {
+  findWebhook(ex: Executor, organizationId: string | null, id: string) {
     return ex
       .selectFrom('webhooks')
       .selectAll()
       .where('id', '=', id)
-      .where('organization_id', '=', organizationId)
+      .where('organization_id', ownerIs(organizationId), organizationId)
       .where('deleted_at', 'is', null)
       .executeTakeFirst();
   }
 
-  listWebhooks(organizationId: string, beforeId: string | null, limit: number) {
+  listWebhooks(organizationId: string | null, beforeId: string | null, limit: number) {
     let query = this.db
       .selectFrom('webhooks')
       .selectAll()
-      .where('organization_id', '=', organizationId)
+      .where('organization_id', ownerIs(organizationId), organizationId)
       .where('deleted_at', 'is', null);
     if (beforeId) query = query.where('id', '<', beforeId);
     return query.orderBy('id', 'desc').limit(limit).execute();
@@ -63,11 +67,11 @@ export class WebhooksRepository {
   }
 
   /** The endpoints an event of this organization fans out to. */
-  enabledWebhooks(ex: Executor, organizationId: string) {
+  enabledWebhooks(ex: Executor, organizationId: string | null) {
     return ex
       .selectFrom('webhooks')
       .select(['id', 'event_types'])
-      .where('organization_id', '=', organizationId)
+      .where('organization_id', ownerIs(organizationId), organizationId)
       .where('enabled', '=', 1)
       .where('deleted_at', 'is', null)
       .execute();
@@ -117,7 +121,7 @@ export class WebhooksRepository {
           )
           .as('failing'),
       ])
-      .where('organization_id', '=', organizationId)
+      .where('organization_id', ownerIs(organizationId), organizationId)
       .where('deleted_at', 'is', null)
       .executeTakeFirstOrThrow();
     return { total: Number(row.total), failing: Number(row.failing ?? 0) };
@@ -244,7 +248,7 @@ export class WebhooksRepository {
 
   /** Deletes up to `limit` finished deliveries last changed before `before`, with their attempts; how many. */
   async deleteFinishedBefore(before: string, limit: number): Promise<number> {
-    return this.db.transaction().execute(async (tx) => {
+    return transact(this.db, async (tx) => {
       const ids = (
         await tx
           .selectFrom('webhook_deliveries')

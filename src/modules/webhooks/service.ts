@@ -11,16 +11,26 @@ import { checkUrl, type Lookup } from '../../lib/ssrf.ts';
 import type { Executor } from '../../db/schema.ts';
 import type { EventsService } from '../events/service.ts';
 import type { EventEnvelope } from '../events/types.ts';
+import type { DeviceEventType } from '../devices/events.ts';
 import type { WebhooksRepository } from './repository.ts';
 import { newSigningSecret } from './signing.ts';
 import type { WebhookDeliveriesTable, WebhooksTable } from './tables.ts';
 import { deliveryView, matchesEventType, webhookView } from './views.ts';
+import { createOnce } from '../../db/create-once.ts';
 import { transact } from '../../db/transaction.ts';
 
+/** The type of the console's test event (not an event type of contract §6: it is never emitted). */
+export const TEST_EVENT_TYPE = 'webhook.test';
 /** A rotated-out secret keeps signing (beside the new one) this long. */
 export const SECRET_OVERLAP_MS = 24 * 60 * 60 * 1000;
 /** Finished deliveries (and their attempts) stay in the log this long. */
 export const DELIVERY_RETENTION_MS = 30 * 24 * 60 * 60 * 1000;
+
+/** The envelope of an operator event: the organization's shape, with no organization. */
+export interface OperatorEnvelope extends Omit<EventEnvelope, 'type' | 'organization_id'> {
+  type: DeviceEventType;
+  organization_id: null;
+}
 
 export interface CreateWebhookInput {
   client_id: string;
@@ -38,6 +48,9 @@ export interface UpdateWebhookInput {
 }
 
 export type WebhookView = ReturnType<typeof webhookView>;
+
+/** Whose endpoints: an organization's (its id) or the operator's (null, /v1/admin/webhooks). */
+export type Owner = string | null;
 
 export class WebhooksService {
   private readonly repo: WebhooksRepository;
@@ -69,7 +82,7 @@ export class WebhooksService {
     return check.url.href;
   }
 
-  private async owned(organizationId: string, id: string): Promise<WebhooksTable> {
+  private async owned(organizationId: Owner, id: string): Promise<WebhooksTable> {
     const row = await this.repo.findWebhook(this.repo.db, organizationId, id);
     if (!row) throw notFound('webhook');
     return row;
@@ -77,12 +90,21 @@ export class WebhooksService {
 
   /** 201 with the secret on first create; 200 without it when the same body repeats the client_id. */
   async create(
-    organizationId: string,
+    organizationId: Owner,
     input: CreateWebhookInput,
   ): Promise<{ created: boolean; webhook: WebhookView & { secret?: string } }> {
     const hash = clientIdHash(input);
-    const existing = await this.repo.findByClientId(organizationId, input.client_id);
-    if (existing) return { created: false, webhook: this.replay(existing, hash) };
+    const { created, value } = await createOnce({
+      resource: 'webhook',
+      hash,
+      earlier: () => this.repo.findByClientId(organizationId, input.client_id),
+      create: () => this.insert(organizationId, input, hash),
+      view: (row): WebhookView & { secret?: string } => webhookView(row),
+    });
+    return { created, webhook: value };
+  }
+
+  private async insert(organizationId: Owner, input: CreateWebhookInput, hash: string) {
     const url = await this.checkedUrl(input.url);
     const now = this.clock.now().toISOString();
     const row: WebhooksTable = {
@@ -103,38 +125,15 @@ export class WebhooksService {
       updated_at: now,
       deleted_at: null,
     };
-    try {
-      await this.repo.insertWebhook(this.repo.db, row);
-    } catch (error) {
-      // A concurrent create with the same client_id won the unique index.
-      const raced = await this.repo.findByClientId(organizationId, input.client_id);
-      if (raced) return { created: false, webhook: this.replay(raced, hash) };
-      throw error;
-    }
-    return { created: true, webhook: { ...webhookView(row), secret: row.secret } };
+    await this.repo.insertWebhook(this.repo.db, row);
+    return { ...webhookView(row), secret: row.secret };
   }
 
-  private replay(existing: WebhooksTable, hash: string): WebhookView {
-    if (existing.deleted_at) {
-      throw new ApiError(
-        'client_id_conflict',
-        'The webhook created with this client_id was deleted; client_ids are not reused.',
-      );
-    }
-    if (existing.request_hash !== hash) {
-      throw new ApiError(
-        'client_id_conflict',
-        `client_id was already used to create ${existing.id} with a different body.`,
-      );
-    }
-    return webhookView(existing);
-  }
-
-  async get(organizationId: string, id: string): Promise<WebhookView> {
+  async get(organizationId: Owner, id: string): Promise<WebhookView> {
     return webhookView(await this.owned(organizationId, id));
   }
 
-  async list(organizationId: string, query: PageQuery) {
+  async list(organizationId: Owner, query: PageQuery) {
     const { items, next_cursor } = await listPage(
       query,
       (after, count) => this.repo.listWebhooks(organizationId, after ? String(after[0]) : null, count),
@@ -143,7 +142,7 @@ export class WebhooksService {
     return { webhooks: items.map(webhookView), next_cursor };
   }
 
-  async update(organizationId: string, id: string, input: UpdateWebhookInput): Promise<WebhookView> {
+  async update(organizationId: Owner, id: string, input: UpdateWebhookInput): Promise<WebhookView> {
     const row = await this.owned(organizationId, id);
     const now = this.clock.now().toISOString();
     const changes: Partial<WebhooksTable> = { updated_at: now };
@@ -165,7 +164,7 @@ export class WebhooksService {
     return webhookView(updated);
   }
 
-  async remove(organizationId: string, id: string): Promise<void> {
+  async remove(organizationId: Owner, id: string): Promise<void> {
     await this.owned(organizationId, id);
     const now = this.clock.now().toISOString();
     await transact(this.repo.db, async (tx) => {
@@ -175,7 +174,7 @@ export class WebhooksService {
   }
 
   /** A new secret; the previous one keeps signing beside it for 24 hours. */
-  async rotateSecret(organizationId: string, id: string) {
+  async rotateSecret(organizationId: Owner, id: string) {
     const row = await this.owned(organizationId, id);
     const now = this.clock.now();
     const changes = {
@@ -192,7 +191,7 @@ export class WebhooksService {
     };
   }
 
-  async listDeliveries(organizationId: string, webhookId: string, query: PageQuery) {
+  async listDeliveries(organizationId: Owner, webhookId: string, query: PageQuery) {
     await this.owned(organizationId, webhookId);
     const { items, next_cursor } = await listPage(
       query,
@@ -211,8 +210,53 @@ export class WebhooksService {
     };
   }
 
+  /**
+   * One delivery with what each attempt sent and got back (the console's delivery page): the
+   * signed body, and per attempt its request headers and the start of the response body.
+   */
+  async deliveryDetail(organizationId: Owner, webhookId: string, deliveryId: string) {
+    await this.owned(organizationId, webhookId);
+    const delivery = await this.repo.findDelivery(webhookId, deliveryId);
+    if (!delivery) throw notFound('delivery');
+    const attempts = await this.repo.attemptsOf([deliveryId]);
+    return {
+      ...deliveryView(delivery, attempts),
+      payload: delivery.payload,
+      exchanges: attempts.map((a) => ({
+        attempted_at: a.attempted_at,
+        request_headers: a.request_headers ? (JSON.parse(a.request_headers) as Record<string, string>) : null,
+        status_code: a.status_code,
+        response_body: a.response_body,
+        error: a.error,
+      })),
+    };
+  }
+
+  /**
+   * Queues a `webhook.test` event to this one endpoint, whatever its event types (the console's
+   * "Send a test event"). It is not an event of the organization: not in the event stream or the
+   * events table, and no other endpoint gets it. 409 while the endpoint is disabled.
+   */
+  async sendTestEvent(organizationId: Owner, webhookId: string) {
+    const webhook = await this.owned(organizationId, webhookId);
+    if (webhook.enabled === 0) throw new ApiError('conflict', 'The webhook is disabled; enable it before testing it.');
+    const at = this.clock.now();
+    const now = at.toISOString();
+    const envelope = {
+      id: newId('evt', this.clock, at),
+      type: TEST_EVENT_TYPE,
+      created_at: now,
+      organization_id: organizationId,
+      data: { webhook_id: webhookId, message: 'A test event: your endpoint is reachable and verifies signatures.' },
+    };
+    const row = this.deliveryRow(webhookId, envelope, JSON.stringify(envelope), at);
+    await this.repo.insertDeliveries(this.repo.db, [row]);
+    this.signals.emit('queued');
+    return deliveryView(row, []);
+  }
+
   /** Makes a delivery due now (again, when it already succeeded or failed). */
-  async retryDelivery(organizationId: string, webhookId: string, deliveryId: string) {
+  async retryDelivery(organizationId: Owner, webhookId: string, deliveryId: string) {
     const webhook = await this.owned(organizationId, webhookId);
     const delivery = await this.repo.findDelivery(webhookId, deliveryId);
     if (!delivery) throw notFound('delivery');
@@ -250,33 +294,59 @@ export class WebhooksService {
     return this.repo.summary(organizationId);
   }
 
+  /**
+   * An operator event (contract §11: device.offline, ...), in the transaction of the change it
+   * reports: the envelope has no organization and is not in any organization's event stream; it
+   * goes to the operator's endpoints only.
+   */
+  async emitOperatorEvent(ex: Executor, type: DeviceEventType, data: Record<string, unknown>): Promise<void> {
+    const at = this.clock.now();
+    await this.fanOut(ex, {
+      id: newId('evt', this.clock, at),
+      type,
+      created_at: at.toISOString(),
+      organization_id: null,
+      data,
+    });
+  }
+
   /** Emit hook: one pending delivery per enabled endpoint whose filter takes the event. */
-  async fanOut(ex: Executor, envelope: EventEnvelope): Promise<void> {
+  async fanOut(ex: Executor, envelope: EventEnvelope | OperatorEnvelope): Promise<void> {
     const endpoints = await this.repo.enabledWebhooks(ex, envelope.organization_id);
     const matching = endpoints.filter((w) => matchesEventType(JSON.parse(w.event_types) as string[], envelope.type));
     if (matching.length === 0) return;
     const payload = JSON.stringify(envelope);
     const at = this.clock.now();
-    const now = at.toISOString();
     await this.repo.insertDeliveries(
       ex,
-      matching.map((w) => ({
-        id: newId('dlv', this.clock, at),
-        webhook_id: w.id,
-        organization_id: envelope.organization_id,
-        event_id: envelope.id,
-        event_type: envelope.type,
-        payload,
-        status: 'pending',
-        attempts: 0,
-        next_attempt_at: now,
-        lease_token: null,
-        last_status_code: null,
-        last_error: null,
-        last_latency_ms: null,
-        created_at: now,
-        updated_at: now,
-      })),
+      matching.map((w) => this.deliveryRow(w.id, envelope, payload, at)),
     );
+  }
+
+  /** A new delivery of `envelope` (sent as `payload`) to one endpoint, due now. */
+  private deliveryRow(
+    webhookId: string,
+    envelope: { id: string; type: string; organization_id: string | null },
+    payload: string,
+    at: Date,
+  ): WebhookDeliveriesTable {
+    const now = at.toISOString();
+    return {
+      id: newId('dlv', this.clock, at),
+      webhook_id: webhookId,
+      organization_id: envelope.organization_id,
+      event_id: envelope.id,
+      event_type: envelope.type,
+      payload,
+      status: 'pending',
+      attempts: 0,
+      next_attempt_at: now,
+      lease_token: null,
+      last_status_code: null,
+      last_error: null,
+      last_latency_ms: null,
+      created_at: now,
+      updated_at: now,
+    };
   }
 }

@@ -2,7 +2,8 @@ import type { Generated } from 'kysely';
 
 export interface WebhooksTable {
   id: string;
-  organization_id: string;
+  /** Null: an operator endpoint (/v1/admin/webhooks, contract §11). */
+  organization_id: string | null;
   client_id: string;
   request_hash: string;
   url: string;
@@ -26,7 +27,7 @@ export type DeliveryStatus = 'pending' | 'retrying' | 'succeeded' | 'failed';
 export interface WebhookDeliveriesTable {
   id: string;
   webhook_id: string;
-  organization_id: string;
+  organization_id: string | null;
   event_id: string;
   event_type: string;
   payload: string;
@@ -49,6 +50,10 @@ export interface WebhookAttemptsTable {
   latency_ms: number;
   error: string | null;
   attempted_by: string;
+  /** JSON object of the request's headers; null when nothing was sent (the URL guard refused). */
+  request_headers: string | null;
+  /** The first 4 KiB of the receiver's answer (UTF-8); null when none came. */
+  response_body: string | null;
 }
 
 export interface WebhooksTables {

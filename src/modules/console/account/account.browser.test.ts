@@ -9,7 +9,7 @@ import type { Browser, Page } from 'playwright-core';
 import { activeOrganization, type TestApp } from '../../../../test/harness.ts';
 import { artifactsDir, launchChromium, listeningApp, skipWithoutChromium } from '../../../../test/support/browser.ts';
 import { startReceiver, type Receiver } from '../../../../test/support/webhook-receiver.ts';
-import { failedDelivery, latestDelivery, usageOnDays } from './test-support.ts';
+import { failedDelivery, latestDelivery, usageOnDays } from '../../../../test/support/console-account.ts';
 
 describe('console account pages in a browser', { skip: skipWithoutChromium }, () => {
   let t: TestApp;

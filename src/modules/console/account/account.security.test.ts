@@ -2,8 +2,15 @@ import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { bearer, startApp, verifiedOrganization, type TestApp } from '../../../../test/harness.ts';
 import { startReceiver, type Receiver } from '../../../../test/support/webhook-receiver.ts';
-import { postForm } from '../test-support.ts';
-import { failedDelivery, latestDelivery, page, post, signedInOrganization, type SignedInOrg } from './test-support.ts';
+import { postForm } from '../../../../test/support/console.ts';
+import {
+  failedDelivery,
+  latestDelivery,
+  page,
+  post,
+  signedInOrganization,
+  type SignedInOrg,
+} from '../../../../test/support/console-account.ts';
 
 describe('console account pages: access', () => {
   let t: TestApp;

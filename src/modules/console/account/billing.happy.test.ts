@@ -3,7 +3,14 @@ import assert from 'node:assert/strict';
 import { startApp, verifiedOrganization, type TestApp } from '../../../../test/harness.ts';
 import { BASE_PAY_TO } from '../../../../test/support/billing.ts';
 import { mppEnv } from '../../../../test/support/mpp-rpc-double.ts';
-import { page, pathOf, post, signedInOrganization, usageOnDays, type SignedInOrg } from './test-support.ts';
+import {
+  page,
+  pathOf,
+  post,
+  signedInOrganization,
+  usageOnDays,
+  type SignedInOrg,
+} from '../../../../test/support/console-account.ts';
 
 const FORM = { 'content-type': 'application/x-www-form-urlencoded' };
 

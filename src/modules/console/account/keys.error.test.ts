@@ -5,7 +5,7 @@ import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { startApp, type TestApp } from '../../../../test/harness.ts';
 import { MAX_ACTIVE_KEYS } from '../../organizations/service.ts';
-import { page, post, signedInOrganization, type SignedInOrg } from './test-support.ts';
+import { page, post, signedInOrganization, type SignedInOrg } from '../../../../test/support/console-account.ts';
 
 describe('console API keys at the cap', () => {
   let t: TestApp;

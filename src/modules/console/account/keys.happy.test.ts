@@ -1,8 +1,8 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { bearer, startApp, type TestApp } from '../../../../test/harness.ts';
-import { setCookies } from '../test-support.ts';
-import { page, post, signedInOrganization, type SignedInOrg } from './test-support.ts';
+import { setCookies } from '../../../../test/support/console.ts';
+import { page, post, signedInOrganization, type SignedInOrg } from '../../../../test/support/console-account.ts';
 
 describe('console API keys', () => {
   let t: TestApp;

@@ -6,8 +6,8 @@ import assert from 'node:assert/strict';
 import { startApp, type TestApp } from '../../../../test/harness.ts';
 import { createEndpoint } from '../../../../test/support/webhooks.ts';
 import { startReceiver, type Receiver } from '../../../../test/support/webhook-receiver.ts';
-import { postForm } from '../test-support.ts';
-import { page, post, signedInOrganization, type SignedInOrg } from './test-support.ts';
+import { postForm } from '../../../../test/support/console.ts';
+import { page, post, signedInOrganization, type SignedInOrg } from '../../../../test/support/console-account.ts';
 
 describe('console webhook rotation and deletion', () => {
   let t: TestApp;

@@ -2,12 +2,13 @@
 // on each failed one), an endpoint's full delivery log, and the form that adds an endpoint.
 import { MAX_URL_LENGTH } from '../../../lib/ssrf.ts';
 import type { deliveryView } from '../../webhooks/views.ts';
-import type { WebhookView } from '../../webhooks/service.ts';
+import type { WebhooksService, WebhookView } from '../../webhooks/service.ts';
 import type { SignedInContext } from '../guard.ts';
 import { escape, field, hidden } from '../layout.ts';
 import { csrfField, postButton, revealOnce, sectionPage, stateTag, when } from './shared.ts';
 
 export type DeliveryView = ReturnType<typeof deliveryView>;
+export type DeliveryDetail = Awaited<ReturnType<WebhooksService['deliveryDetail']>>;
 
 export interface EndpointWithDeliveries {
   webhook: WebhookView;
@@ -81,7 +82,7 @@ export function deliveriesTable(
           ? `<br><span class="small">Next try ${when(d.next_attempt_at)}</span>`
           : '';
       return `<tr>
-<td><span class="mono">${escape(d.event_type)}</span><br><span class="small mono">${escape(d.event_id)}</span></td>
+<td><a class="mono" href="${path(context, webhook.id)}/deliveries/${encodeURIComponent(d.id)}" aria-label="The ${escape(d.event_type)} delivery ${escape(d.id)}: request and responses">${escape(d.event_type)}</a><br><span class="small mono">${escape(d.event_id)}</span></td>
 <td>${stateTag(kind, label)}${next}</td>
 <td>${d.attempts}</td>
 <td>${response(d)}</td>
@@ -112,6 +113,12 @@ function endpointHeader(
     ariaLabel: `${webhook.enabled ? 'Disable' : 'Enable'} the endpoint ${webhook.url}`,
     fields: { enabled: webhook.enabled ? 'false' : 'true', next: back },
   });
+  const test = webhook.enabled
+    ? postButton(context, `${path(context, webhook.id)}/test`, 'Send a test event', {
+        ariaLabel: `Send a test event to the endpoint ${webhook.url}`,
+        fields: { next: back },
+      })
+    : '';
   return `<div class="endpoint-head">
 <${headingLevel} id="${escape(webhook.id)}-heading" class="endpoint-url mono">${escape(webhook.url)}</${headingLevel}>
 ${state}
@@ -122,7 +129,7 @@ ${state}
 <dt>Created</dt><dd>${when(webhook.created_at)}</dd>
 ${webhook.description ? `<dt>Description</dt><dd>${escape(webhook.description)}</dd>` : ''}
 </dl>
-<div class="row-actions">${toggle}<a class="button secondary small-button" href="${path(context, webhook.id)}/edit" aria-label="Edit the endpoint ${escape(webhook.url)}">Edit</a><a class="button secondary small-button" href="${path(context, webhook.id)}/rotate" aria-label="Rotate secret of the endpoint ${escape(webhook.url)}">Rotate secret</a><a class="button danger small-button" href="${path(context, webhook.id)}/delete" aria-label="Delete the endpoint ${escape(webhook.url)}">Delete</a></div>`;
+<div class="row-actions">${toggle}${test}<a class="button secondary small-button" href="${path(context, webhook.id)}/edit" aria-label="Edit the endpoint ${escape(webhook.url)}">Edit</a><a class="button secondary small-button" href="${path(context, webhook.id)}/rotate" aria-label="Rotate secret of the endpoint ${escape(webhook.url)}">Rotate secret</a><a class="button danger small-button" href="${path(context, webhook.id)}/delete" aria-label="Delete the endpoint ${escape(webhook.url)}">Delete</a></div>`;
 }
 
 /** The add form (on the list), or an endpoint's edit form (`edit`: where it posts). */
@@ -215,5 +222,63 @@ ${options.notice}
 ${endpointHeader(context, webhook, options.back, 'h1')}
 ${deliveriesTable(context, webhook, deliveries, options.back, 'Deliveries to this endpoint, newest first')}
 ${options.nextCursor ? `<p class="after"><a href="${path(context, webhook.id)}?cursor=${encodeURIComponent(options.nextCursor)}">Older deliveries</a></p>` : ''}`,
+  );
+}
+
+/** A pretty-printed JSON text, or the text as it is when it is not JSON. */
+function pretty(body: string): string {
+  try {
+    return JSON.stringify(JSON.parse(body), null, 2);
+  } catch {
+    return body;
+  }
+}
+
+const headerList = (headers: Record<string, string>) =>
+  `<dl class="facts mono">${Object.entries(headers)
+    .map(([name, value]) => `<dt>${escape(name)}</dt><dd class="wrap">${escape(value)}</dd>`)
+    .join('')}</dl>`;
+
+/** One delivery: the signed request (body, and each attempt's headers) and every response. */
+export function deliveryPage(
+  context: SignedInContext,
+  webhook: WebhookView,
+  delivery: DeliveryDetail,
+  options: { notice: string },
+): string {
+  const [kind, label] = STATUS[delivery.status];
+  const attempts =
+    delivery.exchanges.length === 0
+      ? '<p class="small">No attempt yet: it is queued.</p>'
+      : delivery.exchanges
+          .map(
+            (a, i) => `<section class="attempt" aria-labelledby="attempt-${i + 1}">
+<h3 id="attempt-${i + 1}">Attempt ${i + 1}, ${when(a.attempted_at)}</h3>
+<h4>Request headers</h4>
+${a.request_headers ? headerList(a.request_headers) : '<p class="small">Nothing was sent (the URL was refused).</p>'}
+<h4>Response</h4>
+<p>${a.status_code === null ? `<span class="small">No response: ${escape(a.error ?? 'unknown error')}</span>` : `<span class="mono">HTTP ${a.status_code}</span>`}</p>
+${a.response_body ? `<pre class="wrap" aria-label="Response body (the first 4 KiB)">${escape(a.response_body)}</pre>` : a.status_code === null ? '' : '<p class="small">Empty body.</p>'}
+</section>`,
+          )
+          .join('\n');
+  return sectionPage(
+    context,
+    `Delivery ${delivery.id}`,
+    `<p class="small"><a href="${path(context, webhook.id)}">Deliveries to ${escape(webhook.url)}</a></p>
+${options.notice}
+<h1>${escape(delivery.event_type)} delivery</h1>
+<dl class="facts">
+<dt>Status</dt><dd>${stateTag(kind, label)}</dd>
+<dt>Delivery ID</dt><dd class="mono">${escape(delivery.id)}</dd>
+<dt>Event ID (webhook-id)</dt><dd class="mono">${escape(delivery.event_id)}</dd>
+<dt>Endpoint</dt><dd class="mono">${escape(webhook.url)}</dd>
+<dt>Created</dt><dd>${when(delivery.created_at)}</dd>
+</dl>
+${retryCell(context, webhook, delivery, `${path(context, webhook.id)}/deliveries/${encodeURIComponent(delivery.id)}`)}
+<h2>Request body</h2>
+<pre class="wrap" aria-label="Request body">${escape(pretty(delivery.payload))}</pre>
+<h2>Attempts</h2>
+${attempts}`,
   );
 }

@@ -11,13 +11,14 @@ import type { ConsoleSession } from '../service.ts';
 import { messagePage } from '../pages.ts';
 import { escape } from '../layout.ts';
 import { fieldErrorsOf, HIDDEN, notice, noticeOf, orPage, param, PUBLIC, text, withNotice } from './shared.ts';
-import { endpointPage, FORM_EVENT_FILTERS, webhooksPage, type EndpointForm } from './webhooks-pages.ts';
+import { deliveryPage, endpointPage, FORM_EVENT_FILTERS, webhooksPage, type EndpointForm } from './webhooks-pages.ts';
 
 const ENDPOINTS_PER_PAGE = 20;
 const RECENT_DELIVERIES = 5;
 const DELIVERIES_PER_PAGE = 50;
 const NOTICES = {
   retried: 'Delivery queued: it will be attempted again in a moment.',
+  tested: 'Test event queued: a webhook.test delivery to this endpoint is attempted in a moment.',
   enabled: 'Endpoint enabled: its queued deliveries resume.',
   disabled: 'Endpoint disabled: events are kept for it until you enable it again.',
   deleted: 'Endpoint deleted: no more events are sent to it.',
@@ -97,6 +98,46 @@ export function registerWebhookPages(scope: App, module: ConsoleModule): void {
       }),
     );
   });
+
+  scope.get(
+    `${CONSOLE_PATH}/webhooks/:webhook_id/deliveries/:delivery_id`,
+    { config: PUBLIC, schema: HIDDEN },
+    async (request, reply) => {
+      const session = await guard.page(request, reply);
+      if (!session) return reply;
+      const context = contextOf(session, 'webhooks');
+      const webhookId = param(request.params, 'webhook_id');
+      const found = await orPage(reply, context, BACK, 'delivery', async () => ({
+        webhook: await webhooks.get(session.organizationId, webhookId),
+        delivery: await webhooks.deliveryDetail(
+          session.organizationId,
+          webhookId,
+          param(request.params, 'delivery_id'),
+        ),
+      }));
+      if (!found) return reply;
+      return sendPage(
+        reply,
+        200,
+        deliveryPage(context, found.webhook, found.delivery, { notice: noticeOf(request.query, NOTICES) }),
+      );
+    },
+  );
+
+  scope.post(
+    `${CONSOLE_PATH}/webhooks/:webhook_id/test`,
+    { config: PUBLIC, schema: HIDDEN },
+    async (request, reply) => {
+      const session = await guard.posted(request, reply, text(request.body, 'csrf_token'));
+      if (!session) return reply;
+      const context = contextOf(session, 'webhooks');
+      const sent = await orPage(reply, context, BACK, 'webhook endpoint', () =>
+        webhooks.sendTestEvent(session.organizationId, param(request.params, 'webhook_id')),
+      );
+      if (!sent) return reply;
+      return redirect(reply, withNotice(backOf(request.body), 'tested'));
+    },
+  );
 
   scope.post(`${CONSOLE_PATH}/webhooks`, { config: PUBLIC, schema: HIDDEN }, async (request, reply) => {
     const session = await guard.posted(request, reply, text(request.body, 'csrf_token'));

@@ -1,9 +1,10 @@
-import { afterEach, beforeEach, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { startApp, type TestApp } from '../../../../test/harness.ts';
+import type { TestApp } from '../../../../test/harness.ts';
 import { createEndpoint, deliveriesOf, emitEvent } from '../../../../test/support/webhooks.ts';
-import { startReceiver, type Receiver } from '../../../../test/support/webhook-receiver.ts';
+import type { Receiver } from '../../../../test/support/webhook-receiver.ts';
 import {
+  eachWithReceiver,
   failedDelivery,
   giveUp,
   latestDelivery,
@@ -11,20 +12,14 @@ import {
   post,
   signedInOrganization,
   type SignedInOrg,
-} from './test-support.ts';
+} from '../../../../test/support/console-account.ts';
 
 describe('console webhooks', () => {
   let t: TestApp;
   let org: SignedInOrg;
   let receiver: Receiver;
-  beforeEach(async () => {
-    t = await startApp({ deps: { webhooks: { random: () => 0.5 } } });
-    org = await signedInOrganization(t);
-    receiver = await startReceiver();
-  });
-  afterEach(async () => {
-    await receiver.stop();
-    await t.close();
+  eachWithReceiver((app, signedIn, started) => {
+    [t, org, receiver] = [app, signedIn, started];
   });
 
   it("lists the endpoints with their events and state, and each one's recent deliveries", async () => {
@@ -51,7 +46,9 @@ describe('console webhooks', () => {
     );
     assert.match(
       second,
-      new RegExp(`<span class="mono">message\\.sent</span><br><span class="small mono">${event.id}</span>`),
+      new RegExp(
+        `<a class="mono" href="[^"]+/deliveries/dlv_\\w+" aria-label="[^"]+">message\\.sent</a><br><span class="small mono">${event.id}</span>`,
+      ),
     );
     assert.match(second, /Delivered<\/span>/);
     assert.match(second, /<td>1<\/td>\n<td><span class="mono">HTTP 200<\/span><\/td>/);
@@ -95,12 +92,12 @@ describe('console webhooks', () => {
     for (let i = 0; i < 5; i++) await emitEvent(t, org.organizationId, 'cell.updated');
     await t.services.webhookWorker.deliverDue();
     const list = (await page(t, org, '/console/webhooks')).body;
-    assert.equal(list.match(/<tr>\n<td><span class="mono">/g)?.length, 5, 'five recent deliveries');
+    assert.equal(list.match(/<tr>\n<td><a class="mono"/g)?.length, 5, 'five recent deliveries');
     assert.match(list, new RegExp(`<a href="/console/webhooks/${endpoint.id}">All deliveries to this endpoint</a>`));
 
     const log = await page(t, org, `/console/webhooks/${endpoint.id}`);
     assert.equal(log.statusCode, 200);
-    assert.equal(log.body.match(/<tr>\n<td><span class="mono">/g)?.length, 6);
+    assert.equal(log.body.match(/<tr>\n<td><a class="mono"/g)?.length, 6);
     assert.match(log.body, /<h1 id="whk_[^"]+-heading" class="endpoint-url mono">/);
     const retried = await post(t, org, `/console/webhooks/${endpoint.id}/deliveries/${delivery.id}/retry`, {
       next: `/console/webhooks/${endpoint.id}`,

@@ -9,7 +9,7 @@ import type { Browser, Page } from 'playwright-core';
 import type { TestApp } from '../../../../test/harness.ts';
 import { artifactsDir, launchChromium, listeningApp, skipWithoutChromium } from '../../../../test/support/browser.ts';
 import { claim, inbound, report } from '../../../../test/support/messages.ts';
-import { apiMessages, consoleLine, type ConsoleLine } from './test-support.ts';
+import { apiMessages, consoleLine, type ConsoleLine } from '../../../../test/support/console-conversations.ts';
 
 const PARTICIPANT = '+14155550188';
 

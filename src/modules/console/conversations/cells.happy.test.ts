@@ -14,7 +14,7 @@ import {
   postSend,
   threadIds,
   threadUrl,
-} from './test-support.ts';
+} from '../../../../test/support/console-conversations.ts';
 
 const PARTICIPANT = '+14155550199';
 

@@ -68,7 +68,8 @@ async function resync() {
   const response = await fetch(location.href, { headers: { accept: 'text/html' }, credentials: 'same-origin' });
   if (!response.ok) return;
   const fresh = new DOMParser().parseFromString(await response.text(), 'text/html');
-  for (const id of ['cell-state', 'thread', 'conversations', 'cells']) {
+  const parts = [...document.querySelectorAll('[data-live-part]')].map((part) => part.id);
+  for (const id of ['cell-state', 'thread', 'conversations', 'cells', ...parts]) {
     const current = document.getElementById(id);
     const next = fresh.getElementById(id);
     if (current && next) current.replaceChildren(...next.childNodes);
@@ -93,6 +94,10 @@ function connect() {
     if (list) updateCells(list, JSON.parse(event.data));
   });
   source.addEventListener('resync', () => void resync());
+  // The Codes and job pages: something they show changed; their parts are read again as the page renders them.
+  source.addEventListener('refresh', (event) => {
+    void resync().then(() => say(`Live. ${JSON.parse(event.data).announce}`));
+  });
   source.addEventListener('signed-out', () => {
     source.close();
     say('You were signed out. Reload the page to sign in again.');

@@ -4,7 +4,7 @@ import { admin, startApp, TEST_GRANT, verifiedOrganization, type TestApp } from 
 import { createCell } from '../../../../test/support/cells.ts';
 import { addDevice } from '../../../../test/support/devices.ts';
 import { inbound } from '../../../../test/support/messages.ts';
-import { signInConsole } from '../test-support.ts';
+import { signInConsole } from '../../../../test/support/console.ts';
 import {
   apiMessages,
   consoleLine,
@@ -15,7 +15,7 @@ import {
   postSend,
   threadUrl,
   type ConsoleLine,
-} from './test-support.ts';
+} from '../../../../test/support/console-conversations.ts';
 
 const PARTICIPANT = '+14155550199';
 

@@ -16,6 +16,8 @@
 // Released on disconnect: the response's 'close' unsubscribes. A heartbeat comment keeps proxies
 // from closing an idle stream and re-checks the session, so signing out ends open streams too.
 import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { App } from '../../../http/types.ts';
+import type { ConsoleModule } from '../module.ts';
 import type { ConnectionCap } from '../../../http/connection-caps.ts';
 import { StreamEvent } from '../../events/envelope.ts';
 import type { FeedSubscriber } from '../../events/feed.ts';
@@ -33,6 +35,8 @@ export const LIVE_TYPES: readonly EventType[] = [
   'cell.online',
   'cell.offline',
   'cell.deleted',
+  'cycle.completed',
+  'cycle.failed',
 ];
 const LIVE = new Set<string>(LIVE_TYPES);
 const HEARTBEAT_MS = 25_000;
@@ -47,9 +51,9 @@ export type LiveRender = (envelope: EventEnvelope) => { event: string; data: unk
 
 /** The event concerns this cell (a message of the cell, or the cell itself); with no cell, any cell's own event (the cells list). */
 export function concernsCell(envelope: EventEnvelope, cellId: string | null): boolean {
-  const message = envelope.type.startsWith('message.');
-  if (cellId === null) return !message;
-  return message ? envelope.data.cell_id === cellId : envelope.data.id === cellId;
+  if (envelope.type.startsWith('message.')) return cellId !== null && envelope.data.cell_id === cellId;
+  if (envelope.type.startsWith('cell.')) return cellId === null || envelope.data.id === cellId;
+  return false;
 }
 
 /** `after`: the Last-Event-ID a reconnecting EventSource sends, else the page's; a seq or nothing. */
@@ -64,7 +68,7 @@ class LiveStream implements FeedSubscriber {
   readonly organizationId: string;
   readonly request: FastifyRequest;
   private readonly reply: FastifyReply;
-  private readonly cellId: string | null;
+  private readonly concerns: (envelope: EventEnvelope) => boolean;
   private readonly render: LiveRender;
   private readonly onClose: (stream: LiveStream) => void;
   private state: 'replaying' | 'live' | 'closed' = 'replaying';
@@ -74,13 +78,15 @@ class LiveStream implements FeedSubscriber {
   constructor(options: {
     organizationId: string;
     cellId: string | null;
+    concerns?: (envelope: EventEnvelope) => boolean;
     request: FastifyRequest;
     reply: FastifyReply;
     render: LiveRender;
     onClose: (stream: LiveStream) => void;
   }) {
     this.organizationId = options.organizationId;
-    this.cellId = options.cellId;
+    const { cellId } = options;
+    this.concerns = options.concerns ?? ((envelope) => concernsCell(envelope, cellId));
     this.request = options.request;
     this.reply = options.reply;
     this.render = options.render;
@@ -139,7 +145,7 @@ class LiveStream implements FeedSubscriber {
     this.lastSeq = event.seq;
     const envelope = event.envelope;
     // The feed and the replay read this organization's events only; checked again, as it is what keeps organizations apart.
-    if (envelope.organization_id !== this.organizationId || !concernsCell(envelope, this.cellId)) return;
+    if (envelope.organization_id !== this.organizationId || !this.concerns(envelope)) return;
     const frame = this.render(envelope);
     if (frame) this.write(frame.event, frame.data, event.seq);
   }
@@ -178,7 +184,14 @@ export class ConsoleLive {
   async open(
     request: FastifyRequest,
     reply: FastifyReply,
-    options: { organizationId: string; cellId: string | null; after: number | null; render: LiveRender },
+    options: {
+      organizationId: string;
+      cellId: string | null;
+      /** Which events of the organization the page shows (default: concernsCell of cellId). */
+      concerns?: (envelope: EventEnvelope) => boolean;
+      after: number | null;
+      render: LiveRender;
+    },
   ): Promise<void> {
     const { events } = this.deps;
     const release = this.deps.cap.admit(options.organizationId);
@@ -266,3 +279,28 @@ export class ConsoleLive {
     }
   }
 }
+
+/**
+ * The live views of a group of pages: a session still holds while it is the same organization's,
+ * and every stream ends when the server closes (open streams would hold the close until the
+ * browsers hang up).
+ */
+export function pageLive(app: App, module: ConsoleModule): ConsoleLive {
+  const live = new ConsoleLive({
+    events: module.dashboard.eventing.events,
+    stillSignedIn: async (request, organizationId) =>
+      (await module.guard.session(request))?.organizationId === organizationId,
+    log: app.log,
+    cap: module.liveViews,
+  });
+  app.addHook('preClose', async () => live.closeAll());
+  return live;
+}
+
+/** A live stream's refusal: plain text (an EventSource cannot follow a sign-in redirect). */
+export const plainAnswer = (reply: FastifyReply, status: number, text: string) =>
+  reply.code(status).header('cache-control', 'no-store').type('text/plain; charset=utf-8').send(text);
+
+/** Where a live stream starts: its reconnect's Last-Event-ID, else the page's `after`. */
+export const afterOf = (request: FastifyRequest) =>
+  parseAfter(request.headers['last-event-id'], (request.query as Record<string, unknown>).after);

@@ -3,8 +3,8 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { startApp, verifiedOrganization, type TestApp } from '../../../../test/harness.ts';
-import { consoleLine, getPage, type ConsoleLine } from './test-support.ts';
-import { postForm, signInConsole } from '../test-support.ts';
+import { consoleLine, getPage, type ConsoleLine } from '../../../../test/support/console-conversations.ts';
+import { postForm, signInConsole } from '../../../../test/support/console.ts';
 
 describe('console cell management', () => {
   let t: TestApp;

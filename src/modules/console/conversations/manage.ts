@@ -19,7 +19,8 @@ import { escape, field, layout } from '../layout.ts';
 import type { ConsoleModule } from '../module.ts';
 import { messagePage } from '../pages.ts';
 import type { ConsoleSession } from '../service.ts';
-import { cellPath, cellsPath } from './pages.ts';
+import { CELL_QUIET_HOURS, cellPath, cellsPath } from './pages.ts';
+import { hasQuietErrors, quietErrorsOf, quietHoursPage, readQuietHours, type QuietHoursForm } from '../quiet-hours.ts';
 import { consolePrincipal } from './routes.ts';
 
 export const NAME_MAX = 100;
@@ -167,7 +168,7 @@ function nameOf(body: unknown): { name: string; error?: string } {
 export function registerCellManagement(app: App, module: ConsoleModule): void {
   const { guard } = module;
   const { cells, billing } = module.dashboard;
-  const { createCell } = cellOperations(cells);
+  const { createCell, updateCell } = cellOperations(cells);
   const onSend = payFormOnSend(module);
   const BACK = { href: `${CONSOLE_PATH}/cells`, text: 'See your cells' };
 
@@ -279,6 +280,44 @@ export function registerCellManagement(app: App, module: ConsoleModule): void {
       const renamed = await cells.rename(session.organizationId, cell.id, name);
       return redirect(reply, cellPath(contextOf(session), renamed.id));
     });
+
+    scope.post(
+      `${CONSOLE_PATH}/cells/:cell_id/quiet-hours`,
+      { config: PUBLIC, schema: HIDDEN },
+      async (request, reply) => {
+        const session = await guard.posted(request, reply, text(request.body, 'csrf_token'));
+        if (!session) return reply;
+        const cell = await ownCell(reply, session, (request.params as { cell_id: string }).cell_id);
+        if (!cell) return reply;
+        const context = contextOf(session, 'cells');
+        const read = readQuietHours(request.body);
+        const again = (form: QuietHoursForm) =>
+          sendPage(
+            reply,
+            400,
+            quietHoursPage(context, {
+              title: cell.display_name,
+              back: { href: cellPath(context, cell.id), text: `Back to ${cell.display_name}` },
+              action: `${cellPath(context, cell.id)}/quiet-hours`,
+              current: cell.quiet_hours,
+              form,
+              explain: CELL_QUIET_HOURS,
+            }),
+          );
+        if (!read.clear && hasQuietErrors(read.form)) return again(read.form);
+        try {
+          await module.dashboard.invoker.invoke(updateCell, consolePrincipal(session), {
+            id: cell.id,
+            quiet_hours: read.clear ? null : read.form.values,
+          });
+        } catch (error) {
+          const refused = read.clear ? null : quietErrorsOf(error, read.form);
+          if (refused) return again(refused);
+          throw error;
+        }
+        return redirect(reply, `${cellPath(context, cell.id)}#quiet-hours`);
+      },
+    );
 
     scope.get(`${CONSOLE_PATH}/cells/:cell_id/release`, { config: PUBLIC, schema: HIDDEN }, async (request, reply) => {
       const session = await guard.page(request, reply);

@@ -9,8 +9,11 @@ import type { SignedInContext } from '../guard.ts';
 import { escape, layout } from '../layout.ts';
 import { phone, time } from './format.ts';
 import { hasError, type SendForm, sendForm } from './send-form.ts';
+import { quietHoursSection } from '../quiet-hours.ts';
 
 export const SCRIPTS = ['cells.js'];
+export const CELL_QUIET_HOURS =
+  "Texts this cell would send inside them wait until they end (unless sent with send_now). The cell's own apply instead of its pod's.";
 
 export const cellsPath = (context: SignedInContext) => `${context.path}/cells`;
 export const cellPath = (context: SignedInContext, cellId: string) =>
@@ -209,6 +212,7 @@ ${view.nextCursor ? `<p><a href="${cellPath(context, cell.id)}?cursor=${encodeUR
 <h2 id="send-heading">New message</h2>
 ${sendForm(context, { action: `${cellPath(context, cell.id)}/messages`, form: view.form })}
 </section>
+${quietHoursSection(context, { action: `${cellPath(context, cell.id)}/quiet-hours`, current: cell.quiet_hours, explain: CELL_QUIET_HOURS })}
 </div>`,
   );
 }

@@ -24,7 +24,7 @@ import type { ConsoleModule } from '../module.ts';
 import { messagePage } from '../pages.ts';
 import type { ConsoleSession } from '../service.ts';
 import { phone } from './format.ts';
-import { ConsoleLive, parseAfter, type LiveRender } from './live.ts';
+import { afterOf, pageLive, plainAnswer, type LiveRender } from './live.ts';
 import {
   cellPage,
   cellPath,
@@ -108,14 +108,7 @@ export function registerConversationPages(app: App, module: ConsoleModule): void
   const { cells } = dashboard;
   const { messages } = dashboard.messaging;
   const { events } = dashboard.eventing;
-  const live = new ConsoleLive({
-    events,
-    stillSignedIn: async (request, organizationId) => (await guard.session(request))?.organizationId === organizationId,
-    log: app.log,
-    cap: module.liveViews,
-  });
-  // Open streams would hold the server's close until the browsers hang up.
-  app.addHook('preClose', async () => live.closeAll());
+  const live = pageLive(app, module);
 
   const cellNotFound = (reply: FastifyReply, context: SignedInContext) =>
     sendPage(
@@ -355,10 +348,7 @@ export function registerConversationPages(app: App, module: ConsoleModule): void
     );
 
     // An EventSource cannot follow a sign-in redirect: without a session the answer is a plain 401.
-    const plain = (reply: FastifyReply, status: number, text: string) =>
-      reply.code(status).header('cache-control', 'no-store').type('text/plain; charset=utf-8').send(text);
-    const afterOf = (request: FastifyRequest) =>
-      parseAfter(request.headers['last-event-id'], (request.query as Record<string, unknown>).after);
+    const plain = plainAnswer;
 
     scope.get(`${CONSOLE_PATH}/cells/live`, { config: PUBLIC, schema: HIDDEN }, async (request, reply) => {
       const session = await guard.session(request);

@@ -10,6 +10,11 @@ import type { Clock } from '../../../lib/clock.ts';
 import type { OperatorAudit } from '../../admin/audit.ts';
 import type { BillingModule } from '../../billing/module.ts';
 import type { DevicesService } from '../../devices/service.ts';
+import type { DeviceOperations } from '../../devices/operations.ts';
+import type { BillingAdminOperations } from '../../billing/admin-routes.ts';
+import type { DepositOperations } from '../../billing/deposits-routes.ts';
+import type { AnyOperation } from '../../../operations/operation.ts';
+import type { Invoker } from '../../../operations/invoke.ts';
 import type { ConsoleHttp } from '../http.ts';
 import { FleetView } from './fleet.ts';
 import { OperatorGuard } from './http.ts';
@@ -17,7 +22,14 @@ import type { FleetLive } from './live.ts';
 import { registerOrganizationPages } from './organization-routes.ts';
 import { OperatorRepository } from './repository.ts';
 import { registerOperatorRoutes } from './routes.ts';
-import { OperatorSessions, type AdminAuthenticate } from './service.ts';
+import { OperatorSessions, type AdminAuthenticate, type AdminTokenActive, type OperatorSession } from './service.ts';
+
+/** The operator operations the console's actions call (through invoke, as the operator). */
+export interface OperatorOperations {
+  devices: DeviceOperations;
+  billing: BillingAdminOperations;
+  deposits: DepositOperations;
+}
 
 export interface OperatorConsole {
   sessions: OperatorSessions;
@@ -27,6 +39,8 @@ export interface OperatorConsole {
   devices: DevicesService;
   billing: BillingModule;
   audit: OperatorAudit;
+  invoker: Invoker;
+  operations: OperatorOperations;
   http: ConsoleHttp;
   clock: Clock;
   /** The fleet's live view, set when the routes are registered (tests drive its tick). */
@@ -39,14 +53,22 @@ export function buildOperatorConsole(deps: {
   clock: Clock;
   http: ConsoleHttp;
   authenticate: AdminAuthenticate;
+  tokenActive: AdminTokenActive;
   devices: DevicesService;
   billing: BillingModule;
   audit: OperatorAudit;
+  invoker: Invoker;
+  operations: OperatorOperations;
   /** Whether a request carries a live organization console session. */
   organizationSession: (request: FastifyRequest) => Promise<boolean>;
 }): OperatorConsole {
   const repo = new OperatorRepository(deps.db);
-  const sessions = new OperatorSessions({ repo, clock: deps.clock, authenticate: deps.authenticate });
+  const sessions = new OperatorSessions({
+    repo,
+    clock: deps.clock,
+    authenticate: deps.authenticate,
+    tokenActive: deps.tokenActive,
+  });
   return {
     sessions,
     guard: new OperatorGuard({ sessions, http: deps.http, organizationSession: deps.organizationSession }),
@@ -55,10 +77,28 @@ export function buildOperatorConsole(deps: {
     devices: deps.devices,
     billing: deps.billing,
     audit: deps.audit,
+    invoker: deps.invoker,
+    operations: deps.operations,
     http: deps.http,
     clock: deps.clock,
     live: null,
   };
+}
+
+/** Runs an operator operation as the session's admin token (invoke admits, the service records the action). */
+export async function actAs<Out>(
+  operator: OperatorConsole,
+  session: OperatorSession,
+  op: AnyOperation,
+  input: Record<string, unknown>,
+): Promise<Out> {
+  const outcome = await operator.invoker.invoke<Out>(
+    op,
+    { credentialType: 'operator_session', tokenId: session.adminTokenId },
+    input,
+  );
+  if (outcome.replayed) throw new Error('an operator operation never replays');
+  return outcome.value;
 }
 
 export function registerOperatorConsole(app: App, operator: OperatorConsole): void {

@@ -4,7 +4,12 @@ import { admin, startApp, verifiedOrganization, type TestApp } from '../../../..
 import { BASE_PAY_TO } from '../../../../test/support/billing.ts';
 import { deposit, SECRET, STRANGER } from '../../../../test/support/deposits.ts';
 import { addDevice } from '../../../../test/support/devices.ts';
-import { getOperatorPage, postOperatorForm, signInOperator, type OperatorSignIn } from './test-support.ts';
+import {
+  getOperatorPage,
+  postOperatorForm,
+  signInOperator,
+  type OperatorSignIn,
+} from '../../../../test/support/console-operator.ts';
 
 type Org = Awaited<ReturnType<typeof verifiedOrganization>>;
 

@@ -4,9 +4,15 @@ import { sql } from 'kysely';
 import { admin, startApp, type TestApp } from '../../../../test/harness.ts';
 import { addDevice } from '../../../../test/support/devices.ts';
 import { activeLine, claim, queued, report, type Line } from '../../../../test/support/messages.ts';
-import { LiveClient } from '../conversations/test-support.ts';
-import { setCookies } from '../test-support.ts';
-import { getOperatorPage, postOperatorForm, signInOperator, textOf, type OperatorSignIn } from './test-support.ts';
+import { LiveClient } from '../../../../test/support/console-conversations.ts';
+import { setCookies } from '../../../../test/support/console.ts';
+import {
+  getOperatorPage,
+  postOperatorForm,
+  signInOperator,
+  textOf,
+  type OperatorSignIn,
+} from '../../../../test/support/console-operator.ts';
 
 /** Outcomes of the phone as the devices module records them, each `ago` ms before now. */
 async function outcomes(t: TestApp, deviceId: string, rows: Array<['sent' | 'failed', number]>) {

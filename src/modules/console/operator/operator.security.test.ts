@@ -4,11 +4,16 @@ import { sql } from 'kysely';
 import { startApp, type TestApp } from '../../../../test/harness.ts';
 import { sha256Hex } from '../../../lib/secrets.ts';
 import { activeLine, type Line } from '../../../../test/support/messages.ts';
-import { postForm, setCookies, signInConsole, type ConsoleSignIn } from '../test-support.ts';
-import { LiveClient } from '../conversations/test-support.ts';
+import { postForm, setCookies, signInConsole, type ConsoleSignIn } from '../../../../test/support/console.ts';
+import { LiveClient } from '../../../../test/support/console-conversations.ts';
 import { MAX_FLEET_STREAMS } from './live.ts';
 import { OPERATOR_SESSION_TTL_MS } from './service.ts';
-import { getOperatorPage, postOperatorForm, signInOperator, type OperatorSignIn } from './test-support.ts';
+import {
+  getOperatorPage,
+  postOperatorForm,
+  signInOperator,
+  type OperatorSignIn,
+} from '../../../../test/support/console-operator.ts';
 
 const OPERATOR_PAGES = (deviceId: string, organizationId: string) => [
   '/console/operator/fleet',

@@ -17,7 +17,7 @@ import { fieldErrorsOf, noticeOf, param, text } from '../account/shared.ts';
 import { registerFormParser, sendPage } from '../http.ts';
 import { OPERATOR_PATH, redirect } from './http.ts';
 import { operatorMessagePage } from './layout.ts';
-import type { OperatorConsole } from './module.ts';
+import { actAs, type OperatorConsole } from './module.ts';
 import {
   depositsPage,
   organizationPage,
@@ -199,13 +199,20 @@ export function registerOrganizationPages(app: App, operator: OperatorConsole): 
           const errors = checked(form, values);
           if (Object.keys(errors).length > 0)
             return showOrganization(reply, session, id, 400, { state: { form, values, errors } });
-          const by = session.adminTokenId;
+          const ops = operator.operations.billing;
+          const { reason } = values;
           try {
-            if (form === 'credits') await billing.operator.credit(id, values.amount_usd, values.reason, by);
+            if (form === 'credits')
+              await actAs(operator, session, ops.creditOrganization, { id, amount_usd: values.amount_usd, reason });
             else if (form === 'grant')
-              await billing.operator.grant(id, values.tier, Number(values.months), values.reason, by);
-            else if (form === 'suspend') await billing.operator.suspend(id, values.reason, by);
-            else await billing.operator.reinstate(id, values.reason, by);
+              await actAs(operator, session, ops.grantOrganization, {
+                id,
+                tier: values.tier,
+                months: Number(values.months),
+                reason,
+              });
+            else if (form === 'suspend') await actAs(operator, session, ops.suspendOrganization, { id, reason });
+            else await actAs(operator, session, ops.reinstateOrganization, { id, reason });
           } catch (error) {
             if (!(error instanceof ApiError)) throw error;
             if (error.code === 'not_found') return notFound(reply, session);
@@ -277,9 +284,10 @@ export function registerOrganizationPages(app: App, operator: OperatorConsole): 
       if (!ID.test(organizationId)) return again(400, 'An organization id looks like org_… (letters, digits and _).');
       if (reason.length > REASON_MAX) return again(400, `The reason is at most ${REASON_MAX} characters.`, 'reason');
       try {
-        await billing.deposits.assign(depositId, organizationId, {
-          actor: { tokenId: session.adminTokenId },
-          reason: reason || null,
+        await actAs(operator, session, operator.operations.deposits.assignDeposit, {
+          id: depositId,
+          organization_id: organizationId,
+          ...(reason ? { reason } : {}),
         });
       } catch (error) {
         if (!(error instanceof ApiError)) throw error;

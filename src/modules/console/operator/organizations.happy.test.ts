@@ -3,8 +3,14 @@ import assert from 'node:assert/strict';
 import { admin, startApp, verifiedOrganization, type TestApp } from '../../../../test/harness.ts';
 import { BASE_PAY_TO } from '../../../../test/support/billing.ts';
 import { deposit, SECRET, STRANGER } from '../../../../test/support/deposits.ts';
-import { usageOnDays } from '../account/test-support.ts';
-import { getOperatorPage, postOperatorForm, signInOperator, textOf, type OperatorSignIn } from './test-support.ts';
+import { usageOnDays } from '../../../../test/support/console-account.ts';
+import {
+  getOperatorPage,
+  postOperatorForm,
+  signInOperator,
+  textOf,
+  type OperatorSignIn,
+} from '../../../../test/support/console-operator.ts';
 
 /** The month of the test's clock in words ("November 2026"): the page shows the current month. */
 const monthOf = (t: TestApp) =>

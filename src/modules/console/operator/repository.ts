@@ -31,17 +31,6 @@ export class OperatorRepository {
       .executeTakeFirst();
   }
 
-  /** Whether the admin token behind a session is still active (the bootstrap token is decided by the caller). */
-  async adminTokenActive(id: string): Promise<boolean> {
-    const row = await this.db
-      .selectFrom('admin_tokens')
-      .select('id')
-      .where('id', '=', id)
-      .where('revoked_at', 'is', null)
-      .executeTakeFirst();
-    return row !== undefined;
-  }
-
   async deleteSession(tokenHash: string): Promise<void> {
     await this.db.deleteFrom('operator_sessions').where('token_hash', '=', tokenHash).execute();
   }

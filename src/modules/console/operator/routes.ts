@@ -12,6 +12,7 @@ import { readFileSync } from 'node:fs';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { App } from '../../../http/types.ts';
+
 import { ApiError } from '../../../lib/errors.ts';
 import { noticeOf, param, text } from '../account/shared.ts';
 import { flashCookie, fromOwnOrigin, readCookie, registerFormParser, sendPage } from '../http.ts';
@@ -20,7 +21,7 @@ import { devicePage, devicePath, fleetPage, fleetRow, type DevicePageOptions } f
 import { OPERATOR_PATH, clearedOperatorCookie, operatorCookie, redirect, safeOperatorNext } from './http.ts';
 import { operatorMessagePage } from './layout.ts';
 import { FleetLive } from './live.ts';
-import type { OperatorConsole } from './module.ts';
+import { actAs, type OperatorConsole } from './module.ts';
 import { OPERATOR_SESSION_TTL_MS, type OperatorSession } from './service.ts';
 import { operatorSignInPage } from './sign-in-page.ts';
 import { auditPage } from './audit-page.ts';
@@ -30,6 +31,8 @@ export const PUBLIC = { auth: 'public' as const };
 export const HIDDEN = { hide: true };
 
 const HOLD_ACTIONS = ['pause', 'resume', 'release'] as const;
+/** The operator operation of each hold action. */
+const HOLD_OPERATIONS = { pause: 'pauseDevice', resume: 'resumeDevice', release: 'releaseDevice' } as const;
 const HOLD_NOTICES: Record<string, string> = {
   pause: 'Paused: the phone claims nothing until resumed.',
   resume: 'Resumed: the phone claims messages again.',
@@ -256,7 +259,10 @@ export function registerOperatorRoutes(app: App, operator: OperatorConsole): voi
           if (reason.length > REASON_MAX)
             return again(400, { form: action, reason, error: `The reason is at most ${REASON_MAX} characters.` });
           try {
-            await operator.devices[action](id, { actor: { tokenId: session.adminTokenId }, reason });
+            await actAs(operator, session, operator.operations.devices[HOLD_OPERATIONS[action]], {
+              device_id: id,
+              reason,
+            });
           } catch (error) {
             if (!(error instanceof ApiError)) throw error;
             if (error.code === 'not_found') return deviceNotFound(reply, session);
@@ -286,7 +292,10 @@ export function registerOperatorRoutes(app: App, operator: OperatorConsole): voi
         let key: string;
         try {
           key = (
-            await operator.devices.rotateKey(id, { actor: { tokenId: session.adminTokenId }, reason: reason || null })
+            await actAs<{ device_key: string }>(operator, session, operator.operations.devices.rotateDeviceKey, {
+              device_id: id,
+              ...(reason ? { reason } : {}),
+            })
           ).device_key;
         } catch (error) {
           if (error instanceof ApiError && error.code === 'not_found') return deviceNotFound(reply, session);

@@ -21,16 +21,25 @@ export interface OperatorSession {
 
 /** What the admin surface answers for a presented admin token (AdminService.authenticate). */
 export type AdminAuthenticate = (token: string) => Promise<{ tokenId: string } | null>;
+/** Whether a created admin token is still unrevoked (AdminService.tokenActive): the admin module owns them. */
+export type AdminTokenActive = (tokenId: string) => Promise<boolean>;
 
 export class OperatorSessions {
   private readonly repo: OperatorRepository;
   private readonly clock: Clock;
   private readonly authenticate: AdminAuthenticate;
+  private readonly tokenActive: AdminTokenActive;
 
-  constructor(deps: { repo: OperatorRepository; clock: Clock; authenticate: AdminAuthenticate }) {
+  constructor(deps: {
+    repo: OperatorRepository;
+    clock: Clock;
+    authenticate: AdminAuthenticate;
+    tokenActive: AdminTokenActive;
+  }) {
     this.repo = deps.repo;
     this.clock = deps.clock;
     this.authenticate = deps.authenticate;
+    this.tokenActive = deps.tokenActive;
   }
 
   /** A new session for a valid admin token; null for anything else (an agent key, a revoked or unknown token alike). */
@@ -64,7 +73,7 @@ export class OperatorSessions {
     if (!token || !token.startsWith(OPERATOR_SESSION_PREFIX) || token.length > 64) return null;
     const row = await this.repo.findSession(sha256Hex(token), this.clock.now().toISOString());
     if (!row) return null;
-    if (row.admin_token_id !== BOOTSTRAP_ID && !(await this.repo.adminTokenActive(row.admin_token_id))) return null;
+    if (row.admin_token_id !== BOOTSTRAP_ID && !(await this.tokenActive(row.admin_token_id))) return null;
     return { tokenHash: row.token_hash, adminTokenId: row.admin_token_id, csrfToken: row.csrf_token };
   }
 

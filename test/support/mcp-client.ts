@@ -2,7 +2,9 @@
 // v2 client, and the v1 client most deployed hosts (and the Inspector) still run.
 import assert from 'node:assert/strict';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
-import { startApp, type StartOptions, type TestApp } from '../../../test/harness.ts';
+import { startSimulatedDevice, type SimulatedDevice, type SimulatedNetwork } from '../../src/cli/device-simulator.ts';
+import { startApp, type StartOptions, type TestApp } from '../harness.ts';
+import type { Line } from './messages.ts';
 
 export interface McpTestApp extends TestApp {
   /** http://127.0.0.1:<port>, also the app's base URL. */
@@ -25,6 +27,19 @@ export async function startListening(options: StartOptions = {}): Promise<McpTes
   const t = await startApp({ ...options, env: { CELLGATE_BASE_URL: origin, ...options.env } });
   await t.app.listen({ host: '127.0.0.1', port });
   return Object.assign(t, { origin });
+}
+
+/** The simulated phone carrying `line`'s cell, on the test clock, quick to report (on `network`, if given). */
+export function startPhone(t: McpTestApp, line: Line, network?: SimulatedNetwork): Promise<SimulatedDevice> {
+  return startSimulatedDevice({
+    baseUrl: t.origin,
+    key: line.device.key,
+    deliveryDelayMs: 0,
+    pollWaitSeconds: 1,
+    logger: () => {},
+    now: () => t.clock.now(),
+    network,
+  });
 }
 
 export async function mcpClient(t: McpTestApp, token: string): Promise<Client> {
@@ -50,11 +65,8 @@ export interface AnyMcpClient {
   close(): Promise<void>;
 }
 
-/**
- * The v1 SDK's client. It lists the tools first, as hosts do: that is when it caches each
- * tool's output schema, against which it then validates every result's structuredContent.
- */
-export async function mcpClientV1(t: McpTestApp, token: string): Promise<AnyMcpClient> {
+/** The v1 SDK's client itself, connected, its tools listed (for its experimental Tasks API). */
+export async function connectV1(t: McpTestApp, token: string) {
   const [{ Client: ClientV1 }, { StreamableHTTPClientTransport: TransportV1 }] = await Promise.all([
     import('@modelcontextprotocol/sdk/client/index.js'),
     import('@modelcontextprotocol/sdk/client/streamableHttp.js'),
@@ -64,6 +76,15 @@ export async function mcpClientV1(t: McpTestApp, token: string): Promise<AnyMcpC
     new TransportV1(new URL(`${t.origin}/mcp`), { requestInit: { headers: { authorization: `Bearer ${token}` } } }),
   );
   await client.listTools();
+  return client;
+}
+
+/**
+ * The v1 SDK's client. It lists the tools first, as hosts do: that is when it caches each
+ * tool's output schema, against which it then validates every result's structuredContent.
+ */
+export async function mcpClientV1(t: McpTestApp, token: string): Promise<AnyMcpClient> {
+  const client = await connectV1(t, token);
   return {
     callTool: (name, args) => client.callTool({ name, arguments: args }) as Promise<ToolResult>,
     close: () => client.close(),

@@ -3,9 +3,9 @@
 import assert from 'node:assert/strict';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import type { TestApp } from '../../../../test/harness.ts';
-import { activeLine, type Line } from '../../../../test/support/messages.ts';
-import { postForm, signInConsole, type ConsoleSignIn } from '../test-support.ts';
+import type { TestApp } from '../harness.ts';
+import { activeLine, type Line } from './messages.ts';
+import { postForm, signInConsole, type ConsoleSignIn } from './console.ts';
 
 export interface ConsoleLine extends Line {
   signIn: ConsoleSignIn;

@@ -1,13 +1,32 @@
 // What the account pages' tests share: a signed-in organization, form posts carrying its CSRF
 // token, usage records in the clock's month, and webhook deliveries that fail or give up.
 import assert from 'node:assert/strict';
-import { activeOrganization, type TestApp } from '../../../../test/harness.ts';
-import { createEndpoint, deliveriesOf, emitEvent } from '../../../../test/support/webhooks.ts';
-import type { Receiver } from '../../../../test/support/webhook-receiver.ts';
-import type { UsageRecordsTable } from '../../billing/tables.ts';
-import { postForm, signInConsole, type ConsoleSignIn } from '../test-support.ts';
+import { afterEach, beforeEach } from 'node:test';
+import { activeOrganization, startApp, type TestApp } from '../harness.ts';
+import { createEndpoint, deliveriesOf, emitEvent } from './webhooks.ts';
+import { startReceiver, type Receiver } from './webhook-receiver.ts';
+import type { UsageRecordsTable } from '../../src/modules/billing/tables.ts';
+import { postForm, signInConsole, type ConsoleSignIn } from './console.ts';
 
 export type SignedInOrg = Awaited<ReturnType<typeof activeOrganization>> & { session: ConsoleSignIn };
+
+/**
+ * Registers per-test hooks: a fresh app (retry jitter fixed), an organization signed in to the
+ * console and a webhook receiver, handed to `ready`; closed after each test.
+ */
+export function eachWithReceiver(ready: (t: TestApp, org: SignedInOrg, receiver: Receiver) => void): void {
+  let t: TestApp;
+  let receiver: Receiver;
+  beforeEach(async () => {
+    t = await startApp({ deps: { webhooks: { random: () => 0.5 } } });
+    receiver = await startReceiver();
+    ready(t, await signedInOrganization(t), receiver);
+  });
+  afterEach(async () => {
+    await receiver.stop();
+    await t.close();
+  });
+}
 
 /** An active organization ($1,000 credit, pro tier) signed in to the console. */
 export async function signedInOrganization(

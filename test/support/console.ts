@@ -2,7 +2,7 @@
 // authorization code flow with PKCE through app.inject.
 import assert from 'node:assert/strict';
 import { createHash, randomBytes } from 'node:crypto';
-import type { TestApp } from '../../../test/harness.ts';
+import type { TestApp } from '../harness.ts';
 
 export const REDIRECT = 'https://app.example.com/callback';
 

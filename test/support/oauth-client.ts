@@ -1,7 +1,11 @@
 // What the OAuth tests share: a client driving the flow through app.inject, as a real one would.
 import assert from 'node:assert/strict';
 import { createHash, randomBytes } from 'node:crypto';
-import type { TestApp } from '../../../test/harness.ts';
+import type { TestApp } from '../harness.ts';
+import { form, postForm } from './console.ts';
+
+// The form posts of the console's tests: OAuth's authorize and token endpoints take the same.
+export { form, postForm };
 
 export const BASE = 'http://cellgate.test';
 export const REDIRECT = 'https://app.example.com/callback';
@@ -10,8 +14,6 @@ export function pkce() {
   const verifier = randomBytes(32).toString('base64url');
   return { verifier, challenge: createHash('sha256').update(verifier).digest('base64url') };
 }
-
-export const form = (fields: Record<string, string>) => new URLSearchParams(fields).toString();
 
 export const basic = (id: string, secret: string) => ({
   authorization: `Basic ${Buffer.from(`${encodeURIComponent(id)}:${encodeURIComponent(secret)}`).toString('base64')}`,
@@ -71,19 +73,6 @@ export async function consent(t: TestApp, headers: Record<string, string>, reque
   assert.equal(response.statusCode, 200, response.body);
   return new URL(response.json().redirect_url as string);
 }
-
-export const postForm = (
-  t: TestApp,
-  url: string,
-  fields: Record<string, string>,
-  headers: Record<string, string> = {},
-) =>
-  t.app.inject({
-    method: 'POST',
-    url,
-    headers: { 'content-type': 'application/x-www-form-urlencoded', ...headers },
-    payload: form(fields),
-  });
 
 /** Authorize and consent: the code, with the verifier it needs. */
 export async function codeFor(

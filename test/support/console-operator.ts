@@ -1,8 +1,8 @@
 // What the operator console's tests share: signing in with an admin token through the form, and
 // page fetches and form posts with the operator session.
 import assert from 'node:assert/strict';
-import { ADMIN_TOKEN, type TestApp } from '../../../../test/harness.ts';
-import { csrfOf, postForm, setCookies } from '../test-support.ts';
+import { ADMIN_TOKEN, type TestApp } from '../harness.ts';
+import { csrfOf, postForm, setCookies } from './console.ts';
 
 export interface OperatorSignIn {
   cookie: string;

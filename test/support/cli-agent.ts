@@ -3,10 +3,10 @@
 import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
-import { startApp } from '../../test/harness.ts';
-import { activeLine } from '../../test/support/messages.ts';
+import { startApp } from '../harness.ts';
+import { activeLine } from './messages.ts';
 
-const MAIN = join(import.meta.dirname, '..', 'main.ts');
+const MAIN = join(import.meta.dirname, '..', '..', 'src', 'main.ts');
 
 export interface CliResult {
   status: number | null;

@@ -1,0 +1,114 @@
+import { after, before, describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import { startApp, type TestApp } from '../../../../test/harness.ts';
+import { postForm } from '../../../../test/support/console.ts';
+import { consoleLine, getPage, type ConsoleLine } from '../../../../test/support/console-conversations.ts';
+
+describe('console quiet hours of a cell', () => {
+  let t: TestApp;
+  let line: ConsoleLine;
+  let other: ConsoleLine;
+  before(async () => {
+    t = await startApp();
+    line = await consoleLine(t);
+    other = await consoleLine(t);
+  });
+  after(() => t.close());
+
+  const post = (fields: Record<string, string>, signIn = line.signIn, cellId = line.cell.id) =>
+    postForm(t, `/console/cells/${cellId}/quiet-hours`, { csrf_token: signIn.csrf, ...fields }, signIn.headers);
+  const apiQuietHours = async () =>
+    (await t.app.inject({ url: `/v1/cells/${line.cell.id}`, headers: line.org.headers })).json().quiet_hours;
+
+  it('sets quiet hours through the cell update, shows them on the cell page, and clears them', async () => {
+    let page = await getPage(t, `/console/cells/${line.cell.id}`, line.signIn);
+    assert.match(page.body, /<h2 id="quiet-hours-heading">Quiet hours<\/h2>/);
+    assert.match(page.body, /Now: <strong>None<\/strong>/);
+    assert.doesNotMatch(page.body, /Clear quiet hours/);
+
+    const saved = await post({ start: '21:00', end: '08:00', time_zone: 'America/New_York' });
+    assert.equal(saved.statusCode, 303, saved.body);
+    assert.equal(saved.headers.location, `/console/cells/${line.cell.id}#quiet-hours`);
+    assert.deepEqual(await apiQuietHours(), { start: '21:00', end: '08:00', time_zone: 'America/New_York' });
+    page = await getPage(t, `/console/cells/${line.cell.id}`, line.signIn);
+    assert.match(page.body, /Now: <strong>21:00 to 08:00, America\/New_York<\/strong>/);
+    assert.match(page.body, /<input id="quiet-start" name="start" type="time" value="21:00"/);
+    assert.match(page.body, /<input id="quiet-zone" name="time_zone" type="text" value="America\/New_York"/);
+
+    // A browser's time with seconds, and a zone link Intl knows.
+    assert.equal((await post({ start: '22:30:00', end: '06:15', time_zone: 'Asia/Calcutta' })).statusCode, 303);
+    assert.deepEqual(await apiQuietHours(), { start: '22:30', end: '06:15', time_zone: 'Asia/Calcutta' });
+
+    const cleared = await post({ action: 'clear' });
+    assert.equal(cleared.statusCode, 303);
+    assert.equal(await apiQuietHours(), null);
+  });
+
+  const bad: [string, Record<string, string>, string, RegExp][] = [
+    ['an empty start', { start: '', end: '08:00', time_zone: 'UTC' }, 'quiet-start', /the start as a 24-hour time/],
+    [
+      'an hour past 23',
+      { start: '25:00', end: '08:00', time_zone: 'UTC' },
+      'quiet-start',
+      /the start as a 24-hour time/,
+    ],
+    ['a time in words', { start: '21:00', end: '8am', time_zone: 'UTC' }, 'quiet-end', /the end as a 24-hour time/],
+    [
+      'the same start and end',
+      { start: '08:00', end: '08:00', time_zone: 'UTC' },
+      'quiet-end',
+      /must differ from the start/,
+    ],
+    ['an unknown zone', { start: '21:00', end: '08:00', time_zone: 'Mars/Olympus' }, 'quiet-zone', /IANA name/],
+    ['a bare offset', { start: '21:00', end: '08:00', time_zone: '+05:00' }, 'quiet-zone', /IANA name/],
+    ['no zone', { start: '21:00', end: '08:00', time_zone: '' }, 'quiet-zone', /IANA name/],
+  ];
+  for (const [name, fields, id, message] of bad)
+    it(`answers ${name} with the form and the error on its field, changing nothing`, async () => {
+      const page = await post(fields);
+      assert.equal(page.statusCode, 400);
+      assert.match(page.body, /<title>Error: Quiet hours of Support line — Cellgate Console<\/title>/);
+      assert.match(
+        page.body,
+        new RegExp(`<input id="${id}"[^>]*aria-describedby="${id}-hint ${id}-error" aria-invalid="true"`),
+      );
+      assert.match(page.body, new RegExp(`<p class="field-error" id="${id}-error">[^<]*${message.source}`));
+      // What was typed stays in the form.
+      assert.match(
+        page.body,
+        new RegExp(`name="time_zone" type="text" value="${fields.time_zone.replace('+', '\\+')}"`),
+      );
+      assert.equal(await apiQuietHours(), null);
+    });
+
+  it('refuses a post without the CSRF token or with another, from another site, and signed out', async () => {
+    const fields = { start: '21:00', end: '08:00', time_zone: 'UTC' };
+    const url = `/console/cells/${line.cell.id}/quiet-hours`;
+    assert.equal((await postForm(t, url, fields, line.signIn.headers)).statusCode, 403);
+    assert.equal(
+      (await postForm(t, url, { ...fields, csrf_token: other.signIn.csrf }, line.signIn.headers)).statusCode,
+      403,
+    );
+    assert.equal(
+      (
+        await postForm(
+          t,
+          url,
+          { ...fields, csrf_token: line.signIn.csrf },
+          { ...line.signIn.headers, origin: 'https://evil.example' },
+        )
+      ).statusCode,
+      403,
+    );
+    assert.equal((await postForm(t, url, { ...fields, csrf_token: line.signIn.csrf })).statusCode, 401);
+    assert.equal(await apiQuietHours(), null);
+  });
+
+  it('answers 404 for another organization’s cell, changing nothing', async () => {
+    const page = await post({ start: '21:00', end: '08:00', time_zone: 'UTC' }, line.signIn, other.cell.id);
+    assert.equal(page.statusCode, 404);
+    assert.match(page.body, /Cell not found/);
+    const theirs = await t.app.inject({ url: `/v1/cells/${other.cell.id}`, headers: other.org.headers });
+    assert.equal(theirs.json().quiet_hours, null);
+  });
+});

@@ -1,0 +1,176 @@
+import { after, before, describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import { startApp, type TestApp } from '../../../../test/harness.ts';
+import { postForm, signInConsole, type ConsoleSignIn } from '../../../../test/support/console.ts';
+import { getPage, listening, LiveClient, liveUrlOf } from '../../../../test/support/console-conversations.ts';
+import { lines, ok, recipients, runJob, type Org } from '../../../../test/support/pods.ts';
+import { claim, report, type Line } from '../../../../test/support/messages.ts';
+
+describe('console pods', () => {
+  let t: TestApp;
+  let org: Org;
+  let cells: Line[];
+  let signIn: ConsoleSignIn;
+  let podId: string;
+  before(async () => {
+    t = await startApp();
+    await listening(t);
+    cells = await lines(t, 2);
+    org = cells[0].org;
+    signIn = await signInConsole(t, org.email);
+  });
+  after(() => t.close());
+
+  const post = (url: string, fields: Record<string, string>) =>
+    postForm(t, url, { csrf_token: signIn.csrf, ...fields }, signIn.headers);
+  const pod = () => ok(t, org, 'GET', `/v1/pods/${podId}`);
+
+  it('creates a pod from the organization’s cells, once per form, and lists it', async () => {
+    let page = await getPage(t, '/console/pods', signIn);
+    assert.equal(page.statusCode, 200);
+    assert.match(page.body, /<a href="\/console\/pods" aria-current="page">Pods<\/a>/);
+    assert.match(page.body, /No pods yet\./);
+    const clientId = page.body.match(/name="client_id" value="([A-Za-z0-9]+)"/)?.[1] as string;
+    const fields = { client_id: clientId, name: 'Outreach', cell_0: cells[0].cell.id };
+    const created = await post('/console/pods', fields);
+    assert.equal(created.statusCode, 303, created.body);
+    podId = String(created.headers.location).split('/').at(-1) as string;
+    assert.match(podId, /^pod_/);
+    // The same form sent twice: one pod.
+    const again = await post('/console/pods', fields);
+    assert.equal(again.headers.location, created.headers.location);
+    assert.equal((await ok(t, org, 'GET', '/v1/pods')).pods.length, 1);
+    assert.deepEqual((await pod()).cell_ids, [cells[0].cell.id]);
+    page = await getPage(t, '/console/pods', signIn);
+    assert.match(page.body, new RegExp(`<a href="/console/pods/${podId}">Outreach</a>`));
+  });
+
+  it('renames a pod, replaces its cells and sets and clears its quiet hours', async () => {
+    const edited = await post(`/console/pods/${podId}`, {
+      name: 'Night shift',
+      cell_0: cells[0].cell.id,
+      cell_1: cells[1].cell.id,
+    });
+    assert.equal(edited.statusCode, 303, edited.body);
+    assert.equal(edited.headers.location, `/console/pods/${podId}#edit`);
+    const now = await pod();
+    assert.equal(now.name, 'Night shift');
+    assert.deepEqual([...now.cell_ids].sort(), [cells[0].cell.id, cells[1].cell.id].sort());
+    const page = await getPage(t, `/console/pods/${podId}`, signIn);
+    assert.match(page.body, /<h1>Night shift<\/h1>/);
+    assert.equal([...page.body.matchAll(/type="checkbox"[^>]* checked>/g)].length, 2);
+
+    const quiet = await post(`/console/pods/${podId}/quiet-hours`, {
+      start: '22:00',
+      end: '07:00',
+      time_zone: 'Europe/Paris',
+    });
+    assert.equal(quiet.statusCode, 303, quiet.body);
+    assert.deepEqual((await pod()).quiet_hours, { start: '22:00', end: '07:00', time_zone: 'Europe/Paris' });
+    assert.equal((await post(`/console/pods/${podId}/quiet-hours`, { action: 'clear' })).statusCode, 303);
+    assert.equal((await pod()).quiet_hours, null);
+  });
+
+  it('creates, edits, sends and deletes drafts', async () => {
+    const draftFields = (to: string, body: string) => ({ client_id: `d-${to}`, to, body });
+    assert.equal(
+      (await post(`/console/pods/${podId}/drafts`, draftFields('+12125550101', 'Hi there'))).statusCode,
+      303,
+    );
+    assert.equal((await post(`/console/pods/${podId}/drafts`, draftFields('+12125550102', 'Bye now'))).statusCode, 303);
+    const drafts = (await ok(t, org, 'GET', `/v1/pods/${podId}/drafts`)).drafts as { id: string; to: string }[];
+    const first = drafts.find((d) => d.to === '+12125550101') as { id: string };
+    const second = drafts.find((d) => d.to === '+12125550102') as { id: string };
+    let page = await getPage(t, `/console/pods/${podId}`, signIn);
+    assert.match(page.body, new RegExp(`<tr id="draft-${first.id}">`));
+
+    const edit = await getPage(t, `/console/pods/${podId}/drafts/${first.id}`, signIn);
+    assert.equal(edit.statusCode, 200);
+    assert.match(edit.body, /<textarea id="draft-body" name="body"[^>]*>Hi there<\/textarea>/);
+    const saved = await post(`/console/pods/${podId}/drafts/${first.id}`, { to: '+12125550103', body: 'Hi again' });
+    assert.equal(saved.statusCode, 303, saved.body);
+    const edited = await ok(t, org, 'GET', `/v1/pods/${podId}/drafts/${first.id}`);
+    assert.equal(edited.to, '+12125550103');
+    assert.equal(edited.body, 'Hi again');
+
+    const sent = await post(`/console/pods/${podId}/drafts/${first.id}/send`, {});
+    assert.equal(sent.statusCode, 303, sent.body);
+    const afterSend = await ok(t, org, 'GET', `/v1/pods/${podId}/drafts/${first.id}`);
+    assert.equal(afterSend.status, 'sent');
+    assert.match(afterSend.message_id, /^msg_/);
+    assert.equal((await post(`/console/pods/${podId}/drafts/${second.id}/discard`, {})).statusCode, 303);
+    assert.equal((await ok(t, org, 'GET', `/v1/pods/${podId}/drafts/${second.id}`)).status, 'discarded');
+    page = await getPage(t, `/console/pods/${podId}`, signIn);
+    assert.doesNotMatch(page.body, /<tr id="draft-/, 'sent and deleted drafts leave the list');
+  });
+
+  it('keeps contact lists and ignored numbers', async () => {
+    const created = await post(`/console/pods/${podId}/lists`, {
+      name: 'Regulars',
+      numbers: '+1 212 555 0001\r\n+12125550002,\r\n',
+    });
+    assert.equal(created.statusCode, 303, created.body);
+    const [list] = (await ok(t, org, 'GET', `/v1/pods/${podId}/lists`)).lists as { id: string; number_count: number }[];
+    assert.equal(list.number_count, 2);
+    let page = await getPage(t, `/console/pods/${podId}`, signIn);
+    assert.match(page.body, /Regulars <span class="small">\(2 numbers\)<\/span>/);
+    assert.equal((await post(`/console/pods/${podId}/lists/${list.id}/delete`, {})).statusCode, 303);
+    assert.equal((await ok(t, org, 'GET', `/v1/pods/${podId}/lists`)).lists.length, 0);
+
+    assert.equal((await post(`/console/pods/${podId}/ignore`, { participant: '+1 212 555 0999' })).statusCode, 303);
+    assert.deepEqual(
+      (await ok(t, org, 'GET', `/v1/pods/${podId}/ignore`)).ignored.map((i: { participant: string }) => i.participant),
+      ['+12125550999'],
+    );
+    page = await getPage(t, `/console/pods/${podId}`, signIn);
+    assert.match(page.body, /aria-label="Stop ignoring \+1 212 555 0999"/);
+    assert.equal((await post(`/console/pods/${podId}/ignore/remove`, { participant: '+12125550999' })).statusCode, 303);
+    assert.equal((await ok(t, org, 'GET', `/v1/pods/${podId}/ignore`)).ignored.length, 0);
+  });
+
+  it('starts a broadcast and shows its progress live until it completes', async () => {
+    const to = recipients(3, 700).join('\n');
+    const started = await post(`/console/pods/${podId}/cycles`, {
+      client_id: 'bc-1',
+      mode: 'broadcast',
+      body: 'We open at 9.',
+      to,
+    });
+    assert.equal(started.statusCode, 303, started.body);
+    const jobUrl = String(started.headers.location);
+    assert.match(jobUrl, new RegExp(`^/console/pods/${podId}/jobs/job_`));
+    const jobId = jobUrl.split('/').at(-1) as string;
+    let page = await getPage(t, jobUrl, signIn);
+    assert.equal(page.statusCode, 200);
+    assert.match(page.body, /<h1>Broadcast of Night shift<\/h1>/);
+    assert.match(page.body, /0 of 3 handled/);
+    const live = await LiveClient.ready(t, liveUrlOf(page.body), signIn.headers);
+
+    await t.services.cycleWorker.tick();
+    // The phones send and the carrier delivers: each report moves the counts, and the page hears of it.
+    let claimedCount = 0;
+    for (const line of cells)
+      for (const message of await claim(t, line)) {
+        claimedCount += 1;
+        assert.equal((await report(t, line, message.id, { event: 'sent' })).statusCode, 200);
+        assert.equal((await report(t, line, message.id, { event: 'delivered' })).statusCode, 200);
+      }
+    assert.ok(claimedCount >= 3, 'the three broadcast texts (and the draft sent before)');
+    await live.until(() => live.frames.some((f) => f.event === 'refresh'), 'a refresh frame');
+    assert.equal(live.frames.find((f) => f.event === 'refresh')?.data.announce, 'The counts changed.');
+    const job = await runJob(t, org, podId, jobId);
+    assert.equal(job.status, 'completed');
+    await live.until(
+      () => live.frames.filter((f) => f.event === 'refresh').length >= 7,
+      'six message reports and the end',
+    );
+    live.close();
+    page = await getPage(t, jobUrl, signIn);
+    assert.match(page.body, /3 of 3 handled/);
+    assert.match(page.body, /Completed/);
+    // An ended job has no live stream and no cancel button.
+    assert.doesNotMatch(page.body, /data-live-url|Cancel the job/);
+    // The pod page lists the job.
+    assert.match((await getPage(t, `/console/pods/${podId}`, signIn)).body, new RegExp(`href="${jobUrl}">Broadcast`));
+  });
+});

@@ -1,0 +1,108 @@
+// The quiet-hours form of a cell's page and a pod's page: start, end (24-hour, local to the zone)
+// and an IANA time zone; Save sets them, Clear removes them. It posts to the resource's update
+// operation; a bad time or zone comes back from the service as field errors (quiet_hours.start,
+// .end, .time_zone), shown on their fields of a page with the form alone (400).
+import { ApiError } from '../../lib/errors.ts';
+import type { QuietHours } from '../../lib/quiet-hours.ts';
+import { csrfField } from './account/shared.ts';
+import type { SignedInContext } from './guard.ts';
+import { escape, field, hidden, layout } from './layout.ts';
+
+export type QuietField = 'start' | 'end' | 'time_zone';
+
+export interface QuietHoursForm {
+  values: Record<QuietField, string>;
+  errors: Partial<Record<QuietField, string>>;
+}
+
+/** Zones offered as you type (the field takes any IANA name Intl knows). */
+const ZONES = Intl.supportedValuesOf('timeZone');
+
+const WORDS: Record<QuietField, string> = {
+  start: 'Enter the start as a 24-hour time, like 21:00.',
+  end: 'Enter the end as a 24-hour time, like 08:00.',
+  time_zone: 'Enter a time zone by its IANA name, like America/New_York.',
+};
+
+/** What the post asks for: clear, or set these (each field trimmed; empty ones already errors). */
+export function readQuietHours(body: unknown): { clear: true } | { clear: false; form: QuietHoursForm } {
+  const fields = (body ?? {}) as Record<string, unknown>;
+  if (fields.action === 'clear') return { clear: true };
+  const value = (name: QuietField) => (typeof fields[name] === 'string' ? fields[name].trim() : '');
+  // A time input may send seconds (HH:MM:SS) when a browser offers them: the minutes are what count.
+  const time = (name: 'start' | 'end') => value(name).replace(/^(\d{2}:\d{2}):00$/, '$1');
+  const values = { start: time('start'), end: time('end'), time_zone: value('time_zone') };
+  const errors: QuietHoursForm['errors'] = {};
+  for (const name of ['start', 'end', 'time_zone'] as const) if (values[name] === '') errors[name] = WORDS[name];
+  return { clear: false, form: { values, errors } };
+}
+
+export const hasQuietErrors = (form: QuietHoursForm) => Object.keys(form.errors).length > 0;
+
+/** The service's refusal of the hours as the form's errors, or null for another error. */
+export function quietErrorsOf(error: unknown, form: QuietHoursForm): QuietHoursForm | null {
+  if (!(error instanceof ApiError) || error.code !== 'invalid_request' || !error.errors?.length) return null;
+  const errors: QuietHoursForm['errors'] = {};
+  for (const e of error.errors) {
+    const name = e.field.replace(/^quiet_hours\./, '') as QuietField;
+    if (!Object.hasOwn(WORDS, name)) return null;
+    errors[name] =
+      e.code === 'invalid_value'
+        ? 'The end must differ from the start (an all-day window is not quiet hours).'
+        : WORDS[name];
+  }
+  return { ...form, errors };
+}
+
+/** The hours in words: "21:00 to 08:00, America/New_York". */
+export const quietHoursText = (hours: QuietHours | null) =>
+  hours ? `${hours.start} to ${hours.end}, ${hours.time_zone}` : 'None';
+
+/** The section of a page: what is set, the form, and Clear when something is set. */
+export function quietHoursSection(
+  context: SignedInContext,
+  options: { action: string; current: QuietHours | null; form?: QuietHoursForm; explain: string },
+): string {
+  const { current } = options;
+  const values = options.form?.values ?? current ?? { start: '', end: '', time_zone: '' };
+  const errors = options.form?.errors ?? {};
+  return `<section id="quiet-hours" aria-labelledby="quiet-hours-heading">
+<h2 id="quiet-hours-heading">Quiet hours</h2>
+<p>${escape(options.explain)} Now: <strong>${escape(quietHoursText(current))}</strong>.</p>
+<form method="post" action="${escape(options.action)}" novalidate class="quiet-hours-form">
+${csrfField(context)}
+<div class="field-grid">
+${field({ id: 'quiet-start', name: 'start', label: 'Start', type: 'time', value: values.start, hint: 'HH:MM, 24-hour', error: errors.start })}
+${field({ id: 'quiet-end', name: 'end', label: 'End', type: 'time', value: values.end, hint: 'Before the start: it spans midnight', error: errors.end })}
+${field({ id: 'quiet-zone', name: 'time_zone', label: 'Time zone', type: 'text', value: values.time_zone, hint: 'IANA name, like America/New_York', error: errors.time_zone, attributes: 'list="time-zones" autocomplete="off" spellcheck="false" maxlength="64"' })}
+</div>
+<datalist id="time-zones">${ZONES.map((zone) => `<option value="${escape(zone)}"></option>`).join('')}</datalist>
+<div class="actions"><button type="submit" class="primary">Save quiet hours</button></div>
+</form>
+${current ? `<form method="post" action="${escape(options.action)}">${csrfField(context)}${hidden('action', 'clear')}<button type="submit" class="secondary">Clear quiet hours</button></form>` : ''}
+</section>`;
+}
+
+/** The form alone, with its errors (the answer to a bad post). */
+export function quietHoursPage(
+  context: SignedInContext,
+  options: {
+    title: string;
+    back: { href: string; text: string };
+    action: string;
+    current: QuietHours | null;
+    form: QuietHoursForm;
+    explain: string;
+  },
+): string {
+  return layout(
+    context,
+    `Error: Quiet hours of ${options.title}`,
+    `<div class="card wide">
+<h1>Quiet hours of ${escape(options.title)}</h1>
+<div class="notice error" role="alert"><p>The quiet hours were not saved: correct the fields marked below.</p></div>
+${quietHoursSection(context, options)}
+<p class="after"><a href="${escape(options.back.href)}">${escape(options.back.text)}</a></p>
+</div>`,
+  );
+}

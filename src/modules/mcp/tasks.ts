@@ -1,0 +1,337 @@
+// MCP Tasks (issue 26 §3; the 2025-11-25 Tasks of the protocol, as the v1 SDK client speaks
+// them): a wait tool called with `params.task` answers a CreateTaskResult at once, and
+// `tasks/get`, `tasks/result`, `tasks/list` and `tasks/cancel` follow it. Server SDK 2.4.0 parses
+// this vocabulary but runs none of it, so the route answers these JSON-RPC requests here, in
+// front of the SDK (docs/decisions.md "MCP Tasks").
+//
+// A task holds no process state: it is a row (./task-repository.ts) with the wait's arguments —
+// `since` fixed at creation — and a deadline (created + timeout_s). A wait is a database
+// condition, so any process settles a task by running the same tool: tasks/get looks once
+// (the tool with an already-aborted signal: one database look, no waiting), tasks/result waits
+// out the rest of the deadline. The answer stored is the tool's own CallToolResult, so a task's
+// result is exactly what the bounded call would have answered (timed out: `message: null`).
+import type { CallToolResult } from '@modelcontextprotocol/server';
+import type { Kysely } from 'kysely';
+import type { DB } from '../../db/schema.ts';
+import type { AgentPrincipal } from '../../http/types.ts';
+import type { Clock } from '../../lib/clock.ts';
+import { idFloor } from '../../lib/ids.ts';
+import { randomBase62 } from '../../lib/secrets.ts';
+import type { Invoker } from '../../operations/invoke.ts';
+import type { BoundTool } from './bind.ts';
+import { asToolError, ok } from './results.ts';
+import { McpTaskRepository, type McpTaskRow, type TaskOwner } from './task-repository.ts';
+import type { McpTaskStatus } from './tables.ts';
+
+/** The tools that run as tasks (execution.taskSupport "optional"), and when each one's answer is the awaited one. */
+const SETTLED = {
+  wait_for_reply: (answer: { message?: unknown }) => answer.message !== null,
+  wait_for_code: (answer: { code?: unknown }) => answer.code !== null,
+  wait_for_delivery: (answer: { final?: unknown }) => answer.final === true,
+} as const;
+type TaskTool = keyof typeof SETTLED;
+export const TASK_TOOLS = Object.keys(SETTLED) as TaskTool[];
+const isTaskTool = (name: unknown): name is TaskTool => typeof name === 'string' && Object.hasOwn(SETTLED, name);
+
+/** What the server's initialize answer declares (2025-11-25 `capabilities.tasks`). */
+export const TASKS_CAPABILITY = { list: {}, cancel: {}, requests: { tools: { call: {} } } };
+
+const TASK_METHODS = new Set(['tasks/get', 'tasks/result', 'tasks/list', 'tasks/cancel']);
+/** How long a client waits between two tasks/get (a look is one query; a second keeps it cheap). */
+export const POLL_INTERVAL_MS = 1000;
+const DEFAULT_TTL_MS = 60 * 60 * 1000;
+const MAX_TTL_MS = 24 * 60 * 60 * 1000;
+/** A task outlives its wait by at least this, for the client to fetch the answer. */
+const MIN_RETENTION_MS = 60 * 1000;
+/** Working tasks one organization may hold; more is refused (the table stays bounded). */
+export const MAX_WORKING_TASKS = 100;
+const LIST_PAGE = 50;
+const RELATED_TASK = 'io.modelcontextprotocol/related-task';
+
+// JSON-RPC error codes (2025-11-25 Tasks: an unknown task or a cancel of an ended one is -32602).
+const INVALID_PARAMS = -32602;
+const METHOD_NOT_FOUND = -32601;
+const SERVER_ERROR = -32000;
+
+export interface RpcRequest {
+  jsonrpc: '2.0';
+  id: string | number;
+  method: string;
+  params?: Record<string, unknown>;
+}
+
+type RpcResponse =
+  | { jsonrpc: '2.0'; id: string | number; result: Record<string, unknown> }
+  | { jsonrpc: '2.0'; id: string | number; error: { code: number; message: string; data?: unknown } };
+
+class RpcError extends Error {
+  readonly code: number;
+  readonly data?: unknown;
+  constructor(code: number, message: string, data?: unknown) {
+    super(message);
+    this.code = code;
+    this.data = data;
+  }
+}
+
+/** The request of a body that is ours to answer: one JSON-RPC request of a tasks/* method, or a tools/call with `task`. */
+export function taskRequestOf(message: unknown): RpcRequest | undefined {
+  if (typeof message !== 'object' || message === null || Array.isArray(message)) return undefined;
+  const request = message as Partial<RpcRequest>;
+  if (request.jsonrpc !== '2.0' || (typeof request.id !== 'string' && typeof request.id !== 'number')) return undefined;
+  if (typeof request.method !== 'string') return undefined;
+  const params = request.params;
+  if (TASK_METHODS.has(request.method)) return request as RpcRequest;
+  const augmented = typeof params === 'object' && params !== null && 'task' in params;
+  return request.method === 'tools/call' && augmented ? (request as RpcRequest) : undefined;
+}
+
+export interface McpTasksDeps {
+  db: Kysely<DB>;
+  clock: Clock;
+  invoker: Invoker;
+  /** The bound tools; those of TASK_TOOLS run as tasks. */
+  tools: readonly BoundTool[];
+  endpointUrl: string;
+}
+
+type TaskView = {
+  taskId: string;
+  status: McpTaskStatus;
+  statusMessage?: string;
+  createdAt: string;
+  lastUpdatedAt: string;
+  ttl: number;
+  pollInterval: number;
+};
+
+type End = { status: 'completed' | 'failed'; statusMessage: string | null; result: string };
+
+export class McpTasks {
+  private readonly repo: McpTaskRepository;
+  private readonly clock: Clock;
+  private readonly invoker: Invoker;
+  private readonly tools: Map<string, BoundTool>;
+  private readonly endpointUrl: string;
+
+  constructor(deps: McpTasksDeps) {
+    this.repo = new McpTaskRepository(deps.db);
+    this.clock = deps.clock;
+    this.invoker = deps.invoker;
+    this.endpointUrl = deps.endpointUrl;
+    this.tools = new Map(deps.tools.filter((tool) => isTaskTool(tool.name)).map((tool) => [tool.name, tool]));
+  }
+
+  /** The JSON-RPC response to a request of taskRequestOf, acting for `agent`; `signal` is the client's hang-up. */
+  async answer(request: RpcRequest, agent: AgentPrincipal, signal: AbortSignal): Promise<RpcResponse> {
+    try {
+      return { jsonrpc: '2.0', id: request.id, result: await this.dispatch(request, agent, signal) };
+    } catch (error) {
+      if (!(error instanceof RpcError)) throw error;
+      const data = error.data === undefined ? {} : { data: error.data };
+      return { jsonrpc: '2.0', id: request.id, error: { code: error.code, message: error.message, ...data } };
+    }
+  }
+
+  private async dispatch(request: RpcRequest, agent: AgentPrincipal, signal: AbortSignal) {
+    const params = request.params ?? {};
+    const who: TaskOwner = { organizationId: agent.organizationId, owner: agent.client?.id ?? agent.credentialId };
+    if (request.method === 'tools/call') return this.create(params, agent, who);
+    if (request.method === 'tasks/list') return this.list(params, who);
+    const row = await this.load(params, who);
+    switch (request.method) {
+      case 'tasks/get':
+        return view(row.status === 'working' ? (await this.settle(row, agent, who)).row : row);
+      case 'tasks/result':
+        return this.result(row, agent, who, signal);
+      default:
+        return this.cancel(row, who);
+    }
+  }
+
+  private async create(params: Record<string, unknown>, agent: AgentPrincipal, who: TaskOwner) {
+    const name = params.name;
+    if (!isTaskTool(name))
+      throw new RpcError(
+        METHOD_NOT_FOUND,
+        `${String(name)} does not run as a task (its execution.taskSupport is forbidden): call it without task.`,
+      );
+    if (typeof params.task !== 'object' || params.task === null || Array.isArray(params.task))
+      throw new RpcError(INVALID_PARAMS, 'task is an object: {ttl?: milliseconds}.');
+    const ttl = (params.task as { ttl?: unknown }).ttl;
+    if (ttl !== undefined && (typeof ttl !== 'number' || !Number.isSafeInteger(ttl) || ttl < 0))
+      throw new RpcError(INVALID_PARAMS, 'task.ttl is a whole number of milliseconds, 0 or more.');
+    const args = params.arguments ?? {};
+    if (typeof args !== 'object' || args === null || Array.isArray(args))
+      throw new RpcError(INVALID_PARAMS, 'arguments is an object.');
+    const now = this.clock.now();
+    const at = now.toISOString();
+    if ((await this.repo.countWorking(who.organizationId, at)) >= MAX_WORKING_TASKS)
+      throw new RpcError(
+        SERVER_ERROR,
+        `The organization has ${MAX_WORKING_TASKS} tasks working already: wait for one to end, or cancel one.`,
+        { code: 'rate_limited' },
+      );
+    await this.repo.prune(at);
+    const fixed = fixSince(name, args as Record<string, unknown>, now.getTime());
+    const timeout = fixed.timeout_s;
+    const waitMs = typeof timeout === 'number' && Number.isInteger(timeout) && timeout > 0 ? timeout * 1000 : 0;
+    const ttlMs = Math.min(MAX_TTL_MS, Math.max(waitMs + MIN_RETENTION_MS, ttl ?? DEFAULT_TTL_MS));
+    const row: McpTaskRow = {
+      id: `mtk_${randomBase62(24)}`,
+      organization_id: who.organizationId,
+      owner: who.owner,
+      tool: name,
+      arguments: JSON.stringify(fixed),
+      status: 'working',
+      status_message: null,
+      result: null,
+      ttl_ms: ttlMs,
+      created_at: at,
+      updated_at: at,
+      deadline_at: new Date(now.getTime() + waitMs).toISOString(),
+      expires_at: new Date(now.getTime() + ttlMs).toISOString(),
+    };
+    // The first look decides bad arguments (a failed task with the tool's error) and answers already there.
+    const { end } = await this.run(row, agent, undefined);
+    const created = end ? { ...row, status: end.status, status_message: end.statusMessage, result: end.result } : row;
+    await this.repo.insert(created);
+    return { task: view(created) };
+  }
+
+  private async load(params: Record<string, unknown>, who: TaskOwner): Promise<McpTaskRow> {
+    const id = params.taskId;
+    if (typeof id !== 'string') throw new RpcError(INVALID_PARAMS, 'taskId is a string.');
+    const row = await this.repo.find(who, id, this.clock.now().toISOString());
+    if (!row) throw new RpcError(INVALID_PARAMS, `Task not found: ${id}.`);
+    return row;
+  }
+
+  private async list(params: Record<string, unknown>, who: TaskOwner) {
+    const cursor = params.cursor;
+    let after: { createdAt: string; id: string } | undefined;
+    if (cursor !== undefined) {
+      const [createdAt, id] = typeof cursor === 'string' ? Buffer.from(cursor, 'base64url').toString().split('|') : [];
+      if (!createdAt || !id || Number.isNaN(Date.parse(createdAt)))
+        throw new RpcError(INVALID_PARAMS, 'Invalid cursor.');
+      after = { createdAt, id };
+    }
+    const rows = await this.repo.list(who, this.clock.now().toISOString(), LIST_PAGE + 1, after);
+    const page = rows.slice(0, LIST_PAGE);
+    const last = page.at(-1);
+    const nextCursor =
+      rows.length > LIST_PAGE && last ? Buffer.from(`${last.created_at}|${last.id}`).toString('base64url') : undefined;
+    return { tasks: page.map(view), ...(nextCursor ? { nextCursor } : {}) };
+  }
+
+  private async result(row: McpTaskRow, agent: AgentPrincipal, who: TaskOwner, signal: AbortSignal) {
+    let current = row;
+    if (current.status === 'working') {
+      const settled = await this.settle(current, agent, who, signal);
+      current = settled.row;
+      // Not settled (the client hung up, or the organization's wait slots are full): the tool's own answer, nothing stored.
+      if (current.status === 'working') return withTask(settled.answer, current.id);
+    }
+    if (current.status === 'cancelled')
+      throw new RpcError(INVALID_PARAMS, `Task ${current.id} was cancelled: it has no result.`);
+    return withTask(JSON.parse(current.result!) as CallToolResult, current.id);
+  }
+
+  private async cancel(row: McpTaskRow, who: TaskOwner) {
+    const ended = await this.repo.finish(row.id, {
+      status: 'cancelled',
+      statusMessage: 'Cancelled by the client.',
+      result: null,
+      at: this.clock.now().toISOString(),
+    });
+    if (!ended) {
+      const now = (await this.repo.find(who, row.id, this.clock.now().toISOString())) ?? row;
+      throw new RpcError(INVALID_PARAMS, `Cannot cancel task in terminal status: ${now.status}.`);
+    }
+    return view((await this.repo.find(who, row.id, this.clock.now().toISOString())) ?? row);
+  }
+
+  /** Runs a working task's tool (a look, or with `wait` the rest of its wait) and stores the end it reaches. */
+  private async settle(row: McpTaskRow, agent: AgentPrincipal, who: TaskOwner, wait?: AbortSignal) {
+    const { answer, end } = await this.run(row, agent, wait);
+    if (!end) return { row, answer };
+    await this.repo.finish(row.id, { ...end, at: this.clock.now().toISOString() });
+    // Another process or a cancel may have ended it first: the stored end is the answer.
+    return { row: (await this.repo.find(who, row.id, this.clock.now().toISOString())) ?? row, answer };
+  }
+
+  /**
+   * The tool's answer for the task, and the end it makes: an error fails the task (but for a full
+   * set of wait slots, which is retried), the awaited answer completes it, and so does any answer
+   * once the deadline is reached — the wait's timed-out answer.
+   */
+  private async run(row: McpTaskRow, agent: AgentPrincipal, wait: AbortSignal | undefined) {
+    const tool = this.tools.get(row.tool)!;
+    const args = JSON.parse(row.arguments) as Record<string, unknown>;
+    const leftMs = Date.parse(row.deadline_at) - this.clock.now().getTime();
+    const waiting = wait !== undefined && leftMs > 0;
+    if (waiting) args.timeout_s = Math.min(50, Math.ceil(leftMs / 1000));
+    const answer = await this.call(tool, agent, args, waiting ? wait : AbortSignal.abort());
+    if (waiting && wait.aborted) return { answer, end: undefined };
+    const result = JSON.stringify(answer);
+    if (answer.isError) {
+      const error = toolErrorBody(answer);
+      if (error.code === 'rate_limited') return { answer, end: undefined };
+      return { answer, end: { status: 'failed', statusMessage: error.message ?? null, result } satisfies End };
+    }
+    const awaited = SETTLED[row.tool as TaskTool](answer.structuredContent as never);
+    if (!awaited && !waiting && leftMs > 0) return { answer, end: undefined };
+    return { answer, end: { status: 'completed', statusMessage: null, result } satisfies End };
+  }
+
+  /**
+   * The tool's CallToolResult, as a bounded call of it answers. A wait tool takes no key and no
+   * confirmation, so its input schema is its operation's, which invoke validates.
+   */
+  private async call(
+    tool: BoundTool,
+    agent: AgentPrincipal,
+    args: Record<string, unknown>,
+    signal: AbortSignal,
+  ): Promise<CallToolResult> {
+    try {
+      const outcome = await this.invoker.invoke(tool.binding.operation, agent, args, {
+        signal,
+        resourceUrl: this.endpointUrl,
+      });
+      const value = (outcome.replayed ? JSON.parse(outcome.body) : outcome.value) as never;
+      const { structured, text } = tool.binding.result(value, false);
+      return ok(structured ?? (value as Record<string, unknown>), text);
+    } catch (error) {
+      return asToolError(error);
+    }
+  }
+}
+
+/** A wait's `since` default ("now") fixed at creation, so every later look waits from the same point. */
+function fixSince(tool: TaskTool, args: Record<string, unknown>, nowMs: number): Record<string, unknown> {
+  if (tool === 'wait_for_delivery' || args.since !== undefined) return { ...args };
+  return { ...args, since: idFloor('msg', nowMs) };
+}
+
+function view(row: McpTaskRow): TaskView {
+  return {
+    taskId: row.id,
+    status: row.status,
+    ...(row.status_message ? { statusMessage: row.status_message } : {}),
+    createdAt: row.created_at,
+    lastUpdatedAt: row.updated_at,
+    ttl: row.ttl_ms,
+    pollInterval: POLL_INTERVAL_MS,
+  };
+}
+
+const withTask = (result: CallToolResult, taskId: string) => ({
+  ...result,
+  _meta: { ...result._meta, [RELATED_TASK]: { taskId } },
+});
+
+function toolErrorBody(result: CallToolResult): { code?: string; message?: string } {
+  const [first] = result.content as { type: string; text?: string }[];
+  return (JSON.parse(first?.text ?? '{}') as { error?: { code?: string; message?: string } }).error ?? {};
+}

@@ -1,0 +1,45 @@
+// The credential's own operations (whoami, verify, API keys) through invoke: a console session is
+// refused as forbidden (they are about the calling credential), bad input field by field.
+import { after, before, describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import type { TestApp } from '../../../test/harness.ts';
+import { consoleSessionOf, refusalOf, withPrincipal } from '../../../test/support/operations.ts';
+import type { AgentPrincipal } from '../../http/types.ts';
+import type { AnyOperation, Principal } from '../../operations/operation.ts';
+
+describe('organizations operations through invoke: refusals', () => {
+  let t: TestApp;
+  let principal: AgentPrincipal;
+  before(async () => ({ t, principal } = await withPrincipal()));
+  after(async () => t?.close());
+
+  const refusal = (op: AnyOperation, input: Record<string, unknown>, who: Principal = principal) =>
+    refusalOf(t, op, who, input);
+
+  it('refuses a console session on whoami and on the API keys', async () => {
+    const ops = t.services.organizationOperations;
+    const session = consoleSessionOf(principal);
+    assert.equal((await refusal(ops.whoami, {}, session)).code, 'forbidden');
+    assert.equal((await refusal(ops.createApiKey, {}, session)).code, 'forbidden');
+    assert.equal((await refusal(ops.verifyOrganization, { code: '123456' }, session)).code, 'forbidden');
+    const whoami = await t.services.invoker.invoke<{ organization_id: string }>(ops.whoami, principal, {});
+    assert.equal(whoami.replayed === false && whoami.value.organization_id, principal.organizationId);
+  });
+
+  it('refuses a bad code, a bad key name and an unknown field, naming each', async () => {
+    const ops = t.services.organizationOperations;
+    for (const [op, input, field] of [
+      [ops.verifyOrganization, { code: '12345' }, 'code'],
+      [ops.createApiKey, { name: '' }, 'name'],
+      [ops.listApiKeys, { limit: 0 }, 'limit'],
+      [ops.whoami, { extra: 1 }, 'extra'],
+    ] as const) {
+      const error = await refusal(op, input);
+      assert.equal(error.code, 'invalid_request');
+      assert.deepEqual(
+        error.errors?.map((e) => e.field),
+        [field],
+      );
+    }
+  });
+});

@@ -1,0 +1,85 @@
+// The organizations' operations (src/operations) of a credential: verify, whoami and the API keys.
+// They are about the calling credential itself: a console session is refused (agentCaller).
+import { Type } from 'typebox';
+import { PaginationQuery } from '../../http/pagination.ts';
+import { agentCaller, defineOperation } from '../../operations/operation.ts';
+import { ApiKeyList, CreatedApiKey, VerificationResult, Whoami } from './schemas.ts';
+import { MAX_ACTIVE_KEYS, type OrganizationsService } from './service.ts';
+
+const keys = { scope: null, apiKeyOnly: true, idempotency: 'none' } as const;
+
+export function organizationOperations(organizations: OrganizationsService) {
+  return {
+    verifyOrganization: defineOperation({
+      name: 'verify_organization',
+      summary: 'Verify the organization with the emailed code',
+      description: '',
+      scope: null,
+      allowUnverified: true,
+      apiKeyOnly: true,
+      idempotency: 'none',
+      errors: ['invalid_code', 'code_expired', 'conflict'],
+      input: Type.Object(
+        { code: Type.String({ pattern: '^[0-9]{6}$', description: 'The 6-digit code.' }) },
+        { additionalProperties: false },
+      ),
+      output: VerificationResult,
+      run: (ctx, input) => organizations.verify(agentCaller(ctx.principal), input.code),
+    }),
+    whoami: defineOperation({
+      name: 'whoami',
+      summary: 'Identify the calling credential',
+      description: '',
+      scope: null,
+      allowUnverified: true,
+      idempotency: 'none',
+      errors: [],
+      input: Type.Object({}, { additionalProperties: false }),
+      output: Whoami,
+      run: async (ctx) => organizations.whoami(agentCaller(ctx.principal)),
+    }),
+    listApiKeys: defineOperation({
+      ...keys,
+      name: 'list_api_keys',
+      summary: 'List active API keys',
+      description: '',
+      errors: [],
+      input: Type.Object(PaginationQuery, { additionalProperties: false }),
+      output: ApiKeyList,
+      run: (ctx, query) => organizations.listKeys(ctx.organizationId, query),
+    }),
+    createApiKey: defineOperation({
+      ...keys,
+      name: 'create_api_key',
+      summary: 'Create an API key',
+      description: `The key is shown once. Rotate by creating a new key, then revoking the old one. An organization holds at most ${MAX_ACTIVE_KEYS} active keys (409 \`conflict\` beyond: revoke one first).`,
+      status: 201,
+      errors: ['conflict'],
+      input: Type.Object(
+        { name: Type.Optional(Type.String({ minLength: 1, maxLength: 100 })) },
+        { additionalProperties: false },
+      ),
+      output: CreatedApiKey,
+      run: (ctx, input) => organizations.createKey(ctx.organizationId, input.name ?? null),
+    }),
+    revokeApiKey: defineOperation({
+      ...keys,
+      name: 'revoke_api_key',
+      summary: 'Revoke an API key',
+      description: "The organization's last active key cannot be revoked (409): create another first.",
+      status: 204,
+      errors: ['conflict'],
+      input: Type.Object(
+        { key_id: Type.String({ minLength: 1, maxLength: 64, description: 'key_... id' }) },
+        { additionalProperties: false },
+      ),
+      output: Type.Null(),
+      run: async (ctx, input) => {
+        await organizations.revokeKey(ctx.organizationId, input.key_id);
+        return null;
+      },
+    }),
+  };
+}
+
+export type OrganizationOperations = ReturnType<typeof organizationOperations>;

@@ -1,0 +1,122 @@
+// Drafts' operations under a cell or a pod (contract §5): one set per kind, the same rules.
+import { Type } from 'typebox';
+import { PaginationQuery } from '../../http/pagination.ts';
+import { defineOperation } from '../../operations/operation.ts';
+import { MediaUrls, MessageBody, normalizedPhoneOf, PhoneInput, ScheduleFields } from '../messages/schemas.ts';
+import { Message } from '../messages/views.ts';
+import type { DraftsService } from './drafts-service.ts';
+import { ClientId, id, idOf, scopedInput } from './schemas.ts';
+import type { ScopeKind, Scopes } from './scope.ts';
+import { Draft, DraftList } from './views.ts';
+
+const SEND_ERRORS = ['conflict', 'cell_not_active', 'recipient_opted_out', 'mms_unsupported'] as const;
+const DraftId = { draft_id: id('drf') };
+
+export function draftOperations(kind: ScopeKind, deps: { drafts: DraftsService; scopes: Scopes }) {
+  const { drafts, scopes } = deps;
+  const of = `of a ${kind}`;
+  const scopeOf = (organizationId: string, input: { cell_id?: string; pod_id?: string }) =>
+    scopes.resolve(organizationId, kind, idOf(kind, input));
+  const normalizedTo = normalizedPhoneOf('to');
+  return {
+    create: defineOperation({
+      name: `create_${kind}_draft`,
+      summary: `Create a draft ${of}`,
+      description:
+        'Repeating the same body with the same client_id returns the draft (as it is now) with 200; another body is 409 client_id_conflict.',
+      scope: 'messages:send',
+      idempotency: 'none',
+      status: 201,
+      errors: ['client_id_conflict'],
+      input: scopedInput(kind, {
+        client_id: ClientId,
+        to: PhoneInput,
+        body: MessageBody,
+        media_urls: Type.Optional(MediaUrls),
+      }),
+      prepare: normalizedTo,
+      output: Type.Object({ created: Type.Boolean(), draft: Draft }),
+      run: async (ctx, { cell_id, pod_id, ...input }) =>
+        drafts.create(await scopeOf(ctx.organizationId, { cell_id, pod_id }), input),
+    }),
+    list: defineOperation({
+      name: `list_${kind}_drafts`,
+      summary: `List drafts ${of}, newest first`,
+      description: '',
+      scope: 'messages:read',
+      idempotency: 'none',
+      errors: [],
+      input: scopedInput(kind, {
+        ...PaginationQuery,
+        status: Type.Optional(Type.Enum(['draft', 'sent', 'discarded'])),
+      }),
+      output: DraftList,
+      run: async (ctx, { cell_id, pod_id, ...query }) =>
+        drafts.list(await scopeOf(ctx.organizationId, { cell_id, pod_id }), query),
+    }),
+    get: defineOperation({
+      name: `get_${kind}_draft`,
+      summary: `Read a draft ${of}`,
+      description: '',
+      scope: 'messages:read',
+      idempotency: 'none',
+      errors: [],
+      input: scopedInput(kind, DraftId),
+      output: Draft,
+      run: async (ctx, input) => drafts.get(await scopeOf(ctx.organizationId, input), input.draft_id),
+    }),
+    update: defineOperation({
+      name: `update_${kind}_draft`,
+      summary: `Edit a draft ${of}`,
+      description: 'Only while it is a draft; a sent or discarded draft is 409 conflict.',
+      scope: 'messages:send',
+      idempotency: 'none',
+      errors: ['conflict'],
+      input: scopedInput(kind, {
+        ...DraftId,
+        to: Type.Optional(PhoneInput),
+        body: Type.Optional(MessageBody),
+        media_urls: Type.Optional(MediaUrls),
+      }),
+      prepare: normalizedTo,
+      output: Draft,
+      run: async (ctx, { cell_id, pod_id, draft_id, ...input }) =>
+        drafts.update(await scopeOf(ctx.organizationId, { cell_id, pod_id }), draft_id, input),
+    }),
+    discard: defineOperation({
+      name: `discard_${kind}_draft`,
+      summary: `Discard a draft ${of}`,
+      description:
+        'The draft stays readable with status discarded (discarding it again answers the same); a sent draft is 409 conflict.',
+      scope: 'messages:send',
+      idempotency: 'none',
+      errors: ['conflict'],
+      input: scopedInput(kind, DraftId),
+      output: Draft,
+      run: async (ctx, input) => drafts.discard(await scopeOf(ctx.organizationId, input), input.draft_id),
+    }),
+    send: defineOperation({
+      name: `send_${kind}_draft`,
+      summary: `Send a draft ${of}`,
+      description:
+        kind === 'cell'
+          ? "Queues the draft's message from the cell and marks the draft sent; with send_at, or inside quiet hours, the message is scheduled instead. A draft that is not `draft` is 409 conflict. Takes an optional Idempotency-Key header."
+          : "Queues the draft's message from the pod cell the sticky rotation rule picks (the cell a recipient already talks to, else the next active cell) and marks the draft sent; with send_at, or inside quiet hours, the message is scheduled instead. A draft that is not `draft` is 409 conflict. Takes an optional Idempotency-Key header.",
+      scope: 'messages:send',
+      idempotency: 'optional',
+      recorded: true,
+      status: 202,
+      errors: [...SEND_ERRORS],
+      input: scopedInput(kind, { ...DraftId, ...ScheduleFields }),
+      output: Message,
+      // The scope is resolved inside the work: when it fails, a used key still replays its answer.
+      // A pod draft's own lookup checks its pod.
+      run: async (ctx, { cell_id, pod_id, draft_id, ...schedule }) =>
+        kind === 'cell'
+          ? drafts.sendFromCell(await scopeOf(ctx.organizationId, { cell_id }), draft_id, ctx.record, schedule)
+          : drafts.sendFromPod(ctx.organizationId, idOf(kind, { pod_id }), draft_id, ctx.record, schedule),
+    }),
+  };
+}
+
+export type DraftOperations = ReturnType<typeof draftOperations>;

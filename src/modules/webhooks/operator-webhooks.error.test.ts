@@ -1,0 +1,206 @@
+// Operator webhooks (/v1/admin/webhooks): every bad input, unknown id and wrong credential.
+import { after, before, describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import { activeOrganization, admin, expectProblem, startApp, type TestApp } from '../../../test/harness.ts';
+import { addDevice } from '../../../test/support/devices.ts';
+import { createEndpoint } from '../../../test/support/webhooks.ts';
+import type { Lookup } from '../../lib/ssrf.ts';
+
+const UNKNOWN = 'whk_01jzzzzzzzzzzzzzzzzzzzzzzz';
+
+function fieldError(body: { errors?: { field: string; code: string }[] }) {
+  assert.equal(body.errors?.length, 1, JSON.stringify(body));
+  return body.errors[0];
+}
+
+describe('operator webhook requests with bad input', () => {
+  let t: TestApp;
+  let webhookId: string;
+  before(async () => {
+    t = await startApp();
+    const response = await t.app.inject({
+      method: 'POST',
+      url: '/v1/admin/webhooks',
+      headers: admin,
+      payload: { client_id: 'base', url: 'https://ops.example.com/' },
+    });
+    webhookId = response.json().id;
+  });
+  after(() => t.close());
+
+  const create = (payload: Record<string, unknown>) =>
+    t.app.inject({ method: 'POST', url: '/v1/admin/webhooks', headers: admin, payload });
+
+  const cases: [string, Record<string, unknown>, string, string][] = [
+    ['a missing client_id', { url: 'https://a.example.com/' }, 'client_id', 'required'],
+    ['an empty client_id', { client_id: '', url: 'https://a.example.com/' }, 'client_id', 'too_short'],
+    ['a missing url', { client_id: 'o1' }, 'url', 'required'],
+    ['a malformed url', { client_id: 'o1', url: 'not a url' }, 'url', 'invalid_url'],
+    ['a non-http url', { client_id: 'o1', url: 'ftp://a.example.com/' }, 'url', 'invalid_url'],
+    [
+      "an organization's event type",
+      { client_id: 'o1', url: 'https://a.example.com/', event_types: ['message.sent'] },
+      'event_types.0',
+      'invalid_value',
+    ],
+    [
+      "an organization's wildcard",
+      { client_id: 'o1', url: 'https://a.example.com/', event_types: ['cell.*'] },
+      'event_types.0',
+      'invalid_value',
+    ],
+    [
+      'an unknown device event',
+      { client_id: 'o1', url: 'https://a.example.com/', event_types: ['device.exploded'] },
+      'event_types.0',
+      'invalid_value',
+    ],
+    [
+      'an empty event type list',
+      { client_id: 'o1', url: 'https://a.example.com/', event_types: [] },
+      'event_types',
+      'too_few',
+    ],
+    [
+      'enabled that is not a boolean',
+      { client_id: 'o1', url: 'https://a.example.com/', enabled: 'yes' },
+      'enabled',
+      'invalid_type',
+    ],
+    [
+      'an unknown field',
+      { client_id: 'o1', url: 'https://a.example.com/', organization_id: 'org_x' },
+      'organization_id',
+      'unknown_field',
+    ],
+  ];
+  for (const [name, payload, field, code] of cases) {
+    it(`rejects ${name} (400 ${code})`, async () => {
+      const error = fieldError(expectProblem(await create(payload), 400, 'invalid_request'));
+      assert.deepEqual([error.field, error.code], [field, code]);
+    });
+  }
+
+  it('answers 409 client_id_conflict for a client_id repeated with another body', async () => {
+    expectProblem(await create({ client_id: 'base', url: 'https://other.example.com/' }), 409, 'client_id_conflict');
+  });
+
+  it('rejects a bad PATCH and leaves the endpoint unchanged', async () => {
+    for (const [payload, field, code] of [
+      [{ url: 'mailto:x@example.com' }, 'url', 'invalid_url'],
+      [{ event_types: ['device.*', 'message.*'] }, 'event_types.1', 'invalid_value'],
+      [{ client_id: 'new' }, 'client_id', 'unknown_field'],
+    ] as const) {
+      const response = await t.app.inject({
+        method: 'PATCH',
+        url: `/v1/admin/webhooks/${webhookId}`,
+        headers: admin,
+        payload,
+      });
+      const error = fieldError(expectProblem(response, 400, 'invalid_request'));
+      assert.deepEqual([error.field, error.code], [field, code]);
+    }
+    const read = await t.app.inject({ url: `/v1/admin/webhooks/${webhookId}`, headers: admin });
+    assert.equal(read.json().url, 'https://ops.example.com/');
+  });
+
+  it('answers 404 for unknown ids, and for an organization endpoint and its deliveries', async () => {
+    const org = await activeOrganization(t);
+    const theirs = await createEndpoint(t, org.headers, 'https://org.example.com/');
+    for (const id of [UNKNOWN, theirs.id]) {
+      for (const [method, url] of [
+        ['GET', `/v1/admin/webhooks/${id}`],
+        ['PATCH', `/v1/admin/webhooks/${id}`],
+        ['DELETE', `/v1/admin/webhooks/${id}`],
+        ['POST', `/v1/admin/webhooks/${id}/rotate-secret`],
+        ['GET', `/v1/admin/webhooks/${id}/deliveries`],
+        ['POST', `/v1/admin/webhooks/${id}/deliveries/dlv_01jzzzzzzzzzzzzzzzzzzzzzzz/retry`],
+      ] as const) {
+        const payload = method === 'PATCH' ? { enabled: false } : undefined;
+        expectProblem(await t.app.inject({ method, url, headers: admin, payload }), 404, 'not_found');
+      }
+    }
+    expectProblem(
+      await t.app.inject({
+        method: 'POST',
+        url: `/v1/admin/webhooks/${webhookId}/deliveries/dlv_01jzzzzzzzzzzzzzzzzzzzzzzz/retry`,
+        headers: admin,
+      }),
+      404,
+      'not_found',
+    );
+  });
+
+  it('rejects bad pagination', async () => {
+    for (const url of [
+      '/v1/admin/webhooks?limit=0',
+      '/v1/admin/webhooks?cursor=garbage',
+      `/v1/admin/webhooks/${webhookId}/deliveries?limit=201`,
+    ]) {
+      expectProblem(await t.app.inject({ url, headers: admin }), 400, 'invalid_request');
+    }
+  });
+
+  it("refuses an organization's key (403 forbidden), no credential and a device key (401)", async () => {
+    const org = await activeOrganization(t);
+    const device = await addDevice(t);
+    for (const [method, url] of [
+      ['GET', '/v1/admin/webhooks'],
+      ['POST', '/v1/admin/webhooks'],
+      ['GET', `/v1/admin/webhooks/${webhookId}`],
+      ['PATCH', `/v1/admin/webhooks/${webhookId}`],
+      ['DELETE', `/v1/admin/webhooks/${webhookId}`],
+      ['POST', `/v1/admin/webhooks/${webhookId}/rotate-secret`],
+      ['GET', `/v1/admin/webhooks/${webhookId}/deliveries`],
+    ] as const) {
+      const payload =
+        method === 'POST' || method === 'PATCH' ? { client_id: 'x', url: 'https://a.example.com/' } : undefined;
+      expectProblem(await t.app.inject({ method, url, headers: org.headers, payload }), 403, 'forbidden');
+      expectProblem(await t.app.inject({ method, url, payload }), 401, 'unauthenticated');
+      expectProblem(await t.app.inject({ method, url, headers: device.headers, payload }), 401, 'unauthenticated');
+    }
+    // Nothing was changed by the refused calls.
+    const read = await t.app.inject({ url: `/v1/admin/webhooks/${webhookId}`, headers: admin });
+    assert.equal(read.statusCode, 200);
+  });
+});
+
+describe('operator webhook URL guard without the development flag', () => {
+  let t: TestApp;
+  const names: Record<string, string[]> = {
+    'ops.example.com': ['93.184.215.14'],
+    'rebind.example.com': ['10.0.0.5'],
+  };
+  const lookup: Lookup = async (hostname) => {
+    const addresses = names[hostname];
+    if (!addresses) throw Object.assign(new Error(`getaddrinfo ENOTFOUND ${hostname}`), { code: 'ENOTFOUND' });
+    return addresses.map((address) => ({ address, family: 4 }));
+  };
+  before(async () => {
+    t = await startApp({ env: { CELLGATE_WEBHOOKS_ALLOW_PRIVATE: 'false' }, deps: { webhooks: { lookup } } });
+  });
+  after(() => t.close());
+  let n = 0;
+  const create = (url: string) =>
+    t.app.inject({
+      method: 'POST',
+      url: '/v1/admin/webhooks',
+      headers: admin,
+      payload: { client_id: `g-${++n}`, url },
+    });
+
+  it('accepts an https URL on a public address', async () => {
+    assert.equal((await create('https://ops.example.com/in')).statusCode, 201);
+  });
+  for (const [name, url, code] of [
+    ['plain http', 'http://ops.example.com/in', 'invalid_url'],
+    ['a loopback address', 'https://127.0.0.1/in', 'forbidden_address'],
+    ['a private address', 'https://192.168.0.10/in', 'forbidden_address'],
+    ['a name resolving into the private network', 'https://rebind.example.com/in', 'forbidden_address'],
+  ] as const) {
+    it(`rejects ${name} (400 ${code})`, async () => {
+      const error = fieldError(expectProblem(await create(url), 400, 'invalid_request'));
+      assert.deepEqual([error.field, error.code], ['url', code]);
+    });
+  }
+});
