@@ -103,7 +103,8 @@ function runGroup(files: string[], env: NodeJS.ProcessEnv, dir: string, index: n
     [
       '--test',
       '--test-isolation=none',
-      '--test-timeout=60000',
+      // Generous: a browser walk takes 15 s alone and several times that on a loaded 2-core runner.
+      '--test-timeout=240000',
       '--test-reporter=spec',
       '--test-reporter-destination=stdout',
       `--test-reporter=${join(import.meta.dirname, 'test-durations.ts')}`,
@@ -213,7 +214,7 @@ async function runTests(env: TestEnv): Promise<number> {
   const count = (label: string) =>
     results.reduce((sum, r) => sum + Number(r.output.match(new RegExp(`^ℹ ${label} (\\d+)$`, 'm'))?.[1] ?? 0), 0);
   process.stdout.write(
-    `tests on ${adminUrl ? 'PostgreSQL' : 'SQLite'}${clock}: ${seconds} s, ${count('tests')} tests, ${count('pass')} passed, ${count('fail')} failed\n`,
+    `tests on ${adminUrl ? 'PostgreSQL' : 'SQLite'}${clock}: ${seconds} s, ${count('tests')} tests, ${count('pass')} passed, ${count('fail')} failed, ${count('cancelled')} cancelled\n`,
   );
   writeFileSync(
     lastDurations,

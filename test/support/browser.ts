@@ -24,10 +24,20 @@ export const launchChromium = (): Promise<Browser> =>
   chromium.launch({ executablePath: CHROMIUM, headless: true, args: ['--no-sandbox', '--disable-dev-shm-usage'] });
 
 /** test-artifacts/<name>/ (created), with a trailing slash. */
-export function artifactsDir(name: string): string {
+function artifactsDir(name: string): string {
   const dir = fileURLToPath(new URL(`../../test-artifacts/${name}/`, import.meta.url));
   mkdirSync(dir, { recursive: true });
   return dir;
+}
+
+/**
+ * A screenshot of the page into test-artifacts/<dir>/<name>.png, when CELLGATE_TEST_SCREENSHOTS
+ * is 1. Encoding full-page PNGs took a third of the browser tests' time, for pictures only a
+ * person reads: `CELLGATE_TEST_SCREENSHOTS=1 npm test <file>` takes them when wanted.
+ */
+export async function screenshot(page: Page, dir: string, name: string, fullPage = true): Promise<void> {
+  if (process.env.CELLGATE_TEST_SCREENSHOTS !== '1') return;
+  await page.screenshot({ path: `${artifactsDir(dir)}${name}.png`, fullPage });
 }
 
 async function freePort(): Promise<number> {

@@ -3,7 +3,7 @@
 // contact and get an answer with a code (both live in the thread), search the messages and export
 // them as CSV, see the codes (a new one arrives live), build a pod with a draft and a broadcast
 // whose progress is watched live to its end, set quiet hours, and release the cell. Every new page
-// on the way is axe-core clean; screenshots in test-artifacts/console-walk/.
+// on the way is axe-core clean; with CELLGATE_TEST_SCREENSHOTS=1, screenshots in test-artifacts/console-walk/.
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFile } from 'node:fs/promises';
@@ -11,7 +11,7 @@ import type { Browser } from 'playwright-core';
 import { uniqueEmail, type TestApp } from '../../../test/harness.ts';
 import {
   accessibilityViolations,
-  artifactsDir,
+  screenshot,
   launchChromium,
   listeningApp,
   skipWithoutChromium,
@@ -44,12 +44,11 @@ describe('a whole account in the console, in a browser', { skip: skipWithoutChro
     'signs up, pays, texts, searches and exports, reads codes, runs a pod and releases the cell',
     { timeout: 180_000 },
     async () => {
-      const dir = artifactsDir('console-walk');
       const context = await browser.newContext({ acceptDownloads: true, bypassCSP: true });
       const page = await context.newPage();
       const violations: string[] = [];
       const check = async (name: string) => {
-        await page.screenshot({ path: `${dir}${name}.png`, fullPage: true });
+        await screenshot(page, 'console-walk', name);
         for (const v of await accessibilityViolations(page))
           violations.push(`${name}: ${v.id} ${v.help} ${v.nodes[0]}`);
       };

@@ -2,24 +2,20 @@
 // registers and starts an authorization with PKCE; the browser lands on the console, signs in
 // with the code from a real SMTP sink, approves, and arrives at the client's redirect URI; the
 // client exchanges the code and calls whoami with the token. Screenshots of the sign-in and
-// consent pages are kept in the test's temporary directory. Skipped only where no Chromium exists.
+// consent pages go to test-artifacts/console/ with CELLGATE_TEST_SCREENSHOTS=1. Skipped only where no Chromium exists.
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtempSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
 import { createServer, type Server } from 'node:http';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import type { Browser } from 'playwright-core';
 import { startSmtpSink, type SmtpSink } from '../../../test/support/smtp-sink.ts';
 import { uniqueEmail, type TestApp } from '../../../test/harness.ts';
-import { launchChromium, listeningApp, skipWithoutChromium } from '../../../test/support/browser.ts';
+import { launchChromium, listeningApp, screenshot, skipWithoutChromium } from '../../../test/support/browser.ts';
 import { pkce } from '../../../test/support/console.ts';
 
 const portOf = (server: { address(): unknown }) => (server.address() as AddressInfo).port;
 
 describe('console in a browser', { skip: skipWithoutChromium }, () => {
-  const screenshots = mkdtempSync(join(tmpdir(), 'cellgate-console-browser-'));
   let smtp: SmtpSink;
   let client: Server;
   let t: TestApp;
@@ -80,7 +76,7 @@ describe('console in a browser', { skip: skipWithoutChromium }, () => {
     return { email, organizationId };
   }
 
-  it('registers a client, signs in with the mailed code, approves, and the client calls whoami with its token', async (context) => {
+  it('registers a client, signs in with the mailed code, approves, and the client calls whoami with its token', async () => {
     const org = await verifiedOrganization();
     const redirectUri = `http://127.0.0.1:${portOf(client)}/callback`;
     const registered = await fetch(`${base}/oauth/register`, {
@@ -115,13 +111,13 @@ describe('console in a browser', { skip: skipWithoutChromium }, () => {
     await page.waitForURL((url) => url.pathname === '/console/sign-in');
     assert.equal(await page.title(), 'Sign in — Cellgate Console');
     assert.equal(await page.locator('html').getAttribute('lang'), 'en');
-    await page.screenshot({ path: join(screenshots, 'sign-in.png'), fullPage: true });
+    await screenshot(page, 'console', 'sign-in');
 
     // By keyboard: the labelled field, Enter to submit.
     await page.getByLabel('Email address').fill(org.email);
     await page.getByLabel('Email address').press('Enter');
     await page.getByLabel('Sign-in code').waitFor();
-    await page.screenshot({ path: join(screenshots, 'sign-in-code.png'), fullPage: true });
+    await screenshot(page, 'console', 'sign-in-code');
     await page.getByLabel('Sign-in code').fill(await mailedCode(org.email, /sign-in code is (\d{6})/));
     await page.getByRole('button', { name: 'Sign in' }).press('Enter');
 
@@ -135,7 +131,7 @@ describe('console in a browser', { skip: skipWithoutChromium }, () => {
     assert.match(body, /Read your messages and conversations/);
     assert.match(body, /Send text messages from your cells/);
     assert.match(body, new RegExp(`the Cellgate REST API ${base.replace(/[.]/g, '\\.')}/v1`));
-    await page.screenshot({ path: join(screenshots, 'consent.png'), fullPage: true });
+    await screenshot(page, 'console', 'consent');
 
     await page.getByRole('button', { name: 'Approve' }).click();
     await page.waitForURL((url) => url.href.startsWith(redirectUri));
@@ -183,6 +179,5 @@ describe('console in a browser', { skip: skipWithoutChromium }, () => {
     await page.keyboard.press('Enter');
     await page.waitForURL((url) => url.pathname === '/console/sign-in');
     assert.equal((await page.context().cookies()).filter((c) => c.name === 'cg_console').length, 0);
-    context.diagnostic(`screenshots in ${screenshots}`);
   });
 });

@@ -1,14 +1,14 @@
 // A person runs their account from the console without curl, in Chromium: signs up (email,
 // emailed code, organization name), meets the first cell's 402 in the page and pays it by card,
 // creates the cell, renames it and releases it after the confirmation page. Every page on the way
-// is axe-core clean (WCAG 2.1 AA); screenshots in test-artifacts/console-sign-up/.
+// is axe-core clean (WCAG 2.1 AA); with CELLGATE_TEST_SCREENSHOTS=1, screenshots in test-artifacts/console-sign-up/.
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import type { Browser } from 'playwright-core';
 import { uniqueEmail, type TestApp } from '../../../test/harness.ts';
 import {
   accessibilityViolations,
-  artifactsDir,
+  screenshot,
   launchChromium,
   listeningApp,
   skipWithoutChromium,
@@ -30,12 +30,11 @@ describe('console sign-up and cells in a browser', { skip: skipWithoutChromium }
   });
 
   it('signs up, pays the first 402 by card, creates, renames and releases a cell', async () => {
-    const dir = artifactsDir('console-sign-up');
     const context = await browser.newContext({ bypassCSP: true });
     const page = await context.newPage();
     const violations: string[] = [];
     const check = async (name: string) => {
-      await page.screenshot({ path: `${dir}${name}.png`, fullPage: true });
+      await screenshot(page, 'console-sign-up', name);
       for (const v of await accessibilityViolations(page)) violations.push(`${name}: ${v.id} ${v.help} ${v.nodes[0]}`);
     };
     const email = uniqueEmail();

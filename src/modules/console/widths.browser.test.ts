@@ -1,12 +1,12 @@
 // Every console page (and the card checkout, the landing and an error page) at a laptop's 1280 px and a phone's 390 px in Chromium: nothing scrolls
 // sideways, the top menu stays on one line at 1280 px, and no word in a table is broken across
-// lines at 1280 px (an event type such as message.delivered stays whole). Screenshots go to
+// lines at 1280 px (an event type such as message.delivered stays whole). With CELLGATE_TEST_SCREENSHOTS=1, screenshots go to
 // test-artifacts/console-widths/. Skipped only where no Chromium exists.
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import type { TestApp } from '../../../test/harness.ts';
-import { artifactsDir, launchChromium, listeningApp, skipWithoutChromium } from '../../../test/support/browser.ts';
+import { screenshot, launchChromium, listeningApp, skipWithoutChromium } from '../../../test/support/browser.ts';
 import { inbound } from '../../../test/support/messages.ts';
 import { createPod } from '../../../test/support/pods.ts';
 import { startReceiver, type Receiver } from '../../../test/support/webhook-receiver.ts';
@@ -120,7 +120,6 @@ describe('console pages at 1280 and 390 px', { skip: skipWithoutChromium }, () =
         ? 'fits every page in 1280 px with the top bar on one line and no word broken in a table'
         : `fits every page in ${width} px without scrolling sideways`;
     it(title, async () => {
-      const dir = artifactsDir('console-widths');
       const page = await context.newPage();
       await page.setViewportSize({ width, height: 900 });
       const problems: string[] = [];
@@ -132,7 +131,7 @@ describe('console pages at 1280 and 390 px', { skip: skipWithoutChromium }, () =
         const response = await page.goto(`${base}${path}`);
         assert.equal(response?.status(), 200, path);
         await page.waitForLoadState('load');
-        await page.screenshot({ path: `${dir}${name}-${width}.png`, fullPage: true });
+        await screenshot(page, 'console-widths', `${name}-${width}`);
         const found = await measure(page);
         if (found.overflow > 0) problems.push(`${path}: ${found.overflow} px wider than the window`);
         if (width === 1280) {

@@ -2,13 +2,13 @@
 // The API reference at /docs in a real browser (playwright-core driving Debian's Chromium), offline:
 // every request to another host is aborted and recorded, and the page must render all the same
 // (Scalar's script from this service, no fonts or telemetry from Scalar's hosts) without breaking
-// its Content-Security-Policy. Screenshots go to test-artifacts/docs/ (git-ignored). Skipped only
+// its Content-Security-Policy. With CELLGATE_TEST_SCREENSHOTS=1, screenshots go to test-artifacts/docs/ (git-ignored). Skipped only
 // where no Chromium exists.
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import type { Browser, Page } from 'playwright-core';
 import type { TestApp } from '../../../test/harness.ts';
-import { artifactsDir, launchChromium, listeningApp, skipWithoutChromium } from '../../../test/support/browser.ts';
+import { screenshot, launchChromium, listeningApp, skipWithoutChromium } from '../../../test/support/browser.ts';
 
 describe('API reference in a browser, offline', { skip: skipWithoutChromium }, () => {
   let t: TestApp;
@@ -55,7 +55,7 @@ describe('API reference in a browser, offline', { skip: skipWithoutChromium }, (
       assert.ok(await page.getByRole('heading', { name: section, exact: true }).first().isVisible(), section);
     }
     assert.ok(await page.getByRole('link', { name: 'error reference' }).isVisible());
-    await page.screenshot({ path: `${artifactsDir('docs')}reference.png` });
+    await screenshot(page, 'docs', 'reference', false);
     assert.deepEqual(elsewhere, [], 'no request to another host');
     assert.deepEqual(problems, []);
   });
@@ -69,7 +69,7 @@ describe('API reference in a browser, offline', { skip: skipWithoutChromium }, (
     const client = page.getByRole('dialog');
     await client.getByText('Idempotency-Key', { exact: true }).waitFor();
     assert.ok(await client.getByText('Bearer Token').isVisible(), 'the bearer credential can be entered');
-    await page.screenshot({ path: `${artifactsDir('docs')}reference-try-it.png` });
+    await screenshot(page, 'docs', 'reference-try-it', false);
     assert.deepEqual(elsewhere, [], 'no request to another host');
     assert.deepEqual(problems, []);
   });

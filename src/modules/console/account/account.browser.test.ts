@@ -1,13 +1,13 @@
 // The account pages in a real browser (playwright-core driving Debian's Chromium, launched as in
 // console.browser.test.ts): sign in, create an API key and see it once, open billing and see the
 // chart, pay by card through the 303 to the local card page (Chromium applies the page's CSP
-// form-action to that redirect), retry a failed delivery. Screenshots go to
+// form-action to that redirect), retry a failed delivery. With CELLGATE_TEST_SCREENSHOTS=1, screenshots go to
 // test-artifacts/console/account-*.png. Skipped only where no Chromium exists.
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import type { Browser, Page } from 'playwright-core';
 import { activeOrganization, type TestApp } from '../../../../test/harness.ts';
-import { artifactsDir, launchChromium, listeningApp, skipWithoutChromium } from '../../../../test/support/browser.ts';
+import { screenshot, launchChromium, listeningApp, skipWithoutChromium } from '../../../../test/support/browser.ts';
 import { startReceiver, type Receiver } from '../../../../test/support/webhook-receiver.ts';
 import { failedDelivery, latestDelivery, usageOnDays } from '../../../../test/support/console-account.ts';
 
@@ -39,8 +39,7 @@ describe('console account pages in a browser', { skip: skipWithoutChromium }, ()
     throw new Error(`no sign-in code mailed to ${email}`);
   }
 
-  const shot = (page: Page, name: string) =>
-    page.screenshot({ path: `${artifactsDir('console')}account-${name}.png`, fullPage: true });
+  const shot = (page: Page, name: string) => screenshot(page, 'console', `account-${name}`);
   const main = async (page: Page) => String(await page.locator('main').textContent());
 
   it('signs in, creates a key shown once, sees the usage chart, pays by card and retries a failed delivery', async () => {

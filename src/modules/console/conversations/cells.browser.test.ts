@@ -1,13 +1,13 @@
 // The Cells section in a real browser (playwright-core driving Debian's Chromium): sign in, open a
 // cell, watch an inbound text arrive through the device surface without a reload (in the
 // conversation list, then in the thread's aria-live log), reply through the form and see its
-// status change live. Screenshots go to test-artifacts/console/cells-*.png. Skipped only where no
+// status change live. With CELLGATE_TEST_SCREENSHOTS=1, screenshots go to test-artifacts/console/cells-*.png. Skipped only where no
 // Chromium exists.
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import type { Browser, Page } from 'playwright-core';
 import type { TestApp } from '../../../../test/harness.ts';
-import { artifactsDir, launchChromium, listeningApp, skipWithoutChromium } from '../../../../test/support/browser.ts';
+import { screenshot, launchChromium, listeningApp, skipWithoutChromium } from '../../../../test/support/browser.ts';
 import { claim, inbound, report } from '../../../../test/support/messages.ts';
 import { apiMessages, consoleLine, type ConsoleLine } from '../../../../test/support/console-conversations.ts';
 
@@ -33,8 +33,7 @@ describe('console cells in a browser', { skip: skipWithoutChromium }, () => {
   // A mark on the page's global object that a reload or a navigation would wipe out.
   const mark = (page: Page) => page.evaluate(() => Object.assign(globalThis, { stillHere: true }));
   const marked = (page: Page) => page.evaluate(() => (globalThis as { stillHere?: boolean }).stillHere === true);
-  const shot = (page: Page, name: string) =>
-    page.screenshot({ path: `${artifactsDir('console')}cells-${name}.png`, fullPage: true });
+  const shot = (page: Page, name: string) => screenshot(page, 'console', `cells-${name}`);
 
   /** Signs in through the pages by keyboard, landing on the cells list. */
   async function signIn(page: Page) {

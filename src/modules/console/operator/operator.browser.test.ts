@@ -2,14 +2,14 @@
 // signs in with the admin token, sees a rack of simulated phones (the device simulator
 // long-polling over HTTP), watches a row change live, rotates a key, pauses a phone and finds both
 // in the audit; then every operator page through axe-core's WCAG 2.1 A/AA checks, with a form error
-// shown. Screenshots go to test-artifacts/operator/. Skipped only where no Chromium exists.
+// shown. With CELLGATE_TEST_SCREENSHOTS=1, screenshots go to test-artifacts/operator/. Skipped only where no Chromium exists.
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import type { Browser, Page } from 'playwright-core';
 import { ADMIN_TOKEN, activeOrganization, type TestApp } from '../../../../test/harness.ts';
 import {
   accessibilityViolations,
-  artifactsDir,
+  screenshot,
   launchChromium,
   listeningApp,
   skipWithoutChromium,
@@ -54,8 +54,7 @@ describe('operator console in a browser', { skip: skipWithoutChromium }, () => {
     await t?.close();
   });
 
-  const shot = (page: Page, name: string) =>
-    page.screenshot({ path: `${artifactsDir('operator')}${name}.png`, fullPage: true });
+  const shot = (page: Page, name: string) => screenshot(page, 'operator', name);
   const nav = (page: Page, name: string) =>
     page.getByRole('navigation', { name: 'Operator console' }).getByRole('link', { name });
   const heartbeat = (device: TestDevice, payload: Record<string, unknown>) =>
