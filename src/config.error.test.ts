@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ConfigError, loadConfig } from './config.ts';
 
-const MAIN = join(import.meta.dirname, 'main.ts');
+const MAIN = join(import.meta.dirname, 'entry.mjs');
 
 function start(env: Record<string, string>) {
   const dir = mkdtempSync(join(tmpdir(), 'cellgate-config-'));

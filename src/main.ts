@@ -99,9 +99,13 @@ async function main(argv: string[]): Promise<void> {
   if (AGENT_COMMANDS.includes(command)) return (await import('./cli/agent-commands.ts')).agentCommand(command, args);
   // Each command reads its flags before the configuration: --help works whatever the environment.
   switch (command) {
-    case 'serve':
+    case 'serve': {
       parseCommandLine({ command: 'cellgate serve', usage: SERVE_USAGE, options: {} }, args);
-      return (await import('./cli/serve.ts')).serve(loadConfig());
+      // The configuration first: `(await import(...)).serve(loadConfig())` would load the whole
+      // service (about a second) before a bad variable is refused.
+      const config = loadConfig();
+      return (await import('./cli/serve.ts')).serve(config);
+    }
     case 'migrate': {
       parseCommandLine({ command: 'cellgate migrate', usage: MIGRATE_USAGE, options: {} }, args);
       const config = loadConfig();

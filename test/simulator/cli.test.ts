@@ -5,7 +5,7 @@ import { once } from 'node:events';
 import { resolve } from 'node:path';
 import { listeningWorld, type World } from './support.ts';
 
-const MAIN = resolve(import.meta.dirname, '../../src/main.ts');
+const MAIN = resolve(import.meta.dirname, '../../src/entry.mjs');
 
 /** `cellgate device simulate ...` as a child process; its output so far, and a wait for a line. */
 function simulate(args: string[]) {

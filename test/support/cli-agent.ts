@@ -1,4 +1,4 @@
-// Test support for the agent commands' child-process tests: runs `src/main.ts` asynchronously (the
+// Test support for the agent commands' child-process tests: runs `src/entry.mjs` (the compile cache on) asynchronously (the
 // service under test listens in the test's own process, so spawnSync would block it).
 import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import type { AddressInfo } from 'node:net';
@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { startApp } from '../harness.ts';
 import { activeLine } from './messages.ts';
 
-const MAIN = join(import.meta.dirname, '..', '..', 'src', 'main.ts');
+const MAIN = join(import.meta.dirname, '..', '..', 'src', 'entry.mjs');
 
 export interface CliResult {
   status: number | null;
