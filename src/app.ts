@@ -19,8 +19,6 @@ import { registerOpenApi } from './http/openapi.ts';
 import { MemoryRateLimiter, rateLimitPolicy, registerRateLimit, type RateLimiter } from './http/rate-limit.ts';
 import { createServer } from './http/server.ts';
 import * as adminModule from './modules/admin/module.ts';
-import { billingAdminOperations } from './modules/billing/admin-routes.ts';
-import { depositOperations } from './modules/billing/deposits-routes.ts';
 import * as billingModule from './modules/billing/module.ts';
 import * as cellsModule from './modules/cells/module.ts';
 import * as codesModule from './modules/codes/module.ts';
@@ -30,7 +28,6 @@ import * as docsModule from './modules/docs/module.ts';
 import * as eventsModule from './modules/events/module.ts';
 import * as mcpModule from './modules/mcp/module.ts';
 import { waitOperations } from './modules/mcp/operations.ts';
-import { billingOperations } from './modules/billing/operations.ts';
 import { agentPodOperations } from './modules/pods/agent-operations.ts';
 import type { StreamOptions } from './modules/events/stream.ts';
 import * as messagesModule from './modules/messages/module.ts';
@@ -217,7 +214,7 @@ export async function buildApp(deps: AppDeps) {
       }),
       pods: { ...podding.operations, ...agentPodOperations({ ...podding, charges: billing.enforcement }) },
       webhooks: webhooking.operations,
-      billing: billingOperations(billing),
+      billing: billing.operations,
     },
     invoker,
     version: VERSION,
@@ -253,8 +250,8 @@ export async function buildApp(deps: AppDeps) {
       audit,
       operations: {
         devices: devicing.operations,
-        billing: billingAdminOperations(billing.operator),
-        deposits: depositOperations(billing.deposits),
+        billing: billing.adminOperations,
+        deposits: billing.depositOperations,
       },
     },
   });

@@ -23,10 +23,11 @@ export interface RestBinding {
   params?: TSchema;
   querystring?: TSchema;
   body?: TSchema;
-  /** The operation's name of a path parameter, where it differs (`{id: 'webhook_id'}`). */
-  pathAs?: Record<string, string>;
-  /** The operation's input from the request (default: params, query and body merged, as named). */
-  input?: (request: FastifyRequest) => Record<string, unknown>;
+  /**
+   * The operation's input from the request's fields (path, query and body merged, as named), where
+   * it is not those fields: a path parameter under the operation's name for it, a value as written.
+   */
+  input?: (fields: Record<string, unknown>, request: FastifyRequest) => Record<string, unknown>;
   /** The success response (Described), of the operation's status. */
   response: TSchema;
   /** Other success answers, by status (a create repeated with its client_id: 200); `answer` picks the status. */
@@ -45,12 +46,6 @@ export interface RestBinding {
 
 const camel = (name: string) => name.replace(/_([a-z])/g, (_m, c: string) => c.toUpperCase());
 
-/** Path parameters under the operation's names for them. */
-function renamed(params: Record<string, unknown>, names: Record<string, string> | undefined): Record<string, unknown> {
-  if (!names) return params;
-  return Object.fromEntries(Object.entries(params).map(([key, value]) => [names[key] ?? key, value]));
-}
-
 const JSON_TYPE = 'application/json; charset=utf-8';
 const PROBLEM_TYPE = 'application/problem+json; charset=utf-8';
 
@@ -68,13 +63,12 @@ export function restBinder(invoker: Invoker, options: { baseUrl: string; docsUrl
       const callerOf = (request: FastifyRequest): Caller =>
         operator ? { credentialType: 'admin_token', tokenId: adminOf(request).tokenId } : agentOf(request);
       const handler = async (request: FastifyRequest, reply: FastifyReply) => {
-        const input = binding.input
-          ? binding.input(request)
-          : ({
-              ...renamed(request.params as Record<string, unknown>, binding.pathAs),
-              ...(request.query as object),
-              ...(request.body as object),
-            } as Record<string, unknown>);
+        const fields = {
+          ...(request.params as object),
+          ...(request.query as object),
+          ...(request.body as object),
+        } as Record<string, unknown>;
+        const input = binding.input ? binding.input(fields, request) : fields;
         const key = idempotent ? request.headers['idempotency-key'] : undefined;
         // Aborted when the client hangs up: a long-poll (the codes' wait) stops waiting.
         const gone = new AbortController();

@@ -7,14 +7,14 @@ import type { App } from '../../http/types.ts';
 import type { CellsService } from '../cells/service.ts';
 import type { EventsService } from '../events/service.ts';
 import { BillingAccounts } from './accounts.ts';
-import { billingAdminOperations, registerBillingAdminRoutes } from './admin-routes.ts';
+import { billingAdminOperations, registerBillingAdminRoutes, type BillingAdminOperations } from './admin-routes.ts';
 import type { RestBinder } from '../../operations/rest.ts';
 import { CheckoutService } from './checkout.ts';
 import { registerCheckoutRoutes } from './checkout-routes.ts';
 import { PaymentCrediting } from './crediting.ts';
 import { DepositsService } from './deposits.ts';
 import { DepositsRepository } from './deposits-repository.ts';
-import { depositOperations, registerDepositRoutes } from './deposits-routes.ts';
+import { depositOperations, registerDepositRoutes, type DepositOperations } from './deposits-routes.ts';
 import { BillingEnforcement } from './enforcement.ts';
 import { registerMpp, unavailableMpp, type MppPort } from './mpp-http.ts';
 import { registerMppRoutes } from './mpp-routes.ts';
@@ -27,7 +27,7 @@ import { BillingPeriods } from './periods.ts';
 import { BillingQuotes } from './quotes.ts';
 import { BillingRepository } from './repository.ts';
 import { registerBillingRoutes } from './routes.ts';
-import { billingOperations } from './operations.ts';
+import { billingOperations, type BillingOperations } from './operations.ts';
 import { BillingService } from './service.ts';
 import { registerStripeRoutes } from './stripe-routes.ts';
 import type { StripeCheckout } from './stripe.ts';
@@ -57,6 +57,11 @@ export interface BillingModule {
   deposits: DepositsService;
   /** Completes a 402 (checkout URL, x402 quote) for REST and for MCP tools. */
   payments: PaymentCompletion;
+  /** The organization's billing operations: its REST routes and MCP tools. */
+  operations: BillingOperations;
+  /** The operator's (admin routes and the operator console): organizations' billing, and deposits. */
+  adminOperations: BillingAdminOperations;
+  depositOperations: DepositOperations;
 }
 
 /** Stripe and MPP are loaded only when configured: their libraries are heavy in memory. */
@@ -120,7 +125,7 @@ export async function build(deps: {
     facilitatorUrl: config.x402FacilitatorUrl,
     facilitatorTimeoutMs: config.x402FacilitatorTimeoutMs,
   });
-  return {
+  const services = {
     billing,
     quotes,
     wallets: new WalletsService({ repo, clock }),
@@ -152,6 +157,12 @@ export async function build(deps: {
       organizations: deps.organizations,
     }),
   };
+  return {
+    ...services,
+    operations: billingOperations(services),
+    adminOperations: billingAdminOperations(services.operator),
+    depositOperations: depositOperations(services.deposits),
+  };
 }
 
 /** x402 payment on agent routes and the completion of every billing 402: registered before the routes. */
@@ -162,7 +173,7 @@ export function registerConventions(app: App, module: BillingModule, invoker: In
 }
 
 export function register(app: App, module: BillingModule, rest: RestBinder): void {
-  registerBillingRoutes(app, rest, billingOperations(module));
+  registerBillingRoutes(app, rest, module.operations);
   registerCheckoutRoutes(app, module.checkout);
   registerStripeRoutes(app, {
     checkout: module.checkout,
@@ -171,6 +182,6 @@ export function register(app: App, module: BillingModule, rest: RestBinder): voi
   });
   registerX402Routes(app, module);
   registerMppRoutes(app, module);
-  registerDepositRoutes(app, module.deposits, rest, depositOperations(module.deposits));
-  registerBillingAdminRoutes(app, rest, billingAdminOperations(module.operator));
+  registerDepositRoutes(app, module.deposits, rest, module.depositOperations);
+  registerBillingAdminRoutes(app, rest, module.adminOperations);
 }

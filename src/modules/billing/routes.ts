@@ -1,6 +1,5 @@
 // Billing and usage routes of the customer surface (contract §7; the billing part of the service
 // interface field for field), bound from billing's operations (./operations.ts).
-import type { FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
 import { PaginationQuery } from '../../http/pagination.ts';
 import { Body, Described, IdParam, NoContent } from '../../http/schemas.ts';
@@ -57,13 +56,10 @@ export function registerBillingRoutes(app: App, rest: RestBinder, ops: BillingOp
     querystring: Type.Object(RequirementsFields),
     response: Described(PaymentDetails, 'The payment that fulfils the intent.'),
     // Validated as a number, taken as written.
-    input: (request: FastifyRequest) => {
-      const query = request.query as { amount_usd?: number };
-      return {
-        ...query,
-        amount_usd: query.amount_usd === undefined ? undefined : rawQuery(request.url, 'amount_usd'),
-      };
-    },
+    input: (fields, request) => ({
+      ...fields,
+      amount_usd: fields.amount_usd === undefined ? undefined : rawQuery(request.url, 'amount_usd'),
+    }),
   });
 
   rest.bind(app, ops.listX402Wallets, {

@@ -1,5 +1,4 @@
 // Cycle jobs of a pod: ring and broadcast (contract §5), bound from their operations.
-import type { FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
 import { PaginationQuery } from '../../http/pagination.ts';
 import { Described, IdParam } from '../../http/schemas.ts';
@@ -14,10 +13,7 @@ import { CycleJob, CycleJobList } from './views.ts';
 const TAGS = ['Pods'];
 const JobParams = Type.Object({ ...PodPath.properties, ...IdParam('job_id', 'job').properties });
 /** The path's pod `id` is the operations' `pod_id` (a job's own id is job_id). */
-const ofPod = (request: FastifyRequest) => {
-  const { id, ...params } = request.params as { id: string };
-  return { ...params, ...(request.query as object), ...(request.body as object), pod_id: id };
-};
+const ofPod = ({ id, ...fields }: Record<string, unknown>) => ({ ...fields, pod_id: id });
 
 export function registerCycleRoutes(app: App, rest: RestBinder, ops: PodOperations, paces: PodPaces): void {
   rest.bind(app, ops.startPodCycle, {

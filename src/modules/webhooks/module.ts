@@ -6,15 +6,15 @@ import type { Database } from '../../db/database.ts';
 import type { Clock } from '../../lib/clock.ts';
 import { systemLookup } from '../../lib/ssrf.ts';
 import type { App } from '../../http/types.ts';
+import type { OperatorContext } from '../../operations/operation.ts';
 import type { RestBinder } from '../../operations/rest.ts';
 import type { Loop } from '../../lib/background.ts';
 import { WebhookDeliveryWorker } from '../../workers/webhook-delivery.ts';
 import type { EventsService } from '../events/service.ts';
 import { DEFAULT_TIMEOUT_MS, WebhookDeliverer, type WebhookOptions } from './delivery.ts';
 import { httpEgress } from './egress.ts';
-import { webhookOperations, type WebhookOperations } from './operations.ts';
+import { OPERATOR_ENDPOINTS, ORGANIZATION_ENDPOINTS, webhookOperations, type WebhookOperations } from './operations.ts';
 import { WebhooksRepository } from './repository.ts';
-import { registerOperatorWebhookRoutes } from './operator-routes.ts';
 import { registerWebhookRoutes } from './routes.ts';
 import { WebhooksService } from './service.ts';
 
@@ -23,6 +23,8 @@ export interface WebhooksModule {
   deliverer: WebhookDeliverer;
   webhookWorker: WebhookDeliveryWorker;
   operations: WebhookOperations;
+  /** The operator's endpoints (/v1/admin/webhooks). */
+  operatorOperations: WebhookOperations<OperatorContext>;
   loops: Loop[];
 }
 
@@ -55,10 +57,16 @@ export function build(deps: {
     pollMs: options.pollMs,
     concurrency: options.concurrency,
   });
-  return { webhooks, deliverer, webhookWorker, operations: webhookOperations(webhooks), loops: [webhookWorker] };
+  return {
+    webhooks,
+    deliverer,
+    webhookWorker,
+    operations: webhookOperations(webhooks, ORGANIZATION_ENDPOINTS),
+    operatorOperations: webhookOperations(webhooks, OPERATOR_ENDPOINTS),
+    loops: [webhookWorker],
+  };
 }
 
 export function register(app: App, module: WebhooksModule, rest: RestBinder): void {
-  registerWebhookRoutes(app, rest, module.operations);
-  registerOperatorWebhookRoutes(app, module.webhooks);
+  registerWebhookRoutes(app, rest, { organization: module.operations, operator: module.operatorOperations });
 }

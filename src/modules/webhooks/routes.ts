@@ -1,11 +1,18 @@
-// The organization's webhook endpoints and their deliveries (contract §6), bound from the
-// operations (./operations.ts).
+// Webhook endpoints and their deliveries, bound from the operations (./operations.ts): the
+// organization's under /v1/webhooks (contract §6) and the operator's under /v1/admin/webhooks
+// (contract §11), the same routes with their own texts.
 import { Type } from 'typebox';
 import { PaginationQuery } from '../../http/pagination.ts';
 import { Described, NoContent } from '../../http/schemas.ts';
 import type { App } from '../../http/types.ts';
+import type { OperatorContext } from '../../operations/operation.ts';
 import type { RestBinder } from '../../operations/rest.ts';
-import { CreateWebhookBody, UpdateWebhookBody, type WebhookOperations } from './operations.ts';
+import {
+  OPERATOR_ENDPOINTS,
+  ORGANIZATION_ENDPOINTS,
+  type EndpointBodies,
+  type WebhookOperations,
+} from './operations.ts';
 import {
   Delivery,
   DeliveryList,
@@ -18,82 +25,122 @@ import {
 } from './schemas.ts';
 import type { WebhookView } from './service.ts';
 
-const TAGS = ['Webhooks'];
+/** Where an owner's endpoints are and how their answers are worded. */
+interface Surface {
+  url: string;
+  tags: string[];
+  bodies: EndpointBodies;
+  /** What one is called in the answers' descriptions. */
+  endpoint: string;
+  /** A create's answers: the new endpoint (201), the one made earlier with its client_id (200). */
+  created: { fresh: string; repeated: string };
+}
 
-export function registerWebhookRoutes(app: App, rest: RestBinder, ops: WebhookOperations): void {
+const ORGANIZATION: Surface = {
+  url: '/v1/webhooks',
+  tags: ['Webhooks'],
+  bodies: ORGANIZATION_ENDPOINTS.bodies,
+  endpoint: 'webhook endpoint',
+  created: {
+    fresh: 'The created webhook endpoint, with its signing secret (shown once).',
+    repeated: 'The webhook created earlier with this client_id and the same body (without its secret).',
+  },
+};
+
+const OPERATOR: Surface = {
+  url: '/v1/admin/webhooks',
+  tags: ['Admin'],
+  bodies: OPERATOR_ENDPOINTS.bodies,
+  endpoint: 'operator webhook endpoint',
+  created: {
+    fresh: 'The created endpoint, with its signing secret (shown once).',
+    repeated: 'The endpoint created earlier with this client_id and the same body (without its secret).',
+  },
+};
+
+export function registerWebhookRoutes(
+  app: App,
+  rest: RestBinder,
+  ops: { organization: WebhookOperations; operator: WebhookOperations<OperatorContext> },
+): void {
+  bindEndpoints(app, rest, ops.organization, ORGANIZATION);
+  bindEndpoints(app, rest, ops.operator, OPERATOR);
+}
+
+function bindEndpoints<Context>(
+  app: App,
+  rest: RestBinder,
+  ops: WebhookOperations<Context>,
+  { url, tags, bodies, endpoint, created }: Surface,
+): void {
   rest.bind(app, ops.createWebhook, {
     method: 'POST',
-    url: '/v1/webhooks',
-    tags: TAGS,
-    body: CreateWebhookBody,
-    response: Described(WebhookWithSecret, 'The created webhook endpoint, with its signing secret (shown once).'),
-    responses: {
-      200: Described(
-        Webhook,
-        'The webhook created earlier with this client_id and the same body (without its secret).',
-      ),
-    },
-    answer: ({ created, webhook }: { created: boolean; webhook: WebhookView }) => ({
-      body: webhook,
-      status: created ? 201 : 200,
+    url,
+    tags,
+    body: bodies.create,
+    response: Described(WebhookWithSecret, created.fresh),
+    responses: { 200: Described(Webhook, created.repeated) },
+    answer: (outcome: { created: boolean; webhook: WebhookView }) => ({
+      body: outcome.webhook,
+      status: outcome.created ? 201 : 200,
     }),
   });
 
   rest.bind(app, ops.listWebhooks, {
     method: 'GET',
-    url: '/v1/webhooks',
-    tags: TAGS,
+    url,
+    tags,
     querystring: Type.Object(PaginationQuery),
-    response: Described(WebhookList, 'A page of webhook endpoints, newest first.'),
+    response: Described(WebhookList, `A page of ${endpoint}s, newest first.`),
   });
 
   rest.bind(app, ops.getWebhook, {
     method: 'GET',
-    url: '/v1/webhooks/:id',
-    tags: TAGS,
+    url: `${url}/:id`,
+    tags,
     params: WebhookParams,
-    response: Described(Webhook, 'The webhook endpoint.'),
+    response: Described(Webhook, `The ${endpoint}.`),
   });
 
   rest.bind(app, ops.updateWebhook, {
     method: 'PATCH',
-    url: '/v1/webhooks/:id',
-    tags: TAGS,
+    url: `${url}/:id`,
+    tags,
     params: WebhookParams,
-    body: UpdateWebhookBody,
-    response: Described(Webhook, 'The updated webhook endpoint.'),
+    body: bodies.update,
+    response: Described(Webhook, `The updated ${endpoint}.`),
   });
 
   rest.bind(app, ops.deleteWebhook, {
     method: 'DELETE',
-    url: '/v1/webhooks/:id',
-    tags: TAGS,
+    url: `${url}/:id`,
+    tags,
     params: WebhookParams,
     response: NoContent('Deleted.'),
   });
 
   rest.bind(app, ops.rotateWebhookSecret, {
     method: 'POST',
-    url: '/v1/webhooks/:id/rotate-secret',
-    tags: TAGS,
+    url: `${url}/:id/rotate-secret`,
+    tags,
     params: WebhookParams,
-    response: Described(WebhookSecretRotation, 'The webhook endpoint with its new signing secret (shown once).'),
+    response: Described(WebhookSecretRotation, `The ${endpoint} with its new signing secret (shown once).`),
   });
 
   rest.bind(app, ops.listWebhookDeliveries, {
     method: 'GET',
-    url: '/v1/webhooks/:id/deliveries',
-    tags: TAGS,
+    url: `${url}/:id/deliveries`,
+    tags,
     params: WebhookParams,
-    pathAs: { id: 'webhook_id' },
+    input: ({ id, ...fields }) => ({ ...fields, webhook_id: id }),
     querystring: Type.Object(PaginationQuery),
     response: Described(DeliveryList, 'A page of deliveries, newest first.'),
   });
 
   rest.bind(app, ops.retryWebhookDelivery, {
     method: 'POST',
-    url: '/v1/webhooks/:id/deliveries/:delivery_id/retry',
-    tags: TAGS,
+    url: `${url}/:id/deliveries/:delivery_id/retry`,
+    tags,
     params: DeliveryParams,
     response: Described(Delivery, 'The delivery, queued for an attempt now.'),
   });

@@ -1,5 +1,6 @@
 // The public shapes of webhooks and deliveries, and which events a webhook's filter takes.
 import type { Selectable } from 'kysely';
+import { DEVICE_EVENT_TYPES } from '../devices/events.ts';
 import { EVENT_TYPES } from '../events/types.ts';
 import type { WebhookAttemptsTable, WebhookDeliveriesTable, WebhooksTable } from './tables.ts';
 
@@ -9,6 +10,9 @@ export const EVENT_TYPE_FILTERS: string[] = [
   ...new Set(EVENT_TYPES.map((t) => `${t.split('.')[0]}.*`)),
   ...EVENT_TYPES,
 ];
+
+/** What an operator endpoint's event_types takes: `*`, `device.*` and the five device events. */
+export const OPERATOR_EVENT_TYPE_FILTERS: string[] = ['*', 'device.*', ...DEVICE_EVENT_TYPES];
 
 export function matchesEventType(filters: readonly string[], type: string): boolean {
   return filters.some((f) => f === '*' || f === type || (f.endsWith('.*') && type.startsWith(f.slice(0, -1))));
