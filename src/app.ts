@@ -341,13 +341,20 @@ export async function buildApp(deps: AppDeps) {
     mailer.close();
   });
 
+  // Billing's operations are bound above; its services join the others under their own names.
+  const {
+    operations: _billingOperations,
+    adminOperations: _admin,
+    depositOperations: _deposits,
+    ...billingServices
+  } = billing;
   const services = {
     caps,
     organizations,
     oauth,
     admin,
     audit,
-    ...billing,
+    ...billingServices,
     billingPeriods,
     idempotency,
     invoker,
