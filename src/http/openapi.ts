@@ -10,7 +10,8 @@
 // - a sub-schema with an `$id` is a named component (`#/components/schemas/<$id>`), referenced
 //   wherever it is used. Name response schemas only: request schemas are compiled by one Ajv per
 //   process (src/http/validation.ts), where two different schemas may not share an id.
-// Event payloads are the top-level `webhooks` (EVENT_DOCS in src/modules/events/types.ts).
+// Event payloads are the top-level `webhooks` (EVENT_DOCS in src/modules/events/types.ts, and the
+// operator's DEVICE_EVENT_DOCS in src/modules/devices/events.ts).
 import { STATUS_CODES } from 'node:http';
 import swagger, { type FastifyDynamicSwaggerOptions } from '@fastify/swagger';
 import type { RouteOptions } from 'fastify';
@@ -18,6 +19,7 @@ import { Type } from 'typebox';
 import type { Config } from '../config.ts';
 import { ERROR_DOCS, ERRORS, type ErrorCode } from '../lib/errors.ts';
 import { EVENT_DOCS, EVENT_TYPES, type EventType } from '../modules/events/types.ts';
+import { DEVICE_EVENT_DOCS, DEVICE_EVENT_TYPES, type DeviceEventType } from '../modules/devices/events.ts';
 import { VERSION } from '../modules/system/routes.ts';
 import { introduction } from './openapi-intro.ts';
 import { isPaidOperation, paymentInfo, serviceInfo } from './openapi-payments.ts';
@@ -258,7 +260,8 @@ const pascal = (type: string) =>
     .split(/[._]/)
     .map((part) => part[0].toUpperCase() + part.slice(1))
     .join('');
-const eventSchemaName = (type: EventType) => `${pascal(type)}Event`;
+const eventSchemaName = (type: EventType | DeviceEventType) => `${pascal(type)}Event`;
+const isDeviceEvent = (type: string): type is DeviceEventType => type in DEVICE_EVENT_DOCS;
 
 const EventEnvelope = Type.Object(
   {
@@ -313,6 +316,21 @@ function eventSchemas(): Record<string, Schema> {
       ],
     };
   }
+  for (const type of DEVICE_EVENT_TYPES) {
+    // Not the organizations' envelope with its organization_id: an operator event belongs to none.
+    schemas[eventSchemaName(type)] = {
+      type: 'object',
+      description: `${type} (operator webhooks): ${DEVICE_EVENT_DOCS[type]}`,
+      required: ['id', 'type', 'created_at', 'organization_id', 'data'],
+      properties: {
+        id: { type: 'string', description: 'evt_... id, also the webhook-id header: dedupe on it.' },
+        type: { type: 'string', const: type },
+        created_at: { ...Timestamp, description: 'When the change happened.' },
+        organization_id: { type: 'null', description: 'Null: an operator event belongs to no organization.' },
+        data: { $ref: '#/components/schemas/Device' },
+      },
+    };
+  }
   return schemas;
 }
 
@@ -342,12 +360,15 @@ const WEBHOOK_HEADERS = {
 };
 
 /** How Cellgate POSTs an event of `type` to an endpoint. */
-function webhookOperation(type: EventType) {
+function webhookOperation(type: EventType | DeviceEventType) {
+  const description = isDeviceEvent(type)
+    ? `${DEVICE_EVENT_DOCS[type]} POSTed to every enabled operator endpoint (/v1/admin/webhooks) whose event_types match, signed per Standard Webhooks, retried until a 2xx; never on an organization's stream.`
+    : `${EVENT_DOCS[type].summary} POSTed to every enabled endpoint whose event_types match, signed per Standard Webhooks, retried until a 2xx; also sent on the stream.`;
   return {
     // hey-api names the payload type <OperationId>WebhookPayload.
     operationId: `${pascal(type)[0].toLowerCase()}${pascal(type).slice(1)}`,
     summary: type,
-    description: `${EVENT_DOCS[type].summary} POSTed to every enabled endpoint whose event_types match, signed per Standard Webhooks, retried until a 2xx; also sent on the stream.`,
+    description,
     tags: ['Events'],
     security: [],
     parameters: Object.keys(WEBHOOK_HEADERS).map((name) => ({ $ref: `#/components/parameters/${name}` })),
@@ -368,7 +389,7 @@ function webhookOperation(type: EventType) {
 /** The top-level `webhooks`: one POST per event type. */
 function webhooks() {
   const items: Record<string, { post: ReturnType<typeof webhookOperation> }> = {};
-  for (const type of EVENT_TYPES) items[type] = { post: webhookOperation(type) };
+  for (const type of [...EVENT_TYPES, ...DEVICE_EVENT_TYPES]) items[type] = { post: webhookOperation(type) };
   return items;
 }
 

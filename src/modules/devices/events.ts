@@ -10,5 +10,14 @@ export const DEVICE_EVENT_TYPES = [
 
 export type DeviceEventType = (typeof DEVICE_EVENT_TYPES)[number];
 
+/** When each is produced, for the OpenAPI `webhooks` section (its data is the `Device` component). */
+export const DEVICE_EVENT_DOCS: Record<DeviceEventType, string> = {
+  'device.offline': 'A phone went silent for 120 s.',
+  'device.online': 'A silent phone called the service again.',
+  'device.battery_low': 'A phone reported its battery below 15% and not charging (once per dip).',
+  'device.unhealthy': 'A phone became degraded or quarantined; data.health_reason says why.',
+  'device.recovered': 'A degraded or quarantined phone is healthy again.',
+};
+
 /** Below this battery level, not charging, a phone is low (once per dip: until it charges or climbs back). */
 export const BATTERY_LOW_PCT = 15;

@@ -13,6 +13,7 @@ import { Described } from '../../http/schemas.ts';
 import { createServer } from '../../http/server.ts';
 import { systemClock } from '../../lib/clock.ts';
 import { ERRORS, type ErrorCode } from '../../lib/errors.ts';
+import { DEVICE_EVENT_TYPES } from '../devices/events.ts';
 import { EVENT_DOCS, EVENT_TYPES } from '../events/types.ts';
 import { expectProblem, startApp, type TestApp } from '../../../test/harness.ts';
 import { activeLine, send } from '../../../test/support/messages.ts';
@@ -313,7 +314,7 @@ describe('OpenAPI document and reference', () => {
   });
 
   it('describes each event type as a webhook: the envelope with the data schema of the type', () => {
-    assert.deepEqual(Object.keys(doc.webhooks).sort(), [...EVENT_TYPES].sort());
+    assert.deepEqual(Object.keys(doc.webhooks).sort(), [...EVENT_TYPES, ...DEVICE_EVENT_TYPES].sort());
     for (const type of EVENT_TYPES) {
       const operation = doc.webhooks[type].post;
       assert.ok(
@@ -329,6 +330,20 @@ describe('OpenAPI document and reference', () => {
       if (data) assert.ok(doc.components.schemas[data], `${data} is a component`);
     }
     assert.deepEqual(doc.components.schemas.EventEnvelope.properties.type.enum, [...EVENT_TYPES]);
+  });
+
+  it("describes the operator's device events as webhooks: no organization, the Device as data", () => {
+    for (const type of DEVICE_EVENT_TYPES) {
+      const operation = doc.webhooks[type].post;
+      assert.match(operation.description, /\/v1\/admin\/webhooks/);
+      const name = operation.requestBody.content['application/json'].schema.$ref.replace('#/components/schemas/', '');
+      const { properties, required } = doc.components.schemas[name];
+      assert.deepEqual(properties.type.enum ?? [properties.type.const], [type]);
+      assert.equal(properties.organization_id.type, 'null');
+      assert.deepEqual(properties.data, { $ref: '#/components/schemas/Device' });
+      assert.deepEqual(required, ['id', 'type', 'created_at', 'organization_id', 'data']);
+    }
+    assert.ok(doc.components.schemas.Device, 'Device is a component');
   });
 
   it('is also served as JSON at /openapi.json and {docs_url}/openapi.json', async () => {
