@@ -168,3 +168,12 @@ ${link ? `<p><a href="${escape(link.href)}">${escape(link.text)}</a></p>` : ''}
 </div>`,
   );
 }
+
+/** The 404 page of a cell id that is not the organization's (the conversations and messages pages). */
+export const cellNotFoundPage = (context: PageContext, link: { href: string; text: string }): string =>
+  messagePage(
+    context,
+    'Cell not found',
+    'This cell does not exist, was released, or belongs to another organization.',
+    link,
+  );

@@ -21,7 +21,7 @@ import type { MessageView } from '../../messages/views.ts';
 import { contextOf, redirect, type SignedInContext } from '../guard.ts';
 import { CONSOLE_PATH, registerFormParser, sendPage } from '../http.ts';
 import type { ConsoleModule } from '../module.ts';
-import { messagePage } from '../pages.ts';
+import { cellNotFoundPage, messagePage } from '../pages.ts';
 import type { ConsoleSession } from '../service.ts';
 import { phone } from './format.ts';
 import { afterOf, pageLive, plainAnswer, type LiveRender } from './live.ts';
@@ -111,16 +111,7 @@ export function registerConversationPages(app: App, module: ConsoleModule): void
   const live = pageLive(app, module);
 
   const cellNotFound = (reply: FastifyReply, context: SignedInContext) =>
-    sendPage(
-      reply,
-      404,
-      messagePage(
-        context,
-        'Cell not found',
-        'This cell does not exist, was released, or belongs to another organization.',
-        { href: `${context.path}/cells`, text: 'See your cells' },
-      ),
-    );
+    sendPage(reply, 404, cellNotFoundPage(context, { href: `${context.path}/cells`, text: 'See your cells' }));
   const conversationNotFound = (reply: FastifyReply, context: SignedInContext, cell: CellView) =>
     sendPage(
       reply,

@@ -15,7 +15,7 @@ import { HIDDEN, PUBLIC, text } from '../account/shared.ts';
 import { contextOf, type SignedInContext } from '../guard.ts';
 import { CONSOLE_PATH, sendPage } from '../http.ts';
 import type { ConsoleModule } from '../module.ts';
-import { messagePage } from '../pages.ts';
+import { cellNotFoundPage, messagePage } from '../pages.ts';
 import { csvLine } from './csv.ts';
 import { searchPage } from './pages.ts';
 import { hasErrors, readSearch } from './search-form.ts';
@@ -93,12 +93,7 @@ export function registerMessageSearchPages(app: App, module: ConsoleModule): voi
     sendPage(
       reply,
       404,
-      messagePage(
-        context,
-        'Cell not found',
-        'This cell does not exist, was released, or belongs to another organization.',
-        { href: `${CONSOLE_PATH}/messages`, text: 'Search all your cells' },
-      ),
+      cellNotFoundPage(context, { href: `${CONSOLE_PATH}/messages`, text: 'Search all your cells' }),
     );
 
   /** The session, its cells and the checked form; or null once the reply is answered. */
