@@ -1,11 +1,11 @@
 // The composition root refuses to start while a module's port is unwired: every wire of
 // wirePorts() is left out in turn, and buildApp rejects naming that port (no silent default, such
 // as free sends or no webhook fan-out).
-import { after, before, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { buildApp } from './app.ts';
 import type { Wire } from './lib/ports.ts';
-import { startApp, type TestApp } from '../test/harness.ts';
+import { useApp } from '../test/harness.ts';
 
 const EXPECTED_PORTS = [
   'devices.hooks',
@@ -24,11 +24,7 @@ const EXPECTED_PORTS = [
 ];
 
 describe('start-up check of module ports', () => {
-  let t: TestApp;
-  before(async () => {
-    t = await startApp();
-  });
-  after(() => t.close());
+  const t = useApp();
 
   const build = (wires: (all: readonly Wire[]) => readonly Wire[]) =>
     buildApp({

@@ -1,7 +1,7 @@
-import { after, before, beforeEach, describe, it } from 'node:test';
+import { before, beforeEach, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { Type } from 'typebox';
-import { activeOrganization, bearer, expectProblem, startApp, type TestApp } from '../../test/harness.ts';
+import { activeOrganization, bearer, expectProblem, useApp, type TestApp } from '../../test/harness.ts';
 import { ApiError } from '../lib/errors.ts';
 import { Body } from './schemas.ts';
 import { canonicalJson } from '../lib/canonical-json.ts';
@@ -72,7 +72,6 @@ const probeRecorded = defineOperation({
 });
 
 describe('Idempotency-Key', () => {
-  let t: TestApp;
   let headers: Record<string, string>;
   let key = 0;
   const nextKey = () => `key-${++key}-${Date.now()}`;
@@ -84,36 +83,35 @@ describe('Idempotency-Key', () => {
       payload: payload as Record<string, unknown>,
     });
 
+  const t = useApp({
+    routes: (app, services) => {
+      const { rest } = services;
+      // Bound from operations as every Idempotency-Key route is: invoke claims the key.
+      rest.bind(app, probeSend, {
+        method: 'POST',
+        url: '/v1/test/sends',
+        tags: ['Test'],
+        hide: true,
+        body: Body({
+          to: Type.String({ minLength: 1 }),
+          outcome: Type.Optional(Type.Enum(['ok', 'conflict', 'crash'])),
+        }),
+        response: Type.Object({ execution: Type.Integer(), to: Type.String(), organization_id: Type.String() }),
+      });
+      rest.bind(app, probeRecorded, {
+        method: 'POST',
+        url: '/v1/test/recorded-sends',
+        tags: ['Test'],
+        hide: true,
+        body: Body({ to: Type.String({ minLength: 1 }) }),
+        response: Type.Object({ done: Type.Optional(Type.String()), winner: Type.Optional(Type.String()) }),
+      });
+    },
+  });
   before(async () => {
-    t = await startApp({
-      routes: (app, services) => {
-        const { rest } = services;
-        // Bound from operations as every Idempotency-Key route is: invoke claims the key.
-        rest.bind(app, probeSend, {
-          method: 'POST',
-          url: '/v1/test/sends',
-          tags: ['Test'],
-          hide: true,
-          body: Body({
-            to: Type.String({ minLength: 1 }),
-            outcome: Type.Optional(Type.Enum(['ok', 'conflict', 'crash'])),
-          }),
-          response: Type.Object({ execution: Type.Integer(), to: Type.String(), organization_id: Type.String() }),
-        });
-        rest.bind(app, probeRecorded, {
-          method: 'POST',
-          url: '/v1/test/recorded-sends',
-          tags: ['Test'],
-          hide: true,
-          body: Body({ to: Type.String({ minLength: 1 }) }),
-          response: Type.Object({ done: Type.Optional(Type.String()), winner: Type.Optional(Type.String()) }),
-        });
-      },
-    });
     database = t.database;
     headers = (await activeOrganization(t)).headers;
   });
-  after(() => t.close());
   beforeEach(() => {
     executions = 0;
     gate = null;

@@ -1,4 +1,4 @@
-import { after, before, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { Redis } from 'ioredis';
@@ -10,17 +10,13 @@ import {
   verifiedOrganization,
   expectProblem,
   startApp,
-  type TestApp,
+  useApp,
 } from '../../test/harness.ts';
 import { MemoryRateLimiter } from './rate-limit.ts';
 import { RedisRateLimiter } from './redis-rate-limit.ts';
 
 describe('per-credential token bucket', () => {
-  let t: TestApp;
-  before(async () => {
-    t = await startApp({ env: { CELLGATE_RATE_LIMIT: '2', CELLGATE_RATE_LIMIT_BURST: '3' } });
-  });
-  after(() => t.close());
+  const t = useApp({ env: { CELLGATE_RATE_LIMIT: '2', CELLGATE_RATE_LIMIT_BURST: '3' } });
 
   it('allows the burst, then 429 rate_limited with Retry-After and RateLimit headers; refills with time', async () => {
     const org = await activeOrganization(t);
@@ -109,11 +105,7 @@ describe('per-credential token bucket', () => {
 });
 
 describe('CELLGATE_RATE_LIMIT=0', () => {
-  let t: TestApp;
-  before(async () => {
-    t = await startApp({ env: { CELLGATE_RATE_LIMIT: '0' } });
-  });
-  after(() => t.close());
+  const t = useApp({ env: { CELLGATE_RATE_LIMIT: '0' } });
 
   it('turns per-credential limiting off', async () => {
     const org = await activeOrganization(t);

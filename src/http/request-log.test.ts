@@ -1,11 +1,11 @@
 // The request log (contract §9): one record per request at info level, its URL redacted; a 5xx
 // also logs its stack with the request id; on a terminal a request is one line.
-import { after, before, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { Writable } from 'node:stream';
 import pino from 'pino';
 import pretty from 'pino-pretty';
-import { startApp, type TestApp } from '../../test/harness.ts';
+import { startApp, useApp } from '../../test/harness.ts';
 import { redactUrl } from './log-redaction.ts';
 import { loggerOptions, PRETTY_OPTIONS } from './server.ts';
 
@@ -21,20 +21,16 @@ function memory() {
 }
 
 describe('the request log in JSON mode', () => {
-  let t: TestApp;
   const { sink, chunks } = memory();
   const records = () => chunks.map((chunk) => JSON.parse(chunk) as Record<string, unknown>);
-  before(async () => {
-    t = await startApp({
-      deps: { logger: pino(loggerOptions({ logLevel: 'info' }), sink) },
-      routes: (app) => {
-        app.get('/v1/test/crash', { config: { auth: 'public' }, schema: { hide: true } }, async () => {
-          throw new Error('probe crash');
-        });
-      },
-    });
+  const t = useApp({
+    deps: { logger: pino(loggerOptions({ logLevel: 'info' }), sink) },
+    routes: (app) => {
+      app.get('/v1/test/crash', { config: { auth: 'public' }, schema: { hide: true } }, async () => {
+        throw new Error('probe crash');
+      });
+    },
   });
-  after(() => t?.close());
 
   it('writes exactly one record per request, with method, redacted URL, status, time and request id', async () => {
     chunks.length = 0;

@@ -1,8 +1,8 @@
 // Request and headers timeouts (CELLGATE_REQUEST_TIMEOUT_MS, CELLGATE_HEADERS_TIMEOUT_MS), shrunk
 // for the test: a slow sender is cut with a 408 problem+json; long-polls and WebSockets are not.
-import { after, before, describe, it } from 'node:test';
+import { before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { startApp, type TestApp } from '../../test/harness.ts';
+import { useApp } from '../../test/harness.ts';
 import { listeningPort, parseResponses, rawExchange } from '../../test/raw-http.ts';
 import { StreamClient, streamUrl } from '../../test/support/stream-client.ts';
 import { activeLine } from '../../test/support/messages.ts';
@@ -15,18 +15,16 @@ const HEADERS_TIMEOUT_MS = 700;
 const CUT_WITHIN_MS = REQUEST_TIMEOUT_MS + HEADERS_TIMEOUT_MS + 1500;
 
 describe('request timeouts', () => {
-  let t: TestApp;
+  const t = useApp({
+    env: {
+      CELLGATE_REQUEST_TIMEOUT_MS: String(REQUEST_TIMEOUT_MS),
+      CELLGATE_HEADERS_TIMEOUT_MS: String(HEADERS_TIMEOUT_MS),
+    },
+  });
   let port: number;
   before(async () => {
-    t = await startApp({
-      env: {
-        CELLGATE_REQUEST_TIMEOUT_MS: String(REQUEST_TIMEOUT_MS),
-        CELLGATE_HEADERS_TIMEOUT_MS: String(HEADERS_TIMEOUT_MS),
-      },
-    });
     port = await listeningPort(t);
   });
-  after(() => t.close());
 
   function assertTimedOut(received: string) {
     const responses = parseResponses(received);

@@ -3,7 +3,7 @@
 // errors[].code = "unknown_field" naming it. The OAuth protocol endpoints, the HTML pages, the
 // payment webhooks and the documents keep ignoring them (docs/decisions.md says why).
 import { createHmac } from 'node:crypto';
-import { after, before, describe, it } from 'node:test';
+import { before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import {
   ADMIN_TOKEN,
@@ -11,7 +11,7 @@ import {
   admin,
   bearer,
   expectProblem,
-  startApp,
+  useApp,
   type TestApp,
 } from '../../test/harness.ts';
 import { addDevice } from '../../test/support/devices.ts';
@@ -50,12 +50,11 @@ const isUnknownField = (response: Response) =>
 const withUnknown = (url: string) => `${url}${url.includes('?') ? '&' : '?'}${UNKNOWN}=1`;
 
 describe('unknown query parameters on the JSON API', () => {
-  let t: TestApp;
+  const t = useApp();
   let org: Org;
   let phoneKey: Record<string, string>;
   let operations: Array<{ method: string; path: string; operation: Operation }>;
   before(async () => {
-    t = await startApp();
     org = await activeOrganization(t);
     phoneKey = (await addDevice(t)).headers;
     const doc = (await t.app.inject({ url: '/openapi.json' })).json() as {
@@ -67,7 +66,6 @@ describe('unknown query parameters on the JSON API', () => {
         .map(([method, operation]) => ({ method: method.toUpperCase(), path, operation })),
     );
   });
-  after(() => t.close());
 
   /** The credential an operation's security asks for: the organization's key, the admin token or a phone's key. */
   const credentialFor = (operation: Operation): Record<string, string> => {
@@ -175,15 +173,13 @@ describe('unknown query parameters on the JSON API', () => {
 });
 
 describe('routes that ignore unknown query parameters', () => {
-  let t: TestApp;
+  const t = useApp({
+    env: { CELLGATE_X402_BASE_PAY_TO: BASE_PAY_TO, CELLGATE_X402_DEPOSIT_SECRET: DEPOSIT_SECRET },
+  });
   let org: Org;
   before(async () => {
-    t = await startApp({
-      env: { CELLGATE_X402_BASE_PAY_TO: BASE_PAY_TO, CELLGATE_X402_DEPOSIT_SECRET: DEPOSIT_SECRET },
-    });
     org = await activeOrganization(t);
   });
-  after(() => t.close());
 
   it('OAuth: /oauth/authorize and /oauth/token ignore parameters they do not know (RFC 6749 §3.1, §3.2)', async () => {
     const client = await registerPublic(t);
@@ -277,11 +273,7 @@ describe('routes that ignore unknown query parameters', () => {
 });
 
 describe("Stripe's webhook and checkout return page ignore unknown query parameters", () => {
-  let t: TestApp;
-  before(async () => {
-    t = await startApp({ env: { ...STRIPE_TEST_ENV } });
-  });
-  after(() => t.close());
+  const t = useApp({ env: { ...STRIPE_TEST_ENV } });
 
   it('receives a signed event posted to a URL with extra parameters', async () => {
     const event = JSON.stringify({

@@ -1,16 +1,12 @@
 // Bad input on the operator audit log and the audited actions: list bounds, forged cursors,
 // credentials other than an admin token, an empty reason.
-import { after, before, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { admin, expectProblem, startApp, verifiedOrganization, type TestApp } from '../../../test/harness.ts';
+import { admin, expectProblem, useApp, verifiedOrganization } from '../../../test/harness.ts';
 import { addDevice } from '../../../test/support/devices.ts';
 
 describe('operator audit log: bad input', () => {
-  let t: TestApp;
-  before(async () => {
-    t = await startApp();
-  });
-  after(() => t.close());
+  const t = useApp();
 
   for (const query of ['?limit=0', '?limit=201', '?limit=ten', '?cursor=not-a-cursor', '?target_id=', '?since=x']) {
     it(`answers 400 invalid_request for ${query}`, async () => {

@@ -1,8 +1,8 @@
 // The operator audit log (issue 25): every operator action with who, when, what and why,
 // newest first, through GET /v1/admin/audit and through the service other modules call.
-import { after, before, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { admin, bearer, startApp, verifiedOrganization, type TestApp } from '../../../test/harness.ts';
+import { admin, bearer, useApp, verifiedOrganization, type TestApp } from '../../../test/harness.ts';
 import { addDevice } from '../../../test/support/devices.ts';
 import { BASE_PAY_TO } from '../../../test/support/billing.ts';
 import { deposit, SECRET, STRANGER } from '../../../test/support/deposits.ts';
@@ -31,11 +31,7 @@ async function post(t: TestApp, url: string, payload: Record<string, unknown>, h
 }
 
 describe('operator audit log', () => {
-  let t: TestApp;
-  before(async () => {
-    t = await startApp({ env: { CELLGATE_X402_BASE_PAY_TO: BASE_PAY_TO, CELLGATE_X402_DEPOSIT_SECRET: SECRET } });
-  });
-  after(() => t.close());
+  const t = useApp({ env: { CELLGATE_X402_BASE_PAY_TO: BASE_PAY_TO, CELLGATE_X402_DEPOSIT_SECRET: SECRET } });
 
   it('records each billing action with the admin token, the clock time, the target and the reason', async () => {
     const org = await verifiedOrganization(t);

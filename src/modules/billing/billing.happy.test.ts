@@ -1,6 +1,6 @@
-import { after, before, describe, it } from 'node:test';
+import { before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { verifiedOrganization, startApp, type TestApp } from '../../../test/harness.ts';
+import { verifiedOrganization, startApp, useApp } from '../../../test/harness.ts';
 import {
   BASE_PAY_TO,
   BOTH_NETWORKS as BOTH,
@@ -13,13 +13,11 @@ import { createCell } from '../../../test/support/cells.ts';
 type Org = Awaited<ReturnType<typeof verifiedOrganization>>;
 
 describe('billing status and payment options', () => {
-  let t: TestApp;
+  const t = useApp({ env: BOTH });
   let org: Org;
   before(async () => {
-    t = await startApp({ env: BOTH });
     org = await verifiedOrganization(t);
   });
-  after(() => t.close());
 
   it('answers inactive with no tier, a zero balance and nothing due for a new organization', async () => {
     const response = await t.app.inject({ method: 'GET', url: '/v1/billing/status', headers: org.headers });
@@ -50,13 +48,11 @@ describe('billing status and payment options', () => {
 });
 
 describe('x402 requirements per intent', () => {
-  let t: TestApp;
+  const t = useApp({ env: BOTH });
   let org: Org;
   before(async () => {
-    t = await startApp({ env: BOTH });
     org = await verifiedOrganization(t);
   });
-  after(() => t.close());
 
   const quote = (query: string) =>
     t.app.inject({ method: 'GET', url: `/v1/billing/x402/requirements?${query}`, headers: org.headers });
@@ -141,19 +137,17 @@ describe('x402 requirements per intent', () => {
 });
 
 describe('x402 requirements with one network, testnets and configured prices', () => {
-  let t: TestApp;
+  const t = useApp({
+    env: {
+      CELLGATE_X402_BASE_PAY_TO: BASE_PAY_TO,
+      CELLGATE_X402_TESTNET: 'true',
+      CELLGATE_PRICES: JSON.stringify({ tiers: { starter: { price_usd: 25.5, cells: 2 } }, min_amount_usd: 10 }),
+    },
+  });
   let org: Org;
   before(async () => {
-    t = await startApp({
-      env: {
-        CELLGATE_X402_BASE_PAY_TO: BASE_PAY_TO,
-        CELLGATE_X402_TESTNET: 'true',
-        CELLGATE_PRICES: JSON.stringify({ tiers: { starter: { price_usd: 25.5, cells: 2 } }, min_amount_usd: 10 }),
-      },
-    });
     org = await verifiedOrganization(t);
   });
-  after(() => t.close());
 
   it('quotes Base Sepolia alone, with pay_to and network at the top', async () => {
     const body = (
@@ -231,13 +225,11 @@ describe('x402 requirements on Solana devnet, and without any network', () => {
 });
 
 describe('payer wallets', () => {
-  let t: TestApp;
+  const t = useApp();
   let org: Org;
   before(async () => {
-    t = await startApp();
     org = await verifiedOrganization(t);
   });
-  after(() => t.close());
 
   const register = (payload: Record<string, unknown>) =>
     t.app.inject({ method: 'POST', url: '/v1/billing/x402/wallets', headers: org.headers, payload });

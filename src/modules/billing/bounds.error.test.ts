@@ -2,11 +2,11 @@
 // intent (400 naming amount_usd), an operator credit at most 1,000,000.00 (400), a balance never
 // above 1,000,000,000.00 (409 conflict, nothing written); every amount exact at each bound, on
 // SQLite and on PostgreSQL (CELLGATE_TEST_DATABASE_URL).
-import { after, before, describe, it } from 'node:test';
+import { before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { ConfigError, loadConfig } from '../../config.ts';
 import { transact } from '../../db/transaction.ts';
-import { admin, expectProblem, startApp, verifiedOrganization, type TestApp } from '../../../test/harness.ts';
+import { admin, expectProblem, startApp, verifiedOrganization, type TestApp, useApp } from '../../../test/harness.ts';
 import { BASE_PAY_TO } from '../../../test/support/billing.ts';
 import { BillingRepository } from './repository.ts';
 
@@ -85,13 +85,11 @@ async function seedBalance(t: TestApp, org: Org, micros: number) {
 }
 
 describe('money bounds: one payment at most CELLGATE_MAX_PAYMENT_USD', () => {
-  let t: TestApp;
+  const t = useApp({ env: { CELLGATE_X402_BASE_PAY_TO: BASE_PAY_TO } });
   let org: Org;
   before(async () => {
-    t = await startApp({ env: { CELLGATE_X402_BASE_PAY_TO: BASE_PAY_TO } });
     org = await verifiedOrganization(t);
   });
-  after(() => t.close());
 
   it('takes a top-up of exactly 10000.00 by card, and refuses 10000.01 with 400 naming amount_usd', async () => {
     const started = await checkout(t, org, { intent: 'top_up', amount_usd: '10000.00' });
@@ -176,13 +174,11 @@ describe('money bounds: a lower CELLGATE_MAX_PAYMENT_USD', () => {
 });
 
 describe('money bounds: an operator credit', () => {
-  let t: TestApp;
+  const t = useApp();
   let org: Org;
   before(async () => {
-    t = await startApp();
     org = await verifiedOrganization(t);
   });
-  after(() => t.close());
 
   it('takes exactly 1000000.00, and refuses 1000000.01 with 400 naming amount_usd, writing nothing', async () => {
     const credited = await creditOf(t, org, '1000000.00');
@@ -204,11 +200,7 @@ describe('money bounds: an operator credit', () => {
 });
 
 describe('money bounds: the balance ceiling of 1000000000.00', () => {
-  let t: TestApp;
-  before(async () => {
-    t = await startApp();
-  });
-  after(() => t.close());
+  const t = useApp();
 
   it('credits up to exactly the ceiling and reads it back exactly; one cent more is 409 conflict and writes nothing', async () => {
     const org = await verifiedOrganization(t);

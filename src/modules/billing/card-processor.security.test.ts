@@ -1,10 +1,10 @@
 // The card rail's processor (contract §7, §9): the built-in local card page credits money without
 // charging a card, so a deployment on a public base URL without Stripe offers no card rail at all
 // unless the operator asks for the local page by name (CELLGATE_CARD_PROCESSOR=local).
-import { after, before, describe, it } from 'node:test';
+import { before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { ConfigError, loadConfig } from '../../config.ts';
-import { expectProblem, startApp, verifiedOrganization, type TestApp } from '../../../test/harness.ts';
+import { expectProblem, startApp, verifiedOrganization, useApp } from '../../../test/harness.ts';
 import { BASE_PAY_TO, payByCard } from '../../../test/support/billing.ts';
 import { STRIPE_TEST_ENV } from '../../../test/support/stripe-double.ts';
 import { pendingPayment } from './payments.ts';
@@ -14,14 +14,12 @@ const PUBLIC = { CELLGATE_BASE_URL: 'https://cellgate.example.com' };
 const DEFAULT_PROCESSOR = { CELLGATE_CARD_PROCESSOR: '' };
 
 describe('card processor on a public base URL without Stripe', () => {
-  let t: TestApp;
+  const t = useApp({ env: { ...PUBLIC, ...DEFAULT_PROCESSOR, CELLGATE_X402_BASE_PAY_TO: BASE_PAY_TO } });
   let org: Awaited<ReturnType<typeof verifiedOrganization>>;
 
   before(async () => {
-    t = await startApp({ env: { ...PUBLIC, ...DEFAULT_PROCESSOR, CELLGATE_X402_BASE_PAY_TO: BASE_PAY_TO } });
     org = await verifiedOrganization(t);
   });
-  after(() => t.close());
 
   it('is off by default', () => {
     assert.equal(t.config.cardProcessor, 'off');

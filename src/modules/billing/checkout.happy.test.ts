@@ -1,6 +1,6 @@
-import { after, before, describe, it } from 'node:test';
+import { before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { verifiedOrganization, startApp, type TestApp } from '../../../test/harness.ts';
+import { verifiedOrganization, startApp, useApp } from '../../../test/harness.ts';
 import { eventsOf } from '../../../test/support/cells.ts';
 import { CHECKOUT_TTL_MS } from './checkout.ts';
 import { addMonths } from './service.ts';
@@ -12,13 +12,11 @@ const pathOf = (url: string) => url.replace('http://cellgate.test', '');
 const FORM = { 'content-type': 'application/x-www-form-urlencoded' };
 
 describe('card checkout with the local processor', () => {
-  let t: TestApp;
+  const t = useApp();
   let org: Org;
   before(async () => {
-    t = await startApp();
     org = await verifiedOrganization(t);
   });
-  after(() => t.close());
 
   const start = (payload: Record<string, unknown>) =>
     t.app.inject({ method: 'POST', url: '/v1/billing/checkout', headers: org.headers, payload });

@@ -1,21 +1,19 @@
 // Deposit webhooks and operator calls that must be refused: unsigned, forged, stale, not ours,
 // malformed, unknown ids, the wrong credential, and the webhook when it is not configured.
-import { after, before, describe, it } from 'node:test';
+import { before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { admin, expectProblem, startApp, verifiedOrganization, type TestApp } from '../../../test/harness.ts';
+import { admin, expectProblem, startApp, verifiedOrganization, useApp } from '../../../test/harness.ts';
 import { BASE_PAY_TO } from '../../../test/support/billing.ts';
 import { deposit, SECRET, STRANGER } from '../../../test/support/deposits.ts';
 
 type Org = Awaited<ReturnType<typeof verifiedOrganization>>;
 
 describe('x402 deposits: bad webhooks and operator calls', () => {
-  let t: TestApp;
+  const t = useApp({ env: { CELLGATE_X402_BASE_PAY_TO: BASE_PAY_TO, CELLGATE_X402_DEPOSIT_SECRET: SECRET } });
   let org: Org;
   before(async () => {
-    t = await startApp({ env: { CELLGATE_X402_BASE_PAY_TO: BASE_PAY_TO, CELLGATE_X402_DEPOSIT_SECRET: SECRET } });
     org = await verifiedOrganization(t);
   });
-  after(() => t.close());
 
   it('refuses a missing, forged or stale signature with 400, recording nothing', async () => {
     const before = (await t.app.inject({ url: '/v1/admin/deposits', headers: admin })).json().deposits.length;

@@ -1,9 +1,9 @@
 // Billing enforced (contract §7): cell creates and sends pay through the prepaid balance, a 402
 // says what to pay, paying unblocks the same request, refunds for what never went out; the
 // ledger, the balance, usage and the billing status agree at every step.
-import { after, before, describe, it } from 'node:test';
+import { before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { admin, expectProblem, startApp, verifiedOrganization, type TestApp } from '../../../test/harness.ts';
+import { admin, expectProblem, startApp, verifiedOrganization, type TestApp, useApp } from '../../../test/harness.ts';
 import { createCell } from '../../../test/support/cells.ts';
 import { addDevice } from '../../../test/support/devices.ts';
 import { BASE_PAY_TO, payByCard } from '../../../test/support/billing.ts';
@@ -46,14 +46,12 @@ async function assertBooksAgree(t: TestApp, org: Org) {
 }
 
 describe('billing enforced: from sign-up to sending', () => {
-  let t: TestApp;
+  const t = useApp();
   let org: Org;
   let line: Line;
   before(async () => {
-    t = await startApp();
     org = await verifiedOrganization(t);
   });
-  after(() => t.close());
 
   it('answers a cell create of an organization with no tier with 402 and the setup to pay, for the tier asked', async () => {
     const body = expectProblem(

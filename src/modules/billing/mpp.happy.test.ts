@@ -4,7 +4,7 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { Challenge, Credential, Receipt } from 'mppx';
-import { atEpoch, startApp, verifiedOrganization, type TestApp } from '../../../test/harness.ts';
+import { atEpoch, startApp, verifiedOrganization, type TestApp, useApp } from '../../../test/harness.ts';
 import { MPP_TEST, mppEnv, startTempoRpc, type TempoRpcDouble } from '../../../test/support/mpp-rpc-double.ts';
 import { tempoMemo } from './mpp-tempo.ts';
 import { metaOf } from './mpp.ts';
@@ -185,11 +185,7 @@ describe('MPP: pay an intent with a Payment credential', () => {
 });
 
 describe('MPP: not configured', () => {
-  let t: TestApp;
-  before(async () => {
-    t = await startApp();
-  });
-  after(() => t.close());
+  const t = useApp();
 
   it('leaves mpp out of the rails, answers 404 at /.well-known/mpp and 409 on the pay route', async () => {
     const org = await verifiedOrganization(t);

@@ -1,6 +1,6 @@
-import { after, before, describe, it } from 'node:test';
+import { before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { verifiedOrganization, startApp, type TestApp } from '../../../test/harness.ts';
+import { verifiedOrganization, startApp, type TestApp, useApp } from '../../../test/harness.ts';
 import { createExtraCell, credit, grant } from '../../../test/support/billing.ts';
 import { createCell, eventsOf } from '../../../test/support/cells.ts';
 import { addMonths, GRACE_MS } from './service.ts';
@@ -18,12 +18,11 @@ async function status(t: TestApp, org: Org) {
 }
 
 describe('billing period ends', () => {
-  let t: TestApp;
+  const t = useApp();
   let paying: Org;
   let broke: Org;
   let firstEnd: string;
   before(async () => {
-    t = await startApp();
     paying = await verifiedOrganization(t);
     broke = await verifiedOrganization(t);
     firstEnd = (await grant(t, paying.organizationId)).billing.current_period_end;
@@ -32,7 +31,6 @@ describe('billing period ends', () => {
     await createExtraCell(t, paying.headers, 'Two');
     await credit(t, paying.organizationId, '30.00');
   });
-  after(() => t.close());
 
   it('does nothing before the period end', async () => {
     t.clock.advance(DAY);

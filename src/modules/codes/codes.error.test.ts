@@ -1,16 +1,14 @@
-import { after, before, describe, it } from 'node:test';
+import { before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { activeOrganization, expectProblem, startApp, type TestApp } from '../../../test/harness.ts';
+import { activeOrganization, expectProblem, useApp } from '../../../test/harness.ts';
 import { activeLine, type Line } from '../../../test/support/messages.ts';
 
 describe('verification codes: bad requests', () => {
-  let t: TestApp;
+  const t = useApp();
   let line: Line;
   before(async () => {
-    t = await startApp();
     line = await activeLine(t);
   });
-  after(() => t.close());
 
   const codes = (query: string, headers = line.org.headers, cellId = line.cell.id) =>
     t.app.inject({ url: `/v1/cells/${cellId}/codes${query}`, headers });

@@ -1,6 +1,6 @@
-import { after, before, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { startApp, type TestApp } from '../../../test/harness.ts';
+import { useApp, type TestApp } from '../../../test/harness.ts';
 import { eventsOf } from '../../../test/support/cells.ts';
 import { activeLine, inbound, queued, type Line } from '../../../test/support/messages.ts';
 
@@ -14,11 +14,7 @@ async function waitsInProgress(t: TestApp, count: number) {
 }
 
 describe('verification codes', () => {
-  let t: TestApp;
-  before(async () => {
-    t = await startApp();
-  });
-  after(() => t.close());
+  const t = useApp();
 
   const codes = (line: Line, query = '') =>
     t.app.inject({ url: `/v1/cells/${line.cell.id}/codes${query}`, headers: line.org.headers });

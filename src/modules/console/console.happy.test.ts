@@ -1,6 +1,6 @@
-import { after, before, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { bearer, startApp, verifiedOrganization, type TestApp } from '../../../test/harness.ts';
+import { bearer, useApp, verifiedOrganization } from '../../../test/harness.ts';
 import {
   csrfOf,
   exchangeCode,
@@ -13,11 +13,7 @@ import {
 } from '../../../test/support/console.ts';
 
 describe('console', () => {
-  let t: TestApp;
-  before(async () => {
-    t = await startApp();
-  });
-  after(() => t.close());
+  const t = useApp();
 
   it('serves an accessible sign-in page and its stylesheet', async () => {
     const page = await t.app.inject({ method: 'GET', url: '/console/sign-in' });

@@ -1,4 +1,4 @@
-import { after, before, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import {
   expectProblem,
@@ -7,6 +7,7 @@ import {
   uniqueEmail,
   verifiedOrganization,
   type TestApp,
+  useApp,
 } from '../../../test/harness.ts';
 import { REQUEST_TTL_MS } from '../oauth/service.ts';
 import { CODE_ATTEMPTS, CODE_TTL_MS, SESSION_TTL_MS } from './service.ts';
@@ -30,11 +31,7 @@ const wrongCode = (code: string) => String((Number(code) + 1) % 1_000_000).padSt
 const enter = (t: TestApp, email: string, code: string) => postForm(t, '/console/sign-in/code', { email, code });
 
 describe('console sign-in', () => {
-  let t: TestApp;
-  before(async () => {
-    t = await startApp();
-  });
-  after(() => t.close());
+  const t = useApp();
 
   it('refuses a wrong code with the error tied to the field, and still takes the right one', async () => {
     const org = await verifiedOrganization(t);
@@ -180,11 +177,7 @@ describe('console sign-in', () => {
 });
 
 describe('console forms and the session consent route', () => {
-  let t: TestApp;
-  before(async () => {
-    t = await startApp();
-  });
-  after(() => t.close());
+  const t = useApp();
 
   async function pending() {
     const org = await verifiedOrganization(t);

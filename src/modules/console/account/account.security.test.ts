@@ -1,6 +1,6 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { bearer, startApp, verifiedOrganization, type TestApp } from '../../../../test/harness.ts';
+import { bearer, startApp, verifiedOrganization, useApp } from '../../../../test/harness.ts';
 import { startReceiver, type Receiver } from '../../../../test/support/webhook-receiver.ts';
 import { postForm } from '../../../../test/support/console.ts';
 import {
@@ -13,7 +13,7 @@ import {
 } from '../../../../test/support/console-account.ts';
 
 describe('console account pages: access', () => {
-  let t: TestApp;
+  const t = useApp();
   let org: SignedInOrg;
   let other: SignedInOrg;
   let receiver: Receiver;
@@ -23,7 +23,6 @@ describe('console account pages: access', () => {
   let key: string;
 
   before(async () => {
-    t = await startApp();
     receiver = await startReceiver();
     org = await signedInOrganization(t);
     other = await signedInOrganization(t);
@@ -38,7 +37,6 @@ describe('console account pages: access', () => {
   });
   after(async () => {
     await receiver.stop();
-    await t.close();
   });
 
   const posts = (): { url: string; fields: Record<string, string> }[] => [
@@ -142,13 +140,11 @@ describe('console account pages: access', () => {
 });
 
 describe('console account forms: bad input', () => {
-  let t: TestApp;
+  const t = useApp();
   let org: SignedInOrg;
   before(async () => {
-    t = await startApp();
     org = await signedInOrganization(t);
   });
-  after(() => t.close());
 
   const keyCount = async () => (await t.app.inject({ url: '/v1/auth/keys', headers: org.headers })).json().keys.length;
   const paymentCount = async () =>

@@ -1,6 +1,6 @@
-import { after, before, describe, it } from 'node:test';
+import { before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { startApp, verifiedOrganization, type TestApp } from '../../../../test/harness.ts';
+import { useApp, verifiedOrganization } from '../../../../test/harness.ts';
 import { BASE_PAY_TO } from '../../../../test/support/billing.ts';
 import { mppEnv } from '../../../../test/support/mpp-rpc-double.ts';
 import {
@@ -15,13 +15,11 @@ import {
 const FORM = { 'content-type': 'application/x-www-form-urlencoded' };
 
 describe('console billing', () => {
-  let t: TestApp;
+  const t = useApp();
   let org: SignedInOrg;
   before(async () => {
-    t = await startApp();
     org = await signedInOrganization(t);
   });
-  after(() => t.close());
 
   it("shows the status, the balance and the month's usage as a chart with one bar per day that has usage, and a table", async () => {
     const dates = await usageOnDays(t, org.organizationId, [1, 3, 3, 10], { before: true });
@@ -133,13 +131,11 @@ describe('console billing', () => {
 });
 
 describe('console billing with x402 and MPP configured', () => {
-  let t: TestApp;
+  const t = useApp({ env: { CELLGATE_X402_BASE_PAY_TO: BASE_PAY_TO, ...mppEnv('http://127.0.0.1:9') } });
   let org: SignedInOrg;
   before(async () => {
-    t = await startApp({ env: { CELLGATE_X402_BASE_PAY_TO: BASE_PAY_TO, ...mppEnv('http://127.0.0.1:9') } });
     org = await signedInOrganization(t);
   });
-  after(() => t.close());
 
   it('shows how an agent pays the chosen intent over x402: the amount, the REST call and where the USDC goes', async () => {
     const form = (await page(t, org, '/console/billing')).body;
@@ -179,13 +175,11 @@ describe('console billing with x402 and MPP configured', () => {
 });
 
 describe('console billing with the card processor off', () => {
-  let t: TestApp;
+  const t = useApp({ env: { CELLGATE_CARD_PROCESSOR: 'off', CELLGATE_X402_BASE_PAY_TO: BASE_PAY_TO } });
   let org: SignedInOrg;
   before(async () => {
-    t = await startApp({ env: { CELLGATE_CARD_PROCESSOR: 'off', CELLGATE_X402_BASE_PAY_TO: BASE_PAY_TO } });
     org = await signedInOrganization(t);
   });
-  after(() => t.close());
 
   it('offers no card button and says card payments are not offered here, keeping the other rails', async () => {
     const body = (await page(t, org, '/console/billing')).body;

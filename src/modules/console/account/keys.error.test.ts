@@ -1,20 +1,18 @@
 // The console's API-key form at the cap on active keys (100 per organization): the create is a
 // form error on the keys page (409, the name kept, the cap named), never an error page, and
 // nothing is created.
-import { after, before, describe, it } from 'node:test';
+import { before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { startApp, type TestApp } from '../../../../test/harness.ts';
+import { useApp } from '../../../../test/harness.ts';
 import { MAX_ACTIVE_KEYS } from '../../organizations/service.ts';
 import { page, post, signedInOrganization, type SignedInOrg } from '../../../../test/support/console-account.ts';
 
 describe('console API keys at the cap', () => {
-  let t: TestApp;
+  const t = useApp();
   let org: SignedInOrg;
   before(async () => {
-    t = await startApp();
     org = await signedInOrganization(t);
   });
-  after(() => t.close());
 
   const activeCount = async () =>
     (await t.app.inject({ url: '/v1/auth/keys?limit=200', headers: org.headers })).json().keys.length as number;

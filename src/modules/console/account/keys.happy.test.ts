@@ -1,17 +1,15 @@
-import { after, before, describe, it } from 'node:test';
+import { before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { bearer, startApp, type TestApp } from '../../../../test/harness.ts';
+import { bearer, useApp } from '../../../../test/harness.ts';
 import { setCookies } from '../../../../test/support/console.ts';
 import { page, post, signedInOrganization, type SignedInOrg } from '../../../../test/support/console-account.ts';
 
 describe('console API keys', () => {
-  let t: TestApp;
+  const t = useApp();
   let org: SignedInOrg;
   before(async () => {
-    t = await startApp();
     org = await signedInOrganization(t);
   });
-  after(() => t.close());
 
   const apiWith = (key: string, url = '/v1/auth/whoami') => t.app.inject({ url, headers: bearer(key) });
 

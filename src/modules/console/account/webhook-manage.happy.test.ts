@@ -3,26 +3,24 @@
 // another organization's endpoint 404; forms without the CSRF token refused.
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { startApp, type TestApp } from '../../../../test/harness.ts';
+import { useApp } from '../../../../test/harness.ts';
 import { createEndpoint } from '../../../../test/support/webhooks.ts';
 import { startReceiver, type Receiver } from '../../../../test/support/webhook-receiver.ts';
 import { postForm } from '../../../../test/support/console.ts';
 import { page, post, signedInOrganization, type SignedInOrg } from '../../../../test/support/console-account.ts';
 
 describe('console webhook rotation and deletion', () => {
-  let t: TestApp;
+  const t = useApp();
   let org: SignedInOrg;
   let other: SignedInOrg;
   let receiver: Receiver;
   before(async () => {
-    t = await startApp();
     org = await signedInOrganization(t);
     other = await signedInOrganization(t);
     receiver = await startReceiver();
   });
   after(async () => {
     await receiver.stop();
-    await t.close();
   });
 
   const apiEndpoint = (who: SignedInOrg, id: string) =>

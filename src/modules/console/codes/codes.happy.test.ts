@@ -1,6 +1,6 @@
-import { after, before, describe, it } from 'node:test';
+import { before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { startApp, type TestApp } from '../../../../test/harness.ts';
+import { useApp } from '../../../../test/harness.ts';
 import { createCell } from '../../../../test/support/cells.ts';
 import { inbound } from '../../../../test/support/messages.ts';
 import {
@@ -14,12 +14,10 @@ import {
 const GOOGLE = '+14155550111';
 
 describe('console codes page', () => {
-  let t: TestApp;
+  const t = useApp();
   before(async () => {
-    t = await startApp();
     await listening(t);
   });
-  after(() => t.close());
 
   it('shows each cell’s latest codes, newest first, and none of another organization’s', async () => {
     const line = await consoleLine(t);

@@ -1,7 +1,7 @@
-import { after, before, describe, it } from 'node:test';
+import { before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { transact } from '../../../db/transaction.ts';
-import { startApp, type TestApp } from '../../../../test/harness.ts';
+import { startApp, useApp } from '../../../../test/harness.ts';
 import { createCell } from '../../../../test/support/cells.ts';
 import { claim, inbound, queued, report } from '../../../../test/support/messages.ts';
 import {
@@ -19,12 +19,10 @@ import {
 const PARTICIPANT = '+14155550199';
 
 describe('console cells and conversations', () => {
-  let t: TestApp;
+  const t = useApp();
   before(async () => {
-    t = await startApp();
     await listening(t);
   });
-  after(() => t.close());
 
   it('lists the cells with their number, phone presence and status', async () => {
     const line = await consoleLine(t);

@@ -1,6 +1,6 @@
-import { after, before, describe, it } from 'node:test';
+import { before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { admin, startApp, TEST_GRANT, verifiedOrganization, type TestApp } from '../../../../test/harness.ts';
+import { admin, useApp, TEST_GRANT, verifiedOrganization } from '../../../../test/harness.ts';
 import { createCell } from '../../../../test/support/cells.ts';
 import { addDevice } from '../../../../test/support/devices.ts';
 import { inbound } from '../../../../test/support/messages.ts';
@@ -20,16 +20,14 @@ import {
 const PARTICIPANT = '+14155550199';
 
 describe('console cells: errors and security', () => {
-  let t: TestApp;
+  const t = useApp();
   let line: ConsoleLine;
   let other: ConsoleLine;
   before(async () => {
-    t = await startApp();
     await listening(t);
     line = await consoleLine(t);
     other = await consoleLine(t);
   });
-  after(() => t.close());
 
   it('sends a signed-out visitor of every page to sign in, and back', async () => {
     for (const url of ['/console/cells', `/console/cells/${line.cell.id}`, threadUrl(line.cell.id, PARTICIPANT)]) {

@@ -1,21 +1,19 @@
 // Creating, renaming and releasing cells from the console, through the services the API uses;
 // and their refusals: bad names, a bad plan, a missing CSRF token, another organization's cell.
-import { after, before, describe, it } from 'node:test';
+import { before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { startApp, verifiedOrganization, type TestApp } from '../../../../test/harness.ts';
+import { useApp, verifiedOrganization } from '../../../../test/harness.ts';
 import { consoleLine, getPage, type ConsoleLine } from '../../../../test/support/console-conversations.ts';
 import { postForm, signInConsole } from '../../../../test/support/console.ts';
 
 describe('console cell management', () => {
-  let t: TestApp;
+  const t = useApp();
   let line: ConsoleLine;
   let other: ConsoleLine;
   before(async () => {
-    t = await startApp();
     line = await consoleLine(t);
     other = await consoleLine(t);
   });
-  after(() => t.close());
 
   const post = (who: ConsoleLine, url: string, fields: Record<string, string>) =>
     postForm(t, url, { csrf_token: who.signIn.csrf, ...fields }, who.signIn.headers);

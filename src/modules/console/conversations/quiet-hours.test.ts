@@ -1,19 +1,17 @@
-import { after, before, describe, it } from 'node:test';
+import { before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { startApp, type TestApp } from '../../../../test/harness.ts';
+import { useApp } from '../../../../test/harness.ts';
 import { postForm } from '../../../../test/support/console.ts';
 import { consoleLine, getPage, type ConsoleLine } from '../../../../test/support/console-conversations.ts';
 
 describe('console quiet hours of a cell', () => {
-  let t: TestApp;
+  const t = useApp();
   let line: ConsoleLine;
   let other: ConsoleLine;
   before(async () => {
-    t = await startApp();
     line = await consoleLine(t);
     other = await consoleLine(t);
   });
-  after(() => t.close());
 
   const post = (fields: Record<string, string>, signIn = line.signIn, cellId = line.cell.id) =>
     postForm(t, `/console/cells/${cellId}/quiet-hours`, { csrf_token: signIn.csrf, ...fields }, signIn.headers);

@@ -1,20 +1,18 @@
-import { after, before, describe, it } from 'node:test';
+import { before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { startApp, type TestApp } from '../../../../test/harness.ts';
+import { useApp } from '../../../../test/harness.ts';
 import { consoleLine, getPage, type ConsoleLine } from '../../../../test/support/console-conversations.ts';
 
 const url = (path: string, query: Record<string, string>) => `${path}?${new URLSearchParams(query).toString()}`;
 
 describe('console message search: bad input', () => {
-  let t: TestApp;
+  const t = useApp();
   let line: ConsoleLine;
   let other: ConsoleLine;
   before(async () => {
-    t = await startApp();
     line = await consoleLine(t);
     other = await consoleLine(t);
   });
-  after(() => t.close());
 
   const cases: [string, Record<string, string>, string, RegExp][] = [
     ['a number without its country code', { participant: '415-555-0101' }, 'participant', /international form/],

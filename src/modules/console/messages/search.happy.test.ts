@@ -1,7 +1,7 @@
-import { after, before, describe, it } from 'node:test';
+import { before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import type { AddressInfo } from 'node:net';
-import { startApp, type TestApp } from '../../../../test/harness.ts';
+import { useApp, type TestApp } from '../../../../test/harness.ts';
 import { inbound, queued } from '../../../../test/support/messages.ts';
 import { consoleLine, getPage, listening, type ConsoleLine } from '../../../../test/support/console-conversations.ts';
 import { signInConsole } from '../../../../test/support/console.ts';
@@ -20,12 +20,10 @@ const day = (t: TestApp, offsetDays = 0) =>
   new Date(t.clock.now().getTime() + offsetDays * DAY_MS).toISOString().slice(0, 10);
 
 describe('console message search and CSV export', () => {
-  let t: TestApp;
+  const t = useApp();
   before(async () => {
-    t = await startApp();
     await listening(t);
   });
-  after(() => t.close());
 
   it('finds messages by participant, text, status, days and cell, and never another organization’s', async () => {
     let line = await consoleLine(t);

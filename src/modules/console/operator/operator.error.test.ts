@@ -1,6 +1,6 @@
-import { after, before, describe, it } from 'node:test';
+import { before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { admin, startApp, verifiedOrganization, type TestApp } from '../../../../test/harness.ts';
+import { admin, useApp, verifiedOrganization } from '../../../../test/harness.ts';
 import { BASE_PAY_TO } from '../../../../test/support/billing.ts';
 import { deposit, SECRET, STRANGER } from '../../../../test/support/deposits.ts';
 import { addDevice } from '../../../../test/support/devices.ts';
@@ -14,7 +14,7 @@ import {
 type Org = Awaited<ReturnType<typeof verifiedOrganization>>;
 
 describe('operator console: bad input', () => {
-  let t: TestApp;
+  const t = useApp({ env: { CELLGATE_X402_BASE_PAY_TO: BASE_PAY_TO, CELLGATE_X402_DEPOSIT_SECRET: SECRET } });
   let operator: OperatorSignIn;
   let org: Org;
   const orgPath = () => `/console/operator/organizations/${org.organizationId}`;
@@ -23,11 +23,9 @@ describe('operator console: bad input', () => {
       .prepaid_balance_usd;
 
   before(async () => {
-    t = await startApp({ env: { CELLGATE_X402_BASE_PAY_TO: BASE_PAY_TO, CELLGATE_X402_DEPOSIT_SECRET: SECRET } });
     org = await verifiedOrganization(t);
     operator = await signInOperator(t);
   });
-  after(() => t.close());
 
   /** Posts the form and expects a 400 page whose field `id` carries `message`, its value kept. */
   async function fieldError(form: string, fields: Record<string, string>, id: string, message: RegExp) {

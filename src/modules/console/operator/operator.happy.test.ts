@@ -1,7 +1,7 @@
-import { after, before, describe, it } from 'node:test';
+import { before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { sql } from 'kysely';
-import { admin, startApp, type TestApp } from '../../../../test/harness.ts';
+import { admin, useApp, type TestApp } from '../../../../test/harness.ts';
 import { addDevice } from '../../../../test/support/devices.ts';
 import { activeLine, claim, queued, report, type Line } from '../../../../test/support/messages.ts';
 import { LiveClient } from '../../../../test/support/console-conversations.ts';
@@ -31,17 +31,15 @@ const heartbeat = (t: TestApp, headers: Record<string, string>, payload: Record<
   t.app.inject({ method: 'POST', url: '/v1/device/heartbeat', headers, payload });
 
 describe('operator console: fleet and phones', () => {
-  let t: TestApp;
+  const t = useApp();
   let operator: OperatorSignIn;
   let line: Line;
 
   before(async () => {
-    t = await startApp();
     line = await activeLine(t, { label: 'Rack A, slot 1' });
     await addDevice(t, { label: 'Spare' });
     operator = await signInOperator(t);
   });
-  after(() => t.close());
 
   it('redirects /console/operator to the fleet, and a signed-out browser to the operator sign-in', async () => {
     const root = await t.app.inject({ url: '/console/operator', headers: operator.headers });

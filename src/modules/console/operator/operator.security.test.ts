@@ -1,7 +1,7 @@
-import { after, before, describe, it } from 'node:test';
+import { before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { sql } from 'kysely';
-import { startApp, type TestApp } from '../../../../test/harness.ts';
+import { useApp } from '../../../../test/harness.ts';
 import { sha256Hex } from '../../../lib/secrets.ts';
 import { activeLine, type Line } from '../../../../test/support/messages.ts';
 import { postForm, setCookies, signInConsole, type ConsoleSignIn } from '../../../../test/support/console.ts';
@@ -32,18 +32,16 @@ const ORGANIZATION_PAGES = [
 ];
 
 describe('operator console security', () => {
-  let t: TestApp;
+  const t = useApp();
   let line: Line;
   let organization: ConsoleSignIn;
   let operator: OperatorSignIn;
 
   before(async () => {
-    t = await startApp();
     line = await activeLine(t);
     organization = await signInConsole(t, line.org.email);
     operator = await signInOperator(t);
   });
-  after(() => t.close());
 
   const keyWorks = async (key: string) =>
     (await t.app.inject({ method: 'POST', url: '/v1/device/heartbeat', headers: { 'x-phone-key': key }, payload: {} }))
