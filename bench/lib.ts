@@ -208,6 +208,25 @@ export async function startService(
   };
 }
 
+/** What the service itself spent answering each route so far (its /metrics histogram), by "METHOD /route/pattern". */
+export async function serverTimes(service: Service): Promise<Map<string, { count: number; seconds: number }>> {
+  const text = await fetch(`${service.url}/metrics`, {
+    headers: { authorization: `Bearer ${service.adminToken}` },
+  }).then((response) => response.text());
+  const times = new Map<string, { count: number; seconds: number }>();
+  for (const [, field, labels, value] of text.matchAll(
+    /^cellgate_http_request_duration_seconds_(sum|count)\{([^}]*)\} (\S+)$/gm,
+  )) {
+    const label = (name: string) => new RegExp(`${name}="([^"]*)"`).exec(labels)?.[1];
+    const route = `${label('method')} ${label('route')}`;
+    const time = times.get(route) ?? { count: 0, seconds: 0 };
+    if (field === 'sum') time.seconds += Number(value);
+    else time.count += Number(value);
+    times.set(route, time);
+  }
+  return times;
+}
+
 async function withPostgres<T>(url: string, run: (client: pg.Client) => Promise<T>): Promise<T> {
   const client = new pg.Client({ connectionString: url });
   await client.connect();
@@ -292,7 +311,7 @@ export interface LoadResult {
 }
 
 /** User + system CPU seconds of a process from /proc (Linux, 100 ticks/s), or null. */
-function cpuSeconds(pid: number | undefined): number | null {
+export function cpuSeconds(pid: number | undefined): number | null {
   if (pid === undefined) return null;
   try {
     const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');

@@ -1,12 +1,12 @@
 // The webhook delivery loop. Every process runs one; they share the queue in the database, and a
 // claim (UPDATE ... FOR UPDATE SKIP LOCKED on PostgreSQL) gives each attempt to exactly one of
 // them. Up to `concurrency` attempts are in flight at once, so one slow receiver never holds up
-// the others. The outbox's 'appended' signal (after the commit: NOTIFY on PostgreSQL, a queued
-// read on SQLite) starts a drain at once, since deliveries are written in the event's
-// transaction; 'queued' does the same after a manual retry or re-enable; a short poll catches
-// retries falling due.
+// the others. The webhooks' 'queued' signal starts a drain at once: after the commit of an
+// event whose fan-out wrote deliveries (in this process, which claims them itself), a manual
+// retry or a re-enable. Events without a subscribed endpoint wake nothing (a claim is a write:
+// two per message on the send path). A short poll catches retries falling due and deliveries
+// written by other processes when their own loop is full.
 import type { FastifyBaseLogger } from 'fastify';
-import type { EventsService } from '../modules/events/service.ts';
 import type { WebhookDeliverer } from '../modules/webhooks/delivery.ts';
 import type { WebhooksService } from '../modules/webhooks/service.ts';
 import type { Loop } from './loop.ts';
@@ -23,7 +23,6 @@ export interface WorkerOptions {
 export class WebhookDeliveryWorker implements Loop {
   private readonly deliverer: WebhookDeliverer;
   private readonly webhooks: WebhooksService;
-  private readonly events: EventsService;
   private readonly log: FastifyBaseLogger;
   private readonly pollMs: number;
   private readonly concurrency: number;
@@ -42,13 +41,11 @@ export class WebhookDeliveryWorker implements Loop {
     deps: {
       deliverer: WebhookDeliverer;
       webhooks: WebhooksService;
-      events: EventsService;
       log: FastifyBaseLogger;
     } & WorkerOptions,
   ) {
     this.deliverer = deps.deliverer;
     this.webhooks = deps.webhooks;
-    this.events = deps.events;
     this.log = deps.log;
     this.pollMs = deps.pollMs ?? 250;
     this.concurrency = deps.concurrency ?? 256;
@@ -59,7 +56,6 @@ export class WebhookDeliveryWorker implements Loop {
   start(): void {
     this.running = true;
     this.webhooks.signals.on('queued', this.onSignal);
-    this.events.signals.on('appended', this.onSignal);
     this.pollTimer = setInterval(() => this.wake(), this.pollMs);
     this.pollTimer.unref();
     this.pruneTimer = setInterval(() => {
@@ -76,7 +72,6 @@ export class WebhookDeliveryWorker implements Loop {
   async stop(): Promise<void> {
     this.running = false;
     this.webhooks.signals.off('queued', this.onSignal);
-    this.events.signals.off('appended', this.onSignal);
     clearInterval(this.pollTimer);
     clearInterval(this.pruneTimer);
     await this.draining;

@@ -1,11 +1,32 @@
 // SQL for the device inventory, device keys, presence and the device-to-cell assignment.
 import type { Kysely } from 'kysely';
+import { prepared } from '../../db/prepared.ts';
 import type { DB, Executor } from '../../db/schema.ts';
 import type { DeviceHealth, DeviceOutcomesTable, DevicesTable } from './tables.ts';
 import type { CapabilityColumns } from './capabilities.ts';
 
 export type DeviceChanges = Partial<Pick<DevicesTable, 'label' | 'send_rate_per_minute' | 'daily_send_limit'>>;
 export type Telemetry = Partial<Pick<DevicesTable, 'battery_pct' | 'charging' | 'signal_dbm' | 'app_version'>>;
+
+// Run by every device request (the key) and every report of a send (its outcome, the phone's
+// health): built and compiled once (db/prepared.ts).
+const findDevice = prepared((ex, p: { id: string }) => ex.selectFrom('devices').selectAll().where('id', '=', p.id));
+const findByKeyHash = prepared((ex, p: { keyHash: string }) =>
+  ex.selectFrom('devices').select(['id', 'key_hash']).where('key_hash', '=', p.keyHash),
+);
+const insertOutcome = prepared((ex, row: DeviceOutcomesTable) =>
+  ex
+    .insertInto('device_outcomes')
+    .values({
+      device_id: row.device_id,
+      message_id: row.message_id,
+      outcome: row.outcome,
+      error_code: row.error_code,
+      segments: row.segments,
+      created_at: row.created_at,
+    })
+    .onConflict((oc) => oc.doNothing()),
+);
 
 export class DevicesRepository {
   readonly db: Kysely<DB>;
@@ -18,7 +39,7 @@ export class DevicesRepository {
   }
 
   find(ex: Executor, id: string) {
-    return ex.selectFrom('devices').selectAll().where('id', '=', id).executeTakeFirst();
+    return findDevice.first(ex, { id });
   }
 
   findByPhoneNumber(phoneNumber: string) {
@@ -26,7 +47,7 @@ export class DevicesRepository {
   }
 
   findByKeyHash(keyHash: string) {
-    return this.db.selectFrom('devices').select(['id', 'key_hash']).where('key_hash', '=', keyHash).executeTakeFirst();
+    return findByKeyHash.first(this.db, { keyHash });
   }
 
   list(beforeId: string | null, limit: number) {
@@ -224,11 +245,7 @@ export class DevicesRepository {
   }
 
   async insertOutcome(ex: Executor, row: DeviceOutcomesTable): Promise<void> {
-    await ex
-      .insertInto('device_outcomes')
-      .values(row)
-      .onConflict((oc) => oc.doNothing())
-      .execute();
+    await insertOutcome.execute(ex, row);
   }
 
   /** The device's newest `limit` outcomes after `after` (its last release), newest first. */

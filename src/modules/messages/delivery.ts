@@ -101,10 +101,10 @@ export class DeliveryService {
       await this.repo.lockDeviceClaims(tx, assignment.deviceId);
       // Pacing counts SMS segments handed out (contract §11): per minute and per 24 hours.
       const since = (ms: number) => new Date(now.getTime() - ms).toISOString();
-      const [minute, day] = await Promise.all([
-        this.repo.segmentsClaimedSince(tx, assignment.deviceId, since(PACING_WINDOW_MS)),
-        this.repo.segmentsClaimedSince(tx, assignment.deviceId, since(DAILY_WINDOW_MS)),
-      ]);
+      const { minute, day } = await this.repo.segmentsClaimedSince(tx, assignment.deviceId, {
+        minute: since(PACING_WINDOW_MS),
+        day: since(DAILY_WINDOW_MS),
+      });
       const candidates = await this.repo.oldestQueued(tx, assignment.cellId, at, limit);
       const ids = withinPacing(candidates, {
         minuteLeft: assignment.sendRatePerMinute - minute,

@@ -2,7 +2,7 @@
 // index: lists on (cell_id, id) or (conversation_id, id), claims on (cell_id, status, id).
 import { sql, type Kysely, type UpdateQueryBuilder, type UpdateResult } from 'kysely';
 import { isPostgres } from '../../db/migrations/dialect.ts';
-import { preparedLists, preparedRows } from '../../db/prepared.ts';
+import { prepared, preparedLists, preparedRows } from '../../db/prepared.ts';
 import type { DB, Executor } from '../../db/schema.ts';
 import { CANCELABLE_STATUSES, OPEN_STATUSES, type MessageStatus } from './lifecycle.ts';
 import type { MessagesTable } from './tables.ts';
@@ -120,6 +120,82 @@ const findRecipientsAmong = preparedLists((ex, p: { cellIds: readonly string[]; 
     ),
 );
 
+// The statements of every claim, report and read (the send path after the send's own transaction):
+// built and compiled once (db/prepared.ts).
+const findInCell = prepared((ex, p: { cellId: string; id: string }) =>
+  ex.selectFrom('messages').selectAll().where('id', '=', p.id).where('cell_id', '=', p.cellId),
+);
+const findForUpdate = prepared((ex, p: { id: string }) => {
+  const query = ex.selectFrom('messages').selectAll().where('id', '=', p.id);
+  return isPostgres(ex) ? query.forUpdate() : query;
+});
+const firstClaimable = prepared((ex, p: { cellId: string; now: string }) =>
+  ex
+    .selectFrom('messages')
+    .select('id')
+    .where('cell_id', '=', p.cellId)
+    .where('status', '=', QUEUED)
+    .where('expires_at', '>', p.now)
+    .limit(1),
+);
+// Both pacing windows in one range scan of (device_id, claimed_at): the day's sum and the minute's.
+const claimedSegments = prepared((ex, p: { deviceId: string; daySince: string; minuteSince: string }) =>
+  ex
+    .selectFrom('messages')
+    .select((eb) => [
+      eb.fn.sum<number | string | null>('segments').as('day'),
+      sql<number | string | null>`sum(case when claimed_at > ${p.minuteSince} then segments else 0 end)`.as('minute'),
+    ])
+    .where('device_id', '=', p.deviceId)
+    .where('claimed_at', '>', p.daySince),
+);
+const oldestQueued = prepared((ex, p: { cellId: string; now: string; count: number }) =>
+  ex
+    .selectFrom('messages')
+    .select(['id', 'segments'])
+    .where('cell_id', '=', p.cellId)
+    .where('status', '=', QUEUED)
+    .where('expires_at', '>', p.now)
+    .orderBy('id')
+    .limit(p.count),
+);
+const recordDeviceEvent = prepared(
+  (ex, row: { device_id: string; event_id: string; message_id: string; event: string; created_at: string }) =>
+    ex
+      .insertInto('device_events')
+      .values({
+        device_id: row.device_id,
+        event_id: row.event_id,
+        message_id: row.message_id,
+        event: row.event,
+        created_at: row.created_at,
+      })
+      .onConflict((oc) => oc.columns(['device_id', 'event_id']).doNothing()),
+);
+// The pace of a send's answer in one statement: the phone's claims of the window, the cell's queue.
+const paceOf = prepared((ex, p: { cellId: string; deviceId: string; since: string }) =>
+  ex.selectNoFrom((eb) => [
+    eb
+      .selectFrom('messages')
+      .select(eb.fn.countAll<number>().as('n'))
+      .where('device_id', '=', p.deviceId)
+      .where('claimed_at', '>', p.since)
+      .as('recent'),
+    eb
+      .selectFrom('messages')
+      .select((inner) => inner.fn.min<string>('claimed_at').as('oldest'))
+      .where('device_id', '=', p.deviceId)
+      .where('claimed_at', '>', p.since)
+      .as('oldest'),
+    eb
+      .selectFrom('messages')
+      .select(eb.fn.countAll<number>().as('n'))
+      .where('cell_id', '=', p.cellId)
+      .where('status', '=', QUEUED)
+      .as('queued'),
+  ]),
+);
+
 export class MessagesRepository {
   readonly db: Kysely<DB>;
   private readonly postgres: boolean;
@@ -155,13 +231,8 @@ export class MessagesRepository {
       .executeTakeFirst();
   }
 
-  findInCell(cellId: string, id: string) {
-    return this.db
-      .selectFrom('messages')
-      .selectAll()
-      .where('id', '=', id)
-      .where('cell_id', '=', cellId)
-      .executeTakeFirst();
+  async findInCell(cellId: string, id: string) {
+    return findInCell.first(this.db, { cellId, id });
   }
 
   /** The organization's messages of this cell among `ids` (the console's conversation previews). */
@@ -178,8 +249,7 @@ export class MessagesRepository {
 
   /** The message, row-locked on PostgreSQL until the transaction ends. */
   findForUpdate(ex: Executor, id: string) {
-    const query = ex.selectFrom('messages').selectAll().where('id', '=', id);
-    return (this.postgres ? query.forUpdate() : query).executeTakeFirst();
+    return findForUpdate.first(ex, { id });
   }
 
   list(filter: MessageListFilter) {
@@ -314,15 +384,7 @@ export class MessagesRepository {
   // --- device claims ---
 
   async hasClaimable(cellId: string, now: string): Promise<boolean> {
-    const row = await this.db
-      .selectFrom('messages')
-      .select('id')
-      .where('cell_id', '=', cellId)
-      .where('status', '=', 'queued')
-      .where('expires_at', '>', now)
-      .limit(1)
-      .executeTakeFirst();
-    return row !== undefined;
+    return (await firstClaimable.first(this.db, { cellId, now })) !== undefined;
   }
 
   /** Serialises claims of one device across processes (PostgreSQL; SQLite transactions already are). */
@@ -354,28 +416,15 @@ export class MessagesRepository {
     return { queued: of('queued'), sending: of('sending'), failed_24h: of('failed') };
   }
 
-  /** SMS segments handed to the device since `since` (messages it still holds or settled). */
-  async segmentsClaimedSince(ex: Executor, deviceId: string, since: string): Promise<number> {
-    const row = await ex
-      .selectFrom('messages')
-      .select((eb) => eb.fn.sum<number | string | null>('segments').as('n'))
-      .where('device_id', '=', deviceId)
-      .where('claimed_at', '>', since)
-      .executeTakeFirstOrThrow();
-    return Number(row.n ?? 0);
+  /** SMS segments handed to the device (messages it still holds or settled) since each of two instants. */
+  async segmentsClaimedSince(ex: Executor, deviceId: string, since: { minute: string; day: string }) {
+    const row = await claimedSegments.first(ex, { deviceId, daySince: since.day, minuteSince: since.minute });
+    return { minute: Number(row?.minute ?? 0), day: Number(row?.day ?? 0) };
   }
 
   /** The cell's oldest `count` claimable messages with their segments (the pacing decides how many go). */
-  oldestQueued(ex: Executor, cellId: string, now: string, count: number) {
-    return ex
-      .selectFrom('messages')
-      .select(['id', 'segments'])
-      .where('cell_id', '=', cellId)
-      .where('status', '=', 'queued')
-      .where('expires_at', '>', now)
-      .orderBy('id')
-      .limit(count)
-      .execute();
+  async oldestQueued(ex: Executor, cellId: string, now: string, count: number) {
+    return (await oldestQueued.execute(ex, { cellId, now, count })).rows;
   }
 
   /**
@@ -408,23 +457,8 @@ export class MessagesRepository {
 
   /** The claims of the cell's phone since `since` (and the oldest), and the cell's queue. */
   async pace(cellId: string, deviceId: string, since: string) {
-    const claims = await this.db
-      .selectFrom('messages')
-      .select((eb) => [eb.fn.countAll<number>().as('n'), eb.fn.min('claimed_at').as('oldest')])
-      .where('device_id', '=', deviceId)
-      .where('claimed_at', '>', since)
-      .executeTakeFirstOrThrow();
-    const queued = await this.db
-      .selectFrom('messages')
-      .select((eb) => eb.fn.countAll<number>().as('n'))
-      .where('cell_id', '=', cellId)
-      .where('status', '=', QUEUED)
-      .executeTakeFirstOrThrow();
-    return {
-      recent: Number(claims.n),
-      oldest: (claims.oldest as string | null) ?? null,
-      queued: Number(queued.n),
-    };
+    const row = await paceOf.first(this.db, { cellId, deviceId, since });
+    return { recent: Number(row?.recent ?? 0), oldest: row?.oldest ?? null, queued: Number(row?.queued ?? 0) };
   }
 
   // --- scheduled sends ---
@@ -470,12 +504,8 @@ export class MessagesRepository {
     ex: Executor,
     row: { device_id: string; event_id: string; message_id: string; event: string; created_at: string },
   ): Promise<boolean> {
-    const result = await ex
-      .insertInto('device_events')
-      .values(row)
-      .onConflict((oc) => oc.columns(['device_id', 'event_id']).doNothing())
-      .executeTakeFirst();
-    return Number(result.numInsertedOrUpdatedRows ?? 0) === 1;
+    const result = await recordDeviceEvent.execute(ex, row);
+    return Number(result.numAffectedRows ?? 0) === 1;
   }
 
   // --- lease and queue expiry (worker) ---

@@ -52,7 +52,6 @@ export function build(deps: {
   const webhookWorker = new WebhookDeliveryWorker({
     deliverer,
     webhooks,
-    events: deps.events,
     log: deps.log,
     pollMs: options.pollMs,
     concurrency: options.concurrency,

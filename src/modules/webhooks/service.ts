@@ -17,7 +17,7 @@ import { newSigningSecret } from './signing.ts';
 import type { WebhookDeliveriesTable, WebhooksTable } from './tables.ts';
 import { deliveryView, matchesEventType, webhookView } from './views.ts';
 import { createOnce } from '../../db/create-once.ts';
-import { transact } from '../../db/transaction.ts';
+import { afterCommit, transact } from '../../db/transaction.ts';
 
 /** The type of the console's test event (not an event type of contract §6: it is never emitted). */
 export const TEST_EVENT_TYPE = 'webhook.test';
@@ -58,7 +58,7 @@ export class WebhooksService {
   private readonly events: EventsService;
   private readonly allowPrivate: boolean;
   private readonly lookup: Lookup;
-  /** 'queued' fires when committed deliveries became due outside an emit (manual retry, re-enable). */
+  /** 'queued' fires when committed deliveries became due: an event's fan-out, a manual retry, a re-enable. */
   readonly signals = new EventEmitter();
 
   constructor(deps: {
@@ -321,6 +321,8 @@ export class WebhooksService {
       ex,
       matching.map((w) => this.deliveryRow(w.id, envelope, payload, at)),
     );
+    // The delivery loop claims them once committed; an event nobody subscribed to wakes nothing.
+    afterCommit(ex, () => this.signals.emit('queued'));
   }
 
   /** A new delivery of `envelope` (sent as `payload`) to one endpoint, due now. */
