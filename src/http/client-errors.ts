@@ -1,10 +1,11 @@
 // Answers given outside the route pipeline, in the same problem+json shape (contract §2): errors of
 // the Node HTTP parser (bad header bytes, headers over the size limit, request timeouts), errors of
 // the router (malformed percent-encoding), and the 503 for requests that arrive while the app closes.
-import { maxHeaderSize, STATUS_CODES, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { ApiError } from '../lib/errors.ts';
+import { http } from '../lib/node-http.ts';
 import { fromFastifyError, problemBody, sendProblem } from './errors.ts';
 import type { App } from './types.ts';
 
@@ -21,7 +22,7 @@ function parserProblem(code: string | undefined): ApiError {
     case 'ERR_HTTP_REQUEST_TIMEOUT':
       return new ApiError('request_timeout', 'The request was not received in time.');
     case 'HPE_HEADER_OVERFLOW':
-      return new ApiError('headers_too_large', `The request line and headers exceed ${maxHeaderSize / 1024} KiB.`);
+      return new ApiError('headers_too_large', `The request line and headers exceed ${http.maxHeaderSize / 1024} KiB.`);
     case 'HPE_CHUNK_EXTENSIONS_OVERFLOW':
       return new ApiError('payload_too_large', 'The chunk extensions are too large.');
     default:
@@ -50,7 +51,7 @@ export function clientErrorHandler(docsUrl: string, newRequestId: () => string) 
     }
     const body = JSON.stringify(problemBody(problem, requestId, docsUrl));
     const head = [
-      `HTTP/1.1 ${problem.status} ${STATUS_CODES[problem.status]}`,
+      `HTTP/1.1 ${problem.status} ${http.STATUS_CODES[problem.status]}`,
       'Content-Type: application/problem+json; charset=utf-8',
       `Content-Length: ${Buffer.byteLength(body)}`,
       `X-Request-Id: ${requestId}`,

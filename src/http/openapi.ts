@@ -12,12 +12,12 @@
 //   process (src/http/validation.ts), where two different schemas may not share an id.
 // Event payloads are the top-level `webhooks` (EVENT_DOCS in src/modules/events/types.ts, and the
 // operator's DEVICE_EVENT_DOCS in src/modules/devices/events.ts).
-import { STATUS_CODES } from 'node:http';
 import swagger, { type FastifyDynamicSwaggerOptions } from '@fastify/swagger';
 import type { RouteOptions } from 'fastify';
 import { Type } from 'typebox';
 import type { Config } from '../config.ts';
 import { ERROR_DOCS, ERRORS, type ErrorCode } from '../lib/errors.ts';
+import { http } from '../lib/node-http.ts';
 import { EVENT_DOCS, EVENT_TYPES, type EventType } from '../modules/events/types.ts';
 import { DEVICE_EVENT_DOCS, DEVICE_EVENT_TYPES, type DeviceEventType } from '../modules/devices/events.ts';
 import { VERSION } from '../modules/system/routes.ts';
@@ -150,7 +150,7 @@ function problemResponse(status: number, codes: ErrorCode[], docsUrl: string): S
         ? { 'WWW-Authenticate': { type: 'string', description: 'The scheme to authenticate with: Bearer.' } }
         : undefined;
   return {
-    description: `${STATUS_CODES[status]}. ${codes.map((c) => `\`${c}\`: ${ERROR_DOCS[c].when}.`).join(' ')}`,
+    description: `${http.STATUS_CODES[status]}. ${codes.map((c) => `\`${c}\`: ${ERROR_DOCS[c].when}.`).join(' ')}`,
     content: { 'application/problem+json': { schema: PROBLEM_REF, example } },
     ...(headers ? { headers } : {}),
   };

@@ -1,11 +1,11 @@
 // The Fastify instance and the conventions every route shares: logging, request ids, timeouts,
 // draining, body parsing and validation, problem+json errors.
-import { maxHeaderSize } from 'node:http';
 import Fastify, { LogController, type FastifyBaseLogger } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { Config } from '../config.ts';
 import type { Clock } from '../lib/clock.ts';
 import { newId } from '../lib/ids.ts';
+import { http } from '../lib/node-http.ts';
 import { clientErrorHandler, frameworkErrorHandler, registerDraining } from './client-errors.ts';
 import { registerErrorHandling } from './errors.ts';
 import { lazyChildLogger } from './lazy-logger.ts';
@@ -60,7 +60,7 @@ export function createServer(config: Config, clock: Clock, logger: FastifyBaseLo
     trustProxy: config.trustProxy,
     // A path parameter cannot outgrow the URL, which Node's header limit bounds (431): long ids
     // reach the credential check (401) and the route's validation instead of a 414 before them.
-    routerOptions: { ignoreTrailingSlash: true, maxParamLength: maxHeaderSize },
+    routerOptions: { ignoreTrailingSlash: true, maxParamLength: http.maxHeaderSize },
     // Slow senders (a body trickled byte by byte) are cut with a 408; only receiving the request
     // counts, so long-polls and WebSockets are not. Node checks the deadlines every interval.
     requestTimeout: config.requestTimeoutMs,

@@ -1,6 +1,6 @@
-// Packages a request needs only on some paths (x402's codecs, EVM address checksums, the
-// PostgreSQL driver) are loaded on their first use rather than at start: the idle service stays
-// within its memory budget (issue 24 §5). Synchronous: require() loads CommonJS and ES modules
+// Packages a request needs only on some paths (x402's codecs, EVM address checksums, the phone
+// number metadata, the PostgreSQL driver) are loaded on their first use rather than at start:
+// the idle service stays within its memory budget (issue 24 §5). Synchronous: require() loads CommonJS and ES modules
 // without top-level await, so callers stay synchronous.
 import { createRequire } from 'node:module';
 

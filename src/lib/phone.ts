@@ -1,7 +1,11 @@
 // Phone numbers are E.164 everywhere (contract §2): parsed strictly (a leading "+", no text
 // around it, no extension) and validated against libphonenumber-js metadata.
-import { parsePhoneNumberFromString } from 'libphonenumber-js';
+import type * as Libphonenumber from 'libphonenumber-js';
 import { invalidField } from './errors.ts';
+import { onFirstUse } from './on-first-use.ts';
+
+/** libphonenumber-js and its metadata of every country, loaded on the first number parsed. */
+export const libphonenumber = onFirstUse<typeof Libphonenumber>('libphonenumber-js');
 
 // Parsing costs ~20 µs and agents text the same numbers again and again: remember recent answers.
 const MEMO_SIZE = 10_000;
@@ -21,7 +25,7 @@ export function normalizePhone(input: string): string | null {
 function parse(input: string): string | null {
   const text = input.trim();
   if (!text.startsWith('+')) return null;
-  const parsed = parsePhoneNumberFromString(text, { extract: false });
+  const parsed = libphonenumber().parsePhoneNumberFromString(text, { extract: false });
   if (!parsed || parsed.ext || !parsed.isValid()) return null;
   return parsed.number;
 }

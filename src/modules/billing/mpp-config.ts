@@ -4,7 +4,7 @@
 //   {"tempo": {"recipient": "0x...", "testnet": false, "chain_id": 4217, "currency": "0x...", "rpc_url": "https://..."}}
 // Only `recipient` is required; the others default to Tempo mainnet (chain 4217, USDC.e, the
 // public RPC) or, with "testnet": true, to Moderato (chain 42431, pathUSD).
-import * as Address from 'ox/Address';
+import { oxAddress } from './networks.ts';
 
 export interface TempoMethodConfig {
   recipient: `0x${string}`;
@@ -40,9 +40,9 @@ const TEMPO_FIELDS = ['recipient', 'testnet', 'chain_id', 'currency', 'rpc_url']
 export class MppConfigError extends Error {}
 
 function address(value: unknown, field: string): `0x${string}` {
-  if (typeof value !== 'string' || !Address.validate(value))
+  if (typeof value !== 'string' || !oxAddress().validate(value))
     throw new MppConfigError(`${field} must be a 0x EVM address (EIP-55 checksum when mixed case)`);
-  return Address.checksum(value);
+  return oxAddress().checksum(value);
 }
 
 function tempo(raw: unknown): TempoMethodConfig {
@@ -64,7 +64,7 @@ function tempo(raw: unknown): TempoMethodConfig {
     recipient: address(fields.recipient, 'tempo.recipient'),
     chainId,
     currency:
-      fields.currency === undefined ? Address.checksum(net.currency) : address(fields.currency, 'tempo.currency'),
+      fields.currency === undefined ? oxAddress().checksum(net.currency) : address(fields.currency, 'tempo.currency'),
     rpcUrl,
     decimals: 6,
   };

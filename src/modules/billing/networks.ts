@@ -17,8 +17,8 @@ interface Chain {
   eip712?: { name: string; version: string };
 }
 
-/** EIP-55 checksums (ox), loaded on the first Base address checked. */
-const oxAddress = onFirstUse<typeof OxAddress>('ox/Address');
+/** EIP-55 checksums (ox), loaded on the first EVM address checked. */
+export const oxAddress = onFirstUse<typeof OxAddress>('ox/Address');
 
 const CHAINS: Record<'mainnet' | 'testnet', Record<Network, Chain>> = {
   mainnet: {

@@ -5,8 +5,7 @@
 // message, so re-signing or filling an empty slot does not make a new transfer). Each key is
 // recorded under a unique constraint when the payment is credited.
 import { createHash } from 'node:crypto';
-import * as Address from 'ox/Address';
-import { encodeBase58 } from './networks.ts';
+import { encodeBase58, oxAddress } from './networks.ts';
 
 export interface SettlementKey {
   payer: string;
@@ -43,7 +42,7 @@ function evmKeys(payload: Record<string, unknown>): SettlementKey[] | null {
 }
 
 const evmAddress = (value: unknown) =>
-  typeof value === 'string' && Address.validate(value, { strict: false }) ? Address.checksum(value) : null;
+  typeof value === 'string' && oxAddress().validate(value, { strict: false }) ? oxAddress().checksum(value) : null;
 
 /** A compact-u16 (Solana's short vector length) at `at`: its value and the next offset. */
 function shortVec(bytes: Buffer, at: number): [number, number] | null {

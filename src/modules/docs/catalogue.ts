@@ -1,7 +1,7 @@
 // The error catalogue behind /docs/errors: one entry per code of the error table (ERRORS and
 // ERROR_DOCS in src/lib/errors.ts), with the operations the OpenAPI document says can answer it
 // and an example body rendered by the same function as real errors.
-import { STATUS_CODES } from 'node:http';
+import { http } from '../../lib/node-http.ts';
 import { ApiError, ERROR_CODES, ERROR_DOCS, ERRORS, type ErrorCode } from '../../lib/errors.ts';
 import { problemBody } from '../../http/errors.ts';
 import type { DocumentedOperation } from '../../http/openapi.ts';
@@ -166,7 +166,7 @@ function entry(
     code,
     title: ERRORS[code].title,
     status: ERRORS[code].status,
-    status_text: STATUS_CODES[ERRORS[code].status] ?? '',
+    status_text: http.STATUS_CODES[ERRORS[code].status] ?? '',
     meaning: `${ERROR_DOCS[code].when[0].toUpperCase()}${ERROR_DOCS[code].when.slice(1)}.`,
     causes: ERROR_DOCS[code].causes,
     fix: ERROR_DOCS[code].fix,

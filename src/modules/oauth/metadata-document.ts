@@ -3,9 +3,9 @@
 // address), and the request connects to the address that was checked; redirects are not followed.
 // A fetch is bounded in time and size (contract §8): a total deadline of 5 s, however slowly the
 // bytes arrive, and at most 64 KB read (aborted past it).
-import http from 'node:http';
 import https from 'node:https';
 import type { LookupFunction } from 'node:net';
+import { http } from '../../lib/node-http.ts';
 import { checkUrl, MAX_URL_LENGTH, type Lookup, type ResolvedAddress } from '../../lib/ssrf.ts';
 
 /** The most a fetch reads; past it the connection is aborted. */

@@ -1,7 +1,7 @@
 // The outgoing HTTP request of a delivery attempt. Injectable (tests, benchmarks); the default
 // connects to the address the SSRF guard checked instead of resolving the host again, keeps
 // connections alive per endpoint, and gives up after the timeout.
-import http from 'node:http';
+import { http } from '../../lib/node-http.ts';
 import https from 'node:https';
 import type { LookupFunction } from 'node:net';
 import type { ResolvedAddress } from '../../lib/ssrf.ts';

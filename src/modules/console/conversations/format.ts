@@ -1,5 +1,5 @@
 // How the Cells section writes numbers and times, shared by its pages and forms.
-import { parsePhoneNumberFromString } from 'libphonenumber-js';
+import { libphonenumber } from '../../../lib/phone.ts';
 import { escape } from '../layout.ts';
 
 /** The longest body the forms accept (contract §2), counted in characters as the API counts them. */
@@ -7,7 +7,7 @@ export const MAX_BODY = 1600;
 
 /** "+1 415 555 0199" for "+14155550199" (readable, still international). */
 export function phone(number: string): string {
-  return parsePhoneNumberFromString(number)?.formatInternational() ?? number;
+  return libphonenumber().parsePhoneNumberFromString(number)?.formatInternational() ?? number;
 }
 
 /** Times are UTC, as everywhere in Cellgate; the datetime attribute keeps the exact instant. */
