@@ -56,6 +56,22 @@ export const BAD_ENDPOINT_BODIES: BadEndpointBody[] = [
   ],
 ];
 
+/** A body naming `eventType`, which this owner's endpoints do not take. */
+export const badEventType = (name: string, eventType: string): BadEndpointBody => [
+  name,
+  { client_id: 'e1', url: 'https://a.example.com/', event_types: [eventType] },
+  'event_types.0',
+  'invalid_value',
+];
+
+/** A body with a field endpoints do not have. */
+export const unknownField = (field: string, value: unknown): BadEndpointBody => [
+  'an unknown field',
+  { client_id: 'e1', url: 'https://a.example.com/', [field]: value },
+  field,
+  'unknown_field',
+];
+
 /** The one field error of a 400 invalid_request body, as [field, code]. */
 export function onlyFieldError(body: { errors?: { field: string; code: string }[] }): [string, string] {
   assert.equal(body.errors?.length, 1, JSON.stringify(body));

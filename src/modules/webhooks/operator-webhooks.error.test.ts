@@ -3,7 +3,14 @@ import { before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { activeOrganization, admin, expectProblem, useApp } from '../../../test/harness.ts';
 import { addDevice } from '../../../test/support/devices.ts';
-import { BAD_ENDPOINT_BODIES, createEndpoint, itRefusesEach, onlyFieldError } from '../../../test/support/webhooks.ts';
+import {
+  BAD_ENDPOINT_BODIES,
+  badEventType,
+  unknownField,
+  createEndpoint,
+  itRefusesEach,
+  onlyFieldError,
+} from '../../../test/support/webhooks.ts';
 import type { Lookup } from '../../lib/ssrf.ts';
 
 const UNKNOWN = 'whk_01jzzzzzzzzzzzzzzzzzzzzzzz';
@@ -32,30 +39,10 @@ describe('operator webhook requests with bad input', () => {
   itRefusesEach(
     [
       ...BAD_ENDPOINT_BODIES,
-      [
-        "an organization's event type",
-        { client_id: 'o1', url: 'https://a.example.com/', event_types: ['message.sent'] },
-        'event_types.0',
-        'invalid_value',
-      ],
-      [
-        "an organization's wildcard",
-        { client_id: 'o1', url: 'https://a.example.com/', event_types: ['cell.*'] },
-        'event_types.0',
-        'invalid_value',
-      ],
-      [
-        'an unknown device event',
-        { client_id: 'o1', url: 'https://a.example.com/', event_types: ['device.exploded'] },
-        'event_types.0',
-        'invalid_value',
-      ],
-      [
-        'an unknown field',
-        { client_id: 'o1', url: 'https://a.example.com/', organization_id: 'org_x' },
-        'organization_id',
-        'unknown_field',
-      ],
+      badEventType("an organization's event type", 'message.sent'),
+      badEventType("an organization's wildcard", 'cell.*'),
+      badEventType('an unknown device event', 'device.exploded'),
+      unknownField('organization_id', 'org_x'),
     ],
     create,
   );

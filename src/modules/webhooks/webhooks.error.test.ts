@@ -1,7 +1,13 @@
 import { before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { activeOrganization, bearer, expectProblem, signUp, useApp } from '../../../test/harness.ts';
-import { BAD_ENDPOINT_BODIES, itRefusesEach, onlyFieldError } from '../../../test/support/webhooks.ts';
+import {
+  BAD_ENDPOINT_BODIES,
+  badEventType,
+  unknownField,
+  itRefusesEach,
+  onlyFieldError,
+} from '../../../test/support/webhooks.ts';
 import type { Lookup } from '../../lib/ssrf.ts';
 
 type Org = Awaited<ReturnType<typeof activeOrganization>>;
@@ -33,24 +39,9 @@ describe('webhook requests with bad input', () => {
   itRefusesEach(
     [
       ...BAD_ENDPOINT_BODIES,
-      [
-        'an unknown event type',
-        { client_id: 'e1', url: 'https://a.example.com/', event_types: ['message.exploded'] },
-        'event_types.0',
-        'invalid_value',
-      ],
-      [
-        'an unknown wildcard',
-        { client_id: 'e1', url: 'https://a.example.com/', event_types: ['nothing.*'] },
-        'event_types.0',
-        'invalid_value',
-      ],
-      [
-        'an unknown field',
-        { client_id: 'e1', url: 'https://a.example.com/', secret: 'whsec_x' },
-        'secret',
-        'unknown_field',
-      ],
+      badEventType('an unknown event type', 'message.exploded'),
+      badEventType('an unknown wildcard', 'nothing.*'),
+      unknownField('secret', 'whsec_x'),
     ],
     create,
   );
