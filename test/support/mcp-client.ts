@@ -1,6 +1,7 @@
 // For the MCP tests: a listening app and the SDKs' own clients (Streamable HTTP transport): the
 // v2 client, and the v1 client most deployed hosts (and the Inspector) still run.
 import assert from 'node:assert/strict';
+import { after, before } from 'node:test';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { startSimulatedDevice, type SimulatedDevice, type SimulatedNetwork } from '../../src/cli/device-simulator.ts';
 import { startApp, type StartOptions, type TestApp } from '../harness.ts';
@@ -27,6 +28,63 @@ export async function startListening(options: StartOptions = {}): Promise<McpTes
   const t = await startApp({ ...options, env: { CELLGATE_BASE_URL: origin, ...options.env } });
   await t.app.listen({ host: '127.0.0.1', port });
   return Object.assign(t, { origin });
+}
+
+/** What an MCP suite uses: its listening app and the client it acts through. */
+export interface McpSuite<C> {
+  t: McpTestApp;
+  /** Connected with the key the suite's `owner` answered. */
+  client: C;
+  /** Connects another client; the suite closes it with its own. */
+  open(token: string): Promise<C>;
+}
+
+/**
+ * An MCP suite's app and client, in the useApp style: call it in a describe(). Before the suite's
+ * tests it starts a listening app, runs `owner` (which makes what the suite acts as and answers
+ * its key) and connects with that key; after them it closes every client it connected, then the
+ * app. A `before` registered after this line finds them ready; an `after` registered before it
+ * runs while they are still open.
+ */
+export function useMcpClient<C extends { close(): Promise<void> }>(
+  connect: (t: McpTestApp, token: string) => Promise<C>,
+  owner: (t: McpTestApp) => Promise<string>,
+  options: StartOptions = {},
+): McpSuite<C> {
+  let t: McpTestApp | undefined;
+  let client: C | undefined;
+  const opened: C[] = [];
+  const open = async (token: string) => {
+    const connected = await connect(startedValue(t), token);
+    opened.push(connected);
+    return connected;
+  };
+  before(async () => {
+    t = await startListening(options);
+    client = await open(await owner(t));
+  });
+  after(async () => {
+    for (const connected of opened) await connected.close().catch(() => {});
+    await t?.close();
+  });
+  return { t: lateBound(() => t), client: lateBound(() => client), open };
+}
+
+function startedValue<T>(value: T | undefined): T {
+  if (value === undefined)
+    throw new Error("useMcpClient(): the app and client start in the suite's before hook; use them in tests and hooks");
+  return value;
+}
+
+/** Stands for a value the suite's before hook makes (its methods bound to it). */
+function lateBound<T extends object>(read: () => T | undefined): T {
+  return new Proxy({} as T, {
+    get(_target, key) {
+      const value = startedValue(read());
+      const member: unknown = Reflect.get(value, key);
+      return typeof member === 'function' ? member.bind(value) : member;
+    },
+  });
 }
 
 /** The simulated phone carrying `line`'s cell, on the test clock, quick to report (on `network`, if given). */

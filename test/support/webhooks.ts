@@ -1,11 +1,95 @@
 // Shared steps of the webhook tests: create an endpoint, cause an event, read the deliveries log,
 // verify a received request with the standardwebhooks package at the test clock's time.
 import assert from 'node:assert/strict';
-import { mock } from 'node:test';
+import { it, mock } from 'node:test';
 import { Webhook } from 'standardwebhooks';
 import type { EventType } from '../../src/modules/events/types.ts';
-import type { TestApp } from '../harness.ts';
+import { expectProblem, type TestApp } from '../harness.ts';
 import type { ReceivedRequest } from './webhook-receiver.ts';
+
+/** A refused endpoint body: what is wrong with it, the body, and the field and code of its one error. */
+export type BadEndpointBody = [name: string, payload: unknown, field: string, code: string];
+
+/**
+ * Bodies an endpoint create refuses whoever owns the endpoint (an organization or the operator):
+ * the same schema checks client_id, url and enabled for both. Event types and unknown fields differ
+ * per owner; each suite adds its own.
+ */
+export const BAD_ENDPOINT_BODIES: BadEndpointBody[] = [
+  ['a missing client_id', { url: 'https://a.example.com/' }, 'client_id', 'required'],
+  ['an empty client_id', { client_id: '', url: 'https://a.example.com/' }, 'client_id', 'too_short'],
+  [
+    'a client_id over 255 characters',
+    { client_id: 'x'.repeat(256), url: 'https://a.example.com/' },
+    'client_id',
+    'too_long',
+  ],
+  ['a missing url', { client_id: 'e1' }, 'url', 'required'],
+  ['a url that is not a string', { client_id: 'e1', url: 42 }, 'url', 'invalid_type'],
+  [
+    'a url over 2048 characters',
+    { client_id: 'e1', url: `https://a.example.com/${'x'.repeat(2040)}` },
+    'url',
+    'too_long',
+  ],
+  ['a malformed url', { client_id: 'e1', url: 'not a url' }, 'url', 'invalid_url'],
+  ['a relative url', { client_id: 'e1', url: '/hooks' }, 'url', 'invalid_url'],
+  ['a non-http url', { client_id: 'e1', url: 'ftp://a.example.com/' }, 'url', 'invalid_url'],
+  ['a url with credentials', { client_id: 'e1', url: 'https://user:pw@a.example.com/' }, 'url', 'invalid_url'],
+  [
+    'an empty event type list',
+    { client_id: 'e1', url: 'https://a.example.com/', event_types: [] },
+    'event_types',
+    'too_few',
+  ],
+  [
+    'event types that are not a list',
+    { client_id: 'e1', url: 'https://a.example.com/', event_types: 'message.*' },
+    'event_types',
+    'invalid_type',
+  ],
+  [
+    'enabled that is not a boolean',
+    { client_id: 'e1', url: 'https://a.example.com/', enabled: 'yes' },
+    'enabled',
+    'invalid_type',
+  ],
+];
+
+/** A body naming `eventType`, which this owner's endpoints do not take. */
+export const badEventType = (name: string, eventType: string): BadEndpointBody => [
+  name,
+  { client_id: 'e1', url: 'https://a.example.com/', event_types: [eventType] },
+  'event_types.0',
+  'invalid_value',
+];
+
+/** A body with a field endpoints do not have. */
+export const unknownField = (field: string, value: unknown): BadEndpointBody => [
+  'an unknown field',
+  { client_id: 'e1', url: 'https://a.example.com/', [field]: value },
+  field,
+  'unknown_field',
+];
+
+/** The one field error of a 400 invalid_request body, as [field, code]. */
+export function onlyFieldError(body: { errors?: { field: string; code: string }[] }): [string, string] {
+  assert.equal(body.errors?.length, 1, JSON.stringify(body));
+  const [error] = body.errors;
+  return [error.field, error.code];
+}
+
+/** A test per refused body: `create` answers 400 invalid_request naming the body's field and code. */
+export function itRefusesEach(
+  bodies: BadEndpointBody[],
+  create: (payload: unknown) => Promise<Parameters<typeof expectProblem>[0]>,
+): void {
+  for (const [name, payload, field, code] of bodies) {
+    it(`rejects ${name} (400 ${code})`, async () => {
+      assert.deepEqual(onlyFieldError(expectProblem(await create(payload), 400, 'invalid_request')), [field, code]);
+    });
+  }
+}
 
 export interface Endpoint {
   id: string;

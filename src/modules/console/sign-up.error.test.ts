@@ -1,17 +1,13 @@
 // Sign-up's bad input, each a form error on its page (or a page saying what to do): the email,
 // the organization name, an email already verified, a wrong or malformed code, no sign-up in this
 // browser, and forms sent from another site.
-import { after, before, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { startApp, uniqueEmail, verifiedOrganization, type TestApp } from '../../../test/harness.ts';
+import { useApp, uniqueEmail, verifiedOrganization } from '../../../test/harness.ts';
 import { postForm, setCookies } from '../../../test/support/console.ts';
 
 describe('console sign-up refusals', () => {
-  let t: TestApp;
-  before(async () => {
-    t = await startApp();
-  });
-  after(() => t.close());
+  const t = useApp();
 
   const signUp = (fields: Record<string, string>, headers: Record<string, string> = {}) =>
     postForm(t, '/console/sign-up', fields, headers);

@@ -1,9 +1,9 @@
 // Sign-up in the browser's forms (through app.inject): email and organization name, the emailed
 // code, then a console session on the new-cell page, whose create is the API's first 402 with the
 // setup shown in the page and paid by card from it; then the create succeeds.
-import { after, before, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { startApp, uniqueEmail, type TestApp } from '../../../test/harness.ts';
+import { useApp, uniqueEmail } from '../../../test/harness.ts';
 import { csrfOf, postForm, setCookies } from '../../../test/support/console.ts';
 
 /** The cookie pairs (name=value) a response sets, for the next request. */
@@ -13,11 +13,7 @@ const cookiesOf = (response: { headers: Record<string, unknown> }) =>
     .filter((c) => !c.endsWith('='));
 
 describe('console sign-up', () => {
-  let t: TestApp;
-  before(async () => {
-    t = await startApp();
-  });
-  after(() => t.close());
+  const t = useApp();
 
   async function signUp(email: string, name = 'Acme Agents') {
     const page = await postForm(t, '/console/sign-up', { email, organization_name: name });

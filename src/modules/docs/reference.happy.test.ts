@@ -2,14 +2,14 @@
 // The API reference at /docs (Scalar) through HTTP: a page that runs only this service's scripts
 // under a tight Content-Security-Policy, the script it loads, the document it renders (the one
 // SDKs are generated from) with its introduction and try-it inputs, and the paths around it.
-import { after, before, describe, it } from 'node:test';
+import { before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { gunzipSync } from 'node:zlib';
 import { parse } from 'yaml';
 import { documentedOperations } from '../../http/openapi.ts';
-import { startApp, type TestApp } from '../../../test/harness.ts';
+import { useApp } from '../../../test/harness.ts';
 
 interface Parameter {
   in: string;
@@ -55,13 +55,11 @@ const directive = (policy: string, name: string) =>
     .slice(1);
 
 describe('API reference at /docs', () => {
-  let t: TestApp;
+  const t = useApp();
   let document: Document;
   before(async () => {
-    t = await startApp();
     document = parse((await t.app.inject({ url: '/openapi.yaml' })).body) as Document;
   });
-  after(() => t.close());
 
   it('answers an HTML page titled "Cellgate API reference" that runs only scripts of this service', async () => {
     const response = await t.app.inject({ url: '/docs' });

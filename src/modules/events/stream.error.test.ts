@@ -1,21 +1,19 @@
-import { after, before, describe, it } from 'node:test';
+import { before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { activeOrganization, expectProblem, startApp, type TestApp } from '../../../test/harness.ts';
+import { activeOrganization, expectProblem, startApp, type TestApp, useApp } from '../../../test/harness.ts';
 import { ManualClock } from '../../lib/clock.ts';
 import { newId } from '../../lib/ids.ts';
 import { eventually, rejected, StreamClient, streamUrl } from '../../../test/support/stream-client.ts';
 import { transact } from '../../db/transaction.ts';
 
 describe('event stream: bad queries', () => {
-  let t: TestApp;
+  const t = useApp();
   let url: string;
   let headers: Record<string, string>;
   before(async () => {
-    t = await startApp();
     url = await streamUrl(t);
     headers = (await activeOrganization(t)).headers;
   });
-  after(() => t.close());
 
   const cases: [string, string, RegExp][] = [
     ['an unknown type', 'types=message.sen', /unknown event type "message\.sen"/],

@@ -1,35 +1,22 @@
 // Errors of the agent's own tools (issue 26 §3) through both SDK client generations: another
 // organization's ids are not_found, bad arguments invalid_request naming the field, and the
 // service's refusals (a message no longer queued, a draft already sent) their documented codes.
-import { after, before, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { send, type Line } from '../../../test/support/messages.ts';
 import { clientId, ok, podWithLines, type Org } from '../../../test/support/pods.ts';
 import { createEndpoint } from '../../../test/support/webhooks.ts';
-import {
-  SDK_CLIENTS,
-  startListening,
-  toolErrorOf,
-  type AnyMcpClient,
-  type McpTestApp,
-} from '../../../test/support/mcp-client.ts';
+import { SDK_CLIENTS, toolErrorOf, useMcpClient } from '../../../test/support/mcp-client.ts';
 
 for (const { sdk, connect } of SDK_CLIENTS) {
   describe(`errors of the agent's own tools through the ${sdk} SDK client`, () => {
-    let t: McpTestApp;
     let org: Org;
     let pod: { id: string };
     let other: { org: Org; lines: Line[]; pod: { id: string } };
-    let client: AnyMcpClient;
-    before(async () => {
-      t = await startListening();
-      ({ org, pod } = await podWithLines(t, 2));
-      other = await podWithLines(t, 2);
-      client = await connect(t, org.apiKey);
-    });
-    after(async () => {
-      await client?.close();
-      await t?.close();
+    const { t, client } = useMcpClient(connect, async (app) => {
+      ({ org, pod } = await podWithLines(app, 2));
+      other = await podWithLines(app, 2);
+      return org.apiKey;
     });
 
     const refused = async (name: string, args: Record<string, unknown>, code: string, field?: string) => {

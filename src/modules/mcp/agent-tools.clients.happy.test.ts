@@ -1,35 +1,22 @@
 // The tools an agent runs itself with (issue 26 §3): pods, a pod draft send, a ring, usage,
 // webhook deliveries and cancel, through both SDK client generations. Each answers what the
 // matching REST route answers (the same operation's service).
-import { after, before, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { send, type Line } from '../../../test/support/messages.ts';
 import { clientId, ok, podWithLines, type Org } from '../../../test/support/pods.ts';
 import { createEndpoint, deliveriesOf, emitEvent } from '../../../test/support/webhooks.ts';
 import { MCP_SCOPES } from './scopes.ts';
-import {
-  SDK_CLIENTS,
-  startListening,
-  structured,
-  type AnyMcpClient,
-  type McpTestApp,
-} from '../../../test/support/mcp-client.ts';
+import { SDK_CLIENTS, startListening, structured, useMcpClient } from '../../../test/support/mcp-client.ts';
 
 for (const { sdk, connect } of SDK_CLIENTS) {
   describe(`the agent's own tools through the ${sdk} SDK client`, () => {
-    let t: McpTestApp;
     let org: Org;
     let podLines: Line[];
     let pod: { id: string; cell_ids: string[] };
-    let client: AnyMcpClient;
-    before(async () => {
-      t = await startListening();
-      ({ org, lines: podLines, pod } = await podWithLines(t, 2));
-      client = await connect(t, org.apiKey);
-    });
-    after(async () => {
-      await client?.close();
-      await t?.close();
+    const { t, client } = useMcpClient(connect, async (app) => {
+      ({ org, lines: podLines, pod } = await podWithLines(app, 2));
+      return org.apiKey;
     });
 
     it('list_pods lists the pods with their cells, as GET /v1/pods', async () => {

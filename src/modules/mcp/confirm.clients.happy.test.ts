@@ -1,34 +1,19 @@
 // Paid tools (create_cell, a broadcast through start_cycle) take confirm: true; without it (or
 // with false) they do nothing and answer the price with confirmation_required (docs/mcp.md),
 // through both SDK client generations.
-import { after, before, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { verifiedOrganization } from '../../../test/harness.ts';
 import { podWithLines, ok, type Org } from '../../../test/support/pods.ts';
-import {
-  SDK_CLIENTS,
-  startListening,
-  structured,
-  type AnyMcpClient,
-  type McpTestApp,
-} from '../../../test/support/mcp-client.ts';
+import { SDK_CLIENTS, structured, useMcpClient } from '../../../test/support/mcp-client.ts';
 
 for (const { sdk, connect } of SDK_CLIENTS) {
   describe(`confirmation of paid tools through the ${sdk} SDK client`, () => {
-    let t: McpTestApp;
     let org: Org;
     let pod: { id: string };
-    let client: AnyMcpClient;
-    const opened: AnyMcpClient[] = [];
-    before(async () => {
-      t = await startListening();
-      ({ org, pod } = await podWithLines(t, 2));
-      client = await connect(t, org.apiKey);
-      opened.push(client);
-    });
-    after(async () => {
-      for (const c of opened) await c.close().catch(() => {});
-      await t?.close();
+    const { t, client, open } = useMcpClient(connect, async (app) => {
+      ({ org, pod } = await podWithLines(app, 2));
+      return org.apiKey;
     });
     const cellCount = async (who: Org) => (await ok(t, who, 'GET', '/v1/cells')).cells.length;
 
@@ -57,8 +42,7 @@ for (const { sdk, connect } of SDK_CLIENTS) {
     it('create_cell quotes the setup payment of an organization without a tier, charging nothing', async () => {
       assert.equal(t.config.billing, true, 'billing is on by default');
       const unpaid = await verifiedOrganization(t);
-      const agent = await connect(t, unpaid.apiKey);
-      opened.push(agent);
+      const agent = await open(unpaid.apiKey);
       const answer = structured(await agent.callTool('create_cell', { display_name: 'Sales' }));
       assert.equal(answer.confirmation_required, true);
       assert.equal(answer.quote.covered_by, 'payment');

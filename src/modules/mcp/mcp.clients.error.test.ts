@@ -1,40 +1,25 @@
 // Tool errors reach the agent through every MCP client generation: the v1 SDK (most deployed
 // hosts, the Inspector) validates structuredContent against a tool's output schema even on an
 // error, so an error must travel as JSON text with no structuredContent (contract §10).
-import { after, before, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { verifiedOrganization } from '../../../test/harness.ts';
 import { BASE_PAY_TO, grant } from '../../../test/support/billing.ts';
 import { activeLine, inbound, type Line } from '../../../test/support/messages.ts';
-import {
-  SDK_CLIENTS,
-  startListening,
-  toolErrorOf,
-  type AnyMcpClient,
-  type McpTestApp,
-} from '../../../test/support/mcp-client.ts';
+import { SDK_CLIENTS, toolErrorOf, useMcpClient } from '../../../test/support/mcp-client.ts';
 
 for (const { sdk, connect } of SDK_CLIENTS) {
   describe(`MCP tool errors through the ${sdk} SDK client`, () => {
-    let t: McpTestApp;
     let line: Line;
-    let client: AnyMcpClient;
-    const opened: AnyMcpClient[] = [];
-    const open = async (token: string) => {
-      const c = await connect(t, token);
-      opened.push(c);
-      return c;
-    };
-    before(async () => {
+    const { t, client, open } = useMcpClient(
+      connect,
+      async (app) => {
+        line = await activeLine(app);
+        return line.org.apiKey;
+      },
       // x402 configured, so a 402 carries the x402 PaymentRequired too.
-      t = await startListening({ env: { CELLGATE_X402_BASE_PAY_TO: BASE_PAY_TO } });
-      line = await activeLine(t);
-      client = await open(line.org.apiKey);
-    });
-    after(async () => {
-      for (const c of opened) await c.close().catch(() => {});
-      await t?.close();
-    });
+      { env: { CELLGATE_X402_BASE_PAY_TO: BASE_PAY_TO } },
+    );
 
     it('shows create_cell refused by billing as payment_required with the PaymentDetails and the x402 PaymentRequired', async () => {
       const unpaid = await open((await verifiedOrganization(t)).apiKey);

@@ -1,30 +1,17 @@
 // The documented wait_for_reply loop (`since = next_since`, again and again) through both SDK
 // client generations: every next_since a wait answers is taken back, timed out or not, and a
 // reply that arrives between two waits is the second wait's answer.
-import { after, before, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { activeLine, inbound, type Line } from '../../../test/support/messages.ts';
-import {
-  SDK_CLIENTS,
-  startListening,
-  structured,
-  type AnyMcpClient,
-  type McpTestApp,
-} from '../../../test/support/mcp-client.ts';
+import { SDK_CLIENTS, structured, useMcpClient } from '../../../test/support/mcp-client.ts';
 
 for (const { sdk, connect } of SDK_CLIENTS) {
   describe(`wait_for_reply in a loop through the ${sdk} SDK client`, () => {
-    let t: McpTestApp;
     let line: Line;
-    let client: AnyMcpClient;
-    before(async () => {
-      t = await startListening();
-      line = await activeLine(t);
-      client = await connect(t, line.org.apiKey);
-    });
-    after(async () => {
-      await client?.close();
-      await t?.close();
+    const { t, client } = useMcpClient(connect, async (app) => {
+      line = await activeLine(app);
+      return line.org.apiKey;
     });
 
     const wait = async (since: string | undefined) =>

@@ -1,27 +1,13 @@
-import { after, before, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import type { Client } from '@modelcontextprotocol/client';
 import { activeLine, type Line } from '../../../test/support/messages.ts';
-import {
-  mcpClient,
-  startListening,
-  structured,
-  toolErrorOf,
-  type McpTestApp,
-} from '../../../test/support/mcp-client.ts';
+import { mcpClient, structured, toolErrorOf, useMcpClient } from '../../../test/support/mcp-client.ts';
 
 describe('POST /mcp bad input', () => {
-  let t: McpTestApp;
   let line: Line;
-  let client: Client;
-  before(async () => {
-    t = await startListening();
-    line = await activeLine(t);
-    client = await mcpClient(t, line.org.apiKey);
-  });
-  after(async () => {
-    await client?.close();
-    await t?.close();
+  const { t, client } = useMcpClient(mcpClient, async (app) => {
+    line = await activeLine(app);
+    return line.org.apiKey;
   });
 
   const post = (body: string) =>

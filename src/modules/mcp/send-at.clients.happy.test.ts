@@ -1,30 +1,16 @@
 // send_message with send_at through both SDK client generations (contract §12): the message is
 // scheduled, and a bad send_at is a tool error naming the field.
-import { after, before, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { activeLine, type Line } from '../../../test/support/messages.ts';
-import {
-  SDK_CLIENTS,
-  startListening,
-  structured,
-  toolErrorOf,
-  type AnyMcpClient,
-  type McpTestApp,
-} from '../../../test/support/mcp-client.ts';
+import { SDK_CLIENTS, structured, toolErrorOf, useMcpClient } from '../../../test/support/mcp-client.ts';
 
 for (const { sdk, connect } of SDK_CLIENTS) {
   describe(`send_message with send_at through the ${sdk} SDK client`, () => {
-    let t: McpTestApp;
     let line: Line;
-    let client: AnyMcpClient;
-    before(async () => {
-      t = await startListening();
-      line = await activeLine(t);
-      client = await connect(t, line.org.apiKey);
-    });
-    after(async () => {
-      await client?.close();
-      await t?.close();
+    const { t, client } = useMcpClient(connect, async (app) => {
+      line = await activeLine(app);
+      return line.org.apiKey;
     });
 
     it('schedules the message for send_at', async () => {

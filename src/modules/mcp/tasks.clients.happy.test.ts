@@ -14,10 +14,9 @@ import {
   structured,
   toolErrorOf,
   type McpTestApp,
+  useMcpClient,
 } from '../../../test/support/mcp-client.ts';
 import { TASK_TOOLS } from './tasks.ts';
-
-type V1Client = Awaited<ReturnType<typeof connectV1>>;
 
 /** Every message of a task-augmented call, in order, until the stream ends. */
 async function drain(stream: AsyncGenerator<{ type: string }>) {
@@ -27,17 +26,10 @@ async function drain(stream: AsyncGenerator<{ type: string }>) {
 }
 
 describe('the waits as MCP tasks through the v1 SDK client', () => {
-  let t: McpTestApp;
   let line: Line;
-  let client: V1Client;
-  before(async () => {
-    t = await startListening();
-    line = await activeLine(t);
-    client = await connectV1(t, line.org.apiKey);
-  });
-  after(async () => {
-    await client?.close();
-    await t?.close();
+  const { t, client } = useMcpClient(connectV1, async (app) => {
+    line = await activeLine(app);
+    return line.org.apiKey;
   });
 
   const callAsTask = (name: string, args: Record<string, unknown>) =>

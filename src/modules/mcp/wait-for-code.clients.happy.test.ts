@@ -5,32 +5,20 @@ import assert from 'node:assert/strict';
 import type { SimulatedDevice } from '../../cli/device-simulator.ts';
 import { activeOrganization } from '../../../test/harness.ts';
 import { activeLine, type Line } from '../../../test/support/messages.ts';
-import {
-  SDK_CLIENTS,
-  startListening,
-  startPhone,
-  structured,
-  toolErrorOf,
-  type AnyMcpClient,
-  type McpTestApp,
-} from '../../../test/support/mcp-client.ts';
+import { SDK_CLIENTS, startPhone, structured, toolErrorOf, useMcpClient } from '../../../test/support/mcp-client.ts';
 
 for (const { sdk, connect } of SDK_CLIENTS) {
   describe(`wait_for_code through the ${sdk} SDK client with a simulated phone`, () => {
-    let t: McpTestApp;
     let line: Line;
-    let client: AnyMcpClient;
     let phone: SimulatedDevice;
-    before(async () => {
-      t = await startListening();
-      line = await activeLine(t);
-      client = await connect(t, line.org.apiKey);
-      phone = await startPhone(t, line);
+    // Registered before the suite's app and client, so it runs while they are still open.
+    after(() => phone?.stop());
+    const { t, client } = useMcpClient(connect, async (app) => {
+      line = await activeLine(app);
+      return line.org.apiKey;
     });
-    after(async () => {
-      await phone?.stop();
-      await client?.close();
-      await t?.close();
+    before(async () => {
+      phone = await startPhone(t, line);
     });
 
     const waitForCode = async (args: Record<string, unknown>) =>

@@ -1,6 +1,6 @@
-import { after, before, describe, it } from 'node:test';
+import { before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { bearer, expectProblem, startApp, verifiedOrganization, type TestApp } from '../../../test/harness.ts';
+import { bearer, expectProblem, useApp, verifiedOrganization } from '../../../test/harness.ts';
 import { rejected, StreamClient, streamUrl } from '../../../test/support/stream-client.ts';
 import {
   BASE,
@@ -20,11 +20,7 @@ import {
 type Org = Awaited<ReturnType<typeof verifiedOrganization>>;
 
 describe('OAuth discovery', () => {
-  let t: TestApp;
-  before(async () => {
-    t = await startApp();
-  });
-  after(() => t.close());
+  const t = useApp();
 
   it('publishes the authorization server metadata (RFC 8414)', async () => {
     const response = await t.app.inject({ url: '/.well-known/oauth-authorization-server' });
@@ -76,13 +72,11 @@ describe('OAuth discovery', () => {
 });
 
 describe('OAuth flow of a public MCP-style client', () => {
-  let t: TestApp;
+  const t = useApp();
   let org: Org;
   before(async () => {
-    t = await startApp();
     org = await verifiedOrganization(t);
   });
-  after(() => t.close());
 
   it('registers without a secret, authorizes with PKCE for the MCP resource, and exchanges, refreshes, introspects and revokes', async () => {
     const client = await registerPublic(t);
@@ -234,13 +228,11 @@ describe('OAuth flow of a public MCP-style client', () => {
 });
 
 describe('OAuth flow of a confidential client', () => {
-  let t: TestApp;
+  const t = useApp();
   let org: Org;
   before(async () => {
-    t = await startApp();
     org = await verifiedOrganization(t);
   });
-  after(() => t.close());
 
   for (const method of ['client_secret_basic', 'client_secret_post'] as const) {
     it(`authenticates with ${method} and calls whoami on /v1 with the access token`, async () => {
@@ -357,36 +349,34 @@ describe('OAuth flow of a confidential client', () => {
 });
 
 describe('OAuth clients identified by a Client ID Metadata Document', () => {
-  let t: TestApp;
   let org: Org;
   const documentUrl = 'https://client.example.com/oauth/client.json';
   let fetches = 0;
-  before(async () => {
-    t = await startApp({
-      deps: {
-        oauth: {
-          lookup: async () => [{ address: '93.184.216.34', family: 4 }],
-          fetchDocument: async (url) => {
-            fetches += 1;
-            assert.equal(url.toString(), documentUrl);
-            return {
-              status: 200,
-              contentType: 'application/json',
-              body: JSON.stringify({
-                client_id: documentUrl,
-                client_name: 'Doc client',
-                redirect_uris: [REDIRECT],
-                grant_types: ['authorization_code', 'refresh_token'],
-                token_endpoint_auth_method: 'none',
-              }),
-            };
-          },
+  const t = useApp({
+    deps: {
+      oauth: {
+        lookup: async () => [{ address: '93.184.216.34', family: 4 }],
+        fetchDocument: async (url) => {
+          fetches += 1;
+          assert.equal(url.toString(), documentUrl);
+          return {
+            status: 200,
+            contentType: 'application/json',
+            body: JSON.stringify({
+              client_id: documentUrl,
+              client_name: 'Doc client',
+              redirect_uris: [REDIRECT],
+              grant_types: ['authorization_code', 'refresh_token'],
+              token_endpoint_auth_method: 'none',
+            }),
+          };
         },
       },
-    });
+    },
+  });
+  before(async () => {
     org = await verifiedOrganization(t);
   });
-  after(() => t.close());
 
   it('fetches the document once, caches it, and completes the flow with the URL as client_id', async () => {
     const tokens = await tokensFor(t, org.headers, documentUrl, { resource: `${BASE}/mcp` });
@@ -417,13 +407,11 @@ describe('OAuth clients identified by a Client ID Metadata Document', () => {
 });
 
 describe('OAuth access tokens on the event stream', () => {
-  let t: TestApp;
+  const t = useApp();
   let org: Org;
   before(async () => {
-    t = await startApp();
     org = await verifiedOrganization(t);
   });
-  after(() => t.close());
 
   it('streams to a token with events:read, refuses one without it (4403), and a revoked one (4401)', async () => {
     const url = await streamUrl(t);

@@ -1,6 +1,6 @@
-import { after, before, describe, it } from 'node:test';
+import { before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { bearer, expectProblem, startApp, verifiedOrganization, type TestApp } from '../../../test/harness.ts';
+import { bearer, expectProblem, useApp, verifiedOrganization, type TestApp } from '../../../test/harness.ts';
 import type { FetchedDocument } from './metadata-document.ts';
 import {
   BASE,
@@ -24,15 +24,13 @@ type Org = Awaited<ReturnType<typeof verifiedOrganization>>;
 const whoami = (t: TestApp, token: string) => t.app.inject({ url: '/v1/auth/whoami', headers: bearer(token) });
 
 describe('OAuth replay and reuse', () => {
-  let t: TestApp;
+  const t = useApp();
   let org: Org;
   let clientId: string;
   before(async () => {
-    t = await startApp();
     org = await verifiedOrganization(t);
     clientId = (await registerPublic(t)).client_id;
   });
-  after(() => t.close());
 
   it('rejects a reused authorization code and revokes the tokens its first use issued', async () => {
     const { code, verifier } = await codeFor(t, org.headers, clientId);
@@ -98,15 +96,13 @@ describe('OAuth replay and reuse', () => {
 });
 
 describe('OAuth tokens as credentials', () => {
-  let t: TestApp;
+  const t = useApp();
   let org: Org;
   let clientId: string;
   before(async () => {
-    t = await startApp();
     org = await verifiedOrganization(t);
     clientId = (await registerPublic(t)).client_id;
   });
-  after(() => t.close());
 
   it('answers 403 insufficient_scope naming the scope a token lacks', async () => {
     const tokens = await tokensFor(t, org.headers, clientId, { scope: 'cells:read' });
@@ -166,13 +162,11 @@ describe('OAuth tokens as credentials', () => {
 });
 
 describe('OAuth client authentication and foreign tokens', () => {
-  let t: TestApp;
+  const t = useApp();
   let org: Org;
   before(async () => {
-    t = await startApp();
     org = await verifiedOrganization(t);
   });
-  after(() => t.close());
 
   it('refuses a wrong client secret, a missing one, and a method the client did not register (401 invalid_client)', async () => {
     const client = await register(t, {
@@ -275,18 +269,16 @@ describe('OAuth client authentication and foreign tokens', () => {
 });
 
 describe('OAuth consent by the right organization', () => {
-  let t: TestApp;
+  const t = useApp();
   let orgA: Org;
   let orgB: Org;
   let clientId: string;
   const newRequest = () => newRequestId(t, clientId);
   before(async () => {
-    t = await startApp();
     orgA = await verifiedOrganization(t);
     orgB = await verifiedOrganization(t);
     clientId = (await registerPublic(t)).client_id;
   });
-  after(() => t.close());
 
   it('hides a request decided by one organization from another (404)', async () => {
     const requestId = await newRequest();
@@ -355,17 +347,15 @@ describe('OAuth consent by the right organization', () => {
 });
 
 describe('OAuth open redirect attempts', () => {
-  let t: TestApp;
+  const t = useApp();
   let org: Org;
   let clientId: string;
   let loopbackId: string;
   before(async () => {
-    t = await startApp();
     org = await verifiedOrganization(t);
     clientId = (await registerPublic(t)).client_id;
     loopbackId = (await registerPublic(t, { redirect_uris: ['http://127.0.0.1/callback'] })).client_id;
   });
-  after(() => t.close());
 
   const tricks: [string, string][] = [
     ['a dot segment', 'https://app.example.com/callback/../evil'],
@@ -424,25 +414,24 @@ describe('OAuth open redirect attempts', () => {
 });
 
 describe('OAuth Client ID Metadata Documents that are not acceptable', () => {
-  let t: TestApp;
   const documents = new Map<string, object>();
   const addresses: Record<string, string> = { 'private.example.com': '10.0.0.7', 'loopback.example.com': '127.0.0.1' };
   let fetches = 0;
-  before(async () => {
-    t = await startApp({
-      deps: {
-        oauth: {
-          lookup: async (host) => [{ address: addresses[host] ?? '93.184.216.34', family: 4 }],
-          fetchDocument: async (url): Promise<FetchedDocument> => {
-            fetches += 1;
-            const document = documents.get(url.toString());
-            return document
-              ? { status: 200, contentType: 'application/json', body: JSON.stringify(document) }
-              : { status: 404, contentType: 'text/plain', body: 'not found' };
-          },
+  const t = useApp({
+    deps: {
+      oauth: {
+        lookup: async (host) => [{ address: addresses[host] ?? '93.184.216.34', family: 4 }],
+        fetchDocument: async (url): Promise<FetchedDocument> => {
+          fetches += 1;
+          const document = documents.get(url.toString());
+          return document
+            ? { status: 200, contentType: 'application/json', body: JSON.stringify(document) }
+            : { status: 404, contentType: 'text/plain', body: 'not found' };
         },
       },
-    });
+    },
+  });
+  before(async () => {
     const good = (url: string, extra: object = {}) =>
       documents.set(url, { client_id: url, client_name: 'Doc', redirect_uris: [REDIRECT], ...extra });
     good('https://private.example.com/client.json');
@@ -454,7 +443,6 @@ describe('OAuth Client ID Metadata Documents that are not acceptable', () => {
     });
     good('https://secretive.example.com/client.json', { token_endpoint_auth_method: 'client_secret_basic' });
   });
-  after(() => t.close());
 
   const cases: [string, string][] = [
     ['an http URL', 'http://client.example.com/client.json'],

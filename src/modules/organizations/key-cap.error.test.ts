@@ -1,16 +1,12 @@
 // The cap on active API keys (100 per organization): the 101st create is 409 `conflict`, revoked
 // keys do not count, concurrent creates at the edge never overshoot, other organizations are free.
-import { after, before, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { expectProblem, startApp, verifiedOrganization, type TestApp } from '../../../test/harness.ts';
+import { expectProblem, useApp, verifiedOrganization } from '../../../test/harness.ts';
 import { MAX_ACTIVE_KEYS } from './service.ts';
 
 describe('API keys: at most 100 active per organization', () => {
-  let t: TestApp;
-  before(async () => {
-    t = await startApp();
-  });
-  after(() => t.close());
+  const t = useApp();
 
   const create = (headers: Record<string, string>) =>
     t.app.inject({ method: 'POST', url: '/v1/auth/keys', headers, payload: {} });

@@ -1,13 +1,9 @@
-import { after, before, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { activeOrganization, bearer, expectProblem, signUp, startApp, type TestApp } from '../../../test/harness.ts';
+import { activeOrganization, bearer, expectProblem, signUp, useApp } from '../../../test/harness.ts';
 
 describe('API keys: whoami, list, create, revoke', () => {
-  let t: TestApp;
-  before(async () => {
-    t = await startApp();
-  });
-  after(() => t.close());
+  const t = useApp();
 
   it('whoami returns exactly the contract fields for an API key', async () => {
     const org = await signUp(t);

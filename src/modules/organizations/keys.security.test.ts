@@ -1,4 +1,4 @@
-import { after, before, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import {
   activeOrganization,
@@ -7,8 +7,7 @@ import {
   bearer,
   expectProblem,
   signUp,
-  startApp,
-  type TestApp,
+  useApp,
 } from '../../../test/harness.ts';
 
 const encodeCursorForTest = (value: unknown) => Buffer.from(JSON.stringify(value)).toString('base64url');
@@ -26,11 +25,7 @@ function expectUnauthenticated(response: Parameters<typeof expectProblem>[0], su
 }
 
 describe('credentials on the customer surface', () => {
-  let t: TestApp;
-  before(async () => {
-    t = await startApp();
-  });
-  after(() => t.close());
+  const t = useApp();
 
   it('a missing Authorization header is 401 with WWW-Authenticate: Bearer and the resource metadata', async () => {
     expectUnauthenticated(await t.app.inject({ url: '/v1/auth/whoami' }));
@@ -145,11 +140,7 @@ describe('credentials on the customer surface', () => {
 });
 
 describe('credentials on the administrative surface', () => {
-  let t: TestApp;
-  before(async () => {
-    t = await startApp();
-  });
-  after(() => t.close());
+  const t = useApp();
 
   it('the admin token reads the dev outbox', async () => {
     const response = await t.app.inject({ url: '/v1/admin/outbox', headers: admin });

@@ -1,11 +1,11 @@
-import { after, before, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import {
   activeOrganization,
   bearer,
   expectProblem,
   signUp,
-  startApp,
+  useApp,
   uniqueEmail,
   type TestApp,
 } from '../../../test/harness.ts';
@@ -16,11 +16,7 @@ const verify = (t: TestApp, apiKey: string, code: string) =>
 const wrong = (code: string) => String((Number(code) + 1) % 1_000_000).padStart(6, '0');
 
 describe('sign-up and verify reject bad input', () => {
-  let t: TestApp;
-  before(async () => {
-    t = await startApp();
-  });
-  after(() => t.close());
+  const t = useApp();
 
   it('two simultaneous first sign-ups with one email end on one organization, both answered 201', async () => {
     const email = uniqueEmail();
@@ -291,11 +287,7 @@ describe('sign-up and verify reject bad input', () => {
 });
 
 describe('sign-up flood from one address', () => {
-  let t: TestApp;
-  before(async () => {
-    t = await startApp({ env: { CELLGATE_SIGNUP_RATE_LIMIT: '10' } });
-  });
-  after(() => t.close());
+  const t = useApp({ env: { CELLGATE_SIGNUP_RATE_LIMIT: '10' } });
 
   it('allows 10 sign-ups per hour per IP, then 429 rate_limited with Retry-After', async () => {
     for (let i = 0; i < 10; i++) {

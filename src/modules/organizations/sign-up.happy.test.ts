@@ -1,13 +1,9 @@
-import { after, before, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { activeOrganization, bearer, signUp, startApp, type TestApp } from '../../../test/harness.ts';
+import { activeOrganization, bearer, signUp, useApp } from '../../../test/harness.ts';
 
 describe('sign-up, verify, whoami', () => {
-  let t: TestApp;
-  before(async () => {
-    t = await startApp();
-  });
-  after(() => t.close());
+  const t = useApp();
 
   it('signs up an unverified organization and mails a 6-digit code', async () => {
     const org = await signUp(t);

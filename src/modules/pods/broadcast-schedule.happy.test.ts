@@ -1,19 +1,15 @@
 // A broadcast with send_at (contract §12): its messages are scheduled for then, queued and charged
 // then; canceling the job cancels them; a ring takes no send_at; a bad send_at is 400; quiet hours
 // hold its messages unless it was started with send_now.
-import { after, before, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { expectProblem, startApp, type TestApp } from '../../../test/harness.ts';
+import { expectProblem, useApp } from '../../../test/harness.ts';
 import { call, clientId, ok, podWithLines, recipients } from '../../../test/support/pods.ts';
 
 const HOUR = 60 * 60 * 1000;
 
 describe('broadcasts with send_at', () => {
-  let t: TestApp;
-  before(async () => {
-    t = await startApp();
-  });
-  after(() => t.close());
+  const t = useApp();
 
   const statuses = async (organizationId: string) =>
     (

@@ -1,16 +1,12 @@
-import { after, before, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { expectProblem, startApp, type TestApp } from '../../../test/harness.ts';
+import { expectProblem, useApp } from '../../../test/harness.ts';
 import { call, clientId, createPod, lines, ok, podWithLines, recipients, runJob } from '../../../test/support/pods.ts';
 
 const fields = (body: { errors: { field: string; code: string }[] }) => body.errors.map((e) => [e.field, e.code]);
 
 describe('cycle jobs: bad input', () => {
-  let t: TestApp;
-  before(async () => {
-    t = await startApp();
-  });
-  after(() => t.close());
+  const t = useApp();
 
   const jobCount = async (org: Parameters<typeof ok>[1], podId: string) =>
     (await ok(t, org, 'GET', `/v1/pods/${podId}/jobs`)).jobs.length;

@@ -2,7 +2,7 @@ import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { buildApp } from '../../app.ts';
 import { SimulatedNetwork } from '../../cli/device-simulator.ts';
-import { startApp, type TestApp } from '../../../test/harness.ts';
+import { startApp, useApp, type TestApp } from '../../../test/harness.ts';
 import { eventsOf } from '../../../test/support/cells.ts';
 import { claim, inbound, queued, report } from '../../../test/support/messages.ts';
 import {
@@ -75,11 +75,7 @@ describe('cycle jobs: a ring over simulated phones', () => {
 });
 
 describe('cycle jobs: broadcasts and rings', () => {
-  let t: TestApp;
-  before(async () => {
-    t = await startApp();
-  });
-  after(() => t.close());
+  const t = useApp();
 
   it('broadcasts to 1,000 recipients over a 4-cell pod: even shares, and a sticky recipient keeps its cell', async () => {
     const { org, lines, pod } = await podWithLines(t, 4);
@@ -307,6 +303,7 @@ describe('cycle jobs: broadcasts and rings', () => {
 });
 
 describe('cycle jobs: restarts and several processes', () => {
+  // A plain TestApp (not useApp's stand-in): a test spreads it into one for another process.
   let t: TestApp;
   before(async () => {
     t = await startApp();

@@ -1,17 +1,13 @@
 // send_at and send_now on draft sends (contract §12), from a cell and from a pod.
-import { after, before, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { expectProblem, startApp, type TestApp } from '../../../test/harness.ts';
+import { expectProblem, useApp } from '../../../test/harness.ts';
 import { call, clientId, lines, ok, podWithLines } from '../../../test/support/pods.ts';
 
 const HOUR = 60 * 60 * 1000;
 
 describe('draft sends with send_at', () => {
-  let t: TestApp;
-  before(async () => {
-    t = await startApp();
-  });
-  after(() => t.close());
+  const t = useApp();
 
   const later = () => new Date(t.clock.now().getTime() + HOUR).toISOString();
 

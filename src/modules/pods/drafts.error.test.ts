@@ -1,15 +1,11 @@
-import { after, before, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { expectProblem, startApp, type TestApp } from '../../../test/harness.ts';
+import { expectProblem, useApp } from '../../../test/harness.ts';
 import { inbound } from '../../../test/support/messages.ts';
 import { call, clientId, createPod, lines, ok, podWithLines } from '../../../test/support/pods.ts';
 
 describe('drafts: bad input and states', () => {
-  let t: TestApp;
-  before(async () => {
-    t = await startApp();
-  });
-  after(() => t.close());
+  const t = useApp();
 
   const cellDraft = async () => {
     const [line] = await lines(t, 1);

@@ -1,15 +1,11 @@
-import { after, before, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { startApp, type TestApp } from '../../../test/harness.ts';
+import { useApp } from '../../../test/harness.ts';
 import { queued } from '../../../test/support/messages.ts';
 import { call, clientId, lines, ok, podWithLines } from '../../../test/support/pods.ts';
 
 describe('drafts', () => {
-  let t: TestApp;
-  before(async () => {
-    t = await startApp();
-  });
-  after(() => t.close());
+  const t = useApp();
 
   it('creates a cell draft (201) in the contract shape; the same body again is 200 with the same draft', async () => {
     const [line] = await lines(t, 1);

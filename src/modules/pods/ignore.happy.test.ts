@@ -1,6 +1,6 @@
-import { after, before, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { startApp, type TestApp } from '../../../test/harness.ts';
+import { useApp } from '../../../test/harness.ts';
 import { eventsOf } from '../../../test/support/cells.ts';
 import { inbound, queued } from '../../../test/support/messages.ts';
 import { createPod, lines, ok } from '../../../test/support/pods.ts';
@@ -8,11 +8,7 @@ import { createPod, lines, ok } from '../../../test/support/pods.ts';
 const SPAMMER = '+14155550177';
 
 describe('ignore lists', () => {
-  let t: TestApp;
-  before(async () => {
-    t = await startApp();
-  });
-  after(() => t.close());
+  const t = useApp();
 
   it('ignores a participant on a cell (201, then 200), lists it, and removes it (204)', async () => {
     const [line] = await lines(t, 1);

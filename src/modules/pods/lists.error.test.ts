@@ -1,16 +1,12 @@
-import { after, before, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { expectProblem, startApp, type TestApp } from '../../../test/harness.ts';
+import { expectProblem, useApp } from '../../../test/harness.ts';
 import { call, createPod, lines, ok, recipients } from '../../../test/support/pods.ts';
 
 const fields = (body: { errors: { field: string; code: string }[] }) => body.errors.map((e) => [e.field, e.code]);
 
 describe('contact lists: bad input', () => {
-  let t: TestApp;
-  before(async () => {
-    t = await startApp();
-  });
-  after(() => t.close());
+  const t = useApp();
 
   const cellList = async () => {
     const [line] = await lines(t, 1);

@@ -1,14 +1,10 @@
-import { after, before, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { startApp, type TestApp } from '../../../test/harness.ts';
+import { useApp } from '../../../test/harness.ts';
 import { createPod, lines, ok, recipients } from '../../../test/support/pods.ts';
 
 describe('contact lists', () => {
-  let t: TestApp;
-  before(async () => {
-    t = await startApp();
-  });
-  after(() => t.close());
+  const t = useApp();
 
   for (const kind of ['cell', 'pod'] as const) {
     describe(`under a ${kind}`, () => {

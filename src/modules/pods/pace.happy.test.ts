@@ -1,8 +1,8 @@
 // RateLimit-* headers (issue 26 §2) on draft sends (the pace of the cell the message goes out
 // from) and on cycle jobs (the pod's active cells together), as on sends.
-import { after, before, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { startApp, type TestApp } from '../../../test/harness.ts';
+import { useApp } from '../../../test/harness.ts';
 import { activeLine } from '../../../test/support/messages.ts';
 import { call, clientId, createPod, ok } from '../../../test/support/pods.ts';
 
@@ -13,11 +13,7 @@ const pace = (response: { headers: Record<string, unknown> }) => [
 ];
 
 describe('RateLimit headers of draft sends and cycle jobs', () => {
-  let t: TestApp;
-  before(async () => {
-    t = await startApp();
-  });
-  after(() => t.close());
+  const t = useApp();
 
   it("puts the cell's pace on a cell draft's send, and not on its replay", async () => {
     const line = await activeLine(t, { send_rate_per_minute: 3 });

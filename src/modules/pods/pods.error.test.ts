@@ -1,14 +1,10 @@
-import { after, before, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { expectProblem, startApp, type TestApp } from '../../../test/harness.ts';
+import { expectProblem, useApp } from '../../../test/harness.ts';
 import { call, clientId, lines, ok } from '../../../test/support/pods.ts';
 
 describe('pods: bad input', () => {
-  let t: TestApp;
-  before(async () => {
-    t = await startApp();
-  });
-  after(() => t.close());
+  const t = useApp();
 
   const podCount = async (org: Parameters<typeof ok>[1]) => (await ok(t, org, 'GET', '/v1/pods')).pods.length;
 

@@ -1,15 +1,11 @@
-import { after, before, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { startApp, type TestApp } from '../../../test/harness.ts';
+import { useApp } from '../../../test/harness.ts';
 import { eventsOf } from '../../../test/support/cells.ts';
 import { clientId, lines, ok } from '../../../test/support/pods.ts';
 
 describe('pods', () => {
-  let t: TestApp;
-  before(async () => {
-    t = await startApp();
-  });
-  after(() => t.close());
+  const t = useApp();
 
   it('creates a pod (201) in the contract shape, and its cells carry its pod_id', async () => {
     const [a, b] = await lines(t, 2);

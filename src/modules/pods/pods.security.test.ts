@@ -1,16 +1,12 @@
-import { after, before, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { expectProblem, startApp, type TestApp } from '../../../test/harness.ts';
+import { expectProblem, useApp } from '../../../test/harness.ts';
 import { call, clientId, createPod, lines, ok, type Org } from '../../../test/support/pods.ts';
 
 const PARTICIPANT = '+14155550188';
 
 describe('pods: another organization', () => {
-  let t: TestApp;
-  before(async () => {
-    t = await startApp();
-  });
-  after(() => t.close());
+  const t = useApp();
 
   /** Everything an organization has under its pod and a cell of it. */
   async function fixture() {

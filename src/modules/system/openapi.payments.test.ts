@@ -2,10 +2,10 @@
 // Payment discovery: mppx's discovery module reads the served /openapi.json (x-service-info at the
 // top, x-payment-info on each operation that can answer 402) and finds every paid operation,
 // with an offer per configured rail; /.well-known/mpp is a documented operation.
-import { after, before, describe, it } from 'node:test';
+import { before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { DiscoveryDocument, PaymentInfo, ServiceInfo, validate } from 'mppx/discovery';
-import { startApp, type TestApp } from '../../../test/harness.ts';
+import { startApp, type TestApp, useApp } from '../../../test/harness.ts';
 import { BOTH_NETWORKS } from '../../../test/support/billing.ts';
 import { MPP_TEST, mppEnv } from '../../../test/support/mpp-rpc-double.ts';
 
@@ -52,15 +52,13 @@ async function documentOf(t: TestApp): Promise<Doc> {
 }
 
 describe('payment discovery with MPP and x402 on Base and Solana configured', () => {
-  let t: TestApp;
+  const t = useApp({
+    env: { CELLGATE_BASE_URL: 'https://api.cellgate.test', ...BOTH_NETWORKS, ...mppEnv('http://127.0.0.1:9/rpc') },
+  });
   let doc: Doc;
   before(async () => {
-    t = await startApp({
-      env: { CELLGATE_BASE_URL: 'https://api.cellgate.test', ...BOTH_NETWORKS, ...mppEnv('http://127.0.0.1:9/rpc') },
-    });
     doc = await documentOf(t);
   });
-  after(() => t.close());
 
   it('passes mppx discovery validation', () => {
     assertValid(doc);

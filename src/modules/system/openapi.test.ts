@@ -15,7 +15,7 @@ import { systemClock } from '../../lib/clock.ts';
 import { ERRORS, type ErrorCode } from '../../lib/errors.ts';
 import { DEVICE_EVENT_TYPES } from '../devices/events.ts';
 import { EVENT_DOCS, EVENT_TYPES } from '../events/types.ts';
-import { expectProblem, startApp, type TestApp } from '../../../test/harness.ts';
+import { expectProblem, startApp, type TestApp, useApp } from '../../../test/harness.ts';
 import { activeLine, send } from '../../../test/support/messages.ts';
 
 /** Collects every route of every Fastify instance created while `run` runs (Fastify publishes
@@ -372,11 +372,7 @@ describe('OpenAPI document and reference', () => {
 });
 
 describe('Idempotency-Key validation, as documented', () => {
-  let t: TestApp;
-  before(async () => {
-    t = await startApp();
-  });
-  after(() => t.close());
+  const t = useApp();
 
   it('takes an absent key or 1-255 printable characters, and refuses others before any work', async () => {
     const line = await activeLine(t);

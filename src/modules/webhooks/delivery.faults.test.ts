@@ -1,6 +1,6 @@
-import { after, afterEach, before, beforeEach, describe, it } from 'node:test';
+import { afterEach, before, beforeEach, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { activeOrganization, startApp, type TestApp } from '../../../test/harness.ts';
+import { activeOrganization, startApp, type TestApp, useApp } from '../../../test/harness.ts';
 import { createEndpoint, deliveriesOf, emitEvent } from '../../../test/support/webhooks.ts';
 import { Receiver, startReceiver } from '../../../test/support/webhook-receiver.ts';
 import type { Lookup } from '../../lib/ssrf.ts';
@@ -254,21 +254,19 @@ describe('webhook delivery when the receiver misbehaves', () => {
 });
 
 describe('webhook delivery behind the URL guard', () => {
-  let t: TestApp;
   let org: Org;
   const answers: Record<string, string> = { 'hooks.example.com': '93.184.215.14' };
   const lookup: Lookup = async (hostname) => [{ address: answers[hostname], family: 4 }];
   const sent: EgressRequest[] = [];
+  const t = useApp({
+    env: { CELLGATE_WEBHOOKS_ALLOW_PRIVATE: 'false' },
+    deps: {
+      webhooks: { lookup, egress: async (request) => (sent.push(request), { status: 200, retryAfter: undefined }) },
+    },
+  });
   before(async () => {
-    t = await startApp({
-      env: { CELLGATE_WEBHOOKS_ALLOW_PRIVATE: 'false' },
-      deps: {
-        webhooks: { lookup, egress: async (request) => (sent.push(request), { status: 200, retryAfter: undefined }) },
-      },
-    });
     org = await activeOrganization(t);
   });
-  after(() => t.close());
 
   it('connects to the address it checked, and refuses when DNS now points into the private network', async () => {
     const endpoint = await createEndpoint(t, org.headers, 'https://hooks.example.com/in');

@@ -1,23 +1,24 @@
 // Operator webhooks (/v1/admin/webhooks): every bad input, unknown id and wrong credential.
-import { after, before, describe, it } from 'node:test';
+import { before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { activeOrganization, admin, expectProblem, startApp, type TestApp } from '../../../test/harness.ts';
+import { activeOrganization, admin, expectProblem, useApp } from '../../../test/harness.ts';
 import { addDevice } from '../../../test/support/devices.ts';
-import { createEndpoint } from '../../../test/support/webhooks.ts';
+import {
+  BAD_ENDPOINT_BODIES,
+  badEventType,
+  unknownField,
+  createEndpoint,
+  itRefusesEach,
+  onlyFieldError,
+} from '../../../test/support/webhooks.ts';
 import type { Lookup } from '../../lib/ssrf.ts';
 
 const UNKNOWN = 'whk_01jzzzzzzzzzzzzzzzzzzzzzzz';
 
-function fieldError(body: { errors?: { field: string; code: string }[] }) {
-  assert.equal(body.errors?.length, 1, JSON.stringify(body));
-  return body.errors[0];
-}
-
 describe('operator webhook requests with bad input', () => {
-  let t: TestApp;
+  const t = useApp();
   let webhookId: string;
   before(async () => {
-    t = await startApp();
     const response = await t.app.inject({
       method: 'POST',
       url: '/v1/admin/webhooks',
@@ -26,60 +27,25 @@ describe('operator webhook requests with bad input', () => {
     });
     webhookId = response.json().id;
   });
-  after(() => t.close());
 
-  const create = (payload: Record<string, unknown>) =>
-    t.app.inject({ method: 'POST', url: '/v1/admin/webhooks', headers: admin, payload });
-
-  const cases: [string, Record<string, unknown>, string, string][] = [
-    ['a missing client_id', { url: 'https://a.example.com/' }, 'client_id', 'required'],
-    ['an empty client_id', { client_id: '', url: 'https://a.example.com/' }, 'client_id', 'too_short'],
-    ['a missing url', { client_id: 'o1' }, 'url', 'required'],
-    ['a malformed url', { client_id: 'o1', url: 'not a url' }, 'url', 'invalid_url'],
-    ['a non-http url', { client_id: 'o1', url: 'ftp://a.example.com/' }, 'url', 'invalid_url'],
-    [
-      "an organization's event type",
-      { client_id: 'o1', url: 'https://a.example.com/', event_types: ['message.sent'] },
-      'event_types.0',
-      'invalid_value',
-    ],
-    [
-      "an organization's wildcard",
-      { client_id: 'o1', url: 'https://a.example.com/', event_types: ['cell.*'] },
-      'event_types.0',
-      'invalid_value',
-    ],
-    [
-      'an unknown device event',
-      { client_id: 'o1', url: 'https://a.example.com/', event_types: ['device.exploded'] },
-      'event_types.0',
-      'invalid_value',
-    ],
-    [
-      'an empty event type list',
-      { client_id: 'o1', url: 'https://a.example.com/', event_types: [] },
-      'event_types',
-      'too_few',
-    ],
-    [
-      'enabled that is not a boolean',
-      { client_id: 'o1', url: 'https://a.example.com/', enabled: 'yes' },
-      'enabled',
-      'invalid_type',
-    ],
-    [
-      'an unknown field',
-      { client_id: 'o1', url: 'https://a.example.com/', organization_id: 'org_x' },
-      'organization_id',
-      'unknown_field',
-    ],
-  ];
-  for (const [name, payload, field, code] of cases) {
-    it(`rejects ${name} (400 ${code})`, async () => {
-      const error = fieldError(expectProblem(await create(payload), 400, 'invalid_request'));
-      assert.deepEqual([error.field, error.code], [field, code]);
+  const create = (payload: unknown) =>
+    t.app.inject({
+      method: 'POST',
+      url: '/v1/admin/webhooks',
+      headers: admin,
+      payload: payload as Record<string, unknown>,
     });
-  }
+
+  itRefusesEach(
+    [
+      ...BAD_ENDPOINT_BODIES,
+      badEventType("an organization's event type", 'message.sent'),
+      badEventType("an organization's wildcard", 'cell.*'),
+      badEventType('an unknown device event', 'device.exploded'),
+      unknownField('organization_id', 'org_x'),
+    ],
+    create,
+  );
 
   it('answers 409 client_id_conflict for a client_id repeated with another body', async () => {
     expectProblem(await create({ client_id: 'base', url: 'https://other.example.com/' }), 409, 'client_id_conflict');
@@ -97,8 +63,7 @@ describe('operator webhook requests with bad input', () => {
         headers: admin,
         payload,
       });
-      const error = fieldError(expectProblem(response, 400, 'invalid_request'));
-      assert.deepEqual([error.field, error.code], [field, code]);
+      assert.deepEqual(onlyFieldError(expectProblem(response, 400, 'invalid_request')), [field, code]);
     }
     const read = await t.app.inject({ url: `/v1/admin/webhooks/${webhookId}`, headers: admin });
     assert.equal(read.json().url, 'https://ops.example.com/');
@@ -166,7 +131,6 @@ describe('operator webhook requests with bad input', () => {
 });
 
 describe('operator webhook URL guard without the development flag', () => {
-  let t: TestApp;
   const names: Record<string, string[]> = {
     'ops.example.com': ['93.184.215.14'],
     'rebind.example.com': ['10.0.0.5'],
@@ -176,10 +140,7 @@ describe('operator webhook URL guard without the development flag', () => {
     if (!addresses) throw Object.assign(new Error(`getaddrinfo ENOTFOUND ${hostname}`), { code: 'ENOTFOUND' });
     return addresses.map((address) => ({ address, family: 4 }));
   };
-  before(async () => {
-    t = await startApp({ env: { CELLGATE_WEBHOOKS_ALLOW_PRIVATE: 'false' }, deps: { webhooks: { lookup } } });
-  });
-  after(() => t.close());
+  const t = useApp({ env: { CELLGATE_WEBHOOKS_ALLOW_PRIVATE: 'false' }, deps: { webhooks: { lookup } } });
   let n = 0;
   const create = (url: string) =>
     t.app.inject({
@@ -199,8 +160,7 @@ describe('operator webhook URL guard without the development flag', () => {
     ['a name resolving into the private network', 'https://rebind.example.com/in', 'forbidden_address'],
   ] as const) {
     it(`rejects ${name} (400 ${code})`, async () => {
-      const error = fieldError(expectProblem(await create(url), 400, 'invalid_request'));
-      assert.deepEqual([error.field, error.code], ['url', code]);
+      assert.deepEqual(onlyFieldError(expectProblem(await create(url), 400, 'invalid_request')), ['url', code]);
     });
   }
 });

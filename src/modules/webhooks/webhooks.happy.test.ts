@@ -1,17 +1,15 @@
-import { after, before, describe, it } from 'node:test';
+import { before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { activeOrganization, expectProblem, startApp, type TestApp } from '../../../test/harness.ts';
+import { activeOrganization, expectProblem, useApp } from '../../../test/harness.ts';
 
 type Org = Awaited<ReturnType<typeof activeOrganization>>;
 
 describe('webhook endpoints: create, read, update, delete, rotate', () => {
-  let t: TestApp;
+  const t = useApp();
   let org: Org;
   before(async () => {
-    t = await startApp();
     org = await activeOrganization(t);
   });
-  after(() => t.close());
 
   const create = (payload: Record<string, unknown>, who: Org = org) =>
     t.app.inject({ method: 'POST', url: '/v1/webhooks', headers: who.headers, payload });

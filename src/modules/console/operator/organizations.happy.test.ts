@@ -1,6 +1,6 @@
-import { after, before, describe, it } from 'node:test';
+import { before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { admin, startApp, verifiedOrganization, type TestApp } from '../../../../test/harness.ts';
+import { admin, useApp, verifiedOrganization, type TestApp } from '../../../../test/harness.ts';
 import { BASE_PAY_TO } from '../../../../test/support/billing.ts';
 import { deposit, SECRET, STRANGER } from '../../../../test/support/deposits.ts';
 import { usageOnDays } from '../../../../test/support/console-account.ts';
@@ -19,7 +19,7 @@ const monthOf = (t: TestApp) =>
 type Org = Awaited<ReturnType<typeof verifiedOrganization>>;
 
 describe('operator console: organizations and deposits', () => {
-  let t: TestApp;
+  const t = useApp({ env: { CELLGATE_X402_BASE_PAY_TO: BASE_PAY_TO, CELLGATE_X402_DEPOSIT_SECRET: SECRET } });
   let operator: OperatorSignIn;
   let org: Org;
   const billing = async () =>
@@ -27,11 +27,9 @@ describe('operator console: organizations and deposits', () => {
   const orgPath = () => `/console/operator/organizations/${org.organizationId}`;
 
   before(async () => {
-    t = await startApp({ env: { CELLGATE_X402_BASE_PAY_TO: BASE_PAY_TO, CELLGATE_X402_DEPOSIT_SECRET: SECRET } });
     org = await verifiedOrganization(t);
     operator = await signInOperator(t);
   });
-  after(() => t.close());
 
   it('lists organizations with state, tier, balance and cells, filtered by state', async () => {
     const page = await getOperatorPage(t, '/console/operator/organizations', operator);

@@ -1,20 +1,19 @@
-import { after, before, describe, it } from 'node:test';
+import { before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { startApp, type TestApp } from '../../../../test/harness.ts';
+import { useApp } from '../../../../test/harness.ts';
 import { postForm, signInConsole, type ConsoleSignIn } from '../../../../test/support/console.ts';
 import { getPage } from '../../../../test/support/console-conversations.ts';
 import { createPod, lines, ok, type Org } from '../../../../test/support/pods.ts';
 import type { Line } from '../../../../test/support/messages.ts';
 
 describe('console pods: bad input, CSRF and other organizations', () => {
-  let t: TestApp;
+  const t = useApp();
   let org: Org;
   let cells: Line[];
   let signIn: ConsoleSignIn;
   let podId: string;
   let other: { org: Org; cell: Line; podId: string; draftId: string; signIn: ConsoleSignIn };
   before(async () => {
-    t = await startApp();
     cells = await lines(t, 2);
     org = cells[0].org;
     signIn = await signInConsole(t, org.email);
@@ -37,7 +36,6 @@ describe('console pods: bad input, CSRF and other organizations', () => {
       signIn: await signInConsole(t, otherLine.org.email),
     };
   });
-  after(() => t.close());
 
   const post = (url: string, fields: Record<string, string>, csrf: string | null = signIn.csrf) =>
     postForm(t, url, { ...(csrf === null ? {} : { csrf_token: csrf }), ...fields }, signIn.headers);

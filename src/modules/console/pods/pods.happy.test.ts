@@ -1,25 +1,23 @@
-import { after, before, describe, it } from 'node:test';
+import { before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { startApp, type TestApp } from '../../../../test/harness.ts';
+import { useApp } from '../../../../test/harness.ts';
 import { postForm, signInConsole, type ConsoleSignIn } from '../../../../test/support/console.ts';
 import { getPage, listening, LiveClient, liveUrlOf } from '../../../../test/support/console-conversations.ts';
 import { lines, ok, recipients, runJob, type Org } from '../../../../test/support/pods.ts';
 import { claim, report, type Line } from '../../../../test/support/messages.ts';
 
 describe('console pods', () => {
-  let t: TestApp;
+  const t = useApp();
   let org: Org;
   let cells: Line[];
   let signIn: ConsoleSignIn;
   let podId: string;
   before(async () => {
-    t = await startApp();
     await listening(t);
     cells = await lines(t, 2);
     org = cells[0].org;
     signIn = await signInConsole(t, org.email);
   });
-  after(() => t.close());
 
   const post = (url: string, fields: Record<string, string>) =>
     postForm(t, url, { csrf_token: signIn.csrf, ...fields }, signIn.headers);
