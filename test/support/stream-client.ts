@@ -104,11 +104,14 @@ export async function rejected(url: string, options: { headers?: Record<string, 
   return { ...closed, frames: client.frames };
 }
 
-/** Polls `condition` (server-side state) until it holds; fails after `timeoutMs` of real time. */
+/**
+ * Polls `condition` (server-side state) until it holds; fails after `timeoutMs` of real time
+ * (generous: a condition that holds ends the wait at once, and CI runners are loaded).
+ */
 export async function eventually(
   condition: () => boolean | Promise<boolean>,
   what: string,
-  timeoutMs = 5000,
+  timeoutMs = 30_000,
 ): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   while (!(await condition())) {

@@ -107,7 +107,8 @@ describe('event stream: slow consumers', () => {
           });
       });
       // Subscriptions counted as they are made: on a loaded machine the subscription can come and
-      // go (200 ms) between two looks at subscriberCount().
+      // go (200 ms) between two looks at subscriberCount(). Reading and writing 25 MB of replay
+      // took over 5 s on a loaded CI runner, hence the long wait.
       const feed = t.services.events.feed;
       const subscribe = feed.subscribe.bind(feed);
       let subscriptions = 0;
@@ -117,7 +118,7 @@ describe('event stream: slow consumers', () => {
       };
       const client = new StreamClient(`${url}?since=${first.id}`, { headers: org.headers });
       client.socket.once('open', () => client.socket.pause());
-      await eventually(() => subscriptions === 1 && feed.subscriberCount() === 0, 'the replay to give up');
+      await eventually(() => subscriptions === 1 && feed.subscriberCount() === 0, 'the replay to give up', 60_000);
       client.socket.resume();
       const closed = await client.closed;
       assert.equal(closed.code, 4408);
