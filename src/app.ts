@@ -313,7 +313,7 @@ export async function buildApp(deps: AppDeps) {
   podsModule.register(app, podding, rest);
   statusModule.register(app, status, rest);
   billingModule.register(app, billing, rest);
-  oauthModule.register(app, oauthing, { docsUrl: config.docsUrl, limiter, now: () => clock.now().getTime() });
+  oauthModule.register(app, oauthing, { docsUrl: config.docsUrl, rest, limiter, now: () => clock.now().getTime() });
   consoleModule.register(app, consoling);
   await eventsModule.register(app, eventing);
   await mcpModule.register(app, mcp, { baseUrl: config.baseUrl });

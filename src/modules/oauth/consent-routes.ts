@@ -1,10 +1,12 @@
 // The organization's side of OAuth: reading and deciding an authorization request (consent), and
-// the grants it gave. API keys only: an access token never approves or manages grants.
+// the grants it gave, as operations (src/operations) bound to REST. API keys only: an access token
+// never approves or manages grants.
 import { Type } from 'typebox';
-import { agentOf } from '../../http/auth.ts';
 import { NextCursor, PaginationQuery } from '../../http/pagination.ts';
 import { Body, Described, IdParam, NoContent, Nullable, Timestamp } from '../../http/schemas.ts';
 import type { App } from '../../http/types.ts';
+import { defineOperation } from '../../operations/operation.ts';
+import type { RestBinder } from '../../operations/rest.ts';
 import type { OAuthService } from './service.ts';
 
 const TAGS = ['OAuth'];
@@ -92,82 +94,97 @@ const GrantList = Type.Object(
   },
 );
 
-export function registerConsentRoutes(app: App, oauth: OAuthService): void {
-  app.get(
-    '/v1/oauth/requests/:request_id',
-    {
-      config: { auth: 'agent', apiKeyOnly: true },
-      schema: {
-        operationId: 'getAuthorizationRequest',
-        tags: TAGS,
-        summary: 'Read an authorization request before consenting',
-        description:
-          'The client, its redirect host, the scopes and the resource the request asks for. The first organization to read or decide a request holds it; for any other it is 404.',
-        params: IdParam('request_id', 'oar'),
-        response: { 200: Described(AuthorizationRequest, 'The authorization request.') },
-      },
-    },
-    async (request) => oauth.describeRequest(agentOf(request).organizationId, request.params.request_id),
-  );
+const REQUEST_ID_FIELD = Type.String({
+  minLength: 1,
+  maxLength: 64,
+  description: 'The request parameter of the consent URL.',
+});
+/** Any agent credential of the organization, API keys only, no idempotency key (as before operations). */
+const apiKeys = { scope: null, apiKeyOnly: true, idempotency: 'none' } as const;
 
-  app.post(
-    '/v1/oauth/consent',
-    {
-      config: { auth: 'agent', apiKeyOnly: true, errors: ['not_found', 'conflict'] },
-      schema: {
-        operationId: 'decideAuthorizationRequest',
-        tags: TAGS,
-        summary: 'Approve or deny an authorization request',
-        description:
-          "Decides once (409 conflict when already decided or expired); another organization's request is 404. Approving answers the redirect URL with a single-use code (valid 60 s), state and iss; denying answers it with error=access_denied.",
-        body: Body(
-          {
-            request_id: Type.String({
-              minLength: 1,
-              maxLength: 64,
-              description: 'The request parameter of the consent URL.',
-            }),
-            approve: Type.Boolean(),
-          },
-          { examples: [{ request_id: REQUEST_ID, approve: true }] },
-        ),
-        response: { 200: Described(ConsentResult, 'The decision is recorded; send the user to redirect_url.') },
+export function consentOperations(oauth: OAuthService) {
+  return {
+    getAuthorizationRequest: defineOperation({
+      name: 'get_authorization_request',
+      summary: 'Read an authorization request before consenting',
+      description:
+        'The client, its redirect host, the scopes and the resource the request asks for. The first organization to read or decide a request holds it; for any other it is 404.',
+      ...apiKeys,
+      errors: [],
+      input: Type.Object({ request_id: Type.String() }),
+      output: AuthorizationRequest,
+      run: (ctx, input) => oauth.describeRequest(ctx.organizationId, input.request_id),
+    }),
+    decideAuthorizationRequest: defineOperation({
+      name: 'decide_authorization_request',
+      summary: 'Approve or deny an authorization request',
+      description:
+        "Decides once (409 conflict when already decided or expired); another organization's request is 404. Approving answers the redirect URL with a single-use code (valid 60 s), state and iss; denying answers it with error=access_denied.",
+      ...apiKeys,
+      errors: ['not_found', 'conflict'],
+      input: Type.Object({ request_id: REQUEST_ID_FIELD, approve: Type.Boolean() }, { additionalProperties: false }),
+      output: ConsentResult,
+      run: (ctx, input) => oauth.decide(ctx.organizationId, input.request_id, input.approve),
+    }),
+    listOAuthGrants: defineOperation({
+      name: 'list_oauth_grants',
+      summary: 'List the OAuth grants of the organization',
+      description: '',
+      ...apiKeys,
+      errors: [],
+      input: Type.Object(PaginationQuery),
+      output: GrantList,
+      run: (ctx, input) => oauth.listGrants(ctx.organizationId, input),
+    }),
+    revokeOAuthGrant: defineOperation({
+      name: 'revoke_oauth_grant',
+      summary: 'Revoke an OAuth grant',
+      description: 'Its access and refresh tokens stop working at once, in every process.',
+      ...apiKeys,
+      status: 204,
+      errors: [],
+      input: Type.Object({ grant_id: Type.String() }),
+      output: Type.Null(),
+      run: async (ctx, input) => {
+        await oauth.revokeGrant(ctx.organizationId, input.grant_id);
+        return null;
       },
-    },
-    async (request) => oauth.decide(agentOf(request).organizationId, request.body.request_id, request.body.approve),
-  );
+    }),
+  };
+}
 
-  app.get(
-    '/v1/oauth/grants',
-    {
-      config: { auth: 'agent', apiKeyOnly: true },
-      schema: {
-        operationId: 'listOAuthGrants',
-        tags: TAGS,
-        summary: 'List the OAuth grants of the organization',
-        querystring: Type.Object(PaginationQuery),
-        response: { 200: Described(GrantList, 'A page of active grants, newest first.') },
-      },
-    },
-    async (request) => oauth.listGrants(agentOf(request).organizationId, request.query),
-  );
-
-  app.delete(
-    '/v1/oauth/grants/:grant_id',
-    {
-      config: { auth: 'agent', apiKeyOnly: true },
-      schema: {
-        operationId: 'revokeOAuthGrant',
-        tags: TAGS,
-        summary: 'Revoke an OAuth grant',
-        description: 'Its access and refresh tokens stop working at once, in every process.',
-        params: IdParam('grant_id', 'grt'),
-        response: { 204: NoContent('Revoked.') },
-      },
-    },
-    async (request, reply) => {
-      await oauth.revokeGrant(agentOf(request).organizationId, request.params.grant_id);
-      return reply.code(204).send(null);
-    },
-  );
+export function registerConsentRoutes(app: App, rest: RestBinder, ops: ReturnType<typeof consentOperations>): void {
+  rest.bind(app, ops.getAuthorizationRequest, {
+    method: 'GET',
+    url: '/v1/oauth/requests/:request_id',
+    tags: TAGS,
+    params: IdParam('request_id', 'oar'),
+    response: Described(AuthorizationRequest, 'The authorization request.'),
+  });
+  rest.bind(app, ops.decideAuthorizationRequest, {
+    method: 'POST',
+    url: '/v1/oauth/consent',
+    tags: TAGS,
+    body: Body(
+      { request_id: REQUEST_ID_FIELD, approve: Type.Boolean() },
+      { examples: [{ request_id: REQUEST_ID, approve: true }] },
+    ),
+    response: Described(ConsentResult, 'The decision is recorded; send the user to redirect_url.'),
+  });
+  rest.bind(app, ops.listOAuthGrants, {
+    method: 'GET',
+    url: '/v1/oauth/grants',
+    operationId: 'listOAuthGrants',
+    tags: TAGS,
+    querystring: Type.Object(PaginationQuery),
+    response: Described(GrantList, 'A page of active grants, newest first.'),
+  });
+  rest.bind(app, ops.revokeOAuthGrant, {
+    method: 'DELETE',
+    url: '/v1/oauth/grants/:grant_id',
+    operationId: 'revokeOAuthGrant',
+    tags: TAGS,
+    params: IdParam('grant_id', 'grt'),
+    response: NoContent('Revoked.'),
+  });
 }

@@ -10,7 +10,8 @@ import type { Clock } from '../../lib/clock.ts';
 import { systemLookup, type Lookup } from '../../lib/ssrf.ts';
 import { MCP_SCOPES } from '../mcp/scopes.ts';
 import { OAuthClients } from './clients.ts';
-import { registerConsentRoutes } from './consent-routes.ts';
+import { consentOperations, registerConsentRoutes } from './consent-routes.ts';
+import type { RestBinder } from '../../operations/rest.ts';
 import type { RateLimiter } from '../../http/rate-limit.ts';
 import { documentFetcher, type DocumentFetcher } from './metadata-document.ts';
 import { DEFAULT_ADDRESS_LIMITS, registerProtocolRoutes, type AddressLimits } from './protocol-routes.ts';
@@ -93,7 +94,7 @@ export function build(deps: {
 export function register(
   app: App,
   module: OAuthModule,
-  deps: { docsUrl: string; limiter?: RateLimiter; now?: () => number },
+  deps: { docsUrl: string; rest: RestBinder; limiter?: RateLimiter; now?: () => number },
 ): void {
   const { revocations } = module;
   if (revocations) {
@@ -108,5 +109,5 @@ export function register(
     now: deps.now,
     limits: module.addressLimits,
   });
-  registerConsentRoutes(app, module.oauth);
+  registerConsentRoutes(app, deps.rest, consentOperations(module.oauth));
 }
