@@ -64,6 +64,9 @@ export async function claim(t: TestApp, line: Line, query = '') {
   return response.json().messages as Array<Record<string, unknown> & { id: string }>;
 }
 
+// Ids made here carry a prefix no test writes by hand: a test that uploads `sms-42` itself must
+// not see a later helper upload answered as its duplicate (the counter is per process, shared by
+// every file grouped into it).
 let eventCounter = 0;
 
 export function report(t: TestApp, line: Line, messageId: string, body: Record<string, unknown>) {
@@ -72,7 +75,7 @@ export function report(t: TestApp, line: Line, messageId: string, body: Record<s
     method: 'POST',
     url: `/v1/device/messages/${messageId}/events`,
     headers: line.device.headers,
-    payload: { event_id: `ev-${eventCounter}`, occurred_at: t.clock.now().toISOString(), ...body },
+    payload: { event_id: `helper-ev-${eventCounter}`, occurred_at: t.clock.now().toISOString(), ...body },
   });
 }
 
@@ -82,6 +85,6 @@ export function inbound(t: TestApp, line: Line, body: Record<string, unknown>) {
     method: 'POST',
     url: '/v1/device/messages/inbound',
     headers: line.device.headers,
-    payload: { device_message_id: `sms-${eventCounter}`, received_at: t.clock.now().toISOString(), ...body },
+    payload: { device_message_id: `helper-sms-${eventCounter}`, received_at: t.clock.now().toISOString(), ...body },
   });
 }
