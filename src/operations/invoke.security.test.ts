@@ -6,7 +6,13 @@ import type { AgentPrincipal } from '../http/types.ts';
 import { ApiError } from '../lib/errors.ts';
 import { Type } from 'typebox';
 import { admit } from './invoke.ts';
-import { defineOperatorOperation, type ConsolePrincipal, type OperatorPrincipal } from './operation.ts';
+import {
+  ANONYMOUS,
+  defineOperatorOperation,
+  definePublicOperation,
+  type ConsolePrincipal,
+  type OperatorPrincipal,
+} from './operation.ts';
 
 const codeOf = (run: () => void) => {
   try {
@@ -99,6 +105,57 @@ describe('invoke admits', () => {
       (error: ApiError) => error.code === 'forbidden' && /acts for an organization/.test(error.message),
     );
     assert.equal(state.runs, 0);
+  });
+
+  it('an anonymous caller only to public operations, and those to no one with a credential', async () => {
+    const { operation, state } = probe(t, { scope: null, allowUnverified: true });
+    await assert.rejects(
+      t.services.invoker.invoke(operation, ANONYMOUS, { echo: 'x' }),
+      (error: ApiError) => error.code === 'unauthenticated' && error.status === 401,
+    );
+    const operatorOp = defineOperatorOperation({
+      name: 'operator_probe',
+      summary: 'Probe',
+      description: '',
+      errors: [],
+      input: Type.Object({}),
+      output: Type.Object({}),
+      run: async () => ({}),
+    });
+    assert.equal(
+      codeOf(() => admit(operatorOp, ANONYMOUS)),
+      'unauthenticated',
+    );
+    assert.equal(state.runs, 0);
+    let runs = 0;
+    const publicOp = definePublicOperation({
+      name: 'public_probe',
+      summary: 'Probe',
+      description: '',
+      errors: [],
+      input: Type.Object({ echo: Type.String({ minLength: 1 }) }, { additionalProperties: false }),
+      output: Type.Object({}),
+      run: async (ctx, input) => {
+        runs += 1;
+        return { caller: ctx.principal.credentialType, echo: input.echo };
+      },
+    });
+    const operator: OperatorPrincipal = { credentialType: 'admin_token', tokenId: 'adm_bootstrap' };
+    for (const caller of [principal, operator]) {
+      await assert.rejects(
+        t.services.invoker.invoke(publicOp, caller, { echo: 'x' }),
+        (error: ApiError) => error.code === 'forbidden' && /without a credential/.test(error.message),
+      );
+    }
+    assert.equal(runs, 0);
+    await assert.rejects(
+      t.services.invoker.invoke(publicOp, ANONYMOUS, { echo: '' }),
+      (error: ApiError) => error.code === 'invalid_request',
+    );
+    assert.deepEqual(await t.services.invoker.invoke(publicOp, ANONYMOUS, { echo: 'x' }), {
+      replayed: false,
+      value: { caller: 'anonymous', echo: 'x' },
+    });
   });
 
   it('refuses before running, and the refusal is not kept for the key', async () => {

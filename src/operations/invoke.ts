@@ -19,6 +19,7 @@ import { canonicalJson } from '../lib/canonical-json.ts';
 import { ApiError } from '../lib/errors.ts';
 import {
   isOperator,
+  isPublic,
   ORGANIZATION_KINDS,
   principalKind,
   type AnyOperation,
@@ -73,13 +74,20 @@ function validated(op: AnyOperation, input: unknown): void {
     );
 }
 
-/** Why a kind of caller is refused an operation it is not among the `principals` of (403 forbidden). */
+/**
+ * Why a kind of caller is refused an operation it is not among the `principals` of: 403 forbidden,
+ * or 401 unauthenticated for the anonymous caller (it has no credential to show).
+ */
 const REFUSED: Record<PrincipalKind, string> = {
   // The texts of http/auth.ts for an agent credential on an admin route.
   agent: 'The administrative surface is not available to agent credentials.',
   console: "The administrative surface is not available to an organization's console session.",
   operator: "This operation acts for an organization: it takes the organization's credential or console session.",
+  public: 'This operation takes a credential: without one, only sign-up may be called.',
 };
+
+/** Why a caller with a credential is refused a public operation (only the anonymous caller calls one). */
+const PUBLIC_ONLY = 'This operation is for a caller without a credential: call it anonymously.';
 
 /** The credential, scope and organization checks of an operation (REST's route checks, the same codes). */
 export function admit(
@@ -87,8 +95,12 @@ export function admit(
   caller: Caller,
 ): void {
   const kind = principalKind(caller);
-  if (!(op.principals ?? ORGANIZATION_KINDS).includes(kind)) throw new ApiError('forbidden', REFUSED[kind]);
-  if (isOperator(caller)) return;
+  const principals = op.principals ?? ORGANIZATION_KINDS;
+  if (!principals.includes(kind)) {
+    if (kind === 'public') throw new ApiError('unauthenticated', REFUSED.public);
+    throw new ApiError('forbidden', principals.includes('public') ? PUBLIC_ONLY : REFUSED[kind]);
+  }
+  if (isOperator(caller) || isPublic(caller)) return;
   const principal = caller;
   if (!op.allowUnverified && principal.organizationStatus === 'unverified') {
     throw new ApiError(
@@ -164,8 +176,8 @@ export class Invoker {
     input: Record<string, unknown>,
     options: InvokeOptions = {},
   ): Promise<Invoked<Out>> {
-    if (isOperator(principal)) {
-      // The operator's operations take no key and answer nothing to pay for.
+    if (isOperator(principal) || isPublic(principal)) {
+      // The operator's and the public operations take no key and answer nothing to pay for.
       admit(op, principal);
       if (options.validate !== false) validated(op, input);
       return { replayed: false, value: await op.run({ principal, signal: options.signal }, input) };

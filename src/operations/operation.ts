@@ -35,20 +35,35 @@ export interface OperatorPrincipal {
   tokenId: string;
 }
 
-/** Whoever calls invoke. */
-export type Caller = Principal | OperatorPrincipal;
+/**
+ * Someone with no credential yet (sign-up, on REST or the console's form). Only an operation that
+ * declares the `public` kind admits it; every other refuses it as `unauthenticated`.
+ */
+export interface PublicPrincipal {
+  credentialType: 'anonymous';
+}
 
-/** The kinds of caller an operation admits: agent credentials, console sessions, the operator. */
-export type PrincipalKind = 'agent' | 'console' | 'operator';
+/** The anonymous caller. */
+export const ANONYMOUS: PublicPrincipal = Object.freeze({ credentialType: 'anonymous' });
+
+/** Whoever calls invoke. */
+export type Caller = Principal | OperatorPrincipal | PublicPrincipal;
+
+/** The kinds of caller an operation admits: agent credentials, console sessions, the operator, anyone. */
+export type PrincipalKind = 'agent' | 'console' | 'operator' | 'public';
 
 export const principalKind = (caller: Caller): PrincipalKind =>
   caller.credentialType === 'console_session'
     ? 'console'
     : caller.credentialType === 'admin_token' || caller.credentialType === 'operator_session'
       ? 'operator'
-      : 'agent';
+      : caller.credentialType === 'anonymous'
+        ? 'public'
+        : 'agent';
 
 export const isOperator = (caller: Caller): caller is OperatorPrincipal => principalKind(caller) === 'operator';
+
+export const isPublic = (caller: Caller): caller is PublicPrincipal => principalKind(caller) === 'public';
 
 /** An organization's operations admit its agents and its console (the default of `principals`). */
 export const ORGANIZATION_KINDS: readonly PrincipalKind[] = ['agent', 'console'];
@@ -56,6 +71,12 @@ export const ORGANIZATION_KINDS: readonly PrincipalKind[] = ['agent', 'console']
 /** What an operator operation runs with: the operator (its audit records name the token). */
 export interface OperatorContext {
   principal: OperatorPrincipal;
+  signal?: AbortSignal;
+}
+
+/** What a public operation runs with: no organization, no credential. */
+export interface PublicContext {
+  principal: PublicPrincipal;
   signal?: AbortSignal;
 }
 
@@ -76,7 +97,10 @@ export interface Operation<In extends TObject = TObject, Out = unknown, Context 
   name: string;
   summary: string;
   description: string;
-  /** Who may call it; default ORGANIZATION_KINDS. An operator operation admits only `['operator']`. */
+  /**
+   * Who may call it; default ORGANIZATION_KINDS. An operator operation admits only `['operator']`,
+   * a public one only `['public']`.
+   */
   principals?: readonly PrincipalKind[];
   /** The OAuth scope it needs (API keys carry every scope); null: any agent credential. */
   scope: string | null;
@@ -131,6 +155,18 @@ export function defineOperatorOperation<In extends TObject, Out>(
   >,
 ): OperatorOperation<In, Out> {
   return { ...operation, principals: ['operator'], scope: null, idempotency: 'none' };
+}
+
+export type PublicOperation<In extends TObject = TObject, Out = unknown> = Operation<In, Out, PublicContext>;
+
+/**
+ * Declares a public operation (sign-up): the anonymous caller only, no scope or organization rule,
+ * no idempotency key, nothing to pay (its errors are never enriched). Its REST route is public.
+ */
+export function definePublicOperation<In extends TObject, Out>(
+  operation: Omit<PublicOperation<In, Out>, 'principals' | 'scope' | 'idempotency' | 'allowUnverified' | 'apiKeyOnly'>,
+): PublicOperation<In, Out> {
+  return { ...operation, principals: ['public'], scope: null, idempotency: 'none' };
 }
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any

@@ -8,7 +8,7 @@ import { adminOf, agentOf } from '../http/auth.ts';
 import { problemBody } from '../http/errors.ts';
 import { IdempotencyKeyHeaders, requestHash } from '../http/idempotency.ts';
 import type { App } from '../http/types.ts';
-import type { AnyOperation, Caller } from './operation.ts';
+import { ANONYMOUS, type AnyOperation, type Caller } from './operation.ts';
 import type { Invoker } from './invoke.ts';
 
 export interface RestBinding {
@@ -33,6 +33,8 @@ export interface RestBinding {
   /** Other success answers, by status (a create repeated with its client_id: 200); `answer` picks the status. */
   responses?: Record<number, TSchema>;
   preValidation?: RouteOptions['preValidation'];
+  /** The extra per-IP bucket of an abuse-prone public route (sign-up). */
+  ipLimit?: 'sign_up';
   /** Runs on a fresh success before it is sent (not on a replay): headers of this transport only. */
   after?: (request: FastifyRequest, reply: FastifyReply, value: never) => Promise<void>;
   /** Left out of the OpenAPI document (test probes). */
@@ -58,10 +60,16 @@ export function restBinder(invoker: Invoker, options: { baseUrl: string; docsUrl
     bind(app, op, binding) {
       const status = op.status ?? 200;
       const idempotent = op.idempotency !== 'none';
-      // An operator operation is an admin route (an admin token); the others take an agent's credential.
+      // An operator operation is an admin route (an admin token), a public one takes no credential;
+      // the others take an agent's credential.
       const operator = op.principals?.includes('operator') ?? false;
+      const open = op.principals?.includes('public') ?? false;
       const callerOf = (request: FastifyRequest): Caller =>
-        operator ? { credentialType: 'admin_token', tokenId: adminOf(request).tokenId } : agentOf(request);
+        operator
+          ? { credentialType: 'admin_token', tokenId: adminOf(request).tokenId }
+          : open
+            ? ANONYMOUS
+            : agentOf(request);
       const handler = async (request: FastifyRequest, reply: FastifyReply) => {
         const fields = {
           ...(request.params as object),
@@ -107,7 +115,8 @@ export function restBinder(invoker: Invoker, options: { baseUrl: string; docsUrl
         method: binding.method,
         url: binding.url,
         config: {
-          auth: operator ? 'admin' : 'agent',
+          auth: operator ? 'admin' : open ? 'public' : 'agent',
+          ...(binding.ipLimit ? { ipLimit: binding.ipLimit } : {}),
           ...(op.scope ? { scope: op.scope } : {}),
           ...(op.allowUnverified ? { allowUnverified: true } : {}),
           ...(op.apiKeyOnly ? { apiKeyOnly: true } : {}),

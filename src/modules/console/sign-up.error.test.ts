@@ -16,6 +16,7 @@ describe('console sign-up refusals', () => {
     ['', 'empty'],
     ['not an email', 'no @'],
     [`${'a'.repeat(250)}@example.com`, 'too long'],
+    ['two..dots@example.com', "not one by the sign-up operation's format"],
   ]) {
     it(`refuses an email that is ${why} as a form error, keeping the name`, async () => {
       const page = await signUp({ email, organization_name: 'Kept Name' });

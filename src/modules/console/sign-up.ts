@@ -1,12 +1,14 @@
-// Sign-up in the browser (/console/sign-up): email and organization name, through the same
-// OrganizationsService.signUp as POST /v1/agent/sign-up (the verification code is emailed, the
-// first API key is made and shown once); then the emailed code, through OrganizationsService.verify
+// Sign-up in the browser (/console/sign-up): email and organization name, through invoke with the
+// same sign_up operation as POST /v1/agent/sign-up, as the anonymous caller (the verification code
+// is emailed, the first API key is made and shown once); then the emailed code, through OrganizationsService.verify
 // as POST /v1/agent/verify, with that key as the credential; a verified organization is signed in
 // to the console and led to its first cell. Between the two pages the key waits in a cookie
 // (HttpOnly, SameSite=Strict, on /console/sign-up only, 10 minutes: the code's life).
 import type { FastifyRequest } from 'fastify';
 import type { App } from '../../http/types.ts';
 import { ApiError } from '../../lib/errors.ts';
+import { ANONYMOUS } from '../../operations/operation.ts';
+import { organizationOperations } from '../organizations/operations.ts';
 import { contextOf, redirect } from './guard.ts';
 import {
   CONSOLE_PATH,
@@ -26,6 +28,7 @@ const SIGN_UP_PATH = `${CONSOLE_PATH}/sign-up`;
 const KEY_COOKIE = 'cg_console_sign_up';
 const KEY_TTL_S = 600;
 const EMAIL = /^[^\s@]{1,64}@[^\s@]+\.[^\s@]+$/;
+const EMAIL_ERROR = 'Enter an email address, like name@example.com.';
 export const ORGANIZATION_NAME_MAX = 100;
 const PUBLIC = { auth: 'public' as const };
 const HIDDEN = { hide: true };
@@ -91,7 +94,8 @@ ${hidden('email', form.email)}
 
 export function registerSignUpPages(app: App, module: ConsoleModule): void {
   const { http, guard } = module;
-  const { organizations } = module.dashboard;
+  const { organizations, invoker } = module.dashboard;
+  const { signUp } = organizationOperations(organizations);
   const refused = messagePage(contextOf(null), 'Request refused', 'This form was sent from another site.');
   const startAgain = (title: string, message: string) =>
     messagePage(contextOf(null), title, message, { href: SIGN_UP_PATH, text: 'Sign up again' });
@@ -109,7 +113,7 @@ export function registerSignUpPages(app: App, module: ConsoleModule): void {
       const email = text(request.body, 'email').trim();
       const organizationName = text(request.body, 'organization_name').trim();
       const errors: NonNullable<SignUpForm['errors']> = {};
-      if (email.length > 254 || !EMAIL.test(email)) errors.email = 'Enter an email address, like name@example.com.';
+      if (email.length > 254 || !EMAIL.test(email)) errors.email = EMAIL_ERROR;
       if (organizationName === '') errors.organization_name = 'Enter the name of your organization.';
       else if (organizationName.length > ORGANIZATION_NAME_MAX)
         errors.organization_name = `The name is too long (at most ${ORGANIZATION_NAME_MAX} characters).`;
@@ -117,8 +121,21 @@ export function registerSignUpPages(app: App, module: ConsoleModule): void {
         return sendPage(reply, 400, signUpPage(contextOf(null), { email, organizationName, errors }));
       let signedUp: Awaited<ReturnType<typeof organizations.signUp>>;
       try {
-        signedUp = await organizations.signUp({ email, organization_name: organizationName });
+        const outcome = await invoker.invoke<typeof signedUp>(signUp, ANONYMOUS, {
+          email,
+          organization_name: organizationName,
+        });
+        if (outcome.replayed) throw new Error('sign-up takes no idempotency key: nothing to replay');
+        signedUp = outcome.value;
       } catch (error) {
+        // An email the form's check lets through and the operation's `format: email` does not (the
+        // name's limits are the form's own).
+        if (error instanceof ApiError && error.code === 'invalid_request')
+          return sendPage(
+            reply,
+            400,
+            signUpPage(contextOf(null), { email, organizationName, errors: { email: EMAIL_ERROR } }),
+          );
         if (error instanceof ApiError && error.code === 'conflict') {
           const message = `${error.message} Sign in instead.`;
           return sendPage(

@@ -31,5 +31,5 @@ export function build(deps: { db: Kysely<DB>; clock: Clock; mailer: Mailer }): O
 }
 
 export function register(app: App, module: OrganizationsModule, rest: RestBinder): void {
-  registerOrganizationRoutes(app, module.organizations, rest, module.operations);
+  registerOrganizationRoutes(app, rest, module.operations);
 }

@@ -1,15 +1,28 @@
-// The organizations' operations (src/operations) of a credential: verify, whoami and the API keys.
-// They are about the calling credential itself: a console session is refused (agentCaller).
+// The organizations' operations (src/operations): sign-up, public (there is no credential yet: the
+// anonymous caller, on REST and the console's form), and those of a credential: verify, whoami and
+// the API keys. These are about the calling credential itself: a console session is refused
+// (agentCaller).
 import { Type } from 'typebox';
 import { PaginationQuery } from '../../http/pagination.ts';
-import { agentCaller, defineOperation } from '../../operations/operation.ts';
-import { ApiKeyList, CreatedApiKey, VerificationResult, Whoami } from './schemas.ts';
+import { agentCaller, defineOperation, definePublicOperation } from '../../operations/operation.ts';
+import { ApiKeyList, CreatedApiKey, SignUpRequest, SignUpResponse, VerificationResult, Whoami } from './schemas.ts';
 import { MAX_ACTIVE_KEYS, type OrganizationsService } from './service.ts';
 
 const keys = { scope: null, apiKeyOnly: true, idempotency: 'none' } as const;
 
 export function organizationOperations(organizations: OrganizationsService) {
   return {
+    signUp: definePublicOperation({
+      name: 'sign_up',
+      summary: 'Register an organization',
+      description:
+        'Creates an unverified organization and its first API key, and emails a 6-digit code. Signing up again with an unverified email rotates the key and sends a new code.',
+      status: 201,
+      errors: ['conflict'],
+      input: SignUpRequest,
+      output: SignUpResponse,
+      run: (_ctx, input) => organizations.signUp(input),
+    }),
     verifyOrganization: defineOperation({
       name: 'verify_organization',
       summary: 'Verify the organization with the emailed code',

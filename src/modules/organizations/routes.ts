@@ -1,5 +1,6 @@
-// Sign-up, verification, whoami and API keys (contract §3). Sign-up is public (there is no
-// credential yet: no operation); the rest are bound from the organizations' operations.
+// Sign-up, verification, whoami and API keys (contract §3), all bound from the organizations'
+// operations. Sign-up is public (there is no credential yet: the anonymous caller) and keeps its
+// per-IP bucket (`ipLimit: 'sign_up'`).
 import { Type } from 'typebox';
 import { PaginationQuery } from '../../http/pagination.ts';
 import { Body, Described, IdParam, NoContent } from '../../http/schemas.ts';
@@ -7,34 +8,18 @@ import type { App } from '../../http/types.ts';
 import type { RestBinder } from '../../operations/rest.ts';
 import type { OrganizationOperations } from './operations.ts';
 import { ApiKeyList, CreatedApiKey, SignUpRequest, SignUpResponse, VerificationResult, Whoami } from './schemas.ts';
-import type { OrganizationsService } from './service.ts';
 
 const TAGS = ['Organizations'];
 
-export function registerOrganizationRoutes(
-  app: App,
-  organizations: OrganizationsService,
-  rest: RestBinder,
-  ops: OrganizationOperations,
-): void {
-  app.post(
-    '/v1/agent/sign-up',
-    {
-      config: { auth: 'public', ipLimit: 'sign_up', errors: ['conflict'] },
-      schema: {
-        operationId: 'signUp',
-        tags: ['Organizations'],
-        summary: 'Register an organization',
-        description:
-          'Creates an unverified organization and its first API key, and emails a 6-digit code. Signing up again with an unverified email rotates the key and sends a new code.',
-        body: SignUpRequest,
-        response: {
-          201: Described(SignUpResponse, 'The organization is created (unverified) and the code is emailed.'),
-        },
-      },
-    },
-    async (request, reply) => reply.code(201).send(await organizations.signUp(request.body)),
-  );
+export function registerOrganizationRoutes(app: App, rest: RestBinder, ops: OrganizationOperations): void {
+  rest.bind(app, ops.signUp, {
+    method: 'POST',
+    url: '/v1/agent/sign-up',
+    tags: TAGS,
+    ipLimit: 'sign_up',
+    body: SignUpRequest,
+    response: Described(SignUpResponse, 'The organization is created (unverified) and the code is emailed.'),
+  });
 
   rest.bind(app, ops.verifyOrganization, {
     method: 'POST',
