@@ -24,6 +24,12 @@ const extraArgs = process.argv.slice(2);
  * SQLite runs, which run every file. Named files always run.
  */
 const DATABASE_INDEPENDENT = '// @database-independent';
+/**
+ * A browser test (`*.browser.test.ts`) checks what Chromium shows: layout, accessibility, a walk
+ * through the forms. The queries behind each page run on PostgreSQL in the console's HTTP tests,
+ * and Chromium is a third of a run's CPU, so the PostgreSQL run leaves these to the SQLite runs.
+ */
+const isBrowserTest = (file: string) => file.endsWith('.browser.test.ts');
 const allFiles = () => globSync(['src/**/*.test.ts', 'test/**/*.test.ts']).sort();
 const isDatabaseIndependent = (file: string) => readFileSync(file, 'utf8').startsWith(DATABASE_INDEPENDENT);
 
@@ -31,8 +37,10 @@ function testFiles(): string[] {
   if (extraArgs.length > 0) return extraArgs;
   if (!adminUrl) return allFiles();
   const files = allFiles();
-  const kept = files.filter((file) => !isDatabaseIndependent(file));
-  process.stdout.write(`${files.length - kept.length} database-independent test files left to the SQLite runs\n`);
+  const kept = files.filter((file) => !isDatabaseIndependent(file) && !isBrowserTest(file));
+  process.stdout.write(
+    `${files.length - kept.length} database-independent and browser test files left to the SQLite runs\n`,
+  );
   return kept;
 }
 const files = testFiles();

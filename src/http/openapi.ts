@@ -199,25 +199,43 @@ export function documentationGaps(route: Pick<RouteOptions, 'config' | 'schema'>
 /** Data, not schemas: never walked for `$id`s. */
 const DATA_KEYWORDS = new Set(['examples', 'example', 'default', 'enum', 'const']);
 
-/** Adds every sub-schema of `node` that has an `$id` to `named`; two different schemas may not share a name. */
-function collectNamed(node: unknown, named: Record<string, Schema>): void {
+/** Every sub-schema of `node` that has an `$id`, as JSON text by name; two different schemas may not share a name. */
+function namedTexts(node: unknown, texts = new Map<string, string>()): Map<string, string> {
   if (Array.isArray(node)) {
-    for (const item of node) collectNamed(item, named);
-    return;
+    for (const item of node) namedTexts(item, texts);
+    return texts;
   }
-  if (!isObject(node)) return;
+  if (!isObject(node)) return texts;
   const id = node.$id;
   if (typeof id === 'string' && id !== 'Problem') {
     const { 'x-response-description': _description, ...plain } = node;
-    const text = JSON.stringify(plain);
-    const known = named[id];
-    // A copy: generating the document rewrites nested named schemas into references in place,
-    // and the route schemas must stay as they are (serializers of other apps compile them).
-    if (!known) named[id] = JSON.parse(text) as Schema;
-    else if (JSON.stringify(known) !== text)
-      throw new Error(`OpenAPI: two different schemas are named ${id}; give one another $id.`);
+    addNamed(texts, id, JSON.stringify(plain));
   }
-  for (const [key, value] of Object.entries(node)) if (!DATA_KEYWORDS.has(key)) collectNamed(value, named);
+  for (const [key, value] of Object.entries(node)) if (!DATA_KEYWORDS.has(key)) namedTexts(value, texts);
+  return texts;
+}
+
+function addNamed(texts: Map<string, string>, id: string, text: string): void {
+  const known = texts.get(id);
+  if (known === undefined) texts.set(id, text);
+  else if (known !== text) throw new Error(`OpenAPI: two different schemas are named ${id}; give one another $id.`);
+}
+
+/**
+ * namedTexts of each response schema object, once per process: route schemas are module constants
+ * that every app of a process (a test file builds dozens) registers again.
+ */
+const responseNames = new WeakMap<object, Map<string, string>>();
+
+/** Adds the named schemas of a route's responses to `texts` (by name, as JSON text). */
+function collectNamed(responses: unknown, texts: Map<string, string>): void {
+  if (!isObject(responses)) return;
+  for (const response of Object.values(responses)) {
+    if (!isObject(response)) continue;
+    let names = responseNames.get(response);
+    if (!names) responseNames.set(response, (names = namedTexts(response)));
+    for (const [id, text] of names) addNamed(texts, id, text);
+  }
 }
 
 const REPLAYED_HEADER = {
@@ -395,8 +413,19 @@ function webhooks() {
 
 export async function registerOpenApi(app: App, config: Config): Promise<void> {
   app.addSchema(Problem);
-  // Filled as routes are added (their named schemas), read when the document is generated.
+  // Named response schemas by name, as routes are added; copied into `schemas` when the app is
+  // ready, before any document is generated. Copies: generating the document rewrites nested
+  // named schemas into references in place, and the route schemas must stay as they are
+  // (serializers of other apps compile them).
+  const named = new Map<string, string>();
   const schemas: Record<string, Schema> = eventSchemas();
+  app.addHook('onReady', async () => {
+    for (const [id, text] of named) {
+      if (!(id in schemas)) schemas[id] = JSON.parse(text) as Schema;
+      else if (JSON.stringify(schemas[id]) !== text)
+        throw new Error(`OpenAPI: two different schemas are named ${id}; give one another $id.`);
+    }
+  });
   const options: FastifyDynamicSwaggerOptions = {
     openapi: {
       openapi: '3.1.0',
@@ -425,7 +454,7 @@ export async function registerOpenApi(app: App, config: Config): Promise<void> {
       webhooks: webhooks(),
     },
     refResolver: { buildLocalReference: (json, _baseUri, _fragment, i) => String(json.$id ?? `def-${i}`) },
-    // On a copy of the route schema, for the same reason as collectNamed's.
+    // On a copy of the route schema, for the same reason as the named schemas'.
     transform: ({ schema, url, route }) =>
       !schema || (schema as Schema).hide
         ? { schema, url }
@@ -503,6 +532,6 @@ export async function registerOpenApi(app: App, config: Config): Promise<void> {
       summary: String(schema?.summary),
       codes: errorCodesOf(route),
     });
-    collectNamed(schema?.response, schemas);
+    collectNamed(schema?.response, named);
   });
 }

@@ -8,8 +8,11 @@ import { fileURLToPath } from 'node:url';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { startApp, type StartOptions, type TestApp } from '../harness.ts';
 
+// Debian's chromium-headless-shell first: the old headless shell, without the full browser's
+// window and compositor machinery, does the same page work with about half the CPU.
 const CHROMIUM = [
   process.env.CELLGATE_CHROMIUM,
+  '/usr/lib/chromium/chromium-headless-shell',
   '/usr/lib/chromium/chromium',
   '/usr/bin/chromium',
   '/usr/bin/chromium-browser',
@@ -18,7 +21,7 @@ const CHROMIUM = [
 /** The `skip` option of a browser suite: false when Chromium is here, else why not. */
 export const skipWithoutChromium: false | string = CHROMIUM
   ? false
-  : 'no Chromium found (install the Debian package "chromium", or set CELLGATE_CHROMIUM to its binary)';
+  : 'no Chromium found (install the Debian package "chromium-headless-shell" or "chromium", or set CELLGATE_CHROMIUM to its binary)';
 
 export const launchChromium = (): Promise<Browser> =>
   chromium.launch({ executablePath: CHROMIUM, headless: true, args: ['--no-sandbox', '--disable-dev-shm-usage'] });
