@@ -75,6 +75,9 @@ export interface ChildServer {
  * Spawns `node <args>` from the repository root and waits until `readyPath` answers 200.
  * The child's stderr is shown only when it fails to start.
  */
+/** What `cellgate serve` prints once it listens on `port` (its start-up banner's first line). */
+export const serviceReadyLine = (port: number): RegExp => new RegExp(`listening on http://127\\.0\\.0\\.1:${port}\\n`);
+
 export async function startChild(options: {
   args: string[];
   env: Record<string, string>;
@@ -82,16 +85,28 @@ export async function startChild(options: {
   readyPath: string;
   nodeFlags?: string[];
   timeoutMs?: number;
+  /**
+   * A line the child prints once it listens. Without it, a free port taken by another process
+   * between freePort() and the child's listen would pass the readiness probe with the other
+   * process's answer (seen: a test's admin calls refused by another test's server).
+   */
+  readyLine?: RegExp;
 }): Promise<ChildServer> {
   const url = `http://127.0.0.1:${options.port}`;
   const child = spawn(process.execPath, [...(options.nodeFlags ?? []), ...options.args], {
     cwd: ROOT,
     env: { ...process.env, ...options.env },
-    stdio: ['ignore', 'ignore', 'pipe'],
+    stdio: ['ignore', options.readyLine ? 'pipe' : 'ignore', 'pipe'],
   });
   let stderr = '';
   child.stderr?.on('data', (chunk: Buffer) => {
     stderr = (stderr + chunk.toString()).slice(-8000);
+  });
+  let listening = !options.readyLine;
+  let stdout = '';
+  child.stdout?.on('data', (chunk: Buffer) => {
+    stdout = (stdout + chunk.toString()).slice(-8000);
+    if (options.readyLine?.test(stdout)) listening = true;
   });
   const exited = new Promise<void>((done) => child.once('exit', () => done()));
   const stop = async () => {
@@ -108,8 +123,8 @@ export async function startChild(options: {
       throw new Error(`${options.args.join(' ')} exited before it was ready:\n${stderr}`);
     }
     try {
-      const response = await fetch(url + options.readyPath);
-      if (response.ok) break;
+      const response = listening ? await fetch(url + options.readyPath) : undefined;
+      if (response?.ok) break;
     } catch {
       // not listening yet
     }
@@ -191,6 +206,7 @@ export async function startService(
       nodeFlags: options.profile ? ['--cpu-prof', `--cpu-prof-dir=${options.profile}`] : [],
       port,
       readyPath: '/health',
+      readyLine: serviceReadyLine(port),
       env: { ...serviceEnv({ databaseUrl, port, adminToken }), ...BENCH_PRICES, ...options.env },
     });
   } catch (error) {

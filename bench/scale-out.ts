@@ -33,6 +33,7 @@ import {
   ROOT,
   runBench,
   serviceEnv,
+  serviceReadyLine,
   signUpVerified,
   startChild,
   type ChildServer,
@@ -125,6 +126,7 @@ await runBench(async (onExit) => {
         nodeFlags: ['--max-semi-space-size=16'],
         port,
         readyPath: '/health',
+        readyLine: serviceReadyLine(port),
         // Billing on, as in production; the pro tier includes every phone of the simulated rack.
         env: {
           ...serviceEnv({ databaseUrl, port, adminToken }),

@@ -3,7 +3,7 @@
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import pg from 'pg';
-import { freePort, serviceEnv, startChild, type ChildServer } from '../bench/lib.ts';
+import { freePort, serviceEnv, serviceReadyLine, startChild, type ChildServer } from '../bench/lib.ts';
 import { TEST_CREDIT, TEST_GRANT } from './harness.ts';
 
 export type { ChildServer };
@@ -39,6 +39,7 @@ export async function startServerProcess(databaseUrl: string, env: Record<string
     args: ['--no-warnings', 'src/entry.mjs', 'serve'],
     port,
     readyPath: '/health',
+    readyLine: serviceReadyLine(port),
     env: { ...serviceEnv({ databaseUrl, port, adminToken: PROCESS_ADMIN_TOKEN }), ...env },
   });
 }
