@@ -28,7 +28,6 @@ function cellgate(args: string[], env: Record<string, string>) {
       PATH: process.env.PATH,
       CELLGATE_LOG_LEVEL: 'silent',
       CELLGATE_PORT: '0',
-      NODE_DISABLE_COMPILE_CACHE: '1',
       ...env,
     },
     encoding: 'utf8',
