@@ -5,6 +5,7 @@ import { after, before } from 'node:test';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
+import { sql } from 'kysely';
 import pg from 'pg';
 import { buildApp, type AppDeps, type Services } from '../src/app.ts';
 import { loadConfig, type Config } from '../src/config.ts';
@@ -102,23 +103,28 @@ export async function freshDatabase(): Promise<TestDatabase> {
 }
 
 /**
- * Databases this process is done with, emptied, to hand out again. A copy of the template takes
- * 60 ms to create, and DROP DATABASE waits for a checkpoint of the whole server (0.4-3 s on a busy
- * one, writing out every dirty page, which slows every other test's queries); emptying one (DELETE
- * from each table, sequences restarted) takes 5 ms. scripts/test.ts drops them after the run.
+ * Databases this process is done with, emptied, to hand out again with their open connection
+ * pool. A copy of the template takes 60 ms to create, and DROP DATABASE waits for a checkpoint of
+ * the whole server (0.4-3 s on a busy one, writing out every dirty page, which slows every other
+ * test's queries); emptying one takes 5 ms. Each new connection costs the server about 30 ms of
+ * CPU here, and a test app opens several: the pool is kept with its database. scripts/test.ts
+ * drops the databases after the run.
  */
-const emptiedDatabases: string[] = [];
+const emptiedDatabases: { name: string; database: Database }[] = [];
+// Their pools close when the process's last test ends (a root-level hook: this module loads once
+// per test process), rather than keeping it alive until their idle timeout.
+after(() => Promise.all(emptiedDatabases.splice(0).map(({ database }) => database.close())));
 
 /**
  * Every row of the database deleted and its sequences restarted: as the template left it (the
  * migrations write no rows). `replica` skips the foreign keys' triggers, so the order of the
- * tables does not matter. Other connections (a test's child process) are ended first.
+ * tables does not matter. A lock still held by another connection (a test's child process that
+ * did not stop) fails it within the lock timeout, and the database is dropped instead.
  */
-const EMPTY_DATABASE = `DO $$
+const EMPTY_DATABASE = sql`DO $$
 DECLARE name text;
 BEGIN
-  PERFORM pg_terminate_backend(pid) FROM pg_stat_activity
-    WHERE datname = current_database() AND pid <> pg_backend_pid();
+  SET LOCAL lock_timeout = '2s';
   SET LOCAL session_replication_role = replica;
   FOR name IN SELECT tablename FROM pg_tables WHERE schemaname = 'public' AND tablename NOT LIKE 'kysely\\_%' LOOP
     EXECUTE format('DELETE FROM %I', name);
@@ -133,23 +139,26 @@ END $$`;
  * run's migrated template database. One that cannot be emptied is dropped in the background.
  */
 async function copiedPostgres(pgUrl: string, template: string): Promise<TestDatabase> {
-  let name = emptiedDatabases.pop();
-  if (!name) {
-    name = `${template}_${randomBytes(6).toString('hex')}`;
+  let reused = emptiedDatabases.pop();
+  if (!reused) {
+    const name = `${template}_${randomBytes(6).toString('hex')}`;
     await adminQuery(pgUrl, `CREATE DATABASE ${name} TEMPLATE ${template}`);
+    const url = new URL(pgUrl);
+    url.pathname = `/${name}`;
+    reused = { name, database: openDatabase(url.toString()) };
   }
+  const { name, database } = reused;
   const url = new URL(pgUrl);
   url.pathname = `/${name}`;
-  const database = openDatabase(url.toString());
   return {
     database,
     url: url.toString(),
     async drop() {
-      await database.close();
       try {
-        await adminQuery(url.toString(), `BEGIN; ${EMPTY_DATABASE}; COMMIT`);
-        emptiedDatabases.push(name);
+        await database.db.transaction().execute((tx) => EMPTY_DATABASE.execute(tx));
+        emptiedDatabases.push({ name, database });
       } catch {
+        await database.close().catch(() => {});
         adminQuery(pgUrl, `DROP DATABASE IF EXISTS ${name} WITH (FORCE)`).catch(() => {});
       }
     },
