@@ -60,8 +60,11 @@ const concurrency = Number(process.env.CELLGATE_TEST_CONCURRENCY) || 4;
  */
 const ISOLATED = '// @test-isolated';
 const isIsolated = (file: string) => readFileSync(file, 'utf8').slice(0, 2000).includes(ISOLATED);
-/** Seconds per file of the last run (scripts/test-durations.ts); a seed is committed for fresh clones. */
-const lastDurations = join(tmpdir(), 'cellgate-test-durations.json');
+/**
+ * Seconds per file of the last run on the same database (scripts/test-durations.ts): a file's
+ * time on PostgreSQL is not its time on SQLite. A seed is committed for fresh clones.
+ */
+const lastDurations = join(tmpdir(), `cellgate-test-durations-${adminUrl ? 'postgres' : 'sqlite'}.json`);
 const seedDurations = join(import.meta.dirname, 'test-durations.json');
 
 function readDurations(): Record<string, number> {
@@ -203,8 +206,13 @@ async function runTests(env: TestEnv): Promise<number> {
   let next = 0;
   const worker = async () => {
     for (let index = next++; index < groups.length; index = next++) {
+      const groupStarted = performance.now();
       const result = await runGroup(groups[index].files, childEnv, dir, index);
       process.stdout.write(result.output);
+      // How well the groups were balanced: each should end near the run's end.
+      process.stdout.write(
+        `\ntest process ${index + 1} of ${groups.length}: ${groups[index].files.length} files, ${((performance.now() - groupStarted) / 1000).toFixed(0)} s (planned ${groups[index].seconds.toFixed(0)} s of file time)\n`,
+      );
       // A failure may come from a file run before it in the same process: name them, in order.
       if (result.status !== 0)
         process.stdout.write(

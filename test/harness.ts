@@ -111,9 +111,6 @@ export async function freshDatabase(): Promise<TestDatabase> {
  * drops the databases after the run.
  */
 const emptiedDatabases: { name: string; database: Database }[] = [];
-// Their pools close when the process's last test ends (a root-level hook: this module loads once
-// per test process), rather than keeping it alive until their idle timeout.
-after(() => Promise.all(emptiedDatabases.splice(0).map(({ database }) => database.close())));
 
 /**
  * Every row of the database deleted and its sequences restarted: as the template left it (the
@@ -145,7 +142,8 @@ async function copiedPostgres(pgUrl: string, template: string): Promise<TestData
     await adminQuery(pgUrl, `CREATE DATABASE ${name} TEMPLATE ${template}`);
     const url = new URL(pgUrl);
     url.pathname = `/${name}`;
-    reused = { name, database: openDatabase(url.toString()) };
+    // Idle, the kept pool lets the process end when its last test does.
+    reused = { name, database: openDatabase(url.toString(), { allowExitOnIdle: true }) };
   }
   const { name, database } = reused;
   const url = new URL(pgUrl);

@@ -51,16 +51,25 @@ export interface OpenOptions {
    * in-process tests share the file through SQLite's own locking.
    */
   exclusive?: boolean;
+  /**
+   * PostgreSQL only: idle connections do not keep the process alive (the test harness keeps a
+   * database's pool open between tests, and a test process ends when its last test does).
+   */
+  allowExitOnIdle?: boolean;
 }
 
 export function openDatabase(url: string, options: OpenOptions = {}): Database {
   if (url.startsWith('sqlite:')) {
     const path = url.slice('sqlite:'.length);
-    if (path === ':memory:') return wrap(new Kysely<DB>({ dialect: nodeSqliteDialect(path) }), 'sqlite', null);
+    if (path === ':memory:') return wrap(new Kysely<DB>({ dialect: nodeSqliteDialect(path).dialect }), 'sqlite', null);
     prepareSqlitePath(path);
     const release = options.exclusive ? lockSqliteFile(path) : () => {};
     try {
-      return wrap(new Kysely<DB>({ dialect: nodeSqliteDialect(path) }), 'sqlite', null, release);
+      const sqlite = nodeSqliteDialect(path);
+      return wrap(new Kysely<DB>({ dialect: sqlite.dialect }), 'sqlite', null, async () => {
+        await sqlite.closed();
+        release();
+      });
     } catch (error) {
       release();
       throw sqliteOpenError(path, error);
@@ -76,6 +85,7 @@ export function openDatabase(url: string, options: OpenOptions = {}): Database {
     ...clientConfig,
     max: options.poolSize ?? 10,
     connectionTimeoutMillis: CHECKOUT_TIMEOUT_MS,
+    allowExitOnIdle: options.allowExitOnIdle,
   });
   // A client losing its connection (backend terminated, server restarted, network) emits 'error'.
   // Idle clients: the pool drops them and re-emits here. Checked-out clients (a query, a
@@ -110,7 +120,7 @@ function wrap(
   db: Kysely<DB>,
   dialect: DialectName,
   clientConfig: pg.ClientConfig | null,
-  release = () => {},
+  release: () => void | Promise<void> = () => {},
 ): Database {
   return {
     db,

@@ -96,10 +96,17 @@ class NodeSqliteDatabase {
     return statement;
   }
 
+  /** Resolves once both connections are closed, after close(). */
+  closed: Promise<void> = Promise.resolve();
+
+  // The thread's connection first: the writer's close, last, then checkpoints and removes the
+  // -wal and -shm files, which it cannot do while the thread still holds its connection.
   close(): void {
-    this.checkpointer?.stop();
     this.statements.clear();
-    this.database.close();
+    this.closed = (async () => {
+      await this.checkpointer?.stop();
+      this.database.close();
+    })();
   }
 }
 
@@ -117,6 +124,11 @@ function assertWritable(database: DatabaseSync): void {
   }
 }
 
-export function nodeSqliteDialect(path: string): SqliteDialect {
-  return new SqliteDialect({ database: new NodeSqliteDatabase(path) });
+/**
+ * A Kysely dialect on the SQLite file at `path`, and what to await after Kysely's destroy() (which
+ * does not wait for close): both connections closed.
+ */
+export function nodeSqliteDialect(path: string): { dialect: SqliteDialect; closed(): Promise<void> } {
+  const database = new NodeSqliteDatabase(path);
+  return { dialect: new SqliteDialect({ database }), closed: () => database.closed };
 }

@@ -1,7 +1,7 @@
 // @database-independent (scripts/test.ts: the PostgreSQL run leaves this file to the SQLite runs)
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync, statSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { openDatabase } from './database.ts';
@@ -41,8 +41,13 @@ describe('SQLite checkpoints on their own thread', () => {
         .select((eb) => eb.fn.countAll<number>().as('n'))
         .executeTakeFirstOrThrow();
       assert.equal(Number(n), 2000);
-    } finally {
+      // close() resolves once the thread has closed its connection too: the last connection's
+      // close removes -wal and -shm, so the directory can go at once (the demo removes its own).
       await database.close();
+      assert.equal(existsSync(`${path}-wal`), false, '-wal removed by the time close() resolves');
+      assert.equal(existsSync(`${path}-shm`), false, '-shm removed by the time close() resolves');
+    } finally {
+      await database.close().catch(() => {});
       rmSync(dir, { recursive: true, force: true });
     }
   });

@@ -52,7 +52,8 @@ parentPort.on('message', (message) => {
 `;
 
 export interface Checkpointer {
-  stop(): void;
+  /** Resolves once the thread (if it started) has closed its connection and ended. */
+  stop(): Promise<void>;
 }
 
 export function startCheckpointer(path: string): Checkpointer {
@@ -78,9 +79,14 @@ export function startCheckpointer(path: string): Checkpointer {
   }, WATCH_MS);
   watch.unref();
   return {
-    stop() {
+    // Closing the last connection removes the -wal and -shm files: a caller that removes the
+    // database's directory next (the demo, tests) must not race the thread's close.
+    async stop() {
       clearInterval(watch);
-      worker?.postMessage('stop');
+      if (!worker) return;
+      const exited = new Promise<void>((resolve) => worker?.once('exit', () => resolve()));
+      worker.postMessage('stop');
+      await exited;
     },
   };
 }
