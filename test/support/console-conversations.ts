@@ -101,7 +101,9 @@ export class LiveClient {
     return client;
   }
 
-  async until(condition: () => boolean, what: string, timeoutMs = 5000): Promise<void> {
+  // 30 s: a condition that holds returns at once, and a loaded CI runner (four test processes on
+  // two cores, PostgreSQL beside them) once took over 5 s to carry a heartbeat to the stream.
+  async until(condition: () => boolean, what: string, timeoutMs = 30_000): Promise<void> {
     const deadline = performance.now() + timeoutMs;
     while (!condition()) {
       const left = deadline - performance.now();
