@@ -11,6 +11,7 @@ import {
   defineOperatorOperation,
   definePublicOperation,
   type ConsolePrincipal,
+  type OperatorContext,
   type OperatorPrincipal,
 } from './operation.ts';
 
@@ -24,6 +25,17 @@ const codeOf = (run: () => void) => {
   return 'admitted';
 };
 
+/** An operator operation that answers what `run` returns. */
+const operatorProbe = (run: (ctx: OperatorContext) => Promise<Record<string, unknown>>) =>
+  defineOperatorOperation({
+    name: 'operator_probe',
+    summary: 'Probe',
+    description: '',
+    errors: [],
+    input: Type.Object({}),
+    output: Type.Object({}),
+    run,
+  });
 describe('invoke admits', () => {
   let t: TestApp;
   let principal: AgentPrincipal;
@@ -67,17 +79,9 @@ describe('invoke admits', () => {
 
   it("the operator's operations only to the operator, and the organization's never to the operator", async () => {
     let runs = 0;
-    const operatorOp = defineOperatorOperation({
-      name: 'operator_probe',
-      summary: 'Probe',
-      description: '',
-      errors: [],
-      input: Type.Object({}),
-      output: Type.Object({}),
-      run: async (ctx) => {
-        runs += 1;
-        return { token: ctx.principal.tokenId };
-      },
+    const operatorOp = operatorProbe(async (ctx) => {
+      runs += 1;
+      return { token: ctx.principal.tokenId };
     });
     const operator: OperatorPrincipal = { credentialType: 'operator_session', tokenId: 'adm_bootstrap' };
     const consoleSession: ConsolePrincipal = {
@@ -113,15 +117,7 @@ describe('invoke admits', () => {
       t.services.invoker.invoke(operation, ANONYMOUS, { echo: 'x' }),
       (error: ApiError) => error.code === 'unauthenticated' && error.status === 401,
     );
-    const operatorOp = defineOperatorOperation({
-      name: 'operator_probe',
-      summary: 'Probe',
-      description: '',
-      errors: [],
-      input: Type.Object({}),
-      output: Type.Object({}),
-      run: async () => ({}),
-    });
+    const operatorOp = operatorProbe(async () => ({}));
     assert.equal(
       codeOf(() => admit(operatorOp, ANONYMOUS)),
       'unauthenticated',
