@@ -97,6 +97,8 @@ describe('operator webhooks: endpoints', () => {
   });
 });
 
+const byId = (a: { id: string }, b: { id: string }) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0);
+
 describe('operator webhooks: device events', () => {
   let t: TestApp;
   let receiver: Receiver;
@@ -114,17 +116,22 @@ describe('operator webhooks: device events', () => {
   const deliver = () => t.services.webhookWorker.deliverDue();
   const heartbeat = (payload: Record<string, unknown>) =>
     t.app.inject({ method: 'POST', url: '/v1/device/heartbeat', headers: line.device.headers, payload });
-  /** The events received so far, each verified with `secret`. */
+  /**
+   * The events received so far, each verified with `secret`, in the order they happened (by id:
+   * ids carry their time). A batch's deliveries run side by side, so they may arrive in any order.
+   */
   const received = (secret: string) =>
-    receiver.requests.map(
-      (request) =>
-        verify(t, secret, request) as {
-          id: string;
-          type: string;
-          organization_id: null;
-          data: Record<string, unknown>;
-        },
-    );
+    receiver.requests
+      .map(
+        (request) =>
+          verify(t, secret, request) as {
+            id: string;
+            type: string;
+            organization_id: null;
+            data: Record<string, unknown>;
+          },
+      )
+      .sort(byId);
 
   it('delivers device.online and device.offline, signed, with the Device as data', async () => {
     const endpoint = await operatorEndpoint(t, receiver.url);
@@ -231,7 +238,11 @@ describe('operator webhooks: device events', () => {
     await emitEvent(t, line.org.organizationId, 'cell.updated');
     await heartbeat({ battery_pct: 5, charging: false });
     await deliver();
-    const to = (query: string) => receiver.requests.filter((r) => r.url.endsWith(query)).map((r) => JSON.parse(r.body));
+    const to = (query: string) =>
+      receiver.requests
+        .filter((r) => r.url.endsWith(query))
+        .map((r) => JSON.parse(r.body) as { id: string; type: string })
+        .sort(byId);
     assert.deepEqual(
       to('?ops').map((e) => e.type),
       ['device.online', 'device.battery_low'],
