@@ -164,6 +164,7 @@ export async function buildApp(deps: AppDeps) {
     allowPrivate: config.webhooksAllowPrivate,
     options: deps.webhooks,
     log: app.log,
+    audit: audit.recordOperatorAction,
   });
   const { webhooks } = webhooking;
   const podding = podsModule.build({ db, clock, events, cells, devices, messages: messaging.messages, log: app.log });
@@ -240,6 +241,7 @@ export async function buildApp(deps: AppDeps) {
       billing,
       codes: coding.codes,
       pods: podding.operations,
+      ignoredOn: (organizationId, cellId, participant) => podding.ignore.ignoredOn(organizationId, cellId, participant),
       invoker,
     },
     liveViews: caps.liveViews,
@@ -252,6 +254,7 @@ export async function buildApp(deps: AppDeps) {
         devices: devicing.operations,
         billing: billing.adminOperations,
         deposits: billing.depositOperations,
+        webhooks: webhooking.operatorOperations,
       },
     },
   });

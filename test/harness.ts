@@ -148,10 +148,15 @@ async function copiedPostgres(pgUrl: string, template: string): Promise<TestData
   const { name, database } = reused;
   const url = new URL(pgUrl);
   url.pathname = `/${name}`;
+  let dropped = false;
   return {
     database,
     url: url.toString(),
+    // Once only: an app closed twice must not hand its database out twice (the second holder's
+    // close would empty it under the first, whose events then restart below its feed's cursor).
     async drop() {
+      if (dropped) return;
+      dropped = true;
       try {
         await database.db.transaction().execute((tx) => EMPTY_DATABASE.execute(tx));
         emptiedDatabases.push({ name, database });

@@ -39,6 +39,13 @@ export function distinctNumbers(count: number): string[] {
   return Array.from({ length: count }, (_, i) => `+141555${String(50_000 + i).padStart(5, '0')}`);
 }
 
+/**
+ * The phones' numbers (+1 415 556 xxxx), one after another: each benchmark starts a service on a new
+ * database, and random picks collided (409) once a run provisioned dozens of phones.
+ */
+let phonesProvisioned = 0;
+const nextPhoneNumber = () => `+1415556${String(phonesProvisioned++ % 10_000).padStart(4, '0')}`;
+
 /** Adds a phone to the inventory (admin), then creates a cell for `org`, which gets that phone. */
 export async function provisionCell(
   service: Service,
@@ -49,7 +56,7 @@ export async function provisionCell(
     method: 'POST',
     headers: { authorization: `Bearer ${service.adminToken}` },
     body: {
-      phone_number: benchPhoneNumber(),
+      phone_number: nextPhoneNumber(),
       label: 'bench',
       ...(options.sendRatePerMinute ? { send_rate_per_minute: options.sendRatePerMinute } : {}),
     },

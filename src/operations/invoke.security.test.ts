@@ -1,7 +1,7 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { activeOrganization, type TestApp } from '../../test/harness.ts';
-import { probe, withPrincipal } from '../../test/support/operations.ts';
+import { consoleSessionOf, probe, withPrincipal } from '../../test/support/operations.ts';
 import type { AgentPrincipal } from '../http/types.ts';
 import { ApiError } from '../lib/errors.ts';
 import { Type } from 'typebox';
@@ -10,7 +10,6 @@ import {
   ANONYMOUS,
   defineOperatorOperation,
   definePublicOperation,
-  type ConsolePrincipal,
   type OperatorContext,
   type OperatorPrincipal,
 } from './operation.ts';
@@ -40,6 +39,7 @@ describe('invoke admits', () => {
   let t: TestApp;
   let principal: AgentPrincipal;
   before(async () => ({ t, principal } = await withPrincipal()));
+
   after(async () => t?.close());
 
   it('an unverified or suspended organization only to operations that allow it', () => {
@@ -77,6 +77,15 @@ describe('invoke admits', () => {
     );
   });
 
+  it('an API-key-only operation to an API key and to the console, never to an OAuth token', () => {
+    const token: AgentPrincipal = { ...principal, credentialType: 'oauth_token' };
+    const keysOnly = { scope: null, apiKeyOnly: true };
+    assert.deepEqual(
+      [principal, consoleSessionOf(principal), token].map((caller) => codeOf(() => admit(keysOnly, caller))),
+      ['admitted', 'admitted', 'forbidden'],
+    );
+  });
+
   it("the operator's operations only to the operator, and the organization's never to the operator", async () => {
     let runs = 0;
     const operatorOp = operatorProbe(async (ctx) => {
@@ -84,14 +93,7 @@ describe('invoke admits', () => {
       return { token: ctx.principal.tokenId };
     });
     const operator: OperatorPrincipal = { credentialType: 'operator_session', tokenId: 'adm_bootstrap' };
-    const consoleSession: ConsolePrincipal = {
-      credentialType: 'console_session',
-      organizationId: principal.organizationId,
-      organizationName: 'Acme',
-      organizationStatus: 'active',
-      scopes: principal.scopes,
-    };
-    for (const caller of [principal, consoleSession]) {
+    for (const caller of [principal, consoleSessionOf(principal)]) {
       await assert.rejects(
         t.services.invoker.invoke(operatorOp, caller, {}),
         (error: ApiError) =>

@@ -110,7 +110,7 @@ export function admit(
   }
   if (!op.allowUnverified && principal.organizationStatus === 'suspended')
     throw new ApiError('organization_suspended', 'The organization is suspended.');
-  if (op.apiKeyOnly && principal.credentialType !== 'api_key')
+  if (op.apiKeyOnly && principal.credentialType === 'oauth_token')
     throw new ApiError('forbidden', 'This route takes an API key, not an OAuth access token.');
   if (op.scope && !principal.scopes.includes(op.scope)) {
     throw new ApiError('insufficient_scope', `The access token lacks the ${op.scope} scope.`, {

@@ -106,7 +106,10 @@ export interface Operation<In extends TObject = TObject, Out = unknown, Context 
   scope: string | null;
   /** Callable before the organization is verified, or while it is suspended (status, whoami). */
   allowUnverified?: boolean;
-  /** Only API keys, never OAuth access tokens. */
+  /**
+   * Never an OAuth access token: an API key, or the organization's own person in the console (an
+   * access token is a delegation, and must not mint keys or approve more access).
+   */
   apiKeyOnly?: boolean;
   idempotency: IdempotencyRule;
   /**
@@ -135,6 +138,13 @@ export function agentCaller(principal: Principal): AgentPrincipal {
     throw new ApiError('forbidden', 'This operation takes an agent credential (an API key or an access token).');
   return principal;
 }
+
+/**
+ * The policy of operations an OAuth access token may not call (an API key or the console may), with
+ * no scope and no idempotency key (managing keys and OAuth consent: a delegation must not mint or
+ * approve more).
+ */
+export const API_KEY_ONLY = { scope: null, apiKeyOnly: true, idempotency: 'none' } as const;
 
 /** Declares an operation (the identity, for inference of `input` in `run`). */
 export function defineOperation<In extends TObject, Out>(operation: Operation<In, Out>): Operation<In, Out> {

@@ -36,3 +36,23 @@ export async function addDevice(t: TestApp, body: Record<string, unknown> = {}):
     cellId: device.cell_id,
   };
 }
+
+export interface AuditEntryJson {
+  action: string;
+  reason: string | null;
+  detail: Record<string, unknown> | null;
+}
+
+/** A device's operator audit log after it was added (its `device.create` entry left out), newest first. */
+export async function auditSinceAdded(t: TestApp, deviceId: string): Promise<AuditEntryJson[]> {
+  const response = await t.app.inject({ url: `/v1/admin/audit?target_id=${deviceId}`, headers: admin });
+  if (response.statusCode !== 200) throw new Error(`reading the audit log failed: ${response.body}`);
+  return (response.json().entries as AuditEntryJson[]).filter((entry) => entry.action !== 'device.create');
+}
+
+/** A heartbeat of the phone with `headers` (its X-Phone-Key), expected 200; the answer's body. */
+export async function heartbeat(t: TestApp, headers: Record<string, string>, payload: Record<string, unknown> = {}) {
+  const response = await t.app.inject({ method: 'POST', url: '/v1/device/heartbeat', headers, payload });
+  if (response.statusCode !== 200) throw new Error(`heartbeat: ${response.statusCode} ${response.body}`);
+  return response.json() as Record<string, unknown>;
+}

@@ -3,10 +3,11 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { admin, bearer, useApp, verifiedOrganization, type TestApp } from '../../../test/harness.ts';
-import { addDevice } from '../../../test/support/devices.ts';
+import { addDevice, heartbeat } from '../../../test/support/devices.ts';
 import { BASE_PAY_TO } from '../../../test/support/billing.ts';
 import { deposit, SECRET, STRANGER } from '../../../test/support/deposits.ts';
 import { transact } from '../../db/transaction.ts';
+import { DEFAULT_DAILY_SEND_LIMIT, DEFAULT_SEND_RATE_PER_MINUTE } from '../devices/service.ts';
 
 interface Entry {
   id: string;
@@ -27,6 +28,12 @@ async function audit(t: TestApp, query = '') {
 async function post(t: TestApp, url: string, payload: Record<string, unknown>, headers = admin) {
   const response = await t.app.inject({ method: 'POST', url, headers, payload });
   assert.equal(response.statusCode, 200, response.body);
+  return response.json();
+}
+
+async function post201(t: TestApp, url: string, payload: Record<string, unknown>, headers = admin) {
+  const response = await t.app.inject({ method: 'POST', url, headers, payload });
+  assert.equal(response.statusCode, 201, response.body);
   return response.json();
 }
 
@@ -105,6 +112,91 @@ describe('operator audit log', () => {
         { organization_id: org.organizationId },
       ],
     );
+  });
+
+  it('records the inventory: a phone added, changed and removed, each with what it was', async () => {
+    const device = await addDevice(t, { label: 'rack 1 slot 4' });
+    t.clock.advance(1_000);
+    const patched = await t.app.inject({
+      method: 'PATCH',
+      url: `/v1/admin/devices/${device.id}`,
+      headers: admin,
+      payload: { label: 'rack 2 slot 1', send_rate_per_minute: 10 },
+    });
+    assert.equal(patched.statusCode, 200, patched.body);
+    t.clock.advance(1_000);
+    const removed = await t.app.inject({ method: 'DELETE', url: `/v1/admin/devices/${device.id}`, headers: admin });
+    assert.equal(removed.statusCode, 204, removed.body);
+    const { entries } = await audit(t, `?target_id=${device.id}`);
+    assert.deepEqual(
+      entries.map((entry) => [entry.action, entry.target.type, entry.reason, entry.detail]),
+      [
+        ['device.delete', 'device', null, { phone_number: device.phoneNumber }],
+        ['device.update', 'device', null, { label: 'rack 2 slot 1', send_rate_per_minute: 10 }],
+        [
+          'device.create',
+          'device',
+          null,
+          {
+            phone_number: device.phoneNumber,
+            label: 'rack 1 slot 4',
+            send_rate_per_minute: DEFAULT_SEND_RATE_PER_MINUTE,
+            daily_send_limit: DEFAULT_DAILY_SEND_LIMIT,
+          },
+        ],
+      ],
+    );
+    assert.ok(entries.every((entry) => entry.actor.admin_token_id === 'adm_bootstrap'));
+  });
+
+  it("records each change of an operator webhook endpoint, never its secret, and not an organization's", async () => {
+    const created = await post201(t, '/v1/admin/webhooks', {
+      client_id: 'audit-pager',
+      url: 'https://ops.example.com/hooks',
+      event_types: ['device.battery_low'],
+    });
+    const url = `/v1/admin/webhooks/${created.id}`;
+    const patched = await t.app.inject({ method: 'PATCH', url, headers: admin, payload: { description: 'pager' } });
+    assert.equal(patched.statusCode, 200, patched.body);
+    const rotated = await post(t, `${url}/rotate-secret`, {});
+    // A delivery to retry: a phone's battery runs low.
+    const device = await addDevice(t);
+    await heartbeat(t, device.headers, { battery_pct: 9, charging: false });
+    const [delivery] = (await t.app.inject({ url: `${url}/deliveries`, headers: admin })).json().deliveries;
+    const retried = await t.app.inject({
+      method: 'POST',
+      url: `${url}/deliveries/${delivery.id}/retry`,
+      headers: admin,
+    });
+    assert.equal(retried.statusCode, 202, retried.body);
+    assert.equal((await t.app.inject({ method: 'DELETE', url, headers: admin })).statusCode, 204);
+
+    const { entries } = await audit(t, `?target_id=${created.id}`);
+    assert.deepEqual(
+      entries.map((entry) => [entry.action, entry.target.type, entry.detail]),
+      [
+        ['webhook.delete', 'webhook', { url: 'https://ops.example.com/hooks' }],
+        ['webhook.retry_delivery', 'webhook', { delivery_id: delivery.id }],
+        ['webhook.rotate_secret', 'webhook', null],
+        ['webhook.update', 'webhook', { description: 'pager' }],
+        [
+          'webhook.create',
+          'webhook',
+          { url: 'https://ops.example.com/hooks', event_types: ['device.battery_low'], enabled: true },
+        ],
+      ],
+    );
+    const logged = JSON.stringify(entries);
+    for (const secret of [created.secret, rotated.secret]) assert.ok(!logged.includes(secret), 'no secret in the log');
+
+    const org = await verifiedOrganization(t);
+    const mine = await post201(
+      t,
+      '/v1/webhooks',
+      { client_id: 'org-hook', url: 'https://org.example.com/hooks' },
+      org.headers,
+    );
+    assert.deepEqual((await audit(t, `?target_id=${mine.id}`)).entries, []);
   });
 
   it('pages newest first with a cursor', async () => {

@@ -56,15 +56,17 @@ const AuditEntry = Type.Object(
     }),
     action: Type.String({
       description:
-        'organization.suspend|reinstate|credit|grant, deposit.assign, device.pause|resume|release|rotate_key.',
+        'organization.suspend|reinstate|credit|grant, deposit.assign, device.create|update|delete|pause|resume|release|rotate_key, webhook.create|update|delete|rotate_secret|retry_delivery (the operator webhooks).',
     }),
     target: Type.Object({
-      type: Type.String({ description: 'organization, deposit or device.' }),
+      type: Type.String({ description: 'organization, deposit, device or webhook.' }),
       id: Type.String(),
     }),
     reason: Nullable(Type.String()),
     detail: Nullable(
-      Type.Record(Type.String(), Type.Unknown(), { description: 'Particulars (amount, tier, months).' }),
+      Type.Record(Type.String(), Type.Unknown(), {
+        description: 'Particulars (amount, tier, months; a phone or webhook as it was created or changed).',
+      }),
     ),
     created_at: Timestamp,
   },

@@ -8,39 +8,17 @@ import type { App } from '../../http/types.ts';
 import { ApiError, notFound } from '../../lib/errors.ts';
 import { usdString } from './money.ts';
 import { paymentCredentialOf, type MppPort } from './mpp-http.ts';
-import { BillingStatus, PaymentIntentFields } from './schemas.ts';
+import { PaidIntent, PaymentIntentFields } from './schemas.ts';
 import { INTENTS } from './lifecycle.ts';
 import type { PaymentDetails } from './offers.ts';
 import type { BillingQuotes } from './quotes.ts';
 import type { BillingService } from './service.ts';
 
-const MppPayment = Type.Object(
-  {
-    payment_id: Type.String({ description: 'pay_... id of the payment the challenge opened' }),
-    intent: Type.Enum([...INTENTS]),
-    amount_usd: Type.String(),
-    billing: BillingStatus,
-  },
-  {
-    $id: 'MppPayment',
-    description: 'An intent paid over MPP, with the billing status after it.',
-    examples: [
-      {
-        payment_id: 'pay_01jdx4c5d6e7f8g9h0j1k2m3n4',
-        intent: 'top_up',
-        amount_usd: '25.00',
-        billing: {
-          state: 'active',
-          tier: 'starter',
-          prepaid_balance_usd: 25,
-          current_period_end: '2026-12-21T12:00:00.000Z',
-          amount_due_usd: 0,
-          cells: { included: 1, active: 1 },
-        },
-      },
-    ],
-  },
-);
+const MppPayment = PaidIntent({
+  $id: 'MppPayment',
+  protocol: 'MPP',
+  paymentId: 'pay_... id of the payment the challenge opened',
+});
 
 const MppMethod = Type.Object(
   {

@@ -347,3 +347,36 @@ export const PaymentIntentFields = {
     }),
   ),
 };
+
+/**
+ * What paying an intent over one protocol answers (x402, MPP): the payment, the intent, the amount
+ * and the billing status after it. One named schema per protocol, each with its own description.
+ */
+export const PaidIntent = (options: { $id: string; protocol: string; paymentId: string }) =>
+  Type.Object(
+    {
+      payment_id: Type.String({ description: options.paymentId }),
+      intent: Type.Enum([...INTENTS]),
+      amount_usd: Type.String(),
+      billing: BillingStatus,
+    },
+    {
+      $id: options.$id,
+      description: `An intent paid over ${options.protocol}, with the billing status after it.`,
+      examples: [
+        {
+          payment_id: 'pay_01jdx4c5d6e7f8g9h0j1k2m3n4',
+          intent: 'top_up',
+          amount_usd: '25.00',
+          billing: {
+            state: 'active',
+            tier: 'starter',
+            prepaid_balance_usd: 25,
+            current_period_end: '2026-12-21T12:00:00.000Z',
+            amount_due_usd: 0,
+            cells: { included: 1, active: 1 },
+          },
+        },
+      ],
+    },
+  );

@@ -7,6 +7,9 @@ import { ApiError } from '../../lib/errors.ts';
 import { Body, Described, NoContent } from '../../http/schemas.ts';
 import type { App } from '../../http/types.ts';
 import type { OAuthService } from '../oauth/service.ts';
+import { consentOperations } from '../oauth/consent-routes.ts';
+import type { Invoker } from '../../operations/invoke.ts';
+import { actAsConsole } from './act.ts';
 import {
   CONSOLE_PATH,
   SESSION_CONSENT_PATH,
@@ -47,9 +50,10 @@ const formValue = (name: string, value: string): unknown =>
 
 export function registerSessionConsentRoute(
   app: App,
-  deps: { console: ConsoleService; oauth: OAuthService; http: ConsoleHttp },
+  deps: { console: ConsoleService; oauth: OAuthService; http: ConsoleHttp; dashboard: { invoker: Invoker } },
 ): void {
   const { console: service, oauth, http } = deps;
+  const { decideAuthorizationRequest } = consentOperations(oauth);
   app.register(async (plugin) => {
     const scope = plugin.withTypeProvider<TypeBoxTypeProvider>();
     registerFormParser(scope, formValue);
@@ -97,10 +101,11 @@ export function registerSessionConsentRoute(
           if (!session) throw new ApiError('unauthenticated', 'No live console session: sign in to the console first.');
           if (!service.csrfMatches(session, request.body.csrf_token))
             throw new ApiError('forbidden', 'csrf_token is missing or does not match the console session.');
-          const { redirect_url: location } = await oauth.decide(
-            session.organizationId,
-            request.body.request_id,
-            request.body.approve,
+          const { redirect_url: location } = await actAsConsole<{ redirect_url: string }>(
+            deps.dashboard.invoker,
+            session,
+            decideAuthorizationRequest,
+            { request_id: request.body.request_id, approve: request.body.approve },
           );
           if (form) return reply.code(303).header('cache-control', 'no-store').header('location', location).send(null);
           return reply.header('cache-control', 'no-store').send({ redirect_url: location });

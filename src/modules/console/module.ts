@@ -14,6 +14,7 @@ import type { BillingModule } from '../billing/module.ts';
 import type { CellsService } from '../cells/service.ts';
 import type { CodesService } from '../codes/service.ts';
 import type { PodOperations } from '../pods/operations.ts';
+import type { IgnoreService } from '../pods/ignore-service.ts';
 import type { OperatorAudit } from '../admin/audit.ts';
 import type { DevicesService } from '../devices/service.ts';
 import type { EventsModule } from '../events/module.ts';
@@ -26,6 +27,7 @@ import { registerConversationPages } from './conversations/routes.ts';
 import { registerMessageSearchPages } from './messages/routes.ts';
 import { registerCodesPages } from './codes/routes.ts';
 import { registerPodPages } from './pods/routes.ts';
+import { registerContactListPages } from './pods/list-routes.ts';
 import { registerCellManagement } from './conversations/manage.ts';
 import { registerSignUpPages } from './sign-up.ts';
 import { buildOperatorConsole, registerOperatorConsole, type OperatorConsole } from './operator/module.ts';
@@ -50,6 +52,8 @@ export interface DashboardServices {
   pods: PodOperations;
   /** The verification codes found in inbound texts (the Codes page). */
   codes: CodesService;
+  /** Where a participant is ignored for a cell (a conversation's page says so). */
+  ignoredOn: IgnoreService['ignoredOn'];
   /** The operations' one path: the send form calls the send operation through it (a double submit sends once). */
   invoker: Invoker;
 }
@@ -127,6 +131,7 @@ export function register(app: App, module: ConsoleModule): void {
   registerMessageSearchPages(app, module);
   registerCodesPages(app, module);
   registerPodPages(app, module);
+  registerContactListPages(app, module);
   registerSignUpPages(app, module);
   registerAccountPages(app, module);
   registerSessionConsentRoute(app, module);

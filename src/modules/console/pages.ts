@@ -1,6 +1,7 @@
 // The console's HTML, server-rendered: every value is escaped; forms work without JavaScript;
 // inputs have labels, errors are tied to their field (aria-describedby), and focus is visible.
 import { escape, field, hidden, layout, type PageContext } from './layout.ts';
+import type { SignedInContext } from './guard.ts';
 
 export { escape, type PageContext };
 
@@ -147,6 +148,39 @@ ${rows}
 ${options.revoked ? '<p class="notice ok" role="status">Access revoked. The application\'s tokens no longer work.</p>' : ''}
 ${table}
 ${options.nextCursor ? `<p class="after"><a href="${context.path}/grants?cursor=${encodeURIComponent(options.nextCursor)}">More applications</a></p>` : ''}
+</div>`,
+  );
+}
+
+/**
+ * The question asked before a change that cannot be undone (release a cell, delete a pod): what it
+ * does (`explain`, HTML), the button that does it, and the way back.
+ */
+export function confirmationPage(
+  context: SignedInContext,
+  options: {
+    title: string;
+    /** Above the heading (a breadcrumb), HTML. */
+    lead?: string;
+    explain: string;
+    action: string;
+    confirm: string;
+    keep: { href: string; text: string };
+  },
+): string {
+  return layout(
+    context,
+    options.title,
+    `<div class="card">
+${options.lead ? `${options.lead}\n` : ''}<h1>${escape(options.title)}</h1>
+<p>${options.explain}</p>
+<form method="post" action="${options.action}">
+${hidden('csrf_token', context.signedIn.csrfToken)}
+<div class="actions">
+<button type="submit" class="danger">${escape(options.confirm)}</button>
+<a class="button secondary" href="${options.keep.href}">${escape(options.keep.text)}</a>
+</div>
+</form>
 </div>`,
   );
 }

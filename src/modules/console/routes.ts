@@ -7,6 +7,9 @@ import type { App } from '../../http/types.ts';
 import type { Clock } from '../../lib/clock.ts';
 import { ApiError } from '../../lib/errors.ts';
 import type { OAuthService } from '../oauth/service.ts';
+import { consentOperations } from '../oauth/consent-routes.ts';
+import type { Invoker } from '../../operations/invoke.ts';
+import { actAsConsole } from './act.ts';
 import { ConsoleGuard, contextOf, redirect } from './guard.ts';
 import {
   CONSOLE_PATH,
@@ -41,6 +44,8 @@ export interface ConsoleRouteDeps {
   oauth: OAuthService;
   clock: Clock;
   http: ConsoleHttp;
+  /** The grants' revoke goes through the API's operation. */
+  dashboard: { invoker: Invoker };
 }
 
 type Fields = Record<string, unknown>;
@@ -51,6 +56,7 @@ const text = (fields: unknown, name: string): string => {
 
 export function registerConsoleRoutes(app: App, deps: ConsoleRouteDeps): void {
   const { console: service, oauth, clock, http } = deps;
+  const { revokeOAuthGrant } = consentOperations(oauth);
   const guard = new ConsoleGuard(service, http);
   const sessionOf = (request: FastifyRequest) => guard.session(request);
 
@@ -268,7 +274,7 @@ export function registerConsoleRoutes(app: App, deps: ConsoleRouteDeps): void {
         if (!session) return reply;
         const grantId = (request.params as { grant_id: string }).grant_id;
         try {
-          await oauth.revokeGrant(session.organizationId, grantId);
+          await actAsConsole(deps.dashboard.invoker, session, revokeOAuthGrant, { grant_id: grantId });
         } catch (error) {
           if (error instanceof ApiError && error.code === 'not_found') {
             return sendPage(

@@ -4,16 +4,10 @@
 // test-artifacts/console-widths/. Skipped only where no Chromium exists.
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import type { Browser, BrowserContext, Page } from 'playwright-core';
-import type { TestApp } from '../../../test/harness.ts';
-import { screenshot, launchChromium, listeningApp, skipWithoutChromium } from '../../../test/support/browser.ts';
-import { inbound } from '../../../test/support/messages.ts';
-import { createPod } from '../../../test/support/pods.ts';
-import { startReceiver, type Receiver } from '../../../test/support/webhook-receiver.ts';
-import { failedDelivery, usageOnDays } from '../../../test/support/console-account.ts';
-import { consoleLine, threadUrl, type ConsoleLine } from '../../../test/support/console-conversations.ts';
+import type { BrowserContext, Page } from 'playwright-core';
+import { screenshot, skipWithoutChromium } from '../../../test/support/browser.ts';
+import { consoleWithEveryPage, type ConsoleWithEveryPage } from '../../../test/support/console-pages.ts';
 
-const PARTICIPANT = '+14155550177';
 const WIDTHS = [1280, 390] as const;
 
 /**
@@ -55,64 +49,17 @@ const measure = (page: Page) =>
   }>;
 
 describe('console pages at 1280 and 390 px', { skip: skipWithoutChromium }, () => {
-  let t: TestApp;
-  let base: string;
-  let browser: Browser;
+  let fixture: ConsoleWithEveryPage;
   let context: BrowserContext;
-  let receiver: Receiver;
-  let line: ConsoleLine;
-  let checkout: string;
-  let podId: string;
 
   before(async () => {
-    receiver = await startReceiver();
-    ({ t, base } = await listeningApp());
-    line = await consoleLine(t);
-    assert.equal((await inbound(t, line, { from: PARTICIPANT, body: 'Is the shop open on Sunday?' })).statusCode, 201);
-    await failedDelivery(t, line.org, receiver);
-    await usageOnDays(t, line.org.organizationId, [1, 2]);
-    const started = await t.app.inject({
-      method: 'POST',
-      url: '/v1/billing/checkout',
-      headers: line.org.headers,
-      payload: { intent: 'top_up', amount_usd: '25' },
-    });
-    assert.equal(started.statusCode, 201, started.body);
-    const url = new URL(started.json().checkout_url as string);
-    checkout = `${url.pathname}${url.search}`;
-    podId = (await createPod(t, line.org, [line.cell.id])).id;
-    browser = await launchChromium();
-    context = await browser.newContext();
-    const session = line.signIn.cookie.split('=');
-    await context.addCookies([{ name: session[0], value: session[1], url: `${base}/console` }]);
+    fixture = await consoleWithEveryPage();
+    context = await fixture.signedIn();
   });
 
-  after(async () => {
-    await browser?.close();
-    await t?.close();
-    await receiver?.stop();
-  });
+  after(() => fixture?.close());
 
-  const pages = () => [
-    ['cells', '/console/cells'],
-    ['cell', `/console/cells/${line.cell.id}`],
-    ['thread', threadUrl(line.cell.id, PARTICIPANT)],
-    ['messages', '/console/messages?text=shop'],
-    ['codes', '/console/codes'],
-    ['pods', '/console/pods'],
-    ['pod', `/console/pods/${podId}`],
-    ['webhooks', '/console/webhooks'],
-    ['keys', '/console/keys'],
-    ['billing', '/console/billing'],
-    ['grants', '/console/grants'],
-    ['sign-in', '/console/sign-in'],
-    ['new-cell', '/console/cells/new'],
-    ['rename', `/console/cells/${line.cell.id}/rename`],
-    ['release', `/console/cells/${line.cell.id}/release`],
-    ['checkout', checkout],
-    ['landing', '/'],
-    ['payment-required', '/docs/errors/payment_required'],
-  ];
+  const pages = () => [...fixture.pages, ['sign-in', '/console/sign-in']];
 
   for (const width of WIDTHS) {
     const title =
@@ -128,7 +75,7 @@ describe('console pages at 1280 and 390 px', { skip: skipWithoutChromium }, () =
         if (response.status() >= 400) problems.push(`${response.url()}: HTTP ${response.status()}`);
       });
       for (const [name, path] of pages()) {
-        const response = await page.goto(`${base}${path}`);
+        const response = await page.goto(`${fixture.base}${path}`);
         assert.equal(response?.status(), 200, path);
         await page.waitForLoadState('load');
         await screenshot(page, 'console-widths', `${name}-${width}`);

@@ -5,6 +5,7 @@ import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { admin, startApp, type TestApp } from '../../../test/harness.ts';
 import { eventsOf } from '../../../test/support/cells.ts';
+import { auditSinceAdded, heartbeat } from '../../../test/support/devices.ts';
 import { activeLine, claim, queued, report, type Line } from '../../../test/support/messages.ts';
 
 async function act(t: TestApp, line: Line, action: string, reason: string) {
@@ -13,17 +14,6 @@ async function act(t: TestApp, line: Line, action: string, reason: string) {
     url: `/v1/admin/devices/${line.device.id}/${action}`,
     headers: admin,
     payload: { reason },
-  });
-  assert.equal(response.statusCode, 200, response.body);
-  return response.json();
-}
-
-async function heartbeat(t: TestApp, line: Line) {
-  const response = await t.app.inject({
-    method: 'POST',
-    url: '/v1/device/heartbeat',
-    headers: line.device.headers,
-    payload: {},
   });
   assert.equal(response.statusCode, 200, response.body);
   return response.json();
@@ -78,7 +68,7 @@ describe('device pause, resume and release', () => {
     const paused = await act(t, line, 'pause', 'SIM swap in slot 3');
     assert.deepEqual([paused.paused, paused.paused_reason], [true, 'SIM swap in slot 3']);
     assert.deepEqual(await claim(t, line), []);
-    const config = await heartbeat(t, line);
+    const config = await heartbeat(t, line.device.headers);
     assert.equal(config.paused, true);
     assert.deepEqual(config.hold, { code: 'paused', reason: 'SIM swap in slot 3' });
     const cell = (await t.app.inject({ url: `/v1/cells/${line.cell.id}`, headers: line.org.headers })).json();
@@ -86,16 +76,15 @@ describe('device pause, resume and release', () => {
 
     const resumed = await act(t, line, 'resume', 'new SIM in');
     assert.deepEqual([resumed.paused, resumed.paused_reason], [false, null]);
-    assert.equal((await heartbeat(t, line)).hold, null);
+    assert.equal((await heartbeat(t, line.device.headers)).hold, null);
     assert.deepEqual(
       (await claim(t, line)).map((m) => m.id),
       [message.id],
     );
     assert.deepEqual(await cellUpdates(t, line.cell.id), ['paused', 'healthy']);
 
-    const audit = (await t.app.inject({ url: `/v1/admin/audit?target_id=${line.device.id}`, headers: admin })).json();
     assert.deepEqual(
-      audit.entries.map((entry: { action: string; reason: string }) => [entry.action, entry.reason]),
+      (await auditSinceAdded(t, line.device.id)).map((entry) => [entry.action, entry.reason]),
       [
         ['device.resume', 'new SIM in'],
         ['device.pause', 'SIM swap in slot 3'],
@@ -113,7 +102,7 @@ describe('device pause, resume and release', () => {
     t.services.devices.forgetAssignment(line.device.id);
     const message = await queued(t, line, { to: '+14155550199', body: 'hello' });
     assert.deepEqual(await claim(t, line), []);
-    assert.deepEqual((await heartbeat(t, line)).hold, {
+    assert.deepEqual((await heartbeat(t, line.device.headers)).hold, {
       code: 'quarantined',
       reason: '5 carrier failures in a row (generic_failure)',
     });
@@ -138,6 +127,6 @@ describe('device pause, resume and release', () => {
     });
     assert.equal(response.statusCode, 200, response.body);
     assert.equal(response.json().daily_send_limit, 120);
-    assert.equal((await heartbeat(t, line)).daily_send_limit, 120);
+    assert.equal((await heartbeat(t, line.device.headers)).daily_send_limit, 120);
   });
 });

@@ -50,12 +50,13 @@ export function deviceOperations(devices: DevicesService) {
     createDevice: defineOperatorOperation({
       name: 'create_device',
       summary: 'Add a phone to the inventory',
-      description: 'Returns the device key once. A cell waiting in provisioning gets the phone at once.',
+      description:
+        'Returns the device key once. A cell waiting in provisioning gets the phone at once. Recorded in the operator audit log.',
       status: 201,
       errors: ['conflict'],
       input: Type.Object(DeviceFields.create),
       output: DeviceWithKey,
-      run: (_ctx, input) => devices.create(input),
+      run: (ctx, input) => devices.create(input, { actor: ctx.principal }),
     }),
     listDevices: defineOperatorOperation({
       name: 'list_devices',
@@ -78,7 +79,7 @@ export function deviceOperations(devices: DevicesService) {
     updateDevice: defineOperatorOperation({
       name: 'update_device',
       summary: "Change a phone's label, send rate or daily limit",
-      description: '',
+      description: 'Recorded in the operator audit log with the changes.',
       errors: [],
       input: Type.Object({
         device_id: DeviceId,
@@ -87,18 +88,18 @@ export function deviceOperations(devices: DevicesService) {
         daily_send_limit: Type.Optional(DailyLimit),
       }),
       output: Device,
-      run: (_ctx, { device_id, ...changes }) => devices.update(device_id, changes),
+      run: (ctx, { device_id, ...changes }) => devices.update(device_id, changes, { actor: ctx.principal }),
     }),
     deleteDevice: defineOperatorOperation({
       name: 'delete_device',
       summary: 'Remove a phone from the inventory',
-      description: 'A phone carrying a cell is 409: release the cell first.',
+      description: 'A phone carrying a cell is 409: release the cell first. Recorded in the operator audit log.',
       status: 204,
       errors: ['conflict'],
       input: Type.Object({ device_id: DeviceId }),
       output: Type.Null(),
-      run: async (_ctx, input) => {
-        await devices.remove(input.device_id);
+      run: async (ctx, input) => {
+        await devices.remove(input.device_id, { actor: ctx.principal });
         return null;
       },
     }),

@@ -56,8 +56,8 @@ export class DevicesRepository {
     return query.orderBy('id', 'desc').limit(limit).execute();
   }
 
-  async update(id: string, changes: DeviceChanges & { updated_at: string }): Promise<number> {
-    const result = await this.db.updateTable('devices').set(changes).where('id', '=', id).executeTakeFirst();
+  async update(ex: Executor, id: string, changes: DeviceChanges & { updated_at: string }): Promise<number> {
+    const result = await ex.updateTable('devices').set(changes).where('id', '=', id).executeTakeFirst();
     return Number(result.numUpdatedRows);
   }
 
@@ -76,13 +76,15 @@ export class DevicesRepository {
   }
 
   /** Deletes a device that carries no cell; the number deleted. */
-  async deleteFree(id: string): Promise<number> {
-    const result = await this.db
+  /** Deletes the device unless it carries a cell; its phone number, or null when nothing was deleted. */
+  async deleteFree(ex: Executor, id: string): Promise<string | null> {
+    const row = await ex
       .deleteFrom('devices')
       .where('id', '=', id)
       .where('cell_id', 'is', null)
+      .returning('phone_number')
       .executeTakeFirst();
-    return Number(result.numDeletedRows);
+    return row?.phone_number ?? null;
   }
 
   oldestFreeId(ex: Executor) {

@@ -159,12 +159,15 @@ export class DevicesService {
 
   // --- admin surface -------------------------------------------------------------------------
 
-  async create(input: {
-    phone_number: string;
-    label?: string | null;
-    send_rate_per_minute?: number;
-    daily_send_limit?: number;
-  }) {
+  async create(
+    input: {
+      phone_number: string;
+      label?: string | null;
+      send_rate_per_minute?: number;
+      daily_send_limit?: number;
+    },
+    by: OperatorBy,
+  ) {
     const phoneNumber = requirePhone('phone_number', input.phone_number);
     if (await this.repo.findByPhoneNumber(phoneNumber)) throw duplicateNumber();
     const now = this.clock.now();
@@ -204,6 +207,12 @@ export class DevicesService {
         if (isUniqueViolation(error)) throw duplicateNumber();
         throw error;
       }
+      await this.recordInventoryChange(tx, by, 'device.create', row.id, {
+        phone_number: row.phone_number,
+        label: row.label,
+        send_rate_per_minute: row.send_rate_per_minute,
+        daily_send_limit: row.daily_send_limit,
+      });
       await this.hooks.added(tx);
     });
     await this.hooks.afterAdded();
@@ -294,15 +303,24 @@ export class DevicesService {
     return this.get(id);
   }
 
-  async update(id: string, changes: DeviceChanges) {
-    if ((await this.repo.update(id, { ...changes, updated_at: this.clock.now().toISOString() })) === 0)
-      throw notFound('device');
+  async update(id: string, changes: DeviceChanges, by: OperatorBy) {
+    await transact(this.repo.db, async (tx) => {
+      if ((await this.repo.update(tx, id, { ...changes, updated_at: this.clock.now().toISOString() })) === 0)
+        throw notFound('device');
+      await this.recordInventoryChange(tx, by, 'device.update', id, { ...changes });
+    });
     this.forgetAssignment(id);
     return this.get(id);
   }
 
-  async remove(id: string): Promise<void> {
-    if ((await this.repo.deleteFree(id)) === 1) {
+  async remove(id: string, by: OperatorBy): Promise<void> {
+    const removed = await transact(this.repo.db, async (tx) => {
+      const phoneNumber = await this.repo.deleteFree(tx, id);
+      if (phoneNumber !== null)
+        await this.recordInventoryChange(tx, by, 'device.delete', id, { phone_number: phoneNumber });
+      return phoneNumber !== null;
+    });
+    if (removed) {
       this.forget(id);
       await this.history.forget(id);
       return;
@@ -314,6 +332,24 @@ export class DevicesService {
       );
     }
     throw notFound('device');
+  }
+
+  /** An operator's change of the inventory, in the operator audit log (the reason is optional here). */
+  private recordInventoryChange(
+    tx: Executor,
+    by: OperatorBy,
+    action: string,
+    id: string,
+    detail: Record<string, unknown>,
+  ): Promise<void> {
+    return this.audit(tx, {
+      actor: by.actor,
+      action,
+      targetType: 'device',
+      targetId: id,
+      reason: by.reason ?? null,
+      detail,
+    });
   }
 
   /** A new device key (the old one stops at once); recorded in the operator audit log. */

@@ -32,6 +32,17 @@ describe('RateLimit headers of sends', () => {
     assert.deepEqual(pace(await send(t, line, { to: '+14155550101', body: '5' })), ['3', '1', '0']);
   });
 
+  it('counts the queue up to an hour of the phone’s rate: beyond it messages expire unsent', async () => {
+    const slow = await activeLine(t, { send_rate_per_minute: 1 });
+    let last = await send(t, slow, { to: '+14155550101', body: '1' });
+    assert.deepEqual(pace(last), ['1', '0', '60']);
+    for (let i = 2; i <= 30; i++) last = await send(t, slow, { to: '+14155550101', body: String(i) });
+    assert.deepEqual(pace(last), ['1', '0', '1800'], 'thirty queued: half an hour');
+    for (let i = 31; i <= 62; i++) last = await send(t, slow, { to: '+14155550101', body: String(i) });
+    assert.equal(last.statusCode, 202);
+    assert.deepEqual(pace(last), ['1', '0', '3600'], 'sixty-two queued: the hour, not 62 minutes');
+  });
+
   it('puts them on replies too, and not on refused sends', async () => {
     const other = await activeLine(t, { send_rate_per_minute: 10 });
     const original = (await inbound(t, other, { from: '+14155550123', body: 'hi' })).json();

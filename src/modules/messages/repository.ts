@@ -172,8 +172,9 @@ const recordDeviceEvent = prepared(
       })
       .onConflict((oc) => oc.columns(['device_id', 'event_id']).doNothing()),
 );
-// The pace of a send's answer in one statement: the phone's claims of the window, the cell's queue.
-const paceOf = prepared((ex, p: { cellId: string; deviceId: string; since: string }) =>
+// The pace of a send's answer in one statement: the phone's claims of the window, the cell's queue
+// (counted up to `queuedCap`: a deeper queue must not make every send slower).
+const paceOf = prepared((ex, p: { cellId: string; deviceId: string; since: string; queuedCap: number }) =>
   ex.selectNoFrom((eb) => [
     eb
       .selectFrom('messages')
@@ -188,10 +189,16 @@ const paceOf = prepared((ex, p: { cellId: string; deviceId: string; since: strin
       .where('claimed_at', '>', p.since)
       .as('oldest'),
     eb
-      .selectFrom('messages')
+      .selectFrom(
+        eb
+          .selectFrom('messages')
+          .select(sql.lit(1).as('one'))
+          .where('cell_id', '=', p.cellId)
+          .where('status', '=', QUEUED)
+          .limit(p.queuedCap)
+          .as('ahead'),
+      )
       .select(eb.fn.countAll<number>().as('n'))
-      .where('cell_id', '=', p.cellId)
-      .where('status', '=', QUEUED)
       .as('queued'),
   ]),
 );
@@ -456,8 +463,8 @@ export class MessagesRepository {
   // --- the per-cell pace (RateLimit-* headers of sends) ---
 
   /** The claims of the cell's phone since `since` (and the oldest), and the cell's queue. */
-  async pace(cellId: string, deviceId: string, since: string) {
-    const row = await paceOf.first(this.db, { cellId, deviceId, since });
+  async pace(cellId: string, deviceId: string, since: string, queuedCap: number) {
+    const row = await paceOf.first(this.db, { cellId, deviceId, since, queuedCap });
     return { recent: Number(row?.recent ?? 0), oldest: row?.oldest ?? null, queued: Number(row?.queued ?? 0) };
   }
 

@@ -280,14 +280,17 @@ export class MessagesService {
    * most `limit` a minute; `remaining` more would go out within the current minute (the limit less
    * the claims of the last 60 s and the queue); `reset` is the seconds until that grows: until the
    * oldest claim of the window leaves it, or, with the window full, until the queue ahead drains.
-   * Null for a cell without a phone.
+   * The queue counts up to what the phone can send before a queued message expires (its rate for
+   * the queue's hour): messages beyond that expire unsent, and counting them would make each send
+   * of a deep queue slower. Null for a cell without a phone.
    */
   async pace(cellId: string): Promise<{ limit: number; remaining: number; reset: number } | null> {
     const phone = await this.devices.phoneOfCell(cellId);
     if (!phone || phone.send_rate_per_minute <= 0) return null;
     const rate = phone.send_rate_per_minute;
     const now = this.clock.now().getTime();
-    const pace = await this.repo.pace(cellId, phone.id, new Date(now - 60_000).toISOString());
+    const sendableBeforeExpiry = rate * (QUEUE_TTL_MS / 60_000);
+    const pace = await this.repo.pace(cellId, phone.id, new Date(now - 60_000).toISOString(), sendableBeforeExpiry);
     const backlog = pace.recent + pace.queued;
     const remaining = Math.max(0, rate - backlog);
     const untilOldestLeaves = pace.oldest ? Math.max(0, Math.ceil((Date.parse(pace.oldest) + 60_000 - now) / 1000)) : 0;

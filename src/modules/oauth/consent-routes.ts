@@ -5,7 +5,7 @@ import { Type } from 'typebox';
 import { NextCursor, PaginationQuery } from '../../http/pagination.ts';
 import { Body, Described, IdParam, NoContent, Nullable, Timestamp } from '../../http/schemas.ts';
 import type { App } from '../../http/types.ts';
-import { defineOperation } from '../../operations/operation.ts';
+import { API_KEY_ONLY, defineOperation } from '../../operations/operation.ts';
 import type { RestBinder } from '../../operations/rest.ts';
 import type { OAuthService } from './service.ts';
 
@@ -99,8 +99,6 @@ const REQUEST_ID_FIELD = Type.String({
   maxLength: 64,
   description: 'The request parameter of the consent URL.',
 });
-/** Any agent credential of the organization, API keys only, no idempotency key (as before operations). */
-const apiKeys = { scope: null, apiKeyOnly: true, idempotency: 'none' } as const;
 
 export function consentOperations(oauth: OAuthService) {
   return {
@@ -109,7 +107,7 @@ export function consentOperations(oauth: OAuthService) {
       summary: 'Read an authorization request before consenting',
       description:
         'The client, its redirect host, the scopes and the resource the request asks for. The first organization to read or decide a request holds it; for any other it is 404.',
-      ...apiKeys,
+      ...API_KEY_ONLY,
       errors: [],
       input: Type.Object({ request_id: Type.String() }),
       output: AuthorizationRequest,
@@ -120,7 +118,7 @@ export function consentOperations(oauth: OAuthService) {
       summary: 'Approve or deny an authorization request',
       description:
         "Decides once (409 conflict when already decided or expired); another organization's request is 404. Approving answers the redirect URL with a single-use code (valid 60 s), state and iss; denying answers it with error=access_denied.",
-      ...apiKeys,
+      ...API_KEY_ONLY,
       errors: ['not_found', 'conflict'],
       input: Type.Object({ request_id: REQUEST_ID_FIELD, approve: Type.Boolean() }, { additionalProperties: false }),
       output: ConsentResult,
@@ -130,7 +128,7 @@ export function consentOperations(oauth: OAuthService) {
       name: 'list_oauth_grants',
       summary: 'List the OAuth grants of the organization',
       description: '',
-      ...apiKeys,
+      ...API_KEY_ONLY,
       errors: [],
       input: Type.Object(PaginationQuery),
       output: GrantList,
@@ -140,7 +138,7 @@ export function consentOperations(oauth: OAuthService) {
       name: 'revoke_oauth_grant',
       summary: 'Revoke an OAuth grant',
       description: 'Its access and refresh tokens stop working at once, in every process.',
-      ...apiKeys,
+      ...API_KEY_ONLY,
       status: 204,
       errors: [],
       input: Type.Object({ grant_id: Type.String() }),

@@ -1,5 +1,6 @@
-// The credential's own operations (whoami, verify, API keys) through invoke: a console session is
-// refused as forbidden (they are about the calling credential), bad input field by field.
+// The credential's own operations (whoami, verify) through invoke refuse a console session as
+// forbidden (they are about the calling credential); the API keys take it (the organization's person
+// manages its keys) and refuse an OAuth token; bad input field by field.
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import type { TestApp } from '../../../test/harness.ts';
@@ -16,12 +17,18 @@ describe('organizations operations through invoke: refusals', () => {
   const refusal = (op: AnyOperation, input: Record<string, unknown>, who: Principal = principal) =>
     refusalOf(t, op, who, input);
 
-  it('refuses a console session on whoami and on the API keys', async () => {
+  it('refuses a console session on whoami and verify, and an OAuth token on the API keys', async () => {
     const ops = t.services.organizationOperations;
     const session = consoleSessionOf(principal);
     assert.equal((await refusal(ops.whoami, {}, session)).code, 'forbidden');
-    assert.equal((await refusal(ops.createApiKey, {}, session)).code, 'forbidden');
     assert.equal((await refusal(ops.verifyOrganization, { code: '123456' }, session)).code, 'forbidden');
+    const created = await t.services.invoker.invoke<{ api_key: string }>(ops.createApiKey, session, {
+      name: 'console',
+    });
+    assert.match(created.replayed === false ? created.value.api_key : '', /^cg_live_/, 'the console manages keys');
+    const token = { ...principal, credentialType: 'oauth_token' as const };
+    assert.equal((await refusal(ops.createApiKey, { name: 'delegated' }, token)).code, 'forbidden');
+    assert.equal((await refusal(ops.listApiKeys, {}, token)).code, 'forbidden');
     const whoami = await t.services.invoker.invoke<{ organization_id: string }>(ops.whoami, principal, {});
     assert.equal(whoami.replayed === false && whoami.value.organization_id, principal.organizationId);
   });

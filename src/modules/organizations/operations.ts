@@ -1,14 +1,12 @@
 // The organizations' operations (src/operations): sign-up, public (there is no credential yet: the
-// anonymous caller, on REST and the console's form), and those of a credential: verify, whoami and
-// the API keys. These are about the calling credential itself: a console session is refused
-// (agentCaller).
+// anonymous caller, on REST and the console's form), and those of a credential: verify and whoami,
+// about the calling credential itself (a console session is refused: agentCaller), and the API
+// keys, which an API key or the console manages, never an OAuth token (API_KEY_ONLY).
 import { Type } from 'typebox';
 import { PaginationQuery } from '../../http/pagination.ts';
-import { agentCaller, defineOperation, definePublicOperation } from '../../operations/operation.ts';
+import { agentCaller, API_KEY_ONLY, defineOperation, definePublicOperation } from '../../operations/operation.ts';
 import { ApiKeyList, CreatedApiKey, SignUpRequest, SignUpResponse, VerificationResult, Whoami } from './schemas.ts';
 import { MAX_ACTIVE_KEYS, type OrganizationsService } from './service.ts';
-
-const keys = { scope: null, apiKeyOnly: true, idempotency: 'none' } as const;
 
 export function organizationOperations(organizations: OrganizationsService) {
   return {
@@ -27,10 +25,8 @@ export function organizationOperations(organizations: OrganizationsService) {
       name: 'verify_organization',
       summary: 'Verify the organization with the emailed code',
       description: '',
-      scope: null,
+      ...API_KEY_ONLY,
       allowUnverified: true,
-      apiKeyOnly: true,
-      idempotency: 'none',
       errors: ['invalid_code', 'code_expired', 'conflict'],
       input: Type.Object(
         { code: Type.String({ pattern: '^[0-9]{6}$', description: 'The 6-digit code.' }) },
@@ -52,7 +48,7 @@ export function organizationOperations(organizations: OrganizationsService) {
       run: async (ctx) => organizations.whoami(agentCaller(ctx.principal)),
     }),
     listApiKeys: defineOperation({
-      ...keys,
+      ...API_KEY_ONLY,
       name: 'list_api_keys',
       summary: 'List active API keys',
       description: '',
@@ -62,7 +58,7 @@ export function organizationOperations(organizations: OrganizationsService) {
       run: (ctx, query) => organizations.listKeys(ctx.organizationId, query),
     }),
     createApiKey: defineOperation({
-      ...keys,
+      ...API_KEY_ONLY,
       name: 'create_api_key',
       summary: 'Create an API key',
       description: `The key is shown once. Rotate by creating a new key, then revoking the old one. An organization holds at most ${MAX_ACTIVE_KEYS} active keys (409 \`conflict\` beyond: revoke one first).`,
@@ -76,7 +72,7 @@ export function organizationOperations(organizations: OrganizationsService) {
       run: (ctx, input) => organizations.createKey(ctx.organizationId, input.name ?? null),
     }),
     revokeApiKey: defineOperation({
-      ...keys,
+      ...API_KEY_ONLY,
       name: 'revoke_api_key',
       summary: 'Revoke an API key',
       description: "The organization's last active key cannot be revoked (409): create another first.",

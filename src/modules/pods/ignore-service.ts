@@ -67,11 +67,21 @@ export class IgnoreService implements IgnoreListPort {
   // --- IgnoreListPort (the messages module) ---
 
   async isIgnored(ex: Executor, organizationId: string, cellId: string, participant: string): Promise<boolean> {
+    return (await this.ignoredOn(organizationId, cellId, participant, ex)) !== null;
+  }
+
+  /** Where the participant is ignored for this cell: on the cell itself, on its pod, or not at all (null). */
+  async ignoredOn(
+    organizationId: string,
+    cellId: string,
+    participant: string,
+    ex: Executor = this.repo.db,
+  ): Promise<'cell' | 'pod' | null> {
     const scopes = await this.repo.scopesIgnoring(ex, organizationId, participant);
-    if (scopes.length === 0) return false;
-    if (scopes.includes(cellId)) return true;
+    if (scopes.length === 0) return null;
+    if (scopes.includes(cellId)) return 'cell';
     const [cell] = await this.cells.cellsAmong(ex, organizationId, [cellId]);
-    return cell?.pod_id !== null && cell?.pod_id !== undefined && scopes.includes(cell.pod_id);
+    return cell?.pod_id && scopes.includes(cell.pod_id) ? 'pod' : null;
   }
 
   async ignoredParticipants(organizationId: string, cellId: string): Promise<string[]> {

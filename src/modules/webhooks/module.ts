@@ -11,6 +11,7 @@ import type { RestBinder } from '../../operations/rest.ts';
 import type { Loop } from '../../lib/background.ts';
 import { WebhookDeliveryWorker } from '../../workers/webhook-delivery.ts';
 import type { EventsService } from '../events/service.ts';
+import type { RecordOperatorAction } from '../admin/audit.ts';
 import { DEFAULT_TIMEOUT_MS, WebhookDeliverer, type WebhookOptions } from './delivery.ts';
 import { httpEgress } from './egress.ts';
 import { OPERATOR_ENDPOINTS, ORGANIZATION_ENDPOINTS, webhookOperations, type WebhookOperations } from './operations.ts';
@@ -35,11 +36,13 @@ export function build(deps: {
   allowPrivate: boolean;
   options?: WebhookOptions;
   log: FastifyBaseLogger;
+  /** The operator audit log, for changes of the operator's endpoints. */
+  audit: RecordOperatorAction;
 }): WebhooksModule {
   const options = deps.options ?? {};
   const repo = new WebhooksRepository(deps.database.db, deps.database.dialect);
   const targets = { allowPrivate: deps.allowPrivate, lookup: options.lookup ?? systemLookup };
-  const webhooks = new WebhooksService({ repo, clock: deps.clock, events: deps.events, ...targets });
+  const webhooks = new WebhooksService({ repo, clock: deps.clock, events: deps.events, audit: deps.audit, ...targets });
   const deliverer = new WebhookDeliverer({
     repo,
     clock: deps.clock,

@@ -23,7 +23,7 @@ import {
   WebhookSecretRotation,
   WebhookWithSecret,
 } from './schemas.ts';
-import type { Owner, WebhooksService } from './service.ts';
+import type { OperatorActor, Owner, WebhooksService } from './service.ts';
 import { EVENT_TYPE_FILTERS, OPERATOR_EVENT_TYPE_FILTERS } from './views.ts';
 
 type Action =
@@ -56,6 +56,8 @@ interface EndpointOwner<Context> {
   define<In extends TObject, Out>(operation: Declared<In, Out, Context>): Operation<In, Out, Context>;
   /** The owner the service keeps the endpoints under. */
   of(ctx: Context): Owner;
+  /** The admin token whose changes the operator audit log records (none for an organization's endpoints). */
+  actor(ctx: Context): OperatorActor;
   bodies: EndpointBodies;
   /** Each operation's name and summary, and its description where the owner words its own. */
   texts: Record<Action, readonly [name: string, summary: string, description?: string]>;
@@ -67,6 +69,7 @@ const SCOPE = 'webhooks:write';
 export const ORGANIZATION_ENDPOINTS: EndpointOwner<RunContext> = {
   define: (operation) => defineOperation({ ...operation, scope: SCOPE, idempotency: 'none' }),
   of: (ctx) => ctx.organizationId,
+  actor: () => undefined,
   bodies: endpointBodies(EVENT_TYPE_FILTERS, 'message.*'),
   texts: {
     createWebhook: [
@@ -91,6 +94,7 @@ export const ORGANIZATION_ENDPOINTS: EndpointOwner<RunContext> = {
 export const OPERATOR_ENDPOINTS: EndpointOwner<OperatorContext> = {
   define: defineOperatorOperation,
   of: () => null,
+  actor: (ctx) => ctx.principal,
   bodies: endpointBodies(OPERATOR_EVENT_TYPE_FILTERS, 'device.*'),
   texts: {
     createWebhook: [
@@ -113,7 +117,7 @@ export const OPERATOR_ENDPOINTS: EndpointOwner<OperatorContext> = {
 };
 
 export function webhookOperations<Context>(webhooks: WebhooksService, owner: EndpointOwner<Context>) {
-  const { define, of } = owner;
+  const { define, of, actor } = owner;
   /** The action's name, summary and description: the owner's own, else the one both owners share. */
   const texts = (action: Action, shared = '') => {
     const [name, summary, description = shared] = owner.texts[action];
@@ -126,7 +130,7 @@ export function webhookOperations<Context>(webhooks: WebhooksService, owner: End
       errors: ['client_id_conflict'],
       input: owner.bodies.create,
       output: WebhookWithSecret,
-      run: (ctx, input) => webhooks.create(of(ctx), input),
+      run: (ctx, input) => webhooks.create(of(ctx), input, actor(ctx)),
     }),
     listWebhooks: define({
       ...texts('listWebhooks'),
@@ -150,7 +154,7 @@ export function webhookOperations<Context>(webhooks: WebhooksService, owner: End
       errors: [],
       input: Type.Object({ id: WebhookIdField, ...owner.bodies.update.properties }, { additionalProperties: false }),
       output: Webhook,
-      run: (ctx, { id, ...input }) => webhooks.update(of(ctx), id, input),
+      run: (ctx, { id, ...input }) => webhooks.update(of(ctx), id, input, actor(ctx)),
     }),
     deleteWebhook: define({
       ...texts('deleteWebhook', 'Queued deliveries are abandoned.'),
@@ -159,7 +163,7 @@ export function webhookOperations<Context>(webhooks: WebhooksService, owner: End
       input: ById,
       output: Type.Null(),
       run: async (ctx, input) => {
-        await webhooks.remove(of(ctx), input.id);
+        await webhooks.remove(of(ctx), input.id, actor(ctx));
         return null;
       },
     }),
@@ -168,7 +172,7 @@ export function webhookOperations<Context>(webhooks: WebhooksService, owner: End
       errors: [],
       input: ById,
       output: WebhookSecretRotation,
-      run: (ctx, input) => webhooks.rotateSecret(of(ctx), input.id),
+      run: (ctx, input) => webhooks.rotateSecret(of(ctx), input.id, actor(ctx)),
     }),
     listWebhookDeliveries: define({
       ...texts('listWebhookDeliveries', 'Newest first, each with its attempts (time, status code, latency, error).'),
@@ -186,7 +190,7 @@ export function webhookOperations<Context>(webhooks: WebhooksService, owner: End
       errors: ['conflict'],
       input: DeliveryParams,
       output: Delivery,
-      run: (ctx, input) => webhooks.retryDelivery(of(ctx), input.id, input.delivery_id),
+      run: (ctx, input) => webhooks.retryDelivery(of(ctx), input.id, input.delivery_id, actor(ctx)),
     }),
   };
 }

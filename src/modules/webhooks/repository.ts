@@ -236,8 +236,8 @@ export class WebhooksRepository {
   }
 
   /** Makes a delivery due now unless an attempt holds a live lease on it; false when one does. */
-  async requeue(id: string, status: DeliveryStatus, now: string): Promise<boolean> {
-    const result = await this.db
+  async requeue(ex: Executor, id: string, status: DeliveryStatus, now: string): Promise<boolean> {
+    const result = await ex
       .updateTable('webhook_deliveries')
       .set({ status, next_attempt_at: now, lease_token: null, updated_at: now })
       .where('id', '=', id)

@@ -12,6 +12,8 @@ import type { Executor } from '../../db/schema.ts';
 import type { EventsService } from '../events/service.ts';
 import type { EventEnvelope } from '../events/types.ts';
 import type { DeviceEventType } from '../devices/events.ts';
+import type { RecordOperatorAction } from '../admin/audit.ts';
+import type { AdminPrincipal } from '../../http/types.ts';
 import type { WebhooksRepository } from './repository.ts';
 import { newSigningSecret } from './signing.ts';
 import type { WebhookDeliveriesTable, WebhooksTable } from './tables.ts';
@@ -52,12 +54,19 @@ export type WebhookView = ReturnType<typeof webhookView>;
 /** Whose endpoints: an organization's (its id) or the operator's (null, /v1/admin/webhooks). */
 export type Owner = string | null;
 
+/**
+ * The admin token changing one of the operator's endpoints: the change is recorded in the operator
+ * audit log, in its transaction. An organization's endpoints are changed without one.
+ */
+export type OperatorActor = AdminPrincipal | undefined;
+
 export class WebhooksService {
   private readonly repo: WebhooksRepository;
   private readonly clock: Clock;
   private readonly events: EventsService;
   private readonly allowPrivate: boolean;
   private readonly lookup: Lookup;
+  private readonly audit: RecordOperatorAction;
   /** 'queued' fires when committed deliveries became due: an event's fan-out, a manual retry, a re-enable. */
   readonly signals = new EventEmitter();
 
@@ -67,8 +76,10 @@ export class WebhooksService {
     events: EventsService;
     allowPrivate: boolean;
     lookup: Lookup;
+    audit: RecordOperatorAction;
   }) {
     this.repo = deps.repo;
+    this.audit = deps.audit;
     this.clock = deps.clock;
     this.events = deps.events;
     this.allowPrivate = deps.allowPrivate;
@@ -82,6 +93,18 @@ export class WebhooksService {
     return check.url.href;
   }
 
+  /** An operator's change of one of the operator's endpoints, in the operator audit log; nothing for an organization's. */
+  private async recordOperatorChange(
+    tx: Executor,
+    actor: OperatorActor,
+    action: string,
+    webhookId: string,
+    detail?: Record<string, unknown>,
+  ): Promise<void> {
+    if (actor)
+      await this.audit(tx, { actor, action, targetType: 'webhook', targetId: webhookId, reason: null, detail });
+  }
+
   private async owned(organizationId: Owner, id: string): Promise<WebhooksTable> {
     const row = await this.repo.findWebhook(this.repo.db, organizationId, id);
     if (!row) throw notFound('webhook');
@@ -92,19 +115,20 @@ export class WebhooksService {
   async create(
     organizationId: Owner,
     input: CreateWebhookInput,
+    actor?: OperatorActor,
   ): Promise<{ created: boolean; webhook: WebhookView & { secret?: string } }> {
     const hash = clientIdHash(input);
     const { created, value } = await createOnce({
       resource: 'webhook',
       hash,
       earlier: () => this.repo.findByClientId(organizationId, input.client_id),
-      create: () => this.insert(organizationId, input, hash),
+      create: () => this.insert(organizationId, input, hash, actor),
       view: (row): WebhookView & { secret?: string } => webhookView(row),
     });
     return { created, webhook: value };
   }
 
-  private async insert(organizationId: Owner, input: CreateWebhookInput, hash: string) {
+  private async insert(organizationId: Owner, input: CreateWebhookInput, hash: string, actor: OperatorActor) {
     const url = await this.checkedUrl(input.url);
     const now = this.clock.now().toISOString();
     const row: WebhooksTable = {
@@ -125,7 +149,14 @@ export class WebhooksService {
       updated_at: now,
       deleted_at: null,
     };
-    await this.repo.insertWebhook(this.repo.db, row);
+    await transact(this.repo.db, async (tx) => {
+      await this.repo.insertWebhook(tx, row);
+      await this.recordOperatorChange(tx, actor, 'webhook.create', row.id, {
+        url: row.url,
+        event_types: JSON.parse(row.event_types) as string[],
+        enabled: row.enabled === 1,
+      });
+    });
     return { ...webhookView(row), secret: row.secret };
   }
 
@@ -142,7 +173,12 @@ export class WebhooksService {
     return { webhooks: items.map(webhookView), next_cursor };
   }
 
-  async update(organizationId: Owner, id: string, input: UpdateWebhookInput): Promise<WebhookView> {
+  async update(
+    organizationId: Owner,
+    id: string,
+    input: UpdateWebhookInput,
+    actor?: OperatorActor,
+  ): Promise<WebhookView> {
     const row = await this.owned(organizationId, id);
     const now = this.clock.now().toISOString();
     const changes: Partial<WebhooksTable> = { updated_at: now };
@@ -158,23 +194,25 @@ export class WebhooksService {
     await transact(this.repo.db, async (tx) => {
       await this.repo.updateWebhook(tx, id, changes);
       if (resumed) await this.repo.release(tx, id, now);
+      await this.recordOperatorChange(tx, actor, 'webhook.update', id, { ...input });
     });
     if (resumed) this.signals.emit('queued');
     const updated = { ...row, ...changes };
     return webhookView(updated);
   }
 
-  async remove(organizationId: Owner, id: string): Promise<void> {
-    await this.owned(organizationId, id);
+  async remove(organizationId: Owner, id: string, actor?: OperatorActor): Promise<void> {
+    const row = await this.owned(organizationId, id);
     const now = this.clock.now().toISOString();
     await transact(this.repo.db, async (tx) => {
       await this.repo.updateWebhook(tx, id, { deleted_at: now, updated_at: now });
       await this.repo.abandonQueued(tx, id, now);
+      await this.recordOperatorChange(tx, actor, 'webhook.delete', id, { url: row.url });
     });
   }
 
   /** A new secret; the previous one keeps signing beside it for 24 hours. */
-  async rotateSecret(organizationId: Owner, id: string) {
+  async rotateSecret(organizationId: Owner, id: string, actor?: OperatorActor) {
     const row = await this.owned(organizationId, id);
     const now = this.clock.now();
     const changes = {
@@ -183,7 +221,10 @@ export class WebhooksService {
       previous_secret_expires_at: new Date(now.getTime() + SECRET_OVERLAP_MS).toISOString(),
       updated_at: now.toISOString(),
     };
-    await this.repo.updateWebhook(this.repo.db, id, changes);
+    await transact(this.repo.db, async (tx) => {
+      await this.repo.updateWebhook(tx, id, changes);
+      await this.recordOperatorChange(tx, actor, 'webhook.rotate_secret', id);
+    });
     return {
       ...webhookView({ ...row, ...changes }),
       secret: changes.secret,
@@ -256,7 +297,7 @@ export class WebhooksService {
   }
 
   /** Makes a delivery due now (again, when it already succeeded or failed). */
-  async retryDelivery(organizationId: Owner, webhookId: string, deliveryId: string) {
+  async retryDelivery(organizationId: Owner, webhookId: string, deliveryId: string, actor?: OperatorActor) {
     const webhook = await this.owned(organizationId, webhookId);
     const delivery = await this.repo.findDelivery(webhookId, deliveryId);
     if (!delivery) throw notFound('delivery');
@@ -264,9 +305,11 @@ export class WebhooksService {
       throw new ApiError('conflict', 'The webhook is disabled; enable it (PATCH enabled: true) before retrying.');
     const now = this.clock.now().toISOString();
     const status = delivery.status === 'succeeded' || delivery.status === 'failed' ? 'pending' : delivery.status;
-    if (!(await this.repo.requeue(deliveryId, status, now))) {
-      throw new ApiError('conflict', 'An attempt of this delivery is in progress.');
-    }
+    await transact(this.repo.db, async (tx) => {
+      if (!(await this.repo.requeue(tx, deliveryId, status, now)))
+        throw new ApiError('conflict', 'An attempt of this delivery is in progress.');
+      await this.recordOperatorChange(tx, actor, 'webhook.retry_delivery', webhookId, { delivery_id: deliveryId });
+    });
     this.signals.emit('queued');
     const updated = {
       ...delivery,

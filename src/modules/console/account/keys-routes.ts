@@ -8,6 +8,8 @@ import { ApiError } from '../../../lib/errors.ts';
 import { contextOf, redirect } from '../guard.ts';
 import { CONSOLE_PATH, flashCookie, readCookie, sendPage } from '../http.ts';
 import type { ConsoleModule } from '../module.ts';
+import { actAsConsole } from '../act.ts';
+import { organizationOperations } from '../../organizations/operations.ts';
 import type { ConsoleSession } from '../service.ts';
 import { KEY_NAME_MAX, keysPage, revokeKeyPage } from './keys-pages.ts';
 import { HIDDEN, noticeOf, orPage, param, PUBLIC, text, withNotice } from './shared.ts';
@@ -39,7 +41,8 @@ function newKeyOf(request: FastifyRequest, organizationId: string): { name: stri
 
 export function registerKeyPages(scope: App, module: ConsoleModule): void {
   const { guard, http } = module;
-  const { organizations } = module.dashboard;
+  const { organizations, invoker } = module.dashboard;
+  const { createApiKey, revokeApiKey } = organizationOperations(organizations);
 
   async function sendKeys(
     reply: FastifyReply,
@@ -94,9 +97,9 @@ export function registerKeyPages(scope: App, module: ConsoleModule): void {
           ? `The name is too long (at most ${KEY_NAME_MAX} characters).`
           : undefined;
     if (error) return sendKeys(reply, session, 400, { form: { name, error } });
-    let created: Awaited<ReturnType<typeof organizations.createKey>>;
+    let created: { api_key: string };
     try {
-      created = await organizations.createKey(session.organizationId, name);
+      created = await actAsConsole(invoker, session, createApiKey, { name });
     } catch (failure) {
       // The cap on active keys: a form error naming it, the form kept.
       if (failure instanceof ApiError && failure.code === 'conflict')
@@ -126,7 +129,7 @@ export function registerKeyPages(scope: App, module: ConsoleModule): void {
     const session = await guard.posted(request, reply, text(request.body, 'csrf_token'));
     if (!session) return reply;
     const revoked = await orPage(reply, contextOf(session, 'keys'), BACK, 'API key', async () => {
-      await organizations.revokeKey(session.organizationId, param(request.params, 'key_id'));
+      await actAsConsole(invoker, session, revokeApiKey, { key_id: param(request.params, 'key_id') });
       return true;
     });
     if (!revoked) return reply;

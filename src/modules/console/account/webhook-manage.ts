@@ -7,6 +7,7 @@ import { contextOf, redirect, type SignedInContext } from '../guard.ts';
 import { CONSOLE_PATH, sendPage } from '../http.ts';
 import { escape } from '../layout.ts';
 import type { ConsoleModule } from '../module.ts';
+import { consoleActor } from '../act.ts';
 import {
   csrfField,
   fieldErrorsOf,
@@ -78,6 +79,8 @@ ${endpointForm(context, form, { action: `${endpointPath(webhook.id)}/edit`, canc
 export function registerWebhookManagement(scope: App, module: ConsoleModule): void {
   const { guard } = module;
   const webhooks = module.dashboard.webhooking.webhooks;
+  const ops = module.dashboard.webhooking.operations;
+  const act = consoleActor(module.dashboard.invoker);
 
   scope.get(`${CONSOLE_PATH}/webhooks/:webhook_id/edit`, { config: PUBLIC, schema: HIDDEN }, async (request, reply) => {
     const session = await guard.page(request, reply);
@@ -106,7 +109,7 @@ export function registerWebhookManagement(scope: App, module: ConsoleModule): vo
       const form = { ...endpointFormOf(request.body), clientId: '' };
       if (form.errors) return sendPage(reply, 400, editPage(context, webhook, form));
       try {
-        await webhooks.update(session.organizationId, webhookId, { url: form.url, event_types: form.eventTypes });
+        await act(session, ops.updateWebhook, { id: webhookId, url: form.url, event_types: form.eventTypes });
       } catch (error) {
         const fields = fieldErrorsOf(error, { url: 'The URL' });
         if (!fields) throw error;
@@ -142,7 +145,9 @@ export function registerWebhookManagement(scope: App, module: ConsoleModule): vo
       if (!session) return reply;
       const context = contextOf(session, 'webhooks');
       const rotated = await orPage(reply, context, BACK, 'webhook endpoint', () =>
-        webhooks.rotateSecret(session.organizationId, param(request.params, 'webhook_id')),
+        act<WebhookView & { secret: string; previous_secret_expires_at: string }>(session, ops.rotateWebhookSecret, {
+          id: param(request.params, 'webhook_id'),
+        }),
       );
       if (!rotated) return reply;
       return sendPage(reply, 200, rotatedPage(context, rotated, rotated.secret, rotated.previous_secret_expires_at));
@@ -156,7 +161,7 @@ export function registerWebhookManagement(scope: App, module: ConsoleModule): vo
       const session = await guard.posted(request, reply, text(request.body, 'csrf_token'));
       if (!session) return reply;
       const deleted = await orPage(reply, contextOf(session, 'webhooks'), BACK, 'webhook endpoint', async () => {
-        await webhooks.remove(session.organizationId, param(request.params, 'webhook_id'));
+        await act(session, ops.deleteWebhook, { id: param(request.params, 'webhook_id') });
         return true;
       });
       if (!deleted) return reply;

@@ -2,11 +2,12 @@
 // through the WebhooksService the /v1/webhooks routes use (a console retry is the API's retry).
 import type { FastifyReply } from 'fastify';
 import { randomBase62 } from '../../../lib/secrets.ts';
-import { ApiError } from '../../../lib/errors.ts';
 import type { App } from '../../../http/types.ts';
 import { contextOf, redirect, type SignedInContext } from '../guard.ts';
 import { CONSOLE_PATH, safeNext, sendPage } from '../http.ts';
 import type { ConsoleModule } from '../module.ts';
+import { consoleActor, createFromForm } from '../act.ts';
+import type { WebhookView } from '../../webhooks/service.ts';
 import type { ConsoleSession } from '../service.ts';
 import { messagePage } from '../pages.ts';
 import { escape } from '../layout.ts';
@@ -33,6 +34,8 @@ const CLIENT_ID = /^console_[A-Za-z0-9]{24}$/;
 export function registerWebhookPages(scope: App, module: ConsoleModule): void {
   const { guard } = module;
   const webhooks = module.dashboard.webhooking.webhooks;
+  const ops = module.dashboard.webhooking.operations;
+  const act = consoleActor(module.dashboard.invoker);
 
   /** The endpoints page (a page of endpoints, each with its latest deliveries). */
   async function sendList(
@@ -145,21 +148,13 @@ export function registerWebhookPages(scope: App, module: ConsoleModule): void {
     const form = endpointFormOf(request.body);
     if (form.errors) return sendList(reply, session, 400, { form });
     const create = (clientId: string) =>
-      webhooks.create(session.organizationId, {
+      act<{ created: boolean; webhook: WebhookView & { secret?: string } }>(session, ops.createWebhook, {
         client_id: clientId,
         url: form.url as string,
         event_types: form.eventTypes,
       });
     try {
-      let result;
-      try {
-        result = await create(form.clientId);
-      } catch (error) {
-        // The same form sent again with another body (back button, edited): a new endpoint.
-        if (!(error instanceof ApiError && error.code === 'client_id_conflict')) throw error;
-        result = await create(newClientId());
-      }
-      const { created, webhook } = result;
+      const { created, webhook } = await createFromForm(create, form.clientId, newClientId);
       if (!created || !webhook.secret)
         return sendList(reply, session, 200, { notice: notice('ok', escape(NOTICES.existing)) });
       return sendList(reply, session, 201, { created: { url: webhook.url, secret: webhook.secret } });
@@ -180,11 +175,10 @@ export function registerWebhookPages(scope: App, module: ConsoleModule): void {
       if (!session) return reply;
       const context = contextOf(session, 'webhooks');
       const retried = await orPage(reply, context, BACK, 'delivery', () =>
-        webhooks.retryDelivery(
-          session.organizationId,
-          param(request.params, 'webhook_id'),
-          param(request.params, 'delivery_id'),
-        ),
+        act(session, ops.retryWebhookDelivery, {
+          id: param(request.params, 'webhook_id'),
+          delivery_id: param(request.params, 'delivery_id'),
+        }),
       );
       if (!retried) return reply;
       return redirect(reply, withNotice(backOf(request.body), 'retried'));
@@ -206,7 +200,10 @@ export function registerWebhookPages(scope: App, module: ConsoleModule): void {
           messagePage(context, 'Not changed', 'Choose whether the endpoint is enabled.', BACK),
         );
       const updated = await orPage(reply, context, BACK, 'webhook endpoint', () =>
-        webhooks.update(session.organizationId, param(request.params, 'webhook_id'), { enabled: enabled === 'true' }),
+        act<WebhookView>(session, ops.updateWebhook, {
+          id: param(request.params, 'webhook_id'),
+          enabled: enabled === 'true',
+        }),
       );
       if (!updated) return reply;
       return redirect(reply, withNotice(backOf(request.body), updated.enabled ? 'enabled' : 'disabled'));

@@ -17,11 +17,11 @@ import { contextOf, redirect, type SignedInContext } from '../guard.ts';
 import { CONSOLE_PATH, registerFormParser, sendPage } from '../http.ts';
 import { escape, field, layout } from '../layout.ts';
 import type { ConsoleModule } from '../module.ts';
-import { messagePage } from '../pages.ts';
+import { confirmationPage, messagePage } from '../pages.ts';
 import type { ConsoleSession } from '../service.ts';
 import { CELL_QUIET_HOURS, cellPath, cellsPath } from './pages.ts';
 import { hasQuietErrors, quietErrorsOf, quietHoursPage, readQuietHours, type QuietHoursForm } from '../quiet-hours.ts';
-import { consolePrincipal } from './routes.ts';
+import { actAsConsole, consolePrincipal } from '../act.ts';
 
 export const NAME_MAX = 100;
 
@@ -140,20 +140,15 @@ ${nameField({ displayName: cell.display_name, ...form }, `Up to ${NAME_MAX} char
 }
 
 export function releaseCellPage(context: SignedInContext, cell: CellView): string {
-  return layout(
+  return confirmationPage(
     { ...context, current: 'cells' },
-    `Release ${cell.display_name}?`,
-    `<div class="card">
-<h1>Release ${escape(cell.display_name)}?</h1>
-<p>Releasing the cell gives up its number${cell.phone_number ? ` <span class="mono">${escape(cell.phone_number)}</span>` : ''}: it stops sending and receiving at once, its phone goes to another line, and the cell no longer appears in the console or the API. This cannot be undone.</p>
-<form method="post" action="${cellPath(context, cell.id)}/release">
-${csrfField(context)}
-<div class="actions">
-<button type="submit" class="danger">Release ${escape(cell.display_name)}</button>
-<a class="button secondary" href="${cellPath(context, cell.id)}">Keep the cell</a>
-</div>
-</form>
-</div>`,
+    {
+      title: `Release ${cell.display_name}?`,
+      explain: `Releasing the cell gives up its number${cell.phone_number ? ` <span class="mono">${escape(cell.phone_number)}</span>` : ''}: it stops sending and receiving at once, its phone goes to another line, and the cell no longer appears in the console or the API. This cannot be undone.`,
+      action: `${cellPath(context, cell.id)}/release`,
+      confirm: `Release ${cell.display_name}`,
+      keep: { href: cellPath(context, cell.id), text: 'Keep the cell' },
+    },
   );
 }
 
@@ -168,7 +163,7 @@ function nameOf(body: unknown): { name: string; error?: string } {
 export function registerCellManagement(app: App, module: ConsoleModule): void {
   const { guard } = module;
   const { cells, billing } = module.dashboard;
-  const { createCell, updateCell } = cellOperations(cells);
+  const { createCell, updateCell, releaseCell } = cellOperations(cells);
   const onSend = payFormOnSend(module);
   const BACK = { href: `${CONSOLE_PATH}/cells`, text: 'See your cells' };
 
@@ -332,7 +327,7 @@ export function registerCellManagement(app: App, module: ConsoleModule): void {
       if (!session) return reply;
       const cell = await ownCell(reply, session, (request.params as { cell_id: string }).cell_id);
       if (!cell) return reply;
-      await cells.release(session.organizationId, cell.id);
+      await actAsConsole(module.dashboard.invoker, session, releaseCell, { id: cell.id });
       return redirect(reply, `${CONSOLE_PATH}/cells?notice=released`);
     });
   });

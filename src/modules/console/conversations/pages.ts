@@ -10,6 +10,7 @@ import { escape, layout } from '../layout.ts';
 import { phone, time } from './format.ts';
 import { hasError, type SendForm, sendForm } from './send-form.ts';
 import { quietHoursSection } from '../quiet-hours.ts';
+import { postButton } from '../account/shared.ts';
 
 export const SCRIPTS = ['cells.js'];
 export const CELL_QUIET_HOURS =
@@ -226,6 +227,9 @@ export function threadPage(
     olderCursor: string | null;
     liveUrl: string | null;
     form: SendForm;
+    /** Where the participant is ignored for this cell (null: not ignored). */
+    ignored: 'cell' | 'pod' | null;
+    notice?: string;
   },
 ): string {
   const { cell, participant } = view;
@@ -242,6 +246,7 @@ ${crumbs([{ href: cellsPath(context), text: 'Cells' }, { href: cellPath(context,
 <h1>Conversation with <span class="mono">${escape(who)}</span></h1>
 <dl class="facts party"><dt>Other party</dt><dd><span class="mono">${escape(who)}</span></dd><dt>Cell</dt><dd>${escape(cell.display_name)}</dd></dl>
 ${cellState(context, cell)}
+${view.notice ? `<div class="notice ok" role="status"><p>${escape(view.notice)}</p></div>` : ''}
 ${view.olderCursor ? `<p><a href="${here}?cursor=${encodeURIComponent(view.olderCursor)}">Older messages</a></p>` : ''}
 ${liveStatus(view.liveUrl)}
 <p id="thread-empty" class="small"${view.messages.length > 0 ? ' hidden' : ''}>No messages with ${escape(who)} yet.</p>
@@ -255,6 +260,30 @@ ${view.liveUrl ? '' : `<p><a href="${here}">Latest messages</a></p>`}
 <h2 id="reply-heading">Reply</h2>
 ${sendForm(context, { action: `${here}/messages`, form: view.form, to: participant })}
 </section>
+${ignoreSection(context, cell, who, here, view.ignored)}
 </div>`,
   );
+}
+
+/** Ignore the other party on this cell, or stop; when its pod ignores them, where to change that. */
+function ignoreSection(
+  context: SignedInContext,
+  cell: CellView,
+  who: string,
+  here: string,
+  ignored: 'cell' | 'pod' | null,
+): string {
+  const explain =
+    'Texts from an ignored number are still kept, but send no event or webhook and stay out of the lists.';
+  const body =
+    ignored === 'pod' && cell.pod_id
+      ? `<p>${escape(who)} is ignored on every cell of <a href="${context.path}/pods/${encodeURIComponent(cell.pod_id)}#ignore">this cell's pod</a>; change it there.</p>`
+      : ignored === 'cell'
+        ? `<p>${escape(who)} is ignored on this cell.</p>${postButton(context, `${here}/unignore`, 'Stop ignoring', { className: 'secondary' })}`
+        : `${postButton(context, `${here}/ignore`, `Ignore ${who} on this cell`, { className: 'secondary' })}`;
+  return `<section id="ignore" aria-labelledby="ignore-heading">
+<h2 id="ignore-heading">Ignore</h2>
+<p class="small">${explain}</p>
+${body}
+</section>`;
 }

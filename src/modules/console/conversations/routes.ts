@@ -12,8 +12,6 @@
 import { readFileSync } from 'node:fs';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { App } from '../../../http/types.ts';
-import type { ConsolePrincipal } from '../../../operations/operation.ts';
-import { ALL_SCOPES } from '../../organizations/service.ts';
 import { ApiError, type ErrorCode } from '../../../lib/errors.ts';
 import { normalizePhone } from '../../../lib/phone.ts';
 import type { CellView } from '../../cells/service.ts';
@@ -21,6 +19,7 @@ import type { MessageView } from '../../messages/views.ts';
 import { contextOf, redirect, type SignedInContext } from '../guard.ts';
 import { CONSOLE_PATH, registerFormParser, sendPage } from '../http.ts';
 import type { ConsoleModule } from '../module.ts';
+import { actAsConsole, consolePrincipal } from '../act.ts';
 import { cellNotFoundPage, messagePage } from '../pages.ts';
 import type { ConsoleSession } from '../service.ts';
 import { phone } from './format.ts';
@@ -50,20 +49,12 @@ const SEND_BODY_LIMIT = 32 * 1024;
 /** The send form's keys, apart from the API's and MCP's. */
 const CONSOLE_SEND = 'console:send';
 
-/**
- * The session as the caller of an operation: its organization with every scope. A session is
- * only ever opened for an organization that signed in (the console's own checks); its forms were
- * never refused for the organization's state, and are not now.
- */
-export const consolePrincipal = (session: ConsoleSession): ConsolePrincipal => ({
-  credentialType: 'console_session',
-  organizationId: session.organizationId,
-  organizationName: session.organizationName,
-  organizationStatus: 'active',
-  scopes: [...ALL_SCOPES],
-});
-
 type CellParams = { cell_id: string };
+
+const THREAD_NOTICES: Record<string, string> = {
+  ignored: 'Ignored on this cell: their texts are kept without events or webhooks.',
+  unignored: 'No longer ignored on this cell.',
+};
 type ThreadParams = CellParams & { participant: string };
 /** A cell read for a page, with the outbox position its live stream starts after. */
 type OpenedCell = { cell: CellView; after: number };
@@ -190,12 +181,19 @@ export function registerConversationPages(app: App, module: ConsoleModule): void
     participant: string,
     form: SendForm,
     cursor?: string,
+    notice?: string,
   ) {
     const context = contextOf(session, 'cells');
     const { cell } = opened;
     let page: Awaited<ReturnType<typeof messages.list>>;
     try {
-      page = await messages.list(session.organizationId, cell.id, { participant, limit: PAGE, cursor });
+      page = await messages.list(session.organizationId, cell.id, {
+        participant,
+        limit: PAGE,
+        cursor,
+        // The page is about this party: their texts show even while ignored.
+        include_ignored: true,
+      });
     } catch (error) {
       if (isCode(error, 'invalid_request')) return badLink(reply, context, threadPath(context, cell.id, participant));
       throw error;
@@ -210,6 +208,8 @@ export function registerConversationPages(app: App, module: ConsoleModule): void
         olderCursor: page.next_cursor,
         liveUrl: liveUrl(opened, cursor),
         form,
+        ignored: await module.dashboard.ignoredOn(session.organizationId, cell.id, participant),
+        notice,
       }),
     );
   }
@@ -267,6 +267,21 @@ export function registerConversationPages(app: App, module: ConsoleModule): void
 
   /** The thread's participant from its address (E.164, however it was written), or null. */
   const participantParam = (request: FastifyRequest) => normalizePhone((request.params as ThreadParams).participant);
+  /** The cell and the participant a conversation's address names; null once a 404 page is sent. */
+  async function openThread(request: FastifyRequest, reply: FastifyReply, session: ConsoleSession) {
+    const context = contextOf(session, 'cells');
+    const opened = await openCell(session, (request.params as ThreadParams).cell_id);
+    if (!opened) {
+      await cellNotFound(reply, context);
+      return null;
+    }
+    const participant = participantParam(request);
+    if (!participant) {
+      await conversationNotFound(reply, context, opened.cell);
+      return null;
+    }
+    return { opened, participant };
+  }
 
   app.register(async (scope) => {
     registerFormParser(scope);
@@ -317,14 +332,42 @@ export function registerConversationPages(app: App, module: ConsoleModule): void
       async (request, reply) => {
         const session = await guard.page(request, reply);
         if (!session) return reply;
-        const context = contextOf(session, 'cells');
-        const opened = await openCell(session, (request.params as ThreadParams).cell_id);
-        if (!opened) return cellNotFound(reply, context);
-        const participant = participantParam(request);
-        if (!participant) return conversationNotFound(reply, context, opened.cell);
-        return showThread(reply, session, opened, participant, {}, textOf(request.query, 'cursor') || undefined);
+        const thread = await openThread(request, reply, session);
+        if (!thread) return reply;
+        const { opened, participant } = thread;
+        return showThread(
+          reply,
+          session,
+          opened,
+          participant,
+          {},
+          textOf(request.query, 'cursor') || undefined,
+          THREAD_NOTICES[textOf(request.query, 'notice')],
+        );
       },
     );
+
+    // Ignoring the other party on this cell, or no longer: the API's ignore list of the cell.
+    for (const action of ['ignore', 'unignore'] as const) {
+      scope.post(
+        `${CONSOLE_PATH}/cells/:cell_id/conversations/:participant/${action}`,
+        { config: PUBLIC, schema: HIDDEN },
+        async (request, reply) => {
+          const session = await guard.posted(request, reply, textOf(request.body, 'csrf_token'));
+          if (!session) return reply;
+          const thread = await openThread(request, reply, session);
+          if (!thread) return reply;
+          const { opened, participant } = thread;
+          const context = contextOf(session, 'cells');
+          const ops = module.dashboard.pods.ignore.cell;
+          await actAsConsole(module.dashboard.invoker, session, action === 'ignore' ? ops.add : ops.remove, {
+            cell_id: opened.cell.id,
+            participant,
+          });
+          return redirect(reply, `${threadPath(context, opened.cell.id, participant)}?notice=${action}d#ignore`);
+        },
+      );
+    }
 
     scope.post(
       `${CONSOLE_PATH}/cells/:cell_id/messages`,

@@ -7,11 +7,11 @@ import { telemetryChart, telemetryTable, type TelemetryPoint } from './chart.ts'
 import type { FleetFilter, FleetRow } from './fleet.ts';
 import { csrfInput, sectionPage } from './layout.ts';
 import type { OperatorSession } from './service.ts';
+import { devicePath } from './http.ts';
+import { phoneSettingsSection, type PhoneForm } from './inventory-pages.ts';
 
 const BASE = '/console/operator';
 export const FLEET_SCRIPTS = ['fleet.js'];
-
-export const devicePath = (id: string) => `${BASE}/devices/${encodeURIComponent(id)}`;
 
 const FILTER_WORDS: Record<FleetFilter, string> = {
   all: 'All phones',
@@ -20,7 +20,7 @@ const FILTER_WORDS: Record<FleetFilter, string> = {
   paused: 'Paused',
 };
 const EMPTY_WORDS: Record<FleetFilter, string> = {
-  all: 'No phone in the inventory yet: add one with POST /v1/admin/devices.',
+  all: 'No phone in the inventory yet.',
   offline: 'Every phone is online.',
   unhealthy: 'Every phone is healthy.',
   paused: 'No phone is paused.',
@@ -86,7 +86,7 @@ const FLEET_HEAD = `<thead><tr><th scope="col">Phone</th><th scope="col">Cell an
 export function fleetPage(
   session: OperatorSession,
   rows: FleetRow[],
-  options: { filter: FleetFilter; liveUrl: string | null; total: number; online: number },
+  options: { filter: FleetFilter; liveUrl: string | null; total: number; online: number; notice?: string },
 ): string {
   const filters = (Object.keys(FILTER_WORDS) as FleetFilter[])
     .map(
@@ -102,7 +102,8 @@ export function fleetPage(
     { session, current: 'fleet', scripts: options.liveUrl ? FLEET_SCRIPTS : [] },
     'Fleet',
     `<h1>Fleet</h1>
-<p class="lead">${options.total} ${options.total === 1 ? 'phone' : 'phones'} in the rack, ${options.online} online.</p>
+${options.notice ?? ''}
+<p class="lead">${options.total} ${options.total === 1 ? 'phone' : 'phones'} in the rack, ${options.online} online. <a class="button secondary small-button" href="${BASE}/devices/new">Add a phone</a></p>
 <nav aria-label="Filter phones" class="filters small">${filters}</nav>
 ${live}
 <p id="fleet-empty"${empty ? '' : ' hidden'}>${EMPTY_WORDS[options.filter]}</p>
@@ -149,6 +150,10 @@ ${rows}
 /** What a device page says besides the phone: a key shown once, a notice, a form's error. */
 export interface DevicePageOptions {
   rotatedKey?: string;
+  /** The key shown is a new phone's (added), not a rotated one's. */
+  keyIsNew?: boolean;
+  /** The settings form as sent, with its errors. */
+  settingsForm?: PhoneForm;
   notice?: string;
   /** A form's error: on its reason field, or (refusal) said above the form. */
   formError?: { form: string; error: string; reason: string; refusal?: boolean };
@@ -212,14 +217,19 @@ export function devicePage(
   const reveal = options.rotatedKey
     ? revealOnce({
         id: 'new-device-key',
-        heading: 'New device key',
+        heading: options.keyIsNew ? 'Phone added: its device key' : 'New device key',
         label: 'Device key for X-Phone-Key',
         secret: options.rotatedKey,
-        explain: 'The old key stopped working; put this one in the phone app. Cellgate keeps only a hash of it.',
+        explain: options.keyIsNew
+          ? 'Put it in the phone app. Cellgate keeps only a hash of it.'
+          : 'The old key stopped working; put this one in the phone app. Cellgate keeps only a hash of it.',
       })
     : '';
   const label = d.label ? `${d.phone_number} (${d.label})` : d.phone_number;
-  const title = options.formError ? `Error: Phone ${label}` : `Phone ${label}`;
+  const settingsFailed = Boolean(
+    options.settingsForm && (options.settingsForm.notice || Object.keys(options.settingsForm.errors).length > 0),
+  );
+  const title = options.formError || settingsFailed ? `Error: Phone ${label}` : `Phone ${label}`;
   return sectionPage(
     { session, current: 'fleet' },
     title,
@@ -251,6 +261,7 @@ ${telemetryTable(options.telemetry.points)}
 <h2 id="failures-heading">Recent failures</h2>
 ${failuresTable(options.failures)}
 </section>
+${phoneSettingsSection(session, d, options.settingsForm)}
 <section aria-labelledby="actions-heading">
 <h2 id="actions-heading">Actions</h2>
 ${holdForms(session, row, options)}

@@ -11,6 +11,8 @@ import { notFoundPage, operatorMessagePage } from './layout.ts';
 export const OPERATOR_PATH = `${CONSOLE_PATH}/operator`;
 export const OPERATOR_COOKIE = 'cg_operator';
 
+export const devicePath = (id: string) => `${OPERATOR_PATH}/devices/${encodeURIComponent(id)}`;
+
 export const operatorCookie = (http: ConsoleHttp, token: string, maxAgeSeconds: number) =>
   `${OPERATOR_COOKIE}=${token}; Path=${OPERATOR_PATH}; Max-Age=${maxAgeSeconds}; HttpOnly; SameSite=Strict${http.secure ? '; Secure' : ''}`;
 

@@ -13,6 +13,7 @@ const SECTIONS = [
   { id: 'fleet', path: '/fleet', label: 'Fleet' },
   { id: 'organizations', path: '/organizations', label: 'Organizations' },
   { id: 'deposits', path: '/deposits', label: 'Deposits' },
+  { id: 'webhooks', path: '/webhooks', label: 'Webhooks' },
   { id: 'audit', path: '/audit', label: 'Audit' },
 ] as const;
 export type OperatorSection = (typeof SECTIONS)[number]['id'];

@@ -20,6 +20,10 @@ import { FleetView } from './fleet.ts';
 import { OperatorGuard } from './http.ts';
 import type { FleetLive } from './live.ts';
 import { registerOrganizationPages } from './organization-routes.ts';
+import { registerInventoryPages } from './inventory.ts';
+import { registerOperatorWebhookPages } from './webhook-routes.ts';
+import type { WebhookOperations } from '../../webhooks/operations.ts';
+import type { OperatorContext } from '../../../operations/operation.ts';
 import { OperatorRepository } from './repository.ts';
 import { registerOperatorRoutes } from './routes.ts';
 import { OperatorSessions, type AdminAuthenticate, type AdminTokenActive, type OperatorSession } from './service.ts';
@@ -29,6 +33,8 @@ export interface OperatorOperations {
   devices: DeviceOperations;
   billing: BillingAdminOperations;
   deposits: DepositOperations;
+  /** The operator's webhook endpoints (/v1/admin/webhooks). */
+  webhooks: WebhookOperations<OperatorContext>;
 }
 
 export interface OperatorConsole {
@@ -104,4 +110,6 @@ export async function actAs<Out>(
 export function registerOperatorConsole(app: App, operator: OperatorConsole): void {
   registerOperatorRoutes(app, operator);
   registerOrganizationPages(app, operator);
+  registerInventoryPages(app, operator);
+  registerOperatorWebhookPages(app, operator);
 }

@@ -150,6 +150,8 @@ describe('operator console in a browser', { skip: skipWithoutChromium }, () => {
         `/console/operator/organizations/${lines[0].org.organizationId}`,
         '/console/operator/deposits',
         '/console/operator/audit',
+        '/console/operator/devices/new',
+        '/console/operator/webhooks',
       ]) {
         assert.equal((await page.goto(`${base}${path}`))?.status(), 200, path);
         const overflow = (await page.evaluate('document.documentElement.scrollWidth - window.innerWidth')) as number;
@@ -192,6 +194,9 @@ describe('operator console in a browser', { skip: skipWithoutChromium }, () => {
       `/console/operator/organizations/${organizationId}`,
       '/console/operator/deposits',
       '/console/operator/audit',
+      '/console/operator/devices/new',
+      `/console/operator/devices/${spare.id}/remove`,
+      '/console/operator/webhooks',
     ]) {
       const response = await page.goto(`${base}${path}`);
       assert.equal(response?.status(), 200, path);
@@ -204,6 +209,22 @@ describe('operator console in a browser', { skip: skipWithoutChromium }, () => {
     await page.getByText('Enter a reason: it is kept with the action.').waitFor();
     await check('organization form error');
     await shot(page, 'organization-form-error');
+    // A phone with a bad number and rate: the errors are on their fields.
+    await page.goto(`${base}/console/operator/devices/new`);
+    await page.getByLabel('Phone number').fill('12345');
+    await page.getByLabel('Send rate (SMS segments per minute)').fill('fast');
+    await page.getByRole('button', { name: 'Add phone' }).click();
+    await page.getByText('Enter a whole number from 1 to 30.').waitFor();
+    await check('add a phone form error');
+    // An endpoint added (its secret shown once), then its own page.
+    await page.goto(`${base}/console/operator/webhooks`);
+    await page.getByLabel('URL').fill('https://ops.example.com/hooks');
+    await page.getByRole('button', { name: 'Add endpoint' }).click();
+    await page.getByText('Endpoint added: its signing secret').waitFor();
+    await check('webhook added');
+    await page.getByRole('link', { name: 'https://ops.example.com/hooks' }).click();
+    await page.getByRole('heading', { name: 'Deliveries' }).waitFor();
+    await check('webhook page');
     assert.deepEqual(found, []);
     await context.close();
   });

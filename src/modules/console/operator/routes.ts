@@ -15,10 +15,17 @@ import type { App } from '../../../http/types.ts';
 
 import { ApiError } from '../../../lib/errors.ts';
 import { noticeOf, param, text } from '../account/shared.ts';
-import { flashCookie, fromOwnOrigin, readCookie, registerFormParser, sendPage } from '../http.ts';
+import { flashCookie, fromOwnOrigin, readCookie, registerFormParser, sendPage, type ConsoleHttp } from '../http.ts';
 import { FLEET_FILTERS, type FleetFilter } from './fleet.ts';
-import { devicePage, devicePath, fleetPage, fleetRow, type DevicePageOptions } from './fleet-pages.ts';
-import { OPERATOR_PATH, clearedOperatorCookie, operatorCookie, redirect, safeOperatorNext } from './http.ts';
+import { devicePage, fleetPage, fleetRow, type DevicePageOptions } from './fleet-pages.ts';
+import {
+  OPERATOR_PATH,
+  clearedOperatorCookie,
+  devicePath,
+  operatorCookie,
+  redirect,
+  safeOperatorNext,
+} from './http.ts';
 import { operatorMessagePage } from './layout.ts';
 import { FleetLive } from './live.ts';
 import { actAs, type OperatorConsole } from './module.ts';
@@ -37,27 +44,59 @@ const HOLD_NOTICES: Record<string, string> = {
   pause: 'Paused: the phone claims nothing until resumed.',
   resume: 'Resumed: the phone claims messages again.',
   release: 'Released: the phone is healthy again.',
+  settings: 'Saved: the phone claims at its new rate from its next claim.',
 };
+
+const FLEET_NOTICES: Record<string, string> = { removed: 'Removed: the phone left the inventory.' };
 
 /** The longest reason an operator action keeps (as the admin API's). */
 export const REASON_MAX = 500;
 /** A device id as the admin surface takes it; anything else is no device. */
-const DEVICE_ID = /^[A-Za-z0-9_]{1,64}$/;
+export const DEVICE_ID = /^[A-Za-z0-9_]{1,64}$/;
 
-const ROTATED_KEY_COOKIE = 'cg_operator_device_key';
-type RotatedKey = { deviceId: string; adminTokenId: string; secret: string };
+const DEVICE_KEY_COOKIE = 'cg_operator_device_key';
+/** A device key shown once on its phone's page: a rotated key, or a new phone's (`added`). */
+type FlashedKey = { deviceId: string; adminTokenId: string; secret: string; added?: boolean };
 
-/** The new device key the flash cookie carries, if it is this phone's and this operator's. */
-function rotatedKeyOf(request: FastifyRequest, deviceId: string, session: OperatorSession): string | undefined {
-  const value = readCookie(request, ROTATED_KEY_COOKIE);
+/**
+ * Post/Redirect/Get for a key shown once: it rides a flash cookie, scoped to the phone's page, which
+ * shows it and clears the cookie.
+ */
+export function flashDeviceKey(
+  reply: FastifyReply,
+  http: ConsoleHttp,
+  session: OperatorSession,
+  deviceId: string,
+  secret: string,
+  kind: 'rotated' | 'added',
+): void {
+  const flash: FlashedKey = { deviceId, adminTokenId: session.adminTokenId, secret, added: kind === 'added' };
+  reply.header(
+    'set-cookie',
+    flashCookie(
+      http,
+      DEVICE_KEY_COOKIE,
+      devicePath(deviceId),
+      Buffer.from(JSON.stringify(flash)).toString('base64url'),
+    ),
+  );
+}
+
+/** The device key the flash cookie carries, if it is this phone's and this operator's. */
+function flashedKeyOf(
+  request: FastifyRequest,
+  deviceId: string,
+  session: OperatorSession,
+): { secret: string; added: boolean } | undefined {
+  const value = readCookie(request, DEVICE_KEY_COOKIE);
   if (!value) return undefined;
   try {
-    const parsed = JSON.parse(Buffer.from(value, 'base64url').toString('utf8')) as Partial<RotatedKey>;
+    const parsed = JSON.parse(Buffer.from(value, 'base64url').toString('utf8')) as Partial<FlashedKey>;
     return parsed.deviceId === deviceId &&
       parsed.adminTokenId === session.adminTokenId &&
       typeof parsed.secret === 'string' &&
       parsed.secret.startsWith('cg_dev_')
-      ? parsed.secret
+      ? { secret: parsed.secret, added: parsed.added === true }
       : undefined;
   } catch {
     return undefined;
@@ -176,6 +215,7 @@ export function registerOperatorRoutes(app: App, operator: OperatorConsole): voi
           filter,
           // Only the unfiltered table is live: a filtered one would have rows leave and join it.
           liveUrl: filter === 'all' ? `${OPERATOR_PATH}/fleet/live` : null,
+          notice: noticeOf(request.query, FLEET_NOTICES),
           total: all.length,
           online: all.filter((row) => row.device.online).length,
         }),
@@ -230,11 +270,12 @@ export function registerOperatorRoutes(app: App, operator: OperatorConsole): voi
       if (!session) return reply;
       const id = param(request.params, 'device_id');
       if (!DEVICE_ID.test(id)) return deviceNotFound(reply, session);
-      const rotatedKey = rotatedKeyOf(request, id, session);
-      if (readCookie(request, ROTATED_KEY_COOKIE) !== undefined)
-        reply.header('set-cookie', flashCookie(http, ROTATED_KEY_COOKIE, devicePath(id), null));
+      const flashed = flashedKeyOf(request, id, session);
+      if (readCookie(request, DEVICE_KEY_COOKIE) !== undefined)
+        reply.header('set-cookie', flashCookie(http, DEVICE_KEY_COOKIE, devicePath(id), null));
       const page = await renderDevice(operator, session, id, {
-        rotatedKey,
+        rotatedKey: flashed?.secret,
+        keyIsNew: flashed?.added,
         notice: noticeOf(request.query, HOLD_NOTICES),
       });
       return page === null ? deviceNotFound(reply, session) : sendPage(reply, 200, page);
@@ -301,17 +342,7 @@ export function registerOperatorRoutes(app: App, operator: OperatorConsole): voi
           if (error instanceof ApiError && error.code === 'not_found') return deviceNotFound(reply, session);
           throw error;
         }
-        // Post/Redirect/Get: the key rides a flash cookie to the phone's page, which shows it once.
-        const flash: RotatedKey = { deviceId: id, adminTokenId: session.adminTokenId, secret: key };
-        reply.header(
-          'set-cookie',
-          flashCookie(
-            http,
-            ROTATED_KEY_COOKIE,
-            devicePath(id),
-            Buffer.from(JSON.stringify(flash)).toString('base64url'),
-          ),
-        );
+        flashDeviceKey(reply, http, session, id, key, 'rotated');
         return redirect(reply, devicePath(id));
       },
     );

@@ -7,6 +7,7 @@ import type { DraftView, JobView, PodView } from '../../pods/views.ts';
 import { capitalized, csrfField, postButton, stateTag } from '../account/shared.ts';
 import { phone, time } from '../conversations/format.ts';
 import { SCRIPTS } from '../conversations/pages.ts';
+import { confirmationPage } from '../pages.ts';
 import type { SignedInContext } from '../guard.ts';
 import { escape, field, hidden, layout } from '../layout.ts';
 import { quietHoursSection, type QuietHoursForm } from '../quiet-hours.ts';
@@ -19,7 +20,7 @@ export interface FormState {
   notice?: string;
 }
 export const emptyForm = (): FormState => ({ values: {}, errors: {} });
-const failed = (form?: FormState) => Boolean(form && (form.notice || Object.keys(form.errors).length > 0));
+export const failed = (form?: FormState) => Boolean(form && (form.notice || Object.keys(form.errors).length > 0));
 
 export type ListSummary = { id: string; name: string; number_count: number };
 export type Ignored = { participant: string; created_at: string };
@@ -28,11 +29,13 @@ export const podsPath = (context: SignedInContext) => `${context.path}/pods`;
 export const podPath = (context: SignedInContext, podId: string) => `${podsPath(context)}/${encodeURIComponent(podId)}`;
 export const jobPath = (context: SignedInContext, podId: string, jobId: string) =>
   `${podPath(context, podId)}/jobs/${encodeURIComponent(jobId)}`;
+export const listPath = (context: SignedInContext, podId: string, listId: string) =>
+  `${podPath(context, podId)}/lists/${encodeURIComponent(listId)}`;
 
-const formNotice = (form?: FormState) =>
+export const formNotice = (form?: FormState) =>
   form?.notice ? `<div class="notice error" role="alert"><p>${escape(form.notice)}</p></div>` : '';
 
-const textArea = (options: {
+export const textArea = (options: {
   id: string;
   name: string;
   label: string;
@@ -211,7 +214,7 @@ function listsSection(context: SignedInContext, pod: PodView, lists: ListSummary
   const base = podPath(context, pod.id);
   return `<section id="lists" aria-labelledby="lists-heading">
 <h2 id="lists-heading">Contact lists</h2>
-${lists.length === 0 ? '<p class="small">No lists.</p>' : `<ul class="plain-list">${lists.map((list) => `<li id="list-${escape(list.id)}">${escape(list.name)} <span class="small">(${list.number_count} numbers)</span> ${postButton(context, `${base}/lists/${list.id}/delete`, 'Delete', { className: 'danger', ariaLabel: `Delete the list ${list.name}` })}</li>`).join('')}</ul>`}
+${lists.length === 0 ? '<p class="small">No lists.</p>' : `<ul class="plain-list">${lists.map((list) => `<li id="list-${escape(list.id)}"><a href="${listPath(context, pod.id, list.id)}">${escape(list.name)}</a> <span class="small">(${list.number_count} numbers)</span> ${postButton(context, `${base}/lists/${list.id}/delete`, 'Delete', { className: 'danger', ariaLabel: `Delete the list ${list.name}` })}</li>`).join('')}</ul>`}
 <h3>New list</h3>
 ${formNotice(form)}
 <form method="post" action="${base}/lists" novalidate>
@@ -319,7 +322,29 @@ ${draftsSection(context, pod, view.drafts, forms.draft)}
 ${cycleSection(context, pod, view.lists, view.jobs, forms.cycle)}
 ${listsSection(context, pod, view.lists, forms.list)}
 ${ignoreSection(context, pod, view.ignored, forms.ignore)}
+<section id="delete" aria-labelledby="delete-heading">
+<h2 id="delete-heading">Delete the pod</h2>
+<p class="small">Its cells stay yours and leave the pod; its open rings and broadcasts are canceled.</p>
+<p><a class="button danger" href="${podPath(context, pod.id)}/delete">Delete ${escape(pod.name)}</a></p>
+</section>
 </div>`,
+  );
+}
+
+export const crumbs = (context: SignedInContext, pod: PodView, here: string) =>
+  `<nav aria-label="Breadcrumb" class="crumbs"><ol><li><a href="${podsPath(context)}">Pods</a></li><li><a href="${podPath(context, pod.id)}">${escape(pod.name)}</a></li><li aria-current="page">${escape(here)}</li></ol></nav>`;
+
+export function deletePodPage(context: SignedInContext, pod: PodView): string {
+  return confirmationPage(
+    { ...context, current: 'pods' },
+    {
+      title: `Delete ${pod.name}?`,
+      lead: crumbs(context, pod, 'Delete'),
+      explain: `Its ${pod.cell_ids.length === 1 ? 'cell stays yours and leaves' : `${pod.cell_ids.length} cells stay yours and leave`} the pod, its open rings and broadcasts are canceled, and the pod no longer appears in the console or the API. This cannot be undone.`,
+      action: `${podPath(context, pod.id)}/delete`,
+      confirm: `Delete ${pod.name}`,
+      keep: { href: podPath(context, pod.id), text: 'Keep the pod' },
+    },
   );
 }
 

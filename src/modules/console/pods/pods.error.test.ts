@@ -12,7 +12,7 @@ describe('console pods: bad input, CSRF and other organizations', () => {
   let cells: Line[];
   let signIn: ConsoleSignIn;
   let podId: string;
-  let other: { org: Org; cell: Line; podId: string; draftId: string; signIn: ConsoleSignIn };
+  let other: { org: Org; cell: Line; podId: string; draftId: string; listId: string; signIn: ConsoleSignIn };
   before(async () => {
     cells = await lines(t, 2);
     org = cells[0].org;
@@ -28,11 +28,20 @@ describe('console pods: bad input, CSRF and other organizations', () => {
       { client_id: 'x', to: '+12125550100', body: 'theirs' },
       201,
     );
+    const list = await ok(
+      t,
+      otherLine.org,
+      'POST',
+      `/v1/pods/${otherPod}/lists`,
+      { name: 'Theirs', numbers: ['+12125550100'] },
+      201,
+    );
     other = {
       org: otherLine.org,
       cell: otherLine,
       podId: otherPod,
       draftId: draft.id,
+      listId: list.id,
       signIn: await signInConsole(t, otherLine.org.email),
     };
   });
@@ -106,6 +115,47 @@ describe('console pods: bad input, CSRF and other organizations', () => {
     assert.equal((await ok(t, org, 'GET', `/v1/pods/${podId}`)).quiet_hours, null);
   });
 
+  it('answers bad list edits on their fields and changes nothing', async () => {
+    const list = await ok(
+      t,
+      org,
+      'POST',
+      `/v1/pods/${podId}/lists`,
+      { name: 'Edited', numbers: ['+12125550100'] },
+      201,
+    );
+    const url = `/console/pods/${podId}/lists/${list.id}`;
+    const cases: [string, Record<string, string>, string, RegExp][] = [
+      ['', { name: ' ' }, 'list-name', /Enter a name/],
+      ['', { name: 'x'.repeat(101) }, 'list-name', /100/],
+      ['/add', { numbers: '+12125550101\nnot a number' }, 'add-numbers', /Line 2/],
+      ['/add', { numbers: ' \n ' }, 'add-numbers', /Enter at least one number/],
+      ['/remove', { numbers: '' }, 'remove-numbers', /Enter at least one number/],
+      ['/remove', { numbers: '12345' }, 'remove-numbers', /Line 1/],
+    ];
+    for (const [path, fields, id, message] of cases) {
+      const page = await post(`${url}${path}`, fields);
+      assert.equal(page.statusCode, 400, `${path} ${JSON.stringify(fields)}: ${page.body.slice(0, 200)}`);
+      fieldError(page.body, id, message);
+      assert.match(page.body, /<title>Error: Edited — Outreach/);
+    }
+    const kept = await ok(t, org, 'GET', `/v1/pods/${podId}/lists/${list.id}`);
+    assert.deepEqual([kept.name, kept.numbers], ['Edited', ['+12125550100']]);
+    for (const [path, fields] of [
+      ['', { name: 'Z' }],
+      ['/add', { numbers: '+12125550101' }],
+      ['/remove', { numbers: '+12125550100' }],
+    ] as const) {
+      assert.equal((await post(`${url}${path}`, fields, null)).statusCode, 403, `${path} without a token`);
+      assert.equal((await post(`${url}${path}`, fields, other.signIn.csrf)).statusCode, 403, `${path}, another token`);
+    }
+    assert.equal((await post(`/console/pods/${podId}/delete`, {}, null)).statusCode, 403);
+    assert.equal((await post(`/console/pods/${podId}/delete`, {}, other.signIn.csrf)).statusCode, 403);
+    assert.deepEqual((await ok(t, org, 'GET', `/v1/pods/${podId}/lists/${list.id}`)).numbers, ['+12125550100']);
+    assert.equal((await ok(t, org, 'GET', '/v1/pods')).pods.length, 1);
+    await ok(t, org, 'DELETE', `/v1/pods/${podId}/lists/${list.id}`, undefined, 204);
+  });
+
   it('refuses every form without the CSRF token or with another session’s', async () => {
     const draft = await ok(
       t,
@@ -171,6 +221,9 @@ describe('console pods: bad input, CSRF and other organizations', () => {
       `/console/pods/${other.podId}/drafts/${other.draftId}`,
       `/console/pods/${podId}/drafts/${other.draftId}`,
       `/console/pods/${other.podId}/jobs/job_01jdx3f7g8h9j0k1m2n3p4q5r6`,
+      `/console/pods/${other.podId}/delete`,
+      `/console/pods/${other.podId}/lists/${other.listId}`,
+      `/console/pods/${podId}/lists/${other.listId}`,
     ]) {
       const page = await getPage(t, url, signIn);
       assert.equal(page.statusCode, 404, url);
@@ -186,6 +239,11 @@ describe('console pods: bad input, CSRF and other organizations', () => {
       [`/console/pods/${other.podId}/lists`, { name: 'L' }],
       [`/console/pods/${other.podId}/ignore`, { participant: '+12125550100' }],
       [`/console/pods/${other.podId}/cycles`, { client_id: 'q', mode: 'broadcast', body: 'Hi', to: '+12125550100' }],
+      [`/console/pods/${other.podId}/delete`, {}],
+      [`/console/pods/${other.podId}/lists/${other.listId}`, { name: 'Mine now' }],
+      [`/console/pods/${other.podId}/lists/${other.listId}/add`, { numbers: '+12125550101' }],
+      [`/console/pods/${other.podId}/lists/${other.listId}/remove`, { numbers: '+12125550100' }],
+      [`/console/pods/${podId}/lists/${other.listId}/remove`, { numbers: '+12125550100' }],
     ];
     for (const [url, fields] of posts) assert.equal((await post(url, fields)).statusCode, 404, url);
     // A forged list cursor is a bad link, not a crash.
@@ -198,5 +256,7 @@ describe('console pods: bad input, CSRF and other organizations', () => {
     const draft = await ok(t, other.org, 'GET', `/v1/pods/${other.podId}/drafts/${other.draftId}`);
     assert.equal(draft.status, 'draft');
     assert.equal(draft.body, 'theirs');
+    const list = await ok(t, other.org, 'GET', `/v1/pods/${other.podId}/lists/${other.listId}`);
+    assert.deepEqual([list.name, list.numbers], ['Theirs', ['+12125550100']]);
   });
 });

@@ -111,7 +111,7 @@ describe('console pods', () => {
     const [list] = (await ok(t, org, 'GET', `/v1/pods/${podId}/lists`)).lists as { id: string; number_count: number }[];
     assert.equal(list.number_count, 2);
     let page = await getPage(t, `/console/pods/${podId}`, signIn);
-    assert.match(page.body, /Regulars <span class="small">\(2 numbers\)<\/span>/);
+    assert.match(page.body, /Regulars<\/a> <span class="small">\(2 numbers\)<\/span>/);
     assert.equal((await post(`/console/pods/${podId}/lists/${list.id}/delete`, {})).statusCode, 303);
     assert.equal((await ok(t, org, 'GET', `/v1/pods/${podId}/lists`)).lists.length, 0);
 
@@ -124,6 +124,37 @@ describe('console pods', () => {
     assert.match(page.body, /aria-label="Stop ignoring \+1 212 555 0999"/);
     assert.equal((await post(`/console/pods/${podId}/ignore/remove`, { participant: '+12125550999' })).statusCode, 303);
     assert.equal((await ok(t, org, 'GET', `/v1/pods/${podId}/ignore`)).ignored.length, 0);
+  });
+
+  it('edits a contact list on its page: renames it, adds and removes numbers', async () => {
+    const created = await post(`/console/pods/${podId}/lists`, { name: 'Friday', numbers: '+12125550011' });
+    assert.equal(created.statusCode, 303, created.body);
+    const [{ id: listId }] = (await ok(t, org, 'GET', `/v1/pods/${podId}/lists`)).lists as { id: string }[];
+    const url = `/console/pods/${podId}/lists/${listId}`;
+    assert.match((await getPage(t, `/console/pods/${podId}`, signIn)).body, new RegExp(`<a href="${url}">Friday</a>`));
+    let page = await getPage(t, url, signIn);
+    assert.equal(page.statusCode, 200);
+    assert.match(page.body, /<h1>Friday<\/h1>/);
+    assert.match(page.body, /aria-label="Remove \+1 212 555 0011"/);
+
+    const renamed = await post(url, { name: ' Friday regulars ' });
+    assert.equal(renamed.statusCode, 303, renamed.body);
+    assert.equal(renamed.headers.location, `${url}#rename`);
+    const added = await post(`${url}/add`, { numbers: '+1 212 555 0012\r\n+12125550013\n+12125550011' });
+    assert.equal(added.statusCode, 303, added.body);
+    assert.equal(added.headers.location, `${url}#numbers`);
+    let list = await ok(t, org, 'GET', `/v1/pods/${podId}/lists/${listId}`);
+    assert.equal(list.name, 'Friday regulars');
+    assert.deepEqual([...list.numbers].sort(), ['+12125550011', '+12125550012', '+12125550013']);
+
+    // One number by its button, two by the form (one of them not on the list).
+    assert.equal((await post(`${url}/remove`, { numbers: '+12125550011' })).statusCode, 303);
+    assert.equal((await post(`${url}/remove`, { numbers: '+12125550012\n+12125550999' })).statusCode, 303);
+    list = await ok(t, org, 'GET', `/v1/pods/${podId}/lists/${listId}`);
+    assert.deepEqual(list.numbers, ['+12125550013']);
+    page = await getPage(t, url, signIn);
+    assert.match(page.body, /1 number\./);
+    assert.equal((await post(`/console/pods/${podId}/lists/${listId}/delete`, {})).statusCode, 303);
   });
 
   it('starts a broadcast and shows its progress live until it completes', async () => {
@@ -170,5 +201,23 @@ describe('console pods', () => {
     assert.doesNotMatch(page.body, /data-live-url|Cancel the job/);
     // The pod page lists the job.
     assert.match((await getPage(t, `/console/pods/${podId}`, signIn)).body, new RegExp(`href="${jobUrl}">Broadcast`));
+  });
+
+  it('deletes a pod after a confirmation page: its cells stay and leave it', async () => {
+    const podPage = await getPage(t, `/console/pods/${podId}`, signIn);
+    assert.match(podPage.body, new RegExp(`<a class="button danger" href="/console/pods/${podId}/delete">`));
+    const confirm = await getPage(t, `/console/pods/${podId}/delete`, signIn);
+    assert.equal(confirm.statusCode, 200);
+    assert.match(confirm.body, /<h1>Delete Night shift\?<\/h1>/);
+    assert.match(confirm.body, /Its 2 cells stay yours and leave the pod/);
+    assert.equal((await ok(t, org, 'GET', '/v1/pods')).pods.length, 1, 'the page changes nothing');
+    const deleted = await post(`/console/pods/${podId}/delete`, {});
+    assert.equal(deleted.statusCode, 303, deleted.body);
+    assert.equal(deleted.headers.location, '/console/pods');
+    assert.equal((await ok(t, org, 'GET', '/v1/pods')).pods.length, 0);
+    for (const line of cells) assert.equal((await ok(t, org, 'GET', `/v1/cells/${line.cell.id}`)).pod_id, null);
+    assert.equal((await getPage(t, `/console/pods/${podId}`, signIn)).statusCode, 404);
+    assert.equal((await getPage(t, `/console/pods/${podId}/delete`, signIn)).statusCode, 404);
+    assert.match((await getPage(t, '/console/pods', signIn)).body, /No pods yet\./);
   });
 });

@@ -8,7 +8,9 @@
 //   POST /console/pods/:pod_id/drafts                    new draft
 //   GET  /console/pods/:pod_id/drafts/:draft_id          edit page; POST saves
 //   POST /console/pods/:pod_id/drafts/:draft_id/send     send; .../discard deletes
+//   GET  /console/pods/:pod_id/delete                    confirm deleting the pod; POST deletes
 //   POST /console/pods/:pod_id/lists                     new contact list; .../lists/:list_id/delete
+//   GET  /console/pods/:pod_id/lists/:list_id            the list's page (list-routes.ts)
 //   POST /console/pods/:pod_id/ignore                    ignore a number; .../ignore/remove
 //   POST /console/pods/:pod_id/cycles                    start a ring or broadcast, 303 to its job
 //   GET  /console/pods/:pod_id/jobs/:job_id              the job's progress (live); POST .../cancel
@@ -16,87 +18,43 @@
 // Another organization's pod (or draft, list, job) is 404 like an unknown one.
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { App } from '../../../http/types.ts';
-import { ApiError, type ErrorCode } from '../../../lib/errors.ts';
-import type { AnyOperation } from '../../../operations/operation.ts';
+import { ApiError } from '../../../lib/errors.ts';
 import type { DraftView, JobView, PodView } from '../../pods/views.ts';
 import { HIDDEN, orPage, PUBLIC, text } from '../account/shared.ts';
 import { afterOf, pageLive, plainAnswer } from '../conversations/live.ts';
-import { consolePrincipal } from '../conversations/routes.ts';
-import { contextOf, redirect, type SignedInContext } from '../guard.ts';
+import { consoleActor } from '../act.ts';
+import { contextOf, redirect } from '../guard.ts';
 import { CONSOLE_PATH, registerFormParser, sendPage } from '../http.ts';
 import { allCells } from '../messages/routes.ts';
 import type { ConsoleModule } from '../module.ts';
-import { messagePage } from '../pages.ts';
 import { hasQuietErrors, quietErrorsOf, readQuietHours } from '../quiet-hours.ts';
 import type { ConsoleSession } from '../service.ts';
 import {
+  deletePodPage,
   draftPage,
   jobPage,
   jobPath,
   podPage,
   podPath,
   podsPage,
+  podsPath,
   type FormState,
   type Ignored,
   type ListSummary,
   type PodForms,
 } from './pages.ts';
+import {
+  cellIdsOf,
+  formRefusal,
+  isNotFound,
+  linesOf,
+  podNotFound,
+  sessionOfPage,
+  valuesOf,
+  type Params,
+} from './forms.ts';
 
-type Params = { pod_id: string; draft_id?: string; list_id?: string; job_id?: string };
 const PAGE = 50;
-
-/** The posted form's text fields (to show them again). */
-const valuesOf = (body: unknown): Record<string, string> =>
-  Object.fromEntries(
-    Object.entries((body ?? {}) as Record<string, unknown>).flatMap(([k, v]) =>
-      typeof v === 'string' && k !== 'csrf_token' ? [[k, v]] : [],
-    ),
-  );
-const cellIdsOf = (body: unknown) =>
-  Object.entries(valuesOf(body)).flatMap(([k, v]) => (/^cell_\d+$/.test(k) ? [v] : []));
-/** One number per line (commas too), blanks dropped. */
-const linesOf = (value: string) =>
-  value
-    .split(/[\n,]/)
-    .map((line) => line.trim())
-    .filter(Boolean);
-
-/** How a form names what a field wants, for the API's "must NOT have fewer than 1 characters". */
-const WANTED: Record<string, string> = {
-  name: 'Enter a name.',
-  to: 'Enter a number in international form, like +14155550123.',
-  body: 'Enter a message.',
-  participant: 'Enter a number in international form, like +14155550123.',
-  mode: 'Choose a broadcast or a ring.',
-};
-const sayField = (name: string, message: string) =>
-  WANTED[name] && /fewer than 1 characters|equal to one of the allowed values/.test(message)
-    ? WANTED[name]
-    : message.charAt(0).toUpperCase() + message.slice(1);
-
-/**
- * An operation's refusal as the form's errors: field errors on their field (an item of a list by
- * its line), a refusal of the whole form (409, 402, ...) as its notice; null for not_found (the
- * caller's 404) and anything unexpected.
- */
-export function formRefusal(
-  error: unknown,
-  values: Record<string, string>,
-): { form: FormState; status: number } | null {
-  if (!(error instanceof ApiError) || error.code === 'not_found' || error.status >= 500) return null;
-  const form: FormState = { values, errors: {} };
-  if (error.code === 'invalid_request' && error.errors?.length) {
-    for (const e of error.errors) {
-      const [name, index] = e.field.split(/[./]/);
-      form.errors[name] ??=
-        index !== undefined && /^\d+$/.test(index)
-          ? `Line ${Number(index) + 1}: ${e.message}`
-          : sayField(name, e.message);
-    }
-  } else if (error.code === 'cell_in_pod') form.errors.cell_ids = error.message;
-  else form.notice = error.message;
-  return { form, status: error.status };
-}
 
 export function registerPodPages(app: App, module: ConsoleModule): void {
   const { guard, dashboard } = module;
@@ -104,30 +62,11 @@ export function registerPodPages(app: App, module: ConsoleModule): void {
   const { events } = dashboard.eventing;
   const live = pageLive(app, module);
 
-  /** Runs an operation as the session; a replayed answer is read back (a refusal thrown again). */
-  async function call<T>(session: ConsoleSession, op: AnyOperation, input: Record<string, unknown>): Promise<T> {
-    const outcome = await dashboard.invoker.invoke<T>(op, consolePrincipal(session), input);
-    if (!outcome.replayed) return outcome.value;
-    const body = JSON.parse(outcome.body) as T & { code: ErrorCode; message: string };
-    if (outcome.status >= 400) throw new ApiError(body.code, body.message);
-    return body;
-  }
+  const call = consoleActor(dashboard.invoker);
 
-  const notFound = (reply: FastifyReply, context: SignedInContext, what = 'Pod') =>
-    sendPage(
-      reply,
-      404,
-      messagePage(
-        context,
-        `${what} not found`,
-        `This ${what.toLowerCase()} does not exist or belongs to another organization.`,
-        {
-          href: `${CONSOLE_PATH}/pods`,
-          text: 'See your pods',
-        },
-      ),
-    );
-  const isNotFound = (error: unknown) => error instanceof ApiError && error.code === 'not_found';
+  const notFound = podNotFound;
+  const sessionOf = (request: FastifyRequest, reply: FastifyReply, posted: boolean) =>
+    sessionOfPage(guard, request, reply, posted);
 
   async function showPods(
     reply: FastifyReply,
@@ -292,9 +231,7 @@ export function registerPodPages(app: App, module: ConsoleModule): void {
      * errors). An unknown or another organization's pod or draft is a 404.
      */
     async function draftRoute(request: FastifyRequest, reply: FastifyReply, save: boolean) {
-      const session = save
-        ? await guard.posted(request, reply, text(request.body, 'csrf_token'))
-        : await guard.page(request, reply);
+      const session = await sessionOf(request, reply, save);
       if (!session) return reply;
       const context = contextOf(session, 'pods');
       const { pod_id, draft_id } = request.params as Params;
@@ -354,6 +291,32 @@ export function registerPodPages(app: App, module: ConsoleModule): void {
         });
       }),
     );
+
+    scope.get(`${CONSOLE_PATH}/pods/:pod_id/delete`, route, async (request, reply) => {
+      const session = await guard.page(request, reply);
+      if (!session) return reply;
+      const context = contextOf(session, 'pods');
+      try {
+        const pod = await call<PodView>(session, ops.getPod, { id: (request.params as Params).pod_id });
+        return await sendPage(reply, 200, deletePodPage(context, pod));
+      } catch (error) {
+        if (isNotFound(error)) return notFound(reply, context);
+        throw error;
+      }
+    });
+
+    scope.post(`${CONSOLE_PATH}/pods/:pod_id/delete`, route, async (request, reply) => {
+      const session = await guard.posted(request, reply, text(request.body, 'csrf_token'));
+      if (!session) return reply;
+      const context = contextOf(session, 'pods');
+      try {
+        await call(session, ops.deletePod, { id: (request.params as Params).pod_id });
+      } catch (error) {
+        if (isNotFound(error)) return notFound(reply, context);
+        throw error;
+      }
+      return redirect(reply, podsPath(context));
+    });
 
     scope.post(
       `${CONSOLE_PATH}/pods/:pod_id/lists/:list_id/delete`,

@@ -1,0 +1,192 @@
+// The operator's webhooks (the phones' events: offline, online, battery low, unhealthy, recovered)
+// as pages: the endpoints with an add form, one endpoint with its latest deliveries and its
+// actions, a secret shown once, and the confirmation of a delete. Routes in webhook-routes.ts.
+import { DEVICE_EVENT_TYPES } from '../../devices/events.ts';
+import type { WebhookView } from '../../webhooks/service.ts';
+import { revealOnce, when } from '../account/shared.ts';
+import { escape, field, hidden } from '../layout.ts';
+import { OPERATOR_PATH } from './http.ts';
+import { csrfInput, sectionPage } from './layout.ts';
+import type { OperatorSession } from './service.ts';
+
+export const WEBHOOKS_PATH = `${OPERATOR_PATH}/webhooks`;
+export const webhookPath = (id: string) => `${WEBHOOKS_PATH}/${encodeURIComponent(id)}`;
+
+/** What each phone event says, for the form's checkboxes. */
+const EVENT_WORDS: Record<(typeof DEVICE_EVENT_TYPES)[number], string> = {
+  'device.offline': 'A phone went offline (no heartbeat)',
+  'device.online': 'A phone is back online',
+  'device.battery_low': 'A battery runs low (below 15 %, not charging)',
+  'device.unhealthy': 'A SIM looks degraded or is quarantined',
+  'device.recovered': 'A phone is healthy again',
+};
+
+/** The add form as typed, with its error. */
+export interface OperatorWebhookForm {
+  clientId: string;
+  url: string;
+  eventTypes: string[];
+  error?: string;
+}
+
+/** A delivery as the operation answers it (the columns a page shows). */
+export interface DeliveryRow {
+  id: string;
+  event_type: string;
+  status: string;
+  attempts: number;
+  last_status_code: number | null;
+  last_error: string | null;
+  created_at: string;
+}
+
+const eventsOf = (webhook: WebhookView) =>
+  webhook.event_types.includes('*') || webhook.event_types.includes('device.*')
+    ? 'Every phone event'
+    : webhook.event_types.map(escape).join(', ');
+const stateOf = (webhook: WebhookView) =>
+  webhook.enabled
+    ? '<span class="tag">Enabled</span>'
+    : `<span class="tag">Disabled</span>${webhook.disabled_reason ? ` <span class="small">${escape(webhook.disabled_reason)}</span>` : ''}`;
+
+function addForm(session: OperatorSession, form: OperatorWebhookForm): string {
+  const boxes = DEVICE_EVENT_TYPES.map(
+    (type) =>
+      `<div class="check"><input type="checkbox" id="event-${type}" name="event:${type}"${form.eventTypes.includes(type) ? ' checked' : ''}><label for="event-${type}"><span class="mono">${type}</span>: ${escape(EVENT_WORDS[type])}</label></div>`,
+  ).join('\n');
+  return `<h2 id="add-heading">Add an endpoint</h2>
+<form method="post" action="${WEBHOOKS_PATH}" novalidate aria-labelledby="add-heading">
+${csrfInput(session)}
+${hidden('client_id', form.clientId)}
+${field({ id: 'webhook-url', name: 'url', label: 'URL', type: 'url', value: form.url, hint: 'https://… where the events are posted, signed (Standard Webhooks).', error: form.error, attributes: 'maxlength="2048" autocomplete="off" spellcheck="false"' })}
+<fieldset class="field"><legend>Events</legend>
+<p class="hint">None checked: every phone event.</p>
+${boxes}
+</fieldset>
+<div class="actions"><button type="submit" class="primary">Add endpoint</button></div>
+</form>`;
+}
+
+export function webhooksPage(
+  session: OperatorSession,
+  view: {
+    webhooks: WebhookView[];
+    form: OperatorWebhookForm;
+    notice?: string;
+    created?: { url: string; secret: string };
+  },
+): string {
+  const rows = view.webhooks
+    .map(
+      (w) =>
+        `<tr><th scope="row"><a href="${webhookPath(w.id)}" class="mono">${escape(w.url)}</a></th><td>${eventsOf(w)}</td><td>${stateOf(w)}</td><td>${when(w.created_at)}</td></tr>`,
+    )
+    .join('\n');
+  const table =
+    view.webhooks.length === 0
+      ? '<p>No endpoint yet: add one to hear of phones going offline, low batteries and SIM trouble.</p>'
+      : `<div class="table-scroll" role="region" aria-labelledby="webhooks-caption" tabindex="0"><table>
+<caption id="webhooks-caption">The operator's endpoints</caption>
+<thead><tr><th scope="col">URL</th><th scope="col">Events</th><th scope="col">State</th><th scope="col">Added</th></tr></thead>
+<tbody>
+${rows}
+</tbody>
+</table></div>`;
+  const reveal = view.created
+    ? revealOnce({
+        id: 'webhook-secret',
+        heading: 'Endpoint added: its signing secret',
+        label: `Signing secret for ${view.created.url}`,
+        secret: view.created.secret,
+        explain: 'Verify each delivery with it (the webhook-signature header, Standard Webhooks).',
+      })
+    : '';
+  return sectionPage(
+    { session, current: 'webhooks' },
+    `${view.form.error ? 'Error: ' : ''}Webhooks`,
+    `<h1>Webhooks</h1>
+<p class="lead">The phones' events, posted to your endpoints: a phone offline or back, a low battery, a SIM in trouble and recovered.</p>
+${view.notice ?? ''}
+${reveal}
+${table}
+${addForm(session, view.form)}`,
+  );
+}
+
+const actionButton = (session: OperatorSession, action: string, label: string, fields: Record<string, string> = {}) =>
+  `<form method="post" action="${action}">${csrfInput(session)}${Object.entries(fields)
+    .map(([name, value]) => hidden(name, value))
+    .join('')}<button type="submit" class="secondary small-button">${escape(label)}</button></form>`;
+
+export function webhookPage(
+  session: OperatorSession,
+  view: { webhook: WebhookView; deliveries: DeliveryRow[]; notice?: string; secret?: string },
+): string {
+  const { webhook } = view;
+  const base = webhookPath(webhook.id);
+  const deliveries =
+    view.deliveries.length === 0
+      ? '<p>No delivery yet.</p>'
+      : `<div class="table-scroll" role="region" aria-labelledby="deliveries-caption" tabindex="0"><table>
+<caption id="deliveries-caption">The latest deliveries, newest first</caption>
+<thead><tr><th scope="col">Event</th><th scope="col">Status</th><th scope="col" class="num">Attempts</th><th scope="col">Last answer</th><th scope="col">Created</th><th scope="col">Action</th></tr></thead>
+<tbody>
+${view.deliveries
+  .map(
+    (d) =>
+      `<tr><th scope="row" class="mono">${escape(d.event_type)}</th><td>${escape(d.status)}</td><td class="num">${d.attempts}</td><td>${d.last_status_code ?? (d.last_error ? escape(d.last_error) : '—')}</td><td>${when(d.created_at)}</td><td>${webhook.enabled ? actionButton(session, `${base}/deliveries/${encodeURIComponent(d.id)}/retry`, 'Retry') : ''}</td></tr>`,
+  )
+  .join('\n')}
+</tbody>
+</table></div>`;
+  const reveal = view.secret
+    ? revealOnce({
+        id: 'webhook-secret',
+        heading: 'New signing secret',
+        label: `Signing secret for ${webhook.url}`,
+        secret: view.secret,
+        explain: 'For 24 hours deliveries carry signatures with both the new and the previous secret.',
+      })
+    : '';
+  return sectionPage(
+    { session, current: 'webhooks' },
+    `Webhook ${webhook.url}`,
+    `<nav aria-label="Breadcrumb" class="crumbs"><ol><li><a href="${WEBHOOKS_PATH}">Webhooks</a></li><li><span aria-current="page" class="mono">${escape(webhook.url)}</span></li></ol></nav>
+<h1>Endpoint <span class="mono">${escape(webhook.url)}</span></h1>
+${view.notice ?? ''}
+${reveal}
+<dl class="facts">
+<dt>Events</dt><dd>${eventsOf(webhook)}</dd>
+<dt>State</dt><dd>${stateOf(webhook)}</dd>
+<dt>Added</dt><dd>${when(webhook.created_at)}</dd>
+</dl>
+<section aria-labelledby="deliveries-heading">
+<h2 id="deliveries-heading">Deliveries</h2>
+${deliveries}
+</section>
+<section aria-labelledby="actions-heading">
+<h2 id="actions-heading">Actions</h2>
+<div class="actions">
+${actionButton(session, `${base}/enabled`, webhook.enabled ? 'Disable' : 'Enable', { enabled: webhook.enabled ? 'false' : 'true' })}
+${actionButton(session, `${base}/rotate`, 'Rotate the signing secret')}
+<a class="button danger small-button" href="${base}/delete">Delete</a>
+</div>
+</section>`,
+  );
+}
+
+export function deleteWebhookPage(session: OperatorSession, webhook: WebhookView): string {
+  return sectionPage(
+    { session, current: 'webhooks' },
+    'Delete the endpoint?',
+    `<h1>Delete <span class="mono">${escape(webhook.url)}</span>?</h1>
+<p>No more phone events are sent to it, and its queued deliveries are dropped. This cannot be undone.</p>
+<form method="post" action="${webhookPath(webhook.id)}/delete">
+${csrfInput(session)}
+<div class="actions">
+<button type="submit" class="danger">Delete endpoint</button>
+<a class="button secondary" href="${webhookPath(webhook.id)}">Keep it</a>
+</div>
+</form>`,
+  );
+}

@@ -1,0 +1,130 @@
+// The operator's webhooks in the console: add an endpoint (its secret shown once), see a phone's
+// event delivered to it and retry it, disable and enable it, rotate its secret and delete it; each
+// through the admin API's operations, so each is in the operator audit log. And the bad cases.
+import { before, describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import { admin, useApp } from '../../../../test/harness.ts';
+import { postForm } from '../../../../test/support/console.ts';
+import {
+  getOperatorPage,
+  postOperatorForm,
+  signInOperator,
+  textOf,
+  type OperatorSignIn,
+} from '../../../../test/support/console-operator.ts';
+import { addDevice, heartbeat } from '../../../../test/support/devices.ts';
+
+const URL_OF_ENDPOINT = 'https://ops.example.com/cellgate';
+
+describe('operator console: webhooks', () => {
+  const t = useApp();
+  let operator: OperatorSignIn;
+  let webhookId: string;
+  before(async () => {
+    operator = await signInOperator(t);
+  });
+
+  const apiWebhook = async () =>
+    (await t.app.inject({ url: `/v1/admin/webhooks/${webhookId}`, headers: admin })).json() as {
+      enabled: boolean;
+      event_types: string[];
+    };
+
+  it('adds an endpoint for some phone events and shows its secret once', async () => {
+    const page = await getOperatorPage(t, '/console/operator/webhooks', operator);
+    assert.equal(page.statusCode, 200);
+    assert.match(page.body, /<a href="\/console\/operator\/webhooks" aria-current="page">Webhooks<\/a>/);
+    assert.match(page.body, /No endpoint yet/);
+    const clientId = page.body.match(/name="client_id" value="([^"]+)"/)?.[1] as string;
+    const fields = { client_id: clientId, url: URL_OF_ENDPOINT, 'event:device.battery_low': 'on' };
+    const added = await postOperatorForm(t, '/console/operator/webhooks', operator, fields);
+    assert.equal(added.statusCode, 201, added.body.slice(0, 300));
+    assert.match(added.body, /Endpoint added: its signing secret/);
+    assert.match(added.body, /value="whsec_[^"]+"/);
+    const list = (await t.app.inject({ url: '/v1/admin/webhooks', headers: admin })).json().webhooks;
+    assert.equal(list.length, 1);
+    webhookId = list[0].id;
+    assert.deepEqual((await apiWebhook()).event_types, ['device.battery_low']);
+    // The same form again: one endpoint, and no secret shown a second time.
+    const again = await postOperatorForm(t, '/console/operator/webhooks', operator, fields);
+    assert.equal(again.statusCode, 200);
+    assert.match(textOf(again.body), /already added/);
+    assert.doesNotMatch(again.body, /whsec_/);
+  });
+
+  it('shows a delivery of a phone event and retries it', async () => {
+    const phone = await addDevice(t);
+    await heartbeat(t, phone.headers, { battery_pct: 9, charging: false });
+    const url = `/console/operator/webhooks/${webhookId}`;
+    const page = await getOperatorPage(t, url, operator);
+    assert.equal(page.statusCode, 200);
+    assert.match(page.body, /<th scope="row" class="mono">device.battery_low<\/th>/);
+    const retryAction = page.body.match(/action="(\/console\/operator\/webhooks\/[^"]+\/retry)"/)?.[1];
+    assert.ok(retryAction, 'a retry button');
+    const retried = await postOperatorForm(t, retryAction, operator);
+    assert.equal(retried.statusCode, 303, retried.body);
+    assert.equal(retried.headers.location, `${url}?notice=retried`);
+  });
+
+  it('disables and enables, rotates the secret and deletes after a confirmation', async () => {
+    const url = `/console/operator/webhooks/${webhookId}`;
+    assert.equal((await postOperatorForm(t, `${url}/enabled`, operator, { enabled: 'false' })).statusCode, 303);
+    assert.equal((await apiWebhook()).enabled, false);
+    assert.match(textOf((await getOperatorPage(t, `${url}?notice=disabled`, operator)).body), /Endpoint disabled/);
+    assert.equal((await postOperatorForm(t, `${url}/enabled`, operator, { enabled: 'true' })).statusCode, 303);
+    assert.equal((await apiWebhook()).enabled, true);
+
+    const rotated = await postOperatorForm(t, `${url}/rotate`, operator);
+    assert.equal(rotated.statusCode, 200);
+    assert.match(rotated.body, /New signing secret/);
+    assert.match(rotated.body, /value="whsec_[^"]+"/);
+
+    const confirm = await getOperatorPage(t, `${url}/delete`, operator);
+    assert.equal(confirm.statusCode, 200);
+    assert.match(textOf(confirm.body), /Delete https:\/\/ops\.example\.com\/cellgate \?/);
+    const deleted = await postOperatorForm(t, `${url}/delete`, operator);
+    assert.equal(deleted.statusCode, 303);
+    assert.equal(deleted.headers.location, '/console/operator/webhooks?notice=deleted');
+    assert.equal((await t.app.inject({ url: `/v1/admin/webhooks/${webhookId}`, headers: admin })).statusCode, 404);
+
+    const audit = await t.app.inject({ url: `/v1/admin/audit?target_id=${webhookId}`, headers: admin });
+    assert.deepEqual(
+      audit.json().entries.map((entry: { action: string }) => entry.action),
+      [
+        'webhook.delete',
+        'webhook.rotate_secret',
+        'webhook.update',
+        'webhook.update',
+        'webhook.retry_delivery',
+        'webhook.create',
+      ],
+    );
+  });
+
+  it('refuses a bad URL on the form, unknown endpoints, a bad enabled value and forms without the CSRF token', async () => {
+    for (const url of ['', 'ftp://ops.example.com/x', 'not a url']) {
+      const page = await postOperatorForm(t, '/console/operator/webhooks', operator, { client_id: `bad-${url}`, url });
+      assert.equal(page.statusCode, 400, `${url}: ${page.body.slice(0, 200)}`);
+      assert.match(page.body, /<p class="field-error" id="webhook-url-error">/);
+      assert.match(page.body, /<title>Error: Webhooks/);
+    }
+    const unknown = '/console/operator/webhooks/whk_01jdx1f2g3h4j5k6m7n8p9q0r1';
+    assert.equal((await getOperatorPage(t, unknown, operator)).statusCode, 404);
+    assert.equal((await getOperatorPage(t, `${unknown}/delete`, operator)).statusCode, 404);
+    assert.equal((await postOperatorForm(t, `${unknown}/delete`, operator)).statusCode, 404);
+    assert.equal((await postOperatorForm(t, `${unknown}/rotate`, operator)).statusCode, 404);
+    assert.equal((await postOperatorForm(t, `${unknown}/enabled`, operator, { enabled: 'true' })).statusCode, 404);
+    assert.equal((await postOperatorForm(t, `${unknown}/enabled`, operator, { enabled: 'maybe' })).statusCode, 400);
+    const retry = `${unknown}/deliveries/dlv_01jdx1f2g3h4j5k6m7n8p9q0r1/retry`;
+    assert.equal((await postOperatorForm(t, retry, operator)).statusCode, 404);
+    for (const [url, fields] of [
+      ['/console/operator/webhooks', { url: URL_OF_ENDPOINT }],
+      [`${unknown}/rotate`, {}],
+      [`${unknown}/delete`, {}],
+    ] as const) {
+      assert.equal((await postForm(t, url, fields, operator.headers)).statusCode, 403, url);
+    }
+    const endpoints = (await t.app.inject({ url: '/v1/admin/webhooks', headers: admin })).json().webhooks;
+    assert.deepEqual(endpoints, [], 'nothing was added');
+  });
+});
