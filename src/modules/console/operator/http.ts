@@ -22,6 +22,10 @@ export const clearedOperatorCookie = (http: ConsoleHttp) =>
 export const redirect = (reply: FastifyReply, location: string) =>
   reply.code(303).header('cache-control', 'no-store').header('location', location).send();
 
+/** 400 for a list link whose cursor or filter the console did not write (a hand-edited URL). */
+export const badListLink = (reply: FastifyReply, session: OperatorSession, back: { href: string; text: string }) =>
+  sendPage(reply, 400, operatorMessagePage(session, 'Page not found', 'This list link is not valid.', back));
+
 /** `next` after sign-in: an operator page of this origin only (never an open redirect). */
 export function safeOperatorNext(next: unknown): string | undefined {
   if (

@@ -15,7 +15,7 @@ import { BILLING_STATES } from '../../billing/lifecycle.ts';
 import { usdExact } from '../../billing/money.ts';
 import { fieldErrorsOf, noticeOf, param, text } from '../account/shared.ts';
 import { registerFormParser, sendPage } from '../http.ts';
-import { OPERATOR_PATH, redirect } from './http.ts';
+import { badListLink, OPERATOR_PATH, redirect } from './http.ts';
 import { operatorMessagePage } from './layout.ts';
 import { actAs, type OperatorConsole } from './module.ts';
 import {
@@ -41,9 +41,6 @@ const NOTICES: Record<string, string> = {
   assigned: 'Deposit assigned: the organization was credited.',
 };
 const FIELD_WORDS = { amount_usd: 'The amount', tier: 'The tier', months: 'Months', reason: 'The reason' };
-
-const badLink = (reply: FastifyReply, session: OperatorSession, back: { href: string; text: string }) =>
-  sendPage(reply, 400, operatorMessagePage(session, 'Page not found', 'This list link is not valid.', back));
 
 export function registerOrganizationPages(app: App, operator: OperatorConsole): void {
   const { guard, billing, repo } = operator;
@@ -140,7 +137,7 @@ export function registerOrganizationPages(app: App, operator: OperatorConsole): 
             back,
           ),
         );
-      if (email.length > 254) return badLink(reply, session, back);
+      if (email.length > 254) return badListLink(reply, session, back);
       let page: Awaited<ReturnType<typeof billing.operator.listOrganizations>>;
       try {
         page = await billing.operator.listOrganizations(
@@ -148,7 +145,7 @@ export function registerOrganizationPages(app: App, operator: OperatorConsole): 
           { limit: PAGE_SIZE, cursor },
         );
       } catch (error) {
-        if (error instanceof ApiError && error.code === 'invalid_request') return badLink(reply, session, back);
+        if (error instanceof ApiError && error.code === 'invalid_request') return badListLink(reply, session, back);
         throw error;
       }
       const organizations = await Promise.all(
@@ -233,7 +230,7 @@ export function registerOrganizationPages(app: App, operator: OperatorConsole): 
       if (!session) return reply;
       const back = { href: `${OPERATOR_PATH}/deposits`, text: 'See held deposits' };
       const status = text(request.query, 'status') || 'held';
-      if (status !== 'held' && status !== 'credited') return badLink(reply, session, back);
+      if (status !== 'held' && status !== 'credited') return badListLink(reply, session, back);
       const cursor = text(request.query, 'cursor') || undefined;
       try {
         const page = await billing.deposits.list(status, { limit: PAGE_SIZE, cursor });
@@ -247,7 +244,7 @@ export function registerOrganizationPages(app: App, operator: OperatorConsole): 
           }),
         );
       } catch (error) {
-        if (error instanceof ApiError && error.code === 'invalid_request') return badLink(reply, session, back);
+        if (error instanceof ApiError && error.code === 'invalid_request') return badListLink(reply, session, back);
         throw error;
       }
     });

@@ -71,6 +71,8 @@ export function webhooksPage(
   session: OperatorSession,
   view: {
     webhooks: WebhookView[];
+    /** The next page's cursor, when there are more endpoints. */
+    nextCursor: string | null;
     form: OperatorWebhookForm;
     notice?: string;
     created?: { url: string; secret: string };
@@ -91,7 +93,8 @@ export function webhooksPage(
 <tbody>
 ${rows}
 </tbody>
-</table></div>`;
+</table></div>
+${view.nextCursor ? `<p class="after"><a href="${WEBHOOKS_PATH}?cursor=${encodeURIComponent(view.nextCursor)}">More endpoints</a></p>` : ''}`;
   const reveal = view.created
     ? revealOnce({
         id: 'webhook-secret',
@@ -120,7 +123,14 @@ const actionButton = (session: OperatorSession, action: string, label: string, f
 
 export function webhookPage(
   session: OperatorSession,
-  view: { webhook: WebhookView; deliveries: DeliveryRow[]; notice?: string; secret?: string },
+  view: {
+    webhook: WebhookView;
+    deliveries: DeliveryRow[];
+    /** The cursor of older deliveries, when there are more. */
+    nextCursor: string | null;
+    notice?: string;
+    secret?: string;
+  },
 ): string {
   const { webhook } = view;
   const base = webhookPath(webhook.id);
@@ -128,7 +138,7 @@ export function webhookPage(
     view.deliveries.length === 0
       ? '<p>No delivery yet.</p>'
       : `<div class="table-scroll" role="region" aria-labelledby="deliveries-caption" tabindex="0"><table>
-<caption id="deliveries-caption">The latest deliveries, newest first</caption>
+<caption id="deliveries-caption">Deliveries, newest first</caption>
 <thead><tr><th scope="col">Event</th><th scope="col">Status</th><th scope="col" class="num">Attempts</th><th scope="col">Last answer</th><th scope="col">Created</th><th scope="col">Action</th></tr></thead>
 <tbody>
 ${view.deliveries
@@ -138,7 +148,8 @@ ${view.deliveries
   )
   .join('\n')}
 </tbody>
-</table></div>`;
+</table></div>
+${view.nextCursor ? `<p class="after"><a href="${base}?cursor=${encodeURIComponent(view.nextCursor)}">Older deliveries</a></p>` : ''}`;
   const reveal = view.secret
     ? revealOnce({
         id: 'webhook-secret',

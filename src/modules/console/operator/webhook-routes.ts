@@ -15,7 +15,7 @@ import type { WebhookView } from '../../webhooks/service.ts';
 import { noticeOf, param, text, withNotice } from '../account/shared.ts';
 import { registerFormParser, sendPage } from '../http.ts';
 import { escape } from '../layout.ts';
-import { redirect } from './http.ts';
+import { badListLink, redirect } from './http.ts';
 import { operatorMessagePage } from './layout.ts';
 import { actAs, type OperatorConsole } from './module.ts';
 import { createFromForm } from '../act.ts';
@@ -38,6 +38,8 @@ const NOTICES = {
   retried: 'Delivery queued: it is attempted again in a moment.',
   existing: 'This endpoint was already added (the form was sent twice); its secret was shown the first time.',
 };
+const ENDPOINTS_PER_PAGE = 50;
+const DELIVERIES_PER_PAGE = 20;
 const newForm = (): OperatorWebhookForm => ({ clientId: `operator_${randomBase62(24)}`, url: '', eventTypes: [] });
 
 export function registerOperatorWebhookPages(app: App, operator: OperatorConsole): void {
@@ -65,28 +67,54 @@ export function registerOperatorWebhookPages(app: App, operator: OperatorConsole
       throw error;
     }
   }
-  const list = (session: OperatorSession) =>
-    actAs<{ webhooks: WebhookView[] }>(operator, session, ops.listWebhooks, { limit: 100 });
+  const list = (session: OperatorSession, cursor?: string) =>
+    actAs<{ webhooks: WebhookView[]; next_cursor: string | null }>(operator, session, ops.listWebhooks, {
+      limit: ENDPOINTS_PER_PAGE,
+      ...(cursor ? { cursor } : {}),
+    });
   const get = (session: OperatorSession, id: string) => actAs<WebhookView>(operator, session, ops.getWebhook, { id });
 
+  /** The endpoint's page with a page of its deliveries (`cursor`: older ones). */
   async function showEndpoint(
     reply: FastifyReply,
     session: OperatorSession,
     id: string,
-    extra: { notice?: string; secret?: string },
+    extra: { notice?: string; secret?: string; cursor?: string },
     status = 200,
   ) {
-    const shown = await orNotFound(reply, session, async () => ({
-      webhook: await get(session, id),
-      deliveries: (
-        await actAs<{ deliveries: DeliveryRow[] }>(operator, session, ops.listWebhookDeliveries, {
-          webhook_id: id,
-          limit: 20,
-        })
-      ).deliveries,
-    }));
-    if (!shown) return reply;
-    return sendPage(reply, status, webhookPage(session, { ...shown, ...extra }));
+    const webhook = await orNotFound(reply, session, () => get(session, id));
+    if (!webhook) return reply;
+    const deliveries = await orBadLink(reply, session, webhookPath(webhook.id), () =>
+      actAs<{ deliveries: DeliveryRow[]; next_cursor: string | null }>(operator, session, ops.listWebhookDeliveries, {
+        webhook_id: webhook.id,
+        limit: DELIVERIES_PER_PAGE,
+        ...(extra.cursor ? { cursor: extra.cursor } : {}),
+      }),
+    );
+    if (!deliveries) return reply;
+    return sendPage(
+      reply,
+      status,
+      webhookPage(session, {
+        webhook,
+        deliveries: deliveries.deliveries,
+        nextCursor: deliveries.next_cursor,
+        notice: extra.notice,
+        secret: extra.secret,
+      }),
+    );
+  }
+  /** Runs a list; null (after answering 400) when the link's cursor is not one the console wrote. */
+  async function orBadLink<T>(reply: FastifyReply, session: OperatorSession, back: string, run: () => Promise<T>) {
+    try {
+      return await run();
+    } catch (error) {
+      if (error instanceof ApiError && error.code === 'invalid_request') {
+        await badListLink(reply, session, { href: back, text: 'Back to the first page' });
+        return null;
+      }
+      throw error;
+    }
   }
 
   app.register(async (scope) => {
@@ -96,9 +124,16 @@ export function registerOperatorWebhookPages(app: App, operator: OperatorConsole
     scope.get(WEBHOOKS_PATH, route, async (request, reply) => {
       const session = await guard.page(request, reply);
       if (!session) return reply;
-      const { webhooks } = await list(session);
+      const page = await orBadLink(reply, session, WEBHOOKS_PATH, () =>
+        list(session, text(request.query, 'cursor') || undefined),
+      );
+      if (!page) return reply;
       const notice = noticeOf(request.query, NOTICES);
-      return sendPage(reply, 200, webhooksPage(session, { webhooks, form: newForm(), notice }));
+      return sendPage(
+        reply,
+        200,
+        webhooksPage(session, { webhooks: page.webhooks, nextCursor: page.next_cursor, form: newForm(), notice }),
+      );
     });
 
     scope.post(WEBHOOKS_PATH, route, async (request, reply) => {
@@ -109,12 +144,14 @@ export function registerOperatorWebhookPages(app: App, operator: OperatorConsole
         url: text(request.body, 'url').trim(),
         eventTypes: DEVICE_EVENT_TYPES.filter((type) => text(request.body, `event:${type}`) === 'on'),
       };
-      const again = async (status: number, error: string) =>
-        sendPage(
+      const again = async (status: number, error: string) => {
+        const first = await list(session);
+        return sendPage(
           reply,
           status,
-          webhooksPage(session, { webhooks: (await list(session)).webhooks, form: { ...form, error } }),
+          webhooksPage(session, { webhooks: first.webhooks, nextCursor: first.next_cursor, form: { ...form, error } }),
         );
+      };
       if (form.url === '') return again(400, 'Enter the URL of your endpoint, https://…');
       const create = (clientId: string) =>
         actAs<{ created: boolean; webhook: WebhookView & { secret?: string } }>(operator, session, ops.createWebhook, {
@@ -131,18 +168,24 @@ export function registerOperatorWebhookPages(app: App, operator: OperatorConsole
           error.errors?.find((e) => e.field === 'url')?.message ?? error.errors?.[0]?.message ?? error.message;
         return again(400, said.charAt(0).toUpperCase() + said.slice(1));
       }
-      const { webhooks } = await list(session);
+      const { webhooks, next_cursor: nextCursor } = await list(session);
       if (!result.created || !result.webhook.secret)
         return sendPage(
           reply,
           200,
-          webhooksPage(session, { webhooks, form: newForm(), notice: noticeOf({ notice: 'existing' }, NOTICES) }),
+          webhooksPage(session, {
+            webhooks,
+            nextCursor,
+            form: newForm(),
+            notice: noticeOf({ notice: 'existing' }, NOTICES),
+          }),
         );
       return sendPage(
         reply,
         201,
         webhooksPage(session, {
           webhooks,
+          nextCursor,
           form: newForm(),
           created: { url: result.webhook.url, secret: result.webhook.secret },
         }),
@@ -152,7 +195,10 @@ export function registerOperatorWebhookPages(app: App, operator: OperatorConsole
     scope.get(`${WEBHOOKS_PATH}/:id`, route, async (request, reply) => {
       const session = await guard.page(request, reply);
       if (!session) return reply;
-      return showEndpoint(reply, session, param(request.params, 'id'), { notice: noticeOf(request.query, NOTICES) });
+      return showEndpoint(reply, session, param(request.params, 'id'), {
+        notice: noticeOf(request.query, NOTICES),
+        cursor: text(request.query, 'cursor') || undefined,
+      });
     });
 
     scope.post(`${WEBHOOKS_PATH}/:id/enabled`, route, async (request, reply) => {

@@ -4,6 +4,7 @@
 import { before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { admin, useApp } from '../../../../test/harness.ts';
+import { transact } from '../../../db/transaction.ts';
 import { postForm } from '../../../../test/support/console.ts';
 import {
   getOperatorPage,
@@ -126,5 +127,63 @@ describe('operator console: webhooks', () => {
     }
     const endpoints = (await t.app.inject({ url: '/v1/admin/webhooks', headers: admin })).json().webhooks;
     assert.deepEqual(endpoints, [], 'nothing was added');
+  });
+});
+
+describe('operator console: many webhooks and deliveries', () => {
+  const t = useApp();
+  let operator: OperatorSignIn;
+  before(async () => {
+    operator = await signInOperator(t);
+  });
+
+  const addEndpoint = async (n: number) => {
+    const response = await t.app.inject({
+      method: 'POST',
+      url: '/v1/admin/webhooks',
+      headers: admin,
+      payload: { client_id: `many-${n}`, url: `https://ops${n}.example.com/hooks` },
+    });
+    assert.equal(response.statusCode, 201, response.body);
+    return response.json() as { id: string };
+  };
+  const linkOf = (body: string, text: string) =>
+    body.match(new RegExp(`<a href="([^"]+)">${text}</a>`))?.[1]?.replaceAll('&amp;', '&');
+
+  it('pages the endpoints 50 at a time, and refuses a list link it did not write (400)', async () => {
+    for (let n = 1; n <= 51; n++) await addEndpoint(n);
+    const first = await getOperatorPage(t, '/console/operator/webhooks', operator);
+    assert.equal(first.statusCode, 200);
+    assert.equal(first.body.match(/<th scope="row"><a href="\/console\/operator\/webhooks\/whk_/g)?.length, 50);
+    const more = linkOf(first.body, 'More endpoints');
+    assert.ok(more, 'a link to the next page');
+    const second = await getOperatorPage(t, more, operator);
+    assert.equal(second.statusCode, 200);
+    assert.equal(second.body.match(/<th scope="row"><a href="\/console\/operator\/webhooks\/whk_/g)?.length, 1);
+    assert.equal(linkOf(second.body, 'More endpoints'), undefined);
+    const shown = [first.body, second.body].join('').match(/https:\/\/ops\d+\.example\.com\/hooks/g) ?? [];
+    assert.equal(new Set(shown).size, 51, 'every endpoint once');
+    const bad = await getOperatorPage(t, '/console/operator/webhooks?cursor=%21%21', operator);
+    assert.equal(bad.statusCode, 400);
+    assert.match(textOf(bad.body), /This list link is not valid/);
+  });
+
+  it("pages an endpoint's deliveries 20 at a time, and refuses a cursor it did not write (400)", async () => {
+    const endpoint = await addEndpoint(100);
+    await transact(t.database.db, async (tx) => {
+      for (let n = 0; n < 21; n++) await t.services.webhooks.emitOperatorEvent(tx, 'device.online', { id: `dev_${n}` });
+    });
+    const url = `/console/operator/webhooks/${endpoint.id}`;
+    const first = await getOperatorPage(t, url, operator);
+    assert.equal(first.statusCode, 200);
+    assert.equal(first.body.match(/<th scope="row" class="mono">device.online<\/th>/g)?.length, 20);
+    const older = linkOf(first.body, 'Older deliveries');
+    assert.ok(older, 'a link to older deliveries');
+    const second = await getOperatorPage(t, older, operator);
+    assert.equal(second.body.match(/<th scope="row" class="mono">device.online<\/th>/g)?.length, 1);
+    assert.equal(linkOf(second.body, 'Older deliveries'), undefined);
+    const bad = await getOperatorPage(t, `${url}?cursor=%21%21`, operator);
+    assert.equal(bad.statusCode, 400);
+    assert.match(textOf(bad.body), /This list link is not valid/);
   });
 });
