@@ -106,6 +106,27 @@ ${options.error ? `<p class="field-error" id="${options.id}-error">${escape(opti
 
 export const hidden = (name: string, value: string) => `<input type="hidden" name="${name}" value="${escape(value)}">`;
 
+/**
+ * The answer to a question asked before a change (delete, revoke, rotate): the button that makes
+ * it, red unless `tone` says otherwise, and the way back. `action` and `keep.href` are paths the
+ * console built (already encoded).
+ */
+export function confirmForm(options: {
+  action: string;
+  csrfToken: string;
+  confirm: string;
+  keep: { href: string; text: string };
+  tone?: 'danger' | 'primary';
+}): string {
+  return `<form method="post" action="${options.action}">
+${hidden('csrf_token', options.csrfToken)}
+<div class="actions">
+<button type="submit" class="${options.tone ?? 'danger'}">${escape(options.confirm)}</button>
+<a class="button secondary" href="${options.keep.href}">${escape(options.keep.text)}</a>
+</div>
+</form>`;
+}
+
 /** A select with its label, hint and error; `choices` are [value, label] pairs. */
 export function selectField(options: {
   id: string;

@@ -1,6 +1,6 @@
 // The console's HTML, server-rendered: every value is escaped; forms work without JavaScript;
 // inputs have labels, errors are tied to their field (aria-describedby), and focus is visible.
-import { escape, field, hidden, layout, type PageContext } from './layout.ts';
+import { confirmForm, escape, field, hidden, layout, type PageContext } from './layout.ts';
 import type { SignedInContext } from './guard.ts';
 
 export { escape, type PageContext };
@@ -174,13 +174,7 @@ export function confirmationPage(
     `<div class="card">
 ${options.lead ? `${options.lead}\n` : ''}<h1>${escape(options.title)}</h1>
 <p>${options.explain}</p>
-<form method="post" action="${options.action}">
-${hidden('csrf_token', context.signedIn.csrfToken)}
-<div class="actions">
-<button type="submit" class="danger">${escape(options.confirm)}</button>
-<a class="button secondary" href="${options.keep.href}">${escape(options.keep.text)}</a>
-</div>
-</form>
+${confirmForm({ ...options, csrfToken: context.signedIn.csrfToken })}
 </div>`,
   );
 }

@@ -2,7 +2,7 @@
 // once, on the page its post redirects to) and the confirmation page of a revoke.
 import type { keyView } from '../../organizations/service.ts';
 import type { SignedInContext } from '../guard.ts';
-import { escape, field } from '../layout.ts';
+import { confirmForm, escape, field } from '../layout.ts';
 import { csrfField, revealOnce, sectionPage, when } from './shared.ts';
 
 export type KeyView = ReturnType<typeof keyView>;
@@ -85,12 +85,11 @@ export function revokeKeyPage(context: SignedInContext, key: KeyView): string {
 <dt>Last used</dt><dd>${when(key.last_used_at)}</dd>
 </dl>
 <p>Every request with this key is refused at once (401). Agents that use it stop working until they are given another key. This cannot be undone.</p>
-<form method="post" action="${revokePath(context, key)}">
-${csrfField(context)}
-<div class="actions">
-<button type="submit" class="danger">Revoke key</button>
-<a class="button secondary" href="${context.path}/keys">Cancel</a>
-</div>
-</form>`,
+${confirmForm({
+  action: revokePath(context, key),
+  csrfToken: context.signedIn.csrfToken,
+  confirm: 'Revoke key',
+  keep: { href: `${context.path}/keys`, text: 'Cancel' },
+})}`,
   );
 }

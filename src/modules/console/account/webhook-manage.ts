@@ -5,21 +5,10 @@ import type { App } from '../../../http/types.ts';
 import type { WebhookView } from '../../webhooks/service.ts';
 import { contextOf, redirect, type SignedInContext } from '../guard.ts';
 import { CONSOLE_PATH, sendPage } from '../http.ts';
-import { escape } from '../layout.ts';
+import { confirmForm, escape } from '../layout.ts';
 import type { ConsoleModule } from '../module.ts';
 import { consoleActor } from '../act.ts';
-import {
-  csrfField,
-  fieldErrorsOf,
-  HIDDEN,
-  orPage,
-  param,
-  PUBLIC,
-  revealOnce,
-  sectionPage,
-  text,
-  when,
-} from './shared.ts';
+import { fieldErrorsOf, HIDDEN, orPage, param, PUBLIC, revealOnce, sectionPage, text, when } from './shared.ts';
 import { endpointForm, type EndpointForm } from './webhooks-pages.ts';
 import { endpointFormOf } from './webhooks-routes.ts';
 
@@ -39,13 +28,13 @@ function confirmPage(context: SignedInContext, webhook: WebhookView, action: 'ro
         ? 'A new secret signs every delivery from now on. The current one keeps signing beside it for 24 hours, so your receiver can switch without missing a delivery. The new secret is shown once.'
         : 'No more events are sent to it, and its queued deliveries are dropped. This cannot be undone; add the URL again to receive events there.'
     }</p>
-<form method="post" action="${endpointPath(webhook.id)}/${action}">
-${csrfField(context)}
-<div class="actions">
-<button type="submit" class="${rotate ? 'primary' : 'danger'}">${rotate ? 'Rotate the secret' : 'Delete the endpoint'}</button>
-<a class="button secondary" href="${endpointPath(webhook.id)}">Cancel</a>
-</div>
-</form>`,
+${confirmForm({
+  action: `${endpointPath(webhook.id)}/${action}`,
+  csrfToken: context.signedIn.csrfToken,
+  confirm: rotate ? 'Rotate the secret' : 'Delete the endpoint',
+  keep: { href: endpointPath(webhook.id), text: 'Cancel' },
+  tone: rotate ? 'primary' : 'danger',
+})}`,
   );
 }
 

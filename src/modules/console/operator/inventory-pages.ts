@@ -1,7 +1,7 @@
 // The inventory's pages (routes in inventory.ts): the add-a-phone form, a phone's settings section
 // (on its page) and the confirmation of its removal. Each form shows its errors on its fields.
 import { DEFAULT_DAILY_SEND_LIMIT, DEFAULT_SEND_RATE_PER_MINUTE } from '../../devices/service.ts';
-import { escape, field } from '../layout.ts';
+import { confirmForm, escape, field } from '../layout.ts';
 import { devicePath, OPERATOR_PATH } from './http.ts';
 import { csrfInput, sectionPage } from './layout.ts';
 import type { OperatorSession } from './service.ts';
@@ -82,12 +82,11 @@ export function removePhonePage(
 <h1>Remove <span class="mono">${escape(device.phone_number)}</span>?</h1>
 ${refusal ? `<div class="notice error" role="alert"><p>${escape(refusal)}</p></div>` : ''}
 <p>The phone leaves the inventory and its key stops working. ${device.cell_id ? 'It carries a cell: the cell must be released first.' : 'It carries no cell.'} This cannot be undone; add the phone again to use it later.</p>
-<form method="post" action="${devicePath(device.id)}/remove">
-${csrfInput(session)}
-<div class="actions">
-<button type="submit" class="danger">Remove phone</button>
-<a class="button secondary" href="${devicePath(device.id)}">Keep the phone</a>
-</div>
-</form>`,
+${confirmForm({
+  action: `${devicePath(device.id)}/remove`,
+  csrfToken: session.csrfToken,
+  confirm: 'Remove phone',
+  keep: { href: devicePath(device.id), text: 'Keep the phone' },
+})}`,
   );
 }

@@ -4,7 +4,7 @@
 import { DEVICE_EVENT_TYPES } from '../../devices/events.ts';
 import type { WebhookView } from '../../webhooks/service.ts';
 import { revealOnce, when } from '../account/shared.ts';
-import { escape, field, hidden } from '../layout.ts';
+import { confirmForm, escape, field, hidden } from '../layout.ts';
 import { OPERATOR_PATH } from './http.ts';
 import { csrfInput, sectionPage } from './layout.ts';
 import type { OperatorSession } from './service.ts';
@@ -192,12 +192,11 @@ export function deleteWebhookPage(session: OperatorSession, webhook: WebhookView
     'Delete the endpoint?',
     `<h1>Delete <span class="mono">${escape(webhook.url)}</span>?</h1>
 <p>No more phone events are sent to it, and its queued deliveries are dropped. This cannot be undone.</p>
-<form method="post" action="${webhookPath(webhook.id)}/delete">
-${csrfInput(session)}
-<div class="actions">
-<button type="submit" class="danger">Delete endpoint</button>
-<a class="button secondary" href="${webhookPath(webhook.id)}">Keep it</a>
-</div>
-</form>`,
+${confirmForm({
+  action: `${webhookPath(webhook.id)}/delete`,
+  csrfToken: session.csrfToken,
+  confirm: 'Delete endpoint',
+  keep: { href: webhookPath(webhook.id), text: 'Keep it' },
+})}`,
   );
 }
