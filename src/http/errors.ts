@@ -42,8 +42,6 @@ export function fromFastifyError(
       return new ApiError('payload_too_large', 'The request body exceeds 256 KiB.');
     case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
       return new ApiError('unsupported_media_type', 'Send the body as application/json.');
-    case 'FST_ERR_CTP_EMPTY_JSON_BODY':
-      return new ApiError('invalid_request', 'The JSON body is empty.');
     case 'FST_ERR_CTP_INVALID_JSON_BODY':
       return new ApiError('invalid_request', 'The body is not valid JSON.');
     case 'FST_ERR_CTP_INVALID_CONTENT_LENGTH':

@@ -136,11 +136,10 @@ function unsafeFields(root: object): FieldError[] {
 
 /**
  * The application/json body parser (replaces Fastify's): strict UTF-8, JSON, a top-level object,
- * no forbidden characters. An empty body and malformed JSON keep Fastify's error codes (mapped
- * in errors.ts); the body limit (413) is Fastify's, applied before this runs.
+ * no forbidden characters. Malformed JSON keeps Fastify's error code (mapped in errors.ts); the
+ * body limit (413) is Fastify's, applied before this runs.
  */
 function parseJsonBody(body: Buffer): Record<string, unknown> {
-  if (body.length === 0) throw new errorCodes.FST_ERR_CTP_EMPTY_JSON_BODY();
   let text: string;
   try {
     text = utf8.decode(body);
@@ -266,6 +265,12 @@ export function registerValidation(app: App): void {
 
   app.removeContentTypeParser('application/json');
   app.addContentTypeParser('application/json', { parseAs: 'buffer' }, (_request, body, done) => {
+    // Many clients label every request JSON, bodiless ones too (cancel, rotate-secret, DELETE): an
+    // empty body is no body, answered as one sent without a content type.
+    if ((body as Buffer).length === 0) {
+      done(null, undefined);
+      return;
+    }
     let value: Record<string, unknown>;
     try {
       value = parseJsonBody(body as Buffer);
