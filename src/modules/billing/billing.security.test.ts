@@ -38,10 +38,13 @@ describe('billing and usage routes and credentials', () => {
     );
   });
 
-  it('lets an unverified organization read its billing status and quotes, not register wallets', async () => {
+  it('lets an unverified organization read its billing status, quotes and wallets, not register wallets', async () => {
     const unverified = await signUp(t);
     const headers = { authorization: `Bearer ${unverified.apiKey}` };
     assert.equal((await t.app.inject({ method: 'GET', url: '/v1/billing/status', headers })).statusCode, 200);
+    const wallets = await t.app.inject({ method: 'GET', url: '/v1/billing/x402/wallets', headers });
+    assert.equal(wallets.statusCode, 200, wallets.body);
+    assert.deepEqual(wallets.json(), { wallets: [], next_cursor: null });
     assert.equal(
       (await t.app.inject({ method: 'GET', url: '/v1/billing/x402/requirements?intent=setup', headers })).statusCode,
       200,

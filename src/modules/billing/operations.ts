@@ -143,11 +143,10 @@ export function billingOperations(deps: BillingOperationDeps) {
       run: (ctx, query) => quotes.requirements(ctx.organizationId, query),
     }),
     listX402Wallets: defineOperation({
+      ...billingRead,
       name: 'list_x402_wallets',
       summary: 'List the payer wallets of the organization',
       description: '',
-      scope: 'billing:read',
-      idempotency: 'none',
       errors: [],
       input: Type.Object(PaginationQuery, { additionalProperties: false }),
       output: X402WalletList,
