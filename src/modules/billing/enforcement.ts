@@ -101,7 +101,10 @@ export class BillingEnforcement implements ChargesPort {
     return { type: 'sms', quantity: message.segments, unit, amount: times(unit, message.segments) };
   }
 
-  /** The usage record of a message; `at` (the clock's now) mints its id, one Date per batch. */
+  /**
+   * The usage record of a message, dated when it is charged (`at`, the clock's now, one Date per
+   * batch): a scheduled message is charged at its send_at, and its usage belongs to that day.
+   */
   private usageOf(message: BillableMessage, at: Date): UsageRecordsTable & { amount_micros: Micros } {
     const price = this.priceOf(message);
     return {
@@ -113,7 +116,7 @@ export class BillingEnforcement implements ChargesPort {
       quantity: price.quantity,
       unit_price_micros: price.unit,
       amount_micros: price.amount,
-      created_at: message.created_at,
+      created_at: at.toISOString(),
     };
   }
 
@@ -265,7 +268,7 @@ export class BillingEnforcement implements ChargesPort {
               amount_micros: negated(record.amount_micros),
               reference: messageReference(message.id),
               description: `${record.type} x${record.quantity}`,
-              created_at: message.created_at,
+              created_at: record.created_at,
             });
           }
           break;

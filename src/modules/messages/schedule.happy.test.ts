@@ -48,6 +48,17 @@ describe('scheduled sends', () => {
     const queued = await read(line, message.id);
     assert.equal(queued.status, 'queued');
     assert.ok((await charged(message.id)) > 0, 'charged when queued');
+    // Its usage and its ledger debit are dated when it was charged, not when it was accepted.
+    const records = (
+      await t.app.inject({ url: `/v1/usage/records?cell_id=${line.cell.id}`, headers: line.org.headers })
+    ).json().usage_records as { message_id: string; created_at: string }[];
+    assert.equal(records.find((r) => r.message_id === message.id)?.created_at, at.toISOString());
+    const debit = await t.database.db
+      .selectFrom('ledger_entries')
+      .select('created_at')
+      .where('reference', '=', `message:${message.id}`)
+      .executeTakeFirstOrThrow();
+    assert.equal(new Date(debit.created_at).toISOString(), at.toISOString());
     const claimed = await claim(t, line);
     assert.deepEqual(
       claimed.map((m) => m.id),
