@@ -45,7 +45,7 @@ Every response carries \`X-Request-Id\` (quote it when asking for help). Rate li
 
 ## Billing
 
-An action that needs money answers 402 \`payment_required\`; its \`payment\` says what to pay (amount, intent, rails, a \`checkout_url\`, x402 quotes) and, with x402 configured, the \`PAYMENT-REQUIRED\` header carries the requirements. Pay, then repeat the same request: a 402 is never kept under an Idempotency-Key.
+An action that needs money answers 402 \`payment_required\`; its \`payment\` says what to pay (amount, intent, rails, a \`checkout_url\`, x402 quotes) and the \`PAYMENT-REQUIRED\` header carries the x402 requirements (one per configured network). Pay, then repeat the same request: a 402 is never kept under an Idempotency-Key.
 
 For payment discovery (mppx), each operation that can answer 402 carries \`x-payment-info\` (its offers on the configured rails; amounts are null: the price depends on the organization) and this document carries \`x-service-info\`; the MPP rail is described at \`GET /.well-known/mpp\`.
 

@@ -54,11 +54,18 @@ describe('billing enforced: from sign-up to sending', () => {
   });
 
   it('answers a cell create of an organization with no tier with 402 and the setup to pay, for the tier asked', async () => {
-    const body = expectProblem(
-      await t.app.inject({ method: 'POST', url: '/v1/cells', headers: org.headers, payload: { display_name: 'A' } }),
-      402,
-      'payment_required',
-    );
+    const refused = await t.app.inject({
+      method: 'POST',
+      url: '/v1/cells',
+      headers: org.headers,
+      payload: { display_name: 'A' },
+    });
+    const body = expectProblem(refused, 402, 'payment_required');
+    // Every billing 402 carries PAYMENT-REQUIRED (§7); with no x402 network configured it accepts nothing.
+    const required = JSON.parse(Buffer.from(String(refused.headers['payment-required']), 'base64').toString('utf8'));
+    assert.equal(required.x402Version, 2);
+    assert.equal(required.resource.url, 'http://cellgate.test/v1/cells');
+    assert.deepEqual(required.accepts, []);
     assert.deepEqual(body.payment, {
       amount_usd: '20.00',
       currency: 'USD',

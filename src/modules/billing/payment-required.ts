@@ -1,7 +1,7 @@
 // Every billing 402 (contract §2, §7) is something a client can act on at once: its PaymentDetails
-// gain a `checkout_url` for the card rail and, when x402 is configured, the x402 v2
-// PaymentRequired built from the same quotes (an open quote of exactly that amount), so an x402
-// client pays and retries the original request unchanged. REST carries it in the
+// gain a `checkout_url` for the card rail, and it carries the x402 v2 PaymentRequired built from
+// the same quotes (an open quote of exactly that amount; `accepts` is empty when no network is
+// configured), so an x402 client pays and retries the original request unchanged. REST carries it in the
 // `PAYMENT-REQUIRED` header; MCP tool errors carry it in their error JSON. The completion is a
 // problem enricher of the operations' invoke, run on the ApiError before anything renders it.
 import { ApiError } from '../../lib/errors.ts';
@@ -31,9 +31,8 @@ export class PaymentCompletion {
       });
       details.checkout_url = checkout.checkout_url;
     }
-    const x402 = x402PaymentRequired(details, resourceUrl, this.deps.testnet, description);
-    if (x402) await this.deps.x402.open(organizationId, details);
-    return x402;
+    if (details.x402) await this.deps.x402.open(organizationId, details);
+    return x402PaymentRequired(details, resourceUrl, this.deps.testnet, description);
   }
 
   /**

@@ -38,13 +38,14 @@ export function x402PaymentRequired(
   testnet: boolean,
   description: string,
 ) {
-  if (!details.x402) return null;
   const amount = String(parseUsd(details.amount_usd));
   return {
     x402Version: 2,
-    error: 'Payment required',
+    // Without a configured network there is nothing to accept: an x402 client says so, and the
+    // problem's payment.checkout_url (the card) is the way to pay.
+    error: details.x402 ? 'Payment required' : 'Payment required: x402 is not configured here',
     resource: { url: resourceUrl, description, mimeType: 'application/json' },
-    accepts: details.x402.quotes.map((quote) => requirementsFor(quote.network, quote.pay_to, amount, testnet)),
+    accepts: (details.x402?.quotes ?? []).map((quote) => requirementsFor(quote.network, quote.pay_to, amount, testnet)),
   };
 }
 
