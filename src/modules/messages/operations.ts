@@ -24,6 +24,7 @@ export const ConversationsQuery = { ...PaginationQuery, ...IncludeIgnored };
 export const BetweenQuery = Type.Object({
   cell_id: Type.String({ minLength: 1, maxLength: 64 }),
   participant: PhoneInput,
+  ...IncludeIgnored,
 });
 
 /** The path ids as input fields (IdParam's schemas, with their names known to the types). */
@@ -116,7 +117,8 @@ export function messageOperations(messages: MessagesService) {
       errors: ['not_found'],
       input: BetweenQuery,
       output: ConversationWithMessages,
-      run: (ctx, input) => messages.between(ctx.organizationId, input.cell_id, input.participant),
+      run: (ctx, input) =>
+        messages.between(ctx.organizationId, input.cell_id, input.participant, input.include_ignored ?? false),
     }),
     getMessage: defineOperation({
       name: 'get_message',

@@ -349,12 +349,18 @@ export class MessagesService {
     return this.listPage(cell.id, { ...query, conversationId: conversation.id });
   }
 
-  async between(organizationId: string, cellId: string, participantInput: string) {
+  /** The conversation with `participantInput` and its latest messages (an ignored party's left out unless asked). */
+  async between(organizationId: string, cellId: string, participantInput: string, includeIgnored = false) {
     const participant = requirePhone('participant', participantInput);
     const cell = await this.cells.getOwned(organizationId, cellId);
     const conversation = await this.conversations.find(cell.id, participant);
     if (!conversation) throw notFound('conversation');
-    const rows = await this.repo.list({ cellId: cell.id, conversationId: conversation.id, limit: BETWEEN_MESSAGES });
+    const rows = await this.repo.list({
+      cellId: cell.id,
+      conversationId: conversation.id,
+      excludeIgnored: !includeIgnored,
+      limit: BETWEEN_MESSAGES,
+    });
     return { conversation: conversationView(conversation), messages: rows.map(messageView) };
   }
 

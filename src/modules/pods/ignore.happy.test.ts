@@ -44,6 +44,9 @@ describe('ignore lists', () => {
     const thread = `${base}/conversations/${conversations.conversations[0].id}/messages`;
     assert.deepEqual((await ok(t, line.org, 'GET', thread)).messages, []);
     assert.equal((await ok(t, line.org, 'GET', `${thread}?include_ignored=true`)).messages.length, 1);
+    const between = `/v1/conversations/between?cell_id=${line.cell.id}&participant=${encodeURIComponent(SPAMMER)}`;
+    assert.deepEqual((await ok(t, line.org, 'GET', between)).messages, []);
+    assert.equal((await ok(t, line.org, 'GET', `${between}&include_ignored=true`)).messages.length, 1);
   });
 
   it('still sends to an ignored participant; texts from others keep their events', async () => {
