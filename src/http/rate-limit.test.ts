@@ -9,6 +9,7 @@ import {
   bearer,
   verifiedOrganization,
   expectProblem,
+  signUp,
   startApp,
   useApp,
 } from '../../test/harness.ts';
@@ -97,6 +98,26 @@ describe('per-credential token bucket', () => {
     for (let i = 0; i < 3; i++)
       assert.equal((await t.app.inject({ url: '/v1/admin/outbox', headers: admin })).statusCode, 200);
     expectProblem(await t.app.inject({ url: '/v1/admin/outbox', headers: admin }), 429, 'rate_limited');
+  });
+
+  it('counts refused and unrouted requests too, with the headers on their answers', async () => {
+    t.clock.advance(10_000);
+    const address = '198.51.100.77';
+    const refused = await t.app.inject({ url: '/v1/cells', remoteAddress: address, headers: bearer('cg_live_nope') });
+    expectProblem(refused, 401, 'unauthenticated');
+    assert.equal(refused.headers['ratelimit-limit'], '3');
+    assert.equal(refused.headers['ratelimit-remaining'], '2');
+    const unrouted = await t.app.inject({ url: '/v1/nowhere', remoteAddress: address });
+    expectProblem(unrouted, 404, 'not_found');
+    assert.equal(unrouted.headers['ratelimit-remaining'], '1', 'the same address, the same bucket');
+
+    const unverified = await signUp(t);
+    const forbidden = await t.app.inject({ url: '/v1/cells', headers: bearer(unverified.apiKey) });
+    expectProblem(forbidden, 403, 'organization_unverified');
+    assert.equal(forbidden.headers['ratelimit-limit'], '3');
+    const noAdmin = await t.app.inject({ url: '/v1/admin/outbox', headers: bearer(unverified.apiKey) });
+    expectProblem(noAdmin, 403, 'forbidden');
+    assert.ok(noAdmin.headers['ratelimit-remaining'] !== undefined);
   });
 
   it('/health is never limited', async () => {

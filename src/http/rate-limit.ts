@@ -163,6 +163,23 @@ export function registerRateLimit(app: App, options: RateLimitOptions): void {
     };
     route.onRequest = [...hookList(route.onRequest), limit];
   });
+  const bucket = options.perCredential;
+  if (!bucket) return;
+  // A request refused before its limit ran (a bad credential, an unverified organization, a
+  // missing scope) or sent to no route at all carries the headers too. It is counted in a bucket
+  // of its address kept for such answers, so a client's mistakes never spend what the address's
+  // public routes (sign-up, the console, OAuth) may still use.
+  app.addHook('onSend', async (request, reply, payload) => {
+    if (reply.hasHeader('ratelimit-limit')) return payload;
+    const config = request.routeOptions.config ?? {};
+    if (config.unlimited || (!config.auth && !request.is404)) return payload;
+    setHeaders(
+      reply,
+      bucket,
+      await takeOrAllow(options.limiter, credentialKey(request), bucket, options.now(), request),
+    );
+    return payload;
+  });
 }
 
 /**
