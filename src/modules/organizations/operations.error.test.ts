@@ -33,10 +33,10 @@ describe('organizations operations through invoke: refusals', () => {
     assert.equal(whoami.replayed === false && whoami.value.organization_id, principal.organizationId);
   });
 
-  it('refuses a bad code, a bad key name and an unknown field, naming each', async () => {
+  it('refuses an empty code, a bad key name and an unknown field, naming each', async () => {
     const ops = t.services.organizationOperations;
     for (const [op, input, field] of [
-      [ops.verifyOrganization, { code: '12345' }, 'code'],
+      [ops.verifyOrganization, { code: '' }, 'code'],
       [ops.createApiKey, { name: '' }, 'name'],
       [ops.listApiKeys, { limit: 0 }, 'limit'],
       [ops.whoami, { extra: 1 }, 'extra'],

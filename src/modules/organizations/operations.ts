@@ -8,6 +8,11 @@ import { agentCaller, API_KEY_ONLY, defineOperation, definePublicOperation } fro
 import { ApiKeyList, CreatedApiKey, SignUpRequest, SignUpResponse, VerificationResult, Whoami } from './schemas.ts';
 import { MAX_ACTIVE_KEYS, type OrganizationsService } from './service.ts';
 
+/**
+ * The emailed code as typed: any string, so that a code of the wrong shape is, like any wrong
+ * code, 400 `invalid_code` and one of its 5 attempts (contract §3), not a schema error.
+ */
+export const EmailedCodeField = Type.String({ minLength: 1, maxLength: 64, description: 'The 6-digit code.' });
 export function organizationOperations(organizations: OrganizationsService) {
   return {
     signUp: definePublicOperation({
@@ -28,10 +33,7 @@ export function organizationOperations(organizations: OrganizationsService) {
       ...API_KEY_ONLY,
       allowUnverified: true,
       errors: ['invalid_code', 'code_expired', 'conflict'],
-      input: Type.Object(
-        { code: Type.String({ pattern: '^[0-9]{6}$', description: 'The 6-digit code.' }) },
-        { additionalProperties: false },
-      ),
+      input: Type.Object({ code: EmailedCodeField }, { additionalProperties: false }),
       output: VerificationResult,
       run: (ctx, input) => organizations.verify(agentCaller(ctx.principal), input.code),
     }),

@@ -6,7 +6,7 @@ import { PaginationQuery } from '../../http/pagination.ts';
 import { Body, Described, IdParam, NoContent } from '../../http/schemas.ts';
 import type { App } from '../../http/types.ts';
 import type { RestBinder } from '../../operations/rest.ts';
-import type { OrganizationOperations } from './operations.ts';
+import { EmailedCodeField, type OrganizationOperations } from './operations.ts';
 import { ApiKeyList, CreatedApiKey, SignUpRequest, SignUpResponse, VerificationResult, Whoami } from './schemas.ts';
 
 const TAGS = ['Organizations'];
@@ -25,10 +25,7 @@ export function registerOrganizationRoutes(app: App, rest: RestBinder, ops: Orga
     method: 'POST',
     url: '/v1/agent/verify',
     tags: TAGS,
-    body: Body(
-      { code: Type.String({ pattern: '^[0-9]{6}$', description: 'The 6-digit code.' }) },
-      { examples: [{ code: '482913' }] },
-    ),
+    body: Body({ code: EmailedCodeField }, { examples: [{ code: '482913' }] }),
     response: Described(VerificationResult, 'The organization is verified.'),
   });
 

@@ -153,10 +153,16 @@ describe('sign-up and verify reject bad input', () => {
     assert.equal(who.json().status, 'unverified');
   });
 
-  it('rejects a code that is not 6 digits with 400 invalid_request', async () => {
+  it('answers a code of the wrong shape as a wrong code (400 invalid_code, an attempt), and a code that is not a string with 400 invalid_request', async () => {
     const org = await signUp(t);
-    const body = expectProblem(await verify(t, org.apiKey, '12345'), 400, 'invalid_request');
-    assert.equal(body.errors[0].field, 'code');
+    for (const code of ['12345', 'abcdef', '1234567'])
+      expectProblem(await verify(t, org.apiKey, code), 400, 'invalid_code');
+    const attempts = await t.database.db
+      .selectFrom('verification_codes')
+      .select('attempts')
+      .where('organization_id', '=', org.organizationId)
+      .executeTakeFirstOrThrow();
+    assert.equal(Number(attempts.attempts), 3);
     expectProblem(
       await t.app.inject({
         method: 'POST',
