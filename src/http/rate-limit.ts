@@ -137,29 +137,40 @@ export function registerRateLimit(app: App, options: RateLimitOptions): void {
     const signUpBucket = config.ipLimit === 'sign_up' ? options.signUpPerIp : null;
     if (!signUpBucket && !options.perCredential) return;
     const limit = async (request: FastifyRequest, reply: FastifyReply) => {
+      // The headers describe the tightest bucket the request took from (fewest remaining).
+      const taken: { bucket: Bucket; result: TakeResult }[] = [];
+      const describe = () => {
+        const tightest = taken.reduce((a, b) => (b.result.remaining < a.result.remaining ? b : a));
+        setHeaders(reply, tightest.bucket, tightest.result);
+      };
       if (signUpBucket) {
         const result = await takeOrAllow(options.limiter, `signup:${request.ip}`, signUpBucket, options.now(), request);
         if (!result.allowed) {
           setHeaders(reply, signUpBucket, result);
           throw limited(result, 'Too many sign-ups from this address; try again later.');
         }
+        taken.push({ bucket: signUpBucket, result });
       }
       const bucket = options.perCredential;
-      if (!bucket) return;
+      if (!bucket) return describe();
       const own = await takeOrAllow(options.limiter, credentialKey(request), bucket, options.now(), request);
-      const organization = organizationKey(request);
-      if (!own.allowed || organization === null) {
+      if (!own.allowed) {
         setHeaders(reply, bucket, own);
-        if (!own.allowed) throw limited(own, 'Too many requests for this credential; slow down.');
-        return;
+        throw limited(own, 'Too many requests for this credential; slow down.');
       }
+      taken.push({ bucket, result: own });
+      const organization = organizationKey(request);
+      if (organization === null) return describe();
       const shared = await takeOrAllow(options.limiter, organization, bucket, options.now(), request);
-      setHeaders(reply, bucket, !shared.allowed || shared.remaining < own.remaining ? shared : own);
-      if (!shared.allowed)
+      if (!shared.allowed) {
+        setHeaders(reply, bucket, shared);
         throw limited(
           shared,
           'Too many requests for this organization (all its API keys and tokens together); slow down.',
         );
+      }
+      taken.push({ bucket, result: shared });
+      describe();
     };
     route.onRequest = [...hookList(route.onRequest), limit];
   });

@@ -295,7 +295,7 @@ describe('sign-up and verify reject bad input', () => {
 describe('sign-up flood from one address', () => {
   const t = useApp({ env: { CELLGATE_SIGNUP_RATE_LIMIT: '10' } });
 
-  it('allows 10 sign-ups per hour per IP, then 429 rate_limited with Retry-After', async () => {
+  it('allows 10 sign-ups per hour per IP, counting down in RateLimit-*, then 429 rate_limited with Retry-After', async () => {
     for (let i = 0; i < 10; i++) {
       const response = await t.app.inject({
         method: 'POST',
@@ -303,6 +303,9 @@ describe('sign-up flood from one address', () => {
         payload: { email: uniqueEmail() },
       });
       assert.equal(response.statusCode, 201, response.body);
+      // Each answer describes the sign-up budget of the address, the tightest it took from.
+      assert.equal(response.headers['ratelimit-limit'], '10');
+      assert.equal(response.headers['ratelimit-remaining'], String(9 - i));
     }
     const email = uniqueEmail();
     const blocked = await t.app.inject({ method: 'POST', url: '/v1/agent/sign-up', payload: { email } });
