@@ -240,6 +240,14 @@ export const CODE_TEXTS: CodeText[] = [
   { text: 'รหัส OTP ของคุณคือ 482019', code: '482019', service: null },
   { text: 'Mã xác nhận của bạn là 582019', code: '582019', service: null },
   { text: 'رمز التحقق الخاص بك هو 482019', code: '482019', service: null },
+  // Sign-in wording without the word "code", and a one-time password of letters and digits
+  { text: 'Use 7731 to log in to Uber', code: '7731', service: 'Uber' },
+  {
+    text: 'Use 889211 to sign in to your Acme Bank account. It expires in 10 minutes.',
+    code: '889211',
+    service: 'Acme Bank',
+  },
+  { text: 'Your one-time password is AB12CD', code: 'AB12CD', service: null },
 ];
 
 /** Texts with numbers and no one-time code. */
@@ -302,4 +310,9 @@ export const NON_CODE_TEXTS: string[] = [
   'Your security settings were updated on 11/24/2026 at 09:41.',
   'The promo code for the webinar is WEB2026.',
   'Your doctor appointment: Tue Dec 1 at 10:15, room 204.',
+  'Log in to see your 12 new messages and 3 friend requests.',
+  'Sign in to claim your 5000 points before Dec 31.',
+  'Your password was changed on Nov 12, 2026. Not you? Call 18005551234.',
+  'Login alert: a new sign-in from Chrome on Windows at 10:45.',
+  'You signed in from 192.168.10.1 on a new device.',
 ];

@@ -1,7 +1,8 @@
 // Verification codes (contract §12): finds the one-time code of an inbound text, and the service
 // that sent it when the text names it. Pure: no I/O, no clock. A code is 4-8 digits (also "123
-// 456" and "123-456", and Google's "G-123456") near a code word in one of the common languages,
-// or 4-8 letters and digits right after such a word ("Your code is AB12CD"). Amounts, dates,
+// 456" and "123-456", and Google's "G-123456") near a code word in one of the common languages
+// ("code", "OTP", "password", "log in" ...), or 4-8 letters and digits right after such a word
+// ("Your code is AB12CD"). Amounts, dates,
 // times, phone, card and order numbers are never codes, and a text without a code word has none.
 
 export interface DetectedCode {
@@ -19,6 +20,8 @@ const KEYWORD = new RegExp(
     String.raw`\bPINs?\b`,
     String.raw`\bm?TANs?\b`,
     String.raw`\b2FA\b`,
+    String.raw`\b(?:log|sign)[- ]?in\b`, // "Use 7731 to log in to Uber"
+    String.raw`\bpasswords?\b`, // "Your one-time password is AB12CD"
     String.raw`\bone[- ]time\b`,
     String.raw`\bverif(?:y|ication|ier|ieer|icaci[oó]n|ica[cç][aã]o|ikasi|izierung|isering)\w*`,
     String.raw`\bauthenticat\w*`,
@@ -173,6 +176,8 @@ const SERVICE_PATTERNS: RegExp[] = [
   ),
   // "Votre code Google", "Votre code de confirmation Leboncoin"
   new RegExp(String.raw`\b[Vv]otre\s+code\s+(?:de\s+\S+\s+)?(${NAME})`, 'u'),
+  // "Use 7731 to log in to Uber", "to sign in at Acme"
+  new RegExp(String.raw`\b(?:[Ll]og|[Ss]ign)[- ]?in\s+(?:to|at|on)\s+(?:your\s+)?(${NAME})`, 'u'),
   // "... - Telegram", "— Instagram" at the end
   new RegExp(String.raw`\s[-–—]\s*(${NAME})\s*\.?\s*$`, 'u'),
 ];
