@@ -81,6 +81,12 @@ describe('loadConfig', () => {
     assert.equal(config.headersTimeoutMs, 15_000);
   });
 
+  it('turns the sign-up limit off with CELLGATE_RATE_LIMIT=0, unless it is set on its own', () => {
+    assert.equal(loadConfig({ CELLGATE_RATE_LIMIT: '0' }).signUpsPerHourPerIp, 0);
+    assert.equal(loadConfig({ CELLGATE_RATE_LIMIT: '0', CELLGATE_SIGNUP_RATE_LIMIT: '5' }).signUpsPerHourPerIp, 5);
+    assert.equal(loadConfig({ CELLGATE_RATE_LIMIT: '20' }).signUpsPerHourPerIp, 10);
+  });
+
   it('turns billing on by default, with the contract prices and no x402 network', () => {
     const config = loadConfig({});
     assert.equal(config.billing, true);

@@ -313,7 +313,9 @@ export function loadConfig(env: Env = process.env): Config {
     redisUrl: readUrl(env, 'CELLGATE_REDIS_URL', ['redis:', 'rediss:']),
     rateLimit,
     rateLimitBurst: readInt(env, 'CELLGATE_RATE_LIMIT_BURST', rateLimit * 2, 0, 2_000_000),
-    signUpsPerHourPerIp: readInt(env, 'CELLGATE_SIGNUP_RATE_LIMIT', 10, 0, 1_000_000),
+    // CELLGATE_RATE_LIMIT=0 turns limiting off (contract §9): the per-address sign-up limit too,
+    // unless it is set on its own.
+    signUpsPerHourPerIp: readInt(env, 'CELLGATE_SIGNUP_RATE_LIMIT', rateLimit === 0 ? 0 : 10, 0, 1_000_000),
     trustProxy: readTrustProxy(env),
     maxStreamsPerOrg: readInt(env, 'CELLGATE_MAX_STREAMS_PER_ORG', 100, 1, 100_000),
     logLevel,
