@@ -1,6 +1,6 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { activeLine, type Line } from '../../../test/support/messages.ts';
+import { activeLine, inbound, type Line } from '../../../test/support/messages.ts';
 import { mcpClient, structured, toolErrorOf, useMcpClient } from '../../../test/support/mcp-client.ts';
 
 describe('POST /mcp bad input', () => {
@@ -71,6 +71,16 @@ describe('POST /mcp bad input', () => {
     });
     assert.equal(result.isError, true);
     assert.match(JSON.stringify(result.content), /idempotency_key/);
+  });
+
+  it('takes wait_for_reply without timeout_s (30 s by default): a reply already there comes at once', async () => {
+    const since = t.clock.now().toISOString();
+    const upload = await inbound(t, line, { from: '+14155550142', body: 'here already' });
+    assert.equal(upload.statusCode, 201, upload.body);
+    const reply = structured(
+      await client.callTool({ name: 'wait_for_reply', arguments: { cell_id: line.cell.id, since } }),
+    ) as { message: { id: string } | null };
+    assert.equal(reply.message?.id, upload.json().id);
   });
 
   it('answers timeout_s out of range with a tool error', async () => {

@@ -26,7 +26,12 @@ const SinceS = Type.Optional(
     description: 'A message id (msg_...) or an ISO 8601 time; default: now. Pass next_since of the previous call.',
   }),
 );
-const TimeoutS = Type.Integer({ minimum: 1, maximum: 50, description: 'How long to wait, 1-50 seconds.' });
+/** How long a wait tool waits when the call does not say: the REST long-poll's longest. */
+export const DEFAULT_WAIT_S = 30;
+const TimeoutS = Type.Optional(
+  Type.Integer({ minimum: 1, maximum: 50, description: `How long to wait, 1-50 seconds (default ${DEFAULT_WAIT_S}).` }),
+);
+const waitMsOf = (args: { timeout_s?: number }) => (args.timeout_s ?? DEFAULT_WAIT_S) * 1000;
 
 export interface WaitDeps {
   cells: CellsService;
@@ -76,7 +81,7 @@ export function waitOperations(deps: WaitDeps) {
           types: ['message.received'],
           match: (data) => (matches(data) ? (data as unknown as MessageView) : undefined),
           lookup: () => firstInboundAfter(deps.messages, org, cell.id, participant, bound),
-          timeoutMs: args.timeout_s * 1000,
+          timeoutMs: waitMsOf(args),
           signal: ctx.signal,
         });
         return message ? { message, next_since: message.id } : { message: null, next_since: bound };
@@ -125,7 +130,7 @@ export function waitOperations(deps: WaitDeps) {
                 const again = await deps.messages.get(org, current.cell_id, current.id);
                 return isFinal(again) ? again : undefined;
               },
-              timeoutMs: args.timeout_s * 1000,
+              timeoutMs: waitMsOf(args),
               signal: ctx.signal,
             });
         const message = final ?? (await deps.messages.get(org, current.cell_id, current.id));
@@ -169,7 +174,7 @@ export function waitOperations(deps: WaitDeps) {
           deps.codes.list(
             org,
             args.cell_id,
-            { since: args.since, from: args.from, service: args.service, waitMs: args.timeout_s * 1000, limit: 1 },
+            { since: args.since, from: args.from, service: args.service, waitMs: waitMsOf(args), limit: 1 },
             ctx.signal,
           ),
         );

@@ -19,6 +19,7 @@ import { idFloor } from '../../lib/ids.ts';
 import { randomBase62 } from '../../lib/secrets.ts';
 import type { Invoker } from '../../operations/invoke.ts';
 import type { BoundTool } from './bind.ts';
+import { DEFAULT_WAIT_S } from './operations.ts';
 import { asToolError, ok } from './results.ts';
 import { McpTaskRepository, type McpTaskRow, type TaskOwner } from './task-repository.ts';
 import type { McpTaskStatus } from './tables.ts';
@@ -310,8 +311,10 @@ export class McpTasks {
 
 /** A wait's `since` default ("now") fixed at creation, so every later look waits from the same point. */
 function fixSince(tool: TaskTool, args: Record<string, unknown>, nowMs: number): Record<string, unknown> {
-  if (tool === 'wait_for_delivery' || args.since !== undefined) return { ...args };
-  return { ...args, since: idFloor('msg', nowMs) };
+  // The wait's length too: a call that does not say waits the tools' default.
+  const fixed = { ...args, timeout_s: args.timeout_s ?? DEFAULT_WAIT_S };
+  if (tool === 'wait_for_delivery' || args.since !== undefined) return fixed;
+  return { ...fixed, since: idFloor('msg', nowMs) };
 }
 
 function view(row: McpTaskRow): TaskView {
