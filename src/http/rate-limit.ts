@@ -10,6 +10,8 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import { hookList } from './auth.ts';
 import type { Config } from '../config.ts';
 import { ApiError } from '../lib/errors.ts';
+import { clientNetwork } from '../lib/ip.ts';
+import { LruMap } from '../lib/lru.ts';
 import type { App } from './types.ts';
 
 export interface Bucket {
@@ -44,14 +46,22 @@ export function settle(tokens: number, bucket: Bucket): TakeResult {
   };
 }
 
+/** How many buckets the in-process limiter keeps; past it, the least recently used go. */
+export const MEMORY_BUCKETS = 100_000;
+
 export class MemoryRateLimiter implements RateLimiter {
-  private readonly buckets = new Map<string, { tokens: number; at: number }>();
+  // Bounded under a key-spraying flood by dropping the least recently used buckets only: a bucket
+  // in use (a spent sign-up budget) outlives any number of new keys made after its last use.
+  private readonly buckets: LruMap<string, { tokens: number; at: number }>;
+
+  constructor(capacity = MEMORY_BUCKETS) {
+    this.buckets = new LruMap(capacity);
+  }
 
   async take(key: string, bucket: Bucket, nowMs: number): Promise<TakeResult> {
     const state = this.buckets.get(key) ?? { tokens: bucket.burst, at: nowMs };
     const tokens = Math.min(bucket.burst, state.tokens + (Math.max(0, nowMs - state.at) / 1000) * bucket.rate);
     const result = settle(tokens, bucket);
-    if (this.buckets.size > 100_000) this.buckets.clear(); // bound memory under a key-spraying flood
     this.buckets.set(key, { tokens: result.allowed ? tokens - 1 : tokens, at: nowMs });
     return result;
   }
@@ -92,7 +102,7 @@ function credentialKey(request: FastifyRequest): string {
   if (request.agent) return `cred:${request.agent.credentialId}`;
   if (request.admin) return `cred:${request.admin.tokenId}`;
   if (request.device) return `cred:${request.device.deviceId}`;
-  return `ip:${request.ip}`;
+  return `ip:${clientNetwork(request.ip)}`;
 }
 
 function setHeaders(
@@ -144,7 +154,13 @@ export function registerRateLimit(app: App, options: RateLimitOptions): void {
         setHeaders(reply, tightest.bucket, tightest.result);
       };
       if (signUpBucket) {
-        const result = await takeOrAllow(options.limiter, `signup:${request.ip}`, signUpBucket, options.now(), request);
+        const result = await takeOrAllow(
+          options.limiter,
+          `signup:${clientNetwork(request.ip)}`,
+          signUpBucket,
+          options.now(),
+          request,
+        );
         if (!result.allowed) {
           setHeaders(reply, signUpBucket, result);
           throw limited(result, 'Too many sign-ups from this address; try again later.');
@@ -208,7 +224,7 @@ export function addressLimit(options: {
   return async (request: FastifyRequest, reply: FastifyReply): Promise<void> => {
     const result = await takeOrAllow(
       options.limiter,
-      `${options.name}:${request.ip}`,
+      `${options.name}:${clientNetwork(request.ip)}`,
       options.bucket,
       options.now(),
       request,

@@ -3,6 +3,7 @@
 // request then connects to the address that was checked (see `pinned`), never to a fresh lookup.
 import { lookup as dnsLookup } from 'node:dns/promises';
 import { BlockList, isIP } from 'node:net';
+import { dottedIpv4, ipv6Groups } from './ip.ts';
 
 export const MAX_URL_LENGTH = 2048;
 
@@ -74,22 +75,19 @@ for (const [network, prefix] of [
 ] as const)
   blocked.addSubnet(network, prefix, 'ipv6');
 
-/** The 32 bits of an IPv4 address, dotted. */
-const dotted = (high: number, low: number) => [high >> 8, high & 0xff, low >> 8, low & 0xff].join('.');
-
 /**
  * IPv6 ranges that carry an IPv4 address, and where it sits in the eight 16-bit groups: such an
  * address reaches (or is translated to) the IPv4 one, so that one is checked too.
  */
 const EMBEDDING: { network: string; prefix: number; ipv4: (g: number[]) => string[] }[] = [
   // IPv4-mapped ::ffff:a.b.c.d, IPv4-translated ::ffff:0:a.b.c.d (RFC 2765), NAT64 64:ff9b::a.b.c.d.
-  { network: '::ffff:0:0', prefix: 96, ipv4: (g) => [dotted(g[6], g[7])] },
-  { network: '::ffff:0:0:0', prefix: 96, ipv4: (g) => [dotted(g[6], g[7])] },
-  { network: '64:ff9b::', prefix: 96, ipv4: (g) => [dotted(g[6], g[7])] },
+  { network: '::ffff:0:0', prefix: 96, ipv4: (g) => [dottedIpv4(g[6], g[7])] },
+  { network: '::ffff:0:0:0', prefix: 96, ipv4: (g) => [dottedIpv4(g[6], g[7])] },
+  { network: '64:ff9b::', prefix: 96, ipv4: (g) => [dottedIpv4(g[6], g[7])] },
   // 6to4 2002:AABB:CCDD::/48 (RFC 3056).
-  { network: '2002::', prefix: 16, ipv4: (g) => [dotted(g[1], g[2])] },
+  { network: '2002::', prefix: 16, ipv4: (g) => [dottedIpv4(g[1], g[2])] },
   // Teredo 2001:0:SSSS:SSSS:flags:port:CCCC:CCCC (RFC 4380): the server, and the client with its bits inverted.
-  { network: '2001::', prefix: 32, ipv4: (g) => [dotted(g[2], g[3]), dotted(g[6] ^ 0xffff, g[7] ^ 0xffff)] },
+  { network: '2001::', prefix: 32, ipv4: (g) => [dottedIpv4(g[2], g[3]), dottedIpv4(g[6] ^ 0xffff, g[7] ^ 0xffff)] },
 ];
 const embeddings = EMBEDDING.map((range) => {
   const list = new BlockList();
@@ -97,30 +95,11 @@ const embeddings = EMBEDDING.map((range) => {
   return { list, ipv4: range.ipv4 };
 });
 
-/**
- * The eight 16-bit groups of an IPv6 address. The WHATWG URL parser reads the address (any
- * notation: dotted IPv4 tail, zero runs, upper case) and writes it back in its one compressed
- * hex form, which is simple to expand.
- */
-function groupsOf(address: string): number[] | null {
-  let host: string;
-  try {
-    host = new URL(`http://[${address}]/`).hostname.slice(1, -1);
-  } catch {
-    return null;
-  }
-  const [head, tail] = host.split('::');
-  const left = head ? head.split(':') : [];
-  const right = tail === undefined ? [] : tail ? tail.split(':') : [];
-  const zeros = Array<string>(8 - left.length - right.length).fill('0');
-  return [...left, ...zeros, ...right].map((group) => Number.parseInt(group, 16));
-}
-
 /** The IPv4 addresses an IPv6 address carries (see EMBEDDING), else none. */
 function embeddedIpv4(address: string): string[] {
   const range = embeddings.find((e) => e.list.check(address, 'ipv6'));
   if (!range) return [];
-  const groups = groupsOf(address);
+  const groups = ipv6Groups(address);
   return groups ? range.ipv4(groups) : [];
 }
 
