@@ -1,6 +1,7 @@
 // One validated configuration object from the environment. A bad value stops the process
 // with one line naming the variable (see main.ts).
 import { isIP, isIPv4 } from 'node:net';
+import { isHost } from './lib/host.ts';
 import { maskedUrl } from './lib/masked-url.ts';
 import { canonicalAddress, type Network } from './modules/billing/networks.ts';
 import {
@@ -262,16 +263,11 @@ function readMaxPayment(env: Env, prices: Prices): number {
   return micros;
 }
 
-const HOST_LABEL = /^[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?$/;
-
-/** The address to listen on: an IP address, or a host name whose last label is not all digits. */
+/** The address to listen on (src/lib/host.ts). */
 function readHost(env: Env): string {
   const raw = env.CELLGATE_HOST;
   if (raw === undefined || raw === '') return '127.0.0.1';
-  if (isIP(raw) !== 0) return raw;
-  const labels = raw.split('.');
-  if (raw.length <= 253 && labels.every((label) => HOST_LABEL.test(label)) && !/^\d+$/.test(labels.at(-1) as string))
-    return raw;
+  if (isHost(raw)) return raw;
   return fail('CELLGATE_HOST', 'an IP address or a host name of this machine (127.0.0.1, 0.0.0.0, ::, localhost)', raw);
 }
 
