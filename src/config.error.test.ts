@@ -54,6 +54,26 @@ describe('configuration at start', () => {
     assertRefused(start({ CELLGATE_PRICES: '{tiers' }), 'CELLGATE_PRICES');
   });
 
+  it('exits 1 with one line naming CELLGATE_HOST when it is not an address (999.1.1.1), no stack trace', () => {
+    const result = start({ CELLGATE_HOST: '999.1.1.1' });
+    assertRefused(result, 'CELLGATE_HOST');
+    assert.match(result.stderr, /"999\.1\.1\.1"/);
+  });
+
+  for (const [name, url] of [
+    ['CELLGATE_SMTP_URL', 'smtp//mailer:s3cret-Pass@mail.example.com:587'],
+    ['CELLGATE_REDIS_URL', 'redsi://:s3cret-Pass@redis.example.com:6379'],
+    ['CELLGATE_DATABASE_URL', 'postgress://app:s3cret-Pass@db.example.com/cellgate'],
+    ['CELLGATE_X402_FACILITATOR_URL', 'htps://user:s3cret-Pass@x402.example.com'],
+  ] as const) {
+    it(`a mistyped ${name} is refused naming it, the URL shown with its password masked`, () => {
+      const result = start({ [name]: url });
+      assertRefused(result, name);
+      assert.doesNotMatch(result.stderr, /s3cret-Pass/);
+      assert.match(result.stderr, /:\*\*\*@/);
+    });
+  }
+
   it('does not echo a bad admin token in its message', () => {
     const result = start({ CELLGATE_ADMIN_TOKEN: 'cg_adm_short' });
     assertRefused(result, 'CELLGATE_ADMIN_TOKEN');
@@ -165,6 +185,40 @@ describe('loadConfig', () => {
       );
     });
   }
+
+  it('shows a bad URL with its password masked, whatever the password holds', () => {
+    for (const [name, url, shown] of [
+      ['CELLGATE_SMTP_URL', 'smtp//mailer:p@ss/w:rd@mail.example.com', 'smtp//mailer:***@mail.example.com'],
+      ['CELLGATE_REDIS_URL', 'http://:hunter2hunter2@redis.example.com', 'http://:***@redis.example.com'],
+      ['CELLGATE_DATABASE_URL', 'mysql://root:toor-toor@db/app', 'mysql://root:***@db/app'],
+      ['CELLGATE_X402_FACILITATOR_URL', 'ftp://u:pw-pw-pw-pw@x402.example.com', 'ftp://u:***@x402.example.com'],
+      ['CELLGATE_BASE_URL', 'redis:admin:letmein-now@example.com', 'redis:admin:***@example.com'],
+    ] as const) {
+      assert.throws(
+        () => loadConfig({ [name]: url }),
+        (error: unknown) =>
+          error instanceof ConfigError &&
+          error.message.startsWith(`${name} `) &&
+          error.message.includes(JSON.stringify(shown)) &&
+          !/p@ss|hunter2|toor|pw-pw|letmein/.test(error.message),
+        url,
+      );
+    }
+  });
+
+  for (const host of ['999.1.1.1', '1.2.3', 'exa mple.com', 'host_name', '-host', '[::1]', '10.0.0.1:80']) {
+    it(`rejects CELLGATE_HOST=${host} with a message naming it`, () => {
+      assert.throws(
+        () => loadConfig({ CELLGATE_HOST: host }),
+        (error: unknown) => error instanceof ConfigError && error.message.startsWith('CELLGATE_HOST '),
+      );
+    });
+  }
+
+  it('takes an IP address or a host name as CELLGATE_HOST', () => {
+    for (const host of ['0.0.0.0', '::', '::1', '192.168.1.10', 'localhost', 'cellgate.internal', 'host-1'])
+      assert.equal(loadConfig({ CELLGATE_HOST: host }).host, host);
+  });
 
   it('rejects a headers timeout longer than the request timeout, naming both', () => {
     assert.throws(

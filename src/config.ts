@@ -1,6 +1,8 @@
 // One validated configuration object from the environment. A bad value stops the process
 // with one line naming the variable (see main.ts).
 import { isIP, isIPv4 } from 'node:net';
+import { isHost } from './lib/host.ts';
+import { maskedUrl } from './lib/masked-url.ts';
 import { canonicalAddress, type Network } from './modules/billing/networks.ts';
 import {
   DEFAULT_MAX_PAYMENT_MICROS,
@@ -139,16 +141,17 @@ function readOnOff(env: Env, name: string, fallback: boolean): boolean {
   return fail(name, 'on or off', raw);
 }
 
+/** A URL of one of `protocols`; a bad one is refused naming the variable, its password masked. */
 function readUrl(env: Env, name: string, protocols: string[]): string | null {
   const raw = env[name];
   if (raw === undefined || raw === '') return null;
-  let url: URL;
+  let url: URL | null;
   try {
     url = new URL(raw);
   } catch {
-    return fail(name, `a URL (${protocols.join(', ')})`, raw);
+    url = null;
   }
-  if (!protocols.includes(url.protocol)) fail(name, `a URL (${protocols.join(', ')})`, raw);
+  if (!url || !protocols.includes(url.protocol)) fail(name, `a URL (${protocols.join(', ')})`, maskedUrl(raw));
   return raw.replace(/\/+$/, '');
 }
 
@@ -178,7 +181,8 @@ function readStripe(env: Env): StripeConfig | null {
   const webhookSecret = env.CELLGATE_STRIPE_WEBHOOK_SECRET || null;
   const apiBase = readUrl(env, 'CELLGATE_STRIPE_API_BASE', ['http:', 'https:']);
   if (secretKey === null && webhookSecret === null) {
-    if (apiBase !== null) fail('CELLGATE_STRIPE_API_BASE', 'unset without CELLGATE_STRIPE_SECRET_KEY', apiBase);
+    if (apiBase !== null)
+      fail('CELLGATE_STRIPE_API_BASE', 'unset without CELLGATE_STRIPE_SECRET_KEY', maskedUrl(apiBase));
     return null;
   }
   if (secretKey === null)
@@ -259,17 +263,25 @@ function readMaxPayment(env: Env, prices: Prices): number {
   return micros;
 }
 
+/** The address to listen on (src/lib/host.ts). */
+function readHost(env: Env): string {
+  const raw = env.CELLGATE_HOST;
+  if (raw === undefined || raw === '') return '127.0.0.1';
+  if (isHost(raw)) return raw;
+  return fail('CELLGATE_HOST', 'an IP address or a host name of this machine (127.0.0.1, 0.0.0.0, ::, localhost)', raw);
+}
+
 function readDatabaseUrl(env: Env): string {
   const raw = env.CELLGATE_DATABASE_URL;
   if (raw === undefined || raw === '') return 'sqlite:./data/cellgate.db';
   if (/^sqlite:.+/.test(raw)) return raw;
   if (/^postgres(ql)?:\/\/.+/.test(raw)) return raw;
-  return fail('CELLGATE_DATABASE_URL', 'sqlite:<path> or postgres://...', raw);
+  return fail('CELLGATE_DATABASE_URL', 'sqlite:<path> or postgres://...', maskedUrl(raw));
 }
 
 export function loadConfig(env: Env = process.env): Config {
   const port = readInt(env, 'CELLGATE_PORT', 8080, 0, 65535);
-  const host = env.CELLGATE_HOST || '127.0.0.1';
+  const host = readHost(env);
   const baseUrl =
     readUrl(env, 'CELLGATE_BASE_URL', ['http:', 'https:']) ??
     `http://${host.includes(':') ? `[${host}]` : host}:${port}`;

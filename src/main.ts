@@ -161,8 +161,12 @@ main(process.argv.slice(2)).catch(async (error: unknown) => {
     if (['debug', 'trace'].includes(process.env.CELLGATE_LOG_LEVEL ?? '')) {
       process.stderr.write(`${error.cause instanceof Error ? error.cause.stack : String(error.cause)}\n`);
     }
-  } else {
+  } else if (['debug', 'trace'].includes(process.env.CELLGATE_LOG_LEVEL ?? '')) {
     process.stderr.write(`cellgate: ${error instanceof Error ? error.stack : String(error)}\n`);
+  } else {
+    // Unexpected: one line still, the stack only when debugging.
+    const message = error instanceof Error ? `${error.name}: ${error.message}` : String(error);
+    process.stderr.write(`cellgate: ${message.split('\n')[0]} (CELLGATE_LOG_LEVEL=debug shows the stack)\n`);
   }
   process.exit(1);
 });

@@ -49,6 +49,29 @@ describe('agent commands without a key or a service', () => {
     );
   });
 
+  for (const args of [
+    ['status'],
+    ['events', 'tail'],
+    ['device', 'simulate', '--key', 'cg_dev_x'],
+    ['admin', 'create-token'],
+    ['migrate'],
+    ['serve'],
+  ]) {
+    it(`${args.slice(0, 2).join(' ')} with CELLGATE_HOST=999.1.1.1: one line naming it, no stack trace`, async () => {
+      refusedWith(
+        await runCli(args, { CELLGATE_API_KEY: 'cg_live_x', CELLGATE_HOST: '999.1.1.1', CELLGATE_LOG_LEVEL: 'silent' }),
+        /^cellgate: CELLGATE_HOST .*"999\.1\.1\.1"/,
+      );
+    });
+  }
+
+  it('a bad CELLGATE_PORT for an agent command: one line naming it', async () => {
+    refusedWith(
+      await runCli(['status'], { CELLGATE_API_KEY: 'cg_live_x', CELLGATE_PORT: '99999' }),
+      /^cellgate: CELLGATE_PORT "99999" is not a port/,
+    );
+  });
+
   for (const args of [SEND, ['messages', 'ls', '--cell', 'cell_0a'], ['events', 'tail'], ['status']]) {
     it(`${args.slice(0, 2).join(' ')}: no service at the base URL asks "is the service running at …?"`, async () => {
       const port = await closedPort();

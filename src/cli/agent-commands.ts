@@ -97,11 +97,19 @@ function wholeNumber(name: string, raw: string, min: number, max: number): numbe
 
 const CELL_ID = /^cell_[0-9a-z]+$/;
 
+/** What a command waits with between reconnects (tests pass one that does not sleep). */
+export interface AgentCommandOptions {
+  wait?: (ms: number) => Promise<void>;
+}
+
+const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
+
 export async function agentCommand(
   command: string,
   args: string[],
   out: Out = stdout,
   progress: Out = stderr,
+  options: AgentCommandOptions = {},
 ): Promise<void> {
   switch (command) {
     case 'send':
@@ -109,7 +117,7 @@ export async function agentCommand(
     case 'messages':
       return messagesCommand(args, out, progress);
     case 'events':
-      return eventsCommand(args, out, progress);
+      return eventsCommand(args, out, progress, options.wait ?? sleep);
     case 'status':
       return statusCommand(args, out);
     default:
@@ -351,9 +359,20 @@ export function eventLine(event: Envelope): string {
 }
 
 const RECONNECT_CODES = new Set([1001, 1006, 1011]);
-const MAX_RECONNECTS = 5;
+/** Seconds before reconnect n (1, 2, 4, ... at most 30): a restarting service is not hammered. */
+const backoffMs = (failures: number) => Math.min(30, 2 ** (failures - 1)) * 1000;
 
-async function eventsCommand(args: string[], out: Out, progress: Out): Promise<void> {
+/**
+ * Once the stream has been open, a lost connection is tried again for as long as it takes (a
+ * service restarting refuses connections, or its proxy answers 502/503, for a while); before
+ * that, a failure is the command's mistake (a wrong URL or key) and ends it.
+ */
+async function eventsCommand(
+  args: string[],
+  out: Out,
+  progress: Out,
+  wait: (ms: number) => Promise<void>,
+): Promise<void> {
   const [action, ...rest] = args;
   if (action === '--help' || action === '-h' || action === undefined) return help('events', out);
   if (action !== 'tail')
@@ -378,6 +397,7 @@ async function eventsCommand(args: string[], out: Out, progress: Out): Promise<v
   const types = values.types?.replace(/\s/g, '');
   let since = values.since;
   let failures = 0;
+  let connected = false;
   let stopping = false;
   let current: WebSocket | null = null;
   const onSignal = () => {
@@ -392,59 +412,63 @@ async function eventsCommand(args: string[], out: Out, progress: Out): Promise<v
       if (types) query.set('types', types);
       if (since) query.set('since', since);
       const url = webSocketUrl(target.baseUrl, `/v1/events/stream${query.size ? `?${query}` : ''}`);
-      const result = await new Promise<{ code: number; reason: string; ready: boolean } | { error: AgentCliError }>(
-        (resolve) => {
-          const socket = new WebSocket(url, {
-            headers: { authorization: `Bearer ${target.key}` },
-            handshakeTimeout: 30_000,
-          });
-          current = socket;
-          let ready = false;
-          socket.on('message', (data) => {
-            let frame: { type?: string; event?: Envelope };
-            try {
-              frame = JSON.parse(String(data)) as typeof frame;
-            } catch {
-              return;
-            }
-            if (frame.type === 'ready') {
-              ready = true;
-              failures = 0;
-              progress(`listening for ${types ? `${types} ` : ''}events at ${target.baseUrl} (Ctrl-C to stop)`);
-            } else if (frame.type === 'event' && frame.event) {
-              since = frame.event.id;
-              out(values.json ? JSON.stringify(frame.event) : eventLine(frame.event));
-            }
-          });
-          socket.on('unexpected-response', (_request, response) => {
-            resolve({
-              error: unreachable(
-                target.baseUrl,
-                `the event stream answered HTTP ${response.statusCode} instead of a WebSocket`,
-              ),
-            });
-            response.resume();
-            socket.terminate();
-          });
-          socket.on('error', (error: Error & { code?: string }) => {
-            resolve({ error: unreachable(target.baseUrl, error.code ?? error.message) });
-          });
-          socket.on('close', (code, reason) => resolve({ code, reason: reason.toString(), ready }));
-        },
-      );
+      const result = await new Promise<
+        { code: number; reason: string; ready: boolean } | { error: AgentCliError; transient: boolean; cause: string }
+      >((resolve) => {
+        const socket = new WebSocket(url, {
+          headers: { authorization: `Bearer ${target.key}` },
+          handshakeTimeout: 30_000,
+        });
+        current = socket;
+        let ready = false;
+        socket.on('message', (data) => {
+          let frame: { type?: string; event?: Envelope };
+          try {
+            frame = JSON.parse(String(data)) as typeof frame;
+          } catch {
+            return;
+          }
+          if (frame.type === 'ready') {
+            ready = true;
+            connected = true;
+            failures = 0;
+            progress(`listening for ${types ? `${types} ` : ''}events at ${target.baseUrl} (Ctrl-C to stop)`);
+          } else if (frame.type === 'event' && frame.event) {
+            since = frame.event.id;
+            out(values.json ? JSON.stringify(frame.event) : eventLine(frame.event));
+          }
+        });
+        socket.on('unexpected-response', (_request, response) => {
+          const status = response.statusCode ?? 0;
+          const cause = `the event stream answered HTTP ${status} instead of a WebSocket`;
+          resolve({ error: unreachable(target.baseUrl, cause), transient: status === 429 || status >= 500, cause });
+          response.resume();
+          socket.terminate();
+        });
+        socket.on('error', (error: Error & { code?: string }) => {
+          const cause = error.code ?? error.message;
+          resolve({ error: unreachable(target.baseUrl, cause), transient: true, cause });
+        });
+        socket.on('close', (code, reason) => resolve({ code, reason: reason.toString(), ready }));
+      });
       if (stopping) return;
-      if ('error' in result) throw result.error;
-      if (result.code >= 4000)
-        throw new AgentCliError(`the event stream closed (${result.code}): ${result.reason || 'no reason given'}`);
-      if (!RECONNECT_CODES.has(result.code) || ++failures > MAX_RECONNECTS) {
-        throw new AgentCliError(
-          `the event stream closed (${result.code}${result.reason ? `: ${result.reason}` : ''}); run cellgate events tail${since ? ` --since ${since}` : ''} to resume`,
-        );
+      let why: string;
+      if ('error' in result) {
+        if (!connected || !result.transient) throw result.error;
+        why = `reconnecting failed (${result.cause})`;
+      } else {
+        if (result.code >= 4000)
+          throw new AgentCliError(`the event stream closed (${result.code}): ${result.reason || 'no reason given'}`);
+        if (!RECONNECT_CODES.has(result.code))
+          throw new AgentCliError(
+            `the event stream closed (${result.code}${result.reason ? `: ${result.reason}` : ''}); run cellgate events tail${since ? ` --since ${since}` : ''} to resume`,
+          );
+        why = `the event stream closed (${result.code}${result.reason ? `: ${result.reason}` : ''})`;
       }
-      progress(
-        `the event stream closed (${result.code}${result.reason ? `: ${result.reason}` : ''}); reconnecting${since ? ` after ${since}` : ''}`,
-      );
-      await new Promise((resolve) => setTimeout(resolve, 1000 * failures));
+      const delay = backoffMs(++failures);
+      progress(`${why}; reconnecting in ${delay / 1000} s${since ? ` after ${since}` : ''}`);
+      await wait(delay);
+      if (stopping) return;
     }
   } finally {
     process.off('SIGINT', onSignal);

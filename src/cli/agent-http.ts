@@ -3,6 +3,7 @@
 // itself defaults to), the API key (--key, CELLGATE_API_KEY),
 // and one call that turns every failure into one line that says what to do: a missing key, a base
 // URL that is not a URL or where nothing (or not Cellgate) answers, and the API's problem+json.
+import { isHost } from '../lib/host.ts';
 import { CliError } from './usage.ts';
 
 export const DEFAULT_BASE_URL = 'http://127.0.0.1:8080';
@@ -19,6 +20,14 @@ export class AgentCliError extends CliError {}
 export function localBaseUrl(env: NodeJS.ProcessEnv = process.env): { url: string; source: string } {
   if (env.CELLGATE_BASE_URL) return { url: env.CELLGATE_BASE_URL, source: 'CELLGATE_BASE_URL' };
   if (!env.CELLGATE_HOST && !env.CELLGATE_PORT) return { url: DEFAULT_BASE_URL, source: 'the default' };
+  if (env.CELLGATE_HOST && !isHost(env.CELLGATE_HOST))
+    throw new AgentCliError(
+      `CELLGATE_HOST ${JSON.stringify(env.CELLGATE_HOST)} is not an IP address or host name: set it to where the service listens (127.0.0.1), or set CELLGATE_BASE_URL or --base-url`,
+    );
+  if (env.CELLGATE_PORT && !(/^\d{1,5}$/.test(env.CELLGATE_PORT) && Number(env.CELLGATE_PORT) <= 65535))
+    throw new AgentCliError(
+      `CELLGATE_PORT ${JSON.stringify(env.CELLGATE_PORT)} is not a port (0-65535): set it to the service's port (8080), or set CELLGATE_BASE_URL or --base-url`,
+    );
   const host =
     ({ '0.0.0.0': '127.0.0.1', '::': '::1' } as Record<string, string>)[env.CELLGATE_HOST ?? ''] ??
     (env.CELLGATE_HOST || '127.0.0.1');

@@ -112,12 +112,12 @@ describe('--help of every command, without reading the configuration', () => {
     [
       'device run --help',
       () => deviceCommand(['run', '--help'], 'http://127.0.0.1:1'),
-      /^usage: cellgate device run[\s\S]*--sim-slot/,
+      /^usage: cellgate device run[\s\S]*\n  --sim-slot <N> +SIM slot to send from[\s\S]*\n  --state-dir <dir> +where[\s\S]*\n  --poll-wait <S> +seconds[\s\S]*\n  --inbox-interval <S> +seconds[\s\S]*\n  --command-timeout <S> +seconds/,
     ],
     [
       'device doctor --help',
       () => deviceCommand(['doctor', '--help'], 'http://127.0.0.1:1'),
-      /cellgate device doctor --key/,
+      /^usage: cellgate device doctor --key[\s\S]*\n  --key <cg_dev_\.\.\.> +the phone's device key[\s\S]*\n  --base-url <url> +the service[\s\S]*\n  --command-timeout <S> +seconds/,
     ],
     ['demo --help', () => demoCommand(['--help'], () => assert.fail('the demo ran')), /^usage: cellgate demo/],
     ['send --help', () => agentCommand('send', ['--help']), /^usage: cellgate send[\s\S]*--base-url/],

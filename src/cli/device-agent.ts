@@ -297,6 +297,32 @@ export const agentUsage = (
     [--poll-wait S] [--inbox-interval S] [--command-timeout S]
        ${prog} doctor --key <cg_dev_...> --base-url https://... [--command-timeout S]`;
 
+const FLAGS = {
+  key: "  --key <cg_dev_...>             the phone's device key (required)",
+  baseUrl: '  --base-url <url>               the service to call (default: CELLGATE_BASE_URL)',
+  simSlot:
+    "  --sim-slot <N>                 SIM slot to send from on a dual-SIM phone (termux-sms-send -s; default: the phone's default SIM)",
+  stateDir:
+    '  --state-dir <dir>              where the inbox position and the queue of unsent reports live (default ~/.cellgate)',
+  pollWait: '  --poll-wait <S>                seconds each long-poll for outbound messages waits (0-30, default 25)',
+  inboxInterval: '  --inbox-interval <S>           seconds between reads of the SMS inbox (default 5)',
+  commandTimeout:
+    '  --command-timeout <S>          seconds a termux-* command may run before it is killed (default 30)',
+};
+
+/** One action's usage with what each of its flags does (`run --help`, `doctor --help`). */
+export function actionUsage(prog: string, action: 'run' | 'doctor'): string {
+  if (action === 'doctor')
+    return `usage: ${prog} doctor --key <cg_dev_...> --base-url https://... [--command-timeout S]
+  check this phone is ready for run: termux-* commands, permissions, SIM, the service, the key, the clock
+${[FLAGS.key, FLAGS.baseUrl, FLAGS.commandTimeout].join('\n')}`;
+  return `usage: ${prog} run --key <cg_dev_...> --base-url https://... [--sim-slot N] [--state-dir DIR]
+    [--poll-wait S] [--inbox-interval S] [--command-timeout S]
+  run this Android phone as a cell through Termux:API until Ctrl-C (docs/android.md): heartbeat,
+  send the texts it claims, upload the ones it receives
+${[FLAGS.key, FLAGS.baseUrl, FLAGS.simSlot, FLAGS.stateDir, FLAGS.pollWait, FLAGS.inboxInterval, FLAGS.commandTimeout].join('\n')}`;
+}
+
 /** `cellgate device run|doctor ...` (or `node agent.mjs run|doctor ...`: `prog` is how the usage names it). */
 export async function agentCommand(
   action: 'run' | 'doctor',
@@ -304,7 +330,7 @@ export async function agentCommand(
   defaultBaseUrl: string,
   prog = 'cellgate device',
 ): Promise<void> {
-  const usage = agentUsage(prog);
+  const usage = actionUsage(prog, action);
   const parsed = parseCommandLine(
     {
       command: `${prog} ${action}`,

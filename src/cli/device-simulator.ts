@@ -5,7 +5,7 @@
 // keys) text each other: a message to a number another of them carries arrives there as an
 // inbound upload, as in a rack. `cellgate device run|doctor` (a real phone) is device-agent.ts.
 import { AgentCliError, unreachable } from './agent-http.ts';
-import { agentUsage } from './device-agent.ts';
+import { actionUsage } from './device-agent.ts';
 import { HelpRequest, numberFlag, parseCommandLine, UsageError, wantsHelp } from './usage.ts';
 import {
   errorText,
@@ -248,7 +248,7 @@ function notAnswering(error: unknown): string | null {
 export async function deviceCommand(args: string[], defaultBaseUrl: string): Promise<void> {
   const [action, ...rest] = args;
   if (action === 'run' || action === 'doctor') {
-    if (wantsHelp(rest)) throw new HelpRequest(agentUsage('cellgate device'));
+    if (wantsHelp(rest)) throw new HelpRequest(actionUsage('cellgate device', action));
     return (await import('./device-agent.ts')).agentCommand(action, rest, defaultBaseUrl);
   }
   if (action === undefined || (action !== 'simulate' && wantsHelp([action]))) throw new HelpRequest(USAGE);

@@ -1,19 +1,12 @@
 // Why the process could not start, as one line that says what to do (main.ts prints it without a
 // stack trace; CELLGATE_LOG_LEVEL=debug or trace adds the cause's).
 import { SqliteFileError } from '../db/sqlite-file.ts';
+import { maskedUrl } from '../lib/masked-url.ts';
 
 export class StartError extends Error {}
 
 /** The database URL with its password hidden, for messages. */
-export function redactedDatabaseUrl(url: string): string {
-  try {
-    const parsed = new URL(url);
-    if (parsed.password) parsed.password = '***';
-    return parsed.toString();
-  } catch {
-    return url.replace(/:[^:@/]*@/, ':***@');
-  }
-}
+export const redactedDatabaseUrl = maskedUrl;
 
 const text = (error: unknown) => (error instanceof Error ? error.message || error.name : String(error));
 

@@ -115,6 +115,41 @@ export function setProblemEnricher(app: FastifyInstance, enricher: RequestProble
   requestEnrichers.set(app.server, enricher);
 }
 
+/**
+ * Renders an error as an HTML page for the requests under one path (the consoles): a person in a
+ * browser gets a page in the console's look, not problem+json. The error's headers (Retry-After)
+ * are set before it is called.
+ */
+export type ProblemPage = (request: FastifyRequest, reply: FastifyReply, error: ApiError) => FastifyReply;
+
+/** Per server, as the enricher: the HTML error pages by path prefix, the longest prefix first. */
+const problemPages = new WeakMap<object, { prefix: string; render: ProblemPage }[]>();
+
+export function setProblemPage(app: FastifyInstance, prefix: string, render: ProblemPage): void {
+  const pages = [...(problemPages.get(app.server) ?? []), { prefix, render }];
+  problemPages.set(
+    app.server,
+    pages.sort((a, b) => b.prefix.length - a.prefix.length),
+  );
+}
+
+/** The page for a request under a registered prefix that a browser made (it takes HTML, or names no type). */
+function problemPageFor(request: FastifyRequest): ProblemPage | undefined {
+  const accept = request.headers.accept ?? '';
+  if (!accept.includes('text/html') && /application\/json|text\/event-stream/.test(accept)) return undefined;
+  const path = request.url.split('?')[0];
+  return problemPages
+    .get(request.server.server)
+    ?.find((page) => path === page.prefix || path.startsWith(`${page.prefix}/`))?.render;
+}
+
+function sendError(request: FastifyRequest, reply: FastifyReply, error: ApiError, docsUrl: string): FastifyReply {
+  const page = problemPageFor(request);
+  if (!page) return sendProblem(reply, error, docsUrl);
+  for (const [name, value] of Object.entries(error.headers ?? {})) reply.header(name, value);
+  return page(request, reply, error);
+}
+
 export function registerErrorHandling(app: FastifyInstance, docsUrl: string): void {
   app.setErrorHandler(async (error: FastifyError, request: FastifyRequest, reply: FastifyReply) => {
     // A lost or unreachable database is worth retrying shortly (503), not a bug (500).
@@ -130,7 +165,7 @@ export function registerErrorHandling(app: FastifyInstance, docsUrl: string): vo
     if (unavailable) request.log.warn({ err: error }, 'request failed: database unavailable');
     else if (apiError.status >= 500) request.log.error({ err: error }, 'request failed');
     const enrich = apiError.status === 402 ? requestEnrichers.get(request.server.server) : undefined;
-    return sendProblem(reply, enrich ? await enrich(request, apiError) : apiError, docsUrl);
+    return sendError(request, reply, enrich ? await enrich(request, apiError) : apiError, docsUrl);
   });
-  app.setNotFoundHandler((request, reply) => sendProblem(reply, notFound('route'), docsUrl));
+  app.setNotFoundHandler((request, reply) => sendError(request, reply, notFound('route'), docsUrl));
 }

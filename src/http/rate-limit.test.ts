@@ -159,6 +159,20 @@ describe('MemoryRateLimiter', () => {
     });
     assert.equal((await limiter.take('k', bucket, 1000)).allowed, true);
   });
+
+  it('past its capacity drops the least recently used buckets only: a spent budget in use survives 100,500 new keys', async () => {
+    const limiter = new MemoryRateLimiter();
+    const bucket = { rate: 10 / 3600, burst: 10 };
+    for (let i = 0; i < 10; i++) assert.equal((await limiter.take('signup:198.51.100.7', bucket, 0)).allowed, true);
+    for (let i = 0; i < 100_500; i++) {
+      await limiter.take(`signup:10.${i >> 16}.${(i >> 8) & 0xff}.${i & 0xff}`, bucket, 1);
+      // The spent address keeps trying while the flood runs: each try keeps its bucket in use.
+      if (i % 50_000 === 0)
+        assert.equal((await limiter.take('signup:198.51.100.7', bucket, 1)).allowed, false, `after ${i} keys`);
+    }
+    assert.equal((await limiter.take('signup:198.51.100.7', bucket, 2)).allowed, false, 'still spent');
+    assert.equal((await limiter.take('signup:10.0.0.0', bucket, 2)).remaining, 9, 'the oldest bucket went');
+  });
 });
 
 async function redisReachable(url: string): Promise<boolean> {

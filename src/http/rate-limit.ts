@@ -10,6 +10,8 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import { hookList } from './auth.ts';
 import type { Config } from '../config.ts';
 import { ApiError } from '../lib/errors.ts';
+import { clientNetwork } from '../lib/ip.ts';
+import { LruMap } from '../lib/lru.ts';
 import type { App } from './types.ts';
 
 export interface Bucket {
@@ -44,14 +46,22 @@ export function settle(tokens: number, bucket: Bucket): TakeResult {
   };
 }
 
+/** How many buckets the in-process limiter keeps; past it, the least recently used go. */
+export const MEMORY_BUCKETS = 100_000;
+
 export class MemoryRateLimiter implements RateLimiter {
-  private readonly buckets = new Map<string, { tokens: number; at: number }>();
+  // Bounded under a key-spraying flood by dropping the least recently used buckets only: a bucket
+  // in use (a spent sign-up budget) outlives any number of new keys made after its last use.
+  private readonly buckets: LruMap<string, { tokens: number; at: number }>;
+
+  constructor(capacity = MEMORY_BUCKETS) {
+    this.buckets = new LruMap(capacity);
+  }
 
   async take(key: string, bucket: Bucket, nowMs: number): Promise<TakeResult> {
     const state = this.buckets.get(key) ?? { tokens: bucket.burst, at: nowMs };
     const tokens = Math.min(bucket.burst, state.tokens + (Math.max(0, nowMs - state.at) / 1000) * bucket.rate);
     const result = settle(tokens, bucket);
-    if (this.buckets.size > 100_000) this.buckets.clear(); // bound memory under a key-spraying flood
     this.buckets.set(key, { tokens: result.allowed ? tokens - 1 : tokens, at: nowMs });
     return result;
   }
@@ -63,7 +73,12 @@ export class MemoryRateLimiter implements RateLimiter {
 export interface RateLimitPolicy {
   perCredential: Bucket | null;
   signUpPerIp: Bucket | null;
+  /** The consoles' sign-ins and their codes, per address: apart from sign-ups, on when they are. */
+  signInPerIp: Bucket | null;
 }
+
+/** Sign-in attempts (a code asked for or entered, an admin token tried) per address and hour. */
+export const SIGN_INS_PER_HOUR = 30;
 
 /** The policy from the configuration, computed once: the limiter and agent status both read it. */
 export function rateLimitPolicy(
@@ -75,6 +90,7 @@ export function rateLimitPolicy(
       config.signUpsPerHourPerIp > 0
         ? { rate: config.signUpsPerHourPerIp / 3600, burst: config.signUpsPerHourPerIp }
         : null,
+    signInPerIp: config.signUpsPerHourPerIp > 0 ? { rate: SIGN_INS_PER_HOUR / 3600, burst: SIGN_INS_PER_HOUR } : null,
   };
 }
 
@@ -92,7 +108,7 @@ function credentialKey(request: FastifyRequest): string {
   if (request.agent) return `cred:${request.agent.credentialId}`;
   if (request.admin) return `cred:${request.admin.tokenId}`;
   if (request.device) return `cred:${request.device.deviceId}`;
-  return `ip:${request.ip}`;
+  return `ip:${clientNetwork(request.ip)}`;
 }
 
 function setHeaders(
@@ -125,17 +141,32 @@ async function takeOrAllow(
   }
 }
 
+const ADDRESS_BUCKETS = {
+  sign_up: {
+    option: 'signUpPerIp',
+    prefix: 'signup',
+    detail: 'Too many sign-ups from this address; try again later.',
+  },
+  sign_in: {
+    option: 'signInPerIp',
+    prefix: 'signin',
+    detail: 'Too many sign-in attempts from this address; try again later.',
+  },
+} as const;
+
 /**
  * Route-level, after the credential check (register after registerAuth): the bucket key is the
  * authenticated credential, or the client address on public routes.
  */
 export function registerRateLimit(app: App, options: RateLimitOptions): void {
-  if (!options.perCredential && !options.signUpPerIp) return;
+  if (!options.perCredential && !options.signUpPerIp && !options.signInPerIp) return;
   app.addHook('onRoute', (route) => {
     const config = route.config ?? {};
     if (config.unlimited || !config.auth) return;
-    const signUpBucket = config.ipLimit === 'sign_up' ? options.signUpPerIp : null;
-    if (!signUpBucket && !options.perCredential) return;
+    // Sign-ups and the consoles' sign-ins each take from their own bucket of the address first.
+    const perAddress = config.ipLimit ? ADDRESS_BUCKETS[config.ipLimit] : null;
+    const addressBucket = perAddress ? options[perAddress.option] : null;
+    if (!addressBucket && !options.perCredential) return;
     const limit = async (request: FastifyRequest, reply: FastifyReply) => {
       // The headers describe the tightest bucket the request took from (fewest remaining).
       const taken: { bucket: Bucket; result: TakeResult }[] = [];
@@ -143,13 +174,14 @@ export function registerRateLimit(app: App, options: RateLimitOptions): void {
         const tightest = taken.reduce((a, b) => (b.result.remaining < a.result.remaining ? b : a));
         setHeaders(reply, tightest.bucket, tightest.result);
       };
-      if (signUpBucket) {
-        const result = await takeOrAllow(options.limiter, `signup:${request.ip}`, signUpBucket, options.now(), request);
+      if (perAddress && addressBucket) {
+        const key = `${perAddress.prefix}:${clientNetwork(request.ip)}`;
+        const result = await takeOrAllow(options.limiter, key, addressBucket, options.now(), request);
         if (!result.allowed) {
-          setHeaders(reply, signUpBucket, result);
-          throw limited(result, 'Too many sign-ups from this address; try again later.');
+          setHeaders(reply, addressBucket, result);
+          throw limited(result, perAddress.detail);
         }
-        taken.push({ bucket: signUpBucket, result });
+        taken.push({ bucket: addressBucket, result });
       }
       const bucket = options.perCredential;
       if (!bucket) return describe();
@@ -208,7 +240,7 @@ export function addressLimit(options: {
   return async (request: FastifyRequest, reply: FastifyReply): Promise<void> => {
     const result = await takeOrAllow(
       options.limiter,
-      `${options.name}:${request.ip}`,
+      `${options.name}:${clientNetwork(request.ip)}`,
       options.bucket,
       options.now(),
       request,

@@ -56,7 +56,7 @@ declare module 'fastify' {
     /** Only API keys, never OAuth access tokens (key management, OAuth consent and grants). */
     apiKeyOnly?: boolean;
     /** Extra per-IP bucket for abuse-prone public routes. */
-    ipLimit?: 'sign_up';
+    ipLimit?: 'sign_up' | 'sign_in';
     /**
      * Route takes an Idempotency-Key header (contract §2): set by the REST binder
      * (src/operations/rest.ts) on a route bound from an operation, whose invoke claims the key.

@@ -1,7 +1,7 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { ApiError } from './errors.ts';
-import { isTimeZone, quietEnd, requireQuietHours } from './quiet-hours.ts';
+import { canonicalTimeZone, isTimeZone, quietEnd, requireQuietHours, zoneCacheSize } from './quiet-hours.ts';
 
 const NY = { start: '21:00', end: '08:00', time_zone: 'America/New_York' };
 const end = (quiet: typeof NY, at: string) => quietEnd(quiet, new Date(at))?.toISOString() ?? null;
@@ -76,5 +76,36 @@ describe('quiet hours', () => {
     assert.deepEqual(fields({ start: '21:00', end: '21:00', time_zone: 'UTC' }), ['quiet_hours.end:invalid_value']);
     assert.deepEqual(fields({ start: '21:60', end: '08:00', time_zone: 'UTC' }), ['quiet_hours.start:invalid_format']);
     assert.deepEqual(fields(NY), []);
+  });
+});
+
+describe('time zone names', () => {
+  it('resolve to their canonical IANA spelling whatever the letter case; unknown names to null', () => {
+    assert.equal(canonicalTimeZone('america/new_york'), 'America/New_York');
+    assert.equal(canonicalTimeZone('AMERICA/NEW_YORK'), 'America/New_York');
+    assert.equal(canonicalTimeZone('utc'), 'UTC');
+    assert.equal(canonicalTimeZone('etc/gmt+5'), 'Etc/GMT+5');
+    assert.equal(canonicalTimeZone('Mars/Olympus'), null);
+    assert.equal(canonicalTimeZone('+05:00'), null);
+    assert.equal(
+      requireQuietHours('q', { start: '21:00', end: '08:00', time_zone: 'europe/PARIS' }).time_zone,
+      'Europe/Paris',
+    );
+  });
+
+  it('keep one cached entry per zone, however many spellings of it are used', () => {
+    const before = zoneCacheSize();
+    // Every letter-case spelling of a zone name: 2^14 of "America/Denver"'s 13 letters and more.
+    const name = 'America/Denver';
+    let used = 0;
+    for (let mask = 0; mask < 4096; mask++) {
+      const spelt = [...name].map((c, i) => ((mask >> i) & 1 ? c.toUpperCase() : c.toLowerCase())).join('');
+      quietEnd({ start: '21:00', end: '08:00', time_zone: spelt }, new Date('2026-11-25T05:00:00Z'));
+      used++;
+    }
+    assert.equal(used, 4096);
+    const after = zoneCacheSize();
+    assert.ok(after.formatters - before.formatters <= 1, `formatters grew by ${after.formatters - before.formatters}`);
+    assert.ok(after.names <= 1024, `names ${after.names}`);
   });
 });

@@ -2,6 +2,7 @@
 // America/New_York, during which sends wait for its end. Pure: wall-clock arithmetic through
 // Intl, so daylight-saving changes move the window with the zone's clocks.
 import { ApiError } from './errors.ts';
+import { LruMap } from './lru.ts';
 
 export interface QuietHours {
   start: string;
@@ -17,15 +18,35 @@ const minutesOf = (hhmm: string) => {
   return Number(match[1]) * 60 + Number(match[2]);
 };
 
+// Intl takes a zone name in any letter case and links (US/Eastern) too; what it resolves a name to
+// is one spelling per zone (America/New_York). Both caches are keyed so that they hold at most one
+// entry per name Intl knows (a finite set of about 600), and are bounded besides.
+const MAX_ZONE_NAMES = 1024;
+const canonicalNames = new LruMap<string, string>(MAX_ZONE_NAMES);
+
+/**
+ * The canonical IANA spelling of a time zone name Intl knows, whatever its letter case
+ * (`america/new_york` → `America/New_York`; a link to its zone, `US/Eastern` → `America/New_York`),
+ * or null for anything else (unknown names, bare offsets, over 64 characters).
+ */
+export function canonicalTimeZone(zone: string): string | null {
+  if (zone.length > 64 || !IANA_NAME.test(zone)) return null;
+  const key = zone.toLowerCase();
+  const known = canonicalNames.get(key);
+  if (known !== undefined) return known;
+  let canonical: string;
+  try {
+    canonical = new Intl.DateTimeFormat('en-US', { timeZone: zone }).resolvedOptions().timeZone;
+  } catch {
+    return null;
+  }
+  canonicalNames.set(key, canonical);
+  return canonical;
+}
+
 /** Whether `zone` is a time zone name Intl knows (IANA names and their links; no bare offsets). */
 export function isTimeZone(zone: string): boolean {
-  if (zone.length > 64 || !IANA_NAME.test(zone)) return false;
-  try {
-    new Intl.DateTimeFormat('en-US', { timeZone: zone });
-    return true;
-  } catch {
-    return false;
-  }
+  return canonicalTimeZone(zone) !== null;
 }
 
 /** The quiet hours of a request, or a 400 naming each bad part (`field`.start, .end, .time_zone). */
@@ -45,18 +66,21 @@ export function requireQuietHours(field: string, value: QuietHours): QuietHours 
       code: 'invalid_value',
       message: 'end must differ from start (an empty or all-day window is not quiet hours).',
     });
-  if (!isTimeZone(value.time_zone))
+  const zone = canonicalTimeZone(value.time_zone);
+  if (zone === null)
     errors.push({
       field: `${field}.time_zone`,
       code: 'invalid_time_zone',
       message: 'time_zone is an IANA time zone name, e.g. America/New_York.',
     });
   if (errors.length > 0) throw new ApiError('invalid_request', 'The quiet hours are not valid.', { errors });
-  return { start: value.start, end: value.end, time_zone: value.time_zone };
+  return { start: value.start, end: value.end, time_zone: zone as string };
 }
 
-const formatters = new Map<string, Intl.DateTimeFormat>();
-function formatter(zone: string): Intl.DateTimeFormat {
+/** One formatter per canonical zone (a stored name spelt otherwise shares its zone's). */
+const formatters = new LruMap<string, Intl.DateTimeFormat>(MAX_ZONE_NAMES);
+function formatter(name: string): Intl.DateTimeFormat {
+  const zone = canonicalTimeZone(name) ?? name;
   let format = formatters.get(zone);
   if (!format) {
     format = new Intl.DateTimeFormat('en-US', {
@@ -148,6 +172,11 @@ export function quietEnd(quiet: QuietHours, at: Date): Date | null {
     quiet.time_zone,
   );
   return new Date(Math.max(endAt, ms));
+}
+
+/** How many zone names and formatters are cached (both bounded): for tests. */
+export function zoneCacheSize(): { names: number; formatters: number } {
+  return { names: canonicalNames.size, formatters: formatters.size };
 }
 
 /** Quiet hours as stored (JSON text) → the value, or null. */

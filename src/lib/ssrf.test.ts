@@ -33,6 +33,22 @@ describe('isForbiddenAddress', () => {
     '64:ff9b::a00:1',
     '2001:db8::1',
     '::127.0.0.1',
+    // IPv6 forms that carry a private IPv4 address: mapped, translated, NAT64 (well-known and
+    // local-use), 6to4 and Teredo (the client's bits inverted; or a private server).
+    '::ffff:0:10.0.0.1',
+    '::ffff:0:7f00:1',
+    '0:0:0:0:ffff:0:a9fe:a9fe',
+    '64:ff9b::127.0.0.1',
+    '64:ff9b::a9fe:a9fe',
+    '64:ff9b:1::a00:1',
+    '64:ff9b:1:0:0:0:808:808',
+    '2002:7f00:1::',
+    '2002:a9fe:a9fe::1',
+    '2002:c0a8:101:1::1',
+    '2001:0:4136:e378:8000:63bf:80ff:fffe',
+    '2001:0:4136:e378:8000:63bf:f5ff:fffe',
+    '2001:0:a00:1:8000:63bf:f7f7:f7f7',
+    '2001:db8::1',
     'not-an-address',
   ];
   const allowed = [
@@ -43,6 +59,9 @@ describe('isForbiddenAddress', () => {
     '2606:4700:4700::1111',
     '::ffff:8.8.8.8',
     '64:ff9b::808:808',
+    '::ffff:0:808:808',
+    '2002:808:808::1',
+    '2001:0:4136:e378:8000:63bf:f7f7:f7f7',
   ];
 
   for (const address of forbidden) it(`forbids ${address}`, () => assert.equal(isForbiddenAddress(address), true));

@@ -3,6 +3,7 @@
 // request then connects to the address that was checked (see `pinned`), never to a fresh lookup.
 import { lookup as dnsLookup } from 'node:dns/promises';
 import { BlockList, isIP } from 'node:net';
+import { dottedIpv4, ipv6Groups } from './ip.ts';
 
 export const MAX_URL_LENGTH = 2048;
 
@@ -60,9 +61,11 @@ for (const [network, prefix] of [
 ] as const)
   blocked.addSubnet(network, prefix, 'ipv4');
 // IPv6: unspecified and loopback (and the deprecated IPv4-compatible range around them),
-// discard, documentation, unique-local, site-local, link-local and multicast.
+// discard, local-use NAT64 (RFC 8215: where its IPv4 sits depends on the prefix each network
+// picks, so none can be read out), documentation, unique-local, site-local, link-local, multicast.
 for (const [network, prefix] of [
   ['::', 96],
+  ['64:ff9b:1::', 48],
   ['100::', 64],
   ['2001:db8::', 32],
   ['fc00::', 7],
@@ -72,35 +75,32 @@ for (const [network, prefix] of [
 ] as const)
   blocked.addSubnet(network, prefix, 'ipv6');
 
-/** The IPv4 address an IPv6 address carries (IPv4-mapped `::ffff:a.b.c.d` or NAT64 `64:ff9b::/96`), else null. */
-function embeddedIpv4(address: string): string | null {
-  const groups = expandIpv6(address);
-  if (!groups) return null;
-  const mapped = groups.slice(0, 5).every((g) => g === 0) && groups[5] === 0xffff;
-  const nat64 = groups[0] === 0x64 && groups[1] === 0xff9b && groups.slice(2, 6).every((g) => g === 0);
-  if (!mapped && !nat64) return null;
-  return [groups[6] >> 8, groups[6] & 0xff, groups[7] >> 8, groups[7] & 0xff].join('.');
-}
+/**
+ * IPv6 ranges that carry an IPv4 address, and where it sits in the eight 16-bit groups: such an
+ * address reaches (or is translated to) the IPv4 one, so that one is checked too.
+ */
+const EMBEDDING: { network: string; prefix: number; ipv4: (g: number[]) => string[] }[] = [
+  // IPv4-mapped ::ffff:a.b.c.d, IPv4-translated ::ffff:0:a.b.c.d (RFC 2765), NAT64 64:ff9b::a.b.c.d.
+  { network: '::ffff:0:0', prefix: 96, ipv4: (g) => [dottedIpv4(g[6], g[7])] },
+  { network: '::ffff:0:0:0', prefix: 96, ipv4: (g) => [dottedIpv4(g[6], g[7])] },
+  { network: '64:ff9b::', prefix: 96, ipv4: (g) => [dottedIpv4(g[6], g[7])] },
+  // 6to4 2002:AABB:CCDD::/48 (RFC 3056).
+  { network: '2002::', prefix: 16, ipv4: (g) => [dottedIpv4(g[1], g[2])] },
+  // Teredo 2001:0:SSSS:SSSS:flags:port:CCCC:CCCC (RFC 4380): the server, and the client with its bits inverted.
+  { network: '2001::', prefix: 32, ipv4: (g) => [dottedIpv4(g[2], g[3]), dottedIpv4(g[6] ^ 0xffff, g[7] ^ 0xffff)] },
+];
+const embeddings = EMBEDDING.map((range) => {
+  const list = new BlockList();
+  list.addSubnet(range.network, range.prefix, 'ipv6');
+  return { list, ipv4: range.ipv4 };
+});
 
-/** The eight 16-bit groups of an IPv6 address (dotted IPv4 tail allowed), or null. */
-function expandIpv6(address: string): number[] | null {
-  let text = address.toLowerCase();
-  const dotted = /(\d+\.\d+\.\d+\.\d+)$/.exec(text);
-  if (dotted) {
-    const octets = dotted[1].split('.').map(Number);
-    text =
-      text.slice(0, -dotted[1].length) +
-      `${((octets[0] << 8) | octets[1]).toString(16)}:${((octets[2] << 8) | octets[3]).toString(16)}`;
-  }
-  const [head, tail] = text.split('::');
-  const left = head ? head.split(':') : [];
-  const right = tail ? tail.split(':') : [];
-  const missing = 8 - left.length - right.length;
-  if (text.includes('::') ? missing < 0 : missing !== 0) return null;
-  const groups = [...left, ...Array<string>(text.includes('::') ? missing : 0).fill('0'), ...right].map((g) =>
-    Number.parseInt(g, 16),
-  );
-  return groups.every((g) => Number.isInteger(g) && g >= 0 && g <= 0xffff) ? groups : null;
+/** The IPv4 addresses an IPv6 address carries (see EMBEDDING), else none. */
+function embeddedIpv4(address: string): string[] {
+  const range = embeddings.find((e) => e.list.check(address, 'ipv6'));
+  if (!range) return [];
+  const groups = ipv6Groups(address);
+  return groups ? range.ipv4(groups) : [];
 }
 
 /** True for any address a webhook must not reach: private, loopback, link-local, unique-local, CGNAT, multicast, unspecified. */
@@ -108,9 +108,8 @@ export function isForbiddenAddress(address: string): boolean {
   const family = isIP(address);
   if (family === 4) return blocked.check(address, 'ipv4');
   if (family !== 6) return true;
-  const inner = embeddedIpv4(address);
-  if (inner) return blocked.check(inner, 'ipv4');
-  return blocked.check(address, 'ipv6');
+  if (blocked.check(address, 'ipv6')) return true;
+  return embeddedIpv4(address).some((inner) => blocked.check(inner, 'ipv4'));
 }
 
 function problem(code: UrlProblem['code'], message: string): UrlCheck {

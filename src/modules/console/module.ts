@@ -38,6 +38,7 @@ import { registerSessionConsentRoute } from './consent-session-route.ts';
 import { consoleHttp, type ConsoleHttp } from './http.ts';
 import { ConsoleRepository } from './repository.ts';
 import { registerConsoleRoutes } from './routes.ts';
+import { registerConsoleErrorPages } from './error-pages.ts';
 import { ConsoleService } from './service.ts';
 
 /** The services the dashboard shows and acts through (the same ones the API uses). */
@@ -125,6 +126,7 @@ export function build(deps: {
 }
 
 export function register(app: App, module: ConsoleModule): void {
+  registerConsoleErrorPages(app);
   registerConsoleRoutes(app, module);
   registerConversationPages(app, module);
   registerCellManagement(app, module);

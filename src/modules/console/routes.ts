@@ -84,7 +84,7 @@ export function registerConsoleRoutes(app: App, deps: ConsoleRouteDeps): void {
 
     scope.post(
       `${CONSOLE_PATH}/sign-in`,
-      { config: { ...PUBLIC, ipLimit: 'sign_up' }, schema: HIDDEN },
+      { config: { ...PUBLIC, ipLimit: 'sign_in' }, schema: HIDDEN },
       async (request, reply) => {
         const email = text(request.body, 'email').trim();
         const next = safeNext(text(request.body, 'next'));
@@ -106,43 +106,47 @@ export function registerConsoleRoutes(app: App, deps: ConsoleRouteDeps): void {
       },
     );
 
-    scope.post(`${CONSOLE_PATH}/sign-in/code`, { config: PUBLIC, schema: HIDDEN }, async (request, reply) => {
-      const email = text(request.body, 'email').trim();
-      const code = text(request.body, 'code').replace(/\s/g, '');
-      const next = safeNext(text(request.body, 'next'));
-      if (!fromOwnOrigin(request, http))
-        return sendPage(
-          reply,
-          403,
-          messagePage(contextOf(null), 'Request refused', 'This form was sent from another site.'),
-        );
-      if (email.length > 254 || !EMAIL.test(email))
-        return sendPage(
-          reply,
-          400,
-          signInPage(contextOf(null), { email, next, error: 'Enter an email address, like name@example.com.' }),
-        );
-      if (!/^\d{6}$/.test(code))
-        return sendPage(
-          reply,
-          400,
-          codePage(contextOf(null), { email, next, error: 'Enter the 6 digits from the email.' }),
-        );
-      const signedIn = await service.signIn(email, code);
-      if (!signedIn) {
-        return sendPage(
-          reply,
-          400,
-          codePage(contextOf(null), {
-            email,
-            next,
-            error: 'That code is not valid. A code works for 10 minutes and 5 tries; send a new one if needed.',
-          }),
-        );
-      }
-      reply.header('set-cookie', sessionCookies(http, signedIn.token, SESSION_TTL_MS / 1000));
-      return redirect(reply, next ?? `${CONSOLE_PATH}/cells`);
-    });
+    scope.post(
+      `${CONSOLE_PATH}/sign-in/code`,
+      { config: { ...PUBLIC, ipLimit: 'sign_in' }, schema: HIDDEN },
+      async (request, reply) => {
+        const email = text(request.body, 'email').trim();
+        const code = text(request.body, 'code').replace(/\s/g, '');
+        const next = safeNext(text(request.body, 'next'));
+        if (!fromOwnOrigin(request, http))
+          return sendPage(
+            reply,
+            403,
+            messagePage(contextOf(null), 'Request refused', 'This form was sent from another site.'),
+          );
+        if (email.length > 254 || !EMAIL.test(email))
+          return sendPage(
+            reply,
+            400,
+            signInPage(contextOf(null), { email, next, error: 'Enter an email address, like name@example.com.' }),
+          );
+        if (!/^\d{6}$/.test(code))
+          return sendPage(
+            reply,
+            400,
+            codePage(contextOf(null), { email, next, error: 'Enter the 6 digits from the email.' }),
+          );
+        const signedIn = await service.signIn(email, code);
+        if (!signedIn) {
+          return sendPage(
+            reply,
+            400,
+            codePage(contextOf(null), {
+              email,
+              next,
+              error: 'That code is not valid. A code works for 10 minutes and 5 tries; send a new one if needed.',
+            }),
+          );
+        }
+        reply.header('set-cookie', sessionCookies(http, signedIn.token, SESSION_TTL_MS / 1000));
+        return redirect(reply, next ?? `${CONSOLE_PATH}/cells`);
+      },
+    );
 
     scope.post(`${CONSOLE_PATH}/sign-out`, { config: PUBLIC, schema: HIDDEN }, async (request, reply) => {
       if (!(await sessionOf(request)))

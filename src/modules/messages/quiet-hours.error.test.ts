@@ -63,6 +63,26 @@ describe('quiet hours: bad requests', () => {
     }
   });
 
+  it('stores a time zone in its canonical IANA spelling, whatever the letter case, on a cell and a pod', async () => {
+    const spelt = { start: '21:00', end: '08:00', time_zone: 'america/NEW_york' };
+    const cell = await call(t, line.org, 'PATCH', `/v1/cells/${line.cell.id}`, { quiet_hours: spelt });
+    assert.equal(cell.statusCode, 200, cell.body);
+    assert.equal(cell.json().quiet_hours.time_zone, 'America/New_York');
+    const stored = await t.database.db
+      .selectFrom('cells')
+      .select('quiet_hours')
+      .where('id', '=', line.cell.id)
+      .executeTakeFirstOrThrow();
+    assert.equal(JSON.parse(stored.quiet_hours as string).time_zone, 'America/New_York');
+    const { org, pod } = await podWithLines(t, 1);
+    const patched = await call(t, org, 'PATCH', `/v1/pods/${pod.id}`, {
+      quiet_hours: { ...spelt, time_zone: 'EUROPE/paris' },
+    });
+    assert.equal(patched.statusCode, 200, patched.body);
+    assert.equal(patched.json().quiet_hours.time_zone, 'Europe/Paris');
+    await call(t, line.org, 'PATCH', `/v1/cells/${line.cell.id}`, { quiet_hours: null });
+  });
+
   it("answers 404 for another organization's cell", async () => {
     const other = await activeLine(t);
     expectProblem(

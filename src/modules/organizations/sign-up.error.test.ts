@@ -331,4 +331,46 @@ describe('sign-up flood from one address', () => {
     const later = await t.app.inject({ method: 'POST', url: '/v1/agent/sign-up', payload: { email: uniqueEmail() } });
     assert.equal(later.statusCode, 201);
   });
+
+  it('counts an IPv6 client per /64 and an IPv4-mapped one as its IPv4: 25 addresses of one /64 sign up 10 organizations', async () => {
+    t.clock.advance(3_600_000); // every address's budget is full again
+    const statuses: number[] = [];
+    for (let i = 1; i <= 25; i++) {
+      const response = await t.app.inject({
+        method: 'POST',
+        url: '/v1/agent/sign-up',
+        remoteAddress: `2001:db8:77:1:${i.toString(16)}::${i}`,
+        payload: { email: uniqueEmail() },
+      });
+      statuses.push(response.statusCode);
+    }
+    assert.deepEqual(statuses, [...Array(10).fill(201), ...Array(15).fill(429)], 'one budget for the whole /64');
+    const neighbour = await t.app.inject({
+      method: 'POST',
+      url: '/v1/agent/sign-up',
+      remoteAddress: '2001:db8:77:2::1',
+      payload: { email: uniqueEmail() },
+    });
+    assert.equal(neighbour.statusCode, 201, 'the next /64 has its own budget');
+
+    for (let i = 0; i < 10; i++) {
+      const response = await t.app.inject({
+        method: 'POST',
+        url: '/v1/agent/sign-up',
+        remoteAddress: '198.51.100.60',
+        payload: { email: uniqueEmail() },
+      });
+      assert.equal(response.statusCode, 201);
+    }
+    expectProblem(
+      await t.app.inject({
+        method: 'POST',
+        url: '/v1/agent/sign-up',
+        remoteAddress: '::ffff:198.51.100.60',
+        payload: { email: uniqueEmail() },
+      }),
+      429,
+      'rate_limited',
+    );
+  });
 });

@@ -157,6 +157,8 @@ describe('operator webhook URL guard without the development flag', () => {
     ['plain http', 'http://ops.example.com/in', 'invalid_url'],
     ['a loopback address', 'https://127.0.0.1/in', 'forbidden_address'],
     ['a private address', 'https://192.168.0.10/in', 'forbidden_address'],
+    ['6to4 of the metadata address', 'https://[2002:a9fe:a9fe::1]/in', 'forbidden_address'],
+    ['Teredo with a loopback client', 'https://[2001:0:4136:e378:8000:63bf:80ff:fffe]/in', 'forbidden_address'],
     ['a name resolving into the private network', 'https://rebind.example.com/in', 'forbidden_address'],
   ] as const) {
     it(`rejects ${name} (400 ${code})`, async () => {

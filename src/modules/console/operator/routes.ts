@@ -151,7 +151,7 @@ export function registerOperatorRoutes(app: App, operator: OperatorConsole): voi
 
     scope.post(
       `${OPERATOR_PATH}/sign-in`,
-      { config: { ...PUBLIC, ipLimit: 'sign_up' }, schema: HIDDEN },
+      { config: { ...PUBLIC, ipLimit: 'sign_in' }, schema: HIDDEN },
       async (request, reply) => {
         const next = safeOperatorNext(text(request.body, 'next'));
         if (!fromOwnOrigin(request, http))
