@@ -98,6 +98,32 @@ describe('README.md', () => {
     assert.ok(starts >= 0 && starts < firstCall, `starts at ${starts}, first call at ${firstCall}`);
   });
 
+  it('says up front which tools the walk-through needs: curl, jq and openssl', () => {
+    const markdown = readFileSync(join(ROOT, 'README.md'), 'utf8');
+    const firstUse = markdown.search(/```sh\n(?:(?!```)[\s\S])*\b(curl|jq|openssl)\b/);
+    const prose = markdown.slice(0, firstUse).replace(/```sh[\s\S]*?```/g, '');
+    for (const tool of ['curl', 'jq', 'openssl']) assert.match(prose, new RegExp(`\`${tool}\``), tool);
+  });
+
+  it('reads a final state only after waiting for it (send --wait), never right after a send', () => {
+    for (const block of blocks) {
+      const lines = block.code.split('\n');
+      lines.forEach((line, index) => {
+        if (!/^#.*\bfinal\b/.test(line) || /--wait/.test(line)) return;
+        const command = lines.slice(index + 1).find((next) => !next.startsWith('#')) ?? '';
+        const continued = lines
+          .slice(index + 1)
+          .join('\n')
+          .split(/\n(?!\s)/)[0];
+        assert.match(
+          `${command}\n${continued}`,
+          /--wait/,
+          `README line ${block.line + index}: "${line}" is not followed by a command that waits`,
+        );
+      });
+    }
+  });
+
   it('runs in order: every shell block exits 0, and killing npm stops the service', { timeout: 120_000 }, async () => {
     const dir = mkdtempSync(join(tmpdir(), 'cellgate-readme-'));
     const port = await freePort();

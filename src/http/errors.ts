@@ -133,10 +133,10 @@ export function setProblemPage(app: FastifyInstance, prefix: string, render: Pro
   );
 }
 
-/** The page for a request under a registered prefix that a browser made (it takes HTML, or names no type). */
+/** The page for a request under a registered prefix that a browser made: it takes text/html (a
+ * navigation or a form), not a script's fetch or a live view's EventSource. */
 function problemPageFor(request: FastifyRequest): ProblemPage | undefined {
-  const accept = request.headers.accept ?? '';
-  if (!accept.includes('text/html') && /application\/json|text\/event-stream/.test(accept)) return undefined;
+  if (!(request.headers.accept ?? '').includes('text/html')) return undefined;
   const path = request.url.split('?')[0];
   return problemPages
     .get(request.server.server)

@@ -101,7 +101,7 @@ export const ERROR_DOCS: Record<ErrorCode, ErrorDoc> = {
   organization_unverified: {
     when: 'the organization has not verified its email yet',
     causes: ['The email verification code sent at sign-up was never submitted.'],
-    fix: 'Submit the code from the verification email (POST /v1/organization/verify); `GET /v1/status` says what is missing.',
+    fix: 'Submit the code from the verification email (`POST /v1/agent/verify`); `GET /v1/agent/status` says what is missing. No code, or it expired? Sign up again with the same email (`POST /v1/agent/sign-up`) for a new one.',
   },
   organization_suspended: {
     when: 'the organization is suspended',
@@ -206,7 +206,7 @@ export const ERROR_DOCS: Record<ErrorCode, ErrorDoc> = {
     when: 'too many requests; retry after Retry-After seconds',
     causes: [
       'The credential sent more requests per second than its limit allows.',
-      'Too many sign-ups from one address.',
+      'Too many sign-ups, or console sign-in attempts, from one address.',
     ],
     fix: 'Wait the number of seconds in the `Retry-After` header, then retry; spread requests out or back off exponentially.',
   },

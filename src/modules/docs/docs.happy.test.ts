@@ -270,3 +270,40 @@ describe('the payment_required page', () => {
     assert.match(page, /<code>isError: true<\/code>/);
   });
 });
+
+describe('routes named on the error pages', () => {
+  const t = useApp();
+
+  it('every API route an error page names (method and path, or a path alone) is in the OpenAPI document', async () => {
+    const document = (await t.app.inject({ url: '/openapi.json' })).json() as {
+      paths: Record<string, Record<string, unknown>>;
+    };
+    // A documented path as a pattern: each {param} matches one segment or a {name} written in prose.
+    const routes = Object.entries(document.paths).map(([path, item]) => ({
+      pattern: new RegExp(`^${path.replace(/\{[^}]+\}/g, '[^/]+')}$`),
+      methods: Object.keys(item).map((method) => method.toUpperCase()),
+    }));
+    const named: string[] = [];
+    for (const code of ERROR_CODES) {
+      const page = await t.app.inject({ url: `/docs/errors/${code}` });
+      assert.equal(page.statusCode, 200, code);
+      // The prose (meaning, causes, fix, operations); the example body's URLs are values, not routes named.
+      const text = page.body
+        .replace(/<pre>[\s\S]*?<\/pre>/g, ' ')
+        .replace(/<[^>]+>/g, ' ')
+        .replaceAll('&#39;', "'")
+        .replaceAll('&quot;', '"');
+      for (const match of text.matchAll(
+        /(?:\b(GET|POST|PUT|PATCH|DELETE)\s+)?(?:https?:\/\/[^\s/]+)?(\/v1\/[A-Za-z0-9_\-/{}.]*[A-Za-z0-9_}])/g,
+      )) {
+        const [, method, path] = match;
+        named.push(`${code}: ${method ?? '(any)'} ${path}`);
+        const route = routes.find((r) => r.pattern.test(path));
+        assert.ok(route, `/docs/errors/${code} names ${path}, which is not in /openapi.json`);
+        if (method)
+          assert.ok(route.methods.includes(method), `/docs/errors/${code} names ${method} ${path}, not documented`);
+      }
+    }
+    assert.ok(named.length > 0, 'the pages name routes (else the pattern is wrong)');
+  });
+});
