@@ -11,12 +11,12 @@ import type {
 } from '@modelcontextprotocol/server';
 import { Type, type TObject, type TSchema } from 'typebox';
 import type { ValidateFunction } from 'ajv';
-import { fromFastifyError } from '../../http/errors.ts';
 import type { AgentPrincipal } from '../../http/types.ts';
 import { compileBody } from '../../http/validation.ts';
 import type { Invoker } from '../../operations/invoke.ts';
 import type { AnyOperation } from '../../operations/operation.ts';
-import { asToolError, ok, storedError } from './results.ts';
+import { validateInput } from '../../operations/validate.ts';
+import { asToolError, ok, storedError, type CallContext } from './results.ts';
 
 export interface ToolBinding {
   /** The operation it calls; the tool's name may differ (send_from_pod calls send_pod_draft). */
@@ -104,22 +104,17 @@ export function boundTool(name: string, binding: ToolBinding): BoundTool {
         ),
       }
     : {};
-  const input =
-    takesKey || binding.confirm
-      ? Type.Object(
-          {
-            ...args.properties,
-            ...(takesKey
-              ? ({ idempotency_key: required ? IdempotencyKey : Type.Optional(IdempotencyKey) } as Record<
-                  string,
-                  TSchema
-                >)
-              : {}),
-            ...confirm,
-          },
-          { additionalProperties: false },
-        )
-      : args;
+  // Unknown arguments are refused, as REST refuses unknown body fields and query parameters.
+  const input = Type.Object(
+    {
+      ...args.properties,
+      ...(takesKey
+        ? ({ idempotency_key: required ? IdempotencyKey : Type.Optional(IdempotencyKey) } as Record<string, TSchema>)
+        : {}),
+      ...confirm,
+    },
+    { additionalProperties: false },
+  );
   return {
     name,
     binding,
@@ -131,6 +126,8 @@ export function boundTool(name: string, binding: ToolBinding): BoundTool {
 
 export interface ToolContext {
   invoker: Invoker;
+  /** The HTTP request the call came in (its id and logger, for an unexpected failure). */
+  call: CallContext;
   agent: AgentPrincipal;
   /** The MCP endpoint's URL: the resource an x402 payment of a tool names. */
   endpointUrl: string;
@@ -149,14 +146,7 @@ export function registerBoundTool(server: McpServer, tool: BoundTool, context: T
     },
     (async (args: Record<string, unknown>, ctx: { mcpReq: { signal: AbortSignal } }): Promise<CallToolResult> => {
       try {
-        if (!tool.validate(args)) {
-          throw fromFastifyError(
-            Object.assign(new Error('invalid'), {
-              validation: tool.validate.errors ?? [],
-              validationContext: 'arguments',
-            }) as never,
-          );
-        }
+        validateInput(tool.validate, args, 'arguments');
         const { idempotency_key, confirm, ...input } = args;
         const paid = binding.confirm && (binding.confirm.when ? binding.confirm.when(input) : true);
         if (paid && confirm !== true) {
@@ -192,7 +182,7 @@ export function registerBoundTool(server: McpServer, tool: BoundTool, context: T
           : { value: outcome.value, replayed: false };
         return answer(binding, fresh.value as never, fresh.replayed);
       } catch (error) {
-        return asToolError(error);
+        return asToolError(error, context.call);
       }
     }) as never,
   );

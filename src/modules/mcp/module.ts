@@ -7,6 +7,7 @@ import type { Kysely } from 'kysely';
 import type { DB } from '../../db/schema.ts';
 import type { App, AgentPrincipal } from '../../http/types.ts';
 import type { Clock } from '../../lib/clock.ts';
+import type { CallContext } from './results.ts';
 import { registerMcpRoute } from './route.ts';
 import { McpTasks } from './tasks.ts';
 import { boundTools, mcpServer, type ToolDeps } from './tools.ts';
@@ -24,7 +25,10 @@ export function build(deps: ToolDeps & { db: Kysely<DB>; clock: Clock }): McpMod
   let loading: Promise<McpHttpHandler> | undefined;
   const load = async () => {
     const { createMcpHandler, McpServer } = await import('@modelcontextprotocol/server');
-    return createMcpHandler((ctx) => mcpServer(McpServer, deps, tools, ctx.authInfo?.extra?.agent as AgentPrincipal));
+    return createMcpHandler((ctx) => {
+      const extra = ctx.authInfo?.extra as { agent: AgentPrincipal; call: CallContext };
+      return mcpServer(McpServer, deps, tools, extra.agent, extra.call);
+    });
   };
   const tasks = new McpTasks({ ...deps, tools });
   return { handler: () => (loading ??= load()), tasks };

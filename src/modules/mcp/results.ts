@@ -1,6 +1,7 @@
 // Tool results: structured content with a short text, and service errors (ApiError) as tool
 // errors that carry the machine code, the fields and, on 402, the PaymentDetails.
 import type { CallToolResult } from '@modelcontextprotocol/server';
+import { isDatabaseUnavailable } from '../../db/errors.ts';
 import { ApiError, errorOf } from '../../lib/errors.ts';
 
 export function ok(structured: Record<string, unknown>, text: string): CallToolResult {
@@ -36,8 +37,31 @@ export function storedError({ status: _status, ...error }: ErrorBody & { status?
   return errorResult(error);
 }
 
-/** Anything but an ApiError is a bug or an outage: rethrown, so the SDK answers a JSON-RPC error without details. */
-export function asToolError(error: unknown): CallToolResult {
+/** The request a tool call came in: its id (in every unexpected failure's answer) and its logger. */
+export interface CallContext {
+  requestId: string;
+  log: { warn(object: object, message: string): void; error(object: object, message: string): void };
+}
+
+/**
+ * Anything but an ApiError is a bug or an outage: logged with the request id, and answered as
+ * REST answers it (`unavailable` for a lost database, else `internal_error`) with that id, never
+ * the thrown message (a driver's words, SQL).
+ */
+export function asToolError(error: unknown, call: CallContext): CallToolResult {
   if (error instanceof ApiError) return toolError(error);
-  throw error;
+  if (isDatabaseUnavailable(error)) {
+    call.log.warn({ err: error }, 'tool call failed: database unavailable');
+    return errorResult({
+      code: 'unavailable',
+      message: 'The database is unreachable; retry shortly.',
+      request_id: call.requestId,
+    });
+  }
+  call.log.error({ err: error }, 'tool call failed');
+  return errorResult({
+    code: 'internal_error',
+    message: 'Something went wrong on our side; the request id identifies it in our logs.',
+    request_id: call.requestId,
+  });
 }

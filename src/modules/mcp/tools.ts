@@ -18,6 +18,7 @@ import { CycleJob } from '../pods/views.ts';
 import type { StatusOperations } from '../status/operations.ts';
 import type { WebhookOperations } from '../webhooks/operations.ts';
 import { boundTool, registerBoundTool, type BoundTool, type ToolBinding } from './bind.ts';
+import type { CallContext } from './results.ts';
 import type { WaitOperations } from './operations.ts';
 import { TOOL_SCOPES, type ToolName } from './scopes.ts';
 import { TASK_TOOLS, TASKS_CAPABILITY } from './tasks.ts';
@@ -268,7 +269,8 @@ function declareTaskSupport(registered: RegisteredTool, name: string): void {
 }
 
 /**
- * One MCP server for one request, acting for `agent` (stateless: nothing outlives the request).
+ * One MCP server for one request, acting for `agent` (stateless: nothing outlives the request);
+ * `call` is the HTTP request's id and logger.
  * The SDK's class is passed in: this file loads without the SDK, so the start-up check runs early.
  */
 export function mcpServer(
@@ -276,10 +278,16 @@ export function mcpServer(
   deps: ToolDeps,
   tools: readonly BoundTool[],
   agent: AgentPrincipal,
+  call: CallContext,
 ): McpServer {
   const server = new Server({ name: 'cellgate', version: deps.version }, { capabilities: { tasks: TASKS_CAPABILITY } });
   for (const tool of tools) {
-    const registered = registerBoundTool(server, tool, { invoker: deps.invoker, agent, endpointUrl: deps.endpointUrl });
+    const registered = registerBoundTool(server, tool, {
+      invoker: deps.invoker,
+      agent,
+      call,
+      endpointUrl: deps.endpointUrl,
+    });
     declareTaskSupport(registered, tool.name);
   }
   return server;
