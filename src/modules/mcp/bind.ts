@@ -128,6 +128,8 @@ export interface ToolContext {
   invoker: Invoker;
   /** The HTTP request the call came in (its id and logger, for an unexpected failure). */
   call: CallContext;
+  /** Aborted when the process drains: a wait answers at once ("no reply yet"). */
+  drain: AbortSignal;
   agent: AgentPrincipal;
   /** The MCP endpoint's URL: the resource an x402 payment of a tool names. */
   endpointUrl: string;
@@ -144,7 +146,9 @@ export function registerBoundTool(server: McpServer, tool: BoundTool, context: T
       outputSchema: tool.output,
       annotations: binding.annotations,
     },
-    (async (args: Record<string, unknown>, ctx: { mcpReq: { signal: AbortSignal } }): Promise<CallToolResult> => {
+    (async (args: Record<string, unknown>, request: { mcpReq: { signal: AbortSignal } }): Promise<CallToolResult> => {
+      // The client hanging up, or the process draining, ends a wait.
+      const ctx = { mcpReq: { signal: AbortSignal.any([request.mcpReq.signal, context.drain]) } };
       try {
         validateInput(tool.validate, args, 'arguments');
         const { idempotency_key, confirm, ...input } = args;
@@ -155,14 +159,8 @@ export function registerBoundTool(server: McpServer, tool: BoundTool, context: T
             signal: ctx.mcpReq.signal,
             resourceUrl: context.endpointUrl,
           });
-          const price = (quote.replayed ? JSON.parse(quote.body) : quote.value) as {
-            amount_usd: string;
-            detail: string;
-          };
-          return ok(
-            { confirmation_required: true, quote: price },
-            `Not done: this costs $${price.amount_usd} (${price.detail}). Call ${tool.name} again with confirm: true to do it.`,
-          );
+          const price = (quote.replayed ? JSON.parse(quote.body) : quote.value) as Quote;
+          return ok({ confirmation_required: true, quote: price }, confirmationText(tool.name, price));
         }
         const outcome = await context.invoker.invoke(binding.operation, context.agent, input, {
           validate: false,
@@ -182,10 +180,31 @@ export function registerBoundTool(server: McpServer, tool: BoundTool, context: T
           : { value: outcome.value, replayed: false };
         return answer(binding, fresh.value as never, fresh.replayed);
       } catch (error) {
-        return asToolError(error, context.call);
+        return asToolError(error, context.call, tool.name);
       }
     }) as never,
   );
+}
+
+interface Quote {
+  amount_usd: string;
+  covered_by: string;
+  detail: string;
+  payment: { intent: string; amount_usd: string; rails: string[]; x402?: unknown } | null;
+}
+
+/** What a paid tool called without confirm says: the cost, and what doing it needs (a payment first, and by whom). */
+function confirmationText(tool: string, quote: Quote): string {
+  const payment = quote.payment;
+  if (!payment)
+    return `Not done yet. ${quote.detail} ($${quote.amount_usd}, nothing to pay first). To do it, call ${tool} with confirm: true.`;
+  const asked = `pay {intent: "${payment.intent}"} (or ${tool} with confirm: true)`;
+  const how = payment.x402
+    ? `${asked} answers payment_required with the x402 PaymentRequired, which an x402 client pays over REST (POST /v1/billing/x402/pay with PAYMENT-SIGNATURE), and a checkout_url a person can pay at instead`
+    : payment.rails.length > 0
+      ? `no agent payment rail is configured here: a person pays it at the checkout_url that ${asked} answers`
+      : 'no payment rail is configured here: ask the operator';
+  return `Not done: a payment of $${payment.amount_usd} (${payment.intent}) is needed first. ${quote.detail} To pay: ${how}; then call ${tool} with confirm: true.`;
 }
 
 function answer(binding: ToolBinding, value: never, replayed: boolean): CallToolResult {

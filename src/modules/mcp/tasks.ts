@@ -22,7 +22,7 @@ import { admit, type Invoker } from '../../operations/invoke.ts';
 import { validateInput } from '../../operations/validate.ts';
 import type { BoundTool } from './bind.ts';
 import { DEFAULT_WAIT_S } from './operations.ts';
-import { asToolError, ok, type CallContext } from './results.ts';
+import { asToolError, ok, unverified, type CallContext } from './results.ts';
 import { McpTaskRepository, NO_ARGUMENTS, type McpTaskRow, type TaskOwner } from './task-repository.ts';
 import type { McpTaskStatus } from './tables.ts';
 
@@ -99,6 +99,8 @@ export interface McpTasksDeps {
   /** The bound tools; those of TASK_TOOLS run as tasks. */
   tools: readonly BoundTool[];
   endpointUrl: string;
+  /** Aborted when the process drains: tasks/result stops waiting and answers the tool's answer so far. */
+  drain: AbortSignal;
 }
 
 type TaskView = {
@@ -119,8 +121,10 @@ export class McpTasks {
   private readonly invoker: Invoker;
   private readonly tools: Map<string, BoundTool>;
   private readonly endpointUrl: string;
+  private readonly drain: AbortSignal;
 
   constructor(deps: McpTasksDeps) {
+    this.drain = deps.drain;
     this.repo = new McpTaskRepository(deps.db);
     this.clock = deps.clock;
     this.invoker = deps.invoker;
@@ -158,7 +162,7 @@ export class McpTasks {
       case 'tasks/get':
         return view(row.status === 'working' ? (await this.settle(row, acting)).row : row);
       case 'tasks/result':
-        return this.result(row, acting, signal);
+        return this.result(row, acting, AbortSignal.any([signal, this.drain]));
       default:
         return this.cancel(row, who);
     }
@@ -186,7 +190,8 @@ export class McpTasks {
       admit(tool.binding.operation, acting.agent);
       validateInput(tool.validate, args, 'arguments');
     } catch (error) {
-      throw error instanceof ApiError ? refusal(error) : error;
+      if (!(error instanceof ApiError)) throw error;
+      throw refusal(error.code === 'organization_unverified' ? unverified(name) : error);
     }
     const now = this.clock.now();
     const at = now.toISOString();
