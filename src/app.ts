@@ -216,6 +216,7 @@ export async function buildApp(deps: AppDeps) {
       pods: { ...podding.operations, ...agentPodOperations({ ...podding, charges: billing.enforcement }) },
       webhooks: webhooking.operations,
       billing: billing.operations,
+      organizations: organizing.operations,
     },
     invoker,
     version: VERSION,

@@ -78,6 +78,8 @@ export async function serve(config: Config): Promise<void> {
   const { app } = await buildApp({ config, database });
   let closing = false;
   const shutdown = async (signal: string) => {
+    // A second Ctrl-C does not wait for the drain: it exits at once.
+    if (closing && signal === 'SIGINT') process.exit(130);
     if (closing) return;
     closing = true;
     app.log.info({ signal }, 'draining');

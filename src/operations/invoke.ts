@@ -1,8 +1,8 @@
 // invoke(op, principal, input, options): the one transport-free path of every operation, in order:
-// admit (credential kind, scope, organization state), validate the input against the operation's
-// schema (unless the adapter already did), claim the idempotency key, run (the service opens its
-// transaction, writing the outcome and its outbox events in it), complete an error while it is
-// still an ApiError (problem enrichers: billing's 402), return.
+// admit (credential kind, scope, organization state), validate the input (text safety, then the
+// operation's schema: ./validate.ts; unless the adapter already did), claim the idempotency key,
+// run (the service opens its transaction, writing the outcome and its outbox events in it),
+// complete an error while it is still an ApiError (problem enrichers: billing's 402), return.
 //
 // Idempotency (contract §2) keeps REST's semantics: scope organization + route + key, 24 hours;
 // the same call replays the first outcome, another call with the key is idempotency_key_reused,
@@ -10,11 +10,8 @@
 // in its own transaction and is not looked up before the work: when the work fails, a live record
 // of the key answers instead. Not kept: 400s, 402s (the client pays and repeats) and 5xx.
 import { createHash } from 'node:crypto';
-import type { ValidateFunction } from 'ajv';
-import { fromFastifyError } from '../http/errors.ts';
 import type { IdempotencyOutcome, IdempotencyStore } from '../http/idempotency.ts';
 import { recordOutcomes } from '../http/idempotency.ts';
-import { compileBody } from '../http/validation.ts';
 import { canonicalJson } from '../lib/canonical-json.ts';
 import { ApiError } from '../lib/errors.ts';
 import {
@@ -28,6 +25,7 @@ import {
   type PrincipalKind,
   type RunContext,
 } from './operation.ts';
+import { validateInput, validatorOf } from './validate.ts';
 
 export interface InvokeOptions {
   idempotencyKey?: string;
@@ -60,19 +58,7 @@ export interface EnrichContext {
 /** Completes an error before it leaves (billing: a 402's checkout URL and x402 PaymentRequired). Returns the error to answer. */
 export type ProblemEnricher = (context: EnrichContext, error: ApiError) => Promise<ApiError>;
 
-const validators = new WeakMap<object, ValidateFunction>();
-
-function validated(op: AnyOperation, input: unknown): void {
-  let validate = validators.get(op.input);
-  if (!validate) {
-    validate = compileBody(op.input);
-    validators.set(op.input, validate);
-  }
-  if (!validate(input))
-    throw fromFastifyError(
-      Object.assign(new Error('invalid'), { validation: validate.errors ?? [], validationContext: 'body' }) as never,
-    );
-}
+const validated = (op: AnyOperation, input: unknown) => validateInput(validatorOf(op.input), input);
 
 /**
  * Why a kind of caller is refused an operation it is not among the `principals` of: 403 forbidden,

@@ -2,7 +2,8 @@
 // (card page, Stripe webhook, x402 settlement, MPP credential, deposit): its amount is credited to
 // the ledger (its rail reference makes that once), then its intent applied. setup, renewal (of the
 // tier) and reinstate buy a period: its price is debited and the organization is active to the
-// end of it (lifecycle.paidPeriodEnd). create_cell is debited too and leaves a credit for the next
+// end of it (lifecycle.paidPeriodEnd); a setup paid with a starting balance (amount_usd) debits
+// only the period's price, the rest stays on the balance. create_cell is debited too and leaves a credit for the next
 // cell create. top_up and the renewal of one cell stay on the prepaid balance. Emits
 // billing.payment_succeeded, and billing.status_changed when the state changes.
 import type { Config } from '../../config.ts';
@@ -79,10 +80,12 @@ export class PaymentCrediting {
     }
     if (buysPeriod(payment.intent, payment.cell_id)) {
       const tier = tierOf(this.config.prices, payment.tier ?? account.tier);
+      // A setup paid with a starting balance buys the period at its price and keeps the rest.
+      const period = payment.intent === 'setup' && amount > tier.priceMicros ? tier.priceMicros : amount;
       await this.repo.appendLedger(tx, {
         organization_id: organizationId,
         kind: payment.intent,
-        amount_micros: negated(amount),
+        amount_micros: negated(period),
         reference: `${payment.intent}:${payment.id}`,
         description: tier.name,
         created_at: nowIso,

@@ -82,7 +82,12 @@ export class MppRail implements MppPort {
       pay_endpoint: {
         method: 'POST',
         url: `${this.baseUrl}/v1/billing/mpp/pay`,
-        body: { intent: INTENTS.join(' | '), tier: 'optional', cell_id: 'optional', amount_usd: 'for top_up' },
+        body: {
+          intent: INTENTS.join(' | '),
+          tier: 'optional',
+          cell_id: 'optional',
+          amount_usd: 'for top_up; optional starting balance for setup',
+        },
       },
       challenge_ttl_seconds: MPP_CHALLENGE_SECONDS,
       credential_header: 'Authorization',

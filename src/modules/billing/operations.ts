@@ -12,6 +12,8 @@ import { INTENTS } from './lifecycle.ts';
 import { NETWORKS } from './networks.ts';
 import type { BillingQuotes } from './quotes.ts';
 import {
+  PaidIntent,
+  PaymentIntentFields,
   BillingStatus,
   PaymentDetails,
   PaymentOptions,
@@ -111,6 +113,38 @@ export function billingOperations(deps: BillingOperationDeps) {
       input: Type.Object({}, { additionalProperties: false }),
       output: BillingStatus,
       run: (ctx) => billing.status(ctx.organizationId),
+    }),
+    getBilling: defineOperation({
+      ...billingRead,
+      name: 'get_billing',
+      summary: 'Billing state, balance and how to pay, in one answer',
+      description: '',
+      errors: [],
+      input: Type.Object({}, { additionalProperties: false }),
+      output: Type.Object({ status: BillingStatus, payment_options: PaymentOptions }),
+      run: async (ctx) => ({
+        status: await billing.status(ctx.organizationId),
+        payment_options: await billing.paymentOptions(ctx.organizationId),
+      }),
+    }),
+    // What paying an intent takes, as the 402 of POST /v1/billing/x402/pay without a payment: the
+    // PaymentDetails (checkout_url for a person; the x402 PaymentRequired where a network is configured).
+    pay: defineOperation({
+      name: 'pay',
+      summary: 'What paying an intent takes',
+      description: '',
+      scope: 'billing:write',
+      idempotency: 'none',
+      errors: ['payment_required', 'not_found', 'conflict', 'billing_disabled'],
+      input: Type.Object(PaymentIntentFields, { additionalProperties: false }),
+      output: PaidIntent({ $id: 'PaidIntent', protocol: 'a rail', paymentId: 'pay_... id of the payment' }),
+      run: async (ctx, input) => {
+        const { amount_usd: amount, ...rest } = input;
+        throw await quotes.intentRequired(ctx.organizationId, {
+          ...rest,
+          amount_usd: amount === undefined ? undefined : String(amount),
+        });
+      },
     }),
     getPaymentOptions: defineOperation({
       ...billingRead,

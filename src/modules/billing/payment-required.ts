@@ -45,17 +45,28 @@ export class PaymentCompletion {
     const details = error.extensions?.payment as PaymentDetails | undefined;
     if (error.code !== 'payment_required' || !details) return error;
     const x402 = await this.complete(principal.organizationId, details, resourceUrl, error.message || details.intent);
-    return new ApiError('payment_required', error.message, {
+    // Without headers (an MCP tool error) an x402 block with nothing to accept would only invite a
+    // futile attempt: it is left out, and the message says plainly who pays, and where.
+    const agentRail = x402 !== null && x402.accepts.length > 0;
+    const message =
+      headers || agentRail || !x402 ? error.message : `${error.message} ${noAgentRail(details.checkout_url)}`;
+    return new ApiError('payment_required', message, {
       errors: error.errors,
       headers: { ...error.headers, ...(x402 && headers ? { 'payment-required': encodeHeader(x402) } : {}) },
       extensions: {
         ...error.extensions,
         payment: details,
-        ...(x402 && !headers ? { x402_payment_required: x402 } : {}),
+        ...(agentRail && !headers ? { x402_payment_required: x402 } : {}),
       },
     });
   };
 }
+
+/** What a payment_required says where no agent can pay it itself (no x402 network configured). */
+const noAgentRail = (checkoutUrl: string | undefined) =>
+  checkoutUrl
+    ? `No agent payment rail is configured here: a person pays it by card at payment.checkout_url (${checkoutUrl}); then call again.`
+    : 'No payment rail is configured here: ask the operator of this deployment.';
 
 /** Registers the completion of every 402 payment_required (of an operation, or of an agent's REST route). */
 export function registerPaymentRequired(invoker: Invoker, completion: PaymentCompletion): void {

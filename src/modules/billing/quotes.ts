@@ -6,7 +6,7 @@ import { ApiError, invalidField } from '../../lib/errors.ts';
 import type { CellsService } from '../cells/service.ts';
 import type { BillingAccounts } from './accounts.ts';
 import { keptOnBalance, owes, type Intent } from './lifecycle.ts';
-import { parseUsd, usdString, type Micros } from './money.ts';
+import { parseUsd, plus, usdString, type Micros } from './money.ts';
 import type { Network } from './networks.ts';
 import type { PaymentDetails, PaymentOffers, PriceSubject } from './offers.ts';
 import { amountDue, renewalPrice, tierOf } from './pricing.ts';
@@ -77,7 +77,7 @@ export class BillingQuotes {
         `One payment is at most ${usdString(this.config.maxPaymentMicros)}; this ${query.intent} is ${usdString(priced.micros)}.`,
       );
     }
-    const kept = keptOnBalance(query.intent, priced);
+    const kept = priced.startingBalance ?? keptOnBalance(query.intent, priced);
     if (kept > 0) await this.accounts.assertBalanceRoom(organizationId, kept);
     return priced;
   }
@@ -93,12 +93,31 @@ export class BillingQuotes {
     return amount;
   }
 
-  private async priceOf(organizationId: string, query: RequirementsQuery): Promise<Price> {
+  /** amount_usd of a top_up or a setup's starting balance: at least min_amount_usd. */
+  private leastAmountOf(text: string): Micros {
+    const amount = this.amountOf(text);
+    if (amount < this.prices.minAmountMicros) {
+      throw invalidField(
+        'amount_usd',
+        'too_small',
+        `amount_usd must be at least ${usdString(this.prices.minAmountMicros)}.`,
+      );
+    }
+    return amount;
+  }
+
+  private async priceOf(
+    organizationId: string,
+    query: RequirementsQuery,
+  ): Promise<Price & { startingBalance?: Micros }> {
     if (query.amount_usd !== undefined) this.amountOf(query.amount_usd);
     switch (query.intent) {
       case 'setup': {
         const tier = tierOf(this.prices, query.tier);
-        return { micros: tier.priceMicros, tier: tier.name };
+        // A starting balance (contract §7, §10): paid with the first period, kept on the balance.
+        if (query.amount_usd === undefined) return { micros: tier.priceMicros, tier: tier.name };
+        const startingBalance = this.leastAmountOf(query.amount_usd);
+        return { micros: plus(tier.priceMicros, startingBalance), tier: tier.name, startingBalance };
       }
       case 'renewal': {
         if (query.cell_id) {
@@ -115,15 +134,7 @@ export class BillingQuotes {
       case 'top_up': {
         if (query.amount_usd === undefined)
           throw invalidField('amount_usd', 'required', 'amount_usd is required for a top_up.');
-        const amount = this.amountOf(query.amount_usd);
-        if (amount < this.prices.minAmountMicros) {
-          throw invalidField(
-            'amount_usd',
-            'too_small',
-            `amount_usd must be at least ${usdString(this.prices.minAmountMicros)}.`,
-          );
-        }
-        return { micros: amount };
+        return { micros: this.leastAmountOf(query.amount_usd) };
       }
       case 'reinstate': {
         const account = await this.accounts.standing(organizationId);

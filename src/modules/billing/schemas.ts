@@ -343,7 +343,8 @@ export const PaymentIntentFields = {
   cell_id: Type.Optional(Type.String({ minLength: 1, maxLength: 64 })),
   amount_usd: Type.Optional(
     Type.Union([Type.String({ maxLength: 16 }), Type.Number()], {
-      description: 'Dollars with at most 2 decimals (top_up), e.g. "25.00".',
+      description:
+        'Dollars with at most 2 decimals, at least min_amount_usd, e.g. "25.00": a top_up\'s amount, or a setup\'s starting balance (paid with the first period, kept on the prepaid balance).',
     }),
   ),
 };

@@ -11,12 +11,12 @@ import type {
 } from '@modelcontextprotocol/server';
 import { Type, type TObject, type TSchema } from 'typebox';
 import type { ValidateFunction } from 'ajv';
-import { fromFastifyError } from '../../http/errors.ts';
 import type { AgentPrincipal } from '../../http/types.ts';
 import { compileBody } from '../../http/validation.ts';
 import type { Invoker } from '../../operations/invoke.ts';
 import type { AnyOperation } from '../../operations/operation.ts';
-import { asToolError, ok, storedError } from './results.ts';
+import { validateInput } from '../../operations/validate.ts';
+import { asToolError, ok, storedError, type CallContext } from './results.ts';
 
 export interface ToolBinding {
   /** The operation it calls; the tool's name may differ (send_from_pod calls send_pod_draft). */
@@ -104,22 +104,17 @@ export function boundTool(name: string, binding: ToolBinding): BoundTool {
         ),
       }
     : {};
-  const input =
-    takesKey || binding.confirm
-      ? Type.Object(
-          {
-            ...args.properties,
-            ...(takesKey
-              ? ({ idempotency_key: required ? IdempotencyKey : Type.Optional(IdempotencyKey) } as Record<
-                  string,
-                  TSchema
-                >)
-              : {}),
-            ...confirm,
-          },
-          { additionalProperties: false },
-        )
-      : args;
+  // Unknown arguments are refused, as REST refuses unknown body fields and query parameters.
+  const input = Type.Object(
+    {
+      ...args.properties,
+      ...(takesKey
+        ? ({ idempotency_key: required ? IdempotencyKey : Type.Optional(IdempotencyKey) } as Record<string, TSchema>)
+        : {}),
+      ...confirm,
+    },
+    { additionalProperties: false },
+  );
   return {
     name,
     binding,
@@ -131,6 +126,10 @@ export function boundTool(name: string, binding: ToolBinding): BoundTool {
 
 export interface ToolContext {
   invoker: Invoker;
+  /** The HTTP request the call came in (its id and logger, for an unexpected failure). */
+  call: CallContext;
+  /** Aborted when the process drains: a wait answers at once ("no reply yet"). */
+  drain: AbortSignal;
   agent: AgentPrincipal;
   /** The MCP endpoint's URL: the resource an x402 payment of a tool names. */
   endpointUrl: string;
@@ -147,16 +146,11 @@ export function registerBoundTool(server: McpServer, tool: BoundTool, context: T
       outputSchema: tool.output,
       annotations: binding.annotations,
     },
-    (async (args: Record<string, unknown>, ctx: { mcpReq: { signal: AbortSignal } }): Promise<CallToolResult> => {
+    (async (args: Record<string, unknown>, request: { mcpReq: { signal: AbortSignal } }): Promise<CallToolResult> => {
+      // The client hanging up, or the process draining, ends a wait.
+      const ctx = { mcpReq: { signal: AbortSignal.any([request.mcpReq.signal, context.drain]) } };
       try {
-        if (!tool.validate(args)) {
-          throw fromFastifyError(
-            Object.assign(new Error('invalid'), {
-              validation: tool.validate.errors ?? [],
-              validationContext: 'arguments',
-            }) as never,
-          );
-        }
+        validateInput(tool.validate, args, 'arguments');
         const { idempotency_key, confirm, ...input } = args;
         const paid = binding.confirm && (binding.confirm.when ? binding.confirm.when(input) : true);
         if (paid && confirm !== true) {
@@ -165,14 +159,8 @@ export function registerBoundTool(server: McpServer, tool: BoundTool, context: T
             signal: ctx.mcpReq.signal,
             resourceUrl: context.endpointUrl,
           });
-          const price = (quote.replayed ? JSON.parse(quote.body) : quote.value) as {
-            amount_usd: string;
-            detail: string;
-          };
-          return ok(
-            { confirmation_required: true, quote: price },
-            `Not done: this costs $${price.amount_usd} (${price.detail}). Call ${tool.name} again with confirm: true to do it.`,
-          );
+          const price = (quote.replayed ? JSON.parse(quote.body) : quote.value) as Quote;
+          return ok({ confirmation_required: true, quote: price }, confirmationText(tool.name, price));
         }
         const outcome = await context.invoker.invoke(binding.operation, context.agent, input, {
           validate: false,
@@ -192,10 +180,31 @@ export function registerBoundTool(server: McpServer, tool: BoundTool, context: T
           : { value: outcome.value, replayed: false };
         return answer(binding, fresh.value as never, fresh.replayed);
       } catch (error) {
-        return asToolError(error);
+        return asToolError(error, context.call, tool.name);
       }
     }) as never,
   );
+}
+
+interface Quote {
+  amount_usd: string;
+  covered_by: string;
+  detail: string;
+  payment: { intent: string; amount_usd: string; rails: string[]; x402?: unknown } | null;
+}
+
+/** What a paid tool called without confirm says: the cost, and what doing it needs (a payment first, and by whom). */
+function confirmationText(tool: string, quote: Quote): string {
+  const payment = quote.payment;
+  if (!payment)
+    return `Not done yet. ${quote.detail} ($${quote.amount_usd}, nothing to pay first). To do it, call ${tool} with confirm: true.`;
+  const asked = `pay {intent: "${payment.intent}"} (or ${tool} with confirm: true)`;
+  const how = payment.x402
+    ? `${asked} answers payment_required with the x402 PaymentRequired, which an x402 client pays over REST (POST /v1/billing/x402/pay with PAYMENT-SIGNATURE), and a checkout_url a person can pay at instead`
+    : payment.rails.length > 0
+      ? `no agent payment rail is configured here: a person pays it at the checkout_url that ${asked} answers`
+      : 'no payment rail is configured here: ask the operator';
+  return `Not done: a payment of $${payment.amount_usd} (${payment.intent}) is needed first. ${quote.detail} To pay: ${how}; then call ${tool} with confirm: true.`;
 }
 
 function answer(binding: ToolBinding, value: never, replayed: boolean): CallToolResult {

@@ -34,6 +34,20 @@ for (const { sdk, connect } of SDK_CLIENTS) {
       assert.equal(error.x402_payment_required.accepts[0].amount, '20000000');
     });
 
+    it('answers pay with the PaymentDetails and, x402 being configured, the x402 PaymentRequired', async () => {
+      const agent = await open((await verifiedOrganization(t)).apiKey);
+      const error = toolErrorOf(await agent.callTool('pay', { intent: 'top_up', amount_usd: '7.50' }));
+      assert.equal(error.code, 'payment_required');
+      assert.equal(error.payment.intent, 'top_up');
+      assert.equal(error.payment.amount_usd, '7.50');
+      assert.match(error.payment.checkout_url, /\/v1\/billing\/checkout\/pay_/);
+      assert.equal(error.x402_payment_required.accepts[0].amount, '7500000');
+      assert.equal(error.x402_payment_required.accepts[0].payTo, BASE_PAY_TO);
+      const low = toolErrorOf(await agent.callTool('pay', { intent: 'top_up', amount_usd: '1.00' }));
+      assert.equal(low.code, 'invalid_request');
+      assert.equal(low.field, 'amount_usd');
+    });
+
     it('shows a send_message the balance cannot cover as payment_required with a top_up', async () => {
       const org = await verifiedOrganization(t);
       await grant(t, org.organizationId);

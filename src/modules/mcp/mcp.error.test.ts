@@ -108,4 +108,46 @@ describe('POST /mcp bad input', () => {
       assert.equal(error.field, 'since', since);
     }
   });
+
+  it('answers an unexpected failure as internal_error with the request id, never the thrown words; a NUL never reaches the database', async () => {
+    const cells = t.services.cells;
+    const list = cells.list;
+    cells.list = async () => {
+      throw new Error('invalid byte sequence for encoding "UTF8": 0x00');
+    };
+    try {
+      const response = await post(
+        JSON.stringify({ jsonrpc: '2.0', id: 9, method: 'tools/call', params: { name: 'list_cells', arguments: {} } }),
+      );
+      assert.equal(response.status, 200);
+      const requestId = response.headers.get('x-request-id');
+      const text = await response.text();
+      assert.doesNotMatch(text, /byte sequence|UTF8/);
+      const data = JSON.parse(
+        text
+          .split('\n')
+          .find((l) => l.startsWith('data: '))!
+          .slice(6),
+      );
+      const error = toolErrorOf(data.result);
+      assert.equal(error.code, 'internal_error');
+      assert.equal(error.request_id, requestId);
+    } finally {
+      cells.list = list;
+    }
+    const nul = toolErrorOf(
+      await client.callTool({
+        name: 'send_message',
+        arguments: { cell_id: line.cell.id, to: '+14155550199', body: 'hi\u0000there', idempotency_key: 'nul' },
+      }),
+    );
+    assert.equal(nul.code, 'invalid_request');
+    assert.equal(nul.field, 'body');
+    assert.equal(nul.errors[0].code, 'invalid_character');
+    const listed = await client.callTool({
+      name: 'list_messages',
+      arguments: { cell_id: line.cell.id, direction: 'outbound' },
+    });
+    assert.deepEqual(structured(listed).messages, [], 'nothing was queued');
+  });
 });

@@ -25,6 +25,7 @@ describe('POST /mcp with an API key', () => {
     assert.deepEqual(names, [
       'cancel_message',
       'create_cell',
+      'get_billing',
       'get_conversation',
       'get_status',
       'get_usage',
@@ -33,9 +34,11 @@ describe('POST /mcp with an API key', () => {
       'list_messages',
       'list_pods',
       'list_webhook_deliveries',
+      'pay',
       'send_from_pod',
       'send_message',
       'start_cycle',
+      'verify_organization',
       'wait_for_code',
       'wait_for_delivery',
       'wait_for_reply',
@@ -57,6 +60,8 @@ describe('POST /mcp with an API key', () => {
     const used = [...new Set(Object.values(TOOL_SCOPES).filter((scope) => scope !== null))].sort();
     assert.deepEqual(metadata.scopes_supported, used);
     assert.deepEqual(used, [
+      'billing:read',
+      'billing:write',
       'cells:read',
       'cells:write',
       'messages:read',

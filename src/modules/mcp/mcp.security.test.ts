@@ -73,7 +73,7 @@ describe('POST /mcp credentials and isolation', () => {
     assert.equal(response.status, 401);
     assert.equal(
       response.headers.get('www-authenticate'),
-      `Bearer resource_metadata="${t.origin}/.well-known/oauth-protected-resource/mcp", scope="cells:read cells:write messages:read messages:send usage:read webhooks:write"`,
+      `Bearer resource_metadata="${t.origin}/.well-known/oauth-protected-resource/mcp", scope="billing:read billing:write cells:read cells:write messages:read messages:send usage:read webhooks:write"`,
     );
     assert.equal(((await response.json()) as { code: string }).code, 'unauthenticated');
   });

@@ -7,6 +7,7 @@ import type { Kysely } from 'kysely';
 import type { DB } from '../../db/schema.ts';
 import type { App, AgentPrincipal } from '../../http/types.ts';
 import type { Clock } from '../../lib/clock.ts';
+import type { CallContext } from './results.ts';
 import { registerMcpRoute } from './route.ts';
 import { McpTasks } from './tasks.ts';
 import { boundTools, mcpServer, type ToolDeps } from './tools.ts';
@@ -16,20 +17,30 @@ export interface McpModule {
   handler: () => Promise<McpHttpHandler>;
   /** The waits called as MCP tasks, kept in the database. */
   tasks: McpTasks;
+  /** Ends every wait now (the app is closing). */
+  drain(): void;
 }
 
-export function build(deps: ToolDeps & { db: Kysely<DB>; clock: Clock }): McpModule {
+export function build(deps: Omit<ToolDeps, 'drain'> & { db: Kysely<DB>; clock: Clock }): McpModule {
+  // Aborted as the app starts closing (preClose, before in-flight requests are awaited): every
+  // wait answers at once, so a drain takes no longer than the slowest non-wait request.
+  const draining = new AbortController();
+  const withDrain = { ...deps, drain: draining.signal };
   // Bound (schemas compiled, scopes checked) at start-up: a tool out of step refuses the start.
   const tools = boundTools(deps.operations);
   let loading: Promise<McpHttpHandler> | undefined;
   const load = async () => {
     const { createMcpHandler, McpServer } = await import('@modelcontextprotocol/server');
-    return createMcpHandler((ctx) => mcpServer(McpServer, deps, tools, ctx.authInfo?.extra?.agent as AgentPrincipal));
+    return createMcpHandler((ctx) => {
+      const extra = ctx.authInfo?.extra as { agent: AgentPrincipal; call: CallContext };
+      return mcpServer(McpServer, withDrain, tools, extra.agent, extra.call);
+    });
   };
-  const tasks = new McpTasks({ ...deps, tools });
-  return { handler: () => (loading ??= load()), tasks };
+  const tasks = new McpTasks({ ...withDrain, tools });
+  return { handler: () => (loading ??= load()), tasks, drain: () => draining.abort() };
 }
 
 export async function register(app: App, module: McpModule, options: { baseUrl: string }): Promise<void> {
+  app.addHook('preClose', async () => module.drain());
   await registerMcpRoute(app, module.handler, { ...options, tasks: module.tasks });
 }

@@ -1,10 +1,26 @@
-// Tool results: structured content with a short text, and service errors (ApiError) as tool
-// errors that carry the machine code, the fields and, on 402, the PaymentDetails.
+// Tool results: structured content with a short text and the same content as JSON text (MCP's
+// SHOULD: a host that shows the model only `content` loses nothing), and service errors
+// (ApiError) as tool errors that carry the machine code, the fields and, on 402, the PaymentDetails.
 import type { CallToolResult } from '@modelcontextprotocol/server';
+import { isDatabaseUnavailable } from '../../db/errors.ts';
 import { ApiError, errorOf } from '../../lib/errors.ts';
 
 export function ok(structured: Record<string, unknown>, text: string): CallToolResult {
-  return { content: [{ type: 'text', text }], structuredContent: structured };
+  return {
+    content: [
+      { type: 'text', text },
+      { type: 'text', text: JSON.stringify(structured) },
+    ],
+    structuredContent: structured,
+  };
+}
+
+/** The refusal of a tool to an unverified organization: it names the tool and the way out over MCP. */
+export function unverified(tool: string): ApiError {
+  return new ApiError(
+    'organization_unverified',
+    `${tool} needs a verified organization: call verify_organization with the 6-digit code emailed at sign-up.`,
+  );
 }
 
 interface ErrorBody {
@@ -36,8 +52,32 @@ export function storedError({ status: _status, ...error }: ErrorBody & { status?
   return errorResult(error);
 }
 
-/** Anything but an ApiError is a bug or an outage: rethrown, so the SDK answers a JSON-RPC error without details. */
-export function asToolError(error: unknown): CallToolResult {
-  if (error instanceof ApiError) return toolError(error);
-  throw error;
+/** The request a tool call came in: its id (in every unexpected failure's answer) and its logger. */
+export interface CallContext {
+  requestId: string;
+  log: { warn(object: object, message: string): void; error(object: object, message: string): void };
+}
+
+/**
+ * Anything but an ApiError is a bug or an outage: logged with the request id, and answered as
+ * REST answers it (`unavailable` for a lost database, else `internal_error`) with that id, never
+ * the thrown message (a driver's words, SQL).
+ */
+export function asToolError(error: unknown, call: CallContext, tool?: string): CallToolResult {
+  if (error instanceof ApiError)
+    return toolError(tool && error.code === 'organization_unverified' ? unverified(tool) : error);
+  if (isDatabaseUnavailable(error)) {
+    call.log.warn({ err: error }, 'tool call failed: database unavailable');
+    return errorResult({
+      code: 'unavailable',
+      message: 'The database is unreachable; retry shortly.',
+      request_id: call.requestId,
+    });
+  }
+  call.log.error({ err: error }, 'tool call failed');
+  return errorResult({
+    code: 'internal_error',
+    message: 'Something went wrong on our side; the request id identifies it in our logs.',
+    request_id: call.requestId,
+  });
 }

@@ -116,7 +116,10 @@ export async function registerMcpRoute(
       if (refused) throw refused;
       // Tasks (./tasks.ts) are answered here: the SDK parses their vocabulary but runs none of it.
       const taskRequest = request.method === 'POST' ? taskRequestOf(message) : undefined;
-      if (taskRequest) return reply.send(await options.tasks.answer(taskRequest, agent, hangUp.signal));
+      if (taskRequest)
+        return reply.send(
+          await options.tasks.answer(taskRequest, agent, { requestId: request.id, log: request.log }, hangUp.signal),
+        );
       const web = new Request(url, {
         method: request.method,
         headers: webHeaders(request),
@@ -130,7 +133,7 @@ export async function registerMcpRoute(
           token: '',
           clientId: agent.client?.id ?? agent.credentialId,
           scopes: agent.scopes,
-          extra: { agent },
+          extra: { agent, call: { requestId: request.id, log: request.log } },
         },
       });
       return reply.send(response);

@@ -18,6 +18,9 @@ export const TOOL_SCOPES = {
   get_usage: 'usage:read',
   list_webhook_deliveries: 'webhooks:write',
   cancel_message: 'messages:send',
+  verify_organization: null,
+  get_billing: 'billing:read',
+  pay: 'billing:write',
 } as const satisfies Record<string, string | null>;
 
 export type ToolName = keyof typeof TOOL_SCOPES;

@@ -8,7 +8,7 @@ export interface McpTasksTable {
   /** The OAuth client id, or the API key id, of the credential that created it. */
   owner: string;
   tool: string;
-  /** JSON: the tool's arguments, `since` fixed at creation. */
+  /** JSON: the tool's arguments, `since` fixed at creation; `null` once the task ended (a failed task keeps its error only). */
   arguments: string;
   status: McpTaskStatus;
   status_message: string | null;

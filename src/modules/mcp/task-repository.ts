@@ -1,10 +1,14 @@
 // SQL for MCP tasks (migration 0025). Every read names the owner and skips expired rows, so a
 // task of another organization or credential, or past its ttl, is simply not there.
-import type { Kysely, Selectable } from 'kysely';
-import type { DB } from '../../db/schema.ts';
+import { sql, type Kysely, type Selectable } from 'kysely';
+import { isPostgres } from '../../db/migrations/dialect.ts';
+import type { DB, Executor } from '../../db/schema.ts';
 import type { McpTaskStatus, McpTasksTable } from './tables.ts';
 
 export type McpTaskRow = Selectable<McpTasksTable>;
+
+/** The arguments of an ended task: none (JSON null). Nothing runs it again, and a failed one keeps only its error. */
+export const NO_ARGUMENTS = 'null';
 
 export interface TaskOwner {
   organizationId: string;
@@ -17,8 +21,20 @@ export class McpTaskRepository {
     this.db = db;
   }
 
-  async insert(row: McpTaskRow): Promise<void> {
-    await this.db.insertInto('mcp_tasks').values(row).execute();
+  /**
+   * Inserts the task unless the organization holds `cap` working or failed tasks already; whether
+   * it did. The count and the insert share a transaction under a lock of the organization's tasks
+   * (a transaction-scoped advisory lock on PostgreSQL; SQLite runs one write transaction at a
+   * time), so concurrent creations never pass the cap.
+   */
+  async insertCapped(row: McpTaskRow, cap: number, now: string): Promise<boolean> {
+    return this.db.transaction().execute(async (tx) => {
+      if (isPostgres(tx))
+        await sql`select pg_advisory_xact_lock(hashtextextended(${`mcp_tasks:${row.organization_id}`}, 0))`.execute(tx);
+      if ((await this.countHeld(tx, row.organization_id, now)) >= cap) return false;
+      await tx.insertInto('mcp_tasks').values(row).execute();
+      return true;
+    });
   }
 
   async find(who: TaskOwner, id: string, now: string): Promise<McpTaskRow | undefined> {
@@ -50,20 +66,20 @@ export class McpTaskRepository {
     return query.orderBy('created_at', 'desc').orderBy('id', 'desc').limit(limit).execute();
   }
 
-  /** The organization's tasks still working and not expired (the cap on new ones). */
-  async countWorking(organizationId: string, now: string): Promise<number> {
-    const row = await this.db
+  /** The organization's tasks working or failed and not expired (the cap on new ones). */
+  private async countHeld(ex: Executor, organizationId: string, now: string): Promise<number> {
+    const row = await ex
       .selectFrom('mcp_tasks')
       .select((eb) => eb.fn.countAll<number>().as('count'))
       .where('organization_id', '=', organizationId)
-      .where('status', '=', 'working')
+      .where('status', 'in', ['working', 'failed'])
       .where('expires_at', '>', now)
       .executeTakeFirstOrThrow();
     return Number(row.count);
   }
 
   /**
-   * Ends a working task (the first writer wins: another process, or a cancel, may have ended it).
+   * Ends a working task, dropping its arguments (the first writer wins: another process, or a cancel, may have ended it).
    * Returns whether this call ended it.
    */
   async finish(
@@ -72,7 +88,13 @@ export class McpTaskRepository {
   ): Promise<boolean> {
     const { numUpdatedRows } = await this.db
       .updateTable('mcp_tasks')
-      .set({ status: end.status, status_message: end.statusMessage, result: end.result, updated_at: end.at })
+      .set({
+        status: end.status,
+        status_message: end.statusMessage,
+        result: end.result,
+        arguments: NO_ARGUMENTS,
+        updated_at: end.at,
+      })
       .where('id', '=', id)
       .where('status', '=', 'working')
       .executeTakeFirst();

@@ -142,7 +142,8 @@ describe('MCP tasks: bad input', () => {
     expectRpcError(await rpc('tasks/cancel', { taskId: task.taskId }), -32602, /terminal status: cancelled/);
     expectRpcError(await rpc('tasks/result', { taskId: task.taskId }), -32602, /was cancelled: it has no result/);
     assert.equal((await rpc('tasks/get', { taskId: task.taskId })).result.status, 'cancelled');
-    const failed = await created({ since: 'yesterday' });
+    const foreign = await activeLine(t, {}, await activeOrganization(t));
+    const failed = await created({ cell_id: foreign.cell.id });
     assert.equal(failed.status, 'failed');
     expectRpcError(await rpc('tasks/cancel', { taskId: failed.taskId }), -32602, /terminal status: failed/);
   });
@@ -197,7 +198,7 @@ describe('MCP tasks: bad input', () => {
     );
   });
 
-  it(`refuses a task beyond ${MAX_WORKING_TASKS} working ones of the organization (-32000, rate_limited)`, async () => {
+  it(`refuses a task beyond ${MAX_WORKING_TASKS} working ones of the organization (-32000, rate_limited); a cancel makes room`, async () => {
     const busy = await activeLine(t, {}, await activeOrganization(t));
     const create = () =>
       rpc(
@@ -208,7 +209,7 @@ describe('MCP tasks: bad input', () => {
     const first = (await create()).result.task.taskId as string;
     for (let n = 1; n < MAX_WORKING_TASKS; n += 1) assert.equal((await create()).result.task.status, 'working');
     const refused = await create();
-    expectRpcError(refused, -32000, /has 100 tasks working already/);
+    expectRpcError(refused, -32000, /has 100 tasks working or failed already/);
     assert.deepEqual(refused.error.data, { code: 'rate_limited' });
     // Ending one makes room.
     await rpc('tasks/cancel', { taskId: first }, busy.org.apiKey);

@@ -17,11 +17,13 @@ import type { AgentPrincipal } from '../../http/types.ts';
 import type { Clock } from '../../lib/clock.ts';
 import { idFloor } from '../../lib/ids.ts';
 import { randomBase62 } from '../../lib/secrets.ts';
-import type { Invoker } from '../../operations/invoke.ts';
+import { ApiError, errorOf } from '../../lib/errors.ts';
+import { admit, type Invoker } from '../../operations/invoke.ts';
+import { validateInput } from '../../operations/validate.ts';
 import type { BoundTool } from './bind.ts';
 import { DEFAULT_WAIT_S } from './operations.ts';
-import { asToolError, ok } from './results.ts';
-import { McpTaskRepository, type McpTaskRow, type TaskOwner } from './task-repository.ts';
+import { asToolError, ok, unverified, type CallContext } from './results.ts';
+import { McpTaskRepository, NO_ARGUMENTS, type McpTaskRow, type TaskOwner } from './task-repository.ts';
 import type { McpTaskStatus } from './tables.ts';
 
 /** The tools that run as tasks (execution.taskSupport "optional"), and when each one's answer is the awaited one. */
@@ -44,7 +46,10 @@ const DEFAULT_TTL_MS = 60 * 60 * 1000;
 const MAX_TTL_MS = 24 * 60 * 60 * 1000;
 /** A task outlives its wait by at least this, for the client to fetch the answer. */
 const MIN_RETENTION_MS = 60 * 1000;
-/** Working tasks one organization may hold; more is refused (the table stays bounded). */
+/**
+ * Working and failed tasks one organization may hold (contract §2 "Stored resources"); more is
+ * refused, checked in the transaction of the insert (the table stays bounded).
+ */
 export const MAX_WORKING_TASKS = 100;
 const LIST_PAGE = 50;
 const RELATED_TASK = 'io.modelcontextprotocol/related-task';
@@ -94,6 +99,8 @@ export interface McpTasksDeps {
   /** The bound tools; those of TASK_TOOLS run as tasks. */
   tools: readonly BoundTool[];
   endpointUrl: string;
+  /** Aborted when the process drains: tasks/result stops waiting and answers the tool's answer so far. */
+  drain: AbortSignal;
 }
 
 type TaskView = {
@@ -114,8 +121,10 @@ export class McpTasks {
   private readonly invoker: Invoker;
   private readonly tools: Map<string, BoundTool>;
   private readonly endpointUrl: string;
+  private readonly drain: AbortSignal;
 
   constructor(deps: McpTasksDeps) {
+    this.drain = deps.drain;
     this.repo = new McpTaskRepository(deps.db);
     this.clock = deps.clock;
     this.invoker = deps.invoker;
@@ -123,10 +132,19 @@ export class McpTasks {
     this.tools = new Map(deps.tools.filter((tool) => isTaskTool(tool.name)).map((tool) => [tool.name, tool]));
   }
 
-  /** The JSON-RPC response to a request of taskRequestOf, acting for `agent`; `signal` is the client's hang-up. */
-  async answer(request: RpcRequest, agent: AgentPrincipal, signal: AbortSignal): Promise<RpcResponse> {
+  /**
+   * The JSON-RPC response to a request of taskRequestOf, acting for `agent`; `call` is the HTTP
+   * request (id, logger), `signal` the client's hang-up.
+   */
+  async answer(
+    request: RpcRequest,
+    agent: AgentPrincipal,
+    call: CallContext,
+    signal: AbortSignal,
+  ): Promise<RpcResponse> {
     try {
-      return { jsonrpc: '2.0', id: request.id, result: await this.dispatch(request, agent, signal) };
+      const who: TaskOwner = { organizationId: agent.organizationId, owner: agent.client?.id ?? agent.credentialId };
+      return { jsonrpc: '2.0', id: request.id, result: await this.dispatch(request, { agent, who, call }, signal) };
     } catch (error) {
       if (!(error instanceof RpcError)) throw error;
       const data = error.data === undefined ? {} : { data: error.data };
@@ -134,23 +152,24 @@ export class McpTasks {
     }
   }
 
-  private async dispatch(request: RpcRequest, agent: AgentPrincipal, signal: AbortSignal) {
+  private async dispatch(request: RpcRequest, acting: Acting, signal: AbortSignal) {
     const params = request.params ?? {};
-    const who: TaskOwner = { organizationId: agent.organizationId, owner: agent.client?.id ?? agent.credentialId };
-    if (request.method === 'tools/call') return this.create(params, agent, who);
+    const { who } = acting;
+    if (request.method === 'tools/call') return this.create(params, acting);
     if (request.method === 'tasks/list') return this.list(params, who);
     const row = await this.load(params, who);
     switch (request.method) {
       case 'tasks/get':
-        return view(row.status === 'working' ? (await this.settle(row, agent, who)).row : row);
+        return view(row.status === 'working' ? (await this.settle(row, acting)).row : row);
       case 'tasks/result':
-        return this.result(row, agent, who, signal);
+        return this.result(row, acting, AbortSignal.any([signal, this.drain]));
       default:
         return this.cancel(row, who);
     }
   }
 
-  private async create(params: Record<string, unknown>, agent: AgentPrincipal, who: TaskOwner) {
+  private async create(params: Record<string, unknown>, acting: Acting) {
+    const { who } = acting;
     const name = params.name;
     if (!isTaskTool(name))
       throw new RpcError(
@@ -165,14 +184,17 @@ export class McpTasks {
     const args = params.arguments ?? {};
     if (typeof args !== 'object' || args === null || Array.isArray(args))
       throw new RpcError(INVALID_PARAMS, 'arguments is an object.');
+    // Nothing is stored for a call the tool would refuse: the organization's standing, the arguments.
+    const tool = this.tools.get(name)!;
+    try {
+      admit(tool.binding.operation, acting.agent);
+      validateInput(tool.validate, args, 'arguments');
+    } catch (error) {
+      if (!(error instanceof ApiError)) throw error;
+      throw refusal(error.code === 'organization_unverified' ? unverified(name) : error);
+    }
     const now = this.clock.now();
     const at = now.toISOString();
-    if ((await this.repo.countWorking(who.organizationId, at)) >= MAX_WORKING_TASKS)
-      throw new RpcError(
-        SERVER_ERROR,
-        `The organization has ${MAX_WORKING_TASKS} tasks working already: wait for one to end, or cancel one.`,
-        { code: 'rate_limited' },
-      );
     await this.repo.prune(at);
     const fixed = fixSince(name, args as Record<string, unknown>, now.getTime());
     const timeout = fixed.timeout_s;
@@ -193,10 +215,19 @@ export class McpTasks {
       deadline_at: new Date(now.getTime() + waitMs).toISOString(),
       expires_at: new Date(now.getTime() + ttlMs).toISOString(),
     };
-    // The first look decides bad arguments (a failed task with the tool's error) and answers already there.
-    const { end } = await this.run(row, agent, undefined);
-    const created = end ? { ...row, status: end.status, status_message: end.statusMessage, result: end.result } : row;
-    await this.repo.insert(created);
+    // The first look answers what is already there; a value the tool refuses (a `since` it cannot
+    // read) is the call's error, not a task. Any other error is a failed task (its error, no arguments).
+    const { answer, end } = await this.run(row, acting, undefined);
+    const error = end?.status === 'failed' ? toolErrorBody(answer) : undefined;
+    if (error?.code === 'invalid_request')
+      throw new RpcError(INVALID_PARAMS, error.message ?? 'Invalid arguments.', error);
+    const created = end ? { ...row, ...ended(end) } : row;
+    if (!(await this.repo.insertCapped(created, MAX_WORKING_TASKS, at)))
+      throw new RpcError(
+        SERVER_ERROR,
+        `The organization has ${MAX_WORKING_TASKS} tasks working or failed already: wait for one to end or expire, or cancel a working one.`,
+        { code: 'rate_limited' },
+      );
     return { task: view(created) };
   }
 
@@ -225,10 +256,10 @@ export class McpTasks {
     return { tasks: page.map(view), ...(nextCursor ? { nextCursor } : {}) };
   }
 
-  private async result(row: McpTaskRow, agent: AgentPrincipal, who: TaskOwner, signal: AbortSignal) {
+  private async result(row: McpTaskRow, acting: Acting, signal: AbortSignal) {
     let current = row;
     if (current.status === 'working') {
-      const settled = await this.settle(current, agent, who, signal);
+      const settled = await this.settle(current, acting, signal);
       current = settled.row;
       // Not settled (the client hung up, or the organization's wait slots are full): the tool's own answer, nothing stored.
       if (current.status === 'working') return withTask(settled.answer, current.id);
@@ -253,12 +284,12 @@ export class McpTasks {
   }
 
   /** Runs a working task's tool (a look, or with `wait` the rest of its wait) and stores the end it reaches. */
-  private async settle(row: McpTaskRow, agent: AgentPrincipal, who: TaskOwner, wait?: AbortSignal) {
-    const { answer, end } = await this.run(row, agent, wait);
+  private async settle(row: McpTaskRow, acting: Acting, wait?: AbortSignal) {
+    const { answer, end } = await this.run(row, acting, wait);
     if (!end) return { row, answer };
     await this.repo.finish(row.id, { ...end, at: this.clock.now().toISOString() });
     // Another process or a cancel may have ended it first: the stored end is the answer.
-    return { row: (await this.repo.find(who, row.id, this.clock.now().toISOString())) ?? row, answer };
+    return { row: (await this.repo.find(acting.who, row.id, this.clock.now().toISOString())) ?? row, answer };
   }
 
   /**
@@ -266,13 +297,13 @@ export class McpTasks {
    * set of wait slots, which is retried), the awaited answer completes it, and so does any answer
    * once the deadline is reached — the wait's timed-out answer.
    */
-  private async run(row: McpTaskRow, agent: AgentPrincipal, wait: AbortSignal | undefined) {
+  private async run(row: McpTaskRow, acting: Acting, wait: AbortSignal | undefined) {
     const tool = this.tools.get(row.tool)!;
     const args = JSON.parse(row.arguments) as Record<string, unknown>;
     const leftMs = Date.parse(row.deadline_at) - this.clock.now().getTime();
     const waiting = wait !== undefined && leftMs > 0;
     if (waiting) args.timeout_s = Math.min(50, Math.ceil(leftMs / 1000));
-    const answer = await this.call(tool, agent, args, waiting ? wait : AbortSignal.abort());
+    const answer = await this.call(tool, acting, args, waiting ? wait : AbortSignal.abort());
     if (waiting && wait.aborted) return { answer, end: undefined };
     const result = JSON.stringify(answer);
     if (answer.isError) {
@@ -291,12 +322,12 @@ export class McpTasks {
    */
   private async call(
     tool: BoundTool,
-    agent: AgentPrincipal,
+    acting: Acting,
     args: Record<string, unknown>,
     signal: AbortSignal,
   ): Promise<CallToolResult> {
     try {
-      const outcome = await this.invoker.invoke(tool.binding.operation, agent, args, {
+      const outcome = await this.invoker.invoke(tool.binding.operation, acting.agent, args, {
         signal,
         resourceUrl: this.endpointUrl,
       });
@@ -304,9 +335,36 @@ export class McpTasks {
       const { structured, text } = tool.binding.result(value, false);
       return ok(structured ?? (value as Record<string, unknown>), text);
     } catch (error) {
-      return asToolError(error);
+      return asToolError(error, acting.call);
     }
   }
+}
+
+/** Who a request acts for: the agent, the task owner it is, and the HTTP request it came in. */
+interface Acting {
+  agent: AgentPrincipal;
+  who: TaskOwner;
+  call: CallContext;
+}
+
+/** The columns of an ended task: its end, and no arguments any more (nothing runs it again). */
+const ended = (end: End) => ({
+  status: end.status,
+  status_message: end.statusMessage,
+  result: end.result,
+  arguments: NO_ARGUMENTS,
+});
+
+/**
+ * A call refused before a task exists, as a JSON-RPC error (a client awaiting a CreateTaskResult
+ * reads the message of an error; a tool result in its place it cannot parse): -32602 for bad
+ * arguments, -32000 otherwise, with the tool error's body (code, message, field) as data.
+ */
+function refusal(error: ApiError): RpcError {
+  const body = errorOf(error);
+  const field = error.errors?.[0]?.field;
+  const data = { ...body, ...(field === undefined ? {} : { field }) };
+  return new RpcError(error.code === 'invalid_request' ? INVALID_PARAMS : SERVER_ERROR, error.message, data);
 }
 
 /** A wait's `since` default ("now") fixed at creation, so every later look waits from the same point. */

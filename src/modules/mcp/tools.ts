@@ -10,6 +10,7 @@ import { ConfirmationRequired, type BillingOperations } from '../billing/operati
 import { Cell } from '../cells/schemas.ts';
 import type { CellOperations } from '../cells/operations.ts';
 import type { MessageOperations } from '../messages/operations.ts';
+import type { OrganizationOperations } from '../organizations/operations.ts';
 import { Message, type MessageView } from '../messages/views.ts';
 import type { AgentPodOperations } from '../pods/agent-operations.ts';
 import type { PodOperations } from '../pods/operations.ts';
@@ -18,6 +19,7 @@ import { CycleJob } from '../pods/views.ts';
 import type { StatusOperations } from '../status/operations.ts';
 import type { WebhookOperations } from '../webhooks/operations.ts';
 import { boundTool, registerBoundTool, type BoundTool, type ToolBinding } from './bind.ts';
+import type { CallContext } from './results.ts';
 import type { WaitOperations } from './operations.ts';
 import { TOOL_SCOPES, type ToolName } from './scopes.ts';
 import { TASK_TOOLS, TASKS_CAPABILITY } from './tasks.ts';
@@ -31,7 +33,20 @@ export interface ToolOperations {
   pods: PodOperations & AgentPodOperations;
   webhooks: WebhookOperations;
   billing: BillingOperations;
+  organizations: Pick<OrganizationOperations, 'verifyOrganization'>;
 }
+
+/**
+ * What the server tells a model on initialize (contract §10): what a cell is, what costs money,
+ * and the loop.
+ */
+export const INSTRUCTIONS = [
+  'Cellgate gives you phone lines: a cell is one phone number on a real phone, which sends and receives SMS/MMS for you.',
+  'Start with get_status: it says what is missing. A new organization first calls verify_organization with the 6-digit code emailed at sign-up.',
+  'Costs: a cell is paid by the month (the first is the setup of a tier), and each text sent is taken from the prepaid balance; receiving is free. get_billing shows the state, the balance and how to pay; pay pays an intent (setup may carry a starting balance, amount_usd), by x402 in the tool call where the server offers it, else through a checkout_url a person opens.',
+  'The loop: create_cell (once) -> send_message (with an idempotency_key) -> wait_for_delivery -> wait_for_reply with since set to the sent message id (so a fast reply is never missed); wait_for_code reads one-time codes texted to the cell.',
+  'A tool that fails answers isError with {"error": {code, message, field?}}: fix the named field, or follow the message.',
+].join('\n');
 
 export interface ToolDeps {
   operations: ToolOperations;
@@ -39,6 +54,8 @@ export interface ToolDeps {
   version: string;
   /** The MCP endpoint's URL: the resource an x402 payment of a tool names. */
   endpointUrl: string;
+  /** Aborted when the process drains (SIGTERM, SIGINT): the waits answer at once. */
+  drain: AbortSignal;
 }
 
 const READ: ToolAnnotations = {
@@ -127,7 +144,7 @@ export function toolBindings(ops: ToolOperations): Record<ToolName, ToolBinding>
     wait_for_reply: {
       operation: ops.waits.waitForReply,
       description:
-        'Waits up to timeout_s for the first inbound message to the cell after `since` (from `participant` if given). Returns it with next_since, or message null and next_since to call again.',
+        "Waits up to timeout_s for the first inbound message to the cell after `since` (from `participant` if given). After send_message, pass the sent message's id as `since`, so a reply that came fast is never missed. Returns it with next_since, or message null and next_since to call again.",
       annotations: READ,
       result: (result: { message: MessageView | null; next_since: string }) => ({
         text: result.message
@@ -161,7 +178,7 @@ export function toolBindings(ops: ToolOperations): Record<ToolName, ToolBinding>
     create_cell: {
       operation: ops.cells.createCell,
       description:
-        'Creates a phone line (paid: without confirm: true it only answers the price, confirmation_required). With billing on, an unpaid organization gets an error carrying `payment` (PaymentDetails): pay it, then call again.',
+        "Creates a phone line. Without confirm: true nothing is done: the answer says what it costs and whether a payment is needed first (confirmation_required). With confirm: true the cell is created when it is paid for (the tier's included cells, or a paid create_cell); otherwise the answer is payment_required with what to pay: pay it (pay, or x402 in this call), or give its checkout_url to a person, then call again.",
       annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
       confirm: { quote: ops.billing.quoteCreateCell },
       output: Type.Object({ cell: Type.Optional(Cell), ...ConfirmationRequired }),
@@ -231,6 +248,36 @@ export function toolBindings(ops: ToolOperations): Record<ToolName, ToolBinding>
         text: `${page.deliveries.length} deliver(ies): ${page.deliveries.map((d) => `${d.id} ${d.event_type} ${d.status}`).join('; ') || 'none'}.`,
       }),
     },
+    verify_organization: {
+      operation: ops.organizations.verifyOrganization,
+      description:
+        'Verifies a new organization with the 6-digit code emailed at sign-up (5 attempts per code). Until then the other tools answer organization_unverified.',
+      annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: false },
+      result: (result: { organization_id: string }) => ({
+        text: `Verified: ${result.organization_id} is active. Next: get_status, then create_cell.`,
+      }),
+    },
+    get_billing: {
+      operation: ops.billing.getBilling,
+      description:
+        'The billing state (inactive until the first setup is paid), tier, prepaid balance, amount due, and how to pay here (rails, minimum payment, x402 networks).',
+      annotations: READ,
+      result: (billing: {
+        status: { state: string; tier: string | null; prepaid_balance_usd: number; amount_due_usd: number };
+        payment_options: { rails?: string[] };
+      }) => ({
+        text: `Billing ${billing.status.state}${billing.status.tier ? ` (${billing.status.tier})` : ''}; balance $${billing.status.prepaid_balance_usd.toFixed(2)}${billing.status.amount_due_usd > 0 ? `; due $${billing.status.amount_due_usd.toFixed(2)}` : ''}; rails: ${billing.payment_options.rails?.join(', ') || 'none'}.`,
+      }),
+    },
+    pay: {
+      operation: ops.billing.pay,
+      description:
+        'What paying an intent takes (setup: the first month of a tier; top_up: amount_usd onto the balance; renewal, reinstate, create_cell): answers payment_required with `payment` (PaymentDetails): its checkout_url is for a person to open and pay; where x402 is configured the error also carries the x402 PaymentRequired, which an x402 client pays over REST (POST /v1/billing/x402/pay with PAYMENT-SIGNATURE). get_billing shows the result.',
+      annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: true },
+      result: (paid: { intent: string; amount_usd: string }) => ({
+        text: `Paid ${paid.intent}: $${paid.amount_usd}.`,
+      }),
+    },
     cancel_message: {
       operation: ops.messages.cancelMessage,
       description: 'Cancels a message while it is still queued (its charge is refunded); afterwards a conflict error.',
@@ -268,7 +315,8 @@ function declareTaskSupport(registered: RegisteredTool, name: string): void {
 }
 
 /**
- * One MCP server for one request, acting for `agent` (stateless: nothing outlives the request).
+ * One MCP server for one request, acting for `agent` (stateless: nothing outlives the request);
+ * `call` is the HTTP request's id and logger.
  * The SDK's class is passed in: this file loads without the SDK, so the start-up check runs early.
  */
 export function mcpServer(
@@ -276,10 +324,20 @@ export function mcpServer(
   deps: ToolDeps,
   tools: readonly BoundTool[],
   agent: AgentPrincipal,
+  call: CallContext,
 ): McpServer {
-  const server = new Server({ name: 'cellgate', version: deps.version }, { capabilities: { tasks: TASKS_CAPABILITY } });
+  const server = new Server(
+    { name: 'cellgate', version: deps.version },
+    { capabilities: { tasks: TASKS_CAPABILITY }, instructions: INSTRUCTIONS },
+  );
   for (const tool of tools) {
-    const registered = registerBoundTool(server, tool, { invoker: deps.invoker, agent, endpointUrl: deps.endpointUrl });
+    const registered = registerBoundTool(server, tool, {
+      invoker: deps.invoker,
+      agent,
+      call,
+      drain: deps.drain,
+      endpointUrl: deps.endpointUrl,
+    });
     declareTaskSupport(registered, tool.name);
   }
   return server;
