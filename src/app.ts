@@ -13,6 +13,7 @@ import { registerAuth } from './http/auth.ts';
 import { setProblemEnricher } from './http/errors.ts';
 import { Invoker } from './operations/invoke.ts';
 import { restBinder } from './operations/rest.ts';
+import { StoredCaps, type StoredResource } from './operations/stored-caps.ts';
 import { connectionCaps } from './http/connection-caps.ts';
 import { IdempotencyStore } from './http/idempotency.ts';
 import { registerOpenApi } from './http/openapi.ts';
@@ -66,6 +67,8 @@ export interface AppDeps {
   webhooks?: WebhookOptions;
   /** DNS and egress of OAuth Client ID Metadata Document fetches (tests replace them). */
   oauth?: oauthModule.OAuthOptions;
+  /** The caps on what an organization stores (contract §2); tests shrink them. */
+  storedCaps?: Partial<Record<StoredResource, number>>;
   /** Chooses which wires of wirePorts() connect: the start-up check's test leaves one out. */
   wires?: (wires: readonly Wire[]) => readonly Wire[];
 }
@@ -155,7 +158,8 @@ export async function buildApp(deps: AppDeps) {
   const { devices } = devicing;
   const celling = cellsModule.build({ db, clock, devices, events });
   const { cells } = celling;
-  const messaging = messagesModule.build({ db, clock, events, cells, devices });
+  const storedCaps = new StoredCaps(deps.storedCaps);
+  const messaging = messagesModule.build({ db, clock, events, cells, devices, storedCaps });
   const coding = codesModule.build({ db, clock, cells, arrivals: messaging.codeArrivals, waits: caps.mcpWaits });
   const webhooking = webhooksModule.build({
     database,
@@ -165,9 +169,19 @@ export async function buildApp(deps: AppDeps) {
     options: deps.webhooks,
     log: app.log,
     audit: audit.recordOperatorAction,
+    storedCaps,
   });
   const { webhooks } = webhooking;
-  const podding = podsModule.build({ db, clock, events, cells, devices, messages: messaging.messages, log: app.log });
+  const podding = podsModule.build({
+    db,
+    clock,
+    events,
+    cells,
+    devices,
+    messages: messaging.messages,
+    log: app.log,
+    storedCaps,
+  });
   const billing = await billingModule.build({
     database,
     clock,

@@ -88,7 +88,7 @@ export function tableAccesses(source: string): TableAccess[] {
   return found;
 }
 
-/** The module a source path belongs to: src/modules/<module>/..., or src/http for the idempotency table. */
+/** The module a source path belongs to: src/modules/<module>/..., or src/http (idempotency) and src/operations (stored counts). */
 function moduleOf(path: string): string {
   const parts = path.split('/');
   return parts[1] === 'modules' ? parts[2]! : parts[1]!;
@@ -97,7 +97,9 @@ function moduleOf(path: string): string {
 /** Each table and the module that declares it (the *Tables types that src/db/schema.ts composes). */
 export function tableOwners(): Map<string, string> {
   const owners = new Map<string, string>();
-  const declarations = globSync(['src/modules/**/tables.ts', 'src/http/*-tables.ts'], { cwd: ROOT });
+  const declarations = globSync(['src/modules/**/tables.ts', 'src/http/*-tables.ts', 'src/operations/*-tables.ts'], {
+    cwd: ROOT,
+  });
   for (const file of declarations.map((path) => path.split(sep).join('/'))) {
     const source = readFileSync(join(ROOT, file), 'utf8');
     for (const block of source.matchAll(/(?:interface|type) \w+Tables\b[^{]*\{([^}]*)\}/g))

@@ -12,6 +12,7 @@ import type { OAuthTables } from '../modules/oauth/tables.ts';
 import type { OrganizationsTables } from '../modules/organizations/tables.ts';
 import type { PodsTables } from '../modules/pods/tables.ts';
 import type { WebhooksTables } from '../modules/webhooks/tables.ts';
+import type { StoredCapsTables } from '../operations/stored-caps-tables.ts';
 
 export interface DB
   extends
@@ -26,7 +27,8 @@ export interface DB
     PodsTables,
     BillingTables,
     OAuthTables,
-    McpTables {}
+    McpTables,
+    StoredCapsTables {}
 
 /** A query runner: the database itself or an open transaction. */
 export type Executor = Kysely<DB> | Transaction<DB>;

@@ -135,8 +135,9 @@ export const ERROR_DOCS: Record<ErrorCode, ErrorDoc> = {
     causes: [
       'The resource changed state (e.g. an authorization request already answered or expired).',
       'The feature is not offered on this deployment.',
+      'The organization keeps as many of this resource as it may (pods, contact lists and their numbers, drafts, scheduled messages, webhooks, ignore entries); `detail` names the limit.',
     ],
-    fix: 'Read `detail`, fetch the resource to see its current state, and act on that state.',
+    fix: 'Read `detail`, fetch the resource to see its current state, and act on that state; at a limit, delete (or send, cancel) some of that resource first.',
   },
   cell_not_active: {
     when: 'the cell is not active (provisioning or suspended)',

@@ -6,7 +6,7 @@ import type { Executor } from '../../db/schema.ts';
 import type { Clock } from '../../lib/clock.ts';
 import type { EventsService } from '../events/service.ts';
 import type { EventType } from '../events/types.ts';
-import { transitionFor, type DeviceReport } from './lifecycle.ts';
+import { OPEN_STATUSES, transitionFor, type DeviceReport, type MessageStatus } from './lifecycle.ts';
 import { emitMessageEvent } from './message-events.ts';
 import type { ChargesPort, DeviceAssignment, DevicesPort, OutcomesPort } from './ports.ts';
 import { Port } from '../../lib/ports.ts';
@@ -16,6 +16,7 @@ import type { MessagesTable } from './tables.ts';
 import { leasedMessageView, messageView } from './views.ts';
 import type { CellWakeups } from './wakeups.ts';
 import { transact } from '../../db/transaction.ts';
+import { countBy, type StoredCaps } from '../../operations/stored-caps.ts';
 
 export const LEASE_MS = 120_000;
 export const MAX_ATTEMPTS = 3;
@@ -31,6 +32,7 @@ interface Deps {
   events: EventsService;
   clock: Clock;
   wakeups: CellWakeups;
+  storedCaps: StoredCaps;
 }
 
 export class DeliveryService {
@@ -39,6 +41,7 @@ export class DeliveryService {
   private readonly events: EventsService;
   private readonly clock: Clock;
   private readonly wakeups: CellWakeups;
+  private readonly storedCaps: StoredCaps;
   /** Aborted when the process shuts down: long-polls answer at once instead of holding the close. */
   private readonly closing = new AbortController();
   private polls = 0;
@@ -55,6 +58,7 @@ export class DeliveryService {
     this.events = deps.events;
     this.clock = deps.clock;
     this.wakeups = deps.wakeups;
+    this.storedCaps = deps.storedCaps;
   }
 
   /**
@@ -227,10 +231,19 @@ export class DeliveryService {
 
   /** Runs in the cell-release transaction: nothing of a released cell stays open. */
   async failOpenMessagesOfCell(tx: Executor, cellId: string): Promise<void> {
-    const failed = await this.repo.failOpen(tx, cellId, this.clock.now().toISOString(), {
-      code: 'cell_released',
-      message: 'The cell was released before the message was sent.',
-    });
+    const fail = (statuses: readonly MessageStatus[]) =>
+      this.repo.failOpen(tx, cellId, statuses, this.clock.now().toISOString(), {
+        code: 'cell_released',
+        message: 'The cell was released before the message was sent.',
+      });
+    // The scheduled ones first: their places among the organization's scheduled messages are given back.
+    const scheduled = await fail(['scheduled']);
+    await this.storedCaps.releaseAll(
+      tx,
+      'scheduled_messages',
+      countBy(scheduled, (message) => message.organization_id),
+    );
+    const failed = [...scheduled, ...(await fail(OPEN_STATUSES.filter((status) => status !== 'scheduled')))];
     for (const message of failed) await this.emit(tx, message, 'message.failed');
   }
 

@@ -1,5 +1,6 @@
 // Messaging: sends, conversations, the device protocol (claims, reports, inbound) over one
 // repository pair.
+import type { StoredCaps } from '../../operations/stored-caps.ts';
 import type { Kysely } from 'kysely';
 import type { DB } from '../../db/schema.ts';
 import type { Clock } from '../../lib/clock.ts';
@@ -48,6 +49,7 @@ export function build(deps: {
   events: EventsService;
   cells: CellsPort;
   devices: DevicesPort;
+  storedCaps: StoredCaps;
 }): MessagingModule {
   const repo = new MessagesRepository(deps.db);
   const conversations = new ConversationsRepository(deps.db);
@@ -60,6 +62,7 @@ export function build(deps: {
     devices: deps.devices,
     clock: deps.clock,
     wakeups,
+    storedCaps: deps.storedCaps,
   });
   const delivery = new DeliveryService({
     repo,
@@ -67,6 +70,7 @@ export function build(deps: {
     events: deps.events,
     clock: deps.clock,
     wakeups,
+    storedCaps: deps.storedCaps,
   });
   const inbound = new InboundService({
     repo,
@@ -76,7 +80,13 @@ export function build(deps: {
     clock: deps.clock,
     codeArrivals,
   });
-  const scheduled = new ScheduledSends({ repo, events: deps.events, clock: deps.clock, wakeups });
+  const scheduled = new ScheduledSends({
+    repo,
+    events: deps.events,
+    clock: deps.clock,
+    wakeups,
+    storedCaps: deps.storedCaps,
+  });
   const messageLeases = messageLeasesWorker({ delivery });
   return {
     messages,

@@ -32,7 +32,13 @@ const id = (prefix: string) => Type.String({ minLength: 1, maxLength: 64, descri
 const CellId = { cell_id: id('cell') };
 const MessageIds = { ...CellId, message_id: id('msg') };
 
-const SEND_ERRORS = ['cell_not_active', 'recipient_opted_out', 'mms_unsupported', 'payment_required'] as const;
+const SEND_ERRORS = [
+  'cell_not_active',
+  'recipient_opted_out',
+  'mms_unsupported',
+  'payment_required',
+  'conflict',
+] as const;
 
 /** A valid number in E.164, so "+1 415 555 0123" and "+14155550123" are the same call for an idempotency key; an invalid one is left for the rules to refuse. */
 const normalizedTo = <T extends { to: string }>(input: T): T => ({

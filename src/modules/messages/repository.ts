@@ -339,31 +339,45 @@ export class MessagesRepository {
     return new Map(rows.map((row) => [row.cell_id, Number(row.n)]));
   }
 
-  async cancelAmong(ex: Executor, ids: readonly string[], now: string): Promise<string[]> {
-    if (ids.length === 0) return [];
-    const rows = await ex
-      .updateTable('messages')
-      .set({ status: 'canceled', updated_at: now, expires_at: null })
-      .where('id', 'in', ids)
-      .where('status', 'in', CANCELABLE_STATUSES)
-      .returning('id')
-      .execute();
-    return rows.map((row) => row.id);
+  /**
+   * Cancels those of these messages that are scheduled or queued: their ids, and those that were
+   * scheduled (their places among the organization's scheduled messages are given back).
+   */
+  async cancelAmong(ex: Executor, ids: readonly string[], now: string) {
+    if (ids.length === 0) return { canceled: [], scheduled: [] };
+    const cancel = (status: MessageStatus) =>
+      ex
+        .updateTable('messages')
+        .set({ status: 'canceled', updated_at: now, expires_at: null })
+        .where('id', 'in', ids)
+        .where('status', '=', status)
+        .returning(['id', 'organization_id'])
+        .execute();
+    const scheduled = await cancel('scheduled');
+    const queued = await cancel('queued');
+    return { canceled: [...scheduled, ...queued].map((row) => row.id), scheduled };
   }
 
   async update(ex: Executor, id: string, patch: Partial<MessagesTable>) {
     return ex.updateTable('messages').set(patch).where('id', '=', id).returningAll().executeTakeFirstOrThrow();
   }
 
-  cancel(ex: Executor, cellId: string, id: string, now: string) {
-    return ex
-      .updateTable('messages')
-      .set({ status: 'canceled', updated_at: now, expires_at: null })
-      .where('id', '=', id)
-      .where('cell_id', '=', cellId)
-      .where('status', 'in', CANCELABLE_STATUSES)
-      .returningAll()
-      .executeTakeFirst();
+  /** Cancels the message while it is scheduled or queued: its row (if it was), and whether it was scheduled. */
+  async cancel(ex: Executor, cellId: string, id: string, now: string) {
+    const cancel = (status: MessageStatus) =>
+      ex
+        .updateTable('messages')
+        .set({ status: 'canceled', updated_at: now, expires_at: null })
+        .where('id', '=', id)
+        .where('cell_id', '=', cellId)
+        .where('status', '=', status)
+        .returningAll()
+        .executeTakeFirst();
+    for (const status of CANCELABLE_STATUSES) {
+      const row = await cancel(status);
+      if (row) return { row, wasScheduled: status === 'scheduled' };
+    }
+    return { row: undefined, wasScheduled: false };
   }
 
   // --- opt-outs ---
@@ -573,9 +587,9 @@ export class MessagesRepository {
     );
   }
 
-  /** Fails every queued or in-flight message of a cell (the cell is being released). */
-  failOpen(ex: Executor, cellId: string, now: string, error: Failure) {
-    return this.fail(ex, now, error, (q) => q.where('cell_id', '=', cellId).where('status', 'in', OPEN_STATUSES));
+  /** Fails every message of a cell with one of these statuses (the cell is being released). */
+  failOpen(ex: Executor, cellId: string, statuses: readonly MessageStatus[], now: string, error: Failure) {
+    return this.fail(ex, now, error, (q) => q.where('cell_id', '=', cellId).where('status', 'in', statuses));
   }
 
   private expiredLeases(ex: Executor, now: string, batch: number) {

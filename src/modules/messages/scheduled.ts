@@ -5,6 +5,7 @@
 import type { Clock } from '../../lib/clock.ts';
 import { Port } from '../../lib/ports.ts';
 import { transact } from '../../db/transaction.ts';
+import { countBy, type StoredCaps } from '../../operations/stored-caps.ts';
 import type { EventsService } from '../events/service.ts';
 import { emitMessageEvent } from './message-events.ts';
 import type { ChargesPort } from './ports.ts';
@@ -21,6 +22,7 @@ interface Deps {
   events: EventsService;
   clock: Clock;
   wakeups: CellWakeups;
+  storedCaps: StoredCaps;
 }
 
 export class ScheduledSends {
@@ -28,6 +30,7 @@ export class ScheduledSends {
   private readonly events: EventsService;
   private readonly clock: Clock;
   private readonly wakeups: CellWakeups;
+  private readonly storedCaps: StoredCaps;
   /** Wired by the composition root: billing charges each message as it is queued. */
   readonly ports = { charges: new Port<ChargesPort>('scheduled sends', 'charges') };
 
@@ -36,6 +39,7 @@ export class ScheduledSends {
     this.events = deps.events;
     this.clock = deps.clock;
     this.wakeups = deps.wakeups;
+    this.storedCaps = deps.storedCaps;
   }
 
   /** Worker step: queues (or fails) the scheduled messages that are due; how many it settled. */
@@ -97,6 +101,16 @@ export class ScheduledSends {
         });
         await emitMessageEvent(this.events, tx, failed, 'message.failed');
       }
+      // Queued or failed, each leaves the organization's scheduled messages (stored-caps).
+      const left = new Set([...queued.map((row) => row.id), ...failures.keys()]);
+      await this.storedCaps.releaseAll(
+        tx,
+        'scheduled_messages',
+        countBy(
+          due.filter((message) => left.has(message.id)),
+          (message) => message.organization_id,
+        ),
+      );
       return { count: due.length, cells: queued.map((row) => row.cell_id) };
     });
     for (const cellId of new Set(cells)) this.wakeups.notify(cellId);

@@ -17,6 +17,7 @@ import type { MessagesTable, MessageStatus } from './tables.ts';
 import { conversationView, messageView, newMessageRow, type MessageView } from './views.ts';
 import type { CellWakeups } from './wakeups.ts';
 import { requireSendAt, timingOf, type ScheduleInput } from './schedule.ts';
+import { countBy, type StoredCaps } from '../../operations/stored-caps.ts';
 
 /** A queued message nobody claims within this time fails with `expired`. */
 export const QUEUE_TTL_MS = 60 * 60 * 1000;
@@ -85,6 +86,7 @@ interface Deps {
   devices: DevicesPort;
   clock: Clock;
   wakeups: CellWakeups;
+  storedCaps: StoredCaps;
 }
 
 export class MessagesService {
@@ -94,6 +96,7 @@ export class MessagesService {
   private readonly devices: DevicesPort;
   private readonly clock: Clock;
   private readonly wakeups: CellWakeups;
+  private readonly storedCaps: StoredCaps;
   /** Wired by the composition root: billing's charges, the pods module's ignore lists. */
   readonly ports = {
     charges: new Port<ChargesPort>('messages', 'charges'),
@@ -109,6 +112,7 @@ export class MessagesService {
     this.devices = deps.devices;
     this.clock = deps.clock;
     this.wakeups = deps.wakeups;
+    this.storedCaps = deps.storedCaps;
     this.writes = new GroupCommit(deps.repo.db, (tx, units) => this.writeSends(tx, units));
   }
 
@@ -222,6 +226,13 @@ export class MessagesService {
       const refusal = bills[k];
       if (refusal) refusals.set(i, refusal);
     });
+    // A scheduled send takes a place among the organization's scheduled messages (stored-caps): 409 when none is left.
+    for (const { i, unit } of reachable)
+      if (
+        unit.message.status === 'scheduled' &&
+        !(await this.storedCaps.tryTake(tx, 'scheduled_messages', unit.organizationId))
+      )
+        refusals.set(i, this.storedCaps.refusal('scheduled_messages'));
     const accepted = reachable.filter(({ i }) => !refusals.has(i));
     const views =
       accepted.length > 0
@@ -307,7 +318,8 @@ export class MessagesService {
   async cancel(organizationId: string, cellId: string, messageId: string) {
     await this.cells.getOwned(organizationId, cellId);
     const canceled = await transact(this.repo.db, async (tx) => {
-      const row = await this.repo.cancel(tx, cellId, messageId, this.clock.now().toISOString());
+      const { row, wasScheduled } = await this.repo.cancel(tx, cellId, messageId, this.clock.now().toISOString());
+      if (wasScheduled) await this.storedCaps.release(tx, 'scheduled_messages', organizationId);
       if (row) await this.ports.charges.value.refund(tx, [row.id]);
       return row;
     });
@@ -462,7 +474,12 @@ export class MessagesService {
 
   /** Cancels those of these messages still queued, in the caller's transaction; their ids. */
   async cancelQueuedAmong(ex: Executor, messageIds: readonly string[]) {
-    const canceled = await this.repo.cancelAmong(ex, messageIds, this.clock.now().toISOString());
+    const { canceled, scheduled } = await this.repo.cancelAmong(ex, messageIds, this.clock.now().toISOString());
+    await this.storedCaps.releaseAll(
+      ex,
+      'scheduled_messages',
+      countBy(scheduled, (row) => row.organization_id),
+    );
     await this.ports.charges.value.refund(ex, canceled);
     return canceled;
   }

@@ -13,6 +13,7 @@
 import type { FastifyBaseLogger } from 'fastify';
 import { transact } from '../../db/transaction.ts';
 import { ApiError } from '../../lib/errors.ts';
+import { StoredCapReached } from '../../operations/stored-caps.ts';
 import type { Clock } from '../../lib/clock.ts';
 import { DEFAULT_SEND_RATE_PER_MINUTE } from '../devices/service.ts';
 import type { EventsService } from '../events/service.ts';
@@ -229,7 +230,7 @@ export class CyclePlanner {
       if (result.status === 'fulfilled' || result.reason instanceof AlreadyQueued) continue;
       const error = result.reason as unknown;
       const { item, cellId } = plans[i];
-      if (error instanceof ApiError && error.code === 'payment_required') {
+      if (error instanceof StoredCapReached || (error instanceof ApiError && error.code === 'payment_required')) {
         held = true;
         continue;
       }

@@ -98,6 +98,20 @@ export class CycleRepository {
     return Number(row.n);
   }
 
+  /** Recipients of the organization's open broadcasts scheduled after `now` not planned yet (each a scheduled message to be). */
+  async pendingScheduled(ex: Executor, organizationId: string, now: string): Promise<number> {
+    const row = await ex
+      .selectFrom('cycle_job_items')
+      .innerJoin('cycle_jobs', 'cycle_jobs.id', 'cycle_job_items.job_id')
+      .select((eb) => eb.fn.countAll<number>().as('n'))
+      .where('cycle_jobs.status', 'in', ['queued', 'running'])
+      .where('cycle_jobs.organization_id', '=', organizationId)
+      .where('cycle_jobs.send_at', '>', now)
+      .where('cycle_job_items.status', '=', 'pending')
+      .executeTakeFirstOrThrow();
+    return Number(row.n);
+  }
+
   /** Items per status of each job. */
   async countsByStatus(
     ex: Executor,

@@ -13,6 +13,7 @@ import type { Clock } from '../../lib/clock.ts';
 import { ApiError, notFound, type FieldError } from '../../lib/errors.ts';
 import { newId } from '../../lib/ids.ts';
 import { listPage, type PageQuery } from '../../lib/pagination.ts';
+import type { StoredCaps } from '../../operations/stored-caps.ts';
 import type { CycleRepository } from './cycle-repository.ts';
 import type { ListsService } from './lists-service.ts';
 import { normalizeNumbers } from './numbers.ts';
@@ -45,6 +46,7 @@ export class CycleService {
   private readonly lists: ListsService;
   private readonly messages: MessagesPort;
   private readonly clock: Clock;
+  private readonly storedCaps: StoredCaps;
 
   constructor(deps: {
     repo: CycleRepository;
@@ -52,8 +54,10 @@ export class CycleService {
     lists: ListsService;
     messages: MessagesPort;
     clock: Clock;
+    storedCaps: StoredCaps;
   }) {
     this.repo = deps.repo;
+    this.storedCaps = deps.storedCaps;
     this.pods = deps.pods;
     this.lists = deps.lists;
     this.messages = deps.messages;
@@ -143,6 +147,15 @@ export class CycleService {
           : listId !== null
             ? await this.repo.countItems(tx, id)
             : (to ?? []).length;
+      // A scheduled broadcast's recipients become scheduled messages: with those of the organization's
+      // other scheduled broadcasts not planned yet, they must fit beside its scheduled messages.
+      if (sendAt !== null)
+        await this.storedCaps.fits(
+          tx,
+          'scheduled_messages',
+          organizationId,
+          await this.repo.pendingScheduled(tx, organizationId, at),
+        );
       const view = jobView(row, jobCounts([{ status: 'pending', n: total }]));
       if (record) await recordOutcomes(tx, [record(view)]);
       return view;

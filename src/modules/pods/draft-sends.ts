@@ -9,6 +9,7 @@
 import { MAX_BATCH } from '../../db/group-commit.ts';
 import type { IdempotencyRecorder } from '../../http/idempotency.ts';
 import { ApiError } from '../../lib/errors.ts';
+import { countBy, type StoredCaps } from '../../operations/stored-caps.ts';
 import type { ScheduleInput } from '../messages/schedule.ts';
 import type { SendHook } from '../messages/service.ts';
 import type { MessageView } from '../messages/views.ts';
@@ -60,8 +61,9 @@ interface Picked {
 /**
  * The sends of these drafts from these cells. They share a hook, which finds each draft by its
  * message's cell and recipient: a second draft to a recipient from the same cell gets another.
+ * A draft sent leaves the organization's drafts (stored-caps).
  */
-export function draftSends(repo: DraftsRepository, picked: readonly Picked[]): DraftSend[] {
+export function draftSends(repo: DraftsRepository, storedCaps: StoredCaps, picked: readonly Picked[]): DraftSend[] {
   const hooks: { drafts: Map<string, string>; markSent: SendHook }[] = [];
   return picked.map(({ draft, cellId }) => {
     const key = sentKey(cellId, draft.to_number);
@@ -77,8 +79,13 @@ export function draftSends(repo: DraftsRepository, picked: readonly Picked[]): D
             at: message.created_at,
           })),
         );
-        if (sent < messages.length)
+        if (sent.length < messages.length)
           throw new ApiError('conflict', 'Only a draft can be sent; this one was sent or discarded meanwhile.');
+        await storedCaps.releaseAll(
+          tx,
+          'drafts',
+          countBy(sent, (draft) => draft.organization_id),
+        );
       };
       hooks.push((hook = { drafts, markSent }));
     }
@@ -91,11 +98,13 @@ export class PodDraftSends {
   private readonly repo: DraftsRepository;
   private readonly pods: PodsService;
   private readonly messages: MessagesPort;
+  private readonly storedCaps: StoredCaps;
   private queue: Waiting[] = [];
   private scheduled = false;
 
-  constructor(deps: { repo: DraftsRepository; pods: PodsService; messages: MessagesPort }) {
+  constructor(deps: { repo: DraftsRepository; pods: PodsService; messages: MessagesPort; storedCaps: StoredCaps }) {
     this.repo = deps.repo;
+    this.storedCaps = deps.storedCaps;
     this.pods = deps.pods;
     this.messages = deps.messages;
   }
@@ -200,7 +209,7 @@ export class PodDraftSends {
     const sendable = picks.flatMap((pick, i) =>
       typeof pick === 'string' ? [{ i, draft: found[i] as DraftsTable, cellId: pick }] : [],
     );
-    const sends = new Map(draftSends(this.repo, sendable).map((send, k) => [sendable[k].i, send]));
+    const sends = new Map(draftSends(this.repo, this.storedCaps, sendable).map((send, k) => [sendable[k].i, send]));
     return picks.map((pick, i) => sends.get(i) ?? (pick as ApiError | undefined));
   }
 }

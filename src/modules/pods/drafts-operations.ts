@@ -27,7 +27,7 @@ export function draftOperations(kind: ScopeKind, deps: { drafts: DraftsService; 
       scope: 'messages:send',
       idempotency: 'none',
       status: 201,
-      errors: ['client_id_conflict'],
+      errors: ['client_id_conflict', 'conflict'],
       input: scopedInput(kind, {
         client_id: ClientId,
         to: PhoneInput,

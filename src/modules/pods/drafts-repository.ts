@@ -57,7 +57,7 @@ const markDraftsSent = preparedRows((ex, drafts: SentDraft[]) => {
       drafts.map((draft) => draft.id),
     )
     .where('status', '=', 'draft')
-    .returning('id');
+    .returning(['id', 'organization_id']);
 });
 
 export class DraftsRepository {
@@ -117,8 +117,8 @@ export class DraftsRepository {
       .executeTakeFirst();
   }
 
-  /** Marks those of the drafts that are still drafts sent with their messages; how many. */
-  async markSent(ex: Executor, drafts: readonly SentDraft[]): Promise<number> {
-    return (await markDraftsSent(ex, drafts)).rows.length;
+  /** Marks those of the drafts that are still drafts sent with their messages; those marked. */
+  async markSent(ex: Executor, drafts: readonly SentDraft[]): Promise<{ id: string; organization_id: string }[]> {
+    return (await markDraftsSent(ex, drafts)).rows;
   }
 }

@@ -5,6 +5,8 @@
 import type { ScheduleInput } from '../messages/schedule.ts';
 import type { IdempotencyRecorder } from '../../http/idempotency.ts';
 import { clientIdHash } from '../../lib/client-id.ts';
+import { transact } from '../../db/transaction.ts';
+import type { StoredCaps } from '../../operations/stored-caps.ts';
 import { createOnce } from '../../db/create-once.ts';
 import type { Clock } from '../../lib/clock.ts';
 import { notFound } from '../../lib/errors.ts';
@@ -39,9 +41,17 @@ export class DraftsService {
   private readonly messages: MessagesPort;
   private readonly clock: Clock;
   private readonly podSends: PodDraftSends;
+  private readonly storedCaps: StoredCaps;
 
-  constructor(deps: { repo: DraftsRepository; pods: PodsService; messages: MessagesPort; clock: Clock }) {
+  constructor(deps: {
+    repo: DraftsRepository;
+    pods: PodsService;
+    messages: MessagesPort;
+    clock: Clock;
+    storedCaps: StoredCaps;
+  }) {
     this.repo = deps.repo;
+    this.storedCaps = deps.storedCaps;
     this.pods = deps.pods;
     this.messages = deps.messages;
     this.clock = deps.clock;
@@ -86,7 +96,10 @@ export class DraftsService {
       created_at: at,
       updated_at: at,
     };
-    await this.repo.insert(this.repo.db, row);
+    await transact(this.repo.db, async (tx) => {
+      await this.storedCaps.take(tx, 'drafts', scope.organizationId);
+      await this.repo.insert(tx, row);
+    });
     return draftView(row);
   }
 
@@ -120,9 +133,13 @@ export class DraftsService {
   /** Discards a draft (again: the same answer); 409 conflict when it was sent. */
   async discard(scope: Scope, id: string): Promise<DraftView> {
     const row = await this.inScope(scope, id);
-    const discarded = await this.repo.changeDraft(this.repo.db, row.id, {
-      status: 'discarded',
-      updated_at: this.clock.now().toISOString(),
+    const discarded = await transact(this.repo.db, async (tx) => {
+      const changed = await this.repo.changeDraft(tx, row.id, {
+        status: 'discarded',
+        updated_at: this.clock.now().toISOString(),
+      });
+      if (changed) await this.storedCaps.release(tx, 'drafts', row.organization_id);
+      return changed;
     });
     if (discarded) return draftView(discarded);
     const now = await this.inScope(scope, id);
@@ -139,7 +156,12 @@ export class DraftsService {
   ): Promise<MessageView> {
     const row = await this.inScope(scope, id);
     if (row.status !== 'draft') throw notDraft(row, 'sent');
-    return queueDraft(this.messages, draftSends(this.repo, [{ draft: row, cellId: scope.id }])[0], record, schedule);
+    return queueDraft(
+      this.messages,
+      draftSends(this.repo, this.storedCaps, [{ draft: row, cellId: scope.id }])[0],
+      record,
+      schedule,
+    );
   }
 
   /**

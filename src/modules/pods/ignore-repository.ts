@@ -11,8 +11,8 @@ export class IgnoreRepository {
   }
 
   /** True when added, false when the participant was already ignored in the scope. */
-  async add(row: IgnoredParticipantsTable): Promise<boolean> {
-    const result = await this.db
+  async add(ex: Executor, row: IgnoredParticipantsTable): Promise<boolean> {
+    const result = await ex
       .insertInto('ignored_participants')
       .values(row)
       .onConflict((oc) => oc.columns(['scope_id', 'participant']).doNothing())
@@ -20,8 +20,8 @@ export class IgnoreRepository {
     return Number(result.numInsertedOrUpdatedRows ?? 0) === 1;
   }
 
-  find(scopeId: string, participant: string) {
-    return this.db
+  find(ex: Executor, scopeId: string, participant: string) {
+    return ex
       .selectFrom('ignored_participants')
       .selectAll()
       .where('scope_id', '=', scopeId)
@@ -29,21 +29,14 @@ export class IgnoreRepository {
       .executeTakeFirst();
   }
 
-  async remove(scopeId: string, participant: string): Promise<void> {
-    await this.db
+  /** True when the participant was on the list. */
+  async remove(ex: Executor, scopeId: string, participant: string): Promise<boolean> {
+    const result = await ex
       .deleteFrom('ignored_participants')
       .where('scope_id', '=', scopeId)
       .where('participant', '=', participant)
-      .execute();
-  }
-
-  async count(scopeId: string): Promise<number> {
-    const row = await this.db
-      .selectFrom('ignored_participants')
-      .select((eb) => eb.fn.countAll<number>().as('n'))
-      .where('scope_id', '=', scopeId)
-      .executeTakeFirstOrThrow();
-    return Number(row.n);
+      .executeTakeFirst();
+    return Number(result.numDeletedRows) === 1;
   }
 
   /** Newest first; `after` is the (created_at, participant) of the previous page's last row. */

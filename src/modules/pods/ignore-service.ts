@@ -3,28 +3,28 @@
 // still opts it out), but they emit no event or webhook and stay out of default listings.
 // Sends to an ignored participant work. The messages module asks through IgnoreListPort.
 import type { Executor } from '../../db/schema.ts';
+import { transact } from '../../db/transaction.ts';
 import type { Clock } from '../../lib/clock.ts';
-import { ApiError } from '../../lib/errors.ts';
 import { listPage, type PageQuery } from '../../lib/pagination.ts';
 import { requirePhone } from '../../lib/phone.ts';
+import type { StoredCaps } from '../../operations/stored-caps.ts';
 import type { IgnoreListPort } from '../messages/ports.ts';
 import type { IgnoreRepository } from './ignore-repository.ts';
 import type { CellsPort } from './ports.ts';
 import type { Scope } from './scope.ts';
 import { ignoredView } from './views.ts';
 
-/** Participants one scope may ignore (the listings exclude them with one NOT IN). */
-export const MAX_IGNORED = 10_000;
-
 export class IgnoreService implements IgnoreListPort {
   private readonly repo: IgnoreRepository;
   private readonly cells: CellsPort;
   private readonly clock: Clock;
+  private readonly storedCaps: StoredCaps;
 
-  constructor(deps: { repo: IgnoreRepository; cells: CellsPort; clock: Clock }) {
+  constructor(deps: { repo: IgnoreRepository; cells: CellsPort; clock: Clock; storedCaps: StoredCaps }) {
     this.repo = deps.repo;
     this.cells = deps.cells;
     this.clock = deps.clock;
+    this.storedCaps = deps.storedCaps;
   }
 
   async list(scope: Scope, query: PageQuery) {
@@ -37,31 +37,37 @@ export class IgnoreService implements IgnoreListPort {
     return { ignored: items.map(ignoredView), next_cursor };
   }
 
-  /** 201 when added; 200 with the existing entry when the participant was already ignored here. */
+  /**
+   * 201 when added; 200 with the existing entry when the participant was already ignored here.
+   * A list holds at most its cap (409 conflict), counted in the transaction that adds (stored-caps).
+   */
   async add(scope: Scope, participantInput: string) {
     const participant = requirePhone('participant', participantInput);
-    const existing = await this.repo.find(scope.id, participant);
+    const existing = await this.repo.find(this.repo.db, scope.id, participant);
     if (existing) return { created: false, entry: ignoredView(existing) };
-    if ((await this.repo.count(scope.id)) >= MAX_IGNORED) {
-      throw new ApiError(
-        'conflict',
-        `This ignore list holds ${MAX_IGNORED.toLocaleString('en-US')} participants, the most it may; remove some first.`,
-      );
-    }
     const row = {
       scope_id: scope.id,
       organization_id: scope.organizationId,
       participant,
       created_at: this.clock.now().toISOString(),
     };
-    if (await this.repo.add(row)) return { created: true, entry: ignoredView(row) };
+    const added = await transact(this.repo.db, async (tx) => {
+      if (!(await this.repo.add(tx, row))) return false;
+      await this.storedCaps.take(tx, 'ignored_participants', scope.id);
+      return true;
+    });
+    if (added) return { created: true, entry: ignoredView(row) };
     // A concurrent add of the same participant won.
-    return { created: false, entry: ignoredView((await this.repo.find(scope.id, participant)) ?? row) };
+    return { created: false, entry: ignoredView((await this.repo.find(this.repo.db, scope.id, participant)) ?? row) };
   }
 
   /** Removes the participant from the list; nothing to do when it is not on it. */
   async remove(scope: Scope, participantInput: string): Promise<void> {
-    await this.repo.remove(scope.id, requirePhone('participant', participantInput));
+    const participant = requirePhone('participant', participantInput);
+    await transact(this.repo.db, async (tx) => {
+      if (await this.repo.remove(tx, scope.id, participant))
+        await this.storedCaps.release(tx, 'ignored_participants', scope.id);
+    });
   }
 
   // --- IgnoreListPort (the messages module) ---

@@ -19,6 +19,7 @@ export function listOperations(kind: ScopeKind, deps: { lists: ListsService; sco
     create: defineOperation({
       ...write,
       name: `create_${kind}_list`,
+      errors: ['conflict'],
       summary: `Create a contact list ${of}`,
       description: '',
       status: 201,
@@ -73,6 +74,7 @@ export function listOperations(kind: ScopeKind, deps: { lists: ListsService; sco
     addNumbers: defineOperation({
       ...write,
       name: `add_${kind}_list_numbers`,
+      errors: ['conflict'],
       summary: `Add numbers to a contact list ${of}`,
       description: 'Numbers already on the list are ignored. The list holds at most 10,000 numbers (more is 400).',
       input: scopedInput(kind, { ...ListId, numbers: Numbers }),

@@ -62,9 +62,11 @@ export class ListsRepository {
     await ex.updateTable('contact_lists').set(changes).where('id', '=', id).execute();
   }
 
-  async remove(ex: Executor, id: string): Promise<void> {
-    await ex.deleteFrom('contact_list_numbers').where('list_id', '=', id).execute();
+  /** Deletes the list and its numbers; how many numbers it held. */
+  async remove(ex: Executor, id: string): Promise<number> {
+    const numbers = await ex.deleteFrom('contact_list_numbers').where('list_id', '=', id).executeTakeFirst();
     await ex.deleteFrom('contact_lists').where('id', '=', id).execute();
+    return Number(numbers.numDeletedRows);
   }
 
   async numbersOf(ex: Executor, listId: string): Promise<string[]> {

@@ -7,6 +7,7 @@ import type { Clock } from '../../lib/clock.ts';
 import { ApiError, notFound } from '../../lib/errors.ts';
 import { newId } from '../../lib/ids.ts';
 import { listPage, type PageQuery } from '../../lib/pagination.ts';
+import type { StoredCaps } from '../../operations/stored-caps.ts';
 import type { ListsRepository } from './lists-repository.ts';
 import { normalizeNumbers } from './numbers.ts';
 import { scopeColumns, type Scope } from './scope.ts';
@@ -27,10 +28,12 @@ const tooMany = (count: number) =>
 export class ListsService {
   private readonly repo: ListsRepository;
   private readonly clock: Clock;
+  private readonly storedCaps: StoredCaps;
 
-  constructor(deps: { repo: ListsRepository; clock: Clock }) {
+  constructor(deps: { repo: ListsRepository; clock: Clock; storedCaps: StoredCaps }) {
     this.repo = deps.repo;
     this.clock = deps.clock;
+    this.storedCaps = deps.storedCaps;
   }
 
   async create(scope: Scope, input: { name: string; numbers?: string[] }) {
@@ -47,6 +50,9 @@ export class ListsService {
       updated_at: at,
     };
     return transact(this.repo.db, async (tx) => {
+      // The organization's caps on lists and on numbers in all: a list that would pass either is refused whole.
+      await this.storedCaps.take(tx, 'contact_lists', scope.organizationId);
+      await this.storedCaps.take(tx, 'list_numbers', scope.organizationId, numbers.length);
       await this.repo.insert(tx, row);
       await this.repo.addNumbers(tx, row.id, numbers, at);
       return listView(row, await this.repo.numbersOf(tx, row.id));
@@ -72,9 +78,14 @@ export class ListsService {
   }
 
   async remove(scope: Scope, id: string): Promise<void> {
+    const at = this.clock.now().toISOString();
     await transact(this.repo.db, async (tx) => {
+      // Written first (locked on PostgreSQL): a concurrent change of the list's numbers waits.
+      await this.repo.touch(tx, id, { updated_at: at });
       const row = await this.inScope(tx, scope, id);
-      await this.repo.remove(tx, row.id);
+      const numbers = await this.repo.remove(tx, row.id);
+      await this.storedCaps.release(tx, 'contact_lists', row.organization_id);
+      await this.storedCaps.release(tx, 'list_numbers', row.organization_id, numbers);
     });
   }
 
@@ -85,6 +96,7 @@ export class ListsService {
       await this.repo.addNumbers(tx, row.id, numbers, at);
       const count = await this.repo.countNumbers(tx, row.id);
       if (count > MAX_LIST_NUMBERS) throw tooMany(count);
+      await this.storedCaps.take(tx, 'list_numbers', row.organization_id, count - row.number_count);
       return { ...row, number_count: count };
     });
   }
@@ -94,7 +106,9 @@ export class ListsService {
     const numbers = normalizeNumbers('numbers', inputs);
     return this.change(scope, id, async (tx, row) => {
       await this.repo.removeNumbers(tx, row.id, numbers);
-      return { ...row, number_count: await this.repo.countNumbers(tx, row.id) };
+      const count = await this.repo.countNumbers(tx, row.id);
+      await this.storedCaps.release(tx, 'list_numbers', row.organization_id, row.number_count - count);
+      return { ...row, number_count: count };
     });
   }
 

@@ -1,5 +1,6 @@
 // Pods: sender pools of cells, with drafts, contact lists and ignore lists (each under a cell or a
 // pod) and cycle jobs (ring, broadcast) advanced by the cycle worker.
+import type { StoredCaps } from '../../operations/stored-caps.ts';
 import type { FastifyBaseLogger } from 'fastify';
 import type { Kysely } from 'kysely';
 import type { DB } from '../../db/schema.ts';
@@ -62,15 +63,16 @@ export function build(deps: {
   devices: DevicesPort;
   messages: MessagesService;
   log: FastifyBaseLogger;
+  storedCaps: StoredCaps;
 }): PodsModule {
-  const { db, clock, cells, messages } = deps;
-  const pods = new PodsService({ repo: new PodsRepository(db), cells, clock });
+  const { db, clock, cells, messages, storedCaps } = deps;
+  const pods = new PodsService({ repo: new PodsRepository(db), cells, clock, storedCaps });
   const scopes = new Scopes({ cells, pods });
-  const drafts = new DraftsService({ repo: new DraftsRepository(db), pods, messages, clock });
-  const lists = new ListsService({ repo: new ListsRepository(db), clock });
-  const ignore = new IgnoreService({ repo: new IgnoreRepository(db), cells, clock });
+  const drafts = new DraftsService({ repo: new DraftsRepository(db), pods, messages, clock, storedCaps });
+  const lists = new ListsService({ repo: new ListsRepository(db), clock, storedCaps });
+  const ignore = new IgnoreService({ repo: new IgnoreRepository(db), cells, clock, storedCaps });
   const cycleRepo = new CycleRepository(db);
-  const cycles = new CycleService({ repo: cycleRepo, pods, lists, messages, clock });
+  const cycles = new CycleService({ repo: cycleRepo, pods, lists, messages, clock, storedCaps });
   const planner = new CyclePlanner({
     repo: cycleRepo,
     pods,

@@ -98,7 +98,7 @@ export function podOperations(deps: PodOperationDeps) {
       scope: 'cells:write',
       idempotency: 'none',
       status: 201,
-      errors: ['client_id_conflict', 'cell_in_pod'],
+      errors: ['client_id_conflict', 'cell_in_pod', 'conflict'],
       input: Body({ name: Name, client_id: ClientId, cell_ids: Type.Optional(CellIds) }),
       output: Type.Object({ created: Type.Boolean(), pod: Pod }),
       run: (ctx, input) => pods.create(ctx.organizationId, input),

@@ -12,6 +12,7 @@ import { ApiError, notFound } from '../../lib/errors.ts';
 import { newId } from '../../lib/ids.ts';
 import { listPage, type PageQuery } from '../../lib/pagination.ts';
 import { Port } from '../../lib/ports.ts';
+import type { StoredCaps } from '../../operations/stored-caps.ts';
 import type { CellRecord } from '../cells/service.ts';
 import type { CellsPort } from './ports.ts';
 import type { PodsRepository } from './repository.ts';
@@ -54,14 +55,16 @@ export class PodsService {
   private readonly repo: PodsRepository;
   private readonly cells: CellsPort;
   private readonly clock: Clock;
+  private readonly storedCaps: StoredCaps;
   private readonly removalListeners: PodRemovalListener[] = [];
   /** Wired by the composition root: billing's refusals of sends. */
   readonly ports = { sendRefusals: new Port<SendRefusals>('pods', 'sendRefusals') };
 
-  constructor(deps: { repo: PodsRepository; cells: CellsPort; clock: Clock }) {
+  constructor(deps: { repo: PodsRepository; cells: CellsPort; clock: Clock; storedCaps: StoredCaps }) {
     this.repo = deps.repo;
     this.cells = deps.cells;
     this.clock = deps.clock;
+    this.storedCaps = deps.storedCaps;
   }
 
   onRemove(listener: PodRemovalListener): void {
@@ -114,6 +117,7 @@ export class PodsService {
       deleted_at: null,
     };
     await transact(this.repo.db, async (tx) => {
+      await this.storedCaps.take(tx, 'pods', organizationId);
       await this.repo.insert(tx, row);
       await this.placeCells(tx, organizationId, row.id, cellIds);
     });
@@ -172,6 +176,7 @@ export class PodsService {
     await transact(this.repo.db, async (tx) => {
       const pod = await this.owned(organizationId, id, tx);
       if (!(await this.repo.update(tx, pod.id, { deleted_at: now, updated_at: now }))) throw notFound('pod');
+      await this.storedCaps.release(tx, 'pods', organizationId);
       for (const listener of this.removalListeners) await listener(tx, pod);
       await this.placeCells(tx, organizationId, pod.id, []);
     });

@@ -1,6 +1,7 @@
 // Webhooks: endpoints (routes), the fan-out of events into deliveries, and the deliverer the
 // delivery worker (src/workers/webhook-delivery.ts, a loop this build hands to the composition
 // root) drives.
+import type { StoredCaps } from '../../operations/stored-caps.ts';
 import type { FastifyBaseLogger } from 'fastify';
 import type { Database } from '../../db/database.ts';
 import type { Clock } from '../../lib/clock.ts';
@@ -38,11 +39,19 @@ export function build(deps: {
   log: FastifyBaseLogger;
   /** The operator audit log, for changes of the operator's endpoints. */
   audit: RecordOperatorAction;
+  storedCaps: StoredCaps;
 }): WebhooksModule {
   const options = deps.options ?? {};
   const repo = new WebhooksRepository(deps.database.db, deps.database.dialect);
   const targets = { allowPrivate: deps.allowPrivate, lookup: options.lookup ?? systemLookup };
-  const webhooks = new WebhooksService({ repo, clock: deps.clock, events: deps.events, audit: deps.audit, ...targets });
+  const webhooks = new WebhooksService({
+    repo,
+    clock: deps.clock,
+    events: deps.events,
+    audit: deps.audit,
+    storedCaps: deps.storedCaps,
+    ...targets,
+  });
   const deliverer = new WebhookDeliverer({
     repo,
     clock: deps.clock,

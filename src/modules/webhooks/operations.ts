@@ -127,7 +127,7 @@ export function webhookOperations<Context>(webhooks: WebhooksService, owner: End
     createWebhook: define({
       ...texts('createWebhook'),
       status: 201,
-      errors: ['client_id_conflict'],
+      errors: ['client_id_conflict', 'conflict'],
       input: owner.bodies.create,
       output: WebhookWithSecret,
       run: (ctx, input) => webhooks.create(of(ctx), input, actor(ctx)),

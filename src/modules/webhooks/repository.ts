@@ -66,6 +66,17 @@ export class WebhooksRepository {
     await ex.updateTable('webhooks').set(changes).where('id', '=', id).execute();
   }
 
+  /** Deletes a live endpoint (soft: its deliveries stay readable); false when it was deleted already. */
+  async deleteWebhook(ex: Executor, id: string, now: string): Promise<boolean> {
+    const result = await ex
+      .updateTable('webhooks')
+      .set({ deleted_at: now, updated_at: now })
+      .where('id', '=', id)
+      .where('deleted_at', 'is', null)
+      .executeTakeFirst();
+    return Number(result.numUpdatedRows) === 1;
+  }
+
   /** The endpoints an event of this organization fans out to. */
   enabledWebhooks(ex: Executor, organizationId: string | null) {
     return ex

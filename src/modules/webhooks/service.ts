@@ -1,6 +1,7 @@
 // Webhook endpoints (contract §6): create with client_id, read, update, delete, rotate the secret,
 // and the deliveries log with manual retry. Every event fans out here, inside its own
 // transaction, into one delivery row per matching endpoint; the delivery worker sends them.
+import type { StoredCaps } from '../../operations/stored-caps.ts';
 import { EventEmitter } from 'node:events';
 import { ApiError, invalidField, notFound } from '../../lib/errors.ts';
 import { listPage, type PageQuery } from '../../lib/pagination.ts';
@@ -67,6 +68,7 @@ export class WebhooksService {
   private readonly allowPrivate: boolean;
   private readonly lookup: Lookup;
   private readonly audit: RecordOperatorAction;
+  private readonly storedCaps: StoredCaps;
   /** 'queued' fires when committed deliveries became due: an event's fan-out, a manual retry, a re-enable. */
   readonly signals = new EventEmitter();
 
@@ -77,8 +79,10 @@ export class WebhooksService {
     allowPrivate: boolean;
     lookup: Lookup;
     audit: RecordOperatorAction;
+    storedCaps: StoredCaps;
   }) {
     this.repo = deps.repo;
+    this.storedCaps = deps.storedCaps;
     this.audit = deps.audit;
     this.clock = deps.clock;
     this.events = deps.events;
@@ -150,6 +154,8 @@ export class WebhooksService {
       deleted_at: null,
     };
     await transact(this.repo.db, async (tx) => {
+      // An organization keeps at most its cap of endpoints (the operator's are not counted).
+      if (organizationId !== null) await this.storedCaps.take(tx, 'webhooks', organizationId);
       await this.repo.insertWebhook(tx, row);
       await this.recordOperatorChange(tx, actor, 'webhook.create', row.id, {
         url: row.url,
@@ -205,7 +211,8 @@ export class WebhooksService {
     const row = await this.owned(organizationId, id);
     const now = this.clock.now().toISOString();
     await transact(this.repo.db, async (tx) => {
-      await this.repo.updateWebhook(tx, id, { deleted_at: now, updated_at: now });
+      if (!(await this.repo.deleteWebhook(tx, id, now))) return;
+      if (organizationId !== null) await this.storedCaps.release(tx, 'webhooks', organizationId);
       await this.repo.abandonQueued(tx, id, now);
       await this.recordOperatorChange(tx, actor, 'webhook.delete', id, { url: row.url });
     });
