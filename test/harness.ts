@@ -10,6 +10,7 @@ import pg from 'pg';
 import { buildApp, type AppDeps, type Services } from '../src/app.ts';
 import { loadConfig, type Config } from '../src/config.ts';
 import { openDatabase, type Database } from '../src/db/database.ts';
+import type { StatementObserver } from '../src/db/observed-dialect.ts';
 import { migrateToLatest } from '../src/db/migrate.ts';
 import { ManualClock } from '../src/lib/clock.ts';
 import type { Mail, Mailer } from '../src/lib/mailer.ts';
@@ -213,10 +214,23 @@ export interface StartOptions {
   deps?: Partial<AppDeps>;
   /** Registers extra routes (e.g. a probe route for a cross-cutting hook) before app.ready(). */
   routes?: (app: App, services: Services) => void;
+  /** Sees every statement the app runs before it runs (count, explain, or throw to fail it). */
+  observe?: StatementObserver;
 }
 
 export async function startApp(options: StartOptions = {}): Promise<TestApp> {
-  const testDb = await freshDatabase();
+  const fresh = await freshDatabase();
+  // Observed: a connection of its own to the same database, closed before the database is dropped.
+  const observed = options.observe && openDatabase(fresh.url, { observe: options.observe });
+  const testDb = observed
+    ? {
+        database: observed,
+        drop: async () => {
+          await observed.close();
+          await fresh.drop();
+        },
+      }
+    : fresh;
   const config = loadConfig({
     CELLGATE_ADMIN_TOKEN: ADMIN_TOKEN,
     CELLGATE_BASE_URL: 'http://cellgate.test',

@@ -1,9 +1,10 @@
 // Opens the configured database: node:sqlite (default, one file under ./data) or PostgreSQL.
 // Both are driven through the same Kysely query code and the same migration set.
-import { Kysely, PostgresDialect, sql } from 'kysely';
+import { Kysely, PostgresDialect, sql, type Dialect } from 'kysely';
 import type pg from 'pg';
 import { onFirstUse } from '../lib/on-first-use.ts';
 import { nodeSqliteDialect } from './node-sqlite-dialect.ts';
+import { observedDialect, type StatementObserver } from './observed-dialect.ts';
 import type { DB } from './schema.ts';
 import { isReadOnlyError, lockSqliteFile, prepareSqlitePath, sqliteOpenError } from './sqlite-file.ts';
 
@@ -56,17 +57,21 @@ export interface OpenOptions {
    * database's pool open between tests, and a test process ends when its last test does).
    */
   allowExitOnIdle?: boolean;
+  /** Tests only: sees every statement before it runs (db/observed-dialect.ts). */
+  observe?: StatementObserver;
 }
 
 export function openDatabase(url: string, options: OpenOptions = {}): Database {
+  const kysely = (dialect: Dialect) =>
+    new Kysely<DB>({ dialect: options.observe ? observedDialect(dialect, options.observe) : dialect });
   if (url.startsWith('sqlite:')) {
     const path = url.slice('sqlite:'.length);
-    if (path === ':memory:') return wrap(new Kysely<DB>({ dialect: nodeSqliteDialect(path).dialect }), 'sqlite', null);
+    if (path === ':memory:') return wrap(kysely(nodeSqliteDialect(path).dialect), 'sqlite', null);
     prepareSqlitePath(path);
     const release = options.exclusive ? lockSqliteFile(path) : () => {};
     try {
       const sqlite = nodeSqliteDialect(path);
-      return wrap(new Kysely<DB>({ dialect: sqlite.dialect }), 'sqlite', null, async () => {
+      return wrap(kysely(sqlite.dialect), 'sqlite', null, async () => {
         await sqlite.closed();
         release();
       });
@@ -94,7 +99,7 @@ export function openDatabase(url: string, options: OpenOptions = {}): Database {
   // (or "not queryable" on the next one), and the pool discards the broken client on release.
   pool.on('error', () => {});
   pool.on('connect', (client) => client.on('error', () => {}));
-  return wrap(new Kysely<DB>({ dialect: new PostgresDialect({ pool }) }), 'postgres', clientConfig);
+  return wrap(kysely(new PostgresDialect({ pool })), 'postgres', clientConfig);
 }
 
 // SQLite: a DELETE that matches nothing still takes the write lock, so a read-only file (or

@@ -35,7 +35,10 @@ export interface RestBinding {
   preValidation?: RouteOptions['preValidation'];
   /** The extra per-IP bucket of an abuse-prone public route (sign-up). */
   ipLimit?: 'sign_up';
-  /** Runs on a fresh success before it is sent (not on a replay): headers of this transport only. */
+  /**
+   * Runs on a fresh success before it is sent (not on a replay): headers of this transport only.
+   * A failure is logged and the success still answered (the operation is already committed).
+   */
   after?: (request: FastifyRequest, reply: FastifyReply, value: never) => Promise<void>;
   /** Left out of the OpenAPI document (test probes). */
   hide?: boolean;
@@ -99,7 +102,13 @@ export function restBinder(invoker: Invoker, options: { baseUrl: string; docsUrl
           })
           .finally(() => reply.raw.off('close', hangUp));
         if (!outcome.replayed) {
-          await binding.after?.(request, reply, outcome.value as never);
+          // The operation is committed: nothing after it may turn its answer into an error (a send
+          // stored, then 503, would be replayed as a 202). Headers it cannot add are left out.
+          try {
+            await binding.after?.(request, reply, outcome.value as never);
+          } catch (error) {
+            request.log.warn({ err: error, operation: op.name }, 'headers of a committed operation left out');
+          }
           if (!binding.answer) return reply.code(status).send(outcome.value);
           const answer = binding.answer(outcome.value as never);
           if (answer.replayed) reply.header('Idempotent-Replayed', 'true');
