@@ -58,6 +58,8 @@ export interface DeviceAssignment {
   sendRatePerMinute: number;
   /** SMS segments per 24 hours. */
   dailySendLimit: number;
+  /** False while the phone is paused or quarantined: it claims nothing, but still receives (contract §11). */
+  claims: boolean;
 }
 
 /** Why a phone claims nothing now, as its heartbeat answer says it; null when it may claim. */
@@ -533,20 +535,18 @@ export class DevicesService {
     return this.repo.findByCell(cellId);
   }
 
-  /** The active cell this device carries, or null. Runs on every device poll, so it is cached briefly. */
+  /**
+   * The active cell this device carries, or null. Runs on every device poll, so it is cached
+   * briefly. A paused or quarantined phone keeps its cell (`claims: false`): it sends nothing, and
+   * what it receives is still stored on the cell (issue 33).
+   */
   async assignment(deviceId: string): Promise<DeviceAssignment | null> {
     const nowMs = this.clock.now().getTime();
     const cached = this.assignments.get(deviceId);
     if (cached && nowMs < cached.until) return cached.value;
     const row = await this.repo.findWithCell(deviceId);
-    // A paused or quarantined phone carries its cell but claims nothing (contract §11).
     const value =
-      row &&
-      row.cell_id &&
-      row.organization_id &&
-      row.cell_status === 'active' &&
-      row.paused === 0 &&
-      row.health !== 'quarantined'
+      row && row.cell_id && row.organization_id && row.cell_status === 'active'
         ? {
             deviceId: row.id,
             cellId: row.cell_id,
@@ -554,6 +554,8 @@ export class DevicesService {
             phoneNumber: row.phone_number,
             sendRatePerMinute: row.send_rate_per_minute,
             dailySendLimit: row.daily_send_limit,
+            // A paused or quarantined phone carries its cell but claims nothing (contract §11).
+            claims: row.paused === 0 && row.health !== 'quarantined',
           }
         : null;
     if (this.assignments.size > 100_000) this.assignments.clear();
