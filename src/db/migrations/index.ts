@@ -27,6 +27,7 @@ import * as webhookAttemptExchange from './0024_webhook_attempt_exchange.ts';
 import * as mcpTasks from './0025_mcp_tasks.ts';
 import * as broadcastSendNow from './0026_broadcast_send_now.ts';
 import * as storedCounts from './0027_stored_counts.ts';
+import * as smsgate from './0029_smsgate.ts';
 
 export const migrations: Record<string, Migration> = {
   '0001_foundation': foundation,
@@ -56,4 +57,5 @@ export const migrations: Record<string, Migration> = {
   '0025_mcp_tasks': mcpTasks,
   '0026_broadcast_send_now': broadcastSendNow,
   '0027_stored_counts': storedCounts,
+  '0029_smsgate': smsgate,
 };
