@@ -232,6 +232,10 @@ export async function buildApp(deps: AppDeps) {
       billing: billing.operations,
       organizations: organizing.operations,
     },
+    payments: {
+      settle: (organizationId, payload) => billing.x402.settlePayload(organizationId, payload),
+      status: (organizationId) => billing.billing.status(organizationId),
+    },
     invoker,
     version: VERSION,
     endpointUrl: `${config.baseUrl}/mcp`,

@@ -3,6 +3,7 @@
 import assert from 'node:assert/strict';
 import { after, before } from 'node:test';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
+import type { PaymentRequired } from '@x402/core/types';
 import { startSimulatedDevice, type SimulatedDevice, type SimulatedNetwork } from '../../src/cli/device-simulator.ts';
 import { startApp, type StartOptions, type TestApp } from '../harness.ts';
 import type { Line } from './messages.ts';
@@ -115,11 +116,13 @@ export interface ToolResult {
   isError?: boolean;
   content?: unknown;
   structuredContent?: unknown;
+  _meta?: Record<string, unknown>;
 }
 
 /** What a test needs of an MCP client, whichever SDK generation it is. */
 export interface AnyMcpClient {
-  callTool(name: string, args: Record<string, unknown>): Promise<ToolResult>;
+  /** `meta`: the request's `_meta` (an x402 payment: `{"x402/payment": PaymentPayload}`). */
+  callTool(name: string, args: Record<string, unknown>, meta?: Record<string, unknown>): Promise<ToolResult>;
   close(): Promise<void>;
 }
 
@@ -144,7 +147,8 @@ export async function connectV1(t: McpTestApp, token: string) {
 export async function mcpClientV1(t: McpTestApp, token: string): Promise<AnyMcpClient> {
   const client = await connectV1(t, token);
   return {
-    callTool: (name, args) => client.callTool({ name, arguments: args }) as Promise<ToolResult>,
+    callTool: (name, args, meta) =>
+      client.callTool({ name, arguments: args, ...(meta ? { _meta: meta } : {}) }) as Promise<ToolResult>,
     close: () => client.close(),
   };
 }
@@ -156,7 +160,8 @@ export const SDK_CLIENTS: { sdk: 'v1' | 'v2'; connect(t: McpTestApp, token: stri
     connect: async (t, token) => {
       const client = await mcpClient(t, token);
       return {
-        callTool: (name, args) => client.callTool({ name, arguments: args }) as Promise<ToolResult>,
+        callTool: (name, args, meta) =>
+          client.callTool({ name, arguments: args, ...(meta ? { _meta: meta } : {}) }) as Promise<ToolResult>,
         close: () => client.close(),
       };
     },
@@ -179,4 +184,18 @@ export function toolErrorOf(result: ToolResult): any {
   const [first] = result.content as { type: string; text: string }[];
   assert.equal(first.type, 'text');
   return (JSON.parse(first.text) as { error: unknown }).error;
+}
+
+/**
+ * A paid tool's payment_required in the x402 v2 MCP transport's form: the PaymentRequired (the
+ * structuredContent, and as JSON the first text) and the error (the second text).
+ */
+export function paymentRequiredOf(result: ToolResult) {
+  assert.equal(result.isError, true, JSON.stringify(result));
+  const [first, second] = result.content as { text: string }[];
+  const required = result.structuredContent as PaymentRequired;
+  assert.deepEqual(JSON.parse(first.text), required, 'content[0].text is the PaymentRequired as JSON');
+  assert.equal(required.x402Version, 2);
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any -- assertions read arbitrary members
+  return { required, error: (JSON.parse(second.text) as { error: any }).error };
 }

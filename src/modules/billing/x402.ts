@@ -233,6 +233,28 @@ export class X402Settlement {
     return { settled, payment };
   }
 
+  /**
+   * The x402 v2 MCP transport: the PaymentPayload of `_meta["x402/payment"]`, settled exactly as a
+   * REST PAYMENT-SIGNATURE (the same checks, quote and once-only record), with what was paid.
+   */
+  async settlePayload(organizationId: string, payload: unknown) {
+    if (typeof payload !== 'object' || payload === null || Array.isArray(payload))
+      throw new ApiError('invalid_request', '_meta["x402/payment"] is an x402 v2 PaymentPayload object.', {
+        errors: [
+          {
+            field: '_meta.x402/payment',
+            code: 'invalid_type',
+            message: '_meta["x402/payment"] must be an x402 v2 PaymentPayload object.',
+          },
+        ],
+      });
+    const { settled, payment } = await this.settle(organizationId, encodeHeader(payload));
+    return {
+      settled,
+      paid: { payment_id: payment.id, intent: payment.intent, amount_usd: usdString(micros(payment.amount_micros)) },
+    };
+  }
+
   private async call<T>(work: () => Promise<T>, quote: PaymentsTable): Promise<T> {
     try {
       return await work();

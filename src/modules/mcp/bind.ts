@@ -13,7 +13,8 @@ import { Type, type TObject, type TSchema } from 'typebox';
 import type { ValidateFunction } from 'ajv';
 import type { AgentPrincipal } from '../../http/types.ts';
 import { compileBody } from '../../http/validation.ts';
-import type { Invoker } from '../../operations/invoke.ts';
+import { ApiError } from '../../lib/errors.ts';
+import { admit, type Invoker } from '../../operations/invoke.ts';
 import type { AnyOperation } from '../../operations/operation.ts';
 import { validateInput } from '../../operations/validate.ts';
 import { asToolError, ok, storedError, type CallContext } from './results.ts';
@@ -45,7 +46,41 @@ export interface ToolBinding {
   answer?: (value: never) => { value: unknown; replayed: boolean };
   /** The structured content (default: the answer itself) and the short text of an answer. */
   result(value: never, replayed: boolean): { structured?: Record<string, unknown>; text: string };
+  /**
+   * The tool is the payment (pay): with `_meta["x402/payment"]` settled, its answer is what was
+   * paid and the billing after it; the operation (the payment's 402) is not run.
+   */
+  settles?: true;
 }
+
+/** The x402 v2 MCP transport's `_meta` keys (x402 specs/transports-v2/mcp.md). */
+export const X402_PAYMENT = 'x402/payment';
+export const X402_PAYMENT_RESPONSE = 'x402/payment-response';
+
+/** What was paid in a tool call, and the facilitator's settlement. */
+export interface Settlement {
+  settled: unknown;
+  paid: { payment_id: string; intent: string; amount_usd: string };
+}
+
+/** Billing's side of a payment inside a tool call (the x402 rail's settlement, the status after it). */
+export interface McpPayments {
+  /** Settles an x402 v2 PaymentPayload for the organization, once ever (contract §7), or throws its 402. */
+  settle(organizationId: string, payload: unknown): Promise<Settlement>;
+  status(organizationId: string): Promise<unknown>;
+}
+
+/** x402 v2 PaymentRequired, as a paid tool's error carries it in structuredContent (the output schemas admit it). */
+const PAYMENT_REQUIRED_SCHEMA = {
+  type: 'object',
+  required: ['x402Version', 'accepts'],
+  properties: {
+    x402Version: { type: 'integer' },
+    error: { type: 'string' },
+    resource: { type: 'object' },
+    accepts: { type: 'array', items: { type: 'object' } },
+  },
+};
 
 const IdempotencyKey = Type.String({
   minLength: 1,
@@ -67,8 +102,7 @@ function jsonSchemaOf(schema: TSchema): Record<string, unknown> {
 }
 
 /** The SDK's Standard Schema: our JSON Schema, and a validation that lets everything through to ours. */
-function standard(schema: TSchema): StandardSchemaWithJSON {
-  const json = jsonSchemaOf(schema);
+function standard(schema: TSchema, json = jsonSchemaOf(schema)): StandardSchemaWithJSON {
   return {
     '~standard': {
       version: 1,
@@ -86,6 +120,8 @@ export interface BoundTool {
   input: StandardSchemaWithJSON;
   output: StandardSchemaWithJSON;
   validate: ValidateFunction;
+  /** It may answer payment_required, and takes a payment in `_meta["x402/payment"]`. */
+  payable: boolean;
 }
 
 /** The tool `name` of a binding. */
@@ -115,12 +151,19 @@ export function boundTool(name: string, binding: ToolBinding): BoundTool {
     },
     { additionalProperties: false },
   );
+  const payable = binding.confirm !== undefined || binding.settles === true || op.errors.includes('payment_required');
+  const output = binding.output ?? op.output;
   return {
     name,
     binding,
     input: standard(input),
-    output: standard(binding.output ?? op.output),
+    // A paid tool's payment_required carries the x402 PaymentRequired as structuredContent: v1
+    // hosts validate it against the output schema even on an error, so the schema admits it.
+    output: payable
+      ? standard(output, { type: 'object', anyOf: [jsonSchemaOf(output), PAYMENT_REQUIRED_SCHEMA] })
+      : standard(output),
     validate: compileBody(input),
+    payable,
   };
 }
 
@@ -130,6 +173,7 @@ export interface ToolContext {
   call: CallContext;
   /** Aborted when the process drains: a wait answers at once ("no reply yet"). */
   drain: AbortSignal;
+  payments: McpPayments;
   agent: AgentPrincipal;
   /** The MCP endpoint's URL: the resource an x402 payment of a tool names. */
   endpointUrl: string;
@@ -146,12 +190,36 @@ export function registerBoundTool(server: McpServer, tool: BoundTool, context: T
       outputSchema: tool.output,
       annotations: binding.annotations,
     },
-    (async (args: Record<string, unknown>, request: { mcpReq: { signal: AbortSignal } }): Promise<CallToolResult> => {
+    (async (
+      args: Record<string, unknown>,
+      request: { mcpReq: { signal: AbortSignal; _meta?: Record<string, unknown> } },
+    ): Promise<CallToolResult> => {
       // The client hanging up, or the process draining, ends a wait.
       const ctx = { mcpReq: { signal: AbortSignal.any([request.mcpReq.signal, context.drain]) } };
+      const payload = tool.payable ? request.mcpReq._meta?.[X402_PAYMENT] : undefined;
+      let settlement: Settlement | undefined;
+      let input: Record<string, unknown> = {};
+      /**
+       * A refusal of the payment `pay` carried with no quote left to name (a replayed payload whose
+       * quote is paid): the PaymentDetails of the intent the call asks for, with the refusal's words and reason.
+       */
+      const withIntent = async (error: unknown): Promise<unknown> => {
+        if (!(error instanceof ApiError) || error.code !== 'payment_required' || error.extensions?.payment)
+          return error;
+        try {
+          await context.invoker.invoke(binding.operation, context.agent, input, { validate: false });
+          return error;
+        } catch (quoted) {
+          if (!(quoted instanceof ApiError) || quoted.code !== 'payment_required') return error;
+          return new ApiError('payment_required', error.message, {
+            extensions: { ...quoted.extensions, ...error.extensions },
+          });
+        }
+      };
       try {
         validateInput(tool.validate, args, 'arguments');
-        const { idempotency_key, confirm, ...input } = args;
+        const { idempotency_key, confirm, ...rest } = args;
+        input = rest;
         const paid = binding.confirm && (binding.confirm.when ? binding.confirm.when(input) : true);
         if (paid && confirm !== true) {
           const quote = await context.invoker.invoke(binding.confirm!.quote, context.agent, input, {
@@ -161,6 +229,15 @@ export function registerBoundTool(server: McpServer, tool: BoundTool, context: T
           });
           const price = (quote.replayed ? JSON.parse(quote.body) : quote.value) as Quote;
           return ok({ confirmation_required: true, quote: price }, confirmationText(tool.name, price));
+        }
+        if (payload !== undefined) {
+          // Paid only for a call that may run: the organization's standing is checked first.
+          admit(binding.operation, context.agent);
+          settlement = await context.payments.settle(context.agent.organizationId, payload);
+          if (binding.settles) {
+            const paid = { ...settlement.paid, billing: await context.payments.status(context.agent.organizationId) };
+            return withPayment(answer(binding, paid as never, false), settlement);
+          }
         }
         const outcome = await context.invoker.invoke(binding.operation, context.agent, input, {
           validate: false,
@@ -172,15 +249,25 @@ export function registerBoundTool(server: McpServer, tool: BoundTool, context: T
         });
         if (outcome.replayed) {
           const body = JSON.parse(outcome.body) as never;
-          if (outcome.status >= 400) return storedError(body);
-          return answer(binding, body, true);
+          if (outcome.status >= 400) return withPayment(storedError(body), settlement);
+          return withPayment(answer(binding, body, true), settlement);
         }
         const fresh = binding.answer
           ? binding.answer(outcome.value as never)
           : { value: outcome.value, replayed: false };
-        return answer(binding, fresh.value as never, fresh.replayed);
-      } catch (error) {
-        return asToolError(error, context.call, tool.name);
+        return withPayment(answer(binding, fresh.value as never, fresh.replayed), settlement);
+      } catch (thrown) {
+        // A refused payment names what to pay: the open quote it was for, else (pay) the intent asked.
+        const error = binding.settles && payload !== undefined && !settlement ? await withIntent(thrown) : thrown;
+        // A refused payment is completed as any 402 (a fresh quote, its checkout_url and PaymentRequired).
+        const completed =
+          error instanceof ApiError && error.code === 'payment_required'
+            ? await context.invoker.enrich(
+                { principal: context.agent, resourceUrl: context.endpointUrl, headers: false },
+                error,
+              )
+            : error;
+        return withPayment(asToolError(completed, context.call, tool), settlement);
       }
     }) as never,
   );
@@ -200,11 +287,17 @@ function confirmationText(tool: string, quote: Quote): string {
     return `Not done yet. ${quote.detail} ($${quote.amount_usd}, nothing to pay first). To do it, call ${tool} with confirm: true.`;
   const asked = `pay {intent: "${payment.intent}"} (or ${tool} with confirm: true)`;
   const how = payment.x402
-    ? `${asked} answers payment_required with the x402 PaymentRequired, which an x402 client pays over REST (POST /v1/billing/x402/pay with PAYMENT-SIGNATURE), and a checkout_url a person can pay at instead`
+    ? `${asked} answers payment_required with the x402 PaymentRequired: an x402 client retries that call with _meta["x402/payment"]; or a person pays at its checkout_url`
     : payment.rails.length > 0
       ? `no agent payment rail is configured here: a person pays it at the checkout_url that ${asked} answers`
       : 'no payment rail is configured here: ask the operator';
   return `Not done: a payment of $${payment.amount_usd} (${payment.intent}) is needed first. ${quote.detail} To pay: ${how}; then call ${tool} with confirm: true.`;
+}
+
+/** The result, with the settlement of the payment the call carried (x402 MCP transport). */
+function withPayment(result: CallToolResult, settlement: Settlement | undefined): CallToolResult {
+  if (!settlement) return result;
+  return { ...result, _meta: { ...result._meta, [X402_PAYMENT_RESPONSE]: settlement.settled } };
 }
 
 function answer(binding: ToolBinding, value: never, replayed: boolean): CallToolResult {

@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import { verifiedOrganization } from '../../../test/harness.ts';
 import { BASE_PAY_TO, grant } from '../../../test/support/billing.ts';
 import { activeLine, inbound, type Line } from '../../../test/support/messages.ts';
-import { SDK_CLIENTS, toolErrorOf, useMcpClient } from '../../../test/support/mcp-client.ts';
+import { SDK_CLIENTS, paymentRequiredOf, toolErrorOf, useMcpClient } from '../../../test/support/mcp-client.ts';
 
 for (const { sdk, connect } of SDK_CLIENTS) {
   describe(`MCP tool errors through the ${sdk} SDK client`, () => {
@@ -23,7 +23,10 @@ for (const { sdk, connect } of SDK_CLIENTS) {
 
     it('shows create_cell refused by billing as payment_required with the PaymentDetails and the x402 PaymentRequired', async () => {
       const unpaid = await open((await verifiedOrganization(t)).apiKey);
-      const error = toolErrorOf(await unpaid.callTool('create_cell', { display_name: 'Sales', confirm: true }));
+      const { required, error } = paymentRequiredOf(
+        await unpaid.callTool('create_cell', { display_name: 'Sales', confirm: true }),
+      );
+      assert.deepEqual(required, error.x402_payment_required);
       assert.equal(error.code, 'payment_required');
       assert.equal(typeof error.message, 'string');
       assert.equal(error.payment.intent, 'setup');
@@ -36,7 +39,7 @@ for (const { sdk, connect } of SDK_CLIENTS) {
 
     it('answers pay with the PaymentDetails and, x402 being configured, the x402 PaymentRequired', async () => {
       const agent = await open((await verifiedOrganization(t)).apiKey);
-      const error = toolErrorOf(await agent.callTool('pay', { intent: 'top_up', amount_usd: '7.50' }));
+      const { error } = paymentRequiredOf(await agent.callTool('pay', { intent: 'top_up', amount_usd: '7.50' }));
       assert.equal(error.code, 'payment_required');
       assert.equal(error.payment.intent, 'top_up');
       assert.equal(error.payment.amount_usd, '7.50');
@@ -53,7 +56,7 @@ for (const { sdk, connect } of SDK_CLIENTS) {
       await grant(t, org.organizationId);
       const poor = await activeLine(t, {}, org);
       const agent = await open(org.apiKey);
-      const error = toolErrorOf(
+      const { error } = paymentRequiredOf(
         await agent.callTool('send_message', {
           cell_id: poor.cell.id,
           to: '+14155550100',

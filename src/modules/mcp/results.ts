@@ -43,8 +43,21 @@ function errorResult(error: ErrorBody): CallToolResult {
   return { isError: true, content: [{ type: 'text', text: JSON.stringify({ error: body }) }] };
 }
 
-export function toolError(error: ApiError): CallToolResult {
-  return errorResult(errorOf(error));
+/**
+ * A tool error. A paid tool's payment_required that carries the x402 PaymentRequired follows the
+ * x402 v2 MCP transport: the PaymentRequired is the structuredContent and the first text (JSON),
+ * the error (PaymentDetails, checkout_url) the second text.
+ */
+export function toolError(error: ApiError, payable = false): CallToolResult {
+  const body = errorOf(error);
+  const required = error.extensions?.x402_payment_required as Record<string, unknown> | undefined;
+  const result = errorResult(body);
+  if (!payable || error.code !== 'payment_required' || !required) return result;
+  return {
+    isError: true,
+    structuredContent: required,
+    content: [{ type: 'text', text: JSON.stringify(required) }, ...result.content],
+  };
 }
 
 /** A replayed error outcome (send_message): the stored `error` member (less its HTTP status) as a tool error. */
@@ -63,9 +76,13 @@ export interface CallContext {
  * REST answers it (`unavailable` for a lost database, else `internal_error`) with that id, never
  * the thrown message (a driver's words, SQL).
  */
-export function asToolError(error: unknown, call: CallContext, tool?: string): CallToolResult {
+export function asToolError(
+  error: unknown,
+  call: CallContext,
+  tool?: { name: string; payable: boolean },
+): CallToolResult {
   if (error instanceof ApiError)
-    return toolError(tool && error.code === 'organization_unverified' ? unverified(tool) : error);
+    return toolError(tool && error.code === 'organization_unverified' ? unverified(tool.name) : error, tool?.payable);
   if (isDatabaseUnavailable(error)) {
     call.log.warn({ err: error }, 'tool call failed: database unavailable');
     return errorResult({

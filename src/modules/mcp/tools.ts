@@ -18,7 +18,7 @@ import { id } from '../pods/schemas.ts';
 import { CycleJob } from '../pods/views.ts';
 import type { StatusOperations } from '../status/operations.ts';
 import type { WebhookOperations } from '../webhooks/operations.ts';
-import { boundTool, registerBoundTool, type BoundTool, type ToolBinding } from './bind.ts';
+import { boundTool, registerBoundTool, type BoundTool, type McpPayments, type ToolBinding } from './bind.ts';
 import type { CallContext } from './results.ts';
 import type { WaitOperations } from './operations.ts';
 import { TOOL_SCOPES, type ToolName } from './scopes.ts';
@@ -56,6 +56,8 @@ export interface ToolDeps {
   endpointUrl: string;
   /** Aborted when the process drains (SIGTERM, SIGINT): the waits answer at once. */
   drain: AbortSignal;
+  /** Payments inside a tool call (x402 MCP transport). */
+  payments: McpPayments;
 }
 
 const READ: ToolAnnotations = {
@@ -271,11 +273,16 @@ export function toolBindings(ops: ToolOperations): Record<ToolName, ToolBinding>
     },
     pay: {
       operation: ops.billing.pay,
+      settles: true,
       description:
-        'What paying an intent takes (setup: the first month of a tier; top_up: amount_usd onto the balance; renewal, reinstate, create_cell): answers payment_required with `payment` (PaymentDetails): its checkout_url is for a person to open and pay; where x402 is configured the error also carries the x402 PaymentRequired, which an x402 client pays over REST (POST /v1/billing/x402/pay with PAYMENT-SIGNATURE). get_billing shows the result.',
+        'Pays an intent (setup: the first month of a tier, with amount_usd as a starting balance if given; top_up: amount_usd onto the balance; renewal, reinstate, create_cell). Without a payment it answers payment_required: where x402 is offered, the x402 PaymentRequired (x402 MCP transport: retry this call with _meta["x402/payment"]); always `payment.checkout_url`, for a person to pay by card. Paid, it answers the payment and the billing after it.',
       annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: true },
-      result: (paid: { intent: string; amount_usd: string }) => ({
-        text: `Paid ${paid.intent}: $${paid.amount_usd}.`,
+      result: (paid: {
+        intent: string;
+        amount_usd: string;
+        billing: { state: string; prepaid_balance_usd: number };
+      }) => ({
+        text: `Paid ${paid.intent}: $${paid.amount_usd}. Billing ${paid.billing.state}; balance $${paid.billing.prepaid_balance_usd.toFixed(2)}.`,
       }),
     },
     cancel_message: {
@@ -336,6 +343,7 @@ export function mcpServer(
       agent,
       call,
       drain: deps.drain,
+      payments: deps.payments,
       endpointUrl: deps.endpointUrl,
     });
     declareTaskSupport(registered, tool.name);
