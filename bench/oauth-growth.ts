@@ -5,68 +5,16 @@
 // and prints the database growth (target: at most 1 MB).
 //   node bench/oauth-growth.ts [--postgres] [--duration 60] [--connections 4]
 import { createHash, randomBytes } from 'node:crypto';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { DatabaseSync } from 'node:sqlite';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import pg from 'pg';
 import { benchOptions, runBench, startService } from './lib.ts';
+import { sizedDatabase } from './support/database-size.ts';
 
 const TARGET_BYTES = 1024 * 1024;
 const argv = process.argv.slice(2);
 const options = benchOptions(argv.includes('--duration') ? argv : [...argv, '--duration', '60']);
 const connections = argv.includes('--connections') ? options.connections : 4;
-const ADMIN_POSTGRES_URL = process.env.CELLGATE_BENCH_POSTGRES_URL || 'postgres://postgres@127.0.0.1:5432/postgres';
-
-/** A database for the service and a way to read its size in bytes. */
-async function database(
-  onExit: (cleanup: () => Promise<void>) => void,
-): Promise<{ url: string; size: () => Promise<number> }> {
-  if (!options.postgres) {
-    const dir = mkdtempSync(join(tmpdir(), 'cellgate-oauth-growth-'));
-    onExit(async () => rmSync(dir, { recursive: true, force: true }));
-    const file = join(dir, 'bench.db');
-    return {
-      url: `sqlite:${file}`,
-      // Pages in use (the WAL included, through a reader), not the file's length: a checkpoint
-      // moves bytes between the two files without the data growing.
-      size: async () => {
-        const db = new DatabaseSync(file, { readOnly: true });
-        try {
-          const pages = (name: string) => Number((db.prepare(`PRAGMA ${name}`).get() as Record<string, number>)[name]);
-          return (pages('page_count') - pages('freelist_count')) * pages('page_size');
-        } finally {
-          db.close();
-        }
-      },
-    };
-  }
-  const name = `cellgate_oauth_growth_${process.pid}_${Date.now()}`;
-  const admin = async <T>(run: (client: pg.Client) => Promise<T>, url = ADMIN_POSTGRES_URL) => {
-    const client = new pg.Client({ connectionString: url });
-    await client.connect();
-    try {
-      return await run(client);
-    } finally {
-      await client.end();
-    }
-  };
-  await admin((client) => client.query(`CREATE DATABASE ${name}`));
-  onExit(() => admin((client) => client.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`)).then(() => undefined));
-  const url = new URL(ADMIN_POSTGRES_URL);
-  url.pathname = `/${name}`;
-  return {
-    url: url.toString(),
-    size: () =>
-      admin(
-        async (client) => Number((await client.query('select pg_database_size(current_database()) as n')).rows[0].n),
-        url.toString(),
-      ),
-  };
-}
 
 await runBench(async (onExit) => {
-  const db = await database(onExit);
+  const db = await sizedDatabase(options.postgres, 'oauth-growth', onExit);
   const service = await startService({ postgres: false, env: { CELLGATE_DATABASE_URL: db.url } });
   onExit(() => service.stop());
 

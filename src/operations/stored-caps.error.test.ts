@@ -8,6 +8,7 @@ import assert from 'node:assert/strict';
 import { expectProblem, useApp, type TestApp } from '../../test/harness.ts';
 import { activeLine, type Line } from '../../test/support/messages.ts';
 import { call, clientId, ok, recipients } from '../../test/support/pods.ts';
+import { up } from '../db/migrations/0027_stored_counts.ts';
 import { STORED_CAPS, type StoredResource } from './stored-caps.ts';
 
 const HOUR = 60 * 60 * 1000;
@@ -384,5 +385,32 @@ describe('stored resources: parallel creates at the edge', () => {
     );
     assert.equal(responses.filter((response) => response.statusCode === 201).length, 5);
     assert.deepEqual(await stored(t, line, 'list_numbers'), { counted: 5, rows: 5 });
+  });
+});
+
+describe('stored resources: migration 0027 counts what was stored before it', () => {
+  const t = useApp();
+
+  it('fills each counter from the rows (live pods and webhooks, drafts in draft, scheduled messages, list numbers)', async () => {
+    const line = await activeLine(t);
+    for (const kind of KINDS) {
+      const created = [];
+      for (let i = 0; i < 3; i++) created.push((await kind.create(t, line, i)).json() as { id: string });
+      await kind.remove(t, line, created[0], 0);
+    }
+    await ok(t, line.org, 'POST', `/v1/cells/${line.cell.id}/lists`, { name: 'N', numbers: recipients(4) }, 201);
+    const before = await Promise.all(
+      [...KINDS.map((kind) => kind.resource), 'list_numbers' as const].map((resource) => stored(t, line, resource)),
+    );
+    await t.database.db.schema.dropTable('stored_counts').execute();
+    await up(t.database.db);
+    const after = await Promise.all(
+      [...KINDS.map((kind) => kind.resource), 'list_numbers' as const].map((resource) => stored(t, line, resource)),
+    );
+    assert.deepEqual(after, before);
+    assert.deepEqual(
+      after.map(({ counted }) => counted),
+      [2, 3, 2, 2, 2, 2, 4],
+    );
   });
 });
