@@ -136,7 +136,7 @@ export async function buildApp(deps: AppDeps) {
     deps.mailer ??
     (config.smtpUrl
       ? await smtpMailer(config.smtpUrl, config.smtpFrom)
-      : devMailer((mail) => admin.keepMail(mail), app.log));
+      : devMailer({ keep: (mail) => admin.keepMail(mail), latestTo: (to) => admin.latestMailTo(to) }, app.log));
   const organizing = organizationsModule.build({ db, clock, mailer });
   const { organizations } = organizing;
   // Long-lived connections per organization (and long-polls per device), counted in this process.
@@ -255,6 +255,7 @@ export async function buildApp(deps: AppDeps) {
         billing: billing.adminOperations,
         deposits: billing.depositOperations,
         webhooks: webhooking.operatorOperations,
+        admin: administering.operations,
       },
     },
   });
