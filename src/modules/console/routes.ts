@@ -152,7 +152,8 @@ export function registerConsoleRoutes(app: App, deps: ConsoleRouteDeps): void {
           );
         }
         reply.header('set-cookie', sessionCookies(http, signedIn.token, SESSION_TTL_MS / 1000));
-        return redirect(reply, next ?? `${CONSOLE_PATH}/cells`);
+        // A sign-in that finished a sign-up's verification lands where the sign-up would have.
+        return redirect(reply, next ?? `${CONSOLE_PATH}/cells${signedIn.confirmed ? '/new?welcome=1' : ''}`);
       },
     );
 
