@@ -106,7 +106,7 @@ function wirePorts(m: {
     wire(m.eventing.events.ports.emitted, (tx, envelope) => m.webhooks.webhooks.fanOut(tx, envelope)),
     // Billing admits cell creates and charges sends in their transactions, and refunds what never went out.
     wire(cells.ports.admission, (tx, organizationId, cellId, options) =>
-      enforcement.admitCell(tx, organizationId, cellId, options.tier),
+      enforcement.admitCell(tx, organizationId, cellId, options.tier, () => devices.anyFree(tx)),
     ),
     wire(messages.ports.charges, enforcement),
     wire(delivery.ports.charges, enforcement),

@@ -94,7 +94,7 @@ ${card}
 
 export function newCellPage(
   context: SignedInContext,
-  view: { form: CellForm; tiers: Tier[] | null; welcome: boolean; refusal?: CreateRefusal },
+  view: { form: CellForm; tiers: Tier[] | null; welcome: boolean; refusal?: CreateRefusal; noPhoneFree?: boolean },
 ): string {
   const { form } = view;
   const failed = Boolean(form.error || form.tierError || view.refusal);
@@ -117,6 +117,7 @@ ${form.tierError ? `<p class="field-error" id="tier-error">${escape(form.tierErr
     `<div class="card">
 <h1>Create a cell</h1>
 ${view.welcome ? `<p class="notice ok" role="status">Your email is confirmed and you are signed in to ${escape(context.signedIn.organizationName)}. Create your first cell: a phone line your agents text from.</p>` : ''}
+${view.noPhoneFree && !view.refusal ? String(html`<p class="notice info" id="no-phone-free">No phone is free now: a cell you create (and pay for) waits in provisioning, with no number and no sends, until the operator adds a phone.</p>`) : ''}
 ${view.refusal ? paymentSection(context, view.refusal, form) : ''}
 <form method="post" action="${cellsPath(context)}/new" novalidate>
 ${csrfField(context)}
@@ -229,6 +230,7 @@ export function registerCellManagement(app: App, module: ConsoleModule): void {
           },
           tiers,
           welcome: text(request.query, 'welcome') === '1',
+          noPhoneFree: !(await module.operator.devices.anyFree()),
         }),
       );
     });
