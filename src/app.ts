@@ -109,7 +109,7 @@ function wirePorts(m: {
     wire(m.eventing.events.ports.emitted, (tx, envelope) => m.webhooks.webhooks.fanOut(tx, envelope)),
     // Billing admits cell creates and charges sends in their transactions, and refunds what never went out.
     wire(cells.ports.admission, (tx, organizationId, cellId, options) =>
-      enforcement.admitCell(tx, organizationId, cellId, options.tier),
+      enforcement.admitCell(tx, organizationId, cellId, options.tier, () => devices.anyFree(tx)),
     ),
     wire(messages.ports.charges, enforcement),
     wire(delivery.ports.charges, enforcement),
@@ -139,7 +139,7 @@ export async function buildApp(deps: AppDeps) {
     deps.mailer ??
     (config.smtpUrl
       ? await smtpMailer(config.smtpUrl, config.smtpFrom)
-      : devMailer((mail) => admin.keepMail(mail), app.log));
+      : devMailer({ keep: (mail) => admin.keepMail(mail), latestTo: (to) => admin.latestMailTo(to) }, app.log));
   const organizing = organizationsModule.build({ db, clock, mailer });
   const { organizations } = organizing;
   // Long-lived connections per organization (and long-polls per device), counted in this process.
@@ -274,6 +274,7 @@ export async function buildApp(deps: AppDeps) {
         billing: billing.adminOperations,
         deposits: billing.depositOperations,
         webhooks: webhooking.operatorOperations,
+        admin: administering.operations,
       },
     },
   });

@@ -11,6 +11,14 @@ export interface Mail {
 export interface Mailer {
   send(mail: Mail): Promise<void>;
   close(): void;
+  /** Set when nothing is sent: the mail is kept in the dev outbox (no SMTP configured). */
+  readonly outbox?: DevOutbox;
+}
+
+/** The dev outbox behind the dev mailer: pages that told "we emailed you" say where the mail went instead. */
+export interface DevOutbox {
+  /** The newest mail kept for this address, or null. */
+  latestTo(to: string): Promise<Mail | null>;
 }
 
 /** SMTP through nodemailer, loaded only when SMTP is configured (it weighs ~25 MB of memory). */
@@ -24,10 +32,11 @@ export async function smtpMailer(url: string, from: string): Promise<Mailer> {
   };
 }
 
-export function devMailer(store: (mail: Mail) => Promise<void>, log: FastifyBaseLogger): Mailer {
+export function devMailer(outbox: DevOutbox & { keep(mail: Mail): Promise<void> }, log: FastifyBaseLogger): Mailer {
   return {
+    outbox: { latestTo: (to) => outbox.latestTo(to) },
     async send(mail) {
-      await store(mail);
+      await outbox.keep(mail);
       // Only the recipient: the subject and text carry one-time codes (the outbox keeps them).
       log.info({ to: mail.to }, 'mail kept in the dev outbox (no SMTP configured; GET /v1/admin/outbox)');
     },

@@ -58,6 +58,12 @@ export class AdminService {
     });
   }
 
+  /** The newest kept mail to this address (the console's sign-up and sign-in pages on a loopback base URL). */
+  async latestMailTo(to: string): Promise<Mail | null> {
+    const [row] = (await this.listMail(to, { limit: 1 })).messages;
+    return row ? { to: row.to, subject: row.subject, text: row.text } : null;
+  }
+
   async listMail(to: string | undefined, query: PageQuery) {
     const result = await listPage(
       query,

@@ -4,6 +4,7 @@
 // plan setup"), and always a way back to Billing in the console. No script: a form and links.
 import { CONSOLE_PATH } from '../console/http.ts';
 import { escape, layout } from '../console/layout.ts';
+import { html } from '../../lib/html.ts';
 import type { CheckoutPage } from './checkout.ts';
 import { micros, usdString } from './money.ts';
 import type { PaymentsTable } from './tables.ts';
@@ -50,7 +51,12 @@ export function paymentWords(payment: Described): { name: string; sentence: stri
   }
 }
 
-const backLink = (text = 'Back to Billing') => `<a class="button secondary" href="${BILLING_PATH}">${escape(text)}</a>`;
+const backLink = (text = 'Back to Billing') =>
+  String(html`<a class="button secondary" href="${BILLING_PATH}">${text}</a>`);
+
+/** The way back to where the payment started (a console path, checked by safeNext), before Billing. */
+const continueLink = (back: string | undefined, text: string) =>
+  back ? String(html`<a class="button primary" href="${back}">${text}</a>`) : '';
 
 function facts(payment: PaymentsTable, options: { expires: boolean }): string {
   const { name } = paymentWords(payment);
@@ -65,8 +71,12 @@ ${options.expires ? `<dt>Open until</dt><dd>${time(payment.expires_at)}</dd>` : 
 const page = (title: string, content: string) =>
   layout({ path: CONSOLE_PATH }, title, `<div class="card checkout">\n${content}\n</div>`);
 
-/** A checkout page of the local card processor; `action` is the page's own URL (the Pay form posts there). */
-export function checkoutPage(state: CheckoutPage, action: string): string {
+/**
+ * A checkout page of the local card processor; `action` is the page's own URL (the Pay form posts
+ * there, keeping its `return`); `back` the console page the payment started from (the create-cell
+ * form, a thread), already checked to be one of the console's own paths.
+ */
+export function checkoutPage(state: CheckoutPage, action: string, back?: string): string {
   if (state.kind === 'unknown') {
     return page(
       'Checkout not found',
@@ -89,7 +99,7 @@ ${facts(payment, { expires: true })}
 <form method="post" action="${escape(action)}">
 <div class="actions">
 <button type="submit" class="primary">Pay ${escape(amount)}</button>
-${backLink('Cancel and go back to Billing')}
+${back ? String(html`<a class="button secondary" href="${back}">Cancel and go back</a>`) : backLink('Cancel and go back to Billing')}
 </div>
 </form>`,
       );
@@ -99,7 +109,7 @@ ${backLink('Cancel and go back to Billing')}
         `<h1>Paid: ${escape(name)}</h1>
 <p class="notice ok" role="status">${escape(amount)} paid. ${escape(sentence)}</p>
 ${facts(payment, { expires: false })}
-<div class="actions">${backLink()}</div>`,
+<div class="actions">${continueLink(back, 'Continue where you left off')}${backLink()}</div>`,
       );
     case 'expired':
       return page(

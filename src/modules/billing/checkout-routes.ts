@@ -6,7 +6,7 @@ import { Type } from 'typebox';
 import { agentOf } from '../../http/auth.ts';
 import { Body, Described, Timestamp } from '../../http/schemas.ts';
 import type { App } from '../../http/types.ts';
-import { sendPage } from '../console/http.ts';
+import { safeNext, sendPage } from '../console/http.ts';
 import type { CheckoutPage, CheckoutService } from './checkout.ts';
 import { checkoutPage } from './checkout-pages.ts';
 import { PaymentIntentFields } from './schemas.ts';
@@ -68,7 +68,11 @@ export function registerCheckoutRoutes(app: App, checkout: CheckoutService): voi
   );
 
   const PageParams = Type.Object({ payment_id: Type.String({ minLength: 1, maxLength: 64 }) });
-  const PageQuery = Type.Object({ token: Type.String({ minLength: 1, maxLength: 64 }) });
+  const PageQuery = Type.Object({
+    token: Type.String({ minLength: 1, maxLength: 64 }),
+    // The console page the payment started from; anything but a console path is ignored.
+    return: Type.Optional(Type.String({ maxLength: 2048 })),
+  });
   // The page's form posts application/x-www-form-urlencoded: parsed in this scope only.
   app.register(async (plugin) => {
     const scope = plugin.withTypeProvider<TypeBoxTypeProvider>();
@@ -83,8 +87,8 @@ export function registerCheckoutRoutes(app: App, checkout: CheckoutService): voi
       reply.header('referrer-policy', 'no-referrer');
       return payload;
     });
-    const send = (reply: FastifyReply, page: CheckoutPage, url: string) =>
-      sendPage(reply, page.status, checkoutPage(page, url));
+    const send = (reply: FastifyReply, page: CheckoutPage, url: string, back: string | undefined) =>
+      sendPage(reply, page.status, checkoutPage(page, url, safeNext(back)));
     scope.get(
       '/v1/billing/checkout/:payment_id',
       {
@@ -92,7 +96,12 @@ export function registerCheckoutRoutes(app: App, checkout: CheckoutService): voi
         schema: { hide: true, params: PageParams, querystring: PageQuery },
       },
       async (request, reply) =>
-        send(reply, await checkout.page(request.params.payment_id, request.query.token), request.url),
+        send(
+          reply,
+          await checkout.page(request.params.payment_id, request.query.token),
+          request.url,
+          request.query.return,
+        ),
     );
     scope.post(
       '/v1/billing/checkout/:payment_id',
@@ -101,7 +110,12 @@ export function registerCheckoutRoutes(app: App, checkout: CheckoutService): voi
         schema: { hide: true, params: PageParams, querystring: PageQuery },
       },
       async (request, reply) =>
-        send(reply, await checkout.pay(request.params.payment_id, request.query.token), request.url),
+        send(
+          reply,
+          await checkout.pay(request.params.payment_id, request.query.token),
+          request.url,
+          request.query.return,
+        ),
     );
   });
 }

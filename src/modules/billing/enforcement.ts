@@ -6,7 +6,7 @@
 import type { Config } from '../../config.ts';
 import type { Executor } from '../../db/schema.ts';
 import type { Clock } from '../../lib/clock.ts';
-import type { ApiError } from '../../lib/errors.ts';
+import { ApiError } from '../../lib/errors.ts';
 import { newId } from '../../lib/ids.ts';
 import type { ChargesPort, SendCharges } from '../messages/ports.ts';
 import type { BillingAccounts } from './accounts.ts';
@@ -67,6 +67,10 @@ const paymentQuote = (refusal: ApiError): ChargeQuote => {
 };
 
 const messageReference = (messageId: string) => `message:${messageId}`;
+
+/** Said by a 402 that pays for a cell while no phone is free (the console's create-cell page says it too). */
+export const NO_PHONE_FREE =
+  'No phone is free now: once paid, the cell is created but waits in provisioning (no number, no sends) until the operator adds a phone; the money is not returned meanwhile.';
 
 export class BillingEnforcement implements ChargesPort {
   private readonly repo: BillingRepository;
@@ -311,7 +315,13 @@ export class BillingEnforcement implements ChargesPort {
    * usage record), or the create is 402 create_cell. The account is locked on PostgreSQL, so
    * concurrent creates count one by one.
    */
-  async admitCell(tx: Executor, organizationId: string, cellId: string, tier?: string): Promise<void> {
+  async admitCell(
+    tx: Executor,
+    organizationId: string,
+    cellId: string,
+    tier?: string,
+    phoneFree?: () => Promise<boolean>,
+  ): Promise<void> {
     if (tier !== undefined) tierOf(this.prices, tier);
     if (!this.config.billing) return;
     const now = this.clock.now().toISOString();
@@ -323,11 +333,12 @@ export class BillingEnforcement implements ChargesPort {
       cellCredits: account.cell_credits,
     };
     const refused = firstRefusal(POLICIES.cellCreate, facts);
-    if (refused) throw await this.refusal(tx, organizationId, refused, account, tier);
+    if (refused)
+      throw await this.withPhoneWarning(await this.refusal(tx, organizationId, refused, account, tier), phoneFree);
     if (facts.activeCells < facts.includedCells) return;
     // The credit the check counted, taken by a conditional update all the same.
     if (!(await this.repo.consumeCellCredit(tx, organizationId)))
-      throw await this.refusal(tx, organizationId, TIER_FULL, account, tier);
+      throw await this.withPhoneWarning(await this.refusal(tx, organizationId, TIER_FULL, account, tier), phoneFree);
     const cellPrice = this.prices.extraCellMicros;
     await this.repo.insertUsage(tx, [
       {
@@ -342,6 +353,21 @@ export class BillingEnforcement implements ChargesPort {
         created_at: now,
       },
     ]);
+  }
+
+  /**
+   * A 402 that pays for a cell (its plan's setup, one more cell) warns, before the money is taken,
+   * when no phone is free: the cell paid for will wait in provisioning until a phone is added.
+   */
+  private async withPhoneWarning(refusal: ApiError, phoneFree?: () => Promise<boolean>): Promise<ApiError> {
+    const payment = refusal.extensions?.payment as { intent?: string } | undefined;
+    if (!phoneFree || (payment?.intent !== 'setup' && payment?.intent !== 'create_cell') || (await phoneFree()))
+      return refusal;
+    return new ApiError('payment_required', `${refusal.message} ${NO_PHONE_FREE}`, {
+      errors: refusal.errors,
+      headers: refusal.headers,
+      extensions: refusal.extensions,
+    });
   }
 
   /** What a cell create (of `tier`) would take now, as admitCell decides it, taking nothing. */

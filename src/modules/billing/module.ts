@@ -22,7 +22,7 @@ import { PaymentOffers } from './offers.ts';
 import { BillingOperator, type OrganizationFinder } from './operator.ts';
 import type { Invoker } from '../../operations/invoke.ts';
 import type { RecordOperatorAction } from '../admin/audit.ts';
-import { PaymentCompletion, registerPaymentRequired } from './payment-required.ts';
+import { cardOffCause, PaymentCompletion, registerPaymentRequired } from './payment-required.ts';
 import { BillingPeriods } from './periods.ts';
 import { BillingQuotes } from './quotes.ts';
 import { BillingRepository } from './repository.ts';
@@ -145,7 +145,13 @@ export async function build(deps: {
     enforcement: new BillingEnforcement({ repo, accounts, offers, clock, config }),
     mpp,
     x402,
-    payments: new PaymentCompletion({ checkout, x402, testnet: config.x402Testnet, enabled: () => enabled }),
+    payments: new PaymentCompletion({
+      checkout,
+      x402,
+      testnet: config.x402Testnet,
+      enabled: () => enabled,
+      cardOff: cardOffCause(config),
+    }),
     deposits: new DepositsService({
       repo: new DepositsRepository(deps.database.db),
       billingRepo: repo,

@@ -4,6 +4,7 @@
 // configured), so an x402 client pays and retries the original request unchanged. REST carries it in the
 // `PAYMENT-REQUIRED` header; MCP tool errors carry it in their error JSON. The completion is a
 // problem enricher of the operations' invoke, run on the ApiError before anything renders it.
+import { isLoopbackUrl, type Config } from '../../config.ts';
 import { ApiError } from '../../lib/errors.ts';
 import type { Invoker, ProblemEnricher } from '../../operations/invoke.ts';
 import type { CheckoutService } from './checkout.ts';
@@ -11,8 +12,33 @@ import { parseUsd } from './money.ts';
 import type { PaymentDetails } from './offers.ts';
 import { encodeHeader, x402PaymentRequired, type X402Settlement } from './x402.ts';
 
+/**
+ * Why a 402 offers no card, and the fix, when the deployment has no card processor; null when it
+ * has one. The usual cause is a container: CELLGATE_HOST=0.0.0.0 without CELLGATE_BASE_URL makes
+ * the base URL http://0.0.0.0:8080, not loopback, where the built-in card page is off by default.
+ */
+export function cardOffCause(config: Pick<Config, 'cardProcessor' | 'baseUrl' | 'stripe'>): string | null {
+  if (config.cardProcessor !== 'off') return null;
+  if (config.stripe || isLoopbackUrl(config.baseUrl))
+    return 'Card payments are off on this deployment (CELLGATE_CARD_PROCESSOR=off): pay with another rail of GET /v1/billing/payment-options.';
+  return (
+    `Card payments are off on this deployment: its base URL, ${config.baseUrl}, is not a loopback address and Stripe is not configured, so no card processor runs ` +
+    '(a server listening on CELLGATE_HOST=0.0.0.0 without CELLGATE_BASE_URL gets such a URL). ' +
+    "The operator's fix: set CELLGATE_BASE_URL to the service's public https URL with CELLGATE_STRIPE_SECRET_KEY and CELLGATE_STRIPE_WEBHOOK_SECRET, " +
+    'or on a development machine CELLGATE_BASE_URL=http://localhost:8080 (or CELLGATE_CARD_PROCESSOR=local). ' +
+    'Until then pay with another rail of GET /v1/billing/payment-options, if any.'
+  );
+}
+
 export class PaymentCompletion {
-  private readonly deps: { checkout: CheckoutService; x402: X402Settlement; testnet: boolean; enabled: () => boolean };
+  private readonly deps: {
+    checkout: CheckoutService;
+    x402: X402Settlement;
+    testnet: boolean;
+    enabled: () => boolean;
+    /** cardOffCause() of the configuration: added to the detail of every 402 that offers no card. */
+    cardOff: string | null;
+  };
 
   constructor(deps: PaymentCompletion['deps']) {
     this.deps = deps;
@@ -48,8 +74,12 @@ export class PaymentCompletion {
     // Without headers (an MCP tool error) an x402 block with nothing to accept would only invite a
     // futile attempt: it is left out, and the message says plainly who pays, and where.
     const agentRail = x402 !== null && x402.accepts.length > 0;
-    const message =
-      headers || agentRail || !x402 ? error.message : `${error.message} ${noAgentRail(details.checkout_url)}`;
+    const { cardOff } = this.deps;
+    const notes = [
+      cardOff && !details.rails.includes('card_processor') ? cardOff : null,
+      headers || agentRail || !x402 ? null : noAgentRail(details.checkout_url),
+    ];
+    const message = [error.message, ...notes].filter(Boolean).join(' ');
     return new ApiError('payment_required', message, {
       errors: error.errors,
       headers: { ...error.headers, ...(x402 && headers ? { 'payment-required': encodeHeader(x402) } : {}) },

@@ -40,6 +40,8 @@ import { ConsoleRepository } from './repository.ts';
 import { registerConsoleRoutes } from './routes.ts';
 import { registerConsoleErrorPages } from './error-pages.ts';
 import { ConsoleService } from './service.ts';
+import { isLoopbackUrl } from '../../config.ts';
+import { mailNoticeOf, type MailNoticeOf } from './mail-notice.ts';
 
 /** The services the dashboard shows and acts through (the same ones the API uses). */
 export interface DashboardServices {
@@ -70,6 +72,9 @@ export interface ConsoleModule {
   liveViews: ConnectionCap;
   /** The operator console at /console/operator (its own sign-in and sessions). */
   operator: OperatorConsole;
+  /** Whether codes are mailed (SMTP) or kept in the dev outbox; the pages that ask for a code say which. */
+  mailed: boolean;
+  mailNotice: MailNoticeOf;
 }
 
 export function build(deps: {
@@ -109,6 +114,8 @@ export function build(deps: {
     guard,
     dashboard: deps.dashboard,
     liveViews: deps.liveViews,
+    mailed: !deps.mailer.outbox,
+    mailNotice: mailNoticeOf(deps.mailer, isLoopbackUrl(deps.baseUrl)),
     operator: buildOperatorConsole({
       db: deps.db,
       clock: deps.clock,
@@ -121,6 +128,7 @@ export function build(deps: {
       operations: deps.operator.operations,
       billing: deps.dashboard.billing,
       organizationSession: async (request) => (await guard.session(request)) !== null,
+      mailed: !deps.mailer.outbox,
     }),
   };
 }

@@ -2,6 +2,7 @@
 // inputs have labels, errors are tied to their field (aria-describedby), and focus is visible.
 import { confirmForm, escape, field, hidden, layout, type PageContext } from './layout.ts';
 import type { SignedInContext } from './guard.ts';
+import { signInCodeLead } from './mail-notice.ts';
 
 export { escape, type PageContext };
 
@@ -37,14 +38,17 @@ ${form.next ? hidden('next', form.next) : ''}
   );
 }
 
-export function codePage(context: PageContext, form: { email: string; next?: string; error?: string }): string {
+export function codePage(
+  context: PageContext,
+  form: { email: string; next?: string; error?: string; mailed: boolean },
+): string {
   const title = form.error ? 'Error: Enter your code' : 'Enter your code';
   return layout(
     context,
     title,
     `<div class="card">
 <h1>Check your email</h1>
-<p class="lead" role="status">If <strong>${escape(form.email)}</strong> belongs to a Cellgate organization, we have sent it a 6-digit code. It expires in 10 minutes.</p>
+${signInCodeLead(form.email, form.mailed)}
 <form method="post" action="${context.path}/sign-in/code" novalidate>
 ${field({ id: 'code', name: 'code', label: 'Sign-in code', type: 'text', hint: 'The 6 digits from the email.', error: form.error, attributes: 'class="code-input" inputmode="numeric" autocomplete="one-time-code" pattern="[0-9]{6}" maxlength="6" spellcheck="false"' })}
 ${hidden('email', form.email)}

@@ -46,6 +46,8 @@ export interface ConsoleRouteDeps {
   http: ConsoleHttp;
   /** The grants' revoke goes through the API's operation. */
   dashboard: { invoker: Invoker };
+  /** Whether sign-in codes are mailed or kept in the dev outbox (the code page says which). */
+  mailed: boolean;
 }
 
 type Fields = Record<string, unknown>;
@@ -102,7 +104,7 @@ export function registerConsoleRoutes(app: App, deps: ConsoleRouteDeps): void {
           );
         }
         await service.requestCode(email);
-        return sendPage(reply, 200, codePage(contextOf(null), { email, next }));
+        return sendPage(reply, 200, codePage(contextOf(null), { email, next, mailed: deps.mailed }));
       },
     );
 
@@ -129,7 +131,12 @@ export function registerConsoleRoutes(app: App, deps: ConsoleRouteDeps): void {
           return sendPage(
             reply,
             400,
-            codePage(contextOf(null), { email, next, error: 'Enter the 6 digits from the email.' }),
+            codePage(contextOf(null), {
+              email,
+              next,
+              mailed: deps.mailed,
+              error: 'Enter the 6 digits from the email.',
+            }),
           );
         const signedIn = await service.signIn(email, code);
         if (!signedIn) {
@@ -139,12 +146,14 @@ export function registerConsoleRoutes(app: App, deps: ConsoleRouteDeps): void {
             codePage(contextOf(null), {
               email,
               next,
+              mailed: deps.mailed,
               error: 'That code is not valid. A code works for 10 minutes and 5 tries; send a new one if needed.',
             }),
           );
         }
         reply.header('set-cookie', sessionCookies(http, signedIn.token, SESSION_TTL_MS / 1000));
-        return redirect(reply, next ?? `${CONSOLE_PATH}/cells`);
+        // A sign-in that finished a sign-up's verification lands where the sign-up would have.
+        return redirect(reply, next ?? `${CONSOLE_PATH}/cells${signedIn.confirmed ? '/new?welcome=1' : ''}`);
       },
     );
 

@@ -23,10 +23,20 @@ export interface ConsoleSession {
 
 export const normalizeEmail = (email: string) => email.trim().toLowerCase();
 
-/** Who may sign in with an email (OrganizationsService.findByEmail): the organizations module owns the rows. */
+/**
+ * Who may sign in with an email (OrganizationsService.findByEmail), and the verification a sign-in
+ * code completes (OrganizationsService.confirmEmail): the organizations module owns the rows.
+ */
 export interface OrganizationLookup {
   findByEmail(email: string): Promise<{ id: string; status: string } | undefined>;
+  confirmEmail(organizationId: string): Promise<void>;
 }
+
+/**
+ * An active organization signs in; so does an unverified one, whose sign-in code, mailed to its
+ * address, proves the email as its sign-up code would: signing in finishes its verification.
+ */
+const maySignIn = (status: string) => status === 'active' || status === 'unverified';
 
 export class ConsoleService {
   private readonly repo: ConsoleRepository;
@@ -53,13 +63,13 @@ export class ConsoleService {
   }
 
   /**
-   * Mails a new code when the email is an active organization's; otherwise does nothing. The mail
+   * Mails a new code when the email is an active or unverified organization's; otherwise does nothing. The mail
    * is not awaited, so the answer takes as long either way; a failed send is logged.
    */
   async requestCode(rawEmail: string): Promise<void> {
     const email = normalizeEmail(rawEmail);
     const organization = await this.organizations.findByEmail(email);
-    if (!organization || organization.status !== 'active') return;
+    if (!organization || !maySignIn(organization.status)) return;
     const { code, rowFor } = newEmailedCode(this.clock.now());
     await this.repo.replaceCode(rowFor(organization.id));
     this.mailer
@@ -71,16 +81,25 @@ export class ConsoleService {
       .catch((error: unknown) => this.log.error({ err: error }, 'console sign-in code could not be mailed'));
   }
 
-  /** A new session for a right, live code; null otherwise (wrong, expired, spent or unknown email alike). */
-  async signIn(rawEmail: string, code: string): Promise<{ token: string; session: ConsoleSession } | null> {
+  /**
+   * A new session for a right, live code; null otherwise (wrong, expired, spent or unknown email
+   * alike). `confirmed`: the organization was unverified, and this sign-in verified it.
+   */
+  async signIn(
+    rawEmail: string,
+    code: string,
+  ): Promise<{ token: string; session: ConsoleSession; confirmed: boolean } | null> {
     const email = normalizeEmail(rawEmail);
     const organization = await this.organizations.findByEmail(email);
-    if (!organization || organization.status !== 'active') return null;
+    if (!organization || !maySignIn(organization.status)) return null;
     const check = await checkEmailedCode(await this.repo.findCode(organization.id), code, this.clock.now(), (max) =>
       this.repo.countWrongAttempt(organization.id, max),
     );
     if (check !== 'ok' || !(await this.repo.takeCode(organization.id, codeHash(organization.id, code)))) return null;
-    return this.openSession(organization.id);
+    const confirmed = organization.status === 'unverified';
+    if (confirmed) await this.organizations.confirmEmail(organization.id);
+    const opened = await this.openSession(organization.id);
+    return opened && { ...opened, confirmed };
   }
 
   /**

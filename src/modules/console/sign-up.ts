@@ -4,7 +4,6 @@
 // as POST /v1/agent/verify, with that key as the credential; a verified organization is signed in
 // to the console and led to its first cell. Between the two pages the key waits in a cookie
 // (HttpOnly, SameSite=Strict, on /console/sign-up only, 10 minutes: the code's life).
-import type { FastifyRequest } from 'fastify';
 import type { App } from '../../http/types.ts';
 import { ApiError } from '../../lib/errors.ts';
 import { ANONYMOUS } from '../../operations/operation.ts';
@@ -19,7 +18,9 @@ import {
   sessionCookies,
   type ConsoleHttp,
 } from './http.ts';
-import { escape, field, hidden, layout, type PageContext } from './layout.ts';
+import { field, hidden, layout, type PageContext } from './layout.ts';
+import { html, raw } from '../../lib/html.ts';
+import { codeSentLead, type MailNotice } from './mail-notice.ts';
 import type { ConsoleModule } from './module.ts';
 import { messagePage } from './pages.ts';
 import { SESSION_TTL_MS } from './service.ts';
@@ -66,30 +67,56 @@ ${field({ id: 'organization-name', name: 'organization_name', label: 'Organizati
   );
 }
 
-export function signUpCodePage(context: PageContext, form: { email: string; apiKey?: string; error?: string }): string {
-  const key = form.apiKey
-    ? `<section aria-labelledby="key-heading">
-<h2 id="key-heading">Your first API key</h2>
-<p>Agents call the API and MCP with it. It is shown only this once: copy it somewhere safe now (you can make more under API keys).</p>
-<div class="field"><label for="api-key">API key</label>
-<input id="api-key" class="secret mono" type="text" value="${escape(form.apiKey)}" readonly spellcheck="false" autocomplete="off"></div>
-</section>`
-    : '';
-  return layout(
-    context,
-    form.error ? 'Error: Confirm your email' : 'Confirm your email',
-    `<div class="card">
-<h1>Check your email</h1>
-<p class="lead" role="status">We have sent a 6-digit code to <strong>${escape(form.email)}</strong>. It expires in 10 minutes.</p>
-${key}
-<form method="post" action="${SIGN_UP_PATH}/verify" novalidate>
-${field({ id: 'code', name: 'code', label: 'Verification code', type: 'text', hint: 'The 6 digits from the email.', error: form.error, attributes: 'class="code-input" inputmode="numeric" autocomplete="one-time-code" pattern="[0-9]{6}" maxlength="6" spellcheck="false"' })}
-${hidden('email', form.email)}
-<button type="submit" class="primary">Confirm and open the console</button>
-</form>
-<p class="small after">No email? <a href="${SIGN_UP_PATH}">Sign up again with the same address</a> for a new code.</p>
-</div>`,
-  );
+export interface SignUpCodeForm {
+  email: string;
+  /** Where the code went (mailed, or the dev outbox, with the code on a loopback base URL). */
+  notice: MailNotice;
+  /** The first API key, shown on this page for as long as the sign-up waits for its code. */
+  apiKey?: string;
+  /** This sign-up replaced an earlier one of the same email: its key and code stopped working. */
+  replaced?: boolean;
+  error?: string;
+}
+
+export function signUpCodePage(context: PageContext, form: SignUpCodeForm): string {
+  // field() and hidden() escape their own values (they predate the html tag).
+  const body = html`<div class="card">
+    <h1>${form.notice.mailed ? 'Check your email' : 'Enter your code'}</h1>
+    ${codeSentLead(form.email, form.notice)}
+    ${form.replaced && html`<p class="notice info" id="replaced">This email already had a sign-up waiting for its code. This sign-up replaced it: the earlier API key and code no longer work. Use the key and code of this page.</p>`}
+    ${
+      form.apiKey &&
+      html`<section aria-labelledby="key-heading">
+        <h2 id="key-heading">Your first API key</h2>
+        <p>
+          Agents call the API and MCP with it. Copy it somewhere safe before you leave this page: it is not shown again
+          once the email is confirmed (you can make more under API keys).
+        </p>
+        <div class="field">
+          <label for="api-key">API key</label>
+          <input
+            id="api-key"
+            class="secret mono"
+            type="text"
+            value="${form.apiKey}"
+            readonly
+            spellcheck="false"
+            autocomplete="off"
+          />
+        </div>
+      </section>`
+    }
+    <form method="post" action="${SIGN_UP_PATH}/verify" novalidate>
+      ${raw(field({ id: 'code', name: 'code', label: 'Verification code', type: 'text', hint: form.notice.mailed ? 'The 6 digits from the email.' : 'The 6 digits of the code.', error: form.error, attributes: 'class="code-input" inputmode="numeric" autocomplete="one-time-code" pattern="[0-9]{6}" maxlength="6" spellcheck="false"' }))}
+      ${raw(hidden('email', form.email))}
+      <button type="submit" class="primary">Confirm and open the console</button>
+    </form>
+    <p class="small after">
+      No code? <a href="${SIGN_UP_PATH}">Sign up again with the same address</a> for a new one (that replaces this
+      sign-up and its key).
+    </p>
+  </div>`;
+  return layout(context, form.error ? 'Error: Confirm your email' : 'Confirm your email', String(body));
 }
 
 export function registerSignUpPages(app: App, module: ConsoleModule): void {
@@ -119,6 +146,9 @@ export function registerSignUpPages(app: App, module: ConsoleModule): void {
         errors.organization_name = `The name is too long (at most ${ORGANIZATION_NAME_MAX} characters).`;
       if (errors.email || errors.organization_name)
         return sendPage(reply, 400, signUpPage(contextOf(null), { email, organizationName, errors }));
+      // Signing up again before confirming replaces the waiting sign-up (its key and code stop
+      // working): the code page says so (docs/decisions.md, "Signing up again").
+      const replaced = (await organizations.findByEmail(email.toLowerCase()))?.status === 'unverified';
       let signedUp: Awaited<ReturnType<typeof organizations.signUp>>;
       try {
         const outcome = await invoker.invoke<typeof signedUp>(signUp, ANONYMOUS, {
@@ -157,7 +187,12 @@ export function registerSignUpPages(app: App, module: ConsoleModule): void {
       return sendPage(
         reply,
         200,
-        signUpCodePage(contextOf(null), { email: signedUp.verification.sent_to, apiKey: signedUp.api_key }),
+        signUpCodePage(contextOf(null), {
+          email: signedUp.verification.sent_to,
+          apiKey: signedUp.api_key,
+          notice: await module.mailNotice(signedUp.verification.sent_to),
+          replaced,
+        }),
       );
     });
 
@@ -165,7 +200,8 @@ export function registerSignUpPages(app: App, module: ConsoleModule): void {
       if (!fromOwnOrigin(request, http)) return sendPage(reply, 403, refused);
       const email = text(request.body, 'email').trim().slice(0, 254);
       const code = text(request.body, 'code').replace(/\s/g, '');
-      const principal = await principalOf(request);
+      const key = readCookie(request, KEY_COOKIE);
+      const principal = await principalOf(key);
       if (!principal || principal.organizationStatus !== 'unverified')
         return sendPage(
           reply,
@@ -175,17 +211,23 @@ export function registerSignUpPages(app: App, module: ConsoleModule): void {
             'This browser has no sign-up waiting for a code: it was confirmed, it is older than 10 minutes, or it was started again elsewhere. Sign up again with the same email for a new code, or sign in if the organization is confirmed.',
           ),
         );
-      if (!/^\d{6}$/.test(code))
-        return sendPage(
-          reply,
-          400,
-          signUpCodePage(contextOf(null), { email, error: 'Enter the 6 digits from the email.' }),
-        );
+      // A wrong code keeps the page as it was: the key (still the cookie's, still valid) and the
+      // notice; the outbox's code only for the email of this sign-up's own organization.
+      const again = async (error: string) => {
+        const own = (await organizations.findByEmail(email.toLowerCase()))?.id === principal.organizationId;
+        const notice: MailNotice = own
+          ? await module.mailNotice(email)
+          : module.mailed
+            ? { mailed: true }
+            : { mailed: false, code: null };
+        return signUpCodePage(contextOf(null), { email, apiKey: key, notice, error });
+      };
+      if (!/^\d{6}$/.test(code)) return sendPage(reply, 400, await again('Enter the 6 digits of the code.'));
       try {
         await organizations.verify(principal, code);
       } catch (error) {
         if (error instanceof ApiError && error.code === 'invalid_code')
-          return sendPage(reply, 400, signUpCodePage(contextOf(null), { email, error: error.message }));
+          return sendPage(reply, 400, await again(error.message));
         if (error instanceof ApiError && error.code === 'code_expired') {
           reply.header('set-cookie', keyCookie(http, null));
           return sendPage(reply, 400, startAgain('Code no longer valid', error.message));
@@ -200,8 +242,7 @@ export function registerSignUpPages(app: App, module: ConsoleModule): void {
   });
 
   /** The organization behind the sign-up cookie's key (null without one, or once it is revoked). */
-  async function principalOf(request: FastifyRequest) {
-    const key = readCookie(request, KEY_COOKIE);
+  async function principalOf(key: string | undefined) {
     if (!key || key.length > 128) return null;
     return organizations.authenticate(key);
   }

@@ -651,6 +651,11 @@ export class DevicesService {
     this.assignments.delete(deviceId);
   }
 
+  /** Whether a device is free for the next cell (claimFree would find one). */
+  async anyFree(ex: Executor = this.repo.db): Promise<boolean> {
+    return (await this.repo.oldestFreeId(ex)) !== undefined;
+  }
+
   /**
    * Gives the oldest free device to `cellId` inside the caller's transaction, or null when none is
    * free. The conditional update makes two concurrent claims of one device impossible: the loser

@@ -170,13 +170,21 @@ export class OrganizationsService {
         check === 'expired' ? 'The code has expired; sign up again to get a new one.' : 'The code is not correct.',
       );
     }
+    await this.confirmEmail(organizationId);
+    return { organization_id: organizationId, status: 'active' as const };
+  }
+
+  /**
+   * Verifies an unverified organization whose email was proven: its sign-up code (verify), or the
+   * console's sign-in code mailed to the same address. The sign-up code stops working.
+   */
+  async confirmEmail(organizationId: string): Promise<void> {
     const now = this.clock.now().toISOString();
     await transact(this.repo.db, async (tx) => {
       await this.repo.setStatus(tx, organizationId, 'active', now);
       await this.repo.deleteCode(tx, organizationId);
     });
     this.forgetOrganization(organizationId);
-    return { organization_id: organizationId, status: 'active' as const };
   }
 
   /**

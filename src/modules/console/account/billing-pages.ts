@@ -5,6 +5,7 @@ import type { BillingService, PaymentDetails } from '../../billing/service.ts';
 import type { UsageService } from '../../billing/usage.ts';
 import { MICROS_PER_USD, usdExact, usdString } from '../../billing/money.ts';
 import type { SignedInContext } from '../guard.ts';
+import { html } from '../../../lib/html.ts';
 import { escape, field } from '../layout.ts';
 import { monthName, usageChart, usageTable, type DailyUsage, type Month } from './chart.ts';
 import { capitalized, csrfField, notice, sectionPage, stateTag, when } from './shared.ts';
@@ -30,6 +31,8 @@ export interface BillingView {
 export interface PayForm {
   intent?: string;
   amount?: string;
+  /** The console page the payment started from (safeNext), where the card page leads back. */
+  back?: string;
   errors?: { intent?: string; amount_usd?: string; rail?: string };
 }
 
@@ -145,6 +148,7 @@ function paySection(context: SignedInContext, view: BillingView, form: PayForm):
 <h2 id="pay-heading">Pay</h2>
 <form method="post" action="${context.path}/billing/pay" novalidate>
 ${csrfField(context)}
+${form.back ? String(html`<input type="hidden" name="return" value="${form.back}" />`) : ''}
 <fieldset class="field"${describedBy('intent', form.errors?.intent)}>
 <legend>What to pay for</legend>
 ${radios}

@@ -5,7 +5,7 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { App } from '../../../http/types.ts';
 import { contextOf, redirect } from '../guard.ts';
-import { CONSOLE_PATH, sendPage } from '../http.ts';
+import { CONSOLE_PATH, safeNext, sendPage } from '../http.ts';
 import type { ConsoleModule } from '../module.ts';
 import type { ConsoleSession } from '../service.ts';
 import { messagePage } from '../pages.ts';
@@ -88,7 +88,8 @@ export function registerBillingPages(scope: App, module: ConsoleModule): void {
   scope.get(`${CONSOLE_PATH}/billing`, { config: PUBLIC, schema: HIDDEN, onSend }, async (request, reply) => {
     const session = await guard.page(request, reply);
     if (!session) return reply;
-    return send(reply, session, 200, { checkout: text(request.query, 'checkout') });
+    const back = safeNext(text(request.query, 'return'));
+    return send(reply, session, 200, { checkout: text(request.query, 'checkout'), form: back ? { back } : undefined });
   });
 
   scope.post(`${CONSOLE_PATH}/billing/pay`, { config: PUBLIC, schema: HIDDEN, onSend }, async (request, reply) => {
@@ -101,7 +102,11 @@ export function registerBillingPages(scope: App, module: ConsoleModule): void {
         409,
         messagePage(context, 'Billing is off', 'This deployment does not charge: there is nothing to pay.', BACK),
       );
-    const form: PayForm = { intent: text(request.body, 'intent'), amount: text(request.body, 'amount_usd').trim() };
+    const form: PayForm = {
+      intent: text(request.body, 'intent'),
+      amount: text(request.body, 'amount_usd').trim(),
+      back: safeNext(text(request.body, 'return')),
+    };
     const rail = text(request.body, 'rail');
     const options = await billing.paymentOptions(session.organizationId);
     const outcome = await orPage(reply, context, BACK, 'payment', async (): Promise<Outcome> => {
@@ -135,7 +140,13 @@ export function registerBillingPages(scope: App, module: ConsoleModule): void {
       }
     });
     if (!outcome) return reply;
-    if (outcome.kind === 'checkout') return redirect(reply, outcome.url);
+    if (outcome.kind === 'checkout') {
+      // Where the payment started (the create-cell form, a thread, with what was typed): the
+      // checkout's paid page leads back there. Only a console path; anything else is dropped.
+      const url = new URL(outcome.url);
+      if (form.back) url.searchParams.set('return', form.back);
+      return redirect(reply, url.toString());
+    }
     if (outcome.kind === 'shown') return send(reply, session, 200, { form, shown: outcome.shown });
     return send(reply, session, 400, { form: { ...form, errors: outcome.errors } });
   });

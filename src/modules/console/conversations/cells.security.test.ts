@@ -163,9 +163,19 @@ describe('console cells: errors and security', () => {
       response.body,
       /<div class="notice error" role="alert"><p>Billing refused this send: The prepaid balance cannot cover this message/,
     );
-    assert.match(response.body, /<a href="\/console\/billing">Top up in Billing<\/a>, then send again./);
+    // The link to Billing carries this page with the typed text: the card page leads back to it.
+    const link = response.body.match(/<a href="([^"]+)">Top up in Billing<\/a>, then send again/)?.[1];
+    assert.ok(link, response.body);
+    const billing = new URL(link.replaceAll('&#38;', '&'), 'http://cellgate.test');
+    assert.equal(billing.pathname, '/console/billing');
+    const back = billing.searchParams.get('return') ?? '';
+    assert.match(back, new RegExp(`^/console/cells/${cell.id}\\?`));
     assert.match(response.body, /<textarea[^>]*>Costs a cent<\/textarea>/);
     assert.deepEqual(await apiMessages(t, broke), []);
+    const again = await t.app.inject({ url: back, headers: broke.signIn.headers });
+    assert.equal(again.statusCode, 200);
+    assert.match(again.body, /<textarea[^>]*>Costs a cent<\/textarea>/, 'what was typed is kept');
+    assert.match(again.body, new RegExp(`value="${PARTICIPANT.replace('+', '\\+')}"`));
   });
 
   it('says why a cell without a phone cannot send', async () => {

@@ -16,6 +16,7 @@ import { capitalized, csrfField, HIDDEN, PUBLIC, text } from '../account/shared.
 import { contextOf, redirect, type SignedInContext } from '../guard.ts';
 import { CONSOLE_PATH, registerFormParser, sendPage } from '../http.ts';
 import { escape, field, layout } from '../layout.ts';
+import { html } from '../../../lib/html.ts';
 import type { ConsoleModule } from '../module.ts';
 import { confirmationPage, messagePage } from '../pages.ts';
 import type { ConsoleSession } from '../service.ts';
@@ -56,7 +57,15 @@ const nameField = (form: CellForm, hint: string) =>
 const payIntent = (payment: PaymentDetails) =>
   payment.intent === 'setup' ? `setup:${payment.tier ?? 'starter'}` : payment.intent;
 
-function paymentSection(context: SignedInContext, refusal: CreateRefusal): string {
+/** The create-cell form with what was typed, for the checkout's way back (GET cells/new fills it in). */
+const newCellReturn = (context: SignedInContext, form: CellForm) => {
+  const typed = new URLSearchParams();
+  if (form.displayName) typed.set('display_name', form.displayName);
+  if (form.tier) typed.set('tier', form.tier);
+  return `${cellsPath(context)}/new?${typed.toString()}`;
+};
+
+function paymentSection(context: SignedInContext, refusal: CreateRefusal, form: CellForm): string {
   const { payment } = refusal;
   const words = paymentWords({
     intent: payment.intent,
@@ -71,6 +80,7 @@ ${csrfField(context)}
 <input type="hidden" name="intent" value="${escape(payIntent(payment))}">
 ${payment.intent === 'top_up' ? `<input type="hidden" name="amount_usd" value="${escape(payment.amount_usd)}">` : ''}
 <input type="hidden" name="rail" value="card_processor">
+${String(html`<input type="hidden" name="return" value="${newCellReturn(context, form)}" />`)}
 <button type="submit" class="primary">Pay ${escape(amount)} by card</button>
 </form>`
     : '<p>Card payments are not offered on this deployment.</p>';
@@ -78,13 +88,13 @@ ${payment.intent === 'top_up' ? `<input type="hidden" name="amount_usd" value="$
 <h2 id="payment-heading">Payment needed: ${escape(words.name)}, ${escape(amount)}</h2>
 <p>${escape(refusal.detail)} ${escape(words.sentence)}</p>
 ${card}
-<p class="small after">Other ways to pay (x402, MPP) are under <a href="${context.path}/billing">Billing</a>. Once it is paid, create the cell again.</p>
+<p class="small after">Other ways to pay (x402, MPP) are under <a href="${context.path}/billing">Billing</a>. Once it is paid, create the cell again: the card page leads back here with this form filled in.</p>
 </section>`;
 }
 
 export function newCellPage(
   context: SignedInContext,
-  view: { form: CellForm; tiers: Tier[] | null; welcome: boolean; refusal?: CreateRefusal },
+  view: { form: CellForm; tiers: Tier[] | null; welcome: boolean; refusal?: CreateRefusal; noPhoneFree?: boolean },
 ): string {
   const { form } = view;
   const failed = Boolean(form.error || form.tierError || view.refusal);
@@ -107,7 +117,8 @@ ${form.tierError ? `<p class="field-error" id="tier-error">${escape(form.tierErr
     `<div class="card">
 <h1>Create a cell</h1>
 ${view.welcome ? `<p class="notice ok" role="status">Your email is confirmed and you are signed in to ${escape(context.signedIn.organizationName)}. Create your first cell: a phone line your agents text from.</p>` : ''}
-${view.refusal ? paymentSection(context, view.refusal) : ''}
+${view.noPhoneFree && !view.refusal ? String(html`<p class="notice info" id="no-phone-free">No phone is free now: a cell you create (and pay for) waits in provisioning, with no number and no sends, until the operator adds a phone.</p>`) : ''}
+${view.refusal ? paymentSection(context, view.refusal, form) : ''}
 <form method="post" action="${cellsPath(context)}/new" novalidate>
 ${csrfField(context)}
 ${nameField(form, `What the line is for, like Support line (up to ${NAME_MAX} characters).`)}
@@ -206,13 +217,20 @@ export function registerCellManagement(app: App, module: ConsoleModule): void {
     scope.get(`${CONSOLE_PATH}/cells/new`, { config: PUBLIC, schema: HIDDEN, onSend }, async (request, reply) => {
       const session = await guard.page(request, reply);
       if (!session) return reply;
+      const tiers = await tiersOf(session);
+      const tier = text(request.query, 'tier');
       return sendPage(
         reply,
         200,
         newCellPage(contextOf(session, 'cells'), {
-          form: {},
-          tiers: await tiersOf(session),
+          // Filled in when a checkout leads back here (what was typed before the payment).
+          form: {
+            displayName: text(request.query, 'display_name').slice(0, NAME_MAX) || undefined,
+            tier: tiers?.some((t) => t.name === tier) ? tier : undefined,
+          },
+          tiers,
           welcome: text(request.query, 'welcome') === '1',
+          noPhoneFree: !(await module.operator.devices.anyFree()),
         }),
       );
     });

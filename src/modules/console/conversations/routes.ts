@@ -141,6 +141,12 @@ export function registerConversationPages(app: App, module: ConsoleModule): void
   const liveUrl = ({ cell, after }: OpenedCell, cursor: string | undefined) =>
     cursor ? null : `${CONSOLE_PATH}/cells/${encodeURIComponent(cell.id)}/live?after=${after}`;
 
+  /** What was typed before a payment, when the card page leads back (the billing link of a refused send). */
+  const typedOf = (query: unknown): SendForm => ({
+    to: textOf(query, 'to').slice(0, 32) || undefined,
+    body: textOf(query, 'body').slice(0, 2000) || undefined,
+  });
+
   async function showCell(
     reply: FastifyReply,
     session: ConsoleSession,
@@ -323,7 +329,7 @@ export function registerConversationPages(app: App, module: ConsoleModule): void
       if (!session) return reply;
       const opened = await openCell(session, (request.params as CellParams).cell_id);
       if (!opened) return cellNotFound(reply, contextOf(session, 'cells'));
-      return showCell(reply, session, opened, {}, textOf(request.query, 'cursor') || undefined);
+      return showCell(reply, session, opened, typedOf(request.query), textOf(request.query, 'cursor') || undefined);
     });
 
     scope.get(
@@ -340,7 +346,7 @@ export function registerConversationPages(app: App, module: ConsoleModule): void
           session,
           opened,
           participant,
-          {},
+          typedOf(request.query),
           textOf(request.query, 'cursor') || undefined,
           THREAD_NOTICES[textOf(request.query, 'notice')],
         );

@@ -5,6 +5,7 @@ import { ApiError } from '../../../lib/errors.ts';
 import { randomBase62 } from '../../../lib/secrets.ts';
 import { normalizePhone } from '../../../lib/phone.ts';
 import type { SignedInContext } from '../guard.ts';
+import { html, type Html } from '../../../lib/html.ts';
 import { escape, field, hidden } from '../layout.ts';
 import { MAX_BODY, phone } from './format.ts';
 
@@ -96,12 +97,27 @@ ${options.error ? `<p class="field-error" id="${options.id}-error">${escape(opti
 </div>`;
 }
 
+/**
+ * The way to Billing after a refused send: it carries this page with what was typed, so the card
+ * page leads back to it (the page's GET fills the form in from `to` and `body`).
+ */
+function billingLink(context: SignedInContext, options: { action: string; form: SendForm; to?: string }): Html {
+  const typed = new URLSearchParams();
+  if (options.to === undefined && options.form.to) typed.set('to', options.form.to);
+  if (options.form.body) typed.set('body', options.form.body);
+  const here = `${options.action.replace(/\/messages$/, '')}?${typed.toString()}`;
+  const billing = `${context.path}/billing?${new URLSearchParams({ return: here }).toString()}`;
+  return html`<p>
+    <a href="${billing}">Top up in Billing</a>, then send again: paying by card leads back here with your text.
+  </p>`;
+}
+
 /** `to` given: a reply in a thread (the number is fixed); otherwise the number is a field. */
 export function sendForm(context: SignedInContext, options: { action: string; form: SendForm; to?: string }): string {
   const { form } = options;
   const errors = form.errors ?? {};
   const notice = form.notice
-    ? `<div class="notice error" role="alert"><p>${escape(form.notice)}</p>${form.billing ? `<p><a href="${context.path}/billing">Top up in Billing</a>, then send again.</p>` : ''}</div>`
+    ? `<div class="notice error" role="alert"><p>${escape(form.notice)}</p>${form.billing ? billingLink(context, options) : ''}</div>`
     : '';
   // A reply's number is in the form's address (the thread's), so it has no field.
   const to =

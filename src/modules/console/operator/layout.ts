@@ -15,6 +15,7 @@ const SECTIONS = [
   { id: 'deposits', path: '/deposits', label: 'Deposits' },
   { id: 'webhooks', path: '/webhooks', label: 'Webhooks' },
   { id: 'audit', path: '/audit', label: 'Audit' },
+  { id: 'outbox', path: '/outbox', label: 'Outbox' },
 ] as const;
 export type OperatorSection = (typeof SECTIONS)[number]['id'];
 

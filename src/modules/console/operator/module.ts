@@ -24,6 +24,8 @@ import { registerInventoryPages } from './inventory.ts';
 import { registerOperatorWebhookPages } from './webhook-routes.ts';
 import type { WebhookOperations } from '../../webhooks/operations.ts';
 import type { OperatorContext } from '../../../operations/operation.ts';
+import type { AdminOperations } from '../../admin/routes.ts';
+import { registerOutboxPage } from './outbox.ts';
 import { OperatorRepository } from './repository.ts';
 import { registerOperatorRoutes } from './routes.ts';
 import { OperatorSessions, type AdminAuthenticate, type AdminTokenActive, type OperatorSession } from './service.ts';
@@ -35,6 +37,8 @@ export interface OperatorOperations {
   deposits: DepositOperations;
   /** The operator's webhook endpoints (/v1/admin/webhooks). */
   webhooks: WebhookOperations<OperatorContext>;
+  /** The dev outbox (the Outbox page) and the audit log. */
+  admin: AdminOperations;
 }
 
 export interface OperatorConsole {
@@ -49,6 +53,8 @@ export interface OperatorConsole {
   operations: OperatorOperations;
   http: ConsoleHttp;
   clock: Clock;
+  /** Whether mail is sent by SMTP (else it is kept in the dev outbox). */
+  mailed: boolean;
   /** The fleet's live view, set when the routes are registered (tests drive its tick). */
   live: FleetLive | null;
   liveIntervalMs?: number;
@@ -67,6 +73,7 @@ export function buildOperatorConsole(deps: {
   operations: OperatorOperations;
   /** Whether a request carries a live organization console session. */
   organizationSession: (request: FastifyRequest) => Promise<boolean>;
+  mailed: boolean;
 }): OperatorConsole {
   const repo = new OperatorRepository(deps.db);
   const sessions = new OperatorSessions({
@@ -87,6 +94,7 @@ export function buildOperatorConsole(deps: {
     operations: deps.operations,
     http: deps.http,
     clock: deps.clock,
+    mailed: deps.mailed,
     live: null,
   };
 }
@@ -112,4 +120,5 @@ export function registerOperatorConsole(app: App, operator: OperatorConsole): vo
   registerOrganizationPages(app, operator);
   registerInventoryPages(app, operator);
   registerOperatorWebhookPages(app, operator);
+  registerOutboxPage(app, operator, operator.operations.admin, operator.mailed);
 }
