@@ -99,6 +99,12 @@ describe('console sign-up', () => {
     assert.match(refused.body, /No paid tier yet: pay the setup of pro to start\./);
     assert.match(refused.body, /<input type="hidden" name="intent" value="setup:pro">/);
     assert.match(refused.body, /<button type="submit" class="primary">Pay \$100\.00 by card<\/button>/);
+    // A starting balance may go with the plan's first month, in the same payment (contract §7).
+    assert.match(
+      refused.body,
+      /<label for="starting-balance">Starting balance for messages, in US dollars \(optional\)<\/label>/,
+    );
+    assert.match(refused.body, /<input id="starting-balance" name="amount_usd" type="text"/);
     assert.match(refused.body, /value="Support line"/, 'the form is kept');
 
     const pay = await postForm(

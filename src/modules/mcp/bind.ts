@@ -230,23 +230,34 @@ export function registerBoundTool(server: McpServer, tool: BoundTool, context: T
           const price = (quote.replayed ? JSON.parse(quote.body) : quote.value) as Quote;
           return ok({ confirmation_required: true, quote: price }, confirmationText(tool.name, price));
         }
+        const invoke = (resourceUrl?: string) =>
+          context.invoker.invoke(binding.operation, context.agent, input, {
+            validate: false,
+            signal: ctx.mcpReq.signal,
+            resourceUrl,
+            ...(typeof idempotency_key === 'string'
+              ? { idempotencyKey: idempotency_key, idempotency: { route: `mcp:${tool.name}` } }
+              : {}),
+          });
+        let outcome: Awaited<ReturnType<typeof invoke>> | undefined;
         if (payload !== undefined) {
           // Paid only for a call that may run: the organization's standing is checked first.
           admit(binding.operation, context.agent);
-          settlement = await context.payments.settle(context.agent.organizationId, payload);
           if (binding.settles) {
+            settlement = await context.payments.settle(context.agent.organizationId, payload);
             const paid = { ...settlement.paid, billing: await context.payments.status(context.agent.organizationId) };
             return withPayment(answer(binding, paid as never, false), settlement);
           }
+          // Paid only when the call needs it: a re-issued call (the same idempotency_key) replays
+          // its first answer, and a call the balance covers runs, neither taking the payment.
+          try {
+            outcome = await invoke();
+          } catch (error) {
+            if (!(error instanceof ApiError) || error.code !== 'payment_required') throw error;
+            settlement = await context.payments.settle(context.agent.organizationId, payload);
+          }
         }
-        const outcome = await context.invoker.invoke(binding.operation, context.agent, input, {
-          validate: false,
-          signal: ctx.mcpReq.signal,
-          resourceUrl: context.endpointUrl,
-          ...(typeof idempotency_key === 'string'
-            ? { idempotencyKey: idempotency_key, idempotency: { route: `mcp:${tool.name}` } }
-            : {}),
-        });
+        outcome ??= await invoke(context.endpointUrl);
         if (outcome.replayed) {
           const body = JSON.parse(outcome.body) as never;
           if (outcome.status >= 400) return withPayment(storedError(body), settlement);

@@ -38,6 +38,10 @@ for (const { sdk, connect } of SDK_CLIENTS) {
     });
 
     it('verifies the organization over MCP; before that each tool names itself and verify_organization', async () => {
+      const status = structured(await client.callTool('get_status', {}));
+      const verify = status.checks.find((c: { name: string }) => c.name === 'organization');
+      assert.match(verify.detail, /call verify_organization with the emailed code/);
+      assert.doesNotMatch(JSON.stringify(status.checks), /\/v1\//, 'no REST route named to an MCP agent');
       const refused = toolErrorOf(await client.callTool('list_cells', {}));
       assert.equal(refused.code, 'organization_unverified');
       assert.match(refused.message, /^list_cells needs a verified organization: call verify_organization/);

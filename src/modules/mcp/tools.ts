@@ -80,6 +80,16 @@ interface CellView {
   status: string;
 }
 
+/** The status checks' REST hints, as the tools that do the same over MCP (an agent here makes no REST call). */
+const TOOL_HINTS: [string, string][] = [
+  ['POST /v1/agent/verify with the emailed code', 'call verify_organization with the emailed code'],
+  ['see GET /v1/webhooks/{id}/deliveries', 'see list_webhook_deliveries'],
+  ['POST /v1/cells.', 'create_cell.'],
+  ['filter GET /v1/cells/{cell_id}/messages?status=failed', 'call list_messages with status "failed"'],
+  ['(POST /v1/billing/checkout or x402, intent setup)', '(pay with intent "setup")'],
+];
+const overMcp = (detail: string) => TOOL_HINTS.reduce((text, [rest, tool]) => text.replace(rest, tool), detail);
+
 /** The tools, in the order tools/list shows them. */
 export function toolBindings(ops: ToolOperations): Record<ToolName, ToolBinding> {
   return {
@@ -96,9 +106,11 @@ export function toolBindings(ops: ToolOperations): Record<ToolName, ToolBinding>
       description:
         'What is wrong, in one call: organization, billing, cells online, queued and failed messages, webhooks, with checks.',
       annotations: READ,
-      result: (status: { checks: { name: string; status: string; detail: string }[] }) => {
+      result: (answer: { checks: { name: string; status: string; detail: string }[] }) => {
+        const status = { ...answer, checks: answer.checks.map((c) => ({ ...c, detail: overMcp(c.detail) })) };
         const failing = status.checks.filter((c) => c.status !== 'ok');
         return {
+          structured: status,
           text:
             failing.length === 0
               ? 'All checks pass.'

@@ -111,6 +111,15 @@ for (const { sdk, connect } of SDK_CLIENTS) {
       assert.equal(structured(sent).message.status, 'queued');
       assert.equal((sent._meta?.['x402/payment-response'] as { success: boolean }).success, true);
       assert.equal(await balanceOf(org.headers), 4.99);
+      // Re-issued as a client does on a broken stream (same key, same payment): the first answer, not paid again.
+      const settled = settles();
+      const again = await agent.callTool('send_message', args, { 'x402/payment': payload });
+      assert.equal(again.isError, undefined, JSON.stringify(again));
+      assert.equal(structured(again).replayed, true);
+      assert.equal(structured(again).message.id, structured(sent).message.id);
+      assert.equal(again._meta?.['x402/payment-response'], undefined);
+      assert.equal(settles(), settled);
+      assert.equal(await balanceOf(org.headers), 4.99);
     });
 
     it("refuses a wrong amount, another organization's payload and a failed settlement, crediting nothing", async () => {

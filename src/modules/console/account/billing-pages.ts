@@ -154,7 +154,7 @@ ${form.back ? String(html`<input type="hidden" name="return" value="${form.back}
 ${radios}
 ${errorOf('intent', form.errors?.intent)}
 </fieldset>
-${field({ id: 'amount', name: 'amount_usd', label: 'Amount to add, in US dollars', type: 'text', value: form.amount, hint: `For adding funds only: at least ${dollars(view.options.min_amount_usd ?? 0)}, like 25 or 12.50.`, error: form.errors?.amount_usd, attributes: 'inputmode="decimal" autocomplete="off" maxlength="16" class="amount-input"' }).replace(/(<input [^>]*) required/, '$1')}
+${field({ id: 'amount', name: 'amount_usd', label: 'Amount to add, in US dollars', type: 'text', value: form.amount, hint: `For adding funds, or with a plan's first month as a starting balance (optional there): at least ${dollars(view.options.min_amount_usd ?? 0)}, like 25 or 12.50.`, error: form.errors?.amount_usd, attributes: 'inputmode="decimal" autocomplete="off" maxlength="16" class="amount-input"' }).replace(/(<input [^>]*) required/, '$1')}
 <fieldset class="field rails"${describedBy('rail', form.errors?.rail)}>
 <legend>Pay with</legend>
 ${cardOption(view)}

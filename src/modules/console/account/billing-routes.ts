@@ -118,7 +118,9 @@ export function registerBillingPages(scope: App, module: ConsoleModule): void {
         errors.rail = `${RAIL_NAMES[rail as Rail]} is not configured on this deployment.`;
       if (intent === 'top_up' && form.amount === '') errors.amount_usd = 'Enter the amount to add, like 25 or 12.50.';
       if (!intent || Object.keys(errors).length > 0) return { kind: 'invalid', errors };
-      const query = { intent, tier, amount_usd: intent === 'top_up' ? form.amount : undefined };
+      // A plan's first month may carry a starting balance (contract §7): the amount, when given.
+      const withAmount = intent === 'top_up' || (intent === 'setup' && form.amount !== '');
+      const query = { intent, tier, amount_usd: withAmount ? form.amount : undefined };
       try {
         if (rail === 'card_processor')
           return { kind: 'checkout', url: (await checkout.start(session.organizationId, query)).checkout_url };

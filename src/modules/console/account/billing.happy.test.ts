@@ -119,6 +119,22 @@ describe('console billing', () => {
     assert.doesNotMatch(after, /value="setup:starter"/, 'no second setup');
   });
 
+  it('starts a plan with a starting balance, by card: one payment, the rest on the balance', async () => {
+    const fresh = await signedInOrganization(t, await verifiedOrganization(t));
+    const paying = await post(t, fresh, '/console/billing/pay', {
+      intent: 'setup:starter',
+      amount_usd: '25',
+      rail: 'card_processor',
+    });
+    assert.equal(paying.statusCode, 303, paying.body);
+    const checkout = await t.app.inject({ url: pathOf(String(paying.headers.location)) });
+    assert.match(checkout.body, /\$45\.00/);
+    await t.app.inject({ method: 'POST', url: pathOf(String(paying.headers.location)), headers: FORM, payload: '' });
+    const after = (await page(t, fresh, '/console/billing')).body;
+    assert.match(after, /<dt>Plan<\/dt><dd>Starter: \$20\.00 a month, 1 cell included<\/dd>/);
+    assert.match(after, /<strong class="balance">\$25\.00<\/strong>/);
+  });
+
   it('says x402 and MPP are not configured here, with no button for them', async () => {
     const body = (await page(t, org, '/console/billing')).body;
     assert.match(

@@ -78,7 +78,14 @@ function paymentSection(context: SignedInContext, refusal: CreateRefusal, form: 
     ? `<form method="post" action="${context.path}/billing/pay">
 ${csrfField(context)}
 <input type="hidden" name="intent" value="${escape(payIntent(payment))}">
-${payment.intent === 'top_up' ? `<input type="hidden" name="amount_usd" value="${escape(payment.amount_usd)}">` : ''}
+${
+  payment.intent === 'top_up'
+    ? `<input type="hidden" name="amount_usd" value="${escape(payment.amount_usd)}">`
+    : payment.intent === 'setup'
+      ? `<label for="starting-balance">Starting balance for messages, in US dollars (optional)</label>
+<input id="starting-balance" name="amount_usd" type="text" inputmode="decimal" autocomplete="off" maxlength="16" class="amount-input">`
+      : ''
+}
 <input type="hidden" name="rail" value="card_processor">
 ${String(html`<input type="hidden" name="return" value="${newCellReturn(context, form)}" />`)}
 <button type="submit" class="primary">Pay ${escape(amount)} by card</button>
