@@ -52,8 +52,10 @@ await runBench(async (onExit) => {
       body: JSON.stringify(body),
     });
   const numbers = distinctNumbers(10_000);
-  const longBody = 'b'.repeat(1600);
-  const mediaUrls = Array.from({ length: 10 }, (_, i) => `https://media.example.com/${i}/${'m'.repeat(2000)}`);
+  // Random text, as an attacker would send: PostgreSQL compresses a repeated letter to nothing.
+  const noise = (length: number) => randomBytes(length).toString('base64url').slice(0, length);
+  const longBody = noise(1600);
+  const mediaUrls = Array.from({ length: 10 }, (_, i) => `https://media.example.com/${i}/${noise(2000)}`);
   const unique = () => randomBytes(12).toString('hex');
   const draft = () =>
     post(`/v1/cells/${cell.cellId}/drafts`, {
@@ -97,8 +99,8 @@ await runBench(async (onExit) => {
       send: () =>
         post('/v1/webhooks', {
           client_id: `w-${unique()}`,
-          url: `https://hooks.example.com/${'u'.repeat(2000)}`,
-          description: 'd'.repeat(200),
+          url: `https://hooks.example.com/${noise(2000)}`,
+          description: noise(200),
         }),
     },
     {
@@ -112,7 +114,7 @@ await runBench(async (onExit) => {
             method: 'tools/call',
             params: {
               name: 'wait_for_reply',
-              arguments: { cell_id: cell.cellId, participant: 'not a number', padding: 'x'.repeat(200_000) },
+              arguments: { cell_id: cell.cellId, participant: 'not a number', padding: noise(200_000) },
               task: {},
             },
           },

@@ -103,7 +103,11 @@ function wirePorts(m: {
     }),
     // The operator's webhooks hear of phones going offline, low, unhealthy (contract §11).
     wire(devices.ports.operatorEvents, (tx, type, device) => m.webhooks.webhooks.emitOperatorEvent(tx, type, device)),
-    wire(cells.ports.released, (tx, cell) => delivery.failOpenMessagesOfCell(tx, cell.id)),
+    // A released cell's open messages fail; its drafts and lists go with it (their room comes back).
+    wire(cells.ports.released, async (tx, cell) => {
+      await delivery.failOpenMessagesOfCell(tx, cell.id);
+      await m.pods.forgetScope(tx, { kind: 'cell', id: cell.id, organizationId: cell.organization_id });
+    }),
     // Each phone's health follows what became of its sends (contract §11).
     wire(delivery.ports.outcomes, { record: (tx, outcome) => devices.recordOutcome(tx, outcome) }),
     wire(m.eventing.events.ports.emitted, (tx, envelope) => m.webhooks.webhooks.fanOut(tx, envelope)),

@@ -287,6 +287,33 @@ describe('stored resources: caps', () => {
     assert.deepEqual(await stored(t, line, 'scheduled_messages'), { counted: 0, rows: 0 });
   });
 
+  it('a deleted pod and a released cell give back the room of their drafts and lists', async () => {
+    const line = await activeLine(t);
+    const pod = await ok(t, line.org, 'POST', '/v1/pods', { name: 'Gone', client_id: clientId('pod') }, 201);
+    for (const base of [`/v1/pods/${pod.id}`, `/v1/cells/${line.cell.id}`]) {
+      await ok(t, line.org, 'POST', `${base}/lists`, { name: 'L', numbers: recipients(3) }, 201);
+      await ok(
+        t,
+        line.org,
+        'POST',
+        `${base}/drafts`,
+        { client_id: clientId('d'), to: recipients(1)[0], body: 'x' },
+        201,
+      );
+    }
+    assert.deepEqual(await stored(t, line, 'list_numbers'), { counted: 6, rows: 6 });
+    assert.deepEqual(await stored(t, line, 'drafts'), { counted: 2, rows: 2 });
+
+    await ok(t, line.org, 'DELETE', `/v1/pods/${pod.id}`, undefined, 204);
+    assert.deepEqual(await stored(t, line, 'list_numbers'), { counted: 3, rows: 3 });
+    assert.deepEqual(await stored(t, line, 'contact_lists'), { counted: 1, rows: 1 });
+    assert.deepEqual(await stored(t, line, 'drafts'), { counted: 1, rows: 1 });
+
+    await ok(t, line.org, 'DELETE', `/v1/cells/${line.cell.id}`);
+    for (const resource of ['list_numbers', 'contact_lists', 'drafts'] as const)
+      assert.deepEqual(await stored(t, line, resource), { counted: 0, rows: 0 }, resource);
+  });
+
   it('a broadcast with send_at must fit among the scheduled messages, with the broadcasts not planned yet', async () => {
     const line = await activeLine(t);
     const pod = await ok(

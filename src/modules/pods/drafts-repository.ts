@@ -117,6 +117,17 @@ export class DraftsRepository {
       .executeTakeFirst();
   }
 
+  /** Discards every draft of the scope still in `draft`; how many. */
+  async discardAllIn(ex: Executor, scope: Scope, now: string): Promise<number> {
+    const result = await ex
+      .updateTable('drafts')
+      .set({ status: 'discarded', updated_at: now })
+      .where(scope.kind === 'cell' ? 'cell_id' : 'pod_id', '=', scope.id)
+      .where('status', '=', 'draft')
+      .executeTakeFirst();
+    return Number(result.numUpdatedRows);
+  }
+
   /** Marks those of the drafts that are still drafts sent with their messages; those marked. */
   async markSent(ex: Executor, drafts: readonly SentDraft[]): Promise<{ id: string; organization_id: string }[]> {
     return (await markDraftsSent(ex, drafts)).rows;

@@ -6,6 +6,7 @@ import type { ScheduleInput } from '../messages/schedule.ts';
 import type { IdempotencyRecorder } from '../../http/idempotency.ts';
 import { clientIdHash } from '../../lib/client-id.ts';
 import { transact } from '../../db/transaction.ts';
+import type { Executor } from '../../db/schema.ts';
 import type { StoredCaps } from '../../operations/stored-caps.ts';
 import { createOnce } from '../../db/create-once.ts';
 import type { Clock } from '../../lib/clock.ts';
@@ -145,6 +146,12 @@ export class DraftsService {
     const now = await this.inScope(scope, id);
     if (now.status === 'discarded') return draftView(now);
     throw notDraft(now, 'discarded');
+  }
+
+  /** In the transaction that deletes the scope (a pod, a released cell): its drafts are discarded. */
+  async discardAllIn(tx: Executor, scope: Scope): Promise<void> {
+    const discarded = await this.repo.discardAllIn(tx, scope, this.clock.now().toISOString());
+    await this.storedCaps.release(tx, 'drafts', scope.organizationId, discarded);
   }
 
   /** Queues the message of a draft of a cell (`scope`) and marks the draft sent, in one transaction. */

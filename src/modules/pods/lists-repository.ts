@@ -62,6 +62,15 @@ export class ListsRepository {
     await ex.updateTable('contact_lists').set(changes).where('id', '=', id).execute();
   }
 
+  /** Deletes every list of the scope with its numbers; how many lists and numbers they were. */
+  async removeAllIn(ex: Executor, scope: Scope): Promise<{ lists: number; numbers: number }> {
+    const column = scope.kind === 'cell' ? 'cell_id' : 'pod_id';
+    const ids = ex.selectFrom('contact_lists').select('id').where(column, '=', scope.id);
+    const numbers = await ex.deleteFrom('contact_list_numbers').where('list_id', 'in', ids).executeTakeFirst();
+    const lists = await ex.deleteFrom('contact_lists').where(column, '=', scope.id).executeTakeFirst();
+    return { lists: Number(lists.numDeletedRows), numbers: Number(numbers.numDeletedRows) };
+  }
+
   /** Deletes the list and its numbers; how many numbers it held. */
   async remove(ex: Executor, id: string): Promise<number> {
     const numbers = await ex.deleteFrom('contact_list_numbers').where('list_id', '=', id).executeTakeFirst();

@@ -89,6 +89,13 @@ export class ListsService {
     });
   }
 
+  /** In the transaction that deletes the scope (a pod, a released cell): its lists go, and their room comes back. */
+  async removeAllIn(tx: Executor, scope: Scope): Promise<void> {
+    const removed = await this.repo.removeAllIn(tx, scope);
+    await this.storedCaps.release(tx, 'contact_lists', scope.organizationId, removed.lists);
+    await this.storedCaps.release(tx, 'list_numbers', scope.organizationId, removed.numbers);
+  }
+
   /** Adds numbers (duplicates ignored); 400 when the list would pass 10,000. */
   async addNumbers(scope: Scope, id: string, inputs: string[]) {
     const numbers = normalizeNumbers('numbers', inputs);

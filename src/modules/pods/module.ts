@@ -3,7 +3,7 @@
 import type { StoredCaps } from '../../operations/stored-caps.ts';
 import type { FastifyBaseLogger } from 'fastify';
 import type { Kysely } from 'kysely';
-import type { DB } from '../../db/schema.ts';
+import type { DB, Executor } from '../../db/schema.ts';
 import type { Clock } from '../../lib/clock.ts';
 import type { App } from '../../http/types.ts';
 import type { Periodic } from '../../lib/background.ts';
@@ -30,7 +30,7 @@ import { ListsService } from './lists-service.ts';
 import type { CellsPort, DevicesPort } from './ports.ts';
 import { PodsRepository } from './repository.ts';
 import { registerPodRoutes } from './routes.ts';
-import { Scopes } from './scope.ts';
+import { Scopes, type Scope } from './scope.ts';
 import { PodsService } from './service.ts';
 
 export interface PodsModule {
@@ -39,6 +39,8 @@ export interface PodsModule {
   lists: ListsService;
   ignore: IgnoreService;
   cycles: CycleService;
+  /** Runs in the transaction that deletes a pod or releases a cell: its drafts are discarded, its lists deleted (stored-caps room comes back). */
+  forgetScope(tx: Executor, scope: Scope): Promise<void>;
   /** Tests call tick() with the manual clock (workers are off there). */
   cycleWorker: CycleWorker;
   scopes: Scopes;
@@ -86,6 +88,11 @@ export function build(deps: {
   // Within the module: deleting a pod stops its jobs. (Hooks into other modules are wired by the
   // composition root.)
   pods.onRemove((tx, pod) => cycles.cancelOpenOfPod(tx, pod));
+  const forgetScope = async (tx: Executor, scope: Scope) => {
+    await drafts.discardAllIn(tx, scope);
+    await lists.removeAllIn(tx, scope);
+  };
+  pods.onRemove((tx, pod) => forgetScope(tx, { kind: 'pod', id: pod.id, organizationId: pod.organization_id }));
   const loops = [{ name: 'cycle-jobs', intervalMs: CYCLE_JOBS_INTERVAL_MS, tick: () => cycleWorker.tick() }];
   const operations = podOperations({ pods, drafts, lists, ignore, cycles, scopes });
   const paces: PodPaces = {
@@ -99,6 +106,7 @@ export function build(deps: {
     lists,
     ignore,
     cycles,
+    forgetScope,
     cycleWorker,
     scopes,
     operations,
