@@ -25,6 +25,7 @@ import * as cellsModule from './modules/cells/module.ts';
 import * as codesModule from './modules/codes/module.ts';
 import * as consoleModule from './modules/console/module.ts';
 import * as devicesModule from './modules/devices/module.ts';
+import * as smsgateModule from './modules/smsgate/module.ts';
 import * as docsModule from './modules/docs/module.ts';
 import * as eventsModule from './modules/events/module.ts';
 import * as mcpModule from './modules/mcp/module.ts';
@@ -164,6 +165,15 @@ export async function buildApp(deps: AppDeps) {
   const { cells } = celling;
   const storedCaps = new StoredCaps(deps.storedCaps);
   const messaging = messagesModule.build({ db, clock, events, cells, devices, storedCaps });
+  const smsgating = smsgateModule.build({
+    devices,
+    enrollments: devicing.enrollments,
+    delivery: messaging.delivery,
+    inbound: messaging.inbound,
+    clock,
+    baseUrl: config.baseUrl,
+    log: app.log,
+  });
   const coding = codesModule.build({ db, clock, cells, arrivals: messaging.codeArrivals, waits: caps.mcpWaits });
   const webhooking = webhooksModule.build({
     database,
@@ -336,6 +346,7 @@ export async function buildApp(deps: AppDeps) {
   devicesModule.register(app, devicing, rest);
   cellsModule.register(app, celling, rest);
   messagesModule.register(app, messaging, { longPolls: caps.deviceLongPolls }, rest);
+  smsgateModule.register(app, smsgating);
   codesModule.register(app, coding, rest);
   podsModule.register(app, podding, rest);
   statusModule.register(app, status, rest);
@@ -391,6 +402,9 @@ export async function buildApp(deps: AppDeps) {
     webhookWorker: webhooking.webhookWorker,
     cells,
     devices,
+    enrollments: devicing.enrollments,
+    smsgate: smsgating.smsgate,
+    smsgateEvents: smsgating.events,
     messages: messaging.messages,
     delivery: messaging.delivery,
     inbound: messaging.inbound,
