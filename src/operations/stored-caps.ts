@@ -110,17 +110,6 @@ export class StoredCaps {
   async releaseAll(tx: Executor, resource: StoredResource, counts: ReadonlyMap<string, number>): Promise<void> {
     for (const [ownerId, n] of counts) await this.release(tx, resource, ownerId, n);
   }
-
-  /** How many the owner keeps now (tests, the bench). */
-  async held(ex: Executor, resource: StoredResource, ownerId: string): Promise<number> {
-    const row = await ex
-      .selectFrom('stored_counts')
-      .select('count')
-      .where('owner_id', '=', ownerId)
-      .where('resource', '=', resource)
-      .executeTakeFirst();
-    return Number(row?.count ?? 0);
-  }
 }
 
 /** How many of `items` each owner has. */
