@@ -164,7 +164,16 @@ export async function buildApp(deps: AppDeps) {
   const celling = cellsModule.build({ db, clock, devices, events });
   const { cells } = celling;
   const storedCaps = new StoredCaps(deps.storedCaps);
-  const messaging = messagesModule.build({ db, clock, events, cells, devices, storedCaps });
+  const messaging = messagesModule.build({
+    db,
+    clock,
+    events,
+    cells,
+    devices,
+    storedCaps,
+    pgClient: database.clientConfig,
+    log: app.log,
+  });
   const smsgating = smsgateModule.build({
     devices,
     enrollments: devicing.enrollments,
