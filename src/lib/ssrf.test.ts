@@ -119,4 +119,26 @@ describe('cachedLookup', () => {
     now = 1000;
     assert.equal((await lookup('a.example.com'))[0].address, '192.0.2.3');
   });
+
+  it('when full, forgets the least recently used name, not all of them', async () => {
+    const resolved: string[] = [];
+    const lookup = cachedLookup(
+      async (hostname) => {
+        resolved.push(hostname);
+        return [{ address: '192.0.2.1', family: 4 }];
+      },
+      1000,
+      () => 0,
+      2,
+    );
+    await lookup('a.example.com');
+    await lookup('b.example.com');
+    await lookup('a.example.com'); // a is now the most recently used
+    await lookup('c.example.com'); // full: b goes
+    await lookup('a.example.com');
+    await lookup('c.example.com');
+    assert.deepEqual(resolved, ['a.example.com', 'b.example.com', 'c.example.com']);
+    await lookup('b.example.com');
+    assert.deepEqual(resolved, ['a.example.com', 'b.example.com', 'c.example.com', 'b.example.com']);
+  });
 });

@@ -4,6 +4,7 @@
 import { lookup as dnsLookup } from 'node:dns/promises';
 import { BlockList, isIP } from 'node:net';
 import { dottedIpv4, ipv6Groups } from './ip.ts';
+import { LruMap } from './lru.ts';
 
 export const MAX_URL_LENGTH = 2048;
 
@@ -22,15 +23,15 @@ export const systemLookup: Lookup = async (hostname) => {
 
 /**
  * Remembers answers for `ttlMs` (clock time), so a busy endpoint is not resolved for every
- * request. Safe for the guard: every answer is checked before it is used and then pinned.
+ * request. Safe for the guard: every answer is checked before it is used and then pinned. Keeps at
+ * most `maxEntries` names, dropping the least recently used (busy endpoints stay cached).
  */
 export function cachedLookup(lookup: Lookup, ttlMs: number, now: () => number, maxEntries = 10_000): Lookup {
-  const answers = new Map<string, { addresses: ResolvedAddress[]; until: number }>();
+  const answers = new LruMap<string, { addresses: ResolvedAddress[]; until: number }>(maxEntries);
   return async (hostname) => {
     const cached = answers.get(hostname);
     if (cached && cached.until > now()) return cached.addresses;
     const addresses = await lookup(hostname);
-    if (answers.size >= maxEntries) answers.clear();
     answers.set(hostname, { addresses, until: now() + ttlMs });
     return addresses;
   };

@@ -5,7 +5,8 @@ import type { Clock } from '../../lib/clock.ts';
 import type { App } from '../../http/types.ts';
 import { AdminRepository } from './repository.ts';
 import type { RestBinder } from '../../operations/rest.ts';
-import { adminOperations, registerAdminRoutes, type AdminOperations } from './routes.ts';
+import { adminOperations, type AdminOperations } from './operations.ts';
+import { registerAdminRoutes } from './routes.ts';
 import { AdminService } from './service.ts';
 import { OperatorAudit } from './audit.ts';
 

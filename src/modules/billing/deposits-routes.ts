@@ -1,100 +1,25 @@
-// The payment processor's deposit webhook and the operator's held deposits (see deposits.ts).
+// The payment processor's deposit webhook and the operator's held deposits (see deposits.ts): the
+// operations of ./deposits-operations.ts bound to REST.
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
 import { ApiError } from '../../lib/errors.ts';
-import { NextCursor, PaginationQuery } from '../../http/pagination.ts';
-import { Body, Described, IdParam, Nullable, Timestamp } from '../../http/schemas.ts';
+import { Body, Described, IdParam } from '../../http/schemas.ts';
 import type { App } from '../../http/types.ts';
-import { defineOperatorOperation } from '../../operations/operation.ts';
 import type { RestBinder } from '../../operations/rest.ts';
 import type { DepositsService } from './deposits.ts';
+import {
+  AssignFields,
+  Deposit,
+  DEPOSIT_EXAMPLE,
+  DepositList,
+  type DepositOperations,
+  DepositsQuery,
+} from './deposits-operations.ts';
 import { NETWORKS } from './networks.ts';
-
-const DEPOSIT_EXAMPLE = {
-  id: 'dep_01jdx4c5d6e7f8g9h0j1k2m3n4',
-  deposit_id: 'proc_dep_8812',
-  network: 'base',
-  from: '0x1111111111111111111111111111111111111111',
-  to: '0xfB6916095ca1df60bB79Ce92cE3Ea74c37c5d359',
-  amount_usd: '25.00',
-  transaction: '0x5e1d…',
-  status: 'credited',
-  organization_id: 'org_01jdx2a0b1c2d3e4f5g6h7j8k9',
-  payment_id: 'pay_01jdx4c5d6e7f8g9h0j1k2m3n5',
-  created_at: '2026-11-21T12:00:00.000Z',
-  credited_at: '2026-11-21T12:00:00.000Z',
-};
-
-const Deposit = Type.Object(
-  {
-    id: Type.String({ description: 'dep_... id' }),
-    deposit_id: Type.String({ description: "The payment processor's id of the deposit." }),
-    network: Type.Enum([...NETWORKS]),
-    from: Type.String({ description: 'The sending wallet.' }),
-    to: Type.String({ description: 'Our pay_to address.' }),
-    amount_usd: Type.String(),
-    transaction: Type.String(),
-    status: Type.Enum(['credited', 'held'], {
-      description: 'held: from a wallet no organization verified; the operator assigns it.',
-    }),
-    organization_id: Nullable(Type.String()),
-    payment_id: Nullable(Type.String()),
-    created_at: Timestamp,
-    credited_at: Nullable(Timestamp),
-  },
-  { $id: 'X402Deposit', description: 'A deposit to a seller pay_to address.', examples: [DEPOSIT_EXAMPLE] },
-);
-
-const DepositList = Type.Object(
-  { deposits: Type.Array(Deposit), next_cursor: NextCursor },
-  {
-    $id: 'X402DepositList',
-    description: 'A page of deposits, newest first.',
-    examples: [{ deposits: [DEPOSIT_EXAMPLE], next_cursor: null }],
-  },
-);
 
 /** The raw text of each webhook body: the signature is over the bytes, not the parsed JSON. */
 const rawBodies = new WeakMap<FastifyRequest, string>();
-
-const DepositsQuery = { ...PaginationQuery, status: Type.Optional(Type.Enum(['credited', 'held'])) };
-const AssignFields = {
-  organization_id: Type.String({ minLength: 1, maxLength: 64 }),
-  reason: Type.Optional(
-    Type.String({ minLength: 1, maxLength: 500, description: 'Why; kept in the operator audit log.' }),
-  ),
-};
-
-/** The operator's deposit operations (src/operations): the service records an assignment in the audit log. */
-export function depositOperations(deposits: DepositsService) {
-  return {
-    listDeposits: defineOperatorOperation({
-      name: 'admin_list_deposits',
-      summary: 'List x402 deposits (held ones wait for an organization)',
-      description: '',
-      errors: [],
-      input: Type.Object(DepositsQuery),
-      output: DepositList,
-      run: (_ctx, input) => deposits.list(input.status, input),
-    }),
-    assignDeposit: defineOperatorOperation({
-      name: 'admin_assign_deposit',
-      summary: 'Credit a held deposit to an organization',
-      description: '',
-      errors: ['conflict'],
-      input: Type.Object({
-        id: Type.String({ minLength: 1, maxLength: 64, description: 'dep_... id' }),
-        ...AssignFields,
-      }),
-      output: Deposit,
-      run: (ctx, input) =>
-        deposits.assign(input.id, input.organization_id, { actor: ctx.principal, reason: input.reason ?? null }),
-    }),
-  };
-}
-
-export type DepositOperations = ReturnType<typeof depositOperations>;
 
 export function registerDepositRoutes(
   app: App,

@@ -7,7 +7,7 @@ import { ApiError } from '../../lib/errors.ts';
 import { Body, Described, NoContent } from '../../http/schemas.ts';
 import type { App } from '../../http/types.ts';
 import type { OAuthService } from '../oauth/service.ts';
-import { consentOperations } from '../oauth/consent-routes.ts';
+import { consentOperations } from '../oauth/operations.ts';
 import type { Invoker } from '../../operations/invoke.ts';
 import { actAsConsole } from './act.ts';
 import {

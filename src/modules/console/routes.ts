@@ -7,7 +7,7 @@ import type { App } from '../../http/types.ts';
 import type { Clock } from '../../lib/clock.ts';
 import { ApiError } from '../../lib/errors.ts';
 import type { OAuthService } from '../oauth/service.ts';
-import { consentOperations } from '../oauth/consent-routes.ts';
+import { consentOperations } from '../oauth/operations.ts';
 import type { Invoker } from '../../operations/invoke.ts';
 import { actAsConsole } from './act.ts';
 import { ConsoleGuard, contextOf, redirect } from './guard.ts';

@@ -12,6 +12,26 @@ import { Draft, DraftList } from './views.ts';
 const SEND_ERRORS = ['conflict', 'cell_not_active', 'recipient_opted_out', 'mms_unsupported'] as const;
 const DraftId = { draft_id: id('drf') };
 
+/** Each operation's name (its operationId and MCP tool name), written out so a search finds it. */
+const NAMES = {
+  cell: {
+    create: 'create_cell_draft',
+    list: 'list_cell_drafts',
+    get: 'get_cell_draft',
+    update: 'update_cell_draft',
+    discard: 'discard_cell_draft',
+    send: 'send_cell_draft',
+  },
+  pod: {
+    create: 'create_pod_draft',
+    list: 'list_pod_drafts',
+    get: 'get_pod_draft',
+    update: 'update_pod_draft',
+    discard: 'discard_pod_draft',
+    send: 'send_pod_draft',
+  },
+} as const satisfies Record<ScopeKind, Record<string, string>>;
+
 export function draftOperations(kind: ScopeKind, deps: { drafts: DraftsService; scopes: Scopes }) {
   const { drafts, scopes } = deps;
   const of = `of a ${kind}`;
@@ -20,7 +40,7 @@ export function draftOperations(kind: ScopeKind, deps: { drafts: DraftsService; 
   const normalizedTo = normalizedPhoneOf('to');
   return {
     create: defineOperation({
-      name: `create_${kind}_draft`,
+      name: NAMES[kind].create,
       summary: `Create a draft ${of}`,
       description:
         'Repeating the same body with the same client_id returns the draft (as it is now) with 200; another body is 409 client_id_conflict.',
@@ -40,7 +60,7 @@ export function draftOperations(kind: ScopeKind, deps: { drafts: DraftsService; 
         drafts.create(await scopeOf(ctx.organizationId, { cell_id, pod_id }), input),
     }),
     list: defineOperation({
-      name: `list_${kind}_drafts`,
+      name: NAMES[kind].list,
       summary: `List drafts ${of}, newest first`,
       description: '',
       scope: 'messages:read',
@@ -55,7 +75,7 @@ export function draftOperations(kind: ScopeKind, deps: { drafts: DraftsService; 
         drafts.list(await scopeOf(ctx.organizationId, { cell_id, pod_id }), query),
     }),
     get: defineOperation({
-      name: `get_${kind}_draft`,
+      name: NAMES[kind].get,
       summary: `Read a draft ${of}`,
       description: '',
       scope: 'messages:read',
@@ -66,7 +86,7 @@ export function draftOperations(kind: ScopeKind, deps: { drafts: DraftsService; 
       run: async (ctx, input) => drafts.get(await scopeOf(ctx.organizationId, input), input.draft_id),
     }),
     update: defineOperation({
-      name: `update_${kind}_draft`,
+      name: NAMES[kind].update,
       summary: `Edit a draft ${of}`,
       description: 'Only while it is a draft; a sent or discarded draft is 409 conflict.',
       scope: 'messages:send',
@@ -84,7 +104,7 @@ export function draftOperations(kind: ScopeKind, deps: { drafts: DraftsService; 
         drafts.update(await scopeOf(ctx.organizationId, { cell_id, pod_id }), draft_id, input),
     }),
     discard: defineOperation({
-      name: `discard_${kind}_draft`,
+      name: NAMES[kind].discard,
       summary: `Discard a draft ${of}`,
       description:
         'The draft stays readable with status discarded (discarding it again answers the same); a sent draft is 409 conflict.',
@@ -96,7 +116,7 @@ export function draftOperations(kind: ScopeKind, deps: { drafts: DraftsService; 
       run: async (ctx, input) => drafts.discard(await scopeOf(ctx.organizationId, input), input.draft_id),
     }),
     send: defineOperation({
-      name: `send_${kind}_draft`,
+      name: NAMES[kind].send,
       summary: `Send a draft ${of}`,
       description:
         kind === 'cell'

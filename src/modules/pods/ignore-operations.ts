@@ -12,6 +12,20 @@ export const Participant = {
   participant: Type.String({ minLength: 1, maxLength: 64, description: 'The number, E.164 (URL-encode the +: %2B).' }),
 };
 
+/** Each operation's name (its operationId and MCP tool name), written out so a search finds it. */
+const NAMES = {
+  cell: {
+    list: 'list_cell_ignored',
+    add: 'ignore_cell_participant',
+    remove: 'unignore_cell_participant',
+  },
+  pod: {
+    list: 'list_pod_ignored',
+    add: 'ignore_pod_participant',
+    remove: 'unignore_pod_participant',
+  },
+} as const satisfies Record<ScopeKind, Record<string, string>>;
+
 export function ignoreOperations(kind: ScopeKind, deps: { ignore: IgnoreService; scopes: Scopes }) {
   const { ignore, scopes } = deps;
   const where = kind === 'cell' ? 'on this cell' : 'on every cell of this pod';
@@ -19,7 +33,7 @@ export function ignoreOperations(kind: ScopeKind, deps: { ignore: IgnoreService;
     scopes.resolve(organizationId, kind, idOf(kind, input));
   return {
     list: defineOperation({
-      name: `list_${kind}_ignored`,
+      name: NAMES[kind].list,
       summary: `List the participants ignored ${where}`,
       description: 'Newest first.',
       scope: 'messages:read',
@@ -31,7 +45,7 @@ export function ignoreOperations(kind: ScopeKind, deps: { ignore: IgnoreService;
         ignore.list(await scopeOf(ctx.organizationId, { cell_id, pod_id }), query),
     }),
     add: defineOperation({
-      name: `ignore_${kind}_participant`,
+      name: NAMES[kind].add,
       summary: `Ignore a participant ${where}`,
       description:
         'Their inbound texts are still stored (ignored: true) but emit no event or webhook and are left out of message and conversation listings unless include_ignored=true. Sends to them work. 200 when already ignored. At most 10,000 per list.',
@@ -45,7 +59,7 @@ export function ignoreOperations(kind: ScopeKind, deps: { ignore: IgnoreService;
       run: async (ctx, input) => ignore.add(await scopeOf(ctx.organizationId, input), input.participant),
     }),
     remove: defineOperation({
-      name: `unignore_${kind}_participant`,
+      name: NAMES[kind].remove,
       summary: `Stop ignoring a participant ${where}`,
       description: 'Also 204 when the participant was not ignored. Texts stored while ignored keep ignored: true.',
       scope: 'messages:send',

@@ -9,6 +9,28 @@ import { ContactList, ContactListPage } from './views.ts';
 
 const ListId = { list_id: id('lst') };
 
+/** Each operation's name (its operationId and MCP tool name), written out so a search finds it. */
+const NAMES = {
+  cell: {
+    create: 'create_cell_list',
+    list: 'list_cell_lists',
+    get: 'get_cell_list',
+    rename: 'rename_cell_list',
+    remove: 'delete_cell_list',
+    addNumbers: 'add_cell_list_numbers',
+    removeNumbers: 'remove_cell_list_numbers',
+  },
+  pod: {
+    create: 'create_pod_list',
+    list: 'list_pod_lists',
+    get: 'get_pod_list',
+    rename: 'rename_pod_list',
+    remove: 'delete_pod_list',
+    addNumbers: 'add_pod_list_numbers',
+    removeNumbers: 'remove_pod_list_numbers',
+  },
+} as const satisfies Record<ScopeKind, Record<string, string>>;
+
 export function listOperations(kind: ScopeKind, deps: { lists: ListsService; scopes: Scopes }) {
   const { lists, scopes } = deps;
   const of = `of a ${kind}`;
@@ -18,7 +40,7 @@ export function listOperations(kind: ScopeKind, deps: { lists: ListsService; sco
   return {
     create: defineOperation({
       ...write,
-      name: `create_${kind}_list`,
+      name: NAMES[kind].create,
       errors: ['conflict'],
       summary: `Create a contact list ${of}`,
       description: '',
@@ -28,7 +50,7 @@ export function listOperations(kind: ScopeKind, deps: { lists: ListsService; sco
         lists.create(await scopeOf(ctx.organizationId, { cell_id, pod_id }), input),
     }),
     list: defineOperation({
-      name: `list_${kind}_lists`,
+      name: NAMES[kind].list,
       summary: `List the contact lists ${of}, newest first`,
       description: 'Without their numbers; read a list for them.',
       scope: 'messages:read',
@@ -40,7 +62,7 @@ export function listOperations(kind: ScopeKind, deps: { lists: ListsService; sco
         lists.list(await scopeOf(ctx.organizationId, { cell_id, pod_id }), query),
     }),
     get: defineOperation({
-      name: `get_${kind}_list`,
+      name: NAMES[kind].get,
       summary: `Read a contact list ${of}`,
       description: '',
       scope: 'messages:read',
@@ -52,7 +74,7 @@ export function listOperations(kind: ScopeKind, deps: { lists: ListsService; sco
     }),
     rename: defineOperation({
       ...write,
-      name: `rename_${kind}_list`,
+      name: NAMES[kind].rename,
       summary: `Rename a contact list ${of}`,
       description: '',
       input: scopedInput(kind, { ...ListId, name: Name }),
@@ -60,7 +82,7 @@ export function listOperations(kind: ScopeKind, deps: { lists: ListsService; sco
     }),
     remove: defineOperation({
       ...write,
-      name: `delete_${kind}_list`,
+      name: NAMES[kind].remove,
       summary: `Delete a contact list ${of}`,
       description: '',
       status: 204,
@@ -73,7 +95,7 @@ export function listOperations(kind: ScopeKind, deps: { lists: ListsService; sco
     }),
     addNumbers: defineOperation({
       ...write,
-      name: `add_${kind}_list_numbers`,
+      name: NAMES[kind].addNumbers,
       errors: ['conflict'],
       summary: `Add numbers to a contact list ${of}`,
       description: 'Numbers already on the list are ignored. The list holds at most 10,000 numbers (more is 400).',
@@ -83,7 +105,7 @@ export function listOperations(kind: ScopeKind, deps: { lists: ListsService; sco
     }),
     removeNumbers: defineOperation({
       ...write,
-      name: `remove_${kind}_list_numbers`,
+      name: NAMES[kind].removeNumbers,
       summary: `Remove numbers from a contact list ${of}`,
       description: 'Numbers not on the list are ignored.',
       input: scopedInput(kind, { ...ListId, numbers: Numbers }),

@@ -5,7 +5,7 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { App } from '../../../http/types.ts';
 import { ApiError } from '../../../lib/errors.ts';
 import { html, raw } from '../../../lib/html.ts';
-import type { AdminOperations } from '../../admin/routes.ts';
+import type { AdminOperations } from '../../admin/operations.ts';
 import { text, when } from '../account/shared.ts';
 import { registerFormParser, sendPage } from '../http.ts';
 import { badListLink, OPERATOR_PATH } from './http.ts';
