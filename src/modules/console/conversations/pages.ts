@@ -6,6 +6,7 @@
 import type { CellView } from '../../cells/service.ts';
 import type { MessageView } from '../../messages/views.ts';
 import type { SignedInContext } from '../guard.ts';
+import { html } from '../../../lib/html.ts';
 import { escape, layout } from '../layout.ts';
 import { phone, time } from './format.ts';
 import { hasError, type SendForm, sendForm } from './send-form.ts';
@@ -65,6 +66,14 @@ const cellStatus = (cell: CellView) =>
   `<span class="cell-status cell-${cell.status}">${CELL_STATUS[cell.status].label}</span>`;
 
 /** The cell's number, phone presence and status (replaced live on cell events). */
+/** In place of the send form of a cell still waiting for its phone (unless a refused send's notice is shown): it has no number to send from. */
+const NO_SEND_YET = String(
+  html`<p class="small" id="no-send-yet">
+    This cell cannot send yet: it has no number until a phone is assigned to it. Reload this page once its status is
+    Active to send.
+  </p>`,
+);
+
 export function cellState(context: SignedInContext, cell: CellView): string {
   const note = CELL_STATUS[cell.status].note;
   const billing = cell.status === 'suspended' ? ` <a href="${context.path}/billing">Go to Billing</a>.` : '';
@@ -211,7 +220,7 @@ ${view.nextCursor ? `<p><a href="${cellPath(context, cell.id)}?cursor=${encodeUR
 </section>
 <section aria-labelledby="send-heading">
 <h2 id="send-heading">New message</h2>
-${sendForm(context, { action: `${cellPath(context, cell.id)}/messages`, form: view.form })}
+${cell.status === 'provisioning' && !view.form.notice ? NO_SEND_YET : sendForm(context, { action: `${cellPath(context, cell.id)}/messages`, form: view.form })}
 </section>
 ${quietHoursSection(context, { action: `${cellPath(context, cell.id)}/quiet-hours`, current: cell.quiet_hours, explain: CELL_QUIET_HOURS })}
 </div>`,
