@@ -151,6 +151,7 @@ ${job.send_at ? `<dt>Scheduled for</dt><dd>${time(job.send_at)}</dd>` : ''}
 </div>`;
 }
 
+/** The Cancel button is a live part: when the job ends while the page is open, the live view drops it. */
 export function jobPage(
   context: SignedInContext,
   view: { pod: PodView; job: JobView; liveUrl: string | null },
@@ -165,7 +166,7 @@ export function jobPage(
 <h1>${escape(capitalized(job.mode))} of ${escape(pod.name)}</h1>
 ${view.liveUrl ? `<p id="live-status" class="live-status small" role="status" data-live-url="${escape(view.liveUrl)}" data-live-text="Live: the counts change as the phones report.">Reload the page to see the counts change.</p>` : ''}
 ${jobProgress(job)}
-${open ? postButton(context, `${jobPath(context, pod.id, job.id)}/cancel`, 'Cancel the job', { className: 'danger' }) : ''}
+<div id="job-actions" data-live-part>${open ? postButton(context, `${jobPath(context, pod.id, job.id)}/cancel`, 'Cancel the job', { className: 'danger' }) : ''}</div>
 </div>`,
   );
 }
