@@ -131,6 +131,18 @@ function cardOption(view: BillingView): string {
 <p class="small">${escape(card)}</p></div>`;
 }
 
+/** One thing to pay for is said, not offered as a one-option radio group. */
+function onlyChoice(choice: { value: string; label: string }, error: string | undefined): string {
+  const described = error ? 'intent-error' : null;
+  return (
+    String(
+      html`<p class="field" id="intent-only" ${described && html`aria-describedby="${described}"`}>
+        <strong>What to pay for:</strong> ${choice.label}<input type="hidden" name="intent" value="${choice.value}" />
+      </p>`,
+    ) + errorOf('intent', error)
+  );
+}
+
 /** One form: the intent, the amount (used by a top-up only, so not marked required), a button per rail. */
 function paySection(context: SignedInContext, view: BillingView, form: PayForm): string {
   if (!view.enabled) return '';
@@ -149,11 +161,15 @@ function paySection(context: SignedInContext, view: BillingView, form: PayForm):
 <form method="post" action="${context.path}/billing/pay" novalidate>
 ${csrfField(context)}
 ${form.back ? String(html`<input type="hidden" name="return" value="${form.back}" />`) : ''}
-<fieldset class="field"${describedBy('intent', form.errors?.intent)}>
+${
+  choices.length === 1
+    ? onlyChoice(choices[0], form.errors?.intent)
+    : `<fieldset class="field"${describedBy('intent', form.errors?.intent)}>
 <legend>What to pay for</legend>
 ${radios}
 ${errorOf('intent', form.errors?.intent)}
-</fieldset>
+</fieldset>`
+}
 ${field({ id: 'amount', name: 'amount_usd', label: 'Amount to add, in US dollars', type: 'text', value: form.amount, hint: `For adding funds only: at least ${dollars(view.options.min_amount_usd ?? 0)}, like 25 or 12.50.`, error: form.errors?.amount_usd, attributes: 'inputmode="decimal" autocomplete="off" maxlength="16" class="amount-input"' }).replace(/(<input [^>]*) required/, '$1')}
 <fieldset class="field rails"${describedBy('rail', form.errors?.rail)}>
 <legend>Pay with</legend>
