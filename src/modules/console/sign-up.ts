@@ -4,6 +4,7 @@
 // as POST /v1/agent/verify, with that key as the credential; a verified organization is signed in
 // to the console and led to its first cell. Between the two pages the key waits in a cookie
 // (HttpOnly, SameSite=Strict, on /console/sign-up only, 10 minutes: the code's life).
+import { html, type Html } from '../../lib/html.ts';
 import type { FastifyRequest } from 'fastify';
 import type { App } from '../../http/types.ts';
 import { ApiError } from '../../lib/errors.ts';
@@ -19,7 +20,7 @@ import {
   sessionCookies,
   type ConsoleHttp,
 } from './http.ts';
-import { escape, field, hidden, layout, type PageContext } from './layout.ts';
+import { field, hidden, layout, type PageContext } from './layout.ts';
 import type { ConsoleModule } from './module.ts';
 import { messagePage } from './pages.ts';
 import { SESSION_TTL_MS } from './service.ts';
@@ -47,18 +48,18 @@ export interface SignUpForm {
   errors?: { email?: string; organization_name?: string };
 }
 
-export function signUpPage(context: PageContext, form: SignUpForm): string {
+export function signUpPage(context: PageContext, form: SignUpForm): Html {
   const errors = form.errors ?? {};
   const failed = Object.values(errors).some(Boolean);
   return layout(
     context,
     failed ? 'Error: Sign up' : 'Sign up',
-    `<div class="card">
+    html`<div class="card">
 <h1>Create a Cellgate organization</h1>
 <p class="lead">Your organization holds your cells (phone lines), API keys and billing. We will email you a 6-digit code to confirm the address.</p>
 <form method="post" action="${SIGN_UP_PATH}" novalidate>
-${field({ id: 'email', name: 'email', label: 'Email address', type: 'email', value: form.email, error: errors.email, attributes: 'autocomplete="email" spellcheck="false" maxlength="254"' })}
-${field({ id: 'organization-name', name: 'organization_name', label: 'Organization name', type: 'text', value: form.organizationName, hint: `Your company or project, as your team will recognize it (up to ${ORGANIZATION_NAME_MAX} characters).`, error: errors.organization_name, attributes: `autocomplete="organization" maxlength="${ORGANIZATION_NAME_MAX}"` })}
+${field({ id: 'email', name: 'email', label: 'Email address', type: 'email', value: form.email, error: errors.email, attributes: html`autocomplete="email" spellcheck="false" maxlength="254"` })}
+${field({ id: 'organization-name', name: 'organization_name', label: 'Organization name', type: 'text', value: form.organizationName, hint: `Your company or project, as your team will recognize it (up to ${ORGANIZATION_NAME_MAX} characters).`, error: errors.organization_name, attributes: html`autocomplete="organization" maxlength="${ORGANIZATION_NAME_MAX}"` })}
 <button type="submit" class="primary">Sign up</button>
 </form>
 <p class="small after">Already have an organization? <a href="${CONSOLE_PATH}/sign-in">Sign in</a>.</p>
@@ -66,24 +67,24 @@ ${field({ id: 'organization-name', name: 'organization_name', label: 'Organizati
   );
 }
 
-export function signUpCodePage(context: PageContext, form: { email: string; apiKey?: string; error?: string }): string {
+export function signUpCodePage(context: PageContext, form: { email: string; apiKey?: string; error?: string }): Html {
   const key = form.apiKey
-    ? `<section aria-labelledby="key-heading">
+    ? html`<section aria-labelledby="key-heading">
 <h2 id="key-heading">Your first API key</h2>
 <p>Agents call the API and MCP with it. It is shown only this once: copy it somewhere safe now (you can make more under API keys).</p>
 <div class="field"><label for="api-key">API key</label>
-<input id="api-key" class="secret mono" type="text" value="${escape(form.apiKey)}" readonly spellcheck="false" autocomplete="off"></div>
+<input id="api-key" class="secret mono" type="text" value="${form.apiKey}" readonly spellcheck="false" autocomplete="off"></div>
 </section>`
-    : '';
+    : html``;
   return layout(
     context,
     form.error ? 'Error: Confirm your email' : 'Confirm your email',
-    `<div class="card">
+    html`<div class="card">
 <h1>Check your email</h1>
-<p class="lead" role="status">We have sent a 6-digit code to <strong>${escape(form.email)}</strong>. It expires in 10 minutes.</p>
+<p class="lead" role="status">We have sent a 6-digit code to <strong>${form.email}</strong>. It expires in 10 minutes.</p>
 ${key}
 <form method="post" action="${SIGN_UP_PATH}/verify" novalidate>
-${field({ id: 'code', name: 'code', label: 'Verification code', type: 'text', hint: 'The 6 digits from the email.', error: form.error, attributes: 'class="code-input" inputmode="numeric" autocomplete="one-time-code" pattern="[0-9]{6}" maxlength="6" spellcheck="false"' })}
+${field({ id: 'code', name: 'code', label: 'Verification code', type: 'text', hint: 'The 6 digits from the email.', error: form.error, attributes: html`class="code-input" inputmode="numeric" autocomplete="one-time-code" pattern="[0-9]{6}" maxlength="6" spellcheck="false"` })}
 ${hidden('email', form.email)}
 <button type="submit" class="primary">Confirm and open the console</button>
 </form>
