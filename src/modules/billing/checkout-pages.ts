@@ -2,9 +2,9 @@
 // it is paid, expired, refused or unknown, for the local processor and Stripe alike): the
 // console's look (its stylesheet and page shell), the payment in words ("Top up $25.00", "Pro
 // plan setup"), and always a way back to Billing in the console. No script: a form and links.
+import { html, type Html } from '../../lib/html.ts';
 import { CONSOLE_PATH } from '../console/http.ts';
-import { escape, layout } from '../console/layout.ts';
-import { html } from '../../lib/html.ts';
+import { layout } from '../console/layout.ts';
 import type { CheckoutPage } from './checkout.ts';
 import { micros, usdString } from './money.ts';
 import type { PaymentsTable } from './tables.ts';
@@ -15,8 +15,7 @@ export const BILLING_PATH = `${CONSOLE_PATH}/billing`;
 type Described = Pick<PaymentsTable, 'intent' | 'tier' | 'cell_id' | 'amount_micros'>;
 
 const capitalized = (word: string) => word.charAt(0).toUpperCase() + word.slice(1);
-const time = (iso: string) =>
-  `<time datetime="${escape(iso)}">${escape(iso.slice(0, 16).replace('T', ' '))} UTC</time>`;
+const time = (iso: string) => html`<time datetime="${iso}">${iso.slice(0, 16).replace('T', ' ')} UTC</time>`;
 
 /** `$25.00`. */
 export const amountOf = (payment: Pick<PaymentsTable, 'amount_micros'>) =>
@@ -51,36 +50,35 @@ export function paymentWords(payment: Described): { name: string; sentence: stri
   }
 }
 
-const backLink = (text = 'Back to Billing') =>
-  String(html`<a class="button secondary" href="${BILLING_PATH}">${text}</a>`);
+const backLink = (text = 'Back to Billing') => html`<a class="button secondary" href="${BILLING_PATH}">${text}</a>`;
 
 /** The way back to where the payment started (a console path, checked by safeNext), before Billing. */
 const continueLink = (back: string | undefined, text: string) =>
-  back ? String(html`<a class="button primary" href="${back}">${text}</a>`) : '';
+  back && html`<a class="button primary" href="${back}">${text}</a>`;
 
-function facts(payment: PaymentsTable, options: { expires: boolean }): string {
+function facts(payment: PaymentsTable, options: { expires: boolean }): Html {
   const { name } = paymentWords(payment);
-  return `<dl class="facts">
-<dt>For</dt><dd>${escape(name)}</dd>
-<dt>Amount</dt><dd><strong>${escape(amountOf(payment))}</strong> (US dollars)</dd>
-${options.expires ? `<dt>Open until</dt><dd>${time(payment.expires_at)}</dd>` : ''}
-<dt>Payment</dt><dd class="mono">${escape(payment.id)}</dd>
+  return html`<dl class="facts">
+<dt>For</dt><dd>${name}</dd>
+<dt>Amount</dt><dd><strong>${amountOf(payment)}</strong> (US dollars)</dd>
+${options.expires ? html`<dt>Open until</dt><dd>${time(payment.expires_at)}</dd>` : ''}
+<dt>Payment</dt><dd class="mono">${payment.id}</dd>
 </dl>`;
 }
 
-const page = (title: string, content: string) =>
-  layout({ path: CONSOLE_PATH }, title, `<div class="card checkout">\n${content}\n</div>`);
+const page = (title: string, content: Html) =>
+  layout({ path: CONSOLE_PATH }, title, html`<div class="card checkout">\n${content}\n</div>`);
 
 /**
  * A checkout page of the local card processor; `action` is the page's own URL (the Pay form posts
  * there, keeping its `return`); `back` the console page the payment started from (the create-cell
  * form, a thread), already checked to be one of the console's own paths.
  */
-export function checkoutPage(state: CheckoutPage, action: string, back?: string): string {
+export function checkoutPage(state: CheckoutPage, action: string, back?: string): Html {
   if (state.kind === 'unknown') {
     return page(
       'Checkout not found',
-      `<h1>Checkout not found</h1>
+      html`<h1>Checkout not found</h1>
 <p>This checkout link is not valid: it may be mistyped, or belong to another card processor. Start a new payment from Billing.</p>
 <div class="actions">${backLink()}</div>`,
     );
@@ -92,38 +90,38 @@ export function checkoutPage(state: CheckoutPage, action: string, back?: string)
     case 'pay':
       return page(
         `Pay ${amount}: ${name}`,
-        `<h1>Pay ${escape(amount)} by card</h1>
-<p class="lead">${escape(name)}. ${escape(sentence)}</p>
+        html`<h1>Pay ${amount} by card</h1>
+<p class="lead">${name}. ${sentence}</p>
 ${facts(payment, { expires: true })}
 <p class="notice info">This is the deployment's built-in card page for development: no card is asked for or charged. Paying credits the organization at once.</p>
-<form method="post" action="${escape(action)}">
+<form method="post" action="${action}">
 <div class="actions">
-<button type="submit" class="primary">Pay ${escape(amount)}</button>
-${back ? String(html`<a class="button secondary" href="${back}">Cancel and go back</a>`) : backLink('Cancel and go back to Billing')}
+<button type="submit" class="primary">Pay ${amount}</button>
+${back ? html`<a class="button secondary" href="${back}">Cancel and go back</a>` : backLink('Cancel and go back to Billing')}
 </div>
 </form>`,
       );
     case 'paid':
       return page(
         `Paid: ${name}`,
-        `<h1>Paid: ${escape(name)}</h1>
-<p class="notice ok" role="status">${escape(amount)} paid. ${escape(sentence)}</p>
+        html`<h1>Paid: ${name}</h1>
+<p class="notice ok" role="status">${amount} paid. ${sentence}</p>
 ${facts(payment, { expires: false })}
 <div class="actions">${continueLink(back, 'Continue where you left off')}${backLink()}</div>`,
       );
     case 'expired':
       return page(
         `Checkout expired: ${name}`,
-        `<h1>This checkout expired</h1>
-<p>${escape(name)} (${escape(amount)}) was not paid before ${time(payment.expires_at)}; nothing was charged. Start a new payment from Billing.</p>
+        html`<h1>This checkout expired</h1>
+<p>${name} (${amount}) was not paid before ${time(payment.expires_at)}; nothing was charged. Start a new payment from Billing.</p>
 ${facts(payment, { expires: false })}
 <div class="actions">${backLink()}</div>`,
       );
     case 'refused':
       return page(
         `Not paid: ${name}`,
-        `<h1>Not paid: ${escape(name)}</h1>
-<p class="notice error" role="alert">${escape(state.detail)}</p>
+        html`<h1>Not paid: ${name}</h1>
+<p class="notice error" role="alert">${state.detail}</p>
 <p>Nothing was charged or credited.</p>
 ${facts(payment, { expires: false })}
 <div class="actions">${backLink()}</div>`,

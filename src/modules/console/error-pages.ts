@@ -1,6 +1,7 @@
 // What a browser gets when a console request fails outside a page's own handling (an unknown
 // address, a rate limit, an internal error): a page in the console's look that says what happened
 // and what to do, never the API's problem+json. The operator console's pages in its own shell.
+import type { Html } from '../../lib/html.ts';
 import type { FastifyInstance, FastifyReply } from 'fastify';
 import { setProblemPage } from '../../http/errors.ts';
 import type { ApiError } from '../../lib/errors.ts';
@@ -32,7 +33,7 @@ function wordsFor(error: ApiError, requestId: string, retryAfter: string | undef
   return { title: 'Request refused', message: error.message };
 }
 
-function render(reply: FastifyReply, error: ApiError, page: (words: ErrorWords) => string): FastifyReply {
+function render(reply: FastifyReply, error: ApiError, page: (words: ErrorWords) => Html): FastifyReply {
   const retryAfter = reply.getHeader('retry-after');
   return sendPage(reply, error.status, page(wordsFor(error, reply.request.id, retryAfter?.toString())));
 }

@@ -4,6 +4,7 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { ApiError } from '../../lib/errors.ts';
 import type { App } from '../../http/types.ts';
+import type { Html } from '../../lib/html.ts';
 
 /** Where the service serves the console (CELLGATE_CONSOLE_URL points here, possibly through a proxy). */
 export const CONSOLE_PATH = '/console';
@@ -111,7 +112,7 @@ const CSP =
 export function sendPage(
   reply: FastifyReply,
   status: number,
-  body: string,
+  body: Html,
   options: { formsAnywhere?: boolean } = {},
 ): FastifyReply {
   return reply
@@ -124,7 +125,7 @@ export function sendPage(
       'referrer-policy': 'same-origin',
     })
     .type('text/html; charset=utf-8')
-    .send(body);
+    .send(body.toString());
 }
 
 /** `next` after sign-in: a console path of this origin only (never an open redirect). */

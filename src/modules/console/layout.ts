@@ -1,7 +1,7 @@
-// The console's page shell (head, bar, navigation, main) and its form pieces. Every value is
-// escaped; the navigation marks the current page with aria-current.
+// The console's page shell (head, bar, navigation, main) and its form pieces, rendered with
+// `html` (every value escaped); the navigation marks the current page with aria-current.
+import { html, join, type Html } from '../../lib/html.ts';
 import { FAVICON_LINK } from '../docs/favicon.ts';
-export const escape = (text: string) => text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
 
 /** Where the console lives (links, form actions), and the session's CSRF token when signed in. */
 export interface PageContext {
@@ -25,13 +25,13 @@ const SECTIONS = [
 ] as const;
 export type ConsoleSection = (typeof SECTIONS)[number]['id'];
 
-export function layout(context: PageContext, title: string, content: string): string {
+export function layout(context: PageContext, title: string, content: Html): Html {
   const { path, signedIn } = context;
   const nav = signedIn
-    ? `<nav aria-label="Console">${SECTIONS.map((section) => `<a href="${path}${section.path}"${context.current === section.id ? ' aria-current="page"' : ''}>${section.label}</a>`).join('')}</nav>
-<div class="who"><span title="${escape(signedIn.organizationName)}">Signed in to <strong>${escape(signedIn.organizationName)}</strong></span>
-<form method="post" action="${path}/sign-out"><input type="hidden" name="csrf_token" value="${escape(signedIn.csrfToken)}"><button type="submit" class="link-button">Sign out</button></form></div>`
-    : '<nav aria-label="Console"></nav>';
+    ? html`<nav aria-label="Console">${SECTIONS.map((section) => html`<a href="${path}${section.path}"${context.current === section.id ? html` aria-current="page"` : ''}>${section.label}</a>`)}</nav>
+<div class="who"><span title="${signedIn.organizationName}">Signed in to <strong>${signedIn.organizationName}</strong></span>
+<form method="post" action="${path}/sign-out"><input type="hidden" name="csrf_token" value="${signedIn.csrfToken}"><button type="submit" class="link-button">Sign out</button></form></div>`
+    : html`<nav aria-label="Console"></nav>`;
   return pageShell({
     title: `${title} — Cellgate Console`,
     stylesheet: `${path}/console.css`,
@@ -51,22 +51,25 @@ export function pageShell(page: {
   stylesheet: string;
   scripts: string[];
   brand: { href: string; label: string };
-  nav: string;
-  content: string;
+  nav: Html;
+  content: Html;
   bodyClass?: string;
-}): string {
-  return `<!doctype html>
+}): Html {
+  return html`<!doctype html>
 <html lang="en">
 <head>
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <meta name="referrer" content="same-origin">
-<title>${escape(page.title)}</title>
+<title>${page.title}</title>
 ${FAVICON_LINK}
 <link rel="stylesheet" href="${page.stylesheet}">
-${page.scripts.map((src) => `<script type="module" src="${src}"></script>`).join('\n')}
+${join(
+  page.scripts.map((src) => html`<script type="module" src="${src}"></script>`),
+  '\n',
+)}
 </head>
-<body${page.bodyClass ? ` class="${page.bodyClass}"` : ''}>
+<body${page.bodyClass ? html` class="${page.bodyClass}"` : ''}>
 <a class="skip" href="#main">Skip to content</a>
 <header class="bar"><div class="bar-inner">
 <a class="brand" href="${page.brand.href}">Cellgate <span>${page.brand.label}</span></a>
@@ -89,22 +92,23 @@ export function field(options: {
   value?: string;
   hint?: string;
   error?: string;
-  attributes?: string;
+  /** More attributes of the input (`html` so that their quotes stay markup). */
+  attributes?: Html;
   /** Not required (a search field, an optional setting). */
   optional?: boolean;
-}): string {
+}): Html {
   const described = [options.hint ? `${options.id}-hint` : '', options.error ? `${options.id}-error` : '']
     .filter(Boolean)
     .join(' ');
-  return `<div class="field">
-<label for="${options.id}">${escape(options.label)}</label>
-${options.hint ? `<span class="hint" id="${options.id}-hint">${escape(options.hint)}</span>` : ''}
-<input id="${options.id}" name="${options.name}" type="${options.type}" value="${escape(options.value ?? '')}"${options.optional ? '' : ' required'}${described ? ` aria-describedby="${described}"` : ''}${options.error ? ' aria-invalid="true" autofocus' : ''} ${options.attributes ?? ''}>
-${options.error ? `<p class="field-error" id="${options.id}-error">${escape(options.error)}</p>` : ''}
+  return html`<div class="field">
+<label for="${options.id}">${options.label}</label>
+${options.hint ? html`<span class="hint" id="${options.id}-hint">${options.hint}</span>` : ''}
+<input id="${options.id}" name="${options.name}" type="${options.type}" value="${options.value ?? ''}"${options.optional ? '' : ' required'}${described ? html` aria-describedby="${described}"` : ''}${options.error ? html` aria-invalid="true" autofocus` : ''} ${options.attributes ?? ''}>
+${options.error ? html`<p class="field-error" id="${options.id}-error">${options.error}</p>` : ''}
 </div>`;
 }
 
-export const hidden = (name: string, value: string) => `<input type="hidden" name="${name}" value="${escape(value)}">`;
+export const hidden = (name: string, value: string) => html`<input type="hidden" name="${name}" value="${value}">`;
 
 /**
  * The answer to a question asked before a change (delete, revoke, rotate): the button that makes
@@ -117,12 +121,12 @@ export function confirmForm(options: {
   confirm: string;
   keep: { href: string; text: string };
   tone?: 'danger' | 'primary';
-}): string {
-  return `<form method="post" action="${options.action}">
+}): Html {
+  return html`<form method="post" action="${options.action}">
 ${hidden('csrf_token', options.csrfToken)}
 <div class="actions">
-<button type="submit" class="${options.tone ?? 'danger'}">${escape(options.confirm)}</button>
-<a class="button secondary" href="${options.keep.href}">${escape(options.keep.text)}</a>
+<button type="submit" class="${options.tone ?? 'danger'}">${options.confirm}</button>
+<a class="button secondary" href="${options.keep.href}">${options.keep.text}</a>
 </div>
 </form>`;
 }
@@ -136,20 +140,18 @@ export function selectField(options: {
   choices: readonly (readonly [string, string])[];
   hint?: string;
   error?: string;
-}): string {
+}): Html {
   const described = [options.hint ? `${options.id}-hint` : '', options.error ? `${options.id}-error` : '']
     .filter(Boolean)
     .join(' ');
-  const choices = options.choices
-    .map(
-      ([value, label]) =>
-        `<option value="${escape(value)}"${value === (options.value ?? '') ? ' selected' : ''}>${escape(label)}</option>`,
-    )
-    .join('');
-  return `<div class="field">
-<label for="${options.id}">${escape(options.label)}</label>
-${options.hint ? `<span class="hint" id="${options.id}-hint">${escape(options.hint)}</span>` : ''}
-<select id="${options.id}" name="${options.name}"${described ? ` aria-describedby="${described}"` : ''}${options.error ? ' aria-invalid="true" autofocus' : ''}>${choices}</select>
-${options.error ? `<p class="field-error" id="${options.id}-error">${escape(options.error)}</p>` : ''}
+  const choices = options.choices.map(
+    ([value, label]) =>
+      html`<option value="${value}"${value === (options.value ?? '') ? ' selected' : ''}>${label}</option>`,
+  );
+  return html`<div class="field">
+<label for="${options.id}">${options.label}</label>
+${options.hint ? html`<span class="hint" id="${options.id}-hint">${options.hint}</span>` : ''}
+<select id="${options.id}" name="${options.name}"${described ? html` aria-describedby="${described}"` : ''}${options.error ? html` aria-invalid="true" autofocus` : ''}>${choices}</select>
+${options.error ? html`<p class="field-error" id="${options.id}-error">${options.error}</p>` : ''}
 </div>`;
 }

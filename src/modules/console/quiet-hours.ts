@@ -2,11 +2,12 @@
 // and an IANA time zone; Save sets them, Clear removes them. It posts to the resource's update
 // operation; a bad time or zone comes back from the service as field errors (quiet_hours.start,
 // .end, .time_zone), shown on their fields of a page with the form alone (400).
+import { html, type Html } from '../../lib/html.ts';
 import { ApiError } from '../../lib/errors.ts';
 import type { QuietHours } from '../../lib/quiet-hours.ts';
 import { csrfField } from './account/shared.ts';
 import type { SignedInContext } from './guard.ts';
-import { escape, field, hidden, layout } from './layout.ts';
+import { field, hidden, layout } from './layout.ts';
 
 export type QuietField = 'start' | 'end' | 'time_zone';
 
@@ -62,24 +63,24 @@ export const quietHoursText = (hours: QuietHours | null) =>
 export function quietHoursSection(
   context: SignedInContext,
   options: { action: string; current: QuietHours | null; form?: QuietHoursForm; explain: string },
-): string {
+): Html {
   const { current } = options;
   const values = options.form?.values ?? current ?? { start: '', end: '', time_zone: '' };
   const errors = options.form?.errors ?? {};
-  return `<section id="quiet-hours" aria-labelledby="quiet-hours-heading">
+  return html`<section id="quiet-hours" aria-labelledby="quiet-hours-heading">
 <h2 id="quiet-hours-heading">Quiet hours</h2>
-<p>${escape(options.explain)} Now: <strong>${escape(quietHoursText(current))}</strong>.</p>
-<form method="post" action="${escape(options.action)}" novalidate class="quiet-hours-form">
+<p>${options.explain} Now: <strong>${quietHoursText(current)}</strong>.</p>
+<form method="post" action="${options.action}" novalidate class="quiet-hours-form">
 ${csrfField(context)}
 <div class="field-grid">
 ${field({ id: 'quiet-start', name: 'start', label: 'Start', type: 'time', value: values.start, hint: 'HH:MM, 24-hour', error: errors.start })}
 ${field({ id: 'quiet-end', name: 'end', label: 'End', type: 'time', value: values.end, hint: 'Before the start: it spans midnight', error: errors.end })}
-${field({ id: 'quiet-zone', name: 'time_zone', label: 'Time zone', type: 'text', value: values.time_zone, hint: 'IANA name, like America/New_York', error: errors.time_zone, attributes: 'list="time-zones" autocomplete="off" spellcheck="false" maxlength="64"' })}
+${field({ id: 'quiet-zone', name: 'time_zone', label: 'Time zone', type: 'text', value: values.time_zone, hint: 'IANA name, like America/New_York', error: errors.time_zone, attributes: html`list="time-zones" autocomplete="off" spellcheck="false" maxlength="64"` })}
 </div>
-<datalist id="time-zones">${ZONES.map((zone) => `<option value="${escape(zone)}"></option>`).join('')}</datalist>
+<datalist id="time-zones">${ZONES.map((zone) => html`<option value="${zone}"></option>`)}</datalist>
 <div class="actions"><button type="submit" class="primary">Save quiet hours</button></div>
 </form>
-${current ? `<form method="post" action="${escape(options.action)}">${csrfField(context)}${hidden('action', 'clear')}<button type="submit" class="secondary">Clear quiet hours</button></form>` : ''}
+${current ? html`<form method="post" action="${options.action}">${csrfField(context)}${hidden('action', 'clear')}<button type="submit" class="secondary">Clear quiet hours</button></form>` : ''}
 </section>`;
 }
 
@@ -94,15 +95,15 @@ export function quietHoursPage(
     form: QuietHoursForm;
     explain: string;
   },
-): string {
+): Html {
   return layout(
     context,
     `Error: Quiet hours of ${options.title}`,
-    `<div class="card wide">
-<h1>Quiet hours of ${escape(options.title)}</h1>
+    html`<div class="card wide">
+<h1>Quiet hours of ${options.title}</h1>
 <div class="notice error" role="alert"><p>The quiet hours were not saved: correct the fields marked below.</p></div>
 ${quietHoursSection(context, options)}
-<p class="after"><a href="${escape(options.back.href)}">${escape(options.back.text)}</a></p>
+<p class="after"><a href="${options.back.href}">${options.back.text}</a></p>
 </div>`,
   );
 }

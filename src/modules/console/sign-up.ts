@@ -19,7 +19,7 @@ import {
   type ConsoleHttp,
 } from './http.ts';
 import { field, hidden, layout, type PageContext } from './layout.ts';
-import { html, raw } from '../../lib/html.ts';
+import { html, type Html } from '../../lib/html.ts';
 import { codeSentLead, type MailNotice } from './mail-notice.ts';
 import type { ConsoleModule } from './module.ts';
 import { messagePage } from './pages.ts';
@@ -48,18 +48,18 @@ export interface SignUpForm {
   errors?: { email?: string; organization_name?: string };
 }
 
-export function signUpPage(context: PageContext, form: SignUpForm): string {
+export function signUpPage(context: PageContext, form: SignUpForm): Html {
   const errors = form.errors ?? {};
   const failed = Object.values(errors).some(Boolean);
   return layout(
     context,
     failed ? 'Error: Sign up' : 'Sign up',
-    `<div class="card">
+    html`<div class="card">
 <h1>Create a Cellgate organization</h1>
 <p class="lead">Your organization holds your cells (phone lines), API keys and billing. We will email you a 6-digit code to confirm the address.</p>
 <form method="post" action="${SIGN_UP_PATH}" novalidate>
-${field({ id: 'email', name: 'email', label: 'Email address', type: 'email', value: form.email, error: errors.email, attributes: 'autocomplete="email" spellcheck="false" maxlength="254"' })}
-${field({ id: 'organization-name', name: 'organization_name', label: 'Organization name', type: 'text', value: form.organizationName, hint: `Your company or project, as your team will recognize it (up to ${ORGANIZATION_NAME_MAX} characters).`, error: errors.organization_name, attributes: `autocomplete="organization" maxlength="${ORGANIZATION_NAME_MAX}"` })}
+${field({ id: 'email', name: 'email', label: 'Email address', type: 'email', value: form.email, error: errors.email, attributes: html`autocomplete="email" spellcheck="false" maxlength="254"` })}
+${field({ id: 'organization-name', name: 'organization_name', label: 'Organization name', type: 'text', value: form.organizationName, hint: `Your company or project, as your team will recognize it (up to ${ORGANIZATION_NAME_MAX} characters).`, error: errors.organization_name, attributes: html`autocomplete="organization" maxlength="${ORGANIZATION_NAME_MAX}"` })}
 <button type="submit" class="primary">Sign up</button>
 </form>
 <p class="small after">Already have an organization? <a href="${CONSOLE_PATH}/sign-in">Sign in</a>.</p>
@@ -78,45 +78,31 @@ export interface SignUpCodeForm {
   error?: string;
 }
 
-export function signUpCodePage(context: PageContext, form: SignUpCodeForm): string {
-  // field() and hidden() escape their own values (they predate the html tag).
-  const body = html`<div class="card">
-    <h1>${form.notice.mailed ? 'Check your email' : 'Enter your code'}</h1>
-    ${codeSentLead(form.email, form.notice)}
-    ${form.replaced && html`<p class="notice info" id="replaced">This email already had a sign-up waiting for its code. This sign-up replaced it: the earlier API key and code no longer work. Use the key and code of this page.</p>`}
-    ${
-      form.apiKey &&
-      html`<section aria-labelledby="key-heading">
-        <h2 id="key-heading">Your first API key</h2>
-        <p>
-          Agents call the API and MCP with it. Copy it somewhere safe before you leave this page: it is not shown again
-          once the email is confirmed (you can make more under API keys).
-        </p>
-        <div class="field">
-          <label for="api-key">API key</label>
-          <input
-            id="api-key"
-            class="secret mono"
-            type="text"
-            value="${form.apiKey}"
-            readonly
-            spellcheck="false"
-            autocomplete="off"
-          />
-        </div>
-      </section>`
-    }
-    <form method="post" action="${SIGN_UP_PATH}/verify" novalidate>
-      ${raw(field({ id: 'code', name: 'code', label: 'Verification code', type: 'text', hint: form.notice.mailed ? 'The 6 digits from the email.' : 'The 6 digits of the code.', error: form.error, attributes: 'class="code-input" inputmode="numeric" autocomplete="one-time-code" pattern="[0-9]{6}" maxlength="6" spellcheck="false"' }))}
-      ${raw(hidden('email', form.email))}
-      <button type="submit" class="primary">Confirm and open the console</button>
-    </form>
-    <p class="small after">
-      No code? <a href="${SIGN_UP_PATH}">Sign up again with the same address</a> for a new one (that replaces this
-      sign-up and its key).
-    </p>
-  </div>`;
-  return layout(context, form.error ? 'Error: Confirm your email' : 'Confirm your email', String(body));
+export function signUpCodePage(context: PageContext, form: SignUpCodeForm): Html {
+  return layout(
+    context,
+    form.error ? 'Error: Confirm your email' : 'Confirm your email',
+    html`<div class="card">
+<h1>${form.notice.mailed ? 'Check your email' : 'Enter your code'}</h1>
+${codeSentLead(form.email, form.notice)}
+${form.replaced && html`<p class="notice info" id="replaced">This email already had a sign-up waiting for its code. This sign-up replaced it: the earlier API key and code no longer work. Use the key and code of this page.</p>`}
+${
+  form.apiKey &&
+  html`<section aria-labelledby="key-heading">
+<h2 id="key-heading">Your first API key</h2>
+<p>Agents call the API and MCP with it. Copy it somewhere safe before you leave this page: it is not shown again once the email is confirmed (you can make more under API keys).</p>
+<div class="field"><label for="api-key">API key</label>
+<input id="api-key" class="secret mono" type="text" value="${form.apiKey}" readonly spellcheck="false" autocomplete="off"></div>
+</section>`
+}
+<form method="post" action="${SIGN_UP_PATH}/verify" novalidate>
+${field({ id: 'code', name: 'code', label: 'Verification code', type: 'text', hint: form.notice.mailed ? 'The 6 digits from the email.' : 'The 6 digits of the code.', error: form.error, attributes: html`class="code-input" inputmode="numeric" autocomplete="one-time-code" pattern="[0-9]{6}" maxlength="6" spellcheck="false"` })}
+${hidden('email', form.email)}
+<button type="submit" class="primary">Confirm and open the console</button>
+</form>
+<p class="small after">No code? <a href="${SIGN_UP_PATH}">Sign up again with the same address</a> for a new one (that replaces this sign-up and its key).</p>
+</div>`,
+  );
 }
 
 export function registerSignUpPages(app: App, module: ConsoleModule): void {

@@ -220,10 +220,8 @@ describe('console account forms: bad input', () => {
     );
     const intent = await post(t, org, '/console/billing/pay', { intent: 'setup:gold', rail: 'card_processor' });
     assert.equal(intent.statusCode, 400);
-    assert.match(
-      intent.body,
-      /<fieldset class="field" aria-describedby="intent-error">\n<legend>What to pay for<\/legend>/,
-    );
+    // The only thing an active organization pays for here is a top-up: said, not a radio group.
+    assert.match(intent.body, /<p class="field" id="intent-only"\s+aria-describedby="intent-error"\s*>/);
     assert.match(intent.body, /<p class="field-error" id="intent-error">Choose what to pay for\.<\/p>/);
     const nothingDue = await post(t, org, '/console/billing/pay', { intent: 'reinstate', rail: 'card_processor' });
     assert.equal(nothingDue.statusCode, 409);

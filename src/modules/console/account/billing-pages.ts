@@ -1,12 +1,12 @@
 // The billing section: status (organization, billing state, plan, period, balance), the pay
 // form (what to pay for, then one button per rail), the x402/MPP payment details an agent uses,
 // and the month's usage with its chart and table.
+import { html, join, type Html } from '../../../lib/html.ts';
 import type { BillingService, PaymentDetails } from '../../billing/service.ts';
 import type { UsageService } from '../../billing/usage.ts';
 import { MICROS_PER_USD, usdExact, usdString } from '../../billing/money.ts';
 import type { SignedInContext } from '../guard.ts';
-import { html } from '../../../lib/html.ts';
-import { escape, field } from '../layout.ts';
+import { field } from '../layout.ts';
 import { monthName, usageChart, usageTable, type DailyUsage, type Month } from './chart.ts';
 import { capitalized, csrfField, notice, sectionPage, stateTag, when } from './shared.ts';
 import { plural } from '../../../lib/plural.ts';
@@ -66,17 +66,17 @@ const STATES: Record<string, [Parameters<typeof stateTag>[0], string, (view: Bil
   exempt: ['ok', 'Billing off', () => 'This deployment does not charge: nothing is ever due.'],
 };
 
-function statusSection(view: BillingView): string {
+function statusSection(view: BillingView): Html {
   const { status } = view;
   const [kind, label, explain] = STATES[status.state];
   const tier = view.tiers.find((t) => t.name === status.tier);
   const organization = status.state === 'suspended' ? stateTag('bad', 'Suspended') : stateTag('ok', 'Active');
-  return `<section aria-labelledby="status-heading">
+  return html`<section aria-labelledby="status-heading">
 <h2 id="status-heading">Status</h2>
 <dl class="facts">
 <dt>Organization</dt><dd>${organization}</dd>
-<dt>Billing</dt><dd>${stateTag(kind, label)}<br><span class="small">${escape(explain(view))}</span></dd>
-<dt>Plan</dt><dd>${tier ? `${escape(capitalized(tier.name))}: $${usdString(tier.priceMicros)} a month, ${tier.includedCells} ${tier.includedCells === 1 ? 'cell' : 'cells'} included` : escape(status.tier ?? 'None yet')}</dd>
+<dt>Billing</dt><dd>${stateTag(kind, label)}<br><span class="small">${explain(view)}</span></dd>
+<dt>Plan</dt><dd>${tier ? `${capitalized(tier.name)}: $${usdString(tier.priceMicros)} a month, ${tier.includedCells} ${tier.includedCells === 1 ? 'cell' : 'cells'} included` : (status.tier ?? 'None yet')}</dd>
 <dt>Period ends</dt><dd>${when(status.current_period_end, 'No period yet')}</dd>
 <dt>Prepaid balance</dt><dd><strong class="balance">${dollars(status.prepaid_balance_usd)}</strong></dd>
 <dt>Amount due</dt><dd>${status.amount_due_usd > 0 ? stateTag('warn', dollars(status.amount_due_usd)) : '$0.00'}</dd>
@@ -103,58 +103,72 @@ function intentChoices(view: BillingView): { value: string; label: string }[] {
 }
 
 const errorOf = (id: string, message: string | undefined) =>
-  message ? `<p class="field-error" id="${id}-error">${escape(message)}</p>` : '';
-const describedBy = (id: string, message: string | undefined) => (message ? ` aria-describedby="${id}-error"` : '');
+  message ? html`<p class="field-error" id="${id}-error">${message}</p>` : html``;
+const describedBy = (id: string, message: string | undefined) =>
+  message ? html` aria-describedby="${id}-error"` : html``;
 
-function railOption(view: BillingView, rail: 'x402' | 'mpp'): string {
+function railOption(view: BillingView, rail: 'x402' | 'mpp'): Html {
   const name = rail === 'x402' ? 'x402' : 'MPP';
   const what =
     rail === 'x402'
       ? `USDC on ${view.options.x402?.networks.map(capitalized).join(' or ') ?? 'Base or Solana'}`
       : `a stablecoin over the Machine Payments Protocol${view.options.mpp ? ` (${view.options.mpp.methods.join(', ')})` : ''}`;
   if (!view.options.rails.includes(rail)) {
-    return `<div class="rail">${stateTag('idle', `${name}: not configured`)}<p class="small">Paying with ${escape(what)} is not configured on this deployment.</p></div>`;
+    return html`<div class="rail">${stateTag('idle', `${name}: not configured`)}<p class="small">Paying with ${what} is not configured on this deployment.</p></div>`;
   }
-  return `<div class="rail"><button type="submit" name="rail" value="${rail}" class="secondary">Show ${name} payment details</button>
-<p class="small">How an agent pays with ${escape(what)}: the amount and the REST call (<code>POST /v1/billing/${rail}/pay</code>).</p></div>`;
+  return html`<div class="rail"><button type="submit" name="rail" value="${rail}" class="secondary">Show ${name} payment details</button>
+<p class="small">How an agent pays with ${what}: the amount and the REST call (<code>POST /v1/billing/${rail}/pay</code>).</p></div>`;
 }
 
 /** The card button, or, with the card processor off (CELLGATE_CARD_PROCESSOR=off), why there is none. */
-function cardOption(view: BillingView): string {
+function cardOption(view: BillingView): Html {
   if (!view.options.rails.includes('card_processor')) {
-    return `<div class="rail">${stateTag('idle', 'Card: not offered')}<p class="small">Card payments are not offered on this deployment.</p></div>`;
+    return html`<div class="rail">${stateTag('idle', 'Card: not offered')}<p class="small">Card payments are not offered on this deployment.</p></div>`;
   }
   const card = view.stripe
     ? 'Opens Stripe Checkout.'
     : 'Opens the built-in card page of this deployment (a development processor: no card is charged).';
-  return `<div class="rail"><button type="submit" name="rail" value="card_processor" class="primary">Pay by card</button>
-<p class="small">${escape(card)}</p></div>`;
+  return html`<div class="rail"><button type="submit" name="rail" value="card_processor" class="primary">Pay by card</button>
+<p class="small">${card}</p></div>`;
+}
+
+/** One thing to pay for is said, not offered as a one-option radio group. */
+function onlyChoice(choice: { value: string; label: string }, error: string | undefined): Html {
+  return html`<p class="field" id="intent-only"${describedBy('intent', error)}>
+<strong>What to pay for:</strong> ${choice.label}<input type="hidden" name="intent" value="${choice.value}">
+</p>
+${errorOf('intent', error)}`;
 }
 
 /** One form: the intent, the amount (used by a top-up only, so not marked required), a button per rail. */
-function paySection(context: SignedInContext, view: BillingView, form: PayForm): string {
-  if (!view.enabled) return '';
+function paySection(context: SignedInContext, view: BillingView, form: PayForm): Html {
+  if (!view.enabled) return html``;
   const choices = intentChoices(view);
   const chosen = choices.some((c) => c.value === form.intent) ? form.intent : choices[0].value;
-  const radios = choices
-    .map(
-      (choice, i) => `<div class="check">
-<input type="radio" id="intent-${i}" name="intent" value="${escape(choice.value)}"${choice.value === chosen ? ' checked' : ''}>
-<label for="intent-${i}">${escape(choice.label)}</label>
+  const radios = join(
+    choices.map(
+      (choice, i) => html`<div class="check">
+<input type="radio" id="intent-${i}" name="intent" value="${choice.value}"${choice.value === chosen ? ' checked' : ''}>
+<label for="intent-${i}">${choice.label}</label>
 </div>`,
-    )
-    .join('\n');
-  return `<section aria-labelledby="pay-heading">
+    ),
+    '\n',
+  );
+  return html`<section aria-labelledby="pay-heading">
 <h2 id="pay-heading">Pay</h2>
 <form method="post" action="${context.path}/billing/pay" novalidate>
 ${csrfField(context)}
-${form.back ? String(html`<input type="hidden" name="return" value="${form.back}" />`) : ''}
-<fieldset class="field"${describedBy('intent', form.errors?.intent)}>
+${form.back && html`<input type="hidden" name="return" value="${form.back}">`}
+${
+  choices.length === 1
+    ? onlyChoice(choices[0], form.errors?.intent)
+    : html`<fieldset class="field"${describedBy('intent', form.errors?.intent)}>
 <legend>What to pay for</legend>
 ${radios}
 ${errorOf('intent', form.errors?.intent)}
-</fieldset>
-${field({ id: 'amount', name: 'amount_usd', label: 'Amount to add, in US dollars', type: 'text', value: form.amount, hint: `For adding funds, or with a plan's first month as a starting balance (optional there): at least ${dollars(view.options.min_amount_usd ?? 0)}, like 25 or 12.50.`, error: form.errors?.amount_usd, attributes: 'inputmode="decimal" autocomplete="off" maxlength="16" class="amount-input"' }).replace(/(<input [^>]*) required/, '$1')}
+</fieldset>`
+}
+${field({ id: 'amount', name: 'amount_usd', label: 'Amount to add, in US dollars', type: 'text', value: form.amount, hint: `For adding funds, or with a plan's first month as a starting balance (optional there): at least ${dollars(view.options.min_amount_usd ?? 0)}, like 25 or 12.50.`, error: form.errors?.amount_usd, optional: true, attributes: html`inputmode="decimal" autocomplete="off" maxlength="16" class="amount-input"` })}
 <fieldset class="field rails"${describedBy('rail', form.errors?.rail)}>
 <legend>Pay with</legend>
 ${cardOption(view)}
@@ -166,39 +180,45 @@ ${errorOf('rail', form.errors?.rail)}
 </section>`;
 }
 
-const code = (text: string) => `<code>${escape(text)}</code>`;
+const code = (text: string) => html`<code>${text}</code>`;
 
-function shownPayment(view: BillingView, shown: ShownPayment): string {
+function shownPayment(view: BillingView, shown: ShownPayment): Html {
   const { details, body } = shown;
   const json = JSON.stringify(body);
   const amount = `$${details.amount_usd}`;
-  let steps: string;
-  let facts: string;
+  let steps: Html;
+  let facts: Html;
   if (shown.rail === 'x402') {
     const x402 = details.x402;
-    steps = `<li>${code(`POST ${view.apiBase}/billing/x402/pay`)} with the key as bearer and the body ${code(json)}: the answer is 402 with a ${code('PAYMENT-REQUIRED')} header.</li>
+    steps = html`<li>${code(`POST ${view.apiBase}/billing/x402/pay`)} with the key as bearer and the body ${code(json)}: the answer is 402 with a ${code('PAYMENT-REQUIRED')} header.</li>
 <li>The agent's x402 client signs a USDC payment of exactly ${amount} and repeats the request with ${code('PAYMENT-SIGNATURE')}: the answer is 200 with ${code('PAYMENT-RESPONSE')}, and the payment is credited once.</li>`;
-    facts = `<table>
+    facts = html`<table>
 <caption>Where the USDC goes (the seller address, never the agent's wallet)</caption>
 <thead><tr><th scope="col">Network</th><th scope="col">Chain</th><th scope="col">Pay to</th><th scope="col">Token</th></tr></thead>
 <tbody>
-${(x402?.quotes ?? []).map((q) => `<tr><td>${escape(capitalized(q.network))}</td><td class="mono">${escape(q.caip2_network)}</td><td class="mono">${escape(q.pay_to)}</td><td class="mono">${escape(q.asset)} ${escape(q.contract ?? q.mint ?? '')}</td></tr>`).join('\n')}
+${join(
+  (x402?.quotes ?? []).map(
+    (q) =>
+      html`<tr><td>${capitalized(q.network)}</td><td class="mono">${q.caip2_network}</td><td class="mono">${q.pay_to}</td><td class="mono">${q.asset} ${q.contract ?? q.mint ?? ''}</td></tr>`,
+  ),
+  '\n',
+)}
 </tbody>
 </table>
 <p class="small">An agent can also send USDC to the address above from a wallet it registered (${code('POST /v1/billing/x402/wallets')}) and then verified by signing its message (${code('POST /v1/billing/x402/wallets/{wallet_id}/verify')}). Only deposits from a verified wallet are credited to this organization; a registered wallet stays unverified until then, and its deposits are held for the operator.</p>`;
   } else {
     const mpp = details.mpp;
-    steps = `<li>${code(`POST ${mpp?.pay_url ?? `${view.apiBase}/billing/mpp/pay`}`)} with the key as bearer and the body ${code(json)}: the answer is 402 with a ${code('WWW-Authenticate: Payment')} challenge per method.</li>
+    steps = html`<li>${code(`POST ${mpp?.pay_url ?? `${view.apiBase}/billing/mpp/pay`}`)} with the key as bearer and the body ${code(json)}: the answer is 402 with a ${code('WWW-Authenticate: Payment')} challenge per method.</li>
 <li>The agent's MPP client pays the challenge and repeats the request with ${code('Authorization: Payment <credential>')}: the answer is 200 with ${code('Payment-Receipt')}, and the payment is credited once.</li>`;
-    facts = `<dl class="facts">
-<dt>Realm</dt><dd class="mono">${escape(mpp?.realm ?? '')}</dd>
-<dt>Methods</dt><dd>${escape(mpp?.methods.join(', ') ?? '')}</dd>
-<dt>Discovery</dt><dd class="mono">${escape(mpp?.discovery_url ?? '')}</dd>
+    facts = html`<dl class="facts">
+<dt>Realm</dt><dd class="mono">${mpp?.realm ?? ''}</dd>
+<dt>Methods</dt><dd>${mpp?.methods.join(', ') ?? ''}</dd>
+<dt>Discovery</dt><dd class="mono">${mpp?.discovery_url ?? ''}</dd>
 </dl>`;
   }
-  return `<section id="payment-details" class="payment-details" aria-labelledby="payment-details-heading">
-<h2 id="payment-details-heading">Pay ${escape(amount)} over ${shown.rail === 'x402' ? 'x402' : 'MPP'}</h2>
-<p role="status">An agent pays ${escape(amount)} for ${code(details.intent)}${details.tier ? ` (the ${escape(capitalized(details.tier))} plan)` : ''} with its API key, in two requests:</p>
+  return html`<section id="payment-details" class="payment-details" aria-labelledby="payment-details-heading">
+<h2 id="payment-details-heading">Pay ${amount} over ${shown.rail === 'x402' ? 'x402' : 'MPP'}</h2>
+<p role="status">An agent pays ${amount} for ${code(details.intent)}${details.tier ? ` (the ${capitalized(details.tier)} plan)` : ''} with its API key, in two requests:</p>
 <ol>
 ${steps}
 </ol>
@@ -206,18 +226,18 @@ ${facts}
 </section>`;
 }
 
-function usageSection(view: BillingView): string {
+function usageSection(view: BillingView): Html {
   const byType = Object.fromEntries(view.summary.by_type.map((t) => [t.type, t]));
   const chart = usageChart('usage-chart', view.month, view.days);
-  return `<section aria-labelledby="usage-heading">
-<h2 id="usage-heading">Usage in ${escape(monthName(view.month))}</h2>
+  return html`<section aria-labelledby="usage-heading">
+<h2 id="usage-heading">Usage in ${monthName(view.month)}</h2>
 <dl class="facts">
-<dt>Total</dt><dd><strong>$${escape(view.summary.amount_usd)}</strong></dd>
-<dt>SMS</dt><dd>${plural(byType.sms?.quantity ?? 0, 'segment')}, $${escape(byType.sms?.amount_usd ?? '0.00')}</dd>
-<dt>MMS</dt><dd>${plural(byType.mms?.quantity ?? 0, 'message')}, $${escape(byType.mms?.amount_usd ?? '0.00')}</dd>
-<dt>Cells</dt><dd>${plural(byType.cell_month?.quantity ?? 0, 'cell-month')}, $${escape(byType.cell_month?.amount_usd ?? '0.00')}</dd>
+<dt>Total</dt><dd><strong>$${view.summary.amount_usd}</strong></dd>
+<dt>SMS</dt><dd>${plural(byType.sms?.quantity ?? 0, 'segment')}, $${byType.sms?.amount_usd ?? '0.00'}</dd>
+<dt>MMS</dt><dd>${plural(byType.mms?.quantity ?? 0, 'message')}, $${byType.mms?.amount_usd ?? '0.00'}</dd>
+<dt>Cells</dt><dd>${plural(byType.cell_month?.quantity ?? 0, 'cell-month')}, $${byType.cell_month?.amount_usd ?? '0.00'}</dd>
 </dl>
-${chart ?? '<p>No usage yet this month.</p>'}
+${chart ?? html`<p>No usage yet this month.</p>`}
 ${usageTable(view.month, view.days)}
 </section>`;
 }
@@ -234,13 +254,13 @@ export function billingPage(
   context: SignedInContext,
   view: BillingView,
   options: { form?: PayForm; shown?: ShownPayment; checkout?: string } = {},
-): string {
+): Html {
   const back = options.checkout ? CHECKOUT_NOTICES[options.checkout] : undefined;
   return sectionPage(
     context,
     options.form?.errors ? 'Error: Billing' : 'Billing',
-    `<h1>Billing</h1>
-${back ? notice(back[0], escape(back[1])) : ''}
+    html`<h1>Billing</h1>
+${back ? notice(back[0], back[1]) : ''}
 ${statusSection(view)}
 ${options.shown ? shownPayment(view, options.shown) : ''}
 ${paySection(context, view, options.form ?? {})}

@@ -135,6 +135,15 @@ describe('console billing', () => {
     assert.match(after, /<strong class="balance">\$25\.00<\/strong>/);
   });
 
+  it('says the one thing to pay for instead of offering a one-option radio group', async () => {
+    const body = (await page(t, org, '/console/billing')).body;
+    assert.doesNotMatch(body, /type="radio"[^>]*name="intent"/);
+    assert.match(
+      body,
+      /<p class="field" id="intent-only"\s*>\s*<strong>What to pay for:<\/strong> Add funds to the prepaid balance \(messages are paid from it\)<input\s+type="hidden"\s+name="intent"\s+value="top_up"/,
+    );
+  });
+
   it('says x402 and MPP are not configured here, with no button for them', async () => {
     const body = (await page(t, org, '/console/billing')).body;
     assert.match(

@@ -1,7 +1,7 @@
 // The month's usage as a bar chart drawn on the server: inline SVG (no library, no script; the
 // CSP allows no inline styles, so colours come from classes in account.css), one bar per day that
 // has usage, plus the same figures as a table, which is what screen readers and text browsers get.
-import { escape } from '../layout.ts';
+import { html, join, type Html } from '../../../lib/html.ts';
 import { MICROS_PER_USD, usdExact } from '../../billing/money.ts';
 import { capitalized } from './shared.ts';
 
@@ -61,7 +61,7 @@ function axisTop(value: number): number {
 }
 
 /** The chart of `days` (the days with usage in `month`); null when there is none. */
-export function usageChart(id: string, month: Month, days: DailyUsage[]): string | null {
+export function usageChart(id: string, month: Month, days: DailyUsage[]): Html | null {
   if (days.length === 0) return null;
   const total = days.reduce((sum, day) => sum + micros(day.amount_usd), 0);
   const peak = days.reduce((best, day) => (micros(day.amount_usd) > micros(best.amount_usd) ? day : best));
@@ -69,54 +69,58 @@ export function usageChart(id: string, month: Month, days: DailyUsage[]): string
   const count = daysIn(month);
   const slot = PLOT_W / count;
   const y = (amount: number) => TOP + PLOT_H - (amount / top) * PLOT_H;
-  const grid = [0, top / 2, top]
-    .map(
+  const grid = join(
+    [0, top / 2, top].map(
       (
         amount,
-      ) => `<line class="grid" x1="${LEFT}" x2="${WIDTH - RIGHT}" y1="${y(amount).toFixed(1)}" y2="${y(amount).toFixed(1)}"/>
+      ) => html`<line class="grid" x1="${LEFT}" x2="${WIDTH - RIGHT}" y1="${y(amount).toFixed(1)}" y2="${y(amount).toFixed(1)}"/>
 <text class="axis" x="${LEFT - 6}" y="${(y(amount) + 4).toFixed(1)}" text-anchor="end">${dollars(amount)}</text>`,
-    )
-    .join('\n');
-  const ticks = [1, 8, 15, 22, count]
-    .map(
+    ),
+    '\n',
+  );
+  const ticks = join(
+    [1, 8, 15, 22, count].map(
       (day) =>
-        `<text class="axis" x="${(LEFT + (day - 0.5) * slot).toFixed(1)}" y="${HEIGHT - 8}" text-anchor="middle">${day}</text>`,
-    )
-    .join('\n');
-  const bars = days
-    .map((day) => {
+        html`<text class="axis" x="${(LEFT + (day - 0.5) * slot).toFixed(1)}" y="${HEIGHT - 8}" text-anchor="middle">${day}</text>`,
+    ),
+    '\n',
+  );
+  const bars = join(
+    days.map((day) => {
       const amount = micros(day.amount_usd);
       const height = Math.max((amount / top) * PLOT_H, 1);
       const dayOfMonth = Number(day.date.slice(8, 10));
-      return `<rect class="bar" x="${(LEFT + (dayOfMonth - 1) * slot + slot * 0.15).toFixed(1)}" y="${(TOP + PLOT_H - height).toFixed(1)}" width="${(slot * 0.7).toFixed(1)}" height="${height.toFixed(1)}"><title>${escape(`${dayName(day.date)}: ${dollars(amount)} (${quantities(day)})`)}</title></rect>`;
-    })
-    .join('\n');
+      return html`<rect class="bar" x="${(LEFT + (dayOfMonth - 1) * slot + slot * 0.15).toFixed(1)}" y="${(TOP + PLOT_H - height).toFixed(1)}" width="${(slot * 0.7).toFixed(1)}" height="${height.toFixed(1)}"><title>${`${dayName(day.date)}: ${dollars(amount)} (${quantities(day)})`}</title></rect>`;
+    }),
+    '\n',
+  );
   const summary = `${dollars(total)} over ${days.length} ${days.length === 1 ? 'day' : 'days'} with usage; the highest was ${dollars(micros(peak.amount_usd))} on ${dayName(peak.date)}. The table below has every day's figures.`;
-  return `<figure class="chart">
+  return html`<figure class="chart">
 <svg role="img" aria-labelledby="${id}-title ${id}-desc" viewBox="0 0 ${WIDTH} ${HEIGHT}" width="100%" preserveAspectRatio="xMidYMid meet" xmlns="http://www.w3.org/2000/svg">
-<title id="${id}-title">Usage per day in ${escape(monthName(month))}, in US dollars</title>
-<desc id="${id}-desc">${escape(summary)}</desc>
+<title id="${id}-title">Usage per day in ${monthName(month)}, in US dollars</title>
+<desc id="${id}-desc">${summary}</desc>
 ${grid}
 ${ticks}
 ${bars}
 </svg>
-<figcaption class="small">Amount charged per day (UTC), ${escape(monthName(month))}. Day of the month along the bottom.</figcaption>
+<figcaption class="small">Amount charged per day (UTC), ${monthName(month)}. Day of the month along the bottom.</figcaption>
 </figure>`;
 }
 
 /** The same figures as a table: the chart's text alternative, and the exact numbers for everyone. */
-export function usageTable(month: Month, days: DailyUsage[]): string {
-  if (days.length === 0) return '';
+export function usageTable(month: Month, days: DailyUsage[]): Html {
+  if (days.length === 0) return html``;
   const quantityOf = (day: DailyUsage, type: string) => day.by_type.find((t) => t.type === type)?.quantity ?? 0;
-  const rows = days
-    .map(
+  const rows = join(
+    days.map(
       (day) =>
-        `<tr><th scope="row"><time datetime="${escape(day.date)}">${escape(dayName(day.date))}</time></th>${USAGE_COLUMNS.map((type) => `<td class="num">${quantityOf(day, type)}</td>`).join('')}<td class="num">$${escape(day.amount_usd)}</td></tr>`,
-    )
-    .join('\n');
-  return `<table class="usage-days">
-<caption>Usage by day in ${escape(monthName(month))} (days with usage only)</caption>
-<thead><tr><th scope="col">Day</th>${USAGE_COLUMNS.map((type) => `<th scope="col" class="num">${escape(capitalized(TYPE_WORDS[type][1]))}</th>`).join('')}<th scope="col" class="num">Amount</th></tr></thead>
+        html`<tr><th scope="row"><time datetime="${day.date}">${dayName(day.date)}</time></th>${USAGE_COLUMNS.map((type) => html`<td class="num">${quantityOf(day, type)}</td>`)}<td class="num">$${day.amount_usd}</td></tr>`,
+    ),
+    '\n',
+  );
+  return html`<table class="usage-days">
+<caption>Usage by day in ${monthName(month)} (days with usage only)</caption>
+<thead><tr><th scope="col">Day</th>${USAGE_COLUMNS.map((type) => html`<th scope="col" class="num">${capitalized(TYPE_WORDS[type][1])}</th>`)}<th scope="col" class="num">Amount</th></tr></thead>
 <tbody>
 ${rows}
 </tbody>

@@ -1,8 +1,9 @@
 // The API keys section: the organization's active keys, the create form (the new key is shown
 // once, on the page its post redirects to) and the confirmation page of a revoke.
+import { html, join, type Html } from '../../../lib/html.ts';
 import type { keyView } from '../../organizations/service.ts';
 import type { SignedInContext } from '../guard.ts';
-import { confirmForm, escape, field } from '../layout.ts';
+import { confirmForm, field } from '../layout.ts';
 import { csrfField, revealOnce, sectionPage, when } from './shared.ts';
 
 export type KeyView = ReturnType<typeof keyView>;
@@ -13,21 +14,22 @@ const nameOf = (key: KeyView) => key.name ?? 'Unnamed key';
 const revokePath = (context: SignedInContext, key: KeyView) =>
   `${context.path}/keys/${encodeURIComponent(key.id)}/revoke`;
 
-function keysTable(context: SignedInContext, keys: KeyView[]): string {
-  if (keys.length === 0) return '<p>No active keys.</p>';
-  const rows = keys
-    .map(
-      (key) => `<tr>
-<td><strong>${escape(nameOf(key))}</strong></td>
-<td class="mono">${escape(key.prefix)}…</td>
+function keysTable(context: SignedInContext, keys: KeyView[]): Html {
+  if (keys.length === 0) return html`<p>No active keys.</p>`;
+  const rows = join(
+    keys.map(
+      (key) => html`<tr>
+<td><strong>${nameOf(key)}</strong></td>
+<td class="mono">${key.prefix}…</td>
 <td>${when(key.created_at)}</td>
 <td>${when(key.last_used_at)}</td>
-<td><a class="button danger small-button" href="${revokePath(context, key)}" aria-label="Revoke the key ${escape(nameOf(key))} (${escape(key.prefix)}…)">Revoke…</a></td>
+<td><a class="button danger small-button" href="${revokePath(context, key)}" aria-label="Revoke the key ${nameOf(key)} (${key.prefix}…)">Revoke…</a></td>
 </tr>`,
-    )
-    .join('\n');
-  return `<table>
-<caption>Active API keys of ${escape(context.signedIn.organizationName)}, newest first. Only the first characters of a key are kept readable.</caption>
+    ),
+    '\n',
+  );
+  return html`<table>
+<caption>Active API keys of ${context.signedIn.organizationName}, newest first. Only the first characters of a key are kept readable.</caption>
 <thead><tr><th scope="col">Name</th><th scope="col">Key</th><th scope="col">Created</th><th scope="col">Last used</th><th scope="col"><span class="visually-hidden">Action</span></th></tr></thead>
 <tbody>
 ${rows}
@@ -40,11 +42,11 @@ export function keysPage(
   keys: KeyView[],
   options: {
     nextCursor: string | null;
-    notice: string;
+    notice?: Html;
     form: { name?: string; error?: string };
     created?: { name: string; secret: string };
   },
-): string {
+): Html {
   const reveal = options.created
     ? revealOnce({
         id: 'new-key',
@@ -57,30 +59,30 @@ export function keysPage(
   return sectionPage(
     context,
     options.form.error ? 'Error: API keys' : 'API keys',
-    `<h1>API keys</h1>
+    html`<h1>API keys</h1>
 <p class="lead">Agents call the REST API with a key as <code>Authorization: Bearer cg_live_…</code>. Every key can do everything; rotate by creating a new key, then revoking the old one.</p>
 ${options.notice}
 ${reveal}
 ${keysTable(context, keys)}
-${options.nextCursor ? `<p class="after"><a href="${context.path}/keys?cursor=${encodeURIComponent(options.nextCursor)}">More keys</a></p>` : ''}
+${options.nextCursor ? html`<p class="after"><a href="${context.path}/keys?cursor=${encodeURIComponent(options.nextCursor)}">More keys</a></p>` : ''}
 <section aria-labelledby="create-key-heading">
 <h2 id="create-key-heading">Create a key</h2>
 <form method="post" action="${context.path}/keys" novalidate>
 ${csrfField(context)}
-${field({ id: 'key-name', name: 'name', label: 'Key name', type: 'text', value: options.form.name, hint: `Where the key will be used, like production or support-agent (up to ${KEY_NAME_MAX} characters).`, error: options.form.error, attributes: `maxlength="${KEY_NAME_MAX}" autocomplete="off"` })}
+${field({ id: 'key-name', name: 'name', label: 'Key name', type: 'text', value: options.form.name, hint: `Where the key will be used, like production or support-agent (up to ${KEY_NAME_MAX} characters).`, error: options.form.error, attributes: html`maxlength="${KEY_NAME_MAX}" autocomplete="off"` })}
 <button type="submit" class="primary">Create key</button>
 </form>
 </section>`,
   );
 }
 
-export function revokeKeyPage(context: SignedInContext, key: KeyView): string {
+export function revokeKeyPage(context: SignedInContext, key: KeyView): Html {
   return sectionPage(
     context,
     `Revoke ${nameOf(key)}`,
-    `<h1>Revoke the key “${escape(nameOf(key))}”?</h1>
+    html`<h1>Revoke the key “${nameOf(key)}”?</h1>
 <dl class="facts">
-<dt>Key</dt><dd class="mono">${escape(key.prefix)}…</dd>
+<dt>Key</dt><dd class="mono">${key.prefix}…</dd>
 <dt>Created</dt><dd>${when(key.created_at)}</dd>
 <dt>Last used</dt><dd>${when(key.last_used_at)}</dd>
 </dl>

@@ -2,6 +2,7 @@
 // /v1/auth/keys. A new key is shown once: the post answers 303 with it in a flash cookie that the
 // list page reads and clears (no-store), so neither a reload nor the back button creates or
 // shows it again.
+import type { Html } from '../../../lib/html.ts';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { App } from '../../../http/types.ts';
 import { ApiError } from '../../../lib/errors.ts';
@@ -50,7 +51,7 @@ export function registerKeyPages(scope: App, module: ConsoleModule): void {
     status: number,
     options: {
       cursor?: string;
-      notice?: string;
+      notice?: Html;
       form?: { name?: string; error?: string };
       created?: { name: string; secret: string };
     },
@@ -65,7 +66,7 @@ export function registerKeyPages(scope: App, module: ConsoleModule): void {
       status,
       keysPage(context, page.keys, {
         nextCursor: page.next_cursor,
-        notice: options.notice ?? '',
+        notice: options.notice,
         form: options.form ?? {},
         created: options.created,
       }),

@@ -1,10 +1,11 @@
 // What the webhooks, API keys and billing pages share: reading form fields, times, notices, the
 // once-shown secret, small post buttons, and turning a service's ApiError into a page answer.
+import { html, type Html, type HtmlValue } from '../../../lib/html.ts';
 import type { FastifyReply } from 'fastify';
 import { ApiError } from '../../../lib/errors.ts';
 import type { SignedInContext } from '../guard.ts';
 import { sendPage } from '../http.ts';
-import { escape, hidden, layout } from '../layout.ts';
+import { hidden, layout } from '../layout.ts';
 import { messagePage } from '../pages.ts';
 
 export const PUBLIC = { auth: 'public' as const };
@@ -22,9 +23,9 @@ export const capitalized = (word: string) => word.charAt(0).toUpperCase() + word
 export const param = (params: unknown, name: string): string => text(params, name);
 
 /** A UTC time as the console shows it, machine-readable in <time>; `empty` when there is none. */
-export function when(iso: string | null, empty = 'Never'): string {
-  if (!iso) return `<span class="small">${escape(empty)}</span>`;
-  return `<time datetime="${escape(iso)}">${escape(iso.slice(0, 16).replace('T', ' '))} UTC</time>`;
+export function when(iso: string | null, empty = 'Never'): Html {
+  if (!iso) return html`<span class="small">${empty}</span>`;
+  return html`<time datetime="${iso}">${iso.slice(0, 16).replace('T', ' ')} UTC</time>`;
 }
 
 /** A console path (from safeNext) with the notice a page shows after a redirect. */
@@ -35,14 +36,14 @@ export function withNotice(path: string, key: string): string {
 }
 
 /** A notice announced by screen readers when the page loads (role=status is a polite live region). */
-export function notice(kind: 'ok' | 'info', html: string): string {
-  return `<div class="notice ${kind}" role="status">${html}</div>`;
+export function notice(kind: 'ok' | 'info', content: HtmlValue): Html {
+  return html`<div class="notice ${kind}" role="status">${content}</div>`;
 }
 
 /** The notice a redirect asked for (?notice=...), from the page's own fixed texts only. */
-export function noticeOf(query: unknown, texts: Record<string, string>): string {
+export function noticeOf(query: unknown, texts: Record<string, string>): Html | undefined {
   const key = text(query, 'notice');
-  return Object.hasOwn(texts, key) ? notice('ok', escape(texts[key])) : '';
+  return Object.hasOwn(texts, key) ? notice('ok', texts[key]) : undefined;
 }
 
 export const csrfField = (context: SignedInContext) => hidden('csrf_token', context.signedIn.csrfToken);
@@ -53,11 +54,9 @@ export function postButton(
   action: string,
   label: string,
   options: { className?: string; ariaLabel?: string; fields?: Record<string, string> } = {},
-): string {
-  const fields = Object.entries(options.fields ?? {})
-    .map(([name, value]) => hidden(name, value))
-    .join('');
-  return `<form method="post" action="${escape(action)}">${csrfField(context)}${fields}<button type="submit" class="${options.className ?? 'secondary'} small-button"${options.ariaLabel ? ` aria-label="${escape(options.ariaLabel)}"` : ''}>${escape(label)}</button></form>`;
+): Html {
+  const fields = Object.entries(options.fields ?? {}).map(([name, value]) => hidden(name, value));
+  return html`<form method="post" action="${action}">${csrfField(context)}${fields}<button type="submit" class="${options.className ?? 'secondary'} small-button"${options.ariaLabel ? html` aria-label="${options.ariaLabel}"` : ''}>${label}</button></form>`;
 }
 
 /**
@@ -70,22 +69,22 @@ export function revealOnce(options: {
   label: string;
   secret: string;
   explain: string;
-}): string {
-  return `<section class="reveal" aria-labelledby="${options.id}-heading">
-${notice('ok', `<h2 id="${options.id}-heading">${escape(options.heading)}</h2><p><strong>Copy it now: it will not be shown again.</strong> ${escape(options.explain)}</p>`)}
-<label for="${options.id}">${escape(options.label)}</label>
-<input id="${options.id}" class="secret mono" type="text" value="${escape(options.secret)}" readonly spellcheck="false" autocomplete="off">
+}): Html {
+  return html`<section class="reveal" aria-labelledby="${options.id}-heading">
+${notice('ok', html`<h2 id="${options.id}-heading">${options.heading}</h2><p><strong>Copy it now: it will not be shown again.</strong> ${options.explain}</p>`)}
+<label for="${options.id}">${options.label}</label>
+<input id="${options.id}" class="secret mono" type="text" value="${options.secret}" readonly spellcheck="false" autocomplete="off">
 </section>`;
 }
 
 /** A section's page: the layout with a wide card. */
-export const sectionPage = (context: SignedInContext, title: string, content: string) =>
-  layout(context, title, `<div class="card wide account">\n${content}\n</div>`);
+export const sectionPage = (context: SignedInContext, title: string, content: Html) =>
+  layout(context, title, html`<div class="card wide account">\n${content}\n</div>`);
 
 /** A pill that says a state in words (and a symbol), never by colour alone. */
 export const stateTag = (kind: 'ok' | 'warn' | 'bad' | 'idle', label: string) => {
   const symbol = { ok: '✓', warn: '!', bad: '✕', idle: '•' }[kind];
-  return `<span class="state state-${kind}"><span aria-hidden="true">${symbol} </span>${escape(label)}</span>`;
+  return html`<span class="state state-${kind}"><span aria-hidden="true">${symbol} </span>${label}</span>`;
 };
 
 /**

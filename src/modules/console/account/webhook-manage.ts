@@ -1,11 +1,12 @@
 // An endpoint's secret rotation and deletion from the console, each behind a confirmation page,
 // through the WebhooksService the /v1/webhooks routes use: the new secret is shown once, on the
 // answer to the rotation's post (no-store), and the previous one keeps signing for 24 hours.
+import { html, type Html } from '../../../lib/html.ts';
 import type { App } from '../../../http/types.ts';
 import type { WebhookView } from '../../webhooks/service.ts';
 import { contextOf, redirect, type SignedInContext } from '../guard.ts';
 import { CONSOLE_PATH, sendPage } from '../http.ts';
-import { confirmForm, escape } from '../layout.ts';
+import { confirmForm } from '../layout.ts';
 import type { ConsoleModule } from '../module.ts';
 import { consoleActor } from '../act.ts';
 import { fieldErrorsOf, HIDDEN, orPage, param, PUBLIC, revealOnce, sectionPage, text, when } from './shared.ts';
@@ -15,14 +16,14 @@ import { endpointFormOf } from './webhooks-routes.ts';
 const BACK = { href: `${CONSOLE_PATH}/webhooks`, text: 'Back to webhooks' };
 const endpointPath = (id: string) => `${CONSOLE_PATH}/webhooks/${encodeURIComponent(id)}`;
 
-function confirmPage(context: SignedInContext, webhook: WebhookView, action: 'rotate' | 'delete'): string {
+function confirmPage(context: SignedInContext, webhook: WebhookView, action: 'rotate' | 'delete'): Html {
   const rotate = action === 'rotate';
   return sectionPage(
     context,
     rotate ? 'Rotate the signing secret?' : 'Delete this endpoint?',
-    `<p class="small"><a href="${endpointPath(webhook.id)}">Back to the endpoint</a></p>
+    html`<p class="small"><a href="${endpointPath(webhook.id)}">Back to the endpoint</a></p>
 <h1>${rotate ? 'Rotate the signing secret?' : 'Delete this endpoint?'}</h1>
-<p class="mono">${escape(webhook.url)}</p>
+<p class="mono">${webhook.url}</p>
 <p>${
       rotate
         ? 'A new secret signs every delivery from now on. The current one keeps signing beside it for 24 hours, so your receiver can switch without missing a delivery. The new secret is shown once.'
@@ -38,11 +39,11 @@ ${confirmForm({
   );
 }
 
-function rotatedPage(context: SignedInContext, webhook: WebhookView, secret: string, previousUntil: string): string {
+function rotatedPage(context: SignedInContext, webhook: WebhookView, secret: string, previousUntil: string): Html {
   return sectionPage(
     context,
     'Signing secret rotated',
-    `<p class="small"><a href="${endpointPath(webhook.id)}">Back to the endpoint</a></p>
+    html`<p class="small"><a href="${endpointPath(webhook.id)}">Back to the endpoint</a></p>
 <h1>Signing secret rotated</h1>
 ${revealOnce({
   id: 'new-secret',
@@ -55,12 +56,12 @@ ${revealOnce({
   );
 }
 
-function editPage(context: SignedInContext, webhook: WebhookView, form: EndpointForm): string {
+function editPage(context: SignedInContext, webhook: WebhookView, form: EndpointForm): Html {
   return sectionPage(
     context,
     `${form.errors ? 'Error: ' : ''}Edit ${webhook.url}`,
-    `<p class="small"><a href="${endpointPath(webhook.id)}">Back to the endpoint</a></p>
-<h1>Edit <span class="mono">${escape(webhook.url)}</span></h1>
+    html`<p class="small"><a href="${endpointPath(webhook.id)}">Back to the endpoint</a></p>
+<h1>Edit <span class="mono">${webhook.url}</span></h1>
 ${endpointForm(context, form, { action: `${endpointPath(webhook.id)}/edit`, cancel: endpointPath(webhook.id) })}`,
   );
 }

@@ -1,10 +1,11 @@
 // The webhooks section: the organization's endpoints with their recent deliveries (a Retry button
 // on each failed one), an endpoint's full delivery log, and the form that adds an endpoint.
+import { html, join, type Html } from '../../../lib/html.ts';
 import { MAX_URL_LENGTH } from '../../../lib/ssrf.ts';
 import type { deliveryView } from '../../webhooks/views.ts';
 import type { WebhooksService, WebhookView } from '../../webhooks/service.ts';
 import type { SignedInContext } from '../guard.ts';
-import { escape, field, hidden } from '../layout.ts';
+import { field, hidden } from '../layout.ts';
 import { csrfField, postButton, revealOnce, sectionPage, stateTag, when } from './shared.ts';
 
 export type DeliveryView = ReturnType<typeof deliveryView>;
@@ -44,15 +45,15 @@ const STATUS: Record<DeliveryView['status'], [Parameters<typeof stateTag>[0], st
 const path = (context: SignedInContext, webhookId: string) =>
   `${context.path}/webhooks/${encodeURIComponent(webhookId)}`;
 
-function response(delivery: DeliveryView): string {
-  if (delivery.last_status_code !== null) return `<span class="mono">HTTP ${delivery.last_status_code}</span>`;
-  if (delivery.last_error) return `<span class="small">${escape(delivery.last_error.slice(0, 120))}</span>`;
-  return '<span class="small">No attempt yet</span>';
+function response(delivery: DeliveryView): Html {
+  if (delivery.last_status_code !== null) return html`<span class="mono">HTTP ${delivery.last_status_code}</span>`;
+  if (delivery.last_error) return html`<span class="small">${delivery.last_error.slice(0, 120)}</span>`;
+  return html`<span class="small">No attempt yet</span>`;
 }
 
-function retryCell(context: SignedInContext, webhook: WebhookView, delivery: DeliveryView, back: string): string {
-  if (delivery.status !== 'failed' && delivery.status !== 'retrying') return '';
-  if (!webhook.enabled) return '<span class="small">Enable the endpoint to retry</span>';
+function retryCell(context: SignedInContext, webhook: WebhookView, delivery: DeliveryView, back: string): Html {
+  if (delivery.status !== 'failed' && delivery.status !== 'retrying') return html``;
+  if (!webhook.enabled) return html`<span class="small">Enable the endpoint to retry</span>`;
   return postButton(
     context,
     `${path(context, webhook.id)}/deliveries/${encodeURIComponent(delivery.id)}/retry`,
@@ -71,28 +72,29 @@ export function deliveriesTable(
   deliveries: DeliveryView[],
   back: string,
   caption: string,
-): string {
+): Html {
   if (deliveries.length === 0)
-    return '<p class="small">No deliveries yet. Events of the types above will appear here.</p>';
-  const rows = deliveries
-    .map((d) => {
+    return html`<p class="small">No deliveries yet. Events of the types above will appear here.</p>`;
+  const rows = join(
+    deliveries.map((d) => {
       const [kind, label] = STATUS[d.status];
       const next =
         d.status === 'retrying' && d.next_attempt_at
-          ? `<br><span class="small">Next try ${when(d.next_attempt_at)}</span>`
-          : '';
-      return `<tr>
-<td><a class="mono" href="${path(context, webhook.id)}/deliveries/${encodeURIComponent(d.id)}" aria-label="The ${escape(d.event_type)} delivery ${escape(d.id)}: request and responses">${escape(d.event_type)}</a><br><span class="small mono">${escape(d.event_id)}</span></td>
+          ? html`<br><span class="small">Next try ${when(d.next_attempt_at)}</span>`
+          : html``;
+      return html`<tr>
+<td><a class="mono" href="${path(context, webhook.id)}/deliveries/${encodeURIComponent(d.id)}" aria-label="The ${d.event_type} delivery ${d.id}: request and responses">${d.event_type}</a><br><span class="small mono">${d.event_id}</span></td>
 <td>${stateTag(kind, label)}${next}</td>
 <td>${d.attempts}</td>
 <td>${response(d)}</td>
 <td>${when(d.created_at)}</td>
 <td>${retryCell(context, webhook, d, back)}</td>
 </tr>`;
-    })
-    .join('\n');
-  return `<table class="deliveries">
-<caption>${escape(caption)}</caption>
+    }),
+    '\n',
+  );
+  return html`<table class="deliveries">
+<caption>${caption}</caption>
 <thead><tr><th scope="col">Event</th><th scope="col">Status</th><th scope="col">Attempts</th><th scope="col">Last response</th><th scope="col">Time</th><th scope="col"><span class="visually-hidden">Action</span></th></tr></thead>
 <tbody>
 ${rows}
@@ -100,12 +102,7 @@ ${rows}
 </table>`;
 }
 
-function endpointHeader(
-  context: SignedInContext,
-  webhook: WebhookView,
-  back: string,
-  headingLevel: 'h1' | 'h2',
-): string {
+function endpointHeader(context: SignedInContext, webhook: WebhookView, back: string, headingLevel: 'h1' | 'h2'): Html {
   const state = webhook.enabled
     ? stateTag('ok', 'Enabled')
     : stateTag('bad', webhook.disabled_reason ? `Disabled: ${webhook.disabled_reason}` : 'Disabled');
@@ -119,17 +116,17 @@ function endpointHeader(
         fields: { next: back },
       })
     : '';
-  return `<div class="endpoint-head">
-<${headingLevel} id="${escape(webhook.id)}-heading" class="endpoint-url mono">${escape(webhook.url)}</${headingLevel}>
+  return html`<div class="endpoint-head">
+<${headingLevel} id="${webhook.id}-heading" class="endpoint-url mono">${webhook.url}</${headingLevel}>
 ${state}
 </div>
 <dl class="facts">
-<dt>Events</dt><dd>${webhook.event_types.map((t) => `<span class="tag mono">${escape(t)}</span>`).join('')}</dd>
-<dt>Endpoint ID</dt><dd class="mono">${escape(webhook.id)}</dd>
+<dt>Events</dt><dd>${webhook.event_types.map((t) => html`<span class="tag mono">${t}</span>`)}</dd>
+<dt>Endpoint ID</dt><dd class="mono">${webhook.id}</dd>
 <dt>Created</dt><dd>${when(webhook.created_at)}</dd>
-${webhook.description ? `<dt>Description</dt><dd>${escape(webhook.description)}</dd>` : ''}
+${webhook.description ? html`<dt>Description</dt><dd>${webhook.description}</dd>` : ''}
 </dl>
-<div class="row-actions">${toggle}${test}<a class="button secondary small-button" href="${path(context, webhook.id)}/edit" aria-label="Edit the endpoint ${escape(webhook.url)}">Edit</a><a class="button secondary small-button" href="${path(context, webhook.id)}/rotate" aria-label="Rotate secret of the endpoint ${escape(webhook.url)}">Rotate secret</a><a class="button danger small-button" href="${path(context, webhook.id)}/delete" aria-label="Delete the endpoint ${escape(webhook.url)}">Delete</a></div>`;
+<div class="row-actions">${toggle}${test}<a class="button secondary small-button" href="${path(context, webhook.id)}/edit" aria-label="Edit the endpoint ${webhook.url}">Edit</a><a class="button secondary small-button" href="${path(context, webhook.id)}/rotate" aria-label="Rotate secret of the endpoint ${webhook.url}">Rotate secret</a><a class="button danger small-button" href="${path(context, webhook.id)}/delete" aria-label="Delete the endpoint ${webhook.url}">Delete</a></div>`;
 }
 
 /** The add form (on the list), or an endpoint's edit form (`edit`: where it posts). */
@@ -137,27 +134,30 @@ export function endpointForm(
   context: SignedInContext,
   form: EndpointForm,
   edit?: { action: string; cancel: string },
-): string {
+): Html {
   const chosen = new Set(form.eventTypes ?? ['*']);
   const eventsError = form.errors?.event_types;
-  const boxes = FORM_EVENT_FILTERS.map(
-    (filter, i) => `<div class="check">
-<input type="checkbox" id="event-${i}" name="event:${escape(filter)}" value="on"${chosen.has(filter) ? ' checked' : ''}>
-<label for="event-${i}">${escape(FILTER_WORDS[filter])} <span class="tag mono">${escape(filter)}</span></label>
+  const boxes = join(
+    FORM_EVENT_FILTERS.map(
+      (filter, i) => html`<div class="check">
+<input type="checkbox" id="event-${i}" name="event:${filter}" value="on"${chosen.has(filter) ? ' checked' : ''}>
+<label for="event-${i}">${FILTER_WORDS[filter]} <span class="tag mono">${filter}</span></label>
 </div>`,
-  ).join('\n');
-  return `<section aria-labelledby="add-endpoint-heading">
+    ),
+    '\n',
+  );
+  return html`<section aria-labelledby="add-endpoint-heading">
 <h2 id="add-endpoint-heading">${edit ? 'Edit the endpoint' : 'Add an endpoint'}</h2>
-<form method="post" action="${edit ? escape(edit.action) : `${context.path}/webhooks`}" novalidate>
+<form method="post" action="${edit ? edit.action : `${context.path}/webhooks`}" novalidate>
 ${csrfField(context)}
 ${hidden('client_id', form.clientId)}
-${field({ id: 'webhook-url', name: 'url', label: 'Endpoint URL', type: 'url', value: form.url, hint: 'An https URL of your receiver. It must not resolve to a private or loopback address.', error: form.errors?.url, attributes: `maxlength="${MAX_URL_LENGTH}" spellcheck="false" autocomplete="url"` })}
-<fieldset class="field"${eventsError ? ' aria-describedby="event-types-error"' : ''}>
+${field({ id: 'webhook-url', name: 'url', label: 'Endpoint URL', type: 'url', value: form.url, hint: 'An https URL of your receiver. It must not resolve to a private or loopback address.', error: form.errors?.url, attributes: html`maxlength="${MAX_URL_LENGTH}" spellcheck="false" autocomplete="url"` })}
+<fieldset class="field"${eventsError ? html` aria-describedby="event-types-error"` : ''}>
 <legend>Events to send</legend>
 ${boxes}
-${eventsError ? `<p class="field-error" id="event-types-error">${escape(eventsError)}</p>` : ''}
+${eventsError ? html`<p class="field-error" id="event-types-error">${eventsError}</p>` : ''}
 </fieldset>
-${edit ? `<div class="actions"><button type="submit" class="primary">Save changes</button><a class="button secondary" href="${escape(edit.cancel)}">Cancel</a></div>` : '<button type="submit" class="primary">Add endpoint</button>'}
+${edit ? html`<div class="actions"><button type="submit" class="primary">Save changes</button><a class="button secondary" href="${edit.cancel}">Cancel</a></div>` : html`<button type="submit" class="primary">Add endpoint</button>`}
 </form>
 </section>`;
 }
@@ -165,25 +165,26 @@ ${edit ? `<div class="actions"><button type="submit" class="primary">Save change
 export function webhooksPage(
   context: SignedInContext,
   endpoints: EndpointWithDeliveries[],
-  options: { nextCursor: string | null; notice: string; form: EndpointForm; created?: { url: string; secret: string } },
-): string {
+  options: { nextCursor: string | null; notice?: Html; form: EndpointForm; created?: { url: string; secret: string } },
+): Html {
   const back = `${context.path}/webhooks`;
   const list =
     endpoints.length === 0
-      ? '<p>No endpoints yet. Add one below, or with <code>POST /v1/webhooks</code>.</p>'
-      : endpoints
-          .map(
+      ? html`<p>No endpoints yet. Add one below, or with <code>POST /v1/webhooks</code>.</p>`
+      : join(
+          endpoints.map(
             ({
               webhook,
               deliveries,
               moreDeliveries,
-            }) => `<article class="endpoint" aria-labelledby="${escape(webhook.id)}-heading">
+            }) => html`<article class="endpoint" aria-labelledby="${webhook.id}-heading">
 ${endpointHeader(context, webhook, back, 'h2')}
 ${deliveriesTable(context, webhook, deliveries, back, `Recent deliveries to ${webhook.url}, newest first`)}
-${moreDeliveries ? `<p class="small"><a href="${path(context, webhook.id)}">All deliveries to this endpoint</a></p>` : ''}
+${moreDeliveries ? html`<p class="small"><a href="${path(context, webhook.id)}">All deliveries to this endpoint</a></p>` : ''}
 </article>`,
-          )
-          .join('\n');
+          ),
+          '\n',
+        );
   const reveal = options.created
     ? revealOnce({
         id: 'new-secret',
@@ -197,12 +198,12 @@ ${moreDeliveries ? `<p class="small"><a href="${path(context, webhook.id)}">All 
   return sectionPage(
     context,
     title,
-    `<h1>Webhooks</h1>
+    html`<h1>Webhooks</h1>
 <p class="lead">Cellgate POSTs every event of the chosen types to your endpoints, signed per Standard Webhooks, and retries failures for up to 5 days.</p>
 ${options.notice}
 ${reveal}
 ${list}
-${options.nextCursor ? `<p class="after"><a href="${back}?cursor=${encodeURIComponent(options.nextCursor)}">More endpoints</a></p>` : ''}
+${options.nextCursor ? html`<p class="after"><a href="${back}?cursor=${encodeURIComponent(options.nextCursor)}">More endpoints</a></p>` : ''}
 ${endpointForm(context, options.form)}`,
   );
 }
@@ -212,16 +213,16 @@ export function endpointPage(
   context: SignedInContext,
   webhook: WebhookView,
   deliveries: DeliveryView[],
-  options: { nextCursor: string | null; notice: string; back: string },
-): string {
+  options: { nextCursor: string | null; notice?: Html; back: string },
+): Html {
   return sectionPage(
     context,
     `Deliveries to ${webhook.url}`,
-    `<p class="small"><a href="${context.path}/webhooks">All endpoints</a></p>
+    html`<p class="small"><a href="${context.path}/webhooks">All endpoints</a></p>
 ${options.notice}
 ${endpointHeader(context, webhook, options.back, 'h1')}
 ${deliveriesTable(context, webhook, deliveries, options.back, 'Deliveries to this endpoint, newest first')}
-${options.nextCursor ? `<p class="after"><a href="${path(context, webhook.id)}?cursor=${encodeURIComponent(options.nextCursor)}">Older deliveries</a></p>` : ''}`,
+${options.nextCursor ? html`<p class="after"><a href="${path(context, webhook.id)}?cursor=${encodeURIComponent(options.nextCursor)}">Older deliveries</a></p>` : ''}`,
   );
 }
 
@@ -235,49 +236,50 @@ function pretty(body: string): string {
 }
 
 const headerList = (headers: Record<string, string>) =>
-  `<dl class="facts mono">${Object.entries(headers)
-    .map(([name, value]) => `<dt>${escape(name)}</dt><dd class="wrap">${escape(value)}</dd>`)
-    .join('')}</dl>`;
+  html`<dl class="facts mono">${Object.entries(headers).map(
+    ([name, value]) => html`<dt>${name}</dt><dd class="wrap">${value}</dd>`,
+  )}</dl>`;
 
 /** One delivery: the signed request (body, and each attempt's headers) and every response. */
 export function deliveryPage(
   context: SignedInContext,
   webhook: WebhookView,
   delivery: DeliveryDetail,
-  options: { notice: string },
-): string {
+  options: { notice?: Html },
+): Html {
   const [kind, label] = STATUS[delivery.status];
   const attempts =
     delivery.exchanges.length === 0
-      ? '<p class="small">No attempt yet: it is queued.</p>'
-      : delivery.exchanges
-          .map(
-            (a, i) => `<section class="attempt" aria-labelledby="attempt-${i + 1}">
+      ? html`<p class="small">No attempt yet: it is queued.</p>`
+      : join(
+          delivery.exchanges.map(
+            (a, i) => html`<section class="attempt" aria-labelledby="attempt-${i + 1}">
 <h3 id="attempt-${i + 1}">Attempt ${i + 1}, ${when(a.attempted_at)}</h3>
 <h4>Request headers</h4>
-${a.request_headers ? headerList(a.request_headers) : '<p class="small">Nothing was sent (the URL was refused).</p>'}
+${a.request_headers ? headerList(a.request_headers) : html`<p class="small">Nothing was sent (the URL was refused).</p>`}
 <h4>Response</h4>
-<p>${a.status_code === null ? `<span class="small">No response: ${escape(a.error ?? 'unknown error')}</span>` : `<span class="mono">HTTP ${a.status_code}</span>`}</p>
-${a.response_body ? `<pre class="wrap" aria-label="Response body (the first 4 KiB)">${escape(a.response_body)}</pre>` : a.status_code === null ? '' : '<p class="small">Empty body.</p>'}
+<p>${a.status_code === null ? html`<span class="small">No response: ${a.error ?? 'unknown error'}</span>` : html`<span class="mono">HTTP ${a.status_code}</span>`}</p>
+${a.response_body ? html`<pre class="wrap" aria-label="Response body (the first 4 KiB)">${a.response_body}</pre>` : a.status_code === null ? html`` : html`<p class="small">Empty body.</p>`}
 </section>`,
-          )
-          .join('\n');
+          ),
+          '\n',
+        );
   return sectionPage(
     context,
     `Delivery ${delivery.id}`,
-    `<p class="small"><a href="${path(context, webhook.id)}">Deliveries to ${escape(webhook.url)}</a></p>
+    html`<p class="small"><a href="${path(context, webhook.id)}">Deliveries to ${webhook.url}</a></p>
 ${options.notice}
-<h1>${escape(delivery.event_type)} delivery</h1>
+<h1>${delivery.event_type} delivery</h1>
 <dl class="facts">
 <dt>Status</dt><dd>${stateTag(kind, label)}</dd>
-<dt>Delivery ID</dt><dd class="mono">${escape(delivery.id)}</dd>
-<dt>Event ID (webhook-id)</dt><dd class="mono">${escape(delivery.event_id)}</dd>
-<dt>Endpoint</dt><dd class="mono">${escape(webhook.url)}</dd>
+<dt>Delivery ID</dt><dd class="mono">${delivery.id}</dd>
+<dt>Event ID (webhook-id)</dt><dd class="mono">${delivery.event_id}</dd>
+<dt>Endpoint</dt><dd class="mono">${webhook.url}</dd>
 <dt>Created</dt><dd>${when(delivery.created_at)}</dd>
 </dl>
 ${retryCell(context, webhook, delivery, `${path(context, webhook.id)}/deliveries/${encodeURIComponent(delivery.id)}`)}
 <h2>Request body</h2>
-<pre class="wrap" aria-label="Request body">${escape(pretty(delivery.payload))}</pre>
+<pre class="wrap" aria-label="Request body">${pretty(delivery.payload)}</pre>
 <h2>Attempts</h2>
 ${attempts}`,
   );

@@ -1,5 +1,6 @@
 // /console/webhooks: endpoints and deliveries, retry, enable/disable and add an endpoint, all
 // through the WebhooksService the /v1/webhooks routes use (a console retry is the API's retry).
+import type { Html } from '../../../lib/html.ts';
 import type { FastifyReply } from 'fastify';
 import { randomBase62 } from '../../../lib/secrets.ts';
 import type { App } from '../../../http/types.ts';
@@ -10,7 +11,6 @@ import { consoleActor, createFromForm } from '../act.ts';
 import type { WebhookView } from '../../webhooks/service.ts';
 import type { ConsoleSession } from '../service.ts';
 import { messagePage } from '../pages.ts';
-import { escape } from '../layout.ts';
 import { fieldErrorsOf, HIDDEN, notice, noticeOf, orPage, param, PUBLIC, text, withNotice } from './shared.ts';
 import { deliveryPage, endpointPage, FORM_EVENT_FILTERS, webhooksPage, type EndpointForm } from './webhooks-pages.ts';
 
@@ -42,7 +42,7 @@ export function registerWebhookPages(scope: App, module: ConsoleModule): void {
     reply: FastifyReply,
     session: ConsoleSession,
     status: number,
-    options: { cursor?: string; notice?: string; form?: EndpointForm; created?: { url: string; secret: string } },
+    options: { cursor?: string; notice?: Html; form?: EndpointForm; created?: { url: string; secret: string } },
   ) {
     const context = contextOf(session, 'webhooks');
     const organizationId = session.organizationId;
@@ -61,7 +61,7 @@ export function registerWebhookPages(scope: App, module: ConsoleModule): void {
       status,
       webhooksPage(context, endpoints, {
         nextCursor: page.next_cursor,
-        notice: options.notice ?? '',
+        notice: options.notice,
         form: options.form ?? { clientId: newClientId() },
         created: options.created,
       }),
@@ -155,8 +155,7 @@ export function registerWebhookPages(scope: App, module: ConsoleModule): void {
       });
     try {
       const { created, webhook } = await createFromForm(create, form.clientId, newClientId);
-      if (!created || !webhook.secret)
-        return sendList(reply, session, 200, { notice: notice('ok', escape(NOTICES.existing)) });
+      if (!created || !webhook.secret) return sendList(reply, session, 200, { notice: notice('ok', NOTICES.existing) });
       return sendList(reply, session, 201, { created: { url: webhook.url, secret: webhook.secret } });
     } catch (error) {
       const fields = fieldErrorsOf(error, { url: 'The URL' });

@@ -38,6 +38,13 @@ describe('console cells and conversations', () => {
     assert.match(page.body, new RegExp(`<a href="/console/cells/${waiting.id}">Waiting &#60;line&#62;</a>`));
     assert.match(page.body, /<span class="cell-status cell-provisioning">Provisioning<\/span>/);
     assert.match(page.body, /No phone yet/);
+    // Its page offers no send form, and says why; an active cell's page has one.
+    const waitingPage = await getPage(t, `/console/cells/${waiting.id}`, line.signIn);
+    assert.doesNotMatch(waitingPage.body, /<textarea/);
+    assert.match(waitingPage.body, /This cell cannot send yet: it has no number until a phone is assigned to it\./);
+    const activePage = await getPage(t, `/console/cells/${line.cell.id}`, line.signIn);
+    assert.match(activePage.body, /<textarea/);
+    assert.doesNotMatch(activePage.body, /cannot send yet/);
 
     // The phone calls in: online, with its number written readably.
     assert.equal(

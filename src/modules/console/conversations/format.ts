@@ -1,6 +1,6 @@
 // How the Cells section writes numbers and times, shared by its pages and forms.
+import { html } from '../../../lib/html.ts';
 import { libphonenumber } from '../../../lib/phone.ts';
-import { escape } from '../layout.ts';
 
 /** The longest body the forms accept (contract §2), counted in characters as the API counts them. */
 export const MAX_BODY = 1600;
@@ -11,5 +11,4 @@ export function phone(number: string): string {
 }
 
 /** Times are UTC, as everywhere in Cellgate; the datetime attribute keeps the exact instant. */
-export const time = (iso: string) =>
-  `<time datetime="${escape(iso)}">${escape(iso.slice(0, 16).replace('T', ' '))} UTC</time>`;
+export const time = (iso: string) => html`<time datetime="${iso}">${iso.slice(0, 16).replace('T', ' ')} UTC</time>`;

@@ -2,6 +2,7 @@
 // the API's: the payment is shown in the page with a button that pays it by card), rename one,
 // and release one after a confirmation page. Forms carry the session's CSRF token; another
 // organization's cell is 404 like an unknown one.
+import { html, join, type Html } from '../../../lib/html.ts';
 import type { FastifyReply } from 'fastify';
 import type { App } from '../../../http/types.ts';
 import { ApiError } from '../../../lib/errors.ts';
@@ -15,8 +16,7 @@ import { payFormOnSend } from '../account/billing-routes.ts';
 import { capitalized, csrfField, HIDDEN, PUBLIC, text } from '../account/shared.ts';
 import { contextOf, redirect, type SignedInContext } from '../guard.ts';
 import { CONSOLE_PATH, registerFormParser, sendPage } from '../http.ts';
-import { escape, field, layout } from '../layout.ts';
-import { html } from '../../../lib/html.ts';
+import { field, layout } from '../layout.ts';
 import type { ConsoleModule } from '../module.ts';
 import { confirmationPage, messagePage } from '../pages.ts';
 import type { ConsoleSession } from '../service.ts';
@@ -50,7 +50,7 @@ const nameField = (form: CellForm, hint: string) =>
     value: form.displayName,
     hint,
     error: form.error,
-    attributes: `maxlength="${NAME_MAX}" autocomplete="off"`,
+    attributes: html`maxlength="${NAME_MAX}" autocomplete="off"`,
   });
 
 /** The form value of the billing pay form that pays `payment` (billing-routes.ts' intentOf). */
@@ -65,7 +65,7 @@ const newCellReturn = (context: SignedInContext, form: CellForm) => {
   return `${cellsPath(context)}/new?${typed.toString()}`;
 };
 
-function paymentSection(context: SignedInContext, refusal: CreateRefusal, form: CellForm): string {
+function paymentSection(context: SignedInContext, refusal: CreateRefusal, form: CellForm): Html {
   const { payment } = refusal;
   const words = paymentWords({
     intent: payment.intent,
@@ -75,25 +75,25 @@ function paymentSection(context: SignedInContext, refusal: CreateRefusal, form: 
   });
   const amount = `$${payment.amount_usd}`;
   const card = payment.rails.includes('card_processor')
-    ? `<form method="post" action="${context.path}/billing/pay">
+    ? html`<form method="post" action="${context.path}/billing/pay">
 ${csrfField(context)}
-<input type="hidden" name="intent" value="${escape(payIntent(payment))}">
+<input type="hidden" name="intent" value="${payIntent(payment)}">
 ${
   payment.intent === 'top_up'
-    ? `<input type="hidden" name="amount_usd" value="${escape(payment.amount_usd)}">`
+    ? html`<input type="hidden" name="amount_usd" value="${payment.amount_usd}">`
     : payment.intent === 'setup'
-      ? `<label for="starting-balance">Starting balance for messages, in US dollars (optional)</label>
+      ? html`<label for="starting-balance">Starting balance for messages, in US dollars (optional)</label>
 <input id="starting-balance" name="amount_usd" type="text" inputmode="decimal" autocomplete="off" maxlength="16" class="amount-input">`
       : ''
 }
 <input type="hidden" name="rail" value="card_processor">
-${String(html`<input type="hidden" name="return" value="${newCellReturn(context, form)}" />`)}
-<button type="submit" class="primary">Pay ${escape(amount)} by card</button>
+<input type="hidden" name="return" value="${newCellReturn(context, form)}">
+<button type="submit" class="primary">Pay ${amount} by card</button>
 </form>`
-    : '<p>Card payments are not offered on this deployment.</p>';
-  return `<section id="payment-needed" class="notice info" aria-labelledby="payment-heading">
-<h2 id="payment-heading">Payment needed: ${escape(words.name)}, ${escape(amount)}</h2>
-<p>${escape(refusal.detail)} ${escape(words.sentence)}</p>
+    : html`<p>Card payments are not offered on this deployment.</p>`;
+  return html`<section id="payment-needed" class="notice info" aria-labelledby="payment-heading">
+<h2 id="payment-heading">Payment needed: ${words.name}, ${amount}</h2>
+<p>${refusal.detail} ${words.sentence}</p>
 ${card}
 <p class="small after">Other ways to pay (x402, MPP) are under <a href="${context.path}/billing">Billing</a>. Once it is paid, create the cell again: the card page leads back here with this form filled in.</p>
 </section>`;
@@ -102,29 +102,30 @@ ${card}
 export function newCellPage(
   context: SignedInContext,
   view: { form: CellForm; tiers: Tier[] | null; welcome: boolean; refusal?: CreateRefusal; noPhoneFree?: boolean },
-): string {
+): Html {
   const { form } = view;
   const failed = Boolean(form.error || form.tierError || view.refusal);
   const tiers = view.tiers
-    ? `<fieldset class="field"${form.tierError ? ' aria-describedby="tier-error"' : ''}>
+    ? html`<fieldset class="field"${form.tierError ? html` aria-describedby="tier-error"` : ''}>
 <legend>Plan</legend>
 <span class="hint">Your first cell starts a plan; its first month is paid when the cell is created.</span>
-${view.tiers
-  .map(
+${join(
+  view.tiers.map(
     ({ name, priceMicros, includedCells }) =>
-      `<div class="check"><input type="radio" id="tier-${escape(name)}" name="tier" value="${escape(name)}"${(form.tier ?? 'starter') === name ? ' checked' : ''}><label for="tier-${escape(name)}">${escape(capitalized(name))}: $${usdString(micros(priceMicros))} a month, ${plural(includedCells, 'cell')} included</label></div>`,
-  )
-  .join('\n')}
-${form.tierError ? `<p class="field-error" id="tier-error">${escape(form.tierError)}</p>` : ''}
+      html`<div class="check"><input type="radio" id="tier-${name}" name="tier" value="${name}"${(form.tier ?? 'starter') === name ? ' checked' : ''}><label for="tier-${name}">${capitalized(name)}: $${usdString(micros(priceMicros))} a month, ${plural(includedCells, 'cell')} included</label></div>`,
+  ),
+  '\n',
+)}
+${form.tierError ? html`<p class="field-error" id="tier-error">${form.tierError}</p>` : ''}
 </fieldset>`
-    : '';
+    : html``;
   return layout(
     { ...context, current: 'cells' },
     `${failed ? 'Error: ' : ''}New cell`,
-    `<div class="card">
+    html`<div class="card">
 <h1>Create a cell</h1>
-${view.welcome ? `<p class="notice ok" role="status">Your email is confirmed and you are signed in to ${escape(context.signedIn.organizationName)}. Create your first cell: a phone line your agents text from.</p>` : ''}
-${view.noPhoneFree && !view.refusal ? String(html`<p class="notice info" id="no-phone-free">No phone is free now: a cell you create (and pay for) waits in provisioning, with no number and no sends, until the operator adds a phone.</p>`) : ''}
+${view.welcome ? html`<p class="notice ok" role="status">Your email is confirmed and you are signed in to ${context.signedIn.organizationName}. Create your first cell: a phone line your agents text from.</p>` : ''}
+${view.noPhoneFree && !view.refusal && html`<p class="notice info" id="no-phone-free">No phone is free now: a cell you create (and pay for) waits in provisioning, with no number and no sends, until the operator adds a phone.</p>`}
 ${view.refusal ? paymentSection(context, view.refusal, form) : ''}
 <form method="post" action="${cellsPath(context)}/new" novalidate>
 ${csrfField(context)}
@@ -139,12 +140,12 @@ ${tiers}
   );
 }
 
-export function renameCellPage(context: SignedInContext, cell: CellView, form: CellForm): string {
+export function renameCellPage(context: SignedInContext, cell: CellView, form: CellForm): Html {
   return layout(
     { ...context, current: 'cells' },
     `${form.error ? 'Error: ' : ''}Rename ${cell.display_name}`,
-    `<div class="card">
-<h1>Rename ${escape(cell.display_name)}</h1>
+    html`<div class="card">
+<h1>Rename ${cell.display_name}</h1>
 <form method="post" action="${cellPath(context, cell.id)}/rename" novalidate>
 ${csrfField(context)}
 ${nameField({ displayName: cell.display_name, ...form }, `Up to ${NAME_MAX} characters. The number does not change.`)}
@@ -157,12 +158,12 @@ ${nameField({ displayName: cell.display_name, ...form }, `Up to ${NAME_MAX} char
   );
 }
 
-export function releaseCellPage(context: SignedInContext, cell: CellView): string {
+export function releaseCellPage(context: SignedInContext, cell: CellView): Html {
   return confirmationPage(
     { ...context, current: 'cells' },
     {
       title: `Release ${cell.display_name}?`,
-      explain: `Releasing the cell gives up its number${cell.phone_number ? ` <span class="mono">${escape(cell.phone_number)}</span>` : ''}: it stops sending and receiving at once, its phone goes to another line, and the cell no longer appears in the console or the API. This cannot be undone.`,
+      explain: html`Releasing the cell gives up its number${cell.phone_number ? html` <span class="mono">${cell.phone_number}</span>` : ''}: it stops sending and receiving at once, its phone goes to another line, and the cell no longer appears in the console or the API. This cannot be undone.`,
       action: `${cellPath(context, cell.id)}/release`,
       confirm: `Release ${cell.display_name}`,
       keep: { href: cellPath(context, cell.id), text: 'Keep the cell' },

@@ -3,10 +3,11 @@
 // pieces the live view replaces (a message, a conversation row, the cell's state) are rendered by
 // the same functions for the page and for the live stream, so both always look the same. Status is
 // told in words (with a glyph), never by colour alone.
+import { html, join, type Html } from '../../../lib/html.ts';
 import type { CellView } from '../../cells/service.ts';
 import type { MessageView } from '../../messages/views.ts';
 import type { SignedInContext } from '../guard.ts';
-import { escape, layout } from '../layout.ts';
+import { layout } from '../layout.ts';
 import { phone, time } from './format.ts';
 import { hasError, type SendForm, sendForm } from './send-form.ts';
 import { quietHoursSection } from '../quiet-hours.ts';
@@ -46,53 +47,56 @@ const CELL_STATUS: Record<CellView['status'], { label: string; note?: string }> 
   released: { label: 'Released', note: 'This cell was released: it no longer sends or receives.' },
 };
 
-function messageStatus(message: MessageView): string {
+function messageStatus(message: MessageView): Html {
   const { glyph, label } = MESSAGE_STATUS[message.status];
   if (message.status === 'scheduled' && message.send_at)
-    return `<span class="msg-status msg-scheduled"><span aria-hidden="true">${glyph}</span> ${label} for ${time(message.send_at)}${message.schedule_reason === 'quiet_hours' ? ' (quiet hours)' : ''}</span>`;
-  return `<span class="msg-status msg-${message.status}"><span aria-hidden="true">${glyph}</span> ${label}</span>`;
+    return html`<span class="msg-status msg-scheduled"><span aria-hidden="true">${glyph}</span> ${label} for ${time(message.send_at)}${message.schedule_reason === 'quiet_hours' ? ' (quiet hours)' : ''}</span>`;
+  return html`<span class="msg-status msg-${message.status}"><span aria-hidden="true">${glyph}</span> ${label}</span>`;
 }
 
-function presence(cell: CellView): string {
-  if (!cell.phone_number) return '<span class="presence none">No phone yet</span>';
-  const seen = cell.last_seen_at ? ` <span class="small">last seen ${time(cell.last_seen_at)}</span>` : '';
+function presence(cell: CellView): Html {
+  if (!cell.phone_number) return html`<span class="presence none">No phone yet</span>`;
+  const seen = cell.last_seen_at ? html` <span class="small">last seen ${time(cell.last_seen_at)}</span>` : html``;
   return cell.online
-    ? `<span class="presence online"><span aria-hidden="true">●</span> Online</span>${seen}`
-    : `<span class="presence offline"><span aria-hidden="true">○</span> Offline</span>${seen}`;
+    ? html`<span class="presence online"><span aria-hidden="true">●</span> Online</span>${seen}`
+    : html`<span class="presence offline"><span aria-hidden="true">○</span> Offline</span>${seen}`;
 }
 
 const cellStatus = (cell: CellView) =>
-  `<span class="cell-status cell-${cell.status}">${CELL_STATUS[cell.status].label}</span>`;
+  html`<span class="cell-status cell-${cell.status}">${CELL_STATUS[cell.status].label}</span>`;
 
 /** The cell's number, phone presence and status (replaced live on cell events). */
-export function cellState(context: SignedInContext, cell: CellView): string {
+/** In place of the send form of a cell still waiting for its phone (unless a refused send's notice is shown): it has no number to send from. */
+const NO_SEND_YET = html`<p class="small" id="no-send-yet">This cell cannot send yet: it has no number until a phone is assigned to it. Reload this page once its status is Active to send.</p>`;
+
+export function cellState(context: SignedInContext, cell: CellView): Html {
   const note = CELL_STATUS[cell.status].note;
-  const billing = cell.status === 'suspended' ? ` <a href="${context.path}/billing">Go to Billing</a>.` : '';
-  return `<div id="cell-state" class="cell-state">
+  const billing = cell.status === 'suspended' ? html` <a href="${context.path}/billing">Go to Billing</a>.` : html``;
+  return html`<div id="cell-state" class="cell-state">
 <dl class="facts">
-<dt>This cell's number</dt><dd>${cell.phone_number ? `<span class="mono">${escape(phone(cell.phone_number))}</span>` : 'None yet'}</dd>
+<dt>This cell's number</dt><dd>${cell.phone_number ? html`<span class="mono">${phone(cell.phone_number)}</span>` : 'None yet'}</dd>
 <dt>Phone</dt><dd>${presence(cell)}</dd>
 <dt>Status</dt><dd>${cellStatus(cell)}</dd>
 </dl>
-${note ? `<p class="notice info">${escape(note)}${billing}</p>` : ''}
+${note ? html`<p class="notice info">${note}${billing}</p>` : ''}
 </div>`;
 }
 
 /** One message of a thread; its id lets the live view replace it when its status changes. */
-export function messageItem(message: MessageView): string {
+export function messageItem(message: MessageView): Html {
   const inbound = message.direction === 'inbound';
   const media =
     message.media_urls.length === 0
-      ? ''
-      : `<ul class="message-media">${message.media_urls.map((url, i) => `<li><a href="${escape(url)}" rel="noopener noreferrer">Attachment ${i + 1}</a></li>`).join('')}</ul>`;
+      ? html``
+      : html`<ul class="message-media">${message.media_urls.map((url, i) => html`<li><a href="${url}" rel="noopener noreferrer">Attachment ${i + 1}</a></li>`)}</ul>`;
   const error =
     message.status === 'failed' && message.error
-      ? ` <span class="msg-error">${escape(message.error.message || message.error.code)}</span>`
-      : '';
-  return `<li id="message-${escape(message.id)}" class="message ${inbound ? 'inbound' : 'outbound'}" data-updated="${escape(message.updated_at)}">
-<p class="message-meta"><span class="message-who">${inbound ? escape(phone(message.from)) : 'You'}</span> ${time(message.created_at)}</p>
-<p class="message-body">${escape(message.body)}</p>
-${message.code ? `<p class="message-code">Verification code: <strong>${escape(message.code)}</strong></p>\n` : ''}${media}<p class="message-state">${messageStatus(message)}${error}</p>
+      ? html` <span class="msg-error">${message.error.message || message.error.code}</span>`
+      : html``;
+  return html`<li id="message-${message.id}" class="message ${inbound ? 'inbound' : 'outbound'}" data-updated="${message.updated_at}">
+<p class="message-meta"><span class="message-who">${inbound ? phone(message.from) : 'You'}</span> ${time(message.created_at)}</p>
+<p class="message-body">${message.body}</p>
+${message.code ? html`<p class="message-code">Verification code: <strong>${message.code}</strong></p>\n` : ''}${media}<p class="message-state">${messageStatus(message)}${error}</p>
 </li>`;
 }
 
@@ -105,19 +109,19 @@ export function conversationItem(
   cellId: string,
   participant: string,
   latest: MessageView | undefined,
-): string {
+): Html {
   const preview = latest
-    ? `<span class="conversation-preview">${latest.direction === 'outbound' ? '<span class="small">You:</span> ' : ''}${escape(latest.body)}</span>
+    ? html`<span class="conversation-preview">${latest.direction === 'outbound' ? html`<span class="small">You:</span> ` : ''}${latest.body}</span>
 <span class="conversation-meta">${time(latest.created_at)} ${messageStatus(latest)}</span>`
-    : '';
-  return `<li id="${conversationDomId(participant)}" class="conversation"${latest ? ` data-last="${escape(latest.id)}"` : ''}>
-<a href="${threadPath(context, cellId, participant)}"><span class="conversation-who">${escape(phone(participant))}</span>
+    : html``;
+  return html`<li id="${conversationDomId(participant)}" class="conversation"${latest ? html` data-last="${latest.id}"` : ''}>
+<a href="${threadPath(context, cellId, participant)}"><span class="conversation-who">${phone(participant)}</span>
 ${preview}</a>
 </li>`;
 }
 
 const crumbs = (items: { href?: string; text: string }[]) =>
-  `<nav aria-label="Breadcrumb" class="crumbs"><ol>${items.map((item) => (item.href ? `<li><a href="${escape(item.href)}">${escape(item.text)}</a></li>` : `<li aria-current="page">${escape(item.text)}</li>`)).join('')}</ol></nav>`;
+  html`<nav aria-label="Breadcrumb" class="crumbs"><ol>${items.map((item) => (item.href ? html`<li><a href="${item.href}">${item.text}</a></li>` : html`<li aria-current="page">${item.text}</li>`))}</ol></nav>`;
 
 /**
  * What the page says about live updates: a plain reload before the script connects (or without
@@ -135,14 +139,14 @@ const LIVE_TEXTS = {
 };
 const liveStatus = (liveUrl: string | null, texts: { offline: string; live: string } = LIVE_TEXTS.messages) =>
   liveUrl
-    ? `<p id="live-status" class="live-status small" role="status" data-live-url="${escape(liveUrl)}" data-live-text="${escape(texts.live)}">${texts.offline}</p>`
-    : '';
+    ? html`<p id="live-status" class="live-status small" role="status" data-live-url="${liveUrl}" data-live-text="${texts.live}">${texts.offline}</p>`
+    : html``;
 
 /** A row of the cells list (replaced live when the cell changes, added when one is created). */
-export function cellRow(context: SignedInContext, cell: CellView): string {
-  return `<tr id="cell-row-${escape(cell.id)}">
-<th scope="row"><a href="${cellPath(context, cell.id)}">${escape(cell.display_name)}</a><br><span class="small mono">${escape(cell.id)}</span></th>
-<td>${cell.phone_number ? `<span class="mono">${escape(phone(cell.phone_number))}</span>` : 'None yet'}</td>
+export function cellRow(context: SignedInContext, cell: CellView): Html {
+  return html`<tr id="cell-row-${cell.id}">
+<th scope="row"><a href="${cellPath(context, cell.id)}">${cell.display_name}</a><br><span class="small mono">${cell.id}</span></th>
+<td>${cell.phone_number ? html`<span class="mono">${phone(cell.phone_number)}</span>` : 'None yet'}</td>
 <td>${presence(cell)}</td>
 <td>${cellStatus(cell)}</td>
 </tr>`;
@@ -151,25 +155,28 @@ export function cellRow(context: SignedInContext, cell: CellView): string {
 export function cellsPage(
   context: SignedInContext,
   view: { cells: CellView[]; nextCursor: string | null; liveUrl: string | null; notice?: string },
-): string {
+): Html {
   const { cells, nextCursor } = view;
   return layout(
     { ...context, current: 'cells', scripts: SCRIPTS },
     'Cells',
-    `<div class="card wide">
+    html`<div class="card wide">
 <h1>Cells</h1>
 ${liveStatus(view.liveUrl, LIVE_TEXTS.cells)}
-${view.notice ? `<p class="notice ok" role="status">${escape(view.notice)}</p>` : ''}
+${view.notice ? html`<p class="notice ok" role="status">${view.notice}</p>` : ''}
 <p class="actions"><a class="button primary" href="${cellsPath(context)}/new">Create a cell</a></p>
 <p id="cells-empty"${cells.length > 0 ? ' hidden' : ''}>No cells yet. Create one here, or with the API: <code>POST /v1/cells {"display_name": "Support line"}</code>.</p>
 <table class="cells-table"${cells.length === 0 ? ' hidden' : ''}>
-<caption>The phone lines of ${escape(context.signedIn.organizationName)}. Open one to see its conversations and send a text.</caption>
+<caption>The phone lines of ${context.signedIn.organizationName}. Open one to see its conversations and send a text.</caption>
 <thead><tr><th scope="col">Cell</th><th scope="col">Number</th><th scope="col">Phone</th><th scope="col">Status</th></tr></thead>
 <tbody id="cells">
-${cells.map((cell) => cellRow(context, cell)).join('\n')}
+${join(
+  cells.map((cell) => cellRow(context, cell)),
+  '\n',
+)}
 </tbody>
 </table>
-${nextCursor ? `<p class="after"><a href="${cellsPath(context)}?cursor=${encodeURIComponent(nextCursor)}">More cells</a></p>` : ''}
+${nextCursor ? html`<p class="after"><a href="${cellsPath(context)}?cursor=${encodeURIComponent(nextCursor)}">More cells</a></p>` : ''}
 </div>`,
   );
 }
@@ -188,16 +195,19 @@ export function cellPage(
     liveUrl: string | null;
     form: SendForm;
   },
-): string {
+): Html {
   const { cell } = view;
-  const list = view.conversations.map((c) => conversationItem(context, cell.id, c.participant, c.latest)).join('\n');
+  const list = join(
+    view.conversations.map((c) => conversationItem(context, cell.id, c.participant, c.latest)),
+    '\n',
+  );
   const title = `${hasError(view.form) ? 'Error: ' : ''}${cell.display_name}`;
   return layout(
     { ...context, current: 'cells', scripts: SCRIPTS },
     title,
-    `<div class="card wide cell-page" data-cell="${escape(cell.id)}">
+    html`<div class="card wide cell-page" data-cell="${cell.id}">
 ${crumbs([{ href: cellsPath(context), text: 'Cells' }, { text: cell.display_name }])}
-<h1>${escape(cell.display_name)}</h1>
+<h1>${cell.display_name}</h1>
 ${cellState(context, cell)}
 <p class="row-actions"><a class="button secondary small-button" href="${cellPath(context, cell.id)}/rename">Rename</a> <a class="button danger small-button" href="${cellPath(context, cell.id)}/release">Release</a></p>
 <section aria-labelledby="conversations-heading">
@@ -207,11 +217,11 @@ ${liveStatus(view.liveUrl)}
 <ul id="conversations" class="conversations">
 ${list}
 </ul>
-${view.nextCursor ? `<p><a href="${cellPath(context, cell.id)}?cursor=${encodeURIComponent(view.nextCursor)}">Older conversations</a></p>` : ''}
+${view.nextCursor ? html`<p><a href="${cellPath(context, cell.id)}?cursor=${encodeURIComponent(view.nextCursor)}">Older conversations</a></p>` : ''}
 </section>
 <section aria-labelledby="send-heading">
 <h2 id="send-heading">New message</h2>
-${sendForm(context, { action: `${cellPath(context, cell.id)}/messages`, form: view.form })}
+${cell.status === 'provisioning' && !view.form.notice ? NO_SEND_YET : sendForm(context, { action: `${cellPath(context, cell.id)}/messages`, form: view.form })}
 </section>
 ${quietHoursSection(context, { action: `${cellPath(context, cell.id)}/quiet-hours`, current: cell.quiet_hours, explain: CELL_QUIET_HOURS })}
 </div>`,
@@ -231,31 +241,31 @@ export function threadPage(
     ignored: 'cell' | 'pod' | null;
     notice?: string;
   },
-): string {
+): Html {
   const { cell, participant } = view;
   const who = phone(participant);
   const here = threadPath(context, cell.id, participant);
   const title = `${hasError(view.form) ? 'Error: ' : ''}${who} — ${cell.display_name}`;
   // Oldest first, newest last, as a chat reads.
-  const items = [...view.messages].reverse().map(messageItem).join('\n');
+  const items = join([...view.messages].reverse().map(messageItem), '\n');
   return layout(
     { ...context, current: 'cells', scripts: SCRIPTS },
     title,
-    `<div class="card wide thread-page" data-cell="${escape(cell.id)}">
+    html`<div class="card wide thread-page" data-cell="${cell.id}">
 ${crumbs([{ href: cellsPath(context), text: 'Cells' }, { href: cellPath(context, cell.id), text: cell.display_name }, { text: who }])}
-<h1>Conversation with <span class="mono">${escape(who)}</span></h1>
-<dl class="facts party"><dt>Other party</dt><dd><span class="mono">${escape(who)}</span></dd><dt>Cell</dt><dd>${escape(cell.display_name)}</dd></dl>
+<h1>Conversation with <span class="mono">${who}</span></h1>
+<dl class="facts party"><dt>Other party</dt><dd><span class="mono">${who}</span></dd><dt>Cell</dt><dd>${cell.display_name}</dd></dl>
 ${cellState(context, cell)}
-${view.notice ? `<div class="notice ok" role="status"><p>${escape(view.notice)}</p></div>` : ''}
-${view.olderCursor ? `<p><a href="${here}?cursor=${encodeURIComponent(view.olderCursor)}">Older messages</a></p>` : ''}
+${view.notice ? html`<div class="notice ok" role="status"><p>${view.notice}</p></div>` : ''}
+${view.olderCursor ? html`<p><a href="${here}?cursor=${encodeURIComponent(view.olderCursor)}">Older messages</a></p>` : ''}
 ${liveStatus(view.liveUrl)}
-<p id="thread-empty" class="small"${view.messages.length > 0 ? ' hidden' : ''}>No messages with ${escape(who)} yet.</p>
-<div role="log" aria-live="polite" aria-label="Messages with ${escape(who)}">
-<ol id="thread" class="thread" data-participant="${escape(participant)}">
+<p id="thread-empty" class="small"${view.messages.length > 0 ? ' hidden' : ''}>No messages with ${who} yet.</p>
+<div role="log" aria-live="polite" aria-label="Messages with ${who}">
+<ol id="thread" class="thread" data-participant="${participant}">
 ${items}
 </ol>
 </div>
-${view.liveUrl ? '' : `<p><a href="${here}">Latest messages</a></p>`}
+${view.liveUrl ? '' : html`<p><a href="${here}">Latest messages</a></p>`}
 <section aria-labelledby="reply-heading">
 <h2 id="reply-heading">Reply</h2>
 ${sendForm(context, { action: `${here}/messages`, form: view.form, to: participant })}
@@ -272,16 +282,16 @@ function ignoreSection(
   who: string,
   here: string,
   ignored: 'cell' | 'pod' | null,
-): string {
+): Html {
   const explain =
     'Texts from an ignored number are still kept, but send no event or webhook and stay out of the lists.';
   const body =
     ignored === 'pod' && cell.pod_id
-      ? `<p>${escape(who)} is ignored on every cell of <a href="${context.path}/pods/${encodeURIComponent(cell.pod_id)}#ignore">this cell's pod</a>; change it there.</p>`
+      ? html`<p>${who} is ignored on every cell of <a href="${context.path}/pods/${encodeURIComponent(cell.pod_id)}#ignore">this cell's pod</a>; change it there.</p>`
       : ignored === 'cell'
-        ? `<p>${escape(who)} is ignored on this cell.</p>${postButton(context, `${here}/unignore`, 'Stop ignoring', { className: 'secondary' })}`
-        : `${postButton(context, `${here}/ignore`, `Ignore ${who} on this cell`, { className: 'secondary' })}`;
-  return `<section id="ignore" aria-labelledby="ignore-heading">
+        ? html`<p>${who} is ignored on this cell.</p>${postButton(context, `${here}/unignore`, 'Stop ignoring', { className: 'secondary' })}`
+        : postButton(context, `${here}/ignore`, `Ignore ${who} on this cell`, { className: 'secondary' });
+  return html`<section id="ignore" aria-labelledby="ignore-heading">
 <h2 id="ignore-heading">Ignore</h2>
 <p class="small">${explain}</p>
 ${body}

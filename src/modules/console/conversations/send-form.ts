@@ -1,12 +1,12 @@
 // The send form: its HTML, the checks of what was typed (before anything is sent), and the
 // service's refusals turned into words next to the field they concern. The send itself goes
 // through MessagesService.send, as the API's does, so billing, opt-outs and cell state apply.
+import { html, type Html } from '../../../lib/html.ts';
 import { ApiError } from '../../../lib/errors.ts';
 import { randomBase62 } from '../../../lib/secrets.ts';
 import { normalizePhone } from '../../../lib/phone.ts';
 import type { SignedInContext } from '../guard.ts';
-import { html, type Html } from '../../../lib/html.ts';
-import { escape, field, hidden } from '../layout.ts';
+import { field, hidden } from '../layout.ts';
 import { MAX_BODY, phone } from './format.ts';
 
 export type SendField = 'to' | 'body';
@@ -87,16 +87,17 @@ export function refusedForm(error: unknown, typed: { to: string; body: string },
   }
 }
 
-function textArea(options: { id: string; label: string; value?: string; hint: string; error?: string }): string {
+function textArea(options: { id: string; label: string; value?: string; hint: string; error?: string }): Html {
   const described = `${options.id}-hint${options.error ? ` ${options.id}-error` : ''}`;
-  return `<div class="field">
-<label for="${options.id}">${escape(options.label)}</label>
-<span class="hint" id="${options.id}-hint">${escape(options.hint)}</span>
-<textarea id="${options.id}" name="body" rows="4" maxlength="${MAX_BODY}" required aria-describedby="${described}"${options.error ? ' aria-invalid="true" autofocus' : ''}>${escape(options.value ?? '')}</textarea>
-${options.error ? `<p class="field-error" id="${options.id}-error">${escape(options.error)}</p>` : ''}
+  return html`<div class="field">
+<label for="${options.id}">${options.label}</label>
+<span class="hint" id="${options.id}-hint">${options.hint}</span>
+<textarea id="${options.id}" name="body" rows="4" maxlength="${MAX_BODY}" required aria-describedby="${described}"${options.error ? html` aria-invalid="true" autofocus` : ''}>${options.value ?? ''}</textarea>
+${options.error ? html`<p class="field-error" id="${options.id}-error">${options.error}</p>` : ''}
 </div>`;
 }
 
+/** `to` given: a reply in a thread (the number is fixed); otherwise the number is a field. */
 /**
  * The way to Billing after a refused send: it carries this page with what was typed, so the card
  * page leads back to it (the page's GET fills the form in from `to` and `body`).
@@ -107,18 +108,15 @@ function billingLink(context: SignedInContext, options: { action: string; form: 
   if (options.form.body) typed.set('body', options.form.body);
   const here = `${options.action.replace(/\/messages$/, '')}?${typed.toString()}`;
   const billing = `${context.path}/billing?${new URLSearchParams({ return: here }).toString()}`;
-  return html`<p>
-    <a href="${billing}">Top up in Billing</a>, then send again: paying by card leads back here with your text.
-  </p>`;
+  return html`<p><a href="${billing}">Top up in Billing</a>, then send again: paying by card leads back here with your text.</p>`;
 }
 
-/** `to` given: a reply in a thread (the number is fixed); otherwise the number is a field. */
-export function sendForm(context: SignedInContext, options: { action: string; form: SendForm; to?: string }): string {
+export function sendForm(context: SignedInContext, options: { action: string; form: SendForm; to?: string }): Html {
   const { form } = options;
   const errors = form.errors ?? {};
   const notice = form.notice
-    ? `<div class="notice error" role="alert"><p>${escape(form.notice)}</p>${form.billing ? billingLink(context, options) : ''}</div>`
-    : '';
+    ? html`<div class="notice error" role="alert"><p>${form.notice}</p>${form.billing ? billingLink(context, options) : ''}</div>`
+    : html``;
   // A reply's number is in the form's address (the thread's), so it has no field.
   const to =
     options.to === undefined
@@ -130,11 +128,11 @@ export function sendForm(context: SignedInContext, options: { action: string; fo
           value: form.to,
           hint: 'In international form, like +14155550123.',
           error: errors.to,
-          attributes: 'autocomplete="off" spellcheck="false" maxlength="64"',
+          attributes: html`autocomplete="off" spellcheck="false" maxlength="64"`,
         })
       : '';
   const label = options.to === undefined ? 'Message' : `Message to ${phone(options.to)}`;
-  return `${notice}<form method="post" action="${escape(options.action)}" class="send-form" novalidate>
+  return html`${notice}<form method="post" action="${options.action}" class="send-form" novalidate>
 ${hidden('csrf_token', context.signedIn.csrfToken)}
 ${hidden('send_id', randomBase62(22))}
 ${to}

@@ -1,6 +1,7 @@
 // The Messages section's HTML: the search form (participant, text, status, dates, cell), the
 // matching messages newest first with a link to each one's thread, the next page, and the CSV
 // export of the same search. Every value is escaped.
+import { html, join, type Html } from '../../../lib/html.ts';
 import type { CellView } from '../../cells/service.ts';
 import { MESSAGE_STATUSES } from '../../messages/lifecycle.ts';
 import type { MessageView } from '../../messages/views.ts';
@@ -8,7 +9,7 @@ import { capitalized } from '../account/shared.ts';
 import { phone, time } from '../conversations/format.ts';
 import { participantOf, threadPath } from '../conversations/pages.ts';
 import type { SignedInContext } from '../guard.ts';
-import { escape, field, layout, selectField } from '../layout.ts';
+import { field, layout, selectField } from '../layout.ts';
 import { hasErrors, searchQueryString, TEXT_MAX, type SearchForm } from './search-form.ts';
 
 export const messagesPath = (context: SignedInContext) => `${context.path}/messages`;
@@ -21,15 +22,15 @@ const preview = (body: string) => {
   return chars.length > PREVIEW ? `${chars.slice(0, PREVIEW).join('')}…` : body;
 };
 
-function resultRow(context: SignedInContext, message: MessageView, cellNames: ReadonlyMap<string, string>): string {
+function resultRow(context: SignedInContext, message: MessageView, cellNames: ReadonlyMap<string, string>): Html {
   const participant = participantOf(message);
   const inbound = message.direction === 'inbound';
-  return `<tr>
+  return html`<tr>
 <td>${time(message.created_at)}</td>
-<td>${escape(cellNames.get(message.cell_id) ?? message.cell_id)}</td>
-<td>${inbound ? 'From' : 'To'} <a class="mono" href="${threadPath(context, message.cell_id, participant)}#message-${escape(message.id)}">${escape(phone(participant))}</a></td>
-<td class="message-text">${escape(preview(message.body))}${message.code ? ` <span class="tag">code ${escape(message.code)}</span>` : ''}</td>
-<td>${escape(capitalized(message.status))}</td>
+<td>${cellNames.get(message.cell_id) ?? message.cell_id}</td>
+<td>${inbound ? 'From' : 'To'} <a class="mono" href="${threadPath(context, message.cell_id, participant)}#message-${message.id}">${phone(participant)}</a></td>
+<td class="message-text">${preview(message.body)}${message.code ? html` <span class="tag">code ${message.code}</span>` : ''}</td>
+<td>${capitalized(message.status)}</td>
 </tr>`;
 }
 
@@ -41,44 +42,47 @@ export function searchPage(
     /** Null when the form has errors (nothing was searched). */
     results: { messages: MessageView[]; nextCursor: string | null; cursor?: string } | null;
   },
-): string {
+): Html {
   const { form, results } = view;
   const { values, errors } = form;
   const failed = hasErrors(form);
   const cellNames = new Map(view.cells.map((cell) => [cell.id, cell.display_name]));
   const errorSummary = failed
-    ? `<div class="notice error" role="alert"><p>The search was not run: correct the fields marked below.</p></div>`
-    : '';
+    ? html`<div class="notice error" role="alert"><p>The search was not run: correct the fields marked below.</p></div>`
+    : html``;
   const table = !results
     ? ''
     : results.messages.length === 0
-      ? '<p id="no-results">No messages match this search.</p>'
-      : `<table class="search-results">
+      ? html`<p id="no-results">No messages match this search.</p>`
+      : html`<table class="search-results">
 <caption>Matching messages, newest first${results.cursor ? ' (a later page)' : ''}. Open a number to see the whole conversation.</caption>
 <thead><tr><th scope="col">Created</th><th scope="col">Cell</th><th scope="col">With</th><th scope="col">Text</th><th scope="col">Status</th></tr></thead>
 <tbody>
-${results.messages.map((message) => resultRow(context, message, cellNames)).join('\n')}
+${join(
+  results.messages.map((message) => resultRow(context, message, cellNames)),
+  '\n',
+)}
 </tbody>
 </table>`;
   const more = results?.nextCursor
-    ? `<p class="after"><a href="${escape(`${messagesPath(context)}${searchQueryString(form, { cursor: results.nextCursor })}`)}">Older matches</a></p>`
-    : '';
+    ? html`<p class="after"><a href="${`${messagesPath(context)}${searchQueryString(form, { cursor: results.nextCursor })}`}">Older matches</a></p>`
+    : html``;
   const exportLink =
     results && results.messages.length > 0
-      ? `<p class="actions"><a class="button secondary" href="${escape(`${exportPath(context)}${searchQueryString(form)}`)}" download>Export all matches as CSV</a></p>`
-      : '';
+      ? html`<p class="actions"><a class="button secondary" href="${`${exportPath(context)}${searchQueryString(form)}`}" download>Export all matches as CSV</a></p>`
+      : html``;
   return layout(
     { ...context, current: 'messages' },
     `${failed ? 'Error: ' : ''}Messages`,
-    `<div class="card wide">
+    html`<div class="card wide">
 <h1>Messages</h1>
 <p class="lead">Search the texts of your cells. Every field is optional; dates are days in UTC, both included.</p>
 ${errorSummary}
 <form method="get" action="${messagesPath(context)}" class="search-form" novalidate role="search" aria-label="Messages">
 <div class="field-grid">
 ${selectField({ id: 'cell', name: 'cell', label: 'Cell', value: values.cell, choices: [['', 'All cells'], ...view.cells.map((cell) => [cell.id, cell.display_name] as const)] })}
-${field({ id: 'participant', name: 'participant', label: 'Phone number', type: 'tel', value: values.participant, hint: 'The other party, like +14155550123.', error: errors.participant, optional: true, attributes: 'autocomplete="off" spellcheck="false" maxlength="64"' })}
-${field({ id: 'text', name: 'text', label: 'Text contains', type: 'search', value: values.text, hint: 'Without regard to case.', error: errors.text, optional: true, attributes: `maxlength="${TEXT_MAX}" autocomplete="off"` })}
+${field({ id: 'participant', name: 'participant', label: 'Phone number', type: 'tel', value: values.participant, hint: 'The other party, like +14155550123.', error: errors.participant, optional: true, attributes: html`autocomplete="off" spellcheck="false" maxlength="64"` })}
+${field({ id: 'text', name: 'text', label: 'Text contains', type: 'search', value: values.text, hint: 'Without regard to case.', error: errors.text, optional: true, attributes: html`maxlength="${TEXT_MAX}" autocomplete="off"` })}
 ${selectField({ id: 'status', name: 'status', label: 'Status', value: MESSAGE_STATUSES.includes(values.status as never) ? values.status : '', choices: [['', 'Any status'], ...MESSAGE_STATUSES.map((status) => [status, capitalized(status)] as const)], error: errors.status })}
 ${field({ id: 'from', name: 'from', label: 'From (day)', type: 'date', value: values.from, hint: 'A day, in UTC.', error: errors.from, optional: true })}
 ${field({ id: 'to', name: 'to', label: 'To (day)', type: 'date', value: values.to, hint: 'A day, in UTC.', error: errors.to, optional: true })}
@@ -87,7 +91,7 @@ ${field({ id: 'to', name: 'to', label: 'To (day)', type: 'date', value: values.t
 </form>
 <section aria-labelledby="results-heading">
 <h2 id="results-heading">Results</h2>
-${failed ? '<p>Correct the search to see results.</p>' : ''}
+${failed ? html`<p>Correct the search to see results.</p>` : ''}
 ${exportLink}
 ${table}
 ${more}

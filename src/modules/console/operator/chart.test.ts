@@ -26,7 +26,7 @@ describe('telemetry chart', () => {
       at(120, 60, -90),
       at(125, 50, -95),
     ];
-    const svg = telemetryChart('c', { from: FROM, to: TO, points }) as string;
+    const svg = String(telemetryChart('c', { from: FROM, to: TO, points }));
     assert.equal(svg.match(/<polyline class="line-battery"/g)?.length, 2);
     assert.equal(svg.match(/<polyline class="line-signal"/g)?.length, 2);
     // x: 60 + minutes / 1440 × 652; battery y: 14 + 120 - pct / 100 × 120.
@@ -35,7 +35,7 @@ describe('telemetry chart', () => {
   });
 
   it('draws a lone report as a dot, keeps out-of-range values inside the plot, and skips missing measures', () => {
-    const svg = telemetryChart('c', { from: FROM, to: TO, points: [at(720, 100, -150), at(900, null, -20)] }) as string;
+    const svg = String(telemetryChart('c', { from: FROM, to: TO, points: [at(720, 100, -150), at(900, null, -20)] }));
     assert.match(svg, /<circle class="line-battery dot" cx="386\.0" cy="14\.0" r="3"\/>/);
     // -150 dBm is drawn at the axis floor (-130), -20 at its top (-40).
     assert.match(svg, /<circle class="line-signal dot" cx="386\.0" cy="290\.0" r="3"\/>/);
@@ -44,11 +44,11 @@ describe('telemetry chart', () => {
   });
 
   it('tabulates the last report of each hour, saying what was not reported', () => {
-    const table = telemetryTable([at(5, 90, -70, true), at(50, 85, null, null), at(70, 80, -72)]);
+    const table = String(telemetryTable([at(5, 90, -70, true), at(50, 85, null, null), at(70, 80, -72)]));
     const rows = [...table.matchAll(/<tr><th scope="row">[\s\S]*?<\/tr>/g)].map((m) => m[0].replace(/<[^>]+>/g, '|'));
     assert.equal(rows.length, 2);
     assert.match(rows[0], /2026-11-21 00:00.*85%.*—.*—/);
     assert.match(rows[1], /2026-11-21 01:00.*80%.*Not charging.*-72 dBm/);
-    assert.match(telemetryTable([]), /reported no battery or signal/);
+    assert.match(String(telemetryTable([])), /reported no battery or signal/);
   });
 });

@@ -2,7 +2,7 @@
 // (console/account/chart.ts): inline SVG, colours from classes (the CSP allows no inline styles),
 // one line per measure over the same time axis, and the same figures as a table of hours, which
 // is what screen readers and text browsers get.
-import { escape } from '../layout.ts';
+import { html, join, type Html } from '../../../lib/html.ts';
 
 export interface TelemetryPoint {
   battery_pct: number | null;
@@ -47,14 +47,15 @@ function lines(
 }
 
 /** A lone report (no neighbour within 10 minutes) is a dot, not a zero-length line. */
-function marks(runs: string[], className: string): string {
-  return runs
-    .map((points) => {
-      if (points.includes(' ')) return `<polyline class="${className}" points="${points}"/>`;
+function marks(runs: string[], className: string): Html {
+  return join(
+    runs.map((points) => {
+      if (points.includes(' ')) return html`<polyline class="${className}" points="${points}"/>`;
       const [cx, cy] = points.split(',');
-      return `<circle class="${className} dot" cx="${cx}" cy="${cy}" r="3"/>`;
-    })
-    .join('\n');
+      return html`<circle class="${className} dot" cx="${cx}" cy="${cy}" r="3"/>`;
+    }),
+    '\n',
+  );
 }
 
 const summarize = (values: number[], unit: string) =>
@@ -63,7 +64,7 @@ const summarize = (values: number[], unit: string) =>
     : `from ${Math.min(...values)}${unit} to ${Math.max(...values)}${unit}, last ${values[values.length - 1]}${unit}`;
 
 /** The chart of the window [from, to]; null when the phone reported nothing in it. */
-export function telemetryChart(id: string, window: { from: Date; to: Date; points: TelemetryPoint[] }): string | null {
+export function telemetryChart(id: string, window: { from: Date; to: Date; points: TelemetryPoint[] }): Html | null {
   const { points } = window;
   const battery = points.map((p) => p.battery_pct).filter((v): v is number => v !== null);
   const signal = points.map((p) => p.signal_dbm).filter((v): v is number => v !== null);
@@ -77,34 +78,41 @@ export function telemetryChart(id: string, window: { from: Date; to: Date; point
   const ySignal = (dbm: number) =>
     signalTop + PANEL - ((clamp(dbm, SIGNAL_MIN, SIGNAL_MAX) - SIGNAL_MIN) / (SIGNAL_MAX - SIGNAL_MIN)) * PANEL;
   const gridLine = (y: number, label: string) =>
-    `<line class="grid" x1="${LEFT}" x2="${WIDTH - RIGHT}" y1="${y.toFixed(1)}" y2="${y.toFixed(1)}"/>
-<text class="axis" x="${LEFT - 6}" y="${(y + 4).toFixed(1)}" text-anchor="end">${escape(label)}</text>`;
-  const grid = [
-    ...[0, 50, 100].map((pct) => gridLine(yBattery(pct), `${pct}%`)),
-    ...[SIGNAL_MIN, -85, SIGNAL_MAX].map((dbm) => gridLine(ySignal(dbm), `${dbm}`)),
-  ].join('\n');
-  const ticks = [0, 6, 12, 18, 24]
-    .map((h) => {
+    html`<line class="grid" x1="${LEFT}" x2="${WIDTH - RIGHT}" y1="${y.toFixed(1)}" y2="${y.toFixed(1)}"/>
+<text class="axis" x="${LEFT - 6}" y="${(y + 4).toFixed(1)}" text-anchor="end">${label}</text>`;
+  const grid = join(
+    [
+      ...[0, 50, 100].map((pct) => gridLine(yBattery(pct), `${pct}%`)),
+      ...[SIGNAL_MIN, -85, SIGNAL_MAX].map((dbm) => gridLine(ySignal(dbm), `${dbm}`)),
+    ],
+    '\n',
+  );
+  const ticks = join(
+    [0, 6, 12, 18, 24].map((h) => {
       const time = start + (h / 24) * span;
       const anchor = h === 0 ? 'start' : h === 24 ? 'end' : 'middle';
-      return `<text class="axis" x="${x(time).toFixed(1)}" y="${HEIGHT - 8}" text-anchor="${anchor}">${escape(new Date(time).toISOString().slice(11, 16))}</text>`;
-    })
-    .join('\n');
-  const polylines = [
-    marks(
-      lines(points, (p) => p.battery_pct, x, yBattery),
-      'line-battery',
-    ),
-    marks(
-      lines(points, (p) => p.signal_dbm, x, ySignal),
-      'line-signal',
-    ),
-  ].join('\n');
+      return html`<text class="axis" x="${x(time).toFixed(1)}" y="${HEIGHT - 8}" text-anchor="${anchor}">${new Date(time).toISOString().slice(11, 16)}</text>`;
+    }),
+    '\n',
+  );
+  const polylines = join(
+    [
+      marks(
+        lines(points, (p) => p.battery_pct, x, yBattery),
+        'line-battery',
+      ),
+      marks(
+        lines(points, (p) => p.signal_dbm, x, ySignal),
+        'line-signal',
+      ),
+    ],
+    '\n',
+  );
   const summary = `Battery ${summarize(battery, '%')}; signal ${summarize(signal, ' dBm')}. The table below has the figures per hour.`;
-  return `<figure class="chart telemetry-chart">
+  return html`<figure class="chart telemetry-chart">
 <svg role="img" aria-labelledby="${id}-title ${id}-desc" viewBox="0 0 ${WIDTH} ${HEIGHT}" width="100%" preserveAspectRatio="xMidYMid meet" xmlns="http://www.w3.org/2000/svg">
 <title id="${id}-title">Battery (percent, top) and signal (dBm, bottom) over the last 24 hours</title>
-<desc id="${id}-desc">${escape(summary)}</desc>
+<desc id="${id}-desc">${summary}</desc>
 <text class="axis panel-label" x="${LEFT}" y="${batteryTop - 3}">Battery %</text>
 <text class="axis panel-label" x="${LEFT}" y="${signalTop - 3}">Signal dBm</text>
 ${grid}
@@ -116,17 +124,18 @@ ${polylines}
 }
 
 /** The figures per hour (the last report of each hour that has one): the chart's text alternative. */
-export function telemetryTable(points: TelemetryPoint[]): string {
-  if (points.length === 0) return '<p>The phone reported no battery or signal in the last 24 hours.</p>';
+export function telemetryTable(points: TelemetryPoint[]): Html {
+  if (points.length === 0) return html`<p>The phone reported no battery or signal in the last 24 hours.</p>`;
   const byHour = new Map<string, TelemetryPoint>();
   for (const point of points) byHour.set(point.received_at.slice(0, 13), point);
-  const rows = [...byHour.values()]
-    .map((p) => {
+  const rows = join(
+    [...byHour.values()].map((p) => {
       const charging = p.charging === null ? '—' : p.charging ? 'Charging' : 'Not charging';
-      return `<tr><th scope="row"><time datetime="${escape(p.received_at)}">${escape(p.received_at.slice(0, 10))} ${escape(hourOf(p.received_at))}:00</time></th><td class="num">${p.battery_pct === null ? '—' : `${p.battery_pct}%`}</td><td>${charging}</td><td class="num">${p.signal_dbm === null ? '—' : `${p.signal_dbm} dBm`}</td></tr>`;
-    })
-    .join('\n');
-  return `<table class="telemetry-hours">
+      return html`<tr><th scope="row"><time datetime="${p.received_at}">${p.received_at.slice(0, 10)} ${hourOf(p.received_at)}:00</time></th><td class="num">${p.battery_pct === null ? '—' : `${p.battery_pct}%`}</td><td>${charging}</td><td class="num">${p.signal_dbm === null ? '—' : `${p.signal_dbm} dBm`}</td></tr>`;
+    }),
+    '\n',
+  );
+  return html`<table class="telemetry-hours">
 <caption>Last report of each hour (UTC)</caption>
 <thead><tr><th scope="col">Hour</th><th scope="col" class="num">Battery</th><th scope="col">Charging</th><th scope="col" class="num">Signal</th></tr></thead>
 <tbody>

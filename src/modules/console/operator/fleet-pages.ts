@@ -1,7 +1,7 @@
 // The fleet and device pages: every phone in one table (a row per phone, replaced by the live view
 // by its id), and one phone's telemetry, failures and actions. Server-rendered; forms work
 // without JavaScript; state is said in words, never by colour alone.
-import { escape } from '../layout.ts';
+import { html, join, type Html } from '../../../lib/html.ts';
 import { revealOnce, stateTag, when } from '../account/shared.ts';
 import { telemetryChart, telemetryTable, type TelemetryPoint } from './chart.ts';
 import type { FleetFilter, FleetRow } from './fleet.ts';
@@ -26,50 +26,50 @@ const EMPTY_WORDS: Record<FleetFilter, string> = {
   paused: 'No phone is paused.',
 };
 
-const dash = '<span class="small">—</span>';
+const dash = html`<span class="small">—</span>`;
 
-function battery(row: FleetRow): string {
+function battery(row: FleetRow): Html {
   const { battery_pct: pct, charging } = row.device;
   if (pct === null) return dash;
   const low = pct < 15 && charging !== true;
-  return `${low ? stateTag('bad', `${pct}%`) : `${pct}%`}${charging === null ? '' : `<br><span class="small">${charging ? 'Charging' : 'On battery'}</span>`}`;
+  return html`${low ? stateTag('bad', `${pct}%`) : `${pct}%`}${charging === null ? '' : html`<br><span class="small">${charging ? 'Charging' : 'On battery'}</span>`}`;
 }
 
-function capabilities(row: FleetRow): string {
+function capabilities(row: FleetRow): Html {
   const words: Array<[keyof FleetRow['device']['capabilities'], string]> = [
     ['delivery_reports', 'Delivery reports'],
     ['mms_send', 'MMS send'],
     ['mms_receive', 'MMS receive'],
   ];
   const on = words.filter(([key]) => row.device.capabilities[key]).map(([, word]) => word);
-  return `<span class="small">${on.length === 0 ? 'SMS only' : `SMS, ${on.join(', ')}`}</span>`;
+  return html`<span class="small">${on.length === 0 ? 'SMS only' : `SMS, ${on.join(', ')}`}</span>`;
 }
 
 /** Health in words (and the operator's hold), with why when the service said why. */
-export function health(row: FleetRow, withReason = true): string {
+export function health(row: FleetRow, withReason = true): Html {
   const d = row.device;
   const kind = d.health === 'healthy' ? 'ok' : d.health === 'degraded' ? 'warn' : 'bad';
   const state = stateTag(kind, d.health.charAt(0).toUpperCase() + d.health.slice(1));
-  const reason = withReason && d.health_reason ? `<br><span class="small">${escape(d.health_reason)}</span>` : '';
+  const reason = withReason && d.health_reason ? html`<br><span class="small">${d.health_reason}</span>` : html``;
   const paused = d.paused
-    ? `<br>${stateTag('idle', 'Paused')}${withReason && d.paused_reason ? `<br><span class="small">${escape(d.paused_reason)}</span>` : ''}`
-    : '';
-  return `${state}${reason}${paused}`;
+    ? html`<br>${stateTag('idle', 'Paused')}${withReason && d.paused_reason ? html`<br><span class="small">${d.paused_reason}</span>` : ''}`
+    : html``;
+  return html`${state}${reason}${paused}`;
 }
 
-export function presence(row: FleetRow): string {
+export function presence(row: FleetRow): Html {
   return row.device.online ? stateTag('ok', 'Online') : stateTag(row.device.last_seen_at ? 'bad' : 'idle', 'Offline');
 }
 
 /** One phone's row; the live view replaces it by its id. */
-export function fleetRow(row: FleetRow): string {
+export function fleetRow(row: FleetRow): Html {
   const d = row.device;
   const organization = row.organizationId
-    ? `<a href="${BASE}/organizations/${encodeURIComponent(row.organizationId)}">${escape(row.organizationName ?? row.organizationId)}</a>`
-    : '<span class="small">Free</span>';
-  return `<tr id="device-${escape(d.id)}">
-<th scope="row"><a href="${devicePath(d.id)}" class="mono">${escape(d.phone_number)}</a>${d.label ? `<br><span class="small">${escape(d.label)}</span>` : ''}</th>
-<td data-label="Cell and organization">${row.cellName ? escape(row.cellName) : '<span class="small">No cell</span>'}<br>${organization}</td>
+    ? html`<a href="${BASE}/organizations/${encodeURIComponent(row.organizationId)}">${row.organizationName ?? row.organizationId}</a>`
+    : html`<span class="small">Free</span>`;
+  return html`<tr id="device-${d.id}">
+<th scope="row"><a href="${devicePath(d.id)}" class="mono">${d.phone_number}</a>${d.label ? html`<br><span class="small">${d.label}</span>` : ''}</th>
+<td data-label="Cell and organization">${row.cellName ? row.cellName : html`<span class="small">No cell</span>`}<br>${organization}</td>
 <td data-label="Presence">${presence(row)}<br><span class="small">Last seen </span>${when(d.last_seen_at)}</td>
 <td data-label="Health">${health(row)}</td>
 <td data-label="Battery" class="num">${battery(row)}</td>
@@ -77,31 +77,32 @@ export function fleetRow(row: FleetRow): string {
 <td data-label="Queued" class="num">${row.queued}</td>
 <td data-label="Sent / failed (24 h)" class="num">${d.sent_24h} / ${d.failed_24h > 0 ? stateTag('warn', String(d.failed_24h)) : '0'}</td>
 <td data-label="Send rate" class="num">${d.send_rate_per_minute}/min<br><span class="small">${d.daily_send_limit}/day</span></td>
-<td data-label="App and capabilities">${d.app_version ? `<span class="mono small">${escape(d.app_version)}</span>` : dash}<br>${capabilities(row)}</td>
+<td data-label="App and capabilities">${d.app_version ? html`<span class="mono small">${d.app_version}</span>` : dash}<br>${capabilities(row)}</td>
 </tr>`;
 }
 
-const FLEET_HEAD = `<thead><tr><th scope="col">Phone</th><th scope="col">Cell and organization</th><th scope="col">Presence</th><th scope="col">Health</th><th scope="col" class="num">Battery</th><th scope="col" class="num">Signal</th><th scope="col" class="num">Queued</th><th scope="col" class="num">Sent / failed (24 h)</th><th scope="col" class="num">Send rate</th><th scope="col">App and capabilities</th></tr></thead>`;
+const FLEET_HEAD = html`<thead><tr><th scope="col">Phone</th><th scope="col">Cell and organization</th><th scope="col">Presence</th><th scope="col">Health</th><th scope="col" class="num">Battery</th><th scope="col" class="num">Signal</th><th scope="col" class="num">Queued</th><th scope="col" class="num">Sent / failed (24 h)</th><th scope="col" class="num">Send rate</th><th scope="col">App and capabilities</th></tr></thead>`;
 
 export function fleetPage(
   session: OperatorSession,
   rows: FleetRow[],
-  options: { filter: FleetFilter; liveUrl: string | null; total: number; online: number; notice?: string },
-): string {
-  const filters = (Object.keys(FILTER_WORDS) as FleetFilter[])
-    .map(
+  options: { filter: FleetFilter; liveUrl: string | null; total: number; online: number; notice?: Html },
+): Html {
+  const filters = join(
+    (Object.keys(FILTER_WORDS) as FleetFilter[]).map(
       (filter) =>
-        `<a href="${BASE}/fleet${filter === 'all' ? '' : `?filter=${filter}`}"${filter === options.filter ? ' aria-current="page"' : ''}>${FILTER_WORDS[filter]}</a>`,
-    )
-    .join(' · ');
+        html`<a href="${BASE}/fleet${filter === 'all' ? '' : `?filter=${filter}`}"${filter === options.filter ? html` aria-current="page"` : ''}>${FILTER_WORDS[filter]}</a>`,
+    ),
+    ' · ',
+  );
   const live = options.liveUrl
-    ? `<p id="live-status" class="live-status small" role="status" data-live-url="${escape(options.liveUrl)}" data-live-text="Live: rows update as phones report.">Reload the page to see changes.</p>`
-    : '';
+    ? html`<p id="live-status" class="live-status small" role="status" data-live-url="${options.liveUrl}" data-live-text="Live: rows update as phones report.">Reload the page to see changes.</p>`
+    : html``;
   const empty = rows.length === 0;
   return sectionPage(
     { session, current: 'fleet', scripts: options.liveUrl ? FLEET_SCRIPTS : [] },
     'Fleet',
-    `<h1>Fleet</h1>
+    html`<h1>Fleet</h1>
 ${options.notice ?? ''}
 <p class="lead">${options.total} ${options.total === 1 ? 'phone' : 'phones'} in the rack, ${options.online} online. <a class="button secondary small-button" href="${BASE}/devices/new">Add a phone</a></p>
 <nav aria-label="Filter phones" class="filters small">${filters}</nav>
@@ -109,10 +110,10 @@ ${live}
 <p id="fleet-empty"${empty ? '' : ' hidden'}>${EMPTY_WORDS[options.filter]}</p>
 <div class="table-scroll" role="region" aria-labelledby="fleet-caption" tabindex="0">
 <table class="fleet-table"${empty ? ' hidden' : ''}>
-<caption id="fleet-caption">${escape(FILTER_WORDS[options.filter])}: each phone with its cell, presence, telemetry and the last 24 hours</caption>
+<caption id="fleet-caption">${FILTER_WORDS[options.filter]}: each phone with its cell, presence, telemetry and the last 24 hours</caption>
 ${FLEET_HEAD}
 <tbody id="fleet">
-${rows.map(fleetRow).join('\n')}
+${join(rows.map(fleetRow), '\n')}
 </tbody>
 </table>
 </div>`,
@@ -130,15 +131,16 @@ export interface FailureView {
   failed_at: string | null;
 }
 
-function failuresTable(failures: FailureView[]): string {
-  if (failures.length === 0) return '<p>No failed message on this phone.</p>';
-  const rows = failures
-    .map(
+function failuresTable(failures: FailureView[]): Html {
+  if (failures.length === 0) return html`<p>No failed message on this phone.</p>`;
+  const rows = join(
+    failures.map(
       (f) =>
-        `<tr><th scope="row" class="mono">${escape(f.id)}</th><td>${when(f.failed_at, 'Unknown')}</td><td class="mono">${escape(f.to_number)}</td><td><span class="tag mono">${escape(f.error_code ?? 'no code')}</span></td><td>${f.error_message ? escape(f.error_message) : dash}</td><td class="num">${f.attempts}</td></tr>`,
-    )
-    .join('\n');
-  return `<div class="table-scroll" role="region" aria-labelledby="failures-caption" tabindex="0"><table>
+        html`<tr><th scope="row" class="mono">${f.id}</th><td>${when(f.failed_at, 'Unknown')}</td><td class="mono">${f.to_number}</td><td><span class="tag mono">${f.error_code ?? 'no code'}</span></td><td>${f.error_message ? f.error_message : dash}</td><td class="num">${f.attempts}</td></tr>`,
+    ),
+    '\n',
+  );
+  return html`<div class="table-scroll" role="region" aria-labelledby="failures-caption" tabindex="0"><table>
 <caption id="failures-caption">The phone's latest failed messages, newest first</caption>
 <thead><tr><th scope="col">Message</th><th scope="col">Failed</th><th scope="col">To</th><th scope="col">Error code</th><th scope="col">Error message</th><th scope="col" class="num">Attempts</th></tr></thead>
 <tbody>
@@ -154,36 +156,36 @@ export interface DevicePageOptions {
   keyIsNew?: boolean;
   /** The settings form as sent, with its errors. */
   settingsForm?: PhoneForm;
-  notice?: string;
+  notice?: Html;
   /** A form's error: on its reason field, or (refusal) said above the form. */
   formError?: { form: string; error: string; reason: string; refusal?: boolean };
 }
 
 /** The optional reason of an action form, kept in the audit log (its error when too long). */
-function reasonInput(form: string, options: DevicePageOptions, required = false): string {
+function reasonInput(form: string, options: DevicePageOptions, required = false): Html {
   const mine = options.formError?.form === form && !options.formError.refusal ? options.formError : undefined;
-  return `<div class="field">
+  return html`<div class="field">
 <label for="${form}-reason">Reason${required ? '' : ' (optional)'}</label>
-<input id="${form}-reason" name="reason" type="text" value="${escape(mine?.reason ?? '')}" maxlength="500" autocomplete="off"${required ? ' required' : ''}${mine ? ` aria-invalid="true" aria-describedby="${form}-reason-error"` : ''}>
-${mine ? `<p class="field-error" id="${form}-reason-error">${escape(mine.error)}</p>` : ''}
+<input id="${form}-reason" name="reason" type="text" value="${mine?.reason ?? ''}" maxlength="500" autocomplete="off"${required ? ' required' : ''}${mine ? html` aria-invalid="true" aria-describedby="${form}-reason-error"` : ''}>
+${mine ? html`<p class="field-error" id="${form}-reason-error">${mine.error}</p>` : ''}
 </div>`;
 }
 
 /** Pause or resume, and release when the phone is not healthy; each with its reason. */
-function holdForms(session: OperatorSession, row: FleetRow, options: DevicePageOptions): string {
+function holdForms(session: OperatorSession, row: FleetRow, options: DevicePageOptions): Html {
   const d = row.device;
   const form = (action: 'pause' | 'resume' | 'release', heading: string, explain: string, button: string) => {
     const refusal =
       options.formError?.form === action && options.formError.refusal
-        ? `<div class="notice error" role="alert">${escape(options.formError.error)}</div>`
-        : '';
-    return `<h3>${escape(heading)}</h3>
-<p class="small">${escape(explain)}</p>
+        ? html`<div class="notice error" role="alert">${options.formError.error}</div>`
+        : html``;
+    return html`<h3>${heading}</h3>
+<p class="small">${explain}</p>
 ${refusal}
 <form method="post" action="${devicePath(d.id)}/${action}" novalidate>
 ${csrfInput(session)}
 ${reasonInput(action, options, true)}
-<button type="submit" class="${action === 'pause' ? 'danger' : 'primary'}">${escape(button)}</button>
+<button type="submit" class="${action === 'pause' ? 'danger' : 'primary'}">${button}</button>
 </form>`;
   };
   // The form that was sent stays on the page with its error, even when the state has moved on.
@@ -201,7 +203,7 @@ ${reasonInput(action, options, true)}
           'You vouch for the SIM: the phone is healthy again and its earlier failures no longer count.',
           'Release phone',
         );
-  return `${hold}\n${release}`;
+  return html`${hold}\n${release}`;
 }
 
 export function devicePage(
@@ -211,7 +213,7 @@ export function devicePage(
     telemetry: { from: Date; to: Date; points: TelemetryPoint[] };
     failures: FailureView[];
   },
-): string {
+): Html {
   const d = row.device;
   const chart = telemetryChart('telemetry', options.telemetry);
   const reveal = options.rotatedKey
@@ -233,18 +235,18 @@ export function devicePage(
   return sectionPage(
     { session, current: 'fleet' },
     title,
-    `<nav aria-label="Breadcrumb" class="crumbs"><ol><li><a href="${BASE}/fleet">Fleet</a></li><li><span aria-current="page">${escape(d.phone_number)}</span></li></ol></nav>
-<h1>Phone <span class="mono">${escape(d.phone_number)}</span>${d.label ? ` <span class="small">${escape(d.label)}</span>` : ''}</h1>
+    html`<nav aria-label="Breadcrumb" class="crumbs"><ol><li><a href="${BASE}/fleet">Fleet</a></li><li><span aria-current="page">${d.phone_number}</span></li></ol></nav>
+<h1>Phone <span class="mono">${d.phone_number}</span>${d.label ? html` <span class="small">${d.label}</span>` : ''}</h1>
 ${options.notice ?? ''}
 ${reveal}
 <dl class="facts">
-<dt>Device</dt><dd class="mono">${escape(d.id)}</dd>
+<dt>Device</dt><dd class="mono">${d.id}</dd>
 <dt>Presence</dt><dd>${presence(row)} <span class="small">last seen</span> ${when(d.last_seen_at)}</dd>
-<dt>Cell</dt><dd>${row.cellName ? `${escape(row.cellName)} <span class="small mono">${escape(d.cell_id ?? '')}</span>` : 'No cell'}</dd>
-<dt>Organization</dt><dd>${row.organizationId ? `<a href="${BASE}/organizations/${encodeURIComponent(row.organizationId)}">${escape(row.organizationName ?? row.organizationId)}</a>` : 'None'}</dd>
+<dt>Cell</dt><dd>${row.cellName ? html`${row.cellName} <span class="small mono">${d.cell_id ?? ''}</span>` : 'No cell'}</dd>
+<dt>Organization</dt><dd>${row.organizationId ? html`<a href="${BASE}/organizations/${encodeURIComponent(row.organizationId)}">${row.organizationName ?? row.organizationId}</a>` : 'None'}</dd>
 <dt>Battery</dt><dd>${battery(row)}</dd>
 <dt>Signal</dt><dd>${d.signal_dbm === null ? 'Not reported' : `${d.signal_dbm} dBm`}</dd>
-<dt>App</dt><dd>${d.app_version ? escape(d.app_version) : 'Not reported'}</dd>
+<dt>App</dt><dd>${d.app_version ? d.app_version : 'Not reported'}</dd>
 <dt>Capabilities</dt><dd>${capabilities(row)}</dd>
 <dt>Health</dt><dd>${health(row)}</dd>
 <dt>Send rate</dt><dd>${d.send_rate_per_minute} segments per minute, ${d.daily_send_limit} per day</dd>

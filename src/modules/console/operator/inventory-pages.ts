@@ -1,7 +1,8 @@
 // The inventory's pages (routes in inventory.ts): the add-a-phone form, a phone's settings section
 // (on its page) and the confirmation of its removal. Each form shows its errors on its fields.
+import { html, type Html } from '../../../lib/html.ts';
 import { DEFAULT_DAILY_SEND_LIMIT, DEFAULT_SEND_RATE_PER_MINUTE } from '../../devices/service.ts';
-import { confirmForm, escape, field } from '../layout.ts';
+import { confirmForm, field } from '../layout.ts';
 import { devicePath, OPERATOR_PATH } from './http.ts';
 import { csrfInput, sectionPage } from './layout.ts';
 import type { OperatorSession } from './service.ts';
@@ -17,27 +18,27 @@ export interface PhoneForm {
 export const SETTINGS = ['label', 'send_rate_per_minute', 'daily_send_limit'] as const;
 
 /** The settings fields of a phone form (the add form's and the phone page's). */
-function settingsFields(prefix: string, form: PhoneForm): string {
-  return `${field({ id: `${prefix}-label`, name: 'label', label: 'Label (optional)', type: 'text', value: form.values.label, hint: 'Where it sits in the rack, e.g. "shelf 2, slot 4".', error: form.errors.label, attributes: 'maxlength="100" autocomplete="off"', optional: true })}
-${field({ id: `${prefix}-rate`, name: 'send_rate_per_minute', label: 'Send rate (SMS segments per minute)', type: 'text', value: form.values.send_rate_per_minute, hint: `1 to 30 (Android refuses more on an unattended phone); ${DEFAULT_SEND_RATE_PER_MINUTE} when left empty.`, error: form.errors.send_rate_per_minute, attributes: 'inputmode="numeric" autocomplete="off"', optional: true })}
-${field({ id: `${prefix}-daily`, name: 'daily_send_limit', label: 'Daily limit (SMS segments per 24 hours)', type: 'text', value: form.values.daily_send_limit, hint: `1 to 10,000; ${DEFAULT_DAILY_SEND_LIMIT} when left empty.`, error: form.errors.daily_send_limit, attributes: 'inputmode="numeric" autocomplete="off"', optional: true })}`;
+function settingsFields(prefix: string, form: PhoneForm): Html {
+  return html`${field({ id: `${prefix}-label`, name: 'label', label: 'Label (optional)', type: 'text', value: form.values.label, hint: 'Where it sits in the rack, e.g. "shelf 2, slot 4".', error: form.errors.label, attributes: html`maxlength="100" autocomplete="off"`, optional: true })}
+${field({ id: `${prefix}-rate`, name: 'send_rate_per_minute', label: 'Send rate (SMS segments per minute)', type: 'text', value: form.values.send_rate_per_minute, hint: `1 to 30 (Android refuses more on an unattended phone); ${DEFAULT_SEND_RATE_PER_MINUTE} when left empty.`, error: form.errors.send_rate_per_minute, attributes: html`inputmode="numeric" autocomplete="off"`, optional: true })}
+${field({ id: `${prefix}-daily`, name: 'daily_send_limit', label: 'Daily limit (SMS segments per 24 hours)', type: 'text', value: form.values.daily_send_limit, hint: `1 to 10,000; ${DEFAULT_DAILY_SEND_LIMIT} when left empty.`, error: form.errors.daily_send_limit, attributes: html`inputmode="numeric" autocomplete="off"`, optional: true })}`;
 }
 
 const formNotice = (form: PhoneForm) =>
-  form.notice ? `<div class="notice error" role="alert"><p>${escape(form.notice)}</p></div>` : '';
+  form.notice ? html`<div class="notice error" role="alert"><p>${form.notice}</p></div>` : html``;
 const failed = (form: PhoneForm) => Boolean(form.notice) || Object.keys(form.errors).length > 0;
 
-export function addPhonePage(session: OperatorSession, form: PhoneForm = { values: {}, errors: {} }): string {
+export function addPhonePage(session: OperatorSession, form: PhoneForm = { values: {}, errors: {} }): Html {
   return sectionPage(
     { session, current: 'fleet' },
     `${failed(form) ? 'Error: ' : ''}Add a phone`,
-    `<nav aria-label="Breadcrumb" class="crumbs"><ol><li><a href="${OPERATOR_PATH}/fleet">Fleet</a></li><li><span aria-current="page">Add a phone</span></li></ol></nav>
+    html`<nav aria-label="Breadcrumb" class="crumbs"><ol><li><a href="${OPERATOR_PATH}/fleet">Fleet</a></li><li><span aria-current="page">Add a phone</span></li></ol></nav>
 <h1>Add a phone</h1>
 <p>The phone's key is shown once, on its page: put it in the phone app. A cell waiting for a phone gets this one at once.</p>
 ${formNotice(form)}
 <form method="post" action="${OPERATOR_PATH}/devices" novalidate>
 ${csrfInput(session)}
-${field({ id: 'phone-number', name: 'phone_number', label: 'Phone number', type: 'tel', value: form.values.phone_number, hint: "The SIM's number in international form, like +14155550123.", error: form.errors.phone_number, attributes: 'maxlength="32" autocomplete="off" spellcheck="false"' })}
+${field({ id: 'phone-number', name: 'phone_number', label: 'Phone number', type: 'tel', value: form.values.phone_number, hint: "The SIM's number in international form, like +14155550123.", error: form.errors.phone_number, attributes: html`maxlength="32" autocomplete="off" spellcheck="false"` })}
 ${settingsFields('phone', form)}
 <div class="actions"><button type="submit" class="primary">Add phone</button></div>
 </form>`,
@@ -49,7 +50,7 @@ export function phoneSettingsSection(
   session: OperatorSession,
   device: { id: string; label: string | null; send_rate_per_minute: number; daily_send_limit: number },
   form?: PhoneForm,
-): string {
+): Html {
   const shown = form ?? {
     values: {
       label: device.label ?? '',
@@ -58,7 +59,7 @@ export function phoneSettingsSection(
     },
     errors: {},
   };
-  return `<section id="settings" aria-labelledby="settings-heading">
+  return html`<section id="settings" aria-labelledby="settings-heading">
 <h2 id="settings-heading">Settings</h2>
 ${formNotice(shown)}
 <form method="post" action="${devicePath(device.id)}/settings" novalidate>
@@ -74,13 +75,13 @@ export function removePhonePage(
   session: OperatorSession,
   device: { id: string; phone_number: string; cell_id: string | null },
   refusal?: string,
-): string {
+): Html {
   return sectionPage(
     { session, current: 'fleet' },
     `${refusal ? 'Error: ' : ''}Remove ${device.phone_number}?`,
-    `<nav aria-label="Breadcrumb" class="crumbs"><ol><li><a href="${OPERATOR_PATH}/fleet">Fleet</a></li><li><a href="${devicePath(device.id)}">${escape(device.phone_number)}</a></li><li><span aria-current="page">Remove</span></li></ol></nav>
-<h1>Remove <span class="mono">${escape(device.phone_number)}</span>?</h1>
-${refusal ? `<div class="notice error" role="alert"><p>${escape(refusal)}</p></div>` : ''}
+    html`<nav aria-label="Breadcrumb" class="crumbs"><ol><li><a href="${OPERATOR_PATH}/fleet">Fleet</a></li><li><a href="${devicePath(device.id)}">${device.phone_number}</a></li><li><span aria-current="page">Remove</span></li></ol></nav>
+<h1>Remove <span class="mono">${device.phone_number}</span>?</h1>
+${refusal ? html`<div class="notice error" role="alert"><p>${refusal}</p></div>` : ''}
 <p>The phone leaves the inventory and its key stops working. ${device.cell_id ? 'It carries a cell: the cell must be released first.' : 'It carries no cell.'} This cannot be undone; add the phone again to use it later.</p>
 ${confirmForm({
   action: `${devicePath(device.id)}/remove`,

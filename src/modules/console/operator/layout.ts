@@ -1,8 +1,9 @@
 // The operator console's page shell: the organization console's stylesheet and habits (skip link,
 // labelled navigation with aria-current, escaped values), its own title, navigation and sign-out.
+import { html, type Html } from '../../../lib/html.ts';
 import { CONSOLE_PATH } from '../http.ts';
 import { contextOf } from '../guard.ts';
-import { escape, hidden, pageShell } from '../layout.ts';
+import { hidden, pageShell } from '../layout.ts';
 import { messagePage } from '../pages.ts';
 import type { OperatorSession } from './service.ts';
 
@@ -28,13 +29,13 @@ export interface OperatorPage {
 
 export const csrfInput = (session: OperatorSession) => hidden('csrf_token', session.csrfToken);
 
-export function operatorLayout(page: OperatorPage, title: string, content: string): string {
+export function operatorLayout(page: OperatorPage, title: string, content: Html): Html {
   const { session } = page;
   const nav = session
-    ? `<nav aria-label="Operator console">${SECTIONS.map((section) => `<a href="${BASE}${section.path}"${page.current === section.id ? ' aria-current="page"' : ''}>${section.label}</a>`).join('')}</nav>
+    ? html`<nav aria-label="Operator console">${SECTIONS.map((section) => html`<a href="${BASE}${section.path}"${page.current === section.id ? html` aria-current="page"` : ''}>${section.label}</a>`)}</nav>
 <div class="who"><span>Operator</span>
 <form method="post" action="${BASE}/sign-out">${csrfInput(session)}<button type="submit" class="link-button">Sign out</button></form></div>`
-    : '<nav aria-label="Operator console"></nav>';
+    : html`<nav aria-label="Operator console"></nav>`;
   return pageShell({
     title: `${title} — Cellgate Operator`,
     stylesheet: `${CONSOLE_PATH}/console.css`,
@@ -52,14 +53,14 @@ export function operatorMessagePage(
   title: string,
   message: string,
   link?: { href: string; text: string },
-): string {
+): Html {
   return operatorLayout(
     { session },
     title,
-    `<div class="card">
-<h1>${escape(title)}</h1>
-<p>${escape(message)}</p>
-${link ? `<p><a href="${escape(link.href)}">${escape(link.text)}</a></p>` : ''}
+    html`<div class="card">
+<h1>${title}</h1>
+<p>${message}</p>
+${link ? html`<p><a href="${link.href}">${link.text}</a></p>` : ''}
 </div>`,
   );
 }
@@ -75,5 +76,5 @@ export const notFoundPage = () =>
   });
 
 /** A wide card of a section. */
-export const sectionPage = (page: OperatorPage, title: string, content: string) =>
-  operatorLayout(page, title, `<div class="card wide account">\n${content}\n</div>`);
+export const sectionPage = (page: OperatorPage, title: string, content: Html) =>
+  operatorLayout(page, title, html`<div class="card wide account">\n${content}\n</div>`);

@@ -6,6 +6,7 @@
 // stream is missed. A session check at every tick ends the streams of a signed-out operator.
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { FleetRow } from './fleet.ts';
+import type { Html } from '../../../lib/html.ts';
 
 export const FLEET_LIVE_INTERVAL_MS = 5_000;
 /** Open operator streams per process: a console for a few operators, not a public feed. */
@@ -20,7 +21,7 @@ interface Stream {
 
 export interface FleetLiveDeps {
   rows: () => Promise<FleetRow[]>;
-  render: (row: FleetRow) => string;
+  render: (row: FleetRow) => Html;
   stillSignedIn: (request: FastifyRequest) => Promise<boolean>;
   log: { warn(details: object, message: string): void };
   intervalMs?: number;
@@ -106,7 +107,7 @@ export class FleetLive {
     for (const row of rows) {
       const id = row.device.id;
       seen.add(id);
-      const html = this.deps.render(row);
+      const html = this.deps.render(row).toString();
       if (stream.sent.get(id) === html) continue;
       stream.sent.set(id, html);
       this.write(stream, 'device-row', { id, row: html });

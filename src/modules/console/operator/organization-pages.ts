@@ -1,7 +1,8 @@
 // The operator's organizations (list with state, tier, balance and cells; one organization with
 // its cells, ledger, usage and the suspend / reinstate / credit / grant forms, each with a reason)
 // and x402 deposits (held ones assigned to an organization by a form).
-import { escape, field } from '../layout.ts';
+import { html, join, type Html, type HtmlValue } from '../../../lib/html.ts';
+import { field } from '../layout.ts';
 import { monthName, usageChart, usageTable, type DailyUsage, type Month } from '../account/chart.ts';
 import { stateTag, when } from '../account/shared.ts';
 import { csrfInput, sectionPage } from './layout.ts';
@@ -36,26 +37,25 @@ export function organizationsPage(
   session: OperatorSession,
   organizations: OrganizationListItem[],
   options: { states: readonly string[]; state: string | null; email: string; nextCursor: string | null },
-): string {
-  const rows = organizations
-    .map(
-      (org) => `<tr>
-<th scope="row"><a href="${organizationPath(org.id)}">${escape(org.name)}</a><br><span class="small">${escape(org.email)}</span></th>
-<td>${escape(org.status)}</td>
+): Html {
+  const rows = join(
+    organizations.map(
+      (org) => html`<tr>
+<th scope="row"><a href="${organizationPath(org.id)}">${org.name}</a><br><span class="small">${org.email}</span></th>
+<td>${org.status}</td>
 <td>${billingState(org.billing_state)}</td>
-<td>${org.tier ? escape(org.tier) : '<span class="small">None</span>'}</td>
+<td>${org.tier ? org.tier : html`<span class="small">None</span>`}</td>
 <td class="num">${dollars(org.prepaid_balance_usd)}</td>
 <td class="num">${org.active_cells}</td>
 <td>${when(org.current_period_end, 'No period')}</td>
 </tr>`,
-    )
-    .join('\n');
-  const stateOptions = ['', ...options.states]
-    .map(
-      (state) =>
-        `<option value="${escape(state)}"${state === (options.state ?? '') ? ' selected' : ''}>${state === '' ? 'Any state' : escape(state.replace('_', ' '))}</option>`,
-    )
-    .join('');
+    ),
+    '\n',
+  );
+  const stateOptions = ['', ...options.states].map(
+    (state) =>
+      html`<option value="${state}"${state === (options.state ?? '') ? ' selected' : ''}>${state === '' ? 'Any state' : state.replace('_', ' ')}</option>`,
+  );
   const query = new URLSearchParams();
   if (options.state) query.set('state', options.state);
   if (options.email) query.set('email', options.email);
@@ -63,16 +63,16 @@ export function organizationsPage(
   return sectionPage(
     { session, current: 'organizations' },
     'Organizations',
-    `<h1>Organizations</h1>
+    html`<h1>Organizations</h1>
 <form method="get" action="${BASE}/organizations" class="filters">
 <div class="field"><label for="state">Billing state</label><select id="state" name="state">${stateOptions}</select></div>
-<div class="field"><label for="email">Email</label><input id="email" name="email" type="email" value="${escape(options.email)}" maxlength="254" autocomplete="off"></div>
+<div class="field"><label for="email">Email</label><input id="email" name="email" type="email" value="${options.email}" maxlength="254" autocomplete="off"></div>
 <button type="submit" class="secondary">Show</button>
 </form>
 ${
   organizations.length === 0
-    ? '<p>No organization matches.</p>'
-    : `<div class="table-scroll" role="region" aria-labelledby="orgs-caption" tabindex="0"><table>
+    ? html`<p>No organization matches.</p>`
+    : html`<div class="table-scroll" role="region" aria-labelledby="orgs-caption" tabindex="0"><table>
 <caption id="orgs-caption">Organizations, newest first, with their billing</caption>
 <thead><tr><th scope="col">Organization</th><th scope="col">Status</th><th scope="col">Billing state</th><th scope="col">Tier</th><th scope="col" class="num">Balance</th><th scope="col" class="num">Active cells</th><th scope="col">Period ends</th></tr></thead>
 <tbody>
@@ -80,7 +80,7 @@ ${rows}
 </tbody>
 </table></div>`
 }
-${options.nextCursor ? `<p class="after"><a href="${BASE}/organizations?${escape(query.toString())}">More organizations</a></p>` : ''}`,
+${options.nextCursor ? html`<p class="after"><a href="${BASE}/organizations?${query.toString()}">More organizations</a></p>` : ''}`,
   );
 }
 
@@ -135,7 +135,7 @@ export interface FormState {
   refusal?: string;
 }
 
-function reasonField(form: OrganizationForm, state: FormState | undefined): string {
+function reasonField(form: OrganizationForm, state: FormState | undefined): Html {
   const mine = state?.form === form ? state : undefined;
   return field({
     id: `${form}-reason`,
@@ -145,7 +145,7 @@ function reasonField(form: OrganizationForm, state: FormState | undefined): stri
     value: mine?.values.reason,
     hint: 'Kept with the action in the audit trail.',
     error: mine?.errors.reason,
-    attributes: 'maxlength="500" autocomplete="off"',
+    attributes: html`maxlength="500" autocomplete="off"`,
   });
 }
 
@@ -155,23 +155,23 @@ function actionForm(
   form: OrganizationForm,
   heading: string,
   explain: string,
-  fields: string,
+  fields: HtmlValue,
   button: string,
   state: FormState | undefined,
-): string {
+): Html {
   const refusal =
     state?.form === form && state.refusal
-      ? `<div class="notice error" role="alert">${escape(state.refusal)}</div>`
-      : '';
-  return `<section aria-labelledby="${form}-heading">
-<h2 id="${form}-heading">${escape(heading)}</h2>
-<p class="small">${escape(explain)}</p>
+      ? html`<div class="notice error" role="alert">${state.refusal}</div>`
+      : html``;
+  return html`<section aria-labelledby="${form}-heading">
+<h2 id="${form}-heading">${heading}</h2>
+<p class="small">${explain}</p>
 ${refusal}
 <form method="post" action="${organizationPath(org.id)}/${form}" novalidate>
 ${csrfInput(session)}
 ${fields}
 ${reasonField(form, state)}
-<button type="submit" class="${form === 'suspend' ? 'danger' : 'primary'}">${escape(button)}</button>
+<button type="submit" class="${form === 'suspend' ? 'danger' : 'primary'}">${button}</button>
 </form>
 </section>`;
 }
@@ -187,59 +187,61 @@ export function organizationPage(
     days: DailyUsage[];
     tiers: string[];
     state?: FormState;
-    notice?: string;
+    notice?: Html;
   },
-): string {
+): Html {
   const b = org.billing;
   const state = options.state;
   const value = (form: OrganizationForm, name: string) => (state?.form === form ? state.values[name] : undefined);
   const error = (form: OrganizationForm, name: string) => (state?.form === form ? state.errors[name] : undefined);
   const tierValue = value('grant', 'tier') ?? b.tier ?? options.tiers[0] ?? '';
   const tierError = error('grant', 'tier');
-  const tierSelect = `<div class="field">
+  const tierSelect = html`<div class="field">
 <label for="grant-tier">Tier</label>
-<select id="grant-tier" name="tier"${tierError ? ' aria-invalid="true" aria-describedby="grant-tier-error"' : ''}>${[
+<select id="grant-tier" name="tier"${tierError ? html` aria-invalid="true" aria-describedby="grant-tier-error"` : ''}>${[
     ...new Set([...options.tiers, tierValue]),
   ]
     .filter(Boolean)
-    .map((tier) => `<option value="${escape(tier)}"${tier === tierValue ? ' selected' : ''}>${escape(tier)}</option>`)
-    .join('')}</select>
-${tierError ? `<p class="field-error" id="grant-tier-error">${escape(tierError)}</p>` : ''}
+    .map((tier) => html`<option value="${tier}"${tier === tierValue ? ' selected' : ''}>${tier}</option>`)}</select>
+${tierError ? html`<p class="field-error" id="grant-tier-error">${tierError}</p>` : ''}
 </div>`;
   const cells =
     options.cells.length === 0
-      ? '<p>No cells.</p>'
-      : `<table><caption>Cells that are not released</caption>
+      ? html`<p>No cells.</p>`
+      : html`<table><caption>Cells that are not released</caption>
 <thead><tr><th scope="col">Cell</th><th scope="col">Number</th><th scope="col">Status</th><th scope="col">Phone</th></tr></thead>
-<tbody>${options.cells
-          .map(
+<tbody>${join(
+          options.cells.map(
             (cell) =>
-              `<tr><th scope="row">${escape(cell.display_name)}<br><span class="small mono">${escape(cell.id)}</span></th><td class="mono">${escape(cell.phone_number ?? '—')}</td><td>${escape(cell.status)}</td><td>${cell.device_id ? `<a class="mono" href="${BASE}/devices/${encodeURIComponent(cell.device_id)}">${escape(cell.device_id)}</a>` : '—'}</td></tr>`,
-          )
-          .join('\n')}</tbody></table>`;
+              html`<tr><th scope="row">${cell.display_name}<br><span class="small mono">${cell.id}</span></th><td class="mono">${cell.phone_number ?? '—'}</td><td>${cell.status}</td><td>${cell.device_id ? html`<a class="mono" href="${BASE}/devices/${encodeURIComponent(cell.device_id)}">${cell.device_id}</a>` : '—'}</td></tr>`,
+          ),
+          '\n',
+        )}</tbody></table>`;
   const ledger =
     options.ledger.length === 0
-      ? '<p>No ledger entries.</p>'
-      : `<div class="table-scroll" role="region" aria-labelledby="ledger-caption" tabindex="0"><table>
+      ? html`<p>No ledger entries.</p>`
+      : html`<div class="table-scroll" role="region" aria-labelledby="ledger-caption" tabindex="0"><table>
 <caption id="ledger-caption">Latest ledger entries, newest first</caption>
 <thead><tr><th scope="col">When</th><th scope="col">Kind</th><th scope="col" class="num">Amount</th><th scope="col">Description</th><th scope="col">Reference</th></tr></thead>
-<tbody>${options.ledger
-          .map(
+<tbody>${join(
+          options.ledger.map(
             (entry) =>
-              `<tr><th scope="row">${when(entry.created_at)}</th><td>${escape(entry.kind.replaceAll('_', ' '))}</td><td class="num">$${escape(entry.amount_usd)}</td><td>${entry.description ? escape(entry.description) : '—'}</td><td class="mono small">${entry.reference ? escape(entry.reference) : '—'}</td></tr>`,
-          )
-          .join('\n')}</tbody></table></div>`;
+              html`<tr><th scope="row">${when(entry.created_at)}</th><td>${entry.kind.replaceAll('_', ' ')}</td><td class="num">$${entry.amount_usd}</td><td>${entry.description ? entry.description : '—'}</td><td class="mono small">${entry.reference ? entry.reference : '—'}</td></tr>`,
+          ),
+          '\n',
+        )}</tbody></table></div>`;
   const chart = usageChart('usage-chart', options.month, options.days) ?? '';
-  const usage = `${chart}
+  const usage = html`${chart}
 ${usageTable(options.month, options.days)}
-<table><caption>Usage by type in ${escape(monthName(options.month))}: $${escape(options.usage.amount_usd)}</caption>
+<table><caption>Usage by type in ${monthName(options.month)}: $${options.usage.amount_usd}</caption>
 <thead><tr><th scope="col">Type</th><th scope="col" class="num">Quantity</th><th scope="col" class="num">Records</th><th scope="col" class="num">Amount</th></tr></thead>
-<tbody>${options.usage.by_type
-    .map(
+<tbody>${join(
+    options.usage.by_type.map(
       (t) =>
-        `<tr><th scope="row">${escape(t.type.replace('_', ' '))}</th><td class="num">${t.quantity}</td><td class="num">${t.records}</td><td class="num">$${escape(t.amount_usd)}</td></tr>`,
-    )
-    .join('\n')}</tbody></table>`;
+        html`<tr><th scope="row">${t.type.replace('_', ' ')}</th><td class="num">${t.quantity}</td><td class="num">${t.records}</td><td class="num">$${t.amount_usd}</td></tr>`,
+    ),
+    '\n',
+  )}</tbody></table>`;
   const amountField = field({
     id: 'credits-amount',
     name: 'amount_usd',
@@ -248,7 +250,7 @@ ${usageTable(options.month, options.days)}
     value: value('credits', 'amount_usd'),
     hint: 'Positive, at most 2 decimals, e.g. 25.00.',
     error: error('credits', 'amount_usd'),
-    attributes: 'inputmode="decimal" maxlength="16" autocomplete="off" class="amount-input"',
+    attributes: html`inputmode="decimal" maxlength="16" autocomplete="off" class="amount-input"`,
   });
   const monthsField = field({
     id: 'grant-months',
@@ -258,21 +260,21 @@ ${usageTable(options.month, options.days)}
     value: value('grant', 'months') ?? '1',
     hint: 'A whole number from 1 to 120.',
     error: error('grant', 'months'),
-    attributes: 'inputmode="numeric" maxlength="3" autocomplete="off"',
+    attributes: html`inputmode="numeric" maxlength="3" autocomplete="off"`,
   });
   const title = state && Object.keys(state.errors).length > 0 ? `Error: ${org.name}` : org.name;
   return sectionPage(
     { session, current: 'organizations' },
     title,
-    `<nav aria-label="Breadcrumb" class="crumbs"><ol><li><a href="${BASE}/organizations">Organizations</a></li><li><span aria-current="page">${escape(org.name)}</span></li></ol></nav>
-<h1>${escape(org.name)}</h1>
+    html`<nav aria-label="Breadcrumb" class="crumbs"><ol><li><a href="${BASE}/organizations">Organizations</a></li><li><span aria-current="page">${org.name}</span></li></ol></nav>
+<h1>${org.name}</h1>
 ${options.notice ?? ''}
 <dl class="facts">
-<dt>Organization</dt><dd class="mono">${escape(org.id)}</dd>
-<dt>Email</dt><dd>${escape(org.email)}</dd>
-<dt>Status</dt><dd>${escape(org.status)}</dd>
+<dt>Organization</dt><dd class="mono">${org.id}</dd>
+<dt>Email</dt><dd>${org.email}</dd>
+<dt>Status</dt><dd>${org.status}</dd>
 <dt>Billing state</dt><dd>${billingState(b.state)}</dd>
-<dt>Tier</dt><dd>${b.tier ? escape(b.tier) : 'None'}</dd>
+<dt>Tier</dt><dd>${b.tier ? b.tier : 'None'}</dd>
 <dt>Prepaid balance</dt><dd>${dollars(b.prepaid_balance_usd)}</dd>
 <dt>Amount due</dt><dd>${dollars(b.amount_due_usd)}</dd>
 <dt>Period ends</dt><dd>${when(b.current_period_end, 'No period')}</dd>
@@ -282,9 +284,9 @@ ${options.notice ?? ''}
 <p><a href="${BASE}/audit?target_id=${encodeURIComponent(org.id)}">Operator actions on this organization</a></p>
 <section aria-labelledby="cells-heading"><h2 id="cells-heading">Cells</h2>${cells}</section>
 <section aria-labelledby="ledger-heading"><h2 id="ledger-heading">Ledger</h2>${ledger}</section>
-<section aria-labelledby="usage-heading"><h2 id="usage-heading">Usage in ${escape(monthName(options.month))}</h2>${usage}</section>
+<section aria-labelledby="usage-heading"><h2 id="usage-heading">Usage in ${monthName(options.month)}</h2>${usage}</section>
 ${actionForm(session, org, 'credits', 'Credit the balance', 'Adds to the prepaid balance as a ledger credit.', amountField, 'Credit', state)}
-${actionForm(session, org, 'grant', 'Grant paid periods', 'Active at the tier for the months given, at zero price.', `${tierSelect}\n${monthsField}`, 'Grant', state)}
+${actionForm(session, org, 'grant', 'Grant paid periods', 'Active at the tier for the months given, at zero price.', html`${tierSelect}\n${monthsField}`, 'Grant', state)}
 ${actionForm(session, org, 'suspend', 'Suspend', 'Sends and new cells are refused (402) until reinstated.', '', 'Suspend', state)}
 ${actionForm(session, org, 'reinstate', 'Reinstate', 'Back to active while its period is paid.', '', 'Reinstate', state)}`,
   );
@@ -307,7 +309,7 @@ export function depositsPage(
   options: {
     status: 'held' | 'credited';
     nextCursor: string | null;
-    notice?: string;
+    notice?: Html;
     form?: {
       depositId: string;
       organizationId: string;
@@ -316,48 +318,50 @@ export function depositsPage(
       field: 'organization_id' | 'reason';
     };
   },
-): string {
-  const rows = deposits
-    .map((deposit) => {
+): Html {
+  const rows = join(
+    deposits.map((deposit) => {
       const mine = options.form?.depositId === deposit.id ? options.form : undefined;
       const orgError = mine?.field === 'organization_id';
       const reasonError = mine?.field === 'reason';
       const id = `assign-${deposit.id}`;
       const assign =
         deposit.status === 'held'
-          ? `<form method="post" action="${BASE}/deposits/${encodeURIComponent(deposit.id)}/assign" novalidate class="row-actions">
+          ? html`<form method="post" action="${BASE}/deposits/${encodeURIComponent(deposit.id)}/assign" novalidate class="row-actions">
 ${csrfInput(session)}
-<label for="${escape(id)}">Organization id for ${escape(deposit.id)}</label>
-<input id="${escape(id)}" name="organization_id" type="text" value="${escape(mine?.organizationId ?? '')}" maxlength="64" autocomplete="off" spellcheck="false"${orgError ? ` aria-invalid="true" aria-describedby="${escape(id)}-error"` : ''}>
-${orgError ? `<p class="field-error" id="${escape(id)}-error">${escape(mine?.error ?? '')}</p>` : ''}
-<label for="${escape(id)}-reason">Reason (optional)</label>
-<input id="${escape(id)}-reason" name="reason" type="text" value="${escape(mine?.reason ?? '')}" maxlength="500" autocomplete="off"${reasonError ? ` aria-invalid="true" aria-describedby="${escape(id)}-reason-error"` : ''}>
-${reasonError ? `<p class="field-error" id="${escape(id)}-reason-error">${escape(mine?.error ?? '')}</p>` : ''}
+<label for="${id}">Organization id for ${deposit.id}</label>
+<input id="${id}" name="organization_id" type="text" value="${mine?.organizationId ?? ''}" maxlength="64" autocomplete="off" spellcheck="false"${orgError ? html` aria-invalid="true" aria-describedby="${id}-error"` : ''}>
+${orgError ? html`<p class="field-error" id="${id}-error">${mine?.error ?? ''}</p>` : ''}
+<label for="${id}-reason">Reason (optional)</label>
+<input id="${id}-reason" name="reason" type="text" value="${mine?.reason ?? ''}" maxlength="500" autocomplete="off"${reasonError ? html` aria-invalid="true" aria-describedby="${id}-reason-error"` : ''}>
+${reasonError ? html`<p class="field-error" id="${id}-reason-error">${mine?.error ?? ''}</p>` : ''}
 <button type="submit" class="primary small-button">Assign</button>
 </form>`
           : deposit.organization_id
-            ? `<a href="${organizationPath(deposit.organization_id)}" class="mono">${escape(deposit.organization_id)}</a>`
+            ? html`<a href="${organizationPath(deposit.organization_id)}" class="mono">${deposit.organization_id}</a>`
             : '—';
-      return `<tr><th scope="row" class="mono">${escape(deposit.id)}</th><td>${when(deposit.created_at)}</td><td class="num">$${escape(deposit.amount_usd)}</td><td>${escape(deposit.network)}</td><td class="mono small">${escape(deposit.from)}</td><td class="mono small">${escape(deposit.transaction)}</td><td>${assign}</td></tr>`;
-    })
-    .join('\n');
-  const tabs = (['held', 'credited'] as const)
-    .map(
+      return html`<tr><th scope="row" class="mono">${deposit.id}</th><td>${when(deposit.created_at)}</td><td class="num">$${deposit.amount_usd}</td><td>${deposit.network}</td><td class="mono small">${deposit.from}</td><td class="mono small">${deposit.transaction}</td><td>${assign}</td></tr>`;
+    }),
+    '\n',
+  );
+  const tabs = join(
+    (['held', 'credited'] as const).map(
       (status) =>
-        `<a href="${BASE}/deposits${status === 'held' ? '' : '?status=credited'}"${status === options.status ? ' aria-current="page"' : ''}>${status === 'held' ? 'Held' : 'Credited'}</a>`,
-    )
-    .join(' · ');
+        html`<a href="${BASE}/deposits${status === 'held' ? '' : '?status=credited'}"${status === options.status ? html` aria-current="page"` : ''}>${status === 'held' ? 'Held' : 'Credited'}</a>`,
+    ),
+    ' · ',
+  );
   return sectionPage(
     { session, current: 'deposits' },
     options.form ? 'Error: Deposits' : 'Deposits',
-    `<h1>Deposits</h1>
+    html`<h1>Deposits</h1>
 <p class="lead">x402 deposits to the service's wallet. A held deposit came from a wallet no organization has linked: assign it to credit an organization.</p>
 <nav aria-label="Deposit status" class="filters small">${tabs}</nav>
 ${options.notice ?? ''}
 ${
   deposits.length === 0
-    ? `<p>No ${options.status} deposits.</p>`
-    : `<div class="table-scroll" role="region" aria-labelledby="deposits-caption" tabindex="0"><table>
+    ? html`<p>No ${options.status} deposits.</p>`
+    : html`<div class="table-scroll" role="region" aria-labelledby="deposits-caption" tabindex="0"><table>
 <caption id="deposits-caption">${options.status === 'held' ? 'Held deposits, newest first' : 'Credited deposits, newest first'}</caption>
 <thead><tr><th scope="col">Deposit</th><th scope="col">Received</th><th scope="col" class="num">Amount</th><th scope="col">Network</th><th scope="col">From</th><th scope="col">Transaction</th><th scope="col">${options.status === 'held' ? 'Assign to' : 'Organization'}</th></tr></thead>
 <tbody>
@@ -365,6 +369,6 @@ ${rows}
 </tbody>
 </table></div>`
 }
-${options.nextCursor ? `<p class="after"><a href="${BASE}/deposits?${options.status === 'credited' ? 'status=credited&amp;' : ''}cursor=${encodeURIComponent(options.nextCursor)}">More deposits</a></p>` : ''}`,
+${options.nextCursor ? html`<p class="after"><a href="${BASE}/deposits?${options.status === 'credited' ? 'status=credited&amp;' : ''}cursor=${encodeURIComponent(options.nextCursor)}">More deposits</a></p>` : ''}`,
   );
 }

@@ -7,6 +7,7 @@
 // Each action goes through the billing operator service the admin API uses, recorded with the
 // session's admin token id. A bad value is a form error on the page (400); a refusal (409) is said
 // above its form; success is a redirect (Post/Redirect/Get) to the page with a notice.
+import type { Html } from '../../../lib/html.ts';
 import type { FastifyReply } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { App } from '../../../http/types.ts';
@@ -93,7 +94,7 @@ export function registerOrganizationPages(app: App, operator: OperatorConsole): 
     session: OperatorSession,
     id: string,
     status: number,
-    extra: { state?: FormState; notice?: string },
+    extra: { state?: FormState; notice?: Html },
   ) {
     const view = await organizationView(id);
     if (!view) return notFound(reply, session);

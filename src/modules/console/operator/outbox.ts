@@ -4,7 +4,7 @@
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { App } from '../../../http/types.ts';
 import { ApiError } from '../../../lib/errors.ts';
-import { html, raw } from '../../../lib/html.ts';
+import { html, type Html } from '../../../lib/html.ts';
 import type { AdminOperations } from '../../admin/operations.ts';
 import { text, when } from '../account/shared.ts';
 import { registerFormParser, sendPage } from '../http.ts';
@@ -22,11 +22,7 @@ type OutboxList = {
   next_cursor: string | null;
 };
 
-export function outboxPage(
-  session: OperatorSession,
-  list: OutboxList,
-  options: { to: string; mailed: boolean },
-): string {
+export function outboxPage(session: OperatorSession, list: OutboxList, options: { to: string; mailed: boolean }): Html {
   const more = new URLSearchParams();
   if (options.to) more.set('to', options.to);
   if (list.next_cursor) more.set('cursor', list.next_cursor);
@@ -63,10 +59,9 @@ export function outboxPage(
               </thead>
               <tbody id="outbox">
                 ${list.messages.map(
-                  // when() escapes its value (it predates the html tag).
                   (mail) =>
                     html`<tr>
-                      <th scope="row" data-label="When">${raw(when(mail.created_at))}</th>
+                      <th scope="row" data-label="When">${when(mail.created_at)}</th>
                       <td data-label="To">${mail.to}</td>
                       <td data-label="Subject">${mail.subject}</td>
                       <td data-label="Text"><pre class="mail-text">${mail.text}</pre></td>
@@ -77,7 +72,7 @@ export function outboxPage(
           </div>`
     }
     ${list.next_cursor && html`<p class="after"><a href="${OUTBOX_PATH}?${more.toString()}">Older mail</a></p>`}`;
-  return sectionPage({ session, current: 'outbox' }, 'Outbox', String(body));
+  return sectionPage({ session, current: 'outbox' }, 'Outbox', body);
 }
 
 export function registerOutboxPage(app: App, operator: OperatorConsole, admin: AdminOperations, mailed: boolean): void {

@@ -9,6 +9,7 @@
 //   GET  /console/operator/devices/:device_id   telemetry, failures, actions
 //   POST /console/operator/devices/:device_id/rotate-key
 import { readFileSync } from 'node:fs';
+import type { Html } from '../../../lib/html.ts';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { App } from '../../../http/types.ts';
@@ -355,7 +356,7 @@ export async function renderDevice(
   session: OperatorSession,
   id: string,
   options: DevicePageOptions,
-): Promise<string | null> {
+): Promise<Html | null> {
   try {
     const row = await operator.fleet.device(id);
     const [telemetry, failures] = await Promise.all([operator.fleet.telemetry(id), operator.fleet.recentFailures(id)]);

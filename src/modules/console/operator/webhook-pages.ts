@@ -1,10 +1,11 @@
 // The operator's webhooks (the phones' events: offline, online, battery low, unhealthy, recovered)
 // as pages: the endpoints with an add form, one endpoint with its latest deliveries and its
 // actions, a secret shown once, and the confirmation of a delete. Routes in webhook-routes.ts.
+import { html, join, type Html } from '../../../lib/html.ts';
 import { DEVICE_EVENT_TYPES } from '../../devices/events.ts';
 import type { WebhookView } from '../../webhooks/service.ts';
 import { revealOnce, when } from '../account/shared.ts';
-import { confirmForm, escape, field, hidden } from '../layout.ts';
+import { confirmForm, field, hidden } from '../layout.ts';
 import { OPERATOR_PATH } from './http.ts';
 import { csrfInput, sectionPage } from './layout.ts';
 import type { OperatorSession } from './service.ts';
@@ -46,19 +47,22 @@ const eventsOf = (webhook: WebhookView) =>
     : webhook.event_types.map(escape).join(', ');
 const stateOf = (webhook: WebhookView) =>
   webhook.enabled
-    ? '<span class="tag">Enabled</span>'
-    : `<span class="tag">Disabled</span>${webhook.disabled_reason ? ` <span class="small">${escape(webhook.disabled_reason)}</span>` : ''}`;
+    ? html`<span class="tag">Enabled</span>`
+    : html`<span class="tag">Disabled</span>${webhook.disabled_reason ? html` <span class="small">${webhook.disabled_reason}</span>` : ''}`;
 
-function addForm(session: OperatorSession, form: OperatorWebhookForm): string {
-  const boxes = DEVICE_EVENT_TYPES.map(
-    (type) =>
-      `<div class="check"><input type="checkbox" id="event-${type}" name="event:${type}"${form.eventTypes.includes(type) ? ' checked' : ''}><label for="event-${type}"><span class="mono">${type}</span>: ${escape(EVENT_WORDS[type])}</label></div>`,
-  ).join('\n');
-  return `<h2 id="add-heading">Add an endpoint</h2>
+function addForm(session: OperatorSession, form: OperatorWebhookForm): Html {
+  const boxes = join(
+    DEVICE_EVENT_TYPES.map(
+      (type) =>
+        html`<div class="check"><input type="checkbox" id="event-${type}" name="event:${type}"${form.eventTypes.includes(type) ? ' checked' : ''}><label for="event-${type}"><span class="mono">${type}</span>: ${EVENT_WORDS[type]}</label></div>`,
+    ),
+    '\n',
+  );
+  return html`<h2 id="add-heading">Add an endpoint</h2>
 <form method="post" action="${WEBHOOKS_PATH}" novalidate aria-labelledby="add-heading">
 ${csrfInput(session)}
 ${hidden('client_id', form.clientId)}
-${field({ id: 'webhook-url', name: 'url', label: 'URL', type: 'url', value: form.url, hint: 'https://… where the events are posted, signed (Standard Webhooks).', error: form.error, attributes: 'maxlength="2048" autocomplete="off" spellcheck="false"' })}
+${field({ id: 'webhook-url', name: 'url', label: 'URL', type: 'url', value: form.url, hint: 'https://… where the events are posted, signed (Standard Webhooks).', error: form.error, attributes: html`maxlength="2048" autocomplete="off" spellcheck="false"` })}
 <fieldset class="field"><legend>Events</legend>
 <p class="hint">None checked: every phone event.</p>
 ${boxes}
@@ -74,27 +78,28 @@ export function webhooksPage(
     /** The next page's cursor, when there are more endpoints. */
     nextCursor: string | null;
     form: OperatorWebhookForm;
-    notice?: string;
+    notice?: Html;
     created?: { url: string; secret: string };
   },
-): string {
-  const rows = view.webhooks
-    .map(
+): Html {
+  const rows = join(
+    view.webhooks.map(
       (w) =>
-        `<tr><th scope="row"><a href="${webhookPath(w.id)}" class="mono">${escape(w.url)}</a></th><td>${eventsOf(w)}</td><td>${stateOf(w)}</td><td>${when(w.created_at)}</td></tr>`,
-    )
-    .join('\n');
+        html`<tr><th scope="row"><a href="${webhookPath(w.id)}" class="mono">${w.url}</a></th><td>${eventsOf(w)}</td><td>${stateOf(w)}</td><td>${when(w.created_at)}</td></tr>`,
+    ),
+    '\n',
+  );
   const table =
     view.webhooks.length === 0
-      ? '<p>No endpoint yet: add one to hear of phones going offline, low batteries and SIM trouble.</p>'
-      : `<div class="table-scroll" role="region" aria-labelledby="webhooks-caption" tabindex="0"><table>
+      ? html`<p>No endpoint yet: add one to hear of phones going offline, low batteries and SIM trouble.</p>`
+      : html`<div class="table-scroll" role="region" aria-labelledby="webhooks-caption" tabindex="0"><table>
 <caption id="webhooks-caption">The operator's endpoints</caption>
 <thead><tr><th scope="col">URL</th><th scope="col">Events</th><th scope="col">State</th><th scope="col">Added</th></tr></thead>
 <tbody>
 ${rows}
 </tbody>
 </table></div>
-${view.nextCursor ? `<p class="after"><a href="${WEBHOOKS_PATH}?cursor=${encodeURIComponent(view.nextCursor)}">More endpoints</a></p>` : ''}`;
+${view.nextCursor ? html`<p class="after"><a href="${WEBHOOKS_PATH}?cursor=${encodeURIComponent(view.nextCursor)}">More endpoints</a></p>` : ''}`;
   const reveal = view.created
     ? revealOnce({
         id: 'webhook-secret',
@@ -107,7 +112,7 @@ ${view.nextCursor ? `<p class="after"><a href="${WEBHOOKS_PATH}?cursor=${encodeU
   return sectionPage(
     { session, current: 'webhooks' },
     `${view.form.error ? 'Error: ' : ''}Webhooks`,
-    `<h1>Webhooks</h1>
+    html`<h1>Webhooks</h1>
 <p class="lead">The phones' events, posted to your endpoints: a phone offline or back, a low battery, a SIM in trouble and recovered.</p>
 ${view.notice ?? ''}
 ${reveal}
@@ -117,9 +122,7 @@ ${addForm(session, view.form)}`,
 }
 
 const actionButton = (session: OperatorSession, action: string, label: string, fields: Record<string, string> = {}) =>
-  `<form method="post" action="${action}">${csrfInput(session)}${Object.entries(fields)
-    .map(([name, value]) => hidden(name, value))
-    .join('')}<button type="submit" class="secondary small-button">${escape(label)}</button></form>`;
+  html`<form method="post" action="${action}">${csrfInput(session)}${Object.entries(fields).map(([name, value]) => hidden(name, value))}<button type="submit" class="secondary small-button">${label}</button></form>`;
 
 export function webhookPage(
   session: OperatorSession,
@@ -128,28 +131,29 @@ export function webhookPage(
     deliveries: DeliveryRow[];
     /** The cursor of older deliveries, when there are more. */
     nextCursor: string | null;
-    notice?: string;
+    notice?: Html;
     secret?: string;
   },
-): string {
+): Html {
   const { webhook } = view;
   const base = webhookPath(webhook.id);
   const deliveries =
     view.deliveries.length === 0
-      ? '<p>No delivery yet.</p>'
-      : `<div class="table-scroll" role="region" aria-labelledby="deliveries-caption" tabindex="0"><table>
+      ? html`<p>No delivery yet.</p>`
+      : html`<div class="table-scroll" role="region" aria-labelledby="deliveries-caption" tabindex="0"><table>
 <caption id="deliveries-caption">Deliveries, newest first</caption>
 <thead><tr><th scope="col">Event</th><th scope="col">Status</th><th scope="col" class="num">Attempts</th><th scope="col">Last answer</th><th scope="col">Created</th><th scope="col">Action</th></tr></thead>
 <tbody>
-${view.deliveries
-  .map(
+${join(
+  view.deliveries.map(
     (d) =>
-      `<tr><th scope="row" class="mono">${escape(d.event_type)}</th><td>${escape(d.status)}</td><td class="num">${d.attempts}</td><td>${d.last_status_code ?? (d.last_error ? escape(d.last_error) : '—')}</td><td>${when(d.created_at)}</td><td>${webhook.enabled ? actionButton(session, `${base}/deliveries/${encodeURIComponent(d.id)}/retry`, 'Retry') : ''}</td></tr>`,
-  )
-  .join('\n')}
+      html`<tr><th scope="row" class="mono">${d.event_type}</th><td>${d.status}</td><td class="num">${d.attempts}</td><td>${d.last_status_code ?? (d.last_error ? d.last_error : '—')}</td><td>${when(d.created_at)}</td><td>${webhook.enabled ? actionButton(session, `${base}/deliveries/${encodeURIComponent(d.id)}/retry`, 'Retry') : ''}</td></tr>`,
+  ),
+  '\n',
+)}
 </tbody>
 </table></div>
-${view.nextCursor ? `<p class="after"><a href="${base}?cursor=${encodeURIComponent(view.nextCursor)}">Older deliveries</a></p>` : ''}`;
+${view.nextCursor ? html`<p class="after"><a href="${base}?cursor=${encodeURIComponent(view.nextCursor)}">Older deliveries</a></p>` : ''}`;
   const reveal = view.secret
     ? revealOnce({
         id: 'webhook-secret',
@@ -162,8 +166,8 @@ ${view.nextCursor ? `<p class="after"><a href="${base}?cursor=${encodeURICompone
   return sectionPage(
     { session, current: 'webhooks' },
     `Webhook ${webhook.url}`,
-    `<nav aria-label="Breadcrumb" class="crumbs"><ol><li><a href="${WEBHOOKS_PATH}">Webhooks</a></li><li><span aria-current="page" class="mono">${escape(webhook.url)}</span></li></ol></nav>
-<h1>Endpoint <span class="mono">${escape(webhook.url)}</span></h1>
+    html`<nav aria-label="Breadcrumb" class="crumbs"><ol><li><a href="${WEBHOOKS_PATH}">Webhooks</a></li><li><span aria-current="page" class="mono">${webhook.url}</span></li></ol></nav>
+<h1>Endpoint <span class="mono">${webhook.url}</span></h1>
 ${view.notice ?? ''}
 ${reveal}
 <dl class="facts">
@@ -186,11 +190,11 @@ ${actionButton(session, `${base}/rotate`, 'Rotate the signing secret')}
   );
 }
 
-export function deleteWebhookPage(session: OperatorSession, webhook: WebhookView): string {
+export function deleteWebhookPage(session: OperatorSession, webhook: WebhookView): Html {
   return sectionPage(
     { session, current: 'webhooks' },
     'Delete the endpoint?',
-    `<h1>Delete <span class="mono">${escape(webhook.url)}</span>?</h1>
+    html`<h1>Delete <span class="mono">${webhook.url}</span>?</h1>
 <p>No more phone events are sent to it, and its queued deliveries are dropped. This cannot be undone.</p>
 ${confirmForm({
   action: `${webhookPath(webhook.id)}/delete`,

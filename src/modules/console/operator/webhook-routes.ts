@@ -6,6 +6,7 @@
 //   POST /console/operator/webhooks/:id/rotate              a new secret, shown once
 //   GET  /console/operator/webhooks/:id/delete              confirm; POST deletes
 //   POST /console/operator/webhooks/:id/deliveries/:delivery_id/retry
+import { html, type Html } from '../../../lib/html.ts';
 import type { FastifyReply } from 'fastify';
 import type { App } from '../../../http/types.ts';
 import { ApiError } from '../../../lib/errors.ts';
@@ -14,7 +15,6 @@ import { DEVICE_EVENT_TYPES } from '../../devices/events.ts';
 import type { WebhookView } from '../../webhooks/service.ts';
 import { noticeOf, param, text, withNotice } from '../account/shared.ts';
 import { registerFormParser, sendPage } from '../http.ts';
-import { escape } from '../layout.ts';
 import { badListLink, redirect } from './http.ts';
 import { operatorMessagePage } from './layout.ts';
 import { actAs, type OperatorConsole } from './module.ts';
@@ -79,7 +79,7 @@ export function registerOperatorWebhookPages(app: App, operator: OperatorConsole
     reply: FastifyReply,
     session: OperatorSession,
     id: string,
-    extra: { notice?: string; secret?: string; cursor?: string },
+    extra: { notice?: Html; secret?: string; cursor?: string },
     status = 200,
   ) {
     const webhook = await orNotFound(reply, session, () => get(session, id));
@@ -264,7 +264,7 @@ export function registerOperatorWebhookPages(app: App, operator: OperatorConsole
         if (!retried) return reply;
       } catch (error) {
         if (!(error instanceof ApiError) || error.code !== 'conflict') throw error;
-        const notice = `<div class="notice error" role="alert"><p>${escape(error.message)}</p></div>`;
+        const notice = html`<div class="notice error" role="alert"><p>${error.message}</p></div>`;
         return showEndpoint(reply, session, id, { notice }, 409);
       }
       return redirect(reply, withNotice(webhookPath(id), 'retried'));

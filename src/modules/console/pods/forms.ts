@@ -37,10 +37,30 @@ const WANTED: Record<string, string> = {
   participant: 'Enter a number in international form, like +14155550123.',
   mode: 'Choose a broadcast or a ring.',
 };
-const sayField = (name: string, message: string) =>
-  WANTED[name] && /fewer than 1 characters|equal to one of the allowed values/.test(message)
-    ? WANTED[name]
-    : message.charAt(0).toUpperCase() + message.slice(1);
+/** The forms' names of the API's fields, for a message that starts with the field ("to.3 must ..."). */
+const LABELS: Record<string, string> = {
+  name: 'The name',
+  to: 'The number',
+  body: 'The message',
+  participant: 'The number',
+  numbers: 'The number',
+  cell_ids: 'The cell',
+  mode: 'The mode',
+  start: 'The start',
+  end: 'The end',
+  time_zone: 'The time zone',
+};
+
+/** The API's message without its leading JSON field path ("to.3 must match …" → "must match …"). */
+const withoutPath = (field: string, message: string) =>
+  message.startsWith(`${field} `) ? message.slice(field.length + 1) : message;
+
+const sayField = (name: string, field: string, message: string) => {
+  if (WANTED[name] && /fewer than 1 characters|equal to one of the allowed values/.test(message)) return WANTED[name];
+  const rest = withoutPath(field, message);
+  if (rest !== message) return `${LABELS[name] ?? 'This field'} ${rest}`;
+  return message.charAt(0).toUpperCase() + message.slice(1);
+};
 
 /**
  * An operation's refusal as the form's errors: field errors on their field (an item of a list by
@@ -58,8 +78,8 @@ export function formRefusal(
       const [name, index] = e.field.split(/[./]/);
       form.errors[name] ??=
         index !== undefined && /^\d+$/.test(index)
-          ? `Line ${Number(index) + 1}: ${e.message}`
-          : sayField(name, e.message);
+          ? `Line ${Number(index) + 1}: ${withoutPath(e.field, e.message)}`
+          : sayField(name, e.field, e.message);
     }
   } else if (error.code === 'cell_in_pod') form.errors.cell_ids = error.message;
   else form.notice = error.message;

@@ -1,9 +1,10 @@
 // A contact list's page (routes in list-routes.ts): its numbers, each with a Remove button (the
 // first 1,000), and its three forms: rename, add numbers, remove several.
+import { html, type Html } from '../../../lib/html.ts';
 import { csrfField, postButton } from '../account/shared.ts';
 import { phone } from '../conversations/format.ts';
 import type { SignedInContext } from '../guard.ts';
-import { escape, field, layout } from '../layout.ts';
+import { field, layout } from '../layout.ts';
 import type { PodView } from '../../pods/views.ts';
 import { crumbs, failed, formNotice, listPath, podPath, textArea, type FormState, type ListSummary } from './pages.ts';
 
@@ -22,29 +23,29 @@ export interface ListForms {
 export function contactListPage(
   context: SignedInContext,
   view: { pod: PodView; list: ContactList; forms?: ListForms },
-): string {
+): Html {
   const { pod, list } = view;
   const forms = view.forms ?? {};
   const base = listPath(context, pod.id, list.id);
   const shown = list.numbers.slice(0, LIST_NUMBERS_SHOWN);
   const numbers =
     list.numbers.length === 0
-      ? '<p class="small">No numbers yet.</p>'
-      : `${list.numbers.length > shown.length ? `<p class="small">The first ${shown.length.toLocaleString('en-US')} of ${list.numbers.length.toLocaleString('en-US')} numbers.</p>` : ''}<ul class="plain-list">${shown.map((number) => `<li><span class="mono">${escape(phone(number))}</span> ${postButton(context, `${base}/remove`, 'Remove', { className: 'secondary', ariaLabel: `Remove ${phone(number)}`, fields: { numbers: number } })}</li>`).join('')}</ul>`;
+      ? html`<p class="small">No numbers yet.</p>`
+      : html`${list.numbers.length > shown.length ? html`<p class="small">The first ${shown.length.toLocaleString('en-US')} of ${list.numbers.length.toLocaleString('en-US')} numbers.</p>` : ''}<ul class="plain-list">${shown.map((number) => html`<li><span class="mono">${phone(number)}</span> ${postButton(context, `${base}/remove`, 'Remove', { className: 'secondary', ariaLabel: `Remove ${phone(number)}`, fields: { numbers: number } })}</li>`)}</ul>`;
   const anyError = [forms.rename, forms.add, forms.remove].some(failed);
   return layout(
     { ...context, current: 'pods' },
     `${anyError ? 'Error: ' : ''}${list.name} — ${pod.name}`,
-    `<div class="card wide">
+    html`<div class="card wide">
 ${crumbs(context, pod, list.name)}
-<h1>${escape(list.name)}</h1>
+<h1>${list.name}</h1>
 <p class="small">${list.number_count.toLocaleString('en-US')} ${list.number_count === 1 ? 'number' : 'numbers'}. A list holds at most 10,000.</p>
 <section id="rename" aria-labelledby="rename-heading">
 <h2 id="rename-heading">Name</h2>
 ${formNotice(forms.rename)}
 <form method="post" action="${base}" novalidate>
 ${csrfField(context)}
-${field({ id: 'list-name', name: 'name', label: 'List name', type: 'text', value: forms.rename?.values.name ?? list.name, error: forms.rename?.errors.name, attributes: 'maxlength="100" autocomplete="off"' })}
+${field({ id: 'list-name', name: 'name', label: 'List name', type: 'text', value: forms.rename?.values.name ?? list.name, error: forms.rename?.errors.name, attributes: html`maxlength="100" autocomplete="off"` })}
 <div class="actions"><button type="submit" class="primary">Rename</button></div>
 </form>
 </section>
@@ -68,7 +69,7 @@ ${textArea({ id: 'remove-numbers', name: 'numbers', label: 'Numbers to remove', 
 <div class="actions"><button type="submit" class="secondary">Remove</button></div>
 </form>
 </section>
-<p class="after"><a href="${podPath(context, pod.id)}#lists">Back to ${escape(pod.name)}</a></p>
+<p class="after"><a href="${podPath(context, pod.id)}#lists">Back to ${pod.name}</a></p>
 </div>`,
   );
 }

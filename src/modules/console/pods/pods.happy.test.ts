@@ -173,6 +173,9 @@ describe('console pods', () => {
     assert.equal(page.statusCode, 200);
     assert.match(page.body, /<h1>Broadcast of Night shift<\/h1>/);
     assert.match(page.body, /0 of 3 handled/);
+    // The Cancel button is a live part, which the live view reads again when the job changes:
+    // once the job ends, an open page loses it.
+    assert.match(page.body, /<div id="job-actions" data-live-part>[\s\S]*Cancel the job[\s\S]*?<\/div>/);
     const live = await LiveClient.ready(t, liveUrlOf(page.body), signIn.headers);
 
     await t.services.cycleWorker.tick();
@@ -199,6 +202,7 @@ describe('console pods', () => {
     assert.match(page.body, /Completed/);
     // An ended job has no live stream and no cancel button.
     assert.doesNotMatch(page.body, /data-live-url|Cancel the job/);
+    assert.match(page.body, /<div id="job-actions" data-live-part><\/div>/);
     // The pod page lists the job.
     assert.match((await getPage(t, `/console/pods/${podId}`, signIn)).body, new RegExp(`href="${jobUrl}">Broadcast`));
   });
