@@ -4,6 +4,7 @@
 // plan setup"), and always a way back to Billing in the console. No script: a form and links.
 import { html, type Html } from '../../lib/html.ts';
 import { CONSOLE_PATH } from '../console/http.ts';
+import { time } from '../console/conversations/format.ts';
 import { layout } from '../console/layout.ts';
 import type { CheckoutPage } from './checkout.ts';
 import { micros, usdString } from './money.ts';
@@ -15,7 +16,6 @@ export const BILLING_PATH = `${CONSOLE_PATH}/billing`;
 type Described = Pick<PaymentsTable, 'intent' | 'tier' | 'cell_id' | 'amount_micros'>;
 
 const capitalized = (word: string) => word.charAt(0).toUpperCase() + word.slice(1);
-const time = (iso: string) => html`<time datetime="${iso}">${iso.slice(0, 16).replace('T', ' ')} UTC</time>`;
 
 /** `$25.00`. */
 export const amountOf = (payment: Pick<PaymentsTable, 'amount_micros'>) =>

@@ -9,7 +9,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import ts from 'typescript';
 
-const ROOTS = ['src/modules/console', 'src/modules/billing/checkout-pages.ts'];
+const ROOTS = ['src/modules/console', 'src/modules/billing/checkout-pages.ts', 'src/modules/oauth/pages.ts'];
 
 /** An HTML or SVG element's opening or closing tag (`<credential>` in prose is not one). */
 const TAG =

@@ -108,6 +108,10 @@ ${options.error ? html`<p class="field-error" id="${options.id}-error">${options
 </div>`;
 }
 
+/** A refusal of a form as a whole, announced (nothing when there is none). */
+export const errorNotice = (text: string | undefined) =>
+  text ? html`<div class="notice error" role="alert"><p>${text}</p></div>` : html``;
+
 export const hidden = (name: string, value: string) => html`<input type="hidden" name="${name}" value="${value}">`;
 
 /**

@@ -1,8 +1,7 @@
 // The page /oauth/authorize shows when it cannot redirect: the client or its redirect URI is not
 // known good, so the error is told to the person in the browser instead of sent anywhere.
+import { html, type Html } from '../../lib/html.ts';
 import { FAVICON_LINK } from '../docs/favicon.ts';
-
-const escape = (text: string) => text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
 
 export const PAGE_HEADERS = {
   'cache-control': 'no-store',
@@ -11,8 +10,8 @@ export const PAGE_HEADERS = {
   'referrer-policy': 'no-referrer',
 };
 
-export function errorPage(message: string): string {
-  return `<!doctype html>
+export function errorPage(message: string): Html {
+  return html`<!doctype html>
 <html lang="en">
 <head>
 <meta charset="utf-8">
@@ -29,7 +28,7 @@ p{line-height:1.5;margin:0 0 .75rem}
 <body>
 <main>
 <h1>This authorization request cannot be completed</h1>
-<p>${escape(message)}</p>
+<p>${message}</p>
 <p>Nothing was shared. Return to the application that sent you here and try again, or contact its developer.</p>
 </main>
 </body>

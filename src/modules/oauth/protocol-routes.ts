@@ -256,7 +256,7 @@ export function registerProtocolRoutes(app: App, deps: ProtocolRoutesDeps): void
           .code(oauthError.status)
           .headers({ ...PAGE_HEADERS, ...oauthError.headers })
           .type('text/html; charset=utf-8')
-          .send(errorPage(oauthError.message));
+          .send(errorPage(oauthError.message).toString());
       }
       return sendOAuth(reply, oauthError.status, oauthError.body(), oauthError.headers);
     });
@@ -275,7 +275,7 @@ export function registerProtocolRoutes(app: App, deps: ProtocolRoutesDeps): void
           .code(outcome.status ?? 400)
           .headers({ ...PAGE_HEADERS, ...outcome.headers })
           .type('text/html; charset=utf-8')
-          .send(errorPage(outcome.message));
+          .send(errorPage(outcome.message).toString());
       }
       return reply.code(303).headers({ 'cache-control': 'no-store', location: outcome.location }).send();
     });

@@ -5,6 +5,7 @@ import type { FastifyReply } from 'fastify';
 import { ApiError } from '../../../lib/errors.ts';
 import type { SignedInContext } from '../guard.ts';
 import { sendPage } from '../http.ts';
+import { time } from '../conversations/format.ts';
 import { hidden, layout } from '../layout.ts';
 import { messagePage } from '../pages.ts';
 
@@ -24,8 +25,7 @@ export const param = (params: unknown, name: string): string => text(params, nam
 
 /** A UTC time as the console shows it, machine-readable in <time>; `empty` when there is none. */
 export function when(iso: string | null, empty = 'Never'): Html {
-  if (!iso) return html`<span class="small">${empty}</span>`;
-  return html`<time datetime="${iso}">${iso.slice(0, 16).replace('T', ' ')} UTC</time>`;
+  return iso ? time(iso) : html`<span class="small">${empty}</span>`;
 }
 
 /** A console path (from safeNext) with the notice a page shows after a redirect. */

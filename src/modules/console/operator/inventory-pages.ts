@@ -2,7 +2,7 @@
 // (on its page) and the confirmation of its removal. Each form shows its errors on its fields.
 import { html, type Html } from '../../../lib/html.ts';
 import { DEFAULT_DAILY_SEND_LIMIT, DEFAULT_SEND_RATE_PER_MINUTE } from '../../devices/service.ts';
-import { confirmForm, field } from '../layout.ts';
+import { confirmForm, errorNotice, field } from '../layout.ts';
 import { devicePath, OPERATOR_PATH } from './http.ts';
 import { csrfInput, sectionPage } from './layout.ts';
 import type { OperatorSession } from './service.ts';
@@ -24,8 +24,7 @@ ${field({ id: `${prefix}-rate`, name: 'send_rate_per_minute', label: 'Send rate 
 ${field({ id: `${prefix}-daily`, name: 'daily_send_limit', label: 'Daily limit (SMS segments per 24 hours)', type: 'text', value: form.values.daily_send_limit, hint: `1 to 10,000; ${DEFAULT_DAILY_SEND_LIMIT} when left empty.`, error: form.errors.daily_send_limit, attributes: html`inputmode="numeric" autocomplete="off"`, optional: true })}`;
 }
 
-const formNotice = (form: PhoneForm) =>
-  form.notice ? html`<div class="notice error" role="alert"><p>${form.notice}</p></div>` : html``;
+const formNotice = (form: PhoneForm) => errorNotice(form.notice);
 const failed = (form: PhoneForm) => Boolean(form.notice) || Object.keys(form.errors).length > 0;
 
 export function addPhonePage(session: OperatorSession, form: PhoneForm = { values: {}, errors: {} }): Html {
@@ -81,7 +80,7 @@ export function removePhonePage(
     `${refusal ? 'Error: ' : ''}Remove ${device.phone_number}?`,
     html`<nav aria-label="Breadcrumb" class="crumbs"><ol><li><a href="${OPERATOR_PATH}/fleet">Fleet</a></li><li><a href="${devicePath(device.id)}">${device.phone_number}</a></li><li><span aria-current="page">Remove</span></li></ol></nav>
 <h1>Remove <span class="mono">${device.phone_number}</span>?</h1>
-${refusal ? html`<div class="notice error" role="alert"><p>${refusal}</p></div>` : ''}
+${errorNotice(refusal)}
 <p>The phone leaves the inventory and its key stops working. ${device.cell_id ? 'It carries a cell: the cell must be released first.' : 'It carries no cell.'} This cannot be undone; add the phone again to use it later.</p>
 ${confirmForm({
   action: `${devicePath(device.id)}/remove`,

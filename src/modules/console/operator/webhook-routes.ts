@@ -6,7 +6,7 @@
 //   POST /console/operator/webhooks/:id/rotate              a new secret, shown once
 //   GET  /console/operator/webhooks/:id/delete              confirm; POST deletes
 //   POST /console/operator/webhooks/:id/deliveries/:delivery_id/retry
-import { html, type Html } from '../../../lib/html.ts';
+import type { Html } from '../../../lib/html.ts';
 import type { FastifyReply } from 'fastify';
 import type { App } from '../../../http/types.ts';
 import { ApiError } from '../../../lib/errors.ts';
@@ -16,6 +16,7 @@ import type { WebhookView } from '../../webhooks/service.ts';
 import { noticeOf, param, text, withNotice } from '../account/shared.ts';
 import { registerFormParser, sendPage } from '../http.ts';
 import { badListLink, redirect } from './http.ts';
+import { errorNotice } from '../layout.ts';
 import { operatorMessagePage } from './layout.ts';
 import { actAs, type OperatorConsole } from './module.ts';
 import { createFromForm } from '../act.ts';
@@ -264,7 +265,7 @@ export function registerOperatorWebhookPages(app: App, operator: OperatorConsole
         if (!retried) return reply;
       } catch (error) {
         if (!(error instanceof ApiError) || error.code !== 'conflict') throw error;
-        const notice = html`<div class="notice error" role="alert"><p>${error.message}</p></div>`;
+        const notice = errorNotice(error.message);
         return showEndpoint(reply, session, id, { notice }, 409);
       }
       return redirect(reply, withNotice(webhookPath(id), 'retried'));

@@ -10,7 +10,7 @@ import { phone, time } from '../conversations/format.ts';
 import { SCRIPTS } from '../conversations/pages.ts';
 import { confirmationPage } from '../pages.ts';
 import type { SignedInContext } from '../guard.ts';
-import { field, hidden, layout } from '../layout.ts';
+import { errorNotice, field, hidden, layout } from '../layout.ts';
 import { quietHoursSection, type QuietHoursForm } from '../quiet-hours.ts';
 import { randomBase62 } from '../../../lib/secrets.ts';
 
@@ -33,8 +33,7 @@ export const jobPath = (context: SignedInContext, podId: string, jobId: string) 
 export const listPath = (context: SignedInContext, podId: string, listId: string) =>
   `${podPath(context, podId)}/lists/${encodeURIComponent(listId)}`;
 
-export const formNotice = (form?: FormState) =>
-  form?.notice ? html`<div class="notice error" role="alert"><p>${form.notice}</p></div>` : html``;
+export const formNotice = (form?: FormState) => errorNotice(form?.notice);
 
 export const textArea = (options: {
   id: string;
