@@ -151,7 +151,7 @@ export async function buildApp(deps: AppDeps) {
     streamCap: caps.streams,
   });
   const { events } = eventing;
-  const devicing = devicesModule.build({ db, clock, audit: audit.recordOperatorAction });
+  const devicing = devicesModule.build({ db, clock, audit: audit.recordOperatorAction, baseUrl: config.baseUrl });
   const { devices } = devicing;
   const celling = cellsModule.build({ db, clock, devices, events });
   const { cells } = celling;

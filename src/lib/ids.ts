@@ -34,7 +34,8 @@ export type IdPrefix =
   | 'oar'
   | 'grt'
   | 'oat'
-  | 'ort';
+  | 'ort'
+  | 'enr';
 
 // ulid's default source calls getRandomValues once per character; drawing from a pool of
 // random bytes keeps id generation off the request hot path.

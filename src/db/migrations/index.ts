@@ -26,6 +26,7 @@ import * as scheduledSends from './0023_scheduled_sends.ts';
 import * as webhookAttemptExchange from './0024_webhook_attempt_exchange.ts';
 import * as mcpTasks from './0025_mcp_tasks.ts';
 import * as broadcastSendNow from './0026_broadcast_send_now.ts';
+import * as smsgate from './0029_smsgate.ts';
 
 export const migrations: Record<string, Migration> = {
   '0001_foundation': foundation,
@@ -54,4 +55,5 @@ export const migrations: Record<string, Migration> = {
   '0024_webhook_attempt_exchange': webhookAttemptExchange,
   '0025_mcp_tasks': mcpTasks,
   '0026_broadcast_send_now': broadcastSendNow,
+  '0029_smsgate': smsgate,
 };

@@ -309,6 +309,7 @@ describe('cells: the service methods messaging calls', () => {
       phoneNumber: device.phoneNumber,
       sendRatePerMinute: 24,
       dailySendLimit: 300,
+      claims: true,
     });
     await t.app.inject({
       method: 'PATCH',

@@ -22,6 +22,13 @@ export const ALL_CAPABILITIES: Readonly<Capabilities> = Object.freeze({
   mms_receive: true,
 });
 
+/** The SMSGate app (contract §13): delivery reports and MMS receive, but it sends no MMS. */
+export const SMSGATE_CAPABILITIES: Readonly<Capabilities> = Object.freeze({
+  delivery_reports: true,
+  mms_send: false,
+  mms_receive: true,
+});
+
 const flag = (stated: boolean | undefined) => (stated === false ? 0 : 1);
 
 export function capabilityColumns(stated: StatedCapabilities): CapabilityColumns {

@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import { admin, startApp, type TestApp } from '../../../test/harness.ts';
 import { eventsOf } from '../../../test/support/cells.ts';
 import { auditSinceAdded, heartbeat } from '../../../test/support/devices.ts';
-import { activeLine, claim, queued, report, type Line } from '../../../test/support/messages.ts';
+import { activeLine, claim, inbound, queued, report, type Line } from '../../../test/support/messages.ts';
 
 async function act(t: TestApp, line: Line, action: string, reason: string) {
   const response = await t.app.inject({
@@ -115,6 +115,41 @@ describe('device pause, resume and release', () => {
     assert.equal(claimed.id, message.id);
     const sent = await report(t, line, message.id, { event: 'sent' });
     assert.equal(sent.statusCode, 200);
+  });
+
+  it('a paused or a quarantined phone still receives: its texts are stored on its cell and emitted (issue 33)', async () => {
+    const line = await activeLine(t);
+    await act(t, line, 'pause', 'SIM swap in slot 3');
+    const whilePaused = await inbound(t, line, {
+      device_message_id: 'paused-1',
+      from: '+14155550123',
+      body: 'reply while paused',
+      received_at: t.clock.now().toISOString(),
+    });
+    assert.equal(whilePaused.statusCode, 201, whilePaused.body);
+    assert.equal(whilePaused.json().cell_id, line.cell.id);
+    await act(t, line, 'resume', 'back');
+    await t.database.db
+      .updateTable('devices')
+      .set({ health: 'quarantined', health_reason: '5 carrier failures in a row (generic_failure)' })
+      .where('id', '=', line.device.id)
+      .execute();
+    t.services.devices.forgetAssignment(line.device.id);
+    const whileQuarantined = await inbound(t, line, {
+      device_message_id: 'quarantined-1',
+      from: '+14155550123',
+      body: 'your code is 123456',
+      received_at: t.clock.now().toISOString(),
+    });
+    assert.equal(whileQuarantined.statusCode, 201, whileQuarantined.body);
+    const received = (await eventsOf(t, 'message.received')).filter((e) => e.data.cell_id === line.cell.id);
+    assert.deepEqual(
+      received.map((e) => e.data.body),
+      ['reply while paused', 'your code is 123456'],
+    );
+    // Still no sending: the quarantined phone claims nothing.
+    await queued(t, line, { to: '+14155550199', body: 'hello' });
+    assert.deepEqual(await claim(t, line), []);
   });
 
   it('PATCH sets the daily limit in segments', async () => {

@@ -15,18 +15,30 @@ import { deviceOperations, type DeviceOperations } from './operations.ts';
 import { registerDeviceRoutes } from './routes.ts';
 import { DevicesService } from './service.ts';
 import type { RecordOperatorAction } from '../admin/audit.ts';
+import { EnrollmentsRepository } from './enrollments-repository.ts';
+import { EnrollmentsService } from './enrollments.ts';
+import { enrollmentOperations, registerEnrollmentRoutes, type EnrollmentOperations } from './enrollment-operations.ts';
 
 export interface DevicesModule {
   devices: DevicesService;
+  enrollments: EnrollmentsService;
   operations: DeviceOperations;
+  enrollmentOperations: EnrollmentOperations;
   ports: Wirable[];
   loops: Periodic[];
 }
 
-export function build(deps: { db: Kysely<DB>; clock: Clock; audit: RecordOperatorAction }): DevicesModule {
+export function build(deps: {
+  db: Kysely<DB>;
+  clock: Clock;
+  audit: RecordOperatorAction;
+  baseUrl: string;
+}): DevicesModule {
   const history = new HeartbeatHistory({ repo: new HeartbeatsRepository(deps.db), clock: deps.clock });
+  const lines = new EnrollmentsRepository(deps.db);
   const devices = new DevicesService({
     repo: new DevicesRepository(deps.db),
+    lines,
     clock: deps.clock,
     history,
     audit: deps.audit,
@@ -35,12 +47,21 @@ export function build(deps: { db: Kysely<DB>; clock: Clock; audit: RecordOperato
   const prune: Periodic = {
     name: 'heartbeats-prune',
     intervalMs: HEARTBEATS_PRUNE_INTERVAL_MS,
-    tick: () => devices.pruneHeartbeats(),
+    tick: async () => (await devices.pruneHeartbeats()) + (await enrollments.prune()),
   };
-  return { devices, operations: deviceOperations(devices), ports: Object.values(devices.ports), loops: [prune] };
+  const enrollments = new EnrollmentsService({ repo: lines, devices, clock: deps.clock, baseUrl: deps.baseUrl });
+  return {
+    devices,
+    enrollments,
+    operations: deviceOperations(devices),
+    enrollmentOperations: enrollmentOperations(enrollments),
+    ports: Object.values(devices.ports),
+    loops: [prune],
+  };
 }
 
 export function register(app: App, module: DevicesModule, rest: RestBinder): void {
+  registerEnrollmentRoutes(app, rest, module.enrollmentOperations);
   registerDeviceRoutes(app, module.devices, rest, module.operations);
   registerAgentRoute(app);
 }

@@ -38,9 +38,28 @@ const Hold = Nullable(
   ),
 );
 
+const SimLine = Type.Object(
+  {
+    slot: Type.Integer({ description: 'The SIM slot, from 0.' }),
+    sim_number: Type.Integer({
+      description: "The app's SIM number (1 or 2): the simNumber of its messages and webhooks.",
+    }),
+    phone_number: Nullable(
+      Type.String({ description: 'E.164; null where Android did not report it (set it with PATCH).' }),
+    ),
+    carrier: Nullable(Type.String()),
+  },
+  { $id: 'SimLine', description: 'A SIM line of a phone.' },
+);
+
 const DEVICE_EXAMPLE = {
   id: 'dev_01jdx1f2g3h4j5k6m7n8p9q0r1',
   phone_number: '+14155550123',
+  agent: 'smsgate',
+  sims: [
+    { slot: 0, sim_number: 1, phone_number: '+14155550123', carrier: 'T-Mobile' },
+    { slot: 1, sim_number: 2, phone_number: null, carrier: 'Mint' },
+  ],
   label: 'Rack A, slot 3',
   send_rate_per_minute: 20,
   daily_send_limit: 300,
@@ -66,7 +85,15 @@ const DEVICE_EXAMPLE = {
 export const Device = Type.Object(
   {
     id: Type.String({ description: 'dev_... id' }),
-    phone_number: Type.String({ description: 'E.164.' }),
+    phone_number: Type.String({ description: 'E.164: the number of the line that carries its cell.' }),
+    agent: Type.Enum(['simulator', 'termux', 'smsgate'], {
+      description:
+        'What runs the phone: the built-in simulator or the Termux agent (X-Phone-Key, /v1/device) or the SMSGate app (/mobile/v1).',
+    }),
+    sims: Type.Array(SimLine, {
+      description:
+        'Its SIM lines: one for a phone added by POST /v1/admin/devices, one per SIM card the SMSGate app reported.',
+    }),
     label: Nullable(Type.String()),
     send_rate_per_minute: Type.Integer({ description: 'SMS segments per minute.' }),
     daily_send_limit: Type.Integer({ description: 'SMS segments per 24 hours.' }),

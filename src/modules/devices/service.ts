@@ -10,10 +10,17 @@ import { constantTimeEqualHex, displayPrefix, newSecret, sha256Hex } from '../..
 import { requirePhone } from '../../lib/phone.ts';
 import { isUniqueViolation } from '../../db/errors.ts';
 import type { DeviceChanges, DevicesRepository, Telemetry } from './repository.ts';
+import type { EnrollmentsRepository } from './enrollments-repository.ts';
 import type { DevicesTable } from './tables.ts';
 import { transact } from '../../db/transaction.ts';
 import { Port } from '../../lib/ports.ts';
-import { ALL_CAPABILITIES, capabilitiesView, capabilityColumns, type StatedCapabilities } from './capabilities.ts';
+import {
+  ALL_CAPABILITIES,
+  capabilitiesView,
+  capabilityColumns,
+  SMSGATE_CAPABILITIES,
+  type StatedCapabilities,
+} from './capabilities.ts';
 import type { HeartbeatHistory, HeartbeatQuery } from './heartbeats.ts';
 import type { RecordOperatorAction } from '../admin/audit.ts';
 import { decideHealth, HEALTH_WINDOW } from './health.ts';
@@ -58,6 +65,8 @@ export interface DeviceAssignment {
   sendRatePerMinute: number;
   /** SMS segments per 24 hours. */
   dailySendLimit: number;
+  /** False while the phone is paused or quarantined: it claims nothing, but still receives (contract §11). */
+  claims: boolean;
 }
 
 /** Why a phone claims nothing now, as its heartbeat answer says it; null when it may claim. */
@@ -93,10 +102,33 @@ export interface HeartbeatBody {
   capabilities?: StatedCapabilities;
 }
 
-export function deviceView(row: DevicesTable, counts: { sent: number; failed: number } = NO_OUTCOMES) {
+/** A SIM line as admin reads show it (contract §13). */
+export interface SimView {
+  slot: number;
+  sim_number: number;
+  phone_number: string | null;
+  carrier: string | null;
+}
+
+/** Which agent runs the phone: the SMSGate app, or on the native surface the Termux agent or the simulator. */
+export function agentOf(row: Pick<DevicesTable, 'agent' | 'app_version'>): 'simulator' | 'termux' | 'smsgate' {
+  if (row.agent === 'smsgate') return 'smsgate';
+  return row.app_version?.startsWith(TERMUX_VERSION_PREFIX) ? 'termux' : 'simulator';
+}
+
+const TERMUX_VERSION_PREFIX = 'cellgate-termux/';
+
+export function deviceView(
+  row: DevicesTable,
+  counts: { sent: number; failed: number } = NO_OUTCOMES,
+  sims: readonly SimView[] = [],
+) {
   return {
     id: row.id,
     phone_number: row.phone_number,
+    agent: agentOf(row),
+    // A phone added by POST /v1/admin/devices has one line: its number.
+    sims: sims.length > 0 ? sims : [{ slot: 0, sim_number: 1, phone_number: row.phone_number, carrier: null }],
     label: row.label,
     send_rate_per_minute: row.send_rate_per_minute,
     daily_send_limit: row.daily_send_limit,
@@ -136,6 +168,8 @@ const duplicateNumber = () => new ApiError('conflict', 'A device with this phone
 
 export class DevicesService {
   private readonly repo: DevicesRepository;
+  /** The SIM lines of SMSGate phones. */
+  readonly lines: EnrollmentsRepository;
   private readonly clock: Clock;
   private readonly history: HeartbeatHistory;
   private readonly audit: RecordOperatorAction;
@@ -146,7 +180,14 @@ export class DevicesService {
   private readonly lastTouch = new Map<string, number>();
   private readonly assignments = new Map<string, { value: DeviceAssignment | null; until: number }>();
 
-  constructor(deps: { repo: DevicesRepository; clock: Clock; history: HeartbeatHistory; audit: RecordOperatorAction }) {
+  constructor(deps: {
+    repo: DevicesRepository;
+    lines: EnrollmentsRepository;
+    clock: Clock;
+    history: HeartbeatHistory;
+    audit: RecordOperatorAction;
+  }) {
+    this.lines = deps.lines;
     this.audit = deps.audit;
     this.repo = deps.repo;
     this.clock = deps.clock;
@@ -170,12 +211,50 @@ export class DevicesService {
   ) {
     const phoneNumber = requirePhone('phone_number', input.phone_number);
     if (await this.repo.findByPhoneNumber(phoneNumber)) throw duplicateNumber();
+    const key = newSecret(DEVICE_KEY_PREFIX);
+    const row = this.newRow({ ...input, phone_number: phoneNumber }, key);
+    await transact(this.repo.db, (tx) => this.insert(tx, row, by));
+    await this.hooks.afterAdded();
+    return { ...(await this.get(row.id)), device_key: key };
+  }
+
+  /**
+   * In the caller's transaction (an enrollment's redemption): adds a phone running the SMSGate
+   * app with the given token, recorded as the enrolling admin's. The caller runs afterAdded() once
+   * it commits.
+   */
+  async insertEnrolled(
+    tx: Executor,
+    input: { phone_number: string; label: string | null; send_rate_per_minute?: number; daily_send_limit?: number },
+    extra: { token: string; signingKey: string; pushToken: string | null },
+    by: OperatorBy,
+  ): Promise<DevicesTable> {
+    if (await this.repo.findByPhoneNumber(input.phone_number)) throw duplicateNumber();
+    const row: DevicesTable = {
+      ...this.newRow(input, extra.token),
+      ...capabilityColumns(SMSGATE_CAPABILITIES),
+      agent: 'smsgate',
+      signing_key: extra.signingKey,
+      push_token: extra.pushToken,
+    };
+    await this.insert(tx, row, by);
+    return row;
+  }
+
+  /** Runs after a transaction that added devices committed: pairs cells left waiting. */
+  afterAdded(): Promise<void> {
+    return this.hooks.afterAdded();
+  }
+
+  private newRow(
+    input: { phone_number: string; label?: string | null; send_rate_per_minute?: number; daily_send_limit?: number },
+    key: string,
+  ): DevicesTable {
     const now = this.clock.now();
     const iso = now.toISOString();
-    const key = newSecret(DEVICE_KEY_PREFIX);
-    const row: DevicesTable = {
+    return {
       id: newId('dev', this.clock, now),
-      phone_number: phoneNumber,
+      phone_number: input.phone_number,
       label: input.label ?? null,
       send_rate_per_minute: input.send_rate_per_minute ?? DEFAULT_SEND_RATE_PER_MINUTE,
       key_prefix: displayPrefix(key),
@@ -196,27 +275,30 @@ export class DevicesService {
       health_reset_at: null,
       daily_send_limit: input.daily_send_limit ?? DEFAULT_DAILY_SEND_LIMIT,
       battery_low: 0,
+      agent: 'native',
+      signing_key: null,
+      push_token: null,
       created_at: iso,
       updated_at: iso,
     };
-    await transact(this.repo.db, async (tx) => {
-      try {
-        await this.repo.insert(tx, row);
-      } catch (error) {
-        // Two admins adding the same number at once: the unique index decides.
-        if (isUniqueViolation(error)) throw duplicateNumber();
-        throw error;
-      }
-      await this.recordInventoryChange(tx, by, 'device.create', row.id, {
-        phone_number: row.phone_number,
-        label: row.label,
-        send_rate_per_minute: row.send_rate_per_minute,
-        daily_send_limit: row.daily_send_limit,
-      });
-      await this.hooks.added(tx);
+  }
+
+  private async insert(tx: Executor, row: DevicesTable, by: OperatorBy): Promise<void> {
+    try {
+      await this.repo.insert(tx, row);
+    } catch (error) {
+      // Two admins adding the same number at once: the unique index decides.
+      if (isUniqueViolation(error)) throw duplicateNumber();
+      throw error;
+    }
+    await this.recordInventoryChange(tx, by, 'device.create', row.id, {
+      phone_number: row.phone_number,
+      label: row.label,
+      send_rate_per_minute: row.send_rate_per_minute,
+      daily_send_limit: row.daily_send_limit,
+      ...(row.agent === 'native' ? {} : { agent: row.agent }),
     });
-    await this.hooks.afterAdded();
-    return { ...(await this.get(row.id)), device_key: key };
+    await this.hooks.added(tx);
   }
 
   async list(query: PageQuery) {
@@ -237,12 +319,15 @@ export class DevicesService {
   /** Devices as the admin surface shows them, with their sends and failures of the last 24 hours. */
   async views(rows: readonly DevicesTable[], ex: Executor = this.repo.db): Promise<DeviceView[]> {
     const since = new Date(this.clock.now().getTime() - DAY_MS).toISOString();
-    const counts = await this.repo.outcomeCounts(
-      rows.map((row) => row.id),
-      since,
-      ex,
-    );
-    return rows.map((row) => deviceView(row, counts.get(row.id)));
+    const ids = rows.map((row) => row.id);
+    const counts = await this.repo.outcomeCounts(ids, since, ex);
+    const lines = new Map<string, SimView[]>();
+    for (const sim of rows.some((row) => row.agent === 'smsgate') ? await this.lines.sims(ex, ids) : []) {
+      const list = lines.get(sim.device_id) ?? [];
+      list.push({ slot: sim.slot, sim_number: sim.sim_number, phone_number: sim.phone_number, carrier: sim.carrier });
+      lines.set(sim.device_id, list);
+    }
+    return rows.map((row) => deviceView(row, counts.get(row.id), lines.get(row.id)));
   }
 
   /** An operator event about `device` (as it is in `tx`), written in the transaction of the change. */
@@ -533,20 +618,18 @@ export class DevicesService {
     return this.repo.findByCell(cellId);
   }
 
-  /** The active cell this device carries, or null. Runs on every device poll, so it is cached briefly. */
+  /**
+   * The active cell this device carries, or null. Runs on every device poll, so it is cached
+   * briefly. A paused or quarantined phone keeps its cell (`claims: false`): it sends nothing, and
+   * what it receives is still stored on the cell (issue 33).
+   */
   async assignment(deviceId: string): Promise<DeviceAssignment | null> {
     const nowMs = this.clock.now().getTime();
     const cached = this.assignments.get(deviceId);
     if (cached && nowMs < cached.until) return cached.value;
     const row = await this.repo.findWithCell(deviceId);
-    // A paused or quarantined phone carries its cell but claims nothing (contract §11).
     const value =
-      row &&
-      row.cell_id &&
-      row.organization_id &&
-      row.cell_status === 'active' &&
-      row.paused === 0 &&
-      row.health !== 'quarantined'
+      row && row.cell_id && row.organization_id && row.cell_status === 'active'
         ? {
             deviceId: row.id,
             cellId: row.cell_id,
@@ -554,6 +637,8 @@ export class DevicesService {
             phoneNumber: row.phone_number,
             sendRatePerMinute: row.send_rate_per_minute,
             dailySendLimit: row.daily_send_limit,
+            // A paused or quarantined phone carries its cell but claims nothing (contract §11).
+            claims: row.paused === 0 && row.health !== 'quarantined',
           }
         : null;
     if (this.assignments.size > 100_000) this.assignments.clear();

@@ -28,6 +28,11 @@ export interface DevicesTable {
   daily_send_limit: number;
   /** 1 after device.battery_low fired, until the phone charges or rises to 15% again. */
   battery_low: number;
+  /** native (the simulator or the Termux agent, X-Phone-Key) or smsgate (the SMSGate app, /mobile/v1). */
+  agent: 'native' | 'smsgate';
+  /** The key the SMSGate app signs its webhooks with (it must be readable to check them); null for native devices. */
+  signing_key: string | null;
+  push_token: string | null;
   created_at: string;
   updated_at: string;
 }
@@ -56,7 +61,36 @@ export interface DeviceOutcomesTable {
   created_at: string;
 }
 
+/** A SIM line a phone reported (SMSGate's simCards): sim_number 1 or 2, the app's numbering. */
+export interface DeviceSimsTable {
+  device_id: string;
+  sim_number: number;
+  slot: number;
+  phone_number: string | null;
+  carrier: string | null;
+  iccid: string | null;
+}
+
+/** An operator's invitation for one phone to sign in (contract §13): single use, 24 hours. */
+export interface DeviceEnrollmentsTable {
+  id: string;
+  token_hash: string;
+  code_hash: string;
+  code_expires_at: string;
+  label: string | null;
+  send_rate_per_minute: number | null;
+  daily_send_limit: number | null;
+  /** The admin token that made it: the device it becomes is recorded in the audit log as theirs. */
+  created_by: string;
+  expires_at: string;
+  used_at: string | null;
+  device_id: string | null;
+  created_at: string;
+}
+
 export interface DevicesTables {
+  device_sims: DeviceSimsTable;
+  device_enrollments: DeviceEnrollmentsTable;
   devices: DevicesTable;
   device_heartbeats: DeviceHeartbeatsTable;
   device_outcomes: DeviceOutcomesTable;

@@ -68,7 +68,7 @@ export class DeliveryService {
     try {
       for (;;) {
         const assignment = await this.devices.assignment(deviceId);
-        const claimed = assignment ? await this.tryClaim(assignment, limit) : [];
+        const claimed = assignment?.claims ? await this.tryClaim(assignment, limit) : [];
         const left = deadline - performance.now();
         if (claimed.length > 0 || left <= 0 || signal.aborted) return { messages: claimed.map(leasedMessageView) };
         // A device without a cell waits on its own id, which no send wakes: a plain re-check delay.

@@ -1,0 +1,191 @@
+// Enrollment of a phone running the SMSGate app (contract §13): the operator makes a single-use
+// enrollment (a private token, and a 6-digit code valid 10 minutes), the app signs in with either
+// (POST /mobile/v1/device) and becomes a device with one line per SIM card, its own device token
+// and the key it signs its webhooks with. Token and code are kept as hashes only.
+import type { Clock } from '../../lib/clock.ts';
+import { ApiError, invalidField, notFound } from '../../lib/errors.ts';
+import { newId } from '../../lib/ids.ts';
+import { listPage, type PageQuery } from '../../lib/pagination.ts';
+import { normalizePhone } from '../../lib/phone.ts';
+import { newSecret, randomBase62, sha256Hex, sixDigitCode } from '../../lib/secrets.ts';
+import { transact } from '../../db/transaction.ts';
+import type { EnrollmentsRepository } from './enrollments-repository.ts';
+import { DEVICE_KEY_PREFIX, type DevicesService, type OperatorBy } from './service.ts';
+import type { DeviceEnrollmentsTable, DeviceSimsTable } from './tables.ts';
+
+export const ENROLLMENT_TOKEN_PREFIX = 'cg_enr_';
+export const ENROLLMENT_TTL_MS = 24 * 60 * 60 * 1000;
+export const CODE_TTL_MS = 10 * 60 * 1000;
+/** The SMSGate app's protocol root under the server's base URL. */
+export const MOBILE_PATH = '/mobile/v1';
+
+/** A SIM card as the app reports it (GatewayApi.kt SimCard). */
+export interface SimCard {
+  slotIndex: number;
+  simNumber: number;
+  phoneNumber?: string | null;
+  carrierName?: string | null;
+  iccid?: string | null;
+}
+
+/** How the app signs in: its private token, or a code. */
+export type EnrollmentCredential = { kind: 'token'; token: string } | { kind: 'code'; code: string };
+
+const refused = () =>
+  new ApiError('unauthenticated', 'The enrollment is unknown, already used or expired: make a new one.');
+
+export function enrollmentView(row: DeviceEnrollmentsTable) {
+  return {
+    id: row.id,
+    label: row.label,
+    send_rate_per_minute: row.send_rate_per_minute,
+    daily_send_limit: row.daily_send_limit,
+    expires_at: row.expires_at,
+    code_expires_at: row.code_expires_at,
+    created_at: row.created_at,
+  };
+}
+
+export class EnrollmentsService {
+  private readonly repo: EnrollmentsRepository;
+  private readonly devices: DevicesService;
+  private readonly clock: Clock;
+  private readonly baseUrl: string;
+
+  constructor(deps: { repo: EnrollmentsRepository; devices: DevicesService; clock: Clock; baseUrl: string }) {
+    this.repo = deps.repo;
+    this.devices = deps.devices;
+    this.clock = deps.clock;
+    this.baseUrl = deps.baseUrl;
+  }
+
+  async create(
+    input: { label?: string | null; send_rate_per_minute?: number; daily_send_limit?: number },
+    by: OperatorBy,
+  ) {
+    const now = this.clock.now();
+    const token = newSecret(ENROLLMENT_TOKEN_PREFIX);
+    const code = await this.freeCode(now.toISOString());
+    const row: DeviceEnrollmentsTable = {
+      id: newId('enr', this.clock, now),
+      token_hash: sha256Hex(token),
+      code_hash: sha256Hex(code),
+      code_expires_at: new Date(now.getTime() + CODE_TTL_MS).toISOString(),
+      label: input.label ?? null,
+      send_rate_per_minute: input.send_rate_per_minute ?? null,
+      daily_send_limit: input.daily_send_limit ?? null,
+      created_by: by.actor.tokenId,
+      expires_at: new Date(now.getTime() + ENROLLMENT_TTL_MS).toISOString(),
+      used_at: null,
+      device_id: null,
+      created_at: now.toISOString(),
+    };
+    await this.repo.insert(row);
+    return { ...enrollmentView(row), token, code, server_url: `${this.baseUrl}${MOBILE_PATH}` };
+  }
+
+  /** A code no other valid enrollment has now (a code names one enrollment while it is valid). */
+  private async freeCode(now: string): Promise<string> {
+    for (;;) {
+      const code = sixDigitCode();
+      if ((await this.repo.byCode(this.repo.db, sha256Hex(code), now)).length === 0) return code;
+    }
+  }
+
+  async list(query: PageQuery) {
+    const now = this.clock.now().toISOString();
+    const page = await listPage(
+      query,
+      (before, count) => this.repo.pending(now, before ? String(before[0]) : null, count),
+      (row) => [row.id],
+    );
+    return { enrollments: page.items.map(enrollmentView), next_cursor: page.next_cursor };
+  }
+
+  async revoke(id: string): Promise<void> {
+    if ((await this.repo.revoke(id)) === 0) throw notFound('enrollment');
+  }
+
+  /**
+   * The app signs in: spends the enrollment and adds the phone (one line per SIM card). 401 for an
+   * unknown, spent or expired enrollment (or code); 400 when no SIM card carries a number.
+   */
+  async register(
+    credential: EnrollmentCredential,
+    body: { name: string; pushToken?: string | null; simCards: readonly SimCard[] },
+  ) {
+    const sims = simRows(body.simCards);
+    const line = sims.find((sim) => sim.phone_number !== null);
+    if (!line)
+      throw invalidField(
+        'simCards',
+        'phone_number_required',
+        'No SIM card carries a phone number in international form: enter the number in the app (or its SIM settings) and sign in again.',
+      );
+    const token = newSecret(DEVICE_KEY_PREFIX);
+    const now = this.clock.now().toISOString();
+    const device = await transact(this.repo.db, async (tx) => {
+      const enrollment = await this.find(tx, credential, now);
+      if (!enrollment || enrollment.used_at !== null || enrollment.expires_at <= now) throw refused();
+      const added = await this.devices.insertEnrolled(
+        tx,
+        {
+          phone_number: line.phone_number as string,
+          label: enrollment.label ?? body.name,
+          send_rate_per_minute: enrollment.send_rate_per_minute ?? undefined,
+          daily_send_limit: enrollment.daily_send_limit ?? undefined,
+        },
+        { token, signingKey: randomBase62(32), pushToken: body.pushToken ?? null },
+        { actor: { tokenId: enrollment.created_by } },
+      );
+      // Conditional: of two sign-ins with one enrollment, one spends it and the other rolls back.
+      if ((await this.repo.spend(tx, enrollment.id, added.id, now)) === 0) throw refused();
+      await this.repo.replaceSims(
+        tx,
+        added.id,
+        sims.map((sim) => ({ ...sim, device_id: added.id })),
+      );
+      return added;
+    });
+    await this.devices.afterAdded();
+    // The app keeps `login`/`password` for the cloud's user accounts; a private server has none.
+    return { id: device.id, token, login: device.id, password: null };
+  }
+
+  private async find(
+    tx: Parameters<EnrollmentsRepository['byToken']>[0],
+    credential: EnrollmentCredential,
+    now: string,
+  ) {
+    if (credential.kind === 'token') {
+      if (!credential.token.startsWith(ENROLLMENT_TOKEN_PREFIX)) return undefined;
+      return this.repo.byToken(tx, sha256Hex(credential.token));
+    }
+    if (!/^[0-9]{6}$/.test(credential.code)) return undefined;
+    const [match] = await this.repo.byCode(tx, sha256Hex(credential.code), now);
+    return match;
+  }
+
+  /** Deletes enrollments a day past their expiry; how many. */
+  prune(): Promise<number> {
+    return this.repo.prune(new Date(this.clock.now().getTime() - ENROLLMENT_TTL_MS).toISOString());
+  }
+}
+
+/** The app's SIM cards as lines: numbers in E.164 (null where Android gave none or an unusable one). */
+export function simRows(cards: readonly SimCard[]): Omit<DeviceSimsTable, 'device_id'>[] {
+  const seen = new Set<number>();
+  const rows: Omit<DeviceSimsTable, 'device_id'>[] = [];
+  for (const card of [...cards].sort((a, b) => a.simNumber - b.simNumber)) {
+    if (seen.has(card.simNumber)) throw invalidField('simCards', 'duplicate', 'Two SIM cards share a simNumber.');
+    seen.add(card.simNumber);
+    rows.push({
+      sim_number: card.simNumber,
+      slot: card.slotIndex,
+      phone_number: card.phoneNumber ? normalizePhone(card.phoneNumber) : null,
+      carrier: card.carrierName ?? null,
+      iccid: card.iccid ?? null,
+    });
+  }
+  return rows;
+}
