@@ -255,6 +255,7 @@ export async function buildApp(deps: AppDeps) {
         billing: billing.adminOperations,
         deposits: billing.depositOperations,
         webhooks: webhooking.operatorOperations,
+        enrollments: devicing.enrollmentOperations,
       },
     },
   });

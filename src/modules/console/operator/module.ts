@@ -21,6 +21,7 @@ import { OperatorGuard } from './http.ts';
 import type { FleetLive } from './live.ts';
 import { registerOrganizationPages } from './organization-routes.ts';
 import { registerInventoryPages } from './inventory.ts';
+import { registerEnrollmentPages } from './enroll.ts';
 import { registerOperatorWebhookPages } from './webhook-routes.ts';
 import type { WebhookOperations } from '../../webhooks/operations.ts';
 import type { OperatorContext } from '../../../operations/operation.ts';
@@ -35,6 +36,8 @@ export interface OperatorOperations {
   deposits: DepositOperations;
   /** The operator's webhook endpoints (/v1/admin/webhooks). */
   webhooks: WebhookOperations<OperatorContext>;
+  /** Enrollments of SMSGate phones (/v1/admin/devices/enrollments). */
+  enrollments: { createEnrollment: AnyOperation; revokeEnrollment: AnyOperation };
 }
 
 export interface OperatorConsole {
@@ -111,5 +114,6 @@ export function registerOperatorConsole(app: App, operator: OperatorConsole): vo
   registerOperatorRoutes(app, operator);
   registerOrganizationPages(app, operator);
   registerInventoryPages(app, operator);
+  registerEnrollmentPages(app, operator);
   registerOperatorWebhookPages(app, operator);
 }
