@@ -55,7 +55,8 @@ export async function enrollmentPage(
   return sectionPage(
     { session, current: 'fleet' },
     'Enroll a phone',
-    `${crumbs}
+    `<div class="enroll">
+${crumbs}
 <h1>Enroll a phone with the SMSGate app</h1>
 ${revealOnce({ id: 'private-token', heading: 'Private token', label: 'Private token (Settings → Cloud server → Private token)', secret: enrollment.token, explain: `It works once, until ${enrollment.expires_at}. Cellgate keeps only a hash of it.` })}
 <dl>
@@ -72,7 +73,8 @@ ${await qrSvg(qrText(enrollment.server_url, enrollment.token))}
 <li>Settings → Cloud server: the API URL and private token above; Notification channel: SSE Only.</li>
 <li>On the home screen, turn on Cloud server and Start on boot, then start the app. Each SIM with a number becomes a cell.</li>
 </ol>
-${termuxAside(baseUrl)}`,
+${termuxAside(baseUrl)}
+</div>`,
   );
 }
 
