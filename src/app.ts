@@ -24,6 +24,7 @@ import * as cellsModule from './modules/cells/module.ts';
 import * as codesModule from './modules/codes/module.ts';
 import * as consoleModule from './modules/console/module.ts';
 import * as devicesModule from './modules/devices/module.ts';
+import * as smsgateModule from './modules/smsgate/module.ts';
 import * as docsModule from './modules/docs/module.ts';
 import * as eventsModule from './modules/events/module.ts';
 import * as mcpModule from './modules/mcp/module.ts';
@@ -156,6 +157,15 @@ export async function buildApp(deps: AppDeps) {
   const celling = cellsModule.build({ db, clock, devices, events });
   const { cells } = celling;
   const messaging = messagesModule.build({ db, clock, events, cells, devices });
+  const smsgating = smsgateModule.build({
+    devices,
+    enrollments: devicing.enrollments,
+    delivery: messaging.delivery,
+    inbound: messaging.inbound,
+    clock,
+    baseUrl: config.baseUrl,
+    log: app.log,
+  });
   const coding = codesModule.build({ db, clock, cells, arrivals: messaging.codeArrivals, waits: caps.mcpWaits });
   const webhooking = webhooksModule.build({
     database,
@@ -313,6 +323,7 @@ export async function buildApp(deps: AppDeps) {
   devicesModule.register(app, devicing, rest);
   cellsModule.register(app, celling, rest);
   messagesModule.register(app, messaging, { longPolls: caps.deviceLongPolls }, rest);
+  smsgateModule.register(app, smsgating);
   codesModule.register(app, coding, rest);
   podsModule.register(app, podding, rest);
   statusModule.register(app, status, rest);
@@ -368,6 +379,9 @@ export async function buildApp(deps: AppDeps) {
     webhookWorker: webhooking.webhookWorker,
     cells,
     devices,
+    enrollments: devicing.enrollments,
+    smsgate: smsgating.smsgate,
+    smsgateEvents: smsgating.events,
     messages: messaging.messages,
     delivery: messaging.delivery,
     inbound: messaging.inbound,

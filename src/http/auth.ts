@@ -100,6 +100,15 @@ async function authenticateDevice(
   return principal;
 }
 
+/** The SMSGate app's calls (/mobile/v1): its device token as a bearer token (contract §13). */
+async function authenticateSmsgate(request: FastifyRequest, auth: Authenticators): Promise<DevicePrincipal> {
+  const token = bearerToken(request);
+  if (token === null) throw unauthenticated('Send the device token as "Authorization: Bearer <token>".');
+  const principal = token.startsWith('cg_dev_') ? await auth.device(token) : null;
+  if (!principal) throw unauthenticated('The device token is unknown or was rotated.');
+  return principal;
+}
+
 function agentCheck(
   auth: Authenticators,
   config: FastifyContextConfig,
@@ -165,7 +174,11 @@ export function registerAuth(
             ? async (request: FastifyRequest) => {
                 request.device = await authenticateDevice(request, auth, config.presence !== false);
               }
-            : null;
+            : config.auth === 'smsgate'
+              ? async (request: FastifyRequest) => {
+                  request.device = await authenticateSmsgate(request, auth);
+                }
+              : null;
     if (check) route.onRequest = [check, ...hookList(route.onRequest)];
   });
 }

@@ -33,6 +33,8 @@ const SECURITY_BY_SURFACE = {
   agent: [{ bearer: [] }],
   admin: [{ admin: [] }],
   device: [{ phoneKey: [] }],
+  // The SMSGate app's protocol (/mobile/v1) is not in the document: docs/device-protocol.md.
+  smsgate: [],
 } as const;
 
 /** Every tag a route may carry, with its description; the document lists those in use. */

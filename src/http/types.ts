@@ -18,7 +18,7 @@ export type App = FastifyInstance<
 >;
 
 /** Which credential a route takes. `public` routes take none. */
-export type Surface = 'public' | 'agent' | 'admin' | 'device';
+export type Surface = 'public' | 'agent' | 'admin' | 'device' | 'smsgate';
 
 export interface AgentPrincipal {
   organizationId: string;

@@ -42,8 +42,8 @@ export class DevicesRepository {
     return findDevice.first(ex, { id });
   }
 
-  findByPhoneNumber(phoneNumber: string) {
-    return this.db.selectFrom('devices').select('id').where('phone_number', '=', phoneNumber).executeTakeFirst();
+  findByPhoneNumber(phoneNumber: string, ex: Executor = this.db) {
+    return ex.selectFrom('devices').select('id').where('phone_number', '=', phoneNumber).executeTakeFirst();
   }
 
   findByKeyHash(keyHash: string) {
@@ -59,6 +59,10 @@ export class DevicesRepository {
   async update(ex: Executor, id: string, changes: DeviceChanges & { updated_at: string }): Promise<number> {
     const result = await ex.updateTable('devices').set(changes).where('id', '=', id).executeTakeFirst();
     return Number(result.numUpdatedRows);
+  }
+
+  async setPushToken(ex: Executor, id: string, pushToken: string | null): Promise<void> {
+    await ex.updateTable('devices').set({ push_token: pushToken }).where('id', '=', id).execute();
   }
 
   async replaceKey(

@@ -11,7 +11,7 @@ import { requirePhone } from '../../lib/phone.ts';
 import { isUniqueViolation } from '../../db/errors.ts';
 import type { DeviceChanges, DevicesRepository, Telemetry } from './repository.ts';
 import type { EnrollmentsRepository } from './enrollments-repository.ts';
-import type { DevicesTable } from './tables.ts';
+import type { DeviceSimsTable, DevicesTable } from './tables.ts';
 import { transact } from '../../db/transaction.ts';
 import { Port } from '../../lib/ports.ts';
 import {
@@ -229,7 +229,7 @@ export class DevicesService {
     extra: { token: string; signingKey: string; pushToken: string | null },
     by: OperatorBy,
   ): Promise<DevicesTable> {
-    if (await this.repo.findByPhoneNumber(input.phone_number)) throw duplicateNumber();
+    if (await this.repo.findByPhoneNumber(input.phone_number, tx)) throw duplicateNumber();
     const row: DevicesTable = {
       ...this.newRow(input, extra.token),
       ...capabilityColumns(SMSGATE_CAPABILITIES),
@@ -609,6 +609,31 @@ export class DevicesService {
       }
       if (silent.length < OFFLINE_BATCH) return count;
     }
+  }
+
+  // --- the SMSGate app (/mobile/v1) ----------------------------------------------------------
+
+  /** The phone with its SIM lines, or null when it left the inventory. */
+  async phone(deviceId: string): Promise<{ device: DevicesTable; sims: DeviceSimsTable[] } | null> {
+    const device = await this.repo.find(this.repo.db, deviceId);
+    if (!device) return null;
+    return { device, sims: await this.lines.sims(this.repo.db, [deviceId]) };
+  }
+
+  /** The app's PATCH /device: its push token and SIM cards (a number the operator set is kept where Android reports none). */
+  async saveAppState(
+    deviceId: string,
+    state: { pushToken?: string | null; sims?: Omit<DeviceSimsTable, 'device_id'>[] },
+  ): Promise<void> {
+    await transact(this.repo.db, async (tx) => {
+      if (state.pushToken !== undefined) await this.repo.setPushToken(tx, deviceId, state.pushToken);
+      if (state.sims)
+        await this.lines.replaceSims(
+          tx,
+          deviceId,
+          state.sims.map((sim) => ({ ...sim, device_id: deviceId })),
+        );
+    });
   }
 
   // --- assignment (used by the cells and messages modules) -----------------------------------

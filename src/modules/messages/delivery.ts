@@ -79,6 +79,24 @@ export class DeliveryService {
     }
   }
 
+  /**
+   * For a push channel (the SMSGate app's SSE): the cell the device sends for, and whether a
+   * message waits there that it could claim now. Nothing waits for a paused or quarantined phone.
+   */
+  async waiting(deviceId: string): Promise<{ cellId: string | null; waiting: boolean }> {
+    const assignment = await this.devices.assignment(deviceId);
+    if (!assignment?.claims) return { cellId: assignment?.cellId ?? null, waiting: false };
+    return {
+      cellId: assignment.cellId,
+      waiting: await this.repo.hasClaimable(assignment.cellId, this.clock.now().toISOString()),
+    };
+  }
+
+  /** Resolves true on the next send queued for `cellId` (this process); false after `ms`, or when `signal` aborts or the server closes. */
+  waitForSend(cellId: string, ms: number, signal: AbortSignal): Promise<boolean> {
+    return this.wakeups.wait(cellId, ms, AbortSignal.any([signal, this.closing.signal]));
+  }
+
   /** Claims in progress in this process, long-polls included (a gauge; tests wait on it). */
   get activePolls(): number {
     return this.polls;

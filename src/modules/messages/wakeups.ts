@@ -13,18 +13,20 @@ export class CellWakeups {
     this.emitter.emit(cellId);
   }
 
-  /** Resolves on the next notify for `cellId`, after `ms`, or when `signal` aborts. */
-  wait(cellId: string, ms: number, signal: AbortSignal): Promise<void> {
+  /** Resolves on the next notify for `cellId` (true), after `ms`, or when `signal` aborts (false). */
+  wait(cellId: string, ms: number, signal: AbortSignal): Promise<boolean> {
     return new Promise((resolve) => {
-      const done = () => {
+      const finish = (notified: boolean) => {
         clearTimeout(timer);
-        this.emitter.off(cellId, done);
-        signal.removeEventListener('abort', done);
-        resolve();
+        this.emitter.off(cellId, notify);
+        signal.removeEventListener('abort', stop);
+        resolve(notified);
       };
-      const timer = setTimeout(done, ms);
-      this.emitter.once(cellId, done);
-      signal.addEventListener('abort', done, { once: true });
+      const notify = () => finish(true);
+      const stop = () => finish(false);
+      const timer = setTimeout(stop, ms);
+      this.emitter.once(cellId, notify);
+      signal.addEventListener('abort', stop, { once: true });
     });
   }
 }

@@ -1,0 +1,67 @@
+// The SMSGate app's SSE channel (GET /mobile/v1/events; app helpers/SSEManager.kt, the server's
+// modules/sse): `event: MessageEnqueued` as soon as a message waits for the phone, so the app
+// pulls it (GET /message), and a `:keepalive` comment every 15 s. A send in this process wakes the
+// stream at once (messages/wakeups.ts); sends made by other processes are found by a re-check.
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { DeliveryService } from '../messages/delivery.ts';
+
+export const KEEPALIVE_MS = 15_000;
+/** How often a stream looks for messages queued by another process. */
+export const RECHECK_MS = 1_000;
+
+export class SmsEvents {
+  private readonly delivery: DeliveryService;
+  private open_ = 0;
+
+  constructor(deps: { delivery: DeliveryService }) {
+    this.delivery = deps.delivery;
+  }
+
+  /** Streams open in this process (a gauge; tests wait on it). */
+  get openStreams(): number {
+    return this.open_;
+  }
+
+  async open(deviceId: string, request: FastifyRequest, reply: FastifyReply): Promise<void> {
+    reply.hijack();
+    if (request.raw.destroyed) {
+      reply.raw.destroy();
+      return;
+    }
+    reply.raw.writeHead(200, {
+      'content-type': 'text/event-stream; charset=utf-8',
+      'cache-control': 'no-store',
+      'x-accel-buffering': 'no',
+    });
+    const gone = new AbortController();
+    reply.raw.once('close', () => gone.abort());
+    this.open_ += 1;
+    try {
+      await this.stream(deviceId, reply, gone.signal);
+    } finally {
+      this.open_ -= 1;
+      reply.raw.end();
+    }
+  }
+
+  private async stream(deviceId: string, reply: FastifyReply, signal: AbortSignal): Promise<void> {
+    let lastWrite = performance.now();
+    let announced = false;
+    for (;;) {
+      if (signal.aborted || this.delivery.shuttingDown) return;
+      const { cellId, waiting } = await this.delivery.waiting(deviceId);
+      // Announce once per batch of waiting messages; a new send wakes the stream and announces again.
+      if (waiting && !announced) {
+        reply.raw.write('event: MessageEnqueued\ndata: {}\n\n');
+        lastWrite = performance.now();
+      }
+      announced = waiting;
+      if (performance.now() - lastWrite >= KEEPALIVE_MS) {
+        reply.raw.write(':keepalive\n\n');
+        lastWrite = performance.now();
+      }
+      // A send for the cell wakes the stream at once (and is announced even if earlier ones wait).
+      if (await this.delivery.waitForSend(cellId ?? deviceId, RECHECK_MS, signal)) announced = false;
+    }
+  }
+}

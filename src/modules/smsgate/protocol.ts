@@ -1,0 +1,147 @@
+// The SMSGate app's device protocol (contract §13) as the app at v1.68.0 speaks it: its request
+// bodies, and the shapes Cellgate answers. Field names follow the app's source (named per field in
+// docs/device-protocol.md); nothing here holds a rule of Cellgate's.
+import { Type } from 'typebox';
+
+/** GatewayApi.kt SimCard. */
+const SimCard = Type.Object({
+  slotIndex: Type.Integer({ minimum: 0, maximum: 7 }),
+  simNumber: Type.Integer({ minimum: 1, maximum: 8 }),
+  phoneNumber: Type.Optional(Type.Union([Type.String({ maxLength: 32 }), Type.Null()])),
+  carrierName: Type.Optional(Type.Union([Type.String({ maxLength: 100 }), Type.Null()])),
+  iccid: Type.Optional(Type.Union([Type.String({ maxLength: 32 }), Type.Null()])),
+});
+
+/** A phone has at most two SIM lines here (contract §13). */
+const SimCards = Type.Array(SimCard, { maxItems: 2 });
+const PushToken = Type.Optional(Type.Union([Type.String({ maxLength: 4096 }), Type.Null()]));
+
+/** GatewayApi.kt DeviceRegisterRequest. */
+export const RegisterRequest = Type.Object({
+  name: Type.String({ maxLength: 200 }),
+  pushToken: PushToken,
+  simCards: Type.Optional(SimCards),
+});
+
+/** GatewayApi.kt DevicePatchRequest. */
+export const DevicePatchRequest = Type.Object({
+  id: Type.Optional(Type.String({ maxLength: 64 })),
+  pushToken: PushToken,
+  simCards: Type.Optional(Type.Union([SimCards, Type.Null()])),
+});
+
+/** domain/ProcessingState.kt. */
+export const PROCESSING_STATES = [
+  'Pending',
+  'Cancelling',
+  'Cancelled',
+  'Processed',
+  'Sent',
+  'Delivered',
+  'Failed',
+] as const;
+export type ProcessingState = (typeof PROCESSING_STATES)[number];
+
+const State = Type.Enum([...PROCESSING_STATES]);
+const AppDate = Type.String({ maxLength: 40 });
+
+/** GatewayApi.kt MessagePatchRequest, a list of them. */
+export const MessagePatchRequest = Type.Array(
+  Type.Object({
+    id: Type.String({ minLength: 1, maxLength: 64 }),
+    state: State,
+    recipients: Type.Optional(
+      Type.Array(
+        Type.Object({
+          phoneNumber: Type.String({ maxLength: 32 }),
+          state: State,
+          error: Type.Optional(Type.Union([Type.String({ maxLength: 1000 }), Type.Null()])),
+        }),
+        { maxItems: 10 },
+      ),
+    ),
+    states: Type.Optional(Type.Record(Type.String({ maxLength: 20 }), AppDate)),
+  }),
+  { maxItems: 100 },
+);
+
+export const MessagesQuery = Type.Object({ order: Type.Optional(Type.Enum(['fifo', 'lifo'])) });
+
+/** What each app state means for a message here: null when it moves nothing (Pending, cancelling). */
+export const STATE_EVENTS: Record<ProcessingState, 'sending' | 'sent' | 'delivered' | 'failed' | null> = {
+  Pending: null,
+  Cancelling: null,
+  Cancelled: null,
+  Processed: 'sending',
+  Sent: 'sent',
+  Delivered: 'delivered',
+  Failed: 'failed',
+};
+
+/** The webhook events Cellgate asks the app for (webhooks/domain/WebHookEvent.kt). */
+export const WEBHOOK_EVENTS = [
+  'sms:received',
+  'sms:sent',
+  'sms:delivered',
+  'sms:failed',
+  'mms:received',
+  'system:ping',
+] as const;
+export type WebhookEvent = (typeof WEBHOOK_EVENTS)[number];
+
+/** The path the app posts every webhook to (one for all: the body names its event). */
+export const WEBHOOK_PATH = '/webhooks/events';
+
+/** How often the app pings (system:ping), in seconds: within the 120 s after which a phone is offline. */
+export const PING_INTERVAL_S = 60;
+
+/** The app's settings map (settings/SettingsService.kt): only the modules Cellgate sets. */
+export function settingsMap(device: { send_rate_per_minute: number; signing_key: string | null }) {
+  return {
+    messages: {
+      // MessagesSettings.kt: limit_period / limit_value; the app counts messages, Cellgate segments.
+      limit_period: 'PerMinute',
+      limit_value: device.send_rate_per_minute,
+    },
+    // PingSettings.kt.
+    ping: { interval_seconds: PING_INTERVAL_S },
+    // WebhooksSettings.kt.
+    webhooks: { internet_required: true, retry_count: 15, signing_key: device.signing_key },
+  };
+}
+
+export function webhookList(serverUrl: string) {
+  return WEBHOOK_EVENTS.map((event) => ({
+    id: `cellgate-${event.replace(':', '-')}`,
+    url: `${serverUrl}${WEBHOOK_PATH}`,
+    event,
+  }));
+}
+
+/** GatewayApi.kt Message, from a leased message. */
+export function appMessage(
+  message: { id: string; to: string; body: string; created_at: string; lease_expires_at: string | null },
+  simNumber: number | null,
+) {
+  return {
+    id: message.id,
+    message: message.body,
+    textMessage: { text: message.body },
+    phoneNumbers: [message.to],
+    simNumber,
+    withDeliveryReport: true,
+    isEncrypted: false,
+    // The app does not send past it: after the lease the message may be handed out again.
+    validUntil: message.lease_expires_at,
+    createdAt: message.created_at,
+  };
+}
+
+/** The webhook body the app posts (webhooks/domain/WebHookEventDTO.kt). */
+export const WebhookBody = Type.Object({
+  id: Type.String({ minLength: 1, maxLength: 64 }),
+  webhookId: Type.Optional(Type.String({ maxLength: 64 })),
+  event: Type.String({ maxLength: 40 }),
+  deviceId: Type.String({ minLength: 1, maxLength: 64 }),
+  payload: Type.Record(Type.String(), Type.Unknown()),
+});

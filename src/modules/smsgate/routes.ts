@@ -1,0 +1,100 @@
+// The SMSGate app's device protocol under /mobile/v1 (contract §13; docs/device-protocol.md names
+// the app source of each route and field). A door: transport in, SmsgateService, transport out.
+// Not in the OpenAPI document: the app, not an agent, is its client.
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { Type } from 'typebox';
+import type { App } from '../../http/types.ts';
+import { deviceOf } from '../../http/auth.ts';
+import { MOBILE_PATH } from '../devices/enrollments.ts';
+import { DevicePatchRequest, MessagePatchRequest, MessagesQuery, RegisterRequest, WEBHOOK_PATH } from './protocol.ts';
+import type { SmsgateService } from './service.ts';
+import type { SmsEvents } from './events.ts';
+
+/** Every app body is small: a message list of 100 states, a webhook, a SIM list. */
+export const MOBILE_BODY_LIMIT = 64 * 1024;
+
+const hidden = { hide: true };
+const device = { auth: 'smsgate' as const };
+
+/** Stops a handler's work when the app hangs up. */
+function hangUpSignal(request: FastifyRequest, reply: FastifyReply): AbortSignal {
+  const gone = new AbortController();
+  reply.raw.once('close', () => gone.abort());
+  if (request.raw.socket?.destroyed) gone.abort();
+  return gone.signal;
+}
+
+export function registerSmsgateRoutes(app: App, smsgate: SmsgateService, events: SmsEvents): void {
+  app.post(
+    `${MOBILE_PATH}/device`,
+    {
+      config: { auth: 'public' },
+      bodyLimit: MOBILE_BODY_LIMIT,
+      schema: { ...hidden, body: RegisterRequest },
+    },
+    async (request, reply) => reply.code(201).send(await smsgate.register(request.headers.authorization, request.body)),
+  );
+
+  // handlers/mobile.go: readable without a device token (device null); with one, it must be valid.
+  app.get(`${MOBILE_PATH}/device`, { config: { auth: 'public' }, schema: hidden }, async (request) => {
+    if (request.headers.authorization === undefined) return smsgate.deviceInfo(null, request.ip);
+    return smsgate.deviceInfo(await smsgate.authenticate(request.headers.authorization), request.ip);
+  });
+
+  app.patch(
+    `${MOBILE_PATH}/device`,
+    { config: device, bodyLimit: MOBILE_BODY_LIMIT, schema: { ...hidden, body: DevicePatchRequest } },
+    async (request, reply) => {
+      await smsgate.patchDevice(deviceOf(request).deviceId, request.body);
+      return reply.code(204).send();
+    },
+  );
+
+  app.get(
+    `${MOBILE_PATH}/message`,
+    { config: device, schema: { ...hidden, querystring: MessagesQuery } },
+    async (request, reply) => smsgate.claim(deviceOf(request).deviceId, hangUpSignal(request, reply)),
+  );
+
+  app.patch(
+    `${MOBILE_PATH}/message`,
+    { config: device, bodyLimit: MOBILE_BODY_LIMIT, schema: { ...hidden, body: MessagePatchRequest } },
+    async (request, reply) => {
+      const skipped = await smsgate.reportStates(deviceOf(request).deviceId, request.body);
+      // The app reads no body (GatewayApi.kt patchMessages); the ids left untouched are named here.
+      if (skipped.length > 0) reply.header('x-cellgate-ignored', skipped.map((s) => s.id).join(','));
+      return reply.code(204).send();
+    },
+  );
+
+  app.get(`${MOBILE_PATH}/settings`, { config: device, schema: hidden }, async (request) =>
+    smsgate.settings(deviceOf(request).deviceId),
+  );
+
+  app.get(`${MOBILE_PATH}/webhooks`, { config: device, schema: hidden }, async () => smsgate.webhooks());
+
+  app.get(`${MOBILE_PATH}/events`, { config: device, schema: hidden }, async (request, reply) =>
+    events.open(deviceOf(request).deviceId, request, reply),
+  );
+
+  // The webhooks the app posts: signed over the exact body text, so it is read as text here.
+  app.register(async (scope) => {
+    scope.removeContentTypeParser('application/json');
+    scope.addContentTypeParser(
+      'application/json',
+      { parseAs: 'string', bodyLimit: MOBILE_BODY_LIMIT },
+      (_request, body, done) => done(null, body),
+    );
+    scope.post(
+      `${MOBILE_PATH}${WEBHOOK_PATH}`,
+      { config: { auth: 'public' }, schema: { ...hidden, body: Type.String() } },
+      async (request, reply) => {
+        await smsgate.webhook(String(request.body), {
+          signature: request.headers['x-signature'],
+          timestamp: request.headers['x-timestamp'],
+        });
+        return reply.code(204).send();
+      },
+    );
+  });
+}

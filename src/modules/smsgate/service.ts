@@ -1,0 +1,315 @@
+// The SMSGate app's door (contract §13): maps the app's calls onto the same services the native
+// device surface calls (claims, reports and inbound texts in messages/, presence and heartbeats in
+// devices/), so one set of rules serves both protocols. Nothing here decides a message's fate.
+import { Check } from 'typebox/value';
+import { ApiError, invalidField } from '../../lib/errors.ts';
+import type { Clock } from '../../lib/clock.ts';
+import type { DevicesService } from '../devices/service.ts';
+import { simRows, type EnrollmentCredential, type EnrollmentsService, type SimCard } from '../devices/enrollments.ts';
+import type { DeviceSimsTable, DevicesTable } from '../devices/tables.ts';
+import type { DeliveryService } from '../messages/delivery.ts';
+import type { InboundService } from '../messages/inbound.ts';
+import type { DeviceReport } from '../messages/lifecycle.ts';
+import { appMessage, settingsMap, STATE_EVENTS, webhookList, WebhookBody, type ProcessingState } from './protocol.ts';
+import { signatureProblem } from './signature.ts';
+
+export interface SmsgateLog {
+  warn(details: object, message: string): void;
+}
+
+interface StateReport {
+  id: string;
+  state: ProcessingState;
+  recipients?: { phoneNumber: string; state: ProcessingState; error?: string | null }[];
+  states?: Record<string, string>;
+}
+
+const unsigned = (detail: string) => new ApiError('unauthenticated', detail);
+
+/** `Bearer <enrollment token>` or `Code <6 digits>` (GatewayApi.kt deviceRegister). */
+export function enrollmentCredential(header: string | undefined): EnrollmentCredential {
+  const bearer = header && /^Bearer ([\x21-\x7e]{1,512})$/i.exec(header);
+  if (bearer) return { kind: 'token', token: bearer[1] };
+  const code = header && /^Code ([\x21-\x7e]{1,64})$/i.exec(header);
+  if (code) return { kind: 'code', code: code[1] };
+  throw new ApiError(
+    'unauthenticated',
+    'Sign in with "Authorization: Bearer <private token>" or "Authorization: Code <code>" from an enrollment.',
+  );
+}
+
+/** An app date (GsonBuilder.kt: ISO 8601 with milliseconds and offset) as ISO UTC; a bad one is a 400. */
+function appDate(field: string, text: string): string {
+  const ms = Date.parse(text);
+  if (!Number.isFinite(ms)) throw invalidField(field, 'invalid_format', `${field} must be an ISO 8601 date.`);
+  return new Date(ms).toISOString();
+}
+
+const cellLine = (device: DevicesTable, sims: readonly DeviceSimsTable[]) =>
+  sims.find((sim) => sim.phone_number === device.phone_number) ?? null;
+
+export class SmsgateService {
+  private readonly devices: DevicesService;
+  private readonly enrollments: EnrollmentsService;
+  private readonly delivery: DeliveryService;
+  private readonly inbound: InboundService;
+  private readonly clock: Clock;
+  private readonly serverUrl: string;
+  private readonly log: SmsgateLog;
+
+  constructor(deps: {
+    devices: DevicesService;
+    enrollments: EnrollmentsService;
+    delivery: DeliveryService;
+    inbound: InboundService;
+    clock: Clock;
+    serverUrl: string;
+    log: SmsgateLog;
+  }) {
+    this.devices = deps.devices;
+    this.enrollments = deps.enrollments;
+    this.delivery = deps.delivery;
+    this.inbound = deps.inbound;
+    this.clock = deps.clock;
+    this.serverUrl = deps.serverUrl;
+    this.log = deps.log;
+  }
+
+  register(authorization: string | undefined, body: { name: string; pushToken?: string | null; simCards?: SimCard[] }) {
+    return this.enrollments.register(enrollmentCredential(authorization), { ...body, simCards: body.simCards ?? [] });
+  }
+
+  /** The device behind an `Authorization: Bearer <device token>` header; 401 otherwise. */
+  async authenticate(authorization: string): Promise<string> {
+    const token = /^Bearer (cg_dev_[0-9A-Za-z]{1,64})$/.exec(authorization)?.[1];
+    const principal = token ? await this.devices.authenticate(token) : null;
+    if (!principal) throw new ApiError('unauthenticated', 'The device token is unknown or was rotated.');
+    return principal.deviceId;
+  }
+
+  private async phone(deviceId: string) {
+    const phone = await this.devices.phone(deviceId);
+    if (!phone) throw new ApiError('unauthenticated', 'The device was removed from the inventory.');
+    return phone;
+  }
+
+  /** GET /device (handlers/mobile.go getDevice): the caller's address, and the device. */
+  async deviceInfo(deviceId: string | null, ip: string) {
+    if (!deviceId) return { externalIp: ip, device: null };
+    const { device, sims } = await this.phone(deviceId);
+    return {
+      externalIp: ip,
+      device: {
+        id: device.id,
+        name: device.label,
+        simCards: sims.map((sim) => ({
+          slotIndex: sim.slot,
+          simNumber: sim.sim_number,
+          phoneNumber: sim.phone_number,
+          carrierName: sim.carrier,
+          iccid: sim.iccid,
+        })),
+        createdAt: device.created_at,
+        updatedAt: device.updated_at,
+        lastSeen: device.last_seen_at,
+      },
+    };
+  }
+
+  patchDevice(deviceId: string, body: { pushToken?: string | null; simCards?: SimCard[] | null }) {
+    return this.devices.saveAppState(deviceId, {
+      pushToken: body.pushToken,
+      sims: body.simCards ? simRows(body.simCards) : undefined,
+    });
+  }
+
+  /** GET /message: claims under the native surface's rules, answered as the app's Message list. */
+  async claim(deviceId: string, hangUp: AbortSignal) {
+    const { messages } = await this.delivery.claim(deviceId, 10, 0, hangUp);
+    if (messages.length === 0) return [];
+    const { device, sims } = await this.phone(deviceId);
+    const simNumber = cellLine(device, sims)?.sim_number ?? null;
+    return messages.map((message) => appMessage(message, simNumber));
+  }
+
+  /**
+   * PATCH /message: each state moves its message as the native report does (a repeat changes
+   * nothing: the event id is the message and the state). The whole list is checked first; a
+   * message this phone does not hold is left as it is and reported in the log, as the app's own
+   * server does. Answers which ids were not applied.
+   */
+  async reportStates(deviceId: string, items: readonly StateReport[]) {
+    const now = this.clock.now().toISOString();
+    const planned = items.map((item, i) => ({ id: item.id, reports: this.reportsOf(item, i, now) }));
+    const skipped: { id: string; reason: string }[] = [];
+    for (const { id, reports } of planned) {
+      for (const report of reports) {
+        try {
+          await this.delivery.report(deviceId, id, { event_id: `smsgate:${id}:${report.event}`, ...report });
+        } catch (error) {
+          if (!(error instanceof ApiError) || (error.code !== 'not_found' && error.code !== 'conflict')) throw error;
+          skipped.push({ id, reason: error.message });
+          this.log.warn({ device_id: deviceId, message_id: id, reason: error.message }, 'SMSGate state report ignored');
+          break;
+        }
+      }
+    }
+    return skipped;
+  }
+
+  /** The reports one app state makes: Delivered with a Sent time reports sent first, so sent_at is the phone's. */
+  private reportsOf(item: StateReport, index: number, now: string): DeviceReport[] {
+    const event = STATE_EVENTS[item.state];
+    if (!event) return [];
+    const at = (state: string) => {
+      const text = item.states?.[state];
+      return text === undefined ? null : appDate(`${index}.states.${state}`, text);
+    };
+    const occurredAt = at(item.state) ?? now;
+    if (event === 'failed') {
+      const error = item.recipients?.find((r) => r.error)?.error ?? undefined;
+      return [{ event, occurredAt, errorCode: 'device_error', errorMessage: error?.slice(0, 500) }];
+    }
+    if (event === 'delivered') {
+      const sentAt = at('Sent');
+      return sentAt
+        ? [
+            { event: 'sent', occurredAt: sentAt },
+            { event, occurredAt },
+          ]
+        : [{ event, occurredAt }];
+    }
+    return [{ event, occurredAt }];
+  }
+
+  async settings(deviceId: string) {
+    return settingsMap((await this.phone(deviceId)).device);
+  }
+
+  webhooks() {
+    return webhookList(this.serverUrl);
+  }
+
+  /**
+   * A webhook the app posts (WebHookEventDTO): refused (401) unless signed by the phone it names
+   * within 5 minutes, then applied once per event id.
+   */
+  async webhook(raw: string, headers: { signature: unknown; timestamp: unknown }) {
+    let parsed: unknown;
+    try {
+      parsed = JSON.parse(raw);
+    } catch {
+      throw new ApiError('invalid_request', 'The webhook body is not JSON.');
+    }
+    if (!Check(WebhookBody, parsed))
+      throw new ApiError(
+        'invalid_request',
+        'The webhook body is not an SMSGate webhook event (id, event, deviceId, payload).',
+      );
+    const phone = await this.devices.phone(parsed.deviceId);
+    // One answer for an unknown phone and a bad signature: the route tells nothing about which ids exist.
+    const key = phone?.device.signing_key ?? null;
+    const problem =
+      key === null
+        ? 'The webhook is not signed by a known phone.'
+        : signatureProblem(key, raw, headers, this.clock.now().getTime());
+    if (problem || !phone) throw unsigned(problem ?? 'The webhook is not signed by a known phone.');
+    await this.devices.markSeen(phone.device.id);
+    return this.apply(phone, parsed.id, parsed.event, parsed.payload);
+  }
+
+  private async apply(
+    phone: { device: DevicesTable; sims: DeviceSimsTable[] },
+    eventId: string,
+    event: string,
+    payload: Record<string, unknown>,
+  ): Promise<void> {
+    const deviceId = phone.device.id;
+    switch (event) {
+      case 'sms:received':
+      case 'mms:received': {
+        this.requireCellLine(phone, payload.simNumber);
+        const sender = text(payload, 'sender') ?? text(payload, 'phoneNumber');
+        const receivedAt = text(payload, 'receivedAt');
+        if (!sender || !receivedAt) throw invalidField('payload', 'required', 'payload needs sender and receivedAt.');
+        const body =
+          event === 'sms:received'
+            ? (text(payload, 'message') ?? '')
+            : mmsNotice(text(payload, 'subject'), typeof payload.size === 'number' ? payload.size : null);
+        if (body.length > 1600)
+          throw invalidField('payload.message', 'too_long', 'payload.message is over 1600 characters.');
+        await this.inbound.receive(deviceId, {
+          device_message_id: eventId,
+          from: sender,
+          body,
+          received_at: appDate('payload.receivedAt', receivedAt),
+        });
+        return;
+      }
+      case 'sms:sent':
+      case 'sms:delivered':
+      case 'sms:failed': {
+        const messageId = text(payload, 'messageId');
+        if (!messageId) throw invalidField('payload.messageId', 'required', 'payload.messageId is required.');
+        const state: ProcessingState =
+          event === 'sms:sent' ? 'Sent' : event === 'sms:delivered' ? 'Delivered' : 'Failed';
+        const at = text(payload, state === 'Sent' ? 'sentAt' : state === 'Delivered' ? 'deliveredAt' : 'failedAt');
+        const reason = text(payload, 'reason');
+        const skipped = await this.reportStates(deviceId, [
+          {
+            id: messageId,
+            state,
+            states: at ? { [state]: at } : {},
+            recipients: reason ? [{ phoneNumber: '', state, error: reason }] : [],
+          },
+        ]);
+        if (skipped.length > 0) throw new ApiError('conflict', skipped[0].reason);
+        return;
+      }
+      case 'system:ping': {
+        await this.devices.heartbeat(deviceId, pingTelemetry(payload));
+        return;
+      }
+      default:
+        throw invalidField('event', 'unsupported', `Cellgate does not take ${event} webhooks.`);
+    }
+  }
+
+  /** The SIM line a text came in on must carry the phone's cell: an unknown SIM is a 400. */
+  private requireCellLine(phone: { device: DevicesTable; sims: DeviceSimsTable[] }, simNumber: unknown): void {
+    if (simNumber === undefined || simNumber === null) return;
+    const line = phone.sims.find((sim) => sim.sim_number === simNumber);
+    if (!line)
+      throw invalidField('payload.simNumber', 'unknown_sim', `The phone reported no SIM card ${String(simNumber)}.`);
+    if (line.phone_number !== phone.device.phone_number)
+      throw new ApiError('conflict', `SIM ${line.sim_number} of this phone carries no cell.`);
+  }
+}
+
+function text(payload: Record<string, unknown>, key: string): string | null {
+  const value = payload[key];
+  return typeof value === 'string' && value !== '' ? value : null;
+}
+
+function mmsNotice(subject: string | null, size: number | null): string {
+  const about = [subject ? `"${subject}"` : null, size !== null ? `${size} bytes` : null].filter(Boolean).join(', ');
+  return `[MMS received${about ? `: ${about}` : ''}; its content stays on the phone]`;
+}
+
+/** system:ping's health (domain/HealthResponse.kt, health/monitors/BatteryMonitor.kt) as a heartbeat. */
+export function pingTelemetry(payload: Record<string, unknown>) {
+  const health = (payload.health ?? {}) as { checks?: Record<string, { observedValue?: unknown }>; version?: unknown };
+  const observed = (name: string) => {
+    const value = health.checks?.[name]?.observedValue;
+    return typeof value === 'number' && Number.isInteger(value) ? value : undefined;
+  };
+  const level = observed('battery:level');
+  const flags = observed('battery:charging');
+  return {
+    ...(level !== undefined && level >= 0 && level <= 100 ? { battery_pct: level } : {}),
+    ...(flags !== undefined ? { charging: (flags & 1) === 1 } : {}),
+    ...(typeof health.version === 'string' && health.version.length <= 64 && health.version !== ''
+      ? { app_version: health.version }
+      : {}),
+  };
+}
