@@ -139,7 +139,23 @@ function unsafeFields(root: object): FieldError[] {
  * no forbidden characters. Malformed JSON keeps Fastify's error code (mapped in errors.ts); the
  * body limit (413) is Fastify's, applied before this runs.
  */
-function parseJsonBody(body: Buffer): Record<string, unknown> {
+export function parseJsonBody(body: Buffer): Record<string, unknown> {
+  return parseJson(body, false) as Record<string, unknown>;
+}
+
+/** The same checks for a body whose top level is an array (the SMSGate app's PATCH /message). */
+export function parseJsonList(body: Buffer): unknown[] {
+  return parseJson(body, true) as unknown[];
+}
+
+/** A 400 naming the fields of `value` (parsed from `text`) that hold forbidden characters; none when clean. */
+export function checkTextSafety(text: string, value: unknown): void {
+  if (typeof value !== 'object' || value === null || !mayHoldUnsafeText(text)) return;
+  const errors = unsafeFields(value);
+  if (errors.length > 0) throw textError(errors);
+}
+
+function parseJson(body: Buffer, list: boolean): unknown {
   let text: string;
   try {
     text = utf8.decode(body);
@@ -154,16 +170,14 @@ function parseJsonBody(body: Buffer): Record<string, unknown> {
   } catch {
     throw new errorCodes.FST_ERR_CTP_INVALID_JSON_BODY();
   }
-  if (typeof value !== 'object' || value === null || Array.isArray(value)) {
-    throw new ApiError('invalid_request', 'The body must be a JSON object.', {
-      errors: [{ field: 'body', code: 'invalid_type', message: 'body must be a JSON object.' }],
+  if (list ? !Array.isArray(value) : typeof value !== 'object' || value === null || Array.isArray(value)) {
+    const shape = list ? 'a JSON array' : 'a JSON object';
+    throw new ApiError('invalid_request', `The body must be ${shape}.`, {
+      errors: [{ field: 'body', code: 'invalid_type', message: `body must be ${shape}.` }],
     });
   }
-  if (mayHoldUnsafeText(text)) {
-    const errors = unsafeFields(value);
-    if (errors.length > 0) throw textError(errors);
-  }
-  return value as Record<string, unknown>;
+  checkTextSafety(text, value);
+  return value;
 }
 
 /** Query strings and path params: every name and value (a repeated query key gives an array). */

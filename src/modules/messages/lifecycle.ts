@@ -33,7 +33,9 @@ export const FINAL_STATUSES = [
 export const DEVICE_REPORTS = ['sending', 'sent', 'delivered', 'failed'] as const satisfies readonly MessageStatus[];
 
 export type DeviceReport =
-  | { event: 'sending' | 'sent' | 'delivered'; occurredAt: string }
+  | { event: 'sending' | 'sent'; occurredAt: string }
+  /** sentAt: when the phone says it sent a message whose delivery it reports without a sent report before. */
+  | { event: 'delivered'; occurredAt: string; sentAt?: string }
   | { event: 'failed'; occurredAt: string; errorCode?: string; errorMessage?: string };
 
 export interface Transition {
@@ -63,7 +65,7 @@ export function transitionFor(
         patch: {
           ...settled,
           status: 'delivered',
-          sent_at: message.sent_at ?? report.occurredAt,
+          sent_at: message.sent_at ?? report.sentAt ?? report.occurredAt,
           delivered_at: report.occurredAt,
         },
         emit: 'message.delivered',

@@ -2,9 +2,10 @@
 // the app source of each route and field). A door: transport in, SmsgateService, transport out.
 // Not in the OpenAPI document: the app, not an agent, is its client.
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { Type } from 'typebox';
+import { Type, type Static } from 'typebox';
 import type { App } from '../../http/types.ts';
 import { deviceOf } from '../../http/auth.ts';
+import { parseJsonList } from '../../http/validation.ts';
 import { MOBILE_PATH } from '../devices/enrollments.ts';
 import { DevicePatchRequest, MessagePatchRequest, MessagesQuery, RegisterRequest, WEBHOOK_PATH } from './protocol.ts';
 import type { SmsgateService } from './service.ts';
@@ -56,17 +57,6 @@ export function registerSmsgateRoutes(app: App, smsgate: SmsgateService, events:
     async (request, reply) => smsgate.claim(deviceOf(request).deviceId, hangUpSignal(request, reply)),
   );
 
-  app.patch(
-    `${MOBILE_PATH}/message`,
-    { config: device, bodyLimit: MOBILE_BODY_LIMIT, schema: { ...hidden, body: MessagePatchRequest } },
-    async (request, reply) => {
-      const skipped = await smsgate.reportStates(deviceOf(request).deviceId, request.body);
-      // The app reads no body (GatewayApi.kt patchMessages); the ids left untouched are named here.
-      if (skipped.length > 0) reply.header('x-cellgate-ignored', skipped.map((s) => s.id).join(','));
-      return reply.code(204).send();
-    },
-  );
-
   app.get(`${MOBILE_PATH}/settings`, { config: device, schema: hidden }, async (request) =>
     smsgate.settings(deviceOf(request).deviceId),
   );
@@ -76,6 +66,34 @@ export function registerSmsgateRoutes(app: App, smsgate: SmsgateService, events:
   app.get(`${MOBILE_PATH}/events`, { config: device, schema: hidden }, async (request, reply) =>
     events.open(deviceOf(request).deviceId, request, reply),
   );
+
+  // The app's state reports: a JSON list, checked like every other body.
+  app.register(async (scope) => {
+    scope.removeContentTypeParser('application/json');
+    scope.addContentTypeParser(
+      'application/json',
+      { parseAs: 'buffer', bodyLimit: MOBILE_BODY_LIMIT },
+      (_request, body, done) => {
+        try {
+          done(null, parseJsonList(body as Buffer));
+        } catch (error) {
+          done(error as Error);
+        }
+      },
+    );
+    scope.patch(
+      `${MOBILE_PATH}/message`,
+      { config: device, bodyLimit: MOBILE_BODY_LIMIT, schema: { ...hidden, body: MessagePatchRequest } },
+      async (request, reply) => {
+        // Checked against MessagePatchRequest by the route schema.
+        const states = request.body as Static<typeof MessagePatchRequest>;
+        const skipped = await smsgate.reportStates(deviceOf(request).deviceId, states);
+        // The app reads no body (GatewayApi.kt patchMessages); the ids left untouched are named here.
+        if (skipped.length > 0) reply.header('x-cellgate-ignored', skipped.map((s) => s.id).join(','));
+        return reply.code(204).send();
+      },
+    );
+  });
 
   // The webhooks the app posts: signed over the exact body text, so it is read as text here.
   app.register(async (scope) => {

@@ -3,6 +3,7 @@
 // devices/), so one set of rules serves both protocols. Nothing here decides a message's fate.
 import { Check } from 'typebox/value';
 import { ApiError, invalidField } from '../../lib/errors.ts';
+import { checkTextSafety } from '../../http/validation.ts';
 import type { Clock } from '../../lib/clock.ts';
 import type { DevicesService } from '../devices/service.ts';
 import { simRows, type EnrollmentCredential, type EnrollmentsService, type SimCard } from '../devices/enrollments.ts';
@@ -157,7 +158,7 @@ export class SmsgateService {
     return skipped;
   }
 
-  /** The reports one app state makes: Delivered with a Sent time reports sent first, so sent_at is the phone's. */
+  /** The report an app state makes (none for Pending and cancelling): Delivered carries the Sent time, so sent_at is the phone's. */
   private reportsOf(item: StateReport, index: number, now: string): DeviceReport[] {
     const event = STATE_EVENTS[item.state];
     if (!event) return [];
@@ -172,12 +173,7 @@ export class SmsgateService {
     }
     if (event === 'delivered') {
       const sentAt = at('Sent');
-      return sentAt
-        ? [
-            { event: 'sent', occurredAt: sentAt },
-            { event, occurredAt },
-          ]
-        : [{ event, occurredAt }];
+      return [sentAt ? { event, occurredAt, sentAt } : { event, occurredAt }];
     }
     return [{ event, occurredAt }];
   }
@@ -201,6 +197,7 @@ export class SmsgateService {
     } catch {
       throw new ApiError('invalid_request', 'The webhook body is not JSON.');
     }
+    checkTextSafety(raw, parsed);
     if (!Check(WebhookBody, parsed))
       throw new ApiError(
         'invalid_request',
