@@ -499,7 +499,7 @@ export class SmsGateApp {
       'x-signature': tamper.signature ?? webhookSignature(tamper.signingKey ?? this.signingKey, body, timestamp),
     };
     for (const name of tamper.omitHeaders ?? []) delete headers[name];
-    const sent = tamper.body ?? body;
+    const sent = typeof tamper.body === 'function' ? tamper.body(body) : (tamper.body ?? body);
     const response = await fetch(this.address(url), { method: 'POST', headers, body: sent });
     const delivery = { url, body: sent, event, id, status: response.status, answer: await response.text() };
     this.deliveries.push(delivery);
@@ -605,8 +605,8 @@ export interface WebhookTamper {
   timestamp?: string;
   signature?: string;
   signingKey?: string;
-  /** The bytes sent instead of the signed body (a body changed after signing). */
-  body?: string;
+  /** The bytes sent instead of the signed body (a body changed after signing), or a change of it. */
+  body?: string | ((signed: string) => string);
   omitHeaders?: ('x-signature' | 'x-timestamp')[];
 }
 

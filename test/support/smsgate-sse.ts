@@ -132,6 +132,13 @@ export class EventsConnection {
       headers: { authorization: `Bearer ${this.options.token}`, accept: 'text/event-stream' },
     });
     this.current = request;
+    // One reconnect per connection, whichever of failure, error or close comes first.
+    let reconnecting = false;
+    const reconnect = () => {
+      if (reconnecting) return;
+      reconnecting = true;
+      this.scheduleReconnect();
+    };
     request.on('response', (response) => {
       this.response = response;
       const type = String(response.headers['content-type'] ?? '');
@@ -139,7 +146,7 @@ export class EventsConnection {
       if (status < 200 || status > 299 || !/^text\/event-stream\s*(;|$)/i.test(type)) {
         this.failures.push(status < 200 || status > 299 ? `status ${status}` : `Invalid content-type: ${type}`);
         response.resume();
-        this.scheduleReconnect();
+        reconnect();
         settled();
         return this.notify();
       }
@@ -151,16 +158,17 @@ export class EventsConnection {
       const parser = new EventStreamParser((_id, type, data) => this.route(type, data));
       const decoder = new TextDecoder('utf-8');
       response.on('data', (chunk: Buffer) => parser.push(decoder.decode(chunk, { stream: true })));
-      response.on('end', () => {
-        parser.push(decoder.decode(), true);
-        this.scheduleReconnect();
+      response.on('end', () => parser.push(decoder.decode(), true));
+      response.on('error', () => {});
+      // onClosed (the server ended the stream) or onFailure (the connection broke): both reconnect.
+      response.on('close', () => {
+        reconnect();
         this.notify();
       });
-      response.on('error', () => {});
     });
     request.on('error', (error) => {
       this.failures.push(error.message);
-      this.scheduleReconnect();
+      reconnect();
       settled();
       this.notify();
     });
