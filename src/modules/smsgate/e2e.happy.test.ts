@@ -240,6 +240,26 @@ describe('a dual-SIM phone running the SMSGate app, end to end', () => {
     receivedOn(2),
   );
 
+  it('takes a signed mms:received on SIM 1 as an inbound notice on its cell', async () => {
+    const [delivery] = await phone.receiveMms({
+      simNumber: 1,
+      sender: '+14155550188',
+      transactionId: 'T1a2b3c',
+      subject: 'Photo',
+      size: 48_213,
+    });
+    assert.ok(delivery.status >= 200 && delivery.status < 300, `${delivery.status} ${delivery.answer}`);
+    const inbound = await t.app.inject({
+      url: `/v1/cells/${cellOf(1).id}/messages?direction=inbound`,
+      headers: org.headers,
+    });
+    const notices = (inbound.json().messages as { from: string; body: string }[]).filter(
+      (m) => m.from === '+14155550188',
+    );
+    assert.equal(notices.length, 1, inbound.body);
+    assert.match(notices[0].body, /MMS/);
+  });
+
   it('takes system:ping as a heartbeat with battery and charging', async () => {
     t.clock.advance(60_000);
     const [delivery] = await phone.ping({ batteryLevel: 64, charging: 'ac' });
