@@ -17,6 +17,7 @@ import {
   Label,
   Reason,
   SendRate,
+  SimNumbers,
 } from './routes.ts';
 
 const DeviceId = Type.String({ minLength: 1, maxLength: 64, description: 'dev_... id' });
@@ -78,14 +79,16 @@ export function deviceOperations(devices: DevicesService) {
     }),
     updateDevice: defineOperatorOperation({
       name: 'update_device',
-      summary: "Change a phone's label, send rate or daily limit",
-      description: 'Recorded in the operator audit log with the changes.',
+      summary: "Change a phone's label, send rate, daily limit or a SIM line's number",
+      description:
+        "Recorded in the operator audit log with the changes. sims sets a line's number where Android did not report it (a line the phone reported; 400 otherwise).",
       errors: [],
       input: Type.Object({
         device_id: DeviceId,
         label: Type.Optional(Nullable(Label)),
         send_rate_per_minute: Type.Optional(SendRate),
         daily_send_limit: Type.Optional(DailyLimit),
+        sims: Type.Optional(SimNumbers),
       }),
       output: Device,
       run: (ctx, { device_id, ...changes }) => devices.update(device_id, changes, { actor: ctx.principal }),

@@ -194,6 +194,15 @@ export const HeartbeatList = Type.Object(
   },
 );
 
+/** PATCH's `sims`: numbers for SIM lines (contract §13). */
+export const SimNumbers = Type.Array(
+  Type.Object({
+    sim_number: Type.Integer({ minimum: 1, maximum: 8, description: "The line's sim_number." }),
+    phone_number: Type.String({ minLength: 1, maxLength: 32, description: 'International format; stored in E.164.' }),
+  }),
+  { minItems: 1, maxItems: 2, description: "Numbers for the phone's SIM lines, where Android did not report them." },
+);
+
 const DevicePath = Type.Object({ device_id: Type.String({ minLength: 1, maxLength: 64, description: 'dev_... id' }) });
 
 /** The fields of a phone added to the inventory (the create body, the create operation's input). */
@@ -251,8 +260,9 @@ export function registerDeviceRoutes(app: App, devices: DevicesService, rest: Re
         label: Type.Optional(Nullable(Label)),
         send_rate_per_minute: Type.Optional(SendRate),
         daily_send_limit: Type.Optional(DailyLimit),
+        sims: Type.Optional(SimNumbers),
       },
-      { examples: [{ send_rate_per_minute: 30 }] },
+      { examples: [{ send_rate_per_minute: 30 }, { sims: [{ sim_number: 2, phone_number: '+14155550124' }] }] },
     ),
     response: Described(Device, 'The updated phone.'),
   });

@@ -1,7 +1,7 @@
 // The operator's phones: inventory and keys (admin surface), presence and telemetry (device
 // surface), and the device-to-cell assignment the cells module makes through claimFree/unassign.
 import type { Executor } from '../../db/schema.ts';
-import { ApiError, notFound } from '../../lib/errors.ts';
+import { ApiError, invalidField, notFound } from '../../lib/errors.ts';
 import { listPage, type PageQuery } from '../../lib/pagination.ts';
 import type { DevicePrincipal } from '../../http/types.ts';
 import type { Clock } from '../../lib/clock.ts';
@@ -388,11 +388,26 @@ export class DevicesService {
     return this.get(id);
   }
 
-  async update(id: string, changes: DeviceChanges, by: OperatorBy) {
+  async update(
+    id: string,
+    input: DeviceChanges & { sims?: { sim_number: number; phone_number: string }[] },
+    by: OperatorBy,
+  ) {
+    const { sims, ...changes } = input;
+    const numbers = (sims ?? []).map((sim) => ({
+      ...sim,
+      phone_number: requirePhone('sims.phone_number', sim.phone_number),
+    }));
     await transact(this.repo.db, async (tx) => {
       if ((await this.repo.update(tx, id, { ...changes, updated_at: this.clock.now().toISOString() })) === 0)
         throw notFound('device');
-      await this.recordInventoryChange(tx, by, 'device.update', id, { ...changes });
+      for (const sim of numbers) {
+        const owner = await this.repo.findByPhoneNumber(sim.phone_number, tx);
+        if (owner && owner.id !== id) throw duplicateNumber();
+        if ((await this.lines.setSimNumber(tx, id, sim.sim_number, sim.phone_number)) === 0)
+          throw invalidField('sims.sim_number', 'unknown_sim', `The phone reported no SIM ${sim.sim_number}.`);
+      }
+      await this.recordInventoryChange(tx, by, 'device.update', id, { ...changes, ...(sims ? { sims: numbers } : {}) });
     });
     this.forgetAssignment(id);
     return this.get(id);

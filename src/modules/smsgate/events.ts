@@ -33,6 +33,8 @@ export class SmsEvents {
       'cache-control': 'no-store',
       'x-accel-buffering': 'no',
     });
+    // The app counts the stream open (SSEManager.kt onOpen) when the headers arrive.
+    reply.raw.flushHeaders();
     const gone = new AbortController();
     reply.raw.once('close', () => gone.abort());
     this.open_ += 1;

@@ -82,4 +82,32 @@ describe('SMSGate registration', () => {
       [2],
     );
   });
+
+  it("PATCH /v1/admin/devices/{id} sets a SIM line's number where Android reported none", async () => {
+    const phone = await mobilePhone(t, twoSims(nextNumber(), null));
+    const number = nextNumber();
+    const patch = (sims: unknown) =>
+      t.app.inject({ method: 'PATCH', url: `/v1/admin/devices/${phone.id}`, headers: admin, payload: { sims } });
+    const response = await patch([{ sim_number: 2, phone_number: number }]);
+    assert.equal(response.statusCode, 200, response.body);
+    assert.equal(response.json().sims[1].phone_number, number);
+    const unknown = await patch([{ sim_number: 3, phone_number: nextNumber() }]);
+    assert.equal(unknown.statusCode, 400);
+    assert.equal(unknown.json().errors[0].field, 'sims.sim_number');
+    const other = await mobilePhone(t);
+    const otherNumber = (await t.app.inject({ url: `/v1/admin/devices/${other.id}`, headers: admin })).json()
+      .phone_number;
+    const duplicate = await patch([{ sim_number: 2, phone_number: otherNumber }]);
+    assert.equal(duplicate.statusCode, 409);
+    // A native phone keeps one line, its number.
+    const native = await t.app.inject({
+      method: 'POST',
+      url: '/v1/admin/devices',
+      headers: admin,
+      payload: { phone_number: nextNumber() },
+    });
+    const view = native.json();
+    assert.deepEqual(view.sims, [{ slot: 0, sim_number: 1, phone_number: view.phone_number, carrier: null }]);
+    assert.equal(view.agent, 'simulator');
+  });
 });
