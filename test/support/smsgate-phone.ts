@@ -77,7 +77,7 @@ export async function setSimNumbers(t: TestApp, deviceId: string, sims: Sim[]): 
     method: 'PATCH',
     url: `/v1/admin/devices/${deviceId}`,
     headers: admin,
-    payload: { sims: sims.map((sim) => ({ slot: sim.slotIndex, phone_number: sim.phoneNumber })) },
+    payload: { sims: sims.map((sim) => ({ sim_number: sim.slotIndex + 1, phone_number: sim.phoneNumber })) },
   });
   if (response.statusCode !== 200) throw new Error(`setting the SIM numbers: ${response.statusCode} ${response.body}`);
   return response.json();
