@@ -156,7 +156,15 @@ export async function buildApp(deps: AppDeps) {
   const { devices } = devicing;
   const celling = cellsModule.build({ db, clock, devices, events });
   const { cells } = celling;
-  const messaging = messagesModule.build({ db, clock, events, cells, devices });
+  const messaging = messagesModule.build({
+    db,
+    clock,
+    events,
+    cells,
+    devices,
+    pgClient: database.clientConfig,
+    log: app.log,
+  });
   const smsgating = smsgateModule.build({
     devices,
     enrollments: devicing.enrollments,

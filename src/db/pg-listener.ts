@@ -15,7 +15,8 @@ const MAX_BACKOFF_MS = 5_000;
 export class PgListener {
   private readonly config: pg.ClientConfig;
   private readonly channel: string;
-  private readonly onNotify: () => void;
+  /** Called with the notification's payload; without one after each (re)connect. */
+  private readonly onNotify: (payload?: string) => void;
   private readonly log: ListenerLog;
   private client: pg.Client | null = null;
   private retryTimer: NodeJS.Timeout | undefined;
@@ -24,7 +25,12 @@ export class PgListener {
   /** The LISTEN session's server process id while connected (operations and tests). */
   backendPid: number | null = null;
 
-  constructor(options: { config: pg.ClientConfig; channel: string; onNotify: () => void; log: ListenerLog }) {
+  constructor(options: {
+    config: pg.ClientConfig;
+    channel: string;
+    onNotify: (payload?: string) => void;
+    log: ListenerLog;
+  }) {
     this.config = options.config;
     this.channel = options.channel;
     this.onNotify = options.onNotify;
@@ -56,7 +62,7 @@ export class PgListener {
     };
     client.on('error', lost);
     client.on('end', () => lost());
-    client.on('notification', () => this.onNotify());
+    client.on('notification', (message) => this.onNotify(message.payload));
     try {
       this.client = client;
       await client.connect();

@@ -25,6 +25,9 @@ import { messageOperations, type MessageOperations } from './operations.ts';
 import { registerMessageRoutes } from './routes.ts';
 import { MessagesService } from './service.ts';
 import { CellWakeups } from './wakeups.ts';
+import { remoteWakeups } from './remote-wakeups.ts';
+import type { PgListener, ListenerLog } from '../../db/pg-listener.ts';
+import type pg from 'pg';
 import { SCHEDULED_SENDS_INTERVAL_MS, ScheduledSends } from './scheduled.ts';
 
 export interface MessagingModule {
@@ -38,6 +41,8 @@ export interface MessagingModule {
   scheduled: ScheduledSends;
   /** Tests call tick() with the manual clock (workers are off there). */
   messageLeases: MessageLeasesWorker;
+  /** PostgreSQL: hears the wake-ups other processes publish; null on SQLite. */
+  wakeupListener: PgListener | null;
   ports: Wirable[];
   loops: Periodic[];
 }
@@ -48,11 +53,16 @@ export function build(deps: {
   events: EventsService;
   cells: CellsPort;
   devices: DevicesPort;
+  /** On PostgreSQL: wake-ups reach the other processes (remote-wakeups.ts). */
+  pgClient?: pg.ClientConfig | null;
+  log?: ListenerLog;
 }): MessagingModule {
   const repo = new MessagesRepository(deps.db);
   const conversations = new ConversationsRepository(deps.db);
   const wakeups = new CellWakeups();
   const codeArrivals = new CellWakeups();
+  const wakeupListener =
+    deps.pgClient && deps.log ? remoteWakeups({ wakeups, db: deps.db, pgClient: deps.pgClient, log: deps.log }) : null;
   const messages = new MessagesService({
     repo,
     conversations,
@@ -86,6 +96,7 @@ export function build(deps: {
     codeArrivals,
     scheduled,
     messageLeases,
+    wakeupListener,
     ports: [messages, delivery, inbound, scheduled].flatMap((service) => Object.values(service.ports)),
     loops: [
       { name: 'message-leases', intervalMs: MESSAGE_LEASES_INTERVAL_MS, tick: () => messageLeases.tick() },
@@ -104,4 +115,9 @@ export function register(
   registerConversationRoutes(app, rest, messaging.operations);
   registerDeviceMessageRoutes(app, messaging.delivery, messaging.inbound, caps.longPolls);
   app.addHook('preClose', async () => messaging.delivery.stopWaiting());
+  const listener = messaging.wakeupListener;
+  if (listener) {
+    app.addHook('onReady', () => listener.start());
+    app.addHook('onClose', () => listener.stop());
+  }
 }

@@ -1,15 +1,28 @@
-// In-process wake-ups for long-polling devices: a send for a cell wakes that cell's pollers at
-// once. Pollers also re-check on a short interval, which finds sends made by other processes.
+// Wake-ups for devices waiting on a cell: a send for a cell wakes that cell's long-polls and SSE
+// streams at once. On PostgreSQL a publisher (remote-wakeups.ts) carries the wake-up to the other
+// processes too; pollers also re-check on a short interval, which finds anything missed.
 import { EventEmitter } from 'node:events';
 
 export class CellWakeups {
   private readonly emitter = new EventEmitter();
+  private publish: ((cellId: string) => void) | null = null;
 
   constructor() {
     this.emitter.setMaxListeners(0);
   }
 
+  /** Carries every notify to the other processes as well (set once, on PostgreSQL). */
+  publishTo(publish: (cellId: string) => void): void {
+    this.publish = publish;
+  }
+
   notify(cellId: string): void {
+    this.emitter.emit(cellId);
+    this.publish?.(cellId);
+  }
+
+  /** A wake-up another process published: this process's waiters only. */
+  heard(cellId: string): void {
     this.emitter.emit(cellId);
   }
 

@@ -1,0 +1,36 @@
+// Cross-process wake-ups on PostgreSQL: a send's wake-up (wakeups.ts) is published with NOTIFY on
+// one channel, and every process's LISTEN connection (db/pg-listener.ts) wakes its own waiters on
+// that cell, so an SSE stream or long-poll held by another process hears the send at once. The
+// NOTIFY runs after the send's commit and is not awaited: a lost one is found by the re-check.
+import { randomUUID } from 'node:crypto';
+import { sql, type Kysely } from 'kysely';
+import type pg from 'pg';
+import type { DB } from '../../db/schema.ts';
+import { PgListener, type ListenerLog } from '../../db/pg-listener.ts';
+import type { CellWakeups } from './wakeups.ts';
+
+export const WAKEUPS_CHANNEL = 'cellgate_cell_wakeups';
+
+export function remoteWakeups(deps: {
+  wakeups: CellWakeups;
+  db: Kysely<DB>;
+  pgClient: pg.ClientConfig;
+  log: ListenerLog;
+}): PgListener {
+  // Each process ignores its own notifications: its waiters were woken when it published.
+  const origin = randomUUID();
+  deps.wakeups.publishTo((cellId) => {
+    sql`select pg_notify(${WAKEUPS_CHANNEL}, ${`${origin} ${cellId}`})`
+      .execute(deps.db)
+      .catch((error: unknown) => deps.log.warn({ err: error, cell_id: cellId }, 'cell wake-up NOTIFY failed'));
+  });
+  return new PgListener({
+    config: deps.pgClient,
+    channel: WAKEUPS_CHANNEL,
+    onNotify: (payload) => {
+      const [from, cellId] = (payload ?? '').split(' ');
+      if (cellId && from !== origin) deps.wakeups.heard(cellId);
+    },
+    log: deps.log,
+  });
+}
