@@ -3,11 +3,8 @@
 // are queued through process B; A's stream announces each (MessageEnqueued) and A hands the phone
 // each message once.
 //
-// GAP B (contract §13 "any process can serve it (PostgreSQL NOTIFY across processes)"): A's
-// stream finds B's sends by a 1 s re-check, and announces once per batch: a message queued through
-// B right after the phone claimed the previous one (before A's next re-check saw the queue empty)
-// is never announced, and the app, which pulls only on an event (or every 15 minutes,
-// PullMessagesWorker.kt), does not see it. The back-to-back test is a `todo` until then.
+// Contract §13: any process can serve the stream; a send through B wakes A's stream through
+// PostgreSQL NOTIFY, also right after the phone claimed the previous message on A.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import {
@@ -23,9 +20,6 @@ import { uniquePhoneNumber } from '../../../test/support/devices.ts';
 import { SmsGateApp } from '../../../test/support/smsgate-app.ts';
 import type { EventsConnection } from '../../../test/support/smsgate-sse.ts';
 import { UNREDACTED_FOR_MISMATCH_1 } from '../../../test/support/smsgate-phone.ts';
-
-const BACK_TO_BACK_TODO =
-  'GAP B: a send through B right after a claim on A is not announced on A (1 s re-check, one announcement per batch)';
 
 describe('an SMSGate phone on one process while another queues', { skip: skipUnlessPostgres }, () => {
   let database: { url: string; drop(): Promise<void> };
@@ -89,7 +83,7 @@ describe('an SMSGate phone on one process while another queues', { skip: skipUnl
     assert.deepEqual(events.unknown, []);
   });
 
-  it('does so for messages queued back to back, within NOTIFY time', { todo: BACK_TO_BACK_TODO }, async () => {
+  it('does so for messages queued back to back, within NOTIFY time', async () => {
     const took: number[] = [];
     for (let i = 0; i < 5; i += 1) took.push(await queueThroughB(`Back to back ${i}`));
     took.sort((x, y) => x - y);
