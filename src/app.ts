@@ -298,6 +298,7 @@ export async function buildApp(deps: AppDeps) {
         deposits: billing.depositOperations,
         webhooks: webhooking.operatorOperations,
         admin: administering.operations,
+        enrollments: devicing.enrollmentOperations,
       },
     },
   });

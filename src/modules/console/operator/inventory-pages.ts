@@ -33,6 +33,16 @@ export function addPhonePage(session: OperatorSession, form: PhoneForm = { value
     `${failed(form) ? 'Error: ' : ''}Add a phone`,
     html`<nav aria-label="Breadcrumb" class="crumbs"><ol><li><a href="${OPERATOR_PATH}/fleet">Fleet</a></li><li><span aria-current="page">Add a phone</span></li></ol></nav>
 <h1>Add a phone</h1>
+<section aria-labelledby="smsgate-heading">
+<h2 id="smsgate-heading">With the SMSGate app (recommended)</h2>
+<p>For a phone running SMS Gateway for Android: both SIMs become cells, with delivery reports. Enrolling shows the server URL, a private token, a code and a QR code once; the phone signs in with them within 24 hours. Set its label, send rate and daily limit on its page once it has signed in.</p>
+<form method="post" action="${OPERATOR_PATH}/devices/enrollments">
+${csrfInput(session)}
+<div class="actions"><button type="submit" class="primary">Enroll a phone</button></div>
+</form>
+</section>
+<section id="termux" aria-labelledby="termux-heading">
+<h2 id="termux-heading">With Termux, by its number</h2>
 <p>The phone's key is shown once, on its page: put it in the phone app. A cell waiting for a phone gets this one at once.</p>
 ${formNotice(form)}
 <form method="post" action="${OPERATOR_PATH}/devices" novalidate>
@@ -40,7 +50,8 @@ ${csrfInput(session)}
 ${field({ id: 'phone-number', name: 'phone_number', label: 'Phone number', type: 'tel', value: form.values.phone_number, hint: "The SIM's number in international form, like +14155550123.", error: form.errors.phone_number, attributes: html`maxlength="32" autocomplete="off" spellcheck="false"` })}
 ${settingsFields('phone', form)}
 <div class="actions"><button type="submit" class="primary">Add phone</button></div>
-</form>`,
+</form>
+</section>`,
   );
 }
 

@@ -21,6 +21,7 @@ import { OperatorGuard } from './http.ts';
 import type { FleetLive } from './live.ts';
 import { registerOrganizationPages } from './organization-routes.ts';
 import { registerInventoryPages } from './inventory.ts';
+import { registerEnrollmentPages } from './enroll.ts';
 import { registerOperatorWebhookPages } from './webhook-routes.ts';
 import type { WebhookOperations } from '../../webhooks/operations.ts';
 import type { OperatorContext } from '../../../operations/operation.ts';
@@ -39,6 +40,8 @@ export interface OperatorOperations {
   webhooks: WebhookOperations<OperatorContext>;
   /** The dev outbox (the Outbox page) and the audit log. */
   admin: AdminOperations;
+  /** Enrollments of SMSGate phones (/v1/admin/devices/enrollments). */
+  enrollments: { createEnrollment: AnyOperation; revokeEnrollment: AnyOperation };
 }
 
 export interface OperatorConsole {
@@ -119,6 +122,7 @@ export function registerOperatorConsole(app: App, operator: OperatorConsole): vo
   registerOperatorRoutes(app, operator);
   registerOrganizationPages(app, operator);
   registerInventoryPages(app, operator);
+  registerEnrollmentPages(app, operator);
   registerOperatorWebhookPages(app, operator);
   registerOutboxPage(app, operator, operator.operations.admin, operator.mailed);
 }

@@ -216,6 +216,15 @@ describe('operator console in a browser', { skip: skipWithoutChromium }, () => {
     await page.getByRole('button', { name: 'Add phone' }).click();
     await page.getByText('Enter a whole number from 1 to 30.').waitFor();
     await check('add a phone form error');
+    // An SMSGate enrollment: its token, code and QR code shown once, fitting a phone's width.
+    await page.goto(`${base}/console/operator/devices/new`);
+    await page.getByRole('button', { name: 'Enroll a phone' }).click();
+    await page.getByRole('img', { name: /QR code of the server URL and the private token/ }).waitFor();
+    await check('enrollment');
+    await shot(page, 'enrollment');
+    await page.setViewportSize({ width: 390, height: 900 });
+    assert.equal(await page.evaluate('document.documentElement.scrollWidth - window.innerWidth'), 0, 'fits 390 px');
+    await page.setViewportSize({ width: 1400, height: 900 });
     // An endpoint added (its secret shown once), then its own page.
     await page.goto(`${base}/console/operator/webhooks`);
     await page.getByLabel('URL').fill('https://ops.example.com/hooks');

@@ -48,7 +48,10 @@ const HOLD_NOTICES: Record<string, string> = {
   settings: 'Saved: the phone claims at its new rate from its next claim.',
 };
 
-const FLEET_NOTICES: Record<string, string> = { removed: 'Removed: the phone left the inventory.' };
+const FLEET_NOTICES: Record<string, string> = {
+  removed: 'Removed: the phone left the inventory.',
+  enrollment_revoked: 'Revoked: its token and code no longer work.',
+};
 
 /** The longest reason an operator action keeps (as the admin API's). */
 export const REASON_MAX = 500;
