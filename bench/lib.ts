@@ -76,7 +76,9 @@ export interface ChildServer {
  * The child's stderr is shown only when it fails to start.
  */
 /** What `cellgate serve` prints once it listens on `port` (its start-up banner's first line). */
-export const serviceReadyLine = (port: number): RegExp => new RegExp(`listening on http://127\\.0\\.0\\.1:${port}\\n`);
+// Older builds (bench/send-queue-depth.ts runs them beside this one) go on after the address on the same line.
+export const serviceReadyLine = (port: number): RegExp =>
+  new RegExp(`listening on http://127\\.0\\.0\\.1:${port}[\\n ]`);
 
 export async function startChild(options: {
   args: string[];

@@ -233,7 +233,7 @@ describe('cells: the service methods messaging calls', () => {
   it('getOwned and sendingCells: active passes, provisioning is 409 cell_not_active, other org and released are 404', async () => {
     const org = await activeOrganization(t);
     const other = await activeOrganization(t);
-    await addDevice(t);
+    const device = await addDevice(t, { send_rate_per_minute: 7, daily_send_limit: 70 });
     const active = await createCell(t, org.headers);
     const waiting = await createCell(t, org.headers);
     const cells = t.services.cells;
@@ -250,6 +250,7 @@ describe('cells: the service methods messaging calls', () => {
       phone_number: active.phone_number,
       mms_send: true,
       quiet_hours: null,
+      phone: { id: device.id, sendRatePerMinute: 7, dailySendLimit: 70 },
     });
     assert.ok(
       provisioning instanceof ApiError && provisioning.code === 'cell_not_active' && provisioning.status === 409,

@@ -54,6 +54,9 @@ const findOwnedCells = preparedRows((ex, refs: { organizationId: string; id: str
       'cells.status',
       'cells.phone_number',
       'devices.can_mms_send',
+      'devices.id as device_id',
+      'devices.send_rate_per_minute',
+      'devices.daily_send_limit',
       'cells.quiet_hours',
       'pods.quiet_hours as pod_quiet_hours',
     ])

@@ -71,6 +71,8 @@ export interface SendingCell {
   mms_send: boolean;
   /** The quiet hours its sends keep (contract §12): the cell's own, else its pod's, else null. */
   quiet_hours: QuietHours | null;
+  /** The phone carrying it and its limits in segments (the pace of its sends), or null. */
+  phone: { id: string; sendRatePerMinute: number; dailySendLimit: number } | null;
 }
 
 export class CellsService {
@@ -182,6 +184,14 @@ export class CellsService {
         phone_number: row.phone_number,
         mms_send: row.can_mms_send !== 0,
         quiet_hours: parseQuietHours(row.quiet_hours ?? row.pod_quiet_hours),
+        phone:
+          row.device_id === null
+            ? null
+            : {
+                id: row.device_id,
+                sendRatePerMinute: Number(row.send_rate_per_minute),
+                dailySendLimit: Number(row.daily_send_limit),
+              },
       };
     });
   }

@@ -116,7 +116,7 @@ export class DevicesRepository {
   findByCell(cellId: string) {
     return this.db
       .selectFrom('devices')
-      .select(['id', 'send_rate_per_minute'])
+      .select(['id', 'send_rate_per_minute', 'daily_send_limit'])
       .where('cell_id', '=', cellId)
       .executeTakeFirst();
   }

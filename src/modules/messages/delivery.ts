@@ -10,6 +10,7 @@ import { OPEN_STATUSES, transitionFor, type DeviceReport, type MessageStatus } f
 import { emitMessageEvent } from './message-events.ts';
 import type { ChargesPort, DeviceAssignment, DevicesPort, OutcomesPort } from './ports.ts';
 import { Port } from '../../lib/ports.ts';
+import { roomOf, windowsAt, withinPacing } from './pace.ts';
 import type { MessagesRepository } from './repository.ts';
 import { QUEUE_TTL_MS } from './service.ts';
 import type { MessagesTable } from './tables.ts';
@@ -20,8 +21,6 @@ import { countBy, type StoredCaps } from '../../operations/stored-caps.ts';
 
 export const LEASE_MS = 120_000;
 export const MAX_ATTEMPTS = 3;
-const PACING_WINDOW_MS = 60_000;
-const DAILY_WINDOW_MS = 24 * 60 * 60 * 1000;
 /** Long-polls re-check this often, to find sends made by other processes. */
 const RECHECK_MS = 250;
 const EXPIRY_BATCH = 500;
@@ -121,18 +120,10 @@ export class DeliveryService {
     if (!(await this.repo.hasClaimable(assignment.cellId, at))) return [];
     return transact(this.repo.db, async (tx) => {
       await this.repo.lockDeviceClaims(tx, assignment.deviceId);
-      // Pacing counts SMS segments handed out (contract §11): per minute and per 24 hours.
-      const since = (ms: number) => new Date(now.getTime() - ms).toISOString();
-      const { minute, day } = await this.repo.segmentsClaimedSince(tx, assignment.deviceId, {
-        minute: since(PACING_WINDOW_MS),
-        day: since(DAILY_WINDOW_MS),
-      });
+      // Pacing counts the SMS segments handed to the phone (contract §11): per minute and per 24 hours.
+      const claimed = await this.repo.segmentsClaimedSince(tx, assignment.deviceId, windowsAt(now));
       const candidates = await this.repo.oldestQueued(tx, assignment.cellId, at, limit);
-      const ids = withinPacing(candidates, {
-        minuteLeft: assignment.sendRatePerMinute - minute,
-        minuteEmpty: minute === 0,
-        dayLeft: assignment.dailySendLimit - day,
-      });
+      const ids = withinPacing(candidates, roomOf(assignment, claimed));
       if (ids.length === 0) return [];
       return this.repo.claimIds(tx, {
         ids,
@@ -280,28 +271,5 @@ export class DeliveryService {
   }
 }
 
-/**
- * The ids of the oldest queued messages (`candidates`, oldest first) that fit both pacing windows,
- * in order: it stops at the first that does not fit, so a long text is never overtaken. A text
- * longer than the whole minute budget (a 24-segment text on a phone paced at 10) goes out alone in
- * a minute with nothing else handed out, or it would never go; the daily cap has no such exception.
- */
-export function withinPacing(
-  candidates: readonly { id: string; segments: number }[],
-  room: { minuteLeft: number; minuteEmpty: boolean; dayLeft: number },
-): string[] {
-  const ids: string[] = [];
-  let minute = room.minuteLeft;
-  let day = room.dayLeft;
-  for (const { id, segments } of candidates) {
-    const cost = Math.max(1, segments);
-    if (cost > day) break;
-    const oversizedAlone = ids.length === 0 && room.minuteEmpty && cost > minute;
-    if (cost > minute && !oversizedAlone) break;
-    ids.push(id);
-    minute -= cost;
-    day -= cost;
-    if (oversizedAlone) break;
-  }
-  return ids;
-}
+/** The claim's rule, where tests of the phone's pacing look for it. */
+export { withinPacing } from './pace.ts';

@@ -22,8 +22,8 @@ describe('RateLimit headers of sends', () => {
   it('counts the queue and the claims of the last minute against the phone’s rate', async () => {
     assert.deepEqual(pace(await send(t, line, { to: '+14155550101', body: '1' })), ['3', '2', '0']);
     assert.deepEqual(pace(await send(t, line, { to: '+14155550101', body: '2' })), ['3', '1', '0']);
-    // The window is full: the next would wait a third of a minute behind the queue.
-    assert.deepEqual(pace(await send(t, line, { to: '+14155550101', body: '3' })), ['3', '0', '20']);
+    // The queue fills the minute: it goes out as the phone claims, and nothing more for 60 s.
+    assert.deepEqual(pace(await send(t, line, { to: '+14155550101', body: '3' })), ['3', '0', '60']);
     assert.equal((await claim(t, line)).length, 3);
     // Three claimed just now, one queued: the window frees in 60 s.
     assert.deepEqual(pace(await send(t, line, { to: '+14155550101', body: '4' })), ['3', '0', '60']);
@@ -32,15 +32,31 @@ describe('RateLimit headers of sends', () => {
     assert.deepEqual(pace(await send(t, line, { to: '+14155550101', body: '5' })), ['3', '1', '0']);
   });
 
-  it('counts the queue up to an hour of the phone’s rate: beyond it messages expire unsent', async () => {
+  it('speaks SMS segments, as the phone’s limits do', async () => {
+    const phone = await activeLine(t, { send_rate_per_minute: 5 });
+    // 161 GSM-7 characters: two segments.
+    const long = await send(t, phone, { to: '+14155550101', body: 'x'.repeat(161) });
+    assert.equal(long.json().segments, 2);
+    assert.deepEqual(pace(long), ['5', '3', '0']);
+  });
+
+  it('shows the day’s room when the daily limit binds, and when its oldest claim leaves', async () => {
+    const capped = await activeLine(t, { send_rate_per_minute: 5, daily_send_limit: 2 });
+    assert.deepEqual(pace(await send(t, capped, { to: '+14155550101', body: '1' })), ['5', '1', '0']);
+    assert.equal((await claim(t, capped)).length, 1);
+    t.clock.advance(61_000);
+    // One segment of the day left, one queued: nothing more today until the claim is a day old.
+    const day = 24 * 60 * 60;
+    assert.deepEqual(pace(await send(t, capped, { to: '+14155550101', body: '2' })), ['5', '0', String(day - 61)]);
+  });
+
+  it('counts no more of the queue than a minute of the phone’s rate: a deep queue costs nothing more', async () => {
     const slow = await activeLine(t, { send_rate_per_minute: 1 });
     let last = await send(t, slow, { to: '+14155550101', body: '1' });
     assert.deepEqual(pace(last), ['1', '0', '60']);
     for (let i = 2; i <= 30; i++) last = await send(t, slow, { to: '+14155550101', body: String(i) });
-    assert.deepEqual(pace(last), ['1', '0', '1800'], 'thirty queued: half an hour');
-    for (let i = 31; i <= 62; i++) last = await send(t, slow, { to: '+14155550101', body: String(i) });
     assert.equal(last.statusCode, 202);
-    assert.deepEqual(pace(last), ['1', '0', '3600'], 'sixty-two queued: the hour, not 62 minutes');
+    assert.deepEqual(pace(last), ['1', '0', '60'], 'thirty queued: still nothing this minute, ask again in one');
   });
 
   it('puts them on replies too, and not on refused sends', async () => {

@@ -38,8 +38,10 @@ export interface IgnoreListPort {
 export interface DevicesPort {
   /** The cell the device carries now, or null when it carries none. */
   assignment(deviceId: string): Promise<DeviceAssignment | null>;
-  /** The phone carrying the cell and its send rate, or undefined when none does (the pace of sends). */
-  phoneOfCell(cellId: string): Promise<{ id: string; send_rate_per_minute: number } | undefined>;
+  /** The phone carrying the cell and its limits, or undefined when none does (the pace of a pod's broadcast). */
+  phoneOfCell(
+    cellId: string,
+  ): Promise<{ id: string; send_rate_per_minute: number; daily_send_limit: number } | undefined>;
 }
 
 /** The billing of one batch of sends, in its transaction: who may send at all, then the charges. */

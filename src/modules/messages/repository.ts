@@ -172,35 +172,42 @@ const recordDeviceEvent = prepared(
       })
       .onConflict((oc) => oc.columns(['device_id', 'event_id']).doNothing()),
 );
-// The pace of a send's answer in one statement: the phone's claims of the window, the cell's queue
-// (counted up to `queuedCap`: a deeper queue must not make every send slower).
-const paceOf = prepared((ex, p: { cellId: string; deviceId: string; since: string; queuedCap: number }) =>
-  ex.selectNoFrom((eb) => [
-    eb
-      .selectFrom('messages')
-      .select(eb.fn.countAll<number>().as('n'))
-      .where('device_id', '=', p.deviceId)
-      .where('claimed_at', '>', p.since)
-      .as('recent'),
-    eb
-      .selectFrom('messages')
-      .select((inner) => inner.fn.min<string>('claimed_at').as('oldest'))
-      .where('device_id', '=', p.deviceId)
-      .where('claimed_at', '>', p.since)
-      .as('oldest'),
-    eb
-      .selectFrom(
+// The pace of a send's answer in one statement: the phone's claims of the minute and the day
+// (sums over the (device_id, claimed_at) index, bounded by its limits) and the segments of the
+// cell's oldest `queuedCap` queued messages: never more, however deep the queue (issue 36).
+const paceOf = prepared(
+  (ex, p: { cellId: string; deviceId: string; minuteSince: string; daySince: string; queuedCap: number }) =>
+    ex.selectNoFrom((eb) => {
+      const claims = (since: string) =>
+        eb.selectFrom('messages').where('device_id', '=', p.deviceId).where('claimed_at', '>', since);
+      return [
+        claims(p.minuteSince)
+          .select((inner) => inner.fn.sum<number | string | null>('segments').as('n'))
+          .as('minute'),
+        claims(p.minuteSince)
+          .select((inner) => inner.fn.min<string>('claimed_at').as('n'))
+          .as('minute_oldest'),
+        claims(p.daySince)
+          .select((inner) => inner.fn.sum<number | string | null>('segments').as('n'))
+          .as('day'),
+        claims(p.daySince)
+          .select((inner) => inner.fn.min<string>('claimed_at').as('n'))
+          .as('day_oldest'),
         eb
-          .selectFrom('messages')
-          .select(sql.lit(1).as('one'))
-          .where('cell_id', '=', p.cellId)
-          .where('status', '=', QUEUED)
-          .limit(p.queuedCap)
-          .as('ahead'),
-      )
-      .select(eb.fn.countAll<number>().as('n'))
-      .as('queued'),
-  ]),
+          .selectFrom(
+            eb
+              .selectFrom('messages')
+              .select('segments')
+              .where('cell_id', '=', p.cellId)
+              .where('status', '=', QUEUED)
+              .orderBy('id')
+              .limit(p.queuedCap)
+              .as('ahead'),
+          )
+          .select((inner) => inner.fn.sum<number | string | null>('segments').as('n'))
+          .as('queued'),
+      ];
+    }),
 );
 
 export class MessagesRepository {
@@ -325,13 +332,13 @@ export class MessagesRepository {
     return this.db.selectFrom('messages').select(['id', 'status']).where('id', 'in', ids).execute();
   }
 
-  /** Queued messages per cell, off the (cell_id, status, id) index. */
-  async queuedCounts(cellIds: readonly string[]): Promise<Map<string, number>> {
+  /** Segments of the queued messages per cell, off the (cell_id, status, id) index. */
+  async queuedSegments(cellIds: readonly string[]): Promise<Map<string, number>> {
     if (cellIds.length === 0) return new Map();
     const rows = await this.db
       .selectFrom('messages')
       .select('cell_id')
-      .select((eb) => eb.fn.countAll<number>().as('n'))
+      .select((eb) => eb.fn.sum<number | string>('segments').as('n'))
       .where('cell_id', 'in', cellIds)
       .where('status', '=', QUEUED)
       .groupBy('cell_id')
@@ -474,12 +481,32 @@ export class MessagesRepository {
     return rows.sort((a, b) => (a.id < b.id ? -1 : 1));
   }
 
-  // --- the per-cell pace (RateLimit-* headers of sends) ---
+  // --- the pace of sends (RateLimit-* headers) ---
 
-  /** The claims of the cell's phone since `since` (and the oldest), and the cell's queue. */
-  async pace(cellId: string, deviceId: string, since: string, queuedCap: number) {
-    const row = await paceOf.first(this.db, { cellId, deviceId, since, queuedCap });
-    return { recent: Number(row?.recent ?? 0), oldest: row?.oldest ?? null, queued: Number(row?.queued ?? 0) };
+  /**
+   * The segments handed to the phone since each window's start (and the oldest claim of each),
+   * and the segments of the cell's oldest `queuedCap` queued messages.
+   */
+  async pace(
+    ex: Executor,
+    p: { cellId: string; deviceId: string; since: { minute: string; day: string }; queuedCap: number },
+  ) {
+    const row = await paceOf.first(ex, {
+      cellId: p.cellId,
+      deviceId: p.deviceId,
+      minuteSince: p.since.minute,
+      daySince: p.since.day,
+      queuedCap: p.queuedCap,
+    });
+    return {
+      claimed: {
+        minute: Number(row?.minute ?? 0),
+        day: Number(row?.day ?? 0),
+        minuteOldest: row?.minute_oldest ?? null,
+        dayOldest: row?.day_oldest ?? null,
+      },
+      queued: Number(row?.queued ?? 0),
+    };
   }
 
   // --- scheduled sends ---

@@ -16,7 +16,7 @@ import {
 } from './schemas.ts';
 import { PACE_DOC, setPaceHeaders } from './pace.ts';
 import type { MessagesService } from './service.ts';
-import { Message, MessageList } from './views.ts';
+import { Message, MessageList, type MessageView } from './views.ts';
 
 const SendRequest = Body(
   { to: PhoneInput, body: MessageBody, media_urls: Type.Optional(MediaUrls), ...ScheduleFields },
@@ -33,8 +33,9 @@ export function registerMessageRoutes(
   rest: RestBinder,
   ops: MessageOperations,
 ): void {
-  const pace = async (request: FastifyRequest, reply: FastifyReply) =>
-    setPaceHeaders(reply, await messages.pace((request.params as { cell_id: string }).cell_id));
+  // The pace its transaction read: nothing is read after the commit (issue 33 §11).
+  const pace = async (_request: FastifyRequest, reply: FastifyReply, message: MessageView) =>
+    setPaceHeaders(reply, messages.paceOf(message));
   rest.bind(app, ops.sendMessage, {
     method: 'POST',
     url: '/v1/cells/:cell_id/messages/send',

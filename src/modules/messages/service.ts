@@ -11,11 +11,13 @@ import { requirePhone } from '../../lib/phone.ts';
 import type { DB, Executor } from '../../db/schema.ts';
 import { conversationKey, touchKey, type ConversationsRepository, type Touch } from './conversations-repository.ts';
 import type { CellsPort, ChargesPort, DevicesPort, IgnoreListPort } from './ports.ts';
+import type { SendingCell } from '../cells/service.ts';
 import { Port } from '../../lib/ports.ts';
 import type { MessageSearchFilter, MessagesRepository } from './repository.ts';
 import type { MessagesTable, MessageStatus } from './tables.ts';
 import { conversationView, messageView, newMessageRow, type MessageView } from './views.ts';
 import type { CellWakeups } from './wakeups.ts';
+import { paceOf, windowsAt, type Pace } from './pace.ts';
 import { requireSendAt, timingOf, type ScheduleInput } from './schedule.ts';
 import { countBy, type StoredCaps } from '../../operations/stored-caps.ts';
 
@@ -104,6 +106,8 @@ export class MessagesService {
   };
   /** Concurrent sends commit together. */
   private readonly writes: GroupCommit<SendUnit, MessageView>;
+  /** The pace of each send's answer, read in its transaction (paceOf). */
+  private readonly paces = new WeakMap<MessageView, Pace>();
 
   constructor(deps: Deps) {
     this.repo = deps.repo;
@@ -201,7 +205,11 @@ export class MessagesService {
       const timing = timingOf(new Date(unit.message.created_at), unit.sendAt, cell.quiet_hours, unit.sendNow);
       const expires_at = timing.status === 'queued' ? unit.message.expires_at : null;
       return [
-        { i, unit: { ...unit, message: { ...unit.message, ...timing, expires_at, from_number: cell.phone_number } } },
+        {
+          i,
+          phone: cell.phone,
+          unit: { ...unit, message: { ...unit.message, ...timing, expires_at, from_number: cell.phone_number } },
+        },
       ];
     });
     const pairs = new Map(candidates.map(({ unit }) => [touchKey(conversationOf(unit)), conversationOf(unit)]));
@@ -241,6 +249,7 @@ export class MessagesService {
             accepted.map(({ unit }) => unit),
           )
         : [];
+    await this.readPaces(tx, accepted, views);
     const written = new Map(accepted.map(({ i }, k) => [i, views[k]]));
     return units.map((_unit, i) => {
       const refusal = refusals.get(i);
@@ -287,27 +296,52 @@ export class MessagesService {
   }
 
   /**
-   * The cell's pace for the RateLimit-* headers of a send (IETF draft names): its phone sends at
-   * most `limit` a minute; `remaining` more would go out within the current minute (the limit less
-   * the claims of the last 60 s and the queue); `reset` is the seconds until that grows: until the
-   * oldest claim of the window leaves it, or, with the window full, until the queue ahead drains.
-   * The queue counts up to what the phone can send before a queued message expires (its rate for
-   * the queue's hour): messages beyond that expire unsent, and counting them would make each send
-   * of a deep queue slower. Null for a cell without a phone.
+   * The pace of each accepted send's answer (pace.ts), read in the batch's transaction after its
+   * messages are queued: one statement per cell of the batch, whatever the depth of its queue.
+   * The answer then needs nothing after the commit (issue 33 §11).
    */
-  async pace(cellId: string): Promise<{ limit: number; remaining: number; reset: number } | null> {
+  private async readPaces(
+    tx: Executor,
+    accepted: readonly { unit: SendUnit; phone: SendingCell['phone'] }[],
+    views: readonly MessageView[],
+  ): Promise<void> {
+    const now = this.clock.now();
+    const byCell = new Map<string, Pace>();
+    for (const [k, { unit, phone }] of accepted.entries()) {
+      if (!phone || phone.sendRatePerMinute <= 0) continue;
+      const cellId = unit.message.cell_id;
+      let pace = byCell.get(cellId);
+      if (!pace) byCell.set(cellId, (pace = await this.paceNow(tx, cellId, phone, now)));
+      this.paces.set(views[k], pace);
+    }
+  }
+
+  private async paceNow(ex: Executor, cellId: string, phone: NonNullable<SendingCell['phone']>, now: Date) {
+    // The queue counted over at most a minute's worth of messages: enough to tell what remains.
+    const { claimed, queued } = await this.repo.pace(ex, {
+      cellId,
+      deviceId: phone.id,
+      since: windowsAt(now),
+      queuedCap: phone.sendRatePerMinute,
+    });
+    return paceOf(phone, claimed, queued, now);
+  }
+
+  /** The pace (RateLimit-*) of this send's answer, as its transaction read it; null without a phone. */
+  paceOf(message: MessageView): Pace | null {
+    return this.paces.get(message) ?? null;
+  }
+
+  /** The cell's pace now (a pod's broadcast shows its cells' together); null for a cell without a phone. */
+  async pace(cellId: string): Promise<Pace | null> {
     const phone = await this.devices.phoneOfCell(cellId);
     if (!phone || phone.send_rate_per_minute <= 0) return null;
-    const rate = phone.send_rate_per_minute;
-    const now = this.clock.now().getTime();
-    const sendableBeforeExpiry = rate * (QUEUE_TTL_MS / 60_000);
-    const pace = await this.repo.pace(cellId, phone.id, new Date(now - 60_000).toISOString(), sendableBeforeExpiry);
-    const backlog = pace.recent + pace.queued;
-    const remaining = Math.max(0, rate - backlog);
-    const untilOldestLeaves = pace.oldest ? Math.max(0, Math.ceil((Date.parse(pace.oldest) + 60_000 - now) / 1000)) : 0;
-    const reset =
-      remaining > 0 ? untilOldestLeaves : Math.max(untilOldestLeaves, Math.ceil(((backlog - rate + 1) * 60) / rate));
-    return { limit: rate, remaining, reset };
+    const limits = {
+      id: phone.id,
+      sendRatePerMinute: phone.send_rate_per_minute,
+      dailySendLimit: phone.daily_send_limit,
+    };
+    return this.paceNow(this.repo.db, cellId, limits, this.clock.now());
   }
 
   /** Counts for GET /v1/agent/status. */
@@ -451,9 +485,14 @@ export class MessagesService {
     return this.repo.statusesOf(messageIds);
   }
 
-  /** How many messages wait in each cell's queue (not yet claimed by its device). */
-  queuedCounts(cellIds: readonly string[]) {
-    return this.repo.queuedCounts(cellIds);
+  /** The segments waiting in each cell's queue (not yet claimed by its phone). */
+  queuedSegments(cellIds: readonly string[]) {
+    return this.repo.queuedSegments(cellIds);
+  }
+
+  /** The segments handed to the phone within the last minute and day (pace.ts). */
+  claimedSegments(deviceId: string) {
+    return this.repo.segmentsClaimedSince(this.repo.db, deviceId, windowsAt(this.clock.now()));
   }
 
   /** Whether the cell received a text from `from` created at or after `since`. */

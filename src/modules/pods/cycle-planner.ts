@@ -3,9 +3,10 @@
 //    next; a broadcast recipient goes to its sticky cell, else to the active cell with the
 //    fewest messages of the job so far. Each item turns `queued` in the transaction that queues
 //    its message (a conditional update), so whatever the processes or restarts, a recipient is
-//    sent one message. A cell gets no more than QUEUE_WINDOW_MINUTES of its device's send rate
-//    queued at once; the rest waits for the next tick, so a long broadcast is not failed by the
-//    queue's 1-hour expiry. Devices still pace themselves (send_rate_per_minute).
+//    sent one message. A cell gets no more segments queued at once than QUEUE_WINDOW_MINUTES of
+//    its phone's send rate, nor than its phone's day has room for (pace.ts, the claim's rule);
+//    the rest waits for a later tick, so a long broadcast is not failed by the queue's 1-hour
+//    expiry.
 // 2. follow: items mirror their messages' status (a window of SYNC_BATCH per tick); a ring hop
 //    is `received` once the next cell got a text from the sending cell's number after the hop was
 //    queued, and fails when that takes longer than RING_HOP_TIMEOUT_MS.
@@ -15,7 +16,9 @@ import { transact } from '../../db/transaction.ts';
 import { ApiError } from '../../lib/errors.ts';
 import { StoredCapReached } from '../../operations/stored-caps.ts';
 import type { Clock } from '../../lib/clock.ts';
-import { DEFAULT_SEND_RATE_PER_MINUTE } from '../devices/service.ts';
+import { DEFAULT_DAILY_SEND_LIMIT, DEFAULT_SEND_RATE_PER_MINUTE } from '../devices/service.ts';
+import { countSegments } from '../../lib/segments.ts';
+import { queueRoom } from '../messages/pace.ts';
 import type { EventsService } from '../events/service.ts';
 import type { CycleRepository } from './cycle-repository.ts';
 import type { SendHook } from '../messages/service.ts';
@@ -29,8 +32,11 @@ import { jobCounts, jobView } from './views.ts';
 export const RING_HOP_TIMEOUT_MS = 10 * 60_000;
 /** A broadcast message `sent` this long without a delivery report counts as done for its job. */
 export const DELIVERY_REPORT_WAIT_MS = 10 * 60_000;
-/** At most this many minutes of a cell's send rate wait in its queue at once. */
+/** At most this many minutes of a cell's send rate (in segments) wait in its queue at once. */
 export const QUEUE_WINDOW_MINUTES = 30;
+/** The pace of a cell whose phone claims nothing now (paused, quarantined): the defaults. */
+const DEFAULT_LIMITS = { sendRatePerMinute: DEFAULT_SEND_RATE_PER_MINUTE, dailySendLimit: DEFAULT_DAILY_SEND_LIMIT };
+const NONE_CLAIMED = { minute: 0, day: 0 };
 const PLAN_BATCH = 500;
 const SYNC_BATCH = 2000;
 /** Real time one advance may spend queuing before it lets other jobs have a turn. */
@@ -131,10 +137,12 @@ export class CyclePlanner {
     }
     const load = await this.repo.loadPerCell(job.id);
     const room = await this.roomOf(active);
+    // Every message of the job has its body: the same segments each.
+    const cost = countSegments(job.body).segments;
     const deadline = performance.now() + PLAN_BUDGET_MS;
     let after = 0;
     for (let batch = 1; ; batch++) {
-      if (!active.some((cell) => (room.get(cell.id) ?? 0) > 0)) return true;
+      if (!active.some((cell) => (room.get(cell.id) ?? 0) >= cost)) return true;
       const items = await this.repo.pendingItems(job.id, after, PLAN_BATCH);
       if (items.length === 0) return true;
       after = items[items.length - 1].seq;
@@ -157,11 +165,11 @@ export class CyclePlanner {
       for (const item of items) {
         if (stops.has(item.recipient)) continue;
         const stuck = sticky.get(item.recipient);
-        const cellId = stuck ?? leastLoaded(active, load, (id) => (room.get(id) ?? 0) > 0);
+        const cellId = stuck ?? leastLoaded(active, load, (id) => (room.get(id) ?? 0) >= cost);
         if (cellId === null) break; // no room anywhere
-        if ((room.get(cellId) ?? 0) <= 0) continue; // its sticky cell is full: next tick
+        if ((room.get(cellId) ?? 0) < cost) continue; // its sticky cell is full: next tick
         if (stuck) load.set(stuck, (load.get(stuck) ?? 0) + 1);
-        room.set(cellId, (room.get(cellId) ?? 0) - 1);
+        room.set(cellId, (room.get(cellId) ?? 0) - cost);
         plans.push({ item, cellId });
       }
       const { lostCells, held } = await this.settle(job, plans, await this.queue(job, plans), 'skipped');
@@ -250,14 +258,18 @@ export class CyclePlanner {
     return { lostCells, held };
   }
 
-  /** How many more messages each cell may have queued now: its window minus its queue. */
+  /**
+   * How many more segments each cell may have queued now (pace.ts queueRoom): QUEUE_WINDOW_MINUTES
+   * of its phone's rate, no more than the phone's day has room for, less the cell's queue.
+   */
   private async roomOf(active: readonly ActiveCell[]): Promise<Map<string, number>> {
-    const queued = await this.messages.queuedCounts(active.map((cell) => cell.id));
+    const queued = await this.messages.queuedSegments(active.map((cell) => cell.id));
     const room = new Map<string, number>();
     for (const cell of active) {
       const assignment = cell.device_id ? await this.devices.assignment(cell.device_id) : null;
-      const rate = assignment?.sendRatePerMinute ?? DEFAULT_SEND_RATE_PER_MINUTE;
-      room.set(cell.id, Math.max(0, rate * QUEUE_WINDOW_MINUTES - (queued.get(cell.id) ?? 0)));
+      const limits = assignment ?? DEFAULT_LIMITS;
+      const claimed = assignment ? await this.messages.claimedSegments(assignment.deviceId) : NONE_CLAIMED;
+      room.set(cell.id, queueRoom(limits, claimed, queued.get(cell.id) ?? 0, QUEUE_WINDOW_MINUTES));
     }
     return room;
   }

@@ -235,7 +235,8 @@ describe('cycle jobs: broadcasts and rings', () => {
   });
 
   it('stops sending from a cell released during a broadcast: its queued messages fail, the rest go out from the others', async () => {
-    const { org, lines, pod } = await podWithLines(t, 2);
+    // Phones whose day has room for all 600 (the planner queues no more than that, pace.ts).
+    const { org, lines, pod } = await podWithLines(t, 2, { daily_send_limit: 1_000 });
     const job = await ok(
       t,
       org,
@@ -335,7 +336,8 @@ describe('cycle jobs: restarts and several processes', () => {
   };
 
   it('a broadcast cut off by a dead process finishes in a new process, every recipient sent exactly once', async () => {
-    const { org, pod } = await podWithLines(t, 3);
+    // Phones whose day has room for their share (the planner queues no more than that, pace.ts).
+    const { org, pod } = await podWithLines(t, 3, { daily_send_limit: 1_000 });
     const to = recipients(1_200, 6_000);
     const job = await ok(
       t,
@@ -371,7 +373,9 @@ describe('cycle jobs: restarts and several processes', () => {
     const first = await sameDatabase();
     const second = await sameDatabase();
     try {
-      const { org, pod } = await podWithLines({ ...t, app: first.app, services: first.services }, 3);
+      const { org, pod } = await podWithLines({ ...t, app: first.app, services: first.services }, 3, {
+        daily_send_limit: 1_000,
+      });
       const to = recipients(1_500, 7_500);
       const job = await first.app.inject({
         method: 'POST',

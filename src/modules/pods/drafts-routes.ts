@@ -103,6 +103,6 @@ function registerScoped(app: App, kind: ScopeKind, rest: RestBinder, ops: DraftO
     description: ops.send.description + PACE_DOC,
     response: Described(Message, 'The queued (or scheduled) message.'),
     // The pace of the cell it goes out from (a pod's: the one the rotation picked).
-    after: async (_request, reply, message: MessageView) => setPaceHeaders(reply, await paces.ofCell(message.cell_id)),
+    after: async (_request, reply, message: MessageView) => setPaceHeaders(reply, paces.ofSend(message)),
   });
 }

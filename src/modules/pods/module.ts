@@ -11,6 +11,7 @@ import type { Wirable } from '../../lib/ports.ts';
 import type { EventsService } from '../events/service.ts';
 import { combinedPace, type Pace } from '../messages/pace.ts';
 import type { MessagesService } from '../messages/service.ts';
+import type { MessageView } from '../messages/views.ts';
 import { CyclePlanner } from './cycle-planner.ts';
 import { CycleRepository } from './cycle-repository.ts';
 import type { RestBinder } from '../../operations/rest.ts';
@@ -53,7 +54,8 @@ export interface PodsModule {
 
 /** The RateLimit-* pace of a draft send (its cell's) and of a cycle job (the pod's active cells together). */
 export interface PodPaces {
-  ofCell(cellId: string): Promise<Pace | null>;
+  /** The pace its send's transaction read. */
+  ofSend(message: MessageView): Pace | null;
   ofPod(podId: string): Promise<Pace | null>;
 }
 
@@ -96,7 +98,7 @@ export function build(deps: {
   const loops = [{ name: 'cycle-jobs', intervalMs: CYCLE_JOBS_INTERVAL_MS, tick: () => cycleWorker.tick() }];
   const operations = podOperations({ pods, drafts, lists, ignore, cycles, scopes });
   const paces: PodPaces = {
-    ofCell: (cellId) => messages.pace(cellId),
+    ofSend: (message) => messages.paceOf(message),
     ofPod: async (podId) =>
       combinedPace(await Promise.all((await pods.activeCells(podId)).map((cell) => messages.pace(cell.id)))),
   };

@@ -8,7 +8,13 @@ export type CellsPort = Pick<CellsService, 'getOwned' | 'cellsAmong' | 'podCells
 
 export type MessagesPort = Pick<
   MessagesService,
-  'send' | 'recipientsAmong' | 'statusesOf' | 'queuedCounts' | 'receivedSince' | 'cancelQueuedAmong'
+  | 'send'
+  | 'recipientsAmong'
+  | 'statusesOf'
+  | 'queuedSegments'
+  | 'claimedSegments'
+  | 'receivedSince'
+  | 'cancelQueuedAmong'
 >;
 
 export type DevicesPort = Pick<DevicesService, 'assignment'>;

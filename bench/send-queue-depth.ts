@@ -1,0 +1,170 @@
+// Issue 36 §3: accepted sends per second and p99 (POST /v1/cells/{id}/messages/send, 202, a fresh
+// Idempotency-Key per request, 1,000 recipients in turn, billing on, 50 connections, one cell)
+// with the cell's queue starting empty and with 20,000 already queued on it, on SQLite and on
+// PostgreSQL, for several builds side by side in one run: this checkout and each `--build
+// label=dir` (an extracted older tree with node_modules, e.g. `git archive bf76a0d | tar -x -C
+// /tmp/old-bf76a0d` and a symlink to this node_modules). Also each service's resident set: idle (3
+// s after it answers /health, before any load) and peak (VmHWM at the end). No device claims: the
+// queue only grows. Targets (issue 36): sends/s at least the old build's at both depths; p99 <= 30
+// ms on SQLite; idle RSS <= 120 MB, peak <= 300 MB.
+//   node bench/send-queue-depth.ts [--build old=/tmp/old-bf76a0d ...] [--databases sqlite,postgres]
+//     [--duration 5] [--connections 50] [--warmup 1]
+import { readFileSync } from 'node:fs';
+import { resolve } from 'node:path';
+import { parseArgs } from 'node:util';
+import { setTimeout as sleep } from 'node:timers/promises';
+import autocannon from 'autocannon';
+import { benchOptions, load, ROOT, runBench, signUpVerified, startService, type Service } from './lib.ts';
+import { distinctNumbers, machineLoad, provisionCell } from './support/cells.ts';
+
+const DEEP = 20_000;
+const IDLE_AFTER_MS = 3000;
+
+const { values, tokens } = parseArgs({
+  args: process.argv.slice(2),
+  options: {
+    build: { type: 'string', multiple: true, default: [] },
+    databases: { type: 'string', default: 'sqlite,postgres' },
+  },
+  strict: false,
+  tokens: true,
+});
+// The common flags (--duration, --connections, --warmup) go to benchOptions.
+const ours = new Set(['build', 'databases']);
+const rest = tokens.flatMap((token) =>
+  token.kind === 'option' && !ours.has(token.name) ? [token.rawName, ...(token.value ? [token.value] : [])] : [],
+);
+const options = benchOptions(['--duration', '5', '--warmup', '1', ...rest]);
+const builds = [
+  ...(values.build as string[]).map((spec) => {
+    const [label, dir] = spec.split('=');
+    if (!label || !dir) throw new Error(`--build takes label=dir, not ${spec}`);
+    return { label, root: resolve(dir) };
+  }),
+  { label: 'this checkout', root: ROOT },
+];
+const databases = String(values.databases).split(',');
+
+function memoryOf(pid: number): { rss: number; hwm: number } {
+  const status = readFileSync(`/proc/${pid}/status`, 'utf8');
+  const kb = (field: string) => Number(status.match(new RegExp(`^${field}:\\s+(\\d+) kB`, 'm'))?.[1] ?? NaN);
+  return { rss: kb('VmRSS') / 1024, hwm: kb('VmHWM') / 1024 };
+}
+
+interface Row {
+  database: string;
+  build: string;
+  depth: string;
+  sendsPerSecond: number;
+  p50: number;
+  p99: number;
+  queuedAfter: number;
+  idleMb: number;
+  peakMb: number;
+}
+
+async function queuedOn(service: Service, apiKey: string): Promise<number> {
+  const status = await fetch(`${service.url}/v1/agent/status`, { headers: { authorization: `Bearer ${apiKey}` } });
+  return ((await status.json()) as { messages: { queued: number } }).messages.queued;
+}
+
+async function measure(database: string, build: { label: string; root: string }): Promise<Row[]> {
+  const service = await startService({
+    postgres: database === 'postgres',
+    entry: resolve(build.root, 'src/entry.mjs'),
+    env: { CELLGATE_BILLING: 'on', NODE_OPTIONS: '--max-semi-space-size=16' },
+  });
+  try {
+    const pid = service.child.pid as number;
+    await sleep(IDLE_AFTER_MS);
+    const idleMb = memoryOf(pid).rss;
+    const org = await signUpVerified(service);
+    const bodies = distinctNumbers(1_000).map((to) =>
+      JSON.stringify({ to, body: 'Benchmark message: hello from Cellgate.' }),
+    );
+    const target = (cellId: string, tag: string) => ({
+      url: `${service.url}/v1/cells/${cellId}/messages/send`,
+      method: 'POST' as const,
+      headers: {
+        authorization: `Bearer ${org.apiKey}`,
+        'content-type': 'application/json',
+        'idempotency-key': `${tag}-[<id>]`,
+      },
+      bodies,
+      server: service,
+    });
+    // A warm process first (on a cell of its own), then each depth on a fresh cell.
+    const warm = await provisionCell(service, org);
+    await load('warm-up', target(warm.cellId, 'warm'), { ...options, warmup: 0, duration: 2 });
+    const rows: Row[] = [];
+    for (const depth of [0, DEEP]) {
+      const cell = await provisionCell(service, org);
+      if (depth > 0) {
+        const fill = await autocannon({
+          ...target(cell.cellId, 'fill'),
+          requests: bodies.map((body) => ({ method: 'POST', body })),
+          idReplacement: true,
+          connections: options.connections,
+          amount: depth,
+        });
+        if (fill['2xx'] !== depth) throw new Error(`filling the queue: ${fill['2xx']} of ${depth} sends accepted`);
+      }
+      const before = await queuedOn(service, org.apiKey);
+      const result = await load(`${depth}`, target(cell.cellId, `d${depth}`), { ...options, warmup: 0 });
+      rows.push({
+        database,
+        build: build.label,
+        depth: depth === 0 ? 'empty' : depth.toLocaleString('en'),
+        sendsPerSecond: result.requestsPerSecond,
+        p50: result.p50,
+        p99: result.p99,
+        queuedAfter: (await queuedOn(service, org.apiKey)) - before + depth,
+        idleMb,
+        peakMb: 0,
+      });
+    }
+    const peakMb = memoryOf(pid).hwm;
+    for (const row of rows) row.peakMb = peakMb;
+    return rows;
+  } finally {
+    await service.stop();
+  }
+}
+
+await runBench(async () => {
+  const rows: Row[] = [];
+  for (const database of databases) for (const build of builds) rows.push(...(await measure(database, build)));
+  const header = [
+    'database',
+    'build',
+    'queue at start',
+    'sends/s',
+    'p50 ms',
+    'p99 ms',
+    'queue at end',
+    'idle RSS',
+    'peak RSS',
+  ];
+  const lines = rows.map((row) => [
+    row.database,
+    row.build,
+    row.depth,
+    row.sendsPerSecond.toFixed(0),
+    String(row.p50),
+    String(row.p99),
+    row.queuedAfter.toLocaleString('en'),
+    `${row.idleMb.toFixed(0)} MB`,
+    `${row.peakMb.toFixed(0)} MB`,
+  ]);
+  const widths = header.map((title, i) => Math.max(title.length, ...lines.map((line) => line[i].length)));
+  const format = (cells: string[]) => cells.map((cell, i) => cell.padStart(widths[i])).join('  ');
+  process.stdout.write(
+    [
+      `sends/s with the cell's queue empty and ${DEEP.toLocaleString('en')} deep (${options.connections} connections, ${options.duration} s each, billing on)`,
+      machineLoad(),
+      format(header),
+      ...lines.map(format),
+      '',
+    ].join('\n'),
+  );
+});
