@@ -72,7 +72,8 @@ describe('a whole account in the console, in a browser', { skip: skipWithoutChro
       await page.getByRole('button', { name: 'Pay $20.00' }).click();
       await page.getByRole('heading', { name: 'Paid: Starter plan setup' }).waitFor();
       await page.getByRole('link', { name: 'Back to Billing' }).click();
-      await page.getByLabel('Add funds to the prepaid balance').check();
+      // Once the plan is paid, adding funds is the one thing to pay for: said, not a one-option radio.
+      await page.getByText('Add funds to the prepaid balance').waitFor();
       await page.getByLabel('Amount to add, in US dollars').fill('25');
       await page.getByRole('button', { name: 'Pay by card' }).click();
       await page.getByRole('button', { name: 'Pay $25.00' }).click();

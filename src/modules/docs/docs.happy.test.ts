@@ -7,6 +7,7 @@ import assert from 'node:assert/strict';
 import { ERROR_CODES, ERROR_DOCS, ERRORS } from '../../lib/errors.ts';
 import { VERSION } from '../system/routes.ts';
 import { useApp, verifiedOrganization } from '../../../test/harness.ts';
+import { addDevice } from '../../../test/support/devices.ts';
 
 const json = { accept: 'application/json' };
 const escaped = (text: string) =>
@@ -235,6 +236,8 @@ describe('the payment_required page', () => {
     );
 
   it('shows as its example the 402 of a first cell exactly as the API sends it, payment included', async () => {
+    // A phone is free, as on a rack with room: the 402 then warns of nothing beyond the payment.
+    await addDevice(t);
     const org = await verifiedOrganization(t);
     const real = await t.app.inject({
       method: 'POST',

@@ -6,7 +6,7 @@ import type { App } from '../../http/types.ts';
 import { html } from '../../lib/html.ts';
 
 export const FAVICON_PATH = '/favicon.svg';
-export const FAVICON_LINK = html`<link rel="icon" href="${FAVICON_PATH}" type="image/svg+xml" />`;
+export const FAVICON_LINK = html`<link rel="icon" href="${FAVICON_PATH}" type="image/svg+xml">`;
 
 export const FAVICON_SVG = `<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 32 32" role="img" aria-label="Cellgate">
 <rect width="32" height="32" rx="7" fill="#1b4fd1"/>

@@ -29,12 +29,13 @@ export const qrText = (serverUrl: string, token: string) =>
   JSON.stringify({ gateway: { cloud_url: serverUrl, private_token: token, notification_channel: 'SSE_ONLY' } });
 
 /**
- * The QR code as an inline SVG, labelled for assistive technology. Trusted markup: `qrcode` makes
- * it from the text's modules (paths and rects only), so nothing of the text appears in it as markup.
+ * The QR code as an inline SVG, 240 px square, in a wrapper labelled for assistive technology.
+ * Trusted markup: `qrcode` draws it from the text's modules (one path), so nothing of the text
+ * appears in it.
  */
 async function qrSvg(text: string): Promise<Html> {
-  const svg = await QRCode.toString(text, { type: 'svg', errorCorrectionLevel: 'M', margin: 2 });
-  return raw(svg.replace('<svg ', '<svg role="img" aria-labelledby="qr-caption" width="240" height="240" '));
+  const svg = await QRCode.toString(text, { type: 'svg', errorCorrectionLevel: 'M', margin: 2, width: 240 });
+  return html`<div class="qr" role="img" aria-labelledby="qr-caption">${raw(svg)}</div>`;
 }
 
 /** The Termux agent's start command for the service at `baseUrl` (docs/android.md, B3). */

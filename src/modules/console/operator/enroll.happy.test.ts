@@ -71,7 +71,7 @@ describe('operator console: enrolling a phone for the SMSGate app', () => {
     });
     const modules = /<path stroke="#000000" d="([^"]+)"/.exec(svg)?.[1];
     assert.ok(modules && page.body.includes(modules), 'the page carries the QR code of the URL and token');
-    assert.match(page.body, /<svg role="img" aria-labelledby="qr-caption"/);
+    assert.match(page.body, /<div class="qr" role="img" aria-labelledby="qr-caption"><svg /);
     // The service here is plain HTTP: the page says the app needs https://.
     assert.match(text, /accepts only an https:\/\/ server URL/);
     // The Termux command beside it, for the same service.
