@@ -27,6 +27,7 @@ import * as webhookAttemptExchange from './0024_webhook_attempt_exchange.ts';
 import * as mcpTasks from './0025_mcp_tasks.ts';
 import * as broadcastSendNow from './0026_broadcast_send_now.ts';
 import * as smsgate from './0029_smsgate.ts';
+import * as simCells from './0030_sim_cells.ts';
 
 export const migrations: Record<string, Migration> = {
   '0001_foundation': foundation,
@@ -56,4 +57,5 @@ export const migrations: Record<string, Migration> = {
   '0025_mcp_tasks': mcpTasks,
   '0026_broadcast_send_now': broadcastSendNow,
   '0029_smsgate': smsgate,
+  '0030_sim_cells': simCells,
 };
