@@ -421,6 +421,8 @@ export class DevicesService {
       await this.recordInventoryChange(tx, by, 'device.update', id, { ...changes, ...(sims ? { sims: numbers } : {}) });
     });
     this.forgetAssignment(id);
+    // A line given a number can carry a cell: a waiting one takes it now.
+    if (numbers.length > 0) await this.hooks.afterAdded();
     return this.get(id);
   }
 

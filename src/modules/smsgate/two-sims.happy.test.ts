@@ -67,4 +67,22 @@ describe('SMSGate: two SIMs, two cells', () => {
     );
     assert.deepEqual(await inboundOf(cellOne), []);
   });
+
+  it('a SIM line the operator gives a number takes the cell waiting for a phone', async () => {
+    const phone = await mobilePhone(t, twoSims(nextNumber(), null));
+    const org = await activeOrganization(t);
+    const active = await createCell(t, org.headers, 'SIM 1');
+    const waiting = await createCell(t, org.headers, 'SIM 2');
+    assert.deepEqual([active.status, waiting.status], ['active', 'provisioning']);
+    const number = nextNumber();
+    const patched = await t.app.inject({
+      method: 'PATCH',
+      url: `/v1/admin/devices/${phone.id}`,
+      headers: admin,
+      payload: { sims: [{ sim_number: 2, phone_number: number }] },
+    });
+    assert.equal(patched.statusCode, 200, patched.body);
+    const cell = (await t.app.inject({ url: `/v1/cells/${waiting.id}`, headers: org.headers })).json();
+    assert.deepEqual([cell.status, cell.phone_number], ['active', number]);
+  });
 });
