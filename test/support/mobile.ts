@@ -57,8 +57,11 @@ export async function mobilePhone(t: TestApp, simCards: unknown[] = twoSims()): 
   return { id, token, headers, signingKey: settings.webhooks.signing_key };
 }
 
-/** An organization with an active cell carried by a new SMSGate phone (the only free phone). */
-export async function mobileLine(t: TestApp, simCards?: unknown[]) {
+/**
+ * An organization with an active cell carried by a new SMSGate phone (the only free line). Its
+ * second SIM has no number by default, so it carries no cell and later tests' cells go to their own phones.
+ */
+export async function mobileLine(t: TestApp, simCards: unknown[] = twoSims(nextNumber(), null)) {
   const phone = await mobilePhone(t, simCards);
   const org = await activeOrganization(t);
   const cell = await createCell(t, org.headers);

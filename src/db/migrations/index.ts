@@ -28,6 +28,7 @@ import * as mcpTasks from './0025_mcp_tasks.ts';
 import * as broadcastSendNow from './0026_broadcast_send_now.ts';
 import * as storedCounts from './0027_stored_counts.ts';
 import * as smsgate from './0029_smsgate.ts';
+import * as simCells from './0030_sim_cells.ts';
 
 export const migrations: Record<string, Migration> = {
   '0001_foundation': foundation,
@@ -58,4 +59,5 @@ export const migrations: Record<string, Migration> = {
   '0026_broadcast_send_now': broadcastSendNow,
   '0027_stored_counts': storedCounts,
   '0029_smsgate': smsgate,
+  '0030_sim_cells': simCells,
 };

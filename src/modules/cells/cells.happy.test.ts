@@ -311,6 +311,8 @@ describe('cells: the service methods messaging calls', () => {
       sendRatePerMinute: 24,
       dailySendLimit: 300,
       claims: true,
+      // A one-line phone of the native surface: one cell, no SIM number.
+      lines: [{ cellId: cell.id, organizationId: org.organizationId, simNumber: null }],
     });
     await t.app.inject({
       method: 'PATCH',

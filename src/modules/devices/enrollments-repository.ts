@@ -79,8 +79,11 @@ export class EnrollmentsRepository {
       .execute();
   }
 
-  /** Replaces a device's lines with `rows`, keeping a number the operator set where the phone reports none. */
-  async replaceSims(ex: Executor, deviceId: string, rows: readonly DeviceSimsTable[]): Promise<void> {
+  /**
+   * Replaces a device's lines with `rows`, keeping a number the operator set where the phone
+   * reports none, and the cell each line carries.
+   */
+  async replaceSims(ex: Executor, deviceId: string, rows: readonly Omit<DeviceSimsTable, 'cell_id'>[]): Promise<void> {
     const before = new Map((await this.sims(ex, [deviceId])).map((row) => [row.sim_number, row] as const));
     await ex.deleteFrom('device_sims').where('device_id', '=', deviceId).execute();
     if (rows.length === 0) return;
@@ -90,6 +93,7 @@ export class EnrollmentsRepository {
         rows.map((row) => ({
           ...row,
           phone_number: row.phone_number ?? before.get(row.sim_number)?.phone_number ?? null,
+          cell_id: before.get(row.sim_number)?.cell_id ?? null,
         })),
       )
       .execute();

@@ -173,9 +173,9 @@ export class EnrollmentsService {
 }
 
 /** The app's SIM cards as lines: numbers in E.164 (null where Android gave none or an unusable one). */
-export function simRows(cards: readonly SimCard[]): Omit<DeviceSimsTable, 'device_id'>[] {
+export function simRows(cards: readonly SimCard[]): Omit<DeviceSimsTable, 'device_id' | 'cell_id'>[] {
   const seen = new Set<number>();
-  const rows: Omit<DeviceSimsTable, 'device_id'>[] = [];
+  const rows: Omit<DeviceSimsTable, 'device_id' | 'cell_id'>[] = [];
   for (const card of [...cards].sort((a, b) => a.simNumber - b.simNumber)) {
     if (seen.has(card.simNumber)) throw invalidField('simCards', 'duplicate', 'Two SIM cards share a simNumber.');
     seen.add(card.simNumber);

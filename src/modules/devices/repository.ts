@@ -91,12 +91,27 @@ export class DevicesRepository {
     return row?.phone_number ?? null;
   }
 
-  oldestFreeId(ex: Executor) {
+  /** The oldest phone on the native surface (one line) that carries no cell. */
+  oldestFreeNative(ex: Executor) {
     return ex
       .selectFrom('devices')
-      .select('id')
+      .select(['id', 'phone_number'])
       .where('cell_id', 'is', null)
+      .where('agent', '=', 'native')
       .orderBy('id', 'asc')
+      .limit(1)
+      .executeTakeFirst();
+  }
+
+  /** The oldest SIM line with a number that carries no cell (SMSGate phones, contract §13). */
+  oldestFreeLine(ex: Executor) {
+    return ex
+      .selectFrom('device_sims')
+      .select(['device_id as id', 'sim_number', 'phone_number'])
+      .where('cell_id', 'is', null)
+      .where('phone_number', 'is not', null)
+      .orderBy('device_id', 'asc')
+      .orderBy('sim_number', 'asc')
       .limit(1)
       .executeTakeFirst();
   }
@@ -112,21 +127,64 @@ export class DevicesRepository {
     return Number(result.numUpdatedRows);
   }
 
-  /** The device carrying `cellId` and its send rate (the pace of the cell's sends). */
+  /** Gives a free SIM line to a cell; 0 when someone else took it first. */
+  async assignLineIfFree(ex: Executor, deviceId: string, simNumber: number, cellId: string): Promise<number> {
+    const result = await ex
+      .updateTable('device_sims')
+      .set({ cell_id: cellId })
+      .where('device_id', '=', deviceId)
+      .where('sim_number', '=', simNumber)
+      .where('cell_id', 'is', null)
+      .executeTakeFirst();
+    return Number(result.numUpdatedRows);
+  }
+
+  /** The device carrying `cellId` (on any SIM line) and its send rate (the pace of the cell's sends). */
   findByCell(cellId: string) {
     return this.db
       .selectFrom('devices')
       .select(['id', 'send_rate_per_minute', 'daily_send_limit'])
-      .where('cell_id', '=', cellId)
+      .where((eb) =>
+        eb.or([
+          eb('cell_id', '=', cellId),
+          eb('id', '=', eb.selectFrom('device_sims').select('device_id').where('cell_id', '=', cellId)),
+        ]),
+      )
       .executeTakeFirst();
   }
 
-  /** Frees the device carrying `cellId`; its id, if any. */
+  /**
+   * Frees the device (or SIM line) carrying `cellId`; the device's id, if any. devices.cell_id
+   * names the cell of a phone's first line that carries one, so it moves to the other line's cell.
+   */
   async unassign(ex: Executor, cellId: string, now: string): Promise<string | null> {
-    const device = await ex.selectFrom('devices').select('id').where('cell_id', '=', cellId).executeTakeFirst();
+    const line = await ex
+      .updateTable('device_sims')
+      .set({ cell_id: null })
+      .where('cell_id', '=', cellId)
+      .returning('device_id')
+      .executeTakeFirst();
+    const device =
+      line ??
+      (await ex.selectFrom('devices').select('id as device_id').where('cell_id', '=', cellId).executeTakeFirst());
     if (!device) return null;
-    await ex.updateTable('devices').set({ cell_id: null, updated_at: now }).where('id', '=', device.id).execute();
-    return device.id;
+    const other = line
+      ? await ex
+          .selectFrom('device_sims')
+          .select('cell_id')
+          .where('device_id', '=', line.device_id)
+          .where('cell_id', 'is not', null)
+          .orderBy('sim_number')
+          .limit(1)
+          .executeTakeFirst()
+      : undefined;
+    await ex
+      .updateTable('devices')
+      .set({ cell_id: other?.cell_id ?? null, updated_at: now })
+      .where('id', '=', device.device_id)
+      .where('cell_id', '=', cellId)
+      .execute();
+    return device.device_id;
   }
 
   /** Refreshes last_seen_at of a device already online; 0 when it was offline (or gone). */
@@ -303,14 +361,23 @@ export class DevicesRepository {
     return counts;
   }
 
-  /** The device with its cell's owner and status (null columns when it carries none). */
-  findWithCell(id: string) {
+  /**
+   * The device with each cell it carries, its owner, status and SIM line: one row per SIM line
+   * carrying a cell, or one row (null columns when it carries none) for a one-line phone.
+   */
+  findWithCells(id: string) {
     return this.db
       .selectFrom('devices')
-      .leftJoin('cells', 'cells.id', 'devices.cell_id')
+      .leftJoin('device_sims', (join) =>
+        join.onRef('device_sims.device_id', '=', 'devices.id').on('device_sims.cell_id', 'is not', null),
+      )
+      .leftJoin('cells', (join) =>
+        join.on((eb) => eb('cells.id', '=', eb.fn.coalesce('device_sims.cell_id', 'devices.cell_id'))),
+      )
       .select([
         'devices.id',
-        'devices.cell_id',
+        'cells.id as cell_id',
+        'device_sims.sim_number',
         'devices.phone_number',
         'devices.send_rate_per_minute',
         'devices.daily_send_limit',
@@ -320,6 +387,7 @@ export class DevicesRepository {
         'cells.status as cell_status',
       ])
       .where('devices.id', '=', id)
-      .executeTakeFirst();
+      .orderBy('device_sims.sim_number')
+      .execute();
   }
 }

@@ -67,6 +67,17 @@ export interface DeviceAssignment {
   dailySendLimit: number;
   /** False while the phone is paused or quarantined: it claims nothing, but still receives (contract §11). */
   claims: boolean;
+  /**
+   * Every active cell the phone carries, by SIM line (contract §13: two SIMs, two cells); the
+   * first is cellId. simNumber is null for a one-line phone of the native surface.
+   */
+  lines: DeviceLine[];
+}
+
+export interface DeviceLine {
+  cellId: string;
+  organizationId: string;
+  simNumber: number | null;
 }
 
 /** Why a phone claims nothing now, as its heartbeat answer says it; null when it may claim. */
@@ -410,6 +421,8 @@ export class DevicesService {
       await this.recordInventoryChange(tx, by, 'device.update', id, { ...changes, ...(sims ? { sims: numbers } : {}) });
     });
     this.forgetAssignment(id);
+    // A line given a number can carry a cell: a waiting one takes it now.
+    if (numbers.length > 0) await this.hooks.afterAdded();
     return this.get(id);
   }
 
@@ -638,7 +651,7 @@ export class DevicesService {
   /** The app's PATCH /device: its push token and SIM cards (a number the operator set is kept where Android reports none). */
   async saveAppState(
     deviceId: string,
-    state: { pushToken?: string | null; sims?: Omit<DeviceSimsTable, 'device_id'>[] },
+    state: { pushToken?: string | null; sims?: Omit<DeviceSimsTable, 'device_id' | 'cell_id'>[] },
   ): Promise<void> {
     await transact(this.repo.db, async (tx) => {
       if (state.pushToken !== undefined) await this.repo.setPushToken(tx, deviceId, state.pushToken);
@@ -667,18 +680,24 @@ export class DevicesService {
     const nowMs = this.clock.now().getTime();
     const cached = this.assignments.get(deviceId);
     if (cached && nowMs < cached.until) return cached.value;
-    const row = await this.repo.findWithCell(deviceId);
+    const rows = await this.repo.findWithCells(deviceId);
+    const lines: DeviceLine[] = [];
+    for (const line of rows)
+      if (line.cell_id && line.organization_id && line.cell_status === 'active')
+        lines.push({ cellId: line.cell_id, organizationId: line.organization_id, simNumber: line.sim_number });
+    const row = rows[0];
     const value =
-      row && row.cell_id && row.organization_id && row.cell_status === 'active'
+      row && lines.length > 0
         ? {
             deviceId: row.id,
-            cellId: row.cell_id,
-            organizationId: row.organization_id,
+            cellId: lines[0].cellId,
+            organizationId: lines[0].organizationId,
             phoneNumber: row.phone_number,
             sendRatePerMinute: row.send_rate_per_minute,
             dailySendLimit: row.daily_send_limit,
-            // A paused or quarantined phone carries its cell but claims nothing (contract §11).
+            // A paused or quarantined phone carries its cells but claims nothing (contract §11).
             claims: row.paused === 0 && row.health !== 'quarantined',
+            lines,
           }
         : null;
     if (this.assignments.size > 100_000) this.assignments.clear();
@@ -691,24 +710,33 @@ export class DevicesService {
     this.assignments.delete(deviceId);
   }
 
-  /** Whether a device is free for the next cell (claimFree would find one). */
+  /** Whether a line is free for the next cell (claimFree would find one). */
   async anyFree(ex: Executor = this.repo.db): Promise<boolean> {
-    return (await this.repo.oldestFreeId(ex)) !== undefined;
+    return (await this.repo.oldestFreeNative(ex)) !== undefined || (await this.repo.oldestFreeLine(ex)) !== undefined;
   }
 
   /**
-   * Gives the oldest free device to `cellId` inside the caller's transaction, or null when none is
-   * free. The conditional update makes two concurrent claims of one device impossible: the loser
-   * updates 0 rows and tries the next free device.
+   * Gives the oldest free line to `cellId` inside the caller's transaction: a one-line phone of the
+   * native surface, or a SIM line with a number of an SMSGate phone (contract §13); the device and
+   * the line's number, or null when none is free. The conditional update makes two concurrent
+   * claims of one line impossible: the loser updates 0 rows and tries the next free line.
+   * devices.cell_id names the cell of the phone's first line that carries one.
    */
-  async claimFree(tx: Executor, cellId: string): Promise<DevicesTable | null> {
+  async claimFree(tx: Executor, cellId: string): Promise<{ id: string; phone_number: string } | null> {
     const now = this.clock.now().toISOString();
     for (;;) {
-      const free = await this.repo.oldestFreeId(tx);
-      if (!free) return null;
-      if ((await this.repo.assignIfFree(tx, free.id, cellId, now)) === 1) {
-        this.forgetAssignment(free.id);
-        return (await this.repo.find(tx, free.id)) ?? null;
+      const native = await this.repo.oldestFreeNative(tx);
+      const line = await this.repo.oldestFreeLine(tx);
+      if (!native && !line) return null;
+      if (line?.phone_number && (!native || line.id < native.id)) {
+        if ((await this.repo.assignLineIfFree(tx, line.id, line.sim_number, cellId)) === 0) continue;
+        await this.repo.assignIfFree(tx, line.id, cellId, now);
+        this.forgetAssignment(line.id);
+        return { id: line.id, phone_number: line.phone_number };
+      }
+      if (native && (await this.repo.assignIfFree(tx, native.id, cellId, now)) === 1) {
+        this.forgetAssignment(native.id);
+        return native;
       }
     }
   }

@@ -69,6 +69,8 @@ export interface DeviceSimsTable {
   phone_number: string | null;
   carrier: string | null;
   iccid: string | null;
+  /** The cell this line carries (a line with a phone number is assignable); null while free. */
+  cell_id: string | null;
 }
 
 /** An operator's invitation for one phone to sign in (contract §13): single use, 24 hours. */

@@ -75,7 +75,7 @@ export class DeliveryService {
         const left = deadline - performance.now();
         if (claimed.length > 0 || left <= 0 || signal.aborted) return { messages: claimed.map(leasedMessageView) };
         // A device without a cell waits on its own id, which no send wakes: a plain re-check delay.
-        await this.wakeups.wait(assignment?.cellId ?? deviceId, Math.min(RECHECK_MS, left), signal);
+        await this.wakeups.wait(cellsOf(assignment) ?? deviceId, Math.min(RECHECK_MS, left), signal);
       }
     } finally {
       this.polls -= 1;
@@ -83,21 +83,20 @@ export class DeliveryService {
   }
 
   /**
-   * For a push channel (the SMSGate app's SSE): the cell the device sends for, and whether a
-   * message waits there that it could claim now. Nothing waits for a paused or quarantined phone.
+   * For a push channel (the SMSGate app's SSE): the cells the device sends for (one per SIM line),
+   * and whether a message waits there that it could claim now. Nothing waits for a paused or
+   * quarantined phone.
    */
-  async waiting(deviceId: string): Promise<{ cellId: string | null; waiting: boolean }> {
+  async waiting(deviceId: string): Promise<{ cellIds: string[] | null; waiting: boolean }> {
     const assignment = await this.devices.assignment(deviceId);
-    if (!assignment?.claims) return { cellId: assignment?.cellId ?? null, waiting: false };
-    return {
-      cellId: assignment.cellId,
-      waiting: await this.repo.hasClaimable(assignment.cellId, this.clock.now().toISOString()),
-    };
+    const cellIds = cellsOf(assignment);
+    if (!assignment?.claims) return { cellIds, waiting: false };
+    return { cellIds, waiting: await this.claimable(assignment, this.clock.now().toISOString()) };
   }
 
-  /** Resolves true on the next send queued for `cellId` (this process); false after `ms`, or when `signal` aborts or the server closes. */
-  waitForSend(cellId: string, ms: number, signal: AbortSignal): Promise<boolean> {
-    return this.wakeups.wait(cellId, ms, AbortSignal.any([signal, this.closing.signal]));
+  /** Resolves true on the next send queued for one of `cellIds` (this process); false after `ms`, or when `signal` aborts or the server closes. */
+  waitForSend(cellIds: string | readonly string[], ms: number, signal: AbortSignal): Promise<boolean> {
+    return this.wakeups.wait(cellIds, ms, AbortSignal.any([signal, this.closing.signal]));
   }
 
   /** Claims in progress in this process, long-polls included (a gauge; tests wait on it). */
@@ -117,12 +116,12 @@ export class DeliveryService {
   private async tryClaim(assignment: DeviceAssignment, limit: number): Promise<MessagesTable[]> {
     const now = this.clock.now();
     const at = now.toISOString();
-    if (!(await this.repo.hasClaimable(assignment.cellId, at))) return [];
+    if (!(await this.claimable(assignment, at))) return [];
     return transact(this.repo.db, async (tx) => {
       await this.repo.lockDeviceClaims(tx, assignment.deviceId);
       // Pacing counts the SMS segments handed to the phone (contract §11): per minute and per 24 hours.
       const claimed = await this.repo.segmentsClaimedSince(tx, assignment.deviceId, windowsAt(now));
-      const candidates = await this.repo.oldestQueued(tx, assignment.cellId, at, limit);
+      const candidates = await this.oldestQueued(tx, assignment, at, limit);
       const ids = withinPacing(candidates, roomOf(assignment, claimed));
       if (ids.length === 0) return [];
       return this.repo.claimIds(tx, {
@@ -132,6 +131,20 @@ export class DeliveryService {
         leaseExpiresAt: new Date(now.getTime() + LEASE_MS).toISOString(),
       });
     });
+  }
+
+  /** Whether a message waits on one of the phone's cells (one per SIM line). */
+  private async claimable(assignment: DeviceAssignment, at: string): Promise<boolean> {
+    for (const line of assignment.lines) if (await this.repo.hasClaimable(line.cellId, at)) return true;
+    return false;
+  }
+
+  /** The oldest queued messages across the phone's cells (at most two: one per SIM line), oldest first. */
+  private async oldestQueued(tx: Executor, assignment: DeviceAssignment, at: string, limit: number) {
+    if (assignment.lines.length === 1) return this.repo.oldestQueued(tx, assignment.cellId, at, limit);
+    const found = [];
+    for (const line of assignment.lines) found.push(...(await this.repo.oldestQueued(tx, line.cellId, at, limit)));
+    return found.sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0)).slice(0, limit);
   }
 
   /** Applies a device's report on a message leased to it; a repeated event_id changes nothing. */
@@ -273,3 +286,8 @@ export class DeliveryService {
 
 /** The claim's rule, where tests of the phone's pacing look for it. */
 export { withinPacing } from './pace.ts';
+
+/** The cells a phone sends for (one per SIM line), or null when it carries none. */
+function cellsOf(assignment: DeviceAssignment | null): string[] | null {
+  return assignment ? assignment.lines.map((line) => line.cellId) : null;
+}

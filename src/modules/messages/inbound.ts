@@ -60,10 +60,14 @@ export class InboundService {
     this.codeArrivals = deps.codeArrivals;
   }
 
-  /** Stores a text the device's phone received; `created` is false for a repeated upload. */
+  /**
+   * Stores a text the device's phone received, on the cell of SIM line `simNumber` where the phone
+   * says which (contract §13) and on its first cell otherwise; `created` is false for a repeated upload.
+   */
   async receive(
     deviceId: string,
     input: InboundUpload,
+    simNumber: number | null = null,
   ): Promise<{ created: boolean; message: ReturnType<typeof messageView> }> {
     const from = requirePhone('from', input.from);
     if (input.body === '' && (input.media_urls ?? []).length === 0) {
@@ -71,7 +75,7 @@ export class InboundService {
         errors: [{ field: 'body', code: 'too_short', message: 'body may be empty only when media_urls has items.' }],
       });
     }
-    const assignment = await this.devices.assignment(deviceId);
+    const assignment = onLine(await this.devices.assignment(deviceId), simNumber);
     if (!assignment)
       throw new ApiError('conflict', 'This device carries no cell, so it cannot receive messages for one.');
     const existing = await this.repo.findInbound(this.repo.db, assignment.cellId, input.device_message_id);
@@ -135,4 +139,12 @@ export class InboundService {
     if (!ignored) await emitMessageEvent(this.events, tx, message, 'message.received');
     return message;
   }
+}
+
+/** The assignment narrowed to the cell of SIM line `simNumber` (null: the first cell); null when that line carries none. */
+function onLine(assignment: DeviceAssignment | null, simNumber: number | null): DeviceAssignment | null {
+  if (!assignment || simNumber === null) return assignment;
+  const line = assignment.lines.find((candidate) => candidate.simNumber === simNumber);
+  if (!line) return assignment.lines.length === 1 && assignment.lines[0].simNumber === null ? assignment : null;
+  return { ...assignment, cellId: line.cellId, organizationId: line.organizationId, lines: [line] };
 }

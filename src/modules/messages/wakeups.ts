@@ -26,19 +26,23 @@ export class CellWakeups {
     this.emitter.emit(cellId);
   }
 
-  /** Resolves on the next notify for `cellId` (true), after `ms`, or when `signal` aborts (false). */
-  wait(cellId: string, ms: number, signal: AbortSignal): Promise<boolean> {
+  /**
+   * Resolves on the next notify for `cellId` (or any of them: a phone's two lines) (true), after
+   * `ms`, or when `signal` aborts (false).
+   */
+  wait(cellId: string | readonly string[], ms: number, signal: AbortSignal): Promise<boolean> {
+    const cellIds = typeof cellId === 'string' ? [cellId] : cellId;
     return new Promise((resolve) => {
       const finish = (notified: boolean) => {
         clearTimeout(timer);
-        this.emitter.off(cellId, notify);
+        for (const id of cellIds) this.emitter.off(id, notify);
         signal.removeEventListener('abort', stop);
         resolve(notified);
       };
       const notify = () => finish(true);
       const stop = () => finish(false);
       const timer = setTimeout(stop, ms);
-      this.emitter.once(cellId, notify);
+      for (const id of cellIds) this.emitter.once(id, notify);
       signal.addEventListener('abort', stop, { once: true });
     });
   }

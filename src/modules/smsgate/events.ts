@@ -52,7 +52,7 @@ export class SmsEvents {
     let announced = false;
     for (;;) {
       if (signal.aborted || this.delivery.shuttingDown) return;
-      const { cellId, waiting } = await this.delivery.waiting(deviceId);
+      const { cellIds, waiting } = await this.delivery.waiting(deviceId);
       // Announce once per batch of waiting messages; a new send wakes the stream and announces again.
       if (waiting && !announced) {
         reply.raw.write('event: MessageEnqueued\ndata: {}\n\n');
@@ -64,7 +64,7 @@ export class SmsEvents {
         lastWrite = performance.now();
       }
       // A send for the cell wakes the stream at once (and is announced even if earlier ones wait).
-      if (await this.delivery.waitForSend(cellId ?? deviceId, RECHECK_MS, signal)) announced = false;
+      if (await this.delivery.waitForSend(cellIds ?? deviceId, RECHECK_MS, signal)) announced = false;
     }
   }
 }

@@ -46,9 +46,6 @@ function appDate(field: string, text: string): string {
   return new Date(ms).toISOString();
 }
 
-const cellLine = (device: DevicesTable, sims: readonly DeviceSimsTable[]) =>
-  sims.find((sim) => sim.phone_number === device.phone_number) ?? null;
-
 export class SmsgateService {
   private readonly devices: DevicesService;
   private readonly enrollments: EnrollmentsService;
@@ -128,9 +125,10 @@ export class SmsgateService {
   async claim(deviceId: string, hangUp: AbortSignal) {
     const { messages } = await this.delivery.claim(deviceId, 10, 0, hangUp);
     if (messages.length === 0) return [];
-    const { device, sims } = await this.phone(deviceId);
-    const simNumber = cellLine(device, sims)?.sim_number ?? null;
-    return messages.map((message) => appMessage(message, simNumber));
+    // Each message goes out on the SIM line of its own cell (two SIMs, two cells: contract §13).
+    const { sims } = await this.phone(deviceId);
+    const lineOf = new Map(sims.map((sim) => [sim.cell_id, sim.sim_number] as const));
+    return messages.map((message) => appMessage(message, lineOf.get(message.cell_id) ?? null));
   }
 
   /**
@@ -235,12 +233,16 @@ export class SmsgateService {
             : mmsNotice(text(payload, 'subject'), typeof payload.size === 'number' ? payload.size : null);
         if (body.length > 1600)
           throw invalidField('payload.message', 'too_long', 'payload.message is over 1600 characters.');
-        await this.inbound.receive(deviceId, {
-          device_message_id: eventId,
-          from: sender,
-          body,
-          received_at: appDate('payload.receivedAt', receivedAt),
-        });
+        await this.inbound.receive(
+          deviceId,
+          {
+            device_message_id: eventId,
+            from: sender,
+            body,
+            received_at: appDate('payload.receivedAt', receivedAt),
+          },
+          typeof payload.simNumber === 'number' ? payload.simNumber : null,
+        );
         return;
       }
       case 'sms:sent':
@@ -272,14 +274,13 @@ export class SmsgateService {
     }
   }
 
-  /** The SIM line a text came in on must carry the phone's cell: an unknown SIM is a 400. */
+  /** The SIM line a text came in on must carry a cell: an unknown SIM is a 400, a line without a cell 409. */
   private requireCellLine(phone: { device: DevicesTable; sims: DeviceSimsTable[] }, simNumber: unknown): void {
     if (simNumber === undefined || simNumber === null) return;
     const line = phone.sims.find((sim) => sim.sim_number === simNumber);
     if (!line)
       throw invalidField('payload.simNumber', 'unknown_sim', `The phone reported no SIM card ${String(simNumber)}.`);
-    if (line.phone_number !== phone.device.phone_number)
-      throw new ApiError('conflict', `SIM ${line.sim_number} of this phone carries no cell.`);
+    if (line.cell_id === null) throw new ApiError('conflict', `SIM ${line.sim_number} of this phone carries no cell.`);
   }
 }
 
