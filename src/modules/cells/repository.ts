@@ -1,6 +1,7 @@
-// SQL for cells. Reads join the carrying device (devices.cell_id is the one place the assignment
-// lives) for the online/last_seen_at of the cell view.
-import type { Kysely } from 'kysely';
+// SQL for cells. Reads join the carrying device for the online/last_seen_at of the cell view: the
+// phone whose devices.cell_id names the cell, or (a second SIM line, contract §13) the phone of the
+// SIM line that carries it.
+import type { JoinBuilder, Kysely } from 'kysely';
 import { prepared, preparedLists, preparedRows } from '../../db/prepared.ts';
 import type { DB, Executor } from '../../db/schema.ts';
 import type { CellStatus, CellsTable } from './tables.ts';
@@ -16,10 +17,26 @@ export type CellRecord = CellsTable & {
   device_health: string | null;
 };
 
+/** Joins the phone carrying the cell: by devices.cell_id, or through the SIM line the cell is on. */
+const carrier = (join: JoinBuilder<DB, 'cells' | 'devices'>) =>
+  join.on((eb) =>
+    eb.or([
+      eb('devices.cell_id', '=', eb.ref('cells.id')),
+      eb(
+        'devices.id',
+        '=',
+        eb
+          .selectFrom('device_sims')
+          .select('device_sims.device_id')
+          .where('device_sims.cell_id', '=', eb.ref('cells.id')),
+      ),
+    ]),
+  );
+
 function records(ex: Executor) {
   return ex
     .selectFrom('cells')
-    .leftJoin('devices', 'devices.cell_id', 'cells.id')
+    .leftJoin('devices', carrier)
     .selectAll('cells')
     .select([
       'devices.online as device_online',
@@ -46,7 +63,7 @@ const findOwnedCell = prepared((ex, p: { organizationId: string; id: string }) =
 const findOwnedCells = preparedRows((ex, refs: { organizationId: string; id: string }[]) =>
   ex
     .selectFrom('cells')
-    .leftJoin('devices', 'devices.cell_id', 'cells.id')
+    .leftJoin('devices', carrier)
     .leftJoin('pods', 'pods.id', 'cells.pod_id')
     .select([
       'cells.id',
@@ -83,7 +100,7 @@ export class CellsRepository {
   countsByStatus(organizationId: string, ex: Executor = this.db) {
     return ex
       .selectFrom('cells')
-      .leftJoin('devices', 'devices.cell_id', 'cells.id')
+      .leftJoin('devices', carrier)
       .select(['cells.status', 'devices.online'])
       .select((eb) => eb.fn.countAll<number>().as('n'))
       .where('cells.organization_id', '=', organizationId)
@@ -96,7 +113,7 @@ export class CellsRepository {
   async countNeverSeen(organizationId: string, ex: Executor = this.db): Promise<number> {
     const row = await ex
       .selectFrom('cells')
-      .leftJoin('devices', 'devices.cell_id', 'cells.id')
+      .leftJoin('devices', carrier)
       .select((eb) => eb.fn.countAll<number>().as('n'))
       .where('cells.organization_id', '=', organizationId)
       .where('cells.status', '=', 'active')

@@ -9,10 +9,6 @@
 //  - MISMATCH 1 (app source): the app masks SIM numbers; registration refuses them (smsgate-phone.ts).
 //  - MISMATCH 2 (app source): GET /mobile/v1/message ignores `order`; the app asks `lifo` by
 //    default (MessagesSettings.kt processingOrder) and gets the oldest first.
-//  - GAP A (contract §13 "each line with a phone number is assignable to its own cell"): only the
-//    line of the device's own number gets a cell; a second cell stays provisioning, and an
-//    sms:received on SIM 2 is refused 409 "SIM 2 of this phone carries no cell" (which the app
-//    retries, WebhookQueueProcessorWorker.kt, then drops).
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { activeOrganization, admin, startApp, type TestApp } from '../../../test/harness.ts';
@@ -29,8 +25,6 @@ import {
   twoSims,
 } from '../../../test/support/smsgate-phone.ts';
 
-const SECOND_CELL_TODO =
-  'GAP A: contract §13 gives each SIM line with a number its own cell; the second cell stays provisioning';
 const LIFO_TODO = 'MISMATCH 2: GET /mobile/v1/message ignores order=lifo (the app default, MessagesSettings.kt)';
 
 type Cell = { id: string; phone_number: string | null; status: string };
@@ -96,7 +90,7 @@ describe('a dual-SIM phone running the SMSGate app, end to end', () => {
     assert.equal(events.connects, 1, `the SSE stream opened: ${events.failures.join(', ')}`);
   });
 
-  it('gives the SIM 2 line a cell of its own', { todo: SECOND_CELL_TODO }, () => {
+  it('gives the SIM 2 line a cell of its own', () => {
     assert.equal(cellOf(2).status, 'active');
   });
 
@@ -197,7 +191,7 @@ describe('a dual-SIM phone running the SMSGate app, end to end', () => {
 
   it('wakes the phone over SSE, hands it the message on SIM 1 of its cell, and ends delivered', () => deliveredLoop(1));
 
-  it('does the same for the cell of SIM 2', { todo: SECOND_CELL_TODO }, () => deliveredLoop(2));
+  it('does the same for the cell of SIM 2', () => deliveredLoop(2));
 
   it('ends a message failed with the error the phone reported', async () => {
     const cell = cellOf(1);
@@ -236,9 +230,7 @@ describe('a dual-SIM phone running the SMSGate app, end to end', () => {
   it('takes a signed sms:received on SIM 1 as one inbound text on its cell, a replay deduplicated', () =>
     receivedOn(1));
 
-  it('takes a signed sms:received on SIM 2 as an inbound text on the second cell', { todo: SECOND_CELL_TODO }, () =>
-    receivedOn(2),
-  );
+  it('takes a signed sms:received on SIM 2 as an inbound text on the second cell', () => receivedOn(2));
 
   it('takes a signed mms:received on SIM 1 as an inbound notice on its cell', async () => {
     const [delivery] = await phone.receiveMms({

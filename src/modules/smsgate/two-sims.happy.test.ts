@@ -22,6 +22,16 @@ describe('SMSGate: two SIMs, two cells', () => {
     );
     const device = (await t.app.inject({ url: `/v1/admin/devices/${phone.id}`, headers: admin })).json();
     assert.equal(device.cell_id, cellOne.id);
+    // The second line's cell reads its phone as the first does: presence, capabilities, health.
+    const view = async (cell: { id: string }) =>
+      (await t.app.inject({ url: `/v1/cells/${cell.id}`, headers: org.headers })).json() as Record<string, unknown>;
+    const phoneOf = (cell: Record<string, unknown>) => [cell.online, cell.last_seen_at, cell.capabilities, cell.health];
+    assert.deepEqual(phoneOf(await view(cellTwo)), phoneOf(await view(cellOne)));
+    assert.deepEqual((await view(cellTwo)).capabilities, {
+      delivery_reports: true,
+      mms_send: false,
+      mms_receive: true,
+    });
 
     const send = async (cell: { id: string }, body: string) => {
       const response = await t.app.inject({
