@@ -8,7 +8,8 @@
 // `todo` naming the gap; it still runs, and its failure is shown without failing the suite:
 //  - MISMATCH 1 (app source): the app masks SIM numbers; registration refuses them (smsgate-phone.ts).
 //  - MISMATCH 2 (app source): GET /mobile/v1/message ignores `order`; the app asks `lifo` by
-//    default (MessagesSettings.kt processingOrder) and gets the oldest first.
+//    default (MessagesSettings.kt processingOrder). The settings map now sets processing_order
+//    FIFO, so the app asks `fifo`; an explicit `lifo` still gets the oldest first.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { activeOrganization, admin, startApp, type TestApp } from '../../../test/harness.ts';

@@ -102,6 +102,9 @@ export function settingsMap(device: { send_rate_per_minute: number; signing_key:
       // MessagesSettings.kt: limit_period / limit_value; the app counts messages, Cellgate segments.
       limit_period: 'PerMinute',
       limit_value: device.send_rate_per_minute,
+      // MessagesSettings.kt PROCESSING_ORDER (LIFO by default): Cellgate hands out the oldest first,
+      // so the app is told to ask for that order.
+      processing_order: 'FIFO',
     },
     // PingSettings.kt.
     ping: { interval_seconds: PING_INTERVAL_S },

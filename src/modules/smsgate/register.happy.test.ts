@@ -53,7 +53,7 @@ describe('SMSGate registration', () => {
     assert.equal(anonymous.device, null);
 
     const settings = (await t.app.inject({ url: '/mobile/v1/settings', headers: phone.headers })).json();
-    assert.deepEqual(settings.messages, { limit_period: 'PerMinute', limit_value: 20 });
+    assert.deepEqual(settings.messages, { limit_period: 'PerMinute', limit_value: 20, processing_order: 'FIFO' });
     assert.deepEqual(settings.ping, { interval_seconds: 60 });
     assert.match(settings.webhooks.signing_key, /^[0-9A-Za-z]{32}$/);
     const other = await mobilePhone(t);
