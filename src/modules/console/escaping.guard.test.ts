@@ -9,7 +9,12 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import ts from 'typescript';
 
-const ROOTS = ['src/modules/console', 'src/modules/billing/checkout-pages.ts', 'src/modules/oauth/pages.ts'];
+const ROOTS = [
+  'src/modules/console',
+  'src/modules/billing/checkout-pages.ts',
+  'src/modules/oauth/pages.ts',
+  'src/modules/docs/pages.ts',
+];
 
 /** An HTML or SVG element's opening or closing tag (`<credential>` in prose is not one). */
 const TAG =
@@ -44,7 +49,7 @@ function offences(file: string, text = readFileSync(file, 'utf8')): string[] {
 }
 
 describe('pages escape by construction', () => {
-  it('no console or checkout page escapes by hand or builds markup outside html`…`', () => {
+  it('no console, checkout, OAuth or docs page escapes by hand or builds markup outside html`…`', () => {
     const files = ROOTS.flatMap(sourceFiles);
     assert.ok(files.length > 40, `the guard reads the console's files (${files.length})`);
     assert.deepEqual(

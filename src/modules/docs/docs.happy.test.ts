@@ -5,18 +5,13 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { ERROR_CODES, ERROR_DOCS, ERRORS } from '../../lib/errors.ts';
+import { html } from '../../lib/html.ts';
 import { VERSION } from '../system/routes.ts';
 import { useApp, verifiedOrganization } from '../../../test/harness.ts';
 import { addDevice } from '../../../test/support/devices.ts';
 
 const json = { accept: 'application/json' };
-const escaped = (text: string) =>
-  text
-    .replaceAll('&', '&amp;')
-    .replaceAll('"', '&quot;')
-    .replaceAll("'", '&#39;')
-    .replaceAll('<', '&lt;')
-    .replaceAll('>', '&gt;');
+const escaped = (text: string) => html`${text}`.toString();
 const textOf = (prose: string) => escaped(prose).replace(/`([^`]+)`/g, '<code>$1</code>');
 
 /** The operationIds whose documented error responses name `code`, from the OpenAPI document. */
@@ -295,7 +290,7 @@ describe('routes named on the error pages', () => {
         .replace(/<pre>[\s\S]*?<\/pre>/g, ' ')
         .replace(/<[^>]+>/g, ' ')
         .replaceAll('&#39;', "'")
-        .replaceAll('&quot;', '"');
+        .replaceAll('&#34;', '"');
       for (const match of text.matchAll(
         /(?:\b(GET|POST|PUT|PATCH|DELETE)\s+)?(?:https?:\/\/[^\s/]+)?(\/v1\/[A-Za-z0-9_\-/{}.]*[A-Za-z0-9_}])/g,
       )) {

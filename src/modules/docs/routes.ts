@@ -6,6 +6,7 @@ import type { Config } from '../../config.ts';
 import { ApiError } from '../../lib/errors.ts';
 import { documentedOperations } from '../../http/openapi.ts';
 import type { App } from '../../http/types.ts';
+import type { Html } from '../../lib/html.ts';
 import { VERSION } from '../system/routes.ts';
 import { errorCatalogue, isErrorCode, type ErrorEntry, type Landing } from './catalogue.ts';
 import { errorIndexPage, errorPage, landingPage, unknownErrorPage } from './pages.ts';
@@ -18,8 +19,8 @@ function wantsJson(request: FastifyRequest): boolean {
   return /application\/([a-z.+-]*\+)?json/i.test(accept) && !/text\/html/i.test(accept);
 }
 
-const html = (reply: FastifyReply, body: string, status = 200) =>
-  reply.code(status).type('text/html; charset=utf-8').send(body);
+const sendHtml = (reply: FastifyReply, body: Html, status = 200) =>
+  reply.code(status).type('text/html; charset=utf-8').send(body.toString());
 
 export function registerDocsRoutes(app: App, config: Config): void {
   // Built on first use: every route (and so every operation) is added by then.
@@ -42,7 +43,7 @@ export function registerDocsRoutes(app: App, config: Config): void {
         })),
       });
     }
-    return html(reply, errorIndexPage(all));
+    return sendHtml(reply, errorIndexPage(all));
   });
 
   app.get('/docs/errors/:code', PAGE, async (request, reply) => {
@@ -52,7 +53,7 @@ export function registerDocsRoutes(app: App, config: Config): void {
       if (!entry) throw new ApiError('not_found', 'No such error code; GET /docs/errors lists them.');
       return reply.send(entry);
     }
-    return entry ? html(reply, errorPage(entry)) : html(reply, unknownErrorPage(code.slice(0, 64)), 404);
+    return entry ? sendHtml(reply, errorPage(entry)) : sendHtml(reply, unknownErrorPage(code.slice(0, 64)), 404);
   });
 
   const landing: Landing = {
@@ -71,6 +72,6 @@ export function registerDocsRoutes(app: App, config: Config): void {
     base_url: config.baseUrl,
   };
   app.get('/', PAGE, async (request, reply) =>
-    wantsJson(request) ? reply.send(landing) : html(reply, landingPage(landing)),
+    wantsJson(request) ? reply.send(landing) : sendHtml(reply, landingPage(landing)),
   );
 }
