@@ -16,7 +16,7 @@ const CAP = 3;
 
 /** How to store one more of a resource, and how to make it leave, under one line (cell) of an organization. */
 interface Kind {
-  resource: Exclude<StoredResource, 'list_numbers'>;
+  resource: Exclude<StoredResource, 'list_numbers' | 'discarded_drafts'>;
   create(t: TestApp, line: Line, i: number): ReturnType<typeof call>;
   remove(t: TestApp, line: Line, created: { id: string }, i: number): Promise<unknown>;
   /** The contract's number as the 409 writes it. */
@@ -130,6 +130,15 @@ async function stored(t: TestApp, line: Line, resource: StoredResource): Promise
           .where('status', '=', 'draft')
           .executeTakeFirst(),
       ),
+    discarded_drafts: () =>
+      count(
+        db
+          .selectFrom('drafts')
+          .select((eb) => eb.fn.countAll<number>().as('n'))
+          .where('organization_id', '=', org)
+          .where('status', '=', 'discarded')
+          .executeTakeFirst(),
+      ),
     scheduled_messages: () =>
       count(
         db
@@ -177,6 +186,7 @@ describe('stored resources: caps', () => {
         contact_lists: CAP,
         list_numbers: 6,
         drafts: CAP,
+        discarded_drafts: CAP,
         scheduled_messages: CAP,
         webhooks: CAP,
         ignored_participants: CAP,
@@ -249,6 +259,72 @@ describe('stored resources: caps', () => {
     await ok(t, line.org, 'POST', `${base}/${drafts[0].id}/send`, {}, 202);
     assert.deepEqual(await stored(t, line, 'drafts'), { counted: CAP - 1, rows: CAP - 1 });
     await ok(t, line.org, 'POST', base, { client_id: clientId('d'), to: recipients(1, 9)[0], body: 'x' }, 201);
+  });
+
+  it('drafts: discarded ones stay readable up to their cap; past it a discard deletes the oldest discarded', async () => {
+    const line = await activeLine(t);
+    const base = `/v1/cells/${line.cell.id}/drafts`;
+    const discarded = [];
+    // Create and discard, twice the cap: the organization never keeps more than CAP discarded.
+    for (let i = 0; i < 2 * CAP; i++) {
+      const draft = await ok(
+        t,
+        line.org,
+        'POST',
+        base,
+        { client_id: clientId('d'), to: recipients(1, i)[0], body: 'x' },
+        201,
+      );
+      t.clock.advance(1000);
+      discarded.push(await ok(t, line.org, 'DELETE', `${base}/${draft.id}`));
+      assert.deepEqual(await stored(t, line, 'discarded_drafts'), {
+        counted: Math.min(i + 1, CAP),
+        rows: Math.min(i + 1, CAP),
+      });
+    }
+    assert.deepEqual(await stored(t, line, 'drafts'), { counted: 0, rows: 0 });
+    // The newest discarded are readable; the oldest are gone (404, like any unknown draft).
+    for (const draft of discarded.slice(CAP))
+      assert.equal((await ok(t, line.org, 'GET', `${base}/${draft.id}`)).status, 'discarded');
+    for (const draft of discarded.slice(0, CAP))
+      expectProblem(await call(t, line.org, 'GET', `${base}/${draft.id}`), 404, 'not_found');
+  });
+
+  it('drafts: deleting a pod discards its drafts within the discarded cap', async () => {
+    const line = await activeLine(t);
+    const cellDrafts = `/v1/cells/${line.cell.id}/drafts`;
+    const lone = await ok(
+      t,
+      line.org,
+      'POST',
+      cellDrafts,
+      { client_id: clientId('d'), to: recipients(1, 9)[0], body: 'x' },
+      201,
+    );
+    await ok(t, line.org, 'DELETE', `${cellDrafts}/${lone.id}`);
+    t.clock.advance(1000);
+    const pod = await ok(
+      t,
+      line.org,
+      'POST',
+      '/v1/pods',
+      { name: 'P', client_id: clientId('pod'), cell_ids: [line.cell.id] },
+      201,
+    );
+    for (let i = 0; i < CAP; i++)
+      await ok(
+        t,
+        line.org,
+        'POST',
+        `/v1/pods/${pod.id}/drafts`,
+        { client_id: clientId('d'), to: recipients(1, i)[0], body: 'x' },
+        201,
+      );
+    await ok(t, line.org, 'DELETE', `/v1/pods/${pod.id}`, undefined, 204);
+    // CAP more discarded than fit beside the lone one: as many of the oldest go, the lone one first.
+    assert.deepEqual(await stored(t, line, 'discarded_drafts'), { counted: 1, rows: 1 });
+    assert.deepEqual(await stored(t, line, 'drafts'), { counted: 0, rows: 0 });
+    expectProblem(await call(t, line.org, 'GET', `${cellDrafts}/${lone.id}`), 404, 'not_found');
   });
 
   it('scheduled messages: those that go out, and those of a released cell, leave; quiet-hours deferrals count', async () => {
@@ -349,6 +425,7 @@ describe('stored resources: the contract’s caps by default', () => {
       contact_lists: 1_000,
       list_numbers: 100_000,
       drafts: 10_000,
+      discarded_drafts: 10_000,
       scheduled_messages: 10_000,
       webhooks: 50,
       ignored_participants: 10_000,

@@ -10,7 +10,14 @@ import type { Executor } from '../db/schema.ts';
 import { ApiError } from '../lib/errors.ts';
 
 export type StoredResource =
-  'pods' | 'contact_lists' | 'list_numbers' | 'drafts' | 'scheduled_messages' | 'webhooks' | 'ignored_participants';
+  | 'pods'
+  | 'contact_lists'
+  | 'list_numbers'
+  | 'drafts'
+  | 'discarded_drafts'
+  | 'scheduled_messages'
+  | 'webhooks'
+  | 'ignored_participants';
 
 /** The contract's caps: per organization, except ignored participants (per cell or pod). */
 export const STORED_CAPS: Readonly<Record<StoredResource, number>> = {
@@ -18,6 +25,8 @@ export const STORED_CAPS: Readonly<Record<StoredResource, number>> = {
   contact_lists: 1_000,
   list_numbers: 100_000,
   drafts: 10_000,
+  // Not a refusal: past it, a discard removes the organization's oldest discarded drafts (drafts-service.ts).
+  discarded_drafts: 10_000,
   scheduled_messages: 10_000,
   webhooks: 50,
   ignored_participants: 10_000,
@@ -32,6 +41,7 @@ const REFUSALS: Record<StoredResource, (cap: number) => string> = {
   list_numbers: (cap) =>
     `The organization's contact lists hold at most ${count(cap)} numbers in all: remove numbers or delete a list to make room.`,
   drafts: (cap) => `The organization keeps at most ${count(cap)} drafts: send or discard drafts to make room.`,
+  discarded_drafts: (cap) => `The organization keeps at most ${count(cap)} discarded drafts: the oldest make room.`,
   scheduled_messages: (cap) =>
     `The organization keeps at most ${count(cap)} scheduled messages: cancel some, or wait for them to go out.`,
   webhooks: (cap) => `The organization keeps at most ${count(cap)} webhook endpoints: delete one to make room.`,

@@ -128,6 +128,25 @@ export class DraftsRepository {
     return Number(result.numUpdatedRows);
   }
 
+  /** Deletes the organization's `n` oldest discarded drafts (the index drafts_discarded reads them in order). */
+  async deleteOldestDiscarded(ex: Executor, organizationId: string, n: number): Promise<void> {
+    await ex
+      .deleteFrom('drafts')
+      .where(
+        'id',
+        'in',
+        ex
+          .selectFrom('drafts')
+          .select('id')
+          .where('organization_id', '=', organizationId)
+          .where('status', '=', 'discarded')
+          .orderBy('updated_at')
+          .orderBy('id')
+          .limit(n),
+      )
+      .execute();
+  }
+
   /** Marks those of the drafts that are still drafts sent with their messages; those marked. */
   async markSent(ex: Executor, drafts: readonly SentDraft[]): Promise<{ id: string; organization_id: string }[]> {
     return (await markDraftsSent(ex, drafts)).rows;

@@ -139,7 +139,7 @@ export class DraftsService {
         status: 'discarded',
         updated_at: this.clock.now().toISOString(),
       });
-      if (changed) await this.storedCaps.release(tx, 'drafts', row.organization_id);
+      if (changed) await this.keepDiscarded(tx, row.organization_id, 1);
       return changed;
     });
     if (discarded) return draftView(discarded);
@@ -151,7 +151,18 @@ export class DraftsService {
   /** In the transaction that deletes the scope (a pod, a released cell): its drafts are discarded. */
   async discardAllIn(tx: Executor, scope: Scope): Promise<void> {
     const discarded = await this.repo.discardAllIn(tx, scope, this.clock.now().toISOString());
-    await this.storedCaps.release(tx, 'drafts', scope.organizationId, discarded);
+    await this.keepDiscarded(tx, scope.organizationId, discarded);
+  }
+
+  /**
+   * `n` drafts just became discarded: they leave the drafts' cap, and are kept readable while the
+   * organization has fewer than the discarded cap; past it, as many of its oldest discarded drafts
+   * are deleted (create-and-discard cannot grow the database without bound).
+   */
+  private async keepDiscarded(tx: Executor, organizationId: string, n: number): Promise<void> {
+    await this.storedCaps.release(tx, 'drafts', organizationId, n);
+    if (!(await this.storedCaps.tryTake(tx, 'discarded_drafts', organizationId, n)))
+      await this.repo.deleteOldestDiscarded(tx, organizationId, n);
   }
 
   /** Queues the message of a draft of a cell (`scope`) and marks the draft sent, in one transaction. */
