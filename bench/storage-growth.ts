@@ -70,16 +70,6 @@ await runBench(async (onExit) => {
       name: 'contact lists of 10,000 numbers',
       send: (i) => post(`/v1/cells/${cell.cellId}/lists`, { name: `list ${i}`, numbers }),
     },
-    {
-      name: 'broadcasts of 10,000 scheduled 29 days ahead',
-      send: () =>
-        post(`/v1/pods/${String(pod.id)}/messages/cycle`, {
-          mode: 'broadcast',
-          body: longBody,
-          to: numbers,
-          send_at: new Date(Date.now() + 29 * DAY).toISOString(),
-        }),
-    },
     { name: 'drafts (1,600 characters, 10 media URLs)', send: () => draft() },
     {
       name: 'drafts created and discarded',
@@ -130,6 +120,18 @@ await runBench(async (onExit) => {
           { quiet_hours: { start: '22:00', end: '07:00', time_zone: randomCase('America/Argentina/ComodRivadavia') } },
           'PATCH',
         ),
+    },
+    // Last: its planner writes the 10,000 scheduled messages for minutes after the request, which
+    // an attack after it would count as its own growth (and wait out in the quiet check below).
+    {
+      name: 'broadcasts of 10,000 scheduled 29 days ahead',
+      send: () =>
+        post(`/v1/pods/${String(pod.id)}/messages/cycle`, {
+          mode: 'broadcast',
+          body: longBody,
+          to: numbers,
+          send_at: new Date(Date.now() + 29 * DAY).toISOString(),
+        }),
     },
   ];
 
