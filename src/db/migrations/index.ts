@@ -29,6 +29,7 @@ import * as broadcastSendNow from './0026_broadcast_send_now.ts';
 import * as storedCounts from './0027_stored_counts.ts';
 import * as smsgate from './0029_smsgate.ts';
 import * as simCells from './0030_sim_cells.ts';
+import * as simNumbers from './0031_sim_numbers.ts';
 
 export const migrations: Record<string, Migration> = {
   '0001_foundation': foundation,
@@ -60,4 +61,5 @@ export const migrations: Record<string, Migration> = {
   '0027_stored_counts': storedCounts,
   '0029_smsgate': smsgate,
   '0030_sim_cells': simCells,
+  '0031_sim_numbers': simNumbers,
 };
