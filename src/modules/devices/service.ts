@@ -282,9 +282,11 @@ export class DevicesService {
     extra: { token: string; signingKey: string; pushToken: string | null },
     by: OperatorBy,
   ): Promise<DevicesTable> {
-    for (const [i, line] of lines.entries())
-      if (line.phone_number !== null && (await this.repo.numberTaken(tx, line.phone_number)))
-        throw numberTaken(`simCards.${i}.phoneNumber`, line.phone_number);
+    for (const [i, { phone_number: number }] of lines.entries()) {
+      if (number === null) continue;
+      const twice = lines.slice(0, i).some((line) => line.phone_number === number);
+      if (twice || (await this.repo.numberTaken(tx, number))) throw numberTaken(`simCards.${i}.phoneNumber`, number);
+    }
     const phoneNumber = lines.find((line) => line.phone_number !== null)?.phone_number ?? null;
     const row: DevicesTable = {
       ...this.newRow({ ...input, phone_number: phoneNumber }, extra.token),
