@@ -13,12 +13,7 @@ export async function up(db: Kysely<any>): Promise<void> {
     select 1 from device_sims other where other.phone_number = device_sims.phone_number
       and (other.cell_id is not null or other.device_id < device_sims.device_id
         or (other.device_id = device_sims.device_id and other.sim_number < device_sims.sim_number)))`.execute(db);
-  await db.schema
-    .createIndex('device_sims_phone_number')
-    .unique()
-    .on('device_sims')
-    .column('phone_number')
-    .execute();
+  await db.schema.createIndex('device_sims_phone_number').unique().on('device_sims').column('phone_number').execute();
 }
 
 export async function down(db: Kysely<any>): Promise<void> {

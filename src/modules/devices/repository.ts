@@ -51,9 +51,7 @@ export class DevicesRepository {
     if (own) devices = devices.where('id', '!=', own.deviceId);
     let lines = ex.selectFrom('device_sims').select('device_id').where('phone_number', '=', phoneNumber);
     if (own)
-      lines = lines.where((eb) =>
-        eb.or([eb('device_id', '!=', own.deviceId), eb('sim_number', '!=', own.simNumber)]),
-      );
+      lines = lines.where((eb) => eb.or([eb('device_id', '!=', own.deviceId), eb('sim_number', '!=', own.simNumber)]));
     return (await devices.executeTakeFirst()) !== undefined || (await lines.executeTakeFirst()) !== undefined;
   }
 
@@ -112,16 +110,18 @@ export class DevicesRepository {
 
   /** The oldest phone on the native surface (one line) that carries no cell. */
   oldestFreeNative(ex: Executor) {
-    return ex
-      .selectFrom('devices')
-      .select(['id', 'phone_number'])
-      .where('cell_id', 'is', null)
-      .where('agent', '=', 'native')
-      // A native phone always has its number (POST /v1/admin/devices takes it).
-      .$narrowType<{ phone_number: string }>()
-      .orderBy('id', 'asc')
-      .limit(1)
-      .executeTakeFirst();
+    return (
+      ex
+        .selectFrom('devices')
+        .select(['id', 'phone_number'])
+        .where('cell_id', 'is', null)
+        .where('agent', '=', 'native')
+        // A native phone always has its number (POST /v1/admin/devices takes it).
+        .$narrowType<{ phone_number: string }>()
+        .orderBy('id', 'asc')
+        .limit(1)
+        .executeTakeFirst()
+    );
   }
 
   /** The oldest SIM line with a number that carries no cell (SMSGate phones, contract §13). */

@@ -132,7 +132,9 @@ export const Device = Type.Object(
     send_rate_per_minute: Type.Integer({ description: 'SMS segments per minute.' }),
     daily_send_limit: Type.Integer({ description: 'SMS segments per 24 hours.' }),
     cell_id: Nullable(
-      Type.String({ description: "The cell of its first line that carries one (every line's is in sims); null while free." }),
+      Type.String({
+        description: "The cell of its first line that carries one (every line's is in sims); null while free.",
+      }),
     ),
     online: Type.Boolean(),
     last_seen_at: Nullable(Timestamp),

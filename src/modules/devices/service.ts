@@ -310,7 +310,12 @@ export class DevicesService {
   }
 
   private newRow(
-    input: { phone_number: string | null; label?: string | null; send_rate_per_minute?: number; daily_send_limit?: number },
+    input: {
+      phone_number: string | null;
+      label?: string | null;
+      send_rate_per_minute?: number;
+      daily_send_limit?: number;
+    },
     key: string,
   ): DevicesTable {
     const now = this.clock.now();
@@ -504,7 +509,8 @@ export class DevicesService {
 
   /** A SIM line's number, in `tx`: 409 when another phone or line carries it; the phone's own number if it had none. */
   private async giveLineNumber(tx: Executor, id: string, simNumber: number, phoneNumber: string, field: string) {
-    if (await this.repo.numberTaken(tx, phoneNumber, { deviceId: id, simNumber })) throw numberTaken(field, phoneNumber);
+    if (await this.repo.numberTaken(tx, phoneNumber, { deviceId: id, simNumber }))
+      throw numberTaken(field, phoneNumber);
     try {
       await this.lines.setSimNumber(tx, id, simNumber, phoneNumber);
     } catch (error) {
@@ -758,13 +764,13 @@ export class DevicesService {
         before.delete(sim.sim_number);
         const reported = sim.phone_number;
         const free =
-          reported !== null &&
-          !(await this.repo.numberTaken(tx, reported, { deviceId, simNumber: sim.sim_number }));
+          reported !== null && !(await this.repo.numberTaken(tx, reported, { deviceId, simNumber: sim.sim_number }));
         rows.push({
           ...sim,
           device_id: deviceId,
           phone_number: old?.phone_number ?? (free ? reported : null),
-          reported_number: sim.reported_number ?? (reported !== null && !free ? reported : (old?.reported_number ?? null)),
+          reported_number:
+            sim.reported_number ?? (reported !== null && !free ? reported : (old?.reported_number ?? null)),
           cell_id: old?.cell_id ?? null,
         });
       }

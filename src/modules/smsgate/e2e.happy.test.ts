@@ -15,14 +15,7 @@ import { activeOrganization, admin, startApp, type TestApp } from '../../../test
 import { createCell } from '../../../test/support/cells.ts';
 import type { EventsConnection } from '../../../test/support/smsgate-sse.ts';
 import { SmsGateApp } from '../../../test/support/smsgate-app.ts';
-import {
-  appFor,
-  enroll,
-  listening,
-  readyPhone,
-  setSimNumbers,
-  twoSims,
-} from '../../../test/support/smsgate-phone.ts';
+import { appFor, enroll, listening, readyPhone, setSimNumbers, twoSims } from '../../../test/support/smsgate-phone.ts';
 
 const LIFO_TODO = 'MISMATCH 2: GET /mobile/v1/message ignores order=lifo (the app default, MessagesSettings.kt)';
 
@@ -117,7 +110,10 @@ describe('a dual-SIM phone running the SMSGate app, end to end', () => {
     );
     for (const line of registered.sims) assert.match(line.hint, /carries no cell until its number is set/);
     const pending = await t.app.inject({ url: '/v1/admin/devices/enrollments', headers: admin });
-    assert.ok(!pending.json().enrollments.some((e: { id: string }) => e.id === enrollment.id), 'the enrollment is spent');
+    assert.ok(
+      !pending.json().enrollments.some((e: { id: string }) => e.id === enrollment.id),
+      'the enrollment is spent',
+    );
 
     const device = (await setSimNumbers(t, registration.id, sims)) as { phone_number: string; sims: Line[] };
     assert.deepEqual(
