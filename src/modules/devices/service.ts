@@ -759,18 +759,28 @@ export class DevicesService {
       if (!state.sims) return false;
       const before = new Map((await this.lines.sims(tx, [deviceId])).map((line) => [line.sim_number, line] as const));
       const rows: DeviceSimsTable[] = [];
+      let gained = false;
+      // Numbers kept or given in this report: two SIM cards cannot both have one.
+      const given = new Set(state.sims.map((sim) => before.get(sim.sim_number)?.phone_number).filter(Boolean));
       for (const sim of state.sims) {
         const old = before.get(sim.sim_number);
         before.delete(sim.sim_number);
         const reported = sim.phone_number;
-        const free =
-          reported !== null && !(await this.repo.numberTaken(tx, reported, { deviceId, simNumber: sim.sim_number }));
+        const kept = old?.phone_number ?? null;
+        const taken =
+          kept === null &&
+          reported !== null &&
+          (given.has(reported) || (await this.repo.numberTaken(tx, reported, { deviceId, simNumber: sim.sim_number })));
+        const number = kept ?? (taken ? null : reported);
+        if (number !== null) given.add(number);
+        gained ||= kept === null && number !== null;
         rows.push({
           ...sim,
           device_id: deviceId,
-          phone_number: old?.phone_number ?? (free ? reported : null),
+          phone_number: number,
+          // What the app showed: its unusable number, or a full one carried elsewhere; none for a usable one.
           reported_number:
-            sim.reported_number ?? (reported !== null && !free ? reported : (old?.reported_number ?? null)),
+            sim.reported_number ?? (reported === null ? (old?.reported_number ?? null) : taken ? reported : null),
           cell_id: old?.cell_id ?? null,
         });
       }
@@ -779,7 +789,8 @@ export class DevicesService {
       await this.lines.replaceSims(tx, deviceId, rows);
       const first = rows.find((row) => row.phone_number !== null);
       if (first?.phone_number) await this.repo.setNumberIfNone(tx, deviceId, first.phone_number);
-      return rows.some((row) => row.phone_number !== null && row.cell_id === null);
+      // A line that got its number now can carry a cell.
+      return gained;
     });
     this.forgetAssignment(deviceId);
     if (numbered) await this.hooks.afterAdded();

@@ -193,12 +193,60 @@ describe('SMSGate SIM lines and their cells', () => {
     ]);
   });
 
+  it('the app PATCHing a full number fills a line without one (a waiting cell takes it); a number already carried is only a hint', async () => {
+    const [mine, taken] = [nextNumber(), nextNumber()];
+    await mobilePhone(t, twoSims(taken, null));
+    const org = await activeOrganization(t);
+    assert.equal((await createCell(t, org.headers, 'on the other phone')).phone_number, taken);
+    const phone = await mobilePhone(t, twoSims('********0201', '********0202'));
+    const waiting = await createCell(t, org.headers, 'waiting');
+    assert.equal(waiting.status, 'provisioning');
+    const patched = await t.app.inject({
+      method: 'PATCH',
+      url: '/mobile/v1/device',
+      headers: phone.headers,
+      payload: { id: phone.id, simCards: twoSims(mine, taken) },
+    });
+    assert.equal(patched.statusCode, 204, patched.body);
+    const device = (await t.app.inject({ url: `/v1/admin/devices/${phone.id}`, headers: admin })).json();
+    assert.deepEqual(
+      device.sims.map((s: Record<string, unknown>) => [s.phone_number, s.cell_id, s.reported_number]),
+      [
+        [mine, waiting.id, null],
+        [null, null, taken],
+      ],
+    );
+    assert.equal(device.phone_number, mine);
+    // Two SIM cards reporting one number: the first line takes it.
+    const twin = await mobilePhone(t, twoSims('********0204', '********0205'));
+    const same = nextNumber();
+    const twice = await t.app.inject({
+      method: 'PATCH',
+      url: '/mobile/v1/device',
+      headers: twin.headers,
+      payload: { id: twin.id, simCards: twoSims(same, same) },
+    });
+    assert.equal(twice.statusCode, 204, twice.body);
+    const lines = (await t.app.inject({ url: `/v1/admin/devices/${twin.id}`, headers: admin })).json().sims;
+    assert.deepEqual(
+      lines.map((s: Record<string, unknown>) => [s.phone_number, s.reported_number]),
+      [
+        [same, null],
+        [null, same],
+      ],
+    );
+  });
+
   it('the app PATCHing its redacted SIM cards keeps the numbers and cells the lines carry, and a line left out while it carries a cell', async () => {
     const [first, second] = [nextNumber(), nextNumber()];
     const phone = await mobilePhone(t, twoSims(first, second));
     const org = await activeOrganization(t);
-    const cell = await createCell(t, org.headers, 'kept');
-    assert.equal(cell.phone_number, first);
+    // Cells take free lines oldest first: an earlier test's free line goes before this one's.
+    let cell = await createCell(t, org.headers, 'kept');
+    while (cell.phone_number !== first) {
+      assert.equal(cell.status, 'active', 'a free line took the cell');
+      cell = await createCell(t, org.headers, 'kept');
+    }
     const patched = await t.app.inject({
       method: 'PATCH',
       url: '/mobile/v1/device',
