@@ -120,6 +120,21 @@ describe('SMSGate registration', () => {
     assert.equal(bare.statusCode, 201, bare.body);
   });
 
+  it('removing an SMSGate phone removes its lines: their numbers are free for another phone', async () => {
+    const number = nextNumber();
+    const phone = await mobilePhone(t, twoSims(number, null));
+    const removed = await t.app.inject({ method: 'DELETE', url: `/v1/admin/devices/${phone.id}`, headers: admin });
+    assert.equal(removed.statusCode, 204, removed.body);
+    const lines = await t.database.db
+      .selectFrom('device_sims')
+      .select('sim_number')
+      .where('device_id', '=', phone.id)
+      .execute();
+    assert.deepEqual(lines, []);
+    const again = await register(t, `Bearer ${(await enroll(t)).token}`, twoSims(number, null));
+    assert.equal(again.statusCode, 201, again.body);
+  });
+
   it('a native phone keeps one line, its number, carrying its cell', async () => {
     const native = await t.app.inject({
       method: 'POST',
