@@ -129,12 +129,6 @@ export interface SmsGateAppOptions {
   /** Build.MANUFACTURER/Build.PRODUCT (GatewayService.registerDevice's device name). */
   name?: string;
   sims?: Sim[];
-  /**
-   * NOT what the app does: send the SIMs' numbers, carriers and ICCIDs unredacted. Only for
-   * tests that must get past a server refusing the app's redacted SIM cards (the mismatch is
-   * written down where it is used); the app itself always redacts (GatewayService.kt).
-   */
-  unredactedSimCards?: boolean;
 }
 
 const USER_AGENT = 'me.capcom.smsgateway/1.68.0';
@@ -154,7 +148,6 @@ export class SmsGateApp {
   /** modules/webhooks/WebhooksSettings.kt: a random 8-character key until the server's settings set one. */
   signingKey = nanoId(8);
   private readonly reach: string | null;
-  private readonly unredacted: boolean;
   private readonly messages = new Map<string, LocalMessage>();
   private events: EventsConnection | null = null;
 
@@ -165,7 +158,6 @@ export class SmsGateApp {
     this.utcOffsetMinutes = options.utcOffsetMinutes ?? 7 * 60;
     this.name = options.name ?? 'Google/sdk_gphone64_x86_64';
     this.sims = options.sims ?? [];
-    this.unredacted = options.unredactedSimCards ?? false;
   }
 
   get token(): string {
@@ -240,13 +232,12 @@ export class SmsGateApp {
 
   /** GatewayService.kt toDTO(): GatewayApi.SimCard per active subscription, redacted. */
   simCards() {
-    const shown = this.unredacted ? (value: string | null) => value : redact;
     return this.sims.map((sim) => ({
       slotIndex: sim.slotIndex,
       simNumber: sim.slotIndex + 1,
-      phoneNumber: shown(sim.phoneNumber),
-      carrierName: shown(sim.carrierName ?? null),
-      iccid: shown(sim.iccid ?? null),
+      phoneNumber: redact(sim.phoneNumber),
+      carrierName: redact(sim.carrierName ?? null),
+      iccid: redact(sim.iccid ?? null),
     }));
   }
 

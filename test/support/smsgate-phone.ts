@@ -42,52 +42,39 @@ export function twoSims(): Sim[] {
   ];
 }
 
-/**
- * MISMATCH 1 (docs: the report of the smsgate-app helper): SMSGate v1.68.0 sends each SIM card's
- * phoneNumber redacted to its last four digits (GatewayService.kt `redact()`, e.g.
- * "********0123"), and Cellgate's POST /mobile/v1/device answers 400 `phone_number_required`
- * when no SIM card carries a full number (enrollments.ts `register`), so the real app cannot
- * register. Until the server takes redacted cards (and the operator sets the numbers), the loop
- * tests register with full numbers: `unredactedSimCards`, the one place the double departs from
- * the app. `REDACTED_REGISTRATION_TODO` marks the test of the app's own registration.
- */
-export const UNREDACTED_FOR_MISMATCH_1 = true;
-export const REDACTED_REGISTRATION_TODO =
-  'MISMATCH 1: the app redacts SIM numbers (GatewayService.kt redact()); POST /mobile/v1/device answers 400 phone_number_required';
-
 /** A new app double pointed at the enrollment's server URL. */
-export async function appFor(
-  t: TestApp,
-  enrollment: Enrollment,
-  sims: Sim[] = twoSims(),
-  unredactedSimCards = UNREDACTED_FOR_MISMATCH_1,
-): Promise<SmsGateApp> {
-  return new SmsGateApp({
-    serverUrl: enrollment.server_url,
-    reach: await listening(t),
-    clock: t.clock,
-    sims,
-    unredactedSimCards,
-  });
+export async function appFor(t: TestApp, enrollment: Enrollment, sims: Sim[] = twoSims()): Promise<SmsGateApp> {
+  return new SmsGateApp({ serverUrl: enrollment.server_url, reach: await listening(t), clock: t.clock, sims });
 }
 
-/** The operator sets each SIM's full number on the device (PATCH /v1/admin/devices/{id}). */
+/** The operator sets each SIM's full number on the device (PATCH /v1/admin/devices/{id}); SIMs without one are left out. */
 export async function setSimNumbers(t: TestApp, deviceId: string, sims: Sim[]): Promise<Record<string, unknown>> {
   const response = await t.app.inject({
     method: 'PATCH',
     url: `/v1/admin/devices/${deviceId}`,
     headers: admin,
-    payload: { sims: sims.map((sim) => ({ sim_number: sim.slotIndex + 1, phone_number: sim.phoneNumber })) },
+    payload: { sims: simNumbersOf(sims) },
   });
   if (response.statusCode !== 200) throw new Error(`setting the SIM numbers: ${response.statusCode} ${response.body}`);
   return response.json();
 }
 
-/** Enrolled, registered with its private token, numbers set, settings and webhooks fetched. */
+/** PATCH's `sims` for the SIMs with a number: what the operator types in (the app numbers SIMs slot + 1). */
+export function simNumbersOf(sims: Sim[]): { sim_number: number; phone_number: string }[] {
+  return sims.flatMap((sim) =>
+    sim.phoneNumber === null ? [] : [{ sim_number: sim.slotIndex + 1, phone_number: sim.phoneNumber }],
+  );
+}
+
+/**
+ * Enrolled, registered with its private token (the app's redacted SIM cards), the numbers set by
+ * the operator, settings and webhooks fetched.
+ */
 export async function readyPhone(t: TestApp, sims: Sim[] = twoSims()): Promise<SmsGateApp> {
   const enrollment = await enroll(t);
   const app = await appFor(t, enrollment, sims);
-  await app.register({ token: enrollment.token });
+  const registration = await app.register({ token: enrollment.token });
+  await setSimNumbers(t, registration.id, sims);
   await app.fetchSettings();
   await app.fetchWebhooks();
   return app;

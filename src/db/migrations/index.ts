@@ -30,6 +30,7 @@ import * as storedCounts from './0027_stored_counts.ts';
 import * as smsgate from './0029_smsgate.ts';
 import * as simCells from './0030_sim_cells.ts';
 import * as discardedDrafts from './0032_discarded_drafts.ts';
+import * as simNumbers from './0031_sim_numbers.ts';
 
 export const migrations: Record<string, Migration> = {
   '0001_foundation': foundation,
@@ -62,4 +63,5 @@ export const migrations: Record<string, Migration> = {
   '0029_smsgate': smsgate,
   '0030_sim_cells': simCells,
   '0032_discarded_drafts': discardedDrafts,
+  '0031_sim_numbers': simNumbers,
 };

@@ -312,7 +312,9 @@ describe('cells: the service methods messaging calls', () => {
       dailySendLimit: 300,
       claims: true,
       // A one-line phone of the native surface: one cell, no SIM number.
-      lines: [{ cellId: cell.id, organizationId: org.organizationId, simNumber: null }],
+      lines: [
+        { cellId: cell.id, organizationId: org.organizationId, phoneNumber: device.phoneNumber, simNumber: null },
+      ],
     });
     await t.app.inject({
       method: 'PATCH',

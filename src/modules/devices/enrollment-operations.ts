@@ -88,7 +88,7 @@ export function enrollmentOperations(enrollments: EnrollmentsService) {
       name: 'create_device_enrollment',
       summary: 'Enroll a phone running the SMSGate app',
       description:
-        'Returns the private token and a 6-digit code once: the app signs in with either at server_url (POST /mobile/v1/device) and becomes a phone of the inventory, one line per SIM card. Single use; the token expires after 24 hours, the code after 10 minutes.',
+        "Returns the private token and a 6-digit code once: the app signs in with either at server_url (POST /mobile/v1/device) and becomes a phone of the inventory, one line per SIM card. The app reports its SIM numbers redacted to their last 4 digits: set each line's number with PATCH /v1/admin/devices/{id} to give it a cell. Single use; the token expires after 24 hours, the code after 10 minutes. Recorded in the operator audit log.",
       status: 201,
       errors: [],
       input: Type.Object(createFields),
@@ -107,13 +107,14 @@ export function enrollmentOperations(enrollments: EnrollmentsService) {
     revokeEnrollment: defineOperatorOperation({
       name: 'revoke_device_enrollment',
       summary: 'Revoke a pending enrollment',
-      description: 'Its token and code stop working at once. 404 when unknown or already used.',
+      description:
+        'Its token and code stop working at once. 404 when unknown or already used. Recorded in the operator audit log.',
       status: 204,
       errors: [],
       input: Type.Object({ enrollment_id: EnrollmentId }),
       output: Type.Null(),
-      run: async (_ctx, input) => {
-        await enrollments.revoke(input.enrollment_id);
+      run: async (ctx, input) => {
+        await enrollments.revoke(input.enrollment_id, { actor: ctx.principal });
         return null;
       },
     }),

@@ -9,8 +9,8 @@ export class EnrollmentsRepository {
     this.db = db;
   }
 
-  async insert(row: DeviceEnrollmentsTable): Promise<void> {
-    await this.db.insertInto('device_enrollments').values(row).execute();
+  async insert(ex: Executor, row: DeviceEnrollmentsTable): Promise<void> {
+    await ex.insertInto('device_enrollments').values(row).execute();
   }
 
   /** Pending enrollments (unused, unexpired), newest first. */
@@ -25,8 +25,8 @@ export class EnrollmentsRepository {
   }
 
   /** Deletes a pending enrollment; how many rows (0: unknown or already used). */
-  async revoke(id: string): Promise<number> {
-    const result = await this.db
+  async revoke(ex: Executor, id: string): Promise<number> {
+    const result = await ex
       .deleteFrom('device_enrollments')
       .where('id', '=', id)
       .where('used_at', 'is', null)
@@ -79,24 +79,14 @@ export class EnrollmentsRepository {
       .execute();
   }
 
-  /**
-   * Replaces a device's lines with `rows`, keeping a number the operator set where the phone
-   * reports none, and the cell each line carries.
-   */
-  async replaceSims(ex: Executor, deviceId: string, rows: readonly Omit<DeviceSimsTable, 'cell_id'>[]): Promise<void> {
-    const before = new Map((await this.sims(ex, [deviceId])).map((row) => [row.sim_number, row] as const));
+  /** Replaces a device's lines with `rows` (the caller decides what each keeps). */
+  async replaceSims(ex: Executor, deviceId: string, rows: readonly DeviceSimsTable[]): Promise<void> {
+    await this.deleteSims(ex, deviceId);
+    if (rows.length > 0) await ex.insertInto('device_sims').values(rows).execute();
+  }
+
+  async deleteSims(ex: Executor, deviceId: string): Promise<void> {
     await ex.deleteFrom('device_sims').where('device_id', '=', deviceId).execute();
-    if (rows.length === 0) return;
-    await ex
-      .insertInto('device_sims')
-      .values(
-        rows.map((row) => ({
-          ...row,
-          phone_number: row.phone_number ?? before.get(row.sim_number)?.phone_number ?? null,
-          cell_id: before.get(row.sim_number)?.cell_id ?? null,
-        })),
-      )
-      .execute();
   }
 
   async setSimNumber(ex: Executor, deviceId: string, simNumber: number, phoneNumber: string): Promise<number> {

@@ -1,6 +1,7 @@
 // Enrollment of SMSGate phones by the operator (contract §13): a private token and a code shown
 // once (hashed at rest), the server URL, 24 hours for the token and 10 minutes for the code;
-// pending ones listed without their secrets; a revoked one is gone.
+// pending ones listed without their secrets; a revoked one is gone; creation and revocation are
+// recorded in the operator audit log.
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { admin, useApp } from '../../../test/harness.ts';
@@ -67,6 +68,34 @@ describe('device enrollments (admin)', () => {
     const again = await t.app.inject({ method: 'DELETE', url: `/v1/admin/devices/enrollments/${id}`, headers: admin });
     assert.equal(again.statusCode, 404);
     assert.equal(again.json().code, 'not_found');
+  });
+
+  it('records the creation and the revocation in the operator audit log, with the admin token', async () => {
+    const { id } = (await enroll({ label: 'Rack C', daily_send_limit: 500 })).json();
+    const revoked = await t.app.inject({
+      method: 'DELETE',
+      url: `/v1/admin/devices/enrollments/${id}`,
+      headers: admin,
+    });
+    assert.equal(revoked.statusCode, 204);
+    const audit = (await t.app.inject({ url: `/v1/admin/audit?target_id=${id}`, headers: admin })).json();
+    assert.deepEqual(
+      audit.entries.map((e: { action: string; target: unknown; actor: { admin_token_id: string } }) => [
+        e.action,
+        e.target,
+        e.actor.admin_token_id,
+      ]),
+      [
+        ['enrollment.revoke', { type: 'enrollment', id }, 'adm_bootstrap'],
+        ['enrollment.create', { type: 'enrollment', id }, 'adm_bootstrap'],
+      ],
+    );
+    assert.deepEqual(audit.entries[1].detail, { label: 'Rack C', send_rate_per_minute: null, daily_send_limit: 500 });
+    assert.equal(JSON.stringify(audit).includes('cg_enr_'), false, 'the token is not in the log');
+    // A refused revoke records nothing.
+    await t.app.inject({ method: 'DELETE', url: `/v1/admin/devices/enrollments/${id}`, headers: admin });
+    const after = (await t.app.inject({ url: `/v1/admin/audit?target_id=${id}`, headers: admin })).json();
+    assert.equal(after.entries.length, 2);
   });
 
   it('lists only pending enrollments: an expired one is left out', async () => {

@@ -10,7 +10,10 @@ import { normalizePhone } from '../../lib/phone.ts';
 import { newSecret, randomBase62, sha256Hex, sixDigitCode } from '../../lib/secrets.ts';
 import { transact } from '../../db/transaction.ts';
 import type { EnrollmentsRepository } from './enrollments-repository.ts';
-import { DEVICE_KEY_PREFIX, type DevicesService, type OperatorBy } from './service.ts';
+import type { Executor } from '../../db/schema.ts';
+import { isUniqueViolation } from '../../db/errors.ts';
+import type { RecordOperatorAction } from '../admin/audit.ts';
+import { DEVICE_KEY_PREFIX, numberTaken, type DevicesService, type OperatorBy } from './service.ts';
 import type { DeviceEnrollmentsTable, DeviceSimsTable } from './tables.ts';
 
 export const ENROLLMENT_TOKEN_PREFIX = 'cg_enr_';
@@ -51,12 +54,32 @@ export class EnrollmentsService {
   private readonly devices: DevicesService;
   private readonly clock: Clock;
   private readonly baseUrl: string;
+  private readonly audit: RecordOperatorAction;
 
-  constructor(deps: { repo: EnrollmentsRepository; devices: DevicesService; clock: Clock; baseUrl: string }) {
+  constructor(deps: {
+    repo: EnrollmentsRepository;
+    devices: DevicesService;
+    clock: Clock;
+    baseUrl: string;
+    audit: RecordOperatorAction;
+  }) {
     this.repo = deps.repo;
     this.devices = deps.devices;
     this.clock = deps.clock;
     this.baseUrl = deps.baseUrl;
+    this.audit = deps.audit;
+  }
+
+  /** An operator's action on an enrollment, in the operator audit log (in the action's transaction). */
+  private record(tx: Executor, by: OperatorBy, action: string, id: string, detail?: Record<string, unknown>) {
+    return this.audit(tx, {
+      actor: by.actor,
+      action,
+      targetType: 'enrollment',
+      targetId: id,
+      reason: by.reason ?? null,
+      detail,
+    });
   }
 
   async create(
@@ -80,7 +103,14 @@ export class EnrollmentsService {
       device_id: null,
       created_at: now.toISOString(),
     };
-    await this.repo.insert(row);
+    await transact(this.repo.db, async (tx) => {
+      await this.repo.insert(tx, row);
+      await this.record(tx, by, 'enrollment.create', row.id, {
+        label: row.label,
+        send_rate_per_minute: row.send_rate_per_minute,
+        daily_send_limit: row.daily_send_limit,
+      });
+    });
     return { ...enrollmentView(row), token, code, server_url: `${this.baseUrl}${MOBILE_PATH}` };
   }
 
@@ -102,49 +132,48 @@ export class EnrollmentsService {
     return { enrollments: page.items.map(enrollmentView), next_cursor: page.next_cursor };
   }
 
-  async revoke(id: string): Promise<void> {
-    if ((await this.repo.revoke(id)) === 0) throw notFound('enrollment');
+  async revoke(id: string, by: OperatorBy): Promise<void> {
+    await transact(this.repo.db, async (tx) => {
+      if ((await this.repo.revoke(tx, id)) === 0) throw notFound('enrollment');
+      await this.record(tx, by, 'enrollment.revoke', id);
+    });
   }
 
   /**
    * The app signs in: spends the enrollment and adds the phone (one line per SIM card). 401 for an
-   * unknown, spent or expired enrollment (or code); 400 when no SIM card carries a number.
+   * unknown, spent or expired enrollment (or code). The app redacts its SIM numbers (GatewayService.kt
+   * redact()), so lines usually come without one: they carry no cell until the operator sets their
+   * numbers (PATCH /v1/admin/devices/{id}). A full number another phone or line carries is a 409.
    */
   async register(
     credential: EnrollmentCredential,
     body: { name: string; pushToken?: string | null; simCards: readonly SimCard[] },
   ) {
     const sims = simRows(body.simCards);
-    const line = sims.find((sim) => sim.phone_number !== null);
-    if (!line)
-      throw invalidField(
-        'simCards',
-        'phone_number_required',
-        'No SIM card carries a phone number in international form: enter the number in the app (or its SIM settings) and sign in again.',
-      );
     const token = newSecret(DEVICE_KEY_PREFIX);
     const now = this.clock.now().toISOString();
     const device = await transact(this.repo.db, async (tx) => {
       const enrollment = await this.find(tx, credential, now);
       if (!enrollment || enrollment.used_at !== null || enrollment.expires_at <= now) throw refused();
-      const added = await this.devices.insertEnrolled(
-        tx,
-        {
-          phone_number: line.phone_number as string,
-          label: enrollment.label ?? body.name,
-          send_rate_per_minute: enrollment.send_rate_per_minute ?? undefined,
-          daily_send_limit: enrollment.daily_send_limit ?? undefined,
-        },
-        { token, signingKey: randomBase62(32), pushToken: body.pushToken ?? null },
-        { actor: { tokenId: enrollment.created_by } },
-      );
+      const added = await this.devices
+        .insertEnrolled(
+          tx,
+          {
+            label: enrollment.label ?? body.name,
+            send_rate_per_minute: enrollment.send_rate_per_minute ?? undefined,
+            daily_send_limit: enrollment.daily_send_limit ?? undefined,
+          },
+          sims,
+          { token, signingKey: randomBase62(32), pushToken: body.pushToken ?? null },
+          { actor: { tokenId: enrollment.created_by } },
+        )
+        .catch((error: unknown) => {
+          // Two SIM cards with one number, or a concurrent sign-in taking it: the unique index decides.
+          if (isUniqueViolation(error)) throw numberTaken('simCards', 'A SIM card number');
+          throw error;
+        });
       // Conditional: of two sign-ins with one enrollment, one spends it and the other rolls back.
       if ((await this.repo.spend(tx, enrollment.id, added.id, now)) === 0) throw refused();
-      await this.repo.replaceSims(
-        tx,
-        added.id,
-        sims.map((sim) => ({ ...sim, device_id: added.id })),
-      );
       return added;
     });
     await this.devices.afterAdded();
@@ -172,17 +201,23 @@ export class EnrollmentsService {
   }
 }
 
-/** The app's SIM cards as lines: numbers in E.164 (null where Android gave none or an unusable one). */
+/**
+ * The app's SIM cards as lines: numbers in E.164, null where Android gave none or the app redacted
+ * it ("********0123"); what the app showed then is kept as reported_number.
+ */
 export function simRows(cards: readonly SimCard[]): Omit<DeviceSimsTable, 'device_id' | 'cell_id'>[] {
   const seen = new Set<number>();
   const rows: Omit<DeviceSimsTable, 'device_id' | 'cell_id'>[] = [];
   for (const card of [...cards].sort((a, b) => a.simNumber - b.simNumber)) {
     if (seen.has(card.simNumber)) throw invalidField('simCards', 'duplicate', 'Two SIM cards share a simNumber.');
     seen.add(card.simNumber);
+    const shown = card.phoneNumber?.trim() ?? '';
+    const number = shown === '' ? null : normalizePhone(shown);
     rows.push({
       sim_number: card.simNumber,
       slot: card.slotIndex,
-      phone_number: card.phoneNumber ? normalizePhone(card.phoneNumber) : null,
+      phone_number: number,
+      reported_number: number === null && shown !== '' ? shown : null,
       carrier: card.carrierName ?? null,
       iccid: card.iccid ?? null,
     });

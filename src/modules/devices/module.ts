@@ -49,7 +49,13 @@ export function build(deps: {
     intervalMs: HEARTBEATS_PRUNE_INTERVAL_MS,
     tick: async () => (await devices.pruneHeartbeats()) + (await enrollments.prune()),
   };
-  const enrollments = new EnrollmentsService({ repo: lines, devices, clock: deps.clock, baseUrl: deps.baseUrl });
+  const enrollments = new EnrollmentsService({
+    repo: lines,
+    devices,
+    clock: deps.clock,
+    baseUrl: deps.baseUrl,
+    audit: deps.audit,
+  });
   return {
     devices,
     enrollments,

@@ -81,8 +81,8 @@ export function deviceOperations(devices: DevicesService) {
       name: 'update_device',
       summary: "Change a phone's label, send rate, daily limit or a SIM line's number",
       description:
-        "Recorded in the operator audit log with the changes. sims sets a line's number where Android did not report it (a line the phone reported; 400 otherwise).",
-      errors: [],
+        "Recorded in the operator audit log with the changes. sims sets SIM lines' numbers (the SMSGate app reports them redacted): a line the phone reported (400 unknown_sim otherwise), a valid E.164 number (400), carried by no other phone or line (409 phone_number_taken), on a line that carries no cell yet (409 line_carries_cell). A line given a number can carry a cell: a cell waiting for a phone takes it at once.",
+      errors: ['conflict'],
       input: Type.Object({
         device_id: DeviceId,
         label: Type.Optional(Nullable(Label)),

@@ -42,8 +42,27 @@ export class DevicesRepository {
     return findDevice.first(ex, { id });
   }
 
-  findByPhoneNumber(phoneNumber: string, ex: Executor = this.db) {
-    return ex.selectFrom('devices').select('id').where('phone_number', '=', phoneNumber).executeTakeFirst();
+  /**
+   * Whether a phone other than `own` carries `phoneNumber`, as its number or on a SIM line; or a
+   * line of `own` other than `own.simNumber` does (a phone's own number names one of its lines).
+   */
+  async numberTaken(ex: Executor, phoneNumber: string, own?: { deviceId: string; simNumber: number }) {
+    let devices = ex.selectFrom('devices').select('id').where('phone_number', '=', phoneNumber);
+    if (own) devices = devices.where('id', '!=', own.deviceId);
+    let lines = ex.selectFrom('device_sims').select('device_id').where('phone_number', '=', phoneNumber);
+    if (own)
+      lines = lines.where((eb) => eb.or([eb('device_id', '!=', own.deviceId), eb('sim_number', '!=', own.simNumber)]));
+    return (await devices.executeTakeFirst()) !== undefined || (await lines.executeTakeFirst()) !== undefined;
+  }
+
+  /** Gives a phone its first known number (an SMSGate phone registered with redacted SIM numbers). */
+  async setNumberIfNone(ex: Executor, id: string, phoneNumber: string): Promise<void> {
+    await ex
+      .updateTable('devices')
+      .set({ phone_number: phoneNumber })
+      .where('id', '=', id)
+      .where('phone_number', 'is', null)
+      .execute();
   }
 
   findByKeyHash(keyHash: string) {
@@ -79,28 +98,30 @@ export class DevicesRepository {
     return Number(result.numUpdatedRows);
   }
 
-  /** Deletes a device that carries no cell; the number deleted. */
-  /** Deletes the device unless it carries a cell; its phone number, or null when nothing was deleted. */
-  async deleteFree(ex: Executor, id: string): Promise<string | null> {
-    const row = await ex
+  /** Deletes the device unless it carries a cell; its phone number (null: it had none), or undefined when nothing was deleted. */
+  deleteFree(ex: Executor, id: string) {
+    return ex
       .deleteFrom('devices')
       .where('id', '=', id)
       .where('cell_id', 'is', null)
       .returning('phone_number')
       .executeTakeFirst();
-    return row?.phone_number ?? null;
   }
 
   /** The oldest phone on the native surface (one line) that carries no cell. */
   oldestFreeNative(ex: Executor) {
-    return ex
-      .selectFrom('devices')
-      .select(['id', 'phone_number'])
-      .where('cell_id', 'is', null)
-      .where('agent', '=', 'native')
-      .orderBy('id', 'asc')
-      .limit(1)
-      .executeTakeFirst();
+    return (
+      ex
+        .selectFrom('devices')
+        .select(['id', 'phone_number'])
+        .where('cell_id', 'is', null)
+        .where('agent', '=', 'native')
+        // A native phone always has its number (POST /v1/admin/devices takes it).
+        .$narrowType<{ phone_number: string }>()
+        .orderBy('id', 'asc')
+        .limit(1)
+        .executeTakeFirst()
+    );
   }
 
   /** The oldest SIM line with a number that carries no cell (SMSGate phones, contract §13). */
@@ -377,6 +398,7 @@ export class DevicesRepository {
       .select([
         'devices.id',
         'cells.id as cell_id',
+        'cells.phone_number as cell_number',
         'device_sims.sim_number',
         'devices.phone_number',
         'devices.send_rate_per_minute',

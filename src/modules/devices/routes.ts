@@ -45,9 +45,22 @@ const SimLine = Type.Object(
       description: "The app's SIM number (1 or 2): the simNumber of its messages and webhooks.",
     }),
     phone_number: Nullable(
-      Type.String({ description: 'E.164; null where Android did not report it (set it with PATCH).' }),
+      Type.String({
+        description:
+          'E.164; null until known: the SMSGate app reports numbers redacted, so the operator sets them with PATCH.',
+      }),
     ),
-    carrier: Nullable(Type.String()),
+    carrier: Nullable(Type.String({ description: 'As the app reported it (the SMSGate app redacts it too).' })),
+    cell_id: Nullable(Type.String({ description: 'The cell this line carries; null while free or without a number.' })),
+    reported_number: Nullable(
+      Type.String({
+        description:
+          'What the app showed where it gave no usable number: redacted to its last 4 digits, e.g. ********0123.',
+      }),
+    ),
+    hint: Nullable(
+      Type.String({ description: 'For a line without a number: why it carries no cell, and how to set its number.' }),
+    ),
   },
   { $id: 'SimLine', description: 'A SIM line of a phone.' },
 );
@@ -57,8 +70,24 @@ const DEVICE_EXAMPLE = {
   phone_number: '+14155550123',
   agent: 'smsgate',
   sims: [
-    { slot: 0, sim_number: 1, phone_number: '+14155550123', carrier: 'T-Mobile' },
-    { slot: 1, sim_number: 2, phone_number: null, carrier: 'Mint' },
+    {
+      slot: 0,
+      sim_number: 1,
+      phone_number: '+14155550123',
+      carrier: '****bile',
+      cell_id: 'cell_01jdx2b7c8d9e0f1g2h3j4k5m6',
+      reported_number: null,
+      hint: null,
+    },
+    {
+      slot: 1,
+      sim_number: 2,
+      phone_number: null,
+      carrier: 'Mint',
+      cell_id: null,
+      reported_number: '********0124',
+      hint: 'The app reported ********0124 for SIM 2: this line carries no cell until its number is set (PATCH /v1/admin/devices/dev_01jdx1f2g3h4j5k6m7n8p9q0r1 {"sims": [{"sim_number": 2, "phone_number": "+..."}]}).',
+    },
   ],
   label: 'Rack A, slot 3',
   send_rate_per_minute: 20,
@@ -85,7 +114,12 @@ const DEVICE_EXAMPLE = {
 export const Device = Type.Object(
   {
     id: Type.String({ description: 'dev_... id' }),
-    phone_number: Type.String({ description: 'E.164: the number of the line that carries its cell.' }),
+    phone_number: Nullable(
+      Type.String({
+        description:
+          "E.164: the phone's number (an SMSGate phone's first line with a known number); null while none of its lines has one.",
+      }),
+    ),
     agent: Type.Enum(['simulator', 'termux', 'smsgate'], {
       description:
         'What runs the phone: the built-in simulator or the Termux agent (X-Phone-Key, /v1/device) or the SMSGate app (/mobile/v1).',
@@ -97,7 +131,11 @@ export const Device = Type.Object(
     label: Nullable(Type.String()),
     send_rate_per_minute: Type.Integer({ description: 'SMS segments per minute.' }),
     daily_send_limit: Type.Integer({ description: 'SMS segments per 24 hours.' }),
-    cell_id: Nullable(Type.String({ description: 'The cell this phone carries; null while free.' })),
+    cell_id: Nullable(
+      Type.String({
+        description: "The cell of its first line that carries one (every line's is in sims); null while free.",
+      }),
+    ),
     online: Type.Boolean(),
     last_seen_at: Nullable(Timestamp),
     battery_pct: Nullable(Type.Integer()),
@@ -143,7 +181,7 @@ const DeviceConfig = Type.Object(
   {
     device_id: Type.String(),
     cell_id: Nullable(Type.String({ description: 'The cell this phone carries; null while free.' })),
-    phone_number: Type.String(),
+    phone_number: Nullable(Type.String({ description: 'E.164; null for an SMSGate phone with no known number yet.' })),
     send_rate_per_minute: Type.Integer({ description: 'SMS segments per minute.' }),
     daily_send_limit: Type.Integer({ description: 'SMS segments per 24 hours.' }),
     paused: Type.Boolean(),
@@ -198,9 +236,19 @@ export const HeartbeatList = Type.Object(
 export const SimNumbers = Type.Array(
   Type.Object({
     sim_number: Type.Integer({ minimum: 1, maximum: 8, description: "The line's sim_number." }),
-    phone_number: Type.String({ minLength: 1, maxLength: 32, description: 'International format; stored in E.164.' }),
+    phone_number: Type.String({
+      minLength: 1,
+      maxLength: 32,
+      description:
+        'International format; stored in E.164. 409 phone_number_taken when another phone or line carries it, line_carries_cell when the line carries a cell with another number.',
+    }),
   }),
-  { minItems: 1, maxItems: 2, description: "Numbers for the phone's SIM lines, where Android did not report them." },
+  {
+    minItems: 1,
+    maxItems: 2,
+    description:
+      "Numbers for the phone's SIM lines (the SMSGate app reports them redacted): a line with a number can carry a cell, and a cell waiting for a phone takes it at once.",
+  },
 );
 
 const DevicePath = Type.Object({ device_id: Type.String({ minLength: 1, maxLength: 64, description: 'dev_... id' }) });

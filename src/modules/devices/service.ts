@@ -60,6 +60,7 @@ export interface DeviceAssignment {
   deviceId: string;
   cellId: string;
   organizationId: string;
+  /** The number of the cell (its SIM line's). */
   phoneNumber: string;
   /** SMS segments per minute. */
   sendRatePerMinute: number;
@@ -77,6 +78,7 @@ export interface DeviceAssignment {
 export interface DeviceLine {
   cellId: string;
   organizationId: string;
+  phoneNumber: string;
   simNumber: number | null;
 }
 
@@ -113,12 +115,30 @@ export interface HeartbeatBody {
   capabilities?: StatedCapabilities;
 }
 
-/** A SIM line as admin reads show it (contract §13). */
+/** A SIM line as admin reads show it (contract §13), with the cell it carries and, without a number, what to do. */
 export interface SimView {
   slot: number;
   sim_number: number;
   phone_number: string | null;
   carrier: string | null;
+  cell_id: string | null;
+  reported_number: string | null;
+  hint: string | null;
+}
+
+export function simView(line: DeviceSimsTable): SimView {
+  return {
+    slot: line.slot,
+    sim_number: line.sim_number,
+    phone_number: line.phone_number,
+    carrier: line.carrier,
+    cell_id: line.cell_id,
+    reported_number: line.reported_number,
+    hint:
+      line.phone_number === null
+        ? `The app reported ${line.reported_number ?? 'no number'} for SIM ${line.sim_number}: this line carries no cell until its number is set (PATCH /v1/admin/devices/${line.device_id} {"sims": [{"sim_number": ${line.sim_number}, "phone_number": "+..."}]}).`
+        : null,
+  };
 }
 
 /** Which agent runs the phone: the SMSGate app, or on the native surface the Termux agent or the simulator. */
@@ -139,7 +159,20 @@ export function deviceView(
     phone_number: row.phone_number,
     agent: agentOf(row),
     // A phone added by POST /v1/admin/devices has one line: its number.
-    sims: sims.length > 0 ? sims : [{ slot: 0, sim_number: 1, phone_number: row.phone_number, carrier: null }],
+    sims:
+      sims.length > 0
+        ? sims
+        : [
+            {
+              slot: 0,
+              sim_number: 1,
+              phone_number: row.phone_number,
+              carrier: null,
+              cell_id: row.cell_id,
+              reported_number: null,
+              hint: null,
+            },
+          ],
     label: row.label,
     send_rate_per_minute: row.send_rate_per_minute,
     daily_send_limit: row.daily_send_limit,
@@ -176,6 +209,12 @@ const OUTCOMES_KEPT_MS = 7 * DAY_MS;
 export type DeviceView = ReturnType<typeof deviceView>;
 
 const duplicateNumber = () => new ApiError('conflict', 'A device with this phone number is already in the inventory.');
+
+/** 409 for a number another phone or line carries: one number, one line (contract §13). */
+export const numberTaken = (field: string, phoneNumber: string) => {
+  const message = `${phoneNumber} is already carried by a phone of the inventory (its number or a SIM line's).`;
+  return new ApiError('conflict', message, { errors: [{ field, code: 'phone_number_taken', message }] });
+};
 
 export class DevicesService {
   private readonly repo: DevicesRepository;
@@ -221,7 +260,7 @@ export class DevicesService {
     by: OperatorBy,
   ) {
     const phoneNumber = requirePhone('phone_number', input.phone_number);
-    if (await this.repo.findByPhoneNumber(phoneNumber)) throw duplicateNumber();
+    if (await this.repo.numberTaken(this.repo.db, phoneNumber)) throw duplicateNumber();
     const key = newSecret(DEVICE_KEY_PREFIX);
     const row = this.newRow({ ...input, phone_number: phoneNumber }, key);
     await transact(this.repo.db, (tx) => this.insert(tx, row, by));
@@ -231,23 +270,36 @@ export class DevicesService {
 
   /**
    * In the caller's transaction (an enrollment's redemption): adds a phone running the SMSGate
-   * app with the given token, recorded as the enrolling admin's. The caller runs afterAdded() once
-   * it commits.
+   * app with its SIM lines and the given token, recorded as the enrolling admin's. A line's number
+   * another phone or line carries is a 409 (`field` names the SIM card). The phone's own number is
+   * its first line's with a number; none when the app redacted them all. The caller runs
+   * afterAdded() once it commits.
    */
   async insertEnrolled(
     tx: Executor,
-    input: { phone_number: string; label: string | null; send_rate_per_minute?: number; daily_send_limit?: number },
+    input: { label: string | null; send_rate_per_minute?: number; daily_send_limit?: number },
+    lines: readonly Omit<DeviceSimsTable, 'device_id' | 'cell_id'>[],
     extra: { token: string; signingKey: string; pushToken: string | null },
     by: OperatorBy,
   ): Promise<DevicesTable> {
-    if (await this.repo.findByPhoneNumber(input.phone_number, tx)) throw duplicateNumber();
+    for (const [i, { phone_number: number }] of lines.entries()) {
+      if (number === null) continue;
+      const twice = lines.slice(0, i).some((line) => line.phone_number === number);
+      if (twice || (await this.repo.numberTaken(tx, number))) throw numberTaken(`simCards.${i}.phoneNumber`, number);
+    }
+    const phoneNumber = lines.find((line) => line.phone_number !== null)?.phone_number ?? null;
     const row: DevicesTable = {
-      ...this.newRow(input, extra.token),
+      ...this.newRow({ ...input, phone_number: phoneNumber }, extra.token),
       ...capabilityColumns(SMSGATE_CAPABILITIES),
       agent: 'smsgate',
       signing_key: extra.signingKey,
       push_token: extra.pushToken,
     };
+    await this.lines.replaceSims(
+      tx,
+      row.id,
+      lines.map((line) => ({ ...line, device_id: row.id, cell_id: null })),
+    );
     await this.insert(tx, row, by);
     return row;
   }
@@ -258,7 +310,12 @@ export class DevicesService {
   }
 
   private newRow(
-    input: { phone_number: string; label?: string | null; send_rate_per_minute?: number; daily_send_limit?: number },
+    input: {
+      phone_number: string | null;
+      label?: string | null;
+      send_rate_per_minute?: number;
+      daily_send_limit?: number;
+    },
     key: string,
   ): DevicesTable {
     const now = this.clock.now();
@@ -335,7 +392,7 @@ export class DevicesService {
     const lines = new Map<string, SimView[]>();
     for (const sim of rows.some((row) => row.agent === 'smsgate') ? await this.lines.sims(ex, ids) : []) {
       const list = lines.get(sim.device_id) ?? [];
-      list.push({ slot: sim.slot, sim_number: sim.sim_number, phone_number: sim.phone_number, carrier: sim.carrier });
+      list.push(simView(sim));
       lines.set(sim.device_id, list);
     }
     return rows.map((row) => deviceView(row, counts.get(row.id), lines.get(row.id)));
@@ -399,39 +456,78 @@ export class DevicesService {
     return this.get(id);
   }
 
+  /**
+   * The operator changes a phone's settings, and sets SIM lines' numbers (contract §13): a line the
+   * phone reported (400 otherwise), a valid E.164 number (400) that no other phone or line carries
+   * (409 phone_number_taken), on a line that carries no cell yet (409 line_carries_cell; the same
+   * number again changes nothing). A line given a number can carry a cell: a waiting cell takes it.
+   */
   async update(
     id: string,
     input: DeviceChanges & { sims?: { sim_number: number; phone_number: string }[] },
     by: OperatorBy,
   ) {
     const { sims, ...changes } = input;
-    const numbers = (sims ?? []).map((sim) => ({
-      ...sim,
-      phone_number: requirePhone('sims.phone_number', sim.phone_number),
-    }));
-    await transact(this.repo.db, async (tx) => {
+    const numbers = (sims ?? []).map((sim, i) => {
+      if (sims!.findIndex((other) => other.sim_number === sim.sim_number) !== i)
+        throw invalidField(`sims.${i}.sim_number`, 'duplicate', `SIM ${sim.sim_number} is given twice.`);
+      return { ...sim, phone_number: requirePhone(`sims.${i}.phone_number`, sim.phone_number) };
+    });
+    const given = await transact(this.repo.db, async (tx) => {
       if ((await this.repo.update(tx, id, { ...changes, updated_at: this.clock.now().toISOString() })) === 0)
         throw notFound('device');
-      for (const sim of numbers) {
-        const owner = await this.repo.findByPhoneNumber(sim.phone_number, tx);
-        if (owner && owner.id !== id) throw duplicateNumber();
-        if ((await this.lines.setSimNumber(tx, id, sim.sim_number, sim.phone_number)) === 0)
-          throw invalidField('sims.sim_number', 'unknown_sim', `The phone reported no SIM ${sim.sim_number}.`);
+      const lines = numbers.length > 0 ? await this.lines.sims(tx, [id]) : [];
+      let count = 0;
+      for (const [i, sim] of numbers.entries()) {
+        const line = lines.find((candidate) => candidate.sim_number === sim.sim_number);
+        if (!line)
+          throw invalidField(
+            `sims.${i}.sim_number`,
+            'unknown_sim',
+            lines.length === 0
+              ? 'This phone has one line, its phone_number: SIM lines are those an SMSGate phone reported.'
+              : `The phone reported no SIM ${sim.sim_number} (it has ${lines.map((l) => l.sim_number).join(' and ')}).`,
+          );
+        if (line.phone_number === sim.phone_number) continue;
+        if (line.cell_id !== null) {
+          const message = `SIM ${sim.sim_number} carries cell ${line.cell_id} with ${line.phone_number}: release the cell before changing its number.`;
+          throw new ApiError('conflict', message, {
+            errors: [{ field: `sims.${i}.phone_number`, code: 'line_carries_cell', message }],
+          });
+        }
+        await this.giveLineNumber(tx, id, sim.sim_number, sim.phone_number, `sims.${i}.phone_number`);
+        count += 1;
       }
       await this.recordInventoryChange(tx, by, 'device.update', id, { ...changes, ...(sims ? { sims: numbers } : {}) });
+      return count;
     });
     this.forgetAssignment(id);
     // A line given a number can carry a cell: a waiting one takes it now.
-    if (numbers.length > 0) await this.hooks.afterAdded();
+    if (given > 0) await this.hooks.afterAdded();
     return this.get(id);
+  }
+
+  /** A SIM line's number, in `tx`: 409 when another phone or line carries it; the phone's own number if it had none. */
+  private async giveLineNumber(tx: Executor, id: string, simNumber: number, phoneNumber: string, field: string) {
+    if (await this.repo.numberTaken(tx, phoneNumber, { deviceId: id, simNumber }))
+      throw numberTaken(field, phoneNumber);
+    try {
+      await this.lines.setSimNumber(tx, id, simNumber, phoneNumber);
+    } catch (error) {
+      // Two admins giving one number at once: the unique index decides.
+      if (isUniqueViolation(error)) throw numberTaken(field, phoneNumber);
+      throw error;
+    }
+    await this.repo.setNumberIfNone(tx, id, phoneNumber);
   }
 
   async remove(id: string, by: OperatorBy): Promise<void> {
     const removed = await transact(this.repo.db, async (tx) => {
-      const phoneNumber = await this.repo.deleteFree(tx, id);
-      if (phoneNumber !== null)
-        await this.recordInventoryChange(tx, by, 'device.delete', id, { phone_number: phoneNumber });
-      return phoneNumber !== null;
+      const deleted = await this.repo.deleteFree(tx, id);
+      if (!deleted) return false;
+      await this.lines.deleteSims(tx, id);
+      await this.recordInventoryChange(tx, by, 'device.delete', id, { phone_number: deleted.phone_number });
+      return true;
     });
     if (removed) {
       this.forget(id);
@@ -648,20 +744,56 @@ export class DevicesService {
     return { device, sims: await this.lines.sims(this.repo.db, [deviceId]) };
   }
 
-  /** The app's PATCH /device: its push token and SIM cards (a number the operator set is kept where Android reports none). */
+  /**
+   * The app's PATCH /device: its push token and SIM cards. A line keeps the number it has (the
+   * operator's, or the one it was registered with) and the cell it carries, even when the app
+   * leaves the line out; a line without a number takes a full number the app reports, if no other
+   * phone or line carries it. What the app shows where it gives no usable number is kept as a hint.
+   */
   async saveAppState(
     deviceId: string,
     state: { pushToken?: string | null; sims?: Omit<DeviceSimsTable, 'device_id' | 'cell_id'>[] },
   ): Promise<void> {
-    await transact(this.repo.db, async (tx) => {
+    const numbered = await transact(this.repo.db, async (tx) => {
       if (state.pushToken !== undefined) await this.repo.setPushToken(tx, deviceId, state.pushToken);
-      if (state.sims)
-        await this.lines.replaceSims(
-          tx,
-          deviceId,
-          state.sims.map((sim) => ({ ...sim, device_id: deviceId })),
-        );
+      if (!state.sims) return false;
+      const before = new Map((await this.lines.sims(tx, [deviceId])).map((line) => [line.sim_number, line] as const));
+      const rows: DeviceSimsTable[] = [];
+      let gained = false;
+      // Numbers kept or given in this report: two SIM cards cannot both have one.
+      const given = new Set(state.sims.map((sim) => before.get(sim.sim_number)?.phone_number).filter(Boolean));
+      for (const sim of state.sims) {
+        const old = before.get(sim.sim_number);
+        before.delete(sim.sim_number);
+        const reported = sim.phone_number;
+        const kept = old?.phone_number ?? null;
+        const taken =
+          kept === null &&
+          reported !== null &&
+          (given.has(reported) || (await this.repo.numberTaken(tx, reported, { deviceId, simNumber: sim.sim_number })));
+        const number = kept ?? (taken ? null : reported);
+        if (number !== null) given.add(number);
+        gained ||= kept === null && number !== null;
+        rows.push({
+          ...sim,
+          device_id: deviceId,
+          phone_number: number,
+          // What the app showed: its unusable number, or a full one carried elsewhere; none for a usable one.
+          reported_number:
+            sim.reported_number ?? (reported === null ? (old?.reported_number ?? null) : taken ? reported : null),
+          cell_id: old?.cell_id ?? null,
+        });
+      }
+      // A SIM the app no longer lists keeps its line while it carries a cell (the cell is released first).
+      for (const old of before.values()) if (old.cell_id !== null) rows.push(old);
+      await this.lines.replaceSims(tx, deviceId, rows);
+      const first = rows.find((row) => row.phone_number !== null);
+      if (first?.phone_number) await this.repo.setNumberIfNone(tx, deviceId, first.phone_number);
+      // A line that got its number now can carry a cell.
+      return gained;
     });
+    this.forgetAssignment(deviceId);
+    if (numbered) await this.hooks.afterAdded();
   }
 
   // --- assignment (used by the cells and messages modules) -----------------------------------
@@ -683,8 +815,13 @@ export class DevicesService {
     const rows = await this.repo.findWithCells(deviceId);
     const lines: DeviceLine[] = [];
     for (const line of rows)
-      if (line.cell_id && line.organization_id && line.cell_status === 'active')
-        lines.push({ cellId: line.cell_id, organizationId: line.organization_id, simNumber: line.sim_number });
+      if (line.cell_id && line.organization_id && line.cell_number && line.cell_status === 'active')
+        lines.push({
+          cellId: line.cell_id,
+          organizationId: line.organization_id,
+          phoneNumber: line.cell_number,
+          simNumber: line.sim_number,
+        });
     const row = rows[0];
     const value =
       row && lines.length > 0
@@ -692,7 +829,7 @@ export class DevicesService {
             deviceId: row.id,
             cellId: lines[0].cellId,
             organizationId: lines[0].organizationId,
-            phoneNumber: row.phone_number,
+            phoneNumber: lines[0].phoneNumber,
             sendRatePerMinute: row.send_rate_per_minute,
             dailySendLimit: row.daily_send_limit,
             // A paused or quarantined phone carries its cells but claims nothing (contract §11).

@@ -1,6 +1,7 @@
 export interface DevicesTable {
   id: string;
-  phone_number: string;
+  /** E.164; null for an SMSGate phone none of whose lines has a known number yet (contract §13). */
+  phone_number: string | null;
   label: string | null;
   send_rate_per_minute: number;
   key_prefix: string;
@@ -67,6 +68,8 @@ export interface DeviceSimsTable {
   sim_number: number;
   slot: number;
   phone_number: string | null;
+  /** What the app showed where it gave no usable number: redacted to its last 4 digits (GatewayService.kt redact()). */
+  reported_number: string | null;
   carrier: string | null;
   iccid: string | null;
   /** The cell this line carries (a line with a phone number is assignable); null while free. */

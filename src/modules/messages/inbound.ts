@@ -146,5 +146,11 @@ function onLine(assignment: DeviceAssignment | null, simNumber: number | null): 
   if (!assignment || simNumber === null) return assignment;
   const line = assignment.lines.find((candidate) => candidate.simNumber === simNumber);
   if (!line) return assignment.lines.length === 1 && assignment.lines[0].simNumber === null ? assignment : null;
-  return { ...assignment, cellId: line.cellId, organizationId: line.organizationId, lines: [line] };
+  return {
+    ...assignment,
+    cellId: line.cellId,
+    organizationId: line.organizationId,
+    phoneNumber: line.phoneNumber,
+    lines: [line],
+  };
 }

@@ -116,7 +116,8 @@ export class MetricsRepository {
       .execute();
     return rows.map((r) => ({
       deviceId: r.id,
-      phoneNumber: r.phone_number,
+      // An SMSGate phone none of whose lines has a known number yet (contract §13).
+      phoneNumber: r.phone_number ?? '',
       cellId: r.cell_id,
       online: r.online === 1,
       lastSeenAt: r.last_seen_at,

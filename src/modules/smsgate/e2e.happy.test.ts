@@ -1,12 +1,11 @@
 // The whole loop of a dual-SIM phone running the SMSGate app, driven by the app's test double
 // (test/support/smsgate-app.ts, written from the app's v1.68.0 source): enroll → register with
-// two SIM cards → two cells → a send from each cell (REST) → SSE wake (MessageEnqueued) → claim →
+// two SIM cards (numbers redacted, as the app sends them) → the operator sets the numbers → two cells → a send from each cell (REST) → SSE wake (MessageEnqueued) → claim →
 // Processed, Sent, Delivered (and Failed) → a signed sms:received on SIM 2 → system:ping. Runs on
 // SQLite and, with CELLGATE_TEST_POSTGRES_URL, on PostgreSQL.
 //
 // Where the server does not (yet) do what the app's source or contract §13 asks, the test is a
 // `todo` naming the gap; it still runs, and its failure is shown without failing the suite:
-//  - MISMATCH 1 (app source): the app masks SIM numbers; registration refuses them (smsgate-phone.ts).
 //  - MISMATCH 2 (app source): GET /mobile/v1/message ignores `order`; the app asks `lifo` by
 //    default (MessagesSettings.kt processingOrder). The settings map now sets processing_order
 //    FIFO, so the app asks `fifo`; an explicit `lifo` still gets the oldest first.
@@ -16,15 +15,7 @@ import { activeOrganization, admin, startApp, type TestApp } from '../../../test
 import { createCell } from '../../../test/support/cells.ts';
 import type { EventsConnection } from '../../../test/support/smsgate-sse.ts';
 import { SmsGateApp } from '../../../test/support/smsgate-app.ts';
-import {
-  appFor,
-  enroll,
-  listening,
-  readyPhone,
-  REDACTED_REGISTRATION_TODO,
-  setSimNumbers,
-  twoSims,
-} from '../../../test/support/smsgate-phone.ts';
+import { appFor, enroll, listening, readyPhone, setSimNumbers, twoSims } from '../../../test/support/smsgate-phone.ts';
 
 const LIFO_TODO = 'MISMATCH 2: GET /mobile/v1/message ignores order=lifo (the app default, MessagesSettings.kt)';
 
@@ -95,25 +86,51 @@ describe('a dual-SIM phone running the SMSGate app, end to end', () => {
     assert.equal(cellOf(2).status, 'active');
   });
 
-  it(
-    "registers the app's own SIM cards (numbers masked to their last four digits), the operator then sets the numbers",
-    { todo: REDACTED_REGISTRATION_TODO },
-    async () => {
-      const sims = twoSims();
-      const enrollment = await enroll(t);
-      const app = await appFor(t, enrollment, sims, false);
-      assert.deepEqual(
-        app.simCards().map((c) => c.phoneNumber),
-        sims.map((s) => `********${s.phoneNumber!.slice(-4)}`),
-      );
-      const registration = await app.register({ token: enrollment.token });
-      const device = await setSimNumbers(t, registration.id, sims);
-      assert.deepEqual(
-        (device.sims as { phone_number: string }[]).map((s) => s.phone_number),
-        sims.map((s) => s.phoneNumber),
-      );
-    },
-  );
+  it("registers the app's own SIM cards (numbers masked to their last four digits), the operator then sets the numbers", async () => {
+    const sims = twoSims();
+    const enrollment = await enroll(t);
+    const app = await appFor(t, enrollment, sims);
+    const masked = sims.map((s) => `********${s.phoneNumber!.slice(-4)}`);
+    assert.deepEqual(
+      app.simCards().map((c) => c.phoneNumber),
+      masked,
+    );
+    const registration = await app.register({ token: enrollment.token });
+    type Line = { phone_number: string | null; cell_id: string | null; reported_number: string | null; hint: string };
+    const read = async () =>
+      (await t.app.inject({ url: `/v1/admin/devices/${registration.id}`, headers: admin })).json() as {
+        phone_number: string | null;
+        sims: Line[];
+      };
+    const registered = await read();
+    assert.equal(registered.phone_number, null, 'no line has a known number yet');
+    assert.deepEqual(
+      registered.sims.map((s) => [s.phone_number, s.cell_id, s.reported_number]),
+      masked.map((m) => [null, null, m]),
+    );
+    for (const line of registered.sims) assert.match(line.hint, /carries no cell until its number is set/);
+    const pending = await t.app.inject({ url: '/v1/admin/devices/enrollments', headers: admin });
+    assert.ok(
+      !pending.json().enrollments.some((e: { id: string }) => e.id === enrollment.id),
+      'the enrollment is spent',
+    );
+
+    const device = (await setSimNumbers(t, registration.id, sims)) as { phone_number: string; sims: Line[] };
+    assert.deepEqual(
+      device.sims.map((s) => [s.phone_number, s.hint]),
+      sims.map((s) => [s.phoneNumber, null]),
+    );
+    assert.equal(device.phone_number, sims[0].phoneNumber);
+    // Its lines are free for the next cells, like those of a phone registered with full numbers.
+    const cell = await createCell(t, org.headers, 'After the numbers');
+    assert.equal(cell.status, 'active');
+    assert.equal(cell.phone_number, sims[0].phoneNumber);
+    const carried = await read();
+    assert.deepEqual(
+      carried.sims.map((s) => s.cell_id),
+      [cell.id, null],
+    );
+  });
 
   it('answers GET /device with externalIp, and keeps the numbers when the restarted app PATCHes its masked SIM cards', async () => {
     const info = await phone.getDevice();

@@ -19,7 +19,7 @@ import {
 import { uniquePhoneNumber } from '../../../test/support/devices.ts';
 import { SmsGateApp } from '../../../test/support/smsgate-app.ts';
 import type { EventsConnection } from '../../../test/support/smsgate-sse.ts';
-import { UNREDACTED_FOR_MISMATCH_1 } from '../../../test/support/smsgate-phone.ts';
+import { simNumbersOf } from '../../../test/support/smsgate-phone.ts';
 
 describe('an SMSGate phone on one process while another queues', { skip: skipUnlessPostgres }, () => {
   let database: { url: string; drop(): Promise<void> };
@@ -38,14 +38,10 @@ describe('an SMSGate phone on one process while another queues', { skip: skipUnl
       { slotIndex: 0, phoneNumber: uniquePhoneNumber(), carrierName: 'T-Mobile' },
       { slotIndex: 1, phoneNumber: uniquePhoneNumber(), carrierName: 'Mint Mobile' },
     ];
-    // Full SIM numbers: MISMATCH 1 (test/support/smsgate-phone.ts).
-    phone = new SmsGateApp({
-      serverUrl: enrollment.server_url,
-      reach: a.url,
-      sims,
-      unredactedSimCards: UNREDACTED_FOR_MISMATCH_1,
-    });
-    await phone.register({ token: enrollment.token });
+    phone = new SmsGateApp({ serverUrl: enrollment.server_url, reach: a.url, sims });
+    // The app reports its SIM numbers redacted: the operator sets them.
+    const registration = await phone.register({ token: enrollment.token });
+    await call(b, 'PATCH', `/v1/admin/devices/${registration.id}`, PROCESS_ADMIN_TOKEN, { sims: simNumbersOf(sims) });
     await phone.fetchSettings();
     org = await activeOrganizationOn(b, 'smsgmp');
     // The cell of SIM 1 (SIM 2's stays provisioning: GAP A in e2e.happy.test.ts).

@@ -1,10 +1,10 @@
 // A sign-in the app cannot make (contract §13): spent, expired, revoked or unknown enrollments and
-// codes are 401 and add nothing; a token of another phone sees nothing of this one's; bad bodies
+// codes are 401 and add nothing; a SIM number another phone or line carries is 409; a token of another phone sees nothing of this one's; bad bodies
 // are 400, oversized ones 413.
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { admin, useApp } from '../../../test/harness.ts';
-import { enroll, mobilePhone, register, twoSims } from '../../../test/support/mobile.ts';
+import { enroll, mobilePhone, nextNumber, register, twoSims } from '../../../test/support/mobile.ts';
 
 describe('SMSGate registration refused', () => {
   const t = useApp();
@@ -59,12 +59,38 @@ describe('SMSGate registration refused', () => {
     assert.equal(await deviceCount(), before);
   });
 
-  it('a SIM list without any number is 400 and leaves the enrollment unspent', async () => {
+  it('a full SIM number another phone or line carries, or two cards with one number, is 409 and leaves the enrollment unspent', async () => {
+    const taken = nextNumber();
+    await mobilePhone(t, twoSims(nextNumber(), taken));
+    const native = nextNumber();
+    const added = await t.app.inject({
+      method: 'POST',
+      url: '/v1/admin/devices',
+      headers: admin,
+      payload: { phone_number: native },
+    });
+    assert.equal(added.statusCode, 201, added.body);
     const enrollment = await enroll(t);
-    const response = await register(t, `Bearer ${enrollment.token}`, twoSims('0815', null));
-    assert.equal(response.statusCode, 400, response.body);
-    assert.equal(response.json().errors[0].field, 'simCards');
-    assert.equal((await register(t, `Bearer ${enrollment.token}`)).statusCode, 201);
+    const before = await deviceCount();
+    for (const [cards, field] of [
+      [twoSims(taken, null), 'simCards.0.phoneNumber'],
+      [twoSims(nextNumber(), native), 'simCards.1.phoneNumber'],
+      [twoSims(taken.replace('+1', '+1 '), null), 'simCards.0.phoneNumber'],
+    ] as const) {
+      const response = await register(t, `Bearer ${enrollment.token}`, cards);
+      assert.equal(response.statusCode, 409, response.body);
+      assert.equal(response.json().code, 'conflict');
+      assert.deepEqual(
+        response.json().errors.map((e: { field: string; code: string }) => [e.field, e.code]),
+        [[field, 'phone_number_taken']],
+      );
+    }
+    const same = nextNumber();
+    const twice = await register(t, `Bearer ${enrollment.token}`, twoSims(same, same));
+    assert.equal(twice.statusCode, 409, twice.body);
+    assert.equal(twice.json().errors[0].code, 'phone_number_taken');
+    assert.equal(await deviceCount(), before, 'no phone was added');
+    assert.equal((await register(t, `Bearer ${enrollment.token}`)).statusCode, 201, 'the enrollment is unspent');
   });
 
   it('a bad body is 400, an oversized one 413', async () => {

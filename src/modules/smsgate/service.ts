@@ -274,13 +274,24 @@ export class SmsgateService {
     }
   }
 
-  /** The SIM line a text came in on must carry a cell: an unknown SIM is a 400, a line without a cell 409. */
+  /**
+   * The SIM line a text came in on must carry a cell: an unknown SIM is a 400, a line without a
+   * cell a 409 that stores nothing. The number is not learnt from the payload's recipient
+   * (docs/decisions.md): a line's number comes from the operator, or from a full number at sign-in.
+   */
   private requireCellLine(phone: { device: DevicesTable; sims: DeviceSimsTable[] }, simNumber: unknown): void {
     if (simNumber === undefined || simNumber === null) return;
     const line = phone.sims.find((sim) => sim.sim_number === simNumber);
     if (!line)
       throw invalidField('payload.simNumber', 'unknown_sim', `The phone reported no SIM card ${String(simNumber)}.`);
-    if (line.cell_id === null) throw new ApiError('conflict', `SIM ${line.sim_number} of this phone carries no cell.`);
+    if (line.cell_id !== null) return;
+    const message =
+      line.phone_number === null
+        ? `SIM ${line.sim_number} of this phone has no known number (the app reports it redacted), so it carries no cell and the text was not stored: the operator sets the number with PATCH /v1/admin/devices/${line.device_id}.`
+        : `SIM ${line.sim_number} of this phone (${line.phone_number}) carries no cell yet, so the text was not stored.`;
+    throw new ApiError('conflict', message, {
+      errors: [{ field: 'payload.simNumber', code: 'line_without_cell', message }],
+    });
   }
 }
 

@@ -70,10 +70,11 @@ describe('SMSGate: two SIMs, two cells', () => {
     assert.equal(received.statusCode, 204, received.body);
     const inboundOf = async (cell: { id: string }) =>
       (await t.app.inject({ url: `/v1/cells/${cell.id}/messages?direction=inbound`, headers: org.headers })).json()
-        .messages as Array<{ body: string }>;
+        .messages as Array<{ body: string; to: string }>;
     assert.deepEqual(
-      (await inboundOf(cellTwo)).map((message) => message.body),
-      ['Reply to SIM 2'],
+      (await inboundOf(cellTwo)).map((message) => [message.body, message.to]),
+      [['Reply to SIM 2', second]],
+      'addressed to the number of SIM 2, not the phone number',
     );
     assert.deepEqual(await inboundOf(cellOne), []);
   });

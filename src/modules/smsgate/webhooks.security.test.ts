@@ -1,10 +1,11 @@
 // Only the phone's own signature opens the webhook receiver (contract §13): unsigned, wrongly
 // signed, stale or other-phone webhooks are 401 and store nothing; an unknown SIM, an event
-// Cellgate does not take, a bad body or a NUL byte is 400; an oversized body 413.
+// Cellgate does not take, a bad body or a NUL byte is 400; an oversized body 413; a text on a SIM
+// line that carries no cell (its number redacted at sign-in and not set yet) is 409 and stores nothing.
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { useApp, type TestApp } from '../../../test/harness.ts';
-import { mobileLine, webhook } from '../../../test/support/mobile.ts';
+import { admin, useApp, type TestApp } from '../../../test/harness.ts';
+import { mobileLine, nextNumber, twoSims, webhook } from '../../../test/support/mobile.ts';
 
 type Line = Awaited<ReturnType<typeof mobileLine>>;
 
@@ -74,6 +75,33 @@ describe('SMSGate webhook signatures', () => {
     const other = await webhook(t, line.phone, 'sms:data-received', { data: 'AAE=' });
     assert.equal(other.statusCode, 400);
     assert.equal(await inboundCount(t, line), 0);
+  });
+
+  it('a text on a line without a cell is 409 line_without_cell: nothing stored, no number learnt from its recipient', async () => {
+    const line = await mobileLine(t, twoSims(nextNumber(), '********0002'));
+    const simTwo = { ...received('+14155550166', 2), recipient: '+14155550002' };
+    for (const [event, payload] of [
+      ['sms:received', simTwo],
+      ['mms:received', { ...simTwo, transactionId: 'T1', size: 100 }],
+    ] as const) {
+      const refused = await webhook(t, line.phone, event, payload);
+      assert.equal(refused.statusCode, 409, refused.body);
+      assert.equal(refused.json().code, 'conflict');
+      assert.deepEqual(
+        refused.json().errors.map((e: { field: string; code: string }) => [e.field, e.code]),
+        [['payload.simNumber', 'line_without_cell']],
+      );
+      assert.match(refused.json().detail, /SIM 2 of this phone has no known number .* PATCH \/v1\/admin\/devices\//);
+    }
+    assert.equal(await inboundCount(t, line), 0, 'nothing landed on the cell of SIM 1 either');
+    const device = (await t.app.inject({ url: `/v1/admin/devices/${line.phone.id}`, headers: admin })).json();
+    assert.deepEqual(
+      device.sims.map((s: { phone_number: string | null; cell_id: string | null }) => [s.phone_number, s.cell_id]),
+      [
+        [device.phone_number, line.cell.id],
+        [null, null],
+      ],
+    );
   });
 
   it('bad bodies: not JSON, not a webhook event, a NUL byte, a missing sender are 400; over 64 KiB is 413', async () => {

@@ -8,7 +8,7 @@ import type { FleetFilter, FleetRow } from './fleet.ts';
 import { csrfInput, sectionPage } from './layout.ts';
 import type { OperatorSession } from './service.ts';
 import { devicePath } from './http.ts';
-import { phoneSettingsSection, type PhoneForm } from './inventory-pages.ts';
+import { phoneSettingsSection, simLinesSection, type PhoneForm } from './inventory-pages.ts';
 
 const BASE = '/console/operator';
 export const FLEET_SCRIPTS = ['fleet.js'];
@@ -68,7 +68,7 @@ export function fleetRow(row: FleetRow): Html {
     ? html`<a href="${BASE}/organizations/${encodeURIComponent(row.organizationId)}">${row.organizationName ?? row.organizationId}</a>`
     : html`<span class="small">Free</span>`;
   return html`<tr id="device-${d.id}">
-<th scope="row"><a href="${devicePath(d.id)}" class="mono">${d.phone_number}</a>${d.label ? html`<br><span class="small">${d.label}</span>` : ''}</th>
+<th scope="row"><a href="${devicePath(d.id)}" class="mono">${d.phone_number ?? d.id}</a>${d.label ? html`<br><span class="small">${d.label}</span>` : ''}</th>
 <td data-label="Cell and organization">${row.cellName ? row.cellName : html`<span class="small">No cell</span>`}<br>${organization}</td>
 <td data-label="Presence">${presence(row)}<br><span class="small">Last seen </span>${when(d.last_seen_at)}</td>
 <td data-label="Health">${health(row)}</td>
@@ -156,6 +156,8 @@ export interface DevicePageOptions {
   keyIsNew?: boolean;
   /** The settings form as sent, with its errors. */
   settingsForm?: PhoneForm;
+  /** The SIM numbers form as sent, with its errors. */
+  simsForm?: PhoneForm;
   notice?: Html;
   /** A form's error: on its reason field, or (refusal) said above the form. */
   formError?: { form: string; error: string; reason: string; refusal?: boolean };
@@ -227,16 +229,18 @@ export function devicePage(
           : 'The old key stopped working; put this one in the phone app. Cellgate keeps only a hash of it.',
       })
     : '';
-  const label = d.label ? `${d.phone_number} (${d.label})` : d.phone_number;
-  const settingsFailed = Boolean(
-    options.settingsForm && (options.settingsForm.notice || Object.keys(options.settingsForm.errors).length > 0),
+  // An SMSGate phone has no number until the operator sets one of its SIM lines'.
+  const number = d.phone_number ?? d.id;
+  const label = d.label ? `${number} (${d.label})` : number;
+  const settingsFailed = [options.settingsForm, options.simsForm].some(
+    (form) => form && (form.notice || Object.keys(form.errors).length > 0),
   );
   const title = options.formError || settingsFailed ? `Error: Phone ${label}` : `Phone ${label}`;
   return sectionPage(
     { session, current: 'fleet' },
     title,
-    html`<nav aria-label="Breadcrumb" class="crumbs"><ol><li><a href="${BASE}/fleet">Fleet</a></li><li><span aria-current="page">${d.phone_number}</span></li></ol></nav>
-<h1>Phone <span class="mono">${d.phone_number}</span>${d.label ? html` <span class="small">${d.label}</span>` : ''}</h1>
+    html`<nav aria-label="Breadcrumb" class="crumbs"><ol><li><a href="${BASE}/fleet">Fleet</a></li><li><span aria-current="page">${number}</span></li></ol></nav>
+<h1>Phone <span class="mono">${number}</span>${d.label ? html` <span class="small">${d.label}</span>` : ''}</h1>
 ${options.notice ?? ''}
 ${reveal}
 <dl class="facts">
@@ -263,6 +267,7 @@ ${telemetryTable(options.telemetry.points)}
 <h2 id="failures-heading">Recent failures</h2>
 ${failuresTable(options.failures)}
 </section>
+${d.agent === 'smsgate' ? simLinesSection(session, d, options.simsForm) : ''}
 ${phoneSettingsSection(session, d, options.settingsForm)}
 <section aria-labelledby="actions-heading">
 <h2 id="actions-heading">Actions</h2>

@@ -6,6 +6,7 @@ import { confirmForm, errorNotice, field } from '../layout.ts';
 import { devicePath, OPERATOR_PATH } from './http.ts';
 import { csrfInput, sectionPage } from './layout.ts';
 import type { OperatorSession } from './service.ts';
+import type { SimView } from '../../devices/service.ts';
 
 /** A phone form's values as typed and its errors by field; `notice` for the form as a whole. */
 export interface PhoneForm {
@@ -55,6 +56,62 @@ ${settingsFields('phone', form)}
   );
 }
 
+/** The name of a SIM line's number field (`sim_2`). */
+export const simField = (simNumber: number) => `sim_${simNumber}`;
+
+/**
+ * An SMSGate phone's SIM lines (on its page): each line's number, the digits the app reported and
+ * the cell it carries, and a number field for each line that carries no cell (the app reports
+ * numbers redacted, so the operator types them: contract §13).
+ */
+export function simLinesSection(
+  session: OperatorSession,
+  device: { id: string; sims: readonly SimView[] },
+  form?: PhoneForm,
+): Html {
+  const open = device.sims.filter((line) => line.cell_id === null);
+  const shown = form ?? {
+    values: Object.fromEntries(open.map((line) => [simField(line.sim_number), line.phone_number ?? ''])),
+    errors: {},
+  };
+  const rows = device.sims.map(
+    (line) => html`<tr><th scope="row">SIM ${line.sim_number} <span class="small">slot ${line.slot}</span></th>
+<td class="mono">${line.phone_number ?? html`<span class="small">Not set</span>`}</td>
+<td class="mono">${line.reported_number ?? ''}</td>
+<td>${line.carrier ?? ''}</td>
+<td class="mono">${line.cell_id ?? (line.phone_number ? 'Free' : 'None until its number is set')}</td></tr>`,
+  );
+  const fields = open.map((line) =>
+    field({
+      id: `sim-${line.sim_number}`,
+      name: simField(line.sim_number),
+      label: `SIM ${line.sim_number} number`,
+      type: 'tel',
+      value: shown.values[simField(line.sim_number)],
+      hint: `In international form, like +14155550123${line.reported_number ? `; the app reported ${line.reported_number}` : ''}.`,
+      error: shown.errors[simField(line.sim_number)],
+      attributes: html`maxlength="32" autocomplete="off" spellcheck="false"`,
+      optional: true,
+    }),
+  );
+  return html`<section id="sims" aria-labelledby="sims-heading">
+<h2 id="sims-heading">SIM lines</h2>
+<p class="small">The SMSGate app reports each SIM's number masked to its last four digits. A line carries a cell once its number is set; a cell waiting for a phone takes it at once.</p>
+<table><thead><tr><th scope="col">SIM</th><th scope="col">Number</th><th scope="col">Reported by the app</th><th scope="col">Carrier</th><th scope="col">Cell</th></tr></thead>
+<tbody>${rows}</tbody></table>
+${
+  open.length === 0
+    ? ''
+    : html`${formNotice(shown)}
+<form method="post" action="${devicePath(device.id)}/sims" novalidate>
+${csrfInput(session)}
+${fields}
+<div class="actions"><button type="submit" class="primary">Save SIM numbers</button></div>
+</form>`
+}
+</section>`;
+}
+
 /** The phone page's settings section (its form's errors when it was sent). */
 export function phoneSettingsSection(
   session: OperatorSession,
@@ -83,14 +140,14 @@ ${settingsFields('settings', shown)}
 
 export function removePhonePage(
   session: OperatorSession,
-  device: { id: string; phone_number: string; cell_id: string | null },
+  device: { id: string; phone_number: string | null; cell_id: string | null },
   refusal?: string,
 ): Html {
   return sectionPage(
     { session, current: 'fleet' },
-    `${refusal ? 'Error: ' : ''}Remove ${device.phone_number}?`,
-    html`<nav aria-label="Breadcrumb" class="crumbs"><ol><li><a href="${OPERATOR_PATH}/fleet">Fleet</a></li><li><a href="${devicePath(device.id)}">${device.phone_number}</a></li><li><span aria-current="page">Remove</span></li></ol></nav>
-<h1>Remove <span class="mono">${device.phone_number}</span>?</h1>
+    `${refusal ? 'Error: ' : ''}Remove ${device.phone_number ?? device.id}?`,
+    html`<nav aria-label="Breadcrumb" class="crumbs"><ol><li><a href="${OPERATOR_PATH}/fleet">Fleet</a></li><li><a href="${devicePath(device.id)}">${device.phone_number ?? device.id}</a></li><li><span aria-current="page">Remove</span></li></ol></nav>
+<h1>Remove <span class="mono">${device.phone_number ?? device.id}</span>?</h1>
 ${errorNotice(refusal)}
 <p>The phone leaves the inventory and its key stops working. ${device.cell_id ? 'It carries a cell: the cell must be released first.' : 'It carries no cell.'} This cannot be undone; add the phone again to use it later.</p>
 ${confirmForm({

@@ -4,6 +4,7 @@
 // the audit log are the API's:
 //   GET  /console/operator/devices/new                   the form; POST /console/operator/devices adds
 //   POST /console/operator/devices/:device_id/settings   label, send rate, daily limit
+//   POST /console/operator/devices/:device_id/sims       an SMSGate phone's SIM numbers (sim_1, sim_2)
 //   GET  /console/operator/devices/:device_id/remove     confirm; POST removes, 303 to the fleet
 import type { FastifyReply } from 'fastify';
 import type { App } from '../../../http/types.ts';
@@ -11,7 +12,7 @@ import { ApiError } from '../../../lib/errors.ts';
 import { param, text } from '../account/shared.ts';
 import { registerFormParser, sendPage } from '../http.ts';
 import { devicePath, OPERATOR_PATH, redirect } from './http.ts';
-import { addPhonePage, removePhonePage, SETTINGS, type PhoneForm } from './inventory-pages.ts';
+import { addPhonePage, removePhonePage, SETTINGS, simField, type PhoneForm } from './inventory-pages.ts';
 import { actAs, type OperatorConsole } from './module.ts';
 import { DEVICE_ID, deviceNotFound, flashDeviceKey, HIDDEN, PUBLIC, renderDevice } from './routes.ts';
 import type { OperatorSession } from './service.ts';
@@ -81,18 +82,24 @@ export function registerInventoryPages(app: App, operator: OperatorConsole): voi
     return page === null ? deviceNotFound(reply, session) : sendPage(reply, status, page);
   }
 
+  /** The phone page with the SIM numbers form's errors. */
+  async function simsAgain(reply: FastifyReply, session: OperatorSession, id: string, form: PhoneForm, status: number) {
+    const page = await renderDevice(operator, session, id, { simsForm: form });
+    return page === null ? deviceNotFound(reply, session) : sendPage(reply, status, page);
+  }
+
   /** The phone as the admin surface shows it, or null when it is not in the inventory. */
   async function phone(session: OperatorSession, id: string) {
     if (!DEVICE_ID.test(id)) return null;
     try {
-      return await actAs<{ id: string; phone_number: string; cell_id: string | null }>(
-        operator,
-        session,
-        devices.getDevice,
-        {
-          device_id: id,
-        },
-      );
+      return await actAs<{
+        id: string;
+        phone_number: string | null;
+        cell_id: string | null;
+        sims: { sim_number: number; cell_id: string | null }[];
+      }>(operator, session, devices.getDevice, {
+        device_id: id,
+      });
     } catch (error) {
       if (error instanceof ApiError && error.code === 'not_found') return null;
       throw error;
@@ -145,6 +152,38 @@ export function registerInventoryPages(app: App, operator: OperatorConsole): voi
         return settingsAgain(reply, session, id, refused.form, refused.status);
       }
       return redirect(reply, `${devicePath(id)}?notice=settings`);
+    });
+
+    scope.post(`${OPERATOR_PATH}/devices/:device_id/sims`, route, async (request, reply) => {
+      const session = await guard.posted(request, reply, text(request.body, 'csrf_token'));
+      if (!session) return reply;
+      const device = await phone(session, param(request.params, 'device_id'));
+      if (!device) return deviceNotFound(reply, session);
+      // The fields of the lines without a cell, as the page showed them; an empty one is left as it is.
+      const names = device.sims.filter((line) => line.cell_id === null).map((line) => simField(line.sim_number));
+      const values = valuesOf(request.body, names);
+      const sims = device.sims
+        .filter((line) => line.cell_id === null && values[simField(line.sim_number)].trim() !== '')
+        .map((line) => ({ sim_number: line.sim_number, phone_number: values[simField(line.sim_number)].trim() }));
+      const again = (form: PhoneForm, status: number) => simsAgain(reply, session, device.id, form, status);
+      if (sims.length === 0) return again({ values, errors: {}, notice: 'Enter the number of at least one SIM.' }, 400);
+      try {
+        await actAs(operator, session, devices.updateDevice, { device_id: device.id, sims });
+      } catch (error) {
+        if (error instanceof ApiError && error.code === 'not_found') return deviceNotFound(reply, session);
+        if (!(error instanceof ApiError) || error.status >= 500) throw error;
+        // The operation names the entry (sims.<i>.…): its error goes on that SIM's field.
+        const errors: Record<string, string> = {};
+        for (const e of error.errors ?? []) {
+          const entry = sims[Number(/^sims\.(\d+)\./.exec(e.field)?.[1])];
+          if (entry) errors[simField(entry.sim_number)] ??= e.message.charAt(0).toUpperCase() + e.message.slice(1);
+        }
+        return again(
+          Object.keys(errors).length > 0 ? { values, errors } : { values, errors, notice: error.message },
+          error.status,
+        );
+      }
+      return redirect(reply, `${devicePath(device.id)}?notice=sims`);
     });
 
     scope.get(`${OPERATOR_PATH}/devices/:device_id/remove`, route, async (request, reply) => {

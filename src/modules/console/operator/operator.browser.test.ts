@@ -16,6 +16,7 @@ import {
 } from '../../../../test/support/browser.ts';
 import { addDevice, type TestDevice } from '../../../../test/support/devices.ts';
 import { activeLine, type Line } from '../../../../test/support/messages.ts';
+import { mobilePhone, twoSims } from '../../../../test/support/mobile.ts';
 import { startSimulatedDevice, type SimulatedDevice } from '../../../cli/device-simulator.ts';
 
 const RACK = 3;
@@ -225,6 +226,16 @@ describe('operator console in a browser', { skip: skipWithoutChromium }, () => {
     await page.setViewportSize({ width: 390, height: 900 });
     assert.equal(await page.evaluate('document.documentElement.scrollWidth - window.innerWidth'), 0, 'fits 390 px');
     await page.setViewportSize({ width: 1400, height: 900 });
+    // An SMSGate phone signed in with masked SIM numbers: its SIM lines, and a number refused on its field.
+    const smsgate = await mobilePhone(t, twoSims('********0123', '********0124'));
+    await page.goto(`${base}/console/operator/devices/${smsgate.id}`);
+    await page.getByRole('heading', { name: 'SIM lines' }).waitFor();
+    await check('SIM lines');
+    await page.getByLabel('SIM 2 number').fill('0124');
+    await page.getByRole('button', { name: 'Save SIM numbers' }).click();
+    await page.getByText(/international E\.164 form/).waitFor();
+    await check('SIM number error');
+    await shot(page, 'sim-lines-error');
     // An endpoint added (its secret shown once), then its own page.
     await page.goto(`${base}/console/operator/webhooks`);
     await page.getByLabel('URL').fill('https://ops.example.com/hooks');

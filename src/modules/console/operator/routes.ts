@@ -46,6 +46,7 @@ const HOLD_NOTICES: Record<string, string> = {
   resume: 'Resumed: the phone claims messages again.',
   release: 'Released: the phone is healthy again.',
   settings: 'Saved: the phone claims at its new rate from its next claim.',
+  sims: 'Saved: a SIM line with its number can carry a cell; a cell waiting for a phone takes it at once.',
 };
 
 const FLEET_NOTICES: Record<string, string> = {
