@@ -29,8 +29,8 @@ import * as broadcastSendNow from './0026_broadcast_send_now.ts';
 import * as storedCounts from './0027_stored_counts.ts';
 import * as smsgate from './0029_smsgate.ts';
 import * as simCells from './0030_sim_cells.ts';
-import * as discardedDrafts from './0032_discarded_drafts.ts';
 import * as simNumbers from './0031_sim_numbers.ts';
+import * as discardedDrafts from './0032_discarded_drafts.ts';
 
 export const migrations: Record<string, Migration> = {
   '0001_foundation': foundation,
@@ -62,6 +62,6 @@ export const migrations: Record<string, Migration> = {
   '0027_stored_counts': storedCounts,
   '0029_smsgate': smsgate,
   '0030_sim_cells': simCells,
-  '0032_discarded_drafts': discardedDrafts,
   '0031_sim_numbers': simNumbers,
+  '0032_discarded_drafts': discardedDrafts,
 };
