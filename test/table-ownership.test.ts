@@ -19,7 +19,7 @@ const ROOT = join(import.meta.dirname, '..');
  */
 const READ_EXCEPTIONS: Record<string, { tables: Record<string, number | 'any'>; why: string }> = {
   'src/modules/metrics/repository.ts': {
-    tables: { messages: 'any', devices: 'any', webhook_deliveries: 'any', ledger_entries: 'any' },
+    tables: { messages: 'any', devices: 'any', device_sims: 'any', webhook_deliveries: 'any', ledger_entries: 'any' },
     why: 'read model: the /metrics gauges, grouped counts over the whole service in one scrape',
   },
   'src/modules/console/operator/repository.ts': {
