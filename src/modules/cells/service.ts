@@ -327,7 +327,11 @@ export class CellsService {
   }
 
   /** The event for every cell the phone carries (both SIM lines' on a dual-SIM phone). */
-  private async recordEachCell(tx: Executor, device: DevicesTable, type: 'cell.updated' | 'cell.online' | 'cell.offline') {
+  private async recordEachCell(
+    tx: Executor,
+    device: DevicesTable,
+    type: 'cell.updated' | 'cell.online' | 'cell.offline',
+  ) {
     for (const cellId of await this.devices.cellsCarried(tx, device)) await this.recordEvent(tx, cellId, type);
   }
 

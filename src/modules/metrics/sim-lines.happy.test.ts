@@ -27,14 +27,23 @@ describe('GET /metrics: SIM lines', () => {
     const phoneLabels = { device_id: phone.id, phone_number: device.phone_number as string };
 
     // SIM 2 has no number yet: it carries no cell, and says so with an empty number.
-    let { samples, types } = await scrape();
+    const scraped = await scrape();
+    const { types } = scraped;
+    let { samples } = scraped;
     assert.equal(types.get('cellgate_device_sim_cell'), 'gauge');
     assert.equal(types.get('cellgate_device_sim_queue_depth'), 'gauge');
     const simCell = (sim: number, simPhone: string) =>
-      value(samples, 'cellgate_device_sim_cell', { ...phoneLabels, sim_number: String(sim), sim_phone_number: simPhone });
+      value(samples, 'cellgate_device_sim_cell', {
+        ...phoneLabels,
+        sim_number: String(sim),
+        sim_phone_number: simPhone,
+      });
     assert.equal(simCell(1, numbers[0]), 1);
     assert.equal(simCell(2, ''), 0);
-    assert.equal(samples.filter((s) => s.name === 'cellgate_device_sim_cell' && s.labels.device_id === phone.id).length, 2);
+    assert.equal(
+      samples.filter((s) => s.name === 'cellgate_device_sim_cell' && s.labels.device_id === phone.id).length,
+      2,
+    );
 
     const numbered = await t.app.inject({
       method: 'PATCH',
@@ -74,6 +83,9 @@ describe('GET /metrics: SIM lines', () => {
     const { samples } = await scrape();
     assert.equal(value(samples, 'cellgate_device_sim_cell', { ...labels, sim_phone_number: spare.phoneNumber }), 0);
     assert.equal(value(samples, 'cellgate_device_sim_queue_depth', labels), 0);
-    assert.equal(samples.filter((s) => s.name === 'cellgate_device_sim_cell' && s.labels.device_id === spare.id).length, 1);
+    assert.equal(
+      samples.filter((s) => s.name === 'cellgate_device_sim_cell' && s.labels.device_id === spare.id).length,
+      1,
+    );
   });
 });
