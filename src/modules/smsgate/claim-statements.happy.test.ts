@@ -3,13 +3,16 @@
 // messages and from one of 20,000 runs the same statements, oldest first (fifo) or newest first
 // (lifo); none scans the messages table (SQLite's EXPLAIN QUERY PLAN, PostgreSQL's EXPLAIN), and
 // on PostgreSQL none reads more rows of it than the claim's limit per line and the day's claims.
+// And its state reports (PATCH /mobile/v1/message) cost what the native surface's do (issue 34
+// §7): a Sent and a Delivered run the very statements of the native report of the same event.
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { isPostgres } from '../../db/migrations/dialect.ts';
 import type { Statement } from '../../db/observed-dialect.ts';
 import { activeOrganization, admin, useApp } from '../../../test/harness.ts';
 import { createCell } from '../../../test/support/cells.ts';
-import { mobilePhone, nextNumber, twoSims } from '../../../test/support/mobile.ts';
+import { activeLine, claim, send } from '../../../test/support/messages.ts';
+import { mobileLine, mobilePhone, nextNumber, twoSims } from '../../../test/support/mobile.ts';
 import {
   explain,
   queueCopies,
@@ -103,6 +106,63 @@ describe('the statements of an SMSGate claim', () => {
           // A pull's worth from each line's queue, and the day's claims (three pulls) for the pace.
           assert.ok(read <= 2 * PULL + 3 * PULL, `${read} rows of messages read by\n${statement.sql}`);
         }
+    }
+  });
+});
+
+/**
+ * A report's statements up to its commit: what follows (on SQLite, the event feed reading the new
+ * event, woken in the request's async context) is the event's, not the report's.
+ */
+const untilCommit = (statements: readonly Statement[]) =>
+  statements.slice(0, statements.findIndex((statement) => /^\s*commit/i.test(statement.sql)) + 1 || undefined);
+
+describe('the statements of an SMSGate state report', () => {
+  const statements = new Statements();
+  const t = useApp({ observe: statements.observe });
+
+  it('are those of the native report: Sent and Delivered as sent and delivered', async () => {
+    const app = await mobileLine(t);
+    const sent = await t.app.inject({
+      method: 'POST',
+      url: `/v1/cells/${app.cell.id}/messages/send`,
+      headers: app.org.headers,
+      payload: { to: '+14155550199', body: 'through the app' },
+    });
+    assert.equal(sent.statusCode, 202, sent.body);
+    const appId = sent.json().id as string;
+    assert.equal((await t.app.inject({ url: '/mobile/v1/message', headers: app.phone.headers })).json().length, 1);
+    const native = await activeLine(t);
+    const queued = await send(t, native, { to: '+14155550199', body: 'through the native surface' });
+    assert.equal(queued.statusCode, 202, queued.body);
+    const nativeId = queued.json().id as string;
+    assert.equal((await claim(t, native)).length, 1);
+
+    for (const [state, event] of [
+      ['Sent', 'sent'],
+      ['Delivered', 'delivered'],
+    ] as const) {
+      // A new second each: the phones' presence is written at most once a second, by both doors alike.
+      t.clock.advance(1_000);
+      const byApp = await statements.during(() =>
+        t.app.inject({
+          method: 'PATCH',
+          url: '/mobile/v1/message',
+          headers: app.phone.headers,
+          payload: [{ id: appId, state, recipients: [], states: {} }],
+        }),
+      );
+      assert.equal(byApp.result.statusCode, 204, byApp.result.body);
+      const byNative = await statements.during(() =>
+        t.app.inject({
+          method: 'POST',
+          url: `/v1/device/messages/${nativeId}/events`,
+          headers: native.device.headers,
+          payload: { event_id: `native-${event}`, event, occurred_at: t.clock.now().toISOString() },
+        }),
+      );
+      assert.equal(byNative.result.statusCode, 200, byNative.result.body);
+      assert.deepEqual(shapesOf(untilCommit(byApp.statements)), shapesOf(untilCommit(byNative.statements)), state);
     }
   });
 });
