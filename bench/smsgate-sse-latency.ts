@@ -12,7 +12,7 @@ import { randomUUID } from 'node:crypto';
 import { SmsGateApp } from '../test/support/smsgate-app.ts';
 import type { EventsConnection } from '../test/support/smsgate-sse.ts';
 import { benchOptions, runBench, serverTimes, signUpVerified, startService, type Service } from './lib.ts';
-import { machineLoad, percentile, provisionCell, request } from './support/cells.ts';
+import { machineLoad, percentile, provisionCell, request, type BenchCell } from './support/cells.ts';
 
 const TARGET_P50_MS = 100;
 const WARMUP_MESSAGES = 20;
@@ -85,7 +85,7 @@ await runBench(async (onExit) => {
   const phones: Phone[] = [];
   onExit(async () => phones.forEach((phone) => phone.app.stop()));
   for (let i = 0; i < PHONES; i += 1) phones.push(await smsgatePhone(service, org.apiKey));
-  const natives = [];
+  const natives: BenchCell[] = [];
   for (let i = 0; i < PHONES; i += 1) natives.push(await provisionCell(service, org, { sendRatePerMinute: MAX_RATE }));
 
   const send = (cellId: string, i: number) =>
