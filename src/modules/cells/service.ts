@@ -114,15 +114,15 @@ export class CellsService {
     this.clock = deps.clock;
   }
 
-  /** A phone stated other capabilities (in that transaction): its cell's view changed, so cell.updated. */
+  /** A phone stated other capabilities (in that transaction): its cells' views changed, so cell.updated. */
   async capabilitiesChanged(tx: Executor, device: DevicesTable): Promise<void> {
-    if (device.cell_id) await this.recordEvent(tx, device.cell_id, 'cell.updated');
+    await this.recordEachCell(tx, device, 'cell.updated');
   }
 
-  /** Inside the transaction that paused, resumed or changed the health of a device: cell.updated when the cell shows it. */
+  /** Inside the transaction that paused, resumed or changed the health of a device: cell.updated when its cells show it. */
   async deviceStateChanged(tx: Executor, before: DevicesTable, after: DevicesTable): Promise<void> {
     const shown = (device: DevicesTable) => cellHealth({ device_paused: device.paused, device_health: device.health });
-    if (after.cell_id && shown(before) !== shown(after)) await this.recordEvent(tx, after.cell_id, 'cell.updated');
+    if (shown(before) !== shown(after)) await this.recordEachCell(tx, after, 'cell.updated');
   }
 
   view(row: CellRecord): CellView {
@@ -321,10 +321,18 @@ export class CellsService {
     }
   }
 
-  /** A device went online or offline (in that transaction): its cell follows, with its event. */
+  /** A device went online or offline (in that transaction): its cells follow, each with its event. */
   async presenceChanged(tx: Executor, device: DevicesTable, online: boolean): Promise<void> {
-    if (!device.cell_id) return;
-    await this.recordEvent(tx, device.cell_id, online ? 'cell.online' : 'cell.offline');
+    await this.recordEachCell(tx, device, online ? 'cell.online' : 'cell.offline');
+  }
+
+  /** The event for every cell the phone carries (both SIM lines' on a dual-SIM phone). */
+  private async recordEachCell(
+    tx: Executor,
+    device: DevicesTable,
+    type: 'cell.updated' | 'cell.online' | 'cell.offline',
+  ) {
+    for (const cellId of await this.devices.cellsCarried(tx, device)) await this.recordEvent(tx, cellId, type);
   }
 
   // --- Pods (contract §5): a cell's pod is cells.pod_id; the pods module keeps it through these. ---

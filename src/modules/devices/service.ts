@@ -735,6 +735,17 @@ export class DevicesService {
     }
   }
 
+  /**
+   * The cells the phone carries, in `ex`: the one of devices.cell_id, and on an SMSGate phone each
+   * SIM line's (two SIMs, two cells: contract §13), first line first.
+   */
+  async cellsCarried(ex: Executor, device: DevicesTable): Promise<string[]> {
+    const first = device.cell_id === null ? [] : [device.cell_id];
+    if (device.agent !== 'smsgate') return first;
+    const lines = (await this.lines.sims(ex, [device.id])).map((sim) => sim.cell_id);
+    return [...new Set([...first, ...lines])].filter((id): id is string => id !== null);
+  }
+
   // --- the SMSGate app (/mobile/v1) ----------------------------------------------------------
 
   /** The phone with its SIM lines, or null when it left the inventory. */

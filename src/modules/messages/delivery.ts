@@ -11,7 +11,7 @@ import { emitMessageEvent } from './message-events.ts';
 import type { ChargesPort, DeviceAssignment, DevicesPort, OutcomesPort } from './ports.ts';
 import { Port } from '../../lib/ports.ts';
 import { roomOf, windowsAt, withinPacing } from './pace.ts';
-import type { MessagesRepository } from './repository.ts';
+import type { ClaimOrder, MessagesRepository } from './repository.ts';
 import { QUEUE_TTL_MS } from './service.ts';
 import type { MessagesTable } from './tables.ts';
 import { leasedMessageView, messageView } from './views.ts';
@@ -62,16 +62,17 @@ export class DeliveryService {
 
   /**
    * Leases up to `limit` queued messages of the device's cell, waiting up to `waitMs` (real time)
-   * for some to arrive. Stops waiting when `signal` aborts (the client went away).
+   * for some to arrive. Stops waiting when `signal` aborts (the client went away). Oldest first,
+   * unless `order` asks for the newest first (the SMSGate app's `order=lifo`).
    */
-  async claim(deviceId: string, limit: number, waitMs: number, hangUp: AbortSignal) {
+  async claim(deviceId: string, limit: number, waitMs: number, hangUp: AbortSignal, order: ClaimOrder = 'fifo') {
     const deadline = performance.now() + waitMs; // elapsed real time, not a date
     const signal = AbortSignal.any([hangUp, this.closing.signal]);
     this.polls += 1;
     try {
       for (;;) {
         const assignment = await this.devices.assignment(deviceId);
-        const claimed = assignment?.claims ? await this.tryClaim(assignment, limit) : [];
+        const claimed = assignment?.claims ? await this.tryClaim(assignment, limit, order) : [];
         const left = deadline - performance.now();
         if (claimed.length > 0 || left <= 0 || signal.aborted) return { messages: claimed.map(leasedMessageView) };
         // A device without a cell waits on its own id, which no send wakes: a plain re-check delay.
@@ -113,7 +114,7 @@ export class DeliveryService {
     return this.closing.signal.aborted;
   }
 
-  private async tryClaim(assignment: DeviceAssignment, limit: number): Promise<MessagesTable[]> {
+  private async tryClaim(assignment: DeviceAssignment, limit: number, order: ClaimOrder): Promise<MessagesTable[]> {
     const now = this.clock.now();
     const at = now.toISOString();
     if (!(await this.claimable(assignment, at))) return [];
@@ -121,15 +122,16 @@ export class DeliveryService {
       await this.repo.lockDeviceClaims(tx, assignment.deviceId);
       // Pacing counts the SMS segments handed to the phone (contract §11): per minute and per 24 hours.
       const claimed = await this.repo.segmentsClaimedSince(tx, assignment.deviceId, windowsAt(now));
-      const candidates = await this.oldestQueued(tx, assignment, at, limit);
+      const candidates = await this.firstQueued(tx, assignment, at, limit, order);
       const ids = withinPacing(candidates, roomOf(assignment, claimed));
       if (ids.length === 0) return [];
-      return this.repo.claimIds(tx, {
+      const leased = await this.repo.claimIds(tx, {
         ids,
         deviceId: assignment.deviceId,
         now: at,
         leaseExpiresAt: new Date(now.getTime() + LEASE_MS).toISOString(),
       });
+      return order === 'lifo' ? leased.reverse() : leased;
     });
   }
 
@@ -139,12 +141,14 @@ export class DeliveryService {
     return false;
   }
 
-  /** The oldest queued messages across the phone's cells (at most two: one per SIM line), oldest first. */
-  private async oldestQueued(tx: Executor, assignment: DeviceAssignment, at: string, limit: number) {
-    if (assignment.lines.length === 1) return this.repo.oldestQueued(tx, assignment.cellId, at, limit);
+  /** The first queued messages in `order` across the phone's cells (at most two: one per SIM line). */
+  private async firstQueued(tx: Executor, assignment: DeviceAssignment, at: string, limit: number, order: ClaimOrder) {
+    if (assignment.lines.length === 1) return this.repo.firstQueued(tx, assignment.cellId, at, limit, order);
     const found = [];
-    for (const line of assignment.lines) found.push(...(await this.repo.oldestQueued(tx, line.cellId, at, limit)));
-    return found.sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0)).slice(0, limit);
+    for (const line of assignment.lines)
+      found.push(...(await this.repo.firstQueued(tx, line.cellId, at, limit, order)));
+    const sign = order === 'lifo' ? -1 : 1;
+    return found.sort((a, b) => (a.id < b.id ? -sign : a.id > b.id ? sign : 0)).slice(0, limit);
   }
 
   /** Applies a device's report on a message leased to it; a repeated event_id changes nothing. */

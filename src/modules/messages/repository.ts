@@ -149,16 +149,22 @@ const claimedSegments = prepared((ex, p: { deviceId: string; daySince: string; m
     .where('device_id', '=', p.deviceId)
     .where('claimed_at', '>', p.daySince),
 );
-const oldestQueued = prepared((ex, p: { cellId: string; now: string; count: number }) =>
-  ex
-    .selectFrom('messages')
-    .select(['id', 'segments'])
-    .where('cell_id', '=', p.cellId)
-    .where('status', '=', QUEUED)
-    .where('expires_at', '>', p.now)
-    .orderBy('id')
-    .limit(p.count),
-);
+// A claim's candidates: the first `count` queued messages of a cell in id (creation) order, either
+// way, walking the (cell_id, status, id) index forwards or backwards.
+const queuedIn = (direction: 'asc' | 'desc') =>
+  prepared((ex, p: { cellId: string; now: string; count: number }) =>
+    ex
+      .selectFrom('messages')
+      .select(['id', 'segments'])
+      .where('cell_id', '=', p.cellId)
+      .where('status', '=', QUEUED)
+      .where('expires_at', '>', p.now)
+      .orderBy('id', direction)
+      .limit(p.count),
+  );
+const firstQueued = { fifo: queuedIn('asc'), lifo: queuedIn('desc') };
+/** The order a claim hands queued messages out in: oldest first (the default), or newest first. */
+export type ClaimOrder = keyof typeof firstQueued;
 const recordDeviceEvent = prepared(
   (ex, row: { device_id: string; event_id: string; message_id: string; event: string; created_at: string }) =>
     ex
@@ -450,9 +456,12 @@ export class MessagesRepository {
     return { minute: Number(row?.minute ?? 0), day: Number(row?.day ?? 0) };
   }
 
-  /** The cell's oldest `count` claimable messages with their segments (the pacing decides how many go). */
-  async oldestQueued(ex: Executor, cellId: string, now: string, count: number) {
-    return (await oldestQueued.execute(ex, { cellId, now, count })).rows;
+  /**
+   * The cell's first `count` claimable messages with their segments (the pacing decides how many
+   * go): the oldest first, or with `lifo` the newest first.
+   */
+  async firstQueued(ex: Executor, cellId: string, now: string, count: number, order: ClaimOrder) {
+    return (await firstQueued[order].execute(ex, { cellId, now, count })).rows;
   }
 
   /**

@@ -6,14 +6,18 @@
 // hour of the queue (1,800 rows at 30 segments a minute) on every send.
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { CompiledQuery } from 'kysely';
 import { isPostgres } from '../../db/migrations/dialect.ts';
 import type { Statement } from '../../db/observed-dialect.ts';
-import { newId } from '../../lib/ids.ts';
 import { useApp } from '../../../test/harness.ts';
 import { activeLine, claim, send } from '../../../test/support/messages.ts';
-import { Statements } from '../../../test/support/statements.ts';
-import type { MessagesTable } from './tables.ts';
+import {
+  explain,
+  queueCopies,
+  rowsReadFromMessages,
+  scansMessages,
+  Statements,
+  touchesMessages,
+} from '../../../test/support/statements.ts';
 
 /**
  * The statements of one send, begin to commit: the billing account, the cell with its phone,
@@ -37,8 +41,6 @@ const CLAIMED = 1;
 const transactionOf = (statements: readonly Statement[]) =>
   statements.slice(0, statements.findIndex((statement) => /^\s*commit/i.test(statement.sql)) + 1 || undefined);
 const sqlOf = (statements: readonly Statement[]) => statements.map((statement) => statement.sql);
-const touchesMessages = (statement: Statement) =>
-  /\b(from|into|update)\s+"messages"/i.test(statement.sql) && !/^\s*(begin|commit|rollback)/i.test(statement.sql);
 
 describe('the statements of a send', () => {
   const statements = new Statements();
@@ -56,7 +58,7 @@ describe('the statements of a send', () => {
     assert.equal(empty.result.statusCode, 202, empty.result.body);
     assert.equal(empty.statements.length, SEND_STATEMENTS, sqlOf(empty.statements).join('\n'));
 
-    await queueMany(warm.json().id as string, QUEUED);
+    await queueCopies(t, warm.json().id as string, QUEUED);
     const deep = await statements.during(() => send(t, line, { to: '+14155550101', body: 'b' }, key('b')));
     deep.statements = transactionOf(deep.statements);
     assert.equal(deep.result.statusCode, 202, deep.result.body);
@@ -70,77 +72,15 @@ describe('the statements of a send', () => {
     const reads = deep.statements.filter(touchesMessages);
     assert.ok(reads.length >= 2, 'the insert and the pace');
     for (const statement of reads) {
-      const plan = await explain(statement);
+      const plan = await explain(t.database.db, statement);
       assert.ok(!scansMessages(plan), `${statement.sql}\n${plan.join('\n')}`);
     }
     if (isPostgres(t.database.db)) {
       for (const statement of reads.filter((s) => /^\s*select/i.test(s.sql))) {
-        const read = await rowsReadFromMessages(statement);
+        const read = await rowsReadFromMessages(t.database.db, statement);
         // A minute of the phone's rate from the queue, and its one claim of the day (per window read).
         assert.ok(read <= RATE + 4 * CLAIMED, `${read} rows of messages read by\n${statement.sql}`);
       }
     }
   });
-
-  /** `count` more messages queued on the cell of the message `like`, as sends would leave them. */
-  async function queueMany(like: string, count: number) {
-    const db = t.database.db;
-    const row = await db.selectFrom('messages').selectAll().where('id', '=', like).executeTakeFirstOrThrow();
-    const now = t.clock.now();
-    const rows: MessagesTable[] = Array.from({ length: count }, () => ({
-      ...row,
-      id: newId('msg', t.clock, now),
-      status: 'queued',
-      device_id: null,
-      claimed_at: null,
-      lease_expires_at: null,
-      attempts: 0,
-      expires_at: new Date(now.getTime() + 60 * 60 * 1000).toISOString(),
-    }));
-    for (let i = 0; i < rows.length; i += 1000)
-      await db
-        .insertInto('messages')
-        .values(rows.slice(i, i + 1000))
-        .execute();
-    if (isPostgres(db)) await db.executeQuery(CompiledQuery.raw('analyze messages'));
-  }
-
-  async function explain(statement: Statement): Promise<string[]> {
-    const prefix = isPostgres(t.database.db) ? 'explain ' : 'explain query plan ';
-    const { rows } = await t.database.db.executeQuery<Record<string, unknown>>(
-      CompiledQuery.raw(prefix + statement.sql, [...statement.parameters]),
-    );
-    return rows.map((row) => String(row['QUERY PLAN'] ?? row.detail));
-  }
-
-  /** PostgreSQL: the rows its plan's nodes on messages returned, all together. */
-  async function rowsReadFromMessages(statement: Statement): Promise<number> {
-    const { rows } = await t.database.db.executeQuery<Record<string, string>>(
-      CompiledQuery.raw(`explain (analyze, costs off, timing off) ${statement.sql}`, [...statement.parameters]),
-    );
-    return rows
-      .map((row) => row['QUERY PLAN'])
-      .filter((line) => / on messages\b/.test(line))
-      .reduce((sum, line) => sum + Number(/actual rows=(\d+)/.exec(line)?.[1] ?? 0) * loopsOf(line), 0);
-  }
 });
-
-const loopsOf = (line: string) => Number(/loops=(\d+)/.exec(line)?.[1] ?? 1);
-
-/**
- * A plan reading the whole messages table or a whole index of it: SQLite's SCAN (SEARCH is a
- * range of an index); PostgreSQL's Seq Scan, or an index scan without an Index Cond unless a
- * Limit right above it stops it (it walks the index in order until it has enough: rows read are
- * then checked by rowsReadFromMessages).
- */
-function scansMessages(plan: readonly string[]): boolean {
-  return plan.some((line, i) => {
-    if (/^SCAN messages\b/.test(line.trim())) return true;
-    if (/Seq Scan on messages\b/.test(line)) return true;
-    if (!/(Index Scan|Index Only Scan) .* on messages\b/.test(line)) return false;
-    if (i > 0 && /->\s+Limit\b/.test(plan[i - 1])) return false;
-    const depth = line.search(/\S/);
-    const end = plan.findIndex((next, k) => k > i && next.search(/\S/) <= depth);
-    return !plan.slice(i + 1, end < 0 ? undefined : end).some((next) => next.includes('Index Cond'));
-  });
-}

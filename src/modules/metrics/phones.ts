@@ -1,16 +1,18 @@
-// Per-phone series (issue 25 §2): presence, telemetry, the queue of the cell it carries, and what
-// it sent and failed, labelled by device id and phone number. Read from the scrape's database
+// Per-phone series (issue 25 §2): presence, telemetry, the queue of the cells it carries, and what
+// it sent and failed, labelled by device id and phone number; per SIM line (two at most, issue 34)
+// whether it carries a cell and that cell's queue, labelled by sim_number too. Read from the scrape's database
 // snapshot like the other gauges; the inventory is small (one series set per phone), and failure
 // codes come from the phone, so each phone keeps its TOP_ERROR_CODES most frequent codes and sums
 // the rest as error_code="other".
 import { Counter, Gauge, type Registry } from 'prom-client';
 import type { Clock } from '../../lib/clock.ts';
-import type { MetricsSnapshot } from './repository.ts';
+import type { MetricsSnapshot, PhoneLine } from './repository.ts';
 
 export const TOP_ERROR_CODES = 10;
 /** cellgate_device_health's values. */
 export const HEALTH_VALUES = { healthy: 0, degraded: 1, quarantined: 2 } as const;
 const LABELS = ['device_id', 'phone_number'] as const;
+type PerLineRead = (line: PhoneLine, data: MetricsSnapshot) => [labels: Record<string, string>, value: number];
 
 /** A phone's failures by code: its most frequent `limit` codes, the rest summed as "other"; no code is "unknown". */
 export function topErrorCodes(
@@ -84,11 +86,42 @@ export function registerPhoneMetrics(deps: {
     'Signal strength the phone last reported, in dBm.',
     (phone) => phone.signalDbm,
   );
+  const depthOf = (data: MetricsSnapshot, cellId: string | null) =>
+    cellId === null ? 0 : (data.queuedByCell.find((cell) => cell.cellId === cellId)?.depth ?? 0);
   perPhone(
     'cellgate_device_queue_depth',
-    'Queued (unclaimed) outbound messages of the cell the phone carries; 0 without a cell.',
-    (phone, data) =>
-      phone.cellId === null ? 0 : (data.queuedByCell.find((cell) => cell.cellId === phone.cellId)?.depth ?? 0),
+    'Queued (unclaimed) outbound messages of the cells the phone carries (one per SIM line); 0 without a cell.',
+    (phone, data) => phone.lines.reduce((sum, line) => sum + depthOf(data, line.cellId), 0),
+  );
+
+  // Per SIM line (at most two a phone): which carries a cell, and that cell's queue.
+  const perLine = (name: string, help: string, labelNames: readonly string[], read: PerLineRead) =>
+    new Gauge({
+      name,
+      help,
+      labelNames: [...LABELS, 'sim_number', ...labelNames],
+      registers,
+      async collect() {
+        this.reset();
+        const data = await snapshot();
+        for (const phone of data.phones)
+          for (const line of phone.lines) {
+            const [labels, value] = read(line, data);
+            this.set({ ...labelsOf(phone), sim_number: String(line.simNumber), ...labels }, value);
+          }
+      },
+    });
+  perLine(
+    'cellgate_device_sim_cell',
+    "Whether the phone's SIM line carries a cell (1) or not (0: no number yet, or no cell waiting); sim_phone_number is empty until the line has a number.",
+    ['sim_phone_number'],
+    (line) => [{ sim_phone_number: line.phoneNumber ?? '' }, line.cellId === null ? 0 : 1],
+  );
+  perLine(
+    'cellgate_device_sim_queue_depth',
+    "Queued (unclaimed) outbound messages of the cell the phone's SIM line carries; 0 without a cell.",
+    [],
+    (line, data) => [{}, depthOf(data, line.cellId)],
   );
 
   perPhone(

@@ -23,6 +23,14 @@ export interface PhoneState {
   signalDbm: number | null;
   health: 'healthy' | 'degraded' | 'quarantined';
   paused: boolean;
+  /** Its SIM lines (at most two), each with the cell it carries; a phone of the native surface has one, its number. */
+  lines: PhoneLine[];
+}
+
+export interface PhoneLine {
+  simNumber: number;
+  phoneNumber: string | null;
+  cellId: string | null;
 }
 
 export interface MetricsSnapshot {
@@ -98,7 +106,31 @@ export class MetricsRepository {
   }
 
   private async phones(): Promise<PhoneState[]> {
-    const rows = await this.db
+    const [rows, sims] = await Promise.all([this.phoneRows(), this.simLines()]);
+    const linesOf = new Map<string, PhoneLine[]>();
+    for (const sim of sims)
+      linesOf.set(sim.device_id, [
+        ...(linesOf.get(sim.device_id) ?? []),
+        { simNumber: sim.sim_number, phoneNumber: sim.phone_number, cellId: sim.cell_id },
+      ]);
+    return rows.map((r) => ({
+      deviceId: r.id,
+      // An SMSGate phone none of whose lines has a known number yet (contract §13).
+      phoneNumber: r.phone_number ?? '',
+      cellId: r.cell_id,
+      online: r.online === 1,
+      lastSeenAt: r.last_seen_at,
+      batteryPct: r.battery_pct,
+      charging: r.charging === null ? null : r.charging === 1,
+      signalDbm: r.signal_dbm,
+      health: r.health,
+      paused: r.paused === 1,
+      lines: linesOf.get(r.id) ?? [{ simNumber: 1, phoneNumber: r.phone_number, cellId: r.cell_id }],
+    }));
+  }
+
+  private phoneRows() {
+    return this.db
       .selectFrom('devices')
       .select([
         'id',
@@ -114,19 +146,16 @@ export class MetricsRepository {
       ])
       .orderBy('id')
       .execute();
-    return rows.map((r) => ({
-      deviceId: r.id,
-      // An SMSGate phone none of whose lines has a known number yet (contract §13).
-      phoneNumber: r.phone_number ?? '',
-      cellId: r.cell_id,
-      online: r.online === 1,
-      lastSeenAt: r.last_seen_at,
-      batteryPct: r.battery_pct,
-      charging: r.charging === null ? null : r.charging === 1,
-      signalDbm: r.signal_dbm,
-      health: r.health,
-      paused: r.paused === 1,
-    }));
+  }
+
+  /** The SIM lines of SMSGate phones (two at most each: a table as small as the inventory). */
+  private simLines() {
+    return this.db
+      .selectFrom('device_sims')
+      .select(['device_id', 'sim_number', 'phone_number', 'cell_id'])
+      .orderBy('device_id')
+      .orderBy('sim_number')
+      .execute();
   }
 
   /** Over the messages a phone claimed (device_id is set at the claim, cleared only by a re-queue). */

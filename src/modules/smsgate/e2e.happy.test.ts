@@ -1,14 +1,12 @@
 // The whole loop of a dual-SIM phone running the SMSGate app, driven by the app's test double
 // (test/support/smsgate-app.ts, written from the app's v1.68.0 source): enroll → register with
-// two SIM cards (numbers redacted, as the app sends them) → the operator sets the numbers → two cells → a send from each cell (REST) → SSE wake (MessageEnqueued) → claim →
+// two SIM cards (numbers redacted, as the app sends them) → the operator sets the numbers → two
+// cells → a send from each cell (REST) → SSE wake (MessageEnqueued) → claim →
 // Processed, Sent, Delivered (and Failed) → a signed sms:received on SIM 2 → system:ping. Runs on
 // SQLite and, with CELLGATE_TEST_POSTGRES_URL, on PostgreSQL.
 //
-// Where the server does not (yet) do what the app's source or contract §13 asks, the test is a
-// `todo` naming the gap; it still runs, and its failure is shown without failing the suite:
-//  - MISMATCH 2 (app source): GET /mobile/v1/message ignores `order`; the app asks `lifo` by
-//    default (MessagesSettings.kt processingOrder). The settings map now sets processing_order
-//    FIFO, so the app asks `fifo`; an explicit `lifo` still gets the oldest first.
+// The app asks `lifo` by default (MessagesSettings.kt processingOrder); the settings map sets
+// processing_order FIFO, so it asks `fifo`, and an explicit `lifo` gets the newest first.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { activeOrganization, admin, startApp, type TestApp } from '../../../test/harness.ts';
@@ -16,8 +14,6 @@ import { createCell } from '../../../test/support/cells.ts';
 import type { EventsConnection } from '../../../test/support/smsgate-sse.ts';
 import { SmsGateApp } from '../../../test/support/smsgate-app.ts';
 import { appFor, enroll, listening, readyPhone, setSimNumbers, twoSims } from '../../../test/support/smsgate-phone.ts';
-
-const LIFO_TODO = 'MISMATCH 2: GET /mobile/v1/message ignores order=lifo (the app default, MessagesSettings.kt)';
 
 type Cell = { id: string; phone_number: string | null; status: string };
 
@@ -284,7 +280,7 @@ describe('a dual-SIM phone running the SMSGate app, end to end', () => {
     assert.equal(phone.processingOrder, 'fifo', 'MessagesSettings.kt: LIFO unless the settings say FIFO');
   });
 
-  it('hands messages over newest first for an explicit ?order=lifo', { todo: LIFO_TODO }, async () => {
+  it('hands messages over newest first for an explicit ?order=lifo', async () => {
     t.clock.advance(60_000);
     const first = await send(cellOf(1), 'Older');
     t.clock.advance(1_000);

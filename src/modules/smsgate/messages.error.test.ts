@@ -84,6 +84,18 @@ describe('SMSGate state reports refused', () => {
     assert.equal(failed.status, 'failed');
   });
 
+  it('an order other than fifo or lifo is 400 and claims nothing', async () => {
+    const line = await mobileLine(t);
+    const id = await queuedOn(t, line);
+    for (const order of ['random', 'LIFO', '']) {
+      const response = await t.app.inject({ url: `/mobile/v1/message?order=${order}`, headers: line.phone.headers });
+      assert.equal(response.statusCode, 400, `${order}: ${response.body}`);
+      assert.match(String(response.headers['content-type']), /^application\/problem\+json/);
+      assert.deepEqual([response.json().code, response.json().errors?.[0]?.field], ['invalid_request', 'order']);
+    }
+    assert.equal((await read(t, line, id)).status, 'queued');
+  });
+
   it('a list over 100 states or 64 KiB is refused', async () => {
     const line = await mobileLine(t);
     const many = Array.from({ length: 101 }, (_, i) => ({ id: `msg_${i}`, state: 'Sent', recipients: [] }));

@@ -139,4 +139,27 @@ describe('SMSGate sending', () => {
       ['three'],
     );
   });
+
+  it('order=lifo hands out the newest first, within the same pacing; fifo and no order the oldest first', async () => {
+    const line = await mobileLine(t);
+    await t.app.inject({
+      method: 'PATCH',
+      url: `/v1/admin/devices/${line.phone.id}`,
+      headers: admin,
+      payload: { send_rate_per_minute: 2 },
+    });
+    const bodies = (messages: { message: string }[]) => messages.map((m) => m.message);
+    for (const body of ['one', 'two', 'three']) await sendFrom(t, line, body);
+    assert.deepEqual(bodies(await claim(t, line.phone.headers, 'lifo')), ['three', 'two']);
+    t.clock.advance(60_001);
+    assert.deepEqual(bodies(await claim(t, line.phone.headers, 'lifo')), ['one']);
+
+    t.clock.advance(60_001);
+    for (const body of ['four', 'five']) await sendFrom(t, line, body);
+    assert.deepEqual(bodies(await claim(t, line.phone.headers, 'fifo')), ['four', 'five']);
+    t.clock.advance(60_001);
+    for (const body of ['six', 'seven']) await sendFrom(t, line, body);
+    const unordered = await t.app.inject({ url: '/mobile/v1/message', headers: line.phone.headers });
+    assert.deepEqual(bodies(unordered.json()), ['six', 'seven']);
+  });
 });

@@ -54,7 +54,9 @@ export function registerSmsgateRoutes(app: App, smsgate: SmsgateService, events:
   app.get(
     `${MOBILE_PATH}/message`,
     { config: device, schema: { ...hidden, querystring: MessagesQuery } },
-    async (request, reply) => smsgate.claim(deviceOf(request).deviceId, hangUpSignal(request, reply)),
+    // GatewayApi.kt getMessages: the app asks its processing order (FIFO, as the settings map tells it).
+    async (request, reply) =>
+      smsgate.claim(deviceOf(request).deviceId, request.query.order ?? 'fifo', hangUpSignal(request, reply)),
   );
 
   app.get(`${MOBILE_PATH}/settings`, { config: device, schema: hidden }, async (request) =>

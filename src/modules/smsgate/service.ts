@@ -11,6 +11,7 @@ import type { DeviceSimsTable, DevicesTable } from '../devices/tables.ts';
 import type { DeliveryService } from '../messages/delivery.ts';
 import type { InboundService } from '../messages/inbound.ts';
 import type { DeviceReport } from '../messages/lifecycle.ts';
+import type { ClaimOrder } from '../messages/repository.ts';
 import { appMessage, settingsMap, STATE_EVENTS, webhookList, WebhookBody, type ProcessingState } from './protocol.ts';
 import { signatureProblem } from './signature.ts';
 
@@ -121,9 +122,9 @@ export class SmsgateService {
     });
   }
 
-  /** GET /message: claims under the native surface's rules, answered as the app's Message list. */
-  async claim(deviceId: string, hangUp: AbortSignal) {
-    const { messages } = await this.delivery.claim(deviceId, 10, 0, hangUp);
+  /** GET /message: claims under the native surface's rules, in the order asked, answered as the app's Message list. */
+  async claim(deviceId: string, order: ClaimOrder, hangUp: AbortSignal) {
+    const { messages } = await this.delivery.claim(deviceId, 10, 0, hangUp, order);
     if (messages.length === 0) return [];
     // Each message goes out on the SIM line of its own cell (two SIMs, two cells: contract §13).
     const { sims } = await this.phone(deviceId);

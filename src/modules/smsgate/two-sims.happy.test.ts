@@ -79,6 +79,39 @@ describe('SMSGate: two SIMs, two cells', () => {
     assert.deepEqual(await inboundOf(cellOne), []);
   });
 
+  it('order=lifo hands out the newest first across both lines; fifo the oldest first', async () => {
+    const phone = await mobilePhone(t, twoSims(nextNumber(), nextNumber()));
+    const org = await activeOrganization(t);
+    const cells = [await createCell(t, org.headers, 'SIM 1'), await createCell(t, org.headers, 'SIM 2')];
+    const send = async (cell: { id: string }, body: string) => {
+      const response = await t.app.inject({
+        method: 'POST',
+        url: `/v1/cells/${cell.id}/messages/send`,
+        headers: org.headers,
+        payload: { to: '+14155550199', body },
+      });
+      assert.equal(response.statusCode, 202, response.body);
+    };
+    const pull = async (order: string) => {
+      const response = await t.app.inject({ url: `/mobile/v1/message?order=${order}`, headers: phone.headers });
+      assert.equal(response.statusCode, 200, response.body);
+      return (response.json() as Array<{ simNumber: number; message: string }>).map((m) => [m.simNumber, m.message]);
+    };
+    for (const [i, body] of ['a', 'b', 'c', 'd'].entries()) await send(cells[i % 2], body);
+    assert.deepEqual(await pull('lifo'), [
+      [2, 'd'],
+      [1, 'c'],
+      [2, 'b'],
+      [1, 'a'],
+    ]);
+    for (const [i, body] of ['e', 'f', 'g'].entries()) await send(cells[(i + 1) % 2], body);
+    assert.deepEqual(await pull('fifo'), [
+      [2, 'e'],
+      [1, 'f'],
+      [2, 'g'],
+    ]);
+  });
+
   it('a SIM line the operator gives a number takes the cell waiting for a phone', async () => {
     const phone = await mobilePhone(t, twoSims(nextNumber(), null));
     const org = await activeOrganization(t);

@@ -4,7 +4,7 @@
 import { html, join, type Html } from '../../../lib/html.ts';
 import { revealOnce, stateTag, when } from '../account/shared.ts';
 import { telemetryChart, telemetryTable, type TelemetryPoint } from './chart.ts';
-import type { FleetFilter, FleetRow } from './fleet.ts';
+import type { FleetFilter, FleetLine, FleetRow } from './fleet.ts';
 import { csrfInput, sectionPage } from './layout.ts';
 import type { OperatorSession } from './service.ts';
 import { devicePath } from './http.ts';
@@ -61,15 +61,38 @@ export function presence(row: FleetRow): Html {
   return row.device.online ? stateTag('ok', 'Online') : stateTag(row.device.last_seen_at ? 'bad' : 'idle', 'Offline');
 }
 
+function organizationLink(id: string | null, name: string | null, none: string): Html {
+  return id
+    ? html`<a href="${BASE}/organizations/${encodeURIComponent(id)}">${name ?? id}</a>`
+    : html`<span class="small">${none}</span>`;
+}
+
+const noCell = html`<span class="small">No cell</span>`;
+
+/** A line's SIM and number: "SIM 2 +1415…" (or "no number yet"). */
+function simOf(line: FleetLine): Html {
+  return html`SIM ${line.simNumber} ${line.phoneNumber ? html`<span class="mono">${line.phoneNumber}</span>` : html`<span class="small">no number yet</span>`}`;
+}
+
+/** The cell and organization of each SIM line of a dual-SIM phone (two SIMs, two cells); of the phone otherwise. */
+function cellsOf(row: FleetRow): Html {
+  if (row.lines.length < 2)
+    return html`${row.cellName ? row.cellName : noCell}<br>${organizationLink(row.organizationId, row.organizationName, 'Free')}`;
+  return join(
+    row.lines.map(
+      (line) =>
+        html`<span class="small">${simOf(line)}:</span> ${line.cellName ?? noCell}${line.cellId ? html` <span class="small">(${organizationLink(line.organizationId, line.organizationName, 'Free')})</span>` : ''}`,
+    ),
+    html`<br>`,
+  );
+}
+
 /** One phone's row; the live view replaces it by its id. */
 export function fleetRow(row: FleetRow): Html {
   const d = row.device;
-  const organization = row.organizationId
-    ? html`<a href="${BASE}/organizations/${encodeURIComponent(row.organizationId)}">${row.organizationName ?? row.organizationId}</a>`
-    : html`<span class="small">Free</span>`;
   return html`<tr id="device-${d.id}">
 <th scope="row"><a href="${devicePath(d.id)}" class="mono">${d.phone_number ?? d.id}</a>${d.label ? html`<br><span class="small">${d.label}</span>` : ''}</th>
-<td data-label="Cell and organization">${row.cellName ? row.cellName : html`<span class="small">No cell</span>`}<br>${organization}</td>
+<td data-label="Cell and organization">${cellsOf(row)}</td>
 <td data-label="Presence">${presence(row)}<br><span class="small">Last seen </span>${when(d.last_seen_at)}</td>
 <td data-label="Health">${health(row)}</td>
 <td data-label="Battery" class="num">${battery(row)}</td>
@@ -118,6 +141,17 @@ ${join(rows.map(fleetRow), '\n')}
 </table>
 </div>`,
   );
+}
+
+/** Each SIM line with its carrier, and the cell it carries with that cell's organization. */
+function simLines(lines: FleetLine[]): Html {
+  const item = (line: FleetLine) =>
+    html`<li>${simOf(line)}${line.carrier ? html` <span class="small">${line.carrier}</span>` : ''}: ${
+      line.cellId
+        ? html`${line.cellName ?? ''} <span class="small mono">${line.cellId}</span>, ${organizationLink(line.organizationId, line.organizationName, 'None')}`
+        : 'No cell'
+    }</li>`;
+  return html`<ul>${join(lines.map(item), '\n')}</ul>`;
 }
 
 export interface FailureView {
@@ -248,13 +282,14 @@ ${reveal}
 <dt>Presence</dt><dd>${presence(row)} <span class="small">last seen</span> ${when(d.last_seen_at)}</dd>
 <dt>Cell</dt><dd>${row.cellName ? html`${row.cellName} <span class="small mono">${d.cell_id ?? ''}</span>` : 'No cell'}</dd>
 <dt>Organization</dt><dd>${row.organizationId ? html`<a href="${BASE}/organizations/${encodeURIComponent(row.organizationId)}">${row.organizationName ?? row.organizationId}</a>` : 'None'}</dd>
+${row.lines.length > 0 ? html`<dt>SIM lines</dt><dd>${simLines(row.lines)}</dd>` : ''}
 <dt>Battery</dt><dd>${battery(row)}</dd>
 <dt>Signal</dt><dd>${d.signal_dbm === null ? 'Not reported' : `${d.signal_dbm} dBm`}</dd>
 <dt>App</dt><dd>${d.app_version ? d.app_version : 'Not reported'}</dd>
 <dt>Capabilities</dt><dd>${capabilities(row)}</dd>
 <dt>Health</dt><dd>${health(row)}</dd>
 <dt>Send rate</dt><dd>${d.send_rate_per_minute} segments per minute, ${d.daily_send_limit} per day</dd>
-<dt>Queued for its cell</dt><dd>${row.queued}</dd>
+<dt>Queued for its ${row.lines.length > 1 ? 'cells' : 'cell'}</dt><dd>${row.queued}</dd>
 <dt>Last 24 hours</dt><dd>${row.device.sent_24h} sent, ${row.device.failed_24h} failed</dd>
 </dl>
 <p><a href="${BASE}/audit?target_id=${encodeURIComponent(d.id)}">Operator actions on this phone</a></p>

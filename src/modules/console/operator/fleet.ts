@@ -13,12 +13,26 @@ export const RECENT_FAILURES = 20;
 
 export type { DeviceView };
 
+/** A SIM line of an SMSGate phone with the cell it carries (two SIMs, two cells: issue 34). */
+export interface FleetLine {
+  simNumber: number;
+  phoneNumber: string | null;
+  carrier: string | null;
+  cellId: string | null;
+  cellName: string | null;
+  organizationId: string | null;
+  organizationName: string | null;
+}
+
 export interface FleetRow {
   device: DeviceView;
   cellName: string | null;
   organizationId: string | null;
   organizationName: string | null;
+  /** Queued for the cells it carries (both lines' on a dual-SIM phone). */
   queued: number;
+  /** An SMSGate phone's SIM lines; empty for a phone of the native surface (one line: its number). */
+  lines: FleetLine[];
 }
 
 export type FleetFilter = 'all' | 'offline' | 'unhealthy' | 'paused';
@@ -32,6 +46,7 @@ const KEEPS: Record<FleetFilter, (row: FleetRow) => boolean> = {
 };
 
 type Joined = NonNullable<Awaited<ReturnType<OperatorRepository['device']>>>;
+type JoinedLine = Awaited<ReturnType<OperatorRepository['lines']>>[number];
 
 export class FleetView {
   private readonly repo: OperatorRepository;
@@ -45,30 +60,38 @@ export class FleetView {
   }
 
   /** Rows of the joined reads, each phone as the admin surface shows it (with its last 24 hours). */
-  private async rows(joined: Joined[], queued: Map<string, number>): Promise<FleetRow[]> {
+  private async rows(joined: Joined[], joinedLines: JoinedLine[], queued: Map<string, number>): Promise<FleetRow[]> {
     const devices = joined.map(({ cell_name: _c, organization_id: _o, organization_name: _n, ...device }) => device);
     const views = await this.devices.views(devices);
-    return joined.map((row, index) => ({
-      device: views[index],
-      cellName: row.cell_name,
-      organizationId: row.organization_id,
-      organizationName: row.organization_name,
-      queued: row.cell_id ? (queued.get(row.cell_id) ?? 0) : 0,
-    }));
+    const linesOf = new Map<string, FleetLine[]>();
+    for (const line of joinedLines) linesOf.set(line.device_id, [...(linesOf.get(line.device_id) ?? []), lineOf(line)]);
+    return joined.map((row, index) => {
+      const lines = linesOf.get(row.id) ?? [];
+      const cells = new Set([row.cell_id, ...lines.map((line) => line.cellId)]);
+      return {
+        device: views[index],
+        cellName: row.cell_name,
+        organizationId: row.organization_id,
+        organizationName: row.organization_name,
+        queued: [...cells].reduce((sum, cell) => sum + (cell ? (queued.get(cell) ?? 0) : 0), 0),
+        lines,
+      };
+    });
   }
 
   /** Every phone (oldest first), narrowed by the filter. */
   async fleet(filter: FleetFilter = 'all'): Promise<FleetRow[]> {
-    const [joined, queued] = await Promise.all([this.repo.fleet(), this.repo.queuedByCell()]);
-    return (await this.rows(joined, queued)).filter(KEEPS[filter]);
+    const [joined, lines, queued] = await Promise.all([this.repo.fleet(), this.repo.lines(), this.repo.queuedByCell()]);
+    return (await this.rows(joined, lines, queued)).filter(KEEPS[filter]);
   }
 
   /** One phone's row; 404 when it is not in the inventory. */
   async device(id: string): Promise<FleetRow> {
-    const joined = await this.repo.device(id);
+    const [joined, lines] = await Promise.all([this.repo.device(id), this.repo.lines(id)]);
     if (!joined) throw notFound('device');
-    const queued = joined.cell_id ? await this.repo.queuedByCell(joined.cell_id) : new Map<string, number>();
-    return (await this.rows([joined], queued))[0];
+    const cells = [joined.cell_id, ...lines.map((line) => line.cell_id)].filter((cell) => cell !== null);
+    const queued = await this.repo.queuedByCell([...new Set(cells)]);
+    return (await this.rows([joined], lines, queued))[0];
   }
 
   /** Battery, charging and signal as reported over the last 24 hours, oldest first. */
@@ -86,4 +109,16 @@ export class FleetView {
   recentFailures(id: string) {
     return this.repo.recentFailures(id, RECENT_FAILURES);
   }
+}
+
+function lineOf(line: JoinedLine): FleetLine {
+  return {
+    simNumber: line.sim_number,
+    phoneNumber: line.phone_number,
+    carrier: line.carrier,
+    cellId: line.cell_id,
+    cellName: line.cell_name,
+    organizationId: line.organization_id,
+    organizationName: line.organization_name,
+  };
 }

@@ -1,6 +1,6 @@
 // SQL of the operator console: its sessions, and the fleet's read-only views. Like the metrics
 // repository, the fleet reads span modules' tables on purpose (devices with their cell and
-// organization, queue depth per cell, each phone's latest failures): they are the operator's view of
+// organization, SIM lines with theirs, queue depth per cell, each phone's latest failures): they are the operator's view of
 // the whole rack, one grouped read each, and nothing else would call them through a service.
 import type { Kysely } from 'kysely';
 import type { DB } from '../../../db/schema.ts';
@@ -70,13 +70,41 @@ export class OperatorRepository {
       .executeTakeFirst();
   }
 
-  /** Queued (unclaimed) messages per cell; `cellId` narrows to one. */
-  async queuedByCell(cellId?: string): Promise<Map<string, number>> {
+  /**
+   * The SIM lines of SMSGate phones (two at most each), each with the cell it carries and that
+   * cell's organization; `deviceId` narrows to one phone.
+   */
+  lines(deviceId?: string) {
+    let query = this.db
+      .selectFrom('device_sims')
+      .leftJoin('cells', 'cells.id', 'device_sims.cell_id')
+      .leftJoin('organizations', 'organizations.id', 'cells.organization_id')
+      .select([
+        'device_sims.device_id',
+        'device_sims.sim_number',
+        'device_sims.phone_number',
+        'device_sims.carrier',
+        'device_sims.cell_id',
+        'cells.display_name as cell_name',
+        'organizations.id as organization_id',
+        'organizations.name as organization_name',
+      ]);
+    if (deviceId) query = query.where('device_sims.device_id', '=', deviceId);
+    return query
+      .orderBy('device_sims.device_id')
+      .orderBy('device_sims.sim_number')
+      .limit(2 * FLEET_LIMIT)
+      .execute();
+  }
+
+  /** Queued (unclaimed) messages per cell; `cellIds` narrows to those (one phone's). */
+  async queuedByCell(cellIds?: readonly string[]): Promise<Map<string, number>> {
+    if (cellIds?.length === 0) return new Map();
     let query = this.db
       .selectFrom('messages')
       .select((eb) => ['cell_id', eb.fn.countAll<number | string>().as('n')])
       .where('status', '=', 'queued');
-    if (cellId) query = query.where('cell_id', '=', cellId);
+    if (cellIds) query = query.where('cell_id', 'in', cellIds);
     const rows = await query.groupBy('cell_id').execute();
     return new Map(rows.map((row) => [row.cell_id, Number(row.n)]));
   }
