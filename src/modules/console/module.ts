@@ -34,6 +34,7 @@ import { buildOperatorConsole, registerOperatorConsole, type OperatorConsole } f
 import type { AdminAuthenticate, AdminTokenActive } from './operator/service.ts';
 import type { OperatorOperations } from './operator/module.ts';
 import { ConsoleGuard } from './guard.ts';
+import { signedInScope } from './binder.ts';
 import { registerSessionConsentRoute } from './consent-session-route.ts';
 import { consoleHttp, type ConsoleHttp } from './http.ts';
 import { ConsoleRepository } from './repository.ts';
@@ -140,10 +141,12 @@ export function register(app: App, module: ConsoleModule): void {
   registerCellManagement(app, module);
   registerMessageSearchPages(app, module);
   registerCodesPages(app, module);
-  registerPodPages(app, module);
-  registerContactListPages(app, module);
   registerSignUpPages(app, module);
   registerAccountPages(app, module);
   registerSessionConsentRoute(app, module);
   registerOperatorConsole(app, module.operator);
+  signedInScope(app, module, (scope) => {
+    registerPodPages(scope, module);
+    registerContactListPages(scope, module);
+  });
 }
