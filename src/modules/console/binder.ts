@@ -87,6 +87,8 @@ export interface Ask {
   query: Record<string, string>;
   body: Record<string, string>;
   call<Op extends ConsoleOperation>(op: Op, input: InputOf<Op>): Promise<OutOf<Op>>;
+  /** Sends a page with a status other than 200 (a form shown again with its errors). */
+  send(status: number, page: Html): FastifyReply;
 }
 
 /** A form's refusal as its page shows it: what was typed, an error per field, a notice for the whole form. */
@@ -119,6 +121,7 @@ const WANTED: Record<string, string> = {
 /** The forms' names of the API's fields, for a message that starts with the field ("to.3 must ..."). */
 const LABELS: Record<string, string> = {
   name: 'The name',
+  display_name: 'The name',
   to: 'The number',
   body: 'The message',
   participant: 'The number',
@@ -313,6 +316,7 @@ export class Binder {
       query: texts(request.query),
       body: texts(request.body),
       call: this.caller(session),
+      send: (status, page) => sendPage(reply, status, page),
     };
   }
 }

@@ -23,7 +23,7 @@ import type { OAuthService } from '../oauth/service.ts';
 import type { OrganizationsService } from '../organizations/service.ts';
 import type { WebhooksModule } from '../webhooks/module.ts';
 import { registerAccountPages } from './account/routes.ts';
-import { registerConversationPages } from './conversations/routes.ts';
+import { registerCellsScript, registerConversationPages } from './conversations/routes.ts';
 import { registerMessageSearchPages } from './messages/routes.ts';
 import { registerCodesPages } from './codes/routes.ts';
 import { registerPodPages } from './pods/routes.ts';
@@ -137,8 +137,7 @@ export function build(deps: {
 export function register(app: App, module: ConsoleModule): void {
   registerConsoleErrorPages(app);
   registerConsoleRoutes(app, module);
-  registerConversationPages(app, module);
-  registerCellManagement(app, module);
+  registerCellsScript(app);
   registerMessageSearchPages(app, module);
   registerCodesPages(app, module);
   registerSignUpPages(app, module);
@@ -146,6 +145,8 @@ export function register(app: App, module: ConsoleModule): void {
   registerSessionConsentRoute(app, module);
   registerOperatorConsole(app, module.operator);
   signedInScope(app, module, (scope) => {
+    registerConversationPages(scope, module);
+    registerCellManagement(scope, module);
     registerPodPages(scope, module);
     registerContactListPages(scope, module);
   });
