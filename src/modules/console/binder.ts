@@ -134,6 +134,8 @@ const LABELS: Record<string, string> = {
   url: 'The URL',
   amount_usd: 'The amount',
   tier: 'The plan',
+  intent: 'What to pay for',
+  event_types: 'The events',
 };
 
 /** The API's message without its leading JSON field path ("to.3 must match …" → "must match …"). */
@@ -175,7 +177,8 @@ export function refusalOf(
 
 /** A section's binding: its page context's section, its way back, the thing its 404 names. */
 export interface SectionOptions {
-  section: ConsoleSection;
+  /** The nav's current section (none: the consent page). */
+  section?: ConsoleSection;
   back: { href: string; text: string };
   /** What a not_found names by default ("pod": "Pod not found"). */
   missing: string;

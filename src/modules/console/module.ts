@@ -38,7 +38,7 @@ import { signedInScope } from './binder.ts';
 import { registerSessionConsentRoute } from './consent-session-route.ts';
 import { consoleHttp, type ConsoleHttp } from './http.ts';
 import { ConsoleRepository } from './repository.ts';
-import { registerConsoleRoutes } from './routes.ts';
+import { registerConsentPages, registerConsoleRoutes } from './routes.ts';
 import { registerConsoleErrorPages } from './error-pages.ts';
 import { ConsoleService } from './service.ts';
 import { isLoopbackUrl } from '../../config.ts';
@@ -138,15 +138,16 @@ export function register(app: App, module: ConsoleModule): void {
   registerConsoleErrorPages(app);
   registerConsoleRoutes(app, module);
   registerCellsScript(app);
-  registerMessageSearchPages(app, module);
-  registerCodesPages(app, module);
   registerSignUpPages(app, module);
-  registerAccountPages(app, module);
   registerSessionConsentRoute(app, module);
   registerOperatorConsole(app, module.operator);
   signedInScope(app, module, (scope) => {
     registerConversationPages(scope, module);
     registerCellManagement(scope, module);
+    registerAccountPages(scope, module);
+    registerMessageSearchPages(scope, module);
+    registerCodesPages(scope, module);
+    registerConsentPages(scope, module);
     registerPodPages(scope, module);
     registerContactListPages(scope, module);
   });
