@@ -34,12 +34,6 @@ export async function actAsConsole<T>(
   return body;
 }
 
-/** actAsConsole with the console's invoker, for a module's pages. */
-export const consoleActor =
-  (invoker: Invoker) =>
-  <T>(session: ConsoleSession, op: AnyOperation, input: Record<string, unknown>): Promise<T> =>
-    actAsConsole<T>(invoker, session, op, input);
-
 /**
  * A create from a form that carries a client_id: the same form sent twice creates once (the second
  * answers the first); sent again with another body (back button, edited) it creates another, under

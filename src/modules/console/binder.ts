@@ -32,7 +32,7 @@ declare module 'fastify' {
 }
 
 /** Routes of the signed-in scope: console pages, never in the API document, with the session hook's checks instead of an API credential. */
-export const CONSOLE_ROUTE = { config: { auth: 'public' as const }, schema: { hide: true } };
+const CONSOLE_ROUTE = { config: { auth: 'public' as const }, schema: { hide: true } };
 export const STREAM_ROUTE = { config: { auth: 'public' as const, consoleStream: true }, schema: { hide: true } };
 
 /** Registers signed-in pages in one scope: the form parser and the session hook, once for all of them. */

@@ -28,7 +28,7 @@ const WORDS: Record<QuietField, string> = {
 };
 
 /** What the post asks for: clear, or set these (each field trimmed; empty ones already errors). */
-export function readQuietHours(body: unknown): { clear: true } | { clear: false; form: QuietHoursForm } {
+function readQuietHours(body: unknown): { clear: true } | { clear: false; form: QuietHoursForm } {
   const fields = (body ?? {}) as Record<string, unknown>;
   if (fields.action === 'clear') return { clear: true };
   const value = (name: QuietField) => (typeof fields[name] === 'string' ? fields[name].trim() : '');
@@ -40,10 +40,10 @@ export function readQuietHours(body: unknown): { clear: true } | { clear: false;
   return { clear: false, form: { values, errors } };
 }
 
-export const hasQuietErrors = (form: QuietHoursForm) => Object.keys(form.errors).length > 0;
+const hasQuietErrors = (form: QuietHoursForm) => Object.keys(form.errors).length > 0;
 
 /** The service's refusal of the hours as the form's errors, or null for another error. */
-export function quietErrorsOf(error: unknown, form: QuietHoursForm): QuietHoursForm | null {
+function quietErrorsOf(error: unknown, form: QuietHoursForm): QuietHoursForm | null {
   if (!(error instanceof ApiError) || error.code !== 'invalid_request' || !error.errors?.length) return null;
   const errors: QuietHoursForm['errors'] = {};
   for (const e of error.errors) {
