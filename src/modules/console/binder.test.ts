@@ -7,7 +7,7 @@ import { ApiError } from '../../lib/errors.ts';
 import { html } from '../../lib/html.ts';
 import type { Invoker } from '../../operations/invoke.ts';
 import { defineOperation } from '../../operations/operation.ts';
-import { Binder, FormRefusal, refusalOf, signedInScope, STREAM_ROUTE } from './binder.ts';
+import { consoleBinder, FormRefusal, refusalOf, sessionOf, signedInScope, STREAM_ROUTE } from './binder.ts';
 import type { ConsoleModule } from './module.ts';
 import type { ConsoleSession } from './service.ts';
 
@@ -74,8 +74,8 @@ const module = { guard, dashboard: { invoker } } as unknown as ConsoleModule;
 describe('console binder', () => {
   const app = Fastify().withTypeProvider<TypeBoxTypeProvider>();
   before(async () => {
-    signedInScope(app, module, (scope) => {
-      const bind = new Binder(scope, module, {
+    signedInScope(app, guard, (scope) => {
+      const bind = consoleBinder(scope, module, {
         section: 'pods',
         back: { href: '/console/things', text: 'See your things' },
         missing: 'thing',
@@ -96,7 +96,7 @@ describe('console binder', () => {
       scope.get(
         '/console/things/live',
         STREAM_ROUTE,
-        async (request) => `stream of ${request.consoleSession?.organizationId}`,
+        async (request) => `stream of ${sessionOf(request).organizationId}`,
       );
     });
     await app.ready();

@@ -1,9 +1,10 @@
-// How a signed-in console page is bound. `signedInScope` registers the console's pages in one
+// How a signed-in console page is bound. `signedInScope` registers a console's pages in one
 // scope whose one hook finds the session before any handler runs: a page without one redirects
 // to sign-in (coming back after), a form post must come from the console's origin and carry the
 // session's CSRF token, a live stream without one is a plain 401. A section then binds its pages
 // with `view` (GET) and `form`/`post` (POST) over a typed invoke as the session; an operation's
-// refusal becomes the form's errors, a not_found the section's 404 page, in this file only.
+// refusal becomes the form's errors, a not_found the section's 404 page, in this file only. The
+// organization console and the operator console each bind through their own `Door`.
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Static, TObject } from 'typebox';
 import type { App } from '../../http/types.ts';
@@ -26,8 +27,8 @@ declare module 'fastify' {
     consoleStream?: boolean;
   }
   interface FastifyRequest {
-    /** The console session the signed-in scope's hook found (null outside that scope). */
-    consoleSession: ConsoleSession | null;
+    /** The session the signed-in scope's hook found (the scope's console's; null outside a scope). */
+    consoleSession: unknown;
   }
 }
 
@@ -35,9 +36,15 @@ declare module 'fastify' {
 const CONSOLE_ROUTE = { config: { auth: 'public' as const }, schema: { hide: true } };
 export const STREAM_ROUTE = { config: { auth: 'public' as const, consoleStream: true }, schema: { hide: true } };
 
+/** How a console finds its session: each answers for the caller (redirect, 401, 403) and gives null when there is none. */
+export interface SessionGuard<S> {
+  session(request: FastifyRequest): Promise<S | null>;
+  page(request: FastifyRequest, reply: FastifyReply): Promise<S | null>;
+  posted(request: FastifyRequest, reply: FastifyReply, csrfToken: string): Promise<S | null>;
+}
+
 /** Registers signed-in pages in one scope: the form parser and the session hook, once for all of them. */
-export function signedInScope(app: App, module: ConsoleModule, register: (scope: App) => void): void {
-  const { guard } = module;
+export function signedInScope<S>(app: App, guard: SessionGuard<S>, register: (scope: App) => void): void {
   app.register(async (scope) => {
     registerFormParser(scope);
     scope.decorateRequest('consoleSession', null);
@@ -60,11 +67,11 @@ export function signedInScope(app: App, module: ConsoleModule, register: (scope:
   });
 }
 
-/** The session the hook found; only ever called in the signed-in scope. */
-export function sessionOf(request: FastifyRequest): ConsoleSession {
+/** The session the hook found; only ever called in a signed-in scope (of the console whose session `S` is). */
+export function sessionOf<S = ConsoleSession>(request: FastifyRequest): S {
   const session = request.consoleSession;
   if (!session) throw new Error('A signed-in console route ran outside the signed-in scope.');
-  return session;
+  return session as S;
 }
 
 /** An operation's answer (what its run resolves to). */
@@ -77,11 +84,11 @@ export type InputOf<Op> = Op extends Operation<infer In, any, any> ? { [K in key
 type ConsoleOperation = Operation<any, any, any>;
 
 /** What a binding's functions get: the request, the session and its page context, the typed invoke. */
-export interface Ask {
+export interface Ask<S = ConsoleSession, C = SignedInContext> {
   request: FastifyRequest;
   reply: FastifyReply;
-  session: ConsoleSession;
-  context: SignedInContext;
+  session: S;
+  context: C;
   /** The route's parameters, the query's and the form's text fields. */
   params: Record<string, string>;
   query: Record<string, string>;
@@ -142,10 +149,10 @@ const LABELS: Record<string, string> = {
 const withoutPath = (field: string, message: string) =>
   message.startsWith(`${field} `) ? message.slice(field.length + 1) : message;
 
-function sayField(name: string, field: string, message: string): string {
+function sayField(name: string, field: string, message: string, labels: Record<string, string>): string {
   if (WANTED[name] && /fewer than 1 characters|equal to one of the allowed values/.test(message)) return WANTED[name];
   const rest = withoutPath(field, message);
-  if (rest !== message) return `${LABELS[name] ?? 'This field'} ${rest}`;
+  if (rest !== message) return `${labels[name] ?? LABELS[name] ?? 'This field'} ${rest}`;
   return message.charAt(0).toUpperCase() + message.slice(1);
 }
 
@@ -158,6 +165,7 @@ export function refusalOf(
   error: unknown,
   values: Record<string, string>,
   codeFields: Record<string, string> = {},
+  labels: Record<string, string> = {},
 ): Refusal | null {
   if (error instanceof FormRefusal) return { values, errors: error.errors, status: error.status };
   if (!(error instanceof ApiError) || error.code === 'not_found' || error.status >= 500) return null;
@@ -168,22 +176,31 @@ export function refusalOf(
       refusal.errors[name] ??=
         index !== undefined && /^\d+$/.test(index)
           ? `Line ${Number(index) + 1}: ${withoutPath(e.field, e.message)}`
-          : sayField(name, e.field, e.message);
+          : sayField(name, e.field, e.message, labels);
     }
   } else if (Object.hasOwn(codeFields, error.code)) refusal.errors[codeFields[error.code]] = error.message;
   else refusal.notice = error.message;
   return refusal;
 }
 
+/** A console's door: its session, its pages' context and message page, its invoke as the session. */
+export interface Door<S, C, Section extends string> {
+  context(session: S, section?: Section): C;
+  call(session: S, op: ConsoleOperation, input: Record<string, unknown>): Promise<unknown>;
+  messagePage(context: C, title: string, message: string, link?: { href: string; text: string }): Html;
+}
+
 /** A section's binding: its page context's section, its way back, the thing its 404 names. */
-export interface SectionOptions {
+export interface SectionOptions<C = SignedInContext, Section extends string = ConsoleSection> {
   /** The nav's current section (none: the consent page). */
-  section?: ConsoleSection;
+  section?: Section;
   back: { href: string; text: string };
   /** What a not_found names by default ("pod": "Pod not found"). */
   missing: string;
   /** The section's own 404 page, instead of "<Missing> not found". */
-  notFound?: (context: SignedInContext, missing: string) => Html;
+  notFound?: (context: C, missing: string) => Html;
+  /** The section's words for the API's fields in its form errors, beyond the console's ("The tier"). */
+  labels?: Record<string, string>;
 }
 
 /** What a binding answers: a page (200), a location (303), or the reply it already sent. */
@@ -196,22 +213,22 @@ interface BindOptions {
   route?: Record<string, unknown>;
 }
 
-export interface FormSpec<Op extends ConsoleOperation> extends BindOptions {
+export interface FormSpec<Op extends ConsoleOperation, A> extends BindOptions {
   /** The operation's input from the form; may throw a FormRefusal. */
-  input: (ask: Ask) => InputOf<Op>;
+  input: (ask: A) => InputOf<Op>;
   /** The page again, with the refusal (its status is the refusal's). */
-  page: (ask: Ask, refusal: Refusal) => Promise<Html>;
+  page: (ask: A, refusal: Refusal) => Promise<Html>;
   /** After the operation: where to go (303), or a page. */
-  done: (ask: Ask, result: OutOf<Op>) => Answer | Promise<Answer>;
+  done: (ask: A, result: OutOf<Op>) => Answer | Promise<Answer>;
   /** Codes the form shows on a field rather than as its notice. */
   codeFields?: Record<string, string>;
 }
 
-export interface PostSpec extends BindOptions {
+export interface PostSpec<A> extends BindOptions {
   /** The post's work (one or more calls); where to go after it, or a page. */
-  run: (ask: Ask) => Promise<Answer>;
+  run: (ask: A) => Promise<Answer>;
   /** The page again with a refusal; without it, a refusal other than a 404 propagates. */
-  page?: (ask: Ask, refusal: Refusal) => Promise<Html>;
+  page?: (ask: A, refusal: Refusal) => Promise<Html>;
   codeFields?: Record<string, string>;
 }
 
@@ -222,19 +239,33 @@ const texts = (fields: unknown): Record<string, string> =>
     ),
   );
 
-export class Binder {
-  private readonly scope: App;
-  private readonly module: ConsoleModule;
-  private readonly options: SectionOptions;
+/** The organization console's door: its sessions, its pages, invoke as the session's organization. */
+export function consoleDoor(module: ConsoleModule): Door<ConsoleSession, SignedInContext, ConsoleSection> {
+  const invoker = module.dashboard.invoker;
+  return {
+    context: (session, section) => contextOf(session, section),
+    call: (session, op, input) => actAsConsole(invoker, session, op, input),
+    messagePage,
+  };
+}
 
-  constructor(scope: App, module: ConsoleModule, options: SectionOptions) {
+/** A section of the organization console. */
+export const consoleBinder = (scope: App, module: ConsoleModule, options: SectionOptions) =>
+  new Binder(scope, consoleDoor(module), options);
+
+export class Binder<S = ConsoleSession, C = SignedInContext, Section extends string = ConsoleSection> {
+  private readonly scope: App;
+  private readonly door: Door<S, C, Section>;
+  private readonly options: SectionOptions<C, Section>;
+
+  constructor(scope: App, door: Door<S, C, Section>, options: SectionOptions<C, Section>) {
     this.scope = scope;
-    this.module = module;
+    this.door = door;
     this.options = options;
   }
 
   /** A GET page: its content, or a refusal of the reading as the section's 404 or 400 page. */
-  view(path: string, show: (ask: Ask) => Promise<Answer>, options: BindOptions = {}): void {
+  view(path: string, show: (ask: Ask<S, C>) => Promise<Answer>, options: BindOptions = {}): void {
     this.scope.get(path, { ...CONSOLE_ROUTE, ...options.route }, async (request, reply) => {
       const ask = this.ask(request, reply);
       try {
@@ -246,7 +277,7 @@ export class Binder {
   }
 
   /** A form bound to one operation: input → invoke → 303 (or a page); a refusal → the page with the form's errors. */
-  form<Op extends ConsoleOperation>(path: string, op: Op, spec: FormSpec<Op>): void {
+  form<Op extends ConsoleOperation>(path: string, op: Op, spec: FormSpec<Op, Ask<S, C>>): void {
     this.post(path, {
       ...spec,
       run: async (ask) => spec.done(ask, await ask.call(op, spec.input(ask))),
@@ -254,13 +285,13 @@ export class Binder {
   }
 
   /** A form post whose work is more than one call. */
-  post(path: string, spec: PostSpec): void {
+  post(path: string, spec: PostSpec<Ask<S, C>>): void {
     this.scope.post(path, { ...CONSOLE_ROUTE, ...spec.route }, async (request, reply) => {
       const ask = this.ask(request, reply);
       try {
         return await this.answer(ask, await spec.run(ask));
       } catch (error) {
-        const refusal = spec.page ? refusalOf(error, ask.body, spec.codeFields) : null;
+        const refusal = spec.page ? refusalOf(error, ask.body, spec.codeFields, this.options.labels) : null;
         if (!refusal || !spec.page) return this.refused(ask, error, spec.missing);
         try {
           return await sendPage(reply, refusal.status, await spec.page(ask, refusal));
@@ -272,23 +303,28 @@ export class Binder {
   }
 
   /** The answer of a binding: a page, a 303 to a location, or the reply already sent. */
-  private answer(ask: Ask, answer: Answer): FastifyReply | Promise<FastifyReply> {
+  private answer(ask: Ask<S, C>, answer: Answer): FastifyReply | Promise<FastifyReply> {
     if (answer instanceof Html) return sendPage(ask.reply, 200, answer);
     if (typeof answer === 'string') return redirect(ask.reply, answer);
     return answer;
   }
 
   /** The one mapping of a read's refusal: 404 (unknown or another organization's), 400 (a bad list link), 409. */
-  private refused(ask: Ask, error: unknown, missing = this.options.missing): FastifyReply | Promise<FastifyReply> {
+  private refused(
+    ask: Ask<S, C>,
+    error: unknown,
+    missing = this.options.missing,
+  ): FastifyReply | Promise<FastifyReply> {
     if (!(error instanceof ApiError)) throw error;
     const { context } = ask;
     const { back } = this.options;
+    const page = this.door.messagePage;
     if (error.code === 'not_found')
       return sendPage(
         ask.reply,
         404,
         this.options.notFound?.(context, missing) ??
-          messagePage(
+          page(
             context,
             `${capitalized(missing)} not found`,
             `This ${missing} does not exist or belongs to another organization.`,
@@ -296,25 +332,24 @@ export class Binder {
           ),
       );
     if (error.code === 'invalid_request' && error.errors?.some((e) => e.field === 'cursor'))
-      return sendPage(ask.reply, 400, messagePage(context, 'Page not found', 'This list link is not valid.', back));
+      return sendPage(ask.reply, 400, page(context, 'Page not found', 'This list link is not valid.', back));
     if (error.code === 'conflict' || error.code === 'billing_disabled')
-      return sendPage(ask.reply, 409, messagePage(context, 'Not possible right now', error.message, back));
+      return sendPage(ask.reply, 409, page(context, 'Not possible right now', error.message, back));
     throw error;
   }
 
   /** The typed invoke as the session (for a route the binder does not answer, a live stream). */
-  caller(session: ConsoleSession): Ask['call'] {
-    const invoker = this.module.dashboard.invoker;
-    return (op, input) => actAsConsole(invoker, session, op, input as Record<string, unknown>);
+  caller(session: S): Ask<S, C>['call'] {
+    return (op, input) => this.door.call(session, op, input as Record<string, unknown>) as never;
   }
 
-  private ask(request: FastifyRequest, reply: FastifyReply): Ask {
-    const session = sessionOf(request);
+  private ask(request: FastifyRequest, reply: FastifyReply): Ask<S, C> {
+    const session = sessionOf<S>(request);
     return {
       request,
       reply,
       session,
-      context: contextOf(session, this.options.section),
+      context: this.door.context(session, this.options.section),
       params: texts(request.params),
       query: texts(request.query),
       body: texts(request.body),

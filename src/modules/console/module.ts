@@ -141,7 +141,7 @@ export function register(app: App, module: ConsoleModule): void {
   registerSignUpPages(app, module);
   registerSessionConsentRoute(app, module);
   registerOperatorConsole(app, module.operator);
-  signedInScope(app, module, (scope) => {
+  signedInScope(app, module.guard, (scope) => {
     registerConversationPages(scope, module);
     registerCellManagement(scope, module);
     registerAccountPages(scope, module);

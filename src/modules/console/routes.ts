@@ -5,8 +5,8 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { App } from '../../http/types.ts';
 import { consentOperations } from '../oauth/operations.ts';
 import { HIDDEN, PUBLIC, text } from './account/shared.ts';
-import { Binder } from './binder.ts';
-import { contextOf, redirect } from './guard.ts';
+import { consoleBinder } from './binder.ts';
+import { contextOf, foreignPost, redirect } from './guard.ts';
 import {
   CONSOLE_PATH,
   SESSION_CONSENT_PATH,
@@ -66,12 +66,7 @@ export function registerConsoleRoutes(app: App, deps: ConsoleModule): void {
       async (request, reply) => {
         const email = text(request.body, 'email').trim();
         const next = safeNext(text(request.body, 'next'));
-        if (!fromOwnOrigin(request, http))
-          return sendPage(
-            reply,
-            403,
-            messagePage(contextOf(null), 'Request refused', 'This form was sent from another site.'),
-          );
+        if (!fromOwnOrigin(request, http)) return foreignPost(reply);
         if (email.length > 254 || !EMAIL.test(email)) {
           return sendPage(
             reply,
@@ -91,12 +86,7 @@ export function registerConsoleRoutes(app: App, deps: ConsoleModule): void {
         const email = text(request.body, 'email').trim();
         const code = text(request.body, 'code').replace(/\s/g, '');
         const next = safeNext(text(request.body, 'next'));
-        if (!fromOwnOrigin(request, http))
-          return sendPage(
-            reply,
-            403,
-            messagePage(contextOf(null), 'Request refused', 'This form was sent from another site.'),
-          );
+        if (!fromOwnOrigin(request, http)) return foreignPost(reply);
         if (email.length > 254 || !EMAIL.test(email))
           return sendPage(
             reply,
@@ -154,7 +144,7 @@ export function registerConsentPages(scope: App, module: ConsoleModule): void {
   const { oauth, clock } = module;
   const { revokeOAuthGrant } = consentOperations(oauth);
   const back = { href: `${CONSOLE_PATH}/grants`, text: 'See connected applications' };
-  const grants = new Binder(scope, module, {
+  const grants = consoleBinder(scope, module, {
     section: 'grants',
     back,
     missing: 'grant',
@@ -166,7 +156,7 @@ export function registerConsentPages(scope: App, module: ConsoleModule): void {
         back,
       ),
   });
-  const consent = new Binder(scope, module, {
+  const consent = consoleBinder(scope, module, {
     back,
     missing: 'authorization request',
     notFound: (context) =>

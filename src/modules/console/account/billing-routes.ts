@@ -4,7 +4,7 @@
 // GET /v1/billing/x402/requirements answers) as the requests an agent makes to pay.
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { App } from '../../../http/types.ts';
-import { Binder, refusalOf, type Ask } from '../binder.ts';
+import { consoleBinder, refusalOf, type Ask } from '../binder.ts';
 import { CONSOLE_PATH, safeNext } from '../http.ts';
 import type { ConsoleModule } from '../module.ts';
 import { messagePage } from '../pages.ts';
@@ -40,7 +40,7 @@ export function registerBillingPages(scope: App, module: ConsoleModule): void {
   // The oauth resource of the REST API is its address (`<base>/v1`): where agents pay.
   const apiBase = module.oauth.resources.v1;
   const route = { onSend: payFormOnSend(module) };
-  const bind = new Binder(scope, module, {
+  const bind = consoleBinder(scope, module, {
     section: 'billing',
     back: { href: `${CONSOLE_PATH}/billing`, text: 'Back to billing' },
     missing: 'payment',

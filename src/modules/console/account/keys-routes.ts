@@ -5,7 +5,7 @@
 import type { Html } from '../../../lib/html.ts';
 import type { FastifyRequest } from 'fastify';
 import type { App } from '../../../http/types.ts';
-import { Binder, FormRefusal, type Ask } from '../binder.ts';
+import { consoleBinder, FormRefusal, type Ask } from '../binder.ts';
 import { CONSOLE_PATH, flashCookie, readCookie } from '../http.ts';
 import type { ConsoleModule } from '../module.ts';
 import { organizationOperations } from '../../organizations/operations.ts';
@@ -40,7 +40,7 @@ export function registerKeyPages(scope: App, module: ConsoleModule): void {
   const { http } = module;
   const { organizations } = module.dashboard;
   const { createApiKey, revokeApiKey } = organizationOperations(organizations);
-  const bind = new Binder(scope, module, {
+  const bind = consoleBinder(scope, module, {
     section: 'keys',
     back: { href: KEYS_PATH, text: 'Back to API keys' },
     missing: 'API key',

@@ -4,7 +4,7 @@
 import { html, type Html } from '../../../lib/html.ts';
 import type { App } from '../../../http/types.ts';
 import type { WebhookView } from '../../webhooks/service.ts';
-import { Binder, type Ask } from '../binder.ts';
+import { consoleBinder, type Ask } from '../binder.ts';
 import type { SignedInContext } from '../guard.ts';
 import { CONSOLE_PATH } from '../http.ts';
 import { confirmForm } from '../layout.ts';
@@ -68,7 +68,7 @@ ${endpointForm(context, form, { action: `${endpointPath(webhook.id)}/edit`, canc
 export function registerWebhookManagement(scope: App, module: ConsoleModule): void {
   const webhooks = module.dashboard.webhooking.webhooks;
   const ops = module.dashboard.webhooking.operations;
-  const bind = new Binder(scope, module, WEBHOOKS_SECTION);
+  const bind = consoleBinder(scope, module, WEBHOOKS_SECTION);
   const ENDPOINT = `${CONSOLE_PATH}/webhooks/:webhook_id`;
   const webhookOf = ({ session, params }: Ask) => webhooks.get(session.organizationId, params.webhook_id);
 

@@ -3,7 +3,7 @@
 import type { Html } from '../../../lib/html.ts';
 import { randomBase62 } from '../../../lib/secrets.ts';
 import type { App } from '../../../http/types.ts';
-import { Binder, type Ask, type Refusal, type SectionOptions } from '../binder.ts';
+import { consoleBinder, type Ask, type Refusal, type SectionOptions } from '../binder.ts';
 import { CONSOLE_PATH, safeNext } from '../http.ts';
 import type { ConsoleModule } from '../module.ts';
 import { createFromForm } from '../act.ts';
@@ -35,7 +35,7 @@ const CLIENT_ID = /^console_[A-Za-z0-9]{24}$/;
 export function registerWebhookPages(scope: App, module: ConsoleModule): void {
   const webhooks = module.dashboard.webhooking.webhooks;
   const ops = module.dashboard.webhooking.operations;
-  const bind = new Binder(scope, module, WEBHOOKS_SECTION);
+  const bind = consoleBinder(scope, module, WEBHOOKS_SECTION);
   const WEBHOOKS = `${CONSOLE_PATH}/webhooks`;
 
   /** The endpoints page (a page of endpoints, each with its latest deliveries). */

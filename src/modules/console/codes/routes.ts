@@ -6,7 +6,7 @@
 // (an ignored sender's text has no event, so it never shows here, as the API leaves it out).
 import type { App } from '../../../http/types.ts';
 import type { MessageView } from '../../messages/views.ts';
-import { Binder, sessionOf, STREAM_ROUTE } from '../binder.ts';
+import { consoleBinder, sessionOf, STREAM_ROUTE } from '../binder.ts';
 import { afterOf, pageLive, plainAnswer } from '../conversations/live.ts';
 import { CONSOLE_PATH } from '../http.ts';
 import type { ConsoleModule } from '../module.ts';
@@ -21,7 +21,7 @@ export function registerCodesPages(scope: App, module: ConsoleModule): void {
   const { dashboard } = module;
   const { events } = dashboard.eventing;
   const live = pageLive(scope, module);
-  const bind = new Binder(scope, module, {
+  const bind = consoleBinder(scope, module, {
     section: 'codes',
     back: { href: `${CONSOLE_PATH}/codes`, text: 'See your codes' },
     missing: 'cell',

@@ -13,7 +13,7 @@ import { plural } from '../../../lib/plural.ts';
 import type { CellView } from '../../cells/service.ts';
 import { payFormOnSend } from '../account/billing-routes.ts';
 import { capitalized, csrfField } from '../account/shared.ts';
-import { Binder, FormRefusal, type Ask } from '../binder.ts';
+import { consoleBinder, FormRefusal, type Ask } from '../binder.ts';
 import type { SignedInContext } from '../guard.ts';
 import { CONSOLE_PATH } from '../http.ts';
 import { field, layout } from '../layout.ts';
@@ -182,7 +182,7 @@ export function registerCellManagement(scope: App, module: ConsoleModule): void 
   const { cells, billing } = module.dashboard;
   const { createCell, updateCell, releaseCell } = cellOperations(cells);
   const onSend = payFormOnSend(module);
-  const bind = new Binder(scope, module, CELLS_SECTION);
+  const bind = consoleBinder(scope, module, CELLS_SECTION);
   const cellOf = ({ session, params }: Ask) => cells.get(session.organizationId, params.cell_id);
 
   /** The plans to choose from: only before the first plan, with billing on. */

@@ -16,7 +16,7 @@ import { ApiError } from '../../../lib/errors.ts';
 import { normalizePhone } from '../../../lib/phone.ts';
 import type { CellView } from '../../cells/service.ts';
 import type { MessageView } from '../../messages/views.ts';
-import { Binder, sessionOf, STREAM_ROUTE, type Ask, type SectionOptions } from '../binder.ts';
+import { consoleBinder, sessionOf, STREAM_ROUTE, type Ask, type SectionOptions } from '../binder.ts';
 import { contextOf, type SignedInContext } from '../guard.ts';
 import { CONSOLE_PATH } from '../http.ts';
 import type { ConsoleModule } from '../module.ts';
@@ -114,7 +114,7 @@ export function registerConversationPages(scope: App, module: ConsoleModule): vo
   const { messages } = dashboard.messaging;
   const { events } = dashboard.eventing;
   const live = pageLive(scope, module);
-  const bind = new Binder(scope, module, CELLS_SECTION);
+  const bind = consoleBinder(scope, module, CELLS_SECTION);
 
   /**
    * The session's cell (not_found when it is unknown, released or another organization's, never

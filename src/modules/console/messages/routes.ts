@@ -10,7 +10,7 @@ import type { App } from '../../../http/types.ts';
 import type { CellView, CellsService } from '../../cells/service.ts';
 import type { MessageView } from '../../messages/views.ts';
 import type { MessagesService, MessageSearchQuery } from '../../messages/service.ts';
-import { Binder, type Ask } from '../binder.ts';
+import { consoleBinder, type Ask } from '../binder.ts';
 import { CONSOLE_PATH } from '../http.ts';
 import type { ConsoleModule } from '../module.ts';
 import { cellNotFoundPage } from '../pages.ts';
@@ -86,7 +86,7 @@ export function registerMessageSearchPages(scope: App, module: ConsoleModule): v
   const { cells } = module.dashboard;
   const { messages } = module.dashboard.messaging;
   const back = { href: `${CONSOLE_PATH}/messages`, text: 'Search all your cells' };
-  const bind = new Binder(scope, module, {
+  const bind = consoleBinder(scope, module, {
     section: 'messages',
     back,
     missing: 'cell',

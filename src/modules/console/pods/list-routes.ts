@@ -4,7 +4,7 @@
 //   GET  /console/pods/:pod_id/lists/:list_id            the page; POST renames
 //   POST /console/pods/:pod_id/lists/:list_id/add        add numbers; .../remove removes numbers
 import type { App } from '../../../http/types.ts';
-import { Binder, FormRefusal, type Ask } from '../binder.ts';
+import { consoleBinder, FormRefusal, type Ask } from '../binder.ts';
 import { CONSOLE_PATH } from '../http.ts';
 import type { ConsoleModule } from '../module.ts';
 import { contactListPage, type ListForms } from './list-page.ts';
@@ -15,7 +15,7 @@ const LIST_PATH = `${CONSOLE_PATH}/pods/:pod_id/lists/:list_id`;
 
 export function registerContactListPages(scope: App, module: ConsoleModule): void {
   const ops = module.dashboard.pods;
-  const bind = new Binder(scope, module, {
+  const bind = consoleBinder(scope, module, {
     section: 'pods',
     back: { href: `${CONSOLE_PATH}/pods`, text: 'See your pods' },
     missing: 'list',

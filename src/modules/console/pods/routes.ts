@@ -19,7 +19,7 @@
 import type { App } from '../../../http/types.ts';
 import { ApiError } from '../../../lib/errors.ts';
 import type { Html } from '../../../lib/html.ts';
-import { Binder, sessionOf, STREAM_ROUTE, type Ask, type Refusal } from '../binder.ts';
+import { consoleBinder, sessionOf, STREAM_ROUTE, type Ask, type Refusal } from '../binder.ts';
 import { afterOf, pageLive, plainAnswer } from '../conversations/live.ts';
 import { CONSOLE_PATH } from '../http.ts';
 import { allCells } from '../messages/routes.ts';
@@ -58,7 +58,7 @@ export function registerPodPages(scope: App, module: ConsoleModule): void {
   const ops = dashboard.pods;
   const { events } = dashboard.eventing;
   const live = pageLive(scope, module);
-  const bind = new Binder(scope, module, {
+  const bind = consoleBinder(scope, module, {
     section: 'pods',
     back: { href: `${CONSOLE_PATH}/pods`, text: 'See your pods' },
     missing: 'pod',
