@@ -199,6 +199,8 @@ export interface SectionOptions<C = SignedInContext, Section extends string = Co
   missing: string;
   /** The section's own 404 page, instead of "<Missing> not found". */
   notFound?: (context: C, missing: string) => Html;
+  /** An input the operations refuse (an id of the wrong form) names no such thing: the 404, like an unknown id. */
+  invalidIsMissing?: boolean;
   /** The section's words for the API's fields in its form errors, beyond the console's ("The tier"). */
   labels?: Record<string, string>;
 }
@@ -319,7 +321,8 @@ export class Binder<S = ConsoleSession, C = SignedInContext, Section extends str
     const { context } = ask;
     const { back } = this.options;
     const page = this.door.messagePage;
-    if (error.code === 'not_found')
+    const badLink = error.code === 'invalid_request' && error.errors?.some((e) => e.field === 'cursor');
+    if (error.code === 'not_found' || (error.code === 'invalid_request' && !badLink && this.options.invalidIsMissing))
       return sendPage(
         ask.reply,
         404,
@@ -331,8 +334,7 @@ export class Binder<S = ConsoleSession, C = SignedInContext, Section extends str
             back,
           ),
       );
-    if (error.code === 'invalid_request' && error.errors?.some((e) => e.field === 'cursor'))
-      return sendPage(ask.reply, 400, page(context, 'Page not found', 'This list link is not valid.', back));
+    if (badLink) return sendPage(ask.reply, 400, page(context, 'Page not found', 'This list link is not valid.', back));
     if (error.code === 'conflict' || error.code === 'billing_disabled')
       return sendPage(ask.reply, 409, page(context, 'Not possible right now', error.message, back));
     throw error;
