@@ -30,7 +30,7 @@ import { registerOutboxPage } from './outbox.ts';
 import { OperatorRepository } from './repository.ts';
 import { Binder, signedInScope, type Door, type SectionOptions } from '../binder.ts';
 import { operatorMessagePage } from './layout.ts';
-import { registerOperatorRoutes } from './routes.ts';
+import { registerFleetPages, registerOperatorRoutes } from './routes.ts';
 import { OperatorSessions, type AdminAuthenticate, type AdminTokenActive, type OperatorSession } from './service.ts';
 
 /** The operator operations the console's actions call (through invoke, as the operator). */
@@ -140,6 +140,7 @@ export function registerOperatorConsole(app: App, operator: OperatorConsole): vo
   registerEnrollmentPages(app, operator);
   registerOutboxPage(app, operator, operator.operations.admin, operator.mailed);
   signedInScope(app, operator.guard, (scope) => {
+    registerFleetPages(scope, operator);
     registerOrganizationPages(scope, operator);
     registerOperatorWebhookPages(scope, operator);
   });
