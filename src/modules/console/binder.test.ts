@@ -185,6 +185,16 @@ describe('refusalOf', () => {
       },
     });
   });
+  it('takes a section’s own words for a field', () => {
+    const error = new ApiError('invalid_request', 'bad', {
+      errors: [{ field: 'tier', code: 'enum', message: 'tier must be one of starter, pro' }],
+    });
+    assert.equal(refusalOf(error, values)?.errors.tier, 'The plan must be one of starter, pro');
+    assert.equal(
+      refusalOf(error, values, {}, { tier: 'The tier' })?.errors.tier,
+      'The tier must be one of starter, pro',
+    );
+  });
   it('puts a named code on its field and any other refusal in the notice; not a 404 or a 5xx', () => {
     assert.deepEqual(refusalOf(new ApiError('cell_in_pod', 'In a pod.'), values, { cell_in_pod: 'cell_ids' })?.errors, {
       cell_ids: 'In a pod.',
