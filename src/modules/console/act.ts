@@ -1,7 +1,7 @@
 // How the console runs an operation: through invoke, as the session's console principal, so what a
 // form may do and what it is refused is what the API's route would answer (the same errors).
 import { ApiError, type ErrorCode } from '../../lib/errors.ts';
-import type { Invoker } from '../../operations/invoke.ts';
+import type { InvokeOptions, Invoker } from '../../operations/invoke.ts';
 import type { AnyOperation, ConsolePrincipal } from '../../operations/operation.ts';
 import { ALL_SCOPES } from '../organizations/service.ts';
 import type { ConsoleSession } from './service.ts';
@@ -25,19 +25,14 @@ export async function actAsConsole<T>(
   session: ConsoleSession,
   op: AnyOperation,
   input: Record<string, unknown>,
+  options: InvokeOptions = {},
 ): Promise<T> {
-  const outcome = await invoker.invoke<T>(op, consolePrincipal(session), input);
+  const outcome = await invoker.invoke<T>(op, consolePrincipal(session), input, options);
   if (!outcome.replayed) return outcome.value;
   const body = JSON.parse(outcome.body) as T & { code: ErrorCode; message: string };
   if (outcome.status >= 400) throw new ApiError(body.code, body.message);
   return body;
 }
-
-/** actAsConsole with the console's invoker, for a module's pages. */
-export const consoleActor =
-  (invoker: Invoker) =>
-  <T>(session: ConsoleSession, op: AnyOperation, input: Record<string, unknown>): Promise<T> =>
-    actAsConsole<T>(invoker, session, op, input);
 
 /**
  * A create from a form that carries a client_id: the same form sent twice creates once (the second

@@ -28,6 +28,10 @@ export function contextOf(session: ConsoleSession | null, current?: ConsoleSecti
 export const redirect = (reply: FastifyReply, location: string) =>
   reply.code(303).header('cache-control', 'no-store').header('location', location).send();
 
+/** A form post from another site's page (its Origin): refused before anything else is read. */
+export const foreignPost = (reply: FastifyReply) =>
+  sendPage(reply, 403, messagePage(contextOf(null), 'Request refused', 'This form was sent from another site.'));
+
 export const signInUrl = (next: string) => `${CONSOLE_PATH}/sign-in?next=${encodeURIComponent(next)}`;
 
 export class ConsoleGuard {
@@ -54,11 +58,7 @@ export class ConsoleGuard {
   /** The session of a form post; otherwise answers 403 (foreign origin or CSRF) or 401 (signed out) and gives null. */
   async posted(request: FastifyRequest, reply: FastifyReply, csrfToken: string): Promise<ConsoleSession | null> {
     if (!fromOwnOrigin(request, this.http)) {
-      await sendPage(
-        reply,
-        403,
-        messagePage(contextOf(null), 'Request refused', 'This form was sent from another site.'),
-      );
+      await foreignPost(reply);
       return null;
     }
     const session = await this.session(request);

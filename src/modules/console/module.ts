@@ -23,7 +23,7 @@ import type { OAuthService } from '../oauth/service.ts';
 import type { OrganizationsService } from '../organizations/service.ts';
 import type { WebhooksModule } from '../webhooks/module.ts';
 import { registerAccountPages } from './account/routes.ts';
-import { registerConversationPages } from './conversations/routes.ts';
+import { registerCellsScript, registerConversationPages } from './conversations/routes.ts';
 import { registerMessageSearchPages } from './messages/routes.ts';
 import { registerCodesPages } from './codes/routes.ts';
 import { registerPodPages } from './pods/routes.ts';
@@ -34,10 +34,11 @@ import { buildOperatorConsole, registerOperatorConsole, type OperatorConsole } f
 import type { AdminAuthenticate, AdminTokenActive } from './operator/service.ts';
 import type { OperatorOperations } from './operator/module.ts';
 import { ConsoleGuard } from './guard.ts';
+import { signedInScope } from './binder.ts';
 import { registerSessionConsentRoute } from './consent-session-route.ts';
 import { consoleHttp, type ConsoleHttp } from './http.ts';
 import { ConsoleRepository } from './repository.ts';
-import { registerConsoleRoutes } from './routes.ts';
+import { registerConsentPages, registerConsoleRoutes } from './routes.ts';
 import { registerConsoleErrorPages } from './error-pages.ts';
 import { ConsoleService } from './service.ts';
 import { isLoopbackUrl } from '../../config.ts';
@@ -136,14 +137,18 @@ export function build(deps: {
 export function register(app: App, module: ConsoleModule): void {
   registerConsoleErrorPages(app);
   registerConsoleRoutes(app, module);
-  registerConversationPages(app, module);
-  registerCellManagement(app, module);
-  registerMessageSearchPages(app, module);
-  registerCodesPages(app, module);
-  registerPodPages(app, module);
-  registerContactListPages(app, module);
+  registerCellsScript(app);
   registerSignUpPages(app, module);
-  registerAccountPages(app, module);
   registerSessionConsentRoute(app, module);
   registerOperatorConsole(app, module.operator);
+  signedInScope(app, module.guard, (scope) => {
+    registerConversationPages(scope, module);
+    registerCellManagement(scope, module);
+    registerAccountPages(scope, module);
+    registerMessageSearchPages(scope, module);
+    registerCodesPages(scope, module);
+    registerConsentPages(scope, module);
+    registerPodPages(scope, module);
+    registerContactListPages(scope, module);
+  });
 }

@@ -6,7 +6,9 @@ import { html, type Html } from '../../lib/html.ts';
 import { ApiError } from '../../lib/errors.ts';
 import type { QuietHours } from '../../lib/quiet-hours.ts';
 import { csrfField } from './account/shared.ts';
+import type { Answer, Ask } from './binder.ts';
 import type { SignedInContext } from './guard.ts';
+import { sendPage } from './http.ts';
 import { field, hidden, layout } from './layout.ts';
 
 export type QuietField = 'start' | 'end' | 'time_zone';
@@ -26,7 +28,7 @@ const WORDS: Record<QuietField, string> = {
 };
 
 /** What the post asks for: clear, or set these (each field trimmed; empty ones already errors). */
-export function readQuietHours(body: unknown): { clear: true } | { clear: false; form: QuietHoursForm } {
+function readQuietHours(body: unknown): { clear: true } | { clear: false; form: QuietHoursForm } {
   const fields = (body ?? {}) as Record<string, unknown>;
   if (fields.action === 'clear') return { clear: true };
   const value = (name: QuietField) => (typeof fields[name] === 'string' ? fields[name].trim() : '');
@@ -38,10 +40,10 @@ export function readQuietHours(body: unknown): { clear: true } | { clear: false;
   return { clear: false, form: { values, errors } };
 }
 
-export const hasQuietErrors = (form: QuietHoursForm) => Object.keys(form.errors).length > 0;
+const hasQuietErrors = (form: QuietHoursForm) => Object.keys(form.errors).length > 0;
 
 /** The service's refusal of the hours as the form's errors, or null for another error. */
-export function quietErrorsOf(error: unknown, form: QuietHoursForm): QuietHoursForm | null {
+function quietErrorsOf(error: unknown, form: QuietHoursForm): QuietHoursForm | null {
   if (!(error instanceof ApiError) || error.code !== 'invalid_request' || !error.errors?.length) return null;
   const errors: QuietHoursForm['errors'] = {};
   for (const e of error.errors) {
@@ -53,6 +55,29 @@ export function quietErrorsOf(error: unknown, form: QuietHoursForm): QuietHoursF
         : WORDS[name];
   }
   return { ...form, errors };
+}
+
+/**
+ * A quiet-hours post of a cell or a pod: set (fields checked here, then by the service) or clear
+ * through `update`, then back to `location`; a bad field shows `again` with the form's errors (400).
+ */
+export async function postQuietHours(
+  ask: Ask,
+  update: (quietHours: QuietHoursForm['values'] | null) => Promise<unknown>,
+  again: (form: QuietHoursForm) => Promise<Html>,
+  location: string,
+): Promise<Answer> {
+  const read = readQuietHours(ask.request.body);
+  const refuse = async (form: QuietHoursForm) => sendPage(ask.reply, 400, await again(form));
+  if (!read.clear && hasQuietErrors(read.form)) return refuse(read.form);
+  try {
+    await update(read.clear ? null : read.form.values);
+  } catch (error) {
+    const refused = read.clear ? null : quietErrorsOf(error, read.form);
+    if (!refused) throw error;
+    return refuse(refused);
+  }
+  return `${location}#quiet-hours`;
 }
 
 /** The hours in words: "21:00 to 08:00, America/New_York". */

@@ -3,20 +3,16 @@
 // list page reads and clears (no-store), so neither a reload nor the back button creates or
 // shows it again.
 import type { Html } from '../../../lib/html.ts';
-import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyRequest } from 'fastify';
 import type { App } from '../../../http/types.ts';
-import { ApiError } from '../../../lib/errors.ts';
-import { contextOf, redirect } from '../guard.ts';
-import { CONSOLE_PATH, flashCookie, readCookie, sendPage } from '../http.ts';
+import { consoleBinder, FormRefusal, type Ask } from '../binder.ts';
+import { CONSOLE_PATH, flashCookie, readCookie } from '../http.ts';
 import type { ConsoleModule } from '../module.ts';
-import { actAsConsole } from '../act.ts';
 import { organizationOperations } from '../../organizations/operations.ts';
-import type { ConsoleSession } from '../service.ts';
 import { KEY_NAME_MAX, keysPage, revokeKeyPage } from './keys-pages.ts';
-import { HIDDEN, noticeOf, orPage, param, PUBLIC, text, withNotice } from './shared.ts';
+import { noticeOf, withNotice } from './shared.ts';
 
 const NOTICES = { revoked: 'Key revoked. Requests with it are refused from now on.' };
-const BACK = { href: `${CONSOLE_PATH}/keys`, text: 'Back to API keys' };
 const KEYS_PATH = `${CONSOLE_PATH}/keys`;
 const NEW_KEY_COOKIE = 'cg_console_new_key';
 
@@ -41,99 +37,61 @@ function newKeyOf(request: FastifyRequest, organizationId: string): { name: stri
 }
 
 export function registerKeyPages(scope: App, module: ConsoleModule): void {
-  const { guard, http } = module;
-  const { organizations, invoker } = module.dashboard;
+  const { http } = module;
+  const { organizations } = module.dashboard;
   const { createApiKey, revokeApiKey } = organizationOperations(organizations);
+  const bind = consoleBinder(scope, module, {
+    section: 'keys',
+    back: { href: KEYS_PATH, text: 'Back to API keys' },
+    missing: 'API key',
+  });
 
-  async function sendKeys(
-    reply: FastifyReply,
-    session: ConsoleSession,
-    status: number,
-    options: {
-      cursor?: string;
-      notice?: Html;
-      form?: { name?: string; error?: string };
-      created?: { name: string; secret: string };
-    },
+  async function keysOf(
+    { session, context, query }: Ask,
+    options: { notice?: Html; form?: { name?: string; error?: string }; created?: { name: string; secret: string } },
   ) {
-    const context = contextOf(session, 'keys');
-    const page = await orPage(reply, context, BACK, 'page', () =>
-      organizations.listKeys(session.organizationId, { limit: 50, cursor: options.cursor }),
-    );
-    if (!page) return reply;
-    return sendPage(
-      reply,
-      status,
-      keysPage(context, page.keys, {
-        nextCursor: page.next_cursor,
-        notice: options.notice,
-        form: options.form ?? {},
-        created: options.created,
-      }),
-    );
+    const page = await organizations.listKeys(session.organizationId, { limit: 50, cursor: query.cursor || undefined });
+    return keysPage(context, page.keys, { nextCursor: page.next_cursor, ...options, form: options.form ?? {} });
   }
 
-  scope.get(`${CONSOLE_PATH}/keys`, { config: PUBLIC, schema: HIDDEN }, async (request, reply) => {
-    const session = await guard.page(request, reply);
-    if (!session) return reply;
+  bind.view(KEYS_PATH, async (ask) => {
+    const { request, reply, session, query } = ask;
     const created = newKeyOf(request, session.organizationId);
     if (readCookie(request, NEW_KEY_COOKIE) !== undefined)
       reply.header('set-cookie', flashCookie(http, NEW_KEY_COOKIE, KEYS_PATH, null));
-    return sendKeys(reply, session, 200, {
-      cursor: text(request.query, 'cursor') || undefined,
-      notice: noticeOf(request.query, NOTICES),
-      created,
-    });
+    return keysOf(ask, { notice: noticeOf(query, NOTICES), created });
   });
 
-  scope.post(`${CONSOLE_PATH}/keys`, { config: PUBLIC, schema: HIDDEN }, async (request, reply) => {
-    const session = await guard.posted(request, reply, text(request.body, 'csrf_token'));
-    if (!session) return reply;
-    const name = text(request.body, 'name').trim();
-    // The API takes keys without a name; the console asks for one, so a list of keys says where each is used.
-    const error =
-      name === ''
-        ? 'Enter a name for the key.'
-        : name.length > KEY_NAME_MAX
-          ? `The name is too long (at most ${KEY_NAME_MAX} characters).`
-          : undefined;
-    if (error) return sendKeys(reply, session, 400, { form: { name, error } });
-    let created: { api_key: string };
-    try {
-      created = await actAsConsole(invoker, session, createApiKey, { name });
-    } catch (failure) {
-      // The cap on active keys: a form error naming it, the form kept.
-      if (failure instanceof ApiError && failure.code === 'conflict')
-        return sendKeys(reply, session, 409, { form: { name, error: failure.message } });
-      throw failure;
-    }
-    const flash: NewKey = { organizationId: session.organizationId, name, secret: created.api_key };
-    reply.header(
-      'set-cookie',
-      flashCookie(http, NEW_KEY_COOKIE, KEYS_PATH, Buffer.from(JSON.stringify(flash)).toString('base64url')),
-    );
-    return redirect(reply, KEYS_PATH);
+  const nameOf = (ask: Ask) => (ask.body.name ?? '').trim();
+  bind.form(KEYS_PATH, createApiKey, {
+    input: (ask) => {
+      const name = nameOf(ask);
+      // The API takes keys without a name; the console asks for one, so a list of keys says where each is used.
+      if (name === '') throw new FormRefusal({ name: 'Enter a name for the key.' });
+      if (name.length > KEY_NAME_MAX)
+        throw new FormRefusal({ name: `The name is too long (at most ${KEY_NAME_MAX} characters).` });
+      return { name };
+    },
+    // The cap on active keys (409) too: a form error naming it, the form kept.
+    page: (ask, refusal) => keysOf(ask, { form: { name: nameOf(ask), error: refusal.errors.name ?? refusal.notice } }),
+    done: (ask, created) => {
+      const flash: NewKey = { organizationId: ask.session.organizationId, name: nameOf(ask), secret: created.api_key };
+      ask.reply.header(
+        'set-cookie',
+        flashCookie(http, NEW_KEY_COOKIE, KEYS_PATH, Buffer.from(JSON.stringify(flash)).toString('base64url')),
+      );
+      return KEYS_PATH;
+    },
   });
 
-  scope.get(`${CONSOLE_PATH}/keys/:key_id/revoke`, { config: PUBLIC, schema: HIDDEN }, async (request, reply) => {
-    const session = await guard.page(request, reply);
-    if (!session) return reply;
-    const context = contextOf(session, 'keys');
-    const key = await orPage(reply, context, BACK, 'API key', () =>
-      organizations.activeKey(session.organizationId, param(request.params, 'key_id')),
-    );
-    if (!key) return reply;
-    return sendPage(reply, 200, revokeKeyPage(context, key));
-  });
+  bind.view(`${KEYS_PATH}/:key_id/revoke`, async ({ session, context, params }) =>
+    revokeKeyPage(context, await organizations.activeKey(session.organizationId, params.key_id)),
+  );
 
-  scope.post(`${CONSOLE_PATH}/keys/:key_id/revoke`, { config: PUBLIC, schema: HIDDEN }, async (request, reply) => {
-    const session = await guard.posted(request, reply, text(request.body, 'csrf_token'));
-    if (!session) return reply;
-    const revoked = await orPage(reply, contextOf(session, 'keys'), BACK, 'API key', async () => {
-      await actAsConsole(invoker, session, revokeApiKey, { key_id: param(request.params, 'key_id') });
-      return true;
-    });
-    if (!revoked) return reply;
-    return redirect(reply, withNotice(`${CONSOLE_PATH}/keys`, 'revoked'));
+  bind.post(`${KEYS_PATH}/:key_id/revoke`, {
+    run: async ({ call, params }) => {
+      await call(revokeApiKey, { key_id: params.key_id });
+      return withNotice(KEYS_PATH, 'revoked');
+    },
   });
 }

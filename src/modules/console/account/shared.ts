@@ -1,13 +1,10 @@
 // What the webhooks, API keys and billing pages share: reading form fields, times, notices, the
 // once-shown secret, small post buttons, and turning a service's ApiError into a page answer.
 import { html, type Html, type HtmlValue } from '../../../lib/html.ts';
-import type { FastifyReply } from 'fastify';
 import { ApiError } from '../../../lib/errors.ts';
 import type { SignedInContext } from '../guard.ts';
-import { sendPage } from '../http.ts';
 import { time } from '../conversations/format.ts';
 import { hidden, layout } from '../layout.ts';
-import { messagePage } from '../pages.ts';
 
 export const PUBLIC = { auth: 'public' as const };
 export const HIDDEN = { hide: true };
@@ -101,46 +98,4 @@ export function fieldErrorsOf(error: unknown, words: Record<string, string> = {}
         : e.message,
     ]),
   );
-}
-
-/**
- * Runs a service call; a not_found (also another organization's resource), a conflict or a bad
- * list cursor becomes a page (404, 409, 400) and gives null, so the handler returns the reply.
- * Other errors propagate.
- */
-/** `what` names the resource in a sentence ("API key", "delivery"). */
-export async function orPage<T>(
-  reply: FastifyReply,
-  context: SignedInContext,
-  back: { href: string; text: string },
-  what: string,
-  run: () => Promise<T>,
-): Promise<T | null> {
-  try {
-    return await run();
-  } catch (error) {
-    if (!(error instanceof ApiError)) throw error;
-    if (error.code === 'not_found') {
-      await sendPage(
-        reply,
-        404,
-        messagePage(
-          context,
-          `${capitalized(what)} not found`,
-          `This ${what} does not exist or belongs to another organization.`,
-          back,
-        ),
-      );
-      return null;
-    }
-    if (error.code === 'invalid_request' && error.errors?.some((e) => e.field === 'cursor')) {
-      await sendPage(reply, 400, messagePage(context, 'Page not found', 'This list link is not valid.', back));
-      return null;
-    }
-    if (error.code === 'conflict' || error.code === 'billing_disabled') {
-      await sendPage(reply, 409, messagePage(context, 'Not possible right now', error.message, back));
-      return null;
-    }
-    throw error;
-  }
 }

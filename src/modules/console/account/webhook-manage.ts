@@ -4,16 +4,15 @@
 import { html, type Html } from '../../../lib/html.ts';
 import type { App } from '../../../http/types.ts';
 import type { WebhookView } from '../../webhooks/service.ts';
-import { contextOf, redirect, type SignedInContext } from '../guard.ts';
-import { CONSOLE_PATH, sendPage } from '../http.ts';
+import { consoleBinder, type Ask } from '../binder.ts';
+import type { SignedInContext } from '../guard.ts';
+import { CONSOLE_PATH } from '../http.ts';
 import { confirmForm } from '../layout.ts';
 import type { ConsoleModule } from '../module.ts';
-import { consoleActor } from '../act.ts';
-import { fieldErrorsOf, HIDDEN, orPage, param, PUBLIC, revealOnce, sectionPage, text, when } from './shared.ts';
+import { revealOnce, sectionPage, when } from './shared.ts';
 import { endpointForm, type EndpointForm } from './webhooks-pages.ts';
-import { endpointFormOf } from './webhooks-routes.ts';
+import { endpointFormOf, urlErrors, WEBHOOKS_SECTION } from './webhooks-routes.ts';
 
-const BACK = { href: `${CONSOLE_PATH}/webhooks`, text: 'Back to webhooks' };
 const endpointPath = (id: string) => `${CONSOLE_PATH}/webhooks/${encodeURIComponent(id)}`;
 
 function confirmPage(context: SignedInContext, webhook: WebhookView, action: 'rotate' | 'delete'): Html {
@@ -67,95 +66,47 @@ ${endpointForm(context, form, { action: `${endpointPath(webhook.id)}/edit`, canc
 }
 
 export function registerWebhookManagement(scope: App, module: ConsoleModule): void {
-  const { guard } = module;
   const webhooks = module.dashboard.webhooking.webhooks;
   const ops = module.dashboard.webhooking.operations;
-  const act = consoleActor(module.dashboard.invoker);
+  const bind = consoleBinder(scope, module, WEBHOOKS_SECTION);
+  const ENDPOINT = `${CONSOLE_PATH}/webhooks/:webhook_id`;
+  const webhookOf = ({ session, params }: Ask) => webhooks.get(session.organizationId, params.webhook_id);
 
-  scope.get(`${CONSOLE_PATH}/webhooks/:webhook_id/edit`, { config: PUBLIC, schema: HIDDEN }, async (request, reply) => {
-    const session = await guard.page(request, reply);
-    if (!session) return reply;
-    const context = contextOf(session, 'webhooks');
-    const webhook = await orPage(reply, context, BACK, 'webhook endpoint', () =>
-      webhooks.get(session.organizationId, param(request.params, 'webhook_id')),
-    );
-    if (!webhook) return reply;
-    const form: EndpointForm = { clientId: '', url: webhook.url, eventTypes: webhook.event_types };
-    return sendPage(reply, 200, editPage(context, webhook, form));
+  bind.view(`${ENDPOINT}/edit`, async (ask) => {
+    const webhook = await webhookOf(ask);
+    return editPage(ask.context, webhook, { clientId: '', url: webhook.url, eventTypes: webhook.event_types });
   });
 
-  scope.post(
-    `${CONSOLE_PATH}/webhooks/:webhook_id/edit`,
-    { config: PUBLIC, schema: HIDDEN },
-    async (request, reply) => {
-      const session = await guard.posted(request, reply, text(request.body, 'csrf_token'));
-      if (!session) return reply;
-      const context = contextOf(session, 'webhooks');
-      const webhookId = param(request.params, 'webhook_id');
-      const webhook = await orPage(reply, context, BACK, 'webhook endpoint', () =>
-        webhooks.get(session.organizationId, webhookId),
-      );
-      if (!webhook) return reply;
-      const form = { ...endpointFormOf(request.body), clientId: '' };
-      if (form.errors) return sendPage(reply, 400, editPage(context, webhook, form));
-      try {
-        await act(session, ops.updateWebhook, { id: webhookId, url: form.url, event_types: form.eventTypes });
-      } catch (error) {
-        const fields = fieldErrorsOf(error, { url: 'The URL' });
-        if (!fields) throw error;
-        const errors = { url: fields.url ?? Object.values(fields).join(' ') };
-        return sendPage(reply, 400, editPage(context, webhook, { ...form, errors }));
-      }
-      return redirect(reply, `${endpointPath(webhookId)}?notice=updated`);
+  bind.post(`${ENDPOINT}/edit`, {
+    run: async (ask) => {
+      const webhook = await webhookOf(ask);
+      const form = { ...endpointFormOf(ask.request.body), clientId: '' };
+      if (form.errors) return ask.send(400, editPage(ask.context, webhook, form));
+      await ask.call(ops.updateWebhook, { id: webhook.id, url: form.url, event_types: form.eventTypes });
+      return `${endpointPath(webhook.id)}?notice=updated`;
     },
-  );
+    page: async (ask, refusal) =>
+      editPage(ask.context, await webhookOf(ask), {
+        ...endpointFormOf(ask.request.body),
+        clientId: '',
+        errors: urlErrors(refusal),
+      }),
+  });
 
-  for (const action of ['rotate', 'delete'] as const) {
-    scope.get(
-      `${CONSOLE_PATH}/webhooks/:webhook_id/${action}`,
-      { config: PUBLIC, schema: HIDDEN },
-      async (request, reply) => {
-        const session = await guard.page(request, reply);
-        if (!session) return reply;
-        const context = contextOf(session, 'webhooks');
-        const webhook = await orPage(reply, context, BACK, 'webhook endpoint', () =>
-          webhooks.get(session.organizationId, param(request.params, 'webhook_id')),
-        );
-        if (!webhook) return reply;
-        return sendPage(reply, 200, confirmPage(context, webhook, action));
-      },
-    );
-  }
+  for (const action of ['rotate', 'delete'] as const)
+    bind.view(`${ENDPOINT}/${action}`, async (ask) => confirmPage(ask.context, await webhookOf(ask), action));
 
-  scope.post(
-    `${CONSOLE_PATH}/webhooks/:webhook_id/rotate`,
-    { config: PUBLIC, schema: HIDDEN },
-    async (request, reply) => {
-      const session = await guard.posted(request, reply, text(request.body, 'csrf_token'));
-      if (!session) return reply;
-      const context = contextOf(session, 'webhooks');
-      const rotated = await orPage(reply, context, BACK, 'webhook endpoint', () =>
-        act<WebhookView & { secret: string; previous_secret_expires_at: string }>(session, ops.rotateWebhookSecret, {
-          id: param(request.params, 'webhook_id'),
-        }),
-      );
-      if (!rotated) return reply;
-      return sendPage(reply, 200, rotatedPage(context, rotated, rotated.secret, rotated.previous_secret_expires_at));
+  bind.post(`${ENDPOINT}/rotate`, {
+    run: async ({ call, context, params }) => {
+      const rotated = await call(ops.rotateWebhookSecret, { id: params.webhook_id });
+      return rotatedPage(context, rotated, rotated.secret, rotated.previous_secret_expires_at);
     },
-  );
+  });
 
-  scope.post(
-    `${CONSOLE_PATH}/webhooks/:webhook_id/delete`,
-    { config: PUBLIC, schema: HIDDEN },
-    async (request, reply) => {
-      const session = await guard.posted(request, reply, text(request.body, 'csrf_token'));
-      if (!session) return reply;
-      const deleted = await orPage(reply, contextOf(session, 'webhooks'), BACK, 'webhook endpoint', async () => {
-        await act(session, ops.deleteWebhook, { id: param(request.params, 'webhook_id') });
-        return true;
-      });
-      if (!deleted) return reply;
-      return redirect(reply, `${CONSOLE_PATH}/webhooks?notice=deleted`);
+  bind.post(`${ENDPOINT}/delete`, {
+    run: async ({ call, params }) => {
+      await call(ops.deleteWebhook, { id: params.webhook_id });
+      return `${CONSOLE_PATH}/webhooks?notice=deleted`;
     },
-  );
+  });
 }

@@ -1,17 +1,14 @@
 // /console/webhooks: endpoints and deliveries, retry, enable/disable and add an endpoint, all
 // through the WebhooksService the /v1/webhooks routes use (a console retry is the API's retry).
 import type { Html } from '../../../lib/html.ts';
-import type { FastifyReply } from 'fastify';
 import { randomBase62 } from '../../../lib/secrets.ts';
 import type { App } from '../../../http/types.ts';
-import { contextOf, redirect, type SignedInContext } from '../guard.ts';
-import { CONSOLE_PATH, safeNext, sendPage } from '../http.ts';
+import { consoleBinder, type Ask, type Refusal, type SectionOptions } from '../binder.ts';
+import { CONSOLE_PATH, safeNext } from '../http.ts';
 import type { ConsoleModule } from '../module.ts';
-import { consoleActor, createFromForm } from '../act.ts';
-import type { WebhookView } from '../../webhooks/service.ts';
-import type { ConsoleSession } from '../service.ts';
+import { createFromForm } from '../act.ts';
 import { messagePage } from '../pages.ts';
-import { fieldErrorsOf, HIDDEN, notice, noticeOf, orPage, param, PUBLIC, text, withNotice } from './shared.ts';
+import { notice, noticeOf, text, withNotice } from './shared.ts';
 import { deliveryPage, endpointPage, FORM_EVENT_FILTERS, webhooksPage, type EndpointForm } from './webhooks-pages.ts';
 
 const ENDPOINTS_PER_PAGE = 20;
@@ -26,189 +23,115 @@ const NOTICES = {
   updated: 'Endpoint saved: the next events go by the new settings.',
   existing: 'This endpoint was already added (the form was sent twice); its secret was shown the first time.',
 };
-const BACK = { href: `${CONSOLE_PATH}/webhooks`, text: 'Back to webhooks' };
+export const WEBHOOKS_SECTION: SectionOptions = {
+  section: 'webhooks',
+  back: { href: `${CONSOLE_PATH}/webhooks`, text: 'Back to webhooks' },
+  missing: 'webhook endpoint',
+};
 /** A create's client_id: the form carries one, so sending the same form twice adds one endpoint. */
 const newClientId = () => `console_${randomBase62(24)}`;
 const CLIENT_ID = /^console_[A-Za-z0-9]{24}$/;
 
 export function registerWebhookPages(scope: App, module: ConsoleModule): void {
-  const { guard } = module;
   const webhooks = module.dashboard.webhooking.webhooks;
   const ops = module.dashboard.webhooking.operations;
-  const act = consoleActor(module.dashboard.invoker);
+  const bind = consoleBinder(scope, module, WEBHOOKS_SECTION);
+  const WEBHOOKS = `${CONSOLE_PATH}/webhooks`;
 
   /** The endpoints page (a page of endpoints, each with its latest deliveries). */
-  async function sendList(
-    reply: FastifyReply,
-    session: ConsoleSession,
-    status: number,
-    options: { cursor?: string; notice?: Html; form?: EndpointForm; created?: { url: string; secret: string } },
+  async function listOf(
+    { session, context, query }: Ask,
+    options: { notice?: Html; form?: EndpointForm; created?: { url: string; secret: string } },
   ) {
-    const context = contextOf(session, 'webhooks');
     const organizationId = session.organizationId;
-    const page = await orPage(reply, context, BACK, 'page', () =>
-      webhooks.list(organizationId, { limit: ENDPOINTS_PER_PAGE, cursor: options.cursor }),
-    );
-    if (!page) return reply;
+    const page = await webhooks.list(organizationId, { limit: ENDPOINTS_PER_PAGE, cursor: query.cursor || undefined });
     const endpoints = await Promise.all(
       page.webhooks.map(async (webhook) => {
         const recent = await webhooks.listDeliveries(organizationId, webhook.id, { limit: RECENT_DELIVERIES });
         return { webhook, deliveries: recent.deliveries, moreDeliveries: recent.next_cursor !== null };
       }),
     );
-    return sendPage(
-      reply,
-      status,
-      webhooksPage(context, endpoints, {
-        nextCursor: page.next_cursor,
-        notice: options.notice,
-        form: options.form ?? { clientId: newClientId() },
-        created: options.created,
-      }),
-    );
+    return webhooksPage(context, endpoints, {
+      nextCursor: page.next_cursor,
+      notice: options.notice,
+      form: options.form ?? { clientId: newClientId() },
+      created: options.created,
+    });
   }
 
-  scope.get(`${CONSOLE_PATH}/webhooks`, { config: PUBLIC, schema: HIDDEN }, async (request, reply) => {
-    const session = await guard.page(request, reply);
-    if (!session) return reply;
-    return sendList(reply, session, 200, {
-      cursor: text(request.query, 'cursor') || undefined,
-      notice: noticeOf(request.query, NOTICES),
+  bind.view(WEBHOOKS, (ask) => listOf(ask, { notice: noticeOf(ask.query, NOTICES) }));
+
+  bind.view(`${WEBHOOKS}/:webhook_id`, async ({ session, context, params, query }) => {
+    const webhook = await webhooks.get(session.organizationId, params.webhook_id);
+    const page = await webhooks.listDeliveries(session.organizationId, params.webhook_id, {
+      limit: DELIVERIES_PER_PAGE,
+      cursor: query.cursor || undefined,
+    });
+    return endpointPage(context, webhook, page.deliveries, {
+      nextCursor: page.next_cursor,
+      notice: noticeOf(query, NOTICES),
+      back: `${WEBHOOKS}/${encodeURIComponent(params.webhook_id)}`,
     });
   });
 
-  scope.get(`${CONSOLE_PATH}/webhooks/:webhook_id`, { config: PUBLIC, schema: HIDDEN }, async (request, reply) => {
-    const session = await guard.page(request, reply);
-    if (!session) return reply;
-    const context = contextOf(session, 'webhooks');
-    const webhookId = param(request.params, 'webhook_id');
-    const found = await orPage(reply, context, BACK, 'webhook endpoint', async () => {
-      const webhook = await webhooks.get(session.organizationId, webhookId);
-      const page = await webhooks.listDeliveries(session.organizationId, webhookId, {
-        limit: DELIVERIES_PER_PAGE,
-        cursor: text(request.query, 'cursor') || undefined,
-      });
-      return { webhook, page };
-    });
-    if (!found) return reply;
-    return sendPage(
-      reply,
-      200,
-      endpointPage(context, found.webhook, found.page.deliveries, {
-        nextCursor: found.page.next_cursor,
-        notice: noticeOf(request.query, NOTICES),
-        back: `${CONSOLE_PATH}/webhooks/${encodeURIComponent(webhookId)}`,
-      }),
-    );
+  bind.view(
+    `${WEBHOOKS}/:webhook_id/deliveries/:delivery_id`,
+    async ({ session, context, params, query }) =>
+      deliveryPage(
+        context,
+        await webhooks.get(session.organizationId, params.webhook_id),
+        await webhooks.deliveryDetail(session.organizationId, params.webhook_id, params.delivery_id),
+        { notice: noticeOf(query, NOTICES) },
+      ),
+    { missing: 'delivery' },
+  );
+
+  bind.post(`${WEBHOOKS}/:webhook_id/test`, {
+    run: async ({ session, params, body }) => {
+      await webhooks.sendTestEvent(session.organizationId, params.webhook_id);
+      return withNotice(backOf(body), 'tested');
+    },
   });
 
-  scope.get(
-    `${CONSOLE_PATH}/webhooks/:webhook_id/deliveries/:delivery_id`,
-    { config: PUBLIC, schema: HIDDEN },
-    async (request, reply) => {
-      const session = await guard.page(request, reply);
-      if (!session) return reply;
-      const context = contextOf(session, 'webhooks');
-      const webhookId = param(request.params, 'webhook_id');
-      const found = await orPage(reply, context, BACK, 'delivery', async () => ({
-        webhook: await webhooks.get(session.organizationId, webhookId),
-        delivery: await webhooks.deliveryDetail(
-          session.organizationId,
-          webhookId,
-          param(request.params, 'delivery_id'),
-        ),
-      }));
-      if (!found) return reply;
-      return sendPage(
-        reply,
-        200,
-        deliveryPage(context, found.webhook, found.delivery, { notice: noticeOf(request.query, NOTICES) }),
-      );
-    },
-  );
-
-  scope.post(
-    `${CONSOLE_PATH}/webhooks/:webhook_id/test`,
-    { config: PUBLIC, schema: HIDDEN },
-    async (request, reply) => {
-      const session = await guard.posted(request, reply, text(request.body, 'csrf_token'));
-      if (!session) return reply;
-      const context = contextOf(session, 'webhooks');
-      const sent = await orPage(reply, context, BACK, 'webhook endpoint', () =>
-        webhooks.sendTestEvent(session.organizationId, param(request.params, 'webhook_id')),
-      );
-      if (!sent) return reply;
-      return redirect(reply, withNotice(backOf(request.body), 'tested'));
-    },
-  );
-
-  scope.post(`${CONSOLE_PATH}/webhooks`, { config: PUBLIC, schema: HIDDEN }, async (request, reply) => {
-    const session = await guard.posted(request, reply, text(request.body, 'csrf_token'));
-    if (!session) return reply;
-    const form = endpointFormOf(request.body);
-    if (form.errors) return sendList(reply, session, 400, { form });
-    const create = (clientId: string) =>
-      act<{ created: boolean; webhook: WebhookView & { secret?: string } }>(session, ops.createWebhook, {
-        client_id: clientId,
-        url: form.url as string,
-        event_types: form.eventTypes,
-      });
-    try {
+  bind.post(WEBHOOKS, {
+    run: async (ask) => {
+      const form = endpointFormOf(ask.request.body);
+      if (form.errors) return ask.send(400, await listOf(ask, { form }));
+      const create = (clientId: string) =>
+        ask.call(ops.createWebhook, { client_id: clientId, url: form.url, event_types: form.eventTypes });
       const { created, webhook } = await createFromForm(create, form.clientId, newClientId);
-      if (!created || !webhook.secret) return sendList(reply, session, 200, { notice: notice('ok', NOTICES.existing) });
-      return sendList(reply, session, 201, { created: { url: webhook.url, secret: webhook.secret } });
-    } catch (error) {
-      const fields = fieldErrorsOf(error, { url: 'The URL' });
-      if (!fields) throw error;
-      return sendList(reply, session, 400, {
-        form: { ...form, errors: { url: fields.url ?? Object.values(fields).join(' ') } },
-      });
-    }
+      if (!created || !webhook.secret) return listOf(ask, { notice: notice('ok', NOTICES.existing) });
+      return ask.send(201, await listOf(ask, { created: { url: webhook.url, secret: webhook.secret } }));
+    },
+    page: (ask, refusal) => listOf(ask, { form: { ...endpointFormOf(ask.request.body), errors: urlErrors(refusal) } }),
   });
 
-  scope.post(
-    `${CONSOLE_PATH}/webhooks/:webhook_id/deliveries/:delivery_id/retry`,
-    { config: PUBLIC, schema: HIDDEN },
-    async (request, reply) => {
-      const session = await guard.posted(request, reply, text(request.body, 'csrf_token'));
-      if (!session) return reply;
-      const context = contextOf(session, 'webhooks');
-      const retried = await orPage(reply, context, BACK, 'delivery', () =>
-        act(session, ops.retryWebhookDelivery, {
-          id: param(request.params, 'webhook_id'),
-          delivery_id: param(request.params, 'delivery_id'),
-        }),
-      );
-      if (!retried) return reply;
-      return redirect(reply, withNotice(backOf(request.body), 'retried'));
+  bind.post(`${WEBHOOKS}/:webhook_id/deliveries/:delivery_id/retry`, {
+    missing: 'delivery',
+    run: async ({ call, params, body }) => {
+      await call(ops.retryWebhookDelivery, { id: params.webhook_id, delivery_id: params.delivery_id });
+      return withNotice(backOf(body), 'retried');
     },
-  );
+  });
 
-  scope.post(
-    `${CONSOLE_PATH}/webhooks/:webhook_id/enabled`,
-    { config: PUBLIC, schema: HIDDEN },
-    async (request, reply) => {
-      const session = await guard.posted(request, reply, text(request.body, 'csrf_token'));
-      if (!session) return reply;
-      const context: SignedInContext = contextOf(session, 'webhooks');
-      const enabled = text(request.body, 'enabled');
+  bind.post(`${WEBHOOKS}/:webhook_id/enabled`, {
+    run: async ({ call, context, params, body, send }) => {
+      const { enabled } = body;
       if (enabled !== 'true' && enabled !== 'false')
-        return sendPage(
-          reply,
+        return send(
           400,
-          messagePage(context, 'Not changed', 'Choose whether the endpoint is enabled.', BACK),
+          messagePage(context, 'Not changed', 'Choose whether the endpoint is enabled.', WEBHOOKS_SECTION.back),
         );
-      const updated = await orPage(reply, context, BACK, 'webhook endpoint', () =>
-        act<WebhookView>(session, ops.updateWebhook, {
-          id: param(request.params, 'webhook_id'),
-          enabled: enabled === 'true',
-        }),
-      );
-      if (!updated) return reply;
-      return redirect(reply, withNotice(backOf(request.body), updated.enabled ? 'enabled' : 'disabled'));
+      const updated = await call(ops.updateWebhook, { id: params.webhook_id, enabled: enabled === 'true' });
+      return withNotice(backOf(body), updated.enabled ? 'enabled' : 'disabled');
     },
-  );
+  });
 }
+
+/** An endpoint form's refusal by the service: on the URL field, where the form shows it. */
+export const urlErrors = (refusal: Refusal): EndpointForm['errors'] => ({
+  url: refusal.errors.url ?? (Object.values(refusal.errors).join(' ') || refusal.notice),
+});
 
 /** Where a row's form returns: the console page it was on. */
 const backOf = (body: unknown) => safeNext(text(body, 'next')) ?? `${CONSOLE_PATH}/webhooks`;

@@ -6,10 +6,9 @@
 // (an ignored sender's text has no event, so it never shows here, as the API leaves it out).
 import type { App } from '../../../http/types.ts';
 import type { MessageView } from '../../messages/views.ts';
-import { HIDDEN, PUBLIC } from '../account/shared.ts';
+import { consoleBinder, sessionOf, STREAM_ROUTE } from '../binder.ts';
 import { afterOf, pageLive, plainAnswer } from '../conversations/live.ts';
-import { contextOf } from '../guard.ts';
-import { CONSOLE_PATH, sendPage } from '../http.ts';
+import { CONSOLE_PATH } from '../http.ts';
 import type { ConsoleModule } from '../module.ts';
 import { allCells } from '../messages/routes.ts';
 import { phone } from '../conversations/format.ts';
@@ -18,14 +17,17 @@ import { codesPage } from './pages.ts';
 /** Codes shown per cell. */
 const LATEST = 10;
 
-export function registerCodesPages(app: App, module: ConsoleModule): void {
-  const { guard, dashboard } = module;
+export function registerCodesPages(scope: App, module: ConsoleModule): void {
+  const { dashboard } = module;
   const { events } = dashboard.eventing;
-  const live = pageLive(app, module);
+  const live = pageLive(scope, module);
+  const bind = consoleBinder(scope, module, {
+    section: 'codes',
+    back: { href: `${CONSOLE_PATH}/codes`, text: 'See your codes' },
+    missing: 'cell',
+  });
 
-  app.get(`${CONSOLE_PATH}/codes`, { config: PUBLIC, schema: HIDDEN }, async (request, reply) => {
-    const session = await guard.page(request, reply);
-    if (!session) return reply;
+  bind.view(`${CONSOLE_PATH}/codes`, async ({ session, context }) => {
     // The outbox's end first: the live stream replays whatever arrives after it.
     const after = await events.latestSeq();
     const cells = await allCells(dashboard.cells, session.organizationId);
@@ -35,16 +37,11 @@ export function registerCodesPages(app: App, module: ConsoleModule): void {
         codes: (await dashboard.codes.list(session.organizationId, cell.id, { limit: LATEST })).codes,
       })),
     );
-    return sendPage(
-      reply,
-      200,
-      codesPage(contextOf(session, 'codes'), { cells: entries, liveUrl: `${CONSOLE_PATH}/codes/live?after=${after}` }),
-    );
+    return codesPage(context, { cells: entries, liveUrl: `${CONSOLE_PATH}/codes/live?after=${after}` });
   });
 
-  app.get(`${CONSOLE_PATH}/codes/live`, { config: PUBLIC, schema: HIDDEN }, async (request, reply) => {
-    const session = await guard.session(request);
-    if (!session) return plainAnswer(reply, 401, 'Sign in to the console first.');
+  scope.get(`${CONSOLE_PATH}/codes/live`, STREAM_ROUTE, async (request, reply) => {
+    const session = sessionOf(request);
     const after = afterOf(request);
     if (after === 'invalid') return plainAnswer(reply, 400, 'after must be an event position from the page.');
     await live.open(request, reply, {

@@ -3,7 +3,6 @@
 // and release one after a confirmation page. Forms carry the session's CSRF token; another
 // organization's cell is 404 like an unknown one.
 import { html, join, type Html } from '../../../lib/html.ts';
-import type { FastifyReply } from 'fastify';
 import type { App } from '../../../http/types.ts';
 import { ApiError } from '../../../lib/errors.ts';
 import type { PaymentDetails } from '../../billing/offers.ts';
@@ -13,16 +12,16 @@ import { cellOperations } from '../../cells/operations.ts';
 import { plural } from '../../../lib/plural.ts';
 import type { CellView } from '../../cells/service.ts';
 import { payFormOnSend } from '../account/billing-routes.ts';
-import { capitalized, csrfField, HIDDEN, PUBLIC, text } from '../account/shared.ts';
-import { contextOf, redirect, type SignedInContext } from '../guard.ts';
-import { CONSOLE_PATH, registerFormParser, sendPage } from '../http.ts';
+import { capitalized, csrfField } from '../account/shared.ts';
+import { consoleBinder, FormRefusal, type Ask } from '../binder.ts';
+import type { SignedInContext } from '../guard.ts';
+import { CONSOLE_PATH } from '../http.ts';
 import { field, layout } from '../layout.ts';
 import type { ConsoleModule } from '../module.ts';
-import { confirmationPage, messagePage } from '../pages.ts';
-import type { ConsoleSession } from '../service.ts';
+import { confirmationPage } from '../pages.ts';
 import { CELL_QUIET_HOURS, cellPath, cellsPath } from './pages.ts';
-import { hasQuietErrors, quietErrorsOf, quietHoursPage, readQuietHours, type QuietHoursForm } from '../quiet-hours.ts';
-import { actAsConsole, consolePrincipal } from '../act.ts';
+import { postQuietHours, quietHoursPage } from '../quiet-hours.ts';
+import { CELLS_SECTION } from './routes.ts';
 
 export const NAME_MAX = 100;
 
@@ -172,189 +171,124 @@ export function releaseCellPage(context: SignedInContext, cell: CellView): Html 
 }
 
 /** The name of the form: trimmed, 1-100 characters with something visible; or why not. */
-function nameOf(body: unknown): { name: string; error?: string } {
-  const name = text(body, 'display_name').trim();
+function nameOf(body: Record<string, string>): { name: string; error?: string } {
+  const name = (body.display_name ?? '').trim();
   if (name === '') return { name, error: 'Enter a name for the cell.' };
   if (name.length > NAME_MAX) return { name, error: `The name is too long (at most ${NAME_MAX} characters).` };
   return { name };
 }
 
-export function registerCellManagement(app: App, module: ConsoleModule): void {
-  const { guard } = module;
+export function registerCellManagement(scope: App, module: ConsoleModule): void {
   const { cells, billing } = module.dashboard;
   const { createCell, updateCell, releaseCell } = cellOperations(cells);
   const onSend = payFormOnSend(module);
-  const BACK = { href: `${CONSOLE_PATH}/cells`, text: 'See your cells' };
-
-  const notFound = (reply: FastifyReply, session: ConsoleSession) =>
-    sendPage(
-      reply,
-      404,
-      messagePage(
-        contextOf(session, 'cells'),
-        'Cell not found',
-        'This cell does not exist, was released, or belongs to another organization.',
-        BACK,
-      ),
-    );
-
-  /** The session's cell; null (after answering 404) when it is unknown, released or another organization's. */
-  async function ownCell(reply: FastifyReply, session: ConsoleSession, cellId: string): Promise<CellView | null> {
-    try {
-      return await cells.get(session.organizationId, cellId);
-    } catch (error) {
-      if (error instanceof ApiError && error.code === 'not_found') {
-        await notFound(reply, session);
-        return null;
-      }
-      throw error;
-    }
-  }
+  const bind = consoleBinder(scope, module, CELLS_SECTION);
+  const cellOf = ({ session, params }: Ask) => cells.get(session.organizationId, params.cell_id);
 
   /** The plans to choose from: only before the first plan, with billing on. */
-  async function tiersOf(session: ConsoleSession): Promise<Tier[] | null> {
+  async function tiersOf({ session }: Ask): Promise<Tier[] | null> {
     if (!billing.billing.enabled) return null;
     const status = await billing.billing.status(session.organizationId);
     if (status.state !== 'inactive') return null;
     return Object.entries(billing.billing.prices.tiers).map(([name, tier]) => ({ name, ...tier }));
   }
 
-  app.register(async (scope) => {
-    registerFormParser(scope);
+  bind.view(
+    `${CONSOLE_PATH}/cells/new`,
+    async (ask) => {
+      const tiers = await tiersOf(ask);
+      const { tier = '', display_name: name = '' } = ask.query;
+      return newCellPage(ask.context, {
+        // Filled in when a checkout leads back here (what was typed before the payment).
+        form: {
+          displayName: name.slice(0, NAME_MAX) || undefined,
+          tier: tiers?.some((t) => t.name === tier) ? tier : undefined,
+        },
+        tiers,
+        welcome: ask.query.welcome === '1',
+        noPhoneFree: !(await module.operator.devices.anyFree()),
+      });
+    },
+    { route: { onSend } },
+  );
 
-    scope.get(`${CONSOLE_PATH}/cells/new`, { config: PUBLIC, schema: HIDDEN, onSend }, async (request, reply) => {
-      const session = await guard.page(request, reply);
-      if (!session) return reply;
-      const tiers = await tiersOf(session);
-      const tier = text(request.query, 'tier');
-      return sendPage(
-        reply,
-        200,
-        newCellPage(contextOf(session, 'cells'), {
-          // Filled in when a checkout leads back here (what was typed before the payment).
-          form: {
-            displayName: text(request.query, 'display_name').slice(0, NAME_MAX) || undefined,
-            tier: tiers?.some((t) => t.name === tier) ? tier : undefined,
-          },
-          tiers,
-          welcome: text(request.query, 'welcome') === '1',
-          noPhoneFree: !(await module.operator.devices.anyFree()),
-        }),
-      );
-    });
-
-    scope.post(`${CONSOLE_PATH}/cells/new`, { config: PUBLIC, schema: HIDDEN, onSend }, async (request, reply) => {
-      const session = await guard.posted(request, reply, text(request.body, 'csrf_token'));
-      if (!session) return reply;
-      const context = contextOf(session, 'cells');
-      const tiers = await tiersOf(session);
-      const { name, error } = nameOf(request.body);
+  bind.post(`${CONSOLE_PATH}/cells/new`, {
+    route: { onSend },
+    run: async (ask) => {
+      const { context, body } = ask;
+      const tiers = await tiersOf(ask);
+      const { name, error } = nameOf(body);
       // The plan is asked for only before the first one; otherwise a posted plan means nothing.
-      const tier = tiers ? text(request.body, 'tier') || undefined : undefined;
+      const tier = tiers ? body.tier || undefined : undefined;
       const form: CellForm = { displayName: name, tier, error };
       if (tiers && tier !== undefined && !tiers.some((t) => t.name === tier))
         form.tierError = 'Choose one of the plans.';
-      if (form.error || form.tierError)
-        return sendPage(reply, 400, newCellPage(context, { form, tiers, welcome: false }));
+      if (form.error || form.tierError) return ask.send(400, newCellPage(context, { form, tiers, welcome: false }));
       try {
-        const created = await module.dashboard.invoker.invoke<CellView>(createCell, consolePrincipal(session), {
-          display_name: name,
-          ...(tier ? { tier } : {}),
-        });
-        const cell = created.replayed ? (JSON.parse(created.body) as CellView) : created.value;
-        return redirect(reply, cellPath(context, cell.id));
+        const cell = await ask.call(createCell, { display_name: name, ...(tier ? { tier } : {}) });
+        return cellPath(context, cell.id);
       } catch (failure) {
         if (!(failure instanceof ApiError)) throw failure;
         const payment = failure.extensions?.payment as PaymentDetails | undefined;
         if (failure.code === 'payment_required' && payment)
-          return sendPage(
-            reply,
+          return ask.send(
             402,
             newCellPage(context, { form, tiers, welcome: false, refusal: { detail: failure.message, payment } }),
           );
         if (failure.code === 'invalid_request')
-          return sendPage(
-            reply,
+          return ask.send(
             400,
             newCellPage(context, { form: { ...form, error: failure.message }, tiers, welcome: false }),
           );
         throw failure;
       }
-    });
+    },
+  });
 
-    scope.get(`${CONSOLE_PATH}/cells/:cell_id/rename`, { config: PUBLIC, schema: HIDDEN }, async (request, reply) => {
-      const session = await guard.page(request, reply);
-      if (!session) return reply;
-      const cell = await ownCell(reply, session, (request.params as { cell_id: string }).cell_id);
-      if (!cell) return reply;
-      return sendPage(reply, 200, renameCellPage(contextOf(session, 'cells'), cell, {}));
-    });
+  bind.view(`${CONSOLE_PATH}/cells/:cell_id/rename`, async (ask) => renameCellPage(ask.context, await cellOf(ask), {}));
 
-    scope.post(`${CONSOLE_PATH}/cells/:cell_id/rename`, { config: PUBLIC, schema: HIDDEN }, async (request, reply) => {
-      const session = await guard.posted(request, reply, text(request.body, 'csrf_token'));
-      if (!session) return reply;
-      const cell = await ownCell(reply, session, (request.params as { cell_id: string }).cell_id);
-      if (!cell) return reply;
-      const { name, error } = nameOf(request.body);
-      if (error)
-        return sendPage(reply, 400, renameCellPage(contextOf(session, 'cells'), cell, { displayName: name, error }));
-      const renamed = await cells.rename(session.organizationId, cell.id, name);
-      return redirect(reply, cellPath(contextOf(session), renamed.id));
-    });
+  bind.form(`${CONSOLE_PATH}/cells/:cell_id/rename`, updateCell, {
+    input: ({ params, body }) => {
+      const { name, error } = nameOf(body);
+      if (error) throw new FormRefusal({ display_name: error });
+      return { id: params.cell_id, display_name: name };
+    },
+    page: async (ask, refusal) =>
+      renameCellPage(ask.context, await cellOf(ask), {
+        displayName: (ask.body.display_name ?? '').trim(),
+        error: refusal.errors.display_name ?? refusal.notice,
+      }),
+    done: ({ context }, renamed) => cellPath(context, renamed.id),
+  });
 
-    scope.post(
-      `${CONSOLE_PATH}/cells/:cell_id/quiet-hours`,
-      { config: PUBLIC, schema: HIDDEN },
-      async (request, reply) => {
-        const session = await guard.posted(request, reply, text(request.body, 'csrf_token'));
-        if (!session) return reply;
-        const cell = await ownCell(reply, session, (request.params as { cell_id: string }).cell_id);
-        if (!cell) return reply;
-        const context = contextOf(session, 'cells');
-        const read = readQuietHours(request.body);
-        const again = (form: QuietHoursForm) =>
-          sendPage(
-            reply,
-            400,
-            quietHoursPage(context, {
-              title: cell.display_name,
-              back: { href: cellPath(context, cell.id), text: `Back to ${cell.display_name}` },
-              action: `${cellPath(context, cell.id)}/quiet-hours`,
-              current: cell.quiet_hours,
-              form,
-              explain: CELL_QUIET_HOURS,
-            }),
-          );
-        if (!read.clear && hasQuietErrors(read.form)) return again(read.form);
-        try {
-          await module.dashboard.invoker.invoke(updateCell, consolePrincipal(session), {
-            id: cell.id,
-            quiet_hours: read.clear ? null : read.form.values,
-          });
-        } catch (error) {
-          const refused = read.clear ? null : quietErrorsOf(error, read.form);
-          if (refused) return again(refused);
-          throw error;
-        }
-        return redirect(reply, `${cellPath(context, cell.id)}#quiet-hours`);
-      },
-    );
+  bind.post(`${CONSOLE_PATH}/cells/:cell_id/quiet-hours`, {
+    run: async (ask) => {
+      const { context } = ask;
+      const cell = await cellOf(ask);
+      const action = `${cellPath(context, cell.id)}/quiet-hours`;
+      return postQuietHours(
+        ask,
+        (quietHours) => ask.call(updateCell, { id: cell.id, quiet_hours: quietHours }),
+        async (form) =>
+          quietHoursPage(context, {
+            title: cell.display_name,
+            back: { href: cellPath(context, cell.id), text: `Back to ${cell.display_name}` },
+            action,
+            current: cell.quiet_hours,
+            form,
+            explain: CELL_QUIET_HOURS,
+          }),
+        cellPath(context, cell.id),
+      );
+    },
+  });
 
-    scope.get(`${CONSOLE_PATH}/cells/:cell_id/release`, { config: PUBLIC, schema: HIDDEN }, async (request, reply) => {
-      const session = await guard.page(request, reply);
-      if (!session) return reply;
-      const cell = await ownCell(reply, session, (request.params as { cell_id: string }).cell_id);
-      if (!cell) return reply;
-      return sendPage(reply, 200, releaseCellPage(contextOf(session, 'cells'), cell));
-    });
+  bind.view(`${CONSOLE_PATH}/cells/:cell_id/release`, async (ask) => releaseCellPage(ask.context, await cellOf(ask)));
 
-    scope.post(`${CONSOLE_PATH}/cells/:cell_id/release`, { config: PUBLIC, schema: HIDDEN }, async (request, reply) => {
-      const session = await guard.posted(request, reply, text(request.body, 'csrf_token'));
-      if (!session) return reply;
-      const cell = await ownCell(reply, session, (request.params as { cell_id: string }).cell_id);
-      if (!cell) return reply;
-      await actAsConsole(module.dashboard.invoker, session, releaseCell, { id: cell.id });
-      return redirect(reply, `${CONSOLE_PATH}/cells?notice=released`);
-    });
+  bind.post(`${CONSOLE_PATH}/cells/:cell_id/release`, {
+    run: async (ask) => {
+      await ask.call(releaseCell, { id: (await cellOf(ask)).id });
+      return `${CONSOLE_PATH}/cells?notice=released`;
+    },
   });
 }

@@ -5,17 +5,15 @@
 // service lists them), so a released or another organization's cell is never searched; a cell
 // named in the address that is not the organization's is a 404, like an unknown one.
 import { Readable } from 'node:stream';
-import type { FastifyReply } from 'fastify';
-import type { App } from '../../../http/types.ts';
 import { ApiError } from '../../../lib/errors.ts';
+import type { App } from '../../../http/types.ts';
 import type { CellView, CellsService } from '../../cells/service.ts';
 import type { MessageView } from '../../messages/views.ts';
 import type { MessagesService, MessageSearchQuery } from '../../messages/service.ts';
-import { HIDDEN, PUBLIC, text } from '../account/shared.ts';
-import { contextOf, type SignedInContext } from '../guard.ts';
-import { CONSOLE_PATH, sendPage } from '../http.ts';
+import { consoleBinder, type Ask } from '../binder.ts';
+import { CONSOLE_PATH } from '../http.ts';
 import type { ConsoleModule } from '../module.ts';
-import { cellNotFoundPage, messagePage } from '../pages.ts';
+import { cellNotFoundPage } from '../pages.ts';
 import { csvLine } from './csv.ts';
 import { searchPage } from './pages.ts';
 import { hasErrors, readSearch } from './search-form.ts';
@@ -84,80 +82,46 @@ async function* csvLines(
     yield page.map((message) => csvRow(message, cellNames)).join('');
 }
 
-export function registerMessageSearchPages(app: App, module: ConsoleModule): void {
-  const { guard, dashboard } = module;
-  const { cells } = dashboard;
-  const { messages } = dashboard.messaging;
-
-  const cellNotFound = (reply: FastifyReply, context: SignedInContext) =>
-    sendPage(
-      reply,
-      404,
-      cellNotFoundPage(context, { href: `${CONSOLE_PATH}/messages`, text: 'Search all your cells' }),
-    );
-
-  /** The session, its cells and the checked form; or null once the reply is answered. */
-  async function prepared(
-    request: { query: unknown; url: string },
-    reply: FastifyReply,
-    session: NonNullable<Awaited<ReturnType<typeof guard.session>>>,
-  ) {
-    const context = contextOf(session, 'messages');
-    const organizationCells = await allCells(cells, session.organizationId);
-    const read = readSearch(request.query, new Set(organizationCells.map((cell) => cell.id)));
-    if (read.foreignCell) {
-      await cellNotFound(reply, context);
-      return null;
-    }
-    const query = { ...read.search, cellIds: read.cell ? [read.cell] : organizationCells.map((cell) => cell.id) };
-    return { context, organizationCells, form: read.form, query };
-  }
-
-  app.get(`${CONSOLE_PATH}/messages`, { config: PUBLIC, schema: HIDDEN }, async (request, reply) => {
-    const session = await guard.page(request, reply);
-    if (!session) return reply;
-    const ready = await prepared(request, reply, session);
-    if (!ready) return reply;
-    const { context, organizationCells, form, query } = ready;
-    if (hasErrors(form))
-      return sendPage(reply, 400, searchPage(context, { form, cells: organizationCells, results: null }));
-    const cursor = text(request.query, 'cursor') || undefined;
-    try {
-      const page = await messages.search(session.organizationId, { ...query, cursor, limit: PAGE });
-      return sendPage(
-        reply,
-        200,
-        searchPage(context, {
-          form,
-          cells: organizationCells,
-          results: { messages: page.messages, nextCursor: page.next_cursor, cursor },
-        }),
-      );
-    } catch (error) {
-      if (error instanceof ApiError && error.errors?.some((e) => e.field === 'cursor'))
-        return sendPage(
-          reply,
-          400,
-          messagePage(context, 'Page not found', 'This list link is not valid.', {
-            href: `${CONSOLE_PATH}/messages`,
-            text: 'Start a new search',
-          }),
-        );
-      throw error;
-    }
+export function registerMessageSearchPages(scope: App, module: ConsoleModule): void {
+  const { cells } = module.dashboard;
+  const { messages } = module.dashboard.messaging;
+  const back = { href: `${CONSOLE_PATH}/messages`, text: 'Search all your cells' };
+  const bind = consoleBinder(scope, module, {
+    section: 'messages',
+    back,
+    missing: 'cell',
+    notFound: (context) => cellNotFoundPage(context, back),
   });
 
-  app.get(`${CONSOLE_PATH}/messages/export.csv`, { config: PUBLIC, schema: HIDDEN }, async (request, reply) => {
-    const session = await guard.page(request, reply);
-    if (!session) return reply;
-    const ready = await prepared(request, reply, session);
-    if (!ready) return reply;
-    const { context, organizationCells, form, query } = ready;
+  /** The organization's cells and the checked form; a cell that is not the organization's is the 404. */
+  async function prepared({ session, request }: Ask) {
+    const organizationCells = await allCells(cells, session.organizationId);
+    const read = readSearch(request.query, new Set(organizationCells.map((cell) => cell.id)));
+    if (read.foreignCell) throw new ApiError('not_found', 'No such cell.');
+    const query = { ...read.search, cellIds: read.cell ? [read.cell] : organizationCells.map((cell) => cell.id) };
+    return { organizationCells, form: read.form, query };
+  }
+
+  bind.view(`${CONSOLE_PATH}/messages`, async (ask) => {
+    const { organizationCells, form, query } = await prepared(ask);
     if (hasErrors(form))
-      return sendPage(reply, 400, searchPage(context, { form, cells: organizationCells, results: null }));
+      return ask.send(400, searchPage(ask.context, { form, cells: organizationCells, results: null }));
+    const cursor = ask.query.cursor || undefined;
+    const page = await messages.search(ask.session.organizationId, { ...query, cursor, limit: PAGE });
+    return searchPage(ask.context, {
+      form,
+      cells: organizationCells,
+      results: { messages: page.messages, nextCursor: page.next_cursor, cursor },
+    });
+  });
+
+  bind.view(`${CONSOLE_PATH}/messages/export.csv`, async (ask) => {
+    const { organizationCells, form, query } = await prepared(ask);
+    if (hasErrors(form))
+      return ask.send(400, searchPage(ask.context, { form, cells: organizationCells, results: null }));
     const cellNames = new Map(organizationCells.map((cell) => [cell.id, cell.display_name]));
     const day = module.clock.now().toISOString().slice(0, 10);
-    return reply
+    return ask.reply
       .code(200)
       .headers({
         'content-type': 'text/csv; charset=utf-8',
@@ -165,6 +129,6 @@ export function registerMessageSearchPages(app: App, module: ConsoleModule): voi
         'cache-control': 'no-store',
         'x-content-type-options': 'nosniff',
       })
-      .send(Readable.from(csvLines(messages, session.organizationId, query, cellNames)));
+      .send(Readable.from(csvLines(messages, ask.session.organizationId, query, cellNames)));
   });
 }

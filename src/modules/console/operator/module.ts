@@ -28,7 +28,9 @@ import type { OperatorContext } from '../../../operations/operation.ts';
 import type { AdminOperations } from '../../admin/operations.ts';
 import { registerOutboxPage } from './outbox.ts';
 import { OperatorRepository } from './repository.ts';
-import { registerOperatorRoutes } from './routes.ts';
+import { Binder, signedInScope, type Door, type SectionOptions } from '../binder.ts';
+import { operatorMessagePage } from './layout.ts';
+import { registerFleetPages, registerOperatorRoutes } from './routes.ts';
 import { OperatorSessions, type AdminAuthenticate, type AdminTokenActive, type OperatorSession } from './service.ts';
 
 /** The operator operations the console's actions call (through invoke, as the operator). */
@@ -102,6 +104,20 @@ export function buildOperatorConsole(deps: {
   };
 }
 
+/** The operator console's door for the binder: its pages take the session; its message page; invoke as the operator. */
+export const operatorDoor = (operator: OperatorConsole): Door<OperatorSession, OperatorSession, never> => ({
+  context: (session) => session,
+  call: (session, op, input) => actAs(operator, session, op, input),
+  messagePage: operatorMessagePage,
+});
+
+/** A section of the operator console. */
+export const operatorBinder = (
+  scope: App,
+  operator: OperatorConsole,
+  options: SectionOptions<OperatorSession, never>,
+) => new Binder(scope, operatorDoor(operator), options);
+
 /** Runs an operator operation as the session's admin token (invoke admits, the service records the action). */
 export async function actAs<Out>(
   operator: OperatorConsole,
@@ -120,9 +136,12 @@ export async function actAs<Out>(
 
 export function registerOperatorConsole(app: App, operator: OperatorConsole): void {
   registerOperatorRoutes(app, operator);
-  registerOrganizationPages(app, operator);
   registerInventoryPages(app, operator);
   registerEnrollmentPages(app, operator);
-  registerOperatorWebhookPages(app, operator);
   registerOutboxPage(app, operator, operator.operations.admin, operator.mailed);
+  signedInScope(app, operator.guard, (scope) => {
+    registerFleetPages(scope, operator);
+    registerOrganizationPages(scope, operator);
+    registerOperatorWebhookPages(scope, operator);
+  });
 }

@@ -8,17 +8,15 @@
 // session's admin token id. A bad value is a form error on the page (400); a refusal (409) is said
 // above its form; success is a redirect (Post/Redirect/Get) to the page with a notice.
 import type { Html } from '../../../lib/html.ts';
-import type { FastifyReply } from 'fastify';
-import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { App } from '../../../http/types.ts';
 import { ApiError } from '../../../lib/errors.ts';
 import { BILLING_STATES } from '../../billing/lifecycle.ts';
 import { usdExact } from '../../billing/money.ts';
-import { fieldErrorsOf, noticeOf, param, text } from '../account/shared.ts';
-import { registerFormParser, sendPage } from '../http.ts';
-import { badListLink, OPERATOR_PATH, redirect } from './http.ts';
+import { noticeOf } from '../account/shared.ts';
+import { FormRefusal, type Ask } from '../binder.ts';
+import { badListLink, OPERATOR_PATH } from './http.ts';
 import { operatorMessagePage } from './layout.ts';
-import { actAs, type OperatorConsole } from './module.ts';
+import { operatorBinder, type OperatorConsole } from './module.ts';
 import {
   depositsPage,
   organizationPage,
@@ -27,7 +25,6 @@ import {
   type FormState,
   type OrganizationForm,
 } from './organization-pages.ts';
-import { HIDDEN, PUBLIC } from './routes.ts';
 import type { OperatorSession } from './service.ts';
 
 const ID = /^[A-Za-z0-9_]{1,64}$/;
@@ -43,28 +40,58 @@ const NOTICES: Record<string, string> = {
 };
 const FIELD_WORDS = { amount_usd: 'The amount', tier: 'The tier', months: 'Months', reason: 'The reason' };
 
-export function registerOrganizationPages(app: App, operator: OperatorConsole): void {
-  const { guard, billing, repo } = operator;
+type OperatorAsk = Ask<OperatorSession, OperatorSession>;
+const ORGANIZATIONS = `${OPERATOR_PATH}/organizations`;
+const DEPOSITS = `${OPERATOR_PATH}/deposits`;
+/** An id the console never sends to the service (a hand-edited address): no such thing. */
+const noSuch = (what: string) => new ApiError('not_found', `No ${what} has this id.`);
 
-  const notFound = (reply: FastifyReply, session: OperatorSession) =>
-    sendPage(
-      reply,
-      404,
-      operatorMessagePage(session, 'Organization not found', 'No organization has this id.', {
-        href: `${OPERATOR_PATH}/organizations`,
-        text: 'Back to organizations',
-      }),
-    );
+/** The form's own checks (the service checks again): a reason, and whole months. */
+function checked(form: OrganizationForm, values: Record<string, string>): Record<string, string> {
+  const errors: Record<string, string> = {};
+  if (values.reason === '') errors.reason = 'Enter a reason: it is kept with the action.';
+  else if (values.reason.length > REASON_MAX) errors.reason = `The reason is at most ${REASON_MAX} characters.`;
+  if (form === 'credits' && values.amount_usd === '') errors.amount_usd = 'Enter an amount in dollars, like 25.00.';
+  if (form === 'grant') {
+    const months = Number(values.months);
+    if (!/^\d{1,3}$/.test(values.months) || months < 1 || months > 120)
+      errors.months = 'Months must be a whole number from 1 to 120.';
+    if (values.tier === '') errors.tier = 'Choose a tier.';
+  }
+  return errors;
+}
 
-  /** The organization page's data; null when there is no such organization. */
-  async function organizationView(id: string) {
-    let org: Awaited<ReturnType<typeof billing.operator.organization>>;
-    try {
-      org = await billing.operator.organization(id);
-    } catch (error) {
-      if (error instanceof ApiError && error.code === 'not_found') return null;
-      throw error;
-    }
+/** An action form's fields, trimmed ("$25" is 25). */
+const valuesOf = ({ body }: OperatorAsk) => ({
+  reason: (body.reason ?? '').trim(),
+  amount_usd: (body.amount_usd ?? '').trim().replace(/^\$/, ''),
+  tier: (body.tier ?? '').trim(),
+  months: (body.months ?? '').trim(),
+});
+
+export function registerOrganizationPages(scope: App, operator: OperatorConsole): void {
+  const { billing, repo } = operator;
+  const ops = operator.operations.billing;
+  const organizationsBack = { href: ORGANIZATIONS, text: 'Back to organizations' };
+  const depositsBack = { href: DEPOSITS, text: 'Back to deposits' };
+  const organizations = operatorBinder(scope, operator, {
+    back: organizationsBack,
+    missing: 'organization',
+    notFound: (session) =>
+      operatorMessagePage(session, 'Organization not found', 'No organization has this id.', organizationsBack),
+    labels: FIELD_WORDS,
+  });
+  const deposits = operatorBinder(scope, operator, {
+    back: depositsBack,
+    missing: 'deposit',
+    notFound: (session) => operatorMessagePage(session, 'Deposit not found', 'No deposit has this id.', depositsBack),
+  });
+
+  /** The organization page, with a form's state or a notice. */
+  async function organizationOf({ session, params }: OperatorAsk, extra: { state?: FormState; notice?: Html }) {
+    const { id } = params;
+    if (!ID.test(id)) throw noSuch('organization');
+    const org = await billing.operator.organization(id);
     // This month's usage (UTC), as the organization's own billing page shows it.
     const now = operator.clock.now();
     const month = { year: now.getUTCFullYear(), month: now.getUTCMonth() };
@@ -78,188 +105,105 @@ export function registerOrganizationPages(app: App, operator: OperatorConsole): 
       billing.usage.summary(id, range),
       billing.usage.daily(id, range),
     ]);
-    return {
-      org,
+    return organizationPage(session, org, {
       cells,
       ledger: ledger.map((entry) => ({ ...entry, amount_usd: usdExact(Number(entry.amount_micros)) })),
       usage,
       month,
       days: daily.days,
       tiers: Object.keys(billing.billing.prices.tiers),
-    };
+      ...extra,
+    });
   }
 
-  async function showOrganization(
-    reply: FastifyReply,
-    session: OperatorSession,
-    id: string,
-    status: number,
-    extra: { state?: FormState; notice?: Html },
-  ) {
-    const view = await organizationView(id);
-    if (!view) return notFound(reply, session);
-    return sendPage(reply, status, organizationPage(session, view.org, { ...view, ...extra }));
-  }
-
-  /** The form's own checks (the service checks again): a reason, and whole months. */
-  function checked(form: OrganizationForm, values: Record<string, string>): Record<string, string> {
-    const errors: Record<string, string> = {};
-    if (values.reason === '') errors.reason = 'Enter a reason: it is kept with the action.';
-    else if (values.reason.length > REASON_MAX) errors.reason = `The reason is at most ${REASON_MAX} characters.`;
-    if (form === 'credits' && values.amount_usd === '') errors.amount_usd = 'Enter an amount in dollars, like 25.00.';
-    if (form === 'grant') {
-      const months = Number(values.months);
-      if (!/^\d{1,3}$/.test(values.months) || months < 1 || months > 120)
-        errors.months = 'Months must be a whole number from 1 to 120.';
-      if (values.tier === '') errors.tier = 'Choose a tier.';
+  organizations.view(ORGANIZATIONS, async ({ session, query, reply, send }) => {
+    const back = { href: ORGANIZATIONS, text: 'See every organization' };
+    const state = query.state ?? '';
+    const email = (query.email ?? '').trim();
+    if (state !== '' && !(BILLING_STATES as readonly string[]).includes(state))
+      return send(
+        400,
+        operatorMessagePage(
+          session,
+          'Unknown state',
+          `The billing state is one of: ${BILLING_STATES.join(', ')}.`,
+          back,
+        ),
+      );
+    if (email.length > 254) return badListLink(reply, session, back);
+    let page: Awaited<ReturnType<typeof billing.operator.listOrganizations>>;
+    try {
+      page = await billing.operator.listOrganizations(
+        { state: state || undefined, email: email.toLowerCase() || undefined },
+        { limit: PAGE_SIZE, cursor: query.cursor || undefined },
+      );
+    } catch (error) {
+      if (error instanceof ApiError && error.code === 'invalid_request') return badListLink(reply, session, back);
+      throw error;
     }
-    return errors;
-  }
+    const listed = await Promise.all(
+      page.organizations.map(async (org) => {
+        const status = await billing.billing.status(org.id);
+        return { ...org, prepaid_balance_usd: status.prepaid_balance_usd, active_cells: status.cells.active };
+      }),
+    );
+    return organizationsPage(session, listed, {
+      states: BILLING_STATES,
+      state: state || null,
+      email,
+      nextCursor: page.next_cursor,
+    });
+  });
 
-  app.register(async (plugin) => {
-    const scope = plugin.withTypeProvider<TypeBoxTypeProvider>();
-    registerFormParser(scope);
+  organizations.view(`${ORGANIZATIONS}/:id`, (ask) => organizationOf(ask, { notice: noticeOf(ask.query, NOTICES) }));
 
-    scope.get(`${OPERATOR_PATH}/organizations`, { config: PUBLIC, schema: HIDDEN }, async (request, reply) => {
-      const session = await guard.page(request, reply);
-      if (!session) return reply;
-      const back = { href: `${OPERATOR_PATH}/organizations`, text: 'See every organization' };
-      const state = text(request.query, 'state');
-      const email = text(request.query, 'email').trim();
-      const cursor = text(request.query, 'cursor') || undefined;
-      if (state !== '' && !(BILLING_STATES as readonly string[]).includes(state))
-        return sendPage(
-          reply,
-          400,
-          operatorMessagePage(
-            session,
-            'Unknown state',
-            `The billing state is one of: ${BILLING_STATES.join(', ')}.`,
-            back,
-          ),
-        );
-      if (email.length > 254) return badListLink(reply, session, back);
-      let page: Awaited<ReturnType<typeof billing.operator.listOrganizations>>;
-      try {
-        page = await billing.operator.listOrganizations(
-          { state: state || undefined, email: email.toLowerCase() || undefined },
-          { limit: PAGE_SIZE, cursor },
-        );
-      } catch (error) {
-        if (error instanceof ApiError && error.code === 'invalid_request') return badListLink(reply, session, back);
-        throw error;
-      }
-      const organizations = await Promise.all(
-        page.organizations.map(async (org) => {
-          const status = await billing.billing.status(org.id);
-          return {
-            ...org,
-            prepaid_balance_usd: status.prepaid_balance_usd,
-            active_cells: status.cells.active,
-          };
+  for (const form of FORMS)
+    organizations.post(`${ORGANIZATIONS}/:id/${form}`, {
+      run: async (ask) => {
+        const { id } = ask.params;
+        if (!ID.test(id)) throw noSuch('organization');
+        const values = valuesOf(ask);
+        const errors = checked(form, values);
+        if (Object.keys(errors).length > 0) throw new FormRefusal(errors);
+        const { reason } = values;
+        if (form === 'credits') await ask.call(ops.creditOrganization, { id, amount_usd: values.amount_usd, reason });
+        else if (form === 'grant')
+          await ask.call(ops.grantOrganization, { id, tier: values.tier, months: Number(values.months), reason });
+        else if (form === 'suspend') await ask.call(ops.suspendOrganization, { id, reason });
+        else await ask.call(ops.reinstateOrganization, { id, reason });
+        return `${organizationPath(id)}?notice=${form}`;
+      },
+      page: (ask, refusal) =>
+        organizationOf(ask, {
+          state: { form, values: valuesOf(ask), errors: refusal.errors, refusal: refusal.notice },
         }),
-      );
-      return sendPage(
-        reply,
-        200,
-        organizationsPage(session, organizations, {
-          states: BILLING_STATES,
-          state: state || null,
-          email,
-          nextCursor: page.next_cursor,
-        }),
-      );
     });
 
-    scope.get(`${OPERATOR_PATH}/organizations/:id`, { config: PUBLIC, schema: HIDDEN }, async (request, reply) => {
-      const session = await guard.page(request, reply);
-      if (!session) return reply;
-      const id = param(request.params, 'id');
-      if (!ID.test(id)) return notFound(reply, session);
-      return showOrganization(reply, session, id, 200, { notice: noticeOf(request.query, NOTICES) });
-    });
-
-    for (const form of FORMS) {
-      scope.post(
-        `${OPERATOR_PATH}/organizations/:id/${form}`,
-        { config: PUBLIC, schema: HIDDEN },
-        async (request, reply) => {
-          const session = await guard.posted(request, reply, text(request.body, 'csrf_token'));
-          if (!session) return reply;
-          const id = param(request.params, 'id');
-          if (!ID.test(id)) return notFound(reply, session);
-          const values = {
-            reason: text(request.body, 'reason').trim(),
-            amount_usd: text(request.body, 'amount_usd').trim().replace(/^\$/, ''),
-            tier: text(request.body, 'tier').trim(),
-            months: text(request.body, 'months').trim(),
-          };
-          const errors = checked(form, values);
-          if (Object.keys(errors).length > 0)
-            return showOrganization(reply, session, id, 400, { state: { form, values, errors } });
-          const ops = operator.operations.billing;
-          const { reason } = values;
-          try {
-            if (form === 'credits')
-              await actAs(operator, session, ops.creditOrganization, { id, amount_usd: values.amount_usd, reason });
-            else if (form === 'grant')
-              await actAs(operator, session, ops.grantOrganization, {
-                id,
-                tier: values.tier,
-                months: Number(values.months),
-                reason,
-              });
-            else if (form === 'suspend') await actAs(operator, session, ops.suspendOrganization, { id, reason });
-            else await actAs(operator, session, ops.reinstateOrganization, { id, reason });
-          } catch (error) {
-            if (!(error instanceof ApiError)) throw error;
-            if (error.code === 'not_found') return notFound(reply, session);
-            const fields = fieldErrorsOf(error, FIELD_WORDS);
-            if (fields) return showOrganization(reply, session, id, 400, { state: { form, values, errors: fields } });
-            if (error.status >= 500) throw error;
-            return showOrganization(reply, session, id, error.status, {
-              state: { form, values, errors: {}, refusal: error.message },
-            });
-          }
-          return redirect(reply, `${organizationPath(id)}?notice=${form}`);
-        },
-      );
+  deposits.view(DEPOSITS, async ({ session, query, reply }) => {
+    const back = { href: DEPOSITS, text: 'See held deposits' };
+    const status = query.status || 'held';
+    if (status !== 'held' && status !== 'credited') return badListLink(reply, session, back);
+    try {
+      const page = await billing.deposits.list(status, { limit: PAGE_SIZE, cursor: query.cursor || undefined });
+      return depositsPage(session, page.deposits, {
+        status,
+        nextCursor: page.next_cursor,
+        notice: noticeOf(query, NOTICES),
+      });
+    } catch (error) {
+      if (error instanceof ApiError && error.code === 'invalid_request') return badListLink(reply, session, back);
+      throw error;
     }
+  });
 
-    scope.get(`${OPERATOR_PATH}/deposits`, { config: PUBLIC, schema: HIDDEN }, async (request, reply) => {
-      const session = await guard.page(request, reply);
-      if (!session) return reply;
-      const back = { href: `${OPERATOR_PATH}/deposits`, text: 'See held deposits' };
-      const status = text(request.query, 'status') || 'held';
-      if (status !== 'held' && status !== 'credited') return badListLink(reply, session, back);
-      const cursor = text(request.query, 'cursor') || undefined;
-      try {
-        const page = await billing.deposits.list(status, { limit: PAGE_SIZE, cursor });
-        return sendPage(
-          reply,
-          200,
-          depositsPage(session, page.deposits, {
-            status,
-            nextCursor: page.next_cursor,
-            notice: noticeOf(request.query, NOTICES),
-          }),
-        );
-      } catch (error) {
-        if (error instanceof ApiError && error.code === 'invalid_request') return badListLink(reply, session, back);
-        throw error;
-      }
-    });
-
-    scope.post(`${OPERATOR_PATH}/deposits/:id/assign`, { config: PUBLIC, schema: HIDDEN }, async (request, reply) => {
-      const session = await guard.posted(request, reply, text(request.body, 'csrf_token'));
-      if (!session) return reply;
-      const depositId = param(request.params, 'id');
-      const organizationId = text(request.body, 'organization_id').trim();
-      const reason = text(request.body, 'reason').trim();
+  deposits.post(`${DEPOSITS}/:id/assign`, {
+    run: async ({ session, params, body, call, send }) => {
+      const depositId = params.id;
+      const organizationId = (body.organization_id ?? '').trim();
+      const reason = (body.reason ?? '').trim();
       const again = async (status: number, error: string, field: 'organization_id' | 'reason' = 'organization_id') => {
         const page = await billing.deposits.list('held', { limit: PAGE_SIZE });
-        return sendPage(
-          reply,
+        return send(
           status,
           depositsPage(session, page.deposits, {
             status: 'held',
@@ -268,41 +212,25 @@ export function registerOrganizationPages(app: App, operator: OperatorConsole): 
           }),
         );
       };
-      const depositNotFound = () =>
-        sendPage(
-          reply,
-          404,
-          operatorMessagePage(session, 'Deposit not found', 'No deposit has this id.', {
-            href: `${OPERATOR_PATH}/deposits`,
-            text: 'Back to deposits',
-          }),
-        );
-      if (!ID.test(depositId)) return depositNotFound();
+      if (!ID.test(depositId)) throw noSuch('deposit');
       if (organizationId === '') return again(400, 'Enter the id of the organization to credit (org_…).');
       if (!ID.test(organizationId)) return again(400, 'An organization id looks like org_… (letters, digits and _).');
       if (reason.length > REASON_MAX) return again(400, `The reason is at most ${REASON_MAX} characters.`, 'reason');
       try {
-        await actAs(operator, session, operator.operations.deposits.assignDeposit, {
+        await call(operator.operations.deposits.assignDeposit, {
           id: depositId,
           organization_id: organizationId,
           ...(reason ? { reason } : {}),
         });
       } catch (error) {
-        if (!(error instanceof ApiError)) throw error;
-        if (error.code === 'not_found' && error.message.includes('organization'))
-          return again(400, 'No organization has this id.');
-        if (error.code === 'not_found') return depositNotFound();
-        if (error.status >= 500) throw error;
-        return sendPage(
-          reply,
-          error.status,
-          operatorMessagePage(session, 'Not possible', error.message, {
-            href: `${OPERATOR_PATH}/deposits`,
-            text: 'Back to deposits',
-          }),
-        );
+        // The deposit's not_found is the 404 page; the organization's, a form error.
+        const organizationMissing =
+          error instanceof ApiError && error.code === 'not_found' && /organization/.test(error.message);
+        if (organizationMissing) return again(400, 'No organization has this id.');
+        if (!(error instanceof ApiError) || error.code === 'not_found' || error.status >= 500) throw error;
+        return send(error.status, operatorMessagePage(session, 'Not possible', error.message, depositsBack));
       }
-      return redirect(reply, `${OPERATOR_PATH}/deposits?notice=assigned`);
-    });
+      return `${DEPOSITS}?notice=assigned`;
+    },
   });
 }

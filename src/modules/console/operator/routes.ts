@@ -15,7 +15,7 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { App } from '../../../http/types.ts';
 
 import { ApiError } from '../../../lib/errors.ts';
-import { noticeOf, param, text } from '../account/shared.ts';
+import { noticeOf, text } from '../account/shared.ts';
 import { flashCookie, fromOwnOrigin, readCookie, registerFormParser, sendPage, type ConsoleHttp } from '../http.ts';
 import { FLEET_FILTERS, type FleetFilter } from './fleet.ts';
 import { devicePage, fleetPage, fleetRow, type DevicePageOptions } from './fleet-pages.ts';
@@ -29,7 +29,8 @@ import {
 } from './http.ts';
 import { operatorMessagePage } from './layout.ts';
 import { FleetLive } from './live.ts';
-import { actAs, type OperatorConsole } from './module.ts';
+import { operatorBinder, type OperatorConsole } from './module.ts';
+import { FormRefusal, type Ask } from '../binder.ts';
 import { OPERATOR_SESSION_TTL_MS, type OperatorSession } from './service.ts';
 import { operatorSignInPage } from './sign-in-page.ts';
 import { auditPage } from './audit-page.ts';
@@ -60,6 +61,7 @@ export const REASON_MAX = 500;
 export const DEVICE_ID = /^[A-Za-z0-9_]{1,64}$/;
 
 const DEVICE_KEY_COOKIE = 'cg_operator_device_key';
+type OperatorAsk = Ask<OperatorSession, OperatorSession>;
 /** A device key shown once on its phone's page: a rotated key, or a new phone's (`added`). */
 type FlashedKey = { deviceId: string; adminTokenId: string; secret: string; added?: boolean };
 
@@ -196,161 +198,135 @@ export function registerOperatorRoutes(app: App, operator: OperatorConsole): voi
       reply.header('set-cookie', clearedOperatorCookie(http));
       return redirect(reply, `${OPERATOR_PATH}/sign-in`);
     });
+  });
+}
 
-    scope.get(`${OPERATOR_PATH}/fleet`, { config: PUBLIC, schema: HIDDEN }, async (request, reply) => {
-      const session = await guard.page(request, reply);
-      if (!session) return reply;
-      const asked = text(request.query, 'filter') || 'all';
-      if (!FLEET_FILTERS.includes(asked as FleetFilter))
-        return sendPage(
-          reply,
-          400,
-          operatorMessagePage(session, 'Unknown filter', `The fleet can be filtered by: ${FLEET_FILTERS.join(', ')}.`, {
-            href: `${OPERATOR_PATH}/fleet`,
-            text: 'See every phone',
-          }),
-        );
-      const filter = asked as FleetFilter;
-      const all = await fleet.fleet();
-      const rows = filter === 'all' ? all : await fleet.fleet(filter);
-      return sendPage(
-        reply,
-        200,
-        fleetPage(session, rows, {
-          filter,
-          // Only the unfiltered table is live: a filtered one would have rows leave and join it.
-          liveUrl: filter === 'all' ? `${OPERATOR_PATH}/fleet/live` : null,
-          notice: noticeOf(request.query, FLEET_NOTICES),
-          total: all.length,
-          online: all.filter((row) => row.device.online).length,
+const FLEET_BACK = { href: `${OPERATOR_PATH}/fleet`, text: 'Back to the fleet' };
+/** A phone id the admin surface would not take, or a phone not in the inventory. */
+const noPhone = () => new ApiError('not_found', 'No phone with this id is in the inventory.');
+
+/** The fleet, the audit log and each phone's page and actions: the operator's signed-in scope. */
+export function registerFleetPages(scope: App, operator: OperatorConsole): void {
+  const { fleet, http } = operator;
+  const bind = operatorBinder(scope, operator, {
+    back: FLEET_BACK,
+    missing: 'phone',
+    notFound: (session) =>
+      operatorMessagePage(session, 'Phone not found', 'No phone with this id is in the inventory.', FLEET_BACK),
+  });
+
+  /** The phone's page (with a form's error); its id checked first. */
+  async function deviceOf({ session, params }: OperatorAsk, options: DevicePageOptions) {
+    const id = params.device_id;
+    const page = DEVICE_ID.test(id) ? await renderDevice(operator, session, id, options) : null;
+    if (!page) throw noPhone();
+    return page;
+  }
+
+  bind.view(`${OPERATOR_PATH}/fleet`, async ({ session, query, send }) => {
+    const asked = query.filter || 'all';
+    if (!FLEET_FILTERS.includes(asked as FleetFilter))
+      return send(
+        400,
+        operatorMessagePage(session, 'Unknown filter', `The fleet can be filtered by: ${FLEET_FILTERS.join(', ')}.`, {
+          href: `${OPERATOR_PATH}/fleet`,
+          text: 'See every phone',
         }),
       );
+    const filter = asked as FleetFilter;
+    const all = await fleet.fleet();
+    const rows = filter === 'all' ? all : await fleet.fleet(filter);
+    return fleetPage(session, rows, {
+      filter,
+      // Only the unfiltered table is live: a filtered one would have rows leave and join it.
+      liveUrl: filter === 'all' ? `${OPERATOR_PATH}/fleet/live` : null,
+      notice: noticeOf(query, FLEET_NOTICES),
+      total: all.length,
+      online: all.filter((row) => row.device.online).length,
     });
+  });
 
-    scope.get(`${OPERATOR_PATH}/fleet/live`, { config: PUBLIC, schema: HIDDEN }, async (request, reply) => {
-      const session = await guard.page(request, reply);
-      if (!session) return reply;
-      if (live.full)
-        return reply
-          .header('retry-after', '30')
-          .code(429)
-          .type('text/plain; charset=utf-8')
-          .send('Too many live views are open; try again later.');
-      await live.open(request, reply);
-      return reply;
-    });
+  bind.view(`${OPERATOR_PATH}/fleet/live`, async ({ request, reply }) => {
+    const live = operator.live;
+    if (!live) throw new Error('the fleet live view is created with the operator routes');
+    if (live.full)
+      return reply
+        .header('retry-after', '30')
+        .code(429)
+        .type('text/plain; charset=utf-8')
+        .send('Too many live views are open; try again later.');
+    await live.open(request, reply);
+    return reply;
+  });
 
-    scope.get(`${OPERATOR_PATH}/audit`, { config: PUBLIC, schema: HIDDEN }, async (request, reply) => {
-      const session = await guard.page(request, reply);
-      if (!session) return reply;
-      const targetId = text(request.query, 'target_id').trim();
-      const cursor = text(request.query, 'cursor') || undefined;
-      const back = { href: `${OPERATOR_PATH}/audit`, text: 'See every action' };
-      if (targetId !== '' && !DEVICE_ID.test(targetId))
-        return sendPage(
-          reply,
-          400,
-          operatorMessagePage(session, 'Page not found', 'This list link is not valid.', back),
-        );
-      try {
-        const page = await operator.audit.list({ limit: 50, cursor, target_id: targetId || undefined });
-        return sendPage(
-          reply,
-          200,
-          auditPage(session, page.entries, { targetId: targetId || null, nextCursor: page.next_cursor }),
-        );
-      } catch (error) {
-        if (error instanceof ApiError && error.code === 'invalid_request')
-          return sendPage(
-            reply,
-            400,
-            operatorMessagePage(session, 'Page not found', 'This list link is not valid.', back),
-          );
-        throw error;
-      }
-    });
-
-    scope.get(`${OPERATOR_PATH}/devices/:device_id`, { config: PUBLIC, schema: HIDDEN }, async (request, reply) => {
-      const session = await guard.page(request, reply);
-      if (!session) return reply;
-      const id = param(request.params, 'device_id');
-      if (!DEVICE_ID.test(id)) return deviceNotFound(reply, session);
-      const flashed = flashedKeyOf(request, id, session);
-      if (readCookie(request, DEVICE_KEY_COOKIE) !== undefined)
-        reply.header('set-cookie', flashCookie(http, DEVICE_KEY_COOKIE, devicePath(id), null));
-      const page = await renderDevice(operator, session, id, {
-        rotatedKey: flashed?.secret,
-        keyIsNew: flashed?.added,
-        notice: noticeOf(request.query, HOLD_NOTICES),
+  bind.view(`${OPERATOR_PATH}/audit`, async ({ session, query, send }) => {
+    const targetId = (query.target_id ?? '').trim();
+    const back = { href: `${OPERATOR_PATH}/audit`, text: 'See every action' };
+    const badLink = () =>
+      send(400, operatorMessagePage(session, 'Page not found', 'This list link is not valid.', back));
+    if (targetId !== '' && !DEVICE_ID.test(targetId)) return badLink();
+    try {
+      const page = await operator.audit.list({
+        limit: 50,
+        cursor: query.cursor || undefined,
+        target_id: targetId || undefined,
       });
-      return page === null ? deviceNotFound(reply, session) : sendPage(reply, 200, page);
+      return auditPage(session, page.entries, { targetId: targetId || null, nextCursor: page.next_cursor });
+    } catch (error) {
+      if (error instanceof ApiError && error.code === 'invalid_request') return badLink();
+      throw error;
+    }
+  });
+
+  bind.view(`${OPERATOR_PATH}/devices/:device_id`, async (ask) => {
+    const { request, reply, session, params, query } = ask;
+    const id = params.device_id;
+    const flashed = flashedKeyOf(request, id, session);
+    if (readCookie(request, DEVICE_KEY_COOKIE) !== undefined && DEVICE_ID.test(id))
+      reply.header('set-cookie', flashCookie(http, DEVICE_KEY_COOKIE, devicePath(id), null));
+    return deviceOf(ask, {
+      rotatedKey: flashed?.secret,
+      keyIsNew: flashed?.added,
+      notice: noticeOf(query, HOLD_NOTICES),
+    });
+  });
+
+  /** A phone's action form: its reason (required for a hold, at most REASON_MAX characters), then `run`. */
+  const devicePost = (action: string, run: (ask: OperatorAsk, reason: string) => Promise<string>) =>
+    bind.post(`${OPERATOR_PATH}/devices/:device_id/${action}`, {
+      run: async (ask) => {
+        if (!DEVICE_ID.test(ask.params.device_id)) throw noPhone();
+        const reason = (ask.body.reason ?? '').trim();
+        if (reason === '' && action !== 'rotate-key')
+          throw new FormRefusal({ reason: 'Enter a reason: it is kept with the action.' });
+        if (reason.length > REASON_MAX)
+          throw new FormRefusal({ reason: `The reason is at most ${REASON_MAX} characters.` });
+        return run(ask, reason);
+      },
+      page: (ask, refusal) =>
+        deviceOf(ask, {
+          formError: {
+            form: action,
+            reason: (ask.body.reason ?? '').trim(),
+            error: refusal.errors.reason ?? refusal.notice ?? '',
+            refusal: refusal.notice !== undefined,
+          },
+        }),
     });
 
-    for (const action of HOLD_ACTIONS) {
-      scope.post(
-        `${OPERATOR_PATH}/devices/:device_id/${action}`,
-        { config: PUBLIC, schema: HIDDEN },
-        async (request, reply) => {
-          const session = await guard.posted(request, reply, text(request.body, 'csrf_token'));
-          if (!session) return reply;
-          const id = param(request.params, 'device_id');
-          if (!DEVICE_ID.test(id)) return deviceNotFound(reply, session);
-          const reason = text(request.body, 'reason').trim();
-          const again = async (status: number, formError: NonNullable<DevicePageOptions['formError']>) => {
-            const page = await renderDevice(operator, session, id, { formError });
-            return page === null ? deviceNotFound(reply, session) : sendPage(reply, status, page);
-          };
-          if (reason === '')
-            return again(400, { form: action, reason, error: 'Enter a reason: it is kept with the action.' });
-          if (reason.length > REASON_MAX)
-            return again(400, { form: action, reason, error: `The reason is at most ${REASON_MAX} characters.` });
-          try {
-            await actAs(operator, session, operator.operations.devices[HOLD_OPERATIONS[action]], {
-              device_id: id,
-              reason,
-            });
-          } catch (error) {
-            if (!(error instanceof ApiError)) throw error;
-            if (error.code === 'not_found') return deviceNotFound(reply, session);
-            if (error.code !== 'conflict') throw error;
-            return again(409, { form: action, reason, error: error.message, refusal: true });
-          }
-          return redirect(reply, `${devicePath(id)}?notice=${action}`);
-        },
-      );
-    }
+  for (const action of HOLD_ACTIONS)
+    devicePost(action, async ({ call, params }, reason) => {
+      await call(operator.operations.devices[HOLD_OPERATIONS[action]], { device_id: params.device_id, reason });
+      return `${devicePath(params.device_id)}?notice=${action}`;
+    });
 
-    scope.post(
-      `${OPERATOR_PATH}/devices/:device_id/rotate-key`,
-      { config: PUBLIC, schema: HIDDEN },
-      async (request, reply) => {
-        const session = await guard.posted(request, reply, text(request.body, 'csrf_token'));
-        if (!session) return reply;
-        const id = param(request.params, 'device_id');
-        if (!DEVICE_ID.test(id)) return deviceNotFound(reply, session);
-        const reason = text(request.body, 'reason').trim();
-        if (reason.length > REASON_MAX) {
-          const page = await renderDevice(operator, session, id, {
-            formError: { form: 'rotate-key', error: `The reason is at most ${REASON_MAX} characters.`, reason },
-          });
-          return page === null ? deviceNotFound(reply, session) : sendPage(reply, 400, page);
-        }
-        let key: string;
-        try {
-          key = (
-            await actAs<{ device_key: string }>(operator, session, operator.operations.devices.rotateDeviceKey, {
-              device_id: id,
-              ...(reason ? { reason } : {}),
-            })
-          ).device_key;
-        } catch (error) {
-          if (error instanceof ApiError && error.code === 'not_found') return deviceNotFound(reply, session);
-          throw error;
-        }
-        flashDeviceKey(reply, http, session, id, key, 'rotated');
-        return redirect(reply, devicePath(id));
-      },
-    );
+  devicePost('rotate-key', async ({ call, params, reply, session }, reason) => {
+    const { device_key: key } = (await call(operator.operations.devices.rotateDeviceKey, {
+      device_id: params.device_id,
+      ...(reason ? { reason } : {}),
+    })) as { device_key: string };
+    flashDeviceKey(reply, http, session, params.device_id, key, 'rotated');
+    return devicePath(params.device_id);
   });
 }
 

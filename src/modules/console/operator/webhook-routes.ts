@@ -7,20 +7,16 @@
 //   GET  /console/operator/webhooks/:id/delete              confirm; POST deletes
 //   POST /console/operator/webhooks/:id/deliveries/:delivery_id/retry
 import type { Html } from '../../../lib/html.ts';
-import type { FastifyReply } from 'fastify';
 import type { App } from '../../../http/types.ts';
 import { ApiError } from '../../../lib/errors.ts';
 import { randomBase62 } from '../../../lib/secrets.ts';
 import { DEVICE_EVENT_TYPES } from '../../devices/events.ts';
-import type { WebhookView } from '../../webhooks/service.ts';
-import { noticeOf, param, text, withNotice } from '../account/shared.ts';
-import { registerFormParser, sendPage } from '../http.ts';
-import { badListLink, redirect } from './http.ts';
+import { noticeOf, withNotice } from '../account/shared.ts';
+import type { Ask } from '../binder.ts';
 import { errorNotice } from '../layout.ts';
 import { operatorMessagePage } from './layout.ts';
-import { actAs, type OperatorConsole } from './module.ts';
+import { operatorBinder, type OperatorConsole } from './module.ts';
 import { createFromForm } from '../act.ts';
-import { HIDDEN, PUBLIC } from './routes.ts';
 import type { OperatorSession } from './service.ts';
 import {
   deleteWebhookPage,
@@ -28,7 +24,6 @@ import {
   webhookPath,
   webhooksPage,
   WEBHOOKS_PATH,
-  type DeliveryRow,
   type OperatorWebhookForm,
 } from './webhook-pages.ts';
 
@@ -43,232 +38,152 @@ const ENDPOINTS_PER_PAGE = 50;
 const DELIVERIES_PER_PAGE = 20;
 const newForm = (): OperatorWebhookForm => ({ clientId: `operator_${randomBase62(24)}`, url: '', eventTypes: [] });
 
-export function registerOperatorWebhookPages(app: App, operator: OperatorConsole): void {
-  const { guard } = operator;
-  const ops = operator.operations.webhooks;
+type OperatorAsk = Ask<OperatorSession, OperatorSession>;
 
-  const notFound = (reply: FastifyReply, session: OperatorSession) =>
-    sendPage(
-      reply,
-      404,
-      operatorMessagePage(session, 'Endpoint not found', 'No operator webhook endpoint has this id.', {
-        href: WEBHOOKS_PATH,
-        text: 'Back to the webhooks',
-      }),
-    );
-  /** Runs the operation; null (after answering 404) when the endpoint or delivery is unknown. */
-  async function orNotFound<T>(reply: FastifyReply, session: OperatorSession, run: () => Promise<T>) {
-    try {
-      return await run();
-    } catch (error) {
-      if (error instanceof ApiError && (error.code === 'not_found' || error.code === 'invalid_request')) {
-        await notFound(reply, session);
-        return null;
-      }
-      throw error;
-    }
-  }
-  const list = (session: OperatorSession, cursor?: string) =>
-    actAs<{ webhooks: WebhookView[]; next_cursor: string | null }>(operator, session, ops.listWebhooks, {
-      limit: ENDPOINTS_PER_PAGE,
-      ...(cursor ? { cursor } : {}),
-    });
-  const get = (session: OperatorSession, id: string) => actAs<WebhookView>(operator, session, ops.getWebhook, { id });
+export function registerOperatorWebhookPages(scope: App, operator: OperatorConsole): void {
+  const ops = operator.operations.webhooks;
+  const back = { href: WEBHOOKS_PATH, text: 'Back to the webhooks' };
+  const bind = operatorBinder(scope, operator, {
+    back,
+    missing: 'endpoint',
+    notFound: (session) =>
+      operatorMessagePage(session, 'Endpoint not found', 'No operator webhook endpoint has this id.', back),
+    invalidIsMissing: true,
+  });
+
+  const list = ({ call }: OperatorAsk, cursor?: string) =>
+    call(ops.listWebhooks, { limit: ENDPOINTS_PER_PAGE, ...(cursor ? { cursor } : {}) });
 
   /** The endpoint's page with a page of its deliveries (`cursor`: older ones). */
-  async function showEndpoint(
-    reply: FastifyReply,
-    session: OperatorSession,
-    id: string,
-    extra: { notice?: Html; secret?: string; cursor?: string },
-    status = 200,
-  ) {
-    const webhook = await orNotFound(reply, session, () => get(session, id));
-    if (!webhook) return reply;
-    const deliveries = await orBadLink(reply, session, webhookPath(webhook.id), () =>
-      actAs<{ deliveries: DeliveryRow[]; next_cursor: string | null }>(operator, session, ops.listWebhookDeliveries, {
-        webhook_id: webhook.id,
-        limit: DELIVERIES_PER_PAGE,
-        ...(extra.cursor ? { cursor: extra.cursor } : {}),
-      }),
-    );
-    if (!deliveries) return reply;
-    return sendPage(
-      reply,
-      status,
-      webhookPage(session, {
-        webhook,
-        deliveries: deliveries.deliveries,
-        nextCursor: deliveries.next_cursor,
-        notice: extra.notice,
-        secret: extra.secret,
-      }),
-    );
-  }
-  /** Runs a list; null (after answering 400) when the link's cursor is not one the console wrote. */
-  async function orBadLink<T>(reply: FastifyReply, session: OperatorSession, back: string, run: () => Promise<T>) {
-    try {
-      return await run();
-    } catch (error) {
-      if (error instanceof ApiError && error.code === 'invalid_request') {
-        await badListLink(reply, session, { href: back, text: 'Back to the first page' });
-        return null;
-      }
-      throw error;
-    }
-  }
-
-  app.register(async (scope) => {
-    registerFormParser(scope);
-    const route = { config: PUBLIC, schema: HIDDEN };
-
-    scope.get(WEBHOOKS_PATH, route, async (request, reply) => {
-      const session = await guard.page(request, reply);
-      if (!session) return reply;
-      const page = await orBadLink(reply, session, WEBHOOKS_PATH, () =>
-        list(session, text(request.query, 'cursor') || undefined),
-      );
-      if (!page) return reply;
-      const notice = noticeOf(request.query, NOTICES);
-      return sendPage(
-        reply,
-        200,
-        webhooksPage(session, { webhooks: page.webhooks, nextCursor: page.next_cursor, form: newForm(), notice }),
-      );
+  async function endpointOf(ask: OperatorAsk, extra: { notice?: Html; secret?: string; cursor?: string }) {
+    const { call, session, params } = ask;
+    const webhook = await call(ops.getWebhook, { id: params.id });
+    const deliveries = await call(ops.listWebhookDeliveries, {
+      webhook_id: webhook.id,
+      limit: DELIVERIES_PER_PAGE,
+      ...(extra.cursor ? { cursor: extra.cursor } : {}),
     });
+    return webhookPage(session, {
+      webhook,
+      deliveries: deliveries.deliveries,
+      nextCursor: deliveries.next_cursor,
+      notice: extra.notice,
+      secret: extra.secret,
+    });
+  }
 
-    scope.post(WEBHOOKS_PATH, route, async (request, reply) => {
-      const session = await guard.posted(request, reply, text(request.body, 'csrf_token'));
-      if (!session) return reply;
+  bind.view(WEBHOOKS_PATH, async (ask) => {
+    const page = await list(ask, ask.query.cursor || undefined);
+    const notice = noticeOf(ask.query, NOTICES);
+    return webhooksPage(ask.session, {
+      webhooks: page.webhooks,
+      nextCursor: page.next_cursor,
+      form: newForm(),
+      notice,
+    });
+  });
+
+  bind.post(WEBHOOKS_PATH, {
+    run: async (ask) => {
+      const { session, body, call, send } = ask;
       const form: OperatorWebhookForm = {
-        clientId: text(request.body, 'client_id') || newForm().clientId,
-        url: text(request.body, 'url').trim(),
-        eventTypes: DEVICE_EVENT_TYPES.filter((type) => text(request.body, `event:${type}`) === 'on'),
+        clientId: body.client_id || newForm().clientId,
+        url: (body.url ?? '').trim(),
+        eventTypes: DEVICE_EVENT_TYPES.filter((type) => body[`event:${type}`] === 'on'),
       };
-      const again = async (status: number, error: string) => {
-        const first = await list(session);
-        return sendPage(
-          reply,
-          status,
+      const again = async (error: string) => {
+        const first = await list(ask);
+        return send(
+          400,
           webhooksPage(session, { webhooks: first.webhooks, nextCursor: first.next_cursor, form: { ...form, error } }),
         );
       };
-      if (form.url === '') return again(400, 'Enter the URL of your endpoint, https://…');
+      if (form.url === '') return again('Enter the URL of your endpoint, https://…');
       const create = (clientId: string) =>
-        actAs<{ created: boolean; webhook: WebhookView & { secret?: string } }>(operator, session, ops.createWebhook, {
+        call(ops.createWebhook, {
           client_id: clientId,
           url: form.url,
           ...(form.eventTypes.length > 0 ? { event_types: form.eventTypes } : {}),
         });
-      let result: { created: boolean; webhook: WebhookView & { secret?: string } };
+      let result: Awaited<ReturnType<typeof create>>;
       try {
         result = await createFromForm(create, form.clientId, () => newForm().clientId);
       } catch (error) {
         if (!(error instanceof ApiError) || error.status >= 500) throw error;
         const said =
           error.errors?.find((e) => e.field === 'url')?.message ?? error.errors?.[0]?.message ?? error.message;
-        return again(400, said.charAt(0).toUpperCase() + said.slice(1));
+        return again(said.charAt(0).toUpperCase() + said.slice(1));
       }
-      const { webhooks, next_cursor: nextCursor } = await list(session);
-      if (!result.created || !result.webhook.secret)
-        return sendPage(
-          reply,
-          200,
-          webhooksPage(session, {
-            webhooks,
-            nextCursor,
-            form: newForm(),
-            notice: noticeOf({ notice: 'existing' }, NOTICES),
-          }),
-        );
-      return sendPage(
-        reply,
+      const { webhooks, next_cursor: nextCursor } = await list(ask);
+      const { created, webhook } = result as { created: boolean; webhook: { url: string; secret?: string } };
+      if (!created || !webhook.secret)
+        return webhooksPage(session, {
+          webhooks,
+          nextCursor,
+          form: newForm(),
+          notice: noticeOf({ notice: 'existing' }, NOTICES),
+        });
+      return send(
         201,
         webhooksPage(session, {
           webhooks,
           nextCursor,
           form: newForm(),
-          created: { url: result.webhook.url, secret: result.webhook.secret },
+          created: { url: webhook.url, secret: webhook.secret },
         }),
       );
-    });
+    },
+  });
 
-    scope.get(`${WEBHOOKS_PATH}/:id`, route, async (request, reply) => {
-      const session = await guard.page(request, reply);
-      if (!session) return reply;
-      return showEndpoint(reply, session, param(request.params, 'id'), {
-        notice: noticeOf(request.query, NOTICES),
-        cursor: text(request.query, 'cursor') || undefined,
-      });
-    });
+  bind.view(`${WEBHOOKS_PATH}/:id`, (ask) =>
+    endpointOf(ask, { notice: noticeOf(ask.query, NOTICES), cursor: ask.query.cursor || undefined }),
+  );
 
-    scope.post(`${WEBHOOKS_PATH}/:id/enabled`, route, async (request, reply) => {
-      const session = await guard.posted(request, reply, text(request.body, 'csrf_token'));
-      if (!session) return reply;
-      const id = param(request.params, 'id');
-      const enabled = text(request.body, 'enabled');
+  bind.post(`${WEBHOOKS_PATH}/:id/enabled`, {
+    run: async ({ session, params, body, call, send }) => {
+      const { id } = params;
+      const { enabled } = body;
       if (enabled !== 'true' && enabled !== 'false')
-        return sendPage(
-          reply,
+        return send(
           400,
           operatorMessagePage(session, 'Not changed', 'Choose whether the endpoint is enabled.', {
             href: webhookPath(id),
             text: 'Back to the endpoint',
           }),
         );
-      const updated = await orNotFound(reply, session, () =>
-        actAs<WebhookView>(operator, session, ops.updateWebhook, { id, enabled: enabled === 'true' }),
-      );
-      if (!updated) return reply;
-      return redirect(reply, withNotice(webhookPath(id), updated.enabled ? 'enabled' : 'disabled'));
-    });
+      const updated = await call(ops.updateWebhook, { id, enabled: enabled === 'true' });
+      return withNotice(webhookPath(id), updated.enabled ? 'enabled' : 'disabled');
+    },
+  });
 
-    scope.post(`${WEBHOOKS_PATH}/:id/rotate`, route, async (request, reply) => {
-      const session = await guard.posted(request, reply, text(request.body, 'csrf_token'));
-      if (!session) return reply;
-      const id = param(request.params, 'id');
-      const rotated = await orNotFound(reply, session, () =>
-        actAs<{ secret: string }>(operator, session, ops.rotateWebhookSecret, { id }),
-      );
-      if (!rotated) return reply;
-      return showEndpoint(reply, session, id, { secret: rotated.secret });
-    });
+  bind.post(`${WEBHOOKS_PATH}/:id/rotate`, {
+    run: async (ask) => {
+      const rotated = await ask.call(ops.rotateWebhookSecret, { id: ask.params.id });
+      return endpointOf(ask, { secret: rotated.secret });
+    },
+  });
 
-    scope.get(`${WEBHOOKS_PATH}/:id/delete`, route, async (request, reply) => {
-      const session = await guard.page(request, reply);
-      if (!session) return reply;
-      const webhook = await orNotFound(reply, session, () => get(session, param(request.params, 'id')));
-      if (!webhook) return reply;
-      return sendPage(reply, 200, deleteWebhookPage(session, webhook));
-    });
+  bind.view(`${WEBHOOKS_PATH}/:id/delete`, async ({ session, params, call }) =>
+    deleteWebhookPage(session, await call(ops.getWebhook, { id: params.id })),
+  );
 
-    scope.post(`${WEBHOOKS_PATH}/:id/delete`, route, async (request, reply) => {
-      const session = await guard.posted(request, reply, text(request.body, 'csrf_token'));
-      if (!session) return reply;
-      const id = param(request.params, 'id');
-      const deleted = await orNotFound(reply, session, async () => {
-        await actAs(operator, session, ops.deleteWebhook, { id });
-        return true;
-      });
-      if (!deleted) return reply;
-      return redirect(reply, withNotice(WEBHOOKS_PATH, 'deleted'));
-    });
+  bind.post(`${WEBHOOKS_PATH}/:id/delete`, {
+    run: async ({ params, call }) => {
+      await call(ops.deleteWebhook, { id: params.id });
+      return withNotice(WEBHOOKS_PATH, 'deleted');
+    },
+  });
 
-    scope.post(`${WEBHOOKS_PATH}/:id/deliveries/:delivery_id/retry`, route, async (request, reply) => {
-      const session = await guard.posted(request, reply, text(request.body, 'csrf_token'));
-      if (!session) return reply;
-      const id = param(request.params, 'id');
+  bind.post(`${WEBHOOKS_PATH}/:id/deliveries/:delivery_id/retry`, {
+    run: async (ask) => {
+      const { id, delivery_id: deliveryId } = ask.params;
       try {
-        const retried = await orNotFound(reply, session, () =>
-          actAs(operator, session, ops.retryWebhookDelivery, { id, delivery_id: param(request.params, 'delivery_id') }),
-        );
-        if (!retried) return reply;
+        await ask.call(ops.retryWebhookDelivery, { id, delivery_id: deliveryId });
       } catch (error) {
         if (!(error instanceof ApiError) || error.code !== 'conflict') throw error;
-        const notice = errorNotice(error.message);
-        return showEndpoint(reply, session, id, { notice }, 409);
+        return ask.send(409, await endpointOf(ask, { notice: errorNotice(error.message) }));
       }
-      return redirect(reply, withNotice(webhookPath(id), 'retried'));
-    });
+      return withNotice(webhookPath(id), 'retried');
+    },
   });
 }

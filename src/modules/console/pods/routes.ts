@@ -16,19 +16,15 @@
 //   GET  /console/pods/:pod_id/jobs/:job_id              the job's progress (live); POST .../cancel
 //   GET  /console/pods/:pod_id/jobs/:job_id/live         Server-Sent Events: the counts changed
 // Another organization's pod (or draft, list, job) is 404 like an unknown one.
-import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { App } from '../../../http/types.ts';
 import { ApiError } from '../../../lib/errors.ts';
-import type { DraftView, JobView, PodView } from '../../pods/views.ts';
-import { HIDDEN, orPage, PUBLIC, text } from '../account/shared.ts';
+import type { Html } from '../../../lib/html.ts';
+import { consoleBinder, sessionOf, STREAM_ROUTE, type Ask, type Refusal } from '../binder.ts';
 import { afterOf, pageLive, plainAnswer } from '../conversations/live.ts';
-import { consoleActor } from '../act.ts';
-import { contextOf, redirect } from '../guard.ts';
-import { CONSOLE_PATH, registerFormParser, sendPage } from '../http.ts';
+import { CONSOLE_PATH } from '../http.ts';
 import { allCells } from '../messages/routes.ts';
 import type { ConsoleModule } from '../module.ts';
-import { hasQuietErrors, quietErrorsOf, readQuietHours } from '../quiet-hours.ts';
-import type { ConsoleSession } from '../service.ts';
+import { postQuietHours } from '../quiet-hours.ts';
 import {
   deletePodPage,
   draftPage,
@@ -38,391 +34,230 @@ import {
   podPath,
   podsPage,
   podsPath,
-  type FormState,
-  type Ignored,
-  type ListSummary,
   type PodForms,
 } from './pages.ts';
-import {
-  cellIdsOf,
-  formRefusal,
-  isNotFound,
-  linesOf,
-  podNotFound,
-  sessionOfPage,
-  valuesOf,
-  type Params,
-} from './forms.ts';
 
 const PAGE = 50;
+/** A pod form's section of the pod's page (its anchor, and where its errors show). */
+const ANCHORS = { edit: 'edit', draft: 'drafts', list: 'lists', ignore: 'ignore', cycle: 'cycles' } as const;
+type Section = keyof typeof ANCHORS;
 
-export function registerPodPages(app: App, module: ConsoleModule): void {
-  const { guard, dashboard } = module;
+/** The chosen cells of a pod form (cell_0, cell_1, ... checkboxes). */
+export const cellIdsOf = (body: Record<string, string>) =>
+  Object.entries(body).flatMap(([k, v]) => (/^cell_\d+$/.test(k) ? [v] : []));
+/** One number per line (commas too), blanks dropped. */
+export const linesOf = (value: string | undefined) =>
+  (value ?? '')
+    .split(/[\n,]/)
+    .map((line) => line.trim())
+    .filter(Boolean);
+const messageOf = (value: string | undefined) => (value ?? '').replace(/\r\n?/g, '\n');
+
+export function registerPodPages(scope: App, module: ConsoleModule): void {
+  const { dashboard } = module;
   const ops = dashboard.pods;
   const { events } = dashboard.eventing;
-  const live = pageLive(app, module);
+  const live = pageLive(scope, module);
+  const bind = consoleBinder(scope, module, {
+    section: 'pods',
+    back: { href: `${CONSOLE_PATH}/pods`, text: 'See your pods' },
+    missing: 'pod',
+  });
 
-  const call = consoleActor(dashboard.invoker);
-
-  const notFound = podNotFound;
-  const sessionOf = (request: FastifyRequest, reply: FastifyReply, posted: boolean) =>
-    sessionOfPage(guard, request, reply, posted);
-
-  async function showPods(
-    reply: FastifyReply,
-    session: ConsoleSession,
-    cursor: string | undefined,
-    form?: FormState,
-    status = 200,
-  ) {
-    const context = contextOf(session, 'pods');
-    const page = await orPage(reply, context, { href: `${CONSOLE_PATH}/pods`, text: 'See your pods' }, 'pod', () =>
-      call<{ pods: PodView[]; next_cursor: string | null }>(session, ops.listPods, {
-        limit: PAGE,
-        ...(cursor ? { cursor } : {}),
-      }),
-    );
-    if (!page) return reply;
+  async function podsOf({ call, session, context }: Ask, cursor?: string, form?: Refusal): Promise<Html> {
+    const page = await call(ops.listPods, { limit: PAGE, ...(cursor ? { cursor } : {}) });
     const cells = await allCells(dashboard.cells, session.organizationId);
-    return sendPage(reply, status, podsPage(context, { pods: page.pods, nextCursor: page.next_cursor, cells, form }));
+    return podsPage(context, { pods: page.pods, nextCursor: page.next_cursor, cells, form });
   }
 
-  /** The pod's page (with a form's errors); 404 when the pod is not the organization's. */
-  async function showPod(
-    reply: FastifyReply,
-    session: ConsoleSession,
-    podId: string,
-    forms: PodForms = {},
-    status = 200,
-  ) {
-    const context = contextOf(session, 'pods');
-    let pod: PodView;
-    try {
-      pod = await call<PodView>(session, ops.getPod, { id: podId });
-    } catch (error) {
-      if (isNotFound(error)) return notFound(reply, context);
-      throw error;
-    }
+  /** The pod's page (with a form's errors). */
+  async function podOf({ call, session, context, params }: Ask, forms: PodForms = {}): Promise<Html> {
+    const pod = await call(ops.getPod, { id: params.pod_id });
     const scoped = { pod_id: pod.id, limit: PAGE };
     const [cells, drafts, lists, ignored, jobs] = await Promise.all([
       allCells(dashboard.cells, session.organizationId),
-      call<{ drafts: DraftView[] }>(session, ops.drafts.pod.list, { ...scoped, status: 'draft' }),
-      call<{ lists: ListSummary[] }>(session, ops.lists.pod.list, scoped),
-      call<{ ignored: Ignored[] }>(session, ops.ignore.pod.list, scoped),
-      call<{ jobs: JobView[] }>(session, ops.listPodJobs, { pod_id: pod.id, limit: 10 }),
+      call(ops.drafts.pod.list, { ...scoped, status: 'draft' }),
+      call(ops.lists.pod.list, scoped),
+      call(ops.ignore.pod.list, scoped),
+      call(ops.listPodJobs, { pod_id: pod.id, limit: 10 }),
     ]);
-    return sendPage(
-      reply,
-      status,
-      podPage(context, {
-        pod,
-        cells,
-        drafts: drafts.drafts,
-        lists: lists.lists,
-        ignored: ignored.ignored,
-        jobs: jobs.jobs,
-        forms,
-      }),
-    );
+    return podPage(context, {
+      pod,
+      cells,
+      drafts: drafts.drafts,
+      lists: lists.lists,
+      ignored: ignored.ignored,
+      jobs: jobs.jobs,
+      forms,
+    });
   }
 
-  /**
-   * A pod form's post: the session (CSRF), the operation, then 303 back to the pod's section; a
-   * refusal shows the pod's page with that form's errors; an unknown pod (or item) is a 404.
-   */
-  function podForm(
-    section: keyof PodForms,
-    act: (session: ConsoleSession, params: Params, body: unknown) => Promise<string | void>,
-  ) {
-    return async (request: FastifyRequest, reply: FastifyReply) => {
-      const session = await guard.posted(request, reply, text(request.body, 'csrf_token'));
-      if (!session) return reply;
-      const params = request.params as Params;
-      try {
-        const to = await act(session, params, request.body);
-        return redirect(
-          reply,
-          to ??
-            `${podPath(contextOf(session), params.pod_id)}#${section === 'edit' ? 'edit' : section === 'cycle' ? 'cycles' : section === 'list' ? 'lists' : section === 'draft' ? 'drafts' : section}`,
-        );
-      } catch (error) {
-        if (isNotFound(error)) return notFound(reply, contextOf(session, 'pods'));
-        const refused = formRefusal(error, valuesOf(request.body));
-        if (!refused) throw error;
-        return showPod(reply, session, params.pod_id, { [section]: refused.form }, refused.status);
-      }
-    };
+  /** A form of the pod's page: one operation, then 303 back to its section, or the page with its errors. */
+  function podForm(path: string, section: Section, run: (ask: Ask) => Promise<unknown>, missing?: string) {
+    bind.post(`${CONSOLE_PATH}/pods/:pod_id${path}`, {
+      missing,
+      run: async (ask) => {
+        const to = await run(ask);
+        return typeof to === 'string' ? to : `${podPath(ask.context, ask.params.pod_id)}#${ANCHORS[section]}`;
+      },
+      page: (ask, refusal) => podOf(ask, { [section]: refusal }),
+      codeFields: { cell_in_pod: 'cell_ids' },
+    });
   }
 
-  app.register(async (scope) => {
-    registerFormParser(scope);
-    const route = { config: PUBLIC, schema: HIDDEN };
+  bind.view(`${CONSOLE_PATH}/pods`, (ask) => podsOf(ask, ask.query.cursor || undefined));
 
-    scope.get(`${CONSOLE_PATH}/pods`, route, async (request, reply) => {
-      const session = await guard.page(request, reply);
-      if (!session) return reply;
-      return showPods(reply, session, text(request.query, 'cursor') || undefined);
+  bind.form(`${CONSOLE_PATH}/pods`, ops.createPod, {
+    input: ({ body }) => ({
+      name: body.name?.trim() ?? '',
+      client_id: body.client_id ?? '',
+      cell_ids: cellIdsOf(body),
+    }),
+    page: (ask, refusal) => podsOf(ask, undefined, refusal),
+    done: ({ context }, { pod }) => podPath(context, pod.id),
+    codeFields: { cell_in_pod: 'cell_ids' },
+  });
+
+  bind.view(`${CONSOLE_PATH}/pods/:pod_id`, (ask) => podOf(ask));
+
+  podForm('', 'edit', ({ call, params, body }) =>
+    call(ops.updatePod, { id: params.pod_id, name: body.name?.trim() ?? '', cell_ids: cellIdsOf(body) }),
+  );
+
+  bind.post(`${CONSOLE_PATH}/pods/:pod_id/quiet-hours`, {
+    run: (ask) =>
+      postQuietHours(
+        ask,
+        (quietHours) => ask.call(ops.updatePod, { id: ask.params.pod_id, quiet_hours: quietHours }),
+        (quiet) => podOf(ask, { quiet }),
+        podPath(ask.context, ask.params.pod_id),
+      ),
+  });
+
+  podForm('/drafts', 'draft', ({ call, params, body }) =>
+    call(ops.drafts.pod.create, {
+      pod_id: params.pod_id,
+      client_id: body.client_id ?? '',
+      to: body.to?.trim() ?? '',
+      body: messageOf(body.body),
+    }),
+  );
+
+  /** The draft's edit page, shown again with a save's errors. */
+  const draftOf = async ({ call, context, params }: Ask, form?: Refusal) => {
+    const pod = await call(ops.getPod, { id: params.pod_id });
+    const draft = await call(ops.drafts.pod.get, { pod_id: params.pod_id, draft_id: params.draft_id });
+    return draftPage(context, { pod, draft, form });
+  };
+  bind.view(`${CONSOLE_PATH}/pods/:pod_id/drafts/:draft_id`, (ask) => draftOf(ask), { missing: 'draft' });
+  bind.form(`${CONSOLE_PATH}/pods/:pod_id/drafts/:draft_id`, ops.drafts.pod.update, {
+    missing: 'draft',
+    input: ({ params, body }) => ({
+      pod_id: params.pod_id,
+      draft_id: params.draft_id,
+      to: body.to?.trim() ?? '',
+      body: messageOf(body.body),
+    }),
+    page: draftOf,
+    done: ({ context, params }) => `${podPath(context, params.pod_id)}#drafts`,
+  });
+
+  podForm('/drafts/:draft_id/send', 'draft', ({ call, params }) => call(ops.drafts.pod.send, params));
+  podForm('/drafts/:draft_id/discard', 'draft', ({ call, params }) => call(ops.drafts.pod.discard, params));
+
+  podForm('/lists', 'list', ({ call, params, body }) =>
+    call(ops.lists.pod.create, {
+      pod_id: params.pod_id,
+      name: body.name?.trim() ?? '',
+      numbers: linesOf(body.numbers),
+    }),
+  );
+  podForm('/lists/:list_id/delete', 'list', ({ call, params }) => call(ops.lists.pod.remove, params));
+
+  bind.view(`${CONSOLE_PATH}/pods/:pod_id/delete`, async ({ call, context, params }) =>
+    deletePodPage(context, await call(ops.getPod, { id: params.pod_id })),
+  );
+  bind.form(`${CONSOLE_PATH}/pods/:pod_id/delete`, ops.deletePod, {
+    input: ({ params }) => ({ id: params.pod_id }),
+    page: (ask) => podOf(ask),
+    done: ({ context }) => podsPath(context),
+  });
+
+  podForm('/ignore', 'ignore', ({ call, params, body }) =>
+    call(ops.ignore.pod.add, { pod_id: params.pod_id, participant: body.participant?.trim() ?? '' }),
+  );
+  podForm('/ignore/remove', 'ignore', ({ call, params, body }) =>
+    call(ops.ignore.pod.remove, { pod_id: params.pod_id, participant: body.participant ?? '' }),
+  );
+
+  podForm('/cycles', 'cycle', async ({ call, context, params, body }) => {
+    const { mode = '', list_id: listId } = body;
+    const message = messageOf(body.body);
+    const to = linesOf(body.to);
+    const started = await call(ops.startPodCycle, {
+      pod_id: params.pod_id,
+      mode,
+      client_id: body.client_id ?? '',
+      ...(message.trim() ? { body: message } : {}),
+      ...(mode === 'broadcast' && listId ? { list_id: listId } : {}),
+      ...(mode === 'broadcast' && !listId && to.length > 0 ? { to } : {}),
     });
+    const job = 'job' in started ? started.job : started;
+    return jobPath(context, params.pod_id, job.id);
+  });
 
-    scope.post(`${CONSOLE_PATH}/pods`, route, async (request, reply) => {
-      const session = await guard.posted(request, reply, text(request.body, 'csrf_token'));
-      if (!session) return reply;
-      const values = valuesOf(request.body);
+  bind.view(
+    `${CONSOLE_PATH}/pods/:pod_id/jobs/:job_id`,
+    async ({ call, context, params }) => {
+      const after = await events.latestSeq();
+      const pod = await call(ops.getPod, { id: params.pod_id });
+      const job = await call(ops.getPodJob, params);
+      const open = job.status === 'queued' || job.status === 'running';
+      const liveUrl = open ? `${jobPath(context, pod.id, job.id)}/live?after=${after}` : null;
+      return jobPage(context, { pod, job, liveUrl });
+    },
+    { missing: 'job' },
+  );
+
+  bind.post(`${CONSOLE_PATH}/pods/:pod_id/jobs/:job_id/cancel`, {
+    missing: 'job',
+    run: async ({ call, context, params }) => {
       try {
-        const { pod } = await call<{ pod: PodView }>(session, ops.createPod, {
-          name: values.name?.trim() ?? '',
-          client_id: values.client_id ?? '',
-          cell_ids: cellIdsOf(request.body),
-        });
-        return redirect(reply, podPath(contextOf(session), pod.id));
+        await call(ops.cancelPodJob, params);
       } catch (error) {
-        const refused = formRefusal(error, values);
-        if (!refused) throw error;
-        return showPods(reply, session, undefined, refused.form, refused.status);
-      }
-    });
-
-    scope.get(`${CONSOLE_PATH}/pods/:pod_id`, route, async (request, reply) => {
-      const session = await guard.page(request, reply);
-      if (!session) return reply;
-      return showPod(reply, session, (request.params as Params).pod_id);
-    });
-
-    scope.post(
-      `${CONSOLE_PATH}/pods/:pod_id`,
-      route,
-      podForm('edit', async (session, { pod_id }, body) => {
-        await call(session, ops.updatePod, { id: pod_id, name: text(body, 'name').trim(), cell_ids: cellIdsOf(body) });
-      }),
-    );
-
-    scope.post(`${CONSOLE_PATH}/pods/:pod_id/quiet-hours`, route, async (request, reply) => {
-      const session = await guard.posted(request, reply, text(request.body, 'csrf_token'));
-      if (!session) return reply;
-      const { pod_id } = request.params as Params;
-      const read = readQuietHours(request.body);
-      if (!read.clear && hasQuietErrors(read.form)) return showPod(reply, session, pod_id, { quiet: read.form }, 400);
-      try {
-        await call(session, ops.updatePod, { id: pod_id, quiet_hours: read.clear ? null : read.form.values });
-      } catch (error) {
-        if (isNotFound(error)) return notFound(reply, contextOf(session, 'pods'));
-        const refused = read.clear ? null : quietErrorsOf(error, read.form);
-        if (!refused) throw error;
-        return showPod(reply, session, pod_id, { quiet: refused }, 400);
-      }
-      return redirect(reply, `${podPath(contextOf(session), pod_id)}#quiet-hours`);
-    });
-
-    scope.post(
-      `${CONSOLE_PATH}/pods/:pod_id/drafts`,
-      route,
-      podForm('draft', async (session, { pod_id }, body) => {
-        await call(session, ops.drafts.pod.create, {
-          pod_id,
-          client_id: text(body, 'client_id'),
-          to: text(body, 'to').trim(),
-          body: text(body, 'body').replace(/\r\n?/g, '\n'),
-        });
-      }),
-    );
-
-    /**
-     * The draft's edit page: shown (GET), or saved (POST: 303 back to the pod, or the page with the
-     * errors). An unknown or another organization's pod or draft is a 404.
-     */
-    async function draftRoute(request: FastifyRequest, reply: FastifyReply, save: boolean) {
-      const session = await sessionOf(request, reply, save);
-      if (!session) return reply;
-      const context = contextOf(session, 'pods');
-      const { pod_id, draft_id } = request.params as Params;
-      try {
-        const pod = await call<PodView>(session, ops.getPod, { id: pod_id });
-        const draft = await call<DraftView>(session, ops.drafts.pod.get, { pod_id, draft_id });
-        if (!save) return await sendPage(reply, 200, draftPage(context, { pod, draft }));
-        try {
-          await call(session, ops.drafts.pod.update, {
-            pod_id,
-            draft_id,
-            to: text(request.body, 'to').trim(),
-            body: text(request.body, 'body').replace(/\r\n?/g, '\n'),
-          });
-        } catch (error) {
-          const refused = formRefusal(error, valuesOf(request.body));
-          if (!refused) throw error;
-          return await sendPage(reply, refused.status, draftPage(context, { pod, draft, form: refused.form }));
-        }
-        return await redirect(reply, `${podPath(context, pod.id)}#drafts`);
-      } catch (error) {
-        if (isNotFound(error)) return notFound(reply, context, 'Draft');
-        throw error;
-      }
-    }
-    scope.get(`${CONSOLE_PATH}/pods/:pod_id/drafts/:draft_id`, route, (request, reply) =>
-      draftRoute(request, reply, false),
-    );
-    scope.post(`${CONSOLE_PATH}/pods/:pod_id/drafts/:draft_id`, route, (request, reply) =>
-      draftRoute(request, reply, true),
-    );
-
-    scope.post(
-      `${CONSOLE_PATH}/pods/:pod_id/drafts/:draft_id/send`,
-      route,
-      podForm('draft', async (session, { pod_id, draft_id }) => {
-        await call(session, ops.drafts.pod.send, { pod_id, draft_id });
-      }),
-    );
-
-    scope.post(
-      `${CONSOLE_PATH}/pods/:pod_id/drafts/:draft_id/discard`,
-      route,
-      podForm('draft', async (session, { pod_id, draft_id }) => {
-        await call(session, ops.drafts.pod.discard, { pod_id, draft_id });
-      }),
-    );
-
-    scope.post(
-      `${CONSOLE_PATH}/pods/:pod_id/lists`,
-      route,
-      podForm('list', async (session, { pod_id }, body) => {
-        await call(session, ops.lists.pod.create, {
-          pod_id,
-          name: text(body, 'name').trim(),
-          numbers: linesOf(text(body, 'numbers')),
-        });
-      }),
-    );
-
-    scope.get(`${CONSOLE_PATH}/pods/:pod_id/delete`, route, async (request, reply) => {
-      const session = await guard.page(request, reply);
-      if (!session) return reply;
-      const context = contextOf(session, 'pods');
-      try {
-        const pod = await call<PodView>(session, ops.getPod, { id: (request.params as Params).pod_id });
-        return await sendPage(reply, 200, deletePodPage(context, pod));
-      } catch (error) {
-        if (isNotFound(error)) return notFound(reply, context);
-        throw error;
-      }
-    });
-
-    scope.post(`${CONSOLE_PATH}/pods/:pod_id/delete`, route, async (request, reply) => {
-      const session = await guard.posted(request, reply, text(request.body, 'csrf_token'));
-      if (!session) return reply;
-      const context = contextOf(session, 'pods');
-      try {
-        await call(session, ops.deletePod, { id: (request.params as Params).pod_id });
-      } catch (error) {
-        if (isNotFound(error)) return notFound(reply, context);
-        throw error;
-      }
-      return redirect(reply, podsPath(context));
-    });
-
-    scope.post(
-      `${CONSOLE_PATH}/pods/:pod_id/lists/:list_id/delete`,
-      route,
-      podForm('list', async (session, { pod_id, list_id }) => {
-        await call(session, ops.lists.pod.remove, { pod_id, list_id });
-      }),
-    );
-
-    scope.post(
-      `${CONSOLE_PATH}/pods/:pod_id/ignore`,
-      route,
-      podForm('ignore', async (session, { pod_id }, body) => {
-        await call(session, ops.ignore.pod.add, { pod_id, participant: text(body, 'participant').trim() });
-      }),
-    );
-
-    scope.post(
-      `${CONSOLE_PATH}/pods/:pod_id/ignore/remove`,
-      route,
-      podForm('ignore', async (session, { pod_id }, body) => {
-        await call(session, ops.ignore.pod.remove, { pod_id, participant: text(body, 'participant') });
-      }),
-    );
-
-    scope.post(
-      `${CONSOLE_PATH}/pods/:pod_id/cycles`,
-      route,
-      podForm('cycle', async (session, { pod_id }, body) => {
-        const mode = text(body, 'mode');
-        const message = text(body, 'body').replace(/\r\n?/g, '\n');
-        const listId = text(body, 'list_id');
-        const to = linesOf(text(body, 'to'));
-        const started = await call<{ job: JobView } | JobView>(session, ops.startPodCycle, {
-          pod_id,
-          mode,
-          client_id: text(body, 'client_id'),
-          ...(message.trim() ? { body: message } : {}),
-          ...(mode === 'broadcast' && listId ? { list_id: listId } : {}),
-          ...(mode === 'broadcast' && !listId && to.length > 0 ? { to } : {}),
-        });
-        const job = 'job' in started ? started.job : started;
-        return jobPath(contextOf(session), pod_id, job.id);
-      }),
-    );
-
-    scope.get(`${CONSOLE_PATH}/pods/:pod_id/jobs/:job_id`, route, async (request, reply) => {
-      const session = await guard.page(request, reply);
-      if (!session) return reply;
-      const context = contextOf(session, 'pods');
-      const { pod_id, job_id } = request.params as Params;
-      try {
-        const after = await events.latestSeq();
-        const pod = await call<PodView>(session, ops.getPod, { id: pod_id });
-        const job = await call<JobView>(session, ops.getPodJob, { pod_id, job_id });
-        const open = job.status === 'queued' || job.status === 'running';
-        const liveUrl = open ? `${jobPath(context, pod.id, job.id)}/live?after=${after}` : null;
-        return sendPage(reply, 200, jobPage(context, { pod, job, liveUrl }));
-      } catch (error) {
-        if (isNotFound(error)) return notFound(reply, context, 'Job');
-        throw error;
-      }
-    });
-
-    scope.post(`${CONSOLE_PATH}/pods/:pod_id/jobs/:job_id/cancel`, route, async (request, reply) => {
-      const session = await guard.posted(request, reply, text(request.body, 'csrf_token'));
-      if (!session) return reply;
-      const context = contextOf(session, 'pods');
-      const { pod_id, job_id } = request.params as Params;
-      try {
-        await call(session, ops.cancelPodJob, { pod_id, job_id });
-      } catch (error) {
-        if (isNotFound(error)) return notFound(reply, context, 'Job');
+        // A job that ended meanwhile: its page says how.
         if (!(error instanceof ApiError) || error.code !== 'conflict') throw error;
       }
-      return redirect(reply, jobPath(context, pod_id, job_id ?? ''));
-    });
+      return jobPath(context, params.pod_id, params.job_id);
+    },
+  });
 
-    scope.get(`${CONSOLE_PATH}/pods/:pod_id/jobs/:job_id/live`, route, async (request, reply) => {
-      const session = await guard.session(request);
-      const plain = (status: number, message: string) => plainAnswer(reply, status, message);
-      if (!session) return plain(401, 'Sign in to the console first.');
-      const { pod_id, job_id } = request.params as Params;
-      let pod: PodView;
-      try {
-        pod = await call<PodView>(session, ops.getPod, { id: pod_id });
-        await call<JobView>(session, ops.getPodJob, { pod_id, job_id });
-      } catch (error) {
-        if (isNotFound(error)) return plain(404, 'No such job.');
-        throw error;
-      }
-      const after = afterOf(request);
-      if (after === 'invalid') return plain(400, 'after must be an event position from the page.');
-      const cells = new Set(pod.cell_ids);
-      await live.open(request, reply, {
-        organizationId: session.organizationId,
-        cellId: null,
-        // The job's counts move with its cells' messages, and it ends with a cycle event.
-        concerns: (envelope) =>
-          envelope.type.startsWith('cycle.')
-            ? (envelope.data as { id?: string }).id === job_id
-            : envelope.type.startsWith('message.') && cells.has(String(envelope.data.cell_id)),
-        after,
-        render: () => ({ event: 'refresh', data: { announce: 'The counts changed.' } }),
-      });
-      return reply;
+  scope.get(`${CONSOLE_PATH}/pods/:pod_id/jobs/:job_id/live`, STREAM_ROUTE, async (request, reply) => {
+    const session = sessionOf(request);
+    const { pod_id, job_id } = request.params as { pod_id: string; job_id: string };
+    const call = bind.caller(session);
+    let cellIds: string[];
+    try {
+      cellIds = (await call(ops.getPod, { id: pod_id })).cell_ids;
+      await call(ops.getPodJob, { pod_id, job_id });
+    } catch (error) {
+      if (error instanceof ApiError && error.code === 'not_found') return plainAnswer(reply, 404, 'No such job.');
+      throw error;
+    }
+    const after = afterOf(request);
+    if (after === 'invalid') return plainAnswer(reply, 400, 'after must be an event position from the page.');
+    const cells = new Set(cellIds);
+    await live.open(request, reply, {
+      organizationId: session.organizationId,
+      cellId: null,
+      // The job's counts move with its cells' messages, and it ends with a cycle event.
+      concerns: (envelope) =>
+        envelope.type.startsWith('cycle.')
+          ? (envelope.data as { id?: string }).id === job_id
+          : envelope.type.startsWith('message.') && cells.has(String(envelope.data.cell_id)),
+      after,
+      render: () => ({ event: 'refresh', data: { announce: 'The counts changed.' } }),
     });
+    return reply;
   });
 }
