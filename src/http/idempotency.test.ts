@@ -26,7 +26,7 @@ const probeSend = defineOperation({
   idempotency: 'optional',
   status: 201,
   errors: [],
-  input: Type.Object({ to: Type.String(), outcome: Type.Optional(Type.String()) }),
+  input: Body({ to: Type.String({ minLength: 1 }), outcome: Type.Optional(Type.Enum(['ok', 'conflict', 'crash'])) }),
   output: Type.Object({}),
   run: async (ctx, input) => {
     executions += 1;
@@ -48,7 +48,7 @@ const probeRecorded = defineOperation({
   recorded: true,
   status: 201,
   errors: [],
-  input: Type.Object({ to: Type.String() }),
+  input: Body({ to: Type.String({ minLength: 1 }) }),
   output: Type.Object({}),
   run: (ctx, input) =>
     database.db.transaction().execute(async (tx) => {
@@ -92,10 +92,6 @@ describe('Idempotency-Key', () => {
         url: '/v1/test/sends',
         tags: ['Test'],
         hide: true,
-        body: Body({
-          to: Type.String({ minLength: 1 }),
-          outcome: Type.Optional(Type.Enum(['ok', 'conflict', 'crash'])),
-        }),
         response: Type.Object({ execution: Type.Integer(), to: Type.String(), organization_id: Type.String() }),
       });
       rest.bind(app, probeRecorded, {
@@ -103,7 +99,6 @@ describe('Idempotency-Key', () => {
         url: '/v1/test/recorded-sends',
         tags: ['Test'],
         hide: true,
-        body: Body({ to: Type.String({ minLength: 1 }) }),
         response: Type.Object({ done: Type.Optional(Type.String()), winner: Type.Optional(Type.String()) }),
       });
     },
