@@ -5,7 +5,7 @@ import { consoleSessionOf, probe, withPrincipal } from '../../test/support/opera
 import type { AgentPrincipal } from '../http/types.ts';
 import { ApiError } from '../lib/errors.ts';
 import { Type } from 'typebox';
-import { admit } from './invoke.ts';
+import { admit } from './admit.ts';
 import {
   ANONYMOUS,
   defineOperatorOperation,
