@@ -4,7 +4,8 @@
 // (organization state, scope) is admission (src/operations/admit.ts), the next hook.
 import type { FastifyContextConfig, FastifyRequest } from 'fastify';
 import { ApiError } from '../lib/errors.ts';
-import type { AdminPrincipal, AgentPrincipal, App, BearerResource, DevicePrincipal } from './types.ts';
+import type { App } from './types.ts';
+import type { AdminPrincipal, AgentPrincipal, BearerResource, DevicePrincipal } from '../operations/principals.ts';
 
 /**
  * Resolves a presented secret to its principal, or null when unknown, revoked or expired. An

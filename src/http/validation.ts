@@ -14,12 +14,11 @@ import { hookList } from './auth.ts';
 import { registerSerialization } from './serialization.ts';
 import { ApiError, type FieldError } from '../lib/errors.ts';
 import {
+  checkTextSafety,
   MAX_FIELD_ERRORS,
-  mayHoldUnsafeText,
   printable,
   textError,
   UNSAFE_TEXT,
-  unsafeFields,
   unsafeTextMessage,
 } from '../operations/text-safety.ts';
 import type { App } from './types.ts';
@@ -74,13 +73,6 @@ export function parseJsonBody(body: Buffer): Record<string, unknown> {
 /** The same checks for a body whose top level is an array (the SMSGate app's PATCH /message). */
 export function parseJsonList(body: Buffer): unknown[] {
   return parseJson(body, true) as unknown[];
-}
-
-/** A 400 naming the fields of `value` (parsed from `text`) that hold forbidden characters; none when clean. */
-export function checkTextSafety(text: string, value: unknown): void {
-  if (typeof value !== 'object' || value === null || !mayHoldUnsafeText(text)) return;
-  const errors = unsafeFields(value);
-  if (errors.length > 0) throw textError(errors);
 }
 
 function parseJson(body: Buffer, list: boolean): unknown {

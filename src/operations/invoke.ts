@@ -10,8 +10,7 @@
 // in its own transaction and is not looked up before the work: when the work fails, a live record
 // of the key answers instead. Not kept: 400s, 402s (the client pays and repeats) and 5xx.
 import { createHash } from 'node:crypto';
-import type { IdempotencyOutcome, IdempotencyStore } from '../http/idempotency.ts';
-import { recordOutcomes } from '../http/idempotency.ts';
+import { recordOutcomes, type IdempotencyOutcome, type IdempotencyStore } from './idempotency.ts';
 import { canonicalJson } from '../lib/canonical-json.ts';
 import { ApiError } from '../lib/errors.ts';
 import { admit } from './admit.ts';

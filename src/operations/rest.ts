@@ -4,14 +4,40 @@
 // names), the other fields are the body of a POST, PATCH or PUT and the query string of a GET or
 // DELETE. A binding restates no field; it only says where one travels when that is not the rule
 // (a path name that is not the field's, a POST's query parameter). The handler is one call to invoke.
+import { createHash } from 'node:crypto';
 import type { FastifyReply, FastifyRequest, RouteOptions } from 'fastify';
 import { Type, type TObject, type TSchema } from 'typebox';
 import { adminOf, agentOf } from '../http/auth.ts';
 import { problemBody } from '../http/errors.ts';
-import { IdempotencyKeyHeaders, requestHash } from '../http/idempotency.ts';
 import type { App } from '../http/types.ts';
+import { canonicalJson } from '../lib/canonical-json.ts';
 import { ANONYMOUS, type AnyOperation, type Caller } from './operation.ts';
 import type { Invoker } from './invoke.ts';
+
+/**
+ * `schema.headers` of a route that takes an Idempotency-Key (an operation's): validated with
+ * the request and documented as its header parameter, 1-255 printable ASCII characters, optional.
+ */
+export const IdempotencyKeyHeaders = Type.Object({
+  'Idempotency-Key': Type.Optional(
+    Type.String({
+      minLength: 1,
+      maxLength: 255,
+      pattern: '^[\\x20-\\x7e]*$',
+      description:
+        'Makes retries safe: the same key with the same request within 24 hours replays the first answer (Idempotent-Replayed: true); with a different request it is 422. 1-255 printable ASCII characters.',
+      examples: ['order-4711-confirmation'],
+    }),
+  ),
+});
+
+/** Method, path and canonical body: what makes two requests "the same". */
+export function requestHash(request: FastifyRequest): string {
+  const path = request.url.split('?')[0];
+  return createHash('sha256')
+    .update(`${request.method} ${path}\n${canonicalJson(request.body)}`)
+    .digest('hex');
+}
 
 export interface RestBinding {
   method: 'GET' | 'POST' | 'PATCH' | 'PUT' | 'DELETE';

@@ -21,7 +21,7 @@ import type { FastifyRequest } from 'fastify';
 import type { WebSocket } from 'ws';
 import { bearerToken } from '../../http/auth.ts';
 import type { ConnectionCap } from '../../http/connection-caps.ts';
-import type { AgentPrincipal } from '../../http/types.ts';
+import type { AgentPrincipal } from '../../operations/principals.ts';
 import { ApiError } from '../../lib/errors.ts';
 import { isId } from '../../lib/ids.ts';
 import { admit } from '../../operations/admit.ts';

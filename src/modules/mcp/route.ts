@@ -5,7 +5,8 @@
 import type { McpHttpHandler } from '@modelcontextprotocol/server';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { agentOf } from '../../http/auth.ts';
-import type { AgentPrincipal, App } from '../../http/types.ts';
+import type { App } from '../../http/types.ts';
+import type { AgentPrincipal } from '../../operations/principals.ts';
 import { ApiError } from '../../lib/errors.ts';
 import { admit } from '../../operations/admit.ts';
 import { MCP_SCOPES, toolScope } from './scopes.ts';

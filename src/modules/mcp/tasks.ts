@@ -13,7 +13,7 @@
 import type { CallToolResult } from '@modelcontextprotocol/server';
 import type { Kysely } from 'kysely';
 import type { DB } from '../../db/schema.ts';
-import type { AgentPrincipal } from '../../http/types.ts';
+import type { AgentPrincipal } from '../../operations/principals.ts';
 import type { Clock } from '../../lib/clock.ts';
 import { idFloor } from '../../lib/ids.ts';
 import { randomBase62 } from '../../lib/secrets.ts';

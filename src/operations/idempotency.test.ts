@@ -3,10 +3,11 @@ import assert from 'node:assert/strict';
 import { Type } from 'typebox';
 import { activeOrganization, bearer, expectProblem, useApp, type TestApp } from '../../test/harness.ts';
 import { ApiError } from '../lib/errors.ts';
-import { Body } from './schemas.ts';
+import { Body } from '../http/schemas.ts';
 import { canonicalJson } from '../lib/canonical-json.ts';
-import { defineOperation } from '../operations/operation.ts';
-import { recordOutcomes, requestHash } from './idempotency.ts';
+import { recordOutcomes } from './idempotency.ts';
+import { defineOperation } from './operation.ts';
+import { requestHash } from './rest.ts';
 
 // A probe route shaped like a send: it counts executions, can be held open, and can fail.
 /** The recorded route's work fails (as a send does once its cell is deleted). */
