@@ -10,14 +10,16 @@ import { systemClock, type Clock } from './lib/clock.ts';
 import { devMailer, smtpMailer, type Mailer } from './lib/mailer.ts';
 import { refuseUnwired, wire, type Wire } from './lib/ports.ts';
 import { registerAuth } from './http/auth.ts';
+import { registerAdmission } from './operations/admit.ts';
 import { setProblemEnricher } from './http/errors.ts';
 import { Invoker } from './operations/invoke.ts';
 import { restBinder } from './operations/rest.ts';
 import { StoredCaps, type StoredResource } from './operations/stored-caps.ts';
 import { connectionCaps } from './http/connection-caps.ts';
-import { IdempotencyStore } from './http/idempotency.ts';
+import { IdempotencyStore } from './operations/idempotency.ts';
 import { registerOpenApi } from './http/openapi.ts';
-import { MemoryRateLimiter, rateLimitPolicy, registerRateLimit, type RateLimiter } from './http/rate-limit.ts';
+import { MemoryRateLimiter, registerRateLimit, type RateLimiter } from './http/rate-limit.ts';
+import { rateLimitPolicy } from './lib/rate-limit-policy.ts';
 import { createServer } from './http/server.ts';
 import * as adminModule from './modules/admin/module.ts';
 import * as billingModule from './modules/billing/module.ts';
@@ -318,7 +320,7 @@ export async function buildApp(deps: AppDeps) {
   for (const line of deps.wires ? deps.wires(wires) : wires) line.connect();
   refuseUnwired([devicing, celling, messaging, eventing, podding, organizing].flatMap((module) => module.ports));
 
-  // Cross-cutting HTTP conventions, in the order they run: credential, rate limit, then the
+  // Cross-cutting HTTP conventions, in the order they run: credential, admission, rate limit, then the
   // completion of billing's 402s (idempotency is the operations' invoke).
   registerAuth(
     app,
@@ -329,6 +331,7 @@ export async function buildApp(deps: AppDeps) {
     },
     { resourceMetadata: oauthing.resourceMetadata },
   );
+  registerAdmission(app);
   const limiter =
     deps.rateLimiter ??
     (config.redisUrl

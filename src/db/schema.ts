@@ -1,6 +1,6 @@
 // The database as Kysely sees it: each module declares its own tables beside its repository.
 import type { Kysely, Transaction } from 'kysely';
-import type { IdempotencyTables } from '../http/idempotency-tables.ts';
+import type { IdempotencyTables } from '../operations/idempotency-tables.ts';
 import type { AdminTables } from '../modules/admin/tables.ts';
 import type { BillingTables } from '../modules/billing/tables.ts';
 import type { CellsTables } from '../modules/cells/tables.ts';

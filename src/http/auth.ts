@@ -1,8 +1,11 @@
-// Credential checks per surface (contract §3). Runs in onRequest, before the body is parsed,
-// so an unauthenticated request never learns whether its body would have been valid.
+// Credential checks per surface (contract §3): the principal of the presented credential, or 401
+// with its challenge. Runs in onRequest, before the body is parsed, so an unauthenticated request
+// never learns whether its body would have been valid. Whether the principal may call the route
+// (organization state, scope) is admission (src/operations/admit.ts), the next hook.
 import type { FastifyContextConfig, FastifyRequest } from 'fastify';
 import { ApiError } from '../lib/errors.ts';
-import type { AdminPrincipal, AgentPrincipal, App, BearerResource, DevicePrincipal } from './types.ts';
+import type { App } from './types.ts';
+import type { AdminPrincipal, AgentPrincipal, BearerResource, DevicePrincipal } from '../operations/principals.ts';
 
 /**
  * Resolves a presented secret to its principal, or null when unknown, revoked or expired. An
@@ -116,32 +119,13 @@ function agentCheck(
   metadata: ResourceMetadataUrls | undefined,
 ) {
   return async (request: FastifyRequest) => {
-    const agent = await authenticateAgent(
+    request.agent = await authenticateAgent(
       request,
       auth,
       resource,
       metadata?.[resource],
       config.scope ?? config.challengeScope,
     );
-    if (agent.organizationStatus === 'unverified' && !config.allowUnverified) {
-      throw new ApiError(
-        'organization_unverified',
-        'Verify the organization first: POST /v1/agent/verify with the emailed code.',
-      );
-    }
-    if (agent.organizationStatus === 'suspended' && !config.allowUnverified) {
-      throw new ApiError('organization_suspended', 'The organization is suspended.');
-    }
-    if (config.apiKeyOnly && agent.credentialType !== 'api_key') {
-      throw new ApiError('forbidden', 'This route takes an API key, not an OAuth access token.');
-    }
-    if (config.scope && !agent.scopes.includes(config.scope)) {
-      throw new ApiError('insufficient_scope', `The access token lacks the ${config.scope} scope.`, {
-        headers: { 'WWW-Authenticate': `Bearer error="insufficient_scope", scope="${config.scope}"` },
-        extensions: { scope: config.scope },
-      });
-    }
-    request.agent = agent;
   };
 }
 

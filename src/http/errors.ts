@@ -2,7 +2,8 @@
 // The codes, their statuses and titles are one table in src/lib/errors.ts.
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { isDatabaseUnavailable } from '../db/errors.ts';
-import { ApiError, ERRORS, notFound, type FieldError } from '../lib/errors.ts';
+import { ApiError, ERRORS, notFound } from '../lib/errors.ts';
+import { invalidInput, type SchemaError } from '../operations/validate.ts';
 
 export function problemBody(error: ApiError, requestId: string, docsUrl: string) {
   return {
@@ -30,13 +31,9 @@ export function sendProblem(reply: FastifyReply, error: ApiError, docsUrl: strin
 
 // Fastify's own errors (body parsing, limits, content type, validation, routing) in our shape.
 export function fromFastifyError(
-  error: FastifyError & { validation?: AjvLikeError[]; validationContext?: string },
+  error: FastifyError & { validation?: SchemaError[]; validationContext?: string },
 ): ApiError {
-  if (error.validation) {
-    const errors = error.validation.map((e) => fieldError(e, error.validationContext ?? 'body'));
-    const detail = errors.length === 1 ? errors[0].message : `${errors.length} fields are invalid.`;
-    return new ApiError('invalid_request', detail, { errors });
-  }
+  if (error.validation) return invalidInput(error.validation, error.validationContext ?? 'body');
   switch (error.code) {
     case 'FST_ERR_CTP_BODY_TOO_LARGE':
       return new ApiError('payload_too_large', 'The request body exceeds 256 KiB.');
@@ -58,51 +55,6 @@ export function fromFastifyError(
   if (error.statusCode === 415) return new ApiError('unsupported_media_type', 'Send the body as application/json.');
   if (error.statusCode === 404) return notFound('route');
   return new ApiError('internal_error', 'Something went wrong on our side; the request id identifies it in our logs.');
-}
-
-interface AjvLikeError {
-  keyword: string;
-  instancePath: string;
-  message?: string;
-  params: Record<string, unknown>;
-}
-
-const KEYWORD_CODES: Record<string, string> = {
-  required: 'required',
-  additionalProperties: 'unknown_field',
-  type: 'invalid_type',
-  format: 'invalid_format',
-  pattern: 'invalid_format',
-  enum: 'invalid_value',
-  const: 'invalid_value',
-  minLength: 'too_short',
-  maxLength: 'too_long',
-  minItems: 'too_few',
-  maxItems: 'too_many',
-  minimum: 'out_of_range',
-  maximum: 'out_of_range',
-};
-
-function fieldError(error: AjvLikeError, context: string): FieldError {
-  const path = error.instancePath.replace(/^\//, '').replaceAll('/', '.');
-  const code = KEYWORD_CODES[error.keyword] ?? 'invalid';
-  if (error.keyword === 'required') {
-    const name = [path, String(error.params.missingProperty)].filter(Boolean).join('.');
-    return { field: name, code, message: `${name} is required.` };
-  }
-  if (error.keyword === 'additionalProperties') {
-    const name = [path, String(error.params.additionalProperty)].filter(Boolean).join('.');
-    return { field: name, code, message: `${name} is not a known field.` };
-  }
-  const field = path || context;
-  if (error.keyword === 'format' && error.params.format === 'phone') {
-    return {
-      field,
-      code: 'invalid_phone_number',
-      message: `${field} must be a valid phone number in international E.164 form, e.g. +14155550123.`,
-    };
-  }
-  return { field, code, message: `${field} ${error.message ?? 'is invalid'}.` };
 }
 
 /** Completes an error of a request before it is rendered (billing's 402s: see src/operations/invoke.ts). */

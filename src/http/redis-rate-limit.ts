@@ -1,7 +1,8 @@
 // The token buckets in Redis, shared by every process (CELLGATE_REDIS_URL); loaded only when
 // configured (ioredis weighs ~25 MB of memory).
 import { Redis } from 'ioredis';
-import { settle, type Bucket, type RateLimiter, type TakeResult } from './rate-limit.ts';
+import type { Bucket } from '../lib/rate-limit-policy.ts';
+import { settle, type RateLimiter, type TakeResult } from './rate-limit.ts';
 
 // Refill, take and store atomically in Redis; returns the tokens before taking.
 const TAKE_SCRIPT = `

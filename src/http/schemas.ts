@@ -20,8 +20,11 @@ export function Nullable<T extends TSchema>(schema: T) {
 export const Body: typeof Type.Object = ((properties: Parameters<typeof Type.Object>[0], options?: object) =>
   Type.Object(properties, { additionalProperties: false, ...options })) as typeof Type.Object;
 
-export const IdParam = (name: string, prefix: string) =>
-  Type.Object({ [name]: Type.String({ minLength: 1, maxLength: 64, description: `${prefix}_... id` }) });
+/** An id field of a resource whose ids start `prefix_` (a path parameter of its routes). */
+export const IdField = (prefix: string) =>
+  Type.String({ minLength: 1, maxLength: 64, description: `${prefix}_... id` });
+
+export const IdParam = (name: string, prefix: string) => Type.Object({ [name]: IdField(prefix) });
 
 /**
  * A success response's OpenAPI description (what this answer is, e.g. "The created cell."), kept

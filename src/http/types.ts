@@ -1,4 +1,5 @@
-// Shared HTTP types: the app instance with the TypeBox provider, principals and route config.
+// Shared HTTP types: the app instance with the TypeBox provider and route config (the principals are
+// the operations', ../operations/principals.ts).
 import type {
   FastifyBaseLogger,
   FastifyInstance,
@@ -8,6 +9,7 @@ import type {
 } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { ErrorCode } from '../lib/errors.ts';
+import type { AdminPrincipal, AgentPrincipal, DevicePrincipal } from '../operations/principals.ts';
 
 export type App = FastifyInstance<
   RawServerDefault,
@@ -19,29 +21,6 @@ export type App = FastifyInstance<
 
 /** Which credential a route takes. `public` routes take none. */
 export type Surface = 'public' | 'agent' | 'admin' | 'device' | 'smsgate';
-
-export interface AgentPrincipal {
-  organizationId: string;
-  organizationName: string;
-  organizationStatus: 'unverified' | 'active' | 'suspended';
-  credentialType: 'api_key' | 'oauth_token';
-  credentialId: string;
-  key: { id: string; prefix: string; created_at: string; last_used_at: string | null };
-  scopes: string[];
-  /** The OAuth client an access token was issued to (credentialType 'oauth_token'). */
-  client?: { id: string; name: string | null };
-}
-
-/** The resource a bearer credential is presented to: the REST API (/v1) or the MCP endpoint (/mcp). */
-export type BearerResource = 'v1' | 'mcp';
-
-export interface AdminPrincipal {
-  tokenId: string;
-}
-
-export interface DevicePrincipal {
-  deviceId: string;
-}
 
 declare module 'fastify' {
   interface FastifyContextConfig {

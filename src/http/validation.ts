@@ -6,59 +6,21 @@
 // carries (body at any depth, query, path params) may hold a C0 control character other than
 // tab, LF and CR, DEL or an unpaired UTF-16 surrogate (PostgreSQL refuses NUL; the others are
 // never meant) — 400 `invalid_request` with `errors[].code = "invalid_character"`.
-import { Ajv, type ValidateFunction } from 'ajv';
-import addFormats from 'ajv-formats';
+import type { ValidateFunction } from 'ajv';
 import { errorCodes, type FastifyReply, type FastifyRequest, type HookHandlerDoneFunction } from 'fastify';
-import { normalizePhone } from '../lib/phone.ts';
 import { hookList } from './auth.ts';
 import { registerSerialization } from './serialization.ts';
 import { ApiError, type FieldError } from '../lib/errors.ts';
 import {
+  checkTextSafety,
   MAX_FIELD_ERRORS,
-  mayHoldUnsafeText,
   printable,
   textError,
   UNSAFE_TEXT,
-  unsafeFields,
   unsafeTextMessage,
 } from '../operations/text-safety.ts';
+import { compileBody, compileCoercing } from '../operations/validate.ts';
 import type { App } from './types.ts';
-
-function makeAjv(coerceTypes: boolean): Ajv {
-  const ajv = new Ajv({
-    coerceTypes,
-    useDefaults: true,
-    removeAdditional: false,
-    allErrors: true,
-    strict: false,
-  });
-  (addFormats as unknown as (ajv: Ajv) => void)(ajv);
-  ajv.addFormat('phone', { type: 'string', validate: (value: string) => normalizePhone(value) !== null });
-  return ajv;
-}
-
-/**
- * One Ajv per mode for the whole process, shared by every app it builds (tests build many), and
- * each schema compiled once: keyed by its JSON text, since Fastify hands a fresh object for the
- * same schema to each app (header schemas are lowercased copies).
- */
-function compilerOf(ajv: Ajv): (schema: object) => ValidateFunction {
-  const compiled = new Map<string, ValidateFunction>();
-  return (schema) => {
-    const key = JSON.stringify(schema);
-    let validate = compiled.get(key);
-    if (!validate) {
-      validate = ajv.compile(schema);
-      compiled.set(key, validate);
-    }
-    return validate;
-  };
-}
-const compileStrict = compilerOf(makeAjv(false));
-
-/** The validator of a body schema (strict: no coercion), as the routes use it; operations (src/operations) validate their input with it. */
-export const compileBody = (schema: object): ValidateFunction => compileStrict(schema);
-const compileCoercing = compilerOf(makeAjv(true));
 
 const utf8 = new TextDecoder('utf-8', { fatal: true });
 
@@ -74,13 +36,6 @@ export function parseJsonBody(body: Buffer): Record<string, unknown> {
 /** The same checks for a body whose top level is an array (the SMSGate app's PATCH /message). */
 export function parseJsonList(body: Buffer): unknown[] {
   return parseJson(body, true) as unknown[];
-}
-
-/** A 400 naming the fields of `value` (parsed from `text`) that hold forbidden characters; none when clean. */
-export function checkTextSafety(text: string, value: unknown): void {
-  if (typeof value !== 'object' || value === null || !mayHoldUnsafeText(text)) return;
-  const errors = unsafeFields(value);
-  if (errors.length > 0) throw textError(errors);
 }
 
 function parseJson(body: Buffer, list: boolean): unknown {
@@ -201,7 +156,7 @@ function lazyValidator(compile: () => ValidateFunction): ValidateFunction {
 
 export function registerValidation(app: App): void {
   app.setValidatorCompiler(({ schema, httpPart }) =>
-    lazyValidator(() => (httpPart === 'body' ? compileStrict : compileCoercing)(schema as object)),
+    lazyValidator(() => (httpPart === 'body' ? compileBody : compileCoercing)(schema as object)),
   );
   registerSerialization(app);
 

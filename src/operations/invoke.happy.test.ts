@@ -2,7 +2,7 @@ import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import type { TestApp } from '../../test/harness.ts';
 import { probe, withPrincipal } from '../../test/support/operations.ts';
-import type { AgentPrincipal } from '../http/types.ts';
+import type { AgentPrincipal } from './principals.ts';
 import { ApiError } from '../lib/errors.ts';
 
 describe('invoke', () => {

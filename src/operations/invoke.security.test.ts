@@ -2,10 +2,10 @@ import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { activeOrganization, type TestApp } from '../../test/harness.ts';
 import { consoleSessionOf, probe, withPrincipal } from '../../test/support/operations.ts';
-import type { AgentPrincipal } from '../http/types.ts';
+import type { AgentPrincipal } from './principals.ts';
 import { ApiError } from '../lib/errors.ts';
 import { Type } from 'typebox';
-import { admit } from './invoke.ts';
+import { admit } from './admit.ts';
 import {
   ANONYMOUS,
   defineOperatorOperation,

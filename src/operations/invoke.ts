@@ -10,21 +10,11 @@
 // in its own transaction and is not looked up before the work: when the work fails, a live record
 // of the key answers instead. Not kept: 400s, 402s (the client pays and repeats) and 5xx.
 import { createHash } from 'node:crypto';
-import type { IdempotencyOutcome, IdempotencyStore } from '../http/idempotency.ts';
-import { recordOutcomes } from '../http/idempotency.ts';
+import { recordOutcomes, type IdempotencyOutcome, type IdempotencyStore } from './idempotency.ts';
 import { canonicalJson } from '../lib/canonical-json.ts';
 import { ApiError } from '../lib/errors.ts';
-import {
-  isOperator,
-  isPublic,
-  ORGANIZATION_KINDS,
-  principalKind,
-  type AnyOperation,
-  type Caller,
-  type Principal,
-  type PrincipalKind,
-  type RunContext,
-} from './operation.ts';
+import { admit } from './admit.ts';
+import { isOperator, isPublic, type AnyOperation, type Caller, type Principal, type RunContext } from './operation.ts';
 import { validateInput, validatorOf } from './validate.ts';
 
 export interface InvokeOptions {
@@ -59,52 +49,6 @@ export interface EnrichContext {
 export type ProblemEnricher = (context: EnrichContext, error: ApiError) => Promise<ApiError>;
 
 const validated = (op: AnyOperation, input: unknown) => validateInput(validatorOf(op.input), input);
-
-/**
- * Why a kind of caller is refused an operation it is not among the `principals` of: 403 forbidden,
- * or 401 unauthenticated for the anonymous caller (it has no credential to show).
- */
-const REFUSED: Record<PrincipalKind, string> = {
-  // The texts of http/auth.ts for an agent credential on an admin route.
-  agent: 'The administrative surface is not available to agent credentials.',
-  console: "The administrative surface is not available to an organization's console session.",
-  operator: "This operation acts for an organization: it takes the organization's credential or console session.",
-  public: 'This operation takes a credential: without one, only sign-up may be called.',
-};
-
-/** Why a caller with a credential is refused a public operation (only the anonymous caller calls one). */
-const PUBLIC_ONLY = 'This operation is for a caller without a credential: call it anonymously.';
-
-/** The credential, scope and organization checks of an operation (REST's route checks, the same codes). */
-export function admit(
-  op: Pick<AnyOperation, 'scope' | 'allowUnverified' | 'apiKeyOnly' | 'principals'>,
-  caller: Caller,
-): void {
-  const kind = principalKind(caller);
-  const principals = op.principals ?? ORGANIZATION_KINDS;
-  if (!principals.includes(kind)) {
-    if (kind === 'public') throw new ApiError('unauthenticated', REFUSED.public);
-    throw new ApiError('forbidden', principals.includes('public') ? PUBLIC_ONLY : REFUSED[kind]);
-  }
-  if (isOperator(caller) || isPublic(caller)) return;
-  const principal = caller;
-  if (!op.allowUnverified && principal.organizationStatus === 'unverified') {
-    throw new ApiError(
-      'organization_unverified',
-      'Verify the organization first: POST /v1/agent/verify with the emailed code.',
-    );
-  }
-  if (!op.allowUnverified && principal.organizationStatus === 'suspended')
-    throw new ApiError('organization_suspended', 'The organization is suspended.');
-  if (op.apiKeyOnly && principal.credentialType === 'oauth_token')
-    throw new ApiError('forbidden', 'This route takes an API key, not an OAuth access token.');
-  if (op.scope && !principal.scopes.includes(op.scope)) {
-    throw new ApiError('insufficient_scope', `The access token lacks the ${op.scope} scope.`, {
-      headers: { 'WWW-Authenticate': `Bearer error="insufficient_scope", scope="${op.scope}"` },
-      extensions: { scope: op.scope },
-    });
-  }
-}
 
 const KEY_PATTERN = /^[\x20-\x7e]{1,255}$/;
 

@@ -4,8 +4,8 @@
 // console forms are adapters that bind it and call `invoke` (./invoke.ts); none re-implements
 // admission, idempotency or payment completion.
 import type { Static, TObject, TSchema } from 'typebox';
-import type { IdempotencyRecorder } from '../http/idempotency.ts';
-import type { AgentPrincipal } from '../http/types.ts';
+import type { IdempotencyRecorder } from './idempotency.ts';
+import type { AgentPrincipal } from './principals.ts';
 import { ApiError, type ErrorCode } from '../lib/errors.ts';
 
 /**

@@ -1,15 +1,43 @@
 // The REST binder: a route and its OpenAPI entry from an operation. The operation gives the
-// operationId, summary, description, scope, organization rule, idempotency and errors; the
-// binding says where each input field travels (path, query, body) with the same TypeBox schemas
-// as before, so the document does not change. The handler is one call to invoke.
+// operationId, summary, description, scope, organization rule, idempotency, errors and the
+// schemas of the request: the URL's `:names` are path parameters (the input's fields of those
+// names), the other fields are the body of a POST, PATCH or PUT and the query string of a GET or
+// DELETE. A binding restates no field; it only says where one travels when that is not the rule
+// (a path name that is not the field's, a POST's query parameter). The handler is one call to invoke.
+import { createHash } from 'node:crypto';
 import type { FastifyReply, FastifyRequest, RouteOptions } from 'fastify';
-import type { TSchema } from 'typebox';
+import { Type, type TObject, type TSchema } from 'typebox';
 import { adminOf, agentOf } from '../http/auth.ts';
 import { problemBody } from '../http/errors.ts';
-import { IdempotencyKeyHeaders, requestHash } from '../http/idempotency.ts';
 import type { App } from '../http/types.ts';
+import { canonicalJson } from '../lib/canonical-json.ts';
 import { ANONYMOUS, type AnyOperation, type Caller } from './operation.ts';
 import type { Invoker } from './invoke.ts';
+
+/**
+ * `schema.headers` of a route that takes an Idempotency-Key (an operation's): validated with
+ * the request and documented as its header parameter, 1-255 printable ASCII characters, optional.
+ */
+export const IdempotencyKeyHeaders = Type.Object({
+  'Idempotency-Key': Type.Optional(
+    Type.String({
+      minLength: 1,
+      maxLength: 255,
+      pattern: '^[\\x20-\\x7e]*$',
+      description:
+        'Makes retries safe: the same key with the same request within 24 hours replays the first answer (Idempotent-Replayed: true); with a different request it is 422. 1-255 printable ASCII characters.',
+      examples: ['order-4711-confirmation'],
+    }),
+  ),
+});
+
+/** Method, path and canonical body: what makes two requests "the same". */
+export function requestHash(request: FastifyRequest): string {
+  const path = request.url.split('?')[0];
+  return createHash('sha256')
+    .update(`${request.method} ${path}\n${canonicalJson(request.body)}`)
+    .digest('hex');
+}
 
 export interface RestBinding {
   method: 'GET' | 'POST' | 'PATCH' | 'PUT' | 'DELETE';
@@ -20,13 +48,16 @@ export interface RestBinding {
   /** Default: the operation's. */
   summary?: string;
   description?: string;
-  params?: TSchema;
-  querystring?: TSchema;
-  body?: TSchema;
+  /** The input field of a path parameter whose name in the URL is not the field's (`{ id: 'pod_id' }`). */
+  path?: Record<string, string>;
+  /** Fields of a POST, PATCH or PUT that travel in the query string, not the body (create_cell's tier). */
+  query?: readonly string[];
   /**
-   * The operation's input from the request's fields (path, query and body merged, as named), where
-   * it is not those fields: a path parameter under the operation's name for it, a value as written.
+   * A field REST takes in another type than the operation (the service interface's amount_usd is a
+   * number in a query string; the operation reads its text): its schema here, its value from `input`.
    */
+  as?: Record<string, TSchema>;
+  /** The operation's input from the request's fields (path, query and body merged), where it is not those fields (a value as written). */
   input?: (fields: Record<string, unknown>, request: FastifyRequest) => Record<string, unknown>;
   /** The success response (Described), of the operation's status. */
   response: TSchema;
@@ -54,6 +85,69 @@ const camel = (name: string) => name.replace(/_([a-z])/g, (_m, c: string) => c.t
 const JSON_TYPE = 'application/json; charset=utf-8';
 const PROBLEM_TYPE = 'application/problem+json; charset=utf-8';
 
+/** The request's schemas of a binding, derived from the operation's input. */
+interface RequestSchemas {
+  params?: TObject;
+  querystring?: TObject;
+  body?: TObject;
+}
+
+const BODY_METHODS = new Set(['POST', 'PATCH', 'PUT']);
+
+/** The keywords of an object schema that are its fields, not options the body keeps. */
+const FIELD_KEYWORDS = new Set(['type', 'properties', 'required', 'examples']);
+
+/**
+ * The part of `schema` that holds `names`: their properties and required-ness, and for a body
+ * (`options`) the schema's own options (strictness, description) and its examples cut to `names`.
+ */
+function part(schema: TObject, names: readonly string[], options: boolean): TObject | undefined {
+  if (names.length === 0) return undefined;
+  const properties = Object.fromEntries(names.map((name) => [name, schema.properties[name]!]));
+  if (!options) return Type.Object(properties);
+  const kept = Object.fromEntries(Object.entries(schema).filter(([key]) => !FIELD_KEYWORDS.has(key)));
+  const { examples } = schema as { examples?: object[] };
+  const cut = (example: object) => Object.fromEntries(Object.entries(example).filter(([key]) => names.includes(key)));
+  return Type.Object(properties, { ...kept, ...(examples ? { examples: examples.map(cut) } : {}) });
+}
+
+/** Where each field of the operation's input travels, as schemas; a path name the input lacks is a start-up error. */
+export function requestSchemas(
+  op: AnyOperation,
+  binding: Pick<RestBinding, 'method' | 'url' | 'path' | 'query' | 'as'>,
+): RequestSchemas {
+  const input = binding.as
+    ? ({ ...op.input, properties: { ...op.input.properties, ...binding.as } } as TObject)
+    : op.input;
+  const urlNames = [...binding.url.matchAll(/:([A-Za-z0-9_]+)/g)].map((match) => match[1]!);
+  const fieldOf = (name: string) => binding.path?.[name] ?? name;
+  for (const name of [...urlNames.map(fieldOf), ...(binding.query ?? [])])
+    if (!(name in input.properties))
+      throw new Error(`${op.name} (${binding.method} ${binding.url}): its input has no field ${name}`);
+  const params = urlNames.length
+    ? Type.Object(Object.fromEntries(urlNames.map((name) => [name, input.properties[fieldOf(name)]!])))
+    : undefined;
+  const inPath = new Set(urlNames.map(fieldOf));
+  const rest = Object.keys(input.properties).filter((name) => !inPath.has(name));
+  if (!BODY_METHODS.has(binding.method)) return { params, querystring: part(input, rest, false) };
+  const query = binding.query ?? [];
+  const without = (names: string[], taken: readonly string[]) => names.filter((name) => !taken.includes(name));
+  return {
+    params,
+    querystring: part(input, query, false),
+    body: part(input, without(rest, query), true),
+  };
+}
+
+/** The request's fields under the input's names (a path parameter under its field's name). */
+function fieldsOf(request: FastifyRequest, path: Record<string, string> | undefined): Record<string, unknown> {
+  const params = request.params as Record<string, unknown>;
+  const named = path
+    ? Object.fromEntries(Object.entries(params).map(([key, value]) => [path[key] ?? key, value]))
+    : params;
+  return { ...named, ...(request.query as object), ...(request.body as object) };
+}
+
 export interface RestBinder {
   bind(app: App, op: AnyOperation, binding: RestBinding): void;
 }
@@ -73,12 +167,9 @@ export function restBinder(invoker: Invoker, options: { baseUrl: string; docsUrl
           : open
             ? ANONYMOUS
             : agentOf(request);
+      const schemas = requestSchemas(op, binding);
       const handler = async (request: FastifyRequest, reply: FastifyReply) => {
-        const fields = {
-          ...(request.params as object),
-          ...(request.query as object),
-          ...(request.body as object),
-        } as Record<string, unknown>;
+        const fields = fieldsOf(request, binding.path);
         const input = binding.input ? binding.input(fields, request) : fields;
         const key = idempotent ? request.headers['idempotency-key'] : undefined;
         // Aborted when the client hangs up: a long-poll (the codes' wait) stops waiting.
@@ -139,10 +230,10 @@ export function restBinder(invoker: Invoker, options: { baseUrl: string; docsUrl
           tags: binding.tags,
           summary: binding.summary ?? op.summary,
           ...((binding.description ?? op.description) ? { description: binding.description ?? op.description } : {}),
-          ...(binding.params ? { params: binding.params } : {}),
+          ...(schemas.params ? { params: schemas.params } : {}),
           ...(idempotent ? { headers: IdempotencyKeyHeaders } : {}),
-          ...(binding.querystring ? { querystring: binding.querystring } : {}),
-          ...(binding.body ? { body: binding.body } : {}),
+          ...(schemas.querystring ? { querystring: schemas.querystring } : {}),
+          ...(schemas.body ? { body: schemas.body } : {}),
           response: { ...binding.responses, [status]: binding.response },
         },
         handler,

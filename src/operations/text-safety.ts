@@ -93,3 +93,10 @@ export function checkText(value: unknown): void {
   const errors = unsafeFields(value);
   if (errors.length > 0) throw textError(errors);
 }
+
+/** A 400 naming the fields of `value` (parsed from `text`) that hold forbidden characters; none when clean. */
+export function checkTextSafety(text: string, value: unknown): void {
+  if (typeof value !== 'object' || value === null || !mayHoldUnsafeText(text)) return;
+  const errors = unsafeFields(value);
+  if (errors.length > 0) throw textError(errors);
+}

@@ -3,8 +3,8 @@
 import assert from 'node:assert/strict';
 import { Type } from 'typebox';
 import { activeOrganization, startApp, type TestApp } from '../harness.ts';
-import { recordOutcomes } from '../../src/http/idempotency.ts';
-import type { AgentPrincipal } from '../../src/http/types.ts';
+import { recordOutcomes } from '../../src/operations/idempotency.ts';
+import type { AgentPrincipal } from '../../src/operations/principals.ts';
 import { ApiError } from '../../src/lib/errors.ts';
 import {
   defineOperation,

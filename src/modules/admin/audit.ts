@@ -6,7 +6,7 @@ import type { Executor } from '../../db/schema.ts';
 import type { Clock } from '../../lib/clock.ts';
 import { newId } from '../../lib/ids.ts';
 import { listPage, type PageQuery } from '../../lib/pagination.ts';
-import type { AdminPrincipal } from '../../http/types.ts';
+import type { AdminPrincipal } from '../../operations/principals.ts';
 import type { AdminRepository } from './repository.ts';
 import type { OperatorAuditTable } from './tables.ts';
 

@@ -81,7 +81,7 @@ export const AuditList = Type.Object(
 );
 
 /** The audit log's query: a page, optionally of one target. */
-export const AuditQuery = Type.Object({
+const AuditQuery = Type.Object({
   ...PaginationQuery,
   target_id: Type.Optional(
     Type.String({
@@ -92,7 +92,7 @@ export const AuditQuery = Type.Object({
   ),
 });
 
-export const OutboxQuery = Type.Object({ ...PaginationQuery, to: Type.Optional(Type.String({ maxLength: 254 })) });
+const OutboxQuery = Type.Object({ ...PaginationQuery, to: Type.Optional(Type.String({ maxLength: 254 })) });
 
 export function adminOperations(admin: AdminService, audit: OperatorAudit) {
   return {

@@ -3,14 +3,13 @@
 import { Described } from '../../http/schemas.ts';
 import type { App } from '../../http/types.ts';
 import type { RestBinder } from '../../operations/rest.ts';
-import { type AdminOperations, AuditList, AuditQuery, OutboxMailList, OutboxQuery } from './operations.ts';
+import { type AdminOperations, AuditList, OutboxMailList } from './operations.ts';
 
 export function registerAdminRoutes(app: App, rest: RestBinder, ops: AdminOperations): void {
   rest.bind(app, ops.listOperatorAudit, {
     method: 'GET',
     url: '/v1/admin/audit',
     tags: ['Admin'],
-    querystring: AuditQuery,
     response: Described(AuditList, 'A page of operator actions, newest first.'),
   });
 
@@ -18,7 +17,6 @@ export function registerAdminRoutes(app: App, rest: RestBinder, ops: AdminOperat
     method: 'GET',
     url: '/v1/admin/outbox',
     tags: ['Admin'],
-    querystring: OutboxQuery,
     response: Described(OutboxMailList, 'A page of kept mail, newest first.'),
   });
 }

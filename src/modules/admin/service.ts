@@ -4,7 +4,7 @@ import { newId } from '../../lib/ids.ts';
 import type { Mail } from '../../lib/mailer.ts';
 import { constantTimeEqualHex, displayPrefix, newSecret, sha256Hex } from '../../lib/secrets.ts';
 import { listPage, type PageQuery } from '../../lib/pagination.ts';
-import type { AdminPrincipal } from '../../http/types.ts';
+import type { AdminPrincipal } from '../../operations/principals.ts';
 import type { AdminRepository } from './repository.ts';
 
 export const ADMIN_TOKEN_PREFIX = 'cg_adm_';

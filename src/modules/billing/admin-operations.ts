@@ -3,24 +3,25 @@
 // token's id. Bound to REST in ./admin-routes.ts; the operator console calls them too.
 import { Type } from 'typebox';
 import { PaginationQuery } from '../../http/pagination.ts';
+import { Body } from '../../http/schemas.ts';
 import { defineOperatorOperation } from '../../operations/operation.ts';
 import { BILLING_STATES } from './lifecycle.ts';
 import { AdminOrganization, AdminOrganizationList } from './schemas.ts';
 import type { BillingOperator } from './operator.ts';
 
-export const Reason = Type.String({
+const Reason = Type.String({
   minLength: 1,
   maxLength: 500,
   description: 'Why; kept with the action and the admin token id.',
 });
 
 const OrgId = Type.String({ minLength: 1, maxLength: 64, description: 'org_... id' });
-export const ListQuery = {
+const ListQuery = {
   ...PaginationQuery,
   state: Type.Optional(Type.Enum([...BILLING_STATES])),
   email: Type.Optional(Type.String({ minLength: 1, maxLength: 254 })),
 };
-export const CreditFields = {
+const CreditFields = {
   amount_usd: Type.String({
     minLength: 1,
     maxLength: 16,
@@ -28,7 +29,7 @@ export const CreditFields = {
   }),
   reason: Reason,
 };
-export const GrantFields = {
+const GrantFields = {
   tier: Type.String({ minLength: 1, maxLength: 32 }),
   months: Type.Integer({ minimum: 1, maximum: 120 }),
   reason: Reason,
@@ -36,7 +37,7 @@ export const GrantFields = {
 
 /** The operator's billing operations (src/operations); the operator service records each action. */
 export function billingAdminOperations(operator: BillingOperator) {
-  const reasoned = Type.Object({ id: OrgId, reason: Reason });
+  const reasoned = Body({ id: OrgId, reason: Reason });
   return {
     listOrganizations: defineOperatorOperation({
       name: 'admin_list_organizations',
@@ -80,7 +81,7 @@ export function billingAdminOperations(operator: BillingOperator) {
       summary: 'Credit the prepaid balance (a ledger credit)',
       description: '',
       errors: [],
-      input: Type.Object({ id: OrgId, ...CreditFields }),
+      input: Body({ id: OrgId, ...CreditFields }),
       output: AdminOrganization,
       run: (ctx, input) => operator.credit(input.id, input.amount_usd, input.reason, ctx.principal.tokenId),
     }),
@@ -90,7 +91,7 @@ export function billingAdminOperations(operator: BillingOperator) {
       description:
         'Extends the current paid period when the organization is active, else starts now. Recorded in the ledger at zero price.',
       errors: [],
-      input: Type.Object({ id: OrgId, ...GrantFields }),
+      input: Body({ id: OrgId, ...GrantFields }),
       output: AdminOrganization,
       run: (ctx, input) => operator.grant(input.id, input.tier, input.months, input.reason, ctx.principal.tokenId),
     }),

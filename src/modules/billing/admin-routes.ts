@@ -1,22 +1,19 @@
 // The operator's billing routes (admin surface, contract §7): the operator operations of
 // ./admin-operations.ts bound to REST.
-import { Type } from 'typebox';
-import { Body, Described, IdParam } from '../../http/schemas.ts';
+import { Described } from '../../http/schemas.ts';
 import type { App } from '../../http/types.ts';
 import type { RestBinder } from '../../operations/rest.ts';
-import { type BillingAdminOperations, CreditFields, GrantFields, ListQuery, Reason } from './admin-operations.ts';
+import type { BillingAdminOperations } from './admin-operations.ts';
 import { AdminOrganization, AdminOrganizationList } from './schemas.ts';
 
 const TAGS = ['Admin'];
-const OrgParams = IdParam('id', 'org');
 
 export function registerBillingAdminRoutes(app: App, rest: RestBinder, ops: BillingAdminOperations): void {
-  const organization = { tags: TAGS, params: OrgParams };
+  const organization = { tags: TAGS };
   rest.bind(app, ops.listOrganizations, {
     method: 'GET',
     url: '/v1/admin/organizations',
     tags: TAGS,
-    querystring: Type.Object(ListQuery),
     response: Described(AdminOrganizationList, 'A page of organizations, newest first.'),
   });
   rest.bind(app, ops.getOrganization, {
@@ -29,28 +26,24 @@ export function registerBillingAdminRoutes(app: App, rest: RestBinder, ops: Bill
     method: 'POST',
     url: '/v1/admin/organizations/:id/suspend',
     ...organization,
-    body: Body({ reason: Reason }),
     response: Described(AdminOrganization, 'The suspended organization.'),
   });
   rest.bind(app, ops.reinstateOrganization, {
     method: 'POST',
     url: '/v1/admin/organizations/:id/reinstate',
     ...organization,
-    body: Body({ reason: Reason }),
     response: Described(AdminOrganization, 'The reinstated organization.'),
   });
   rest.bind(app, ops.creditOrganization, {
     method: 'POST',
     url: '/v1/admin/organizations/:id/credits',
     ...organization,
-    body: Body(CreditFields),
     response: Described(AdminOrganization, 'The organization with its new balance.'),
   });
   rest.bind(app, ops.grantOrganization, {
     method: 'POST',
     url: '/v1/admin/organizations/:id/grant',
     ...organization,
-    body: Body(GrantFields),
     response: Described(AdminOrganization, 'The organization, active at the tier.'),
   });
 }

@@ -2,7 +2,7 @@
 // the payment processor's deposit webhook, in ./deposits-routes.ts.
 import { Type } from 'typebox';
 import { NextCursor, PaginationQuery } from '../../http/pagination.ts';
-import { Nullable, Timestamp } from '../../http/schemas.ts';
+import { Body, IdField, Nullable, Timestamp } from '../../http/schemas.ts';
 import { defineOperatorOperation } from '../../operations/operation.ts';
 import type { DepositsService } from './deposits.ts';
 import { NETWORKS } from './networks.ts';
@@ -51,8 +51,8 @@ export const DepositList = Type.Object(
   },
 );
 
-export const DepositsQuery = { ...PaginationQuery, status: Type.Optional(Type.Enum(['credited', 'held'])) };
-export const AssignFields = {
+const DepositsQuery = { ...PaginationQuery, status: Type.Optional(Type.Enum(['credited', 'held'])) };
+const AssignFields = {
   organization_id: Type.String({ minLength: 1, maxLength: 64 }),
   reason: Type.Optional(
     Type.String({ minLength: 1, maxLength: 500, description: 'Why; kept in the operator audit log.' }),
@@ -76,10 +76,7 @@ export function depositOperations(deposits: DepositsService) {
       summary: 'Credit a held deposit to an organization',
       description: '',
       errors: ['conflict'],
-      input: Type.Object({
-        id: Type.String({ minLength: 1, maxLength: 64, description: 'dep_... id' }),
-        ...AssignFields,
-      }),
+      input: Body({ id: IdField('dep'), ...AssignFields }),
       output: Deposit,
       run: (ctx, input) =>
         deposits.assign(input.id, input.organization_id, { actor: ctx.principal, reason: input.reason ?? null }),

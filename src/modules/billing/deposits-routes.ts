@@ -4,18 +4,11 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
 import { ApiError } from '../../lib/errors.ts';
-import { Body, Described, IdParam } from '../../http/schemas.ts';
+import { Body, Described } from '../../http/schemas.ts';
 import type { App } from '../../http/types.ts';
 import type { RestBinder } from '../../operations/rest.ts';
 import type { DepositsService } from './deposits.ts';
-import {
-  AssignFields,
-  Deposit,
-  DEPOSIT_EXAMPLE,
-  DepositList,
-  type DepositOperations,
-  DepositsQuery,
-} from './deposits-operations.ts';
+import { Deposit, DEPOSIT_EXAMPLE, DepositList, type DepositOperations } from './deposits-operations.ts';
 import { NETWORKS } from './networks.ts';
 
 /** The raw text of each webhook body: the signature is over the bytes, not the parsed JSON. */
@@ -91,7 +84,6 @@ export function registerDepositRoutes(
     method: 'GET',
     url: '/v1/admin/deposits',
     tags: ['Admin'],
-    querystring: Type.Object(DepositsQuery),
     response: Described(DepositList, 'A page of deposits, newest first.'),
   });
 
@@ -99,8 +91,6 @@ export function registerDepositRoutes(
     method: 'POST',
     url: '/v1/admin/deposits/:id/assign',
     tags: ['Admin'],
-    params: IdParam('id', 'dep'),
-    body: Body(AssignFields),
     response: Described(Deposit, 'The deposit, now credited.'),
   });
 }

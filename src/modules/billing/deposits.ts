@@ -5,7 +5,7 @@
 // wallet (completing its open x402 quote of exactly that amount, else as a top_up), or held for
 // the operator, who assigns it to an organization.
 import type { RecordOperatorAction } from '../admin/audit.ts';
-import type { AdminPrincipal } from '../../http/types.ts';
+import type { AdminPrincipal } from '../../operations/principals.ts';
 import { createHmac } from 'node:crypto';
 import { transact } from '../../db/transaction.ts';
 import type { Executor } from '../../db/schema.ts';

@@ -20,6 +20,7 @@ import {
   UsageDaily,
   UsageRecordList,
   UsageSummary,
+  WALLET_EXAMPLE,
   X402Wallet,
   X402WalletList,
 } from './schemas.ts';
@@ -27,7 +28,7 @@ import type { BillingService } from './service.ts';
 import { USAGE_TYPES, type UsageService } from './usage.ts';
 import type { WalletsService } from './wallets.ts';
 
-export const Range = {
+const Range = {
   from: Type.Optional(
     Type.String({
       maxLength: 40,
@@ -39,23 +40,26 @@ export const Range = {
   ),
 };
 
-export const UsageRecordsQuery = {
+const UsageRecordsQuery = {
   ...PaginationQuery,
   ...Range,
   cell_id: Type.Optional(Type.String({ minLength: 1, maxLength: 64 })),
   type: Type.Optional(Type.Enum([...USAGE_TYPES])),
 };
 
-/** The requirements' query as REST documents it (amount_usd a number); the operation takes its text. */
-export const RequirementsFields = {
+/** The requirements' query (REST documents amount_usd as a number: its route validates it so and passes its text). */
+const RequirementsFields = {
   intent: Type.Enum([...INTENTS]),
   tier: Type.Optional(Type.String({ minLength: 1, maxLength: 32 })),
   cell_id: Type.Optional(Type.String({ minLength: 1, maxLength: 64 })),
-  amount_usd: Type.Optional(Type.Number({ minimum: 0, description: 'Dollars, at most 2 decimals (top_up).' })),
+  // Its text: amounts are checked as written (no exponent, at most 2 decimals).
+  amount_usd: Type.Optional(
+    Type.String({ minLength: 1, maxLength: 32, description: 'Dollars, at most 2 decimals (top_up).' }),
+  ),
   network: Type.Optional(Type.Enum([...NETWORKS])),
 };
 
-export const WalletFields = {
+const WalletFields = {
   network: Type.Enum([...NETWORKS]),
   address: Type.String({
     minLength: 1,
@@ -65,7 +69,7 @@ export const WalletFields = {
   label: Type.Optional(Type.String({ minLength: 1, maxLength: 100 })),
 };
 
-export const Signature = { signature: Type.String({ minLength: 1, maxLength: 256 }) };
+const Signature = { signature: Type.String({ minLength: 1, maxLength: 256 }) };
 
 const WalletId = { wallet_id: Type.String({ minLength: 1, maxLength: 64, description: 'wal_... id' }) };
 
@@ -163,16 +167,7 @@ export function billingOperations(deps: BillingOperationDeps) {
       description:
         'setup: the first period of tier (default starter). renewal: the next period (tier + extra cells), or one cell-month with cell_id. top_up: amount_usd, at least min_amount_usd. reinstate: the amount due (409 unless past due or suspended). create_cell: one cell-month. network restricts the answer to one rail (400 when that rail is not configured).',
       errors: ['not_found', 'conflict'],
-      input: Type.Object(
-        {
-          ...RequirementsFields,
-          // Its text: amounts are checked as written (no exponent, at most 2 decimals).
-          amount_usd: Type.Optional(
-            Type.String({ minLength: 1, maxLength: 32, description: 'Dollars, at most 2 decimals (top_up).' }),
-          ),
-        },
-        { additionalProperties: false },
-      ),
+      input: Type.Object(RequirementsFields, { additionalProperties: false }),
       output: PaymentDetails,
       run: (ctx, query) => quotes.requirements(ctx.organizationId, query),
     }),
@@ -196,7 +191,10 @@ export function billingOperations(deps: BillingOperationDeps) {
         'unverified claims never block. Registering a wallet the organization already claims returns it with 200.',
       status: 201,
       errors: ['wallet_already_registered'],
-      input: Type.Object(WalletFields, { additionalProperties: false }),
+      input: Type.Object(WalletFields, {
+        additionalProperties: false,
+        examples: [{ network: 'base', address: '0x5aAeb6053F3E94C9b9A09f33669435E7Ef1BeAed', label: 'agent treasury' }],
+      }),
       output: Type.Object({ created: Type.Boolean(), wallet: X402Wallet }),
       run: (ctx, input) => wallets.createWallet(ctx.organizationId, input),
     }),
@@ -209,7 +207,13 @@ export function billingOperations(deps: BillingOperationDeps) {
         "The wallet is then verified: deposits from it are credited to this organization; other organizations' claims of the address stay unverified and receive nothing. " +
         "Verifying a verified wallet again answers it with 200. 400 invalid_signature when the signature is not the key's; 409 wallet_already_registered when another organization verified the address first.",
       errors: ['not_found', 'wallet_already_registered'],
-      input: Type.Object({ ...WalletId, ...Signature }, { additionalProperties: false }),
+      input: Type.Object(
+        { ...WalletId, ...Signature },
+        {
+          additionalProperties: false,
+          examples: [{ wallet_id: WALLET_EXAMPLE.wallet_id, signature: `0x${'1b'.repeat(65)}` }],
+        },
+      ),
       output: X402Wallet,
       run: (ctx, input) => wallets.verifyWallet(ctx.organizationId, input.wallet_id, input.signature),
     }),

@@ -1,18 +1,10 @@
 // Billing and usage routes of the customer surface (contract §7; the billing part of the service
 // interface field for field), bound from billing's operations (./operations.ts).
 import { Type } from 'typebox';
-import { PaginationQuery } from '../../http/pagination.ts';
-import { Body, Described, IdParam, NoContent } from '../../http/schemas.ts';
+import { Described, NoContent } from '../../http/schemas.ts';
 import type { App } from '../../http/types.ts';
 import type { RestBinder } from '../../operations/rest.ts';
-import {
-  Range,
-  RequirementsFields,
-  Signature,
-  UsageRecordsQuery,
-  WalletFields,
-  type BillingOperations,
-} from './operations.ts';
+import type { BillingOperations } from './operations.ts';
 import {
   BillingStatus,
   PaymentDetails,
@@ -27,7 +19,6 @@ import type { WalletView } from './wallets.ts';
 
 const BILLING = ['Billing'];
 const USAGE = ['Usage'];
-const WalletPath = IdParam('wallet_id', 'wal');
 
 /** The raw text of a query parameter: amounts are checked on their text (no exponent, 2 decimals). */
 function rawQuery(url: string, name: string): string | undefined {
@@ -53,9 +44,11 @@ export function registerBillingRoutes(app: App, rest: RestBinder, ops: BillingOp
     method: 'GET',
     url: '/v1/billing/x402/requirements',
     tags: BILLING,
-    querystring: Type.Object(RequirementsFields),
     response: Described(PaymentDetails, 'The payment that fulfils the intent.'),
     // Validated as a number, taken as written.
+    as: {
+      amount_usd: Type.Optional(Type.Number({ minimum: 0, description: 'Dollars, at most 2 decimals (top_up).' })),
+    },
     input: (fields, request) => ({
       ...fields,
       amount_usd: fields.amount_usd === undefined ? undefined : rawQuery(request.url, 'amount_usd'),
@@ -66,7 +59,6 @@ export function registerBillingRoutes(app: App, rest: RestBinder, ops: BillingOp
     method: 'GET',
     url: '/v1/billing/x402/wallets',
     tags: BILLING,
-    querystring: Type.Object(PaginationQuery),
     response: Described(X402WalletList, 'The payer wallets, newest first.'),
   });
 
@@ -74,9 +66,6 @@ export function registerBillingRoutes(app: App, rest: RestBinder, ops: BillingOp
     method: 'POST',
     url: '/v1/billing/x402/wallets',
     tags: BILLING,
-    body: Body(WalletFields, {
-      examples: [{ network: 'base', address: '0x5aAeb6053F3E94C9b9A09f33669435E7Ef1BeAed', label: 'agent treasury' }],
-    }),
     response: Described(X402Wallet, 'The registered wallet.'),
     responses: { 200: Described(X402Wallet, 'The wallet the organization registered earlier.') },
     answer: ({ created, wallet }: { created: boolean; wallet: WalletView }) => ({
@@ -89,8 +78,6 @@ export function registerBillingRoutes(app: App, rest: RestBinder, ops: BillingOp
     method: 'POST',
     url: '/v1/billing/x402/wallets/:wallet_id/verify',
     tags: BILLING,
-    params: WalletPath,
-    body: Body(Signature, { examples: [{ signature: `0x${'1b'.repeat(65)}` }] }),
     response: Described(X402Wallet, 'The wallet, verified.'),
   });
 
@@ -98,7 +85,6 @@ export function registerBillingRoutes(app: App, rest: RestBinder, ops: BillingOp
     method: 'DELETE',
     url: '/v1/billing/x402/wallets/:wallet_id',
     tags: BILLING,
-    params: WalletPath,
     response: NoContent('Removed.'),
   });
 
@@ -109,7 +95,6 @@ export function registerBillingRoutes(app: App, rest: RestBinder, ops: BillingOp
     tags: USAGE,
     // The REST document has no description here (the tool's is the operation's).
     description: '',
-    querystring: Type.Object(Range),
     response: Described(UsageSummary, 'Totals of the period.'),
   });
 
@@ -117,7 +102,6 @@ export function registerBillingRoutes(app: App, rest: RestBinder, ops: BillingOp
     method: 'GET',
     url: '/v1/usage/records',
     tags: USAGE,
-    querystring: Type.Object(UsageRecordsQuery),
     response: Described(UsageRecordList, 'A page of usage records, newest first.'),
   });
 
@@ -125,7 +109,6 @@ export function registerBillingRoutes(app: App, rest: RestBinder, ops: BillingOp
     method: 'GET',
     url: '/v1/usage/daily',
     tags: USAGE,
-    querystring: Type.Object(Range),
     response: Described(UsageDaily, 'Totals per day with usage.'),
   });
 }

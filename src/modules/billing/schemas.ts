@@ -109,7 +109,7 @@ export const PaymentOptions = Type.Object(
   },
 );
 
-const WALLET_EXAMPLE = {
+export const WALLET_EXAMPLE = {
   wallet_id: 'wal_01jdx4c5d6e7f8g9h0j1k2m3n4',
   organization_id: 'org_01jdx3m6q9k8v2c4n7r5t0w1yz',
   network: 'base',

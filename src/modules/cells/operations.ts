@@ -1,11 +1,11 @@
 // Cells' operations (src/operations): bound to REST routes here and to MCP tools in src/modules/mcp.
 import { Type } from 'typebox';
+import { IdField } from '../../http/schemas.ts';
 import { defineOperation } from '../../operations/operation.ts';
-import { Cell, CellList, DisplayName, ListCellsQuery, QuietHoursSchema, TierQuery } from './schemas.ts';
+import { Cell, CELL_EXAMPLE, CellList, DisplayName, ListCellsQuery, QuietHoursSchema, TierQuery } from './schemas.ts';
 import type { CellsService } from './service.ts';
 
-/** The path's cell id as an input field (IdParam's schema, with its name known to the types). */
-const CellIdField = Type.String({ minLength: 1, maxLength: 64, description: 'cell_... id' });
+const CellIdField = IdField('cell');
 
 export function cellOperations(cells: CellsService) {
   return {
@@ -30,7 +30,10 @@ export function cellOperations(cells: CellsService) {
       idempotency: 'none',
       status: 201,
       errors: ['payment_required'],
-      input: Type.Object({ display_name: DisplayName, ...TierQuery }, { additionalProperties: false }),
+      input: Type.Object(
+        { display_name: DisplayName, ...TierQuery },
+        { additionalProperties: false, examples: [{ display_name: 'Support line' }] },
+      ),
       output: Cell,
       run: (ctx, input) => cells.create(ctx.organizationId, input.display_name, { tier: input.tier }),
     }),
@@ -55,7 +58,13 @@ export function cellOperations(cells: CellsService) {
       errors: [],
       input: Type.Object(
         { id: CellIdField, display_name: Type.Optional(DisplayName), quiet_hours: Type.Optional(QuietHoursSchema) },
-        { additionalProperties: false },
+        {
+          additionalProperties: false,
+          examples: [
+            { id: CELL_EXAMPLE.id, display_name: 'Sales line' },
+            { id: CELL_EXAMPLE.id, quiet_hours: { start: '21:00', end: '08:00', time_zone: 'America/New_York' } },
+          ],
+        },
       ),
       output: Cell,
       run: (ctx, { id, ...input }) => cells.update(ctx.organizationId, id, input),

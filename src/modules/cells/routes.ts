@@ -1,20 +1,16 @@
 // Cells: an organization's phone lines (contract §4).
-import { Type } from 'typebox';
-import { Body, Described, IdParam } from '../../http/schemas.ts';
+import { Described } from '../../http/schemas.ts';
 import type { App } from '../../http/types.ts';
 import type { RestBinder } from '../../operations/rest.ts';
 import type { CellOperations } from './operations.ts';
-import { Cell, CellList, DisplayName, ListCellsQuery, QuietHoursSchema, TierQuery } from './schemas.ts';
-
-const CellPath = IdParam('id', 'cell');
+import { Cell, CellList } from './schemas.ts';
 
 export function registerCellRoutes(app: App, rest: RestBinder, ops: CellOperations): void {
   rest.bind(app, ops.createCell, {
     method: 'POST',
     url: '/v1/cells',
     tags: ['Cells'],
-    querystring: Type.Object(TierQuery),
-    body: Body({ display_name: DisplayName }, { examples: [{ display_name: 'Support line' }] }),
+    query: ['tier'],
     response: Described(
       Cell,
       'The created cell: active with its phone number, or provisioning while no phone is free.',
@@ -26,7 +22,6 @@ export function registerCellRoutes(app: App, rest: RestBinder, ops: CellOperatio
     url: '/v1/cells',
     tags: ['Cells'],
     summary: 'List cells, newest first',
-    querystring: Type.Object(ListCellsQuery),
     response: Described(CellList, 'A page of cells, newest first.'),
   });
 
@@ -34,7 +29,6 @@ export function registerCellRoutes(app: App, rest: RestBinder, ops: CellOperatio
     method: 'GET',
     url: '/v1/cells/:id',
     tags: ['Cells'],
-    params: CellPath,
     response: Described(Cell, 'The cell.'),
   });
 
@@ -42,16 +36,6 @@ export function registerCellRoutes(app: App, rest: RestBinder, ops: CellOperatio
     method: 'PATCH',
     url: '/v1/cells/:id',
     tags: ['Cells'],
-    params: CellPath,
-    body: Body(
-      { display_name: Type.Optional(DisplayName), quiet_hours: Type.Optional(QuietHoursSchema) },
-      {
-        examples: [
-          { display_name: 'Sales line' },
-          { quiet_hours: { start: '21:00', end: '08:00', time_zone: 'America/New_York' } },
-        ],
-      },
-    ),
     response: Described(Cell, 'The updated cell.'),
   });
 
@@ -59,7 +43,6 @@ export function registerCellRoutes(app: App, rest: RestBinder, ops: CellOperatio
     method: 'DELETE',
     url: '/v1/cells/:id',
     tags: ['Cells'],
-    params: CellPath,
     response: Described(Cell, 'The released cell (status released).'),
   });
 }

@@ -2,17 +2,14 @@
 import { Described } from '../../http/schemas.ts';
 import type { App } from '../../http/types.ts';
 import type { RestBinder } from '../../operations/rest.ts';
-import { CellParams } from '../messages/schemas.ts';
 import type { CodeOperations } from './operations.ts';
-import { CodeList, CodesQuery } from './schemas.ts';
+import { CodeList } from './schemas.ts';
 
 export function registerCodeRoutes(app: App, rest: RestBinder, ops: CodeOperations): void {
   rest.bind(app, ops.listCodes, {
     method: 'GET',
     url: '/v1/cells/:cell_id/codes',
     tags: ['Messages'],
-    params: CellParams,
-    querystring: CodesQuery,
     response: Described(CodeList, 'A page of codes, newest first; empty when none arrived in time.'),
   });
 }

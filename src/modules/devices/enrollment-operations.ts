@@ -91,7 +91,7 @@ export function enrollmentOperations(enrollments: EnrollmentsService) {
         "Returns the private token and a 6-digit code once: the app signs in with either at server_url (POST /mobile/v1/device) and becomes a phone of the inventory, one line per SIM card. The app reports its SIM numbers redacted to their last 4 digits: set each line's number with PATCH /v1/admin/devices/{id} to give it a cell. Single use; the token expires after 24 hours, the code after 10 minutes. Recorded in the operator audit log.",
       status: 201,
       errors: [],
-      input: Type.Object(createFields),
+      input: Body(createFields, { examples: [{ label: 'Rack B, slot 1', send_rate_per_minute: 20 }] }),
       output: EnrollmentWithSecrets,
       run: (ctx, input) => enrollments.create(input, { actor: ctx.principal }),
     }),
@@ -132,21 +132,18 @@ export function registerEnrollmentRoutes(app: App, rest: RestBinder, ops: Enroll
     preValidation: async (request) => {
       request.body ??= {};
     },
-    body: Body(createFields, { examples: [{ label: 'Rack B, slot 1', send_rate_per_minute: 20 }] }),
     response: Described(EnrollmentWithSecrets, 'The enrollment with its private token and code (shown once).'),
   });
   rest.bind(app, ops.listEnrollments, {
     method: 'GET',
     url: '/v1/admin/devices/enrollments',
     tags: ['Admin'],
-    querystring: Type.Object(PaginationQuery),
     response: Described(EnrollmentList, 'A page of pending enrollments, newest first.'),
   });
   rest.bind(app, ops.revokeEnrollment, {
     method: 'DELETE',
     url: '/v1/admin/devices/enrollments/:enrollment_id',
     tags: ['Admin'],
-    params: Type.Object({ enrollment_id: EnrollmentId }),
     response: NoContent('Revoked; its token and code stop working.'),
   });
 }

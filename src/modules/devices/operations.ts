@@ -3,12 +3,13 @@
 // and key rotation in the operator audit log, in the action's transaction.
 import { Type } from 'typebox';
 import { PaginationQuery } from '../../http/pagination.ts';
-import { Nullable } from '../../http/schemas.ts';
+import { Body, Nullable } from '../../http/schemas.ts';
 import { defineOperatorOperation } from '../../operations/operation.ts';
 import type { DevicesService } from './service.ts';
 import {
   DailyLimit,
   Device,
+  DEVICE_EXAMPLE,
   DeviceFields,
   DeviceList,
   DeviceWithKey,
@@ -40,7 +41,10 @@ function holdOperation(devices: DevicesService, action: keyof typeof HOLDS) {
     summary,
     description: `Recorded in the operator audit log with the reason. 409 conflict: ${conflict}`,
     errors: ['conflict'],
-    input: Type.Object({ device_id: DeviceId, reason: Reason }),
+    input: Body(
+      { device_id: DeviceId, reason: Reason },
+      { examples: [{ device_id: DEVICE_EXAMPLE.id, reason: 'SIM swap in slot 3' }] },
+    ),
     output: Device,
     run: (ctx, input) => devices[action](input.device_id, { actor: ctx.principal, reason: input.reason }),
   });
@@ -55,7 +59,9 @@ export function deviceOperations(devices: DevicesService) {
         'Returns the device key once. A cell waiting in provisioning gets the phone at once. Recorded in the operator audit log.',
       status: 201,
       errors: ['conflict'],
-      input: Type.Object(DeviceFields.create),
+      input: Body(DeviceFields.create, {
+        examples: [{ phone_number: '+14155550123', label: 'Rack A, slot 3', send_rate_per_minute: 20 }],
+      }),
       output: DeviceWithKey,
       run: (ctx, input) => devices.create(input, { actor: ctx.principal }),
     }),
@@ -83,13 +89,21 @@ export function deviceOperations(devices: DevicesService) {
       description:
         "Recorded in the operator audit log with the changes. sims sets SIM lines' numbers (the SMSGate app reports them redacted): a line the phone reported (400 unknown_sim otherwise), a valid E.164 number (400), carried by no other phone or line (409 phone_number_taken), on a line that carries no cell yet (409 line_carries_cell). A line given a number can carry a cell: a cell waiting for a phone takes it at once.",
       errors: ['conflict'],
-      input: Type.Object({
-        device_id: DeviceId,
-        label: Type.Optional(Nullable(Label)),
-        send_rate_per_minute: Type.Optional(SendRate),
-        daily_send_limit: Type.Optional(DailyLimit),
-        sims: Type.Optional(SimNumbers),
-      }),
+      input: Body(
+        {
+          device_id: DeviceId,
+          label: Type.Optional(Nullable(Label)),
+          send_rate_per_minute: Type.Optional(SendRate),
+          daily_send_limit: Type.Optional(DailyLimit),
+          sims: Type.Optional(SimNumbers),
+        },
+        {
+          examples: [
+            { device_id: DEVICE_EXAMPLE.id, send_rate_per_minute: 30 },
+            { device_id: DEVICE_EXAMPLE.id, sims: [{ sim_number: 2, phone_number: '+14155550124' }] },
+          ],
+        },
+      ),
       output: Device,
       run: (ctx, { device_id, ...changes }) => devices.update(device_id, changes, { actor: ctx.principal }),
     }),
@@ -125,7 +139,7 @@ export function deviceOperations(devices: DevicesService) {
       description:
         'The old key stops working at once; the new one is shown once. Recorded in the operator audit log, with the optional reason.',
       errors: [],
-      input: Type.Object({ device_id: DeviceId, reason: Type.Optional(Reason) }),
+      input: Body({ device_id: DeviceId, reason: Type.Optional(Reason) }),
       output: DeviceWithKey,
       run: (ctx, input) => devices.rotateKey(input.device_id, { actor: ctx.principal, reason: input.reason ?? null }),
     }),

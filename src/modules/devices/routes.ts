@@ -65,7 +65,7 @@ const SimLine = Type.Object(
   { $id: 'SimLine', description: 'A SIM line of a phone.' },
 );
 
-const DEVICE_EXAMPLE = {
+export const DEVICE_EXAMPLE = {
   id: 'dev_01jdx1f2g3h4j5k6m7n8p9q0r1',
   phone_number: '+14155550123',
   agent: 'smsgate',
@@ -251,8 +251,6 @@ export const SimNumbers = Type.Array(
   },
 );
 
-const DevicePath = Type.Object({ device_id: Type.String({ minLength: 1, maxLength: 64, description: 'dev_... id' }) });
-
 /** The fields of a phone added to the inventory (the create body, the create operation's input). */
 export const DeviceFields = {
   create: {
@@ -273,24 +271,18 @@ export const HeartbeatsQuery = {
   ...PaginationQuery,
 };
 
-const ReasonBody = Body({ reason: Reason }, { examples: [{ reason: 'SIM swap in slot 3' }] });
-
 export function registerDeviceRoutes(app: App, devices: DevicesService, rest: RestBinder, ops: DeviceOperations): void {
-  const admin = { tags: ['Admin'], params: DevicePath };
+  const admin = { tags: ['Admin'] };
   rest.bind(app, ops.createDevice, {
     method: 'POST',
     url: '/v1/admin/devices',
     tags: ['Admin'],
-    body: Body(DeviceFields.create, {
-      examples: [{ phone_number: '+14155550123', label: 'Rack A, slot 3', send_rate_per_minute: 20 }],
-    }),
     response: Described(DeviceWithKey, 'The added phone with its device key (shown once).'),
   });
   rest.bind(app, ops.listDevices, {
     method: 'GET',
     url: '/v1/admin/devices',
     tags: ['Admin'],
-    querystring: Type.Object(PaginationQuery),
     response: Described(DeviceList, 'A page of phones, newest first.'),
   });
   rest.bind(app, ops.getDevice, {
@@ -303,15 +295,6 @@ export function registerDeviceRoutes(app: App, devices: DevicesService, rest: Re
     method: 'PATCH',
     url: '/v1/admin/devices/:device_id',
     ...admin,
-    body: Body(
-      {
-        label: Type.Optional(Nullable(Label)),
-        send_rate_per_minute: Type.Optional(SendRate),
-        daily_send_limit: Type.Optional(DailyLimit),
-        sims: Type.Optional(SimNumbers),
-      },
-      { examples: [{ send_rate_per_minute: 30 }, { sims: [{ sim_number: 2, phone_number: '+14155550124' }] }] },
-    ),
     response: Described(Device, 'The updated phone.'),
   });
   rest.bind(app, ops.deleteDevice, {
@@ -324,7 +307,6 @@ export function registerDeviceRoutes(app: App, devices: DevicesService, rest: Re
     method: 'GET',
     url: '/v1/admin/devices/:device_id/heartbeats',
     ...admin,
-    querystring: Type.Object(HeartbeatsQuery),
     response: Described(HeartbeatList, 'A page of heartbeats, newest first.'),
   });
   for (const [action, op] of [
@@ -336,7 +318,6 @@ export function registerDeviceRoutes(app: App, devices: DevicesService, rest: Re
       method: 'POST',
       url: `/v1/admin/devices/:device_id/${action}`,
       ...admin,
-      body: ReasonBody,
       response: Described(Device, 'The phone.'),
     });
   }
@@ -348,7 +329,6 @@ export function registerDeviceRoutes(app: App, devices: DevicesService, rest: Re
     preValidation: async (request) => {
       request.body ??= {};
     },
-    body: Body({ reason: Type.Optional(Reason) }),
     response: Described(DeviceWithKey, 'The phone with its new device key (shown once).'),
   });
 

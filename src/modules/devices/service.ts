@@ -3,7 +3,7 @@
 import type { Executor } from '../../db/schema.ts';
 import { ApiError, invalidField, notFound } from '../../lib/errors.ts';
 import { listPage, type PageQuery } from '../../lib/pagination.ts';
-import type { DevicePrincipal } from '../../http/types.ts';
+import type { AdminPrincipal, DevicePrincipal } from '../../operations/principals.ts';
 import type { Clock } from '../../lib/clock.ts';
 import { newId } from '../../lib/ids.ts';
 import { constantTimeEqualHex, displayPrefix, newSecret, sha256Hex } from '../../lib/secrets.ts';
@@ -34,7 +34,6 @@ export interface SendOutcome {
   errorCode: string | null;
   segments: number;
 }
-import type { AdminPrincipal } from '../../http/types.ts';
 
 /** Who makes an operator action on a device, and why (kept in the operator audit log). */
 export interface OperatorBy {

@@ -2,6 +2,7 @@ import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { activeOrganization, bearer, signUp, type TestApp } from '../../../test/harness.ts';
 import { createCell } from '../../../test/support/cells.ts';
+import { registerPublic, tokensFor } from '../../../test/support/oauth-client.ts';
 import { rejected, StreamClient, withStream } from '../../../test/support/stream-client.ts';
 
 async function secondKey(t: TestApp, headers: Record<string, string>): Promise<{ id: string; apiKey: string }> {
@@ -68,6 +69,15 @@ describe('event stream authentication', () => {
     const closed = await rejected(url, { headers: bearer(org.apiKey) });
     assert.equal(closed.code, 4403);
     assert.match(closed.reason, /Verify/);
+  });
+
+  it('closes with 4403 naming the scope for an access token without events:read (admission, as REST)', async () => {
+    const org = await activeOrganization(t);
+    const { client_id } = await registerPublic(t);
+    const tokens = await tokensFor(t, org.headers, client_id, { scope: 'cells:read' });
+    const closed = await rejected(url, { headers: bearer(tokens.access_token) });
+    assert.equal(closed.code, 4403);
+    assert.equal(closed.reason, 'The access token lacks the events:read scope.');
   });
 
   it("refuses another organization's event id as since (4400), without saying it exists", async () => {

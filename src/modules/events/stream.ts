@@ -21,8 +21,10 @@ import type { FastifyRequest } from 'fastify';
 import type { WebSocket } from 'ws';
 import { bearerToken } from '../../http/auth.ts';
 import type { ConnectionCap } from '../../http/connection-caps.ts';
-import type { AgentPrincipal } from '../../http/types.ts';
+import type { AgentPrincipal } from '../../operations/principals.ts';
+import { ApiError } from '../../lib/errors.ts';
 import { isId } from '../../lib/ids.ts';
+import { admit } from '../../operations/admit.ts';
 import { isDatabaseUnavailable } from '../../db/errors.ts';
 import { StreamEvent } from './envelope.ts';
 import type { FeedSubscriber } from './feed.ts';
@@ -110,14 +112,15 @@ function credentialOf(request: FastifyRequest): string {
   );
 }
 
+/** The stream's admission: the credential's principal, admitted as an events:read caller; a refusal closes with 4403. */
 function checkPrincipal(principal: AgentPrincipal | null): AgentPrincipal {
   if (!principal) throw new Rejection(CLOSE.unauthenticated, 'The API key is unknown, revoked or expired.');
-  if (principal.organizationStatus === 'unverified')
-    throw new Rejection(CLOSE.forbidden, 'Verify the organization first: POST /v1/agent/verify.');
-  if (principal.organizationStatus === 'suspended')
-    throw new Rejection(CLOSE.forbidden, 'The organization is suspended.');
-  if (!principal.scopes.includes('events:read'))
-    throw new Rejection(CLOSE.forbidden, 'The token lacks the events:read scope.');
+  try {
+    admit({ scope: 'events:read' }, principal);
+  } catch (error) {
+    if (error instanceof ApiError) throw new Rejection(CLOSE.forbidden, error.message);
+    throw error;
+  }
   return principal;
 }
 

@@ -11,12 +11,12 @@ import type {
 } from '@modelcontextprotocol/server';
 import { Type, type TObject, type TSchema } from 'typebox';
 import type { ValidateFunction } from 'ajv';
-import type { AgentPrincipal } from '../../http/types.ts';
-import { compileBody } from '../../http/validation.ts';
+import type { AgentPrincipal } from '../../operations/principals.ts';
 import { ApiError } from '../../lib/errors.ts';
-import { admit, type Invoker } from '../../operations/invoke.ts';
+import { admit } from '../../operations/admit.ts';
+import type { Invoker } from '../../operations/invoke.ts';
 import type { AnyOperation } from '../../operations/operation.ts';
-import { validateInput } from '../../operations/validate.ts';
+import { validateInput, validatorOf } from '../../operations/validate.ts';
 import { asToolError, ok, storedError, type CallContext } from './results.ts';
 
 export interface ToolBinding {
@@ -162,7 +162,7 @@ export function boundTool(name: string, binding: ToolBinding): BoundTool {
     output: payable
       ? standard(output, { type: 'object', anyOf: [jsonSchemaOf(output), PAYMENT_REQUIRED_SCHEMA] })
       : standard(output),
-    validate: compileBody(input),
+    validate: validatorOf(input),
     payable,
   };
 }

@@ -5,7 +5,8 @@
 import type { McpHttpHandler } from '@modelcontextprotocol/server';
 import type { Kysely } from 'kysely';
 import type { DB } from '../../db/schema.ts';
-import type { App, AgentPrincipal } from '../../http/types.ts';
+import type { App } from '../../http/types.ts';
+import type { AgentPrincipal } from '../../operations/principals.ts';
 import type { Clock } from '../../lib/clock.ts';
 import type { CallContext } from './results.ts';
 import { registerMcpRoute } from './route.ts';

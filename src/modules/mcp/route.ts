@@ -5,8 +5,10 @@
 import type { McpHttpHandler } from '@modelcontextprotocol/server';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { agentOf } from '../../http/auth.ts';
-import type { AgentPrincipal, App } from '../../http/types.ts';
+import type { App } from '../../http/types.ts';
+import type { AgentPrincipal } from '../../operations/principals.ts';
 import { ApiError } from '../../lib/errors.ts';
+import { admit } from '../../operations/admit.ts';
 import { MCP_SCOPES, toolScope } from './scopes.ts';
 import { TASK_TOOLS, taskRequestOf, type McpTasks } from './tasks.ts';
 
@@ -55,28 +57,30 @@ function neededScopes(body: unknown): string[] {
 }
 
 /**
- * MCP scope step-up (2025-11-25): a token lacking a tool's scope is HTTP 403 with a challenge a
- * client re-authorizes from by itself. The challenge names the missing scopes with those the
- * token holds, so a client that replaces its scope with the challenge's (the v1 SDK does) keeps them.
+ * MCP scope step-up (2025-11-25): a token lacking a tool's scope (admission's insufficient_scope)
+ * is HTTP 403 with a challenge a client re-authorizes from by itself. The challenge names the
+ * missing scopes with those the token holds, so a client that replaces its scope with the
+ * challenge's (the v1 SDK does) keeps them.
  */
 function stepUp(agent: AgentPrincipal, needed: string[], metadataUrl: string): ApiError | undefined {
-  const missing = needed.filter((scope) => !agent.scopes.includes(scope));
-  if (missing.length === 0) return undefined;
-  const scope = [
-    ...new Set([...agent.scopes.filter((held) => (MCP_SCOPES as readonly string[]).includes(held)), ...needed]),
-  ]
-    .sort()
-    .join(' ');
-  return new ApiError(
-    'insufficient_scope',
-    `The access token lacks the ${missing.join(' ')} scope${missing.length > 1 ? 's' : ''}.`,
-    {
+  try {
+    // The endpoint admits unverified organizations: each tool call is admitted by its operation.
+    admit({ scope: needed, allowUnverified: true }, agent);
+    return undefined;
+  } catch (error) {
+    if (!(error instanceof ApiError) || error.code !== 'insufficient_scope') throw error;
+    const scope = [
+      ...new Set([...agent.scopes.filter((held) => (MCP_SCOPES as readonly string[]).includes(held)), ...needed]),
+    ]
+      .sort()
+      .join(' ');
+    return new ApiError(error.code, error.message, {
       headers: {
         'WWW-Authenticate': `Bearer error="insufficient_scope", scope="${scope}", resource_metadata="${metadataUrl}"`,
       },
-      extensions: { scope: missing.join(' ') },
-    },
-  );
+      extensions: error.extensions,
+    });
+  }
 }
 
 export async function registerMcpRoute(

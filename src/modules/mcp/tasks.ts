@@ -13,12 +13,13 @@
 import type { CallToolResult } from '@modelcontextprotocol/server';
 import type { Kysely } from 'kysely';
 import type { DB } from '../../db/schema.ts';
-import type { AgentPrincipal } from '../../http/types.ts';
+import type { AgentPrincipal } from '../../operations/principals.ts';
 import type { Clock } from '../../lib/clock.ts';
 import { idFloor } from '../../lib/ids.ts';
 import { randomBase62 } from '../../lib/secrets.ts';
 import { ApiError, errorOf } from '../../lib/errors.ts';
-import { admit, type Invoker } from '../../operations/invoke.ts';
+import { admit } from '../../operations/admit.ts';
+import type { Invoker } from '../../operations/invoke.ts';
 import { validateInput } from '../../operations/validate.ts';
 import type { BoundTool } from './bind.ts';
 import { DEFAULT_WAIT_S } from './operations.ts';

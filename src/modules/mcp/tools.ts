@@ -4,7 +4,7 @@
 // SDK's code (types only): the tools are bound and checked at start-up, the SDK loads on first use.
 import type { McpServer, RegisteredTool, ToolAnnotations } from '@modelcontextprotocol/server';
 import { Type } from 'typebox';
-import type { AgentPrincipal } from '../../http/types.ts';
+import type { AgentPrincipal } from '../../operations/principals.ts';
 import type { Invoker } from '../../operations/invoke.ts';
 import { ConfirmationRequired, type BillingOperations } from '../billing/operations.ts';
 import { Cell } from '../cells/schemas.ts';

@@ -1,11 +1,9 @@
 // Agent routes for conversations: one per (cell, participant), by latest activity.
-import { Type } from 'typebox';
 import type { App } from '../../http/types.ts';
 import type { RestBinder } from '../../operations/rest.ts';
-import { BetweenQuery, ConversationsQuery, type MessageOperations } from './operations.ts';
-import { CellParams } from './schemas.ts';
+import type { MessageOperations } from './operations.ts';
 import { ConversationList, ConversationWithMessages, MessageList } from './views.ts';
-import { Described, IdParam } from '../../http/schemas.ts';
+import { Described } from '../../http/schemas.ts';
 
 export function registerConversationRoutes(app: App, rest: RestBinder, ops: MessageOperations): void {
   rest.bind(app, ops.getConversation, {
@@ -13,7 +11,6 @@ export function registerConversationRoutes(app: App, rest: RestBinder, ops: Mess
     url: '/v1/conversations/between',
     operationId: 'getConversationBetween',
     tags: ['Conversations'],
-    querystring: BetweenQuery,
     response: Described(ConversationWithMessages, 'The conversation and its latest 50 messages, newest first.'),
   });
 
@@ -21,8 +18,6 @@ export function registerConversationRoutes(app: App, rest: RestBinder, ops: Mess
     method: 'GET',
     url: '/v1/cells/:cell_id/conversations',
     tags: ['Conversations'],
-    params: CellParams,
-    querystring: Type.Object(ConversationsQuery),
     response: Described(ConversationList, 'A page of conversations, latest activity first.'),
   });
 
@@ -30,8 +25,6 @@ export function registerConversationRoutes(app: App, rest: RestBinder, ops: Mess
     method: 'GET',
     url: '/v1/cells/:cell_id/conversations/:conversation_id/messages',
     tags: ['Conversations'],
-    params: Type.Object({ ...CellParams.properties, ...IdParam('conversation_id', 'conv').properties }),
-    querystring: Type.Object(ConversationsQuery),
     response: Described(MessageList, 'A page of messages of the conversation, newest first.'),
   });
 }

@@ -2,15 +2,15 @@
 // tools in src/modules/mcp.
 import { Type } from 'typebox';
 import { PaginationQuery } from '../../http/pagination.ts';
-import { Timestamp } from '../../http/schemas.ts';
+import { IdField, Timestamp } from '../../http/schemas.ts';
 import { normalizePhone } from '../../lib/phone.ts';
 import { defineOperation } from '../../operations/operation.ts';
 import { MESSAGE_STATUSES } from './lifecycle.ts';
 import { IncludeIgnored, MediaUrls, MessageBody, PhoneInput, ScheduleFields } from './schemas.ts';
 import type { MessagesService } from './service.ts';
-import { ConversationList, ConversationWithMessages, Message, MessageList } from './views.ts';
+import { ConversationList, ConversationWithMessages, Message, MESSAGE_EXAMPLE, MessageList } from './views.ts';
 
-export const ListMessagesQuery = Type.Object({
+const ListMessagesQuery = Type.Object({
   ...PaginationQuery,
   direction: Type.Optional(Type.Enum(['outbound', 'inbound'])),
   status: Type.Optional(Type.Enum([...MESSAGE_STATUSES])),
@@ -19,18 +19,16 @@ export const ListMessagesQuery = Type.Object({
   ...IncludeIgnored,
 });
 
-export const ConversationsQuery = { ...PaginationQuery, ...IncludeIgnored };
+const ConversationsQuery = { ...PaginationQuery, ...IncludeIgnored };
 
-export const BetweenQuery = Type.Object({
+const BetweenQuery = Type.Object({
   cell_id: Type.String({ minLength: 1, maxLength: 64 }),
   participant: PhoneInput,
   ...IncludeIgnored,
 });
 
-/** The path ids as input fields (IdParam's schemas, with their names known to the types). */
-const id = (prefix: string) => Type.String({ minLength: 1, maxLength: 64, description: `${prefix}_... id` });
-const CellId = { cell_id: id('cell') };
-const MessageIds = { ...CellId, message_id: id('msg') };
+const CellId = { cell_id: IdField('cell') };
+const MessageIds = { ...CellId, message_id: IdField('msg') };
 
 const SEND_ERRORS = [
   'cell_not_active',
@@ -66,7 +64,10 @@ export function messageOperations(messages: MessagesService) {
           media_urls: Type.Optional(MediaUrls),
           ...ScheduleFields,
         },
-        { additionalProperties: false },
+        {
+          additionalProperties: false,
+          examples: [{ cell_id: MESSAGE_EXAMPLE.cell_id, to: '+14155550199', body: 'Your table for two is ready.' }],
+        },
       ),
       output: Message,
       prepare: normalizedTo,
@@ -85,7 +86,12 @@ export function messageOperations(messages: MessagesService) {
       errors: [...SEND_ERRORS],
       input: Type.Object(
         { ...MessageIds, body: MessageBody, media_urls: Type.Optional(MediaUrls), ...ScheduleFields },
-        { additionalProperties: false },
+        {
+          additionalProperties: false,
+          examples: [
+            { cell_id: MESSAGE_EXAMPLE.cell_id, message_id: MESSAGE_EXAMPLE.id, body: 'Thanks, see you at 8.' },
+          ],
+        },
       ),
       output: Message,
       run: (ctx, { cell_id, message_id, ...input }) =>
@@ -145,7 +151,7 @@ export function messageOperations(messages: MessagesService) {
       idempotency: 'none',
       errors: [],
       input: Type.Object(
-        { ...CellId, conversation_id: id('conv'), ...ConversationsQuery },
+        { ...CellId, conversation_id: IdField('conv'), ...ConversationsQuery },
         { additionalProperties: false },
       ),
       output: MessageList,

@@ -1,31 +1,13 @@
 // Agent routes for messages (contract §4 and the interface's send route).
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { Type } from 'typebox';
-import { Body, Described } from '../../http/schemas.ts';
+import { Described } from '../../http/schemas.ts';
 import type { App } from '../../http/types.ts';
 import type { RestBinder } from '../../operations/rest.ts';
-import { ListMessagesQuery, type MessageOperations } from './operations.ts';
-import {
-  CellParams,
-  MediaUrls,
-  MessageBody,
-  MessageParams,
-  normalizePhoneField,
-  PhoneInput,
-  ScheduleFields,
-} from './schemas.ts';
+import type { MessageOperations } from './operations.ts';
+import { normalizePhoneField } from './schemas.ts';
 import { PACE_DOC, setPaceHeaders } from './pace.ts';
 import type { MessagesService } from './service.ts';
 import { Message, MessageList, type MessageView } from './views.ts';
-
-const SendRequest = Body(
-  { to: PhoneInput, body: MessageBody, media_urls: Type.Optional(MediaUrls), ...ScheduleFields },
-  { examples: [{ to: '+14155550199', body: 'Your table for two is ready.' }] },
-);
-const ReplyRequest = Body(
-  { body: MessageBody, media_urls: Type.Optional(MediaUrls), ...ScheduleFields },
-  { examples: [{ body: 'Thanks, see you at 8.' }] },
-);
 
 export function registerMessageRoutes(
   app: App,
@@ -41,8 +23,6 @@ export function registerMessageRoutes(
     url: '/v1/cells/:cell_id/messages/send',
     tags: ['Messages'],
     preValidation: normalizePhoneField('to'),
-    params: CellParams,
-    body: SendRequest,
     description: ops.sendMessage.description + PACE_DOC,
     response: Described(
       Message,
@@ -55,8 +35,6 @@ export function registerMessageRoutes(
     method: 'GET',
     url: '/v1/cells/:cell_id/messages',
     tags: ['Messages'],
-    params: CellParams,
-    querystring: ListMessagesQuery,
     response: Described(MessageList, 'A page of messages, newest first.'),
   });
 
@@ -64,7 +42,6 @@ export function registerMessageRoutes(
     method: 'GET',
     url: '/v1/cells/:cell_id/messages/:message_id',
     tags: ['Messages'],
-    params: MessageParams,
     response: Described(Message, 'The message.'),
   });
 
@@ -72,8 +49,6 @@ export function registerMessageRoutes(
     method: 'POST',
     url: '/v1/cells/:cell_id/messages/:message_id/reply',
     tags: ['Messages'],
-    params: MessageParams,
-    body: ReplyRequest,
     description: ops.replyToMessage.description + PACE_DOC,
     response: Described(Message, 'The queued reply.'),
     after: pace,
@@ -83,7 +58,6 @@ export function registerMessageRoutes(
     method: 'POST',
     url: '/v1/cells/:cell_id/messages/:message_id/cancel',
     tags: ['Messages'],
-    params: MessageParams,
     response: Described(Message, 'The canceled message.'),
   });
 }

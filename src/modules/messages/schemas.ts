@@ -1,7 +1,6 @@
 // Request schemas shared by the agent and device message routes (limits of contract §2).
 import type { FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
-import { IdParam } from '../../http/schemas.ts';
 import { normalizePhone } from '../../lib/phone.ts';
 
 export const MessageBody = Type.String({ minLength: 1, maxLength: 1600, description: 'Text, 1-1600 characters.' });
@@ -23,8 +22,6 @@ export const PhoneInput = Type.String({
   format: 'phone',
   description: 'Phone number in E.164, e.g. +14155550123.',
 });
-
-export const CellParams = IdParam('cell_id', 'cell');
 
 /** The timing fields of every send (contract §12): send_at, and send_now past quiet hours. */
 export const ScheduleFields = {
@@ -51,7 +48,6 @@ export const IncludeIgnored = {
     Type.Boolean({ default: false, description: 'Also show what ignored participants sent (left out by default).' }),
   ),
 };
-export const MessageParams = Type.Object({ ...CellParams.properties, ...IdParam('message_id', 'msg').properties });
 
 /**
  * An operation's `prepare`: a valid phone in `field` to E.164 (the same call for an idempotency

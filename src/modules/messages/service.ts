@@ -6,7 +6,7 @@ import { isoAfter, type Clock } from '../../lib/clock.ts';
 import { GroupCommit, Refused } from '../../db/group-commit.ts';
 import { transact } from '../../db/transaction.ts';
 import { idFloor, newId } from '../../lib/ids.ts';
-import { recordOutcomes, type IdempotencyRecorder } from '../../http/idempotency.ts';
+import { recordOutcomes, type IdempotencyRecorder } from '../../operations/idempotency.ts';
 import { requirePhone } from '../../lib/phone.ts';
 import type { DB, Executor } from '../../db/schema.ts';
 import { conversationKey, touchKey, type ConversationsRepository, type Touch } from './conversations-repository.ts';

@@ -6,7 +6,7 @@ import { countSegments } from '../../lib/segments.ts';
 import { MESSAGE_STATUSES } from './lifecycle.ts';
 import type { ConversationsTable, MessagesTable } from './tables.ts';
 
-const MESSAGE_EXAMPLE = {
+export const MESSAGE_EXAMPLE = {
   id: 'msg_01jdx3a1b2c3d4e5f6g7h8j9k0',
   cell_id: 'cell_01jdx2b7c8d9e0f1g2h3j4k5m6',
   conversation_id: 'conv_01jdx3a0z9y8x7w6v5t4s3r2q1',

@@ -1,17 +1,8 @@
 // The organization's side of OAuth bound to REST: the consent operations (./operations.ts).
-import { Type } from 'typebox';
-import { PaginationQuery } from '../../http/pagination.ts';
-import { Body, Described, IdParam, NoContent } from '../../http/schemas.ts';
+import { Described, NoContent } from '../../http/schemas.ts';
 import type { App } from '../../http/types.ts';
 import type { RestBinder } from '../../operations/rest.ts';
-import {
-  AuthorizationRequest,
-  type ConsentOperations,
-  ConsentResult,
-  GrantList,
-  REQUEST_ID,
-  REQUEST_ID_FIELD,
-} from './operations.ts';
+import { AuthorizationRequest, type ConsentOperations, ConsentResult, GrantList } from './operations.ts';
 
 const TAGS = ['OAuth'];
 
@@ -20,17 +11,12 @@ export function registerConsentRoutes(app: App, rest: RestBinder, ops: ConsentOp
     method: 'GET',
     url: '/v1/oauth/requests/:request_id',
     tags: TAGS,
-    params: IdParam('request_id', 'oar'),
     response: Described(AuthorizationRequest, 'The authorization request.'),
   });
   rest.bind(app, ops.decideAuthorizationRequest, {
     method: 'POST',
     url: '/v1/oauth/consent',
     tags: TAGS,
-    body: Body(
-      { request_id: REQUEST_ID_FIELD, approve: Type.Boolean() },
-      { examples: [{ request_id: REQUEST_ID, approve: true }] },
-    ),
     response: Described(ConsentResult, 'The decision is recorded; send the user to redirect_url.'),
   });
   rest.bind(app, ops.listOAuthGrants, {
@@ -38,7 +24,6 @@ export function registerConsentRoutes(app: App, rest: RestBinder, ops: ConsentOp
     url: '/v1/oauth/grants',
     operationId: 'listOAuthGrants',
     tags: TAGS,
-    querystring: Type.Object(PaginationQuery),
     response: Described(GrantList, 'A page of active grants, newest first.'),
   });
   rest.bind(app, ops.revokeOAuthGrant, {
@@ -46,7 +31,6 @@ export function registerConsentRoutes(app: App, rest: RestBinder, ops: ConsentOp
     url: '/v1/oauth/grants/:grant_id',
     operationId: 'revokeOAuthGrant',
     tags: TAGS,
-    params: IdParam('grant_id', 'grt'),
     response: NoContent('Revoked.'),
   });
 }

@@ -3,11 +3,11 @@
 // API keys only: an access token never approves or manages grants.
 import { Type } from 'typebox';
 import { NextCursor, PaginationQuery } from '../../http/pagination.ts';
-import { Nullable, Timestamp } from '../../http/schemas.ts';
+import { IdField, Nullable, Timestamp } from '../../http/schemas.ts';
 import { API_KEY_ONLY, defineOperation } from '../../operations/operation.ts';
 import type { OAuthService } from './service.ts';
 
-export const REQUEST_ID = 'oar_01jdx5a1b2c3d4e5f6g7h8j9k0';
+const REQUEST_ID = 'oar_01jdx5a1b2c3d4e5f6g7h8j9k0';
 
 export const AuthorizationRequest = Type.Object(
   {
@@ -91,7 +91,7 @@ export const GrantList = Type.Object(
   },
 );
 
-export const REQUEST_ID_FIELD = Type.String({
+const REQUEST_ID_FIELD = Type.String({
   minLength: 1,
   maxLength: 64,
   description: 'The request parameter of the consent URL.',
@@ -106,7 +106,7 @@ export function consentOperations(oauth: OAuthService) {
         'The client, its redirect host, the scopes and the resource the request asks for. The first organization to read or decide a request holds it; for any other it is 404.',
       ...API_KEY_ONLY,
       errors: [],
-      input: Type.Object({ request_id: Type.String() }),
+      input: Type.Object({ request_id: IdField('oar') }),
       output: AuthorizationRequest,
       run: (ctx, input) => oauth.describeRequest(ctx.organizationId, input.request_id),
     }),
@@ -117,7 +117,10 @@ export function consentOperations(oauth: OAuthService) {
         "Decides once (409 conflict when already decided or expired); another organization's request is 404. Approving answers the redirect URL with a single-use code (valid 60 s), state and iss; denying answers it with error=access_denied.",
       ...API_KEY_ONLY,
       errors: ['not_found', 'conflict'],
-      input: Type.Object({ request_id: REQUEST_ID_FIELD, approve: Type.Boolean() }, { additionalProperties: false }),
+      input: Type.Object(
+        { request_id: REQUEST_ID_FIELD, approve: Type.Boolean() },
+        { additionalProperties: false, examples: [{ request_id: REQUEST_ID, approve: true }] },
+      ),
       output: ConsentResult,
       run: (ctx, input) => oauth.decide(ctx.organizationId, input.request_id, input.approve),
     }),
@@ -138,7 +141,7 @@ export function consentOperations(oauth: OAuthService) {
       ...API_KEY_ONLY,
       status: 204,
       errors: [],
-      input: Type.Object({ grant_id: Type.String() }),
+      input: Type.Object({ grant_id: IdField('grt') }),
       output: Type.Null(),
       run: async (ctx, input) => {
         await oauth.revokeGrant(ctx.organizationId, input.grant_id);

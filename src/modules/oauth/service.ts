@@ -5,7 +5,7 @@ import { createHash } from 'node:crypto';
 import type { Kysely } from 'kysely';
 import type { DB } from '../../db/schema.ts';
 import { transact } from '../../db/transaction.ts';
-import type { AgentPrincipal, BearerResource } from '../../http/types.ts';
+import type { AgentPrincipal, BearerResource } from '../../operations/principals.ts';
 import type { Clock } from '../../lib/clock.ts';
 import { ApiError, notFound } from '../../lib/errors.ts';
 import { newHandle, newId } from '../../lib/ids.ts';

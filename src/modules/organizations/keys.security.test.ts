@@ -69,6 +69,20 @@ describe('credentials on the customer surface', () => {
     expectUnauthenticated(response);
   });
 
+  it('an unverified organization is refused before its body is validated (admission runs in onRequest)', async () => {
+    const org = await signUp(t);
+    expectProblem(
+      await t.app.inject({
+        method: 'POST',
+        url: '/v1/auth/keys',
+        headers: bearer(org.apiKey),
+        payload: { bogus: true, name: '' },
+      }),
+      403,
+      'organization_unverified',
+    );
+  });
+
   it('an unverified organization gets 403 organization_unverified on verified-only routes', async () => {
     const org = await signUp(t);
     expectProblem(

@@ -5,7 +5,7 @@ import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import type { TestApp } from '../../../test/harness.ts';
 import { consoleSessionOf, refusalOf, withPrincipal } from '../../../test/support/operations.ts';
-import type { AgentPrincipal } from '../../http/types.ts';
+import type { AgentPrincipal } from '../../operations/principals.ts';
 import type { AnyOperation, Principal } from '../../operations/operation.ts';
 
 describe('organizations operations through invoke: refusals', () => {

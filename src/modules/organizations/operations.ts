@@ -12,7 +12,7 @@ import { MAX_ACTIVE_KEYS, type OrganizationsService } from './service.ts';
  * The emailed code as typed: any string, so that a code of the wrong shape is, like any wrong
  * code, 400 `invalid_code` and one of its 5 attempts (contract §3), not a schema error.
  */
-export const EmailedCodeField = Type.String({ minLength: 1, maxLength: 64, description: 'The 6-digit code.' });
+const EmailedCodeField = Type.String({ minLength: 1, maxLength: 64, description: 'The 6-digit code.' });
 export function organizationOperations(organizations: OrganizationsService) {
   return {
     signUp: definePublicOperation({
@@ -33,7 +33,7 @@ export function organizationOperations(organizations: OrganizationsService) {
       ...API_KEY_ONLY,
       allowUnverified: true,
       errors: ['invalid_code', 'code_expired', 'conflict'],
-      input: Type.Object({ code: EmailedCodeField }, { additionalProperties: false }),
+      input: Type.Object({ code: EmailedCodeField }, { additionalProperties: false, examples: [{ code: '482913' }] }),
       output: VerificationResult,
       run: (ctx, input) => organizations.verify(agentCaller(ctx.principal), input.code),
     }),
@@ -68,7 +68,7 @@ export function organizationOperations(organizations: OrganizationsService) {
       errors: ['conflict'],
       input: Type.Object(
         { name: Type.Optional(Type.String({ minLength: 1, maxLength: 100 })) },
-        { additionalProperties: false },
+        { additionalProperties: false, examples: [{ name: 'production' }] },
       ),
       output: CreatedApiKey,
       run: (ctx, input) => organizations.createKey(ctx.organizationId, input.name ?? null),

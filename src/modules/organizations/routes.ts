@@ -1,13 +1,11 @@
 // Sign-up, verification, whoami and API keys (contract §3), all bound from the organizations'
 // operations. Sign-up is public (there is no credential yet: the anonymous caller) and keeps its
 // per-IP bucket (`ipLimit: 'sign_up'`).
-import { Type } from 'typebox';
-import { PaginationQuery } from '../../http/pagination.ts';
-import { Body, Described, IdParam, NoContent } from '../../http/schemas.ts';
+import { Described, NoContent } from '../../http/schemas.ts';
 import type { App } from '../../http/types.ts';
 import type { RestBinder } from '../../operations/rest.ts';
-import { EmailedCodeField, type OrganizationOperations } from './operations.ts';
-import { ApiKeyList, CreatedApiKey, SignUpRequest, SignUpResponse, VerificationResult, Whoami } from './schemas.ts';
+import type { OrganizationOperations } from './operations.ts';
+import { ApiKeyList, CreatedApiKey, SignUpResponse, VerificationResult, Whoami } from './schemas.ts';
 
 const TAGS = ['Organizations'];
 
@@ -17,7 +15,6 @@ export function registerOrganizationRoutes(app: App, rest: RestBinder, ops: Orga
     url: '/v1/agent/sign-up',
     tags: TAGS,
     ipLimit: 'sign_up',
-    body: SignUpRequest,
     response: Described(SignUpResponse, 'The organization is created (unverified) and the code is emailed.'),
   });
 
@@ -25,7 +22,6 @@ export function registerOrganizationRoutes(app: App, rest: RestBinder, ops: Orga
     method: 'POST',
     url: '/v1/agent/verify',
     tags: TAGS,
-    body: Body({ code: EmailedCodeField }, { examples: [{ code: '482913' }] }),
     response: Described(VerificationResult, 'The organization is verified.'),
   });
 
@@ -40,7 +36,6 @@ export function registerOrganizationRoutes(app: App, rest: RestBinder, ops: Orga
     method: 'GET',
     url: '/v1/auth/keys',
     tags: TAGS,
-    querystring: Type.Object(PaginationQuery),
     response: Described(ApiKeyList, 'A page of active API keys, newest first.'),
   });
 
@@ -52,12 +47,6 @@ export function registerOrganizationRoutes(app: App, rest: RestBinder, ops: Orga
     preValidation: async (request) => {
       request.body ??= {};
     },
-    body: Type.Optional(
-      Body(
-        { name: Type.Optional(Type.String({ minLength: 1, maxLength: 100 })) },
-        { examples: [{ name: 'production' }] },
-      ),
-    ),
     response: Described(CreatedApiKey, 'The new API key with its secret (shown once).'),
   });
 
@@ -65,7 +54,6 @@ export function registerOrganizationRoutes(app: App, rest: RestBinder, ops: Orga
     method: 'DELETE',
     url: '/v1/auth/keys/:key_id',
     tags: TAGS,
-    params: IdParam('key_id', 'key'),
     response: NoContent('Revoked; the key stops working at once.'),
   });
 }

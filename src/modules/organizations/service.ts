@@ -6,7 +6,7 @@ import type { Mailer } from '../../lib/mailer.ts';
 import { checkEmailedCode, newEmailedCode } from '../../lib/emailed-code.ts';
 import { constantTimeEqualHex, displayPrefix, newSecret, sha256Hex } from '../../lib/secrets.ts';
 import { ApiError, notFound } from '../../lib/errors.ts';
-import type { AgentPrincipal, BearerResource } from '../../http/types.ts';
+import type { AgentPrincipal, BearerResource } from '../../operations/principals.ts';
 import { listPage, type PageQuery } from '../../lib/pagination.ts';
 import type { OrganizationsRepository } from './repository.ts';
 import type { ApiKeysTable } from './tables.ts';

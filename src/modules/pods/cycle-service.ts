@@ -6,7 +6,7 @@
 import { requireSendAt } from '../messages/schedule.ts';
 import type { Executor } from '../../db/schema.ts';
 import { transact } from '../../db/transaction.ts';
-import { recordOutcomes, type IdempotencyRecorder } from '../../http/idempotency.ts';
+import { recordOutcomes, type IdempotencyRecorder } from '../../operations/idempotency.ts';
 import { clientIdHash } from '../../lib/client-id.ts';
 import { createOnce } from '../../db/create-once.ts';
 import type { Clock } from '../../lib/clock.ts';

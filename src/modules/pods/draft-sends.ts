@@ -7,7 +7,7 @@
 // costs about what a plain send does. One batch at a time, until its messages are queued; sends
 // arriving meanwhile wait for the next one (as in GroupCommit).
 import { MAX_BATCH } from '../../db/group-commit.ts';
-import type { IdempotencyRecorder } from '../../http/idempotency.ts';
+import type { IdempotencyRecorder } from '../../operations/idempotency.ts';
 import { ApiError } from '../../lib/errors.ts';
 import { countBy, type StoredCaps } from '../../operations/stored-caps.ts';
 import type { ScheduleInput } from '../messages/schedule.ts';

@@ -7,7 +7,7 @@ import { Message } from '../messages/views.ts';
 import type { DraftsService } from './drafts-service.ts';
 import { ClientId, id, idOf, scopedInput } from './schemas.ts';
 import type { ScopeKind, Scopes } from './scope.ts';
-import { Draft, DraftList } from './views.ts';
+import { Draft, DRAFT_EXAMPLE, DraftList } from './views.ts';
 
 const SEND_ERRORS = ['conflict', 'cell_not_active', 'recipient_opted_out', 'mms_unsupported'] as const;
 const DraftId = { draft_id: id('drf') };
@@ -48,12 +48,11 @@ export function draftOperations(kind: ScopeKind, deps: { drafts: DraftsService; 
       idempotency: 'none',
       status: 201,
       errors: ['client_id_conflict', 'conflict'],
-      input: scopedInput(kind, {
-        client_id: ClientId,
-        to: PhoneInput,
-        body: MessageBody,
-        media_urls: Type.Optional(MediaUrls),
-      }),
+      input: scopedInput(
+        kind,
+        { client_id: ClientId, to: PhoneInput, body: MessageBody, media_urls: Type.Optional(MediaUrls) },
+        { examples: [{ client_id: 'draft-42', to: '+14155550199', body: 'Your table for two is ready.' }] },
+      ),
       prepare: normalizedTo,
       output: Type.Object({ created: Type.Boolean(), draft: Draft }),
       run: async (ctx, { cell_id, pod_id, ...input }) =>
@@ -127,7 +126,18 @@ export function draftOperations(kind: ScopeKind, deps: { drafts: DraftsService; 
       recorded: true,
       status: 202,
       errors: [...SEND_ERRORS],
-      input: scopedInput(kind, { ...DraftId, ...ScheduleFields }),
+      input: scopedInput(
+        kind,
+        { ...DraftId, ...ScheduleFields },
+        {
+          description: 'Optional: send_at and send_now; a send without a body goes out now.',
+          examples: [
+            { draft_id: DRAFT_EXAMPLE.id },
+            { draft_id: DRAFT_EXAMPLE.id, send_at: '2026-11-22T09:00:00-05:00' },
+            { draft_id: DRAFT_EXAMPLE.id, send_now: true },
+          ],
+        },
+      ),
       output: Message,
       // The scope is resolved inside the work: when it fails, a used key still replays its answer.
       // A pod draft's own lookup checks its pod.

@@ -1,22 +1,19 @@
 // Drafts under /v1/cells/{cell_id}/drafts and /v1/pods/{pod_id}/drafts (contract §5), bound from
 // their operations (./drafts-operations.ts).
-import { Type } from 'typebox';
-import { PaginationQuery } from '../../http/pagination.ts';
-import { Body, Described, IdParam } from '../../http/schemas.ts';
+import { Described } from '../../http/schemas.ts';
 import type { App } from '../../http/types.ts';
-import { MediaUrls, MessageBody, normalizePhoneField, PhoneInput, ScheduleFields } from '../messages/schemas.ts';
+import { normalizePhoneField } from '../messages/schemas.ts';
 import { PACE_DOC, setPaceHeaders } from '../messages/pace.ts';
 import { Message, type MessageView } from '../messages/views.ts';
 import type { RestBinder } from '../../operations/rest.ts';
 import type { DraftOperations } from './drafts-operations.ts';
 import type { PodPaces } from './module.ts';
 import type { PodOperations } from './operations.ts';
-import { ClientId, scopedParams, scopePrefix } from './schemas.ts';
+import { scopePrefix } from './schemas.ts';
 import type { ScopeKind } from './scope.ts';
 import { Draft, DraftList, type DraftView } from './views.ts';
 
 const TAGS = ['Pods'];
-const DraftId = IdParam('draft_id', 'drf').properties;
 
 export function registerDraftRoutes(app: App, rest: RestBinder, ops: PodOperations, paces: PodPaces): void {
   for (const kind of ['cell', 'pod'] as const) registerScoped(app, kind, rest, ops.drafts[kind], paces);
@@ -24,19 +21,12 @@ export function registerDraftRoutes(app: App, rest: RestBinder, ops: PodOperatio
 
 function registerScoped(app: App, kind: ScopeKind, rest: RestBinder, ops: DraftOperations, paces: PodPaces): void {
   const base = `${scopePrefix(kind)}/drafts`;
-  const Params = scopedParams(kind);
-  const DraftParams = scopedParams(kind, DraftId);
 
   rest.bind(app, ops.create, {
     method: 'POST',
     url: base,
     tags: TAGS,
     preValidation: normalizePhoneField('to'),
-    params: Params,
-    body: Body(
-      { client_id: ClientId, to: PhoneInput, body: MessageBody, media_urls: Type.Optional(MediaUrls) },
-      { examples: [{ client_id: 'draft-42', to: '+14155550199', body: 'Your table for two is ready.' }] },
-    ),
     response: Described(Draft, 'The created draft.'),
     responses: { 200: Described(Draft, 'The draft created earlier with this client_id and the same body.') },
     answer: ({ created, draft }: { created: boolean; draft: DraftView }) => ({
@@ -49,11 +39,6 @@ function registerScoped(app: App, kind: ScopeKind, rest: RestBinder, ops: DraftO
     method: 'GET',
     url: base,
     tags: TAGS,
-    params: Params,
-    querystring: Type.Object({
-      ...PaginationQuery,
-      status: Type.Optional(Type.Enum(['draft', 'sent', 'discarded'])),
-    }),
     response: Described(DraftList, 'A page of drafts.'),
   });
 
@@ -61,7 +46,6 @@ function registerScoped(app: App, kind: ScopeKind, rest: RestBinder, ops: DraftO
     method: 'GET',
     url: `${base}/:draft_id`,
     tags: TAGS,
-    params: DraftParams,
     response: Described(Draft, 'The draft.'),
   });
 
@@ -70,12 +54,6 @@ function registerScoped(app: App, kind: ScopeKind, rest: RestBinder, ops: DraftO
     url: `${base}/:draft_id`,
     tags: TAGS,
     preValidation: normalizePhoneField('to'),
-    params: DraftParams,
-    body: Body({
-      to: Type.Optional(PhoneInput),
-      body: Type.Optional(MessageBody),
-      media_urls: Type.Optional(MediaUrls),
-    }),
     response: Described(Draft, 'The edited draft.'),
   });
 
@@ -83,7 +61,6 @@ function registerScoped(app: App, kind: ScopeKind, rest: RestBinder, ops: DraftO
     method: 'DELETE',
     url: `${base}/:draft_id`,
     tags: TAGS,
-    params: DraftParams,
     response: Described(Draft, 'The discarded draft.'),
   });
 
@@ -91,15 +68,10 @@ function registerScoped(app: App, kind: ScopeKind, rest: RestBinder, ops: DraftO
     method: 'POST',
     url: `${base}/:draft_id/send`,
     tags: TAGS,
-    params: DraftParams,
     // The body is optional: none is the same as {}.
     preValidation: async (request) => {
       request.body ??= {};
     },
-    body: Body(ScheduleFields, {
-      description: 'Optional: send_at and send_now; a send without a body goes out now.',
-      examples: [{}, { send_at: '2026-11-22T09:00:00-05:00' }, { send_now: true }],
-    }),
     description: ops.send.description + PACE_DOC,
     response: Described(Message, 'The queued (or scheduled) message.'),
     // The pace of the cell it goes out from (a pod's: the one the rotation picked).

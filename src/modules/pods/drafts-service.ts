@@ -3,7 +3,7 @@
 // transaction, so two sends of one draft (other keys, other processes) queue one message.
 // A pod draft goes out from the cell the sticky rotation rule picks (sender.ts).
 import type { ScheduleInput } from '../messages/schedule.ts';
-import type { IdempotencyRecorder } from '../../http/idempotency.ts';
+import type { IdempotencyRecorder } from '../../operations/idempotency.ts';
 import { clientIdHash } from '../../lib/client-id.ts';
 import { transact } from '../../db/transaction.ts';
 import type { Executor } from '../../db/schema.ts';

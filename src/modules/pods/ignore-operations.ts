@@ -8,7 +8,7 @@ import { idOf, scopedInput } from './schemas.ts';
 import type { ScopeKind, Scopes } from './scope.ts';
 import { IgnoredList, IgnoredParticipant } from './views.ts';
 
-export const Participant = {
+const Participant = {
   participant: Type.String({ minLength: 1, maxLength: 64, description: 'The number, E.164 (URL-encode the +: %2B).' }),
 };
 
@@ -53,7 +53,7 @@ export function ignoreOperations(kind: ScopeKind, deps: { ignore: IgnoreService;
       idempotency: 'none',
       status: 201,
       errors: ['conflict'],
-      input: scopedInput(kind, { participant: PhoneInput }),
+      input: scopedInput(kind, { participant: PhoneInput }, { examples: [{ participant: '+14155550111' }] }),
       prepare: normalizedPhoneOf('participant'),
       output: Type.Object({ created: Type.Boolean(), entry: IgnoredParticipant }),
       run: async (ctx, input) => ignore.add(await scopeOf(ctx.organizationId, input), input.participant),

@@ -1,14 +1,12 @@
 // Ignore lists under /v1/cells/{cell_id}/ignore and /v1/pods/{pod_id}/ignore (contract §5), bound
 // from their operations (./ignore-operations.ts).
-import { Type } from 'typebox';
-import { PaginationQuery } from '../../http/pagination.ts';
-import { Body, Described, NoContent } from '../../http/schemas.ts';
+import { Described, NoContent } from '../../http/schemas.ts';
 import type { App } from '../../http/types.ts';
 import type { RestBinder } from '../../operations/rest.ts';
-import { normalizePhoneField, PhoneInput } from '../messages/schemas.ts';
-import { Participant, type IgnoreOperations } from './ignore-operations.ts';
+import { normalizePhoneField } from '../messages/schemas.ts';
+import type { IgnoreOperations } from './ignore-operations.ts';
 import type { PodOperations } from './operations.ts';
-import { scopedParams, scopePrefix } from './schemas.ts';
+import { scopePrefix } from './schemas.ts';
 import type { ScopeKind } from './scope.ts';
 import { IgnoredList, IgnoredParticipant } from './views.ts';
 
@@ -25,8 +23,6 @@ function registerScoped(app: App, kind: ScopeKind, rest: RestBinder, ops: Ignore
     method: 'GET',
     url: base,
     tags: TAGS,
-    params: scopedParams(kind),
-    querystring: Type.Object(PaginationQuery),
     response: Described(IgnoredList, 'A page of ignored participants.'),
   });
 
@@ -35,8 +31,6 @@ function registerScoped(app: App, kind: ScopeKind, rest: RestBinder, ops: Ignore
     url: base,
     tags: TAGS,
     preValidation: normalizePhoneField('participant'),
-    params: scopedParams(kind),
-    body: Body({ participant: PhoneInput }, { examples: [{ participant: '+14155550111' }] }),
     response: Described(IgnoredParticipant, 'The participant is now ignored.'),
     responses: { 200: Described(IgnoredParticipant, 'The participant was already ignored here.') },
     answer: ({ created, entry }: { created: boolean; entry: unknown }) => ({
@@ -49,7 +43,6 @@ function registerScoped(app: App, kind: ScopeKind, rest: RestBinder, ops: Ignore
     method: 'DELETE',
     url: `${base}/:participant`,
     tags: TAGS,
-    params: scopedParams(kind, Participant),
     response: NoContent('Removed.'),
   });
 }

@@ -45,7 +45,11 @@ export function listOperations(kind: ScopeKind, deps: { lists: ListsService; sco
       summary: `Create a contact list ${of}`,
       description: '',
       status: 201,
-      input: scopedInput(kind, { name: Name, numbers: Type.Optional(Numbers) }),
+      input: scopedInput(
+        kind,
+        { name: Name, numbers: Type.Optional(Numbers) },
+        { examples: [{ name: 'Regulars', numbers: ['+14155550198', '+14155550199'] }] },
+      ),
       run: async (ctx, { cell_id, pod_id, ...input }) =>
         lists.create(await scopeOf(ctx.organizationId, { cell_id, pod_id }), input),
     }),

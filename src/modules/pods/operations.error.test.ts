@@ -5,7 +5,7 @@ import assert from 'node:assert/strict';
 import { activeOrganization, type TestApp } from '../../../test/harness.ts';
 import { refusalOf, withPrincipal } from '../../../test/support/operations.ts';
 import { clientId } from '../../../test/support/pods.ts';
-import type { AgentPrincipal } from '../../http/types.ts';
+import type { AgentPrincipal } from '../../operations/principals.ts';
 import type { AnyOperation, Principal } from '../../operations/operation.ts';
 
 describe('pods operations through invoke: refusals', () => {

@@ -5,7 +5,7 @@ import assert from 'node:assert/strict';
 import type { TestApp } from '../../../test/harness.ts';
 import { consoleSessionOf, withPrincipal } from '../../../test/support/operations.ts';
 import { clientId } from '../../../test/support/pods.ts';
-import type { AgentPrincipal } from '../../http/types.ts';
+import type { AgentPrincipal } from '../../operations/principals.ts';
 import type { ConsolePrincipal } from '../../operations/operation.ts';
 
 describe('pods operations through invoke', () => {

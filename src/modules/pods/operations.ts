@@ -6,7 +6,7 @@ import { Type } from 'typebox';
 import { PaginationQuery } from '../../http/pagination.ts';
 import { Body } from '../../http/schemas.ts';
 import { defineOperation } from '../../operations/operation.ts';
-import { QuietHoursSchema } from '../cells/schemas.ts';
+import { CELL_EXAMPLE, QuietHoursSchema } from '../cells/schemas.ts';
 import { MessageBody, ScheduleFields } from '../messages/schemas.ts';
 import type { CycleService } from './cycle-service.ts';
 import { draftOperations } from './drafts-operations.ts';
@@ -18,49 +18,59 @@ import type { ListsService } from './lists-service.ts';
 import { CellIds, ClientId, id, Name } from './schemas.ts';
 import type { Scopes } from './scope.ts';
 import type { PodsService } from './service.ts';
-import { CycleJob, CycleJobList, Pod, PodList } from './views.ts';
+import { CycleJob, CycleJobList, Pod, POD_EXAMPLE, PodList } from './views.ts';
 
-export const CycleRequest = Body(
-  {
-    mode: Type.Enum(['ring', 'broadcast'], {
+/** The body of POST /v1/pods/{id}/messages/cycle. */
+const CycleFields = {
+  mode: Type.Enum(['ring', 'broadcast'], {
+    description:
+      'ring: each active cell texts the next. broadcast: one message per distinct recipient, over the active cells.',
+  }),
+  body: Type.Optional({
+    ...MessageBody,
+    description: 'The text; required for a broadcast, a default ring-check text for a ring.',
+  }),
+  to: Type.Optional(
+    Type.Array(Type.String({ minLength: 1, maxLength: 64 }), {
+      minItems: 1,
+      maxItems: 10_000,
       description:
-        'ring: each active cell texts the next. broadcast: one message per distinct recipient, over the active cells.',
+        'Broadcast recipients, E.164 (1-10,000; duplicates count once). A bad one is reported by its index (to.<i>). Exactly one of to and list_id.',
     }),
-    body: Type.Optional({
-      ...MessageBody,
-      description: 'The text; required for a broadcast, a default ring-check text for a ring.',
+  ),
+  list_id: Type.Optional(
+    Type.String({
+      minLength: 1,
+      maxLength: 64,
+      description: 'Broadcast to a contact list of the organization (lst_...). Exactly one of to and list_id.',
     }),
-    to: Type.Optional(
-      Type.Array(Type.String({ minLength: 1, maxLength: 64 }), {
-        minItems: 1,
-        maxItems: 10_000,
-        description:
-          'Broadcast recipients, E.164 (1-10,000; duplicates count once). A bad one is reported by its index (to.<i>). Exactly one of to and list_id.',
-      }),
-    ),
-    list_id: Type.Optional(
-      Type.String({
-        minLength: 1,
-        maxLength: 64,
-        description: 'Broadcast to a contact list of the organization (lst_...). Exactly one of to and list_id.',
-      }),
-    ),
-    client_id: Type.Optional(ClientId),
-    send_at: Type.Optional({
-      ...ScheduleFields.send_at,
-      description:
-        'A broadcast only: its messages are scheduled for this ISO 8601 time with offset (at most 30 days ahead), and queued and charged then.',
-    }),
-    send_now: Type.Optional({
-      ...ScheduleFields.send_now,
-      description:
-        "The job's messages go out inside their cells' (or the pod's) quiet hours too; without it, a message that would go out inside them is scheduled for their end.",
-    }),
-  },
+  ),
+  client_id: Type.Optional(ClientId),
+  send_at: Type.Optional({
+    ...ScheduleFields.send_at,
+    description:
+      'A broadcast only: its messages are scheduled for this ISO 8601 time with offset (at most 30 days ahead), and queued and charged then.',
+  }),
+  send_now: Type.Optional({
+    ...ScheduleFields.send_now,
+    description:
+      "The job's messages go out inside their cells' (or the pod's) quiet hours too; without it, a message that would go out inside them is scheduled for their end.",
+  }),
+};
+
+// A pod's own id is `id` (as a cell's); under it, the pod is `pod_id` (the scoped operations' rule).
+const PodId = { id: id('pod') };
+const OfPod = { pod_id: id('pod') };
+const JobIds = { ...OfPod, job_id: id('job') };
+
+/** A cycle job's start: the pod and the body of POST /v1/pods/{id}/messages/cycle (MCP's start_cycle takes it as is). */
+export const StartCycleInput = Body(
+  { ...OfPod, ...CycleFields },
   {
     examples: [
-      { mode: 'ring' },
+      { pod_id: POD_EXAMPLE.id, mode: 'ring' },
       {
+        pod_id: POD_EXAMPLE.id,
         mode: 'broadcast',
         body: 'We open at 9 tomorrow.',
         list_id: 'lst_01jdx3e6f7g8h9j0k1m2n3p4q5',
@@ -69,14 +79,6 @@ export const CycleRequest = Body(
     ],
   },
 );
-
-// A pod's own id is `id` (as a cell's); under it, the pod is `pod_id` (the scoped operations' rule).
-const PodId = { id: id('pod') };
-const OfPod = { pod_id: id('pod') };
-const JobIds = { ...OfPod, job_id: id('job') };
-
-/** A cycle job's start: the pod and the body of POST /v1/pods/{id}/messages/cycle (MCP's start_cycle takes it as is). */
-export const StartCycleInput = Body({ ...OfPod, ...CycleRequest.properties });
 
 export interface PodOperationDeps {
   pods: PodsService;
@@ -99,7 +101,10 @@ export function podOperations(deps: PodOperationDeps) {
       idempotency: 'none',
       status: 201,
       errors: ['client_id_conflict', 'cell_in_pod', 'conflict'],
-      input: Body({ name: Name, client_id: ClientId, cell_ids: Type.Optional(CellIds) }),
+      input: Body(
+        { name: Name, client_id: ClientId, cell_ids: Type.Optional(CellIds) },
+        { examples: [{ name: 'Outreach', client_id: 'create-outreach-pod', cell_ids: [CELL_EXAMPLE.id] }] },
+      ),
       output: Type.Object({ created: Type.Boolean(), pod: Pod }),
       run: (ctx, input) => pods.create(ctx.organizationId, input),
     }),

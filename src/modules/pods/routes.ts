@@ -1,12 +1,8 @@
 // Pods: sender pools of cells (contract §5), bound from their operations (./operations.ts).
-import { Type } from 'typebox';
-import { PaginationQuery } from '../../http/pagination.ts';
-import { Body, Described, NoContent } from '../../http/schemas.ts';
+import { Described, NoContent } from '../../http/schemas.ts';
 import type { App } from '../../http/types.ts';
 import type { RestBinder } from '../../operations/rest.ts';
-import { QuietHoursSchema } from '../cells/schemas.ts';
 import type { PodOperations } from './operations.ts';
-import { CellIds, ClientId, Name, PodPath } from './schemas.ts';
 import { Pod, PodList, type PodView } from './views.ts';
 
 const TAGS = ['Pods'];
@@ -16,14 +12,6 @@ export function registerPodRoutes(app: App, rest: RestBinder, ops: PodOperations
     method: 'POST',
     url: '/v1/pods',
     tags: TAGS,
-    body: Body(
-      { name: Name, client_id: ClientId, cell_ids: Type.Optional(CellIds) },
-      {
-        examples: [
-          { name: 'Outreach', client_id: 'create-outreach-pod', cell_ids: ['cell_01jdx2b7c8d9e0f1g2h3j4k5m6'] },
-        ],
-      },
-    ),
     response: Described(Pod, 'The created pod.'),
     responses: { 200: Described(Pod, 'The pod created earlier with this client_id and the same body.') },
     answer: ({ created, pod }: { created: boolean; pod: PodView }) => ({ body: pod, status: created ? 201 : 200 }),
@@ -33,7 +21,6 @@ export function registerPodRoutes(app: App, rest: RestBinder, ops: PodOperations
     method: 'GET',
     url: '/v1/pods',
     tags: TAGS,
-    querystring: Type.Object(PaginationQuery),
     response: Described(PodList, 'A page of pods.'),
   });
 
@@ -41,7 +28,6 @@ export function registerPodRoutes(app: App, rest: RestBinder, ops: PodOperations
     method: 'GET',
     url: '/v1/pods/:id',
     tags: TAGS,
-    params: PodPath,
     response: Described(Pod, 'The pod.'),
   });
 
@@ -49,12 +35,6 @@ export function registerPodRoutes(app: App, rest: RestBinder, ops: PodOperations
     method: 'PATCH',
     url: '/v1/pods/:id',
     tags: TAGS,
-    params: PodPath,
-    body: Body({
-      name: Type.Optional(Name),
-      cell_ids: Type.Optional(CellIds),
-      quiet_hours: Type.Optional(QuietHoursSchema),
-    }),
     response: Described(Pod, 'The updated pod.'),
   });
 
@@ -62,7 +42,6 @@ export function registerPodRoutes(app: App, rest: RestBinder, ops: PodOperations
     method: 'DELETE',
     url: '/v1/pods/:id',
     tags: TAGS,
-    params: PodPath,
     response: NoContent('Deleted.'),
   });
 }

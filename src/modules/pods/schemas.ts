@@ -1,6 +1,8 @@
 // Request pieces shared by the routes of the pods module.
 import { Type, type TObject, type TOptional, type TProperties, type TString } from 'typebox';
-import { IdParam } from '../../http/schemas.ts';
+import { IdField } from '../../http/schemas.ts';
+import { CELL_EXAMPLE } from '../cells/schemas.ts';
+import { POD_EXAMPLE } from './views.ts';
 
 export const ClientId = Type.String({
   minLength: 1,
@@ -18,35 +20,36 @@ export const Numbers = Type.Array(Type.String({ minLength: 1, maxLength: 64 }), 
     'Phone numbers in E.164 (normalised); at most 10,000. A bad one is reported by its index (numbers.<i>) and nothing is written.',
 });
 
-/** An id as an operation's input field (IdParam's schema, with its name known to the types). */
-export const id = (prefix: string) => Type.String({ minLength: 1, maxLength: 64, description: `${prefix}_... id` });
+/** An id as an operation's input field (a path parameter of its routes). */
+export const id = IdField;
 
 export const CellIds = Type.Array(Type.String({ minLength: 1, maxLength: 64 }), {
   maxItems: 1000,
   description: 'The cells of the pod (the whole set). Each must be a live cell of the organization in no other pod.',
 });
 
-export const PodPath = IdParam('id', 'pod');
-export const CellScopePath = IdParam('cell_id', 'cell');
-export const PodScopePath = IdParam('pod_id', 'pod');
-
-/** The path parameters of a route under both /v1/cells/{cell_id} and /v1/pods/{pod_id}, with `extra` after them. */
-export function scopedParams(kind: 'cell' | 'pod', extra: Record<string, ReturnType<typeof Type.String>> = {}) {
-  const scope = kind === 'cell' ? CellScopePath : PodScopePath;
-  return Type.Object({ ...scope.properties, ...extra });
-}
-
 export const idOf = (kind: 'cell' | 'pod', params: { cell_id?: string; pod_id?: string }) =>
   String(kind === 'cell' ? params.cell_id : params.pod_id);
 
 /**
  * The input of an operation under a cell or a pod: its scope's id (cell_id or pod_id), then
- * `fields`. Typed with both ids optional: `idOf` reads the one of the kind.
+ * `fields`. Typed with both ids optional: `idOf` reads the one of the kind. Each example of
+ * `options` is given the scope's example id.
  */
-export function scopedInput<P extends TProperties>(kind: 'cell' | 'pod', fields: P) {
+export function scopedInput<P extends TProperties>(
+  kind: 'cell' | 'pod',
+  fields: P,
+  options: { description?: string; examples?: object[] } = {},
+) {
+  const scope = kind === 'cell' ? { cell_id: CELL_EXAMPLE.id } : { pod_id: POD_EXAMPLE.id };
+  const { examples, ...rest } = options;
   return Type.Object(
     { ...(kind === 'cell' ? { cell_id: id('cell') } : { pod_id: id('pod') }), ...fields },
-    { additionalProperties: false },
+    {
+      additionalProperties: false,
+      ...rest,
+      ...(examples ? { examples: examples.map((example) => ({ ...scope, ...example })) } : {}),
+    },
   ) as unknown as TObject<P & { cell_id: TOptional<TString>; pod_id: TOptional<TString> }>;
 }
 

@@ -15,7 +15,7 @@ import type {
 } from './tables.ts';
 
 const AT = '2026-11-21T12:00:00.000Z';
-const POD_EXAMPLE = {
+export const POD_EXAMPLE = {
   id: 'pod_01jdx3c4d5e6f7g8h9j0k1m2n3',
   name: 'Outreach',
   client_id: 'create-outreach-pod',
@@ -24,7 +24,7 @@ const POD_EXAMPLE = {
   created_at: AT,
   updated_at: AT,
 };
-const DRAFT_EXAMPLE = {
+export const DRAFT_EXAMPLE = {
   id: 'drf_01jdx3d5e6f7g8h9j0k1m2n3p4',
   client_id: 'draft-42',
   cell_id: null,
@@ -37,7 +37,7 @@ const DRAFT_EXAMPLE = {
   created_at: AT,
   updated_at: AT,
 };
-const LIST_EXAMPLE = {
+export const LIST_EXAMPLE = {
   id: 'lst_01jdx3e6f7g8h9j0k1m2n3p4q5',
   name: 'Regulars',
   number_count: 2,

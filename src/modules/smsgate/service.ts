@@ -3,7 +3,7 @@
 // devices/), so one set of rules serves both protocols. Nothing here decides a message's fate.
 import { Check } from 'typebox/value';
 import { ApiError, invalidField } from '../../lib/errors.ts';
-import { checkTextSafety } from '../../http/validation.ts';
+import { checkTextSafety } from '../../operations/text-safety.ts';
 import type { Clock } from '../../lib/clock.ts';
 import type { DevicesService } from '../devices/service.ts';
 import { simRows, type EnrollmentCredential, type EnrollmentsService, type SimCard } from '../devices/enrollments.ts';

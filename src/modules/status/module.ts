@@ -1,5 +1,5 @@
 // Agent status (contract §9): the one call an agent makes to know what is wrong.
-import type { RateLimitPolicy } from '../../http/rate-limit.ts';
+import type { RateLimitPolicy } from '../../lib/rate-limit-policy.ts';
 import type { App } from '../../http/types.ts';
 import type { CellsService } from '../cells/service.ts';
 import type { MessagesService } from '../messages/service.ts';

@@ -1,7 +1,7 @@
 // GET /v1/agent/status: the one call an agent makes to learn what is wrong (contract §9), built
 // from the other modules' services.
-import type { Bucket, RateLimitPolicy } from '../../http/rate-limit.ts';
-import type { AgentPrincipal } from '../../http/types.ts';
+import type { Bucket, RateLimitPolicy } from '../../lib/rate-limit-policy.ts';
+import type { AgentPrincipal } from '../../operations/principals.ts';
 import type { CellsService } from '../cells/service.ts';
 import type { MessagesService } from '../messages/service.ts';
 import type { WebhooksService } from '../webhooks/service.ts';

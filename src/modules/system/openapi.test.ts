@@ -7,7 +7,7 @@ import diagnostics from 'node:diagnostics_channel';
 import type { FastifyInstance, RouteOptions } from 'fastify';
 import { Type } from 'typebox';
 import { loadConfig } from '../../config.ts';
-import { IdempotencyKeyHeaders } from '../../http/idempotency.ts';
+import { IdempotencyKeyHeaders } from '../../operations/rest.ts';
 import { registerOpenApi } from '../../http/openapi.ts';
 import { Described } from '../../http/schemas.ts';
 import { createServer } from '../../http/server.ts';

@@ -15,8 +15,8 @@ import {
   createWebhookBody,
   Delivery,
   DeliveryList,
-  DeliveryParams,
-  updateWebhookBody,
+  DeliveryIds,
+  updateWebhookInput,
   Webhook,
   WebhookIdField,
   WebhookList,
@@ -42,10 +42,10 @@ type Declared<In extends TObject, Out, Context> = Pick<
   'name' | 'summary' | 'description' | 'status' | 'errors' | 'input' | 'output' | 'run'
 >;
 
-/** An owner's create and update bodies: which event types its endpoints take. */
+/** An owner's create and update inputs: which event types its endpoints take. */
 const endpointBodies = (filters: string[], example: string) => ({
   create: createWebhookBody(filters, example),
-  update: updateWebhookBody(filters, example),
+  update: updateWebhookInput(filters, example),
 });
 export type EndpointBodies = ReturnType<typeof endpointBodies>;
 const ById = Type.Object({ id: WebhookIdField });
@@ -152,7 +152,7 @@ export function webhookOperations<Context>(webhooks: WebhooksService, owner: End
         'Enabling a disabled endpoint clears disabled_reason, starts a fresh failure window and resumes its queued deliveries.',
       ),
       errors: [],
-      input: Type.Object({ id: WebhookIdField, ...owner.bodies.update.properties }, { additionalProperties: false }),
+      input: owner.bodies.update,
       output: Webhook,
       run: (ctx, { id, ...input }) => webhooks.update(of(ctx), id, input, actor(ctx)),
     }),
@@ -188,7 +188,7 @@ export function webhookOperations<Context>(webhooks: WebhooksService, owner: End
       ),
       status: 202,
       errors: ['conflict'],
-      input: DeliveryParams,
+      input: DeliveryIds,
       output: Delivery,
       run: (ctx, input) => webhooks.retryDelivery(of(ctx), input.id, input.delivery_id, actor(ctx)),
     }),

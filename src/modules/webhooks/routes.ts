@@ -1,35 +1,18 @@
 // Webhook endpoints and their deliveries, bound from the operations (./operations.ts): the
 // organization's under /v1/webhooks (contract §6) and the operator's under /v1/admin/webhooks
 // (contract §11), the same routes with their own texts.
-import { Type } from 'typebox';
-import { PaginationQuery } from '../../http/pagination.ts';
 import { Described, NoContent } from '../../http/schemas.ts';
 import type { App } from '../../http/types.ts';
 import type { OperatorContext } from '../../operations/operation.ts';
 import type { RestBinder } from '../../operations/rest.ts';
-import {
-  OPERATOR_ENDPOINTS,
-  ORGANIZATION_ENDPOINTS,
-  type EndpointBodies,
-  type WebhookOperations,
-} from './operations.ts';
-import {
-  Delivery,
-  DeliveryList,
-  DeliveryParams,
-  Webhook,
-  WebhookList,
-  WebhookParams,
-  WebhookSecretRotation,
-  WebhookWithSecret,
-} from './schemas.ts';
+import type { WebhookOperations } from './operations.ts';
+import { Delivery, DeliveryList, Webhook, WebhookList, WebhookSecretRotation, WebhookWithSecret } from './schemas.ts';
 import type { WebhookView } from './service.ts';
 
 /** Where an owner's endpoints are and how their answers are worded. */
 interface Surface {
   url: string;
   tags: string[];
-  bodies: EndpointBodies;
   /** What one is called in the answers' descriptions. */
   endpoint: string;
   /** A create's answers: the new endpoint (201), the one made earlier with its client_id (200). */
@@ -39,7 +22,6 @@ interface Surface {
 const ORGANIZATION: Surface = {
   url: '/v1/webhooks',
   tags: ['Webhooks'],
-  bodies: ORGANIZATION_ENDPOINTS.bodies,
   endpoint: 'webhook endpoint',
   created: {
     fresh: 'The created webhook endpoint, with its signing secret (shown once).',
@@ -50,7 +32,6 @@ const ORGANIZATION: Surface = {
 const OPERATOR: Surface = {
   url: '/v1/admin/webhooks',
   tags: ['Admin'],
-  bodies: OPERATOR_ENDPOINTS.bodies,
   endpoint: 'operator webhook endpoint',
   created: {
     fresh: 'The created endpoint, with its signing secret (shown once).',
@@ -71,13 +52,12 @@ function bindEndpoints<Context>(
   app: App,
   rest: RestBinder,
   ops: WebhookOperations<Context>,
-  { url, tags, bodies, endpoint, created }: Surface,
+  { url, tags, endpoint, created }: Surface,
 ): void {
   rest.bind(app, ops.createWebhook, {
     method: 'POST',
     url,
     tags,
-    body: bodies.create,
     response: Described(WebhookWithSecret, created.fresh),
     responses: { 200: Described(Webhook, created.repeated) },
     answer: (outcome: { created: boolean; webhook: WebhookView }) => ({
@@ -90,7 +70,6 @@ function bindEndpoints<Context>(
     method: 'GET',
     url,
     tags,
-    querystring: Type.Object(PaginationQuery),
     response: Described(WebhookList, `A page of ${endpoint}s, newest first.`),
   });
 
@@ -98,7 +77,6 @@ function bindEndpoints<Context>(
     method: 'GET',
     url: `${url}/:id`,
     tags,
-    params: WebhookParams,
     response: Described(Webhook, `The ${endpoint}.`),
   });
 
@@ -106,8 +84,6 @@ function bindEndpoints<Context>(
     method: 'PATCH',
     url: `${url}/:id`,
     tags,
-    params: WebhookParams,
-    body: bodies.update,
     response: Described(Webhook, `The updated ${endpoint}.`),
   });
 
@@ -115,7 +91,6 @@ function bindEndpoints<Context>(
     method: 'DELETE',
     url: `${url}/:id`,
     tags,
-    params: WebhookParams,
     response: NoContent('Deleted.'),
   });
 
@@ -123,7 +98,6 @@ function bindEndpoints<Context>(
     method: 'POST',
     url: `${url}/:id/rotate-secret`,
     tags,
-    params: WebhookParams,
     response: Described(WebhookSecretRotation, `The ${endpoint} with its new signing secret (shown once).`),
   });
 
@@ -131,9 +105,7 @@ function bindEndpoints<Context>(
     method: 'GET',
     url: `${url}/:id/deliveries`,
     tags,
-    params: WebhookParams,
-    input: ({ id, ...fields }) => ({ ...fields, webhook_id: id }),
-    querystring: Type.Object(PaginationQuery),
+    path: { id: 'webhook_id' },
     response: Described(DeliveryList, 'A page of deliveries, newest first.'),
   });
 
@@ -141,7 +113,6 @@ function bindEndpoints<Context>(
     method: 'POST',
     url: `${url}/:id/deliveries/:delivery_id/retry`,
     tags,
-    params: DeliveryParams,
     response: Described(Delivery, 'The delivery, queued for an attempt now.'),
   });
 }

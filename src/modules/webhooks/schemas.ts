@@ -2,7 +2,7 @@
 // operator's (/v1/admin/webhooks, contract §11: same shapes).
 import { Type } from 'typebox';
 import { NextCursor } from '../../http/pagination.ts';
-import { Body, IdParam, Nullable, Timestamp } from '../../http/schemas.ts';
+import { Body, IdField, Nullable, Timestamp } from '../../http/schemas.ts';
 import { MAX_URL_LENGTH } from '../../lib/ssrf.ts';
 
 const Url = Type.String({
@@ -144,10 +144,9 @@ export const DeliveryList = Type.Object(
   },
 );
 
-export const WebhookParams = IdParam('id', 'whk');
-export const DeliveryParams = Type.Object({ ...WebhookParams.properties, ...IdParam('delivery_id', 'dlv').properties });
-/** The path's webhook id as an operation's input field (IdParam's schema). */
-export const WebhookIdField = WebhookParams.properties.id;
+export const WebhookIdField = IdField('whk');
+/** A delivery of an endpoint: the endpoint's id and its own. */
+export const DeliveryIds = Type.Object({ id: WebhookIdField, delivery_id: IdField('dlv') });
 
 /** The create body of an endpoint that takes `filters` (an example filter: `message.*`). */
 export function createWebhookBody(filters: string[], example: string) {
@@ -171,15 +170,16 @@ export function createWebhookBody(filters: string[], example: string) {
   );
 }
 
-/** The update body of an endpoint that takes `filters`. */
-export function updateWebhookBody(filters: string[], example: string) {
+/** The update of an endpoint that takes `filters`: its id (the path's) and the fields to change. */
+export function updateWebhookInput(filters: string[], example: string) {
   return Body(
     {
+      id: WebhookIdField,
       url: Type.Optional(Url),
       event_types: Type.Optional(eventTypes(filters, example)),
       enabled: Type.Optional(Type.Boolean()),
       description: Type.Optional(Description),
     },
-    { examples: [{ enabled: true }] },
+    { examples: [{ id: WEBHOOK_EXAMPLE.id, enabled: true }] },
   );
 }

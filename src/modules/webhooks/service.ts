@@ -14,7 +14,7 @@ import type { EventsService } from '../events/service.ts';
 import type { EventEnvelope } from '../events/types.ts';
 import type { DeviceEventType } from '../devices/events.ts';
 import type { RecordOperatorAction } from '../admin/audit.ts';
-import type { AdminPrincipal } from '../../http/types.ts';
+import type { AdminPrincipal } from '../../operations/principals.ts';
 import type { WebhooksRepository } from './repository.ts';
 import { newSigningSecret } from './signing.ts';
 import type { WebhookDeliveriesTable, WebhooksTable } from './tables.ts';

@@ -1,41 +1,20 @@
 // Idempotency-Key for sends and cycle jobs (contract §2): scope organization + route + key,
 // kept 24 hours. The rules (replay, 422 for another request, 409 while running, what is kept) are
-// applied by invoke (src/operations/invoke.ts) for every route bound from an operation; this file
-// is the store: the header's schema, the request hash REST uses, and the records.
+// applied by invoke (./invoke.ts) for every operation; this file is the store of the records (REST's
+// header schema and request hash are the REST binder's, ./rest.ts).
 //
 // The outcome is written in the same transaction as the work when the service takes a recorder
 // (`ctx.record` of a `recorded` operation), so a send costs one commit, not three. Concurrent
 // requests with one key are caught in-process before any work (409), and across processes by the
 // unique key: the loser's transaction rolls back whole, so the work happens once.
-import type { FastifyRequest } from 'fastify';
 import { sql } from 'kysely';
-import { Type } from 'typebox';
-import { createHash } from 'node:crypto';
 import type { Database } from '../db/database.ts';
 import { prepared, preparedRows } from '../db/prepared.ts';
 import type { Executor } from '../db/schema.ts';
 import type { Clock } from '../lib/clock.ts';
 import { ApiError } from '../lib/errors.ts';
-import { canonicalJson } from '../lib/canonical-json.ts';
 
 const TTL_MS = 24 * 60 * 60 * 1000;
-
-/**
- * `schema.headers` of a route that takes an Idempotency-Key (an operation's): validated with
- * the request and documented as its header parameter, 1-255 printable ASCII characters, optional.
- */
-export const IdempotencyKeyHeaders = Type.Object({
-  'Idempotency-Key': Type.Optional(
-    Type.String({
-      minLength: 1,
-      maxLength: 255,
-      pattern: '^[\\x20-\\x7e]*$',
-      description:
-        'Makes retries safe: the same key with the same request within 24 hours replays the first answer (Idempotent-Replayed: true); with a different request it is 422. 1-255 printable ASCII characters.',
-      examples: ['order-4711-confirmation'],
-    }),
-  ),
-});
 
 interface Claim {
   organizationId: string;
@@ -54,14 +33,6 @@ export interface IdempotencyOutcome extends Claim {
 
 /** Turns the answer of the call into its outcome, for the service to write in its transaction (`ctx.record`). */
 export type IdempotencyRecorder = (body: unknown) => IdempotencyOutcome;
-
-/** Method, path and canonical body: what makes two requests "the same". */
-export function requestHash(request: FastifyRequest): string {
-  const path = request.url.split('?')[0];
-  return createHash('sha256')
-    .update(`${request.method} ${path}\n${canonicalJson(request.body)}`)
-    .digest('hex');
-}
 
 const findLiveKey = prepared((ex, p: Claim & { now: string }) =>
   ex

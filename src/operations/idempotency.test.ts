@@ -3,10 +3,11 @@ import assert from 'node:assert/strict';
 import { Type } from 'typebox';
 import { activeOrganization, bearer, expectProblem, useApp, type TestApp } from '../../test/harness.ts';
 import { ApiError } from '../lib/errors.ts';
-import { Body } from './schemas.ts';
+import { Body } from '../http/schemas.ts';
 import { canonicalJson } from '../lib/canonical-json.ts';
-import { defineOperation } from '../operations/operation.ts';
-import { recordOutcomes, requestHash } from './idempotency.ts';
+import { recordOutcomes } from './idempotency.ts';
+import { defineOperation } from './operation.ts';
+import { requestHash } from './rest.ts';
 
 // A probe route shaped like a send: it counts executions, can be held open, and can fail.
 /** The recorded route's work fails (as a send does once its cell is deleted). */
@@ -26,7 +27,7 @@ const probeSend = defineOperation({
   idempotency: 'optional',
   status: 201,
   errors: [],
-  input: Type.Object({ to: Type.String(), outcome: Type.Optional(Type.String()) }),
+  input: Body({ to: Type.String({ minLength: 1 }), outcome: Type.Optional(Type.Enum(['ok', 'conflict', 'crash'])) }),
   output: Type.Object({}),
   run: async (ctx, input) => {
     executions += 1;
@@ -48,7 +49,7 @@ const probeRecorded = defineOperation({
   recorded: true,
   status: 201,
   errors: [],
-  input: Type.Object({ to: Type.String() }),
+  input: Body({ to: Type.String({ minLength: 1 }) }),
   output: Type.Object({}),
   run: (ctx, input) =>
     database.db.transaction().execute(async (tx) => {
@@ -92,10 +93,6 @@ describe('Idempotency-Key', () => {
         url: '/v1/test/sends',
         tags: ['Test'],
         hide: true,
-        body: Body({
-          to: Type.String({ minLength: 1 }),
-          outcome: Type.Optional(Type.Enum(['ok', 'conflict', 'crash'])),
-        }),
         response: Type.Object({ execution: Type.Integer(), to: Type.String(), organization_id: Type.String() }),
       });
       rest.bind(app, probeRecorded, {
@@ -103,7 +100,6 @@ describe('Idempotency-Key', () => {
         url: '/v1/test/recorded-sends',
         tags: ['Test'],
         hide: true,
-        body: Body({ to: Type.String({ minLength: 1 }) }),
         response: Type.Object({ done: Type.Optional(Type.String()), winner: Type.Optional(Type.String()) }),
       });
     },
