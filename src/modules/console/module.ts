@@ -38,6 +38,7 @@ import { registerSessionConsentRoute } from './consent-session-route.ts';
 import { consoleHttp, type ConsoleHttp } from './http.ts';
 import { ConsoleRepository } from './repository.ts';
 import { registerConsoleRoutes } from './routes.ts';
+import { registerConsoleScripts } from './scripts.ts';
 import { registerConsoleErrorPages } from './error-pages.ts';
 import { ConsoleService } from './service.ts';
 import { isLoopbackUrl } from '../../config.ts';
@@ -136,6 +137,7 @@ export function build(deps: {
 export function register(app: App, module: ConsoleModule): void {
   registerConsoleErrorPages(app);
   registerConsoleRoutes(app, module);
+  registerConsoleScripts(app);
   registerConversationPages(app, module);
   registerCellManagement(app, module);
   registerMessageSearchPages(app, module);

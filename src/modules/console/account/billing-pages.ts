@@ -7,6 +7,7 @@ import type { UsageService } from '../../billing/usage.ts';
 import { MICROS_PER_USD, usdExact, usdString } from '../../billing/money.ts';
 import type { SignedInContext } from '../guard.ts';
 import { field } from '../layout.ts';
+import { tableHead, tableRow, type Column } from '../data-table.ts';
 import { monthName, usageChart, usageTable, type DailyUsage, type Month } from './chart.ts';
 import { capitalized, csrfField, notice, sectionPage, stateTag, when } from './shared.ts';
 import { plural } from '../../../lib/plural.ts';
@@ -182,6 +183,13 @@ ${errorOf('rail', form.errors?.rail)}
 
 const code = (text: string) => html`<code>${text}</code>`;
 
+const QUOTE_COLUMNS: readonly Column[] = [
+  { label: 'Network' },
+  { label: 'Chain', className: 'mono' },
+  { label: 'Pay to', className: 'mono' },
+  { label: 'Token', className: 'mono' },
+];
+
 function shownPayment(view: BillingView, shown: ShownPayment): Html {
   const { details, body } = shown;
   const json = JSON.stringify(body);
@@ -194,12 +202,16 @@ function shownPayment(view: BillingView, shown: ShownPayment): Html {
 <li>The agent's x402 client signs a USDC payment of exactly ${amount} and repeats the request with ${code('PAYMENT-SIGNATURE')}: the answer is 200 with ${code('PAYMENT-RESPONSE')}, and the payment is credited once.</li>`;
     facts = html`<table>
 <caption>Where the USDC goes (the seller address, never the agent's wallet)</caption>
-<thead><tr><th scope="col">Network</th><th scope="col">Chain</th><th scope="col">Pay to</th><th scope="col">Token</th></tr></thead>
+${tableHead(QUOTE_COLUMNS)}
 <tbody>
 ${join(
-  (x402?.quotes ?? []).map(
-    (q) =>
-      html`<tr><td>${capitalized(q.network)}</td><td class="mono">${q.caip2_network}</td><td class="mono">${q.pay_to}</td><td class="mono">${q.asset} ${q.contract ?? q.mint ?? ''}</td></tr>`,
+  (x402?.quotes ?? []).map((q) =>
+    tableRow(QUOTE_COLUMNS, [
+      capitalized(q.network),
+      q.caip2_network,
+      q.pay_to,
+      `${q.asset} ${q.contract ?? q.mint ?? ''}`,
+    ]),
   ),
   '\n',
 )}

@@ -4,6 +4,7 @@
 import { html, join, type Html } from '../../../lib/html.ts';
 import { MICROS_PER_USD, usdExact } from '../../billing/money.ts';
 import { capitalized } from './shared.ts';
+import { tableHead, tableRow, type Column } from '../data-table.ts';
 
 export interface DailyUsage {
   date: string;
@@ -111,16 +112,28 @@ ${bars}
 export function usageTable(month: Month, days: DailyUsage[]): Html {
   if (days.length === 0) return html``;
   const quantityOf = (day: DailyUsage, type: string) => day.by_type.find((t) => t.type === type)?.quantity ?? 0;
+  const columns: Column[] = [
+    { label: 'Day' },
+    ...USAGE_COLUMNS.map((type) => ({ label: capitalized(TYPE_WORDS[type][1]), numeric: true })),
+    { label: 'Amount', numeric: true },
+  ];
   const rows = join(
-    days.map(
-      (day) =>
-        html`<tr><th scope="row"><time datetime="${day.date}">${dayName(day.date)}</time></th>${USAGE_COLUMNS.map((type) => html`<td class="num">${quantityOf(day, type)}</td>`)}<td class="num">$${day.amount_usd}</td></tr>`,
+    days.map((day) =>
+      tableRow(
+        columns,
+        [
+          html`<time datetime="${day.date}">${dayName(day.date)}</time>`,
+          ...USAGE_COLUMNS.map((type) => quantityOf(day, type)),
+          `$${day.amount_usd}`,
+        ],
+        { rowHeader: true },
+      ),
     ),
     '\n',
   );
   return html`<table class="usage-days">
 <caption>Usage by day in ${monthName(month)} (days with usage only)</caption>
-<thead><tr><th scope="col">Day</th>${USAGE_COLUMNS.map((type) => html`<th scope="col" class="num">${capitalized(TYPE_WORDS[type][1])}</th>`)}<th scope="col" class="num">Amount</th></tr></thead>
+${tableHead(columns)}
 <tbody>
 ${rows}
 </tbody>

@@ -6,7 +6,7 @@ import { ApiError } from '../../../lib/errors.ts';
 import type { SignedInContext } from '../guard.ts';
 import { sendPage } from '../http.ts';
 import { time } from '../conversations/format.ts';
-import { hidden, layout } from '../layout.ts';
+import { hidden, layout, secretField } from '../layout.ts';
 import { messagePage } from '../pages.ts';
 
 export const PUBLIC = { auth: 'public' as const };
@@ -60,8 +60,8 @@ export function postButton(
 }
 
 /**
- * A secret shown once (API key, webhook signing secret): selectable in a read-only field, with
- * the notice that it cannot be shown again. Announced on load.
+ * A secret shown once (API key, webhook signing secret, device key, enrollment token): its field
+ * with a Copy button, and the notice that it cannot be shown again. Announced on load.
  */
 export function revealOnce(options: {
   id: string;
@@ -72,8 +72,7 @@ export function revealOnce(options: {
 }): Html {
   return html`<section class="reveal" aria-labelledby="${options.id}-heading">
 ${notice('ok', html`<h2 id="${options.id}-heading">${options.heading}</h2><p><strong>Copy it now: it will not be shown again.</strong> ${options.explain}</p>`)}
-<label for="${options.id}">${options.label}</label>
-<input id="${options.id}" class="secret mono" type="text" value="${options.secret}" readonly spellcheck="false" autocomplete="off">
+${secretField(options)}
 </section>`;
 }
 
