@@ -43,6 +43,9 @@ export function layout(context: PageContext, title: string, content: Html): Html
   });
 }
 
+/** Whether a page shows a secret with its Copy button (secretField), which needs copy.js. */
+const hasSecretField = (content: Html) => content.toString().includes(' data-copy="');
+
 /**
  * The HTML document around every console page, the organization's and the operator's: head
  * (favicon, stylesheet, scripts), skip link, the bar with its brand and navigation, and main.
@@ -66,7 +69,7 @@ export function pageShell(page: {
 ${FAVICON_LINK}
 <link rel="stylesheet" href="${page.stylesheet}">
 ${join(
-  [COPY_SCRIPT, ...page.scripts].map((src) => html`<script type="module" src="${src}"></script>`),
+  [...(hasSecretField(page.content) ? [COPY_SCRIPT] : []), ...page.scripts].map((src) => html`<script type="module" src="${src}"></script>`),
   '\n',
 )}
 </head>

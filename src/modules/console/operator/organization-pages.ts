@@ -3,6 +3,7 @@
 // and x402 deposits (held ones assigned to an organization by a form).
 import { html, join, type Html, type HtmlValue } from '../../../lib/html.ts';
 import { field } from '../layout.ts';
+import { dollars, dollarsOfNumber } from '../../billing/money.ts';
 import { tableHead, tableRow, type Column } from '../data-table.ts';
 import { monthName, usageChart, usageTable, type DailyUsage, type Month } from '../account/chart.ts';
 import { stateTag, when } from '../account/shared.ts';
@@ -11,7 +12,6 @@ import type { OperatorSession } from './service.ts';
 
 const BASE = '/console/operator';
 export const organizationPath = (id: string) => `${BASE}/organizations/${encodeURIComponent(id)}`;
-const dollars = (usd: number | string) => `$${typeof usd === 'number' ? usd.toFixed(2) : usd}`;
 
 const ORGANIZATION_COLUMNS: readonly Column[] = [
   { label: 'Organization' },
@@ -86,7 +86,7 @@ export function organizationsPage(
           org.status,
           billingState(org.billing_state),
           org.tier ? org.tier : html`<span class="small">None</span>`,
-          dollars(org.prepaid_balance_usd),
+          dollarsOfNumber(org.prepaid_balance_usd),
           org.active_cells,
           when(org.current_period_end, 'No period'),
         ],
@@ -283,7 +283,7 @@ ${tableHead(LEDGER_COLUMNS)}
               [
                 when(entry.created_at),
                 entry.kind.replaceAll('_', ' '),
-                `$${entry.amount_usd}`,
+                dollars(entry.amount_usd),
                 entry.description ? entry.description : '—',
                 entry.reference ? entry.reference : '—',
               ],
@@ -295,11 +295,11 @@ ${tableHead(LEDGER_COLUMNS)}
   const chart = usageChart('usage-chart', options.month, options.days) ?? '';
   const usage = html`${chart}
 ${usageTable(options.month, options.days)}
-<table><caption>Usage by type in ${monthName(options.month)}: $${options.usage.amount_usd}</caption>
+<table><caption>Usage by type in ${monthName(options.month)}: ${dollars(options.usage.amount_usd)}</caption>
 ${tableHead(USAGE_COLUMNS)}
 <tbody>${join(
     options.usage.by_type.map((t) =>
-      tableRow(USAGE_COLUMNS, [t.type.replace('_', ' '), t.quantity, t.records, `$${t.amount_usd}`], {
+      tableRow(USAGE_COLUMNS, [t.type.replace('_', ' '), t.quantity, t.records, dollars(t.amount_usd)], {
         rowHeader: true,
       }),
     ),
@@ -338,8 +338,8 @@ ${options.notice ?? ''}
 <dt>Status</dt><dd>${org.status}</dd>
 <dt>Billing state</dt><dd>${billingState(b.state)}</dd>
 <dt>Tier</dt><dd>${b.tier ? b.tier : 'None'}</dd>
-<dt>Prepaid balance</dt><dd>${dollars(b.prepaid_balance_usd)}</dd>
-<dt>Amount due</dt><dd>${dollars(b.amount_due_usd)}</dd>
+<dt>Prepaid balance</dt><dd>${dollarsOfNumber(b.prepaid_balance_usd)}</dd>
+<dt>Amount due</dt><dd>${dollarsOfNumber(b.amount_due_usd)}</dd>
 <dt>Period ends</dt><dd>${when(b.current_period_end, 'No period')}</dd>
 <dt>Cells</dt><dd>${b.cells.active} active, ${b.cells.included} included in the tier</dd>
 <dt>Created</dt><dd>${when(org.created_at)}</dd>
@@ -405,7 +405,7 @@ ${reasonError ? html`<p class="field-error" id="${id}-reason-error">${mine?.erro
             : '—';
       return tableRow(
         depositColumns(options.status),
-        [deposit.id, when(deposit.created_at), `$${deposit.amount_usd}`, deposit.network, deposit.from, deposit.transaction, assign],
+        [deposit.id, when(deposit.created_at), dollars(deposit.amount_usd), deposit.network, deposit.from, deposit.transaction, assign],
         { rowHeader: true },
       );
     }),
