@@ -8,6 +8,7 @@ import { sendPage } from '../http.ts';
 import { time } from '../conversations/format.ts';
 import { hidden, layout, secretField } from '../layout.ts';
 import { messagePage } from '../pages.ts';
+import { sayFieldError } from '../field-errors.ts';
 
 export const PUBLIC = { auth: 'public' as const };
 export const HIDDEN = { hide: true };
@@ -87,19 +88,12 @@ export const stateTag = (kind: 'ok' | 'warn' | 'bad' | 'idle', label: string) =>
 };
 
 /**
- * The field errors of a validation ApiError (field → message), or null for any other error. The
- * API's messages start with the field's JSON name; `words` says it as the form does ("The amount").
+ * The field errors of a validation ApiError (field → message), or null for any other error, in
+ * the form's words: `words` names each field as the form does ("The amount").
  */
 export function fieldErrorsOf(error: unknown, words: Record<string, string> = {}): Record<string, string> | null {
   if (!(error instanceof ApiError) || error.code !== 'invalid_request' || !error.errors?.length) return null;
-  return Object.fromEntries(
-    error.errors.map((e) => [
-      e.field,
-      Object.hasOwn(words, e.field) && e.message.startsWith(`${e.field} `)
-        ? `${words[e.field]}${e.message.slice(e.field.length)}`
-        : e.message,
-    ]),
-  );
+  return Object.fromEntries(error.errors.map((e) => [e.field, sayFieldError(e.field, e.message, words)]));
 }
 
 /**

@@ -17,6 +17,7 @@ import { noticeOf, param, text, withNotice } from '../account/shared.ts';
 import { registerFormParser, sendPage } from '../http.ts';
 import { badListLink, redirect } from './http.ts';
 import { errorNotice } from '../layout.ts';
+import { sayFieldError } from '../field-errors.ts';
 import { operatorMessagePage } from './layout.ts';
 import { actAs, type OperatorConsole } from './module.ts';
 import { createFromForm } from '../act.ts';
@@ -39,6 +40,7 @@ const NOTICES = {
   retried: 'Delivery queued: it is attempted again in a moment.',
   existing: 'This endpoint was already added (the form was sent twice); its secret was shown the first time.',
 };
+const URL_LABELS = { url: 'The URL', event_types: 'The events' };
 const ENDPOINTS_PER_PAGE = 50;
 const DELIVERIES_PER_PAGE = 20;
 const newForm = (): OperatorWebhookForm => ({ clientId: `operator_${randomBase62(24)}`, url: '', eventTypes: [] });
@@ -165,9 +167,8 @@ export function registerOperatorWebhookPages(app: App, operator: OperatorConsole
         result = await createFromForm(create, form.clientId, () => newForm().clientId);
       } catch (error) {
         if (!(error instanceof ApiError) || error.status >= 500) throw error;
-        const said =
-          error.errors?.find((e) => e.field === 'url')?.message ?? error.errors?.[0]?.message ?? error.message;
-        return again(400, said.charAt(0).toUpperCase() + said.slice(1));
+        const refused = error.errors?.find((e) => e.field === 'url') ?? error.errors?.[0];
+        return again(400, refused ? sayFieldError(refused.field, refused.message, URL_LABELS) : error.message);
       }
       const { webhooks, next_cursor: nextCursor } = await list(session);
       if (!result.created || !result.webhook.secret)

@@ -8,6 +8,7 @@ import { CONSOLE_PATH, sendPage } from '../http.ts';
 import type { ConsoleModule } from '../module.ts';
 import { messagePage } from '../pages.ts';
 import type { FormState } from './pages.ts';
+import { sayFieldError } from '../field-errors.ts';
 
 export type Params = { pod_id: string; draft_id?: string; list_id?: string; job_id?: string };
 
@@ -51,16 +52,10 @@ const LABELS: Record<string, string> = {
   time_zone: 'The time zone',
 };
 
-/** The API's message without its leading JSON field path ("to.3 must match …" → "must match …"). */
-const withoutPath = (field: string, message: string) =>
-  message.startsWith(`${field} `) ? message.slice(field.length + 1) : message;
-
-const sayField = (name: string, field: string, message: string) => {
-  if (WANTED[name] && /fewer than 1 characters|equal to one of the allowed values/.test(message)) return WANTED[name];
-  const rest = withoutPath(field, message);
-  if (rest !== message) return `${LABELS[name] ?? 'This field'} ${rest}`;
-  return message.charAt(0).toUpperCase() + message.slice(1);
-};
+const sayField = (name: string, field: string, message: string) =>
+  field === name && WANTED[name] && /fewer than 1 characters|equal to one of the allowed values/.test(message)
+    ? WANTED[name]
+    : sayFieldError(field, message, LABELS);
 
 /**
  * An operation's refusal as the form's errors: field errors on their field (an item of a list by
@@ -75,11 +70,8 @@ export function formRefusal(
   const form: FormState = { values, errors: {} };
   if (error.code === 'invalid_request' && error.errors?.length) {
     for (const e of error.errors) {
-      const [name, index] = e.field.split(/[./]/);
-      form.errors[name] ??=
-        index !== undefined && /^\d+$/.test(index)
-          ? `Line ${Number(index) + 1}: ${withoutPath(e.field, e.message)}`
-          : sayField(name, e.field, e.message);
+      const [name] = e.field.split(/[./]/);
+      form.errors[name] ??= sayField(name, e.field, e.message);
     }
   } else if (error.code === 'cell_in_pod') form.errors.cell_ids = error.message;
   else form.notice = error.message;
