@@ -414,10 +414,6 @@ export class BillingEnforcement implements ChargesPort {
         payment: this.offers.details('top_up', due, {}),
       };
     }
-    return quoteOf(
-      amount,
-      'balance',
-      `${what}: ${dollars(amount)}, from the prepaid balance (${dollars(balance)}).`,
-    );
+    return quoteOf(amount, 'balance', `${what}: ${dollars(amount)}, from the prepaid balance (${dollars(balance)}).`);
   }
 }

@@ -13,7 +13,8 @@ for (const button of document.querySelectorAll('button[data-copy]')) {
       if (status) status.textContent = 'Copied.';
     } catch {
       field.select();
-      if (status) status.textContent = 'The browser did not allow copying: the text is selected, copy it with the keyboard.';
+      if (status)
+        status.textContent = 'The browser did not allow copying: the text is selected, copy it with the keyboard.';
     }
   });
 }

@@ -96,7 +96,7 @@ describe('console layout in a browser', { skip: skipWithoutChromium }, () => {
     await page.close();
   });
 
-  it('lays the pod page out in two columns at 1280 px, two thirds of one column\'s height, and one column on a phone', async () => {
+  it("lays the pod page out in two columns at 1280 px, two thirds of one column's height, and one column on a phone", async () => {
     const page = await context.newPage();
     const podPath = fixture.pages.find(([name]) => name === 'pod')?.[1] ?? '';
     const measure = async (width: number) => {

@@ -69,7 +69,9 @@ export function pageShell(page: {
 ${FAVICON_LINK}
 <link rel="stylesheet" href="${page.stylesheet}">
 ${join(
-  [...(hasSecretField(page.content) ? [COPY_SCRIPT] : []), ...page.scripts].map((src) => html`<script type="module" src="${src}"></script>`),
+  [...(hasSecretField(page.content) ? [COPY_SCRIPT] : []), ...page.scripts].map(
+    (src) => html`<script type="module" src="${src}"></script>`,
+  ),
   '\n',
 )}
 </head>

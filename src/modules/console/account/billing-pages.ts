@@ -44,7 +44,6 @@ export interface ShownPayment {
   body: Record<string, string>;
 }
 
-
 const STATES: Record<string, [Parameters<typeof stateTag>[0], string, (view: BillingView) => string]> = {
   inactive: [
     'idle',

@@ -51,7 +51,10 @@ describe('console webhooks', () => {
       ),
     );
     assert.match(second, /Delivered<\/span>/);
-    assert.match(second, /<td data-label="Attempts">1<\/td>\n<td data-label="Last response"><span class="mono">HTTP 200<\/span><\/td>/);
+    assert.match(
+      second,
+      /<td data-label="Attempts">1<\/td>\n<td data-label="Last response"><span class="mono">HTTP 200<\/span><\/td>/,
+    );
     assert.match(second, /<time datetime="2\d{3}-\d\d-\d\dT[^"]+">/);
     assert.doesNotMatch(second, /\/retry"/, 'no retry for a delivered event');
   });

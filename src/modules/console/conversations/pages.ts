@@ -144,7 +144,12 @@ const liveStatus = (liveUrl: string | null, texts: { offline: string; live: stri
     : html``;
 
 /** A row of the cells list (replaced live when the cell changes, added when one is created). */
-const CELL_COLUMNS: readonly Column[] = [{ label: 'Cell' }, { label: 'Number' }, { label: 'Phone' }, { label: 'Status' }];
+const CELL_COLUMNS: readonly Column[] = [
+  { label: 'Cell' },
+  { label: 'Number' },
+  { label: 'Phone' },
+  { label: 'Status' },
+];
 
 export function cellRow(context: SignedInContext, cell: CellView): Html {
   return tableRow(

@@ -86,7 +86,7 @@ describe('operator fleet in a browser', { skip: skipWithoutChromium }, () => {
     await page.close();
   });
 
-  it("copies a rotated device key with its Copy button", async () => {
+  it('copies a rotated device key with its Copy button', async () => {
     const copying = await browser.newContext();
     await copying.addCookies(await context.cookies());
     await copying.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: base });

@@ -58,7 +58,7 @@ export function health(row: FleetRow, withReason = true): Html {
   const state =
     neverConnected(row) && d.health === 'healthy'
       ? NOT_REPORTED
-    : stateTag(kind, d.health.charAt(0).toUpperCase() + d.health.slice(1));
+      : stateTag(kind, d.health.charAt(0).toUpperCase() + d.health.slice(1));
   const reason = withReason && d.health_reason ? html`<br><span class="small">${d.health_reason}</span>` : html``;
   const paused = d.paused
     ? html`<br>${stateTag('idle', 'Paused')}${withReason && d.paused_reason ? html`<br><span class="small">${d.paused_reason}</span>` : ''}`

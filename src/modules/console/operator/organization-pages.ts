@@ -405,7 +405,15 @@ ${reasonError ? html`<p class="field-error" id="${id}-reason-error">${mine?.erro
             : '—';
       return tableRow(
         depositColumns(options.status),
-        [deposit.id, when(deposit.created_at), dollars(deposit.amount_usd), deposit.network, deposit.from, deposit.transaction, assign],
+        [
+          deposit.id,
+          when(deposit.created_at),
+          dollars(deposit.amount_usd),
+          deposit.network,
+          deposit.from,
+          deposit.transaction,
+          assign,
+        ],
         { rowHeader: true },
       );
     }),

@@ -72,7 +72,12 @@ ${boxes}
 </form>`;
 }
 
-const WEBHOOK_COLUMNS: readonly Column[] = [{ label: 'URL' }, { label: 'Events' }, { label: 'State' }, { label: 'Added' }];
+const WEBHOOK_COLUMNS: readonly Column[] = [
+  { label: 'URL' },
+  { label: 'Events' },
+  { label: 'State' },
+  { label: 'Added' },
+];
 const DELIVERY_COLUMNS: readonly Column[] = [
   { label: 'Event', className: 'mono' },
   { label: 'Status' },
