@@ -3,7 +3,10 @@
 // stacks a table's rows without its head row, and each value shows that label before it.
 import { html, join, type Html, type HtmlValue } from '../../lib/html.ts';
 
-export interface Column {
+/** A column: its heading, or the heading with how its values are shown. */
+export type Column = string | ColumnOptions;
+
+interface ColumnOptions {
   label: string;
   /** The heading is for screen readers only (a column of buttons): its values get no label. */
   hiddenLabel?: boolean;
@@ -17,14 +20,17 @@ const classOf = (names: readonly (string | false | undefined)[]) => {
   const classes = names.filter(Boolean).join(' ');
   return classes ? html` class="${classes}"` : '';
 };
-const valueClass = (column: Column) => classOf([column.numeric && 'num', column.className]);
+const optionsOf = (column: Column): ColumnOptions => (typeof column === 'string' ? { label: column } : column);
+const valueClass = (column: ColumnOptions) => classOf([column.numeric && 'num', column.className]);
 
 /** The head row: one heading per column. */
 export function tableHead(columns: readonly Column[]): Html {
-  const headings = columns.map(
-    (column) =>
-      html`<th scope="col"${classOf([column.numeric && 'num'])}>${column.hiddenLabel ? html`<span class="visually-hidden">${column.label}</span>` : column.label}</th>`,
-  );
+  const headings = columns
+    .map(optionsOf)
+    .map(
+      (column) =>
+        html`<th scope="col"${classOf([column.numeric && 'num'])}>${column.hiddenLabel ? html`<span class="visually-hidden">${column.label}</span>` : column.label}</th>`,
+    );
   return html`<thead><tr>${headings}</tr></thead>`;
 }
 
@@ -35,15 +41,15 @@ export function tableHead(columns: readonly Column[]): Html {
 export function tableRow(
   columns: readonly Column[],
   cells: readonly HtmlValue[],
-  options: { id?: string; rowHeader?: boolean; attributes?: Html } = {},
+  options: { id?: string; rowHeader?: boolean } = {},
 ): Html {
   const rendered = cells.map((cell, index) => {
-    const column = columns[index];
+    const column = optionsOf(columns[index]);
     if (index === 0 && options.rowHeader) return html`<th scope="row"${valueClass(column)}>${cell}</th>`;
     const label = column.hiddenLabel ? '' : html` data-label="${column.label}"`;
     return html`<td${label}${valueClass(column)}>${cell}</td>`;
   });
-  return html`<tr${options.id ? html` id="${options.id}"` : ''}${options.attributes ? html` ${options.attributes}` : ''}>
+  return html`<tr${options.id ? html` id="${options.id}"` : ''}>
 ${join(rendered, '\n')}
 </tr>`;
 }

@@ -123,10 +123,10 @@ export interface GrantView {
 }
 
 const GRANT_COLUMNS: readonly Column[] = [
-  { label: 'Application' },
-  { label: 'Scopes' },
+  'Application',
+  'Scopes',
   { label: 'Resource', className: 'mono' },
-  { label: 'Granted' },
+  'Granted',
   { label: 'Action', hiddenLabel: true },
 ];
 

@@ -182,7 +182,7 @@ ${errorOf('rail', form.errors?.rail)}
 const code = (text: string) => html`<code>${text}</code>`;
 
 const QUOTE_COLUMNS: readonly Column[] = [
-  { label: 'Network' },
+  'Network',
   { label: 'Chain', className: 'mono' },
   { label: 'Pay to', className: 'mono' },
   { label: 'Token', className: 'mono' },

@@ -112,7 +112,7 @@ export function usageTable(month: Month, days: DailyUsage[]): Html {
   if (days.length === 0) return html``;
   const quantityOf = (day: DailyUsage, type: string) => day.by_type.find((t) => t.type === type)?.quantity ?? 0;
   const columns: Column[] = [
-    { label: 'Day' },
+    'Day',
     ...USAGE_COLUMNS.map((type) => ({ label: capitalized(TYPE_WORDS[type][1]), numeric: true })),
     { label: 'Amount', numeric: true },
   ];

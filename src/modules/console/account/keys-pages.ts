@@ -16,10 +16,10 @@ const revokePath = (context: SignedInContext, key: KeyView) =>
   `${context.path}/keys/${encodeURIComponent(key.id)}/revoke`;
 
 const KEY_COLUMNS: readonly Column[] = [
-  { label: 'Name' },
+  'Name',
   { label: 'Key', className: 'mono' },
-  { label: 'Created' },
-  { label: 'Last used' },
+  'Created',
+  'Last used',
   { label: 'Action', hiddenLabel: true },
 ];
 

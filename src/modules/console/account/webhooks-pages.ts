@@ -67,11 +67,11 @@ function retryCell(context: SignedInContext, webhook: WebhookView, delivery: Del
 }
 
 const DELIVERY_COLUMNS: readonly Column[] = [
-  { label: 'Event' },
-  { label: 'Status' },
-  { label: 'Attempts' },
-  { label: 'Last response' },
-  { label: 'Time' },
+  'Event',
+  'Status',
+  'Attempts',
+  'Last response',
+  'Time',
   { label: 'Action', hiddenLabel: true },
 ];
 

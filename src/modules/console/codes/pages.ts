@@ -12,12 +12,7 @@ import { tableHead, tableRow, type Column } from '../data-table.ts';
 
 const codesTableId = (cellId: string) => `codes-${cellId}`;
 
-const CODE_COLUMNS: readonly Column[] = [
-  { label: 'Code' },
-  { label: 'Service' },
-  { label: 'From' },
-  { label: 'Received' },
-];
+const CODE_COLUMNS: readonly Column[] = ['Code', 'Service', 'From', 'Received'];
 
 function codeRow(context: SignedInContext, cellId: string, code: CodeView): Html {
   return tableRow(

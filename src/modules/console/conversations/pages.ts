@@ -143,14 +143,9 @@ const liveStatus = (liveUrl: string | null, texts: { offline: string; live: stri
     ? html`<p id="live-status" class="live-status small" role="status" data-live-url="${liveUrl}" data-live-text="${texts.live}">${texts.offline}</p>`
     : html``;
 
-/** A row of the cells list (replaced live when the cell changes, added when one is created). */
-const CELL_COLUMNS: readonly Column[] = [
-  { label: 'Cell' },
-  { label: 'Number' },
-  { label: 'Phone' },
-  { label: 'Status' },
-];
+const CELL_COLUMNS: readonly Column[] = ['Cell', 'Number', 'Phone', 'Status'];
 
+/** A row of the cells list (replaced live when the cell changes, added when one is created). */
 export function cellRow(context: SignedInContext, cell: CellView): Html {
   return tableRow(
     CELL_COLUMNS,

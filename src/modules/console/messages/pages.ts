@@ -24,11 +24,11 @@ const preview = (body: string) => {
 };
 
 const RESULT_COLUMNS: readonly Column[] = [
-  { label: 'Created' },
-  { label: 'Cell' },
-  { label: 'With' },
+  'Created',
+  'Cell',
+  'With',
   { label: 'Text', className: 'message-text' },
-  { label: 'Status' },
+  'Status',
 ];
 
 function resultRow(context: SignedInContext, message: MessageView, cellNames: ReadonlyMap<string, string>): Html {

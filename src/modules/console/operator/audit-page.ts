@@ -9,11 +9,11 @@ import type { OperatorSession } from './service.ts';
 
 const BASE = '/console/operator';
 const AUDIT_COLUMNS: readonly Column[] = [
-  { label: 'When' },
-  { label: 'Who' },
-  { label: 'Action' },
-  { label: 'Target' },
-  { label: 'Reason' },
+  'When',
+  'Who',
+  'Action',
+  'Target',
+  'Reason',
   { label: 'Detail', className: 'small' },
 ];
 

@@ -125,9 +125,9 @@ ${polylines}
 }
 
 const TELEMETRY_COLUMNS: readonly Column[] = [
-  { label: 'Hour' },
+  'Hour',
   { label: 'Battery', numeric: true },
-  { label: 'Charging' },
+  'Charging',
   { label: 'Signal', numeric: true },
 ];
 

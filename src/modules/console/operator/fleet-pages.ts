@@ -151,10 +151,10 @@ export interface FailureView {
 
 const FAILURE_COLUMNS: readonly Column[] = [
   { label: 'Message', className: 'mono' },
-  { label: 'Failed' },
+  'Failed',
   { label: 'To', className: 'mono' },
-  { label: 'Error code' },
-  { label: 'Error message' },
+  'Error code',
+  'Error message',
   { label: 'Attempts', numeric: true },
 ];
 

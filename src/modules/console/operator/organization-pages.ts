@@ -14,29 +14,24 @@ const BASE = '/console/operator';
 export const organizationPath = (id: string) => `${BASE}/organizations/${encodeURIComponent(id)}`;
 
 const ORGANIZATION_COLUMNS: readonly Column[] = [
-  { label: 'Organization' },
-  { label: 'Status' },
-  { label: 'Billing state' },
-  { label: 'Tier' },
+  'Organization',
+  'Status',
+  'Billing state',
+  'Tier',
   { label: 'Balance', numeric: true },
   { label: 'Active cells', numeric: true },
-  { label: 'Period ends' },
+  'Period ends',
 ];
-const CELL_COLUMNS: readonly Column[] = [
-  { label: 'Cell' },
-  { label: 'Number', className: 'mono' },
-  { label: 'Status' },
-  { label: 'Phone' },
-];
+const CELL_COLUMNS: readonly Column[] = ['Cell', { label: 'Number', className: 'mono' }, 'Status', 'Phone'];
 const LEDGER_COLUMNS: readonly Column[] = [
-  { label: 'When' },
-  { label: 'Kind' },
+  'When',
+  'Kind',
   { label: 'Amount', numeric: true },
-  { label: 'Description' },
+  'Description',
   { label: 'Reference', className: 'mono small' },
 ];
 const USAGE_COLUMNS: readonly Column[] = [
-  { label: 'Type' },
+  'Type',
   { label: 'Quantity', numeric: true },
   { label: 'Records', numeric: true },
   { label: 'Amount', numeric: true },

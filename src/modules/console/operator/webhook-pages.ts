@@ -72,18 +72,13 @@ ${boxes}
 </form>`;
 }
 
-const WEBHOOK_COLUMNS: readonly Column[] = [
-  { label: 'URL' },
-  { label: 'Events' },
-  { label: 'State' },
-  { label: 'Added' },
-];
+const WEBHOOK_COLUMNS: readonly Column[] = ['URL', 'Events', 'State', 'Added'];
 const DELIVERY_COLUMNS: readonly Column[] = [
   { label: 'Event', className: 'mono' },
-  { label: 'Status' },
+  'Status',
   { label: 'Attempts', numeric: true },
-  { label: 'Last answer' },
-  { label: 'Created' },
+  'Last answer',
+  'Created',
   { label: 'Action', hiddenLabel: true },
 ];
 

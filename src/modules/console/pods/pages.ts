@@ -71,7 +71,7 @@ ${error ? html`<p class="field-error" id="${idPrefix}-error">${error}</p>` : ''}
 </fieldset>`;
 }
 
-const POD_COLUMNS: readonly Column[] = [{ label: 'Pod' }, { label: 'Cells' }, { label: 'Quiet hours' }];
+const POD_COLUMNS: readonly Column[] = ['Pod', 'Cells', 'Quiet hours'];
 
 export function podsPage(
   context: SignedInContext,
@@ -180,7 +180,7 @@ ${jobProgress(job)}
 
 const DRAFT_COLUMNS: readonly Column[] = [
   { label: 'To', className: 'mono' },
-  { label: 'Text' },
+  'Text',
   { label: 'Actions', hiddenLabel: true, className: 'row-actions' },
 ];
 
