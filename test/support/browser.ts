@@ -97,3 +97,29 @@ export async function accessibilityViolations(page: Page): Promise<AxeViolation[
     }));
   });
 }
+
+/**
+ * The values of the page's stacked tables (a phone's width, where the head row is not shown) that
+ * do not say their column: each body cell must show its column's heading before it (data-label and
+ * the stylesheet's ::before), unless its column's heading is for screen readers only (a column of
+ * buttons, each naming what it does). Each problem names the table's caption and the cell.
+ */
+export async function unlabelledValues(page: Page): Promise<string[]> {
+  return page.evaluate(`(() => {
+    const problems = [];
+    for (const table of document.querySelectorAll('table')) {
+      const head = table.querySelector('thead');
+      if (!head || getComputedStyle(head).display !== 'none') continue;
+      const headings = [...head.querySelectorAll('th')];
+      const caption = (table.caption?.textContent ?? 'a table').slice(0, 40);
+      for (const cell of table.querySelectorAll('tbody td')) {
+        const heading = headings[cell.cellIndex];
+        if (!heading || heading.querySelector('.visually-hidden')) continue;
+        const label = getComputedStyle(cell, '::before').content;
+        if (!label.includes(heading.textContent.trim()))
+          problems.push(caption + ': "' + cell.textContent.trim().slice(0, 30) + '" without "' + heading.textContent.trim() + '"');
+      }
+    }
+    return problems;
+  })()`);
+}

@@ -9,7 +9,7 @@ import { newId } from '../../lib/ids.ts';
 import type { CellsService } from '../cells/service.ts';
 import type { EventsService } from '../events/service.ts';
 import { NO_ACCOUNT, type Standing } from './lifecycle.ts';
-import { MAX_BALANCE_MICROS, plus, times, usdString, type Micros } from './money.ts';
+import { dollars, MAX_BALANCE_MICROS, plus, times, type Micros } from './money.ts';
 import { extraCells, tierOf } from './pricing.ts';
 import type { BillingRepository } from './repository.ts';
 
@@ -62,7 +62,7 @@ export class BillingAccounts {
     if (plus(balance, amount) > MAX_BALANCE_MICROS) {
       throw new ApiError(
         'conflict',
-        `The prepaid balance (${usdString(balance)}) would pass its ceiling of ${usdString(MAX_BALANCE_MICROS)} with ${usdString(amount)} more.`,
+        `The prepaid balance (${dollars(balance)}) would pass its ceiling of ${dollars(MAX_BALANCE_MICROS)} with ${dollars(amount)} more.`,
       );
     }
   }

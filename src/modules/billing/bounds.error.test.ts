@@ -96,7 +96,7 @@ describe('money bounds: one payment at most CELLGATE_MAX_PAYMENT_USD', () => {
     assert.equal(started.statusCode, 201, started.body);
     assert.equal(started.json().amount_usd, '10000.00');
     const refused = amountRefused(await checkout(t, org, { intent: 'top_up', amount_usd: '10000.01' }), 'too_large');
-    assert.match(refused.detail, /at most 10000\.00/);
+    assert.match(refused.detail, /at most \$10000\.00/);
     amountRefused(await checkout(t, org, { intent: 'top_up', amount_usd: 10000.01 }), 'too_large');
     amountRefused(await checkout(t, org, { intent: 'top_up', amount_usd: '999999999.99' }), 'too_large');
   });
@@ -164,7 +164,7 @@ describe('money bounds: a lower CELLGATE_MAX_PAYMENT_USD', () => {
       const org = await verifiedOrganization(t);
       assert.equal((await checkout(t, org, { intent: 'setup', tier: 'starter' })).statusCode, 201);
       const refused = amountRefused(await checkout(t, org, { intent: 'setup', tier: 'pro' }), 'too_large');
-      assert.match(refused.detail, /at most 50\.00; this setup is 100\.00/);
+      assert.match(refused.detail, /at most \$50\.00; this setup is \$100\.00/);
       assert.equal((await checkout(t, org, { intent: 'top_up', amount_usd: '50.00' })).statusCode, 201);
       amountRefused(await checkout(t, org, { intent: 'top_up', amount_usd: '50.01' }), 'too_large');
     } finally {
@@ -223,7 +223,7 @@ describe('money bounds: the balance ceiling of 1000000000.00', () => {
     const before = await books(t, org);
     assert.equal(before.balance, CEILING_MICROS);
     const refused = expectProblem(await creditOf(t, org, '0.01'), 409, 'conflict');
-    assert.match(refused.detail, /would pass its ceiling of 1000000000\.00/);
+    assert.match(refused.detail, /would pass its ceiling of \$1000000000\.00/);
     expectProblem(await checkout(t, org, { intent: 'top_up', amount_usd: '5.00' }), 409, 'conflict');
     expectProblem(
       await t.app.inject({

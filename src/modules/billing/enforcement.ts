@@ -19,7 +19,7 @@ import {
   type RefusalCheck,
   type Standing,
 } from './lifecycle.ts';
-import { micros, minus, negated, plus, times, usdString, ZERO, type Micros } from './money.ts';
+import { dollars, micros, minus, negated, plus, times, usdString, ZERO, type Micros } from './money.ts';
 import type { PaymentDetails, PaymentOffers } from './offers.ts';
 import { amountDue, tierOf, type Prices } from './pricing.ts';
 import type { BillingRepository } from './repository.ts';
@@ -255,7 +255,7 @@ export class BillingEnforcement implements ChargesPort {
           } else {
             const amount = topUpAmount(price, left, this.prices.minAmountMicros);
             results[i] = this.offers.paymentRequired(
-              `The prepaid balance cannot cover this message (${usdString(price)}): top up.`,
+              `The prepaid balance cannot cover this message (${dollars(price)}): top up.`,
               'top_up',
               amount,
             );
@@ -409,15 +409,11 @@ export class BillingEnforcement implements ChargesPort {
         ...quoteOf(
           amount,
           'payment',
-          `${what}: $${usdString(amount)}; the balance ($${usdString(balance)}) covers part: messages it cannot cover are refused. Top up first.`,
+          `${what}: ${dollars(amount)}; the balance (${dollars(balance)}) covers part: messages it cannot cover are refused. Top up first.`,
         ),
         payment: this.offers.details('top_up', due, {}),
       };
     }
-    return quoteOf(
-      amount,
-      'balance',
-      `${what}: $${usdString(amount)}, from the prepaid balance ($${usdString(balance)}).`,
-    );
+    return quoteOf(amount, 'balance', `${what}: ${dollars(amount)}, from the prepaid balance (${dollars(balance)}).`);
   }
 }

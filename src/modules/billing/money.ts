@@ -79,3 +79,16 @@ export function usdExact(amount: number): string {
     .replace(/0{1,4}$/, '');
   return `${sign}${Math.floor(abs / MICROS_PER_USD)}.${fraction}`;
 }
+
+/**
+ * An amount with its sign, as people read it: "$20.00", "-$0.01". A number is micro-USD, rounded
+ * up to the cent as usdString does, or with `exact` to the micro-dollar as usdExact does ("$0.005");
+ * a string is a decimal an interface already gave ("12.50").
+ */
+export function dollars(amount: number | string, exact = false): string {
+  const text = typeof amount === 'string' ? amount : exact ? usdExact(amount) : usdString(amount);
+  return text.startsWith('-') ? `-$${text.slice(1)}` : `$${text}`;
+}
+
+/** A JSON number of dollars (a view's balance) with its sign, exact: 12.5 is "$12.50". */
+export const dollarsOfNumber = (usd: number): string => dollars(Math.round(usd * MICROS_PER_USD), true);

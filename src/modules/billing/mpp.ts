@@ -12,7 +12,7 @@ import { Challenge, Credential, PaymentRequest, Receipt } from 'mppx';
 import { transact } from '../../db/transaction.ts';
 import type { Clock } from '../../lib/clock.ts';
 import { ApiError } from '../../lib/errors.ts';
-import { micros, parseUsd, usdString, ZERO } from './money.ts';
+import { dollars, micros, parseUsd, ZERO } from './money.ts';
 import { mppRealm, type MppConfig } from './mpp-config.ts';
 import { MPP_CHALLENGE_SECONDS, type MppPort } from './mpp-http.ts';
 import { recordCredential } from './mpp-repository.ts';
@@ -245,7 +245,7 @@ export class MppRail implements MppPort {
   private used(payment: PaymentsTable): ApiError {
     return new ApiError(
       'conflict',
-      `This MPP credential (or its transaction) was already used: payment ${payment.id} of ${usdString(micros(payment.amount_micros))} is credited once. Ask for a new challenge to pay again.`,
+      `This MPP credential (or its transaction) was already used: payment ${payment.id} of ${dollars(micros(payment.amount_micros))} is credited once. Ask for a new challenge to pay again.`,
     );
   }
 }

@@ -9,7 +9,7 @@ import { ApiError, invalidField, notFound } from '../../lib/errors.ts';
 import { listPage, type PageQuery } from '../../lib/pagination.ts';
 import type { BillingAccounts } from './accounts.ts';
 import { grantedPeriodEnd, reinstatement, suspension, type Standing } from './lifecycle.ts';
-import { MAX_OPERATOR_CREDIT_MICROS, parseUsd, usdString } from './money.ts';
+import { dollars, MAX_OPERATOR_CREDIT_MICROS, parseUsd, usdString } from './money.ts';
 import { tierOf } from './pricing.ts';
 import type { BillingRepository } from './repository.ts';
 import type { BillingService } from './service.ts';
@@ -115,7 +115,7 @@ export class BillingOperator {
       throw invalidField(
         'amount_usd',
         'too_large',
-        `One operator credit is at most ${usdString(MAX_OPERATOR_CREDIT_MICROS)}.`,
+        `One operator credit is at most ${dollars(MAX_OPERATOR_CREDIT_MICROS)}.`,
       );
     return this.change(
       organizationId,

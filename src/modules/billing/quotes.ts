@@ -6,7 +6,7 @@ import { ApiError, invalidField } from '../../lib/errors.ts';
 import type { CellsService } from '../cells/service.ts';
 import type { BillingAccounts } from './accounts.ts';
 import { keptOnBalance, owes, type Intent } from './lifecycle.ts';
-import { parseUsd, plus, usdString, type Micros } from './money.ts';
+import { dollars, parseUsd, plus, type Micros } from './money.ts';
 import type { Network } from './networks.ts';
 import type { PaymentDetails, PaymentOffers, PriceSubject } from './offers.ts';
 import { amountDue, renewalPrice, tierOf } from './pricing.ts';
@@ -57,7 +57,7 @@ export class BillingQuotes {
     if (!this.accounts.enabled)
       return new ApiError('billing_disabled', 'Billing is off on this deployment: nothing is charged or paid.');
     const { micros, tier, cellId } = await this.price(organizationId, query);
-    return this.offers.paymentRequired(`Pay ${usdString(micros)} for ${query.intent}.`, query.intent, micros, {
+    return this.offers.paymentRequired(`Pay ${dollars(micros)} for ${query.intent}.`, query.intent, micros, {
       tier,
       cellId,
     });
@@ -74,7 +74,7 @@ export class BillingQuotes {
       throw invalidField(
         'amount_usd',
         'too_large',
-        `One payment is at most ${usdString(this.config.maxPaymentMicros)}; this ${query.intent} is ${usdString(priced.micros)}.`,
+        `One payment is at most ${dollars(this.config.maxPaymentMicros)}; this ${query.intent} is ${dollars(priced.micros)}.`,
       );
     }
     const kept = priced.startingBalance ?? keptOnBalance(query.intent, priced);
@@ -100,7 +100,7 @@ export class BillingQuotes {
       throw invalidField(
         'amount_usd',
         'too_small',
-        `amount_usd must be at least ${usdString(this.prices.minAmountMicros)}.`,
+        `amount_usd must be at least ${dollars(this.prices.minAmountMicros)}.`,
       );
     }
     return amount;

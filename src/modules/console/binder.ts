@@ -5,6 +5,7 @@
 // with `view` (GET) and `form`/`post` (POST) over a typed invoke as the session; an operation's
 // refusal becomes the form's errors, a not_found the section's 404 page, in this file only. The
 // organization console and the operator console each bind through their own `Door`.
+import { sayFieldError } from './field-errors.ts';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Static, TObject } from 'typebox';
 import type { App } from '../../http/types.ts';
@@ -145,15 +146,11 @@ const LABELS: Record<string, string> = {
   event_types: 'The events',
 };
 
-/** The API's message without its leading JSON field path ("to.3 must match …" → "must match …"). */
-const withoutPath = (field: string, message: string) =>
-  message.startsWith(`${field} `) ? message.slice(field.length + 1) : message;
-
+/** A field's error in the form's words; what an empty or unknown choice wants, said as the request. */
 function sayField(name: string, field: string, message: string, labels: Record<string, string>): string {
-  if (WANTED[name] && /fewer than 1 characters|equal to one of the allowed values/.test(message)) return WANTED[name];
-  const rest = withoutPath(field, message);
-  if (rest !== message) return `${labels[name] ?? LABELS[name] ?? 'This field'} ${rest}`;
-  return message.charAt(0).toUpperCase() + message.slice(1);
+  if (field === name && WANTED[name] && /fewer than 1 characters|equal to one of the allowed values/.test(message))
+    return WANTED[name];
+  return sayFieldError(field, message, { ...LABELS, ...labels });
 }
 
 /**
@@ -172,11 +169,8 @@ export function refusalOf(
   const refusal: Refusal = { values, errors: {}, status: error.status };
   if (error.code === 'invalid_request' && error.errors?.length) {
     for (const e of error.errors) {
-      const [name, index] = e.field.split(/[./]/);
-      refusal.errors[name] ??=
-        index !== undefined && /^\d+$/.test(index)
-          ? `Line ${Number(index) + 1}: ${withoutPath(e.field, e.message)}`
-          : sayField(name, e.field, e.message, labels);
+      const [name] = e.field.split(/[./]/);
+      refusal.errors[name] ??= sayField(name, e.field, e.message, labels);
     }
   } else if (Object.hasOwn(codeFields, error.code)) refusal.errors[codeFields[error.code]] = error.message;
   else refusal.notice = error.message;

@@ -2,6 +2,7 @@
 // `html` (every value escaped); the navigation marks the current page with aria-current.
 import { html, join, type Html } from '../../lib/html.ts';
 import { FAVICON_LINK } from '../docs/favicon.ts';
+import { COPY_SCRIPT } from './scripts.ts';
 
 /** Where the console lives (links, form actions), and the session's CSRF token when signed in. */
 export interface PageContext {
@@ -42,6 +43,9 @@ export function layout(context: PageContext, title: string, content: Html): Html
   });
 }
 
+/** Whether a page shows a secret with its Copy button (secretField), which needs copy.js. */
+const hasSecretField = (content: Html) => content.toString().includes(' data-copy="');
+
 /**
  * The HTML document around every console page, the organization's and the operator's: head
  * (favicon, stylesheet, scripts), skip link, the bar with its brand and navigation, and main.
@@ -65,7 +69,9 @@ export function pageShell(page: {
 ${FAVICON_LINK}
 <link rel="stylesheet" href="${page.stylesheet}">
 ${join(
-  page.scripts.map((src) => html`<script type="module" src="${src}"></script>`),
+  [...(hasSecretField(page.content) ? [COPY_SCRIPT] : []), ...page.scripts].map(
+    (src) => html`<script type="module" src="${src}"></script>`,
+  ),
   '\n',
 )}
 </head>
@@ -106,6 +112,17 @@ ${options.hint ? html`<span class="hint" id="${options.id}-hint">${options.hint}
 <input id="${options.id}" name="${options.name}" type="${options.type}" value="${options.value ?? ''}"${options.optional ? '' : ' required'}${described ? html` aria-describedby="${described}"` : ''}${options.error ? html` aria-invalid="true" autofocus` : ''} ${options.attributes ?? ''}>
 ${options.error ? html`<p class="field-error" id="${options.id}-error">${options.error}</p>` : ''}
 </div>`;
+}
+
+/**
+ * A secret shown once: selectable in a read-only field, with a Copy button that copy.js shows
+ * (without the script the button stays hidden) and a status line that says it was copied.
+ */
+export function secretField(options: { id: string; label: string; secret: string }): Html {
+  return html`<label for="${options.id}">${options.label}</label>
+<div class="secret-row"><input id="${options.id}" class="secret mono" type="text" value="${options.secret}" readonly spellcheck="false" autocomplete="off">
+<button type="button" class="secondary" data-copy="${options.id}" hidden>Copy<span class="visually-hidden"> ${options.label}</span></button></div>
+<p class="small copied" id="${options.id}-copied" role="status"></p>`;
 }
 
 /** A refusal of a form as a whole, announced (nothing when there is none). */

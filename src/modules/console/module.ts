@@ -39,6 +39,7 @@ import { registerSessionConsentRoute } from './consent-session-route.ts';
 import { consoleHttp, type ConsoleHttp } from './http.ts';
 import { ConsoleRepository } from './repository.ts';
 import { registerConsentPages, registerConsoleRoutes } from './routes.ts';
+import { registerConsoleScripts } from './scripts.ts';
 import { registerConsoleErrorPages } from './error-pages.ts';
 import { ConsoleService } from './service.ts';
 import { isLoopbackUrl } from '../../config.ts';
@@ -138,6 +139,7 @@ export function register(app: App, module: ConsoleModule): void {
   registerConsoleErrorPages(app);
   registerConsoleRoutes(app, module);
   registerCellsScript(app);
+  registerConsoleScripts(app);
   registerSignUpPages(app, module);
   registerSessionConsentRoute(app, module);
   registerOperatorConsole(app, module.operator);

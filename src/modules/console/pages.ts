@@ -2,6 +2,7 @@
 // inputs have labels, errors are tied to their field (aria-describedby), and focus is visible.
 import { html, join, type Html, type HtmlValue } from '../../lib/html.ts';
 import { confirmForm, field, hidden, layout, type PageContext } from './layout.ts';
+import { tableHead, tableRow, type Column } from './data-table.ts';
 import type { SignedInContext } from './guard.ts';
 import { signInCodeLead } from './mail-notice.ts';
 
@@ -121,6 +122,14 @@ export interface GrantView {
   created_at: string;
 }
 
+const GRANT_COLUMNS: readonly Column[] = [
+  'Application',
+  'Scopes',
+  { label: 'Resource', className: 'mono' },
+  'Granted',
+  { label: 'Action', hiddenLabel: true },
+];
+
 export function grantsPage(
   context: PageContext & { signedIn: NonNullable<PageContext['signedIn']> },
   grants: GrantView[],
@@ -129,13 +138,13 @@ export function grantsPage(
   const rows = join(
     grants.map((grant) => {
       const name = grant.client_name ?? grant.client_id;
-      return html`<tr>
-<td><strong>${name}</strong><br><span class="small mono">${grant.client_id}</span></td>
-<td>${grant.scopes.map((scope) => html`<span class="tag mono" title="${scopeWords(scope)}">${scope}</span>`)}</td>
-<td class="mono">${grant.resource}</td>
-<td><time datetime="${grant.created_at}">${grant.created_at.slice(0, 16).replace('T', ' ')} UTC</time></td>
-<td><form method="post" action="${context.path}/grants/${encodeURIComponent(grant.id)}/revoke">${hidden('csrf_token', context.signedIn.csrfToken)}<button type="submit" class="danger" aria-label="Revoke access of ${name}">Revoke</button></form></td>
-</tr>`;
+      return tableRow(GRANT_COLUMNS, [
+        html`<strong>${name}</strong><br><span class="small mono">${grant.client_id}</span>`,
+        grant.scopes.map((scope) => html`<span class="tag mono" title="${scopeWords(scope)}">${scope}</span>`),
+        grant.resource,
+        html`<time datetime="${grant.created_at}">${grant.created_at.slice(0, 16).replace('T', ' ')} UTC</time>`,
+        html`<form method="post" action="${context.path}/grants/${encodeURIComponent(grant.id)}/revoke">${hidden('csrf_token', context.signedIn.csrfToken)}<button type="submit" class="danger" aria-label="Revoke access of ${name}">Revoke</button></form>`,
+      ]);
     }),
     '\n',
   );
@@ -144,7 +153,7 @@ export function grantsPage(
       ? html`<p>No application has access to this organization.</p>`
       : html`<table>
 <caption>Applications you allowed to act for ${context.signedIn.organizationName}. Revoking stops their tokens at once.</caption>
-<thead><tr><th scope="col">Application</th><th scope="col">Scopes</th><th scope="col">Resource</th><th scope="col">Granted</th><th scope="col">Action</th></tr></thead>
+${tableHead(GRANT_COLUMNS)}
 <tbody>
 ${rows}
 </tbody>

@@ -18,7 +18,7 @@ import {
   sessionCookies,
   type ConsoleHttp,
 } from './http.ts';
-import { field, hidden, layout, type PageContext } from './layout.ts';
+import { field, hidden, layout, secretField, type PageContext } from './layout.ts';
 import { html, type Html } from '../../lib/html.ts';
 import { codeSentLead, type MailNotice } from './mail-notice.ts';
 import type { ConsoleModule } from './module.ts';
@@ -91,8 +91,7 @@ ${
   html`<section aria-labelledby="key-heading">
 <h2 id="key-heading">Your first API key</h2>
 <p>Agents call the API and MCP with it. Copy it somewhere safe before you leave this page: it is not shown again once the email is confirmed (you can make more under API keys).</p>
-<div class="field"><label for="api-key">API key</label>
-<input id="api-key" class="secret mono" type="text" value="${form.apiKey}" readonly spellcheck="false" autocomplete="off"></div>
+<div class="field reveal">${secretField({ id: 'api-key', label: 'API key', secret: form.apiKey })}</div>
 </section>`
 }
 <form method="post" action="${SIGN_UP_PATH}/verify" novalidate>

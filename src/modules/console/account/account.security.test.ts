@@ -182,7 +182,7 @@ describe('console account forms: bad input', () => {
       ['', 'Enter the amount to add, like 25 or 12.50.'],
       ['abc', 'The amount must be a decimal amount in dollars with at most 2 decimals, e.g. 25 or 12.50.'],
       ['10.005', 'The amount must be a decimal amount in dollars with at most 2 decimals'],
-      ['4.99', 'The amount must be at least 5.00.'],
+      ['4.99', 'The amount must be at least $5.00.'],
       ['99999999999', 'The amount must be a decimal amount'],
     ];
     for (const [amount, message] of cases) {

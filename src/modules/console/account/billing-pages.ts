@@ -4,9 +4,10 @@
 import { html, join, type Html } from '../../../lib/html.ts';
 import type { BillingService, PaymentDetails } from '../../billing/service.ts';
 import type { UsageService } from '../../billing/usage.ts';
-import { MICROS_PER_USD, usdExact, usdString } from '../../billing/money.ts';
+import { dollars, dollarsOfNumber } from '../../billing/money.ts';
 import type { SignedInContext } from '../guard.ts';
 import { field } from '../layout.ts';
+import { tableHead, tableRow, type Column } from '../data-table.ts';
 import { monthName, usageChart, usageTable, type DailyUsage, type Month } from './chart.ts';
 import { capitalized, csrfField, notice, sectionPage, stateTag, when } from './shared.ts';
 import { plural } from '../../../lib/plural.ts';
@@ -43,8 +44,6 @@ export interface ShownPayment {
   body: Record<string, string>;
 }
 
-const dollars = (usd: number) => `$${usdExact(Math.round(usd * MICROS_PER_USD))}`;
-
 const STATES: Record<string, [Parameters<typeof stateTag>[0], string, (view: BillingView) => string]> = {
   inactive: [
     'idle',
@@ -76,10 +75,10 @@ function statusSection(view: BillingView): Html {
 <dl class="facts">
 <dt>Organization</dt><dd>${organization}</dd>
 <dt>Billing</dt><dd>${stateTag(kind, label)}<br><span class="small">${explain(view)}</span></dd>
-<dt>Plan</dt><dd>${tier ? `${capitalized(tier.name)}: $${usdString(tier.priceMicros)} a month, ${tier.includedCells} ${tier.includedCells === 1 ? 'cell' : 'cells'} included` : (status.tier ?? 'None yet')}</dd>
+<dt>Plan</dt><dd>${tier ? `${capitalized(tier.name)}: ${dollars(tier.priceMicros)} a month, ${tier.includedCells} ${tier.includedCells === 1 ? 'cell' : 'cells'} included` : (status.tier ?? 'None yet')}</dd>
 <dt>Period ends</dt><dd>${when(status.current_period_end, 'No period yet')}</dd>
-<dt>Prepaid balance</dt><dd><strong class="balance">${dollars(status.prepaid_balance_usd)}</strong></dd>
-<dt>Amount due</dt><dd>${status.amount_due_usd > 0 ? stateTag('warn', dollars(status.amount_due_usd)) : '$0.00'}</dd>
+<dt>Prepaid balance</dt><dd><strong class="balance">${dollarsOfNumber(status.prepaid_balance_usd)}</strong></dd>
+<dt>Amount due</dt><dd>${status.amount_due_usd > 0 ? stateTag('warn', dollarsOfNumber(status.amount_due_usd)) : '$0.00'}</dd>
 <dt>Cells</dt><dd>${status.cells.active} active, ${status.cells.included} included in the plan</dd>
 </dl>
 </section>`;
@@ -89,12 +88,12 @@ function statusSection(view: BillingView): Html {
 function intentChoices(view: BillingView): { value: string; label: string }[] {
   const choices: { value: string; label: string }[] = [];
   if (view.status.amount_due_usd > 0)
-    choices.push({ value: 'reinstate', label: `Pay the amount due: ${dollars(view.status.amount_due_usd)}` });
+    choices.push({ value: 'reinstate', label: `Pay the amount due: ${dollarsOfNumber(view.status.amount_due_usd)}` });
   if (view.status.state === 'inactive') {
     for (const tier of view.tiers) {
       choices.push({
         value: `setup:${tier.name}`,
-        label: `Start the ${capitalized(tier.name)} plan: $${usdString(tier.priceMicros)} for the first month, ${tier.includedCells} ${tier.includedCells === 1 ? 'cell' : 'cells'} included`,
+        label: `Start the ${capitalized(tier.name)} plan: ${dollars(tier.priceMicros)} for the first month, ${tier.includedCells} ${tier.includedCells === 1 ? 'cell' : 'cells'} included`,
       });
     }
   }
@@ -168,7 +167,7 @@ ${radios}
 ${errorOf('intent', form.errors?.intent)}
 </fieldset>`
 }
-${field({ id: 'amount', name: 'amount_usd', label: 'Amount to add, in US dollars', type: 'text', value: form.amount, hint: `For adding funds, or with a plan's first month as a starting balance (optional there): at least ${dollars(view.options.min_amount_usd ?? 0)}, like 25 or 12.50.`, error: form.errors?.amount_usd, optional: true, attributes: html`inputmode="decimal" autocomplete="off" maxlength="16" class="amount-input"` })}
+${field({ id: 'amount', name: 'amount_usd', label: 'Amount to add, in US dollars', type: 'text', value: form.amount, hint: `For adding funds, or with a plan's first month as a starting balance (optional there): at least ${dollarsOfNumber(view.options.min_amount_usd ?? 0)}, like 25 or 12.50.`, error: form.errors?.amount_usd, optional: true, attributes: html`inputmode="decimal" autocomplete="off" maxlength="16" class="amount-input"` })}
 <fieldset class="field rails"${describedBy('rail', form.errors?.rail)}>
 <legend>Pay with</legend>
 ${cardOption(view)}
@@ -182,10 +181,17 @@ ${errorOf('rail', form.errors?.rail)}
 
 const code = (text: string) => html`<code>${text}</code>`;
 
+const QUOTE_COLUMNS: readonly Column[] = [
+  'Network',
+  { label: 'Chain', className: 'mono' },
+  { label: 'Pay to', className: 'mono' },
+  { label: 'Token', className: 'mono' },
+];
+
 function shownPayment(view: BillingView, shown: ShownPayment): Html {
   const { details, body } = shown;
   const json = JSON.stringify(body);
-  const amount = `$${details.amount_usd}`;
+  const amount = dollars(details.amount_usd);
   let steps: Html;
   let facts: Html;
   if (shown.rail === 'x402') {
@@ -194,12 +200,16 @@ function shownPayment(view: BillingView, shown: ShownPayment): Html {
 <li>The agent's x402 client signs a USDC payment of exactly ${amount} and repeats the request with ${code('PAYMENT-SIGNATURE')}: the answer is 200 with ${code('PAYMENT-RESPONSE')}, and the payment is credited once.</li>`;
     facts = html`<table>
 <caption>Where the USDC goes (the seller address, never the agent's wallet)</caption>
-<thead><tr><th scope="col">Network</th><th scope="col">Chain</th><th scope="col">Pay to</th><th scope="col">Token</th></tr></thead>
+${tableHead(QUOTE_COLUMNS)}
 <tbody>
 ${join(
-  (x402?.quotes ?? []).map(
-    (q) =>
-      html`<tr><td>${capitalized(q.network)}</td><td class="mono">${q.caip2_network}</td><td class="mono">${q.pay_to}</td><td class="mono">${q.asset} ${q.contract ?? q.mint ?? ''}</td></tr>`,
+  (x402?.quotes ?? []).map((q) =>
+    tableRow(QUOTE_COLUMNS, [
+      capitalized(q.network),
+      q.caip2_network,
+      q.pay_to,
+      `${q.asset} ${q.contract ?? q.mint ?? ''}`,
+    ]),
   ),
   '\n',
 )}
@@ -232,10 +242,10 @@ function usageSection(view: BillingView): Html {
   return html`<section aria-labelledby="usage-heading">
 <h2 id="usage-heading">Usage in ${monthName(view.month)}</h2>
 <dl class="facts">
-<dt>Total</dt><dd><strong>$${view.summary.amount_usd}</strong></dd>
-<dt>SMS</dt><dd>${plural(byType.sms?.quantity ?? 0, 'segment')}, $${byType.sms?.amount_usd ?? '0.00'}</dd>
-<dt>MMS</dt><dd>${plural(byType.mms?.quantity ?? 0, 'message')}, $${byType.mms?.amount_usd ?? '0.00'}</dd>
-<dt>Cells</dt><dd>${plural(byType.cell_month?.quantity ?? 0, 'cell-month')}, $${byType.cell_month?.amount_usd ?? '0.00'}</dd>
+<dt>Total</dt><dd><strong>${dollars(view.summary.amount_usd)}</strong></dd>
+<dt>SMS</dt><dd>${plural(byType.sms?.quantity ?? 0, 'segment')}, ${dollars(byType.sms?.amount_usd ?? '0.00')}</dd>
+<dt>MMS</dt><dd>${plural(byType.mms?.quantity ?? 0, 'message')}, ${dollars(byType.mms?.amount_usd ?? '0.00')}</dd>
+<dt>Cells</dt><dd>${plural(byType.cell_month?.quantity ?? 0, 'cell-month')}, ${dollars(byType.cell_month?.amount_usd ?? '0.00')}</dd>
 </dl>
 ${chart ?? html`<p>No usage yet this month.</p>`}
 ${usageTable(view.month, view.days)}

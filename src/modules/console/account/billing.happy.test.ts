@@ -52,11 +52,10 @@ describe('console billing', () => {
     const table = body.match(/<table class="usage-days">[\s\S]*?<\/table>/)?.[0] ?? '';
     assert.match(table, /<caption>Usage by day in \w+ \d{4} \(days with usage only\)<\/caption>/);
     assert.equal(table.match(/<th scope="row">/g)?.length, 3);
-    assert.match(
-      table,
-      new RegExp(
-        `<time datetime="${dates[1]}">[^<]+</time></th><td class="num">7</td><td class="num">2</td><td class="num">0</td><td class="num">\\$0\\.13</td>`,
-      ),
+    const row = table.match(new RegExp(`<time datetime="${dates[1]}">[\\s\\S]*?</tr>`))?.[0] ?? '';
+    assert.deepEqual(
+      [...row.matchAll(/<td[^>]*>([^<]*)<\/td>/g)].map((m) => m[1]),
+      ['7', '2', '0', '$0.13'],
     );
     assert.match(body, /<dt>Total<\/dt><dd><strong>\$0\.26<\/strong><\/dd>/);
     assert.match(body, /<dt>SMS<\/dt><dd>14 segments, \$0\.14<\/dd>/);
@@ -177,8 +176,8 @@ describe('console billing with x402 and MPP configured', () => {
       /<code>POST http:\/\/cellgate\.test\/v1\/billing\/x402\/pay<\/code> with the key as bearer and the body <code>\{&#34;intent&#34;:&#34;top_up&#34;,&#34;amount_usd&#34;:&#34;40&#34;\}<\/code>/,
     );
     assert.match(details, /PAYMENT-SIGNATURE/);
-    assert.match(details, new RegExp(`<td class="mono">${BASE_PAY_TO}</td>`));
-    assert.match(details, /<td class="mono">eip155:8453<\/td>/);
+    assert.match(details, new RegExp(`<td data-label="Pay to" class="mono">${BASE_PAY_TO}</td>`));
+    assert.match(details, /<td data-label="Chain" class="mono">eip155:8453<\/td>/);
     // Contract §7: a registered wallet is unverified until it signs; only verified wallets are credited.
     assert.match(
       details,

@@ -2,8 +2,9 @@
 // CSP allows no inline styles, so colours come from classes in account.css), one bar per day that
 // has usage, plus the same figures as a table, which is what screen readers and text browsers get.
 import { html, join, type Html } from '../../../lib/html.ts';
-import { MICROS_PER_USD, usdExact } from '../../billing/money.ts';
+import { dollars, MICROS_PER_USD } from '../../billing/money.ts';
 import { capitalized } from './shared.ts';
+import { tableHead, tableRow, type Column } from '../data-table.ts';
 
 export interface DailyUsage {
   date: string;
@@ -43,7 +44,6 @@ export const daysIn = (month: Month) => new Date(Date.UTC(month.year, month.mont
 const dayName = (date: string) =>
   new Date(`${date}T00:00:00Z`).toLocaleString('en-US', { day: 'numeric', month: 'long', timeZone: 'UTC' });
 const micros = (usd: string) => Math.round(Number(usd) * MICROS_PER_USD);
-const dollars = (amount: number) => `$${usdExact(amount)}`;
 
 function quantities(day: DailyUsage): string {
   return day.by_type
@@ -74,7 +74,7 @@ export function usageChart(id: string, month: Month, days: DailyUsage[]): Html |
       (
         amount,
       ) => html`<line class="grid" x1="${LEFT}" x2="${WIDTH - RIGHT}" y1="${y(amount).toFixed(1)}" y2="${y(amount).toFixed(1)}"/>
-<text class="axis" x="${LEFT - 6}" y="${(y(amount) + 4).toFixed(1)}" text-anchor="end">${dollars(amount)}</text>`,
+<text class="axis" x="${LEFT - 6}" y="${(y(amount) + 4).toFixed(1)}" text-anchor="end">${dollars(amount, true)}</text>`,
     ),
     '\n',
   );
@@ -90,11 +90,11 @@ export function usageChart(id: string, month: Month, days: DailyUsage[]): Html |
       const amount = micros(day.amount_usd);
       const height = Math.max((amount / top) * PLOT_H, 1);
       const dayOfMonth = Number(day.date.slice(8, 10));
-      return html`<rect class="bar" x="${(LEFT + (dayOfMonth - 1) * slot + slot * 0.15).toFixed(1)}" y="${(TOP + PLOT_H - height).toFixed(1)}" width="${(slot * 0.7).toFixed(1)}" height="${height.toFixed(1)}"><title>${`${dayName(day.date)}: ${dollars(amount)} (${quantities(day)})`}</title></rect>`;
+      return html`<rect class="bar" x="${(LEFT + (dayOfMonth - 1) * slot + slot * 0.15).toFixed(1)}" y="${(TOP + PLOT_H - height).toFixed(1)}" width="${(slot * 0.7).toFixed(1)}" height="${height.toFixed(1)}"><title>${`${dayName(day.date)}: ${dollars(amount, true)} (${quantities(day)})`}</title></rect>`;
     }),
     '\n',
   );
-  const summary = `${dollars(total)} over ${days.length} ${days.length === 1 ? 'day' : 'days'} with usage; the highest was ${dollars(micros(peak.amount_usd))} on ${dayName(peak.date)}. The table below has every day's figures.`;
+  const summary = `${dollars(total, true)} over ${days.length} ${days.length === 1 ? 'day' : 'days'} with usage; the highest was ${dollars(micros(peak.amount_usd), true)} on ${dayName(peak.date)}. The table below has every day's figures.`;
   return html`<figure class="chart">
 <svg role="img" aria-labelledby="${id}-title ${id}-desc" viewBox="0 0 ${WIDTH} ${HEIGHT}" width="100%" preserveAspectRatio="xMidYMid meet" xmlns="http://www.w3.org/2000/svg">
 <title id="${id}-title">Usage per day in ${monthName(month)}, in US dollars</title>
@@ -111,16 +111,28 @@ ${bars}
 export function usageTable(month: Month, days: DailyUsage[]): Html {
   if (days.length === 0) return html``;
   const quantityOf = (day: DailyUsage, type: string) => day.by_type.find((t) => t.type === type)?.quantity ?? 0;
+  const columns: Column[] = [
+    'Day',
+    ...USAGE_COLUMNS.map((type) => ({ label: capitalized(TYPE_WORDS[type][1]), numeric: true })),
+    { label: 'Amount', numeric: true },
+  ];
   const rows = join(
-    days.map(
-      (day) =>
-        html`<tr><th scope="row"><time datetime="${day.date}">${dayName(day.date)}</time></th>${USAGE_COLUMNS.map((type) => html`<td class="num">${quantityOf(day, type)}</td>`)}<td class="num">$${day.amount_usd}</td></tr>`,
+    days.map((day) =>
+      tableRow(
+        columns,
+        [
+          html`<time datetime="${day.date}">${dayName(day.date)}</time>`,
+          ...USAGE_COLUMNS.map((type) => quantityOf(day, type)),
+          dollars(day.amount_usd),
+        ],
+        { rowHeader: true },
+      ),
     ),
     '\n',
   );
   return html`<table class="usage-days">
 <caption>Usage by day in ${monthName(month)} (days with usage only)</caption>
-<thead><tr><th scope="col">Day</th>${USAGE_COLUMNS.map((type) => html`<th scope="col" class="num">${capitalized(TYPE_WORDS[type][1])}</th>`)}<th scope="col" class="num">Amount</th></tr></thead>
+${tableHead(columns)}
 <tbody>
 ${rows}
 </tbody>

@@ -4,6 +4,7 @@ import { html, join, type Html } from '../../../lib/html.ts';
 import type { keyView } from '../../organizations/service.ts';
 import type { SignedInContext } from '../guard.ts';
 import { confirmForm, field } from '../layout.ts';
+import { tableHead, tableRow, type Column } from '../data-table.ts';
 import { csrfField, revealOnce, sectionPage, when } from './shared.ts';
 
 export type KeyView = ReturnType<typeof keyView>;
@@ -14,23 +15,31 @@ const nameOf = (key: KeyView) => key.name ?? 'Unnamed key';
 const revokePath = (context: SignedInContext, key: KeyView) =>
   `${context.path}/keys/${encodeURIComponent(key.id)}/revoke`;
 
+const KEY_COLUMNS: readonly Column[] = [
+  'Name',
+  { label: 'Key', className: 'mono' },
+  'Created',
+  'Last used',
+  { label: 'Action', hiddenLabel: true },
+];
+
 function keysTable(context: SignedInContext, keys: KeyView[]): Html {
   if (keys.length === 0) return html`<p>No active keys.</p>`;
   const rows = join(
-    keys.map(
-      (key) => html`<tr>
-<td><strong>${nameOf(key)}</strong></td>
-<td class="mono">${key.prefix}…</td>
-<td>${when(key.created_at)}</td>
-<td>${when(key.last_used_at)}</td>
-<td><a class="button danger small-button" href="${revokePath(context, key)}" aria-label="Revoke the key ${nameOf(key)} (${key.prefix}…)">Revoke…</a></td>
-</tr>`,
+    keys.map((key) =>
+      tableRow(KEY_COLUMNS, [
+        html`<strong>${nameOf(key)}</strong>`,
+        `${key.prefix}…`,
+        when(key.created_at),
+        when(key.last_used_at),
+        html`<a class="button danger small-button" href="${revokePath(context, key)}" aria-label="Revoke the key ${nameOf(key)} (${key.prefix}…)">Revoke…</a>`,
+      ]),
     ),
     '\n',
   );
   return html`<table>
 <caption>Active API keys of ${context.signedIn.organizationName}, newest first. Only the first characters of a key are kept readable.</caption>
-<thead><tr><th scope="col">Name</th><th scope="col">Key</th><th scope="col">Created</th><th scope="col">Last used</th><th scope="col"><span class="visually-hidden">Action</span></th></tr></thead>
+${tableHead(KEY_COLUMNS)}
 <tbody>
 ${rows}
 </tbody>

@@ -35,10 +35,10 @@ describe('console API keys', () => {
     assert.equal(response.statusCode, 200);
     assert.match(response.body, /<a href="\/console\/keys" aria-current="page">API keys<\/a>/);
     assert.match(response.body, /<caption>Active API keys of /);
-    assert.match(response.body, /<td><strong>sign-up<\/strong><\/td>/);
-    assert.match(response.body, new RegExp(`<td class="mono">${org.apiKey.slice(0, 12)}…</td>`));
+    assert.match(response.body, /<td data-label="Name"><strong>sign-up<\/strong><\/td>/);
+    assert.match(response.body, new RegExp(`<td data-label="Key" class="mono">${org.apiKey.slice(0, 12)}…</td>`));
     // The harness used the sign-up key: its last use is shown.
-    assert.match(response.body, /<\/time><\/td>\n<td><time datetime="[^"]+">/);
+    assert.match(response.body, /<\/time><\/td>\n<td data-label="Last used"><time datetime="[^"]+">/);
     assert.ok(!response.body.includes(org.apiKey), 'never the whole key');
     assert.match(response.body, /<label for="key-name">Key name<\/label>/);
   });
@@ -84,8 +84,8 @@ describe('console API keys', () => {
     assert.equal(garbled.statusCode, 200);
     assert.doesNotMatch(garbled.body, /Copy it now/);
     assert.doesNotMatch(reload.body, /Copy it now/);
-    assert.match(reload.body, /<td><strong>production<\/strong><\/td>/);
-    assert.match(reload.body, new RegExp(`<td class="mono">${key.slice(0, 12)}…</td>`));
+    assert.match(reload.body, /<td data-label="Name"><strong>production<\/strong><\/td>/);
+    assert.match(reload.body, new RegExp(`<td data-label="Key" class="mono">${key.slice(0, 12)}…</td>`));
   });
 
   it('revokes a key after a confirmation page: the API answers 401 with it', async () => {

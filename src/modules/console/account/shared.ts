@@ -4,7 +4,8 @@ import { html, type Html, type HtmlValue } from '../../../lib/html.ts';
 import { ApiError } from '../../../lib/errors.ts';
 import type { SignedInContext } from '../guard.ts';
 import { time } from '../conversations/format.ts';
-import { hidden, layout } from '../layout.ts';
+import { hidden, layout, secretField } from '../layout.ts';
+import { sayFieldError } from '../field-errors.ts';
 
 export const PUBLIC = { auth: 'public' as const };
 export const HIDDEN = { hide: true };
@@ -57,8 +58,8 @@ export function postButton(
 }
 
 /**
- * A secret shown once (API key, webhook signing secret): selectable in a read-only field, with
- * the notice that it cannot be shown again. Announced on load.
+ * A secret shown once (API key, webhook signing secret, device key, enrollment token): its field
+ * with a Copy button, and the notice that it cannot be shown again. Announced on load.
  */
 export function revealOnce(options: {
   id: string;
@@ -69,8 +70,7 @@ export function revealOnce(options: {
 }): Html {
   return html`<section class="reveal" aria-labelledby="${options.id}-heading">
 ${notice('ok', html`<h2 id="${options.id}-heading">${options.heading}</h2><p><strong>Copy it now: it will not be shown again.</strong> ${options.explain}</p>`)}
-<label for="${options.id}">${options.label}</label>
-<input id="${options.id}" class="secret mono" type="text" value="${options.secret}" readonly spellcheck="false" autocomplete="off">
+${secretField(options)}
 </section>`;
 }
 
@@ -85,17 +85,10 @@ export const stateTag = (kind: 'ok' | 'warn' | 'bad' | 'idle', label: string) =>
 };
 
 /**
- * The field errors of a validation ApiError (field → message), or null for any other error. The
- * API's messages start with the field's JSON name; `words` says it as the form does ("The amount").
+ * The field errors of a validation ApiError (field → message), or null for any other error, in
+ * the form's words: `words` names each field as the form does ("The amount").
  */
 export function fieldErrorsOf(error: unknown, words: Record<string, string> = {}): Record<string, string> | null {
   if (!(error instanceof ApiError) || error.code !== 'invalid_request' || !error.errors?.length) return null;
-  return Object.fromEntries(
-    error.errors.map((e) => [
-      e.field,
-      Object.hasOwn(words, e.field) && e.message.startsWith(`${e.field} `)
-        ? `${words[e.field]}${e.message.slice(e.field.length)}`
-        : e.message,
-    ]),
-  );
+  return Object.fromEntries(error.errors.map((e) => [e.field, sayFieldError(e.field, e.message, words)]));
 }

@@ -6,6 +6,7 @@ import type { deliveryView } from '../../webhooks/views.ts';
 import type { WebhooksService, WebhookView } from '../../webhooks/service.ts';
 import type { SignedInContext } from '../guard.ts';
 import { field, hidden } from '../layout.ts';
+import { tableHead, tableRow, type Column } from '../data-table.ts';
 import { csrfField, postButton, revealOnce, sectionPage, stateTag, when } from './shared.ts';
 
 export type DeliveryView = ReturnType<typeof deliveryView>;
@@ -65,6 +66,15 @@ function retryCell(context: SignedInContext, webhook: WebhookView, delivery: Del
   );
 }
 
+const DELIVERY_COLUMNS: readonly Column[] = [
+  'Event',
+  'Status',
+  'Attempts',
+  'Last response',
+  'Time',
+  { label: 'Action', hiddenLabel: true },
+];
+
 /** A table of deliveries of one endpoint; `back` is where a retry returns to. */
 export function deliveriesTable(
   context: SignedInContext,
@@ -82,20 +92,20 @@ export function deliveriesTable(
         d.status === 'retrying' && d.next_attempt_at
           ? html`<br><span class="small">Next try ${when(d.next_attempt_at)}</span>`
           : html``;
-      return html`<tr>
-<td><a class="mono" href="${path(context, webhook.id)}/deliveries/${encodeURIComponent(d.id)}" aria-label="The ${d.event_type} delivery ${d.id}: request and responses">${d.event_type}</a><br><span class="small mono">${d.event_id}</span></td>
-<td>${stateTag(kind, label)}${next}</td>
-<td>${d.attempts}</td>
-<td>${response(d)}</td>
-<td>${when(d.created_at)}</td>
-<td>${retryCell(context, webhook, d, back)}</td>
-</tr>`;
+      return tableRow(DELIVERY_COLUMNS, [
+        html`<a class="mono" href="${path(context, webhook.id)}/deliveries/${encodeURIComponent(d.id)}" aria-label="The ${d.event_type} delivery ${d.id}: request and responses">${d.event_type}</a><br><span class="small mono">${d.event_id}</span>`,
+        html`${stateTag(kind, label)}${next}`,
+        d.attempts,
+        response(d),
+        when(d.created_at),
+        retryCell(context, webhook, d, back),
+      ]);
     }),
     '\n',
   );
   return html`<table class="deliveries">
 <caption>${caption}</caption>
-<thead><tr><th scope="col">Event</th><th scope="col">Status</th><th scope="col">Attempts</th><th scope="col">Last response</th><th scope="col">Time</th><th scope="col"><span class="visually-hidden">Action</span></th></tr></thead>
+${tableHead(DELIVERY_COLUMNS)}
 <tbody>
 ${rows}
 </tbody>

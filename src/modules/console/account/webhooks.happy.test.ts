@@ -51,7 +51,10 @@ describe('console webhooks', () => {
       ),
     );
     assert.match(second, /Delivered<\/span>/);
-    assert.match(second, /<td>1<\/td>\n<td><span class="mono">HTTP 200<\/span><\/td>/);
+    assert.match(
+      second,
+      /<td data-label="Attempts">1<\/td>\n<td data-label="Last response"><span class="mono">HTTP 200<\/span><\/td>/,
+    );
     assert.match(second, /<time datetime="2\d{3}-\d\d-\d\dT[^"]+">/);
     assert.doesNotMatch(second, /\/retry"/, 'no retry for a delivered event');
   });
@@ -92,12 +95,12 @@ describe('console webhooks', () => {
     for (let i = 0; i < 5; i++) await emitEvent(t, org.organizationId, 'cell.updated');
     await t.services.webhookWorker.deliverDue();
     const list = (await page(t, org, '/console/webhooks')).body;
-    assert.equal(list.match(/<tr>\n<td><a class="mono"/g)?.length, 5, 'five recent deliveries');
+    assert.equal(list.match(/<tr>\n<td data-label="Event"><a class="mono"/g)?.length, 5, 'five recent deliveries');
     assert.match(list, new RegExp(`<a href="/console/webhooks/${endpoint.id}">All deliveries to this endpoint</a>`));
 
     const log = await page(t, org, `/console/webhooks/${endpoint.id}`);
     assert.equal(log.statusCode, 200);
-    assert.equal(log.body.match(/<tr>\n<td><a class="mono"/g)?.length, 6);
+    assert.equal(log.body.match(/<tr>\n<td data-label="Event"><a class="mono"/g)?.length, 6);
     assert.match(log.body, /<h1 id="whk_[^"]+-heading" class="endpoint-url mono">/);
     const retried = await post(t, org, `/console/webhooks/${endpoint.id}/deliveries/${delivery.id}/retry`, {
       next: `/console/webhooks/${endpoint.id}`,

@@ -41,8 +41,8 @@ describe('console codes page', () => {
       ['7391', '482913'],
       'newest first; the text without a code and the other organization’s are not codes here',
     );
-    assert.match(page.body, /<td>Uber<\/td>/);
-    assert.match(page.body, /<td>Google<\/td>/);
+    assert.match(page.body, /<td data-label="Service">Uber<\/td>/);
+    assert.match(page.body, /<td data-label="Service">Google<\/td>/);
     assert.match(
       page.body,
       new RegExp(`href="/console/cells/${line.cell.id}/conversations/%2B14155550111#message-msg_`),

@@ -8,16 +8,23 @@ import { phone, time } from '../conversations/format.ts';
 import { SCRIPTS, threadPath } from '../conversations/pages.ts';
 import type { SignedInContext } from '../guard.ts';
 import { layout } from '../layout.ts';
+import { tableHead, tableRow, type Column } from '../data-table.ts';
 
 const codesTableId = (cellId: string) => `codes-${cellId}`;
 
+const CODE_COLUMNS: readonly Column[] = ['Code', 'Service', 'From', 'Received'];
+
 function codeRow(context: SignedInContext, cellId: string, code: CodeView): Html {
-  return html`<tr id="code-${code.message_id}">
-<td><strong class="mono code-value">${code.code}</strong></td>
-<td>${code.service ? code.service : html`<span class="small">Not named</span>`}</td>
-<td><a class="mono" href="${threadPath(context, cellId, code.from)}#message-${code.message_id}">${phone(code.from)}</a></td>
-<td>${time(code.received_at)}</td>
-</tr>`;
+  return tableRow(
+    CODE_COLUMNS,
+    [
+      html`<strong class="mono code-value">${code.code}</strong>`,
+      code.service ? code.service : html`<span class="small">Not named</span>`,
+      html`<a class="mono" href="${threadPath(context, cellId, code.from)}#message-${code.message_id}">${phone(code.from)}</a>`,
+      time(code.received_at),
+    ],
+    { id: `code-${code.message_id}` },
+  );
 }
 
 export interface CellCodes {
@@ -32,7 +39,7 @@ function cellSection(context: SignedInContext, { cell, codes }: CellCodes): Html
 <p id="${codesTableId(cell.id)}-empty" class="small"${codes.length > 0 ? ' hidden' : ''}>No codes yet: a text with a one-time code sent to this number appears here.</p>
 <table${codes.length === 0 ? ' hidden' : ''}>
 <caption>Latest codes received by ${cell.display_name}, newest first.</caption>
-<thead><tr><th scope="col">Code</th><th scope="col">Service</th><th scope="col">From</th><th scope="col">Received</th></tr></thead>
+${tableHead(CODE_COLUMNS)}
 <tbody id="${codesTableId(cell.id)}" data-cell="${cell.id}">
 ${join(
   codes.map((code) => codeRow(context, cell.id, code)),

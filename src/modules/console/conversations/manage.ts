@@ -7,7 +7,7 @@ import type { App } from '../../../http/types.ts';
 import { ApiError } from '../../../lib/errors.ts';
 import type { PaymentDetails } from '../../billing/offers.ts';
 import { paymentWords } from '../../billing/checkout-pages.ts';
-import { micros, usdString } from '../../billing/money.ts';
+import { dollars, micros } from '../../billing/money.ts';
 import { cellOperations } from '../../cells/operations.ts';
 import { plural } from '../../../lib/plural.ts';
 import type { CellView } from '../../cells/service.ts';
@@ -72,7 +72,7 @@ function paymentSection(context: SignedInContext, refusal: CreateRefusal, form: 
     cell_id: payment.cell_id ?? null,
     amount_micros: Math.round(Number(payment.amount_usd) * 1_000_000),
   });
-  const amount = `$${payment.amount_usd}`;
+  const amount = dollars(payment.amount_usd);
   const card = payment.rails.includes('card_processor')
     ? html`<form method="post" action="${context.path}/billing/pay">
 ${csrfField(context)}
@@ -111,7 +111,7 @@ export function newCellPage(
 ${join(
   view.tiers.map(
     ({ name, priceMicros, includedCells }) =>
-      html`<div class="check"><input type="radio" id="tier-${name}" name="tier" value="${name}"${(form.tier ?? 'starter') === name ? ' checked' : ''}><label for="tier-${name}">${capitalized(name)}: $${usdString(micros(priceMicros))} a month, ${plural(includedCells, 'cell')} included</label></div>`,
+      html`<div class="check"><input type="radio" id="tier-${name}" name="tier" value="${name}"${(form.tier ?? 'starter') === name ? ' checked' : ''}><label for="tier-${name}">${capitalized(name)}: ${dollars(micros(priceMicros))} a month, ${plural(includedCells, 'cell')} included</label></div>`,
   ),
   '\n',
 )}

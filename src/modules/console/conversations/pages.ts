@@ -8,6 +8,7 @@ import type { CellView } from '../../cells/service.ts';
 import type { MessageView } from '../../messages/views.ts';
 import type { SignedInContext } from '../guard.ts';
 import { layout } from '../layout.ts';
+import { tableHead, tableRow, type Column } from '../data-table.ts';
 import { phone, time } from './format.ts';
 import { hasError, type SendForm, sendForm } from './send-form.ts';
 import { quietHoursSection } from '../quiet-hours.ts';
@@ -142,14 +143,20 @@ const liveStatus = (liveUrl: string | null, texts: { offline: string; live: stri
     ? html`<p id="live-status" class="live-status small" role="status" data-live-url="${liveUrl}" data-live-text="${texts.live}">${texts.offline}</p>`
     : html``;
 
+const CELL_COLUMNS: readonly Column[] = ['Cell', 'Number', 'Phone', 'Status'];
+
 /** A row of the cells list (replaced live when the cell changes, added when one is created). */
 export function cellRow(context: SignedInContext, cell: CellView): Html {
-  return html`<tr id="cell-row-${cell.id}">
-<th scope="row"><a href="${cellPath(context, cell.id)}">${cell.display_name}</a><br><span class="small mono">${cell.id}</span></th>
-<td>${cell.phone_number ? html`<span class="mono">${phone(cell.phone_number)}</span>` : 'None yet'}</td>
-<td>${presence(cell)}</td>
-<td>${cellStatus(cell)}</td>
-</tr>`;
+  return tableRow(
+    CELL_COLUMNS,
+    [
+      html`<a href="${cellPath(context, cell.id)}">${cell.display_name}</a><br><span class="small mono">${cell.id}</span>`,
+      cell.phone_number ? html`<span class="mono">${phone(cell.phone_number)}</span>` : 'None yet',
+      presence(cell),
+      cellStatus(cell),
+    ],
+    { id: `cell-row-${cell.id}`, rowHeader: true },
+  );
 }
 
 export function cellsPage(
@@ -168,7 +175,7 @@ ${view.notice ? html`<p class="notice ok" role="status">${view.notice}</p>` : ''
 <p id="cells-empty"${cells.length > 0 ? ' hidden' : ''}>No cells yet. Create one here, or with the API: <code>POST /v1/cells {"display_name": "Support line"}</code>.</p>
 <table class="cells-table"${cells.length === 0 ? ' hidden' : ''}>
 <caption>The phone lines of ${context.signedIn.organizationName}. Open one to see its conversations and send a text.</caption>
-<thead><tr><th scope="col">Cell</th><th scope="col">Number</th><th scope="col">Phone</th><th scope="col">Status</th></tr></thead>
+${tableHead(CELL_COLUMNS)}
 <tbody id="cells">
 ${join(
   cells.map((cell) => cellRow(context, cell)),

@@ -10,6 +10,7 @@ import { phone, time } from '../conversations/format.ts';
 import { participantOf, threadPath } from '../conversations/pages.ts';
 import type { SignedInContext } from '../guard.ts';
 import { field, layout, selectField } from '../layout.ts';
+import { tableHead, tableRow, type Column } from '../data-table.ts';
 import { hasErrors, searchQueryString, TEXT_MAX, type SearchForm } from './search-form.ts';
 
 export const messagesPath = (context: SignedInContext) => `${context.path}/messages`;
@@ -22,16 +23,24 @@ const preview = (body: string) => {
   return chars.length > PREVIEW ? `${chars.slice(0, PREVIEW).join('')}…` : body;
 };
 
+const RESULT_COLUMNS: readonly Column[] = [
+  'Created',
+  'Cell',
+  'With',
+  { label: 'Text', className: 'message-text' },
+  'Status',
+];
+
 function resultRow(context: SignedInContext, message: MessageView, cellNames: ReadonlyMap<string, string>): Html {
   const participant = participantOf(message);
   const inbound = message.direction === 'inbound';
-  return html`<tr>
-<td>${time(message.created_at)}</td>
-<td>${cellNames.get(message.cell_id) ?? message.cell_id}</td>
-<td>${inbound ? 'From' : 'To'} <a class="mono" href="${threadPath(context, message.cell_id, participant)}#message-${message.id}">${phone(participant)}</a></td>
-<td class="message-text">${preview(message.body)}${message.code ? html` <span class="tag">code ${message.code}</span>` : ''}</td>
-<td>${capitalized(message.status)}</td>
-</tr>`;
+  return tableRow(RESULT_COLUMNS, [
+    time(message.created_at),
+    cellNames.get(message.cell_id) ?? message.cell_id,
+    html`${inbound ? 'From' : 'To'} <a class="mono" href="${threadPath(context, message.cell_id, participant)}#message-${message.id}">${phone(participant)}</a>`,
+    html`${preview(message.body)}${message.code ? html` <span class="tag">code ${message.code}</span>` : ''}`,
+    capitalized(message.status),
+  ]);
 }
 
 export function searchPage(
@@ -56,7 +65,7 @@ export function searchPage(
       ? html`<p id="no-results">No messages match this search.</p>`
       : html`<table class="search-results">
 <caption>Matching messages, newest first${results.cursor ? ' (a later page)' : ''}. Open a number to see the whole conversation.</caption>
-<thead><tr><th scope="col">Created</th><th scope="col">Cell</th><th scope="col">With</th><th scope="col">Text</th><th scope="col">Status</th></tr></thead>
+${tableHead(RESULT_COLUMNS)}
 <tbody>
 ${join(
   results.messages.map((message) => resultRow(context, message, cellNames)),

@@ -4,9 +4,18 @@ import { html, join, type Html, type HtmlValue } from '../../../lib/html.ts';
 import { when } from '../account/shared.ts';
 import type { AuditEntry } from '../../admin/audit.ts';
 import { sectionPage } from './layout.ts';
+import { tableHead, tableRow, type Column } from '../data-table.ts';
 import type { OperatorSession } from './service.ts';
 
 const BASE = '/console/operator';
+const AUDIT_COLUMNS: readonly Column[] = [
+  'When',
+  'Who',
+  'Action',
+  'Target',
+  'Reason',
+  { label: 'Detail', className: 'small' },
+];
 
 /** The page of a target, when the console has one. */
 function targetLink(target: AuditEntry['target']): Html {
@@ -34,15 +43,19 @@ export function auditPage(
   options: { targetId: string | null; nextCursor: string | null },
 ): Html {
   const rows = join(
-    entries.map(
-      (entry) => html`<tr>
-<th scope="row">${when(entry.created_at)}</th>
-<td>${entry.actor.label ?? 'Unlabelled token'}<br><span class="small mono">${entry.actor.admin_token_id}</span></td>
-<td><span class="tag mono">${entry.action}</span></td>
-<td>${entry.target.type} ${targetLink(entry.target)}</td>
-<td>${entry.reason ? entry.reason : html`<span class="small">None given</span>`}</td>
-<td class="small">${detail(entry)}</td>
-</tr>`,
+    entries.map((entry) =>
+      tableRow(
+        AUDIT_COLUMNS,
+        [
+          when(entry.created_at),
+          html`${entry.actor.label ?? 'Unlabelled token'}<br><span class="small mono">${entry.actor.admin_token_id}</span>`,
+          html`<span class="tag mono">${entry.action}</span>`,
+          html`${entry.target.type} ${targetLink(entry.target)}`,
+          entry.reason ? entry.reason : html`<span class="small">None given</span>`,
+          detail(entry),
+        ],
+        { rowHeader: true },
+      ),
     ),
     '\n',
   );
@@ -60,7 +73,7 @@ ${
     ? html`<p>No operator action recorded yet.</p>`
     : html`<div class="table-scroll" role="region" aria-labelledby="audit-caption" tabindex="0"><table>
 <caption id="audit-caption">Operator actions, newest first</caption>
-<thead><tr><th scope="col">When</th><th scope="col">Who</th><th scope="col">Action</th><th scope="col">Target</th><th scope="col">Reason</th><th scope="col">Detail</th></tr></thead>
+${tableHead(AUDIT_COLUMNS)}
 <tbody id="audit">
 ${rows}
 </tbody>

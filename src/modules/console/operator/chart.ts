@@ -3,6 +3,7 @@
 // one line per measure over the same time axis, and the same figures as a table of hours, which
 // is what screen readers and text browsers get.
 import { html, join, type Html } from '../../../lib/html.ts';
+import { tableHead, tableRow, type Column } from '../data-table.ts';
 
 export interface TelemetryPoint {
   battery_pct: number | null;
@@ -123,6 +124,13 @@ ${polylines}
 </figure>`;
 }
 
+const TELEMETRY_COLUMNS: readonly Column[] = [
+  'Hour',
+  { label: 'Battery', numeric: true },
+  'Charging',
+  { label: 'Signal', numeric: true },
+];
+
 /** The figures per hour (the last report of each hour that has one): the chart's text alternative. */
 export function telemetryTable(points: TelemetryPoint[]): Html {
   if (points.length === 0) return html`<p>The phone reported no battery or signal in the last 24 hours.</p>`;
@@ -131,13 +139,22 @@ export function telemetryTable(points: TelemetryPoint[]): Html {
   const rows = join(
     [...byHour.values()].map((p) => {
       const charging = p.charging === null ? '—' : p.charging ? 'Charging' : 'Not charging';
-      return html`<tr><th scope="row"><time datetime="${p.received_at}">${p.received_at.slice(0, 10)} ${hourOf(p.received_at)}:00</time></th><td class="num">${p.battery_pct === null ? '—' : `${p.battery_pct}%`}</td><td>${charging}</td><td class="num">${p.signal_dbm === null ? '—' : `${p.signal_dbm} dBm`}</td></tr>`;
+      return tableRow(
+        TELEMETRY_COLUMNS,
+        [
+          html`<time datetime="${p.received_at}">${p.received_at.slice(0, 10)} ${hourOf(p.received_at)}:00</time>`,
+          p.battery_pct === null ? '—' : `${p.battery_pct}%`,
+          charging,
+          p.signal_dbm === null ? '—' : `${p.signal_dbm} dBm`,
+        ],
+        { rowHeader: true },
+      );
     }),
     '\n',
   );
   return html`<table class="telemetry-hours">
 <caption>Last report of each hour (UTC)</caption>
-<thead><tr><th scope="col">Hour</th><th scope="col" class="num">Battery</th><th scope="col">Charging</th><th scope="col" class="num">Signal</th></tr></thead>
+${tableHead(TELEMETRY_COLUMNS)}
 <tbody>
 ${rows}
 </tbody>

@@ -6,6 +6,7 @@ import { revealOnce, stateTag, when } from '../account/shared.ts';
 import { telemetryChart, telemetryTable, type TelemetryPoint } from './chart.ts';
 import type { FleetFilter, FleetLine, FleetRow } from './fleet.ts';
 import { csrfInput, sectionPage } from './layout.ts';
+import { tableHead, tableRow, type Column } from '../data-table.ts';
 import type { OperatorSession } from './service.ts';
 import { devicePath } from './http.ts';
 import { phoneSettingsSection, simLinesSection, type PhoneForm } from './inventory-pages.ts';
@@ -27,6 +28,9 @@ const EMPTY_WORDS: Record<FleetFilter, string> = {
 };
 
 const dash = html`<span class="small">—</span>`;
+/** What a phone that never called the service shows for what only its calls tell (health, capabilities). */
+const NOT_REPORTED = html`<span class="small">Not reported yet</span>`;
+const neverConnected = (row: FleetRow) => row.device.last_seen_at === null;
 
 function battery(row: FleetRow): Html {
   const { battery_pct: pct, charging } = row.device;
@@ -41,6 +45,7 @@ function capabilities(row: FleetRow): Html {
     ['mms_send', 'MMS send'],
     ['mms_receive', 'MMS receive'],
   ];
+  if (neverConnected(row)) return NOT_REPORTED;
   const on = words.filter(([key]) => row.device.capabilities[key]).map(([, word]) => word);
   return html`<span class="small">${on.length === 0 ? 'SMS only' : `SMS, ${on.join(', ')}`}</span>`;
 }
@@ -49,7 +54,11 @@ function capabilities(row: FleetRow): Html {
 export function health(row: FleetRow, withReason = true): Html {
   const d = row.device;
   const kind = d.health === 'healthy' ? 'ok' : d.health === 'degraded' ? 'warn' : 'bad';
-  const state = stateTag(kind, d.health.charAt(0).toUpperCase() + d.health.slice(1));
+  // A phone starts healthy: until it connects that says nothing (other states came from somewhere).
+  const state =
+    neverConnected(row) && d.health === 'healthy'
+      ? NOT_REPORTED
+      : stateTag(kind, d.health.charAt(0).toUpperCase() + d.health.slice(1));
   const reason = withReason && d.health_reason ? html`<br><span class="small">${d.health_reason}</span>` : html``;
   const paused = d.paused
     ? html`<br>${stateTag('idle', 'Paused')}${withReason && d.paused_reason ? html`<br><span class="small">${d.paused_reason}</span>` : ''}`
@@ -57,8 +66,17 @@ export function health(row: FleetRow, withReason = true): Html {
   return html`${state}${reason}${paused}`;
 }
 
-export function presence(row: FleetRow): Html {
-  return row.device.online ? stateTag('ok', 'Online') : stateTag(row.device.last_seen_at ? 'bad' : 'idle', 'Offline');
+/** Online, offline, or never connected (a phone added whose app has not called yet), with when it was last seen. */
+export function presence(row: FleetRow, separator: Html = html` `): Html {
+  if (neverConnected(row)) return stateTag('idle', 'Never connected');
+  const state = row.device.online ? stateTag('ok', 'Online') : stateTag('bad', 'Offline');
+  return html`${state}${separator}<span class="small">Last seen </span>${when(row.device.last_seen_at)}`;
+}
+
+/** The fleet's count line ("3 phones in the rack, 2 online."); the live view replaces it as phones come and go. */
+export function fleetSummary(rows: readonly FleetRow[]): string {
+  const online = rows.filter((row) => row.device.online).length;
+  return `${rows.length} ${rows.length === 1 ? 'phone' : 'phones'} in the rack, ${online} online.`;
 }
 
 function organizationLink(id: string | null, name: string | null, none: string): Html {
@@ -93,7 +111,7 @@ export function fleetRow(row: FleetRow): Html {
   return html`<tr id="device-${d.id}">
 <th scope="row"><a href="${devicePath(d.id)}" class="mono">${d.phone_number ?? d.id}</a>${d.label ? html`<br><span class="small">${d.label}</span>` : ''}</th>
 <td data-label="Cell and organization">${cellsOf(row)}</td>
-<td data-label="Presence">${presence(row)}<br><span class="small">Last seen </span>${when(d.last_seen_at)}</td>
+<td data-label="Presence">${presence(row, html`<br>`)}</td>
 <td data-label="Health">${health(row)}</td>
 <td data-label="Battery" class="num">${battery(row)}</td>
 <td data-label="Signal" class="num">${d.signal_dbm === null ? dash : `${d.signal_dbm} dBm`}</td>
@@ -109,7 +127,7 @@ const FLEET_HEAD = html`<thead><tr><th scope="col">Phone</th><th scope="col">Cel
 export function fleetPage(
   session: OperatorSession,
   rows: FleetRow[],
-  options: { filter: FleetFilter; liveUrl: string | null; total: number; online: number; notice?: Html },
+  options: { filter: FleetFilter; liveUrl: string | null; summary: string; notice?: Html },
 ): Html {
   const filters = join(
     (Object.keys(FILTER_WORDS) as FleetFilter[]).map(
@@ -127,7 +145,7 @@ export function fleetPage(
     'Fleet',
     html`<h1>Fleet</h1>
 ${options.notice ?? ''}
-<p class="lead">${options.total} ${options.total === 1 ? 'phone' : 'phones'} in the rack, ${options.online} online. <a class="button secondary small-button" href="${BASE}/devices/new">Add a phone</a></p>
+<p class="lead"><span id="fleet-summary">${options.summary}</span> <a class="button secondary small-button" href="${BASE}/devices/new">Add a phone</a></p>
 <nav aria-label="Filter phones" class="filters small">${filters}</nav>
 ${live}
 <p id="fleet-empty"${empty ? '' : ' hidden'}>${EMPTY_WORDS[options.filter]}</p>
@@ -165,18 +183,37 @@ export interface FailureView {
   failed_at: string | null;
 }
 
+const FAILURE_COLUMNS: readonly Column[] = [
+  { label: 'Message', className: 'mono' },
+  'Failed',
+  { label: 'To', className: 'mono' },
+  'Error code',
+  'Error message',
+  { label: 'Attempts', numeric: true },
+];
+
 function failuresTable(failures: FailureView[]): Html {
   if (failures.length === 0) return html`<p>No failed message on this phone.</p>`;
   const rows = join(
-    failures.map(
-      (f) =>
-        html`<tr><th scope="row" class="mono">${f.id}</th><td>${when(f.failed_at, 'Unknown')}</td><td class="mono">${f.to_number}</td><td><span class="tag mono">${f.error_code ?? 'no code'}</span></td><td>${f.error_message ? f.error_message : dash}</td><td class="num">${f.attempts}</td></tr>`,
+    failures.map((f) =>
+      tableRow(
+        FAILURE_COLUMNS,
+        [
+          f.id,
+          when(f.failed_at, 'Unknown'),
+          f.to_number,
+          html`<span class="tag mono">${f.error_code ?? 'no code'}</span>`,
+          f.error_message ? f.error_message : dash,
+          f.attempts,
+        ],
+        { rowHeader: true },
+      ),
     ),
     '\n',
   );
   return html`<div class="table-scroll" role="region" aria-labelledby="failures-caption" tabindex="0"><table>
 <caption id="failures-caption">The phone's latest failed messages, newest first</caption>
-<thead><tr><th scope="col">Message</th><th scope="col">Failed</th><th scope="col">To</th><th scope="col">Error code</th><th scope="col">Error message</th><th scope="col" class="num">Attempts</th></tr></thead>
+${tableHead(FAILURE_COLUMNS)}
 <tbody>
 ${rows}
 </tbody>
@@ -279,7 +316,7 @@ ${options.notice ?? ''}
 ${reveal}
 <dl class="facts">
 <dt>Device</dt><dd class="mono">${d.id}</dd>
-<dt>Presence</dt><dd>${presence(row)} <span class="small">last seen</span> ${when(d.last_seen_at)}</dd>
+<dt>Presence</dt><dd>${presence(row)}</dd>
 <dt>Cell</dt><dd>${row.cellName ? html`${row.cellName} <span class="small mono">${d.cell_id ?? ''}</span>` : 'No cell'}</dd>
 <dt>Organization</dt><dd>${row.organizationId ? html`<a href="${BASE}/organizations/${encodeURIComponent(row.organizationId)}">${row.organizationName ?? row.organizationId}</a>` : 'None'}</dd>
 ${row.lines.length > 0 ? html`<dt>SIM lines</dt><dd>${simLines(row.lines)}</dd>` : ''}

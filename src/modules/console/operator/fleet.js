@@ -1,6 +1,7 @@
 // Live updates of the operator's fleet table (progressive enhancement: without this script a
 // reload shows the same state). The page's #live-status names its stream; each `device-row`
-// event carries a server-rendered row that replaces the phone's row by id, or joins the table.
+// event carries a server-rendered row that replaces the phone's row by id, or joins the table;
+// `fleet-summary` carries the count line above it.
 
 const status = document.getElementById('live-status');
 const url = status?.dataset.liveUrl;
@@ -32,6 +33,10 @@ function connect() {
   });
   source.addEventListener('device-removed', (event) => {
     document.getElementById(`device-${JSON.parse(event.data).id}`)?.remove();
+  });
+  source.addEventListener('fleet-summary', (event) => {
+    const summary = document.getElementById('fleet-summary');
+    if (summary) summary.textContent = JSON.parse(event.data).text;
   });
   source.addEventListener('signed-out', () => {
     source.close();

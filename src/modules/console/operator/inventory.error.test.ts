@@ -44,7 +44,8 @@ describe('operator console: the inventory, bad input', () => {
     const good = { phone_number: uniquePhoneNumber(), label: '', send_rate_per_minute: '', daily_send_limit: '' };
     const cases: [Record<string, string>, number, string, RegExp][] = [
       [{ ...good, phone_number: ' ' }, 400, 'phone-number', /Enter the phone number/],
-      [{ ...good, phone_number: '12345' }, 400, 'phone-number', /valid phone number/],
+      // In the form's words, not the API's field name ("Phone_number must ...").
+      [{ ...good, phone_number: '12345' }, 400, 'phone-number', /(?<=>)The phone number must be a valid phone number/],
       [{ ...good, phone_number: spare.phoneNumber }, 409, 'phone-number', /already in the inventory/],
       [{ ...good, send_rate_per_minute: 'fast' }, 400, 'phone-rate', /Enter a whole number/],
       [{ ...good, send_rate_per_minute: '2.5' }, 400, 'phone-rate', /Enter a whole number/],

@@ -10,6 +10,7 @@ import type { FastifyReply } from 'fastify';
 import type { App } from '../../../http/types.ts';
 import { ApiError } from '../../../lib/errors.ts';
 import { param, text } from '../account/shared.ts';
+import { sayFieldError } from '../field-errors.ts';
 import { registerFormParser, sendPage } from '../http.ts';
 import { devicePath, OPERATOR_PATH, redirect } from './http.ts';
 import { addPhonePage, removePhonePage, SETTINGS, simField, type PhoneForm } from './inventory-pages.ts';
@@ -24,6 +25,8 @@ const WANTED: Record<string, string> = {
   daily_send_limit: 'Enter a whole number from 1 to 10,000.',
   label: 'The label is at most 100 characters.',
 };
+/** The form's names of the operation's fields, for its other refusals ("The phone number must …"). */
+const LABELS = { phone_number: 'The phone number' };
 
 /**
  * The posted settings as the operation's input: an empty field is left out (the default on add,
@@ -54,7 +57,7 @@ function refusalOf(error: unknown, values: Record<string, string>): { form: Phon
   if (!(error instanceof ApiError) || error.code === 'not_found' || error.status >= 500) return null;
   const form: PhoneForm = { values, errors: {} };
   for (const e of error.errors ?? [])
-    form.errors[e.field] ??= WANTED[e.field] ?? e.message.charAt(0).toUpperCase() + e.message.slice(1);
+    form.errors[e.field] ??= WANTED[e.field] ?? sayFieldError(e.field, e.message, LABELS);
   if (Object.keys(form.errors).length === 0) {
     if (error.code === 'conflict' && 'phone_number' in values) form.errors.phone_number = error.message;
     else form.notice = error.message;

@@ -2,11 +2,12 @@
 // not events of any organization (heartbeats are not in the outbox), so the view reads the fleet
 // every few seconds, once for all open streams, and sends each stream the rows whose rendering
 // changed since it last sent them (`device-row`), and the ids of phones that left the inventory
-// (`device-removed`). A new stream first gets every row, so nothing between the page and the
+// (`device-removed`), and the fleet's count line when it changed (`fleet-summary`). A new stream first gets every row, so nothing between the page and the
 // stream is missed. A session check at every tick ends the streams of a signed-out operator.
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { FleetRow } from './fleet.ts';
 import type { Html } from '../../../lib/html.ts';
+import { fleetSummary } from './fleet-pages.ts';
 
 export const FLEET_LIVE_INTERVAL_MS = 5_000;
 /** Open operator streams per process: a console for a few operators, not a public feed. */
@@ -17,6 +18,7 @@ interface Stream {
   request: FastifyRequest;
   reply: FastifyReply;
   sent: Map<string, string>;
+  summary?: string;
 }
 
 export interface FleetLiveDeps {
@@ -117,6 +119,10 @@ export class FleetLive {
       stream.sent.delete(id);
       this.write(stream, 'device-removed', { id });
     }
+    const summary = fleetSummary(rows);
+    if (stream.summary === summary) return;
+    stream.summary = summary;
+    this.write(stream, 'fleet-summary', { text: summary });
   }
 
   private write(stream: Stream, event: string, data: unknown): void {

@@ -83,7 +83,7 @@ describe('operator console in a browser', { skip: skipWithoutChromium }, () => {
       assert.match(String(await row.textContent()), /Online/);
       assert.match(String(await row.textContent()), /100%/, 'the simulator reports its battery');
     }
-    assert.match(String(await page.locator(`#device-${spare.id}`).textContent()), /Offline/);
+    assert.match(String(await page.locator(`#device-${spare.id}`).textContent()), /Never connected/);
     await page.getByText('Live: rows update as phones report.').waitFor();
     await shot(page, 'fleet');
 

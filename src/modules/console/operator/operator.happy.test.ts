@@ -253,11 +253,7 @@ describe('operator console: fleet and phones', () => {
     );
     const before = live.frames.length;
     await t.services.operatorConsole.live?.tick();
-    assert.equal(
-      live.frames.filter((f) => f.event === 'device-row').length,
-      before - 1,
-      'nothing changed: nothing sent',
-    );
+    assert.equal(live.frames.length, before, 'nothing changed: nothing sent');
     live.close();
   });
 
@@ -270,6 +266,11 @@ describe('operator console: fleet and phones', () => {
       () => live.frames.some((f) => f.event === 'device-row' && f.data.id === phone.id),
       'the new phone',
     );
+    // The count line above the table follows: one more phone, not online.
+    const counts = live.frames.filter((f) => f.event === 'fleet-summary').map((f) => String(f.data.text));
+    assert.equal(counts.length, 2, 'the count line first, then once changed');
+    const [total, online] = (counts[0].match(/\d+/g) ?? []).map(Number);
+    assert.equal(counts[1], `${total + 1} phones in the rack, ${online} online.`);
     assert.equal(
       (await t.app.inject({ method: 'DELETE', url: `/v1/admin/devices/${phone.id}`, headers: admin })).statusCode,
       204,

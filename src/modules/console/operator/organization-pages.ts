@@ -3,6 +3,8 @@
 // and x402 deposits (held ones assigned to an organization by a form).
 import { html, join, type Html, type HtmlValue } from '../../../lib/html.ts';
 import { field } from '../layout.ts';
+import { dollars, dollarsOfNumber } from '../../billing/money.ts';
+import { tableHead, tableRow, type Column } from '../data-table.ts';
 import { monthName, usageChart, usageTable, type DailyUsage, type Month } from '../account/chart.ts';
 import { stateTag, when } from '../account/shared.ts';
 import { csrfInput, sectionPage } from './layout.ts';
@@ -10,7 +12,39 @@ import type { OperatorSession } from './service.ts';
 
 const BASE = '/console/operator';
 export const organizationPath = (id: string) => `${BASE}/organizations/${encodeURIComponent(id)}`;
-const dollars = (usd: number | string) => `$${typeof usd === 'number' ? usd.toFixed(2) : usd}`;
+
+const ORGANIZATION_COLUMNS: readonly Column[] = [
+  'Organization',
+  'Status',
+  'Billing state',
+  'Tier',
+  { label: 'Balance', numeric: true },
+  { label: 'Active cells', numeric: true },
+  'Period ends',
+];
+const CELL_COLUMNS: readonly Column[] = ['Cell', { label: 'Number', className: 'mono' }, 'Status', 'Phone'];
+const LEDGER_COLUMNS: readonly Column[] = [
+  'When',
+  'Kind',
+  { label: 'Amount', numeric: true },
+  'Description',
+  { label: 'Reference', className: 'mono small' },
+];
+const USAGE_COLUMNS: readonly Column[] = [
+  'Type',
+  { label: 'Quantity', numeric: true },
+  { label: 'Records', numeric: true },
+  { label: 'Amount', numeric: true },
+];
+const depositColumns = (status: 'held' | 'credited'): readonly Column[] => [
+  { label: 'Deposit', className: 'mono' },
+  { label: 'Received' },
+  { label: 'Amount', numeric: true },
+  { label: 'Network' },
+  { label: 'From', className: 'mono small' },
+  { label: 'Transaction', className: 'mono small' },
+  { label: status === 'held' ? 'Assign to' : 'Organization' },
+];
 
 export interface OrganizationListItem {
   id: string;
@@ -39,16 +73,20 @@ export function organizationsPage(
   options: { states: readonly string[]; state: string | null; email: string; nextCursor: string | null },
 ): Html {
   const rows = join(
-    organizations.map(
-      (org) => html`<tr>
-<th scope="row"><a href="${organizationPath(org.id)}">${org.name}</a><br><span class="small">${org.email}</span></th>
-<td>${org.status}</td>
-<td>${billingState(org.billing_state)}</td>
-<td>${org.tier ? org.tier : html`<span class="small">None</span>`}</td>
-<td class="num">${dollars(org.prepaid_balance_usd)}</td>
-<td class="num">${org.active_cells}</td>
-<td>${when(org.current_period_end, 'No period')}</td>
-</tr>`,
+    organizations.map((org) =>
+      tableRow(
+        ORGANIZATION_COLUMNS,
+        [
+          html`<a href="${organizationPath(org.id)}">${org.name}</a><br><span class="small">${org.email}</span>`,
+          org.status,
+          billingState(org.billing_state),
+          org.tier ? org.tier : html`<span class="small">None</span>`,
+          dollarsOfNumber(org.prepaid_balance_usd),
+          org.active_cells,
+          when(org.current_period_end, 'No period'),
+        ],
+        { rowHeader: true },
+      ),
     ),
     '\n',
   );
@@ -74,7 +112,7 @@ ${
     ? html`<p>No organization matches.</p>`
     : html`<div class="table-scroll" role="region" aria-labelledby="orgs-caption" tabindex="0"><table>
 <caption id="orgs-caption">Organizations, newest first, with their billing</caption>
-<thead><tr><th scope="col">Organization</th><th scope="col">Status</th><th scope="col">Billing state</th><th scope="col">Tier</th><th scope="col" class="num">Balance</th><th scope="col" class="num">Active cells</th><th scope="col">Period ends</th></tr></thead>
+${tableHead(ORGANIZATION_COLUMNS)}
 <tbody>
 ${rows}
 </tbody>
@@ -209,11 +247,21 @@ ${tierError ? html`<p class="field-error" id="grant-tier-error">${tierError}</p>
     options.cells.length === 0
       ? html`<p>No cells.</p>`
       : html`<table><caption>Cells that are not released</caption>
-<thead><tr><th scope="col">Cell</th><th scope="col">Number</th><th scope="col">Status</th><th scope="col">Phone</th></tr></thead>
+${tableHead(CELL_COLUMNS)}
 <tbody>${join(
-          options.cells.map(
-            (cell) =>
-              html`<tr><th scope="row">${cell.display_name}<br><span class="small mono">${cell.id}</span></th><td class="mono">${cell.phone_number ?? '—'}</td><td>${cell.status}</td><td>${cell.device_id ? html`<a class="mono" href="${BASE}/devices/${encodeURIComponent(cell.device_id)}">${cell.device_id}</a>` : '—'}</td></tr>`,
+          options.cells.map((cell) =>
+            tableRow(
+              CELL_COLUMNS,
+              [
+                html`${cell.display_name}<br><span class="small mono">${cell.id}</span>`,
+                cell.phone_number ?? '—',
+                cell.status,
+                cell.device_id
+                  ? html`<a class="mono" href="${BASE}/devices/${encodeURIComponent(cell.device_id)}">${cell.device_id}</a>`
+                  : '—',
+              ],
+              { rowHeader: true },
+            ),
           ),
           '\n',
         )}</tbody></table>`;
@@ -222,23 +270,33 @@ ${tierError ? html`<p class="field-error" id="grant-tier-error">${tierError}</p>
       ? html`<p>No ledger entries.</p>`
       : html`<div class="table-scroll" role="region" aria-labelledby="ledger-caption" tabindex="0"><table>
 <caption id="ledger-caption">Latest ledger entries, newest first</caption>
-<thead><tr><th scope="col">When</th><th scope="col">Kind</th><th scope="col" class="num">Amount</th><th scope="col">Description</th><th scope="col">Reference</th></tr></thead>
+${tableHead(LEDGER_COLUMNS)}
 <tbody>${join(
-          options.ledger.map(
-            (entry) =>
-              html`<tr><th scope="row">${when(entry.created_at)}</th><td>${entry.kind.replaceAll('_', ' ')}</td><td class="num">$${entry.amount_usd}</td><td>${entry.description ? entry.description : '—'}</td><td class="mono small">${entry.reference ? entry.reference : '—'}</td></tr>`,
+          options.ledger.map((entry) =>
+            tableRow(
+              LEDGER_COLUMNS,
+              [
+                when(entry.created_at),
+                entry.kind.replaceAll('_', ' '),
+                dollars(entry.amount_usd),
+                entry.description ? entry.description : '—',
+                entry.reference ? entry.reference : '—',
+              ],
+              { rowHeader: true },
+            ),
           ),
           '\n',
         )}</tbody></table></div>`;
   const chart = usageChart('usage-chart', options.month, options.days) ?? '';
   const usage = html`${chart}
 ${usageTable(options.month, options.days)}
-<table><caption>Usage by type in ${monthName(options.month)}: $${options.usage.amount_usd}</caption>
-<thead><tr><th scope="col">Type</th><th scope="col" class="num">Quantity</th><th scope="col" class="num">Records</th><th scope="col" class="num">Amount</th></tr></thead>
+<table><caption>Usage by type in ${monthName(options.month)}: ${dollars(options.usage.amount_usd)}</caption>
+${tableHead(USAGE_COLUMNS)}
 <tbody>${join(
-    options.usage.by_type.map(
-      (t) =>
-        html`<tr><th scope="row">${t.type.replace('_', ' ')}</th><td class="num">${t.quantity}</td><td class="num">${t.records}</td><td class="num">$${t.amount_usd}</td></tr>`,
+    options.usage.by_type.map((t) =>
+      tableRow(USAGE_COLUMNS, [t.type.replace('_', ' '), t.quantity, t.records, dollars(t.amount_usd)], {
+        rowHeader: true,
+      }),
     ),
     '\n',
   )}</tbody></table>`;
@@ -275,8 +333,8 @@ ${options.notice ?? ''}
 <dt>Status</dt><dd>${org.status}</dd>
 <dt>Billing state</dt><dd>${billingState(b.state)}</dd>
 <dt>Tier</dt><dd>${b.tier ? b.tier : 'None'}</dd>
-<dt>Prepaid balance</dt><dd>${dollars(b.prepaid_balance_usd)}</dd>
-<dt>Amount due</dt><dd>${dollars(b.amount_due_usd)}</dd>
+<dt>Prepaid balance</dt><dd>${dollarsOfNumber(b.prepaid_balance_usd)}</dd>
+<dt>Amount due</dt><dd>${dollarsOfNumber(b.amount_due_usd)}</dd>
 <dt>Period ends</dt><dd>${when(b.current_period_end, 'No period')}</dd>
 <dt>Cells</dt><dd>${b.cells.active} active, ${b.cells.included} included in the tier</dd>
 <dt>Created</dt><dd>${when(org.created_at)}</dd>
@@ -340,7 +398,19 @@ ${reasonError ? html`<p class="field-error" id="${id}-reason-error">${mine?.erro
           : deposit.organization_id
             ? html`<a href="${organizationPath(deposit.organization_id)}" class="mono">${deposit.organization_id}</a>`
             : '—';
-      return html`<tr><th scope="row" class="mono">${deposit.id}</th><td>${when(deposit.created_at)}</td><td class="num">$${deposit.amount_usd}</td><td>${deposit.network}</td><td class="mono small">${deposit.from}</td><td class="mono small">${deposit.transaction}</td><td>${assign}</td></tr>`;
+      return tableRow(
+        depositColumns(options.status),
+        [
+          deposit.id,
+          when(deposit.created_at),
+          dollars(deposit.amount_usd),
+          deposit.network,
+          deposit.from,
+          deposit.transaction,
+          assign,
+        ],
+        { rowHeader: true },
+      );
     }),
     '\n',
   );
@@ -363,7 +433,7 @@ ${
     ? html`<p>No ${options.status} deposits.</p>`
     : html`<div class="table-scroll" role="region" aria-labelledby="deposits-caption" tabindex="0"><table>
 <caption id="deposits-caption">${options.status === 'held' ? 'Held deposits, newest first' : 'Credited deposits, newest first'}</caption>
-<thead><tr><th scope="col">Deposit</th><th scope="col">Received</th><th scope="col" class="num">Amount</th><th scope="col">Network</th><th scope="col">From</th><th scope="col">Transaction</th><th scope="col">${options.status === 'held' ? 'Assign to' : 'Organization'}</th></tr></thead>
+${tableHead(depositColumns(options.status))}
 <tbody>
 ${rows}
 </tbody>

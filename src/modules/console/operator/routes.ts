@@ -18,7 +18,7 @@ import { ApiError } from '../../../lib/errors.ts';
 import { noticeOf, text } from '../account/shared.ts';
 import { flashCookie, fromOwnOrigin, readCookie, registerFormParser, sendPage, type ConsoleHttp } from '../http.ts';
 import { FLEET_FILTERS, type FleetFilter } from './fleet.ts';
-import { devicePage, fleetPage, fleetRow, type DevicePageOptions } from './fleet-pages.ts';
+import { devicePage, fleetPage, fleetRow, fleetSummary, type DevicePageOptions } from './fleet-pages.ts';
 import {
   OPERATOR_PATH,
   clearedOperatorCookie,
@@ -241,8 +241,7 @@ export function registerFleetPages(scope: App, operator: OperatorConsole): void 
       // Only the unfiltered table is live: a filtered one would have rows leave and join it.
       liveUrl: filter === 'all' ? `${OPERATOR_PATH}/fleet/live` : null,
       notice: noticeOf(query, FLEET_NOTICES),
-      total: all.length,
-      online: all.filter((row) => row.device.online).length,
+      summary: fleetSummary(all),
     });
   });
 

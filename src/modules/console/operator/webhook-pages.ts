@@ -2,6 +2,7 @@
 // as pages: the endpoints with an add form, one endpoint with its latest deliveries and its
 // actions, a secret shown once, and the confirmation of a delete. Routes in webhook-routes.ts.
 import { html, join, type Html } from '../../../lib/html.ts';
+import { tableHead, tableRow, type Column } from '../data-table.ts';
 import { DEVICE_EVENT_TYPES } from '../../devices/events.ts';
 import type { WebhookView } from '../../webhooks/service.ts';
 import { revealOnce, when } from '../account/shared.ts';
@@ -71,6 +72,16 @@ ${boxes}
 </form>`;
 }
 
+const WEBHOOK_COLUMNS: readonly Column[] = ['URL', 'Events', 'State', 'Added'];
+const DELIVERY_COLUMNS: readonly Column[] = [
+  { label: 'Event', className: 'mono' },
+  'Status',
+  { label: 'Attempts', numeric: true },
+  'Last answer',
+  'Created',
+  { label: 'Action', hiddenLabel: true },
+];
+
 export function webhooksPage(
   session: OperatorSession,
   view: {
@@ -83,9 +94,12 @@ export function webhooksPage(
   },
 ): Html {
   const rows = join(
-    view.webhooks.map(
-      (w) =>
-        html`<tr><th scope="row"><a href="${webhookPath(w.id)}" class="mono">${w.url}</a></th><td>${eventsOf(w)}</td><td>${stateOf(w)}</td><td>${when(w.created_at)}</td></tr>`,
+    view.webhooks.map((w) =>
+      tableRow(
+        WEBHOOK_COLUMNS,
+        [html`<a href="${webhookPath(w.id)}" class="mono">${w.url}</a>`, eventsOf(w), stateOf(w), when(w.created_at)],
+        { rowHeader: true },
+      ),
     ),
     '\n',
   );
@@ -94,7 +108,7 @@ export function webhooksPage(
       ? html`<p>No endpoint yet: add one to hear of phones going offline, low batteries and SIM trouble.</p>`
       : html`<div class="table-scroll" role="region" aria-labelledby="webhooks-caption" tabindex="0"><table>
 <caption id="webhooks-caption">The operator's endpoints</caption>
-<thead><tr><th scope="col">URL</th><th scope="col">Events</th><th scope="col">State</th><th scope="col">Added</th></tr></thead>
+${tableHead(WEBHOOK_COLUMNS)}
 <tbody>
 ${rows}
 </tbody>
@@ -142,12 +156,22 @@ export function webhookPage(
       ? html`<p>No delivery yet.</p>`
       : html`<div class="table-scroll" role="region" aria-labelledby="deliveries-caption" tabindex="0"><table>
 <caption id="deliveries-caption">Deliveries, newest first</caption>
-<thead><tr><th scope="col">Event</th><th scope="col">Status</th><th scope="col" class="num">Attempts</th><th scope="col">Last answer</th><th scope="col">Created</th><th scope="col">Action</th></tr></thead>
+${tableHead(DELIVERY_COLUMNS)}
 <tbody>
 ${join(
-  view.deliveries.map(
-    (d) =>
-      html`<tr><th scope="row" class="mono">${d.event_type}</th><td>${d.status}</td><td class="num">${d.attempts}</td><td>${d.last_status_code ?? (d.last_error ? d.last_error : '—')}</td><td>${when(d.created_at)}</td><td>${webhook.enabled ? actionButton(session, `${base}/deliveries/${encodeURIComponent(d.id)}/retry`, 'Retry') : ''}</td></tr>`,
+  view.deliveries.map((d) =>
+    tableRow(
+      DELIVERY_COLUMNS,
+      [
+        d.event_type,
+        d.status,
+        d.attempts,
+        d.last_status_code ?? (d.last_error ? d.last_error : '—'),
+        when(d.created_at),
+        webhook.enabled ? actionButton(session, `${base}/deliveries/${encodeURIComponent(d.id)}/retry`, 'Retry') : '',
+      ],
+      { rowHeader: true },
+    ),
   ),
   '\n',
 )}

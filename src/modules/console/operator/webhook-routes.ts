@@ -14,6 +14,7 @@ import { DEVICE_EVENT_TYPES } from '../../devices/events.ts';
 import { noticeOf, withNotice } from '../account/shared.ts';
 import type { Ask } from '../binder.ts';
 import { errorNotice } from '../layout.ts';
+import { sayFieldError } from '../field-errors.ts';
 import { operatorMessagePage } from './layout.ts';
 import { operatorBinder, type OperatorConsole } from './module.ts';
 import { createFromForm } from '../act.ts';
@@ -34,6 +35,7 @@ const NOTICES = {
   retried: 'Delivery queued: it is attempted again in a moment.',
   existing: 'This endpoint was already added (the form was sent twice); its secret was shown the first time.',
 };
+const URL_LABELS = { url: 'The URL', event_types: 'The events' };
 const ENDPOINTS_PER_PAGE = 50;
 const DELIVERIES_PER_PAGE = 20;
 const newForm = (): OperatorWebhookForm => ({ clientId: `operator_${randomBase62(24)}`, url: '', eventTypes: [] });
@@ -110,9 +112,8 @@ export function registerOperatorWebhookPages(scope: App, operator: OperatorConso
         result = await createFromForm(create, form.clientId, () => newForm().clientId);
       } catch (error) {
         if (!(error instanceof ApiError) || error.status >= 500) throw error;
-        const said =
-          error.errors?.find((e) => e.field === 'url')?.message ?? error.errors?.[0]?.message ?? error.message;
-        return again(said.charAt(0).toUpperCase() + said.slice(1));
+        const refused = error.errors?.find((e) => e.field === 'url') ?? error.errors?.[0];
+        return again(refused ? sayFieldError(refused.field, refused.message, URL_LABELS) : error.message);
       }
       const { webhooks, next_cursor: nextCursor } = await list(ask);
       const { created, webhook } = result as { created: boolean; webhook: { url: string; secret?: string } };

@@ -11,6 +11,7 @@ import { SCRIPTS } from '../conversations/pages.ts';
 import { confirmationPage } from '../pages.ts';
 import type { SignedInContext } from '../guard.ts';
 import { errorNotice, field, hidden, layout } from '../layout.ts';
+import { tableHead, tableRow, type Column } from '../data-table.ts';
 import { quietHoursSection, type QuietHoursForm } from '../quiet-hours.ts';
 import { randomBase62 } from '../../../lib/secrets.ts';
 
@@ -70,6 +71,8 @@ ${error ? html`<p class="field-error" id="${idPrefix}-error">${error}</p>` : ''}
 </fieldset>`;
 }
 
+const POD_COLUMNS: readonly Column[] = ['Pod', 'Cells', 'Quiet hours'];
+
 export function podsPage(
   context: SignedInContext,
   view: { pods: PodView[]; nextCursor: string | null; cells: CellView[]; form?: FormState; status?: number },
@@ -86,13 +89,23 @@ export function podsPage(
 ${view.pods.length === 0 ? html`<p id="pods-empty">No pods yet.</p>` : ''}
 <table${view.pods.length === 0 ? ' hidden' : ''}>
 <caption>The pods of ${context.signedIn.organizationName}.</caption>
-<thead><tr><th scope="col">Pod</th><th scope="col">Cells</th><th scope="col">Quiet hours</th></tr></thead>
+${tableHead(POD_COLUMNS)}
 <tbody id="pods">
 ${join(
-  view.pods.map(
-    (pod) => html`<tr><th scope="row"><a href="${podPath(context, pod.id)}">${pod.name}</a></th>
-<td>${pod.cell_ids.length === 0 ? html`<span class="small">None</span>` : pod.cell_ids.map((id) => names.get(id) ?? id).join(', ')}</td>
-<td>${pod.quiet_hours ? `${pod.quiet_hours.start}–${pod.quiet_hours.end} ${pod.quiet_hours.time_zone}` : html`<span class="small">None</span>`}</td></tr>`,
+  view.pods.map((pod) =>
+    tableRow(
+      POD_COLUMNS,
+      [
+        html`<a href="${podPath(context, pod.id)}">${pod.name}</a>`,
+        pod.cell_ids.length === 0
+          ? html`<span class="small">None</span>`
+          : pod.cell_ids.map((id) => names.get(id) ?? id).join(', '),
+        pod.quiet_hours
+          ? `${pod.quiet_hours.start}–${pod.quiet_hours.end} ${pod.quiet_hours.time_zone}`
+          : html`<span class="small">None</span>`,
+      ],
+      { rowHeader: true },
+    ),
   ),
   '\n',
 )}
@@ -165,6 +178,12 @@ ${jobProgress(job)}
   );
 }
 
+const DRAFT_COLUMNS: readonly Column[] = [
+  { label: 'To', className: 'mono' },
+  'Text',
+  { label: 'Actions', hiddenLabel: true, className: 'row-actions' },
+];
+
 function draftsSection(context: SignedInContext, pod: PodView, drafts: DraftView[], form?: FormState): Html {
   const base = podPath(context, pod.id);
   return html`<section id="drafts" aria-labelledby="drafts-heading">
@@ -173,11 +192,18 @@ ${
   drafts.length === 0
     ? html`<p class="small">No drafts.</p>`
     : html`<table><caption>Messages written but not sent yet; sending picks the cell the person already talks to.</caption>
-<thead><tr><th scope="col">To</th><th scope="col">Text</th><th scope="col">Actions</th></tr></thead>
+${tableHead(DRAFT_COLUMNS)}
 <tbody>${join(
-        drafts.map(
-          (draft) => html`<tr id="draft-${draft.id}"><td class="mono">${phone(draft.to)}</td><td>${draft.body}</td>
-<td class="row-actions">${postButton(context, `${base}/drafts/${draft.id}/send`, 'Send', { className: 'primary', ariaLabel: `Send the draft to ${phone(draft.to)}` })} <a class="button secondary small-button" href="${base}/drafts/${draft.id}" aria-label="Edit the draft to ${phone(draft.to)}">Edit</a> ${postButton(context, `${base}/drafts/${draft.id}/discard`, 'Delete', { className: 'danger', ariaLabel: `Delete the draft to ${phone(draft.to)}` })}</td></tr>`,
+        drafts.map((draft) =>
+          tableRow(
+            DRAFT_COLUMNS,
+            [
+              phone(draft.to),
+              draft.body,
+              html`${postButton(context, `${base}/drafts/${draft.id}/send`, 'Send', { className: 'primary', ariaLabel: `Send the draft to ${phone(draft.to)}` })} <a class="button secondary small-button" href="${base}/drafts/${draft.id}" aria-label="Edit the draft to ${phone(draft.to)}">Edit</a> ${postButton(context, `${base}/drafts/${draft.id}/discard`, 'Delete', { className: 'danger', ariaLabel: `Delete the draft to ${phone(draft.to)}` })}`,
+            ],
+            { id: `draft-${draft.id}` },
+          ),
         ),
         '\n',
       )}</tbody></table>`
@@ -301,6 +327,7 @@ export function podPage(
     html`<div class="card wide pod-page">
 <nav aria-label="Breadcrumb" class="crumbs"><ol><li><a href="${podsPath(context)}">Pods</a></li><li aria-current="page">${pod.name}</li></ol></nav>
 <h1>${pod.name}</h1>
+<div class="pod-sections">
 <section id="edit" aria-labelledby="edit-heading">
 <h2 id="edit-heading">Name and cells</h2>
 ${formNotice(forms.edit)}
@@ -321,6 +348,7 @@ ${ignoreSection(context, pod, view.ignored, forms.ignore)}
 <p class="small">Its cells stay yours and leave the pod; its open rings and broadcasts are canceled.</p>
 <p><a class="button danger" href="${podPath(context, pod.id)}/delete">Delete ${pod.name}</a></p>
 </section>
+</div>
 </div>`,
   );
 }
