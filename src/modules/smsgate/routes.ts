@@ -30,6 +30,12 @@ export function registerSmsgateRoutes(app: App, smsgate: SmsgateService, events:
     `${MOBILE_PATH}/device`,
     {
       config: { auth: 'public' },
+      // The enrollment is checked before the body is read (after the rate limit, which keeps
+      // codes from being guessed): without one, 401 whatever the body.
+      preParsing: async (request, _reply, payload) => {
+        await smsgate.verifyEnrollment(request.headers.authorization);
+        return payload;
+      },
       bodyLimit: MOBILE_BODY_LIMIT,
       schema: { ...hidden, body: RegisterRequest },
     },
@@ -97,17 +103,28 @@ export function registerSmsgateRoutes(app: App, smsgate: SmsgateService, events:
     );
   });
 
-  // The webhooks the app posts: signed over the exact body text, so it is read as text here.
+  // The webhooks the app posts: signed over the exact body text, so it is read as text here,
+  // whatever its content type: the signature is checked before the body must be JSON.
   app.register(async (scope) => {
-    scope.removeContentTypeParser('application/json');
-    scope.addContentTypeParser(
-      'application/json',
-      { parseAs: 'string', bodyLimit: MOBILE_BODY_LIMIT },
-      (_request, body, done) => done(null, body),
+    scope.removeAllContentTypeParsers();
+    scope.addContentTypeParser('*', { parseAs: 'string', bodyLimit: MOBILE_BODY_LIMIT }, (_request, body, done) =>
+      done(null, body),
     );
     scope.post(
       `${MOBILE_PATH}${WEBHOOK_PATH}`,
-      { config: { auth: 'public' }, schema: { ...hidden, body: Type.String() } },
+      {
+        config: { auth: 'public' },
+        // Missing, malformed or stale signature headers are 401 before the body is read; the
+        // signature itself needs the body (checked right after it is parsed).
+        preParsing: async (request, _reply, payload) => {
+          smsgate.checkSignatureHeaders({
+            signature: request.headers['x-signature'],
+            timestamp: request.headers['x-timestamp'],
+          });
+          return payload;
+        },
+        schema: { ...hidden, body: Type.String() },
+      },
       async (request, reply) => {
         await smsgate.webhook(String(request.body), {
           signature: request.headers['x-signature'],

@@ -13,7 +13,7 @@ import type { InboundService } from '../messages/inbound.ts';
 import type { DeviceReport } from '../messages/lifecycle.ts';
 import type { ClaimOrder } from '../messages/repository.ts';
 import { appMessage, settingsMap, STATE_EVENTS, webhookList, WebhookBody, type ProcessingState } from './protocol.ts';
-import { signatureProblem } from './signature.ts';
+import { headerProblem, signatureProblem } from './signature.ts';
 
 export interface SmsgateLog {
   warn(details: object, message: string): void;
@@ -72,6 +72,17 @@ export class SmsgateService {
     this.clock = deps.clock;
     this.serverUrl = deps.serverUrl;
     this.log = deps.log;
+  }
+
+  /** Before the sign-in's body is read: 401 unless the header names a valid enrollment. */
+  verifyEnrollment(authorization: string | undefined): Promise<void> {
+    return this.enrollments.verify(enrollmentCredential(authorization));
+  }
+
+  /** Before a webhook's body is read: 401 for missing, malformed or stale signature headers. */
+  checkSignatureHeaders(headers: { signature: unknown; timestamp: unknown }): void {
+    const problem = headerProblem(headers, this.clock.now().getTime());
+    if (problem) throw unsigned(problem);
   }
 
   register(authorization: string | undefined, body: { name: string; pushToken?: string | null; simCards?: SimCard[] }) {
@@ -187,29 +198,33 @@ export class SmsgateService {
 
   /**
    * A webhook the app posts (WebHookEventDTO): refused (401) unless signed by the phone it names
-   * within 5 minutes, then applied once per event id.
+   * within 5 minutes, then applied once per message. The signature is checked right after the
+   * JSON is parsed (its key is the phone's that the body names), before the body's shape: a caller
+   * without the key learns nothing of it.
    */
   async webhook(raw: string, headers: { signature: unknown; timestamp: unknown }) {
     let parsed: unknown;
     try {
       parsed = JSON.parse(raw);
     } catch {
-      throw new ApiError('invalid_request', 'The webhook body is not JSON.');
+      parsed = null;
     }
-    checkTextSafety(raw, parsed);
-    if (!Check(WebhookBody, parsed))
-      throw new ApiError(
-        'invalid_request',
-        'The webhook body is not an SMSGate webhook event (id, event, deviceId, payload).',
-      );
-    const phone = await this.devices.phone(parsed.deviceId);
-    // One answer for an unknown phone and a bad signature: the route tells nothing about which ids exist.
+    const deviceId = (parsed as { deviceId?: unknown } | null)?.deviceId;
+    const phone =
+      typeof deviceId === 'string' && deviceId.length <= 64 ? await this.devices.phone(deviceId) : undefined;
+    // One answer for an unknown phone, a body naming none and a bad signature: nothing tells which ids exist.
     const key = phone?.device.signing_key ?? null;
     const problem =
       key === null
         ? 'The webhook is not signed by a known phone.'
         : signatureProblem(key, raw, headers, this.clock.now().getTime());
     if (problem || !phone) throw unsigned(problem ?? 'The webhook is not signed by a known phone.');
+    checkTextSafety(raw, parsed);
+    if (!Check(WebhookBody, parsed))
+      throw new ApiError(
+        'invalid_request',
+        'The webhook body is not an SMSGate webhook event (id, event, deviceId, payload).',
+      );
     await this.devices.markSeen(phone.device.id);
     return this.apply(phone, parsed.id, parsed.event, parsed.payload);
   }
