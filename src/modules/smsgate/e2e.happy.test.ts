@@ -221,14 +221,22 @@ describe('a dual-SIM phone running the SMSGate app, end to end', () => {
     assert.equal((await message(cell, queued.id)).status, 'failed');
   });
 
-  /** A signed sms:received on SIM `simNumber`: one inbound text on its cell, a replay acknowledged and dropped. */
+  /**
+   * A signed sms:received on SIM `simNumber`: one inbound text on its cell; the app's retry of the
+   * webhook and the same text sent again in a new envelope (the inbox exported after a reinstall)
+   * are acknowledged and dropped.
+   */
   async function receivedOn(simNumber: number) {
     const cell = cellOf(simNumber);
     const text = `Reply on SIM ${simNumber} & <more>`;
-    const [delivery] = await phone.receiveSms({ simNumber, sender: '+14155550177', text });
+    const sms = { simNumber, sender: '+14155550177', text, receivedAt: t.clock.now() };
+    const [delivery] = await phone.receiveSms(sms);
     assert.ok(delivery.status >= 200 && delivery.status < 300, `${delivery.status} ${delivery.answer}`);
     const replay = await phone.resend(delivery);
     assert.ok(replay.status >= 200 && replay.status < 300, 'a replay is acknowledged, or the app retries it');
+    const [again] = await phone.receiveSms(sms);
+    assert.notEqual(again.id, delivery.id, 'a new envelope');
+    assert.ok(again.status >= 200 && again.status < 300, `${again.status} ${again.answer}`);
     const inbound = await t.app.inject({
       url: `/v1/cells/${cell.id}/messages?direction=inbound`,
       headers: org.headers,

@@ -249,13 +249,14 @@ export class SmsgateService {
             : mmsNotice(text(payload, 'subject'), typeof payload.size === 'number' ? payload.size : null);
         if (body.length > 1600)
           throw invalidField('payload.message', 'too_long', 'payload.message is over 1600 characters.');
+        const receivedAtIso = appDate('payload.receivedAt', receivedAt);
         await this.inbound.receive(
           deviceId,
           {
-            device_message_id: eventId,
+            device_message_id: inboundKey(event, text(payload, 'messageId'), receivedAtIso, eventId),
             from: sender,
             body,
-            received_at: appDate('payload.receivedAt', receivedAt),
+            received_at: receivedAtIso,
           },
           typeof payload.simNumber === 'number' ? payload.simNumber : null,
         );
@@ -309,6 +310,22 @@ export class SmsgateService {
       errors: [{ field: 'payload.simNumber', code: 'line_without_cell', message }],
     });
   }
+}
+
+/**
+ * What identifies a received text across the app's sends of it, the inbound dedup key on its cell.
+ * Not the envelope id: the app's retry of one webhook reuses it, but the same text posted by a
+ * second webhook registration, or again after a reinstall (the inbox exported anew), comes in a
+ * new envelope. The payload's messageId is the same each time (receiver/ReceiverService.kt: the
+ * inbox message's hash of sender, date, subscription and text; an MMS's message or transaction
+ * id); with the receive time beside it two texts whose 32-bit hashes collide stay apart. An
+ * event without a messageId falls back to its envelope id.
+ */
+function inboundKey(event: string, messageId: string | null, receivedAt: string, eventId: string): string {
+  if (messageId === null) return `${event}:event:${eventId}`;
+  if (messageId.length > 200)
+    throw invalidField('payload.messageId', 'too_long', 'payload.messageId is over 200 characters.');
+  return `${event}:${messageId}:${receivedAt}`;
 }
 
 function text(payload: Record<string, unknown>, key: string): string | null {
