@@ -76,7 +76,10 @@ describe('the credential before the body on device routes', () => {
 
   it('PATCH /mobile/v1/device and /mobile/v1/message, GET /mobile/v1/message: a bad token with a bad body or query is 401', async () => {
     const phone = await mobilePhone(t);
-    for (const headers of [{}, { authorization: 'Bearer cg_dev_00000000000000000000000000000000' }]) {
+    for (const headers of [{}, { authorization: 'Bearer cg_dev_00000000000000000000000000000000' }] as Record<
+      string,
+      string
+    >[]) {
       for (const url of ['/mobile/v1/device', '/mobile/v1/message']) {
         for (const [name, body] of BAD_BODIES) {
           const response = await send('PATCH', url, headers, body);
@@ -130,17 +133,14 @@ describe('the credential before the body on device routes', () => {
 
   it('/v1/device routes: a missing or unknown device key with a bad body or query is 401; a valid key gets the 400', async () => {
     const device = await addDevice(t);
-    const routes: Array<['GET' | 'POST', string]> = [
-      ['POST', '/v1/device/heartbeat'],
-      ['POST', '/v1/device/messages/inbound'],
-      ['POST', '/v1/device/messages/msg_unknown/events'],
-    ];
-    for (const headers of [
+    const routes = ['/v1/device/heartbeat', '/v1/device/messages/inbound', '/v1/device/messages/msg_unknown/events'];
+    const keys: Record<string, string>[] = [
       {},
       { 'x-phone-key': 'cg_dev_00000000000000000000000000000000' },
       { 'x-phone-key': 'nope' },
-    ]) {
-      for (const [, url] of routes) {
+    ];
+    for (const headers of keys) {
+      for (const url of routes) {
         for (const [name, body] of BAD_BODIES) {
           const response = await send('POST', url, headers, body);
           assert.equal(response.statusCode, 401, `POST ${url}, ${name}: ${response.body}`);
@@ -152,7 +152,7 @@ describe('the credential before the body on device routes', () => {
         assert.equal(response.statusCode, 401, `GET ${url}: ${response.body}`);
       }
     }
-    for (const [, url] of routes) {
+    for (const url of routes) {
       const bad = await send('POST', url, device.headers, BAD_BODIES[2][1]);
       assert.equal(bad.statusCode, 400, `${url}: ${bad.body}`);
     }
