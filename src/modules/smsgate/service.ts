@@ -12,7 +12,15 @@ import type { DeliveryService } from '../messages/delivery.ts';
 import type { InboundService } from '../messages/inbound.ts';
 import type { DeviceReport } from '../messages/lifecycle.ts';
 import type { ClaimOrder } from '../messages/repository.ts';
-import { appMessage, settingsMap, STATE_EVENTS, webhookList, WebhookBody, type ProcessingState } from './protocol.ts';
+import {
+  appMessage,
+  MAX_SIM_LINES,
+  settingsMap,
+  STATE_EVENTS,
+  webhookList,
+  WebhookBody,
+  type ProcessingState,
+} from './protocol.ts';
 import { headerProblem, signatureProblem } from './signature.ts';
 
 export interface SmsgateLog {
@@ -85,8 +93,27 @@ export class SmsgateService {
     if (problem) throw unsigned(problem);
   }
 
-  register(authorization: string | undefined, body: { name: string; pushToken?: string | null; simCards?: SimCard[] }) {
-    return this.enrollments.register(enrollmentCredential(authorization), { ...body, simCards: body.simCards ?? [] });
+  async register(
+    authorization: string | undefined,
+    body: { name: string; pushToken?: string | null; simCards?: SimCard[] },
+  ) {
+    const { served, ignored } = servedCards(body.simCards ?? []);
+    const registered = await this.enrollments.register(enrollmentCredential(authorization), {
+      ...body,
+      simCards: served,
+    });
+    this.warnIgnored(registered.id, ignored);
+    return registered;
+  }
+
+  /** SIM cards beyond the first two get no line: the operator reads which in the log. */
+  private warnIgnored(deviceId: string, ignored: readonly SimCard[]): void {
+    if (ignored.length === 0) return;
+    const sims = ignored.map((card) => card.simNumber);
+    this.log.warn(
+      { device_id: deviceId, ignored_sim_numbers: sims },
+      `SMSGate phone ${deviceId} reported ${MAX_SIM_LINES + ignored.length} SIM cards: Cellgate serves the first ${MAX_SIM_LINES}, SIM ${sims.join(', ')} carries no line (take out the card that should not be served).`,
+    );
   }
 
   /** The device behind an `Authorization: Bearer <device token>` header; 401 otherwise. */
@@ -126,16 +153,18 @@ export class SmsgateService {
     };
   }
 
-  patchDevice(deviceId: string, body: { pushToken?: string | null; simCards?: SimCard[] | null }) {
-    return this.devices.saveAppState(deviceId, {
+  async patchDevice(deviceId: string, body: { pushToken?: string | null; simCards?: SimCard[] | null }) {
+    const cards = body.simCards ? servedCards(body.simCards) : null;
+    await this.devices.saveAppState(deviceId, {
       pushToken: body.pushToken,
-      sims: body.simCards ? simRows(body.simCards) : undefined,
+      sims: cards ? simRows(cards.served) : undefined,
     });
+    if (cards) this.warnIgnored(deviceId, cards.ignored);
   }
 
   /** GET /message: claims under the native surface's rules, in the order asked, answered as the app's Message list. */
   async claim(deviceId: string, order: ClaimOrder, hangUp: AbortSignal) {
-    const { messages } = await this.delivery.claim(deviceId, 10, 0, hangUp, order);
+    const messages = await this.delivery.claimRows(deviceId, 10, 0, hangUp, order);
     if (messages.length === 0) return [];
     // Each message goes out on the SIM line of its own cell (two SIMs, two cells: contract §13).
     const { sims } = await this.phone(deviceId);
@@ -300,7 +329,11 @@ export class SmsgateService {
     if (simNumber === undefined || simNumber === null) return;
     const line = phone.sims.find((sim) => sim.sim_number === simNumber);
     if (!line)
-      throw invalidField('payload.simNumber', 'unknown_sim', `The phone reported no SIM card ${String(simNumber)}.`);
+      throw invalidField(
+        'payload.simNumber',
+        'unknown_sim',
+        `The phone has no SIM line ${String(simNumber)}: Cellgate keeps a line for each of the first ${MAX_SIM_LINES} SIM cards the phone reports.`,
+      );
     if (line.cell_id !== null) return;
     const message =
       line.phone_number === null
@@ -326,6 +359,12 @@ function inboundKey(event: string, messageId: string | null, receivedAt: string,
   if (messageId.length > 200)
     throw invalidField('payload.messageId', 'too_long', 'payload.messageId is over 200 characters.');
   return `${event}:${messageId}:${receivedAt}`;
+}
+
+/** The SIM cards that get a line, the first two by SIM number, and those that get none. */
+function servedCards(cards: readonly SimCard[]): { served: SimCard[]; ignored: SimCard[] } {
+  const sorted = [...cards].sort((a, b) => a.simNumber - b.simNumber);
+  return { served: sorted.slice(0, MAX_SIM_LINES), ignored: sorted.slice(MAX_SIM_LINES) };
 }
 
 function text(payload: Record<string, unknown>, key: string): string | null {
