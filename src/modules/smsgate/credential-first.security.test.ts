@@ -76,10 +76,8 @@ describe('the credential before the body on device routes', () => {
 
   it('PATCH /mobile/v1/device and /mobile/v1/message, GET /mobile/v1/message: a bad token with a bad body or query is 401', async () => {
     const phone = await mobilePhone(t);
-    for (const headers of [{}, { authorization: 'Bearer cg_dev_00000000000000000000000000000000' }] as Record<
-      string,
-      string
-    >[]) {
+    const tokens: Record<string, string>[] = [{}, { authorization: 'Bearer cg_dev_00000000000000000000000000000000' }];
+    for (const headers of tokens) {
       for (const url of ['/mobile/v1/device', '/mobile/v1/message']) {
         for (const [name, body] of BAD_BODIES) {
           const response = await send('PATCH', url, headers, body);
