@@ -14,6 +14,19 @@ const inboundOf = async (t: TestApp, line: Line) =>
     await t.app.inject({ url: `/v1/cells/${line.cell.id}/messages?direction=inbound`, headers: line.org.headers })
   ).json().messages as Array<{ body: string; from: string; received_at: string; status: string }>;
 
+/** A text sent from a new SMSGate line's cell and claimed by its phone. */
+async function claimedSend(t: TestApp) {
+  const line = await mobileLine(t);
+  const send = await t.app.inject({
+    method: 'POST',
+    url: `/v1/cells/${line.cell.id}/messages/send`,
+    headers: line.org.headers,
+    payload: { to: '+14155550199', body: 'hello' },
+  });
+  await t.app.inject({ url: '/mobile/v1/message', headers: line.phone.headers });
+  return { line, id: send.json().id as string };
+}
+
 describe('SMSGate webhooks', () => {
   const t = useApp();
 
@@ -82,15 +95,7 @@ describe('SMSGate webhooks', () => {
   });
 
   it('sms:sent then sms:delivered move a claimed message, with the times the phone gives', async () => {
-    const line = await mobileLine(t);
-    const send = await t.app.inject({
-      method: 'POST',
-      url: `/v1/cells/${line.cell.id}/messages/send`,
-      headers: line.org.headers,
-      payload: { to: '+14155550199', body: 'hello' },
-    });
-    const { id } = send.json();
-    await t.app.inject({ url: '/mobile/v1/message', headers: line.phone.headers });
+    const { line, id } = await claimedSend(t);
     const common = {
       messageId: id,
       sender: null,
@@ -126,15 +131,7 @@ describe('SMSGate webhooks', () => {
   });
 
   it('sms:failed fails a claimed message with the reason', async () => {
-    const line = await mobileLine(t);
-    const send = await t.app.inject({
-      method: 'POST',
-      url: `/v1/cells/${line.cell.id}/messages/send`,
-      headers: line.org.headers,
-      payload: { to: '+14155550199', body: 'hello' },
-    });
-    const { id } = send.json();
-    await t.app.inject({ url: '/mobile/v1/message', headers: line.phone.headers });
+    const { line, id } = await claimedSend(t);
     const failed = await webhook(t, line.phone, 'sms:failed', {
       messageId: id,
       recipient: '+14155550199',
