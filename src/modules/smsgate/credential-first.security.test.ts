@@ -123,6 +123,11 @@ describe('the credential before the body on device routes', () => {
         assert.equal(response.json().code, 'unauthenticated');
       }
     }
+    // No body at all, with or without a content type.
+    for (const headers of [headerCases[3][1], { ...headerCases[3][1], 'content-type': 'application/json' }]) {
+      const empty = await t.app.inject({ method: 'POST', url: '/mobile/v1/webhooks/events', headers });
+      assert.equal(empty.statusCode, 401, empty.body);
+    }
     // Signed by the phone it names, the body's shape is checked: 400.
     const signed = await webhook(t, phone, 'sms:received', {}, { raw: shapeless });
     assert.equal(signed.statusCode, 400, signed.body);
