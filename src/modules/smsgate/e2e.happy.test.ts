@@ -10,6 +10,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { activeOrganization, admin, startApp, type TestApp } from '../../../test/harness.ts';
+import { queued } from '../../../test/support/messages.ts';
 import { createCell } from '../../../test/support/cells.ts';
 import type { EventsConnection } from '../../../test/support/smsgate-sse.ts';
 import { SmsGateApp } from '../../../test/support/smsgate-app.ts';
@@ -47,16 +48,8 @@ describe('a dual-SIM phone running the SMSGate app, end to end', () => {
     assert.equal(response.statusCode, 200, response.body);
     return response.json();
   };
-  const send = async (cell: { id: string }, body: string) => {
-    const response = await t.app.inject({
-      method: 'POST',
-      url: `/v1/cells/${cell.id}/messages/send`,
-      headers: org.headers,
-      payload: { to: '+14155550199', body },
-    });
-    assert.equal(response.statusCode, 202, response.body);
-    return response.json() as { id: string };
-  };
+  const send = async (cell: { id: string }, body: string): Promise<{ id: string }> =>
+    queued(t, { org, cell }, { to: '+14155550199', body });
 
   it('registers one line per SIM card, numbered as the app numbers its SIMs', async () => {
     const device = await t.app.inject({ url: `/v1/admin/devices/${phone.registration!.id}`, headers: admin });

@@ -5,18 +5,11 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { admin, useApp, type TestApp } from '../../../test/harness.ts';
+import { queued } from '../../../test/support/messages.ts';
 import { mobileLine } from '../../../test/support/mobile.ts';
 
-async function sendFrom(t: TestApp, line: Awaited<ReturnType<typeof mobileLine>>, body = 'hello') {
-  const response = await t.app.inject({
-    method: 'POST',
-    url: `/v1/cells/${line.cell.id}/messages/send`,
-    headers: line.org.headers,
-    payload: { to: '+14155550199', body },
-  });
-  assert.equal(response.statusCode, 202, response.body);
-  return response.json();
-}
+const sendFrom = (t: TestApp, line: Awaited<ReturnType<typeof mobileLine>>, body = 'hello') =>
+  queued(t, line, { to: '+14155550199', body });
 
 const claim = async (t: TestApp, headers: Record<string, string>, order = 'fifo') => {
   const response = await t.app.inject({ url: `/mobile/v1/message?order=${order}`, headers });

@@ -6,6 +6,7 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { activeOrganization, useApp } from '../../../test/harness.ts';
+import { queued } from '../../../test/support/messages.ts';
 import { createCell } from '../../../test/support/cells.ts';
 import { readyPhone } from '../../../test/support/smsgate-phone.ts';
 
@@ -18,15 +19,9 @@ describe('SMSGate validUntil and the phone clock', () => {
     const org = await activeOrganization(t);
     const cell = await createCell(t, org.headers, 'SIM 1');
     const sendAndRead = async (body: string) => {
-      const sent = await t.app.inject({
-        method: 'POST',
-        url: `/v1/cells/${cell.id}/messages/send`,
-        headers: org.headers,
-        payload: { to: '+14155550166', body },
-      });
-      assert.equal(sent.statusCode, 202, sent.body);
+      const sent = await queued(t, { org, cell }, { to: '+14155550166', body });
       const [claimed] = await phone.pullMessages('fifo');
-      assert.equal(claimed.id, sent.json().id);
+      assert.equal(claimed.id, sent.id);
       assert.equal(claimed.validUntil?.getTime(), t.clock.now().getTime() + 360_000);
       await phone.advance(claimed.id, 'Processed');
       await phone.advance(claimed.id, 'Sent');

@@ -4,6 +4,7 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { admin, useApp, type TestApp } from '../../../test/harness.ts';
+import { queued } from '../../../test/support/messages.ts';
 import { eventsOf } from '../../../test/support/cells.ts';
 import { mobileLine, webhook } from '../../../test/support/mobile.ts';
 
@@ -17,14 +18,9 @@ const inboundOf = async (t: TestApp, line: Line) =>
 /** A text sent from a new SMSGate line's cell and claimed by its phone. */
 async function claimedSend(t: TestApp) {
   const line = await mobileLine(t);
-  const send = await t.app.inject({
-    method: 'POST',
-    url: `/v1/cells/${line.cell.id}/messages/send`,
-    headers: line.org.headers,
-    payload: { to: '+14155550199', body: 'hello' },
-  });
+  const { id } = await queued(t, line, { to: '+14155550199', body: 'hello' });
   await t.app.inject({ url: '/mobile/v1/message', headers: line.phone.headers });
-  return { line, id: send.json().id as string };
+  return { line, id: id as string };
 }
 
 describe('SMSGate webhooks', () => {
