@@ -10,12 +10,11 @@ import pg from 'pg';
 import {
   activeOrganizationOn,
   call,
-  createDatabase,
   PROCESS_ADMIN_TOKEN,
   skipUnlessPostgres,
-  startServerProcess,
   type ChildServer,
 } from '../../test/processes.ts';
+import { useServerProcesses } from '../../test/support/server-processes.ts';
 import { assertWokenByNotify, eventually, StreamClient } from '../../test/support/stream-client.ts';
 
 interface Outcome {
@@ -29,26 +28,23 @@ interface Outcome {
 const LOOPS = 16;
 
 describe('a server process losing its PostgreSQL connections under load', { skip: skipUnlessPostgres }, () => {
-  let database: { url: string; drop(): Promise<void> };
+  const processes = useServerProcesses('cellgate_outage', { count: 1 });
   let server: ChildServer;
   let admin: pg.Client;
   let stderr = '';
 
   before(async () => {
-    database = await createDatabase('cellgate_outage');
-    server = await startServerProcess(database.url);
+    server = processes.a;
     server.child.stderr?.on('data', (chunk: Buffer) => {
       stderr = (stderr + chunk.toString()).slice(-20_000);
     });
-    admin = new pg.Client({ connectionString: database.url });
+    admin = new pg.Client({ connectionString: processes.databaseUrl });
     admin.on('error', () => {});
     await admin.connect();
   });
 
   after(async () => {
     await admin?.end().catch(() => {});
-    await server?.stop();
-    await database?.drop();
   });
 
   /** Terminates every other backend of the service's database; how many. */

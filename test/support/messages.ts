@@ -42,7 +42,15 @@ export function withLine(ready: (t: TestApp, line: Line) => void, deviceBody: Re
   after(() => app?.close());
 }
 
-export function send(t: TestApp, line: Line, payload: Record<string, unknown>, headers: Record<string, string> = {}) {
+/** The cell a send goes from and the organization sending: a line of any agent. */
+type SendingCell = Pick<Line, 'org'> & { cell: { id: string } };
+
+export function send(
+  t: TestApp,
+  line: SendingCell,
+  payload: Record<string, unknown>,
+  headers: Record<string, string> = {},
+) {
   return t.app.inject({
     method: 'POST',
     url: `/v1/cells/${line.cell.id}/messages/send`,
@@ -52,7 +60,7 @@ export function send(t: TestApp, line: Line, payload: Record<string, unknown>, h
 }
 
 /** Sends and returns the queued message view (fails the test on anything but 202). */
-export async function queued(t: TestApp, line: Line, payload: Record<string, unknown>) {
+export async function queued(t: TestApp, line: SendingCell, payload: Record<string, unknown>) {
   const response = await send(t, line, payload);
   if (response.statusCode !== 202) throw new Error(`send failed: ${response.statusCode} ${response.body}`);
   return response.json();

@@ -87,6 +87,8 @@ interface LocalMessage {
   /** MessageState rows (messageId, state) → updatedAt; insert-or-ignore keeps the first time. */
   states: Map<ProcessingState, Date>;
   state: ProcessingState;
+  /** SendParams.validUntil of the message as first taken in (GatewayService.kt processMessage). */
+  validUntil: Date | null;
 }
 
 export class AppRequestError extends Error {
@@ -360,6 +362,7 @@ export class SmsGateApp {
         recipients: message.phoneNumbers.map((phoneNumber) => ({ phoneNumber, state: 'Pending', error: null })),
         states: new Map([['Pending', now]]),
         state: 'Pending',
+        validUntil: message.validUntil,
       });
     }
     return messages;
@@ -374,9 +377,17 @@ export class SmsGateApp {
    * (workers/SendStateWorker.kt) and posts the matching webhook if the server listed one
    * (modules/webhooks/EventsReceiver.kt: sms:sent, sms:delivered, sms:failed).
    */
-  async advance(id: string, state: 'Processed' | 'Sent' | 'Delivered' | 'Failed', error: string | null = null) {
+  async advance(
+    id: string,
+    state: 'Processed' | 'Sent' | 'Delivered' | 'Failed',
+    error: string | null = null,
+  ): Promise<WebhookDelivery[]> {
     const message = this.local(id);
     const now = this.clock.now();
+    // MessagesService.kt sendMessage: a message whose validUntil has passed by the phone's clock
+    // when its turn comes is failed ("TTL expired"), never handed to Android.
+    if (state === 'Processed' && message.state === 'Pending' && message.validUntil && message.validUntil < now)
+      return this.advance(id, 'Failed', 'TTL expired');
     // MessagesDao: a Failed recipient never changes again (`state <> 'Failed'`).
     for (const recipient of message.recipients)
       if (recipient.state !== 'Failed') Object.assign(recipient, { state, error });

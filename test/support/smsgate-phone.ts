@@ -3,6 +3,7 @@
 // reports only their last four digits), then the app's settings and webhooks fetched as it does
 // after registering. For the end-to-end tests of /mobile/v1 (src/modules/smsgate/e2e.*).
 import type { AddressInfo } from 'node:net';
+import type { Clock } from '../../src/lib/clock.ts';
 import { admin, type TestApp } from '../harness.ts';
 import { uniquePhoneNumber } from './devices.ts';
 import { SmsGateApp, type Sim } from './smsgate-app.ts';
@@ -42,9 +43,14 @@ export function twoSims(): Sim[] {
   ];
 }
 
-/** A new app double pointed at the enrollment's server URL. */
-export async function appFor(t: TestApp, enrollment: Enrollment, sims: Sim[] = twoSims()): Promise<SmsGateApp> {
-  return new SmsGateApp({ serverUrl: enrollment.server_url, reach: await listening(t), clock: t.clock, sims });
+/** A new app double pointed at the enrollment's server URL; the phone's clock is the test's unless given. */
+export async function appFor(
+  t: TestApp,
+  enrollment: Enrollment,
+  sims: Sim[] = twoSims(),
+  clock: Clock = t.clock,
+): Promise<SmsGateApp> {
+  return new SmsGateApp({ serverUrl: enrollment.server_url, reach: await listening(t), clock, sims });
 }
 
 /** The operator sets each SIM's full number on the device (PATCH /v1/admin/devices/{id}); SIMs without one are left out. */
@@ -70,9 +76,9 @@ export function simNumbersOf(sims: Sim[]): { sim_number: number; phone_number: s
  * Enrolled, registered with its private token (the app's redacted SIM cards), the numbers set by
  * the operator, settings and webhooks fetched.
  */
-export async function readyPhone(t: TestApp, sims: Sim[] = twoSims()): Promise<SmsGateApp> {
+export async function readyPhone(t: TestApp, sims: Sim[] = twoSims(), clock: Clock = t.clock): Promise<SmsGateApp> {
   const enrollment = await enroll(t);
-  const app = await appFor(t, enrollment, sims);
+  const app = await appFor(t, enrollment, sims, clock);
   const registration = await app.register({ token: enrollment.token });
   await setSimNumbers(t, registration.id, sims);
   await app.fetchSettings();

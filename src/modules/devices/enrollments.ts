@@ -140,6 +140,17 @@ export class EnrollmentsService {
   }
 
   /**
+   * Refuses (401) a credential that names no valid enrollment now: checked before the sign-in's
+   * body is read, so a caller without one learns nothing of the body's schema. register()
+   * checks again in its transaction, where two sign-ins with one enrollment are told apart.
+   */
+  async verify(credential: EnrollmentCredential): Promise<void> {
+    const now = this.clock.now().toISOString();
+    const enrollment = await this.find(this.repo.db, credential, now);
+    if (!enrollment || enrollment.used_at !== null || enrollment.expires_at <= now) throw refused();
+  }
+
+  /**
    * The app signs in: spends the enrollment and adds the phone (one line per SIM card). 401 for an
    * unknown, spent or expired enrollment (or code). The app redacts its SIM numbers (GatewayService.kt
    * redact()), so lines usually come without one: they carry no cell until the operator sets their

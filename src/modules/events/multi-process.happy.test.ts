@@ -1,37 +1,19 @@
 // Two real server processes on one PostgreSQL database: an event caused through process A reaches
 // stream clients of process B (LISTEN/NOTIFY), in the same order and without duplicates as on A.
-import { after, before, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import pg from 'pg';
-import {
-  activeOrganizationOn,
-  call,
-  createDatabase,
-  skipUnlessPostgres,
-  startServerProcess,
-  type ChildServer,
-} from '../../../test/processes.ts';
+import { activeOrganizationOn, call, skipUnlessPostgres, type ChildServer } from '../../../test/processes.ts';
+import { useServerProcesses } from '../../../test/support/server-processes.ts';
 import { assertWokenByNotify, StreamClient } from '../../../test/support/stream-client.ts';
 
 const streamOf = (server: ChildServer) => `${server.url.replace('http:', 'ws:')}/v1/events/stream`;
 
 describe('event stream across two processes on one PostgreSQL database', { skip: skipUnlessPostgres }, () => {
-  let database: { url: string; drop(): Promise<void> };
-  let a: ChildServer;
-  let b: ChildServer;
-
-  before(async () => {
-    database = await createDatabase('cellgate_evmp');
-    a = await startServerProcess(database.url);
-    b = await startServerProcess(database.url);
-  });
-
-  after(async () => {
-    await Promise.all([a?.stop(), b?.stop()]);
-    await database?.drop();
-  });
+  const servers = useServerProcesses('cellgate_evmp');
 
   it('delivers events caused through process A to clients of process B, in outbox order, once each', async () => {
+    const { a, b } = servers;
     const signUp = await activeOrganizationOn(a, 'evmp');
     const headers = { authorization: `Bearer ${signUp.api_key}` };
 
@@ -61,7 +43,7 @@ describe('event stream across two processes on one PostgreSQL database', { skip:
         ),
       );
     }
-    const db = new pg.Client({ connectionString: database.url });
+    const db = new pg.Client({ connectionString: servers.databaseUrl });
     await db.connect();
     const expected = (
       await db.query<{ id: string }>(

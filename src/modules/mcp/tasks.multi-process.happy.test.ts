@@ -1,20 +1,19 @@
 // Two real server processes on one PostgreSQL database: an MCP task created through process A is
 // followed, settled and answered by process B (a task is a row, not a process's memory).
-import { after, before, describe, it } from 'node:test';
+import { before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import {
   activeOrganizationOn,
   call,
-  createDatabase,
   PROCESS_ADMIN_TOKEN,
   skipUnlessPostgres,
-  startServerProcess,
   type ChildServer,
 } from '../../../test/processes.ts';
+import { useServerProcesses } from '../../../test/support/server-processes.ts';
 import { uniquePhoneNumber } from '../../../test/support/devices.ts';
 
 describe('MCP tasks across two processes on one PostgreSQL database', { skip: skipUnlessPostgres }, () => {
-  let database: { url: string; drop(): Promise<void> };
+  const servers = useServerProcesses('cellgate_mcp_tasks_mp');
   let a: ChildServer;
   let b: ChildServer;
   let apiKey: string;
@@ -23,9 +22,7 @@ describe('MCP tasks across two processes on one PostgreSQL database', { skip: sk
   let id = 0;
 
   before(async () => {
-    database = await createDatabase('cellgate_mcp_tasks_mp');
-    a = await startServerProcess(database.url);
-    b = await startServerProcess(database.url);
+    ({ a, b } = servers);
     apiKey = (await activeOrganizationOn(a, 'tasks-mp')).api_key;
     const device = await call(a, 'POST', '/v1/admin/devices', PROCESS_ADMIN_TOKEN, {
       phone_number: uniquePhoneNumber(),
@@ -34,10 +31,6 @@ describe('MCP tasks across two processes on one PostgreSQL database', { skip: sk
     const cell = await call(a, 'POST', '/v1/cells', apiKey, { display_name: 'agent line' });
     assert.equal(cell.status, 'active');
     cellId = cell.id;
-  });
-  after(async () => {
-    await Promise.all([a?.stop(), b?.stop()]);
-    await database?.drop();
   });
 
   // eslint-disable-next-line @typescript-eslint/no-explicit-any -- assertions read arbitrary members

@@ -21,6 +21,17 @@ import { countBy, type StoredCaps } from '../../operations/stored-caps.ts';
 
 export const LEASE_MS = 120_000;
 export const MAX_ATTEMPTS = 3;
+
+/**
+ * The earliest moment a leased message can be failed for good: its lease, then one lease for each
+ * attempt it has left (every attempt is a claim and a whole lease). Before it, a late send of
+ * this claim still lands on a message that is not final.
+ */
+export function finalExpiryOf(message: Pick<MessagesTable, 'lease_expires_at' | 'attempts'>): string | null {
+  if (message.lease_expires_at === null) return null;
+  const left = Math.max(0, MAX_ATTEMPTS - message.attempts);
+  return new Date(Date.parse(message.lease_expires_at) + left * LEASE_MS).toISOString();
+}
 /** Long-polls re-check this often, to find sends made by other processes. */
 const RECHECK_MS = 250;
 const EXPIRY_BATCH = 500;
@@ -66,6 +77,17 @@ export class DeliveryService {
    * unless `order` asks for the newest first (the SMSGate app's `order=lifo`).
    */
   async claim(deviceId: string, limit: number, waitMs: number, hangUp: AbortSignal, order: ClaimOrder = 'fifo') {
+    return { messages: (await this.claimRows(deviceId, limit, waitMs, hangUp, order)).map(leasedMessageView) };
+  }
+
+  /** claim(), answering the leased rows (for a door that writes its own message shape). */
+  async claimRows(
+    deviceId: string,
+    limit: number,
+    waitMs: number,
+    hangUp: AbortSignal,
+    order: ClaimOrder = 'fifo',
+  ): Promise<MessagesTable[]> {
     const deadline = performance.now() + waitMs; // elapsed real time, not a date
     const signal = AbortSignal.any([hangUp, this.closing.signal]);
     this.polls += 1;
@@ -74,7 +96,7 @@ export class DeliveryService {
         const assignment = await this.devices.assignment(deviceId);
         const claimed = assignment?.claims ? await this.tryClaim(assignment, limit, order) : [];
         const left = deadline - performance.now();
-        if (claimed.length > 0 || left <= 0 || signal.aborted) return { messages: claimed.map(leasedMessageView) };
+        if (claimed.length > 0 || left <= 0 || signal.aborted) return claimed;
         // A device without a cell waits on its own id, which no send wakes: a plain re-check delay.
         await this.wakeups.wait(cellsOf(assignment) ?? deviceId, Math.min(RECHECK_MS, left), signal);
       }

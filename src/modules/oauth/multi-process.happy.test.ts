@@ -1,35 +1,18 @@
 // Two real server processes on one PostgreSQL database: a token that process B has just accepted
 // (and cached) is refused by B as soon as process A revokes it, long before the cache would lapse.
-import { after, before, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import {
-  activeOrganizationOn,
-  createDatabase,
-  skipUnlessPostgres,
-  startServerProcess,
-  type ChildServer,
-} from '../../../test/processes.ts';
+import { activeOrganizationOn, skipUnlessPostgres } from '../../../test/processes.ts';
+import { useServerProcesses } from '../../../test/support/server-processes.ts';
 import { oauthTokens } from '../../../test/support/oauth-flow.ts';
 import { TOKEN_CACHE_MS } from './service.ts';
 
 describe('OAuth revocation across two processes on one PostgreSQL database', { skip: skipUnlessPostgres }, () => {
-  let database: { url: string; drop(): Promise<void> };
-  let a: ChildServer;
-  let b: ChildServer;
-
-  before(async () => {
-    database = await createDatabase('cellgate_oauth_mp');
-    // One deployment: both processes answer for the same base URL (tokens are bound to it).
-    const env = { CELLGATE_BASE_URL: 'http://cellgate.test' };
-    a = await startServerProcess(database.url, env);
-    b = await startServerProcess(database.url, env);
-  });
-  after(async () => {
-    await Promise.all([a?.stop(), b?.stop()]);
-    await database?.drop();
-  });
+  // One deployment: both processes answer for the same base URL (tokens are bound to it).
+  const servers = useServerProcesses('cellgate_oauth_mp', { env: { CELLGATE_BASE_URL: 'http://cellgate.test' } });
 
   it('refuses a revoked access token in the other process at once', async () => {
+    const { a, b } = servers;
     const org = await activeOrganizationOn(a, 'oauth-mp');
     const tokens = await oauthTokens(a.url, org.api_key, 'cells:read');
     const whoami = () => fetch(`${b.url}/v1/auth/whoami`, { headers: { authorization: `Bearer ${tokens.access}` } });

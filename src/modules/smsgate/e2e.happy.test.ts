@@ -10,6 +10,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { activeOrganization, admin, startApp, type TestApp } from '../../../test/harness.ts';
+import { queued } from '../../../test/support/messages.ts';
 import { createCell } from '../../../test/support/cells.ts';
 import type { EventsConnection } from '../../../test/support/smsgate-sse.ts';
 import { SmsGateApp } from '../../../test/support/smsgate-app.ts';
@@ -47,16 +48,8 @@ describe('a dual-SIM phone running the SMSGate app, end to end', () => {
     assert.equal(response.statusCode, 200, response.body);
     return response.json();
   };
-  const send = async (cell: { id: string }, body: string) => {
-    const response = await t.app.inject({
-      method: 'POST',
-      url: `/v1/cells/${cell.id}/messages/send`,
-      headers: org.headers,
-      payload: { to: '+14155550199', body },
-    });
-    assert.equal(response.statusCode, 202, response.body);
-    return response.json() as { id: string };
-  };
+  const send = async (cell: { id: string }, body: string): Promise<{ id: string }> =>
+    queued(t, { org, cell }, { to: '+14155550199', body });
 
   it('registers one line per SIM card, numbered as the app numbers its SIMs', async () => {
     const device = await t.app.inject({ url: `/v1/admin/devices/${phone.registration!.id}`, headers: admin });
@@ -221,14 +214,22 @@ describe('a dual-SIM phone running the SMSGate app, end to end', () => {
     assert.equal((await message(cell, queued.id)).status, 'failed');
   });
 
-  /** A signed sms:received on SIM `simNumber`: one inbound text on its cell, a replay acknowledged and dropped. */
+  /**
+   * A signed sms:received on SIM `simNumber`: one inbound text on its cell; the app's retry of the
+   * webhook and the same text sent again in a new envelope (the inbox exported after a reinstall)
+   * are acknowledged and dropped.
+   */
   async function receivedOn(simNumber: number) {
     const cell = cellOf(simNumber);
     const text = `Reply on SIM ${simNumber} & <more>`;
-    const [delivery] = await phone.receiveSms({ simNumber, sender: '+14155550177', text });
+    const sms = { simNumber, sender: '+14155550177', text, receivedAt: t.clock.now() };
+    const [delivery] = await phone.receiveSms(sms);
     assert.ok(delivery.status >= 200 && delivery.status < 300, `${delivery.status} ${delivery.answer}`);
     const replay = await phone.resend(delivery);
     assert.ok(replay.status >= 200 && replay.status < 300, 'a replay is acknowledged, or the app retries it');
+    const [again] = await phone.receiveSms(sms);
+    assert.notEqual(again.id, delivery.id, 'a new envelope');
+    assert.ok(again.status >= 200 && again.status < 300, `${again.status} ${again.answer}`);
     const inbound = await t.app.inject({
       url: `/v1/cells/${cell.id}/messages?direction=inbound`,
       headers: org.headers,

@@ -10,19 +10,18 @@ import { after, before, describe, it } from 'node:test';
 import {
   activeOrganizationOn,
   call,
-  createDatabase,
   PROCESS_ADMIN_TOKEN,
   skipUnlessPostgres,
-  startServerProcess,
   type ChildServer,
 } from '../../../test/processes.ts';
+import { useServerProcesses } from '../../../test/support/server-processes.ts';
 import { uniquePhoneNumber } from '../../../test/support/devices.ts';
 import { SmsGateApp } from '../../../test/support/smsgate-app.ts';
 import type { EventsConnection } from '../../../test/support/smsgate-sse.ts';
 import { simNumbersOf } from '../../../test/support/smsgate-phone.ts';
 
 describe('an SMSGate phone on one process while another queues', { skip: skipUnlessPostgres }, () => {
-  let database: { url: string; drop(): Promise<void> };
+  const servers = useServerProcesses('cellgate_smsgmp');
   let a: ChildServer;
   let b: ChildServer;
   let phone: SmsGateApp | undefined;
@@ -31,8 +30,7 @@ describe('an SMSGate phone on one process while another queues', { skip: skipUnl
   let cellId: string;
 
   before(async () => {
-    database = await createDatabase('cellgate_smsgmp');
-    [a, b] = await Promise.all([startServerProcess(database.url), startServerProcess(database.url)]);
+    ({ a, b } = servers);
     const enrollment = await call(b, 'POST', '/v1/admin/devices/enrollments', PROCESS_ADMIN_TOKEN, {});
     const sims = [
       { slotIndex: 0, phoneNumber: uniquePhoneNumber(), carrierName: 'T-Mobile' },
@@ -53,8 +51,6 @@ describe('an SMSGate phone on one process while another queues', { skip: skipUnl
   });
   after(async () => {
     phone?.stop();
-    await Promise.all([a?.stop(), b?.stop()]);
-    await database?.drop();
   });
 
   /** Queues through B, waits for A's MessageEnqueued, claims on A; the time to the event. */

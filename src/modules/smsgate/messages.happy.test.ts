@@ -5,18 +5,11 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { admin, useApp, type TestApp } from '../../../test/harness.ts';
+import { queued } from '../../../test/support/messages.ts';
 import { mobileLine } from '../../../test/support/mobile.ts';
 
-async function sendFrom(t: TestApp, line: Awaited<ReturnType<typeof mobileLine>>, body = 'hello') {
-  const response = await t.app.inject({
-    method: 'POST',
-    url: `/v1/cells/${line.cell.id}/messages/send`,
-    headers: line.org.headers,
-    payload: { to: '+14155550199', body },
-  });
-  assert.equal(response.statusCode, 202, response.body);
-  return response.json();
-}
+const sendFrom = (t: TestApp, line: Awaited<ReturnType<typeof mobileLine>>, body = 'hello') =>
+  queued(t, line, { to: '+14155550199', body });
 
 const claim = async (t: TestApp, headers: Record<string, string>, order = 'fifo') => {
   const response = await t.app.inject({ url: `/mobile/v1/message?order=${order}`, headers });
@@ -33,7 +26,7 @@ const read = async (t: TestApp, line: Awaited<ReturnType<typeof mobileLine>>, id
 describe('SMSGate sending', () => {
   const t = useApp();
 
-  it('claims as the app reads it: one number, the SIM of the cell, delivery reports, valid until the lease ends', async () => {
+  it('claims as the app reads it: one number, the SIM of the cell, delivery reports, valid until it could be failed for good', async () => {
     const line = await mobileLine(t);
     const sent = await sendFrom(t, line, 'Your table is ready');
     const [message, ...rest] = await claim(t, line.phone.headers);
@@ -46,12 +39,30 @@ describe('SMSGate sending', () => {
       simNumber: 1,
       withDeliveryReport: true,
       isEncrypted: false,
-      validUntil: new Date(t.clock.now().getTime() + 120_000).toISOString(),
+      // Its lease (120 s) and one lease for each of the two attempts left.
+      validUntil: new Date(t.clock.now().getTime() + 3 * 120_000).toISOString(),
       createdAt: sent.created_at,
     });
     assert.equal((await read(t, line, sent.id)).status, 'sending');
     // Claimed once: a second pull gets nothing.
     assert.deepEqual(await claim(t, line.phone.headers, 'lifo'), []);
+  });
+
+  it("validUntil shrinks with the attempts spent: a message's last claim is valid until its lease ends, when it fails", async () => {
+    const line = await mobileLine(t);
+    const sent = await sendFrom(t, line, 'Third time lucky');
+    const validity: number[] = [];
+    for (let attempt = 1; attempt <= 3; attempt += 1) {
+      const [message] = await claim(t, line.phone.headers);
+      assert.equal(message.id, sent.id, `attempt ${attempt}`);
+      validity.push(Date.parse(message.validUntil) - t.clock.now().getTime());
+      // The phone never confirms: the lease runs out.
+      t.clock.advance(120_001);
+      await t.services.messageLeases.tick();
+    }
+    assert.deepEqual(validity, [360_000, 240_000, 120_000]);
+    const failed = await read(t, line, sent.id);
+    assert.equal(failed.status, 'failed');
   });
 
   it('Processed, Sent (its time), Delivered: delivered with sent_at and delivered_at from the app', async () => {

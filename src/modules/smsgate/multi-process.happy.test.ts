@@ -1,36 +1,17 @@
 // Two server processes on one PostgreSQL database: the SMSGate app's SSE stream held by process B
 // hears a send queued through process A at once (NOTIFY on the cell wake-up channel), well before
 // B's 1 s re-check would find it; the app then claims it through B.
-import { after, before, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import {
-  activeOrganizationOn,
-  call,
-  createDatabase,
-  PROCESS_ADMIN_TOKEN,
-  skipUnlessPostgres,
-  startServerProcess,
-  type ChildServer,
-} from '../../../test/processes.ts';
+import { activeOrganizationOn, call, PROCESS_ADMIN_TOKEN, skipUnlessPostgres } from '../../../test/processes.ts';
 import { twoSims } from '../../../test/support/mobile.ts';
+import { useServerProcesses } from '../../../test/support/server-processes.ts';
 
 describe('SMSGate SSE across two processes on one PostgreSQL database', { skip: skipUnlessPostgres }, () => {
-  let database: { url: string; drop(): Promise<void> };
-  let a: ChildServer;
-  let b: ChildServer;
-
-  before(async () => {
-    database = await createDatabase('cellgate_smsmp');
-    a = await startServerProcess(database.url);
-    b = await startServerProcess(database.url);
-  });
-
-  after(async () => {
-    await Promise.all([a?.stop(), b?.stop()]);
-    await database?.drop();
-  });
+  const servers = useServerProcesses('cellgate_smsmp');
 
   it('wakes the stream on B for sends queued through A, the median well within the 1 s re-check', async () => {
+    const { a, b } = servers;
     const enrollment = await call(a, 'POST', '/v1/admin/devices/enrollments', PROCESS_ADMIN_TOKEN, {});
     const registered = await fetch(`${b.url}/mobile/v1/device`, {
       method: 'POST',

@@ -2,6 +2,8 @@
 // bodies, and the shapes Cellgate answers. Field names follow the app's source (named per field in
 // docs/device-protocol.md); nothing here holds a rule of Cellgate's.
 import { Type } from 'typebox';
+import { finalExpiryOf } from '../messages/delivery.ts';
+import type { MessagesTable } from '../messages/tables.ts';
 
 /** GatewayApi.kt SimCard. */
 const SimCard = Type.Object({
@@ -12,8 +14,15 @@ const SimCard = Type.Object({
   iccid: Type.Optional(Type.Union([Type.String({ maxLength: 32 }), Type.Null()])),
 });
 
-/** A phone has at most two SIM lines here (contract §13). */
-const SimCards = Type.Array(SimCard, { maxItems: 2 });
+/**
+ * The app lists every active subscription (helpers/SubscriptionsHelper.kt getActiveSimCards), so a
+ * phone with a third SIM or an eSIM beside two cards sends more than two; Cellgate keeps a line
+ * for the first two (MAX_SIM_LINES, docs/decisions.md). Android numbers slots 0 to 7.
+ */
+const SimCards = Type.Array(SimCard, { maxItems: 8 });
+
+/** A phone carries one or two SIM lines (contract §13): those of its first two SIM cards. */
+export const MAX_SIM_LINES = 2;
 const PushToken = Type.Optional(Type.Union([Type.String({ maxLength: 4096 }), Type.Null()]));
 
 /** GatewayApi.kt DeviceRegisterRequest. */
@@ -121,21 +130,27 @@ export function webhookList(serverUrl: string) {
   }));
 }
 
-/** GatewayApi.kt Message, from a leased message. */
+/**
+ * GatewayApi.kt Message, from a leased message. `validUntil` is the moment Cellgate could fail the
+ * message for good (its lease and the attempts it has left): the app fails a message it has not
+ * sent by then ("TTL expired", modules/messages/MessagesService.kt sendMessage) by the phone's own
+ * clock, and keeps the validUntil of its first claim (GatewayService.kt: a message it holds is
+ * only re-reported), so the lease end alone would turn a phone clock two minutes fast, or one
+ * stalled claim, into a failed text.
+ */
 export function appMessage(
-  message: { id: string; to: string; body: string; created_at: string; lease_expires_at: string | null },
+  message: Pick<MessagesTable, 'id' | 'to_number' | 'body' | 'created_at' | 'lease_expires_at' | 'attempts'>,
   simNumber: number | null,
 ) {
   return {
     id: message.id,
     message: message.body,
     textMessage: { text: message.body },
-    phoneNumbers: [message.to],
+    phoneNumbers: [message.to_number],
     simNumber,
     withDeliveryReport: true,
     isEncrypted: false,
-    // The app does not send past it: after the lease the message may be handed out again.
-    validUntil: message.lease_expires_at,
+    validUntil: finalExpiryOf(message),
     createdAt: message.created_at,
   };
 }

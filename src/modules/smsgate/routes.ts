@@ -2,7 +2,7 @@
 // the app source of each route and field). A door: transport in, SmsgateService, transport out.
 // Not in the OpenAPI document: the app, not an agent, is its client.
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { Type, type Static } from 'typebox';
+import type { Static } from 'typebox';
 import type { App } from '../../http/types.ts';
 import { deviceOf } from '../../http/auth.ts';
 import { parseJsonList } from '../../http/validation.ts';
@@ -30,6 +30,12 @@ export function registerSmsgateRoutes(app: App, smsgate: SmsgateService, events:
     `${MOBILE_PATH}/device`,
     {
       config: { auth: 'public' },
+      // The enrollment is checked before the body is read (after the rate limit, which keeps
+      // codes from being guessed): without one, 401 whatever the body.
+      preParsing: async (request, _reply, payload) => {
+        await smsgate.verifyEnrollment(request.headers.authorization);
+        return payload;
+      },
       bodyLimit: MOBILE_BODY_LIMIT,
       schema: { ...hidden, body: RegisterRequest },
     },
@@ -97,19 +103,31 @@ export function registerSmsgateRoutes(app: App, smsgate: SmsgateService, events:
     );
   });
 
-  // The webhooks the app posts: signed over the exact body text, so it is read as text here.
+  // The webhooks the app posts: signed over the exact body text, so it is read as text here,
+  // whatever its content type: the signature is checked before the body must be JSON.
   app.register(async (scope) => {
-    scope.removeContentTypeParser('application/json');
-    scope.addContentTypeParser(
-      'application/json',
-      { parseAs: 'string', bodyLimit: MOBILE_BODY_LIMIT },
-      (_request, body, done) => done(null, body),
+    scope.removeAllContentTypeParsers();
+    scope.addContentTypeParser('*', { parseAs: 'string', bodyLimit: MOBILE_BODY_LIMIT }, (_request, body, done) =>
+      done(null, body),
     );
     scope.post(
       `${MOBILE_PATH}${WEBHOOK_PATH}`,
-      { config: { auth: 'public' }, schema: { ...hidden, body: Type.String() } },
+      {
+        config: { auth: 'public' },
+        // Missing, malformed or stale signature headers are 401 before the body is read; the
+        // signature itself needs the body (checked right after it is parsed).
+        preParsing: async (request, _reply, payload) => {
+          smsgate.checkSignatureHeaders({
+            signature: request.headers['x-signature'],
+            timestamp: request.headers['x-timestamp'],
+          });
+          return payload;
+        },
+        // No body schema: the body is the signed text (none is ''), judged after its signature.
+        schema: hidden,
+      },
       async (request, reply) => {
-        await smsgate.webhook(String(request.body), {
+        await smsgate.webhook(typeof request.body === 'string' ? request.body : '', {
           signature: request.headers['x-signature'],
           timestamp: request.headers['x-timestamp'],
         });

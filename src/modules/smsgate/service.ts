@@ -12,8 +12,16 @@ import type { DeliveryService } from '../messages/delivery.ts';
 import type { InboundService } from '../messages/inbound.ts';
 import type { DeviceReport } from '../messages/lifecycle.ts';
 import type { ClaimOrder } from '../messages/repository.ts';
-import { appMessage, settingsMap, STATE_EVENTS, webhookList, WebhookBody, type ProcessingState } from './protocol.ts';
-import { signatureProblem } from './signature.ts';
+import {
+  appMessage,
+  MAX_SIM_LINES,
+  settingsMap,
+  STATE_EVENTS,
+  webhookList,
+  WebhookBody,
+  type ProcessingState,
+} from './protocol.ts';
+import { headerProblem, signatureProblem } from './signature.ts';
 
 export interface SmsgateLog {
   warn(details: object, message: string): void;
@@ -74,8 +82,38 @@ export class SmsgateService {
     this.log = deps.log;
   }
 
-  register(authorization: string | undefined, body: { name: string; pushToken?: string | null; simCards?: SimCard[] }) {
-    return this.enrollments.register(enrollmentCredential(authorization), { ...body, simCards: body.simCards ?? [] });
+  /** Before the sign-in's body is read: 401 unless the header names a valid enrollment. */
+  verifyEnrollment(authorization: string | undefined): Promise<void> {
+    return this.enrollments.verify(enrollmentCredential(authorization));
+  }
+
+  /** Before a webhook's body is read: 401 for missing, malformed or stale signature headers. */
+  checkSignatureHeaders(headers: { signature: unknown; timestamp: unknown }): void {
+    const problem = headerProblem(headers, this.clock.now().getTime());
+    if (problem) throw unsigned(problem);
+  }
+
+  async register(
+    authorization: string | undefined,
+    body: { name: string; pushToken?: string | null; simCards?: SimCard[] },
+  ) {
+    const { served, ignored } = servedCards(body.simCards ?? []);
+    const registered = await this.enrollments.register(enrollmentCredential(authorization), {
+      ...body,
+      simCards: served,
+    });
+    this.warnIgnored(registered.id, ignored);
+    return registered;
+  }
+
+  /** SIM cards beyond the first two get no line: the operator reads which in the log. */
+  private warnIgnored(deviceId: string, ignored: readonly SimCard[]): void {
+    if (ignored.length === 0) return;
+    const sims = ignored.map((card) => card.simNumber);
+    this.log.warn(
+      { device_id: deviceId, ignored_sim_numbers: sims },
+      `SMSGate phone ${deviceId} reported ${MAX_SIM_LINES + ignored.length} SIM cards: Cellgate serves the first ${MAX_SIM_LINES}, SIM ${sims.join(', ')} carries no line (take out the card that should not be served).`,
+    );
   }
 
   /** The device behind an `Authorization: Bearer <device token>` header; 401 otherwise. */
@@ -115,16 +153,18 @@ export class SmsgateService {
     };
   }
 
-  patchDevice(deviceId: string, body: { pushToken?: string | null; simCards?: SimCard[] | null }) {
-    return this.devices.saveAppState(deviceId, {
+  async patchDevice(deviceId: string, body: { pushToken?: string | null; simCards?: SimCard[] | null }) {
+    const cards = body.simCards ? servedCards(body.simCards) : null;
+    await this.devices.saveAppState(deviceId, {
       pushToken: body.pushToken,
-      sims: body.simCards ? simRows(body.simCards) : undefined,
+      sims: cards ? simRows(cards.served) : undefined,
     });
+    if (cards) this.warnIgnored(deviceId, cards.ignored);
   }
 
   /** GET /message: claims under the native surface's rules, in the order asked, answered as the app's Message list. */
   async claim(deviceId: string, order: ClaimOrder, hangUp: AbortSignal) {
-    const { messages } = await this.delivery.claim(deviceId, 10, 0, hangUp, order);
+    const messages = await this.delivery.claimRows(deviceId, 10, 0, hangUp, order);
     if (messages.length === 0) return [];
     // Each message goes out on the SIM line of its own cell (two SIMs, two cells: contract §13).
     const { sims } = await this.phone(deviceId);
@@ -187,29 +227,33 @@ export class SmsgateService {
 
   /**
    * A webhook the app posts (WebHookEventDTO): refused (401) unless signed by the phone it names
-   * within 5 minutes, then applied once per event id.
+   * within 5 minutes, then applied once per message. The signature is checked right after the
+   * JSON is parsed (its key is the phone's that the body names), before the body's shape: a caller
+   * without the key learns nothing of it.
    */
   async webhook(raw: string, headers: { signature: unknown; timestamp: unknown }) {
     let parsed: unknown;
     try {
       parsed = JSON.parse(raw);
     } catch {
-      throw new ApiError('invalid_request', 'The webhook body is not JSON.');
+      parsed = null;
     }
-    checkTextSafety(raw, parsed);
-    if (!Check(WebhookBody, parsed))
-      throw new ApiError(
-        'invalid_request',
-        'The webhook body is not an SMSGate webhook event (id, event, deviceId, payload).',
-      );
-    const phone = await this.devices.phone(parsed.deviceId);
-    // One answer for an unknown phone and a bad signature: the route tells nothing about which ids exist.
+    const deviceId = (parsed as { deviceId?: unknown } | null)?.deviceId;
+    const phone =
+      typeof deviceId === 'string' && deviceId.length <= 64 ? await this.devices.phone(deviceId) : undefined;
+    // One answer for an unknown phone, a body naming none and a bad signature: nothing tells which ids exist.
     const key = phone?.device.signing_key ?? null;
     const problem =
       key === null
         ? 'The webhook is not signed by a known phone.'
         : signatureProblem(key, raw, headers, this.clock.now().getTime());
     if (problem || !phone) throw unsigned(problem ?? 'The webhook is not signed by a known phone.');
+    checkTextSafety(raw, parsed);
+    if (!Check(WebhookBody, parsed))
+      throw new ApiError(
+        'invalid_request',
+        'The webhook body is not an SMSGate webhook event (id, event, deviceId, payload).',
+      );
     await this.devices.markSeen(phone.device.id);
     return this.apply(phone, parsed.id, parsed.event, parsed.payload);
   }
@@ -234,13 +278,14 @@ export class SmsgateService {
             : mmsNotice(text(payload, 'subject'), typeof payload.size === 'number' ? payload.size : null);
         if (body.length > 1600)
           throw invalidField('payload.message', 'too_long', 'payload.message is over 1600 characters.');
+        const receivedAtIso = appDate('payload.receivedAt', receivedAt);
         await this.inbound.receive(
           deviceId,
           {
-            device_message_id: eventId,
+            device_message_id: inboundKey(event, text(payload, 'messageId'), receivedAtIso, eventId),
             from: sender,
             body,
-            received_at: appDate('payload.receivedAt', receivedAt),
+            received_at: receivedAtIso,
           },
           typeof payload.simNumber === 'number' ? payload.simNumber : null,
         );
@@ -284,7 +329,11 @@ export class SmsgateService {
     if (simNumber === undefined || simNumber === null) return;
     const line = phone.sims.find((sim) => sim.sim_number === simNumber);
     if (!line)
-      throw invalidField('payload.simNumber', 'unknown_sim', `The phone reported no SIM card ${String(simNumber)}.`);
+      throw invalidField(
+        'payload.simNumber',
+        'unknown_sim',
+        `The phone has no SIM line ${String(simNumber)}: Cellgate keeps a line for each of the first ${MAX_SIM_LINES} SIM cards the phone reports.`,
+      );
     if (line.cell_id !== null) return;
     const message =
       line.phone_number === null
@@ -294,6 +343,28 @@ export class SmsgateService {
       errors: [{ field: 'payload.simNumber', code: 'line_without_cell', message }],
     });
   }
+}
+
+/**
+ * What identifies a received text across the app's sends of it, the inbound dedup key on its cell.
+ * Not the envelope id: the app's retry of one webhook reuses it, but the same text posted by a
+ * second webhook registration, or again after a reinstall (the inbox exported anew), comes in a
+ * new envelope. The payload's messageId is the same each time (receiver/ReceiverService.kt: the
+ * inbox message's hash of sender, date, subscription and text; an MMS's message or transaction
+ * id); with the receive time beside it two texts whose 32-bit hashes collide stay apart. An
+ * event without a messageId falls back to its envelope id.
+ */
+function inboundKey(event: string, messageId: string | null, receivedAt: string, eventId: string): string {
+  if (messageId === null) return `${event}:event:${eventId}`;
+  if (messageId.length > 200)
+    throw invalidField('payload.messageId', 'too_long', 'payload.messageId is over 200 characters.');
+  return `${event}:${messageId}:${receivedAt}`;
+}
+
+/** The SIM cards that get a line, the first two by SIM number, and those that get none. */
+function servedCards(cards: readonly SimCard[]): { served: SimCard[]; ignored: SimCard[] } {
+  const sorted = [...cards].sort((a, b) => a.simNumber - b.simNumber);
+  return { served: sorted.slice(0, MAX_SIM_LINES), ignored: sorted.slice(MAX_SIM_LINES) };
 }
 
 function text(payload: Record<string, unknown>, key: string): string | null {

@@ -12,13 +12,11 @@ export function signPayload(key: string, body: string, timestamp: string): strin
     .digest('hex');
 }
 
-/** Why a webhook's signature is refused, or null when it is valid. */
-export function signatureProblem(
-  key: string,
-  body: string,
-  headers: { signature: unknown; timestamp: unknown },
-  nowMs: number,
-): string | null {
+/**
+ * Why a webhook's signature headers are refused before its body is read (missing, malformed, or a
+ * timestamp out of tolerance), or null when they may be checked against the body.
+ */
+export function headerProblem(headers: { signature: unknown; timestamp: unknown }, nowMs: number): string | null {
   const { signature, timestamp } = headers;
   if (typeof signature !== 'string' || typeof timestamp !== 'string')
     return 'A webhook needs its X-Signature and X-Timestamp headers.';
@@ -26,6 +24,20 @@ export function signatureProblem(
   if (Math.abs(nowMs / 1000 - Number(timestamp)) > SIGNATURE_TOLERANCE_S)
     return `X-Timestamp is more than ${SIGNATURE_TOLERANCE_S} seconds away from the server's time.`;
   if (!/^[0-9a-fA-F]{64}$/.test(signature)) return 'X-Signature must be a hex HMAC-SHA256.';
-  const expected = Buffer.from(signPayload(key, body, timestamp), 'hex');
-  return timingSafeEqual(expected, Buffer.from(signature, 'hex')) ? null : 'X-Signature does not match the body.';
+  return null;
+}
+
+/** Why a webhook's signature is refused, or null when it is valid. */
+export function signatureProblem(
+  key: string,
+  body: string,
+  headers: { signature: unknown; timestamp: unknown },
+  nowMs: number,
+): string | null {
+  const problem = headerProblem(headers, nowMs);
+  if (problem) return problem;
+  const expected = Buffer.from(signPayload(key, body, String(headers.timestamp)), 'hex');
+  return timingSafeEqual(expected, Buffer.from(String(headers.signature), 'hex'))
+    ? null
+    : 'X-Signature does not match the body.';
 }

@@ -4,6 +4,7 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { activeOrganization, admin, useApp } from '../../../test/harness.ts';
+import { queued } from '../../../test/support/messages.ts';
 import { createCell } from '../../../test/support/cells.ts';
 import { mobilePhone, nextNumber, twoSims, webhook } from '../../../test/support/mobile.ts';
 
@@ -33,16 +34,8 @@ describe('SMSGate: two SIMs, two cells', () => {
       mms_receive: true,
     });
 
-    const send = async (cell: { id: string }, body: string) => {
-      const response = await t.app.inject({
-        method: 'POST',
-        url: `/v1/cells/${cell.id}/messages/send`,
-        headers: org.headers,
-        payload: { to: '+14155550199', body },
-      });
-      assert.equal(response.statusCode, 202, response.body);
-      return response.json() as { id: string };
-    };
+    const send = async (cell: { id: string }, body: string): Promise<{ id: string }> =>
+      queued(t, { org, cell }, { to: '+14155550199', body });
     const one = await send(cellOne, 'from SIM 1');
     const two = await send(cellTwo, 'from SIM 2');
     const claimed = await t.app.inject({ url: '/mobile/v1/message?order=fifo', headers: phone.headers });

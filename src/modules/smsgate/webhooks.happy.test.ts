@@ -4,6 +4,7 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { admin, useApp, type TestApp } from '../../../test/harness.ts';
+import { queued } from '../../../test/support/messages.ts';
 import { eventsOf } from '../../../test/support/cells.ts';
 import { mobileLine, webhook } from '../../../test/support/mobile.ts';
 
@@ -13,6 +14,14 @@ const inboundOf = async (t: TestApp, line: Line) =>
   (
     await t.app.inject({ url: `/v1/cells/${line.cell.id}/messages?direction=inbound`, headers: line.org.headers })
   ).json().messages as Array<{ body: string; from: string; received_at: string; status: string }>;
+
+/** A text sent from a new SMSGate line's cell and claimed by its phone. */
+async function claimedSend(t: TestApp) {
+  const line = await mobileLine(t);
+  const { id } = await queued(t, line, { to: '+14155550199', body: 'hello' });
+  await t.app.inject({ url: '/mobile/v1/message', headers: line.phone.headers });
+  return { line, id: id as string };
+}
 
 describe('SMSGate webhooks', () => {
   const t = useApp();
@@ -42,16 +51,47 @@ describe('SMSGate webhooks', () => {
     assert.equal(received.length, 1);
   });
 
-  it('sms:sent then sms:delivered move a claimed message, with the times the phone gives', async () => {
+  it('sms:received is deduplicated on its messageId, not its envelope: a new envelope of the same text stores nothing new', async () => {
     const line = await mobileLine(t);
-    const send = await t.app.inject({
-      method: 'POST',
-      url: `/v1/cells/${line.cell.id}/messages/send`,
-      headers: line.org.headers,
-      payload: { to: '+14155550199', body: 'hello' },
+    const payload = {
+      messageId: '5e1f02aa',
+      message: 'Your code is 4821',
+      sender: '+14155550124',
+      recipient: null,
+      simNumber: 1,
+      phoneNumber: '+14155550124',
+      receivedAt: '2026-01-01T00:00:07.000+00:00',
+    };
+    // The app's retry (same envelope id), a second sms:received webhook registration and a
+    // reinstall's inbox export (new envelope ids, the same inbox hash): one text. The date is the
+    // same instant in another offset, as a phone whose time zone changed writes it.
+    for (const [id, receivedAt] of [
+      ['evt-a', payload.receivedAt],
+      ['evt-a', payload.receivedAt],
+      ['evt-b', payload.receivedAt],
+      ['evt-c', '2026-01-01T02:00:07.000+02:00'],
+    ]) {
+      const response = await webhook(t, line.phone, 'sms:received', { ...payload, receivedAt }, { id });
+      assert.equal(response.statusCode, 204, `${id}: ${response.body}`);
+    }
+    assert.deepEqual(
+      (await inboundOf(t, line)).map((m) => m.body),
+      ['Your code is 4821'],
+    );
+    const received = (await eventsOf(t, 'message.received')).filter((e) => e.data.cell_id === line.cell.id);
+    assert.equal(received.length, 1, 'message.received went out once');
+    // Another text whose 32-bit hash happens to match, received at another time: a text of its own.
+    const other = await webhook(t, line.phone, 'sms:received', {
+      ...payload,
+      message: 'Another text',
+      receivedAt: '2026-01-01T00:09:00.000Z',
     });
-    const { id } = send.json();
-    await t.app.inject({ url: '/mobile/v1/message', headers: line.phone.headers });
+    assert.equal(other.statusCode, 204, other.body);
+    assert.equal((await inboundOf(t, line)).length, 2);
+  });
+
+  it('sms:sent then sms:delivered move a claimed message, with the times the phone gives', async () => {
+    const { line, id } = await claimedSend(t);
     const common = {
       messageId: id,
       sender: null,
@@ -87,15 +127,7 @@ describe('SMSGate webhooks', () => {
   });
 
   it('sms:failed fails a claimed message with the reason', async () => {
-    const line = await mobileLine(t);
-    const send = await t.app.inject({
-      method: 'POST',
-      url: `/v1/cells/${line.cell.id}/messages/send`,
-      headers: line.org.headers,
-      payload: { to: '+14155550199', body: 'hello' },
-    });
-    const { id } = send.json();
-    await t.app.inject({ url: '/mobile/v1/message', headers: line.phone.headers });
+    const { line, id } = await claimedSend(t);
     const failed = await webhook(t, line.phone, 'sms:failed', {
       messageId: id,
       recipient: '+14155550199',

@@ -104,10 +104,20 @@ describe('SMSGate webhook signatures', () => {
     );
   });
 
-  it('bad bodies: not JSON, not a webhook event, a NUL byte, a missing sender are 400; over 64 KiB is 413', async () => {
+  it('bad bodies: signed by the phone they name but not a webhook event, a NUL byte, a missing sender are 400; over 64 KiB is 413; naming no phone 401', async () => {
     const line = await mobileLine(t);
-    assert.equal((await webhook(t, line.phone, '', {}, { raw: '{not json' })).statusCode, 400);
-    assert.equal((await webhook(t, line.phone, '', {}, { raw: '{"id":"x"}' })).statusCode, 400);
+    // Not JSON, or no deviceId: no phone's key can check the signature.
+    assert.equal((await webhook(t, line.phone, '', {}, { raw: '{not json' })).statusCode, 401);
+    assert.equal((await webhook(t, line.phone, '', {}, { raw: '{"id":"x"}' })).statusCode, 401);
+    const shapeless = await webhook(
+      t,
+      line.phone,
+      '',
+      {},
+      { raw: JSON.stringify({ id: 'x', deviceId: line.phone.id }) },
+    );
+    assert.equal(shapeless.statusCode, 400, shapeless.body);
+    assert.equal(shapeless.json().code, 'invalid_request');
     const nul = await webhook(t, line.phone, 'sms:received', { ...received(), message: 'a\u0000b' });
     assert.equal(nul.statusCode, 400, nul.body);
     const noSender = await webhook(t, line.phone, 'sms:received', { message: 'x', receivedAt: '2026-01-01T00:00:00Z' });

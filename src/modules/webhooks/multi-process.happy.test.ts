@@ -3,39 +3,26 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import pg from 'pg';
-import {
-  activeOrganizationOn,
-  call,
-  createDatabase,
-  skipUnlessPostgres,
-  startServerProcess,
-  type ChildServer,
-} from '../../../test/processes.ts';
+import { activeOrganizationOn, call, skipUnlessPostgres } from '../../../test/processes.ts';
+import { useServerProcesses } from '../../../test/support/server-processes.ts';
 import { startReceiver, type Receiver } from '../../../test/support/webhook-receiver.ts';
 
 const EVENTS = 200;
 
 describe('webhook delivery across two processes on one PostgreSQL database', { skip: skipUnlessPostgres }, () => {
-  let database: { url: string; drop(): Promise<void> };
-  let servers: ChildServer[] = [];
+  const processes = useServerProcesses('cellgate_mp', { env: { CELLGATE_WEBHOOKS_ALLOW_PRIVATE: 'true' } });
   let receiver: Receiver;
 
   before(async () => {
-    database = await createDatabase('cellgate_mp');
     receiver = await startReceiver();
-    const env = { CELLGATE_WEBHOOKS_ALLOW_PRIVATE: 'true' };
-    servers = [await startServerProcess(database.url, env)];
-    servers.push(await startServerProcess(database.url, env));
   });
 
   after(async () => {
-    await Promise.all(servers.map((server) => server.stop()));
     await receiver?.stop();
-    await database?.drop();
   });
 
   it('delivers every event exactly once, attempted by one process each', async () => {
-    const [a, b] = servers;
+    const { a, b, all: servers } = processes;
     const signUp = await activeOrganizationOn(a, 'mp');
     const key = signUp.api_key as string;
 
@@ -59,7 +46,7 @@ describe('webhook delivery across two processes on one PostgreSQL database', { s
     // Let any duplicate show up before counting.
     await new Promise((r) => setTimeout(r, 500));
 
-    const db = new pg.Client({ connectionString: database.url });
+    const db = new pg.Client({ connectionString: processes.databaseUrl });
     await db.connect();
     try {
       const events = (await db.query<{ id: string }>(`select id from events where type like 'cell.%'`)).rows.map(
