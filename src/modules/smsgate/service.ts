@@ -1,6 +1,7 @@
 // The SMSGate app's door (contract §13): maps the app's calls onto the same services the native
 // device surface calls (claims, reports and inbound texts in messages/, presence and heartbeats in
 // devices/), so one set of rules serves both protocols. Nothing here decides a message's fate.
+import { createHash } from 'node:crypto';
 import { Check } from 'typebox/value';
 import { ApiError, invalidField } from '../../lib/errors.ts';
 import { checkTextSafety } from '../../operations/text-safety.ts';
@@ -282,7 +283,13 @@ export class SmsgateService {
         await this.inbound.receive(
           deviceId,
           {
-            device_message_id: inboundKey(event, text(payload, 'messageId'), receivedAtIso, eventId),
+            device_message_id: inboundKey(
+              event,
+              text(payload, 'messageId'),
+              receivedAtIso,
+              eventId,
+              `${sender}\n${body}`,
+            ),
             from: sender,
             body,
             received_at: receivedAtIso,
@@ -351,14 +358,22 @@ export class SmsgateService {
  * second webhook registration, or again after a reinstall (the inbox exported anew), comes in a
  * new envelope. The payload's messageId is the same each time (receiver/ReceiverService.kt: the
  * inbox message's hash of sender, date, subscription and text; an MMS's message or transaction
- * id); with the receive time beside it two texts whose 32-bit hashes collide stay apart. An
+ * id); with the receive time and a digest of the sender and text beside it, two texts whose
+ * 32-bit hashes collide (or a client that sends one messageId for every text) stay apart. An
  * event without a messageId falls back to its envelope id.
  */
-function inboundKey(event: string, messageId: string | null, receivedAt: string, eventId: string): string {
+function inboundKey(
+  event: string,
+  messageId: string | null,
+  receivedAt: string,
+  eventId: string,
+  content: string,
+): string {
   if (messageId === null) return `${event}:event:${eventId}`;
   if (messageId.length > 200)
     throw invalidField('payload.messageId', 'too_long', 'payload.messageId is over 200 characters.');
-  return `${event}:${messageId}:${receivedAt}`;
+  const digest = createHash('sha256').update(content).digest('base64url').slice(0, 16);
+  return `${event}:${messageId}:${receivedAt}:${digest}`;
 }
 
 /** The SIM cards that get a line, the first two by SIM number, and those that get none. */

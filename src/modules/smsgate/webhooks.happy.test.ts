@@ -88,6 +88,10 @@ describe('SMSGate webhooks', () => {
     });
     assert.equal(other.statusCode, 204, other.body);
     assert.equal((await inboundOf(t, line)).length, 2);
+    // The same messageId and time with another text (a client that sends one id for every text): its own text too.
+    const sameIdAndTime = await webhook(t, line.phone, 'sms:received', { ...payload, message: 'A third text' });
+    assert.equal(sameIdAndTime.statusCode, 204, sameIdAndTime.body);
+    assert.equal((await inboundOf(t, line)).length, 3);
   });
 
   it('sms:sent then sms:delivered move a claimed message, with the times the phone gives', async () => {
