@@ -158,7 +158,8 @@ export class MessagesService {
       sendAt,
       sendNow: options.schedule?.send_now === true,
     });
-    if (view.status === 'queued') this.wakeups.notify(cellId);
+    // The other processes were told in the transaction (writeSends).
+    if (view.status === 'queued') this.wakeups.here(cellId);
     return view;
   }
 
@@ -250,6 +251,9 @@ export class MessagesService {
           )
         : [];
     await this.readPaces(tx, accepted, views);
+    await this.wakeups.publishWithin(tx, [
+      ...new Set(views.flatMap((view) => (view.status === 'queued' ? [view.cell_id] : []))),
+    ]);
     const written = new Map(accepted.map(({ i }, k) => [i, views[k]]));
     return units.map((_unit, i) => {
       const refusal = refusals.get(i);
