@@ -6,14 +6,18 @@
 // hour of the queue (1,800 rows at 30 segments a minute) on every send.
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { CompiledQuery } from 'kysely';
 import { isPostgres } from '../../db/migrations/dialect.ts';
 import type { Statement } from '../../db/observed-dialect.ts';
-import { newId } from '../../lib/ids.ts';
 import { useApp } from '../../../test/harness.ts';
+import {
+  explain,
+  queueMany,
+  rowsReadFromMessages,
+  scansMessages,
+  touchesMessages,
+} from '../../../test/support/message-plans.ts';
 import { activeLine, claim, send } from '../../../test/support/messages.ts';
 import { Statements } from '../../../test/support/statements.ts';
-import type { MessagesTable } from './tables.ts';
 
 /**
  * The statements of one send, begin to commit, and nothing after the commit: the billing account,
@@ -21,8 +25,8 @@ import type { MessagesTable } from './tables.ts';
  * message, the idempotency record and the pace; on PostgreSQL also the pg_notify that wakes the
  * phones' streams in other processes (messages/remote-wakeups.ts), delivered at the commit. A
  * feature that adds one to the send path changes these numbers, and says why. Before issue 36: 13
- * on SQLite (the phone and the pace read after the commit, the pace counting the queue); then 12,
- * with PostgreSQL's pg_notify run after the commit, not awaited, so left out of the count.
+ * (the phone and the pace read after the commit, the pace counting the queue); then 12 on both,
+ * PostgreSQL's pg_notify running after the commit, not awaited, and so left out of the count.
  */
 const SEND_STATEMENTS = { sqlite: 12, postgres: 13 };
 const RATE = 30;
@@ -31,8 +35,6 @@ const QUEUED = 20_000;
 const CLAIMED = 1;
 
 const sqlOf = (statements: readonly Statement[]) => statements.map((statement) => statement.sql);
-const touchesMessages = (statement: Statement) =>
-  /\b(from|into|update)\s+"messages"/i.test(statement.sql) && !/^\s*(begin|commit|rollback)/i.test(statement.sql);
 
 describe('the statements of a send', () => {
   const statements = new Statements();
@@ -52,7 +54,7 @@ describe('the statements of a send', () => {
     assert.match(empty.statements[0].sql, /^\s*begin/i, 'the send begins with its transaction');
     assert.match(empty.statements[expected - 1].sql, /^\s*commit/i, 'and nothing follows its commit');
 
-    await queueMany(warm.json().id as string, QUEUED);
+    await queueMany(t, warm.json().id as string, QUEUED);
     const deep = await statements.during(() => send(t, line, { to: '+14155550101', body: 'b' }, key('b')));
     assert.equal(deep.result.statusCode, 202, deep.result.body);
     assert.deepEqual(sqlOf(deep.statements), sqlOf(empty.statements));
@@ -65,77 +67,15 @@ describe('the statements of a send', () => {
     const reads = deep.statements.filter(touchesMessages);
     assert.ok(reads.length >= 2, 'the insert and the pace');
     for (const statement of reads) {
-      const plan = await explain(statement);
+      const plan = await explain(t, statement);
       assert.ok(!scansMessages(plan), `${statement.sql}\n${plan.join('\n')}`);
     }
     if (isPostgres(t.database.db)) {
       for (const statement of reads.filter((s) => /^\s*select/i.test(s.sql))) {
-        const read = await rowsReadFromMessages(statement);
+        const read = await rowsReadFromMessages(t, statement);
         // A minute of the phone's rate from the queue, and its one claim of the day (per window read).
         assert.ok(read <= RATE + 4 * CLAIMED, `${read} rows of messages read by\n${statement.sql}`);
       }
     }
   });
-
-  /** `count` more messages queued on the cell of the message `like`, as sends would leave them. */
-  async function queueMany(like: string, count: number) {
-    const db = t.database.db;
-    const row = await db.selectFrom('messages').selectAll().where('id', '=', like).executeTakeFirstOrThrow();
-    const now = t.clock.now();
-    const rows: MessagesTable[] = Array.from({ length: count }, () => ({
-      ...row,
-      id: newId('msg', t.clock, now),
-      status: 'queued',
-      device_id: null,
-      claimed_at: null,
-      lease_expires_at: null,
-      attempts: 0,
-      expires_at: new Date(now.getTime() + 60 * 60 * 1000).toISOString(),
-    }));
-    for (let i = 0; i < rows.length; i += 1000)
-      await db
-        .insertInto('messages')
-        .values(rows.slice(i, i + 1000))
-        .execute();
-    if (isPostgres(db)) await db.executeQuery(CompiledQuery.raw('analyze messages'));
-  }
-
-  async function explain(statement: Statement): Promise<string[]> {
-    const prefix = isPostgres(t.database.db) ? 'explain ' : 'explain query plan ';
-    const { rows } = await t.database.db.executeQuery<Record<string, unknown>>(
-      CompiledQuery.raw(prefix + statement.sql, [...statement.parameters]),
-    );
-    return rows.map((row) => String(row['QUERY PLAN'] ?? row.detail));
-  }
-
-  /** PostgreSQL: the rows its plan's nodes on messages returned, all together. */
-  async function rowsReadFromMessages(statement: Statement): Promise<number> {
-    const { rows } = await t.database.db.executeQuery<Record<string, string>>(
-      CompiledQuery.raw(`explain (analyze, costs off, timing off) ${statement.sql}`, [...statement.parameters]),
-    );
-    return rows
-      .map((row) => row['QUERY PLAN'])
-      .filter((line) => / on messages\b/.test(line))
-      .reduce((sum, line) => sum + Number(/actual rows=(\d+)/.exec(line)?.[1] ?? 0) * loopsOf(line), 0);
-  }
 });
-
-const loopsOf = (line: string) => Number(/loops=(\d+)/.exec(line)?.[1] ?? 1);
-
-/**
- * A plan reading the whole messages table or a whole index of it: SQLite's SCAN (SEARCH is a
- * range of an index); PostgreSQL's Seq Scan, or an index scan without an Index Cond unless a
- * Limit right above it stops it (it walks the index in order until it has enough: rows read are
- * then checked by rowsReadFromMessages).
- */
-function scansMessages(plan: readonly string[]): boolean {
-  return plan.some((line, i) => {
-    if (/^SCAN messages\b/.test(line.trim())) return true;
-    if (/Seq Scan on messages\b/.test(line)) return true;
-    if (!/(Index Scan|Index Only Scan) .* on messages\b/.test(line)) return false;
-    if (i > 0 && /->\s+Limit\b/.test(plan[i - 1])) return false;
-    const depth = line.search(/\S/);
-    const end = plan.findIndex((next, k) => k > i && next.search(/\S/) <= depth);
-    return !plan.slice(i + 1, end < 0 ? undefined : end).some((next) => next.includes('Index Cond'));
-  });
-}
