@@ -258,9 +258,9 @@ export class CyclePlanner {
 
   /**
    * How many more segments each cell may have queued now (pace.ts queueRoom): QUEUE_WINDOW_MINUTES
-   * of its phone's rate, no more than the phone's day has room for, less the cell's queue.
+   * of its phone's rate, no more than the phone's day has room for, less the cell's queue. One
+   * bounded read per cell (the send's pace statement), never a sum of the whole queue.
    */
-  /** Per cell one bounded read (the send's pace statement), never a sum of the whole queue. */
   private async roomOf(active: readonly ActiveCell[]): Promise<Map<string, number>> {
     const room = new Map<string, number>();
     for (const cell of active) {
