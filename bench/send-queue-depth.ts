@@ -10,7 +10,7 @@
 // queue only grows. Targets (issue 36): sends/s at least the old build's at both depths; p99 <= 30
 // ms on SQLite; idle RSS <= 120 MB, peak <= 300 MB.
 //   node bench/send-queue-depth.ts [--build old=/tmp/old-bf76a0d ...] [--databases sqlite,postgres]
-//     [--duration 5] [--connections 50] [--warmup 2 (seconds of sends on a cell of their own first)]
+//     [--duration 5] [--connections 50] [--warmup 5 (seconds of sends on a cell of their own first: the JIT's warm-up, or the first depth measured pays it)]
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
@@ -30,7 +30,7 @@ const { values } = parseArgs({
     databases: { type: 'string', default: 'sqlite,postgres' },
     duration: { type: 'string', default: '5' },
     connections: { type: 'string', default: '50' },
-    warmup: { type: 'string', default: '2' },
+    warmup: { type: 'string', default: '5' },
   },
 });
 const options = benchOptions([
