@@ -85,8 +85,13 @@ async function measure(database: string, build: { label: string; root: string })
     await sleep(IDLE_AFTER_MS);
     const idleMb = memoryOf(pid).rss;
     const org = await signUpVerified(service);
-    const bodies = distinctNumbers(1_000).map((to) =>
-      JSON.stringify({ to, body: 'Benchmark message: hello from Cellgate.' }),
+    // The measured sends go to the first 1,000 numbers; the queue is filled with sends to the next
+    // 1,000, so that both depths start the measured sends with no conversation made (a cell's first
+    // send to a number makes one: the deep queue's filling would otherwise make them beforehand).
+    const [bodies, fillBodies] = [0, 1].map((half) =>
+      distinctNumbers(2_000)
+        .slice(half * 1_000, (half + 1) * 1_000)
+        .map((to) => JSON.stringify({ to, body: 'Benchmark message: hello from Cellgate.' })),
     );
     const target = (cellId: string, tag: string) => ({
       url: `${service.url}/v1/cells/${cellId}/messages/send`,
@@ -103,7 +108,7 @@ async function measure(database: string, build: { label: string; root: string })
     const unmeasured = (cellId: string, tag: string, limit: { duration: number } | { amount: number }) =>
       autocannon({
         ...target(cellId, tag),
-        requests: bodies.map((body) => ({ method: 'POST', body })),
+        requests: fillBodies.map((body) => ({ method: 'POST', body })),
         idReplacement: true,
         connections: options.connections,
         ...limit,
