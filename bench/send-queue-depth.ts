@@ -2,13 +2,15 @@
 // Idempotency-Key per request, 1,000 recipients in turn, billing on, 50 connections, one cell)
 // with the cell's queue starting empty and with 20,000 already queued on it, on SQLite and on
 // PostgreSQL, for several builds side by side in one run: this checkout and each `--build
-// label=dir` (an extracted older tree with node_modules, e.g. `git archive bf76a0d | tar -x -C
-// /tmp/old-bf76a0d` and a symlink to this node_modules). Also each service's resident set: idle (3
-// s after it answers /health, before any load) and peak (VmHWM at the end). No device claims: the
+// label=dir` (an older tree with its own node_modules: `git clone -q <this repo> /tmp/old-bf76a0d
+// && git -C /tmp/old-bf76a0d checkout -q bf76a0d && (cd /tmp/old-bf76a0d && npm ci)`). Also each
+// service's resident set: idle (3 s after it answers /health, before any load; each build is
+// started once beforehand, unmeasured, to fill Node's compile cache as bench/memory.ts does) and
+// peak (VmHWM at the end). No device claims: the
 // queue only grows. Targets (issue 36): sends/s at least the old build's at both depths; p99 <= 30
 // ms on SQLite; idle RSS <= 120 MB, peak <= 300 MB.
 //   node bench/send-queue-depth.ts [--build old=/tmp/old-bf76a0d ...] [--databases sqlite,postgres]
-//     [--duration 5] [--connections 50] [--warmup 1]
+//     [--duration 5] [--connections 50] [--warmup 5 (seconds of sends on a cell of their own first: the JIT's warm-up, or the first depth measured pays it)]
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
@@ -20,30 +22,34 @@ import { distinctNumbers, machineLoad, provisionCell } from './support/cells.ts'
 const DEEP = 20_000;
 const IDLE_AFTER_MS = 3000;
 
-const { values, tokens } = parseArgs({
+// Strict, with the common flags declared: a flag's value is never taken for a positional argument.
+const { values } = parseArgs({
   args: process.argv.slice(2),
   options: {
     build: { type: 'string', multiple: true, default: [] },
     databases: { type: 'string', default: 'sqlite,postgres' },
+    duration: { type: 'string', default: '5' },
+    connections: { type: 'string', default: '50' },
+    warmup: { type: 'string', default: '5' },
   },
-  strict: false,
-  tokens: true,
 });
-// The common flags (--duration, --connections, --warmup) go to benchOptions.
-const ours = new Set(['build', 'databases']);
-const rest = tokens.flatMap((token) =>
-  token.kind === 'option' && !ours.has(token.name) ? [token.rawName, ...(token.value ? [token.value] : [])] : [],
-);
-const options = benchOptions(['--duration', '5', '--warmup', '1', ...rest]);
+const options = benchOptions([
+  '--duration',
+  values.duration,
+  '--connections',
+  values.connections,
+  '--warmup',
+  values.warmup,
+]);
 const builds = [
-  ...(values.build as string[]).map((spec) => {
+  ...values.build.map((spec) => {
     const [label, dir] = spec.split('=');
     if (!label || !dir) throw new Error(`--build takes label=dir, not ${spec}`);
     return { label, root: resolve(dir) };
   }),
   { label: 'this checkout', root: ROOT },
 ];
-const databases = String(values.databases).split(',');
+const databases = values.databases.split(',');
 
 function memoryOf(pid: number): { rss: number; hwm: number } {
   const status = readFileSync(`/proc/${pid}/status`, 'utf8');
@@ -79,8 +85,13 @@ async function measure(database: string, build: { label: string; root: string })
     await sleep(IDLE_AFTER_MS);
     const idleMb = memoryOf(pid).rss;
     const org = await signUpVerified(service);
-    const bodies = distinctNumbers(1_000).map((to) =>
-      JSON.stringify({ to, body: 'Benchmark message: hello from Cellgate.' }),
+    // The measured sends go to the first 1,000 numbers; the queue is filled with sends to the next
+    // 1,000, so that both depths start the measured sends with no conversation made (a cell's first
+    // send to a number makes one: the deep queue's filling would otherwise make them beforehand).
+    const [bodies, fillBodies] = [0, 1].map((half) =>
+      distinctNumbers(2_000)
+        .slice(half * 1_000, (half + 1) * 1_000)
+        .map((to) => JSON.stringify({ to, body: 'Benchmark message: hello from Cellgate.' })),
     );
     const target = (cellId: string, tag: string) => ({
       url: `${service.url}/v1/cells/${cellId}/messages/send`,
@@ -93,20 +104,24 @@ async function measure(database: string, build: { label: string; root: string })
       bodies,
       server: service,
     });
-    // A warm process first (on a cell of its own), then each depth on a fresh cell.
+    // Sends not measured: the warm-up and the queue's filling.
+    const unmeasured = (cellId: string, tag: string, limit: { duration: number } | { amount: number }) =>
+      autocannon({
+        ...target(cellId, tag),
+        requests: fillBodies.map((body) => ({ method: 'POST', body })),
+        idReplacement: true,
+        connections: options.connections,
+        ...limit,
+      });
+    // A warm process first (on a cell of its own; a time-out there on a busy machine does not
+    // matter), then each depth on a fresh cell.
     const warm = await provisionCell(service, org);
-    await load('warm-up', target(warm.cellId, 'warm'), { ...options, warmup: 0, duration: 2 });
+    if (options.warmup > 0) await unmeasured(warm.cellId, 'warm', { duration: options.warmup });
     const rows: Row[] = [];
     for (const depth of [0, DEEP]) {
       const cell = await provisionCell(service, org);
       if (depth > 0) {
-        const fill = await autocannon({
-          ...target(cell.cellId, 'fill'),
-          requests: bodies.map((body) => ({ method: 'POST', body })),
-          idReplacement: true,
-          connections: options.connections,
-          amount: depth,
-        });
+        const fill = await unmeasured(cell.cellId, 'fill', { amount: depth });
         if (fill['2xx'] !== depth) throw new Error(`filling the queue: ${fill['2xx']} of ${depth} sends accepted`);
       }
       const before = await queuedOn(service, org.apiKey);
@@ -132,6 +147,7 @@ async function measure(database: string, build: { label: string; root: string })
 }
 
 await runBench(async () => {
+  for (const build of builds) await (await startService({ entry: resolve(build.root, 'src/entry.mjs') })).stop();
   const rows: Row[] = [];
   for (const database of databases) for (const build of builds) rows.push(...(await measure(database, build)));
   const header = [

@@ -2,7 +2,7 @@
 // addresses on each (an EIP-55 checksummed EVM address; a base58 32-byte Solana public key,
 // decoded by @scure/base: a hand-written alphabet once lacked `L` and refused half of them).
 // ox is viem's own address code, without the rest of viem (about 30 MB less memory at start).
-import { base58 } from '@scure/base';
+import type * as ScureBase from '@scure/base';
 import type * as OxAddress from 'ox/Address';
 import { onFirstUse } from '../../lib/on-first-use.ts';
 
@@ -16,6 +16,9 @@ interface Chain {
   /** The token's EIP-712 domain (name, version), which x402's exact scheme signs over on EVM. */
   eip712?: { name: string; version: string };
 }
+
+/** base58 (@scure/base), loaded on the first Solana address or key. */
+const scureBase = onFirstUse<typeof ScureBase>('@scure/base');
 
 /** EIP-55 checksums (ox), loaded on the first EVM address checked. */
 export const oxAddress = onFirstUse<typeof OxAddress>('ox/Address');
@@ -49,14 +52,14 @@ export function chainOf(network: Network, testnet: boolean): Chain {
 export function decodeBase58(text: string): Uint8Array | null {
   if (text.length === 0 || text.length > 128) return null;
   try {
-    return base58.decode(text);
+    return scureBase().base58.decode(text);
   } catch {
     return null;
   }
 }
 
 /** The base58 form of bytes (Solana keys and signatures). */
-export const encodeBase58 = (bytes: Uint8Array): string => base58.encode(bytes);
+export const encodeBase58 = (bytes: Uint8Array): string => scureBase().base58.encode(bytes);
 
 /**
  * The canonical form of an address on `network` (EIP-55 checksummed on Base), or null when it is

@@ -1,7 +1,10 @@
 // Cross-process wake-ups on PostgreSQL: a send's wake-up (wakeups.ts) is published with NOTIFY on
 // one channel, and every process's LISTEN connection (db/pg-listener.ts) wakes its own waiters on
-// that cell, so an SSE stream or long-poll held by another process hears the send at once. The
-// NOTIFY runs after the send's commit and is not awaited: a lost one is found by the re-check.
+// that cell, so an SSE stream or long-poll held by another process hears the send at once. A
+// send's NOTIFY runs in its transaction (one statement per group-commit batch, delivered at the
+// commit: nothing runs after it); the other wake-ups (scheduled sends, requeued leases) publish
+// after their commit, not awaited. A lost one is found by the re-check. A NOTIFY makes its
+// transaction take a transaction id and write a commit record: once per batch rather than once per send.
 import { randomUUID } from 'node:crypto';
 import { sql, type Kysely } from 'kysely';
 import type pg from 'pg';
@@ -19,17 +22,23 @@ export function remoteWakeups(deps: {
 }): PgListener {
   // Each process ignores its own notifications: its waiters were woken when it published.
   const origin = randomUUID();
-  deps.wakeups.publishTo((cellId) => {
-    sql`select pg_notify(${WAKEUPS_CHANNEL}, ${`${origin} ${cellId}`})`
-      .execute(deps.db)
-      .catch((error: unknown) => deps.log.warn({ err: error, cell_id: cellId }, 'cell wake-up NOTIFY failed'));
+  const payload = (cellId: string) => `${origin} ${cellId}`;
+  deps.wakeups.publishTo({
+    now(cellId) {
+      sql`select pg_notify(${WAKEUPS_CHANNEL}, ${payload(cellId)})`
+        .execute(deps.db)
+        .catch((error: unknown) => deps.log.warn({ err: error, cell_id: cellId }, 'cell wake-up NOTIFY failed'));
+    },
+    async within(ex, cellIds) {
+      await sql`select pg_notify(${WAKEUPS_CHANNEL}, p) from unnest(${cellIds.map(payload)}::text[]) as p`.execute(ex);
+    },
   });
   return new PgListener({
     config: deps.pgClient,
     channel: WAKEUPS_CHANNEL,
     onNotify: (payload) => {
       const [from, cellId] = (payload ?? '').split(' ');
-      if (cellId && from !== origin) deps.wakeups.heard(cellId);
+      if (cellId && from !== origin) deps.wakeups.here(cellId);
     },
     log: deps.log,
   });

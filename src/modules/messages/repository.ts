@@ -180,9 +180,11 @@ const recordDeviceEvent = prepared(
 );
 // The pace of a send's answer in one statement: the phone's claims of the minute and the day
 // (sums over the (device_id, claimed_at) index, bounded by its limits) and the segments of the
-// cell's oldest `queuedCap` queued messages: never more, however deep the queue (issue 36).
+// cell's oldest `queuedCap` queued messages: never more, however deep the queue (issue 36). The
+// send's answer and the broadcast planner ask it; a null device (no phone claims for the cell)
+// matches no claims.
 const paceOf = prepared(
-  (ex, p: { cellId: string; deviceId: string; minuteSince: string; daySince: string; queuedCap: number }) =>
+  (ex, p: { cellId: string; deviceId: string | null; minuteSince: string; daySince: string; queuedCap: number }) =>
     ex.selectNoFrom((eb) => {
       const claims = (since: string) =>
         eb.selectFrom('messages').where('device_id', '=', p.deviceId).where('claimed_at', '>', since);
@@ -338,20 +340,6 @@ export class MessagesRepository {
     return this.db.selectFrom('messages').select(['id', 'status']).where('id', 'in', ids).execute();
   }
 
-  /** Segments of the queued messages per cell, off the (cell_id, status, id) index. */
-  async queuedSegments(cellIds: readonly string[]): Promise<Map<string, number>> {
-    if (cellIds.length === 0) return new Map();
-    const rows = await this.db
-      .selectFrom('messages')
-      .select('cell_id')
-      .select((eb) => eb.fn.sum<number | string>('segments').as('n'))
-      .where('cell_id', 'in', cellIds)
-      .where('status', '=', QUEUED)
-      .groupBy('cell_id')
-      .execute();
-    return new Map(rows.map((row) => [row.cell_id, Number(row.n)]));
-  }
-
   /**
    * Cancels those of these messages that are scheduled or queued: their ids, and those that were
    * scheduled (their places among the organization's scheduled messages are given back).
@@ -498,7 +486,7 @@ export class MessagesRepository {
    */
   async pace(
     ex: Executor,
-    p: { cellId: string; deviceId: string; since: { minute: string; day: string }; queuedCap: number },
+    p: { cellId: string; deviceId: string | null; since: { minute: string; day: string }; queuedCap: number },
   ) {
     const row = await paceOf.first(ex, {
       cellId: p.cellId,

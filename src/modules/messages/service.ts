@@ -17,7 +17,7 @@ import type { MessageSearchFilter, MessagesRepository } from './repository.ts';
 import type { MessagesTable, MessageStatus } from './tables.ts';
 import { conversationView, messageView, newMessageRow, type MessageView } from './views.ts';
 import type { CellWakeups } from './wakeups.ts';
-import { paceOf, windowsAt, type Pace } from './pace.ts';
+import { paceOf, queueRoom, windowsAt, type Pace, type PhoneLimits } from './pace.ts';
 import { requireSendAt, timingOf, type ScheduleInput } from './schedule.ts';
 import { countBy, type StoredCaps } from '../../operations/stored-caps.ts';
 
@@ -158,13 +158,15 @@ export class MessagesService {
       sendAt,
       sendNow: options.schedule?.send_now === true,
     });
-    if (view.status === 'queued') this.wakeups.notify(cellId);
+    // The other processes were told in the transaction (writeSends).
+    if (view.status === 'queued') this.wakeups.here(cellId);
     return view;
   }
 
   /**
    * Writes a batch of sends: billing reads the accounts, then cells, opt-outs, the charges,
-   * conversations, messages and idempotency keys, one statement each. A send is refused alone:
+   * conversations, messages and idempotency keys, one statement each, then the pace (one per cell)
+   * and, on PostgreSQL, the other processes' wake-up (one NOTIFY statement). A send is refused alone:
    * its organization cannot pay (402), its cell cannot send (404, 409 cell_not_active, or
    * 409 mms_unsupported for media its phone cannot send), its
    * recipient texted STOP (409 recipient_opted_out) or the balance does not cover it (402).
@@ -250,6 +252,9 @@ export class MessagesService {
           )
         : [];
     await this.readPaces(tx, accepted, views);
+    await this.wakeups.publishWithin(tx, [
+      ...new Set(views.flatMap((view) => (view.status === 'queued' ? [view.cell_id] : []))),
+    ]);
     const written = new Map(accepted.map(({ i }, k) => [i, views[k]]));
     return units.map((_unit, i) => {
       const refusal = refusals.get(i);
@@ -485,14 +490,21 @@ export class MessagesService {
     return this.repo.statusesOf(messageIds);
   }
 
-  /** The segments waiting in each cell's queue (not yet claimed by its phone). */
-  queuedSegments(cellIds: readonly string[]) {
-    return this.repo.queuedSegments(cellIds);
-  }
-
-  /** The segments handed to the phone within the last minute and day (pace.ts). */
-  claimedSegments(deviceId: string) {
-    return this.repo.segmentsClaimedSince(this.repo.db, deviceId, windowsAt(this.clock.now()));
+  /**
+   * How many more segments may be queued on the cell now (pace.ts queueRoom): `minutes` of its
+   * phone's rate, within its day's room, less the queue. The send's pace statement reads it, the
+   * queue summed over at most that many messages (each at least a segment, so a deeper queue
+   * leaves no room either): bounded, whatever the queue's depth. `deviceId` null: no phone
+   * claims for the cell now, so nothing was handed out.
+   */
+  async queueRoom(cellId: string, phone: PhoneLimits & { deviceId: string | null }, minutes: number) {
+    const { claimed, queued } = await this.repo.pace(this.repo.db, {
+      cellId,
+      deviceId: phone.deviceId,
+      since: windowsAt(this.clock.now()),
+      queuedCap: phone.sendRatePerMinute * minutes,
+    });
+    return queueRoom(phone, claimed, queued, minutes);
   }
 
   /** Whether the cell received a text from `from` created at or after `since`. */

@@ -2,27 +2,46 @@
 // streams at once. On PostgreSQL a publisher (remote-wakeups.ts) carries the wake-up to the other
 // processes too; pollers also re-check on a short interval, which finds anything missed.
 import { EventEmitter } from 'node:events';
+import type { Executor } from '../../db/schema.ts';
+
+/** Carries wake-ups to the other processes (remote-wakeups.ts, PostgreSQL). */
+export interface WakeupPublisher {
+  /** After a commit: published at once, not awaited. */
+  now(cellId: string): void;
+  /** Inside a transaction: delivered when it commits, and not at all when it rolls back. */
+  within(ex: Executor, cellIds: readonly string[]): Promise<void>;
+}
 
 export class CellWakeups {
   private readonly emitter = new EventEmitter();
-  private publish: ((cellId: string) => void) | null = null;
+  private publisher: WakeupPublisher | null = null;
 
   constructor() {
     this.emitter.setMaxListeners(0);
   }
 
-  /** Carries every notify to the other processes as well (set once, on PostgreSQL). */
-  publishTo(publish: (cellId: string) => void): void {
-    this.publish = publish;
+  /** Carries every wake-up to the other processes as well (set once, on PostgreSQL). */
+  publishTo(publisher: WakeupPublisher): void {
+    this.publisher = publisher;
   }
 
+  /** After a commit that queued messages on the cell: its waiters here and in every other process. */
   notify(cellId: string): void {
     this.emitter.emit(cellId);
-    this.publish?.(cellId);
+    this.publisher?.now(cellId);
   }
 
-  /** A wake-up another process published: this process's waiters only. */
-  heard(cellId: string): void {
+  /**
+   * In the transaction that queues messages on these cells: the other processes hear it at its
+   * commit (a send's, so no statement follows the commit); this process's waiters are woken by
+   * `here` after the commit.
+   */
+  async publishWithin(ex: Executor, cellIds: readonly string[]): Promise<void> {
+    if (cellIds.length > 0) await this.publisher?.within(ex, cellIds);
+  }
+
+  /** This process's waiters only: after a commit that published within, or a wake-up another process published. */
+  here(cellId: string): void {
     this.emitter.emit(cellId);
   }
 

@@ -18,7 +18,6 @@ import { StoredCapReached } from '../../operations/stored-caps.ts';
 import type { Clock } from '../../lib/clock.ts';
 import { DEFAULT_DAILY_SEND_LIMIT, DEFAULT_SEND_RATE_PER_MINUTE } from '../devices/service.ts';
 import { countSegments } from '../../lib/segments.ts';
-import { queueRoom } from '../messages/pace.ts';
 import type { EventsService } from '../events/service.ts';
 import type { CycleRepository } from './cycle-repository.ts';
 import type { SendHook } from '../messages/service.ts';
@@ -36,7 +35,6 @@ export const DELIVERY_REPORT_WAIT_MS = 10 * 60_000;
 export const QUEUE_WINDOW_MINUTES = 30;
 /** The pace of a cell whose phone claims nothing now (paused, quarantined): the defaults. */
 const DEFAULT_LIMITS = { sendRatePerMinute: DEFAULT_SEND_RATE_PER_MINUTE, dailySendLimit: DEFAULT_DAILY_SEND_LIMIT };
-const NONE_CLAIMED = { minute: 0, day: 0 };
 const PLAN_BATCH = 500;
 const SYNC_BATCH = 2000;
 /** Real time one advance may spend queuing before it lets other jobs have a turn. */
@@ -260,16 +258,15 @@ export class CyclePlanner {
 
   /**
    * How many more segments each cell may have queued now (pace.ts queueRoom): QUEUE_WINDOW_MINUTES
-   * of its phone's rate, no more than the phone's day has room for, less the cell's queue.
+   * of its phone's rate, no more than the phone's day has room for, less the cell's queue. One
+   * bounded read per cell (the send's pace statement), never a sum of the whole queue.
    */
   private async roomOf(active: readonly ActiveCell[]): Promise<Map<string, number>> {
-    const queued = await this.messages.queuedSegments(active.map((cell) => cell.id));
     const room = new Map<string, number>();
     for (const cell of active) {
       const assignment = cell.device_id ? await this.devices.assignment(cell.device_id) : null;
-      const limits = assignment ?? DEFAULT_LIMITS;
-      const claimed = assignment ? await this.messages.claimedSegments(assignment.deviceId) : NONE_CLAIMED;
-      room.set(cell.id, queueRoom(limits, claimed, queued.get(cell.id) ?? 0, QUEUE_WINDOW_MINUTES));
+      const phone = assignment ?? { ...DEFAULT_LIMITS, deviceId: null };
+      room.set(cell.id, await this.messages.queueRoom(cell.id, phone, QUEUE_WINDOW_MINUTES));
     }
     return room;
   }

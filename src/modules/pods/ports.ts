@@ -8,13 +8,7 @@ export type CellsPort = Pick<CellsService, 'getOwned' | 'cellsAmong' | 'podCells
 
 export type MessagesPort = Pick<
   MessagesService,
-  | 'send'
-  | 'recipientsAmong'
-  | 'statusesOf'
-  | 'queuedSegments'
-  | 'claimedSegments'
-  | 'receivedSince'
-  | 'cancelQueuedAmong'
+  'send' | 'recipientsAmong' | 'statusesOf' | 'queueRoom' | 'receivedSince' | 'cancelQueuedAmong'
 >;
 
 export type DevicesPort = Pick<DevicesService, 'assignment'>;

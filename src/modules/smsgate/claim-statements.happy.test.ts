@@ -15,12 +15,12 @@ import { activeLine, claim, send } from '../../../test/support/messages.ts';
 import { mobileLine, mobilePhone, nextNumber, twoSims } from '../../../test/support/mobile.ts';
 import {
   explain,
-  queueCopies,
+  queueMany,
   rowsReadFromMessages,
   scansMessages,
-  Statements,
   touchesMessages,
-} from '../../../test/support/statements.ts';
+} from '../../../test/support/message-plans.ts';
+import { Statements } from '../../../test/support/statements.ts';
 
 /**
  * The statements of one pull by a dual-SIM phone: its token and presence, its assignment, whether
@@ -74,8 +74,8 @@ describe('the statements of an SMSGate claim', () => {
     };
 
     const shallow = await pull('fifo');
-    await queueCopies(t, sent[0], QUEUED / 2);
-    await queueCopies(t, sent[1], QUEUED / 2);
+    await queueMany(t, sent[0], QUEUED / 2);
+    await queueMany(t, sent[1], QUEUED / 2);
     const deepFifo = await pull('fifo');
     const deepLifo = await pull('lifo');
     const lock = isPostgres(t.database.db) ? 1 : 0;
@@ -91,7 +91,7 @@ describe('the statements of an SMSGate claim', () => {
       const reads = run.filter(touchesMessages);
       assert.ok(reads.length >= 3, 'the candidates of each line, the pace and the lease');
       for (const statement of reads) {
-        const plan = await explain(t.database.db, statement);
+        const plan = await explain(t, statement);
         const shown = `${statement.sql}\n${plan.join('\n')}`;
         // PostgreSQL may answer "is one queued?" (limit 1) by reading the table until it finds one
         // when the phone's queue is most of it, as here: bounded by the rows read, checked below.
@@ -102,7 +102,7 @@ describe('the statements of an SMSGate claim', () => {
       }
       if (isPostgres(t.database.db))
         for (const statement of reads.filter((s) => /^\s*select/i.test(s.sql))) {
-          const read = await rowsReadFromMessages(t.database.db, statement);
+          const read = await rowsReadFromMessages(t, statement);
           // A pull's worth from each line's queue, and the day's claims (three pulls) for the pace.
           assert.ok(read <= 2 * PULL + 3 * PULL, `${read} rows of messages read by\n${statement.sql}`);
         }

@@ -1,13 +1,17 @@
 // The pages of a phone's enrollment for the SMSGate app (routes in enroll.ts, contract §13): the
 // server URL, the private token, the code and a QR code of them, shown once after the operator
 // made the enrollment, with the Termux command beside it for a phone that runs Termux instead.
-import QRCode from 'qrcode';
+import type QRCodeModule from 'qrcode';
+import { onFirstUse } from '../../../lib/on-first-use.ts';
 import { revealOnce } from '../account/shared.ts';
 import { html, raw, type Html } from '../../../lib/html.ts';
 import { confirmForm } from '../layout.ts';
 import { OPERATOR_PATH } from './http.ts';
 import { sectionPage } from './layout.ts';
 import type { OperatorSession } from './service.ts';
+
+/** The QR code drawer, loaded on the first enrollment shown (idle service memory, issue 36). */
+const qrcode = onFirstUse<typeof QRCodeModule>('qrcode');
 
 export const enrollmentPath = (id: string) => `${OPERATOR_PATH}/devices/enrollments/${encodeURIComponent(id)}`;
 
@@ -34,7 +38,7 @@ export const qrText = (serverUrl: string, token: string) =>
  * appears in it.
  */
 async function qrSvg(text: string): Promise<Html> {
-  const svg = await QRCode.toString(text, { type: 'svg', errorCorrectionLevel: 'M', margin: 2, width: 240 });
+  const svg = await qrcode().toString(text, { type: 'svg', errorCorrectionLevel: 'M', margin: 2, width: 240 });
   return html`<div class="qr" role="img" aria-labelledby="qr-caption">${raw(svg)}</div>`;
 }
 
