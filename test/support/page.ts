@@ -67,6 +67,8 @@ export interface Part extends Queries {
   rows(table: string | RegExp): string[][];
   /** Where the link with this name goes (the href as written). */
   href(link: string | RegExp): string;
+  /** The value a form posts without showing it (its hidden input with this name); undefined when none. */
+  hidden(name: string): string | undefined;
 }
 
 export interface Page extends Part {
@@ -102,6 +104,7 @@ function part(root: HTMLElement): Part {
         .map((cells) => cells.map(textOf));
     },
     href: (link) => found.getByRole('link', { name: link }).getAttribute('href') ?? '',
+    hidden: (name) => root.querySelector(`input[type="hidden"][name="${name}"]`)?.getAttribute('value') ?? undefined,
   };
 }
 
