@@ -65,6 +65,8 @@ export interface Part extends Queries {
   definition(term: string | RegExp): string;
   /** The rows of the table with this name (caption or label) that are not only column headers, as cell texts. */
   rows(table: string | RegExp): string[][];
+  /** The row of that table whose header cell has this name, as column header → cell text. */
+  row(table: string | RegExp, name: string | RegExp): Record<string, string>;
   /** Where the link with this name goes (the href as written). */
   href(link: string | RegExp): string;
   /** The value a form posts without showing it (its hidden input with this name); undefined when none. */
@@ -102,6 +104,13 @@ function part(root: HTMLElement): Part {
         .map((row) => [...row.cells])
         .filter((cells) => cells.some((cell) => !isColumnHeader(cell)))
         .map((cells) => cells.map(textOf));
+    },
+    row(table, name) {
+      const element = found.getByRole('table', { name: table });
+      const header = [...element.querySelectorAll('tr')].find((row) => [...row.cells].every(isColumnHeader));
+      const keys = [...(header?.cells ?? [])].map(textOf);
+      const row = getQueriesForElement(element).getByRole('rowheader', { name }).closest('tr');
+      return Object.fromEntries([...(row?.cells ?? [])].map((cell, i) => [keys[i] ?? String(i), textOf(cell)]));
     },
     href: (link) => found.getByRole('link', { name: link }).getAttribute('href') ?? '',
     hidden: (name) => root.querySelector(`input[type="hidden"][name="${name}"]`)?.getAttribute('value') ?? undefined,
