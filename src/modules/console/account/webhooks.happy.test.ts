@@ -103,7 +103,7 @@ describe('console webhooks', () => {
     assert.equal(log.statusCode, 200);
     const all = page(log);
     assert.equal(all.rows('Deliveries to this endpoint, newest first').length, 6);
-    all.getByRole('heading', { level: 1, name: endpoint.url });
+    all.getByRole('heading', { level: 1, name: receiver.url });
     const retried = await post(t, org, `/console/webhooks/${endpoint.id}/deliveries/${delivery.id}/retry`, {
       next: `/console/webhooks/${endpoint.id}`,
     });

@@ -183,7 +183,8 @@ describe('console pods', () => {
     // The Cancel button is a live part, which the live view reads again when the job changes:
     // once the job ends, an open page loses it.
     const actions = running.document.getElementById('job-actions');
-    assert.ok(actions?.hasAttribute('data-live-part'), 'the actions are a live part');
+    assert.ok(actions);
+    assert.ok(actions.hasAttribute('data-live-part'), 'the actions are a live part');
     running.within(actions).getByRole('button', { name: 'Cancel the job' });
     const live = await LiveClient.ready(t, liveUrlOf(page.body), signIn.headers);
 
