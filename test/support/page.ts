@@ -49,6 +49,14 @@ function read(node: Node): string {
 /** The text of a node as a person reads it: no markup, a space between cells, items and lines. */
 export const textOf = (node: Node | null): string => (node ? read(node).replace(/\s+/g, ' ').trim() : '');
 
+/** What is announced with an element besides its name: the texts its aria-describedby names. */
+export const descriptionOf = (element: Element | null): string =>
+  (element?.getAttribute('aria-describedby') ?? '')
+    .split(/\s+/)
+    .filter(Boolean)
+    .map((id) => textOf(element?.ownerDocument.getElementById(id) ?? null))
+    .join(' ');
+
 export type Queries = BoundFunctions<typeof queries>;
 
 /** Testing Library's queries over a part of a page, and the questions tests ask of it most. */
