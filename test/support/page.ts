@@ -36,6 +36,12 @@ const INLINE = new Set([
   'TIME',
 ]);
 const UNREAD = new Set(['SCRIPT', 'STYLE', 'TEMPLATE']);
+/**
+ * happy-dom computes no display for inline elements (an empty string), and accessible names put a
+ * space around any element that is not inline: "cellgate ?" where a browser says "cellgate?".
+ * Each parsed page gets the browser's default for them.
+ */
+const INLINE_STYLE = `${[...INLINE].join(',').toLowerCase()}{display:inline}`;
 
 function read(node: Node): string {
   if (node.nodeType === node.TEXT_NODE) return node.textContent ?? '';
@@ -89,6 +95,9 @@ export interface Page extends Part {
 export function page(source: string | { body: string }): Page {
   const html = typeof source === 'string' ? source : source.body;
   const document = parser.parseFromString(html, 'text/html') as unknown as Document;
+  const style = document.createElement('style');
+  style.textContent = INLINE_STYLE;
+  document.head.append(style);
   return { ...part(document.body), document };
 }
 

@@ -108,7 +108,7 @@ describe('console cells and conversations', () => {
     const cellPage = await getPage(t, `/console/cells/${line.cell.id}`, line.signIn);
     assert.equal(cellPage.statusCode, 200);
     const cell = read(cellPage);
-    const conversation = cell.getByRole('link', { name: /^\+1 415 555 0199 / }).closest('li');
+    const conversation = cell.getByRole('link', { name: /^\+1 415 555 0199\s/ }).closest('li');
     assert.equal(untimed(conversation), '+1 415 555 0199 Thanks! On my way. <time> ↓ Received');
     // The live script finds the row by its id and knows its latest message.
     assert.deepEqual([conversation?.id, conversation?.dataset.last], ['conversation-14155550199', received.id]);
@@ -189,7 +189,7 @@ describe('console cells and conversations', () => {
     assert.equal((await inbound(t, line, { from: '+14155550123', body: 'Is anyone there?' })).statusCode, 201);
     const cellPage = read(await getPage(t, `/console/cells/${line.cell.id}`, line.signIn));
     const conversation = cellPage.section('Conversations');
-    assert.equal(conversation.href(/^\+1 415 555 0123 Is anyone there\? /), threadUrl(line.cell.id, '+14155550123'));
+    assert.equal(conversation.href(/^\+1 415 555 0123\sIs anyone there\?\s/), threadUrl(line.cell.id, '+14155550123'));
     // The device's call brought it online; the page says so in words.
     assert.match(cellPage.definition('Phone'), /^● Online /);
     const thread = read(await getPage(t, threadUrl(line.cell.id, '+14155550123'), line.signIn));
