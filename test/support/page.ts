@@ -73,7 +73,7 @@ export interface Part extends Queries {
   section(name: string | RegExp): Part;
   /** The text as a person reads it (no markup, whitespace folded). */
   text(): string;
-  /** The value of the form field with this label (an input's, a textarea's, the selected option's). */
+  /** The value of the form field with this label (an input's, a textarea's, the chosen option's). */
   valueOf(label: string | RegExp): string;
   /** What the description list says for a term (`<dt>Plan</dt><dd>…</dd>`): the text of its definition. */
   definition(term: string | RegExp): string;
@@ -108,7 +108,10 @@ function part(root: HTMLElement): Part {
     within: part,
     section: (name) => part(found.getByRole('region', { name })),
     text: () => textOf(root),
-    valueOf: (label) => found.getByLabelText<HTMLInputElement | HTMLTextAreaElement | HTMLSelectElement>(label).value,
+    valueOf(label) {
+      const control = found.getByLabelText<HTMLInputElement | HTMLTextAreaElement | HTMLSelectElement>(label);
+      return control.tagName === 'SELECT' ? chosen(control as HTMLSelectElement).value : control.value;
+    },
     definition(term) {
       // A term has no accessible name of its own (ARIA names it by its author only): found by its text.
       let node = found.getByText(term, { selector: 'dt' }).nextElementSibling;
@@ -133,6 +136,13 @@ function part(root: HTMLElement): Part {
     hidden: (name) => root.querySelector(`input[type="hidden"][name="${name}"]`)?.getAttribute('value') ?? undefined,
   };
 }
+
+/**
+ * The option a select shows as parsed: the last marked `selected`, else the first. (happy-dom's
+ * selectedIndex is wrong in a parsed document: the second option whatever the markup says.)
+ */
+const chosen = (select: HTMLSelectElement) =>
+  [...select.options].findLast((option) => option.hasAttribute('selected')) ?? select.options[0];
 
 const isColumnHeader = (cell: Element) =>
   cell.tagName === 'TH' &&

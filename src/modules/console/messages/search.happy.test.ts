@@ -87,10 +87,7 @@ describe('console message search and CSV export', () => {
       `/console/cells/${line.cell.id}/conversations/%2B14155550102#message-${sale.id}`,
     );
     assert.equal(found.valueOf('Text contains'), 'off');
-    assert.equal(
-      found.getByRole<HTMLSelectElement>('combobox', { name: 'Status' }).selectedOptions[0]?.text,
-      'Any status',
-    );
+    assert.equal(found.valueOf('Status'), '', 'any status');
     // The export link carries the same search.
     const exported = found.getByRole('link', { name: 'Export all matches as CSV' });
     assert.equal(exported.getAttribute('href'), '/console/messages/export.csv?participant=%2B14155550102&text=off');
