@@ -139,7 +139,7 @@ function part(root: HTMLElement): Part {
 
 /**
  * The option a select shows as parsed: the last marked `selected`, else the first. (happy-dom's
- * selectedIndex is wrong in a parsed document: the second option whatever the markup says.)
+ * selectedIndex is wrong in a parsed document, capricorn86/happy-dom#2372.)
  */
 const chosen = (select: HTMLSelectElement) =>
   [...select.options].findLast((option) => option.hasAttribute('selected')) ?? select.options[0];
