@@ -6,6 +6,7 @@ import type { AddressInfo } from 'node:net';
 import type { TestApp } from '../harness.ts';
 import { activeLine, type Line } from './messages.ts';
 import { postForm, signInConsole, type ConsoleSignIn } from './console.ts';
+import { page } from './page.ts';
 
 export interface ConsoleLine extends Line {
   signIn: ConsoleSignIn;
@@ -48,15 +49,19 @@ export async function apiMessages(
   return response.json().messages;
 }
 
-/** The live stream address the page carries (data-live-url), unescaped. */
+/** The live stream address the page carries for its script (data-live-url). */
 export function liveUrlOf(html: string): string {
-  const url = html.match(/data-live-url="([^"]+)"/)?.[1];
+  const url = page(html).document.querySelector('[data-live-url]')?.getAttribute('data-live-url');
   assert.ok(url, 'the page names its live stream');
-  return url.replace(/&#38;/g, '&');
+  return url;
 }
 
-/** The ids of the thread's messages, in page order. */
-export const threadIds = (html: string) => [...html.matchAll(/<li id="message-(msg_[a-z0-9]+)"/g)].map((m) => m[1]);
+/** The ids of the thread's messages (its log's items, `message-<id>` for the live script), in page order. */
+export const threadIds = (html: string) =>
+  page(html)
+    .queryAllByRole('listitem')
+    .filter((item) => item.id.startsWith('message-'))
+    .map((item) => item.id.slice('message-'.length));
 
 export interface SseFrame {
   id?: string;

@@ -5,9 +5,7 @@ import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { useApp, verifiedOrganization } from '../../../test/harness.ts';
 import { csrfOf, postForm, signInConsole } from '../../../test/support/console.ts';
-import { textOf } from '../../../test/support/console-operator.ts';
-
-const decoded = (markup: string) => markup.replaceAll('&#38;', '&');
+import { page as read } from '../../../test/support/page.ts';
 
 describe('the card page leads back to where the payment started', () => {
   const t = useApp();
@@ -43,7 +41,7 @@ describe('the card page leads back to where the payment started', () => {
       { cookie },
     );
     assert.equal(refused.statusCode, 402, refused.body);
-    const back = decoded(refused.body.match(/name="return"\s+value="([^"]+)"/)?.[1] ?? '');
+    const back = read(refused).hidden('return') ?? '';
     assert.equal(back, '/console/cells/new?display_name=Support+%26+sales&tier=pro');
 
     const pay = await postForm(
@@ -55,17 +53,16 @@ describe('the card page leads back to where the payment started', () => {
     assert.equal(pay.statusCode, 303, pay.body);
     assert.equal(new URL(String(pay.headers.location)).searchParams.get('return'), back);
     const { page, paid } = await payAt(String(pay.headers.location));
-    assert.match(decoded(page.body), new RegExp(`href="${back.replace(/[?+]/g, '\\$&')}"[^>]*>Cancel and go back<`));
-    assert.match(textOf(paid.body), /Paid: Pro plan setup/);
-    const link = decoded(
-      paid.body.match(/<a class="button primary" href="([^"]+)">Continue where you left off<\/a>/)?.[1] ?? '',
-    );
+    assert.equal(read(page).href('Cancel and go back'), back);
+    const done = read(paid);
+    done.getByRole('heading', { level: 1, name: 'Paid: Pro plan setup' });
+    const link = done.href('Continue where you left off');
     assert.equal(link, back);
-    assert.match(paid.body, /href="\/console\/billing">Back to Billing</);
+    assert.equal(done.href('Back to Billing'), '/console/billing');
 
     const again = await t.app.inject({ url: link, headers: { cookie } });
     assert.equal(again.statusCode, 200);
-    assert.match(again.body, /id="display-name"[^>]*value="Support &#38; sales"/);
+    assert.equal(read(again).valueOf('Cell name'), 'Support & sales');
   });
 
   it('carries a thread with its text through Billing', async () => {
@@ -76,7 +73,7 @@ describe('the card page leads back to where the payment started', () => {
       headers: { cookie },
     });
     assert.equal(billing.statusCode, 200);
-    assert.equal(decoded(billing.body.match(/name="return"\s+value="([^"]+)"/)?.[1] ?? ''), thread);
+    assert.equal(read(billing).hidden('return'), thread);
   });
 
   it('refuses a way back that is not a console path (no open redirect)', async () => {

@@ -11,6 +11,7 @@ import {
   signInConsole,
   startAuthorization,
 } from '../../../test/support/console.ts';
+import { page as read } from '../../../test/support/page.ts';
 
 describe('console', () => {
   const t = useApp();
@@ -21,10 +22,11 @@ describe('console', () => {
     assert.match(String(page.headers['content-type']), /^text\/html/);
     assert.equal(page.headers['cache-control'], 'no-store');
     assert.match(String(page.headers['content-security-policy']), /frame-ancestors 'none'/);
-    assert.match(page.body, /<html lang="en">/);
-    assert.match(page.body, /<title>Sign in — Cellgate Console<\/title>/);
-    assert.match(page.body, /<label for="email">Email address<\/label>/);
-    assert.match(page.body, /<input id="email" name="email" type="email"/);
+    const signIn = read(page);
+    assert.equal(signIn.document.documentElement.lang, 'en');
+    assert.equal(signIn.document.title, 'Sign in — Cellgate Console');
+    const email = signIn.getByLabelText<HTMLInputElement>('Email address');
+    assert.deepEqual([email.name, email.type], ['email', 'email']);
     const css = await t.app.inject({ method: 'GET', url: '/console/console.css' });
     assert.equal(css.statusCode, 200);
     assert.match(String(css.headers['content-type']), /^text\/css/);
@@ -35,7 +37,7 @@ describe('console', () => {
     const org = await verifiedOrganization(t);
     const asked = await postForm(t, '/console/sign-in', { email: org.email.toUpperCase() });
     assert.equal(asked.statusCode, 200);
-    assert.match(asked.body, /Check your email/);
+    read(asked).getByText(/Check your email/);
     const mail = t.mail.sent.at(-1);
     assert.equal(mail?.to, org.email);
     assert.match(String(mail?.subject), /sign-in code: \d{6}$/);
@@ -50,8 +52,9 @@ describe('console', () => {
       headers: { cookie: cookies[0].split(';')[0] },
     });
     assert.equal(page.statusCode, 200);
-    assert.match(page.body, /Connected applications/);
-    assert.match(page.body, /No application has access/);
+    const grants = read(page);
+    grants.getByRole('heading', { level: 1, name: 'Connected applications' });
+    grants.getByText(/No application has access/);
   });
 
   it('sends a signed-out visitor of the consent page to sign in, then back to it', async () => {
@@ -63,7 +66,7 @@ describe('console', () => {
     assert.equal(signIn.pathname, '/console/sign-in');
     assert.equal(signIn.searchParams.get('next'), consentPath);
     const form = await t.app.inject({ method: 'GET', url: String(visit.headers.location) });
-    assert.match(form.body, new RegExp(`name="next" value="${consentPath.replace(/[?]/g, '\\?')}"`));
+    assert.equal(read(form).hidden('next'), consentPath);
     await postForm(t, '/console/sign-in', { email: org.email, next: consentPath });
     const verified = await postForm(t, '/console/sign-in/code', {
       email: org.email,
@@ -82,12 +85,23 @@ describe('console', () => {
 
     const page = await t.app.inject({ method: 'GET', url: consentPath, headers: session.headers });
     assert.equal(page.statusCode, 200, page.body);
-    assert.match(page.body, /Allow <span class="client-name">Acme Assistant<\/span> to access/);
-    assert.match(page.body, /<strong>app\.example\.com<\/strong>/);
-    assert.match(page.body, /Send text messages from your cells/);
-    assert.match(page.body, /See your cells \(phone lines\) and their status/);
-    assert.match(page.body, /the Cellgate REST API <span class="mono">http:\/\/cellgate\.test\/v1<\/span>/);
-    assert.match(page.body, /action="\/v1\/oauth\/consent\/session"/);
+    const consent = read(page);
+    consent.getByRole('heading', { level: 1, name: /^Allow Acme Assistant to access / });
+    assert.match(
+      consent.getByText(/^After you decide, you will be sent back to/).textContent ?? '',
+      /app\.example\.com\.$/,
+    );
+    const asks = consent.getByRole('list', { name: 'It asks to' });
+    assert.deepEqual(
+      consent
+        .within(asks)
+        .getAllByRole('listitem')
+        .map((item) => item.textContent),
+      ['See your cells (phone lines) and their status cells:read', 'Send text messages from your cells messages:send'],
+    );
+    assert.equal(consent.definition('Access to'), 'the Cellgate REST API http://cellgate.test/v1');
+    const approve = consent.getByRole<HTMLButtonElement>('button', { name: 'Approve' });
+    assert.equal(approve.form?.getAttribute('action'), '/v1/oauth/consent/session');
     assert.doesNotMatch(String(page.headers['content-security-policy']), /form-action/);
 
     const decided = await postForm(
@@ -160,8 +174,9 @@ describe('console', () => {
 
     const page = await t.app.inject({ method: 'GET', url: '/console/grants', headers: session.headers });
     assert.match(page.body, /<strong>Revocable &#60;App&#62;<\/strong>/, 'names are escaped');
-    const action = page.body.match(/action="(\/console\/grants\/grt_[^"]+\/revoke)"/)?.[1];
-    assert.ok(action, page.body);
+    const revoke = read(page).getByRole<HTMLButtonElement>('button', { name: 'Revoke access of Revocable <App>' });
+    const action = revoke.form?.getAttribute('action') ?? '';
+    assert.match(action, /^\/console\/grants\/grt_\w+\/revoke$/);
     const revoked = await postForm(t, action, { csrf_token: session.csrf }, session.headers);
     assert.equal(revoked.statusCode, 303);
     assert.equal(revoked.headers.location, '/console/grants?revoked=1');
@@ -170,8 +185,9 @@ describe('console', () => {
       401,
     );
     const after = await t.app.inject({ method: 'GET', url: '/console/grants?revoked=1', headers: session.headers });
-    assert.match(after.body, /Access revoked/);
-    assert.match(after.body, /No application has access/);
+    const revokedPage = read(after);
+    revokedPage.getByText(/Access revoked/);
+    revokedPage.getByText(/No application has access/);
   });
 
   it('signs out: the cookies are cleared and the session is gone', async () => {

@@ -6,6 +6,7 @@ import assert from 'node:assert/strict';
 import { useApp, uniqueEmail, type TestApp } from '../../../test/harness.ts';
 import { postForm, setCookies } from '../../../test/support/console.ts';
 import { getOperatorPage, signInOperator, textOf } from '../../../test/support/console-operator.ts';
+import { page as read, type Page } from '../../../test/support/page.ts';
 
 const NO_SMTP = { deps: { mailer: undefined } };
 
@@ -24,7 +25,7 @@ describe('console without SMTP, on a public base URL', () => {
     const { page, text } = await signUpPage(t, email);
     assert.match(text, /No email was sent: this server has no mail configured \( CELLGATE_SMTP_URL is not set\)/);
     assert.doesNotMatch(text, /We have sent/);
-    assert.match(page.body, /<a href="\/console\/operator\/outbox">Outbox page<\/a>/);
+    assert.equal(read(page).href('Outbox page'), '/console/operator/outbox');
     assert.doesNotMatch(text, /here is the code/);
     assert.equal(t.mail.sent.length, 0, 'the test mailer was not used');
 
@@ -38,20 +39,25 @@ describe('console without SMTP, on a public base URL', () => {
     const operator = await signInOperator(t);
     const first = await getOperatorPage(t, '/console/operator/outbox', operator);
     assert.equal(first.statusCode, 200, first.body);
-    assert.match(first.body, /<a href="\/console\/operator\/outbox" aria-current="page">Outbox<\/a>/);
-    const rows = [...first.body.matchAll(/<td data-label="To">([^<]+)<\/td>/g)].map((m) => m[1]);
+    const outbox = read(first);
+    outbox.getByRole('link', { name: 'Outbox', current: 'page' });
+    /** Whom each kept mail went to, in page order. */
+    const recipients = (shown: Page) => shown.rows('Kept mail, newest first').map(([, to]) => to);
+    const rows = recipients(outbox);
     assert.equal(rows.length, 25);
     assert.equal(rows[0], emails[25], 'newest first');
-    const older = first.body.match(/<a href="(\/console\/operator\/outbox\?cursor=[^"]+)">Older mail<\/a>/)?.[1];
-    assert.ok(older, 'a link to older mail');
-    const second = await getOperatorPage(t, older.replaceAll('&#38;', '&'), operator);
-    const secondRows = [...second.body.matchAll(/<td data-label="To">([^<]+)<\/td>/g)].map((m) => m[1]);
+    const older = outbox.href('Older mail');
+    assert.match(older, /^\/console\/operator\/outbox\?cursor=/);
+    const secondRows = recipients(read(await getOperatorPage(t, older, operator)));
     assert.ok(secondRows.includes(emails[0]));
     assert.ok(!secondRows.includes(emails[25]));
 
-    const one = await getOperatorPage(t, `/console/operator/outbox?to=${encodeURIComponent(emails[3])}`, operator);
-    assert.match(textOf(one.body), /Your Cellgate verification code: \d{6}/);
-    assert.equal([...one.body.matchAll(/<td data-label="To">/g)].length, 1);
+    const one = read(
+      await getOperatorPage(t, `/console/operator/outbox?to=${encodeURIComponent(emails[3])}`, operator),
+    );
+    const [mail] = one.rows('Kept mail, newest first');
+    assert.match(mail[2], /Your Cellgate verification code: \d{6}/);
+    assert.equal(one.rows('Kept mail, newest first').length, 1);
 
     const bad = await getOperatorPage(t, '/console/operator/outbox?cursor=nonsense', operator);
     assert.equal(bad.statusCode, 400);

@@ -5,6 +5,7 @@ import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { useApp, uniqueEmail, verifiedOrganization } from '../../../test/harness.ts';
 import { postForm, setCookies } from '../../../test/support/console.ts';
+import { page as read } from '../../../test/support/page.ts';
 
 describe('console sign-up refusals', () => {
   const t = useApp();
@@ -21,12 +22,13 @@ describe('console sign-up refusals', () => {
     it(`refuses an email that is ${why} as a form error, keeping the name`, async () => {
       const page = await signUp({ email, organization_name: 'Kept Name' });
       assert.equal(page.statusCode, 400);
-      assert.match(page.body, /<title>Error: Sign up — Cellgate Console<\/title>/);
-      assert.match(
-        page.body,
-        /<p class="field-error" id="email-error">Enter an email address, like name@example\.com\.<\/p>/,
-      );
-      assert.match(page.body, /value="Kept Name"/);
+      const refused = read(page);
+      assert.equal(refused.document.title, 'Error: Sign up — Cellgate Console');
+      refused.getByRole('textbox', {
+        name: 'Email address',
+        description: 'Enter an email address, like name@example.com.',
+      });
+      assert.equal(refused.valueOf('Organization name'), 'Kept Name');
       assert.deepEqual(setCookies(page), [], 'no sign-up started');
     });
   }
@@ -39,7 +41,8 @@ describe('console sign-up refusals', () => {
     ]) {
       const page = await signUp({ email: uniqueEmail(), organization_name: name });
       assert.equal(page.statusCode, 400, name);
-      assert.ok(page.body.includes(`<p class="field-error" id="organization-name-error">${message}</p>`), name);
+      // The error is announced with the field, after its hint.
+      read(page).getByRole('textbox', { name: 'Organization name', description: (text) => text.endsWith(message) });
     }
     const missing = await signUp({ email: uniqueEmail() });
     assert.equal(missing.statusCode, 400);
@@ -49,7 +52,7 @@ describe('console sign-up refusals', () => {
     const org = await verifiedOrganization(t);
     const page = await signUp({ email: org.email, organization_name: 'Again' });
     assert.equal(page.statusCode, 409);
-    assert.match(page.body, /already registered and verified\. Sign in instead\./);
+    read(page).getByText(/already registered and verified\. Sign in instead\./);
   });
 
   it('refuses a wrong code as a form error and a malformed one, then takes the right one', async () => {
@@ -60,23 +63,27 @@ describe('console sign-up refusals', () => {
     const wrong = right === '000000' ? '111111' : '000000';
     const refused = await postForm(t, '/console/sign-up/verify', { email, code: wrong }, { cookie });
     assert.equal(refused.statusCode, 400);
-    assert.match(refused.body, /<title>Error: Confirm your email — Cellgate Console<\/title>/);
-    assert.match(refused.body, /<p class="field-error" id="code-error">The code is not correct\.<\/p>/);
+    const wrongPage = read(refused);
+    assert.equal(wrongPage.document.title, 'Error: Confirm your email — Cellgate Console');
+    const codeError = (text: string) => text.endsWith('The code is not correct.');
+    wrongPage.getByRole('textbox', { name: 'Verification code', description: codeError });
     // The key stays on the page until the email is confirmed (a wrong code must not lose it).
     const key = cookie.split('=')[1];
-    assert.match(refused.body, new RegExp(`id="api-key"[^>]*\\svalue="${key}"`));
+    assert.equal(wrongPage.valueOf('API key'), key);
     for (const code of ['', '12345', 'abcdef', '1234567']) {
-      const malformed = await postForm(t, '/console/sign-up/verify', { email, code }, { cookie });
-      assert.equal(malformed.statusCode, 400, code);
-      assert.match(malformed.body, /Enter the 6 digits of the code\./, code);
-      assert.match(malformed.body, new RegExp(`value="${key}"`), code);
+      const response = await postForm(t, '/console/sign-up/verify', { email, code }, { cookie });
+      assert.equal(response.statusCode, 400, code);
+      const malformed = read(response);
+      const said = (text: string) => text.endsWith('Enter the 6 digits of the code.');
+      malformed.getByRole('textbox', { name: 'Verification code', description: said });
+      assert.equal(malformed.valueOf('API key'), key, code);
     }
     const accepted = await postForm(t, '/console/sign-up/verify', { email, code: right }, { cookie });
     assert.equal(accepted.statusCode, 303);
     // The same form again: the sign-up is done, the cookie's key is verified.
     const again = await postForm(t, '/console/sign-up/verify', { email, code: right }, { cookie });
     assert.equal(again.statusCode, 400);
-    assert.match(again.body, /<h1>Sign-up not found<\/h1>/);
+    read(again).getByRole('heading', { level: 1, name: 'Sign-up not found' });
   });
 
   it('answers a code without a sign-up in this browser (no cookie, or a made-up key) with a page to start again', async () => {
@@ -88,7 +95,7 @@ describe('console sign-up refusals', () => {
         cookie ? { cookie } : {},
       );
       assert.equal(page.statusCode, 400);
-      assert.match(page.body, /<a href="\/console\/sign-up">Sign up again<\/a>/);
+      assert.equal(read(page).href('Sign up again'), '/console/sign-up');
     }
   });
 

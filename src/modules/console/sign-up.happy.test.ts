@@ -5,6 +5,7 @@ import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { useApp, uniqueEmail } from '../../../test/harness.ts';
 import { csrfOf, postForm, setCookies } from '../../../test/support/console.ts';
+import { page as read, textOf } from '../../../test/support/page.ts';
 
 /** The cookie pairs (name=value) a response sets, for the next request. */
 const cookiesOf = (response: { headers: Record<string, unknown> }) =>
@@ -25,21 +26,27 @@ describe('console sign-up', () => {
 
   it('links sign-up from the sign-in page and serves its form', async () => {
     const signIn = await t.app.inject({ url: '/console/sign-in' });
-    assert.match(signIn.body, /No organization yet\? <a href="\/console\/sign-up">Sign up<\/a>/);
+    const link = read(signIn).getByRole('link', { name: 'Sign up' });
+    assert.equal(link.getAttribute('href'), '/console/sign-up');
+    assert.equal(textOf(link.parentElement), 'No organization yet? Sign up.');
     const form = await t.app.inject({ url: '/console/sign-up' });
     assert.equal(form.statusCode, 200);
-    assert.match(form.body, /<title>Sign up — Cellgate Console<\/title>/);
-    assert.match(form.body, /<label for="email">Email address<\/label>/);
-    assert.match(form.body, /<label for="organization-name">Organization name<\/label>/);
+    const signUpForm = read(form);
+    assert.equal(signUpForm.document.title, 'Sign up — Cellgate Console');
+    signUpForm.getByRole('textbox', { name: 'Email address' });
+    signUpForm.getByRole('textbox', { name: 'Organization name' });
     assert.equal(form.headers['cache-control'], 'no-store');
   });
 
   it('signs up, shows the first API key once, verifies with the emailed code and opens the console', async () => {
     const email = uniqueEmail();
     const { page, keyCookie } = await signUp(email);
-    assert.match(page.body, /We have sent a 6-digit code to <strong>/);
-    const key = page.body.match(/<input\s+id="api-key"[^>]*\svalue="(cg_live_[A-Za-z0-9]+)"\s+readonly/)?.[1];
-    assert.ok(key, 'the key is shown');
+    const shown = read(page);
+    shown.getByText(/^We have sent a 6-digit code to/);
+    const field = shown.getByLabelText<HTMLInputElement>('API key');
+    const key = field.value;
+    assert.match(key, /^cg_live_[A-Za-z0-9]+$/, 'the key is shown');
+    assert.ok(field.readOnly, 'to copy, not to edit');
     assert.equal(keyCookie, `cg_console_sign_up=${key}`);
     assert.match(setCookies(page)[0], /; Path=\/console\/sign-up; Max-Age=600; HttpOnly; SameSite=Strict$/);
     // Unverified: the key may only call whoami and verify.
@@ -63,7 +70,10 @@ describe('console sign-up', () => {
     assert.ok(session, 'a console session');
     const welcome = await t.app.inject({ url: '/console/cells/new?welcome=1', headers: { cookie: session } });
     assert.equal(welcome.statusCode, 200);
-    assert.match(welcome.body, /Your email is confirmed and you are signed in to Acme Agents\./);
+    assert.match(
+      textOf(read(welcome).getByRole('status')),
+      /^Your email is confirmed and you are signed in to Acme Agents\./,
+    );
     // The key works against the API now.
     const whoami = await t.app.inject({ url: '/v1/auth/whoami', headers: { authorization: `Bearer ${key}` } });
     assert.equal(whoami.json().status, 'active');
@@ -82,11 +92,13 @@ describe('console sign-up', () => {
     const cookie = cookiesOf(verified).find((c) => c.startsWith('cg_console=')) as string;
     const page = await t.app.inject({ url: '/console/cells/new', headers: { cookie } });
     const csrf = csrfOf(page.body);
-    assert.match(page.body, /<legend>Plan<\/legend>/);
-    assert.match(
-      page.body,
-      /<input type="radio" id="tier-starter" name="tier" value="starter" checked><label for="tier-starter">Starter: \$20\.00 a month, 1 cell included<\/label>/,
-    );
+    const newCell = read(page);
+    const plan = newCell.within(newCell.getByRole('group', { name: 'Plan' }));
+    const starter = plan.getByRole<HTMLInputElement>('radio', {
+      name: 'Starter: $20.00 a month, 1 cell included',
+      checked: true,
+    });
+    assert.equal(starter.value, 'starter');
 
     const refused = await postForm(
       t,
@@ -95,17 +107,17 @@ describe('console sign-up', () => {
       { cookie },
     );
     assert.equal(refused.statusCode, 402, refused.body);
-    assert.match(refused.body, /<h2 id="payment-heading">Payment needed: Pro plan setup, \$100\.00<\/h2>/);
-    assert.match(refused.body, /No paid tier yet: pay the setup of pro to start\./);
-    assert.match(refused.body, /<input type="hidden" name="intent" value="setup:pro">/);
-    assert.match(refused.body, /<button type="submit" class="primary">Pay \$100\.00 by card<\/button>/);
+    const refusal = read(refused);
+    const payment = refusal.section('Payment needed: Pro plan setup, $100.00');
+    payment.getByText(/No paid tier yet: pay the setup of pro to start\./);
+    const card = payment.getByRole<HTMLButtonElement>('button', { name: 'Pay $100.00 by card' });
+    assert.equal(payment.within(card.form as HTMLFormElement).hidden('intent'), 'setup:pro');
     // A starting balance may go with the plan's first month, in the same payment (contract §7).
-    assert.match(
-      refused.body,
-      /<label for="starting-balance">Starting balance for messages, in US dollars \(optional\)<\/label>/,
-    );
-    assert.match(refused.body, /<input id="starting-balance" name="amount_usd" type="text"/);
-    assert.match(refused.body, /value="Support line"/, 'the form is kept');
+    const balance = payment.getByRole<HTMLInputElement>('textbox', {
+      name: 'Starting balance for messages, in US dollars (optional)',
+    });
+    assert.deepEqual([balance.name, balance.form], ['amount_usd', card.form]);
+    assert.equal(refusal.valueOf('Cell name'), 'Support line', 'the form is kept');
 
     const pay = await postForm(
       t,
@@ -121,7 +133,7 @@ describe('console sign-up', () => {
       headers: { 'content-type': 'application/x-www-form-urlencoded' },
       payload: '',
     });
-    assert.match(paid.body, /<h1>Paid: Pro plan setup<\/h1>/);
+    read(paid).getByRole('heading', { level: 1, name: 'Paid: Pro plan setup' });
 
     const created = await postForm(
       t,
@@ -132,6 +144,6 @@ describe('console sign-up', () => {
     assert.equal(created.statusCode, 303, created.body);
     assert.match(String(created.headers.location), /^\/console\/cells\/cell_[0-9a-z]+$/);
     const cell = await t.app.inject({ url: String(created.headers.location), headers: { cookie } });
-    assert.match(cell.body, /<h1>Support line<\/h1>/);
+    read(cell).getByRole('heading', { level: 1, name: 'Support line' });
   });
 });

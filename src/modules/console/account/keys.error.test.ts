@@ -6,6 +6,7 @@ import assert from 'node:assert/strict';
 import { useApp } from '../../../../test/harness.ts';
 import { MAX_ACTIVE_KEYS } from '../../organizations/service.ts';
 import { page, post, signedInOrganization, type SignedInOrg } from '../../../../test/support/console-account.ts';
+import { page as read } from '../../../../test/support/page.ts';
 
 describe('console API keys at the cap', () => {
   const t = useApp();
@@ -25,16 +26,16 @@ describe('console API keys at the cap', () => {
     const refused = await post(t, org, '/console/keys', { name: 'one too many' });
     assert.equal(refused.statusCode, 409);
     assert.match(refused.headers['content-type'] as string, /^text\/html/);
-    assert.match(refused.body, /<title>Error: API keys — Cellgate Console<\/title>/);
-    assert.match(
-      refused.body,
-      /<input id="key-name" name="name" type="text" value="one too many" required aria-describedby="key-name-hint key-name-error" aria-invalid="true"/,
-    );
-    assert.match(
-      refused.body,
-      /<p class="field-error" id="key-name-error">The organization already holds 100 active API keys, the most it may have; revoke one/,
-    );
-    assert.match(refused.body, /<caption>Active API keys of /, 'the list of keys is still there to revoke one');
+    const form = read(refused);
+    assert.equal(form.document.title, 'Error: API keys — Cellgate Console');
+    // The refusal is announced with the field, which keeps what was typed.
+    const name = form.getByRole<HTMLInputElement>('textbox', {
+      name: 'Key name',
+      description: / The organization already holds 100 active API keys, the most it may have; revoke one/,
+    });
+    assert.deepEqual([name.value, name.getAttribute('aria-invalid')], ['one too many', 'true']);
+    // The list of keys is still there, to revoke one.
+    form.getByRole('table', { name: /^Active API keys of / });
     assert.equal(await activeCount(), MAX_ACTIVE_KEYS, 'nothing was created');
     assert.equal((await page(t, org, '/console/keys')).statusCode, 200);
   });

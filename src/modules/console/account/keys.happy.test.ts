@@ -2,7 +2,12 @@ import { before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { bearer, useApp } from '../../../../test/harness.ts';
 import { setCookies } from '../../../../test/support/console.ts';
-import { page, post, signedInOrganization, type SignedInOrg } from '../../../../test/support/console-account.ts';
+import { page as get, post, signedInOrganization, type SignedInOrg } from '../../../../test/support/console-account.ts';
+import { page, textOf, type Page } from '../../../../test/support/page.ts';
+
+const TIME = /^\d{4}-\d\d-\d\d \d\d:\d\d UTC$/;
+/** The row of the keys table with this name: [name, prefix, created, last used, action]. */
+const keyRow = (keys: Page, name: string) => keys.rows(/^Active API keys of /).find((row) => row[0] === name);
 
 describe('console API keys', () => {
   const t = useApp();
@@ -31,16 +36,17 @@ describe('console API keys', () => {
   }
 
   it("lists the organization's keys with name, prefix, creation and last use", async () => {
-    const response = await page(t, org, '/console/keys');
+    const response = await get(t, org, '/console/keys');
     assert.equal(response.statusCode, 200);
-    assert.match(response.body, /<a href="\/console\/keys" aria-current="page">API keys<\/a>/);
-    assert.match(response.body, /<caption>Active API keys of /);
-    assert.match(response.body, /<td data-label="Name"><strong>sign-up<\/strong><\/td>/);
-    assert.match(response.body, new RegExp(`<td data-label="Key" class="mono">${org.apiKey.slice(0, 12)}…</td>`));
+    const keys = page(response);
+    keys.getByRole('link', { name: 'API keys', current: 'page' });
+    const [, prefix, created, lastUsed] = keyRow(keys, 'sign-up') ?? [];
+    assert.equal(prefix, `${org.apiKey.slice(0, 12)}…`);
     // The harness used the sign-up key: its last use is shown.
-    assert.match(response.body, /<\/time><\/td>\n<td data-label="Last used"><time datetime="[^"]+">/);
+    assert.match(created, TIME);
+    assert.match(lastUsed, TIME);
     assert.ok(!response.body.includes(org.apiKey), 'never the whole key');
-    assert.match(response.body, /<label for="key-name">Key name<\/label>/);
+    keys.getByRole('textbox', { name: 'Key name' });
   });
 
   it('creates a key shown once, on the answer to the post; it works against the API and is never shown again', async () => {
@@ -53,22 +59,21 @@ describe('console API keys', () => {
       /^cg_console_new_key=; Path=\/console\/keys; Max-Age=0;/,
       'the page clears the flash',
     );
-    const key = created.body.match(
-      /<input id="new-key" class="secret mono" type="text" value="(cg_live_[A-Za-z0-9]{32})" readonly/,
-    )?.[1];
-    assert.ok(key, 'the new key is on the page');
-    assert.match(
-      created.body,
-      /<div class="notice ok" role="status"><h2 id="new-key-heading">Key created: production<\/h2><p><strong>Copy it now: it will not be shown again\.<\/strong>/,
-    );
-    assert.match(created.body, /<label for="new-key">Your new API key<\/label>/);
+    const shown = page(created);
+    const key = shown.valueOf('Your new API key');
+    assert.match(key, /^cg_live_[A-Za-z0-9]{32}$/, 'the new key is on the page');
+    // The notice is the status that carries the heading (the Copy button has its own status).
+    const notice = shown.getAllByRole('status').find((status) => /^Key created/.test(textOf(status)));
+    assert.ok(notice, 'the notice of the new key');
+    assert.match(textOf(notice), /^Key created: production Copy it now: it will not be shown again\./);
+    shown.within(notice).getByRole('heading', { level: 2, name: 'Key created: production' });
 
     const who = await apiWith(key);
     assert.equal(who.statusCode, 200, who.body);
     assert.equal(who.json().organization_id, org.organizationId);
     assert.equal((await apiWith(key, '/v1/cells')).statusCode, 200);
 
-    const reload = await page(t, org, '/console/keys');
+    const reload = await get(t, org, '/console/keys');
     assert.ok(!reload.body.includes(key), 'not shown on reload');
     // The flash of another organization (a second sign-in in the same browser) is not shown.
     const other = await signedInOrganization(t);
@@ -82,34 +87,35 @@ describe('console API keys', () => {
       headers: { cookie: `${org.session.cookie}; cg_console_new_key=not-json` },
     });
     assert.equal(garbled.statusCode, 200);
-    assert.doesNotMatch(garbled.body, /Copy it now/);
-    assert.doesNotMatch(reload.body, /Copy it now/);
-    assert.match(reload.body, /<td data-label="Name"><strong>production<\/strong><\/td>/);
-    assert.match(reload.body, new RegExp(`<td data-label="Key" class="mono">${key.slice(0, 12)}…</td>`));
+    assert.equal(page(garbled).queryByText(/Copy it now/), null);
+    const reloaded = page(reload);
+    assert.equal(reloaded.queryByText(/Copy it now/), null);
+    assert.equal(keyRow(reloaded, 'production')?.[1], `${key.slice(0, 12)}…`);
   });
 
   it('revokes a key after a confirmation page: the API answers 401 with it', async () => {
-    const key = (await create('old-agent')).shown.body.match(/value="(cg_live_[A-Za-z0-9]{32})"/)?.[1] as string;
-    const list = (await page(t, org, '/console/keys')).body;
-    const confirm = list.match(
-      /<a class="button danger small-button" href="(\/console\/keys\/key_[^"]+\/revoke)" aria-label="Revoke the key old-agent \(cg_live_\w{4}…\)">Revoke…<\/a>/,
-    )?.[1];
-    assert.ok(confirm, list);
+    const key = page((await create('old-agent')).shown).valueOf('Your new API key');
+    const list = page(await get(t, org, '/console/keys'));
+    const confirm = list.href(`Revoke the key old-agent (${key.slice(0, 12)}…)`);
+    assert.match(confirm, /^\/console\/keys\/key_\w+\/revoke$/);
 
-    const confirmation = await page(t, org, confirm);
+    const confirmation = await get(t, org, confirm);
     assert.equal(confirmation.statusCode, 200);
-    assert.match(confirmation.body, /<h1>Revoke the key “old-agent”\?<\/h1>/);
-    assert.match(confirmation.body, /refused at once \(401\)/);
-    assert.match(confirmation.body, new RegExp(`<form method="post" action="${confirm}">`));
+    const asked = page(confirmation);
+    asked.getByRole('heading', { level: 1, name: 'Revoke the key “old-agent”?' });
+    asked.getByText(/refused at once \(401\)/);
+    const revoke = asked.getByRole<HTMLButtonElement>('button', { name: 'Revoke key' });
+    assert.equal(revoke.form?.getAttribute('action'), confirm);
     assert.equal((await apiWith(key)).statusCode, 200, 'still works until confirmed');
 
     const revoked = await post(t, org, confirm);
     assert.equal(revoked.statusCode, 303);
     assert.equal(revoked.headers.location, '/console/keys?notice=revoked');
     assert.equal((await apiWith(key)).statusCode, 401);
-    const after = (await page(t, org, '/console/keys?notice=revoked')).body;
-    assert.match(after, /<div class="notice ok" role="status">Key revoked/);
-    assert.doesNotMatch(after, /old-agent/);
-    assert.equal((await page(t, org, confirm)).statusCode, 404, 'a revoked key has no confirmation page');
+    const after = page(await get(t, org, '/console/keys?notice=revoked'));
+    assert.match(textOf(after.getByRole('status')), /^Key revoked/);
+    assert.equal(after.queryByText(/old-agent/), null);
+    assert.equal(keyRow(after, 'old-agent'), undefined);
+    assert.equal((await get(t, org, confirm)).statusCode, 404, 'a revoked key has no confirmation page');
   });
 });

@@ -9,15 +9,13 @@ import { createEndpoint, deliveriesOf, emitEvent, verify } from '../../../../tes
 import type { Receiver } from '../../../../test/support/webhook-receiver.ts';
 import {
   eachWithReceiver,
-  page,
+  page as get,
   post,
   signedInOrganization,
   type SignedInOrg,
 } from '../../../../test/support/console-account.ts';
-import { textOf } from '../../../../test/support/console-operator.ts';
+import { page } from '../../../../test/support/page.ts';
 
-/** HTML with the console's numeric character references read back. */
-const decoded = (html: string) => html.replace(/&#(\d+);/g, (_m, code: string) => String.fromCharCode(Number(code)));
 const deliveryUrl = (webhookId: string, deliveryId: string) =>
   `/console/webhooks/${webhookId}/deliveries/${deliveryId}`;
 
@@ -43,71 +41,71 @@ describe('console webhooks: a delivery and a test event', () => {
     const [delivery] = (await deliveriesOf(t, org.headers, endpoint.id)).deliveries;
     assert.equal(delivery.status, 'succeeded');
 
-    const list = await page(t, org, `/console/webhooks/${endpoint.id}`);
-    assert.match(list.body, new RegExp(`href="${deliveryUrl(endpoint.id, delivery.id)}"`));
+    const list = page(await get(t, org, `/console/webhooks/${endpoint.id}`));
+    const detail = list.href(`The cell.updated delivery ${delivery.id}: request and responses`);
+    assert.equal(detail, deliveryUrl(endpoint.id, delivery.id));
 
-    const shown = await page(t, org, deliveryUrl(endpoint.id, delivery.id));
+    const shown = await get(t, org, detail);
     assert.equal(shown.statusCode, 200, shown.body);
-    const body = shown.body;
-    assert.match(body, /<h1>cell\.updated delivery<\/h1>/);
-    assert.match(body, new RegExp(`<dd class="mono">${event.id}</dd>`));
+    const deliveryPage = page(shown);
+    deliveryPage.getByRole('heading', { level: 1, name: 'cell.updated delivery' });
+    assert.equal(deliveryPage.definition('Event ID (webhook-id)'), event.id);
     // The signed body, pretty-printed, as the receiver got it.
-    assert.match(decoded(body), /\n {4}"display_name": "Line 1"\n/);
+    assert.match(deliveryPage.getByLabelText('Request body').textContent ?? '', /\n {4}"display_name": "Line 1"\n/);
     assert.deepEqual(JSON.parse(receiver.requests[0].body), event);
     // Each attempt's headers are the ones sent, signature and timestamp included.
-    const attempts = body.split('<section class="attempt"').slice(1);
+    const attempts = deliveryPage.getAllByRole('region', { name: /^Attempt \d, / }).map(deliveryPage.within);
     assert.equal(attempts.length, 2);
     receiver.requests.forEach((request, i) => {
-      assert.ok(
-        attempts[i].includes(`<dd class="wrap">${request.headers['webhook-signature']}</dd>`),
+      assert.equal(
+        attempts[i].definition('webhook-signature'),
+        request.headers['webhook-signature'],
         `attempt ${i + 1}`,
       );
-      assert.ok(attempts[i].includes(`<dd class="wrap">${request.headers['webhook-timestamp']}</dd>`));
-      assert.match(attempts[i], new RegExp(`<dt>webhook-id</dt><dd class="wrap">${event.id}</dd>`));
+      assert.equal(attempts[i].definition('webhook-timestamp'), request.headers['webhook-timestamp']);
+      assert.equal(attempts[i].definition('webhook-id'), event.id);
     });
     assert.notEqual(
       receiver.requests[0].headers['webhook-timestamp'],
       receiver.requests[1].headers['webhook-timestamp'],
     );
     // The responses: status and body, escaped, the long one cut at 4 KiB.
-    assert.match(attempts[0], /HTTP 503/);
-    assert.ok(attempts[0].includes('&#60;h1&#62;upstream &#38; down&#60;/h1&#62;'), 'the response body, escaped');
-    assert.match(attempts[1], /HTTP 200/);
-    const kept = attempts[1].match(
-      /<pre class="wrap" aria-label="Response body \(the first 4 KiB\)">([^<]*)<\/pre>/,
-    )?.[1];
-    assert.ok(kept);
-    assert.equal(decoded(kept).length, 4096);
-    assert.ok(decoded(kept).startsWith('{"ok":true,"pad":"xxx'));
+    attempts[0].getByText('HTTP 503');
+    assert.ok(shown.body.includes('&#60;h1&#62;upstream &#38; down&#60;/h1&#62;'), 'the response body, escaped');
+    assert.equal(attempts[0].getByLabelText('Response body (the first 4 KiB)').textContent, '<h1>upstream & down</h1>');
+    attempts[1].getByText('HTTP 200');
+    const kept = attempts[1].getByLabelText('Response body (the first 4 KiB)').textContent ?? '';
+    assert.equal(kept.length, 4096);
+    assert.ok(kept.startsWith('{"ok":true,"pad":"xxx'));
   });
 
   it('says when no response came, and shows a queued delivery before its first attempt', async () => {
     const endpoint = await createEndpoint(t, org.headers, receiver.url);
     await emitEvent(t, org.organizationId, 'cell.updated');
     const [queued] = (await deliveriesOf(t, org.headers, endpoint.id)).deliveries;
-    assert.match(
-      textOf((await page(t, org, deliveryUrl(endpoint.id, queued.id))).body),
-      /No attempt yet: it is queued/,
-    );
+    page(await get(t, org, deliveryUrl(endpoint.id, queued.id))).getByText('No attempt yet: it is queued.');
     receiver.respond = () => 'reset';
     await t.services.webhookWorker.deliverDue();
-    const shown = textOf((await page(t, org, deliveryUrl(endpoint.id, queued.id))).body);
-    assert.match(shown, /Attempt 1/);
-    assert.match(shown, /No response: /);
-    assert.match(shown, /webhook-signature v1,/);
+    const shown = page(await get(t, org, deliveryUrl(endpoint.id, queued.id)));
+    const attempt = shown.section(/^Attempt 1, /);
+    attempt.getByText(/^No response: /);
+    assert.match(attempt.definition('webhook-signature'), /^v1,/);
   });
 
   it('sends a test event to one endpoint, signed with its secret, outside the event stream', async () => {
     const tested = await createEndpoint(t, org.headers, `${receiver.url}?tested`, { event_types: ['message.*'] });
     await createEndpoint(t, org.headers, `${receiver.url}?other`);
-    const endpoints = await page(t, org, '/console/webhooks');
-    assert.match(endpoints.body, new RegExp(`action="/console/webhooks/${tested.id}/test"`));
+    const endpoints = page(await get(t, org, '/console/webhooks'));
+    const test = endpoints.getByRole<HTMLButtonElement>('button', {
+      name: `Send a test event to the endpoint ${receiver.url}?tested`,
+    });
+    assert.equal(test.form?.getAttribute('action'), `/console/webhooks/${tested.id}/test`);
 
     const sent = await post(t, org, `/console/webhooks/${tested.id}/test`, { next: `/console/webhooks/${tested.id}` });
     assert.equal(sent.statusCode, 303, sent.body);
     assert.equal(sent.headers.location, `/console/webhooks/${tested.id}?notice=tested`);
-    const noticed = await page(t, org, sent.headers.location as string);
-    assert.match(noticed.body, /Test event queued/);
+    const noticed = page(await get(t, org, sent.headers.location as string));
+    noticed.getByText(/Test event queued/);
 
     assert.equal(await t.services.webhookWorker.deliverDue(), 1);
     assert.equal(receiver.requests.length, 1);
@@ -156,9 +154,9 @@ describe('console webhooks: the delivery page and the test button refuse', () =>
       deliveryUrl(mine.id, 'dlv_01jzzzzzzzzzzzzzzzzzzzzzzz'),
       deliveryUrl('whk_01jzzzzzzzzzzzzzzzzzzzzzzz', myDelivery),
     ]) {
-      const response = await page(t, org, url);
+      const response = await get(t, org, url);
       assert.equal(response.statusCode, 404, url);
-      assert.match(response.body, /does not exist or belongs to another organization/);
+      page(response).getByText(/does not exist or belongs to another organization/);
     }
     for (const id of [theirs.id, 'whk_01jzzzzzzzzzzzzzzzzzzzzzzz']) {
       const response = await post(t, org, `/console/webhooks/${id}/test`);
@@ -181,8 +179,9 @@ describe('console webhooks: the delivery page and the test button refuse', () =>
     assert.equal(disabled.statusCode, 200);
     const refused = await post(t, org, `/console/webhooks/${mine.id}/test`);
     assert.equal(refused.statusCode, 409);
-    assert.match(refused.body, /enable it before testing it/);
-    assert.doesNotMatch((await page(t, org, `/console/webhooks/${mine.id}`)).body, /Send a test event/);
+    page(refused).getByText(/enable it before testing it/);
+    const endpoint = page(await get(t, org, `/console/webhooks/${mine.id}`));
+    assert.equal(endpoint.queryByRole('button', { name: /^Send a test event/ }), null);
     assert.equal((await deliveriesOf(t, org.headers, mine.id)).deliveries.length, 1, 'no test delivery queued');
   });
 });

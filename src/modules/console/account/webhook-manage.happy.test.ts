@@ -7,7 +7,8 @@ import { useApp } from '../../../../test/harness.ts';
 import { createEndpoint } from '../../../../test/support/webhooks.ts';
 import { startReceiver, type Receiver } from '../../../../test/support/webhook-receiver.ts';
 import { postForm } from '../../../../test/support/console.ts';
-import { page, post, signedInOrganization, type SignedInOrg } from '../../../../test/support/console-account.ts';
+import { page as get, post, signedInOrganization, type SignedInOrg } from '../../../../test/support/console-account.ts';
+import { page } from '../../../../test/support/page.ts';
 
 describe('console webhook rotation and deletion', () => {
   const t = useApp();
@@ -28,53 +29,54 @@ describe('console webhook rotation and deletion', () => {
 
   it('links Rotate secret and Delete from the endpoint', async () => {
     const endpoint = await createEndpoint(t, org.headers, `${receiver.url}?links`);
-    const shown = await page(t, org, `/console/webhooks/${endpoint.id}`);
-    assert.match(shown.body, new RegExp(`href="/console/webhooks/${endpoint.id}/rotate"[^>]*>Rotate secret</a>`));
-    assert.match(shown.body, new RegExp(`href="/console/webhooks/${endpoint.id}/delete"[^>]*>Delete</a>`));
+    const shown = page(await get(t, org, `/console/webhooks/${endpoint.id}`));
+    const url = `${receiver.url}?links`;
+    assert.equal(shown.href(`Rotate secret of the endpoint ${url}`), `/console/webhooks/${endpoint.id}/rotate`);
+    assert.equal(shown.href(`Delete the endpoint ${url}`), `/console/webhooks/${endpoint.id}/delete`);
   });
 
   it('rotates the secret after a confirmation page and shows the new one once, the old one kept for 24 hours', async () => {
     const endpoint = await createEndpoint(t, org.headers, `${receiver.url}?rotate`);
-    const confirm = await page(t, org, `/console/webhooks/${endpoint.id}/rotate`);
+    const confirm = await get(t, org, `/console/webhooks/${endpoint.id}/rotate`);
     assert.equal(confirm.statusCode, 200);
-    assert.match(confirm.body, /<h1>Rotate the signing secret\?<\/h1>/);
-    assert.match(confirm.body, /keeps signing beside it for 24 hours/);
+    const asked = page(confirm);
+    asked.getByRole('heading', { level: 1, name: 'Rotate the signing secret?' });
+    asked.getByText(/keeps signing beside it for 24 hours/);
     const rotated = await post(t, org, `/console/webhooks/${endpoint.id}/rotate`);
     assert.equal(rotated.statusCode, 200, rotated.body);
     assert.equal(rotated.headers['cache-control'], 'no-store');
-    const secret = rotated.body.match(
-      /<input id="new-secret" class="secret mono" type="text" value="(whsec_[^"]+)" readonly/,
-    )?.[1];
-    assert.ok(secret, 'the new secret is shown');
+    const shown = page(rotated);
+    const secret = shown.valueOf('Signing secret');
+    assert.match(secret, /^whsec_/, 'the new secret is shown');
     assert.notEqual(secret, endpoint.secret);
-    assert.match(rotated.body, /Copy it now: it will not be shown again\./);
-    assert.match(rotated.body, /The previous secret keeps signing until <time datetime="[^"]+">/);
+    shown.getByText('Copy it now: it will not be shown again.');
+    const until = shown.getByText(/^The previous secret keeps signing until/).querySelector('time');
+    assert.ok(until?.dateTime, 'until a time');
     // Shown once: the endpoint's page does not carry it.
-    assert.ok(!(await page(t, org, `/console/webhooks/${endpoint.id}`)).body.includes(secret));
+    assert.ok(!(await get(t, org, `/console/webhooks/${endpoint.id}`)).body.includes(secret));
   });
 
   it('deletes an endpoint after a confirmation page; the API no longer finds it', async () => {
     const endpoint = await createEndpoint(t, org.headers, `${receiver.url}?delete`);
-    const confirm = await page(t, org, `/console/webhooks/${endpoint.id}/delete`);
+    const confirm = await get(t, org, `/console/webhooks/${endpoint.id}/delete`);
     assert.equal(confirm.statusCode, 200);
-    assert.match(confirm.body, /<h1>Delete this endpoint\?<\/h1>/);
+    page(confirm).getByRole('heading', { level: 1, name: 'Delete this endpoint?' });
     assert.equal((await apiEndpoint(org, endpoint.id)).statusCode, 200, 'the page alone deletes nothing');
     const deleted = await post(t, org, `/console/webhooks/${endpoint.id}/delete`);
     assert.equal(deleted.statusCode, 303);
     assert.equal(deleted.headers.location, '/console/webhooks?notice=deleted');
     assert.equal((await apiEndpoint(org, endpoint.id)).statusCode, 404);
-    assert.match(
-      (await page(t, org, '/console/webhooks?notice=deleted')).body,
+    page(await get(t, org, '/console/webhooks?notice=deleted')).getByText(
       /Endpoint deleted: no more events are sent to it\./,
     );
   });
 
   it('edits the URL and the events; refuses an empty URL, a private address and no events as form errors', async () => {
     const endpoint = await createEndpoint(t, org.headers, `${receiver.url}?edit`);
-    const form = await page(t, org, `/console/webhooks/${endpoint.id}/edit`);
+    const form = await get(t, org, `/console/webhooks/${endpoint.id}/edit`);
     assert.equal(form.statusCode, 200);
-    assert.match(form.body, /<h2 id="add-endpoint-heading">Edit the endpoint<\/h2>/);
-    assert.ok(form.body.includes(`value="${receiver.url}?edit"`), 'the form holds the URL');
+    const editing = page(form).section('Edit the endpoint');
+    assert.equal(editing.valueOf('Endpoint URL'), `${receiver.url}?edit`, 'the form holds the URL');
     const url = `/console/webhooks/${endpoint.id}/edit`;
     const saved = await post(t, org, url, { url: `${receiver.url}?edited`, 'event:message.*': 'on' });
     assert.equal(saved.statusCode, 303, saved.body);
@@ -85,20 +87,22 @@ describe('console webhook rotation and deletion', () => {
 
     const empty = await post(t, org, url, { url: '', 'event:*': 'on' });
     assert.equal(empty.statusCode, 400);
-    assert.match(empty.body, /<p class="field-error" id="webhook-url-error">Enter the URL of your receiver/);
+    // Each error is announced with its field (its description).
+    page(empty).getByRole('textbox', { name: 'Endpoint URL', description: /Enter the URL of your receiver/ });
     const none = await post(t, org, url, { url: `${receiver.url}?x` });
     assert.equal(none.statusCode, 400);
-    assert.match(none.body, /<p class="field-error" id="event-types-error">Choose at least one kind of event\.<\/p>/);
+    page(none).getByRole('group', { name: 'Events to send', description: 'Choose at least one kind of event.' });
     const bad = await post(t, org, url, { url: 'not a url', 'event:*': 'on' });
     assert.equal(bad.statusCode, 400);
-    assert.match(bad.body, /id="webhook-url-error"/);
+    const invalid = page(bad).getByRole('textbox', { name: 'Endpoint URL' });
+    assert.equal(invalid.getAttribute('aria-invalid'), 'true');
     assert.equal((await apiEndpoint(org, endpoint.id)).json().url, `${receiver.url}?edited`, 'refusals change nothing');
   });
 
   it("answers 404 for another organization's endpoint on both pages and both forms, changing nothing", async () => {
     const theirs = await createEndpoint(t, other.headers, `${receiver.url}?theirs`);
     for (const action of ['edit', 'rotate', 'delete']) {
-      assert.equal((await page(t, org, `/console/webhooks/${theirs.id}/${action}`)).statusCode, 404, action);
+      assert.equal((await get(t, org, `/console/webhooks/${theirs.id}/${action}`)).statusCode, 404, action);
       assert.equal((await post(t, org, `/console/webhooks/${theirs.id}/${action}`)).statusCode, 404, action);
     }
     assert.equal((await apiEndpoint(other, theirs.id)).statusCode, 200);

@@ -8,11 +8,12 @@ import {
   failedDelivery,
   giveUp,
   latestDelivery,
-  page,
+  page as get,
   post,
   signedInOrganization,
   type SignedInOrg,
 } from '../../../../test/support/console-account.ts';
+import { page, textOf } from '../../../../test/support/page.ts';
 
 describe('console webhooks', () => {
   let t: TestApp;
@@ -28,35 +29,33 @@ describe('console webhooks', () => {
     const event = await emitEvent(t, org.organizationId, 'message.sent');
     await t.services.webhookWorker.deliverDue();
 
-    const response = await page(t, org, '/console/webhooks');
+    const response = await get(t, org, '/console/webhooks');
     assert.equal(response.statusCode, 200);
-    assert.match(response.body, /<title>Webhooks — Cellgate Console<\/title>/);
-    assert.match(response.body, /<a href="\/console\/webhooks" aria-current="page">Webhooks<\/a>/);
-    const [first, second] = response.body.split('<article class="endpoint"').slice(1);
+    const webhooks = page(response);
+    assert.equal(webhooks.document.title, 'Webhooks — Cellgate Console');
+    webhooks.getByRole('link', { name: 'Webhooks', current: 'page' });
+    const [first, second] = webhooks.getAllByRole('article').map((article) => webhooks.within(article));
     // Newest first: the disabled endpoint, then the one for messages with its delivery.
-    assert.match(first, /\?off<\/h2>/);
-    assert.match(first, /Disabled<\/span>/);
-    assert.match(first, /No deliveries yet/);
-    assert.match(second, new RegExp(`id="${messages.id}-heading"`));
-    assert.match(second, /<span class="tag mono">message\.\*<\/span>/);
-    assert.match(second, /✓ <\/span>Enabled<\/span>/);
-    assert.match(
-      second,
-      /<caption>Recent deliveries to http:\/\/127\.0\.0\.1:\d+\/hooks\?messages, newest first<\/caption>/,
-    );
-    assert.match(
-      second,
-      new RegExp(
-        `<a class="mono" href="[^"]+/deliveries/dlv_\\w+" aria-label="[^"]+">message\\.sent</a><br><span class="small mono">${event.id}</span>`,
-      ),
-    );
-    assert.match(second, /Delivered<\/span>/);
-    assert.match(
-      second,
-      /<td data-label="Attempts">1<\/td>\n<td data-label="Last response"><span class="mono">HTTP 200<\/span><\/td>/,
-    );
-    assert.match(second, /<time datetime="2\d{3}-\d\d-\d\dT[^"]+">/);
-    assert.doesNotMatch(second, /\/retry"/, 'no retry for a delivered event');
+    first.getByRole('heading', { level: 2, name: `${receiver.url}?off` });
+    first.getByText('Disabled');
+    first.getByText(/^No deliveries yet/);
+    second.getByRole('heading', { level: 2, name: `${receiver.url}?messages` });
+    assert.equal(second.definition('Endpoint ID'), messages.id);
+    assert.equal(second.definition('Events'), 'message.*');
+    second.getByText('Enabled');
+    const [delivery] = second.rows(`Recent deliveries to ${receiver.url}?messages, newest first`);
+    assert.match(delivery[4], /^2\d{3}-\d\d-\d\d /);
+    assert.deepEqual(delivery.with(4, '<time>'), [
+      `message.sent ${event.id}`,
+      '✓ Delivered',
+      '1',
+      'HTTP 200',
+      '<time>',
+      '',
+    ]);
+    const detail = second.href(/^The message\.sent delivery dlv_\w+: request and responses$/);
+    assert.match(detail, new RegExp(`^/console/webhooks/${messages.id}/deliveries/dlv_\\w+$`));
+    assert.equal(second.queryByRole('button', { name: /^Retry/ }), null, 'no retry for a delivered event');
   });
 
   it('retries a delivery that gave up: it is queued again and then delivered', async () => {
@@ -64,12 +63,14 @@ describe('console webhooks', () => {
     const [gaveUp] = await giveUp(t, org, endpoint.id);
     assert.equal(gaveUp.attempts, 8);
     org = await signedInOrganization(t, org); // the schedule outlived the 12-hour session
-    const before = (await page(t, org, '/console/webhooks')).body;
-    assert.match(before, /✕ <\/span>Gave up<\/span>/);
-    assert.match(before, /HTTP 500/);
+    const before = page(await get(t, org, '/console/webhooks'));
+    const [gone] = before.rows(/^Recent deliveries to /);
+    assert.deepEqual([gone[1], gone[3]], ['✕ Gave up', 'HTTP 500']);
     const action = `/console/webhooks/${endpoint.id}/deliveries/${gaveUp.id}/retry`;
-    assert.match(before, new RegExp(`<form method="post" action="${action}">`));
-    assert.match(before, new RegExp(`aria-label="Retry the message\\.received delivery ${gaveUp.id}"`));
+    const retry = before.getByRole<HTMLButtonElement>('button', {
+      name: `Retry the message.received delivery ${gaveUp.id}`,
+    });
+    assert.equal(retry.form?.getAttribute('action'), action);
 
     receiver.respond = () => ({ status: 204 });
     const retried = await post(t, org, action, { next: '/console/webhooks' });
@@ -84,9 +85,9 @@ describe('console webhooks', () => {
     assert.equal(delivered.status, 'succeeded');
     assert.equal(delivered.attempts, 9);
     assert.equal(delivered.last_status_code, 204);
-    const after = (await page(t, org, '/console/webhooks?notice=retried')).body;
-    assert.match(after, /<div class="notice ok" role="status">Delivery queued/);
-    assert.match(after, /Delivered<\/span>/);
+    const after = page(await get(t, org, '/console/webhooks?notice=retried'));
+    assert.match(textOf(after.getByRole('status')), /^Delivery queued/);
+    assert.equal(after.rows(/^Recent deliveries to /)[0][1], '✓ Delivered');
   });
 
   it("shows an endpoint's whole delivery log, and a retry there returns to it", async () => {
@@ -94,14 +95,15 @@ describe('console webhooks', () => {
     receiver.respond = () => ({ status: 200 });
     for (let i = 0; i < 5; i++) await emitEvent(t, org.organizationId, 'cell.updated');
     await t.services.webhookWorker.deliverDue();
-    const list = (await page(t, org, '/console/webhooks')).body;
-    assert.equal(list.match(/<tr>\n<td data-label="Event"><a class="mono"/g)?.length, 5, 'five recent deliveries');
-    assert.match(list, new RegExp(`<a href="/console/webhooks/${endpoint.id}">All deliveries to this endpoint</a>`));
+    const list = page(await get(t, org, '/console/webhooks'));
+    assert.equal(list.rows(/^Recent deliveries to /).length, 5, 'five recent deliveries');
+    assert.equal(list.href('All deliveries to this endpoint'), `/console/webhooks/${endpoint.id}`);
 
-    const log = await page(t, org, `/console/webhooks/${endpoint.id}`);
+    const log = await get(t, org, `/console/webhooks/${endpoint.id}`);
     assert.equal(log.statusCode, 200);
-    assert.equal(log.body.match(/<tr>\n<td data-label="Event"><a class="mono"/g)?.length, 6);
-    assert.match(log.body, /<h1 id="whk_[^"]+-heading" class="endpoint-url mono">/);
+    const all = page(log);
+    assert.equal(all.rows('Deliveries to this endpoint, newest first').length, 6);
+    all.getByRole('heading', { level: 1, name: receiver.url });
     const retried = await post(t, org, `/console/webhooks/${endpoint.id}/deliveries/${delivery.id}/retry`, {
       next: `/console/webhooks/${endpoint.id}`,
     });
@@ -109,8 +111,7 @@ describe('console webhooks', () => {
   });
 
   it('adds an endpoint from the page and shows its signing secret once', async () => {
-    const form = (await page(t, org, '/console/webhooks')).body;
-    const clientId = form.match(/name="client_id" value="([^"]+)"/)?.[1];
+    const clientId = page(await get(t, org, '/console/webhooks')).hidden('client_id');
     assert.ok(clientId);
     const fields = {
       client_id: clientId,
@@ -120,18 +121,17 @@ describe('console webhooks', () => {
     };
     const created = await post(t, org, '/console/webhooks', fields);
     assert.equal(created.statusCode, 201, created.body);
-    const secret = created.body.match(
-      /<input id="new-secret" class="secret mono" type="text" value="(whsec_[^"]+)" readonly/,
-    )?.[1];
-    assert.ok(secret, 'the secret is shown');
-    assert.match(created.body, /Copy it now: it will not be shown again/);
-    assert.match(created.body, /<span class="tag mono">message\.\*<\/span><span class="tag mono">billing\.\*<\/span>/);
+    const added = page(created);
+    const secret = added.valueOf('Signing secret');
+    assert.match(secret, /^whsec_/, 'the secret is shown');
+    added.getByText('Copy it now: it will not be shown again.');
+    assert.equal(added.definition('Events'), 'message.*billing.*');
 
     // The same form sent again adds nothing; the secret is never shown again.
     const again = await post(t, org, '/console/webhooks', fields);
     assert.equal(again.statusCode, 200);
-    assert.match(again.body, /already added/);
-    for (const body of [again.body, (await page(t, org, '/console/webhooks')).body]) assert.ok(!body.includes(secret));
+    page(again).getByText(/already added/);
+    for (const body of [again.body, (await get(t, org, '/console/webhooks')).body]) assert.ok(!body.includes(secret));
     const { webhooks } = (await t.app.inject({ url: '/v1/webhooks', headers: org.headers })).json();
     assert.equal(webhooks.length, 1);
     assert.deepEqual(webhooks[0].event_types, ['message.*', 'billing.*']);
@@ -149,10 +149,10 @@ describe('console webhooks', () => {
       next: '/console/webhooks',
     });
     assert.equal(disabled.headers.location, '/console/webhooks?notice=disabled');
-    const body = (await page(t, org, '/console/webhooks?notice=disabled')).body;
-    assert.match(body, /Endpoint disabled/);
-    assert.match(body, /Enable the endpoint to retry/);
-    assert.doesNotMatch(body, /\/retry"/);
+    const body = page(await get(t, org, '/console/webhooks?notice=disabled'));
+    assert.match(textOf(body.getByRole('status')), /^Endpoint disabled/);
+    assert.equal(body.rows(/^Recent deliveries to /)[0][5], 'Enable the endpoint to retry');
+    assert.equal(body.queryByRole('button', { name: /^Retry/ }), null);
     const enabled = await post(t, org, `/console/webhooks/${endpoint.id}/enabled`, {
       enabled: 'true',
       next: '/console/webhooks',

@@ -10,6 +10,7 @@ import {
   LiveClient,
   liveUrlOf,
 } from '../../../../test/support/console-conversations.ts';
+import { page as read } from '../../../../test/support/page.ts';
 
 const GOOGLE = '+14155550111';
 
@@ -33,24 +34,29 @@ describe('console codes page', () => {
 
     const page = await getPage(t, '/console/codes', line.signIn);
     assert.equal(page.statusCode, 200);
-    assert.match(page.body, /<title>Verification codes — Cellgate Console<\/title>/);
-    assert.match(page.body, /<a href="\/console\/codes" aria-current="page">Codes<\/a>/);
-    const codes = [...page.body.matchAll(/<strong class="mono code-value">([^<]+)<\/strong>/g)].map((m) => m[1]);
+    const codes = read(page);
+    assert.equal(codes.document.title, 'Verification codes — Cellgate Console');
+    codes.getByRole('link', { name: 'Codes', current: 'page' });
+    const rows = codes.rows('Latest codes received by Support line, newest first.');
     assert.deepEqual(
-      codes,
-      ['7391', '482913'],
+      rows.map(([code, service, from]) => [code, service, from]),
+      [
+        ['7391', 'Uber', '+1 415 555 0111'],
+        ['482913', 'Google', '+1 415 555 0111'],
+      ],
       'newest first; the text without a code and the other organization’s are not codes here',
     );
-    assert.match(page.body, /<td data-label="Service">Uber<\/td>/);
-    assert.match(page.body, /<td data-label="Service">Google<\/td>/);
+    const [link] = codes.getAllByRole('link', { name: '+1 415 555 0111' });
     assert.match(
-      page.body,
-      new RegExp(`href="/console/cells/${line.cell.id}/conversations/%2B14155550111#message-msg_`),
+      link.getAttribute('href') ?? '',
+      new RegExp(`^/console/cells/${line.cell.id}/conversations/%2B14155550111#message-msg_`),
     );
     // The cell with no codes says so.
-    assert.match(page.body, new RegExp(`<p id="codes-${quiet.id}-empty" class="small">No codes yet`));
+    const quietSection = codes.section(/^Quiet line /);
+    assert.equal(quietSection.getByText(/^No codes yet/).hidden, false);
+    assert.equal(quietSection.queryByRole('table'), null);
     // Live, and complete without the script.
-    assert.match(page.body, /data-live-url="\/console\/codes\/live\?after=\d+"/);
+    assert.match(liveUrlOf(page.body), /^\/console\/codes\/live\?after=\d+$/);
     // Released, so the next test's phone goes to its own new cell rather than to this waiting one.
     const released = await t.app.inject({ method: 'DELETE', url: `/v1/cells/${quiet.id}`, headers: line.org.headers });
     assert.equal(released.statusCode, 200);
@@ -69,7 +75,7 @@ describe('console codes page', () => {
     assert.equal(changes[0].data.announce, 'New code from +1 415 555 0111.');
     live.close();
     // What the page shows after the frame: the new code.
-    assert.match((await getPage(t, '/console/codes', line.signIn)).body, /660021/);
+    read(await getPage(t, '/console/codes', line.signIn)).getByText('660021');
   });
 
   it('answers the live stream 401 without a session and 400 for a bad position; the page sends a signed-out browser to sign in', async () => {

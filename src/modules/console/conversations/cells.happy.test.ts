@@ -15,8 +15,11 @@ import {
   threadIds,
   threadUrl,
 } from '../../../../test/support/console-conversations.ts';
+import { page as read, textOf } from '../../../../test/support/page.ts';
 
 const PARTICIPANT = '+14155550199';
+/** A node's text with the times it shows (the clock's) written as `<time>`. */
+const untimed = (node: Node | null) => textOf(node).replace(/\d{4}-\d\d-\d\d \d\d:\d\d UTC/g, '<time>');
 
 describe('console cells and conversations', () => {
   const t = useApp();
@@ -27,24 +30,26 @@ describe('console cells and conversations', () => {
   it('lists the cells with their number, phone presence and status', async () => {
     const line = await consoleLine(t);
     const waiting = await createCell(t, line.org.headers, 'Waiting <line>');
-    let page = await getPage(t, '/console/cells', line.signIn);
+    const page = await getPage(t, '/console/cells', line.signIn);
     assert.equal(page.statusCode, 200);
-    assert.match(page.body, /<title>Cells — Cellgate Console<\/title>/);
-    assert.match(page.body, /<a href="\/console\/cells" aria-current="page">Cells<\/a>/);
-    assert.match(page.body, new RegExp(`<a href="/console/cells/${line.cell.id}">Support line</a>`));
-    assert.match(page.body, /<span class="presence offline"><span aria-hidden="true">○<\/span> Offline<\/span>/);
-    assert.match(page.body, /<span class="cell-status cell-active">Active<\/span>/);
+    let cells = read(page);
+    assert.equal(cells.document.title, 'Cells — Cellgate Console');
+    cells.getByRole('link', { name: 'Cells', current: 'page' });
+    assert.equal(cells.href('Support line'), `/console/cells/${line.cell.id}`);
+    const number = `+1 415 555 ${line.device.phoneNumber.slice(-4)}`;
+    const rowOf = (name: string) => cells.rows(/^The phone lines of /).find((row) => row[0].startsWith(name));
+    assert.deepEqual(rowOf('Support line')?.slice(1), [number, '○ Offline', 'Active']);
     // The waiting cell: no phone yet, its name escaped.
     assert.match(page.body, new RegExp(`<a href="/console/cells/${waiting.id}">Waiting &#60;line&#62;</a>`));
-    assert.match(page.body, /<span class="cell-status cell-provisioning">Provisioning<\/span>/);
-    assert.match(page.body, /No phone yet/);
+    assert.equal(cells.href('Waiting <line>'), `/console/cells/${waiting.id}`);
+    assert.deepEqual(rowOf('Waiting <line>')?.slice(1), ['None yet', 'No phone yet', 'Provisioning']);
     // Its page offers no send form, and says why; an active cell's page has one.
-    const waitingPage = await getPage(t, `/console/cells/${waiting.id}`, line.signIn);
-    assert.doesNotMatch(waitingPage.body, /<textarea/);
-    assert.match(waitingPage.body, /This cell cannot send yet: it has no number until a phone is assigned to it\./);
-    const activePage = await getPage(t, `/console/cells/${line.cell.id}`, line.signIn);
-    assert.match(activePage.body, /<textarea/);
-    assert.doesNotMatch(activePage.body, /cannot send yet/);
+    const waitingPage = read(await getPage(t, `/console/cells/${waiting.id}`, line.signIn));
+    assert.equal(waitingPage.queryByRole('textbox', { name: 'Message' }), null);
+    waitingPage.getByText(/^This cell cannot send yet: it has no number until a phone is assigned to it\./);
+    const activePage = read(await getPage(t, `/console/cells/${line.cell.id}`, line.signIn));
+    activePage.getByRole('textbox', { name: 'Message' });
+    assert.equal(activePage.queryByText(/cannot send yet/), null);
 
     // The phone calls in: online, with its number written readably.
     assert.equal(
@@ -52,12 +57,10 @@ describe('console cells and conversations', () => {
         .statusCode,
       200,
     );
-    page = await getPage(t, '/console/cells', line.signIn);
-    assert.match(
-      page.body,
-      /<span class="presence online"><span aria-hidden="true">●<\/span> Online<\/span> <span class="small">last seen <time datetime=/,
-    );
-    assert.match(page.body, new RegExp(`<span class="mono">\\+1 415 555 ${line.device.phoneNumber.slice(-4)}</span>`));
+    cells = read(await getPage(t, '/console/cells', line.signIn));
+    const [, shown, presence] = rowOf('Support line') ?? [];
+    assert.equal(shown, number);
+    assert.match(presence, /^● Online last seen \d{4}-\d\d-\d\d \d\d:\d\d UTC$/);
     // Released, so the next test's phone goes to its own new cell rather than to this waiting one.
     assert.equal(
       (await t.app.inject({ method: 'DELETE', url: `/v1/cells/${waiting.id}`, headers: line.org.headers })).statusCode,
@@ -80,51 +83,36 @@ describe('console cells and conversations', () => {
 
     const page = await getPage(t, threadUrl(line.cell.id, PARTICIPANT), line.signIn);
     assert.equal(page.statusCode, 200);
-    assert.match(page.body, /<title>\+1 415 555 0199 — Support line — Cellgate Console<\/title>/);
+    const thread = read(page);
+    assert.equal(thread.document.title, '+1 415 555 0199 — Support line — Cellgate Console');
     // The other party and the cell's own number, each under its own label.
-    assert.match(page.body, /<dt>Other party<\/dt><dd><span class="mono">\+1 415 555 0199<\/span><\/dd>/);
-    assert.match(
-      page.body,
-      new RegExp(
-        `<dt>This cell's number</dt><dd><span class="mono">\\+1 415 555 ${line.device.phoneNumber.slice(-4)}</span></dd>`,
-      ),
-    );
+    assert.equal(thread.definition('Other party'), '+1 415 555 0199');
+    assert.equal(thread.definition("This cell's number"), `+1 415 555 ${line.device.phoneNumber.slice(-4)}`);
+    // A polite live log; its list names the participant for the live script.
+    const log = thread.getByRole('log', { name: 'Messages with +1 415 555 0199' });
+    assert.equal(log.getAttribute('aria-live'), 'polite');
+    assert.equal(log.querySelector('ol')?.dataset.participant, PARTICIPANT);
     assert.deepEqual(threadIds(page.body), [first.id, second.id, received.id]);
-    assert.match(
-      page.body,
-      /<div role="log" aria-live="polite" aria-label="Messages with \+1 415 555 0199">\n<ol id="thread" class="thread" data-participant="\+14155550199">/,
-    );
-    assert.match(
-      page.body,
-      new RegExp(
-        `id="message-${first.id}"[^]*?<span class="msg-status msg-delivered"><span aria-hidden="true">✓✓</span> Delivered</span>`,
-      ),
-    );
-    assert.match(
-      page.body,
-      new RegExp(`id="message-${second.id}"[^]*?See you &#60;soon&#62; &#38; bye[^]*?Queued</span>`),
-    );
-    assert.match(
-      page.body,
-      new RegExp(
-        `id="message-${received.id}" class="message inbound"[^]*?<span class="message-who">\\+1 415 555 0199</span>[^]*?Thanks!\nOn my way.[^]*?Received</span>`,
-      ),
-    );
-    assert.match(page.body, /<script type="module" src="\/console\/cells.js"><\/script>/);
-    assert.match(page.body, /<label for="body">Message to \+1 415 555 0199<\/label>/);
+    const said = thread.within(log).getAllByRole('listitem').map(untimed);
+    assert.deepEqual(said, [
+      'You <time> Your table is ready. ✓✓ Delivered',
+      'You <time> See you <soon> & bye ◷ Queued',
+      '+1 415 555 0199 <time> Thanks! On my way. ↓ Received',
+    ]);
+    assert.equal(thread.getByText(/^Thanks!/).textContent, 'Thanks!\nOn my way.', 'the line break is kept');
+    assert.match(page.body, /See you &#60;soon&#62; &#38; bye/, 'the body is escaped');
+    assert.ok(thread.document.querySelector('script[type="module"][src="/console/cells.js"]'), 'the live script');
+    thread.getByRole('textbox', { name: 'Message to +1 415 555 0199' });
 
     // The cell page lists the conversation with its latest message.
     const cellPage = await getPage(t, `/console/cells/${line.cell.id}`, line.signIn);
     assert.equal(cellPage.statusCode, 200);
-    assert.match(
-      cellPage.body,
-      new RegExp(`<li id="conversation-14155550199" class="conversation" data-last="${received.id}">`),
-    );
-    assert.match(
-      cellPage.body,
-      /<span class="conversation-who">\+1 415 555 0199<\/span>\n<span class="conversation-preview">Thanks!\nOn my way.<\/span>/,
-    );
-    assert.match(cellPage.body, /<label for="to">To<\/label>/);
+    const cell = read(cellPage);
+    const conversation = cell.getByRole('link', { name: /^\+1 415 555 0199\s/ }).closest('li');
+    assert.equal(untimed(conversation), '+1 415 555 0199 Thanks! On my way. <time> ↓ Received');
+    // The live script finds the row by its id and knows its latest message.
+    assert.deepEqual([conversation?.id, conversation?.dataset.last], ['conversation-14155550199', received.id]);
+    cell.getByRole('textbox', { name: 'To' });
   });
 
   it('sends from the form through the messages service and shows the queued message in the thread', async () => {
@@ -138,7 +126,10 @@ describe('console cells and conversations', () => {
     assert.equal(sent.headers.location, `${threadUrl(line.cell.id, '+14155550142')}#message-${message.id}`);
     const thread = await getPage(t, String(sent.headers.location).split('#')[0], line.signIn);
     assert.deepEqual(threadIds(thread.body), [message.id]);
-    assert.match(thread.body, /Hello from the console\nSecond line[^]*?Queued<\/span>/);
+    const item = read(thread)
+      .getByText(/^Hello from the console/)
+      .closest('li');
+    assert.match(textOf(item), /Hello from the console Second line ◷ Queued$/);
 
     // A reply from the thread's form goes to the same number.
     const reply = await t.app.inject({
@@ -156,8 +147,9 @@ describe('console cells and conversations', () => {
   it('sends a form submitted twice once: its send_id is an idempotency key; other text under it is refused', async () => {
     const line = await consoleLine(t);
     const page = await getPage(t, `/console/cells/${line.cell.id}`, line.signIn);
-    const sendId = page.body.match(/<input type="hidden" name="send_id" value="([A-Za-z0-9]{22})">/)?.[1];
-    assert.ok(sendId, 'the form carries a send_id');
+    const sendId = read(page).hidden('send_id');
+    assert.match(sendId ?? '', /^[A-Za-z0-9]{22}$/, 'the form carries a send_id');
+    assert.ok(sendId);
     const again = await getPage(t, `/console/cells/${line.cell.id}`, line.signIn);
     assert.ok(!again.body.includes(sendId), 'each render mints its own');
 
@@ -174,9 +166,10 @@ describe('console cells and conversations', () => {
 
     const edited = await postSend(t, line, { ...fields, body: 'Something else' });
     assert.equal(edited.statusCode, 409);
-    assert.match(edited.body, /This form was already sent with other text/);
-    assert.match(edited.body, /Something else<\/textarea>/, 'what was typed is kept');
-    assert.ok(!edited.body.includes(sendId), 'the form comes back with a new send_id');
+    const refused = read(edited);
+    assert.match(textOf(refused.getByRole('alert')), /^This form was already sent with other text/);
+    assert.equal(refused.valueOf('Message'), 'Something else', 'what was typed is kept');
+    assert.notEqual(refused.hidden('send_id'), sendId, 'the form comes back with a new send_id');
     assert.equal(
       (await apiMessages(t, line, '?direction=outbound')).filter((m) => m.body === 'Something else').length,
       0,
@@ -194,19 +187,14 @@ describe('console cells and conversations', () => {
   it('shows an inbound text from the device on the cell page and in its thread', async () => {
     const line = await consoleLine(t);
     assert.equal((await inbound(t, line, { from: '+14155550123', body: 'Is anyone there?' })).statusCode, 201);
-    const cellPage = await getPage(t, `/console/cells/${line.cell.id}`, line.signIn);
-    assert.match(
-      cellPage.body,
-      /<a href="\/console\/cells\/[^"]+\/conversations\/%2B14155550123"><span class="conversation-who">\+1 415 555 0123<\/span>/,
-    );
-    assert.match(cellPage.body, /Is anyone there\?/);
+    const cellPage = read(await getPage(t, `/console/cells/${line.cell.id}`, line.signIn));
+    const conversation = cellPage.section('Conversations');
+    assert.equal(conversation.href(/^\+1 415 555 0123\sIs anyone there\?\s/), threadUrl(line.cell.id, '+14155550123'));
     // The device's call brought it online; the page says so in words.
-    assert.match(cellPage.body, /<dt>Phone<\/dt><dd><span class="presence online">/);
-    const thread = await getPage(t, threadUrl(line.cell.id, '+14155550123'), line.signIn);
-    assert.match(
-      thread.body,
-      /Is anyone there\?<\/p>\n<p class="message-state"><span class="msg-status msg-received"><span aria-hidden="true">↓<\/span> Received<\/span>/,
-    );
+    assert.match(cellPage.definition('Phone'), /^● Online /);
+    const thread = read(await getPage(t, threadUrl(line.cell.id, '+14155550123'), line.signIn));
+    const item = thread.getByText('Is anyone there?').closest('li');
+    assert.match(textOf(item), /Is anyone there\? ↓ Received$/);
   });
 
   it("streams an inbound text and the status changes of the cell's messages live, then releases the subscription on disconnect", async () => {
@@ -222,8 +210,10 @@ describe('console cells and conversations', () => {
       'the inbound message',
     );
     assert.equal(arrived.data.participant, PARTICIPANT);
-    assert.match(String(arrived.data.thread), /class="message inbound"[^]*Received/);
-    assert.match(String(arrived.data.conversation), /<li id="conversation-14155550199" class="conversation"/);
+    const item = read(String(arrived.data.thread)).getByRole('listitem');
+    assert.match(textOf(item), /^\+1 415 555 0199 .* Live hello ↓ Received$/);
+    // The live script replaces the conversation's row by its id.
+    assert.equal(read(String(arrived.data.conversation)).getByRole('listitem').id, 'conversation-14155550199');
     assert.equal(arrived.data.announce, 'New message from +1 415 555 0199.');
     assert.match(String(arrived.id), /^\d+$/);
 
@@ -235,7 +225,9 @@ describe('console cells and conversations', () => {
       (f) => f.data.id === sent.id && String(f.data.thread).includes('Delivered'),
       'the delivered status',
     );
-    assert.match(String(delivered.data.thread), new RegExp(`<li id="message-${sent.id}" class="message outbound"`));
+    const reply = read(String(delivered.data.thread)).getByRole('listitem');
+    assert.equal(reply.id, `message-${sent.id}`);
+    assert.match(textOf(reply), /^You .* Live reply ✓✓ Delivered$/);
 
     live.close();
     await live.until(() => live.ended, 'the hang-up');
@@ -272,8 +264,8 @@ describe('console cells and conversations', () => {
   it('streams the cells list live: a phone coming online replaces its row, a new cell joins at the top', async () => {
     const line = await consoleLine(t);
     const page = await getPage(t, '/console/cells', line.signIn);
-    assert.match(page.body, /data-live-url="\/console\/cells\/live\?after=\d+"/);
-    assert.match(page.body, new RegExp(`<tr id="cell-row-${line.cell.id}">`));
+    assert.match(liveUrlOf(page.body), /^\/console\/cells\/live\?after=\d+$/);
+    assert.ok(read(page).document.getElementById(`cell-row-${line.cell.id}`), 'the row the live script replaces');
     const live = await LiveClient.ready(t, liveUrlOf(page.body), line.signIn.headers);
     assert.equal(
       (await t.app.inject({ method: 'POST', url: '/v1/device/heartbeat', headers: line.device.headers, payload: {} }))
@@ -292,9 +284,9 @@ describe('console cells and conversations', () => {
       () => live.frames.some((f) => f.event === 'cell-row' && f.data.id === waiting.id),
       "the new cell's row",
     );
-    const row = String(live.frames.find((f) => f.data.id === waiting.id)?.data.row);
-    assert.match(row, new RegExp(`^<tr id="cell-row-${waiting.id}">`));
-    assert.match(row, /Second line/);
+    const row = read(`<table>${String(live.frames.find((f) => f.data.id === waiting.id)?.data.row)}</table>`);
+    assert.equal(row.getByRole('row').id, `cell-row-${waiting.id}`);
+    row.getByRole('rowheader', { name: /^Second line / });
     assert.ok(
       live.frames.every((f) => f.event !== 'message-update'),
       'the list hears cell events only',
@@ -352,7 +344,9 @@ describe('console cells and conversations', () => {
     );
     await live.until(() => live.frames.some((f) => f.event === 'cell-update'), 'the cell update');
     const update = live.frames.find((f) => f.event === 'cell-update');
-    assert.match(String(update?.data.state), /<div id="cell-state" class="cell-state">[^]*Online/);
+    const state = read(String(update?.data.state));
+    assert.ok(state.document.getElementById('cell-state'), 'the part the live script replaces');
+    assert.match(state.definition('Phone'), /^● Online /);
     live.close();
   });
 });

@@ -8,6 +8,7 @@ import { postForm } from '../../../../test/support/console.ts';
 import { consoleLine, getPage, threadUrl, type ConsoleLine } from '../../../../test/support/console-conversations.ts';
 import { inbound } from '../../../../test/support/messages.ts';
 import { createPod, ok } from '../../../../test/support/pods.ts';
+import { page as read } from '../../../../test/support/page.ts';
 
 const PARTICIPANT = '+14155550188';
 
@@ -31,10 +32,7 @@ describe('console conversations: ignoring the other party', () => {
   it('ignores the party on the cell, keeps showing their texts there, and stops ignoring', async () => {
     const thread = threadUrl(line.cell.id, PARTICIPANT);
     let page = await getPage(t, thread, line.signIn);
-    assert.match(
-      page.body,
-      /<button type="submit" class="secondary small-button">Ignore \+1 415 555 0188 on this cell<\/button>/,
-    );
+    read(page).getByRole('button', { name: 'Ignore +1 415 555 0188 on this cell' });
 
     const ignored = await post(`${thread}/ignore`);
     assert.equal(ignored.statusCode, 303, ignored.body);
@@ -46,24 +44,27 @@ describe('console conversations: ignoring the other party', () => {
 
     assert.equal((await inbound(t, line, { from: PARTICIPANT, body: 'Last chance!' })).statusCode, 201);
     page = await getPage(t, String(ignored.headers.location), line.signIn);
-    assert.match(page.body, /Ignored on this cell: their texts are kept/);
-    assert.match(page.body, /is ignored on this cell\./);
-    assert.match(page.body, /Last chance!/, 'the page still shows what they send');
+    const ignoredPage = read(page);
+    ignoredPage.getByText(/Ignored on this cell: their texts are kept/);
+    ignoredPage.section('Ignore').getByText('+1 415 555 0188 is ignored on this cell.');
+    ignoredPage.getByText('Last chance!');
 
     const unignored = await post(`${thread}/unignore`);
     assert.equal(unignored.statusCode, 303);
     assert.deepEqual(await ignoredOnCell(), []);
     page = await getPage(t, String(unignored.headers.location), line.signIn);
-    assert.match(page.body, /No longer ignored on this cell\./);
-    assert.match(page.body, /Ignore \+1 415 555 0188 on this cell/);
+    const again = read(page);
+    again.getByText(/No longer ignored on this cell\./);
+    again.getByRole('button', { name: 'Ignore +1 415 555 0188 on this cell' });
   });
 
   it("points to the pod when the party is ignored on the cell's pod", async () => {
     const pod = await createPod(t, line.org, [line.cell.id]);
     await ok(t, line.org, 'POST', `/v1/pods/${pod.id}/ignore`, { participant: PARTICIPANT }, 201);
     const page = await getPage(t, threadUrl(line.cell.id, PARTICIPANT), line.signIn);
-    assert.match(page.body, new RegExp(`<a href="/console/pods/${pod.id}#ignore">this cell's pod</a>`));
-    assert.doesNotMatch(page.body, /\/unignore"/);
+    const thread = read(page);
+    assert.equal(thread.href("this cell's pod"), `/console/pods/${pod.id}#ignore`);
+    assert.equal(thread.queryByRole('button', { name: 'Stop ignoring' }), null);
     await ok(t, line.org, 'DELETE', `/v1/pods/${pod.id}`, undefined, 204);
   });
 

@@ -5,6 +5,7 @@ import assert from 'node:assert/strict';
 import { useApp, verifiedOrganization } from '../../../../test/harness.ts';
 import { consoleLine, getPage, type ConsoleLine } from '../../../../test/support/console-conversations.ts';
 import { postForm, signInConsole } from '../../../../test/support/console.ts';
+import { page } from '../../../../test/support/page.ts';
 
 describe('console cell management', () => {
   const t = useApp();
@@ -20,17 +21,17 @@ describe('console cell management', () => {
   const apiCell = (who: ConsoleLine, id: string) => t.app.inject({ url: `/v1/cells/${id}`, headers: who.org.headers });
 
   it('links Create, Rename and Release from the cells pages', async () => {
-    const list = await getPage(t, '/console/cells', line.signIn);
-    assert.match(list.body, /<a class="button primary" href="\/console\/cells\/new">Create a cell<\/a>/);
-    const cell = await getPage(t, `/console/cells/${line.cell.id}`, line.signIn);
-    assert.match(cell.body, new RegExp(`href="/console/cells/${line.cell.id}/rename">Rename</a>`));
-    assert.match(cell.body, new RegExp(`href="/console/cells/${line.cell.id}/release">Release</a>`));
+    const list = page(await getPage(t, '/console/cells', line.signIn));
+    assert.equal(list.href('Create a cell'), '/console/cells/new');
+    const cell = page(await getPage(t, `/console/cells/${line.cell.id}`, line.signIn));
+    assert.equal(cell.href('Rename'), `/console/cells/${line.cell.id}/rename`);
+    assert.equal(cell.href('Release'), `/console/cells/${line.cell.id}/release`);
   });
 
   it('creates a cell (an active organization: no plan to choose) and shows it', async () => {
     const form = await getPage(t, '/console/cells/new', line.signIn);
     assert.equal(form.statusCode, 200);
-    assert.doesNotMatch(form.body, /<legend>Plan<\/legend>/, 'the plan is chosen already');
+    assert.equal(page(form).queryByRole('group', { name: 'Plan' }), null, 'the plan is chosen already');
     const created = await post(line, '/console/cells/new', { display_name: '  Sales line  ' });
     assert.equal(created.statusCode, 303, created.body);
     const id = String(created.headers.location).split('/').pop() as string;
@@ -42,7 +43,7 @@ describe('console cell management', () => {
   it('renames a cell and the API reads the new name', async () => {
     const form = await getPage(t, `/console/cells/${line.cell.id}/rename`, line.signIn);
     assert.equal(form.statusCode, 200);
-    assert.match(form.body, /<input id="display-name" name="display_name" type="text" value="Support line"/);
+    assert.equal(page(form).valueOf('Cell name'), 'Support line');
     const renamed = await post(line, `/console/cells/${line.cell.id}/rename`, { display_name: 'Front desk' });
     assert.equal(renamed.statusCode, 303);
     assert.equal(renamed.headers.location, `/console/cells/${line.cell.id}`);
@@ -54,13 +55,17 @@ describe('console cell management', () => {
       ['/console/cells/new', 400],
       [`/console/cells/${line.cell.id}/rename`, 400],
     ] as const) {
+      // Each error is announced with its field (its description).
       const empty = await post(line, url, { display_name: '   ' });
       assert.equal(empty.statusCode, status, url);
-      assert.match(empty.body, /<p class="field-error" id="display-name-error">Enter a name for the cell\.<\/p>/);
+      page(empty).getByRole('textbox', { name: 'Cell name', description: /Enter a name for the cell\.$/ });
       const long = await post(line, url, { display_name: 'x'.repeat(101) });
       assert.equal(long.statusCode, status, url);
-      assert.match(long.body, /The name is too long \(at most 100 characters\)\./);
-      assert.match(long.body, new RegExp(`value="${'x'.repeat(101)}"`));
+      const kept = page(long).getByRole<HTMLInputElement>('textbox', {
+        name: 'Cell name',
+        description: /The name is too long \(at most 100 characters\)\.$/,
+      });
+      assert.equal(kept.value, 'x'.repeat(101));
     }
     // A plan is chosen before the first one only (billing inactive).
     const fresh = await verifiedOrganization(t);
@@ -72,9 +77,9 @@ describe('console cell management', () => {
       signIn.headers,
     );
     assert.equal(tier.statusCode, 400);
-    assert.match(tier.body, /<fieldset class="field" aria-describedby="tier-error">/);
-    assert.match(tier.body, /<p class="field-error" id="tier-error">Choose one of the plans\.<\/p>/);
-    assert.match(tier.body, /value="Line"/);
+    const refused = page(tier);
+    refused.getByRole('group', { name: 'Plan', description: 'Choose one of the plans.' });
+    assert.equal(refused.valueOf('Cell name'), 'Line');
   });
 
   it('releases a cell only after its confirmation page, then lists it no more', async () => {
@@ -82,24 +87,25 @@ describe('console cell management', () => {
     const id = String(created.headers.location).split('/').pop() as string;
     const confirm = await getPage(t, `/console/cells/${id}/release`, line.signIn);
     assert.equal(confirm.statusCode, 200);
-    assert.match(confirm.body, /<h1>Release Temporary\?<\/h1>/);
-    assert.match(confirm.body, /This cannot be undone\./);
-    assert.match(confirm.body, /<button type="submit" class="danger">Release Temporary<\/button>/);
+    const asked = page(confirm);
+    asked.getByRole('heading', { level: 1, name: 'Release Temporary?' });
+    asked.getByText(/This cannot be undone\./);
+    asked.getByRole('button', { name: 'Release Temporary' });
     assert.equal((await apiCell(line, id)).statusCode, 200, 'the page alone releases nothing');
     const released = await post(line, `/console/cells/${id}/release`, {});
     assert.equal(released.statusCode, 303);
     assert.equal(released.headers.location, '/console/cells?notice=released');
     assert.equal((await apiCell(line, id)).statusCode, 404);
     const list = await getPage(t, '/console/cells?notice=released', line.signIn);
-    assert.match(list.body, /Cell released: its number is no longer yours\./);
+    page(list).getByText('Cell released: its number is no longer yours.');
     assert.doesNotMatch(list.body, new RegExp(id));
   });
 
   it("answers 404 for another organization's cell on every page and form, changing nothing", async () => {
     for (const action of ['rename', 'release']) {
-      const page = await getPage(t, `/console/cells/${other.cell.id}/${action}`, line.signIn);
-      assert.equal(page.statusCode, 404, action);
-      assert.match(page.body, /<h1>Cell not found<\/h1>/);
+      const missing = await getPage(t, `/console/cells/${other.cell.id}/${action}`, line.signIn);
+      assert.equal(missing.statusCode, 404, action);
+      page(missing).getByRole('heading', { level: 1, name: 'Cell not found' });
       const posted = await post(line, `/console/cells/${other.cell.id}/${action}`, { display_name: 'Mine now' });
       assert.equal(posted.statusCode, 404, action);
     }

@@ -6,14 +6,19 @@ import { inbound, queued } from '../../../../test/support/messages.ts';
 import { consoleLine, getPage, listening, type ConsoleLine } from '../../../../test/support/console-conversations.ts';
 import { signInConsole } from '../../../../test/support/console.ts';
 import { parseCsv, storeInbound } from '../../../../test/support/console-messages.ts';
+import { page } from '../../../../test/support/page.ts';
 import { csvField } from './csv.ts';
 
 const ALICE = '+14155550101';
 const BOB = '+14155550102';
 const DAY_MS = 24 * 60 * 60 * 1000;
 
-/** The ids of the messages a results page lists, in page order. */
-const resultIds = (html: string) => [...html.matchAll(/#message-(msg_[a-z0-9]+)"/g)].map((m) => m[1]);
+/** The ids of the messages a results page lists (its links into their threads), in page order. */
+const resultIds = (html: string) =>
+  page(html)
+    .queryAllByRole('link')
+    .map((link) => link.getAttribute('href')?.match(/#message-(msg_[a-z0-9]+)$/)?.[1])
+    .filter((id) => id !== undefined);
 const search = (t: TestApp, line: ConsoleLine, query: Record<string, string>) =>
   getPage(t, `/console/messages?${new URLSearchParams(query).toString()}`, line.signIn);
 const day = (t: TestApp, offsetDays = 0) =>
@@ -41,10 +46,11 @@ describe('console message search and CSV export', () => {
 
     const all = await search(t, line, {});
     assert.equal(all.statusCode, 200);
-    assert.match(all.body, /<title>Messages — Cellgate Console<\/title>/);
-    assert.match(all.body, /<a href="\/console\/messages" aria-current="page">Messages<\/a>/);
+    const results = page(all);
+    assert.equal(results.document.title, 'Messages — Cellgate Console');
+    results.getByRole('link', { name: 'Messages', current: 'page' });
     assert.equal(resultIds(all.body).length, 3, 'the three texts of this organization, not the other’s');
-    assert.doesNotMatch(all.body, /from elsewhere/);
+    assert.equal(results.queryByText(/from elsewhere/), null);
     assert.equal(resultIds(fromAlice).length, 1);
 
     const count = async (query: Record<string, string>) => {
@@ -69,23 +75,23 @@ describe('console message search and CSV export', () => {
     assert.equal(await count({ from: firstDay, to: firstDay }), 2);
     assert.equal(await count({ from: firstDay, to: lastDay }), 3);
     assert.equal(await count({ cell: line.cell.id, participant: BOB, status: 'queued', text: 'OFF' }), 1);
-    const none = await search(t, line, { text: 'nothing like this' });
-    assert.match(none.body, /No messages match this search\./);
-    assert.doesNotMatch(none.body, /Export all matches/);
+    const none = page(await search(t, line, { text: 'nothing like this' }));
+    none.getByText('No messages match this search.');
+    assert.equal(none.queryByRole('link', { name: /Export all matches/ }), null);
 
     // Each match links to its place in the thread; the form keeps what was typed.
-    const found = await search(t, line, { participant: BOB, text: 'off' });
-    assert.match(
-      found.body,
-      new RegExp(`href="/console/cells/${line.cell.id}/conversations/%2B14155550102#message-${sale.id}"`),
+    const found = page(await search(t, line, { participant: BOB, text: 'off' }));
+    const matches = found.within(found.getByRole('table', { name: /^Matching messages, newest first/ }));
+    assert.equal(
+      matches.href('+1 415 555 0102'),
+      `/console/cells/${line.cell.id}/conversations/%2B14155550102#message-${sale.id}`,
     );
-    assert.match(found.body, /<input id="text" name="text" type="search" value="off"/);
-    assert.match(found.body, /<option value="" selected>Any status<\/option>/);
+    assert.equal(found.valueOf('Text contains'), 'off');
+    assert.equal(found.valueOf('Status'), '', 'any status');
     // The export link carries the same search.
-    assert.match(
-      found.body,
-      /href="\/console\/messages\/export\.csv\?participant=%2B14155550102&#38;text=off" download/,
-    );
+    const exported = found.getByRole('link', { name: 'Export all matches as CSV' });
+    assert.equal(exported.getAttribute('href'), '/console/messages/export.csv?participant=%2B14155550102&text=off');
+    assert.ok(exported.hasAttribute('download'));
   });
 
   it('pages through many matches with a cursor', async () => {
@@ -94,14 +100,13 @@ describe('console message search and CSV export', () => {
     const first = await search(t, line, { text: 'bulk' });
     const ids = resultIds(first.body);
     assert.equal(ids.length, 50);
-    const next = first.body.match(/<a href="([^"]+)">Older matches<\/a>/)?.[1]?.replace(/&#38;/g, '&');
-    assert.ok(next, 'a link to the next page');
+    const next = page(first).href('Older matches');
     assert.match(next, /text=bulk/);
     const second = await getPage(t, next, line.signIn);
     assert.equal(second.statusCode, 200);
     const rest = resultIds(second.body);
     assert.equal(rest.length, 5);
-    assert.doesNotMatch(second.body, /Older matches/);
+    assert.equal(page(second).queryByRole('link', { name: 'Older matches' }), null);
     const every = [...ids, ...rest];
     assert.equal(new Set(every).size, 55);
     assert.deepEqual(every, [...every].sort().reverse(), 'newest first across pages');

@@ -10,9 +10,9 @@ import {
   getOperatorPage,
   postOperatorForm,
   signInOperator,
-  textOf,
   type OperatorSignIn,
 } from '../../../../test/support/console-operator.ts';
+import { page as read, textOf } from '../../../../test/support/page.ts';
 import { qrText } from './enroll-pages.ts';
 
 describe('operator console: enrolling a phone for the SMSGate app', () => {
@@ -34,10 +34,15 @@ describe('operator console: enrolling a phone for the SMSGate app', () => {
   it('offers the app first on "Add a phone", the Termux form below it', async () => {
     const page = await getOperatorPage(t, '/console/operator/devices/new', operator);
     assert.equal(page.statusCode, 200);
-    const text = textOf(page.body);
-    assert.ok(text.indexOf('With the SMSGate app') < text.indexOf('With Termux'), text);
-    assert.match(page.body, /<form method="post" action="\/console\/operator\/devices\/enrollments">/);
-    assert.match(page.body, /<button type="submit" class="primary">Enroll a phone<\/button>/);
+    const headings = read(page)
+      .getAllByRole('heading', { level: 2 })
+      .map((heading) => heading.textContent);
+    assert.deepEqual(headings, ['With the SMSGate app (recommended)', 'With Termux, by its number']);
+    const enroll = read(page).getByRole<HTMLButtonElement>('button', { name: 'Enroll a phone' });
+    assert.deepEqual(
+      [enroll.form?.method, enroll.form?.getAttribute('action')],
+      ['post', '/console/operator/devices/enrollments'],
+    );
   });
 
   it('makes an enrollment and shows its URL, token, code and QR code once, on its page', async () => {
@@ -58,11 +63,11 @@ describe('operator console: enrolling a phone for the SMSGate app', () => {
       setCookies(page).some((c) => c.startsWith('cg_operator_enrollment=;') && c.includes('Max-Age=0')),
       'the page clears the flash cookie',
     );
-    const text = textOf(page.body);
-    const token = /value="(cg_enr_[A-Za-z0-9]{32})"/.exec(page.body)?.[1];
-    assert.ok(token, 'the private token is shown');
-    assert.match(page.body, /value="http:\/\/cellgate\.test\/mobile\/v1"/);
-    assert.match(text, /Code \(Sign in → By code\) \d{6} \(valid until/);
+    const enrollment = read(page);
+    const token = enrollment.valueOf('Private token (Settings → Cloud server → Private token)');
+    assert.match(token, /^cg_enr_[A-Za-z0-9]{32}$/, 'the private token is shown');
+    assert.equal(enrollment.valueOf('Server URL'), 'http://cellgate.test/mobile/v1');
+    assert.match(enrollment.definition('Code (Sign in → By code)'), /^\d{6} \(valid until/);
     // The QR code is the app's settings format of the URL and token, as an inline SVG.
     const svg = await QRCode.toString(qrText('http://cellgate.test/mobile/v1', token), {
       type: 'svg',
@@ -71,13 +76,13 @@ describe('operator console: enrolling a phone for the SMSGate app', () => {
     });
     const modules = /<path stroke="#000000" d="([^"]+)"/.exec(svg)?.[1];
     assert.ok(modules && page.body.includes(modules), 'the page carries the QR code of the URL and token');
-    assert.match(page.body, /<div class="qr" role="img" aria-labelledby="qr-caption"><svg /);
+    const qr = enrollment.getByRole('img', { name: /^QR code of the server URL and the private token/ });
+    assert.ok(qr.querySelector('svg'), 'drawn inline');
     // The service here is plain HTTP: the page says the app needs https://.
-    assert.match(text, /accepts only an https:\/\/ server URL/);
+    assert.match(textOf(enrollment.getByRole('alert')), /accepts only an https:\/\/ server URL/);
     // The Termux command beside it, for the same service.
-    assert.match(
-      text,
-      /curl -fsSLO http:\/\/cellgate\.test\/v1\/device\/agent\.mjs && node agent\.mjs run --key cg_dev_\.\.\. --base-url http:\/\/cellgate\.test/,
+    enrollment.getByText(
+      'curl -fsSLO http://cellgate.test/v1/device/agent.mjs && node agent.mjs run --key cg_dev_... --base-url http://cellgate.test',
     );
   });
 
@@ -85,19 +90,19 @@ describe('operator console: enrolling a phone for the SMSGate app', () => {
     const again = await getOperatorPage(t, location, operator);
     assert.equal(again.statusCode, 200);
     assert.doesNotMatch(again.body, /cg_enr_/);
-    assert.match(textOf(again.body), /were shown once/);
+    read(again).getByText(/were shown once/);
     const revoked = await postOperatorForm(t, `${location}/revoke`, operator);
     assert.equal(revoked.statusCode, 303, revoked.body);
     assert.equal(revoked.headers.location, '/console/operator/fleet?notice=enrollment_revoked');
     assert.deepEqual(await pending(), []);
     const fleet = await getOperatorPage(t, String(revoked.headers.location), operator);
-    assert.match(textOf(fleet.body), /Revoked: its token and code no longer work\./);
+    read(fleet).getByText(/Revoked: its token and code no longer work\./);
   });
 
   it('answers 404 for an enrollment that is not pending', async () => {
     const gone = await postOperatorForm(t, `${location}/revoke`, operator);
     assert.equal(gone.statusCode, 404);
-    assert.match(textOf(gone.body), /Enrollment not found/);
+    read(gone).getByRole('heading', { level: 1, name: /Enrollment not found/ });
     const bad = await getOperatorPage(t, '/console/operator/devices/enrollments/not-an-id', operator);
     assert.equal(bad.statusCode, 404);
   });

@@ -6,12 +6,8 @@ import assert from 'node:assert/strict';
 import { activeOrganization, admin, useApp } from '../../../../test/harness.ts';
 import { createCell } from '../../../../test/support/cells.ts';
 import { mobilePhone, nextNumber, twoSims } from '../../../../test/support/mobile.ts';
-import {
-  getOperatorPage,
-  signInOperator,
-  textOf,
-  type OperatorSignIn,
-} from '../../../../test/support/console-operator.ts';
+import { getOperatorPage, signInOperator, type OperatorSignIn } from '../../../../test/support/console-operator.ts';
+import { page as read, textOf } from '../../../../test/support/page.ts';
 
 describe('operator console: a dual-SIM phone’s lines', () => {
   const t = useApp();
@@ -45,22 +41,25 @@ describe('operator console: a dual-SIM phone’s lines', () => {
   it('the fleet row names each SIM with its number and cell, and queues both cells', async () => {
     const page = await getOperatorPage(t, '/console/operator/fleet', operator);
     assert.equal(page.statusCode, 200);
-    const row = new RegExp(`<tr id="device-${phoneId}">[\\s\\S]*?</tr>`).exec(page.body)?.[0];
-    assert.ok(row, 'the phone has a row');
-    const text = textOf(row);
-    assert.match(text, new RegExp(`SIM 1 \\${numbers[0]} ?: Shop front desk`));
-    assert.match(text, new RegExp(`SIM 2 \\${numbers[1]} ?: Clinic reminders`));
-    assert.match(row, /data-label="Queued" class="num">3</);
+    // The phone goes by its first SIM's number.
+    const row = read(page).row(/^All phones: /, new RegExp(`^\\${numbers[0]}\\s`));
+    const cells = row['Cell and organization'];
+    assert.ok(cells.startsWith(`SIM 1 ${numbers[0]}: Shop front desk `), cells);
+    assert.ok(cells.includes(` SIM 2 ${numbers[1]}: Clinic reminders `), cells);
+    assert.equal(row.Queued, '3');
   });
 
   it("the phone's page lists its SIM lines with carrier, cell and organization", async () => {
     const page = await getOperatorPage(t, `/console/operator/devices/${phoneId}`, operator);
     assert.equal(page.statusCode, 200);
-    const text = textOf(page.body);
-    assert.match(text, /SIM lines/);
-    assert.match(text, new RegExp(`SIM 1 \\${numbers[0]} T-Mobile ?: Shop front desk cell_\\w+ ?, `));
-    assert.match(text, new RegExp(`SIM 2 \\${numbers[1]} Mint ?: Clinic reminders cell_\\w+ ?, `));
-    assert.match(text, /Queued for its cells 3/);
+    const phone = read(page);
+    const [first, second] = phone
+      .within(phone.getByText('SIM lines', { selector: 'dt' }).nextElementSibling as HTMLElement)
+      .getAllByRole('listitem')
+      .map(textOf);
+    assert.match(first, new RegExp(`^SIM 1 \\${numbers[0]} T-Mobile: Shop front desk cell_\\w+, `));
+    assert.match(second, new RegExp(`^SIM 2 \\${numbers[1]} Mint: Clinic reminders cell_\\w+, `));
+    assert.equal(phone.definition('Queued for its cells'), '3');
   });
 
   it('a one-line phone keeps its single cell column and no SIM list', async () => {
@@ -72,7 +71,8 @@ describe('operator console: a dual-SIM phone’s lines', () => {
     });
     assert.equal(added.statusCode, 201, added.body);
     const page = await getOperatorPage(t, `/console/operator/devices/${added.json().id}`, operator);
-    assert.doesNotMatch(textOf(page.body), /SIM lines/);
-    assert.match(textOf(page.body), /Queued for its cell 0/);
+    const phone = read(page);
+    assert.equal(phone.queryByText('SIM lines'), null);
+    assert.equal(phone.definition('Queued for its cell'), '0');
   });
 });

@@ -13,6 +13,7 @@ import {
 } from '../../../../test/support/console-operator.ts';
 import { addDevice, uniquePhoneNumber, type TestDevice } from '../../../../test/support/devices.ts';
 import { activeLine, type Line } from '../../../../test/support/messages.ts';
+import { descriptionOf, page as read, textOf } from '../../../../test/support/page.ts';
 
 const UNKNOWN = 'dev_01jdx1f2g3h4j5k6m7n8p9q0r1';
 
@@ -35,9 +36,12 @@ describe('operator console: the inventory, bad input', () => {
       send_rate_per_minute: number;
       daily_send_limit: number;
     }[];
-  /** The page answered with the error on the field `id`, matching `message`. */
-  const fieldError = (body: string, id: string, message: RegExp) =>
-    assert.match(body, new RegExp(`<p class="field-error" id="${id}-error">[^<]*${message.source}`));
+  /** The page answered with the field `id` invalid, its error matching `message` announced with it. */
+  const fieldError = (body: string, id: string, message: RegExp) => {
+    const field = read(body).document.getElementById(id);
+    assert.equal(field?.getAttribute('aria-invalid'), 'true', id);
+    assert.match(descriptionOf(field), message);
+  };
 
   it('answers each bad phone on its field, keeps what was typed and adds nothing', async () => {
     const before = (await inventory()).length;
@@ -45,7 +49,7 @@ describe('operator console: the inventory, bad input', () => {
     const cases: [Record<string, string>, number, string, RegExp][] = [
       [{ ...good, phone_number: ' ' }, 400, 'phone-number', /Enter the phone number/],
       // In the form's words, not the API's field name ("Phone_number must ...").
-      [{ ...good, phone_number: '12345' }, 400, 'phone-number', /(?<=>)The phone number must be a valid phone number/],
+      [{ ...good, phone_number: '12345' }, 400, 'phone-number', /\. The phone number must be a valid phone number/],
       [{ ...good, phone_number: spare.phoneNumber }, 409, 'phone-number', /already in the inventory/],
       [{ ...good, send_rate_per_minute: 'fast' }, 400, 'phone-rate', /Enter a whole number/],
       [{ ...good, send_rate_per_minute: '2.5' }, 400, 'phone-rate', /Enter a whole number/],
@@ -58,14 +62,14 @@ describe('operator console: the inventory, bad input', () => {
     for (const [fields, status, id, message] of cases) {
       const page = await postOperatorForm(t, '/console/operator/devices', operator, fields);
       assert.equal(page.statusCode, status, `${JSON.stringify(fields)}: ${page.body.slice(0, 200)}`);
-      assert.match(page.body, /<title>Error: Add a phone/);
+      assert.match(read(page).document.title, /^Error: Add a phone/);
       fieldError(page.body, id, message);
     }
     const kept = await postOperatorForm(t, '/console/operator/devices', operator, {
       ...good,
       send_rate_per_minute: 'x',
     });
-    assert.match(kept.body, new RegExp(`name="phone_number" type="tel" value="\\${good.phone_number}"`));
+    assert.equal(read(kept).valueOf('Phone number'), good.phone_number);
     assert.equal((await inventory()).length, before, 'nothing was added');
   });
 
@@ -84,7 +88,7 @@ describe('operator console: the inventory, bad input', () => {
     for (const [fields, id, message] of cases) {
       const page = await postOperatorForm(t, url, operator, fields);
       assert.equal(page.statusCode, 400, `${JSON.stringify(fields)}: ${page.body.slice(0, 200)}`);
-      assert.match(page.body, /<title>Error: Phone /);
+      assert.match(read(page).document.title, /^Error: Phone /);
       fieldError(page.body, id, message);
     }
     const view = (await inventory()).find((device) => device.id === spare.id);
@@ -93,10 +97,10 @@ describe('operator console: the inventory, bad input', () => {
 
   it('does not remove a phone carrying a cell, and says why', async () => {
     const confirm = await getOperatorPage(t, `/console/operator/devices/${line.device.id}/remove`, operator);
-    assert.match(confirm.body, /It carries a cell: the cell must be released first\./);
+    read(confirm).getByText(/It carries a cell: the cell must be released first\./);
     const refused = await postOperatorForm(t, `/console/operator/devices/${line.device.id}/remove`, operator);
     assert.equal(refused.statusCode, 409);
-    assert.match(refused.body, /<div class="notice error" role="alert"><p>The device carries a cell/);
+    assert.match(textOf(read(refused).getByRole('alert')), /^The device carries a cell/);
     assert.ok((await inventory()).some((device) => device.id === line.device.id));
   });
 

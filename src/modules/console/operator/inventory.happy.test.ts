@@ -8,9 +8,9 @@ import {
   getOperatorPage,
   postOperatorForm,
   signInOperator,
-  textOf,
   type OperatorSignIn,
 } from '../../../../test/support/console-operator.ts';
+import { page } from '../../../../test/support/page.ts';
 import { uniquePhoneNumber } from '../../../../test/support/devices.ts';
 
 describe('operator console: the inventory', () => {
@@ -31,14 +31,12 @@ describe('operator console: the inventory', () => {
   };
 
   it('adds a phone from the fleet and shows its key once, on its page', async () => {
-    const fleet = await getOperatorPage(t, '/console/operator/fleet', operator);
-    assert.match(
-      fleet.body,
-      /<a class="button secondary small-button" href="\/console\/operator\/devices\/new">Add a phone<\/a>/,
-    );
+    const fleet = page(await getOperatorPage(t, '/console/operator/fleet', operator));
+    assert.equal(fleet.href('Add a phone'), '/console/operator/devices/new');
     const form = await getOperatorPage(t, '/console/operator/devices/new', operator);
     assert.equal(form.statusCode, 200);
-    assert.match(form.body, /<input id="phone-number" name="phone_number" type="tel"/);
+    const field = page(form).getByLabelText<HTMLInputElement>('Phone number');
+    assert.deepEqual([field.name, field.type], ['phone_number', 'tel']);
 
     const added = await postOperatorForm(t, '/console/operator/devices', operator, {
       phone_number: `+1 ${number.slice(2, 5)} ${number.slice(5, 8)} ${number.slice(8)}`,
@@ -55,13 +53,14 @@ describe('operator console: the inventory', () => {
     assert.match(flash, new RegExp(`Path=${location};`));
 
     const headers = { cookie: `${operator.cookie}; ${flash.split(';')[0]}` };
-    const page = await t.app.inject({ url: location, headers });
-    assert.equal(page.statusCode, 200);
-    assert.match(page.body, /Phone added: its device key/);
-    const key = page.body.match(/value="(cg_dev_[A-Za-z0-9]+)"/)?.[1];
-    assert.ok(key, 'the key is on the page');
+    const shown = await t.app.inject({ url: location, headers });
+    assert.equal(shown.statusCode, 200);
+    const keyPage = page(shown);
+    keyPage.getByRole('heading', { name: 'Phone added: its device key' });
+    const key = keyPage.valueOf('Device key for X-Phone-Key');
+    assert.match(key, /^cg_dev_[A-Za-z0-9]+$/, 'the key is on the page');
     // The flash is spent: the next visit shows no key.
-    assert.ok(setCookies(page).some((cookie) => /^cg_operator_device_key=;.*Max-Age=0/.test(cookie)));
+    assert.ok(setCookies(shown).some((cookie) => /^cg_operator_device_key=;.*Max-Age=0/.test(cookie)));
     assert.doesNotMatch((await getOperatorPage(t, location, operator)).body, /cg_dev_/);
 
     // The phone is in the inventory as typed, and its key works on the device surface.
@@ -75,8 +74,8 @@ describe('operator console: the inventory', () => {
   });
 
   it("changes a phone's label, send rate and daily limit; an empty label clears it", async () => {
-    const page = await getOperatorPage(t, `/console/operator/devices/${deviceId}`, operator);
-    assert.match(page.body, /<input id="settings-rate" name="send_rate_per_minute" type="text" value="12"/);
+    const settings = page(await getOperatorPage(t, `/console/operator/devices/${deviceId}`, operator));
+    assert.equal(settings.valueOf('Send rate (SMS segments per minute)'), '12');
     const saved = await postOperatorForm(t, `/console/operator/devices/${deviceId}/settings`, operator, {
       label: '',
       send_rate_per_minute: '30',
@@ -86,21 +85,22 @@ describe('operator console: the inventory', () => {
     assert.equal(saved.headers.location, `/console/operator/devices/${deviceId}?notice=settings`);
     const view = await device();
     assert.deepEqual([view.label, view.send_rate_per_minute, view.daily_send_limit], [null, 30, 1000]);
-    const after = await getOperatorPage(t, String(saved.headers.location), operator);
-    assert.match(textOf(after.body), /Saved: the phone claims at its new rate/);
+    const after = page(await getOperatorPage(t, String(saved.headers.location), operator));
+    after.getByText(/Saved: the phone claims at its new rate/);
   });
 
   it('removes a free phone after a confirmation page, back to the fleet', async () => {
     const confirm = await getOperatorPage(t, `/console/operator/devices/${deviceId}/remove`, operator);
     assert.equal(confirm.statusCode, 200);
-    assert.match(textOf(confirm.body), new RegExp(`Remove \\${number}\\?`));
-    assert.match(confirm.body, /It carries no cell\./);
+    const asked = page(confirm);
+    asked.getByRole('heading', { level: 1, name: `Remove ${number}?` });
+    asked.getByText(/It carries no cell\./);
     const removed = await postOperatorForm(t, `/console/operator/devices/${deviceId}/remove`, operator);
     assert.equal(removed.statusCode, 303, removed.body);
     assert.equal(removed.headers.location, '/console/operator/fleet?notice=removed');
     assert.equal((await t.app.inject({ url: `/v1/admin/devices/${deviceId}`, headers: admin })).statusCode, 404);
-    const fleet = await getOperatorPage(t, String(removed.headers.location), operator);
-    assert.match(textOf(fleet.body), /Removed: the phone left the inventory/);
+    const fleet = page(await getOperatorPage(t, String(removed.headers.location), operator));
+    fleet.getByText(/Removed: the phone left the inventory/);
     assert.equal((await getOperatorPage(t, `/console/operator/devices/${deviceId}`, operator)).statusCode, 404);
 
     const audit = await t.app.inject({ url: `/v1/admin/audit?target_id=${deviceId}`, headers: admin });

@@ -10,6 +10,7 @@ import {
   signInOperator,
   type OperatorSignIn,
 } from '../../../../test/support/console-operator.ts';
+import { descriptionOf, page } from '../../../../test/support/page.ts';
 
 type Org = Awaited<ReturnType<typeof verifiedOrganization>>;
 
@@ -27,32 +28,30 @@ describe('operator console: bad input', () => {
     operator = await signInOperator(t);
   });
 
-  /** Posts the form and expects a 400 page whose field `id` carries `message`, its value kept. */
+  /**
+   * Posts the form and expects a 400 page whose field `id` is invalid and announces `message` with
+   * it (its description); the field, for what it kept.
+   */
   async function fieldError(form: string, fields: Record<string, string>, id: string, message: RegExp) {
     const response = await postOperatorForm(t, `${orgPath()}/${form}`, operator, fields);
     assert.equal(response.statusCode, 400, `${form} ${JSON.stringify(fields)}: ${response.body.slice(0, 200)}`);
-    assert.match(response.body, /<title>Error: /);
-    assert.match(
-      response.body,
-      new RegExp(
-        `id="${id}"[^>]*aria-invalid="true"|aria-invalid="true"[^>]*id="${id}"|<select id="${id}"[^>]*aria-invalid="true"`,
-      ),
-    );
-    const error = response.body.match(new RegExp(`<p class="field-error" id="${id}-error">([^<]*)</p>`))?.[1];
-    assert.ok(error, `the error of ${id} is on the page`);
-    assert.match(error, message);
-    return response;
+    const refused = page(response);
+    assert.match(refused.document.title, /^Error: /);
+    const field = refused.document.getElementById(id) as HTMLInputElement | null;
+    assert.equal(field?.getAttribute('aria-invalid'), 'true', `${id} is marked invalid`);
+    assert.match(descriptionOf(field), message);
+    return field;
   }
 
   it('refuses negative, zero, over-precise, non-numeric and missing credit amounts, keeping what was typed', async () => {
     for (const amount of ['-5.00', '0', '0.00', '1.234', 'ten', '1e3']) {
-      const response = await fieldError(
+      const field = await fieldError(
         'credits',
         { amount_usd: amount, reason: 'Goodwill' },
         'credits-amount',
         /amount/i,
       );
-      assert.match(response.body, new RegExp(`value="${amount.replace('.', '\\.')}"`));
+      assert.equal(field?.value, amount);
     }
     await fieldError('credits', { amount_usd: '', reason: 'Goodwill' }, 'credits-amount', /Enter an amount/);
     await fieldError('credits', { amount_usd: '100000000.00', reason: 'Goodwill' }, 'credits-amount', /at most/);
@@ -85,14 +84,14 @@ describe('operator console: bad input', () => {
   it('says a refused action (409) above its form: reinstating an organization that owes nothing, suspending twice', async () => {
     const reinstate = await postOperatorForm(t, `${orgPath()}/reinstate`, operator, { reason: 'Why not' });
     assert.equal(reinstate.statusCode, 409);
-    assert.match(
-      reinstate.body,
-      /<div class="notice error" role="alert">Only a suspended or past-due organization can be reinstated\.<\/div>/,
+    assert.equal(
+      page(reinstate).getByRole('alert').textContent,
+      'Only a suspended or past-due organization can be reinstated.',
     );
     assert.equal((await postOperatorForm(t, `${orgPath()}/suspend`, operator, { reason: 'Abuse' })).statusCode, 303);
     const again = await postOperatorForm(t, `${orgPath()}/suspend`, operator, { reason: 'Abuse' });
     assert.equal(again.statusCode, 409);
-    assert.match(again.body, /The organization is already suspended\./);
+    page(again).getByText('The organization is already suspended.');
   });
 
   it('answers 404 for an unknown organization, phone or deposit, and 400 for a bad filter or list link', async () => {
@@ -136,19 +135,24 @@ describe('operator console: bad input', () => {
     ] as const) {
       const response = await postOperatorForm(t, url, operator, { organization_id: organizationId });
       assert.equal(response.statusCode, 400, organizationId);
-      assert.match(response.body, /aria-invalid="true"/);
-      assert.match(response.body, message);
+      const field = page(response).getByRole('textbox', { name: /^Organization id for / });
+      assert.equal(field.getAttribute('aria-invalid'), 'true');
+      assert.match(descriptionOf(field), message);
     }
     const long = await postOperatorForm(t, url, operator, {
       organization_id: org.organizationId,
       reason: 'r'.repeat(501),
     });
     assert.equal(long.statusCode, 400);
-    assert.match(long.body, /id="assign-[^"]+-reason-error">The reason is at most 500 characters\./);
+    const reason = page(long).getByRole('textbox', {
+      name: /^Reason/,
+      description: /The reason is at most 500 characters\./,
+    });
+    assert.equal(reason.getAttribute('aria-invalid'), 'true');
     assert.equal((await postOperatorForm(t, url, operator, { organization_id: org.organizationId })).statusCode, 303);
     const twice = await postOperatorForm(t, url, operator, { organization_id: org.organizationId });
     assert.equal(twice.statusCode, 409);
-    assert.match(twice.body, /already credited/);
+    page(twice).getByText(/already credited/);
   });
 
   it('refuses a rotation reason over 500 characters on the form, and keeps the key', async () => {
@@ -157,11 +161,10 @@ describe('operator console: bad input', () => {
       reason: 'r'.repeat(501),
     });
     assert.equal(response.statusCode, 400);
-    assert.match(response.body, /<title>Error: Phone /);
-    assert.match(
-      response.body,
-      /<p class="field-error" id="rotate-key-reason-error">The reason is at most 500 characters\.<\/p>/,
-    );
+    const refused = page(response);
+    assert.match(refused.document.title, /^Error: Phone /);
+    const reason = refused.document.getElementById('rotate-key-reason');
+    assert.equal(descriptionOf(reason), 'The reason is at most 500 characters.');
     assert.doesNotMatch(response.body, /cg_dev_/);
     const heartbeat = await t.app.inject({
       method: 'POST',
@@ -178,18 +181,19 @@ describe('operator console: bad input', () => {
     for (const action of ['pause', 'resume', 'release']) {
       const empty = await postOperatorForm(t, `${base}/${action}`, operator, { reason: '  ' });
       assert.equal(empty.statusCode, 400, action);
-      assert.match(empty.body, new RegExp(`<p class="field-error" id="${action}-reason-error">Enter a reason`));
+      const reason = page(empty).document.getElementById(`${action}-reason`);
+      assert.match(descriptionOf(reason), /^Enter a reason/);
     }
     const resume = await postOperatorForm(t, `${base}/resume`, operator, { reason: 'Why not' });
     assert.equal(resume.statusCode, 409);
-    assert.match(resume.body, /<div class="notice error" role="alert">The device is not paused\.<\/div>/);
+    assert.equal(page(resume).getByRole('alert').textContent, 'The device is not paused.');
     const release = await postOperatorForm(t, `${base}/release`, operator, { reason: 'Why not' });
     assert.equal(release.statusCode, 409);
-    assert.match(release.body, /only a quarantined or degraded device is released/);
+    page(release).getByText(/only a quarantined or degraded device is released/);
     assert.equal((await postOperatorForm(t, `${base}/pause`, operator, { reason: 'Night' })).statusCode, 303);
     const twice = await postOperatorForm(t, `${base}/pause`, operator, { reason: 'Night' });
     assert.equal(twice.statusCode, 409);
-    assert.match(twice.body, /The device is already paused\./);
+    page(twice).getByText(/The device is already paused\./);
     assert.equal(
       (await postOperatorForm(t, '/console/operator/devices/dev_nope/pause', operator, { reason: 'x' })).statusCode,
       404,

@@ -10,9 +10,9 @@ import {
   getOperatorPage,
   postOperatorForm,
   signInOperator,
-  textOf,
   type OperatorSignIn,
 } from '../../../../test/support/console-operator.ts';
+import { page as read } from '../../../../test/support/page.ts';
 
 /** Outcomes of the phone as the devices module records them, each `ago` ms before now. */
 async function outcomes(t: TestApp, deviceId: string, rows: Array<['sent' | 'failed', number]>) {
@@ -53,7 +53,8 @@ describe('operator console: fleet and phones', () => {
     );
     const form = await t.app.inject({ url: '/console/operator/sign-in' });
     assert.equal(form.statusCode, 200);
-    assert.match(form.body, /<input id="admin-token" name="admin_token" type="password"/);
+    const token = read(form).getByLabelText<HTMLInputElement>('Admin token');
+    assert.deepEqual([token.name, token.type], ['admin_token', 'password']);
   });
 
   it('lists every phone with its cell, organization, presence, telemetry, queue and last 24 hours', async () => {
@@ -83,37 +84,32 @@ describe('operator console: fleet and phones', () => {
     const page = await getOperatorPage(t, '/console/operator/fleet', operator);
     assert.equal(page.statusCode, 200, page.body);
     assert.match(page.headers['content-security-policy'] as string, /form-action 'self'/);
-    const row = page.body.match(new RegExp(`<tr id="device-${line.device.id}">[\\s\\S]*?</tr>`))?.[0];
-    assert.ok(row, 'the phone has its row');
-    const words = textOf(row);
-    assert.match(words, new RegExp(line.device.phoneNumber.replace('+', '\\+')));
-    assert.match(words, /Rack A, slot 1/);
-    assert.match(words, /Support line/);
-    assert.match(words, /Online/);
-    assert.match(words, /12%/);
-    assert.match(words, /On battery/);
-    assert.match(words, /-87 dBm/);
-    assert.match(words, /1\.4\.0/);
-    assert.match(words, /Delivery reports/);
-    assert.match(words, /20\/min/);
-    const numbers = [...row.matchAll(/<td data-label="[^"]+" class="num">([^<]*)/g)].map((m) => m[1].trim());
-    // battery, signal, queued, sent / failed, send rate
-    assert.equal(numbers[2], '1', 'one message waits for the phone');
+    const fleet = read(page);
+    const row = fleet.row(/^All phones: /, `${line.device.phoneNumber} Rack A, slot 1`);
+    assert.match(row['Cell and organization'], /^Support line /);
+    assert.match(row.Presence, /^✓ Online /);
+    assert.equal(row.Battery, '✕ 12% On battery', 'low and not charging');
+    assert.equal(row.Signal, '-87 dBm');
+    assert.equal(row.Queued, '1', 'one message waits for the phone');
+    assert.match(row['Send rate'], /^20\/min /);
+    assert.match(row['App and capabilities'], /^1\.4\.0 SMS, Delivery reports/);
     // The figures of the admin surface (the seeded outcomes, and the real ones once recorded).
     const view = (await t.app.inject({ url: `/v1/admin/devices/${line.device.id}`, headers: admin })).json();
     assert.ok(view.sent_24h >= 3 && view.failed_24h >= 1, JSON.stringify(view));
-    assert.match(textOf(row), new RegExp(`${view.sent_24h} / ! ${view.failed_24h}`));
-    assert.match(words, /Healthy/);
-    assert.match(page.body, /2 phones in the rack, 1 online/);
+    assert.equal(row['Sent / failed (24 h)'], `${view.sent_24h} / ! ${view.failed_24h}`);
+    assert.equal(row.Health, '✓ Healthy');
+    fleet.getByText(/^2 phones in the rack, 1 online\./);
   });
 
   it('filters offline phones', async () => {
     const page = await getOperatorPage(t, '/console/operator/fleet?filter=offline', operator);
     assert.equal(page.statusCode, 200);
-    assert.doesNotMatch(page.body, new RegExp(`device-${line.device.id}"`));
-    assert.match(page.body, /Spare/);
-    assert.match(page.body, /<a href="\/console\/operator\/fleet\?filter=offline" aria-current="page">Offline<\/a>/);
-    assert.doesNotMatch(page.body, /data-live-url/, 'a filtered table is not live');
+    const offline = read(page);
+    assert.equal(offline.queryByRole('link', { name: line.device.phoneNumber }), null);
+    offline.getByText('Spare');
+    const filter = offline.getByRole('link', { name: 'Offline', current: 'page' });
+    assert.equal(filter.getAttribute('href'), '/console/operator/fleet?filter=offline');
+    assert.equal(offline.document.querySelector('[data-live-url]'), null, 'a filtered table is not live');
   });
 
   it("shows a phone's telemetry chart over 24 hours, its failures with their codes, and rotates its key once", async () => {
@@ -144,18 +140,19 @@ describe('operator console: fleet and phones', () => {
     );
     const page = await getOperatorPage(t, `/console/operator/devices/${line.device.id}`, operator);
     assert.equal(page.statusCode, 200, page.body);
-    assert.match(page.body, /<svg role="img" aria-labelledby="telemetry-title telemetry-desc"/);
-    assert.match(page.body, /<polyline class="line-battery" points="[\d.]+,[\d.]+ [\d.]+,[\d.]+ [\d.]+,[\d.]+"\/>/);
-    assert.match(page.body, /<polyline class="line-signal" points="[\d., ]+"\/>/);
-    assert.match(
-      page.body,
-      /<circle class="line-battery dot" cx="[\d.]+" cy="[\d.]+" r="3"\/>/,
-      'the lone first report',
-    );
-    assert.match(textOf(page.body), /Battery from 12% to 80%, last 40%/);
-    assert.match(page.body, /RESULT_ERROR_NO_SERVICE/);
+    const device = read(page);
+    const chart = device.getByRole('img', {
+      name: /^Battery \(percent, top\) and signal \(dBm, bottom\) over the last 24 hours .*Battery from 12% to 80%, last 40%/,
+    });
+    // The drawing: a line through the three reports, and a dot for the lone first one.
+    const points = (selector: string) => chart.querySelector(selector)?.getAttribute('points')?.split(' ').length;
+    assert.equal(points('polyline.line-battery'), 3);
+    assert.equal(points('polyline.line-signal'), 3);
+    assert.ok(chart.querySelector('circle.line-battery.dot'), 'the lone first report');
+    const [failure] = device.rows("The phone's latest failed messages, newest first");
+    assert.deepEqual([failure[0], failure[3], failure[4]], [failing.id, 'RESULT_ERROR_NO_SERVICE', 'No service']);
     const view = (await t.app.inject({ url: `/v1/admin/devices/${line.device.id}`, headers: admin })).json();
-    assert.match(textOf(page.body), new RegExp(`${view.sent_24h} sent, ${view.failed_24h} failed`));
+    assert.equal(device.definition('Last 24 hours'), `${view.sent_24h} sent, ${view.failed_24h} failed`);
 
     const rotated = await postOperatorForm(t, `/console/operator/devices/${line.device.id}/rotate-key`, operator, {
       reason: 'Phone was lost for a night',
@@ -174,8 +171,8 @@ describe('operator console: fleet and phones', () => {
       headers: { cookie: `${operator.cookie}; ${flash.split(';')[0]}` },
     });
     assert.match(setCookies(shown)[0], /^cg_operator_device_key=; .*Max-Age=0/, 'read once, then cleared');
-    const key = shown.body.match(/value="(cg_dev_[A-Za-z0-9]+)" readonly/)?.[1];
-    assert.ok(key, 'the new key is shown');
+    const key = read(shown).valueOf('Device key for X-Phone-Key');
+    assert.match(key, /^cg_dev_[A-Za-z0-9]+$/, 'the new key is shown');
     assert.equal((await heartbeat(t, line.device.headers, {})).statusCode, 401, 'the old key stopped');
     assert.equal((await heartbeat(t, { 'x-phone-key': key }, {})).statusCode, 200);
     line.device.headers = { 'x-phone-key': key };
@@ -183,47 +180,61 @@ describe('operator console: fleet and phones', () => {
     assert.doesNotMatch(again.body, /cg_dev_/, 'shown once');
 
     // The audit trail has the rotation: who, what, which phone, why.
-    assert.match(again.body, new RegExp(`href="/console/operator/audit\\?target_id=${line.device.id}"`));
-    const audit = await getOperatorPage(t, `/console/operator/audit?target_id=${line.device.id}`, operator);
+    const trail = read(again).href('Operator actions on this phone');
+    assert.equal(trail, `/console/operator/audit?target_id=${line.device.id}`);
+    const audit = await getOperatorPage(t, trail, operator);
     assert.equal(audit.statusCode, 200, audit.body);
-    const entry = textOf(audit.body.match(/<tbody id="audit">([\s\S]*?)<\/tbody>/)?.[1] ?? '');
-    assert.match(
-      entry,
-      /CELLGATE_ADMIN_TOKEN adm_bootstrap device\.rotate_key device dev_\w+ Phone was lost for a night/,
-    );
+    const [entry] = read(audit).rows('Operator actions, newest first');
+    assert.deepEqual(entry.slice(1, 5), [
+      'CELLGATE_ADMIN_TOKEN adm_bootstrap',
+      'device.rotate_key',
+      `device ${line.device.id}`,
+      'Phone was lost for a night',
+    ]);
   });
 
   it('pauses and resumes a phone, releases a quarantined one, each with a reason, and filters paused and unhealthy phones', async () => {
     const phone = await addDevice(t, { label: 'Rack B, slot 1' });
     const base = `/console/operator/devices/${phone.id}`;
-    const page = await getOperatorPage(t, base, operator);
-    assert.match(page.body, /<form method="post" action="[^"]+\/pause" novalidate>/);
-    assert.doesNotMatch(page.body, /\/release"/, 'a healthy phone has nothing to release');
+    const page = read(await getOperatorPage(t, base, operator));
+    const actions = page.section('Actions');
+    actions.getByRole('textbox', { name: 'Reason' });
+    assert.equal(
+      actions.getByRole<HTMLButtonElement>('button', { name: 'Pause phone' }).form?.getAttribute('action'),
+      `${base}/pause`,
+    );
+    assert.equal(
+      actions.queryByRole('button', { name: 'Release phone' }),
+      null,
+      'a healthy phone has nothing to release',
+    );
 
     const paused = await postOperatorForm(t, `${base}/pause`, operator, { reason: 'Carrier maintenance tonight' });
     assert.equal(paused.statusCode, 303, paused.body);
     assert.equal(paused.headers.location, `${base}?notice=pause`);
-    const after = await getOperatorPage(t, String(paused.headers.location), operator);
-    assert.match(textOf(after.body), /Paused: the phone claims nothing until resumed\./);
-    assert.match(textOf(after.body), /Paused Carrier maintenance tonight/);
-    assert.match(after.body, /action="[^"]+\/resume"/);
-    const pausedList = await getOperatorPage(t, '/console/operator/fleet?filter=paused', operator);
-    assert.match(pausedList.body, new RegExp(`device-${phone.id}"`));
+    const after = read(await getOperatorPage(t, String(paused.headers.location), operator));
+    after.getByText('Paused: the phone claims nothing until resumed.');
+    // The phone never connected: no health reported yet, but the pause is shown.
+    assert.equal(after.definition('Health'), 'Not reported yet • Paused Carrier maintenance tonight');
+    const resume = after.getByRole<HTMLButtonElement>('button', { name: 'Resume phone' });
+    assert.equal(resume.form?.getAttribute('action'), `${base}/resume`);
+    const pausedList = read(await getOperatorPage(t, '/console/operator/fleet?filter=paused', operator));
+    pausedList.getByRole('rowheader', { name: /Rack B, slot 1/ });
     const view = (await t.app.inject({ url: `/v1/admin/devices/${phone.id}`, headers: admin })).json();
     assert.deepEqual([view.paused, view.paused_reason], [true, 'Carrier maintenance tonight']);
 
     const resumed = await postOperatorForm(t, `${base}/resume`, operator, { reason: 'Maintenance over' });
     assert.equal(resumed.statusCode, 303, resumed.body);
-    const empty = await getOperatorPage(t, '/console/operator/fleet?filter=paused', operator);
-    assert.match(empty.body, /No phone is paused\./);
+    const empty = read(await getOperatorPage(t, '/console/operator/fleet?filter=paused', operator));
+    empty.getByText('No phone is paused.');
 
     // The health state is the devices module's to decide; here it is set as a blocked SIM would leave it.
     await sql`update devices set health = 'quarantined', health_reason = ${'5 carrier failures in a row'} where id = ${phone.id}`.execute(
       t.database.db,
     );
-    const unhealthy = await getOperatorPage(t, '/console/operator/fleet?filter=unhealthy', operator);
-    const row = textOf(unhealthy.body.match(new RegExp(`<tr id="device-${phone.id}">[\\s\\S]*?</tr>`))?.[0] ?? '');
-    assert.match(row, /Quarantined 5 carrier failures in a row/);
+    const unhealthy = read(await getOperatorPage(t, '/console/operator/fleet?filter=unhealthy', operator));
+    const row = unhealthy.row(/^Unhealthy: /, /Rack B, slot 1/);
+    assert.equal(row.Health, '✕ Quarantined 5 carrier failures in a row');
     const released = await postOperatorForm(t, `${base}/release`, operator, { reason: 'New SIM inserted' });
     assert.equal(released.statusCode, 303, released.body);
     assert.equal(
@@ -231,10 +242,16 @@ describe('operator console: fleet and phones', () => {
       'healthy',
     );
 
-    const audit = await getOperatorPage(t, `/console/operator/audit?target_id=${phone.id}`, operator);
-    const actions = [...audit.body.matchAll(/<span class="tag mono">([^<]+)<\/span>/g)].map((m) => m[1]);
-    assert.deepEqual(actions.slice(0, 3), ['device.release', 'device.resume', 'device.pause']);
-    assert.match(textOf(audit.body), /New SIM inserted/);
+    const audit = read(await getOperatorPage(t, `/console/operator/audit?target_id=${phone.id}`, operator));
+    const entries = audit.rows('Operator actions, newest first');
+    assert.deepEqual(
+      entries.slice(0, 3).map((entry) => [entry[2], entry[4]]),
+      [
+        ['device.release', 'New SIM inserted'],
+        ['device.resume', 'Maintenance over'],
+        ['device.pause', 'Carrier maintenance tonight'],
+      ],
+    );
   });
 
   it('streams the fleet live: every row first, then a row whose phone reported something new', async () => {

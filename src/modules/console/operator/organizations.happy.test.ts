@@ -8,9 +8,9 @@ import {
   getOperatorPage,
   postOperatorForm,
   signInOperator,
-  textOf,
   type OperatorSignIn,
 } from '../../../../test/support/console-operator.ts';
+import { page } from '../../../../test/support/page.ts';
 
 /** The month of the test's clock in words ("November 2026"): the page shows the current month. */
 const monthOf = (t: TestApp) =>
@@ -32,16 +32,18 @@ describe('operator console: organizations and deposits', () => {
   });
 
   it('lists organizations with state, tier, balance and cells, filtered by state', async () => {
-    const page = await getOperatorPage(t, '/console/operator/organizations', operator);
-    assert.equal(page.statusCode, 200, page.body);
-    const words = textOf(page.body);
-    assert.match(words, new RegExp(org.email));
-    assert.match(words, /inactive/);
-    assert.match(words, /\$0\.00/);
-    const active = await getOperatorPage(t, '/console/operator/organizations?state=active', operator);
-    assert.equal(active.statusCode, 200);
-    assert.doesNotMatch(active.body, new RegExp(org.email));
-    assert.match(active.body, /<option value="active" selected>/);
+    const response = await getOperatorPage(t, '/console/operator/organizations', operator);
+    assert.equal(response.statusCode, 200, response.body);
+    const row = page(response).row('Organizations, newest first, with their billing', new RegExp(org.email));
+    assert.deepEqual(
+      [row['Billing state'], row.Tier, row.Balance, row['Active cells']],
+      ['• inactive', 'None', '$0.00', '0'],
+    );
+    const response2 = await getOperatorPage(t, '/console/operator/organizations?state=active', operator);
+    assert.equal(response2.statusCode, 200);
+    const active = page(response2);
+    assert.equal(active.queryByText(org.email), null);
+    assert.equal(active.valueOf('Billing state'), 'active');
   });
 
   it('credits the balance with a reason: a redirect with a notice, the ledger entry on the page', async () => {
@@ -52,13 +54,14 @@ describe('operator console: organizations and deposits', () => {
     assert.equal(credited.statusCode, 303, credited.body);
     assert.equal(credited.headers.location, `${orgPath()}?notice=credits`);
     assert.equal((await billing()).prepaid_balance_usd, 25.5);
-    const page = await getOperatorPage(t, String(credited.headers.location), operator);
-    assert.equal(page.statusCode, 200);
-    const words = textOf(page.body);
-    assert.match(words, /Credited: the balance and the ledger show it\./);
-    assert.match(words, /operator credit \$25\.50 Goodwill after the outage/);
-    assert.match(words, /Prepaid balance \$25\.50/);
-    assert.ok(words.includes(`Usage in ${monthOf(t)}`), words);
+    const response = await getOperatorPage(t, String(credited.headers.location), operator);
+    assert.equal(response.statusCode, 200);
+    const shown = page(response);
+    shown.getByText('Credited: the balance and the ledger show it.');
+    const [entry] = shown.rows('Latest ledger entries, newest first');
+    assert.deepEqual(entry.slice(1, 4), ['operator credit', '$25.50', 'Goodwill after the outage']);
+    assert.equal(shown.definition('Prepaid balance'), '$25.50');
+    shown.section(`Usage in ${monthOf(t)}`);
   });
 
   it('grants months at a tier, suspends and reinstates, each with a reason', async () => {
@@ -75,41 +78,42 @@ describe('operator console: organizations and deposits', () => {
     const reinstated = await postOperatorForm(t, `${orgPath()}/reinstate`, operator, { reason: 'Resolved' });
     assert.equal(reinstated.statusCode, 303, reinstated.body);
     assert.equal((await billing()).state, 'active');
-    const page = await getOperatorPage(t, `${orgPath()}?notice=reinstate`, operator);
-    assert.match(textOf(page.body), /Reinstated\./);
-    assert.match(
-      textOf(page.body),
-      /operator grant \$0\.00 pro for 2 month\(s\) granted by the operator: Pilot customer/,
-    );
-
-    const audit = await getOperatorPage(t, `/console/operator/audit?target_id=${org.organizationId}`, operator);
-    assert.equal(audit.statusCode, 200);
-    const actions = [...audit.body.matchAll(/<span class="tag mono">([^<]+)<\/span>/g)].map((m) => m[1]);
-    assert.deepEqual(actions, [
-      'organization.reinstate',
-      'organization.suspend',
-      'organization.grant',
-      'organization.credit',
+    const shown = page(await getOperatorPage(t, `${orgPath()}?notice=reinstate`, operator));
+    shown.getByText(/Reinstated\./);
+    const ledger = shown.rows('Latest ledger entries, newest first').map((entry) => entry.slice(1, 4));
+    assert.deepEqual(ledger[0], [
+      'operator grant',
+      '$0.00',
+      'pro for 2 month(s) granted by the operator: Pilot customer',
     ]);
-    assert.match(textOf(audit.body), /Spam complaints/);
-    assert.match(textOf(audit.body), /tier: pro months: 2/);
+
+    const response = await getOperatorPage(t, `/console/operator/audit?target_id=${org.organizationId}`, operator);
+    assert.equal(response.statusCode, 200);
+    const audit = page(response).rows('Operator actions, newest first');
+    assert.deepEqual(
+      audit.map((entry) => entry[2]),
+      ['organization.reinstate', 'organization.suspend', 'organization.grant', 'organization.credit'],
+    );
+    assert.equal(audit[1][4], 'Spam complaints');
+    assert.equal(audit[2][5], 'tier: pro months: 2');
   });
 
   it("shows the organization's usage this month as a chart with its table", async () => {
     await usageOnDays(t, org.organizationId, [1, 3]);
-    const page = await getOperatorPage(t, orgPath(), operator);
-    assert.match(page.body, /<svg role="img" aria-labelledby="usage-chart-title usage-chart-desc"/);
-    assert.equal(page.body.match(/<rect class="bar"/g)?.length, 2);
-    assert.ok(page.body.includes(`<caption>Usage by day in ${monthOf(t)} (days with usage only)</caption>`));
+    const usage = page(await getOperatorPage(t, orgPath(), operator)).section(`Usage in ${monthOf(t)}`);
+    const chart = usage.getByRole('img', { name: new RegExp(`^Usage per day in ${monthOf(t)}, in US dollars `) });
+    assert.equal(usage.within(chart).getAllByText(/^\w+ \d+: \$/).length, 2, 'a bar per day');
+    assert.equal(usage.rows(`Usage by day in ${monthOf(t)} (days with usage only)`).length, 2);
   });
 
   it('assigns a held deposit to an organization, which is credited', async () => {
     const held = await deposit(t, { from: STRANGER, amount: '5000000' });
     assert.equal(held.statusCode, 201, held.body);
-    const page = await getOperatorPage(t, '/console/operator/deposits', operator);
-    assert.equal(page.statusCode, 200, page.body);
-    assert.match(page.body, new RegExp(held.json().id));
-    assert.match(page.body, /<label for="assign-[^"]+">Organization id for /);
+    const response = await getOperatorPage(t, '/console/operator/deposits', operator);
+    assert.equal(response.statusCode, 200, response.body);
+    const deposits = page(response);
+    deposits.getByRole('rowheader', { name: held.json().id });
+    deposits.getByRole('textbox', { name: `Organization id for ${held.json().id}` });
     const before = (await billing()).prepaid_balance_usd;
     const assigned = await postOperatorForm(t, `/console/operator/deposits/${held.json().id}/assign`, operator, {
       organization_id: org.organizationId,
@@ -118,15 +122,19 @@ describe('operator console: organizations and deposits', () => {
     assert.equal(assigned.statusCode, 303, assigned.body);
     assert.equal(assigned.headers.location, '/console/operator/deposits?notice=assigned');
     assert.equal((await billing()).prepaid_balance_usd, before + 5);
-    const heldNow = await getOperatorPage(t, '/console/operator/deposits', operator);
-    assert.doesNotMatch(heldNow.body, new RegExp(held.json().id));
-    const credited = await getOperatorPage(t, '/console/operator/deposits?status=credited', operator);
-    assert.match(credited.body, new RegExp(held.json().id));
-    assert.match(credited.body, new RegExp(`href="/console/operator/organizations/${org.organizationId}"`));
-    const audit = await getOperatorPage(t, `/console/operator/audit?target_id=${held.json().id}`, operator);
-    assert.match(
-      textOf(audit.body),
-      /deposit\.assign deposit dep_\w+ Customer sent from a new wallet organization id: org_\w+/,
-    );
+    const heldNow = page(await getOperatorPage(t, '/console/operator/deposits', operator));
+    assert.equal(heldNow.queryByRole('rowheader', { name: held.json().id }), null);
+    const credited = page(await getOperatorPage(t, '/console/operator/deposits?status=credited', operator));
+    const row = credited.row('Credited deposits, newest first', held.json().id);
+    assert.equal(row.Organization, org.organizationId);
+    assert.equal(credited.href(org.organizationId), `/console/operator/organizations/${org.organizationId}`);
+    const audit = page(await getOperatorPage(t, `/console/operator/audit?target_id=${held.json().id}`, operator));
+    const [entry] = audit.rows('Operator actions, newest first');
+    assert.deepEqual(entry.slice(2), [
+      'deposit.assign',
+      `deposit ${held.json().id}`,
+      'Customer sent from a new wallet',
+      `organization id: ${org.organizationId}`,
+    ]);
   });
 });

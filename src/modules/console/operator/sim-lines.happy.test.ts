@@ -11,6 +11,7 @@ import {
   type OperatorSignIn,
 } from '../../../../test/support/console-operator.ts';
 import { mobilePhone, nextNumber, twoSims, type MobilePhone } from '../../../../test/support/mobile.ts';
+import { page } from '../../../../test/support/page.ts';
 
 describe("operator console: an SMSGate phone's SIM lines", () => {
   const t = useApp();
@@ -28,15 +29,14 @@ describe("operator console: an SMSGate phone's SIM lines", () => {
       .sims.map((s: { phone_number: string | null }) => s.phone_number);
 
   it('shows the lines without numbers, with the digits the app reported, and a field for each', async () => {
-    const page = await getOperatorPage(t, `/console/operator/devices/${phone.id}`, operator);
-    assert.equal(page.statusCode, 200, page.body);
-    assert.match(page.body, /<h2 id="sims-heading">SIM lines<\/h2>/);
-    assert.match(page.body, /\*\*\*\*\*\*\*\*0102/);
-    assert.match(page.body, /None until its number is set/);
-    assert.match(page.body, /<input id="sim-1" name="sim_1" type="tel" value=""/);
-    assert.match(page.body, /<input id="sim-2" name="sim_2" type="tel" value=""/);
+    const response = await getOperatorPage(t, `/console/operator/devices/${phone.id}`, operator);
+    assert.equal(response.statusCode, 200, response.body);
+    const sims = page(response).section('SIM lines');
+    sims.getAllByText(/\*{8}0102/);
+    sims.getAllByText(/None until its number is set/);
+    assert.deepEqual([sims.valueOf('SIM 1 number'), sims.valueOf('SIM 2 number')], ['', '']);
     // The phone has no number yet: its page is named by its id.
-    assert.match(page.body, new RegExp(`<h1>Phone <span class="mono">${phone.id}</span>`));
+    page(response).getByRole('heading', { level: 1, name: new RegExp(`^Phone ${phone.id}(\\s|$)`) });
   });
 
   it('refuses a bad number on its field and keeps what was typed; nothing is set', async () => {
@@ -45,14 +45,17 @@ describe("operator console: an SMSGate phone's SIM lines", () => {
       sim_2: '',
     });
     assert.equal(refused.statusCode, 400, refused.body);
-    assert.match(refused.body, /<input id="sim-1" name="sim_1" type="tel" value="0815 1234"[^>]*aria-invalid="true"/);
-    assert.match(refused.body, /international E\.164 form/);
+    const sim1 = page(refused).getByRole<HTMLInputElement>('textbox', {
+      name: 'SIM 1 number',
+      description: /international E\.164 form/,
+    });
+    assert.deepEqual([sim1.value, sim1.getAttribute('aria-invalid')], ['0815 1234', 'true']);
     const empty = await postOperatorForm(t, `/console/operator/devices/${phone.id}/sims`, operator, {
       sim_1: ' ',
       sim_2: '',
     });
     assert.equal(empty.statusCode, 400);
-    assert.match(empty.body, /Enter the number of at least one SIM/);
+    page(empty).getAllByText(/Enter the number of at least one SIM/);
     assert.deepEqual(await lines(), [null, null]);
   });
 
@@ -70,7 +73,7 @@ describe("operator console: an SMSGate phone's SIM lines", () => {
       sim_2: first,
     });
     assert.equal(taken.statusCode, 409, taken.body);
-    assert.match(taken.body, /<p class="field-error" id="sim-2-error">[^<]*already carried/);
+    page(taken).getByRole('textbox', { name: 'SIM 2 number', description: /already carried/ });
     const both = await postOperatorForm(t, `/console/operator/devices/${phone.id}/sims`, operator, {
       sim_1: first,
       sim_2: second,

@@ -14,6 +14,7 @@ import {
   type OperatorSignIn,
 } from '../../../../test/support/console-operator.ts';
 import { addDevice, heartbeat } from '../../../../test/support/devices.ts';
+import { descriptionOf, page as read } from '../../../../test/support/page.ts';
 
 const URL_OF_ENDPOINT = 'https://ops.example.com/cellgate';
 
@@ -34,14 +35,16 @@ describe('operator console: webhooks', () => {
   it('adds an endpoint for some phone events and shows its secret once', async () => {
     const page = await getOperatorPage(t, '/console/operator/webhooks', operator);
     assert.equal(page.statusCode, 200);
-    assert.match(page.body, /<a href="\/console\/operator\/webhooks" aria-current="page">Webhooks<\/a>/);
-    assert.match(page.body, /No endpoint yet/);
-    const clientId = page.body.match(/name="client_id" value="([^"]+)"/)?.[1] as string;
+    const empty = read(page);
+    empty.getByRole('link', { name: 'Webhooks', current: 'page' });
+    empty.getByText(/No endpoint yet/);
+    const clientId = empty.hidden('client_id') as string;
     const fields = { client_id: clientId, url: URL_OF_ENDPOINT, 'event:device.battery_low': 'on' };
     const added = await postOperatorForm(t, '/console/operator/webhooks', operator, fields);
     assert.equal(added.statusCode, 201, added.body.slice(0, 300));
-    assert.match(added.body, /Endpoint added: its signing secret/);
-    assert.match(added.body, /value="whsec_[^"]+"/);
+    const shown = read(added);
+    shown.getByRole('heading', { name: /^Endpoint added: its signing secret/ });
+    assert.match(shown.valueOf(`Signing secret for ${URL_OF_ENDPOINT}`), /^whsec_/);
     const list = (await t.app.inject({ url: '/v1/admin/webhooks', headers: admin })).json().webhooks;
     assert.equal(list.length, 1);
     webhookId = list[0].id;
@@ -59,9 +62,12 @@ describe('operator console: webhooks', () => {
     const url = `/console/operator/webhooks/${webhookId}`;
     const page = await getOperatorPage(t, url, operator);
     assert.equal(page.statusCode, 200);
-    assert.match(page.body, /<th scope="row" class="mono">device.battery_low<\/th>/);
-    const retryAction = page.body.match(/action="(\/console\/operator\/webhooks\/[^"]+\/retry)"/)?.[1];
-    assert.ok(retryAction, 'a retry button');
+    const deliveries = read(page);
+    const [delivery] = deliveries.rows('Deliveries, newest first');
+    assert.equal(delivery[0], 'device.battery_low');
+    const retry = deliveries.getByRole<HTMLButtonElement>('button', { name: 'Retry' });
+    const retryAction = retry.form?.getAttribute('action') ?? '';
+    assert.match(retryAction, /^\/console\/operator\/webhooks\/whk_\w+\/deliveries\/dlv_\w+\/retry$/);
     const retried = await postOperatorForm(t, retryAction, operator);
     assert.equal(retried.statusCode, 303, retried.body);
     assert.equal(retried.headers.location, `${url}?notice=retried`);
@@ -77,12 +83,13 @@ describe('operator console: webhooks', () => {
 
     const rotated = await postOperatorForm(t, `${url}/rotate`, operator);
     assert.equal(rotated.statusCode, 200);
-    assert.match(rotated.body, /New signing secret/);
-    assert.match(rotated.body, /value="whsec_[^"]+"/);
+    const rotatedPage = read(rotated);
+    rotatedPage.getByRole('heading', { name: /^New signing secret/ });
+    assert.match(rotatedPage.valueOf(`Signing secret for ${URL_OF_ENDPOINT}`), /^whsec_/);
 
     const confirm = await getOperatorPage(t, `${url}/delete`, operator);
     assert.equal(confirm.statusCode, 200);
-    assert.match(textOf(confirm.body), /Delete https:\/\/ops\.example\.com\/cellgate \?/);
+    read(confirm).getByRole('heading', { level: 1, name: `Delete ${URL_OF_ENDPOINT}?` });
     const deleted = await postOperatorForm(t, `${url}/delete`, operator);
     assert.equal(deleted.statusCode, 303);
     assert.equal(deleted.headers.location, '/console/operator/webhooks?notice=deleted');
@@ -106,8 +113,12 @@ describe('operator console: webhooks', () => {
     for (const url of ['', 'ftp://ops.example.com/x', 'not a url']) {
       const page = await postOperatorForm(t, '/console/operator/webhooks', operator, { client_id: `bad-${url}`, url });
       assert.equal(page.statusCode, 400, `${url}: ${page.body.slice(0, 200)}`);
-      assert.match(page.body, /<p class="field-error" id="webhook-url-error">/);
-      assert.match(page.body, /<title>Error: Webhooks/);
+      const refused = read(page);
+      assert.match(refused.document.title, /^Error: Webhooks/);
+      const field = refused.getByRole('textbox', { name: 'URL' });
+      assert.equal(field.getAttribute('aria-invalid'), 'true', url);
+      const hint = 'https://… where the events are posted, signed (Standard Webhooks).';
+      assert.ok(descriptionOf(field).startsWith(`${hint} `), `${url}: the error is announced after the hint`);
     }
     const unknown = '/console/operator/webhooks/whk_01jdx1f2g3h4j5k6m7n8p9q0r1';
     assert.equal((await getOperatorPage(t, unknown, operator)).statusCode, 404);

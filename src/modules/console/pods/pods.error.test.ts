@@ -5,6 +5,7 @@ import { postForm, signInConsole, type ConsoleSignIn } from '../../../../test/su
 import { getPage } from '../../../../test/support/console-conversations.ts';
 import { createPod, lines, ok, type Org } from '../../../../test/support/pods.ts';
 import type { Line } from '../../../../test/support/messages.ts';
+import { page as read, textOf } from '../../../../test/support/page.ts';
 
 describe('console pods: bad input, CSRF and other organizations', () => {
   const t = useApp();
@@ -48,17 +49,17 @@ describe('console pods: bad input, CSRF and other organizations', () => {
 
   const post = (url: string, fields: Record<string, string>, csrf: string | null = signIn.csrf) =>
     postForm(t, url, { ...(csrf === null ? {} : { csrf_token: csrf }), ...fields }, signIn.headers);
-  /** The page answered with the error on the field `id`, matching `message`. */
+  /** The page answered with the error of the field `id` matching `message`, announced with the field. */
   const fieldError = (body: string, id: string, message: RegExp) => {
-    // A message anchored with ^ is the error's whole beginning.
-    const start = message.source.startsWith('^') ? message.source.slice(1) : `[^<]*${message.source}`;
-    assert.match(body, new RegExp(`<p class="field-error" id="${id}-error">${start}`), body.slice(0, 0));
+    const { document } = read(body);
+    assert.match(textOf(document.getElementById(`${id}-error`)), message, id);
+    assert.ok(document.querySelector(`[aria-describedby~="${id}-error"]`), `${id}: its field announces it`);
   };
 
   it('answers each bad create with the form and its errors', async () => {
     let page = await post('/console/pods', { client_id: 'c1', name: ' ' });
     assert.equal(page.statusCode, 400);
-    assert.match(page.body, /<title>Error: Pods — Cellgate Console<\/title>/);
+    assert.equal(read(page).document.title, 'Error: Pods — Cellgate Console');
     fieldError(page.body, 'pod-name', /Enter a name/);
     page = await post('/console/pods', { client_id: 'c2', name: 'x'.repeat(101) });
     assert.equal(page.statusCode, 400);
@@ -110,15 +111,15 @@ describe('console pods: bad input, CSRF and other organizations', () => {
       const page = await post(`${base}${path}`, fields);
       assert.equal(page.statusCode, status, `${path} ${JSON.stringify(fields)}: ${page.body.slice(0, 200)}`);
       fieldError(page.body, id, message);
-      assert.match(page.body, /<title>Error: /);
+      assert.match(read(page).document.title, /^Error: /);
     }
     // A ring needs two active cells: the form says why.
     const ring = await post(`${base}/cycles`, { client_id: 'j3', mode: 'ring' });
     assert.equal(ring.statusCode, 409);
-    assert.match(
-      ring.body,
-      /<div class="notice error" role="alert"><p>[^<]+<\/p><\/div>\n<form method="post" action="\/console\/pods\/pod_[^"]+\/cycles"/,
-    );
+    // Said above the form it refuses.
+    const alert = read(ring).getByRole('alert');
+    assert.ok(textOf(alert));
+    assert.match(alert.nextElementSibling?.getAttribute('action') ?? '', /^\/console\/pods\/pod_\w+\/cycles$/);
     assert.equal((await ok(t, org, 'GET', `/v1/pods/${podId}/drafts`)).drafts.length, 0);
     assert.equal((await ok(t, org, 'GET', `/v1/pods/${podId}/lists`)).lists.length, 0);
     assert.equal((await ok(t, org, 'GET', `/v1/pods/${podId}`)).quiet_hours, null);
@@ -146,7 +147,7 @@ describe('console pods: bad input, CSRF and other organizations', () => {
       const page = await post(`${url}${path}`, fields);
       assert.equal(page.statusCode, 400, `${path} ${JSON.stringify(fields)}: ${page.body.slice(0, 200)}`);
       fieldError(page.body, id, message);
-      assert.match(page.body, /<title>Error: Edited — Outreach/);
+      assert.match(read(page).document.title, /^Error: Edited — Outreach/);
     }
     const kept = await ok(t, org, 'GET', `/v1/pods/${podId}/lists/${list.id}`);
     assert.deepEqual([kept.name, kept.numbers], ['Edited', ['+12125550100']]);
@@ -215,8 +216,10 @@ describe('console pods: bad input, CSRF and other organizations', () => {
     assert.equal(canceled.statusCode, 303);
     assert.equal((await ok(t, org, 'GET', `/v1/pods/${podId}/jobs/${job.id}`)).status, 'canceled');
     const page = await getPage(t, `/console/pods/${podId}/jobs/${job.id}`, signIn);
-    assert.match(page.body, /Canceled/);
-    assert.doesNotMatch(page.body, /data-live-url|Cancel the job/);
+    const ended = read(page);
+    ended.getByText('Canceled');
+    assert.equal(ended.document.querySelector('[data-live-url]'), null);
+    assert.equal(ended.queryByRole('button', { name: 'Cancel the job' }), null);
     // Canceling again changes nothing and lands on the same page.
     assert.equal((await post(`/console/pods/${podId}/jobs/${job.id}/cancel`, {})).statusCode, 303);
     // Its live stream is another organization's 404.
@@ -258,7 +261,7 @@ describe('console pods: bad input, CSRF and other organizations', () => {
     // A forged list cursor is a bad link, not a crash.
     const forged = await getPage(t, '/console/pods?cursor=forged', signIn);
     assert.equal(forged.statusCode, 400);
-    assert.match(forged.body, /This list link is not valid/);
+    read(forged).getByText(/This list link is not valid/);
     const theirs = await ok(t, other.org, 'GET', `/v1/pods/${other.podId}`);
     assert.equal(theirs.name, 'Outreach');
     assert.equal(theirs.quiet_hours, null);

@@ -5,6 +5,7 @@ import { postForm, signInConsole, type ConsoleSignIn } from '../../../../test/su
 import { getPage, listening, LiveClient, liveUrlOf } from '../../../../test/support/console-conversations.ts';
 import { lines, ok, recipients, runJob, type Org } from '../../../../test/support/pods.ts';
 import { claim, report, type Line } from '../../../../test/support/messages.ts';
+import { page as read, textOf } from '../../../../test/support/page.ts';
 
 describe('console pods', () => {
   const t = useApp();
@@ -24,11 +25,12 @@ describe('console pods', () => {
   const pod = () => ok(t, org, 'GET', `/v1/pods/${podId}`);
 
   it('creates a pod from the organization’s cells, once per form, and lists it', async () => {
-    let page = await getPage(t, '/console/pods', signIn);
+    const page = await getPage(t, '/console/pods', signIn);
     assert.equal(page.statusCode, 200);
-    assert.match(page.body, /<a href="\/console\/pods" aria-current="page">Pods<\/a>/);
-    assert.match(page.body, /No pods yet\./);
-    const clientId = page.body.match(/name="client_id" value="([A-Za-z0-9]+)"/)?.[1] as string;
+    const pods = read(page);
+    pods.getByRole('link', { name: 'Pods', current: 'page' });
+    pods.getByText('No pods yet.');
+    const clientId = pods.hidden('client_id') as string;
     const fields = { client_id: clientId, name: 'Outreach', cell_0: cells[0].cell.id };
     const created = await post('/console/pods', fields);
     assert.equal(created.statusCode, 303, created.body);
@@ -39,8 +41,7 @@ describe('console pods', () => {
     assert.equal(again.headers.location, created.headers.location);
     assert.equal((await ok(t, org, 'GET', '/v1/pods')).pods.length, 1);
     assert.deepEqual((await pod()).cell_ids, [cells[0].cell.id]);
-    page = await getPage(t, '/console/pods', signIn);
-    assert.match(page.body, new RegExp(`<a href="/console/pods/${podId}">Outreach</a>`));
+    assert.equal(read(await getPage(t, '/console/pods', signIn)).href('Outreach'), `/console/pods/${podId}`);
   });
 
   it('renames a pod, replaces its cells and sets and clears its quiet hours', async () => {
@@ -54,9 +55,9 @@ describe('console pods', () => {
     const now = await pod();
     assert.equal(now.name, 'Night shift');
     assert.deepEqual([...now.cell_ids].sort(), [cells[0].cell.id, cells[1].cell.id].sort());
-    const page = await getPage(t, `/console/pods/${podId}`, signIn);
-    assert.match(page.body, /<h1>Night shift<\/h1>/);
-    assert.equal([...page.body.matchAll(/type="checkbox"[^>]* checked>/g)].length, 2);
+    const page = read(await getPage(t, `/console/pods/${podId}`, signIn));
+    page.getByRole('heading', { level: 1, name: 'Night shift' });
+    assert.equal(page.getAllByRole('checkbox', { checked: true }).length, 2);
 
     const quiet = await post(`/console/pods/${podId}/quiet-hours`, {
       start: '22:00',
@@ -79,12 +80,17 @@ describe('console pods', () => {
     const drafts = (await ok(t, org, 'GET', `/v1/pods/${podId}/drafts`)).drafts as { id: string; to: string }[];
     const first = drafts.find((d) => d.to === '+12125550101') as { id: string };
     const second = drafts.find((d) => d.to === '+12125550102') as { id: string };
-    let page = await getPage(t, `/console/pods/${podId}`, signIn);
-    assert.match(page.body, new RegExp(`<tr id="draft-${first.id}">`));
+    const drafted = read(await getPage(t, `/console/pods/${podId}`, signIn)).section('Drafts');
+    const draftRows = drafted.rows(/^Messages written but not sent yet/).map((row) => row.slice(0, 2));
+    assert.deepEqual(draftRows.sort(), [
+      ['+1 212 555 0101', 'Hi there'],
+      ['+1 212 555 0102', 'Bye now'],
+    ]);
+    drafted.getByRole('button', { name: 'Send the draft to +1 212 555 0101' });
 
     const edit = await getPage(t, `/console/pods/${podId}/drafts/${first.id}`, signIn);
     assert.equal(edit.statusCode, 200);
-    assert.match(edit.body, /<textarea id="draft-body" name="body"[^>]*>Hi there<\/textarea>/);
+    assert.equal(read(edit).valueOf('Message'), 'Hi there');
     const saved = await post(`/console/pods/${podId}/drafts/${first.id}`, { to: '+12125550103', body: 'Hi again' });
     assert.equal(saved.statusCode, 303, saved.body);
     const edited = await ok(t, org, 'GET', `/v1/pods/${podId}/drafts/${first.id}`);
@@ -98,8 +104,8 @@ describe('console pods', () => {
     assert.match(afterSend.message_id, /^msg_/);
     assert.equal((await post(`/console/pods/${podId}/drafts/${second.id}/discard`, {})).statusCode, 303);
     assert.equal((await ok(t, org, 'GET', `/v1/pods/${podId}/drafts/${second.id}`)).status, 'discarded');
-    page = await getPage(t, `/console/pods/${podId}`, signIn);
-    assert.doesNotMatch(page.body, /<tr id="draft-/, 'sent and deleted drafts leave the list');
+    const left = read(await getPage(t, `/console/pods/${podId}`, signIn)).section('Drafts');
+    assert.equal(left.queryByRole('table'), null, 'sent and deleted drafts leave the list');
   });
 
   it('keeps contact lists and ignored numbers', async () => {
@@ -110,8 +116,8 @@ describe('console pods', () => {
     assert.equal(created.statusCode, 303, created.body);
     const [list] = (await ok(t, org, 'GET', `/v1/pods/${podId}/lists`)).lists as { id: string; number_count: number }[];
     assert.equal(list.number_count, 2);
-    let page = await getPage(t, `/console/pods/${podId}`, signIn);
-    assert.match(page.body, /Regulars<\/a> <span class="small">\(2 numbers\)<\/span>/);
+    const lists = read(await getPage(t, `/console/pods/${podId}`, signIn)).section('Contact lists');
+    assert.equal(textOf(lists.getByRole('listitem')), 'Regulars (2 numbers) Delete');
     assert.equal((await post(`/console/pods/${podId}/lists/${list.id}/delete`, {})).statusCode, 303);
     assert.equal((await ok(t, org, 'GET', `/v1/pods/${podId}/lists`)).lists.length, 0);
 
@@ -120,8 +126,8 @@ describe('console pods', () => {
       (await ok(t, org, 'GET', `/v1/pods/${podId}/ignore`)).ignored.map((i: { participant: string }) => i.participant),
       ['+12125550999'],
     );
-    page = await getPage(t, `/console/pods/${podId}`, signIn);
-    assert.match(page.body, /aria-label="Stop ignoring \+1 212 555 0999"/);
+    const ignored = read(await getPage(t, `/console/pods/${podId}`, signIn));
+    ignored.getByRole('button', { name: 'Stop ignoring +1 212 555 0999' });
     assert.equal((await post(`/console/pods/${podId}/ignore/remove`, { participant: '+12125550999' })).statusCode, 303);
     assert.equal((await ok(t, org, 'GET', `/v1/pods/${podId}/ignore`)).ignored.length, 0);
   });
@@ -131,11 +137,12 @@ describe('console pods', () => {
     assert.equal(created.statusCode, 303, created.body);
     const [{ id: listId }] = (await ok(t, org, 'GET', `/v1/pods/${podId}/lists`)).lists as { id: string }[];
     const url = `/console/pods/${podId}/lists/${listId}`;
-    assert.match((await getPage(t, `/console/pods/${podId}`, signIn)).body, new RegExp(`<a href="${url}">Friday</a>`));
-    let page = await getPage(t, url, signIn);
+    assert.equal(read(await getPage(t, `/console/pods/${podId}`, signIn)).href('Friday'), url);
+    const page = await getPage(t, url, signIn);
     assert.equal(page.statusCode, 200);
-    assert.match(page.body, /<h1>Friday<\/h1>/);
-    assert.match(page.body, /aria-label="Remove \+1 212 555 0011"/);
+    const friday = read(page);
+    friday.getByRole('heading', { level: 1, name: 'Friday' });
+    friday.getByRole('button', { name: 'Remove +1 212 555 0011' });
 
     const renamed = await post(url, { name: ' Friday regulars ' });
     assert.equal(renamed.statusCode, 303, renamed.body);
@@ -152,8 +159,7 @@ describe('console pods', () => {
     assert.equal((await post(`${url}/remove`, { numbers: '+12125550012\n+12125550999' })).statusCode, 303);
     list = await ok(t, org, 'GET', `/v1/pods/${podId}/lists/${listId}`);
     assert.deepEqual(list.numbers, ['+12125550013']);
-    page = await getPage(t, url, signIn);
-    assert.match(page.body, /1 number\./);
+    read(await getPage(t, url, signIn)).getByText(/^1 number\./);
     assert.equal((await post(`/console/pods/${podId}/lists/${listId}/delete`, {})).statusCode, 303);
   });
 
@@ -169,13 +175,17 @@ describe('console pods', () => {
     const jobUrl = String(started.headers.location);
     assert.match(jobUrl, new RegExp(`^/console/pods/${podId}/jobs/job_`));
     const jobId = jobUrl.split('/').at(-1) as string;
-    let page = await getPage(t, jobUrl, signIn);
+    const page = await getPage(t, jobUrl, signIn);
     assert.equal(page.statusCode, 200);
-    assert.match(page.body, /<h1>Broadcast of Night shift<\/h1>/);
-    assert.match(page.body, /0 of 3 handled/);
+    const running = read(page);
+    running.getByRole('heading', { level: 1, name: 'Broadcast of Night shift' });
+    running.getByText(/0 of 3 handled$/);
     // The Cancel button is a live part, which the live view reads again when the job changes:
     // once the job ends, an open page loses it.
-    assert.match(page.body, /<div id="job-actions" data-live-part>[\s\S]*Cancel the job[\s\S]*?<\/div>/);
+    const actions = running.document.getElementById('job-actions');
+    assert.ok(actions);
+    assert.ok(actions.hasAttribute('data-live-part'), 'the actions are a live part');
+    running.within(actions).getByRole('button', { name: 'Cancel the job' });
     const live = await LiveClient.ready(t, liveUrlOf(page.body), signIn.headers);
 
     await t.services.cycleWorker.tick();
@@ -197,23 +207,25 @@ describe('console pods', () => {
       'six message reports and the end',
     );
     live.close();
-    page = await getPage(t, jobUrl, signIn);
-    assert.match(page.body, /3 of 3 handled/);
-    assert.match(page.body, /Completed/);
-    // An ended job has no live stream and no cancel button.
-    assert.doesNotMatch(page.body, /data-live-url|Cancel the job/);
-    assert.match(page.body, /<div id="job-actions" data-live-part><\/div>/);
+    const ended = read(await getPage(t, jobUrl, signIn));
+    ended.getByText(/3 of 3 handled$/);
+    ended.getByText('Completed');
+    // An ended job has no live stream and no cancel button (its live part stays, empty).
+    assert.equal(ended.document.querySelector('[data-live-url]'), null);
+    assert.equal(ended.queryByRole('button', { name: 'Cancel the job' }), null);
+    assert.equal(ended.document.getElementById('job-actions')?.hasAttribute('data-live-part'), true);
     // The pod page lists the job.
-    assert.match((await getPage(t, `/console/pods/${podId}`, signIn)).body, new RegExp(`href="${jobUrl}">Broadcast`));
+    assert.equal(read(await getPage(t, `/console/pods/${podId}`, signIn)).href(/^Broadcast/), jobUrl);
   });
 
   it('deletes a pod after a confirmation page: its cells stay and leave it', async () => {
-    const podPage = await getPage(t, `/console/pods/${podId}`, signIn);
-    assert.match(podPage.body, new RegExp(`<a class="button danger" href="/console/pods/${podId}/delete">`));
+    const podPage = read(await getPage(t, `/console/pods/${podId}`, signIn));
+    assert.equal(podPage.href('Delete Night shift'), `/console/pods/${podId}/delete`);
     const confirm = await getPage(t, `/console/pods/${podId}/delete`, signIn);
     assert.equal(confirm.statusCode, 200);
-    assert.match(confirm.body, /<h1>Delete Night shift\?<\/h1>/);
-    assert.match(confirm.body, /Its 2 cells stay yours and leave the pod/);
+    const asked = read(confirm);
+    asked.getByRole('heading', { level: 1, name: 'Delete Night shift?' });
+    asked.getByText(/Its 2 cells stay yours and leave the pod/);
     assert.equal((await ok(t, org, 'GET', '/v1/pods')).pods.length, 1, 'the page changes nothing');
     const deleted = await post(`/console/pods/${podId}/delete`, {});
     assert.equal(deleted.statusCode, 303, deleted.body);
@@ -222,6 +234,6 @@ describe('console pods', () => {
     for (const line of cells) assert.equal((await ok(t, org, 'GET', `/v1/cells/${line.cell.id}`)).pod_id, null);
     assert.equal((await getPage(t, `/console/pods/${podId}`, signIn)).statusCode, 404);
     assert.equal((await getPage(t, `/console/pods/${podId}/delete`, signIn)).statusCode, 404);
-    assert.match((await getPage(t, '/console/pods', signIn)).body, /No pods yet\./);
+    read(await getPage(t, '/console/pods', signIn)).getByText('No pods yet.');
   });
 });
