@@ -9,13 +9,12 @@
 import type { FastifyRequest } from 'fastify';
 import type { App } from '../../../http/types.ts';
 import { ApiError } from '../../../lib/errors.ts';
-import { param, text } from '../account/shared.ts';
-import { flashCookie, readCookie, registerFormParser, sendPage } from '../http.ts';
+import { flashCookie, readCookie } from '../http.ts';
 import { enrollmentPage, enrollmentPath, enrollmentShownPage, type ShownEnrollment } from './enroll-pages.ts';
-import { OPERATOR_PATH, redirect } from './http.ts';
+import { OPERATOR_PATH } from './http.ts';
 import { operatorMessagePage } from './layout.ts';
-import { actAs, type OperatorConsole } from './module.ts';
-import { HIDDEN, PUBLIC } from './routes.ts';
+import { operatorBinder, type OperatorConsole } from './module.ts';
+import type { OperatorAsk } from './routes.ts';
 import type { OperatorSession } from './service.ts';
 
 const ENROLLMENT_COOKIE = 'cg_operator_enrollment';
@@ -37,29 +36,32 @@ function flashedOf(request: FastifyRequest, id: string, session: OperatorSession
   }
 }
 
-const notFound = (session: OperatorSession) =>
-  operatorMessagePage(
-    session,
-    'Enrollment not found',
-    'No pending enrollment has this id: it was used, revoked or has expired.',
-    {
-      href: `${OPERATOR_PATH}/devices/new`,
-      text: 'Add a phone',
-    },
-  );
+/** The route's enrollment id; one of the wrong form is no enrollment. */
+function enrollmentId({ params }: OperatorAsk): string {
+  const id = params.enrollment_id;
+  if (!ENROLLMENT_ID.test(id)) throw new ApiError('not_found', 'No pending enrollment has this id.');
+  return id;
+}
 
-export function registerEnrollmentPages(app: App, operator: OperatorConsole): void {
-  const { guard, http } = operator;
+export function registerEnrollmentPages(scope: App, operator: OperatorConsole): void {
+  const { http } = operator;
   const ops = operator.operations.enrollments;
-  const route = { config: PUBLIC, schema: HIDDEN };
+  const addPhone = { href: `${OPERATOR_PATH}/devices/new`, text: 'Add a phone' };
+  const bind = operatorBinder(scope, operator, {
+    back: addPhone,
+    missing: 'enrollment',
+    notFound: (session) =>
+      operatorMessagePage(
+        session,
+        'Enrollment not found',
+        'No pending enrollment has this id: it was used, revoked or has expired.',
+        addPhone,
+      ),
+  });
 
-  app.register(async (scope) => {
-    registerFormParser(scope);
-
-    scope.post(`${OPERATOR_PATH}/devices/enrollments`, route, async (request, reply) => {
-      const session = await guard.posted(request, reply, text(request.body, 'csrf_token'));
-      if (!session) return reply;
-      const made = await actAs<ShownEnrollment>(operator, session, ops.createEnrollment, {});
+  bind.post(`${OPERATOR_PATH}/devices/enrollments`, {
+    run: async ({ session, reply, call }) => {
+      const made = (await call(ops.createEnrollment, {})) as ShownEnrollment;
       const flash: Flashed = {
         id: made.id,
         token: made.token,
@@ -78,34 +80,24 @@ export function registerEnrollmentPages(app: App, operator: OperatorConsole): vo
           Buffer.from(JSON.stringify(flash)).toString('base64url'),
         ),
       );
-      return redirect(reply, enrollmentPath(made.id));
-    });
+      return enrollmentPath(made.id);
+    },
+  });
 
-    scope.get(`${OPERATOR_PATH}/devices/enrollments/:enrollment_id`, route, async (request, reply) => {
-      const session = await guard.page(request, reply);
-      if (!session) return reply;
-      const id = param(request.params, 'enrollment_id');
-      if (!ENROLLMENT_ID.test(id)) return sendPage(reply, 404, notFound(session));
-      const shown = flashedOf(request, id, session);
-      if (readCookie(request, ENROLLMENT_COOKIE) !== undefined)
-        reply.header('set-cookie', flashCookie(http, ENROLLMENT_COOKIE, enrollmentPath(id), null));
-      if (!shown) return sendPage(reply, 200, enrollmentShownPage(session, id));
-      const baseUrl = shown.server_url.replace(/\/mobile\/v1$/, '');
-      return sendPage(reply, 200, await enrollmentPage(session, shown, baseUrl));
-    });
+  bind.view(`${OPERATOR_PATH}/devices/enrollments/:enrollment_id`, async (ask) => {
+    const { request, reply, session } = ask;
+    const id = enrollmentId(ask);
+    const shown = flashedOf(request, id, session);
+    if (readCookie(request, ENROLLMENT_COOKIE) !== undefined)
+      reply.header('set-cookie', flashCookie(http, ENROLLMENT_COOKIE, enrollmentPath(id), null));
+    if (!shown) return enrollmentShownPage(session, id);
+    return enrollmentPage(session, shown, shown.server_url.replace(/\/mobile\/v1$/, ''));
+  });
 
-    scope.post(`${OPERATOR_PATH}/devices/enrollments/:enrollment_id/revoke`, route, async (request, reply) => {
-      const session = await guard.posted(request, reply, text(request.body, 'csrf_token'));
-      if (!session) return reply;
-      const id = param(request.params, 'enrollment_id');
-      if (!ENROLLMENT_ID.test(id)) return sendPage(reply, 404, notFound(session));
-      try {
-        await actAs(operator, session, ops.revokeEnrollment, { enrollment_id: id });
-      } catch (error) {
-        if (error instanceof ApiError && error.code === 'not_found') return sendPage(reply, 404, notFound(session));
-        throw error;
-      }
-      return redirect(reply, `${OPERATOR_PATH}/fleet?notice=enrollment_revoked`);
-    });
+  bind.post(`${OPERATOR_PATH}/devices/enrollments/:enrollment_id/revoke`, {
+    run: async (ask) => {
+      await ask.call(ops.revokeEnrollment, { enrollment_id: enrollmentId(ask) });
+      return `${OPERATOR_PATH}/fleet?notice=enrollment_revoked`;
+    },
   });
 }

@@ -6,17 +6,13 @@
 //   POST /console/operator/devices/:device_id/settings   label, send rate, daily limit
 //   POST /console/operator/devices/:device_id/sims       an SMSGate phone's SIM numbers (sim_1, sim_2)
 //   GET  /console/operator/devices/:device_id/remove     confirm; POST removes, 303 to the fleet
-import type { FastifyReply } from 'fastify';
 import type { App } from '../../../http/types.ts';
 import { ApiError } from '../../../lib/errors.ts';
-import { param, text } from '../account/shared.ts';
-import { sayFieldError } from '../field-errors.ts';
-import { registerFormParser, sendPage } from '../http.ts';
-import { devicePath, OPERATOR_PATH, redirect } from './http.ts';
-import { addPhonePage, removePhonePage, SETTINGS, simField, type PhoneForm } from './inventory-pages.ts';
-import { actAs, type OperatorConsole } from './module.ts';
-import { DEVICE_ID, deviceNotFound, flashDeviceKey, HIDDEN, PUBLIC, renderDevice } from './routes.ts';
-import type { OperatorSession } from './service.ts';
+import { FormRefusal, type Refusal } from '../binder.ts';
+import { devicePath, OPERATOR_PATH } from './http.ts';
+import { addPhonePage, removePhonePage, SETTINGS, simField } from './inventory-pages.ts';
+import { operatorBinder, type OperatorConsole } from './module.ts';
+import { DEVICE_ID, flashDeviceKey, noPhone, PHONE_SECTION, phonePage, type OperatorAsk } from './routes.ts';
 
 const WHOLE_NUMBER = /^[0-9]{1,9}$/;
 /** What each setting takes, in the form's words (for a value the form or the operation refuses). */
@@ -25,22 +21,16 @@ const WANTED: Record<string, string> = {
   daily_send_limit: 'Enter a whole number from 1 to 10,000.',
   label: 'The label is at most 100 characters.',
 };
-/** The form's names of the operation's fields, for its other refusals ("The phone number must …"). */
-const LABELS = { phone_number: 'The phone number' };
 
 /**
  * The posted settings as the operation's input: an empty field is left out (the default on add,
  * unchanged on save; an empty label on save clears it), a number that is not a whole number is the
  * form's error. `clearLabel`: an empty label means "no label" (save) rather than "none given" (add).
  */
-function settingsInput(
-  body: unknown,
-  clearLabel: boolean,
-): { input: Record<string, unknown>; errors: Record<string, string> } {
+function settingsInput(body: Record<string, string>, clearLabel: boolean, errors: Record<string, string> = {}) {
   const input: Record<string, unknown> = {};
-  const errors: Record<string, string> = {};
   for (const name of SETTINGS) {
-    const value = text(body, name).trim();
+    const value = (body[name] ?? '').trim();
     if (name === 'label') {
       if (value !== '') input.label = value;
       else if (clearLabel) input.label = null;
@@ -49,166 +39,96 @@ function settingsInput(
       else errors[name] = WANTED[name];
     }
   }
-  return { input, errors };
+  if (Object.keys(errors).length > 0) throw new FormRefusal(errors);
+  return input;
 }
 
-/** An operation's refusal as the form's errors (each on its field, a conflict on the number); null otherwise. */
-function refusalOf(error: unknown, values: Record<string, string>): { form: PhoneForm; status: number } | null {
-  if (!(error instanceof ApiError) || error.code === 'not_found' || error.status >= 500) return null;
-  const form: PhoneForm = { values, errors: {} };
-  for (const e of error.errors ?? [])
-    form.errors[e.field] ??= WANTED[e.field] ?? sayFieldError(e.field, e.message, LABELS);
-  if (Object.keys(form.errors).length === 0) {
-    if (error.code === 'conflict' && 'phone_number' in values) form.errors.phone_number = error.message;
-    else form.notice = error.message;
-  }
-  return { form, status: error.status };
-}
+/** A refusal with a setting's error in the form's words (the operation's says "must be <= 30"). */
+const worded = (refusal: Refusal): Refusal => ({
+  ...refusal,
+  errors: Object.fromEntries(Object.entries(refusal.errors).map(([name, error]) => [name, WANTED[name] ?? error])),
+});
 
-const valuesOf = (body: unknown, names: readonly string[]) =>
-  Object.fromEntries(names.map((name) => [name, text(body, name)]));
-
-export function registerInventoryPages(app: App, operator: OperatorConsole): void {
-  const { guard, http } = operator;
+export function registerInventoryPages(scope: App, operator: OperatorConsole): void {
+  const { http } = operator;
   const devices = operator.operations.devices;
-  const route = { config: PUBLIC, schema: HIDDEN };
+  const bind = operatorBinder(scope, operator, { ...PHONE_SECTION, labels: { phone_number: 'The phone number' } });
 
-  /** The phone page with the settings form's errors. */
-  async function settingsAgain(
-    reply: FastifyReply,
-    session: OperatorSession,
-    id: string,
-    form: PhoneForm,
-    status: number,
-  ) {
-    const page = await renderDevice(operator, session, id, { settingsForm: form });
-    return page === null ? deviceNotFound(reply, session) : sendPage(reply, status, page);
-  }
+  /** The phone of the route as the admin surface shows it; an id of the wrong form is no phone. */
+  const phone = ({ params, call }: OperatorAsk) => {
+    if (!DEVICE_ID.test(params.device_id)) throw noPhone();
+    return call(devices.getDevice, { device_id: params.device_id });
+  };
 
-  /** The phone page with the SIM numbers form's errors. */
-  async function simsAgain(reply: FastifyReply, session: OperatorSession, id: string, form: PhoneForm, status: number) {
-    const page = await renderDevice(operator, session, id, { simsForm: form });
-    return page === null ? deviceNotFound(reply, session) : sendPage(reply, status, page);
-  }
+  bind.view(`${OPERATOR_PATH}/devices/new`, async ({ session }) => addPhonePage(session));
 
-  /** The phone as the admin surface shows it, or null when it is not in the inventory. */
-  async function phone(session: OperatorSession, id: string) {
-    if (!DEVICE_ID.test(id)) return null;
-    try {
-      return await actAs<{
-        id: string;
-        phone_number: string | null;
-        cell_id: string | null;
-        sims: { sim_number: number; cell_id: string | null }[];
-      }>(operator, session, devices.getDevice, {
-        device_id: id,
-      });
-    } catch (error) {
-      if (error instanceof ApiError && error.code === 'not_found') return null;
-      throw error;
-    }
-  }
-
-  app.register(async (scope) => {
-    registerFormParser(scope);
-
-    scope.get(`${OPERATOR_PATH}/devices/new`, route, async (request, reply) => {
-      const session = await guard.page(request, reply);
-      if (!session) return reply;
-      return sendPage(reply, 200, addPhonePage(session));
-    });
-
-    scope.post(`${OPERATOR_PATH}/devices`, route, async (request, reply) => {
-      const session = await guard.posted(request, reply, text(request.body, 'csrf_token'));
-      if (!session) return reply;
-      const values = valuesOf(request.body, ['phone_number', ...SETTINGS]);
-      const { input, errors } = settingsInput(request.body, false);
-      const phoneNumber = values.phone_number.trim();
-      if (phoneNumber === '') errors.phone_number = 'Enter the phone number, like +14155550123.';
-      if (Object.keys(errors).length > 0) return sendPage(reply, 400, addPhonePage(session, { values, errors }));
-      let added: { id: string; device_key: string };
-      try {
-        added = await actAs(operator, session, devices.createDevice, { phone_number: phoneNumber, ...input });
-      } catch (error) {
-        const refused = refusalOf(error, values);
-        if (!refused) throw error;
-        return sendPage(reply, refused.status, addPhonePage(session, refused.form));
-      }
+  bind.post(`${OPERATOR_PATH}/devices`, {
+    run: async ({ session, body, call, reply }) => {
+      const phoneNumber = (body.phone_number ?? '').trim();
+      const input = settingsInput(
+        body,
+        false,
+        phoneNumber === '' ? { phone_number: 'Enter the phone number, like +14155550123.' } : {},
+      );
+      const added = await call(devices.createDevice, { phone_number: phoneNumber, ...input });
       flashDeviceKey(reply, http, session, added.id, added.device_key, 'added');
-      return redirect(reply, devicePath(added.id));
-    });
+      return devicePath(added.id);
+    },
+    page: async ({ session }, refusal) => addPhonePage(session, worded(refusal)),
+    codeFields: { conflict: 'phone_number' },
+  });
 
-    scope.post(`${OPERATOR_PATH}/devices/:device_id/settings`, route, async (request, reply) => {
-      const session = await guard.posted(request, reply, text(request.body, 'csrf_token'));
-      if (!session) return reply;
-      const id = param(request.params, 'device_id');
-      if (!DEVICE_ID.test(id)) return deviceNotFound(reply, session);
-      const values = valuesOf(request.body, SETTINGS);
-      const { input, errors } = settingsInput(request.body, true);
-      if (Object.keys(errors).length > 0) return settingsAgain(reply, session, id, { values, errors }, 400);
-      try {
-        await actAs(operator, session, devices.updateDevice, { device_id: id, ...input });
-      } catch (error) {
-        if (error instanceof ApiError && error.code === 'not_found') return deviceNotFound(reply, session);
-        const refused = refusalOf(error, values);
-        if (!refused) throw error;
-        return settingsAgain(reply, session, id, refused.form, refused.status);
-      }
-      return redirect(reply, `${devicePath(id)}?notice=settings`);
-    });
+  bind.post(`${OPERATOR_PATH}/devices/:device_id/settings`, {
+    run: async ({ params, body, call }) => {
+      if (!DEVICE_ID.test(params.device_id)) throw noPhone();
+      await call(devices.updateDevice, { device_id: params.device_id, ...settingsInput(body, true) });
+      return `${devicePath(params.device_id)}?notice=settings`;
+    },
+    page: (ask, refusal) => phonePage(operator, ask, { settingsForm: worded(refusal) }),
+  });
 
-    scope.post(`${OPERATOR_PATH}/devices/:device_id/sims`, route, async (request, reply) => {
-      const session = await guard.posted(request, reply, text(request.body, 'csrf_token'));
-      if (!session) return reply;
-      const device = await phone(session, param(request.params, 'device_id'));
-      if (!device) return deviceNotFound(reply, session);
-      // The fields of the lines without a cell, as the page showed them; an empty one is left as it is.
-      const names = device.sims.filter((line) => line.cell_id === null).map((line) => simField(line.sim_number));
-      const values = valuesOf(request.body, names);
+  bind.post(`${OPERATOR_PATH}/devices/:device_id/sims`, {
+    run: async (ask) => {
+      const device = await phone(ask);
+      // The lines without a cell, as the page showed them; an empty field leaves its line as it is.
       const sims = device.sims
-        .filter((line) => line.cell_id === null && values[simField(line.sim_number)].trim() !== '')
-        .map((line) => ({ sim_number: line.sim_number, phone_number: values[simField(line.sim_number)].trim() }));
-      const again = (form: PhoneForm, status: number) => simsAgain(reply, session, device.id, form, status);
-      if (sims.length === 0) return again({ values, errors: {}, notice: 'Enter the number of at least one SIM.' }, 400);
+        .filter((line) => line.cell_id === null && (ask.body[simField(line.sim_number)] ?? '').trim() !== '')
+        .map((line) => ({ sim_number: line.sim_number, phone_number: ask.body[simField(line.sim_number)].trim() }));
+      if (sims.length === 0) throw new ApiError('invalid_request', 'Enter the number of at least one SIM.');
       try {
-        await actAs(operator, session, devices.updateDevice, { device_id: device.id, sims });
+        await ask.call(devices.updateDevice, { device_id: device.id, sims });
       } catch (error) {
-        if (error instanceof ApiError && error.code === 'not_found') return deviceNotFound(reply, session);
-        if (!(error instanceof ApiError) || error.status >= 500) throw error;
         // The operation names the entry (sims.<i>.…): its error goes on that SIM's field.
+        if (!(error instanceof ApiError) || error.status >= 500) throw error;
         const errors: Record<string, string> = {};
         for (const e of error.errors ?? []) {
           const entry = sims[Number(/^sims\.(\d+)\./.exec(e.field)?.[1])];
           if (entry) errors[simField(entry.sim_number)] ??= e.message.charAt(0).toUpperCase() + e.message.slice(1);
         }
-        return again(
-          Object.keys(errors).length > 0 ? { values, errors } : { values, errors, notice: error.message },
-          error.status,
-        );
+        // Else the refusal is the form's notice (without its errors, which name no field of the form).
+        throw Object.keys(errors).length > 0
+          ? new FormRefusal(errors, error.status)
+          : new ApiError(error.code, error.message);
       }
-      return redirect(reply, `${devicePath(device.id)}?notice=sims`);
-    });
+      return `${devicePath(device.id)}?notice=sims`;
+    },
+    page: (ask, simsForm) => phonePage(operator, ask, { simsForm }),
+  });
 
-    scope.get(`${OPERATOR_PATH}/devices/:device_id/remove`, route, async (request, reply) => {
-      const session = await guard.page(request, reply);
-      if (!session) return reply;
-      const device = await phone(session, param(request.params, 'device_id'));
-      return device ? sendPage(reply, 200, removePhonePage(session, device)) : deviceNotFound(reply, session);
-    });
+  bind.view(`${OPERATOR_PATH}/devices/:device_id/remove`, async (ask) =>
+    removePhonePage(ask.session, await phone(ask)),
+  );
 
-    scope.post(`${OPERATOR_PATH}/devices/:device_id/remove`, route, async (request, reply) => {
-      const session = await guard.posted(request, reply, text(request.body, 'csrf_token'));
-      if (!session) return reply;
-      const device = await phone(session, param(request.params, 'device_id'));
-      if (!device) return deviceNotFound(reply, session);
+  bind.post(`${OPERATOR_PATH}/devices/:device_id/remove`, {
+    run: async (ask) => {
+      const device = await phone(ask);
       try {
-        await actAs(operator, session, devices.deleteDevice, { device_id: device.id });
+        await ask.call(devices.deleteDevice, { device_id: device.id });
       } catch (error) {
-        if (error instanceof ApiError && error.code === 'not_found') return deviceNotFound(reply, session);
         if (!(error instanceof ApiError) || error.code !== 'conflict') throw error;
-        return sendPage(reply, 409, removePhonePage(session, device, error.message));
+        return ask.send(409, removePhonePage(ask.session, device, error.message));
       }
-      return redirect(reply, `${OPERATOR_PATH}/fleet?notice=removed`);
-    });
+      return `${OPERATOR_PATH}/fleet?notice=removed`;
+    },
   });
 }

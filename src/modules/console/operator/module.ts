@@ -136,11 +136,11 @@ export async function actAs<Out>(
 
 export function registerOperatorConsole(app: App, operator: OperatorConsole): void {
   registerOperatorRoutes(app, operator);
-  registerInventoryPages(app, operator);
-  registerEnrollmentPages(app, operator);
-  registerOutboxPage(app, operator, operator.operations.admin, operator.mailed);
   signedInScope(app, operator.guard, (scope) => {
     registerFleetPages(scope, operator);
+    registerInventoryPages(scope, operator);
+    registerEnrollmentPages(scope, operator);
+    registerOutboxPage(scope, operator);
     registerOrganizationPages(scope, operator);
     registerOperatorWebhookPages(scope, operator);
   });

@@ -1,17 +1,13 @@
 // The dev outbox as a page (GET /console/operator/outbox[?to=&cursor=]): without SMTP
 // (CELLGATE_SMTP_URL unset) the service sends no mail and keeps it here instead, sign-up and
 // sign-in codes included; newest first, 25 a page, through the admin API's list_outbox_mail.
-import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { App } from '../../../http/types.ts';
 import { ApiError } from '../../../lib/errors.ts';
 import { html, type Html } from '../../../lib/html.ts';
-import type { AdminOperations } from '../../admin/operations.ts';
-import { text, when } from '../account/shared.ts';
-import { registerFormParser, sendPage } from '../http.ts';
+import { when } from '../account/shared.ts';
 import { badListLink, OPERATOR_PATH } from './http.ts';
 import { sectionPage } from './layout.ts';
-import { actAs, type OperatorConsole } from './module.ts';
-import { HIDDEN, PUBLIC } from './routes.ts';
+import { operatorBinder, type OperatorConsole } from './module.ts';
 import type { OperatorSession } from './service.ts';
 
 const PAGE_SIZE = 25;
@@ -75,27 +71,22 @@ export function outboxPage(session: OperatorSession, list: OutboxList, options: 
   return sectionPage({ session, current: 'outbox' }, 'Outbox', body);
 }
 
-export function registerOutboxPage(app: App, operator: OperatorConsole, admin: AdminOperations, mailed: boolean): void {
-  app.register(async (plugin) => {
-    const scope = plugin.withTypeProvider<TypeBoxTypeProvider>();
-    registerFormParser(scope);
-    scope.get(OUTBOX_PATH, { config: PUBLIC, schema: HIDDEN }, async (request, reply) => {
-      const session = await operator.guard.page(request, reply);
-      if (!session) return reply;
-      const to = text(request.query, 'to').trim();
-      const cursor = text(request.query, 'cursor') || undefined;
-      const back = { href: OUTBOX_PATH, text: 'See all kept mail' };
-      try {
-        const list = await actAs<OutboxList>(operator, session, admin.listOutboxMail, {
-          limit: PAGE_SIZE,
-          ...(cursor ? { cursor } : {}),
-          ...(to ? { to } : {}),
-        });
-        return sendPage(reply, 200, outboxPage(session, list, { to, mailed }));
-      } catch (error) {
-        if (error instanceof ApiError && error.code === 'invalid_request') return badListLink(reply, session, back);
-        throw error;
-      }
-    });
+export function registerOutboxPage(scope: App, operator: OperatorConsole): void {
+  const back = { href: OUTBOX_PATH, text: 'See all kept mail' };
+  const bind = operatorBinder(scope, operator, { back, missing: 'mail' });
+  bind.view(OUTBOX_PATH, async ({ session, query, reply, call }) => {
+    const to = (query.to ?? '').trim();
+    const cursor = query.cursor || undefined;
+    try {
+      const list = await call(operator.operations.admin.listOutboxMail, {
+        limit: PAGE_SIZE,
+        ...(cursor ? { cursor } : {}),
+        ...(to ? { to } : {}),
+      });
+      return outboxPage(session, list, { to, mailed: operator.mailed });
+    } catch (error) {
+      if (error instanceof ApiError && error.code === 'invalid_request') return badListLink(reply, session, back);
+      throw error;
+    }
   });
 }

@@ -15,7 +15,7 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { App } from '../../../http/types.ts';
 
 import { ApiError } from '../../../lib/errors.ts';
-import { noticeOf, text } from '../account/shared.ts';
+import { HIDDEN, noticeOf, PUBLIC, text } from '../account/shared.ts';
 import { flashCookie, fromOwnOrigin, readCookie, registerFormParser, sendPage, type ConsoleHttp } from '../http.ts';
 import { FLEET_FILTERS, type FleetFilter } from './fleet.ts';
 import { devicePage, fleetPage, fleetRow, fleetSummary, type DevicePageOptions } from './fleet-pages.ts';
@@ -30,14 +30,12 @@ import {
 import { operatorMessagePage } from './layout.ts';
 import { FleetLive } from './live.ts';
 import { operatorBinder, type OperatorConsole } from './module.ts';
-import { FormRefusal, type Ask } from '../binder.ts';
+import { FormRefusal, type Ask, type SectionOptions } from '../binder.ts';
 import { OPERATOR_SESSION_TTL_MS, type OperatorSession } from './service.ts';
 import { operatorSignInPage } from './sign-in-page.ts';
 import { auditPage } from './audit-page.ts';
 
 const SCRIPT = readFileSync(new URL('fleet.js', import.meta.url), 'utf8');
-export const PUBLIC = { auth: 'public' as const };
-export const HIDDEN = { hide: true };
 
 const HOLD_ACTIONS = ['pause', 'resume', 'release'] as const;
 /** The operator operation of each hold action. */
@@ -61,7 +59,7 @@ export const REASON_MAX = 500;
 export const DEVICE_ID = /^[A-Za-z0-9_]{1,64}$/;
 
 const DEVICE_KEY_COOKIE = 'cg_operator_device_key';
-type OperatorAsk = Ask<OperatorSession, OperatorSession>;
+export type OperatorAsk = Ask<OperatorSession, OperatorSession>;
 /** A device key shown once on its phone's page: a rotated key, or a new phone's (`added`). */
 type FlashedKey = { deviceId: string; adminTokenId: string; secret: string; added?: boolean };
 
@@ -108,17 +106,6 @@ function flashedKeyOf(
   } catch {
     return undefined;
   }
-}
-
-export function deviceNotFound(reply: FastifyReply, session: OperatorSession) {
-  return sendPage(
-    reply,
-    404,
-    operatorMessagePage(session, 'Phone not found', 'No phone with this id is in the inventory.', {
-      href: `${OPERATOR_PATH}/fleet`,
-      text: 'Back to the fleet',
-    }),
-  );
 }
 
 export function registerOperatorRoutes(app: App, operator: OperatorConsole): void {
@@ -184,44 +171,46 @@ export function registerOperatorRoutes(app: App, operator: OperatorConsole): voi
         return redirect(reply, next ?? `${OPERATOR_PATH}/fleet`);
       },
     );
-
-    scope.post(`${OPERATOR_PATH}/sign-out`, { config: PUBLIC, schema: HIDDEN }, async (request, reply) => {
-      if (!(await guard.session(request)))
-        return reply
-          .header('set-cookie', clearedOperatorCookie(http))
-          .code(303)
-          .header('location', `${OPERATOR_PATH}/sign-in`)
-          .send();
-      const session = await guard.posted(request, reply, text(request.body, 'csrf_token'));
-      if (!session) return reply;
-      await sessions.signOut(session);
-      reply.header('set-cookie', clearedOperatorCookie(http));
-      return redirect(reply, `${OPERATOR_PATH}/sign-in`);
-    });
   });
 }
 
 const FLEET_BACK = { href: `${OPERATOR_PATH}/fleet`, text: 'Back to the fleet' };
 /** A phone id the admin surface would not take, or a phone not in the inventory. */
-const noPhone = () => new ApiError('not_found', 'No phone with this id is in the inventory.');
+export const noPhone = () => new ApiError('not_found', 'No phone with this id is in the inventory.');
+/** The phones' section: the fleet its way back, an unknown phone its 404. */
+export const PHONE_SECTION: SectionOptions<OperatorSession, never> = {
+  back: FLEET_BACK,
+  missing: 'phone',
+  notFound: (session) =>
+    operatorMessagePage(session, 'Phone not found', 'No phone with this id is in the inventory.', FLEET_BACK),
+};
 
-/** The fleet, the audit log and each phone's page and actions: the operator's signed-in scope. */
+/** The phone's page of the route's device_id (with a form's state); an id of the wrong form is no phone. */
+export async function phonePage(
+  operator: OperatorConsole,
+  { session, params }: OperatorAsk,
+  options: DevicePageOptions,
+): Promise<Html> {
+  const id = params.device_id;
+  if (!DEVICE_ID.test(id)) throw noPhone();
+  const row = await operator.fleet.device(id);
+  const [telemetry, failures] = await Promise.all([operator.fleet.telemetry(id), operator.fleet.recentFailures(id)]);
+  return devicePage(session, row, { telemetry, failures, ...options });
+}
+
+/** The fleet, the audit log, each phone's page and actions, sign-out: the operator's signed-in scope. */
 export function registerFleetPages(scope: App, operator: OperatorConsole): void {
-  const { fleet, http } = operator;
-  const bind = operatorBinder(scope, operator, {
-    back: FLEET_BACK,
-    missing: 'phone',
-    notFound: (session) =>
-      operatorMessagePage(session, 'Phone not found', 'No phone with this id is in the inventory.', FLEET_BACK),
-  });
+  const { fleet, http, sessions } = operator;
+  const bind = operatorBinder(scope, operator, PHONE_SECTION);
+  const deviceOf = (ask: OperatorAsk, options: DevicePageOptions) => phonePage(operator, ask, options);
 
-  /** The phone's page (with a form's error); its id checked first. */
-  async function deviceOf({ session, params }: OperatorAsk, options: DevicePageOptions) {
-    const id = params.device_id;
-    const page = DEVICE_ID.test(id) ? await renderDevice(operator, session, id, options) : null;
-    if (!page) throw noPhone();
-    return page;
-  }
+  bind.post(`${OPERATOR_PATH}/sign-out`, {
+    run: async ({ session, reply }) => {
+      await sessions.signOut(session);
+      reply.header('set-cookie', clearedOperatorCookie(http));
+      return `${OPERATOR_PATH}/sign-in`;
+    },
+  });
 
   bind.view(`${OPERATOR_PATH}/fleet`, async ({ session, query, send }) => {
     const asked = query.filter || 'all';
@@ -327,21 +316,4 @@ export function registerFleetPages(scope: App, operator: OperatorConsole): void 
     flashDeviceKey(reply, http, session, params.device_id, key, 'rotated');
     return devicePath(params.device_id);
   });
-}
-
-/** The device page, or null when the phone is not in the inventory. */
-export async function renderDevice(
-  operator: OperatorConsole,
-  session: OperatorSession,
-  id: string,
-  options: DevicePageOptions,
-): Promise<Html | null> {
-  try {
-    const row = await operator.fleet.device(id);
-    const [telemetry, failures] = await Promise.all([operator.fleet.telemetry(id), operator.fleet.recentFailures(id)]);
-    return devicePage(session, row, { telemetry, failures, ...options });
-  } catch (error) {
-    if (error instanceof ApiError && error.code === 'not_found') return null;
-    throw error;
-  }
 }
