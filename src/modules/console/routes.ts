@@ -33,7 +33,7 @@ const STYLESHEET = [
   .join('\n');
 const EMAIL = /^[^\s@]{1,64}@[^\s@]+\.[^\s@]+$/;
 
-/** Sign-in, sign-out, the stylesheet: the console's public routes. */
+/** Sign-in and the stylesheet: the console's public routes. */
 export function registerConsoleRoutes(app: App, deps: ConsoleModule): void {
   const { console: service, http, guard } = deps;
   const sessionOf = guard.session.bind(guard);
@@ -122,26 +122,12 @@ export function registerConsoleRoutes(app: App, deps: ConsoleModule): void {
         return redirect(reply, next ?? `${CONSOLE_PATH}/cells${signedIn.confirmed ? '/new?welcome=1' : ''}`);
       },
     );
-
-    scope.post(`${CONSOLE_PATH}/sign-out`, { config: PUBLIC, schema: HIDDEN }, async (request, reply) => {
-      if (!(await sessionOf(request)))
-        return reply
-          .header('set-cookie', clearedCookies(http))
-          .code(303)
-          .header('location', `${CONSOLE_PATH}/sign-in`)
-          .send();
-      const session = await guard.posted(request, reply, text(request.body, 'csrf_token'));
-      if (!session) return reply;
-      await service.signOut(session);
-      reply.header('set-cookie', clearedCookies(http));
-      return redirect(reply, `${CONSOLE_PATH}/sign-in`);
-    });
   });
 }
 
-/** The consent page of an authorization request, and the organization's grants (the signed-in scope). */
+/** The consent page of an authorization request, the organization's grants and sign-out (the signed-in scope). */
 export function registerConsentPages(scope: App, module: ConsoleModule): void {
-  const { oauth, clock } = module;
+  const { oauth, clock, http } = module;
   const { revokeOAuthGrant } = consentOperations(oauth);
   const back = { href: `${CONSOLE_PATH}/grants`, text: 'See connected applications' };
   const grants = consoleBinder(scope, module, {
@@ -225,6 +211,14 @@ export function registerConsentPages(scope: App, module: ConsoleModule): void {
   grants.view(`${CONSOLE_PATH}/grants`, async ({ session, context, query }) => {
     const page = await oauth.listGrants(session.organizationId, { limit: 50, cursor: query.cursor || undefined });
     return grantsPage(context, page.grants, { nextCursor: page.next_cursor, revoked: query.revoked === '1' });
+  });
+
+  grants.post(`${CONSOLE_PATH}/sign-out`, {
+    run: async ({ session, reply }) => {
+      await module.console.signOut(session);
+      reply.header('set-cookie', clearedCookies(http));
+      return `${CONSOLE_PATH}/sign-in`;
+    },
   });
 
   grants.post(`${CONSOLE_PATH}/grants/:grant_id/revoke`, {
