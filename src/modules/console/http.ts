@@ -48,6 +48,33 @@ export function flashCookie(http: ConsoleHttp, name: string, path: string, value
   return `${name}=${value ?? ''}; Path=${path}; Max-Age=${value === null ? 0 : 300}; HttpOnly; SameSite=Strict${http.secure ? '; Secure' : ''}`;
 }
 
+/** Sets the flash `name` for the page at `path`: `value` as base64url JSON. */
+export function setFlash(reply: FastifyReply, http: ConsoleHttp, name: string, path: string, value: object): void {
+  reply.header('set-cookie', flashCookie(http, name, path, Buffer.from(JSON.stringify(value)).toString('base64url')));
+}
+
+/**
+ * Takes the page's flash `name`: clears it (it is shown once) and gives its value when `owned`
+ * finds it is this page's and this session's; a forged or foreign one gives undefined.
+ */
+export function takeFlash<T extends object>(
+  { request, reply }: { request: FastifyRequest; reply: FastifyReply },
+  http: ConsoleHttp,
+  name: string,
+  path: string,
+  owned: (value: Partial<T>) => boolean,
+): T | undefined {
+  const raw = readCookie(request, name);
+  if (raw === undefined) return undefined;
+  reply.header('set-cookie', flashCookie(http, name, path, null));
+  try {
+    const value = JSON.parse(Buffer.from(raw, 'base64url').toString('utf8')) as Partial<T>;
+    return value !== null && typeof value === 'object' && owned(value) ? (value as T) : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
 /** One cookie per path it must reach (a cookie has a single Path). Max-Age only: the browser's clock decides. */
 export function sessionCookies(http: ConsoleHttp, token: string, maxAgeSeconds: number): string[] {
   return COOKIE_PATHS.map(

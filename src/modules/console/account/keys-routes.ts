@@ -3,10 +3,9 @@
 // list page reads and clears (no-store), so neither a reload nor the back button creates or
 // shows it again.
 import type { Html } from '../../../lib/html.ts';
-import type { FastifyRequest } from 'fastify';
 import type { App } from '../../../http/types.ts';
 import { consoleBinder, FormRefusal, type Ask } from '../binder.ts';
-import { CONSOLE_PATH, flashCookie, readCookie } from '../http.ts';
+import { CONSOLE_PATH, setFlash, takeFlash } from '../http.ts';
 import type { ConsoleModule } from '../module.ts';
 import { organizationOperations } from '../../organizations/operations.ts';
 import { KEY_NAME_MAX, keysPage, revokeKeyPage } from './keys-pages.ts';
@@ -17,24 +16,6 @@ const KEYS_PATH = `${CONSOLE_PATH}/keys`;
 const NEW_KEY_COOKIE = 'cg_console_new_key';
 
 type NewKey = { organizationId: string; name: string; secret: string };
-
-/** The new key the flash cookie carries, if it is this organization's. */
-function newKeyOf(request: FastifyRequest, organizationId: string): { name: string; secret: string } | undefined {
-  const value = readCookie(request, NEW_KEY_COOKIE);
-  if (!value) return undefined;
-  try {
-    const parsed = JSON.parse(Buffer.from(value, 'base64url').toString('utf8')) as Partial<NewKey>;
-    if (
-      parsed.organizationId !== organizationId ||
-      typeof parsed.name !== 'string' ||
-      typeof parsed.secret !== 'string'
-    )
-      return undefined;
-    return { name: parsed.name, secret: parsed.secret };
-  } catch {
-    return undefined;
-  }
-}
 
 export function registerKeyPages(scope: App, module: ConsoleModule): void {
   const { http } = module;
@@ -55,11 +36,15 @@ export function registerKeyPages(scope: App, module: ConsoleModule): void {
   }
 
   bind.view(KEYS_PATH, async (ask) => {
-    const { request, reply, session, query } = ask;
-    const created = newKeyOf(request, session.organizationId);
-    if (readCookie(request, NEW_KEY_COOKIE) !== undefined)
-      reply.header('set-cookie', flashCookie(http, NEW_KEY_COOKIE, KEYS_PATH, null));
-    return keysOf(ask, { notice: noticeOf(query, NOTICES), created });
+    const { organizationId } = ask.session;
+    const created = takeFlash<NewKey>(
+      ask,
+      http,
+      NEW_KEY_COOKIE,
+      KEYS_PATH,
+      (key) => key.organizationId === organizationId && typeof key.name === 'string' && typeof key.secret === 'string',
+    );
+    return keysOf(ask, { notice: noticeOf(ask.query, NOTICES), created });
   });
 
   const nameOf = (ask: Ask) => (ask.body.name ?? '').trim();
@@ -76,10 +61,7 @@ export function registerKeyPages(scope: App, module: ConsoleModule): void {
     page: (ask, refusal) => keysOf(ask, { form: { name: nameOf(ask), error: refusal.errors.name ?? refusal.notice } }),
     done: (ask, created) => {
       const flash: NewKey = { organizationId: ask.session.organizationId, name: nameOf(ask), secret: created.api_key };
-      ask.reply.header(
-        'set-cookie',
-        flashCookie(http, NEW_KEY_COOKIE, KEYS_PATH, Buffer.from(JSON.stringify(flash)).toString('base64url')),
-      );
+      setFlash(ask.reply, http, NEW_KEY_COOKIE, KEYS_PATH, flash);
       return KEYS_PATH;
     },
   });

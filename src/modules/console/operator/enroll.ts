@@ -6,35 +6,20 @@
 //   POST /console/operator/devices/enrollments/:id/revoke   revokes it, 303 to the fleet
 // Post/Redirect/Get as for a device key: the secrets ride a flash cookie scoped to the page,
 // which shows them and clears it.
-import type { FastifyRequest } from 'fastify';
 import type { App } from '../../../http/types.ts';
 import { ApiError } from '../../../lib/errors.ts';
-import { flashCookie, readCookie } from '../http.ts';
+import { setFlash, takeFlash } from '../http.ts';
 import { enrollmentPage, enrollmentPath, enrollmentShownPage, type ShownEnrollment } from './enroll-pages.ts';
 import { OPERATOR_PATH } from './http.ts';
 import { operatorMessagePage } from './layout.ts';
 import { operatorBinder, type OperatorConsole } from './module.ts';
 import type { OperatorAsk } from './routes.ts';
-import type { OperatorSession } from './service.ts';
 
 const ENROLLMENT_COOKIE = 'cg_operator_enrollment';
 const ENROLLMENT_ID = /^enr_[A-Za-z0-9]{1,60}$/;
 type Flashed = ShownEnrollment & { adminTokenId: string };
-
-/** The enrollment the flash cookie carries, if it is this one and this operator's. */
-function flashedOf(request: FastifyRequest, id: string, session: OperatorSession): ShownEnrollment | undefined {
-  const value = readCookie(request, ENROLLMENT_COOKIE);
-  if (!value) return undefined;
-  try {
-    const parsed = JSON.parse(Buffer.from(value, 'base64url').toString('utf8')) as Partial<Flashed>;
-    if (parsed.id !== id || parsed.adminTokenId !== session.adminTokenId) return undefined;
-    const fields = ['token', 'code', 'server_url', 'code_expires_at', 'expires_at'] as const;
-    if (!fields.every((field) => typeof parsed[field] === 'string')) return undefined;
-    return parsed as ShownEnrollment;
-  } catch {
-    return undefined;
-  }
-}
+/** What the page shows once, each a string in a flash the console wrote. */
+const SHOWN = ['token', 'code', 'server_url', 'code_expires_at', 'expires_at'] as const;
 
 /** The route's enrollment id; one of the wrong form is no enrollment. */
 function enrollmentId({ params }: OperatorAsk): string {
@@ -71,25 +56,24 @@ export function registerEnrollmentPages(scope: App, operator: OperatorConsole): 
         expires_at: made.expires_at,
         adminTokenId: session.adminTokenId,
       };
-      reply.header(
-        'set-cookie',
-        flashCookie(
-          http,
-          ENROLLMENT_COOKIE,
-          enrollmentPath(made.id),
-          Buffer.from(JSON.stringify(flash)).toString('base64url'),
-        ),
-      );
+      setFlash(reply, http, ENROLLMENT_COOKIE, enrollmentPath(made.id), flash);
       return enrollmentPath(made.id);
     },
   });
 
   bind.view(`${OPERATOR_PATH}/devices/enrollments/:enrollment_id`, async (ask) => {
-    const { request, reply, session } = ask;
+    const { session } = ask;
     const id = enrollmentId(ask);
-    const shown = flashedOf(request, id, session);
-    if (readCookie(request, ENROLLMENT_COOKIE) !== undefined)
-      reply.header('set-cookie', flashCookie(http, ENROLLMENT_COOKIE, enrollmentPath(id), null));
+    const shown = takeFlash<Flashed>(
+      ask,
+      http,
+      ENROLLMENT_COOKIE,
+      enrollmentPath(id),
+      (flash) =>
+        flash.id === id &&
+        flash.adminTokenId === session.adminTokenId &&
+        SHOWN.every((field) => typeof flash[field] === 'string'),
+    );
     if (!shown) return enrollmentShownPage(session, id);
     return enrollmentPage(session, shown, shown.server_url.replace(/\/mobile\/v1$/, ''));
   });

@@ -10,13 +10,13 @@
 //   POST /console/operator/devices/:device_id/rotate-key
 import { readFileSync } from 'node:fs';
 import type { Html } from '../../../lib/html.ts';
-import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyReply } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { App } from '../../../http/types.ts';
 
 import { ApiError } from '../../../lib/errors.ts';
 import { HIDDEN, noticeOf, PUBLIC, text } from '../account/shared.ts';
-import { flashCookie, fromOwnOrigin, readCookie, registerFormParser, sendPage, type ConsoleHttp } from '../http.ts';
+import { fromOwnOrigin, registerFormParser, sendPage, setFlash, takeFlash, type ConsoleHttp } from '../http.ts';
 import { FLEET_FILTERS, type FleetFilter } from './fleet.ts';
 import { devicePage, fleetPage, fleetRow, fleetSummary, type DevicePageOptions } from './fleet-pages.ts';
 import {
@@ -63,10 +63,7 @@ export type OperatorAsk = Ask<OperatorSession, OperatorSession>;
 /** A device key shown once on its phone's page: a rotated key, or a new phone's (`added`). */
 type FlashedKey = { deviceId: string; adminTokenId: string; secret: string; added?: boolean };
 
-/**
- * Post/Redirect/Get for a key shown once: it rides a flash cookie, scoped to the phone's page, which
- * shows it and clears the cookie.
- */
+/** Post/Redirect/Get for a key shown once: it rides a flash cookie to its phone's page. */
 export function flashDeviceKey(
   reply: FastifyReply,
   http: ConsoleHttp,
@@ -76,36 +73,7 @@ export function flashDeviceKey(
   kind: 'rotated' | 'added',
 ): void {
   const flash: FlashedKey = { deviceId, adminTokenId: session.adminTokenId, secret, added: kind === 'added' };
-  reply.header(
-    'set-cookie',
-    flashCookie(
-      http,
-      DEVICE_KEY_COOKIE,
-      devicePath(deviceId),
-      Buffer.from(JSON.stringify(flash)).toString('base64url'),
-    ),
-  );
-}
-
-/** The device key the flash cookie carries, if it is this phone's and this operator's. */
-function flashedKeyOf(
-  request: FastifyRequest,
-  deviceId: string,
-  session: OperatorSession,
-): { secret: string; added: boolean } | undefined {
-  const value = readCookie(request, DEVICE_KEY_COOKIE);
-  if (!value) return undefined;
-  try {
-    const parsed = JSON.parse(Buffer.from(value, 'base64url').toString('utf8')) as Partial<FlashedKey>;
-    return parsed.deviceId === deviceId &&
-      parsed.adminTokenId === session.adminTokenId &&
-      typeof parsed.secret === 'string' &&
-      parsed.secret.startsWith('cg_dev_')
-      ? { secret: parsed.secret, added: parsed.added === true }
-      : undefined;
-  } catch {
-    return undefined;
-  }
+  setFlash(reply, http, DEVICE_KEY_COOKIE, devicePath(deviceId), flash);
 }
 
 export function registerOperatorRoutes(app: App, operator: OperatorConsole): void {
@@ -267,14 +235,23 @@ export function registerFleetPages(scope: App, operator: OperatorConsole): void 
   });
 
   bind.view(`${OPERATOR_PATH}/devices/:device_id`, async (ask) => {
-    const { request, reply, session, params, query } = ask;
+    const { session, params, query } = ask;
     const id = params.device_id;
-    const flashed = flashedKeyOf(request, id, session);
-    if (readCookie(request, DEVICE_KEY_COOKIE) !== undefined && DEVICE_ID.test(id))
-      reply.header('set-cookie', flashCookie(http, DEVICE_KEY_COOKIE, devicePath(id), null));
+    if (!DEVICE_ID.test(id)) throw noPhone();
+    const flashed = takeFlash<FlashedKey>(
+      ask,
+      http,
+      DEVICE_KEY_COOKIE,
+      devicePath(id),
+      (key) =>
+        key.deviceId === id &&
+        key.adminTokenId === session.adminTokenId &&
+        typeof key.secret === 'string' &&
+        key.secret.startsWith('cg_dev_'),
+    );
     return deviceOf(ask, {
       rotatedKey: flashed?.secret,
-      keyIsNew: flashed?.added,
+      keyIsNew: flashed?.added === true,
       notice: noticeOf(query, HOLD_NOTICES),
     });
   });
