@@ -126,6 +126,14 @@ export function secretField(options: { id: string; label: string; secret: string
 }
 
 /** A refusal of a form as a whole, announced (nothing when there is none). */
+/** A message page's content: what happened and, when there is one, where to go next. */
+export const messageCard = (title: string, message: string, link?: { href: string; text: string }) =>
+  html`<div class="card">
+<h1>${title}</h1>
+<p>${message}</p>
+${link ? html`<p><a href="${link.href}">${link.text}</a></p>` : ''}
+</div>`;
+
 export const errorNotice = (text: string | undefined) =>
   text ? html`<div class="notice error" role="alert"><p>${text}</p></div>` : html``;
 

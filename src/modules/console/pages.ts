@@ -1,7 +1,7 @@
 // The console's HTML, server-rendered: every value is escaped; forms work without JavaScript;
 // inputs have labels, errors are tied to their field (aria-describedby), and focus is visible.
 import { html, join, type Html, type HtmlValue } from '../../lib/html.ts';
-import { confirmForm, field, hidden, layout, type PageContext } from './layout.ts';
+import { confirmForm, field, hidden, layout, messageCard, type PageContext } from './layout.ts';
 import { tableHead, tableRow, type Column } from './data-table.ts';
 import type { SignedInContext } from './guard.ts';
 import { signInCodeLead } from './mail-notice.ts';
@@ -204,15 +204,7 @@ export function messagePage(
   message: string,
   link?: { href: string; text: string },
 ): Html {
-  return layout(
-    context,
-    title,
-    html`<div class="card">
-<h1>${title}</h1>
-<p>${message}</p>
-${link ? html`<p><a href="${link.href}">${link.text}</a></p>` : ''}
-</div>`,
-  );
+  return layout(context, title, messageCard(title, message, link));
 }
 
 /** The 404 page of a cell id that is not the organization's (the conversations and messages pages). */

@@ -8,6 +8,7 @@ import type { App } from '../../http/types.ts';
 import { ApiError } from '../../lib/errors.ts';
 import { ANONYMOUS } from '../../operations/operation.ts';
 import { organizationOperations } from '../organizations/operations.ts';
+import { HIDDEN, PUBLIC } from './account/shared.ts';
 import { contextOf, redirect } from './guard.ts';
 import {
   CONSOLE_PATH,
@@ -31,8 +32,6 @@ const KEY_TTL_S = 600;
 const EMAIL = /^[^\s@]{1,64}@[^\s@]+\.[^\s@]+$/;
 const EMAIL_ERROR = 'Enter an email address, like name@example.com.';
 export const ORGANIZATION_NAME_MAX = 100;
-const PUBLIC = { auth: 'public' as const };
-const HIDDEN = { hide: true };
 
 const text = (fields: unknown, name: string): string => {
   const value = (fields as Record<string, unknown> | undefined)?.[name];

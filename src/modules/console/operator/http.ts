@@ -7,6 +7,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import { CONSOLE_PATH, fromOwnOrigin, readCookie, sendPage, type ConsoleHttp } from '../http.ts';
 import type { OperatorSession, OperatorSessions } from './service.ts';
 import { notFoundPage, operatorMessagePage } from './layout.ts';
+import { redirect } from '../guard.ts';
 
 export const OPERATOR_PATH = `${CONSOLE_PATH}/operator`;
 export const OPERATOR_COOKIE = 'cg_operator';
@@ -18,9 +19,6 @@ export const operatorCookie = (http: ConsoleHttp, token: string, maxAgeSeconds: 
 
 export const clearedOperatorCookie = (http: ConsoleHttp) =>
   `${OPERATOR_COOKIE}=; Path=${OPERATOR_PATH}; Max-Age=0; HttpOnly; SameSite=Strict${http.secure ? '; Secure' : ''}`;
-
-export const redirect = (reply: FastifyReply, location: string) =>
-  reply.code(303).header('cache-control', 'no-store').header('location', location).send();
 
 /** 400 for a list link whose cursor or filter the console did not write (a hand-edited URL). */
 export const badListLink = (reply: FastifyReply, session: OperatorSession, back: { href: string; text: string }) =>

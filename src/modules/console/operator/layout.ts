@@ -3,7 +3,7 @@
 import { html, type Html } from '../../../lib/html.ts';
 import { CONSOLE_PATH } from '../http.ts';
 import { contextOf } from '../guard.ts';
-import { hidden, pageShell } from '../layout.ts';
+import { hidden, messageCard, pageShell } from '../layout.ts';
 import { messagePage } from '../pages.ts';
 import type { OperatorSession } from './service.ts';
 
@@ -54,15 +54,7 @@ export function operatorMessagePage(
   message: string,
   link?: { href: string; text: string },
 ): Html {
-  return operatorLayout(
-    { session },
-    title,
-    html`<div class="card">
-<h1>${title}</h1>
-<p>${message}</p>
-${link ? html`<p><a href="${link.href}">${link.text}</a></p>` : ''}
-</div>`,
-  );
+  return operatorLayout({ session }, title, messageCard(title, message, link));
 }
 
 /**

@@ -13,7 +13,7 @@ import { ApiError } from '../../../lib/errors.ts';
 import { BILLING_STATES } from '../../billing/lifecycle.ts';
 import { usdExact } from '../../billing/money.ts';
 import { noticeOf } from '../account/shared.ts';
-import { FormRefusal, type Ask } from '../binder.ts';
+import { FormRefusal } from '../binder.ts';
 import { badListLink, OPERATOR_PATH } from './http.ts';
 import { operatorMessagePage } from './layout.ts';
 import { operatorBinder, type OperatorConsole } from './module.ts';
@@ -25,11 +25,10 @@ import {
   type FormState,
   type OrganizationForm,
 } from './organization-pages.ts';
-import type { OperatorSession } from './service.ts';
+import { REASON_MAX, type OperatorAsk } from './routes.ts';
 
 const ID = /^[A-Za-z0-9_]{1,64}$/;
 const PAGE_SIZE = 25;
-const REASON_MAX = 500;
 const FORMS: readonly OrganizationForm[] = ['credits', 'grant', 'suspend', 'reinstate'];
 const NOTICES: Record<string, string> = {
   credits: 'Credited: the balance and the ledger show it.',
@@ -40,7 +39,6 @@ const NOTICES: Record<string, string> = {
 };
 const FIELD_WORDS = { amount_usd: 'The amount', tier: 'The tier', months: 'Months', reason: 'The reason' };
 
-type OperatorAsk = Ask<OperatorSession, OperatorSession>;
 const ORGANIZATIONS = `${OPERATOR_PATH}/organizations`;
 const DEPOSITS = `${OPERATOR_PATH}/deposits`;
 /** An id the console never sends to the service (a hand-edited address): no such thing. */

@@ -24,10 +24,10 @@ import {
   clearedOperatorCookie,
   devicePath,
   operatorCookie,
-  redirect,
   safeOperatorNext,
 } from './http.ts';
 import { operatorMessagePage } from './layout.ts';
+import { redirect } from '../guard.ts';
 import { FleetLive } from './live.ts';
 import { operatorBinder, type OperatorConsole } from './module.ts';
 import { FormRefusal, type Ask, type SectionOptions } from '../binder.ts';

@@ -12,13 +12,12 @@ import { ApiError } from '../../../lib/errors.ts';
 import { randomBase62 } from '../../../lib/secrets.ts';
 import { DEVICE_EVENT_TYPES } from '../../devices/events.ts';
 import { noticeOf, withNotice } from '../account/shared.ts';
-import type { Ask } from '../binder.ts';
 import { errorNotice } from '../layout.ts';
 import { sayFieldError } from '../field-errors.ts';
 import { operatorMessagePage } from './layout.ts';
 import { operatorBinder, type OperatorConsole } from './module.ts';
 import { createFromForm } from '../act.ts';
-import type { OperatorSession } from './service.ts';
+import type { OperatorAsk } from './routes.ts';
 import {
   deleteWebhookPage,
   webhookPage,
@@ -39,8 +38,6 @@ const URL_LABELS = { url: 'The URL', event_types: 'The events' };
 const ENDPOINTS_PER_PAGE = 50;
 const DELIVERIES_PER_PAGE = 20;
 const newForm = (): OperatorWebhookForm => ({ clientId: `operator_${randomBase62(24)}`, url: '', eventTypes: [] });
-
-type OperatorAsk = Ask<OperatorSession, OperatorSession>;
 
 export function registerOperatorWebhookPages(scope: App, operator: OperatorConsole): void {
   const ops = operator.operations.webhooks;
