@@ -106,7 +106,7 @@ ${hidden('email', form.email)}
 export function registerSignUpPages(app: App, module: ConsoleModule): void {
   const { http, guard } = module;
   const { organizations, invoker } = module.dashboard;
-  const { signUp } = organizationOperations(organizations);
+  const { signUp, verifyOrganization } = organizationOperations(organizations);
   const refused = messagePage(contextOf(null), 'Request refused', 'This form was sent from another site.');
   const startAgain = (title: string, message: string) =>
     messagePage(contextOf(null), title, message, { href: SIGN_UP_PATH, text: 'Sign up again' });
@@ -208,7 +208,7 @@ export function registerSignUpPages(app: App, module: ConsoleModule): void {
       };
       if (!/^\d{6}$/.test(code)) return sendPage(reply, 400, await again('Enter the 6 digits of the code.'));
       try {
-        await organizations.verify(principal, code);
+        await invoker.invoke(verifyOrganization, principal, { code });
       } catch (error) {
         if (error instanceof ApiError && error.code === 'invalid_code')
           return sendPage(reply, 400, await again(error.message));
