@@ -21,7 +21,7 @@ import {
   type ConsoleHttp,
 } from './http.ts';
 import { messagePage } from './pages.ts';
-import type { ConsoleService } from './service.ts';
+import { csrfMatches, type ConsoleService } from './service.ts';
 
 const REQUEST_ID = 'oar_01jdx5a1b2c3d4e5f6g7h8j9k0';
 
@@ -99,7 +99,7 @@ export function registerSessionConsentRoute(
           if (!fromOwnOrigin(request, http)) throw new ApiError('forbidden', 'The request comes from another origin.');
           const session = await service.session(readSessionCookie(request));
           if (!session) throw new ApiError('unauthenticated', 'No live console session: sign in to the console first.');
-          if (!service.csrfMatches(session, request.body.csrf_token))
+          if (!csrfMatches(session, request.body.csrf_token))
             throw new ApiError('forbidden', 'csrf_token is missing or does not match the console session.');
           const { redirect_url: location } = await actAsConsole<{ redirect_url: string }>(
             deps.dashboard.invoker,

@@ -5,7 +5,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import { CONSOLE_PATH, fromOwnOrigin, readSessionCookie, sendPage, type ConsoleHttp } from './http.ts';
 import type { ConsoleSection, PageContext } from './layout.ts';
 import { messagePage } from './pages.ts';
-import type { ConsoleService, ConsoleSession } from './service.ts';
+import { csrfMatches, type ConsoleService, type ConsoleSession } from './service.ts';
 
 export type SignedInContext = PageContext & { signedIn: NonNullable<PageContext['signedIn']> };
 
@@ -73,7 +73,7 @@ export class ConsoleGuard {
       );
       return null;
     }
-    if (!this.service.csrfMatches(session, csrfToken)) {
+    if (!csrfMatches(session, csrfToken)) {
       await sendPage(
         reply,
         403,

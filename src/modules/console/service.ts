@@ -38,6 +38,14 @@ export interface OrganizationLookup {
  */
 const maySignIn = (status: string) => status === 'active' || status === 'unverified';
 
+/** Whether a form's CSRF token is its session's (either console's), compared in constant time. */
+export function csrfMatches(session: { csrfToken: string }, presented: unknown): boolean {
+  if (typeof presented !== 'string') return false;
+  const expected = Buffer.from(session.csrfToken);
+  const given = Buffer.from(presented);
+  return expected.length === given.length && timingSafeEqual(expected, given);
+}
+
 export class ConsoleService {
   private readonly repo: ConsoleRepository;
   private readonly organizations: OrganizationLookup;
@@ -137,13 +145,6 @@ export class ConsoleService {
       organizationEmail: row.organization_email,
       csrfToken: row.csrf_token,
     };
-  }
-
-  csrfMatches(session: ConsoleSession, presented: unknown): boolean {
-    if (typeof presented !== 'string') return false;
-    const expected = Buffer.from(session.csrfToken);
-    const given = Buffer.from(presented);
-    return expected.length === given.length && timingSafeEqual(expected, given);
   }
 
   async signOut(session: ConsoleSession): Promise<void> {

@@ -6,6 +6,7 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { CONSOLE_PATH, fromOwnOrigin, readCookie, sendPage, type ConsoleHttp } from '../http.ts';
 import type { OperatorSession, OperatorSessions } from './service.ts';
+import { csrfMatches } from '../service.ts';
 import { notFoundPage, operatorMessagePage } from './layout.ts';
 import { redirect } from '../guard.ts';
 
@@ -90,7 +91,7 @@ export class OperatorGuard {
       );
       return null;
     }
-    if (!this.sessions.csrfMatches(session, csrfToken)) {
+    if (!csrfMatches(session, csrfToken)) {
       await sendPage(
         reply,
         403,

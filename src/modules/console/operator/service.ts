@@ -2,7 +2,6 @@
 // checks it (src/http/auth.ts), opens a browser session (8 hours) of its own with a CSRF token.
 // The session keeps the admin token's id: once that token is revoked the session is over. It is
 // never an organization's session: another cookie, another prefix, another table.
-import { timingSafeEqual } from 'node:crypto';
 import type { Clock } from '../../../lib/clock.ts';
 import { newSecret, randomBase62, sha256Hex } from '../../../lib/secrets.ts';
 import { ADMIN_TOKEN_PREFIX } from '../../admin/service.ts';
@@ -75,13 +74,6 @@ export class OperatorSessions {
     if (!row) return null;
     if (row.admin_token_id !== BOOTSTRAP_ID && !(await this.tokenActive(row.admin_token_id))) return null;
     return { tokenHash: row.token_hash, adminTokenId: row.admin_token_id, csrfToken: row.csrf_token };
-  }
-
-  csrfMatches(session: OperatorSession, presented: unknown): boolean {
-    if (typeof presented !== 'string') return false;
-    const expected = Buffer.from(session.csrfToken);
-    const given = Buffer.from(presented);
-    return expected.length === given.length && timingSafeEqual(expected, given);
   }
 
   async signOut(session: OperatorSession): Promise<void> {
