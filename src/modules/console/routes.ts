@@ -1,6 +1,7 @@
 // The console's pages (HTML, not part of the API document): sign-in with an emailed code, the
 // consent page of an authorization request, the organization's grants, sign-out.
 import { readdirSync, readFileSync } from 'node:fs';
+import type { FastifyReply } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { App } from '../../http/types.ts';
 import { consentOperations } from '../oauth/operations.ts';
@@ -37,6 +38,13 @@ const EMAIL = /^[^\s@]{1,64}@[^\s@]+\.[^\s@]+$/;
 export function registerConsoleRoutes(app: App, deps: ConsoleModule): void {
   const { console: service, http, guard } = deps;
   const sessionOf = guard.session.bind(guard);
+  const emailLooksRight = (email: string) => email.length <= 254 && EMAIL.test(email);
+  const badEmail = (reply: FastifyReply, email: string, next: string | undefined) =>
+    sendPage(
+      reply,
+      400,
+      signInPage(contextOf(null), { email, next, error: 'Enter an email address, like name@example.com.' }),
+    );
 
   app.register(async (plugin) => {
     const scope = plugin.withTypeProvider<TypeBoxTypeProvider>();
@@ -67,13 +75,7 @@ export function registerConsoleRoutes(app: App, deps: ConsoleModule): void {
         const email = text(request.body, 'email').trim();
         const next = safeNext(text(request.body, 'next'));
         if (!fromOwnOrigin(request, http)) return foreignPost(reply);
-        if (email.length > 254 || !EMAIL.test(email)) {
-          return sendPage(
-            reply,
-            400,
-            signInPage(contextOf(null), { email, next, error: 'Enter an email address, like name@example.com.' }),
-          );
-        }
+        if (!emailLooksRight(email)) return badEmail(reply, email, next);
         await service.requestCode(email);
         return sendPage(reply, 200, codePage(contextOf(null), { email, next, mailed: deps.mailed }));
       },
@@ -87,36 +89,15 @@ export function registerConsoleRoutes(app: App, deps: ConsoleModule): void {
         const code = text(request.body, 'code').replace(/\s/g, '');
         const next = safeNext(text(request.body, 'next'));
         if (!fromOwnOrigin(request, http)) return foreignPost(reply);
-        if (email.length > 254 || !EMAIL.test(email))
-          return sendPage(
-            reply,
-            400,
-            signInPage(contextOf(null), { email, next, error: 'Enter an email address, like name@example.com.' }),
-          );
-        if (!/^\d{6}$/.test(code))
-          return sendPage(
-            reply,
-            400,
-            codePage(contextOf(null), {
-              email,
-              next,
-              mailed: deps.mailed,
-              error: 'Enter the 6 digits from the email.',
-            }),
-          );
+        if (!emailLooksRight(email)) return badEmail(reply, email, next);
+        const codeAgain = (error: string) =>
+          sendPage(reply, 400, codePage(contextOf(null), { email, next, mailed: deps.mailed, error }));
+        if (!/^\d{6}$/.test(code)) return codeAgain('Enter the 6 digits from the email.');
         const signedIn = await service.signIn(email, code);
-        if (!signedIn) {
-          return sendPage(
-            reply,
-            400,
-            codePage(contextOf(null), {
-              email,
-              next,
-              mailed: deps.mailed,
-              error: 'That code is not valid. A code works for 10 minutes and 5 tries; send a new one if needed.',
-            }),
+        if (!signedIn)
+          return codeAgain(
+            'That code is not valid. A code works for 10 minutes and 5 tries; send a new one if needed.',
           );
-        }
         reply.header('set-cookie', sessionCookies(http, signedIn.token, SESSION_TTL_MS / 1000));
         // A sign-in that finished a sign-up's verification lands where the sign-up would have.
         return redirect(reply, next ?? `${CONSOLE_PATH}/cells${signedIn.confirmed ? '/new?welcome=1' : ''}`);
