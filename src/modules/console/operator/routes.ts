@@ -19,13 +19,7 @@ import { HIDDEN, noticeOf, PUBLIC, text } from '../account/shared.ts';
 import { fromOwnOrigin, registerFormParser, sendPage, setFlash, takeFlash, type ConsoleHttp } from '../http.ts';
 import { FLEET_FILTERS, type FleetFilter } from './fleet.ts';
 import { devicePage, fleetPage, fleetRow, fleetSummary, type DevicePageOptions } from './fleet-pages.ts';
-import {
-  OPERATOR_PATH,
-  clearedOperatorCookie,
-  devicePath,
-  operatorCookie,
-  safeOperatorNext,
-} from './http.ts';
+import { OPERATOR_PATH, clearedOperatorCookie, devicePath, operatorCookie, safeOperatorNext } from './http.ts';
 import { operatorMessagePage } from './layout.ts';
 import { redirect } from '../guard.ts';
 import { FleetLive } from './live.ts';
