@@ -2,7 +2,7 @@
 // index: lists on (cell_id, id) or (conversation_id, id), claims on (cell_id, status, id).
 import { sql, type Kysely, type RawBuilder, type UpdateQueryBuilder, type UpdateResult } from 'kysely';
 import { isPostgres } from '../../db/migrations/dialect.ts';
-import { prepared, preparedLists, preparedRows } from '../../db/prepared.ts';
+import { nameStatement, prepared, preparedLists, preparedRows } from '../../db/prepared.ts';
 import type { DB, Executor } from '../../db/schema.ts';
 import { CANCELABLE_STATUSES, OPEN_STATUSES, type MessageStatus } from './lifecycle.ts';
 import type { MessagesTable } from './tables.ts';
@@ -504,9 +504,7 @@ export class MessagesRepository {
       daySince: p.since.day,
       queuedCap: p.queuedCap,
     };
-    const row = alongside
-      ? await paceQuery(ex, params).select(alongside.as('alongside')).executeTakeFirst()
-      : await paceOf.first(ex, params);
+    const row = alongside ? await this.paceAlongside(ex, params, alongside) : await paceOf.first(ex, params);
     return {
       claimed: {
         minute: Number(row?.minute ?? 0),
@@ -516,6 +514,13 @@ export class MessagesRepository {
       },
       queued: Number(row?.queued ?? 0),
     };
+  }
+
+  /** The pace read with a column run for its effect: its SQL is the same each batch, so it is named too. */
+  private async paceAlongside(ex: Executor, params: PaceParams, alongside: RawBuilder<unknown>) {
+    const compiled = paceQuery(ex, params).select(alongside.as('alongside')).compile();
+    nameStatement(compiled.sql);
+    return (await ex.executeQuery(compiled)).rows[0];
   }
 
   // --- scheduled sends ---
