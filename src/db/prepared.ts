@@ -13,8 +13,8 @@ type Slot = { row: number; param: string } | { value: unknown };
 /**
  * The SQL of the statements compiled here (a bounded set: one per statement, dialect and row or
  * list count), each with a name: PostgreSQL prepares a named statement once per connection and
- * then skips its parse and analysis, and plans it generically once that is as good
- * (database.ts names them). The hot path's statements run many times a second.
+ * then skips its parse and analysis; it still plans it for its values (database.ts names them and
+ * forces custom plans). The hot path's statements run many times a second.
  */
 const names = new Map<string, string>();
 
