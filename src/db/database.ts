@@ -5,6 +5,7 @@ import type pg from 'pg';
 import { onFirstUse } from '../lib/on-first-use.ts';
 import { nodeSqliteDialect } from './node-sqlite-dialect.ts';
 import { observedDialect, type StatementObserver } from './observed-dialect.ts';
+import { statementName } from './prepared.ts';
 import type { DB } from './schema.ts';
 import { isReadOnlyError, lockSqliteFile, prepareSqlitePath, sqliteOpenError } from './sqlite-file.ts';
 
@@ -82,7 +83,13 @@ export function openDatabase(url: string, options: OpenOptions = {}): Database {
   }
   const clientConfig: pg.ClientConfig = {
     connectionString: url,
-    options: options.searchPath ? `-c search_path=${options.searchPath}` : undefined,
+    // Named statements (nameHotStatements) are planned for their values each run, never by a
+    // generic plan: one chosen for `device_id = $1 and claimed_at > $2` can read a phone's whole
+    // queue (the send's pace read), which a plan for the values does not.
+    options: [
+      '-c plan_cache_mode=force_custom_plan',
+      ...(options.searchPath ? [`-c search_path=${options.searchPath}`] : []),
+    ].join(' '),
   };
   // A checkout waits at most CHECKOUT_TIMEOUT_MS (for a free client or a new connection): an
   // unreachable server is a prompt 503, not a request hanging on a TCP timeout.
@@ -98,8 +105,24 @@ export function openDatabase(url: string, options: OpenOptions = {}): Database {
   // every client gets one for its whole life. The failure reaches the caller through its query
   // (or "not queryable" on the next one), and the pool discards the broken client on release.
   pool.on('error', () => {});
-  pool.on('connect', (client) => client.on('error', () => {}));
+  pool.on('connect', (client) => {
+    client.on('error', () => {});
+    nameHotStatements(client);
+  });
   return wrap(kysely(new PostgresDialect({ pool })), 'postgres', clientConfig);
+}
+
+/**
+ * Runs the hot path's statements (prepared.ts) as named statements: PostgreSQL parses each once
+ * per connection instead of on every run. Kysely passes the SQL text and its values.
+ */
+function nameHotStatements(client: pg.PoolClient): void {
+  const query = client.query.bind(client) as (...args: unknown[]) => unknown;
+  (client as { query: unknown }).query = (...args: unknown[]) => {
+    const [text, values] = args;
+    const name = args.length === 2 && typeof text === 'string' ? statementName(text) : undefined;
+    return name ? query({ name, text, values }) : query(...args);
+  };
 }
 
 // SQLite: a DELETE that matches nothing still takes the write lock, so a read-only file (or

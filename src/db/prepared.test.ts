@@ -1,7 +1,9 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { freshDatabase, type TestDatabase } from '../../test/harness.ts';
-import { prepared, preparedLists } from './prepared.ts';
+import { sql } from 'kysely';
+import { isPostgres } from './migrations/dialect.ts';
+import { prepared, preparedLists, statementName } from './prepared.ts';
 
 const insertMail = prepared((ex, p: { id: string; to: string; subject: string }) =>
   ex.insertInto('dev_outbox').values({
@@ -110,5 +112,19 @@ describe('prepared statements', () => {
     // Longer than cached: compiled for this run.
     const many = Array.from({ length: 100 }, (_value, i) => `mail_none${i}`);
     assert.deepEqual(await ids({ ids: [...many, 'mail_l2'], to: ['list-b@example.com'] }), ['mail_l2']);
+  });
+
+  it('runs as a named statement on PostgreSQL, parsed once per connection', async (t) => {
+    const db = test.database.db;
+    if (!isPostgres(db)) return t.skip('PostgreSQL only');
+    const statements = await db.transaction().execute(async (tx) => {
+      for (const minId of ['', 'mail_']) await findMail.first(tx, { to: 'named@example.com', minId });
+      return (
+        await sql<{ name: string; statement: string }>`select name, statement from pg_prepared_statements`.execute(tx)
+      ).rows;
+    });
+    const mine = statements.filter((row) => row.statement.includes('"dev_outbox"') && row.statement.includes('>='));
+    assert.equal(mine.length, 1, JSON.stringify(statements));
+    assert.equal(mine[0].name, statementName(mine[0].statement));
   });
 });

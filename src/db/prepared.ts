@@ -10,6 +10,22 @@ const END = '\u0000';
 
 type Slot = { row: number; param: string } | { value: unknown };
 
+/**
+ * The SQL of the statements compiled here (a bounded set: one per statement, dialect and row or
+ * list count), each with a name: PostgreSQL prepares a named statement once per connection and
+ * then skips its parse and analysis; it still plans it for its values (database.ts names them and
+ * forces custom plans). The hot path's statements run many times a second.
+ */
+const names = new Map<string, string>();
+
+/** Marks `sql` as one of the hot path's statements, run under a name (see `names`). */
+export function nameStatement(sql: string): void {
+  if (!names.has(sql)) names.set(sql, `cellgate_${names.size}`);
+}
+
+/** The name of a hot path's statement, if `sql` is one. */
+export const statementName = (sql: string): string | undefined => names.get(sql);
+
 interface Plan {
   sql: string;
   slots: Slot[];
@@ -59,6 +75,7 @@ export function preparedRows<Params extends object, Row>(build: (ex: Executor, r
         Array.from({ length: size }, (_row, i) => standIns<Params>(i)),
       ).compile();
       bySize.set(size, (plan = { sql: compiled.sql, slots: compiled.parameters.map(slotOf) }));
+      nameStatement(compiled.sql);
     }
     return plan;
   };
@@ -105,7 +122,10 @@ export function preparedLists<Lists extends Record<string, readonly unknown[]>, 
     let byKey = plans.get(dialect);
     if (!byKey) plans.set(dialect, (byKey = new Map()));
     let plan = byKey.get(key);
-    if (!plan) byKey.set(key, (plan = compile(ex, lists)));
+    if (!plan) {
+      byKey.set(key, (plan = compile(ex, lists)));
+      nameStatement(plan.sql);
+    }
     return plan;
   };
   return async (ex: Executor, lists: Lists): Promise<QueryResult<Row>> => {

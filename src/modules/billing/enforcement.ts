@@ -281,8 +281,7 @@ export class BillingEnforcement implements ChargesPort {
         for (const { i } of entries) results[i] = null;
       }
     }
-    await this.repo.insertLedgerRows(tx, ledger);
-    await this.repo.insertUsage(tx, usage);
+    await this.repo.insertCharges(tx, ledger, usage);
     return results;
   }
 

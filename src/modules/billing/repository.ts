@@ -75,6 +75,24 @@ const insertLedger = preparedRows((ex, rows: LedgerRow[]) =>
 const insertUsageRecords = preparedRows((ex, rows: UsageRecordsTable[]) =>
   ex.insertInto('usage_records').values(rows.map((row) => columnsOf(row, USAGE_COLUMNS))),
 );
+/** A ledger row (its columns prefixed `ledger_`) and the usage record of the same charge, in one row of parameters. */
+type ChargeRow = UsageRecordsTable & { [Column in keyof LedgerRow as `ledger_${Column}`]: LedgerRow[Column] };
+// PostgreSQL: both inserts as one statement (a data-modifying WITH runs whether or not it is read).
+const insertLedgerWithUsage = preparedRows((ex, rows: ChargeRow[]) =>
+  ex
+    .with('ledger', (db) =>
+      db
+        .insertInto('ledger_entries')
+        .values(
+          rows.map(
+            (row) => Object.fromEntries(LEDGER_COLUMNS.map((column) => [column, row[`ledger_${column}`]])) as LedgerRow,
+          ),
+        )
+        .returning('id'),
+    )
+    .insertInto('usage_records')
+    .values(rows.map((row) => columnsOf(row, USAGE_COLUMNS))),
+);
 
 export class BillingRepository {
   readonly db: Kysely<DB>;
@@ -208,6 +226,33 @@ export class BillingRepository {
       .select(['organization_id', 'amount_micros', 'reference'])
       .where('reference', 'in', references)
       .execute();
+  }
+
+  /**
+   * The ledger rows and usage records of charges, one each per charge (in the same order): one
+   * statement on PostgreSQL (the send path's), two on SQLite.
+   */
+  async insertCharges(ex: Executor, ledger: readonly LedgerRow[], usage: readonly UsageRecordsTable[]): Promise<void> {
+    if (!this.postgres || ledger.length === 0 || ledger.length !== usage.length) {
+      await this.insertLedgerRows(ex, ledger);
+      await this.insertUsage(ex, usage);
+      return;
+    }
+    await insertLedgerWithUsage(
+      ex,
+      usage.map((record, i) => {
+        const entry = ledger[i]!;
+        return {
+          ...record,
+          ledger_organization_id: entry.organization_id,
+          ledger_kind: entry.kind,
+          ledger_amount_micros: entry.amount_micros,
+          ledger_reference: entry.reference,
+          ledger_description: entry.description,
+          ledger_created_at: entry.created_at,
+        };
+      }),
+    );
   }
 
   async insertUsage(ex: Executor, records: readonly UsageRecordsTable[]): Promise<void> {

@@ -1,8 +1,8 @@
 // Cross-process wake-ups on PostgreSQL: a send's wake-up (wakeups.ts) is published with NOTIFY on
 // one channel, and every process's LISTEN connection (db/pg-listener.ts) wakes its own waiters on
 // that cell, so an SSE stream or long-poll held by another process hears the send at once. A
-// send's NOTIFY runs in its transaction (one statement per group-commit batch, delivered at the
-// commit: nothing runs after it); the other wake-ups (scheduled sends, requeued leases) publish
+// send's NOTIFY runs in its transaction (delivered at the commit: nothing runs after it), as a
+// column of the batch's pace read when it has one, else as one statement per group-commit batch; the other wake-ups (scheduled sends, requeued leases) publish
 // after their commit, not awaited. A lost one is found by the re-check. A NOTIFY makes its
 // transaction take a transaction id and write a commit record: once per batch rather than once per send.
 import { randomUUID } from 'node:crypto';
@@ -31,6 +31,9 @@ export function remoteWakeups(deps: {
     },
     async within(ex, cellIds) {
       await sql`select pg_notify(${WAKEUPS_CHANNEL}, p) from unnest(${cellIds.map(payload)}::text[]) as p`.execute(ex);
+    },
+    column(cellIds) {
+      return sql`(select count(*) from (select pg_notify(${WAKEUPS_CHANNEL}, p) from unnest(${cellIds.map(payload)}::text[]) as p) as woken)`;
     },
   });
   return new PgListener({

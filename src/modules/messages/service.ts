@@ -1,5 +1,5 @@
 // Agent-facing messaging: send, reply, cancel, read and list messages and conversations.
-import type { Transaction } from 'kysely';
+import type { RawBuilder, Transaction } from 'kysely';
 import { ApiError, notFound } from '../../lib/errors.ts';
 import { listPage, type PageQuery } from '../../lib/pagination.ts';
 import { isoAfter, type Clock } from '../../lib/clock.ts';
@@ -251,10 +251,10 @@ export class MessagesService {
             accepted.map(({ unit }) => unit),
           )
         : [];
-    await this.readPaces(tx, accepted, views);
-    await this.wakeups.publishWithin(tx, [
-      ...new Set(views.flatMap((view) => (view.status === 'queued' ? [view.cell_id] : []))),
-    ]);
+    const queuedOn = [...new Set(views.flatMap((view) => (view.status === 'queued' ? [view.cell_id] : [])))];
+    // The other processes' wake-up rides on the pace read when there is one (one statement fewer).
+    const carried = await this.readPaces(tx, accepted, views, this.wakeups.publishingColumn(queuedOn));
+    if (!carried) await this.wakeups.publishWithin(tx, queuedOn);
     const written = new Map(accepted.map(({ i }, k) => [i, views[k]]));
     return units.map((_unit, i) => {
       const refusal = refusals.get(i);
@@ -303,32 +303,44 @@ export class MessagesService {
   /**
    * The pace of each accepted send's answer (pace.ts), read in the batch's transaction after its
    * messages are queued: one statement per cell of the batch, whatever the depth of its queue.
-   * The answer then needs nothing after the commit (issue 33 §11).
+   * The answer then needs nothing after the commit (issue 33 §11). The first read also selects
+   * `alongside` (the batch's wake-up), if given: true when one did.
    */
   private async readPaces(
     tx: Executor,
     accepted: readonly { unit: SendUnit; phone: SendingCell['phone'] }[],
     views: readonly MessageView[],
-  ): Promise<void> {
+    alongside: RawBuilder<unknown> | null,
+  ): Promise<boolean> {
     const now = this.clock.now();
     const byCell = new Map<string, Pace>();
+    let carry = alongside ?? undefined;
     for (const [k, { unit, phone }] of accepted.entries()) {
       if (!phone || phone.sendRatePerMinute <= 0) continue;
       const cellId = unit.message.cell_id;
       let pace = byCell.get(cellId);
-      if (!pace) byCell.set(cellId, (pace = await this.paceNow(tx, cellId, phone, now)));
+      if (!pace) {
+        byCell.set(cellId, (pace = await this.paceNow(tx, cellId, phone, now, carry)));
+        carry = undefined;
+      }
       this.paces.set(views[k], pace);
     }
+    return alongside !== null && carry === undefined;
   }
 
-  private async paceNow(ex: Executor, cellId: string, phone: NonNullable<SendingCell['phone']>, now: Date) {
+  private async paceNow(
+    ex: Executor,
+    cellId: string,
+    phone: NonNullable<SendingCell['phone']>,
+    now: Date,
+    alongside?: RawBuilder<unknown>,
+  ) {
     // The queue counted over at most a minute's worth of messages: enough to tell what remains.
-    const { claimed, queued } = await this.repo.pace(ex, {
-      cellId,
-      deviceId: phone.id,
-      since: windowsAt(now),
-      queuedCap: phone.sendRatePerMinute,
-    });
+    const { claimed, queued } = await this.repo.pace(
+      ex,
+      { cellId, deviceId: phone.id, since: windowsAt(now), queuedCap: phone.sendRatePerMinute },
+      alongside,
+    );
     return paceOf(phone, claimed, queued, now);
   }
 

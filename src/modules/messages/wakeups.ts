@@ -2,6 +2,7 @@
 // streams at once. On PostgreSQL a publisher (remote-wakeups.ts) carries the wake-up to the other
 // processes too; pollers also re-check on a short interval, which finds anything missed.
 import { EventEmitter } from 'node:events';
+import type { RawBuilder } from 'kysely';
 import type { Executor } from '../../db/schema.ts';
 
 /** Carries wake-ups to the other processes (remote-wakeups.ts, PostgreSQL). */
@@ -10,6 +11,8 @@ export interface WakeupPublisher {
   now(cellId: string): void;
   /** Inside a transaction: delivered when it commits, and not at all when it rolls back. */
   within(ex: Executor, cellIds: readonly string[]): Promise<void>;
+  /** As within, as a column of another statement of the transaction (its value means nothing). */
+  column(cellIds: readonly string[]): RawBuilder<unknown>;
 }
 
 export class CellWakeups {
@@ -38,6 +41,14 @@ export class CellWakeups {
    */
   async publishWithin(ex: Executor, cellIds: readonly string[]): Promise<void> {
     if (cellIds.length > 0) await this.publisher?.within(ex, cellIds);
+  }
+
+  /**
+   * As publishWithin, carried by a statement the transaction runs anyway (a column to select);
+   * null when there is nothing to publish or no other process to tell.
+   */
+  publishingColumn(cellIds: readonly string[]): RawBuilder<unknown> | null {
+    return cellIds.length > 0 && this.publisher ? this.publisher.column(cellIds) : null;
   }
 
   /** This process's waiters only: after a commit that published within, or a wake-up another process published. */
