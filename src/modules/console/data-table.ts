@@ -53,3 +53,53 @@ export function tableRow(
 ${join(rendered, '\n')}
 </tr>`;
 }
+
+/** A column that also says how a row shows under it. */
+export type RowColumn<Row> = ColumnOptions & { value: (row: Row) => HtmlValue };
+
+/** The cells of `row` under `columns`, labelled (for a live update of one row, or a table body). */
+export const rowOf = <Row>(
+  columns: readonly RowColumn<Row>[],
+  row: Row,
+  options: { id?: string; rowHeader?: boolean } = {},
+): Html =>
+  tableRow(
+    columns,
+    columns.map((column) => column.value(row)),
+    options,
+  );
+
+/**
+ * A whole table from its rows: `empty` when there are none; else the caption, the head and a row
+ * per item (the first cell its header unless `rowHeader` is false), in a scrolling region named
+ * by the caption when `scrollId` is given; then a link to the next page when there is one.
+ */
+export function dataTable<Row>(spec: {
+  caption: HtmlValue;
+  columns: readonly RowColumn<Row>[];
+  rows: readonly Row[];
+  empty: HtmlValue;
+  rowHeader?: boolean;
+  rowId?: (row: Row) => string;
+  scrollId?: string;
+  more?: { href: string; label: string } | null;
+}): Html {
+  const more = spec.more && html`\n<p class="after"><a href="${spec.more.href}">${spec.more.label}</a></p>`;
+  if (spec.rows.length === 0) return html`<p>${spec.empty}</p>${more}`;
+  const rowHeader = spec.rowHeader ?? true;
+  const body = join(
+    spec.rows.map((row) => rowOf(spec.columns, row, { rowHeader, id: spec.rowId?.(row) })),
+    '\n',
+  );
+  const table = html`<table>
+<caption${spec.scrollId ? html` id="${spec.scrollId}"` : ''}>${spec.caption}</caption>
+${tableHead(spec.columns)}
+<tbody>
+${body}
+</tbody>
+</table>`;
+  const region = spec.scrollId
+    ? html`<div class="table-scroll" role="region" aria-labelledby="${spec.scrollId}" tabindex="0">${table}</div>`
+    : table;
+  return html`${region}${more}`;
+}
