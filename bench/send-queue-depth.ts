@@ -7,7 +7,8 @@
 // service's resident set: idle (3 s after it answers /health, before any load; each build is
 // started once beforehand, unmeasured, to fill Node's compile cache as bench/memory.ts does) and
 // peak (VmHWM at the end). No device claims: the
-// queue only grows. Targets (issue 36): sends/s at least the old build's at both depths; p99 <= 30
+// queue only grows. The service's CPU time per accepted send is the figure least moved by a busy
+// machine. Targets (issue 36): sends/s at least the old build's at both depths; p99 <= 30
 // ms on SQLite; idle RSS <= 120 MB, peak <= 300 MB.
 //   node bench/send-queue-depth.ts [--build old=/tmp/old-bf76a0d ...] [--databases sqlite,postgres]
 //     [--duration 5] [--connections 50] [--warmup 5 (seconds of sends on a cell of their own first: the JIT's warm-up, or the first depth measured pays it)]
@@ -64,6 +65,7 @@ interface Row {
   sendsPerSecond: number;
   p50: number;
   p99: number;
+  cpuUs: number | null;
   queuedAfter: number;
   idleMb: number;
   peakMb: number;
@@ -133,6 +135,7 @@ async function measure(database: string, build: { label: string; root: string })
         sendsPerSecond: result.requestsPerSecond,
         p50: result.p50,
         p99: result.p99,
+        cpuUs: result.serverCpuUs,
         queuedAfter: (await queuedOn(service, org.apiKey)) - before + depth,
         idleMb,
         peakMb: 0,
@@ -157,6 +160,7 @@ await runBench(async () => {
     'sends/s',
     'p50 ms',
     'p99 ms',
+    'CPU µs/send',
     'queue at end',
     'idle RSS',
     'peak RSS',
@@ -168,6 +172,7 @@ await runBench(async () => {
     row.sendsPerSecond.toFixed(0),
     String(row.p50),
     String(row.p99),
+    row.cpuUs === null ? '-' : row.cpuUs.toFixed(0),
     row.queuedAfter.toLocaleString('en'),
     `${row.idleMb.toFixed(0)} MB`,
     `${row.peakMb.toFixed(0)} MB`,

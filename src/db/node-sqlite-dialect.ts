@@ -7,7 +7,9 @@ import { DatabaseSync, type StatementSync, type SQLInputValue } from 'node:sqlit
 import { SqliteDialect } from 'kysely';
 import { startCheckpointer, type Checkpointer } from './sqlite-checkpointer.ts';
 
-const STATEMENT_CACHE_SIZE = 500;
+// The send path's batched statements have one SQL text per batch size (up to 64 rows each), so a
+// busy service keeps several hundred; the oldest prepared is dropped first, one at a time.
+const STATEMENT_CACHE_SIZE = 1000;
 
 function bindable(value: unknown): SQLInputValue {
   if (value === undefined) return null;
@@ -89,7 +91,7 @@ class NodeSqliteDatabase {
   prepare(sql: string): NodeSqliteStatement {
     let statement = this.statements.get(sql);
     if (!statement) {
-      if (this.statements.size >= STATEMENT_CACHE_SIZE) this.statements.clear();
+      if (this.statements.size >= STATEMENT_CACHE_SIZE) this.statements.delete(this.statements.keys().next().value!);
       statement = new NodeSqliteStatement(this.database.prepare(sql));
       this.statements.set(sql, statement);
     }

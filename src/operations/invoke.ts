@@ -27,6 +27,11 @@ export interface InvokeOptions {
   idempotency?: { route: string; hash?: string };
   /** False when the adapter validated the input already (REST: Fastify, with the same schemas). */
   validate?: boolean;
+  /**
+   * True when the door admitted the caller already, by the operation's own policy (REST: its
+   * onRequest hook, before the body is read): admission runs once per call.
+   */
+  admitted?: boolean;
   signal?: AbortSignal;
   /** The URL an x402 payment of a 402 names (the request's URL; for MCP the endpoint's). Without one, errors are not enriched. */
   resourceUrl?: string;
@@ -122,7 +127,7 @@ export class Invoker {
     options: InvokeOptions,
   ): Promise<Invoked<Out>> {
     try {
-      admit(op, principal);
+      if (!options.admitted) admit(op, principal);
       if (options.validate !== false) validated(op, input);
       if (op.prepare) input = op.prepare(input);
       const key = options.idempotencyKey;

@@ -180,6 +180,8 @@ export function restBinder(invoker: Invoker, options: { baseUrl: string; docsUrl
         const outcome = await invoker
           .invoke(op, callerOf(request), input, {
             validate: false,
+            // An agent route's onRequest hook (operations/admit.ts) admitted the caller by this operation's policy.
+            admitted: !operator && !open,
             headers: true,
             signal: gone.signal,
             resourceUrl: `${options.baseUrl}${request.url}`,
