@@ -31,6 +31,7 @@ import * as smsgate from './0029_smsgate.ts';
 import * as simCells from './0030_sim_cells.ts';
 import * as simNumbers from './0031_sim_numbers.ts';
 import * as discardedDrafts from './0032_discarded_drafts.ts';
+import * as claimsCoverSegments from './0033_claims_cover_segments.ts';
 
 export const migrations: Record<string, Migration> = {
   '0001_foundation': foundation,
@@ -64,4 +65,5 @@ export const migrations: Record<string, Migration> = {
   '0030_sim_cells': simCells,
   '0031_sim_numbers': simNumbers,
   '0032_discarded_drafts': discardedDrafts,
+  '0033_claims_cover_segments': claimsCoverSegments,
 };

@@ -73,6 +73,14 @@ describe('the statements of a send', () => {
       const plan = await explain(t, statement);
       assert.ok(!scansMessages(plan), `${statement.sql}\n${plan.join('\n')}`);
     }
+    // The claim windows (a day of the phone's claims) are summed from the claims index alone.
+    const pace = deep.statements.find((statement) => /"claimed_at" >/.test(statement.sql));
+    assert.ok(pace, 'the pace read');
+    if (!isPostgres(t.database.db)) {
+      const windows = (await explain(t, pace)).filter((line) => /messages_device_claims/.test(line));
+      assert.equal(windows.length, 4, 'four window reads on the claims index');
+      for (const line of windows) assert.match(line, /USING COVERING INDEX messages_device_claims/);
+    }
     if (isPostgres(t.database.db)) {
       for (const statement of reads.filter((s) => /^\s*select/i.test(s.sql))) {
         const read = await rowsReadFromMessages(t, statement);
