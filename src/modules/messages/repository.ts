@@ -227,7 +227,8 @@ const paceOf = prepared(paceQuery);
 
 export class MessagesRepository {
   readonly db: Kysely<DB>;
-  private readonly postgres: boolean;
+  /** One writer (SQLite) or many (PostgreSQL). */
+  readonly postgres: boolean;
 
   constructor(db: Kysely<DB>) {
     this.db = db;

@@ -117,7 +117,10 @@ export class MessagesService {
     this.clock = deps.clock;
     this.wakeups = deps.wakeups;
     this.storedCaps = deps.storedCaps;
-    this.writes = new GroupCommit(deps.repo.db, (tx, units) => this.writeSends(tx, units));
+    // PostgreSQL: a second batch runs while the first commits (one writer on SQLite).
+    this.writes = new GroupCommit(deps.repo.db, (tx, units) => this.writeSends(tx, units), {
+      concurrency: deps.repo.postgres ? 2 : 1,
+    });
   }
 
   /**
