@@ -31,7 +31,7 @@ export function layout(context: PageContext, title: string, content: Html): Html
   const nav = signedIn
     ? html`<nav aria-label="Console">${SECTIONS.map((section) => html`<a href="${path}${section.path}"${context.current === section.id ? html` aria-current="page"` : ''}>${section.label}</a>`)}</nav>
 <div class="who"><span title="${signedIn.organizationName}">Signed in to <strong>${signedIn.organizationName}</strong></span>
-<form method="post" action="${path}/sign-out"><input type="hidden" name="csrf_token" value="${signedIn.csrfToken}"><button type="submit" class="link-button">Sign out</button></form></div>`
+<form method="post" action="${path}/sign-out">${hidden('csrf_token', signedIn.csrfToken)}<button type="submit" class="link-button">Sign out</button></form></div>`
     : html`<nav aria-label="Console"></nav>`;
   return pageShell({
     title: `${title} — Cellgate Console`,
@@ -89,29 +89,39 @@ ${page.content}
 `;
 }
 
-/** A text input with its label, hint and error (the error is announced with the field). */
-export function field(options: {
-  id: string;
-  name: string;
-  label: string;
-  type: string;
-  value?: string;
-  hint?: string;
-  error?: string;
-  /** More attributes of the input (`html` so that their quotes stay markup). */
-  attributes?: Html;
-  /** Not required (a search field, an optional setting). */
-  optional?: boolean;
-}): Html {
-  const described = [options.hint ? `${options.id}-hint` : '', options.error ? `${options.id}-error` : '']
-    .filter(Boolean)
-    .join(' ');
+/** What a field shows around its control: its label, a hint and an error (announced with it). */
+type FieldFrame = { id: string; label: string; hint?: string; error?: string };
+
+/** A field's label, hint and error around its control; `aria` ties the control to the hint and error. */
+function framed(options: FieldFrame, control: (aria: Html) => Html): Html {
+  const { id, hint, error } = options;
+  const described = [hint && `${id}-hint`, error && `${id}-error`].filter(Boolean).join(' ');
+  const aria = html`${described && html` aria-describedby="${described}"`}${error && html` aria-invalid="true" autofocus`}`;
   return html`<div class="field">
-<label for="${options.id}">${options.label}</label>
-${options.hint ? html`<span class="hint" id="${options.id}-hint">${options.hint}</span>` : ''}
-<input id="${options.id}" name="${options.name}" type="${options.type}" value="${options.value ?? ''}"${options.optional ? '' : ' required'}${described ? html` aria-describedby="${described}"` : ''}${options.error ? html` aria-invalid="true" autofocus` : ''} ${options.attributes ?? ''}>
-${options.error ? html`<p class="field-error" id="${options.id}-error">${options.error}</p>` : ''}
+<label for="${id}">${options.label}</label>
+${hint ? html`<span class="hint" id="${id}-hint">${hint}</span>` : ''}
+${control(aria)}
+${error ? html`<p class="field-error" id="${id}-error">${error}</p>` : ''}
 </div>`;
+}
+
+/** A text input with its label, hint and error. */
+export function field(
+  options: FieldFrame & {
+    name: string;
+    type: string;
+    value?: string;
+    /** More attributes of the input (`html` so that their quotes stay markup). */
+    attributes?: Html;
+    /** Not required (a search field, an optional setting). */
+    optional?: boolean;
+  },
+): Html {
+  return framed(
+    options,
+    (aria) =>
+      html`<input id="${options.id}" name="${options.name}" type="${options.type}" value="${options.value ?? ''}"${options.optional ? '' : ' required'}${aria} ${options.attributes ?? ''}>`,
+  );
 }
 
 /**
@@ -125,7 +135,6 @@ export function secretField(options: { id: string; label: string; secret: string
 <p class="small copied" id="${options.id}-copied" role="status"></p>`;
 }
 
-/** A refusal of a form as a whole, announced (nothing when there is none). */
 /** A message page's content: what happened and, when there is one, where to go next. */
 export const messageCard = (title: string, message: string, link?: { href: string; text: string }) =>
   html`<div class="card">
@@ -134,6 +143,7 @@ export const messageCard = (title: string, message: string, link?: { href: strin
 ${link ? html`<p><a href="${link.href}">${link.text}</a></p>` : ''}
 </div>`;
 
+/** A refusal of a form as a whole, announced (nothing when there is none). */
 export const errorNotice = (text: string | undefined) =>
   text ? html`<div class="notice error" role="alert"><p>${text}</p></div>` : html``;
 
@@ -161,26 +171,12 @@ ${hidden('csrf_token', options.csrfToken)}
 }
 
 /** A select with its label, hint and error; `choices` are [value, label] pairs. */
-export function selectField(options: {
-  id: string;
-  name: string;
-  label: string;
-  value?: string;
-  choices: readonly (readonly [string, string])[];
-  hint?: string;
-  error?: string;
-}): Html {
-  const described = [options.hint ? `${options.id}-hint` : '', options.error ? `${options.id}-error` : '']
-    .filter(Boolean)
-    .join(' ');
+export function selectField(
+  options: FieldFrame & { name: string; value?: string; choices: readonly (readonly [string, string])[] },
+): Html {
   const choices = options.choices.map(
     ([value, label]) =>
       html`<option value="${value}"${value === (options.value ?? '') ? ' selected' : ''}>${label}</option>`,
   );
-  return html`<div class="field">
-<label for="${options.id}">${options.label}</label>
-${options.hint ? html`<span class="hint" id="${options.id}-hint">${options.hint}</span>` : ''}
-<select id="${options.id}" name="${options.name}"${described ? html` aria-describedby="${described}"` : ''}${options.error ? html` aria-invalid="true" autofocus` : ''}>${choices}</select>
-${options.error ? html`<p class="field-error" id="${options.id}-error">${options.error}</p>` : ''}
-</div>`;
+  return framed(options, (aria) => html`<select id="${options.id}" name="${options.name}"${aria}>${choices}</select>`);
 }
