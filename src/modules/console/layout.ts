@@ -2,7 +2,10 @@
 // `html` (every value escaped); the navigation marks the current page with aria-current.
 import { html, join, type Html } from '../../lib/html.ts';
 import { FAVICON_LINK } from '../docs/favicon.ts';
-import { COPY_SCRIPT } from './scripts.ts';
+import { CONSOLE_PATH } from './http.ts';
+
+/** Where the Copy button's script is served (routes.ts); a page with a secret loads it. */
+export const COPY_SCRIPT = `${CONSOLE_PATH}/copy.js`;
 
 /** Where the console lives (links, form actions), and the session's CSRF token when signed in. */
 export interface PageContext {

@@ -29,13 +29,12 @@ import { registerContactListPages } from './pods/list-routes.ts';
 import { registerCellManagement } from './conversations/manage.ts';
 import { registerSignUpPages } from './sign-up.ts';
 import { buildOperatorConsole, registerOperatorConsole } from './operator/module.ts';
-import { ConsoleGuard } from './guard.ts';
+import { consoleGuard } from './guard.ts';
 import { signedInScope } from './binder.ts';
 import { registerSessionConsentRoute } from './consent-session-route.ts';
 import { consoleHttp } from './http.ts';
 import { ConsoleRepository } from './repository.ts';
 import { registerConsentPages, registerConsoleRoutes } from './routes.ts';
-import { registerConsoleScripts } from './scripts.ts';
 import { registerConsoleErrorPages } from './error-pages.ts';
 import { ConsoleService } from './service.ts';
 import { isLoopbackUrl } from '../../config.ts';
@@ -84,7 +83,7 @@ export function build(deps: {
     organizations: dashboard.organizations,
   });
   const http = consoleHttp(deps.consoleUrl, deps.baseUrl);
-  const guard = new ConsoleGuard(service, http);
+  const guard = consoleGuard(service, http);
   // Whether codes are mailed (SMTP) or kept in the dev outbox: the pages that ask for a code say which.
   const mailed = !mailer.outbox;
   return {
@@ -115,7 +114,6 @@ export function register(app: App, module: ConsoleModule): void {
   registerConsoleErrorPages(app);
   registerConsoleRoutes(app, module);
   registerCellsScript(app);
-  registerConsoleScripts(app);
   registerSignUpPages(app, module);
   registerSessionConsentRoute(app, module);
   registerOperatorConsole(app, module.operator);

@@ -21,6 +21,11 @@ const SCOPE_WORDS: Record<string, string> = {
   'usage:read': 'See your usage records',
 };
 
+const EMAIL = /^[^\s@]{1,64}@[^\s@]+\.[^\s@]+$/;
+/** Whether sign-in's and sign-up's email field holds something like an address (the operation checks it too). */
+export const looksLikeEmail = (email: string) => email.length <= 254 && EMAIL.test(email);
+export const EMAIL_ERROR = 'Enter an email address, like name@example.com.';
+
 export const scopeWords = (scope: string) => SCOPE_WORDS[scope] ?? scope;
 
 export function signInPage(context: PageContext, form: { email?: string; next?: string; error?: string }): Html {
