@@ -6,7 +6,7 @@ import { Type } from 'typebox';
 import { ApiError } from '../../lib/errors.ts';
 import { Body, Described, NoContent } from '../../http/schemas.ts';
 import type { App } from '../../http/types.ts';
-import { consentOperations } from '../oauth/operations.ts';
+import { ConsentResult, consentOperations } from '../oauth/operations.ts';
 import { actAsConsole } from './act.ts';
 import { CONSOLE_PATH, SESSION_CONSENT_PATH, fromOwnOrigin, isFormPost, registerFormParser, sendPage } from './http.ts';
 import { messagePage } from './pages.ts';
@@ -16,24 +16,13 @@ import { signInUrl } from './guard.ts';
 
 const REQUEST_ID = 'oar_01jdx5a1b2c3d4e5f6g7h8j9k0';
 
-const SessionConsentResult = Type.Object(
-  {
-    redirect_url: Type.String({
-      description: "The client's redirect URI with code, state and iss (or error=access_denied): send the user there.",
-    }),
-  },
-  {
-    // Same shape as OAuthConsentResult of POST /v1/oauth/consent (oauth module).
-    $id: 'OAuthConsoleConsentResult',
-    description: 'Where to send the user after the decision.',
-    examples: [
-      {
-        redirect_url:
-          'https://assistant.example.com/oauth/callback?code=cg_ac_Q8fK2mN4pR7tY1wZ3aB5cD6eF9gH0jK&state=xyz&iss=https%3A%2F%2Fapi.cellgate.example',
-      },
-    ],
-  },
-);
+// The shape of POST /v1/oauth/consent's answer, under its own name in the API document.
+const { description, examples } = ConsentResult as { description?: string; examples?: unknown[] };
+const SessionConsentResult = Type.Object(ConsentResult.properties, {
+  $id: 'OAuthConsoleConsentResult',
+  description,
+  examples,
+});
 
 /** A form's approve arrives as text. */
 const formValue = (name: string, value: string): unknown =>

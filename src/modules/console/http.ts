@@ -29,9 +29,7 @@ export function consoleHttp(consoleUrl: string, baseUrl: string): ConsoleHttp {
 
 /** A cookie of the request by name (the console sets only URL-safe values). */
 export function readCookie(request: FastifyRequest, name: string): string | undefined {
-  const header = request.headers.cookie;
-  if (!header) return undefined;
-  for (const part of header.split(';')) {
+  for (const part of request.headers.cookie?.split(';') ?? []) {
     const index = part.indexOf('=');
     if (index > 0 && part.slice(0, index).trim() === name) return part.slice(index + 1).trim();
   }
@@ -97,9 +95,7 @@ export function fromOwnOrigin(request: FastifyRequest, http: ConsoleHttp): boole
 }
 
 export const isFormPost = (request: FastifyRequest) =>
-  String(request.headers['content-type'] ?? '')
-    .toLowerCase()
-    .startsWith('application/x-www-form-urlencoded');
+  /^application\/x-www-form-urlencoded/i.test(request.headers['content-type'] ?? '');
 
 /**
  * Parses application/x-www-form-urlencoded bodies in the scope it is registered in (up to 8 KiB);

@@ -18,21 +18,21 @@ export interface PageContext {
 
 /** The console's sections, in the order of its navigation. */
 const SECTIONS = [
-  { id: 'cells', path: '/cells', label: 'Cells' },
-  { id: 'pods', path: '/pods', label: 'Pods' },
-  { id: 'messages', path: '/messages', label: 'Messages' },
-  { id: 'codes', path: '/codes', label: 'Codes' },
-  { id: 'webhooks', path: '/webhooks', label: 'Webhooks' },
-  { id: 'keys', path: '/keys', label: 'API keys' },
-  { id: 'billing', path: '/billing', label: 'Billing' },
-  { id: 'grants', path: '/grants', label: 'Connected applications' },
+  { id: 'cells', label: 'Cells' },
+  { id: 'pods', label: 'Pods' },
+  { id: 'messages', label: 'Messages' },
+  { id: 'codes', label: 'Codes' },
+  { id: 'webhooks', label: 'Webhooks' },
+  { id: 'keys', label: 'API keys' },
+  { id: 'billing', label: 'Billing' },
+  { id: 'grants', label: 'Connected applications' },
 ] as const;
 export type ConsoleSection = (typeof SECTIONS)[number]['id'];
 
 export function layout(context: PageContext, title: string, content: Html): Html {
   const { path, signedIn } = context;
   const nav = signedIn
-    ? html`<nav aria-label="Console">${SECTIONS.map((section) => html`<a href="${path}${section.path}"${context.current === section.id ? html` aria-current="page"` : ''}>${section.label}</a>`)}</nav>
+    ? html`<nav aria-label="Console">${SECTIONS.map((section) => html`<a href="${path}/${section.id}"${context.current === section.id ? html` aria-current="page"` : ''}>${section.label}</a>`)}</nav>
 <div class="who"><span title="${signedIn.organizationName}">Signed in to <strong>${signedIn.organizationName}</strong></span>
 <form method="post" action="${path}/sign-out">${hidden('csrf_token', signedIn.csrfToken)}<button type="submit" class="link-button">Sign out</button></form></div>`
     : html`<nav aria-label="Console"></nav>`;

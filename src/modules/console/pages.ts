@@ -29,10 +29,9 @@ export const EMAIL_ERROR = 'Enter an email address, like name@example.com.';
 export const scopeWords = (scope: string) => SCOPE_WORDS[scope] ?? scope;
 
 export function signInPage(context: PageContext, form: { email?: string; next?: string; error?: string }): Html {
-  const title = form.error ? 'Error: Sign in' : 'Sign in';
   return layout(
     context,
-    title,
+    form.error ? 'Error: Sign in' : 'Sign in',
     html`<div class="card">
 <h1>Sign in to the console</h1>
 <p class="lead">Enter the email address of your Cellgate organization. We will email you a 6-digit code.</p>
@@ -50,10 +49,9 @@ export function codePage(
   context: PageContext,
   form: { email: string; next?: string; error?: string; mailed: boolean },
 ): Html {
-  const title = form.error ? 'Error: Enter your code' : 'Enter your code';
   return layout(
     context,
-    title,
+    form.error ? 'Error: Enter your code' : 'Enter your code',
     html`<div class="card">
 <h1>Check your email</h1>
 ${signInCodeLead(form.email, form.mailed)}

@@ -6,7 +6,7 @@ import type { App } from '../../http/types.ts';
 import { consentOperations } from '../oauth/operations.ts';
 import { HIDDEN, PUBLIC, text } from './account/shared.ts';
 import { consoleBinder } from './binder.ts';
-import { contextOf, foreignPost, redirect } from './guard.ts';
+import { contextOf, foreignPost, redirect, type SignedInContext } from './guard.ts';
 import {
   CONSOLE_PATH,
   SESSION_CONSENT_PATH,
@@ -112,27 +112,25 @@ export function registerConsentPages(scope: App, module: ConsoleModule): void {
   const { oauth, clock, http } = module;
   const { revokeOAuthGrant } = consentOperations(oauth);
   const back = { href: `${CONSOLE_PATH}/grants`, text: 'See connected applications' };
+  const gone = (title: string, message: string, link?: typeof back) => (context: SignedInContext) =>
+    messagePage(context, title, message, link);
   const grants = consoleBinder(scope, module, {
     section: 'grants',
     back,
     missing: 'grant',
-    notFound: (context) =>
-      messagePage(
-        context,
-        'Grant not found',
-        'This application no longer has access, or the grant belongs to another organization.',
-        back,
-      ),
+    notFound: gone(
+      'Grant not found',
+      'This application no longer has access, or the grant belongs to another organization.',
+      back,
+    ),
   });
   const consent = consoleBinder(scope, module, {
     back,
     missing: 'authorization request',
-    notFound: (context) =>
-      messagePage(
-        context,
-        'Authorization request not found',
-        'This authorization request does not exist or belongs to another organization. Return to the application and start again.',
-      ),
+    notFound: gone(
+      'Authorization request not found',
+      'This authorization request does not exist or belongs to another organization. Return to the application and start again.',
+    ),
   });
 
   consent.view(`${CONSOLE_PATH}/consent`, async ({ session, context, query, reply, send }) => {
