@@ -1,11 +1,9 @@
-// How a signed-in console page is bound. `signedInScope` registers a console's pages in one
-// scope whose one hook finds the session before any handler runs: a page without one redirects
-// to sign-in (coming back after), a form post must come from the console's origin and carry the
-// session's CSRF token, a live stream without one is a plain 401. A section then binds its pages
-// with `view` (GET) and `form`/`post` (POST) over a typed invoke as the session; an operation's
-// refusal becomes the form's errors, a not_found the section's 404 page, in this file only. The
-// organization console and the operator console each bind through their own `Door`.
-import { sayFieldError } from './field-errors.ts';
+// How a signed-in console page is bound. `signedInScope` registers a console's pages in one scope
+// whose one hook finds the session before any handler runs (a page without one redirects to
+// sign-in, a post must come from the console's origin with the session's CSRF token, a live stream
+// answers a plain 401). A section binds its pages with `view` (GET) and `form`/`post` (POST) over a
+// typed invoke as the session; a refusal becomes the form's errors, a not_found the section's 404
+// page, in this file only. The organization console and the operator console each have a `Door`.
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Static, TObject } from 'typebox';
 import type { App } from '../../http/types.ts';
@@ -15,6 +13,7 @@ import type { Operation } from '../../operations/operation.ts';
 import { capitalized, text } from './account/shared.ts';
 import { actAsConsole } from './act.ts';
 import { plainAnswer } from './conversations/live.ts';
+import { sayFieldError } from './field-errors.ts';
 import { contextOf, redirect, type SignedInContext } from './guard.ts';
 import { registerFormParser, sendPage } from './http.ts';
 import type { ConsoleSection } from './layout.ts';
@@ -33,7 +32,7 @@ declare module 'fastify' {
   }
 }
 
-/** Routes of the signed-in scope: console pages, never in the API document, with the session hook's checks instead of an API credential. */
+/** Routes of the signed-in scope: never in the API document, the session hook's checks instead of an API credential. */
 const CONSOLE_ROUTE = { config: { auth: 'public' as const }, schema: { hide: true } };
 export const STREAM_ROUTE = { config: { auth: 'public' as const, consoleStream: true }, schema: { hide: true } };
 
@@ -83,6 +82,7 @@ export type OutOf<Op> = Op extends Operation<TObject, infer Out, any> ? Awaited<
 export type InputOf<Op> = Op extends Operation<infer In, any, any> ? { [K in keyof Static<In>]?: unknown } : never;
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
 type ConsoleOperation = Operation<any, any, any>;
+type Link = { href: string; text: string };
 
 /** What a binding's functions get: the request, the session and its page context, the typed invoke. */
 export interface Ask<S = ConsoleSession, C = SignedInContext> {
@@ -146,17 +146,11 @@ const LABELS: Record<string, string> = {
   event_types: 'The events',
 };
 
-/** A field's error in the form's words; what an empty or unknown choice wants, said as the request. */
-function sayField(name: string, field: string, message: string, labels: Record<string, string>): string {
-  if (field === name && WANTED[name] && /fewer than 1 characters|equal to one of the allowed values/.test(message))
-    return WANTED[name];
-  return sayFieldError(field, message, { ...LABELS, ...labels });
-}
-
 /**
  * An operation's refusal as the form's errors: field errors on their field (an item of a list by
- * its line), a code the form names a field for on that field, a refusal of the whole form (409,
- * 402, ...) as its notice; null for not_found (the 404 page) and anything unexpected.
+ * its line; what an empty or unknown choice wants, said as the request), a code the form names a
+ * field for on that field, a refusal of the whole form (409, 402, ...) as its notice; null for
+ * not_found (the 404 page) and anything unexpected.
  */
 export function refusalOf(
   error: unknown,
@@ -168,9 +162,11 @@ export function refusalOf(
   if (!(error instanceof ApiError) || error.code === 'not_found' || error.status >= 500) return null;
   const refusal: Refusal = { values, errors: {}, status: error.status };
   if (error.code === 'invalid_request' && error.errors?.length) {
-    for (const e of error.errors) {
-      const [name] = e.field.split(/[./]/);
-      refusal.errors[name] ??= sayField(name, e.field, e.message, labels);
+    for (const { field, message } of error.errors) {
+      const [name] = field.split(/[./]/);
+      const wanted = field === name && /fewer than 1 characters|equal to one of the allowed values/.test(message);
+      refusal.errors[name] ??=
+        wanted && WANTED[name] ? WANTED[name] : sayFieldError(field, message, { ...LABELS, ...labels });
     }
   } else if (Object.hasOwn(codeFields, error.code)) refusal.errors[codeFields[error.code]] = error.message;
   else refusal.notice = error.message;
@@ -181,14 +177,14 @@ export function refusalOf(
 export interface Door<S, C, Section extends string> {
   context(session: S, section?: Section): C;
   call(session: S, op: ConsoleOperation, input: Record<string, unknown>): Promise<unknown>;
-  messagePage(context: C, title: string, message: string, link?: { href: string; text: string }): Html;
+  messagePage(context: C, title: string, message: string, link?: Link): Html;
 }
 
 /** A section's binding: its page context's section, its way back, the thing its 404 names. */
 export interface SectionOptions<C = SignedInContext, Section extends string = ConsoleSection> {
   /** The nav's current section (none: the consent page). */
   section?: Section;
-  back: { href: string; text: string };
+  back: Link;
   /** What a not_found names by default ("pod": "Pod not found"). */
   missing: string;
   /** The section's own 404 page, instead of "<Missing> not found". */
@@ -202,30 +198,27 @@ export interface SectionOptions<C = SignedInContext, Section extends string = Co
 /** What a binding answers: a page (200), a location (303), or the reply it already sent. */
 export type Answer = Html | string | FastifyReply;
 
-interface BindOptions {
+type BindOptions = Pick<PostSpec<never>, 'missing' | 'route'>;
+
+export interface PostSpec<A> {
+  /** The post's work (one or more calls); where to go after it, or a page. */
+  run: (ask: A) => Promise<Answer>;
+  /** The page again with a refusal (its status is the refusal's); without it, a refusal other than a 404 propagates. */
+  page?: (ask: A, refusal: Refusal) => Promise<Html>;
+  /** Codes the form shows on a field rather than as its notice. */
+  codeFields?: Record<string, string>;
   /** What a not_found of this route names ("draft"). */
   missing?: string;
   /** Route options (a larger bodyLimit, an onSend hook). */
   route?: Record<string, unknown>;
 }
 
-export interface FormSpec<Op extends ConsoleOperation, A> extends BindOptions {
+export interface FormSpec<Op extends ConsoleOperation, A> extends Omit<PostSpec<A>, 'run'> {
   /** The operation's input from the form; may throw a FormRefusal. */
   input: (ask: A) => InputOf<Op>;
-  /** The page again, with the refusal (its status is the refusal's). */
-  page: (ask: A, refusal: Refusal) => Promise<Html>;
+  page: NonNullable<PostSpec<A>['page']>;
   /** After the operation: where to go (303), or a page. */
   done: (ask: A, result: OutOf<Op>) => Answer | Promise<Answer>;
-  /** Codes the form shows on a field rather than as its notice. */
-  codeFields?: Record<string, string>;
-}
-
-export interface PostSpec<A> extends BindOptions {
-  /** The post's work (one or more calls); where to go after it, or a page. */
-  run: (ask: A) => Promise<Answer>;
-  /** The page again with a refusal; without it, a refusal other than a 404 propagates. */
-  page?: (ask: A, refusal: Refusal) => Promise<Html>;
-  codeFields?: Record<string, string>;
 }
 
 const texts = (fields: unknown): Record<string, string> =>
@@ -235,19 +228,17 @@ const texts = (fields: unknown): Record<string, string> =>
     ),
   );
 
-/** The organization console's door: its sessions, its pages, invoke as the session's organization. */
-export function consoleDoor(module: ConsoleModule): Door<ConsoleSession, SignedInContext, ConsoleSection> {
-  const invoker = module.dashboard.invoker;
-  return {
-    context: (session, section) => contextOf(session, section),
-    call: (session, op, input) => actAsConsole(invoker, session, op, input),
-    messagePage,
-  };
-}
-
-/** A section of the organization console. */
+/** A section of the organization console: its sessions, its pages, invoke as the session's organization. */
 export const consoleBinder = (scope: App, module: ConsoleModule, options: SectionOptions) =>
-  new Binder(scope, consoleDoor(module), options);
+  new Binder(
+    scope,
+    {
+      context: (session, section) => contextOf(session, section),
+      call: (session, op, input) => actAsConsole(module.dashboard.invoker, session, op, input),
+      messagePage,
+    },
+    options,
+  );
 
 export class Binder<S = ConsoleSession, C = SignedInContext, Section extends string = ConsoleSection> {
   private readonly scope: App;
@@ -274,10 +265,7 @@ export class Binder<S = ConsoleSession, C = SignedInContext, Section extends str
 
   /** A form bound to one operation: input → invoke → 303 (or a page); a refusal → the page with the form's errors. */
   form<Op extends ConsoleOperation>(path: string, op: Op, spec: FormSpec<Op, Ask<S, C>>): void {
-    this.post(path, {
-      ...spec,
-      run: async (ask) => spec.done(ask, await ask.call(op, spec.input(ask))),
-    });
+    this.post(path, { ...spec, run: async (ask) => spec.done(ask, await ask.call(op, spec.input(ask))) });
   }
 
   /** A form post whose work is more than one call. */
@@ -287,7 +275,7 @@ export class Binder<S = ConsoleSession, C = SignedInContext, Section extends str
       try {
         return await this.answer(ask, await spec.run(ask));
       } catch (error) {
-        const refusal = spec.page ? refusalOf(error, ask.body, spec.codeFields, this.options.labels) : null;
+        const refusal = spec.page && refusalOf(error, ask.body, spec.codeFields, this.options.labels);
         if (!refusal || !spec.page) return this.refused(ask, error, spec.missing);
         try {
           return await sendPage(reply, refusal.status, await spec.page(ask, refusal));
@@ -312,25 +300,21 @@ export class Binder<S = ConsoleSession, C = SignedInContext, Section extends str
     missing = this.options.missing,
   ): FastifyReply | Promise<FastifyReply> {
     if (!(error instanceof ApiError)) throw error;
-    const { context } = ask;
-    const { back } = this.options;
-    const page = this.door.messagePage;
+    const { back, notFound, invalidIsMissing } = this.options;
+    const say = (status: number, title: string, message: string) =>
+      sendPage(ask.reply, status, this.door.messagePage(ask.context, title, message, back));
     const badLink = error.code === 'invalid_request' && error.errors?.some((e) => e.field === 'cursor');
-    if (error.code === 'not_found' || (error.code === 'invalid_request' && !badLink && this.options.invalidIsMissing))
-      return sendPage(
-        ask.reply,
+    if (error.code === 'not_found' || (error.code === 'invalid_request' && !badLink && invalidIsMissing)) {
+      if (notFound) return sendPage(ask.reply, 404, notFound(ask.context, missing));
+      return say(
         404,
-        this.options.notFound?.(context, missing) ??
-          page(
-            context,
-            `${capitalized(missing)} not found`,
-            `This ${missing} does not exist or belongs to another organization.`,
-            back,
-          ),
+        `${capitalized(missing)} not found`,
+        `This ${missing} does not exist or belongs to another organization.`,
       );
-    if (badLink) return sendPage(ask.reply, 400, page(context, 'Page not found', 'This list link is not valid.', back));
+    }
+    if (badLink) return say(400, 'Page not found', 'This list link is not valid.');
     if (error.code === 'conflict' || error.code === 'billing_disabled')
-      return sendPage(ask.reply, 409, page(context, 'Not possible right now', error.message, back));
+      return say(409, 'Not possible right now', error.message);
     throw error;
   }
 

@@ -6,53 +6,30 @@ import { Type } from 'typebox';
 import { ApiError } from '../../lib/errors.ts';
 import { Body, Described, NoContent } from '../../http/schemas.ts';
 import type { App } from '../../http/types.ts';
-import type { OAuthService } from '../oauth/service.ts';
-import { consentOperations } from '../oauth/operations.ts';
-import type { Invoker } from '../../operations/invoke.ts';
+import { ConsentResult, consentOperations } from '../oauth/operations.ts';
 import { actAsConsole } from './act.ts';
-import {
-  CONSOLE_PATH,
-  SESSION_CONSENT_PATH,
-  fromOwnOrigin,
-  isFormPost,
-  readSessionCookie,
-  registerFormParser,
-  sendPage,
-  type ConsoleHttp,
-} from './http.ts';
+import { CONSOLE_PATH, SESSION_CONSENT_PATH, fromOwnOrigin, isFormPost, registerFormParser, sendPage } from './http.ts';
 import { messagePage } from './pages.ts';
-import { csrfMatches, type ConsoleService } from './service.ts';
+import { csrfMatches } from './service.ts';
+import type { ConsoleModule } from './module.ts';
+import { signInUrl } from './guard.ts';
 
 const REQUEST_ID = 'oar_01jdx5a1b2c3d4e5f6g7h8j9k0';
 
-const SessionConsentResult = Type.Object(
-  {
-    redirect_url: Type.String({
-      description: "The client's redirect URI with code, state and iss (or error=access_denied): send the user there.",
-    }),
-  },
-  {
-    // Same shape as OAuthConsentResult of POST /v1/oauth/consent (oauth module).
-    $id: 'OAuthConsoleConsentResult',
-    description: 'Where to send the user after the decision.',
-    examples: [
-      {
-        redirect_url:
-          'https://assistant.example.com/oauth/callback?code=cg_ac_Q8fK2mN4pR7tY1wZ3aB5cD6eF9gH0jK&state=xyz&iss=https%3A%2F%2Fapi.cellgate.example',
-      },
-    ],
-  },
-);
+// The shape of POST /v1/oauth/consent's answer, under its own name in the API document.
+const { description, examples } = ConsentResult as { description?: string; examples?: unknown[] };
+const SessionConsentResult = Type.Object(ConsentResult.properties, {
+  $id: 'OAuthConsoleConsentResult',
+  description,
+  examples,
+});
 
 /** A form's approve arrives as text. */
 const formValue = (name: string, value: string): unknown =>
   name === 'approve' && (value === 'true' || value === 'false') ? value === 'true' : value;
 
-export function registerSessionConsentRoute(
-  app: App,
-  deps: { console: ConsoleService; oauth: OAuthService; http: ConsoleHttp; dashboard: { invoker: Invoker } },
-): void {
-  const { console: service, oauth, http } = deps;
+export function registerSessionConsentRoute(app: App, deps: ConsoleModule): void {
+  const { oauth, http } = deps;
   const { decideAuthorizationRequest } = consentOperations(oauth);
   app.register(async (plugin) => {
     const scope = plugin.withTypeProvider<TypeBoxTypeProvider>();
@@ -97,7 +74,7 @@ export function registerSessionConsentRoute(
         const form = isFormPost(request);
         try {
           if (!fromOwnOrigin(request, http)) throw new ApiError('forbidden', 'The request comes from another origin.');
-          const session = await service.session(readSessionCookie(request));
+          const session = await deps.guard.session(request);
           if (!session) throw new ApiError('unauthenticated', 'No live console session: sign in to the console first.');
           if (!csrfMatches(session, request.body.csrf_token))
             throw new ApiError('forbidden', 'csrf_token is missing or does not match the console session.');
@@ -117,7 +94,7 @@ export function registerSessionConsentRoute(
             401: [
               'Signed out',
               'Your console session has ended. Sign in again to decide this request.',
-              { href: `${CONSOLE_PATH}/sign-in?next=${encodeURIComponent(consent)}`, text: 'Sign in' },
+              { href: signInUrl(consent), text: 'Sign in' },
             ],
             403: [
               'Request refused',

@@ -11,40 +11,32 @@ import { operatorMessagePage } from './operator/layout.ts';
 import { OPERATOR_PATH } from './operator/http.ts';
 import { messagePage } from './pages.ts';
 
-interface ErrorWords {
-  title: string;
-  message: string;
-}
-
-function wordsFor(error: ApiError, requestId: string, retryAfter: string | undefined): ErrorWords {
+/** The error's page: its title and message in words, drawn by `page`. */
+function render(reply: FastifyReply, error: ApiError, page: (title: string, message: string) => Html): FastifyReply {
+  const send = (title: string, message: string) => sendPage(reply, error.status, page(title, message));
   if (error.status === 404)
-    return { title: 'Page not found', message: 'There is no page at this address. Check the link, or start again.' };
+    return send('Page not found', 'There is no page at this address. Check the link, or start again.');
   if (error.status === 429) {
-    const seconds = Number(retryAfter);
+    const seconds = Number(reply.getHeader('retry-after')?.toString());
     const wait =
       seconds > 90 ? `about ${Math.ceil(seconds / 60)} minutes` : `${Number.isFinite(seconds) ? seconds : 60} seconds`;
-    return { title: 'Too many attempts', message: `${error.message} Try again in ${wait}.` };
+    return send('Too many attempts', `${error.message} Try again in ${wait}.`);
   }
   if (error.status >= 500)
-    return {
-      title: 'Something went wrong',
-      message: `The console could not finish this request; nothing you typed is lost by trying again in a moment. If it keeps failing, tell the operator request id ${requestId}.`,
-    };
-  return { title: 'Request refused', message: error.message };
-}
-
-function render(reply: FastifyReply, error: ApiError, page: (words: ErrorWords) => Html): FastifyReply {
-  const retryAfter = reply.getHeader('retry-after');
-  return sendPage(reply, error.status, page(wordsFor(error, reply.request.id, retryAfter?.toString())));
+    return send(
+      'Something went wrong',
+      `The console could not finish this request; nothing you typed is lost by trying again in a moment. If it keeps failing, tell the operator request id ${reply.request.id}.`,
+    );
+  return send('Request refused', error.message);
 }
 
 export function registerConsoleErrorPages(app: FastifyInstance): void {
   const home = { href: `${CONSOLE_PATH}/cells`, text: 'Go to the console' };
   setProblemPage(app, CONSOLE_PATH, (_request, reply, error) =>
-    render(reply, error, (words) => messagePage(contextOf(null), words.title, words.message, home)),
+    render(reply, error, (title, message) => messagePage(contextOf(null), title, message, home)),
   );
   const fleet = { href: `${OPERATOR_PATH}/fleet`, text: 'Go to the operator console' };
   setProblemPage(app, OPERATOR_PATH, (_request, reply, error) =>
-    render(reply, error, (words) => operatorMessagePage(null, words.title, words.message, fleet)),
+    render(reply, error, (title, message) => operatorMessagePage(null, title, message, fleet)),
   );
 }

@@ -12,17 +12,12 @@ export type SignedInContext = PageContext & { signedIn: NonNullable<PageContext[
 export function contextOf(session: ConsoleSession, current?: ConsoleSection): SignedInContext;
 export function contextOf(session: ConsoleSession | null, current?: ConsoleSection): PageContext;
 export function contextOf(session: ConsoleSession | null, current?: ConsoleSection): PageContext {
-  return {
-    path: CONSOLE_PATH,
-    current,
-    signedIn: session
-      ? {
-          organizationName: session.organizationName,
-          organizationEmail: session.organizationEmail,
-          csrfToken: session.csrfToken,
-        }
-      : undefined,
+  const signedIn = session && {
+    organizationName: session.organizationName,
+    organizationEmail: session.organizationEmail,
+    csrfToken: session.csrfToken,
   };
+  return { path: CONSOLE_PATH, current, signedIn: signedIn ?? undefined };
 }
 
 export const redirect = (reply: FastifyReply, location: string) =>
@@ -34,58 +29,47 @@ export const foreignPost = (reply: FastifyReply) =>
 
 export const signInUrl = (next: string) => `${CONSOLE_PATH}/sign-in?next=${encodeURIComponent(next)}`;
 
-export class ConsoleGuard {
-  private readonly service: ConsoleService;
-  private readonly http: ConsoleHttp;
+export type ConsoleGuard = ReturnType<typeof consoleGuard>;
 
-  constructor(service: ConsoleService, http: ConsoleHttp) {
-    this.service = service;
-    this.http = http;
-  }
-
-  /** The session of the request's cookie, if it is valid. */
-  session(request: FastifyRequest): Promise<ConsoleSession | null> {
-    return this.service.session(readSessionCookie(request));
-  }
-
-  /** The session of a page; without one, answers 303 to sign-in (coming back to the page) and gives null. */
-  async page(request: FastifyRequest, reply: FastifyReply): Promise<ConsoleSession | null> {
-    const session = await this.session(request);
-    if (!session) await redirect(reply, signInUrl(request.url));
-    return session;
-  }
-
-  /** The session of a form post; otherwise answers 403 (foreign origin or CSRF) or 401 (signed out) and gives null. */
-  async posted(request: FastifyRequest, reply: FastifyReply, csrfToken: string): Promise<ConsoleSession | null> {
-    if (!fromOwnOrigin(request, this.http)) {
-      await foreignPost(reply);
-      return null;
-    }
-    const session = await this.session(request);
-    if (!session) {
-      await sendPage(
-        reply,
-        401,
-        messagePage(contextOf(null), 'Signed out', 'Your session has ended. Sign in again to continue.', {
+/** The organization console's sessions (the binder's SessionGuard). */
+export function consoleGuard(service: ConsoleService, http: ConsoleHttp) {
+  const session = (request: FastifyRequest) => service.session(readSessionCookie(request));
+  /** Answers with a page instead of the route, and gives no session. */
+  const refuse = async (reply: FastifyReply, status: number, ...page: Parameters<typeof messagePage>) => {
+    await sendPage(reply, status, messagePage(...page));
+    return null;
+  };
+  return {
+    /** The session of the request's cookie, if it is valid. */
+    session,
+    /** The session of a page; without one, answers 303 to sign-in (coming back to the page) and gives null. */
+    async page(request: FastifyRequest, reply: FastifyReply): Promise<ConsoleSession | null> {
+      const found = await session(request);
+      if (!found) await redirect(reply, signInUrl(request.url));
+      return found;
+    },
+    /** The session of a form post; otherwise answers 403 (foreign origin or CSRF) or 401 (signed out) and gives null. */
+    async posted(request: FastifyRequest, reply: FastifyReply, csrfToken: string): Promise<ConsoleSession | null> {
+      if (!fromOwnOrigin(request, http)) {
+        await foreignPost(reply);
+        return null;
+      }
+      const found = await session(request);
+      if (!found)
+        return refuse(reply, 401, contextOf(null), 'Signed out', 'Your session has ended. Sign in again to continue.', {
           href: `${CONSOLE_PATH}/sign-in`,
           text: 'Sign in',
-        }),
-      );
-      return null;
-    }
-    if (!csrfMatches(session, csrfToken)) {
-      await sendPage(
-        reply,
-        403,
-        messagePage(
-          contextOf(session),
+        });
+      if (!csrfMatches(found, csrfToken))
+        return refuse(
+          reply,
+          403,
+          contextOf(found),
           'Request refused',
           'The form is out of date or was not sent from this console. Reload the page and try again.',
           { href: `${CONSOLE_PATH}/cells`, text: 'Back to the console' },
-        ),
-      );
-      return null;
-    }
-    return session;
-  }
+        );
+      return found;
+    },
+  };
 }

@@ -5,12 +5,13 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import { ApiError } from '../../lib/errors.ts';
 import type { App } from '../../http/types.ts';
 import type { Html } from '../../lib/html.ts';
+import { SESSION_TTL_MS } from './service.ts';
 
 /** Where the service serves the console (CELLGATE_CONSOLE_URL points here, possibly through a proxy). */
 export const CONSOLE_PATH = '/console';
 /** The API route that decides a consent with the console session: the cookie is sent there too. */
 export const SESSION_CONSENT_PATH = '/v1/oauth/consent/session';
-export const COOKIE_NAME = 'cg_console';
+const COOKIE_NAME = 'cg_console';
 const COOKIE_PATHS = [CONSOLE_PATH, SESSION_CONSENT_PATH];
 
 export interface ConsoleHttp {
@@ -28,9 +29,7 @@ export function consoleHttp(consoleUrl: string, baseUrl: string): ConsoleHttp {
 
 /** A cookie of the request by name (the console sets only URL-safe values). */
 export function readCookie(request: FastifyRequest, name: string): string | undefined {
-  const header = request.headers.cookie;
-  if (!header) return undefined;
-  for (const part of header.split(';')) {
+  for (const part of request.headers.cookie?.split(';') ?? []) {
     const index = part.indexOf('=');
     if (index > 0 && part.slice(0, index).trim() === name) return part.slice(index + 1).trim();
   }
@@ -39,18 +38,24 @@ export function readCookie(request: FastifyRequest, name: string): string | unde
 
 export const readSessionCookie = (request: FastifyRequest) => readCookie(request, COOKIE_NAME);
 
-/**
- * A value for the next page only (Post/Redirect/Get): set on the 303 that answers a form, read
- * and cleared by the page it leads to, so a reload never posts the form again. HttpOnly, on that
- * page's path only, SameSite=Strict, for at most five minutes. `value: null` clears it.
- */
-export function flashCookie(http: ConsoleHttp, name: string, path: string, value: string | null): string {
-  return `${name}=${value ?? ''}; Path=${path}; Max-Age=${value === null ? 0 : 300}; HttpOnly; SameSite=Strict${http.secure ? '; Secure' : ''}`;
-}
+/** A cookie as Set-Cookie says it: HttpOnly, Secure on https, Max-Age only (the browser's clock decides); null clears it. */
+export const cookie = (
+  http: ConsoleHttp,
+  name: string,
+  path: string,
+  value: string | null,
+  maxAge: number,
+  sameSite = 'Strict',
+) =>
+  `${name}=${value ?? ''}; Path=${path}; Max-Age=${value === null ? 0 : maxAge}; HttpOnly; SameSite=${sameSite}${http.secure ? '; Secure' : ''}`;
 
-/** Sets the flash `name` for the page at `path`: `value` as base64url JSON. */
+/**
+ * Sets the flash `name` for the page at `path`, `value` as base64url JSON: a value for the next
+ * page only (Post/Redirect/Get), set on the 303 that answers a form, read and cleared by the page
+ * it leads to, so a reload never posts the form again. On that page's path only, for five minutes.
+ */
 export function setFlash(reply: FastifyReply, http: ConsoleHttp, name: string, path: string, value: object): void {
-  reply.header('set-cookie', flashCookie(http, name, path, Buffer.from(JSON.stringify(value)).toString('base64url')));
+  reply.header('set-cookie', cookie(http, name, path, Buffer.from(JSON.stringify(value)).toString('base64url'), 300));
 }
 
 /**
@@ -66,7 +71,7 @@ export function takeFlash<T extends object>(
 ): T | undefined {
   const raw = readCookie(request, name);
   if (raw === undefined) return undefined;
-  reply.header('set-cookie', flashCookie(http, name, path, null));
+  reply.header('set-cookie', cookie(http, name, path, null, 300));
   try {
     const value = JSON.parse(Buffer.from(raw, 'base64url').toString('utf8')) as Partial<T>;
     return value !== null && typeof value === 'object' && owned(value) ? (value as T) : undefined;
@@ -75,19 +80,9 @@ export function takeFlash<T extends object>(
   }
 }
 
-/** One cookie per path it must reach (a cookie has a single Path). Max-Age only: the browser's clock decides. */
-export function sessionCookies(http: ConsoleHttp, token: string, maxAgeSeconds: number): string[] {
-  return COOKIE_PATHS.map(
-    (path) =>
-      `${COOKIE_NAME}=${token}; Path=${path}; Max-Age=${maxAgeSeconds}; HttpOnly; SameSite=Lax${http.secure ? '; Secure' : ''}`,
-  );
-}
-
-export function clearedCookies(http: ConsoleHttp): string[] {
-  return COOKIE_PATHS.map(
-    (path) => `${COOKIE_NAME}=; Path=${path}; Max-Age=0; HttpOnly; SameSite=Lax${http.secure ? '; Secure' : ''}`,
-  );
-}
+/** The session cookie, one per path it must reach (a cookie has a single Path); a null token clears it. */
+export const sessionCookies = (http: ConsoleHttp, token: string | null) =>
+  COOKIE_PATHS.map((path) => cookie(http, COOKIE_NAME, path, token, SESSION_TTL_MS / 1000, 'Lax'));
 
 /**
  * A post without an Origin header (not a browser, or an old one) passes; the CSRF token still
@@ -100,9 +95,7 @@ export function fromOwnOrigin(request: FastifyRequest, http: ConsoleHttp): boole
 }
 
 export const isFormPost = (request: FastifyRequest) =>
-  String(request.headers['content-type'] ?? '')
-    .toLowerCase()
-    .startsWith('application/x-www-form-urlencoded');
+  /^application\/x-www-form-urlencoded/i.test(request.headers['content-type'] ?? '');
 
 /**
  * Parses application/x-www-form-urlencoded bodies in the scope it is registered in (up to 8 KiB);

@@ -2,7 +2,10 @@
 // `html` (every value escaped); the navigation marks the current page with aria-current.
 import { html, join, type Html } from '../../lib/html.ts';
 import { FAVICON_LINK } from '../docs/favicon.ts';
-import { COPY_SCRIPT } from './scripts.ts';
+import { CONSOLE_PATH } from './http.ts';
+
+/** Where the Copy button's script is served (routes.ts); a page with a secret loads it. */
+export const COPY_SCRIPT = `${CONSOLE_PATH}/copy.js`;
 
 /** Where the console lives (links, form actions), and the session's CSRF token when signed in. */
 export interface PageContext {
@@ -15,23 +18,23 @@ export interface PageContext {
 
 /** The console's sections, in the order of its navigation. */
 const SECTIONS = [
-  { id: 'cells', path: '/cells', label: 'Cells' },
-  { id: 'pods', path: '/pods', label: 'Pods' },
-  { id: 'messages', path: '/messages', label: 'Messages' },
-  { id: 'codes', path: '/codes', label: 'Codes' },
-  { id: 'webhooks', path: '/webhooks', label: 'Webhooks' },
-  { id: 'keys', path: '/keys', label: 'API keys' },
-  { id: 'billing', path: '/billing', label: 'Billing' },
-  { id: 'grants', path: '/grants', label: 'Connected applications' },
+  { id: 'cells', label: 'Cells' },
+  { id: 'pods', label: 'Pods' },
+  { id: 'messages', label: 'Messages' },
+  { id: 'codes', label: 'Codes' },
+  { id: 'webhooks', label: 'Webhooks' },
+  { id: 'keys', label: 'API keys' },
+  { id: 'billing', label: 'Billing' },
+  { id: 'grants', label: 'Connected applications' },
 ] as const;
 export type ConsoleSection = (typeof SECTIONS)[number]['id'];
 
 export function layout(context: PageContext, title: string, content: Html): Html {
   const { path, signedIn } = context;
   const nav = signedIn
-    ? html`<nav aria-label="Console">${SECTIONS.map((section) => html`<a href="${path}${section.path}"${context.current === section.id ? html` aria-current="page"` : ''}>${section.label}</a>`)}</nav>
+    ? html`<nav aria-label="Console">${SECTIONS.map((section) => html`<a href="${path}/${section.id}"${context.current === section.id ? html` aria-current="page"` : ''}>${section.label}</a>`)}</nav>
 <div class="who"><span title="${signedIn.organizationName}">Signed in to <strong>${signedIn.organizationName}</strong></span>
-<form method="post" action="${path}/sign-out"><input type="hidden" name="csrf_token" value="${signedIn.csrfToken}"><button type="submit" class="link-button">Sign out</button></form></div>`
+<form method="post" action="${path}/sign-out">${hidden('csrf_token', signedIn.csrfToken)}<button type="submit" class="link-button">Sign out</button></form></div>`
     : html`<nav aria-label="Console"></nav>`;
   return pageShell({
     title: `${title} — Cellgate Console`,
@@ -89,29 +92,39 @@ ${page.content}
 `;
 }
 
-/** A text input with its label, hint and error (the error is announced with the field). */
-export function field(options: {
-  id: string;
-  name: string;
-  label: string;
-  type: string;
-  value?: string;
-  hint?: string;
-  error?: string;
-  /** More attributes of the input (`html` so that their quotes stay markup). */
-  attributes?: Html;
-  /** Not required (a search field, an optional setting). */
-  optional?: boolean;
-}): Html {
-  const described = [options.hint ? `${options.id}-hint` : '', options.error ? `${options.id}-error` : '']
-    .filter(Boolean)
-    .join(' ');
+/** What a field shows around its control: its label, a hint and an error (announced with it). */
+type FieldFrame = { id: string; label: string; hint?: string; error?: string };
+
+/** A field's label, hint and error around its control; `aria` ties the control to the hint and error. */
+function framed(options: FieldFrame, control: (aria: Html) => Html): Html {
+  const { id, hint, error } = options;
+  const described = [hint && `${id}-hint`, error && `${id}-error`].filter(Boolean).join(' ');
+  const aria = html`${described && html` aria-describedby="${described}"`}${error && html` aria-invalid="true" autofocus`}`;
   return html`<div class="field">
-<label for="${options.id}">${options.label}</label>
-${options.hint ? html`<span class="hint" id="${options.id}-hint">${options.hint}</span>` : ''}
-<input id="${options.id}" name="${options.name}" type="${options.type}" value="${options.value ?? ''}"${options.optional ? '' : ' required'}${described ? html` aria-describedby="${described}"` : ''}${options.error ? html` aria-invalid="true" autofocus` : ''} ${options.attributes ?? ''}>
-${options.error ? html`<p class="field-error" id="${options.id}-error">${options.error}</p>` : ''}
+<label for="${id}">${options.label}</label>
+${hint ? html`<span class="hint" id="${id}-hint">${hint}</span>` : ''}
+${control(aria)}
+${error ? html`<p class="field-error" id="${id}-error">${error}</p>` : ''}
 </div>`;
+}
+
+/** A text input with its label, hint and error. */
+export function field(
+  options: FieldFrame & {
+    name: string;
+    type: string;
+    value?: string;
+    /** More attributes of the input (`html` so that their quotes stay markup). */
+    attributes?: Html;
+    /** Not required (a search field, an optional setting). */
+    optional?: boolean;
+  },
+): Html {
+  return framed(
+    options,
+    (aria) =>
+      html`<input id="${options.id}" name="${options.name}" type="${options.type}" value="${options.value ?? ''}"${options.optional ? '' : ' required'}${aria} ${options.attributes ?? ''}>`,
+  );
 }
 
 /**
@@ -125,7 +138,6 @@ export function secretField(options: { id: string; label: string; secret: string
 <p class="small copied" id="${options.id}-copied" role="status"></p>`;
 }
 
-/** A refusal of a form as a whole, announced (nothing when there is none). */
 /** A message page's content: what happened and, when there is one, where to go next. */
 export const messageCard = (title: string, message: string, link?: { href: string; text: string }) =>
   html`<div class="card">
@@ -134,6 +146,7 @@ export const messageCard = (title: string, message: string, link?: { href: strin
 ${link ? html`<p><a href="${link.href}">${link.text}</a></p>` : ''}
 </div>`;
 
+/** A refusal of a form as a whole, announced (nothing when there is none). */
 export const errorNotice = (text: string | undefined) =>
   text ? html`<div class="notice error" role="alert"><p>${text}</p></div>` : html``;
 
@@ -161,26 +174,12 @@ ${hidden('csrf_token', options.csrfToken)}
 }
 
 /** A select with its label, hint and error; `choices` are [value, label] pairs. */
-export function selectField(options: {
-  id: string;
-  name: string;
-  label: string;
-  value?: string;
-  choices: readonly (readonly [string, string])[];
-  hint?: string;
-  error?: string;
-}): Html {
-  const described = [options.hint ? `${options.id}-hint` : '', options.error ? `${options.id}-error` : '']
-    .filter(Boolean)
-    .join(' ');
+export function selectField(
+  options: FieldFrame & { name: string; value?: string; choices: readonly (readonly [string, string])[] },
+): Html {
   const choices = options.choices.map(
     ([value, label]) =>
       html`<option value="${value}"${value === (options.value ?? '') ? ' selected' : ''}>${label}</option>`,
   );
-  return html`<div class="field">
-<label for="${options.id}">${options.label}</label>
-${options.hint ? html`<span class="hint" id="${options.id}-hint">${options.hint}</span>` : ''}
-<select id="${options.id}" name="${options.name}"${described ? html` aria-describedby="${described}"` : ''}${options.error ? html` aria-invalid="true" autofocus` : ''}>${choices}</select>
-${options.error ? html`<p class="field-error" id="${options.id}-error">${options.error}</p>` : ''}
-</div>`;
+  return framed(options, (aria) => html`<select id="${options.id}" name="${options.name}"${aria}>${choices}</select>`);
 }

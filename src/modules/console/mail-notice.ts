@@ -12,10 +12,8 @@ const VERIFICATION_SUBJECT = /^Your Cellgate verification code: (\d{6})$/;
 /** How the page tells where the code is: mailed, or kept in the outbox (with the code when it may be shown). */
 export type MailNotice = { mailed: true } | { mailed: false; code: string | null };
 
-export type MailNoticeOf = (email: string) => Promise<MailNotice>;
-
 /** The notice for the latest verification mail to an address; `showCode` on a loopback base URL only. */
-export function mailNoticeOf(mailer: Mailer, showCode: boolean): MailNoticeOf {
+export function mailNoticeOf(mailer: Mailer, showCode: boolean): (email: string) => Promise<MailNotice> {
   return async (email) => {
     const { outbox } = mailer;
     if (!outbox) return { mailed: true };

@@ -15,8 +15,6 @@ import type { CellsService } from '../cells/service.ts';
 import type { CodesService } from '../codes/service.ts';
 import type { PodOperations } from '../pods/operations.ts';
 import type { IgnoreService } from '../pods/ignore-service.ts';
-import type { OperatorAudit } from '../admin/audit.ts';
-import type { DevicesService } from '../devices/service.ts';
 import type { EventsModule } from '../events/module.ts';
 import type { MessagingModule } from '../messages/module.ts';
 import type { OAuthService } from '../oauth/service.ts';
@@ -30,20 +28,19 @@ import { registerPodPages } from './pods/routes.ts';
 import { registerContactListPages } from './pods/list-routes.ts';
 import { registerCellManagement } from './conversations/manage.ts';
 import { registerSignUpPages } from './sign-up.ts';
-import { buildOperatorConsole, registerOperatorConsole, type OperatorConsole } from './operator/module.ts';
-import type { AdminAuthenticate, AdminTokenActive } from './operator/service.ts';
-import type { OperatorOperations } from './operator/module.ts';
-import { ConsoleGuard } from './guard.ts';
+import { buildOperatorConsole, registerOperatorConsole } from './operator/module.ts';
+import { consoleGuard } from './guard.ts';
 import { signedInScope } from './binder.ts';
 import { registerSessionConsentRoute } from './consent-session-route.ts';
-import { consoleHttp, type ConsoleHttp } from './http.ts';
+import { consoleHttp } from './http.ts';
 import { ConsoleRepository } from './repository.ts';
 import { registerConsentPages, registerConsoleRoutes } from './routes.ts';
-import { registerConsoleScripts } from './scripts.ts';
 import { registerConsoleErrorPages } from './error-pages.ts';
 import { ConsoleService } from './service.ts';
 import { isLoopbackUrl } from '../../config.ts';
-import { mailNoticeOf, type MailNoticeOf } from './mail-notice.ts';
+import { mailNoticeOf } from './mail-notice.ts';
+
+type OperatorDeps = Parameters<typeof buildOperatorConsole>[0];
 
 /** The services the dashboard shows and acts through (the same ones the API uses). */
 export interface DashboardServices {
@@ -63,21 +60,7 @@ export interface DashboardServices {
   invoker: Invoker;
 }
 
-export interface ConsoleModule {
-  console: ConsoleService;
-  oauth: OAuthService;
-  clock: Clock;
-  http: ConsoleHttp;
-  guard: ConsoleGuard;
-  dashboard: DashboardServices;
-  /** Concurrent live views (Server-Sent Events) per organization. */
-  liveViews: ConnectionCap;
-  /** The operator console at /console/operator (its own sign-in and sessions). */
-  operator: OperatorConsole;
-  /** Whether codes are mailed (SMTP) or kept in the dev outbox; the pages that ask for a code say which. */
-  mailed: boolean;
-  mailNotice: MailNoticeOf;
-}
+export type ConsoleModule = ReturnType<typeof build>;
 
 export function build(deps: {
   db: Kysely<DB>;
@@ -88,49 +71,41 @@ export function build(deps: {
   consoleUrl: string;
   baseUrl: string;
   dashboard: DashboardServices;
+  /** Concurrent live views (Server-Sent Events) per organization. */
   liveViews: ConnectionCap;
   /** The operator console's sign-in checks admin tokens as the admin surface does; it shows the phones. */
-  operator: {
-    authenticate: AdminAuthenticate;
-    tokenActive: AdminTokenActive;
-    devices: DevicesService;
-    audit: OperatorAudit;
-    operations: OperatorOperations;
-  };
-}): ConsoleModule {
+  operator: Pick<OperatorDeps, 'authenticate' | 'tokenActive' | 'devices' | 'audit' | 'operations'>;
+}) {
+  const { db, clock, mailer, dashboard } = deps;
   const service = new ConsoleService({
-    repo: new ConsoleRepository(deps.db),
-    organizations: deps.dashboard.organizations,
-    clock: deps.clock,
-    mailer: deps.mailer,
-    log: deps.log,
-    consoleUrl: deps.consoleUrl,
+    ...deps,
+    repo: new ConsoleRepository(db),
+    organizations: dashboard.organizations,
   });
   const http = consoleHttp(deps.consoleUrl, deps.baseUrl);
-  const guard = new ConsoleGuard(service, http);
+  const guard = consoleGuard(service, http);
+  // Whether codes are mailed (SMTP) or kept in the dev outbox: the pages that ask for a code say which.
+  const mailed = !mailer.outbox;
   return {
     console: service,
     oauth: deps.oauth,
-    clock: deps.clock,
+    clock,
     http,
     guard,
-    dashboard: deps.dashboard,
+    dashboard,
     liveViews: deps.liveViews,
-    mailed: !deps.mailer.outbox,
-    mailNotice: mailNoticeOf(deps.mailer, isLoopbackUrl(deps.baseUrl)),
+    mailed,
+    mailNotice: mailNoticeOf(mailer, isLoopbackUrl(deps.baseUrl)),
+    /** The operator console at /console/operator (its own sign-in and sessions). */
     operator: buildOperatorConsole({
-      db: deps.db,
-      clock: deps.clock,
+      ...deps.operator,
+      db,
+      clock,
       http,
-      authenticate: deps.operator.authenticate,
-      tokenActive: deps.operator.tokenActive,
-      devices: deps.operator.devices,
-      audit: deps.operator.audit,
-      invoker: deps.dashboard.invoker,
-      operations: deps.operator.operations,
-      billing: deps.dashboard.billing,
+      invoker: dashboard.invoker,
+      billing: dashboard.billing,
       organizationSession: async (request) => (await guard.session(request)) !== null,
-      mailed: !deps.mailer.outbox,
+      mailed,
     }),
   };
 }
@@ -139,7 +114,6 @@ export function register(app: App, module: ConsoleModule): void {
   registerConsoleErrorPages(app);
   registerConsoleRoutes(app, module);
   registerCellsScript(app);
-  registerConsoleScripts(app);
   registerSignUpPages(app, module);
   registerSessionConsentRoute(app, module);
   registerOperatorConsole(app, module.operator);

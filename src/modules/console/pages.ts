@@ -2,7 +2,8 @@
 // inputs have labels, errors are tied to their field (aria-describedby), and focus is visible.
 import { html, join, type Html, type HtmlValue } from '../../lib/html.ts';
 import { confirmForm, field, hidden, layout, messageCard, type PageContext } from './layout.ts';
-import { tableHead, tableRow, type Column } from './data-table.ts';
+import { dataTable } from './data-table.ts';
+import { time } from './conversations/format.ts';
 import type { SignedInContext } from './guard.ts';
 import { signInCodeLead } from './mail-notice.ts';
 
@@ -20,13 +21,17 @@ const SCOPE_WORDS: Record<string, string> = {
   'usage:read': 'See your usage records',
 };
 
+const EMAIL = /^[^\s@]{1,64}@[^\s@]+\.[^\s@]+$/;
+/** Whether sign-in's and sign-up's email field holds something like an address (the operation checks it too). */
+export const looksLikeEmail = (email: string) => email.length <= 254 && EMAIL.test(email);
+export const EMAIL_ERROR = 'Enter an email address, like name@example.com.';
+
 export const scopeWords = (scope: string) => SCOPE_WORDS[scope] ?? scope;
 
 export function signInPage(context: PageContext, form: { email?: string; next?: string; error?: string }): Html {
-  const title = form.error ? 'Error: Sign in' : 'Sign in';
   return layout(
     context,
-    title,
+    form.error ? 'Error: Sign in' : 'Sign in',
     html`<div class="card">
 <h1>Sign in to the console</h1>
 <p class="lead">Enter the email address of your Cellgate organization. We will email you a 6-digit code.</p>
@@ -44,10 +49,9 @@ export function codePage(
   context: PageContext,
   form: { email: string; next?: string; error?: string; mailed: boolean },
 ): Html {
-  const title = form.error ? 'Error: Enter your code' : 'Enter your code';
   return layout(
     context,
-    title,
+    form.error ? 'Error: Enter your code' : 'Enter your code',
     html`<div class="card">
 <h1>Check your email</h1>
 ${signInCodeLead(form.email, form.mailed)}
@@ -122,50 +126,50 @@ export interface GrantView {
   created_at: string;
 }
 
-const GRANT_COLUMNS: readonly Column[] = [
-  'Application',
-  'Scopes',
-  { label: 'Resource', className: 'mono' },
-  'Granted',
-  { label: 'Action', hiddenLabel: true },
-];
-
 export function grantsPage(
   context: PageContext & { signedIn: NonNullable<PageContext['signedIn']> },
   grants: GrantView[],
   options: { nextCursor: string | null; revoked: boolean },
 ): Html {
-  const rows = join(
-    grants.map((grant) => {
-      const name = grant.client_name ?? grant.client_id;
-      return tableRow(GRANT_COLUMNS, [
-        html`<strong>${name}</strong><br><span class="small mono">${grant.client_id}</span>`,
-        grant.scopes.map((scope) => html`<span class="tag mono" title="${scopeWords(scope)}">${scope}</span>`),
-        grant.resource,
-        html`<time datetime="${grant.created_at}">${grant.created_at.slice(0, 16).replace('T', ' ')} UTC</time>`,
-        html`<form method="post" action="${context.path}/grants/${encodeURIComponent(grant.id)}/revoke">${hidden('csrf_token', context.signedIn.csrfToken)}<button type="submit" class="danger" aria-label="Revoke access of ${name}">Revoke</button></form>`,
-      ]);
-    }),
-    '\n',
-  );
-  const table =
-    grants.length === 0
-      ? html`<p>No application has access to this organization.</p>`
-      : html`<table>
-<caption>Applications you allowed to act for ${context.signedIn.organizationName}. Revoking stops their tokens at once.</caption>
-${tableHead(GRANT_COLUMNS)}
-<tbody>
-${rows}
-</tbody>
-</table>`;
+  const name = (grant: GrantView) => grant.client_name ?? grant.client_id;
+  const table = dataTable<GrantView>({
+    caption: `Applications you allowed to act for ${context.signedIn.organizationName}. Revoking stops their tokens at once.`,
+    columns: [
+      {
+        label: 'Application',
+        value: (grant) => html`<strong>${name(grant)}</strong><br><span class="small mono">${grant.client_id}</span>`,
+      },
+      {
+        label: 'Scopes',
+        value: (grant) =>
+          grant.scopes.map((scope) => html`<span class="tag mono" title="${scopeWords(scope)}">${scope}</span>`),
+      },
+      { label: 'Resource', className: 'mono', value: (grant) => grant.resource },
+      { label: 'Granted', value: (grant) => time(grant.created_at) },
+      {
+        label: 'Action',
+        hiddenLabel: true,
+        value: (grant) =>
+          html`<form method="post" action="${context.path}/grants/${encodeURIComponent(grant.id)}/revoke">${hidden('csrf_token', context.signedIn.csrfToken)}<button type="submit" class="danger" aria-label="Revoke access of ${name(grant)}">Revoke</button></form>`,
+      },
+    ],
+    rows: grants,
+    rowHeader: false,
+    empty: 'No application has access to this organization.',
+    more: options.nextCursor
+      ? {
+          href: `${context.path}/grants?cursor=${encodeURIComponent(options.nextCursor)}`,
+          label: 'More applications',
+        }
+      : null,
+  });
   return layout(
     { ...context, current: 'grants' },
     'Connected applications',
     html`<div class="card wide">
 <h1>Connected applications</h1>
-${options.revoked ? html`<p class="notice ok" role="status">Access revoked. The application's tokens no longer work.</p>` : ''}
+${options.revoked && html`<p class="notice ok" role="status">Access revoked. The application's tokens no longer work.</p>`}
 ${table}
-${options.nextCursor ? html`<p class="after"><a href="${context.path}/grants?cursor=${encodeURIComponent(options.nextCursor)}">More applications</a></p>` : ''}
 </div>`,
   );
 }

@@ -31,20 +31,18 @@ const WORDS: Record<QuietField, string> = {
   time_zone: 'Enter a time zone by its IANA name, like America/New_York.',
 };
 
-/** What the post asks for: clear, or set these (each field trimmed; empty ones already errors). */
-function readQuietHours(body: unknown): { clear: true } | { clear: false; form: QuietHoursForm } {
+/** What the post asks for: clear (null), or set these (each field trimmed; empty ones already errors). */
+function readQuietHours(body: unknown): QuietHoursForm | null {
   const fields = (body ?? {}) as Record<string, unknown>;
-  if (fields.action === 'clear') return { clear: true };
+  if (fields.action === 'clear') return null;
   const value = (name: QuietField) => (typeof fields[name] === 'string' ? fields[name].trim() : '');
   // A time input may send seconds (HH:MM:SS) when a browser offers them: the minutes are what count.
   const time = (name: 'start' | 'end') => value(name).replace(/^(\d{2}:\d{2}):00$/, '$1');
   const values = { start: time('start'), end: time('end'), time_zone: value('time_zone') };
   const errors: QuietHoursForm['errors'] = {};
   for (const name of ['start', 'end', 'time_zone'] as const) if (values[name] === '') errors[name] = WORDS[name];
-  return { clear: false, form: { values, errors } };
+  return { values, errors };
 }
-
-const hasQuietErrors = (form: QuietHoursForm) => Object.keys(form.errors).length > 0;
 
 /** The service's refusal of the hours as the form's errors, or null for another error. */
 function quietErrorsOf(error: unknown, form: QuietHoursForm): QuietHoursForm | null {
@@ -71,13 +69,13 @@ export async function postQuietHours(
   again: (form: QuietHoursForm) => Promise<Html>,
   location: string,
 ): Promise<Answer> {
-  const read = readQuietHours(ask.request.body);
+  const form = readQuietHours(ask.request.body);
   const refuse = async (form: QuietHoursForm) => sendPage(ask.reply, 400, await again(form));
-  if (!read.clear && hasQuietErrors(read.form)) return refuse(read.form);
+  if (form && Object.keys(form.errors).length > 0) return refuse(form);
   try {
-    await update(read.clear ? null : read.form.values);
+    await update(form ? form.values : null);
   } catch (error) {
-    const refused = read.clear ? null : quietErrorsOf(error, read.form);
+    const refused = form && quietErrorsOf(error, form);
     if (!refused) throw error;
     return refuse(refused);
   }
@@ -116,13 +114,10 @@ ${current ? html`<form method="post" action="${options.action}">${csrfField(cont
 /** The form alone, with its errors (the answer to a bad post). */
 export function quietHoursPage(
   context: SignedInContext,
-  options: {
+  options: Parameters<typeof quietHoursSection>[1] & {
     title: string;
     back: { href: string; text: string };
-    action: string;
-    current: QuietHours | null;
     form: QuietHoursForm;
-    explain: string;
   },
 ): Html {
   return layout(

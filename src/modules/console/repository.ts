@@ -1,7 +1,7 @@
 // SQL for the console's sign-in codes and sessions (a session is read with its organization).
 import type { Kysely } from 'kysely';
 import type { DB } from '../../db/schema.ts';
-import type { ConsoleCodesTable, ConsoleSessionsTable, ConsoleTables } from './tables.ts';
+import type { ConsoleTables } from './tables.ts';
 
 export class ConsoleRepository {
   readonly db: Kysely<DB & ConsoleTables>;
@@ -9,7 +9,7 @@ export class ConsoleRepository {
     this.db = db.withTables<ConsoleTables>();
   }
 
-  async replaceCode(row: ConsoleCodesTable): Promise<void> {
+  async replaceCode(row: ConsoleTables['console_codes']): Promise<void> {
     const { organization_id: _id, ...changes } = row;
     await this.db
       .insertInto('console_codes')
@@ -47,7 +47,7 @@ export class ConsoleRepository {
     return Number(result.numDeletedRows) === 1;
   }
 
-  async insertSession(row: ConsoleSessionsTable, now: string): Promise<void> {
+  async insertSession(row: ConsoleTables['console_sessions'], now: string): Promise<void> {
     await this.db.deleteFrom('console_sessions').where('expires_at', '<=', now).execute();
     await this.db.insertInto('console_sessions').values(row).execute();
   }

@@ -32,12 +32,6 @@ export interface OrganizationLookup {
   confirmEmail(organizationId: string): Promise<void>;
 }
 
-/**
- * An active organization signs in; so does an unverified one, whose sign-in code, mailed to its
- * address, proves the email as its sign-up code would: signing in finishes its verification.
- */
-const maySignIn = (status: string) => status === 'active' || status === 'unverified';
-
 /** Whether a form's CSRF token is its session's (either console's), compared in constant time. */
 export function csrfMatches(session: { csrfToken: string }, presented: unknown): boolean {
   if (typeof presented !== 'string') return false;
@@ -47,65 +41,61 @@ export function csrfMatches(session: { csrfToken: string }, presented: unknown):
 }
 
 export class ConsoleService {
-  private readonly repo: ConsoleRepository;
-  private readonly organizations: OrganizationLookup;
-  private readonly clock: Clock;
-  private readonly mailer: Mailer;
-  private readonly log: FastifyBaseLogger;
-  private readonly consoleUrl: string;
-
-  constructor(deps: {
+  private readonly deps: {
     repo: ConsoleRepository;
     organizations: OrganizationLookup;
     clock: Clock;
     mailer: Mailer;
     log: FastifyBaseLogger;
     consoleUrl: string;
-  }) {
-    this.repo = deps.repo;
-    this.organizations = deps.organizations;
-    this.clock = deps.clock;
-    this.mailer = deps.mailer;
-    this.log = deps.log;
-    this.consoleUrl = deps.consoleUrl;
+  };
+
+  constructor(deps: ConsoleService['deps']) {
+    this.deps = deps;
   }
 
   /**
-   * Mails a new code when the email is an active or unverified organization's; otherwise does nothing. The mail
-   * is not awaited, so the answer takes as long either way; a failed send is logged.
+   * The organization that may sign in with an email: an active one, or an unverified one, whose
+   * sign-in code, mailed to its address, proves the email as its sign-up code would.
    */
-  async requestCode(rawEmail: string): Promise<void> {
-    const email = normalizeEmail(rawEmail);
-    const organization = await this.organizations.findByEmail(email);
-    if (!organization || !maySignIn(organization.status)) return;
-    const { code, rowFor } = newEmailedCode(this.clock.now());
-    await this.repo.replaceCode(rowFor(organization.id));
-    this.mailer
+  private async signingIn(email: string) {
+    const organization = await this.deps.organizations.findByEmail(normalizeEmail(email));
+    return organization?.status === 'active' || organization?.status === 'unverified' ? organization : null;
+  }
+
+  /**
+   * Mails a new code when the email may sign in; otherwise does nothing. The mail is not awaited,
+   * so the answer takes as long either way; a failed send is logged.
+   */
+  async requestCode(email: string): Promise<void> {
+    const organization = await this.signingIn(email);
+    if (!organization) return;
+    const { repo, mailer, log, consoleUrl } = this.deps;
+    const { code, rowFor } = newEmailedCode(this.deps.clock.now());
+    await repo.replaceCode(rowFor(organization.id));
+    mailer
       .send({
-        to: email,
+        to: normalizeEmail(email),
         subject: `Your Cellgate console sign-in code: ${code}`,
-        text: `Your Cellgate console sign-in code is ${code}.\n\nEnter it on the sign-in page at ${this.consoleUrl}/sign-in. It expires in 10 minutes.\nIf you did not try to sign in, ignore this email: nobody can sign in without the code.\n`,
+        text: `Your Cellgate console sign-in code is ${code}.\n\nEnter it on the sign-in page at ${consoleUrl}/sign-in. It expires in 10 minutes.\nIf you did not try to sign in, ignore this email: nobody can sign in without the code.\n`,
       })
-      .catch((error: unknown) => this.log.error({ err: error }, 'console sign-in code could not be mailed'));
+      .catch((error: unknown) => log.error({ err: error }, 'console sign-in code could not be mailed'));
   }
 
   /**
    * A new session for a right, live code; null otherwise (wrong, expired, spent or unknown email
    * alike). `confirmed`: the organization was unverified, and this sign-in verified it.
    */
-  async signIn(
-    rawEmail: string,
-    code: string,
-  ): Promise<{ token: string; session: ConsoleSession; confirmed: boolean } | null> {
-    const email = normalizeEmail(rawEmail);
-    const organization = await this.organizations.findByEmail(email);
-    if (!organization || !maySignIn(organization.status)) return null;
-    const check = await checkEmailedCode(await this.repo.findCode(organization.id), code, this.clock.now(), (max) =>
-      this.repo.countWrongAttempt(organization.id, max),
+  async signIn(email: string, code: string) {
+    const organization = await this.signingIn(email);
+    if (!organization) return null;
+    const { repo, organizations } = this.deps;
+    const check = await checkEmailedCode(await repo.findCode(organization.id), code, this.deps.clock.now(), (max) =>
+      repo.countWrongAttempt(organization.id, max),
     );
-    if (check !== 'ok' || !(await this.repo.takeCode(organization.id, codeHash(organization.id, code)))) return null;
+    if (check !== 'ok' || !(await repo.takeCode(organization.id, codeHash(organization.id, code)))) return null;
     const confirmed = organization.status === 'unverified';
-    if (confirmed) await this.organizations.confirmEmail(organization.id);
+    if (confirmed) await organizations.confirmEmail(organization.id);
     const opened = await this.openSession(organization.id);
     return opened && { ...opened, confirmed };
   }
@@ -115,28 +105,26 @@ export class ConsoleService {
    * code, or the sign-up code the console's sign-up just verified.
    */
   async openSession(organizationId: string): Promise<{ token: string; session: ConsoleSession } | null> {
-    const now = this.clock.now();
+    const now = this.deps.clock.now();
     const token = newSecret(SESSION_PREFIX);
-    const csrfToken = randomBase62(32);
-    const tokenHash = sha256Hex(token);
-    await this.repo.insertSession(
+    await this.deps.repo.insertSession(
       {
-        token_hash: tokenHash,
+        token_hash: sha256Hex(token),
         organization_id: organizationId,
-        csrf_token: csrfToken,
+        csrf_token: randomBase62(32),
         created_at: now.toISOString(),
         expires_at: new Date(now.getTime() + SESSION_TTL_MS).toISOString(),
       },
       now.toISOString(),
     );
     const session = await this.session(token);
-    return session ? { token, session } : null;
+    return session && { token, session };
   }
 
   /** The live session behind a cookie value, or null (unknown, expired, organization no longer active). */
   async session(token: string | undefined): Promise<ConsoleSession | null> {
     if (!token || !token.startsWith(SESSION_PREFIX) || token.length > 64) return null;
-    const row = await this.repo.findSession(sha256Hex(token), this.clock.now().toISOString());
+    const row = await this.deps.repo.findSession(sha256Hex(token), this.deps.clock.now().toISOString());
     if (!row || row.organization_status !== 'active') return null;
     return {
       tokenHash: row.token_hash,
@@ -148,6 +136,6 @@ export class ConsoleService {
   }
 
   async signOut(session: ConsoleSession): Promise<void> {
-    await this.repo.deleteSession(session.tokenHash);
+    await this.deps.repo.deleteSession(session.tokenHash);
   }
 }

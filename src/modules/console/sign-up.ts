@@ -1,45 +1,34 @@
 // Sign-up in the browser (/console/sign-up): email and organization name, through invoke with the
 // same sign_up operation as POST /v1/agent/sign-up, as the anonymous caller (the verification code
-// is emailed, the first API key is made and shown once); then the emailed code, through OrganizationsService.verify
-// as POST /v1/agent/verify, with that key as the credential; a verified organization is signed in
-// to the console and led to its first cell. Between the two pages the key waits in a cookie
-// (HttpOnly, SameSite=Strict, on /console/sign-up only, 10 minutes: the code's life).
+// is emailed, the first API key is made and shown once); then the emailed code, through the
+// verify operation as POST /v1/agent/verify, with that key as the credential; a verified
+// organization is signed in to the console and led to its first cell. Between the two pages the
+// key waits in a cookie (HttpOnly, SameSite=Strict, on /console/sign-up only, 10 minutes: the code's life).
+import type { FastifyReply } from 'fastify';
 import type { App } from '../../http/types.ts';
 import { ApiError } from '../../lib/errors.ts';
+import { html, type Html } from '../../lib/html.ts';
 import { ANONYMOUS } from '../../operations/operation.ts';
 import { organizationOperations } from '../organizations/operations.ts';
-import { HIDDEN, PUBLIC } from './account/shared.ts';
-import { contextOf, redirect } from './guard.ts';
+import { HIDDEN, PUBLIC, text } from './account/shared.ts';
+import { contextOf, foreignPost, redirect } from './guard.ts';
 import {
   CONSOLE_PATH,
+  cookie,
   fromOwnOrigin,
   readCookie,
   registerFormParser,
   sendPage,
   sessionCookies,
-  type ConsoleHttp,
 } from './http.ts';
 import { field, hidden, layout, secretField, type PageContext } from './layout.ts';
-import { html, type Html } from '../../lib/html.ts';
 import { codeSentLead, type MailNotice } from './mail-notice.ts';
 import type { ConsoleModule } from './module.ts';
-import { messagePage } from './pages.ts';
-import { SESSION_TTL_MS } from './service.ts';
+import { EMAIL_ERROR, looksLikeEmail, messagePage } from './pages.ts';
 
 const SIGN_UP_PATH = `${CONSOLE_PATH}/sign-up`;
 const KEY_COOKIE = 'cg_console_sign_up';
-const KEY_TTL_S = 600;
-const EMAIL = /^[^\s@]{1,64}@[^\s@]+\.[^\s@]+$/;
-const EMAIL_ERROR = 'Enter an email address, like name@example.com.';
 export const ORGANIZATION_NAME_MAX = 100;
-
-const text = (fields: unknown, name: string): string => {
-  const value = (fields as Record<string, unknown> | undefined)?.[name];
-  return typeof value === 'string' ? value : '';
-};
-
-const keyCookie = (http: ConsoleHttp, key: string | null) =>
-  `${KEY_COOKIE}=${key ?? ''}; Path=${SIGN_UP_PATH}; Max-Age=${key === null ? 0 : KEY_TTL_S}; HttpOnly; SameSite=Strict${http.secure ? '; Secure' : ''}`;
 
 export interface SignUpForm {
   email?: string;
@@ -49,10 +38,9 @@ export interface SignUpForm {
 
 export function signUpPage(context: PageContext, form: SignUpForm): Html {
   const errors = form.errors ?? {};
-  const failed = Object.values(errors).some(Boolean);
   return layout(
     context,
-    failed ? 'Error: Sign up' : 'Sign up',
+    errors.email || errors.organization_name ? 'Error: Sign up' : 'Sign up',
     html`<div class="card">
 <h1>Create a Cellgate organization</h1>
 <p class="lead">Your organization holds your cells (phone lines), API keys and billing. We will email you a 6-digit code to confirm the address.</p>
@@ -107,9 +95,9 @@ export function registerSignUpPages(app: App, module: ConsoleModule): void {
   const { http, guard } = module;
   const { organizations, invoker } = module.dashboard;
   const { signUp, verifyOrganization } = organizationOperations(organizations);
-  const refused = messagePage(contextOf(null), 'Request refused', 'This form was sent from another site.');
-  const startAgain = (title: string, message: string) =>
-    messagePage(contextOf(null), title, message, { href: SIGN_UP_PATH, text: 'Sign up again' });
+  const keyCookie = (key: string | null) => cookie(http, KEY_COOKIE, SIGN_UP_PATH, key, 600);
+  const startAgain = (reply: FastifyReply, title: string, message: string) =>
+    sendPage(reply, 400, messagePage(contextOf(null), title, message, { href: SIGN_UP_PATH, text: 'Sign up again' }));
 
   app.register(async (scope) => {
     registerFormParser(scope);
@@ -120,16 +108,17 @@ export function registerSignUpPages(app: App, module: ConsoleModule): void {
     });
 
     scope.post(SIGN_UP_PATH, { config: { ...PUBLIC, ipLimit: 'sign_up' }, schema: HIDDEN }, async (request, reply) => {
-      if (!fromOwnOrigin(request, http)) return sendPage(reply, 403, refused);
+      if (!fromOwnOrigin(request, http)) return foreignPost(reply);
       const email = text(request.body, 'email').trim();
       const organizationName = text(request.body, 'organization_name').trim();
+      const refuse = (status: number, errors: SignUpForm['errors']) =>
+        sendPage(reply, status, signUpPage(contextOf(null), { email, organizationName, errors }));
       const errors: NonNullable<SignUpForm['errors']> = {};
-      if (email.length > 254 || !EMAIL.test(email)) errors.email = EMAIL_ERROR;
+      if (!looksLikeEmail(email)) errors.email = EMAIL_ERROR;
       if (organizationName === '') errors.organization_name = 'Enter the name of your organization.';
       else if (organizationName.length > ORGANIZATION_NAME_MAX)
         errors.organization_name = `The name is too long (at most ${ORGANIZATION_NAME_MAX} characters).`;
-      if (errors.email || errors.organization_name)
-        return sendPage(reply, 400, signUpPage(contextOf(null), { email, organizationName, errors }));
+      if (errors.email || errors.organization_name) return refuse(400, errors);
       // Signing up again before confirming replaces the waiting sign-up (its key and code stop
       // working): the code page says so (docs/decisions.md, "Signing up again").
       const replaced = (await organizations.findByEmail(email.toLowerCase()))?.status === 'unverified';
@@ -142,58 +131,39 @@ export function registerSignUpPages(app: App, module: ConsoleModule): void {
         if (outcome.replayed) throw new Error('sign-up takes no idempotency key: nothing to replay');
         signedUp = outcome.value;
       } catch (error) {
-        // An email the form's check lets through and the operation's `format: email` does not (the
-        // name's limits are the form's own).
-        if (error instanceof ApiError && error.code === 'invalid_request')
-          return sendPage(
-            reply,
-            400,
-            signUpPage(contextOf(null), { email, organizationName, errors: { email: EMAIL_ERROR } }),
-          );
-        if (error instanceof ApiError && error.code === 'conflict') {
-          const message = `${error.message} Sign in instead.`;
-          return sendPage(
-            reply,
-            409,
-            signUpPage(contextOf(null), { email, organizationName, errors: { email: message } }),
-          );
-        }
-        if (error instanceof ApiError && error.code === 'unavailable') {
-          return sendPage(
-            reply,
-            503,
-            signUpPage(contextOf(null), { email, organizationName, errors: { email: error.message } }),
-          );
-        }
-        throw error;
+        if (!(error instanceof ApiError)) throw error;
+        // invalid_request: an email the form's check lets through and the operation's `format:
+        // email` does not (the name's limits are the form's own).
+        const said: Record<string, string> = {
+          invalid_request: EMAIL_ERROR,
+          conflict: `${error.message} Sign in instead.`,
+          unavailable: error.message,
+        };
+        if (!Object.hasOwn(said, error.code)) throw error;
+        return refuse(error.status, { email: said[error.code] });
       }
-      reply.header('set-cookie', keyCookie(http, signedUp.api_key));
+      const sentTo = signedUp.verification.sent_to;
+      reply.header('set-cookie', keyCookie(signedUp.api_key));
+      const notice = await module.mailNotice(sentTo);
       return sendPage(
         reply,
         200,
-        signUpCodePage(contextOf(null), {
-          email: signedUp.verification.sent_to,
-          apiKey: signedUp.api_key,
-          notice: await module.mailNotice(signedUp.verification.sent_to),
-          replaced,
-        }),
+        signUpCodePage(contextOf(null), { email: sentTo, apiKey: signedUp.api_key, notice, replaced }),
       );
     });
 
     scope.post(`${SIGN_UP_PATH}/verify`, { config: PUBLIC, schema: HIDDEN }, async (request, reply) => {
-      if (!fromOwnOrigin(request, http)) return sendPage(reply, 403, refused);
+      if (!fromOwnOrigin(request, http)) return foreignPost(reply);
       const email = text(request.body, 'email').trim().slice(0, 254);
       const code = text(request.body, 'code').replace(/\s/g, '');
+      // The organization behind the cookie's key (none without one, or once it is revoked).
       const key = readCookie(request, KEY_COOKIE);
-      const principal = await principalOf(key);
-      if (!principal || principal.organizationStatus !== 'unverified')
-        return sendPage(
+      const principal = key && key.length <= 128 ? await organizations.authenticate(key) : null;
+      if (principal?.organizationStatus !== 'unverified')
+        return startAgain(
           reply,
-          400,
-          startAgain(
-            'Sign-up not found',
-            'This browser has no sign-up waiting for a code: it was confirmed, it is older than 10 minutes, or it was started again elsewhere. Sign up again with the same email for a new code, or sign in if the organization is confirmed.',
-          ),
+          'Sign-up not found',
+          'This browser has no sign-up waiting for a code: it was confirmed, it is older than 10 minutes, or it was started again elsewhere. Sign up again with the same email for a new code, or sign in if the organization is confirmed.',
         );
       // A wrong code keeps the page as it was: the key (still the cookie's, still valid) and the
       // notice; the outbox's code only for the email of this sign-up's own organization.
@@ -204,30 +174,21 @@ export function registerSignUpPages(app: App, module: ConsoleModule): void {
           : module.mailed
             ? { mailed: true }
             : { mailed: false, code: null };
-        return signUpCodePage(contextOf(null), { email, apiKey: key, notice, error });
+        return sendPage(reply, 400, signUpCodePage(contextOf(null), { email, apiKey: key, notice, error }));
       };
-      if (!/^\d{6}$/.test(code)) return sendPage(reply, 400, await again('Enter the 6 digits of the code.'));
+      if (!/^\d{6}$/.test(code)) return again('Enter the 6 digits of the code.');
       try {
         await invoker.invoke(verifyOrganization, principal, { code });
       } catch (error) {
-        if (error instanceof ApiError && error.code === 'invalid_code')
-          return sendPage(reply, 400, await again(error.message));
-        if (error instanceof ApiError && error.code === 'code_expired') {
-          reply.header('set-cookie', keyCookie(http, null));
-          return sendPage(reply, 400, startAgain('Code no longer valid', error.message));
-        }
-        throw error;
+        if (error instanceof ApiError && error.code === 'invalid_code') return again(error.message);
+        if (!(error instanceof ApiError && error.code === 'code_expired')) throw error;
+        reply.header('set-cookie', keyCookie(null));
+        return startAgain(reply, 'Code no longer valid', error.message);
       }
       const opened = await module.console.openSession(principal.organizationId);
       if (!opened) throw new Error('a verified organization could not open a console session');
-      reply.header('set-cookie', [keyCookie(http, null), ...sessionCookies(http, opened.token, SESSION_TTL_MS / 1000)]);
+      reply.header('set-cookie', [keyCookie(null), ...sessionCookies(http, opened.token)]);
       return redirect(reply, `${CONSOLE_PATH}/cells/new?welcome=1`);
     });
   });
-
-  /** The organization behind the sign-up cookie's key (null without one, or once it is revoked). */
-  async function principalOf(key: string | undefined) {
-    if (!key || key.length > 128) return null;
-    return organizations.authenticate(key);
-  }
 }
