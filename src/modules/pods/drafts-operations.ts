@@ -1,11 +1,10 @@
 // Drafts' operations under a cell or a pod (contract §5): one set per kind, the same rules.
 import { Type } from 'typebox';
 import { PaginationQuery } from '../../http/pagination.ts';
-import { defineOperation } from '../../operations/operation.ts';
 import { MediaUrls, MessageBody, normalizedPhoneOf, PhoneInput, ScheduleFields } from '../messages/schemas.ts';
 import { Message } from '../messages/views.ts';
 import type { DraftsService } from './drafts-service.ts';
-import { ClientId, id, idOf, scopedInput } from './schemas.ts';
+import { ClientId, id, idOf, podOperation, scopedInput } from './schemas.ts';
 import type { ScopeKind, Scopes } from './scope.ts';
 import { Draft, DRAFT_EXAMPLE, DraftList } from './views.ts';
 
@@ -39,13 +38,12 @@ export function draftOperations(kind: ScopeKind, deps: { drafts: DraftsService; 
     scopes.resolve(organizationId, kind, idOf(kind, input));
   const normalizedTo = normalizedPhoneOf('to');
   return {
-    create: defineOperation({
+    create: podOperation({
       name: NAMES[kind].create,
       summary: `Create a draft ${of}`,
       description:
         'Repeating the same body with the same client_id returns the draft (as it is now) with 200; another body is 409 client_id_conflict.',
       scope: 'messages:send',
-      idempotency: 'none',
       status: 201,
       errors: ['client_id_conflict', 'conflict'],
       input: scopedInput(
@@ -58,13 +56,10 @@ export function draftOperations(kind: ScopeKind, deps: { drafts: DraftsService; 
       run: async (ctx, { cell_id, pod_id, ...input }) =>
         drafts.create(await scopeOf(ctx.organizationId, { cell_id, pod_id }), input),
     }),
-    list: defineOperation({
+    list: podOperation({
       name: NAMES[kind].list,
       summary: `List drafts ${of}, newest first`,
-      description: '',
       scope: 'messages:read',
-      idempotency: 'none',
-      errors: [],
       input: scopedInput(kind, {
         ...PaginationQuery,
         status: Type.Optional(Type.Enum(['draft', 'sent', 'discarded'])),
@@ -73,23 +68,19 @@ export function draftOperations(kind: ScopeKind, deps: { drafts: DraftsService; 
       run: async (ctx, { cell_id, pod_id, ...query }) =>
         drafts.list(await scopeOf(ctx.organizationId, { cell_id, pod_id }), query),
     }),
-    get: defineOperation({
+    get: podOperation({
       name: NAMES[kind].get,
       summary: `Read a draft ${of}`,
-      description: '',
       scope: 'messages:read',
-      idempotency: 'none',
-      errors: [],
       input: scopedInput(kind, DraftId),
       output: Draft,
       run: async (ctx, input) => drafts.get(await scopeOf(ctx.organizationId, input), input.draft_id),
     }),
-    update: defineOperation({
+    update: podOperation({
       name: NAMES[kind].update,
       summary: `Edit a draft ${of}`,
       description: 'Only while it is a draft; a sent or discarded draft is 409 conflict.',
       scope: 'messages:send',
-      idempotency: 'none',
       errors: ['conflict'],
       input: scopedInput(kind, {
         ...DraftId,
@@ -102,19 +93,18 @@ export function draftOperations(kind: ScopeKind, deps: { drafts: DraftsService; 
       run: async (ctx, { cell_id, pod_id, draft_id, ...input }) =>
         drafts.update(await scopeOf(ctx.organizationId, { cell_id, pod_id }), draft_id, input),
     }),
-    discard: defineOperation({
+    discard: podOperation({
       name: NAMES[kind].discard,
       summary: `Discard a draft ${of}`,
       description:
         'The draft stays readable with status discarded (discarding it again answers the same); a sent draft is 409 conflict.',
       scope: 'messages:send',
-      idempotency: 'none',
       errors: ['conflict'],
       input: scopedInput(kind, DraftId),
       output: Draft,
       run: async (ctx, input) => drafts.discard(await scopeOf(ctx.organizationId, input), input.draft_id),
     }),
-    send: defineOperation({
+    send: podOperation({
       name: NAMES[kind].send,
       summary: `Send a draft ${of}`,
       description:

@@ -1,10 +1,9 @@
 // Ignore lists' operations under a cell or a pod (contract §5): one set per kind, the same rules.
 import { Type } from 'typebox';
 import { PaginationQuery } from '../../http/pagination.ts';
-import { defineOperation } from '../../operations/operation.ts';
 import { normalizedPhoneOf, PhoneInput } from '../messages/schemas.ts';
 import type { IgnoreService } from './ignore-service.ts';
-import { idOf, scopedInput } from './schemas.ts';
+import { idOf, podOperation, scopedInput } from './schemas.ts';
 import type { ScopeKind, Scopes } from './scope.ts';
 import { IgnoredList, IgnoredParticipant } from './views.ts';
 
@@ -32,25 +31,22 @@ export function ignoreOperations(kind: ScopeKind, deps: { ignore: IgnoreService;
   const scopeOf = (organizationId: string, input: { cell_id?: string; pod_id?: string }) =>
     scopes.resolve(organizationId, kind, idOf(kind, input));
   return {
-    list: defineOperation({
+    list: podOperation({
       name: NAMES[kind].list,
       summary: `List the participants ignored ${where}`,
       description: 'Newest first.',
       scope: 'messages:read',
-      idempotency: 'none',
-      errors: [],
       input: scopedInput(kind, PaginationQuery),
       output: IgnoredList,
       run: async (ctx, { cell_id, pod_id, ...query }) =>
         ignore.list(await scopeOf(ctx.organizationId, { cell_id, pod_id }), query),
     }),
-    add: defineOperation({
+    add: podOperation({
       name: NAMES[kind].add,
       summary: `Ignore a participant ${where}`,
       description:
         'Their inbound texts are still stored (ignored: true) but emit no event or webhook and are left out of message and conversation listings unless include_ignored=true. Sends to them work. 200 when already ignored. At most 10,000 per list.',
       scope: 'messages:send',
-      idempotency: 'none',
       status: 201,
       errors: ['conflict'],
       input: scopedInput(kind, { participant: PhoneInput }, { examples: [{ participant: '+14155550111' }] }),
@@ -58,14 +54,12 @@ export function ignoreOperations(kind: ScopeKind, deps: { ignore: IgnoreService;
       output: Type.Object({ created: Type.Boolean(), entry: IgnoredParticipant }),
       run: async (ctx, input) => ignore.add(await scopeOf(ctx.organizationId, input), input.participant),
     }),
-    remove: defineOperation({
+    remove: podOperation({
       name: NAMES[kind].remove,
       summary: `Stop ignoring a participant ${where}`,
       description: 'Also 204 when the participant was not ignored. Texts stored while ignored keep ignored: true.',
       scope: 'messages:send',
-      idempotency: 'none',
       status: 204,
-      errors: [],
       input: scopedInput(kind, Participant),
       output: Type.Null(),
       run: async (ctx, input) => {

@@ -1,9 +1,8 @@
 // Contact lists' operations under a cell or a pod (contract §5): one set per kind, the same rules.
 import { Type } from 'typebox';
 import { PaginationQuery } from '../../http/pagination.ts';
-import { defineOperation } from '../../operations/operation.ts';
 import type { ListsService } from './lists-service.ts';
-import { id, idOf, Name, Numbers, scopedInput } from './schemas.ts';
+import { id, idOf, Name, Numbers, podOperation, scopedInput } from './schemas.ts';
 import type { ScopeKind, Scopes } from './scope.ts';
 import { ContactList, ContactListPage } from './views.ts';
 
@@ -36,14 +35,13 @@ export function listOperations(kind: ScopeKind, deps: { lists: ListsService; sco
   const of = `of a ${kind}`;
   const scopeOf = (organizationId: string, input: { cell_id?: string; pod_id?: string }) =>
     scopes.resolve(organizationId, kind, idOf(kind, input));
-  const write = { scope: 'messages:send', idempotency: 'none', errors: [], output: ContactList } as const;
+  const write = { scope: 'messages:send', output: ContactList } as const;
   return {
-    create: defineOperation({
+    create: podOperation({
       ...write,
       name: NAMES[kind].create,
       errors: ['conflict'],
       summary: `Create a contact list ${of}`,
-      description: '',
       status: 201,
       input: scopedInput(
         kind,
@@ -53,42 +51,35 @@ export function listOperations(kind: ScopeKind, deps: { lists: ListsService; sco
       run: async (ctx, { cell_id, pod_id, ...input }) =>
         lists.create(await scopeOf(ctx.organizationId, { cell_id, pod_id }), input),
     }),
-    list: defineOperation({
+    list: podOperation({
       name: NAMES[kind].list,
       summary: `List the contact lists ${of}, newest first`,
       description: 'Without their numbers; read a list for them.',
       scope: 'messages:read',
-      idempotency: 'none',
-      errors: [],
       input: scopedInput(kind, PaginationQuery),
       output: ContactListPage,
       run: async (ctx, { cell_id, pod_id, ...query }) =>
         lists.list(await scopeOf(ctx.organizationId, { cell_id, pod_id }), query),
     }),
-    get: defineOperation({
+    get: podOperation({
       name: NAMES[kind].get,
       summary: `Read a contact list ${of}`,
-      description: '',
       scope: 'messages:read',
-      idempotency: 'none',
-      errors: [],
       input: scopedInput(kind, ListId),
       output: ContactList,
       run: async (ctx, input) => lists.get(await scopeOf(ctx.organizationId, input), input.list_id),
     }),
-    rename: defineOperation({
+    rename: podOperation({
       ...write,
       name: NAMES[kind].rename,
       summary: `Rename a contact list ${of}`,
-      description: '',
       input: scopedInput(kind, { ...ListId, name: Name }),
       run: async (ctx, input) => lists.rename(await scopeOf(ctx.organizationId, input), input.list_id, input.name),
     }),
-    remove: defineOperation({
+    remove: podOperation({
       ...write,
       name: NAMES[kind].remove,
       summary: `Delete a contact list ${of}`,
-      description: '',
       status: 204,
       input: scopedInput(kind, ListId),
       output: Type.Null(),
@@ -97,7 +88,7 @@ export function listOperations(kind: ScopeKind, deps: { lists: ListsService; sco
         return null;
       },
     }),
-    addNumbers: defineOperation({
+    addNumbers: podOperation({
       ...write,
       name: NAMES[kind].addNumbers,
       errors: ['conflict'],
@@ -107,7 +98,7 @@ export function listOperations(kind: ScopeKind, deps: { lists: ListsService; sco
       run: async (ctx, input) =>
         lists.addNumbers(await scopeOf(ctx.organizationId, input), input.list_id, input.numbers),
     }),
-    removeNumbers: defineOperation({
+    removeNumbers: podOperation({
       ...write,
       name: NAMES[kind].removeNumbers,
       summary: `Remove numbers from a contact list ${of}`,

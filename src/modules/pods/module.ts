@@ -15,18 +15,14 @@ import type { MessageView } from '../messages/views.ts';
 import { CyclePlanner } from './cycle-planner.ts';
 import { CycleRepository } from './cycle-repository.ts';
 import type { RestBinder } from '../../operations/rest.ts';
-import { registerCycleRoutes } from './cycle-routes.ts';
 import { podOperations, type PodOperations } from './operations.ts';
 import { CycleService } from './cycle-service.ts';
 import { CYCLE_JOBS_INTERVAL_MS, CycleWorker } from './cycle-worker.ts';
 import { DraftsRepository } from './drafts-repository.ts';
-import { registerDraftRoutes } from './drafts-routes.ts';
 import { DraftsService } from './drafts-service.ts';
 import { IgnoreRepository } from './ignore-repository.ts';
-import { registerIgnoreRoutes } from './ignore-routes.ts';
 import { IgnoreService } from './ignore-service.ts';
 import { ListsRepository } from './lists-repository.ts';
-import { registerListRoutes } from './lists-routes.ts';
 import { ListsService } from './lists-service.ts';
 import type { CellsPort, DevicesPort } from './ports.ts';
 import { PodsRepository } from './repository.ts';
@@ -119,9 +115,5 @@ export function build(deps: {
 }
 
 export function register(app: App, module: PodsModule, rest: RestBinder): void {
-  registerPodRoutes(app, rest, module.operations);
-  registerDraftRoutes(app, rest, module.operations, module.paces);
-  registerListRoutes(app, rest, module.operations);
-  registerIgnoreRoutes(app, rest, module.operations);
-  registerCycleRoutes(app, rest, module.operations, module.paces);
+  registerPodRoutes(app, rest, module.operations, module.paces);
 }
