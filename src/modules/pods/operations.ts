@@ -1,21 +1,14 @@
 // Pods' operations (src/operations): the pods themselves and their cycle jobs, with the drafts,
-// contact lists and ignore lists under a cell or a pod (./drafts-operations.ts,
-// ./lists-operations.ts, ./ignore-operations.ts). REST binds them in the routes files, MCP some
-// of them (src/modules/mcp/tools.ts), the console calls them through invoke.
+// contact lists and ignore lists under a cell or a pod (./scoped-operations.ts). REST binds them
+// in routes.ts, MCP some of them (src/modules/mcp/tools.ts), the console calls them through invoke.
 import { Type } from 'typebox';
 import { PaginationQuery } from '../../http/pagination.ts';
 import { Body } from '../../http/schemas.ts';
 import { CELL_EXAMPLE, QuietHoursSchema } from '../cells/schemas.ts';
 import { MessageBody, ScheduleFields } from '../messages/schemas.ts';
 import type { CycleService } from './cycle-service.ts';
-import { draftOperations } from './drafts-operations.ts';
-import type { DraftsService } from './drafts-service.ts';
-import { ignoreOperations } from './ignore-operations.ts';
-import type { IgnoreService } from './ignore-service.ts';
-import { listOperations } from './lists-operations.ts';
-import type { ListsService } from './lists-service.ts';
 import { CellIds, ClientId, id, Name, podOperation } from './schemas.ts';
-import type { Scopes } from './scope.ts';
+import { draftOperations, ignoreOperations, listOperations } from './scoped-operations.ts';
 import type { PodsService } from './service.ts';
 import { CycleJob, CycleJobList, Pod, POD_EXAMPLE, PodList } from './views.ts';
 
@@ -79,14 +72,22 @@ export const StartCycleInput = Body(
   },
 );
 
-export interface PodOperationDeps {
-  pods: PodsService;
-  drafts: DraftsService;
-  lists: ListsService;
-  ignore: IgnoreService;
-  cycles: CycleService;
-  scopes: Scopes;
-}
+/** The body of a pod's create, and its update (with the pod's id). */
+export const CreatePodBody = Body(
+  { name: Name, client_id: ClientId, cell_ids: Type.Optional(CellIds) },
+  { examples: [{ name: 'Outreach', client_id: 'create-outreach-pod', cell_ids: [CELL_EXAMPLE.id] }] },
+);
+export const UpdatePodBody = Body({
+  ...PodId,
+  name: Type.Optional(Name),
+  cell_ids: Type.Optional(CellIds),
+  quiet_hours: Type.Optional(QuietHoursSchema),
+});
+
+/** The services of the pods, their cycle jobs and (under a cell or a pod) drafts, lists and ignore lists. */
+type PodOperationDeps = { pods: PodsService; cycles: CycleService } & Parameters<typeof draftOperations>[1] &
+  Parameters<typeof listOperations>[1] &
+  Parameters<typeof ignoreOperations>[1];
 
 export function podOperations(deps: PodOperationDeps) {
   const { pods, cycles } = deps;
@@ -99,10 +100,7 @@ export function podOperations(deps: PodOperationDeps) {
       scope: 'cells:write',
       status: 201,
       errors: ['client_id_conflict', 'cell_in_pod', 'conflict'],
-      input: Body(
-        { name: Name, client_id: ClientId, cell_ids: Type.Optional(CellIds) },
-        { examples: [{ name: 'Outreach', client_id: 'create-outreach-pod', cell_ids: [CELL_EXAMPLE.id] }] },
-      ),
+      input: CreatePodBody,
       output: Type.Object({ created: Type.Boolean(), pod: Pod }),
       run: (ctx, input) => pods.create(ctx.organizationId, input),
     }),
@@ -129,12 +127,7 @@ export function podOperations(deps: PodOperationDeps) {
         'cell_ids replaces the whole set: cells left out leave the pod (their pod_id becomes null). quiet_hours (null clears them) hold the sends of its cells that have none of their own.',
       scope: 'cells:write',
       errors: ['cell_in_pod'],
-      input: Body({
-        ...PodId,
-        name: Type.Optional(Name),
-        cell_ids: Type.Optional(CellIds),
-        quiet_hours: Type.Optional(QuietHoursSchema),
-      }),
+      input: UpdatePodBody,
       output: Pod,
       run: (ctx, { id: podId, ...input }) => pods.update(ctx.organizationId, podId, input),
     }),

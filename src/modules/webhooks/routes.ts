@@ -55,13 +55,9 @@ function bindEndpoints<Context>(
   ops: WebhookOperations<Context>,
   { url, tags, endpoint, created }: Surface,
 ): void {
-  const bind = (op: AnyOperation, method: RestBinding['method'], path: string, response: TSchema) =>
-    rest.bind(app, op, { method, url: url + path, tags, response });
-  rest.bind(app, ops.createWebhook, {
-    method: 'POST',
-    url,
-    tags,
-    response: Described(WebhookWithSecret, created.fresh),
+  const bind = (op: AnyOperation, method: RestBinding['method'], path: string, response: TSchema, more = {}) =>
+    rest.bind(app, op, { method, url: url + path, tags, response, ...more });
+  bind(ops.createWebhook, 'POST', '', Described(WebhookWithSecret, created.fresh), {
     responses: { 200: Described(Webhook, created.repeated) },
     answer: (outcome: { created: boolean; webhook: WebhookView }) => ({
       body: outcome.webhook,
@@ -74,13 +70,8 @@ function bindEndpoints<Context>(
   bind(ops.deleteWebhook, 'DELETE', '/:id', NoContent('Deleted.'));
   const rotated = `The ${endpoint} with its new signing secret (shown once).`;
   bind(ops.rotateWebhookSecret, 'POST', '/:id/rotate-secret', Described(WebhookSecretRotation, rotated));
-  rest.bind(app, ops.listWebhookDeliveries, {
-    method: 'GET',
-    url: `${url}/:id/deliveries`,
-    tags,
-    path: { id: 'webhook_id' },
-    response: Described(DeliveryList, 'A page of deliveries, newest first.'),
-  });
+  const deliveries = Described(DeliveryList, 'A page of deliveries, newest first.');
+  bind(ops.listWebhookDeliveries, 'GET', '/:id/deliveries', deliveries, { path: { id: 'webhook_id' } });
   const retried = Described(Delivery, 'The delivery, queued for an attempt now.');
   bind(ops.retryWebhookDelivery, 'POST', '/:id/deliveries/:delivery_id/retry', retried);
 }
