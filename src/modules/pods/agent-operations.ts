@@ -3,11 +3,11 @@
 import { invalidField } from '../../lib/errors.ts';
 import { normalizePhone } from '../../lib/phone.ts';
 import { countSegments } from '../../lib/segments.ts';
-import { defineOperation } from '../../operations/operation.ts';
 import type { ChargeQuote } from '../billing/enforcement.ts';
 import { ChargeQuote as ChargeQuoteSchema } from '../billing/operations.ts';
 import type { ListsService } from './lists-service.ts';
 import { StartCycleInput } from './operations.ts';
+import { podOperation } from './schemas.ts';
 import type { PodsService } from './service.ts';
 
 export interface PodQuoteDeps {
@@ -19,12 +19,11 @@ export interface PodQuoteDeps {
 
 export function agentPodOperations(deps: PodQuoteDeps) {
   return {
-    quoteBroadcast: defineOperation({
+    quoteBroadcast: podOperation({
       name: 'quote_broadcast',
       summary: 'What a broadcast would cost now',
       description: 'One text per distinct recipient (of `to`, or the list), priced per segment, charging nothing.',
       scope: 'messages:send',
-      idempotency: 'none',
       errors: ['not_found'],
       input: StartCycleInput,
       output: ChargeQuoteSchema,

@@ -1,29 +1,15 @@
 // SQL for cycle jobs and their items. Jobs are claimed with a lease (any process); items move
 // forward only, each by a conditional update, so a repeated or concurrent step changes nothing.
-import { sql, type ExpressionBuilder, type Kysely } from 'kysely';
+import { sql, type ExpressionBuilder } from 'kysely';
 import { isPostgres } from '../../db/migrations/dialect.ts';
 import type { DB, Executor } from '../../db/schema.ts';
+import { chunks, Repository } from './repository.ts';
 import type { CycleJobItemsTable, CycleJobsTable, ItemStatus, JobStatus } from './tables.ts';
-
-/** Rows per multi-row statement: far below either database's limit on bound parameters. */
-const CHUNK = 1000;
-
-function chunks<T>(items: readonly T[]): T[][] {
-  const out: T[][] = [];
-  for (let i = 0; i < items.length; i += CHUNK) out.push(items.slice(i, i + CHUNK));
-  return out;
-}
 
 const OPEN_JOB: JobStatus[] = ['queued', 'running'];
 
-export class CycleRepository {
-  readonly db: Kysely<DB>;
-  private readonly postgres: boolean;
-
-  constructor(db: Kysely<DB>) {
-    this.db = db;
-    this.postgres = isPostgres(db);
-  }
+export class CycleRepository extends Repository {
+  private readonly postgres = isPostgres(this.db);
 
   async insertJob(ex: Executor, row: CycleJobsTable): Promise<void> {
     await ex.insertInto('cycle_jobs').values(row).execute();
@@ -113,10 +99,7 @@ export class CycleRepository {
   }
 
   /** Items per status of each job. */
-  async countsByStatus(
-    ex: Executor,
-    jobIds: readonly string[],
-  ): Promise<{ job_id: string; status: ItemStatus; n: number }[]> {
+  async countsByStatus(ex: Executor, jobIds: readonly string[]) {
     if (jobIds.length === 0) return [];
     const rows = await ex
       .selectFrom('cycle_job_items')
@@ -190,15 +173,7 @@ export class CycleRepository {
   // --- items ---
 
   pendingItems(jobId: string, afterSeq: number, limit: number) {
-    return this.db
-      .selectFrom('cycle_job_items')
-      .selectAll()
-      .where('job_id', '=', jobId)
-      .where('status', '=', 'pending')
-      .where('seq', '>', afterSeq)
-      .orderBy('seq')
-      .limit(limit)
-      .execute();
+    return this.itemsIn(jobId, ['pending'], afterSeq, limit);
   }
 
   itemsIn(jobId: string, statuses: readonly ItemStatus[], afterSeq: number, limit: number) {
@@ -247,31 +222,12 @@ export class CycleRepository {
     now: string,
     errorCode: string | null = null,
   ): Promise<void> {
-    for (const chunk of chunks(seqs)) {
-      await ex
-        .updateTable('cycle_job_items')
-        .set({ status, updated_at: now, ...(errorCode ? { error_code: errorCode } : {}) })
-        .where('job_id', '=', jobId)
-        .where('seq', 'in', chunk)
-        .where('status', 'in', from)
-        .execute();
-    }
+    for (const chunk of chunks(seqs)) await this.move(ex, jobId, ['seq', chunk], from, status, now, errorCode);
   }
 
-  /** Moves every item of the job in one of `from` to `status`; the message ids of those that had one. */
-  async moveAll(
-    ex: Executor,
-    jobId: string,
-    from: readonly ItemStatus[],
-    status: ItemStatus,
-    now: string,
-  ): Promise<void> {
-    await ex
-      .updateTable('cycle_job_items')
-      .set({ status, updated_at: now })
-      .where('job_id', '=', jobId)
-      .where('status', 'in', from)
-      .execute();
+  /** Moves every item of the job in one of `from` to `status`. */
+  async moveAll(ex: Executor, jobId: string, from: readonly ItemStatus[], status: ItemStatus, now: string) {
+    await this.move(ex, jobId, null, from, status, now);
   }
 
   async messageIdsIn(ex: Executor, jobId: string, statuses: readonly ItemStatus[]): Promise<string[]> {
@@ -293,15 +249,25 @@ export class CycleRepository {
     status: ItemStatus,
     now: string,
   ): Promise<void> {
-    for (const chunk of chunks(messageIds)) {
-      await ex
-        .updateTable('cycle_job_items')
-        .set({ status, updated_at: now })
-        .where('job_id', '=', jobId)
-        .where('message_id', 'in', chunk)
-        .where('status', 'in', from)
-        .execute();
-    }
+    for (const chunk of chunks(messageIds)) await this.move(ex, jobId, ['message_id', chunk], from, status, now);
+  }
+
+  /** Moves the job's items in one of `from` (and among `among`'s values of its column, when given) to `status`. */
+  private async move(
+    ex: Executor,
+    jobId: string,
+    among: ['seq', number[]] | ['message_id', string[]] | null,
+    from: readonly ItemStatus[],
+    status: ItemStatus,
+    now: string,
+    errorCode: string | null = null,
+  ): Promise<void> {
+    let update = ex
+      .updateTable('cycle_job_items')
+      .set({ status, updated_at: now, ...(errorCode ? { error_code: errorCode } : {}) })
+      .where('job_id', '=', jobId);
+    if (among) update = update.where(among[0], 'in', among[1]);
+    await update.where('status', 'in', from).execute();
   }
 
   /** Items of the job per sending cell (the job's share of each cell so far). */

@@ -3,6 +3,7 @@
 // transaction and answers 202 at once; the cycle worker (cycle-planner.ts) queues the messages
 // in batches and follows them to the end. Idempotency-Key (written in the same transaction) and
 // client_id (unique per organization, forever) make a retry return the same job.
+import type { Static } from 'typebox';
 import { requireSendAt } from '../messages/schedule.ts';
 import type { Executor } from '../../db/schema.ts';
 import { transact } from '../../db/transaction.ts';
@@ -10,27 +11,20 @@ import { recordOutcomes, type IdempotencyRecorder } from '../../operations/idemp
 import { clientIdHash } from '../../lib/client-id.ts';
 import { createOnce } from '../../db/create-once.ts';
 import type { Clock } from '../../lib/clock.ts';
-import { ApiError, notFound, type FieldError } from '../../lib/errors.ts';
+import { ApiError, type FieldError } from '../../lib/errors.ts';
 import { newId } from '../../lib/ids.ts';
-import { listPage, type PageQuery } from '../../lib/pagination.ts';
+import type { PageQuery } from '../../lib/pagination.ts';
 import type { StoredCaps } from '../../operations/stored-caps.ts';
 import type { CycleRepository } from './cycle-repository.ts';
 import type { ListsService } from './lists-service.ts';
 import { normalizeNumbers } from './numbers.ts';
+import type { StartCycleInput as StartCycleBody } from './operations.ts';
 import type { MessagesPort } from './ports.ts';
-import type { ActiveCell, PodsService } from './service.ts';
-import type { CycleJobItemsTable, CycleJobsTable, JobMode, PodsTable } from './tables.ts';
+import { orNotFound, pageById, type ActiveCell, type PodsService } from './service.ts';
+import type { CycleJobItemsTable, CycleJobsTable, PodsTable } from './tables.ts';
 import { jobCounts, jobView, type JobView } from './views.ts';
 
-export interface StartCycleInput {
-  mode: JobMode;
-  body?: string;
-  to?: string[];
-  list_id?: string;
-  client_id?: string;
-  send_at?: string;
-  send_now?: boolean;
-}
+export type StartCycleInput = Omit<Static<typeof StartCycleBody>, 'pod_id'>;
 
 const invalid = (errors: FieldError[]) =>
   new ApiError('invalid_request', errors.length === 1 ? errors[0].message : `${errors.length} fields are invalid.`, {
@@ -43,34 +37,16 @@ export const defaultRingBody = (jobId: string) => `Cellgate ring check ${jobId}:
 export class CycleService {
   private readonly repo: CycleRepository;
   private readonly pods: PodsService;
-  private readonly lists: ListsService;
-  private readonly messages: MessagesPort;
   private readonly clock: Clock;
-  private readonly storedCaps: StoredCaps;
+  private readonly deps: { lists: ListsService; messages: MessagesPort; storedCaps: StoredCaps };
 
-  constructor(deps: {
-    repo: CycleRepository;
-    pods: PodsService;
-    lists: ListsService;
-    messages: MessagesPort;
-    clock: Clock;
-    storedCaps: StoredCaps;
-  }) {
-    this.repo = deps.repo;
-    this.storedCaps = deps.storedCaps;
-    this.pods = deps.pods;
-    this.lists = deps.lists;
-    this.messages = deps.messages;
-    this.clock = deps.clock;
+  constructor(deps: CycleService['deps'] & { repo: CycleRepository; pods: PodsService; clock: Clock }) {
+    ({ repo: this.repo, pods: this.pods, clock: this.clock } = deps);
+    this.deps = deps;
   }
 
   /** The job (202). `replayed` when its client_id names an earlier job started with the same body. */
-  async start(
-    organizationId: string,
-    podId: string,
-    input: StartCycleInput,
-    record?: IdempotencyRecorder,
-  ): Promise<{ replayed: boolean; job: JobView }> {
+  async start(organizationId: string, podId: string, input: StartCycleInput, record?: IdempotencyRecorder) {
     const to = checkInput(input);
     const hash = clientIdHash({
       pod_id: podId,
@@ -108,9 +84,8 @@ export class CycleService {
     if (refusal) throw refusal;
     const active = await this.pods.activeCells(pod.id);
     const listId = input.list_id === undefined ? null : await this.ownedList(organizationId, input.list_id);
-    if (input.mode === 'ring' && active.length < 2) {
+    if (input.mode === 'ring' && active.length < 2)
       throw new ApiError('conflict', `A ring needs at least 2 active cells in the pod; it has ${active.length}.`);
-    }
     if (input.mode === 'broadcast' && active.length === 0)
       throw new ApiError('conflict', 'The pod has no active cell to send from.');
     const now = this.clock.now();
@@ -140,22 +115,15 @@ export class CycleService {
       if (input.mode === 'ring') await this.repo.insertItems(tx, ringItems(id, active, at));
       else if (listId !== null) await this.repo.insertItemsFromList(tx, id, listId, at);
       else await this.repo.insertRecipients(tx, id, to ?? [], at);
-      // Every item is pending: only a list's size needs asking.
-      const total =
-        input.mode === 'ring'
-          ? active.length
-          : listId !== null
-            ? await this.repo.countItems(tx, id)
-            : (to ?? []).length;
+      // Every item is pending: a ring has a hop per cell (it takes no `to`), a broadcast an item per
+      // number; only a list's size needs asking.
+      const total = listId !== null ? await this.repo.countItems(tx, id) : (to ?? active).length;
       // A scheduled broadcast's recipients become scheduled messages: with those of the organization's
       // other scheduled broadcasts not planned yet, they must fit beside its scheduled messages.
-      if (sendAt !== null)
-        await this.storedCaps.fits(
-          tx,
-          'scheduled_messages',
-          organizationId,
-          await this.repo.pendingScheduled(tx, organizationId, at),
-        );
+      if (sendAt !== null) {
+        const scheduled = await this.repo.pendingScheduled(tx, organizationId, at);
+        await this.deps.storedCaps.fits(tx, 'scheduled_messages', organizationId, scheduled);
+      }
       const view = jobView(row, jobCounts([{ status: 'pending', n: total }]));
       if (record) await recordOutcomes(tx, [record(view)]);
       return view;
@@ -164,15 +132,9 @@ export class CycleService {
 
   async list(organizationId: string, podId: string, query: PageQuery) {
     const pod = await this.pods.owned(organizationId, podId);
-    const { items, next_cursor } = await listPage(
-      query,
-      (before, count) => this.repo.listJobs(pod.id, before ? String(before[0]) : null, count),
-      (row) => [row.id],
-    );
-    const counts = await this.repo.countsByStatus(
-      this.repo.db,
-      items.map((job) => job.id),
-    );
+    const { items, next_cursor } = await pageById(query, (before, count) => this.repo.listJobs(pod.id, before, count));
+    const ids = items.map((job) => job.id);
+    const counts = await this.repo.countsByStatus(this.repo.db, ids);
     return {
       jobs: items.map((job) => jobView(job, jobCounts(counts.filter((row) => row.job_id === job.id)))),
       next_cursor,
@@ -215,15 +177,13 @@ export class CycleService {
     await this.repo.moveAll(tx, job.id, ['pending'], 'canceled', at);
     // Messages a device has not claimed yet are canceled; those in flight finish as they will.
     const queued = await this.repo.messageIdsIn(tx, job.id, ['queued', 'sending']);
-    const stopped = await this.messages.cancelQueuedAmong(tx, queued);
+    const stopped = await this.deps.messages.cancelQueuedAmong(tx, queued);
     await this.repo.moveByMessage(tx, job.id, stopped, ['queued', 'sending'], 'canceled', at);
     return canceled;
   }
 
   private async owned(ex: Executor, organizationId: string, podId: string, jobId: string): Promise<CycleJobsTable> {
-    const job = await this.repo.findJob(ex, organizationId, podId, jobId);
-    if (!job) throw notFound('job');
-    return job;
+    return orNotFound(await this.repo.findJob(ex, organizationId, podId, jobId), 'job');
   }
 
   private async viewOf(job: CycleJobsTable): Promise<JobView> {
@@ -232,7 +192,7 @@ export class CycleService {
 
   /** The list of a broadcast: any list of the organization (under a cell or a pod) with numbers. */
   private async ownedList(organizationId: string, listId: string): Promise<string> {
-    const list = await this.lists.findOwned(organizationId, listId);
+    const list = await this.deps.lists.findOwned(organizationId, listId);
     if (!list)
       throw invalid([{ field: 'list_id', code: 'not_found', message: `No list ${listId} in this organization.` }]);
     if (list.number_count === 0)
@@ -245,20 +205,12 @@ export class CycleService {
 function checkInput(input: StartCycleInput): string[] | undefined {
   const errors: FieldError[] = [];
   if (input.mode === 'ring') {
-    if (input.to !== undefined)
-      errors.push({
-        field: 'to',
-        code: 'invalid_value',
-        message: 'A ring takes no recipients: each cell texts the next.',
-      });
-    if (input.list_id !== undefined)
-      errors.push({
-        field: 'list_id',
-        code: 'invalid_value',
-        message: 'A ring takes no list: each cell texts the next.',
-      });
-    if (input.send_at !== undefined)
-      errors.push({ field: 'send_at', code: 'invalid_value', message: 'A ring goes now; send_at is for broadcasts.' });
+    const refuse = (field: 'to' | 'list_id' | 'send_at', message: string) => {
+      if (input[field] !== undefined) errors.push({ field, code: 'invalid_value', message });
+    };
+    refuse('to', 'A ring takes no recipients: each cell texts the next.');
+    refuse('list_id', 'A ring takes no list: each cell texts the next.');
+    refuse('send_at', 'A ring goes now; send_at is for broadcasts.');
   } else {
     if (input.body === undefined)
       errors.push({ field: 'body', code: 'required', message: 'body is required for a broadcast.' });

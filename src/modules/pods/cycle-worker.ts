@@ -20,10 +20,7 @@ export class CycleWorker {
   private readonly log: FastifyBaseLogger;
 
   constructor(deps: { repo: CycleRepository; planner: CyclePlanner; clock: Clock; log: FastifyBaseLogger }) {
-    this.repo = deps.repo;
-    this.planner = deps.planner;
-    this.clock = deps.clock;
-    this.log = deps.log;
+    ({ repo: this.repo, planner: this.planner, clock: this.clock, log: this.log } = deps);
   }
 
   /**

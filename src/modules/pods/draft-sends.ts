@@ -53,10 +53,7 @@ export const notDraft = (row: Pick<DraftsTable, 'status'>, action: string) =>
 
 const sentKey = (cellId: string, to: string) => `${cellId}\n${to}`;
 
-interface Picked {
-  draft: DraftsTable;
-  cellId: string;
-}
+type Picked = Omit<DraftSend, 'markSent'>;
 
 /**
  * The sends of these drafts from these cells. They share a hook, which finds each draft by its
@@ -81,11 +78,8 @@ export function draftSends(repo: DraftsRepository, storedCaps: StoredCaps, picke
         );
         if (sent.length < messages.length)
           throw new ApiError('conflict', 'Only a draft can be sent; this one was sent or discarded meanwhile.');
-        await storedCaps.releaseAll(
-          tx,
-          'drafts',
-          countBy(sent, (draft) => draft.organization_id),
-        );
+        const byOrganization = countBy(sent, (draft) => draft.organization_id);
+        await storedCaps.releaseAll(tx, 'drafts', byOrganization);
       };
       hooks.push((hook = { drafts, markSent }));
     }
@@ -103,10 +97,7 @@ export class PodDraftSends {
   private scheduled = false;
 
   constructor(deps: { repo: DraftsRepository; pods: PodsService; messages: MessagesPort; storedCaps: StoredCaps }) {
-    this.repo = deps.repo;
-    this.storedCaps = deps.storedCaps;
-    this.pods = deps.pods;
-    this.messages = deps.messages;
+    ({ repo: this.repo, storedCaps: this.storedCaps, pods: this.pods, messages: this.messages } = deps);
   }
 
   /** Sends the draft (queueDraft); undefined when the draft is not in this live pod of the organization. */
@@ -160,10 +151,8 @@ export class PodDraftSends {
       return row && row.pod_id === ref.podId && row.organization_id === ref.organizationId ? row : undefined;
     });
     const recipients = [...new Set(found.flatMap((row) => (row?.status === 'draft' ? [row.to_number] : [])))];
-    const state = await this.messages.recipientsAmong(
-      [...active.values()].flat().map((cell) => cell.id),
-      recipients,
-    );
+    const cellIds = [...active.values()].flat().map((cell) => cell.id);
+    const state = await this.messages.recipientsAmong(cellIds, recipients);
     // Per pod: its recipients who texted STOP, and those stuck to one of its active cells.
     const rules = new Map(
       [...active].map(([podId, cells]) => {

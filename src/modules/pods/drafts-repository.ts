@@ -1,7 +1,8 @@
 // SQL for drafts.
-import { sql, type Kysely, type Updateable } from 'kysely';
+import { sql, type Updateable } from 'kysely';
 import { preparedRows } from '../../db/prepared.ts';
-import type { DB, Executor } from '../../db/schema.ts';
+import type { Executor } from '../../db/schema.ts';
+import { Repository } from './repository.ts';
 import type { Scope } from './scope.ts';
 import type { DraftsTable, DraftStatus } from './tables.ts';
 
@@ -44,6 +45,7 @@ const markDraftsSent = preparedRows((ex, drafts: SentDraft[]) => {
       drafts.map((draft) => sql`when ${draft.id} then ${value(draft)}`),
       sql` `,
     )} end`;
+  const ids = drafts.map((draft) => draft.id);
   return ex
     .updateTable('drafts')
     .set({
@@ -51,22 +53,12 @@ const markDraftsSent = preparedRows((ex, drafts: SentDraft[]) => {
       message_id: perDraft((draft) => draft.messageId),
       updated_at: perDraft((draft) => draft.at),
     })
-    .where(
-      'id',
-      'in',
-      drafts.map((draft) => draft.id),
-    )
+    .where('id', 'in', ids)
     .where('status', '=', 'draft')
     .returning(['id', 'organization_id']);
 });
 
-export class DraftsRepository {
-  readonly db: Kysely<DB>;
-
-  constructor(db: Kysely<DB>) {
-    this.db = db;
-  }
-
+export class DraftsRepository extends Repository {
   async insert(ex: Executor, row: DraftsTable): Promise<void> {
     await ex.insertInto('drafts').values(row).execute();
   }

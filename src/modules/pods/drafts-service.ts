@@ -2,60 +2,39 @@
 // discarded, or sent once. Sending queues the message and marks the draft `sent` in the same
 // transaction, so two sends of one draft (other keys, other processes) queue one message.
 // A pod draft goes out from the cell the sticky rotation rule picks (sender.ts).
+import type { Static, TObject } from 'typebox';
 import type { ScheduleInput } from '../messages/schedule.ts';
 import type { IdempotencyRecorder } from '../../operations/idempotency.ts';
 import { clientIdHash } from '../../lib/client-id.ts';
 import { transact } from '../../db/transaction.ts';
 import type { Executor } from '../../db/schema.ts';
-import type { StoredCaps } from '../../operations/stored-caps.ts';
 import { createOnce } from '../../db/create-once.ts';
 import type { Clock } from '../../lib/clock.ts';
 import { notFound } from '../../lib/errors.ts';
 import { newId } from '../../lib/ids.ts';
-import { listPage, type PageQuery } from '../../lib/pagination.ts';
+import type { PageQuery } from '../../lib/pagination.ts';
 import { requirePhone } from '../../lib/phone.ts';
 import type { MessageView } from '../messages/views.ts';
 import { draftSends, notDraft, PodDraftSends, queueDraft } from './draft-sends.ts';
 import type { DraftsRepository } from './drafts-repository.ts';
-import type { MessagesPort } from './ports.ts';
+import type { DraftFields } from './scoped-operations.ts';
 import { scopeColumns, type Scope } from './scope.ts';
-import type { PodsService } from './service.ts';
+import { orNotFound, pageById } from './service.ts';
 import type { DraftsTable, DraftStatus } from './tables.ts';
 import { draftView, type DraftView } from './views.ts';
 
-export interface CreateDraftInput {
-  client_id: string;
-  to: string;
-  body: string;
-  media_urls?: string[];
-}
-
-export interface UpdateDraftInput {
-  to?: string;
-  body?: string;
-  media_urls?: string[];
-}
+type CreateDraftInput = Static<TObject<typeof DraftFields>>;
+type UpdateDraftInput = Partial<Omit<CreateDraftInput, 'client_id'>>;
 
 export class DraftsService {
   private readonly repo: DraftsRepository;
-  private readonly pods: PodsService;
-  private readonly messages: MessagesPort;
   private readonly clock: Clock;
+  private readonly deps: ConstructorParameters<typeof PodDraftSends>[0];
   private readonly podSends: PodDraftSends;
-  private readonly storedCaps: StoredCaps;
 
-  constructor(deps: {
-    repo: DraftsRepository;
-    pods: PodsService;
-    messages: MessagesPort;
-    clock: Clock;
-    storedCaps: StoredCaps;
-  }) {
-    this.repo = deps.repo;
-    this.storedCaps = deps.storedCaps;
-    this.pods = deps.pods;
-    this.messages = deps.messages;
-    this.clock = deps.clock;
+  constructor(deps: DraftsService['deps'] & { clock: Clock }) {
+    ({ repo: this.repo, clock: this.clock } = deps);
+    this.deps = deps;
     this.podSends = new PodDraftSends(deps);
   }
 
@@ -98,17 +77,15 @@ export class DraftsService {
       updated_at: at,
     };
     await transact(this.repo.db, async (tx) => {
-      await this.storedCaps.take(tx, 'drafts', scope.organizationId);
+      await this.deps.storedCaps.take(tx, 'drafts', scope.organizationId);
       await this.repo.insert(tx, row);
     });
     return draftView(row);
   }
 
   async list(scope: Scope, query: PageQuery & { status?: DraftStatus }) {
-    const { items, next_cursor } = await listPage(
-      query,
-      (before, count) => this.repo.list(scope, query.status, before ? String(before[0]) : null, count),
-      (row) => [row.id],
+    const { items, next_cursor } = await pageById(query, (before, count) =>
+      this.repo.list(scope, query.status, before, count),
     );
     return { drafts: items.map(draftView), next_cursor };
   }
@@ -134,11 +111,9 @@ export class DraftsService {
   /** Discards a draft (again: the same answer); 409 conflict when it was sent. */
   async discard(scope: Scope, id: string): Promise<DraftView> {
     const row = await this.inScope(scope, id);
+    const changes = { status: 'discarded' as const, updated_at: this.clock.now().toISOString() };
     const discarded = await transact(this.repo.db, async (tx) => {
-      const changed = await this.repo.changeDraft(tx, row.id, {
-        status: 'discarded',
-        updated_at: this.clock.now().toISOString(),
-      });
+      const changed = await this.repo.changeDraft(tx, row.id, changes);
       if (changed) await this.keepDiscarded(tx, row.organization_id, 1);
       return changed;
     });
@@ -160,26 +135,17 @@ export class DraftsService {
    * are deleted (create-and-discard cannot grow the database without bound).
    */
   private async keepDiscarded(tx: Executor, organizationId: string, n: number): Promise<void> {
-    await this.storedCaps.release(tx, 'drafts', organizationId, n);
-    if (!(await this.storedCaps.tryTake(tx, 'discarded_drafts', organizationId, n)))
+    await this.deps.storedCaps.release(tx, 'drafts', organizationId, n);
+    if (!(await this.deps.storedCaps.tryTake(tx, 'discarded_drafts', organizationId, n)))
       await this.repo.deleteOldestDiscarded(tx, organizationId, n);
   }
 
   /** Queues the message of a draft of a cell (`scope`) and marks the draft sent, in one transaction. */
-  async sendFromCell(
-    scope: Scope,
-    id: string,
-    record?: IdempotencyRecorder,
-    schedule?: ScheduleInput,
-  ): Promise<MessageView> {
+  async sendFromCell(scope: Scope, id: string, record?: IdempotencyRecorder, schedule?: ScheduleInput) {
     const row = await this.inScope(scope, id);
     if (row.status !== 'draft') throw notDraft(row, 'sent');
-    return queueDraft(
-      this.messages,
-      draftSends(this.repo, this.storedCaps, [{ draft: row, cellId: scope.id }])[0],
-      record,
-      schedule,
-    );
+    const [send] = draftSends(this.repo, this.deps.storedCaps, [{ draft: row, cellId: scope.id }]);
+    return queueDraft(this.deps.messages, send, record, schedule);
   }
 
   /**
@@ -196,13 +162,11 @@ export class DraftsService {
   ): Promise<MessageView> {
     const message = await this.podSends.send({ organizationId, podId, draftId: id }, record, schedule);
     if (message) return message;
-    await this.pods.owned(organizationId, podId);
+    await this.deps.pods.owned(organizationId, podId);
     throw notFound('draft');
   }
 
   private async inScope(scope: Scope, id: string): Promise<DraftsTable> {
-    const row = await this.repo.findInScope(scope, id);
-    if (!row) throw notFound('draft');
-    return row;
+    return orNotFound(await this.repo.findInScope(scope, id), 'draft');
   }
 }

@@ -1,15 +1,9 @@
 // SQL for ignored participants: one row per (scope, participant), the scope a cell or a pod.
-import type { Kysely } from 'kysely';
-import type { DB, Executor } from '../../db/schema.ts';
+import type { Executor } from '../../db/schema.ts';
+import { Repository } from './repository.ts';
 import type { IgnoredParticipantsTable } from './tables.ts';
 
-export class IgnoreRepository {
-  readonly db: Kysely<DB>;
-
-  constructor(db: Kysely<DB>) {
-    this.db = db;
-  }
-
+export class IgnoreRepository extends Repository {
   /** True when added, false when the participant was already ignored in the scope. */
   async add(ex: Executor, row: IgnoredParticipantsTable): Promise<boolean> {
     const result = await ex

@@ -21,10 +21,7 @@ export class IgnoreService implements IgnoreListPort {
   private readonly storedCaps: StoredCaps;
 
   constructor(deps: { repo: IgnoreRepository; cells: CellsPort; clock: Clock; storedCaps: StoredCaps }) {
-    this.repo = deps.repo;
-    this.cells = deps.cells;
-    this.clock = deps.clock;
-    this.storedCaps = deps.storedCaps;
+    ({ repo: this.repo, cells: this.cells, clock: this.clock, storedCaps: this.storedCaps } = deps);
   }
 
   async list(scope: Scope, query: PageQuery) {

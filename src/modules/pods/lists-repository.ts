@@ -1,25 +1,10 @@
 // SQL for contact lists and their numbers.
-import type { Kysely } from 'kysely';
-import type { DB, Executor } from '../../db/schema.ts';
+import type { Executor } from '../../db/schema.ts';
+import { chunks, Repository } from './repository.ts';
 import type { Scope } from './scope.ts';
 import type { ContactListsTable } from './tables.ts';
 
-/** Rows per multi-row statement: far below either database's limit on bound parameters. */
-const CHUNK = 1000;
-
-function chunks<T>(items: readonly T[]): T[][] {
-  const out: T[][] = [];
-  for (let i = 0; i < items.length; i += CHUNK) out.push(items.slice(i, i + CHUNK));
-  return out;
-}
-
-export class ListsRepository {
-  readonly db: Kysely<DB>;
-
-  constructor(db: Kysely<DB>) {
-    this.db = db;
-  }
-
+export class ListsRepository extends Repository {
   async insert(ex: Executor, row: ContactListsTable): Promise<void> {
     await ex.insertInto('contact_lists').values(row).execute();
   }

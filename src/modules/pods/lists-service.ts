@@ -4,12 +4,13 @@
 import type { Executor } from '../../db/schema.ts';
 import { transact } from '../../db/transaction.ts';
 import type { Clock } from '../../lib/clock.ts';
-import { ApiError, notFound } from '../../lib/errors.ts';
+import { ApiError } from '../../lib/errors.ts';
 import { newId } from '../../lib/ids.ts';
-import { listPage, type PageQuery } from '../../lib/pagination.ts';
+import type { PageQuery } from '../../lib/pagination.ts';
 import type { StoredCaps } from '../../operations/stored-caps.ts';
 import type { ListsRepository } from './lists-repository.ts';
 import { normalizeNumbers } from './numbers.ts';
+import { orNotFound, pageById } from './service.ts';
 import { scopeColumns, type Scope } from './scope.ts';
 import type { ContactListsTable } from './tables.ts';
 import { listSummaryView, listView } from './views.ts';
@@ -31,9 +32,7 @@ export class ListsService {
   private readonly storedCaps: StoredCaps;
 
   constructor(deps: { repo: ListsRepository; clock: Clock; storedCaps: StoredCaps }) {
-    this.repo = deps.repo;
-    this.clock = deps.clock;
-    this.storedCaps = deps.storedCaps;
+    ({ repo: this.repo, clock: this.clock, storedCaps: this.storedCaps } = deps);
   }
 
   async create(scope: Scope, input: { name: string; numbers?: string[] }) {
@@ -60,11 +59,7 @@ export class ListsService {
   }
 
   async list(scope: Scope, query: PageQuery) {
-    const { items, next_cursor } = await listPage(
-      query,
-      (before, count) => this.repo.list(scope, before ? String(before[0]) : null, count),
-      (row) => [row.id],
-    );
+    const { items, next_cursor } = await pageById(query, (before, count) => this.repo.list(scope, before, count));
     return { lists: items.map(listSummaryView), next_cursor };
   }
 
@@ -144,8 +139,6 @@ export class ListsService {
   }
 
   private async inScope(ex: Executor, scope: Scope, id: string): Promise<ContactListsTable> {
-    const row = await this.repo.findInScope(ex, scope, id);
-    if (!row) throw notFound('list');
-    return row;
+    return orNotFound(await this.repo.findInScope(ex, scope, id), 'list');
   }
 }

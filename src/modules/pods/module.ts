@@ -6,27 +6,21 @@ import type { Kysely } from 'kysely';
 import type { DB, Executor } from '../../db/schema.ts';
 import type { Clock } from '../../lib/clock.ts';
 import type { App } from '../../http/types.ts';
-import type { Periodic } from '../../lib/background.ts';
-import type { Wirable } from '../../lib/ports.ts';
 import type { EventsService } from '../events/service.ts';
-import { combinedPace, type Pace } from '../messages/pace.ts';
+import { combinedPace } from '../messages/pace.ts';
 import type { MessagesService } from '../messages/service.ts';
 import type { MessageView } from '../messages/views.ts';
 import { CyclePlanner } from './cycle-planner.ts';
 import { CycleRepository } from './cycle-repository.ts';
 import type { RestBinder } from '../../operations/rest.ts';
-import { registerCycleRoutes } from './cycle-routes.ts';
-import { podOperations, type PodOperations } from './operations.ts';
+import { podOperations } from './operations.ts';
 import { CycleService } from './cycle-service.ts';
 import { CYCLE_JOBS_INTERVAL_MS, CycleWorker } from './cycle-worker.ts';
 import { DraftsRepository } from './drafts-repository.ts';
-import { registerDraftRoutes } from './drafts-routes.ts';
 import { DraftsService } from './drafts-service.ts';
 import { IgnoreRepository } from './ignore-repository.ts';
-import { registerIgnoreRoutes } from './ignore-routes.ts';
 import { IgnoreService } from './ignore-service.ts';
 import { ListsRepository } from './lists-repository.ts';
-import { registerListRoutes } from './lists-routes.ts';
 import { ListsService } from './lists-service.ts';
 import type { CellsPort, DevicesPort } from './ports.ts';
 import { PodsRepository } from './repository.ts';
@@ -34,30 +28,9 @@ import { registerPodRoutes } from './routes.ts';
 import { Scopes, type Scope } from './scope.ts';
 import { PodsService } from './service.ts';
 
-export interface PodsModule {
-  pods: PodsService;
-  drafts: DraftsService;
-  lists: ListsService;
-  ignore: IgnoreService;
-  cycles: CycleService;
-  /** Runs in the transaction that deletes a pod or releases a cell: its drafts are discarded, its lists deleted (stored-caps room comes back). */
-  forgetScope(tx: Executor, scope: Scope): Promise<void>;
-  /** Tests call tick() with the manual clock (workers are off there). */
-  cycleWorker: CycleWorker;
-  scopes: Scopes;
-  /** Every REST route's operation (the console calls them through invoke too). */
-  operations: PodOperations;
-  paces: PodPaces;
-  ports: Wirable[];
-  loops: Periodic[];
-}
-
+export type PodsModule = ReturnType<typeof build>;
 /** The RateLimit-* pace of a draft send (its cell's) and of a cycle job (the pod's active cells together). */
-export interface PodPaces {
-  /** The pace its send's transaction read. */
-  ofSend(message: MessageView): Pace | null;
-  ofPod(podId: string): Promise<Pace | null>;
-}
+export type PodPaces = PodsModule['paces'];
 
 export function build(deps: {
   db: Kysely<DB>;
@@ -68,8 +41,8 @@ export function build(deps: {
   messages: MessagesService;
   log: FastifyBaseLogger;
   storedCaps: StoredCaps;
-}): PodsModule {
-  const { db, clock, cells, messages, storedCaps } = deps;
+}) {
+  const { db, clock, cells, messages, storedCaps, devices, events, log } = deps;
   const pods = new PodsService({ repo: new PodsRepository(db), cells, clock, storedCaps });
   const scopes = new Scopes({ cells, pods });
   const drafts = new DraftsService({ repo: new DraftsRepository(db), pods, messages, clock, storedCaps });
@@ -77,19 +50,12 @@ export function build(deps: {
   const ignore = new IgnoreService({ repo: new IgnoreRepository(db), cells, clock, storedCaps });
   const cycleRepo = new CycleRepository(db);
   const cycles = new CycleService({ repo: cycleRepo, pods, lists, messages, clock, storedCaps });
-  const planner = new CyclePlanner({
-    repo: cycleRepo,
-    pods,
-    messages,
-    devices: deps.devices,
-    events: deps.events,
-    clock,
-    log: deps.log,
-  });
-  const cycleWorker = new CycleWorker({ repo: cycleRepo, planner, clock, log: deps.log });
+  const planner = new CyclePlanner({ repo: cycleRepo, pods, messages, devices, events, clock, log });
+  const cycleWorker = new CycleWorker({ repo: cycleRepo, planner, clock, log });
   // Within the module: deleting a pod stops its jobs. (Hooks into other modules are wired by the
   // composition root.)
   pods.onRemove((tx, pod) => cycles.cancelOpenOfPod(tx, pod));
+  // Runs in the transaction that deletes a pod or releases a cell (stored-caps room comes back).
   const forgetScope = async (tx: Executor, scope: Scope) => {
     await drafts.discardAllIn(tx, scope);
     await lists.removeAllIn(tx, scope);
@@ -97,31 +63,17 @@ export function build(deps: {
   pods.onRemove((tx, pod) => forgetScope(tx, { kind: 'pod', id: pod.id, organizationId: pod.organization_id }));
   const loops = [{ name: 'cycle-jobs', intervalMs: CYCLE_JOBS_INTERVAL_MS, tick: () => cycleWorker.tick() }];
   const operations = podOperations({ pods, drafts, lists, ignore, cycles, scopes });
-  const paces: PodPaces = {
-    ofSend: (message) => messages.paceOf(message),
-    ofPod: async (podId) =>
+  const paces = {
+    /** The pace its send's transaction read. */
+    ofSend: (message: MessageView) => messages.paceOf(message),
+    ofPod: async (podId: string) =>
       combinedPace(await Promise.all((await pods.activeCells(podId)).map((cell) => messages.pace(cell.id)))),
   };
-  return {
-    pods,
-    drafts,
-    lists,
-    ignore,
-    cycles,
-    forgetScope,
-    cycleWorker,
-    scopes,
-    operations,
-    paces,
-    ports: Object.values(pods.ports),
-    loops,
-  };
+  const ports = Object.values(pods.ports);
+  // cycleWorker: tests call its tick() with the manual clock (workers are off there).
+  return { pods, drafts, lists, ignore, cycles, forgetScope, cycleWorker, scopes, operations, paces, ports, loops };
 }
 
 export function register(app: App, module: PodsModule, rest: RestBinder): void {
-  registerPodRoutes(app, rest, module.operations);
-  registerDraftRoutes(app, rest, module.operations, module.paces);
-  registerListRoutes(app, rest, module.operations);
-  registerIgnoreRoutes(app, rest, module.operations);
-  registerCycleRoutes(app, rest, module.operations, module.paces);
+  registerPodRoutes(app, rest, module.operations, module.paces);
 }

@@ -13,17 +13,10 @@ export function normalizeNumbers(field: string, inputs: readonly string[]): stri
   let bad = 0;
   inputs.forEach((input, i) => {
     const phone = normalizePhone(input);
-    if (phone) {
-      numbers.add(phone);
-      return;
-    }
-    bad += 1;
-    if (errors.length < MAX_REPORTED) {
-      errors.push({
-        field: `${field}.${i}`,
-        code: 'invalid_phone_number',
-        message: `${field}.${i} must be a valid phone number in international E.164 form, e.g. +14155550123.`,
-      });
+    if (phone) numbers.add(phone);
+    else if (++bad <= MAX_REPORTED) {
+      const message = `${field}.${i} must be a valid phone number in international E.164 form, e.g. +14155550123.`;
+      errors.push({ field: `${field}.${i}`, code: 'invalid_phone_number', message });
     }
   });
   if (bad > 0) {

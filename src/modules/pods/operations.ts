@@ -1,22 +1,14 @@
 // Pods' operations (src/operations): the pods themselves and their cycle jobs, with the drafts,
-// contact lists and ignore lists under a cell or a pod (./drafts-operations.ts,
-// ./lists-operations.ts, ./ignore-operations.ts). REST binds them in the routes files, MCP some
-// of them (src/modules/mcp/tools.ts), the console calls them through invoke.
+// contact lists and ignore lists under a cell or a pod (./scoped-operations.ts). REST binds them
+// in routes.ts, MCP some of them (src/modules/mcp/tools.ts), the console calls them through invoke.
 import { Type } from 'typebox';
 import { PaginationQuery } from '../../http/pagination.ts';
 import { Body } from '../../http/schemas.ts';
-import { defineOperation } from '../../operations/operation.ts';
 import { CELL_EXAMPLE, QuietHoursSchema } from '../cells/schemas.ts';
 import { MessageBody, ScheduleFields } from '../messages/schemas.ts';
 import type { CycleService } from './cycle-service.ts';
-import { draftOperations } from './drafts-operations.ts';
-import type { DraftsService } from './drafts-service.ts';
-import { ignoreOperations } from './ignore-operations.ts';
-import type { IgnoreService } from './ignore-service.ts';
-import { listOperations } from './lists-operations.ts';
-import type { ListsService } from './lists-service.ts';
-import { CellIds, ClientId, id, Name } from './schemas.ts';
-import type { Scopes } from './scope.ts';
+import { CellIds, ClientId, id, Name, podOperation } from './schemas.ts';
+import { draftOperations, ignoreOperations, listOperations } from './scoped-operations.ts';
 import type { PodsService } from './service.ts';
 import { CycleJob, CycleJobList, Pod, POD_EXAMPLE, PodList } from './views.ts';
 
@@ -80,81 +72,71 @@ export const StartCycleInput = Body(
   },
 );
 
-export interface PodOperationDeps {
-  pods: PodsService;
-  drafts: DraftsService;
-  lists: ListsService;
-  ignore: IgnoreService;
-  cycles: CycleService;
-  scopes: Scopes;
-}
+/** The body of a pod's create, and its update (with the pod's id). */
+export const CreatePodBody = Body(
+  { name: Name, client_id: ClientId, cell_ids: Type.Optional(CellIds) },
+  { examples: [{ name: 'Outreach', client_id: 'create-outreach-pod', cell_ids: [CELL_EXAMPLE.id] }] },
+);
+export const UpdatePodBody = Body({
+  ...PodId,
+  name: Type.Optional(Name),
+  cell_ids: Type.Optional(CellIds),
+  quiet_hours: Type.Optional(QuietHoursSchema),
+});
+
+/** The services of the pods, their cycle jobs and (under a cell or a pod) drafts, lists and ignore lists. */
+type PodOperationDeps = { pods: PodsService; cycles: CycleService } & Parameters<typeof draftOperations>[1] &
+  Parameters<typeof listOperations>[1] &
+  Parameters<typeof ignoreOperations>[1];
 
 export function podOperations(deps: PodOperationDeps) {
   const { pods, cycles } = deps;
   return {
-    createPod: defineOperation({
+    createPod: podOperation({
       name: 'create_pod',
       summary: 'Create a pod',
       description:
         'A sender pool of your cells. A cell is in at most one pod: one in another pod is 409 cell_in_pod; an unknown, released or foreign cell id is 400 (errors[] names each by index). Repeating the same body with the same client_id returns the pod with 200; another body is 409 client_id_conflict.',
       scope: 'cells:write',
-      idempotency: 'none',
       status: 201,
       errors: ['client_id_conflict', 'cell_in_pod', 'conflict'],
-      input: Body(
-        { name: Name, client_id: ClientId, cell_ids: Type.Optional(CellIds) },
-        { examples: [{ name: 'Outreach', client_id: 'create-outreach-pod', cell_ids: [CELL_EXAMPLE.id] }] },
-      ),
+      input: CreatePodBody,
       output: Type.Object({ created: Type.Boolean(), pod: Pod }),
       run: (ctx, input) => pods.create(ctx.organizationId, input),
     }),
-    listPods: defineOperation({
+    listPods: podOperation({
       name: 'list_pods',
       summary: 'List pods, newest first',
-      description: '',
       scope: 'cells:read',
-      idempotency: 'none',
-      errors: [],
       input: Body(PaginationQuery),
       output: PodList,
       run: (ctx, query) => pods.list(ctx.organizationId, query),
     }),
-    getPod: defineOperation({
+    getPod: podOperation({
       name: 'get_pod',
       summary: 'Read a pod',
-      description: '',
       scope: 'cells:read',
-      idempotency: 'none',
-      errors: [],
       input: Body(PodId),
       output: Pod,
       run: (ctx, input) => pods.get(ctx.organizationId, input.id),
     }),
-    updatePod: defineOperation({
+    updatePod: podOperation({
       name: 'update_pod',
       summary: 'Rename a pod, replace its cells or set its quiet hours',
       description:
         'cell_ids replaces the whole set: cells left out leave the pod (their pod_id becomes null). quiet_hours (null clears them) hold the sends of its cells that have none of their own.',
       scope: 'cells:write',
-      idempotency: 'none',
       errors: ['cell_in_pod'],
-      input: Body({
-        ...PodId,
-        name: Type.Optional(Name),
-        cell_ids: Type.Optional(CellIds),
-        quiet_hours: Type.Optional(QuietHoursSchema),
-      }),
+      input: UpdatePodBody,
       output: Pod,
       run: (ctx, { id: podId, ...input }) => pods.update(ctx.organizationId, podId, input),
     }),
-    deletePod: defineOperation({
+    deletePod: podOperation({
       name: 'delete_pod',
       summary: 'Delete a pod',
       description: 'Frees its cells (pod_id null) and cancels its open cycle jobs. Its client_id is not reused.',
       scope: 'cells:write',
-      idempotency: 'none',
       status: 204,
-      errors: [],
       input: Body(PodId),
       output: Type.Null(),
       run: async (ctx, input) => {
@@ -162,7 +144,7 @@ export function podOperations(deps: PodOperationDeps) {
         return null;
       },
     }),
-    startPodCycle: defineOperation({
+    startPodCycle: podOperation({
       name: 'start_pod_cycle',
       summary: 'Start a cycle job (ring or broadcast)',
       description:
@@ -176,35 +158,28 @@ export function podOperations(deps: PodOperationDeps) {
       output: Type.Object({ replayed: Type.Boolean(), job: CycleJob }),
       run: (ctx, { pod_id, ...input }) => cycles.start(ctx.organizationId, pod_id, input, ctx.record),
     }),
-    listPodJobs: defineOperation({
+    listPodJobs: podOperation({
       name: 'list_pod_jobs',
       summary: 'List the cycle jobs of a pod, newest first',
-      description: '',
       scope: 'messages:read',
-      idempotency: 'none',
-      errors: [],
       input: Body({ ...OfPod, ...PaginationQuery }),
       output: CycleJobList,
       run: (ctx, { pod_id, ...query }) => cycles.list(ctx.organizationId, pod_id, query),
     }),
-    getPodJob: defineOperation({
+    getPodJob: podOperation({
       name: 'get_pod_job',
       summary: 'Read a cycle job',
-      description: '',
       scope: 'messages:read',
-      idempotency: 'none',
-      errors: [],
       input: Body(JobIds),
       output: CycleJob,
       run: (ctx, input) => cycles.get(ctx.organizationId, input.pod_id, input.job_id),
     }),
-    cancelPodJob: defineOperation({
+    cancelPodJob: podOperation({
       name: 'cancel_pod_job',
       summary: 'Cancel a cycle job',
       description:
         'What it has not queued is never sent and its messages still queued are canceled; messages already with a phone finish. 409 conflict once the job ended.',
       scope: 'messages:send',
-      idempotency: 'none',
       errors: ['conflict'],
       input: Body(JobIds),
       output: CycleJob,

@@ -13,13 +13,25 @@ const advanceRotation = prepared((ex, p: { id: string; by: number }) =>
     .returning('rotation'),
 );
 
-export class PodsRepository {
+/** The module's repositories: their statements run on `db` or on the transaction they are given. */
+export class Repository {
   readonly db: Kysely<DB>;
 
   constructor(db: Kysely<DB>) {
     this.db = db;
   }
+}
 
+/** Rows per multi-row statement: far below either database's limit on bound parameters. */
+const CHUNK = 1000;
+
+export function chunks<T>(items: readonly T[]): T[][] {
+  const out: T[][] = [];
+  for (let i = 0; i < items.length; i += CHUNK) out.push(items.slice(i, i + CHUNK));
+  return out;
+}
+
+export class PodsRepository extends Repository {
   async insert(ex: Executor, row: PodsTable): Promise<void> {
     await ex.insertInto('pods').values(row).execute();
   }

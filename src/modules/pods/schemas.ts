@@ -1,6 +1,7 @@
-// Request pieces shared by the routes of the pods module.
+// Request pieces and the operation defaults shared by the operations of the pods module.
 import { Type, type TObject, type TOptional, type TProperties, type TString } from 'typebox';
 import { IdField } from '../../http/schemas.ts';
+import { defineOperation, type Operation } from '../../operations/operation.ts';
 import { CELL_EXAMPLE } from '../cells/schemas.ts';
 import { POD_EXAMPLE } from './views.ts';
 
@@ -56,5 +57,9 @@ export function scopedInput<P extends TProperties>(
 /** `/v1/cells/:cell_id` or `/v1/pods/:pod_id`. */
 export const scopePrefix = (kind: 'cell' | 'pod') => (kind === 'cell' ? '/v1/cells/:cell_id' : '/v1/pods/:pod_id');
 
-/** Cell or Pod, for operation ids: `createCellDraft`, `createPodDraft`. */
-export const scopeWord = (kind: 'cell' | 'pod') => (kind === 'cell' ? 'Cell' : 'Pod');
+type Defaulted = 'idempotency' | 'errors' | 'description';
+
+/** An operation of the module; unless it says, it takes no idempotency key, adds no errors and has no description. */
+export const podOperation = <In extends TObject, Out>(
+  op: Omit<Operation<In, Out>, Defaulted> & Partial<Pick<Operation<In, Out>, Defaulted>>,
+) => defineOperation<In, Out>({ idempotency: 'none', errors: [], description: '', ...op });

@@ -23,8 +23,7 @@ export class Scopes {
   private readonly pods: PodsService;
 
   constructor(deps: { cells: CellsPort; pods: PodsService }) {
-    this.cells = deps.cells;
-    this.pods = deps.pods;
+    ({ cells: this.cells, pods: this.pods } = deps);
   }
 
   async resolve(organizationId: string, kind: ScopeKind, id: string): Promise<Scope> {

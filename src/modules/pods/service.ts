@@ -2,7 +2,8 @@
 // rename or replace the cells, delete (which frees the cells). A cell is in at most one pod:
 // membership is the cell's pod_id, changed in the pod's transaction through CellsService.setPod,
 // which emits cell.updated for every cell that moves.
-import { requireQuietHours, type QuietHours } from '../../lib/quiet-hours.ts';
+import type { Static } from 'typebox';
+import { requireQuietHours } from '../../lib/quiet-hours.ts';
 import type { Executor } from '../../db/schema.ts';
 import { transact } from '../../db/transaction.ts';
 import { clientIdHash } from '../../lib/client-id.ts';
@@ -14,22 +15,14 @@ import { listPage, type PageQuery } from '../../lib/pagination.ts';
 import { Port } from '../../lib/ports.ts';
 import type { StoredCaps } from '../../operations/stored-caps.ts';
 import type { CellRecord } from '../cells/service.ts';
+import type { CreatePodBody, UpdatePodBody } from './operations.ts';
 import type { CellsPort } from './ports.ts';
 import type { PodsRepository } from './repository.ts';
 import type { PodsTable } from './tables.ts';
 import { podView, type PodView } from './views.ts';
 
-export interface CreatePodInput {
-  name: string;
-  client_id: string;
-  cell_ids?: string[];
-}
-
-export interface UpdatePodInput {
-  name?: string;
-  cell_ids?: string[];
-  quiet_hours?: QuietHours | null;
-}
+export type CreatePodInput = Static<typeof CreatePodBody>;
+export type UpdatePodInput = Omit<Static<typeof UpdatePodBody>, 'id'>;
 
 /** Runs in the transaction that deletes a pod, before its cells leave it (cycle jobs stop). */
 export type PodRemovalListener = (tx: Executor, pod: PodsTable) => Promise<void>;
@@ -38,10 +31,19 @@ export type PodRemovalListener = (tx: Executor, pod: PodsTable) => Promise<void>
 export type SendRefusals = (organizationIds: readonly string[]) => Promise<Map<string, ApiError | null>>;
 
 /** A cell that can send for its pod now. */
-export interface ActiveCell {
-  id: string;
-  phone_number: string;
-  device_id: string | null;
+export type ActiveCell = Pick<CellRecord, 'id' | 'device_id'> & { phone_number: string };
+
+const idKey = (row: { id: string }) => [row.id];
+/** A page of rows keyed by their ids, newest first: `fetch` reads `count` rows below the cursor's id. */
+export const pageById = <Row extends { id: string }>(
+  query: PageQuery,
+  fetch: (beforeId: string | null, count: number) => Promise<Row[]>,
+) => listPage(query, (after, count) => fetch(after ? String(after[0]) : null, count), idKey);
+
+/** The row; 404 naming `what` when there is none. */
+export function orNotFound<Row>(row: Row | undefined, what: string): Row {
+  if (!row) throw notFound(what);
+  return row;
 }
 
 /** A cell pods may send from: active, with a phone that is neither paused nor quarantined (contract §11). */
@@ -61,10 +63,7 @@ export class PodsService {
   readonly ports = { sendRefusals: new Port<SendRefusals>('pods', 'sendRefusals') };
 
   constructor(deps: { repo: PodsRepository; cells: CellsPort; clock: Clock; storedCaps: StoredCaps }) {
-    this.repo = deps.repo;
-    this.cells = deps.cells;
-    this.clock = deps.clock;
-    this.storedCaps = deps.storedCaps;
+    ({ repo: this.repo, cells: this.cells, clock: this.clock, storedCaps: this.storedCaps } = deps);
   }
 
   onRemove(listener: PodRemovalListener): void {
@@ -81,9 +80,7 @@ export class PodsService {
 
   /** The organization's live pod; 404 for unknown, deleted or another organization's pods. */
   async owned(organizationId: string, id: string, ex: Executor = this.repo.db): Promise<PodsTable> {
-    const row = await this.repo.findOwned(ex, organizationId, id);
-    if (!row) throw notFound('pod');
-    return row;
+    return orNotFound(await this.repo.findOwned(ex, organizationId, id), 'pod');
   }
 
   /** 201 on the first create; 200 with the pod when the same body repeats the client_id. */
@@ -125,24 +122,13 @@ export class PodsService {
   }
 
   async list(organizationId: string, query: PageQuery) {
-    const { items, next_cursor } = await listPage(
-      query,
-      (before, count) => this.repo.list(organizationId, before ? String(before[0]) : null, count),
-      (row) => [row.id],
+    const { items, next_cursor } = await pageById(query, (before, count) =>
+      this.repo.list(organizationId, before, count),
     );
-    const members = await this.cells.podCells(
-      this.repo.db,
-      items.map((pod) => pod.id),
-    );
-    return {
-      pods: items.map((pod) =>
-        podView(
-          pod,
-          members.filter((cell) => cell.pod_id === pod.id).map((cell) => cell.id),
-        ),
-      ),
-      next_cursor,
-    };
+    const ids = items.map((pod) => pod.id);
+    const members = await this.cells.podCells(this.repo.db, ids);
+    const cellsOf = (pod: PodsTable) => members.filter((cell) => cell.pod_id === pod.id);
+    return { pods: items.map((pod) => podView(pod, cellsOf(pod))), next_cursor };
   }
 
   async get(organizationId: string, id: string): Promise<PodView> {
@@ -153,15 +139,12 @@ export class PodsService {
   async update(organizationId: string, id: string, input: UpdatePodInput): Promise<PodView> {
     const pod = await this.owned(organizationId, id);
     if (input.cell_ids !== undefined) await this.checkCells(organizationId, pod.id, input.cell_ids);
+    // quiet_hours: undefined keeps them, null clears them.
+    const hours = input.quiet_hours && JSON.stringify(requireQuietHours('quiet_hours', input.quiet_hours));
     const changes = {
       updated_at: this.clock.now().toISOString(),
       ...(input.name !== undefined ? { name: input.name } : {}),
-      ...(input.quiet_hours !== undefined
-        ? {
-            quiet_hours:
-              input.quiet_hours === null ? null : JSON.stringify(requireQuietHours('quiet_hours', input.quiet_hours)),
-          }
-        : {}),
+      ...(hours !== undefined ? { quiet_hours: hours } : {}),
     };
     await transact(this.repo.db, async (tx) => {
       if (!(await this.repo.update(tx, pod.id, changes))) throw notFound('pod');
@@ -192,10 +175,8 @@ export class PodsService {
     const byPod = new Map<string, ActiveCell[]>();
     for (const cell of await this.cells.podCells(this.repo.db, podIds)) {
       if (!isActive(cell) || cell.pod_id === null) continue;
-      byPod.set(cell.pod_id, [
-        ...(byPod.get(cell.pod_id) ?? []),
-        { id: cell.id, phone_number: cell.phone_number, device_id: cell.device_id },
-      ]);
+      const { id, phone_number, device_id } = cell;
+      byPod.set(cell.pod_id, [...(byPod.get(cell.pod_id) ?? []), { id, phone_number, device_id }]);
     }
     return byPod;
   }
@@ -206,11 +187,7 @@ export class PodsService {
   }
 
   private async viewOf(pod: PodsTable): Promise<PodView> {
-    const cells = await this.cells.podCells(this.repo.db, [pod.id]);
-    return podView(
-      pod,
-      cells.map((cell) => cell.id),
-    );
+    return podView(pod, await this.cells.podCells(this.repo.db, [pod.id]));
   }
 
   /**
@@ -222,16 +199,9 @@ export class PodsService {
     const found = new Map(
       (await this.cells.cellsAmong(this.repo.db, organizationId, [...new Set(ids)])).map((cell) => [cell.id, cell]),
     );
+    const message = (id: string) => `No cell ${id} in this organization (unknown or released).`;
     const errors = ids.flatMap((id, i) =>
-      found.has(id)
-        ? []
-        : [
-            {
-              field: `cell_ids.${i}`,
-              code: 'not_found',
-              message: `No cell ${id} in this organization (unknown or released).`,
-            },
-          ],
+      found.has(id) ? [] : [{ field: `cell_ids.${i}`, code: 'not_found', message: message(id) }],
     );
     if (errors.length > 0) {
       throw new ApiError(

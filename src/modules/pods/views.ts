@@ -1,6 +1,6 @@
 // The public shapes of pods, drafts, contact lists, ignored participants and cycle jobs
 // (contract §5), their response schemas and the functions that make them from rows.
-import { Type } from 'typebox';
+import { Type, type Static, type TSchema } from 'typebox';
 import { NextCursor } from '../../http/pagination.ts';
 import { Nullable, Timestamp } from '../../http/schemas.ts';
 import { parseQuietHours } from '../../lib/quiet-hours.ts';
@@ -55,6 +55,12 @@ const JOB_EXAMPLE = {
   completed_at: null,
 };
 
+/** The schema of a page of `key`: `item`s and the next page's cursor, with one example item. */
+function pageOf(key: string, item: TSchema, $id: string, description: string, example: object) {
+  const examples = [{ [key]: [example], next_cursor: null }];
+  return Type.Object({ [key]: Type.Array(item), next_cursor: NextCursor }, { $id, description, examples });
+}
+
 export const Pod = Type.Object(
   {
     id: Type.String({ description: 'pod_... id' }),
@@ -72,10 +78,7 @@ export const Pod = Type.Object(
   },
 );
 
-export const PodList = Type.Object(
-  { pods: Type.Array(Pod), next_cursor: NextCursor },
-  { $id: 'PodList', description: 'A page of pods.', examples: [{ pods: [POD_EXAMPLE], next_cursor: null }] },
-);
+export const PodList = pageOf('pods', Pod, 'PodList', 'A page of pods.', POD_EXAMPLE);
 
 export const Draft = Type.Object(
   {
@@ -99,10 +102,7 @@ export const Draft = Type.Object(
   },
 );
 
-export const DraftList = Type.Object(
-  { drafts: Type.Array(Draft), next_cursor: NextCursor },
-  { $id: 'DraftList', description: 'A page of drafts.', examples: [{ drafts: [DRAFT_EXAMPLE], next_cursor: null }] },
-);
+export const DraftList = pageOf('drafts', Draft, 'DraftList', 'A page of drafts.', DRAFT_EXAMPLE);
 
 const ListFields = {
   id: Type.String({ description: 'lst_... id' }),
@@ -127,33 +127,22 @@ export const ContactList = Type.Object(
   },
 );
 
-export const ContactListPage = Type.Object(
-  { lists: Type.Array(ContactListSummary), next_cursor: NextCursor },
-  {
-    $id: 'ContactListPage',
-    description: 'A page of contact lists (without their numbers).',
-    examples: [{ lists: [LIST_EXAMPLE], next_cursor: null }],
-  },
-);
+const pageText = 'A page of contact lists (without their numbers).';
+export const ContactListPage = pageOf('lists', ContactListSummary, 'ContactListPage', pageText, LIST_EXAMPLE);
 
+const IGNORED_EXAMPLE = { participant: '+14155550111', created_at: AT };
 export const IgnoredParticipant = Type.Object(
   { participant: Type.String({ description: 'E.164' }), created_at: Timestamp },
   {
     $id: 'IgnoredParticipant',
     description:
       'A number whose inbound texts are stored with ignored: true, without events, webhooks or a place in default listings.',
-    examples: [{ participant: '+14155550111', created_at: AT }],
+    examples: [IGNORED_EXAMPLE],
   },
 );
 
-export const IgnoredList = Type.Object(
-  { ignored: Type.Array(IgnoredParticipant), next_cursor: NextCursor },
-  {
-    $id: 'IgnoredList',
-    description: 'A page of ignored participants, newest first.',
-    examples: [{ ignored: [{ participant: '+14155550111', created_at: AT }], next_cursor: null }],
-  },
-);
+const ignoredText = 'A page of ignored participants, newest first.';
+export const IgnoredList = pageOf('ignored', IgnoredParticipant, 'IgnoredList', ignoredText, IGNORED_EXAMPLE);
 
 export const JOB_STATUSES = ['queued', 'running', 'completed', 'failed', 'canceled'] as const;
 
@@ -191,23 +180,23 @@ export const CycleJob = Type.Object(
   },
 );
 
-export const CycleJobList = Type.Object(
-  { jobs: Type.Array(CycleJob), next_cursor: NextCursor },
-  {
-    $id: 'CycleJobList',
-    description: 'A page of cycle jobs, newest first.',
-    examples: [{ jobs: [JOB_EXAMPLE], next_cursor: null }],
-  },
+export const CycleJobList = pageOf(
+  'jobs',
+  CycleJob,
+  'CycleJobList',
+  'A page of cycle jobs, newest first.',
+  JOB_EXAMPLE,
 );
 
 export type PodView = ReturnType<typeof podView>;
 
-export function podView(row: PodsTable, cellIds: string[]) {
+/** The pod with its cells (oldest first). */
+export function podView(row: PodsTable, cells: readonly { id: string }[]) {
   return {
     id: row.id,
     name: row.name,
     client_id: row.client_id,
-    cell_ids: cellIds,
+    cell_ids: cells.map((cell) => cell.id),
     quiet_hours: parseQuietHours(row.quiet_hours),
     created_at: row.created_at,
     updated_at: row.updated_at,
@@ -232,14 +221,8 @@ export function draftView(row: DraftsTable) {
   };
 }
 
-export function listSummaryView(row: ContactListsTable) {
-  return {
-    id: row.id,
-    name: row.name,
-    number_count: row.number_count,
-    created_at: row.created_at,
-    updated_at: row.updated_at,
-  };
+export function listSummaryView({ id, name, number_count, created_at, updated_at }: ContactListsTable) {
+  return { id, name, number_count, created_at, updated_at };
 }
 
 export function listView(row: ContactListsTable, numbers: string[]) {
@@ -250,15 +233,7 @@ export function ignoredView(row: Pick<IgnoredParticipantsTable, 'participant' | 
   return { participant: row.participant, created_at: row.created_at };
 }
 
-export type JobCounts = {
-  total: number;
-  queued: number;
-  sent: number;
-  delivered: number;
-  received: number;
-  failed: number;
-  skipped: number;
-};
+export type JobCounts = Static<typeof CycleJob>['counts'];
 
 /** Item states per count: each item in one count (canceled ones in none but total). */
 const COUNT_OF: Record<ItemStatus, keyof JobCounts | null> = {
@@ -285,15 +260,9 @@ export function jobCounts(byStatus: readonly { status: ItemStatus; n: number }[]
 
 export type JobView = ReturnType<typeof jobView>;
 
-export function jobView(row: CycleJobsTable, counts: JobCounts) {
-  return {
-    id: row.id,
-    pod_id: row.pod_id,
-    mode: row.mode,
-    status: row.status,
-    counts,
-    send_at: row.send_at,
-    created_at: row.created_at,
-    completed_at: row.completed_at,
-  };
+export function jobView(
+  { id, pod_id, mode, status, send_at, created_at, completed_at }: CycleJobsTable,
+  counts: JobCounts,
+) {
+  return { id, pod_id, mode, status, counts, send_at, created_at, completed_at };
 }

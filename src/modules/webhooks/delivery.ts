@@ -19,17 +19,13 @@ export const DEFAULT_TIMEOUT_MS = 15_000;
 const DNS_CACHE_MS = 30_000;
 const PROCESS_NAME = `${hostname()}:${process.pid}`;
 
-export interface DelivererDeps {
-  repo: WebhooksRepository;
-  clock: Clock;
-  events: EventsService;
-  allowPrivate: boolean;
-  lookup: Lookup;
-  egress: Egress;
-  timeoutMs: number;
-  /** Jitter source, [0, 1). */
-  random?: () => number;
-}
+export type DelivererDeps = Required<Pick<WebhookOptions, 'lookup' | 'egress' | 'timeoutMs'>> &
+  Pick<WebhookOptions, 'random'> & {
+    repo: WebhooksRepository;
+    clock: Clock;
+    events: EventsService;
+    allowPrivate: boolean;
+  };
 
 export class WebhookDeliverer {
   private readonly deps: DelivererDeps;
@@ -38,13 +34,8 @@ export class WebhookDeliverer {
   constructor(deps: DelivererDeps) {
     this.deps = deps;
     this.lookup = cachedLookup(deps.lookup, DNS_CACHE_MS, () => deps.clock.now().getTime());
-    this.recorder = new OutcomeRecorder({
-      repo: deps.repo,
-      clock: deps.clock,
-      events: deps.events,
-      attemptedBy: PROCESS_NAME,
-      random: deps.random,
-    });
+    const { repo, clock, events, random } = deps;
+    this.recorder = new OutcomeRecorder({ repo, clock, events, attemptedBy: PROCESS_NAME, random });
   }
 
   /**
@@ -84,14 +75,9 @@ export class WebhookDeliverer {
     if (!check.ok)
       return { statusCode: null, error: `${check.code}: ${check.message}`, latencyMs: elapsed(), retryAfterMs: null };
     const now = clock.now();
-    const secrets = [webhook.secret];
-    if (
-      webhook.previous_secret &&
-      webhook.previous_secret_expires_at &&
-      webhook.previous_secret_expires_at > now.toISOString()
-    ) {
-      secrets.push(webhook.previous_secret);
-    }
+    // During a rotation the previous secret signs too.
+    const { previous_secret: previous, previous_secret_expires_at: until } = webhook;
+    const secrets = previous && until && until > now.toISOString() ? [webhook.secret, previous] : [webhook.secret];
     const timestamp = Math.floor(now.getTime() / 1000);
     const requestHeaders = deliveryHeaders(secrets, delivery.event_id, timestamp, delivery.payload);
     try {
@@ -132,6 +118,7 @@ export interface WebhookOptions {
   lookup?: Lookup;
   egress?: Egress;
   timeoutMs?: number;
+  /** Jitter source, [0, 1). */
   random?: () => number;
   pollMs?: number;
   concurrency?: number;

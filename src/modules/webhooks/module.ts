@@ -7,28 +7,18 @@ import type { Database } from '../../db/database.ts';
 import type { Clock } from '../../lib/clock.ts';
 import { systemLookup } from '../../lib/ssrf.ts';
 import type { App } from '../../http/types.ts';
-import type { OperatorContext } from '../../operations/operation.ts';
 import type { RestBinder } from '../../operations/rest.ts';
-import type { Loop } from '../../lib/background.ts';
 import { WebhookDeliveryWorker } from '../../workers/webhook-delivery.ts';
 import type { EventsService } from '../events/service.ts';
 import type { RecordOperatorAction } from '../admin/audit.ts';
 import { DEFAULT_TIMEOUT_MS, WebhookDeliverer, type WebhookOptions } from './delivery.ts';
 import { httpEgress } from './egress.ts';
-import { OPERATOR_ENDPOINTS, ORGANIZATION_ENDPOINTS, webhookOperations, type WebhookOperations } from './operations.ts';
+import { OPERATOR_ENDPOINTS, ORGANIZATION_ENDPOINTS, webhookOperations } from './operations.ts';
 import { WebhooksRepository } from './repository.ts';
 import { registerWebhookRoutes } from './routes.ts';
 import { WebhooksService } from './service.ts';
 
-export interface WebhooksModule {
-  webhooks: WebhooksService;
-  deliverer: WebhookDeliverer;
-  webhookWorker: WebhookDeliveryWorker;
-  operations: WebhookOperations;
-  /** The operator's endpoints (/v1/admin/webhooks). */
-  operatorOperations: WebhookOperations<OperatorContext>;
-  loops: Loop[];
-}
+export type WebhooksModule = ReturnType<typeof build>;
 
 export function build(deps: {
   database: Database;
@@ -40,39 +30,28 @@ export function build(deps: {
   /** The operator audit log, for changes of the operator's endpoints. */
   audit: RecordOperatorAction;
   storedCaps: StoredCaps;
-}): WebhooksModule {
-  const options = deps.options ?? {};
+}) {
+  const { clock, events, audit, storedCaps, log, options = {} } = deps;
   const repo = new WebhooksRepository(deps.database.db, deps.database.dialect);
   const targets = { allowPrivate: deps.allowPrivate, lookup: options.lookup ?? systemLookup };
-  const webhooks = new WebhooksService({
-    repo,
-    clock: deps.clock,
-    events: deps.events,
-    audit: deps.audit,
-    storedCaps: deps.storedCaps,
-    ...targets,
-  });
+  const webhooks = new WebhooksService({ repo, clock, audit, storedCaps, ...targets });
   const deliverer = new WebhookDeliverer({
     repo,
-    clock: deps.clock,
-    events: deps.events,
+    clock,
+    events,
     ...targets,
     egress: options.egress ?? httpEgress,
     timeoutMs: options.timeoutMs ?? DEFAULT_TIMEOUT_MS,
     random: options.random,
   });
-  const webhookWorker = new WebhookDeliveryWorker({
-    deliverer,
-    webhooks,
-    log: deps.log,
-    pollMs: options.pollMs,
-    concurrency: options.concurrency,
-  });
+  const { pollMs, concurrency } = options;
+  const webhookWorker = new WebhookDeliveryWorker({ deliverer, webhooks, log, pollMs, concurrency });
   return {
     webhooks,
     deliverer,
     webhookWorker,
     operations: webhookOperations(webhooks, ORGANIZATION_ENDPOINTS),
+    /** The operator's endpoints (/v1/admin/webhooks). */
     operatorOperations: webhookOperations(webhooks, OPERATOR_ENDPOINTS),
     loops: [webhookWorker],
   };

@@ -47,7 +47,6 @@ const endpointBodies = (filters: string[], example: string) => ({
   create: createWebhookBody(filters, example),
   update: updateWebhookInput(filters, example),
 });
-export type EndpointBodies = ReturnType<typeof endpointBodies>;
 const ById = Type.Object({ id: WebhookIdField });
 
 /** Whose endpoints a set of operations manages, and what differs between the owners' sets. */
@@ -58,7 +57,7 @@ interface EndpointOwner<Context> {
   of(ctx: Context): Owner;
   /** The admin token whose changes the operator audit log records (none for an organization's endpoints). */
   actor(ctx: Context): OperatorActor;
-  bodies: EndpointBodies;
+  bodies: ReturnType<typeof endpointBodies>;
   /** Each operation's name and summary, and its description where the owner words its own. */
   texts: Record<Action, readonly [name: string, summary: string, description?: string]>;
 }
@@ -118,10 +117,10 @@ export const OPERATOR_ENDPOINTS: EndpointOwner<OperatorContext> = {
 
 export function webhookOperations<Context>(webhooks: WebhooksService, owner: EndpointOwner<Context>) {
   const { define, of, actor } = owner;
-  /** The action's name, summary and description: the owner's own, else the one both owners share. */
+  /** The action's name, summary and description (the owner's, else the shared one); no errors unless it says. */
   const texts = (action: Action, shared = '') => {
     const [name, summary, description = shared] = owner.texts[action];
-    return { name, summary, description };
+    return { name, summary, description, errors: [] };
   };
   return {
     createWebhook: define({
@@ -134,14 +133,12 @@ export function webhookOperations<Context>(webhooks: WebhooksService, owner: End
     }),
     listWebhooks: define({
       ...texts('listWebhooks'),
-      errors: [],
       input: Type.Object(PaginationQuery),
       output: WebhookList,
       run: (ctx, input) => webhooks.list(of(ctx), input),
     }),
     getWebhook: define({
       ...texts('getWebhook'),
-      errors: [],
       input: ById,
       output: Webhook,
       run: (ctx, input) => webhooks.get(of(ctx), input.id),
@@ -151,7 +148,6 @@ export function webhookOperations<Context>(webhooks: WebhooksService, owner: End
         'updateWebhook',
         'Enabling a disabled endpoint clears disabled_reason, starts a fresh failure window and resumes its queued deliveries.',
       ),
-      errors: [],
       input: owner.bodies.update,
       output: Webhook,
       run: (ctx, { id, ...input }) => webhooks.update(of(ctx), id, input, actor(ctx)),
@@ -159,7 +155,6 @@ export function webhookOperations<Context>(webhooks: WebhooksService, owner: End
     deleteWebhook: define({
       ...texts('deleteWebhook', 'Queued deliveries are abandoned.'),
       status: 204,
-      errors: [],
       input: ById,
       output: Type.Null(),
       run: async (ctx, input) => {
@@ -169,7 +164,6 @@ export function webhookOperations<Context>(webhooks: WebhooksService, owner: End
     }),
     rotateWebhookSecret: define({
       ...texts('rotateWebhookSecret'),
-      errors: [],
       input: ById,
       output: WebhookSecretRotation,
       run: (ctx, input) => webhooks.rotateSecret(of(ctx), input.id, actor(ctx)),

@@ -1,9 +1,8 @@
 // What an attempt's result means for its delivery: success, a retry when the schedule says, or
 // failure; and for its endpoint: 410 Gone or 5 days without a success disables it.
-import type { Insertable } from 'kysely';
 import type { AttemptOutcome } from './repository.ts';
 import { FAILURE_WINDOW_MS, retryDelay } from './schedule.ts';
-import type { WebhookAttemptsTable, WebhookDeliveriesTable, WebhooksTable } from './tables.ts';
+import type { WebhookDeliveriesTable, WebhooksTable } from './tables.ts';
 
 export interface Claim {
   delivery: WebhookDeliveriesTable;
@@ -23,15 +22,7 @@ export interface Outcome {
 }
 
 /** An attempt's outcome as rows to write. */
-export interface Settled {
-  delivery: WebhookDeliveriesTable;
-  webhook: WebhooksTable;
-  now: string;
-  succeeded: boolean;
-  disableReason: string | null;
-  changes: AttemptOutcome;
-  attempt: Insertable<WebhookAttemptsTable>;
-}
+export type Settled = ReturnType<typeof settle>;
 
 export function settle(
   { delivery, webhook, token }: Claim,
@@ -39,7 +30,7 @@ export function settle(
   nowDate: Date,
   attemptedBy: string,
   random?: () => number,
-): Settled {
+) {
   const now = nowDate.toISOString();
   const attempts = delivery.attempts + 1;
   const succeeded = outcome.statusCode !== null && outcome.statusCode >= 200 && outcome.statusCode < 300;
@@ -69,7 +60,7 @@ export function settle(
       last_error: outcome.error,
       last_latency_ms: outcome.latencyMs,
       updated_at: now,
-    },
+    } satisfies AttemptOutcome,
     attempt: {
       delivery_id: delivery.id,
       attempted_at: now,

@@ -1,10 +1,8 @@
 // Writes attempts' outcomes in batches: while one batch commits, the next gathers, so under load
 // one commit (an fsync on PostgreSQL) serves hundreds of attempts. A failed batch is retried by
 // the leases running out (at least once, never lost).
-import type { Clock } from '../../lib/clock.ts';
-import type { EventsService } from '../events/service.ts';
+import type { DelivererDeps } from './delivery.ts';
 import { settle, type Claim, type Outcome, type Settled } from './outcome.ts';
-import type { WebhooksRepository } from './repository.ts';
 import { webhookView } from './views.ts';
 import { transact } from '../../db/transaction.ts';
 
@@ -12,13 +10,7 @@ import { transact } from '../../db/transaction.ts';
 const MAX_BATCH = 500;
 
 export class OutcomeRecorder {
-  private readonly deps: {
-    repo: WebhooksRepository;
-    clock: Clock;
-    events: EventsService;
-    attemptedBy: string;
-    random?: () => number;
-  };
+  private readonly deps: Pick<DelivererDeps, 'repo' | 'clock' | 'events' | 'random'> & { attemptedBy: string };
   private readonly unwritten: {
     claim: Claim;
     outcome: Outcome;
@@ -63,15 +55,11 @@ export class OutcomeRecorder {
   private async write(items: Settled[]): Promise<void> {
     const { repo } = this.deps;
     await transact(repo.db, async (tx) => {
-      const written = await repo.finishAttempts(
-        tx,
-        items.map((i) => i.changes),
-      );
+      const changes = items.map((i) => i.changes);
+      const written = await repo.finishAttempts(tx, changes);
       const held = items.filter((i) => written.has(i.delivery.id));
-      await repo.insertAttempts(
-        tx,
-        items.map((i) => i.attempt),
-      );
+      const attempts = items.map((i) => i.attempt);
+      await repo.insertAttempts(tx, attempts);
       // Endpoint state last and in id order: concurrent batches lock endpoints in one order, and
       // the webhook.disabled emits (which serialise the outbox) come after every other write.
       const byWebhook = new Map<string, Settled>();
@@ -92,17 +80,8 @@ export class OutcomeRecorder {
         // An operator endpoint has no organization's stream to report to: its disabled_reason says it.
         const organizationId = item.webhook.organization_id;
         if (organizationId === null) continue;
-        const view = webhookView({
-          ...item.webhook,
-          enabled: 0,
-          disabled_reason: item.disableReason,
-          updated_at: item.now,
-        });
-        await this.deps.events.emit(tx, {
-          organizationId,
-          type: 'webhook.disabled',
-          data: view,
-        });
+        const disabled = { ...item.webhook, enabled: 0, disabled_reason: item.disableReason, updated_at: item.now };
+        await this.deps.events.emit(tx, { organizationId, type: 'webhook.disabled', data: webhookView(disabled) });
       }
     });
   }

@@ -4,17 +4,11 @@ import type { DB, Executor } from '../../db/schema.ts';
 import { transact } from '../../db/transaction.ts';
 import type { DeliveryStatus, WebhookAttemptsTable, WebhookDeliveriesTable, WebhooksTable } from './tables.ts';
 
-export interface AttemptOutcome {
-  id: string;
-  token: string;
-  status: DeliveryStatus;
-  attempts: number;
-  next_attempt_at: string | null;
-  last_status_code: number | null;
-  last_error: string | null;
-  last_latency_ms: number;
-  updated_at: string;
-}
+/** An attempt's changes to its delivery, written where its claim (`token`) still holds the lease. */
+export type AttemptOutcome = { token: string; last_latency_ms: number } & Pick<
+  WebhookDeliveriesTable,
+  'id' | 'status' | 'attempts' | 'next_attempt_at' | 'last_status_code' | 'last_error' | 'updated_at'
+>;
 
 /** The comparison that finds an owner's endpoints: an organization's, or (null) the operator's. */
 const ownerIs = (organizationId: string | null) => (organizationId === null ? 'is' : '=');
@@ -171,7 +165,6 @@ export class WebhooksRepository {
     return checked.returningAll().execute();
   }
 
-  /** Writes an attempt's outcome if this claim still holds the lease; false when it was lost. */
   /**
    * Writes attempts' outcomes in one statement, each only where its claim still holds the lease;
    * returns the ids written (a lease that ran out belongs to another claim now).

@@ -3,8 +3,9 @@
 // (contract §11), the same routes with their own texts.
 import { Described, NoContent } from '../../http/schemas.ts';
 import type { App } from '../../http/types.ts';
-import type { OperatorContext } from '../../operations/operation.ts';
-import type { RestBinder } from '../../operations/rest.ts';
+import type { TSchema } from 'typebox';
+import type { AnyOperation, OperatorContext } from '../../operations/operation.ts';
+import type { RestBinder, RestBinding } from '../../operations/rest.ts';
 import type { WebhookOperations } from './operations.ts';
 import { Delivery, DeliveryList, Webhook, WebhookList, WebhookSecretRotation, WebhookWithSecret } from './schemas.ts';
 import type { WebhookView } from './service.ts';
@@ -54,65 +55,23 @@ function bindEndpoints<Context>(
   ops: WebhookOperations<Context>,
   { url, tags, endpoint, created }: Surface,
 ): void {
-  rest.bind(app, ops.createWebhook, {
-    method: 'POST',
-    url,
-    tags,
-    response: Described(WebhookWithSecret, created.fresh),
+  const bind = (op: AnyOperation, method: RestBinding['method'], path: string, response: TSchema, more = {}) =>
+    rest.bind(app, op, { method, url: url + path, tags, response, ...more });
+  bind(ops.createWebhook, 'POST', '', Described(WebhookWithSecret, created.fresh), {
     responses: { 200: Described(Webhook, created.repeated) },
     answer: (outcome: { created: boolean; webhook: WebhookView }) => ({
       body: outcome.webhook,
       status: outcome.created ? 201 : 200,
     }),
   });
-
-  rest.bind(app, ops.listWebhooks, {
-    method: 'GET',
-    url,
-    tags,
-    response: Described(WebhookList, `A page of ${endpoint}s, newest first.`),
-  });
-
-  rest.bind(app, ops.getWebhook, {
-    method: 'GET',
-    url: `${url}/:id`,
-    tags,
-    response: Described(Webhook, `The ${endpoint}.`),
-  });
-
-  rest.bind(app, ops.updateWebhook, {
-    method: 'PATCH',
-    url: `${url}/:id`,
-    tags,
-    response: Described(Webhook, `The updated ${endpoint}.`),
-  });
-
-  rest.bind(app, ops.deleteWebhook, {
-    method: 'DELETE',
-    url: `${url}/:id`,
-    tags,
-    response: NoContent('Deleted.'),
-  });
-
-  rest.bind(app, ops.rotateWebhookSecret, {
-    method: 'POST',
-    url: `${url}/:id/rotate-secret`,
-    tags,
-    response: Described(WebhookSecretRotation, `The ${endpoint} with its new signing secret (shown once).`),
-  });
-
-  rest.bind(app, ops.listWebhookDeliveries, {
-    method: 'GET',
-    url: `${url}/:id/deliveries`,
-    tags,
-    path: { id: 'webhook_id' },
-    response: Described(DeliveryList, 'A page of deliveries, newest first.'),
-  });
-
-  rest.bind(app, ops.retryWebhookDelivery, {
-    method: 'POST',
-    url: `${url}/:id/deliveries/:delivery_id/retry`,
-    tags,
-    response: Described(Delivery, 'The delivery, queued for an attempt now.'),
-  });
+  bind(ops.listWebhooks, 'GET', '', Described(WebhookList, `A page of ${endpoint}s, newest first.`));
+  bind(ops.getWebhook, 'GET', '/:id', Described(Webhook, `The ${endpoint}.`));
+  bind(ops.updateWebhook, 'PATCH', '/:id', Described(Webhook, `The updated ${endpoint}.`));
+  bind(ops.deleteWebhook, 'DELETE', '/:id', NoContent('Deleted.'));
+  const rotated = `The ${endpoint} with its new signing secret (shown once).`;
+  bind(ops.rotateWebhookSecret, 'POST', '/:id/rotate-secret', Described(WebhookSecretRotation, rotated));
+  const deliveries = Described(DeliveryList, 'A page of deliveries, newest first.');
+  bind(ops.listWebhookDeliveries, 'GET', '/:id/deliveries', deliveries, { path: { id: 'webhook_id' } });
+  const retried = Described(Delivery, 'The delivery, queued for an attempt now.');
+  bind(ops.retryWebhookDelivery, 'POST', '/:id/deliveries/:delivery_id/retry', retried);
 }

@@ -12,11 +12,7 @@ export const RETRY_AFTER_CAP_MS = 24 * HOUR;
 export const FAILURE_WINDOW_MS = 5 * 24 * HOUR;
 
 /** Milliseconds until the next attempt after `attempts` attempts, or null when the schedule is exhausted. */
-export function retryDelay(
-  attempts: number,
-  retryAfterMs: number | null,
-  random: () => number = Math.random,
-): number | null {
+export function retryDelay(attempts: number, retryAfterMs: number | null, random: () => number = Math.random) {
   const base = RETRY_DELAYS_MS[attempts - 1];
   if (base === undefined) return null;
   const jittered = Math.round(base * (1 + JITTER * (2 * random() - 1)));

@@ -1,6 +1,6 @@
 // The webhook shapes (contract §6), shared by the organization's routes and operations and the
 // operator's (/v1/admin/webhooks, contract §11: same shapes).
-import { Type } from 'typebox';
+import { Type, type TSchema } from 'typebox';
 import { NextCursor } from '../../http/pagination.ts';
 import { Body, IdField, Nullable, Timestamp } from '../../http/schemas.ts';
 import { MAX_URL_LENGTH } from '../../lib/ssrf.ts';
@@ -18,6 +18,12 @@ const eventTypes = (filters: string[], example: string) =>
     description: `Event types to deliver: exact types, \`<group>.*\` (e.g. \`${example}\`) or \`*\` for all. Default \`["*"]\`.`,
   });
 const Description = Nullable(Type.String({ maxLength: 500 }));
+
+/** The schema of a page of `key`: `item`s and the next page's cursor, with one example item. */
+function pageOf(key: string, item: TSchema, $id: string, description: string, example: object) {
+  const examples = [{ [key]: [example], next_cursor: null }];
+  return Type.Object({ [key]: Type.Array(item), next_cursor: NextCursor }, { $id, description, examples });
+}
 
 const WEBHOOK_EXAMPLE = {
   id: 'whk_01jdx4c5d6e7f8g9h0j1k2m3n4',
@@ -74,14 +80,7 @@ export const WebhookSecretRotation = Type.Object(
   },
 );
 
-export const WebhookList = Type.Object(
-  { webhooks: Type.Array(Webhook), next_cursor: NextCursor },
-  {
-    $id: 'WebhookList',
-    description: 'A page of webhook endpoints.',
-    examples: [{ webhooks: [WEBHOOK_EXAMPLE], next_cursor: null }],
-  },
-);
+export const WebhookList = pageOf('webhooks', Webhook, 'WebhookList', 'A page of webhook endpoints.', WEBHOOK_EXAMPLE);
 
 const ATTEMPT_EXAMPLE = { attempted_at: '2026-11-21T12:00:01.000Z', status_code: 200, latency_ms: 84, error: null };
 const DELIVERY_EXAMPLE = {
@@ -135,13 +134,12 @@ export const Delivery = Type.Object(
   },
 );
 
-export const DeliveryList = Type.Object(
-  { deliveries: Type.Array(Delivery), next_cursor: NextCursor },
-  {
-    $id: 'WebhookDeliveryList',
-    description: 'A page of deliveries.',
-    examples: [{ deliveries: [DELIVERY_EXAMPLE], next_cursor: null }],
-  },
+export const DeliveryList = pageOf(
+  'deliveries',
+  Delivery,
+  'WebhookDeliveryList',
+  'A page of deliveries.',
+  DELIVERY_EXAMPLE,
 );
 
 export const WebhookIdField = IdField('whk');

@@ -1,6 +1,7 @@
 // Webhook endpoints (contract §6): create with client_id, read, update, delete, rotate the secret,
 // and the deliveries log with manual retry. Every event fans out here, inside its own
 // transaction, into one delivery row per matching endpoint; the delivery worker sends them.
+import type { Static } from 'typebox';
 import type { StoredCaps } from '../../operations/stored-caps.ts';
 import { EventEmitter } from 'node:events';
 import { ApiError, invalidField, notFound } from '../../lib/errors.ts';
@@ -10,17 +11,24 @@ import { newId } from '../../lib/ids.ts';
 import { clientIdHash } from '../../lib/client-id.ts';
 import { checkUrl, type Lookup } from '../../lib/ssrf.ts';
 import type { Executor } from '../../db/schema.ts';
-import type { EventsService } from '../events/service.ts';
 import type { EventEnvelope } from '../events/types.ts';
 import type { DeviceEventType } from '../devices/events.ts';
 import type { RecordOperatorAction } from '../admin/audit.ts';
 import type { AdminPrincipal } from '../../operations/principals.ts';
 import type { WebhooksRepository } from './repository.ts';
+import type { createWebhookBody, updateWebhookInput } from './schemas.ts';
 import { newSigningSecret } from './signing.ts';
 import type { WebhookDeliveriesTable, WebhooksTable } from './tables.ts';
 import { deliveryView, matchesEventType, webhookView } from './views.ts';
 import { createOnce } from '../../db/create-once.ts';
 import { afterCommit, transact } from '../../db/transaction.ts';
+
+const idKey = (row: { id: string }) => [row.id];
+/** A page of rows keyed by their ids, newest first: `fetch` reads `count` rows below the cursor's id. */
+const pageById = <Row extends { id: string }>(
+  query: PageQuery,
+  fetch: (beforeId: string | null, count: number) => Promise<Row[]>,
+) => listPage(query, (after, count) => fetch(after ? String(after[0]) : null, count), idKey);
 
 /** The type of the console's test event (not an event type of contract §6: it is never emitted). */
 export const TEST_EVENT_TYPE = 'webhook.test';
@@ -35,20 +43,8 @@ export interface OperatorEnvelope extends Omit<EventEnvelope, 'type' | 'organiza
   organization_id: null;
 }
 
-export interface CreateWebhookInput {
-  client_id: string;
-  url: string;
-  event_types?: string[];
-  enabled?: boolean;
-  description?: string | null;
-}
-
-export interface UpdateWebhookInput {
-  url?: string;
-  event_types?: string[];
-  enabled?: boolean;
-  description?: string | null;
-}
+type CreateWebhookInput = Static<ReturnType<typeof createWebhookBody>>;
+type UpdateWebhookInput = Omit<Static<ReturnType<typeof updateWebhookInput>>, 'id'>;
 
 export type WebhookView = ReturnType<typeof webhookView>;
 
@@ -64,35 +60,19 @@ export type OperatorActor = AdminPrincipal | undefined;
 export class WebhooksService {
   private readonly repo: WebhooksRepository;
   private readonly clock: Clock;
-  private readonly events: EventsService;
-  private readonly allowPrivate: boolean;
-  private readonly lookup: Lookup;
-  private readonly audit: RecordOperatorAction;
-  private readonly storedCaps: StoredCaps;
+  private readonly deps: { allowPrivate: boolean; lookup: Lookup; audit: RecordOperatorAction; storedCaps: StoredCaps };
   /** 'queued' fires when committed deliveries became due: an event's fan-out, a manual retry, a re-enable. */
-  readonly signals = new EventEmitter();
+  readonly signals = new EventEmitter().setMaxListeners(0);
 
-  constructor(deps: {
-    repo: WebhooksRepository;
-    clock: Clock;
-    events: EventsService;
-    allowPrivate: boolean;
-    lookup: Lookup;
-    audit: RecordOperatorAction;
-    storedCaps: StoredCaps;
-  }) {
+  constructor(deps: WebhooksService['deps'] & { repo: WebhooksRepository; clock: Clock }) {
     this.repo = deps.repo;
-    this.storedCaps = deps.storedCaps;
-    this.audit = deps.audit;
     this.clock = deps.clock;
-    this.events = deps.events;
-    this.allowPrivate = deps.allowPrivate;
-    this.lookup = deps.lookup;
-    this.signals.setMaxListeners(0);
+    this.deps = deps;
   }
 
   private async checkedUrl(raw: string): Promise<string> {
-    const check = await checkUrl(raw, { allowPrivate: this.allowPrivate, lookup: this.lookup, allowUnresolved: true });
+    const { allowPrivate, lookup } = this.deps;
+    const check = await checkUrl(raw, { allowPrivate, lookup, allowUnresolved: true });
     if (!check.ok) throw invalidField('url', check.code, check.message);
     return check.url.href;
   }
@@ -106,7 +86,7 @@ export class WebhooksService {
     detail?: Record<string, unknown>,
   ): Promise<void> {
     if (actor)
-      await this.audit(tx, { actor, action, targetType: 'webhook', targetId: webhookId, reason: null, detail });
+      await this.deps.audit(tx, { actor, action, targetType: 'webhook', targetId: webhookId, reason: null, detail });
   }
 
   private async owned(organizationId: Owner, id: string): Promise<WebhooksTable> {
@@ -116,11 +96,7 @@ export class WebhooksService {
   }
 
   /** 201 with the secret on first create; 200 without it when the same body repeats the client_id. */
-  async create(
-    organizationId: Owner,
-    input: CreateWebhookInput,
-    actor?: OperatorActor,
-  ): Promise<{ created: boolean; webhook: WebhookView & { secret?: string } }> {
+  async create(organizationId: Owner, input: CreateWebhookInput, actor?: OperatorActor) {
     const hash = clientIdHash(input);
     const { created, value } = await createOnce({
       resource: 'webhook',
@@ -153,17 +129,15 @@ export class WebhooksService {
       updated_at: now,
       deleted_at: null,
     };
+    const view = webhookView(row);
+    const { event_types, enabled } = view;
     await transact(this.repo.db, async (tx) => {
       // An organization keeps at most its cap of endpoints (the operator's are not counted).
-      if (organizationId !== null) await this.storedCaps.take(tx, 'webhooks', organizationId);
+      if (organizationId !== null) await this.deps.storedCaps.take(tx, 'webhooks', organizationId);
       await this.repo.insertWebhook(tx, row);
-      await this.recordOperatorChange(tx, actor, 'webhook.create', row.id, {
-        url: row.url,
-        event_types: JSON.parse(row.event_types) as string[],
-        enabled: row.enabled === 1,
-      });
+      await this.recordOperatorChange(tx, actor, 'webhook.create', row.id, { url, event_types, enabled });
     });
-    return { ...webhookView(row), secret: row.secret };
+    return { ...view, secret: row.secret };
   }
 
   async get(organizationId: Owner, id: string): Promise<WebhookView> {
@@ -171,20 +145,13 @@ export class WebhooksService {
   }
 
   async list(organizationId: Owner, query: PageQuery) {
-    const { items, next_cursor } = await listPage(
-      query,
-      (after, count) => this.repo.listWebhooks(organizationId, after ? String(after[0]) : null, count),
-      (r) => [r.id],
+    const { items, next_cursor } = await pageById(query, (before, count) =>
+      this.repo.listWebhooks(organizationId, before, count),
     );
     return { webhooks: items.map(webhookView), next_cursor };
   }
 
-  async update(
-    organizationId: Owner,
-    id: string,
-    input: UpdateWebhookInput,
-    actor?: OperatorActor,
-  ): Promise<WebhookView> {
+  async update(organizationId: Owner, id: string, input: UpdateWebhookInput, actor?: OperatorActor) {
     const row = await this.owned(organizationId, id);
     const now = this.clock.now().toISOString();
     const changes: Partial<WebhooksTable> = { updated_at: now };
@@ -203,8 +170,7 @@ export class WebhooksService {
       await this.recordOperatorChange(tx, actor, 'webhook.update', id, { ...input });
     });
     if (resumed) this.signals.emit('queued');
-    const updated = { ...row, ...changes };
-    return webhookView(updated);
+    return webhookView({ ...row, ...changes });
   }
 
   async remove(organizationId: Owner, id: string, actor?: OperatorActor): Promise<void> {
@@ -212,7 +178,7 @@ export class WebhooksService {
     const now = this.clock.now().toISOString();
     await transact(this.repo.db, async (tx) => {
       if (!(await this.repo.deleteWebhook(tx, id, now))) return;
-      if (organizationId !== null) await this.storedCaps.release(tx, 'webhooks', organizationId);
+      if (organizationId !== null) await this.deps.storedCaps.release(tx, 'webhooks', organizationId);
       await this.repo.abandonQueued(tx, id, now);
       await this.recordOperatorChange(tx, actor, 'webhook.delete', id, { url: row.url });
     });
@@ -241,21 +207,12 @@ export class WebhooksService {
 
   async listDeliveries(organizationId: Owner, webhookId: string, query: PageQuery) {
     await this.owned(organizationId, webhookId);
-    const { items, next_cursor } = await listPage(
-      query,
-      (after, count) => this.repo.listDeliveries(webhookId, after ? String(after[0]) : null, count),
-      (r) => [r.id],
+    const { items, next_cursor } = await pageById(query, (before, count) =>
+      this.repo.listDeliveries(webhookId, before, count),
     );
     const attempts = await this.repo.attemptsOf(items.map((r) => r.id));
-    return {
-      deliveries: items.map((r) =>
-        deliveryView(
-          r,
-          attempts.filter((a) => a.delivery_id === r.id),
-        ),
-      ),
-      next_cursor,
-    };
+    const attemptsOf = (id: string) => attempts.filter((a) => a.delivery_id === id);
+    return { deliveries: items.map((r) => deliveryView(r, attemptsOf(r.id))), next_cursor };
   }
 
   /**
@@ -318,14 +275,8 @@ export class WebhooksService {
       await this.recordOperatorChange(tx, actor, 'webhook.retry_delivery', webhookId, { delivery_id: deliveryId });
     });
     this.signals.emit('queued');
-    const updated = {
-      ...delivery,
-      status,
-      next_attempt_at: now,
-      lease_token: null,
-      updated_at: now,
-    } as WebhookDeliveriesTable;
-    return deliveryView(updated, await this.repo.attemptsOf([deliveryId]));
+    const attempts = await this.repo.attemptsOf([deliveryId]);
+    return deliveryView({ ...delivery, status, next_attempt_at: now, lease_token: null, updated_at: now }, attempts);
   }
 
   /** Deletes finished deliveries older than the retention period, in batches; how many. */
@@ -351,13 +302,8 @@ export class WebhooksService {
    */
   async emitOperatorEvent(ex: Executor, type: DeviceEventType, data: Record<string, unknown>): Promise<void> {
     const at = this.clock.now();
-    await this.fanOut(ex, {
-      id: newId('evt', this.clock, at),
-      type,
-      created_at: at.toISOString(),
-      organization_id: null,
-      data,
-    });
+    const id = newId('evt', this.clock, at);
+    await this.fanOut(ex, { id, type, created_at: at.toISOString(), organization_id: null, data });
   }
 
   /** Emit hook: one pending delivery per enabled endpoint whose filter takes the event. */
@@ -367,10 +313,8 @@ export class WebhooksService {
     if (matching.length === 0) return;
     const payload = JSON.stringify(envelope);
     const at = this.clock.now();
-    await this.repo.insertDeliveries(
-      ex,
-      matching.map((w) => this.deliveryRow(w.id, envelope, payload, at)),
-    );
+    const rows = matching.map((w) => this.deliveryRow(w.id, envelope, payload, at));
+    await this.repo.insertDeliveries(ex, rows);
     // The delivery loop claims them once committed; an event nobody subscribed to wakes nothing.
     afterCommit(ex, () => this.signals.emit('queued'));
   }

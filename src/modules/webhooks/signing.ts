@@ -26,12 +26,7 @@ export function sign(secret: string, id: string, timestampSeconds: number, body:
 }
 
 /** The headers of one delivery attempt; during a rotation both secrets sign (space-separated). */
-export function deliveryHeaders(
-  secrets: string[],
-  id: string,
-  timestampSeconds: number,
-  body: string,
-): Record<string, string> {
+export function deliveryHeaders(secrets: string[], id: string, timestampSeconds: number, body: string) {
   return {
     'content-type': 'application/json',
     'user-agent': 'Cellgate-Webhooks/1',
