@@ -28,35 +28,27 @@ export interface CreditedPayment {
 }
 
 export class PaymentCrediting {
-  private readonly repo: BillingRepository;
-  private readonly accounts: BillingAccounts;
-  private readonly events: EventsService;
-  private readonly clock: Clock;
-  private readonly config: Pick<Config, 'prices'>;
-
-  constructor(deps: {
+  private readonly deps: {
     repo: BillingRepository;
     accounts: BillingAccounts;
     events: EventsService;
     clock: Clock;
-    config: PaymentCrediting['config'];
-  }) {
-    this.repo = deps.repo;
-    this.accounts = deps.accounts;
-    this.events = deps.events;
-    this.clock = deps.clock;
-    this.config = deps.config;
+    config: Pick<Config, 'prices'>;
+  };
+
+  constructor(deps: PaymentCrediting['deps']) {
+    this.deps = deps;
   }
 
   async applyPayment(tx: Executor, payment: CreditedPayment): Promise<void> {
-    const now = this.clock.now();
+    const now = this.deps.clock.now();
     const nowIso = now.toISOString();
     const organizationId = payment.organization_id;
     const amount = payment.amount_micros;
-    const account = await this.repo.lockAccount(tx, organizationId, nowIso);
+    const account = await this.deps.repo.lockAccount(tx, organizationId, nowIso);
     const reference = `${payment.rail}:${payment.id}`;
     if (
-      !(await this.repo.appendLedger(tx, {
+      !(await this.deps.repo.appendLedger(tx, {
         organization_id: organizationId,
         kind: 'payment',
         amount_micros: amount,
@@ -68,7 +60,7 @@ export class PaymentCrediting {
       return;
     if (payment.intent === 'create_cell') {
       // The cell is bought now; the next POST /v1/cells consumes the credit.
-      await this.repo.appendLedger(tx, {
+      await this.deps.repo.appendLedger(tx, {
         organization_id: organizationId,
         kind: 'create_cell',
         amount_micros: negated(amount),
@@ -76,13 +68,13 @@ export class PaymentCrediting {
         description: 'one cell',
         created_at: nowIso,
       });
-      await this.repo.addCellCredit(tx, organizationId);
+      await this.deps.repo.addCellCredit(tx, organizationId);
     }
     if (buysPeriod(payment.intent, payment.cell_id)) {
-      const tier = tierOf(this.config.prices, payment.tier ?? account.tier);
+      const tier = tierOf(this.deps.config.prices, payment.tier ?? account.tier);
       // A setup paid with a starting balance buys the period at its price and keeps the rest.
       const period = payment.intent === 'setup' && amount > tier.priceMicros ? tier.priceMicros : amount;
-      await this.repo.appendLedger(tx, {
+      await this.deps.repo.appendLedger(tx, {
         organization_id: organizationId,
         kind: payment.intent,
         amount_micros: negated(period),
@@ -91,14 +83,14 @@ export class PaymentCrediting {
         created_at: nowIso,
       });
       if (payment.intent !== 'setup')
-        await this.accounts.cellMonthUsage(
+        await this.deps.accounts.cellMonthUsage(
           tx,
           organizationId,
           tier.name,
-          await this.accounts.activeCells(organizationId, tx),
+          await this.deps.accounts.activeCells(organizationId, tx),
           nowIso,
         );
-      await this.accounts.setAccount(
+      await this.deps.accounts.setAccount(
         tx,
         organizationId,
         account,
@@ -106,7 +98,7 @@ export class PaymentCrediting {
         now,
       );
     }
-    await this.events.emit(tx, {
+    await this.deps.events.emit(tx, {
       organizationId,
       type: 'billing.payment_succeeded',
       data: {

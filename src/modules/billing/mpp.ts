@@ -39,16 +39,7 @@ const disabled = () =>
   new ApiError('billing_disabled', 'Billing is off on this deployment: nothing is charged or paid.');
 
 export class MppRail implements MppPort {
-  private readonly repo: BillingRepository;
-  private readonly offers: PaymentOffers;
-  private readonly crediting: PaymentCrediting;
-  private readonly enabled: boolean;
-  private readonly clock: Clock;
-  private readonly config: MppConfig;
-  private readonly baseUrl: string;
-  private readonly methods: TempoMethod[];
-
-  constructor(deps: {
+  private readonly deps: {
     repo: BillingRepository;
     offers: PaymentOffers;
     crediting: PaymentCrediting;
@@ -56,19 +47,16 @@ export class MppRail implements MppPort {
     clock: Clock;
     config: MppConfig;
     baseUrl: string;
-  }) {
-    this.repo = deps.repo;
-    this.offers = deps.offers;
-    this.crediting = deps.crediting;
-    this.enabled = deps.enabled;
-    this.clock = deps.clock;
-    this.config = deps.config;
-    this.baseUrl = deps.baseUrl;
+  };
+  private readonly methods: TempoMethod[];
+
+  constructor(deps: MppRail['deps']) {
+    this.deps = deps;
     this.methods = deps.config.methods.tempo ? [new TempoMethod(deps.config.methods.tempo)] : [];
   }
 
   get realm(): string {
-    return mppRealm(this.baseUrl);
+    return mppRealm(this.deps.baseUrl);
   }
 
   /** GET /.well-known/mpp. */
@@ -81,7 +69,7 @@ export class MppRail implements MppPort {
       currencies: ['USD'],
       pay_endpoint: {
         method: 'POST',
-        url: `${this.baseUrl}/v1/billing/mpp/pay`,
+        url: `${this.deps.baseUrl}/v1/billing/mpp/pay`,
         body: {
           intent: INTENTS.join(' | '),
           tier: 'optional',
@@ -95,7 +83,7 @@ export class MppRail implements MppPort {
   }
 
   private secret(): string {
-    return this.config.secret;
+    return this.deps.config.secret;
   }
 
   /**
@@ -104,17 +92,17 @@ export class MppRail implements MppPort {
    */
   async required(organizationId: string, details: PaymentDetails, detail: string): Promise<ApiError> {
     const secret = this.secret();
-    const now = this.clock.now();
+    const now = this.deps.clock.now();
     const amount = parseUsd(details.amount_usd) ?? ZERO;
     const expires = new Date(now.getTime() + MPP_CHALLENGE_SECONDS * 1000).toISOString();
     const { payment } = pendingPayment(
-      this.clock,
+      this.deps.clock,
       organizationId,
       'mpp',
       { ...pricedOf(details), micros: amount },
       MPP_CHALLENGE_SECONDS * 1000,
     );
-    await this.repo.insertPayment(payment);
+    await this.deps.repo.insertPayment(payment);
     const meta = { organization_id: organizationId, payment_id: payment.id, intent: details.intent };
     const challenges = this.methods.map((method) =>
       method.challenge({
@@ -146,7 +134,7 @@ export class MppRail implements MppPort {
   private async refused(reason: string, payment?: PaymentsTable): Promise<ApiError> {
     const detail = `The MPP credential was refused: ${reason}`;
     if (!payment) return new ApiError('payment_required', detail);
-    const details = this.offers.paymentRequired(detail, payment.intent, micros(payment.amount_micros), {
+    const details = this.deps.offers.paymentRequired(detail, payment.intent, micros(payment.amount_micros), {
       tier: payment.tier ?? undefined,
       cellId: payment.cell_id ?? undefined,
     });
@@ -163,7 +151,7 @@ export class MppRail implements MppPort {
     body: { intent: Intent },
     agentOrganization?: string,
   ): Promise<{ payment: PaymentsTable; receipt: string }> {
-    if (!this.enabled) throw disabled();
+    if (!this.deps.enabled) throw disabled();
     const secret = this.secret();
     let credential: Credential.Credential;
     try {
@@ -186,14 +174,14 @@ export class MppRail implements MppPort {
       );
     }
     const meta = metaOf(challenge);
-    const payment = meta.payment_id ? await this.repo.payment(meta.payment_id) : undefined;
+    const payment = meta.payment_id ? await this.deps.repo.payment(meta.payment_id) : undefined;
     if (!payment || payment.rail !== 'mpp' || payment.organization_id !== meta.organization_id)
       throw await this.refused('the challenge names no MPP payment of this server.');
     if (agentOrganization !== undefined && agentOrganization !== payment.organization_id) {
       throw new ApiError('forbidden', 'This credential pays for another organization.');
     }
     if (payment.status === 'succeeded') throw this.used(payment);
-    if (!challenge.expires || Date.parse(challenge.expires) <= this.clock.now().getTime())
+    if (!challenge.expires || Date.parse(challenge.expires) <= this.deps.clock.now().getTime())
       throw await this.refused(`the challenge expired at ${challenge.expires ?? '(none)'}.`, payment);
     const method = this.methods.find((m) => m.name === challenge.method);
     if (!method || challenge.intent !== 'charge') {
@@ -214,8 +202,8 @@ export class MppRail implements MppPort {
       if (error instanceof MethodRefusal) throw await this.refused(error.message, payment);
       throw error;
     }
-    const nowIso = this.clock.now().toISOString();
-    const credited = await transact(this.repo.db, async (tx) => {
+    const nowIso = this.deps.clock.now().toISOString();
+    const credited = await transact(this.deps.repo.db, async (tx) => {
       const row = {
         challenge_id: challenge.id,
         reference: proof.reference,
@@ -225,8 +213,8 @@ export class MppRail implements MppPort {
         created_at: nowIso,
       };
       if (!(await recordCredential(tx, row))) return false;
-      if (!(await this.repo.completePayment(tx, payment.id, nowIso))) return false;
-      await this.crediting.applyPayment(tx, { ...payment, amount_micros: micros(payment.amount_micros) });
+      if (!(await this.deps.repo.completePayment(tx, payment.id, nowIso))) return false;
+      await this.deps.crediting.applyPayment(tx, { ...payment, amount_micros: micros(payment.amount_micros) });
       return true;
     });
     if (!credited) throw this.used(payment);

@@ -54,25 +54,21 @@ function client(config: StripeConfig): Stripe {
 }
 
 export class StripeCheckout {
-  private readonly stripe: Stripe;
-  private readonly webhookSecret: string;
-  private readonly repo: BillingRepository;
-  private readonly crediting: PaymentCrediting;
-  private readonly clock: Clock;
-  private readonly returnUrl: string;
-
-  constructor(deps: {
+  private readonly deps: {
     config: StripeConfig;
     repo: BillingRepository;
     crediting: PaymentCrediting;
     clock: Clock;
     consoleUrl: string;
-  }) {
+  };
+  private readonly stripe: Stripe;
+  private readonly webhookSecret: string;
+  private readonly returnUrl: string;
+
+  constructor(deps: StripeCheckout['deps']) {
+    this.deps = deps;
     this.stripe = client(deps.config);
     this.webhookSecret = deps.config.webhookSecret;
-    this.repo = deps.repo;
-    this.crediting = deps.crediting;
-    this.clock = deps.clock;
     this.returnUrl = `${deps.consoleUrl}/billing`;
   }
 
@@ -100,7 +96,7 @@ export class StripeCheckout {
           payment_intent_data: { metadata },
           success_url: `${this.returnUrl}?checkout=succeeded&payment_id=${payment.id}`,
           cancel_url: `${this.returnUrl}?checkout=canceled&payment_id=${payment.id}`,
-          expires_at: Math.floor(this.clock.now().getTime() / 1000) + STRIPE_SESSION_TTL_S,
+          expires_at: Math.floor(this.deps.clock.now().getTime() / 1000) + STRIPE_SESSION_TTL_S,
         },
         // Stripe keeps the answer of a key for 24 hours: a retried create is the same session.
         { idempotencyKey: `checkout:${payment.id}` },
@@ -110,8 +106,8 @@ export class StripeCheckout {
     }
     if (!session.url) throw new Error(`Stripe answered Checkout Session ${session.id} without a url`);
     const opened = { id: session.id, url: session.url, expiresAt: new Date(session.expires_at * 1000).toISOString() };
-    if (await this.repo.setCheckoutSession(payment.id, opened)) return opened;
-    const recorded = await this.repo.payment(payment.id);
+    if (await this.deps.repo.setCheckoutSession(payment.id, opened)) return opened;
+    const recorded = await this.deps.repo.payment(payment.id);
     return {
       id: String(recorded?.external_id),
       url: String(recorded?.external_url),
@@ -128,7 +124,7 @@ export class StripeCheckout {
         this.webhookSecret,
         STRIPE_TOLERANCE_S,
         undefined,
-        this.clock.now().getTime(),
+        this.deps.clock.now().getTime(),
       );
     } catch (error) {
       // Stripe's first sentence says which check failed (no matching signature, unreadable header, tolerance).
@@ -149,10 +145,10 @@ export class StripeCheckout {
    */
   async webhook(rawBody: string, signature: string): Promise<WebhookOutcome> {
     const event = this.verify(rawBody, signature);
-    return transact(this.repo.db, async (tx) => {
-      const now = this.clock.now().toISOString();
+    return transact(this.deps.repo.db, async (tx) => {
+      const now = this.deps.clock.now().toISOString();
       if (
-        !(await this.repo.insertStripeEvent(tx, {
+        !(await this.deps.repo.insertStripeEvent(tx, {
           id: event.id,
           type: event.type,
           payment_id: null,
@@ -167,7 +163,7 @@ export class StripeCheckout {
       if (PAYING_EVENTS.has(event.type)) {
         const session = event.data.object as Stripe.Checkout.Session;
         paymentId = session.client_reference_id ?? session.metadata?.payment_id ?? null;
-        const payment = paymentId ? await this.repo.paymentIn(tx, paymentId) : undefined;
+        const payment = paymentId ? await this.deps.repo.paymentIn(tx, paymentId) : undefined;
         if (!payment || payment.processor !== 'stripe') {
           outcome = 'unknown_payment';
           paymentId = payment ? paymentId : null;
@@ -179,14 +175,14 @@ export class StripeCheckout {
           outcome = 'mismatch';
         } else if (session.payment_status !== 'paid') {
           outcome = 'unpaid';
-        } else if (await this.repo.completePayment(tx, payment.id, now)) {
-          await this.crediting.applyPayment(tx, { ...payment, amount_micros: micros(payment.amount_micros) });
+        } else if (await this.deps.repo.completePayment(tx, payment.id, now)) {
+          await this.deps.crediting.applyPayment(tx, { ...payment, amount_micros: micros(payment.amount_micros) });
           outcome = 'credited';
         } else {
           outcome = 'already_paid';
         }
       }
-      await this.repo.setStripeEventOutcome(tx, event.id, outcome, paymentId);
+      await this.deps.repo.setStripeEventOutcome(tx, event.id, outcome, paymentId);
       return { received: true as const, event_id: event.id, outcome };
     });
   }

@@ -72,16 +72,7 @@ const settledPayments = new WeakMap<
 export const paidBy = (request: FastifyRequest) => settledPayments.get(request);
 
 export class X402Settlement {
-  private readonly repo: BillingRepository;
-  private readonly settlements: X402Repository;
-  private readonly offers: PaymentOffers;
-  private readonly crediting: PaymentCrediting;
-  private readonly enabled: boolean;
-  private readonly clock: Clock;
-  private readonly testnet: boolean;
-  private readonly facilitator: FacilitatorClient | null;
-
-  constructor(deps: {
+  private readonly deps: {
     repo: BillingRepository;
     settlements: X402Repository;
     offers: PaymentOffers;
@@ -91,14 +82,11 @@ export class X402Settlement {
     testnet: boolean;
     facilitatorUrl: string | null;
     facilitatorTimeoutMs: number;
-  }) {
-    this.repo = deps.repo;
-    this.settlements = deps.settlements;
-    this.offers = deps.offers;
-    this.crediting = deps.crediting;
-    this.enabled = deps.enabled;
-    this.clock = deps.clock;
-    this.testnet = deps.testnet;
+  };
+  private readonly facilitator: FacilitatorClient | null;
+
+  constructor(deps: X402Settlement['deps']) {
+    this.deps = deps;
     this.facilitator = deps.facilitatorUrl
       ? new (x402Http().HTTPFacilitatorClient)({ url: deps.facilitatorUrl, timeoutMs: deps.facilitatorTimeoutMs })
       : null;
@@ -106,8 +94,9 @@ export class X402Settlement {
 
   /** Opens the quote behind a 402's PAYMENT-REQUIRED: a pending x402 payment of its amount. */
   async open(organizationId: string, details: PaymentDetails): Promise<void> {
-    await this.repo.insertPayment(
-      pendingPayment(this.clock, organizationId, 'x402', pricedOf(details), X402_MAX_TIMEOUT_SECONDS * 1000).payment,
+    await this.deps.repo.insertPayment(
+      pendingPayment(this.deps.clock, organizationId, 'x402', pricedOf(details), X402_MAX_TIMEOUT_SECONDS * 1000)
+        .payment,
     );
   }
 
@@ -118,7 +107,7 @@ export class X402Settlement {
   private refused(detail: string, quote?: PaymentsTable, code?: string): ApiError {
     const message = `The x402 payment was refused: ${detail}`;
     const base = quote
-      ? this.offers.paymentRequired(message, quote.intent, micros(quote.amount_micros), {
+      ? this.deps.offers.paymentRequired(message, quote.intent, micros(quote.amount_micros), {
           tier: quote.tier ?? undefined,
           cellId: quote.cell_id ?? undefined,
         })
@@ -143,7 +132,7 @@ export class X402Settlement {
    * when anything fails; nothing is credited unless the facilitator settled.
    */
   async settle(organizationId: string, header: string): Promise<{ settled: SettleResponse; payment: PaymentsTable }> {
-    if (!this.enabled)
+    if (!this.deps.enabled)
       throw new ApiError('billing_disabled', 'Billing is off on this deployment: nothing is charged or paid.');
     let payload: PaymentPayload;
     try {
@@ -163,36 +152,36 @@ export class X402Settlement {
     if (payload?.x402Version !== 2 || typeof accepted !== 'object' || accepted === null) {
       throw this.refused(
         'only x402 version 2 payloads with `accepted` requirements are taken.',
-        await this.repo.openX402Payment(organizationId, this.clock.now().toISOString()),
+        await this.deps.repo.openX402Payment(organizationId, this.deps.clock.now().toISOString()),
       );
     }
-    const now = this.clock.now().toISOString();
+    const now = this.deps.clock.now().toISOString();
     // A refusal names what to pay: the organization's newest open quote.
-    const newest = async () => this.repo.openX402Payment(organizationId, now);
-    const network = NETWORKS.find((n) => chainOf(n, this.testnet).caip2 === accepted.network);
-    const payTo = network ? this.offers.payToOf(network) : undefined;
+    const newest = async () => this.deps.repo.openX402Payment(organizationId, now);
+    const network = NETWORKS.find((n) => chainOf(n, this.deps.testnet).caip2 === accepted.network);
+    const payTo = network ? this.deps.offers.payToOf(network) : undefined;
     if (!network || !payTo)
       throw this.refused(`network ${String(accepted.network)} is not one this deployment takes.`, await newest());
     if (accepted.scheme !== 'exact') throw this.refused('only the exact scheme is taken.', await newest());
     // Checked before anything else is looked up or the facilitator sees it, and recorded with the credit: a payload pays once.
-    const caip2 = chainOf(network, this.testnet).caip2;
+    const caip2 = chainOf(network, this.deps.testnet).caip2;
     const keys = settlementKeys(caip2, payload.payload);
     if (!keys)
       throw this.refused(
         'the payload names no transfer (an authorization with its payer and nonce, or a signed transaction).',
         await newest(),
       );
-    if (await this.settlements.settled(caip2, keys)) throw this.replayed(await newest());
+    if (await this.deps.settlements.settled(caip2, keys)) throw this.replayed(await newest());
     const quote =
       typeof accepted.amount === 'string' && /^\d{1,15}$/.test(accepted.amount)
-        ? await this.repo.openX402Payment(organizationId, now, micros(accepted.amount))
+        ? await this.deps.repo.openX402Payment(organizationId, now, micros(accepted.amount))
         : undefined;
     if (!quote)
       throw this.refused(
         'no open quote of this organization has that amount; repeat the request for a fresh PAYMENT-REQUIRED.',
         await newest(),
       );
-    const requirements = requirementsFor(network, payTo, String(micros(quote.amount_micros)), this.testnet);
+    const requirements = requirementsFor(network, payTo, String(micros(quote.amount_micros)), this.deps.testnet);
     if (accepted.asset !== requirements.asset || accepted.payTo !== requirements.payTo)
       throw this.refused('the asset or the recipient is not ours.', quote);
     if (!this.facilitator)
@@ -206,14 +195,14 @@ export class X402Settlement {
     const settled = await this.call(() => (this.facilitator as FacilitatorClient).settle(payload, requirements), quote);
     if (!settled.success)
       throw this.refused(settled.errorReason ?? 'the facilitator could not settle it.', quote, settled.errorReason);
-    const payment = await transact(this.repo.db, async (tx) => {
-      const at = this.clock.now().toISOString();
+    const payment = await transact(this.deps.repo.db, async (tx) => {
+      const at = this.deps.clock.now().toISOString();
       let paid: PaymentsTable = quote;
-      if (!(await this.repo.completePayment(tx, quote.id, at))) {
+      if (!(await this.deps.repo.completePayment(tx, quote.id, at))) {
         // Another payload paid this quote meanwhile: what this one moved is kept, as a top-up.
         paid = {
           ...pendingPayment(
-            this.clock,
+            this.deps.clock,
             organizationId,
             'x402',
             { intent: 'top_up', micros: micros(quote.amount_micros) },
@@ -222,12 +211,12 @@ export class X402Settlement {
           status: 'succeeded',
           completed_at: at,
         };
-        await this.settlements.insertPayment(tx, paid);
+        await this.deps.settlements.insertPayment(tx, paid);
       }
       // The same payload settling twice at once: the unique key lets one credit through.
-      if (!(await this.settlements.record(tx, caip2, keys, { paymentId: paid.id, organizationId, at })))
+      if (!(await this.deps.settlements.record(tx, caip2, keys, { paymentId: paid.id, organizationId, at })))
         throw this.replayed(quote);
-      await this.crediting.applyPayment(tx, { ...paid, amount_micros: micros(paid.amount_micros) });
+      await this.deps.crediting.applyPayment(tx, { ...paid, amount_micros: micros(paid.amount_micros) });
       return paid;
     });
     return { settled, payment };
