@@ -132,8 +132,8 @@ export class CheckoutService {
   async pay(paymentId: string, token: string): Promise<CheckoutPage> {
     const page = await this.page(paymentId, token);
     if (page.kind !== 'pay') return page;
-    if (!this.deps.accounts.enabled) return { status: 409, kind: 'expired', payment: page.payment };
-    const payment = { ...page.payment, amount_micros: micros(page.payment.amount_micros) };
+    const { payment } = page;
+    if (!this.deps.accounts.enabled) return { status: 409, kind: 'expired', payment };
     try {
       await transact(this.deps.repo.db, async (tx) => {
         const now = this.deps.clock.now().toISOString();
@@ -144,7 +144,7 @@ export class CheckoutService {
       });
     } catch (error) {
       if (error instanceof ApiError && error.code === 'conflict')
-        return { status: 409, kind: 'refused', payment: page.payment, detail: error.message };
+        return { status: 409, kind: 'refused', payment, detail: error.message };
       throw error;
     }
     return { status: 200, kind: 'paid', payment: (await this.deps.repo.payment(paymentId)) as PaymentsTable };

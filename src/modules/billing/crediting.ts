@@ -11,21 +11,17 @@ import type { Executor } from '../../db/schema.ts';
 import type { Clock } from '../../lib/clock.ts';
 import type { EventsService } from '../events/service.ts';
 import type { BillingAccounts } from './accounts.ts';
-import { buysPeriod, paidPeriodEnd, type Intent } from './lifecycle.ts';
-import { negated, usdString, type Micros } from './money.ts';
+import { buysPeriod, paidPeriodEnd } from './lifecycle.ts';
+import { micros, negated, usdString } from './money.ts';
 import { tierOf } from './pricing.ts';
 import type { BillingRepository } from './repository.ts';
+import type { PaymentsTable } from './tables.ts';
 
-/** A payment being credited: its row, with its amount as Micros. */
-export interface CreditedPayment {
-  id: string;
-  organization_id: string;
-  rail: string;
-  intent: Intent;
-  tier: string | null;
-  cell_id: string | null;
-  amount_micros: Micros;
-}
+/** A payment being credited: its row. */
+type CreditedPayment = Pick<
+  PaymentsTable,
+  'id' | 'organization_id' | 'rail' | 'intent' | 'tier' | 'cell_id' | 'amount_micros'
+>;
 
 export class PaymentCrediting {
   private readonly deps: {
@@ -44,7 +40,7 @@ export class PaymentCrediting {
     const now = this.deps.clock.now();
     const nowIso = now.toISOString();
     const organizationId = payment.organization_id;
-    const amount = payment.amount_micros;
+    const amount = micros(payment.amount_micros);
     const account = await this.deps.repo.lockAccount(tx, organizationId, nowIso);
     const reference = `${payment.rail}:${payment.id}`;
     if (

@@ -8,8 +8,9 @@ import { Body, Described } from '../../http/schemas.ts';
 import type { App } from '../../http/types.ts';
 import type { RestBinder } from '../../operations/rest.ts';
 import type { DepositsService } from './deposits.ts';
-import { Deposit, DEPOSIT_EXAMPLE, DepositList, type DepositOperations } from './deposits-operations.ts';
+import { Deposit, DEPOSIT_EXAMPLE, type DepositOperations } from './deposits-operations.ts';
 import { NETWORKS } from './networks.ts';
+import { restRoutes } from './routes.ts';
 
 /** The raw text of each webhook body: the signature is over the bytes, not the parsed JSON. */
 const rawBodies = new WeakMap<FastifyRequest, string>();
@@ -80,17 +81,7 @@ export function registerDepositRoutes(
     );
   });
 
-  rest.bind(app, ops.listDeposits, {
-    method: 'GET',
-    url: '/v1/admin/deposits',
-    tags: ['Admin'],
-    response: Described(DepositList, 'A page of deposits, newest first.'),
-  });
-
-  rest.bind(app, ops.assignDeposit, {
-    method: 'POST',
-    url: '/v1/admin/deposits/:id/assign',
-    tags: ['Admin'],
-    response: Described(Deposit, 'The deposit, now credited.'),
-  });
+  const admin = restRoutes(app, rest, ['Admin']);
+  admin(ops.listDeposits, 'GET', '/v1/admin/deposits', 'A page of deposits, newest first.');
+  admin(ops.assignDeposit, 'POST', '/v1/admin/deposits/:id/assign', 'The deposit, now credited.');
 }

@@ -147,7 +147,7 @@ export class DepositsService {
     }
     if (!(await this.deps.billingRepo.completePayment(tx, payment.id, now.toISOString())))
       throw new Error(`payment ${payment.id} was completed under a held deposit`);
-    await this.deps.crediting.applyPayment(tx, { ...payment, amount_micros: amount });
+    await this.deps.crediting.applyPayment(tx, payment);
     if (
       !(await this.deps.repo.credit(tx, deposit.id, {
         organization_id: organizationId,

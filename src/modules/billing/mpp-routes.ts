@@ -133,11 +133,7 @@ export function registerMppRoutes(
           'unauthenticated',
           'Send your API key as "Authorization: Bearer <api key>", or an MPP credential as "Authorization: Payment <credential>".',
         );
-      const { amount_usd: amount, ...rest } = request.body;
-      const required = await quotes.intentRequired(organizationId, {
-        ...rest,
-        amount_usd: amount === undefined ? undefined : String(amount),
-      });
+      const required = await quotes.intentRequired(organizationId, request.body);
       if (required.code !== 'payment_required') throw required;
       throw await mpp.required(organizationId, required.extensions?.payment as PaymentDetails, required.message);
     },

@@ -19,7 +19,7 @@ import { recordCredential } from './mpp-repository.ts';
 import { MethodRefusal, TempoMethod } from './mpp-tempo.ts';
 import type { PaymentCrediting } from './crediting.ts';
 import { INTENTS, type Intent } from './lifecycle.ts';
-import type { PaymentDetails, PaymentOffers } from './offers.ts';
+import { billingOff, type PaymentDetails, type PaymentOffers } from './offers.ts';
 import type { BillingRepository } from './repository.ts';
 import type { PaymentsTable } from './tables.ts';
 import { pendingPayment, pricedOf } from './payments.ts';
@@ -34,9 +34,6 @@ export function metaOf(challenge: Challenge.Challenge): Record<string, string> {
     return {};
   }
 }
-
-const disabled = () =>
-  new ApiError('billing_disabled', 'Billing is off on this deployment: nothing is charged or paid.');
 
 export class MppRail implements MppPort {
   private readonly deps: {
@@ -134,10 +131,7 @@ export class MppRail implements MppPort {
   private async refused(reason: string, payment?: PaymentsTable): Promise<ApiError> {
     const detail = `The MPP credential was refused: ${reason}`;
     if (!payment) return new ApiError('payment_required', detail);
-    const details = this.deps.offers.paymentRequired(detail, payment.intent, micros(payment.amount_micros), {
-      tier: payment.tier ?? undefined,
-      cellId: payment.cell_id ?? undefined,
-    });
+    const details = this.deps.offers.paymentRequiredFor(detail, payment);
     return this.required(payment.organization_id, details.extensions?.payment as PaymentDetails, detail);
   }
 
@@ -151,7 +145,7 @@ export class MppRail implements MppPort {
     body: { intent: Intent },
     agentOrganization?: string,
   ): Promise<{ payment: PaymentsTable; receipt: string }> {
-    if (!this.deps.enabled) throw disabled();
+    if (!this.deps.enabled) throw billingOff();
     const secret = this.secret();
     let credential: Credential.Credential;
     try {
@@ -214,7 +208,7 @@ export class MppRail implements MppPort {
       };
       if (!(await recordCredential(tx, row))) return false;
       if (!(await this.deps.repo.completePayment(tx, payment.id, nowIso))) return false;
-      await this.deps.crediting.applyPayment(tx, { ...payment, amount_micros: micros(payment.amount_micros) });
+      await this.deps.crediting.applyPayment(tx, payment);
       return true;
     });
     if (!credited) throw this.used(payment);

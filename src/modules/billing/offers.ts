@@ -4,9 +4,10 @@
 import type { Config } from '../../config.ts';
 import { ApiError, invalidField } from '../../lib/errors.ts';
 import type { Intent } from './lifecycle.ts';
-import { usdString, type Micros } from './money.ts';
+import { micros, usdString, type Micros } from './money.ts';
 import { mppSummary } from './mpp-config.ts';
 import { ASSET, chainOf, NETWORKS, type Network } from './networks.ts';
+import type { PaymentsTable } from './tables.ts';
 
 export interface X402Quote {
   network: Network;
@@ -45,6 +46,10 @@ export interface PriceSubject {
   tier?: string;
   cellId?: string;
 }
+
+/** With billing off nothing is charged or paid. */
+export const billingOff = () =>
+  new ApiError('billing_disabled', 'Billing is off on this deployment: nothing is charged or paid.');
 
 type OffersConfig = Pick<
   Config,
@@ -145,5 +150,13 @@ export class PaymentOffers {
   /** The 402 of contract §2: `payment` is the PaymentDetails of the intent that unblocks the action. */
   paymentRequired(detail: string, intent: Intent, amount: Micros, what: PriceSubject = {}): ApiError {
     return new ApiError('payment_required', detail, { extensions: { payment: this.details(intent, amount, what) } });
+  }
+
+  /** The 402 of paying this payment's intent and amount again (a rail refused what was sent for it). */
+  paymentRequiredFor(detail: string, payment: Pick<PaymentsTable, 'intent' | 'amount_micros' | 'tier' | 'cell_id'>) {
+    return this.paymentRequired(detail, payment.intent, micros(payment.amount_micros), {
+      tier: payment.tier ?? undefined,
+      cellId: payment.cell_id ?? undefined,
+    });
   }
 }

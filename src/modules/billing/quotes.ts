@@ -8,7 +8,7 @@ import type { BillingAccounts } from './accounts.ts';
 import { keptOnBalance, owes, type Intent } from './lifecycle.ts';
 import { dollars, parseUsd, plus, type Micros } from './money.ts';
 import type { Network } from './networks.ts';
-import type { PaymentDetails, PaymentOffers, PriceSubject } from './offers.ts';
+import { billingOff, type PaymentDetails, type PaymentOffers, type PriceSubject } from './offers.ts';
 import { amountDue, renewalPrice, tierOf } from './pricing.ts';
 
 export interface RequirementsQuery {
@@ -46,11 +46,17 @@ export class BillingQuotes {
     return this.deps.offers.details(query.intent, micros, { tier, cellId }, x402);
   }
 
-  /** The 402 of paying an intent directly (x402 or MPP pay routes): its PaymentDetails. */
-  async intentRequired(organizationId: string, query: Omit<RequirementsQuery, 'network'>): Promise<ApiError> {
-    if (!this.deps.accounts.enabled)
-      return new ApiError('billing_disabled', 'Billing is off on this deployment: nothing is charged or paid.');
-    const { micros, tier, cellId } = await this.price(organizationId, query);
+  /** The 402 of paying an intent directly (the pay operation, x402 and MPP pay routes): its PaymentDetails. */
+  async intentRequired(
+    organizationId: string,
+    {
+      amount_usd: amount,
+      ...query
+    }: Omit<RequirementsQuery, 'network' | 'amount_usd'> & { amount_usd?: string | number },
+  ): Promise<ApiError> {
+    if (!this.deps.accounts.enabled) return billingOff();
+    const amount_usd = amount === undefined ? undefined : String(amount);
+    const { micros, tier, cellId } = await this.price(organizationId, { ...query, amount_usd });
     return this.deps.offers.paymentRequired(`Pay ${dollars(micros)} for ${query.intent}.`, query.intent, micros, {
       tier,
       cellId,

@@ -3,12 +3,13 @@
 // not in the API document), which opens the payment's Checkout Session and redirects to it.
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
-import { ApiError, notFound } from '../../lib/errors.ts';
+import { notFound } from '../../lib/errors.ts';
 import { Described } from '../../http/schemas.ts';
 import type { App } from '../../http/types.ts';
 import { sendPage } from '../console/http.ts';
 import type { CheckoutService } from './checkout.ts';
 import { checkoutPage } from './checkout-pages.ts';
+import { billingOff } from './offers.ts';
 import type { StripeCheckout } from './stripe.ts';
 
 const OUTCOMES = ['credited', 'already_paid', 'duplicate', 'unpaid', 'unknown_payment', 'mismatch', 'ignored'] as const;
@@ -68,8 +69,7 @@ export function registerStripeRoutes(
         },
         // Before the header check: a deployment without Stripe or billing says so first.
         preValidation: async () => {
-          if (!deps.enabled())
-            throw new ApiError('billing_disabled', 'Billing is off on this deployment: nothing is charged or paid.');
+          if (!deps.enabled()) throw billingOff();
           if (!deps.stripe) throw notFound('Stripe endpoint: Stripe Checkout is not configured on this deployment');
         },
       },

@@ -176,7 +176,7 @@ export class StripeCheckout {
         } else if (session.payment_status !== 'paid') {
           outcome = 'unpaid';
         } else if (await this.deps.repo.completePayment(tx, payment.id, now)) {
-          await this.deps.crediting.applyPayment(tx, { ...payment, amount_micros: micros(payment.amount_micros) });
+          await this.deps.crediting.applyPayment(tx, payment);
           outcome = 'credited';
         } else {
           outcome = 'already_paid';

@@ -42,11 +42,7 @@ export function registerX402Routes(app: App, deps: { billing: BillingService; qu
           amount_usd: paid.amountUsd,
           billing: await billing.status(organizationId),
         };
-      const { amount_usd: amount, ...rest } = request.body;
-      throw await quotes.intentRequired(organizationId, {
-        ...rest,
-        amount_usd: amount === undefined ? undefined : String(amount),
-      });
+      throw await quotes.intentRequired(organizationId, request.body);
     },
   );
 }

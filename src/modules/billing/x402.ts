@@ -18,7 +18,7 @@ import type { App } from '../../http/types.ts';
 import { micros, parseUsd, usdString } from './money.ts';
 import { chainOf, NETWORKS, type Network } from './networks.ts';
 import type { PaymentCrediting } from './crediting.ts';
-import type { PaymentDetails, PaymentOffers } from './offers.ts';
+import { billingOff, type PaymentDetails, type PaymentOffers } from './offers.ts';
 import type { BillingRepository } from './repository.ts';
 import type { PaymentsTable } from './tables.ts';
 import { pendingPayment, pricedOf } from './payments.ts';
@@ -107,10 +107,7 @@ export class X402Settlement {
   private refused(detail: string, quote?: PaymentsTable, code?: string): ApiError {
     const message = `The x402 payment was refused: ${detail}`;
     const base = quote
-      ? this.deps.offers.paymentRequired(message, quote.intent, micros(quote.amount_micros), {
-          tier: quote.tier ?? undefined,
-          cellId: quote.cell_id ?? undefined,
-        })
+      ? this.deps.offers.paymentRequiredFor(message, quote)
       : new ApiError('payment_required', message);
     return code
       ? new ApiError('payment_required', message, { extensions: { ...base.extensions, reason: code } })
@@ -132,8 +129,7 @@ export class X402Settlement {
    * when anything fails; nothing is credited unless the facilitator settled.
    */
   async settle(organizationId: string, header: string): Promise<{ settled: SettleResponse; payment: PaymentsTable }> {
-    if (!this.deps.enabled)
-      throw new ApiError('billing_disabled', 'Billing is off on this deployment: nothing is charged or paid.');
+    if (!this.deps.enabled) throw billingOff();
     let payload: PaymentPayload;
     try {
       payload = x402Http().decodePaymentSignatureHeader(header);
@@ -216,7 +212,7 @@ export class X402Settlement {
       // The same payload settling twice at once: the unique key lets one credit through.
       if (!(await this.deps.settlements.record(tx, caip2, keys, { paymentId: paid.id, organizationId, at })))
         throw this.replayed(quote);
-      await this.deps.crediting.applyPayment(tx, { ...paid, amount_micros: micros(paid.amount_micros) });
+      await this.deps.crediting.applyPayment(tx, paid);
       return paid;
     });
     return { settled, payment };
