@@ -95,18 +95,23 @@ export class BillingAccounts {
     at: string,
   ): Promise<void> {
     const extra = extraCells(tierOf(this.deps.config.prices, tierName), activeCells);
-    if (extra === 0) return;
+    await this.cellMonths(tx, organizationId, null, extra, at);
+  }
+
+  /** `quantity` cell-months (of one cell, or of the organization) as one usage record; none for 0. */
+  async cellMonths(tx: Executor, organizationId: string, cellId: string | null, quantity: number, at: string) {
+    if (quantity === 0) return;
     const unit = this.deps.config.prices.extraCellMicros;
     await this.deps.repo.insertUsage(tx, [
       {
         id: newId('usg', this.deps.clock),
         organization_id: organizationId,
-        cell_id: null,
+        cell_id: cellId,
         message_id: null,
         type: 'cell_month',
-        quantity: extra,
+        quantity,
         unit_price_micros: unit,
-        amount_micros: times(unit, extra),
+        amount_micros: times(unit, quantity),
         created_at: at,
       },
     ]);

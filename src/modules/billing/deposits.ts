@@ -14,7 +14,6 @@ import { ApiError, invalidField, notFound } from '../../lib/errors.ts';
 import { newId } from '../../lib/ids.ts';
 import { listPage, type PageQuery } from '../../lib/pagination.ts';
 import { constantTimeEqualHex } from '../../lib/secrets.ts';
-import type { DepositsRepository } from './deposits-repository.ts';
 import { micros, usdString } from './money.ts';
 import { canonicalAddress, type Network } from './networks.ts';
 import type { PaymentCrediting } from './crediting.ts';
@@ -63,8 +62,7 @@ const unsigned = (message: string) =>
 
 export class DepositsService {
   private readonly deps: {
-    repo: DepositsRepository;
-    billingRepo: BillingRepository;
+    repo: BillingRepository;
     offers: PaymentOffers;
     crediting: PaymentCrediting;
     clock: Clock;
@@ -117,15 +115,15 @@ export class DepositsService {
         created_at: now,
         credited_at: null,
       };
-      if (!(await this.deps.repo.insert(tx, row)))
+      if (!(await this.deps.repo.insertDeposit(tx, row)))
         return {
           created: false,
-          deposit: depositView((await this.deps.repo.byDepositId(tx, input.deposit_id)) as X402DepositsTable),
+          deposit: depositView((await this.deps.repo.deposit(tx, input.deposit_id, 'deposit_id')) as X402DepositsTable),
         };
       // Only a wallet the organization proved control of: a claim alone would let anyone squat an address.
-      const wallet = await this.deps.billingRepo.verifiedWallet(tx, input.network, from);
+      const wallet = await this.deps.repo.verifiedWallet(tx, input.network, from);
       if (wallet) await this.credit(tx, row, wallet.organization_id);
-      return { created: true, deposit: depositView((await this.deps.repo.find(tx, row.id)) as X402DepositsTable) };
+      return { created: true, deposit: depositView((await this.deps.repo.deposit(tx, row.id)) as X402DepositsTable) };
     });
   }
 
@@ -133,7 +131,7 @@ export class DepositsService {
   private async credit(tx: Executor, deposit: X402DepositsTable, organizationId: string): Promise<void> {
     const now = this.deps.clock.now();
     const amount = micros(deposit.amount_micros);
-    let payment = await this.deps.repo.openQuote(tx, organizationId, amount, now.toISOString());
+    let payment = await this.deps.repo.openX402Payment(tx, organizationId, now.toISOString(), amount);
     if (!payment) {
       // Paid as it is opened: a top-up of what arrived.
       payment = pendingPayment(
@@ -143,13 +141,13 @@ export class DepositsService {
         { intent: 'top_up', micros: amount },
         0,
       ).payment;
-      await this.deps.repo.insertPayment(tx, payment);
+      await this.deps.repo.insertPayment(payment, tx);
     }
-    if (!(await this.deps.billingRepo.completePayment(tx, payment.id, now.toISOString())))
+    if (!(await this.deps.repo.completePayment(tx, payment.id, now.toISOString())))
       throw new Error(`payment ${payment.id} was completed under a held deposit`);
     await this.deps.crediting.applyPayment(tx, payment);
     if (
-      !(await this.deps.repo.credit(tx, deposit.id, {
+      !(await this.deps.repo.creditDeposit(tx, deposit.id, {
         organization_id: organizationId,
         payment_id: payment.id,
         credited_at: now.toISOString(),
@@ -162,7 +160,7 @@ export class DepositsService {
   async list(status: X402DepositsTable['status'] | undefined, query: PageQuery) {
     const page = await listPage(
       query,
-      (after, count) => this.deps.repo.list(status, after, count),
+      (after, count) => this.deps.repo.listDeposits(status, after, count),
       (row) => [row.id],
     );
     return { deposits: page.items.map(depositView), next_cursor: page.next_cursor };
@@ -176,7 +174,7 @@ export class DepositsService {
   ): Promise<DepositView> {
     if (!(await this.deps.organizations.find(organizationId))) throw notFound('organization');
     return transact(this.deps.repo.db, async (tx) => {
-      const deposit = await this.deps.repo.find(tx, id);
+      const deposit = await this.deps.repo.deposit(tx, id);
       if (!deposit) throw notFound('deposit');
       if (deposit.status !== 'held')
         throw new ApiError('conflict', `The deposit is already credited to ${deposit.organization_id}.`);
@@ -189,7 +187,7 @@ export class DepositsService {
         reason: by.reason ?? null,
         detail: { organization_id: organizationId },
       });
-      return depositView((await this.deps.repo.find(tx, id)) as X402DepositsTable);
+      return depositView((await this.deps.repo.deposit(tx, id)) as X402DepositsTable);
     });
   }
 }

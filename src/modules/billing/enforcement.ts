@@ -159,15 +159,17 @@ export class BillingEnforcement implements ChargesPort {
     }
   }
 
-  /** The 402 that refuses every send of an organization in this state (lifecycle POLICIES.send), or null. */
-  private async sendRefusal(
-    ex: Executor,
-    organizationId: string,
-    account: AccountRow | undefined,
-  ): Promise<ApiError | null> {
-    const standing = account ?? NO_ACCOUNT;
-    const check = firstRefusal(POLICIES.send, standing);
-    return check ? this.refusal(ex, organizationId, check, standing) : null;
+  /** The accounts of these organizations, and the 402 that refuses every send of each (lifecycle POLICIES.send) or null. */
+  private async standings(ex: Executor, organizationIds: readonly string[]) {
+    const ids = [...new Set(organizationIds)];
+    const accounts = new Map((await this.deps.repo.accountsAmong(ex, ids)).map((row) => [row.organization_id, row]));
+    const refusals = new Map<string, ApiError | null>();
+    for (const id of ids) {
+      const standing = accounts.get(id) ?? NO_ACCOUNT;
+      const check = firstRefusal(POLICIES.send, standing);
+      refusals.set(id, check ? await this.refusal(ex, id, check, standing) : null);
+    }
+    return { accounts, refusals };
   }
 
   /**
@@ -176,16 +178,8 @@ export class BillingEnforcement implements ChargesPort {
    * cycle jobs of a pod whose cells billing suspended), so they answer as any other send.
    */
   async sendRefusals(organizationIds: readonly string[]): Promise<Map<string, ApiError | null>> {
-    const ids = [...new Set(organizationIds)];
-    if (!this.deps.config.billing) return new Map(ids.map((id) => [id, null]));
-    const accounts = new Map(
-      (await this.deps.repo.accountsAmong(this.deps.repo.db, ids)).map((row) => [row.organization_id, row]),
-    );
-    return new Map(
-      await Promise.all(
-        ids.map(async (id) => [id, await this.sendRefusal(this.deps.repo.db, id, accounts.get(id))] as const),
-      ),
-    );
+    if (!this.deps.config.billing) return new Map(organizationIds.map((id) => [id, null]));
+    return (await this.standings(this.deps.repo.db, organizationIds)).refusals;
   }
 
   /** Opens the billing of a batch of sends, in its transaction (one read of the accounts). */
@@ -203,10 +197,7 @@ export class BillingEnforcement implements ChargesPort {
         },
       };
     }
-    const ids = [...new Set(organizationIds)];
-    const accounts = new Map((await this.deps.repo.accountsAmong(tx, ids)).map((row) => [row.organization_id, row]));
-    const refusals = new Map<string, ApiError | null>();
-    for (const id of ids) refusals.set(id, await this.sendRefusal(tx, id, accounts.get(id)));
+    const { accounts, refusals } = await this.standings(tx, organizationIds);
     return {
       refusal: (organizationId) => refusals.get(organizationId) ?? null,
       charge: (messages) => this.charge(tx, messages, accounts),
@@ -317,12 +308,7 @@ export class BillingEnforcement implements ChargesPort {
     if (!this.deps.config.billing) return;
     const now = this.deps.clock.now().toISOString();
     const account = await this.deps.repo.lockAccount(tx, organizationId, now);
-    const facts = {
-      state: account.state,
-      activeCells: await this.deps.accounts.activeCells(organizationId, tx),
-      includedCells: tierOf(this.prices, account.tier).includedCells,
-      cellCredits: account.cell_credits,
-    };
+    const facts = await this.cellFacts(tx, organizationId, account, account.cell_credits);
     const refused = firstRefusal(POLICIES.cellCreate, facts);
     if (refused)
       throw await this.withPhoneWarning(await this.refusal(tx, organizationId, refused, account, tier), phoneFree);
@@ -330,20 +316,18 @@ export class BillingEnforcement implements ChargesPort {
     // The credit the check counted, taken by a conditional update all the same.
     if (!(await this.deps.repo.consumeCellCredit(tx, organizationId)))
       throw await this.withPhoneWarning(await this.refusal(tx, organizationId, TIER_FULL, account, tier), phoneFree);
-    const cellPrice = this.prices.extraCellMicros;
-    await this.deps.repo.insertUsage(tx, [
-      {
-        id: newId('usg', this.deps.clock),
-        organization_id: organizationId,
-        cell_id: cellId,
-        message_id: null,
-        type: 'cell_month',
-        quantity: 1,
-        unit_price_micros: cellPrice,
-        amount_micros: cellPrice,
-        created_at: now,
-      },
-    ]);
+    await this.deps.accounts.cellMonths(tx, organizationId, cellId, 1, now);
+  }
+
+  /** What lifecycle POLICIES.cellCreate asks of a cell create. */
+  private async cellFacts(ex: Executor, organizationId: string, account: Standing, cellCredits: number) {
+    const activeCells = await this.deps.accounts.activeCells(organizationId, ex);
+    return {
+      state: account.state,
+      activeCells,
+      includedCells: tierOf(this.prices, account.tier).includedCells,
+      cellCredits,
+    };
   }
 
   /**
@@ -368,12 +352,7 @@ export class BillingEnforcement implements ChargesPort {
       return quoteOf(ZERO, 'billing_off', 'Billing is off on this deployment: nothing is charged.');
     const row = await this.deps.repo.account(this.deps.repo.db, organizationId);
     const account: Standing = row ?? NO_ACCOUNT;
-    const facts = {
-      state: account.state,
-      activeCells: await this.deps.accounts.activeCells(organizationId),
-      includedCells: tierOf(this.prices, account.tier).includedCells,
-      cellCredits: row?.cell_credits ?? 0,
-    };
+    const facts = await this.cellFacts(this.deps.repo.db, organizationId, account, row?.cell_credits ?? 0);
     const refused = firstRefusal(POLICIES.cellCreate, facts);
     if (refused) return paymentQuote(await this.refusal(this.deps.repo.db, organizationId, refused, account, tier));
     if (facts.activeCells < facts.includedCells)

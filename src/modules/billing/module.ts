@@ -14,7 +14,6 @@ import { CheckoutService } from './checkout.ts';
 import { registerCheckoutRoutes } from './checkout-routes.ts';
 import { PaymentCrediting } from './crediting.ts';
 import { DepositsService } from './deposits.ts';
-import { DepositsRepository } from './deposits-repository.ts';
 import { depositOperations, type DepositOperations } from './deposits-operations.ts';
 import { registerDepositRoutes } from './deposits-routes.ts';
 import { BillingEnforcement } from './enforcement.ts';
@@ -36,7 +35,6 @@ import type { StripeCheckout } from './stripe.ts';
 import { UsageService } from './usage.ts';
 import { WalletsService } from './wallets.ts';
 import { registerX402, X402Settlement } from './x402.ts';
-import { X402Repository } from './x402-repository.ts';
 import { registerX402Routes } from './x402-routes.ts';
 
 export interface BillingModule {
@@ -118,7 +116,6 @@ export async function build(deps: {
   });
   const x402 = new X402Settlement({
     repo,
-    settlements: new X402Repository(deps.database.db),
     offers,
     crediting,
     enabled,
@@ -155,8 +152,7 @@ export async function build(deps: {
       cardOff: cardOffCause(config),
     }),
     deposits: new DepositsService({
-      repo: new DepositsRepository(deps.database.db),
-      billingRepo: repo,
+      repo,
       offers,
       crediting,
       clock,

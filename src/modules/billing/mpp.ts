@@ -15,7 +15,6 @@ import { ApiError } from '../../lib/errors.ts';
 import { dollars, micros, parseUsd, ZERO } from './money.ts';
 import { mppRealm, type MppConfig } from './mpp-config.ts';
 import { MPP_CHALLENGE_SECONDS, type MppPort } from './mpp-http.ts';
-import { recordCredential } from './mpp-repository.ts';
 import { MethodRefusal, TempoMethod } from './mpp-tempo.ts';
 import type { PaymentCrediting } from './crediting.ts';
 import { INTENTS, type Intent } from './lifecycle.ts';
@@ -206,7 +205,7 @@ export class MppRail implements MppPort {
         organization_id: payment.organization_id,
         created_at: nowIso,
       };
-      if (!(await recordCredential(tx, row))) return false;
+      if (!(await this.deps.repo.recordMppCredential(tx, row))) return false;
       if (!(await this.deps.repo.completePayment(tx, payment.id, nowIso))) return false;
       await this.deps.crediting.applyPayment(tx, payment);
       return true;

@@ -1,5 +1,5 @@
 // The SQL of billing and usage, nothing else.
-import { sql, type Kysely } from 'kysely';
+import { sql, type InsertResult, type Kysely } from 'kysely';
 import { isPostgres } from '../../db/migrations/dialect.ts';
 import { prepared, preparedRows } from '../../db/prepared.ts';
 import type { DB, Executor } from '../../db/schema.ts';
@@ -11,12 +11,15 @@ import type {
   BillingAccountUpdate,
   BillingOperatorActionsTable,
   LedgerEntriesTable,
+  MppCredentialsTable,
   PaymentsTable,
   StripeEventOutcome,
   StripeEventsTable,
   UsageRecordsTable,
+  X402DepositsTable,
   X402WalletsTable,
 } from './tables.ts';
+import type { SettlementKey } from './x402-keys.ts';
 
 export type UsageFilter = {
   organizationId: string;
@@ -93,6 +96,8 @@ const insertLedgerWithUsage = preparedRows((ex, rows: ChargeRow[]) =>
     .insertInto('usage_records')
     .values(rows.map((row) => columnsOf(row, USAGE_COLUMNS))),
 );
+
+const inserted = (result: InsertResult) => Number(result.numInsertedOrUpdatedRows ?? 0) > 0;
 
 export class BillingRepository {
   readonly db: Kysely<DB>;
@@ -185,7 +190,7 @@ export class BillingRepository {
       .values(entry)
       .onConflict((oc) => oc.column('reference').doNothing())
       .executeTakeFirst();
-    if (Number(result.numInsertedOrUpdatedRows ?? 0) === 0) return false;
+    if (!inserted(result)) return false;
     await ex
       .insertInto('billing_accounts')
       .values({
@@ -287,17 +292,22 @@ export class BillingRepository {
     await ex.insertInto('billing_operator_actions').values(action).execute();
   }
 
-  async insertPayment(payment: PaymentsTable): Promise<void> {
-    await this.db.insertInto('payments').values(payment).execute();
+  async insertPayment(payment: PaymentsTable, ex: Executor = this.db): Promise<void> {
+    await ex.insertInto('payments').values(payment).execute();
   }
 
-  payment(id: string): Promise<PaymentsTable | undefined> {
-    return this.db.selectFrom('payments').selectAll().where('id', '=', id).executeTakeFirst();
+  payment(id: string, ex: Executor = this.db): Promise<PaymentsTable | undefined> {
+    return ex.selectFrom('payments').selectAll().where('id', '=', id).executeTakeFirst();
   }
 
   /** The newest open x402 quote of this organization (for exactly this amount, when given). */
-  openX402Payment(organizationId: string, now: string, amountMicros?: Micros): Promise<PaymentsTable | undefined> {
-    let query = this.db
+  openX402Payment(
+    ex: Executor,
+    organizationId: string,
+    now: string,
+    amountMicros?: Micros,
+  ): Promise<PaymentsTable | undefined> {
+    let query = ex
       .selectFrom('payments')
       .selectAll()
       .where('organization_id', '=', organizationId)
@@ -361,12 +371,13 @@ export class BillingRepository {
 
   /** Inserts the claim; false when this organization already claims that (network, address). */
   async insertWallet(ex: Executor, wallet: X402WalletsTable): Promise<boolean> {
-    const result = await ex
-      .insertInto('x402_wallets')
-      .values(wallet)
-      .onConflict((oc) => oc.columns(['organization_id', 'network', 'address']).doNothing())
-      .executeTakeFirst();
-    return Number(result.numInsertedOrUpdatedRows ?? 0) > 0;
+    return inserted(
+      await ex
+        .insertInto('x402_wallets')
+        .values(wallet)
+        .onConflict((oc) => oc.columns(['organization_id', 'network', 'address']).doNothing())
+        .executeTakeFirst(),
+    );
   }
 
   /** Marks the claim verified. A unique index allows one verified claim per (network, address): a second throws. */
@@ -479,18 +490,15 @@ export class BillingRepository {
     return Number(result.numUpdatedRows) > 0;
   }
 
-  paymentIn(ex: Executor, id: string): Promise<PaymentsTable | undefined> {
-    return ex.selectFrom('payments').selectAll().where('id', '=', id).executeTakeFirst();
-  }
-
   /** Records a Stripe event id; false when it was already received (a replay). */
   async insertStripeEvent(ex: Executor, event: StripeEventsTable): Promise<boolean> {
-    const result = await ex
-      .insertInto('stripe_events')
-      .values(event)
-      .onConflict((oc) => oc.column('id').doNothing())
-      .executeTakeFirst();
-    return Number(result.numInsertedOrUpdatedRows ?? 0) > 0;
+    return inserted(
+      await ex
+        .insertInto('stripe_events')
+        .values(event)
+        .onConflict((oc) => oc.column('id').doNothing())
+        .executeTakeFirst(),
+    );
   }
 
   async setStripeEventOutcome(
@@ -500,5 +508,103 @@ export class BillingRepository {
     paymentId: string | null,
   ): Promise<void> {
     await ex.updateTable('stripe_events').set({ outcome, payment_id: paymentId }).where('id', '=', id).execute();
+  }
+
+  // x402 settlement records (x402-keys.ts).
+
+  /** Whether any of these keys was recorded by a settled payment. */
+  async x402Settled(network: string, keys: readonly SettlementKey[]): Promise<boolean> {
+    const row = await this.db
+      .selectFrom('x402_settlements')
+      .select('payment_id')
+      .where('network', '=', network)
+      .where((eb) =>
+        eb.or(keys.map((key) => eb.and([eb('payer', '=', key.payer), eb('reference', '=', key.reference)]))),
+      )
+      .limit(1)
+      .executeTakeFirst();
+    return row !== undefined;
+  }
+
+  /**
+   * Records the keys of a settled payment; false when any was recorded before (a replay: the
+   * caller rolls back). Concurrent inserts of one key wait for each other on the unique key.
+   */
+  async recordSettlement(
+    ex: Executor,
+    network: string,
+    keys: readonly SettlementKey[],
+    paid: { paymentId: string; organizationId: string; at: string },
+  ): Promise<boolean> {
+    const result = await ex
+      .insertInto('x402_settlements')
+      .values(
+        keys.map((key) => ({
+          network,
+          payer: key.payer,
+          reference: key.reference,
+          payment_id: paid.paymentId,
+          organization_id: paid.organizationId,
+          created_at: paid.at,
+        })),
+      )
+      .onConflict((oc) => oc.columns(['network', 'payer', 'reference']).doNothing())
+      .executeTakeFirst();
+    return Number(result.numInsertedOrUpdatedRows ?? 0) === keys.length;
+  }
+
+  /** Records an accepted MPP credential; false when its challenge or its proof was recorded before. */
+  async recordMppCredential(ex: Executor, row: MppCredentialsTable): Promise<boolean> {
+    return inserted(
+      await ex
+        .insertInto('mpp_credentials')
+        .values(row)
+        .onConflict((oc) => oc.doNothing())
+        .executeTakeFirst(),
+    );
+  }
+
+  // x402 deposits (deposits.ts).
+
+  /** Inserts the deposit; false when its processor deposit id was already recorded. */
+  async insertDeposit(ex: Executor, deposit: X402DepositsTable): Promise<boolean> {
+    return inserted(
+      await ex
+        .insertInto('x402_deposits')
+        .values(deposit)
+        .onConflict((oc) => oc.column('deposit_id').doNothing())
+        .executeTakeFirst(),
+    );
+  }
+
+  /** A deposit by our id, or by the processor's (`deposit_id`). */
+  deposit(ex: Executor, id: string, column: 'id' | 'deposit_id' = 'id'): Promise<X402DepositsTable | undefined> {
+    return ex.selectFrom('x402_deposits').selectAll().where(column, '=', id).executeTakeFirst();
+  }
+
+  /** Marks a held deposit credited; false when it was not held (assigned meanwhile). */
+  async creditDeposit(
+    ex: Executor,
+    id: string,
+    values: { organization_id: string; payment_id: string; credited_at: string },
+  ): Promise<boolean> {
+    const result = await ex
+      .updateTable('x402_deposits')
+      .set({ ...values, status: 'credited' })
+      .where('id', '=', id)
+      .where('status', '=', 'held')
+      .executeTakeFirst();
+    return Number(result.numUpdatedRows) > 0;
+  }
+
+  listDeposits(
+    status: X402DepositsTable['status'] | undefined,
+    after: CursorKey | null,
+    count: number,
+  ): Promise<X402DepositsTable[]> {
+    let query = this.db.selectFrom('x402_deposits').selectAll();
+    if (status) query = query.where('status', '=', status);
+    if (after) query = query.where('id', '<', String(after[0]));
+    return query.orderBy('id', 'desc').limit(count).execute();
   }
 }

@@ -163,7 +163,7 @@ export class StripeCheckout {
       if (PAYING_EVENTS.has(event.type)) {
         const session = event.data.object as Stripe.Checkout.Session;
         paymentId = session.client_reference_id ?? session.metadata?.payment_id ?? null;
-        const payment = paymentId ? await this.deps.repo.paymentIn(tx, paymentId) : undefined;
+        const payment = paymentId ? await this.deps.repo.payment(paymentId, tx) : undefined;
         if (!payment || payment.processor !== 'stripe') {
           outcome = 'unknown_payment';
           paymentId = payment ? paymentId : null;

@@ -23,7 +23,6 @@ import type { BillingRepository } from './repository.ts';
 import type { PaymentsTable } from './tables.ts';
 import { pendingPayment, pricedOf } from './payments.ts';
 import { settlementKeys } from './x402-keys.ts';
-import type { X402Repository } from './x402-repository.ts';
 
 /** @x402/core's facilitator client and header codecs, loaded on the first x402 payment. */
 const x402Http = onFirstUse<typeof X402Http>('@x402/core/http');
@@ -74,7 +73,6 @@ export const paidBy = (request: FastifyRequest) => settledPayments.get(request);
 export class X402Settlement {
   private readonly deps: {
     repo: BillingRepository;
-    settlements: X402Repository;
     offers: PaymentOffers;
     crediting: PaymentCrediting;
     enabled: boolean;
@@ -148,12 +146,12 @@ export class X402Settlement {
     if (payload?.x402Version !== 2 || typeof accepted !== 'object' || accepted === null) {
       throw this.refused(
         'only x402 version 2 payloads with `accepted` requirements are taken.',
-        await this.deps.repo.openX402Payment(organizationId, this.deps.clock.now().toISOString()),
+        await this.deps.repo.openX402Payment(this.deps.repo.db, organizationId, this.deps.clock.now().toISOString()),
       );
     }
     const now = this.deps.clock.now().toISOString();
     // A refusal names what to pay: the organization's newest open quote.
-    const newest = async () => this.deps.repo.openX402Payment(organizationId, now);
+    const newest = async () => this.deps.repo.openX402Payment(this.deps.repo.db, organizationId, now);
     const network = NETWORKS.find((n) => chainOf(n, this.deps.testnet).caip2 === accepted.network);
     const payTo = network ? this.deps.offers.payToOf(network) : undefined;
     if (!network || !payTo)
@@ -167,10 +165,10 @@ export class X402Settlement {
         'the payload names no transfer (an authorization with its payer and nonce, or a signed transaction).',
         await newest(),
       );
-    if (await this.deps.settlements.settled(caip2, keys)) throw this.replayed(await newest());
+    if (await this.deps.repo.x402Settled(caip2, keys)) throw this.replayed(await newest());
     const quote =
       typeof accepted.amount === 'string' && /^\d{1,15}$/.test(accepted.amount)
-        ? await this.deps.repo.openX402Payment(organizationId, now, micros(accepted.amount))
+        ? await this.deps.repo.openX402Payment(this.deps.repo.db, organizationId, now, micros(accepted.amount))
         : undefined;
     if (!quote)
       throw this.refused(
@@ -207,10 +205,10 @@ export class X402Settlement {
           status: 'succeeded',
           completed_at: at,
         };
-        await this.deps.settlements.insertPayment(tx, paid);
+        await this.deps.repo.insertPayment(paid, tx);
       }
       // The same payload settling twice at once: the unique key lets one credit through.
-      if (!(await this.deps.settlements.record(tx, caip2, keys, { paymentId: paid.id, organizationId, at })))
+      if (!(await this.deps.repo.recordSettlement(tx, caip2, keys, { paymentId: paid.id, organizationId, at })))
         throw this.replayed(quote);
       await this.deps.crediting.applyPayment(tx, paid);
       return paid;
