@@ -30,10 +30,7 @@ export function paymentWords(payment: Described): { name: string; sentence: stri
       return { name: `${plan} setup`, sentence: `The first month of the ${plan}, which starts it at once.` };
     case 'renewal':
       return payment.cell_id
-        ? {
-            name: `Cell renewal`,
-            sentence: `One more month of the cell ${payment.cell_id}.`,
-          }
+        ? { name: 'Cell renewal', sentence: `One more month of the cell ${payment.cell_id}.` }
         : { name: `${plan} renewal`, sentence: `The next month of the ${plan}.` };
     case 'top_up':
       return {

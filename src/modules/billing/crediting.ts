@@ -1,11 +1,6 @@
-// Crediting a payment (contract §7), in the transaction that marks it succeeded, whatever its rail
-// (card page, Stripe webhook, x402 settlement, MPP credential, deposit): its amount is credited to
-// the ledger (its rail reference makes that once), then its intent applied. setup, renewal (of the
-// tier) and reinstate buy a period: its price is debited and the organization is active to the
-// end of it (lifecycle.paidPeriodEnd); a setup paid with a starting balance (amount_usd) debits
-// only the period's price, the rest stays on the balance. create_cell is debited too and leaves a credit for the next
-// cell create. top_up and the renewal of one cell stay on the prepaid balance. Emits
-// billing.payment_succeeded, and billing.status_changed when the state changes.
+// Crediting a payment (contract §7), in the transaction that marks it succeeded, whatever its rail:
+// its amount is credited to the ledger (its rail reference makes that once), then its intent
+// applied (lifecycle.ts: what buys a period, what stays on the balance).
 import type { Config } from '../../config.ts';
 import type { Executor } from '../../db/schema.ts';
 import type { Clock } from '../../lib/clock.ts';

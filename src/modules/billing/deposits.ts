@@ -4,6 +4,7 @@
 // applied once per processor deposit id: credited to the organization that verified the sending
 // wallet (completing its open x402 quote of exactly that amount, else as a top_up), or held for
 // the operator, who assigns it to an organization.
+import type { Static } from 'typebox';
 import type { RecordOperatorAction } from '../admin/audit.ts';
 import type { AdminPrincipal } from '../../operations/principals.ts';
 import { createHmac } from 'node:crypto';
@@ -15,7 +16,8 @@ import { newId } from '../../lib/ids.ts';
 import { listPage, type PageQuery } from '../../lib/pagination.ts';
 import { constantTimeEqualHex } from '../../lib/secrets.ts';
 import { micros, usdString } from './money.ts';
-import { canonicalAddress, type Network } from './networks.ts';
+import type { DepositReport as DepositReportBody } from './deposits-operations.ts';
+import { canonicalAddress } from './networks.ts';
 import type { PaymentCrediting } from './crediting.ts';
 import type { PaymentOffers } from './offers.ts';
 import type { BillingRepository } from './repository.ts';
@@ -26,15 +28,7 @@ import { pendingPayment } from './payments.ts';
 /** A signature older or newer than this (by the injected clock) is refused: no replays. */
 export const DEPOSIT_TOLERANCE_SECONDS = 300;
 
-export interface DepositReport {
-  deposit_id: string;
-  network: Network;
-  from: string;
-  to: string;
-  /** Atomic USDC units (6 decimals: micro-USD). */
-  amount: string;
-  transaction: string;
-}
+export type DepositReport = Static<typeof DepositReportBody>;
 
 export type DepositView = ReturnType<typeof depositView>;
 
@@ -121,7 +115,7 @@ export class DepositsService {
           deposit: depositView((await this.deps.repo.deposit(tx, input.deposit_id, 'deposit_id')) as X402DepositsTable),
         };
       // Only a wallet the organization proved control of: a claim alone would let anyone squat an address.
-      const wallet = await this.deps.repo.verifiedWallet(tx, input.network, from);
+      const wallet = await this.deps.repo.wallet(tx, { network: input.network, address: from }, true);
       if (wallet) await this.credit(tx, row, wallet.organization_id);
       return { created: true, deposit: depositView((await this.deps.repo.deposit(tx, row.id)) as X402DepositsTable) };
     });

@@ -3,6 +3,7 @@
 // checks and their order are lifecycle.ts's policies; this reads their facts and turns a refusal
 // into the 402 of its intent. With billing off nothing is refused or debited, but usage records
 // are still written.
+import type { Static } from 'typebox';
 import type { Config } from '../../config.ts';
 import type { Executor } from '../../db/schema.ts';
 import type { Clock } from '../../lib/clock.ts';
@@ -21,6 +22,7 @@ import {
 } from './lifecycle.ts';
 import { dollars, micros, minus, negated, plus, times, usdString, ZERO, type Micros } from './money.ts';
 import type { PaymentDetails, PaymentOffers } from './offers.ts';
+import type { ChargeQuote as ChargeQuoteSchema } from './operations.ts';
 import { amountDue, tierOf, type Prices } from './pricing.ts';
 import type { BillingRepository } from './repository.ts';
 import type { BillingAccount, LedgerEntriesTable, UsageRecordsTable, UsageType } from './tables.ts';
@@ -41,17 +43,8 @@ type AccountRow = Pick<
   'organization_id' | 'state' | 'tier' | 'current_period_end' | 'prepaid_balance_micros'
 >;
 
-/**
- * What a paid action would take now, without taking it (the answer of an MCP paid tool called
- * without `confirm: true`). `payment`: what to pay first when the action would be refused (402).
- */
-export interface ChargeQuote {
-  amount_usd: string;
-  currency: 'USD';
-  covered_by: 'billing_off' | 'included' | 'cell_credit' | 'balance' | 'payment';
-  detail: string;
-  payment: PaymentDetails | null;
-}
+/** What a paid action would take now, without taking it (an MCP paid tool called without `confirm: true`). */
+export type ChargeQuote = Static<typeof ChargeQuoteSchema>;
 
 const quoteOf = (amount: Micros, covered_by: ChargeQuote['covered_by'], detail: string): ChargeQuote => ({
   amount_usd: usdString(amount),

@@ -12,7 +12,7 @@ import { Challenge, Credential, PaymentRequest, Receipt } from 'mppx';
 import { transact } from '../../db/transaction.ts';
 import type { Clock } from '../../lib/clock.ts';
 import { ApiError } from '../../lib/errors.ts';
-import { dollars, micros, parseUsd, ZERO } from './money.ts';
+import { dollars, micros } from './money.ts';
 import { mppRealm, type MppConfig } from './mpp-config.ts';
 import { MPP_CHALLENGE_SECONDS, type MppPort } from './mpp-http.ts';
 import { MethodRefusal, TempoMethod } from './mpp-tempo.ts';
@@ -78,33 +78,23 @@ export class MppRail implements MppPort {
     };
   }
 
-  private secret(): string {
-    return this.deps.config.secret;
-  }
-
   /**
    * The 402 of paying an intent over MPP: opens a pending mpp payment of its amount and answers
    * its PaymentDetails with one `WWW-Authenticate: Payment` challenge per configured method.
    */
   async required(organizationId: string, details: PaymentDetails, detail: string): Promise<ApiError> {
-    const secret = this.secret();
+    const { secret } = this.deps.config;
     const now = this.deps.clock.now();
-    const amount = parseUsd(details.amount_usd) ?? ZERO;
+    const priced = pricedOf(details);
     const expires = new Date(now.getTime() + MPP_CHALLENGE_SECONDS * 1000).toISOString();
-    const { payment } = pendingPayment(
-      this.deps.clock,
-      organizationId,
-      'mpp',
-      { ...pricedOf(details), micros: amount },
-      MPP_CHALLENGE_SECONDS * 1000,
-    );
+    const { payment } = pendingPayment(this.deps.clock, organizationId, 'mpp', priced, MPP_CHALLENGE_SECONDS * 1000);
     await this.deps.repo.insertPayment(payment);
     const meta = { organization_id: organizationId, payment_id: payment.id, intent: details.intent };
     const challenges = this.methods.map((method) =>
       method.challenge({
         secret,
         realm: this.realm,
-        micros: amount,
+        micros: priced.micros,
         expires,
         description: `Cellgate ${details.intent} ${details.amount_usd} USD`,
         meta,
@@ -145,7 +135,7 @@ export class MppRail implements MppPort {
     agentOrganization?: string,
   ): Promise<{ payment: PaymentsTable; receipt: string }> {
     if (!this.deps.enabled) throw billingOff();
-    const secret = this.secret();
+    const { secret } = this.deps.config;
     let credential: Credential.Credential;
     try {
       credential = Credential.deserialize(header);

@@ -1,51 +1,24 @@
 // Where a payment can be made (contract §7): the rails this deployment takes, an x402 quote per
 // configured network, the MPP summary, and the PaymentDetails of a price, which is the body of
 // every billing 402 and of GET /v1/billing/x402/requirements. Configuration only: no database.
+import type { Static } from 'typebox';
 import type { Config } from '../../config.ts';
 import { ApiError, invalidField } from '../../lib/errors.ts';
 import type { Intent } from './lifecycle.ts';
 import { micros, usdString, type Micros } from './money.ts';
 import { mppSummary } from './mpp-config.ts';
+import type * as schemas from './schemas.ts';
 import { ASSET, chainOf, NETWORKS, type Network } from './networks.ts';
 import type { PaymentsTable } from './tables.ts';
 
-export interface X402Quote {
-  network: Network;
-  caip2_network: string;
-  asset: string;
-  pay_to: string;
-  contract?: string;
-  mint?: string;
-}
-
-export interface X402Requirements {
-  schemes: string[];
-  networks: Network[];
-  accepted_networks: Network[];
-  quotes: X402Quote[];
-  asset: string;
-  pay_to?: string;
-  network?: string;
-}
-
-export interface PaymentDetails {
-  amount_usd: string;
-  currency: string;
-  intent: Intent;
-  tier?: string;
-  cell_id?: string;
-  rails: string[];
-  checkout_url?: string;
-  x402?: X402Requirements;
-  /** Present when MPP is configured: realm, methods, pay_url (POST /v1/billing/mpp/pay). */
+type X402Requirements = Static<typeof schemas.X402Requirements>;
+/** The body of every billing 402's `payment` (mpp, when configured: realm, methods, pay_url). */
+export type PaymentDetails = Omit<Static<typeof schemas.PaymentDetails>, 'mpp'> & {
   mpp?: ReturnType<typeof mppSummary>;
-}
+};
 
 /** What a price buys beyond its intent: the tier of a period, the cell of a one-cell renewal. */
-export interface PriceSubject {
-  tier?: string;
-  cellId?: string;
-}
+export type PriceSubject = { tier?: string; cellId?: string };
 
 /** With billing off nothing is charged or paid. */
 export const billingOff = () =>
@@ -112,7 +85,7 @@ export class PaymentOffers {
     }
     if (networks.length === 0) return undefined;
     const quoted = only ? [only] : networks;
-    const quotes = quoted.map((network): X402Quote => {
+    const quotes = quoted.map((network): Static<typeof schemas.X402Quote> => {
       const chain = chainOf(network, this.config.x402Testnet);
       return {
         network,

@@ -8,7 +8,6 @@ import { Nullable } from '../../http/schemas.ts';
 import { defineOperation } from '../../operations/operation.ts';
 import { DisplayName, TierQuery } from '../cells/schemas.ts';
 import type { BillingEnforcement } from './enforcement.ts';
-import { INTENTS } from './lifecycle.ts';
 import { NETWORKS } from './networks.ts';
 import type { BillingQuotes } from './quotes.ts';
 import {
@@ -51,9 +50,7 @@ const UsageRecordsQuery = {
 
 /** The requirements' query (REST documents amount_usd as a number: its route validates it so and passes its text). */
 const RequirementsFields = {
-  intent: Type.Enum([...INTENTS]),
-  tier: Type.Optional(Type.String({ minLength: 1, maxLength: 32 })),
-  cell_id: Type.Optional(Type.String({ minLength: 1, maxLength: 64 })),
+  ...PaymentIntentFields,
   // Its text: amounts are checked as written (no exponent, at most 2 decimals).
   amount_usd: Type.Optional(
     Type.String({ minLength: 1, maxLength: 32, description: 'Dollars, at most 2 decimals (top_up).' }),

@@ -8,12 +8,12 @@ import type { Clock } from '../../lib/clock.ts';
 import { ApiError, invalidField, notFound } from '../../lib/errors.ts';
 import { listPage, type PageQuery } from '../../lib/pagination.ts';
 import type { BillingAccounts } from './accounts.ts';
-import { grantedPeriodEnd, reinstatement, suspension, type Standing } from './lifecycle.ts';
+import { grantedPeriodEnd, reinstatement, suspension, type Decision, type Standing } from './lifecycle.ts';
 import { dollars, MAX_OPERATOR_CREDIT_MICROS, parseUsd, usdString } from './money.ts';
 import { tierOf } from './pricing.ts';
 import type { BillingRepository } from './repository.ts';
 import type { BillingService } from './service.ts';
-import type { BillingAccount } from './tables.ts';
+import type { BillingAccount, BillingOperatorActionsTable } from './tables.ts';
 import type { RecordOperatorAction } from '../admin/audit.ts';
 import type { OrganizationsTable } from '../organizations/tables.ts';
 
@@ -23,7 +23,7 @@ export interface OrganizationFinder {
 }
 
 type Action = {
-  action: 'suspend' | 'reinstate' | 'credit' | 'grant';
+  action: BillingOperatorActionsTable['action'];
   reason: string;
   detail?: Record<string, unknown>;
   adminTokenId: string;
@@ -176,7 +176,7 @@ export class BillingOperator {
 }
 
 /** A lifecycle decision's next values, or its refusal as 409 conflict. */
-function decided<Next>(decision: { next: Next } | { refused: string }): Next {
+function decided<Next>(decision: Decision<Next>): Next {
   if ('refused' in decision) throw new ApiError('conflict', REFUSALS[decision.refused] ?? decision.refused);
   return decision.next;
 }

@@ -1,9 +1,6 @@
-// Period ends (contract §7), the worker step of src/workers/billing-periods.ts: for each
-// organization whose paid period is over, the renewal (tier + extra cells) is debited from the
-// prepaid balance when it covers it (the next period starts where the last ended; the ledger
-// reference makes it once per period); otherwise an active organization becomes past_due, and at
-// the end of the 7-day grace the renewal is tried again, else the organization is suspended.
-// lifecycle.ts decides; this reads the facts and writes the answer. Nothing happens with billing off.
+// Period ends (contract §7), the worker step of src/workers/billing-periods.ts: the renewal is
+// debited from the prepaid balance when it covers it (the ledger reference makes it once per
+// period), else the account lapses. lifecycle.ts decides; this reads the facts and writes the answer.
 import type { Config } from '../../config.ts';
 import { transact } from '../../db/transaction.ts';
 import type { Clock } from '../../lib/clock.ts';

@@ -79,7 +79,8 @@ const insertUsageRecords = preparedRows((ex, rows: UsageRecordsTable[]) =>
   ex.insertInto('usage_records').values(rows.map((row) => columnsOf(row, USAGE_COLUMNS))),
 );
 /** A ledger row (its columns prefixed `ledger_`) and the usage record of the same charge, in one row of parameters. */
-type ChargeRow = UsageRecordsTable & { [Column in keyof LedgerRow as `ledger_${Column}`]: LedgerRow[Column] };
+type LedgerPrefixed = { [Column in keyof LedgerRow as `ledger_${Column}`]: LedgerRow[Column] };
+type ChargeRow = UsageRecordsTable & LedgerPrefixed;
 // PostgreSQL: both inserts as one statement (a data-modifying WITH runs whether or not it is read).
 const insertLedgerWithUsage = preparedRows((ex, rows: ChargeRow[]) =>
   ex
@@ -96,6 +97,17 @@ const insertLedgerWithUsage = preparedRows((ex, rows: ChargeRow[]) =>
     .insertInto('usage_records')
     .values(rows.map((row) => columnsOf(row, USAGE_COLUMNS))),
 );
+
+/** The row of an organization without one: inactive, no tier. */
+const newAccount = (organizationId: string, now: string) =>
+  ({
+    organization_id: organizationId,
+    state: 'inactive',
+    tier: null,
+    current_period_end: null,
+    created_at: now,
+    updated_at: now,
+  }) as const;
 
 const inserted = (result: InsertResult) => Number(result.numInsertedOrUpdatedRows ?? 0) > 0;
 
@@ -121,14 +133,7 @@ export class BillingRepository {
   async lockAccount(ex: Executor, organizationId: string, now: string): Promise<BillingAccount> {
     await ex
       .insertInto('billing_accounts')
-      .values({
-        organization_id: organizationId,
-        state: 'inactive',
-        tier: null,
-        current_period_end: null,
-        created_at: now,
-        updated_at: now,
-      })
+      .values(newAccount(organizationId, now))
       .onConflict((oc) => oc.column('organization_id').doNothing())
       .execute();
     let query = ex.selectFrom('billing_accounts').selectAll().where('organization_id', '=', organizationId);
@@ -161,12 +166,7 @@ export class BillingRepository {
   }
 
   async balance(ex: Executor, organizationId: string): Promise<Micros> {
-    const row = await ex
-      .selectFrom('billing_accounts')
-      .select('prepaid_balance_micros')
-      .where('organization_id', '=', organizationId)
-      .executeTakeFirst();
-    return micros(row?.prepaid_balance_micros ?? 0);
+    return micros((await this.account(ex, organizationId))?.prepaid_balance_micros ?? 0);
   }
 
   /** The accounts of these organizations (those that have one), in the caller's transaction. */
@@ -193,15 +193,7 @@ export class BillingRepository {
     if (!inserted(result)) return false;
     await ex
       .insertInto('billing_accounts')
-      .values({
-        organization_id: entry.organization_id,
-        state: 'inactive',
-        tier: null,
-        current_period_end: null,
-        prepaid_balance_micros: entry.amount_micros,
-        created_at: entry.created_at,
-        updated_at: entry.created_at,
-      })
+      .values({ ...newAccount(entry.organization_id, entry.created_at), prepaid_balance_micros: entry.amount_micros })
       .onConflict((oc) =>
         oc.column('organization_id').doUpdateSet({
           prepaid_balance_micros: sql`billing_accounts.prepaid_balance_micros + excluded.prepaid_balance_micros`,
@@ -243,20 +235,11 @@ export class BillingRepository {
       await this.insertUsage(ex, usage);
       return;
     }
+    const prefixed = (entry: LedgerRow) =>
+      Object.fromEntries(LEDGER_COLUMNS.map((column) => [`ledger_${column}`, entry[column]])) as LedgerPrefixed;
     await insertLedgerWithUsage(
       ex,
-      usage.map((record, i) => {
-        const entry = ledger[i]!;
-        return {
-          ...record,
-          ledger_organization_id: entry.organization_id,
-          ledger_kind: entry.kind,
-          ledger_amount_micros: entry.amount_micros,
-          ledger_reference: entry.reference,
-          ledger_description: entry.description,
-          ledger_created_at: entry.created_at,
-        };
-      }),
+      usage.map((record, i) => ({ ...record, ...prefixed(ledger[i]!) })),
     );
   }
 
@@ -329,44 +312,19 @@ export class BillingRepository {
     return Number(result.numUpdatedRows) > 0;
   }
 
-  /** The wallet verified for (network, address), if an organization proved control of it. */
-  verifiedWallet(
+  /**
+   * The wallet claim whose columns have these values; with `verified`, only the verified one (an
+   * organization proved control of it: one per network and address).
+   */
+  wallet(
     ex: Executor,
-    network: X402WalletsTable['network'],
-    address: string,
+    match: Partial<Pick<X402WalletsTable, 'id' | 'organization_id' | 'network' | 'address'>>,
+    verified = false,
   ): Promise<X402WalletsTable | undefined> {
-    return ex
-      .selectFrom('x402_wallets')
-      .selectAll()
-      .where('network', '=', network)
-      .where('address', '=', address)
-      .where('verified_at', 'is not', null)
-      .executeTakeFirst();
-  }
-
-  /** This organization's claim of (network, address), verified or not. */
-  walletClaim(
-    ex: Executor,
-    organizationId: string,
-    network: X402WalletsTable['network'],
-    address: string,
-  ): Promise<X402WalletsTable | undefined> {
-    return ex
-      .selectFrom('x402_wallets')
-      .selectAll()
-      .where('organization_id', '=', organizationId)
-      .where('network', '=', network)
-      .where('address', '=', address)
-      .executeTakeFirst();
-  }
-
-  ownedWallet(ex: Executor, organizationId: string, walletId: string): Promise<X402WalletsTable | undefined> {
-    return ex
-      .selectFrom('x402_wallets')
-      .selectAll()
-      .where('organization_id', '=', organizationId)
-      .where('id', '=', walletId)
-      .executeTakeFirst();
+    let query = ex.selectFrom('x402_wallets').selectAll();
+    for (const [column, value] of Object.entries(match)) query = query.where(column as 'id', '=', value);
+    if (verified) query = query.where('verified_at', 'is not', null);
+    return query.executeTakeFirst();
   }
 
   /** Inserts the claim; false when this organization already claims that (network, address). */

@@ -8,7 +8,6 @@ import { transact } from '../../db/transaction.ts';
 import type { Clock } from '../../lib/clock.ts';
 import { ApiError } from '../../lib/errors.ts';
 import type { PaymentCrediting } from './crediting.ts';
-import { micros } from './money.ts';
 import type { BillingRepository } from './repository.ts';
 import type { PaymentsTable, StripeEventOutcome } from './tables.ts';
 
@@ -21,18 +20,6 @@ export const STRIPE_TOLERANCE_S = 300;
 export const STRIPE_SESSION_TTL_S = 31 * 60;
 /** The events that may complete a payment; Checkout sends them with the session as data.object. */
 const PAYING_EVENTS = new Set(['checkout.session.completed', 'checkout.session.async_payment_succeeded']);
-
-export interface WebhookOutcome {
-  received: true;
-  event_id: string;
-  outcome: StripeEventOutcome | 'duplicate';
-}
-
-export interface StripeSession {
-  id: string;
-  url: string;
-  expiresAt: string;
-}
 
 /** A payment's amount in cents, rounded up (an amount to pay is never below its price). */
 export const centsOf = (micros: number) => Math.ceil(micros / 10_000);
@@ -62,21 +49,17 @@ export class StripeCheckout {
     consoleUrl: string;
   };
   private readonly stripe: Stripe;
-  private readonly webhookSecret: string;
-  private readonly returnUrl: string;
 
   constructor(deps: StripeCheckout['deps']) {
     this.deps = deps;
     this.stripe = client(deps.config);
-    this.webhookSecret = deps.config.webhookSecret;
-    this.returnUrl = `${deps.consoleUrl}/billing`;
   }
 
   /**
    * Creates the Checkout Session of a pending payment and records it on the payment (once: when
    * two requests race, the first recorded session wins and is answered to both).
    */
-  async openSession(payment: PaymentsTable): Promise<StripeSession> {
+  async openSession(payment: PaymentsTable) {
     const micros = Number(payment.amount_micros);
     const what = `Cellgate ${payment.intent.replace('_', ' ')}${payment.tier ? ` (${payment.tier})` : ''}`;
     const metadata = { payment_id: payment.id, organization_id: payment.organization_id, intent: payment.intent };
@@ -94,8 +77,8 @@ export class StripeCheckout {
           client_reference_id: payment.id,
           metadata,
           payment_intent_data: { metadata },
-          success_url: `${this.returnUrl}?checkout=succeeded&payment_id=${payment.id}`,
-          cancel_url: `${this.returnUrl}?checkout=canceled&payment_id=${payment.id}`,
+          success_url: `${this.deps.consoleUrl}/billing?checkout=succeeded&payment_id=${payment.id}`,
+          cancel_url: `${this.deps.consoleUrl}/billing?checkout=canceled&payment_id=${payment.id}`,
           expires_at: Math.floor(this.deps.clock.now().getTime() / 1000) + STRIPE_SESSION_TTL_S,
         },
         // Stripe keeps the answer of a key for 24 hours: a retried create is the same session.
@@ -121,7 +104,7 @@ export class StripeCheckout {
       return this.stripe.webhooks.constructEvent(
         rawBody,
         signature,
-        this.webhookSecret,
+        this.deps.config.webhookSecret,
         STRIPE_TOLERANCE_S,
         undefined,
         this.deps.clock.now().getTime(),
@@ -143,7 +126,7 @@ export class StripeCheckout {
    * Applies a signed Stripe event once: a paid checkout.session.completed (or
    * async_payment_succeeded) credits its payment; every other event, and a replay, changes nothing.
    */
-  async webhook(rawBody: string, signature: string): Promise<WebhookOutcome> {
+  async webhook(rawBody: string, signature: string) {
     const event = this.verify(rawBody, signature);
     return transact(this.deps.repo.db, async (tx) => {
       const now = this.deps.clock.now().toISOString();

@@ -15,13 +15,13 @@ import type { Clock } from '../../lib/clock.ts';
 import { ApiError } from '../../lib/errors.ts';
 import { hookList } from '../../http/auth.ts';
 import type { App } from '../../http/types.ts';
-import { micros, parseUsd, usdString } from './money.ts';
+import { micros, parseUsd } from './money.ts';
 import { chainOf, NETWORKS, type Network } from './networks.ts';
 import type { PaymentCrediting } from './crediting.ts';
 import { billingOff, type PaymentDetails, type PaymentOffers } from './offers.ts';
 import type { BillingRepository } from './repository.ts';
 import type { PaymentsTable } from './tables.ts';
-import { pendingPayment, pricedOf } from './payments.ts';
+import { paidOf, pendingPayment, pricedOf } from './payments.ts';
 import { settlementKeys } from './x402-keys.ts';
 
 /** @x402/core's facilitator client and header codecs, loaded on the first x402 payment. */
@@ -64,10 +64,7 @@ function requirementsFor(network: Network, payTo: string, amount: string, testne
 export const encodeHeader = (value: unknown) => Buffer.from(JSON.stringify(value)).toString('base64');
 
 /** The payment a request's PAYMENT-SIGNATURE settled (for routes that answer with it). */
-const settledPayments = new WeakMap<
-  FastifyRequest,
-  { id: string; intent: PaymentsTable['intent']; amountUsd: string }
->();
+const settledPayments = new WeakMap<FastifyRequest, ReturnType<typeof paidOf>>();
 export const paidBy = (request: FastifyRequest) => settledPayments.get(request);
 
 export class X402Settlement {
@@ -142,28 +139,23 @@ export class X402Settlement {
         ],
       });
     }
-    const accepted = payload?.accepted;
-    if (payload?.x402Version !== 2 || typeof accepted !== 'object' || accepted === null) {
-      throw this.refused(
-        'only x402 version 2 payloads with `accepted` requirements are taken.',
-        await this.deps.repo.openX402Payment(this.deps.repo.db, organizationId, this.deps.clock.now().toISOString()),
-      );
-    }
     const now = this.deps.clock.now().toISOString();
     // A refusal names what to pay: the organization's newest open quote.
     const newest = async () => this.deps.repo.openX402Payment(this.deps.repo.db, organizationId, now);
+    const refuse = async (detail: string) => this.refused(detail, await newest());
+    const accepted = payload?.accepted;
+    if (payload?.x402Version !== 2 || typeof accepted !== 'object' || accepted === null)
+      throw await refuse('only x402 version 2 payloads with `accepted` requirements are taken.');
     const network = NETWORKS.find((n) => chainOf(n, this.deps.testnet).caip2 === accepted.network);
     const payTo = network ? this.deps.offers.payToOf(network) : undefined;
-    if (!network || !payTo)
-      throw this.refused(`network ${String(accepted.network)} is not one this deployment takes.`, await newest());
-    if (accepted.scheme !== 'exact') throw this.refused('only the exact scheme is taken.', await newest());
+    if (!network || !payTo) throw await refuse(`network ${String(accepted.network)} is not one this deployment takes.`);
+    if (accepted.scheme !== 'exact') throw await refuse('only the exact scheme is taken.');
     // Checked before anything else is looked up or the facilitator sees it, and recorded with the credit: a payload pays once.
     const caip2 = chainOf(network, this.deps.testnet).caip2;
     const keys = settlementKeys(caip2, payload.payload);
     if (!keys)
-      throw this.refused(
+      throw await refuse(
         'the payload names no transfer (an authorization with its payer and nonce, or a signed transaction).',
-        await newest(),
       );
     if (await this.deps.repo.x402Settled(caip2, keys)) throw this.replayed(await newest());
     const quote =
@@ -171,9 +163,8 @@ export class X402Settlement {
         ? await this.deps.repo.openX402Payment(this.deps.repo.db, organizationId, now, micros(accepted.amount))
         : undefined;
     if (!quote)
-      throw this.refused(
+      throw await refuse(
         'no open quote of this organization has that amount; repeat the request for a fresh PAYMENT-REQUIRED.',
-        await newest(),
       );
     const requirements = requirementsFor(network, payTo, String(micros(quote.amount_micros)), this.deps.testnet);
     if (accepted.asset !== requirements.asset || accepted.payTo !== requirements.payTo)
@@ -234,7 +225,7 @@ export class X402Settlement {
     const { settled, payment } = await this.settle(organizationId, encodeHeader(payload));
     return {
       settled,
-      paid: { payment_id: payment.id, intent: payment.intent, amount_usd: usdString(micros(payment.amount_micros)) },
+      paid: paidOf(payment),
     };
   }
 
@@ -262,11 +253,7 @@ export function registerX402(app: App, settlement: X402Settlement): void {
       const header = request.headers['payment-signature'];
       if (typeof header !== 'string' || reply.sent || !request.agent) return;
       const { settled, payment } = await settlement.settle(request.agent.organizationId, header);
-      settledPayments.set(request, {
-        id: payment.id,
-        intent: payment.intent,
-        amountUsd: usdString(micros(payment.amount_micros)),
-      });
+      settledPayments.set(request, paidOf(payment));
       reply.header('payment-response', x402Http().encodePaymentResponseHeader(settled));
     };
     route.preHandler = [...hookList(route.preHandler), pay];
