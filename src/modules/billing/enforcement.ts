@@ -59,6 +59,8 @@ const paymentQuote = (refusal: ApiError): ChargeQuote => {
   return { amount_usd: payment.amount_usd, currency: 'USD', covered_by: 'payment', detail: refusal.message, payment };
 };
 
+const BILLING_OFF = quoteOf(ZERO, 'billing_off', 'Billing is off on this deployment: nothing is charged.');
+
 const messageReference = (messageId: string) => `message:${messageId}`;
 
 /** Said by a 402 that pays for a cell while no phone is free (the console's create-cell page says it too). */
@@ -341,8 +343,7 @@ export class BillingEnforcement implements ChargesPort {
   /** What a cell create (of `tier`) would take now, as admitCell decides it, taking nothing. */
   async cellQuote(organizationId: string, tier?: string): Promise<ChargeQuote> {
     if (tier !== undefined) tierOf(this.prices, tier);
-    if (!this.deps.config.billing)
-      return quoteOf(ZERO, 'billing_off', 'Billing is off on this deployment: nothing is charged.');
+    if (!this.deps.config.billing) return { ...BILLING_OFF };
     const row = await this.deps.repo.account(this.deps.repo.db, organizationId);
     const account: Standing = row ?? NO_ACCOUNT;
     const facts = await this.cellFacts(this.deps.repo.db, organizationId, account, row?.cell_credits ?? 0);
@@ -361,8 +362,7 @@ export class BillingEnforcement implements ChargesPort {
   async sendsQuote(organizationId: string, count: number, segments: number): Promise<ChargeQuote> {
     const amount = times(times(this.prices.smsSegmentMicros, segments), count);
     const what = `${count} message(s) of ${segments} segment(s)`;
-    if (!this.deps.config.billing)
-      return quoteOf(ZERO, 'billing_off', 'Billing is off on this deployment: nothing is charged.');
+    if (!this.deps.config.billing) return { ...BILLING_OFF };
     const refusal = (await this.sendRefusals([organizationId])).get(organizationId);
     if (refusal) return paymentQuote(refusal);
     const balance = await this.deps.accounts.balance(organizationId);
