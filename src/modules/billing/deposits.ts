@@ -1,9 +1,7 @@
-// Deposits to a seller pay_to address (contract §7, issue 14): the payment processor reports each
-// by a signed webhook (HMAC-SHA256 over "<timestamp>.<raw body>" with CELLGATE_X402_DEPOSIT_SECRET,
-// in `X-Cellgate-Signature: t=<unix seconds>,v1=<hex>`, 5 minutes of tolerance). A deposit is
-// applied once per processor deposit id: credited to the organization that verified the sending
-// wallet (completing its open x402 quote of exactly that amount, else as a top_up), or held for
-// the operator, who assigns it to an organization.
+// Deposits to a seller pay_to address (contract §7, issue 14), reported by the payment processor's
+// signed webhook (deposits-routes.ts) and applied once per processor deposit id: credited to the
+// organization that verified the sending wallet (completing its open x402 quote of exactly that
+// amount, else as a top_up), or held for the operator, who assigns it to an organization.
 import type { Static } from 'typebox';
 import type { RecordOperatorAction } from '../admin/audit.ts';
 import type { AdminPrincipal } from '../../operations/principals.ts';
