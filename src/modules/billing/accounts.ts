@@ -14,42 +14,34 @@ import { extraCells, tierOf } from './pricing.ts';
 import type { BillingRepository } from './repository.ts';
 
 export class BillingAccounts {
-  private readonly repo: BillingRepository;
-  private readonly cells: CellsService;
-  private readonly events: EventsService;
-  private readonly clock: Clock;
-  private readonly config: Pick<Config, 'billing' | 'prices'>;
-
-  constructor(deps: {
+  private readonly deps: {
     repo: BillingRepository;
     cells: CellsService;
     events: EventsService;
     clock: Clock;
-    config: BillingAccounts['config'];
-  }) {
-    this.repo = deps.repo;
-    this.cells = deps.cells;
-    this.events = deps.events;
-    this.clock = deps.clock;
-    this.config = deps.config;
+    config: Pick<Config, 'billing' | 'prices'>;
+  };
+
+  constructor(deps: BillingAccounts['deps']) {
+    this.deps = deps;
   }
 
   /** CELLGATE_BILLING: off, nothing is refused, debited or paid. */
   get enabled(): boolean {
-    return this.config.billing;
+    return this.deps.config.billing;
   }
 
-  async standing(organizationId: string, ex: Executor = this.repo.db): Promise<Standing> {
-    return (await this.repo.account(ex, organizationId)) ?? NO_ACCOUNT;
+  async standing(organizationId: string, ex: Executor = this.deps.repo.db): Promise<Standing> {
+    return (await this.deps.repo.account(ex, organizationId)) ?? NO_ACCOUNT;
   }
 
-  balance(organizationId: string, ex: Executor = this.repo.db): Promise<Micros> {
-    return this.repo.balance(ex, organizationId);
+  balance(organizationId: string, ex: Executor = this.deps.repo.db): Promise<Micros> {
+    return this.deps.repo.balance(ex, organizationId);
   }
 
   /** Cells that count against the tier: every cell not released. */
   async activeCells(organizationId: string, ex?: Executor): Promise<number> {
-    return (await this.cells.counts(organizationId, ex)).total;
+    return (await this.deps.cells.counts(organizationId, ex)).total;
   }
 
   /**
@@ -57,8 +49,8 @@ export class BillingAccounts {
    * a transaction, after lockAccount, so concurrent credits cannot pass it together on PostgreSQL;
    * the 409 rolls back everything the transaction wrote.
    */
-  async assertBalanceRoom(organizationId: string, amount: Micros, ex: Executor = this.repo.db): Promise<void> {
-    const balance = await this.repo.balance(ex, organizationId);
+  async assertBalanceRoom(organizationId: string, amount: Micros, ex: Executor = this.deps.repo.db): Promise<void> {
+    const balance = await this.deps.repo.balance(ex, organizationId);
     if (plus(balance, amount) > MAX_BALANCE_MICROS) {
       throw new ApiError(
         'conflict',
@@ -76,11 +68,11 @@ export class BillingAccounts {
     now: Date,
   ): Promise<void> {
     const after = { ...before, ...next };
-    await this.repo.updateAccount(tx, organizationId, { ...next, updated_at: now.toISOString() });
+    await this.deps.repo.updateAccount(tx, organizationId, { ...next, updated_at: now.toISOString() });
     if ((after.state === 'suspended') !== (before.state === 'suspended'))
-      await this.cells.setSuspended(tx, organizationId, after.state === 'suspended');
+      await this.deps.cells.setSuspended(tx, organizationId, after.state === 'suspended');
     if (after.state !== before.state) {
-      await this.events.emit(tx, {
+      await this.deps.events.emit(tx, {
         organizationId,
         type: 'billing.status_changed',
         data: {
@@ -102,19 +94,24 @@ export class BillingAccounts {
     activeCells: number,
     at: string,
   ): Promise<void> {
-    const extra = extraCells(tierOf(this.config.prices, tierName), activeCells);
-    if (extra === 0) return;
-    const unit = this.config.prices.extraCellMicros;
-    await this.repo.insertUsage(tx, [
+    const extra = extraCells(tierOf(this.deps.config.prices, tierName), activeCells);
+    await this.cellMonths(tx, organizationId, null, extra, at);
+  }
+
+  /** `quantity` cell-months (of one cell, or of the organization) as one usage record; none for 0. */
+  async cellMonths(tx: Executor, organizationId: string, cellId: string | null, quantity: number, at: string) {
+    if (quantity === 0) return;
+    const unit = this.deps.config.prices.extraCellMicros;
+    await this.deps.repo.insertUsage(tx, [
       {
-        id: newId('usg', this.clock),
+        id: newId('usg', this.deps.clock),
         organization_id: organizationId,
-        cell_id: null,
+        cell_id: cellId,
         message_id: null,
         type: 'cell_month',
-        quantity: extra,
+        quantity,
         unit_price_micros: unit,
-        amount_micros: times(unit, extra),
+        amount_micros: times(unit, quantity),
         created_at: at,
       },
     ]);

@@ -1,6 +1,5 @@
-// The operator's billing operations (admin surface, contract §7): organizations with their billing,
-// manual suspension and reinstatement, credits and granted periods; each recorded with the admin
-// token's id. Bound to REST in ./admin-routes.ts; the operator console calls them too.
+// The operator's billing operations (admin surface, contract §7; operator.ts does them), bound to
+// REST in ./admin-routes.ts; the operator console calls them too.
 import { Type } from 'typebox';
 import { PaginationQuery } from '../../http/pagination.ts';
 import { Body } from '../../http/schemas.ts';

@@ -1,7 +1,6 @@
 // The card checkout's pages (the local processor's Pay page, and what a checkout link shows once
-// it is paid, expired, refused or unknown, for the local processor and Stripe alike): the
-// console's look (its stylesheet and page shell), the payment in words ("Top up $25.00", "Pro
-// plan setup"), and always a way back to Billing in the console. No script: a form and links.
+// it is paid, expired, refused or unknown): the console's look, the payment in words, and always a
+// way back to Billing in the console. No script: a form and links.
 import { html, type Html } from '../../lib/html.ts';
 import { CONSOLE_PATH } from '../console/http.ts';
 import { time } from '../console/conversations/format.ts';
@@ -30,10 +29,7 @@ export function paymentWords(payment: Described): { name: string; sentence: stri
       return { name: `${plan} setup`, sentence: `The first month of the ${plan}, which starts it at once.` };
     case 'renewal':
       return payment.cell_id
-        ? {
-            name: `Cell renewal`,
-            sentence: `One more month of the cell ${payment.cell_id}.`,
-          }
+        ? { name: 'Cell renewal', sentence: `One more month of the cell ${payment.cell_id}.` }
         : { name: `${plan} renewal`, sentence: `The next month of the ${plan}.` };
     case 'top_up':
       return {

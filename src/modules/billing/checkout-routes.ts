@@ -1,13 +1,12 @@
-// The card checkout: POST /v1/billing/checkout (agent), and the built-in local processor's page
-// (public, reached through the checkout URL, not part of the API document).
+// The card checkout: POST /v1/billing/checkout (agent), and the pages of a checkout URL (public, not
+// part of the API document): the built-in local processor's page, and a 402's Stripe link.
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
-import type { FastifyReply } from 'fastify';
 import { Type } from 'typebox';
 import { agentOf } from '../../http/auth.ts';
 import { Body, Described, Timestamp } from '../../http/schemas.ts';
 import type { App } from '../../http/types.ts';
 import { safeNext, sendPage } from '../console/http.ts';
-import type { CheckoutPage, CheckoutService } from './checkout.ts';
+import type { CheckoutService } from './checkout.ts';
 import { checkoutPage } from './checkout-pages.ts';
 import { PaymentIntentFields } from './schemas.ts';
 import { INTENTS } from './lifecycle.ts';
@@ -68,8 +67,9 @@ export function registerCheckoutRoutes(app: App, checkout: CheckoutService): voi
   );
 
   const PageParams = Type.Object({ payment_id: Type.String({ minLength: 1, maxLength: 64 }) });
+  const token = Type.String({ minLength: 1, maxLength: 64 });
   const PageQuery = Type.Object({
-    token: Type.String({ minLength: 1, maxLength: 64 }),
+    token,
     // The console page the payment started from; anything but a console path is ignored.
     return: Type.Optional(Type.String({ maxLength: 2048 })),
   });
@@ -87,35 +87,31 @@ export function registerCheckoutRoutes(app: App, checkout: CheckoutService): voi
       reply.header('referrer-policy', 'no-referrer');
       return payload;
     });
-    const send = (reply: FastifyReply, page: CheckoutPage, url: string, back: string | undefined) =>
-      sendPage(reply, page.status, checkoutPage(page, url, safeNext(back)));
+    for (const [method, answer] of [
+      ['GET', checkout.page],
+      ['POST', checkout.pay],
+    ] as const) {
+      scope.route({
+        method,
+        url: '/v1/billing/checkout/:payment_id',
+        config: { auth: 'public' },
+        schema: { hide: true, params: PageParams, querystring: PageQuery },
+        handler: async (request, reply) => {
+          const page = await answer.call(checkout, request.params.payment_id, request.query.token);
+          return sendPage(reply, page.status, checkoutPage(page, request.url, safeNext(request.query.return)));
+        },
+      });
+    }
+    // A 402's Stripe checkout link: opens the payment's Checkout Session and redirects to it.
     scope.get(
-      '/v1/billing/checkout/:payment_id',
-      {
-        config: { auth: 'public' },
-        schema: { hide: true, params: PageParams, querystring: PageQuery },
+      '/v1/billing/stripe/checkout/:payment_id',
+      { config: { auth: 'public' }, schema: { hide: true, params: PageParams, querystring: Type.Object({ token }) } },
+      async (request, reply) => {
+        const link = await checkout.stripeLink(request.params.payment_id, request.query.token);
+        if (link.kind === 'redirect')
+          return reply.code(303).header('location', link.url).header('cache-control', 'no-store').send();
+        return sendPage(reply, link.status, checkoutPage(link, request.url));
       },
-      async (request, reply) =>
-        send(
-          reply,
-          await checkout.page(request.params.payment_id, request.query.token),
-          request.url,
-          request.query.return,
-        ),
-    );
-    scope.post(
-      '/v1/billing/checkout/:payment_id',
-      {
-        config: { auth: 'public' },
-        schema: { hide: true, params: PageParams, querystring: PageQuery },
-      },
-      async (request, reply) =>
-        send(
-          reply,
-          await checkout.pay(request.params.payment_id, request.query.token),
-          request.url,
-          request.query.return,
-        ),
     );
   });
 }

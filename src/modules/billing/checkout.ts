@@ -30,16 +30,7 @@ export type CheckoutPage =
 export type StripeCheckoutLink = CheckoutPage | { status: 303; kind: 'redirect'; url: string };
 
 export class CheckoutService {
-  private readonly repo: BillingRepository;
-  private readonly accounts: BillingAccounts;
-  private readonly quotes: BillingQuotes;
-  private readonly offers: PaymentOffers;
-  private readonly crediting: PaymentCrediting;
-  private readonly clock: Clock;
-  private readonly baseUrl: string;
-  private readonly stripe: StripeCheckout | null;
-
-  constructor(deps: {
+  private readonly deps: {
     repo: BillingRepository;
     accounts: BillingAccounts;
     quotes: BillingQuotes;
@@ -48,25 +39,22 @@ export class CheckoutService {
     clock: Clock;
     baseUrl: string;
     stripe?: StripeCheckout | null;
-  }) {
-    this.repo = deps.repo;
-    this.accounts = deps.accounts;
-    this.quotes = deps.quotes;
-    this.offers = deps.offers;
-    this.crediting = deps.crediting;
-    this.clock = deps.clock;
-    this.baseUrl = deps.baseUrl;
+  };
+  private readonly stripe: StripeCheckout | null;
+
+  constructor(deps: CheckoutService['deps']) {
+    this.deps = deps;
     this.stripe = deps.stripe ?? null;
   }
 
   /** Who carries new card payments; Stripe only with its keys (config.ts refuses it otherwise). */
   private get processor() {
-    const processor = this.offers.cardProcessor;
+    const processor = this.deps.offers.cardProcessor;
     return processor === 'stripe' && !this.stripe ? 'off' : processor;
   }
 
   async start(organizationId: string, query: Omit<RequirementsQuery, 'network'>) {
-    if (!this.accounts.enabled)
+    if (!this.deps.accounts.enabled)
       throw new ApiError('billing_disabled', 'Billing is off on this deployment: nothing is charged or paid.');
     if (this.processor === 'off') {
       throw new ApiError(
@@ -74,7 +62,7 @@ export class CheckoutService {
         'No card processor on this deployment (CELLGATE_CARD_PROCESSOR is off): pay with another rail of GET /v1/billing/payment-options.',
       );
     }
-    const { micros, tier, cellId } = await this.quotes.price(organizationId, query);
+    const { micros, tier, cellId } = await this.deps.quotes.price(organizationId, query);
     const what = { intent: query.intent, micros, tier, cellId };
     if (this.processor === 'local' || !this.stripe) return this.open(organizationId, what);
     // With Stripe, the answer is the Checkout Session itself.
@@ -92,14 +80,14 @@ export class CheckoutService {
     if (this.processor === 'off') throw new Error('CheckoutService.open() without a card processor');
     const { payment, token } = await this.insert(organizationId, what);
     const path = payment.processor === 'stripe' ? '/v1/billing/stripe/checkout' : '/v1/billing/checkout';
-    return this.answer(payment, `${this.baseUrl}${path}/${payment.id}?token=${token}`, payment.expires_at);
+    return this.answer(payment, `${this.deps.baseUrl}${path}/${payment.id}?token=${token}`, payment.expires_at);
   }
 
   /** A pending payment of `what`, open 30 minutes, on the configured processor. */
   private async insert(organizationId: string, what: Priced) {
-    const { payment, token } = pendingPayment(this.clock, organizationId, 'card_processor', what, CHECKOUT_TTL_MS);
+    const { payment, token } = pendingPayment(this.deps.clock, organizationId, 'card_processor', what, CHECKOUT_TTL_MS);
     payment.processor = this.processor === 'stripe' ? 'stripe' : 'local';
-    await this.repo.insertPayment(payment);
+    await this.deps.repo.insertPayment(payment);
     return { payment, token };
   }
 
@@ -118,7 +106,7 @@ export class CheckoutService {
 
   /** The payment behind a checkout URL; unknown for a wrong id or token. */
   private async find(paymentId: string, token: string): Promise<PaymentsTable | null> {
-    const payment = await this.repo.payment(paymentId);
+    const payment = await this.deps.repo.payment(paymentId);
     return payment && constantTimeEqualHex(payment.token_hash, sha256Hex(token)) ? payment : null;
   }
 
@@ -132,7 +120,7 @@ export class CheckoutService {
 
   private stateOf(payment: PaymentsTable): CheckoutPage {
     if (payment.status === 'succeeded') return { status: 200, kind: 'paid', payment };
-    if (payment.expires_at <= this.clock.now().toISOString()) return { status: 409, kind: 'expired', payment };
+    if (payment.expires_at <= this.deps.clock.now().toISOString()) return { status: 409, kind: 'expired', payment };
     return { status: 200, kind: 'pay', payment };
   }
 
@@ -144,22 +132,22 @@ export class CheckoutService {
   async pay(paymentId: string, token: string): Promise<CheckoutPage> {
     const page = await this.page(paymentId, token);
     if (page.kind !== 'pay') return page;
-    if (!this.accounts.enabled) return { status: 409, kind: 'expired', payment: page.payment };
-    const payment = { ...page.payment, amount_micros: micros(page.payment.amount_micros) };
+    const { payment } = page;
+    if (!this.deps.accounts.enabled) return { status: 409, kind: 'expired', payment };
     try {
-      await transact(this.repo.db, async (tx) => {
-        const now = this.clock.now().toISOString();
-        if (!(await this.repo.completePayment(tx, paymentId, now))) return;
-        await this.crediting.applyPayment(tx, payment);
+      await transact(this.deps.repo.db, async (tx) => {
+        const now = this.deps.clock.now().toISOString();
+        if (!(await this.deps.repo.completePayment(tx, paymentId, now))) return;
+        await this.deps.crediting.applyPayment(tx, payment);
         // Checked on the result, under applyPayment's lock of the account.
-        await this.accounts.assertBalanceRoom(payment.organization_id, ZERO, tx);
+        await this.deps.accounts.assertBalanceRoom(payment.organization_id, ZERO, tx);
       });
     } catch (error) {
       if (error instanceof ApiError && error.code === 'conflict')
-        return { status: 409, kind: 'refused', payment: page.payment, detail: error.message };
+        return { status: 409, kind: 'refused', payment, detail: error.message };
       throw error;
     }
-    return { status: 200, kind: 'paid', payment: (await this.repo.payment(paymentId)) as PaymentsTable };
+    return { status: 200, kind: 'paid', payment: (await this.deps.repo.payment(paymentId)) as PaymentsTable };
   }
 
   /** A 402's Stripe checkout link: redirects to the payment's Checkout Session, created once. */
@@ -169,7 +157,7 @@ export class CheckoutService {
     const state = this.stateOf(payment);
     if (state.kind !== 'pay') return state;
     if (payment.external_url) return { status: 303, kind: 'redirect', url: payment.external_url };
-    if (!this.accounts.enabled) return { status: 409, kind: 'expired', payment };
+    if (!this.deps.accounts.enabled) return { status: 409, kind: 'expired', payment };
     return { status: 303, kind: 'redirect', url: (await this.stripe.openSession(payment)).url };
   }
 }

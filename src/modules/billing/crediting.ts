@@ -1,62 +1,45 @@
-// Crediting a payment (contract §7), in the transaction that marks it succeeded, whatever its rail
-// (card page, Stripe webhook, x402 settlement, MPP credential, deposit): its amount is credited to
-// the ledger (its rail reference makes that once), then its intent applied. setup, renewal (of the
-// tier) and reinstate buy a period: its price is debited and the organization is active to the
-// end of it (lifecycle.paidPeriodEnd); a setup paid with a starting balance (amount_usd) debits
-// only the period's price, the rest stays on the balance. create_cell is debited too and leaves a credit for the next
-// cell create. top_up and the renewal of one cell stay on the prepaid balance. Emits
-// billing.payment_succeeded, and billing.status_changed when the state changes.
+// Crediting a payment (contract §7), in the transaction that marks it succeeded, whatever its rail:
+// its amount is credited to the ledger (its rail reference makes that once), then its intent
+// applied (lifecycle.ts: what buys a period, what stays on the balance).
 import type { Config } from '../../config.ts';
 import type { Executor } from '../../db/schema.ts';
 import type { Clock } from '../../lib/clock.ts';
 import type { EventsService } from '../events/service.ts';
 import type { BillingAccounts } from './accounts.ts';
-import { buysPeriod, paidPeriodEnd, type Intent } from './lifecycle.ts';
-import { negated, usdString, type Micros } from './money.ts';
+import { buysPeriod, paidPeriodEnd } from './lifecycle.ts';
+import { micros, negated, usdString } from './money.ts';
 import { tierOf } from './pricing.ts';
 import type { BillingRepository } from './repository.ts';
+import type { PaymentsTable } from './tables.ts';
 
-/** A payment being credited: its row, with its amount as Micros. */
-export interface CreditedPayment {
-  id: string;
-  organization_id: string;
-  rail: string;
-  intent: Intent;
-  tier: string | null;
-  cell_id: string | null;
-  amount_micros: Micros;
-}
+/** A payment being credited: its row. */
+type CreditedPayment = Pick<
+  PaymentsTable,
+  'id' | 'organization_id' | 'rail' | 'intent' | 'tier' | 'cell_id' | 'amount_micros'
+>;
 
 export class PaymentCrediting {
-  private readonly repo: BillingRepository;
-  private readonly accounts: BillingAccounts;
-  private readonly events: EventsService;
-  private readonly clock: Clock;
-  private readonly config: Pick<Config, 'prices'>;
-
-  constructor(deps: {
+  private readonly deps: {
     repo: BillingRepository;
     accounts: BillingAccounts;
     events: EventsService;
     clock: Clock;
-    config: PaymentCrediting['config'];
-  }) {
-    this.repo = deps.repo;
-    this.accounts = deps.accounts;
-    this.events = deps.events;
-    this.clock = deps.clock;
-    this.config = deps.config;
+    config: Pick<Config, 'prices'>;
+  };
+
+  constructor(deps: PaymentCrediting['deps']) {
+    this.deps = deps;
   }
 
   async applyPayment(tx: Executor, payment: CreditedPayment): Promise<void> {
-    const now = this.clock.now();
+    const now = this.deps.clock.now();
     const nowIso = now.toISOString();
     const organizationId = payment.organization_id;
-    const amount = payment.amount_micros;
-    const account = await this.repo.lockAccount(tx, organizationId, nowIso);
+    const amount = micros(payment.amount_micros);
+    const account = await this.deps.repo.lockAccount(tx, organizationId, nowIso);
     const reference = `${payment.rail}:${payment.id}`;
     if (
-      !(await this.repo.appendLedger(tx, {
+      !(await this.deps.repo.appendLedger(tx, {
         organization_id: organizationId,
         kind: 'payment',
         amount_micros: amount,
@@ -68,7 +51,7 @@ export class PaymentCrediting {
       return;
     if (payment.intent === 'create_cell') {
       // The cell is bought now; the next POST /v1/cells consumes the credit.
-      await this.repo.appendLedger(tx, {
+      await this.deps.repo.appendLedger(tx, {
         organization_id: organizationId,
         kind: 'create_cell',
         amount_micros: negated(amount),
@@ -76,13 +59,13 @@ export class PaymentCrediting {
         description: 'one cell',
         created_at: nowIso,
       });
-      await this.repo.addCellCredit(tx, organizationId);
+      await this.deps.repo.addCellCredit(tx, organizationId);
     }
     if (buysPeriod(payment.intent, payment.cell_id)) {
-      const tier = tierOf(this.config.prices, payment.tier ?? account.tier);
+      const tier = tierOf(this.deps.config.prices, payment.tier ?? account.tier);
       // A setup paid with a starting balance buys the period at its price and keeps the rest.
       const period = payment.intent === 'setup' && amount > tier.priceMicros ? tier.priceMicros : amount;
-      await this.repo.appendLedger(tx, {
+      await this.deps.repo.appendLedger(tx, {
         organization_id: organizationId,
         kind: payment.intent,
         amount_micros: negated(period),
@@ -91,14 +74,14 @@ export class PaymentCrediting {
         created_at: nowIso,
       });
       if (payment.intent !== 'setup')
-        await this.accounts.cellMonthUsage(
+        await this.deps.accounts.cellMonthUsage(
           tx,
           organizationId,
           tier.name,
-          await this.accounts.activeCells(organizationId, tx),
+          await this.deps.accounts.activeCells(organizationId, tx),
           nowIso,
         );
-      await this.accounts.setAccount(
+      await this.deps.accounts.setAccount(
         tx,
         organizationId,
         account,
@@ -106,7 +89,7 @@ export class PaymentCrediting {
         now,
       );
     }
-    await this.events.emit(tx, {
+    await this.deps.events.emit(tx, {
       organizationId,
       type: 'billing.payment_succeeded',
       data: {

@@ -51,6 +51,30 @@ export const DepositList = Type.Object(
   },
 );
 
+/** A deposit as the payment processor's webhook reports it. */
+export const DepositReport = Body(
+  {
+    deposit_id: Type.String({ minLength: 1, maxLength: 255 }),
+    network: Type.Enum([...NETWORKS]),
+    from: Type.String({ minLength: 1, maxLength: 128 }),
+    to: Type.String({ minLength: 1, maxLength: 128 }),
+    amount: Type.String({ pattern: '^[1-9][0-9]{0,14}$', description: 'Atomic USDC units (6 decimals).' }),
+    transaction: Type.String({ minLength: 1, maxLength: 255 }),
+  },
+  {
+    examples: [
+      {
+        deposit_id: 'proc_dep_8812',
+        network: 'base',
+        from: DEPOSIT_EXAMPLE.from,
+        to: DEPOSIT_EXAMPLE.to,
+        amount: '25000000',
+        transaction: '0x5e1d',
+      },
+    ],
+  },
+);
+
 const DepositsQuery = { ...PaginationQuery, status: Type.Optional(Type.Enum(['credited', 'held'])) };
 const AssignFields = {
   organization_id: Type.String({ minLength: 1, maxLength: 64 }),

@@ -2,14 +2,13 @@
 // operations of ./deposits-operations.ts bound to REST.
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyRequest } from 'fastify';
-import { Type } from 'typebox';
 import { ApiError } from '../../lib/errors.ts';
-import { Body, Described } from '../../http/schemas.ts';
+import { Described } from '../../http/schemas.ts';
 import type { App } from '../../http/types.ts';
 import type { RestBinder } from '../../operations/rest.ts';
 import type { DepositsService } from './deposits.ts';
-import { Deposit, DEPOSIT_EXAMPLE, DepositList, type DepositOperations } from './deposits-operations.ts';
-import { NETWORKS } from './networks.ts';
+import { Deposit, DepositReport, type DepositOperations } from './deposits-operations.ts';
+import { restRoutes } from './routes.ts';
 
 /** The raw text of each webhook body: the signature is over the bytes, not the parsed JSON. */
 const rawBodies = new WeakMap<FastifyRequest, string>();
@@ -45,28 +44,7 @@ export function registerDepositRoutes(
           description:
             'Signed with HMAC-SHA256 over "<t>.<raw body>" (CELLGATE_X402_DEPOSIT_SECRET) in X-Cellgate-Signature: t=<unix seconds>,v1=<hex>; 5 minutes of tolerance. ' +
             'Each deposit_id is applied once (a repeat answers 200 with the deposit as recorded). Credited to the organization that verified the sending wallet, else held for the operator.',
-          body: Body(
-            {
-              deposit_id: Type.String({ minLength: 1, maxLength: 255 }),
-              network: Type.Enum([...NETWORKS]),
-              from: Type.String({ minLength: 1, maxLength: 128 }),
-              to: Type.String({ minLength: 1, maxLength: 128 }),
-              amount: Type.String({ pattern: '^[1-9][0-9]{0,14}$', description: 'Atomic USDC units (6 decimals).' }),
-              transaction: Type.String({ minLength: 1, maxLength: 255 }),
-            },
-            {
-              examples: [
-                {
-                  deposit_id: 'proc_dep_8812',
-                  network: 'base',
-                  from: DEPOSIT_EXAMPLE.from,
-                  to: DEPOSIT_EXAMPLE.to,
-                  amount: '25000000',
-                  transaction: '0x5e1d',
-                },
-              ],
-            },
-          ),
+          body: DepositReport,
           response: {
             200: Described(Deposit, 'This deposit was already applied: as recorded.'),
             201: Described(Deposit, 'The deposit, credited or held.'),
@@ -80,17 +58,7 @@ export function registerDepositRoutes(
     );
   });
 
-  rest.bind(app, ops.listDeposits, {
-    method: 'GET',
-    url: '/v1/admin/deposits',
-    tags: ['Admin'],
-    response: Described(DepositList, 'A page of deposits, newest first.'),
-  });
-
-  rest.bind(app, ops.assignDeposit, {
-    method: 'POST',
-    url: '/v1/admin/deposits/:id/assign',
-    tags: ['Admin'],
-    response: Described(Deposit, 'The deposit, now credited.'),
-  });
+  const admin = restRoutes(app, rest, ['Admin']);
+  admin(ops.listDeposits, 'GET', '/v1/admin/deposits', 'A page of deposits, newest first.');
+  admin(ops.assignDeposit, 'POST', '/v1/admin/deposits/:id/assign', 'The deposit, now credited.');
 }

@@ -1,9 +1,8 @@
-// Deposits to a seller pay_to address (contract §7, issue 14): the payment processor reports each
-// by a signed webhook (HMAC-SHA256 over "<timestamp>.<raw body>" with CELLGATE_X402_DEPOSIT_SECRET,
-// in `X-Cellgate-Signature: t=<unix seconds>,v1=<hex>`, 5 minutes of tolerance). A deposit is
-// applied once per processor deposit id: credited to the organization that verified the sending
-// wallet (completing its open x402 quote of exactly that amount, else as a top_up), or held for
-// the operator, who assigns it to an organization.
+// Deposits to a seller pay_to address (contract §7, issue 14), reported by the payment processor's
+// signed webhook (deposits-routes.ts) and applied once per processor deposit id: credited to the
+// organization that verified the sending wallet (completing its open x402 quote of exactly that
+// amount, else as a top_up), or held for the operator, who assigns it to an organization.
+import type { Static } from 'typebox';
 import type { RecordOperatorAction } from '../admin/audit.ts';
 import type { AdminPrincipal } from '../../operations/principals.ts';
 import { createHmac } from 'node:crypto';
@@ -14,9 +13,9 @@ import { ApiError, invalidField, notFound } from '../../lib/errors.ts';
 import { newId } from '../../lib/ids.ts';
 import { listPage, type PageQuery } from '../../lib/pagination.ts';
 import { constantTimeEqualHex } from '../../lib/secrets.ts';
-import type { DepositsRepository } from './deposits-repository.ts';
 import { micros, usdString } from './money.ts';
-import { canonicalAddress, type Network } from './networks.ts';
+import type { DepositReport as DepositReportBody } from './deposits-operations.ts';
+import { canonicalAddress } from './networks.ts';
 import type { PaymentCrediting } from './crediting.ts';
 import type { PaymentOffers } from './offers.ts';
 import type { BillingRepository } from './repository.ts';
@@ -27,15 +26,7 @@ import { pendingPayment } from './payments.ts';
 /** A signature older or newer than this (by the injected clock) is refused: no replays. */
 export const DEPOSIT_TOLERANCE_SECONDS = 300;
 
-export interface DepositReport {
-  deposit_id: string;
-  network: Network;
-  from: string;
-  to: string;
-  /** Atomic USDC units (6 decimals: micro-USD). */
-  amount: string;
-  transaction: string;
-}
+export type DepositReport = Static<typeof DepositReportBody>;
 
 export type DepositView = ReturnType<typeof depositView>;
 
@@ -62,63 +53,48 @@ const unsigned = (message: string) =>
   });
 
 export class DepositsService {
-  private readonly repo: DepositsRepository;
-  private readonly billingRepo: BillingRepository;
-  private readonly offers: PaymentOffers;
-  private readonly crediting: PaymentCrediting;
-  private readonly clock: Clock;
-  private readonly secret: string | null;
-  private readonly audit: RecordOperatorAction;
-  private readonly organizations: OrganizationFinder;
-
-  constructor(deps: {
-    repo: DepositsRepository;
-    billingRepo: BillingRepository;
+  private readonly deps: {
+    repo: BillingRepository;
     offers: PaymentOffers;
     crediting: PaymentCrediting;
     clock: Clock;
     secret: string | null;
     audit: RecordOperatorAction;
     organizations: OrganizationFinder;
-  }) {
-    this.audit = deps.audit;
-    this.organizations = deps.organizations;
-    this.repo = deps.repo;
-    this.billingRepo = deps.billingRepo;
-    this.offers = deps.offers;
-    this.crediting = deps.crediting;
-    this.clock = deps.clock;
-    this.secret = deps.secret;
+  };
+
+  constructor(deps: DepositsService['deps']) {
+    this.deps = deps;
   }
 
   /** Checks the webhook's signature over the raw body (400 when missing, forged or stale). */
   verify(header: string | undefined, rawBody: string): void {
-    if (!this.secret)
+    if (!this.deps.secret)
       throw new ApiError('not_found', 'The deposit webhook is not configured here (CELLGATE_X402_DEPOSIT_SECRET).');
     const parts = new Map((header ?? '').split(',').map((part) => part.trim().split('=', 2) as [string, string]));
     const timestamp = Number(parts.get('t'));
     const signature = parts.get('v1') ?? '';
     if (!Number.isInteger(timestamp) || !/^[0-9a-f]{64}$/.test(signature))
       throw unsigned('X-Cellgate-Signature must be t=<unix seconds>,v1=<hex HMAC-SHA256>.');
-    const expected = createHmac('sha256', this.secret).update(`${timestamp}.${rawBody}`).digest('hex');
+    const expected = createHmac('sha256', this.deps.secret).update(`${timestamp}.${rawBody}`).digest('hex');
     if (!constantTimeEqualHex(expected, signature)) throw unsigned('The signature does not match the body.');
-    if (Math.abs(this.clock.now().getTime() / 1000 - timestamp) > DEPOSIT_TOLERANCE_SECONDS)
+    if (Math.abs(this.deps.clock.now().getTime() / 1000 - timestamp) > DEPOSIT_TOLERANCE_SECONDS)
       throw unsigned('The signature is too old or from the future.');
   }
 
   /** Applies a reported deposit once; the deposit as recorded (and whether this call recorded it). */
   async report(input: DepositReport): Promise<{ created: boolean; deposit: DepositView }> {
-    const payTo = this.offers.payToOf(input.network);
+    const payTo = this.deps.offers.payToOf(input.network);
     if (!payTo) throw invalidField('network', 'not_configured', `The ${input.network} rail is not configured here.`);
     const from = canonicalAddress(input.network, input.from);
     if (!from) throw invalidField('from', 'invalid_format', `from is not a ${input.network} address.`);
     if (canonicalAddress(input.network, input.to) !== payTo)
       throw invalidField('to', 'not_ours', "to is not this deployment's pay_to address.");
     const amount = micros(input.amount);
-    return transact(this.repo.db, async (tx) => {
-      const now = this.clock.now().toISOString();
+    return transact(this.deps.repo.db, async (tx) => {
+      const now = this.deps.clock.now().toISOString();
       const row: X402DepositsTable = {
-        id: newId('dep', this.clock),
+        id: newId('dep', this.deps.clock),
         deposit_id: input.deposit_id,
         network: input.network,
         from_address: from,
@@ -131,33 +107,39 @@ export class DepositsService {
         created_at: now,
         credited_at: null,
       };
-      if (!(await this.repo.insert(tx, row)))
+      if (!(await this.deps.repo.insertDeposit(tx, row)))
         return {
           created: false,
-          deposit: depositView((await this.repo.byDepositId(tx, input.deposit_id)) as X402DepositsTable),
+          deposit: depositView((await this.deps.repo.deposit(tx, input.deposit_id, 'deposit_id')) as X402DepositsTable),
         };
       // Only a wallet the organization proved control of: a claim alone would let anyone squat an address.
-      const wallet = await this.billingRepo.verifiedWallet(tx, input.network, from);
+      const wallet = await this.deps.repo.wallet(tx, { network: input.network, address: from }, true);
       if (wallet) await this.credit(tx, row, wallet.organization_id);
-      return { created: true, deposit: depositView((await this.repo.find(tx, row.id)) as X402DepositsTable) };
+      return { created: true, deposit: depositView((await this.deps.repo.deposit(tx, row.id)) as X402DepositsTable) };
     });
   }
 
   /** Credits a held deposit to an organization: its open quote of that amount, else a top_up. */
   private async credit(tx: Executor, deposit: X402DepositsTable, organizationId: string): Promise<void> {
-    const now = this.clock.now();
+    const now = this.deps.clock.now();
     const amount = micros(deposit.amount_micros);
-    let payment = await this.repo.openQuote(tx, organizationId, amount, now.toISOString());
+    let payment = await this.deps.repo.openX402Payment(tx, organizationId, now.toISOString(), amount);
     if (!payment) {
       // Paid as it is opened: a top-up of what arrived.
-      payment = pendingPayment(this.clock, organizationId, 'x402', { intent: 'top_up', micros: amount }, 0).payment;
-      await this.repo.insertPayment(tx, payment);
+      payment = pendingPayment(
+        this.deps.clock,
+        organizationId,
+        'x402',
+        { intent: 'top_up', micros: amount },
+        0,
+      ).payment;
+      await this.deps.repo.insertPayment(payment, tx);
     }
-    if (!(await this.billingRepo.completePayment(tx, payment.id, now.toISOString())))
+    if (!(await this.deps.repo.completePayment(tx, payment.id, now.toISOString())))
       throw new Error(`payment ${payment.id} was completed under a held deposit`);
-    await this.crediting.applyPayment(tx, { ...payment, amount_micros: amount });
+    await this.deps.crediting.applyPayment(tx, payment);
     if (
-      !(await this.repo.credit(tx, deposit.id, {
+      !(await this.deps.repo.creditDeposit(tx, deposit.id, {
         organization_id: organizationId,
         payment_id: payment.id,
         credited_at: now.toISOString(),
@@ -170,7 +152,7 @@ export class DepositsService {
   async list(status: X402DepositsTable['status'] | undefined, query: PageQuery) {
     const page = await listPage(
       query,
-      (after, count) => this.repo.list(status, after, count),
+      (after, count) => this.deps.repo.listDeposits(status, after, count),
       (row) => [row.id],
     );
     return { deposits: page.items.map(depositView), next_cursor: page.next_cursor };
@@ -182,14 +164,14 @@ export class DepositsService {
     organizationId: string,
     by: { actor: AdminPrincipal; reason?: string | null },
   ): Promise<DepositView> {
-    if (!(await this.organizations.find(organizationId))) throw notFound('organization');
-    return transact(this.repo.db, async (tx) => {
-      const deposit = await this.repo.find(tx, id);
+    if (!(await this.deps.organizations.find(organizationId))) throw notFound('organization');
+    return transact(this.deps.repo.db, async (tx) => {
+      const deposit = await this.deps.repo.deposit(tx, id);
       if (!deposit) throw notFound('deposit');
       if (deposit.status !== 'held')
         throw new ApiError('conflict', `The deposit is already credited to ${deposit.organization_id}.`);
       await this.credit(tx, deposit, organizationId);
-      await this.audit(tx, {
+      await this.deps.audit(tx, {
         actor: by.actor,
         action: 'deposit.assign',
         targetType: 'deposit',
@@ -197,7 +179,7 @@ export class DepositsService {
         reason: by.reason ?? null,
         detail: { organization_id: organizationId },
       });
-      return depositView((await this.repo.find(tx, id)) as X402DepositsTable);
+      return depositView((await this.deps.repo.deposit(tx, id)) as X402DepositsTable);
     });
   }
 }

@@ -3,6 +3,7 @@
 // checks and their order are lifecycle.ts's policies; this reads their facts and turns a refusal
 // into the 402 of its intent. With billing off nothing is refused or debited, but usage records
 // are still written.
+import type { Static } from 'typebox';
 import type { Config } from '../../config.ts';
 import type { Executor } from '../../db/schema.ts';
 import type { Clock } from '../../lib/clock.ts';
@@ -21,6 +22,7 @@ import {
 } from './lifecycle.ts';
 import { dollars, micros, minus, negated, plus, times, usdString, ZERO, type Micros } from './money.ts';
 import type { PaymentDetails, PaymentOffers } from './offers.ts';
+import type { ChargeQuote as ChargeQuoteSchema } from './operations.ts';
 import { amountDue, tierOf, type Prices } from './pricing.ts';
 import type { BillingRepository } from './repository.ts';
 import type { BillingAccount, LedgerEntriesTable, UsageRecordsTable, UsageType } from './tables.ts';
@@ -41,17 +43,8 @@ type AccountRow = Pick<
   'organization_id' | 'state' | 'tier' | 'current_period_end' | 'prepaid_balance_micros'
 >;
 
-/**
- * What a paid action would take now, without taking it (the answer of an MCP paid tool called
- * without `confirm: true`). `payment`: what to pay first when the action would be refused (402).
- */
-export interface ChargeQuote {
-  amount_usd: string;
-  currency: 'USD';
-  covered_by: 'billing_off' | 'included' | 'cell_credit' | 'balance' | 'payment';
-  detail: string;
-  payment: PaymentDetails | null;
-}
+/** What a paid action would take now, without taking it (an MCP paid tool called without `confirm: true`). */
+export type ChargeQuote = Static<typeof ChargeQuoteSchema>;
 
 const quoteOf = (amount: Micros, covered_by: ChargeQuote['covered_by'], detail: string): ChargeQuote => ({
   amount_usd: usdString(amount),
@@ -66,6 +59,8 @@ const paymentQuote = (refusal: ApiError): ChargeQuote => {
   return { amount_usd: payment.amount_usd, currency: 'USD', covered_by: 'payment', detail: refusal.message, payment };
 };
 
+const BILLING_OFF = quoteOf(ZERO, 'billing_off', 'Billing is off on this deployment: nothing is charged.');
+
 const messageReference = (messageId: string) => `message:${messageId}`;
 
 /** Said by a 402 that pays for a cell while no phone is free (the console's create-cell page says it too). */
@@ -73,28 +68,20 @@ export const NO_PHONE_FREE =
   'No phone is free now: once paid, the cell is created but waits in provisioning (no number, no sends) until the operator adds a phone; the money is not returned meanwhile.';
 
 export class BillingEnforcement implements ChargesPort {
-  private readonly repo: BillingRepository;
-  private readonly accounts: BillingAccounts;
-  private readonly offers: PaymentOffers;
-  private readonly clock: Clock;
-  private readonly config: Pick<Config, 'billing' | 'prices'>;
-
-  constructor(deps: {
+  private readonly deps: {
     repo: BillingRepository;
     accounts: BillingAccounts;
     offers: PaymentOffers;
     clock: Clock;
-    config: BillingEnforcement['config'];
-  }) {
-    this.repo = deps.repo;
-    this.accounts = deps.accounts;
-    this.offers = deps.offers;
-    this.clock = deps.clock;
-    this.config = deps.config;
+    config: Pick<Config, 'billing' | 'prices'>;
+  };
+
+  constructor(deps: BillingEnforcement['deps']) {
+    this.deps = deps;
   }
 
   private get prices(): Prices {
-    return this.config.prices;
+    return this.deps.config.prices;
   }
 
   /** What one message costs and how usage counts it. */
@@ -112,7 +99,7 @@ export class BillingEnforcement implements ChargesPort {
   private usageOf(message: BillableMessage, at: Date): UsageRecordsTable & { amount_micros: Micros } {
     const price = this.priceOf(message);
     return {
-      id: newId('usg', this.clock, at),
+      id: newId('usg', this.deps.clock, at),
       organization_id: message.organization_id,
       cell_id: message.cell_id,
       message_id: message.id,
@@ -138,7 +125,7 @@ export class BillingEnforcement implements ChargesPort {
     switch (check.intent) {
       case 'setup': {
         const setup = tierOf(this.prices, tier);
-        return this.offers.paymentRequired(
+        return this.deps.offers.paymentRequired(
           `No paid tier yet: pay the setup of ${setup.name} to start.`,
           'setup',
           setup.priceMicros,
@@ -146,8 +133,8 @@ export class BillingEnforcement implements ChargesPort {
         );
       }
       case 'reinstate': {
-        const due = amountDue(this.prices, account, await this.accounts.activeCells(organizationId, ex));
-        return this.offers.paymentRequired(
+        const due = amountDue(this.prices, account, await this.deps.accounts.activeCells(organizationId, ex));
+        return this.deps.offers.paymentRequired(
           'The organization is suspended for an unpaid period: pay the amount due to reinstate it.',
           'reinstate',
           due,
@@ -156,7 +143,7 @@ export class BillingEnforcement implements ChargesPort {
       }
       case 'create_cell': {
         const included = tierOf(this.prices, account.tier).includedCells;
-        return this.offers.paymentRequired(
+        return this.deps.offers.paymentRequired(
           `The ${account.tier} tier's ${included} included cell(s) are in use: pay for one more cell.`,
           'create_cell',
           this.prices.extraCellMicros,
@@ -167,15 +154,17 @@ export class BillingEnforcement implements ChargesPort {
     }
   }
 
-  /** The 402 that refuses every send of an organization in this state (lifecycle POLICIES.send), or null. */
-  private async sendRefusal(
-    ex: Executor,
-    organizationId: string,
-    account: AccountRow | undefined,
-  ): Promise<ApiError | null> {
-    const standing = account ?? NO_ACCOUNT;
-    const check = firstRefusal(POLICIES.send, standing);
-    return check ? this.refusal(ex, organizationId, check, standing) : null;
+  /** The accounts of these organizations, and the 402 that refuses every send of each (lifecycle POLICIES.send) or null. */
+  private async standings(ex: Executor, organizationIds: readonly string[]) {
+    const ids = [...new Set(organizationIds)];
+    const accounts = new Map((await this.deps.repo.accountsAmong(ex, ids)).map((row) => [row.organization_id, row]));
+    const refusals = new Map<string, ApiError | null>();
+    for (const id of ids) {
+      const standing = accounts.get(id) ?? NO_ACCOUNT;
+      const check = firstRefusal(POLICIES.send, standing);
+      refusals.set(id, check ? await this.refusal(ex, id, check, standing) : null);
+    }
+    return { accounts, refusals };
   }
 
   /**
@@ -184,26 +173,18 @@ export class BillingEnforcement implements ChargesPort {
    * cycle jobs of a pod whose cells billing suspended), so they answer as any other send.
    */
   async sendRefusals(organizationIds: readonly string[]): Promise<Map<string, ApiError | null>> {
-    const ids = [...new Set(organizationIds)];
-    if (!this.config.billing) return new Map(ids.map((id) => [id, null]));
-    const accounts = new Map(
-      (await this.repo.accountsAmong(this.repo.db, ids)).map((row) => [row.organization_id, row]),
-    );
-    return new Map(
-      await Promise.all(
-        ids.map(async (id) => [id, await this.sendRefusal(this.repo.db, id, accounts.get(id))] as const),
-      ),
-    );
+    if (!this.deps.config.billing) return new Map(organizationIds.map((id) => [id, null]));
+    return (await this.standings(this.deps.repo.db, organizationIds)).refusals;
   }
 
   /** Opens the billing of a batch of sends, in its transaction (one read of the accounts). */
   async sends(tx: Executor, organizationIds: readonly string[]): Promise<SendCharges> {
-    if (!this.config.billing) {
+    if (!this.deps.config.billing) {
       return {
         refusal: () => null,
         charge: async (messages) => {
-          const at = this.clock.now();
-          await this.repo.insertUsage(
+          const at = this.deps.clock.now();
+          await this.deps.repo.insertUsage(
             tx,
             messages.map((message) => this.usageOf(message, at)),
           );
@@ -211,10 +192,7 @@ export class BillingEnforcement implements ChargesPort {
         },
       };
     }
-    const ids = [...new Set(organizationIds)];
-    const accounts = new Map((await this.repo.accountsAmong(tx, ids)).map((row) => [row.organization_id, row]));
-    const refusals = new Map<string, ApiError | null>();
-    for (const id of ids) refusals.set(id, await this.sendRefusal(tx, id, accounts.get(id)));
+    const { accounts, refusals } = await this.standings(tx, organizationIds);
     return {
       refusal: (organizationId) => refusals.get(organizationId) ?? null,
       charge: (messages) => this.charge(tx, messages, accounts),
@@ -239,7 +217,7 @@ export class BillingEnforcement implements ChargesPort {
     );
     const ledger: Omit<LedgerEntriesTable, 'id'>[] = [];
     const usage: UsageRecordsTable[] = [];
-    const at = this.clock.now();
+    const at = this.deps.clock.now();
     for (const [organizationId, entries] of byOrganization) {
       let balance = micros(accounts.get(organizationId)?.prepaid_balance_micros ?? 0);
       for (;;) {
@@ -254,14 +232,14 @@ export class BillingEnforcement implements ChargesPort {
             accepted.add(i);
           } else {
             const amount = topUpAmount(price, left, this.prices.minAmountMicros);
-            results[i] = this.offers.paymentRequired(
+            results[i] = this.deps.offers.paymentRequired(
               `The prepaid balance cannot cover this message (${dollars(price)}): top up.`,
               'top_up',
               amount,
             );
           }
         }
-        if (total === 0 || (await this.repo.debitIfCovered(tx, organizationId, total))) {
+        if (total === 0 || (await this.deps.repo.debitIfCovered(tx, organizationId, total))) {
           for (const { message, i } of entries) {
             if (!accepted.has(i)) continue;
             const record = this.usageOf(message, at);
@@ -277,11 +255,11 @@ export class BillingEnforcement implements ChargesPort {
           }
           break;
         }
-        balance = await this.repo.balance(tx, organizationId);
+        balance = await this.deps.repo.balance(tx, organizationId);
         for (const { i } of entries) results[i] = null;
       }
     }
-    await this.repo.insertCharges(tx, ledger, usage);
+    await this.deps.repo.insertCharges(tx, ledger, usage);
     return results;
   }
 
@@ -292,10 +270,10 @@ export class BillingEnforcement implements ChargesPort {
    */
   async refund(tx: Executor, messageIds: readonly string[]): Promise<void> {
     if (messageIds.length === 0) return;
-    const now = this.clock.now().toISOString();
-    const debits = await this.repo.ledgerByReference(tx, messageIds.map(messageReference));
+    const now = this.deps.clock.now().toISOString();
+    const debits = await this.deps.repo.ledgerByReference(tx, messageIds.map(messageReference));
     for (const debit of debits) {
-      await this.repo.appendLedger(tx, {
+      await this.deps.repo.appendLedger(tx, {
         organization_id: debit.organization_id,
         kind: 'refund',
         amount_micros: negated(micros(debit.amount_micros)),
@@ -304,7 +282,7 @@ export class BillingEnforcement implements ChargesPort {
         created_at: now,
       });
     }
-    await this.repo.deleteMessageUsage(tx, messageIds);
+    await this.deps.repo.deleteMessageUsage(tx, messageIds);
   }
 
   /**
@@ -322,36 +300,29 @@ export class BillingEnforcement implements ChargesPort {
     phoneFree?: () => Promise<boolean>,
   ): Promise<void> {
     if (tier !== undefined) tierOf(this.prices, tier);
-    if (!this.config.billing) return;
-    const now = this.clock.now().toISOString();
-    const account = await this.repo.lockAccount(tx, organizationId, now);
-    const facts = {
-      state: account.state,
-      activeCells: await this.accounts.activeCells(organizationId, tx),
-      includedCells: tierOf(this.prices, account.tier).includedCells,
-      cellCredits: account.cell_credits,
-    };
+    if (!this.deps.config.billing) return;
+    const now = this.deps.clock.now().toISOString();
+    const account = await this.deps.repo.lockAccount(tx, organizationId, now);
+    const facts = await this.cellFacts(tx, organizationId, account, account.cell_credits);
     const refused = firstRefusal(POLICIES.cellCreate, facts);
     if (refused)
       throw await this.withPhoneWarning(await this.refusal(tx, organizationId, refused, account, tier), phoneFree);
     if (facts.activeCells < facts.includedCells) return;
     // The credit the check counted, taken by a conditional update all the same.
-    if (!(await this.repo.consumeCellCredit(tx, organizationId)))
+    if (!(await this.deps.repo.consumeCellCredit(tx, organizationId)))
       throw await this.withPhoneWarning(await this.refusal(tx, organizationId, TIER_FULL, account, tier), phoneFree);
-    const cellPrice = this.prices.extraCellMicros;
-    await this.repo.insertUsage(tx, [
-      {
-        id: newId('usg', this.clock),
-        organization_id: organizationId,
-        cell_id: cellId,
-        message_id: null,
-        type: 'cell_month',
-        quantity: 1,
-        unit_price_micros: cellPrice,
-        amount_micros: cellPrice,
-        created_at: now,
-      },
-    ]);
+    await this.deps.accounts.cellMonths(tx, organizationId, cellId, 1, now);
+  }
+
+  /** What lifecycle POLICIES.cellCreate asks of a cell create. */
+  private async cellFacts(ex: Executor, organizationId: string, account: Standing, cellCredits: number) {
+    const activeCells = await this.deps.accounts.activeCells(organizationId, ex);
+    return {
+      state: account.state,
+      activeCells,
+      includedCells: tierOf(this.prices, account.tier).includedCells,
+      cellCredits,
+    };
   }
 
   /**
@@ -372,18 +343,12 @@ export class BillingEnforcement implements ChargesPort {
   /** What a cell create (of `tier`) would take now, as admitCell decides it, taking nothing. */
   async cellQuote(organizationId: string, tier?: string): Promise<ChargeQuote> {
     if (tier !== undefined) tierOf(this.prices, tier);
-    if (!this.config.billing)
-      return quoteOf(ZERO, 'billing_off', 'Billing is off on this deployment: nothing is charged.');
-    const row = await this.repo.account(this.repo.db, organizationId);
+    if (!this.deps.config.billing) return { ...BILLING_OFF };
+    const row = await this.deps.repo.account(this.deps.repo.db, organizationId);
     const account: Standing = row ?? NO_ACCOUNT;
-    const facts = {
-      state: account.state,
-      activeCells: await this.accounts.activeCells(organizationId),
-      includedCells: tierOf(this.prices, account.tier).includedCells,
-      cellCredits: row?.cell_credits ?? 0,
-    };
+    const facts = await this.cellFacts(this.deps.repo.db, organizationId, account, row?.cell_credits ?? 0);
     const refused = firstRefusal(POLICIES.cellCreate, facts);
-    if (refused) return paymentQuote(await this.refusal(this.repo.db, organizationId, refused, account, tier));
+    if (refused) return paymentQuote(await this.refusal(this.deps.repo.db, organizationId, refused, account, tier));
     if (facts.activeCells < facts.includedCells)
       return quoteOf(
         ZERO,
@@ -397,11 +362,10 @@ export class BillingEnforcement implements ChargesPort {
   async sendsQuote(organizationId: string, count: number, segments: number): Promise<ChargeQuote> {
     const amount = times(times(this.prices.smsSegmentMicros, segments), count);
     const what = `${count} message(s) of ${segments} segment(s)`;
-    if (!this.config.billing)
-      return quoteOf(ZERO, 'billing_off', 'Billing is off on this deployment: nothing is charged.');
+    if (!this.deps.config.billing) return { ...BILLING_OFF };
     const refusal = (await this.sendRefusals([organizationId])).get(organizationId);
     if (refusal) return paymentQuote(refusal);
-    const balance = await this.accounts.balance(organizationId);
+    const balance = await this.deps.accounts.balance(organizationId);
     if (amount > balance) {
       const due = topUpAmount(amount, balance, this.prices.minAmountMicros);
       return {
@@ -410,7 +374,7 @@ export class BillingEnforcement implements ChargesPort {
           'payment',
           `${what}: ${dollars(amount)}; the balance (${dollars(balance)}) covers part: messages it cannot cover are refused. Top up first.`,
         ),
-        payment: this.offers.details('top_up', due, {}),
+        payment: this.deps.offers.details('top_up', due, {}),
       };
     }
     return quoteOf(amount, 'balance', `${what}: ${dollars(amount)}, from the prepaid balance (${dollars(balance)}).`);

@@ -12,12 +12,9 @@ export const BILLING_STATES = ['inactive', 'active', 'past_due', 'suspended'] as
 export type BillingState = (typeof BILLING_STATES)[number];
 
 /** States that owe the renewal: it is their amount due, and only they can pay `reinstate`. */
-export const OWING_STATES = ['past_due', 'suspended'] as const satisfies readonly BillingState[];
+export const owes = (state: BillingState): boolean => state === 'past_due' || state === 'suspended';
 /** States whose period end renews from the prepaid balance, or lapses. */
-export const RENEWING_STATES = ['active', 'past_due'] as const satisfies readonly BillingState[];
-
-export const owes = (state: BillingState): boolean => (OWING_STATES as readonly BillingState[]).includes(state);
-export const renews = (state: BillingState): boolean => (RENEWING_STATES as readonly BillingState[]).includes(state);
+export const renews = (state: BillingState): boolean => state === 'active' || state === 'past_due';
 
 /** What a payment can be for (PaymentDetails.intent). */
 export const INTENTS = ['setup', 'renewal', 'top_up', 'reinstate', 'create_cell'] as const;
@@ -148,48 +145,30 @@ export interface RefusalCheck<Facts> {
   readonly refuses: (facts: Facts) => boolean;
 }
 
-export interface AccountFacts {
-  state: BillingState;
-}
+type AccountFacts = Pick<Standing, 'state'>;
+/** activeCells: not released, before this one; cellCredits: paid create_cell intents not yet consumed. */
+type CellFacts = AccountFacts & { activeCells: number; includedCells: number; cellCredits: number };
+/** balance: what is left after the messages before it in the batch. */
+type MessageFacts = { price: Micros; balance: Micros };
 
-export interface CellFacts extends AccountFacts {
-  /** Cells not released, before this one. */
-  activeCells: number;
-  includedCells: number;
-  /** Paid create_cell intents not yet consumed. */
-  cellCredits: number;
-}
-
-export interface MessageFacts {
-  price: Micros;
-  /** What is left of the balance after the messages before it in the batch. */
-  balance: Micros;
-}
+const check = <Facts>(name: string, intent: Intent, refuses: (facts: Facts) => boolean): RefusalCheck<Facts> => ({
+  name,
+  intent,
+  refuses,
+});
 
 /** No paid tier yet: pay the setup of a tier. */
-export const NO_TIER: RefusalCheck<AccountFacts> = {
-  name: 'no_tier',
-  intent: 'setup',
-  refuses: (facts) => facts.state === 'inactive',
-};
+export const NO_TIER = check<AccountFacts>('no_tier', 'setup', (facts) => facts.state === 'inactive');
 /** Suspended for an unpaid period: pay the amount due. */
-export const SUSPENDED: RefusalCheck<AccountFacts> = {
-  name: 'suspended',
-  intent: 'reinstate',
-  refuses: (facts) => facts.state === 'suspended',
-};
+export const SUSPENDED = check<AccountFacts>('suspended', 'reinstate', (facts) => facts.state === 'suspended');
 /** The tier's included cells are in use and no paid cell is left: pay for one more cell. */
-export const TIER_FULL: RefusalCheck<CellFacts> = {
-  name: 'tier_full',
-  intent: 'create_cell',
-  refuses: (facts) => facts.activeCells >= facts.includedCells && facts.cellCredits < 1,
-};
+export const TIER_FULL = check<CellFacts>(
+  'tier_full',
+  'create_cell',
+  (facts) => facts.activeCells >= facts.includedCells && facts.cellCredits < 1,
+);
 /** The balance left cannot cover the message: top up. */
-export const BALANCE_SHORT: RefusalCheck<MessageFacts> = {
-  name: 'balance_short',
-  intent: 'top_up',
-  refuses: (facts) => facts.price > facts.balance,
-};
+export const BALANCE_SHORT = check<MessageFacts>('balance_short', 'top_up', (facts) => facts.price > facts.balance);
 
 /** Every paid action's checks, in the order they are asked. */
 export const POLICIES = {

@@ -7,15 +7,14 @@ import type { App } from '../../http/types.ts';
 import type { CellsService } from '../cells/service.ts';
 import type { EventsService } from '../events/service.ts';
 import { BillingAccounts } from './accounts.ts';
-import { billingAdminOperations, type BillingAdminOperations } from './admin-operations.ts';
+import { billingAdminOperations } from './admin-operations.ts';
 import { registerBillingAdminRoutes } from './admin-routes.ts';
 import type { RestBinder } from '../../operations/rest.ts';
 import { CheckoutService } from './checkout.ts';
 import { registerCheckoutRoutes } from './checkout-routes.ts';
 import { PaymentCrediting } from './crediting.ts';
 import { DepositsService } from './deposits.ts';
-import { DepositsRepository } from './deposits-repository.ts';
-import { depositOperations, type DepositOperations } from './deposits-operations.ts';
+import { depositOperations } from './deposits-operations.ts';
 import { registerDepositRoutes } from './deposits-routes.ts';
 import { BillingEnforcement } from './enforcement.ts';
 import { registerMpp, unavailableMpp, type MppPort } from './mpp-http.ts';
@@ -29,42 +28,17 @@ import { BillingPeriods } from './periods.ts';
 import { BillingQuotes } from './quotes.ts';
 import { BillingRepository } from './repository.ts';
 import { registerBillingRoutes } from './routes.ts';
-import { billingOperations, type BillingOperations } from './operations.ts';
+import { billingOperations } from './operations.ts';
 import { BillingService } from './service.ts';
 import { registerStripeRoutes } from './stripe-routes.ts';
 import type { StripeCheckout } from './stripe.ts';
 import { UsageService } from './usage.ts';
 import { WalletsService } from './wallets.ts';
 import { registerX402, X402Settlement } from './x402.ts';
-import { X402Repository } from './x402-repository.ts';
 import { registerX402Routes } from './x402-routes.ts';
 
-export interface BillingModule {
-  /** The organization's billing as agents, the console and the status check read it. */
-  billing: BillingService;
-  /** What each intent costs now (requirements, the 402 of paying an intent). */
-  quotes: BillingQuotes;
-  wallets: WalletsService;
-  operator: BillingOperator;
-  /** Period ends: the billing-periods worker's step. */
-  periods: BillingPeriods;
-  usage: UsageService;
-  checkout: CheckoutService;
-  /** Stripe Checkout, when CELLGATE_STRIPE_* is configured. */
-  stripe: StripeCheckout | null;
-  enforcement: BillingEnforcement;
-  x402: X402Settlement;
-  /** The MPP rail (CELLGATE_MPP_*); its pay route is 409 when it is not configured. */
-  mpp: MppPort;
-  deposits: DepositsService;
-  /** Completes a 402 (checkout URL, x402 quote) for REST and for MCP tools. */
-  payments: PaymentCompletion;
-  /** The organization's billing operations: its REST routes and MCP tools. */
-  operations: BillingOperations;
-  /** The operator's (admin routes and the operator console): organizations' billing, and deposits. */
-  adminOperations: BillingAdminOperations;
-  depositOperations: DepositOperations;
-}
+/** The billing module: its services (stripe: when CELLGATE_STRIPE_* is configured; mpp: 409 unless CELLGATE_MPP_* is), operations and routes. */
+export type BillingModule = Awaited<ReturnType<typeof build>>;
 
 /** Stripe and MPP are loaded only when configured: their libraries are heavy in memory. */
 export async function build(deps: {
@@ -77,76 +51,51 @@ export async function build(deps: {
   audit: RecordOperatorAction;
   /** The admin's organization pages read organizations through their module. */
   organizations: OrganizationFinder;
-}): Promise<BillingModule> {
-  const { clock, config, cells, events } = deps;
+}) {
+  const { config } = deps;
   const enabled = config.billing;
   const repo = new BillingRepository(deps.database.db);
   const offers = new PaymentOffers(config);
-  const accounts = new BillingAccounts({ repo, cells, events, clock, config });
-  const quotes = new BillingQuotes({ accounts, offers, cells, config });
-  const crediting = new PaymentCrediting({ repo, accounts, events, clock, config });
-  const billing = new BillingService({ accounts, offers, config });
-  const stripe = config.stripe
+  const accounts = new BillingAccounts({ ...deps, repo });
+  // What the services take from one another; each reads the part its deps type names.
+  const shared = { ...deps, enabled, repo, offers, accounts };
+  const quotes = new BillingQuotes(shared);
+  const crediting = new PaymentCrediting(shared);
+  const billing = new BillingService(shared);
+  const base = { ...shared, quotes, crediting, billing };
+  const stripe: StripeCheckout | null = config.stripe
     ? new (await import('./stripe.ts')).StripeCheckout({
+        ...base,
         config: config.stripe,
-        repo,
-        crediting,
-        clock,
         consoleUrl: config.consoleUrl,
       })
     : null;
-  const mpp = config.mpp
-    ? new (await import('./mpp.ts')).MppRail({
-        repo,
-        offers,
-        crediting,
-        enabled,
-        clock,
-        config: config.mpp,
-        baseUrl: config.baseUrl,
-      })
+  const mpp: MppPort = config.mpp
+    ? new (await import('./mpp.ts')).MppRail({ ...base, config: config.mpp, baseUrl: config.baseUrl })
     : unavailableMpp(() => enabled);
-  const checkout = new CheckoutService({
-    repo,
-    accounts,
-    quotes,
-    offers,
-    crediting,
-    clock,
-    baseUrl: config.baseUrl,
-    stripe,
-  });
+  const checkout = new CheckoutService({ ...base, baseUrl: config.baseUrl, stripe });
   const x402 = new X402Settlement({
-    repo,
-    settlements: new X402Repository(deps.database.db),
-    offers,
-    crediting,
-    enabled,
-    clock,
+    ...base,
     testnet: config.x402Testnet,
     facilitatorUrl: config.x402FacilitatorUrl,
     facilitatorTimeoutMs: config.x402FacilitatorTimeoutMs,
   });
   const services = {
+    /** The organization's billing as agents, the console and the status check read it. */
     billing,
+    /** What each intent costs now (requirements, the 402 of paying an intent). */
     quotes,
-    wallets: new WalletsService({ repo, clock }),
-    operator: new BillingOperator({
-      repo,
-      accounts,
-      billing,
-      clock,
-      config,
-      audit: deps.audit,
-      organizations: deps.organizations,
-    }),
-    periods: new BillingPeriods({ repo, accounts, events, clock, config }),
-    usage: new UsageService({ repo, clock }),
+    wallets: new WalletsService(base),
+    operator: new BillingOperator(base),
+    /** Period ends: the billing-periods worker's step. */
+    periods: new BillingPeriods(base),
+    usage: new UsageService(base),
     checkout,
     stripe,
-    enforcement: new BillingEnforcement({ repo, accounts, offers, clock, config }),
+    enforcement: new BillingEnforcement(base),
     mpp,
     x402,
+    /** Completes a 402 (checkout URL, x402 quote) for REST and for MCP tools. */
     payments: new PaymentCompletion({
       checkout,
       x402,
@@ -154,20 +103,13 @@ export async function build(deps: {
       enabled: () => enabled,
       cardOff: cardOffCause(config),
     }),
-    deposits: new DepositsService({
-      repo: new DepositsRepository(deps.database.db),
-      billingRepo: repo,
-      offers,
-      crediting,
-      clock,
-      secret: config.x402DepositSecret,
-      audit: deps.audit,
-      organizations: deps.organizations,
-    }),
+    deposits: new DepositsService({ ...base, secret: config.x402DepositSecret }),
   };
   return {
     ...services,
+    /** The organization's billing operations: its REST routes and MCP tools. */
     operations: billingOperations(services),
+    /** The operator's (admin routes and the operator console): organizations' billing, and deposits. */
     adminOperations: billingAdminOperations(services.operator),
     depositOperations: depositOperations(services.deposits),
   };
@@ -183,11 +125,7 @@ export function registerConventions(app: App, module: BillingModule, invoker: In
 export function register(app: App, module: BillingModule, rest: RestBinder): void {
   registerBillingRoutes(app, rest, module.operations);
   registerCheckoutRoutes(app, module.checkout);
-  registerStripeRoutes(app, {
-    checkout: module.checkout,
-    stripe: module.stripe,
-    enabled: () => module.billing.enabled,
-  });
+  registerStripeRoutes(app, { stripe: module.stripe, enabled: () => module.billing.enabled });
   registerX402Routes(app, module);
   registerMppRoutes(app, module);
   registerDepositRoutes(app, module.deposits, rest, module.depositOperations);

@@ -6,7 +6,7 @@ import { ApiError } from '../../lib/errors.ts';
 import { hookList } from '../../http/auth.ts';
 import type { App } from '../../http/types.ts';
 import type { Intent } from './lifecycle.ts';
-import type { PaymentDetails } from './offers.ts';
+import { billingOff, type PaymentDetails } from './offers.ts';
 import type { PaymentsTable } from './tables.ts';
 
 /** How long a challenge (and its pending payment) stays open. */
@@ -46,9 +46,7 @@ export function unavailableMpp(billingEnabled: () => boolean): MppPort {
     discovery: () => null,
     required: async () => notOffered(),
     pay: async () => {
-      throw billingEnabled()
-        ? notOffered()
-        : new ApiError('billing_disabled', 'Billing is off on this deployment: nothing is charged or paid.');
+      throw billingEnabled() ? notOffered() : billingOff();
     },
   };
 }

@@ -1,12 +1,10 @@
-// POST /v1/billing/mpp/pay: pays an intent over MPP (contract §7). With the agent's key it answers
-// the intent's 402 with `WWW-Authenticate: Payment` challenges; retried with
-// `Authorization: Payment <credential>` it verifies and credits the payment once and answers 200
-// with `Payment-Receipt`. GET /.well-known/mpp describes the realm, methods and intents.
+// POST /v1/billing/mpp/pay, which pays an intent over MPP (contract §7; mpp.ts), and GET
+// /.well-known/mpp, which describes the realm, methods and intents.
 import { Type, type Static } from 'typebox';
 import { Body, Described } from '../../http/schemas.ts';
 import type { App } from '../../http/types.ts';
 import { ApiError, notFound } from '../../lib/errors.ts';
-import { usdString } from './money.ts';
+import { paidOf } from './payments.ts';
 import { paymentCredentialOf, type MppPort } from './mpp-http.ts';
 import { PaidIntent, PaymentIntentFields } from './schemas.ts';
 import { INTENTS } from './lifecycle.ts';
@@ -120,12 +118,7 @@ export function registerMppRoutes(
       if (credential) {
         const { payment, receipt } = await mpp.pay(credential, request.body, request.agent?.organizationId);
         reply.header('payment-receipt', receipt);
-        return {
-          payment_id: payment.id,
-          intent: payment.intent,
-          amount_usd: usdString(Number(payment.amount_micros)),
-          billing: await billing.status(payment.organization_id),
-        };
+        return { ...paidOf(payment), billing: await billing.status(payment.organization_id) };
       }
       const organizationId = request.agent?.organizationId;
       if (!organizationId)
@@ -133,11 +126,7 @@ export function registerMppRoutes(
           'unauthenticated',
           'Send your API key as "Authorization: Bearer <api key>", or an MPP credential as "Authorization: Payment <credential>".',
         );
-      const { amount_usd: amount, ...rest } = request.body;
-      const required = await quotes.intentRequired(organizationId, {
-        ...rest,
-        amount_usd: amount === undefined ? undefined : String(amount),
-      });
+      const required = await quotes.intentRequired(organizationId, request.body);
       if (required.code !== 'payment_required') throw required;
       throw await mpp.required(organizationId, required.extensions?.payment as PaymentDetails, required.message);
     },

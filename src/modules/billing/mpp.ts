@@ -12,14 +12,13 @@ import { Challenge, Credential, PaymentRequest, Receipt } from 'mppx';
 import { transact } from '../../db/transaction.ts';
 import type { Clock } from '../../lib/clock.ts';
 import { ApiError } from '../../lib/errors.ts';
-import { dollars, micros, parseUsd, ZERO } from './money.ts';
+import { dollars, micros } from './money.ts';
 import { mppRealm, type MppConfig } from './mpp-config.ts';
 import { MPP_CHALLENGE_SECONDS, type MppPort } from './mpp-http.ts';
-import { recordCredential } from './mpp-repository.ts';
 import { MethodRefusal, TempoMethod } from './mpp-tempo.ts';
 import type { PaymentCrediting } from './crediting.ts';
 import { INTENTS, type Intent } from './lifecycle.ts';
-import type { PaymentDetails, PaymentOffers } from './offers.ts';
+import { billingOff, type PaymentDetails, type PaymentOffers } from './offers.ts';
 import type { BillingRepository } from './repository.ts';
 import type { PaymentsTable } from './tables.ts';
 import { pendingPayment, pricedOf } from './payments.ts';
@@ -35,20 +34,8 @@ export function metaOf(challenge: Challenge.Challenge): Record<string, string> {
   }
 }
 
-const disabled = () =>
-  new ApiError('billing_disabled', 'Billing is off on this deployment: nothing is charged or paid.');
-
 export class MppRail implements MppPort {
-  private readonly repo: BillingRepository;
-  private readonly offers: PaymentOffers;
-  private readonly crediting: PaymentCrediting;
-  private readonly enabled: boolean;
-  private readonly clock: Clock;
-  private readonly config: MppConfig;
-  private readonly baseUrl: string;
-  private readonly methods: TempoMethod[];
-
-  constructor(deps: {
+  private readonly deps: {
     repo: BillingRepository;
     offers: PaymentOffers;
     crediting: PaymentCrediting;
@@ -56,19 +43,16 @@ export class MppRail implements MppPort {
     clock: Clock;
     config: MppConfig;
     baseUrl: string;
-  }) {
-    this.repo = deps.repo;
-    this.offers = deps.offers;
-    this.crediting = deps.crediting;
-    this.enabled = deps.enabled;
-    this.clock = deps.clock;
-    this.config = deps.config;
-    this.baseUrl = deps.baseUrl;
+  };
+  private readonly methods: TempoMethod[];
+
+  constructor(deps: MppRail['deps']) {
+    this.deps = deps;
     this.methods = deps.config.methods.tempo ? [new TempoMethod(deps.config.methods.tempo)] : [];
   }
 
   get realm(): string {
-    return mppRealm(this.baseUrl);
+    return mppRealm(this.deps.baseUrl);
   }
 
   /** GET /.well-known/mpp. */
@@ -81,7 +65,7 @@ export class MppRail implements MppPort {
       currencies: ['USD'],
       pay_endpoint: {
         method: 'POST',
-        url: `${this.baseUrl}/v1/billing/mpp/pay`,
+        url: `${this.deps.baseUrl}/v1/billing/mpp/pay`,
         body: {
           intent: INTENTS.join(' | '),
           tier: 'optional',
@@ -94,33 +78,23 @@ export class MppRail implements MppPort {
     };
   }
 
-  private secret(): string {
-    return this.config.secret;
-  }
-
   /**
    * The 402 of paying an intent over MPP: opens a pending mpp payment of its amount and answers
    * its PaymentDetails with one `WWW-Authenticate: Payment` challenge per configured method.
    */
   async required(organizationId: string, details: PaymentDetails, detail: string): Promise<ApiError> {
-    const secret = this.secret();
-    const now = this.clock.now();
-    const amount = parseUsd(details.amount_usd) ?? ZERO;
+    const { secret } = this.deps.config;
+    const now = this.deps.clock.now();
+    const priced = pricedOf(details);
     const expires = new Date(now.getTime() + MPP_CHALLENGE_SECONDS * 1000).toISOString();
-    const { payment } = pendingPayment(
-      this.clock,
-      organizationId,
-      'mpp',
-      { ...pricedOf(details), micros: amount },
-      MPP_CHALLENGE_SECONDS * 1000,
-    );
-    await this.repo.insertPayment(payment);
+    const { payment } = pendingPayment(this.deps.clock, organizationId, 'mpp', priced, MPP_CHALLENGE_SECONDS * 1000);
+    await this.deps.repo.insertPayment(payment);
     const meta = { organization_id: organizationId, payment_id: payment.id, intent: details.intent };
     const challenges = this.methods.map((method) =>
       method.challenge({
         secret,
         realm: this.realm,
-        micros: amount,
+        micros: priced.micros,
         expires,
         description: `Cellgate ${details.intent} ${details.amount_usd} USD`,
         meta,
@@ -146,10 +120,7 @@ export class MppRail implements MppPort {
   private async refused(reason: string, payment?: PaymentsTable): Promise<ApiError> {
     const detail = `The MPP credential was refused: ${reason}`;
     if (!payment) return new ApiError('payment_required', detail);
-    const details = this.offers.paymentRequired(detail, payment.intent, micros(payment.amount_micros), {
-      tier: payment.tier ?? undefined,
-      cellId: payment.cell_id ?? undefined,
-    });
+    const details = this.deps.offers.paymentRequiredFor(detail, payment);
     return this.required(payment.organization_id, details.extensions?.payment as PaymentDetails, detail);
   }
 
@@ -163,8 +134,8 @@ export class MppRail implements MppPort {
     body: { intent: Intent },
     agentOrganization?: string,
   ): Promise<{ payment: PaymentsTable; receipt: string }> {
-    if (!this.enabled) throw disabled();
-    const secret = this.secret();
+    if (!this.deps.enabled) throw billingOff();
+    const { secret } = this.deps.config;
     let credential: Credential.Credential;
     try {
       credential = Credential.deserialize(header);
@@ -186,14 +157,14 @@ export class MppRail implements MppPort {
       );
     }
     const meta = metaOf(challenge);
-    const payment = meta.payment_id ? await this.repo.payment(meta.payment_id) : undefined;
+    const payment = meta.payment_id ? await this.deps.repo.payment(meta.payment_id) : undefined;
     if (!payment || payment.rail !== 'mpp' || payment.organization_id !== meta.organization_id)
       throw await this.refused('the challenge names no MPP payment of this server.');
     if (agentOrganization !== undefined && agentOrganization !== payment.organization_id) {
       throw new ApiError('forbidden', 'This credential pays for another organization.');
     }
     if (payment.status === 'succeeded') throw this.used(payment);
-    if (!challenge.expires || Date.parse(challenge.expires) <= this.clock.now().getTime())
+    if (!challenge.expires || Date.parse(challenge.expires) <= this.deps.clock.now().getTime())
       throw await this.refused(`the challenge expired at ${challenge.expires ?? '(none)'}.`, payment);
     const method = this.methods.find((m) => m.name === challenge.method);
     if (!method || challenge.intent !== 'charge') {
@@ -214,8 +185,8 @@ export class MppRail implements MppPort {
       if (error instanceof MethodRefusal) throw await this.refused(error.message, payment);
       throw error;
     }
-    const nowIso = this.clock.now().toISOString();
-    const credited = await transact(this.repo.db, async (tx) => {
+    const nowIso = this.deps.clock.now().toISOString();
+    const credited = await transact(this.deps.repo.db, async (tx) => {
       const row = {
         challenge_id: challenge.id,
         reference: proof.reference,
@@ -224,9 +195,9 @@ export class MppRail implements MppPort {
         organization_id: payment.organization_id,
         created_at: nowIso,
       };
-      if (!(await recordCredential(tx, row))) return false;
-      if (!(await this.repo.completePayment(tx, payment.id, nowIso))) return false;
-      await this.crediting.applyPayment(tx, { ...payment, amount_micros: micros(payment.amount_micros) });
+      if (!(await this.deps.repo.recordMppCredential(tx, row))) return false;
+      if (!(await this.deps.repo.completePayment(tx, payment.id, nowIso))) return false;
+      await this.deps.crediting.applyPayment(tx, payment);
       return true;
     });
     if (!credited) throw this.used(payment);

@@ -1,50 +1,28 @@
 // Where a payment can be made (contract §7): the rails this deployment takes, an x402 quote per
 // configured network, the MPP summary, and the PaymentDetails of a price, which is the body of
 // every billing 402 and of GET /v1/billing/x402/requirements. Configuration only: no database.
+import type { Static } from 'typebox';
 import type { Config } from '../../config.ts';
 import { ApiError, invalidField } from '../../lib/errors.ts';
 import type { Intent } from './lifecycle.ts';
-import { usdString, type Micros } from './money.ts';
+import { micros, usdString, type Micros } from './money.ts';
 import { mppSummary } from './mpp-config.ts';
+import type * as schemas from './schemas.ts';
 import { ASSET, chainOf, NETWORKS, type Network } from './networks.ts';
+import type { PaymentsTable } from './tables.ts';
 
-export interface X402Quote {
-  network: Network;
-  caip2_network: string;
-  asset: string;
-  pay_to: string;
-  contract?: string;
-  mint?: string;
-}
-
-export interface X402Requirements {
-  schemes: string[];
-  networks: Network[];
-  accepted_networks: Network[];
-  quotes: X402Quote[];
-  asset: string;
-  pay_to?: string;
-  network?: string;
-}
-
-export interface PaymentDetails {
-  amount_usd: string;
-  currency: string;
-  intent: Intent;
-  tier?: string;
-  cell_id?: string;
-  rails: string[];
-  checkout_url?: string;
-  x402?: X402Requirements;
-  /** Present when MPP is configured: realm, methods, pay_url (POST /v1/billing/mpp/pay). */
+type X402Requirements = Static<typeof schemas.X402Requirements>;
+/** The body of every billing 402's `payment` (mpp, when configured: realm, methods, pay_url). */
+export type PaymentDetails = Omit<Static<typeof schemas.PaymentDetails>, 'mpp'> & {
   mpp?: ReturnType<typeof mppSummary>;
-}
+};
 
 /** What a price buys beyond its intent: the tier of a period, the cell of a one-cell renewal. */
-export interface PriceSubject {
-  tier?: string;
-  cellId?: string;
-}
+export type PriceSubject = { tier?: string; cellId?: string };
+
+/** With billing off nothing is charged or paid. */
+export const billingOff = () =>
+  new ApiError('billing_disabled', 'Billing is off on this deployment: nothing is charged or paid.');
 
 type OffersConfig = Pick<
   Config,
@@ -107,7 +85,7 @@ export class PaymentOffers {
     }
     if (networks.length === 0) return undefined;
     const quoted = only ? [only] : networks;
-    const quotes = quoted.map((network): X402Quote => {
+    const quotes = quoted.map((network): Static<typeof schemas.X402Quote> => {
       const chain = chainOf(network, this.config.x402Testnet);
       return {
         network,
@@ -145,5 +123,13 @@ export class PaymentOffers {
   /** The 402 of contract §2: `payment` is the PaymentDetails of the intent that unblocks the action. */
   paymentRequired(detail: string, intent: Intent, amount: Micros, what: PriceSubject = {}): ApiError {
     return new ApiError('payment_required', detail, { extensions: { payment: this.details(intent, amount, what) } });
+  }
+
+  /** The 402 of paying this payment's intent and amount again (a rail refused what was sent for it). */
+  paymentRequiredFor(detail: string, payment: Pick<PaymentsTable, 'intent' | 'amount_micros' | 'tier' | 'cell_id'>) {
+    return this.paymentRequired(detail, payment.intent, micros(payment.amount_micros), {
+      tier: payment.tier ?? undefined,
+      cellId: payment.cell_id ?? undefined,
+    });
   }
 }

@@ -2,13 +2,12 @@
 // requirements, the payer wallets and the usage, bound to REST routes (./routes.ts) and some to
 // MCP tools (src/modules/mcp). The payment protocols' routes (x402, MPP, Stripe, checkout,
 // deposits) stay plain routes: they are how a payment arrives, not operations of an agent.
-import { Type } from 'typebox';
+import { Type, type TProperties } from 'typebox';
 import { PaginationQuery } from '../../http/pagination.ts';
 import { Nullable } from '../../http/schemas.ts';
 import { defineOperation } from '../../operations/operation.ts';
 import { DisplayName, TierQuery } from '../cells/schemas.ts';
 import type { BillingEnforcement } from './enforcement.ts';
-import { INTENTS } from './lifecycle.ts';
 import { NETWORKS } from './networks.ts';
 import type { BillingQuotes } from './quotes.ts';
 import {
@@ -27,6 +26,8 @@ import {
 import type { BillingService } from './service.ts';
 import { USAGE_TYPES, type UsageService } from './usage.ts';
 import type { WalletsService } from './wallets.ts';
+
+const closed = <Fields extends TProperties>(fields: Fields) => Type.Object(fields, { additionalProperties: false });
 
 const Range = {
   from: Type.Optional(
@@ -49,9 +50,7 @@ const UsageRecordsQuery = {
 
 /** The requirements' query (REST documents amount_usd as a number: its route validates it so and passes its text). */
 const RequirementsFields = {
-  intent: Type.Enum([...INTENTS]),
-  tier: Type.Optional(Type.String({ minLength: 1, maxLength: 32 })),
-  cell_id: Type.Optional(Type.String({ minLength: 1, maxLength: 64 })),
+  ...PaymentIntentFields,
   // Its text: amounts are checked as written (no exponent, at most 2 decimals).
   amount_usd: Type.Optional(
     Type.String({ minLength: 1, maxLength: 32, description: 'Dollars, at most 2 decimals (top_up).' }),
@@ -104,17 +103,22 @@ export interface BillingOperationDeps {
 export function billingOperations(deps: BillingOperationDeps) {
   const { billing, quotes, wallets, usage } = deps;
   // Readable before verification and while suspended: how to pay is what such an organization needs.
-  const billingRead = { scope: 'billing:read', allowUnverified: true, idempotency: 'none' } as const;
-  const walletWrite = { scope: 'billing:write', idempotency: 'none' } as const;
-  const usageRead = { scope: 'usage:read', idempotency: 'none', errors: [] } as const;
+  const billingRead = {
+    scope: 'billing:read',
+    allowUnverified: true,
+    idempotency: 'none',
+    description: '',
+    errors: [],
+  } as const;
+  const walletWrite = { scope: 'billing:write', idempotency: 'none', description: '' } as const;
+  const usageRead = { scope: 'usage:read', idempotency: 'none', description: '', errors: [] } as const;
+  const noInput = closed({});
   return {
     getBillingStatus: defineOperation({
       ...billingRead,
       name: 'get_billing_status',
       summary: 'Billing state, tier, prepaid balance and amount due',
-      description: '',
-      errors: [],
-      input: Type.Object({}, { additionalProperties: false }),
+      input: noInput,
       output: BillingStatus,
       run: (ctx) => billing.status(ctx.organizationId),
     }),
@@ -122,9 +126,7 @@ export function billingOperations(deps: BillingOperationDeps) {
       ...billingRead,
       name: 'get_billing',
       summary: 'Billing state, balance and how to pay, in one answer',
-      description: '',
-      errors: [],
-      input: Type.Object({}, { additionalProperties: false }),
+      input: noInput,
       output: Type.Object({ status: BillingStatus, payment_options: PaymentOptions }),
       run: async (ctx) => ({
         status: await billing.status(ctx.organizationId),
@@ -140,23 +142,17 @@ export function billingOperations(deps: BillingOperationDeps) {
       scope: 'billing:write',
       idempotency: 'none',
       errors: ['payment_required', 'not_found', 'conflict', 'billing_disabled'],
-      input: Type.Object(PaymentIntentFields, { additionalProperties: false }),
+      input: closed(PaymentIntentFields),
       output: PaidIntent({ $id: 'PaidIntent', protocol: 'a rail', paymentId: 'pay_... id of the payment' }),
       run: async (ctx, input) => {
-        const { amount_usd: amount, ...rest } = input;
-        throw await quotes.intentRequired(ctx.organizationId, {
-          ...rest,
-          amount_usd: amount === undefined ? undefined : String(amount),
-        });
+        throw await quotes.intentRequired(ctx.organizationId, input);
       },
     }),
     getPaymentOptions: defineOperation({
       ...billingRead,
       name: 'get_payment_options',
       summary: 'Payment rails, prepaid balance and minimum payment',
-      description: '',
-      errors: [],
-      input: Type.Object({}, { additionalProperties: false }),
+      input: noInput,
       output: PaymentOptions,
       run: (ctx) => billing.paymentOptions(ctx.organizationId),
     }),
@@ -167,7 +163,7 @@ export function billingOperations(deps: BillingOperationDeps) {
       description:
         'setup: the first period of tier (default starter). renewal: the next period (tier + extra cells), or one cell-month with cell_id. top_up: amount_usd, at least min_amount_usd. reinstate: the amount due (409 unless past due or suspended). create_cell: one cell-month. network restricts the answer to one rail (400 when that rail is not configured).',
       errors: ['not_found', 'conflict'],
-      input: Type.Object(RequirementsFields, { additionalProperties: false }),
+      input: closed(RequirementsFields),
       output: PaymentDetails,
       run: (ctx, query) => quotes.requirements(ctx.organizationId, query),
     }),
@@ -175,9 +171,7 @@ export function billingOperations(deps: BillingOperationDeps) {
       ...billingRead,
       name: 'list_x402_wallets',
       summary: 'List the payer wallets of the organization',
-      description: '',
-      errors: [],
-      input: Type.Object(PaginationQuery, { additionalProperties: false }),
+      input: closed(PaginationQuery),
       output: X402WalletList,
       run: (ctx, query) => wallets.listWallets(ctx.organizationId, query),
     }),
@@ -221,10 +215,9 @@ export function billingOperations(deps: BillingOperationDeps) {
       ...walletWrite,
       name: 'delete_x402_wallet',
       summary: 'Remove a payer wallet',
-      description: '',
       status: 204,
       errors: [],
-      input: Type.Object(WalletId, { additionalProperties: false }),
+      input: closed(WalletId),
       output: Type.Null(),
       run: async (ctx, input) => {
         await wallets.deleteWallet(ctx.organizationId, input.wallet_id);
@@ -235,8 +228,7 @@ export function billingOperations(deps: BillingOperationDeps) {
       ...usageRead,
       name: 'list_usage_records',
       summary: 'List usage records',
-      description: '',
-      input: Type.Object(UsageRecordsQuery, { additionalProperties: false }),
+      input: closed(UsageRecordsQuery),
       output: UsageRecordList,
       run: (ctx, query) => usage.records(ctx.organizationId, query),
     }),
@@ -244,8 +236,7 @@ export function billingOperations(deps: BillingOperationDeps) {
       ...usageRead,
       name: 'get_usage_daily',
       summary: 'Usage totals per UTC day',
-      description: '',
-      input: Type.Object(Range, { additionalProperties: false }),
+      input: closed(Range),
       output: UsageDaily,
       run: (ctx, query) => usage.daily(ctx.organizationId, query),
     }),
@@ -256,19 +247,17 @@ export function billingOperations(deps: BillingOperationDeps) {
       scope: 'cells:write',
       idempotency: 'none',
       errors: [],
-      input: Type.Object({ display_name: DisplayName, ...TierQuery }, { additionalProperties: false }),
+      input: closed({ display_name: DisplayName, ...TierQuery }),
       output: ChargeQuote,
       run: (ctx, input) => deps.enforcement.cellQuote(ctx.organizationId, input.tier),
     }),
     getUsage: defineOperation({
+      ...usageRead,
       name: 'get_usage',
       summary: 'Usage totals by type over a period',
       description:
         'What the organization used (messages, cell-months) and what it cost, by type, over [from, to) (default: the last 30 days).',
-      scope: 'usage:read',
-      idempotency: 'none',
-      errors: [],
-      input: Type.Object(Range, { additionalProperties: false }),
+      input: closed(Range),
       output: UsageSummary,
       run: (ctx, query) => usage.summary(ctx.organizationId, query),
     }),

@@ -30,6 +30,7 @@ describe('operator billing actions', () => {
       .selectFrom('ledger_entries')
       .selectAll()
       .where('organization_id', '=', org.organizationId)
+      .orderBy('id')
       .execute();
     assert.deepEqual(
       rows.map((r) => [r.kind, Number(r.amount_micros)]),

@@ -8,12 +8,12 @@ import type { Clock } from '../../lib/clock.ts';
 import { ApiError, invalidField, notFound } from '../../lib/errors.ts';
 import { listPage, type PageQuery } from '../../lib/pagination.ts';
 import type { BillingAccounts } from './accounts.ts';
-import { grantedPeriodEnd, reinstatement, suspension, type Standing } from './lifecycle.ts';
+import { grantedPeriodEnd, reinstatement, suspension, type Decision, type Standing } from './lifecycle.ts';
 import { dollars, MAX_OPERATOR_CREDIT_MICROS, parseUsd, usdString } from './money.ts';
 import { tierOf } from './pricing.ts';
 import type { BillingRepository } from './repository.ts';
 import type { BillingService } from './service.ts';
-import type { BillingAccount } from './tables.ts';
+import type { BillingAccount, BillingOperatorActionsTable } from './tables.ts';
 import type { RecordOperatorAction } from '../admin/audit.ts';
 import type { OrganizationsTable } from '../organizations/tables.ts';
 
@@ -23,7 +23,7 @@ export interface OrganizationFinder {
 }
 
 type Action = {
-  action: 'suspend' | 'reinstate' | 'credit' | 'grant';
+  action: BillingOperatorActionsTable['action'];
   reason: string;
   detail?: Record<string, unknown>;
   adminTokenId: string;
@@ -36,36 +36,24 @@ const REFUSALS: Record<string, string> = {
 };
 
 export class BillingOperator {
-  private readonly repo: BillingRepository;
-  private readonly accounts: BillingAccounts;
-  private readonly billing: BillingService;
-  private readonly clock: Clock;
-  private readonly config: Pick<Config, 'billing' | 'prices'>;
-  private readonly audit: RecordOperatorAction;
-  private readonly organizations: OrganizationFinder;
-
-  constructor(deps: {
+  private readonly deps: {
     repo: BillingRepository;
     accounts: BillingAccounts;
     billing: BillingService;
     clock: Clock;
-    config: BillingOperator['config'];
+    config: Pick<Config, 'billing' | 'prices'>;
     audit: RecordOperatorAction;
     organizations: OrganizationFinder;
-  }) {
-    this.audit = deps.audit;
-    this.organizations = deps.organizations;
-    this.repo = deps.repo;
-    this.accounts = deps.accounts;
-    this.billing = deps.billing;
-    this.clock = deps.clock;
-    this.config = deps.config;
+  };
+
+  constructor(deps: BillingOperator['deps']) {
+    this.deps = deps;
   }
 
   async listOrganizations(filter: { state?: string; email?: string }, query: PageQuery) {
     const page = await listPage(
       query,
-      (after, count) => this.repo.listOrganizations(filter, after, count),
+      (after, count) => this.deps.repo.listOrganizations(filter, after, count),
       (row) => [row.id],
     );
     return {
@@ -74,7 +62,7 @@ export class BillingOperator {
         name: row.name,
         email: row.email,
         status: row.status,
-        billing_state: this.config.billing ? (row.state ?? 'inactive') : 'exempt',
+        billing_state: this.deps.config.billing ? (row.state ?? 'inactive') : 'exempt',
         tier: row.tier ?? null,
         current_period_end: row.current_period_end ?? null,
         created_at: row.created_at,
@@ -85,10 +73,10 @@ export class BillingOperator {
   }
 
   async organization(id: string) {
-    const row = await this.organizations.find(id);
+    const row = await this.deps.organizations.find(id);
     if (!row) throw notFound('organization');
     const { name, email, status, created_at, verified_at } = row;
-    return { id, name, email, status, created_at, verified_at, billing: await this.billing.status(id) };
+    return { id, name, email, status, created_at, verified_at, billing: await this.deps.billing.status(id) };
   }
 
   suspend(organizationId: string, reason: string, adminTokenId: string) {
@@ -121,8 +109,8 @@ export class BillingOperator {
       organizationId,
       { action: 'credit', reason, detail: { amount_usd: usdString(amount) }, adminTokenId },
       async (tx, _account, now) => {
-        await this.accounts.assertBalanceRoom(organizationId, amount, tx);
-        await this.repo.appendLedger(tx, {
+        await this.deps.accounts.assertBalanceRoom(organizationId, amount, tx);
+        await this.deps.repo.appendLedger(tx, {
           organization_id: organizationId,
           kind: 'operator_credit',
           amount_micros: amount,
@@ -136,12 +124,12 @@ export class BillingOperator {
   }
 
   grant(organizationId: string, tierName: string, months: number, reason: string, adminTokenId: string) {
-    const tier = tierOf(this.config.prices, tierName);
+    const tier = tierOf(this.deps.config.prices, tierName);
     return this.change(
       organizationId,
       { action: 'grant', reason, detail: { tier: tier.name, months }, adminTokenId },
       async (tx, account, now) => {
-        await this.repo.appendLedger(tx, {
+        await this.deps.repo.appendLedger(tx, {
           organization_id: organizationId,
           kind: 'operator_grant',
           amount_micros: 0,
@@ -160,12 +148,12 @@ export class BillingOperator {
     action: Action,
     change: (tx: Executor, account: BillingAccount, now: Date) => Promise<Partial<Standing> | null>,
   ) {
-    if (!(await this.organizations.find(organizationId))) throw notFound('organization');
-    await transact(this.repo.db, async (tx) => {
-      const now = this.clock.now();
-      const account = await this.repo.lockAccount(tx, organizationId, now.toISOString());
+    if (!(await this.deps.organizations.find(organizationId))) throw notFound('organization');
+    await transact(this.deps.repo.db, async (tx) => {
+      const now = this.deps.clock.now();
+      const account = await this.deps.repo.lockAccount(tx, organizationId, now.toISOString());
       const next = await change(tx, account, now);
-      await this.repo.recordAction(tx, {
+      await this.deps.repo.recordAction(tx, {
         organization_id: organizationId,
         action: action.action,
         reason: action.reason,
@@ -173,7 +161,7 @@ export class BillingOperator {
         admin_token_id: action.adminTokenId,
         created_at: now.toISOString(),
       });
-      await this.audit(tx, {
+      await this.deps.audit(tx, {
         actor: { tokenId: action.adminTokenId },
         action: `organization.${action.action}`,
         targetType: 'organization',
@@ -181,14 +169,14 @@ export class BillingOperator {
         reason: action.reason,
         detail: action.detail,
       });
-      if (next) await this.accounts.setAccount(tx, organizationId, account, next, now);
+      if (next) await this.deps.accounts.setAccount(tx, organizationId, account, next, now);
     });
     return this.organization(organizationId);
   }
 }
 
 /** A lifecycle decision's next values, or its refusal as 409 conflict. */
-function decided<Next>(decision: { next: Next } | { refused: string }): Next {
+function decided<Next>(decision: Decision<Next>): Next {
   if ('refused' in decision) throw new ApiError('conflict', REFUSALS[decision.refused] ?? decision.refused);
   return decision.next;
 }

@@ -10,6 +10,7 @@ import type { Invoker, ProblemEnricher } from '../../operations/invoke.ts';
 import type { CheckoutService } from './checkout.ts';
 import { parseUsd } from './money.ts';
 import type { PaymentDetails } from './offers.ts';
+import { pricedOf } from './payments.ts';
 import { encodeHeader, x402PaymentRequired, type X402Settlement } from './x402.ts';
 
 /**
@@ -47,16 +48,8 @@ export class PaymentCompletion {
   /** Opens the card checkout and the x402 quote of these details; the x402 PaymentRequired, if any. */
   async complete(organizationId: string, details: PaymentDetails, resourceUrl: string, description: string) {
     if (!this.deps.enabled()) return null;
-    const amount = parseUsd(details.amount_usd);
-    if (amount !== null && details.rails.includes('card_processor') && !details.checkout_url) {
-      const checkout = await this.deps.checkout.open(organizationId, {
-        intent: details.intent,
-        micros: amount,
-        tier: details.tier,
-        cellId: details.cell_id,
-      });
-      details.checkout_url = checkout.checkout_url;
-    }
+    if (parseUsd(details.amount_usd) !== null && details.rails.includes('card_processor') && !details.checkout_url)
+      details.checkout_url = (await this.deps.checkout.open(organizationId, pricedOf(details))).checkout_url;
     if (details.x402) await this.deps.x402.open(organizationId, details);
     return x402PaymentRequired(details, resourceUrl, this.deps.testnet, description);
   }

@@ -4,7 +4,7 @@ import type { Clock } from '../../lib/clock.ts';
 import { newId } from '../../lib/ids.ts';
 import { randomBase62, sha256Hex } from '../../lib/secrets.ts';
 import type { Intent } from './lifecycle.ts';
-import { parseUsd, ZERO, type Micros } from './money.ts';
+import { micros, parseUsd, usdString, ZERO, type Micros } from './money.ts';
 import type { PaymentDetails } from './offers.ts';
 import type { PaymentsTable } from './tables.ts';
 
@@ -17,6 +17,13 @@ export const pricedOf = (details: PaymentDetails): Priced => ({
   micros: parseUsd(details.amount_usd) ?? ZERO,
   tier: details.tier,
   cellId: details.cell_id,
+});
+
+/** What paying an intent answers (schemas.ts PaidIntent, before the billing status after it). */
+export const paidOf = (payment: Pick<PaymentsTable, 'id' | 'intent' | 'amount_micros'>) => ({
+  payment_id: payment.id,
+  intent: payment.intent,
+  amount_usd: usdString(micros(payment.amount_micros)),
 });
 
 /**

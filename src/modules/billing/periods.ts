@@ -1,9 +1,6 @@
-// Period ends (contract §7), the worker step of src/workers/billing-periods.ts: for each
-// organization whose paid period is over, the renewal (tier + extra cells) is debited from the
-// prepaid balance when it covers it (the next period starts where the last ended; the ledger
-// reference makes it once per period); otherwise an active organization becomes past_due, and at
-// the end of the 7-day grace the renewal is tried again, else the organization is suspended.
-// lifecycle.ts decides; this reads the facts and writes the answer. Nothing happens with billing off.
+// Period ends (contract §7), the worker step of src/workers/billing-periods.ts: the renewal is
+// debited from the prepaid balance when it covers it (the ledger reference makes it once per
+// period), else the account lapses. lifecycle.ts decides; this reads the facts and writes the answer.
 import type { Config } from '../../config.ts';
 import { transact } from '../../db/transaction.ts';
 import type { Clock } from '../../lib/clock.ts';
@@ -17,54 +14,46 @@ import type { BillingRepository } from './repository.ts';
 const PERIOD_BATCH = 100;
 
 export class BillingPeriods {
-  private readonly repo: BillingRepository;
-  private readonly accounts: BillingAccounts;
-  private readonly events: EventsService;
-  private readonly clock: Clock;
-  private readonly config: Pick<Config, 'billing' | 'prices'>;
-
-  constructor(deps: {
+  private readonly deps: {
     repo: BillingRepository;
     accounts: BillingAccounts;
     events: EventsService;
     clock: Clock;
-    config: BillingPeriods['config'];
-  }) {
-    this.repo = deps.repo;
-    this.accounts = deps.accounts;
-    this.events = deps.events;
-    this.clock = deps.clock;
-    this.config = deps.config;
+    config: Pick<Config, 'billing' | 'prices'>;
+  };
+
+  constructor(deps: BillingPeriods['deps']) {
+    this.deps = deps;
   }
 
   /** Closes the periods that are over, a batch at a time; how many accounts changed. */
   async closePeriods(): Promise<number> {
-    if (!this.config.billing) return 0;
-    const start = this.clock.now();
-    const due = await this.repo.dueAccounts(
+    if (!this.deps.config.billing) return 0;
+    const start = this.deps.clock.now();
+    const due = await this.deps.repo.dueAccounts(
       start.toISOString(),
       new Date(start.getTime() - GRACE_MS).toISOString(),
       PERIOD_BATCH,
     );
     let changed = 0;
     for (const { organization_id: organizationId } of due) {
-      if (await this.close(organizationId, await this.accounts.activeCells(organizationId))) changed += 1;
+      if (await this.close(organizationId, await this.deps.accounts.activeCells(organizationId))) changed += 1;
     }
     return changed;
   }
 
   private close(organizationId: string, activeCells: number): Promise<boolean> {
-    return transact(this.repo.db, async (tx) => {
-      const now = this.clock.now();
+    return transact(this.deps.repo.db, async (tx) => {
+      const now = this.deps.clock.now();
       const nowIso = now.toISOString();
-      const account = await this.repo.lockAccount(tx, organizationId, nowIso);
+      const account = await this.deps.repo.lockAccount(tx, organizationId, nowIso);
       if (!periodOver(account, now)) return false;
       const balance = micros(account.prepaid_balance_micros);
-      const renewal = renewalPrice(this.config.prices, account.tier, activeCells);
+      const renewal = renewalPrice(this.deps.config.prices, account.tier, activeCells);
       const decision = atPeriodEnd(account, balance >= renewal, now);
       if (!decision) return false;
       if (decision.kind === 'renew') {
-        await this.repo.appendLedger(tx, {
+        await this.deps.repo.appendLedger(tx, {
           organization_id: organizationId,
           kind: 'renewal',
           amount_micros: negated(renewal),
@@ -72,9 +61,9 @@ export class BillingPeriods {
           description: `${account.tier} period from ${decision.end}`,
           created_at: nowIso,
         });
-        await this.accounts.cellMonthUsage(tx, organizationId, account.tier, activeCells, nowIso);
+        await this.deps.accounts.cellMonthUsage(tx, organizationId, account.tier, activeCells, nowIso);
       } else {
-        await this.events.emit(tx, {
+        await this.deps.events.emit(tx, {
           organizationId,
           type: 'billing.payment_failed',
           data: {
@@ -87,7 +76,7 @@ export class BillingPeriods {
           },
         });
       }
-      await this.accounts.setAccount(tx, organizationId, account, decision.next, now);
+      await this.deps.accounts.setAccount(tx, organizationId, account, decision.next, now);
       return true;
     });
   }

@@ -8,7 +8,7 @@ import type { BillingAccounts } from './accounts.ts';
 import { keptOnBalance, owes, type Intent } from './lifecycle.ts';
 import { dollars, parseUsd, plus, type Micros } from './money.ts';
 import type { Network } from './networks.ts';
-import type { PaymentDetails, PaymentOffers, PriceSubject } from './offers.ts';
+import { billingOff, type PaymentDetails, type PaymentOffers, type PriceSubject } from './offers.ts';
 import { amountDue, renewalPrice, tierOf } from './pricing.ts';
 
 export interface RequirementsQuery {
@@ -24,40 +24,40 @@ export interface RequirementsQuery {
 export type Price = PriceSubject & { micros: Micros };
 
 export class BillingQuotes {
-  private readonly accounts: BillingAccounts;
-  private readonly offers: PaymentOffers;
-  private readonly cells: CellsService;
-  private readonly config: Pick<Config, 'prices' | 'maxPaymentMicros'>;
-
-  constructor(deps: {
+  private readonly deps: {
     accounts: BillingAccounts;
     offers: PaymentOffers;
     cells: CellsService;
-    config: BillingQuotes['config'];
-  }) {
-    this.accounts = deps.accounts;
-    this.offers = deps.offers;
-    this.cells = deps.cells;
-    this.config = deps.config;
+    config: Pick<Config, 'prices' | 'maxPaymentMicros'>;
+  };
+
+  constructor(deps: BillingQuotes['deps']) {
+    this.deps = deps;
   }
 
   private get prices() {
-    return this.config.prices;
+    return this.deps.config.prices;
   }
 
   /** What an intent costs this organization now, with where to pay it. */
   async requirements(organizationId: string, query: RequirementsQuery): Promise<PaymentDetails> {
-    const x402 = this.offers.x402(query.network);
+    const x402 = this.deps.offers.x402(query.network);
     const { micros, tier, cellId } = await this.price(organizationId, query);
-    return this.offers.details(query.intent, micros, { tier, cellId }, x402);
+    return this.deps.offers.details(query.intent, micros, { tier, cellId }, x402);
   }
 
-  /** The 402 of paying an intent directly (x402 or MPP pay routes): its PaymentDetails. */
-  async intentRequired(organizationId: string, query: Omit<RequirementsQuery, 'network'>): Promise<ApiError> {
-    if (!this.accounts.enabled)
-      return new ApiError('billing_disabled', 'Billing is off on this deployment: nothing is charged or paid.');
-    const { micros, tier, cellId } = await this.price(organizationId, query);
-    return this.offers.paymentRequired(`Pay ${dollars(micros)} for ${query.intent}.`, query.intent, micros, {
+  /** The 402 of paying an intent directly (the pay operation, x402 and MPP pay routes): its PaymentDetails. */
+  async intentRequired(
+    organizationId: string,
+    {
+      amount_usd: amount,
+      ...query
+    }: Omit<RequirementsQuery, 'network' | 'amount_usd'> & { amount_usd?: string | number },
+  ): Promise<ApiError> {
+    if (!this.deps.accounts.enabled) return billingOff();
+    const amount_usd = amount === undefined ? undefined : String(amount);
+    const { micros, tier, cellId } = await this.price(organizationId, { ...query, amount_usd });
+    return this.deps.offers.paymentRequired(`Pay ${dollars(micros)} for ${query.intent}.`, query.intent, micros, {
       tier,
       cellId,
     });
@@ -70,15 +70,15 @@ export class BillingQuotes {
    */
   async price(organizationId: string, query: RequirementsQuery): Promise<Price> {
     const priced = await this.priceOf(organizationId, query);
-    if (priced.micros > this.config.maxPaymentMicros) {
+    if (priced.micros > this.deps.config.maxPaymentMicros) {
       throw invalidField(
         'amount_usd',
         'too_large',
-        `One payment is at most ${dollars(this.config.maxPaymentMicros)}; this ${query.intent} is ${dollars(priced.micros)}.`,
+        `One payment is at most ${dollars(this.deps.config.maxPaymentMicros)}; this ${query.intent} is ${dollars(priced.micros)}.`,
       );
     }
     const kept = priced.startingBalance ?? keptOnBalance(query.intent, priced);
-    if (kept > 0) await this.accounts.assertBalanceRoom(organizationId, kept);
+    if (kept > 0) await this.deps.accounts.assertBalanceRoom(organizationId, kept);
     return priced;
   }
 
@@ -121,13 +121,13 @@ export class BillingQuotes {
       }
       case 'renewal': {
         if (query.cell_id) {
-          await this.cells.getOwned(organizationId, query.cell_id);
+          await this.deps.cells.getOwned(organizationId, query.cell_id);
           return { micros: this.prices.extraCellMicros, cellId: query.cell_id };
         }
-        const account = await this.accounts.standing(organizationId);
+        const account = await this.deps.accounts.standing(organizationId);
         const tier = tierOf(this.prices, query.tier ?? account.tier);
         return {
-          micros: renewalPrice(this.prices, tier.name, await this.accounts.activeCells(organizationId)),
+          micros: renewalPrice(this.prices, tier.name, await this.deps.accounts.activeCells(organizationId)),
           tier: tier.name,
         };
       }
@@ -137,12 +137,12 @@ export class BillingQuotes {
         return { micros: this.leastAmountOf(query.amount_usd) };
       }
       case 'reinstate': {
-        const account = await this.accounts.standing(organizationId);
-        if (!this.accounts.enabled || !owes(account.state)) {
+        const account = await this.deps.accounts.standing(organizationId);
+        if (!this.deps.accounts.enabled || !owes(account.state)) {
           throw new ApiError('conflict', 'Nothing to reinstate: the organization is neither past due nor suspended.');
         }
         return {
-          micros: amountDue(this.prices, account, await this.accounts.activeCells(organizationId)),
+          micros: amountDue(this.prices, account, await this.deps.accounts.activeCells(organizationId)),
           tier: account.tier ?? undefined,
         };
       }

@@ -1,5 +1,5 @@
 // The SQL of billing and usage, nothing else.
-import { sql, type Kysely } from 'kysely';
+import { sql, type InsertResult, type Kysely } from 'kysely';
 import { isPostgres } from '../../db/migrations/dialect.ts';
 import { prepared, preparedRows } from '../../db/prepared.ts';
 import type { DB, Executor } from '../../db/schema.ts';
@@ -11,12 +11,15 @@ import type {
   BillingAccountUpdate,
   BillingOperatorActionsTable,
   LedgerEntriesTable,
+  MppCredentialsTable,
   PaymentsTable,
   StripeEventOutcome,
   StripeEventsTable,
   UsageRecordsTable,
+  X402DepositsTable,
   X402WalletsTable,
 } from './tables.ts';
+import type { SettlementKey } from './x402-keys.ts';
 
 export type UsageFilter = {
   organizationId: string;
@@ -76,7 +79,8 @@ const insertUsageRecords = preparedRows((ex, rows: UsageRecordsTable[]) =>
   ex.insertInto('usage_records').values(rows.map((row) => columnsOf(row, USAGE_COLUMNS))),
 );
 /** A ledger row (its columns prefixed `ledger_`) and the usage record of the same charge, in one row of parameters. */
-type ChargeRow = UsageRecordsTable & { [Column in keyof LedgerRow as `ledger_${Column}`]: LedgerRow[Column] };
+type LedgerPrefixed = { [Column in keyof LedgerRow as `ledger_${Column}`]: LedgerRow[Column] };
+type ChargeRow = UsageRecordsTable & LedgerPrefixed;
 // PostgreSQL: both inserts as one statement (a data-modifying WITH runs whether or not it is read).
 const insertLedgerWithUsage = preparedRows((ex, rows: ChargeRow[]) =>
   ex
@@ -93,6 +97,19 @@ const insertLedgerWithUsage = preparedRows((ex, rows: ChargeRow[]) =>
     .insertInto('usage_records')
     .values(rows.map((row) => columnsOf(row, USAGE_COLUMNS))),
 );
+
+/** The row of an organization without one: inactive, no tier. */
+const newAccount = (organizationId: string, now: string) =>
+  ({
+    organization_id: organizationId,
+    state: 'inactive',
+    tier: null,
+    current_period_end: null,
+    created_at: now,
+    updated_at: now,
+  }) as const;
+
+const inserted = (result: InsertResult) => Number(result.numInsertedOrUpdatedRows ?? 0) > 0;
 
 export class BillingRepository {
   readonly db: Kysely<DB>;
@@ -116,14 +133,7 @@ export class BillingRepository {
   async lockAccount(ex: Executor, organizationId: string, now: string): Promise<BillingAccount> {
     await ex
       .insertInto('billing_accounts')
-      .values({
-        organization_id: organizationId,
-        state: 'inactive',
-        tier: null,
-        current_period_end: null,
-        created_at: now,
-        updated_at: now,
-      })
+      .values(newAccount(organizationId, now))
       .onConflict((oc) => oc.column('organization_id').doNothing())
       .execute();
     let query = ex.selectFrom('billing_accounts').selectAll().where('organization_id', '=', organizationId);
@@ -156,12 +166,7 @@ export class BillingRepository {
   }
 
   async balance(ex: Executor, organizationId: string): Promise<Micros> {
-    const row = await ex
-      .selectFrom('billing_accounts')
-      .select('prepaid_balance_micros')
-      .where('organization_id', '=', organizationId)
-      .executeTakeFirst();
-    return micros(row?.prepaid_balance_micros ?? 0);
+    return micros((await this.account(ex, organizationId))?.prepaid_balance_micros ?? 0);
   }
 
   /** The accounts of these organizations (those that have one), in the caller's transaction. */
@@ -185,18 +190,10 @@ export class BillingRepository {
       .values(entry)
       .onConflict((oc) => oc.column('reference').doNothing())
       .executeTakeFirst();
-    if (Number(result.numInsertedOrUpdatedRows ?? 0) === 0) return false;
+    if (!inserted(result)) return false;
     await ex
       .insertInto('billing_accounts')
-      .values({
-        organization_id: entry.organization_id,
-        state: 'inactive',
-        tier: null,
-        current_period_end: null,
-        prepaid_balance_micros: entry.amount_micros,
-        created_at: entry.created_at,
-        updated_at: entry.created_at,
-      })
+      .values({ ...newAccount(entry.organization_id, entry.created_at), prepaid_balance_micros: entry.amount_micros })
       .onConflict((oc) =>
         oc.column('organization_id').doUpdateSet({
           prepaid_balance_micros: sql`billing_accounts.prepaid_balance_micros + excluded.prepaid_balance_micros`,
@@ -238,20 +235,11 @@ export class BillingRepository {
       await this.insertUsage(ex, usage);
       return;
     }
+    const prefixed = (entry: LedgerRow) =>
+      Object.fromEntries(LEDGER_COLUMNS.map((column) => [`ledger_${column}`, entry[column]])) as LedgerPrefixed;
     await insertLedgerWithUsage(
       ex,
-      usage.map((record, i) => {
-        const entry = ledger[i]!;
-        return {
-          ...record,
-          ledger_organization_id: entry.organization_id,
-          ledger_kind: entry.kind,
-          ledger_amount_micros: entry.amount_micros,
-          ledger_reference: entry.reference,
-          ledger_description: entry.description,
-          ledger_created_at: entry.created_at,
-        };
-      }),
+      usage.map((record, i) => ({ ...record, ...prefixed(ledger[i]!) })),
     );
   }
 
@@ -287,17 +275,22 @@ export class BillingRepository {
     await ex.insertInto('billing_operator_actions').values(action).execute();
   }
 
-  async insertPayment(payment: PaymentsTable): Promise<void> {
-    await this.db.insertInto('payments').values(payment).execute();
+  async insertPayment(payment: PaymentsTable, ex: Executor = this.db): Promise<void> {
+    await ex.insertInto('payments').values(payment).execute();
   }
 
-  payment(id: string): Promise<PaymentsTable | undefined> {
-    return this.db.selectFrom('payments').selectAll().where('id', '=', id).executeTakeFirst();
+  payment(id: string, ex: Executor = this.db): Promise<PaymentsTable | undefined> {
+    return ex.selectFrom('payments').selectAll().where('id', '=', id).executeTakeFirst();
   }
 
   /** The newest open x402 quote of this organization (for exactly this amount, when given). */
-  openX402Payment(organizationId: string, now: string, amountMicros?: Micros): Promise<PaymentsTable | undefined> {
-    let query = this.db
+  openX402Payment(
+    ex: Executor,
+    organizationId: string,
+    now: string,
+    amountMicros?: Micros,
+  ): Promise<PaymentsTable | undefined> {
+    let query = ex
       .selectFrom('payments')
       .selectAll()
       .where('organization_id', '=', organizationId)
@@ -319,54 +312,30 @@ export class BillingRepository {
     return Number(result.numUpdatedRows) > 0;
   }
 
-  /** The wallet verified for (network, address), if an organization proved control of it. */
-  verifiedWallet(
+  /**
+   * The wallet claim whose columns have these values; with `verified`, only the verified one (an
+   * organization proved control of it: one per network and address).
+   */
+  wallet(
     ex: Executor,
-    network: X402WalletsTable['network'],
-    address: string,
+    match: Partial<Pick<X402WalletsTable, 'id' | 'organization_id' | 'network' | 'address'>>,
+    verified = false,
   ): Promise<X402WalletsTable | undefined> {
-    return ex
-      .selectFrom('x402_wallets')
-      .selectAll()
-      .where('network', '=', network)
-      .where('address', '=', address)
-      .where('verified_at', 'is not', null)
-      .executeTakeFirst();
-  }
-
-  /** This organization's claim of (network, address), verified or not. */
-  walletClaim(
-    ex: Executor,
-    organizationId: string,
-    network: X402WalletsTable['network'],
-    address: string,
-  ): Promise<X402WalletsTable | undefined> {
-    return ex
-      .selectFrom('x402_wallets')
-      .selectAll()
-      .where('organization_id', '=', organizationId)
-      .where('network', '=', network)
-      .where('address', '=', address)
-      .executeTakeFirst();
-  }
-
-  ownedWallet(ex: Executor, organizationId: string, walletId: string): Promise<X402WalletsTable | undefined> {
-    return ex
-      .selectFrom('x402_wallets')
-      .selectAll()
-      .where('organization_id', '=', organizationId)
-      .where('id', '=', walletId)
-      .executeTakeFirst();
+    let query = ex.selectFrom('x402_wallets').selectAll();
+    for (const [column, value] of Object.entries(match)) query = query.where(column as 'id', '=', value);
+    if (verified) query = query.where('verified_at', 'is not', null);
+    return query.executeTakeFirst();
   }
 
   /** Inserts the claim; false when this organization already claims that (network, address). */
   async insertWallet(ex: Executor, wallet: X402WalletsTable): Promise<boolean> {
-    const result = await ex
-      .insertInto('x402_wallets')
-      .values(wallet)
-      .onConflict((oc) => oc.columns(['organization_id', 'network', 'address']).doNothing())
-      .executeTakeFirst();
-    return Number(result.numInsertedOrUpdatedRows ?? 0) > 0;
+    return inserted(
+      await ex
+        .insertInto('x402_wallets')
+        .values(wallet)
+        .onConflict((oc) => oc.columns(['organization_id', 'network', 'address']).doNothing())
+        .executeTakeFirst(),
+    );
   }
 
   /** Marks the claim verified. A unique index allows one verified claim per (network, address): a second throws. */
@@ -479,18 +448,15 @@ export class BillingRepository {
     return Number(result.numUpdatedRows) > 0;
   }
 
-  paymentIn(ex: Executor, id: string): Promise<PaymentsTable | undefined> {
-    return ex.selectFrom('payments').selectAll().where('id', '=', id).executeTakeFirst();
-  }
-
   /** Records a Stripe event id; false when it was already received (a replay). */
   async insertStripeEvent(ex: Executor, event: StripeEventsTable): Promise<boolean> {
-    const result = await ex
-      .insertInto('stripe_events')
-      .values(event)
-      .onConflict((oc) => oc.column('id').doNothing())
-      .executeTakeFirst();
-    return Number(result.numInsertedOrUpdatedRows ?? 0) > 0;
+    return inserted(
+      await ex
+        .insertInto('stripe_events')
+        .values(event)
+        .onConflict((oc) => oc.column('id').doNothing())
+        .executeTakeFirst(),
+    );
   }
 
   async setStripeEventOutcome(
@@ -500,5 +466,103 @@ export class BillingRepository {
     paymentId: string | null,
   ): Promise<void> {
     await ex.updateTable('stripe_events').set({ outcome, payment_id: paymentId }).where('id', '=', id).execute();
+  }
+
+  // x402 settlement records (x402-keys.ts).
+
+  /** Whether any of these keys was recorded by a settled payment. */
+  async x402Settled(network: string, keys: readonly SettlementKey[]): Promise<boolean> {
+    const row = await this.db
+      .selectFrom('x402_settlements')
+      .select('payment_id')
+      .where('network', '=', network)
+      .where((eb) =>
+        eb.or(keys.map((key) => eb.and([eb('payer', '=', key.payer), eb('reference', '=', key.reference)]))),
+      )
+      .limit(1)
+      .executeTakeFirst();
+    return row !== undefined;
+  }
+
+  /**
+   * Records the keys of a settled payment; false when any was recorded before (a replay: the
+   * caller rolls back). Concurrent inserts of one key wait for each other on the unique key.
+   */
+  async recordSettlement(
+    ex: Executor,
+    network: string,
+    keys: readonly SettlementKey[],
+    paid: { paymentId: string; organizationId: string; at: string },
+  ): Promise<boolean> {
+    const result = await ex
+      .insertInto('x402_settlements')
+      .values(
+        keys.map((key) => ({
+          network,
+          payer: key.payer,
+          reference: key.reference,
+          payment_id: paid.paymentId,
+          organization_id: paid.organizationId,
+          created_at: paid.at,
+        })),
+      )
+      .onConflict((oc) => oc.columns(['network', 'payer', 'reference']).doNothing())
+      .executeTakeFirst();
+    return Number(result.numInsertedOrUpdatedRows ?? 0) === keys.length;
+  }
+
+  /** Records an accepted MPP credential; false when its challenge or its proof was recorded before. */
+  async recordMppCredential(ex: Executor, row: MppCredentialsTable): Promise<boolean> {
+    return inserted(
+      await ex
+        .insertInto('mpp_credentials')
+        .values(row)
+        .onConflict((oc) => oc.doNothing())
+        .executeTakeFirst(),
+    );
+  }
+
+  // x402 deposits (deposits.ts).
+
+  /** Inserts the deposit; false when its processor deposit id was already recorded. */
+  async insertDeposit(ex: Executor, deposit: X402DepositsTable): Promise<boolean> {
+    return inserted(
+      await ex
+        .insertInto('x402_deposits')
+        .values(deposit)
+        .onConflict((oc) => oc.column('deposit_id').doNothing())
+        .executeTakeFirst(),
+    );
+  }
+
+  /** A deposit by our id, or by the processor's (`deposit_id`). */
+  deposit(ex: Executor, id: string, column: 'id' | 'deposit_id' = 'id'): Promise<X402DepositsTable | undefined> {
+    return ex.selectFrom('x402_deposits').selectAll().where(column, '=', id).executeTakeFirst();
+  }
+
+  /** Marks a held deposit credited; false when it was not held (assigned meanwhile). */
+  async creditDeposit(
+    ex: Executor,
+    id: string,
+    values: { organization_id: string; payment_id: string; credited_at: string },
+  ): Promise<boolean> {
+    const result = await ex
+      .updateTable('x402_deposits')
+      .set({ ...values, status: 'credited' })
+      .where('id', '=', id)
+      .where('status', '=', 'held')
+      .executeTakeFirst();
+    return Number(result.numUpdatedRows) > 0;
+  }
+
+  listDeposits(
+    status: X402DepositsTable['status'] | undefined,
+    after: CursorKey | null,
+    count: number,
+  ): Promise<X402DepositsTable[]> {
+    let query = this.db.selectFrom('x402_deposits').selectAll();
+    if (status) query = query.where('status', '=', status);
+    if (after) query = query.where('id', '<', String(after[0]));
+    return query.orderBy('id', 'desc').limit(count).execute();
   }
 }

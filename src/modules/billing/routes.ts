@@ -1,24 +1,19 @@
 // Billing and usage routes of the customer surface (contract §7; the billing part of the service
 // interface field for field), bound from billing's operations (./operations.ts).
 import { Type } from 'typebox';
-import { Described, NoContent } from '../../http/schemas.ts';
+import { Described } from '../../http/schemas.ts';
 import type { App } from '../../http/types.ts';
-import type { RestBinder } from '../../operations/rest.ts';
+import type { AnyOperation } from '../../operations/operation.ts';
+import type { RestBinder, RestBinding } from '../../operations/rest.ts';
 import type { BillingOperations } from './operations.ts';
-import {
-  BillingStatus,
-  PaymentDetails,
-  PaymentOptions,
-  UsageDaily,
-  UsageRecordList,
-  UsageSummary,
-  X402Wallet,
-  X402WalletList,
-} from './schemas.ts';
+import { X402Wallet } from './schemas.ts';
 import type { WalletView } from './wallets.ts';
 
-const BILLING = ['Billing'];
-const USAGE = ['Usage'];
+/** Binds operations to REST under `tags`, each answering its output with `description` (`more`: the rest of its binding). */
+export const restRoutes =
+  (app: App, rest: RestBinder, tags: string[]) =>
+  (op: AnyOperation, method: RestBinding['method'], url: string, description: string, more?: Partial<RestBinding>) =>
+    rest.bind(app, op, { method, url, tags, response: Described(op.output, description), ...more });
 
 /** The raw text of a query parameter: amounts are checked on their text (no exponent, 2 decimals). */
 function rawQuery(url: string, name: string): string | undefined {
@@ -26,25 +21,11 @@ function rawQuery(url: string, name: string): string | undefined {
 }
 
 export function registerBillingRoutes(app: App, rest: RestBinder, ops: BillingOperations): void {
-  rest.bind(app, ops.getBillingStatus, {
-    method: 'GET',
-    url: '/v1/billing/status',
-    tags: BILLING,
-    response: Described(BillingStatus, 'The billing status of the organization.'),
-  });
-
-  rest.bind(app, ops.getPaymentOptions, {
-    method: 'GET',
-    url: '/v1/billing/payment-options',
-    tags: BILLING,
-    response: Described(PaymentOptions, 'The payment options of this deployment.'),
-  });
-
-  rest.bind(app, ops.getX402Requirements, {
-    method: 'GET',
-    url: '/v1/billing/x402/requirements',
-    tags: BILLING,
-    response: Described(PaymentDetails, 'The payment that fulfils the intent.'),
+  const billing = restRoutes(app, rest, ['Billing']);
+  const wallets = '/v1/billing/x402/wallets';
+  billing(ops.getBillingStatus, 'GET', '/v1/billing/status', 'The billing status of the organization.');
+  billing(ops.getPaymentOptions, 'GET', '/v1/billing/payment-options', 'The payment options of this deployment.');
+  billing(ops.getX402Requirements, 'GET', '/v1/billing/x402/requirements', 'The payment that fulfils the intent.', {
     // Validated as a number, taken as written.
     as: {
       amount_usd: Type.Optional(Type.Number({ minimum: 0, description: 'Dollars, at most 2 decimals (top_up).' })),
@@ -54,18 +35,8 @@ export function registerBillingRoutes(app: App, rest: RestBinder, ops: BillingOp
       amount_usd: fields.amount_usd === undefined ? undefined : rawQuery(request.url, 'amount_usd'),
     }),
   });
-
-  rest.bind(app, ops.listX402Wallets, {
-    method: 'GET',
-    url: '/v1/billing/x402/wallets',
-    tags: BILLING,
-    response: Described(X402WalletList, 'The payer wallets, newest first.'),
-  });
-
-  rest.bind(app, ops.createX402Wallet, {
-    method: 'POST',
-    url: '/v1/billing/x402/wallets',
-    tags: BILLING,
+  billing(ops.listX402Wallets, 'GET', wallets, 'The payer wallets, newest first.');
+  billing(ops.createX402Wallet, 'POST', wallets, '', {
     response: Described(X402Wallet, 'The registered wallet.'),
     responses: { 200: Described(X402Wallet, 'The wallet the organization registered earlier.') },
     answer: ({ created, wallet }: { created: boolean; wallet: WalletView }) => ({
@@ -73,42 +44,14 @@ export function registerBillingRoutes(app: App, rest: RestBinder, ops: BillingOp
       status: created ? 201 : 200,
     }),
   });
-
-  rest.bind(app, ops.verifyX402Wallet, {
-    method: 'POST',
-    url: '/v1/billing/x402/wallets/:wallet_id/verify',
-    tags: BILLING,
-    response: Described(X402Wallet, 'The wallet, verified.'),
-  });
-
-  rest.bind(app, ops.deleteX402Wallet, {
-    method: 'DELETE',
-    url: '/v1/billing/x402/wallets/:wallet_id',
-    tags: BILLING,
-    response: NoContent('Removed.'),
-  });
-
-  rest.bind(app, ops.getUsage, {
-    method: 'GET',
-    url: '/v1/usage/summary',
+  billing(ops.verifyX402Wallet, 'POST', `${wallets}/:wallet_id/verify`, 'The wallet, verified.');
+  billing(ops.deleteX402Wallet, 'DELETE', `${wallets}/:wallet_id`, 'Removed.');
+  const usage = restRoutes(app, rest, ['Usage']);
+  // The REST document has no description here (the tool's is the operation's).
+  usage(ops.getUsage, 'GET', '/v1/usage/summary', 'Totals of the period.', {
     operationId: 'getUsageSummary',
-    tags: USAGE,
-    // The REST document has no description here (the tool's is the operation's).
     description: '',
-    response: Described(UsageSummary, 'Totals of the period.'),
   });
-
-  rest.bind(app, ops.listUsageRecords, {
-    method: 'GET',
-    url: '/v1/usage/records',
-    tags: USAGE,
-    response: Described(UsageRecordList, 'A page of usage records, newest first.'),
-  });
-
-  rest.bind(app, ops.getUsageDaily, {
-    method: 'GET',
-    url: '/v1/usage/daily',
-    tags: USAGE,
-    response: Described(UsageDaily, 'Totals per day with usage.'),
-  });
+  usage(ops.listUsageRecords, 'GET', '/v1/usage/records', 'A page of usage records, newest first.');
+  usage(ops.getUsageDaily, 'GET', '/v1/usage/daily', 'Totals per day with usage.');
 }

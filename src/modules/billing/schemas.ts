@@ -281,6 +281,8 @@ const ORG_EXAMPLE = {
   verified_at: '2026-11-21T12:01:00.000Z',
 };
 
+const { billing_state: _state, tier: _tier, current_period_end: _end, ...ORGANIZATION } = ORG_EXAMPLE;
+
 const AdminOrganizationSummary = Type.Object(
   {
     id: Type.String(),
@@ -322,17 +324,7 @@ export const AdminOrganization = Type.Object(
   {
     $id: 'AdminOrganization',
     description: 'An organization with its billing status and prepaid balance.',
-    examples: [
-      {
-        id: ORG_EXAMPLE.id,
-        name: ORG_EXAMPLE.name,
-        email: ORG_EXAMPLE.email,
-        status: ORG_EXAMPLE.status,
-        created_at: ORG_EXAMPLE.created_at,
-        verified_at: ORG_EXAMPLE.verified_at,
-        billing: STATUS_EXAMPLE,
-      },
-    ],
+    examples: [{ ...ORGANIZATION, billing: STATUS_EXAMPLE }],
   },
 );
 
@@ -369,14 +361,7 @@ export const PaidIntent = (options: { $id: string; protocol: string; paymentId: 
           payment_id: 'pay_01jdx4c5d6e7f8g9h0j1k2m3n4',
           intent: 'top_up',
           amount_usd: '25.00',
-          billing: {
-            state: 'active',
-            tier: 'starter',
-            prepaid_balance_usd: 25,
-            current_period_end: '2026-12-21T12:00:00.000Z',
-            amount_due_usd: 0,
-            cells: { included: 1, active: 1 },
-          },
+          billing: { ...STATUS_EXAMPLE, prepaid_balance_usd: 25 },
         },
       ],
     },

@@ -1,9 +1,5 @@
 // The billing of an organization as its agents, the console and the status check read it
-// (contract §7): its state, tier, balance and amount due, and the payment options it has. The
-// rest of billing is split by what it serves: pricing (quotes.ts, offers.ts), the account
-// (accounts.ts), period ends (periods.ts), crediting payments (crediting.ts), payer wallets
-// (wallets.ts), the operator (operator.ts) and the charges of sends and cells (enforcement.ts),
-// over the pure lifecycle (lifecycle.ts).
+// (contract §7): its state, tier, balance and amount due, and the payment options it has.
 import type { Config } from '../../config.ts';
 import type { BillingAccounts } from './accounts.ts';
 import { usdNumber } from './money.ts';
@@ -15,22 +11,22 @@ export { addMonths, GRACE_MS, INTENTS, type Intent } from './lifecycle.ts';
 export type { PaymentDetails } from './offers.ts';
 
 export class BillingService {
-  private readonly accounts: BillingAccounts;
-  private readonly offers: PaymentOffers;
-  private readonly config: Pick<Config, 'billing' | 'prices'>;
+  private readonly deps: {
+    accounts: BillingAccounts;
+    offers: PaymentOffers;
+    config: Pick<Config, 'billing' | 'prices'>;
+  };
 
-  constructor(deps: { accounts: BillingAccounts; offers: PaymentOffers; config: BillingService['config'] }) {
-    this.accounts = deps.accounts;
-    this.offers = deps.offers;
-    this.config = deps.config;
+  constructor(deps: BillingService['deps']) {
+    this.deps = deps;
   }
 
   get enabled(): boolean {
-    return this.config.billing;
+    return this.deps.config.billing;
   }
 
   get prices() {
-    return this.config.prices;
+    return this.deps.config.prices;
   }
 
   /** The smallest top-up, in dollars. */
@@ -40,9 +36,9 @@ export class BillingService {
 
   async status(organizationId: string) {
     const [account, balance, active] = await Promise.all([
-      this.accounts.standing(organizationId),
-      this.accounts.balance(organizationId),
-      this.accounts.activeCells(organizationId),
+      this.deps.accounts.standing(organizationId),
+      this.deps.accounts.balance(organizationId),
+      this.deps.accounts.activeCells(organizationId),
     ]);
     const included = account.tier ? (this.prices.tiers[account.tier]?.includedCells ?? 0) : 0;
     return {
@@ -56,12 +52,12 @@ export class BillingService {
   }
 
   async paymentOptions(organizationId: string) {
-    const balance = await this.accounts.balance(organizationId);
-    const x402 = this.offers.x402();
-    const mpp = this.offers.mpp();
-    const card = this.offers.card();
+    const balance = await this.deps.accounts.balance(organizationId);
+    const x402 = this.deps.offers.x402();
+    const mpp = this.deps.offers.mpp();
+    const card = this.deps.offers.card();
     return {
-      rails: this.offers.rails(),
+      rails: this.deps.offers.rails(),
       prepaid_balance_usd: usdNumber(balance),
       min_amount_usd: usdNumber(this.prices.minAmountMicros),
       ...(x402 ? { x402 } : {}),

@@ -1,14 +1,11 @@
-// Stripe Checkout's routes: the signed webhook (POST /v1/billing/stripe/webhook, public, verified
-// on its raw body, so JSON is not parsed in its scope) and the checkout link of a 402 (public,
-// not in the API document), which opens the payment's Checkout Session and redirects to it.
+// Stripe Checkout's webhook: POST /v1/billing/stripe/webhook, public, verified on its raw body, so
+// JSON is not parsed in its scope (a 402's Stripe checkout link is in checkout-routes.ts).
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
-import { ApiError, notFound } from '../../lib/errors.ts';
+import { notFound } from '../../lib/errors.ts';
 import { Described } from '../../http/schemas.ts';
 import type { App } from '../../http/types.ts';
-import { sendPage } from '../console/http.ts';
-import type { CheckoutService } from './checkout.ts';
-import { checkoutPage } from './checkout-pages.ts';
+import { billingOff } from './offers.ts';
 import type { StripeCheckout } from './stripe.ts';
 
 const OUTCOMES = ['credited', 'already_paid', 'duplicate', 'unpaid', 'unknown_payment', 'mismatch', 'ignored'] as const;
@@ -31,10 +28,7 @@ const StripeWebhookReceipt = Type.Object(
   },
 );
 
-export function registerStripeRoutes(
-  app: App,
-  deps: { checkout: CheckoutService; stripe: StripeCheckout | null; enabled: () => boolean },
-): void {
+export function registerStripeRoutes(app: App, deps: { stripe: StripeCheckout | null; enabled: () => boolean }): void {
   app.register(async (plugin) => {
     const scope = plugin.withTypeProvider<TypeBoxTypeProvider>();
     // The signature covers the exact bytes Stripe sent: keep the body as text in this scope.
@@ -68,8 +62,7 @@ export function registerStripeRoutes(
         },
         // Before the header check: a deployment without Stripe or billing says so first.
         preValidation: async () => {
-          if (!deps.enabled())
-            throw new ApiError('billing_disabled', 'Billing is off on this deployment: nothing is charged or paid.');
+          if (!deps.enabled()) throw billingOff();
           if (!deps.stripe) throw notFound('Stripe endpoint: Stripe Checkout is not configured on this deployment');
         },
       },
@@ -83,30 +76,6 @@ export function registerStripeRoutes(
           request.log.warn({ stripe_event: receipt.event_id, outcome: receipt.outcome }, 'Stripe event not credited');
         }
         return receipt;
-      },
-    );
-  });
-
-  const PageParams = Type.Object({ payment_id: Type.String({ minLength: 1, maxLength: 64 }) });
-  const PageQuery = Type.Object({ token: Type.String({ minLength: 1, maxLength: 64 }) });
-  // The checkout's pages carry the console's headers, but no referrer at all: the URL carries its token.
-  app.register(async (plugin) => {
-    const scope = plugin.withTypeProvider<TypeBoxTypeProvider>();
-    scope.addHook('onSend', async (_request, reply, payload) => {
-      reply.header('referrer-policy', 'no-referrer');
-      return payload;
-    });
-    scope.get(
-      '/v1/billing/stripe/checkout/:payment_id',
-      {
-        config: { auth: 'public' },
-        schema: { hide: true, params: PageParams, querystring: PageQuery },
-      },
-      async (request, reply) => {
-        const link = await deps.checkout.stripeLink(request.params.payment_id, request.query.token);
-        if (link.kind === 'redirect')
-          return reply.code(303).header('location', link.url).header('cache-control', 'no-store').send();
-        return sendPage(reply, link.status, checkoutPage(link, request.url));
       },
     );
   });

@@ -8,7 +8,6 @@ import { transact } from '../../db/transaction.ts';
 import type { Clock } from '../../lib/clock.ts';
 import { ApiError } from '../../lib/errors.ts';
 import type { PaymentCrediting } from './crediting.ts';
-import { micros } from './money.ts';
 import type { BillingRepository } from './repository.ts';
 import type { PaymentsTable, StripeEventOutcome } from './tables.ts';
 
@@ -21,18 +20,6 @@ export const STRIPE_TOLERANCE_S = 300;
 export const STRIPE_SESSION_TTL_S = 31 * 60;
 /** The events that may complete a payment; Checkout sends them with the session as data.object. */
 const PAYING_EVENTS = new Set(['checkout.session.completed', 'checkout.session.async_payment_succeeded']);
-
-export interface WebhookOutcome {
-  received: true;
-  event_id: string;
-  outcome: StripeEventOutcome | 'duplicate';
-}
-
-export interface StripeSession {
-  id: string;
-  url: string;
-  expiresAt: string;
-}
 
 /** A payment's amount in cents, rounded up (an amount to pay is never below its price). */
 export const centsOf = (micros: number) => Math.ceil(micros / 10_000);
@@ -54,33 +41,25 @@ function client(config: StripeConfig): Stripe {
 }
 
 export class StripeCheckout {
-  private readonly stripe: Stripe;
-  private readonly webhookSecret: string;
-  private readonly repo: BillingRepository;
-  private readonly crediting: PaymentCrediting;
-  private readonly clock: Clock;
-  private readonly returnUrl: string;
-
-  constructor(deps: {
+  private readonly deps: {
     config: StripeConfig;
     repo: BillingRepository;
     crediting: PaymentCrediting;
     clock: Clock;
     consoleUrl: string;
-  }) {
+  };
+  private readonly stripe: Stripe;
+
+  constructor(deps: StripeCheckout['deps']) {
+    this.deps = deps;
     this.stripe = client(deps.config);
-    this.webhookSecret = deps.config.webhookSecret;
-    this.repo = deps.repo;
-    this.crediting = deps.crediting;
-    this.clock = deps.clock;
-    this.returnUrl = `${deps.consoleUrl}/billing`;
   }
 
   /**
    * Creates the Checkout Session of a pending payment and records it on the payment (once: when
    * two requests race, the first recorded session wins and is answered to both).
    */
-  async openSession(payment: PaymentsTable): Promise<StripeSession> {
+  async openSession(payment: PaymentsTable) {
     const micros = Number(payment.amount_micros);
     const what = `Cellgate ${payment.intent.replace('_', ' ')}${payment.tier ? ` (${payment.tier})` : ''}`;
     const metadata = { payment_id: payment.id, organization_id: payment.organization_id, intent: payment.intent };
@@ -98,9 +77,9 @@ export class StripeCheckout {
           client_reference_id: payment.id,
           metadata,
           payment_intent_data: { metadata },
-          success_url: `${this.returnUrl}?checkout=succeeded&payment_id=${payment.id}`,
-          cancel_url: `${this.returnUrl}?checkout=canceled&payment_id=${payment.id}`,
-          expires_at: Math.floor(this.clock.now().getTime() / 1000) + STRIPE_SESSION_TTL_S,
+          success_url: `${this.deps.consoleUrl}/billing?checkout=succeeded&payment_id=${payment.id}`,
+          cancel_url: `${this.deps.consoleUrl}/billing?checkout=canceled&payment_id=${payment.id}`,
+          expires_at: Math.floor(this.deps.clock.now().getTime() / 1000) + STRIPE_SESSION_TTL_S,
         },
         // Stripe keeps the answer of a key for 24 hours: a retried create is the same session.
         { idempotencyKey: `checkout:${payment.id}` },
@@ -110,8 +89,8 @@ export class StripeCheckout {
     }
     if (!session.url) throw new Error(`Stripe answered Checkout Session ${session.id} without a url`);
     const opened = { id: session.id, url: session.url, expiresAt: new Date(session.expires_at * 1000).toISOString() };
-    if (await this.repo.setCheckoutSession(payment.id, opened)) return opened;
-    const recorded = await this.repo.payment(payment.id);
+    if (await this.deps.repo.setCheckoutSession(payment.id, opened)) return opened;
+    const recorded = await this.deps.repo.payment(payment.id);
     return {
       id: String(recorded?.external_id),
       url: String(recorded?.external_url),
@@ -125,10 +104,10 @@ export class StripeCheckout {
       return this.stripe.webhooks.constructEvent(
         rawBody,
         signature,
-        this.webhookSecret,
+        this.deps.config.webhookSecret,
         STRIPE_TOLERANCE_S,
         undefined,
-        this.clock.now().getTime(),
+        this.deps.clock.now().getTime(),
       );
     } catch (error) {
       // Stripe's first sentence says which check failed (no matching signature, unreadable header, tolerance).
@@ -147,12 +126,12 @@ export class StripeCheckout {
    * Applies a signed Stripe event once: a paid checkout.session.completed (or
    * async_payment_succeeded) credits its payment; every other event, and a replay, changes nothing.
    */
-  async webhook(rawBody: string, signature: string): Promise<WebhookOutcome> {
+  async webhook(rawBody: string, signature: string) {
     const event = this.verify(rawBody, signature);
-    return transact(this.repo.db, async (tx) => {
-      const now = this.clock.now().toISOString();
+    return transact(this.deps.repo.db, async (tx) => {
+      const now = this.deps.clock.now().toISOString();
       if (
-        !(await this.repo.insertStripeEvent(tx, {
+        !(await this.deps.repo.insertStripeEvent(tx, {
           id: event.id,
           type: event.type,
           payment_id: null,
@@ -167,7 +146,7 @@ export class StripeCheckout {
       if (PAYING_EVENTS.has(event.type)) {
         const session = event.data.object as Stripe.Checkout.Session;
         paymentId = session.client_reference_id ?? session.metadata?.payment_id ?? null;
-        const payment = paymentId ? await this.repo.paymentIn(tx, paymentId) : undefined;
+        const payment = paymentId ? await this.deps.repo.payment(paymentId, tx) : undefined;
         if (!payment || payment.processor !== 'stripe') {
           outcome = 'unknown_payment';
           paymentId = payment ? paymentId : null;
@@ -179,14 +158,14 @@ export class StripeCheckout {
           outcome = 'mismatch';
         } else if (session.payment_status !== 'paid') {
           outcome = 'unpaid';
-        } else if (await this.repo.completePayment(tx, payment.id, now)) {
-          await this.crediting.applyPayment(tx, { ...payment, amount_micros: micros(payment.amount_micros) });
+        } else if (await this.deps.repo.completePayment(tx, payment.id, now)) {
+          await this.deps.crediting.applyPayment(tx, payment);
           outcome = 'credited';
         } else {
           outcome = 'already_paid';
         }
       }
-      await this.repo.setStripeEventOutcome(tx, event.id, outcome, paymentId);
+      await this.deps.repo.setStripeEventOutcome(tx, event.id, outcome, paymentId);
       return { received: true as const, event_id: event.id, outcome };
     });
   }

@@ -43,13 +43,11 @@ export interface PaymentsTable {
   created_at: string;
   completed_at: string | null;
   /** Who carries a card payment: the built-in local page (the default), or Stripe Checkout. */
-  processor?: PaymentProcessor;
+  processor?: 'local' | 'stripe';
   /** The Stripe Checkout Session (cs_...) and its URL, once created (null otherwise). */
   external_id?: string | null;
   external_url?: string | null;
 }
-
-export type PaymentProcessor = 'local' | 'stripe';
 
 export type StripeEventOutcome = 'credited' | 'already_paid' | 'unpaid' | 'unknown_payment' | 'mismatch' | 'ignored';
 

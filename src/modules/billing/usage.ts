@@ -10,10 +10,7 @@ import type { UsageRecordsTable } from './tables.ts';
 export const USAGE_TYPES = ['sms', 'mms', 'cell_month'] as const;
 const DEFAULT_RANGE_MS = 30 * 24 * 3600 * 1000;
 
-export interface UsageRange {
-  from?: string;
-  to?: string;
-}
+export type UsageRange = { from?: string; to?: string };
 
 function usageView(row: UsageRecordsTable) {
   return {
@@ -29,12 +26,10 @@ function usageView(row: UsageRecordsTable) {
 }
 
 export class UsageService {
-  private readonly repo: BillingRepository;
-  private readonly clock: Clock;
+  private readonly deps: { repo: BillingRepository; clock: Clock };
 
-  constructor(deps: { repo: BillingRepository; clock: Clock }) {
-    this.repo = deps.repo;
-    this.clock = deps.clock;
+  constructor(deps: UsageService['deps']) {
+    this.deps = deps;
   }
 
   /** [from, to): `to` defaults to now, `from` to 30 days before `to`. */
@@ -48,7 +43,7 @@ export class UsageService {
         throw invalidField(field, 'invalid_format', `${field} must be a date (2026-11-01) or an ISO 8601 date-time.`);
       return date;
     };
-    const to = parse('to', query.to, new Date(this.clock.now().getTime() + 1));
+    const to = parse('to', query.to, new Date(this.deps.clock.now().getTime() + 1));
     const from = parse('from', query.from, new Date(to.getTime() - DEFAULT_RANGE_MS));
     if (from >= to) throw invalidField('from', 'invalid_range', 'from must be before to.');
     return { from: from.toISOString(), to: to.toISOString() };
@@ -61,7 +56,7 @@ export class UsageService {
     const filter: UsageFilter = { organizationId, ...this.range(query), cellId: query.cell_id, type: query.type };
     const page = await listPage(
       query,
-      (after, count) => this.repo.listUsage(filter, after, count),
+      (after, count) => this.deps.repo.listUsage(filter, after, count),
       (row) => [row.created_at, row.id],
       2,
     );
@@ -70,7 +65,7 @@ export class UsageService {
 
   async summary(organizationId: string, query: UsageRange) {
     const range = this.range(query);
-    const rows = await this.repo.usageByType({ organizationId, ...range });
+    const rows = await this.deps.repo.usageByType({ organizationId, ...range });
     const types = USAGE_TYPES.map((type) => {
       const row = rows.find((r) => r.type === type);
       return {
@@ -90,7 +85,7 @@ export class UsageService {
 
   async daily(organizationId: string, query: UsageRange) {
     const range = this.range(query);
-    const rows = await this.repo.usageByDay({ organizationId, ...range });
+    const rows = await this.deps.repo.usageByDay({ organizationId, ...range });
     const days = new Map<
       string,
       { date: string; amount: number; by_type: { type: string; quantity: number; amount_usd: string }[] }

@@ -1,6 +1,7 @@
 // Payer wallets (contract §7): an organization claims an address, unverified, and proves control
 // of it by signing its verification message; only a verified wallet's deposits are its own, and a
 // (network, address) is verified for at most one organization.
+import type { Static } from 'typebox';
 import { isUniqueViolation } from '../../db/errors.ts';
 import { transact } from '../../db/transaction.ts';
 import type { Clock } from '../../lib/clock.ts';
@@ -9,18 +10,11 @@ import { newId } from '../../lib/ids.ts';
 import { listPage, type PageQuery } from '../../lib/pagination.ts';
 import { canonicalAddress, type Network } from './networks.ts';
 import type { BillingRepository } from './repository.ts';
+import type { X402Wallet } from './schemas.ts';
 import type { X402WalletsTable } from './tables.ts';
 import { checkProof, SIGNATURE_FORMAT, verificationMessage, verificationNonce } from './wallet-proof.ts';
 
-export type WalletView = {
-  wallet_id: string;
-  organization_id: string;
-  network: Network;
-  address: string;
-  label?: string;
-  created_at: string;
-  verification: { status: 'unverified' | 'verified'; message: string; verified_at?: string };
-};
+export type WalletView = Static<typeof X402Wallet>;
 
 const walletTaken = () => new ApiError('wallet_already_registered', 'This wallet is verified by another organization.');
 
@@ -41,12 +35,10 @@ function walletView(row: X402WalletsTable): WalletView {
 }
 
 export class WalletsService {
-  private readonly repo: BillingRepository;
-  private readonly clock: Clock;
+  private readonly deps: { repo: BillingRepository; clock: Clock };
 
-  constructor(deps: { repo: BillingRepository; clock: Clock }) {
-    this.repo = deps.repo;
-    this.clock = deps.clock;
+  constructor(deps: WalletsService['deps']) {
+    this.deps = deps;
   }
 
   /**
@@ -67,20 +59,24 @@ export class WalletsService {
           : 'address must be a base58 Solana public key (32 bytes).',
       );
     }
-    const owner = await this.repo.verifiedWallet(this.repo.db, input.network, address);
+    const owner = await this.deps.repo.wallet(this.deps.repo.db, { network: input.network, address }, true);
     if (owner && owner.organization_id !== organizationId) throw walletTaken();
     const row: X402WalletsTable = {
-      id: newId('wal', this.clock),
+      id: newId('wal', this.deps.clock),
       organization_id: organizationId,
       network: input.network,
       address,
       label: input.label ?? null,
-      created_at: this.clock.now().toISOString(),
+      created_at: this.deps.clock.now().toISOString(),
       verification_nonce: verificationNonce(),
       verified_at: null,
     };
-    if (await this.repo.insertWallet(this.repo.db, row)) return { created: true, wallet: walletView(row) };
-    const existing = await this.repo.walletClaim(this.repo.db, organizationId, input.network, address);
+    if (await this.deps.repo.insertWallet(this.deps.repo.db, row)) return { created: true, wallet: walletView(row) };
+    const existing = await this.deps.repo.wallet(this.deps.repo.db, {
+      organization_id: organizationId,
+      network: input.network,
+      address,
+    });
     if (!existing)
       throw new ApiError('conflict', 'The wallet was removed while it was registered again; register it once more.');
     return { created: false, wallet: walletView(existing) };
@@ -92,7 +88,7 @@ export class WalletsService {
    * claims of the address stay unverified and get nothing). Verifying again answers it again.
    */
   async verifyWallet(organizationId: string, walletId: string, signature: string): Promise<WalletView> {
-    const wallet = await this.repo.ownedWallet(this.repo.db, organizationId, walletId);
+    const wallet = await this.deps.repo.wallet(this.deps.repo.db, { organization_id: organizationId, id: walletId });
     if (!wallet) throw notFound('wallet');
     const proof = await checkProof(wallet.network, wallet.address, verificationMessage(wallet), signature);
     if (proof === 'malformed') throw invalidField('signature', 'invalid_format', SIGNATURE_FORMAT[wallet.network]);
@@ -103,19 +99,19 @@ export class WalletsService {
         `signature is not the ${wallet.address} key's signature of this wallet's verification message.`,
       );
     if (wallet.verified_at !== null) return walletView(wallet);
-    const now = this.clock.now().toISOString();
+    const now = this.deps.clock.now().toISOString();
     try {
-      await transact(this.repo.db, async (tx) => {
-        const owner = await this.repo.verifiedWallet(tx, wallet.network, wallet.address);
+      await transact(this.deps.repo.db, async (tx) => {
+        const owner = await this.deps.repo.wallet(tx, { network: wallet.network, address: wallet.address }, true);
         if (owner && owner.organization_id !== organizationId) throw walletTaken();
-        await this.repo.verifyWallet(tx, wallet.id, now);
+        await this.deps.repo.verifyWallet(tx, wallet.id, now);
       });
     } catch (error) {
       // Two organizations proving the same address at once: the unique index lets one through.
       if (isUniqueViolation(error)) throw walletTaken();
       throw error;
     }
-    const verified = await this.repo.ownedWallet(this.repo.db, organizationId, walletId);
+    const verified = await this.deps.repo.wallet(this.deps.repo.db, { organization_id: organizationId, id: walletId });
     if (!verified) throw notFound('wallet');
     return walletView(verified);
   }
@@ -123,13 +119,13 @@ export class WalletsService {
   async listWallets(organizationId: string, query: PageQuery) {
     const page = await listPage(
       query,
-      (after, count) => this.repo.listWallets(organizationId, after, count),
+      (after, count) => this.deps.repo.listWallets(organizationId, after, count),
       (row) => [row.id],
     );
     return { wallets: page.items.map(walletView), next_cursor: page.next_cursor };
   }
 
   async deleteWallet(organizationId: string, walletId: string): Promise<void> {
-    if (!(await this.repo.deleteWallet(organizationId, walletId))) throw notFound('wallet');
+    if (!(await this.deps.repo.deleteWallet(organizationId, walletId))) throw notFound('wallet');
   }
 }

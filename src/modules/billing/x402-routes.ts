@@ -1,6 +1,5 @@
-// POST /v1/billing/x402/pay: pays an intent directly over x402 (contract §7). Without
-// PAYMENT-SIGNATURE it answers the intent's 402 (with PAYMENT-REQUIRED); the retry that carries
-// one is settled before the handler (see x402.ts) and answers 200 with PAYMENT-RESPONSE.
+// POST /v1/billing/x402/pay: pays an intent directly over x402 (contract §7); a PAYMENT-SIGNATURE
+// is settled before the handler (x402.ts).
 import { agentOf } from '../../http/auth.ts';
 import { Body, Described } from '../../http/schemas.ts';
 import type { App } from '../../http/types.ts';
@@ -35,18 +34,8 @@ export function registerX402Routes(app: App, deps: { billing: BillingService; qu
     async (request) => {
       const organizationId = agentOf(request).organizationId;
       const paid = paidBy(request);
-      if (paid)
-        return {
-          payment_id: paid.id,
-          intent: paid.intent,
-          amount_usd: paid.amountUsd,
-          billing: await billing.status(organizationId),
-        };
-      const { amount_usd: amount, ...rest } = request.body;
-      throw await quotes.intentRequired(organizationId, {
-        ...rest,
-        amount_usd: amount === undefined ? undefined : String(amount),
-      });
+      if (paid) return { ...paid, billing: await billing.status(organizationId) };
+      throw await quotes.intentRequired(organizationId, request.body);
     },
   );
 }

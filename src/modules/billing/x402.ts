@@ -15,15 +15,14 @@ import type { Clock } from '../../lib/clock.ts';
 import { ApiError } from '../../lib/errors.ts';
 import { hookList } from '../../http/auth.ts';
 import type { App } from '../../http/types.ts';
-import { micros, parseUsd, usdString } from './money.ts';
+import { micros, parseUsd } from './money.ts';
 import { chainOf, NETWORKS, type Network } from './networks.ts';
 import type { PaymentCrediting } from './crediting.ts';
-import type { PaymentDetails, PaymentOffers } from './offers.ts';
+import { billingOff, type PaymentDetails, type PaymentOffers } from './offers.ts';
 import type { BillingRepository } from './repository.ts';
 import type { PaymentsTable } from './tables.ts';
-import { pendingPayment, pricedOf } from './payments.ts';
+import { paidOf, pendingPayment, pricedOf } from './payments.ts';
 import { settlementKeys } from './x402-keys.ts';
-import type { X402Repository } from './x402-repository.ts';
 
 /** @x402/core's facilitator client and header codecs, loaded on the first x402 payment. */
 const x402Http = onFirstUse<typeof X402Http>('@x402/core/http');
@@ -65,25 +64,12 @@ function requirementsFor(network: Network, payTo: string, amount: string, testne
 export const encodeHeader = (value: unknown) => Buffer.from(JSON.stringify(value)).toString('base64');
 
 /** The payment a request's PAYMENT-SIGNATURE settled (for routes that answer with it). */
-const settledPayments = new WeakMap<
-  FastifyRequest,
-  { id: string; intent: PaymentsTable['intent']; amountUsd: string }
->();
+const settledPayments = new WeakMap<FastifyRequest, ReturnType<typeof paidOf>>();
 export const paidBy = (request: FastifyRequest) => settledPayments.get(request);
 
 export class X402Settlement {
-  private readonly repo: BillingRepository;
-  private readonly settlements: X402Repository;
-  private readonly offers: PaymentOffers;
-  private readonly crediting: PaymentCrediting;
-  private readonly enabled: boolean;
-  private readonly clock: Clock;
-  private readonly testnet: boolean;
-  private readonly facilitator: FacilitatorClient | null;
-
-  constructor(deps: {
+  private readonly deps: {
     repo: BillingRepository;
-    settlements: X402Repository;
     offers: PaymentOffers;
     crediting: PaymentCrediting;
     enabled: boolean;
@@ -91,14 +77,11 @@ export class X402Settlement {
     testnet: boolean;
     facilitatorUrl: string | null;
     facilitatorTimeoutMs: number;
-  }) {
-    this.repo = deps.repo;
-    this.settlements = deps.settlements;
-    this.offers = deps.offers;
-    this.crediting = deps.crediting;
-    this.enabled = deps.enabled;
-    this.clock = deps.clock;
-    this.testnet = deps.testnet;
+  };
+  private readonly facilitator: FacilitatorClient | null;
+
+  constructor(deps: X402Settlement['deps']) {
+    this.deps = deps;
     this.facilitator = deps.facilitatorUrl
       ? new (x402Http().HTTPFacilitatorClient)({ url: deps.facilitatorUrl, timeoutMs: deps.facilitatorTimeoutMs })
       : null;
@@ -106,8 +89,9 @@ export class X402Settlement {
 
   /** Opens the quote behind a 402's PAYMENT-REQUIRED: a pending x402 payment of its amount. */
   async open(organizationId: string, details: PaymentDetails): Promise<void> {
-    await this.repo.insertPayment(
-      pendingPayment(this.clock, organizationId, 'x402', pricedOf(details), X402_MAX_TIMEOUT_SECONDS * 1000).payment,
+    await this.deps.repo.insertPayment(
+      pendingPayment(this.deps.clock, organizationId, 'x402', pricedOf(details), X402_MAX_TIMEOUT_SECONDS * 1000)
+        .payment,
     );
   }
 
@@ -118,10 +102,7 @@ export class X402Settlement {
   private refused(detail: string, quote?: PaymentsTable, code?: string): ApiError {
     const message = `The x402 payment was refused: ${detail}`;
     const base = quote
-      ? this.offers.paymentRequired(message, quote.intent, micros(quote.amount_micros), {
-          tier: quote.tier ?? undefined,
-          cellId: quote.cell_id ?? undefined,
-        })
+      ? this.deps.offers.paymentRequiredFor(message, quote)
       : new ApiError('payment_required', message);
     return code
       ? new ApiError('payment_required', message, { extensions: { ...base.extensions, reason: code } })
@@ -143,8 +124,7 @@ export class X402Settlement {
    * when anything fails; nothing is credited unless the facilitator settled.
    */
   async settle(organizationId: string, header: string): Promise<{ settled: SettleResponse; payment: PaymentsTable }> {
-    if (!this.enabled)
-      throw new ApiError('billing_disabled', 'Billing is off on this deployment: nothing is charged or paid.');
+    if (!this.deps.enabled) throw billingOff();
     let payload: PaymentPayload;
     try {
       payload = x402Http().decodePaymentSignatureHeader(header);
@@ -159,40 +139,34 @@ export class X402Settlement {
         ],
       });
     }
-    const accepted = payload?.accepted;
-    if (payload?.x402Version !== 2 || typeof accepted !== 'object' || accepted === null) {
-      throw this.refused(
-        'only x402 version 2 payloads with `accepted` requirements are taken.',
-        await this.repo.openX402Payment(organizationId, this.clock.now().toISOString()),
-      );
-    }
-    const now = this.clock.now().toISOString();
+    const now = this.deps.clock.now().toISOString();
     // A refusal names what to pay: the organization's newest open quote.
-    const newest = async () => this.repo.openX402Payment(organizationId, now);
-    const network = NETWORKS.find((n) => chainOf(n, this.testnet).caip2 === accepted.network);
-    const payTo = network ? this.offers.payToOf(network) : undefined;
-    if (!network || !payTo)
-      throw this.refused(`network ${String(accepted.network)} is not one this deployment takes.`, await newest());
-    if (accepted.scheme !== 'exact') throw this.refused('only the exact scheme is taken.', await newest());
+    const newest = async () => this.deps.repo.openX402Payment(this.deps.repo.db, organizationId, now);
+    const refuse = async (detail: string) => this.refused(detail, await newest());
+    const accepted = payload?.accepted;
+    if (payload?.x402Version !== 2 || typeof accepted !== 'object' || accepted === null)
+      throw await refuse('only x402 version 2 payloads with `accepted` requirements are taken.');
+    const network = NETWORKS.find((n) => chainOf(n, this.deps.testnet).caip2 === accepted.network);
+    const payTo = network ? this.deps.offers.payToOf(network) : undefined;
+    if (!network || !payTo) throw await refuse(`network ${String(accepted.network)} is not one this deployment takes.`);
+    if (accepted.scheme !== 'exact') throw await refuse('only the exact scheme is taken.');
     // Checked before anything else is looked up or the facilitator sees it, and recorded with the credit: a payload pays once.
-    const caip2 = chainOf(network, this.testnet).caip2;
+    const caip2 = chainOf(network, this.deps.testnet).caip2;
     const keys = settlementKeys(caip2, payload.payload);
     if (!keys)
-      throw this.refused(
+      throw await refuse(
         'the payload names no transfer (an authorization with its payer and nonce, or a signed transaction).',
-        await newest(),
       );
-    if (await this.settlements.settled(caip2, keys)) throw this.replayed(await newest());
+    if (await this.deps.repo.x402Settled(caip2, keys)) throw this.replayed(await newest());
     const quote =
       typeof accepted.amount === 'string' && /^\d{1,15}$/.test(accepted.amount)
-        ? await this.repo.openX402Payment(organizationId, now, micros(accepted.amount))
+        ? await this.deps.repo.openX402Payment(this.deps.repo.db, organizationId, now, micros(accepted.amount))
         : undefined;
     if (!quote)
-      throw this.refused(
+      throw await refuse(
         'no open quote of this organization has that amount; repeat the request for a fresh PAYMENT-REQUIRED.',
-        await newest(),
       );
-    const requirements = requirementsFor(network, payTo, String(micros(quote.amount_micros)), this.testnet);
+    const requirements = requirementsFor(network, payTo, String(micros(quote.amount_micros)), this.deps.testnet);
     if (accepted.asset !== requirements.asset || accepted.payTo !== requirements.payTo)
       throw this.refused('the asset or the recipient is not ours.', quote);
     if (!this.facilitator)
@@ -206,14 +180,14 @@ export class X402Settlement {
     const settled = await this.call(() => (this.facilitator as FacilitatorClient).settle(payload, requirements), quote);
     if (!settled.success)
       throw this.refused(settled.errorReason ?? 'the facilitator could not settle it.', quote, settled.errorReason);
-    const payment = await transact(this.repo.db, async (tx) => {
-      const at = this.clock.now().toISOString();
+    const payment = await transact(this.deps.repo.db, async (tx) => {
+      const at = this.deps.clock.now().toISOString();
       let paid: PaymentsTable = quote;
-      if (!(await this.repo.completePayment(tx, quote.id, at))) {
+      if (!(await this.deps.repo.completePayment(tx, quote.id, at))) {
         // Another payload paid this quote meanwhile: what this one moved is kept, as a top-up.
         paid = {
           ...pendingPayment(
-            this.clock,
+            this.deps.clock,
             organizationId,
             'x402',
             { intent: 'top_up', micros: micros(quote.amount_micros) },
@@ -222,12 +196,12 @@ export class X402Settlement {
           status: 'succeeded',
           completed_at: at,
         };
-        await this.settlements.insertPayment(tx, paid);
+        await this.deps.repo.insertPayment(paid, tx);
       }
       // The same payload settling twice at once: the unique key lets one credit through.
-      if (!(await this.settlements.record(tx, caip2, keys, { paymentId: paid.id, organizationId, at })))
+      if (!(await this.deps.repo.recordSettlement(tx, caip2, keys, { paymentId: paid.id, organizationId, at })))
         throw this.replayed(quote);
-      await this.crediting.applyPayment(tx, { ...paid, amount_micros: micros(paid.amount_micros) });
+      await this.deps.crediting.applyPayment(tx, paid);
       return paid;
     });
     return { settled, payment };
@@ -251,7 +225,7 @@ export class X402Settlement {
     const { settled, payment } = await this.settle(organizationId, encodeHeader(payload));
     return {
       settled,
-      paid: { payment_id: payment.id, intent: payment.intent, amount_usd: usdString(micros(payment.amount_micros)) },
+      paid: paidOf(payment),
     };
   }
 
@@ -279,11 +253,7 @@ export function registerX402(app: App, settlement: X402Settlement): void {
       const header = request.headers['payment-signature'];
       if (typeof header !== 'string' || reply.sent || !request.agent) return;
       const { settled, payment } = await settlement.settle(request.agent.organizationId, header);
-      settledPayments.set(request, {
-        id: payment.id,
-        intent: payment.intent,
-        amountUsd: usdString(micros(payment.amount_micros)),
-      });
+      settledPayments.set(request, paidOf(payment));
       reply.header('payment-response', x402Http().encodePaymentResponseHeader(settled));
     };
     route.preHandler = [...hookList(route.preHandler), pay];
