@@ -9,7 +9,7 @@ import { CONSOLE_PATH, safeNext } from '../http.ts';
 import type { ConsoleModule } from '../module.ts';
 import { messagePage } from '../pages.ts';
 import type { Intent } from '../../billing/service.ts';
-import { billingPage, RAILS, type BillingView, type PayForm, type Rail, type ShownPayment } from './billing-pages.ts';
+import { billingPage, RAILS, type BillingView, type PayForm, type Rail } from './billing-pages.ts';
 
 const RAIL_NAMES: Record<Rail, string> = { card_processor: 'Card payment', x402: 'x402', mpp: 'MPP' };
 /** Where Stripe Checkout pages live (Checkout Sessions' url). */
@@ -40,11 +40,8 @@ export function registerBillingPages(scope: App, module: ConsoleModule): void {
   // The oauth resource of the REST API is its address (`<base>/v1`): where agents pay.
   const apiBase = module.oauth.resources.v1;
   const route = { onSend: payFormOnSend(module) };
-  const bind = consoleBinder(scope, module, {
-    section: 'billing',
-    back: { href: `${CONSOLE_PATH}/billing`, text: 'Back to billing' },
-    missing: 'payment',
-  });
+  const back = { href: `${CONSOLE_PATH}/billing`, text: 'Back to billing' };
+  const bind = consoleBinder(scope, module, { section: 'billing', back, missing: 'payment' });
 
   async function viewOf(organizationId: string): Promise<BillingView> {
     const now = clock.now();
@@ -60,17 +57,8 @@ export function registerBillingPages(scope: App, module: ConsoleModule): void {
       usage.daily(organizationId, range),
     ]);
     const tiers = Object.entries(billing.prices.tiers).map(([name, tier]) => ({ name, ...tier }));
-    return {
-      enabled: billing.enabled,
-      status,
-      options,
-      tiers,
-      stripe: stripe !== null,
-      apiBase,
-      month,
-      summary,
-      days: daily.days,
-    };
+    const { enabled } = billing;
+    return { enabled, status, options, tiers, stripe: stripe !== null, apiBase, month, summary, days: daily.days };
   }
 
   const pageOf = async ({ context, session }: Ask, options: Parameters<typeof billingPage>[2] = {}) =>
@@ -79,8 +67,8 @@ export function registerBillingPages(scope: App, module: ConsoleModule): void {
   bind.view(
     `${CONSOLE_PATH}/billing`,
     (ask) => {
-      const back = safeNext(ask.query.return);
-      return pageOf(ask, { checkout: ask.query.checkout ?? '', form: back ? { back } : undefined });
+      const from = safeNext(ask.query.return);
+      return pageOf(ask, { checkout: ask.query.checkout ?? '', form: from ? { back: from } : undefined });
     },
     { route },
   );
@@ -92,10 +80,7 @@ export function registerBillingPages(scope: App, module: ConsoleModule): void {
       if (!billing.enabled)
         return ask.send(
           409,
-          messagePage(context, 'Billing is off', 'This deployment does not charge: there is nothing to pay.', {
-            href: `${CONSOLE_PATH}/billing`,
-            text: 'Back to billing',
-          }),
+          messagePage(context, 'Billing is off', 'This deployment does not charge: there is nothing to pay.', back),
         );
       const form: PayForm = {
         intent: body.intent ?? '',
@@ -126,13 +111,9 @@ export function registerBillingPages(scope: App, module: ConsoleModule): void {
           return url.toString();
         }
         const details = await quotes.requirements(session.organizationId, query);
-        const paid = {
-          intent,
-          ...(tier ? { tier } : {}),
-          ...(query.amount_usd ? { amount_usd: query.amount_usd } : {}),
-        };
-        const shown: ShownPayment = { rail: rail as 'x402' | 'mpp', details, body: paid };
-        return await pageOf(ask, { form, shown });
+        // What the agent posts: the query's fields that are given.
+        const paid = Object.fromEntries(Object.entries(query).filter((entry): entry is [string, string] => !!entry[1]));
+        return await pageOf(ask, { form, shown: { rail: rail as 'x402' | 'mpp', details, body: paid } });
       } catch (error) {
         const refusal = refusalOf(error, body);
         if (!refusal || Object.keys(refusal.errors).length === 0) throw error;

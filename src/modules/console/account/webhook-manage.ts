@@ -38,20 +38,24 @@ ${confirmForm({
   );
 }
 
-function rotatedPage(context: SignedInContext, webhook: WebhookView, secret: string, previousUntil: string): Html {
+function rotatedPage(
+  context: SignedInContext,
+  rotated: WebhookView & { secret: string; previous_secret_expires_at: string },
+): Html {
+  const reveal = revealOnce({
+    id: 'new-secret',
+    heading: `New signing secret of ${rotated.url}`,
+    label: 'Signing secret',
+    secret: rotated.secret,
+    explain: 'Give it to your receiver: it verifies the webhook-signature header with it.',
+  });
   return sectionPage(
     context,
     'Signing secret rotated',
-    html`<p class="small"><a href="${endpointPath(webhook.id)}">Back to the endpoint</a></p>
+    html`<p class="small"><a href="${endpointPath(rotated.id)}">Back to the endpoint</a></p>
 <h1>Signing secret rotated</h1>
-${revealOnce({
-  id: 'new-secret',
-  heading: `New signing secret of ${webhook.url}`,
-  label: 'Signing secret',
-  secret,
-  explain: 'Give it to your receiver: it verifies the webhook-signature header with it.',
-})}
-<p>The previous secret keeps signing until ${when(previousUntil)}.</p>`,
+${reveal}
+<p>The previous secret keeps signing until ${when(rotated.previous_secret_expires_at)}.</p>`,
   );
 }
 
@@ -71,6 +75,8 @@ export function registerWebhookManagement(scope: App, module: ConsoleModule): vo
   const bind = consoleBinder(scope, module, WEBHOOKS_SECTION);
   const ENDPOINT = `${CONSOLE_PATH}/webhooks/:webhook_id`;
   const webhookOf = ({ session, params }: Ask) => webhooks.get(session.organizationId, params.webhook_id);
+  /** The edit form as posted (an edit has no client_id). */
+  const editOf = (ask: Ask) => ({ ...endpointFormOf(ask.request.body), clientId: '' });
 
   bind.view(`${ENDPOINT}/edit`, async (ask) => {
     const webhook = await webhookOf(ask);
@@ -80,27 +86,21 @@ export function registerWebhookManagement(scope: App, module: ConsoleModule): vo
   bind.post(`${ENDPOINT}/edit`, {
     run: async (ask) => {
       const webhook = await webhookOf(ask);
-      const form = { ...endpointFormOf(ask.request.body), clientId: '' };
+      const form = editOf(ask);
       if (form.errors) return ask.send(400, editPage(ask.context, webhook, form));
       await ask.call(ops.updateWebhook, { id: webhook.id, url: form.url, event_types: form.eventTypes });
       return `${endpointPath(webhook.id)}?notice=updated`;
     },
     page: async (ask, refusal) =>
-      editPage(ask.context, await webhookOf(ask), {
-        ...endpointFormOf(ask.request.body),
-        clientId: '',
-        errors: urlErrors(refusal),
-      }),
+      editPage(ask.context, await webhookOf(ask), { ...editOf(ask), errors: urlErrors(refusal) }),
   });
 
   for (const action of ['rotate', 'delete'] as const)
     bind.view(`${ENDPOINT}/${action}`, async (ask) => confirmPage(ask.context, await webhookOf(ask), action));
 
   bind.post(`${ENDPOINT}/rotate`, {
-    run: async ({ call, context, params }) => {
-      const rotated = await call(ops.rotateWebhookSecret, { id: params.webhook_id });
-      return rotatedPage(context, rotated, rotated.secret, rotated.previous_secret_expires_at);
-    },
+    run: async ({ call, context, params }) =>
+      rotatedPage(context, await call(ops.rotateWebhookSecret, { id: params.webhook_id })),
   });
 
   bind.post(`${ENDPOINT}/delete`, {

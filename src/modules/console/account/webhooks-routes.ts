@@ -1,6 +1,5 @@
 // /console/webhooks: endpoints and deliveries, retry, enable/disable and add an endpoint, all
 // through the WebhooksService the /v1/webhooks routes use (a console retry is the API's retry).
-import type { Html } from '../../../lib/html.ts';
 import { randomBase62 } from '../../../lib/secrets.ts';
 import type { App } from '../../../http/types.ts';
 import { consoleBinder, type Ask, type Refusal, type SectionOptions } from '../binder.ts';
@@ -39,10 +38,7 @@ export function registerWebhookPages(scope: App, module: ConsoleModule): void {
   const WEBHOOKS = `${CONSOLE_PATH}/webhooks`;
 
   /** The endpoints page (a page of endpoints, each with its latest deliveries). */
-  async function listOf(
-    { session, context, query }: Ask,
-    options: { notice?: Html; form?: EndpointForm; created?: { url: string; secret: string } },
-  ) {
+  async function listOf({ session, context, query }: Ask, options: Partial<Parameters<typeof webhooksPage>[2]> = {}) {
     const organizationId = session.organizationId;
     const page = await webhooks.list(organizationId, { limit: ENDPOINTS_PER_PAGE, cursor: query.cursor || undefined });
     const endpoints = await Promise.all(
@@ -52,10 +48,9 @@ export function registerWebhookPages(scope: App, module: ConsoleModule): void {
       }),
     );
     return webhooksPage(context, endpoints, {
+      ...options,
       nextCursor: page.next_cursor,
-      notice: options.notice,
       form: options.form ?? { clientId: newClientId() },
-      created: options.created,
     });
   }
 
