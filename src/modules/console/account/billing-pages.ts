@@ -44,25 +44,17 @@ export interface ShownPayment {
   body: Record<string, string>;
 }
 
-const STATES: Record<string, [Parameters<typeof stateTag>[0], string, (view: BillingView) => string]> = {
-  inactive: [
-    'idle',
-    'No plan yet',
-    () => 'Choose a plan below to create cells. Keys, webhooks and reads work without one.',
-  ],
-  active: [
-    'ok',
-    'Active',
-    (v) =>
-      `Paid through ${v.status.current_period_end?.slice(0, 10) ?? 'the current period'}; the next period is taken from the prepaid balance when it covers it.`,
-  ],
+/** Each billing state: its tag and what it means ("{end}": the end of the paid period). */
+const STATES: Record<string, [Parameters<typeof stateTag>[0], string, string]> = {
+  inactive: ['idle', 'No plan yet', 'Choose a plan below to create cells. Keys, webhooks and reads work without one.'],
+  active: ['ok', 'Active', 'Paid through {end}; the next period is taken from the prepaid balance when it covers it.'],
   past_due: [
     'warn',
     'Past due',
-    () => 'The period ended unpaid. Sending continues for 7 days after its end; pay the amount due to keep it going.',
+    'The period ended unpaid. Sending continues for 7 days after its end; pay the amount due to keep it going.',
   ],
-  suspended: ['bad', 'Suspended', () => 'Sending and new cells are blocked until the amount due is paid.'],
-  exempt: ['ok', 'Billing off', () => 'This deployment does not charge: nothing is ever due.'],
+  suspended: ['bad', 'Suspended', 'Sending and new cells are blocked until the amount due is paid.'],
+  exempt: ['ok', 'Billing off', 'This deployment does not charge: nothing is ever due.'],
 };
 
 const tierTerms = (tier: BillingView['tiers'][number], period: string) =>
@@ -71,13 +63,14 @@ const tierTerms = (tier: BillingView['tiers'][number], period: string) =>
 function statusSection(view: BillingView): Html {
   const { status } = view;
   const [kind, label, explain] = STATES[status.state];
+  const end = status.current_period_end?.slice(0, 10) ?? 'the current period';
   const tier = view.tiers.find((t) => t.name === status.tier);
   const organization = status.state === 'suspended' ? stateTag('bad', 'Suspended') : stateTag('ok', 'Active');
   return html`<section aria-labelledby="status-heading">
 <h2 id="status-heading">Status</h2>
 <dl class="facts">
 <dt>Organization</dt><dd>${organization}</dd>
-<dt>Billing</dt><dd>${stateTag(kind, label)}<br><span class="small">${explain(view)}</span></dd>
+<dt>Billing</dt><dd>${stateTag(kind, label)}<br><span class="small">${explain.replace('{end}', end)}</span></dd>
 <dt>Plan</dt><dd>${tier ? `${capitalized(tier.name)}: ${tierTerms(tier, 'a month')}` : (status.tier ?? 'None yet')}</dd>
 <dt>Period ends</dt><dd>${when(status.current_period_end, 'No period yet')}</dd>
 <dt>Prepaid balance</dt><dd><strong class="balance">${dollarsOfNumber(status.prepaid_balance_usd)}</strong></dd>

@@ -5,7 +5,7 @@ import { MAX_URL_LENGTH } from '../../../lib/ssrf.ts';
 import type { deliveryView } from '../../webhooks/views.ts';
 import type { WebhooksService, WebhookView } from '../../webhooks/service.ts';
 import type { SignedInContext } from '../guard.ts';
-import { field, hidden } from '../layout.ts';
+import { confirmForm, field, hidden } from '../layout.ts';
 import { dataTable } from '../data-table.ts';
 import {
   choiceBox,
@@ -193,17 +193,18 @@ ${endpointForm(context, options.form)}`,
 export function endpointPage(
   context: SignedInContext,
   webhook: WebhookView,
-  deliveries: DeliveryView[],
-  options: { nextCursor: string | null; notice?: Html; back: string },
+  page: { deliveries: DeliveryView[]; next_cursor: string | null },
+  notice?: Html,
 ): Html {
-  const more = nextPage(endpointPath(context, webhook.id), options.nextCursor, 'Older deliveries');
+  const back = endpointPath(context, webhook.id);
+  const more = nextPage(back, page.next_cursor, 'Older deliveries');
   return sectionPage(
     context,
     `Deliveries to ${webhook.url}`,
     html`<p class="small"><a href="${context.path}/webhooks">All endpoints</a></p>
-${options.notice}
-${endpointHeader(context, webhook, options.back, 'h1')}
-${deliveriesTable(context, webhook, deliveries, { back: options.back, caption: 'Deliveries to this endpoint, newest first', more })}`,
+${notice}
+${endpointHeader(context, webhook, back, 'h1')}
+${deliveriesTable(context, webhook, page.deliveries, { back, caption: 'Deliveries to this endpoint, newest first', more })}`,
   );
 }
 
@@ -226,7 +227,7 @@ export function deliveryPage(
   context: SignedInContext,
   webhook: WebhookView,
   delivery: Awaited<ReturnType<WebhooksService['deliveryDetail']>>,
-  options: { notice?: Html },
+  notice?: Html,
 ): Html {
   const attempts = delivery.exchanges.map(
     (a, i) => html`<section class="attempt" aria-labelledby="attempt-${i + 1}">
@@ -242,7 +243,7 @@ ${a.response_body ? html`<pre class="wrap" aria-label="Response body (the first 
     context,
     `Delivery ${delivery.id}`,
     html`<p class="small"><a href="${endpointPath(context, webhook.id)}">Deliveries to ${webhook.url}</a></p>
-${options.notice}
+${notice}
 <h1>${delivery.event_type} delivery</h1>
 <dl class="facts">
 <dt>Status</dt><dd>${stateTag(...STATUS[delivery.status])}</dd>
@@ -256,5 +257,62 @@ ${retryCell(context, webhook, delivery, endpointPath(context, webhook.id, delive
 <pre class="wrap" aria-label="Request body">${pretty(delivery.payload)}</pre>
 <h2>Attempts</h2>
 ${attempts.length ? join(attempts, '\n') : html`<p class="small">No attempt yet: it is queued.</p>`}`,
+  );
+}
+
+/** The question before an endpoint's secret is rotated or the endpoint deleted. */
+export function confirmPage(context: SignedInContext, webhook: WebhookView, action: 'rotate' | 'delete'): Html {
+  const rotate = action === 'rotate';
+  const title = rotate ? 'Rotate the signing secret?' : 'Delete this endpoint?';
+  return sectionPage(
+    context,
+    title,
+    html`<p class="small"><a href="${endpointPath(context, webhook.id)}">Back to the endpoint</a></p>
+<h1>${title}</h1>
+<p class="mono">${webhook.url}</p>
+<p>${
+      rotate
+        ? 'A new secret signs every delivery from now on. The current one keeps signing beside it for 24 hours, so your receiver can switch without missing a delivery. The new secret is shown once.'
+        : 'No more events are sent to it, and its queued deliveries are dropped. This cannot be undone; add the URL again to receive events there.'
+    }</p>
+${confirmForm({
+  action: `${endpointPath(context, webhook.id)}/${action}`,
+  csrfToken: context.signedIn.csrfToken,
+  confirm: rotate ? 'Rotate the secret' : 'Delete the endpoint',
+  keep: { href: endpointPath(context, webhook.id), text: 'Cancel' },
+  tone: rotate ? 'primary' : 'danger',
+})}`,
+  );
+}
+
+/** The new signing secret, shown once. */
+export function rotatedPage(
+  context: SignedInContext,
+  rotated: WebhookView & { secret: string; previous_secret_expires_at: string },
+): Html {
+  const reveal = revealOnce({
+    id: 'new-secret',
+    heading: `New signing secret of ${rotated.url}`,
+    label: 'Signing secret',
+    secret: rotated.secret,
+    explain: 'Give it to your receiver: it verifies the webhook-signature header with it.',
+  });
+  return sectionPage(
+    context,
+    'Signing secret rotated',
+    html`<p class="small"><a href="${endpointPath(context, rotated.id)}">Back to the endpoint</a></p>
+<h1>Signing secret rotated</h1>
+${reveal}
+<p>The previous secret keeps signing until ${when(rotated.previous_secret_expires_at)}.</p>`,
+  );
+}
+
+export function editPage(context: SignedInContext, webhook: WebhookView, form: EndpointForm): Html {
+  return sectionPage(
+    context,
+    `${form.errors ? 'Error: ' : ''}Edit ${webhook.url}`,
+    html`<p class="small"><a href="${endpointPath(context, webhook.id)}">Back to the endpoint</a></p>
+<h1>Edit <span class="mono">${webhook.url}</span></h1>
+${endpointForm(context, form, { action: `${endpointPath(context, webhook.id)}/edit`, cancel: endpointPath(context, webhook.id) })}`,
   );
 }
