@@ -2,32 +2,18 @@
 // form (what to pay for, then one button per rail), the x402/MPP payment details an agent uses,
 // and the month's usage with its chart and table.
 import { html, join, type Html } from '../../../lib/html.ts';
-import type { BillingService, PaymentDetails } from '../../billing/service.ts';
-import type { UsageService } from '../../billing/usage.ts';
+import type { PaymentDetails } from '../../billing/service.ts';
 import { dollars, dollarsOfNumber } from '../../billing/money.ts';
 import type { SignedInContext } from '../guard.ts';
 import { field, hidden } from '../layout.ts';
 import { dataTable } from '../data-table.ts';
-import { monthName, usageChart, usageTable, type DailyUsage, type Month } from './chart.ts';
+import { monthName, usageChart, usageTable } from './chart.ts';
+import type { BillingView } from './billing-routes.ts';
 import { capitalized, choiceBox, csrfField, fieldset, notice, sectionPage, stateTag, when } from './shared.ts';
 import { plural } from '../../../lib/plural.ts';
 
 export const RAILS = ['card_processor', 'x402', 'mpp'] as const;
 export type Rail = (typeof RAILS)[number];
-
-export interface BillingView {
-  enabled: boolean;
-  status: Awaited<ReturnType<BillingService['status']>>;
-  options: Awaited<ReturnType<BillingService['paymentOptions']>>;
-  tiers: { name: string; priceMicros: number; includedCells: number }[];
-  /** Card payments go to Stripe Checkout (else the built-in local card page). */
-  stripe: boolean;
-  /** The REST API's address (`https://host/v1`): where agents pay. */
-  apiBase: string;
-  month: Month;
-  summary: Awaited<ReturnType<UsageService['summary']>>;
-  days: DailyUsage[];
-}
 
 export interface PayForm {
   intent?: string;

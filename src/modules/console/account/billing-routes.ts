@@ -9,7 +9,7 @@ import { CONSOLE_PATH, safeNext } from '../http.ts';
 import type { ConsoleModule } from '../module.ts';
 import { messagePage } from '../pages.ts';
 import type { Intent } from '../../billing/service.ts';
-import { billingPage, RAILS, type BillingView, type PayForm, type Rail } from './billing-pages.ts';
+import { billingPage, RAILS, type PayForm, type Rail } from './billing-pages.ts';
 
 const RAIL_NAMES: Record<Rail, string> = { card_processor: 'Card payment', x402: 'x402', mpp: 'MPP' };
 /** Where Stripe Checkout pages live (Checkout Sessions' url). */
@@ -35,34 +35,13 @@ export function payFormOnSend(module: ConsoleModule) {
 }
 
 export function registerBillingPages(scope: App, module: ConsoleModule): void {
-  const { clock } = module;
-  const { billing, quotes, usage, checkout, stripe } = module.dashboard.billing;
-  // The oauth resource of the REST API is its address (`<base>/v1`): where agents pay.
-  const apiBase = module.oauth.resources.v1;
+  const { billing, quotes, checkout } = module.dashboard.billing;
   const route = { onSend: payFormOnSend(module) };
   const back = { href: `${CONSOLE_PATH}/billing`, text: 'Back to billing' };
   const bind = consoleBinder(scope, module, { section: 'billing', back, missing: 'payment' });
 
-  async function viewOf(organizationId: string): Promise<BillingView> {
-    const now = clock.now();
-    const month = { year: now.getUTCFullYear(), month: now.getUTCMonth() };
-    const range = {
-      from: new Date(Date.UTC(month.year, month.month, 1)).toISOString(),
-      to: new Date(Date.UTC(month.year, month.month + 1, 1)).toISOString(),
-    };
-    const [status, options, summary, daily] = await Promise.all([
-      billing.status(organizationId),
-      billing.paymentOptions(organizationId),
-      usage.summary(organizationId, range),
-      usage.daily(organizationId, range),
-    ]);
-    const tiers = Object.entries(billing.prices.tiers).map(([name, tier]) => ({ name, ...tier }));
-    const { enabled } = billing;
-    return { enabled, status, options, tiers, stripe: stripe !== null, apiBase, month, summary, days: daily.days };
-  }
-
   const pageOf = async ({ context, session }: Ask, options: Parameters<typeof billingPage>[2] = {}) =>
-    billingPage(context, await viewOf(session.organizationId), options);
+    billingPage(context, await billingView(module, session.organizationId), options);
 
   bind.view(
     `${CONSOLE_PATH}/billing`,
@@ -123,6 +102,32 @@ export function registerBillingPages(scope: App, module: ConsoleModule): void {
     },
   });
 }
+
+/**
+ * What the billing page shows of an organization this month. `stripe`: card payments go to Stripe
+ * Checkout (else the built-in card page); `apiBase`: the REST API's address, the oauth resource
+ * `<base>/v1`, where agents pay.
+ */
+async function billingView(module: ConsoleModule, organizationId: string) {
+  const { billing, usage, stripe } = module.dashboard.billing;
+  const now = module.clock.now();
+  const month = { year: now.getUTCFullYear(), month: now.getUTCMonth() };
+  const range = {
+    from: new Date(Date.UTC(month.year, month.month, 1)).toISOString(),
+    to: new Date(Date.UTC(month.year, month.month + 1, 1)).toISOString(),
+  };
+  const [status, options, summary, daily] = await Promise.all([
+    billing.status(organizationId),
+    billing.paymentOptions(organizationId),
+    usage.summary(organizationId, range),
+    usage.daily(organizationId, range),
+  ]);
+  const tiers = Object.entries(billing.prices.tiers).map(([name, tier]) => ({ name, ...tier }));
+  const { enabled } = billing;
+  const apiBase = module.oauth.resources.v1;
+  return { enabled, status, options, tiers, stripe: stripe !== null, apiBase, month, summary, days: daily.days };
+}
+export type BillingView = Awaited<ReturnType<typeof billingView>>;
 
 /** The form's intent: `top_up`, `reinstate`, `create_cell` or `setup:<tier>` (with a tier of the price list). */
 function intentOf(value: string, tiers: string[]): [Intent | null, string | undefined] {

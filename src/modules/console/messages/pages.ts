@@ -20,12 +20,18 @@ const preview = (body: string) => {
   return chars.length > PREVIEW ? `${chars.slice(0, PREVIEW).join('')}…` : body;
 };
 
+interface SearchView {
+  form: SearchForm;
+  cells: readonly CellView[];
+  /** Null when the form has errors (nothing was searched). */
+  results: { messages: MessageView[]; nextCursor: string | null; cursor?: string } | null;
+}
+
 /** The matches as a table (with the next page's link), or that there are none. */
 function resultsTable(
   context: SignedInContext,
-  form: SearchForm,
-  cells: readonly CellView[],
-  results: { messages: MessageView[]; nextCursor: string | null; cursor?: string },
+  { form, cells }: SearchView,
+  results: NonNullable<SearchView['results']>,
 ): Html {
   const cellNames = new Map(cells.map((cell) => [cell.id, cell.display_name]));
   const link = (message: MessageView) => {
@@ -59,15 +65,7 @@ function resultsTable(
   return html`<div class="search-results">${table}</div>`;
 }
 
-export function searchPage(
-  context: SignedInContext,
-  view: {
-    form: SearchForm;
-    cells: readonly CellView[];
-    /** Null when the form has errors (nothing was searched). */
-    results: { messages: MessageView[]; nextCursor: string | null; cursor?: string } | null;
-  },
-): Html {
+export function searchPage(context: SignedInContext, view: SearchView): Html {
   const { form, cells, results } = view;
   const { values, errors } = form;
   const failed = hasErrors(form);
@@ -98,7 +96,7 @@ ${field({ id: 'to', name: 'to', label: 'To (day)', type: 'date', value: values.t
 <h2 id="results-heading">Results</h2>
 ${failed && html`<p>Correct the search to see results.</p>`}
 ${exportLink}
-${results && resultsTable(context, form, cells, results)}
+${results && resultsTable(context, view, results)}
 </section>
 </div>`,
   );
