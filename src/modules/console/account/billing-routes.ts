@@ -9,7 +9,7 @@ import { CONSOLE_PATH, safeNext } from '../http.ts';
 import type { ConsoleModule } from '../module.ts';
 import { messagePage } from '../pages.ts';
 import type { Intent } from '../../billing/service.ts';
-import { billingPage, RAILS, type BillingView, type PayForm, type Rail, type ShownPayment } from './billing-pages.ts';
+import { billingPage, RAILS, type PayForm, type Rail } from './billing-pages.ts';
 
 const RAIL_NAMES: Record<Rail, string> = { card_processor: 'Card payment', x402: 'x402', mpp: 'MPP' };
 /** Where Stripe Checkout pages live (Checkout Sessions' url). */
@@ -35,52 +35,19 @@ export function payFormOnSend(module: ConsoleModule) {
 }
 
 export function registerBillingPages(scope: App, module: ConsoleModule): void {
-  const { clock } = module;
-  const { billing, quotes, usage, checkout, stripe } = module.dashboard.billing;
-  // The oauth resource of the REST API is its address (`<base>/v1`): where agents pay.
-  const apiBase = module.oauth.resources.v1;
+  const { billing, quotes, checkout } = module.dashboard.billing;
   const route = { onSend: payFormOnSend(module) };
-  const bind = consoleBinder(scope, module, {
-    section: 'billing',
-    back: { href: `${CONSOLE_PATH}/billing`, text: 'Back to billing' },
-    missing: 'payment',
-  });
-
-  async function viewOf(organizationId: string): Promise<BillingView> {
-    const now = clock.now();
-    const month = { year: now.getUTCFullYear(), month: now.getUTCMonth() };
-    const range = {
-      from: new Date(Date.UTC(month.year, month.month, 1)).toISOString(),
-      to: new Date(Date.UTC(month.year, month.month + 1, 1)).toISOString(),
-    };
-    const [status, options, summary, daily] = await Promise.all([
-      billing.status(organizationId),
-      billing.paymentOptions(organizationId),
-      usage.summary(organizationId, range),
-      usage.daily(organizationId, range),
-    ]);
-    const tiers = Object.entries(billing.prices.tiers).map(([name, tier]) => ({ name, ...tier }));
-    return {
-      enabled: billing.enabled,
-      status,
-      options,
-      tiers,
-      stripe: stripe !== null,
-      apiBase,
-      month,
-      summary,
-      days: daily.days,
-    };
-  }
+  const back = { href: `${CONSOLE_PATH}/billing`, text: 'Back to billing' };
+  const bind = consoleBinder(scope, module, { section: 'billing', back, missing: 'payment' });
 
   const pageOf = async ({ context, session }: Ask, options: Parameters<typeof billingPage>[2] = {}) =>
-    billingPage(context, await viewOf(session.organizationId), options);
+    billingPage(context, await billingView(module, session.organizationId), options);
 
   bind.view(
     `${CONSOLE_PATH}/billing`,
     (ask) => {
-      const back = safeNext(ask.query.return);
-      return pageOf(ask, { checkout: ask.query.checkout ?? '', form: back ? { back } : undefined });
+      const from = safeNext(ask.query.return);
+      return pageOf(ask, { checkout: ask.query.checkout ?? '', form: from ? { back: from } : undefined });
     },
     { route },
   );
@@ -92,10 +59,7 @@ export function registerBillingPages(scope: App, module: ConsoleModule): void {
       if (!billing.enabled)
         return ask.send(
           409,
-          messagePage(context, 'Billing is off', 'This deployment does not charge: there is nothing to pay.', {
-            href: `${CONSOLE_PATH}/billing`,
-            text: 'Back to billing',
-          }),
+          messagePage(context, 'Billing is off', 'This deployment does not charge: there is nothing to pay.', back),
         );
       const form: PayForm = {
         intent: body.intent ?? '',
@@ -126,13 +90,9 @@ export function registerBillingPages(scope: App, module: ConsoleModule): void {
           return url.toString();
         }
         const details = await quotes.requirements(session.organizationId, query);
-        const paid = {
-          intent,
-          ...(tier ? { tier } : {}),
-          ...(query.amount_usd ? { amount_usd: query.amount_usd } : {}),
-        };
-        const shown: ShownPayment = { rail: rail as 'x402' | 'mpp', details, body: paid };
-        return await pageOf(ask, { form, shown });
+        // What the agent posts: the query's fields that are given.
+        const paid = Object.fromEntries(Object.entries(query).filter((entry): entry is [string, string] => !!entry[1]));
+        return await pageOf(ask, { form, shown: { rail: rail as 'x402' | 'mpp', details, body: paid } });
       } catch (error) {
         const refusal = refusalOf(error, body);
         if (!refusal || Object.keys(refusal.errors).length === 0) throw error;
@@ -142,6 +102,32 @@ export function registerBillingPages(scope: App, module: ConsoleModule): void {
     },
   });
 }
+
+/**
+ * What the billing page shows of an organization this month. `stripe`: card payments go to Stripe
+ * Checkout (else the built-in card page); `apiBase`: the REST API's address, the oauth resource
+ * `<base>/v1`, where agents pay.
+ */
+async function billingView(module: ConsoleModule, organizationId: string) {
+  const { billing, usage, stripe } = module.dashboard.billing;
+  const now = module.clock.now();
+  const month = { year: now.getUTCFullYear(), month: now.getUTCMonth() };
+  const range = {
+    from: new Date(Date.UTC(month.year, month.month, 1)).toISOString(),
+    to: new Date(Date.UTC(month.year, month.month + 1, 1)).toISOString(),
+  };
+  const [status, options, summary, daily] = await Promise.all([
+    billing.status(organizationId),
+    billing.paymentOptions(organizationId),
+    usage.summary(organizationId, range),
+    usage.daily(organizationId, range),
+  ]);
+  const tiers = Object.entries(billing.prices.tiers).map(([name, tier]) => ({ name, ...tier }));
+  const { enabled } = billing;
+  const apiBase = module.oauth.resources.v1;
+  return { enabled, status, options, tiers, stripe: stripe !== null, apiBase, month, summary, days: daily.days };
+}
+export type BillingView = Awaited<ReturnType<typeof billingView>>;
 
 /** The form's intent: `top_up`, `reinstate`, `create_cell` or `setup:<tier>` (with a tier of the price list). */
 function intentOf(value: string, tiers: string[]): [Intent | null, string | undefined] {

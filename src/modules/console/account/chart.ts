@@ -4,7 +4,8 @@
 import { html, join, type Html } from '../../../lib/html.ts';
 import { dollars, MICROS_PER_USD } from '../../billing/money.ts';
 import { capitalized } from './shared.ts';
-import { tableHead, tableRow, type Column } from '../data-table.ts';
+import { plural } from '../../../lib/plural.ts';
+import { dataTable } from '../data-table.ts';
 
 export interface DailyUsage {
   date: string;
@@ -40,19 +41,13 @@ export const monthName = (month: Month) =>
     year: 'numeric',
     timeZone: 'UTC',
   });
-export const daysIn = (month: Month) => new Date(Date.UTC(month.year, month.month + 1, 0)).getUTCDate();
+const daysIn = (month: Month) => new Date(Date.UTC(month.year, month.month + 1, 0)).getUTCDate();
 const dayName = (date: string) =>
   new Date(`${date}T00:00:00Z`).toLocaleString('en-US', { day: 'numeric', month: 'long', timeZone: 'UTC' });
 const micros = (usd: string) => Math.round(Number(usd) * MICROS_PER_USD);
 
-function quantities(day: DailyUsage): string {
-  return day.by_type
-    .map((t) => {
-      const [one, many] = TYPE_WORDS[t.type] ?? [t.type, t.type];
-      return `${t.quantity} ${t.quantity === 1 ? one : many}`;
-    })
-    .join(', ');
-}
+const quantities = (day: DailyUsage) =>
+  day.by_type.map((t) => plural(t.quantity, ...(TYPE_WORDS[t.type] ?? [t.type, t.type]))).join(', ');
 
 /** The smallest 1, 2, 2.5 or 5 × 10^k at or above `value`: round figures on the axis. */
 function axisTop(value: number): number {
@@ -110,31 +105,19 @@ ${bars}
 /** The same figures as a table: the chart's text alternative, and the exact numbers for everyone. */
 export function usageTable(month: Month, days: DailyUsage[]): Html {
   if (days.length === 0) return html``;
-  const quantityOf = (day: DailyUsage, type: string) => day.by_type.find((t) => t.type === type)?.quantity ?? 0;
-  const columns: Column[] = [
-    'Day',
-    ...USAGE_COLUMNS.map((type) => ({ label: capitalized(TYPE_WORDS[type][1]), numeric: true })),
-    { label: 'Amount', numeric: true },
-  ];
-  const rows = join(
-    days.map((day) =>
-      tableRow(
-        columns,
-        [
-          html`<time datetime="${day.date}">${dayName(day.date)}</time>`,
-          ...USAGE_COLUMNS.map((type) => quantityOf(day, type)),
-          dollars(day.amount_usd),
-        ],
-        { rowHeader: true },
-      ),
-    ),
-    '\n',
-  );
-  return html`<table class="usage-days">
-<caption>Usage by day in ${monthName(month)} (days with usage only)</caption>
-${tableHead(columns)}
-<tbody>
-${rows}
-</tbody>
-</table>`;
+  const table = dataTable<DailyUsage>({
+    caption: `Usage by day in ${monthName(month)} (days with usage only)`,
+    columns: [
+      { label: 'Day', value: (day) => html`<time datetime="${day.date}">${dayName(day.date)}</time>` },
+      ...USAGE_COLUMNS.map((type) => ({
+        label: capitalized(TYPE_WORDS[type][1]),
+        numeric: true,
+        value: (day: DailyUsage) => day.by_type.find((t) => t.type === type)?.quantity ?? 0,
+      })),
+      { label: 'Amount', numeric: true, value: (day) => dollars(day.amount_usd) },
+    ],
+    rows: days,
+    empty: '',
+  });
+  return html`<div class="usage-days">${table}</div>`;
 }

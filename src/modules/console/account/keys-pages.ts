@@ -1,13 +1,13 @@
 // The API keys section: the organization's active keys, the create form (the new key is shown
 // once, on the page its post redirects to) and the confirmation page of a revoke.
-import { html, join, type Html } from '../../../lib/html.ts';
+import { html, type Html } from '../../../lib/html.ts';
 import type { keyView } from '../../organizations/service.ts';
 import type { SignedInContext } from '../guard.ts';
 import { confirmForm, field } from '../layout.ts';
-import { tableHead, tableRow, type Column } from '../data-table.ts';
-import { csrfField, revealOnce, sectionPage, when } from './shared.ts';
+import { dataTable } from '../data-table.ts';
+import { csrfField, nextPage, revealOnce, sectionPage, when } from './shared.ts';
 
-export type KeyView = ReturnType<typeof keyView>;
+type KeyView = ReturnType<typeof keyView>;
 
 export const KEY_NAME_MAX = 100;
 
@@ -15,35 +15,25 @@ const nameOf = (key: KeyView) => key.name ?? 'Unnamed key';
 const revokePath = (context: SignedInContext, key: KeyView) =>
   `${context.path}/keys/${encodeURIComponent(key.id)}/revoke`;
 
-const KEY_COLUMNS: readonly Column[] = [
-  'Name',
-  { label: 'Key', className: 'mono' },
-  'Created',
-  'Last used',
-  { label: 'Action', hiddenLabel: true },
-];
-
-function keysTable(context: SignedInContext, keys: KeyView[]): Html {
-  if (keys.length === 0) return html`<p>No active keys.</p>`;
-  const rows = join(
-    keys.map((key) =>
-      tableRow(KEY_COLUMNS, [
-        html`<strong>${nameOf(key)}</strong>`,
-        `${key.prefix}…`,
-        when(key.created_at),
-        when(key.last_used_at),
-        html`<a class="button danger small-button" href="${revokePath(context, key)}" aria-label="Revoke the key ${nameOf(key)} (${key.prefix}…)">Revoke…</a>`,
-      ]),
-    ),
-    '\n',
-  );
-  return html`<table>
-<caption>Active API keys of ${context.signedIn.organizationName}, newest first. Only the first characters of a key are kept readable.</caption>
-${tableHead(KEY_COLUMNS)}
-<tbody>
-${rows}
-</tbody>
-</table>`;
+function keysTable(context: SignedInContext, keys: KeyView[], nextCursor: string | null): Html {
+  return dataTable({
+    caption: `Active API keys of ${context.signedIn.organizationName}, newest first. Only the first characters of a key are kept readable.`,
+    columns: [
+      { label: 'Name', value: (key) => html`<strong>${nameOf(key)}</strong>` },
+      { label: 'Key', className: 'mono', value: (key) => `${key.prefix}…` },
+      { label: 'Created', value: (key) => when(key.created_at) },
+      { label: 'Last used', value: (key) => when(key.last_used_at) },
+      {
+        label: 'Action',
+        hiddenLabel: true,
+        value: (key) =>
+          html`<a class="button danger small-button" href="${revokePath(context, key)}" aria-label="Revoke the key ${nameOf(key)} (${key.prefix}…)">Revoke…</a>`,
+      },
+    ],
+    rows: keys,
+    empty: 'No active keys.',
+    more: nextPage(`${context.path}/keys`, nextCursor, 'More keys'),
+  });
 }
 
 export function keysPage(
@@ -72,8 +62,7 @@ export function keysPage(
 <p class="lead">Agents call the REST API with a key as <code>Authorization: Bearer cg_live_…</code>. Every key can do everything; rotate by creating a new key, then revoking the old one.</p>
 ${options.notice}
 ${reveal}
-${keysTable(context, keys)}
-${options.nextCursor ? html`<p class="after"><a href="${context.path}/keys?cursor=${encodeURIComponent(options.nextCursor)}">More keys</a></p>` : ''}
+${keysTable(context, keys, options.nextCursor)}
 <section aria-labelledby="create-key-heading">
 <h2 id="create-key-heading">Create a key</h2>
 <form method="post" action="${context.path}/keys" novalidate>

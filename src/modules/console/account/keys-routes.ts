@@ -2,7 +2,6 @@
 // /v1/auth/keys. A new key is shown once: the post answers 303 with it in a flash cookie that the
 // list page reads and clears (no-store), so neither a reload nor the back button creates or
 // shows it again.
-import type { Html } from '../../../lib/html.ts';
 import type { App } from '../../../http/types.ts';
 import { consoleBinder, FormRefusal, type Ask } from '../binder.ts';
 import { CONSOLE_PATH, setFlash, takeFlash } from '../http.ts';
@@ -27,10 +26,7 @@ export function registerKeyPages(scope: App, module: ConsoleModule): void {
     missing: 'API key',
   });
 
-  async function keysOf(
-    { session, context, query }: Ask,
-    options: { notice?: Html; form?: { name?: string; error?: string }; created?: { name: string; secret: string } },
-  ) {
+  async function keysOf({ session, context, query }: Ask, options: Partial<Parameters<typeof keysPage>[2]>) {
     const page = await organizations.listKeys(session.organizationId, { limit: 50, cursor: query.cursor || undefined });
     return keysPage(context, page.keys, { nextCursor: page.next_cursor, ...options, form: options.form ?? {} });
   }

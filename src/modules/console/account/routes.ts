@@ -5,11 +5,9 @@ import type { ConsoleModule } from '../module.ts';
 import { registerBillingPages } from './billing-routes.ts';
 import { registerKeyPages } from './keys-routes.ts';
 import { registerWebhookPages } from './webhooks-routes.ts';
-import { registerWebhookManagement } from './webhook-manage.ts';
 
 export function registerAccountPages(scope: App, module: ConsoleModule): void {
   registerWebhookPages(scope, module);
-  registerWebhookManagement(scope, module);
   registerKeyPages(scope, module);
   registerBillingPages(scope, module);
 }

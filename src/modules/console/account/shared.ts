@@ -1,11 +1,9 @@
 // What the webhooks, API keys and billing pages share: reading form fields, times, notices, the
-// once-shown secret, small post buttons, and turning a service's ApiError into a page answer.
+// once-shown secret and small post buttons.
 import { html, type Html, type HtmlValue } from '../../../lib/html.ts';
-import { ApiError } from '../../../lib/errors.ts';
 import type { SignedInContext } from '../guard.ts';
 import { time } from '../conversations/format.ts';
 import { hidden, layout, secretField } from '../layout.ts';
-import { sayFieldError } from '../field-errors.ts';
 
 export const PUBLIC = { auth: 'public' as const };
 export const HIDDEN = { hide: true };
@@ -18,9 +16,6 @@ export const text = (fields: unknown, name: string): string => {
 
 export const capitalized = (word: string) => word.charAt(0).toUpperCase() + word.slice(1);
 
-/** A route parameter. */
-export const param = (params: unknown, name: string): string => text(params, name);
-
 /** A UTC time as the console shows it, machine-readable in <time>; `empty` when there is none. */
 export function when(iso: string | null, empty = 'Never'): Html {
   return iso ? time(iso) : html`<span class="small">${empty}</span>`;
@@ -32,6 +27,10 @@ export function withNotice(path: string, key: string): string {
   url.searchParams.set('notice', key);
   return `${url.pathname}${url.search}`;
 }
+
+/** The link to a list's next page, when there is one. */
+export const nextPage = (path: string, cursor: string | null, label: string) =>
+  cursor ? { href: `${path}?cursor=${encodeURIComponent(cursor)}`, label } : null;
 
 /** A notice announced by screen readers when the page loads (role=status is a polite live region). */
 export function notice(kind: 'ok' | 'info', content: HtmlValue): Html {
@@ -84,11 +83,27 @@ export const stateTag = (kind: 'ok' | 'warn' | 'bad' | 'idle', label: string) =>
   return html`<span class="state state-${kind}"><span aria-hidden="true">${symbol} </span>${label}</span>`;
 };
 
-/**
- * The field errors of a validation ApiError (field → message), or null for any other error, in
- * the form's words: `words` names each field as the form does ("The amount").
- */
-export function fieldErrorsOf(error: unknown, words: Record<string, string> = {}): Record<string, string> | null {
-  if (!(error instanceof ApiError) || error.code !== 'invalid_request' || !error.errors?.length) return null;
-  return Object.fromEntries(error.errors.map((e) => [e.field, sayFieldError(e.field, e.message, words)]));
-}
+/** A group of fields (radios, checkboxes, buttons) with its legend and its error, announced with the group. */
+export const fieldset = (
+  group: { id: string; legend: string; error?: string; className?: string },
+  content: HtmlValue,
+) =>
+  html`<fieldset class="field${group.className ? ` ${group.className}` : ''}"${group.error ? html` aria-describedby="${group.id}-error"` : ''}>
+<legend>${group.legend}</legend>
+${content}
+${group.error ? html`<p class="field-error" id="${group.id}-error">${group.error}</p>` : ''}
+</fieldset>`;
+
+/** A checkbox or radio with its label. */
+export const choiceBox = (box: {
+  type: 'checkbox' | 'radio';
+  id: string;
+  name: string;
+  value: string;
+  checked: boolean;
+  label: HtmlValue;
+}) =>
+  html`<div class="check">
+<input type="${box.type}" id="${box.id}" name="${box.name}" value="${box.value}"${box.checked ? ' checked' : ''}>
+<label for="${box.id}">${box.label}</label>
+</div>`;

@@ -1,6 +1,7 @@
-// /console/webhooks: endpoints and deliveries, retry, enable/disable and add an endpoint, all
-// through the WebhooksService the /v1/webhooks routes use (a console retry is the API's retry).
-import type { Html } from '../../../lib/html.ts';
+// /console/webhooks: endpoints and deliveries, retry, enable/disable, add, edit and delete an
+// endpoint and rotate its secret, all through the WebhooksService and the operations the
+// /v1/webhooks routes use (a console retry is the API's retry). A rotated secret is shown once, on
+// the answer to the rotation's post (no-store); the previous one keeps signing for 24 hours.
 import { randomBase62 } from '../../../lib/secrets.ts';
 import type { App } from '../../../http/types.ts';
 import { consoleBinder, type Ask, type Refusal, type SectionOptions } from '../binder.ts';
@@ -9,7 +10,17 @@ import type { ConsoleModule } from '../module.ts';
 import { createFromForm } from '../act.ts';
 import { messagePage } from '../pages.ts';
 import { notice, noticeOf, text, withNotice } from './shared.ts';
-import { deliveryPage, endpointPage, FORM_EVENT_FILTERS, webhooksPage, type EndpointForm } from './webhooks-pages.ts';
+import {
+  confirmPage,
+  deliveryPage,
+  editPage,
+  endpointPage,
+  endpointPath,
+  FORM_EVENT_FILTERS,
+  rotatedPage,
+  webhooksPage,
+  type EndpointForm,
+} from './webhooks-pages.ts';
 
 const ENDPOINTS_PER_PAGE = 20;
 const RECENT_DELIVERIES = 5;
@@ -23,7 +34,7 @@ const NOTICES = {
   updated: 'Endpoint saved: the next events go by the new settings.',
   existing: 'This endpoint was already added (the form was sent twice); its secret was shown the first time.',
 };
-export const WEBHOOKS_SECTION: SectionOptions = {
+const WEBHOOKS_SECTION: SectionOptions = {
   section: 'webhooks',
   back: { href: `${CONSOLE_PATH}/webhooks`, text: 'Back to webhooks' },
   missing: 'webhook endpoint',
@@ -37,12 +48,13 @@ export function registerWebhookPages(scope: App, module: ConsoleModule): void {
   const ops = module.dashboard.webhooking.operations;
   const bind = consoleBinder(scope, module, WEBHOOKS_SECTION);
   const WEBHOOKS = `${CONSOLE_PATH}/webhooks`;
+  const ENDPOINT = `${WEBHOOKS}/:webhook_id`;
+  const webhookOf = ({ session, params }: Ask) => webhooks.get(session.organizationId, params.webhook_id);
+  /** The edit form as posted (an edit has no client_id). */
+  const editOf = (ask: Ask) => ({ ...endpointFormOf(ask.request.body), clientId: '' });
 
   /** The endpoints page (a page of endpoints, each with its latest deliveries). */
-  async function listOf(
-    { session, context, query }: Ask,
-    options: { notice?: Html; form?: EndpointForm; created?: { url: string; secret: string } },
-  ) {
+  async function listOf({ session, context, query }: Ask, options: Partial<Parameters<typeof webhooksPage>[2]> = {}) {
     const organizationId = session.organizationId;
     const page = await webhooks.list(organizationId, { limit: ENDPOINTS_PER_PAGE, cursor: query.cursor || undefined });
     const endpoints = await Promise.all(
@@ -52,37 +64,31 @@ export function registerWebhookPages(scope: App, module: ConsoleModule): void {
       }),
     );
     return webhooksPage(context, endpoints, {
+      ...options,
       nextCursor: page.next_cursor,
-      notice: options.notice,
       form: options.form ?? { clientId: newClientId() },
-      created: options.created,
     });
   }
 
   bind.view(WEBHOOKS, (ask) => listOf(ask, { notice: noticeOf(ask.query, NOTICES) }));
 
-  bind.view(`${WEBHOOKS}/:webhook_id`, async ({ session, context, params, query }) => {
-    const webhook = await webhooks.get(session.organizationId, params.webhook_id);
-    const page = await webhooks.listDeliveries(session.organizationId, params.webhook_id, {
+  bind.view(ENDPOINT, async (ask) => {
+    const webhook = await webhookOf(ask);
+    const cursor = ask.query.cursor || undefined;
+    const page = await webhooks.listDeliveries(ask.session.organizationId, webhook.id, {
       limit: DELIVERIES_PER_PAGE,
-      cursor: query.cursor || undefined,
+      cursor,
     });
-    return endpointPage(context, webhook, page.deliveries, {
-      nextCursor: page.next_cursor,
-      notice: noticeOf(query, NOTICES),
-      back: `${WEBHOOKS}/${encodeURIComponent(params.webhook_id)}`,
-    });
+    return endpointPage(ask.context, webhook, page, noticeOf(ask.query, NOTICES));
   });
 
   bind.view(
-    `${WEBHOOKS}/:webhook_id/deliveries/:delivery_id`,
-    async ({ session, context, params, query }) =>
-      deliveryPage(
-        context,
-        await webhooks.get(session.organizationId, params.webhook_id),
-        await webhooks.deliveryDetail(session.organizationId, params.webhook_id, params.delivery_id),
-        { notice: noticeOf(query, NOTICES) },
-      ),
+    `${ENDPOINT}/deliveries/:delivery_id`,
+    async (ask) => {
+      const { session, params } = ask;
+      const delivery = await webhooks.deliveryDetail(session.organizationId, params.webhook_id, params.delivery_id);
+      return deliveryPage(ask.context, await webhookOf(ask), delivery, noticeOf(ask.query, NOTICES));
+    },
     { missing: 'delivery' },
   );
 
@@ -106,7 +112,7 @@ export function registerWebhookPages(scope: App, module: ConsoleModule): void {
     page: (ask, refusal) => listOf(ask, { form: { ...endpointFormOf(ask.request.body), errors: urlErrors(refusal) } }),
   });
 
-  bind.post(`${WEBHOOKS}/:webhook_id/deliveries/:delivery_id/retry`, {
+  bind.post(`${ENDPOINT}/deliveries/:delivery_id/retry`, {
     missing: 'delivery',
     run: async ({ call, params, body }) => {
       await call(ops.retryWebhookDelivery, { id: params.webhook_id, delivery_id: params.delivery_id });
@@ -114,7 +120,7 @@ export function registerWebhookPages(scope: App, module: ConsoleModule): void {
     },
   });
 
-  bind.post(`${WEBHOOKS}/:webhook_id/enabled`, {
+  bind.post(`${ENDPOINT}/enabled`, {
     run: async ({ call, context, params, body, send }) => {
       const { enabled } = body;
       if (enabled !== 'true' && enabled !== 'false')
@@ -126,10 +132,42 @@ export function registerWebhookPages(scope: App, module: ConsoleModule): void {
       return withNotice(backOf(body), updated.enabled ? 'enabled' : 'disabled');
     },
   });
+
+  bind.view(`${ENDPOINT}/edit`, async (ask) => {
+    const webhook = await webhookOf(ask);
+    return editPage(ask.context, webhook, { clientId: '', url: webhook.url, eventTypes: webhook.event_types });
+  });
+
+  bind.post(`${ENDPOINT}/edit`, {
+    run: async (ask) => {
+      const webhook = await webhookOf(ask);
+      const form = editOf(ask);
+      if (form.errors) return ask.send(400, editPage(ask.context, webhook, form));
+      await ask.call(ops.updateWebhook, { id: webhook.id, url: form.url, event_types: form.eventTypes });
+      return withNotice(endpointPath(ask.context, webhook.id), 'updated');
+    },
+    page: async (ask, refusal) =>
+      editPage(ask.context, await webhookOf(ask), { ...editOf(ask), errors: urlErrors(refusal) }),
+  });
+
+  for (const action of ['rotate', 'delete'] as const)
+    bind.view(`${ENDPOINT}/${action}`, async (ask) => confirmPage(ask.context, await webhookOf(ask), action));
+
+  bind.post(`${ENDPOINT}/rotate`, {
+    run: async ({ call, context, params }) =>
+      rotatedPage(context, await call(ops.rotateWebhookSecret, { id: params.webhook_id })),
+  });
+
+  bind.post(`${ENDPOINT}/delete`, {
+    run: async ({ call, params }) => {
+      await call(ops.deleteWebhook, { id: params.webhook_id });
+      return withNotice(WEBHOOKS, 'deleted');
+    },
+  });
 }
 
 /** An endpoint form's refusal by the service: on the URL field, where the form shows it. */
-export const urlErrors = (refusal: Refusal): EndpointForm['errors'] => ({
+const urlErrors = (refusal: Refusal): EndpointForm['errors'] => ({
   url: refusal.errors.url ?? (Object.values(refusal.errors).join(' ') || refusal.notice),
 });
 
@@ -137,7 +175,7 @@ export const urlErrors = (refusal: Refusal): EndpointForm['errors'] => ({
 const backOf = (body: unknown) => safeNext(text(body, 'next')) ?? `${CONSOLE_PATH}/webhooks`;
 
 /** The add-endpoint form as posted, with an error per field the console itself can tell. */
-export function endpointFormOf(body: unknown): EndpointForm {
+function endpointFormOf(body: unknown): EndpointForm {
   const url = text(body, 'url').trim();
   const eventTypes = FORM_EVENT_FILTERS.filter((filter) => text(body, `event:${filter}`) === 'on');
   const posted = text(body, 'client_id');

@@ -51,12 +51,9 @@ export function registerCodesPages(scope: App, module: ConsoleModule): void {
       after,
       // The frame says which cell has a new code; the script fetches the page's fresh tables
       // (a code's service is read with the code, not carried by the message event).
-      render: (envelope) => {
-        const message = envelope.data as MessageView;
-        return {
-          event: 'refresh',
-          data: { cell_id: message.cell_id, announce: `New code from ${phone(message.from)}.` },
-        };
+      render: ({ data }) => {
+        const { cell_id, from } = data as MessageView;
+        return { event: 'refresh', data: { cell_id, announce: `New code from ${phone(from)}.` } };
       },
     });
     return reply;

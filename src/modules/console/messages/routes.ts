@@ -20,24 +20,10 @@ import { hasErrors, readSearch } from './search-form.ts';
 
 const PAGE = 50;
 /** Rows read from the database per step of an export: the most it ever holds at once. */
-export const EXPORT_PAGE = 500;
-const CSV_HEADER = [
-  'id',
-  'created_at',
-  'cell_id',
-  'cell_name',
-  'direction',
-  'from',
-  'to',
-  'status',
-  'body',
-  'code',
-  'segments',
-  'error_code',
-  'sent_at',
-  'delivered_at',
-  'received_at',
-];
+const EXPORT_PAGE = 500;
+/** The export's first line: each column is the message's field of that name, but cell_name and error_code. */
+const CSV_HEADER =
+  'id,created_at,cell_id,cell_name,direction,from,to,status,body,code,segments,error_code,sent_at,delivered_at,received_at';
 
 /** Every cell of the organization (released ones are not listed), newest first. */
 export async function allCells(cells: CellsService, organizationId: string): Promise<CellView[]> {
@@ -52,23 +38,13 @@ export async function allCells(cells: CellsService, organizationId: string): Pro
 }
 
 const csvRow = (message: MessageView, cellNames: ReadonlyMap<string, string>) =>
-  csvLine([
-    message.id,
-    message.created_at,
-    message.cell_id,
-    cellNames.get(message.cell_id) ?? '',
-    message.direction,
-    message.from,
-    message.to,
-    message.status,
-    message.body,
-    message.code ?? null,
-    message.segments,
-    message.error?.code ?? null,
-    message.sent_at,
-    message.delivered_at,
-    message.received_at,
-  ]);
+  csvLine(
+    CSV_HEADER.split(',').map((column) => {
+      if (column === 'cell_name') return cellNames.get(message.cell_id) ?? '';
+      if (column === 'error_code') return message.error?.code;
+      return message[column as keyof MessageView] as string | number | null | undefined;
+    }),
+  );
 
 /** The export's lines: the header, then each page of matches as the database gives it. */
 async function* csvLines(
@@ -77,7 +53,7 @@ async function* csvLines(
   query: Omit<MessageSearchQuery, 'cursor'>,
   cellNames: ReadonlyMap<string, string>,
 ): AsyncGenerator<string> {
-  yield csvLine(CSV_HEADER);
+  yield `${CSV_HEADER}\r\n`;
   for await (const page of messages.searchPages(organizationId, query, EXPORT_PAGE))
     yield page.map((message) => csvRow(message, cellNames)).join('');
 }

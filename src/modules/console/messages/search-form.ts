@@ -5,8 +5,10 @@ import { MESSAGE_STATUSES, type MessageStatus } from '../../messages/lifecycle.t
 import type { MessageSearchQuery } from '../../messages/service.ts';
 import { text } from '../account/shared.ts';
 
-export type SearchField = 'cell' | 'participant' | 'text' | 'status' | 'from' | 'to';
-export const SEARCH_FIELDS: readonly SearchField[] = ['cell', 'participant', 'text', 'status', 'from', 'to'];
+const SEARCH_FIELDS = ['cell', 'participant', 'text', 'status', 'from', 'to'] as const;
+type SearchField = (typeof SEARCH_FIELDS)[number];
+/** What the form asks MessagesService for (the cells, the page and its size are the route's). */
+type Search = Omit<MessageSearchQuery, 'cellIds' | 'cursor' | 'limit'>;
 export const TEXT_MAX = 200;
 const DAY_MS = 24 * 60 * 60 * 1000;
 const DATE = /^(\d{4})-(\d{2})-(\d{2})$/;
@@ -33,18 +35,13 @@ function dayStart(value: string): Date | null {
 export function readSearch(
   query: unknown,
   cellIds: ReadonlySet<string>,
-): {
-  form: SearchForm;
-  search: Omit<MessageSearchQuery, 'cellIds' | 'cursor' | 'limit'>;
-  cell?: string;
-  foreignCell: boolean;
-} {
+): { form: SearchForm; search: Search; cell?: string; foreignCell: boolean } {
   const values = Object.fromEntries(SEARCH_FIELDS.map((name) => [name, text(query, name).trim()])) as Record<
     SearchField,
     string
   >;
   const errors: SearchForm['errors'] = {};
-  const search: Omit<MessageSearchQuery, 'cellIds' | 'cursor' | 'limit'> = {};
+  const search: Search = {};
   if (values.participant) {
     const participant = normalizePhone(values.participant);
     if (participant) search.participant = participant;
