@@ -198,7 +198,7 @@ const OUTCOMES_KEPT_MS = 7 * DAY_MS;
 export type DeviceView = ReturnType<typeof deviceView>;
 export type SimView = ReturnType<typeof simView>;
 /** What the operator sets of a phone (the defaults otherwise). */
-type DeviceSettings = { label?: string | null; send_rate_per_minute?: number; daily_send_limit?: number };
+export type DeviceSettings = { label?: string | null; send_rate_per_minute?: number; daily_send_limit?: number };
 
 const duplicateNumber = () => new ApiError('conflict', 'A device with this phone number is already in the inventory.');
 
