@@ -15,23 +15,13 @@ import { isFresh, REVALIDATED_CACHE_CONTROL } from '../../http/conditional.ts';
 import type { App } from '../../http/types.ts';
 import { jsonToYaml } from './yaml.ts';
 
-export interface OpenApiText {
-  body: Buffer;
-  /** Strong: a hash of the body. */
-  etag: string;
-}
-
-export interface OpenApiTexts {
-  json: OpenApiText;
-  yaml: OpenApiText;
-}
-
-const text = (source: string): OpenApiText => {
+/** The text and its strong ETag (a hash of the body). */
+const text = (source: string) => {
   const body = Buffer.from(source);
   return { body, etag: `"${createHash('sha256').update(body).digest('base64url')}"` };
 };
 
-async function build(app: App): Promise<OpenApiTexts> {
+async function build(app: App) {
   await nextTurn();
   const json = JSON.stringify(app.swagger());
   await nextTurn();
@@ -39,6 +29,7 @@ async function build(app: App): Promise<OpenApiTexts> {
   return { json: text(json), yaml: text(yaml) };
 }
 
+type OpenApiTexts = Awaited<ReturnType<typeof build>>;
 const built = new WeakMap<App, Promise<OpenApiTexts>>();
 
 /**
