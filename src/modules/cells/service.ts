@@ -165,10 +165,7 @@ export class CellsService {
   ): Promise<(SendingCell | ApiError)[]> {
     // A batch often holds many sends from one cell: each cell is asked for once.
     const refs = new Map(
-      requests.map((request) => [
-        `${request.organizationId}\n${request.cellId}`,
-        { organizationId: request.organizationId, id: request.cellId },
-      ]),
+      requests.map(({ organizationId, cellId: id }) => [`${organizationId}\n${id}`, { organizationId, id }]),
     );
     const rows = await this.repo.findOwnedAmong(ex, [...refs.values()]);
     const byId = new Map(rows.map((row) => [row.id, row]));

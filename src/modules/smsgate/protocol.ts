@@ -131,12 +131,10 @@ export function webhookList(serverUrl: string) {
 }
 
 /**
- * GatewayApi.kt Message, from a leased message. `validUntil` is the moment Cellgate could fail the
- * message for good (its lease and the attempts it has left): the app fails a message it has not
- * sent by then ("TTL expired", modules/messages/MessagesService.kt sendMessage) by the phone's own
- * clock, and keeps the validUntil of its first claim (GatewayService.kt: a message it holds is
- * only re-reported), so the lease end alone would turn a phone clock two minutes fast, or one
- * stalled claim, into a failed text.
+ * GatewayApi.kt Message, from a leased message. `validUntil` is when Cellgate could fail the
+ * message for good (its lease and the attempts left), not the lease end: the app fails an unsent
+ * message by then on its own clock and keeps its first claim's validUntil (GatewayService.kt), so
+ * a phone clock two minutes fast, or one stalled claim, would fail the text.
  */
 export function appMessage(
   message: Pick<MessagesTable, 'id' | 'to_number' | 'body' | 'created_at' | 'lease_expires_at' | 'attempts'>,

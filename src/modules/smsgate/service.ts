@@ -281,22 +281,13 @@ export class SmsgateService {
             : mmsNotice(text(payload, 'subject'), typeof payload.size === 'number' ? payload.size : null);
         if (body.length > 1600)
           throw invalidField('payload.message', 'too_long', 'payload.message is over 1600 characters.');
-        const receivedAtIso = appDate('payload.receivedAt', receivedAt);
+        const at = appDate('payload.receivedAt', receivedAt);
+        const key = inboundKey(event, text(payload, 'messageId'), at, eventId, `${sender}\n${body}`);
+        const simNumber = typeof payload.simNumber === 'number' ? payload.simNumber : null;
         await this.deps.inbound.receive(
           deviceId,
-          {
-            device_message_id: inboundKey(
-              event,
-              text(payload, 'messageId'),
-              receivedAtIso,
-              eventId,
-              `${sender}\n${body}`,
-            ),
-            from: sender,
-            body,
-            received_at: receivedAtIso,
-          },
-          typeof payload.simNumber === 'number' ? payload.simNumber : null,
+          { device_message_id: key, from: sender, body, received_at: at },
+          simNumber,
         );
         return;
       }
@@ -355,14 +346,11 @@ export class SmsgateService {
 }
 
 /**
- * What identifies a received text across the app's sends of it, the inbound dedup key on its cell.
- * Not the envelope id: the app's retry of one webhook reuses it, but the same text posted by a
- * second webhook registration, or again after a reinstall (the inbox exported anew), comes in a
- * new envelope. The payload's messageId is the same each time (receiver/ReceiverService.kt: the
- * inbox message's hash of sender, date, subscription and text; an MMS's message or transaction
- * id); with the receive time and a digest of the sender and text beside it, two texts whose
- * 32-bit hashes collide (or a client that sends one messageId for every text) stay apart. An
- * event without a messageId falls back to its envelope id.
+ * The inbound dedup key of a received text. Not the envelope id: the same text posted by a second
+ * webhook registration, or after a reinstall, comes in a new envelope. The payload's messageId is
+ * the same each time (receiver/ReceiverService.kt: a 32-bit hash of the inbox message), so the
+ * receive time and a digest of sender and text keep colliding hashes apart. Without a messageId,
+ * the envelope id.
  */
 function inboundKey(
   event: string,
