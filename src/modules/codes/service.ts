@@ -25,14 +25,6 @@ export interface CodeQuery extends PageQuery {
   service?: string;
 }
 
-export interface CodeView {
-  code: string;
-  message_id: string;
-  from: string;
-  service: string | null;
-  received_at: string;
-}
-
 export interface CodesDeps {
   repo: CodesRepository;
   /** The organization's cell; 404 for an unknown, foreign or released one. */
@@ -41,7 +33,8 @@ export interface CodesDeps {
   arrivals: CellWakeups;
 }
 
-export const codeView = (row: CodeRow): CodeView => ({
+export type CodeView = ReturnType<typeof codeView>;
+export const codeView = (row: CodeRow) => ({
   code: row.code,
   message_id: row.id,
   from: row.from_number,

@@ -265,6 +265,28 @@ export const HeartbeatsQuery = {
   ...PaginationQuery,
 };
 
+/** What a heartbeat reports: every field optional. */
+export const HeartbeatReport = Body(
+  {
+    battery_pct: Type.Optional(Type.Integer({ minimum: 0, maximum: 100 })),
+    charging: Type.Optional(Type.Boolean()),
+    signal_dbm: Type.Optional(Type.Integer({ minimum: -150, maximum: 0 })),
+    app_version: Type.Optional(Type.String({ minLength: 1, maxLength: 64 })),
+    capabilities: Type.Optional(StatedCapabilitiesBody),
+  },
+  {
+    examples: [
+      { battery_pct: 87, charging: true, signal_dbm: -71, app_version: '1.4.0' },
+      {
+        battery_pct: 64,
+        charging: false,
+        app_version: 'cellgate-termux/0.1.0',
+        capabilities: { delivery_reports: false, mms_send: false, mms_receive: false },
+      },
+    ],
+  },
+);
+
 /** For a body whose every field is optional (a bare heartbeat only says "still here"): none is `{}`. */
 export const optionalBody = async (request: FastifyRequest) => {
   request.body ??= {};
@@ -311,26 +333,7 @@ export function registerDeviceRoutes(app: App, devices: DevicesService, rest: Re
         operationId: 'sendHeartbeat',
         tags: ['Device'],
         summary: "Report presence, telemetry and capabilities; returns the phone's configuration",
-        body: Body(
-          {
-            battery_pct: Type.Optional(Type.Integer({ minimum: 0, maximum: 100 })),
-            charging: Type.Optional(Type.Boolean()),
-            signal_dbm: Type.Optional(Type.Integer({ minimum: -150, maximum: 0 })),
-            app_version: Type.Optional(Type.String({ minLength: 1, maxLength: 64 })),
-            capabilities: Type.Optional(StatedCapabilitiesBody),
-          },
-          {
-            examples: [
-              { battery_pct: 87, charging: true, signal_dbm: -71, app_version: '1.4.0' },
-              {
-                battery_pct: 64,
-                charging: false,
-                app_version: 'cellgate-termux/0.1.0',
-                capabilities: { delivery_reports: false, mms_send: false, mms_receive: false },
-              },
-            ],
-          },
-        ),
+        body: HeartbeatReport,
         response: { 200: Described(DeviceConfig, "The phone's configuration.") },
       },
     },

@@ -1,5 +1,6 @@
 // The operator's phones: inventory and keys (admin surface), presence and telemetry (device
 // surface), and the device-to-cell assignment the cells module makes through claimFree/unassign.
+import type { Static } from 'typebox';
 import type { Executor } from '../../db/schema.ts';
 import { ApiError, invalidField, notFound } from '../../lib/errors.ts';
 import { listPage, type PageQuery } from '../../lib/pagination.ts';
@@ -22,6 +23,7 @@ import {
   type StatedCapabilities,
 } from './capabilities.ts';
 import type { HeartbeatHistory, HeartbeatQuery } from './heartbeats.ts';
+import type { HeartbeatReport } from './routes.ts';
 import type { RecordOperatorAction } from '../admin/audit.ts';
 import { decideHealth, HEALTH_WINDOW } from './health.ts';
 import { BATTERY_LOW_PCT, type DeviceEventType } from './events.ts';
@@ -106,13 +108,7 @@ export interface DeviceHooks {
 /** Tells the operator's webhooks of a phone's transition (contract §11), in its transaction. */
 export type OperatorEvents = (tx: Executor, type: DeviceEventType, device: DeviceView) => Promise<void>;
 
-export interface HeartbeatBody {
-  battery_pct?: number;
-  charging?: boolean;
-  signal_dbm?: number;
-  app_version?: string;
-  capabilities?: StatedCapabilities;
-}
+export type HeartbeatBody = Static<typeof HeartbeatReport>;
 
 /** A SIM line as admin reads show it (contract §13), with the cell it carries and, without a number, what to do. */
 export function simView(line: DeviceSimsTable) {
@@ -426,12 +422,7 @@ export class DevicesService {
     return this.get(id);
   }
 
-  /**
-   * The operator changes a phone's settings, and sets SIM lines' numbers (contract §13): a line the
-   * phone reported (400 otherwise), a valid E.164 number (400) that no other phone or line carries
-   * (409 phone_number_taken), on a line that carries no cell yet (409 line_carries_cell; the same
-   * number again changes nothing). A line given a number can carry a cell: a waiting cell takes it.
-   */
+  /** The operator changes a phone's settings and SIM lines' numbers (contract §13; the errors: update_device's). */
   async update(
     id: string,
     input: DeviceChanges & { sims?: { sim_number: number; phone_number: string }[] },
@@ -529,12 +520,11 @@ export class DevicesService {
   async rotateKey(id: string, by: OperatorBy) {
     const key = newSecret(DEVICE_KEY_PREFIX);
     await transact(this.repo.db, async (tx) => {
-      const updated = await this.repo.replaceKey(
-        tx,
-        id,
-        { key_prefix: displayPrefix(key), key_hash: sha256Hex(key) },
-        this.clock.now().toISOString(),
-      );
+      const updated = await this.repo.update(tx, id, {
+        key_prefix: displayPrefix(key),
+        key_hash: sha256Hex(key),
+        updated_at: this.clock.now().toISOString(),
+      });
       if (updated === 0) throw notFound('device');
       await this.record(tx, by, 'device.rotate_key', id);
     });

@@ -23,26 +23,19 @@ import type { FeedSubscriber } from './feed.ts';
 import { parseTypeFilter } from './filter.ts';
 import type { EventsService } from './service.ts';
 
-export interface StreamOptions {
+export const DEFAULT_STREAM_OPTIONS = {
   /** Server ping period; a client that has not answered the previous ping is dropped. */
-  pingIntervalMs: number;
-  /** Unsent bytes a live client may accumulate before it is disconnected as a slow consumer. */
-  maxBufferedBytes: number;
-  /** Live events held for a client while its replay is still being sent. */
-  maxQueuedEvents: number;
-  /** How long a replay waits for a client to read its backlog before giving up on it. */
-  drainTimeoutMs: number;
-  /** After a close we start, how long the client has to answer before the socket is destroyed. */
-  closeGraceMs: number;
-}
-
-export const DEFAULT_STREAM_OPTIONS: StreamOptions = {
   pingIntervalMs: 30_000,
+  /** Unsent bytes a live client may accumulate before it is disconnected as a slow consumer. */
   maxBufferedBytes: 1024 * 1024,
+  /** Live events held for a client while its replay is still being sent. */
   maxQueuedEvents: 10_000,
+  /** How long a replay waits for a client to read its backlog before giving up on it. */
   drainTimeoutMs: 10_000,
+  /** After a close we start, how long the client has to answer before the socket is destroyed. */
   closeGraceMs: 5_000,
 };
+export type StreamOptions = typeof DEFAULT_STREAM_OPTIONS;
 
 /** 1013: the database is unreachable, or the organization's streams are at CELLGATE_MAX_STREAMS_PER_ORG. */
 export const CLOSE = {

@@ -18,6 +18,7 @@ import type { ClaimOrder } from '../messages/repository.ts';
 import {
   appMessage,
   MAX_SIM_LINES,
+  MessagePatchRequest,
   settingsMap,
   STATE_EVENTS,
   webhookList,
@@ -30,12 +31,7 @@ export interface SmsgateLog {
   warn(details: object, message: string): void;
 }
 
-interface StateReport {
-  id: string;
-  state: ProcessingState;
-  recipients?: { phoneNumber: string; state: ProcessingState; error?: string | null }[];
-  states?: Record<string, string>;
-}
+type StateReport = Static<typeof MessagePatchRequest>[number];
 
 /**
  * The webhook body's check, by the Ajv that validates every request body (compiled on the first
