@@ -1,7 +1,6 @@
 // Verification codes (contract §12): a cell's codes newest first, and the long-poll for the first
-// code after `since`. The wait is woken in this process by the inbound upload that stores a code
-// (the same CellWakeups mechanism as the device claim long-poll) and re-checks on a short interval,
-// which finds codes stored by other processes.
+// code after `since`, woken in this process by the inbound upload that stores a code (CellWakeups)
+// and re-checking on a short interval for codes stored by other processes.
 import { decodeTime } from 'ulid';
 import type { Clock } from '../../lib/clock.ts';
 import { invalidField } from '../../lib/errors.ts';

@@ -1,7 +1,6 @@
-// Enrollment of a phone running the SMSGate app (contract §13): the operator makes a single-use
-// enrollment (a private token, and a 6-digit code valid 10 minutes), the app signs in with either
-// (POST /mobile/v1/device) and becomes a device with one line per SIM card, its own device token
-// and the key it signs its webhooks with. Token and code are kept as hashes only.
+// Enrollment of a phone running the SMSGate app (contract §13): a single-use private token and a
+// 6-digit code (10 minutes), kept as hashes only; the app signs in with either and becomes a
+// device with one line per SIM card, its own device token and the key it signs its webhooks with.
 import type { Clock } from '../../lib/clock.ts';
 import { ApiError, invalidField, notFound } from '../../lib/errors.ts';
 import { newId } from '../../lib/ids.ts';

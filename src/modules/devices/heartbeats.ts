@@ -1,7 +1,5 @@
-// Heartbeat history (contract §11): what each phone reported, for the operator to read back
-// (GET /v1/admin/devices/{id}/heartbeats). Bounded twice: at most one row per device per UTC
-// minute (the first heartbeat of the minute is kept, later ones in that minute are coalesced
-// into it), and rows older than 7 days are pruned by the devices module's prune loop.
+// Heartbeat history (contract §11), for the operator to read back. Bounded twice: one row per
+// device per UTC minute (the minute's first heartbeat), and rows older than 7 days are pruned.
 import type { Clock } from '../../lib/clock.ts';
 import { invalidField } from '../../lib/errors.ts';
 import { listPage, type PageQuery } from '../../lib/pagination.ts';
