@@ -27,12 +27,7 @@ export function build(deps: {
   devices: DevicesService;
   events: EventsService;
 }): CellsModule {
-  const cells = new CellsService({
-    repo: new CellsRepository(deps.db),
-    devices: deps.devices,
-    events: deps.events,
-    clock: deps.clock,
-  });
+  const cells = new CellsService({ ...deps, repo: new CellsRepository(deps.db) });
   // Presence of the phones carrying the cells, and the pairing of waiting cells it repairs.
   const presence = presenceWorker({ devices: deps.devices, cells });
   return {

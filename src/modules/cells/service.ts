@@ -165,10 +165,7 @@ export class CellsService {
   ): Promise<(SendingCell | ApiError)[]> {
     // A batch often holds many sends from one cell: each cell is asked for once.
     const refs = new Map(
-      requests.map((request) => [
-        `${request.organizationId}\n${request.cellId}`,
-        { organizationId: request.organizationId, id: request.cellId },
-      ]),
+      requests.map(({ organizationId, cellId: id }) => [`${organizationId}\n${id}`, { organizationId, id }]),
     );
     const rows = await this.repo.findOwnedAmong(ex, [...refs.values()]);
     const byId = new Map(rows.map((row) => [row.id, row]));
@@ -241,10 +238,6 @@ export class CellsService {
     return cellView(await this.getOwned(organizationId, cellId));
   }
 
-  async rename(organizationId: string, cellId: string, displayName: string): Promise<CellView> {
-    return this.update(organizationId, cellId, { display_name: displayName });
-  }
-
   /** PATCH: the display name and the quiet hours (null clears them); at least one. */
   async update(
     organizationId: string,
@@ -305,7 +298,6 @@ export class CellsService {
   }
 
   /** In the caller's transaction: the oldest provisioning cell gets a free device (cell.updated); the device id, or null. */
-  /** Gives the oldest waiting cell a free device, in `tx`; the device id, or null. */
   async pairOldest(tx: Executor): Promise<string | null> {
     for (;;) {
       const cell = await this.repo.oldestProvisioning(tx);

@@ -2,8 +2,8 @@
 // that sent it when the text names it. Pure: no I/O, no clock. A code is 4-8 digits (also "123
 // 456" and "123-456", and Google's "G-123456") near a code word in one of the common languages
 // ("code", "OTP", "password", "log in" ...), or 4-8 letters and digits right after such a word
-// ("Your code is AB12CD"). Amounts, dates,
-// times, phone, card and order numbers are never codes, and a text without a code word has none.
+// ("Your code is AB12CD"). Amounts, dates, times, phone, card and order numbers are never codes,
+// and a text without a code word has none.
 
 export interface DetectedCode {
   code: string;
@@ -182,10 +182,8 @@ const SERVICE_PATTERNS: RegExp[] = [
   new RegExp(String.raw`\s[-–—]\s*(${NAME})\s*\.?\s*$`, 'u'),
 ];
 
-interface Candidate {
+interface Candidate extends Span {
   code: string;
-  start: number;
-  end: number;
   /** Right after a code word ("code is 1234", "code: 1234"): wins over distance. */
   announced: boolean;
   service?: string;

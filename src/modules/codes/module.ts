@@ -4,33 +4,25 @@ import type { Kysely } from 'kysely';
 import type { DB } from '../../db/schema.ts';
 import type { ConnectionCap } from '../../http/connection-caps.ts';
 import type { App } from '../../http/types.ts';
-import type { Clock } from '../../lib/clock.ts';
-import type { CellWakeups } from '../messages/wakeups.ts';
 import type { RestBinder } from '../../operations/rest.ts';
 import { codeOperations, type CodeOperations } from './operations.ts';
 import { CodesRepository } from './repository.ts';
 import { registerCodeRoutes } from './routes.ts';
-import { CodesService } from './service.ts';
+import { CodesService, type CodesDeps } from './service.ts';
 
 export interface CodesModule {
   codes: CodesService;
   operations: CodeOperations;
 }
 
-export function build(deps: {
-  db: Kysely<DB>;
-  clock: Clock;
-  cells: { getOwned(organizationId: string, cellId: string): Promise<{ id: string }> };
-  arrivals: CellWakeups;
-  /** Concurrent waiting calls per organization (shared with MCP's waits). */
-  waits: ConnectionCap;
-}): CodesModule {
-  const codes = new CodesService({
-    repo: new CodesRepository(deps.db),
-    cells: deps.cells,
-    clock: deps.clock,
-    arrivals: deps.arrivals,
-  });
+export function build(
+  deps: Omit<CodesDeps, 'repo'> & {
+    db: Kysely<DB>;
+    /** Concurrent waiting calls per organization (shared with MCP's waits). */
+    waits: ConnectionCap;
+  },
+): CodesModule {
+  const codes = new CodesService({ ...deps, repo: new CodesRepository(deps.db) });
   return { codes, operations: codeOperations(codes, deps.waits) };
 }
 

@@ -1,7 +1,6 @@
 // Verification codes (contract §12): a cell's codes newest first, and the long-poll for the first
-// code after `since`. The wait is woken in this process by the inbound upload that stores a code
-// (the same CellWakeups mechanism as the device claim long-poll) and re-checks on a short interval,
-// which finds codes stored by other processes.
+// code after `since`, woken in this process by the inbound upload that stores a code (CellWakeups)
+// and re-checking on a short interval for codes stored by other processes.
 import { decodeTime } from 'ulid';
 import type { Clock } from '../../lib/clock.ts';
 import { invalidField } from '../../lib/errors.ts';
@@ -25,15 +24,7 @@ export interface CodeQuery extends PageQuery {
   service?: string;
 }
 
-export interface CodeView {
-  code: string;
-  message_id: string;
-  from: string;
-  service: string | null;
-  received_at: string;
-}
-
-interface Deps {
+export interface CodesDeps {
   repo: CodesRepository;
   /** The organization's cell; 404 for an unknown, foreign or released one. */
   cells: { getOwned(organizationId: string, cellId: string): Promise<{ id: string }> };
@@ -41,7 +32,8 @@ interface Deps {
   arrivals: CellWakeups;
 }
 
-export const codeView = (row: CodeRow): CodeView => ({
+export type CodeView = ReturnType<typeof codeView>;
+export const codeView = (row: CodeRow) => ({
   code: row.code,
   message_id: row.id,
   from: row.from_number,
@@ -50,17 +42,11 @@ export const codeView = (row: CodeRow): CodeView => ({
 });
 
 export class CodesService {
-  private readonly repo: CodesRepository;
-  private readonly cells: Deps['cells'];
-  private readonly clock: Clock;
-  private readonly arrivals: CellWakeups;
+  private readonly deps: CodesDeps;
   private waiting = 0;
 
-  constructor(deps: Deps) {
-    this.repo = deps.repo;
-    this.cells = deps.cells;
-    this.clock = deps.clock;
-    this.arrivals = deps.arrivals;
+  constructor(deps: CodesDeps) {
+    this.deps = deps;
   }
 
   /** Waits in progress in this process (a gauge; tests wait on it). */
@@ -73,20 +59,20 @@ export class CodesService {
    * the first one; without `since`, a wait counts from now. Stops waiting when `signal` aborts.
    */
   async list(organizationId: string, cellId: string, query: CodeQuery, signal?: AbortSignal) {
-    const cell = await this.cells.getOwned(organizationId, cellId);
+    const cell = await this.deps.cells.getOwned(organizationId, cellId);
     const waitMs = query.waitMs ?? 0;
     const afterId =
       query.since !== undefined
         ? sinceBound(query.since)
         : waitMs > 0
-          ? timeBound(this.clock.now().getTime())
+          ? timeBound(this.deps.clock.now().getTime())
           : undefined;
     const from = query.from === undefined ? undefined : requirePhone('from', query.from);
     const read = () =>
       listPage(
         query,
         (after, limit) =>
-          this.repo.list({
+          this.deps.repo.list({
             cellId: cell.id,
             afterId,
             beforeId: after ? String(after[0]) : undefined,
@@ -104,7 +90,7 @@ export class CodesService {
         for (;;) {
           const left = deadline - performance.now();
           if (page.items.length > 0 || left <= 0 || signal?.aborted) break;
-          await this.arrivals.wait(cell.id, Math.min(RECHECK_MS, left), signal ?? new AbortController().signal);
+          await this.deps.arrivals.wait(cell.id, Math.min(RECHECK_MS, left), signal ?? new AbortController().signal);
           page = await read();
         }
       } finally {

@@ -1,17 +1,15 @@
-// The device agent as one self-contained ES module, built by esbuild from the same source files as
-// `cellgate device run|doctor` (src/cli/device-agent-entry.ts and what it imports), so the device
-// protocol exists once. Built on the first request, not at start: esbuild is a dependency, but a
-// service that never serves a phone should not pay for it. The result is kept in memory for the
-// life of the process (it changes only with the code, which needs a restart to change).
+// The device agent as one self-contained ES module, built by esbuild from the sources of `cellgate
+// device run|doctor` (src/cli/device-agent-entry.ts), so the device protocol exists once. Built on
+// the first request, not at start (a service that never serves a phone should not pay for it), and
+// kept for the life of the process.
 import { createHash } from 'node:crypto';
 import { fileURLToPath } from 'node:url';
 
 export const AGENT_ENTRY = fileURLToPath(new URL('../../cli/device-agent-entry.ts', import.meta.url));
 
 /**
- * Node 22 is the oldest Node line still maintained (Node 20 ended in April 2026) and what
- * doctor requires; Termux ships 24 (nodejs-lts) and newer (nodejs). The output is plain
- * JavaScript, so unlike running the TypeScript sources it needs no type stripping (22.18+).
+ * The oldest maintained Node line and what doctor requires (Termux ships 24 and newer); the output
+ * is plain JavaScript, so it needs no type stripping.
  */
 export const AGENT_TARGET = 'node22';
 

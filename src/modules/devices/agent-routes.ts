@@ -1,13 +1,7 @@
 // GET /v1/device/agent.mjs: the device agent as one file a phone can `curl` (docs/android.md).
-//
-// Public, not behind X-Phone-Key: the file holds no secret (it is the open source of
-// src/cli/device-*.ts, and the key is passed to it on the command line), and an operator
-// preparing a phone fetches it with a bare `curl -fsSLO` before anything else, the way tools
-// are usually installed. The public surface's rate limit still applies.
-//
-// Hidden from the OpenAPI document, like /openapi.yaml: it is a download for operators, not an
-// API operation, and SDK generators would turn it into a client method returning a string.
-// docs/device-protocol.md and docs/android.md describe it.
+// Public: the file holds no secret (the open source of src/cli/device-*.ts; the key is given on
+// the command line), and an operator fetches it with a bare `curl -fsSLO` before anything else.
+// Hidden from the OpenAPI document: a download for operators, not an API operation.
 import { isFresh, REVALIDATED_CACHE_CONTROL } from '../../http/conditional.ts';
 import { ApiError } from '../../lib/errors.ts';
 import type { App } from '../../http/types.ts';

@@ -7,7 +7,7 @@ import type { App } from '../../http/types.ts';
 import type { RestBinder } from '../../operations/rest.ts';
 import { defineOperatorOperation } from '../../operations/operation.ts';
 import type { EnrollmentsService } from './enrollments.ts';
-import { DailyLimit, Label, SendRate } from './routes.ts';
+import { DeviceSettings, optionalBody } from './routes.ts';
 
 const EXAMPLE = {
   id: 'enr_01jdx1f2g3h4j5k6m7n8p9q0r1',
@@ -76,12 +76,6 @@ export const EnrollmentList = Type.Object(
 
 const EnrollmentId = Type.String({ minLength: 1, maxLength: 64, description: 'enr_... id' });
 
-const createFields = {
-  label: Type.Optional(Nullable(Label)),
-  send_rate_per_minute: Type.Optional(SendRate),
-  daily_send_limit: Type.Optional(DailyLimit),
-};
-
 export function enrollmentOperations(enrollments: EnrollmentsService) {
   return {
     createEnrollment: defineOperatorOperation({
@@ -91,7 +85,7 @@ export function enrollmentOperations(enrollments: EnrollmentsService) {
         "Returns the private token and a 6-digit code once: the app signs in with either at server_url (POST /mobile/v1/device) and becomes a phone of the inventory, one line per SIM card. The app reports its SIM numbers redacted to their last 4 digits: set each line's number with PATCH /v1/admin/devices/{id} to give it a cell. Single use; the token expires after 24 hours, the code after 10 minutes. Recorded in the operator audit log.",
       status: 201,
       errors: [],
-      input: Body(createFields, { examples: [{ label: 'Rack B, slot 1', send_rate_per_minute: 20 }] }),
+      input: Body(DeviceSettings, { examples: [{ label: 'Rack B, slot 1', send_rate_per_minute: 20 }] }),
       output: EnrollmentWithSecrets,
       run: (ctx, input) => enrollments.create(input, { actor: ctx.principal }),
     }),
@@ -128,10 +122,7 @@ export function registerEnrollmentRoutes(app: App, rest: RestBinder, ops: Enroll
     method: 'POST',
     url: '/v1/admin/devices/enrollments',
     tags: ['Admin'],
-    // The body is optional: every field has a default.
-    preValidation: async (request) => {
-      request.body ??= {};
-    },
+    preValidation: optionalBody,
     response: Described(EnrollmentWithSecrets, 'The enrollment with its private token and code (shown once).'),
   });
   rest.bind(app, ops.listEnrollments, {

@@ -1,7 +1,6 @@
-// Enrollment of a phone running the SMSGate app (contract §13): the operator makes a single-use
-// enrollment (a private token, and a 6-digit code valid 10 minutes), the app signs in with either
-// (POST /mobile/v1/device) and becomes a device with one line per SIM card, its own device token
-// and the key it signs its webhooks with. Token and code are kept as hashes only.
+// Enrollment of a phone running the SMSGate app (contract §13): a single-use private token and a
+// 6-digit code (10 minutes), kept as hashes only; the app signs in with either and becomes a
+// device with one line per SIM card, its own device token and the key it signs its webhooks with.
 import type { Clock } from '../../lib/clock.ts';
 import { ApiError, invalidField, notFound } from '../../lib/errors.ts';
 import { newId } from '../../lib/ids.ts';
@@ -13,7 +12,13 @@ import type { EnrollmentsRepository } from './enrollments-repository.ts';
 import type { Executor } from '../../db/schema.ts';
 import { isUniqueViolation } from '../../db/errors.ts';
 import type { RecordOperatorAction } from '../admin/audit.ts';
-import { DEVICE_KEY_PREFIX, numberTaken, type DevicesService, type OperatorBy } from './service.ts';
+import {
+  DEVICE_KEY_PREFIX,
+  numberTaken,
+  type DeviceSettings,
+  type DevicesService,
+  type OperatorBy,
+} from './service.ts';
 import type { DeviceEnrollmentsTable, DeviceSimsTable } from './tables.ts';
 
 export const ENROLLMENT_TOKEN_PREFIX = 'cg_enr_';
@@ -49,30 +54,24 @@ export function enrollmentView(row: DeviceEnrollmentsTable) {
   };
 }
 
-export class EnrollmentsService {
-  private readonly repo: EnrollmentsRepository;
-  private readonly devices: DevicesService;
-  private readonly clock: Clock;
-  private readonly baseUrl: string;
-  private readonly audit: RecordOperatorAction;
+type EnrollmentsDeps = {
+  repo: EnrollmentsRepository;
+  devices: DevicesService;
+  clock: Clock;
+  baseUrl: string;
+  audit: RecordOperatorAction;
+};
 
-  constructor(deps: {
-    repo: EnrollmentsRepository;
-    devices: DevicesService;
-    clock: Clock;
-    baseUrl: string;
-    audit: RecordOperatorAction;
-  }) {
-    this.repo = deps.repo;
-    this.devices = deps.devices;
-    this.clock = deps.clock;
-    this.baseUrl = deps.baseUrl;
-    this.audit = deps.audit;
+export class EnrollmentsService {
+  private readonly deps: EnrollmentsDeps;
+
+  constructor(deps: EnrollmentsDeps) {
+    this.deps = deps;
   }
 
   /** An operator's action on an enrollment, in the operator audit log (in the action's transaction). */
   private record(tx: Executor, by: OperatorBy, action: string, id: string, detail?: Record<string, unknown>) {
-    return this.audit(tx, {
+    return this.deps.audit(tx, {
       actor: by.actor,
       action,
       targetType: 'enrollment',
@@ -82,15 +81,12 @@ export class EnrollmentsService {
     });
   }
 
-  async create(
-    input: { label?: string | null; send_rate_per_minute?: number; daily_send_limit?: number },
-    by: OperatorBy,
-  ) {
-    const now = this.clock.now();
+  async create(input: DeviceSettings, by: OperatorBy) {
+    const now = this.deps.clock.now();
     const token = newSecret(ENROLLMENT_TOKEN_PREFIX);
     const code = await this.freeCode(now.toISOString());
     const row: DeviceEnrollmentsTable = {
-      id: newId('enr', this.clock, now),
+      id: newId('enr', this.deps.clock, now),
       token_hash: sha256Hex(token),
       code_hash: sha256Hex(code),
       code_expires_at: new Date(now.getTime() + CODE_TTL_MS).toISOString(),
@@ -103,38 +99,38 @@ export class EnrollmentsService {
       device_id: null,
       created_at: now.toISOString(),
     };
-    await transact(this.repo.db, async (tx) => {
-      await this.repo.insert(tx, row);
+    await transact(this.deps.repo.db, async (tx) => {
+      await this.deps.repo.insert(tx, row);
       await this.record(tx, by, 'enrollment.create', row.id, {
         label: row.label,
         send_rate_per_minute: row.send_rate_per_minute,
         daily_send_limit: row.daily_send_limit,
       });
     });
-    return { ...enrollmentView(row), token, code, server_url: `${this.baseUrl}${MOBILE_PATH}` };
+    return { ...enrollmentView(row), token, code, server_url: `${this.deps.baseUrl}${MOBILE_PATH}` };
   }
 
   /** A code no other valid enrollment has now (a code names one enrollment while it is valid). */
   private async freeCode(now: string): Promise<string> {
     for (;;) {
       const code = sixDigitCode();
-      if ((await this.repo.byCode(this.repo.db, sha256Hex(code), now)).length === 0) return code;
+      if ((await this.deps.repo.byCode(this.deps.repo.db, sha256Hex(code), now)).length === 0) return code;
     }
   }
 
   async list(query: PageQuery) {
-    const now = this.clock.now().toISOString();
+    const now = this.deps.clock.now().toISOString();
     const page = await listPage(
       query,
-      (before, count) => this.repo.pending(now, before ? String(before[0]) : null, count),
+      (before, count) => this.deps.repo.pending(now, before ? String(before[0]) : null, count),
       (row) => [row.id],
     );
     return { enrollments: page.items.map(enrollmentView), next_cursor: page.next_cursor };
   }
 
   async revoke(id: string, by: OperatorBy): Promise<void> {
-    await transact(this.repo.db, async (tx) => {
-      if ((await this.repo.revoke(tx, id)) === 0) throw notFound('enrollment');
+    await transact(this.deps.repo.db, async (tx) => {
+      if ((await this.deps.repo.revoke(tx, id)) === 0) throw notFound('enrollment');
       await this.record(tx, by, 'enrollment.revoke', id);
     });
   }
@@ -145,9 +141,8 @@ export class EnrollmentsService {
    * checks again in its transaction, where two sign-ins with one enrollment are told apart.
    */
   async verify(credential: EnrollmentCredential): Promise<void> {
-    const now = this.clock.now().toISOString();
-    const enrollment = await this.find(this.repo.db, credential, now);
-    if (!enrollment || enrollment.used_at !== null || enrollment.expires_at <= now) throw refused();
+    const now = this.deps.clock.now().toISOString();
+    await this.find(this.deps.repo.db, credential, now);
   }
 
   /**
@@ -162,11 +157,10 @@ export class EnrollmentsService {
   ) {
     const sims = simRows(body.simCards);
     const token = newSecret(DEVICE_KEY_PREFIX);
-    const now = this.clock.now().toISOString();
-    const device = await transact(this.repo.db, async (tx) => {
+    const now = this.deps.clock.now().toISOString();
+    const device = await transact(this.deps.repo.db, async (tx) => {
       const enrollment = await this.find(tx, credential, now);
-      if (!enrollment || enrollment.used_at !== null || enrollment.expires_at <= now) throw refused();
-      const added = await this.devices
+      const added = await this.deps.devices
         .insertEnrolled(
           tx,
           {
@@ -184,31 +178,32 @@ export class EnrollmentsService {
           throw error;
         });
       // Conditional: of two sign-ins with one enrollment, one spends it and the other rolls back.
-      if ((await this.repo.spend(tx, enrollment.id, added.id, now)) === 0) throw refused();
+      if ((await this.deps.repo.spend(tx, enrollment.id, added.id, now)) === 0) throw refused();
       return added;
     });
-    await this.devices.afterAdded();
+    await this.deps.devices.afterAdded();
     // The app keeps `login`/`password` for the cloud's user accounts; a private server has none.
     return { id: device.id, token, login: device.id, password: null };
   }
 
-  private async find(
-    tx: Parameters<EnrollmentsRepository['byToken']>[0],
-    credential: EnrollmentCredential,
-    now: string,
-  ) {
-    if (credential.kind === 'token') {
-      if (!credential.token.startsWith(ENROLLMENT_TOKEN_PREFIX)) return undefined;
-      return this.repo.byToken(tx, sha256Hex(credential.token));
-    }
-    if (!/^[0-9]{6}$/.test(credential.code)) return undefined;
-    const [match] = await this.repo.byCode(tx, sha256Hex(credential.code), now);
-    return match;
+  /** The enrollment the credential names, unused and unexpired at `now`; 401 otherwise. */
+  private async find(ex: Executor, credential: EnrollmentCredential, now: string) {
+    const { repo } = this.deps;
+    const enrollment =
+      credential.kind === 'token'
+        ? credential.token.startsWith(ENROLLMENT_TOKEN_PREFIX)
+          ? await repo.byToken(ex, sha256Hex(credential.token))
+          : undefined
+        : /^[0-9]{6}$/.test(credential.code)
+          ? (await repo.byCode(ex, sha256Hex(credential.code), now))[0]
+          : undefined;
+    if (!enrollment || enrollment.used_at !== null || enrollment.expires_at <= now) throw refused();
+    return enrollment;
   }
 
   /** Deletes enrollments a day past their expiry; how many. */
   prune(): Promise<number> {
-    return this.repo.prune(new Date(this.clock.now().getTime() - ENROLLMENT_TTL_MS).toISOString());
+    return this.deps.repo.prune(new Date(this.deps.clock.now().getTime() - ENROLLMENT_TTL_MS).toISOString());
   }
 }
 

@@ -1,12 +1,11 @@
-// Heartbeat history (contract §11): what each phone reported, for the operator to read back
-// (GET /v1/admin/devices/{id}/heartbeats). Bounded twice: at most one row per device per UTC
-// minute (the first heartbeat of the minute is kept, later ones in that minute are coalesced
-// into it), and rows older than 7 days are pruned by the devices module's prune loop.
+// Heartbeat history (contract §11), for the operator to read back. Bounded twice: one row per
+// device per UTC minute (the minute's first heartbeat), and rows older than 7 days are pruned.
 import type { Clock } from '../../lib/clock.ts';
 import { invalidField } from '../../lib/errors.ts';
 import { listPage, type PageQuery } from '../../lib/pagination.ts';
 import type { HeartbeatsRepository } from './heartbeats-repository.ts';
 import type { DeviceHeartbeatsTable } from './tables.ts';
+import type { HeartbeatBody } from './service.ts';
 
 export const HEARTBEAT_RETENTION_MS = 7 * 24 * 3_600_000;
 export const HEARTBEATS_PRUNE_INTERVAL_MS = 10 * 60 * 1000;
@@ -14,11 +13,7 @@ const MINUTE_MS = 60_000;
 /** Minutes deleted per prune statement, so a prune after a long stop is a series of small deletes. */
 const PRUNE_BATCH_MINUTES = 60;
 
-export interface ReportedTelemetry {
-  battery_pct?: number;
-  charging?: boolean;
-  signal_dbm?: number;
-}
+type ReportedTelemetry = Pick<HeartbeatBody, 'battery_pct' | 'charging' | 'signal_dbm'>;
 
 export interface HeartbeatQuery extends PageQuery {
   from?: string;

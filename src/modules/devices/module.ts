@@ -36,26 +36,14 @@ export function build(deps: {
 }): DevicesModule {
   const history = new HeartbeatHistory({ repo: new HeartbeatsRepository(deps.db), clock: deps.clock });
   const lines = new EnrollmentsRepository(deps.db);
-  const devices = new DevicesService({
-    repo: new DevicesRepository(deps.db),
-    lines,
-    clock: deps.clock,
-    history,
-    audit: deps.audit,
-  });
+  const devices = new DevicesService({ ...deps, repo: new DevicesRepository(deps.db), lines, history });
   // Heartbeat history past its 7 days; idempotent deletes, so every process may run it.
   const prune: Periodic = {
     name: 'heartbeats-prune',
     intervalMs: HEARTBEATS_PRUNE_INTERVAL_MS,
     tick: async () => (await devices.pruneHeartbeats()) + (await enrollments.prune()),
   };
-  const enrollments = new EnrollmentsService({
-    repo: lines,
-    devices,
-    clock: deps.clock,
-    baseUrl: deps.baseUrl,
-    audit: deps.audit,
-  });
+  const enrollments = new EnrollmentsService({ ...deps, repo: lines, devices });
   return {
     devices,
     enrollments,

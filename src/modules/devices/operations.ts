@@ -3,21 +3,18 @@
 // and key rotation in the operator audit log, in the action's transaction.
 import { Type } from 'typebox';
 import { PaginationQuery } from '../../http/pagination.ts';
-import { Body, Nullable } from '../../http/schemas.ts';
+import { Body } from '../../http/schemas.ts';
 import { defineOperatorOperation } from '../../operations/operation.ts';
 import type { DevicesService } from './service.ts';
 import {
-  DailyLimit,
   Device,
   DEVICE_EXAMPLE,
-  DeviceFields,
   DeviceList,
+  DeviceSettings,
   DeviceWithKey,
   HeartbeatList,
   HeartbeatsQuery,
-  Label,
   Reason,
-  SendRate,
   SimNumbers,
 } from './routes.ts';
 
@@ -59,9 +56,19 @@ export function deviceOperations(devices: DevicesService) {
         'Returns the device key once. A cell waiting in provisioning gets the phone at once. Recorded in the operator audit log.',
       status: 201,
       errors: ['conflict'],
-      input: Body(DeviceFields.create, {
-        examples: [{ phone_number: '+14155550123', label: 'Rack A, slot 3', send_rate_per_minute: 20 }],
-      }),
+      input: Body(
+        {
+          phone_number: Type.String({
+            minLength: 1,
+            maxLength: 32,
+            description: 'International format, e.g. +14155552671; stored in E.164.',
+          }),
+          ...DeviceSettings,
+        },
+        {
+          examples: [{ phone_number: '+14155550123', label: 'Rack A, slot 3', send_rate_per_minute: 20 }],
+        },
+      ),
       output: DeviceWithKey,
       run: (ctx, input) => devices.create(input, { actor: ctx.principal }),
     }),
@@ -92,9 +99,7 @@ export function deviceOperations(devices: DevicesService) {
       input: Body(
         {
           device_id: DeviceId,
-          label: Type.Optional(Nullable(Label)),
-          send_rate_per_minute: Type.Optional(SendRate),
-          daily_send_limit: Type.Optional(DailyLimit),
+          ...DeviceSettings,
           sims: Type.Optional(SimNumbers),
         },
         {

@@ -75,27 +75,17 @@ export class DevicesRepository {
     return query.orderBy('id', 'desc').limit(limit).execute();
   }
 
-  async update(ex: Executor, id: string, changes: DeviceChanges & { updated_at: string }): Promise<number> {
+  async update(
+    ex: Executor,
+    id: string,
+    changes: (DeviceChanges | Pick<DevicesTable, 'key_prefix' | 'key_hash'>) & { updated_at: string },
+  ): Promise<number> {
     const result = await ex.updateTable('devices').set(changes).where('id', '=', id).executeTakeFirst();
     return Number(result.numUpdatedRows);
   }
 
   async setPushToken(ex: Executor, id: string, pushToken: string | null): Promise<void> {
     await ex.updateTable('devices').set({ push_token: pushToken }).where('id', '=', id).execute();
-  }
-
-  async replaceKey(
-    ex: Executor,
-    id: string,
-    key: { key_prefix: string; key_hash: string },
-    now: string,
-  ): Promise<number> {
-    const result = await ex
-      .updateTable('devices')
-      .set({ ...key, updated_at: now })
-      .where('id', '=', id)
-      .executeTakeFirst();
-    return Number(result.numUpdatedRows);
   }
 
   /** Deletes the device unless it carries a cell; its phone number (null: it had none), or undefined when nothing was deleted. */

@@ -1,28 +1,29 @@
 // The device inventory (admin surface: operator operations, ./operations.ts) and the device heartbeat (device surface, X-Phone-Key).
-import { Type } from 'typebox';
+import type { FastifyRequest } from 'fastify';
+import { Type, type TSchema } from 'typebox';
 import { deviceOf } from '../../http/auth.ts';
 import { NextCursor, PaginationQuery } from '../../http/pagination.ts';
 import { Body, Described, NoContent, Nullable, Timestamp } from '../../http/schemas.ts';
 import type { App } from '../../http/types.ts';
-import type { RestBinder } from '../../operations/rest.ts';
+import type { AnyOperation } from '../../operations/operation.ts';
+import type { RestBinder, RestBinding } from '../../operations/rest.ts';
 import type { DeviceOperations } from './operations.ts';
 import type { DevicesService } from './service.ts';
 import { ALL_CAPABILITIES, CapabilitiesSchema, StatedCapabilitiesBody } from './capabilities.ts';
 import { DEFAULT_DAILY_SEND_LIMIT, DEFAULT_SEND_RATE_PER_MINUTE, MAX_SEND_RATE_PER_MINUTE } from './service.ts';
 
-export const Label = Type.String({ minLength: 1, maxLength: 100 });
 export const Reason = Type.String({
   minLength: 1,
   maxLength: 500,
   pattern: '\\S',
   description: 'Why; kept in the operator audit log with the admin token id.',
 });
-export const SendRate = Type.Integer({
+const SendRate = Type.Integer({
   minimum: 1,
   maximum: MAX_SEND_RATE_PER_MINUTE,
   description: `Most SMS segments handed to the phone per minute, 1-${MAX_SEND_RATE_PER_MINUTE} (Android refuses more than 30 per app per minute on an unattended phone); default ${DEFAULT_SEND_RATE_PER_MINUTE}.`,
 });
-export const DailyLimit = Type.Integer({
+const DailyLimit = Type.Integer({
   minimum: 1,
   maximum: 10_000,
   description: `Most SMS segments handed to the phone in 24 hours, 1-10000; default ${DEFAULT_DAILY_SEND_LIMIT}.`,
@@ -251,18 +252,11 @@ export const SimNumbers = Type.Array(
   },
 );
 
-/** The fields of a phone added to the inventory (the create body, the create operation's input). */
-export const DeviceFields = {
-  create: {
-    phone_number: Type.String({
-      minLength: 1,
-      maxLength: 32,
-      description: 'International format, e.g. +14155552671; stored in E.164.',
-    }),
-    label: Type.Optional(Nullable(Label)),
-    send_rate_per_minute: Type.Optional(SendRate),
-    daily_send_limit: Type.Optional(DailyLimit),
-  },
+/** What the operator sets of a phone: fields of the create, update and enrollment bodies. */
+export const DeviceSettings = {
+  label: Type.Optional(Nullable(Type.String({ minLength: 1, maxLength: 100 }))),
+  send_rate_per_minute: Type.Optional(SendRate),
+  daily_send_limit: Type.Optional(DailyLimit),
 };
 
 export const HeartbeatsQuery = {
@@ -271,99 +265,75 @@ export const HeartbeatsQuery = {
   ...PaginationQuery,
 };
 
+/** What a heartbeat reports: every field optional. */
+export const HeartbeatReport = Body(
+  {
+    battery_pct: Type.Optional(Type.Integer({ minimum: 0, maximum: 100 })),
+    charging: Type.Optional(Type.Boolean()),
+    signal_dbm: Type.Optional(Type.Integer({ minimum: -150, maximum: 0 })),
+    app_version: Type.Optional(Type.String({ minLength: 1, maxLength: 64 })),
+    capabilities: Type.Optional(StatedCapabilitiesBody),
+  },
+  {
+    examples: [
+      { battery_pct: 87, charging: true, signal_dbm: -71, app_version: '1.4.0' },
+      {
+        battery_pct: 64,
+        charging: false,
+        app_version: 'cellgate-termux/0.1.0',
+        capabilities: { delivery_reports: false, mms_send: false, mms_receive: false },
+      },
+    ],
+  },
+);
+
+/** For a body whose every field is optional (a bare heartbeat only says "still here"): none is `{}`. */
+export const optionalBody = async (request: FastifyRequest) => {
+  request.body ??= {};
+};
+
 export function registerDeviceRoutes(app: App, devices: DevicesService, rest: RestBinder, ops: DeviceOperations): void {
-  const admin = { tags: ['Admin'] };
-  rest.bind(app, ops.createDevice, {
-    method: 'POST',
-    url: '/v1/admin/devices',
-    tags: ['Admin'],
-    response: Described(DeviceWithKey, 'The added phone with its device key (shown once).'),
-  });
-  rest.bind(app, ops.listDevices, {
-    method: 'GET',
-    url: '/v1/admin/devices',
-    tags: ['Admin'],
-    response: Described(DeviceList, 'A page of phones, newest first.'),
-  });
-  rest.bind(app, ops.getDevice, {
-    method: 'GET',
-    url: '/v1/admin/devices/:device_id',
-    ...admin,
-    response: Described(Device, 'The phone.'),
-  });
-  rest.bind(app, ops.updateDevice, {
-    method: 'PATCH',
-    url: '/v1/admin/devices/:device_id',
-    ...admin,
-    response: Described(Device, 'The updated phone.'),
-  });
-  rest.bind(app, ops.deleteDevice, {
-    method: 'DELETE',
-    url: '/v1/admin/devices/:device_id',
-    ...admin,
-    response: NoContent('Removed; its device key stops working.'),
-  });
-  rest.bind(app, ops.listDeviceHeartbeats, {
-    method: 'GET',
-    url: '/v1/admin/devices/:device_id/heartbeats',
-    ...admin,
-    response: Described(HeartbeatList, 'A page of heartbeats, newest first.'),
-  });
-  for (const [action, op] of [
-    ['pause', ops.pauseDevice],
-    ['resume', ops.resumeDevice],
-    ['release', ops.releaseDevice],
-  ] as const) {
+  const admin = (op: AnyOperation, method: RestBinding['method'], path: string, response: TSchema, optional = false) =>
     rest.bind(app, op, {
-      method: 'POST',
-      url: `/v1/admin/devices/:device_id/${action}`,
-      ...admin,
-      response: Described(Device, 'The phone.'),
+      method,
+      url: `/v1/admin/devices${path}`,
+      tags: ['Admin'],
+      response,
+      ...(optional ? { preValidation: optionalBody } : {}),
     });
-  }
-  rest.bind(app, ops.rotateDeviceKey, {
-    method: 'POST',
-    url: '/v1/admin/devices/:device_id/rotate-key',
-    ...admin,
-    // The body is optional: a reason for the audit log.
-    preValidation: async (request) => {
-      request.body ??= {};
-    },
-    response: Described(DeviceWithKey, 'The phone with its new device key (shown once).'),
-  });
+  const phone = Described(Device, 'The phone.');
+  admin(ops.createDevice, 'POST', '', Described(DeviceWithKey, 'The added phone with its device key (shown once).'));
+  admin(ops.listDevices, 'GET', '', Described(DeviceList, 'A page of phones, newest first.'));
+  admin(ops.getDevice, 'GET', '/:device_id', phone);
+  admin(ops.updateDevice, 'PATCH', '/:device_id', Described(Device, 'The updated phone.'));
+  admin(ops.deleteDevice, 'DELETE', '/:device_id', NoContent('Removed; its device key stops working.'));
+  admin(
+    ops.listDeviceHeartbeats,
+    'GET',
+    '/:device_id/heartbeats',
+    Described(HeartbeatList, 'A page of heartbeats, newest first.'),
+  );
+  admin(ops.pauseDevice, 'POST', '/:device_id/pause', phone);
+  admin(ops.resumeDevice, 'POST', '/:device_id/resume', phone);
+  admin(ops.releaseDevice, 'POST', '/:device_id/release', phone);
+  admin(
+    ops.rotateDeviceKey,
+    'POST',
+    '/:device_id/rotate-key',
+    Described(DeviceWithKey, 'The phone with its new device key (shown once).'),
+    true,
+  );
 
   app.post(
     '/v1/device/heartbeat',
     {
       config: { auth: 'device' },
-      // The body is optional: a bare heartbeat only says "still here".
-      preValidation: async (request) => {
-        request.body ??= {};
-      },
+      preValidation: optionalBody,
       schema: {
         operationId: 'sendHeartbeat',
         tags: ['Device'],
         summary: "Report presence, telemetry and capabilities; returns the phone's configuration",
-        body: Body(
-          {
-            battery_pct: Type.Optional(Type.Integer({ minimum: 0, maximum: 100 })),
-            charging: Type.Optional(Type.Boolean()),
-            signal_dbm: Type.Optional(Type.Integer({ minimum: -150, maximum: 0 })),
-            app_version: Type.Optional(Type.String({ minLength: 1, maxLength: 64 })),
-            capabilities: Type.Optional(StatedCapabilitiesBody),
-          },
-          {
-            examples: [
-              { battery_pct: 87, charging: true, signal_dbm: -71, app_version: '1.4.0' },
-              {
-                battery_pct: 64,
-                charging: false,
-                app_version: 'cellgate-termux/0.1.0',
-                capabilities: { delivery_reports: false, mms_send: false, mms_receive: false },
-              },
-            ],
-          },
-        ),
+        body: HeartbeatReport,
         response: { 200: Described(DeviceConfig, "The phone's configuration.") },
       },
     },

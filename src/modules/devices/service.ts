@@ -1,5 +1,6 @@
 // The operator's phones: inventory and keys (admin surface), presence and telemetry (device
 // surface), and the device-to-cell assignment the cells module makes through claimFree/unassign.
+import type { Static } from 'typebox';
 import type { Executor } from '../../db/schema.ts';
 import { ApiError, invalidField, notFound } from '../../lib/errors.ts';
 import { listPage, type PageQuery } from '../../lib/pagination.ts';
@@ -22,6 +23,7 @@ import {
   type StatedCapabilities,
 } from './capabilities.ts';
 import type { HeartbeatHistory, HeartbeatQuery } from './heartbeats.ts';
+import type { HeartbeatReport } from './routes.ts';
 import type { RecordOperatorAction } from '../admin/audit.ts';
 import { decideHealth, HEALTH_WINDOW } from './health.ts';
 import { BATTERY_LOW_PCT, type DeviceEventType } from './events.ts';
@@ -106,26 +108,10 @@ export interface DeviceHooks {
 /** Tells the operator's webhooks of a phone's transition (contract §11), in its transaction. */
 export type OperatorEvents = (tx: Executor, type: DeviceEventType, device: DeviceView) => Promise<void>;
 
-export interface HeartbeatBody {
-  battery_pct?: number;
-  charging?: boolean;
-  signal_dbm?: number;
-  app_version?: string;
-  capabilities?: StatedCapabilities;
-}
+export type HeartbeatBody = Static<typeof HeartbeatReport>;
 
 /** A SIM line as admin reads show it (contract §13), with the cell it carries and, without a number, what to do. */
-export interface SimView {
-  slot: number;
-  sim_number: number;
-  phone_number: string | null;
-  carrier: string | null;
-  cell_id: string | null;
-  reported_number: string | null;
-  hint: string | null;
-}
-
-export function simView(line: DeviceSimsTable): SimView {
+export function simView(line: DeviceSimsTable) {
   return {
     slot: line.slot,
     sim_number: line.sim_number,
@@ -206,6 +192,9 @@ const DAY_MS = 24 * 60 * 60 * 1000;
 const OUTCOMES_KEPT_MS = 7 * DAY_MS;
 
 export type DeviceView = ReturnType<typeof deviceView>;
+export type SimView = ReturnType<typeof simView>;
+/** What the operator sets of a phone (the defaults otherwise). */
+export type DeviceSettings = { label?: string | null; send_rate_per_minute?: number; daily_send_limit?: number };
 
 const duplicateNumber = () => new ApiError('conflict', 'A device with this phone number is already in the inventory.');
 
@@ -249,15 +238,7 @@ export class DevicesService {
 
   // --- admin surface -------------------------------------------------------------------------
 
-  async create(
-    input: {
-      phone_number: string;
-      label?: string | null;
-      send_rate_per_minute?: number;
-      daily_send_limit?: number;
-    },
-    by: OperatorBy,
-  ) {
+  async create(input: DeviceSettings & { phone_number: string }, by: OperatorBy) {
     const phoneNumber = requirePhone('phone_number', input.phone_number);
     if (await this.repo.numberTaken(this.repo.db, phoneNumber)) throw duplicateNumber();
     const key = newSecret(DEVICE_KEY_PREFIX);
@@ -276,7 +257,7 @@ export class DevicesService {
    */
   async insertEnrolled(
     tx: Executor,
-    input: { label: string | null; send_rate_per_minute?: number; daily_send_limit?: number },
+    input: DeviceSettings,
     lines: readonly Omit<DeviceSimsTable, 'device_id' | 'cell_id'>[],
     extra: { token: string; signingKey: string; pushToken: string | null },
     by: OperatorBy,
@@ -308,15 +289,7 @@ export class DevicesService {
     return this.hooks.afterAdded();
   }
 
-  private newRow(
-    input: {
-      phone_number: string | null;
-      label?: string | null;
-      send_rate_per_minute?: number;
-      daily_send_limit?: number;
-    },
-    key: string,
-  ): DevicesTable {
+  private newRow(input: DeviceSettings & { phone_number: string | null }, key: string): DevicesTable {
     const now = this.clock.now();
     const iso = now.toISOString();
     return {
@@ -358,7 +331,7 @@ export class DevicesService {
       if (isUniqueViolation(error)) throw duplicateNumber();
       throw error;
     }
-    await this.recordInventoryChange(tx, by, 'device.create', row.id, {
+    await this.record(tx, by, 'device.create', row.id, {
       phone_number: row.phone_number,
       label: row.label,
       send_rate_per_minute: row.send_rate_per_minute,
@@ -441,13 +414,7 @@ export class DevicesService {
       if (!before) throw notFound('device');
       const device = await change(tx, now);
       if (!device) throw new ApiError('conflict', REFUSED[action]);
-      await this.audit(tx, {
-        actor: by.actor,
-        action,
-        targetType: 'device',
-        targetId: id,
-        reason: by.reason ?? null,
-      });
+      await this.record(tx, by, action, id);
       await this.hooks.stateChanged(tx, before, device);
       await this.announceHealth(tx, before, device);
     });
@@ -455,12 +422,7 @@ export class DevicesService {
     return this.get(id);
   }
 
-  /**
-   * The operator changes a phone's settings, and sets SIM lines' numbers (contract §13): a line the
-   * phone reported (400 otherwise), a valid E.164 number (400) that no other phone or line carries
-   * (409 phone_number_taken), on a line that carries no cell yet (409 line_carries_cell; the same
-   * number again changes nothing). A line given a number can carry a cell: a waiting cell takes it.
-   */
+  /** The operator changes a phone's settings and SIM lines' numbers (contract §13; the errors: update_device's). */
   async update(
     id: string,
     input: DeviceChanges & { sims?: { sim_number: number; phone_number: string }[] },
@@ -497,7 +459,7 @@ export class DevicesService {
         await this.giveLineNumber(tx, id, sim.sim_number, sim.phone_number, `sims.${i}.phone_number`);
         count += 1;
       }
-      await this.recordInventoryChange(tx, by, 'device.update', id, { ...changes, ...(sims ? { sims: numbers } : {}) });
+      await this.record(tx, by, 'device.update', id, { ...changes, ...(sims ? { sims: numbers } : {}) });
       return count;
     });
     this.forgetAssignment(id);
@@ -525,7 +487,7 @@ export class DevicesService {
       const deleted = await this.repo.deleteFree(tx, id);
       if (!deleted) return false;
       await this.lines.deleteSims(tx, id);
-      await this.recordInventoryChange(tx, by, 'device.delete', id, { phone_number: deleted.phone_number });
+      await this.record(tx, by, 'device.delete', id, { phone_number: deleted.phone_number });
       return true;
     });
     if (removed) {
@@ -542,14 +504,8 @@ export class DevicesService {
     throw notFound('device');
   }
 
-  /** An operator's change of the inventory, in the operator audit log (the reason is optional here). */
-  private recordInventoryChange(
-    tx: Executor,
-    by: OperatorBy,
-    action: string,
-    id: string,
-    detail: Record<string, unknown>,
-  ): Promise<void> {
+  /** An operator's action on a device, in the operator audit log. */
+  private record(tx: Executor, by: OperatorBy, action: string, id: string, detail?: Record<string, unknown>) {
     return this.audit(tx, {
       actor: by.actor,
       action,
@@ -564,20 +520,13 @@ export class DevicesService {
   async rotateKey(id: string, by: OperatorBy) {
     const key = newSecret(DEVICE_KEY_PREFIX);
     await transact(this.repo.db, async (tx) => {
-      const updated = await this.repo.replaceKey(
-        tx,
-        id,
-        { key_prefix: displayPrefix(key), key_hash: sha256Hex(key) },
-        this.clock.now().toISOString(),
-      );
-      if (updated === 0) throw notFound('device');
-      await this.audit(tx, {
-        actor: by.actor,
-        action: 'device.rotate_key',
-        targetType: 'device',
-        targetId: id,
-        reason: by.reason ?? null,
+      const updated = await this.repo.update(tx, id, {
+        key_prefix: displayPrefix(key),
+        key_hash: sha256Hex(key),
+        updated_at: this.clock.now().toISOString(),
       });
+      if (updated === 0) throw notFound('device');
+      await this.record(tx, by, 'device.rotate_key', id);
     });
     return { ...(await this.get(id)), device_key: key };
   }

@@ -39,13 +39,7 @@ export function build(deps: {
     pgClient: deps.database.clientConfig,
     pollMs: deps.pollMs,
   });
-  const stream = new EventStreamHub({
-    events,
-    authenticate: deps.authenticate,
-    options: deps.streamOptions,
-    log: deps.log,
-    cap: deps.streamCap,
-  });
+  const stream = new EventStreamHub({ ...deps, events, options: deps.streamOptions, cap: deps.streamCap });
   const prune = eventsPruneWorker({ events });
   return {
     events,

@@ -1,23 +1,17 @@
 // The outbox: every module records its events here, inside the transaction of the change, with
 // emit(tx, {organizationId, type, data}). Consumers read committed rows in `seq` order.
 //
-// Ordering guarantee (what makes "no gaps, no duplicates" possible): on PostgreSQL, seq values
-// come from a sequence and could commit out of order (a transaction holding seq 10 commits after
-// one holding 11; a reader at 11 would skip 10 for ever). emit() therefore takes a transaction-level
-// advisory lock before inserting, held until commit, so outbox writers are serialised from their
-// first emit to their commit and seq order IS commit order: a reader that has seen seq N has seen
-// everything below N. The price is that event-emitting transactions commit one at a time, and the
-// outbox write must be the LAST write of a transaction (holding the lock while waiting for a row
-// lock could deadlock with a transaction that holds that row and waits for the outbox): emit()
-// queues its write to the end of the transaction (src/db/transaction.ts), so this holds by
-// construction.
-// On SQLite there is one writer, so seq order is commit order already.
+// "No gaps, no duplicates": on PostgreSQL a sequence's values can commit out of order (10 after
+// 11: a reader at 11 would skip 10 for ever), so emit() takes a transaction-level advisory lock
+// held until commit, and seq order IS commit order. Event-emitting transactions then commit one at
+// a time, and the outbox write must be the LAST write of its transaction (waiting for a row lock
+// while holding it could deadlock): emit() queues it to the end (src/db/transaction.ts). On SQLite
+// there is one writer, so seq order is commit order already.
 //
-// For other consumers: the `emitted` port runs its hooks inside every emit, in the emitting transaction
-// (the webhook fan-out creates its delivery rows this way, atomically with the event). readAfter(seq, limit) pages the whole outbox in
-// that order (keep your own cursor), and `signals` emits 'appended' whenever new rows may have
-// committed — after an emit in this process, on a NOTIFY from any process (PostgreSQL) and on a
-// slow safety-net poll — so you never need a tight poll of your own. Events are kept 7 days.
+// The `emitted` hooks run inside every emit, in its transaction (the webhook fan-out's delivery
+// rows). readAfter(seq, limit) pages the whole outbox in order; `signals` emits 'appended' whenever
+// new rows may have committed (an emit here, a NOTIFY from any process, a slow safety-net poll), so
+// no consumer needs a tight poll of its own. Events are kept 7 days.
 import { EventEmitter } from 'node:events';
 import type pg from 'pg';
 import type { Executor } from '../../db/schema.ts';

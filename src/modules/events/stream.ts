@@ -1,21 +1,13 @@
 // The event stream (contract §6): one StreamConnection per client, all fed by the process's
 // shared EventFeed. A connection joins the feed at seq H, replays its organization's history
 // (since, H] from the database, then sends what the feed delivered meanwhile: in order, no gaps
-// (the feed delivers everything above H) and no duplicates (everything at or below the last sent
-// seq is dropped).
+// and no duplicates (everything at or below the last sent seq is dropped). Frames:
+// `{"type":"event","event":{...}}`, and `{"type":"ready"}` once the replay is out.
 //
-// Frames: `{"type":"event","event":{...}}` and `{"type":"ready"}`, sent once the replay (if any)
-// is out: events before `ready` are history, events after it are live.
-//
-// Close codes: 4400 bad query (types, since), 4401 missing/unknown/revoked credential,
-// 4403 organization not verified or token without events:read, 4408 slow consumer,
-// 1001 server draining, 1011 internal error, 1013 database unreachable or the organization's
-// streams at CELLGATE_MAX_STREAMS_PER_ORG (try again later).
-//
-// The cap is counted after authentication (the organization is known only then), so the upgrade
-// is accepted and closed with 1013 rather than refused with 429: a browser's WebSocket sees a
-// refused upgrade only as a bare error, a close code it can read. The slot is given back when
-// the socket closes, whichever side or path ends it.
+// The per-organization cap is counted after authentication (the organization is known only
+// then), so the upgrade is accepted and closed with 1013 rather than refused with 429: a browser
+// sees a refused upgrade only as a bare error, a close code it can read. The slot is given back
+// when the socket closes, whichever side or path ends it.
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { FastifyRequest } from 'fastify';
 import type { WebSocket } from 'ws';
@@ -31,27 +23,21 @@ import type { FeedSubscriber } from './feed.ts';
 import { parseTypeFilter } from './filter.ts';
 import type { EventsService } from './service.ts';
 
-export interface StreamOptions {
+export const DEFAULT_STREAM_OPTIONS = {
   /** Server ping period; a client that has not answered the previous ping is dropped. */
-  pingIntervalMs: number;
-  /** Unsent bytes a live client may accumulate before it is disconnected as a slow consumer. */
-  maxBufferedBytes: number;
-  /** Live events held for a client while its replay is still being sent. */
-  maxQueuedEvents: number;
-  /** How long a replay waits for a client to read its backlog before giving up on it. */
-  drainTimeoutMs: number;
-  /** After a close we start, how long the client has to answer before the socket is destroyed. */
-  closeGraceMs: number;
-}
-
-export const DEFAULT_STREAM_OPTIONS: StreamOptions = {
   pingIntervalMs: 30_000,
+  /** Unsent bytes a live client may accumulate before it is disconnected as a slow consumer. */
   maxBufferedBytes: 1024 * 1024,
+  /** Live events held for a client while its replay is still being sent. */
   maxQueuedEvents: 10_000,
+  /** How long a replay waits for a client to read its backlog before giving up on it. */
   drainTimeoutMs: 10_000,
+  /** After a close we start, how long the client has to answer before the socket is destroyed. */
   closeGraceMs: 5_000,
 };
+export type StreamOptions = typeof DEFAULT_STREAM_OPTIONS;
 
+/** 1013: the database is unreachable, or the organization's streams are at CELLGATE_MAX_STREAMS_PER_ORG. */
 export const CLOSE = {
   badRequest: 4400,
   unauthenticated: 4401,

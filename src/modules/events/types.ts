@@ -1,23 +1,4 @@
 // Every event type of contract §6. Modules add their payloads here, in one place.
-export const EVENT_TYPES = [
-  'message.sent',
-  'message.delivered',
-  'message.failed',
-  'message.received',
-  'cell.created',
-  'cell.updated',
-  'cell.deleted',
-  'cell.online',
-  'cell.offline',
-  'cycle.completed',
-  'cycle.failed',
-  'billing.payment_succeeded',
-  'billing.payment_failed',
-  'billing.status_changed',
-  'webhook.disabled',
-] as const;
-
-export type EventType = (typeof EVENT_TYPES)[number];
 
 /** The envelope delivered on the stream and to webhooks. */
 export interface EventEnvelope {
@@ -32,7 +13,7 @@ export interface EventEnvelope {
  * What each event is, for the OpenAPI `webhooks` section: when it is produced, and the named
  * component schema (`$id`) of its `data`, or null while its payload is not described.
  */
-export const EVENT_DOCS: Record<EventType, { summary: string; data: string | null }> = {
+export const EVENT_DOCS = {
   'message.sent': { summary: 'The phone reported an outbound message sent.', data: 'Message' },
   'message.delivered': { summary: 'The carrier confirmed delivery of an outbound message.', data: 'Message' },
   'message.failed': { summary: 'Sending a message failed; data.error says why.', data: 'Message' },
@@ -73,4 +54,7 @@ export const EVENT_DOCS: Record<EventType, { summary: string; data: string | nul
     summary: 'A webhook endpoint was disabled after a 410 or 5 days of failures (data.disabled_reason).',
     data: 'Webhook',
   },
-};
+} satisfies Record<string, { summary: string; data: string | null }>;
+
+export type EventType = keyof typeof EVENT_DOCS;
+export const EVENT_TYPES = Object.keys(EVENT_DOCS) as EventType[];

@@ -1,9 +1,6 @@
-// Per-phone series (issue 25 §2): presence, telemetry, the queue of the cells it carries, and what
-// it sent and failed, labelled by device id and phone number; per SIM line (two at most, issue 34)
-// whether it carries a cell and that cell's queue, labelled by sim_number too. Read from the scrape's database
-// snapshot like the other gauges; the inventory is small (one series set per phone), and failure
-// codes come from the phone, so each phone keeps its TOP_ERROR_CODES most frequent codes and sums
-// the rest as error_code="other".
+// Per-phone series (issue 25 §2) labelled by device id and phone number, and per SIM line (issue
+// 34) by sim_number too, read from the scrape's snapshot. Failure codes come from the phone, so
+// each phone keeps its TOP_ERROR_CODES most frequent and sums the rest as error_code="other".
 import { Counter, Gauge, type Registry } from 'prom-client';
 import type { Clock } from '../../lib/clock.ts';
 import type { MetricsSnapshot, PhoneLine } from './repository.ts';

@@ -9,7 +9,7 @@ import type { MetricsRepository, MetricsSnapshot, QueuedCell } from './repositor
 
 /** Cells with a series of their own in the queue gauges; the rest are summed as cell_id="other". */
 export const TOP_CELLS = 50;
-const DELIVERY_STATUSES = ['pending', 'retrying', 'succeeded', 'failed'];
+const DELIVERY_STATUSES = ['pending', 'retrying', 'succeeded', 'failed'] as const;
 const HOUR_MS = 3_600_000;
 /** Seconds; device long polls hold a request up to 30 s. */
 const LATENCY_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60];
@@ -21,11 +21,7 @@ export interface MetricsDeps {
   streamClients: () => number;
 }
 
-export interface Metrics {
-  registry: Registry;
-  httpRequests: Counter<'method' | 'route' | 'status'>;
-  httpDuration: Histogram<'method' | 'route' | 'status'>;
-}
+export type Metrics = ReturnType<typeof createMetrics>;
 
 /** The deepest TOP_CELLS cells, then one "other" row for the rest (depth summed, oldest kept). */
 export function topCells(cells: QueuedCell[], limit = TOP_CELLS): QueuedCell[] {
@@ -39,7 +35,7 @@ export function topCells(cells: QueuedCell[], limit = TOP_CELLS): QueuedCell[] {
   return [...cells.slice(0, limit), { ...other, cellId: 'other' }];
 }
 
-export function createMetrics(deps: MetricsDeps): Metrics {
+export function createMetrics(deps: MetricsDeps) {
   const registry = new Registry();
   collectDefaultMetrics({ register: registry });
 

@@ -11,41 +11,13 @@ export interface QueuedCell {
   oldestCreatedAt: string;
 }
 
-/** A phone's presence and last reported telemetry (the inventory is small: one row per phone). */
-export interface PhoneState {
-  deviceId: string;
-  phoneNumber: string;
-  cellId: string | null;
-  online: boolean;
-  lastSeenAt: string | null;
-  batteryPct: number | null;
-  charging: boolean | null;
-  signalDbm: number | null;
-  health: 'healthy' | 'degraded' | 'quarantined';
-  paused: boolean;
-  /** Its SIM lines (at most two), each with the cell it carries; a phone of the native surface has one, its number. */
-  lines: PhoneLine[];
-}
-
 export interface PhoneLine {
   simNumber: number;
   phoneNumber: string | null;
   cellId: string | null;
 }
 
-export interface MetricsSnapshot {
-  messagesByStatus: Array<{ status: string; count: number }>;
-  /** Every cell with queued messages, deepest first. */
-  queuedByCell: QueuedCell[];
-  devices: Array<{ online: boolean; assigned: boolean; count: number }>;
-  webhookDeliveries: Array<{ status: string; count: number; lastHour: number }>;
-  ledger: Array<{ kind: string; creditMicros: number; debitMicros: number }>;
-  phones: PhoneState[];
-  /** Outbound messages each phone sent (sent_at set), ever: messages are never deleted. */
-  sentByPhone: Array<{ deviceId: string; count: number }>;
-  /** Failed messages each phone last held, by error code (null: none given). */
-  failedByPhone: Array<{ deviceId: string; errorCode: string | null; count: number }>;
-}
+export type MetricsSnapshot = Awaited<ReturnType<MetricsRepository['snapshot']>>;
 
 export class MetricsRepository {
   private readonly db: Kysely<DB>;
@@ -55,7 +27,7 @@ export class MetricsRepository {
   }
 
   /** One read per family; `hourAgo` bounds the recent webhook deliveries (ISO time). */
-  async snapshot(hourAgo: string): Promise<MetricsSnapshot> {
+  async snapshot(hourAgo: string) {
     const [messagesByStatus, queuedByCell, devices, webhookDeliveries, ledger, phones, sentByPhone, failedByPhone] =
       await Promise.all([
         this.messagesByStatus(),
@@ -79,7 +51,7 @@ export class MetricsRepository {
     return rows.map((r) => ({ status: r.status, count: Number(r.n) }));
   }
 
-  /** Queued messages are few (the partial index messages_expiry holds exactly them). */
+  /** Every cell with queued messages, deepest first; they are few (the partial index messages_expiry holds exactly them). */
   private async queuedByCell(): Promise<QueuedCell[]> {
     const rows = await this.db
       .selectFrom('messages')
@@ -105,7 +77,8 @@ export class MetricsRepository {
     return rows.map((r) => ({ online: Boolean(r.online), assigned: Boolean(r.assigned), count: Number(r.n) }));
   }
 
-  private async phones(): Promise<PhoneState[]> {
+  /** Each phone's presence, last telemetry and SIM lines (a phone of the native surface has one, its number). */
+  private async phones() {
     const [rows, sims] = await Promise.all([this.phoneRows(), this.simLines()]);
     const linesOf = new Map<string, PhoneLine[]>();
     for (const sim of sims)
@@ -158,7 +131,7 @@ export class MetricsRepository {
       .execute();
   }
 
-  /** Over the messages a phone claimed (device_id is set at the claim, cleared only by a re-queue). */
+  /** Messages each phone sent, ever (device_id is set at the claim, cleared only by a re-queue). */
   private async sentByPhone() {
     const rows = await this.db
       .selectFrom('messages')
@@ -170,6 +143,7 @@ export class MetricsRepository {
     return rows.map((r) => ({ deviceId: r.device_id as string, count: Number(r.n) }));
   }
 
+  /** Failed messages each phone last held, by error code (null: none given). */
   private async failedByPhone() {
     const rows = await this.db
       .selectFrom('messages')

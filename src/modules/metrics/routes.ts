@@ -1,9 +1,6 @@
-// GET /metrics (Prometheus text format) and the hook that counts every HTTP answer.
-//
-// The route is on the admin surface (config.auth 'admin': the admin surface's own check, its 401s
-// and its 403 for an agent credential) and also takes CELLGATE_METRICS_TOKEN, a scrape-only
-// secret that opens nothing else. It is hidden from the OpenAPI document: it is the operator's
-// scrape target in Prometheus' format, not part of the API that SDKs are generated from.
+// GET /metrics (Prometheus text format) and the hook that counts every HTTP answer. On the admin
+// surface, and also open to CELLGATE_METRICS_TOKEN, a scrape-only secret that opens nothing else.
+// Hidden from the OpenAPI document: a scrape target, not part of the API SDKs are generated from.
 import { createHash, timingSafeEqual } from 'node:crypto';
 import type { FastifyReply, FastifyRequest, onRequestHookHandler } from 'fastify';
 import { bearerToken, hookList } from '../../http/auth.ts';

@@ -1,8 +1,7 @@
-// The SMSGate app's SSE channel (GET /mobile/v1/events; app helpers/SSEManager.kt, the server's
-// modules/sse): `event: MessageEnqueued` as soon as a message waits for the phone, so the app
-// pulls it (GET /message), and a `:keepalive` comment every 15 s. A send wakes the stream at once
-// (messages/wakeups.ts; from another process through NOTIFY on PostgreSQL, remote-wakeups.ts);
-// a 1 s re-check finds anything a lost notification missed.
+// The SMSGate app's SSE channel (GET /mobile/v1/events; app helpers/SSEManager.kt): `event:
+// MessageEnqueued` as soon as a message waits, so the app pulls it (GET /message), and a
+// `:keepalive` comment every 15 s. A send wakes the stream at once (messages/wakeups.ts, NOTIFY
+// across processes); a 1 s re-check finds anything a lost notification missed.
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { DeliveryService } from '../messages/delivery.ts';
 

@@ -39,19 +39,19 @@ export const DevicePatchRequest = Type.Object({
   simCards: Type.Optional(Type.Union([SimCards, Type.Null()])),
 });
 
-/** domain/ProcessingState.kt. */
-export const PROCESSING_STATES = [
-  'Pending',
-  'Cancelling',
-  'Cancelled',
-  'Processed',
-  'Sent',
-  'Delivered',
-  'Failed',
-] as const;
-export type ProcessingState = (typeof PROCESSING_STATES)[number];
+/** The app's states (domain/ProcessingState.kt) and what each means for a message here: null when it moves nothing. */
+export const STATE_EVENTS = {
+  Pending: null,
+  Cancelling: null,
+  Cancelled: null,
+  Processed: 'sending',
+  Sent: 'sent',
+  Delivered: 'delivered',
+  Failed: 'failed',
+} as const;
+export type ProcessingState = keyof typeof STATE_EVENTS;
 
-const State = Type.Enum([...PROCESSING_STATES]);
+const State = Type.Enum(Object.keys(STATE_EVENTS) as ProcessingState[]);
 const AppDate = Type.String({ maxLength: 40 });
 
 /** GatewayApi.kt MessagePatchRequest, a list of them. */
@@ -75,17 +75,6 @@ export const MessagePatchRequest = Type.Array(
 );
 
 export const MessagesQuery = Type.Object({ order: Type.Optional(Type.Enum(['fifo', 'lifo'])) });
-
-/** What each app state means for a message here: null when it moves nothing (Pending, cancelling). */
-export const STATE_EVENTS: Record<ProcessingState, 'sending' | 'sent' | 'delivered' | 'failed' | null> = {
-  Pending: null,
-  Cancelling: null,
-  Cancelled: null,
-  Processed: 'sending',
-  Sent: 'sent',
-  Delivered: 'delivered',
-  Failed: 'failed',
-};
 
 /** The webhook events Cellgate asks the app for (webhooks/domain/WebHookEvent.kt). */
 export const WEBHOOK_EVENTS = [
@@ -131,12 +120,10 @@ export function webhookList(serverUrl: string) {
 }
 
 /**
- * GatewayApi.kt Message, from a leased message. `validUntil` is the moment Cellgate could fail the
- * message for good (its lease and the attempts it has left): the app fails a message it has not
- * sent by then ("TTL expired", modules/messages/MessagesService.kt sendMessage) by the phone's own
- * clock, and keeps the validUntil of its first claim (GatewayService.kt: a message it holds is
- * only re-reported), so the lease end alone would turn a phone clock two minutes fast, or one
- * stalled claim, into a failed text.
+ * GatewayApi.kt Message, from a leased message. `validUntil` is when Cellgate could fail the
+ * message for good (its lease and the attempts left), not the lease end: the app fails an unsent
+ * message by then on its own clock and keeps its first claim's validUntil (GatewayService.kt), so
+ * a phone clock two minutes fast, or one stalled claim, would fail the text.
  */
 export function appMessage(
   message: Pick<MessagesTable, 'id' | 'to_number' | 'body' | 'created_at' | 'lease_expires_at' | 'attempts'>,

@@ -15,6 +15,10 @@ import type { SmsEvents } from './events.ts';
 export const MOBILE_BODY_LIMIT = 64 * 1024;
 
 const hidden = { hide: true };
+const signed = (request: FastifyRequest) => ({
+  signature: request.headers['x-signature'],
+  timestamp: request.headers['x-timestamp'],
+});
 const device = { auth: 'smsgate' as const };
 
 /** Stops a handler's work when the app hangs up. */
@@ -117,20 +121,14 @@ export function registerSmsgateRoutes(app: App, smsgate: SmsgateService, events:
         // Missing, malformed or stale signature headers are 401 before the body is read; the
         // signature itself needs the body (checked right after it is parsed).
         preParsing: async (request, _reply, payload) => {
-          smsgate.checkSignatureHeaders({
-            signature: request.headers['x-signature'],
-            timestamp: request.headers['x-timestamp'],
-          });
+          smsgate.checkSignatureHeaders(signed(request));
           return payload;
         },
         // No body schema: the body is the signed text (none is ''), judged after its signature.
         schema: hidden,
       },
       async (request, reply) => {
-        await smsgate.webhook(typeof request.body === 'string' ? request.body : '', {
-          signature: request.headers['x-signature'],
-          timestamp: request.headers['x-timestamp'],
-        });
+        await smsgate.webhook(typeof request.body === 'string' ? request.body : '', signed(request));
         return reply.code(204).send();
       },
     );

@@ -18,6 +18,7 @@ import type { ClaimOrder } from '../messages/repository.ts';
 import {
   appMessage,
   MAX_SIM_LINES,
+  MessagePatchRequest,
   settingsMap,
   STATE_EVENTS,
   webhookList,
@@ -30,12 +31,7 @@ export interface SmsgateLog {
   warn(details: object, message: string): void;
 }
 
-interface StateReport {
-  id: string;
-  state: ProcessingState;
-  recipients?: { phoneNumber: string; state: ProcessingState; error?: string | null }[];
-  states?: Record<string, string>;
-}
+type StateReport = Static<typeof MessagePatchRequest>[number];
 
 /**
  * The webhook body's check, by the Ajv that validates every request body (compiled on the first
@@ -65,41 +61,31 @@ function appDate(field: string, text: string): string {
   return new Date(ms).toISOString();
 }
 
-export class SmsgateService {
-  private readonly devices: DevicesService;
-  private readonly enrollments: EnrollmentsService;
-  private readonly delivery: DeliveryService;
-  private readonly inbound: InboundService;
-  private readonly clock: Clock;
-  private readonly serverUrl: string;
-  private readonly log: SmsgateLog;
+export type SmsgateDeps = {
+  devices: DevicesService;
+  enrollments: EnrollmentsService;
+  delivery: DeliveryService;
+  inbound: InboundService;
+  clock: Clock;
+  serverUrl: string;
+  log: SmsgateLog;
+};
 
-  constructor(deps: {
-    devices: DevicesService;
-    enrollments: EnrollmentsService;
-    delivery: DeliveryService;
-    inbound: InboundService;
-    clock: Clock;
-    serverUrl: string;
-    log: SmsgateLog;
-  }) {
-    this.devices = deps.devices;
-    this.enrollments = deps.enrollments;
-    this.delivery = deps.delivery;
-    this.inbound = deps.inbound;
-    this.clock = deps.clock;
-    this.serverUrl = deps.serverUrl;
-    this.log = deps.log;
+export class SmsgateService {
+  private readonly deps: SmsgateDeps;
+
+  constructor(deps: SmsgateDeps) {
+    this.deps = deps;
   }
 
   /** Before the sign-in's body is read: 401 unless the header names a valid enrollment. */
   verifyEnrollment(authorization: string | undefined): Promise<void> {
-    return this.enrollments.verify(enrollmentCredential(authorization));
+    return this.deps.enrollments.verify(enrollmentCredential(authorization));
   }
 
   /** Before a webhook's body is read: 401 for missing, malformed or stale signature headers. */
   checkSignatureHeaders(headers: { signature: unknown; timestamp: unknown }): void {
-    const problem = headerProblem(headers, this.clock.now().getTime());
+    const problem = headerProblem(headers, this.deps.clock.now().getTime());
     if (problem) throw unsigned(problem);
   }
 
@@ -108,7 +94,7 @@ export class SmsgateService {
     body: { name: string; pushToken?: string | null; simCards?: SimCard[] },
   ) {
     const { served, ignored } = servedCards(body.simCards ?? []);
-    const registered = await this.enrollments.register(enrollmentCredential(authorization), {
+    const registered = await this.deps.enrollments.register(enrollmentCredential(authorization), {
       ...body,
       simCards: served,
     });
@@ -120,7 +106,7 @@ export class SmsgateService {
   private warnIgnored(deviceId: string, ignored: readonly SimCard[]): void {
     if (ignored.length === 0) return;
     const sims = ignored.map((card) => card.simNumber);
-    this.log.warn(
+    this.deps.log.warn(
       { device_id: deviceId, ignored_sim_numbers: sims },
       `SMSGate phone ${deviceId} reported ${MAX_SIM_LINES + ignored.length} SIM cards: Cellgate serves the first ${MAX_SIM_LINES}, SIM ${sims.join(', ')} carries no line (take out the card that should not be served).`,
     );
@@ -129,13 +115,13 @@ export class SmsgateService {
   /** The device behind an `Authorization: Bearer <device token>` header; 401 otherwise. */
   async authenticate(authorization: string): Promise<string> {
     const token = /^Bearer (cg_dev_[0-9A-Za-z]{1,64})$/.exec(authorization)?.[1];
-    const principal = token ? await this.devices.authenticate(token) : null;
+    const principal = token ? await this.deps.devices.authenticate(token) : null;
     if (!principal) throw new ApiError('unauthenticated', 'The device token is unknown or was rotated.');
     return principal.deviceId;
   }
 
   private async phone(deviceId: string) {
-    const phone = await this.devices.phone(deviceId);
+    const phone = await this.deps.devices.phone(deviceId);
     if (!phone) throw new ApiError('unauthenticated', 'The device was removed from the inventory.');
     return phone;
   }
@@ -165,7 +151,7 @@ export class SmsgateService {
 
   async patchDevice(deviceId: string, body: { pushToken?: string | null; simCards?: SimCard[] | null }) {
     const cards = body.simCards ? servedCards(body.simCards) : null;
-    await this.devices.saveAppState(deviceId, {
+    await this.deps.devices.saveAppState(deviceId, {
       pushToken: body.pushToken,
       sims: cards ? simRows(cards.served) : undefined,
     });
@@ -174,7 +160,7 @@ export class SmsgateService {
 
   /** GET /message: claims under the native surface's rules, in the order asked, answered as the app's Message list. */
   async claim(deviceId: string, order: ClaimOrder, hangUp: AbortSignal) {
-    const messages = await this.delivery.claimRows(deviceId, 10, 0, hangUp, order);
+    const messages = await this.deps.delivery.claimRows(deviceId, 10, 0, hangUp, order);
     if (messages.length === 0) return [];
     // Each message goes out on the SIM line of its own cell (two SIMs, two cells: contract §13).
     const { sims } = await this.phone(deviceId);
@@ -189,17 +175,20 @@ export class SmsgateService {
    * server does. Answers which ids were not applied.
    */
   async reportStates(deviceId: string, items: readonly StateReport[]) {
-    const now = this.clock.now().toISOString();
+    const now = this.deps.clock.now().toISOString();
     const planned = items.map((item, i) => ({ id: item.id, reports: this.reportsOf(item, i, now) }));
     const skipped: { id: string; reason: string }[] = [];
     for (const { id, reports } of planned) {
       for (const report of reports) {
         try {
-          await this.delivery.report(deviceId, id, { event_id: `smsgate:${id}:${report.event}`, ...report });
+          await this.deps.delivery.report(deviceId, id, { event_id: `smsgate:${id}:${report.event}`, ...report });
         } catch (error) {
           if (!(error instanceof ApiError) || (error.code !== 'not_found' && error.code !== 'conflict')) throw error;
           skipped.push({ id, reason: error.message });
-          this.log.warn({ device_id: deviceId, message_id: id, reason: error.message }, 'SMSGate state report ignored');
+          this.deps.log.warn(
+            { device_id: deviceId, message_id: id, reason: error.message },
+            'SMSGate state report ignored',
+          );
           break;
         }
       }
@@ -232,7 +221,7 @@ export class SmsgateService {
   }
 
   webhooks() {
-    return webhookList(this.serverUrl);
+    return webhookList(this.deps.serverUrl);
   }
 
   /**
@@ -250,13 +239,13 @@ export class SmsgateService {
     }
     const deviceId = (parsed as { deviceId?: unknown } | null)?.deviceId;
     const phone =
-      typeof deviceId === 'string' && deviceId.length <= 64 ? await this.devices.phone(deviceId) : undefined;
+      typeof deviceId === 'string' && deviceId.length <= 64 ? await this.deps.devices.phone(deviceId) : undefined;
     // One answer for an unknown phone, a body naming none and a bad signature: nothing tells which ids exist.
     const key = phone?.device.signing_key ?? null;
     const problem =
       key === null
         ? 'The webhook is not signed by a known phone.'
-        : signatureProblem(key, raw, headers, this.clock.now().getTime());
+        : signatureProblem(key, raw, headers, this.deps.clock.now().getTime());
     if (problem || !phone) throw unsigned(problem ?? 'The webhook is not signed by a known phone.');
     checkTextSafety(raw, parsed);
     if (!isWebhookBody(parsed))
@@ -264,7 +253,7 @@ export class SmsgateService {
         'invalid_request',
         'The webhook body is not an SMSGate webhook event (id, event, deviceId, payload).',
       );
-    await this.devices.markSeen(phone.device.id);
+    await this.deps.devices.markSeen(phone.device.id);
     return this.apply(phone, parsed.id, parsed.event, parsed.payload);
   }
 
@@ -288,22 +277,13 @@ export class SmsgateService {
             : mmsNotice(text(payload, 'subject'), typeof payload.size === 'number' ? payload.size : null);
         if (body.length > 1600)
           throw invalidField('payload.message', 'too_long', 'payload.message is over 1600 characters.');
-        const receivedAtIso = appDate('payload.receivedAt', receivedAt);
-        await this.inbound.receive(
+        const at = appDate('payload.receivedAt', receivedAt);
+        const key = inboundKey(event, text(payload, 'messageId'), at, eventId, `${sender}\n${body}`);
+        const simNumber = typeof payload.simNumber === 'number' ? payload.simNumber : null;
+        await this.deps.inbound.receive(
           deviceId,
-          {
-            device_message_id: inboundKey(
-              event,
-              text(payload, 'messageId'),
-              receivedAtIso,
-              eventId,
-              `${sender}\n${body}`,
-            ),
-            from: sender,
-            body,
-            received_at: receivedAtIso,
-          },
-          typeof payload.simNumber === 'number' ? payload.simNumber : null,
+          { device_message_id: key, from: sender, body, received_at: at },
+          simNumber,
         );
         return;
       }
@@ -328,7 +308,7 @@ export class SmsgateService {
         return;
       }
       case 'system:ping': {
-        await this.devices.heartbeat(deviceId, pingTelemetry(payload));
+        await this.deps.devices.heartbeat(deviceId, pingTelemetry(payload));
         return;
       }
       default:
@@ -362,14 +342,11 @@ export class SmsgateService {
 }
 
 /**
- * What identifies a received text across the app's sends of it, the inbound dedup key on its cell.
- * Not the envelope id: the app's retry of one webhook reuses it, but the same text posted by a
- * second webhook registration, or again after a reinstall (the inbox exported anew), comes in a
- * new envelope. The payload's messageId is the same each time (receiver/ReceiverService.kt: the
- * inbox message's hash of sender, date, subscription and text; an MMS's message or transaction
- * id); with the receive time and a digest of the sender and text beside it, two texts whose
- * 32-bit hashes collide (or a client that sends one messageId for every text) stay apart. An
- * event without a messageId falls back to its envelope id.
+ * The inbound dedup key of a received text. Not the envelope id: the same text posted by a second
+ * webhook registration, or after a reinstall, comes in a new envelope. The payload's messageId is
+ * the same each time (receiver/ReceiverService.kt: a 32-bit hash of the inbox message), so the
+ * receive time and a digest of sender and text keep colliding hashes apart. Without a messageId,
+ * the envelope id.
  */
 function inboundKey(
   event: string,

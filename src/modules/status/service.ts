@@ -6,6 +6,7 @@ import type { CellsService } from '../cells/service.ts';
 import type { MessagesService } from '../messages/service.ts';
 import type { WebhooksService } from '../webhooks/service.ts';
 import { isAre, plural } from '../../lib/plural.ts';
+import { dollarsOfNumber } from '../billing/money.ts';
 
 type CheckStatus = 'ok' | 'warn' | 'fail';
 
@@ -176,7 +177,8 @@ function failed24h(failed: number): Check {
 
 /** What billing lets the organization do now, and what to pay next (contract §7). */
 function billingCheck(billing: BillingSummary, minAmountUsd: number): Check {
-  const due = `$${billing.amount_due_usd.toFixed(2)}`;
+  const due = dollarsOfNumber(billing.amount_due_usd);
+  const balance = dollarsOfNumber(billing.prepaid_balance_usd);
   switch (billing.state) {
     case 'exempt':
       return { name: 'billing', status: 'ok', detail: 'Billing is off on this deployment: nothing is charged.' };
@@ -204,13 +206,13 @@ function billingCheck(billing: BillingSummary, minAmountUsd: number): Check {
         return {
           name: 'billing',
           status: 'warn',
-          detail: `Prepaid balance $${billing.prepaid_balance_usd.toFixed(2)} is low: top up (intent top_up) to keep sending.`,
+          detail: `Prepaid balance ${balance} is low: top up (intent top_up) to keep sending.`,
         };
       }
       return {
         name: 'billing',
         status: 'ok',
-        detail: `Active on ${billing.tier} until ${billing.current_period_end}; prepaid balance $${billing.prepaid_balance_usd.toFixed(2)}.`,
+        detail: `Active on ${billing.tier} until ${billing.current_period_end}; prepaid balance ${balance}.`,
       };
   }
 }

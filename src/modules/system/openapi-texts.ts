@@ -1,13 +1,8 @@
 // The OpenAPI document as served: its JSON and YAML texts, built once per process and kept with
-// their ETags, so a request for it is a buffer write.
-//
-// Why: @fastify/swagger builds the ~900 kB document synchronously (a few hundred ms, most of it
-// its reference resolver), and the `yaml` package took another 1 to 1.5 s to stringify it; done on
-// the first request, that blocked the event loop for about 2 s (long-polls, stream heartbeats and
-// every other request waited). Now the YAML comes from src/modules/system/yaml.ts (tens of ms) and
-// each step runs in its own turn of the event loop, so requests are served between them. The build
-// starts on the first request for the document (not at start: it holds ~25 MB the idle service
-// does not need); requests arriving before it is done await the same build.
+// their ETags, so a request for it is a buffer write. @fastify/swagger builds the ~900 kB document
+// synchronously (a few hundred ms), so each step runs in its own turn of the event loop and other
+// requests are served between them (the YAML is ./yaml.ts's, tens of ms). Built on the first
+// request, not at start: it holds ~25 MB an idle service does not need.
 import { createHash } from 'node:crypto';
 import { setImmediate as nextTurn } from 'node:timers/promises';
 import type { FastifyReply, FastifyRequest } from 'fastify';
@@ -15,23 +10,13 @@ import { isFresh, REVALIDATED_CACHE_CONTROL } from '../../http/conditional.ts';
 import type { App } from '../../http/types.ts';
 import { jsonToYaml } from './yaml.ts';
 
-export interface OpenApiText {
-  body: Buffer;
-  /** Strong: a hash of the body. */
-  etag: string;
-}
-
-export interface OpenApiTexts {
-  json: OpenApiText;
-  yaml: OpenApiText;
-}
-
-const text = (source: string): OpenApiText => {
+/** The text and its strong ETag (a hash of the body). */
+const text = (source: string) => {
   const body = Buffer.from(source);
   return { body, etag: `"${createHash('sha256').update(body).digest('base64url')}"` };
 };
 
-async function build(app: App): Promise<OpenApiTexts> {
+async function build(app: App) {
   await nextTurn();
   const json = JSON.stringify(app.swagger());
   await nextTurn();
@@ -39,6 +24,7 @@ async function build(app: App): Promise<OpenApiTexts> {
   return { json: text(json), yaml: text(yaml) };
 }
 
+type OpenApiTexts = Awaited<ReturnType<typeof build>>;
 const built = new WeakMap<App, Promise<OpenApiTexts>>();
 
 /**

@@ -37,18 +37,15 @@ export function registerSystemRoutes(app: App, database: Database): void {
     },
     async () => {
       const health = await database.ping();
-      if (health === 'unreachable') {
-        throw new ApiError('unavailable', 'The database is unreachable.', {
+      if (health !== 'ok') {
+        const message =
+          health === 'unreachable'
+            ? 'The database is unreachable.'
+            : "The database is read-only: every write would fail (check the disk, the file's permissions, or that the server is a primary).";
+        throw new ApiError('unavailable', message, {
           headers: { 'Retry-After': '5' },
-          extensions: { database: 'unreachable' },
+          extensions: { database: health },
         });
-      }
-      if (health === 'read_only') {
-        throw new ApiError(
-          'unavailable',
-          "The database is read-only: every write would fail (check the disk, the file's permissions, or that the server is a primary).",
-          { headers: { 'Retry-After': '5' }, extensions: { database: 'read_only' } },
-        );
       }
       return { status: 'ok' as const, version: VERSION, database: 'ok' as const };
     },

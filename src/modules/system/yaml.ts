@@ -1,13 +1,8 @@
-// YAML for JSON data (the OpenAPI document): objects, arrays, strings, finite numbers, booleans
-// and null, nothing else. Why not the `yaml` package: its stringify of the ~900 kB document took
-// 1 to 1.5 s of one blocked event loop (a Document of nodes, alias detection, folding); this is a
-// single walk writing lines, tens of milliseconds. The output reads back, with any YAML 1.2 parser,
-// to exactly the input (a test parses it with `yaml` against JSON.parse of the same document).
-//
-// Scalars are written plainly only when no YAML 1.1 or 1.2 reader could take them for anything
-// else; otherwise double-quoted with JSON's escapes (valid YAML escapes too). A multi-line string
-// is a literal block (`|`), as people write descriptions, unless it holds a character a block
-// cannot carry.
+// YAML for JSON data (the OpenAPI document). Not the `yaml` package: its stringify of the ~900 kB
+// document blocked the event loop for 1 to 1.5 s; this single walk takes tens of milliseconds, and
+// reads back to exactly the input (a test parses it with `yaml`). Scalars are plain only when no
+// YAML 1.1 or 1.2 reader could take them for anything else, else double-quoted with JSON's escapes;
+// a multi-line string is a literal block (`|`) unless it holds a character a block cannot carry.
 
 type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
 
