@@ -13,7 +13,7 @@ import type { EventsService } from '../events/service.ts';
 import type { RecordOperatorAction } from '../admin/audit.ts';
 import { DEFAULT_TIMEOUT_MS, WebhookDeliverer, type WebhookOptions } from './delivery.ts';
 import { httpEgress } from './egress.ts';
-import { OPERATOR_ENDPOINTS, ORGANIZATION_ENDPOINTS, webhookOperations } from './operations.ts';
+import { OPERATOR_ENDPOINTS, organizationWebhookOperations, webhookOperations } from './operations.ts';
 import { WebhooksRepository } from './repository.ts';
 import { registerWebhookRoutes } from './routes.ts';
 import { WebhooksService } from './service.ts';
@@ -50,7 +50,7 @@ export function build(deps: {
     webhooks,
     deliverer,
     webhookWorker,
-    operations: webhookOperations(webhooks, ORGANIZATION_ENDPOINTS),
+    operations: organizationWebhookOperations(webhooks),
     /** The operator's endpoints (/v1/admin/webhooks). */
     operatorOperations: webhookOperations(webhooks, OPERATOR_ENDPOINTS),
     loops: [webhookWorker],

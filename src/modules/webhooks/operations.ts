@@ -190,3 +190,19 @@ export function webhookOperations<Context>(webhooks: WebhooksService, owner: End
 }
 
 export type WebhookOperations<Context = RunContext> = ReturnType<typeof webhookOperations<Context>>;
+
+/** An organization's set, with the console's "Send a test event" (no REST route or MCP tool: the interface has none). */
+export const organizationWebhookOperations = (webhooks: WebhooksService) => ({
+  ...webhookOperations(webhooks, ORGANIZATION_ENDPOINTS),
+  sendWebhookTestEvent: ORGANIZATION_ENDPOINTS.define({
+    name: 'send_webhook_test_event',
+    summary: 'Send a test event to a webhook endpoint',
+    description:
+      'Queues a webhook.test delivery to this endpoint alone, whatever its event types; not an event of the organization. 409 while the endpoint is disabled.',
+    status: 202,
+    errors: ['conflict'],
+    input: ById,
+    output: Delivery,
+    run: (ctx, input) => webhooks.sendTestEvent(ctx.organizationId, input.id),
+  }),
+});

@@ -93,8 +93,8 @@ export function registerWebhookPages(scope: App, module: ConsoleModule): void {
   );
 
   bind.post(`${WEBHOOKS}/:webhook_id/test`, {
-    run: async ({ session, params, body }) => {
-      await webhooks.sendTestEvent(session.organizationId, params.webhook_id);
+    run: async ({ call, params, body }) => {
+      await call(ops.sendWebhookTestEvent, { id: params.webhook_id });
       return withNotice(backOf(body), 'tested');
     },
   });
