@@ -1,71 +1,13 @@
-// The card checkout: POST /v1/billing/checkout (agent), and the pages of a checkout URL (public, not
-// part of the API document): the built-in local processor's page, and a 402's Stripe link.
+// The pages of a card checkout's URL (public, not part of the API document): the built-in local
+// processor's page, and a 402's Stripe link. POST /v1/billing/checkout is the create_checkout operation.
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
-import { agentOf } from '../../http/auth.ts';
-import { Body, Described, Timestamp } from '../../http/schemas.ts';
 import type { App } from '../../http/types.ts';
 import { safeNext, sendPage } from '../console/http.ts';
 import type { CheckoutService } from './checkout.ts';
 import { checkoutPage } from './checkout-pages.ts';
-import { PaymentIntentFields } from './schemas.ts';
-import { INTENTS } from './lifecycle.ts';
-
-const Checkout = Type.Object(
-  {
-    payment_id: Type.String({ description: 'pay_... id' }),
-    checkout_url: Type.String({ format: 'uri', description: 'Open it to pay by card.' }),
-    expires_at: Timestamp,
-    amount_usd: Type.String(),
-    currency: Type.String(),
-    intent: Type.Enum([...INTENTS]),
-    tier: Type.Optional(Type.String()),
-    cell_id: Type.Optional(Type.String()),
-  },
-  {
-    $id: 'Checkout',
-    description: 'A card checkout for a payment intent.',
-    examples: [
-      {
-        payment_id: 'pay_01jdx4c5d6e7f8g9h0j1k2m3n4',
-        checkout_url:
-          'https://api.cellgate.example/v1/billing/checkout/pay_01jdx4c5d6e7f8g9h0j1k2m3n4?token=Qm9yZWRBcGVzQ2x1Yk1lbWJlcnNoaXA',
-        expires_at: '2026-11-21T12:30:00.000Z',
-        amount_usd: '20.00',
-        currency: 'USD',
-        intent: 'setup',
-        tier: 'starter',
-      },
-    ],
-  },
-);
 
 export function registerCheckoutRoutes(app: App, checkout: CheckoutService): void {
-  app.post(
-    '/v1/billing/checkout',
-    {
-      config: { auth: 'agent', scope: 'billing:write', errors: ['not_found', 'conflict', 'billing_disabled'] },
-      schema: {
-        operationId: 'createCheckout',
-        tags: ['Billing'],
-        summary: 'Start a card checkout for a payment intent',
-        description:
-          'Prices the intent as GET /v1/billing/x402/requirements does; open checkout_url to pay. 400 when the amount passes CELLGATE_MAX_PAYMENT_USD; ' +
-          '409 billing_disabled when billing is off, 409 conflict when the deployment has no card processor (CELLGATE_CARD_PROCESSOR=off) or the payment would take the prepaid balance past 1,000,000,000.00.',
-        body: Body(PaymentIntentFields, { examples: [{ intent: 'top_up', amount_usd: '25.00' }] }),
-        response: { 201: Described(Checkout, 'The checkout, open until expires_at.') },
-      },
-    },
-    async (request, reply) => {
-      const { amount_usd: amount, ...rest } = request.body;
-      const started = await checkout.start(agentOf(request).organizationId, {
-        ...rest,
-        amount_usd: amount === undefined ? undefined : String(amount),
-      });
-      return reply.code(201).send(started);
-    },
-  );
-
   const PageParams = Type.Object({ payment_id: Type.String({ minLength: 1, maxLength: 64 }) });
   const token = Type.String({ minLength: 1, maxLength: 64 });
   const PageQuery = Type.Object({

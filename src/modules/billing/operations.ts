@@ -7,10 +7,12 @@ import { PaginationQuery } from '../../http/pagination.ts';
 import { Nullable } from '../../http/schemas.ts';
 import { defineOperation } from '../../operations/operation.ts';
 import { DisplayName, TierQuery } from '../cells/schemas.ts';
+import type { CheckoutService } from './checkout.ts';
 import type { BillingEnforcement } from './enforcement.ts';
 import { NETWORKS } from './networks.ts';
 import type { BillingQuotes } from './quotes.ts';
 import {
+  Checkout,
   PaidIntent,
   PaymentIntentFields,
   BillingStatus,
@@ -98,10 +100,11 @@ export interface BillingOperationDeps {
   wallets: WalletsService;
   usage: UsageService;
   enforcement: BillingEnforcement;
+  checkout: CheckoutService;
 }
 
 export function billingOperations(deps: BillingOperationDeps) {
-  const { billing, quotes, wallets, usage } = deps;
+  const { billing, quotes, wallets, usage, checkout } = deps;
   // Readable before verification and while suspended: how to pay is what such an organization needs.
   const billingRead = {
     scope: 'billing:read',
@@ -147,6 +150,28 @@ export function billingOperations(deps: BillingOperationDeps) {
       run: async (ctx, input) => {
         throw await quotes.intentRequired(ctx.organizationId, input);
       },
+    }),
+    createCheckout: defineOperation({
+      name: 'create_checkout',
+      summary: 'Start a card checkout for a payment intent',
+      description:
+        'Prices the intent as GET /v1/billing/x402/requirements does; open checkout_url to pay. 400 when the amount passes CELLGATE_MAX_PAYMENT_USD; ' +
+        '409 billing_disabled when billing is off, 409 conflict when the deployment has no card processor (CELLGATE_CARD_PROCESSOR=off) or the payment would take the prepaid balance past 1,000,000,000.00.',
+      scope: 'billing:write',
+      idempotency: 'none',
+      status: 201,
+      errors: ['not_found', 'conflict', 'billing_disabled'],
+      input: Type.Object(PaymentIntentFields, {
+        additionalProperties: false,
+        examples: [{ intent: 'top_up', amount_usd: '25.00' }],
+      }),
+      output: Checkout,
+      // The amount is checked on its text, as written (a JSON number too).
+      run: (ctx, { amount_usd, ...intent }) =>
+        checkout.start(ctx.organizationId, {
+          ...intent,
+          amount_usd: amount_usd === undefined ? undefined : String(amount_usd),
+        }),
     }),
     getPaymentOptions: defineOperation({
       ...billingRead,

@@ -54,4 +54,5 @@ export function registerBillingRoutes(app: App, rest: RestBinder, ops: BillingOp
   });
   usage(ops.listUsageRecords, 'GET', '/v1/usage/records', 'A page of usage records, newest first.');
   usage(ops.getUsageDaily, 'GET', '/v1/usage/daily', 'Totals per day with usage.');
+  billing(ops.createCheckout, 'POST', '/v1/billing/checkout', 'The checkout, open until expires_at.');
 }

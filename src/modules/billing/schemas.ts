@@ -366,3 +366,32 @@ export const PaidIntent = (options: { $id: string; protocol: string; paymentId: 
       ],
     },
   );
+
+export const Checkout = Type.Object(
+  {
+    payment_id: Type.String({ description: 'pay_... id' }),
+    checkout_url: Type.String({ format: 'uri', description: 'Open it to pay by card.' }),
+    expires_at: Timestamp,
+    amount_usd: Type.String(),
+    currency: Type.String(),
+    intent: Type.Enum([...INTENTS]),
+    tier: Type.Optional(Type.String()),
+    cell_id: Type.Optional(Type.String()),
+  },
+  {
+    $id: 'Checkout',
+    description: 'A card checkout for a payment intent.',
+    examples: [
+      {
+        payment_id: 'pay_01jdx4c5d6e7f8g9h0j1k2m3n4',
+        checkout_url:
+          'https://api.cellgate.example/v1/billing/checkout/pay_01jdx4c5d6e7f8g9h0j1k2m3n4?token=Qm9yZWRBcGVzQ2x1Yk1lbWJlcnNoaXA',
+        expires_at: '2026-11-21T12:30:00.000Z',
+        amount_usd: '20.00',
+        currency: 'USD',
+        intent: 'setup',
+        tier: 'starter',
+      },
+    ],
+  },
+);

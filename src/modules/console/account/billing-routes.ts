@@ -1,7 +1,7 @@
 // /console/billing: status, the pay form and the month's usage, through the billing module the
-// REST API uses: a card payment is CheckoutService.start (POST /v1/billing/checkout) followed by a
-// 303 to its checkout URL; the x402 and MPP buttons show BillingQuotes.requirements (what
-// GET /v1/billing/x402/requirements answers) as the requests an agent makes to pay.
+// REST API uses: a card payment is the create_checkout operation (POST /v1/billing/checkout)
+// followed by a 303 to its checkout URL; the x402 and MPP buttons show get_x402_requirements (GET
+// /v1/billing/x402/requirements) as the requests an agent makes to pay.
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { App } from '../../../http/types.ts';
 import { consoleBinder, refusalOf, type Ask } from '../binder.ts';
@@ -35,7 +35,7 @@ export function payFormOnSend(module: ConsoleModule) {
 }
 
 export function registerBillingPages(scope: App, module: ConsoleModule): void {
-  const { billing, quotes, checkout } = module.dashboard.billing;
+  const { billing, operations: ops } = module.dashboard.billing;
   const route = { onSend: payFormOnSend(module) };
   const back = { href: `${CONSOLE_PATH}/billing`, text: 'Back to billing' };
   const bind = consoleBinder(scope, module, { section: 'billing', back, missing: 'payment' });
@@ -85,11 +85,11 @@ export function registerBillingPages(scope: App, module: ConsoleModule): void {
         if (rail === 'card_processor') {
           // Where the payment started (the create-cell form, a thread, with what was typed): the
           // checkout's paid page leads back there. Only a console path; anything else is dropped.
-          const url = new URL((await checkout.start(session.organizationId, query)).checkout_url);
+          const url = new URL((await ask.call(ops.createCheckout, query)).checkout_url);
           if (form.back) url.searchParams.set('return', form.back);
           return url.toString();
         }
-        const details = await quotes.requirements(session.organizationId, query);
+        const details = await ask.call(ops.getX402Requirements, query);
         // What the agent posts: the query's fields that are given.
         const paid = Object.fromEntries(Object.entries(query).filter((entry): entry is [string, string] => !!entry[1]));
         return await pageOf(ask, { form, shown: { rail: rail as 'x402' | 'mpp', details, body: paid } });
