@@ -13,27 +13,17 @@ export const RECENT_FAILURES = 20;
 
 export type { DeviceView };
 
-/** A SIM line of an SMSGate phone with the cell it carries (two SIMs, two cells: issue 34). */
-export interface FleetLine {
-  simNumber: number;
-  phoneNumber: string | null;
-  carrier: string | null;
-  cellId: string | null;
-  cellName: string | null;
-  organizationId: string | null;
-  organizationName: string | null;
-}
+type Joined = NonNullable<Awaited<ReturnType<OperatorRepository['device']>>>;
+/** A SIM line of an SMSGate phone with the cell it carries and that cell's organization (issue 34). */
+export type FleetLine = Awaited<ReturnType<OperatorRepository['lines']>>[number];
 
-export interface FleetRow {
+export type FleetRow = Pick<Joined, 'cell_name' | 'organization_id' | 'organization_name'> & {
   device: DeviceView;
-  cellName: string | null;
-  organizationId: string | null;
-  organizationName: string | null;
   /** Queued for the cells it carries (both lines' on a dual-SIM phone). */
   queued: number;
   /** An SMSGate phone's SIM lines; empty for a phone of the native surface (one line: its number). */
   lines: FleetLine[];
-}
+};
 
 export type FleetFilter = 'all' | 'offline' | 'unhealthy' | 'paused';
 export const FLEET_FILTERS: readonly FleetFilter[] = ['all', 'offline', 'unhealthy', 'paused'];
@@ -44,9 +34,6 @@ const KEEPS: Record<FleetFilter, (row: FleetRow) => boolean> = {
   unhealthy: (row) => row.device.health !== 'healthy',
   paused: (row) => row.device.paused,
 };
-
-type Joined = NonNullable<Awaited<ReturnType<OperatorRepository['device']>>>;
-type JoinedLine = Awaited<ReturnType<OperatorRepository['lines']>>[number];
 
 export class FleetView {
   private readonly repo: OperatorRepository;
@@ -60,19 +47,18 @@ export class FleetView {
   }
 
   /** Rows of the joined reads, each phone as the admin surface shows it (with its last 24 hours). */
-  private async rows(joined: Joined[], joinedLines: JoinedLine[], queued: Map<string, number>): Promise<FleetRow[]> {
+  private async rows(joined: Joined[], allLines: FleetLine[], queued: Map<string, number>): Promise<FleetRow[]> {
     const devices = joined.map(({ cell_name: _c, organization_id: _o, organization_name: _n, ...device }) => device);
     const views = await this.devices.views(devices);
-    const linesOf = new Map<string, FleetLine[]>();
-    for (const line of joinedLines) linesOf.set(line.device_id, [...(linesOf.get(line.device_id) ?? []), lineOf(line)]);
+    const linesOf = Map.groupBy(allLines, (line) => line.device_id);
     return joined.map((row, index) => {
       const lines = linesOf.get(row.id) ?? [];
-      const cells = new Set([row.cell_id, ...lines.map((line) => line.cellId)]);
+      const cells = new Set([row.cell_id, ...lines.map((line) => line.cell_id)]);
       return {
         device: views[index],
-        cellName: row.cell_name,
-        organizationId: row.organization_id,
-        organizationName: row.organization_name,
+        cell_name: row.cell_name,
+        organization_id: row.organization_id,
+        organization_name: row.organization_name,
         queued: [...cells].reduce((sum, cell) => sum + (cell ? (queued.get(cell) ?? 0) : 0), 0),
         lines,
       };
@@ -109,16 +95,4 @@ export class FleetView {
   recentFailures(id: string) {
     return this.repo.recentFailures(id, RECENT_FAILURES);
   }
-}
-
-function lineOf(line: JoinedLine): FleetLine {
-  return {
-    simNumber: line.sim_number,
-    phoneNumber: line.phone_number,
-    carrier: line.carrier,
-    cellId: line.cell_id,
-    cellName: line.cell_name,
-    organizationId: line.organization_id,
-    organizationName: line.organization_name,
-  };
 }
