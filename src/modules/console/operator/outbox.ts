@@ -2,12 +2,11 @@
 // (CELLGATE_SMTP_URL unset) the service sends no mail and keeps it here instead, sign-up and
 // sign-in codes included; newest first, 25 a page, through the admin API's list_outbox_mail.
 import type { App } from '../../../http/types.ts';
-import { ApiError } from '../../../lib/errors.ts';
 import { html, type Html } from '../../../lib/html.ts';
 import { when } from '../account/shared.ts';
 import { dataTable } from '../data-table.ts';
 import { field } from '../layout.ts';
-import { badListLink, OPERATOR_PATH } from './http.ts';
+import { listPage, OPERATOR_PATH } from './http.ts';
 import { sectionPage } from './layout.ts';
 import { operatorBinder, type OperatorConsole } from './module.ts';
 import type { OperatorSession } from './service.ts';
@@ -53,19 +52,19 @@ ${dataTable({
 export function registerOutboxPage(scope: App, operator: OperatorConsole): void {
   const back = { href: OUTBOX_PATH, text: 'See all kept mail' };
   const bind = operatorBinder(scope, operator, { back, missing: 'mail' });
-  bind.view(OUTBOX_PATH, async ({ session, query, reply, call }) => {
-    const to = (query.to ?? '').trim();
-    const cursor = query.cursor || undefined;
-    try {
-      const list = await call(operator.operations.admin.listOutboxMail, {
-        limit: PAGE_SIZE,
-        ...(cursor ? { cursor } : {}),
-        ...(to ? { to } : {}),
-      });
-      return outboxPage(session, list, { to, mailed: operator.mailed });
-    } catch (error) {
-      if (error instanceof ApiError && error.code === 'invalid_request') return badListLink(reply, session, back);
-      throw error;
-    }
+  bind.view(OUTBOX_PATH, (ask) => {
+    const to = (ask.query.to ?? '').trim();
+    const cursor = ask.query.cursor || undefined;
+    return listPage(ask, back, async () =>
+      outboxPage(
+        ask.session,
+        await ask.call(operator.operations.admin.listOutboxMail, {
+          limit: PAGE_SIZE,
+          ...(cursor ? { cursor } : {}),
+          ...(to ? { to } : {}),
+        }),
+        { to, mailed: operator.mailed },
+      ),
+    );
   });
 }
