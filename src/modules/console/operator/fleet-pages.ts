@@ -2,7 +2,7 @@
 // by its id), and one phone's telemetry, failures and actions. Server-rendered; forms work
 // without JavaScript; state is said in words, never by colour alone.
 import { html, join, type Html } from '../../../lib/html.ts';
-import { revealOnce, stateTag, when } from '../account/shared.ts';
+import { capitalized, revealOnce, stateTag, when } from '../account/shared.ts';
 import { telemetryChart, telemetryTable, type TelemetryPoint } from './chart.ts';
 import type { FleetFilter, FleetLine, FleetRow, FleetView } from './fleet.ts';
 import { actionForm, crumbs, facts, reasonField, sectionPage, tabs } from './layout.ts';
@@ -12,19 +12,13 @@ import { devicePath } from './http.ts';
 import { phoneSettingsSection, simLinesSection, type PhoneForm } from './inventory-pages.ts';
 
 const BASE = '/console/operator';
-export const FLEET_SCRIPTS = ['fleet.js'];
 
-const FILTER_WORDS: Record<FleetFilter, string> = {
-  all: 'All phones',
-  offline: 'Offline',
-  unhealthy: 'Unhealthy',
-  paused: 'Paused',
-};
-const EMPTY_WORDS: Record<FleetFilter, string> = {
-  all: 'No phone in the inventory yet.',
-  offline: 'Every phone is online.',
-  unhealthy: 'Every phone is healthy.',
-  paused: 'No phone is paused.',
+/** Each filter's name, and what its table says when empty. */
+const FILTERS: Record<FleetFilter, [string, string]> = {
+  all: ['All phones', 'No phone in the inventory yet.'],
+  offline: ['Offline', 'Every phone is online.'],
+  unhealthy: ['Unhealthy', 'Every phone is healthy.'],
+  paused: ['Paused', 'No phone is paused.'],
 };
 
 const dash = html`<span class="small">—</span>`;
@@ -51,23 +45,17 @@ function capabilities(row: FleetRow): Html {
 }
 
 /** Health in words (and the operator's hold), with why when the service said why. */
-export function health(row: FleetRow, withReason = true): Html {
+function health(row: FleetRow): Html {
   const d = row.device;
   const kind = d.health === 'healthy' ? 'ok' : d.health === 'degraded' ? 'warn' : 'bad';
   // A phone starts healthy: until it connects that says nothing (other states came from somewhere).
-  const state =
-    neverConnected(row) && d.health === 'healthy'
-      ? NOT_REPORTED
-      : stateTag(kind, d.health.charAt(0).toUpperCase() + d.health.slice(1));
-  const reason = withReason && d.health_reason ? html`<br><span class="small">${d.health_reason}</span>` : html``;
-  const paused = d.paused
-    ? html`<br>${stateTag('idle', 'Paused')}${withReason && d.paused_reason ? html`<br><span class="small">${d.paused_reason}</span>` : ''}`
-    : html``;
-  return html`${state}${reason}${paused}`;
+  const state = neverConnected(row) && d.health === 'healthy' ? NOT_REPORTED : stateTag(kind, capitalized(d.health));
+  const why = (reason: string | null) => (reason ? html`<br><span class="small">${reason}</span>` : '');
+  return html`${state}${why(d.health_reason)}${d.paused ? html`<br>${stateTag('idle', 'Paused')}${why(d.paused_reason)}` : ''}`;
 }
 
 /** Online, offline, or never connected (a phone added whose app has not called yet), with when it was last seen. */
-export function presence(row: FleetRow, separator: Html = html` `): Html {
+function presence(row: FleetRow, separator: Html = html` `): Html {
   if (neverConnected(row)) return stateTag('idle', 'Never connected');
   const state = row.device.online ? stateTag('ok', 'Online') : stateTag('bad', 'Offline');
   return html`${state}${separator}<span class="small">Last seen </span>${when(row.device.last_seen_at)}`;
@@ -113,7 +101,7 @@ const FLEET_COLUMNS: readonly RowColumn<FleetRow>[] = [
   },
   { label: 'Cell and organization', value: cellsOf },
   { label: 'Presence', value: (row) => presence(row, html`<br>`) },
-  { label: 'Health', value: (row) => health(row) },
+  { label: 'Health', value: health },
   { label: 'Battery', numeric: true, value: battery },
   { label: 'Signal', numeric: true, value: ({ device: d }) => (d.signal_dbm === null ? dash : `${d.signal_dbm} dBm`) },
   { label: 'Queued', numeric: true, value: (row) => row.queued },
@@ -149,24 +137,24 @@ export function fleetPage(
     : html``;
   const empty = rows.length === 0;
   return sectionPage(
-    { session, current: 'fleet', scripts: options.liveUrl ? FLEET_SCRIPTS : [] },
+    { session, current: 'fleet', scripts: options.liveUrl ? ['fleet.js'] : [] },
     'Fleet',
     html`<h1>Fleet</h1>
 ${options.notice ?? ''}
 <p class="lead"><span id="fleet-summary">${options.summary}</span> <a class="button secondary small-button" href="${BASE}/devices/new">Add a phone</a></p>
 ${tabs(
   'Filter phones',
-  Object.entries(FILTER_WORDS).map(([filter, words]) => [
+  Object.entries(FILTERS).map(([filter, [words]]) => [
     `${BASE}/fleet${filter === 'all' ? '' : `?filter=${filter}`}`,
     words,
     filter === options.filter,
   ]),
 )}
 ${live}
-<p id="fleet-empty"${empty ? '' : ' hidden'}>${EMPTY_WORDS[options.filter]}</p>
+<p id="fleet-empty"${empty ? '' : ' hidden'}>${FILTERS[options.filter][1]}</p>
 <div class="table-scroll" role="region" aria-labelledby="fleet-caption" tabindex="0">
 <table class="fleet-table"${empty ? ' hidden' : ''}>
-<caption id="fleet-caption">${FILTER_WORDS[options.filter]}: each phone with its cell, presence, telemetry and the last 24 hours</caption>
+<caption id="fleet-caption">${FILTERS[options.filter][0]}: each phone with its cell, presence, telemetry and the last 24 hours</caption>
 ${tableHead(FLEET_COLUMNS)}
 <tbody id="fleet">
 ${join(rows.map(fleetRow), '\n')}

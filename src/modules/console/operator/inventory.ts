@@ -8,6 +8,7 @@
 //   GET  /console/operator/devices/:device_id/remove     confirm; POST removes, 303 to the fleet
 import type { App } from '../../../http/types.ts';
 import { ApiError } from '../../../lib/errors.ts';
+import { capitalized } from '../account/shared.ts';
 import { FormRefusal, type Refusal } from '../binder.ts';
 import { devicePath, OPERATOR_PATH } from './http.ts';
 import { addPhonePage, removePhonePage, SETTINGS, simField } from './inventory-pages.ts';
@@ -99,7 +100,7 @@ export function registerInventoryPages(scope: App, operator: OperatorConsole): v
         const errors: Record<string, string> = {};
         for (const e of error.errors ?? []) {
           const entry = sims[Number(/^sims\.(\d+)\./.exec(e.field)?.[1])];
-          if (entry) errors[simField(entry.sim_number)] ??= e.message.charAt(0).toUpperCase() + e.message.slice(1);
+          if (entry) errors[simField(entry.sim_number)] ??= capitalized(e.message);
         }
         // Else the refusal is the form's notice (without its errors, which name no field of the form).
         throw Object.keys(errors).length > 0

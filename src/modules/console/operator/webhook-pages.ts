@@ -5,6 +5,9 @@ import { html, join, type Html } from '../../../lib/html.ts';
 import { dataTable } from '../data-table.ts';
 import { DEVICE_EVENT_TYPES } from '../../devices/events.ts';
 import type { WebhookView } from '../../webhooks/service.ts';
+import type { WebhookOperations } from '../../webhooks/operations.ts';
+import type { OperatorContext } from '../../../operations/operation.ts';
+import type { OutOf } from '../binder.ts';
 import { revealOnce, when } from '../account/shared.ts';
 import { confirmForm, field, hidden } from '../layout.ts';
 import { OPERATOR_PATH } from './http.ts';
@@ -31,16 +34,7 @@ export interface OperatorWebhookForm {
   error?: string;
 }
 
-/** A delivery as the operation answers it (the columns a page shows). */
-export interface DeliveryRow {
-  id: string;
-  event_type: string;
-  status: string;
-  attempts: number;
-  last_status_code: number | null;
-  last_error: string | null;
-  created_at: string;
-}
+type Deliveries = OutOf<WebhookOperations<OperatorContext>['listWebhookDeliveries']>['deliveries'];
 
 const eventsOf = (webhook: WebhookView) =>
   webhook.event_types.includes('*') || webhook.event_types.includes('device.*')
@@ -126,7 +120,7 @@ export function webhookPage(
   session: OperatorSession,
   view: {
     webhook: WebhookView;
-    deliveries: DeliveryRow[];
+    deliveries: Deliveries;
     /** The cursor of older deliveries, when there are more. */
     nextCursor: string | null;
     notice?: Html;
