@@ -3,7 +3,7 @@
 // one line per measure over the same time axis, and the same figures as a table of hours, which
 // is what screen readers and text browsers get.
 import { html, join, type Html } from '../../../lib/html.ts';
-import { tableHead, tableRow, type Column } from '../data-table.ts';
+import { dataTable } from '../data-table.ts';
 
 export interface TelemetryPoint {
   battery_pct: number | null;
@@ -24,20 +24,19 @@ const PLOT_W = WIDTH - LEFT - RIGHT;
 const SIGNAL_MIN = -130;
 const SIGNAL_MAX = -40;
 
-const hourOf = (iso: string) => iso.slice(11, 13);
 const clamp = (value: number, low: number, high: number) => Math.min(high, Math.max(low, value));
 
 /** Consecutive points that have the measure, as polyline point lists (a gap of > 10 minutes breaks the line). */
 function lines(
   points: TelemetryPoint[],
-  read: (p: TelemetryPoint) => number | null,
+  measure: 'battery_pct' | 'signal_dbm',
   x: (t: number) => number,
   y: (v: number) => number,
 ): string[] {
   const runs: string[][] = [];
   let last = -Infinity;
   for (const point of points) {
-    const value = read(point);
+    const value = point[measure];
     if (value === null) continue;
     const time = Date.parse(point.received_at);
     if (time - last > 10 * 60_000 || runs.length === 0) runs.push([]);
@@ -96,19 +95,8 @@ export function telemetryChart(id: string, window: { from: Date; to: Date; point
     }),
     '\n',
   );
-  const polylines = join(
-    [
-      marks(
-        lines(points, (p) => p.battery_pct, x, yBattery),
-        'line-battery',
-      ),
-      marks(
-        lines(points, (p) => p.signal_dbm, x, ySignal),
-        'line-signal',
-      ),
-    ],
-    '\n',
-  );
+  const batteryLine = marks(lines(points, 'battery_pct', x, yBattery), 'line-battery');
+  const signalLine = marks(lines(points, 'signal_dbm', x, ySignal), 'line-signal');
   const summary = `Battery ${summarize(battery, '%')}; signal ${summarize(signal, ' dBm')}. The table below has the figures per hour.`;
   return html`<figure class="chart telemetry-chart">
 <svg role="img" aria-labelledby="${id}-title ${id}-desc" viewBox="0 0 ${WIDTH} ${HEIGHT}" width="100%" preserveAspectRatio="xMidYMid meet" xmlns="http://www.w3.org/2000/svg">
@@ -118,45 +106,29 @@ export function telemetryChart(id: string, window: { from: Date; to: Date; point
 <text class="axis panel-label" x="${LEFT}" y="${signalTop - 3}">Signal dBm</text>
 ${grid}
 ${ticks}
-${polylines}
+${batteryLine}
+${signalLine}
 </svg>
 <figcaption class="small">Battery (top) and signal (bottom) as the phone reported them, UTC hours along the bottom.</figcaption>
 </figure>`;
 }
 
-const TELEMETRY_COLUMNS: readonly Column[] = [
-  'Hour',
-  { label: 'Battery', numeric: true },
-  'Charging',
-  { label: 'Signal', numeric: true },
-];
-
 /** The figures per hour (the last report of each hour that has one): the chart's text alternative. */
 export function telemetryTable(points: TelemetryPoint[]): Html {
-  if (points.length === 0) return html`<p>The phone reported no battery or signal in the last 24 hours.</p>`;
-  const byHour = new Map<string, TelemetryPoint>();
-  for (const point of points) byHour.set(point.received_at.slice(0, 13), point);
-  const rows = join(
-    [...byHour.values()].map((p) => {
-      const charging = p.charging === null ? '—' : p.charging ? 'Charging' : 'Not charging';
-      return tableRow(
-        TELEMETRY_COLUMNS,
-        [
-          html`<time datetime="${p.received_at}">${p.received_at.slice(0, 10)} ${hourOf(p.received_at)}:00</time>`,
-          p.battery_pct === null ? '—' : `${p.battery_pct}%`,
-          charging,
-          p.signal_dbm === null ? '—' : `${p.signal_dbm} dBm`,
-        ],
-        { rowHeader: true },
-      );
-    }),
-    '\n',
-  );
-  return html`<table class="telemetry-hours">
-<caption>Last report of each hour (UTC)</caption>
-${tableHead(TELEMETRY_COLUMNS)}
-<tbody>
-${rows}
-</tbody>
-</table>`;
+  const byHour = new Map(points.map((point) => [point.received_at.slice(0, 13), point]));
+  const reported = (value: number | null, unit: string) => (value === null ? '—' : `${value}${unit}`);
+  return dataTable({
+    caption: 'Last report of each hour (UTC)',
+    empty: 'The phone reported no battery or signal in the last 24 hours.',
+    rows: [...byHour.values()],
+    columns: [
+      {
+        label: 'Hour',
+        value: (p) => html`<time datetime="${p.received_at}">${p.received_at.slice(0, 13).replace('T', ' ')}:00</time>`,
+      },
+      { label: 'Battery', numeric: true, value: (p) => reported(p.battery_pct, '%') },
+      { label: 'Charging', value: (p) => (p.charging === null ? '—' : p.charging ? 'Charging' : 'Not charging') },
+      { label: 'Signal', numeric: true, value: (p) => reported(p.signal_dbm, ' dBm') },
+    ],
+  });
 }

@@ -13,27 +13,17 @@ export const RECENT_FAILURES = 20;
 
 export type { DeviceView };
 
-/** A SIM line of an SMSGate phone with the cell it carries (two SIMs, two cells: issue 34). */
-export interface FleetLine {
-  simNumber: number;
-  phoneNumber: string | null;
-  carrier: string | null;
-  cellId: string | null;
-  cellName: string | null;
-  organizationId: string | null;
-  organizationName: string | null;
-}
+type Joined = NonNullable<Awaited<ReturnType<OperatorRepository['device']>>>;
+/** A SIM line of an SMSGate phone with the cell it carries and that cell's organization (issue 34). */
+export type FleetLine = Awaited<ReturnType<OperatorRepository['lines']>>[number];
 
-export interface FleetRow {
+export type FleetRow = Pick<Joined, 'cell_name' | 'organization_id' | 'organization_name'> & {
   device: DeviceView;
-  cellName: string | null;
-  organizationId: string | null;
-  organizationName: string | null;
   /** Queued for the cells it carries (both lines' on a dual-SIM phone). */
   queued: number;
   /** An SMSGate phone's SIM lines; empty for a phone of the native surface (one line: its number). */
   lines: FleetLine[];
-}
+};
 
 export type FleetFilter = 'all' | 'offline' | 'unhealthy' | 'paused';
 export const FLEET_FILTERS: readonly FleetFilter[] = ['all', 'offline', 'unhealthy', 'paused'];
@@ -45,34 +35,26 @@ const KEEPS: Record<FleetFilter, (row: FleetRow) => boolean> = {
   paused: (row) => row.device.paused,
 };
 
-type Joined = NonNullable<Awaited<ReturnType<OperatorRepository['device']>>>;
-type JoinedLine = Awaited<ReturnType<OperatorRepository['lines']>>[number];
-
 export class FleetView {
-  private readonly repo: OperatorRepository;
-  private readonly devices: DevicesService;
-  private readonly clock: Clock;
+  private readonly deps: { repo: OperatorRepository; devices: DevicesService; clock: Clock };
 
-  constructor(deps: { repo: OperatorRepository; devices: DevicesService; clock: Clock }) {
-    this.repo = deps.repo;
-    this.devices = deps.devices;
-    this.clock = deps.clock;
+  constructor(deps: FleetView['deps']) {
+    this.deps = deps;
   }
 
   /** Rows of the joined reads, each phone as the admin surface shows it (with its last 24 hours). */
-  private async rows(joined: Joined[], joinedLines: JoinedLine[], queued: Map<string, number>): Promise<FleetRow[]> {
+  private async rows(joined: Joined[], allLines: FleetLine[], queued: Map<string, number>): Promise<FleetRow[]> {
     const devices = joined.map(({ cell_name: _c, organization_id: _o, organization_name: _n, ...device }) => device);
-    const views = await this.devices.views(devices);
-    const linesOf = new Map<string, FleetLine[]>();
-    for (const line of joinedLines) linesOf.set(line.device_id, [...(linesOf.get(line.device_id) ?? []), lineOf(line)]);
+    const views = await this.deps.devices.views(devices);
+    const linesOf = Map.groupBy(allLines, (line) => line.device_id);
     return joined.map((row, index) => {
       const lines = linesOf.get(row.id) ?? [];
-      const cells = new Set([row.cell_id, ...lines.map((line) => line.cellId)]);
+      const cells = new Set([row.cell_id, ...lines.map((line) => line.cell_id)]);
       return {
         device: views[index],
-        cellName: row.cell_name,
-        organizationId: row.organization_id,
-        organizationName: row.organization_name,
+        cell_name: row.cell_name,
+        organization_id: row.organization_id,
+        organization_name: row.organization_name,
         queued: [...cells].reduce((sum, cell) => sum + (cell ? (queued.get(cell) ?? 0) : 0), 0),
         lines,
       };
@@ -81,24 +63,28 @@ export class FleetView {
 
   /** Every phone (oldest first), narrowed by the filter. */
   async fleet(filter: FleetFilter = 'all'): Promise<FleetRow[]> {
-    const [joined, lines, queued] = await Promise.all([this.repo.fleet(), this.repo.lines(), this.repo.queuedByCell()]);
+    const [joined, lines, queued] = await Promise.all([
+      this.deps.repo.fleet(),
+      this.deps.repo.lines(),
+      this.deps.repo.queuedByCell(),
+    ]);
     return (await this.rows(joined, lines, queued)).filter(KEEPS[filter]);
   }
 
   /** One phone's row; 404 when it is not in the inventory. */
   async device(id: string): Promise<FleetRow> {
-    const [joined, lines] = await Promise.all([this.repo.device(id), this.repo.lines(id)]);
+    const [joined, lines] = await Promise.all([this.deps.repo.device(id), this.deps.repo.lines(id)]);
     if (!joined) throw notFound('device');
     const cells = [joined.cell_id, ...lines.map((line) => line.cell_id)].filter((cell) => cell !== null);
-    const queued = await this.repo.queuedByCell([...new Set(cells)]);
+    const queued = await this.deps.repo.queuedByCell([...new Set(cells)]);
     return (await this.rows([joined], lines, queued))[0];
   }
 
   /** Battery, charging and signal as reported over the last 24 hours, oldest first. */
   async telemetry(id: string) {
-    const now = this.clock.now();
+    const now = this.deps.clock.now();
     const from = new Date(now.getTime() - DAY_MS);
-    const page = await this.devices.heartbeats(id, {
+    const page = await this.deps.devices.heartbeats(id, {
       from: from.toISOString(),
       to: new Date(now.getTime() + 1).toISOString(),
       limit: HEARTBEATS_PER_DAY + 1,
@@ -107,18 +93,6 @@ export class FleetView {
   }
 
   recentFailures(id: string) {
-    return this.repo.recentFailures(id, RECENT_FAILURES);
+    return this.deps.repo.recentFailures(id, RECENT_FAILURES);
   }
-}
-
-function lineOf(line: JoinedLine): FleetLine {
-  return {
-    simNumber: line.sim_number,
-    phoneNumber: line.phone_number,
-    carrier: line.carrier,
-    cellId: line.cell_id,
-    cellName: line.cell_name,
-    organizationId: line.organization_id,
-    organizationName: line.organization_name,
-  };
 }

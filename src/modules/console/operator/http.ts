@@ -4,6 +4,8 @@
 // session gets 404 here, and one that carries only an operator session gets 404 on the
 // organization's pages (see crossingHook), so neither console even admits that the other exists.
 import type { FastifyReply, FastifyRequest } from 'fastify';
+import { ApiError } from '../../../lib/errors.ts';
+import type { Html } from '../../../lib/html.ts';
 import { CONSOLE_PATH, fromOwnOrigin, readCookie, sendPage, type ConsoleHttp } from '../http.ts';
 import type { OperatorSession, OperatorSessions } from './service.ts';
 import { csrfMatches } from '../service.ts';
@@ -21,9 +23,28 @@ export const operatorCookie = (http: ConsoleHttp, token: string, maxAgeSeconds: 
 export const clearedOperatorCookie = (http: ConsoleHttp) =>
   `${OPERATOR_COOKIE}=; Path=${OPERATOR_PATH}; Max-Age=0; HttpOnly; SameSite=Strict${http.secure ? '; Secure' : ''}`;
 
+type Back = { href: string; text: string };
+
 /** 400 for a list link whose cursor or filter the console did not write (a hand-edited URL). */
-export const badListLink = (reply: FastifyReply, session: OperatorSession, back: { href: string; text: string }) =>
+export const badListLink = (reply: FastifyReply, session: OperatorSession, back: Back) =>
   sendPage(reply, 400, operatorMessagePage(session, 'Page not found', 'This list link is not valid.', back));
+
+/** A list's page; a cursor or filter the service refuses is a bad list link. */
+export async function listPage(
+  ask: { reply: FastifyReply; session: OperatorSession },
+  back: Back,
+  show: () => Promise<Html>,
+): Promise<Html | FastifyReply> {
+  try {
+    return await show();
+  } catch (error) {
+    if (error instanceof ApiError && error.code === 'invalid_request') return badListLink(ask.reply, ask.session, back);
+    throw error;
+  }
+}
+
+/** The answer to a form sent from another site. */
+export const foreignForm = () => operatorMessagePage(null, 'Request refused', 'This form was sent from another site.');
 
 /** `next` after sign-in: an operator page of this origin only (never an open redirect). */
 export function safeOperatorNext(next: unknown): string | undefined {
@@ -41,46 +62,46 @@ export function safeOperatorNext(next: unknown): string | undefined {
 }
 
 export class OperatorGuard {
-  private readonly sessions: OperatorSessions;
-  private readonly http: ConsoleHttp;
-  /** Whether the request carries a live organization console session. */
-  private readonly organizationSession: (request: FastifyRequest) => Promise<boolean>;
-
-  constructor(deps: {
+  private readonly deps: {
     sessions: OperatorSessions;
     http: ConsoleHttp;
+    /** Whether the request carries a live organization console session. */
     organizationSession: (request: FastifyRequest) => Promise<boolean>;
-  }) {
-    this.sessions = deps.sessions;
-    this.http = deps.http;
-    this.organizationSession = deps.organizationSession;
+  };
+
+  constructor(deps: OperatorGuard['deps']) {
+    this.deps = deps;
   }
 
   session(request: FastifyRequest): Promise<OperatorSession | null> {
-    return this.sessions.session(readCookie(request, OPERATOR_COOKIE));
+    return this.deps.sessions.session(readCookie(request, OPERATOR_COOKIE));
+  }
+
+  /** 404 (the organization console's page) for a request with an organization's session; else false. */
+  private async organizationAsks(request: FastifyRequest, reply: FastifyReply): Promise<boolean> {
+    if (!(await this.deps.organizationSession(request))) return false;
+    await sendPage(reply, 404, notFoundPage());
+    return true;
   }
 
   /** The session of a page; without one, 404 for an organization's session, else 303 to sign-in; null then. */
   async page(request: FastifyRequest, reply: FastifyReply): Promise<OperatorSession | null> {
     const session = await this.session(request);
     if (session) return session;
-    if (await this.organizationSession(request)) await sendPage(reply, 404, notFoundPage());
-    else await redirect(reply, `${OPERATOR_PATH}/sign-in?next=${encodeURIComponent(request.url)}`);
+    if (!(await this.organizationAsks(request, reply)))
+      await redirect(reply, `${OPERATOR_PATH}/sign-in?next=${encodeURIComponent(request.url)}`);
     return null;
   }
 
   /** The session of a form post; otherwise 403 (foreign origin, CSRF), 404 (an organization's session) or 401. */
   async posted(request: FastifyRequest, reply: FastifyReply, csrfToken: string): Promise<OperatorSession | null> {
-    if (!fromOwnOrigin(request, this.http)) {
-      await sendPage(reply, 403, operatorMessagePage(null, 'Request refused', 'This form was sent from another site.'));
+    if (!fromOwnOrigin(request, this.deps.http)) {
+      await sendPage(reply, 403, foreignForm());
       return null;
     }
     const session = await this.session(request);
     if (!session) {
-      if (await this.organizationSession(request)) {
-        await sendPage(reply, 404, notFoundPage());
-        return null;
-      }
+      if (await this.organizationAsks(request, reply)) return null;
       await sendPage(
         reply,
         401,
@@ -117,7 +138,7 @@ export class OperatorGuard {
       if (!path.startsWith(`${CONSOLE_PATH}/`) && path !== CONSOLE_PATH) return;
       if (path === OPERATOR_PATH || path.startsWith(`${OPERATOR_PATH}/`) || /\.(css|js)$/.test(path)) return;
       if (readCookie(request, OPERATOR_COOKIE) === undefined) return;
-      if (!(await this.session(request)) || (await this.organizationSession(request))) return;
+      if (!(await this.session(request)) || (await this.deps.organizationSession(request))) return;
       return sendPage(reply, 404, notFoundPage());
     };
   }

@@ -1,10 +1,11 @@
 // The inventory's pages (routes in inventory.ts): the add-a-phone form, a phone's settings section
 // (on its page) and the confirmation of its removal. Each form shows its errors on its fields.
-import { html, type Html } from '../../../lib/html.ts';
+import { html, join, type Html } from '../../../lib/html.ts';
+import { rowOf, tableHead, type RowColumn } from '../data-table.ts';
 import { DEFAULT_DAILY_SEND_LIMIT, DEFAULT_SEND_RATE_PER_MINUTE } from '../../devices/service.ts';
 import { confirmForm, errorNotice, field } from '../layout.ts';
 import { devicePath, OPERATOR_PATH } from './http.ts';
-import { csrfInput, sectionPage } from './layout.ts';
+import { crumbs, csrfInput, sectionPage } from './layout.ts';
 import type { OperatorSession } from './service.ts';
 import type { SimView } from '../../devices/service.ts';
 
@@ -32,7 +33,7 @@ export function addPhonePage(session: OperatorSession, form: PhoneForm = { value
   return sectionPage(
     { session, current: 'fleet' },
     `${failed(form) ? 'Error: ' : ''}Add a phone`,
-    html`<nav aria-label="Breadcrumb" class="crumbs"><ol><li><a href="${OPERATOR_PATH}/fleet">Fleet</a></li><li><span aria-current="page">Add a phone</span></li></ol></nav>
+    html`${crumbs([[`${OPERATOR_PATH}/fleet`, 'Fleet']], 'Add a phone')}
 <h1>Add a phone</h1>
 <section aria-labelledby="smsgate-heading">
 <h2 id="smsgate-heading">With the SMSGate app (recommended)</h2>
@@ -59,6 +60,22 @@ ${settingsFields('phone', form)}
 /** The name of a SIM line's number field (`sim_2`). */
 export const simField = (simNumber: number) => `sim_${simNumber}`;
 
+const SIM_COLUMNS: readonly RowColumn<SimView>[] = [
+  { label: 'SIM', value: (line) => html`SIM ${line.sim_number} <span class="small">slot ${line.slot}</span>` },
+  {
+    label: 'Number',
+    className: 'mono',
+    value: (line) => line.phone_number ?? html`<span class="small">Not set</span>`,
+  },
+  { label: 'Reported by the app', className: 'mono', value: (line) => line.reported_number ?? '' },
+  { label: 'Carrier', value: (line) => line.carrier ?? '' },
+  {
+    label: 'Cell',
+    className: 'mono',
+    value: (line) => line.cell_id ?? (line.phone_number ? 'Free' : 'None until its number is set'),
+  },
+];
+
 /**
  * An SMSGate phone's SIM lines (on its page): each line's number, the digits the app reported and
  * the cell it carries, and a number field for each line that carries no cell (the app reports
@@ -74,13 +91,6 @@ export function simLinesSection(
     values: Object.fromEntries(open.map((line) => [simField(line.sim_number), line.phone_number ?? ''])),
     errors: {},
   };
-  const rows = device.sims.map(
-    (line) => html`<tr><th scope="row">SIM ${line.sim_number} <span class="small">slot ${line.slot}</span></th>
-<td class="mono">${line.phone_number ?? html`<span class="small">Not set</span>`}</td>
-<td class="mono">${line.reported_number ?? ''}</td>
-<td>${line.carrier ?? ''}</td>
-<td class="mono">${line.cell_id ?? (line.phone_number ? 'Free' : 'None until its number is set')}</td></tr>`,
-  );
   const fields = open.map((line) =>
     field({
       id: `sim-${line.sim_number}`,
@@ -97,8 +107,11 @@ export function simLinesSection(
   return html`<section id="sims" aria-labelledby="sims-heading">
 <h2 id="sims-heading">SIM lines</h2>
 <p class="small">The SMSGate app reports each SIM's number masked to its last four digits. A line carries a cell once its number is set; a cell waiting for a phone takes it at once.</p>
-<table><thead><tr><th scope="col">SIM</th><th scope="col">Number</th><th scope="col">Reported by the app</th><th scope="col">Carrier</th><th scope="col">Cell</th></tr></thead>
-<tbody>${rows}</tbody></table>
+<table>${tableHead(SIM_COLUMNS)}
+<tbody>${join(
+    device.sims.map((line) => rowOf(SIM_COLUMNS, line, { rowHeader: true })),
+    '\n',
+  )}</tbody></table>
 ${
   open.length === 0
     ? ''
@@ -146,7 +159,13 @@ export function removePhonePage(
   return sectionPage(
     { session, current: 'fleet' },
     `${refusal ? 'Error: ' : ''}Remove ${device.phone_number ?? device.id}?`,
-    html`<nav aria-label="Breadcrumb" class="crumbs"><ol><li><a href="${OPERATOR_PATH}/fleet">Fleet</a></li><li><a href="${devicePath(device.id)}">${device.phone_number ?? device.id}</a></li><li><span aria-current="page">Remove</span></li></ol></nav>
+    html`${crumbs(
+      [
+        [`${OPERATOR_PATH}/fleet`, 'Fleet'],
+        [devicePath(device.id), device.phone_number ?? device.id],
+      ],
+      'Remove',
+    )}
 <h1>Remove <span class="mono">${device.phone_number ?? device.id}</span>?</h1>
 ${errorNotice(refusal)}
 <p>The phone leaves the inventory and its key stops working. ${device.cell_id ? 'It carries a cell: the cell must be released first.' : 'It carries no cell.'} This cannot be undone; add the phone again to use it later.</p>

@@ -8,11 +8,12 @@
 //   GET  /console/operator/devices/:device_id/remove     confirm; POST removes, 303 to the fleet
 import type { App } from '../../../http/types.ts';
 import { ApiError } from '../../../lib/errors.ts';
+import { capitalized } from '../account/shared.ts';
 import { FormRefusal, type Refusal } from '../binder.ts';
 import { devicePath, OPERATOR_PATH } from './http.ts';
 import { addPhonePage, removePhonePage, SETTINGS, simField } from './inventory-pages.ts';
 import { operatorBinder, type OperatorConsole } from './module.ts';
-import { DEVICE_ID, flashDeviceKey, noPhone, PHONE_SECTION, phonePage, type OperatorAsk } from './routes.ts';
+import { flashDeviceKey, PHONE_SECTION, phoneId, phonePage, type OperatorAsk } from './routes.ts';
 
 const WHOLE_NUMBER = /^[0-9]{1,9}$/;
 /** What each setting takes, in the form's words (for a value the form or the operation refuses). */
@@ -55,34 +56,30 @@ export function registerInventoryPages(scope: App, operator: OperatorConsole): v
   const bind = operatorBinder(scope, operator, { ...PHONE_SECTION, labels: { phone_number: 'The phone number' } });
 
   /** The phone of the route as the admin surface shows it; an id of the wrong form is no phone. */
-  const phone = ({ params, call }: OperatorAsk) => {
-    if (!DEVICE_ID.test(params.device_id)) throw noPhone();
-    return call(devices.getDevice, { device_id: params.device_id });
-  };
+  const phone = (ask: OperatorAsk) => ask.call(devices.getDevice, { device_id: phoneId(ask) });
 
   bind.view(`${OPERATOR_PATH}/devices/new`, async ({ session }) => addPhonePage(session));
 
   bind.post(`${OPERATOR_PATH}/devices`, {
-    run: async ({ session, body, call, reply }) => {
-      const phoneNumber = (body.phone_number ?? '').trim();
+    run: async (ask) => {
+      const phoneNumber = (ask.body.phone_number ?? '').trim();
       const input = settingsInput(
-        body,
+        ask.body,
         false,
         phoneNumber === '' ? { phone_number: 'Enter the phone number, like +14155550123.' } : {},
       );
-      const added = await call(devices.createDevice, { phone_number: phoneNumber, ...input });
-      flashDeviceKey(reply, http, session, added.id, added.device_key, 'added');
-      return devicePath(added.id);
+      const added = await ask.call(devices.createDevice, { phone_number: phoneNumber, ...input });
+      return flashDeviceKey(http, ask, { deviceId: added.id, secret: added.device_key, added: true });
     },
     page: async ({ session }, refusal) => addPhonePage(session, worded(refusal)),
     codeFields: { conflict: 'phone_number' },
   });
 
   bind.post(`${OPERATOR_PATH}/devices/:device_id/settings`, {
-    run: async ({ params, body, call }) => {
-      if (!DEVICE_ID.test(params.device_id)) throw noPhone();
-      await call(devices.updateDevice, { device_id: params.device_id, ...settingsInput(body, true) });
-      return `${devicePath(params.device_id)}?notice=settings`;
+    run: async (ask) => {
+      const id = phoneId(ask);
+      await ask.call(devices.updateDevice, { device_id: id, ...settingsInput(ask.body, true) });
+      return `${devicePath(id)}?notice=settings`;
     },
     page: (ask, refusal) => phonePage(operator, ask, { settingsForm: worded(refusal) }),
   });
@@ -103,7 +100,7 @@ export function registerInventoryPages(scope: App, operator: OperatorConsole): v
         const errors: Record<string, string> = {};
         for (const e of error.errors ?? []) {
           const entry = sims[Number(/^sims\.(\d+)\./.exec(e.field)?.[1])];
-          if (entry) errors[simField(entry.sim_number)] ??= e.message.charAt(0).toUpperCase() + e.message.slice(1);
+          if (entry) errors[simField(entry.sim_number)] ??= capitalized(e.message);
         }
         // Else the refusal is the form's notice (without its errors, which name no field of the form).
         throw Object.keys(errors).length > 0

@@ -1,9 +1,9 @@
 // The operator console's page shell: the organization console's stylesheet and habits (skip link,
 // labelled navigation with aria-current, escaped values), its own title, navigation and sign-out.
-import { html, type Html } from '../../../lib/html.ts';
+import { html, join, type Html, type HtmlValue } from '../../../lib/html.ts';
 import { CONSOLE_PATH } from '../http.ts';
 import { contextOf } from '../guard.ts';
-import { hidden, messageCard, pageShell } from '../layout.ts';
+import { errorNotice, field, hidden, messageCard, pageShell } from '../layout.ts';
 import { messagePage } from '../pages.ts';
 import type { OperatorSession } from './service.ts';
 
@@ -70,3 +70,68 @@ export const notFoundPage = () =>
 /** A wide card of a section. */
 export const sectionPage = (page: OperatorPage, title: string, content: Html) =>
   operatorLayout(page, title, html`<div class="card wide account">\n${content}\n</div>`);
+
+/** The breadcrumb trail: links up to the current page, which is named last. */
+export const crumbs = (links: readonly (readonly [string, string])[], current: HtmlValue) =>
+  html`<nav aria-label="Breadcrumb" class="crumbs"><ol>${links.map(([href, text]) => html`<li><a href="${href}">${text}</a></li>`)}<li><span aria-current="page">${current}</span></li></ol></nav>`;
+
+/** A list of facts (term and value), as a detail page shows them. */
+export const facts = (pairs: readonly (readonly [string, HtmlValue] | false)[]) =>
+  html`<dl class="facts">
+${join(
+  pairs.filter((pair) => pair !== false).map(([term, value]) => html`<dt>${term}</dt><dd>${value}</dd>`),
+  '\n',
+)}
+</dl>`;
+
+/** Links to the views of a list, the current one marked. */
+export const tabs = (label: string, links: readonly (readonly [string, string, boolean])[]) =>
+  html`<nav aria-label="${label}" class="filters small">${join(
+    links.map(
+      ([href, text, current]) => html`<a href="${href}"${current ? html` aria-current="page"` : ''}>${text}</a>`,
+    ),
+    ' · ',
+  )}</nav>`;
+
+/** The reason of an operator action, kept with it in the audit log. */
+export const reasonField = (
+  id: string,
+  options: { value?: string; error?: string; optional?: boolean; hint?: string },
+) =>
+  field({
+    id,
+    name: 'reason',
+    label: options.optional ? 'Reason (optional)' : 'Reason',
+    type: 'text',
+    ...options,
+    attributes: html`maxlength="500" autocomplete="off"`,
+  });
+
+/**
+ * An operator action's form, named by its heading: what it does, a refusal of it said above it,
+ * its fields and its button.
+ */
+export function actionForm(
+  session: OperatorSession,
+  form: {
+    id: string;
+    heading: string;
+    level: 2 | 3;
+    explain: string;
+    action: string;
+    refusal?: string;
+    fields: HtmlValue;
+    button: string;
+    tone: 'danger' | 'primary';
+  },
+): Html {
+  const heading = `${form.id}-heading`;
+  return html`${form.level === 2 ? html`<h2 id="${heading}">${form.heading}</h2>` : html`<h3 id="${heading}">${form.heading}</h3>`}
+<p class="small">${form.explain}</p>
+${errorNotice(form.refusal)}
+<form method="post" action="${form.action}" novalidate aria-labelledby="${heading}">
+${csrfInput(session)}
+${form.fields}
+<button type="submit" class="${form.tone}">${form.button}</button>
+</form>`;
+}

@@ -1,15 +1,15 @@
 // The fleet's live view: Server-Sent Events of the fleet table's rows. Telemetry and presence are
 // not events of any organization (heartbeats are not in the outbox), so the view reads the fleet
-// every few seconds, once for all open streams, and sends each stream the rows whose rendering
-// changed since it last sent them (`device-row`), and the ids of phones that left the inventory
-// (`device-removed`), and the fleet's count line when it changed (`fleet-summary`). A new stream first gets every row, so nothing between the page and the
+// every few seconds, once for all open streams, and sends each stream what changed since it last
+// sent it: rows (`device-row`), phones that left (`device-removed`), the count line
+// (`fleet-summary`). A new stream first gets every row, so nothing between the page and the
 // stream is missed. A session check at every tick ends the streams of a signed-out operator.
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { FleetRow } from './fleet.ts';
 import type { Html } from '../../../lib/html.ts';
 import { fleetSummary } from './fleet-pages.ts';
 
-export const FLEET_LIVE_INTERVAL_MS = 5_000;
+const INTERVAL_MS = 5_000;
 /** Open operator streams per process: a console for a few operators, not a public feed. */
 export const MAX_FLEET_STREAMS = 20;
 const MAX_BUFFERED_BYTES = 1024 * 1024;
@@ -21,21 +21,18 @@ interface Stream {
   summary?: string;
 }
 
-export interface FleetLiveDeps {
-  rows: () => Promise<FleetRow[]>;
-  render: (row: FleetRow) => Html;
-  stillSignedIn: (request: FastifyRequest) => Promise<boolean>;
-  log: { warn(details: object, message: string): void };
-  intervalMs?: number;
-}
-
 export class FleetLive {
-  private readonly deps: FleetLiveDeps;
+  private readonly deps: {
+    rows: () => Promise<FleetRow[]>;
+    render: (row: FleetRow) => Html;
+    stillSignedIn: (request: FastifyRequest) => Promise<boolean>;
+    log: { warn(details: object, message: string): void };
+  };
   private readonly streams = new Set<Stream>();
   private timer: NodeJS.Timeout | undefined;
   private ticking: Promise<void> | null = null;
 
-  constructor(deps: FleetLiveDeps) {
+  constructor(deps: FleetLive['deps']) {
     this.deps = deps;
   }
 
@@ -148,7 +145,7 @@ export class FleetLive {
 
   private start(): void {
     if (this.timer) return;
-    this.timer = setInterval(() => void this.tick(), this.deps.intervalMs ?? FLEET_LIVE_INTERVAL_MS);
+    this.timer = setInterval(() => void this.tick(), INTERVAL_MS);
     this.timer.unref();
   }
 

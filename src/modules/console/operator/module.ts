@@ -46,24 +46,8 @@ export interface OperatorOperations {
   enrollments: { createEnrollment: AnyOperation; revokeEnrollment: AnyOperation };
 }
 
-export interface OperatorConsole {
-  sessions: OperatorSessions;
-  guard: OperatorGuard;
-  fleet: FleetView;
-  repo: OperatorRepository;
-  devices: DevicesService;
-  billing: BillingModule;
-  audit: OperatorAudit;
-  invoker: Invoker;
-  operations: OperatorOperations;
-  http: ConsoleHttp;
-  clock: Clock;
-  /** Whether mail is sent by SMTP (else it is kept in the dev outbox). */
-  mailed: boolean;
-  /** The fleet's live view, set when the routes are registered (tests drive its tick). */
-  live: FleetLive | null;
-  liveIntervalMs?: number;
-}
+/** What the operator console's pages read and act through. */
+export type OperatorConsole = ReturnType<typeof buildOperatorConsole>;
 
 export function buildOperatorConsole(deps: {
   db: Kysely<DB>;
@@ -78,29 +62,20 @@ export function buildOperatorConsole(deps: {
   operations: OperatorOperations;
   /** Whether a request carries a live organization console session. */
   organizationSession: (request: FastifyRequest) => Promise<boolean>;
+  /** Whether mail is sent by SMTP (else it is kept in the dev outbox). */
   mailed: boolean;
-}): OperatorConsole {
-  const repo = new OperatorRepository(deps.db);
-  const sessions = new OperatorSessions({
-    repo,
-    clock: deps.clock,
-    authenticate: deps.authenticate,
-    tokenActive: deps.tokenActive,
-  });
+}) {
+  const { db, authenticate, tokenActive, organizationSession, ...shared } = deps;
+  const repo = new OperatorRepository(db);
+  const sessions = new OperatorSessions({ repo, clock: deps.clock, authenticate, tokenActive });
   return {
-    sessions,
-    guard: new OperatorGuard({ sessions, http: deps.http, organizationSession: deps.organizationSession }),
-    fleet: new FleetView({ repo, devices: deps.devices, clock: deps.clock }),
+    ...shared,
     repo,
-    devices: deps.devices,
-    billing: deps.billing,
-    audit: deps.audit,
-    invoker: deps.invoker,
-    operations: deps.operations,
-    http: deps.http,
-    clock: deps.clock,
-    mailed: deps.mailed,
-    live: null,
+    sessions,
+    guard: new OperatorGuard({ sessions, http: deps.http, organizationSession }),
+    fleet: new FleetView({ repo, devices: deps.devices, clock: deps.clock }),
+    /** The fleet's live view, set when the routes are registered (tests drive its tick). */
+    live: null as FleetLive | null,
   };
 }
 

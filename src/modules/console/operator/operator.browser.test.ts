@@ -122,7 +122,9 @@ describe('operator console in a browser', { skip: skipWithoutChromium }, () => {
     // The audit names who did each, what, to which phone, and why; newest first.
     await nav(page, 'Audit').click();
     await page.waitForURL((url) => url.pathname === '/console/operator/audit');
-    const [paused, rotated] = (await page.locator('#audit tr').allTextContents()).map(String);
+    const [paused, rotated] = (
+      await page.getByRole('table', { name: 'Operator actions, newest first' }).locator('tbody tr').allTextContents()
+    ).map(String);
     assert.match(paused, /CELLGATE_ADMIN_TOKEN/);
     assert.match(paused, /device\.pause/);
     assert.match(paused, new RegExp(slot2.device.id));

@@ -14,7 +14,7 @@ import { BILLING_STATES } from '../../billing/lifecycle.ts';
 import { usdExact } from '../../billing/money.ts';
 import { noticeOf } from '../account/shared.ts';
 import { FormRefusal } from '../binder.ts';
-import { badListLink, OPERATOR_PATH } from './http.ts';
+import { badListLink, listPage, OPERATOR_PATH } from './http.ts';
 import { operatorMessagePage } from './layout.ts';
 import { operatorBinder, type OperatorConsole } from './module.ts';
 import {
@@ -25,7 +25,7 @@ import {
   type FormState,
   type OrganizationForm,
 } from './organization-pages.ts';
-import { REASON_MAX, type OperatorAsk } from './routes.ts';
+import { reasonError, type OperatorAsk } from './routes.ts';
 
 const ID = /^[A-Za-z0-9_]{1,64}$/;
 const PAGE_SIZE = 25;
@@ -47,8 +47,8 @@ const noSuch = (what: string) => new ApiError('not_found', `No ${what} has this 
 /** The form's own checks (the service checks again): a reason, and whole months. */
 function checked(form: OrganizationForm, values: Record<string, string>): Record<string, string> {
   const errors: Record<string, string> = {};
-  if (values.reason === '') errors.reason = 'Enter a reason: it is kept with the action.';
-  else if (values.reason.length > REASON_MAX) errors.reason = `The reason is at most ${REASON_MAX} characters.`;
+  const reason = reasonError(values.reason);
+  if (reason) errors.reason = reason;
   if (form === 'credits' && values.amount_usd === '') errors.amount_usd = 'Enter an amount in dollars, like 25.00.';
   if (form === 'grant') {
     const months = Number(values.months);
@@ -114,7 +114,8 @@ export function registerOrganizationPages(scope: App, operator: OperatorConsole)
     });
   }
 
-  organizations.view(ORGANIZATIONS, async ({ session, query, reply, send }) => {
+  organizations.view(ORGANIZATIONS, async (ask) => {
+    const { session, query, reply, send } = ask;
     const back = { href: ORGANIZATIONS, text: 'See every organization' };
     const state = query.state ?? '';
     const email = (query.email ?? '').trim();
@@ -129,27 +130,23 @@ export function registerOrganizationPages(scope: App, operator: OperatorConsole)
         ),
       );
     if (email.length > 254) return badListLink(reply, session, back);
-    let page: Awaited<ReturnType<typeof billing.operator.listOrganizations>>;
-    try {
-      page = await billing.operator.listOrganizations(
+    return listPage(ask, back, async () => {
+      const page = await billing.operator.listOrganizations(
         { state: state || undefined, email: email.toLowerCase() || undefined },
         { limit: PAGE_SIZE, cursor: query.cursor || undefined },
       );
-    } catch (error) {
-      if (error instanceof ApiError && error.code === 'invalid_request') return badListLink(reply, session, back);
-      throw error;
-    }
-    const listed = await Promise.all(
-      page.organizations.map(async (org) => {
-        const status = await billing.billing.status(org.id);
-        return { ...org, prepaid_balance_usd: status.prepaid_balance_usd, active_cells: status.cells.active };
-      }),
-    );
-    return organizationsPage(session, listed, {
-      states: BILLING_STATES,
-      state: state || null,
-      email,
-      nextCursor: page.next_cursor,
+      const listed = await Promise.all(
+        page.organizations.map(async (org) => {
+          const status = await billing.billing.status(org.id);
+          return { ...org, prepaid_balance_usd: status.prepaid_balance_usd, active_cells: status.cells.active };
+        }),
+      );
+      return organizationsPage(session, listed, {
+        states: BILLING_STATES,
+        state: state || null,
+        email,
+        nextCursor: page.next_cursor,
+      });
     });
   });
 
@@ -177,21 +174,18 @@ export function registerOrganizationPages(scope: App, operator: OperatorConsole)
         }),
     });
 
-  deposits.view(DEPOSITS, async ({ session, query, reply }) => {
+  deposits.view(DEPOSITS, async (ask) => {
     const back = { href: DEPOSITS, text: 'See held deposits' };
-    const status = query.status || 'held';
-    if (status !== 'held' && status !== 'credited') return badListLink(reply, session, back);
-    try {
-      const page = await billing.deposits.list(status, { limit: PAGE_SIZE, cursor: query.cursor || undefined });
-      return depositsPage(session, page.deposits, {
+    const status = ask.query.status || 'held';
+    if (status !== 'held' && status !== 'credited') return badListLink(ask.reply, ask.session, back);
+    return listPage(ask, back, async () => {
+      const page = await billing.deposits.list(status, { limit: PAGE_SIZE, cursor: ask.query.cursor || undefined });
+      return depositsPage(ask.session, page.deposits, {
         status,
         nextCursor: page.next_cursor,
-        notice: noticeOf(query, NOTICES),
+        notice: noticeOf(ask.query, NOTICES),
       });
-    } catch (error) {
-      if (error instanceof ApiError && error.code === 'invalid_request') return badListLink(reply, session, back);
-      throw error;
-    }
+    });
   });
 
   deposits.post(`${DEPOSITS}/:id/assign`, {
@@ -213,7 +207,8 @@ export function registerOrganizationPages(scope: App, operator: OperatorConsole)
       if (!ID.test(depositId)) throw noSuch('deposit');
       if (organizationId === '') return again(400, 'Enter the id of the organization to credit (org_…).');
       if (!ID.test(organizationId)) return again(400, 'An organization id looks like org_… (letters, digits and _).');
-      if (reason.length > REASON_MAX) return again(400, `The reason is at most ${REASON_MAX} characters.`, 'reason');
+      const reasonWrong = reasonError(reason, false);
+      if (reasonWrong) return again(400, reasonWrong, 'reason');
       try {
         await call(operator.operations.deposits.assignDeposit, {
           id: depositId,

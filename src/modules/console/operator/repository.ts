@@ -37,8 +37,8 @@ export class OperatorRepository {
 
   // --- fleet ---------------------------------------------------------------------------------
 
-  /** Every phone with its cell and organization, oldest first. */
-  fleet() {
+  /** Phones with their cell and organization. */
+  private phones() {
     return this.db
       .selectFrom('devices')
       .leftJoin('cells', 'cells.id', 'devices.cell_id')
@@ -48,26 +48,16 @@ export class OperatorRepository {
         'cells.display_name as cell_name',
         'organizations.id as organization_id',
         'organizations.name as organization_name',
-      ])
-      .orderBy('devices.id')
-      .limit(FLEET_LIMIT)
-      .execute();
+      ]);
   }
 
-  /** One phone with its cell and organization. */
+  /** Every phone, oldest first. */
+  fleet() {
+    return this.phones().orderBy('devices.id').limit(FLEET_LIMIT).execute();
+  }
+
   device(id: string) {
-    return this.db
-      .selectFrom('devices')
-      .leftJoin('cells', 'cells.id', 'devices.cell_id')
-      .leftJoin('organizations', 'organizations.id', 'cells.organization_id')
-      .selectAll('devices')
-      .select([
-        'cells.display_name as cell_name',
-        'organizations.id as organization_id',
-        'organizations.name as organization_name',
-      ])
-      .where('devices.id', '=', id)
-      .executeTakeFirst();
+    return this.phones().where('devices.id', '=', id).executeTakeFirst();
   }
 
   /**

@@ -9,8 +9,6 @@
 //   GET  /console/operator/devices/:device_id   telemetry, failures, actions
 //   POST /console/operator/devices/:device_id/rotate-key
 import { readFileSync } from 'node:fs';
-import type { Html } from '../../../lib/html.ts';
-import type { FastifyReply } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { App } from '../../../http/types.ts';
 
@@ -19,7 +17,16 @@ import { HIDDEN, noticeOf, PUBLIC, text } from '../account/shared.ts';
 import { fromOwnOrigin, registerFormParser, sendPage, setFlash, takeFlash, type ConsoleHttp } from '../http.ts';
 import { FLEET_FILTERS, type FleetFilter } from './fleet.ts';
 import { devicePage, fleetPage, fleetRow, fleetSummary, type DevicePageOptions } from './fleet-pages.ts';
-import { OPERATOR_PATH, clearedOperatorCookie, devicePath, operatorCookie, safeOperatorNext } from './http.ts';
+import {
+  OPERATOR_PATH,
+  clearedOperatorCookie,
+  devicePath,
+  badListLink,
+  foreignForm,
+  listPage,
+  operatorCookie,
+  safeOperatorNext,
+} from './http.ts';
 import { operatorMessagePage } from './layout.ts';
 import { redirect } from '../guard.ts';
 import { FleetLive } from './live.ts';
@@ -31,7 +38,6 @@ import { auditPage } from './audit-page.ts';
 
 const SCRIPT = readFileSync(new URL('fleet.js', import.meta.url), 'utf8');
 
-const HOLD_ACTIONS = ['pause', 'resume', 'release'] as const;
 /** The operator operation of each hold action. */
 const HOLD_OPERATIONS = { pause: 'pauseDevice', resume: 'resumeDevice', release: 'releaseDevice' } as const;
 const HOLD_NOTICES: Record<string, string> = {
@@ -48,7 +54,14 @@ const FLEET_NOTICES: Record<string, string> = {
 };
 
 /** The longest reason an operator action keeps (as the admin API's). */
-export const REASON_MAX = 500;
+const REASON_MAX = 500;
+/** What is wrong with an action's reason (kept with it in the audit log), if anything. */
+export const reasonError = (reason: string, required = true) =>
+  reason === '' && required
+    ? 'Enter a reason: it is kept with the action.'
+    : reason.length > REASON_MAX
+      ? `The reason is at most ${REASON_MAX} characters.`
+      : undefined;
 /** A device id as the admin surface takes it; anything else is no device. */
 export const DEVICE_ID = /^[A-Za-z0-9_]{1,64}$/;
 
@@ -57,17 +70,14 @@ export type OperatorAsk = Ask<OperatorSession, OperatorSession>;
 /** A device key shown once on its phone's page: a rotated key, or a new phone's (`added`). */
 type FlashedKey = { deviceId: string; adminTokenId: string; secret: string; added?: boolean };
 
-/** Post/Redirect/Get for a key shown once: it rides a flash cookie to its phone's page. */
+/** Post/Redirect/Get for a key shown once: it rides a flash cookie to its phone's page, where to go next. */
 export function flashDeviceKey(
-  reply: FastifyReply,
   http: ConsoleHttp,
-  session: OperatorSession,
-  deviceId: string,
-  secret: string,
-  kind: 'rotated' | 'added',
-): void {
-  const flash: FlashedKey = { deviceId, adminTokenId: session.adminTokenId, secret, added: kind === 'added' };
-  setFlash(reply, http, DEVICE_KEY_COOKIE, devicePath(deviceId), flash);
+  { reply, session }: OperatorAsk,
+  key: Omit<FlashedKey, 'adminTokenId'>,
+) {
+  setFlash(reply, http, DEVICE_KEY_COOKIE, devicePath(key.deviceId), { ...key, adminTokenId: session.adminTokenId });
+  return devicePath(key.deviceId);
 }
 
 export function registerOperatorRoutes(app: App, operator: OperatorConsole): void {
@@ -77,7 +87,6 @@ export function registerOperatorRoutes(app: App, operator: OperatorConsole): voi
     render: fleetRow,
     stillSignedIn: async (request) => (await guard.session(request)) !== null,
     log: app.log,
-    intervalMs: operator.liveIntervalMs,
   });
   operator.live = live;
   app.addHook('preClose', async () => live.closeAll());
@@ -110,25 +119,16 @@ export function registerOperatorRoutes(app: App, operator: OperatorConsole): voi
       { config: { ...PUBLIC, ipLimit: 'sign_in' }, schema: HIDDEN },
       async (request, reply) => {
         const next = safeOperatorNext(text(request.body, 'next'));
-        if (!fromOwnOrigin(request, http))
-          return sendPage(
-            reply,
-            403,
-            operatorMessagePage(null, 'Request refused', 'This form was sent from another site.'),
-          );
+        if (!fromOwnOrigin(request, http)) return sendPage(reply, 403, foreignForm());
         const token = text(request.body, 'admin_token').trim();
-        if (token === '')
-          return sendPage(reply, 400, operatorSignInPage({ next, error: 'Enter an admin token (cg_adm_…).' }));
-        const signedIn = await sessions.signIn(token);
-        if (!signedIn)
-          return sendPage(
-            reply,
-            400,
-            operatorSignInPage({
-              next,
-              error: 'That admin token is not valid: it is unknown, revoked or not an admin token.',
-            }),
-          );
+        const signedIn = token === '' ? null : await sessions.signIn(token);
+        if (!signedIn) {
+          const error =
+            token === ''
+              ? 'Enter an admin token (cg_adm_…).'
+              : 'That admin token is not valid: it is unknown, revoked or not an admin token.';
+          return sendPage(reply, 400, operatorSignInPage({ next, error }));
+        }
         reply.header('set-cookie', operatorCookie(http, signedIn.token, OPERATOR_SESSION_TTL_MS / 1000));
         return redirect(reply, next ?? `${OPERATOR_PATH}/fleet`);
       },
@@ -137,8 +137,11 @@ export function registerOperatorRoutes(app: App, operator: OperatorConsole): voi
 }
 
 const FLEET_BACK = { href: `${OPERATOR_PATH}/fleet`, text: 'Back to the fleet' };
-/** A phone id the admin surface would not take, or a phone not in the inventory. */
-export const noPhone = () => new ApiError('not_found', 'No phone with this id is in the inventory.');
+/** The route's phone id; one the admin surface would not take is no phone. */
+export function phoneId({ params }: OperatorAsk): string {
+  if (!DEVICE_ID.test(params.device_id)) throw new ApiError('not_found', 'No phone with this id is in the inventory.');
+  return params.device_id;
+}
 /** The phones' section: the fleet its way back, an unknown phone its 404. */
 export const PHONE_SECTION: SectionOptions<OperatorSession, never> = {
   back: FLEET_BACK,
@@ -148,23 +151,17 @@ export const PHONE_SECTION: SectionOptions<OperatorSession, never> = {
 };
 
 /** The phone's page of the route's device_id (with a form's state); an id of the wrong form is no phone. */
-export async function phonePage(
-  operator: OperatorConsole,
-  { session, params }: OperatorAsk,
-  options: DevicePageOptions,
-): Promise<Html> {
-  const id = params.device_id;
-  if (!DEVICE_ID.test(id)) throw noPhone();
+export async function phonePage(operator: OperatorConsole, ask: OperatorAsk, options: DevicePageOptions) {
+  const id = phoneId(ask);
   const row = await operator.fleet.device(id);
   const [telemetry, failures] = await Promise.all([operator.fleet.telemetry(id), operator.fleet.recentFailures(id)]);
-  return devicePage(session, row, { telemetry, failures, ...options });
+  return devicePage(ask.session, row, { telemetry, failures, ...options });
 }
 
 /** The fleet, the audit log, each phone's page and actions, sign-out: the operator's signed-in scope. */
 export function registerFleetPages(scope: App, operator: OperatorConsole): void {
   const { fleet, http, sessions } = operator;
   const bind = operatorBinder(scope, operator, PHONE_SECTION);
-  const deviceOf = (ask: OperatorAsk, options: DevicePageOptions) => phonePage(operator, ask, options);
 
   bind.post(`${OPERATOR_PATH}/sign-out`, {
     run: async ({ session, reply }) => {
@@ -209,29 +206,22 @@ export function registerFleetPages(scope: App, operator: OperatorConsole): void 
     return reply;
   });
 
-  bind.view(`${OPERATOR_PATH}/audit`, async ({ session, query, send }) => {
-    const targetId = (query.target_id ?? '').trim();
+  bind.view(`${OPERATOR_PATH}/audit`, async (ask) => {
+    const targetId = (ask.query.target_id ?? '').trim();
     const back = { href: `${OPERATOR_PATH}/audit`, text: 'See every action' };
-    const badLink = () =>
-      send(400, operatorMessagePage(session, 'Page not found', 'This list link is not valid.', back));
-    if (targetId !== '' && !DEVICE_ID.test(targetId)) return badLink();
-    try {
+    if (targetId !== '' && !DEVICE_ID.test(targetId)) return badListLink(ask.reply, ask.session, back);
+    return listPage(ask, back, async () => {
       const page = await operator.audit.list({
         limit: 50,
-        cursor: query.cursor || undefined,
+        cursor: ask.query.cursor || undefined,
         target_id: targetId || undefined,
       });
-      return auditPage(session, page.entries, { targetId: targetId || null, nextCursor: page.next_cursor });
-    } catch (error) {
-      if (error instanceof ApiError && error.code === 'invalid_request') return badLink();
-      throw error;
-    }
+      return auditPage(ask.session, page.entries, { targetId: targetId || null, nextCursor: page.next_cursor });
+    });
   });
 
   bind.view(`${OPERATOR_PATH}/devices/:device_id`, async (ask) => {
-    const { session, params, query } = ask;
-    const id = params.device_id;
-    if (!DEVICE_ID.test(id)) throw noPhone();
+    const id = phoneId(ask);
     const flashed = takeFlash<FlashedKey>(
       ask,
       http,
@@ -239,31 +229,29 @@ export function registerFleetPages(scope: App, operator: OperatorConsole): void 
       devicePath(id),
       (key) =>
         key.deviceId === id &&
-        key.adminTokenId === session.adminTokenId &&
+        key.adminTokenId === ask.session.adminTokenId &&
         typeof key.secret === 'string' &&
         key.secret.startsWith('cg_dev_'),
     );
-    return deviceOf(ask, {
+    return phonePage(operator, ask, {
       rotatedKey: flashed?.secret,
       keyIsNew: flashed?.added === true,
-      notice: noticeOf(query, HOLD_NOTICES),
+      notice: noticeOf(ask.query, HOLD_NOTICES),
     });
   });
 
-  /** A phone's action form: its reason (required for a hold, at most REASON_MAX characters), then `run`. */
-  const devicePost = (action: string, run: (ask: OperatorAsk, reason: string) => Promise<string>) =>
+  /** A phone's action form: its reason (required for a hold), then `run`. */
+  const devicePost = (action: string, run: (ask: OperatorAsk, id: string, reason: string) => Promise<string>) =>
     bind.post(`${OPERATOR_PATH}/devices/:device_id/${action}`, {
       run: async (ask) => {
-        if (!DEVICE_ID.test(ask.params.device_id)) throw noPhone();
+        const id = phoneId(ask);
         const reason = (ask.body.reason ?? '').trim();
-        if (reason === '' && action !== 'rotate-key')
-          throw new FormRefusal({ reason: 'Enter a reason: it is kept with the action.' });
-        if (reason.length > REASON_MAX)
-          throw new FormRefusal({ reason: `The reason is at most ${REASON_MAX} characters.` });
-        return run(ask, reason);
+        const error = reasonError(reason, action !== 'rotate-key');
+        if (error) throw new FormRefusal({ reason: error });
+        return run(ask, id, reason);
       },
       page: (ask, refusal) =>
-        deviceOf(ask, {
+        phonePage(operator, ask, {
           formError: {
             form: action,
             reason: (ask.body.reason ?? '').trim(),
@@ -273,18 +261,17 @@ export function registerFleetPages(scope: App, operator: OperatorConsole): void 
         }),
     });
 
-  for (const action of HOLD_ACTIONS)
-    devicePost(action, async ({ call, params }, reason) => {
-      await call(operator.operations.devices[HOLD_OPERATIONS[action]], { device_id: params.device_id, reason });
-      return `${devicePath(params.device_id)}?notice=${action}`;
+  for (const [action, op] of Object.entries(HOLD_OPERATIONS))
+    devicePost(action, async ({ call }, id, reason) => {
+      await call(operator.operations.devices[op], { device_id: id, reason });
+      return `${devicePath(id)}?notice=${action}`;
     });
 
-  devicePost('rotate-key', async ({ call, params, reply, session }, reason) => {
-    const { device_key: key } = (await call(operator.operations.devices.rotateDeviceKey, {
-      device_id: params.device_id,
+  devicePost('rotate-key', async (ask, id, reason) => {
+    const { device_key: secret } = (await ask.call(operator.operations.devices.rotateDeviceKey, {
+      device_id: id,
       ...(reason ? { reason } : {}),
     })) as { device_key: string };
-    flashDeviceKey(reply, http, session, params.device_id, key, 'rotated');
-    return devicePath(params.device_id);
+    return flashDeviceKey(http, ask, { deviceId: id, secret });
   });
 }

@@ -24,44 +24,34 @@ export type AdminAuthenticate = (token: string) => Promise<{ tokenId: string } |
 export type AdminTokenActive = (tokenId: string) => Promise<boolean>;
 
 export class OperatorSessions {
-  private readonly repo: OperatorRepository;
-  private readonly clock: Clock;
-  private readonly authenticate: AdminAuthenticate;
-  private readonly tokenActive: AdminTokenActive;
-
-  constructor(deps: {
+  private readonly deps: {
     repo: OperatorRepository;
     clock: Clock;
     authenticate: AdminAuthenticate;
     tokenActive: AdminTokenActive;
-  }) {
-    this.repo = deps.repo;
-    this.clock = deps.clock;
-    this.authenticate = deps.authenticate;
-    this.tokenActive = deps.tokenActive;
+  };
+
+  constructor(deps: OperatorSessions['deps']) {
+    this.deps = deps;
   }
 
   /** A new session for a valid admin token; null for anything else (an agent key, a revoked or unknown token alike). */
   async signIn(presented: string): Promise<{ token: string; session: OperatorSession } | null> {
     const token = presented.trim();
     if (!token.startsWith(ADMIN_TOKEN_PREFIX) || token.length > 512 || !/^[\x21-\x7e]+$/.test(token)) return null;
-    const principal = await this.authenticate(token);
+    const principal = await this.deps.authenticate(token);
     if (!principal) return null;
-    const now = this.clock.now();
+    const now = this.deps.clock.now();
     const sessionToken = newSecret(OPERATOR_SESSION_PREFIX);
     const session: OperatorSession = {
       tokenHash: sha256Hex(sessionToken),
       adminTokenId: principal.tokenId,
       csrfToken: randomBase62(32),
     };
-    await this.repo.insertSession(
-      {
-        token_hash: session.tokenHash,
-        admin_token_id: session.adminTokenId,
-        csrf_token: session.csrfToken,
-        created_at: now.toISOString(),
-        expires_at: new Date(now.getTime() + OPERATOR_SESSION_TTL_MS).toISOString(),
-      },
+    const row = { token_hash: session.tokenHash, admin_token_id: principal.tokenId, csrf_token: session.csrfToken };
+    const expiresAt = new Date(now.getTime() + OPERATOR_SESSION_TTL_MS).toISOString();
+    await this.deps.repo.insertSession(
+      { ...row, created_at: now.toISOString(), expires_at: expiresAt },
       now.toISOString(),
     );
     return { token: sessionToken, session };
@@ -70,13 +60,13 @@ export class OperatorSessions {
   /** The live session behind a cookie value, or null (unknown, expired, its admin token revoked). */
   async session(token: string | undefined): Promise<OperatorSession | null> {
     if (!token || !token.startsWith(OPERATOR_SESSION_PREFIX) || token.length > 64) return null;
-    const row = await this.repo.findSession(sha256Hex(token), this.clock.now().toISOString());
+    const row = await this.deps.repo.findSession(sha256Hex(token), this.deps.clock.now().toISOString());
     if (!row) return null;
-    if (row.admin_token_id !== BOOTSTRAP_ID && !(await this.tokenActive(row.admin_token_id))) return null;
+    if (row.admin_token_id !== BOOTSTRAP_ID && !(await this.deps.tokenActive(row.admin_token_id))) return null;
     return { tokenHash: row.token_hash, adminTokenId: row.admin_token_id, csrfToken: row.csrf_token };
   }
 
   async signOut(session: OperatorSession): Promise<void> {
-    await this.repo.deleteSession(session.tokenHash);
+    await this.deps.repo.deleteSession(session.tokenHash);
   }
 }

@@ -2,13 +2,16 @@
 // as pages: the endpoints with an add form, one endpoint with its latest deliveries and its
 // actions, a secret shown once, and the confirmation of a delete. Routes in webhook-routes.ts.
 import { html, join, type Html } from '../../../lib/html.ts';
-import { tableHead, tableRow, type Column } from '../data-table.ts';
+import { dataTable } from '../data-table.ts';
 import { DEVICE_EVENT_TYPES } from '../../devices/events.ts';
 import type { WebhookView } from '../../webhooks/service.ts';
+import type { WebhookOperations } from '../../webhooks/operations.ts';
+import type { OperatorContext } from '../../../operations/operation.ts';
+import type { OutOf } from '../binder.ts';
 import { revealOnce, when } from '../account/shared.ts';
 import { confirmForm, field, hidden } from '../layout.ts';
 import { OPERATOR_PATH } from './http.ts';
-import { csrfInput, sectionPage } from './layout.ts';
+import { crumbs, csrfInput, facts, sectionPage } from './layout.ts';
 import type { OperatorSession } from './service.ts';
 
 export const WEBHOOKS_PATH = `${OPERATOR_PATH}/webhooks`;
@@ -31,16 +34,7 @@ export interface OperatorWebhookForm {
   error?: string;
 }
 
-/** A delivery as the operation answers it (the columns a page shows). */
-export interface DeliveryRow {
-  id: string;
-  event_type: string;
-  status: string;
-  attempts: number;
-  last_status_code: number | null;
-  last_error: string | null;
-  created_at: string;
-}
+type Deliveries = OutOf<WebhookOperations<OperatorContext>['listWebhookDeliveries']>['deliveries'];
 
 const eventsOf = (webhook: WebhookView) =>
   webhook.event_types.includes('*') || webhook.event_types.includes('device.*')
@@ -72,16 +66,6 @@ ${boxes}
 </form>`;
 }
 
-const WEBHOOK_COLUMNS: readonly Column[] = ['URL', 'Events', 'State', 'Added'];
-const DELIVERY_COLUMNS: readonly Column[] = [
-  { label: 'Event', className: 'mono' },
-  'Status',
-  { label: 'Attempts', numeric: true },
-  'Last answer',
-  'Created',
-  { label: 'Action', hiddenLabel: true },
-];
-
 export function webhooksPage(
   session: OperatorSession,
   view: {
@@ -93,27 +77,21 @@ export function webhooksPage(
     created?: { url: string; secret: string };
   },
 ): Html {
-  const rows = join(
-    view.webhooks.map((w) =>
-      tableRow(
-        WEBHOOK_COLUMNS,
-        [html`<a href="${webhookPath(w.id)}" class="mono">${w.url}</a>`, eventsOf(w), stateOf(w), when(w.created_at)],
-        { rowHeader: true },
-      ),
-    ),
-    '\n',
-  );
-  const table =
-    view.webhooks.length === 0
-      ? html`<p>No endpoint yet: add one to hear of phones going offline, low batteries and SIM trouble.</p>`
-      : html`<div class="table-scroll" role="region" aria-labelledby="webhooks-caption" tabindex="0"><table>
-<caption id="webhooks-caption">The operator's endpoints</caption>
-${tableHead(WEBHOOK_COLUMNS)}
-<tbody>
-${rows}
-</tbody>
-</table></div>
-${view.nextCursor ? html`<p class="after"><a href="${WEBHOOKS_PATH}?cursor=${encodeURIComponent(view.nextCursor)}">More endpoints</a></p>` : ''}`;
+  const table = dataTable({
+    caption: "The operator's endpoints",
+    scrollId: 'webhooks-caption',
+    empty: 'No endpoint yet: add one to hear of phones going offline, low batteries and SIM trouble.',
+    rows: view.webhooks,
+    columns: [
+      { label: 'URL', value: (w) => html`<a href="${webhookPath(w.id)}" class="mono">${w.url}</a>` },
+      { label: 'Events', value: eventsOf },
+      { label: 'State', value: stateOf },
+      { label: 'Added', value: (w) => when(w.created_at) },
+    ],
+    more: view.nextCursor
+      ? { href: `${WEBHOOKS_PATH}?cursor=${encodeURIComponent(view.nextCursor)}`, label: 'More endpoints' }
+      : null,
+  });
   const reveal = view.created
     ? revealOnce({
         id: 'webhook-secret',
@@ -142,7 +120,7 @@ export function webhookPage(
   session: OperatorSession,
   view: {
     webhook: WebhookView;
-    deliveries: DeliveryRow[];
+    deliveries: Deliveries;
     /** The cursor of older deliveries, when there are more. */
     nextCursor: string | null;
     notice?: Html;
@@ -151,33 +129,28 @@ export function webhookPage(
 ): Html {
   const { webhook } = view;
   const base = webhookPath(webhook.id);
-  const deliveries =
-    view.deliveries.length === 0
-      ? html`<p>No delivery yet.</p>`
-      : html`<div class="table-scroll" role="region" aria-labelledby="deliveries-caption" tabindex="0"><table>
-<caption id="deliveries-caption">Deliveries, newest first</caption>
-${tableHead(DELIVERY_COLUMNS)}
-<tbody>
-${join(
-  view.deliveries.map((d) =>
-    tableRow(
-      DELIVERY_COLUMNS,
-      [
-        d.event_type,
-        d.status,
-        d.attempts,
-        d.last_status_code ?? (d.last_error ? d.last_error : '—'),
-        when(d.created_at),
-        webhook.enabled ? actionButton(session, `${base}/deliveries/${encodeURIComponent(d.id)}/retry`, 'Retry') : '',
-      ],
-      { rowHeader: true },
-    ),
-  ),
-  '\n',
-)}
-</tbody>
-</table></div>
-${view.nextCursor ? html`<p class="after"><a href="${base}?cursor=${encodeURIComponent(view.nextCursor)}">Older deliveries</a></p>` : ''}`;
+  const deliveries = dataTable({
+    caption: 'Deliveries, newest first',
+    scrollId: 'deliveries-caption',
+    empty: 'No delivery yet.',
+    rows: view.deliveries,
+    columns: [
+      { label: 'Event', className: 'mono', value: (d) => d.event_type },
+      { label: 'Status', value: (d) => d.status },
+      { label: 'Attempts', numeric: true, value: (d) => d.attempts },
+      { label: 'Last answer', value: (d) => d.last_status_code ?? (d.last_error || '—') },
+      { label: 'Created', value: (d) => when(d.created_at) },
+      {
+        label: 'Action',
+        hiddenLabel: true,
+        value: (d) =>
+          webhook.enabled ? actionButton(session, `${base}/deliveries/${encodeURIComponent(d.id)}/retry`, 'Retry') : '',
+      },
+    ],
+    more: view.nextCursor
+      ? { href: `${base}?cursor=${encodeURIComponent(view.nextCursor)}`, label: 'Older deliveries' }
+      : null,
+  });
   const reveal = view.secret
     ? revealOnce({
         id: 'webhook-secret',
@@ -190,15 +163,15 @@ ${view.nextCursor ? html`<p class="after"><a href="${base}?cursor=${encodeURICom
   return sectionPage(
     { session, current: 'webhooks' },
     `Webhook ${webhook.url}`,
-    html`<nav aria-label="Breadcrumb" class="crumbs"><ol><li><a href="${WEBHOOKS_PATH}">Webhooks</a></li><li><span aria-current="page" class="mono">${webhook.url}</span></li></ol></nav>
+    html`${crumbs([[WEBHOOKS_PATH, 'Webhooks']], html`<span class="mono">${webhook.url}</span>`)}
 <h1>Endpoint <span class="mono">${webhook.url}</span></h1>
 ${view.notice ?? ''}
 ${reveal}
-<dl class="facts">
-<dt>Events</dt><dd>${eventsOf(webhook)}</dd>
-<dt>State</dt><dd>${stateOf(webhook)}</dd>
-<dt>Added</dt><dd>${when(webhook.created_at)}</dd>
-</dl>
+${facts([
+  ['Events', eventsOf(webhook)],
+  ['State', stateOf(webhook)],
+  ['Added', when(webhook.created_at)],
+])}
 <section aria-labelledby="deliveries-heading">
 <h2 id="deliveries-heading">Deliveries</h2>
 ${deliveries}

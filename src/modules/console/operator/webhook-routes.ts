@@ -50,37 +50,31 @@ export function registerOperatorWebhookPages(scope: App, operator: OperatorConso
     invalidIsMissing: true,
   });
 
-  const list = ({ call }: OperatorAsk, cursor?: string) =>
-    call(ops.listWebhooks, { limit: ENDPOINTS_PER_PAGE, ...(cursor ? { cursor } : {}) });
+  /** A page of the endpoints (`cursor`: later ones), as the list page takes it. */
+  const list = async ({ call }: OperatorAsk, cursor?: string) => {
+    const page = await call(ops.listWebhooks, { limit: ENDPOINTS_PER_PAGE, ...(cursor ? { cursor } : {}) });
+    return { webhooks: page.webhooks, nextCursor: page.next_cursor };
+  };
 
   /** The endpoint's page with a page of its deliveries (`cursor`: older ones). */
   async function endpointOf(ask: OperatorAsk, extra: { notice?: Html; secret?: string; cursor?: string }) {
     const { call, session, params } = ask;
     const webhook = await call(ops.getWebhook, { id: params.id });
-    const deliveries = await call(ops.listWebhookDeliveries, {
+    const { deliveries, next_cursor: nextCursor } = await call(ops.listWebhookDeliveries, {
       webhook_id: webhook.id,
       limit: DELIVERIES_PER_PAGE,
       ...(extra.cursor ? { cursor: extra.cursor } : {}),
     });
-    return webhookPage(session, {
-      webhook,
-      deliveries: deliveries.deliveries,
-      nextCursor: deliveries.next_cursor,
-      notice: extra.notice,
-      secret: extra.secret,
-    });
+    return webhookPage(session, { webhook, deliveries, nextCursor, ...extra });
   }
 
-  bind.view(WEBHOOKS_PATH, async (ask) => {
-    const page = await list(ask, ask.query.cursor || undefined);
-    const notice = noticeOf(ask.query, NOTICES);
-    return webhooksPage(ask.session, {
-      webhooks: page.webhooks,
-      nextCursor: page.next_cursor,
+  bind.view(WEBHOOKS_PATH, async (ask) =>
+    webhooksPage(ask.session, {
+      ...(await list(ask, ask.query.cursor || undefined)),
       form: newForm(),
-      notice,
-    });
-  });
+      notice: noticeOf(ask.query, NOTICES),
+    }),
+  );
 
   bind.post(WEBHOOKS_PATH, {
     run: async (ask) => {
@@ -90,13 +84,8 @@ export function registerOperatorWebhookPages(scope: App, operator: OperatorConso
         url: (body.url ?? '').trim(),
         eventTypes: DEVICE_EVENT_TYPES.filter((type) => body[`event:${type}`] === 'on'),
       };
-      const again = async (error: string) => {
-        const first = await list(ask);
-        return send(
-          400,
-          webhooksPage(session, { webhooks: first.webhooks, nextCursor: first.next_cursor, form: { ...form, error } }),
-        );
-      };
+      const again = async (error: string) =>
+        send(400, webhooksPage(session, { ...(await list(ask)), form: { ...form, error } }));
       if (form.url === '') return again('Enter the URL of your endpoint, https://…');
       const create = (clientId: string) =>
         call(ops.createWebhook, {
@@ -112,24 +101,11 @@ export function registerOperatorWebhookPages(scope: App, operator: OperatorConso
         const refused = error.errors?.find((e) => e.field === 'url') ?? error.errors?.[0];
         return again(refused ? sayFieldError(refused.field, refused.message, URL_LABELS) : error.message);
       }
-      const { webhooks, next_cursor: nextCursor } = await list(ask);
+      const listed = { ...(await list(ask)), form: newForm() };
       const { created, webhook } = result as { created: boolean; webhook: { url: string; secret?: string } };
       if (!created || !webhook.secret)
-        return webhooksPage(session, {
-          webhooks,
-          nextCursor,
-          form: newForm(),
-          notice: noticeOf({ notice: 'existing' }, NOTICES),
-        });
-      return send(
-        201,
-        webhooksPage(session, {
-          webhooks,
-          nextCursor,
-          form: newForm(),
-          created: { url: webhook.url, secret: webhook.secret },
-        }),
-      );
+        return webhooksPage(session, { ...listed, notice: noticeOf({ notice: 'existing' }, NOTICES) });
+      return send(201, webhooksPage(session, { ...listed, created: { url: webhook.url, secret: webhook.secret } }));
     },
   });
 
