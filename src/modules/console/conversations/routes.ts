@@ -10,20 +10,18 @@
 // Pages work without the script: a reload shows the current state. Reads and sends go through the
 // same services as the API, so what the console shows and refuses is what the API would.
 import { readFileSync } from 'node:fs';
-import type { FastifyRequest } from 'fastify';
 import type { App } from '../../../http/types.ts';
-import { ApiError } from '../../../lib/errors.ts';
 import { normalizePhone } from '../../../lib/phone.ts';
 import type { CellView } from '../../cells/service.ts';
 import type { MessageView } from '../../messages/views.ts';
-import { consoleBinder, sessionOf, STREAM_ROUTE, type Ask, type SectionOptions } from '../binder.ts';
+import { consoleBinder, type Ask, type SectionOptions } from '../binder.ts';
 import { contextOf, type SignedInContext } from '../guard.ts';
 import { CONSOLE_PATH } from '../http.ts';
 import type { ConsoleModule } from '../module.ts';
 import { actAsConsole } from '../act.ts';
 import { cellNotFoundPage, messagePage } from '../pages.ts';
 import { phone } from './format.ts';
-import { afterOf, pageLive, plainAnswer, type LiveRender } from './live.ts';
+import { pageLive, type LiveRender } from './live.ts';
 import {
   cellPage,
   cellPath,
@@ -284,38 +282,16 @@ export function registerConversationPages(scope: App, module: ConsoleModule): vo
     run: (ask) => send(ask, true),
   });
 
-  // An EventSource cannot follow a sign-in redirect: without a session the hook answers a plain 401.
-  scope.get(`${CONSOLE_PATH}/cells/live`, STREAM_ROUTE, async (request, reply) => {
-    const session = sessionOf(request);
-    const after = afterOf(request);
-    if (after === 'invalid') return plainAnswer(reply, 400, 'after must be an event position from the page.');
-    await live.open(request, reply, {
-      organizationId: session.organizationId,
-      cellId: null,
-      after,
-      render: listRender(contextOf(session, 'cells')),
-    });
-    return reply;
-  });
-
-  scope.get(`${CONSOLE_PATH}/cells/:cell_id/live`, STREAM_ROUTE, async (request: FastifyRequest, reply) => {
-    const session = sessionOf(request);
-    const cellId = (request.params as { cell_id: string }).cell_id;
-    let cell: CellView;
-    try {
-      cell = await cells.get(session.organizationId, cellId);
-    } catch (error) {
-      if (error instanceof ApiError && error.code === 'not_found') return plainAnswer(reply, 404, 'No such cell.');
-      throw error;
-    }
-    const after = afterOf(request);
-    if (after === 'invalid') return plainAnswer(reply, 400, 'after must be an event position from the page.');
-    await live.open(request, reply, {
-      organizationId: session.organizationId,
-      cellId: cell.id,
-      after,
+  live.route(`${CONSOLE_PATH}/cells/live`, (_request, session) => ({
+    cellId: null,
+    render: listRender(contextOf(session, 'cells')),
+  }));
+  live.route(
+    `${CONSOLE_PATH}/cells/:cell_id/live`,
+    async (request, session) => ({
+      cellId: (await cells.get(session.organizationId, (request.params as { cell_id: string }).cell_id)).id,
       render: liveRender(contextOf(session, 'cells')),
-    });
-    return reply;
-  });
+    }),
+    'No such cell.',
+  );
 }
