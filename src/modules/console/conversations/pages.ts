@@ -225,6 +225,15 @@ export function cellPage(
 ): Html {
   const { cell, conversations } = view;
   const here = cellPath(context, cell.id);
+  const list = html`${liveStatus(view.liveUrl)}
+<p id="conversations-empty" class="small"${hiddenIf(conversations.length > 0)}>No conversations yet: texts this cell sends or receives appear here.</p>
+<ul id="conversations" class="conversations">
+${join(
+  conversations.map((c) => conversationItem(context, cell.id, c.participant, c.latest)),
+  '\n',
+)}
+</ul>
+${older(here, view.nextCursor, 'Older conversations')}`;
   return layout(
     { ...context, current: 'cells', scripts: SCRIPTS },
     `${hasError(view.form) ? 'Error: ' : ''}${cell.display_name}`,
@@ -233,19 +242,7 @@ ${crumbs([{ href: cellsPath(context), text: 'Cells' }, { text: cell.display_name
 <h1>${cell.display_name}</h1>
 ${cellState(context, cell)}
 <p class="row-actions"><a class="button secondary small-button" href="${here}/rename">Rename</a> <a class="button danger small-button" href="${here}/release">Release</a></p>
-${section(
-  'conversation-list',
-  'Conversations',
-  html`${liveStatus(view.liveUrl)}
-<p id="conversations-empty" class="small"${hiddenIf(conversations.length > 0)}>No conversations yet: texts this cell sends or receives appear here.</p>
-<ul id="conversations" class="conversations">
-${join(
-  conversations.map((c) => conversationItem(context, cell.id, c.participant, c.latest)),
-  '\n',
-)}
-</ul>
-${older(here, view.nextCursor, 'Older conversations')}`,
-)}
+${section('conversation-list', 'Conversations', list)}
 ${section('send', 'New message', cell.status === 'provisioning' && !view.form.notice ? NO_SEND_YET : sendForm(context, { action: `${here}/messages`, form: view.form }))}
 ${quietHoursSection(context, { action: `${here}/quiet-hours`, current: cell.quiet_hours, explain: CELL_QUIET_HOURS })}
 </div>`,
@@ -301,12 +298,7 @@ ${join([...view.messages].reverse().map(messageItem), '\n') /* oldest first, as 
 </div>
 ${!view.liveUrl && html`<p><a href="${here}">Latest messages</a></p>`}
 ${section('reply', 'Reply', sendForm(context, { action: `${here}/messages`, form: view.form, to: participant }))}
-${section(
-  'ignore',
-  'Ignore',
-  html`<p class="small">Texts from an ignored number are still kept, but send no event or webhook and stay out of the lists.</p>
-${ignored}`,
-)}
+${section('ignore', 'Ignore', [html`<p class="small">Texts from an ignored number are still kept, but send no event or webhook and stay out of the lists.</p>\n`, ignored])}
 </div>`,
   );
 }

@@ -1,21 +1,7 @@
-// The Pods section, every read and write through the pods operations (invoke, as the console's
-// principal), so what it allows and refuses is what the API would:
-//   GET  /console/pods                                   list, create form
-//   POST /console/pods                                   create (client_id minted with the form)
-//   GET  /console/pods/:pod_id                           the pod's page
-//   POST /console/pods/:pod_id                           rename, replace its cells
-//   POST /console/pods/:pod_id/quiet-hours               set or clear quiet hours
-//   POST /console/pods/:pod_id/drafts                    new draft
-//   GET  /console/pods/:pod_id/drafts/:draft_id          edit page; POST saves
-//   POST /console/pods/:pod_id/drafts/:draft_id/send     send; .../discard deletes
-//   GET  /console/pods/:pod_id/delete                    confirm deleting the pod; POST deletes
-//   POST /console/pods/:pod_id/lists                     new contact list; .../lists/:list_id/delete
-//   GET  /console/pods/:pod_id/lists/:list_id            the list's page (list-routes.ts)
-//   POST /console/pods/:pod_id/ignore                    ignore a number; .../ignore/remove
-//   POST /console/pods/:pod_id/cycles                    start a ring or broadcast, 303 to its job
-//   GET  /console/pods/:pod_id/jobs/:job_id              the job's progress (live); POST .../cancel
-//   GET  /console/pods/:pod_id/jobs/:job_id/live         Server-Sent Events: the counts changed
-// Another organization's pod (or draft, list, job) is 404 like an unknown one.
+// The Pods section: its pods, a pod's page and its forms (drafts, contact lists, ignored numbers,
+// rings and broadcasts), a job's progress (live). Every read and write goes through the pods
+// operations (invoke, as the console's principal), so what it allows and refuses is what the API
+// would; another organization's pod (or draft, list, job) is 404 like an unknown one.
 import type { App } from '../../../http/types.ts';
 import { ApiError } from '../../../lib/errors.ts';
 import type { Html } from '../../../lib/html.ts';
