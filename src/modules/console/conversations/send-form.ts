@@ -9,13 +9,11 @@ import type { SignedInContext } from '../guard.ts';
 import { field, hidden } from '../layout.ts';
 import { MAX_BODY, phone } from './format.ts';
 
-export type SendField = 'to' | 'body';
-
 /** What the form shows: the values typed, and what was wrong with them. */
 export interface SendForm {
   to?: string;
   body?: string;
-  errors?: Partial<Record<SendField, string>>;
+  errors?: Partial<Record<'to' | 'body', string>>;
   /** An error that concerns no field the form shows (billing, the cell's state). */
   notice?: string;
   /** The notice is billing's: it links to the Billing section. */
