@@ -2,7 +2,7 @@
 // the API's: the payment is shown in the page with a button that pays it by card), rename one,
 // and release one after a confirmation page. Forms carry the session's CSRF token; another
 // organization's cell is 404 like an unknown one.
-import { html, join, type Html } from '../../../lib/html.ts';
+import { html, type Html } from '../../../lib/html.ts';
 import type { App } from '../../../http/types.ts';
 import { ApiError } from '../../../lib/errors.ts';
 import type { PaymentDetails } from '../../billing/offers.ts';
@@ -16,10 +16,10 @@ import { capitalized, csrfField } from '../account/shared.ts';
 import { consoleBinder, FormRefusal, type Ask } from '../binder.ts';
 import type { SignedInContext } from '../guard.ts';
 import { CONSOLE_PATH } from '../http.ts';
-import { field, layout } from '../layout.ts';
+import { field, hidden, layout } from '../layout.ts';
 import type { ConsoleModule } from '../module.ts';
 import { confirmationPage } from '../pages.ts';
-import { CELL_QUIET_HOURS, cellPath, cellsPath } from './pages.ts';
+import { CELL_QUIET_HOURS, cellPath, cellsPath, postForm } from './pages.ts';
 import { postQuietHours, quietHoursPage } from '../quiet-hours.ts';
 import { CELLS_SECTION } from './routes.ts';
 
@@ -64,6 +64,9 @@ const newCellReturn = (context: SignedInContext, form: CellForm) => {
   return `${cellsPath(context)}/new?${typed.toString()}`;
 };
 
+const STARTING_BALANCE = html`<label for="starting-balance">Starting balance for messages, in US dollars (optional)</label>
+<input id="starting-balance" name="amount_usd" type="text" inputmode="decimal" autocomplete="off" maxlength="16" class="amount-input">`;
+
 function paymentSection(context: SignedInContext, refusal: CreateRefusal, form: CellForm): Html {
   const { payment } = refusal;
   const words = paymentWords({
@@ -76,17 +79,10 @@ function paymentSection(context: SignedInContext, refusal: CreateRefusal, form: 
   const card = payment.rails.includes('card_processor')
     ? html`<form method="post" action="${context.path}/billing/pay">
 ${csrfField(context)}
-<input type="hidden" name="intent" value="${payIntent(payment)}">
-${
-  payment.intent === 'top_up'
-    ? html`<input type="hidden" name="amount_usd" value="${payment.amount_usd}">`
-    : payment.intent === 'setup'
-      ? html`<label for="starting-balance">Starting balance for messages, in US dollars (optional)</label>
-<input id="starting-balance" name="amount_usd" type="text" inputmode="decimal" autocomplete="off" maxlength="16" class="amount-input">`
-      : ''
-}
-<input type="hidden" name="rail" value="card_processor">
-<input type="hidden" name="return" value="${newCellReturn(context, form)}">
+${hidden('intent', payIntent(payment))}
+${payment.intent === 'top_up' && hidden('amount_usd', payment.amount_usd)}${payment.intent === 'setup' && STARTING_BALANCE}
+${hidden('rail', 'card_processor')}
+${hidden('return', newCellReturn(context, form))}
 <button type="submit" class="primary">Pay ${amount} by card</button>
 </form>`
     : html`<p>Card payments are not offered on this deployment.</p>`;
@@ -104,37 +100,23 @@ export function newCellPage(
 ): Html {
   const { form } = view;
   const failed = Boolean(form.error || form.tierError || view.refusal);
-  const tiers = view.tiers
-    ? html`<fieldset class="field"${form.tierError ? html` aria-describedby="tier-error"` : ''}>
+  const tiers =
+    view.tiers &&
+    html`<fieldset class="field"${form.tierError && html` aria-describedby="tier-error"`}>
 <legend>Plan</legend>
 <span class="hint">Your first cell starts a plan; its first month is paid when the cell is created.</span>
-${join(
-  view.tiers.map(
-    ({ name, priceMicros, includedCells }) =>
-      html`<div class="check"><input type="radio" id="tier-${name}" name="tier" value="${name}"${(form.tier ?? 'starter') === name ? ' checked' : ''}><label for="tier-${name}">${capitalized(name)}: ${dollars(micros(priceMicros))} a month, ${plural(includedCells, 'cell')} included</label></div>`,
-  ),
-  '\n',
-)}
-${form.tierError ? html`<p class="field-error" id="tier-error">${form.tierError}</p>` : ''}
-</fieldset>`
-    : html``;
+${view.tiers.map(({ name, priceMicros, includedCells }) => html`<div class="check"><input type="radio" id="tier-${name}" name="tier" value="${name}"${(form.tier ?? 'starter') === name ? ' checked' : ''}><label for="tier-${name}">${capitalized(name)}: ${dollars(micros(priceMicros))} a month, ${plural(includedCells, 'cell')} included</label></div>\n`)}
+${form.tierError && html`<p class="field-error" id="tier-error">${form.tierError}</p>`}
+</fieldset>`;
   return layout(
     { ...context, current: 'cells' },
     `${failed ? 'Error: ' : ''}New cell`,
     html`<div class="card">
 <h1>Create a cell</h1>
-${view.welcome ? html`<p class="notice ok" role="status">Your email is confirmed and you are signed in to ${context.signedIn.organizationName}. Create your first cell: a phone line your agents text from.</p>` : ''}
+${view.welcome && html`<p class="notice ok" role="status">Your email is confirmed and you are signed in to ${context.signedIn.organizationName}. Create your first cell: a phone line your agents text from.</p>`}
 ${view.noPhoneFree && !view.refusal && html`<p class="notice info" id="no-phone-free">No phone is free now: a cell you create (and pay for) waits in provisioning, with no number and no sends, until the operator adds a phone.</p>`}
-${view.refusal ? paymentSection(context, view.refusal, form) : ''}
-<form method="post" action="${cellsPath(context)}/new" novalidate>
-${csrfField(context)}
-${nameField(form, `What the line is for, like Support line (up to ${NAME_MAX} characters).`)}
-${tiers}
-<div class="actions">
-<button type="submit" class="primary">Create cell</button>
-<a class="button secondary" href="${cellsPath(context)}">Cancel</a>
-</div>
-</form>
+${view.refusal && paymentSection(context, view.refusal, form)}
+${postForm(context, { action: `${cellsPath(context)}/new`, button: 'Create cell', cancel: cellsPath(context) }, [nameField(form, `What the line is for, like Support line (up to ${NAME_MAX} characters).`), '\n', tiers])}
 </div>`,
   );
 }
@@ -145,14 +127,7 @@ export function renameCellPage(context: SignedInContext, cell: CellView, form: C
     `${form.error ? 'Error: ' : ''}Rename ${cell.display_name}`,
     html`<div class="card">
 <h1>Rename ${cell.display_name}</h1>
-<form method="post" action="${cellPath(context, cell.id)}/rename" novalidate>
-${csrfField(context)}
-${nameField({ displayName: cell.display_name, ...form }, `Up to ${NAME_MAX} characters. The number does not change.`)}
-<div class="actions">
-<button type="submit" class="primary">Save name</button>
-<a class="button secondary" href="${cellPath(context, cell.id)}">Cancel</a>
-</div>
-</form>
+${postForm(context, { action: `${cellPath(context, cell.id)}/rename`, button: 'Save name', cancel: cellPath(context, cell.id) }, nameField({ displayName: cell.display_name, ...form }, `Up to ${NAME_MAX} characters. The number does not change.`))}
 </div>`,
   );
 }

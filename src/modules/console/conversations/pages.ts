@@ -3,16 +3,43 @@
 // pieces the live view replaces (a message, a conversation row, the cell's state) are rendered by
 // the same functions for the page and for the live stream, so both always look the same. Status is
 // told in words (with a glyph), never by colour alone.
-import { html, join, type Html } from '../../../lib/html.ts';
+import { html, join, type Html, type HtmlValue } from '../../../lib/html.ts';
 import type { CellView } from '../../cells/service.ts';
 import type { MessageView } from '../../messages/views.ts';
 import type { SignedInContext } from '../guard.ts';
 import { layout } from '../layout.ts';
-import { tableHead, tableRow, type Column } from '../data-table.ts';
+import { rowOf, tableHead, type RowColumn } from '../data-table.ts';
 import { phone, time } from './format.ts';
 import { hasError, type SendForm, sendForm } from './send-form.ts';
 import { quietHoursSection } from '../quiet-hours.ts';
-import { postButton } from '../account/shared.ts';
+import { csrfField, postButton } from '../account/shared.ts';
+
+/** Breadcrumbs: the last item, without a link, is the page itself. */
+export const crumbs = (items: { href?: string; text: string }[]) =>
+  html`<nav aria-label="Breadcrumb" class="crumbs"><ol>${items.map((item) => (item.href ? html`<li><a href="${item.href}">${item.text}</a></li>` : html`<li aria-current="page">${item.text}</li>`))}</ol></nav>`;
+
+/** Facts as a description list; a false entry is left out. */
+export const facts = (entries: readonly (readonly [string, HtmlValue] | false)[], className = 'facts') =>
+  html`<dl class="${className}">${entries.map((entry) => entry && html`<dt>${entry[0]}</dt><dd>${entry[1]}</dd>`)}</dl>`;
+
+/** A section of a page, named by its heading; `id` is its anchor. */
+export const section = (id: string, title: string, content: HtmlValue) =>
+  html`<section id="${id}" aria-labelledby="${id}-heading">
+<h2 id="${id}-heading">${title}</h2>
+${content}
+</section>`;
+
+/** A form posted with the session's CSRF token: its fields, its button (primary unless `tone`), and a way back. */
+export const postForm = (
+  context: SignedInContext,
+  options: { action: string; button: string; tone?: string; cancel?: string; className?: string },
+  content: HtmlValue,
+) =>
+  html`<form method="post" action="${options.action}"${options.className ? html` class="${options.className}"` : ''} novalidate>
+${csrfField(context)}
+${content}
+<div class="actions"><button type="submit" class="${options.tone ?? 'primary'}">${options.button}</button>${options.cancel ? html` <a class="button secondary" href="${options.cancel}">Cancel</a>` : ''}</div>
+</form>`;
 
 export const SCRIPTS = ['cells.js'];
 export const CELL_QUIET_HOURS =
@@ -57,7 +84,7 @@ function messageStatus(message: MessageView): Html {
 
 function presence(cell: CellView): Html {
   if (!cell.phone_number) return html`<span class="presence none">No phone yet</span>`;
-  const seen = cell.last_seen_at ? html` <span class="small">last seen ${time(cell.last_seen_at)}</span>` : html``;
+  const seen = cell.last_seen_at && html` <span class="small">last seen ${time(cell.last_seen_at)}</span>`;
   return cell.online
     ? html`<span class="presence online"><span aria-hidden="true">●</span> Online</span>${seen}`
     : html`<span class="presence offline"><span aria-hidden="true">○</span> Offline</span>${seen}`;
@@ -66,19 +93,22 @@ function presence(cell: CellView): Html {
 const cellStatus = (cell: CellView) =>
   html`<span class="cell-status cell-${cell.status}">${CELL_STATUS[cell.status].label}</span>`;
 
-/** The cell's number, phone presence and status (replaced live on cell events). */
 /** In place of the send form of a cell still waiting for its phone (unless a refused send's notice is shown): it has no number to send from. */
 const NO_SEND_YET = html`<p class="small" id="no-send-yet">This cell cannot send yet: it has no number until a phone is assigned to it. Reload this page once its status is Active to send.</p>`;
 
+const cellNumber = (cell: CellView) =>
+  cell.phone_number ? html`<span class="mono">${phone(cell.phone_number)}</span>` : 'None yet';
+
+/** The cell's number, phone presence and status (replaced live on cell events). */
 export function cellState(context: SignedInContext, cell: CellView): Html {
   const note = CELL_STATUS[cell.status].note;
-  const billing = cell.status === 'suspended' ? html` <a href="${context.path}/billing">Go to Billing</a>.` : html``;
+  const billing = cell.status === 'suspended' && html` <a href="${context.path}/billing">Go to Billing</a>.`;
   return html`<div id="cell-state" class="cell-state">
-<dl class="facts">
-<dt>This cell's number</dt><dd>${cell.phone_number ? html`<span class="mono">${phone(cell.phone_number)}</span>` : 'None yet'}</dd>
-<dt>Phone</dt><dd>${presence(cell)}</dd>
-<dt>Status</dt><dd>${cellStatus(cell)}</dd>
-</dl>
+${facts([
+  ["This cell's number", cellNumber(cell)],
+  ['Phone', presence(cell)],
+  ['Status', cellStatus(cell)],
+])}
 ${note ? html`<p class="notice info">${note}${billing}</p>` : ''}
 </div>`;
 }
@@ -87,13 +117,12 @@ ${note ? html`<p class="notice info">${note}${billing}</p>` : ''}
 export function messageItem(message: MessageView): Html {
   const inbound = message.direction === 'inbound';
   const media =
-    message.media_urls.length === 0
-      ? html``
-      : html`<ul class="message-media">${message.media_urls.map((url, i) => html`<li><a href="${url}" rel="noopener noreferrer">Attachment ${i + 1}</a></li>`)}</ul>`;
+    message.media_urls.length > 0 &&
+    html`<ul class="message-media">${message.media_urls.map((url, i) => html`<li><a href="${url}" rel="noopener noreferrer">Attachment ${i + 1}</a></li>`)}</ul>`;
   const error =
-    message.status === 'failed' && message.error
-      ? html` <span class="msg-error">${message.error.message || message.error.code}</span>`
-      : html``;
+    message.status === 'failed' &&
+    message.error &&
+    html` <span class="msg-error">${message.error.message || message.error.code}</span>`;
   return html`<li id="message-${message.id}" class="message ${inbound ? 'inbound' : 'outbound'}" data-updated="${message.updated_at}">
 <p class="message-meta"><span class="message-who">${inbound ? phone(message.from) : 'You'}</span> ${time(message.created_at)}</p>
 <p class="message-body">${message.body}</p>
@@ -121,61 +150,57 @@ ${preview}</a>
 </li>`;
 }
 
-const crumbs = (items: { href?: string; text: string }[]) =>
-  html`<nav aria-label="Breadcrumb" class="crumbs"><ol>${items.map((item) => (item.href ? html`<li><a href="${item.href}">${item.text}</a></li>` : html`<li aria-current="page">${item.text}</li>`))}</ol></nav>`;
-
 /**
  * What the page says about live updates: a plain reload before the script connects (or without
  * it). Older pages (a cursor) are not live: new messages belong on the first page.
  */
-const LIVE_TEXTS = {
-  messages: {
-    offline: 'Reload the page to see new messages.',
-    live: 'Live: new messages and status changes appear here as they happen.',
-  },
-  cells: {
-    offline: 'Reload the page to see phones come online or go offline.',
-    live: 'Live: phones coming online or going offline, and new cells, appear here as they happen.',
-  },
-};
-const liveStatus = (liveUrl: string | null, texts: { offline: string; live: string } = LIVE_TEXTS.messages) =>
-  liveUrl
-    ? html`<p id="live-status" class="live-status small" role="status" data-live-url="${liveUrl}" data-live-text="${texts.live}">${texts.offline}</p>`
-    : html``;
+export const liveStatus = (
+  liveUrl: string | null,
+  offline = 'Reload the page to see new messages.',
+  live = 'Live: new messages and status changes appear here as they happen.',
+) =>
+  liveUrl &&
+  html`<p id="live-status" class="live-status small" role="status" data-live-url="${liveUrl}" data-live-text="${live}">${offline}</p>`;
 
-const CELL_COLUMNS: readonly Column[] = ['Cell', 'Number', 'Phone', 'Status'];
+const cellColumns = (context: SignedInContext): RowColumn<CellView>[] => [
+  {
+    label: 'Cell',
+    value: (cell) =>
+      html`<a href="${cellPath(context, cell.id)}">${cell.display_name}</a><br><span class="small mono">${cell.id}</span>`,
+  },
+  { label: 'Number', value: cellNumber },
+  { label: 'Phone', value: presence },
+  { label: 'Status', value: cellStatus },
+];
 
 /** A row of the cells list (replaced live when the cell changes, added when one is created). */
-export function cellRow(context: SignedInContext, cell: CellView): Html {
-  return tableRow(
-    CELL_COLUMNS,
-    [
-      html`<a href="${cellPath(context, cell.id)}">${cell.display_name}</a><br><span class="small mono">${cell.id}</span>`,
-      cell.phone_number ? html`<span class="mono">${phone(cell.phone_number)}</span>` : 'None yet',
-      presence(cell),
-      cellStatus(cell),
-    ],
-    { id: `cell-row-${cell.id}`, rowHeader: true },
-  );
-}
+export const cellRow = (context: SignedInContext, cell: CellView): Html =>
+  rowOf(cellColumns(context), cell, { id: `cell-row-${cell.id}`, rowHeader: true });
+
+/** The link to a list's next (older) page. */
+const older = (href: string, cursor: string | null, text: string) =>
+  cursor && html`<p><a href="${href}?cursor=${encodeURIComponent(cursor)}">${text}</a></p>`;
+
+/** `hidden` on a list's "none yet" text once it has items, and on an empty list's table. */
+const hiddenIf = (condition: boolean) => (condition ? ' hidden' : '');
 
 export function cellsPage(
   context: SignedInContext,
   view: { cells: CellView[]; nextCursor: string | null; liveUrl: string | null; notice?: string },
 ): Html {
-  const { cells, nextCursor } = view;
+  const { cells } = view;
   return layout(
     { ...context, current: 'cells', scripts: SCRIPTS },
     'Cells',
     html`<div class="card wide">
 <h1>Cells</h1>
-${liveStatus(view.liveUrl, LIVE_TEXTS.cells)}
-${view.notice ? html`<p class="notice ok" role="status">${view.notice}</p>` : ''}
+${liveStatus(view.liveUrl, 'Reload the page to see phones come online or go offline.', 'Live: phones coming online or going offline, and new cells, appear here as they happen.')}
+${view.notice && html`<p class="notice ok" role="status">${view.notice}</p>`}
 <p class="actions"><a class="button primary" href="${cellsPath(context)}/new">Create a cell</a></p>
-<p id="cells-empty"${cells.length > 0 ? ' hidden' : ''}>No cells yet. Create one here, or with the API: <code>POST /v1/cells {"display_name": "Support line"}</code>.</p>
-<table class="cells-table"${cells.length === 0 ? ' hidden' : ''}>
+<p id="cells-empty"${hiddenIf(cells.length > 0)}>No cells yet. Create one here, or with the API: <code>POST /v1/cells {"display_name": "Support line"}</code>.</p>
+<table class="cells-table"${hiddenIf(cells.length === 0)}>
 <caption>The phone lines of ${context.signedIn.organizationName}. Open one to see its conversations and send a text.</caption>
-${tableHead(CELL_COLUMNS)}
+${tableHead(cellColumns(context))}
 <tbody id="cells">
 ${join(
   cells.map((cell) => cellRow(context, cell)),
@@ -183,54 +208,43 @@ ${join(
 )}
 </tbody>
 </table>
-${nextCursor ? html`<p class="after"><a href="${cellsPath(context)}?cursor=${encodeURIComponent(nextCursor)}">More cells</a></p>` : ''}
+${view.nextCursor && html`<p class="after"><a href="${cellsPath(context)}?cursor=${encodeURIComponent(view.nextCursor)}">More cells</a></p>`}
 </div>`,
   );
-}
-
-export interface ConversationSummary {
-  participant: string;
-  latest: MessageView | undefined;
 }
 
 export function cellPage(
   context: SignedInContext,
   view: {
     cell: CellView;
-    conversations: ConversationSummary[];
+    conversations: { participant: string; latest: MessageView | undefined }[];
     nextCursor: string | null;
     liveUrl: string | null;
     form: SendForm;
   },
 ): Html {
-  const { cell } = view;
-  const list = join(
-    view.conversations.map((c) => conversationItem(context, cell.id, c.participant, c.latest)),
-    '\n',
-  );
-  const title = `${hasError(view.form) ? 'Error: ' : ''}${cell.display_name}`;
+  const { cell, conversations } = view;
+  const here = cellPath(context, cell.id);
+  const list = html`${liveStatus(view.liveUrl)}
+<p id="conversations-empty" class="small"${hiddenIf(conversations.length > 0)}>No conversations yet: texts this cell sends or receives appear here.</p>
+<ul id="conversations" class="conversations">
+${join(
+  conversations.map((c) => conversationItem(context, cell.id, c.participant, c.latest)),
+  '\n',
+)}
+</ul>
+${older(here, view.nextCursor, 'Older conversations')}`;
   return layout(
     { ...context, current: 'cells', scripts: SCRIPTS },
-    title,
+    `${hasError(view.form) ? 'Error: ' : ''}${cell.display_name}`,
     html`<div class="card wide cell-page" data-cell="${cell.id}">
 ${crumbs([{ href: cellsPath(context), text: 'Cells' }, { text: cell.display_name }])}
 <h1>${cell.display_name}</h1>
 ${cellState(context, cell)}
-<p class="row-actions"><a class="button secondary small-button" href="${cellPath(context, cell.id)}/rename">Rename</a> <a class="button danger small-button" href="${cellPath(context, cell.id)}/release">Release</a></p>
-<section aria-labelledby="conversations-heading">
-<h2 id="conversations-heading">Conversations</h2>
-${liveStatus(view.liveUrl)}
-<p id="conversations-empty" class="small"${view.conversations.length > 0 ? ' hidden' : ''}>No conversations yet: texts this cell sends or receives appear here.</p>
-<ul id="conversations" class="conversations">
-${list}
-</ul>
-${view.nextCursor ? html`<p><a href="${cellPath(context, cell.id)}?cursor=${encodeURIComponent(view.nextCursor)}">Older conversations</a></p>` : ''}
-</section>
-<section aria-labelledby="send-heading">
-<h2 id="send-heading">New message</h2>
-${cell.status === 'provisioning' && !view.form.notice ? NO_SEND_YET : sendForm(context, { action: `${cellPath(context, cell.id)}/messages`, form: view.form })}
-</section>
-${quietHoursSection(context, { action: `${cellPath(context, cell.id)}/quiet-hours`, current: cell.quiet_hours, explain: CELL_QUIET_HOURS })}
+<p class="row-actions"><a class="button secondary small-button" href="${here}/rename">Rename</a> <a class="button danger small-button" href="${here}/release">Release</a></p>
+${section('conversation-list', 'Conversations', list)}
+${section('send', 'New message', cell.status === 'provisioning' && !view.form.notice ? NO_SEND_YET : sendForm(context, { action: `${here}/messages`, form: view.form }))}
+${quietHoursSection(context, { action: `${here}/quiet-hours`, current: cell.quiet_hours, explain: CELL_QUIET_HOURS })}
 </div>`,
   );
 }
@@ -252,55 +266,39 @@ export function threadPage(
   const { cell, participant } = view;
   const who = phone(participant);
   const here = threadPath(context, cell.id, participant);
-  const title = `${hasError(view.form) ? 'Error: ' : ''}${who} — ${cell.display_name}`;
-  // Oldest first, newest last, as a chat reads.
-  const items = join([...view.messages].reverse().map(messageItem), '\n');
+  const button = (action: string, label: string) => postButton(context, `${here}/${action}`, label);
+  const ignored =
+    view.ignored === 'pod' && cell.pod_id
+      ? html`<p>${who} is ignored on every cell of <a href="${context.path}/pods/${encodeURIComponent(cell.pod_id)}#ignore">this cell's pod</a>; change it there.</p>`
+      : view.ignored === 'cell'
+        ? html`<p>${who} is ignored on this cell.</p>${button('unignore', 'Stop ignoring')}`
+        : button('ignore', `Ignore ${who} on this cell`);
   return layout(
     { ...context, current: 'cells', scripts: SCRIPTS },
-    title,
+    `${hasError(view.form) ? 'Error: ' : ''}${who} — ${cell.display_name}`,
     html`<div class="card wide thread-page" data-cell="${cell.id}">
 ${crumbs([{ href: cellsPath(context), text: 'Cells' }, { href: cellPath(context, cell.id), text: cell.display_name }, { text: who }])}
 <h1>Conversation with <span class="mono">${who}</span></h1>
-<dl class="facts party"><dt>Other party</dt><dd><span class="mono">${who}</span></dd><dt>Cell</dt><dd>${cell.display_name}</dd></dl>
+${facts(
+  [
+    ['Other party', html`<span class="mono">${who}</span>`],
+    ['Cell', cell.display_name],
+  ],
+  'facts party',
+)}
 ${cellState(context, cell)}
-${view.notice ? html`<div class="notice ok" role="status"><p>${view.notice}</p></div>` : ''}
-${view.olderCursor ? html`<p><a href="${here}?cursor=${encodeURIComponent(view.olderCursor)}">Older messages</a></p>` : ''}
+${view.notice && html`<div class="notice ok" role="status"><p>${view.notice}</p></div>`}
+${older(here, view.olderCursor, 'Older messages')}
 ${liveStatus(view.liveUrl)}
-<p id="thread-empty" class="small"${view.messages.length > 0 ? ' hidden' : ''}>No messages with ${who} yet.</p>
+<p id="thread-empty" class="small"${hiddenIf(view.messages.length > 0)}>No messages with ${who} yet.</p>
 <div role="log" aria-live="polite" aria-label="Messages with ${who}">
 <ol id="thread" class="thread" data-participant="${participant}">
-${items}
+${join([...view.messages].reverse().map(messageItem), '\n') /* oldest first, as a chat reads */}
 </ol>
 </div>
-${view.liveUrl ? '' : html`<p><a href="${here}">Latest messages</a></p>`}
-<section aria-labelledby="reply-heading">
-<h2 id="reply-heading">Reply</h2>
-${sendForm(context, { action: `${here}/messages`, form: view.form, to: participant })}
-</section>
-${ignoreSection(context, cell, who, here, view.ignored)}
+${!view.liveUrl && html`<p><a href="${here}">Latest messages</a></p>`}
+${section('reply', 'Reply', sendForm(context, { action: `${here}/messages`, form: view.form, to: participant }))}
+${section('ignore', 'Ignore', [html`<p class="small">Texts from an ignored number are still kept, but send no event or webhook and stay out of the lists.</p>\n`, ignored])}
 </div>`,
   );
-}
-
-/** Ignore the other party on this cell, or stop; when its pod ignores them, where to change that. */
-function ignoreSection(
-  context: SignedInContext,
-  cell: CellView,
-  who: string,
-  here: string,
-  ignored: 'cell' | 'pod' | null,
-): Html {
-  const explain =
-    'Texts from an ignored number are still kept, but send no event or webhook and stay out of the lists.';
-  const body =
-    ignored === 'pod' && cell.pod_id
-      ? html`<p>${who} is ignored on every cell of <a href="${context.path}/pods/${encodeURIComponent(cell.pod_id)}#ignore">this cell's pod</a>; change it there.</p>`
-      : ignored === 'cell'
-        ? html`<p>${who} is ignored on this cell.</p>${postButton(context, `${here}/unignore`, 'Stop ignoring', { className: 'secondary' })}`
-        : postButton(context, `${here}/ignore`, `Ignore ${who} on this cell`, { className: 'secondary' });
-  return html`<section id="ignore" aria-labelledby="ignore-heading">
-<h2 id="ignore-heading">Ignore</h2>
-<p class="small">${explain}</p>
-${body}
-</section>`;
 }

@@ -1,29 +1,20 @@
-// The console's cells with their online state, and a conversation view per cell with live updates:
-//   GET  /console/cells                                         the organization's cells
-//   GET  /console/cells/:cell_id                                its conversations, a new-message form
-//   GET  /console/cells/:cell_id/conversations/:participant     a thread (newest last), a reply form
-//   POST /console/cells/:cell_id/messages                       send (to, body), 303 to the thread
-//   POST /console/cells/:cell_id/conversations/:participant/messages   reply (body)
-//   GET  /console/cells/:cell_id/live                           Server-Sent Events of the cell
-//   GET  /console/cells/live                                    Server-Sent Events of the cells list
-//   GET  /console/cells.js                                      the script (progressive enhancement)
-// Pages work without the script: a reload shows the current state. Reads and sends go through the
-// same services as the API, so what the console shows and refuses is what the API would.
+// The console's cells with their online state, and a conversation view per cell (a thread, a send
+// and a reply form) with live updates (Server-Sent Events, cells.js). Pages work without the
+// script: a reload shows the current state. Reads and sends go through the same services as the
+// API, so what the console shows and refuses is what the API would.
 import { readFileSync } from 'node:fs';
-import type { FastifyRequest } from 'fastify';
 import type { App } from '../../../http/types.ts';
-import { ApiError } from '../../../lib/errors.ts';
 import { normalizePhone } from '../../../lib/phone.ts';
 import type { CellView } from '../../cells/service.ts';
 import type { MessageView } from '../../messages/views.ts';
-import { consoleBinder, sessionOf, STREAM_ROUTE, type Ask, type SectionOptions } from '../binder.ts';
+import { consoleBinder, type Ask, type SectionOptions } from '../binder.ts';
 import { contextOf, type SignedInContext } from '../guard.ts';
 import { CONSOLE_PATH } from '../http.ts';
 import type { ConsoleModule } from '../module.ts';
 import { actAsConsole } from '../act.ts';
 import { cellNotFoundPage, messagePage } from '../pages.ts';
 import { phone } from './format.ts';
-import { afterOf, pageLive, plainAnswer, type LiveRender } from './live.ts';
+import { pageLive, type LiveRender } from './live.ts';
 import {
   cellPage,
   cellPath,
@@ -126,65 +117,52 @@ export function registerConversationPages(scope: App, module: ConsoleModule): vo
     return { cell: await cells.get(session.organizationId, params.cell_id), after };
   }
 
-  /** The page's live stream; none on older pages (a cursor): new messages belong on the first. */
-  const liveUrl = ({ cell, after }: OpenedCell, cursor: string | undefined) =>
-    cursor ? null : `${CONSOLE_PATH}/cells/${encodeURIComponent(cell.id)}/live?after=${after}`;
-
   /** What was typed before a payment, when the card page leads back (the billing link of a refused send). */
   const typedOf = ({ query }: Ask): SendForm => ({
     to: query.to?.slice(0, 32) || undefined,
     body: query.body?.slice(0, 2000) || undefined,
   });
 
-  async function showCell(ask: Ask, opened: OpenedCell, form: SendForm, cursor?: string) {
-    const { session, context } = ask;
-    const { cell } = opened;
-    const page = await messages.listConversations(session.organizationId, cell.id, { limit: PAGE, cursor });
-    const latest = await messages.getMany(
-      session.organizationId,
-      cell.id,
-      page.conversations.flatMap((c) => (c.last_message_id ? [c.last_message_id] : [])),
-    );
-    const byId = new Map(latest.map((message) => [message.id, message]));
-    const conversations = page.conversations.map((c) => ({
-      participant: c.participant,
-      latest: c.last_message_id ? byId.get(c.last_message_id) : undefined,
-    }));
-    return ask.send(
-      form.status ?? 200,
-      cellPage(context, { cell, conversations, nextCursor: page.next_cursor, liveUrl: liveUrl(opened, cursor), form }),
-    );
-  }
-
-  async function showThread(
-    ask: Ask,
-    opened: OpenedCell,
-    participant: string,
-    form: SendForm,
-    cursor?: string,
-    notice?: string,
-  ) {
-    const { session, context } = ask;
-    const { cell } = opened;
-    const page = await messages.list(session.organizationId, cell.id, {
-      participant,
-      limit: PAGE,
-      cursor,
+  /** The cell's page, or with a participant the thread with them; `form` is its send form. */
+  async function show(ask: Ask, { cell, after }: OpenedCell, form: SendForm, participant?: string | null) {
+    const { session, context, query } = ask;
+    const { organizationId } = session;
+    const cursor = query.cursor || undefined;
+    // None on older pages (a cursor): new messages belong on the first.
+    const liveUrl = cursor ? null : `${CONSOLE_PATH}/cells/${encodeURIComponent(cell.id)}/live?after=${after}`;
+    if (participant) {
       // The page is about this party: their texts show even while ignored.
-      include_ignored: true,
-    });
-    return ask.send(
-      form.status ?? 200,
-      threadPage(context, {
+      const page = await messages.list(organizationId, cell.id, {
+        participant,
+        limit: PAGE,
+        cursor,
+        include_ignored: true,
+      });
+      const ignored = await dashboard.ignoredOn(organizationId, cell.id, participant);
+      const notice =
+        query.notice && Object.hasOwn(THREAD_NOTICES, query.notice) ? THREAD_NOTICES[query.notice] : undefined;
+      const view = {
         cell,
         participant,
         messages: page.messages,
         olderCursor: page.next_cursor,
-        liveUrl: liveUrl(opened, cursor),
+        liveUrl,
         form,
-        ignored: await dashboard.ignoredOn(session.organizationId, cell.id, participant),
+        ignored,
         notice,
-      }),
+      };
+      return ask.send(form.status ?? 200, threadPage(context, view));
+    }
+    const page = await messages.listConversations(organizationId, cell.id, { limit: PAGE, cursor });
+    const ids = page.conversations.flatMap((c) => (c.last_message_id ? [c.last_message_id] : []));
+    const byId = new Map((await messages.getMany(organizationId, cell.id, ids)).map((m) => [m.id, m]));
+    const conversations = page.conversations.map(({ participant, last_message_id: id }) => ({
+      participant,
+      latest: id ? byId.get(id) : undefined,
+    }));
+    return ask.send(
+      form.status ?? 200,
+      cellPage(context, { cell, conversations, nextCursor: page.next_cursor, liveUrl, form }),
     );
   }
 
@@ -211,7 +189,7 @@ export function registerConversationPages(scope: App, module: ConsoleModule): vo
     const { cell } = opened;
     const fixedTo = reply ? participantOf(ask) : undefined;
     if (fixedTo === null) return conversationNotFound(ask, cell);
-    const again = (form: SendForm) => (fixedTo ? showThread(ask, opened, fixedTo, form) : showCell(ask, opened, form));
+    const again = (form: SendForm) => show(ask, opened, form, fixedTo);
     const { to, body, form } = readSendForm(ask.request.body, fixedTo);
     if (hasError(form)) return again(form);
     let sent: MessageView;
@@ -245,23 +223,13 @@ export function registerConversationPages(scope: App, module: ConsoleModule): vo
     return cellsPage(context, { cells: page.cells, nextCursor: page.next_cursor, liveUrl, notice });
   });
 
-  bind.view(`${CONSOLE_PATH}/cells/:cell_id`, async (ask) =>
-    showCell(ask, await openCell(ask), typedOf(ask), ask.query.cursor || undefined),
-  );
+  bind.view(`${CONSOLE_PATH}/cells/:cell_id`, async (ask) => show(ask, await openCell(ask), typedOf(ask)));
 
   bind.view(`${CONSOLE_PATH}/cells/:cell_id/conversations/:participant`, async (ask) => {
     const opened = await openCell(ask);
     const participant = participantOf(ask);
     if (!participant) return conversationNotFound(ask, opened.cell);
-    const notice = ask.query.notice;
-    return showThread(
-      ask,
-      opened,
-      participant,
-      typedOf(ask),
-      ask.query.cursor || undefined,
-      notice && Object.hasOwn(THREAD_NOTICES, notice) ? THREAD_NOTICES[notice] : undefined,
-    );
+    return show(ask, opened, typedOf(ask), participant);
   });
 
   // Ignoring the other party on this cell, or no longer: the API's ignore list of the cell.
@@ -284,38 +252,16 @@ export function registerConversationPages(scope: App, module: ConsoleModule): vo
     run: (ask) => send(ask, true),
   });
 
-  // An EventSource cannot follow a sign-in redirect: without a session the hook answers a plain 401.
-  scope.get(`${CONSOLE_PATH}/cells/live`, STREAM_ROUTE, async (request, reply) => {
-    const session = sessionOf(request);
-    const after = afterOf(request);
-    if (after === 'invalid') return plainAnswer(reply, 400, 'after must be an event position from the page.');
-    await live.open(request, reply, {
-      organizationId: session.organizationId,
-      cellId: null,
-      after,
-      render: listRender(contextOf(session, 'cells')),
-    });
-    return reply;
-  });
-
-  scope.get(`${CONSOLE_PATH}/cells/:cell_id/live`, STREAM_ROUTE, async (request: FastifyRequest, reply) => {
-    const session = sessionOf(request);
-    const cellId = (request.params as { cell_id: string }).cell_id;
-    let cell: CellView;
-    try {
-      cell = await cells.get(session.organizationId, cellId);
-    } catch (error) {
-      if (error instanceof ApiError && error.code === 'not_found') return plainAnswer(reply, 404, 'No such cell.');
-      throw error;
-    }
-    const after = afterOf(request);
-    if (after === 'invalid') return plainAnswer(reply, 400, 'after must be an event position from the page.');
-    await live.open(request, reply, {
-      organizationId: session.organizationId,
-      cellId: cell.id,
-      after,
+  live.route(`${CONSOLE_PATH}/cells/live`, (_request, session) => ({
+    cellId: null,
+    render: listRender(contextOf(session, 'cells')),
+  }));
+  live.route(
+    `${CONSOLE_PATH}/cells/:cell_id/live`,
+    async (request, session) => ({
+      cellId: (await cells.get(session.organizationId, (request.params as { cell_id: string }).cell_id)).id,
       render: liveRender(contextOf(session, 'cells')),
-    });
-    return reply;
-  });
+    }),
+    'No such cell.',
+  );
 }

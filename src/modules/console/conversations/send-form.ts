@@ -9,13 +9,11 @@ import type { SignedInContext } from '../guard.ts';
 import { field, hidden } from '../layout.ts';
 import { MAX_BODY, phone } from './format.ts';
 
-export type SendField = 'to' | 'body';
-
 /** What the form shows: the values typed, and what was wrong with them. */
 export interface SendForm {
   to?: string;
   body?: string;
-  errors?: Partial<Record<SendField, string>>;
+  errors?: Partial<Record<'to' | 'body', string>>;
   /** An error that concerns no field the form shows (billing, the cell's state). */
   notice?: string;
   /** The notice is billing's: it links to the Billing section. */
@@ -87,17 +85,26 @@ export function refusedForm(error: unknown, typed: { to: string; body: string },
   }
 }
 
-function textArea(options: { id: string; label: string; value?: string; hint: string; error?: string }): Html {
-  const described = `${options.id}-hint${options.error ? ` ${options.id}-error` : ''}`;
+/** A text area with its label, hint and error (as `field`); `attributes` are more of its own. */
+export function textArea(options: {
+  id: string;
+  name: string;
+  label: string;
+  value?: string;
+  hint: string;
+  error?: string;
+  rows?: number;
+  attributes?: Html;
+}): Html {
+  const { id, error } = options;
   return html`<div class="field">
-<label for="${options.id}">${options.label}</label>
-<span class="hint" id="${options.id}-hint">${options.hint}</span>
-<textarea id="${options.id}" name="body" rows="4" maxlength="${MAX_BODY}" required aria-describedby="${described}"${options.error ? html` aria-invalid="true" autofocus` : ''}>${options.value ?? ''}</textarea>
-${options.error ? html`<p class="field-error" id="${options.id}-error">${options.error}</p>` : ''}
+<label for="${id}">${options.label}</label>
+<span class="hint" id="${id}-hint">${options.hint}</span>
+<textarea id="${id}" name="${options.name}" rows="${options.rows ?? 3}"${options.attributes && html` ${options.attributes}`} aria-describedby="${id}-hint${error ? ` ${id}-error` : ''}"${error && html` aria-invalid="true" autofocus`}>${options.value ?? ''}</textarea>
+${error && html`<p class="field-error" id="${id}-error">${error}</p>`}
 </div>`;
 }
 
-/** `to` given: a reply in a thread (the number is fixed); otherwise the number is a field. */
 /**
  * The way to Billing after a refused send: it carries this page with what was typed, so the card
  * page leads back to it (the page's GET fills the form in from `to` and `body`).
@@ -111,32 +118,32 @@ function billingLink(context: SignedInContext, options: { action: string; form: 
   return html`<p><a href="${billing}">Top up in Billing</a>, then send again: paying by card leads back here with your text.</p>`;
 }
 
+/** `to` given: a reply in a thread (the number is fixed); otherwise the number is a field. */
 export function sendForm(context: SignedInContext, options: { action: string; form: SendForm; to?: string }): Html {
   const { form } = options;
   const errors = form.errors ?? {};
-  const notice = form.notice
-    ? html`<div class="notice error" role="alert"><p>${form.notice}</p>${form.billing ? billingLink(context, options) : ''}</div>`
-    : html``;
+  const notice =
+    form.notice &&
+    html`<div class="notice error" role="alert"><p>${form.notice}</p>${form.billing && billingLink(context, options)}</div>`;
   // A reply's number is in the form's address (the thread's), so it has no field.
   const to =
-    options.to === undefined
-      ? field({
-          id: 'to',
-          name: 'to',
-          label: 'To',
-          type: 'tel',
-          value: form.to,
-          hint: 'In international form, like +14155550123.',
-          error: errors.to,
-          attributes: html`autocomplete="off" spellcheck="false" maxlength="64"`,
-        })
-      : '';
+    options.to === undefined &&
+    field({
+      id: 'to',
+      name: 'to',
+      label: 'To',
+      type: 'tel',
+      value: form.to,
+      hint: 'In international form, like +14155550123.',
+      error: errors.to,
+      attributes: html`autocomplete="off" spellcheck="false" maxlength="64"`,
+    });
   const label = options.to === undefined ? 'Message' : `Message to ${phone(options.to)}`;
   return html`${notice}<form method="post" action="${options.action}" class="send-form" novalidate>
 ${hidden('csrf_token', context.signedIn.csrfToken)}
 ${hidden('send_id', randomBase62(22))}
 ${to}
-${textArea({ id: 'body', label, value: form.body, hint: `Up to ${MAX_BODY} characters. Long texts go out, and are billed, as several SMS parts.`, error: errors.body })}
+${textArea({ id: 'body', name: 'body', label, value: form.body, hint: `Up to ${MAX_BODY} characters. Long texts go out, and are billed, as several SMS parts.`, error: errors.body, rows: 4, attributes: html`maxlength="${MAX_BODY}" required` })}
 <button type="submit" class="primary">Send</button>
 </form>`;
 }

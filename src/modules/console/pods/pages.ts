@@ -1,28 +1,26 @@
 // The Pods section's HTML: the pods list with a create form; a pod's page (its cells and name,
 // quiet hours, drafts, contact lists, ignored numbers, a ring or broadcast form, its jobs); a
 // draft's edit page; a job's progress (live). Each form shows its own errors on its fields.
-import { html, join, type Html } from '../../../lib/html.ts';
+import { html, type Html, type HtmlValue } from '../../../lib/html.ts';
 import type { QuietHours } from '../../../lib/quiet-hours.ts';
+import { randomBase62 } from '../../../lib/secrets.ts';
 import type { CellView } from '../../cells/service.ts';
 import type { DraftView, JobView, PodView } from '../../pods/views.ts';
-import { capitalized, csrfField, postButton, stateTag } from '../account/shared.ts';
+import { capitalized, postButton, stateTag } from '../account/shared.ts';
+import type { Refusal } from '../binder.ts';
 import { phone, time } from '../conversations/format.ts';
-import { SCRIPTS } from '../conversations/pages.ts';
-import { confirmationPage } from '../pages.ts';
+import { crumbs, facts, liveStatus, postForm, SCRIPTS, section } from '../conversations/pages.ts';
+import { textArea } from '../conversations/send-form.ts';
+import { dataTable } from '../data-table.ts';
 import type { SignedInContext } from '../guard.ts';
-import { errorNotice, field, hidden, layout } from '../layout.ts';
-import { tableHead, tableRow, type Column } from '../data-table.ts';
+import { errorNotice, field, hidden, layout, selectField } from '../layout.ts';
+import { confirmationPage } from '../pages.ts';
 import { quietHoursSection, type QuietHoursForm } from '../quiet-hours.ts';
-import { randomBase62 } from '../../../lib/secrets.ts';
 
 /** What a form shows again: the values typed and the errors by field; `notice` for the form as a whole. */
-export interface FormState {
-  values: Record<string, string>;
-  errors: Record<string, string>;
-  notice?: string;
-}
-export const emptyForm = (): FormState => ({ values: {}, errors: {} });
-export const failed = (form?: FormState) => Boolean(form && (form.notice || Object.keys(form.errors).length > 0));
+export type FormState = Pick<Refusal, 'values' | 'errors' | 'notice'>;
+export const failed = (form?: { errors: object; notice?: string }) =>
+  Boolean(form && (form.notice || Object.keys(form.errors).length > 0));
 
 export type ListSummary = { id: string; name: string; number_count: number };
 export type Ignored = { participant: string; created_at: string };
@@ -34,95 +32,80 @@ export const jobPath = (context: SignedInContext, podId: string, jobId: string) 
 export const listPath = (context: SignedInContext, podId: string, listId: string) =>
   `${podPath(context, podId)}/lists/${encodeURIComponent(listId)}`;
 
-export const formNotice = (form?: FormState) => errorNotice(form?.notice);
+/** The breadcrumb of a page under a pod. */
+export const podCrumbs = (context: SignedInContext, pod: PodView, here: string) =>
+  crumbs([
+    { href: podsPath(context), text: 'Pods' },
+    { href: podPath(context, pod.id), text: pod.name },
+    { text: here },
+  ]);
 
-export const textArea = (options: {
-  id: string;
-  name: string;
-  label: string;
-  value?: string;
-  hint: string;
-  error?: string;
-  rows?: number;
-}) => {
-  const described = `${options.id}-hint${options.error ? ` ${options.id}-error` : ''}`;
-  return html`<div class="field">
-<label for="${options.id}">${options.label}</label>
-<span class="hint" id="${options.id}-hint">${options.hint}</span>
-<textarea id="${options.id}" name="${options.name}" rows="${options.rows ?? 3}" aria-describedby="${described}"${options.error ? html` aria-invalid="true" autofocus` : ''}>${options.value ?? ''}</textarea>
-${options.error ? html`<p class="field-error" id="${options.id}-error">${options.error}</p>` : ''}
-</div>`;
-};
+/** A pod form: its refusal's notice, then the form with what was typed. */
+export const podForm = (
+  context: SignedInContext,
+  form: FormState | undefined,
+  options: Parameters<typeof postForm>[1],
+  content: HtmlValue,
+) => html`${errorNotice(form?.notice)}
+${postForm(context, options, content)}`;
+
+/** A text field of a pod form, with what was typed and its error. */
+export const podField = (form: FormState | undefined, options: Parameters<typeof field>[0]) =>
+  field({ value: form?.values[options.name], error: form?.errors[options.name], ...options });
+const NAME = html`maxlength="100" autocomplete="off"`;
+const PHONE = html`autocomplete="off" spellcheck="false" maxlength="64"`;
+/** The key a rendered create form sends with, kept when it is shown again: a double submit creates once. */
+const clientId = (form?: FormState) => hidden('client_id', form?.values.client_id || randomBase62(22));
+/** The chosen cells of a pod form (cell_0, cell_1, ... checkboxes). */
+const chosenOf = (form: FormState) =>
+  new Set(Object.entries(form.values).flatMap(([k, v]) => (k.startsWith('cell_') ? [v] : [])));
 
 /** Checkboxes of the organization's cells (distinct names: the form parser refuses repeats). */
-function cellChoices(idPrefix: string, cells: readonly CellView[], chosen: ReadonlySet<string>, error?: string): Html {
-  return html`<fieldset class="field"${error ? html` aria-describedby="${idPrefix}-error"` : ''}>
+function cellChoices(cells: readonly CellView[], chosen: ReadonlySet<string>, error?: string): Html {
+  return html`<fieldset class="field"${error ? html` aria-describedby="pod-cells-error"` : ''}>
 <legend>Cells</legend>
 <span class="hint">A cell is in at most one pod.</span>
-${cells.length === 0 ? html`<p class="small">No cells yet.</p>` : ''}
-${join(
-  cells.map(
-    (cell, i) =>
-      html`<div class="check"><input type="checkbox" id="${idPrefix}-${i}" name="cell_${i}" value="${cell.id}"${chosen.has(cell.id) ? ' checked' : ''}><label for="${idPrefix}-${i}">${cell.display_name}${cell.phone_number ? html` <span class="small mono">${phone(cell.phone_number)}</span>` : ''}</label></div>`,
-  ),
-  '\n',
+${cells.length === 0 && html`<p class="small">No cells yet.</p>`}
+${cells.map(
+  (cell, i) =>
+    html`<div class="check"><input type="checkbox" id="pod-cells-${i}" name="cell_${i}" value="${cell.id}"${chosen.has(cell.id) ? ' checked' : ''}><label for="pod-cells-${i}">${cell.display_name}${cell.phone_number ? html` <span class="small mono">${phone(cell.phone_number)}</span>` : ''}</label></div>\n`,
 )}
-${error ? html`<p class="field-error" id="${idPrefix}-error">${error}</p>` : ''}
+${error && html`<p class="field-error" id="pod-cells-error">${error}</p>`}
 </fieldset>`;
 }
 
-const POD_COLUMNS: readonly Column[] = ['Pod', 'Cells', 'Quiet hours'];
+const NONE = html`<span class="small">None</span>`;
 
 export function podsPage(
   context: SignedInContext,
-  view: { pods: PodView[]; nextCursor: string | null; cells: CellView[]; form?: FormState; status?: number },
+  view: { pods: PodView[]; nextCursor: string | null; cells: CellView[]; form?: FormState },
 ): Html {
-  const { form } = view;
-  const chosen = new Set(Object.entries(form?.values ?? {}).flatMap(([k, v]) => (k.startsWith('cell_') ? [v] : [])));
+  const { form, nextCursor } = view;
   const names = new Map(view.cells.map((cell) => [cell.id, cell.display_name]));
+  const table = dataTable({
+    caption: `The pods of ${context.signedIn.organizationName}.`,
+    columns: [
+      { label: 'Pod', value: (pod) => html`<a href="${podPath(context, pod.id)}">${pod.name}</a>` },
+      { label: 'Cells', value: (pod) => pod.cell_ids.map((id) => names.get(id) ?? id).join(', ') || NONE },
+      { label: 'Quiet hours', value: ({ quiet_hours: q }) => (q ? `${q.start}–${q.end} ${q.time_zone}` : NONE) },
+    ],
+    rows: view.pods,
+    empty: 'No pods yet.',
+    more: nextCursor
+      ? { href: `${podsPath(context)}?cursor=${encodeURIComponent(nextCursor)}`, label: 'More pods' }
+      : null,
+  });
+  const fields = html`${clientId(form)}
+${podField(form, { id: 'pod-name', name: 'name', label: 'Pod name', type: 'text', hint: 'Up to 100 characters, like Outreach.', attributes: NAME })}
+${cellChoices(view.cells, form ? chosenOf(form) : new Set(), form?.errors.cell_ids)}`;
   return layout(
     { ...context, current: 'pods' },
     `${failed(form) ? 'Error: ' : ''}Pods`,
     html`<div class="card wide">
 <h1>Pods</h1>
 <p class="lead">A pod is a pool of your cells that send together: drafts sent from whichever cell a person already talks to, rings and broadcasts.</p>
-${view.pods.length === 0 ? html`<p id="pods-empty">No pods yet.</p>` : ''}
-<table${view.pods.length === 0 ? ' hidden' : ''}>
-<caption>The pods of ${context.signedIn.organizationName}.</caption>
-${tableHead(POD_COLUMNS)}
-<tbody id="pods">
-${join(
-  view.pods.map((pod) =>
-    tableRow(
-      POD_COLUMNS,
-      [
-        html`<a href="${podPath(context, pod.id)}">${pod.name}</a>`,
-        pod.cell_ids.length === 0
-          ? html`<span class="small">None</span>`
-          : pod.cell_ids.map((id) => names.get(id) ?? id).join(', '),
-        pod.quiet_hours
-          ? `${pod.quiet_hours.start}–${pod.quiet_hours.end} ${pod.quiet_hours.time_zone}`
-          : html`<span class="small">None</span>`,
-      ],
-      { rowHeader: true },
-    ),
-  ),
-  '\n',
-)}
-</tbody>
-</table>
-${view.nextCursor ? html`<p class="after"><a href="${podsPath(context)}?cursor=${encodeURIComponent(view.nextCursor)}">More pods</a></p>` : ''}
-<section aria-labelledby="new-pod-heading">
-<h2 id="new-pod-heading">Create a pod</h2>
-${formNotice(form)}
-<form method="post" action="${podsPath(context)}" novalidate>
-${csrfField(context)}
-${hidden('client_id', form?.values.client_id || randomBase62(22))}
-${field({ id: 'pod-name', name: 'name', label: 'Pod name', type: 'text', value: form?.values.name, hint: 'Up to 100 characters, like Outreach.', error: form?.errors.name, attributes: html`maxlength="100" autocomplete="off"` })}
-${cellChoices('pod-cells', view.cells, chosen, form?.errors.cell_ids)}
-<div class="actions"><button type="submit" class="primary">Create pod</button></div>
-</form>
-</section>
+${table}
+${section('new-pod', 'Create a pod', podForm(context, form, { action: podsPath(context), button: 'Create pod' }, fields))}
 </div>`,
   );
 }
@@ -136,28 +119,26 @@ export interface PodForms {
   cycle?: FormState;
 }
 
-const jobStatus = (job: JobView) => {
-  const kind =
-    job.status === 'completed' ? 'ok' : job.status === 'failed' ? 'bad' : job.status === 'canceled' ? 'idle' : 'warn';
-  return stateTag(kind, capitalized(job.status));
-};
+const JOB_TONE = { completed: 'ok', failed: 'bad', canceled: 'idle' } as const;
+const jobStatus = (job: JobView) =>
+  stateTag(JOB_TONE[job.status as keyof typeof JOB_TONE] ?? 'warn', capitalized(job.status));
 
 export function jobProgress(job: JobView): Html {
   const { counts } = job;
   const done = counts.sent + counts.delivered + counts.received + counts.failed + counts.skipped;
   return html`<div id="job-progress" data-live-part>
 <p>${jobStatus(job)} <progress max="${Math.max(counts.total, 1)}" value="${Math.min(done, counts.total)}" aria-label="Messages handled">${done} of ${counts.total}</progress> ${done} of ${counts.total} handled</p>
-<dl class="facts">
-<dt>Waiting or queued</dt><dd>${counts.queued}</dd>
-<dt>Sent</dt><dd>${counts.sent}</dd>
-<dt>Delivered</dt><dd>${counts.delivered}</dd>
-${job.mode === 'ring' ? html`<dt>Received by the next cell</dt><dd>${counts.received}</dd>` : ''}
-<dt>Failed</dt><dd>${counts.failed}</dd>
-${job.mode === 'broadcast' ? html`<dt>Skipped (texted STOP)</dt><dd>${counts.skipped}</dd>` : ''}
-<dt>Started</dt><dd>${time(job.created_at)}</dd>
-${job.send_at ? html`<dt>Scheduled for</dt><dd>${time(job.send_at)}</dd>` : ''}
-<dt>Ended</dt><dd>${job.completed_at ? time(job.completed_at) : 'Not yet'}</dd>
-</dl>
+${facts([
+  ['Waiting or queued', counts.queued],
+  ['Sent', counts.sent],
+  ['Delivered', counts.delivered],
+  job.mode === 'ring' && ['Received by the next cell', counts.received],
+  ['Failed', counts.failed],
+  job.mode === 'broadcast' && ['Skipped (texted STOP)', counts.skipped],
+  ['Started', time(job.created_at)],
+  Boolean(job.send_at) && ['Scheduled for', time(job.send_at ?? '')],
+  ['Ended', job.completed_at ? time(job.completed_at) : 'Not yet'],
+])}
 </div>`;
 }
 
@@ -169,135 +150,28 @@ export function jobPage(context: SignedInContext, view: { pod: PodView; job: Job
     { ...context, current: 'pods', scripts: SCRIPTS },
     `${capitalized(job.mode)} of ${pod.name}`,
     html`<div class="card wide">
-<nav aria-label="Breadcrumb" class="crumbs"><ol><li><a href="${podsPath(context)}">Pods</a></li><li><a href="${podPath(context, pod.id)}">${pod.name}</a></li><li aria-current="page">${capitalized(job.mode)}</li></ol></nav>
+${podCrumbs(context, pod, capitalized(job.mode))}
 <h1>${capitalized(job.mode)} of ${pod.name}</h1>
-${view.liveUrl ? html`<p id="live-status" class="live-status small" role="status" data-live-url="${view.liveUrl}" data-live-text="Live: the counts change as the phones report.">Reload the page to see the counts change.</p>` : ''}
+${liveStatus(view.liveUrl, 'Reload the page to see the counts change.', 'Live: the counts change as the phones report.')}
 ${jobProgress(job)}
-<div id="job-actions" data-live-part>${open ? postButton(context, `${jobPath(context, pod.id, job.id)}/cancel`, 'Cancel the job', { className: 'danger' }) : ''}</div>
+<div id="job-actions" data-live-part>${open && postButton(context, `${jobPath(context, pod.id, job.id)}/cancel`, 'Cancel the job', { className: 'danger' })}</div>
 </div>`,
   );
 }
 
-const DRAFT_COLUMNS: readonly Column[] = [
-  { label: 'To', className: 'mono' },
-  'Text',
-  { label: 'Actions', hiddenLabel: true, className: 'row-actions' },
-];
-
-function draftsSection(context: SignedInContext, pod: PodView, drafts: DraftView[], form?: FormState): Html {
-  const base = podPath(context, pod.id);
-  return html`<section id="drafts" aria-labelledby="drafts-heading">
-<h2 id="drafts-heading">Drafts</h2>
-${
-  drafts.length === 0
-    ? html`<p class="small">No drafts.</p>`
-    : html`<table><caption>Messages written but not sent yet; sending picks the cell the person already talks to.</caption>
-${tableHead(DRAFT_COLUMNS)}
-<tbody>${join(
-        drafts.map((draft) =>
-          tableRow(
-            DRAFT_COLUMNS,
-            [
-              phone(draft.to),
-              draft.body,
-              html`${postButton(context, `${base}/drafts/${draft.id}/send`, 'Send', { className: 'primary', ariaLabel: `Send the draft to ${phone(draft.to)}` })} <a class="button secondary small-button" href="${base}/drafts/${draft.id}" aria-label="Edit the draft to ${phone(draft.to)}">Edit</a> ${postButton(context, `${base}/drafts/${draft.id}/discard`, 'Delete', { className: 'danger', ariaLabel: `Delete the draft to ${phone(draft.to)}` })}`,
-            ],
-            { id: `draft-${draft.id}` },
-          ),
-        ),
-        '\n',
-      )}</tbody></table>`
-}
-<h3>New draft</h3>
-${formNotice(form)}
-${draftForm(context, `${base}/drafts`, form, 'Save draft')}
-</section>`;
+/** The draft form: new (with its client_id) or an edit. */
+function draftForm(context: SignedInContext, action: string, form: FormState | undefined, isNew: boolean): Html {
+  const fields = html`${isNew && clientId(form)}
+${podField(form, { id: 'draft-to', name: 'to', label: 'To', type: 'tel', hint: 'In international form, like +14155550123.', attributes: PHONE })}
+${textArea({ id: 'draft-body', name: 'body', label: 'Message', value: form?.values.body, hint: 'Up to 1600 characters.', error: form?.errors.body })}`;
+  return podForm(context, form, { action, button: 'Save draft' }, fields);
 }
 
-export function draftForm(
-  context: SignedInContext,
-  action: string,
-  form: FormState | undefined,
-  button: string,
-  clientId = true,
-): Html {
-  return html`<form method="post" action="${action}" novalidate>
-${csrfField(context)}
-${clientId ? hidden('client_id', form?.values.client_id || randomBase62(22)) : ''}
-${field({ id: 'draft-to', name: 'to', label: 'To', type: 'tel', value: form?.values.to, hint: 'In international form, like +14155550123.', error: form?.errors.to, attributes: html`autocomplete="off" spellcheck="false" maxlength="64"` })}
-${textArea({ id: 'draft-body', name: 'body', label: 'Message', value: form?.values.body, hint: 'Up to 1600 characters.', error: form?.errors.body })}
-<div class="actions"><button type="submit" class="primary">${button}</button></div>
-</form>`;
-}
-
-function listsSection(context: SignedInContext, pod: PodView, lists: ListSummary[], form?: FormState): Html {
-  const base = podPath(context, pod.id);
-  return html`<section id="lists" aria-labelledby="lists-heading">
-<h2 id="lists-heading">Contact lists</h2>
-${lists.length === 0 ? html`<p class="small">No lists.</p>` : html`<ul class="plain-list">${lists.map((list) => html`<li id="list-${list.id}"><a href="${listPath(context, pod.id, list.id)}">${list.name}</a> <span class="small">(${list.number_count} numbers)</span> ${postButton(context, `${base}/lists/${list.id}/delete`, 'Delete', { className: 'danger', ariaLabel: `Delete the list ${list.name}` })}</li>`)}</ul>`}
-<h3>New list</h3>
-${formNotice(form)}
-<form method="post" action="${base}/lists" novalidate>
-${csrfField(context)}
-${field({ id: 'list-name', name: 'name', label: 'List name', type: 'text', value: form?.values.name, error: form?.errors.name, attributes: html`maxlength="100" autocomplete="off"` })}
-${textArea({ id: 'list-numbers', name: 'numbers', label: 'Numbers', value: form?.values.numbers, hint: 'One per line, in international form.', error: form?.errors.numbers, rows: 4 })}
-<div class="actions"><button type="submit" class="primary">Create list</button></div>
-</form>
-</section>`;
-}
-
-function ignoreSection(context: SignedInContext, pod: PodView, ignored: Ignored[], form?: FormState): Html {
-  const base = podPath(context, pod.id);
-  return html`<section id="ignore" aria-labelledby="ignore-heading">
-<h2 id="ignore-heading">Ignored numbers</h2>
-<p class="small">Texts from these numbers to the pod's cells are kept, without events or webhooks.</p>
-${ignored.length === 0 ? html`<p class="small">None.</p>` : html`<ul class="plain-list">${ignored.map((entry) => html`<li><span class="mono">${phone(entry.participant)}</span> ${postButton(context, `${base}/ignore/remove`, 'Stop ignoring', { className: 'secondary', ariaLabel: `Stop ignoring ${phone(entry.participant)}`, fields: { participant: entry.participant } })}</li>`)}</ul>`}
-${formNotice(form)}
-<form method="post" action="${base}/ignore" novalidate>
-${csrfField(context)}
-${field({ id: 'ignore-participant', name: 'participant', label: 'Number to ignore', type: 'tel', value: form?.values.participant, error: form?.errors.participant, attributes: html`autocomplete="off" spellcheck="false" maxlength="64"` })}
-<div class="actions"><button type="submit" class="secondary">Ignore this number</button></div>
-</form>
-</section>`;
-}
-
-function cycleSection(
-  context: SignedInContext,
-  pod: PodView,
-  lists: ListSummary[],
-  jobs: JobView[],
-  form?: FormState,
-): Html {
-  const base = podPath(context, pod.id);
-  const mode = form?.values.mode === 'ring' ? 'ring' : 'broadcast';
-  const radio = (value: string, label: string) =>
-    html`<div class="check"><input type="radio" id="mode-${value}" name="mode" value="${value}"${mode === value ? ' checked' : ''}><label for="mode-${value}">${label}</label></div>`;
-  return html`<section id="cycles" aria-labelledby="cycles-heading">
-<h2 id="cycles-heading">Rings and broadcasts</h2>
-${formNotice(form)}
-<form method="post" action="${base}/cycles" novalidate>
-${csrfField(context)}
-${hidden('client_id', form?.values.client_id || randomBase62(22))}
-<fieldset class="field"${form?.errors.mode ? html` aria-describedby="mode-error"` : ''}><legend>What to start</legend>
-${radio('broadcast', 'Broadcast: one text to each recipient, spread over the active cells')}
-${radio('ring', 'Ring: each active cell texts the next (a health check)')}
-${form?.errors.mode ? html`<p class="field-error" id="mode-error">${form.errors.mode}</p>` : ''}
-</fieldset>
-${textArea({ id: 'cycle-body', name: 'body', label: 'Message', value: form?.values.body, hint: 'Required for a broadcast; a ring has a default.', error: form?.errors.body })}
-${
-  lists.length > 0
-    ? html`<div class="field"><label for="cycle-list">Contact list</label><span class="hint" id="cycle-list-hint">Or type numbers below.</span><select id="cycle-list" name="list_id" aria-describedby="cycle-list-hint"><option value="">No list</option>${lists.map((list) => html`<option value="${list.id}"${form?.values.list_id === list.id ? ' selected' : ''}>${list.name}</option>`)}</select>${form?.errors.list_id ? html`<p class="field-error">${form.errors.list_id}</p>` : ''}</div>`
-    : ''
-}
-${textArea({ id: 'cycle-to', name: 'to', label: 'Recipients', value: form?.values.to, hint: 'A broadcast: one number per line, unless a list is chosen.', error: form?.errors.to, rows: 3 })}
-<div class="actions"><button type="submit" class="primary">Start</button></div>
-</form>
-${jobs.length === 0 ? '' : html`<h3>Jobs</h3><ul class="plain-list">${jobs.map((job) => html`<li><a href="${jobPath(context, pod.id, job.id)}">${capitalized(job.mode)} ${time(job.created_at)}</a> ${jobStatus(job)}</li>`)}</ul>`}
-</section>`;
-}
-
-export const POD_QUIET_HOURS =
-  'Texts from the cells of this pod that have no quiet hours of their own wait until they end (unless sent with send_now).';
+/** Items of a pod's list; `none` when there are none. */
+const plainList = <T>(items: readonly T[], none: string, item: (entry: T) => Html) =>
+  items.length === 0
+    ? none && html`<p class="small">${none}</p>`
+    : html`<ul class="plain-list">${items.map((entry) => html`<li>${item(entry)}</li>`)}</ul>`;
 
 export function podPage(
   context: SignedInContext,
@@ -311,58 +185,111 @@ export function podPage(
     forms?: PodForms;
   },
 ): Html {
-  const { pod } = view;
+  const { pod, lists, jobs } = view;
   const forms = view.forms ?? {};
-  const anyError = Object.values(forms).some(
-    (form) => form && Object.keys(form.errors).length + ('notice' in form && form.notice ? 1 : 0) > 0,
-  );
+  const { edit, draft, list, ignore, cycle } = forms;
+  const base = podPath(context, pod.id);
   // The pod's own cells and those in no pod can be chosen.
   const choosable = view.cells.filter((cell) => cell.pod_id === null || cell.pod_id === pod.id);
-  const chosen = forms.edit
-    ? new Set(Object.entries(forms.edit.values).flatMap(([k, v]) => (k.startsWith('cell_') ? [v] : [])))
-    : new Set(pod.cell_ids);
+  const editFields = html`${podField(edit, { id: 'pod-name', name: 'name', label: 'Pod name', type: 'text', value: edit?.values.name ?? pod.name, attributes: NAME })}
+${cellChoices(choosable, edit ? chosenOf(edit) : new Set(pod.cell_ids), edit?.errors.cell_ids)}`;
+
+  const act = (draft: DraftView, action: string, label: string, className: string) =>
+    postButton(context, `${base}/drafts/${draft.id}/${action}`, label, {
+      className,
+      ariaLabel: `${label} the draft to ${phone(draft.to)}`,
+    });
+  const drafts = dataTable({
+    caption: 'Messages written but not sent yet; sending picks the cell the person already talks to.',
+    columns: [
+      { label: 'To', className: 'mono', value: (draft) => phone(draft.to) },
+      { label: 'Text', value: (draft) => draft.body },
+      {
+        label: 'Actions',
+        hiddenLabel: true,
+        className: 'row-actions',
+        value: (draft) =>
+          html`${act(draft, 'send', 'Send', 'primary')} <a class="button secondary small-button" href="${base}/drafts/${draft.id}" aria-label="Edit the draft to ${phone(draft.to)}">Edit</a> ${act(draft, 'discard', 'Delete', 'danger')}`,
+      },
+    ],
+    rows: view.drafts,
+    rowHeader: false,
+    rowId: (draft) => `draft-${draft.id}`,
+    empty: html`<span class="small">No drafts.</span>`,
+  });
+
+  const mode = cycle?.values.mode === 'ring' ? 'ring' : 'broadcast';
+  const radio = (value: string, label: string) =>
+    html`<div class="check"><input type="radio" id="mode-${value}" name="mode" value="${value}"${mode === value ? ' checked' : ''}><label for="mode-${value}">${label}</label></div>`;
+  const listChoices = [['', 'No list'] as const, ...lists.map((l) => [l.id, l.name] as const)];
+  const cycleFields = html`${clientId(cycle)}
+<fieldset class="field"${cycle?.errors.mode && html` aria-describedby="mode-error"`}><legend>What to start</legend>
+${radio('broadcast', 'Broadcast: one text to each recipient, spread over the active cells')}
+${radio('ring', 'Ring: each active cell texts the next (a health check)')}
+${cycle?.errors.mode && html`<p class="field-error" id="mode-error">${cycle.errors.mode}</p>`}
+</fieldset>
+${textArea({ id: 'cycle-body', name: 'body', label: 'Message', value: cycle?.values.body, hint: 'Required for a broadcast; a ring has a default.', error: cycle?.errors.body })}
+${lists.length > 0 && selectField({ id: 'cycle-list', name: 'list_id', label: 'Contact list', hint: 'Or type numbers below.', value: cycle?.values.list_id, error: cycle?.errors.list_id, choices: listChoices })}
+${textArea({ id: 'cycle-to', name: 'to', label: 'Recipients', value: cycle?.values.to, hint: 'A broadcast: one number per line, unless a list is chosen.', error: cycle?.errors.to })}`;
+  const jobList = plainList(
+    jobs,
+    '',
+    (job) =>
+      html`<a href="${jobPath(context, pod.id, job.id)}">${capitalized(job.mode)} ${time(job.created_at)}</a> ${jobStatus(job)}`,
+  );
+
+  const listItems = plainList(
+    lists,
+    'No lists.',
+    (entry) =>
+      html`<a href="${listPath(context, pod.id, entry.id)}">${entry.name}</a> <span class="small">(${entry.number_count} numbers)</span> ${postButton(context, `${base}/lists/${entry.id}/delete`, 'Delete', { className: 'danger', ariaLabel: `Delete the list ${entry.name}` })}`,
+  );
+  const listFields = html`${podField(list, { id: 'list-name', name: 'name', label: 'List name', type: 'text', attributes: NAME })}
+${textArea({ id: 'list-numbers', name: 'numbers', label: 'Numbers', value: list?.values.numbers, hint: 'One per line, in international form.', error: list?.errors.numbers, rows: 4 })}`;
+
+  const ignoredItems = plainList(
+    view.ignored,
+    'None.',
+    ({ participant }) =>
+      html`<span class="mono">${phone(participant)}</span> ${postButton(context, `${base}/ignore/remove`, 'Stop ignoring', { ariaLabel: `Stop ignoring ${phone(participant)}`, fields: { participant } })}`,
+  );
+  const ignoreField = podField(ignore, {
+    id: 'ignore-participant',
+    name: 'participant',
+    label: 'Number to ignore',
+    type: 'tel',
+    attributes: PHONE,
+  });
   return layout(
     { ...context, current: 'pods' },
-    `${anyError ? 'Error: ' : ''}${pod.name}`,
+    `${Object.values(forms).some(failed) ? 'Error: ' : ''}${pod.name}`,
     html`<div class="card wide pod-page">
-<nav aria-label="Breadcrumb" class="crumbs"><ol><li><a href="${podsPath(context)}">Pods</a></li><li aria-current="page">${pod.name}</li></ol></nav>
+${crumbs([{ href: podsPath(context), text: 'Pods' }, { text: pod.name }])}
 <h1>${pod.name}</h1>
 <div class="pod-sections">
-<section id="edit" aria-labelledby="edit-heading">
-<h2 id="edit-heading">Name and cells</h2>
-${formNotice(forms.edit)}
-<form method="post" action="${podPath(context, pod.id)}" novalidate>
-${csrfField(context)}
-${field({ id: 'pod-name', name: 'name', label: 'Pod name', type: 'text', value: forms.edit?.values.name ?? pod.name, error: forms.edit?.errors.name, attributes: html`maxlength="100" autocomplete="off"` })}
-${cellChoices('pod-cells', choosable, chosen, forms.edit?.errors.cell_ids)}
-<div class="actions"><button type="submit" class="primary">Save</button></div>
-</form>
-</section>
-${quietHoursSection(context, { action: `${podPath(context, pod.id)}/quiet-hours`, current: pod.quiet_hours as QuietHours | null, form: forms.quiet, explain: POD_QUIET_HOURS })}
-${draftsSection(context, pod, view.drafts, forms.draft)}
-${cycleSection(context, pod, view.lists, view.jobs, forms.cycle)}
-${listsSection(context, pod, view.lists, forms.list)}
-${ignoreSection(context, pod, view.ignored, forms.ignore)}
-<section id="delete" aria-labelledby="delete-heading">
-<h2 id="delete-heading">Delete the pod</h2>
-<p class="small">Its cells stay yours and leave the pod; its open rings and broadcasts are canceled.</p>
-<p><a class="button danger" href="${podPath(context, pod.id)}/delete">Delete ${pod.name}</a></p>
-</section>
+${section('edit', 'Name and cells', podForm(context, edit, { action: base, button: 'Save' }, editFields))}
+${quietHoursSection(context, { action: `${base}/quiet-hours`, current: pod.quiet_hours as QuietHours | null, form: forms.quiet, explain: POD_QUIET_HOURS })}
+${section('drafts', 'Drafts', [drafts, html`\n<h3>New draft</h3>\n`, draftForm(context, `${base}/drafts`, draft, true)])}
+${section('cycles', 'Rings and broadcasts', [podForm(context, cycle, { action: `${base}/cycles`, button: 'Start' }, cycleFields), jobs.length > 0 && html`\n<h3>Jobs</h3>${jobList}`])}
+${section('lists', 'Contact lists', [listItems, html`\n<h3>New list</h3>\n`, podForm(context, list, { action: `${base}/lists`, button: 'Create list' }, listFields)])}
+${section('ignore', 'Ignored numbers', [html`<p class="small">Texts from these numbers to the pod's cells are kept, without events or webhooks.</p>\n`, ignoredItems, podForm(context, ignore, { action: `${base}/ignore`, button: 'Ignore this number', tone: 'secondary' }, ignoreField)])}
+${section('delete', 'Delete the pod', html`<p class="small">Its cells stay yours and leave the pod; its open rings and broadcasts are canceled.</p>\n<p><a class="button danger" href="${base}/delete">Delete ${pod.name}</a></p>`)}
 </div>
 </div>`,
   );
 }
 
-export const crumbs = (context: SignedInContext, pod: PodView, here: string) =>
-  html`<nav aria-label="Breadcrumb" class="crumbs"><ol><li><a href="${podsPath(context)}">Pods</a></li><li><a href="${podPath(context, pod.id)}">${pod.name}</a></li><li aria-current="page">${here}</li></ol></nav>`;
+export const POD_QUIET_HOURS =
+  'Texts from the cells of this pod that have no quiet hours of their own wait until they end (unless sent with send_now).';
 
 export function deletePodPage(context: SignedInContext, pod: PodView): Html {
+  const count = pod.cell_ids.length;
   return confirmationPage(
     { ...context, current: 'pods' },
     {
       title: `Delete ${pod.name}?`,
-      lead: crumbs(context, pod, 'Delete'),
-      explain: `Its ${pod.cell_ids.length === 1 ? 'cell stays yours and leaves' : `${pod.cell_ids.length} cells stay yours and leave`} the pod, its open rings and broadcasts are canceled, and the pod no longer appears in the console or the API. This cannot be undone.`,
+      lead: podCrumbs(context, pod, 'Delete'),
+      explain: `Its ${count === 1 ? 'cell stays yours and leaves' : `${count} cells stay yours and leave`} the pod, its open rings and broadcasts are canceled, and the pod no longer appears in the console or the API. This cannot be undone.`,
       action: `${podPath(context, pod.id)}/delete`,
       confirm: `Delete ${pod.name}`,
       keep: { href: podPath(context, pod.id), text: 'Keep the pod' },
@@ -372,16 +299,15 @@ export function deletePodPage(context: SignedInContext, pod: PodView): Html {
 
 export function draftPage(context: SignedInContext, view: { pod: PodView; draft: DraftView; form?: FormState }): Html {
   const { pod, draft, form } = view;
-  const values = form ?? { values: { to: draft.to, body: draft.body }, errors: {} };
+  const base = podPath(context, pod.id);
   return layout(
     { ...context, current: 'pods' },
     `${failed(form) ? 'Error: ' : ''}Edit draft — ${pod.name}`,
     html`<div class="card">
-<nav aria-label="Breadcrumb" class="crumbs"><ol><li><a href="${podsPath(context)}">Pods</a></li><li><a href="${podPath(context, pod.id)}">${pod.name}</a></li><li aria-current="page">Draft</li></ol></nav>
+${podCrumbs(context, pod, 'Draft')}
 <h1>Edit the draft</h1>
-${formNotice(form)}
-${draftForm(context, `${podPath(context, pod.id)}/drafts/${encodeURIComponent(draft.id)}`, values, 'Save draft', false)}
-<p class="after"><a href="${podPath(context, pod.id)}#drafts">Back to ${pod.name}</a></p>
+${draftForm(context, `${base}/drafts/${encodeURIComponent(draft.id)}`, form ?? { values: { to: draft.to, body: draft.body }, errors: {} }, false)}
+<p class="after"><a href="${base}#drafts">Back to ${pod.name}</a></p>
 </div>`,
   );
 }

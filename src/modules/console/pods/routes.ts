@@ -1,26 +1,12 @@
-// The Pods section, every read and write through the pods operations (invoke, as the console's
-// principal), so what it allows and refuses is what the API would:
-//   GET  /console/pods                                   list, create form
-//   POST /console/pods                                   create (client_id minted with the form)
-//   GET  /console/pods/:pod_id                           the pod's page
-//   POST /console/pods/:pod_id                           rename, replace its cells
-//   POST /console/pods/:pod_id/quiet-hours               set or clear quiet hours
-//   POST /console/pods/:pod_id/drafts                    new draft
-//   GET  /console/pods/:pod_id/drafts/:draft_id          edit page; POST saves
-//   POST /console/pods/:pod_id/drafts/:draft_id/send     send; .../discard deletes
-//   GET  /console/pods/:pod_id/delete                    confirm deleting the pod; POST deletes
-//   POST /console/pods/:pod_id/lists                     new contact list; .../lists/:list_id/delete
-//   GET  /console/pods/:pod_id/lists/:list_id            the list's page (list-routes.ts)
-//   POST /console/pods/:pod_id/ignore                    ignore a number; .../ignore/remove
-//   POST /console/pods/:pod_id/cycles                    start a ring or broadcast, 303 to its job
-//   GET  /console/pods/:pod_id/jobs/:job_id              the job's progress (live); POST .../cancel
-//   GET  /console/pods/:pod_id/jobs/:job_id/live         Server-Sent Events: the counts changed
-// Another organization's pod (or draft, list, job) is 404 like an unknown one.
+// The Pods section: its pods, a pod's page and its forms (drafts, contact lists, ignored numbers,
+// rings and broadcasts), a job's progress (live). Every read and write goes through the pods
+// operations (invoke, as the console's principal), so what it allows and refuses is what the API
+// would; another organization's pod (or draft, list, job) is 404 like an unknown one.
 import type { App } from '../../../http/types.ts';
 import { ApiError } from '../../../lib/errors.ts';
 import type { Html } from '../../../lib/html.ts';
-import { consoleBinder, sessionOf, STREAM_ROUTE, type Ask, type Refusal } from '../binder.ts';
-import { afterOf, pageLive, plainAnswer } from '../conversations/live.ts';
+import { consoleBinder, type Ask, type Refusal } from '../binder.ts';
+import { pageLive } from '../conversations/live.ts';
 import { CONSOLE_PATH } from '../http.ts';
 import { allCells } from '../messages/routes.ts';
 import type { ConsoleModule } from '../module.ts';
@@ -232,32 +218,22 @@ export function registerPodPages(scope: App, module: ConsoleModule): void {
     },
   });
 
-  scope.get(`${CONSOLE_PATH}/pods/:pod_id/jobs/:job_id/live`, STREAM_ROUTE, async (request, reply) => {
-    const session = sessionOf(request);
-    const { pod_id, job_id } = request.params as { pod_id: string; job_id: string };
-    const call = bind.caller(session);
-    let cellIds: string[];
-    try {
-      cellIds = (await call(ops.getPod, { id: pod_id })).cell_ids;
+  live.route(
+    `${CONSOLE_PATH}/pods/:pod_id/jobs/:job_id/live`,
+    async (request, session) => {
+      const { pod_id, job_id } = request.params as { pod_id: string; job_id: string };
+      const call = bind.caller(session);
+      const cells = new Set((await call(ops.getPod, { id: pod_id })).cell_ids);
       await call(ops.getPodJob, { pod_id, job_id });
-    } catch (error) {
-      if (error instanceof ApiError && error.code === 'not_found') return plainAnswer(reply, 404, 'No such job.');
-      throw error;
-    }
-    const after = afterOf(request);
-    if (after === 'invalid') return plainAnswer(reply, 400, 'after must be an event position from the page.');
-    const cells = new Set(cellIds);
-    await live.open(request, reply, {
-      organizationId: session.organizationId,
-      cellId: null,
-      // The job's counts move with its cells' messages, and it ends with a cycle event.
-      concerns: (envelope) =>
-        envelope.type.startsWith('cycle.')
-          ? (envelope.data as { id?: string }).id === job_id
-          : envelope.type.startsWith('message.') && cells.has(String(envelope.data.cell_id)),
-      after,
-      render: () => ({ event: 'refresh', data: { announce: 'The counts changed.' } }),
-    });
-    return reply;
-  });
+      return {
+        // The job's counts move with its cells' messages, and it ends with a cycle event.
+        concerns: (envelope) =>
+          envelope.type.startsWith('cycle.')
+            ? (envelope.data as { id?: string }).id === job_id
+            : envelope.type.startsWith('message.') && cells.has(String(envelope.data.cell_id)),
+        render: () => ({ event: 'refresh', data: { announce: 'The counts changed.' } }),
+      };
+    },
+    'No such job.',
+  );
 }
