@@ -25,7 +25,6 @@ import type { BoundTool } from './bind.ts';
 import { DEFAULT_WAIT_S } from './operations.ts';
 import { asToolError, ok, unverified, type CallContext } from './results.ts';
 import { McpTaskRepository, NO_ARGUMENTS, type McpTaskRow, type TaskOwner } from './task-repository.ts';
-import type { McpTaskStatus } from './tables.ts';
 
 /** The tools that run as tasks (execution.taskSupport "optional"), and when each one's answer is the awaited one. */
 const SETTLED = {
@@ -104,16 +103,6 @@ export interface McpTasksDeps {
   drain: AbortSignal;
 }
 
-type TaskView = {
-  taskId: string;
-  status: McpTaskStatus;
-  statusMessage?: string;
-  createdAt: string;
-  lastUpdatedAt: string;
-  ttl: number;
-  pollInterval: number;
-};
-
 type End = { status: 'completed' | 'failed'; statusMessage: string | null; result: string };
 
 export class McpTasks {
@@ -133,10 +122,7 @@ export class McpTasks {
     this.tools = new Map(deps.tools.filter((tool) => isTaskTool(tool.name)).map((tool) => [tool.name, tool]));
   }
 
-  /**
-   * The JSON-RPC response to a request of taskRequestOf, acting for `agent`; `call` is the HTTP
-   * request (id, logger), `signal` the client's hang-up.
-   */
+  /** The JSON-RPC response to a request of taskRequestOf; `signal` is the client's hang-up. */
   async answer(
     request: RpcRequest,
     agent: AgentPrincipal,
@@ -235,7 +221,7 @@ export class McpTasks {
   private async load(params: Record<string, unknown>, who: TaskOwner): Promise<McpTaskRow> {
     const id = params.taskId;
     if (typeof id !== 'string') throw new RpcError(INVALID_PARAMS, 'taskId is a string.');
-    const row = await this.repo.find(who, id, this.clock.now().toISOString());
+    const row = await this.find(who, id);
     if (!row) throw new RpcError(INVALID_PARAMS, `Task not found: ${id}.`);
     return row;
   }
@@ -278,10 +264,14 @@ export class McpTasks {
       at: this.clock.now().toISOString(),
     });
     if (!ended) {
-      const now = (await this.repo.find(who, row.id, this.clock.now().toISOString())) ?? row;
+      const now = (await this.find(who, row.id)) ?? row;
       throw new RpcError(INVALID_PARAMS, `Cannot cancel task in terminal status: ${now.status}.`);
     }
-    return view((await this.repo.find(who, row.id, this.clock.now().toISOString())) ?? row);
+    return view((await this.find(who, row.id)) ?? row);
+  }
+
+  private find(who: TaskOwner, id: string) {
+    return this.repo.find(who, id, this.clock.now().toISOString());
   }
 
   /** Runs a working task's tool (a look, or with `wait` the rest of its wait) and stores the end it reaches. */
@@ -290,7 +280,7 @@ export class McpTasks {
     if (!end) return { row, answer };
     await this.repo.finish(row.id, { ...end, at: this.clock.now().toISOString() });
     // Another process or a cancel may have ended it first: the stored end is the answer.
-    return { row: (await this.repo.find(acting.who, row.id, this.clock.now().toISOString())) ?? row, answer };
+    return { row: (await this.find(acting.who, row.id)) ?? row, answer };
   }
 
   /**
@@ -376,7 +366,7 @@ function fixSince(tool: TaskTool, args: Record<string, unknown>, nowMs: number):
   return { ...fixed, since: idFloor('msg', nowMs) };
 }
 
-function view(row: McpTaskRow): TaskView {
+function view(row: McpTaskRow) {
   return {
     taskId: row.id,
     status: row.status,

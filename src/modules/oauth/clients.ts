@@ -31,20 +31,9 @@ const MAX_REDIRECT_URIS = 20;
 /** Parameters of the authorization response: a redirect URI may not carry them itself. */
 const RESPONSE_PARAMETERS = ['code', 'state', 'iss', 'error', 'error_description', 'error_uri'];
 
-export interface Client {
-  id: string;
-  kind: OAuthClientsTable['kind'];
-  authMethod: ClientAuthMethod;
-  secretHash: string | null;
-  name: string | null;
-  uri: string | null;
-  redirectUris: string[];
-  grantTypes: string[];
-  /** Scopes the client may ask for; null: any API scope. */
-  scopes: string[] | null;
-}
+export type Client = ReturnType<typeof clientOf>;
 
-const clientOf = (row: OAuthClientsTable): Client => ({
+const clientOf = (row: OAuthClientsTable) => ({
   id: row.id,
   kind: row.kind,
   authMethod: row.token_endpoint_auth_method,
@@ -53,6 +42,7 @@ const clientOf = (row: OAuthClientsTable): Client => ({
   uri: row.client_uri,
   redirectUris: JSON.parse(row.redirect_uris) as string[],
   grantTypes: JSON.parse(row.grant_types) as string[],
+  // Scopes the client may ask for; null: any API scope.
   scopes: row.scope ? row.scope.split(' ') : null,
 });
 
