@@ -1,10 +1,8 @@
-// `cellgate device run` and `cellgate device doctor`: a real Android phone as a cell, through
-// Termux and Termux:API (docs/android.md). `run` is the shared protocol (device-driver.ts) with
-// the Termux driver (device-termux.ts), reports and inbound uploads going through the durable
-// outbox and the inbox position kept in the state file (device-state.ts). Kept to Node 22 APIs
-// (Termux ships Node 24 as nodejs-lts; the newest Termux `nodejs` is newer), no native addons.
-// Also the body of the single-file agent (device-agent-entry.ts, served at /v1/device/agent.mjs):
-// import only node: builtins and other agent files (device-*.ts, usage.ts) here.
+// `cellgate device run` and `doctor`: a real Android phone as a cell through Termux:API
+// (docs/android.md): the protocol (device-driver.ts) with the Termux driver, a durable outbox and
+// the inbox position on disk (device-state.ts). Node 22 APIs, no native addons. Also the body of
+// the single-file agent (device-agent-entry.ts, /v1/device/agent.mjs): import only node: builtins
+// and other agent files (device-*.ts, usage.ts) here.
 import { homedir } from 'node:os';
 import { join } from 'node:path';
 import {

@@ -1,9 +1,7 @@
 // The device protocol (docs/device-protocol.md) once, for every kind of phone: heartbeat, the
-// long-poll claim loop, reports retried with the same event_id, inbound uploads, pacing by the
-// server's send_rate_per_minute, and stopping on a rotated key (401). What a phone actually does
-// with a claimed message (and what it says in its heartbeat, and how it finds received texts) is
-// a DeviceDriver: the simulator (device-simulator.ts) is one, Termux (device-termux.ts) another.
-// Kept to what Node 22 supports and free of native addons: it also runs on the phone (Termux).
+// long-poll claim loop, reports retried with the same event_id, inbound uploads, pacing, and
+// stopping on a rotated key (401). What a phone does with a message is a DeviceDriver (the
+// simulator, Termux). Node 22 APIs, no native addons: it also runs on the phone.
 import { randomUUID } from 'node:crypto';
 
 export interface ClaimedMessage {

@@ -1,9 +1,6 @@
-// A simulated phone: one DeviceDriver (device-driver.ts holds the protocol: heartbeat, long-poll
-// claim loop, sent/delivered/failed reports with retried event ids, inbound texts) that "sends"
-// by waiting and reports delivered or failed. Used by `cellgate device simulate`, the demo, the
-// benchmarks and the tests. Phones that share a SimulatedNetwork (one process driving several
-// keys) text each other: a message to a number another of them carries arrives there as an
-// inbound upload, as in a rack. `cellgate device run|doctor` (a real phone) is device-agent.ts.
+// A simulated phone: a DeviceDriver (device-driver.ts) that "sends" by waiting and reports
+// delivered or failed; `cellgate device simulate`, the demo, the benchmarks and the tests use it.
+// Phones on one SimulatedNetwork text each other, as in a rack.
 import { AgentCliError, unreachable } from './agent-http.ts';
 import { actionUsage } from './device-agent.ts';
 import { HelpRequest, numberFlag, parseCommandLine, UsageError, wantsHelp } from './usage.ts';

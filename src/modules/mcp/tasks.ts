@@ -1,15 +1,9 @@
-// MCP Tasks (issue 26 §3; the 2025-11-25 Tasks of the protocol, as the v1 SDK client speaks
-// them): a wait tool called with `params.task` answers a CreateTaskResult at once, and
-// `tasks/get`, `tasks/result`, `tasks/list` and `tasks/cancel` follow it. Server SDK 2.4.0 parses
-// this vocabulary but runs none of it, so the route answers these JSON-RPC requests here, in
-// front of the SDK (docs/decisions.md "MCP Tasks").
-//
-// A task holds no process state: it is a row (./task-repository.ts) with the wait's arguments —
-// `since` fixed at creation — and a deadline (created + timeout_s). A wait is a database
-// condition, so any process settles a task by running the same tool: tasks/get looks once
-// (the tool with an already-aborted signal: one database look, no waiting), tasks/result waits
-// out the rest of the deadline. The answer stored is the tool's own CallToolResult, so a task's
-// result is exactly what the bounded call would have answered (timed out: `message: null`).
+// MCP Tasks (2025-11-25, as the v1 SDK client speaks them): a wait tool called with `params.task`
+// answers a CreateTaskResult at once; tasks/get, /result, /list and /cancel follow it. SDK 2.4.0
+// parses this vocabulary but runs none of it, so the route answers these here (docs/decisions.md
+// "MCP Tasks"). A task is a row (./task-repository.ts) with the wait's arguments (`since` fixed at
+// creation) and a deadline, so any process settles it by running the same tool: tasks/get looks
+// once, tasks/result waits out the deadline. The stored answer is the tool's own CallToolResult.
 import type { CallToolResult } from '@modelcontextprotocol/server';
 import type { Kysely } from 'kysely';
 import type { DB } from '../../db/schema.ts';

@@ -52,12 +52,8 @@ const LOOPBACK = /^http:\/\/(127\.0\.0\.1|\[::1\]|localhost)(?::(\d{1,5}))?(?=[/
 /** Why a redirect URI cannot be registered, or null. https, or http on a loopback host. */
 export function redirectUriProblem(raw: unknown): string | null {
   if (typeof raw !== 'string' || raw.length === 0 || raw.length > 2048) return 'must be a URI of 1-2048 characters';
-  let url: URL;
-  try {
-    url = new URL(raw);
-  } catch {
-    return 'must be an absolute URI';
-  }
+  if (!URL.canParse(raw)) return 'must be an absolute URI';
+  const url = new URL(raw);
   if (raw.includes('#')) return 'must not contain a fragment';
   if (url.username || url.password) return 'must not carry credentials';
   if (/[\s<>"\\^`{|}]/.test(raw)) return 'must not contain spaces or unsafe characters';
