@@ -100,19 +100,13 @@ export interface McpTasksDeps {
 type End = { status: 'completed' | 'failed'; statusMessage: string | null; result: string };
 
 export class McpTasks {
+  private readonly deps: McpTasksDeps;
   private readonly repo: McpTaskRepository;
-  private readonly clock: Clock;
-  private readonly invoker: Invoker;
   private readonly tools: Map<string, BoundTool>;
-  private readonly endpointUrl: string;
-  private readonly drain: AbortSignal;
 
   constructor(deps: McpTasksDeps) {
-    this.drain = deps.drain;
+    this.deps = deps;
     this.repo = new McpTaskRepository(deps.db);
-    this.clock = deps.clock;
-    this.invoker = deps.invoker;
-    this.endpointUrl = deps.endpointUrl;
     this.tools = new Map(deps.tools.filter((tool) => isTaskTool(tool.name)).map((tool) => [tool.name, tool]));
   }
 
@@ -143,7 +137,7 @@ export class McpTasks {
       case 'tasks/get':
         return view(row.status === 'working' ? (await this.settle(row, acting)).row : row);
       case 'tasks/result':
-        return this.result(row, acting, AbortSignal.any([signal, this.drain]));
+        return this.result(row, acting, AbortSignal.any([signal, this.deps.drain]));
       default:
         return this.cancel(row, who);
     }
@@ -174,7 +168,7 @@ export class McpTasks {
       if (!(error instanceof ApiError)) throw error;
       throw refusal(error.code === 'organization_unverified' ? unverified(name) : error);
     }
-    const now = this.clock.now();
+    const now = this.deps.clock.now();
     const at = now.toISOString();
     await this.repo.prune(at);
     const fixed = fixSince(name, args as Record<string, unknown>, now.getTime());
@@ -229,7 +223,7 @@ export class McpTasks {
         throw new RpcError(INVALID_PARAMS, 'Invalid cursor.');
       after = { createdAt, id };
     }
-    const rows = await this.repo.list(who, this.clock.now().toISOString(), LIST_PAGE + 1, after);
+    const rows = await this.repo.list(who, this.deps.clock.now().toISOString(), LIST_PAGE + 1, after);
     const page = rows.slice(0, LIST_PAGE);
     const last = page.at(-1);
     const nextCursor =
@@ -255,7 +249,7 @@ export class McpTasks {
       status: 'cancelled',
       statusMessage: 'Cancelled by the client.',
       result: null,
-      at: this.clock.now().toISOString(),
+      at: this.deps.clock.now().toISOString(),
     });
     if (!ended) {
       const now = (await this.find(who, row.id)) ?? row;
@@ -265,14 +259,14 @@ export class McpTasks {
   }
 
   private find(who: TaskOwner, id: string) {
-    return this.repo.find(who, id, this.clock.now().toISOString());
+    return this.repo.find(who, id, this.deps.clock.now().toISOString());
   }
 
   /** Runs a working task's tool (a look, or with `wait` the rest of its wait) and stores the end it reaches. */
   private async settle(row: McpTaskRow, acting: Acting, wait?: AbortSignal) {
     const { answer, end } = await this.run(row, acting, wait);
     if (!end) return { row, answer };
-    await this.repo.finish(row.id, { ...end, at: this.clock.now().toISOString() });
+    await this.repo.finish(row.id, { ...end, at: this.deps.clock.now().toISOString() });
     // Another process or a cancel may have ended it first: the stored end is the answer.
     return { row: (await this.find(acting.who, row.id)) ?? row, answer };
   }
@@ -285,7 +279,7 @@ export class McpTasks {
   private async run(row: McpTaskRow, acting: Acting, wait: AbortSignal | undefined) {
     const tool = this.tools.get(row.tool)!;
     const args = JSON.parse(row.arguments) as Record<string, unknown>;
-    const leftMs = Date.parse(row.deadline_at) - this.clock.now().getTime();
+    const leftMs = Date.parse(row.deadline_at) - this.deps.clock.now().getTime();
     const waiting = wait !== undefined && leftMs > 0;
     if (waiting) args.timeout_s = Math.min(50, Math.ceil(leftMs / 1000));
     const answer = await this.call(tool, acting, args, waiting ? wait : AbortSignal.abort());
@@ -312,9 +306,9 @@ export class McpTasks {
     signal: AbortSignal,
   ): Promise<CallToolResult> {
     try {
-      const outcome = await this.invoker.invoke(tool.binding.operation, acting.agent, args, {
+      const outcome = await this.deps.invoker.invoke(tool.binding.operation, acting.agent, args, {
         signal,
-        resourceUrl: this.endpointUrl,
+        resourceUrl: this.deps.endpointUrl,
       });
       const value = (outcome.replayed ? JSON.parse(outcome.body) : outcome.value) as never;
       const { structured, text } = tool.binding.result(value, false);

@@ -216,11 +216,9 @@ function basicCredentials(header: string): { id: string; secret: string } {
 export type Unresolved = { problem: string; busy?: true };
 
 export class OAuthClients {
+  private readonly deps: ConstructorParameters<typeof OAuthClients>[0];
   private readonly repo: OAuthRepository;
   private readonly clock: Clock;
-  private readonly allScopes: string[];
-  private readonly lookup: Lookup;
-  private readonly fetch: DocumentFetcher;
   private readonly maxFetches: number;
   /** Document URLs whose last fetch failed: the reason, until when it is repeated without fetching. */
   private readonly failures = new Map<string, { problem: string; until: number }>();
@@ -235,11 +233,9 @@ export class OAuthClients {
     fetch: DocumentFetcher;
     maxConcurrentFetches?: number;
   }) {
+    this.deps = deps;
     this.repo = deps.repo;
     this.clock = deps.clock;
-    this.allScopes = deps.allScopes;
-    this.lookup = deps.lookup;
-    this.fetch = deps.fetch;
     this.maxFetches = deps.maxConcurrentFetches ?? MAX_CONCURRENT_FETCHES;
   }
 
@@ -247,7 +243,10 @@ export class OAuthClients {
   async register(body: unknown) {
     if (typeof body !== 'object' || body === null || Array.isArray(body))
       throw metadataError('The body must be a JSON object of client metadata.');
-    const metadata = parseMetadata(body as Record<string, unknown>, { allScopes: this.allScopes, document: false });
+    const metadata = parseMetadata(body as Record<string, unknown>, {
+      allScopes: this.deps.allScopes,
+      document: false,
+    });
     const now = this.clock.now();
     const iso = now.toISOString();
     const secret = metadata.authMethod === 'none' ? null : newSecret(CLIENT_SECRET_PREFIX);
@@ -324,12 +323,12 @@ export class OAuthClients {
   }
 
   private async fetchAndParse(clientId: string): Promise<{ metadata: Metadata } | Unresolved> {
-    const fetched = await fetchMetadataDocument(clientId, { lookup: this.lookup, fetch: this.fetch });
+    const fetched = await fetchMetadataDocument(clientId, { lookup: this.deps.lookup, fetch: this.deps.fetch });
     if (!fetched.ok) return { problem: fetched.reason };
     if (fetched.document.client_id !== clientId)
       return { problem: 'The client metadata document does not name its own URL as client_id.' };
     try {
-      return { metadata: parseMetadata(fetched.document, { allScopes: this.allScopes, document: true }) };
+      return { metadata: parseMetadata(fetched.document, { allScopes: this.deps.allScopes, document: true }) };
     } catch (error) {
       if (error instanceof OAuthError)
         return { problem: `The client metadata document is not acceptable: ${error.message}` };
