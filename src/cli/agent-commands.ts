@@ -1,12 +1,9 @@
-// Agent-side commands over the REST API with an API key (CELLGATE_API_KEY or --key):
-//   cellgate send --cell <id> --to <number> [--idempotency-key k] [--wait] "text"
-//   cellgate messages ls --cell <id> [--direction inbound|outbound] [--limit n] [--cursor c]
-//   cellgate events tail [--types message.*,cell.*] [--since evt_...] [--json]
-//   cellgate status
-// agent-http.ts finds the service and turns failures into one line; this file parses the flags and
-// prints. Progress (the --wait spinner, "listening") goes to stderr, results to stdout.
+// Agent-side commands over the REST API with an API key (send, messages ls, events tail, status;
+// AGENT_USAGE). agent-http.ts finds the service and turns failures into one line; this file parses
+// the flags and prints. Progress (the --wait spinner, "listening") goes to stderr, results to stdout.
 import type { ParseArgsConfig } from 'node:util';
 import { WebSocket } from 'ws';
+import { dollarsOfNumber } from '../modules/billing/money.ts';
 import {
   AgentCliError,
   apiRequest,
@@ -56,7 +53,7 @@ const COMMON_OPTIONS = {
   help: { type: 'boolean', short: 'h' },
 } as const satisfies ParseArgsConfig['options'];
 
-/** The command's flags (usage.ts: --help prints the usage and exits 0, a bad flag exits 2). */
+/** The command's flags (usage.ts: --help, before parsing, prints the usage and exits 0; a bad flag exits 2). */
 function parse<O extends NonNullable<ParseArgsConfig['options']>>(
   command: keyof typeof AGENT_USAGE,
   args: string[],
@@ -140,7 +137,6 @@ async function sendCommand(args: string[], out: Out, progress: Out): Promise<voi
     },
     true,
   );
-  if (values.help) return help('send', out);
   const cell = requireFlag('cell', values.cell, CELL_ID, 'a cell id (cell_...)');
   const to = requireFlag('to', values.to, /^\+?[\d\s().-]{3,}$/, 'a phone number (E.164, +14155550123)');
   const text = positionals.join(' ');
@@ -163,15 +159,7 @@ async function sendCommand(args: string[], out: Out, progress: Out): Promise<voi
   if (!values.wait) return;
   // A phone without delivery reports never makes a message `delivered`: the wait ends at `sent`.
   const deliveryReports = await reportsDelivery(target, cell);
-  const final = await waitUntilFinal(
-    target,
-    cell,
-    String(sent.id),
-    String(sent.status),
-    timeoutSeconds * 1000,
-    progress,
-    deliveryReports,
-  );
+  const final = await waitUntilFinal(target, cell, sent, timeoutSeconds * 1000, progress, deliveryReports);
   if (!deliveryReports && final.status === 'sent')
     out(`${String(final.id)} was sent; the cell's phone does not report delivery, so sent is as far as it goes`);
   printMessage(final, out);
@@ -210,15 +198,15 @@ async function stillBecause(target: Target, cell: string, status: string): Promi
 async function waitUntilFinal(
   target: Target,
   cell: string,
-  id: string,
-  initial: string,
+  sent: Json,
   timeoutMs: number,
   progress: Out,
-  deliveryReports = true,
+  deliveryReports: boolean,
 ): Promise<Json> {
   const tty = process.stderr.isTTY === true;
   const started = Date.now();
-  let status = initial;
+  const id = String(sent.id);
+  let status = String(sent.status);
   let frame = 0;
   if (!tty) progress(`waiting for ${id}: ${status}`);
   const spin = tty
@@ -254,23 +242,16 @@ async function waitUntilFinal(
   }
 }
 
+const SHOWN = ['id', 'status', 'direction', 'from', 'to', 'body', 'segments', 'created_at', 'sent_at', 'delivered_at'];
+
 function printMessage(message: Json, out: Out): void {
   const error = message.error as { code?: string; message?: string } | null;
-  const rows: [string, unknown][] = [
-    ['id', message.id],
-    ['status', message.status],
-    ['direction', message.direction],
-    ['from', message.from],
-    ['to', message.to],
-    ['body', message.body],
-    ['segments', message.segments],
-    ['created_at', message.created_at],
-    ['sent_at', message.sent_at],
-    ['delivered_at', message.delivered_at],
+  const rows = [
+    ...SHOWN.map((name) => [name, message[name]]),
     ['error', error ? `${error.code}: ${error.message}` : null],
   ];
   for (const [name, value] of rows)
-    if (value !== null && value !== undefined) out(`${name.padEnd(13)}${String(value)}`);
+    if (value !== null && value !== undefined) out(`${String(name).padEnd(13)}${String(value)}`);
 }
 
 // ---- messages ls ---------------------------------------------------------------------------------
@@ -286,7 +267,6 @@ async function messagesCommand(args: string[], out: Out, progress: Out): Promise
     limit: { type: 'string' },
     cursor: { type: 'string' },
   });
-  if (values.help) return help('messages', out);
   const cell = requireFlag('cell', values.cell, CELL_ID, 'a cell id (cell_...)');
   if (values.direction !== undefined && values.direction !== 'inbound' && values.direction !== 'outbound') {
     throw new UsageError(`--direction ${JSON.stringify(values.direction)} must be inbound or outbound`);
@@ -382,7 +362,6 @@ async function eventsCommand(
     since: { type: 'string' },
     json: { type: 'boolean' },
   });
-  if (values.help) return help('events', out);
   if (
     values.types !== undefined &&
     !/^[a-z_]+\.(\*|[a-z_]+)(,[a-z_]+\.(\*|[a-z_]+))*$/.test(values.types.replace(/\s/g, ''))
@@ -480,14 +459,13 @@ async function eventsCommand(
 
 async function statusCommand(args: string[], out: Out): Promise<void> {
   const { values } = parse('status', args, {});
-  if (values.help) return help('status', out);
   const status = await apiRequest(targetOf(values), 'GET', '/v1/agent/status');
   const org = (status.organization ?? {}) as Json;
   const billing = (status.billing ?? {}) as Json;
   const cells = (status.cells ?? {}) as Json;
   out(`organization ${String(org.name ?? '')} (${String(org.id)}) is ${String(org.status)}`);
   out(
-    `billing ${String(billing.state)}${billing.tier ? ` on ${String(billing.tier)}` : ''}, prepaid balance $${Number(billing.prepaid_balance_usd ?? 0).toFixed(2)}`,
+    `billing ${String(billing.state)}${billing.tier ? ` on ${String(billing.tier)}` : ''}, prepaid balance ${dollarsOfNumber(Number(billing.prepaid_balance_usd ?? 0))}`,
   );
   out(
     `cells ${Object.entries(cells)

@@ -1,8 +1,6 @@
-// The agent-side commands' view of the REST API (src/cli/agent-commands.ts): where the service is
-// (--base-url, CELLGATE_BASE_URL, else http://<CELLGATE_HOST>:<CELLGATE_PORT> as the service
-// itself defaults to), the API key (--key, CELLGATE_API_KEY),
-// and one call that turns every failure into one line that says what to do: a missing key, a base
-// URL that is not a URL or where nothing (or not Cellgate) answers, and the API's problem+json.
+// The agent commands' view of the REST API: where the service is, the API key, and one call that
+// turns every failure (no key, a bad base URL, nothing or not Cellgate answering, a problem+json)
+// into one line that says what to do.
 import { isHost } from '../lib/host.ts';
 import { CliError } from './usage.ts';
 
@@ -37,19 +35,6 @@ export function localBaseUrl(env: NodeJS.ProcessEnv = process.env): { url: strin
   };
 }
 
-/** An answer of the API that is an error (problem+json): its status, code and detail. */
-export class ApiProblem extends AgentCliError {
-  readonly status: number;
-  readonly code: string;
-  readonly detail: string;
-  constructor(status: number, code: string, detail: string) {
-    super(`${code} (HTTP ${status}): ${detail}`);
-    this.status = status;
-    this.code = code;
-    this.detail = detail;
-  }
-}
-
 export interface Target {
   baseUrl: string;
   key: string;
@@ -73,12 +58,7 @@ export function resolveTarget(flags: { baseUrl?: string; key?: string }, env: No
 }
 
 function parseBaseUrl(raw: string, source: string): string {
-  let url: URL | null = null;
-  try {
-    url = new URL(raw);
-  } catch {
-    url = null;
-  }
+  const url = URL.canParse(raw) ? new URL(raw) : null;
   if (!url || (url.protocol !== 'http:' && url.protocol !== 'https:') || url.search || url.hash) {
     throw new AgentCliError(
       `the base URL ${JSON.stringify(raw)} (${source}) is not an http:// or https:// URL: is the service running at ${DEFAULT_BASE_URL}? Set CELLGATE_BASE_URL or --base-url to where it runs`,
@@ -140,21 +120,16 @@ export async function apiRequest(
   const type = response.headers.get('content-type') ?? '';
   const text = await response.text();
   let body: unknown = null;
-  if (/json/.test(type)) {
-    try {
-      body = JSON.parse(text);
-    } catch {
-      body = null;
-    }
+  try {
+    if (/json/.test(type)) body = JSON.parse(text);
+  } catch {
+    // not JSON after all: not the Cellgate API
   }
   const object = body && typeof body === 'object' && !Array.isArray(body) ? (body as Json) : null;
   if (response.ok && object) return object;
   if (!response.ok && object && typeof object.code === 'string') {
-    throw new ApiProblem(
-      response.status,
-      object.code,
-      typeof object.detail === 'string' ? object.detail : String(object.title ?? ''),
-    );
+    const detail = typeof object.detail === 'string' ? object.detail : String(object.title ?? '');
+    throw new AgentCliError(`${object.code} (HTTP ${response.status}): ${detail}`);
   }
   throw unreachable(
     target.baseUrl,

@@ -7,6 +7,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { buildApp } from '../app.ts';
+import { dollars, dollarsOfNumber } from '../modules/billing/money.ts';
 import { loadConfig } from '../config.ts';
 import { openDatabase } from '../db/database.ts';
 import { migrateToLatest } from '../db/migrate.ts';
@@ -87,13 +88,13 @@ export async function demoCommand(
     });
     const due = refused.payment as Json;
     show(
-      `402 ${String(refused.code)}: ${String(due.intent)} of ${String(due.tier)} for $${String(due.amount_usd)}, rails ${(due.rails as string[]).join(', ')}`,
+      `402 ${String(refused.code)}: ${String(due.intent)} of ${String(due.tier)} for ${dollars(String(due.amount_usd))}, rails ${(due.rails as string[]).join(', ')}`,
     );
     await payOnCheckoutPage(api, baseUrl, apiKey, { intent: 'setup', tier: 'pro' }, show);
     await payOnCheckoutPage(api, baseUrl, apiKey, { intent: 'top_up', amount_usd: '5.00' }, show);
     const billing = await api('GET', '/v1/billing/status', { token: apiKey });
     show(
-      `billing is ${String(billing.state)} on ${String(billing.tier)} until ${String(billing.current_period_end)}; prepaid balance $${String(billing.prepaid_balance_usd)} (a text costs $0.01 a segment)`,
+      `billing is ${String(billing.state)} on ${String(billing.tier)} until ${String(billing.current_period_end)}; prepaid balance ${dollarsOfNumber(Number(billing.prepaid_balance_usd))} (a text costs $0.01 a segment)`,
     );
 
     step('Adding three phones to the rack (admin device inventory)');
@@ -126,7 +127,7 @@ export async function demoCommand(
     const cellA = await api('POST', '/v1/cells', { token: apiKey, body: { display_name: 'Agent A' }, expect: 201 });
     const cellB = await api('POST', '/v1/cells', { token: apiKey, body: { display_name: 'Agent B' }, expect: 201 });
     for (const cell of [cellA, cellB]) {
-      show(`${String(cell.id)} "${String(cell.display_name)}" ${String(cell.status)} on ${String(cell.phone_number)}`);
+      show(cellLine(cell));
       if (cell.status !== 'active' || !phones.has(String(cell.phone_number)))
         throw new Error(`cell ${String(cell.id)} did not get a phone from the rack`);
     }
@@ -142,12 +143,15 @@ export async function demoCommand(
     show(`202 accepted: ${String(sent.id)} is ${String(sent.status)} (${String(sent.segments)} segment)`);
 
     step('Waiting for phone A to send it and report delivery');
-    const delivered = await waitForStatus(
-      api,
-      apiKey,
-      `/v1/cells/${String(cellA.id)}/messages/${String(sent.id)}`,
-      (status) => show(`message ${String(sent.id)} is ${status}`),
-    );
+    let last = '';
+    const delivered = await waitFor(async () => {
+      const message = await api('GET', `/v1/cells/${String(cellA.id)}/messages/${String(sent.id)}`, { token: apiKey });
+      const status = String(message.status);
+      if (status !== last) show(`message ${String(sent.id)} is ${(last = status)}`);
+      if (status === 'failed' || status === 'canceled')
+        throw new Error(`the message ended ${status}: ${JSON.stringify(message.error)}`);
+      return status === 'delivered' ? message : undefined;
+    }, 'the message to be delivered');
     show(`delivered_at ${String(delivered.delivered_at)}`);
 
     step("Phone B is in the same rack: it received the text and reported it; reading cell B's inbound messages");
@@ -163,9 +167,7 @@ export async function demoCommand(
 
     step('Creating a third cell and a pod of the three cells');
     const cellC = await api('POST', '/v1/cells', { token: apiKey, body: { display_name: 'Agent C' }, expect: 201 });
-    show(
-      `${String(cellC.id)} "${String(cellC.display_name)}" ${String(cellC.status)} on ${String(cellC.phone_number)}`,
-    );
+    show(cellLine(cellC));
     const ring = [cellA, cellB, cellC];
     const pod = await api('POST', '/v1/pods', {
       token: apiKey,
@@ -213,6 +215,9 @@ export async function demoCommand(
     }
   }
 }
+
+const cellLine = (cell: Json) =>
+  `${String(cell.id)} "${String(cell.display_name)}" ${String(cell.status)} on ${String(cell.phone_number)}`;
 
 type Api = (
   method: string,
@@ -284,26 +289,5 @@ async function payOnCheckoutPage(
     body: '',
   });
   if (paid.status !== 200) throw new Error(`paying on ${url} failed: ${paid.status}`);
-  show(`paid ${String(checkout.intent)} $${String(checkout.amount_usd)} on the card page ${url.split('?')[0]}`);
-}
-
-/** Polls a message until it reaches a final state; reports each status it sees once. */
-async function waitForStatus(
-  api: Api,
-  apiKey: string,
-  path: string,
-  onStatus: (status: string) => void,
-): Promise<Json> {
-  const deadline = Date.now() + DELIVERY_TIMEOUT_MS;
-  let last = '';
-  for (;;) {
-    const message = await api('GET', path, { token: apiKey });
-    const status = String(message.status);
-    if (status !== last) onStatus((last = status));
-    if (status === 'delivered') return message;
-    if (['failed', 'canceled'].includes(status))
-      throw new Error(`the message ended ${status}: ${JSON.stringify(message.error)}`);
-    if (Date.now() > deadline) throw new Error(`the message was still ${status} after ${DELIVERY_TIMEOUT_MS / 1000} s`);
-    await new Promise((done) => setTimeout(done, 100));
-  }
+  show(`paid ${String(checkout.intent)} ${dollars(String(checkout.amount_usd))} on the card page ${url.split('?')[0]}`);
 }

@@ -1,10 +1,8 @@
-// `cellgate device run` and `cellgate device doctor`: a real Android phone as a cell, through
-// Termux and Termux:API (docs/android.md). `run` is the shared protocol (device-driver.ts) with
-// the Termux driver (device-termux.ts), reports and inbound uploads going through the durable
-// outbox and the inbox position kept in the state file (device-state.ts). Kept to Node 22 APIs
-// (Termux ships Node 24 as nodejs-lts; the newest Termux `nodejs` is newer), no native addons.
-// Also the body of the single-file agent (device-agent-entry.ts, served at /v1/device/agent.mjs):
-// import only node: builtins and other agent files (device-*.ts, usage.ts) here.
+// `cellgate device run` and `doctor`: a real Android phone as a cell through Termux:API
+// (docs/android.md): the protocol (device-driver.ts) with the Termux driver, a durable outbox and
+// the inbox position on disk (device-state.ts). Node 22 APIs, no native addons. Also the body of
+// the single-file agent (device-agent-entry.ts, /v1/device/agent.mjs): import only node: builtins
+// and other agent files (device-*.ts, usage.ts) here.
 import { homedir } from 'node:os';
 import { join } from 'node:path';
 import {
@@ -14,9 +12,9 @@ import {
   FatalDeviceError,
   REJECTED_KEY_HELP,
   startDevice,
-  type ClaimedMessage,
   type DeviceConfig,
   type DeviceEvent,
+  type ProtocolOptions,
   type RunningDevice,
 } from './device-driver.ts';
 import { Outbox, StateFile } from './device-state.ts';
@@ -33,9 +31,18 @@ import {
 } from './device-termux.ts';
 import { numberFlag, parseCommandLine, UsageError } from './usage.ts';
 
-export interface AgentOptions {
-  baseUrl: string;
-  key: string;
+export interface AgentOptions extends Pick<
+  ProtocolOptions,
+  | 'baseUrl'
+  | 'key'
+  | 'pollWaitSeconds'
+  | 'heartbeatIntervalMs'
+  | 'sendJitterMs'
+  | 'fetch'
+  | 'logger'
+  | 'now'
+  | 'onClaim'
+> {
   /** Where state.json and outbox.jsonl live (default ~/.cellgate). */
   stateDir: string;
   /** SIM slot for termux-sms-send -s. */
@@ -43,17 +50,10 @@ export interface AgentOptions {
   pollWaitSeconds?: number;
   inboxIntervalMs?: number;
   commandTimeoutMs?: number;
-  heartbeatIntervalMs?: number;
   /** Longest wait between retries of a queued report or upload (default 60 s). */
   maxBackoffMs?: number;
-  /** Random pause between two sends (default 2-8 s, AGENT_DEFAULTS.sendJitterMs). */
-  sendJitterMs?: { min: number; max: number };
   /** Environment of the termux-* commands (PATH). */
   env?: NodeJS.ProcessEnv;
-  fetch?: typeof fetch;
-  logger?: (line: string) => void;
-  now?: () => Date;
-  onClaim?: (message: ClaimedMessage) => void;
   /** Called once the service accepted a report. */
   onReport?: (messageId: string, event: DeviceEvent) => void;
 }
@@ -101,17 +101,12 @@ export async function startAgent(options: AgentOptions): Promise<Agent> {
   });
   device = await startDevice(
     {
-      baseUrl: options.baseUrl,
-      key: options.key,
+      ...options,
       pollWaitSeconds: options.pollWaitSeconds ?? AGENT_DEFAULTS.pollWaitSeconds,
-      heartbeatIntervalMs: options.heartbeatIntervalMs,
-      paceSends: true,
       sendJitterMs: options.sendJitterMs ?? AGENT_DEFAULTS.sendJitterMs,
+      paceSends: true,
       retryFirstHeartbeat: true,
-      fetch: options.fetch,
       logger: log,
-      now: options.now,
-      onClaim: options.onClaim,
       sink: outbox,
     },
     termuxDriver({
@@ -164,14 +159,7 @@ export interface Check {
   text: string;
 }
 
-export interface DoctorOptions {
-  baseUrl: string;
-  key: string;
-  commandTimeoutMs?: number;
-  env?: NodeJS.ProcessEnv;
-  fetch?: typeof fetch;
-  now?: () => Date;
-}
+export type DoctorOptions = Pick<AgentOptions, 'baseUrl' | 'key' | 'commandTimeoutMs' | 'env' | 'fetch' | 'now'>;
 
 /** Everything `device run` needs, checked one by one; each check says what to do when it fails. */
 export async function doctor(options: DoctorOptions): Promise<Check[]> {

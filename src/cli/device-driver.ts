@@ -1,9 +1,7 @@
 // The device protocol (docs/device-protocol.md) once, for every kind of phone: heartbeat, the
-// long-poll claim loop, reports retried with the same event_id, inbound uploads, pacing by the
-// server's send_rate_per_minute, and stopping on a rotated key (401). What a phone actually does
-// with a claimed message (and what it says in its heartbeat, and how it finds received texts) is
-// a DeviceDriver: the simulator (device-simulator.ts) is one, Termux (device-termux.ts) another.
-// Kept to what Node 22 supports and free of native addons: it also runs on the phone (Termux).
+// long-poll claim loop, reports retried with the same event_id, inbound uploads, pacing, and
+// stopping on a rotated key (401). What a phone does with a message is a DeviceDriver (the
+// simulator, Termux). Node 22 APIs, no native addons: it also runs on the phone.
 import { randomUUID } from 'node:crypto';
 
 export interface ClaimedMessage {
@@ -28,18 +26,19 @@ export interface DeviceConfig {
   server_time: string;
 }
 
-export interface DeviceStats {
-  heartbeats: number;
-  polls: number;
-  claimed: number;
-  sent: number;
-  delivered: number;
-  failed: number;
-  inbound: number;
-  /** Report attempts repeated after a network error, 429 or 5xx (same event_id). */
-  retries: number;
-  errors: number;
-}
+// retries: report attempts repeated after a network error, 429 or 5xx (same event_id).
+const STAT_NAMES = [
+  'heartbeats',
+  'polls',
+  'claimed',
+  'sent',
+  'delivered',
+  'failed',
+  'inbound',
+  'retries',
+  'errors',
+] as const;
+export type DeviceStats = Record<(typeof STAT_NAMES)[number], number>;
 
 export type DeviceEvent = 'sending' | 'sent' | 'delivered' | 'failed';
 
@@ -236,11 +235,7 @@ export class SendPacer {
   private readonly clock: () => number;
   private readonly jitter: { min: number; max: number };
   private readonly random: () => number;
-  constructor(
-    clock: () => number = Date.now,
-    jitter: { min: number; max: number } = { min: 0, max: 0 },
-    random: () => number = Math.random,
-  ) {
+  constructor(clock = Date.now, jitter = { min: 0, max: 0 }, random = Math.random) {
     this.clock = clock;
     this.jitter = jitter;
     this.random = random;
@@ -286,17 +281,7 @@ export async function startDevice(options: ProtocolOptions, driver: DeviceDriver
   const log = options.logger ?? ((line: string) => process.stdout.write(`${line}\n`));
   const now = options.now ?? (() => new Date());
   const call = deviceCaller(options.baseUrl, options.key, options.fetch);
-  const stats: DeviceStats = {
-    heartbeats: 0,
-    polls: 0,
-    claimed: 0,
-    sent: 0,
-    delivered: 0,
-    failed: 0,
-    inbound: 0,
-    retries: 0,
-    errors: 0,
-  };
+  const stats = Object.fromEntries(STAT_NAMES.map((name) => [name, 0])) as DeviceStats;
   const halt = new AbortController();
   const inFlight = new Set<Promise<void>>();
   const pacer = new SendPacer(Date.now, settings.sendJitterMs, options.random);
@@ -304,10 +289,10 @@ export async function startDevice(options: ProtocolOptions, driver: DeviceDriver
   let tag = 'device';
   const tagged = (line: string) => log(`[${tag}] ${line}`);
 
-  function stopFatally(error: FatalDeviceError): void {
+  const stopFatally = (error: FatalDeviceError) => {
     fatal ??= error;
     halt.abort();
-  }
+  };
 
   /** Sends one request until it gets a non-retryable answer; network errors, 429 and 5xx are retried with the same body. */
   async function callWithRetry(what: string, method: string, path: string, body: unknown): Promise<Answer> {
@@ -421,12 +406,18 @@ export async function startDevice(options: ProtocolOptions, driver: DeviceDriver
     return { status: answer?.status ?? 202, message: answer?.body ?? {} };
   }
 
-  function track(work: Promise<void>): void {
-    const settled = work.catch((error: unknown) => {
+  /** Counts and logs a failure; a fatal one stops the device, and so does any with `halt`. */
+  const failed =
+    (prefix = '', halts = false) =>
+    (error: unknown) => {
       stats.errors += 1;
-      tagged(errorText(error));
+      tagged(prefix + errorText(error));
       if (error instanceof FatalDeviceError) stopFatally(error);
-    });
+      else if (halts) halt.abort();
+    };
+
+  function track(work: Promise<void>): void {
+    const settled = work.catch(failed());
     inFlight.add(settled);
     void settled.finally(() => inFlight.delete(settled));
   }
@@ -503,38 +494,19 @@ export async function startDevice(options: ProtocolOptions, driver: DeviceDriver
   };
 
   const heartbeats = setInterval(() => {
-    heartbeat().then(
-      (answer) => {
-        // Say when the operator pauses or releases the phone, or the service quarantines it.
-        if (holdText(answer) !== holdText(latest))
-          tagged(answer.hold ? `the service hands this phone nothing (${holdText(answer)})` : 'claiming again');
-        latest = answer;
-      },
-      (error: unknown) => {
-        stats.errors += 1;
-        tagged(errorText(error));
-        if (error instanceof FatalDeviceError) stopFatally(error);
-      },
-    );
+    heartbeat().then((answer) => {
+      // Say when the operator pauses or releases the phone, or the service quarantines it.
+      if (holdText(answer) !== holdText(latest))
+        tagged(answer.hold ? `the service hands this phone nothing (${holdText(answer)})` : 'claiming again');
+      latest = answer;
+    }, failed());
   }, settings.heartbeatIntervalMs);
   heartbeats.unref();
 
   const loops = Array.from({ length: Math.max(1, settings.pollers) }, () =>
-    pollLoop().catch((error: unknown) => {
-      stats.errors += 1;
-      tagged(`stopping: ${errorText(error)}`);
-      if (error instanceof FatalDeviceError) stopFatally(error);
-      else halt.abort();
-    }),
+    pollLoop().catch(failed('stopping: ', true)),
   );
-  const background = driver.run
-    ? driver.run(context).catch((error: unknown) => {
-        stats.errors += 1;
-        tagged(`stopping: ${errorText(error)}`);
-        if (error instanceof FatalDeviceError) stopFatally(error);
-        else halt.abort();
-      })
-    : Promise.resolve();
+  const background = driver.run ? driver.run(context).catch(failed('stopping: ', true)) : Promise.resolve();
   const stopped = Promise.all([...loops, background]).then(async () => {
     clearInterval(heartbeats);
     while (inFlight.size > 0) await Promise.all(inFlight);

@@ -1,9 +1,6 @@
-// A simulated phone: one DeviceDriver (device-driver.ts holds the protocol: heartbeat, long-poll
-// claim loop, sent/delivered/failed reports with retried event ids, inbound texts) that "sends"
-// by waiting and reports delivered or failed. Used by `cellgate device simulate`, the demo, the
-// benchmarks and the tests. Phones that share a SimulatedNetwork (one process driving several
-// keys) text each other: a message to a number another of them carries arrives there as an
-// inbound upload, as in a rack. `cellgate device run|doctor` (a real phone) is device-agent.ts.
+// A simulated phone: a DeviceDriver (device-driver.ts) that "sends" by waiting and reports
+// delivered or failed; `cellgate device simulate`, the demo, the benchmarks and the tests use it.
+// Phones on one SimulatedNetwork text each other, as in a rack.
 import { AgentCliError, unreachable } from './agent-http.ts';
 import { actionUsage } from './device-agent.ts';
 import { HelpRequest, numberFlag, parseCommandLine, UsageError, wantsHelp } from './usage.ts';
@@ -13,46 +10,27 @@ import {
   startDevice,
   stripUndefined,
   type ClaimedMessage,
-  type DeviceConfig,
   type DeviceDriver,
-  type DeviceEvent,
   type DeviceStats,
   type PhoneCapabilities,
+  type ProtocolOptions,
+  type RunningDevice,
 } from './device-driver.ts';
 
 export type { ClaimedMessage, DeviceConfig, DeviceEvent, DeviceStats } from './device-driver.ts';
 
-export interface SimulatorOptions {
-  baseUrl: string;
-  key: string;
+/** The protocol's options (no pacing, no durable sink), and how the simulated phone behaves. */
+export interface SimulatorOptions extends Omit<ProtocolOptions, 'paceSends' | 'retryFirstHeartbeat' | 'sink'> {
   /** Probability (0..1) that a message's delivery report is `failed` instead of `delivered`. */
   failRate?: number;
   /** Time between the `sent` report and the `delivered`/`failed` report. */
   deliveryDelayMs?: number;
-  /** Long-poll `wait` in seconds (0..30). */
-  pollWaitSeconds?: number;
-  /** Claim `limit` per poll. */
-  claimLimit?: number;
-  /** Concurrent claim loops on this key (a phone app runs one; tests use more to race the server). */
-  pollers?: number;
   /** Report `sending` before `sent`. */
   reportSending?: boolean;
   /** What the phone states it can do (default: everything); without delivery_reports it stops at `sent`. */
   capabilities?: Partial<PhoneCapabilities>;
-  heartbeatIntervalMs?: number;
-  fetch?: typeof fetch;
-  logger?: (line: string) => void;
-  random?: () => number;
-  /** Source of occurred_at / received_at (defaults to the wall clock). */
-  now?: () => Date;
-  /** Called once per message handed to this device by a claim. */
-  onClaim?: (message: ClaimedMessage) => void;
-  /** Called after the service accepted a report (2xx). */
-  onReport?: (messageId: string, event: DeviceEvent) => void;
   /** Phones on one network receive each other's texts (uploaded as inbound before the delivery report). */
   network?: SimulatedNetwork;
-  /** Random pause between two sends, [min, max] ms (default none; the Termux agent pauses 2-8 s). */
-  sendJitterMs?: { min: number; max: number };
   /** Make the phone fail as a real one does (see SimFault); setFault() changes it while it runs. */
   fault?: SimFault | null;
 }
@@ -84,19 +62,12 @@ export class SimulatedNetwork {
   }
 }
 
-export interface SimulatedDevice {
-  /** The heartbeat answer: which device, cell and number this key is. */
-  readonly config: DeviceConfig;
-  readonly stats: DeviceStats;
-  /** Resolves when the device stops (stop(), or a fatal answer such as a rotated key). */
-  readonly stopped: Promise<void>;
+export interface SimulatedDevice extends Pick<RunningDevice, 'config' | 'stats' | 'stopped' | 'stop'> {
   sendInbound(
     from: string,
     body: string,
     options?: { mediaUrls?: string[]; deviceMessageId?: string },
-  ): Promise<{ status: number; message: Record<string, unknown> }>;
-  /** Stops polling, finishes the messages in hand (their reports), and resolves when idle. */
-  stop(): Promise<void>;
+  ): ReturnType<RunningDevice['uploadInbound']>;
   /** Makes the phone fail from now on (null: it works again). */
   setFault(fault: SimFault | null): void;
 }
@@ -188,22 +159,9 @@ export async function startSimulatedDevice(options: SimulatorOptions): Promise<S
     }
   }
 
+  // The simulator's own options ride along; the protocol reads only its own.
   const device = await startDevice(
-    {
-      baseUrl: options.baseUrl,
-      key: options.key,
-      pollWaitSeconds: settings.pollWaitSeconds,
-      claimLimit: options.claimLimit,
-      pollers: options.pollers,
-      heartbeatIntervalMs: options.heartbeatIntervalMs,
-      fetch: options.fetch,
-      logger: options.logger,
-      now: options.now,
-      onClaim: options.onClaim,
-      onReport: options.onReport,
-      sendJitterMs: options.sendJitterMs,
-      random,
-    },
+    { ...options, pollWaitSeconds: settings.pollWaitSeconds, random },
     simulatorDriver(settings, faults, random, handOver),
   );
   const phone: SimulatedDevice = {

@@ -1,8 +1,6 @@
-// What a real phone keeps on disk between runs (in --state-dir): the last inbox text it picked up
-// (state.json, written atomically) and the reports and inbound uploads the service has not
-// accepted yet (outbox.jsonl, one call per line, rewritten atomically on every change). A phone
-// that loses its connection for an hour, or is restarted, loses nothing: the outbox is retried
-// with backoff until the service answers. Node 22 APIs only (it runs on Termux).
+// What a real phone keeps in --state-dir between runs: the last inbox text it picked up
+// (state.json) and the reports and uploads not accepted yet (outbox.jsonl, one call per line),
+// both written atomically: a phone offline for an hour, or restarted, loses nothing. Node 22 APIs.
 import { closeSync, fsyncSync, mkdirSync, openSync, readFileSync, renameSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
 import {
@@ -31,50 +29,40 @@ export function writeFileAtomic(path: string, text: string): void {
   renameSync(temporary, path);
 }
 
-export interface AgentState {
-  /** The highest inbox `_id` already queued for upload; null before the first look at the inbox. */
-  lastInboxId: number | null;
-}
-
 /** state.json: missing means a first run, unreadable means corrupted (both start from the newest text). */
 export class StateFile {
   readonly path: string;
   /** Why the file on disk could not be used, when it could not. */
-  readonly problem: string | null;
-  private state: AgentState;
+  readonly problem: string | null = null;
+  /** The highest inbox `_id` already queued for upload; null before the first look at the inbox. */
+  private last: number | null = null;
 
   constructor(dir: string) {
     mkdirSync(dir, { recursive: true });
     this.path = join(dir, 'state.json');
-    let problem: string | null = null;
-    let state: AgentState = { lastInboxId: null };
-    let text: string | null = null;
+    let text: string;
     try {
       text = readFileSync(this.path, 'utf8');
     } catch (error) {
-      if ((error as NodeJS.ErrnoException).code !== 'ENOENT') problem = errorText(error);
+      if ((error as NodeJS.ErrnoException).code !== 'ENOENT') this.problem = errorText(error);
+      return;
     }
-    if (text !== null) {
-      try {
-        const parsed = JSON.parse(text) as { last_inbox_id?: unknown };
-        const id = parsed.last_inbox_id;
-        if (id !== null && !(typeof id === 'number' && Number.isSafeInteger(id) && id >= 0))
-          throw new Error('last_inbox_id is not a whole number');
-        state = { lastInboxId: id };
-      } catch (error) {
-        problem = `${this.path} is corrupted (${errorText(error)})`;
-      }
+    try {
+      const id = (JSON.parse(text) as { last_inbox_id?: unknown }).last_inbox_id;
+      if (id !== null && !(typeof id === 'number' && Number.isSafeInteger(id) && id >= 0))
+        throw new Error('last_inbox_id is not a whole number');
+      this.last = id;
+    } catch (error) {
+      this.problem = `${this.path} is corrupted (${errorText(error)})`;
     }
-    this.problem = problem;
-    this.state = state;
   }
 
   get lastInboxId(): number | null {
-    return this.state.lastInboxId;
+    return this.last;
   }
 
   setLastInboxId(id: number): void {
-    this.state = { lastInboxId: id };
+    this.last = id;
     writeFileAtomic(this.path, `${JSON.stringify({ last_inbox_id: id, updated_at: new Date().toISOString() })}\n`);
   }
 }
@@ -123,20 +111,15 @@ export class Outbox implements CallSink {
     }
     for (const line of text.split('\n')) {
       if (!line.trim()) continue;
+      let entry: QueuedCall | null = null;
       try {
-        const entry = JSON.parse(line) as QueuedCall;
-        if (
-          (entry.kind === 'event' || entry.kind === 'inbound') &&
-          typeof entry.path === 'string' &&
-          entry.body &&
-          typeof entry.body === 'object'
-        )
-          this.queue.push(entry);
-        else options.log(`outbox: skipping an unreadable line in ${this.path}`);
+        entry = JSON.parse(line) as QueuedCall;
       } catch {
         // A line cut short by a crash mid-write (not possible with the atomic rewrite, but cheap to survive).
-        options.log(`outbox: skipping an unreadable line in ${this.path}`);
       }
+      const readable = (entry?.kind === 'event' || entry?.kind === 'inbound') && typeof entry.path === 'string';
+      if (readable && entry!.body && typeof entry!.body === 'object') this.queue.push(entry!);
+      else options.log(`outbox: skipping an unreadable line in ${this.path}`);
     }
   }
 

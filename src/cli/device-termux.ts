@@ -99,14 +99,8 @@ export function parseTermuxJson(command: string, result: CommandResult): unknown
   } catch {
     throw new Error(`${command} printed malformed JSON: ${JSON.stringify(result.stdout.slice(0, 120))}`);
   }
-  if (
-    value &&
-    typeof value === 'object' &&
-    !Array.isArray(value) &&
-    typeof (value as { error?: unknown }).error === 'string'
-  ) {
-    throw new Error(`${command}: ${(value as { error: string }).error}`);
-  }
+  const error = (value as { error?: unknown } | null)?.error;
+  if (!Array.isArray(value) && typeof error === 'string') throw new Error(`${command}: ${error}`);
   return value;
 }
 
@@ -358,9 +352,8 @@ export function sendFailure(result: CommandResult): { code: string; message: str
   if (!result.ok) return { code: 'generic_failure', message: output || `termux-sms-send exited with ${result.code}` };
   // Termux:API answers some refusals with exit 0 and {"error": "..."} on stdout.
   try {
-    const value = JSON.parse(result.stdout) as { error?: unknown };
-    if (value && typeof value.error === 'string')
-      return { code: 'generic_failure', message: value.error.slice(0, 500) };
+    const error = (JSON.parse(result.stdout) as { error?: unknown } | null)?.error;
+    if (typeof error === 'string') return { code: 'generic_failure', message: error.slice(0, 500) };
   } catch {
     // no JSON: nothing to say
   }

@@ -1,9 +1,6 @@
-// The one flag parser of every command (serve, migrate, admin, device, demo and the agent
-// commands, and the single-file device agent), and how a command line's errors end the process:
-// --help prints the command's usage and exits 0, a bad command line is one `cellgate:` line and
-// exit status 2, any other failure a command explains is one line and exit status 1. Imports only
-// node: builtins because the single-file device agent (GET /v1/device/agent.mjs, bundled from
-// device-agent-entry.ts) carries it: whatever this file imported would be bundled onto the phones.
+// The one flag parser of every command, and how a command line's errors end the process: --help
+// exits 0, a bad command line exit 2, any other explained failure exit 1, each one `cellgate:`
+// line. Only node: builtins: the single-file device agent bundles this file onto the phones.
 import { parseArgs, type ParseArgsOptionsConfig } from 'node:util';
 
 /** A failure a command explains: printed as one `cellgate:` line, exit status 1. */
@@ -24,9 +21,6 @@ export class HelpRequest extends Error {
     this.usage = usage;
   }
 }
-
-/** The exit status of a bad command line (as BSD's EX_USAGE family and most shells' builtins). */
-export const USAGE_EXIT = 2;
 
 /** Whether the command line asks for help: -h or --help before any `--`. */
 export function wantsHelp(args: readonly string[]): boolean {

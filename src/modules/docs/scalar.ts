@@ -1,18 +1,9 @@
-// The Scalar API reference's page and script, as @scalar/fastify-api-reference renders and serves
-// them, taken from the plugin on the first request instead of at start.
-//
-// Why not register the plugin with the app: its module inlines Scalar's whole browser bundle as
-// one string (4.3 MB of source, about +17 MB of RSS once imported), so importing it at start would
-// cost every process that memory whether or not anyone reads the docs. Instead the plugin runs
-// once, in a private Fastify instance, on the first /docs request: its answers for the page and
-// the script are kept (the script also gzipped, with an ETag) and the instance is closed.
-//
-// And not in the service's thread: compiling that module and rendering took 1.5 to 2 s of one
-// blocked event loop (every other request waited). It runs in a worker thread (scalar-worker.mjs)
-// that hands back the page and the script and exits; the service's thread only copies them in.
-//
-// Offline: the page loads the script from this service (`cdn`), never from jsDelivr, and the
-// configuration turns off what would call Scalar's services (fonts, telemetry, the AI agent).
+// The Scalar API reference's page and script, as @scalar/fastify-api-reference renders them, taken
+// from the plugin on the first /docs request, not at start: its module inlines Scalar's 4.3 MB
+// bundle (+17 MB of RSS), and compiling it blocked the event loop 1.5-2 s. So it runs once, in a
+// private Fastify instance inside a worker thread (scalar-worker.mjs); the answers are kept (the
+// script also gzipped, with an ETag). Offline: the script comes from this service (`cdn`), and the
+// configuration turns off Scalar's services (fonts, telemetry, the AI agent).
 import { FAVICON_LINK } from './favicon.ts';
 import { createHash } from 'node:crypto';
 import { promisify } from 'node:util';
@@ -98,10 +89,8 @@ function renderInWorker(configuration: Partial<ApiReferenceConfiguration>): Prom
 }
 
 /**
- * The assets, rendered on the first call and kept for the life of the process (they change only
- * with the installed package); concurrent first calls share one rendering, a failed one is retried.
- * `load` imports the plugin in this thread (tests pass one that fails); without it, the plugin is
- * imported and run in a worker thread.
+ * The assets, rendered on the first call (concurrent ones share it, a failed one is retried) and
+ * kept for the process. `load` imports the plugin in this thread (tests); else a worker renders.
  */
 export function scalarReference(
   configuration: Partial<ApiReferenceConfiguration>,

@@ -13,6 +13,7 @@ import { Type, type TObject, type TSchema } from 'typebox';
 import type { ValidateFunction } from 'ajv';
 import type { AgentPrincipal } from '../../operations/principals.ts';
 import { ApiError } from '../../lib/errors.ts';
+import { dollars } from '../billing/money.ts';
 import { admit } from '../../operations/admit.ts';
 import type { Invoker } from '../../operations/invoke.ts';
 import type { AnyOperation } from '../../operations/operation.ts';
@@ -295,14 +296,14 @@ interface Quote {
 function confirmationText(tool: string, quote: Quote): string {
   const payment = quote.payment;
   if (!payment)
-    return `Not done yet. ${quote.detail} ($${quote.amount_usd}, nothing to pay first). To do it, call ${tool} with confirm: true.`;
+    return `Not done yet. ${quote.detail} (${dollars(quote.amount_usd)}, nothing to pay first). To do it, call ${tool} with confirm: true.`;
   const asked = `pay {intent: "${payment.intent}"} (or ${tool} with confirm: true)`;
   const how = payment.x402
     ? `${asked} answers payment_required with the x402 PaymentRequired: an x402 client retries that call with _meta["x402/payment"]; or a person pays at its checkout_url`
     : payment.rails.length > 0
       ? `no agent payment rail is configured here: a person pays it at the checkout_url that ${asked} answers`
       : 'no payment rail is configured here: ask the operator';
-  return `Not done: a payment of $${payment.amount_usd} (${payment.intent}) is needed first. ${quote.detail} To pay: ${how}; then call ${tool} with confirm: true.`;
+  return `Not done: a payment of ${dollars(payment.amount_usd)} (${payment.intent}) is needed first. ${quote.detail} To pay: ${how}; then call ${tool} with confirm: true.`;
 }
 
 /** The result, with the settlement of the payment the call carried (x402 MCP transport). */

@@ -31,6 +31,8 @@ export const DEFAULT_WAIT_S = 30;
 const TimeoutS = Type.Optional(
   Type.Integer({ minimum: 1, maximum: 50, description: `How long to wait, 1-50 seconds (default ${DEFAULT_WAIT_S}).` }),
 );
+/** What every wait is: a read, never replayed, of a cell or message that may not exist, holding a slot. */
+const WAIT = { scope: 'messages:read', idempotency: 'none', errors: ['not_found', 'rate_limited'] } as const;
 const waitMsOf = (args: { timeout_s?: number }) => (args.timeout_s ?? DEFAULT_WAIT_S) * 1000;
 
 export interface WaitDeps {
@@ -53,9 +55,7 @@ export function waitOperations(deps: WaitDeps) {
       summary: 'Wait for a reply',
       description:
         'Waits up to timeout_s for the first inbound message to the cell after `since` (from `participant` if given).',
-      scope: 'messages:read',
-      idempotency: 'none',
-      errors: ['not_found', 'rate_limited'],
+      ...WAIT,
       input: Type.Object(
         {
           cell_id: id('cell'),
@@ -92,9 +92,7 @@ export function waitOperations(deps: WaitDeps) {
       summary: 'Wait for a message to be final',
       description:
         'Waits up to timeout_s for a sent message to be final (delivered, failed or canceled; or sent, from a phone that does not report delivery).',
-      scope: 'messages:read',
-      idempotency: 'none',
-      errors: ['not_found', 'rate_limited'],
+      ...WAIT,
       input: Type.Object(
         {
           message_id: id('msg'),
@@ -148,9 +146,7 @@ export function waitOperations(deps: WaitDeps) {
       summary: 'Wait for a verification code',
       description:
         'Waits up to timeout_s for a verification (one-time) code texted to the cell after `since` (from `from`, of `service`, if given).',
-      scope: 'messages:read',
-      idempotency: 'none',
-      errors: ['not_found', 'rate_limited'],
+      ...WAIT,
       input: Type.Object(
         {
           cell_id: id('cell'),

@@ -83,18 +83,14 @@ export function asToolError(
 ): CallToolResult {
   if (error instanceof ApiError)
     return toolError(tool && error.code === 'organization_unverified' ? unverified(tool.name) : error, tool?.payable);
-  if (isDatabaseUnavailable(error)) {
-    call.log.warn({ err: error }, 'tool call failed: database unavailable');
-    return errorResult({
-      code: 'unavailable',
-      message: 'The database is unreachable; retry shortly.',
-      request_id: call.requestId,
-    });
-  }
-  call.log.error({ err: error }, 'tool call failed');
+  const down = isDatabaseUnavailable(error);
+  if (down) call.log.warn({ err: error }, 'tool call failed: database unavailable');
+  else call.log.error({ err: error }, 'tool call failed');
   return errorResult({
-    code: 'internal_error',
-    message: 'Something went wrong on our side; the request id identifies it in our logs.',
+    code: down ? 'unavailable' : 'internal_error',
+    message: down
+      ? 'The database is unreachable; retry shortly.'
+      : 'Something went wrong on our side; the request id identifies it in our logs.',
     request_id: call.requestId,
   });
 }

@@ -1,15 +1,9 @@
-// MCP Tasks (issue 26 §3; the 2025-11-25 Tasks of the protocol, as the v1 SDK client speaks
-// them): a wait tool called with `params.task` answers a CreateTaskResult at once, and
-// `tasks/get`, `tasks/result`, `tasks/list` and `tasks/cancel` follow it. Server SDK 2.4.0 parses
-// this vocabulary but runs none of it, so the route answers these JSON-RPC requests here, in
-// front of the SDK (docs/decisions.md "MCP Tasks").
-//
-// A task holds no process state: it is a row (./task-repository.ts) with the wait's arguments —
-// `since` fixed at creation — and a deadline (created + timeout_s). A wait is a database
-// condition, so any process settles a task by running the same tool: tasks/get looks once
-// (the tool with an already-aborted signal: one database look, no waiting), tasks/result waits
-// out the rest of the deadline. The answer stored is the tool's own CallToolResult, so a task's
-// result is exactly what the bounded call would have answered (timed out: `message: null`).
+// MCP Tasks (2025-11-25, as the v1 SDK client speaks them): a wait tool called with `params.task`
+// answers a CreateTaskResult at once; tasks/get, /result, /list and /cancel follow it. SDK 2.4.0
+// parses this vocabulary but runs none of it, so the route answers these here (docs/decisions.md
+// "MCP Tasks"). A task is a row (./task-repository.ts) with the wait's arguments (`since` fixed at
+// creation) and a deadline, so any process settles it by running the same tool: tasks/get looks
+// once, tasks/result waits out the deadline. The stored answer is the tool's own CallToolResult.
 import type { CallToolResult } from '@modelcontextprotocol/server';
 import type { Kysely } from 'kysely';
 import type { DB } from '../../db/schema.ts';
@@ -25,7 +19,6 @@ import type { BoundTool } from './bind.ts';
 import { DEFAULT_WAIT_S } from './operations.ts';
 import { asToolError, ok, unverified, type CallContext } from './results.ts';
 import { McpTaskRepository, NO_ARGUMENTS, type McpTaskRow, type TaskOwner } from './task-repository.ts';
-import type { McpTaskStatus } from './tables.ts';
 
 /** The tools that run as tasks (execution.taskSupport "optional"), and when each one's answer is the awaited one. */
 const SETTLED = {
@@ -104,39 +97,20 @@ export interface McpTasksDeps {
   drain: AbortSignal;
 }
 
-type TaskView = {
-  taskId: string;
-  status: McpTaskStatus;
-  statusMessage?: string;
-  createdAt: string;
-  lastUpdatedAt: string;
-  ttl: number;
-  pollInterval: number;
-};
-
 type End = { status: 'completed' | 'failed'; statusMessage: string | null; result: string };
 
 export class McpTasks {
+  private readonly deps: McpTasksDeps;
   private readonly repo: McpTaskRepository;
-  private readonly clock: Clock;
-  private readonly invoker: Invoker;
   private readonly tools: Map<string, BoundTool>;
-  private readonly endpointUrl: string;
-  private readonly drain: AbortSignal;
 
   constructor(deps: McpTasksDeps) {
-    this.drain = deps.drain;
+    this.deps = deps;
     this.repo = new McpTaskRepository(deps.db);
-    this.clock = deps.clock;
-    this.invoker = deps.invoker;
-    this.endpointUrl = deps.endpointUrl;
     this.tools = new Map(deps.tools.filter((tool) => isTaskTool(tool.name)).map((tool) => [tool.name, tool]));
   }
 
-  /**
-   * The JSON-RPC response to a request of taskRequestOf, acting for `agent`; `call` is the HTTP
-   * request (id, logger), `signal` the client's hang-up.
-   */
+  /** The JSON-RPC response to a request of taskRequestOf; `signal` is the client's hang-up. */
   async answer(
     request: RpcRequest,
     agent: AgentPrincipal,
@@ -163,7 +137,7 @@ export class McpTasks {
       case 'tasks/get':
         return view(row.status === 'working' ? (await this.settle(row, acting)).row : row);
       case 'tasks/result':
-        return this.result(row, acting, AbortSignal.any([signal, this.drain]));
+        return this.result(row, acting, AbortSignal.any([signal, this.deps.drain]));
       default:
         return this.cancel(row, who);
     }
@@ -194,7 +168,7 @@ export class McpTasks {
       if (!(error instanceof ApiError)) throw error;
       throw refusal(error.code === 'organization_unverified' ? unverified(name) : error);
     }
-    const now = this.clock.now();
+    const now = this.deps.clock.now();
     const at = now.toISOString();
     await this.repo.prune(at);
     const fixed = fixSince(name, args as Record<string, unknown>, now.getTime());
@@ -235,7 +209,7 @@ export class McpTasks {
   private async load(params: Record<string, unknown>, who: TaskOwner): Promise<McpTaskRow> {
     const id = params.taskId;
     if (typeof id !== 'string') throw new RpcError(INVALID_PARAMS, 'taskId is a string.');
-    const row = await this.repo.find(who, id, this.clock.now().toISOString());
+    const row = await this.find(who, id);
     if (!row) throw new RpcError(INVALID_PARAMS, `Task not found: ${id}.`);
     return row;
   }
@@ -249,7 +223,7 @@ export class McpTasks {
         throw new RpcError(INVALID_PARAMS, 'Invalid cursor.');
       after = { createdAt, id };
     }
-    const rows = await this.repo.list(who, this.clock.now().toISOString(), LIST_PAGE + 1, after);
+    const rows = await this.repo.list(who, this.deps.clock.now().toISOString(), LIST_PAGE + 1, after);
     const page = rows.slice(0, LIST_PAGE);
     const last = page.at(-1);
     const nextCursor =
@@ -275,22 +249,26 @@ export class McpTasks {
       status: 'cancelled',
       statusMessage: 'Cancelled by the client.',
       result: null,
-      at: this.clock.now().toISOString(),
+      at: this.deps.clock.now().toISOString(),
     });
     if (!ended) {
-      const now = (await this.repo.find(who, row.id, this.clock.now().toISOString())) ?? row;
+      const now = (await this.find(who, row.id)) ?? row;
       throw new RpcError(INVALID_PARAMS, `Cannot cancel task in terminal status: ${now.status}.`);
     }
-    return view((await this.repo.find(who, row.id, this.clock.now().toISOString())) ?? row);
+    return view((await this.find(who, row.id)) ?? row);
+  }
+
+  private find(who: TaskOwner, id: string) {
+    return this.repo.find(who, id, this.deps.clock.now().toISOString());
   }
 
   /** Runs a working task's tool (a look, or with `wait` the rest of its wait) and stores the end it reaches. */
   private async settle(row: McpTaskRow, acting: Acting, wait?: AbortSignal) {
     const { answer, end } = await this.run(row, acting, wait);
     if (!end) return { row, answer };
-    await this.repo.finish(row.id, { ...end, at: this.clock.now().toISOString() });
+    await this.repo.finish(row.id, { ...end, at: this.deps.clock.now().toISOString() });
     // Another process or a cancel may have ended it first: the stored end is the answer.
-    return { row: (await this.repo.find(acting.who, row.id, this.clock.now().toISOString())) ?? row, answer };
+    return { row: (await this.find(acting.who, row.id)) ?? row, answer };
   }
 
   /**
@@ -301,7 +279,7 @@ export class McpTasks {
   private async run(row: McpTaskRow, acting: Acting, wait: AbortSignal | undefined) {
     const tool = this.tools.get(row.tool)!;
     const args = JSON.parse(row.arguments) as Record<string, unknown>;
-    const leftMs = Date.parse(row.deadline_at) - this.clock.now().getTime();
+    const leftMs = Date.parse(row.deadline_at) - this.deps.clock.now().getTime();
     const waiting = wait !== undefined && leftMs > 0;
     if (waiting) args.timeout_s = Math.min(50, Math.ceil(leftMs / 1000));
     const answer = await this.call(tool, acting, args, waiting ? wait : AbortSignal.abort());
@@ -328,9 +306,9 @@ export class McpTasks {
     signal: AbortSignal,
   ): Promise<CallToolResult> {
     try {
-      const outcome = await this.invoker.invoke(tool.binding.operation, acting.agent, args, {
+      const outcome = await this.deps.invoker.invoke(tool.binding.operation, acting.agent, args, {
         signal,
-        resourceUrl: this.endpointUrl,
+        resourceUrl: this.deps.endpointUrl,
       });
       const value = (outcome.replayed ? JSON.parse(outcome.body) : outcome.value) as never;
       const { structured, text } = tool.binding.result(value, false);
@@ -376,7 +354,7 @@ function fixSince(tool: TaskTool, args: Record<string, unknown>, nowMs: number):
   return { ...fixed, since: idFloor('msg', nowMs) };
 }
 
-function view(row: McpTaskRow): TaskView {
+function view(row: McpTaskRow) {
   return {
     taskId: row.id,
     status: row.status,

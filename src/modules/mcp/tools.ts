@@ -7,6 +7,7 @@ import { Type } from 'typebox';
 import type { AgentPrincipal } from '../../operations/principals.ts';
 import type { Invoker } from '../../operations/invoke.ts';
 import { ConfirmationRequired, type BillingOperations } from '../billing/operations.ts';
+import { dollars, dollarsOfNumber } from '../billing/money.ts';
 import { Cell } from '../cells/schemas.ts';
 import type { CellOperations } from '../cells/operations.ts';
 import type { MessageOperations } from '../messages/operations.ts';
@@ -36,10 +37,7 @@ export interface ToolOperations {
   organizations: Pick<OrganizationOperations, 'verifyOrganization'>;
 }
 
-/**
- * What the server tells a model on initialize (contract §10): what a cell is, what costs money,
- * and the loop.
- */
+/** What the server tells a model on initialize (contract §10). */
 export const INSTRUCTIONS = [
   'Cellgate gives you phone lines: a cell is one phone number on a real phone, which sends and receives SMS/MMS for you.',
   'Start with get_status: it says what is missing. A new organization first calls verify_organization with the 6-digit code emailed at sign-up.',
@@ -60,12 +58,9 @@ export interface ToolDeps {
   payments: McpPayments;
 }
 
-const READ: ToolAnnotations = {
-  readOnlyHint: true,
-  destructiveHint: false,
-  idempotentHint: true,
-  openWorldHint: false,
-};
+const hints = (readOnlyHint: boolean, idempotentHint: boolean, openWorldHint: boolean, destructiveHint = false) =>
+  ({ readOnlyHint, destructiveHint, idempotentHint, openWorldHint }) satisfies ToolAnnotations;
+const READ = hints(true, true, false);
 
 type Page<K extends string, T> = Record<K, T[]> & { next_cursor: string | null };
 interface JobView {
@@ -147,7 +142,7 @@ export function toolBindings(ops: ToolOperations): Record<ToolName, ToolBinding>
       operation: ops.messages.sendMessage,
       description:
         'Texts `to` from the cell (SMS, or MMS with media_urls). Answers the queued message; wait_for_delivery follows it. Retrying with the same idempotency_key never sends twice.',
-      annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: true },
+      annotations: hints(false, true, true),
       requireKey: true,
       output: Type.Object({ message: Message, replayed: Type.Boolean() }),
       result: (message: MessageView, replayed) => ({
@@ -193,7 +188,7 @@ export function toolBindings(ops: ToolOperations): Record<ToolName, ToolBinding>
       operation: ops.cells.createCell,
       description:
         "Creates a phone line. Without confirm: true nothing is done: the answer says what it costs and whether a payment is needed first (confirmation_required). With confirm: true the cell is created when it is paid for (the tier's included cells, or a paid create_cell); otherwise the answer is payment_required with what to pay: pay it (pay, or x402 in this call), or give its checkout_url to a person, then call again.",
-      annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
+      annotations: hints(false, false, false),
       confirm: { quote: ops.billing.quoteCreateCell },
       output: Type.Object({ cell: Type.Optional(Cell), ...ConfirmationRequired }),
       result: (cell: CellView) => ({
@@ -215,7 +210,7 @@ export function toolBindings(ops: ToolOperations): Record<ToolName, ToolBinding>
       input: Type.Object({ pod_id: id('pod'), draft_id: id('drf') }, { additionalProperties: false }),
       description:
         'Sends a draft of a pod: from the pod cell the recipient already talks to, else the next active cell (rotation). Answers the queued message; wait_for_delivery follows it. Retrying with the same idempotency_key never sends twice.',
-      annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: true },
+      annotations: hints(false, true, true),
       output: Type.Object({ message: Message, replayed: Type.Boolean() }),
       result: (message: MessageView, replayed) => ({
         structured: { message, replayed },
@@ -228,7 +223,7 @@ export function toolBindings(ops: ToolOperations): Record<ToolName, ToolBinding>
       answer: ({ replayed, job }: { replayed: boolean; job: JobView }) => ({ value: job, replayed }),
       description:
         'Starts a cycle job of a pod (a broadcast is paid: without confirm: true it only answers the price, confirmation_required): a ring (each active cell texts the next) or a broadcast (one message per distinct recipient of `to` or `list_id`). Answers the queued job; its messages go out in the background.',
-      annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: true },
+      annotations: hints(false, true, true),
       confirm: { quote: ops.pods.quoteBroadcast, when: (input) => input.mode === 'broadcast' },
       output: Type.Object({
         job: Type.Optional(CycleJob),
@@ -251,7 +246,7 @@ export function toolBindings(ops: ToolOperations): Record<ToolName, ToolBinding>
         to: string;
         by_type: { type: string; quantity: number }[];
       }) => ({
-        text: `$${summary.amount_usd} from ${summary.from} to ${summary.to}: ${summary.by_type.map((t) => `${t.type} ${t.quantity}`).join(', ')}.`,
+        text: `${dollars(summary.amount_usd)} from ${summary.from} to ${summary.to}: ${summary.by_type.map((t) => `${t.type} ${t.quantity}`).join(', ')}.`,
       }),
     },
     list_webhook_deliveries: {
@@ -266,7 +261,7 @@ export function toolBindings(ops: ToolOperations): Record<ToolName, ToolBinding>
       operation: ops.organizations.verifyOrganization,
       description:
         'Verifies a new organization with the 6-digit code emailed at sign-up (5 attempts per code). Until then the other tools answer organization_unverified.',
-      annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: false },
+      annotations: hints(false, true, false),
       result: (result: { organization_id: string }) => ({
         text: `Verified: ${result.organization_id} is active. Next: get_status, then create_cell.`,
       }),
@@ -280,7 +275,7 @@ export function toolBindings(ops: ToolOperations): Record<ToolName, ToolBinding>
         status: { state: string; tier: string | null; prepaid_balance_usd: number; amount_due_usd: number };
         payment_options: { rails?: string[] };
       }) => ({
-        text: `Billing ${billing.status.state}${billing.status.tier ? ` (${billing.status.tier})` : ''}; balance $${billing.status.prepaid_balance_usd.toFixed(2)}${billing.status.amount_due_usd > 0 ? `; due $${billing.status.amount_due_usd.toFixed(2)}` : ''}; rails: ${billing.payment_options.rails?.join(', ') || 'none'}.`,
+        text: `Billing ${billing.status.state}${billing.status.tier ? ` (${billing.status.tier})` : ''}; balance ${dollarsOfNumber(billing.status.prepaid_balance_usd)}${billing.status.amount_due_usd > 0 ? `; due ${dollarsOfNumber(billing.status.amount_due_usd)}` : ''}; rails: ${billing.payment_options.rails?.join(', ') || 'none'}.`,
       }),
     },
     pay: {
@@ -288,19 +283,19 @@ export function toolBindings(ops: ToolOperations): Record<ToolName, ToolBinding>
       settles: true,
       description:
         'Pays an intent (setup: the first month of a tier, with amount_usd as a starting balance if given; top_up: amount_usd onto the balance; renewal, reinstate, create_cell). Without a payment it answers payment_required: where x402 is offered, the x402 PaymentRequired (x402 MCP transport: retry this call with _meta["x402/payment"]); always `payment.checkout_url`, for a person to pay by card. Paid, it answers the payment and the billing after it.',
-      annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: true },
+      annotations: hints(false, true, true),
       result: (paid: {
         intent: string;
         amount_usd: string;
         billing: { state: string; prepaid_balance_usd: number };
       }) => ({
-        text: `Paid ${paid.intent}: $${paid.amount_usd}. Billing ${paid.billing.state}; balance $${paid.billing.prepaid_balance_usd.toFixed(2)}.`,
+        text: `Paid ${paid.intent}: ${dollars(paid.amount_usd)}. Billing ${paid.billing.state}; balance ${dollarsOfNumber(paid.billing.prepaid_balance_usd)}.`,
       }),
     },
     cancel_message: {
       operation: ops.messages.cancelMessage,
       description: 'Cancels a message while it is still queued (its charge is refunded); afterwards a conflict error.',
-      annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: false },
+      annotations: hints(false, false, false, true),
       result: (message: MessageView) => ({
         structured: { message },
         text: `Canceled ${message.id} to ${message.to}.`,
@@ -334,9 +329,8 @@ function declareTaskSupport(registered: RegisteredTool, name: string): void {
 }
 
 /**
- * One MCP server for one request, acting for `agent` (stateless: nothing outlives the request);
- * `call` is the HTTP request's id and logger.
- * The SDK's class is passed in: this file loads without the SDK, so the start-up check runs early.
+ * One MCP server for one request, acting for `agent` (stateless). The SDK's class is passed in:
+ * this file loads without the SDK, so the start-up check runs early.
  */
 export function mcpServer(
   Server: typeof McpServer,

@@ -31,20 +31,9 @@ const MAX_REDIRECT_URIS = 20;
 /** Parameters of the authorization response: a redirect URI may not carry them itself. */
 const RESPONSE_PARAMETERS = ['code', 'state', 'iss', 'error', 'error_description', 'error_uri'];
 
-export interface Client {
-  id: string;
-  kind: OAuthClientsTable['kind'];
-  authMethod: ClientAuthMethod;
-  secretHash: string | null;
-  name: string | null;
-  uri: string | null;
-  redirectUris: string[];
-  grantTypes: string[];
-  /** Scopes the client may ask for; null: any API scope. */
-  scopes: string[] | null;
-}
+export type Client = ReturnType<typeof clientOf>;
 
-const clientOf = (row: OAuthClientsTable): Client => ({
+const clientOf = (row: OAuthClientsTable) => ({
   id: row.id,
   kind: row.kind,
   authMethod: row.token_endpoint_auth_method,
@@ -53,6 +42,7 @@ const clientOf = (row: OAuthClientsTable): Client => ({
   uri: row.client_uri,
   redirectUris: JSON.parse(row.redirect_uris) as string[],
   grantTypes: JSON.parse(row.grant_types) as string[],
+  // Scopes the client may ask for; null: any API scope.
   scopes: row.scope ? row.scope.split(' ') : null,
 });
 
@@ -62,12 +52,8 @@ const LOOPBACK = /^http:\/\/(127\.0\.0\.1|\[::1\]|localhost)(?::(\d{1,5}))?(?=[/
 /** Why a redirect URI cannot be registered, or null. https, or http on a loopback host. */
 export function redirectUriProblem(raw: unknown): string | null {
   if (typeof raw !== 'string' || raw.length === 0 || raw.length > 2048) return 'must be a URI of 1-2048 characters';
-  let url: URL;
-  try {
-    url = new URL(raw);
-  } catch {
-    return 'must be an absolute URI';
-  }
+  if (!URL.canParse(raw)) return 'must be an absolute URI';
+  const url = new URL(raw);
   if (raw.includes('#')) return 'must not contain a fragment';
   if (url.username || url.password) return 'must not carry credentials';
   if (/[\s<>"\\^`{|}]/.test(raw)) return 'must not contain spaces or unsafe characters';
@@ -230,11 +216,9 @@ function basicCredentials(header: string): { id: string; secret: string } {
 export type Unresolved = { problem: string; busy?: true };
 
 export class OAuthClients {
+  private readonly deps: ConstructorParameters<typeof OAuthClients>[0];
   private readonly repo: OAuthRepository;
   private readonly clock: Clock;
-  private readonly allScopes: string[];
-  private readonly lookup: Lookup;
-  private readonly fetch: DocumentFetcher;
   private readonly maxFetches: number;
   /** Document URLs whose last fetch failed: the reason, until when it is repeated without fetching. */
   private readonly failures = new Map<string, { problem: string; until: number }>();
@@ -249,11 +233,9 @@ export class OAuthClients {
     fetch: DocumentFetcher;
     maxConcurrentFetches?: number;
   }) {
+    this.deps = deps;
     this.repo = deps.repo;
     this.clock = deps.clock;
-    this.allScopes = deps.allScopes;
-    this.lookup = deps.lookup;
-    this.fetch = deps.fetch;
     this.maxFetches = deps.maxConcurrentFetches ?? MAX_CONCURRENT_FETCHES;
   }
 
@@ -261,7 +243,10 @@ export class OAuthClients {
   async register(body: unknown) {
     if (typeof body !== 'object' || body === null || Array.isArray(body))
       throw metadataError('The body must be a JSON object of client metadata.');
-    const metadata = parseMetadata(body as Record<string, unknown>, { allScopes: this.allScopes, document: false });
+    const metadata = parseMetadata(body as Record<string, unknown>, {
+      allScopes: this.deps.allScopes,
+      document: false,
+    });
     const now = this.clock.now();
     const iso = now.toISOString();
     const secret = metadata.authMethod === 'none' ? null : newSecret(CLIENT_SECRET_PREFIX);
@@ -338,12 +323,12 @@ export class OAuthClients {
   }
 
   private async fetchAndParse(clientId: string): Promise<{ metadata: Metadata } | Unresolved> {
-    const fetched = await fetchMetadataDocument(clientId, { lookup: this.lookup, fetch: this.fetch });
+    const fetched = await fetchMetadataDocument(clientId, { lookup: this.deps.lookup, fetch: this.deps.fetch });
     if (!fetched.ok) return { problem: fetched.reason };
     if (fetched.document.client_id !== clientId)
       return { problem: 'The client metadata document does not name its own URL as client_id.' };
     try {
-      return { metadata: parseMetadata(fetched.document, { allScopes: this.allScopes, document: true }) };
+      return { metadata: parseMetadata(fetched.document, { allScopes: this.deps.allScopes, document: true }) };
     } catch (error) {
       if (error instanceof OAuthError)
         return { problem: `The client metadata document is not acceptable: ${error.message}` };

@@ -74,20 +74,14 @@ export function documentFetcher(options: { deadlineMs?: number; maxBytes?: numbe
     });
 }
 
-export const httpsDocumentFetcher: DocumentFetcher = documentFetcher();
-
 /** Whether a client_id is meant as a metadata document URL (then it must pass the checks below). */
 export const isDocumentClientId = (clientId: string) => /^https?:\/\//i.test(clientId);
 
 /** The shape rules of a Client ID Metadata Document URL; a reason, or null when it is acceptable. */
 export function documentUrlProblem(raw: string): string | null {
   if (raw.length > MAX_URL_LENGTH) return `it is longer than ${MAX_URL_LENGTH} characters`;
-  let url: URL;
-  try {
-    url = new URL(raw);
-  } catch {
-    return 'it is not a URL';
-  }
+  if (!URL.canParse(raw)) return 'it is not a URL';
+  const url = new URL(raw);
   if (url.protocol !== 'https:') return 'it must be an https URL';
   if (url.username || url.password) return 'it must not carry credentials';
   if (raw.includes('#')) return 'it must not have a fragment';

@@ -64,6 +64,15 @@ function sendOAuth(reply: FastifyReply, status: number, body: unknown, headers: 
     .send(JSON.stringify(body));
 }
 
+/** The authorization endpoint's errors: a page, never a redirect to an unchecked URI. */
+function sendPage(reply: FastifyReply, status: number, message: string, headers?: Record<string, string>) {
+  return reply
+    .code(status)
+    .headers({ ...PAGE_HEADERS, ...headers })
+    .type('text/html; charset=utf-8')
+    .send(errorPage(message).toString());
+}
+
 /** The form parameters of a request; a repeated name gives several values (refused by the service). */
 function formParams(body: unknown): Params {
   if (typeof body !== 'string')
@@ -253,13 +262,7 @@ export function registerProtocolRoutes(app: App, deps: ProtocolRoutesDeps): void
       const url = request.routeOptions.url;
       const oauthError = asOAuthError(error, url === '/oauth/register');
       if (oauthError.status >= 500) request.log.error({ err: error }, 'OAuth request failed');
-      if (url === '/oauth/authorize') {
-        return reply
-          .code(oauthError.status)
-          .headers({ ...PAGE_HEADERS, ...oauthError.headers })
-          .type('text/html; charset=utf-8')
-          .send(errorPage(oauthError.message).toString());
-      }
+      if (url === '/oauth/authorize') return sendPage(reply, oauthError.status, oauthError.message, oauthError.headers);
       return sendOAuth(reply, oauthError.status, oauthError.body(), oauthError.headers);
     });
     const route = { config: { auth: 'public' as const }, schema: { hide: true } };
@@ -272,25 +275,16 @@ export function registerProtocolRoutes(app: App, deps: ProtocolRoutesDeps): void
 
     scope.get('/oauth/authorize', { ...route, onRequest: authorizeLimit }, async (request, reply) => {
       const outcome = await oauth.authorize(request.query as Params);
-      if (outcome.kind === 'page') {
-        return reply
-          .code(outcome.status ?? 400)
-          .headers({ ...PAGE_HEADERS, ...outcome.headers })
-          .type('text/html; charset=utf-8')
-          .send(errorPage(outcome.message).toString());
-      }
+      if (outcome.kind === 'page') return sendPage(reply, outcome.status ?? 400, outcome.message, outcome.headers);
       return reply.code(303).headers({ 'cache-control': 'no-store', location: outcome.location }).send();
     });
 
-    scope.post('/oauth/token', route, async (request, reply) => {
-      const params = formParams(request.body);
-      return sendOAuth(reply, 200, await oauth.token(params, presentedClient(request, params)));
-    });
-
-    scope.post('/oauth/introspect', route, async (request, reply) => {
-      const params = formParams(request.body);
-      return sendOAuth(reply, 200, await oauth.introspect(params, presentedClient(request, params)));
-    });
+    for (const endpoint of ['token', 'introspect'] as const) {
+      scope.post(`/oauth/${endpoint}`, route, async (request, reply) => {
+        const params = formParams(request.body);
+        return sendOAuth(reply, 200, await oauth[endpoint](params, presentedClient(request, params)));
+      });
+    }
 
     scope.post('/oauth/revoke', route, async (request, reply) => {
       const params = formParams(request.body);

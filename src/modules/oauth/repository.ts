@@ -30,6 +30,14 @@ const findAccessCredential = prepared((ex, p: { tokenHash: string }) =>
     .where('oauth_tokens.revoked_at', 'is', null),
 );
 
+/** A client no grant was ever made for. */
+const hasNoGrant = ({ not, exists, selectFrom }: ExpressionBuilder<DB, 'oauth_clients'>) =>
+  not(
+    exists(
+      selectFrom('oauth_grants').select('oauth_grants.id').whereRef('oauth_grants.client_id', '=', 'oauth_clients.id'),
+    ),
+  );
+
 /** The PostgreSQL channel on which a revocation reaches every process. */
 export const REVOCATIONS_CHANNEL = 'cellgate_oauth_revocations';
 
@@ -171,22 +179,17 @@ export class OAuthRepository {
     const BATCH = 500;
     let requests = 0;
     for (;;) {
-      const ids = await this.db
-        .selectFrom('oauth_requests')
-        .select('id')
-        .where('expires_at', '<=', at.now)
-        .where((eb) => eb.or([eb('code_expires_at', 'is', null), eb('code_expires_at', '<=', at.codesBefore)]))
-        .limit(BATCH)
-        .execute();
+      const ids = (
+        await this.db
+          .selectFrom('oauth_requests')
+          .select('id')
+          .where('expires_at', '<=', at.now)
+          .where((eb) => eb.or([eb('code_expires_at', 'is', null), eb('code_expires_at', '<=', at.codesBefore)]))
+          .limit(BATCH)
+          .execute()
+      ).map((r) => r.id);
       if (ids.length === 0) break;
-      const result = await this.db
-        .deleteFrom('oauth_requests')
-        .where(
-          'id',
-          'in',
-          ids.map((r) => r.id),
-        )
-        .executeTakeFirst();
+      const result = await this.db.deleteFrom('oauth_requests').where('id', 'in', ids).executeTakeFirst();
       requests += Number(result.numDeletedRows);
       if (ids.length < BATCH) break;
     }
@@ -202,15 +205,7 @@ export class OAuthRepository {
               eb.and([eb('kind', '=', 'metadata_document'), eb('expires_at', '<=', at.now)]),
             ]),
           )
-          .where(({ not, exists, selectFrom }) =>
-            not(
-              exists(
-                selectFrom('oauth_grants')
-                  .select('oauth_grants.id')
-                  .whereRef('oauth_grants.client_id', '=', 'oauth_clients.id'),
-              ),
-            ),
-          )
+          .where(hasNoGrant)
           // A user in the middle of consenting keeps the client until the request expires.
           .where(({ not, exists, selectFrom }) =>
             not(
@@ -237,19 +232,7 @@ export class OAuthRepository {
           );
         await tx.deleteFrom('oauth_requests').where('client_id', 'in', ids).where(unused).execute();
         // Checked again in the delete: a grant made since the select keeps its client.
-        const result = await tx
-          .deleteFrom('oauth_clients')
-          .where('id', 'in', ids)
-          .where(({ not, exists, selectFrom }) =>
-            not(
-              exists(
-                selectFrom('oauth_grants')
-                  .select('oauth_grants.id')
-                  .whereRef('oauth_grants.client_id', '=', 'oauth_clients.id'),
-              ),
-            ),
-          )
-          .executeTakeFirst();
+        const result = await tx.deleteFrom('oauth_clients').where('id', 'in', ids).where(hasNoGrant).executeTakeFirst();
         return Number(result.numDeletedRows);
       });
       clients += deleted;
@@ -302,8 +285,7 @@ export class OAuthRepository {
     await this.announceRevocation(this.db);
   }
 
-  /** An unrevoked access token with its organization and client: the credential behind a request. */
-  /** Runs on every request an access token makes: precompiled, one indexed join. */
+  /** An unrevoked access token with its organization and client; runs on every request it makes: precompiled. */
   findAccessCredential(tokenHash: string) {
     return findAccessCredential.first(this.db, { tokenHash });
   }

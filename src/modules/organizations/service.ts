@@ -17,10 +17,10 @@ import { Port } from '../../lib/ports.ts';
 const CREDENTIAL_CACHE_MS = 5_000;
 /** last_used_at is written at most this often per key. */
 const TOUCH_INTERVAL_MS = 60_000;
-/** Active (unrevoked) API keys one organization may hold: keys are free to mint, and each is a credential to guard. */
 /** Resolves an OAuth access token presented to a resource (the oauth module). */
 export type AccessTokens = (token: string, resource: BearerResource) => Promise<AgentPrincipal | null>;
 
+/** Active (unrevoked) API keys one organization may hold: keys are free to mint, and each is a credential to guard. */
 export const MAX_ACTIVE_KEYS = 100;
 export const API_KEY_PREFIX = 'cg_live_';
 export const ACCESS_TOKEN_PREFIX = 'cg_at_';
@@ -97,7 +97,7 @@ export class OrganizationsService {
     const now = this.clock.now();
     const iso = now.toISOString();
     const emailed = newEmailedCode(now);
-    const { code, expiresAt } = emailed;
+    const { code } = emailed;
 
     // The mail goes out before anything is written: when it fails (503), the database is as it
     // was (a repeat sign-up keeps the earlier key and code) and the client simply retries.
@@ -146,30 +146,27 @@ export class OrganizationsService {
       organization_id: organizationId,
       api_key: secret,
       status: 'unverified' as const,
-      verification: { channel: 'email' as const, sent_to: email, expires_at: expiresAt },
+      verification: { channel: 'email' as const, sent_to: email, expires_at: emailed.expiresAt },
     };
   }
 
   async verify(agent: AgentPrincipal, code: string) {
     const organizationId = agent.organizationId;
-    if (agent.organizationStatus !== 'unverified') {
+    if (agent.organizationStatus !== 'unverified')
       throw new ApiError('conflict', 'The organization is already verified.');
-    }
     const check = await checkEmailedCode(await this.repo.findCode(organizationId), code, this.clock.now(), (max) =>
       this.repo.countWrongAttempt(organizationId, max),
     );
-    if (check === 'spent') {
+    if (check === 'spent')
       throw new ApiError(
         'code_expired',
         'This code can no longer be used; sign up again with the same email to get a new one.',
       );
-    }
-    if (check !== 'ok') {
+    if (check !== 'ok')
       throw new ApiError(
         'invalid_code',
         check === 'expired' ? 'The code has expired; sign up again to get a new one.' : 'The code is not correct.',
       );
-    }
     await this.confirmEmail(organizationId);
     return { organization_id: organizationId, status: 'active' as const };
   }
@@ -254,12 +251,11 @@ export class OrganizationsService {
     await transact(this.repo.db, async (tx) => {
       // Creates of one organization count and insert one at a time, so two at 99 never make 101.
       await this.repo.lockOrganization(tx, organizationId);
-      if ((await this.repo.countActiveKeys(tx, organizationId)) >= MAX_ACTIVE_KEYS) {
+      if ((await this.repo.countActiveKeys(tx, organizationId)) >= MAX_ACTIVE_KEYS)
         throw new ApiError(
           'conflict',
           `The organization already holds ${MAX_ACTIVE_KEYS} active API keys, the most it may have; revoke one (DELETE /v1/auth/keys/{key_id}) before creating another.`,
         );
-      }
       await this.repo.insertKey(tx, key.row);
     });
     return { ...keyView(key.row), api_key: key.secret };
@@ -273,27 +269,19 @@ export class OrganizationsService {
   }
 
   async revokeKey(organizationId: string, keyId: string): Promise<void> {
-    const key = await this.repo.findActiveKey(organizationId, keyId);
-    if (!key) throw notFound('API key');
-    const revoked = await this.repo.revokeKeyUnlessLast(
-      this.repo.db,
-      organizationId,
-      keyId,
-      this.clock.now().toISOString(),
-    );
-    if (revoked === 0) {
+    await this.activeKey(organizationId, keyId);
+    const now = this.clock.now().toISOString();
+    if ((await this.repo.revokeKeyUnlessLast(this.repo.db, organizationId, keyId, now)) === 0)
       throw new ApiError(
         'conflict',
         "This is the organization's last active API key; create another before revoking it.",
       );
-    }
     this.forgetOrganization(organizationId);
   }
 
   /** Drops cached credentials of an organization after its keys or status change here. */
   private forgetOrganization(organizationId: string): void {
-    for (const [key, entry] of this.credentials) {
+    for (const [key, entry] of this.credentials)
       if (entry.principal.organizationId === organizationId) this.credentials.delete(key);
-    }
   }
 }
