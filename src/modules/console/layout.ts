@@ -1,6 +1,6 @@
 // The console's page shell (head, bar, navigation, main) and its form pieces, rendered with
 // `html` (every value escaped); the navigation marks the current page with aria-current.
-import { html, join, type Html } from '../../lib/html.ts';
+import { html, join, type Html, type HtmlValue } from '../../lib/html.ts';
 import { FAVICON_LINK } from '../docs/favicon.ts';
 import { CONSOLE_PATH } from './http.ts';
 
@@ -183,3 +183,16 @@ export function selectField(
   );
   return framed(options, (aria) => html`<select id="${options.id}" name="${options.name}"${aria}>${choices}</select>`);
 }
+
+/** The breadcrumb of a page: the links above it, then the page itself (`current`). */
+export const crumbs = (links: readonly (readonly [string, string])[], current: HtmlValue) =>
+  html`<nav aria-label="Breadcrumb" class="crumbs"><ol>${links.map(([href, text]) => html`<li><a href="${href}">${text}</a></li>`)}<li><span aria-current="page">${current}</span></li></ol></nav>`;
+
+/** Facts (term and value) as a description list, as a detail page shows them; a false entry is left out. */
+export const facts = (pairs: readonly (readonly [string, HtmlValue] | false)[], className = 'facts') =>
+  html`<dl class="${className}">
+${join(
+  pairs.filter((pair) => pair !== false).map(([term, value]) => html`<dt>${term}</dt><dd>${value}</dd>`),
+  '\n',
+)}
+</dl>`;

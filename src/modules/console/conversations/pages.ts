@@ -7,20 +7,12 @@ import { html, join, type Html, type HtmlValue } from '../../../lib/html.ts';
 import type { CellView } from '../../cells/service.ts';
 import type { MessageView } from '../../messages/views.ts';
 import type { SignedInContext } from '../guard.ts';
-import { layout } from '../layout.ts';
+import { crumbs, facts, layout } from '../layout.ts';
 import { rowOf, tableHead, type RowColumn } from '../data-table.ts';
 import { phone, time } from './format.ts';
 import { hasError, type SendForm, sendForm } from './send-form.ts';
 import { quietHoursSection } from '../quiet-hours.ts';
 import { csrfField, postButton } from '../account/shared.ts';
-
-/** Breadcrumbs: the last item, without a link, is the page itself. */
-export const crumbs = (items: { href?: string; text: string }[]) =>
-  html`<nav aria-label="Breadcrumb" class="crumbs"><ol>${items.map((item) => (item.href ? html`<li><a href="${item.href}">${item.text}</a></li>` : html`<li aria-current="page">${item.text}</li>`))}</ol></nav>`;
-
-/** Facts as a description list; a false entry is left out. */
-export const facts = (entries: readonly (readonly [string, HtmlValue] | false)[], className = 'facts') =>
-  html`<dl class="${className}">${entries.map((entry) => entry && html`<dt>${entry[0]}</dt><dd>${entry[1]}</dd>`)}</dl>`;
 
 /** A section of a page, named by its heading; `id` is its anchor. */
 export const section = (id: string, title: string, content: HtmlValue) =>
@@ -238,7 +230,7 @@ ${older(here, view.nextCursor, 'Older conversations')}`;
     { ...context, current: 'cells', scripts: SCRIPTS },
     `${hasError(view.form) ? 'Error: ' : ''}${cell.display_name}`,
     html`<div class="card wide cell-page" data-cell="${cell.id}">
-${crumbs([{ href: cellsPath(context), text: 'Cells' }, { text: cell.display_name }])}
+${crumbs([[cellsPath(context), 'Cells']], cell.display_name)}
 <h1>${cell.display_name}</h1>
 ${cellState(context, cell)}
 <p class="row-actions"><a class="button secondary small-button" href="${here}/rename">Rename</a> <a class="button danger small-button" href="${here}/release">Release</a></p>
@@ -277,7 +269,13 @@ export function threadPage(
     { ...context, current: 'cells', scripts: SCRIPTS },
     `${hasError(view.form) ? 'Error: ' : ''}${who} — ${cell.display_name}`,
     html`<div class="card wide thread-page" data-cell="${cell.id}">
-${crumbs([{ href: cellsPath(context), text: 'Cells' }, { href: cellPath(context, cell.id), text: cell.display_name }, { text: who }])}
+${crumbs(
+  [
+    [cellsPath(context), 'Cells'],
+    [cellPath(context, cell.id), cell.display_name],
+  ],
+  who,
+)}
 <h1>Conversation with <span class="mono">${who}</span></h1>
 ${facts(
   [

@@ -3,9 +3,9 @@
 import { html, join, type Html } from '../../../lib/html.ts';
 import { rowOf, tableHead, type RowColumn } from '../data-table.ts';
 import { DEFAULT_DAILY_SEND_LIMIT, DEFAULT_SEND_RATE_PER_MINUTE } from '../../devices/service.ts';
-import { confirmForm, errorNotice, field } from '../layout.ts';
+import { confirmForm, crumbs, errorNotice, field } from '../layout.ts';
 import { devicePath, OPERATOR_PATH } from './http.ts';
-import { crumbs, csrfInput, sectionPage } from './layout.ts';
+import { csrfInput, sectionPage } from './layout.ts';
 import type { OperatorSession } from './service.ts';
 import type { SimView } from '../../devices/service.ts';
 

@@ -71,19 +71,6 @@ export const notFoundPage = () =>
 export const sectionPage = (page: OperatorPage, title: string, content: Html) =>
   operatorLayout(page, title, html`<div class="card wide account">\n${content}\n</div>`);
 
-/** The breadcrumb trail: links up to the current page, which is named last. */
-export const crumbs = (links: readonly (readonly [string, string])[], current: HtmlValue) =>
-  html`<nav aria-label="Breadcrumb" class="crumbs"><ol>${links.map(([href, text]) => html`<li><a href="${href}">${text}</a></li>`)}<li><span aria-current="page">${current}</span></li></ol></nav>`;
-
-/** A list of facts (term and value), as a detail page shows them. */
-export const facts = (pairs: readonly (readonly [string, HtmlValue] | false)[]) =>
-  html`<dl class="facts">
-${join(
-  pairs.filter((pair) => pair !== false).map(([term, value]) => html`<dt>${term}</dt><dd>${value}</dd>`),
-  '\n',
-)}
-</dl>`;
-
 /** Links to the views of a list, the current one marked. */
 export const tabs = (label: string, links: readonly (readonly [string, string, boolean])[]) =>
   html`<nav aria-label="${label}" class="filters small">${join(

@@ -10,7 +10,8 @@ import { stateTag, when } from '../account/shared.ts';
 import type { BillingOperator } from '../../billing/operator.ts';
 import type { DepositsService } from '../../billing/deposits.ts';
 import type { UsageService } from '../../billing/usage.ts';
-import { actionForm, crumbs, csrfInput, facts, reasonField, sectionPage, tabs } from './layout.ts';
+import { actionForm, csrfInput, reasonField, sectionPage, tabs } from './layout.ts';
+import { crumbs, facts } from '../layout.ts';
 import type { OperatorRepository } from './repository.ts';
 import type { OperatorSession } from './service.ts';
 

@@ -11,7 +11,8 @@ import type { OutOf } from '../binder.ts';
 import { revealOnce, when } from '../account/shared.ts';
 import { confirmForm, field, hidden } from '../layout.ts';
 import { OPERATOR_PATH } from './http.ts';
-import { crumbs, csrfInput, facts, sectionPage } from './layout.ts';
+import { csrfInput, sectionPage } from './layout.ts';
+import { crumbs, facts } from '../layout.ts';
 import type { OperatorSession } from './service.ts';
 
 export const WEBHOOKS_PATH = `${OPERATOR_PATH}/webhooks`;

@@ -9,7 +9,8 @@ import type { DraftView, JobView, PodView } from '../../pods/views.ts';
 import { capitalized, postButton, stateTag } from '../account/shared.ts';
 import type { Refusal } from '../binder.ts';
 import { phone, time } from '../conversations/format.ts';
-import { crumbs, facts, liveStatus, postForm, SCRIPTS, section } from '../conversations/pages.ts';
+import { liveStatus, postForm, SCRIPTS, section } from '../conversations/pages.ts';
+import { crumbs, facts } from '../layout.ts';
 import { textArea } from '../conversations/send-form.ts';
 import { dataTable } from '../data-table.ts';
 import type { SignedInContext } from '../guard.ts';
@@ -34,11 +35,13 @@ export const listPath = (context: SignedInContext, podId: string, listId: string
 
 /** The breadcrumb of a page under a pod. */
 export const podCrumbs = (context: SignedInContext, pod: PodView, here: string) =>
-  crumbs([
-    { href: podsPath(context), text: 'Pods' },
-    { href: podPath(context, pod.id), text: pod.name },
-    { text: here },
-  ]);
+  crumbs(
+    [
+      [podsPath(context), 'Pods'],
+      [podPath(context, pod.id), pod.name],
+    ],
+    here,
+  );
 
 /** A pod form: its refusal's notice, then the form with what was typed. */
 export const podForm = (
@@ -264,7 +267,7 @@ ${textArea({ id: 'list-numbers', name: 'numbers', label: 'Numbers', value: list?
     { ...context, current: 'pods' },
     `${Object.values(forms).some(failed) ? 'Error: ' : ''}${pod.name}`,
     html`<div class="card wide pod-page">
-${crumbs([{ href: podsPath(context), text: 'Pods' }, { text: pod.name }])}
+${crumbs([[podsPath(context), 'Pods']], pod.name)}
 <h1>${pod.name}</h1>
 <div class="pod-sections">
 ${section('edit', 'Name and cells', podForm(context, edit, { action: base, button: 'Save' }, editFields))}
