@@ -1,6 +1,6 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { CODE_TEXTS, NON_CODE_TEXTS } from './corpus.fixture.ts';
+import { CODE_TEXTS, NON_CODE_TEXTS } from '../../../test/fixtures/code-texts.ts';
 import { detectCode } from './detector.ts';
 
 describe('verification code detector', () => {
