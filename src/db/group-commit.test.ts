@@ -86,56 +86,6 @@ describe('group commit', () => {
     await assert.rejects(writes.run('refuse_e4'), /refuse_e4 refused/);
   });
 
-  /** A write that holds each batch open until released, recording when batches start and end. */
-  function heldWrites(concurrency: number) {
-    const log: string[] = [];
-    const releases: (() => void)[] = [];
-    const writes = new GroupCommit(
-      test.database.db,
-      async (_tx, ids: string[]) => {
-        log.push(`start ${ids.join(',')}`);
-        await new Promise<void>((release) => releases.push(release));
-        log.push(`end ${ids.join(',')}`);
-        return ids;
-      },
-      { concurrency },
-    );
-    const started = (count: number) =>
-      new Promise<void>((done) => {
-        const check = () =>
-          log.filter((line) => line.startsWith('start')).length >= count ? done() : setImmediate(check);
-        check();
-      });
-    return { writes, log, releases, started };
-  }
-
-  it('with a concurrency of 2, a second batch starts while the first is still open', async (t) => {
-    // SQLite has one connection: a second transaction waits for the first (the service runs one there).
-    if (test.database.dialect === 'sqlite') return t.skip('PostgreSQL only');
-    const { writes, log, releases, started } = heldWrites(2);
-    const first = writes.run('d1');
-    await started(1);
-    const second = Promise.all([writes.run('d2'), writes.run('d3')]);
-    await started(2);
-    assert.deepEqual(log, ['start d1', 'start d2,d3']);
-    releases.forEach((release) => release());
-    assert.deepEqual([await first, await second], ['d1', ['d2', 'd3']]);
-  });
-
-  it('with a concurrency of 1, units that come while a batch is open wait and go together after it', async () => {
-    const { writes, log, releases, started } = heldWrites(1);
-    const first = writes.run('f1');
-    await started(1);
-    const later = Promise.all([writes.run('f2'), writes.run('f3')]);
-    for (let turn = 0; turn < 10; turn++) await new Promise(setImmediate);
-    assert.deepEqual(log, ['start f1']);
-    releases[0]!();
-    await started(2);
-    releases[1]!();
-    assert.deepEqual([await first, await later], ['f1', ['f2', 'f3']]);
-    assert.deepEqual(log, ['start f1', 'end f1', 'start f2,f3', 'end f2,f3']);
-  });
-
   it('a unit alone runs as a plain transaction', async () => {
     const { writes } = mails();
     await assert.rejects(writes.run('fail_c1'), /fails after writing/);

@@ -5,9 +5,7 @@
 // turns down (Refused) rejects alone inside a committed batch. Failures are rare (a lost
 // idempotency race, a deadlock with another process), so the batch is optimistic: when it fails,
 // nothing of it was kept and each unit is written again alone, so a failing unit rejects alone
-// and the others commit. `concurrency` batches at a time per process: one on SQLite (one writer);
-// on PostgreSQL a second batch runs its reads while the first waits for its commit (batches that
-// touch the same rows then wait on each other's row locks, as separate requests would).
+// and the others commit. One batch at a time per process.
 import type { Kysely, Transaction } from 'kysely';
 import type { DB } from './schema.ts';
 
@@ -34,45 +32,35 @@ export const MAX_BATCH = 64;
 export class GroupCommit<Unit, Result> {
   private readonly db: Kysely<DB>;
   private readonly write: BatchWrite<Unit, Result>;
-  private readonly concurrency: number;
   private queue: Job<Unit, Result>[] = [];
   private scheduled = false;
-  private running = 0;
 
-  constructor(db: Kysely<DB>, write: BatchWrite<Unit, Result>, options: { concurrency?: number } = {}) {
+  constructor(db: Kysely<DB>, write: BatchWrite<Unit, Result>) {
     this.db = db;
     this.write = write;
-    this.concurrency = options.concurrency ?? 1;
   }
 
   run(unit: Unit): Promise<Result> {
     return new Promise<Result>((resolve, reject) => {
       this.queue.push({ unit, resolve, reject });
-      // Units of this turn of the event loop join one batch, started after it.
-      if (!this.scheduled && this.running < this.concurrency) {
+      if (!this.scheduled) {
         this.scheduled = true;
-        setImmediate(() => {
-          this.scheduled = false;
-          this.start();
-        });
+        setImmediate(() => void this.drain());
       }
     });
-  }
-
-  private start(): void {
-    while (this.queue.length > 0 && this.running < this.concurrency) {
-      this.running += 1;
-      void this.commit(this.queue.splice(0, MAX_BATCH)).finally(() => {
-        this.running -= 1;
-        this.start();
-      });
-    }
   }
 
   private async alone(unit: Unit): Promise<Result> {
     const [result] = await this.db.transaction().execute((tx) => this.write(tx, [unit]));
     if (result instanceof Refused) throw result.error;
     return result;
+  }
+
+  private async drain(): Promise<void> {
+    while (this.queue.length > 0) {
+      await this.commit(this.queue.splice(0, MAX_BATCH));
+    }
+    this.scheduled = false;
   }
 
   private async commit(batch: Job<Unit, Result>[]): Promise<void> {

@@ -227,8 +227,7 @@ const paceOf = prepared(paceQuery);
 
 export class MessagesRepository {
   readonly db: Kysely<DB>;
-  /** One writer (SQLite) or many (PostgreSQL). */
-  readonly postgres: boolean;
+  private readonly postgres: boolean;
 
   constructor(db: Kysely<DB>) {
     this.db = db;

@@ -117,10 +117,7 @@ export class MessagesService {
     this.clock = deps.clock;
     this.wakeups = deps.wakeups;
     this.storedCaps = deps.storedCaps;
-    // PostgreSQL: a second batch runs while the first commits (one writer on SQLite).
-    this.writes = new GroupCommit(deps.repo.db, (tx, units) => this.writeSends(tx, units), {
-      concurrency: deps.repo.postgres ? 2 : 1,
-    });
+    this.writes = new GroupCommit(deps.repo.db, (tx, units) => this.writeSends(tx, units));
   }
 
   /**
