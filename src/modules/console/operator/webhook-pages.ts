@@ -40,7 +40,7 @@ type Deliveries = OutOf<WebhookOperations<OperatorContext>['listWebhookDeliverie
 const eventsOf = (webhook: WebhookView) =>
   webhook.event_types.includes('*') || webhook.event_types.includes('device.*')
     ? 'Every phone event'
-    : webhook.event_types.map(escape).join(', ');
+    : webhook.event_types.join(', ');
 const stateOf = (webhook: WebhookView) =>
   webhook.enabled
     ? html`<span class="tag">Enabled</span>`
