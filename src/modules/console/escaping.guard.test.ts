@@ -35,6 +35,9 @@ function offences(file: string, text = readFileSync(file, 'utf8')): string[] {
   const visit = (node: ts.Node): void => {
     if (ts.isCallExpression(node) && ts.isIdentifier(node.expression) && node.expression.text === 'escape')
       at(node, 'escape() called by hand');
+    // Handed over to be called (`.map(escape)`): the global one is even a URL encoder.
+    if (ts.isCallExpression(node) && node.arguments.some((arg) => ts.isIdentifier(arg) && arg.text === 'escape'))
+      at(node, 'escape passed to be called');
     const tagged = node.parent !== undefined && ts.isTaggedTemplateExpression(node.parent);
     if (ts.isTemplateExpression(node) && !tagged) {
       const parts = [node.head.text, ...node.templateSpans.map((span) => span.literal.text)].join('');
@@ -65,11 +68,13 @@ describe('pages escape by construction', () => {
       'const c = escape(name);',
       'const d = html`<p>${name}</p>`;',
       "const e = 'Authorization: Payment <credential>';",
+      'const f = names.map(escape);',
     ].join('\n');
     assert.deepEqual(offences('probe.ts', probe), [
       'probe.ts:1: markup in an untagged template literal',
       'probe.ts:2: markup in a plain string',
       'probe.ts:3: escape() called by hand',
+      'probe.ts:6: escape passed to be called',
     ]);
   });
 });
