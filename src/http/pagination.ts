@@ -1,6 +1,6 @@
 // The query and response parts of every list route (contract §2); the paging itself is
 // src/lib/pagination.ts's listPage.
-import { Type } from 'typebox';
+import { Type, type TSchema } from 'typebox';
 import { DEFAULT_PAGE_SIZE } from '../lib/pagination.ts';
 
 export const PaginationQuery = {
@@ -15,3 +15,9 @@ export const PaginationQuery = {
 export const NextCursor = Type.Union([Type.String(), Type.Null()], {
   description: 'Cursor of the next page, or null on the last page.',
 });
+
+/** The schema of a page of `key`: `item`s and the next page's cursor, with one example item. */
+export function pageOf(key: string, item: TSchema, $id: string, description: string, example: object) {
+  const examples = [{ [key]: [example], next_cursor: null }];
+  return Type.Object({ [key]: Type.Array(item), next_cursor: NextCursor }, { $id, description, examples });
+}

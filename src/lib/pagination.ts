@@ -57,3 +57,10 @@ export async function listPage<Row>(
   const items = rows.slice(0, limit);
   return { items, next_cursor: encodeCursor(keyOf(items[items.length - 1])) };
 }
+
+const idKey = (row: { id: string }) => [row.id];
+/** A page of rows keyed by their ids, newest first: `fetch` reads `count` rows below the cursor's id. */
+export const pageById = <Row extends { id: string }>(
+  query: PageQuery,
+  fetch: (beforeId: string | null, count: number) => Promise<Row[]>,
+) => listPage(query, (after, count) => fetch(after ? String(after[0]) : null, count), idKey);

@@ -12,14 +12,14 @@ import { createOnce } from '../../db/create-once.ts';
 import type { Clock } from '../../lib/clock.ts';
 import { notFound } from '../../lib/errors.ts';
 import { newId } from '../../lib/ids.ts';
-import type { PageQuery } from '../../lib/pagination.ts';
 import { requirePhone } from '../../lib/phone.ts';
 import type { MessageView } from '../messages/views.ts';
 import { draftSends, notDraft, PodDraftSends, queueDraft } from './draft-sends.ts';
 import type { DraftsRepository } from './drafts-repository.ts';
 import type { DraftFields } from './scoped-operations.ts';
 import { scopeColumns, type Scope } from './scope.ts';
-import { orNotFound, pageById } from './service.ts';
+import { orNotFound } from './service.ts';
+import { pageById, type PageQuery } from '../../lib/pagination.ts';
 import type { DraftsTable, DraftStatus } from './tables.ts';
 import { draftView, type DraftView } from './views.ts';
 

@@ -11,7 +11,7 @@ import { createOnce } from '../../db/create-once.ts';
 import type { Clock } from '../../lib/clock.ts';
 import { ApiError, notFound } from '../../lib/errors.ts';
 import { newId } from '../../lib/ids.ts';
-import { listPage, type PageQuery } from '../../lib/pagination.ts';
+import { pageById, type PageQuery } from '../../lib/pagination.ts';
 import { Port } from '../../lib/ports.ts';
 import type { StoredCaps } from '../../operations/stored-caps.ts';
 import type { CellRecord } from '../cells/service.ts';
@@ -32,13 +32,6 @@ export type SendRefusals = (organizationIds: readonly string[]) => Promise<Map<s
 
 /** A cell that can send for its pod now. */
 export type ActiveCell = Pick<CellRecord, 'id' | 'device_id'> & { phone_number: string };
-
-const idKey = (row: { id: string }) => [row.id];
-/** A page of rows keyed by their ids, newest first: `fetch` reads `count` rows below the cursor's id. */
-export const pageById = <Row extends { id: string }>(
-  query: PageQuery,
-  fetch: (beforeId: string | null, count: number) => Promise<Row[]>,
-) => listPage(query, (after, count) => fetch(after ? String(after[0]) : null, count), idKey);
 
 /** The row; 404 naming `what` when there is none. */
 export function orNotFound<Row>(row: Row | undefined, what: string): Row {

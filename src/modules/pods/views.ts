@@ -1,7 +1,7 @@
 // The public shapes of pods, drafts, contact lists, ignored participants and cycle jobs
 // (contract §5), their response schemas and the functions that make them from rows.
-import { Type, type Static, type TSchema } from 'typebox';
-import { NextCursor } from '../../http/pagination.ts';
+import { Type, type Static } from 'typebox';
+import { pageOf } from '../../http/pagination.ts';
 import { Nullable, Timestamp } from '../../http/schemas.ts';
 import { parseQuietHours } from '../../lib/quiet-hours.ts';
 import { QuietHoursSchema } from '../cells/schemas.ts';
@@ -54,12 +54,6 @@ const JOB_EXAMPLE = {
   created_at: AT,
   completed_at: null,
 };
-
-/** The schema of a page of `key`: `item`s and the next page's cursor, with one example item. */
-function pageOf(key: string, item: TSchema, $id: string, description: string, example: object) {
-  const examples = [{ [key]: [example], next_cursor: null }];
-  return Type.Object({ [key]: Type.Array(item), next_cursor: NextCursor }, { $id, description, examples });
-}
 
 export const Pod = Type.Object(
   {

@@ -1,7 +1,7 @@
 // The webhook shapes (contract §6), shared by the organization's routes and operations and the
 // operator's (/v1/admin/webhooks, contract §11: same shapes).
-import { Type, type TSchema } from 'typebox';
-import { NextCursor } from '../../http/pagination.ts';
+import { Type } from 'typebox';
+import { pageOf } from '../../http/pagination.ts';
 import { Body, IdField, Nullable, Timestamp } from '../../http/schemas.ts';
 import { MAX_URL_LENGTH } from '../../lib/ssrf.ts';
 
@@ -18,12 +18,6 @@ const eventTypes = (filters: string[], example: string) =>
     description: `Event types to deliver: exact types, \`<group>.*\` (e.g. \`${example}\`) or \`*\` for all. Default \`["*"]\`.`,
   });
 const Description = Nullable(Type.String({ maxLength: 500 }));
-
-/** The schema of a page of `key`: `item`s and the next page's cursor, with one example item. */
-function pageOf(key: string, item: TSchema, $id: string, description: string, example: object) {
-  const examples = [{ [key]: [example], next_cursor: null }];
-  return Type.Object({ [key]: Type.Array(item), next_cursor: NextCursor }, { $id, description, examples });
-}
 
 const WEBHOOK_EXAMPLE = {
   id: 'whk_01jdx4c5d6e7f8g9h0j1k2m3n4',

@@ -5,7 +5,7 @@ import type { Static } from 'typebox';
 import type { StoredCaps } from '../../operations/stored-caps.ts';
 import { EventEmitter } from 'node:events';
 import { ApiError, invalidField, notFound } from '../../lib/errors.ts';
-import { listPage, type PageQuery } from '../../lib/pagination.ts';
+import { pageById, type PageQuery } from '../../lib/pagination.ts';
 import type { Clock } from '../../lib/clock.ts';
 import { newId } from '../../lib/ids.ts';
 import { clientIdHash } from '../../lib/client-id.ts';
@@ -22,13 +22,6 @@ import type { WebhookDeliveriesTable, WebhooksTable } from './tables.ts';
 import { deliveryView, matchesEventType, webhookView } from './views.ts';
 import { createOnce } from '../../db/create-once.ts';
 import { afterCommit, transact } from '../../db/transaction.ts';
-
-const idKey = (row: { id: string }) => [row.id];
-/** A page of rows keyed by their ids, newest first: `fetch` reads `count` rows below the cursor's id. */
-const pageById = <Row extends { id: string }>(
-  query: PageQuery,
-  fetch: (beforeId: string | null, count: number) => Promise<Row[]>,
-) => listPage(query, (after, count) => fetch(after ? String(after[0]) : null, count), idKey);
 
 /** The type of the console's test event (not an event type of contract §6: it is never emitted). */
 export const TEST_EVENT_TYPE = 'webhook.test';
