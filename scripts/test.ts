@@ -254,6 +254,11 @@ async function runTests(env: TestEnv): Promise<number> {
   process.stdout.write(
     `tests on ${adminUrl ? 'PostgreSQL' : 'SQLite'}${clock}: ${seconds} s, ${count('tests')} tests, ${count('pass')} passed, ${count('fail')} failed, ${count('cancelled')} cancelled\n`,
   );
+  // The failures' details again, last, where a reader of the log's tail finds them.
+  for (const { output } of results.filter((r) => r.status !== 0)) {
+    const failures = output.indexOf('✖ failing tests:');
+    if (failures >= 0) process.stdout.write(`\n${output.slice(failures, failures + 12_000)}\n`);
+  }
   writeFileSync(
     lastDurations,
     JSON.stringify({ ...durations, ...Object.assign({}, ...results.map((r) => r.durations)) }),

@@ -7,6 +7,7 @@ import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { sql } from 'kysely';
 import pg from 'pg';
+import { freePort } from '../bench/lib.ts';
 import { buildApp, type AppDeps, type Services } from '../src/app.ts';
 import { loadConfig, type Config } from '../src/config.ts';
 import { openDatabase, type Database } from '../src/db/database.ts';
@@ -267,6 +268,29 @@ export async function startApp(options: StartOptions = {}): Promise<TestApp> {
       await testDb.drop();
     },
   };
+}
+
+/**
+ * A test app listening on loopback, its base URL (and whatever `envOf` derives from it) naming
+ * its own address, which must be known before the app is built. The port is reserved and
+ * released first; another process may take it in between, so a taken port is tried again.
+ */
+export async function listeningTestApp(
+  options: StartOptions = {},
+  envOf: (base: string) => Record<string, string> = () => ({}),
+): Promise<{ t: TestApp; base: string }> {
+  for (let attempt = 1; ; attempt += 1) {
+    const port = await freePort();
+    const base = `http://127.0.0.1:${port}`;
+    const t = await startApp({ ...options, env: { CELLGATE_BASE_URL: base, ...envOf(base), ...options.env } });
+    try {
+      await t.app.listen({ host: '127.0.0.1', port });
+      return { t, base };
+    } catch (error) {
+      await t.close();
+      if ((error as NodeJS.ErrnoException).code !== 'EADDRINUSE' || attempt === 5) throw error;
+    }
+  }
 }
 
 /**

@@ -3,10 +3,9 @@
 // the Origin of form posts, and the reference's try-it client calls the document's server), and
 // the git-ignored directory screenshots go to.
 import { existsSync, mkdirSync } from 'node:fs';
-import { createServer, type AddressInfo } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import { chromium, type Browser, type Page } from 'playwright-core';
-import { startApp, type StartOptions, type TestApp } from '../harness.ts';
+import { listeningTestApp, type StartOptions, type TestApp } from '../harness.ts';
 
 // Debian's chromium-headless-shell first: the old headless shell, without the full browser's
 // window and compositor machinery, does the same page work with about half the CPU.
@@ -43,24 +42,9 @@ export async function screenshot(page: Page, dir: string, name: string, fullPage
   await page.screenshot({ path: `${artifactsDir(dir)}${name}.png`, fullPage });
 }
 
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  return port;
-}
-
 /** A test app whose base and console URLs are where it listens (options.env may add to them). */
-export async function listeningApp(options: StartOptions = {}): Promise<{ t: TestApp; base: string }> {
-  const port = await freePort();
-  const base = `http://127.0.0.1:${port}`;
-  const t = await startApp({
-    ...options,
-    env: { CELLGATE_BASE_URL: base, CELLGATE_CONSOLE_URL: `${base}/console`, ...options.env },
-  });
-  await t.app.listen({ host: '127.0.0.1', port });
-  return { t, base };
+export function listeningApp(options: StartOptions = {}): Promise<{ t: TestApp; base: string }> {
+  return listeningTestApp(options, (base) => ({ CELLGATE_CONSOLE_URL: `${base}/console` }));
 }
 
 const AXE_SOURCE = fileURLToPath(import.meta.resolve('axe-core/axe.min.js'));

@@ -5,7 +5,7 @@ import { after, before } from 'node:test';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import type { PaymentRequired } from '@x402/core/types';
 import { startSimulatedDevice, type SimulatedDevice, type SimulatedNetwork } from '../../src/cli/device-simulator.ts';
-import { startApp, type StartOptions, type TestApp } from '../harness.ts';
+import { listeningTestApp, type StartOptions, type TestApp } from '../harness.ts';
 import type { Line } from './messages.ts';
 
 export interface McpTestApp extends TestApp {
@@ -15,20 +15,8 @@ export interface McpTestApp extends TestApp {
 
 /** An app listening on loopback whose base URL is its own address (Host validation allows it). */
 export async function startListening(options: StartOptions = {}): Promise<McpTestApp> {
-  // The base URL must name the port before the app is built: reserve one first.
-  const { createServer } = await import('node:net');
-  const port = await new Promise<number>((resolve, reject) => {
-    const probe = createServer().listen(0, '127.0.0.1', () => {
-      const address = probe.address();
-      probe.close(() =>
-        typeof address === 'object' && address ? resolve(address.port) : reject(new Error('no port')),
-      );
-    });
-  });
-  const origin = `http://127.0.0.1:${port}`;
-  const t = await startApp({ ...options, env: { CELLGATE_BASE_URL: origin, ...options.env } });
-  await t.app.listen({ host: '127.0.0.1', port });
-  return Object.assign(t, { origin });
+  const { t, base } = await listeningTestApp(options);
+  return Object.assign(t, { origin: base });
 }
 
 /** What an MCP suite uses: its listening app and the client it acts through. */
