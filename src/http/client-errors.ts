@@ -6,14 +6,14 @@ import type { Socket } from 'node:net';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { ApiError } from '../lib/errors.ts';
 import { http } from '../lib/node-http.ts';
-import { fromFastifyError, problemBody, sendProblem } from './errors.ts';
+import { asApiError, problemBody, sendProblem } from './errors.ts';
 import type { App } from './types.ts';
 
 /** Fastify's `frameworkErrors`: router errors, raised before any hook runs. */
 export function frameworkErrorHandler(docsUrl: string) {
   return (error: FastifyError, request: FastifyRequest, reply: FastifyReply): void => {
     reply.header('X-Request-Id', request.id);
-    sendProblem(reply, fromFastifyError(error), docsUrl);
+    sendProblem(reply, asApiError(error), docsUrl);
   };
 }
 

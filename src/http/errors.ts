@@ -29,14 +29,31 @@ export function sendProblem(reply: FastifyReply, error: ApiError, docsUrl: strin
     .send(problemBody(error, reply.request.id, docsUrl));
 }
 
-// Fastify's own errors (body parsing, limits, content type, validation, routing) in our shape.
-export function fromFastifyError(
+/** The largest request body a route takes unless it says otherwise (a 413 names the route's own). */
+export const BODY_LIMIT = 256 * 1024;
+
+/**
+ * Whatever a handler or Fastify threw, in our shape: an ApiError as it is, a lost database as 503,
+ * Fastify's own errors (body parsing, limits, content type, validation, routing) by their code.
+ * `request` names the route's body limit in a 413.
+ */
+export function asApiError(error: unknown, request?: FastifyRequest): ApiError {
+  if (error instanceof ApiError) return error;
+  if (isDatabaseUnavailable(error))
+    return new ApiError('unavailable', 'The database is unreachable; retry shortly.', {
+      headers: { 'Retry-After': '2' },
+    });
+  return fromFastifyError(error as FastifyError, request?.routeOptions.bodyLimit);
+}
+
+function fromFastifyError(
   error: FastifyError & { validation?: SchemaError[]; validationContext?: string },
+  bodyLimit = BODY_LIMIT,
 ): ApiError {
   if (error.validation) return invalidInput(error.validation, error.validationContext ?? 'body');
   switch (error.code) {
     case 'FST_ERR_CTP_BODY_TOO_LARGE':
-      return new ApiError('payload_too_large', 'The request body exceeds 256 KiB.');
+      return new ApiError('payload_too_large', `The request body exceeds ${bodyLimit / 1024} KiB.`);
     case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
       return new ApiError('unsupported_media_type', 'Send the body as application/json.');
     case 'FST_ERR_CTP_INVALID_JSON_BODY':
@@ -105,16 +122,9 @@ function sendError(request: FastifyRequest, reply: FastifyReply, error: ApiError
 export function registerErrorHandling(app: FastifyInstance, docsUrl: string): void {
   app.setErrorHandler(async (error: FastifyError, request: FastifyRequest, reply: FastifyReply) => {
     // A lost or unreachable database is worth retrying shortly (503), not a bug (500).
-    const unavailable = !(error instanceof ApiError) && isDatabaseUnavailable(error);
-    const apiError =
-      error instanceof ApiError
-        ? error
-        : unavailable
-          ? new ApiError('unavailable', 'The database is unreachable; retry shortly.', {
-              headers: { 'Retry-After': '2' },
-            })
-          : fromFastifyError(error);
-    if (unavailable) request.log.warn({ err: error }, 'request failed: database unavailable');
+    const apiError = asApiError(error, request);
+    if (apiError.code === 'unavailable' && !(error instanceof ApiError))
+      request.log.warn({ err: error }, 'request failed: database unavailable');
     else if (apiError.status >= 500) request.log.error({ err: error }, 'request failed');
     const enrich = apiError.status === 402 ? requestEnrichers.get(request.server.server) : undefined;
     return sendError(request, reply, enrich ? await enrich(request, apiError) : apiError, docsUrl);

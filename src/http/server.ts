@@ -7,14 +7,12 @@ import type { Clock } from '../lib/clock.ts';
 import { newId } from '../lib/ids.ts';
 import { http } from '../lib/node-http.ts';
 import { clientErrorHandler, frameworkErrorHandler, registerDraining } from './client-errors.ts';
-import { registerErrorHandling } from './errors.ts';
+import { BODY_LIMIT, registerErrorHandling } from './errors.ts';
 import { lazyChildLogger } from './lazy-logger.ts';
 import { REDACT_PATHS, redactUrl } from './log-redaction.ts';
 import { registerRequestId, requestIdFor } from './request-id.ts';
 import type { App } from './types.ts';
 import { registerValidation } from './validation.ts';
-
-const BODY_LIMIT = 256 * 1024;
 
 /** pino-pretty's options: one terminal line per record (a request is one line, not seven). */
 export const PRETTY_OPTIONS = { translateTime: 'SYS:HH:MM:ss.l', ignore: 'pid,hostname', singleLine: true };

@@ -6,12 +6,10 @@
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
-import { isDatabaseUnavailable } from '../../db/errors.ts';
-import { fromFastifyError } from '../../http/errors.ts';
+import { asApiError } from '../../http/errors.ts';
 import { Described } from '../../http/schemas.ts';
 import type { App } from '../../http/types.ts';
 import type { BearerResource } from '../../operations/principals.ts';
-import { ApiError } from '../../lib/errors.ts';
 import { addressLimit, type RateLimiter } from '../../http/rate-limit.ts';
 import type { Bucket } from '../../lib/rate-limit-policy.ts';
 import { MAX_METADATA_BYTES, type OAuthClients, type PresentedClient } from './clients.ts';
@@ -23,16 +21,10 @@ const NO_STORE = { 'cache-control': 'no-store', pragma: 'no-cache' };
 const FORM_LIMIT = 16 * 1024;
 
 /** Whatever went wrong, as an OAuth error (the registration endpoint says invalid_client_metadata). */
-function asOAuthError(error: unknown, registration: boolean): OAuthError {
+function asOAuthError(error: unknown, request: FastifyRequest): OAuthError {
+  const registration = request.routeOptions.url === '/oauth/register';
   if (error instanceof OAuthError) return error;
-  const api =
-    error instanceof ApiError
-      ? error
-      : isDatabaseUnavailable(error)
-        ? new ApiError('unavailable', 'The database is unreachable; retry shortly.', {
-            headers: { 'Retry-After': '2' },
-          })
-        : fromFastifyError(error as FastifyError);
+  const api = asApiError(error, request);
   // A client address over its limit must tell "slow down" from "down": rate_limited, not temporarily_unavailable.
   if (api.status === 429) return new OAuthError('rate_limited', api.message, 429, api.headers);
   if (api.status === 503) return new OAuthError('temporarily_unavailable', api.message, api.status, api.headers);
@@ -260,7 +252,7 @@ export function registerProtocolRoutes(app: App, deps: ProtocolRoutesDeps): void
     );
     scope.setErrorHandler((error: FastifyError, request, reply) => {
       const url = request.routeOptions.url;
-      const oauthError = asOAuthError(error, url === '/oauth/register');
+      const oauthError = asOAuthError(error, request);
       if (oauthError.status >= 500) request.log.error({ err: error }, 'OAuth request failed');
       if (url === '/oauth/authorize') return sendPage(reply, oauthError.status, oauthError.message, oauthError.headers);
       return sendOAuth(reply, oauthError.status, oauthError.body(), oauthError.headers);

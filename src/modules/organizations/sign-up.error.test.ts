@@ -80,6 +80,7 @@ describe('sign-up and verify reject bad input', () => {
       payload,
     });
     expectProblem(response, 413, 'payload_too_large');
+    assert.equal(response.json().detail, 'The request body exceeds 256 KiB.');
   });
 
   it('rejects an unknown body field with errors[].code unknown_field', async () => {

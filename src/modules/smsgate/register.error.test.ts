@@ -109,6 +109,7 @@ describe('SMSGate registration refused', () => {
       payload: JSON.stringify({ name: 'x'.repeat(70_000), simCards: [] }),
     });
     assert.equal(big.statusCode, 413);
+    assert.equal(big.json().detail, 'The request body exceeds 64 KiB.', 'the limit of this route, not the default');
   });
 
   it('every later call needs a valid device token, and a rotated or unknown one is 401', async () => {
