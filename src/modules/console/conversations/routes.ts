@@ -12,6 +12,8 @@ import { contextOf, type SignedInContext } from '../guard.ts';
 import { CONSOLE_PATH } from '../http.ts';
 import type { ConsoleModule } from '../module.ts';
 import { actAsConsole } from '../act.ts';
+import { HIDDEN, noticeOf, PUBLIC } from '../account/shared.ts';
+import { asset } from '../routes.ts';
 import { cellNotFoundPage, messagePage } from '../pages.ts';
 import { phone } from './format.ts';
 import { pageLive, type LiveRender } from './live.ts';
@@ -75,10 +77,7 @@ function liveRender(context: SignedInContext): LiveRender {
 /** What the cells list's live view sends for a cell event: the cell's row. */
 const listRender =
   (context: SignedInContext): LiveRender =>
-  (envelope) => {
-    const cell = envelope.data as CellView;
-    return { event: 'cell-row', data: { id: cell.id, row: cellRow(context, cell) } };
-  };
+  ({ data }) => ({ event: 'cell-row', data: { id: data.id, row: cellRow(context, data as CellView) } });
 
 /** The Cells section's binding: an unknown, released or another organization's cell is its 404. */
 export const CELLS_SECTION: SectionOptions = {
@@ -89,15 +88,8 @@ export const CELLS_SECTION: SectionOptions = {
 };
 
 /** The cells page's script (progressive enhancement): public, like the stylesheet. */
-export function registerCellsScript(app: App): void {
-  app.get(`${CONSOLE_PATH}/cells.js`, { config: { auth: 'public' }, schema: { hide: true } }, async (_request, reply) =>
-    reply
-      .header('cache-control', 'public, max-age=3600')
-      .header('x-content-type-options', 'nosniff')
-      .type('text/javascript; charset=utf-8')
-      .send(SCRIPT),
-  );
-}
+export const registerCellsScript = (app: App) =>
+  app.get(`${CONSOLE_PATH}/cells.js`, { config: PUBLIC, schema: HIDDEN }, asset('text/javascript', SCRIPT));
 
 export function registerConversationPages(scope: App, module: ConsoleModule): void {
   const { dashboard } = module;
@@ -148,7 +140,7 @@ export function registerConversationPages(scope: App, module: ConsoleModule): vo
           liveUrl,
           form,
           ignored: await dashboard.ignoredOn(organizationId, cell.id, participant),
-          notice: Object.hasOwn(THREAD_NOTICES, query.notice ?? '') ? THREAD_NOTICES[query.notice] : undefined,
+          notice: noticeOf(query, THREAD_NOTICES),
         }),
       );
     }
@@ -219,7 +211,7 @@ export function registerConversationPages(scope: App, module: ConsoleModule): vo
     const page = await cells.list(session.organizationId, undefined, { limit: PAGE, cursor });
     // Only the first page is live: a new cell belongs at its top.
     const liveUrl = cursor ? null : `${CONSOLE_PATH}/cells/live?after=${after}`;
-    const notice = query.notice === 'released' ? 'Cell released: its number is no longer yours.' : undefined;
+    const notice = noticeOf(query, { released: 'Cell released: its number is no longer yours.' });
     return cellsPage(context, { cells: page.cells, nextCursor: page.next_cursor, liveUrl, notice });
   });
 
