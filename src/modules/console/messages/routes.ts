@@ -67,7 +67,7 @@ export function registerMessageSearchPages(scope: App, module: ConsoleModule): v
     bind.view(path, async (ask) => {
       const organizationCells = await allCells(cells, ask.session.organizationId);
       const cellIds = organizationCells.map((cell) => cell.id);
-      const { form, search, cell, foreignCell } = readSearch(ask.request.query, new Set(cellIds));
+      const { form, search, cell, foreignCell } = readSearch(ask.query, new Set(cellIds));
       if (foreignCell) throw new ApiError('not_found', 'No such cell.');
       if (hasErrors(form))
         return ask.send(400, searchPage(ask.context, { form, cells: organizationCells, results: null }));
