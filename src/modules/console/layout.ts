@@ -96,7 +96,7 @@ ${page.content}
 type FieldFrame = { id: string; label: string; hint?: string; error?: string };
 
 /** A field's label, hint and error around its control; `aria` ties the control to the hint and error. */
-function framed(options: FieldFrame, control: (aria: Html) => Html): Html {
+export function framed(options: FieldFrame, control: (aria: Html) => Html): Html {
   const { id, hint, error } = options;
   const described = [hint && `${id}-hint`, error && `${id}-error`].filter(Boolean).join(' ');
   const aria = html`${described && html` aria-describedby="${described}"`}${error && html` aria-invalid="true" autofocus`}`;

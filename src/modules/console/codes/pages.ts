@@ -5,15 +5,12 @@ import { html, join, type Html } from '../../../lib/html.ts';
 import type { CellView } from '../../cells/service.ts';
 import type { CodeView } from '../../codes/service.ts';
 import { phone, time } from '../conversations/format.ts';
-import { SCRIPTS, threadPath } from '../conversations/pages.ts';
+import { liveStatus, SCRIPTS, threadPath } from '../conversations/pages.ts';
 import type { SignedInContext } from '../guard.ts';
 import { layout } from '../layout.ts';
 import { dataTable } from '../data-table.ts';
 
-interface CellCodes {
-  cell: CellView;
-  codes: CodeView[];
-}
+type CellCodes = { cell: CellView; codes: CodeView[] };
 
 function cellSection(context: SignedInContext, { cell, codes }: CellCodes): Html {
   const headingId = `codes-heading-${cell.id}`;
@@ -47,7 +44,7 @@ export function codesPage(context: SignedInContext, view: { cells: CellCodes[]; 
     html`<div class="card wide">
 <h1>Verification codes</h1>
 <p class="lead">One-time codes found in the texts your cells receive (the API's <code>GET /v1/cells/{cell_id}/codes</code>).</p>
-<p id="live-status" class="live-status small" role="status" data-live-url="${view.liveUrl}" data-live-text="Live: new codes appear here as they arrive.">Reload the page to see new codes.</p>
+${liveStatus(view.liveUrl, 'Reload the page to see new codes.', 'Live: new codes appear here as they arrive.')}
 ${sections.length ? join(sections, '\n') : html`<p>No cells yet. <a href="${context.path}/cells/new">Create a cell</a> to receive codes.</p>`}
 </div>`,
   );

@@ -53,7 +53,7 @@ function concernsCell(envelope: EventEnvelope, cellId: string | null): boolean {
 }
 
 /** `after`: the Last-Event-ID a reconnecting EventSource sends, else the page's; a seq or nothing. */
-export function afterOf(request: FastifyRequest): number | null | 'invalid' {
+function afterOf(request: FastifyRequest): number | null | 'invalid' {
   const valid = (value: unknown) => typeof value === 'string' && /^\d{1,15}$/.test(value);
   const header = request.headers['last-event-id'];
   const query = (request.query as Record<string, unknown>).after;
@@ -177,7 +177,7 @@ export class ConsoleLive {
   /**
    * A live stream's route, under the signed-in scope's session check (a plain 401): `show` says
    * what it streams, after its own checks (a not_found it throws is a plain 404 saying `missing`);
-   * then a bad `after` is a 400.
+   * then a bad `after` is a 400. The stream takes over the response until either side closes.
    */
   route(
     path: string,
@@ -195,19 +195,19 @@ export class ConsoleLive {
       }
       const after = afterOf(request);
       if (after === 'invalid') return plainAnswer(reply, 400, 'after must be an event position from the page.');
-      await this.open(request, reply, { ...shown, organizationId: session.organizationId, after });
+      const onClose = (stream: LiveStream) => this.forget(stream);
+      await this.open(
+        new LiveStream({ ...shown, organizationId: session.organizationId, request, reply, onClose }),
+        after,
+      );
       return reply;
     });
   }
 
-  /** Takes over the response (checks are the caller's: session, ownership, `after`) and streams until either side closes. */
-  async open(
-    request: FastifyRequest,
-    reply: FastifyReply,
-    options: Shown & { organizationId: string; after: number | null },
-  ): Promise<void> {
+  private async open(stream: LiveStream, after: number | null): Promise<void> {
     const { events } = this;
-    const release = this.module.liveViews.admit(options.organizationId);
+    const { request, reply } = stream.options;
+    const release = this.module.liveViews.admit(stream.organizationId);
     let committed: number;
     try {
       // The end of the outbox as committed now; the shared reader may lag behind it by a wake.
@@ -234,11 +234,10 @@ export class ConsoleLive {
     });
     reply.raw.write('retry: 3000\n\n');
     reply.raw.on('close', release);
-    const stream = new LiveStream({ ...options, request, reply, onClose: (s) => this.forget(s) });
     reply.raw.on('close', () => stream.closed());
     const upTo = Math.max(events.feed.subscribe(stream), committed);
     // An `after` beyond what exists is clamped, so no later event is ever skipped.
-    stream.startAfter(Math.min(options.after ?? committed, upTo));
+    stream.startAfter(Math.min(after ?? committed, upTo));
     this.streams.add(stream);
     if (!this.timer) {
       this.timer = setInterval(() => void this.heartbeat(), HEARTBEAT_MS);

@@ -12,43 +12,34 @@ import { cellOperations } from '../../cells/operations.ts';
 import { plural } from '../../../lib/plural.ts';
 import type { CellView } from '../../cells/service.ts';
 import { payFormOnSend } from '../account/billing-routes.ts';
-import { capitalized, csrfField } from '../account/shared.ts';
-import { consoleBinder, FormRefusal, type Ask } from '../binder.ts';
+import { capitalized, choiceBox, csrfField, fieldset } from '../account/shared.ts';
+import { consoleBinder, FormRefusal, type Ask, type Refusal } from '../binder.ts';
 import type { SignedInContext } from '../guard.ts';
 import { CONSOLE_PATH } from '../http.ts';
-import { field, hidden, layout } from '../layout.ts';
+import { errorNotice, field, hidden, layout } from '../layout.ts';
 import type { ConsoleModule } from '../module.ts';
 import { confirmationPage } from '../pages.ts';
 import { CELL_QUIET_HOURS, cellPath, cellsPath, postForm } from './pages.ts';
 import { postQuietHours, quietHoursPage } from '../quiet-hours.ts';
 import { CELLS_SECTION } from './routes.ts';
 
-export const NAME_MAX = 100;
+const NAME_MAX = 100;
 
 type Tier = { name: string; priceMicros: number; includedCells: number };
-
-export interface CellForm {
-  displayName?: string;
-  tier?: string;
-  error?: string;
-  tierError?: string;
-}
-
+/** What the form shows: what was typed (display_name, tier), an error per field, a notice for the whole form. */
+type CellForm = Pick<Refusal, 'values' | 'errors' | 'notice'>;
 /** A 402 of the create: the payment it asks for, and its text. */
-export interface CreateRefusal {
-  detail: string;
-  payment: PaymentDetails;
-}
+type PaymentRefusal = { detail: string; payment: PaymentDetails };
 
-const nameField = (form: CellForm, hint: string) =>
+const nameField = ({ values, errors }: CellForm, hint: string) =>
   field({
     id: 'display-name',
     name: 'display_name',
     label: 'Cell name',
     type: 'text',
-    value: form.displayName,
+    value: values.display_name,
     hint,
-    error: form.error,
+    error: errors.display_name,
     attributes: html`maxlength="${NAME_MAX}" autocomplete="off"`,
   });
 
@@ -56,18 +47,8 @@ const nameField = (form: CellForm, hint: string) =>
 const payIntent = (payment: PaymentDetails) =>
   payment.intent === 'setup' ? `setup:${payment.tier ?? 'starter'}` : payment.intent;
 
-/** The create-cell form with what was typed, for the checkout's way back (GET cells/new fills it in). */
-const newCellReturn = (context: SignedInContext, form: CellForm) => {
-  const typed = new URLSearchParams();
-  if (form.displayName) typed.set('display_name', form.displayName);
-  if (form.tier) typed.set('tier', form.tier);
-  return `${cellsPath(context)}/new?${typed.toString()}`;
-};
-
-const STARTING_BALANCE = html`<label for="starting-balance">Starting balance for messages, in US dollars (optional)</label>
-<input id="starting-balance" name="amount_usd" type="text" inputmode="decimal" autocomplete="off" maxlength="16" class="amount-input">`;
-
-function paymentSection(context: SignedInContext, refusal: CreateRefusal, form: CellForm): Html {
+/** A 402 of the create: what it asks to pay, after the create-cell form with what was typed (the checkout's way back). */
+function paymentSection(context: SignedInContext, refusal: PaymentRefusal, form: CellForm): Html {
   const { payment } = refusal;
   const words = paymentWords({
     intent: payment.intent,
@@ -76,13 +57,14 @@ function paymentSection(context: SignedInContext, refusal: CreateRefusal, form: 
     amount_micros: Math.round(Number(payment.amount_usd) * 1_000_000),
   });
   const amount = dollars(payment.amount_usd);
+  const typed = new URLSearchParams(Object.entries(form.values).filter(([, value]) => value));
   const card = payment.rails.includes('card_processor')
     ? html`<form method="post" action="${context.path}/billing/pay">
 ${csrfField(context)}
 ${hidden('intent', payIntent(payment))}
-${payment.intent === 'top_up' && hidden('amount_usd', payment.amount_usd)}${payment.intent === 'setup' && STARTING_BALANCE}
+${payment.intent === 'top_up' && hidden('amount_usd', payment.amount_usd)}${payment.intent === 'setup' && field({ id: 'starting-balance', name: 'amount_usd', label: 'Starting balance for messages, in US dollars (optional)', type: 'text', optional: true, attributes: html`inputmode="decimal" autocomplete="off" maxlength="16" class="amount-input"` })}
 ${hidden('rail', 'card_processor')}
-${hidden('return', newCellReturn(context, form))}
+${hidden('return', `${cellsPath(context)}/new?${typed.toString()}`)}
 <button type="submit" class="primary">Pay ${amount} by card</button>
 </form>`
     : html`<p>Card payments are not offered on this deployment.</p>`;
@@ -96,18 +78,32 @@ ${card}
 
 export function newCellPage(
   context: SignedInContext,
-  view: { form: CellForm; tiers: Tier[] | null; welcome: boolean; refusal?: CreateRefusal; noPhoneFree?: boolean },
+  view: {
+    form: CellForm;
+    tiers: Tier[] | null;
+    welcome?: boolean;
+    refusal?: PaymentRefusal;
+    noPhoneFree?: boolean;
+  },
 ): Html {
   const { form } = view;
-  const failed = Boolean(form.error || form.tierError || view.refusal);
+  const failed = Object.keys(form.errors).length > 0 || Boolean(form.notice || view.refusal);
+  const chosen = form.values.tier || 'starter';
   const tiers =
     view.tiers &&
-    html`<fieldset class="field"${form.tierError && html` aria-describedby="tier-error"`}>
-<legend>Plan</legend>
-<span class="hint">Your first cell starts a plan; its first month is paid when the cell is created.</span>
-${view.tiers.map(({ name, priceMicros, includedCells }) => html`<div class="check"><input type="radio" id="tier-${name}" name="tier" value="${name}"${(form.tier ?? 'starter') === name ? ' checked' : ''}><label for="tier-${name}">${capitalized(name)}: ${dollars(micros(priceMicros))} a month, ${plural(includedCells, 'cell')} included</label></div>\n`)}
-${form.tierError && html`<p class="field-error" id="tier-error">${form.tierError}</p>`}
-</fieldset>`;
+    fieldset({ id: 'tier', legend: 'Plan', error: form.errors.tier }, [
+      html`<span class="hint">Your first cell starts a plan; its first month is paid when the cell is created.</span>\n`,
+      view.tiers.map(({ name, priceMicros, includedCells }) =>
+        choiceBox({
+          type: 'radio',
+          id: `tier-${name}`,
+          name: 'tier',
+          value: name,
+          checked: chosen === name,
+          label: `${capitalized(name)}: ${dollars(micros(priceMicros))} a month, ${plural(includedCells, 'cell')} included`,
+        }),
+      ),
+    ]);
   return layout(
     { ...context, current: 'cells' },
     `${failed ? 'Error: ' : ''}New cell`,
@@ -116,18 +112,20 @@ ${form.tierError && html`<p class="field-error" id="tier-error">${form.tierError
 ${view.welcome && html`<p class="notice ok" role="status">Your email is confirmed and you are signed in to ${context.signedIn.organizationName}. Create your first cell: a phone line your agents text from.</p>`}
 ${view.noPhoneFree && !view.refusal && html`<p class="notice info" id="no-phone-free">No phone is free now: a cell you create (and pay for) waits in provisioning, with no number and no sends, until the operator adds a phone.</p>`}
 ${view.refusal && paymentSection(context, view.refusal, form)}
+${errorNotice(form.notice)}
 ${postForm(context, { action: `${cellsPath(context)}/new`, button: 'Create cell', cancel: cellsPath(context) }, [nameField(form, `What the line is for, like Support line (up to ${NAME_MAX} characters).`), '\n', tiers])}
 </div>`,
   );
 }
 
-export function renameCellPage(context: SignedInContext, cell: CellView, form: CellForm): Html {
+export function renameCellPage(context: SignedInContext, cell: CellView, form?: CellForm): Html {
   return layout(
     { ...context, current: 'cells' },
-    `${form.error ? 'Error: ' : ''}Rename ${cell.display_name}`,
+    `${form ? 'Error: ' : ''}Rename ${cell.display_name}`,
     html`<div class="card">
 <h1>Rename ${cell.display_name}</h1>
-${postForm(context, { action: `${cellPath(context, cell.id)}/rename`, button: 'Save name', cancel: cellPath(context, cell.id) }, nameField({ displayName: cell.display_name, ...form }, `Up to ${NAME_MAX} characters. The number does not change.`))}
+${errorNotice(form?.notice)}
+${postForm(context, { action: `${cellPath(context, cell.id)}/rename`, button: 'Save name', cancel: cellPath(context, cell.id) }, nameField(form ?? { values: { display_name: cell.display_name }, errors: {} }, `Up to ${NAME_MAX} characters. The number does not change.`))}
 </div>`,
   );
 }
@@ -145,18 +143,19 @@ export function releaseCellPage(context: SignedInContext, cell: CellView): Html 
   );
 }
 
-/** The name of the form: trimmed, 1-100 characters with something visible; or why not. */
-function nameOf(body: Record<string, string>): { name: string; error?: string } {
+/** The form's name, trimmed; what is wrong with it unless it has 1-100 characters with something visible. */
+function nameOf(body: Record<string, string>): { name: string; errors: Record<string, string> } {
   const name = (body.display_name ?? '').trim();
-  if (name === '') return { name, error: 'Enter a name for the cell.' };
-  if (name.length > NAME_MAX) return { name, error: `The name is too long (at most ${NAME_MAX} characters).` };
-  return { name };
+  if (name === '') return { name, errors: { display_name: 'Enter a name for the cell.' } };
+  if (name.length > NAME_MAX)
+    return { name, errors: { display_name: `The name is too long (at most ${NAME_MAX} characters).` } };
+  return { name, errors: {} };
 }
 
 export function registerCellManagement(scope: App, module: ConsoleModule): void {
   const { cells, billing } = module.dashboard;
   const { createCell, updateCell, releaseCell } = cellOperations(cells);
-  const onSend = payFormOnSend(module);
+  const route = { onSend: payFormOnSend(module) };
   const bind = consoleBinder(scope, module, CELLS_SECTION);
   const cellOf = ({ session, params }: Ask) => cells.get(session.organizationId, params.cell_id);
 
@@ -173,66 +172,51 @@ export function registerCellManagement(scope: App, module: ConsoleModule): void 
     async (ask) => {
       const tiers = await tiersOf(ask);
       const { tier = '', display_name: name = '' } = ask.query;
+      // Filled in when a checkout leads back here (what was typed before the payment).
+      const values = { display_name: name.slice(0, NAME_MAX), tier: tiers?.some((t) => t.name === tier) ? tier : '' };
       return newCellPage(ask.context, {
-        // Filled in when a checkout leads back here (what was typed before the payment).
-        form: {
-          displayName: name.slice(0, NAME_MAX) || undefined,
-          tier: tiers?.some((t) => t.name === tier) ? tier : undefined,
-        },
+        form: { values, errors: {} },
         tiers,
         welcome: ask.query.welcome === '1',
         noPhoneFree: !(await module.operator.devices.anyFree()),
       });
     },
-    { route: { onSend } },
+    { route },
   );
 
   bind.post(`${CONSOLE_PATH}/cells/new`, {
-    route: { onSend },
+    route,
     run: async (ask) => {
-      const { context, body } = ask;
       const tiers = await tiersOf(ask);
-      const { name, error } = nameOf(body);
+      const { name, errors } = nameOf(ask.body);
       // The plan is asked for only before the first one; otherwise a posted plan means nothing.
-      const tier = tiers ? body.tier || undefined : undefined;
-      const form: CellForm = { displayName: name, tier, error };
-      if (tiers && tier !== undefined && !tiers.some((t) => t.name === tier))
-        form.tierError = 'Choose one of the plans.';
-      if (form.error || form.tierError) return ask.send(400, newCellPage(context, { form, tiers, welcome: false }));
+      const tier = (tiers && ask.body.tier) || undefined;
+      if (tier && !tiers?.some((t) => t.name === tier)) errors.tier = 'Choose one of the plans.';
+      if (Object.keys(errors).length > 0) throw new FormRefusal(errors);
       try {
         const cell = await ask.call(createCell, { display_name: name, ...(tier ? { tier } : {}) });
-        return cellPath(context, cell.id);
+        return cellPath(ask.context, cell.id);
       } catch (failure) {
-        if (!(failure instanceof ApiError)) throw failure;
-        const payment = failure.extensions?.payment as PaymentDetails | undefined;
-        if (failure.code === 'payment_required' && payment)
-          return ask.send(
-            402,
-            newCellPage(context, { form, tiers, welcome: false, refusal: { detail: failure.message, payment } }),
-          );
-        if (failure.code === 'invalid_request')
-          return ask.send(
-            400,
-            newCellPage(context, { form: { ...form, error: failure.message }, tiers, welcome: false }),
-          );
-        throw failure;
+        const payment =
+          failure instanceof ApiError && failure.code === 'payment_required' && failure.extensions?.payment;
+        if (!payment) throw failure;
+        const form = { values: { display_name: name, tier: tier ?? '' }, errors: {} };
+        const refusal = { detail: failure.message, payment: payment as PaymentDetails };
+        return ask.send(402, newCellPage(ask.context, { form, tiers, refusal }));
       }
     },
+    page: async (ask, refusal) => newCellPage(ask.context, { form: refusal, tiers: await tiersOf(ask) }),
   });
 
-  bind.view(`${CONSOLE_PATH}/cells/:cell_id/rename`, async (ask) => renameCellPage(ask.context, await cellOf(ask), {}));
+  bind.view(`${CONSOLE_PATH}/cells/:cell_id/rename`, async (ask) => renameCellPage(ask.context, await cellOf(ask)));
 
   bind.form(`${CONSOLE_PATH}/cells/:cell_id/rename`, updateCell, {
     input: ({ params, body }) => {
-      const { name, error } = nameOf(body);
-      if (error) throw new FormRefusal({ display_name: error });
+      const { name, errors } = nameOf(body);
+      if (errors.display_name) throw new FormRefusal(errors);
       return { id: params.cell_id, display_name: name };
     },
-    page: async (ask, refusal) =>
-      renameCellPage(ask.context, await cellOf(ask), {
-        displayName: (ask.body.display_name ?? '').trim(),
-        error: refusal.errors.display_name ?? refusal.notice,
-      }),
+    page: async (ask, refusal) => renameCellPage(ask.context, await cellOf(ask), refusal),
     done: ({ context }, renamed) => cellPath(context, renamed.id),
   });
 
@@ -240,20 +224,20 @@ export function registerCellManagement(scope: App, module: ConsoleModule): void 
     run: async (ask) => {
       const { context } = ask;
       const cell = await cellOf(ask);
-      const action = `${cellPath(context, cell.id)}/quiet-hours`;
+      const here = cellPath(context, cell.id);
       return postQuietHours(
         ask,
         (quietHours) => ask.call(updateCell, { id: cell.id, quiet_hours: quietHours }),
         async (form) =>
           quietHoursPage(context, {
             title: cell.display_name,
-            back: { href: cellPath(context, cell.id), text: `Back to ${cell.display_name}` },
-            action,
+            back: { href: here, text: `Back to ${cell.display_name}` },
+            action: `${here}/quiet-hours`,
             current: cell.quiet_hours,
             form,
             explain: CELL_QUIET_HOURS,
           }),
-        cellPath(context, cell.id),
+        here,
       );
     },
   });

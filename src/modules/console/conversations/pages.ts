@@ -171,14 +171,14 @@ export const cellRow = (context: SignedInContext, cell: CellView): Html =>
 
 /** The link to a list's next (older) page. */
 const older = (href: string, cursor: string | null, text: string) =>
-  cursor && html`<p><a href="${href}?cursor=${encodeURIComponent(cursor)}">${text}</a></p>`;
+  cursor && html`<p class="after"><a href="${href}?cursor=${encodeURIComponent(cursor)}">${text}</a></p>`;
 
 /** `hidden` on a list's "none yet" text once it has items, and on an empty list's table. */
 const hiddenIf = (condition: boolean) => (condition ? ' hidden' : '');
 
 export function cellsPage(
   context: SignedInContext,
-  view: { cells: CellView[]; nextCursor: string | null; liveUrl: string | null; notice?: string },
+  view: { cells: CellView[]; nextCursor: string | null; liveUrl: string | null; notice?: Html },
 ): Html {
   const { cells } = view;
   return layout(
@@ -187,7 +187,7 @@ export function cellsPage(
     html`<div class="card wide">
 <h1>Cells</h1>
 ${liveStatus(view.liveUrl, 'Reload the page to see phones come online or go offline.', 'Live: phones coming online or going offline, and new cells, appear here as they happen.')}
-${view.notice && html`<p class="notice ok" role="status">${view.notice}</p>`}
+${view.notice}
 <p class="actions"><a class="button primary" href="${cellsPath(context)}/new">Create a cell</a></p>
 <p id="cells-empty"${hiddenIf(cells.length > 0)}>No cells yet. Create one here, or with the API: <code>POST /v1/cells {"display_name": "Support line"}</code>.</p>
 <table class="cells-table"${hiddenIf(cells.length === 0)}>
@@ -200,7 +200,7 @@ ${join(
 )}
 </tbody>
 </table>
-${view.nextCursor && html`<p class="after"><a href="${cellsPath(context)}?cursor=${encodeURIComponent(view.nextCursor)}">More cells</a></p>`}
+${older(cellsPath(context), view.nextCursor, 'More cells')}
 </div>`,
   );
 }
@@ -252,7 +252,7 @@ export function threadPage(
     form: SendForm;
     /** Where the participant is ignored for this cell (null: not ignored). */
     ignored: 'cell' | 'pod' | null;
-    notice?: string;
+    notice?: Html;
   },
 ): Html {
   const { cell, participant } = view;
@@ -285,7 +285,7 @@ ${facts(
   'facts party',
 )}
 ${cellState(context, cell)}
-${view.notice && html`<div class="notice ok" role="status"><p>${view.notice}</p></div>`}
+${view.notice}
 ${older(here, view.olderCursor, 'Older messages')}
 ${liveStatus(view.liveUrl)}
 <p id="thread-empty" class="small"${hiddenIf(view.messages.length > 0)}>No messages with ${who} yet.</p>

@@ -7,11 +7,13 @@ import type { App } from '../../../http/types.ts';
 import { normalizePhone } from '../../../lib/phone.ts';
 import type { CellView } from '../../cells/service.ts';
 import type { MessageView } from '../../messages/views.ts';
-import { consoleBinder, type Ask, type SectionOptions } from '../binder.ts';
+import { consoleBinder, type Answer, type Ask, type SectionOptions } from '../binder.ts';
 import { contextOf, type SignedInContext } from '../guard.ts';
 import { CONSOLE_PATH } from '../http.ts';
 import type { ConsoleModule } from '../module.ts';
 import { actAsConsole } from '../act.ts';
+import { HIDDEN, noticeOf, PUBLIC } from '../account/shared.ts';
+import { asset } from '../routes.ts';
 import { cellNotFoundPage, messagePage } from '../pages.ts';
 import { phone } from './format.ts';
 import { pageLive, type LiveRender } from './live.ts';
@@ -75,10 +77,7 @@ function liveRender(context: SignedInContext): LiveRender {
 /** What the cells list's live view sends for a cell event: the cell's row. */
 const listRender =
   (context: SignedInContext): LiveRender =>
-  (envelope) => {
-    const cell = envelope.data as CellView;
-    return { event: 'cell-row', data: { id: cell.id, row: cellRow(context, cell) } };
-  };
+  ({ data }) => ({ event: 'cell-row', data: { id: data.id, row: cellRow(context, data as CellView) } });
 
 /** The Cells section's binding: an unknown, released or another organization's cell is its 404. */
 export const CELLS_SECTION: SectionOptions = {
@@ -89,15 +88,8 @@ export const CELLS_SECTION: SectionOptions = {
 };
 
 /** The cells page's script (progressive enhancement): public, like the stylesheet. */
-export function registerCellsScript(app: App): void {
-  app.get(`${CONSOLE_PATH}/cells.js`, { config: { auth: 'public' }, schema: { hide: true } }, async (_request, reply) =>
-    reply
-      .header('cache-control', 'public, max-age=3600')
-      .header('x-content-type-options', 'nosniff')
-      .type('text/javascript; charset=utf-8')
-      .send(SCRIPT),
-  );
-}
+export const registerCellsScript = (app: App) =>
+  app.get(`${CONSOLE_PATH}/cells.js`, { config: PUBLIC, schema: HIDDEN }, asset('text/javascript', SCRIPT));
 
 export function registerConversationPages(scope: App, module: ConsoleModule): void {
   const { dashboard } = module;
@@ -124,7 +116,7 @@ export function registerConversationPages(scope: App, module: ConsoleModule): vo
   });
 
   /** The cell's page, or with a participant the thread with them; `form` is its send form. */
-  async function show(ask: Ask, { cell, after }: OpenedCell, form: SendForm, participant?: string | null) {
+  async function show(ask: Ask, { cell, after }: OpenedCell, form: SendForm, participant?: string) {
     const { session, context, query } = ask;
     const { organizationId } = session;
     const cursor = query.cursor || undefined;
@@ -138,20 +130,19 @@ export function registerConversationPages(scope: App, module: ConsoleModule): vo
         cursor,
         include_ignored: true,
       });
-      const ignored = await dashboard.ignoredOn(organizationId, cell.id, participant);
-      const notice =
-        query.notice && Object.hasOwn(THREAD_NOTICES, query.notice) ? THREAD_NOTICES[query.notice] : undefined;
-      const view = {
-        cell,
-        participant,
-        messages: page.messages,
-        olderCursor: page.next_cursor,
-        liveUrl,
-        form,
-        ignored,
-        notice,
-      };
-      return ask.send(form.status ?? 200, threadPage(context, view));
+      return ask.send(
+        form.status ?? 200,
+        threadPage(context, {
+          cell,
+          participant,
+          messages: page.messages,
+          olderCursor: page.next_cursor,
+          liveUrl,
+          form,
+          ignored: await dashboard.ignoredOn(organizationId, cell.id, participant),
+          notice: noticeOf(query, THREAD_NOTICES),
+        }),
+      );
     }
     const page = await messages.listConversations(organizationId, cell.id, { limit: PAGE, cursor });
     const ids = page.conversations.flatMap((c) => (c.last_message_id ? [c.last_message_id] : []));
@@ -166,37 +157,38 @@ export function registerConversationPages(scope: App, module: ConsoleModule): vo
     );
   }
 
-  /** The thread's participant from its address (E.164, however it was written), or null. */
-  const participantOf = ({ params }: Ask) => normalizePhone(params.participant);
-  /** A conversation's address that names no phone number. */
-  const conversationNotFound = ({ context, send }: Ask, cell: CellView) =>
-    send(
-      404,
-      messagePage(
-        context,
-        'Conversation not found',
-        'The address does not name a phone number in international form, like +14155550123.',
-        { href: cellPath(context, cell.id), text: 'See the conversations of this cell' },
-      ),
-    );
+  /** A thread's binding: its cell and participant (E.164, however the address wrote it); an address naming no number is its 404. */
+  const inThread =
+    (run: (ask: Ask, opened: OpenedCell, participant: string) => Promise<Answer>) => async (ask: Ask) => {
+      const opened = await openCell(ask);
+      const participant = normalizePhone(ask.params.participant);
+      if (participant) return run(ask, opened, participant);
+      return ask.send(
+        404,
+        messagePage(
+          ask.context,
+          'Conversation not found',
+          'The address does not name a phone number in international form, like +14155550123.',
+          { href: cellPath(ask.context, opened.cell.id), text: 'See the conversations of this cell' },
+        ),
+      );
+    };
 
   /**
    * Both send forms: check, send through the send operation, 303 to the thread; or the page again
    * with the errors. A reply's number is the thread's participant.
    */
-  async function send(ask: Ask, reply: boolean) {
-    const opened = await openCell(ask);
+  async function send(ask: Ask, opened: OpenedCell, fixedTo?: string) {
     const { cell } = opened;
-    const fixedTo = reply ? participantOf(ask) : undefined;
-    if (fixedTo === null) return conversationNotFound(ask, cell);
     const again = (form: SendForm) => show(ask, opened, form, fixedTo);
-    const { to, body, form } = readSendForm(ask.request.body, fixedTo);
+    const form = readSendForm(ask.body, fixedTo);
     if (hasError(form)) return again(form);
+    const { to, body } = form;
     let sent: MessageView;
     try {
       // With the form's send_id, under that key (as the API's Idempotency-Key): a second submit
       // of the same form answers the first's message, or its refusal, and sends nothing.
-      const sendId = sendIdOf(ask.request.body);
+      const sendId = sendIdOf(ask.body);
       sent = await actAsConsole(
         dashboard.invoker,
         ask.session,
@@ -219,37 +211,34 @@ export function registerConversationPages(scope: App, module: ConsoleModule): vo
     const page = await cells.list(session.organizationId, undefined, { limit: PAGE, cursor });
     // Only the first page is live: a new cell belongs at its top.
     const liveUrl = cursor ? null : `${CONSOLE_PATH}/cells/live?after=${after}`;
-    const notice = query.notice === 'released' ? 'Cell released: its number is no longer yours.' : undefined;
+    const notice = noticeOf(query, { released: 'Cell released: its number is no longer yours.' });
     return cellsPage(context, { cells: page.cells, nextCursor: page.next_cursor, liveUrl, notice });
   });
 
   bind.view(`${CONSOLE_PATH}/cells/:cell_id`, async (ask) => show(ask, await openCell(ask), typedOf(ask)));
-
-  bind.view(`${CONSOLE_PATH}/cells/:cell_id/conversations/:participant`, async (ask) => {
-    const opened = await openCell(ask);
-    const participant = participantOf(ask);
-    if (!participant) return conversationNotFound(ask, opened.cell);
-    return show(ask, opened, typedOf(ask), participant);
-  });
+  bind.view(
+    `${CONSOLE_PATH}/cells/:cell_id/conversations/:participant`,
+    inThread((ask, opened, participant) => show(ask, opened, typedOf(ask), participant)),
+  );
 
   // Ignoring the other party on this cell, or no longer: the API's ignore list of the cell.
   for (const action of ['ignore', 'unignore'] as const)
     bind.post(`${CONSOLE_PATH}/cells/:cell_id/conversations/:participant/${action}`, {
-      run: async (ask) => {
-        const { cell } = await openCell(ask);
-        const participant = participantOf(ask);
-        if (!participant) return conversationNotFound(ask, cell);
+      run: inThread(async (ask, { cell }, participant) => {
         const ops = dashboard.pods.ignore.cell;
         await ask.call(action === 'ignore' ? ops.add : ops.remove, { cell_id: cell.id, participant });
         return `${threadPath(ask.context, cell.id, participant)}?notice=${action}d#ignore`;
-      },
+      }),
     });
 
   const sendRoute = { bodyLimit: SEND_BODY_LIMIT };
-  bind.post(`${CONSOLE_PATH}/cells/:cell_id/messages`, { route: sendRoute, run: (ask) => send(ask, false) });
+  bind.post(`${CONSOLE_PATH}/cells/:cell_id/messages`, {
+    route: sendRoute,
+    run: async (ask) => send(ask, await openCell(ask)),
+  });
   bind.post(`${CONSOLE_PATH}/cells/:cell_id/conversations/:participant/messages`, {
     route: sendRoute,
-    run: (ask) => send(ask, true),
+    run: inThread(send),
   });
 
   live.route(`${CONSOLE_PATH}/cells/live`, (_request, session) => ({

@@ -1,13 +1,14 @@
 // The send form: its HTML, the checks of what was typed (before anything is sent), and the
 // service's refusals turned into words next to the field they concern. The send itself goes
-// through MessagesService.send, as the API's does, so billing, opt-outs and cell state apply.
+// through the send operation, as the API's does, so billing, opt-outs and cell state apply.
 import { html, type Html } from '../../../lib/html.ts';
 import { ApiError } from '../../../lib/errors.ts';
 import { randomBase62 } from '../../../lib/secrets.ts';
 import { normalizePhone } from '../../../lib/phone.ts';
 import type { SignedInContext } from '../guard.ts';
-import { field, hidden } from '../layout.ts';
+import { field, framed, hidden } from '../layout.ts';
 import { MAX_BODY, phone } from './format.ts';
+import { postForm } from './pages.ts';
 
 /** What the form shows: the values typed, and what was wrong with them. */
 export interface SendForm {
@@ -23,28 +24,20 @@ export interface SendForm {
 }
 
 /** The key a rendered form sends with (a new one each render): a double submit of it sends once. */
-const SEND_ID = /^[A-Za-z0-9]{22}$/;
-export const sendIdOf = (fields: unknown): string | undefined => {
-  const value = textOf(fields, 'send_id');
-  return SEND_ID.test(value) ? value : undefined;
-};
+export const sendIdOf = ({ send_id: id = '' }: Record<string, string>) =>
+  /^[A-Za-z0-9]{22}$/.test(id) ? id : undefined;
 
 export const hasError = (form: SendForm) =>
   Boolean(form.notice || (form.errors && Object.keys(form.errors).length > 0));
-
-export const textOf = (fields: unknown, name: string): string => {
-  const value = (fields as Record<string, unknown> | undefined)?.[name];
-  return typeof value === 'string' ? value : '';
-};
 
 /**
  * Reads and checks a posted form; `fixedTo` is the thread's participant (the reply form has no
  * number field). Browsers send a textarea's line breaks as CRLF: an SMS has LF, and the limit
  * counts characters (code points) as the API's schema does.
  */
-export function readSendForm(fields: unknown, fixedTo?: string): { to: string; body: string; form: SendForm } {
-  const to = fixedTo ?? textOf(fields, 'to').trim();
-  const body = textOf(fields, 'body').replace(/\r\n?/g, '\n');
+export function readSendForm(fields: Record<string, string>, fixedTo?: string) {
+  const to = fixedTo ?? (fields.to ?? '').trim();
+  const body = (fields.body ?? '').replace(/\r\n?/g, '\n');
   const errors: SendForm['errors'] = {};
   if (to === '') errors.to = 'Enter the number to text, like +14155550123.';
   else if (!normalizePhone(to))
@@ -52,8 +45,7 @@ export function readSendForm(fields: unknown, fixedTo?: string): { to: string; b
   const length = [...body].length;
   if (body.trim() === '') errors.body = 'Enter a message.';
   else if (length > MAX_BODY) errors.body = `The message is ${length} characters long; the limit is ${MAX_BODY}.`;
-  const form: SendForm = { to, body, errors, status: 400 };
-  return { to, body, form };
+  return { to, body, errors, status: 400 };
 }
 
 /**
@@ -86,24 +78,14 @@ export function refusedForm(error: unknown, typed: { to: string; body: string },
 }
 
 /** A text area with its label, hint and error (as `field`); `attributes` are more of its own. */
-export function textArea(options: {
-  id: string;
-  name: string;
-  label: string;
-  value?: string;
-  hint: string;
-  error?: string;
-  rows?: number;
-  attributes?: Html;
-}): Html {
-  const { id, error } = options;
-  return html`<div class="field">
-<label for="${id}">${options.label}</label>
-<span class="hint" id="${id}-hint">${options.hint}</span>
-<textarea id="${id}" name="${options.name}" rows="${options.rows ?? 3}"${options.attributes && html` ${options.attributes}`} aria-describedby="${id}-hint${error ? ` ${id}-error` : ''}"${error && html` aria-invalid="true" autofocus`}>${options.value ?? ''}</textarea>
-${error && html`<p class="field-error" id="${id}-error">${error}</p>`}
-</div>`;
-}
+export const textArea = (
+  options: Parameters<typeof framed>[0] & { name: string; value?: string; rows?: number; attributes?: Html },
+) =>
+  framed(
+    options,
+    (aria) =>
+      html`<textarea id="${options.id}" name="${options.name}" rows="${options.rows ?? 3}"${options.attributes && html` ${options.attributes}`}${aria}>${options.value ?? ''}</textarea>`,
+  );
 
 /**
  * The way to Billing after a refused send: it carries this page with what was typed, so the card
@@ -139,11 +121,11 @@ export function sendForm(context: SignedInContext, options: { action: string; fo
       attributes: html`autocomplete="off" spellcheck="false" maxlength="64"`,
     });
   const label = options.to === undefined ? 'Message' : `Message to ${phone(options.to)}`;
-  return html`${notice}<form method="post" action="${options.action}" class="send-form" novalidate>
-${hidden('csrf_token', context.signedIn.csrfToken)}
-${hidden('send_id', randomBase62(22))}
+  return html`${notice}${postForm(
+    context,
+    { action: options.action, button: 'Send', className: 'send-form' },
+    html`${hidden('send_id', randomBase62(22))}
 ${to}
-${textArea({ id: 'body', name: 'body', label, value: form.body, hint: `Up to ${MAX_BODY} characters. Long texts go out, and are billed, as several SMS parts.`, error: errors.body, rows: 4, attributes: html`maxlength="${MAX_BODY}" required` })}
-<button type="submit" class="primary">Send</button>
-</form>`;
+${textArea({ id: 'body', name: 'body', label, value: form.body, hint: `Up to ${MAX_BODY} characters. Long texts go out, and are billed, as several SMS parts.`, error: errors.body, rows: 4, attributes: html`maxlength="${MAX_BODY}" required` })}`,
+  )}`;
 }

@@ -9,16 +9,18 @@ import { ApiError } from '../../../lib/errors.ts';
 import type { App } from '../../../http/types.ts';
 import type { CellView, CellsService } from '../../cells/service.ts';
 import type { MessageView } from '../../messages/views.ts';
-import type { MessagesService, MessageSearchQuery } from '../../messages/service.ts';
-import { consoleBinder, type Ask } from '../binder.ts';
+import type { MessageSearchQuery } from '../../messages/service.ts';
+import { consoleBinder, type Answer, type Ask } from '../binder.ts';
 import { CONSOLE_PATH } from '../http.ts';
 import type { ConsoleModule } from '../module.ts';
 import { cellNotFoundPage } from '../pages.ts';
 import { csvLine } from './csv.ts';
 import { searchPage } from './pages.ts';
-import { hasErrors, readSearch } from './search-form.ts';
+import { hasErrors, readSearch, type SearchForm } from './search-form.ts';
 
 const PAGE = 50;
+/** A checked search: the organization's cells, the form, and the query of the cells it searches. */
+type Search = { organizationCells: CellView[]; form: SearchForm; query: Omit<MessageSearchQuery, 'cursor'> };
 /** Rows read from the database per step of an export: the most it ever holds at once. */
 const EXPORT_PAGE = 500;
 /** The export's first line: each column is the message's field of that name, but cell_name and error_code. */
@@ -46,18 +48,6 @@ const csvRow = (message: MessageView, cellNames: ReadonlyMap<string, string>) =>
     }),
   );
 
-/** The export's lines: the header, then each page of matches as the database gives it. */
-async function* csvLines(
-  messages: MessagesService,
-  organizationId: string,
-  query: Omit<MessageSearchQuery, 'cursor'>,
-  cellNames: ReadonlyMap<string, string>,
-): AsyncGenerator<string> {
-  yield `${CSV_HEADER}\r\n`;
-  for await (const page of messages.searchPages(organizationId, query, EXPORT_PAGE))
-    yield page.map((message) => csvRow(message, cellNames)).join('');
-}
-
 export function registerMessageSearchPages(scope: App, module: ConsoleModule): void {
   const { cells } = module.dashboard;
   const { messages } = module.dashboard.messaging;
@@ -69,19 +59,22 @@ export function registerMessageSearchPages(scope: App, module: ConsoleModule): v
     notFound: (context) => cellNotFoundPage(context, back),
   });
 
-  /** The organization's cells and the checked form; a cell that is not the organization's is the 404. */
-  async function prepared({ session, request }: Ask) {
-    const organizationCells = await allCells(cells, session.organizationId);
-    const read = readSearch(request.query, new Set(organizationCells.map((cell) => cell.id)));
-    if (read.foreignCell) throw new ApiError('not_found', 'No such cell.');
-    const query = { ...read.search, cellIds: read.cell ? [read.cell] : organizationCells.map((cell) => cell.id) };
-    return { organizationCells, form: read.form, query };
-  }
+  /**
+   * A page of the search: the organization's cells and the checked form; a cell that is not the
+   * organization's is the 404, a form with errors the search page again (400), nothing searched.
+   */
+  const bindSearch = (path: string, answer: (ask: Ask, search: Search) => Promise<Answer>) =>
+    bind.view(path, async (ask) => {
+      const organizationCells = await allCells(cells, ask.session.organizationId);
+      const cellIds = organizationCells.map((cell) => cell.id);
+      const { form, search, cell, foreignCell } = readSearch(ask.query, new Set(cellIds));
+      if (foreignCell) throw new ApiError('not_found', 'No such cell.');
+      if (hasErrors(form))
+        return ask.send(400, searchPage(ask.context, { form, cells: organizationCells, results: null }));
+      return answer(ask, { organizationCells, form, query: { ...search, cellIds: cell ? [cell] : cellIds } });
+    });
 
-  bind.view(`${CONSOLE_PATH}/messages`, async (ask) => {
-    const { organizationCells, form, query } = await prepared(ask);
-    if (hasErrors(form))
-      return ask.send(400, searchPage(ask.context, { form, cells: organizationCells, results: null }));
+  bindSearch(`${CONSOLE_PATH}/messages`, async (ask, { organizationCells, form, query }) => {
     const cursor = ask.query.cursor || undefined;
     const page = await messages.search(ask.session.organizationId, { ...query, cursor, limit: PAGE });
     return searchPage(ask.context, {
@@ -91,12 +84,15 @@ export function registerMessageSearchPages(scope: App, module: ConsoleModule): v
     });
   });
 
-  bind.view(`${CONSOLE_PATH}/messages/export.csv`, async (ask) => {
-    const { organizationCells, form, query } = await prepared(ask);
-    if (hasErrors(form))
-      return ask.send(400, searchPage(ask.context, { form, cells: organizationCells, results: null }));
+  bindSearch(`${CONSOLE_PATH}/messages/export.csv`, async (ask, { organizationCells, query }) => {
     const cellNames = new Map(organizationCells.map((cell) => [cell.id, cell.display_name]));
     const day = module.clock.now().toISOString().slice(0, 10);
+    // The header, then each page of matches as the database gives it.
+    async function* lines() {
+      yield `${CSV_HEADER}\r\n`;
+      for await (const page of messages.searchPages(ask.session.organizationId, query, EXPORT_PAGE))
+        yield page.map((message) => csvRow(message, cellNames)).join('');
+    }
     return ask.reply
       .code(200)
       .headers({
@@ -105,6 +101,6 @@ export function registerMessageSearchPages(scope: App, module: ConsoleModule): v
         'cache-control': 'no-store',
         'x-content-type-options': 'nosniff',
       })
-      .send(Readable.from(csvLines(messages, ask.session.organizationId, query, cellNames)));
+      .send(Readable.from(lines()));
   });
 }

@@ -3,7 +3,6 @@
 import { normalizePhone } from '../../../lib/phone.ts';
 import { MESSAGE_STATUSES, type MessageStatus } from '../../messages/lifecycle.ts';
 import type { MessageSearchQuery } from '../../messages/service.ts';
-import { text } from '../account/shared.ts';
 
 const SEARCH_FIELDS = ['cell', 'participant', 'text', 'status', 'from', 'to'] as const;
 type SearchField = (typeof SEARCH_FIELDS)[number];
@@ -33,13 +32,12 @@ function dayStart(value: string): Date | null {
  * them is not a form error but a 404 (`foreignCell`), as another organization's id is everywhere.
  */
 export function readSearch(
-  query: unknown,
+  query: Record<string, string>,
   cellIds: ReadonlySet<string>,
 ): { form: SearchForm; search: Search; cell?: string; foreignCell: boolean } {
-  const values = Object.fromEntries(SEARCH_FIELDS.map((name) => [name, text(query, name).trim()])) as Record<
-    SearchField,
-    string
-  >;
+  const values = Object.fromEntries(
+    SEARCH_FIELDS.map((name) => [name, (query[name] ?? '').trim()]),
+  ) as SearchForm['values'];
   const errors: SearchForm['errors'] = {};
   const search: Search = {};
   if (values.participant) {
