@@ -17,6 +17,68 @@ export interface FeedSource {
 
 const BATCH = 500;
 
+/**
+ * A subscriber that replays its history before it goes live (the WebSocket stream, the console's
+ * live pages). It subscribes first, then replays (after, join point]; what the feed delivers
+ * meanwhile waits in a bounded queue, and everything at or below the last seq sent is dropped, so
+ * replay and feed overlap with no gap and no duplicate.
+ */
+export abstract class ReplayingSubscriber implements FeedSubscriber {
+  readonly organizationId: string;
+  protected lastSeq = 0;
+  private state: 'replaying' | 'live' | 'closed' = 'replaying';
+  private readonly queued: StreamEvent[] = [];
+  private readonly maxQueued: number;
+  /** Stops the feed's deliveries; called as soon as the subscriber closes. */
+  private readonly detach: () => void;
+
+  constructor(organizationId: string, maxQueued: number, detach: () => void) {
+    this.organizationId = organizationId;
+    this.maxQueued = maxQueued;
+    this.detach = detach;
+  }
+
+  /** Whether the subscriber passes the event on at all. */
+  protected abstract wants(event: StreamEvent): boolean;
+  /** Passes a live event on (or drops a client that stopped reading). */
+  protected abstract sendLive(event: StreamEvent): void;
+  /** More events came during the replay than the queue holds. */
+  protected abstract overflow(): void;
+
+  /** Set right after subscribing (before any await): nothing at or below `seq` will be sent. */
+  startAfter(seq: number): void {
+    this.lastSeq = seq;
+  }
+
+  deliver(event: StreamEvent): void {
+    if (this.state === 'closed' || event.seq <= this.lastSeq || !this.wants(event)) return;
+    if (this.state === 'live') return this.sendLive(event);
+    if (this.queued.length >= this.maxQueued) return this.overflow();
+    this.queued.push(event);
+  }
+
+  /** The history up to `upTo` is out: `ready` tells the client, then what the feed delivered meanwhile. */
+  protected goLive(upTo: number, ready: () => void): void {
+    if (this.state === 'closed') return;
+    this.lastSeq = Math.max(this.lastSeq, upTo);
+    ready();
+    this.state = 'live';
+    for (const event of this.queued.splice(0)) this.deliver(event);
+  }
+
+  /** Over (closed by either side): no more deliveries. */
+  closed(): void {
+    if (this.state === 'closed') return;
+    this.state = 'closed';
+    this.queued.length = 0;
+    this.detach();
+  }
+
+  get isClosed(): boolean {
+    return this.state === 'closed';
+  }
+}
+
 export class EventFeed {
   private readonly source: FeedSource;
   private readonly onError: (error: unknown) => void;

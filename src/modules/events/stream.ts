@@ -19,7 +19,7 @@ import { isId } from '../../lib/ids.ts';
 import { admit } from '../../operations/admit.ts';
 import { isDatabaseUnavailable } from '../../db/errors.ts';
 import { StreamEvent } from './envelope.ts';
-import type { FeedSubscriber } from './feed.ts';
+import { ReplayingSubscriber } from './feed.ts';
 import { parseTypeFilter } from './filter.ts';
 import type { EventsService } from './service.ts';
 
@@ -132,20 +132,14 @@ function queryOf(request: FastifyRequest): { types: ReadonlySet<string> | null; 
   return { types, since };
 }
 
-class StreamConnection implements FeedSubscriber {
-  readonly organizationId: string;
+class StreamConnection extends ReplayingSubscriber {
   readonly token: string;
   readonly socket: WebSocket;
   /** Answered the last ping. */
   alive = true;
   private readonly types: ReadonlySet<string> | null;
   private readonly options: StreamOptions;
-  private state: 'replaying' | 'live' | 'closed' = 'replaying';
-  private lastSeq = 0;
-  private readonly queued: StreamEvent[] = [];
   private corked = false;
-  /** Stops the feed's deliveries; called as soon as the connection closes, not when the socket finally does. */
-  private readonly detach: (connection: StreamConnection) => void;
 
   constructor(
     socket: WebSocket,
@@ -153,40 +147,30 @@ class StreamConnection implements FeedSubscriber {
     token: string,
     types: ReadonlySet<string> | null,
     options: StreamOptions,
-    detach: (connection: StreamConnection) => void,
+    detach: () => void,
   ) {
+    super(principal.organizationId, options.maxQueuedEvents, detach);
     this.socket = socket;
-    this.detach = detach;
-    this.organizationId = principal.organizationId;
     this.token = token;
     this.types = types;
     this.options = options;
   }
 
-  /** Set right after subscribing (before any await): nothing at or below `seq` will be sent. */
-  startAfter(seq: number): void {
-    this.lastSeq = seq;
+  protected wants(event: StreamEvent): boolean {
+    return !this.types || this.types.has(event.type);
   }
 
-  deliver(event: StreamEvent): void {
-    if (this.state === 'closed' || event.seq <= this.lastSeq) return;
-    if (this.state === 'live') {
-      if (this.socket.bufferedAmount > this.options.maxBufferedBytes) {
-        this.close(CLOSE.slowConsumer, `Slow consumer: more than ${this.options.maxBufferedBytes} bytes unread.`);
-        return;
-      }
-      this.send(event);
-      return;
-    }
-    if (this.types && !this.types.has(event.type)) return;
-    if (this.queued.length >= this.options.maxQueuedEvents) {
-      this.close(
-        CLOSE.slowConsumer,
-        `Slow consumer: more than ${this.options.maxQueuedEvents} events behind during replay.`,
-      );
-      return;
-    }
-    this.queued.push(event);
+  protected sendLive(event: StreamEvent): void {
+    if (this.socket.bufferedAmount > this.options.maxBufferedBytes)
+      return this.close(CLOSE.slowConsumer, `Slow consumer: more than ${this.options.maxBufferedBytes} bytes unread.`);
+    this.send(event);
+  }
+
+  protected overflow(): void {
+    this.close(
+      CLOSE.slowConsumer,
+      `Slow consumer: more than ${this.options.maxQueuedEvents} events behind during replay.`,
+    );
   }
 
   /**
@@ -203,34 +187,18 @@ class StreamConnection implements FeedSubscriber {
       }
       if (rows.length < REPLAY_PAGE) break;
     }
-    if (this.state === 'closed') return;
-    this.lastSeq = Math.max(this.lastSeq, upTo);
-    this.socket.send(READY, TEXT);
-    this.state = 'live';
-    for (const event of this.queued.splice(0)) this.deliver(event);
+    this.goLive(upTo, () => this.socket.send(READY, TEXT));
   }
 
   close(code: number, reason: string): void {
-    if (this.state === 'closed') return;
+    if (this.isClosed) return;
     this.closed();
     closeSocket(this.socket, code, reason, this.options.closeGraceMs);
   }
 
-  /** The connection is over (closed by either side): no more deliveries. */
-  closed(): void {
-    if (this.state === 'closed') return;
-    this.state = 'closed';
-    this.queued.length = 0;
-    this.detach(this);
-  }
-
-  get isClosed(): boolean {
-    return this.state === 'closed';
-  }
-
+  /** Replayed rows are of the wanted types already (the query filters them). */
   private send(event: StreamEvent): void {
     this.lastSeq = event.seq;
-    if (this.types && !this.types.has(event.type)) return;
     this.corkUntilNextTick();
     this.socket.send(event.frame, TEXT);
   }
@@ -254,7 +222,7 @@ class StreamConnection implements FeedSubscriber {
   /** Waits (bounded) for the client to read its backlog; false when it was closed instead. */
   private async drained(): Promise<boolean> {
     const deadline = performance.now() + this.options.drainTimeoutMs; // elapsed real time, not a date
-    while (this.state !== 'closed' && this.socket.bufferedAmount > this.options.maxBufferedBytes) {
+    while (!this.isClosed && this.socket.bufferedAmount > this.options.maxBufferedBytes) {
       if (performance.now() >= deadline) {
         this.close(
           CLOSE.slowConsumer,
@@ -264,7 +232,7 @@ class StreamConnection implements FeedSubscriber {
       }
       await sleep(20);
     }
-    return this.state !== 'closed';
+    return !this.isClosed;
   }
 }
 
@@ -335,8 +303,8 @@ export class EventStreamHub {
       const committed = await this.events.latestSeq();
       await this.events.feed.start();
       if (socket.readyState !== socket.OPEN || this.draining) return;
-      connection = new StreamConnection(socket, principal, token, types, this.options, (c) => this.forget(c));
-      const live = connection;
+      const live = new StreamConnection(socket, principal, token, types, this.options, () => this.forget(live));
+      connection = live;
       socket.on('pong', () => {
         live.alive = true;
       });

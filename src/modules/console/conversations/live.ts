@@ -21,7 +21,7 @@ import { sessionOf, STREAM_ROUTE } from '../binder.ts';
 import type { ConsoleModule } from '../module.ts';
 import type { ConsoleSession } from '../service.ts';
 import { StreamEvent } from '../../events/envelope.ts';
-import type { FeedSubscriber } from '../../events/feed.ts';
+import { ReplayingSubscriber } from '../../events/feed.ts';
 import type { EventsService } from '../../events/service.ts';
 import { EVENT_TYPES, type EventEnvelope } from '../../events/types.ts';
 
@@ -67,35 +67,30 @@ export const plainAnswer = (reply: FastifyReply, status: number, text: string) =
   reply.code(status).header('cache-control', 'no-store').type('text/plain; charset=utf-8').send(text);
 
 interface StreamOptions extends Shown {
-  organizationId: string;
   request: FastifyRequest;
   reply: FastifyReply;
-  onClose: (stream: LiveStream) => void;
 }
 
-class LiveStream implements FeedSubscriber {
+class LiveStream extends ReplayingSubscriber {
   readonly options: StreamOptions;
-  readonly organizationId: string;
   private readonly concerns: (envelope: EventEnvelope) => boolean;
-  private state: 'replaying' | 'live' | 'closed' = 'replaying';
-  private lastSeq = 0;
-  private readonly queued: StreamEvent[] = [];
 
-  constructor(options: StreamOptions) {
+  constructor(organizationId: string, options: StreamOptions, detach: () => void) {
+    super(organizationId, MAX_QUEUED, detach);
     this.options = options;
-    this.organizationId = options.organizationId;
     this.concerns = options.concerns ?? ((envelope) => concernsCell(envelope, options.cellId ?? null));
   }
 
-  startAfter(seq: number): void {
-    this.lastSeq = seq;
+  protected wants(event: StreamEvent): boolean {
+    return LIVE.has(event.type);
   }
 
-  deliver(event: StreamEvent): void {
-    if (this.state === 'closed' || event.seq <= this.lastSeq || !LIVE.has(event.type)) return;
-    if (this.state === 'live') return this.send(event);
-    if (this.queued.length >= MAX_QUEUED) return this.close();
-    this.queued.push(event);
+  protected sendLive(event: StreamEvent): void {
+    this.send(event);
+  }
+
+  protected overflow(): void {
+    this.close();
   }
 
   /** History (lastSeq, upTo] (or a resync when it is too long), `ready`, then what came meanwhile. */
@@ -105,12 +100,8 @@ class LiveStream implements FeedSubscriber {
       if (rows.length === REPLAY_MAX) this.write('resync', {}, upTo);
       else for (const row of rows) this.send(new StreamEvent(row));
     }
-    if (this.state === 'closed') return;
-    this.lastSeq = Math.max(this.lastSeq, upTo);
     // Everything up to here is out: a reconnect resumes from this position.
-    this.write('ready', {}, this.lastSeq);
-    this.state = 'live';
-    for (const event of this.queued.splice(0)) this.deliver(event);
+    this.goLive(upTo, () => this.write('ready', {}, this.lastSeq));
   }
 
   /** A comment line that keeps the connection busy; a client that stopped reading is dropped. */
@@ -121,18 +112,10 @@ class LiveStream implements FeedSubscriber {
 
   /** Tells the page why (optional), ends the response and releases the subscription. */
   close(event?: string): void {
-    if (this.state === 'closed') return;
+    if (this.isClosed) return;
     if (event) this.write(event, {});
     this.closed();
     this.options.reply.raw.end();
-  }
-
-  /** The response is over (either side): no more deliveries. */
-  closed(): void {
-    if (this.state === 'closed') return;
-    this.state = 'closed';
-    this.queued.length = 0;
-    this.options.onClose(this);
   }
 
   private send(event: StreamEvent): void {
@@ -145,7 +128,7 @@ class LiveStream implements FeedSubscriber {
   }
 
   private write(event: string, data: unknown, id?: number): void {
-    if (this.state === 'closed') return;
+    if (this.isClosed) return;
     const { raw } = this.options.reply;
     if (raw.writableLength > MAX_BUFFERED_BYTES) return this.close();
     // JSON has no raw line breaks, so the data is one `data:` line.
@@ -195,11 +178,8 @@ export class ConsoleLive {
       }
       const after = afterOf(request);
       if (after === 'invalid') return plainAnswer(reply, 400, 'after must be an event position from the page.');
-      const onClose = (stream: LiveStream) => this.forget(stream);
-      await this.open(
-        new LiveStream({ ...shown, organizationId: session.organizationId, request, reply, onClose }),
-        after,
-      );
+      const stream = new LiveStream(session.organizationId, { ...shown, request, reply }, () => this.forget(stream));
+      await this.open(stream, after);
       return reply;
     });
   }
