@@ -380,22 +380,31 @@ export async function agentCommand(
     process.exitCode = error instanceof FatalDeviceError ? 1 : UNEXPECTED_EXIT;
     return;
   }
-  let signals = 0;
-  const onSignal = (signal: string) => {
-    signals += 1;
-    if (signals > 1) process.exit(130);
-    process.stdout.write(
-      `${signal}: finishing the messages in hand (again to quit now); queued reports stay on disk\n`,
-    );
-    void agent.stop();
-  };
-  process.on('SIGINT', onSignal);
-  process.on('SIGTERM', onSignal);
+  const release = stopOnSignals('queued reports stay on disk', () => void agent.stop());
   await agent.stopped;
-  process.off('SIGINT', onSignal);
-  process.off('SIGTERM', onSignal);
+  release();
   if (agent.fatal()) {
     process.stderr.write(`cellgate: ${REJECTED_KEY_HELP} (${agent.fatal()?.message})\n`);
     process.exitCode = 1;
   }
+}
+
+/**
+ * The device commands' SIGINT/SIGTERM: the first runs `stop` (the messages in hand finish), a second
+ * quits at once (130). Returns the function that removes the handlers.
+ */
+export function stopOnSignals(note: string | null, stop: () => void): () => void {
+  let signals = 0;
+  const onSignal = (signal: string) => {
+    signals += 1;
+    if (signals > 1) process.exit(130);
+    process.stdout.write(`${signal}: finishing the messages in hand (again to quit now)${note ? `; ${note}` : ''}\n`);
+    stop();
+  };
+  process.on('SIGINT', onSignal);
+  process.on('SIGTERM', onSignal);
+  return () => {
+    process.off('SIGINT', onSignal);
+    process.off('SIGTERM', onSignal);
+  };
 }

@@ -2,7 +2,7 @@
 // delivered or failed; `cellgate device simulate`, the demo, the benchmarks and the tests use it.
 // Phones on one SimulatedNetwork text each other, as in a rack.
 import { AgentCliError, unreachable } from './agent-http.ts';
-import { actionUsage } from './device-agent.ts';
+import { actionUsage, stopOnSignals } from './device-agent.ts';
 import { HelpRequest, numberFlag, parseCommandLine, UsageError, wantsHelp } from './usage.ts';
 import {
   errorText,
@@ -270,16 +270,10 @@ export async function deviceCommand(args: string[], defaultBaseUrl: string): Pro
   const stopAll = () => Promise.all(devices.map((device) => device.stop()));
   // Whether the stop was asked for (a signal, a failed injection) rather than forced by a fatal answer.
   let stopRequested = false;
-  let signals = 0;
-  const onSignal = (signal: string) => {
-    signals += 1;
-    if (signals > 1) process.exit(130);
+  const release = stopOnSignals(null, () => {
     stopRequested = true;
-    process.stdout.write(`${signal}: finishing the messages in hand (again to quit now)\n`);
     void stopAll();
-  };
-  process.on('SIGINT', onSignal);
-  process.on('SIGTERM', onSignal);
+  });
   if (v['inbound-from'] !== undefined && v['inbound-text'] !== undefined) {
     try {
       await devices[0].sendInbound(v['inbound-from'], v['inbound-text']);
@@ -293,8 +287,7 @@ export async function deviceCommand(args: string[], defaultBaseUrl: string): Pro
   // One phone stopping (asked, or a fatal answer for its key) stops them all.
   await Promise.race(devices.map((device) => device.stopped));
   await stopAll();
-  process.off('SIGINT', onSignal);
-  process.off('SIGTERM', onSignal);
+  release();
   // A stop nobody asked for means a fatal answer (unknown or rotated key).
   if (!stopRequested) process.exitCode = 1;
 }

@@ -22,6 +22,11 @@ import {
 import { compileBody, compileCoercing } from '../operations/validate.ts';
 import type { App } from './types.ts';
 
+/** The preValidation hook of a route whose body may be absent: none is `{}`. */
+export const optionalBody = async (request: FastifyRequest) => {
+  request.body ??= {};
+};
+
 const utf8 = new TextDecoder('utf-8', { fatal: true });
 
 /**

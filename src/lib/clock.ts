@@ -19,10 +19,6 @@ export class ManualClock implements Clock {
   }
 }
 
-export function isoNow(clock: Clock): string {
-  return clock.now().toISOString();
-}
-
 export function isoAfter(clock: Clock, ms: number): string {
   return new Date(clock.now().getTime() + ms).toISOString();
 }

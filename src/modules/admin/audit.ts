@@ -5,7 +5,7 @@
 import type { Executor } from '../../db/schema.ts';
 import type { Clock } from '../../lib/clock.ts';
 import { newId } from '../../lib/ids.ts';
-import { listPage, type PageQuery } from '../../lib/pagination.ts';
+import { pageById, type PageQuery } from '../../lib/pagination.ts';
 import type { AdminPrincipal } from '../../operations/principals.ts';
 import type { AdminRepository } from './repository.ts';
 import type { OperatorAuditTable } from './tables.ts';
@@ -74,11 +74,7 @@ export class OperatorAudit {
 
   /** A page of the log, newest first; `targetId` narrows it to one organization, device or deposit. */
   async list(query: PageQuery & { target_id?: string }) {
-    const page = await listPage(
-      query,
-      (before, count) => this.repo.listAudit(query.target_id, before ? String(before[0]) : null, count),
-      (row) => [row.id],
-    );
+    const page = await pageById(query, (before, count) => this.repo.listAudit(query.target_id, before, count));
     return { entries: page.items.map(auditView), next_cursor: page.next_cursor };
   }
 }

@@ -1,7 +1,7 @@
 // Administrative operations of the foundation (src/operations): the dev mail outbox and the
 // operator audit log, as operator operations; bound to REST in ./routes.ts.
 import { Type } from 'typebox';
-import { NextCursor, PaginationQuery } from '../../http/pagination.ts';
+import { PaginationQuery, pageOf } from '../../http/pagination.ts';
 import { Nullable, Timestamp } from '../../http/schemas.ts';
 import { defineOperatorOperation } from '../../operations/operation.ts';
 import type { AdminService } from './service.ts';
@@ -26,14 +26,7 @@ const OutboxMail = Type.Object(
   { $id: 'OutboxMail', description: 'A mail the dev mailer kept instead of sending it.', examples: [MAIL_EXAMPLE] },
 );
 
-export const OutboxMailList = Type.Object(
-  { messages: Type.Array(OutboxMail), next_cursor: NextCursor },
-  {
-    $id: 'OutboxMailList',
-    description: 'A page of kept mail.',
-    examples: [{ messages: [MAIL_EXAMPLE], next_cursor: null }],
-  },
-);
+export const OutboxMailList = pageOf('messages', OutboxMail, 'OutboxMailList', 'A page of kept mail.', MAIL_EXAMPLE);
 
 const AUDIT_EXAMPLE = {
   id: 'aud_01jdx2a1b2c3d4e5f6g7h8j9k0',
@@ -71,13 +64,12 @@ const AuditEntry = Type.Object(
   { $id: 'AuditEntry', description: 'One operator action: who, when, what and why.', examples: [AUDIT_EXAMPLE] },
 );
 
-export const AuditList = Type.Object(
-  { entries: Type.Array(AuditEntry), next_cursor: NextCursor },
-  {
-    $id: 'AuditList',
-    description: 'A page of the operator audit log, newest first.',
-    examples: [{ entries: [AUDIT_EXAMPLE], next_cursor: null }],
-  },
+export const AuditList = pageOf(
+  'entries',
+  AuditEntry,
+  'AuditList',
+  'A page of the operator audit log, newest first.',
+  AUDIT_EXAMPLE,
 );
 
 /** The audit log's query: a page, optionally of one target. */

@@ -3,7 +3,7 @@ import type { Clock } from '../../lib/clock.ts';
 import { newId } from '../../lib/ids.ts';
 import type { Mail } from '../../lib/mailer.ts';
 import { constantTimeEqualHex, displayPrefix, newSecret, sha256Hex } from '../../lib/secrets.ts';
-import { listPage, type PageQuery } from '../../lib/pagination.ts';
+import { pageById, type PageQuery } from '../../lib/pagination.ts';
 import type { AdminPrincipal } from '../../operations/principals.ts';
 import type { AdminRepository } from './repository.ts';
 
@@ -65,11 +65,7 @@ export class AdminService {
   }
 
   async listMail(to: string | undefined, query: PageQuery) {
-    const result = await listPage(
-      query,
-      (before, count) => this.repo.listMail(to?.toLowerCase(), before ? String(before[0]) : null, count),
-      (row) => [row.id],
-    );
+    const result = await pageById(query, (before, count) => this.repo.listMail(to?.toLowerCase(), before, count));
     return {
       messages: result.items.map((row) => ({
         id: row.id,

@@ -3,7 +3,7 @@
 import type { App } from '../../http/types.ts';
 import type { RestBinder } from '../../operations/rest.ts';
 import type { BillingAdminOperations } from './admin-operations.ts';
-import { restRoutes } from './routes.ts';
+import { restRoutes } from '../../operations/rest-routes.ts';
 
 export function registerBillingAdminRoutes(app: App, rest: RestBinder, ops: BillingAdminOperations): void {
   const admin = restRoutes(app, rest, ['Admin']);

@@ -1,7 +1,7 @@
 // The operator's held x402 deposits as operator operations (src/operations); bound to REST, beside
 // the payment processor's deposit webhook, in ./deposits-routes.ts.
 import { Type } from 'typebox';
-import { NextCursor, PaginationQuery } from '../../http/pagination.ts';
+import { PaginationQuery, pageOf } from '../../http/pagination.ts';
 import { Body, IdField, Nullable, Timestamp } from '../../http/schemas.ts';
 import { defineOperatorOperation } from '../../operations/operation.ts';
 import type { DepositsService } from './deposits.ts';
@@ -42,13 +42,12 @@ export const Deposit = Type.Object(
   { $id: 'X402Deposit', description: 'A deposit to a seller pay_to address.', examples: [DEPOSIT_EXAMPLE] },
 );
 
-export const DepositList = Type.Object(
-  { deposits: Type.Array(Deposit), next_cursor: NextCursor },
-  {
-    $id: 'X402DepositList',
-    description: 'A page of deposits, newest first.',
-    examples: [{ deposits: [DEPOSIT_EXAMPLE], next_cursor: null }],
-  },
+export const DepositList = pageOf(
+  'deposits',
+  Deposit,
+  'X402DepositList',
+  'A page of deposits, newest first.',
+  DEPOSIT_EXAMPLE,
 );
 
 /** A deposit as the payment processor's webhook reports it. */

@@ -8,7 +8,7 @@ import type { App } from '../../http/types.ts';
 import type { RestBinder } from '../../operations/rest.ts';
 import type { DepositsService } from './deposits.ts';
 import { Deposit, DepositReport, type DepositOperations } from './deposits-operations.ts';
-import { restRoutes } from './routes.ts';
+import { restRoutes } from '../../operations/rest-routes.ts';
 
 /** The raw text of each webhook body: the signature is over the bytes, not the parsed JSON. */
 const rawBodies = new WeakMap<FastifyRequest, string>();

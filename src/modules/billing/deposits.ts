@@ -11,7 +11,7 @@ import type { Executor } from '../../db/schema.ts';
 import type { Clock } from '../../lib/clock.ts';
 import { ApiError, invalidField, notFound } from '../../lib/errors.ts';
 import { newId } from '../../lib/ids.ts';
-import { listPage, type PageQuery } from '../../lib/pagination.ts';
+import { pageById, type PageQuery } from '../../lib/pagination.ts';
 import { constantTimeEqualHex } from '../../lib/secrets.ts';
 import { micros, usdString } from './money.ts';
 import type { DepositReport as DepositReportBody } from './deposits-operations.ts';
@@ -150,11 +150,7 @@ export class DepositsService {
   }
 
   async list(status: X402DepositsTable['status'] | undefined, query: PageQuery) {
-    const page = await listPage(
-      query,
-      (after, count) => this.deps.repo.listDeposits(status, after, count),
-      (row) => [row.id],
-    );
+    const page = await pageById(query, (before, count) => this.deps.repo.listDeposits(status, before, count));
     return { deposits: page.items.map(depositView), next_cursor: page.next_cursor };
   }
 

@@ -6,7 +6,7 @@ import type { Executor } from '../../db/schema.ts';
 import { transact } from '../../db/transaction.ts';
 import type { Clock } from '../../lib/clock.ts';
 import { ApiError, invalidField, notFound } from '../../lib/errors.ts';
-import { listPage, type PageQuery } from '../../lib/pagination.ts';
+import { pageById, type PageQuery } from '../../lib/pagination.ts';
 import type { BillingAccounts } from './accounts.ts';
 import { grantedPeriodEnd, reinstatement, suspension, type Decision, type Standing } from './lifecycle.ts';
 import { dollars, MAX_OPERATOR_CREDIT_MICROS, parseUsd, usdString } from './money.ts';
@@ -51,11 +51,7 @@ export class BillingOperator {
   }
 
   async listOrganizations(filter: { state?: string; email?: string }, query: PageQuery) {
-    const page = await listPage(
-      query,
-      (after, count) => this.deps.repo.listOrganizations(filter, after, count),
-      (row) => [row.id],
-    );
+    const page = await pageById(query, (before, count) => this.deps.repo.listOrganizations(filter, before, count));
     return {
       organizations: page.items.map((row) => ({
         id: row.id,

@@ -348,9 +348,9 @@ export class BillingRepository {
       .execute();
   }
 
-  listWallets(organizationId: string, after: CursorKey | null, count: number): Promise<X402WalletsTable[]> {
+  listWallets(organizationId: string, beforeId: string | null, count: number): Promise<X402WalletsTable[]> {
     let query = this.db.selectFrom('x402_wallets').selectAll().where('organization_id', '=', organizationId);
-    if (after) query = query.where('id', '<', String(after[0]));
+    if (beforeId) query = query.where('id', '<', beforeId);
     return query.orderBy('id', 'desc').limit(count).execute();
   }
 
@@ -411,7 +411,7 @@ export class BillingRepository {
       .execute();
   }
 
-  listOrganizations(filter: { state?: string; email?: string }, after: CursorKey | null, count: number) {
+  listOrganizations(filter: { state?: string; email?: string }, beforeId: string | null, count: number) {
     let query = this.db
       .selectFrom('organizations')
       .leftJoin('billing_accounts', 'billing_accounts.organization_id', 'organizations.id')
@@ -431,7 +431,7 @@ export class BillingRepository {
       );
     else if (filter.state)
       query = query.where('billing_accounts.state', '=', filter.state as BillingAccountsTable['state']);
-    if (after) query = query.where('organizations.id', '<', String(after[0]));
+    if (beforeId) query = query.where('organizations.id', '<', beforeId);
     return query.orderBy('organizations.id', 'desc').limit(count).execute();
   }
 
@@ -557,12 +557,12 @@ export class BillingRepository {
 
   listDeposits(
     status: X402DepositsTable['status'] | undefined,
-    after: CursorKey | null,
+    beforeId: string | null,
     count: number,
   ): Promise<X402DepositsTable[]> {
     let query = this.db.selectFrom('x402_deposits').selectAll();
     if (status) query = query.where('status', '=', status);
-    if (after) query = query.where('id', '<', String(after[0]));
+    if (beforeId) query = query.where('id', '<', beforeId);
     return query.orderBy('id', 'desc').limit(count).execute();
   }
 }

@@ -3,17 +3,11 @@
 import { Type } from 'typebox';
 import { Described } from '../../http/schemas.ts';
 import type { App } from '../../http/types.ts';
-import type { AnyOperation } from '../../operations/operation.ts';
-import type { RestBinder, RestBinding } from '../../operations/rest.ts';
+import type { RestBinder } from '../../operations/rest.ts';
+import { restRoutes } from '../../operations/rest-routes.ts';
 import type { BillingOperations } from './operations.ts';
 import { X402Wallet } from './schemas.ts';
 import type { WalletView } from './wallets.ts';
-
-/** Binds operations to REST under `tags`, each answering its output with `description` (`more`: the rest of its binding). */
-export const restRoutes =
-  (app: App, rest: RestBinder, tags: string[]) =>
-  (op: AnyOperation, method: RestBinding['method'], url: string, description: string, more?: Partial<RestBinding>) =>
-    rest.bind(app, op, { method, url, tags, response: Described(op.output, description), ...more });
 
 /** The raw text of a query parameter: amounts are checked on their text (no exponent, 2 decimals). */
 function rawQuery(url: string, name: string): string | undefined {

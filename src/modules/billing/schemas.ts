@@ -1,6 +1,6 @@
 // The response schemas of billing and usage, field for field as the service interface states them.
 import { Type } from 'typebox';
-import { NextCursor } from '../../http/pagination.ts';
+import { pageOf } from '../../http/pagination.ts';
 import { Nullable, Timestamp } from '../../http/schemas.ts';
 import { NETWORKS } from './networks.ts';
 import { BILLING_STATES, INTENTS } from './lifecycle.ts';
@@ -152,13 +152,12 @@ export const X402Wallet = Type.Object(
   { $id: 'X402Wallet', description: 'An agent payer wallet linked to the organization.', examples: [WALLET_EXAMPLE] },
 );
 
-export const X402WalletList = Type.Object(
-  { wallets: Type.Array(X402Wallet), next_cursor: NextCursor },
-  {
-    $id: 'X402WalletList',
-    description: 'The payer wallets of the organization.',
-    examples: [{ wallets: [WALLET_EXAMPLE], next_cursor: null }],
-  },
+export const X402WalletList = pageOf(
+  'wallets',
+  X402Wallet,
+  'X402WalletList',
+  'The payer wallets of the organization.',
+  WALLET_EXAMPLE,
 );
 
 const STATUS_EXAMPLE = {
@@ -207,13 +206,12 @@ const UsageRecord = Type.Object(
   { $id: 'UsageRecord', description: 'One billable unit with its price.', examples: [USAGE_EXAMPLE] },
 );
 
-export const UsageRecordList = Type.Object(
-  { usage_records: Type.Array(UsageRecord), next_cursor: NextCursor },
-  {
-    $id: 'UsageRecordList',
-    description: 'A page of usage records.',
-    examples: [{ usage_records: [USAGE_EXAMPLE], next_cursor: null }],
-  },
+export const UsageRecordList = pageOf(
+  'usage_records',
+  UsageRecord,
+  'UsageRecordList',
+  'A page of usage records.',
+  USAGE_EXAMPLE,
 );
 
 const TypeTotal = Type.Object({
@@ -302,13 +300,12 @@ const AdminOrganizationSummary = Type.Object(
   },
 );
 
-export const AdminOrganizationList = Type.Object(
-  { organizations: Type.Array(AdminOrganizationSummary), next_cursor: NextCursor },
-  {
-    $id: 'AdminOrganizationList',
-    description: 'A page of organizations.',
-    examples: [{ organizations: [ORG_EXAMPLE], next_cursor: null }],
-  },
+export const AdminOrganizationList = pageOf(
+  'organizations',
+  AdminOrganizationSummary,
+  'AdminOrganizationList',
+  'A page of organizations.',
+  ORG_EXAMPLE,
 );
 
 export const AdminOrganization = Type.Object(

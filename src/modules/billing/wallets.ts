@@ -7,7 +7,7 @@ import { transact } from '../../db/transaction.ts';
 import type { Clock } from '../../lib/clock.ts';
 import { ApiError, invalidField, notFound } from '../../lib/errors.ts';
 import { newId } from '../../lib/ids.ts';
-import { listPage, type PageQuery } from '../../lib/pagination.ts';
+import { pageById, type PageQuery } from '../../lib/pagination.ts';
 import { canonicalAddress, type Network } from './networks.ts';
 import type { BillingRepository } from './repository.ts';
 import type { X402Wallet } from './schemas.ts';
@@ -117,11 +117,7 @@ export class WalletsService {
   }
 
   async listWallets(organizationId: string, query: PageQuery) {
-    const page = await listPage(
-      query,
-      (after, count) => this.deps.repo.listWallets(organizationId, after, count),
-      (row) => [row.id],
-    );
+    const page = await pageById(query, (before, count) => this.deps.repo.listWallets(organizationId, before, count));
     return { wallets: page.items.map(walletView), next_cursor: page.next_cursor };
   }
 

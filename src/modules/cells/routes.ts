@@ -1,48 +1,20 @@
 // Cells: an organization's phone lines (contract §4).
-import { Described } from '../../http/schemas.ts';
 import type { App } from '../../http/types.ts';
 import type { RestBinder } from '../../operations/rest.ts';
+import { restRoutes } from '../../operations/rest-routes.ts';
 import type { CellOperations } from './operations.ts';
-import { Cell, CellList } from './schemas.ts';
 
 export function registerCellRoutes(app: App, rest: RestBinder, ops: CellOperations): void {
-  rest.bind(app, ops.createCell, {
-    method: 'POST',
-    url: '/v1/cells',
-    tags: ['Cells'],
-    query: ['tier'],
-    response: Described(
-      Cell,
-      'The created cell: active with its phone number, or provisioning while no phone is free.',
-    ),
-  });
-
-  rest.bind(app, ops.listCells, {
-    method: 'GET',
-    url: '/v1/cells',
-    tags: ['Cells'],
-    summary: 'List cells, newest first',
-    response: Described(CellList, 'A page of cells, newest first.'),
-  });
-
-  rest.bind(app, ops.getCell, {
-    method: 'GET',
-    url: '/v1/cells/:id',
-    tags: ['Cells'],
-    response: Described(Cell, 'The cell.'),
-  });
-
-  rest.bind(app, ops.updateCell, {
-    method: 'PATCH',
-    url: '/v1/cells/:id',
-    tags: ['Cells'],
-    response: Described(Cell, 'The updated cell.'),
-  });
-
-  rest.bind(app, ops.releaseCell, {
-    method: 'DELETE',
-    url: '/v1/cells/:id',
-    tags: ['Cells'],
-    response: Described(Cell, 'The released cell (status released).'),
-  });
+  const cells = restRoutes(app, rest, ['Cells']);
+  cells(
+    ops.createCell,
+    'POST',
+    '/v1/cells',
+    'The created cell: active with its phone number, or provisioning while no phone is free.',
+    { query: ['tier'] },
+  );
+  cells(ops.listCells, 'GET', '/v1/cells', 'A page of cells, newest first.', { summary: 'List cells, newest first' });
+  cells(ops.getCell, 'GET', '/v1/cells/:id', 'The cell.');
+  cells(ops.updateCell, 'PATCH', '/v1/cells/:id', 'The updated cell.');
+  cells(ops.releaseCell, 'DELETE', '/v1/cells/:id', 'The released cell (status released).');
 }

@@ -1,6 +1,6 @@
 // Cells' schemas: the REST views (contract §4) and inputs, shared by its routes and operations.
 import { Type } from 'typebox';
-import { NextCursor, PaginationQuery } from '../../http/pagination.ts';
+import { PaginationQuery, pageOf } from '../../http/pagination.ts';
 import { Nullable, Timestamp } from '../../http/schemas.ts';
 import { ALL_CAPABILITIES, CapabilitiesSchema } from '../devices/capabilities.ts';
 
@@ -71,10 +71,7 @@ export const Cell = Type.Object(
   },
 );
 
-export const CellList = Type.Object(
-  { cells: Type.Array(Cell), next_cursor: NextCursor },
-  { $id: 'CellList', description: 'A page of cells.', examples: [{ cells: [CELL_EXAMPLE], next_cursor: null }] },
-);
+export const CellList = pageOf('cells', Cell, 'CellList', 'A page of cells.', CELL_EXAMPLE);
 
 export const ListCellsQuery = {
   ...PaginationQuery,

@@ -3,7 +3,7 @@
 // of contract §6 — including cell.online/offline when the carrying device's presence changes.
 import type { Executor } from '../../db/schema.ts';
 import { ApiError, invalidField, notFound } from '../../lib/errors.ts';
-import { listPage, type PageQuery } from '../../lib/pagination.ts';
+import { pageById, type PageQuery } from '../../lib/pagination.ts';
 import type { Clock } from '../../lib/clock.ts';
 import { newId } from '../../lib/ids.ts';
 import type { DevicesService } from '../devices/service.ts';
@@ -226,11 +226,7 @@ export class CellsService {
   }
 
   async list(organizationId: string, status: CellStatus | undefined, query: PageQuery) {
-    const result = await listPage(
-      query,
-      (before, count) => this.repo.list(organizationId, status, before ? String(before[0]) : null, count),
-      (row) => [row.id],
-    );
+    const result = await pageById(query, (before, count) => this.repo.list(organizationId, status, before, count));
     return { cells: result.items.map(cellView), next_cursor: result.next_cursor };
   }
 

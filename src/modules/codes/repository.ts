@@ -17,7 +17,7 @@ export interface CodeFilter {
   /** Exclusive lower bound on message ids (a message id or a time bound, see service.ts). */
   afterId?: string;
   /** Exclusive upper bound: the last id of the previous page. */
-  beforeId?: string;
+  beforeId: string | null;
   from?: string;
   /** Compared without regard to case. */
   service?: string;
@@ -41,7 +41,7 @@ export class CodesRepository {
       .where('direction', '=', 'inbound')
       .where('ignored', '=', 0);
     if (filter.afterId !== undefined) query = query.where('id', '>', filter.afterId);
-    if (filter.beforeId !== undefined) query = query.where('id', '<', filter.beforeId);
+    if (filter.beforeId !== null) query = query.where('id', '<', filter.beforeId);
     if (filter.from !== undefined) query = query.where('from_number', '=', filter.from);
     if (filter.service !== undefined)
       query = query.where(sql<string>`lower(code_service)`, '=', filter.service.toLowerCase());

@@ -1,6 +1,6 @@
 // The codes' schemas: a code found in an inbound message, a page of them, and the listing's query.
 import { Type } from 'typebox';
-import { NextCursor, PaginationQuery } from '../../http/pagination.ts';
+import { PaginationQuery, pageOf } from '../../http/pagination.ts';
 import { Nullable, Timestamp } from '../../http/schemas.ts';
 import { MAX_WAIT_S } from './service.ts';
 
@@ -23,14 +23,7 @@ export const Code = Type.Object(
   { $id: 'Code', description: 'A verification code found in an inbound message.', examples: [CODE_EXAMPLE] },
 );
 
-export const CodeList = Type.Object(
-  { codes: Type.Array(Code), next_cursor: NextCursor },
-  {
-    $id: 'CodeList',
-    description: 'A page of verification codes, newest first.',
-    examples: [{ codes: [CODE_EXAMPLE], next_cursor: null }],
-  },
-);
+export const CodeList = pageOf('codes', Code, 'CodeList', 'A page of verification codes, newest first.', CODE_EXAMPLE);
 
 export const CodesQuery = Type.Object({
   since: Type.Optional(

@@ -5,7 +5,7 @@ import { decodeTime } from 'ulid';
 import type { Clock } from '../../lib/clock.ts';
 import { invalidField } from '../../lib/errors.ts';
 import { idFloor } from '../../lib/ids.ts';
-import { listPage, type PageQuery } from '../../lib/pagination.ts';
+import { pageById, type PageQuery } from '../../lib/pagination.ts';
 import { requirePhone } from '../../lib/phone.ts';
 import type { CellWakeups } from '../messages/wakeups.ts';
 import type { CodeRow, CodesRepository } from './repository.ts';
@@ -69,18 +69,8 @@ export class CodesService {
           : undefined;
     const from = query.from === undefined ? undefined : requirePhone('from', query.from);
     const read = () =>
-      listPage(
-        query,
-        (after, limit) =>
-          this.deps.repo.list({
-            cellId: cell.id,
-            afterId,
-            beforeId: after ? String(after[0]) : undefined,
-            from,
-            service: query.service,
-            limit,
-          }),
-        (row) => [row.id],
+      pageById(query, (beforeId, limit) =>
+        this.deps.repo.list({ cellId: cell.id, afterId, beforeId, from, service: query.service, limit }),
       );
     let page = await read();
     if (page.items.length === 0 && waitMs > 0 && query.cursor === undefined) {

@@ -1,13 +1,15 @@
 // Enrollments of SMSGate phones (contract §13): the operator's operations, bound to
 // /v1/admin/devices/enrollments and called by the operator console's "Add a phone" page.
 import { Type } from 'typebox';
-import { NextCursor, PaginationQuery } from '../../http/pagination.ts';
-import { Body, Described, NoContent, Nullable, Timestamp } from '../../http/schemas.ts';
+import { PaginationQuery, pageOf } from '../../http/pagination.ts';
+import { Body, Nullable, Timestamp } from '../../http/schemas.ts';
 import type { App } from '../../http/types.ts';
+import { optionalBody } from '../../http/validation.ts';
 import type { RestBinder } from '../../operations/rest.ts';
+import { restRoutes } from '../../operations/rest-routes.ts';
 import { defineOperatorOperation } from '../../operations/operation.ts';
 import type { EnrollmentsService } from './enrollments.ts';
-import { DeviceSettings, optionalBody } from './routes.ts';
+import { DeviceSettings } from './routes.ts';
 
 const EXAMPLE = {
   id: 'enr_01jdx1f2g3h4j5k6m7n8p9q0r1',
@@ -65,13 +67,12 @@ export const EnrollmentWithSecrets = Type.Object(
   },
 );
 
-export const EnrollmentList = Type.Object(
-  { enrollments: Type.Array(Enrollment), next_cursor: NextCursor },
-  {
-    $id: 'EnrollmentList',
-    description: 'A page of pending enrollments, newest first.',
-    examples: [{ enrollments: [EXAMPLE], next_cursor: null }],
-  },
+export const EnrollmentList = pageOf(
+  'enrollments',
+  Enrollment,
+  'EnrollmentList',
+  'A page of pending enrollments, newest first.',
+  EXAMPLE,
 );
 
 const EnrollmentId = Type.String({ minLength: 1, maxLength: 64, description: 'enr_... id' });
@@ -118,23 +119,11 @@ export function enrollmentOperations(enrollments: EnrollmentsService) {
 export type EnrollmentOperations = ReturnType<typeof enrollmentOperations>;
 
 export function registerEnrollmentRoutes(app: App, rest: RestBinder, ops: EnrollmentOperations): void {
-  rest.bind(app, ops.createEnrollment, {
-    method: 'POST',
-    url: '/v1/admin/devices/enrollments',
-    tags: ['Admin'],
-    preValidation: optionalBody,
-    response: Described(EnrollmentWithSecrets, 'The enrollment with its private token and code (shown once).'),
-  });
-  rest.bind(app, ops.listEnrollments, {
-    method: 'GET',
-    url: '/v1/admin/devices/enrollments',
-    tags: ['Admin'],
-    response: Described(EnrollmentList, 'A page of pending enrollments, newest first.'),
-  });
-  rest.bind(app, ops.revokeEnrollment, {
-    method: 'DELETE',
-    url: '/v1/admin/devices/enrollments/:enrollment_id',
-    tags: ['Admin'],
-    response: NoContent('Revoked; its token and code stop working.'),
-  });
+  const admin = restRoutes(app, rest, ['Admin']);
+  const enrollments = '/v1/admin/devices/enrollments';
+  const created = 'The enrollment with its private token and code (shown once).';
+  admin(ops.createEnrollment, 'POST', enrollments, created, { preValidation: optionalBody });
+  admin(ops.listEnrollments, 'GET', enrollments, 'A page of pending enrollments, newest first.');
+  const revoked = 'Revoked; its token and code stop working.';
+  admin(ops.revokeEnrollment, 'DELETE', `${enrollments}/:enrollment_id`, revoked);
 }

@@ -4,7 +4,7 @@
 import type { Clock } from '../../lib/clock.ts';
 import { ApiError, invalidField, notFound } from '../../lib/errors.ts';
 import { newId } from '../../lib/ids.ts';
-import { listPage, type PageQuery } from '../../lib/pagination.ts';
+import { pageById, type PageQuery } from '../../lib/pagination.ts';
 import { normalizePhone } from '../../lib/phone.ts';
 import { newSecret, randomBase62, sha256Hex, sixDigitCode } from '../../lib/secrets.ts';
 import { transact } from '../../db/transaction.ts';
@@ -120,11 +120,7 @@ export class EnrollmentsService {
 
   async list(query: PageQuery) {
     const now = this.deps.clock.now().toISOString();
-    const page = await listPage(
-      query,
-      (before, count) => this.deps.repo.pending(now, before ? String(before[0]) : null, count),
-      (row) => [row.id],
-    );
+    const page = await pageById(query, (before, count) => this.deps.repo.pending(now, before, count));
     return { enrollments: page.items.map(enrollmentView), next_cursor: page.next_cursor };
   }
 

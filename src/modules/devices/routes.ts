@@ -1,12 +1,12 @@
 // The device inventory (admin surface: operator operations, ./operations.ts) and the device heartbeat (device surface, X-Phone-Key).
-import type { FastifyRequest } from 'fastify';
-import { Type, type TSchema } from 'typebox';
+import { Type } from 'typebox';
 import { deviceOf } from '../../http/auth.ts';
-import { NextCursor, PaginationQuery } from '../../http/pagination.ts';
-import { Body, Described, NoContent, Nullable, Timestamp } from '../../http/schemas.ts';
+import { PaginationQuery, pageOf } from '../../http/pagination.ts';
+import { Body, Described, Nullable, Timestamp } from '../../http/schemas.ts';
 import type { App } from '../../http/types.ts';
-import type { AnyOperation } from '../../operations/operation.ts';
-import type { RestBinder, RestBinding } from '../../operations/rest.ts';
+import { optionalBody } from '../../http/validation.ts';
+import type { RestBinder } from '../../operations/rest.ts';
+import { restRoutes } from '../../operations/rest-routes.ts';
 import type { DeviceOperations } from './operations.ts';
 import type { DevicesService } from './service.ts';
 import { ALL_CAPABILITIES, CapabilitiesSchema, StatedCapabilitiesBody } from './capabilities.ts';
@@ -173,10 +173,7 @@ export const DeviceWithKey = Type.Object(
   },
 );
 
-export const DeviceList = Type.Object(
-  { devices: Type.Array(Device), next_cursor: NextCursor },
-  { $id: 'DeviceList', description: 'A page of phones.', examples: [{ devices: [DEVICE_EXAMPLE], next_cursor: null }] },
-);
+export const DeviceList = pageOf('devices', Device, 'DeviceList', 'A page of phones.', DEVICE_EXAMPLE);
 
 const DeviceConfig = Type.Object(
   {
@@ -219,18 +216,13 @@ const Heartbeat = Type.Object(
   { $id: 'Heartbeat', description: 'What a phone reported in a heartbeat.' },
 );
 
-export const HeartbeatList = Type.Object(
-  { heartbeats: Type.Array(Heartbeat), next_cursor: NextCursor },
-  {
-    $id: 'HeartbeatList',
-    description: "A page of a phone's heartbeat history, newest first.",
-    examples: [
-      {
-        heartbeats: [{ battery_pct: 87, charging: true, signal_dbm: -71, received_at: '2026-11-21T12:00:00.000Z' }],
-        next_cursor: null,
-      },
-    ],
-  },
+const HEARTBEAT_EXAMPLE = { battery_pct: 87, charging: true, signal_dbm: -71, received_at: '2026-11-21T12:00:00.000Z' };
+export const HeartbeatList = pageOf(
+  'heartbeats',
+  Heartbeat,
+  'HeartbeatList',
+  "A page of a phone's heartbeat history, newest first.",
+  HEARTBEAT_EXAMPLE,
 );
 
 /** PATCH's `sims`: numbers for SIM lines (contract §13). */
@@ -287,42 +279,21 @@ export const HeartbeatReport = Body(
   },
 );
 
-/** For a body whose every field is optional (a bare heartbeat only says "still here"): none is `{}`. */
-export const optionalBody = async (request: FastifyRequest) => {
-  request.body ??= {};
-};
-
 export function registerDeviceRoutes(app: App, devices: DevicesService, rest: RestBinder, ops: DeviceOperations): void {
-  const admin = (op: AnyOperation, method: RestBinding['method'], path: string, response: TSchema, optional = false) =>
-    rest.bind(app, op, {
-      method,
-      url: `/v1/admin/devices${path}`,
-      tags: ['Admin'],
-      response,
-      ...(optional ? { preValidation: optionalBody } : {}),
-    });
-  const phone = Described(Device, 'The phone.');
-  admin(ops.createDevice, 'POST', '', Described(DeviceWithKey, 'The added phone with its device key (shown once).'));
-  admin(ops.listDevices, 'GET', '', Described(DeviceList, 'A page of phones, newest first.'));
-  admin(ops.getDevice, 'GET', '/:device_id', phone);
-  admin(ops.updateDevice, 'PATCH', '/:device_id', Described(Device, 'The updated phone.'));
-  admin(ops.deleteDevice, 'DELETE', '/:device_id', NoContent('Removed; its device key stops working.'));
-  admin(
-    ops.listDeviceHeartbeats,
-    'GET',
-    '/:device_id/heartbeats',
-    Described(HeartbeatList, 'A page of heartbeats, newest first.'),
-  );
-  admin(ops.pauseDevice, 'POST', '/:device_id/pause', phone);
-  admin(ops.resumeDevice, 'POST', '/:device_id/resume', phone);
-  admin(ops.releaseDevice, 'POST', '/:device_id/release', phone);
-  admin(
-    ops.rotateDeviceKey,
-    'POST',
-    '/:device_id/rotate-key',
-    Described(DeviceWithKey, 'The phone with its new device key (shown once).'),
-    true,
-  );
+  const admin = restRoutes(app, rest, ['Admin']);
+  const all = '/v1/admin/devices';
+  const one = `${all}/:device_id`;
+  admin(ops.createDevice, 'POST', all, 'The added phone with its device key (shown once).');
+  admin(ops.listDevices, 'GET', all, 'A page of phones, newest first.');
+  admin(ops.getDevice, 'GET', one, 'The phone.');
+  admin(ops.updateDevice, 'PATCH', one, 'The updated phone.');
+  admin(ops.deleteDevice, 'DELETE', one, 'Removed; its device key stops working.');
+  admin(ops.listDeviceHeartbeats, 'GET', `${one}/heartbeats`, 'A page of heartbeats, newest first.');
+  admin(ops.pauseDevice, 'POST', `${one}/pause`, 'The phone.');
+  admin(ops.resumeDevice, 'POST', `${one}/resume`, 'The phone.');
+  admin(ops.releaseDevice, 'POST', `${one}/release`, 'The phone.');
+  const rotated = 'The phone with its new device key (shown once).';
+  admin(ops.rotateDeviceKey, 'POST', `${one}/rotate-key`, rotated, { preValidation: optionalBody });
 
   app.post(
     '/v1/device/heartbeat',

@@ -3,7 +3,7 @@
 import type { Static } from 'typebox';
 import type { Executor } from '../../db/schema.ts';
 import { ApiError, invalidField, notFound } from '../../lib/errors.ts';
-import { listPage, type PageQuery } from '../../lib/pagination.ts';
+import { pageById, type PageQuery } from '../../lib/pagination.ts';
 import type { AdminPrincipal, DevicePrincipal } from '../../operations/principals.ts';
 import type { Clock } from '../../lib/clock.ts';
 import { newId } from '../../lib/ids.ts';
@@ -342,11 +342,7 @@ export class DevicesService {
   }
 
   async list(query: PageQuery) {
-    const result = await listPage(
-      query,
-      (before, count) => this.repo.list(before ? String(before[0]) : null, count),
-      (row) => [row.id],
-    );
+    const result = await pageById(query, (before, count) => this.repo.list(before, count));
     return { devices: await this.views(result.items), next_cursor: result.next_cursor };
   }
 

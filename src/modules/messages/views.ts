@@ -1,6 +1,6 @@
 // The public shapes of messages and conversations (contract §4) and their response schemas.
 import { Type } from 'typebox';
-import { NextCursor } from '../../http/pagination.ts';
+import { pageOf } from '../../http/pagination.ts';
 import { Nullable, Timestamp } from '../../http/schemas.ts';
 import { countSegments } from '../../lib/segments.ts';
 import { MESSAGE_STATUSES } from './lifecycle.ts';
@@ -117,22 +117,14 @@ export const Conversation = Type.Object(
 );
 
 /** List responses of messages and conversations. */
-export const MessageList = Type.Object(
-  { messages: Type.Array(Message), next_cursor: NextCursor },
-  {
-    $id: 'MessageList',
-    description: 'A page of messages.',
-    examples: [{ messages: [MESSAGE_EXAMPLE], next_cursor: null }],
-  },
-);
+export const MessageList = pageOf('messages', Message, 'MessageList', 'A page of messages.', MESSAGE_EXAMPLE);
 
-export const ConversationList = Type.Object(
-  { conversations: Type.Array(Conversation), next_cursor: NextCursor },
-  {
-    $id: 'ConversationList',
-    description: 'A page of conversations.',
-    examples: [{ conversations: [CONVERSATION_EXAMPLE], next_cursor: null }],
-  },
+export const ConversationList = pageOf(
+  'conversations',
+  Conversation,
+  'ConversationList',
+  'A page of conversations.',
+  CONVERSATION_EXAMPLE,
 );
 
 export const ConversationWithMessages = Type.Object(

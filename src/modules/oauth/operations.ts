@@ -2,7 +2,7 @@
 // authorization request (consent), and the grants it gave; bound to REST in ./consent-routes.ts.
 // API keys only: an access token never approves or manages grants.
 import { Type } from 'typebox';
-import { NextCursor, PaginationQuery } from '../../http/pagination.ts';
+import { PaginationQuery, pageOf } from '../../http/pagination.ts';
 import { IdField, Nullable, Timestamp } from '../../http/schemas.ts';
 import { API_KEY_ONLY, defineOperation } from '../../operations/operation.ts';
 import type { OAuthService } from './service.ts';
@@ -82,14 +82,7 @@ const Grant = Type.Object(
   { $id: 'OAuthGrant', description: 'Access the organization granted to an OAuth client.', examples: [GRANT_EXAMPLE] },
 );
 
-export const GrantList = Type.Object(
-  { grants: Type.Array(Grant), next_cursor: NextCursor },
-  {
-    $id: 'OAuthGrantList',
-    description: 'A page of active grants.',
-    examples: [{ grants: [GRANT_EXAMPLE], next_cursor: null }],
-  },
-);
+export const GrantList = pageOf('grants', Grant, 'OAuthGrantList', 'A page of active grants.', GRANT_EXAMPLE);
 
 const REQUEST_ID_FIELD = Type.String({
   minLength: 1,

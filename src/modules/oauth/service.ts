@@ -9,7 +9,7 @@ import type { AgentPrincipal, BearerResource } from '../../operations/principals
 import type { Clock } from '../../lib/clock.ts';
 import { ApiError, notFound } from '../../lib/errors.ts';
 import { newHandle, newId } from '../../lib/ids.ts';
-import { listPage, type PageQuery } from '../../lib/pagination.ts';
+import { pageById, type PageQuery } from '../../lib/pagination.ts';
 import { constantTimeEqualHex, displayPrefix, newSecret, sha256Hex } from '../../lib/secrets.ts';
 import { ACCESS_TOKEN_PREFIX } from '../organizations/service.ts';
 import { redirectUriMatches, type Client, type OAuthClients, type PresentedClient } from './clients.ts';
@@ -519,11 +519,7 @@ export class OAuthService {
   // --- Grants of an organization -------------------------------------------------------------
 
   async listGrants(organizationId: string, query: PageQuery) {
-    const page = await listPage(
-      query,
-      (after, count) => this.repo.listActiveGrants(organizationId, after ? String(after[0]) : null, count),
-      (row) => [row.id],
-    );
+    const page = await pageById(query, (before, count) => this.repo.listActiveGrants(organizationId, before, count));
     return {
       grants: page.items.map((row) => ({
         id: row.id,

@@ -1,6 +1,6 @@
 // The organizations' schemas: sign-up, verification, whoami and API keys (contract §3).
 import { Type } from 'typebox';
-import { NextCursor } from '../../http/pagination.ts';
+import { pageOf } from '../../http/pagination.ts';
 import { Body, Nullable, Timestamp } from '../../http/schemas.ts';
 
 const OrganizationStatus = Type.Enum(['unverified', 'active', 'suspended']);
@@ -47,14 +47,10 @@ export const CreatedApiKey = Type.Object(
   },
 );
 
-export const ApiKeyList = Type.Object(
-  { keys: Type.Array(ApiKey), next_cursor: NextCursor },
-  {
-    $id: 'ApiKeyList',
-    description: 'A page of active API keys.',
-    examples: [{ keys: [{ ...KEY_EXAMPLE, name: 'production' }], next_cursor: null }],
-  },
-);
+export const ApiKeyList = pageOf('keys', ApiKey, 'ApiKeyList', 'A page of active API keys.', {
+  ...KEY_EXAMPLE,
+  name: 'production',
+});
 
 export const SignUpRequest = Body(
   {

@@ -7,7 +7,7 @@ import { checkEmailedCode, newEmailedCode } from '../../lib/emailed-code.ts';
 import { constantTimeEqualHex, displayPrefix, newSecret, sha256Hex } from '../../lib/secrets.ts';
 import { ApiError, notFound } from '../../lib/errors.ts';
 import type { AgentPrincipal, BearerResource } from '../../operations/principals.ts';
-import { listPage, type PageQuery } from '../../lib/pagination.ts';
+import { pageById, type PageQuery } from '../../lib/pagination.ts';
 import type { OrganizationsRepository } from './repository.ts';
 import type { ApiKeysTable } from './tables.ts';
 import { transact } from '../../db/transaction.ts';
@@ -237,11 +237,7 @@ export class OrganizationsService {
   }
 
   async listKeys(organizationId: string, query: PageQuery) {
-    const result = await listPage(
-      query,
-      (after, count) => this.repo.listActiveKeys(organizationId, after ? String(after[0]) : null, count),
-      (row) => [row.id],
-    );
+    const result = await pageById(query, (before, count) => this.repo.listActiveKeys(organizationId, before, count));
     return { keys: result.items.map(keyView), next_cursor: result.next_cursor };
   }
 

@@ -4,6 +4,7 @@
 import type { TSchema } from 'typebox';
 import { Described, NoContent } from '../../http/schemas.ts';
 import type { App } from '../../http/types.ts';
+import { optionalBody } from '../../http/validation.ts';
 import type { AnyOperation } from '../../operations/operation.ts';
 import type { RestBinder, RestBinding } from '../../operations/rest.ts';
 import { normalizePhoneField } from '../messages/schemas.ts';
@@ -67,9 +68,7 @@ export function registerPodRoutes(app: App, rest: RestBinder, ops: PodOperations
     bind(drafts.discard, 'DELETE', `${base}/:draft_id`, Described(Draft, 'The discarded draft.'));
     bind(drafts.send, 'POST', `${base}/:draft_id/send`, {
       // The body is optional: none is the same as {}.
-      preValidation: async (request) => {
-        request.body ??= {};
-      },
+      preValidation: optionalBody,
       description: drafts.send.description + PACE_DOC,
       response: Described(Message, 'The queued (or scheduled) message.'),
       // The pace of the cell it goes out from (a pod's: the one the rotation picked).
