@@ -14,8 +14,8 @@ import { capitalized, text } from './account/shared.ts';
 import { actAsConsole } from './act.ts';
 import { plainAnswer } from './conversations/live.ts';
 import { sayFieldError } from './field-errors.ts';
-import { contextOf, redirect, type SignedInContext } from './guard.ts';
-import { registerFormParser, sendPage } from './http.ts';
+import { contextOf, foreignPost, redirect, type SignedInContext } from './guard.ts';
+import { fromOwnOrigin, registerFormParser, sendPage, type ConsoleHttp } from './http.ts';
 import type { ConsoleSection } from './layout.ts';
 import type { ConsoleModule } from './module.ts';
 import { messagePage } from './pages.ts';
@@ -62,6 +62,17 @@ export function signedInScope<S>(app: App, guard: SessionGuard<S>, register: (sc
       }
       if (stream) await plainAnswer(reply, 401, 'Sign in to the console first.');
       return reply;
+    });
+    register(scope);
+  });
+}
+
+/** Registers signed-out pages (sign-in, sign-up) in one scope: the form parser, and a post from another site refused. */
+export function signedOutScope(app: App, http: ConsoleHttp, register: (scope: App) => void): void {
+  app.register(async (scope) => {
+    registerFormParser(scope);
+    scope.addHook('preHandler', async (request, reply) => {
+      if (request.method === 'POST' && !fromOwnOrigin(request, http)) return foreignPost(reply);
     });
     register(scope);
   });
@@ -198,6 +209,10 @@ export interface SectionOptions<C = SignedInContext, Section extends string = Co
 /** What a binding answers: a page (200), a location (303), or the reply it already sent. */
 export type Answer = Html | string | FastifyReply;
 
+/** Sends an answer: a page (200), a 303 to a location, or the reply already sent. */
+export const answer = (reply: FastifyReply, given: Answer): FastifyReply | Promise<FastifyReply> =>
+  given instanceof Html ? sendPage(reply, 200, given) : typeof given === 'string' ? redirect(reply, given) : given;
+
 type BindOptions = Pick<PostSpec<never>, 'missing' | 'route'>;
 
 export interface PostSpec<A> {
@@ -256,7 +271,7 @@ export class Binder<S = ConsoleSession, C = SignedInContext, Section extends str
     this.scope.get(path, { ...CONSOLE_ROUTE, ...options.route }, async (request, reply) => {
       const ask = this.ask(request, reply);
       try {
-        return await this.answer(ask, await show(ask));
+        return await answer(reply, await show(ask));
       } catch (error) {
         return this.refused(ask, error, options.missing);
       }
@@ -273,7 +288,7 @@ export class Binder<S = ConsoleSession, C = SignedInContext, Section extends str
     this.scope.post(path, { ...CONSOLE_ROUTE, ...spec.route }, async (request, reply) => {
       const ask = this.ask(request, reply);
       try {
-        return await this.answer(ask, await spec.run(ask));
+        return await answer(reply, await spec.run(ask));
       } catch (error) {
         const refusal = spec.page && refusalOf(error, ask.body, spec.codeFields, this.options.labels);
         if (!refusal || !spec.page) return this.refused(ask, error, spec.missing);
@@ -284,13 +299,6 @@ export class Binder<S = ConsoleSession, C = SignedInContext, Section extends str
         }
       }
     });
-  }
-
-  /** The answer of a binding: a page, a 303 to a location, or the reply already sent. */
-  private answer(ask: Ask<S, C>, answer: Answer): FastifyReply | Promise<FastifyReply> {
-    if (answer instanceof Html) return sendPage(ask.reply, 200, answer);
-    if (typeof answer === 'string') return redirect(ask.reply, answer);
-    return answer;
   }
 
   /** The one mapping of a read's refusal: 404 (unknown or another organization's), 400 (a bad list link), 409. */

@@ -12,12 +12,15 @@ const VERIFICATION_SUBJECT = /^Your Cellgate verification code: (\d{6})$/;
 /** How the page tells where the code is: mailed, or kept in the outbox (with the code when it may be shown). */
 export type MailNotice = { mailed: true } | { mailed: false; code: string | null };
 
-/** The notice for the latest verification mail to an address; `showCode` on a loopback base URL only. */
-export function mailNoticeOf(mailer: Mailer, showCode: boolean): (email: string) => Promise<MailNotice> {
-  return async (email) => {
+/**
+ * The notice for the latest verification mail to an address; its code only on a loopback base URL
+ * (`showCode`) and when the page may show it (`own`: the address is the page's own sign-up's).
+ */
+export function mailNoticeOf(mailer: Mailer, showCode: boolean) {
+  return async (email: string, own = true): Promise<MailNotice> => {
     const { outbox } = mailer;
     if (!outbox) return { mailed: true };
-    if (!showCode) return { mailed: false, code: null };
+    if (!showCode || !own) return { mailed: false, code: null };
     const mail = await outbox.latestTo(email.trim().toLowerCase());
     return { mailed: false, code: mail?.subject.match(VERIFICATION_SUBJECT)?.[1] ?? null };
   };
