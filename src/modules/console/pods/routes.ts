@@ -12,6 +12,7 @@ import { allCells } from '../messages/routes.ts';
 import type { ConsoleModule } from '../module.ts';
 import { postQuietHours } from '../quiet-hours.ts';
 import {
+  cellIdsOf,
   deletePodPage,
   draftPage,
   jobPage,
@@ -28,9 +29,6 @@ const PAGE = 50;
 const ANCHORS = { edit: 'edit', draft: 'drafts', list: 'lists', ignore: 'ignore', cycle: 'cycles' } as const;
 type Section = keyof typeof ANCHORS;
 
-/** The chosen cells of a pod form (cell_0, cell_1, ... checkboxes). */
-export const cellIdsOf = (body: Record<string, string>) =>
-  Object.entries(body).flatMap(([k, v]) => (/^cell_\d+$/.test(k) ? [v] : []));
 /** One number per line (commas too), blanks dropped. */
 export const linesOf = (value: string | undefined) =>
   (value ?? '')
