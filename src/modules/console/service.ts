@@ -1,49 +1,31 @@
 // The console's sign-in: a 6-digit code mailed to the organization's email (10 minutes, 5
 // attempts, stored hashed) opens a browser session (12 hours) carrying a CSRF token. Whether an
 // email belongs to an organization is never told: every failure reads the same.
-import { timingSafeEqual } from 'node:crypto';
 import type { FastifyBaseLogger } from 'fastify';
 import type { Clock } from '../../lib/clock.ts';
 import type { Mailer } from '../../lib/mailer.ts';
 import { checkEmailedCode, codeHash, newEmailedCode } from '../../lib/emailed-code.ts';
-import { newSecret, randomBase62, sha256Hex } from '../../lib/secrets.ts';
+import { constantTimeEqualHex, newSecret, randomBase62, sha256Hex } from '../../lib/secrets.ts';
+import type { OrganizationsService } from '../organizations/service.ts';
 import type { ConsoleRepository } from './repository.ts';
 
 export { CODE_ATTEMPTS, CODE_TTL_MS } from '../../lib/emailed-code.ts';
 export const SESSION_TTL_MS = 12 * 60 * 60 * 1000;
 const SESSION_PREFIX = 'cg_cs_';
 
-export interface ConsoleSession {
-  tokenHash: string;
-  organizationId: string;
-  organizationName: string;
-  organizationEmail: string;
-  csrfToken: string;
-}
+export type ConsoleSession = Omit<NonNullable<Awaited<ReturnType<ConsoleRepository['findSession']>>>, 'status'>;
 
-export const normalizeEmail = (email: string) => email.trim().toLowerCase();
+const normalizeEmail = (email: string) => email.trim().toLowerCase();
 
-/**
- * Who may sign in with an email (OrganizationsService.findByEmail), and the verification a sign-in
- * code completes (OrganizationsService.confirmEmail): the organizations module owns the rows.
- */
-export interface OrganizationLookup {
-  findByEmail(email: string): Promise<{ id: string; status: string } | undefined>;
-  confirmEmail(organizationId: string): Promise<void>;
-}
-
-/** Whether a form's CSRF token is its session's (either console's), compared in constant time. */
-export function csrfMatches(session: { csrfToken: string }, presented: unknown): boolean {
-  if (typeof presented !== 'string') return false;
-  const expected = Buffer.from(session.csrfToken);
-  const given = Buffer.from(presented);
-  return expected.length === given.length && timingSafeEqual(expected, given);
-}
+/** Whether a form's CSRF token is its session's (either console's), compared in constant time (as hashes: equal lengths). */
+export const csrfMatches = (session: { csrfToken: string }, presented: unknown): boolean =>
+  typeof presented === 'string' && constantTimeEqualHex(sha256Hex(session.csrfToken), sha256Hex(presented));
 
 export class ConsoleService {
   private readonly deps: {
     repo: ConsoleRepository;
-    organizations: OrganizationLookup;
+    /** Who may sign in with an email, and the verification a sign-in code completes: the organizations module owns the rows. */
+    organizations: Pick<OrganizationsService, 'findByEmail' | 'confirmEmail'>;
     clock: Clock;
     mailer: Mailer;
     log: FastifyBaseLogger;
@@ -125,14 +107,9 @@ export class ConsoleService {
   async session(token: string | undefined): Promise<ConsoleSession | null> {
     if (!token || !token.startsWith(SESSION_PREFIX) || token.length > 64) return null;
     const row = await this.deps.repo.findSession(sha256Hex(token), this.deps.clock.now().toISOString());
-    if (!row || row.organization_status !== 'active') return null;
-    return {
-      tokenHash: row.token_hash,
-      organizationId: row.organization_id,
-      organizationName: row.organization_name,
-      organizationEmail: row.organization_email,
-      csrfToken: row.csrf_token,
-    };
+    if (!row || row.status !== 'active') return null;
+    const { status: _status, ...session } = row;
+    return session;
   }
 
   async signOut(session: ConsoleSession): Promise<void> {
