@@ -7,7 +7,7 @@ import { confirmForm, facts, field, hidden, layout, messageCard, type PageContex
 import { dataTable } from './data-table.ts';
 import { time } from './conversations/format.ts';
 import type { SignedInContext } from './guard.ts';
-import { signInCodeLead } from './mail-notice.ts';
+import { codeSentLead } from './mail-notice.ts';
 
 export type { PageContext };
 
@@ -56,7 +56,7 @@ export function codePage(
     form.error ? 'Error: Enter your code' : 'Enter your code',
     html`<div class="card">
 <h1>Check your email</h1>
-${signInCodeLead(form.email, form.mailed)}
+${codeSentLead(form.email, { mailed: form.mailed }, true)}
 <form method="post" action="${context.path}/sign-in/code" novalidate>
 ${field({ id: 'code', name: 'code', label: 'Sign-in code', type: 'text', hint: 'The 6 digits from the email.', error: form.error, attributes: html`class="code-input" inputmode="numeric" autocomplete="one-time-code" pattern="[0-9]{6}" maxlength="6" spellcheck="false"` })}
 ${hidden('email', form.email)}
