@@ -36,19 +36,13 @@ export class ConsoleService {
     this.deps = deps;
   }
 
-  /**
-   * The organization that may sign in with an email: an active one, or an unverified one, whose
-   * sign-in code, mailed to its address, proves the email as its sign-up code would.
-   */
+  /** Who may sign in: an active organization, or an unverified one (the mailed code proves its email). */
   private async signingIn(email: string) {
     const organization = await this.deps.organizations.findByEmail(normalizeEmail(email));
     return organization?.status === 'active' || organization?.status === 'unverified' ? organization : null;
   }
 
-  /**
-   * Mails a new code when the email may sign in; otherwise does nothing. The mail is not awaited,
-   * so the answer takes as long either way; a failed send is logged.
-   */
+  /** Mails a new code when the email may sign in. Not awaited, so either way takes as long; a failure is logged. */
   async requestCode(email: string): Promise<void> {
     const organization = await this.signingIn(email);
     if (!organization) return;
@@ -64,10 +58,7 @@ export class ConsoleService {
       .catch((error: unknown) => log.error({ err: error }, 'console sign-in code could not be mailed'));
   }
 
-  /**
-   * A new session for a right, live code; null otherwise (wrong, expired, spent or unknown email
-   * alike). `confirmed`: the organization was unverified, and this sign-in verified it.
-   */
+  /** A new session for a right, live code, else null (all failures alike); `confirmed`: this sign-in verified it. */
   async signIn(email: string, code: string) {
     const organization = await this.signingIn(email);
     if (!organization) return null;
@@ -82,10 +73,7 @@ export class ConsoleService {
     return opened && { ...opened, confirmed };
   }
 
-  /**
-   * A new session of an active organization, for a proof of control already checked: a sign-in
-   * code, or the sign-up code the console's sign-up just verified.
-   */
+  /** A new session of an active organization whose proof (a sign-in or sign-up code) was already checked. */
   async openSession(organizationId: string): Promise<{ token: string; session: ConsoleSession } | null> {
     const now = this.deps.clock.now();
     const token = newSecret(SESSION_PREFIX);

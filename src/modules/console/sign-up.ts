@@ -21,15 +21,15 @@ import { EMAIL_ERROR, looksLikeEmail, messagePage } from './pages.ts';
 
 const SIGN_UP_PATH = `${CONSOLE_PATH}/sign-up`;
 const KEY_COOKIE = 'cg_console_sign_up';
-export const ORGANIZATION_NAME_MAX = 100;
+const ORGANIZATION_NAME_MAX = 100;
 
-export interface SignUpForm {
+type SignUpForm = {
   email?: string;
   organizationName?: string;
   errors?: { email?: string; organization_name?: string };
-}
+};
 
-export function signUpPage(context: PageContext, form: SignUpForm): Html {
+function signUpPage(context: PageContext, form: SignUpForm): Html {
   const errors = form.errors ?? {};
   return layout(
     context,
@@ -47,18 +47,11 @@ ${field({ id: 'organization-name', name: 'organization_name', label: 'Organizati
   );
 }
 
-export interface SignUpCodeForm {
-  email: string;
-  /** Where the code went (mailed, or the dev outbox, with the code on a loopback base URL). */
-  notice: MailNotice;
-  /** The first API key, shown on this page for as long as the sign-up waits for its code. */
-  apiKey?: string;
-  /** This sign-up replaced an earlier one of the same email: its key and code stopped working. */
-  replaced?: boolean;
-  error?: string;
-}
-
-export function signUpCodePage(context: PageContext, form: SignUpCodeForm): Html {
+/** `apiKey`: shown for as long as the sign-up waits for its code; `replaced`: an earlier sign-up of the email stopped working. */
+function signUpCodePage(
+  context: PageContext,
+  form: { email: string; notice: MailNotice; apiKey?: string; replaced?: boolean; error?: string },
+): Html {
   return layout(
     context,
     form.error ? 'Error: Confirm your email' : 'Confirm your email',
