@@ -1,9 +1,6 @@
-// How a signed-in console page is bound. `signedInScope` registers a console's pages in one scope
-// whose one hook finds the session before any handler runs (a page without one redirects to
-// sign-in, a post must come from the console's origin with the session's CSRF token, a live stream
-// answers a plain 401). A section binds its pages with `view` (GET) and `form`/`post` (POST) over a
-// typed invoke as the session; a refusal becomes the form's errors, a not_found the section's 404
-// page, in this file only. The organization console and the operator console each have a `Door`.
+// How a console page is bound. `signedInScope`'s one hook finds the session before any handler
+// runs; a section binds its pages with `view` (GET) and `form`/`post` (POST) over a typed invoke as
+// the session: a refusal becomes the form's errors, a not_found the section's 404 page, here only.
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Static, TObject } from 'typebox';
 import type { App } from '../../http/types.ts';
@@ -158,10 +155,8 @@ const LABELS: Record<string, string> = {
 };
 
 /**
- * An operation's refusal as the form's errors: field errors on their field (an item of a list by
- * its line; what an empty or unknown choice wants, said as the request), a code the form names a
- * field for on that field, a refusal of the whole form (409, 402, ...) as its notice; null for
- * not_found (the 404 page) and anything unexpected.
+ * An operation's refusal as the form's errors: on their field (or the field `codeFields` names for
+ * its code), else as the form's notice; null for not_found (the 404 page) and anything unexpected.
  */
 export function refusalOf(
   error: unknown,

@@ -28,11 +28,7 @@ export const tableHead = <Row>(columns: Columns<Row>): Html =>
       html`<th scope="col"${classOf([column.numeric && 'num'])}>${column.hiddenLabel ? html`<span class="visually-hidden">${column.label}</span>` : column.label}</th>`,
   )}</tr></thead>`;
 
-/**
- * The cells of `row` under `columns`, each labelled with its column (for a live update of one row,
- * or a table body). With `rowHeader` the first cell is the row's header (th scope="row"), which
- * names the row and is not labelled.
- */
+/** A row: its cells labelled with their column (data-label), the first its header (th scope="row") with `rowHeader`. */
 export function rowOf<Row>(columns: Columns<Row>, row: Row, options: { id?: string; rowHeader?: boolean } = {}): Html {
   const cells = columns.map((column, index) => {
     const className = classOf([column.numeric && 'num', column.className]);
@@ -45,11 +41,7 @@ ${join(cells, '\n')}
 </tr>`;
 }
 
-/**
- * A whole table from its rows: `empty` when there are none; else the caption, the head and a row
- * per item (the first cell its header unless `rowHeader` is false), in a scrolling region named
- * by the caption when `scrollId` is given; then a link to the next page when there is one.
- */
+/** A table from its rows (`empty` when none), scrolling in a region named by its caption with `scrollId`, then `more`. */
 export function dataTable<Row>(spec: {
   caption: HtmlValue;
   columns: Columns<Row>;

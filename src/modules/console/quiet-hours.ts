@@ -1,7 +1,5 @@
 // The quiet-hours form of a cell's page and a pod's page: start, end (24-hour, local to the zone)
-// and an IANA time zone; Save sets them, Clear removes them. It posts to the resource's update
-// operation; a bad time or zone comes back from the service as field errors (quiet_hours.start,
-// .end, .time_zone), shown on their fields of a page with the form alone (400).
+// and an IANA time zone, through the resource's update operation; its refusals on their fields.
 import { html, type Html } from '../../lib/html.ts';
 import { ApiError } from '../../lib/errors.ts';
 import type { QuietHours } from '../../lib/quiet-hours.ts';
@@ -45,10 +43,7 @@ function quietErrorsOf(error: unknown): QuietHoursForm['errors'] | null {
   return errors;
 }
 
-/**
- * A quiet-hours post of a cell or a pod: set (fields checked here, then by the service) or clear
- * through `update`, then back to `location`; a bad field shows `again` with the form's errors (400).
- */
+/** A quiet-hours post: set or clear through `update`, then back to `location`; a bad field shows `again` (400). */
 export async function postQuietHours(
   ask: Ask,
   update: (quietHours: QuietHoursForm['values'] | null) => Promise<unknown>,

@@ -6,19 +6,8 @@ import { phone } from '../conversations/format.ts';
 import { section } from '../conversations/pages.ts';
 import type { SignedInContext } from '../guard.ts';
 import { layout } from '../layout.ts';
-import type { PodView } from '../../pods/views.ts';
-import {
-  failed,
-  listPath,
-  NAME,
-  podArea,
-  podCrumbs,
-  podField,
-  podForm,
-  podPath,
-  type FormState,
-  type ListSummary,
-} from './pages.ts';
+import type { listView, PodView } from '../../pods/views.ts';
+import { failed, listPath, NAME, podArea, podCrumbs, podField, podForm, podPath, type FormState } from './pages.ts';
 
 /** A contact list's page shows at most this many of its numbers (a list holds up to 10,000). */
 const LIST_NUMBERS_SHOWN = 1_000;
@@ -28,7 +17,7 @@ export type ListForms = Partial<Record<'rename' | 'add' | 'remove', FormState>>;
 
 export function contactListPage(
   context: SignedInContext,
-  view: { pod: PodView; list: ListSummary & { numbers: string[] }; forms?: ListForms },
+  view: { pod: PodView; list: ReturnType<typeof listView>; forms?: ListForms },
 ): Html {
   const { pod, list } = view;
   const { rename, add, remove } = view.forms ?? {};

@@ -5,7 +5,7 @@ import { html, type Html, type HtmlValue } from '../../../lib/html.ts';
 import type { QuietHours } from '../../../lib/quiet-hours.ts';
 import { randomBase62 } from '../../../lib/secrets.ts';
 import type { CellView } from '../../cells/service.ts';
-import type { DraftView, JobView, PodView } from '../../pods/views.ts';
+import type { DraftView, ignoredView, JobView, listSummaryView, PodView } from '../../pods/views.ts';
 import { capitalized, choiceBox, fieldset, postButton, stateTag } from '../account/shared.ts';
 import type { Refusal } from '../binder.ts';
 import { phone, time } from '../conversations/format.ts';
@@ -23,8 +23,7 @@ export type FormState = Pick<Refusal, 'values' | 'errors' | 'notice'>;
 export const failed = (form?: { errors: object; notice?: string }) =>
   Boolean(form && (form.notice || Object.keys(form.errors).length > 0));
 
-export type ListSummary = { id: string; name: string; number_count: number };
-export type Ignored = { participant: string; created_at: string };
+export type ListSummary = ReturnType<typeof listSummaryView>;
 
 export const podsPath = (context: SignedInContext) => `${context.path}/pods`;
 export const podPath = (context: SignedInContext, podId: string) => `${podsPath(context)}/${encodeURIComponent(podId)}`;
@@ -128,10 +127,20 @@ const JOB_TONE = { completed: 'ok', failed: 'bad', canceled: 'idle' } as const;
 const jobStatus = (job: JobView) =>
   stateTag(JOB_TONE[job.status as keyof typeof JOB_TONE] ?? 'warn', capitalized(job.status));
 
-export function jobProgress(job: JobView): Html {
+/** The Cancel button is a live part: when the job ends while the page is open, the live view drops it. */
+export function jobPage(context: SignedInContext, view: { pod: PodView; job: JobView; liveUrl: string | null }): Html {
+  const { pod, job } = view;
   const { counts } = job;
   const done = counts.sent + counts.delivered + counts.received + counts.failed + counts.skipped;
-  return html`<div id="job-progress" data-live-part>
+  const open = job.status === 'queued' || job.status === 'running';
+  return layout(
+    { ...context, current: 'pods', scripts: SCRIPTS },
+    `${capitalized(job.mode)} of ${pod.name}`,
+    html`<div class="card wide">
+${podCrumbs(context, pod, capitalized(job.mode))}
+<h1>${capitalized(job.mode)} of ${pod.name}</h1>
+${liveStatus(view.liveUrl, 'Reload the page to see the counts change.', 'Live: the counts change as the phones report.')}
+<div id="job-progress" data-live-part>
 <p>${jobStatus(job)} <progress max="${Math.max(counts.total, 1)}" value="${Math.min(done, counts.total)}" aria-label="Messages handled">${done} of ${counts.total}</progress> ${done} of ${counts.total} handled</p>
 ${facts([
   ['Waiting or queued', counts.queued],
@@ -144,21 +153,7 @@ ${facts([
   Boolean(job.send_at) && ['Scheduled for', time(job.send_at ?? '')],
   ['Ended', job.completed_at ? time(job.completed_at) : 'Not yet'],
 ])}
-</div>`;
-}
-
-/** The Cancel button is a live part: when the job ends while the page is open, the live view drops it. */
-export function jobPage(context: SignedInContext, view: { pod: PodView; job: JobView; liveUrl: string | null }): Html {
-  const { pod, job } = view;
-  const open = job.status === 'queued' || job.status === 'running';
-  return layout(
-    { ...context, current: 'pods', scripts: SCRIPTS },
-    `${capitalized(job.mode)} of ${pod.name}`,
-    html`<div class="card wide">
-${podCrumbs(context, pod, capitalized(job.mode))}
-<h1>${capitalized(job.mode)} of ${pod.name}</h1>
-${liveStatus(view.liveUrl, 'Reload the page to see the counts change.', 'Live: the counts change as the phones report.')}
-${jobProgress(job)}
+</div>
 <div id="job-actions" data-live-part>${open && postButton(context, `${jobPath(context, pod.id, job.id)}/cancel`, 'Cancel the job', { className: 'danger' })}</div>
 </div>`,
   );
@@ -185,7 +180,7 @@ export function podPage(
     cells: CellView[];
     drafts: DraftView[];
     lists: ListSummary[];
-    ignored: Ignored[];
+    ignored: ReturnType<typeof ignoredView>[];
     jobs: JobView[];
     forms?: PodForms;
   },
