@@ -6,11 +6,7 @@ import type { AnyOperation, ConsolePrincipal } from '../../operations/operation.
 import { ALL_SCOPES } from '../organizations/service.ts';
 import type { ConsoleSession } from './service.ts';
 
-/**
- * The session as the caller of an operation: its organization with every scope. A session is
- * only ever opened for an organization that signed in (the console's own checks); its forms were
- * never refused for the organization's state, and are not now.
- */
+/** The session as the caller of an operation: its organization (active: only those sign in) with every scope. */
 export const consolePrincipal = (session: ConsoleSession): ConsolePrincipal => ({
   credentialType: 'console_session',
   organizationId: session.organizationId,
@@ -34,11 +30,7 @@ export async function actAsConsole<T>(
   return body;
 }
 
-/**
- * A create from a form that carries a client_id: the same form sent twice creates once (the second
- * answers the first); sent again with another body (back button, edited) it creates another, under
- * a fresh client_id.
- */
+/** A create from a form with a client_id: sent twice it creates once; sent again edited, it creates another (a fresh id). */
 export async function createFromForm<T>(
   create: (clientId: string) => Promise<T>,
   clientId: string,

@@ -1,9 +1,6 @@
-// How a signed-in console page is bound. `signedInScope` registers a console's pages in one scope
-// whose one hook finds the session before any handler runs (a page without one redirects to
-// sign-in, a post must come from the console's origin with the session's CSRF token, a live stream
-// answers a plain 401). A section binds its pages with `view` (GET) and `form`/`post` (POST) over a
-// typed invoke as the session; a refusal becomes the form's errors, a not_found the section's 404
-// page, in this file only. The organization console and the operator console each have a `Door`.
+// How a console page is bound. `signedInScope`'s one hook finds the session before any handler
+// runs; a section binds its pages with `view` (GET) and `form`/`post` (POST) over a typed invoke as
+// the session: a refusal becomes the form's errors, a not_found the section's 404 page, here only.
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Static, TObject } from 'typebox';
 import type { App } from '../../http/types.ts';
@@ -14,8 +11,8 @@ import { capitalized, text } from './account/shared.ts';
 import { actAsConsole } from './act.ts';
 import { plainAnswer } from './conversations/live.ts';
 import { sayFieldError } from './field-errors.ts';
-import { contextOf, redirect, type SignedInContext } from './guard.ts';
-import { registerFormParser, sendPage } from './http.ts';
+import { contextOf, foreignPost, redirect, type SignedInContext } from './guard.ts';
+import { fromOwnOrigin, registerFormParser, sendPage, type ConsoleHttp } from './http.ts';
 import type { ConsoleSection } from './layout.ts';
 import type { ConsoleModule } from './module.ts';
 import { messagePage } from './pages.ts';
@@ -62,6 +59,17 @@ export function signedInScope<S>(app: App, guard: SessionGuard<S>, register: (sc
       }
       if (stream) await plainAnswer(reply, 401, 'Sign in to the console first.');
       return reply;
+    });
+    register(scope);
+  });
+}
+
+/** Registers signed-out pages (sign-in, sign-up) in one scope: the form parser, and a post from another site refused. */
+export function signedOutScope(app: App, http: ConsoleHttp, register: (scope: App) => void): void {
+  app.register(async (scope) => {
+    registerFormParser(scope);
+    scope.addHook('preHandler', async (request, reply) => {
+      if (request.method === 'POST' && !fromOwnOrigin(request, http)) return foreignPost(reply);
     });
     register(scope);
   });
@@ -147,10 +155,8 @@ const LABELS: Record<string, string> = {
 };
 
 /**
- * An operation's refusal as the form's errors: field errors on their field (an item of a list by
- * its line; what an empty or unknown choice wants, said as the request), a code the form names a
- * field for on that field, a refusal of the whole form (409, 402, ...) as its notice; null for
- * not_found (the 404 page) and anything unexpected.
+ * An operation's refusal as the form's errors: on their field (or the field `codeFields` names for
+ * its code), else as the form's notice; null for not_found (the 404 page) and anything unexpected.
  */
 export function refusalOf(
   error: unknown,
@@ -197,6 +203,10 @@ export interface SectionOptions<C = SignedInContext, Section extends string = Co
 
 /** What a binding answers: a page (200), a location (303), or the reply it already sent. */
 export type Answer = Html | string | FastifyReply;
+
+/** Sends an answer: a page (200), a 303 to a location, or the reply already sent. */
+export const answer = (reply: FastifyReply, given: Answer): FastifyReply | Promise<FastifyReply> =>
+  given instanceof Html ? sendPage(reply, 200, given) : typeof given === 'string' ? redirect(reply, given) : given;
 
 type BindOptions = Pick<PostSpec<never>, 'missing' | 'route'>;
 
@@ -256,7 +266,7 @@ export class Binder<S = ConsoleSession, C = SignedInContext, Section extends str
     this.scope.get(path, { ...CONSOLE_ROUTE, ...options.route }, async (request, reply) => {
       const ask = this.ask(request, reply);
       try {
-        return await this.answer(ask, await show(ask));
+        return await answer(reply, await show(ask));
       } catch (error) {
         return this.refused(ask, error, options.missing);
       }
@@ -273,7 +283,7 @@ export class Binder<S = ConsoleSession, C = SignedInContext, Section extends str
     this.scope.post(path, { ...CONSOLE_ROUTE, ...spec.route }, async (request, reply) => {
       const ask = this.ask(request, reply);
       try {
-        return await this.answer(ask, await spec.run(ask));
+        return await answer(reply, await spec.run(ask));
       } catch (error) {
         const refusal = spec.page && refusalOf(error, ask.body, spec.codeFields, this.options.labels);
         if (!refusal || !spec.page) return this.refused(ask, error, spec.missing);
@@ -284,13 +294,6 @@ export class Binder<S = ConsoleSession, C = SignedInContext, Section extends str
         }
       }
     });
-  }
-
-  /** The answer of a binding: a page, a 303 to a location, or the reply already sent. */
-  private answer(ask: Ask<S, C>, answer: Answer): FastifyReply | Promise<FastifyReply> {
-    if (answer instanceof Html) return sendPage(ask.reply, 200, answer);
-    if (typeof answer === 'string') return redirect(ask.reply, answer);
-    return answer;
   }
 
   /** The one mapping of a read's refusal: 404 (unknown or another organization's), 400 (a bad list link), 409. */

@@ -3,10 +3,8 @@
 // stacks a table's rows without its head row, and each value shows that label before it.
 import { html, join, type Html, type HtmlValue } from '../../lib/html.ts';
 
-/** A column: its heading, or the heading with how its values are shown. */
-export type Column = string | ColumnOptions;
-
-interface ColumnOptions {
+/** A column: its heading, how its values are shown, and how a row shows under it. */
+export interface RowColumn<Row> {
   label: string;
   /** The heading is for screen readers only (a column of buttons): its values get no label. */
   hiddenLabel?: boolean;
@@ -14,69 +12,39 @@ interface ColumnOptions {
   numeric?: boolean;
   /** Classes of the column's values ("mono"). */
   className?: string;
+  value: (row: Row) => HtmlValue;
 }
+type Columns<Row> = readonly RowColumn<Row>[];
 
 const classOf = (names: readonly (string | false | undefined)[]) => {
   const classes = names.filter(Boolean).join(' ');
   return classes ? html` class="${classes}"` : '';
 };
-const optionsOf = (column: Column): ColumnOptions => (typeof column === 'string' ? { label: column } : column);
-const valueClass = (column: ColumnOptions) => classOf([column.numeric && 'num', column.className]);
 
 /** The head row: one heading per column. */
-export function tableHead(columns: readonly Column[]): Html {
-  const headings = columns
-    .map(optionsOf)
-    .map(
-      (column) =>
-        html`<th scope="col"${classOf([column.numeric && 'num'])}>${column.hiddenLabel ? html`<span class="visually-hidden">${column.label}</span>` : column.label}</th>`,
-    );
-  return html`<thead><tr>${headings}</tr></thead>`;
-}
+export const tableHead = <Row>(columns: Columns<Row>): Html =>
+  html`<thead><tr>${columns.map(
+    (column) =>
+      html`<th scope="col"${classOf([column.numeric && 'num'])}>${column.hiddenLabel ? html`<span class="visually-hidden">${column.label}</span>` : column.label}</th>`,
+  )}</tr></thead>`;
 
-/**
- * A body row: `cells[i]` under `columns[i]`, each labelled with its column. With `rowHeader` the
- * first cell is the row's header (th scope="row"), which names the row and is not labelled.
- */
-export function tableRow(
-  columns: readonly Column[],
-  cells: readonly HtmlValue[],
-  options: { id?: string; rowHeader?: boolean } = {},
-): Html {
-  const rendered = cells.map((cell, index) => {
-    const column = optionsOf(columns[index]);
-    if (index === 0 && options.rowHeader) return html`<th scope="row"${valueClass(column)}>${cell}</th>`;
-    const label = column.hiddenLabel ? '' : html` data-label="${column.label}"`;
-    return html`<td${label}${valueClass(column)}>${cell}</td>`;
+/** A row: its cells labelled with their column (data-label), the first its header (th scope="row") with `rowHeader`. */
+export function rowOf<Row>(columns: Columns<Row>, row: Row, options: { id?: string; rowHeader?: boolean } = {}): Html {
+  const cells = columns.map((column, index) => {
+    const className = classOf([column.numeric && 'num', column.className]);
+    if (index === 0 && options.rowHeader) return html`<th scope="row"${className}>${column.value(row)}</th>`;
+    const label = !column.hiddenLabel && html` data-label="${column.label}"`;
+    return html`<td${label}${className}>${column.value(row)}</td>`;
   });
-  return html`<tr${options.id ? html` id="${options.id}"` : ''}>
-${join(rendered, '\n')}
+  return html`<tr${options.id && html` id="${options.id}"`}>
+${join(cells, '\n')}
 </tr>`;
 }
 
-/** A column that also says how a row shows under it. */
-export type RowColumn<Row> = ColumnOptions & { value: (row: Row) => HtmlValue };
-
-/** The cells of `row` under `columns`, labelled (for a live update of one row, or a table body). */
-export const rowOf = <Row>(
-  columns: readonly RowColumn<Row>[],
-  row: Row,
-  options: { id?: string; rowHeader?: boolean } = {},
-): Html =>
-  tableRow(
-    columns,
-    columns.map((column) => column.value(row)),
-    options,
-  );
-
-/**
- * A whole table from its rows: `empty` when there are none; else the caption, the head and a row
- * per item (the first cell its header unless `rowHeader` is false), in a scrolling region named
- * by the caption when `scrollId` is given; then a link to the next page when there is one.
- */
+/** A table from its rows (`empty` when none), scrolling in a region named by its caption with `scrollId`, then `more`. */
 export function dataTable<Row>(spec: {
   caption: HtmlValue;
-  columns: readonly RowColumn<Row>[];
+  columns: Columns<Row>;
   rows: readonly Row[];
   empty: HtmlValue;
   rowHeader?: boolean;

@@ -1,6 +1,5 @@
-// How every console route finds its session: pages redirect a signed-out browser to sign-in and
-// back; form posts must come from the console's origin and carry the session's CSRF token. Each
-// answers for the caller when there is no session, so a handler only checks for null.
+// How the organization console finds its session: a page without one redirects to sign-in and
+// back; a post must come from the console's origin with the session's CSRF token.
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { CONSOLE_PATH, fromOwnOrigin, readSessionCookie, sendPage, type ConsoleHttp } from './http.ts';
 import type { ConsoleSection, PageContext } from './layout.ts';

@@ -14,18 +14,13 @@ export const SESSION_CONSENT_PATH = '/v1/oauth/consent/session';
 const COOKIE_NAME = 'cg_console';
 const COOKIE_PATHS = [CONSOLE_PATH, SESSION_CONSENT_PATH];
 
-export interface ConsoleHttp {
-  secure: boolean;
-  /** Origins a form post may come from (the console's and the API's). */
-  origins: Set<string>;
-}
+export type ConsoleHttp = ReturnType<typeof consoleHttp>;
 
-export function consoleHttp(consoleUrl: string, baseUrl: string): ConsoleHttp {
-  return {
-    secure: new URL(consoleUrl).protocol === 'https:',
-    origins: new Set([new URL(consoleUrl).origin, new URL(baseUrl).origin]),
-  };
-}
+/** Cookies Secure on https; `origins`: where a form post may come from (the console's and the API's). */
+export const consoleHttp = (consoleUrl: string, baseUrl: string) => ({
+  secure: new URL(consoleUrl).protocol === 'https:',
+  origins: new Set([new URL(consoleUrl).origin, new URL(baseUrl).origin]),
+});
 
 /** A cookie of the request by name (the console sets only URL-safe values). */
 export function readCookie(request: FastifyRequest, name: string): string | undefined {
@@ -50,18 +45,14 @@ export const cookie = (
   `${name}=${value ?? ''}; Path=${path}; Max-Age=${value === null ? 0 : maxAge}; HttpOnly; SameSite=${sameSite}${http.secure ? '; Secure' : ''}`;
 
 /**
- * Sets the flash `name` for the page at `path`, `value` as base64url JSON: a value for the next
- * page only (Post/Redirect/Get), set on the 303 that answers a form, read and cleared by the page
- * it leads to, so a reload never posts the form again. On that page's path only, for five minutes.
+ * Sets the flash `name` (base64url JSON) for the page at `path`, on the 303 that answers a form:
+ * the page it leads to reads and clears it (Post/Redirect/Get), so a reload never posts again.
  */
 export function setFlash(reply: FastifyReply, http: ConsoleHttp, name: string, path: string, value: object): void {
   reply.header('set-cookie', cookie(http, name, path, Buffer.from(JSON.stringify(value)).toString('base64url'), 300));
 }
 
-/**
- * Takes the page's flash `name`: clears it (it is shown once) and gives its value when `owned`
- * finds it is this page's and this session's; a forged or foreign one gives undefined.
- */
+/** Takes the page's flash `name` (shown once): its value when `owned` finds it this page's and session's. */
 export function takeFlash<T extends object>(
   { request, reply }: { request: FastifyRequest; reply: FastifyReply },
   http: ConsoleHttp,
@@ -97,10 +88,7 @@ export function fromOwnOrigin(request: FastifyRequest, http: ConsoleHttp): boole
 export const isFormPost = (request: FastifyRequest) =>
   /^application\/x-www-form-urlencoded/i.test(request.headers['content-type'] ?? '');
 
-/**
- * Parses application/x-www-form-urlencoded bodies in the scope it is registered in (up to 8 KiB);
- * a repeated field is a 400. `convert` maps a field's text to its typed value.
- */
+/** Parses form bodies (up to 8 KiB) in the scope; a repeated field is a 400. `convert` types a field's text. */
 export function registerFormParser(
   scope: App,
   convert: (name: string, value: string) => unknown = (_name, value) => value,
@@ -125,10 +113,7 @@ export function registerFormParser(
 const CSP =
   "default-src 'none'; style-src 'self'; img-src 'self'; script-src 'self'; connect-src 'self'; base-uri 'none'; frame-ancestors 'none'";
 
-/**
- * Sends a console page. Forms may post only to the console itself, except on the consent page:
- * its decision redirects to the client, and browsers apply form-action to that redirect.
- */
+/** Sends a console page. Forms post only to the console, except on the consent page (browsers apply form-action to its redirect). */
 export function sendPage(
   reply: FastifyReply,
   status: number,

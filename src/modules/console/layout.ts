@@ -49,10 +49,7 @@ export function layout(context: PageContext, title: string, content: Html): Html
 /** Whether a page shows a secret with its Copy button (secretField), which needs copy.js. */
 const hasSecretField = (content: Html) => content.toString().includes(' data-copy="');
 
-/**
- * The HTML document around every console page, the organization's and the operator's: head
- * (favicon, stylesheet, scripts), skip link, the bar with its brand and navigation, and main.
- */
+/** The HTML document around every console page (the organization's and the operator's): head, skip link, bar, main. */
 export function pageShell(page: {
   title: string;
   stylesheet: string;
@@ -127,10 +124,7 @@ export function field(
   );
 }
 
-/**
- * A secret shown once: selectable in a read-only field, with a Copy button that copy.js shows
- * (without the script the button stays hidden) and a status line that says it was copied.
- */
+/** A secret shown once, in a read-only field with a Copy button (shown by copy.js) and a status line. */
 export function secretField(options: { id: string; label: string; secret: string }): Html {
   return html`<label for="${options.id}">${options.label}</label>
 <div class="secret-row"><input id="${options.id}" class="secret mono" type="text" value="${options.secret}" readonly spellcheck="false" autocomplete="off">
@@ -152,11 +146,7 @@ export const errorNotice = (text: string | undefined) =>
 
 export const hidden = (name: string, value: string) => html`<input type="hidden" name="${name}" value="${value}">`;
 
-/**
- * The answer to a question asked before a change (delete, revoke, rotate): the button that makes
- * it, red unless `tone` says otherwise, and the way back. `action` and `keep.href` are paths the
- * console built (already encoded).
- */
+/** The answer to a question asked before a change (delete, revoke): its button (red unless `tone`), and the way back. */
 export function confirmForm(options: {
   action: string;
   csrfToken: string;

@@ -10,53 +10,33 @@ import { CONSOLE_PATH } from './http.ts';
 const VERIFICATION_SUBJECT = /^Your Cellgate verification code: (\d{6})$/;
 
 /** How the page tells where the code is: mailed, or kept in the outbox (with the code when it may be shown). */
-export type MailNotice = { mailed: true } | { mailed: false; code: string | null };
+export type MailNotice = { mailed: boolean; code?: string | null };
 
-/** The notice for the latest verification mail to an address; `showCode` on a loopback base URL only. */
-export function mailNoticeOf(mailer: Mailer, showCode: boolean): (email: string) => Promise<MailNotice> {
-  return async (email) => {
+/**
+ * The notice for the latest verification mail to an address; its code only on a loopback base URL
+ * (`showCode`) and when the page may show it (`own`: the address is the page's own sign-up's).
+ */
+export function mailNoticeOf(mailer: Mailer, showCode: boolean) {
+  return async (email: string, own = true): Promise<MailNotice> => {
     const { outbox } = mailer;
     if (!outbox) return { mailed: true };
-    if (!showCode) return { mailed: false, code: null };
+    if (!showCode || !own) return { mailed: false, code: null };
     const mail = await outbox.latestTo(email.trim().toLowerCase());
     return { mailed: false, code: mail?.subject.match(VERIFICATION_SUBJECT)?.[1] ?? null };
   };
 }
 
-/** The lead paragraph of a code page (role=status: a screen reader hears it on arrival). */
-export function codeSentLead(email: string, notice: MailNotice): Html {
+/**
+ * The lead paragraph of a code page (role=status: a screen reader hears it on arrival). Sign-in's
+ * (`signIn`) never tells whether the email has an organization.
+ */
+export function codeSentLead(email: string, notice: MailNotice, signIn = false): Html {
+  const to = html`<strong>${email}</strong>`;
+  const owner = html`If ${to} belongs to a Cellgate organization`;
   if (notice.mailed)
-    return html`<p class="lead" role="status">
-      We have sent a 6-digit code to <strong>${email}</strong>. It expires in 10 minutes.
-    </p>`;
+    return html`<p class="lead" role="status">${signIn ? html`${owner}, we have sent it a 6-digit code.` : html`We have sent a 6-digit code to ${to}.`} It expires in 10 minutes.</p>`;
   return html`<div role="status" class="notice">
-    <p class="lead">
-      No email was sent: this server has no mail configured (<span class="mono">CELLGATE_SMTP_URL</span> is not set).
-      The 6-digit code for <strong>${email}</strong> went to the dev outbox, which the operator reads on the
-      <a href="${CONSOLE_PATH}/operator/outbox">Outbox page</a> of the operator console (or at
-      <span class="mono">GET /v1/admin/outbox</span>). It expires in 10 minutes.
-    </p>
-    ${
-      notice.code &&
-      html`<p>
-        This server runs on a loopback address, so here is the code:
-        <strong class="mono" id="outbox-code">${notice.code}</strong>
-      </p>`
-    }
-  </div>`;
-}
-
-/** The sign-in code page's lead: it never tells whether the email has an organization, nor shows the code. */
-export function signInCodeLead(email: string, mailed: boolean): Html {
-  if (mailed)
-    return html`<p class="lead" role="status">
-      If <strong>${email}</strong> belongs to a Cellgate organization, we have sent it a 6-digit code. It expires in 10
-      minutes.
-    </p>`;
-  return html`<p class="lead notice" role="status">
-    No email was sent: this server has no mail configured (<span class="mono">CELLGATE_SMTP_URL</span> is not set). If
-    <strong>${email}</strong> belongs to a Cellgate organization, its 6-digit code went to the dev outbox, which the
-    operator reads on the <a href="${CONSOLE_PATH}/operator/outbox">Outbox page</a> of the operator console. It expires
-    in 10 minutes.
-  </p>`;
+<p class="lead">No email was sent: this server has no mail configured (<span class="mono">CELLGATE_SMTP_URL</span> is not set). ${signIn ? html`${owner}, its 6-digit code` : html`The 6-digit code for ${to}`} went to the dev outbox, which the operator reads on the <a href="${CONSOLE_PATH}/operator/outbox">Outbox page</a> of the operator console (or at <span class="mono">GET /v1/admin/outbox</span>). It expires in 10 minutes.</p>
+${notice.code && html`<p>This server runs on a loopback address, so here is the code: <strong class="mono" id="outbox-code">${notice.code}</strong></p>`}
+</div>`;
 }

@@ -1,7 +1,5 @@
-// The console at /console: sign-in with an emailed code into a session cookie; the dashboard
-// (cells and their conversations, live; webhooks and deliveries; API keys; billing and usage);
-// the consent page of OAuth authorization requests and the organization's grants; and the API
-// route that decides a consent with that session (POST /v1/oauth/consent/session).
+// The console at /console: sign-in and sign-up, the dashboard, the consent page and grants, the
+// operator console, and the API route that decides a consent with the session.
 import type { FastifyBaseLogger } from 'fastify';
 import type { Kysely } from 'kysely';
 import type { DB } from '../../db/schema.ts';

@@ -1,11 +1,13 @@
 // The console's HTML, server-rendered: every value is escaped; forms work without JavaScript;
 // inputs have labels, errors are tied to their field (aria-describedby), and focus is visible.
 import { html, join, type Html, type HtmlValue } from '../../lib/html.ts';
-import { confirmForm, field, hidden, layout, messageCard, type PageContext } from './layout.ts';
+import type { OAuthService } from '../oauth/service.ts';
+import { nextPage, postButton } from './account/shared.ts';
+import { confirmForm, facts, field, hidden, layout, messageCard, type PageContext } from './layout.ts';
 import { dataTable } from './data-table.ts';
 import { time } from './conversations/format.ts';
 import type { SignedInContext } from './guard.ts';
-import { signInCodeLead } from './mail-notice.ts';
+import { codeSentLead } from './mail-notice.ts';
 
 export type { PageContext };
 
@@ -54,7 +56,7 @@ export function codePage(
     form.error ? 'Error: Enter your code' : 'Enter your code',
     html`<div class="card">
 <h1>Check your email</h1>
-${signInCodeLead(form.email, form.mailed)}
+${codeSentLead(form.email, { mailed: form.mailed }, true)}
 <form method="post" action="${context.path}/sign-in/code" novalidate>
 ${field({ id: 'code', name: 'code', label: 'Sign-in code', type: 'text', hint: 'The 6 digits from the email.', error: form.error, attributes: html`class="code-input" inputmode="numeric" autocomplete="one-time-code" pattern="[0-9]{6}" maxlength="6" spellcheck="false"` })}
 ${hidden('email', form.email)}
@@ -66,30 +68,21 @@ ${form.next ? hidden('next', form.next) : ''}
   );
 }
 
-export interface ConsentView {
-  id: string;
-  clientId: string;
-  clientName: string | null;
-  redirectHost: string;
-  redirectUri: string;
-  scopes: string[];
-  resource: string;
-  resourceName: string;
-  expiresAt: string;
-}
+type Described = Awaited<ReturnType<OAuthService['describeRequest']>>;
 
 export function consentPage(
-  context: PageContext & { signedIn: NonNullable<PageContext['signedIn']> },
-  request: ConsentView,
+  context: SignedInContext,
+  request: Described & { resourceName: string },
   action: string,
 ): Html {
-  const name = request.clientName ?? request.clientId;
+  const name = request.client_name ?? request.client_id;
+  const { organizationName, organizationEmail, csrfToken } = context.signedIn;
   return layout(
     context,
     `Authorize ${name}`,
     html`<div class="card">
-<h1>Allow <span class="client-name">${name}</span> to access ${context.signedIn.organizationName}?</h1>
-<p class="lead">After you decide, you will be sent back to <strong>${request.redirectHost}</strong>.</p>
+<h1>Allow <span class="client-name">${name}</span> to access ${organizationName}?</h1>
+<p class="lead">After you decide, you will be sent back to <strong>${request.redirect_host}</strong>.</p>
 <h2 id="scopes-heading">It asks to</h2>
 <ul class="scopes" aria-labelledby="scopes-heading">
 ${join(
@@ -98,16 +91,16 @@ ${join(
 )}
 </ul>
 <h2>Details</h2>
-<dl class="facts">
-<dt>Access to</dt><dd>${request.resourceName} <span class="mono">${request.resource}</span></dd>
-<dt>Returns to</dt><dd class="mono">${request.redirectUri}</dd>
-<dt>Client ID</dt><dd class="mono">${request.clientId}</dd>
-<dt>Organization</dt><dd>${context.signedIn.organizationName} (${context.signedIn.organizationEmail})</dd>
-</dl>
-<p class="small">The application chose its own name; Cellgate does not verify it. Approve only if you trust <strong>${request.redirectHost}</strong>. You can revoke access at any time under Connected applications.</p>
+${facts([
+  ['Access to', html`${request.resourceName} <span class="mono">${request.resource}</span>`],
+  ['Returns to', html`<span class="mono">${request.redirect_uri}</span>`],
+  ['Client ID', html`<span class="mono">${request.client_id}</span>`],
+  ['Organization', `${organizationName} (${organizationEmail})`],
+])}
+<p class="small">The application chose its own name; Cellgate does not verify it. Approve only if you trust <strong>${request.redirect_host}</strong>. You can revoke access at any time under Connected applications.</p>
 <form method="post" action="${action}">
 ${hidden('request_id', request.id)}
-${hidden('csrf_token', context.signedIn.csrfToken)}
+${hidden('csrf_token', csrfToken)}
 <div class="actions">
 <button type="submit" name="approve" value="true" class="primary">Approve</button>
 <button type="submit" name="approve" value="false" class="secondary">Deny</button>
@@ -117,17 +110,10 @@ ${hidden('csrf_token', context.signedIn.csrfToken)}
   );
 }
 
-export interface GrantView {
-  id: string;
-  client_id: string;
-  client_name: string | null;
-  scopes: string[];
-  resource: string;
-  created_at: string;
-}
+type GrantView = Awaited<ReturnType<OAuthService['listGrants']>>['grants'][number];
 
 export function grantsPage(
-  context: PageContext & { signedIn: NonNullable<PageContext['signedIn']> },
+  context: SignedInContext,
   grants: GrantView[],
   options: { nextCursor: string | null; revoked: boolean },
 ): Html {
@@ -150,18 +136,16 @@ export function grantsPage(
         label: 'Action',
         hiddenLabel: true,
         value: (grant) =>
-          html`<form method="post" action="${context.path}/grants/${encodeURIComponent(grant.id)}/revoke">${hidden('csrf_token', context.signedIn.csrfToken)}<button type="submit" class="danger" aria-label="Revoke access of ${name(grant)}">Revoke</button></form>`,
+          postButton(context, `${context.path}/grants/${encodeURIComponent(grant.id)}/revoke`, 'Revoke', {
+            className: 'danger',
+            ariaLabel: `Revoke access of ${name(grant)}`,
+          }),
       },
     ],
     rows: grants,
     rowHeader: false,
     empty: 'No application has access to this organization.',
-    more: options.nextCursor
-      ? {
-          href: `${context.path}/grants?cursor=${encodeURIComponent(options.nextCursor)}`,
-          label: 'More applications',
-        }
-      : null,
+    more: nextPage(`${context.path}/grants`, options.nextCursor, 'More applications'),
   });
   return layout(
     { ...context, current: 'grants' },

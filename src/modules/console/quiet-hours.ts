@@ -1,14 +1,11 @@
 // The quiet-hours form of a cell's page and a pod's page: start, end (24-hour, local to the zone)
-// and an IANA time zone; Save sets them, Clear removes them. It posts to the resource's update
-// operation; a bad time or zone comes back from the service as field errors (quiet_hours.start,
-// .end, .time_zone), shown on their fields of a page with the form alone (400).
+// and an IANA time zone, through the resource's update operation; its refusals on their fields.
 import { html, type Html } from '../../lib/html.ts';
 import { ApiError } from '../../lib/errors.ts';
 import type { QuietHours } from '../../lib/quiet-hours.ts';
 import { csrfField } from './account/shared.ts';
 import type { Answer, Ask } from './binder.ts';
 import type { SignedInContext } from './guard.ts';
-import { sendPage } from './http.ts';
 import { field, hidden, layout } from './layout.ts';
 
 export type QuietField = 'start' | 'end' | 'time_zone';
@@ -31,21 +28,8 @@ const WORDS: Record<QuietField, string> = {
   time_zone: 'Enter a time zone by its IANA name, like America/New_York.',
 };
 
-/** What the post asks for: clear (null), or set these (each field trimmed; empty ones already errors). */
-function readQuietHours(body: unknown): QuietHoursForm | null {
-  const fields = (body ?? {}) as Record<string, unknown>;
-  if (fields.action === 'clear') return null;
-  const value = (name: QuietField) => (typeof fields[name] === 'string' ? fields[name].trim() : '');
-  // A time input may send seconds (HH:MM:SS) when a browser offers them: the minutes are what count.
-  const time = (name: 'start' | 'end') => value(name).replace(/^(\d{2}:\d{2}):00$/, '$1');
-  const values = { start: time('start'), end: time('end'), time_zone: value('time_zone') };
-  const errors: QuietHoursForm['errors'] = {};
-  for (const name of ['start', 'end', 'time_zone'] as const) if (values[name] === '') errors[name] = WORDS[name];
-  return { values, errors };
-}
-
 /** The service's refusal of the hours as the form's errors, or null for another error. */
-function quietErrorsOf(error: unknown, form: QuietHoursForm): QuietHoursForm | null {
+function quietErrorsOf(error: unknown): QuietHoursForm['errors'] | null {
   if (!(error instanceof ApiError) || error.code !== 'invalid_request' || !error.errors?.length) return null;
   const errors: QuietHoursForm['errors'] = {};
   for (const e of error.errors) {
@@ -56,35 +40,33 @@ function quietErrorsOf(error: unknown, form: QuietHoursForm): QuietHoursForm | n
         ? 'The end must differ from the start (an all-day window is not quiet hours).'
         : WORDS[name];
   }
-  return { ...form, errors };
+  return errors;
 }
 
-/**
- * A quiet-hours post of a cell or a pod: set (fields checked here, then by the service) or clear
- * through `update`, then back to `location`; a bad field shows `again` with the form's errors (400).
- */
+/** A quiet-hours post: set or clear through `update`, then back to `location`; a bad field shows `again` (400). */
 export async function postQuietHours(
   ask: Ask,
   update: (quietHours: QuietHoursForm['values'] | null) => Promise<unknown>,
   again: (form: QuietHoursForm) => Promise<Html>,
   location: string,
 ): Promise<Answer> {
-  const form = readQuietHours(ask.request.body);
-  const refuse = async (form: QuietHoursForm) => sendPage(ask.reply, 400, await again(form));
-  if (form && Object.keys(form.errors).length > 0) return refuse(form);
-  try {
-    await update(form ? form.values : null);
-  } catch (error) {
-    const refused = form && quietErrorsOf(error, form);
-    if (!refused) throw error;
-    return refuse(refused);
-  }
-  return `${location}#quiet-hours`;
+  const clear = ask.body.action === 'clear';
+  // A time input may send seconds (HH:MM:SS) when a browser offers them: the minutes are what count.
+  const value = (name: QuietField) => (ask.body[name] ?? '').trim().replace(/^(\d{2}:\d{2}):00$/, '$1');
+  const values = { start: value('start'), end: value('end'), time_zone: value('time_zone') };
+  const empty = clear ? [] : (['start', 'end', 'time_zone'] as const).filter((name) => values[name] === '');
+  let errors: QuietHoursForm['errors'] = Object.fromEntries(empty.map((name) => [name, WORDS[name]]));
+  if (empty.length === 0)
+    try {
+      await update(clear ? null : values);
+      return `${location}#quiet-hours`;
+    } catch (error) {
+      const refused = !clear && quietErrorsOf(error);
+      if (!refused) throw error;
+      errors = refused;
+    }
+  return ask.send(400, await again({ values, errors }));
 }
-
-/** The hours in words: "21:00 to 08:00, America/New_York". */
-export const quietHoursText = (hours: QuietHours | null) =>
-  hours ? `${hours.start} to ${hours.end}, ${hours.time_zone}` : 'None';
 
 /** The section of a page: what is set, the form, and Clear when something is set. */
 export function quietHoursSection(
@@ -96,7 +78,7 @@ export function quietHoursSection(
   const errors = options.form?.errors ?? {};
   return html`<section id="quiet-hours" aria-labelledby="quiet-hours-heading">
 <h2 id="quiet-hours-heading">Quiet hours</h2>
-<p>${options.explain} Now: <strong>${quietHoursText(current)}</strong>.</p>
+<p>${options.explain} Now: <strong>${current ? `${current.start} to ${current.end}, ${current.time_zone}` : 'None'}</strong>.</p>
 <form method="post" action="${options.action}" novalidate class="quiet-hours-form">
 ${csrfField(context)}
 <div class="field-grid">

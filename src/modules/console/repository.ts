@@ -58,13 +58,12 @@ export class ConsoleRepository {
       .selectFrom('console_sessions')
       .innerJoin('organizations', 'organizations.id', 'console_sessions.organization_id')
       .select([
-        'console_sessions.token_hash',
-        'console_sessions.organization_id',
-        'console_sessions.csrf_token',
-        'console_sessions.expires_at',
-        'organizations.name as organization_name',
-        'organizations.email as organization_email',
-        'organizations.status as organization_status',
+        'console_sessions.token_hash as tokenHash',
+        'console_sessions.organization_id as organizationId',
+        'console_sessions.csrf_token as csrfToken',
+        'organizations.name as organizationName',
+        'organizations.email as organizationEmail',
+        'organizations.status',
       ])
       .where('console_sessions.token_hash', '=', tokenHash)
       .where('console_sessions.expires_at', '>', now)

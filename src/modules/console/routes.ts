@@ -5,29 +5,12 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { App } from '../../http/types.ts';
 import { consentOperations } from '../oauth/operations.ts';
 import { HIDDEN, PUBLIC, text } from './account/shared.ts';
-import { consoleBinder } from './binder.ts';
-import { contextOf, foreignPost, redirect, type SignedInContext } from './guard.ts';
-import {
-  CONSOLE_PATH,
-  SESSION_CONSENT_PATH,
-  fromOwnOrigin,
-  registerFormParser,
-  safeNext,
-  sendPage,
-  sessionCookies,
-} from './http.ts';
+import { consoleBinder, signedOutScope } from './binder.ts';
+import { contextOf, redirect, type SignedInContext } from './guard.ts';
+import { CONSOLE_PATH, SESSION_CONSENT_PATH, safeNext, sendPage, sessionCookies } from './http.ts';
 import { COPY_SCRIPT } from './layout.ts';
 import type { ConsoleModule } from './module.ts';
-import {
-  codePage,
-  consentPage,
-  EMAIL_ERROR,
-  grantsPage,
-  looksLikeEmail,
-  messagePage,
-  signInPage,
-  type ConsentView,
-} from './pages.ts';
+import { codePage, consentPage, EMAIL_ERROR, grantsPage, looksLikeEmail, messagePage, signInPage } from './pages.ts';
 
 // One stylesheet: console.css, then each section's own (in its folder), read once at start.
 const CONSOLE_DIR = new URL('.', import.meta.url);
@@ -53,49 +36,41 @@ const STYLESHEET = [
 
 /** Sign-in and the stylesheet: the console's public routes. */
 export function registerConsoleRoutes(app: App, deps: ConsoleModule): void {
-  const { console: service, http, guard } = deps;
+  const { console: service, http, guard, mailed } = deps;
   const signIn = { config: { ...PUBLIC, ipLimit: 'sign_in' as const }, schema: HIDDEN };
-  /** A sign-in post's fields; an answer already sent when it came from another site or its email is not one. */
-  const posted = (request: FastifyRequest, reply: FastifyReply) => {
-    const email = text(request.body, 'email').trim();
-    const next = safeNext(text(request.body, 'next'));
-    if (!fromOwnOrigin(request, http)) return { sent: foreignPost(reply), email, next };
-    if (!looksLikeEmail(email))
-      return {
-        sent: sendPage(reply, 400, signInPage(contextOf(null), { email, next, error: EMAIL_ERROR })),
-        email,
-        next,
-      };
-    return { email, next };
+  const signedOut = contextOf(null);
+  /** A sign-in post's fields, and the form again (400) when its email is not one. */
+  const posted = ({ body }: FastifyRequest, reply: FastifyReply) => {
+    const email = text(body, 'email').trim();
+    const next = safeNext(text(body, 'next'));
+    const refused =
+      !looksLikeEmail(email) && sendPage(reply, 400, signInPage(signedOut, { email, next, error: EMAIL_ERROR }));
+    return { email, next, refused };
   };
 
-  app.register(async (scope) => {
-    registerFormParser(scope);
-
+  signedOutScope(app, http, (scope) => {
     scope.get(CONSOLE_PATH, PAGE, async (_request, reply) => redirect(reply, `${CONSOLE_PATH}/cells`));
-
     scope.get(`${CONSOLE_PATH}/console.css`, PAGE, asset('text/css', STYLESHEET));
     scope.get(COPY_SCRIPT, PAGE, asset('text/javascript', COPY));
 
     scope.get(`${CONSOLE_PATH}/sign-in`, PAGE, async (request, reply) => {
       const next = safeNext(text(request.query, 'next'));
       if (await guard.session(request)) return redirect(reply, next ?? `${CONSOLE_PATH}/cells`);
-      return sendPage(reply, 200, signInPage(contextOf(null), { next }));
+      return sendPage(reply, 200, signInPage(signedOut, { next }));
     });
 
     scope.post(`${CONSOLE_PATH}/sign-in`, signIn, async (request, reply) => {
-      const { sent, email, next } = posted(request, reply);
-      if (sent) return sent;
+      const { email, next, refused } = posted(request, reply);
+      if (refused) return refused;
       await service.requestCode(email);
-      return sendPage(reply, 200, codePage(contextOf(null), { email, next, mailed: deps.mailed }));
+      return sendPage(reply, 200, codePage(signedOut, { email, next, mailed }));
     });
 
     scope.post(`${CONSOLE_PATH}/sign-in/code`, signIn, async (request, reply) => {
-      const { sent, email, next } = posted(request, reply);
-      if (sent) return sent;
+      const { email, next, refused } = posted(request, reply);
+      if (refused) return refused;
       const code = text(request.body, 'code').replace(/\s/g, '');
-      const codeAgain = (error: string) =>
-        sendPage(reply, 400, codePage(contextOf(null), { email, next, mailed: deps.mailed, error }));
+      const codeAgain = (error: string) => sendPage(reply, 400, codePage(signedOut, { email, next, mailed, error }));
       if (!/^\d{6}$/.test(code)) return codeAgain('Enter the 6 digits from the email.');
       const signedIn = await service.signIn(email, code);
       if (!signedIn)
@@ -157,18 +132,11 @@ export function registerConsentPages(scope: App, module: ConsoleModule): void {
         'Authorization request expired',
         'This authorization request expired. Return to the application and start again.',
       );
-    const view: ConsentView = {
-      id: described.id,
-      clientId: described.client_id,
-      clientName: described.client_name,
-      redirectHost: described.redirect_host,
-      redirectUri: described.redirect_uri,
-      scopes: described.scopes,
-      resource: described.resource,
-      resourceName: described.resource === oauth.resources.mcp ? 'the Cellgate MCP endpoint' : 'the Cellgate REST API',
-      expiresAt: described.expires_at,
-    };
-    return sendPage(reply, 200, consentPage(context, view, SESSION_CONSENT_PATH), { formsAnywhere: true });
+    const resourceName =
+      described.resource === oauth.resources.mcp ? 'the Cellgate MCP endpoint' : 'the Cellgate REST API';
+    return sendPage(reply, 200, consentPage(context, { ...described, resourceName }, SESSION_CONSENT_PATH), {
+      formsAnywhere: true,
+    });
   });
 
   grants.view(`${CONSOLE_PATH}/grants`, async ({ session, context, query }) => {

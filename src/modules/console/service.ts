@@ -1,49 +1,31 @@
 // The console's sign-in: a 6-digit code mailed to the organization's email (10 minutes, 5
 // attempts, stored hashed) opens a browser session (12 hours) carrying a CSRF token. Whether an
 // email belongs to an organization is never told: every failure reads the same.
-import { timingSafeEqual } from 'node:crypto';
 import type { FastifyBaseLogger } from 'fastify';
 import type { Clock } from '../../lib/clock.ts';
 import type { Mailer } from '../../lib/mailer.ts';
 import { checkEmailedCode, codeHash, newEmailedCode } from '../../lib/emailed-code.ts';
-import { newSecret, randomBase62, sha256Hex } from '../../lib/secrets.ts';
+import { constantTimeEqualHex, newSecret, randomBase62, sha256Hex } from '../../lib/secrets.ts';
+import type { OrganizationsService } from '../organizations/service.ts';
 import type { ConsoleRepository } from './repository.ts';
 
 export { CODE_ATTEMPTS, CODE_TTL_MS } from '../../lib/emailed-code.ts';
 export const SESSION_TTL_MS = 12 * 60 * 60 * 1000;
 const SESSION_PREFIX = 'cg_cs_';
 
-export interface ConsoleSession {
-  tokenHash: string;
-  organizationId: string;
-  organizationName: string;
-  organizationEmail: string;
-  csrfToken: string;
-}
+export type ConsoleSession = Omit<NonNullable<Awaited<ReturnType<ConsoleRepository['findSession']>>>, 'status'>;
 
-export const normalizeEmail = (email: string) => email.trim().toLowerCase();
+const normalizeEmail = (email: string) => email.trim().toLowerCase();
 
-/**
- * Who may sign in with an email (OrganizationsService.findByEmail), and the verification a sign-in
- * code completes (OrganizationsService.confirmEmail): the organizations module owns the rows.
- */
-export interface OrganizationLookup {
-  findByEmail(email: string): Promise<{ id: string; status: string } | undefined>;
-  confirmEmail(organizationId: string): Promise<void>;
-}
-
-/** Whether a form's CSRF token is its session's (either console's), compared in constant time. */
-export function csrfMatches(session: { csrfToken: string }, presented: unknown): boolean {
-  if (typeof presented !== 'string') return false;
-  const expected = Buffer.from(session.csrfToken);
-  const given = Buffer.from(presented);
-  return expected.length === given.length && timingSafeEqual(expected, given);
-}
+/** Whether a form's CSRF token is its session's (either console's), compared in constant time (as hashes: equal lengths). */
+export const csrfMatches = (session: { csrfToken: string }, presented: unknown): boolean =>
+  typeof presented === 'string' && constantTimeEqualHex(sha256Hex(session.csrfToken), sha256Hex(presented));
 
 export class ConsoleService {
   private readonly deps: {
     repo: ConsoleRepository;
-    organizations: OrganizationLookup;
+    /** Who may sign in with an email, and the verification a sign-in code completes: the organizations module owns the rows. */
+    organizations: Pick<OrganizationsService, 'findByEmail' | 'confirmEmail'>;
     clock: Clock;
     mailer: Mailer;
     log: FastifyBaseLogger;
@@ -54,19 +36,13 @@ export class ConsoleService {
     this.deps = deps;
   }
 
-  /**
-   * The organization that may sign in with an email: an active one, or an unverified one, whose
-   * sign-in code, mailed to its address, proves the email as its sign-up code would.
-   */
+  /** Who may sign in: an active organization, or an unverified one (the mailed code proves its email). */
   private async signingIn(email: string) {
     const organization = await this.deps.organizations.findByEmail(normalizeEmail(email));
     return organization?.status === 'active' || organization?.status === 'unverified' ? organization : null;
   }
 
-  /**
-   * Mails a new code when the email may sign in; otherwise does nothing. The mail is not awaited,
-   * so the answer takes as long either way; a failed send is logged.
-   */
+  /** Mails a new code when the email may sign in. Not awaited, so either way takes as long; a failure is logged. */
   async requestCode(email: string): Promise<void> {
     const organization = await this.signingIn(email);
     if (!organization) return;
@@ -82,10 +58,7 @@ export class ConsoleService {
       .catch((error: unknown) => log.error({ err: error }, 'console sign-in code could not be mailed'));
   }
 
-  /**
-   * A new session for a right, live code; null otherwise (wrong, expired, spent or unknown email
-   * alike). `confirmed`: the organization was unverified, and this sign-in verified it.
-   */
+  /** A new session for a right, live code, else null (all failures alike); `confirmed`: this sign-in verified it. */
   async signIn(email: string, code: string) {
     const organization = await this.signingIn(email);
     if (!organization) return null;
@@ -100,10 +73,7 @@ export class ConsoleService {
     return opened && { ...opened, confirmed };
   }
 
-  /**
-   * A new session of an active organization, for a proof of control already checked: a sign-in
-   * code, or the sign-up code the console's sign-up just verified.
-   */
+  /** A new session of an active organization whose proof (a sign-in or sign-up code) was already checked. */
   async openSession(organizationId: string): Promise<{ token: string; session: ConsoleSession } | null> {
     const now = this.deps.clock.now();
     const token = newSecret(SESSION_PREFIX);
@@ -125,14 +95,9 @@ export class ConsoleService {
   async session(token: string | undefined): Promise<ConsoleSession | null> {
     if (!token || !token.startsWith(SESSION_PREFIX) || token.length > 64) return null;
     const row = await this.deps.repo.findSession(sha256Hex(token), this.deps.clock.now().toISOString());
-    if (!row || row.organization_status !== 'active') return null;
-    return {
-      tokenHash: row.token_hash,
-      organizationId: row.organization_id,
-      organizationName: row.organization_name,
-      organizationEmail: row.organization_email,
-      csrfToken: row.csrf_token,
-    };
+    if (!row || row.status !== 'active') return null;
+    const { status: _status, ...session } = row;
+    return session;
   }
 
   async signOut(session: ConsoleSession): Promise<void> {

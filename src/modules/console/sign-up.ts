@@ -11,16 +11,9 @@ import { html, type Html } from '../../lib/html.ts';
 import { ANONYMOUS } from '../../operations/operation.ts';
 import { organizationOperations } from '../organizations/operations.ts';
 import { HIDDEN, PUBLIC, text } from './account/shared.ts';
-import { contextOf, foreignPost, redirect } from './guard.ts';
-import {
-  CONSOLE_PATH,
-  cookie,
-  fromOwnOrigin,
-  readCookie,
-  registerFormParser,
-  sendPage,
-  sessionCookies,
-} from './http.ts';
+import { signedOutScope } from './binder.ts';
+import { contextOf, redirect } from './guard.ts';
+import { CONSOLE_PATH, cookie, readCookie, sendPage, sessionCookies } from './http.ts';
 import { field, hidden, layout, secretField, type PageContext } from './layout.ts';
 import { codeSentLead, type MailNotice } from './mail-notice.ts';
 import type { ConsoleModule } from './module.ts';
@@ -28,15 +21,15 @@ import { EMAIL_ERROR, looksLikeEmail, messagePage } from './pages.ts';
 
 const SIGN_UP_PATH = `${CONSOLE_PATH}/sign-up`;
 const KEY_COOKIE = 'cg_console_sign_up';
-export const ORGANIZATION_NAME_MAX = 100;
+const ORGANIZATION_NAME_MAX = 100;
 
-export interface SignUpForm {
+type SignUpForm = {
   email?: string;
   organizationName?: string;
   errors?: { email?: string; organization_name?: string };
-}
+};
 
-export function signUpPage(context: PageContext, form: SignUpForm): Html {
+function signUpPage(context: PageContext, form: SignUpForm): Html {
   const errors = form.errors ?? {};
   return layout(
     context,
@@ -54,18 +47,11 @@ ${field({ id: 'organization-name', name: 'organization_name', label: 'Organizati
   );
 }
 
-export interface SignUpCodeForm {
-  email: string;
-  /** Where the code went (mailed, or the dev outbox, with the code on a loopback base URL). */
-  notice: MailNotice;
-  /** The first API key, shown on this page for as long as the sign-up waits for its code. */
-  apiKey?: string;
-  /** This sign-up replaced an earlier one of the same email: its key and code stopped working. */
-  replaced?: boolean;
-  error?: string;
-}
-
-export function signUpCodePage(context: PageContext, form: SignUpCodeForm): Html {
+/** `apiKey`: shown for as long as the sign-up waits for its code; `replaced`: an earlier sign-up of the email stopped working. */
+function signUpCodePage(
+  context: PageContext,
+  form: { email: string; notice: MailNotice; apiKey?: string; replaced?: boolean; error?: string },
+): Html {
   return layout(
     context,
     form.error ? 'Error: Confirm your email' : 'Confirm your email',
@@ -96,23 +82,21 @@ export function registerSignUpPages(app: App, module: ConsoleModule): void {
   const { organizations, invoker } = module.dashboard;
   const { signUp, verifyOrganization } = organizationOperations(organizations);
   const keyCookie = (key: string | null) => cookie(http, KEY_COOKIE, SIGN_UP_PATH, key, 600);
+  const signedOut = contextOf(null);
   const startAgain = (reply: FastifyReply, title: string, message: string) =>
-    sendPage(reply, 400, messagePage(contextOf(null), title, message, { href: SIGN_UP_PATH, text: 'Sign up again' }));
+    sendPage(reply, 400, messagePage(signedOut, title, message, { href: SIGN_UP_PATH, text: 'Sign up again' }));
 
-  app.register(async (scope) => {
-    registerFormParser(scope);
-
+  signedOutScope(app, http, (scope) => {
     scope.get(SIGN_UP_PATH, { config: PUBLIC, schema: HIDDEN }, async (request, reply) => {
       if (await guard.session(request)) return redirect(reply, `${CONSOLE_PATH}/cells`);
-      return sendPage(reply, 200, signUpPage(contextOf(null), {}));
+      return sendPage(reply, 200, signUpPage(signedOut, {}));
     });
 
     scope.post(SIGN_UP_PATH, { config: { ...PUBLIC, ipLimit: 'sign_up' }, schema: HIDDEN }, async (request, reply) => {
-      if (!fromOwnOrigin(request, http)) return foreignPost(reply);
       const email = text(request.body, 'email').trim();
       const organizationName = text(request.body, 'organization_name').trim();
       const refuse = (status: number, errors: SignUpForm['errors']) =>
-        sendPage(reply, status, signUpPage(contextOf(null), { email, organizationName, errors }));
+        sendPage(reply, status, signUpPage(signedOut, { email, organizationName, errors }));
       const errors: NonNullable<SignUpForm['errors']> = {};
       if (!looksLikeEmail(email)) errors.email = EMAIL_ERROR;
       if (organizationName === '') errors.organization_name = 'Enter the name of your organization.';
@@ -148,12 +132,11 @@ export function registerSignUpPages(app: App, module: ConsoleModule): void {
       return sendPage(
         reply,
         200,
-        signUpCodePage(contextOf(null), { email: sentTo, apiKey: signedUp.api_key, notice, replaced }),
+        signUpCodePage(signedOut, { email: sentTo, apiKey: signedUp.api_key, notice, replaced }),
       );
     });
 
     scope.post(`${SIGN_UP_PATH}/verify`, { config: PUBLIC, schema: HIDDEN }, async (request, reply) => {
-      if (!fromOwnOrigin(request, http)) return foreignPost(reply);
       const email = text(request.body, 'email').trim().slice(0, 254);
       const code = text(request.body, 'code').replace(/\s/g, '');
       // The organization behind the cookie's key (none without one, or once it is revoked).
@@ -169,12 +152,8 @@ export function registerSignUpPages(app: App, module: ConsoleModule): void {
       // notice; the outbox's code only for the email of this sign-up's own organization.
       const again = async (error: string) => {
         const own = (await organizations.findByEmail(email.toLowerCase()))?.id === principal.organizationId;
-        const notice: MailNotice = own
-          ? await module.mailNotice(email)
-          : module.mailed
-            ? { mailed: true }
-            : { mailed: false, code: null };
-        return sendPage(reply, 400, signUpCodePage(contextOf(null), { email, apiKey: key, notice, error }));
+        const notice = await module.mailNotice(email, own);
+        return sendPage(reply, 400, signUpCodePage(signedOut, { email, apiKey: key, notice, error }));
       };
       if (!/^\d{6}$/.test(code)) return again('Enter the 6 digits of the code.');
       try {

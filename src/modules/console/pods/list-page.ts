@@ -4,11 +4,10 @@ import { html, type Html } from '../../../lib/html.ts';
 import { postButton } from '../account/shared.ts';
 import { phone } from '../conversations/format.ts';
 import { section } from '../conversations/pages.ts';
-import { textArea } from '../conversations/send-form.ts';
 import type { SignedInContext } from '../guard.ts';
 import { layout } from '../layout.ts';
-import type { PodView } from '../../pods/views.ts';
-import { failed, listPath, podCrumbs, podField, podForm, podPath, type FormState, type ListSummary } from './pages.ts';
+import type { listView, PodView } from '../../pods/views.ts';
+import { failed, listPath, NAME, podArea, podCrumbs, podField, podForm, podPath, type FormState } from './pages.ts';
 
 /** A contact list's page shows at most this many of its numbers (a list holds up to 10,000). */
 const LIST_NUMBERS_SHOWN = 1_000;
@@ -18,7 +17,7 @@ export type ListForms = Partial<Record<'rename' | 'add' | 'remove', FormState>>;
 
 export function contactListPage(
   context: SignedInContext,
-  view: { pod: PodView; list: ListSummary & { numbers: string[] }; forms?: ListForms },
+  view: { pod: PodView; list: ReturnType<typeof listView>; forms?: ListForms },
 ): Html {
   const { pod, list } = view;
   const { rename, add, remove } = view.forms ?? {};
@@ -29,31 +28,6 @@ export function contactListPage(
     list.numbers.length === 0
       ? html`<p class="small">No numbers yet.</p>`
       : html`${list.numbers.length > shown.length && html`<p class="small">The first ${count(shown.length)} of ${count(list.numbers.length)} numbers.</p>`}<ul class="plain-list">${shown.map((number) => html`<li><span class="mono">${phone(number)}</span> ${postButton(context, `${base}/remove`, 'Remove', { ariaLabel: `Remove ${phone(number)}`, fields: { numbers: number } })}</li>`)}</ul>`;
-  const renameField = podField(rename, {
-    id: 'list-name',
-    name: 'name',
-    label: 'List name',
-    type: 'text',
-    value: rename?.values.name ?? list.name,
-    attributes: html`maxlength="100" autocomplete="off"`,
-  });
-  const addField = textArea({
-    id: 'add-numbers',
-    name: 'numbers',
-    label: 'Numbers to add',
-    value: add?.values.numbers,
-    hint: 'One per line, in international form. Numbers already on the list are skipped.',
-    error: add?.errors.numbers,
-    rows: 4,
-  });
-  const removeField = textArea({
-    id: 'remove-numbers',
-    name: 'numbers',
-    label: 'Numbers to remove',
-    value: remove?.values.numbers,
-    hint: 'One per line. Numbers not on the list are skipped.',
-    error: remove?.errors.numbers,
-  });
   return layout(
     { ...context, current: 'pods' },
     `${[rename, add, remove].some(failed) ? 'Error: ' : ''}${list.name} — ${pod.name}`,
@@ -61,9 +35,9 @@ export function contactListPage(
 ${podCrumbs(context, pod, list.name)}
 <h1>${list.name}</h1>
 <p class="small">${count(list.number_count)} ${list.number_count === 1 ? 'number' : 'numbers'}. A list holds at most 10,000.</p>
-${section('rename', 'Name', podForm(context, rename, { action: base, button: 'Rename' }, renameField))}
-${section('add', 'Add numbers', podForm(context, add, { action: `${base}/add`, button: 'Add' }, addField))}
-${section('numbers', 'Numbers', [numbers, html`\n<h3>Remove several</h3>\n`, podForm(context, remove, { action: `${base}/remove`, button: 'Remove', tone: 'secondary' }, removeField)])}
+${section('rename', 'Name', podForm(context, rename, { action: base, button: 'Rename' }, podField(rename, { id: 'list-name', name: 'name', label: 'List name', type: 'text', value: rename?.values.name ?? list.name, attributes: NAME })))}
+${section('add', 'Add numbers', podForm(context, add, { action: `${base}/add`, button: 'Add' }, podArea(add, { id: 'add-numbers', name: 'numbers', label: 'Numbers to add', hint: 'One per line, in international form. Numbers already on the list are skipped.', rows: 4 })))}
+${section('numbers', 'Numbers', [numbers, html`\n<h3>Remove several</h3>\n`, podForm(context, remove, { action: `${base}/remove`, button: 'Remove', tone: 'secondary' }, podArea(remove, { id: 'remove-numbers', name: 'numbers', label: 'Numbers to remove', hint: 'One per line. Numbers not on the list are skipped.' }))])}
 <p class="after"><a href="${podPath(context, pod.id)}#lists">Back to ${pod.name}</a></p>
 </div>`,
   );

@@ -5,8 +5,8 @@ import { html, type Html, type HtmlValue } from '../../../lib/html.ts';
 import type { QuietHours } from '../../../lib/quiet-hours.ts';
 import { randomBase62 } from '../../../lib/secrets.ts';
 import type { CellView } from '../../cells/service.ts';
-import type { DraftView, JobView, PodView } from '../../pods/views.ts';
-import { capitalized, postButton, stateTag } from '../account/shared.ts';
+import type { DraftView, ignoredView, JobView, listSummaryView, PodView } from '../../pods/views.ts';
+import { capitalized, choiceBox, fieldset, postButton, stateTag } from '../account/shared.ts';
 import type { Refusal } from '../binder.ts';
 import { phone, time } from '../conversations/format.ts';
 import { liveStatus, postForm, SCRIPTS, section } from '../conversations/pages.ts';
@@ -23,8 +23,7 @@ export type FormState = Pick<Refusal, 'values' | 'errors' | 'notice'>;
 export const failed = (form?: { errors: object; notice?: string }) =>
   Boolean(form && (form.notice || Object.keys(form.errors).length > 0));
 
-export type ListSummary = { id: string; name: string; number_count: number };
-export type Ignored = { participant: string; created_at: string };
+export type ListSummary = ReturnType<typeof listSummaryView>;
 
 export const podsPath = (context: SignedInContext) => `${context.path}/pods`;
 export const podPath = (context: SignedInContext, podId: string) => `${podsPath(context)}/${encodeURIComponent(podId)}`;
@@ -55,27 +54,33 @@ ${postForm(context, options, content)}`;
 /** A text field of a pod form, with what was typed and its error. */
 export const podField = (form: FormState | undefined, options: Parameters<typeof field>[0]) =>
   field({ value: form?.values[options.name], error: form?.errors[options.name], ...options });
-const NAME = html`maxlength="100" autocomplete="off"`;
+/** A text area of a pod form, with what was typed and its error. */
+export const podArea = (form: FormState | undefined, options: Parameters<typeof textArea>[0]) =>
+  textArea({ value: form?.values[options.name], error: form?.errors[options.name], ...options });
+export const NAME = html`maxlength="100" autocomplete="off"`;
 const PHONE = html`autocomplete="off" spellcheck="false" maxlength="64"`;
 /** The key a rendered create form sends with, kept when it is shown again: a double submit creates once. */
 const clientId = (form?: FormState) => hidden('client_id', form?.values.client_id || randomBase62(22));
-/** The chosen cells of a pod form (cell_0, cell_1, ... checkboxes). */
-const chosenOf = (form: FormState) =>
-  new Set(Object.entries(form.values).flatMap(([k, v]) => (k.startsWith('cell_') ? [v] : [])));
+/** The chosen cells of a pod form (cell_0, cell_1, ... checkboxes: distinct names, the form parser refuses repeats). */
+export const cellIdsOf = (fields: Record<string, string>) =>
+  Object.entries(fields).flatMap(([k, v]) => (/^cell_\d+$/.test(k) ? [v] : []));
 
-/** Checkboxes of the organization's cells (distinct names: the form parser refuses repeats). */
-function cellChoices(cells: readonly CellView[], chosen: ReadonlySet<string>, error?: string): Html {
-  return html`<fieldset class="field"${error ? html` aria-describedby="pod-cells-error"` : ''}>
-<legend>Cells</legend>
-<span class="hint">A cell is in at most one pod.</span>
-${cells.length === 0 && html`<p class="small">No cells yet.</p>`}
-${cells.map(
-  (cell, i) =>
-    html`<div class="check"><input type="checkbox" id="pod-cells-${i}" name="cell_${i}" value="${cell.id}"${chosen.has(cell.id) ? ' checked' : ''}><label for="pod-cells-${i}">${cell.display_name}${cell.phone_number ? html` <span class="small mono">${phone(cell.phone_number)}</span>` : ''}</label></div>\n`,
-)}
-${error && html`<p class="field-error" id="pod-cells-error">${error}</p>`}
-</fieldset>`;
-}
+/** Checkboxes of the organization's cells. */
+const cellChoices = (cells: readonly CellView[], chosen: readonly string[], error?: string) =>
+  fieldset({ id: 'pod-cells', legend: 'Cells', error }, [
+    html`<span class="hint">A cell is in at most one pod.</span>`,
+    cells.length === 0 && html`<p class="small">No cells yet.</p>`,
+    cells.map((cell, i) =>
+      choiceBox({
+        type: 'checkbox',
+        id: `pod-cells-${i}`,
+        name: `cell_${i}`,
+        value: cell.id,
+        checked: chosen.includes(cell.id),
+        label: html`${cell.display_name}${cell.phone_number && html` <span class="small mono">${phone(cell.phone_number)}</span>`}`,
+      }),
+    ),
+  ]);
 
 const NONE = html`<span class="small">None</span>`;
 
@@ -100,7 +105,7 @@ export function podsPage(
   });
   const fields = html`${clientId(form)}
 ${podField(form, { id: 'pod-name', name: 'name', label: 'Pod name', type: 'text', hint: 'Up to 100 characters, like Outreach.', attributes: NAME })}
-${cellChoices(view.cells, form ? chosenOf(form) : new Set(), form?.errors.cell_ids)}`;
+${cellChoices(view.cells, form ? cellIdsOf(form.values) : [], form?.errors.cell_ids)}`;
   return layout(
     { ...context, current: 'pods' },
     `${failed(form) ? 'Error: ' : ''}Pods`,
@@ -113,23 +118,29 @@ ${section('new-pod', 'Create a pod', podForm(context, form, { action: podsPath(c
   );
 }
 
-export interface PodForms {
-  edit?: FormState;
+/** The forms of a pod's page, each with what was typed and its errors. */
+export type PodForms = Partial<Record<'edit' | 'draft' | 'list' | 'ignore' | 'cycle', FormState>> & {
   quiet?: QuietHoursForm;
-  draft?: FormState;
-  list?: FormState;
-  ignore?: FormState;
-  cycle?: FormState;
-}
+};
 
 const JOB_TONE = { completed: 'ok', failed: 'bad', canceled: 'idle' } as const;
 const jobStatus = (job: JobView) =>
   stateTag(JOB_TONE[job.status as keyof typeof JOB_TONE] ?? 'warn', capitalized(job.status));
 
-export function jobProgress(job: JobView): Html {
+/** The Cancel button is a live part: when the job ends while the page is open, the live view drops it. */
+export function jobPage(context: SignedInContext, view: { pod: PodView; job: JobView; liveUrl: string | null }): Html {
+  const { pod, job } = view;
   const { counts } = job;
   const done = counts.sent + counts.delivered + counts.received + counts.failed + counts.skipped;
-  return html`<div id="job-progress" data-live-part>
+  const open = job.status === 'queued' || job.status === 'running';
+  return layout(
+    { ...context, current: 'pods', scripts: SCRIPTS },
+    `${capitalized(job.mode)} of ${pod.name}`,
+    html`<div class="card wide">
+${podCrumbs(context, pod, capitalized(job.mode))}
+<h1>${capitalized(job.mode)} of ${pod.name}</h1>
+${liveStatus(view.liveUrl, 'Reload the page to see the counts change.', 'Live: the counts change as the phones report.')}
+<div id="job-progress" data-live-part>
 <p>${jobStatus(job)} <progress max="${Math.max(counts.total, 1)}" value="${Math.min(done, counts.total)}" aria-label="Messages handled">${done} of ${counts.total}</progress> ${done} of ${counts.total} handled</p>
 ${facts([
   ['Waiting or queued', counts.queued],
@@ -142,21 +153,7 @@ ${facts([
   Boolean(job.send_at) && ['Scheduled for', time(job.send_at ?? '')],
   ['Ended', job.completed_at ? time(job.completed_at) : 'Not yet'],
 ])}
-</div>`;
-}
-
-/** The Cancel button is a live part: when the job ends while the page is open, the live view drops it. */
-export function jobPage(context: SignedInContext, view: { pod: PodView; job: JobView; liveUrl: string | null }): Html {
-  const { pod, job } = view;
-  const open = job.status === 'queued' || job.status === 'running';
-  return layout(
-    { ...context, current: 'pods', scripts: SCRIPTS },
-    `${capitalized(job.mode)} of ${pod.name}`,
-    html`<div class="card wide">
-${podCrumbs(context, pod, capitalized(job.mode))}
-<h1>${capitalized(job.mode)} of ${pod.name}</h1>
-${liveStatus(view.liveUrl, 'Reload the page to see the counts change.', 'Live: the counts change as the phones report.')}
-${jobProgress(job)}
+</div>
 <div id="job-actions" data-live-part>${open && postButton(context, `${jobPath(context, pod.id, job.id)}/cancel`, 'Cancel the job', { className: 'danger' })}</div>
 </div>`,
   );
@@ -166,7 +163,7 @@ ${jobProgress(job)}
 function draftForm(context: SignedInContext, action: string, form: FormState | undefined, isNew: boolean): Html {
   const fields = html`${isNew && clientId(form)}
 ${podField(form, { id: 'draft-to', name: 'to', label: 'To', type: 'tel', hint: 'In international form, like +14155550123.', attributes: PHONE })}
-${textArea({ id: 'draft-body', name: 'body', label: 'Message', value: form?.values.body, hint: 'Up to 1600 characters.', error: form?.errors.body })}`;
+${podArea(form, { id: 'draft-body', name: 'body', label: 'Message', hint: 'Up to 1600 characters.' })}`;
   return podForm(context, form, { action, button: 'Save draft' }, fields);
 }
 
@@ -183,7 +180,7 @@ export function podPage(
     cells: CellView[];
     drafts: DraftView[];
     lists: ListSummary[];
-    ignored: Ignored[];
+    ignored: ReturnType<typeof ignoredView>[];
     jobs: JobView[];
     forms?: PodForms;
   },
@@ -195,7 +192,7 @@ export function podPage(
   // The pod's own cells and those in no pod can be chosen.
   const choosable = view.cells.filter((cell) => cell.pod_id === null || cell.pod_id === pod.id);
   const editFields = html`${podField(edit, { id: 'pod-name', name: 'name', label: 'Pod name', type: 'text', value: edit?.values.name ?? pod.name, attributes: NAME })}
-${cellChoices(choosable, edit ? chosenOf(edit) : new Set(pod.cell_ids), edit?.errors.cell_ids)}`;
+${cellChoices(choosable, edit ? cellIdsOf(edit.values) : pod.cell_ids, edit?.errors.cell_ids)}`;
 
   const act = (draft: DraftView, action: string, label: string, className: string) =>
     postButton(context, `${base}/drafts/${draft.id}/${action}`, label, {
@@ -223,17 +220,16 @@ ${cellChoices(choosable, edit ? chosenOf(edit) : new Set(pod.cell_ids), edit?.er
 
   const mode = cycle?.values.mode === 'ring' ? 'ring' : 'broadcast';
   const radio = (value: string, label: string) =>
-    html`<div class="check"><input type="radio" id="mode-${value}" name="mode" value="${value}"${mode === value ? ' checked' : ''}><label for="mode-${value}">${label}</label></div>`;
+    choiceBox({ type: 'radio', id: `mode-${value}`, name: 'mode', value, checked: mode === value, label });
   const listChoices = [['', 'No list'] as const, ...lists.map((l) => [l.id, l.name] as const)];
   const cycleFields = html`${clientId(cycle)}
-<fieldset class="field"${cycle?.errors.mode && html` aria-describedby="mode-error"`}><legend>What to start</legend>
-${radio('broadcast', 'Broadcast: one text to each recipient, spread over the active cells')}
-${radio('ring', 'Ring: each active cell texts the next (a health check)')}
-${cycle?.errors.mode && html`<p class="field-error" id="mode-error">${cycle.errors.mode}</p>`}
-</fieldset>
-${textArea({ id: 'cycle-body', name: 'body', label: 'Message', value: cycle?.values.body, hint: 'Required for a broadcast; a ring has a default.', error: cycle?.errors.body })}
+${fieldset({ id: 'mode', legend: 'What to start', error: cycle?.errors.mode }, [
+  radio('broadcast', 'Broadcast: one text to each recipient, spread over the active cells'),
+  radio('ring', 'Ring: each active cell texts the next (a health check)'),
+])}
+${podArea(cycle, { id: 'cycle-body', name: 'body', label: 'Message', hint: 'Required for a broadcast; a ring has a default.' })}
 ${lists.length > 0 && selectField({ id: 'cycle-list', name: 'list_id', label: 'Contact list', hint: 'Or type numbers below.', value: cycle?.values.list_id, error: cycle?.errors.list_id, choices: listChoices })}
-${textArea({ id: 'cycle-to', name: 'to', label: 'Recipients', value: cycle?.values.to, hint: 'A broadcast: one number per line, unless a list is chosen.', error: cycle?.errors.to })}`;
+${podArea(cycle, { id: 'cycle-to', name: 'to', label: 'Recipients', hint: 'A broadcast: one number per line, unless a list is chosen.' })}`;
   const jobList = plainList(
     jobs,
     '',
@@ -248,7 +244,7 @@ ${textArea({ id: 'cycle-to', name: 'to', label: 'Recipients', value: cycle?.valu
       html`<a href="${listPath(context, pod.id, entry.id)}">${entry.name}</a> <span class="small">(${entry.number_count} numbers)</span> ${postButton(context, `${base}/lists/${entry.id}/delete`, 'Delete', { className: 'danger', ariaLabel: `Delete the list ${entry.name}` })}`,
   );
   const listFields = html`${podField(list, { id: 'list-name', name: 'name', label: 'List name', type: 'text', attributes: NAME })}
-${textArea({ id: 'list-numbers', name: 'numbers', label: 'Numbers', value: list?.values.numbers, hint: 'One per line, in international form.', error: list?.errors.numbers, rows: 4 })}`;
+${podArea(list, { id: 'list-numbers', name: 'numbers', label: 'Numbers', hint: 'One per line, in international form.', rows: 4 })}`;
 
   const ignoredItems = plainList(
     view.ignored,

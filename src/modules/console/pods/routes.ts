@@ -12,6 +12,7 @@ import { allCells } from '../messages/routes.ts';
 import type { ConsoleModule } from '../module.ts';
 import { postQuietHours } from '../quiet-hours.ts';
 import {
+  cellIdsOf,
   deletePodPage,
   draftPage,
   jobPage,
@@ -28,9 +29,6 @@ const PAGE = 50;
 const ANCHORS = { edit: 'edit', draft: 'drafts', list: 'lists', ignore: 'ignore', cycle: 'cycles' } as const;
 type Section = keyof typeof ANCHORS;
 
-/** The chosen cells of a pod form (cell_0, cell_1, ... checkboxes). */
-export const cellIdsOf = (body: Record<string, string>) =>
-  Object.entries(body).flatMap(([k, v]) => (/^cell_\d+$/.test(k) ? [v] : []));
 /** One number per line (commas too), blanks dropped. */
 export const linesOf = (value: string | undefined) =>
   (value ?? '')
@@ -60,28 +58,19 @@ export function registerPodPages(scope: App, module: ConsoleModule): void {
   async function podOf({ call, session, context, params }: Ask, forms: PodForms = {}): Promise<Html> {
     const pod = await call(ops.getPod, { id: params.pod_id });
     const scoped = { pod_id: pod.id, limit: PAGE };
-    const [cells, drafts, lists, ignored, jobs] = await Promise.all([
+    const [cells, { drafts }, { lists }, { ignored }, { jobs }] = await Promise.all([
       allCells(dashboard.cells, session.organizationId),
       call(ops.drafts.pod.list, { ...scoped, status: 'draft' }),
       call(ops.lists.pod.list, scoped),
       call(ops.ignore.pod.list, scoped),
       call(ops.listPodJobs, { pod_id: pod.id, limit: 10 }),
     ]);
-    return podPage(context, {
-      pod,
-      cells,
-      drafts: drafts.drafts,
-      lists: lists.lists,
-      ignored: ignored.ignored,
-      jobs: jobs.jobs,
-      forms,
-    });
+    return podPage(context, { pod, cells, drafts, lists, ignored, jobs, forms });
   }
 
   /** A form of the pod's page: one operation, then 303 back to its section, or the page with its errors. */
-  function podForm(path: string, section: Section, run: (ask: Ask) => Promise<unknown>, missing?: string) {
+  function podForm(path: string, section: Section, run: (ask: Ask) => Promise<unknown>) {
     bind.post(`${CONSOLE_PATH}/pods/:pod_id${path}`, {
-      missing,
       run: async (ask) => {
         const to = await run(ask);
         return typeof to === 'string' ? to : `${podPath(ask.context, ask.params.pod_id)}#${ANCHORS[section]}`;
@@ -208,12 +197,10 @@ export function registerPodPages(scope: App, module: ConsoleModule): void {
   bind.post(`${CONSOLE_PATH}/pods/:pod_id/jobs/:job_id/cancel`, {
     missing: 'job',
     run: async ({ call, context, params }) => {
-      try {
-        await call(ops.cancelPodJob, params);
-      } catch (error) {
-        // A job that ended meanwhile: its page says how.
+      // A job that ended meanwhile: its page says how.
+      await call(ops.cancelPodJob, params).catch((error: unknown) => {
         if (!(error instanceof ApiError) || error.code !== 'conflict') throw error;
-      }
+      });
       return jobPath(context, params.pod_id, params.job_id);
     },
   });
