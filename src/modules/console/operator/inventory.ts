@@ -10,10 +10,10 @@ import type { App } from '../../../http/types.ts';
 import { ApiError } from '../../../lib/errors.ts';
 import { capitalized } from '../account/shared.ts';
 import { FormRefusal, type Refusal } from '../binder.ts';
-import { devicePath, OPERATOR_PATH } from './http.ts';
+import { devicePath, OPERATOR_PATH, type OperatorAsk } from './http.ts';
 import { addPhonePage, removePhonePage, SETTINGS, simField } from './inventory-pages.ts';
 import { operatorBinder, type OperatorConsole } from './module.ts';
-import { flashDeviceKey, PHONE_SECTION, phoneId, phonePage, type OperatorAsk } from './routes.ts';
+import { flashDeviceKey, PHONE_SECTION, phoneId, phonePage } from './routes.ts';
 
 const WHOLE_NUMBER = /^[0-9]{1,9}$/;
 /** What each setting takes, in the form's words (for a value the form or the operation refuses). */

@@ -2,7 +2,8 @@
 // its cells, ledger, usage and the suspend / reinstate / credit / grant forms, each with a reason)
 // and x402 deposits (held ones assigned to an organization by a form).
 import { html, type Html } from '../../../lib/html.ts';
-import { field, selectField } from '../layout.ts';
+import { errorNotice, field, selectField } from '../layout.ts';
+import type { Refusal } from '../binder.ts';
 import { dollars, dollarsOfNumber } from '../../billing/money.ts';
 import { dataTable } from '../data-table.ts';
 import { monthName, usageChart, usageTable, type DailyUsage, type Month } from '../account/chart.ts';
@@ -233,39 +234,29 @@ export function depositsPage(
     status: 'held' | 'credited';
     nextCursor: string | null;
     notice?: Html;
-    form?: {
-      depositId: string;
-      organizationId: string;
-      reason: string;
-      error: string;
-      field: 'organization_id' | 'reason';
-    };
+    /** The assign form of a deposit as sent, with its refusal (a notice: above the list). */
+    form?: Omit<Refusal, 'status'> & { depositId: string };
   },
 ): Html {
-  /** A field of a row's assign form, labelled for its deposit, with its error. */
-  const input = (id: string, name: string, label: string, value: string, error: string | undefined, more: Html) =>
-    html`<label for="${id}">${label}</label>
-<input id="${id}" name="${name}" type="text" value="${value}" autocomplete="off" ${more}${error ? html` aria-invalid="true" aria-describedby="${id}-error"` : ''}>
-${error ? html`<p class="field-error" id="${id}-error">${error}</p>` : ''}`;
+  const { form } = options;
   const assign = (deposit: DepositItem) => {
     if (deposit.status !== 'held')
       return deposit.organization_id
         ? html`<a href="${organizationPath(deposit.organization_id)}" class="mono">${deposit.organization_id}</a>`
         : '—';
-    const mine = options.form?.depositId === deposit.id ? options.form : undefined;
-    const errorOf = (field: string) => (mine?.field === field ? mine.error : undefined);
+    const mine = form?.depositId === deposit.id ? form : undefined;
     const id = `assign-${deposit.id}`;
     return html`<form method="post" action="${BASE}/deposits/${encodeURIComponent(deposit.id)}/assign" novalidate class="row-actions">
 ${csrfInput(session)}
-${input(id, 'organization_id', `Organization id for ${deposit.id}`, mine?.organizationId ?? '', errorOf('organization_id'), html`maxlength="64" spellcheck="false"`)}
-${input(`${id}-reason`, 'reason', 'Reason (optional)', mine?.reason ?? '', errorOf('reason'), html`maxlength="500"`)}
+${field({ id, name: 'organization_id', label: `Organization id for ${deposit.id}`, type: 'text', value: mine?.values.organization_id, error: mine?.errors.organization_id, attributes: html`maxlength="64" spellcheck="false" autocomplete="off"` })}
+${field({ id: `${id}-reason`, name: 'reason', label: 'Reason (optional)', type: 'text', value: mine?.values.reason, error: mine?.errors.reason, optional: true, attributes: html`maxlength="500" autocomplete="off"` })}
 <button type="submit" class="primary small-button">Assign</button>
 </form>`;
   };
   const held = options.status === 'held';
   return sectionPage(
     { session, current: 'deposits' },
-    options.form ? 'Error: Deposits' : 'Deposits',
+    form ? 'Error: Deposits' : 'Deposits',
     html`<h1>Deposits</h1>
 <p class="lead">x402 deposits to the service's wallet. A held deposit came from a wallet no organization has linked: assign it to credit an organization.</p>
 ${tabs('Deposit status', [
@@ -273,6 +264,7 @@ ${tabs('Deposit status', [
   [`${BASE}/deposits?status=credited`, 'Credited', !held],
 ])}
 ${options.notice ?? ''}
+${errorNotice(form?.notice)}
 ${dataTable({
   caption: held ? 'Held deposits, newest first' : 'Credited deposits, newest first',
   scrollId: 'deposits-caption',

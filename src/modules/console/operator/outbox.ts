@@ -6,7 +6,8 @@ import { html, type Html } from '../../../lib/html.ts';
 import { when } from '../account/shared.ts';
 import { dataTable } from '../data-table.ts';
 import { field } from '../layout.ts';
-import { listPage, OPERATOR_PATH } from './http.ts';
+import { badListLink, OPERATOR_PATH } from './http.ts';
+import type { OutOf } from '../binder.ts';
 import { sectionPage } from './layout.ts';
 import { operatorBinder, type OperatorConsole } from './module.ts';
 import type { OperatorSession } from './service.ts';
@@ -14,10 +15,7 @@ import type { OperatorSession } from './service.ts';
 const PAGE_SIZE = 25;
 const OUTBOX_PATH = `${OPERATOR_PATH}/outbox`;
 
-type OutboxList = {
-  messages: { id: string; to: string; subject: string; text: string; created_at: string }[];
-  next_cursor: string | null;
-};
+type OutboxList = OutOf<OperatorConsole['operations']['admin']['listOutboxMail']>;
 
 export function outboxPage(session: OperatorSession, list: OutboxList, options: { to: string; mailed: boolean }): Html {
   const more = new URLSearchParams();
@@ -51,20 +49,16 @@ ${dataTable({
 
 export function registerOutboxPage(scope: App, operator: OperatorConsole): void {
   const back = { href: OUTBOX_PATH, text: 'See all kept mail' };
-  const bind = operatorBinder(scope, operator, { back, missing: 'mail' });
-  bind.view(OUTBOX_PATH, (ask) => {
+  const bind = operatorBinder(scope, operator, { back, missing: 'mail', gone: 'No mail has this id.' });
+  bind.view(OUTBOX_PATH, async (ask) => {
     const to = (ask.query.to ?? '').trim();
     const cursor = ask.query.cursor || undefined;
-    return listPage(ask, back, async () =>
-      outboxPage(
-        ask.session,
-        await ask.call(operator.operations.admin.listOutboxMail, {
-          limit: PAGE_SIZE,
-          ...(cursor ? { cursor } : {}),
-          ...(to ? { to } : {}),
-        }),
-        { to, mailed: operator.mailed },
-      ),
-    );
+    if (to.length > 254) return badListLink(ask, back);
+    const list = await ask.call(operator.operations.admin.listOutboxMail, {
+      limit: PAGE_SIZE,
+      ...(cursor ? { cursor } : {}),
+      ...(to ? { to } : {}),
+    });
+    return outboxPage(ask.session, list, { to, mailed: operator.mailed });
   });
 }

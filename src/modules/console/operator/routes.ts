@@ -19,20 +19,18 @@ import { FLEET_FILTERS, type FleetFilter } from './fleet.ts';
 import { devicePage, fleetPage, fleetRow, fleetSummary, type DevicePageOptions } from './fleet-pages.ts';
 import {
   OPERATOR_PATH,
-  clearedOperatorCookie,
-  devicePath,
   badListLink,
+  devicePath,
   foreignForm,
-  listPage,
   operatorCookie,
   safeOperatorNext,
+  type OperatorAsk,
 } from './http.ts';
 import { operatorMessagePage } from './layout.ts';
 import { redirect } from '../guard.ts';
 import { FleetLive } from './live.ts';
 import { operatorBinder, type OperatorConsole } from './module.ts';
-import { FormRefusal, type Ask, type SectionOptions } from '../binder.ts';
-import { OPERATOR_SESSION_TTL_MS, type OperatorSession } from './service.ts';
+import { FormRefusal } from '../binder.ts';
 import { operatorSignInPage } from './sign-in-page.ts';
 import { auditPage } from './audit-page.ts';
 
@@ -66,7 +64,6 @@ export const reasonError = (reason: string, required = true) =>
 export const DEVICE_ID = /^[A-Za-z0-9_]{1,64}$/;
 
 const DEVICE_KEY_COOKIE = 'cg_operator_device_key';
-export type OperatorAsk = Ask<OperatorSession, OperatorSession>;
 /** A device key shown once on its phone's page: a rotated key, or a new phone's (`added`). */
 type FlashedKey = { deviceId: string; adminTokenId: string; secret: string; added?: boolean };
 
@@ -129,7 +126,7 @@ export function registerOperatorRoutes(app: App, operator: OperatorConsole): voi
               : 'That admin token is not valid: it is unknown, revoked or not an admin token.';
           return sendPage(reply, 400, operatorSignInPage({ next, error }));
         }
-        reply.header('set-cookie', operatorCookie(http, signedIn.token, OPERATOR_SESSION_TTL_MS / 1000));
+        reply.header('set-cookie', operatorCookie(http, signedIn.token));
         return redirect(reply, next ?? `${OPERATOR_PATH}/fleet`);
       },
     );
@@ -143,12 +140,7 @@ export function phoneId({ params }: OperatorAsk): string {
   return params.device_id;
 }
 /** The phones' section: the fleet its way back, an unknown phone its 404. */
-export const PHONE_SECTION: SectionOptions<OperatorSession, never> = {
-  back: FLEET_BACK,
-  missing: 'phone',
-  notFound: (session) =>
-    operatorMessagePage(session, 'Phone not found', 'No phone with this id is in the inventory.', FLEET_BACK),
-};
+export const PHONE_SECTION = { back: FLEET_BACK, missing: 'phone', gone: 'No phone with this id is in the inventory.' };
 
 /** The phone's page of the route's device_id (with a form's state); an id of the wrong form is no phone. */
 export async function phonePage(operator: OperatorConsole, ask: OperatorAsk, options: DevicePageOptions) {
@@ -166,7 +158,7 @@ export function registerFleetPages(scope: App, operator: OperatorConsole): void 
   bind.post(`${OPERATOR_PATH}/sign-out`, {
     run: async ({ session, reply }) => {
       await sessions.signOut(session);
-      reply.header('set-cookie', clearedOperatorCookie(http));
+      reply.header('set-cookie', operatorCookie(http, null));
       return `${OPERATOR_PATH}/sign-in`;
     },
   });
@@ -208,16 +200,14 @@ export function registerFleetPages(scope: App, operator: OperatorConsole): void 
 
   bind.view(`${OPERATOR_PATH}/audit`, async (ask) => {
     const targetId = (ask.query.target_id ?? '').trim();
-    const back = { href: `${OPERATOR_PATH}/audit`, text: 'See every action' };
-    if (targetId !== '' && !DEVICE_ID.test(targetId)) return badListLink(ask.reply, ask.session, back);
-    return listPage(ask, back, async () => {
-      const page = await operator.audit.list({
-        limit: 50,
-        cursor: ask.query.cursor || undefined,
-        target_id: targetId || undefined,
-      });
-      return auditPage(ask.session, page.entries, { targetId: targetId || null, nextCursor: page.next_cursor });
+    if (targetId !== '' && !DEVICE_ID.test(targetId))
+      return badListLink(ask, { href: `${OPERATOR_PATH}/audit`, text: 'See every action' });
+    const page = await operator.audit.list({
+      limit: 50,
+      cursor: ask.query.cursor || undefined,
+      target_id: targetId || undefined,
     });
+    return auditPage(ask.session, page.entries, { targetId: targetId || null, nextCursor: page.next_cursor });
   });
 
   bind.view(`${OPERATOR_PATH}/devices/:device_id`, async (ask) => {
@@ -268,10 +258,10 @@ export function registerFleetPages(scope: App, operator: OperatorConsole): void 
     });
 
   devicePost('rotate-key', async (ask, id, reason) => {
-    const { device_key: secret } = (await ask.call(operator.operations.devices.rotateDeviceKey, {
+    const { device_key: secret } = await ask.call(operator.operations.devices.rotateDeviceKey, {
       device_id: id,
       ...(reason ? { reason } : {}),
-    })) as { device_key: string };
+    });
     return flashDeviceKey(http, ask, { deviceId: id, secret });
   });
 }
