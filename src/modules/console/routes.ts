@@ -36,7 +36,7 @@ const CONSOLE_DIR = new URL('.', import.meta.url);
 const COPY = readFileSync(new URL('copy.js', import.meta.url), 'utf8');
 const PAGE = { config: PUBLIC, schema: HIDDEN };
 /** A file every console page may load, read once at start. */
-const asset = (type: string, body: string) => async (_request: unknown, reply: FastifyReply) =>
+export const asset = (type: string, body: string) => async (_request: unknown, reply: FastifyReply) =>
   reply
     .header('cache-control', 'public, max-age=3600')
     .header('x-content-type-options', 'nosniff')

@@ -204,8 +204,8 @@ export interface DevicePageOptions {
   /** The SIM numbers form as sent, with its errors. */
   simsForm?: PhoneForm;
   notice?: Html;
-  /** A form's error: on its reason field, or (refusal) said above the form. */
-  formError?: { form: string; error: string; reason: string; refusal?: boolean };
+  /** An action form as sent (`form`: its id) with its refusal: the reason's error, or a notice above the form. */
+  formError?: PhoneForm & { form: string };
 }
 
 /** An action on the phone, with its reason (its error, or a refusal said above the form). */
@@ -223,15 +223,14 @@ function deviceForm(
   },
 ): Html {
   const mine = options.formError?.form === form.id ? options.formError : undefined;
-  const onField = mine && !mine.refusal ? mine : undefined;
   return actionForm(session, {
     ...form,
     level: 3,
     action: `${devicePath(d.id)}/${form.id}`,
-    refusal: mine?.refusal ? mine.error : undefined,
+    refusal: mine?.notice,
     fields: reasonField(`${form.id}-reason`, {
-      value: onField?.reason,
-      error: onField?.error,
+      value: mine?.values.reason,
+      error: mine?.errors.reason,
       optional: form.optional,
     }),
   });

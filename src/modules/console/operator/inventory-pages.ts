@@ -1,7 +1,8 @@
 // The inventory's pages (routes in inventory.ts): the add-a-phone form, a phone's settings section
 // (on its page) and the confirmation of its removal. Each form shows its errors on its fields.
-import { html, join, type Html } from '../../../lib/html.ts';
-import { rowOf, tableHead, type RowColumn } from '../data-table.ts';
+import { html, type Html } from '../../../lib/html.ts';
+import { dataTable, type RowColumn } from '../data-table.ts';
+import type { Refusal } from '../binder.ts';
 import { DEFAULT_DAILY_SEND_LIMIT, DEFAULT_SEND_RATE_PER_MINUTE } from '../../devices/service.ts';
 import { confirmForm, crumbs, errorNotice, field } from '../layout.ts';
 import { devicePath, OPERATOR_PATH } from './http.ts';
@@ -10,11 +11,7 @@ import type { OperatorSession } from './service.ts';
 import type { SimView } from '../../devices/service.ts';
 
 /** A phone form's values as typed and its errors by field; `notice` for the form as a whole. */
-export interface PhoneForm {
-  values: Record<string, string>;
-  errors: Record<string, string>;
-  notice?: string;
-}
+export type PhoneForm = Omit<Refusal, 'status'>;
 
 /** The settings a phone form sends (besides the number, on add). */
 export const SETTINGS = ['label', 'send_rate_per_minute', 'daily_send_limit'] as const;
@@ -107,11 +104,12 @@ export function simLinesSection(
   return html`<section id="sims" aria-labelledby="sims-heading">
 <h2 id="sims-heading">SIM lines</h2>
 <p class="small">The SMSGate app reports each SIM's number masked to its last four digits. A line carries a cell once its number is set; a cell waiting for a phone takes it at once.</p>
-<table>${tableHead(SIM_COLUMNS)}
-<tbody>${join(
-    device.sims.map((line) => rowOf(SIM_COLUMNS, line, { rowHeader: true })),
-    '\n',
-  )}</tbody></table>
+${dataTable({
+  caption: "The phone's SIM lines",
+  columns: SIM_COLUMNS,
+  rows: device.sims,
+  empty: 'The app reported no SIM.',
+})}
 ${
   open.length === 0
     ? ''

@@ -9,7 +9,6 @@
 //   GET  /console/operator/devices/:device_id   telemetry, failures, actions
 //   POST /console/operator/devices/:device_id/rotate-key
 import { readFileSync } from 'node:fs';
-import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { App } from '../../../http/types.ts';
 
 import { ApiError } from '../../../lib/errors.ts';
@@ -32,9 +31,11 @@ import { FleetLive } from './live.ts';
 import { operatorBinder, type OperatorConsole } from './module.ts';
 import { FormRefusal } from '../binder.ts';
 import { operatorSignInPage } from './sign-in-page.ts';
+import { asset } from '../routes.ts';
 import { auditPage } from './audit-page.ts';
 
 const SCRIPT = readFileSync(new URL('fleet.js', import.meta.url), 'utf8');
+const PAGE = { config: PUBLIC, schema: HIDDEN };
 
 /** The operator operation of each hold action. */
 const HOLD_OPERATIONS = { pause: 'pauseDevice', resume: 'resumeDevice', release: 'releaseDevice' } as const;
@@ -89,23 +90,13 @@ export function registerOperatorRoutes(app: App, operator: OperatorConsole): voi
   app.addHook('preClose', async () => live.closeAll());
   app.addHook('onRequest', guard.crossingHook());
 
-  app.register(async (plugin) => {
-    const scope = plugin.withTypeProvider<TypeBoxTypeProvider>();
+  app.register(async (scope) => {
     registerFormParser(scope);
 
-    scope.get(OPERATOR_PATH, { config: PUBLIC, schema: HIDDEN }, async (_request, reply) =>
-      redirect(reply, `${OPERATOR_PATH}/fleet`),
-    );
+    scope.get(OPERATOR_PATH, PAGE, async (_request, reply) => redirect(reply, `${OPERATOR_PATH}/fleet`));
+    scope.get(`${OPERATOR_PATH}/fleet.js`, PAGE, asset('text/javascript', SCRIPT));
 
-    scope.get(`${OPERATOR_PATH}/fleet.js`, { config: PUBLIC, schema: HIDDEN }, async (_request, reply) =>
-      reply
-        .header('cache-control', 'public, max-age=3600')
-        .header('x-content-type-options', 'nosniff')
-        .type('text/javascript; charset=utf-8')
-        .send(SCRIPT),
-    );
-
-    scope.get(`${OPERATOR_PATH}/sign-in`, { config: PUBLIC, schema: HIDDEN }, async (request, reply) => {
+    scope.get(`${OPERATOR_PATH}/sign-in`, PAGE, async (request, reply) => {
       const next = safeOperatorNext(text(request.query, 'next'));
       if (await guard.session(request)) return redirect(reply, next ?? `${OPERATOR_PATH}/fleet`);
       return sendPage(reply, 200, operatorSignInPage({ next }));
@@ -240,15 +231,7 @@ export function registerFleetPages(scope: App, operator: OperatorConsole): void 
         if (error) throw new FormRefusal({ reason: error });
         return run(ask, id, reason);
       },
-      page: (ask, refusal) =>
-        phonePage(operator, ask, {
-          formError: {
-            form: action,
-            reason: (ask.body.reason ?? '').trim(),
-            error: refusal.errors.reason ?? refusal.notice ?? '',
-            refusal: refusal.notice !== undefined,
-          },
-        }),
+      page: (ask, refusal) => phonePage(operator, ask, { formError: { ...refusal, form: action } }),
     });
 
   for (const [action, op] of Object.entries(HOLD_OPERATIONS))
