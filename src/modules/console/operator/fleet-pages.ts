@@ -5,7 +5,7 @@ import { html, join, type Html } from '../../../lib/html.ts';
 import { capitalized, revealOnce, stateTag, when } from '../account/shared.ts';
 import { telemetryChart, telemetryTable, type TelemetryPoint } from './chart.ts';
 import type { FleetFilter, FleetLine, FleetRow, FleetView } from './fleet.ts';
-import { actionForm, reasonField, sectionPage, tabs } from './layout.ts';
+import { actionForm, sectionPage, tabs } from './layout.ts';
 import { crumbs, facts } from '../layout.ts';
 import { dataTable, rowOf, tableHead, type RowColumn } from '../data-table.ts';
 import type { OperatorSession } from './service.ts';
@@ -213,26 +213,13 @@ function deviceForm(
   session: OperatorSession,
   d: FleetRow['device'],
   options: DevicePageOptions,
-  form: {
-    id: string;
-    heading: string;
-    explain: string;
-    button: string;
-    tone: 'danger' | 'primary';
-    optional?: boolean;
-  },
+  form: Pick<Parameters<typeof actionForm>[1], 'id' | 'heading' | 'explain' | 'button' | 'tone' | 'reason'>,
 ): Html {
-  const mine = options.formError?.form === form.id ? options.formError : undefined;
   return actionForm(session, {
     ...form,
     level: 3,
     action: `${devicePath(d.id)}/${form.id}`,
-    refusal: mine?.notice,
-    fields: reasonField(`${form.id}-reason`, {
-      value: mine?.values.reason,
-      error: mine?.errors.reason,
-      optional: form.optional,
-    }),
+    sent: options.formError?.form === form.id ? options.formError : undefined,
   });
 }
 
@@ -341,7 +328,7 @@ ${deviceForm(session, d, options, {
   explain: 'Rotating the key stops the old one at once; the new key is shown once, here.',
   button: 'Rotate device key',
   tone: 'danger',
-  optional: true,
+  reason: { optional: true },
 })}
 </section>`,
   );

@@ -11,7 +11,7 @@ import { stateTag, when } from '../account/shared.ts';
 import type { BillingOperator } from '../../billing/operator.ts';
 import type { DepositsService } from '../../billing/deposits.ts';
 import type { UsageService } from '../../billing/usage.ts';
-import { actionForm, csrfInput, reasonField, sectionPage, tabs } from './layout.ts';
+import { actionForm, csrfInput, sectionPage, tabs } from './layout.ts';
 import { crumbs, facts } from '../layout.ts';
 import type { OperatorRepository } from './repository.ts';
 import type { OperatorSession } from './service.ts';
@@ -83,13 +83,7 @@ ${dataTable({
 
 /** Which form an error or a notice belongs to, and what the operator had typed. */
 export type OrganizationForm = 'suspend' | 'reinstate' | 'credits' | 'grant';
-export interface FormState {
-  form: OrganizationForm;
-  values: Record<string, string>;
-  errors: Record<string, string>;
-  /** A refusal of the whole action (409), said above the form. */
-  refusal?: string;
-}
+export type FormState = Omit<Refusal, 'status'> & { form: OrganizationForm };
 
 export function organizationPage(
   session: OperatorSession,
@@ -111,7 +105,7 @@ export function organizationPage(
   const error = (form: OrganizationForm, name: string) => (state?.form === form ? state.errors[name] : undefined);
   const tierValue = value('grant', 'tier') ?? b.tier ?? options.tiers[0] ?? '';
   const tiers = [...new Set([...options.tiers, tierValue])].filter(Boolean);
-  const form = (id: OrganizationForm, heading: string, explain: string, button: string, fields: Html = html``) =>
+  const form = (id: OrganizationForm, heading: string, explain: string, button: string, fields?: Html) =>
     html`<section aria-labelledby="${id}-heading">
 ${actionForm(session, {
   id,
@@ -119,9 +113,9 @@ ${actionForm(session, {
   level: 2,
   explain,
   action: `${organizationPath(org.id)}/${id}`,
-  refusal: state?.form === id ? state.refusal : undefined,
-  fields: html`${fields}
-${reasonField(`${id}-reason`, { value: value(id, 'reason'), error: error(id, 'reason'), hint: 'Kept with the action in the audit trail.' })}`,
+  sent: state?.form === id ? state : undefined,
+  fields,
+  reason: { hint: 'Kept with the action in the audit trail.' },
   button,
   tone: id === 'suspend' ? 'danger' : 'primary',
 })}

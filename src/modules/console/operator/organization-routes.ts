@@ -165,7 +165,7 @@ export function registerOrganizationPages(scope: App, operator: OperatorConsole)
       },
       page: (ask, refusal) =>
         organizationOf(ask, {
-          state: { form, values: valuesOf(ask), errors: refusal.errors, refusal: refusal.notice },
+          state: { ...refusal, values: valuesOf(ask), form },
         }),
     });
 
