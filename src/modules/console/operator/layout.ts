@@ -72,6 +72,20 @@ export const notFoundPage = () =>
 export const sectionPage = (page: OperatorPage, title: string, content: Html) =>
   operatorLayout(page, title, html`<div class="card wide account">\n${content}\n</div>`);
 
+/** The link to a list's next page, when there is one: the list's filters (those given) and the cursor. */
+export function nextPage(
+  path: string,
+  cursor: string | null,
+  label: string,
+  filters: Record<string, string | null> = {},
+) {
+  const query = new URLSearchParams(
+    Object.entries(filters).filter((filter): filter is [string, string] => !!filter[1]),
+  );
+  if (cursor) query.set('cursor', cursor);
+  return cursor ? { href: `${path}?${query}`, label } : null;
+}
+
 /** Links to the views of a list, the current one marked. */
 export const tabs = (label: string, links: readonly (readonly [string, string, boolean])[]) =>
   html`<nav aria-label="${label}" class="filters small">${join(

@@ -11,7 +11,7 @@ import { stateTag, when } from '../account/shared.ts';
 import type { BillingOperator } from '../../billing/operator.ts';
 import type { DepositsService } from '../../billing/deposits.ts';
 import type { UsageService } from '../../billing/usage.ts';
-import { actionForm, csrfInput, sectionPage, tabs } from './layout.ts';
+import { actionForm, csrfInput, nextPage, sectionPage, tabs } from './layout.ts';
 import { crumbs, facts } from '../layout.ts';
 import type { OperatorRepository } from './repository.ts';
 import type { OperatorSession } from './service.ts';
@@ -45,10 +45,6 @@ export function organizationsPage(
   organizations: OrganizationListItem[],
   options: { states: readonly string[]; state: string | null; email: string; nextCursor: string | null },
 ): Html {
-  const query = new URLSearchParams();
-  if (options.state) query.set('state', options.state);
-  if (options.email) query.set('email', options.email);
-  if (options.nextCursor) query.set('cursor', options.nextCursor);
   return sectionPage(
     { session, current: 'organizations' },
     'Organizations',
@@ -76,7 +72,10 @@ ${dataTable({
     { label: 'Active cells', numeric: true, value: (org) => org.active_cells },
     { label: 'Period ends', value: (org) => when(org.current_period_end, 'No period') },
   ],
-  more: options.nextCursor ? { href: `${BASE}/organizations?${query.toString()}`, label: 'More organizations' } : null,
+  more: nextPage(`${BASE}/organizations`, options.nextCursor, 'More organizations', {
+    state: options.state,
+    email: options.email,
+  }),
 })}`,
   );
 }
@@ -273,12 +272,7 @@ ${dataTable({
     { label: 'Transaction', className: 'mono small', value: (deposit) => deposit.transaction },
     { label: held ? 'Assign to' : 'Organization', value: assign },
   ],
-  more: options.nextCursor
-    ? {
-        href: `${BASE}/deposits?${held ? '' : 'status=credited&'}cursor=${encodeURIComponent(options.nextCursor)}`,
-        label: 'More deposits',
-      }
-    : null,
+  more: nextPage(`${BASE}/deposits`, options.nextCursor, 'More deposits', { status: held ? null : 'credited' }),
 })}`,
   );
 }

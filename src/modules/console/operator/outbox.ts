@@ -8,7 +8,7 @@ import { dataTable } from '../data-table.ts';
 import { field } from '../layout.ts';
 import { badListLink, OPERATOR_PATH } from './http.ts';
 import type { OutOf } from '../binder.ts';
-import { sectionPage } from './layout.ts';
+import { nextPage, sectionPage } from './layout.ts';
 import { operatorBinder, type OperatorConsole } from './module.ts';
 import type { OperatorSession } from './service.ts';
 
@@ -18,9 +18,6 @@ const OUTBOX_PATH = `${OPERATOR_PATH}/outbox`;
 type OutboxList = OutOf<OperatorConsole['operations']['admin']['listOutboxMail']>;
 
 export function outboxPage(session: OperatorSession, list: OutboxList, options: { to: string; mailed: boolean }): Html {
-  const more = new URLSearchParams();
-  if (options.to) more.set('to', options.to);
-  if (list.next_cursor) more.set('cursor', list.next_cursor);
   const body = html`<h1>Outbox</h1>
 <p class="lead">${
     options.mailed
@@ -42,7 +39,7 @@ ${dataTable({
     { label: 'Subject', value: (mail) => mail.subject },
     { label: 'Text', value: (mail) => html`<pre class="mail-text">${mail.text}</pre>` },
   ],
-  more: list.next_cursor ? { href: `${OUTBOX_PATH}?${more.toString()}`, label: 'Older mail' } : null,
+  more: nextPage(OUTBOX_PATH, list.next_cursor, 'Older mail', { to: options.to }),
 })}`;
   return sectionPage({ session, current: 'outbox' }, 'Outbox', body);
 }
