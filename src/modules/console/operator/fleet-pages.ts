@@ -10,7 +10,7 @@ import { crumbs, facts } from '../layout.ts';
 import { dataTable, rowOf, tableHead, type RowColumn } from '../data-table.ts';
 import type { OperatorSession } from './service.ts';
 import { devicePath } from './http.ts';
-import { phoneSettingsSection, simLinesSection, type PhoneForm } from './inventory-pages.ts';
+import { failed, phoneSettingsSection, simLinesSection, type PhoneForm } from './inventory-pages.ts';
 
 const BASE = '/console/operator';
 
@@ -281,9 +281,7 @@ export function devicePage(
   // An SMSGate phone has no number until the operator sets one of its SIM lines'.
   const number = d.phone_number ?? d.id;
   const label = d.label ? `${number} (${d.label})` : number;
-  const settingsFailed = [options.settingsForm, options.simsForm].some(
-    (form) => form && (form.notice || Object.keys(form.errors).length > 0),
-  );
+  const settingsFailed = [options.settingsForm, options.simsForm].some((form) => form && failed(form));
   const title = options.formError || settingsFailed ? `Error: Phone ${label}` : `Phone ${label}`;
   return sectionPage(
     { session, current: 'fleet' },

@@ -23,8 +23,8 @@ ${field({ id: `${prefix}-rate`, name: 'send_rate_per_minute', label: 'Send rate 
 ${field({ id: `${prefix}-daily`, name: 'daily_send_limit', label: 'Daily limit (SMS segments per 24 hours)', type: 'text', value: form.values.daily_send_limit, hint: `1 to 10,000; ${DEFAULT_DAILY_SEND_LIMIT} when left empty.`, error: form.errors.daily_send_limit, attributes: html`inputmode="numeric" autocomplete="off"`, optional: true })}`;
 }
 
-const formNotice = (form: PhoneForm) => errorNotice(form.notice);
-const failed = (form: PhoneForm) => Boolean(form.notice) || Object.keys(form.errors).length > 0;
+/** Whether a form was refused (on a field, or as a whole). */
+export const failed = (form: PhoneForm) => Boolean(form.notice) || Object.keys(form.errors).length > 0;
 
 export function addPhonePage(session: OperatorSession, form: PhoneForm = { values: {}, errors: {} }): Html {
   return sectionPage(
@@ -43,7 +43,7 @@ ${csrfInput(session)}
 <section id="termux" aria-labelledby="termux-heading">
 <h2 id="termux-heading">With Termux, by its number</h2>
 <p>The phone's key is shown once, on its page: put it in the phone app. A cell waiting for a phone gets this one at once.</p>
-${formNotice(form)}
+${errorNotice(form.notice)}
 <form method="post" action="${OPERATOR_PATH}/devices" novalidate>
 ${csrfInput(session)}
 ${field({ id: 'phone-number', name: 'phone_number', label: 'Phone number', type: 'tel', value: form.values.phone_number, hint: "The SIM's number in international form, like +14155550123.", error: form.errors.phone_number, attributes: html`maxlength="32" autocomplete="off" spellcheck="false"` })}
@@ -113,7 +113,7 @@ ${dataTable({
 ${
   open.length === 0
     ? ''
-    : html`${formNotice(shown)}
+    : html`${errorNotice(shown.notice)}
 <form method="post" action="${devicePath(device.id)}/sims" novalidate>
 ${csrfInput(session)}
 ${fields}
@@ -139,7 +139,7 @@ export function phoneSettingsSection(
   };
   return html`<section id="settings" aria-labelledby="settings-heading">
 <h2 id="settings-heading">Settings</h2>
-${formNotice(shown)}
+${errorNotice(shown.notice)}
 <form method="post" action="${devicePath(device.id)}/settings" novalidate>
 ${csrfInput(session)}
 ${settingsFields('settings', shown)}

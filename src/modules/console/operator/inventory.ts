@@ -118,14 +118,10 @@ export function registerInventoryPages(scope: App, operator: OperatorConsole): v
 
   bind.post(`${OPERATOR_PATH}/devices/:device_id/remove`, {
     run: async (ask) => {
-      const device = await phone(ask);
-      try {
-        await ask.call(devices.deleteDevice, { device_id: device.id });
-      } catch (error) {
-        if (!(error instanceof ApiError) || error.code !== 'conflict') throw error;
-        return ask.send(409, removePhonePage(ask.session, device, error.message));
-      }
+      await ask.call(devices.deleteDevice, { device_id: phoneId(ask) });
       return `${OPERATOR_PATH}/fleet?notice=removed`;
     },
+    // Refused (it carries a cell): the question again, with why.
+    page: async (ask, refusal) => removePhonePage(ask.session, await phone(ask), refusal.notice),
   });
 }
