@@ -3,7 +3,7 @@
 import { html, join, type Html, type HtmlValue } from '../../../lib/html.ts';
 import { when } from '../account/shared.ts';
 import type { AuditEntry } from '../../admin/audit.ts';
-import { sectionPage } from './layout.ts';
+import { nextPage, sectionPage } from './layout.ts';
 import { dataTable } from '../data-table.ts';
 import { OPERATOR_PATH as BASE } from './http.ts';
 import type { OperatorSession } from './service.ts';
@@ -31,9 +31,6 @@ export function auditPage(
   entries: AuditEntry[],
   options: { targetId: string | null; nextCursor: string | null },
 ): Html {
-  const more = new URLSearchParams();
-  if (options.targetId) more.set('target_id', options.targetId);
-  if (options.nextCursor) more.set('cursor', options.nextCursor);
   return sectionPage(
     { session, current: 'audit' },
     'Audit',
@@ -57,7 +54,7 @@ ${dataTable({
     { label: 'Reason', value: (entry) => entry.reason || html`<span class="small">None given</span>` },
     { label: 'Detail', className: 'small', value: detail },
   ],
-  more: options.nextCursor ? { href: `${BASE}/audit?${more.toString()}`, label: 'Older actions' } : null,
+  more: nextPage(`${BASE}/audit`, options.nextCursor, 'Older actions', { target_id: options.targetId }),
 })}`,
   );
 }

@@ -4,13 +4,10 @@
 // is what screen readers and text browsers get.
 import { html, join, type Html } from '../../../lib/html.ts';
 import { dataTable } from '../data-table.ts';
+import type { heartbeatView } from '../../devices/heartbeats.ts';
 
-export interface TelemetryPoint {
-  battery_pct: number | null;
-  charging: boolean | null;
-  signal_dbm: number | null;
-  received_at: string;
-}
+/** A heartbeat as the admin surface shows it. */
+export type TelemetryPoint = ReturnType<typeof heartbeatView>;
 
 const WIDTH = 720;
 const PANEL = 120;

@@ -5,7 +5,9 @@ import type QRCodeModule from 'qrcode';
 import { onFirstUse } from '../../../lib/on-first-use.ts';
 import { revealOnce } from '../account/shared.ts';
 import { html, raw, type Html } from '../../../lib/html.ts';
-import { confirmForm } from '../layout.ts';
+import { confirmForm, crumbs } from '../layout.ts';
+import type { OutOf } from '../binder.ts';
+import type { EnrollmentOperations } from '../../devices/enrollment-operations.ts';
 import { OPERATOR_PATH } from './http.ts';
 import { sectionPage } from './layout.ts';
 import type { OperatorSession } from './service.ts';
@@ -15,15 +17,9 @@ const qrcode = onFirstUse<typeof QRCodeModule>('qrcode');
 
 export const enrollmentPath = (id: string) => `${OPERATOR_PATH}/devices/enrollments/${encodeURIComponent(id)}`;
 
-/** What the operator sees once: the enrollment's secrets as the API answered them. */
-export interface ShownEnrollment {
-  id: string;
-  token: string;
-  code: string;
-  server_url: string;
-  code_expires_at: string;
-  expires_at: string;
-}
+/** What the page shows once of the enrollment the API answered (its secrets). */
+export const SHOWN = ['id', 'token', 'code', 'server_url', 'code_expires_at', 'expires_at'] as const;
+export type ShownEnrollment = Pick<OutOf<EnrollmentOperations['createEnrollment']>, (typeof SHOWN)[number]>;
 
 /**
  * The QR code's text: the app's settings import format with the gateway module only
@@ -53,7 +49,13 @@ const termuxAside = (baseUrl: string) => html`<aside aria-labelledby="termux-hea
 <p class="small">One SIM, no delivery reports; Android 12 and later need the phantom-process killer turned off (docs/android.md).</p>
 </aside>`;
 
-const crumbs = html`<nav aria-label="Breadcrumb" class="crumbs"><ol><li><a href="${OPERATOR_PATH}/fleet">Fleet</a></li><li><a href="${OPERATOR_PATH}/devices/new">Add a phone</a></li><li><span aria-current="page">Enrollment</span></li></ol></nav>`;
+const trail = crumbs(
+  [
+    [`${OPERATOR_PATH}/fleet`, 'Fleet'],
+    [`${OPERATOR_PATH}/devices/new`, 'Add a phone'],
+  ],
+  'Enrollment',
+);
 
 export async function enrollmentPage(
   session: OperatorSession,
@@ -65,7 +67,7 @@ export async function enrollmentPage(
     { session, current: 'fleet' },
     'Enroll a phone',
     html`<div class="enroll">
-${crumbs}
+${trail}
 <h1>Enroll a phone with the SMSGate app</h1>
 ${revealOnce({ id: 'private-token', heading: 'Private token', label: 'Private token (Settings → Cloud server → Private token)', secret: enrollment.token, explain: `It works once, until ${enrollment.expires_at}. Cellgate keeps only a hash of it.` })}
 <dl>
@@ -92,7 +94,7 @@ export function enrollmentShownPage(session: OperatorSession, id: string): Html 
   return sectionPage(
     { session, current: 'fleet' },
     'Enrollment',
-    html`${crumbs}
+    html`${trail}
 <h1>Enrollment <span class="mono">${id}</span></h1>
 <p>Its private token and code were shown once, when it was made. If they were lost, revoke it and make a new one.</p>
 ${confirmForm({

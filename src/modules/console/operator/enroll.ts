@@ -9,17 +9,13 @@
 import type { App } from '../../../http/types.ts';
 import { ApiError } from '../../../lib/errors.ts';
 import { setFlash, takeFlash } from '../http.ts';
-import { enrollmentPage, enrollmentPath, enrollmentShownPage, type ShownEnrollment } from './enroll-pages.ts';
-import { OPERATOR_PATH } from './http.ts';
-import { operatorMessagePage } from './layout.ts';
+import { enrollmentPage, enrollmentPath, enrollmentShownPage, SHOWN, type ShownEnrollment } from './enroll-pages.ts';
+import { OPERATOR_PATH, type OperatorAsk } from './http.ts';
 import { operatorBinder, type OperatorConsole } from './module.ts';
-import type { OperatorAsk } from './routes.ts';
 
 const ENROLLMENT_COOKIE = 'cg_operator_enrollment';
 const ENROLLMENT_ID = /^enr_[A-Za-z0-9]{1,60}$/;
 type Flashed = ShownEnrollment & { adminTokenId: string };
-/** What the page shows once, each a string in a flash the console wrote. */
-const SHOWN = ['token', 'code', 'server_url', 'code_expires_at', 'expires_at'] as const;
 
 /** The route's enrollment id; one of the wrong form is no enrollment. */
 function enrollmentId({ params }: OperatorAsk): string {
@@ -31,32 +27,20 @@ function enrollmentId({ params }: OperatorAsk): string {
 export function registerEnrollmentPages(scope: App, operator: OperatorConsole): void {
   const { http } = operator;
   const ops = operator.operations.enrollments;
-  const addPhone = { href: `${OPERATOR_PATH}/devices/new`, text: 'Add a phone' };
   const bind = operatorBinder(scope, operator, {
-    back: addPhone,
+    back: { href: `${OPERATOR_PATH}/devices/new`, text: 'Add a phone' },
     missing: 'enrollment',
-    notFound: (session) =>
-      operatorMessagePage(
-        session,
-        'Enrollment not found',
-        'No pending enrollment has this id: it was used, revoked or has expired.',
-        addPhone,
-      ),
+    gone: 'No pending enrollment has this id: it was used, revoked or has expired.',
   });
 
   bind.post(`${OPERATOR_PATH}/devices/enrollments`, {
     run: async ({ session, reply, call }) => {
-      const made = (await call(ops.createEnrollment, {})) as ShownEnrollment;
-      const flash: Flashed = {
-        id: made.id,
-        token: made.token,
-        code: made.code,
-        server_url: made.server_url,
-        code_expires_at: made.code_expires_at,
-        expires_at: made.expires_at,
+      const made = await call(ops.createEnrollment, {});
+      const flash = Object.fromEntries(SHOWN.map((field) => [field, made[field]]));
+      setFlash(reply, http, ENROLLMENT_COOKIE, enrollmentPath(made.id), {
+        ...flash,
         adminTokenId: session.adminTokenId,
-      };
-      setFlash(reply, http, ENROLLMENT_COOKIE, enrollmentPath(made.id), flash);
+      });
       return enrollmentPath(made.id);
     },
   });

@@ -5,12 +5,12 @@ import { html, join, type Html } from '../../../lib/html.ts';
 import { capitalized, revealOnce, stateTag, when } from '../account/shared.ts';
 import { telemetryChart, telemetryTable, type TelemetryPoint } from './chart.ts';
 import type { FleetFilter, FleetLine, FleetRow, FleetView } from './fleet.ts';
-import { actionForm, reasonField, sectionPage, tabs } from './layout.ts';
+import { actionForm, sectionPage, tabs } from './layout.ts';
 import { crumbs, facts } from '../layout.ts';
 import { dataTable, rowOf, tableHead, type RowColumn } from '../data-table.ts';
 import type { OperatorSession } from './service.ts';
 import { devicePath } from './http.ts';
-import { phoneSettingsSection, simLinesSection, type PhoneForm } from './inventory-pages.ts';
+import { failed, phoneSettingsSection, simLinesSection, type PhoneForm } from './inventory-pages.ts';
 
 const BASE = '/console/operator';
 
@@ -204,8 +204,8 @@ export interface DevicePageOptions {
   /** The SIM numbers form as sent, with its errors. */
   simsForm?: PhoneForm;
   notice?: Html;
-  /** A form's error: on its reason field, or (refusal) said above the form. */
-  formError?: { form: string; error: string; reason: string; refusal?: boolean };
+  /** An action form as sent (`form`: its id) with its refusal: the reason's error, or a notice above the form. */
+  formError?: PhoneForm & { form: string };
 }
 
 /** An action on the phone, with its reason (its error, or a refusal said above the form). */
@@ -213,27 +213,13 @@ function deviceForm(
   session: OperatorSession,
   d: FleetRow['device'],
   options: DevicePageOptions,
-  form: {
-    id: string;
-    heading: string;
-    explain: string;
-    button: string;
-    tone: 'danger' | 'primary';
-    optional?: boolean;
-  },
+  form: Pick<Parameters<typeof actionForm>[1], 'id' | 'heading' | 'explain' | 'button' | 'tone' | 'reason'>,
 ): Html {
-  const mine = options.formError?.form === form.id ? options.formError : undefined;
-  const onField = mine && !mine.refusal ? mine : undefined;
   return actionForm(session, {
     ...form,
     level: 3,
     action: `${devicePath(d.id)}/${form.id}`,
-    refusal: mine?.refusal ? mine.error : undefined,
-    fields: reasonField(`${form.id}-reason`, {
-      value: onField?.reason,
-      error: onField?.error,
-      optional: form.optional,
-    }),
+    sent: options.formError?.form === form.id ? options.formError : undefined,
   });
 }
 
@@ -295,9 +281,7 @@ export function devicePage(
   // An SMSGate phone has no number until the operator sets one of its SIM lines'.
   const number = d.phone_number ?? d.id;
   const label = d.label ? `${number} (${d.label})` : number;
-  const settingsFailed = [options.settingsForm, options.simsForm].some(
-    (form) => form && (form.notice || Object.keys(form.errors).length > 0),
-  );
+  const settingsFailed = [options.settingsForm, options.simsForm].some((form) => form && failed(form));
   const title = options.formError || settingsFailed ? `Error: Phone ${label}` : `Phone ${label}`;
   return sectionPage(
     { session, current: 'fleet' },
@@ -342,7 +326,7 @@ ${deviceForm(session, d, options, {
   explain: 'Rotating the key stops the old one at once; the new key is shown once, here.',
   button: 'Rotate device key',
   tone: 'danger',
-  optional: true,
+  reason: { optional: true },
 })}
 </section>`,
   );

@@ -2,7 +2,6 @@
 // (deviceView), with its cell and organization, the queue of its cell and what it sent and failed
 // in the last 24 hours; one phone's telemetry over 24 hours and its latest failures.
 import type { Clock } from '../../../lib/clock.ts';
-import { notFound } from '../../../lib/errors.ts';
 import type { DevicesService, DeviceView } from '../../devices/service.ts';
 import type { OperatorRepository } from './repository.ts';
 
@@ -13,11 +12,13 @@ export const RECENT_FAILURES = 20;
 
 export type { DeviceView };
 
-type Joined = NonNullable<Awaited<ReturnType<OperatorRepository['device']>>>;
-/** A SIM line of an SMSGate phone with the cell it carries and that cell's organization (issue 34). */
-export type FleetLine = Awaited<ReturnType<OperatorRepository['lines']>>[number];
+/** The cell a phone or one of its SIM lines carries, with that cell's organization (issue 34). */
+type CellOf = { [Name in 'cell_name' | 'organization_id' | 'organization_name']: string | null };
+const NO_CELL: CellOf = { cell_name: null, organization_id: null, organization_name: null };
+/** A SIM line of an SMSGate phone with the cell it carries and that cell's organization. */
+export type FleetLine = DeviceView['sims'][number] & CellOf;
 
-export type FleetRow = Pick<Joined, 'cell_name' | 'organization_id' | 'organization_name'> & {
+export type FleetRow = CellOf & {
   device: DeviceView;
   /** Queued for the cells it carries (both lines' on a dual-SIM phone). */
   queued: number;
@@ -42,42 +43,34 @@ export class FleetView {
     this.deps = deps;
   }
 
-  /** Rows of the joined reads, each phone as the admin surface shows it (with its last 24 hours). */
-  private async rows(joined: Joined[], allLines: FleetLine[], queued: Map<string, number>): Promise<FleetRow[]> {
-    const devices = joined.map(({ cell_name: _c, organization_id: _o, organization_name: _n, ...device }) => device);
-    const views = await this.deps.devices.views(devices);
-    const linesOf = Map.groupBy(allLines, (line) => line.device_id);
-    return joined.map((row, index) => {
-      const lines = linesOf.get(row.id) ?? [];
-      const cells = new Set([row.cell_id, ...lines.map((line) => line.cell_id)]);
+  /** Each phone with its cells, their organizations and their queues. */
+  private async rows(devices: DeviceView[]): Promise<FleetRow[]> {
+    const carried = devices.flatMap((d) => [d.cell_id, ...d.sims.map((line) => line.cell_id)]);
+    const ids = [...new Set(carried)].filter((id) => id !== null);
+    const [cells, queued] = await Promise.all([this.deps.repo.cells(ids), this.deps.repo.queuedByCell(ids)]);
+    const named = new Map(cells.map(({ id, ...cell }) => [id, cell]));
+    const cellOf = (id: string | null) => (id && named.get(id)) || NO_CELL;
+    return devices.map((device) => {
+      const lines = device.agent === 'smsgate' ? device.sims : [];
+      const carried = new Set([device.cell_id, ...lines.map((line) => line.cell_id)]);
       return {
-        device: views[index],
-        cell_name: row.cell_name,
-        organization_id: row.organization_id,
-        organization_name: row.organization_name,
-        queued: [...cells].reduce((sum, cell) => sum + (cell ? (queued.get(cell) ?? 0) : 0), 0),
-        lines,
+        device,
+        ...cellOf(device.cell_id),
+        queued: [...carried].reduce((sum, cell) => sum + (cell ? (queued.get(cell) ?? 0) : 0), 0),
+        lines: lines.map((line) => ({ ...line, ...cellOf(line.cell_id) })),
       };
     });
   }
 
   /** Every phone (oldest first), narrowed by the filter. */
   async fleet(filter: FleetFilter = 'all'): Promise<FleetRow[]> {
-    const [joined, lines, queued] = await Promise.all([
-      this.deps.repo.fleet(),
-      this.deps.repo.lines(),
-      this.deps.repo.queuedByCell(),
-    ]);
-    return (await this.rows(joined, lines, queued)).filter(KEEPS[filter]);
+    const devices = await this.deps.devices.views(await this.deps.repo.fleet());
+    return (await this.rows(devices)).filter(KEEPS[filter]);
   }
 
   /** One phone's row; 404 when it is not in the inventory. */
   async device(id: string): Promise<FleetRow> {
-    const [joined, lines] = await Promise.all([this.deps.repo.device(id), this.deps.repo.lines(id)]);
-    if (!joined) throw notFound('device');
-    const cells = [joined.cell_id, ...lines.map((line) => line.cell_id)].filter((cell) => cell !== null);
-    const queued = await this.deps.repo.queuedByCell([...new Set(cells)]);
-    return (await this.rows([joined], lines, queued))[0];
+    return (await this.rows([await this.deps.devices.get(id)]))[0];
   }
 
   /** Battery, charging and signal as reported over the last 24 hours, oldest first. */

@@ -4,10 +4,9 @@
 // session gets 404 here, and one that carries only an operator session gets 404 on the
 // organization's pages (see crossingHook), so neither console even admits that the other exists.
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { ApiError } from '../../../lib/errors.ts';
-import type { Html } from '../../../lib/html.ts';
-import { CONSOLE_PATH, fromOwnOrigin, readCookie, sendPage, type ConsoleHttp } from '../http.ts';
-import type { OperatorSession, OperatorSessions } from './service.ts';
+import { CONSOLE_PATH, cookie, fromOwnOrigin, readCookie, safeNext, sendPage, type ConsoleHttp } from '../http.ts';
+import type { Ask } from '../binder.ts';
+import { OPERATOR_SESSION_TTL_MS, type OperatorSession, type OperatorSessions } from './service.ts';
 import { csrfMatches } from '../service.ts';
 import { notFoundPage, operatorMessagePage } from './layout.ts';
 import { redirect } from '../guard.ts';
@@ -15,50 +14,26 @@ import { redirect } from '../guard.ts';
 export const OPERATOR_PATH = `${CONSOLE_PATH}/operator`;
 export const OPERATOR_COOKIE = 'cg_operator';
 
+/** What an operator page's binding gets. */
+export type OperatorAsk = Ask<OperatorSession, OperatorSession>;
+
 export const devicePath = (id: string) => `${OPERATOR_PATH}/devices/${encodeURIComponent(id)}`;
 
-export const operatorCookie = (http: ConsoleHttp, token: string, maxAgeSeconds: number) =>
-  `${OPERATOR_COOKIE}=${token}; Path=${OPERATOR_PATH}; Max-Age=${maxAgeSeconds}; HttpOnly; SameSite=Strict${http.secure ? '; Secure' : ''}`;
-
-export const clearedOperatorCookie = (http: ConsoleHttp) =>
-  `${OPERATOR_COOKIE}=; Path=${OPERATOR_PATH}; Max-Age=0; HttpOnly; SameSite=Strict${http.secure ? '; Secure' : ''}`;
-
-type Back = { href: string; text: string };
+/** The session cookie (SameSite=Strict, on the operator's pages only); a null token clears it. */
+export const operatorCookie = (http: ConsoleHttp, token: string | null) =>
+  cookie(http, OPERATOR_COOKIE, OPERATOR_PATH, token, OPERATOR_SESSION_TTL_MS / 1000);
 
 /** 400 for a list link whose cursor or filter the console did not write (a hand-edited URL). */
-export const badListLink = (reply: FastifyReply, session: OperatorSession, back: Back) =>
-  sendPage(reply, 400, operatorMessagePage(session, 'Page not found', 'This list link is not valid.', back));
-
-/** A list's page; a cursor or filter the service refuses is a bad list link. */
-export async function listPage(
-  ask: { reply: FastifyReply; session: OperatorSession },
-  back: Back,
-  show: () => Promise<Html>,
-): Promise<Html | FastifyReply> {
-  try {
-    return await show();
-  } catch (error) {
-    if (error instanceof ApiError && error.code === 'invalid_request') return badListLink(ask.reply, ask.session, back);
-    throw error;
-  }
-}
+export const badListLink = ({ send, session }: OperatorAsk, back: { href: string; text: string }) =>
+  send(400, operatorMessagePage(session, 'Page not found', 'This list link is not valid.', back));
 
 /** The answer to a form sent from another site. */
 export const foreignForm = () => operatorMessagePage(null, 'Request refused', 'This form was sent from another site.');
 
 /** `next` after sign-in: an operator page of this origin only (never an open redirect). */
-export function safeOperatorNext(next: unknown): string | undefined {
-  if (
-    typeof next !== 'string' ||
-    next.length > 2048 ||
-    !next.startsWith(`${OPERATOR_PATH}/`) ||
-    /[\\\s]|\/\/|\/\.\.?(\/|$|\?)/.test(next)
-  )
-    return undefined;
-  const url = new URL(next, 'http://console.invalid');
-  return url.origin === 'http://console.invalid' && url.pathname.startsWith(`${OPERATOR_PATH}/`)
-    ? `${url.pathname}${url.search}`
-    : undefined;
+export function safeOperatorNext(next: string): string | undefined {
+  const safe = next.startsWith(`${OPERATOR_PATH}/`) ? safeNext(next) : undefined;
+  return safe?.startsWith(`${OPERATOR_PATH}/`) ? safe : undefined;
 }
 
 export class OperatorGuard {

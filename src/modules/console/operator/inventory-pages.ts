@@ -1,7 +1,8 @@
 // The inventory's pages (routes in inventory.ts): the add-a-phone form, a phone's settings section
 // (on its page) and the confirmation of its removal. Each form shows its errors on its fields.
-import { html, join, type Html } from '../../../lib/html.ts';
-import { rowOf, tableHead, type RowColumn } from '../data-table.ts';
+import { html, type Html } from '../../../lib/html.ts';
+import { dataTable, type RowColumn } from '../data-table.ts';
+import type { Refusal } from '../binder.ts';
 import { DEFAULT_DAILY_SEND_LIMIT, DEFAULT_SEND_RATE_PER_MINUTE } from '../../devices/service.ts';
 import { confirmForm, crumbs, errorNotice, field } from '../layout.ts';
 import { devicePath, OPERATOR_PATH } from './http.ts';
@@ -10,11 +11,7 @@ import type { OperatorSession } from './service.ts';
 import type { SimView } from '../../devices/service.ts';
 
 /** A phone form's values as typed and its errors by field; `notice` for the form as a whole. */
-export interface PhoneForm {
-  values: Record<string, string>;
-  errors: Record<string, string>;
-  notice?: string;
-}
+export type PhoneForm = Omit<Refusal, 'status'>;
 
 /** The settings a phone form sends (besides the number, on add). */
 export const SETTINGS = ['label', 'send_rate_per_minute', 'daily_send_limit'] as const;
@@ -26,8 +23,8 @@ ${field({ id: `${prefix}-rate`, name: 'send_rate_per_minute', label: 'Send rate 
 ${field({ id: `${prefix}-daily`, name: 'daily_send_limit', label: 'Daily limit (SMS segments per 24 hours)', type: 'text', value: form.values.daily_send_limit, hint: `1 to 10,000; ${DEFAULT_DAILY_SEND_LIMIT} when left empty.`, error: form.errors.daily_send_limit, attributes: html`inputmode="numeric" autocomplete="off"`, optional: true })}`;
 }
 
-const formNotice = (form: PhoneForm) => errorNotice(form.notice);
-const failed = (form: PhoneForm) => Boolean(form.notice) || Object.keys(form.errors).length > 0;
+/** Whether a form was refused (on a field, or as a whole). */
+export const failed = (form: PhoneForm) => Boolean(form.notice) || Object.keys(form.errors).length > 0;
 
 export function addPhonePage(session: OperatorSession, form: PhoneForm = { values: {}, errors: {} }): Html {
   return sectionPage(
@@ -46,7 +43,7 @@ ${csrfInput(session)}
 <section id="termux" aria-labelledby="termux-heading">
 <h2 id="termux-heading">With Termux, by its number</h2>
 <p>The phone's key is shown once, on its page: put it in the phone app. A cell waiting for a phone gets this one at once.</p>
-${formNotice(form)}
+${errorNotice(form.notice)}
 <form method="post" action="${OPERATOR_PATH}/devices" novalidate>
 ${csrfInput(session)}
 ${field({ id: 'phone-number', name: 'phone_number', label: 'Phone number', type: 'tel', value: form.values.phone_number, hint: "The SIM's number in international form, like +14155550123.", error: form.errors.phone_number, attributes: html`maxlength="32" autocomplete="off" spellcheck="false"` })}
@@ -107,15 +104,16 @@ export function simLinesSection(
   return html`<section id="sims" aria-labelledby="sims-heading">
 <h2 id="sims-heading">SIM lines</h2>
 <p class="small">The SMSGate app reports each SIM's number masked to its last four digits. A line carries a cell once its number is set; a cell waiting for a phone takes it at once.</p>
-<table>${tableHead(SIM_COLUMNS)}
-<tbody>${join(
-    device.sims.map((line) => rowOf(SIM_COLUMNS, line, { rowHeader: true })),
-    '\n',
-  )}</tbody></table>
+${dataTable({
+  caption: "The phone's SIM lines",
+  columns: SIM_COLUMNS,
+  rows: device.sims,
+  empty: 'The app reported no SIM.',
+})}
 ${
   open.length === 0
     ? ''
-    : html`${formNotice(shown)}
+    : html`${errorNotice(shown.notice)}
 <form method="post" action="${devicePath(device.id)}/sims" novalidate>
 ${csrfInput(session)}
 ${fields}
@@ -141,7 +139,7 @@ export function phoneSettingsSection(
   };
   return html`<section id="settings" aria-labelledby="settings-heading">
 <h2 id="settings-heading">Settings</h2>
-${formNotice(shown)}
+${errorNotice(shown.notice)}
 <form method="post" action="${devicePath(device.id)}/settings" novalidate>
 ${csrfInput(session)}
 ${settingsFields('settings', shown)}

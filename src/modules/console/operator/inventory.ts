@@ -10,10 +10,10 @@ import type { App } from '../../../http/types.ts';
 import { ApiError } from '../../../lib/errors.ts';
 import { capitalized } from '../account/shared.ts';
 import { FormRefusal, type Refusal } from '../binder.ts';
-import { devicePath, OPERATOR_PATH } from './http.ts';
+import { devicePath, OPERATOR_PATH, type OperatorAsk } from './http.ts';
 import { addPhonePage, removePhonePage, SETTINGS, simField } from './inventory-pages.ts';
 import { operatorBinder, type OperatorConsole } from './module.ts';
-import { flashDeviceKey, PHONE_SECTION, phoneId, phonePage, type OperatorAsk } from './routes.ts';
+import { flashDeviceKey, PHONE_SECTION, phoneId, phonePage } from './routes.ts';
 
 const WHOLE_NUMBER = /^[0-9]{1,9}$/;
 /** What each setting takes, in the form's words (for a value the form or the operation refuses). */
@@ -118,14 +118,10 @@ export function registerInventoryPages(scope: App, operator: OperatorConsole): v
 
   bind.post(`${OPERATOR_PATH}/devices/:device_id/remove`, {
     run: async (ask) => {
-      const device = await phone(ask);
-      try {
-        await ask.call(devices.deleteDevice, { device_id: device.id });
-      } catch (error) {
-        if (!(error instanceof ApiError) || error.code !== 'conflict') throw error;
-        return ask.send(409, removePhonePage(ask.session, device, error.message));
-      }
+      await ask.call(devices.deleteDevice, { device_id: phoneId(ask) });
       return `${OPERATOR_PATH}/fleet?notice=removed`;
     },
+    // Refused (it carries a cell): the question again, with why.
+    page: async (ask, refusal) => removePhonePage(ask.session, await phone(ask), refusal.notice),
   });
 }

@@ -6,6 +6,7 @@ import { contextOf } from '../guard.ts';
 import { errorNotice, field, hidden, messageCard, pageShell } from '../layout.ts';
 import { messagePage } from '../pages.ts';
 import type { OperatorSession } from './service.ts';
+import type { Refusal } from '../binder.ts';
 
 const BASE = `${CONSOLE_PATH}/operator`;
 
@@ -71,6 +72,20 @@ export const notFoundPage = () =>
 export const sectionPage = (page: OperatorPage, title: string, content: Html) =>
   operatorLayout(page, title, html`<div class="card wide account">\n${content}\n</div>`);
 
+/** The link to a list's next page, when there is one: the list's filters (those given) and the cursor. */
+export function nextPage(
+  path: string,
+  cursor: string | null,
+  label: string,
+  filters: Record<string, string | null> = {},
+) {
+  const query = new URLSearchParams(
+    Object.entries(filters).filter((filter): filter is [string, string] => !!filter[1]),
+  );
+  if (cursor) query.set('cursor', cursor);
+  return cursor ? { href: `${path}?${query}`, label } : null;
+}
+
 /** Links to the views of a list, the current one marked. */
 export const tabs = (label: string, links: readonly (readonly [string, string, boolean])[]) =>
   html`<nav aria-label="${label}" class="filters small">${join(
@@ -80,23 +95,10 @@ export const tabs = (label: string, links: readonly (readonly [string, string, b
     ' · ',
   )}</nav>`;
 
-/** The reason of an operator action, kept with it in the audit log. */
-export const reasonField = (
-  id: string,
-  options: { value?: string; error?: string; optional?: boolean; hint?: string },
-) =>
-  field({
-    id,
-    name: 'reason',
-    label: options.optional ? 'Reason (optional)' : 'Reason',
-    type: 'text',
-    ...options,
-    attributes: html`maxlength="500" autocomplete="off"`,
-  });
-
 /**
  * An operator action's form, named by its heading: what it does, a refusal of it said above it,
- * its fields and its button.
+ * its fields, its reason (kept with the action in the audit log) and its button. `sent`: this
+ * form as it was sent, with its refusal.
  */
 export function actionForm(
   session: OperatorSession,
@@ -106,19 +108,22 @@ export function actionForm(
     level: 2 | 3;
     explain: string;
     action: string;
-    refusal?: string;
-    fields: HtmlValue;
+    sent?: Omit<Refusal, 'status'>;
+    fields?: HtmlValue;
+    reason?: { optional?: boolean; hint?: string };
     button: string;
     tone: 'danger' | 'primary';
   },
 ): Html {
   const heading = `${form.id}-heading`;
-  return html`${form.level === 2 ? html`<h2 id="${heading}">${form.heading}</h2>` : html`<h3 id="${heading}">${form.heading}</h3>`}
+  const { optional, hint } = form.reason ?? {};
+  return html`<h${form.level} id="${heading}">${form.heading}</h${form.level}>
 <p class="small">${form.explain}</p>
-${errorNotice(form.refusal)}
+${errorNotice(form.sent?.notice)}
 <form method="post" action="${form.action}" novalidate aria-labelledby="${heading}">
 ${csrfInput(session)}
-${form.fields}
+${form.fields ?? ''}
+${field({ id: `${form.id}-reason`, name: 'reason', label: optional ? 'Reason (optional)' : 'Reason', type: 'text', value: form.sent?.values.reason, error: form.sent?.errors.reason, hint, optional, attributes: html`maxlength="500" autocomplete="off"` })}
 <button type="submit" class="${form.tone}">${form.button}</button>
 </form>`;
 }

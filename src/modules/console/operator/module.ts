@@ -13,7 +13,7 @@ import type { DevicesService } from '../../devices/service.ts';
 import type { DeviceOperations } from '../../devices/operations.ts';
 import type { BillingAdminOperations } from '../../billing/admin-operations.ts';
 import type { DepositOperations } from '../../billing/deposits-operations.ts';
-import type { AnyOperation } from '../../../operations/operation.ts';
+import type { EnrollmentOperations } from '../../devices/enrollment-operations.ts';
 import type { Invoker } from '../../../operations/invoke.ts';
 import type { ConsoleHttp } from '../http.ts';
 import { FleetView } from './fleet.ts';
@@ -28,7 +28,8 @@ import type { OperatorContext } from '../../../operations/operation.ts';
 import type { AdminOperations } from '../../admin/operations.ts';
 import { registerOutboxPage } from './outbox.ts';
 import { OperatorRepository } from './repository.ts';
-import { Binder, signedInScope, type Door, type SectionOptions } from '../binder.ts';
+import { Binder, signedInScope, type SectionOptions } from '../binder.ts';
+import { capitalized } from '../account/shared.ts';
 import { operatorMessagePage } from './layout.ts';
 import { registerFleetPages, registerOperatorRoutes } from './routes.ts';
 import { OperatorSessions, type AdminAuthenticate, type AdminTokenActive, type OperatorSession } from './service.ts';
@@ -43,7 +44,7 @@ export interface OperatorOperations {
   /** The dev outbox (the Outbox page) and the audit log. */
   admin: AdminOperations;
   /** Enrollments of SMSGate phones (/v1/admin/devices/enrollments). */
-  enrollments: { createEnrollment: AnyOperation; revokeEnrollment: AnyOperation };
+  enrollments: EnrollmentOperations;
 }
 
 /** What the operator console's pages read and act through. */
@@ -79,35 +80,33 @@ export function buildOperatorConsole(deps: {
   };
 }
 
-/** The operator console's door for the binder: its pages take the session; its message page; invoke as the operator. */
-export const operatorDoor = (operator: OperatorConsole): Door<OperatorSession, OperatorSession, never> => ({
-  context: (session) => session,
-  call: (session, op, input) => actAs(operator, session, op, input),
-  messagePage: operatorMessagePage,
-});
-
-/** A section of the operator console. */
+/**
+ * A section of the operator console: its pages take the session, its calls invoke as the session's
+ * admin token (invoke admits, the service records the action), its unknown thing's 404 says `gone`.
+ */
 export const operatorBinder = (
   scope: App,
   operator: OperatorConsole,
-  options: SectionOptions<OperatorSession, never>,
-) => new Binder(scope, operatorDoor(operator), options);
-
-/** Runs an operator operation as the session's admin token (invoke admits, the service records the action). */
-export async function actAs<Out>(
-  operator: OperatorConsole,
-  session: OperatorSession,
-  op: AnyOperation,
-  input: Record<string, unknown>,
-): Promise<Out> {
-  const outcome = await operator.invoker.invoke<Out>(
-    op,
-    { credentialType: 'operator_session', tokenId: session.adminTokenId },
-    input,
+  { gone, ...options }: Omit<SectionOptions<OperatorSession, never>, 'notFound'> & { gone: string },
+) =>
+  new Binder<OperatorSession, OperatorSession, never>(
+    scope,
+    {
+      context: (session) => session,
+      call: async (session, op, input) => {
+        const principal = { credentialType: 'operator_session' as const, tokenId: session.adminTokenId };
+        const outcome = await operator.invoker.invoke(op, principal, input);
+        if (outcome.replayed) throw new Error('an operator operation never replays');
+        return outcome.value;
+      },
+      messagePage: operatorMessagePage,
+    },
+    {
+      ...options,
+      notFound: (session, missing) =>
+        operatorMessagePage(session, `${capitalized(missing)} not found`, gone, options.back),
+    },
   );
-  if (outcome.replayed) throw new Error('an operator operation never replays');
-  return outcome.value;
-}
 
 export function registerOperatorConsole(app: App, operator: OperatorConsole): void {
   registerOperatorRoutes(app, operator);

@@ -2,7 +2,8 @@
 // its cells, ledger, usage and the suspend / reinstate / credit / grant forms, each with a reason)
 // and x402 deposits (held ones assigned to an organization by a form).
 import { html, type Html } from '../../../lib/html.ts';
-import { field, selectField } from '../layout.ts';
+import { errorNotice, field, selectField } from '../layout.ts';
+import type { Refusal } from '../binder.ts';
 import { dollars, dollarsOfNumber } from '../../billing/money.ts';
 import { dataTable } from '../data-table.ts';
 import { monthName, usageChart, usageTable, type DailyUsage, type Month } from '../account/chart.ts';
@@ -10,7 +11,7 @@ import { stateTag, when } from '../account/shared.ts';
 import type { BillingOperator } from '../../billing/operator.ts';
 import type { DepositsService } from '../../billing/deposits.ts';
 import type { UsageService } from '../../billing/usage.ts';
-import { actionForm, csrfInput, reasonField, sectionPage, tabs } from './layout.ts';
+import { actionForm, csrfInput, nextPage, sectionPage, tabs } from './layout.ts';
 import { crumbs, facts } from '../layout.ts';
 import type { OperatorRepository } from './repository.ts';
 import type { OperatorSession } from './service.ts';
@@ -44,10 +45,6 @@ export function organizationsPage(
   organizations: OrganizationListItem[],
   options: { states: readonly string[]; state: string | null; email: string; nextCursor: string | null },
 ): Html {
-  const query = new URLSearchParams();
-  if (options.state) query.set('state', options.state);
-  if (options.email) query.set('email', options.email);
-  if (options.nextCursor) query.set('cursor', options.nextCursor);
   return sectionPage(
     { session, current: 'organizations' },
     'Organizations',
@@ -75,20 +72,17 @@ ${dataTable({
     { label: 'Active cells', numeric: true, value: (org) => org.active_cells },
     { label: 'Period ends', value: (org) => when(org.current_period_end, 'No period') },
   ],
-  more: options.nextCursor ? { href: `${BASE}/organizations?${query.toString()}`, label: 'More organizations' } : null,
+  more: nextPage(`${BASE}/organizations`, options.nextCursor, 'More organizations', {
+    state: options.state,
+    email: options.email,
+  }),
 })}`,
   );
 }
 
 /** Which form an error or a notice belongs to, and what the operator had typed. */
 export type OrganizationForm = 'suspend' | 'reinstate' | 'credits' | 'grant';
-export interface FormState {
-  form: OrganizationForm;
-  values: Record<string, string>;
-  errors: Record<string, string>;
-  /** A refusal of the whole action (409), said above the form. */
-  refusal?: string;
-}
+export type FormState = Omit<Refusal, 'status'> & { form: OrganizationForm };
 
 export function organizationPage(
   session: OperatorSession,
@@ -110,7 +104,7 @@ export function organizationPage(
   const error = (form: OrganizationForm, name: string) => (state?.form === form ? state.errors[name] : undefined);
   const tierValue = value('grant', 'tier') ?? b.tier ?? options.tiers[0] ?? '';
   const tiers = [...new Set([...options.tiers, tierValue])].filter(Boolean);
-  const form = (id: OrganizationForm, heading: string, explain: string, button: string, fields: Html = html``) =>
+  const form = (id: OrganizationForm, heading: string, explain: string, button: string, fields?: Html) =>
     html`<section aria-labelledby="${id}-heading">
 ${actionForm(session, {
   id,
@@ -118,9 +112,9 @@ ${actionForm(session, {
   level: 2,
   explain,
   action: `${organizationPath(org.id)}/${id}`,
-  refusal: state?.form === id ? state.refusal : undefined,
-  fields: html`${fields}
-${reasonField(`${id}-reason`, { value: value(id, 'reason'), error: error(id, 'reason'), hint: 'Kept with the action in the audit trail.' })}`,
+  sent: state?.form === id ? state : undefined,
+  fields,
+  reason: { hint: 'Kept with the action in the audit trail.' },
   button,
   tone: id === 'suspend' ? 'danger' : 'primary',
 })}
@@ -233,39 +227,29 @@ export function depositsPage(
     status: 'held' | 'credited';
     nextCursor: string | null;
     notice?: Html;
-    form?: {
-      depositId: string;
-      organizationId: string;
-      reason: string;
-      error: string;
-      field: 'organization_id' | 'reason';
-    };
+    /** The assign form of a deposit as sent, with its refusal (a notice: above the list). */
+    form?: Omit<Refusal, 'status'> & { depositId: string };
   },
 ): Html {
-  /** A field of a row's assign form, labelled for its deposit, with its error. */
-  const input = (id: string, name: string, label: string, value: string, error: string | undefined, more: Html) =>
-    html`<label for="${id}">${label}</label>
-<input id="${id}" name="${name}" type="text" value="${value}" autocomplete="off" ${more}${error ? html` aria-invalid="true" aria-describedby="${id}-error"` : ''}>
-${error ? html`<p class="field-error" id="${id}-error">${error}</p>` : ''}`;
+  const { form } = options;
   const assign = (deposit: DepositItem) => {
     if (deposit.status !== 'held')
       return deposit.organization_id
         ? html`<a href="${organizationPath(deposit.organization_id)}" class="mono">${deposit.organization_id}</a>`
         : '—';
-    const mine = options.form?.depositId === deposit.id ? options.form : undefined;
-    const errorOf = (field: string) => (mine?.field === field ? mine.error : undefined);
+    const mine = form?.depositId === deposit.id ? form : undefined;
     const id = `assign-${deposit.id}`;
     return html`<form method="post" action="${BASE}/deposits/${encodeURIComponent(deposit.id)}/assign" novalidate class="row-actions">
 ${csrfInput(session)}
-${input(id, 'organization_id', `Organization id for ${deposit.id}`, mine?.organizationId ?? '', errorOf('organization_id'), html`maxlength="64" spellcheck="false"`)}
-${input(`${id}-reason`, 'reason', 'Reason (optional)', mine?.reason ?? '', errorOf('reason'), html`maxlength="500"`)}
+${field({ id, name: 'organization_id', label: `Organization id for ${deposit.id}`, type: 'text', value: mine?.values.organization_id, error: mine?.errors.organization_id, attributes: html`maxlength="64" spellcheck="false" autocomplete="off"` })}
+${field({ id: `${id}-reason`, name: 'reason', label: 'Reason (optional)', type: 'text', value: mine?.values.reason, error: mine?.errors.reason, optional: true, attributes: html`maxlength="500" autocomplete="off"` })}
 <button type="submit" class="primary small-button">Assign</button>
 </form>`;
   };
   const held = options.status === 'held';
   return sectionPage(
     { session, current: 'deposits' },
-    options.form ? 'Error: Deposits' : 'Deposits',
+    form ? 'Error: Deposits' : 'Deposits',
     html`<h1>Deposits</h1>
 <p class="lead">x402 deposits to the service's wallet. A held deposit came from a wallet no organization has linked: assign it to credit an organization.</p>
 ${tabs('Deposit status', [
@@ -273,6 +257,7 @@ ${tabs('Deposit status', [
   [`${BASE}/deposits?status=credited`, 'Credited', !held],
 ])}
 ${options.notice ?? ''}
+${errorNotice(form?.notice)}
 ${dataTable({
   caption: held ? 'Held deposits, newest first' : 'Credited deposits, newest first',
   scrollId: 'deposits-caption',
@@ -287,12 +272,7 @@ ${dataTable({
     { label: 'Transaction', className: 'mono small', value: (deposit) => deposit.transaction },
     { label: held ? 'Assign to' : 'Organization', value: assign },
   ],
-  more: options.nextCursor
-    ? {
-        href: `${BASE}/deposits?${held ? '' : 'status=credited&'}cursor=${encodeURIComponent(options.nextCursor)}`,
-        label: 'More deposits',
-      }
-    : null,
+  more: nextPage(`${BASE}/deposits`, options.nextCursor, 'More deposits', { status: held ? null : 'credited' }),
 })}`,
   );
 }

@@ -14,7 +14,7 @@ import { BILLING_STATES } from '../../billing/lifecycle.ts';
 import { usdExact } from '../../billing/money.ts';
 import { noticeOf } from '../account/shared.ts';
 import { FormRefusal } from '../binder.ts';
-import { badListLink, listPage, OPERATOR_PATH } from './http.ts';
+import { badListLink, OPERATOR_PATH, type OperatorAsk } from './http.ts';
 import { operatorMessagePage } from './layout.ts';
 import { operatorBinder, type OperatorConsole } from './module.ts';
 import {
@@ -25,7 +25,7 @@ import {
   type FormState,
   type OrganizationForm,
 } from './organization-pages.ts';
-import { reasonError, type OperatorAsk } from './routes.ts';
+import { reasonError } from './routes.ts';
 
 const ID = /^[A-Za-z0-9_]{1,64}$/;
 const PAGE_SIZE = 25;
@@ -70,19 +70,16 @@ const valuesOf = ({ body }: OperatorAsk) => ({
 export function registerOrganizationPages(scope: App, operator: OperatorConsole): void {
   const { billing, repo } = operator;
   const ops = operator.operations.billing;
-  const organizationsBack = { href: ORGANIZATIONS, text: 'Back to organizations' };
-  const depositsBack = { href: DEPOSITS, text: 'Back to deposits' };
   const organizations = operatorBinder(scope, operator, {
-    back: organizationsBack,
+    back: { href: ORGANIZATIONS, text: 'Back to organizations' },
     missing: 'organization',
-    notFound: (session) =>
-      operatorMessagePage(session, 'Organization not found', 'No organization has this id.', organizationsBack),
+    gone: 'No organization has this id.',
     labels: FIELD_WORDS,
   });
   const deposits = operatorBinder(scope, operator, {
-    back: depositsBack,
+    back: { href: DEPOSITS, text: 'Back to deposits' },
     missing: 'deposit',
-    notFound: (session) => operatorMessagePage(session, 'Deposit not found', 'No deposit has this id.', depositsBack),
+    gone: 'No deposit has this id.',
   });
 
   /** The organization page, with a form's state or a notice. */
@@ -115,7 +112,7 @@ export function registerOrganizationPages(scope: App, operator: OperatorConsole)
   }
 
   organizations.view(ORGANIZATIONS, async (ask) => {
-    const { session, query, reply, send } = ask;
+    const { session, query, send } = ask;
     const back = { href: ORGANIZATIONS, text: 'See every organization' };
     const state = query.state ?? '';
     const email = (query.email ?? '').trim();
@@ -129,24 +126,22 @@ export function registerOrganizationPages(scope: App, operator: OperatorConsole)
           back,
         ),
       );
-    if (email.length > 254) return badListLink(reply, session, back);
-    return listPage(ask, back, async () => {
-      const page = await billing.operator.listOrganizations(
-        { state: state || undefined, email: email.toLowerCase() || undefined },
-        { limit: PAGE_SIZE, cursor: query.cursor || undefined },
-      );
-      const listed = await Promise.all(
-        page.organizations.map(async (org) => {
-          const status = await billing.billing.status(org.id);
-          return { ...org, prepaid_balance_usd: status.prepaid_balance_usd, active_cells: status.cells.active };
-        }),
-      );
-      return organizationsPage(session, listed, {
-        states: BILLING_STATES,
-        state: state || null,
-        email,
-        nextCursor: page.next_cursor,
-      });
+    if (email.length > 254) return badListLink(ask, back);
+    const page = await billing.operator.listOrganizations(
+      { state: state || undefined, email: email.toLowerCase() || undefined },
+      { limit: PAGE_SIZE, cursor: query.cursor || undefined },
+    );
+    const listed = await Promise.all(
+      page.organizations.map(async (org) => {
+        const status = await billing.billing.status(org.id);
+        return { ...org, prepaid_balance_usd: status.prepaid_balance_usd, active_cells: status.cells.active };
+      }),
+    );
+    return organizationsPage(session, listed, {
+      states: BILLING_STATES,
+      state: state || null,
+      email,
+      nextCursor: page.next_cursor,
     });
   });
 
@@ -170,60 +165,50 @@ export function registerOrganizationPages(scope: App, operator: OperatorConsole)
       },
       page: (ask, refusal) =>
         organizationOf(ask, {
-          state: { form, values: valuesOf(ask), errors: refusal.errors, refusal: refusal.notice },
+          state: { ...refusal, values: valuesOf(ask), form },
         }),
     });
 
+  /** A page of the deposits in `status`, as the deposits page shows it. */
+  const depositsOf = async ({ session, query }: OperatorAsk, status: 'held' | 'credited', extra = {}) => {
+    const page = await billing.deposits.list(status, { limit: PAGE_SIZE, cursor: query.cursor || undefined });
+    return depositsPage(session, page.deposits, { status, nextCursor: page.next_cursor, ...extra });
+  };
+
   deposits.view(DEPOSITS, async (ask) => {
-    const back = { href: DEPOSITS, text: 'See held deposits' };
     const status = ask.query.status || 'held';
-    if (status !== 'held' && status !== 'credited') return badListLink(ask.reply, ask.session, back);
-    return listPage(ask, back, async () => {
-      const page = await billing.deposits.list(status, { limit: PAGE_SIZE, cursor: ask.query.cursor || undefined });
-      return depositsPage(ask.session, page.deposits, {
-        status,
-        nextCursor: page.next_cursor,
-        notice: noticeOf(ask.query, NOTICES),
-      });
-    });
+    if (status !== 'held' && status !== 'credited')
+      return badListLink(ask, { href: DEPOSITS, text: 'See held deposits' });
+    return depositsOf(ask, status, { notice: noticeOf(ask.query, NOTICES) });
   });
 
   deposits.post(`${DEPOSITS}/:id/assign`, {
-    run: async ({ session, params, body, call, send }) => {
-      const depositId = params.id;
+    run: async ({ params, body, call }) => {
       const organizationId = (body.organization_id ?? '').trim();
       const reason = (body.reason ?? '').trim();
-      const again = async (status: number, error: string, field: 'organization_id' | 'reason' = 'organization_id') => {
-        const page = await billing.deposits.list('held', { limit: PAGE_SIZE });
-        return send(
-          status,
-          depositsPage(session, page.deposits, {
-            status: 'held',
-            nextCursor: page.next_cursor,
-            form: { depositId, organizationId, reason, error, field },
-          }),
-        );
-      };
-      if (!ID.test(depositId)) throw noSuch('deposit');
-      if (organizationId === '') return again(400, 'Enter the id of the organization to credit (org_…).');
-      if (!ID.test(organizationId)) return again(400, 'An organization id looks like org_… (letters, digits and _).');
+      if (!ID.test(params.id)) throw noSuch('deposit');
+      if (organizationId === '')
+        throw new FormRefusal({ organization_id: 'Enter the id of the organization to credit (org_…).' });
+      if (!ID.test(organizationId))
+        throw new FormRefusal({ organization_id: 'An organization id looks like org_… (letters, digits and _).' });
       const reasonWrong = reasonError(reason, false);
-      if (reasonWrong) return again(400, reasonWrong, 'reason');
+      if (reasonWrong) throw new FormRefusal({ reason: reasonWrong });
       try {
         await call(operator.operations.deposits.assignDeposit, {
-          id: depositId,
+          id: params.id,
           organization_id: organizationId,
           ...(reason ? { reason } : {}),
         });
       } catch (error) {
         // The deposit's not_found is the 404 page; the organization's, a form error.
-        const organizationMissing =
-          error instanceof ApiError && error.code === 'not_found' && /organization/.test(error.message);
-        if (organizationMissing) return again(400, 'No organization has this id.');
-        if (!(error instanceof ApiError) || error.code === 'not_found' || error.status >= 500) throw error;
-        return send(error.status, operatorMessagePage(session, 'Not possible', error.message, depositsBack));
+        if (error instanceof ApiError && error.code === 'not_found' && /organization/.test(error.message))
+          throw new FormRefusal({ organization_id: 'No organization has this id.' });
+        throw error;
       }
       return `${DEPOSITS}?notice=assigned`;
     },
+    // The held deposits again (the first page), the refusal on the deposit's form or above the list.
+    page: (ask, refusal) =>
+      depositsOf({ ...ask, query: {} }, 'held', { form: { depositId: ask.params.id, ...refusal } }),
   });
 }

@@ -6,23 +6,18 @@ import { html, type Html } from '../../../lib/html.ts';
 import { when } from '../account/shared.ts';
 import { dataTable } from '../data-table.ts';
 import { field } from '../layout.ts';
-import { listPage, OPERATOR_PATH } from './http.ts';
-import { sectionPage } from './layout.ts';
+import { badListLink, OPERATOR_PATH } from './http.ts';
+import type { OutOf } from '../binder.ts';
+import { nextPage, sectionPage } from './layout.ts';
 import { operatorBinder, type OperatorConsole } from './module.ts';
 import type { OperatorSession } from './service.ts';
 
 const PAGE_SIZE = 25;
 const OUTBOX_PATH = `${OPERATOR_PATH}/outbox`;
 
-type OutboxList = {
-  messages: { id: string; to: string; subject: string; text: string; created_at: string }[];
-  next_cursor: string | null;
-};
+type OutboxList = OutOf<OperatorConsole['operations']['admin']['listOutboxMail']>;
 
 export function outboxPage(session: OperatorSession, list: OutboxList, options: { to: string; mailed: boolean }): Html {
-  const more = new URLSearchParams();
-  if (options.to) more.set('to', options.to);
-  if (list.next_cursor) more.set('cursor', list.next_cursor);
   const body = html`<h1>Outbox</h1>
 <p class="lead">${
     options.mailed
@@ -44,27 +39,23 @@ ${dataTable({
     { label: 'Subject', value: (mail) => mail.subject },
     { label: 'Text', value: (mail) => html`<pre class="mail-text">${mail.text}</pre>` },
   ],
-  more: list.next_cursor ? { href: `${OUTBOX_PATH}?${more.toString()}`, label: 'Older mail' } : null,
+  more: nextPage(OUTBOX_PATH, list.next_cursor, 'Older mail', { to: options.to }),
 })}`;
   return sectionPage({ session, current: 'outbox' }, 'Outbox', body);
 }
 
 export function registerOutboxPage(scope: App, operator: OperatorConsole): void {
   const back = { href: OUTBOX_PATH, text: 'See all kept mail' };
-  const bind = operatorBinder(scope, operator, { back, missing: 'mail' });
-  bind.view(OUTBOX_PATH, (ask) => {
+  const bind = operatorBinder(scope, operator, { back, missing: 'mail', gone: 'No mail has this id.' });
+  bind.view(OUTBOX_PATH, async (ask) => {
     const to = (ask.query.to ?? '').trim();
     const cursor = ask.query.cursor || undefined;
-    return listPage(ask, back, async () =>
-      outboxPage(
-        ask.session,
-        await ask.call(operator.operations.admin.listOutboxMail, {
-          limit: PAGE_SIZE,
-          ...(cursor ? { cursor } : {}),
-          ...(to ? { to } : {}),
-        }),
-        { to, mailed: operator.mailed },
-      ),
-    );
+    if (to.length > 254) return badListLink(ask, back);
+    const list = await ask.call(operator.operations.admin.listOutboxMail, {
+      limit: PAGE_SIZE,
+      ...(cursor ? { cursor } : {}),
+      ...(to ? { to } : {}),
+    });
+    return outboxPage(ask.session, list, { to, mailed: operator.mailed });
   });
 }

@@ -1,7 +1,7 @@
 // SQL of the operator console: its sessions, and the fleet's read-only views. Like the metrics
-// repository, the fleet reads span modules' tables on purpose (devices with their cell and
-// organization, SIM lines with theirs, queue depth per cell, each phone's latest failures): they are the operator's view of
-// the whole rack, one grouped read each, and nothing else would call them through a service.
+// repository, the fleet reads span modules' tables on purpose (the cells of the phones' lines with
+// their organizations, queue depth per cell, each phone's latest failures): they are the operator's
+// view of the whole rack, one grouped read each, and nothing else would call them through a service.
 import type { Kysely } from 'kysely';
 import type { DB } from '../../../db/schema.ts';
 import type { OperatorSessionsTable, OperatorTables } from './tables.ts';
@@ -37,53 +37,24 @@ export class OperatorRepository {
 
   // --- fleet ---------------------------------------------------------------------------------
 
-  /** Phones with their cell and organization. */
-  private phones() {
-    return this.db
-      .selectFrom('devices')
-      .leftJoin('cells', 'cells.id', 'devices.cell_id')
-      .leftJoin('organizations', 'organizations.id', 'cells.organization_id')
-      .selectAll('devices')
-      .select([
-        'cells.display_name as cell_name',
-        'organizations.id as organization_id',
-        'organizations.name as organization_name',
-      ]);
-  }
-
   /** Every phone, oldest first. */
   fleet() {
-    return this.phones().orderBy('devices.id').limit(FLEET_LIMIT).execute();
+    return this.db.selectFrom('devices').selectAll().orderBy('id').limit(FLEET_LIMIT).execute();
   }
 
-  device(id: string) {
-    return this.phones().where('devices.id', '=', id).executeTakeFirst();
-  }
-
-  /**
-   * The SIM lines of SMSGate phones (two at most each), each with the cell it carries and that
-   * cell's organization; `deviceId` narrows to one phone.
-   */
-  lines(deviceId?: string) {
-    let query = this.db
-      .selectFrom('device_sims')
-      .leftJoin('cells', 'cells.id', 'device_sims.cell_id')
+  /** The cells `ids` (those the phones' lines carry), each with its organization. */
+  async cells(ids: readonly string[]) {
+    if (ids.length === 0) return [];
+    return this.db
+      .selectFrom('cells')
       .leftJoin('organizations', 'organizations.id', 'cells.organization_id')
       .select([
-        'device_sims.device_id',
-        'device_sims.sim_number',
-        'device_sims.phone_number',
-        'device_sims.carrier',
-        'device_sims.cell_id',
+        'cells.id',
         'cells.display_name as cell_name',
         'organizations.id as organization_id',
         'organizations.name as organization_name',
-      ]);
-    if (deviceId) query = query.where('device_sims.device_id', '=', deviceId);
-    return query
-      .orderBy('device_sims.device_id')
-      .orderBy('device_sims.sim_number')
-      .limit(2 * FLEET_LIMIT)
+      ])
+      .where('cells.id', 'in', ids)
       .execute();
   }
 

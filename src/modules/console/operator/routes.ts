@@ -9,7 +9,6 @@
 //   GET  /console/operator/devices/:device_id   telemetry, failures, actions
 //   POST /console/operator/devices/:device_id/rotate-key
 import { readFileSync } from 'node:fs';
-import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { App } from '../../../http/types.ts';
 
 import { ApiError } from '../../../lib/errors.ts';
@@ -19,24 +18,24 @@ import { FLEET_FILTERS, type FleetFilter } from './fleet.ts';
 import { devicePage, fleetPage, fleetRow, fleetSummary, type DevicePageOptions } from './fleet-pages.ts';
 import {
   OPERATOR_PATH,
-  clearedOperatorCookie,
-  devicePath,
   badListLink,
+  devicePath,
   foreignForm,
-  listPage,
   operatorCookie,
   safeOperatorNext,
+  type OperatorAsk,
 } from './http.ts';
 import { operatorMessagePage } from './layout.ts';
 import { redirect } from '../guard.ts';
 import { FleetLive } from './live.ts';
 import { operatorBinder, type OperatorConsole } from './module.ts';
-import { FormRefusal, type Ask, type SectionOptions } from '../binder.ts';
-import { OPERATOR_SESSION_TTL_MS, type OperatorSession } from './service.ts';
+import { FormRefusal } from '../binder.ts';
 import { operatorSignInPage } from './sign-in-page.ts';
+import { asset } from '../routes.ts';
 import { auditPage } from './audit-page.ts';
 
 const SCRIPT = readFileSync(new URL('fleet.js', import.meta.url), 'utf8');
+const PAGE = { config: PUBLIC, schema: HIDDEN };
 
 /** The operator operation of each hold action. */
 const HOLD_OPERATIONS = { pause: 'pauseDevice', resume: 'resumeDevice', release: 'releaseDevice' } as const;
@@ -66,7 +65,6 @@ export const reasonError = (reason: string, required = true) =>
 export const DEVICE_ID = /^[A-Za-z0-9_]{1,64}$/;
 
 const DEVICE_KEY_COOKIE = 'cg_operator_device_key';
-export type OperatorAsk = Ask<OperatorSession, OperatorSession>;
 /** A device key shown once on its phone's page: a rotated key, or a new phone's (`added`). */
 type FlashedKey = { deviceId: string; adminTokenId: string; secret: string; added?: boolean };
 
@@ -92,23 +90,13 @@ export function registerOperatorRoutes(app: App, operator: OperatorConsole): voi
   app.addHook('preClose', async () => live.closeAll());
   app.addHook('onRequest', guard.crossingHook());
 
-  app.register(async (plugin) => {
-    const scope = plugin.withTypeProvider<TypeBoxTypeProvider>();
+  app.register(async (scope) => {
     registerFormParser(scope);
 
-    scope.get(OPERATOR_PATH, { config: PUBLIC, schema: HIDDEN }, async (_request, reply) =>
-      redirect(reply, `${OPERATOR_PATH}/fleet`),
-    );
+    scope.get(OPERATOR_PATH, PAGE, async (_request, reply) => redirect(reply, `${OPERATOR_PATH}/fleet`));
+    scope.get(`${OPERATOR_PATH}/fleet.js`, PAGE, asset('text/javascript', SCRIPT));
 
-    scope.get(`${OPERATOR_PATH}/fleet.js`, { config: PUBLIC, schema: HIDDEN }, async (_request, reply) =>
-      reply
-        .header('cache-control', 'public, max-age=3600')
-        .header('x-content-type-options', 'nosniff')
-        .type('text/javascript; charset=utf-8')
-        .send(SCRIPT),
-    );
-
-    scope.get(`${OPERATOR_PATH}/sign-in`, { config: PUBLIC, schema: HIDDEN }, async (request, reply) => {
+    scope.get(`${OPERATOR_PATH}/sign-in`, PAGE, async (request, reply) => {
       const next = safeOperatorNext(text(request.query, 'next'));
       if (await guard.session(request)) return redirect(reply, next ?? `${OPERATOR_PATH}/fleet`);
       return sendPage(reply, 200, operatorSignInPage({ next }));
@@ -129,7 +117,7 @@ export function registerOperatorRoutes(app: App, operator: OperatorConsole): voi
               : 'That admin token is not valid: it is unknown, revoked or not an admin token.';
           return sendPage(reply, 400, operatorSignInPage({ next, error }));
         }
-        reply.header('set-cookie', operatorCookie(http, signedIn.token, OPERATOR_SESSION_TTL_MS / 1000));
+        reply.header('set-cookie', operatorCookie(http, signedIn.token));
         return redirect(reply, next ?? `${OPERATOR_PATH}/fleet`);
       },
     );
@@ -143,12 +131,7 @@ export function phoneId({ params }: OperatorAsk): string {
   return params.device_id;
 }
 /** The phones' section: the fleet its way back, an unknown phone its 404. */
-export const PHONE_SECTION: SectionOptions<OperatorSession, never> = {
-  back: FLEET_BACK,
-  missing: 'phone',
-  notFound: (session) =>
-    operatorMessagePage(session, 'Phone not found', 'No phone with this id is in the inventory.', FLEET_BACK),
-};
+export const PHONE_SECTION = { back: FLEET_BACK, missing: 'phone', gone: 'No phone with this id is in the inventory.' };
 
 /** The phone's page of the route's device_id (with a form's state); an id of the wrong form is no phone. */
 export async function phonePage(operator: OperatorConsole, ask: OperatorAsk, options: DevicePageOptions) {
@@ -166,7 +149,7 @@ export function registerFleetPages(scope: App, operator: OperatorConsole): void 
   bind.post(`${OPERATOR_PATH}/sign-out`, {
     run: async ({ session, reply }) => {
       await sessions.signOut(session);
-      reply.header('set-cookie', clearedOperatorCookie(http));
+      reply.header('set-cookie', operatorCookie(http, null));
       return `${OPERATOR_PATH}/sign-in`;
     },
   });
@@ -208,16 +191,14 @@ export function registerFleetPages(scope: App, operator: OperatorConsole): void 
 
   bind.view(`${OPERATOR_PATH}/audit`, async (ask) => {
     const targetId = (ask.query.target_id ?? '').trim();
-    const back = { href: `${OPERATOR_PATH}/audit`, text: 'See every action' };
-    if (targetId !== '' && !DEVICE_ID.test(targetId)) return badListLink(ask.reply, ask.session, back);
-    return listPage(ask, back, async () => {
-      const page = await operator.audit.list({
-        limit: 50,
-        cursor: ask.query.cursor || undefined,
-        target_id: targetId || undefined,
-      });
-      return auditPage(ask.session, page.entries, { targetId: targetId || null, nextCursor: page.next_cursor });
+    if (targetId !== '' && !DEVICE_ID.test(targetId))
+      return badListLink(ask, { href: `${OPERATOR_PATH}/audit`, text: 'See every action' });
+    const page = await operator.audit.list({
+      limit: 50,
+      cursor: ask.query.cursor || undefined,
+      target_id: targetId || undefined,
     });
+    return auditPage(ask.session, page.entries, { targetId: targetId || null, nextCursor: page.next_cursor });
   });
 
   bind.view(`${OPERATOR_PATH}/devices/:device_id`, async (ask) => {
@@ -250,15 +231,7 @@ export function registerFleetPages(scope: App, operator: OperatorConsole): void 
         if (error) throw new FormRefusal({ reason: error });
         return run(ask, id, reason);
       },
-      page: (ask, refusal) =>
-        phonePage(operator, ask, {
-          formError: {
-            form: action,
-            reason: (ask.body.reason ?? '').trim(),
-            error: refusal.errors.reason ?? refusal.notice ?? '',
-            refusal: refusal.notice !== undefined,
-          },
-        }),
+      page: (ask, refusal) => phonePage(operator, ask, { formError: { ...refusal, form: action } }),
     });
 
   for (const [action, op] of Object.entries(HOLD_OPERATIONS))
@@ -268,10 +241,10 @@ export function registerFleetPages(scope: App, operator: OperatorConsole): void 
     });
 
   devicePost('rotate-key', async (ask, id, reason) => {
-    const { device_key: secret } = (await ask.call(operator.operations.devices.rotateDeviceKey, {
+    const { device_key: secret } = await ask.call(operator.operations.devices.rotateDeviceKey, {
       device_id: id,
       ...(reason ? { reason } : {}),
-    })) as { device_key: string };
+    });
     return flashDeviceKey(http, ask, { deviceId: id, secret });
   });
 }

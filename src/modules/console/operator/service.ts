@@ -43,13 +43,13 @@ export class OperatorSessions {
     if (!principal) return null;
     const now = this.deps.clock.now();
     const sessionToken = newSecret(OPERATOR_SESSION_PREFIX);
-    const session: OperatorSession = {
+    const session = {
       tokenHash: sha256Hex(sessionToken),
       adminTokenId: principal.tokenId,
       csrfToken: randomBase62(32),
     };
-    const row = { token_hash: session.tokenHash, admin_token_id: principal.tokenId, csrf_token: session.csrfToken };
     const expiresAt = new Date(now.getTime() + OPERATOR_SESSION_TTL_MS).toISOString();
+    const row = { token_hash: session.tokenHash, admin_token_id: principal.tokenId, csrf_token: session.csrfToken };
     await this.deps.repo.insertSession(
       { ...row, created_at: now.toISOString(), expires_at: expiresAt },
       now.toISOString(),

@@ -11,7 +11,7 @@ import type { OutOf } from '../binder.ts';
 import { revealOnce, when } from '../account/shared.ts';
 import { confirmForm, field, hidden } from '../layout.ts';
 import { OPERATOR_PATH } from './http.ts';
-import { csrfInput, sectionPage } from './layout.ts';
+import { csrfInput, nextPage, sectionPage } from './layout.ts';
 import { crumbs, facts } from '../layout.ts';
 import type { OperatorSession } from './service.ts';
 
@@ -89,9 +89,7 @@ export function webhooksPage(
       { label: 'State', value: stateOf },
       { label: 'Added', value: (w) => when(w.created_at) },
     ],
-    more: view.nextCursor
-      ? { href: `${WEBHOOKS_PATH}?cursor=${encodeURIComponent(view.nextCursor)}`, label: 'More endpoints' }
-      : null,
+    more: nextPage(WEBHOOKS_PATH, view.nextCursor, 'More endpoints'),
   });
   const reveal = view.created
     ? revealOnce({
@@ -148,9 +146,7 @@ export function webhookPage(
           webhook.enabled ? actionButton(session, `${base}/deliveries/${encodeURIComponent(d.id)}/retry`, 'Retry') : '',
       },
     ],
-    more: view.nextCursor
-      ? { href: `${base}?cursor=${encodeURIComponent(view.nextCursor)}`, label: 'Older deliveries' }
-      : null,
+    more: nextPage(base, view.nextCursor, 'Older deliveries'),
   });
   const reveal = view.secret
     ? revealOnce({

@@ -13,11 +13,11 @@ import { randomBase62 } from '../../../lib/secrets.ts';
 import { DEVICE_EVENT_TYPES } from '../../devices/events.ts';
 import { noticeOf, withNotice } from '../account/shared.ts';
 import { errorNotice } from '../layout.ts';
-import { sayFieldError } from '../field-errors.ts';
 import { operatorMessagePage } from './layout.ts';
+import { FormRefusal } from '../binder.ts';
+import type { OperatorAsk } from './http.ts';
 import { operatorBinder, type OperatorConsole } from './module.ts';
 import { createFromForm } from '../act.ts';
-import type { OperatorAsk } from './routes.ts';
 import {
   deleteWebhookPage,
   webhookPage,
@@ -34,19 +34,22 @@ const NOTICES = {
   retried: 'Delivery queued: it is attempted again in a moment.',
   existing: 'This endpoint was already added (the form was sent twice); its secret was shown the first time.',
 };
-const URL_LABELS = { url: 'The URL', event_types: 'The events' };
 const ENDPOINTS_PER_PAGE = 50;
 const DELIVERIES_PER_PAGE = 20;
 const newForm = (): OperatorWebhookForm => ({ clientId: `operator_${randomBase62(24)}`, url: '', eventTypes: [] });
+/** The add form as sent. */
+const formOf = ({ body }: OperatorAsk): OperatorWebhookForm => ({
+  clientId: body.client_id || newForm().clientId,
+  url: (body.url ?? '').trim(),
+  eventTypes: DEVICE_EVENT_TYPES.filter((type) => body[`event:${type}`] === 'on'),
+});
 
 export function registerOperatorWebhookPages(scope: App, operator: OperatorConsole): void {
   const ops = operator.operations.webhooks;
-  const back = { href: WEBHOOKS_PATH, text: 'Back to the webhooks' };
   const bind = operatorBinder(scope, operator, {
-    back,
+    back: { href: WEBHOOKS_PATH, text: 'Back to the webhooks' },
     missing: 'endpoint',
-    notFound: (session) =>
-      operatorMessagePage(session, 'Endpoint not found', 'No operator webhook endpoint has this id.', back),
+    gone: 'No operator webhook endpoint has this id.',
     invalidIsMissing: true,
   });
 
@@ -78,35 +81,29 @@ export function registerOperatorWebhookPages(scope: App, operator: OperatorConso
 
   bind.post(WEBHOOKS_PATH, {
     run: async (ask) => {
-      const { session, body, call, send } = ask;
-      const form: OperatorWebhookForm = {
-        clientId: body.client_id || newForm().clientId,
-        url: (body.url ?? '').trim(),
-        eventTypes: DEVICE_EVENT_TYPES.filter((type) => body[`event:${type}`] === 'on'),
-      };
-      const again = async (error: string) =>
-        send(400, webhooksPage(session, { ...(await list(ask)), form: { ...form, error } }));
-      if (form.url === '') return again('Enter the URL of your endpoint, https://…');
+      const form = formOf(ask);
+      if (form.url === '') throw new FormRefusal({ url: 'Enter the URL of your endpoint, https://…' });
       const create = (clientId: string) =>
-        call(ops.createWebhook, {
+        ask.call(ops.createWebhook, {
           client_id: clientId,
           url: form.url,
           ...(form.eventTypes.length > 0 ? { event_types: form.eventTypes } : {}),
         });
-      let result: Awaited<ReturnType<typeof create>>;
-      try {
-        result = await createFromForm(create, form.clientId, () => newForm().clientId);
-      } catch (error) {
-        if (!(error instanceof ApiError) || error.status >= 500) throw error;
-        const refused = error.errors?.find((e) => e.field === 'url') ?? error.errors?.[0];
-        return again(refused ? sayFieldError(refused.field, refused.message, URL_LABELS) : error.message);
-      }
+      const { created, webhook } = await createFromForm(create, form.clientId, () => newForm().clientId);
       const listed = { ...(await list(ask)), form: newForm() };
-      const { created, webhook } = result as { created: boolean; webhook: { url: string; secret?: string } };
       if (!created || !webhook.secret)
-        return webhooksPage(session, { ...listed, notice: noticeOf({ notice: 'existing' }, NOTICES) });
-      return send(201, webhooksPage(session, { ...listed, created: { url: webhook.url, secret: webhook.secret } }));
+        return webhooksPage(ask.session, { ...listed, notice: noticeOf({ notice: 'existing' }, NOTICES) });
+      return ask.send(
+        201,
+        webhooksPage(ask.session, { ...listed, created: { url: webhook.url, secret: webhook.secret } }),
+      );
     },
+    // The form again with its one error: the URL's, else the events', else the refusal's.
+    page: async (ask, { errors, notice }) =>
+      webhooksPage(ask.session, {
+        ...(await list(ask)),
+        form: { ...formOf(ask), error: errors.url ?? Object.values(errors)[0] ?? notice },
+      }),
   });
 
   bind.view(`${WEBHOOKS_PATH}/:id`, (ask) =>
