@@ -4,14 +4,13 @@
 // shows it again.
 import type { App } from '../../../http/types.ts';
 import { consoleBinder, FormRefusal, type Ask } from '../binder.ts';
-import { CONSOLE_PATH, setFlash, takeFlash } from '../http.ts';
+import { setFlash, takeFlash } from '../http.ts';
 import type { ConsoleModule } from '../module.ts';
 import { organizationOperations } from '../../organizations/operations.ts';
-import { KEY_NAME_MAX, keysPage, revokeKeyPage } from './keys-pages.ts';
+import { KEY_NAME_MAX, KEYS_PATH, keysPage, revokeKeyPage } from './keys-pages.ts';
 import { noticeOf, withNotice } from './shared.ts';
 
 const NOTICES = { revoked: 'Key revoked. Requests with it are refused from now on.' };
-const KEYS_PATH = `${CONSOLE_PATH}/keys`;
 const NEW_KEY_COOKIE = 'cg_console_new_key';
 
 type NewKey = { organizationId: string; name: string; secret: string };
@@ -26,10 +25,12 @@ export function registerKeyPages(scope: App, module: ConsoleModule): void {
     missing: 'API key',
   });
 
-  async function keysOf({ session, context, query }: Ask, options: Partial<Parameters<typeof keysPage>[2]>) {
-    const page = await organizations.listKeys(session.organizationId, { limit: 50, cursor: query.cursor || undefined });
-    return keysPage(context, page.keys, { nextCursor: page.next_cursor, ...options, form: options.form ?? {} });
-  }
+  const keysOf = async ({ session, context, query }: Ask, options: Parameters<typeof keysPage>[2]) =>
+    keysPage(
+      context,
+      await organizations.listKeys(session.organizationId, { limit: 50, cursor: query.cursor || undefined }),
+      options,
+    );
 
   bind.view(KEYS_PATH, async (ask) => {
     const { organizationId } = ask.session;
