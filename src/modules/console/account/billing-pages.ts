@@ -10,7 +10,7 @@ import { section } from '../conversations/pages.ts';
 import { dataTable } from '../data-table.ts';
 import { monthName, usageChart, usageTable } from './chart.ts';
 import type { BillingView } from './billing-routes.ts';
-import { capitalized, choiceBox, csrfField, fieldset, notice, sectionPage, stateTag, when } from './shared.ts';
+import { capitalized, choiceGroup, csrfField, fieldset, notice, sectionPage, stateTag, when } from './shared.ts';
 import { plural } from '../../../lib/plural.ts';
 
 export const RAILS = ['card_processor', 'x402', 'mpp'] as const;
@@ -120,14 +120,9 @@ function paySection(context: SignedInContext, view: BillingView, form: PayForm):
 <strong>What to pay for:</strong> ${choices[0][1]}${hidden('intent', choices[0][0])}
 </p>
 ${error && html`<p class="field-error" id="intent-error">${error}</p>`}`
-      : fieldset(
-          { id: 'intent', legend: 'What to pay for', error },
-          join(
-            choices.map(([value, label], i) =>
-              choiceBox({ type: 'radio', id: `intent-${i}`, name: 'intent', value, checked: value === chosen, label }),
-            ),
-            '\n',
-          ),
+      : choiceGroup(
+          { id: 'intent', legend: 'What to pay for', error, type: 'radio' },
+          choices.map(([value, label]) => ({ name: 'intent', value, checked: value === chosen, label })),
         );
   const rails = join(
     RAILS.map((rail) => railOption(view, rail)),
@@ -229,7 +224,8 @@ export function billingPage(
   view: BillingView,
   options: { form?: PayForm; shown?: ShownPayment; checkout?: string } = {},
 ): Html {
-  const back = options.checkout ? CHECKOUT_NOTICES[options.checkout] : undefined;
+  const back =
+    options.checkout && Object.hasOwn(CHECKOUT_NOTICES, options.checkout) && CHECKOUT_NOTICES[options.checkout];
   return sectionPage(
     context,
     options.form?.errors ? 'Error: Billing' : 'Billing',

@@ -43,14 +43,8 @@ export function registerBillingPages(scope: App, module: ConsoleModule): void {
   const pageOf = async ({ context, session }: Ask, options: Parameters<typeof billingPage>[2] = {}) =>
     billingPage(context, await billingView(module, session.organizationId), options);
 
-  bind.view(
-    `${CONSOLE_PATH}/billing`,
-    (ask) => {
-      const from = safeNext(ask.query.return);
-      return pageOf(ask, { checkout: ask.query.checkout ?? '', form: from ? { back: from } : undefined });
-    },
-    { route },
-  );
+  const show = (ask: Ask) => pageOf(ask, { checkout: ask.query.checkout, form: { back: safeNext(ask.query.return) } });
+  bind.view(`${CONSOLE_PATH}/billing`, show, { route });
 
   bind.post(`${CONSOLE_PATH}/billing/pay`, {
     route,
@@ -122,8 +116,8 @@ async function billingView(module: ConsoleModule, organizationId: string) {
     usage.daily(organizationId, range),
   ]);
   const tiers = Object.entries(billing.prices.tiers).map(([name, tier]) => ({ name, ...tier }));
-  const { enabled } = billing;
   const apiBase = module.oauth.resources.v1;
+  const { enabled } = billing;
   return { enabled, status, options, tiers, stripe: stripe !== null, apiBase, month, summary, days: daily.days };
 }
 export type BillingView = Awaited<ReturnType<typeof billingView>>;

@@ -14,6 +14,9 @@ const NOTICES = { revoked: 'Key revoked. Requests with it are refused from now o
 const NEW_KEY_COOKIE = 'cg_console_new_key';
 
 type NewKey = { organizationId: string; name: string; secret: string };
+/** The flash of a key this organization created (a forged or foreign one shows nothing). */
+const ownKey = (organizationId: string) => (key: Partial<NewKey>) =>
+  key.organizationId === organizationId && typeof key.name === 'string' && typeof key.secret === 'string';
 
 export function registerKeyPages(scope: App, module: ConsoleModule): void {
   const { http } = module;
@@ -25,22 +28,13 @@ export function registerKeyPages(scope: App, module: ConsoleModule): void {
     missing: 'API key',
   });
 
-  const keysOf = async ({ session, context, query }: Ask, options: Parameters<typeof keysPage>[2]) =>
-    keysPage(
-      context,
-      await organizations.listKeys(session.organizationId, { limit: 50, cursor: query.cursor || undefined }),
-      options,
-    );
+  async function keysOf({ session, context, query }: Ask, options: Parameters<typeof keysPage>[2]) {
+    const page = await organizations.listKeys(session.organizationId, { limit: 50, cursor: query.cursor || undefined });
+    return keysPage(context, page, options);
+  }
 
-  bind.view(KEYS_PATH, async (ask) => {
-    const { organizationId } = ask.session;
-    const created = takeFlash<NewKey>(
-      ask,
-      http,
-      NEW_KEY_COOKIE,
-      KEYS_PATH,
-      (key) => key.organizationId === organizationId && typeof key.name === 'string' && typeof key.secret === 'string',
-    );
+  bind.view(KEYS_PATH, (ask) => {
+    const created = takeFlash(ask, http, NEW_KEY_COOKIE, KEYS_PATH, ownKey(ask.session.organizationId));
     return keysOf(ask, { notice: noticeOf(ask.query, NOTICES), created });
   });
 

@@ -10,7 +10,7 @@ import type { SignedInContext } from '../guard.ts';
 import { CONSOLE_PATH } from '../http.ts';
 import { confirmForm, crumbs, facts, field, hidden } from '../layout.ts';
 import { dataTable } from '../data-table.ts';
-import { choiceBox, fieldset, nextPage, postButton, revealOnce, sectionPage, stateTag, when } from './shared.ts';
+import { choiceGroup, nextPage, postButton, revealOnce, sectionPage, stateTag, when } from './shared.ts';
 
 type DeliveryView = OutOf<WebhookOperations['listWebhookDeliveries']>['deliveries'][number];
 
@@ -44,17 +44,12 @@ export const WEBHOOKS_PATH = `${CONSOLE_PATH}/webhooks`;
 /** An endpoint's page, or one delivery's. */
 export const endpointPath = (webhookId: string, deliveryId?: string) =>
   `${WEBHOOKS_PATH}/${encodeURIComponent(webhookId)}${deliveryId ? `/deliveries/${encodeURIComponent(deliveryId)}` : ''}`;
+const WEBHOOKS_CRUMB = [WEBHOOKS_PATH, 'Webhooks'] as const;
 /** The breadcrumb of an endpoint's pages: Webhooks, the endpoint, the page (none: the endpoint's own). */
 const endpointCrumbs = (webhook: WebhookView, current?: string) =>
   current
-    ? crumbs(
-        [
-          [WEBHOOKS_PATH, 'Webhooks'],
-          [endpointPath(webhook.id), webhook.url],
-        ],
-        current,
-      )
-    : crumbs([[WEBHOOKS_PATH, 'Webhooks']], webhook.url);
+    ? crumbs([WEBHOOKS_CRUMB, [endpointPath(webhook.id), webhook.url]], current)
+    : crumbs([WEBHOOKS_CRUMB], webhook.url);
 
 function response(delivery: DeliveryView): Html {
   if (delivery.last_status_code !== null) return html`<span class="mono">HTTP ${delivery.last_status_code}</span>`;
@@ -133,15 +128,14 @@ ${facts([
 /** The add form (on the list), or an endpoint's edit form (`edit`: the endpoint). */
 function endpointForm(context: SignedInContext, form: EndpointForm, edit?: WebhookView): Html {
   const chosen = new Set(form.eventTypes ?? ['*']);
-  const boxes = FORM_EVENT_FILTERS.map((filter, i) =>
-    choiceBox({
-      type: 'checkbox',
-      id: `event-${i}`,
+  const events = choiceGroup(
+    { id: 'event-types', legend: 'Events to send', error: form.errors?.event_types, type: 'checkbox' },
+    FORM_EVENT_FILTERS.map((filter) => ({
       name: `event:${filter}`,
       value: 'on',
       checked: chosen.has(filter),
       label: html`${FILTER_WORDS[filter]} <span class="tag mono">${filter}</span>`,
-    }),
+    })),
   );
   const action = edit ? `${endpointPath(edit.id)}/edit` : WEBHOOKS_PATH;
   const button = edit ? 'Save changes' : 'Add endpoint';
@@ -153,7 +147,7 @@ function endpointForm(context: SignedInContext, form: EndpointForm, edit?: Webho
       { action, button, cancel: edit && endpointPath(edit.id) },
       html`${form.clientId && hidden('client_id', form.clientId)}
 ${field({ id: 'webhook-url', name: 'url', label: 'Endpoint URL', type: 'url', value: form.url, hint: 'An https URL of your receiver. It must not resolve to a private or loopback address.', error: form.errors?.url, attributes: html`maxlength="${MAX_URL_LENGTH}" spellcheck="false" autocomplete="url"` })}
-${fieldset({ id: 'event-types', legend: 'Events to send', error: form.errors?.event_types }, join(boxes, '\n'))}`,
+${events}`,
     ),
   );
 }
