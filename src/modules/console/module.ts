@@ -18,7 +18,9 @@ import type { MessagingModule } from '../messages/module.ts';
 import type { OAuthService } from '../oauth/service.ts';
 import type { OrganizationsService } from '../organizations/service.ts';
 import type { WebhooksModule } from '../webhooks/module.ts';
-import { registerAccountPages } from './account/routes.ts';
+import { registerBillingPages } from './account/billing-routes.ts';
+import { registerKeyPages } from './account/keys-routes.ts';
+import { registerWebhookPages } from './account/webhooks-routes.ts';
 import { registerCellsScript, registerConversationPages } from './conversations/routes.ts';
 import { registerMessageSearchPages } from './messages/routes.ts';
 import { registerCodesPages } from './codes/routes.ts';
@@ -118,7 +120,9 @@ export function register(app: App, module: ConsoleModule): void {
   signedInScope(app, module.guard, (scope) => {
     registerConversationPages(scope, module);
     registerCellManagement(scope, module);
-    registerAccountPages(scope, module);
+    registerWebhookPages(scope, module);
+    registerKeyPages(scope, module);
+    registerBillingPages(scope, module);
     registerMessageSearchPages(scope, module);
     registerCodesPages(scope, module);
     registerConsentPages(scope, module);

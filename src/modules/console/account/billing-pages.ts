@@ -5,15 +5,17 @@ import { html, join, type Html } from '../../../lib/html.ts';
 import type { PaymentDetails } from '../../billing/service.ts';
 import { dollars, dollarsOfNumber } from '../../billing/money.ts';
 import type { SignedInContext } from '../guard.ts';
-import { field, hidden } from '../layout.ts';
+import { facts, field, hidden } from '../layout.ts';
+import { section } from '../conversations/pages.ts';
 import { dataTable } from '../data-table.ts';
 import { monthName, usageChart, usageTable } from './chart.ts';
 import type { BillingView } from './billing-routes.ts';
-import { capitalized, choiceBox, csrfField, fieldset, notice, sectionPage, stateTag, when } from './shared.ts';
+import { capitalized, choiceGroup, csrfField, fieldset, notice, sectionPage, stateTag, when } from './shared.ts';
 import { plural } from '../../../lib/plural.ts';
 
 export const RAILS = ['card_processor', 'x402', 'mpp'] as const;
 export type Rail = (typeof RAILS)[number];
+export const RAIL_NAMES: Record<Rail, string> = { card_processor: 'Card payment', x402: 'x402', mpp: 'MPP' };
 
 export interface PayForm {
   intent?: string;
@@ -51,19 +53,19 @@ function statusSection(view: BillingView): Html {
   const [kind, label, explain] = STATES[status.state];
   const end = status.current_period_end?.slice(0, 10) ?? 'the current period';
   const tier = view.tiers.find((t) => t.name === status.tier);
-  const organization = status.state === 'suspended' ? stateTag('bad', 'Suspended') : stateTag('ok', 'Active');
-  return html`<section aria-labelledby="status-heading">
-<h2 id="status-heading">Status</h2>
-<dl class="facts">
-<dt>Organization</dt><dd>${organization}</dd>
-<dt>Billing</dt><dd>${stateTag(kind, label)}<br><span class="small">${explain.replace('{end}', end)}</span></dd>
-<dt>Plan</dt><dd>${tier ? `${capitalized(tier.name)}: ${tierTerms(tier, 'a month')}` : (status.tier ?? 'None yet')}</dd>
-<dt>Period ends</dt><dd>${when(status.current_period_end, 'No period yet')}</dd>
-<dt>Prepaid balance</dt><dd><strong class="balance">${dollarsOfNumber(status.prepaid_balance_usd)}</strong></dd>
-<dt>Amount due</dt><dd>${status.amount_due_usd > 0 ? stateTag('warn', dollarsOfNumber(status.amount_due_usd)) : '$0.00'}</dd>
-<dt>Cells</dt><dd>${status.cells.active} active, ${status.cells.included} included in the plan</dd>
-</dl>
-</section>`;
+  return section(
+    'status',
+    'Status',
+    facts([
+      ['Organization', status.state === 'suspended' ? stateTag('bad', 'Suspended') : stateTag('ok', 'Active')],
+      ['Billing', html`${stateTag(kind, label)}<br><span class="small">${explain.replace('{end}', end)}</span>`],
+      ['Plan', tier ? `${capitalized(tier.name)}: ${tierTerms(tier, 'a month')}` : (status.tier ?? 'None yet')],
+      ['Period ends', when(status.current_period_end, 'No period yet')],
+      ['Prepaid balance', html`<strong class="balance">${dollarsOfNumber(status.prepaid_balance_usd)}</strong>`],
+      ['Amount due', status.amount_due_usd > 0 ? stateTag('warn', dollarsOfNumber(status.amount_due_usd)) : '$0.00'],
+      ['Cells', `${status.cells.active} active, ${status.cells.included} included in the plan`],
+    ]),
+  );
 }
 
 /** The intents the form offers now ([value, label]); the first is chosen by default. */
@@ -94,7 +96,7 @@ function railOption(view: BillingView, rail: Rail): Html {
     return html`<div class="rail"><button type="submit" name="rail" value="card_processor" class="primary">Pay by card</button>
 <p class="small">${card}</p></div>`;
   }
-  const name = rail === 'x402' ? 'x402' : 'MPP';
+  const name = RAIL_NAMES[rail];
   const what =
     rail === 'x402'
       ? `USDC on ${view.options.x402?.networks.map(capitalized).join(' or ') ?? 'Base or Solana'}`
@@ -118,29 +120,25 @@ function paySection(context: SignedInContext, view: BillingView, form: PayForm):
 <strong>What to pay for:</strong> ${choices[0][1]}${hidden('intent', choices[0][0])}
 </p>
 ${error && html`<p class="field-error" id="intent-error">${error}</p>`}`
-      : fieldset(
-          { id: 'intent', legend: 'What to pay for', error },
-          join(
-            choices.map(([value, label], i) =>
-              choiceBox({ type: 'radio', id: `intent-${i}`, name: 'intent', value, checked: value === chosen, label }),
-            ),
-            '\n',
-          ),
+      : choiceGroup(
+          { id: 'intent', legend: 'What to pay for', error, type: 'radio' },
+          choices.map(([value, label]) => ({ name: 'intent', value, checked: value === chosen, label })),
         );
   const rails = join(
     RAILS.map((rail) => railOption(view, rail)),
     '\n',
   );
-  return html`<section aria-labelledby="pay-heading">
-<h2 id="pay-heading">Pay</h2>
-<form method="post" action="${context.path}/billing/pay" novalidate>
+  return section(
+    'pay',
+    'Pay',
+    html`<form method="post" action="${context.path}/billing/pay" novalidate>
 ${csrfField(context)}
 ${form.back && hidden('return', form.back)}
 ${intent}
 ${field({ id: 'amount', name: 'amount_usd', label: 'Amount to add, in US dollars', type: 'text', value: form.amount, hint: `For adding funds, or with a plan's first month as a starting balance (optional there): at least ${dollarsOfNumber(view.options.min_amount_usd ?? 0)}, like 25 or 12.50.`, error: form.errors?.amount_usd, optional: true, attributes: html`inputmode="decimal" autocomplete="off" maxlength="16" class="amount-input"` })}
 ${fieldset({ id: 'rail', legend: 'Pay with', error: form.errors?.rail, className: 'rails' }, rails)}
-</form>
-</section>`;
+</form>`,
+  );
 }
 
 const code = (text: string) => html`<code>${text}</code>`;
@@ -173,11 +171,11 @@ function mppSteps(view: BillingView, { details }: ShownPayment, json: string): H
 <li>${code(`POST ${mpp?.pay_url ?? `${view.apiBase}/billing/mpp/pay`}`)} with the key as bearer and the body ${code(json)}: the answer is 402 with a ${code('WWW-Authenticate: Payment')} challenge per method.</li>
 <li>The agent's MPP client pays the challenge and repeats the request with ${code('Authorization: Payment <credential>')}: the answer is 200 with ${code('Payment-Receipt')}, and the payment is credited once.</li>
 </ol>
-<dl class="facts">
-<dt>Realm</dt><dd class="mono">${mpp?.realm ?? ''}</dd>
-<dt>Methods</dt><dd>${mpp?.methods.join(', ') ?? ''}</dd>
-<dt>Discovery</dt><dd class="mono">${mpp?.discovery_url ?? ''}</dd>
-</dl>`;
+${facts([
+  ['Realm', html`<span class="mono">${mpp?.realm}</span>`],
+  ['Methods', mpp?.methods.join(', ')],
+  ['Discovery', html`<span class="mono">${mpp?.discovery_url}</span>`],
+])}`;
 }
 
 function shownPayment(view: BillingView, shown: ShownPayment): Html {
@@ -185,7 +183,7 @@ function shownPayment(view: BillingView, shown: ShownPayment): Html {
   const json = JSON.stringify(shown.body);
   const amount = dollars(details.amount_usd);
   return html`<section id="payment-details" class="payment-details" aria-labelledby="payment-details-heading">
-<h2 id="payment-details-heading">Pay ${amount} over ${shown.rail === 'x402' ? 'x402' : 'MPP'}</h2>
+<h2 id="payment-details-heading">Pay ${amount} over ${RAIL_NAMES[shown.rail]}</h2>
 <p role="status">An agent pays ${amount} for ${code(details.intent)}${details.tier ? ` (the ${capitalized(details.tier)} plan)` : ''} with its API key, in two requests:</p>
 ${shown.rail === 'x402' ? x402Steps(view, shown, json, amount) : mppSteps(view, shown, json)}
 </section>`;
@@ -200,19 +198,17 @@ const USAGE_LINES = [
 
 function usageSection(view: BillingView): Html {
   const byType = Object.fromEntries(view.summary.by_type.map((t) => [t.type, t]));
-  const lines = USAGE_LINES.map(
-    ([term, type, unit]) =>
-      html`<dt>${term}</dt><dd>${plural(byType[type]?.quantity ?? 0, unit)}, ${dollars(byType[type]?.amount_usd ?? '0.00')}</dd>`,
-  );
-  return html`<section aria-labelledby="usage-heading">
-<h2 id="usage-heading">Usage in ${monthName(view.month)}</h2>
-<dl class="facts">
-<dt>Total</dt><dd><strong>${dollars(view.summary.amount_usd)}</strong></dd>
-${join(lines, '\n')}
-</dl>
+  const lines = USAGE_LINES.map(([term, type, unit]): [string, string] => [
+    term,
+    `${plural(byType[type]?.quantity ?? 0, unit)}, ${dollars(byType[type]?.amount_usd ?? '0.00')}`,
+  ]);
+  return section(
+    'usage',
+    `Usage in ${monthName(view.month)}`,
+    html`${facts([['Total', html`<strong>${dollars(view.summary.amount_usd)}</strong>`], ...lines])}
 ${usageChart('usage-chart', view.month, view.days) ?? html`<p>No usage yet this month.</p>`}
-${usageTable(view.month, view.days)}
-</section>`;
+${usageTable(view.month, view.days)}`,
+  );
 }
 
 const CHECKOUT_NOTICES: Record<string, Parameters<typeof notice>> = {
@@ -228,7 +224,8 @@ export function billingPage(
   view: BillingView,
   options: { form?: PayForm; shown?: ShownPayment; checkout?: string } = {},
 ): Html {
-  const back = options.checkout ? CHECKOUT_NOTICES[options.checkout] : undefined;
+  const back =
+    options.checkout && Object.hasOwn(CHECKOUT_NOTICES, options.checkout) && CHECKOUT_NOTICES[options.checkout];
   return sectionPage(
     context,
     options.form?.errors ? 'Error: Billing' : 'Billing',

@@ -4,14 +4,14 @@
 // /v1/billing/x402/requirements) as the requests an agent makes to pay.
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { App } from '../../../http/types.ts';
-import { consoleBinder, refusalOf, type Ask } from '../binder.ts';
+import { consoleBinder, FormRefusal, refusalOf, type Ask } from '../binder.ts';
 import { CONSOLE_PATH, safeNext } from '../http.ts';
 import type { ConsoleModule } from '../module.ts';
 import { messagePage } from '../pages.ts';
 import type { Intent } from '../../billing/service.ts';
-import { billingPage, RAILS, type PayForm, type Rail } from './billing-pages.ts';
+import { billingPage, RAIL_NAMES, RAILS, type PayForm, type Rail } from './billing-pages.ts';
 
-const RAIL_NAMES: Record<Rail, string> = { card_processor: 'Card payment', x402: 'x402', mpp: 'MPP' };
+const isRail = (rail: string): rail is Rail => (RAILS as readonly string[]).includes(rail);
 /** Where Stripe Checkout pages live (Checkout Sessions' url). */
 const STRIPE_CHECKOUT_ORIGIN = 'https://checkout.stripe.com';
 
@@ -43,45 +43,36 @@ export function registerBillingPages(scope: App, module: ConsoleModule): void {
   const pageOf = async ({ context, session }: Ask, options: Parameters<typeof billingPage>[2] = {}) =>
     billingPage(context, await billingView(module, session.organizationId), options);
 
-  bind.view(
-    `${CONSOLE_PATH}/billing`,
-    (ask) => {
-      const from = safeNext(ask.query.return);
-      return pageOf(ask, { checkout: ask.query.checkout ?? '', form: from ? { back: from } : undefined });
-    },
-    { route },
-  );
+  const show = (ask: Ask) => pageOf(ask, { checkout: ask.query.checkout, form: { back: safeNext(ask.query.return) } });
+  bind.view(`${CONSOLE_PATH}/billing`, show, { route });
 
   bind.post(`${CONSOLE_PATH}/billing/pay`, {
     route,
     run: async (ask) => {
-      const { context, session, body } = ask;
+      const { session, body } = ask;
       if (!billing.enabled)
         return ask.send(
           409,
-          messagePage(context, 'Billing is off', 'This deployment does not charge: there is nothing to pay.', back),
+          messagePage(ask.context, 'Billing is off', 'This deployment does not charge: there is nothing to pay.', back),
         );
       const form: PayForm = {
         intent: body.intent ?? '',
         amount: (body.amount_usd ?? '').trim(),
         back: safeNext(body.return),
       };
-      const invalid = async (errors: NonNullable<PayForm['errors']>) =>
-        ask.send(400, await pageOf(ask, { form: { ...form, errors } }));
       const rail = body.rail ?? '';
-      const options = await billing.paymentOptions(session.organizationId);
-      const errors: NonNullable<PayForm['errors']> = {};
       const [intent, tier] = intentOf(form.intent ?? '', Object.keys(billing.prices.tiers));
-      if (!intent) errors.intent = 'Choose what to pay for.';
-      if (!RAILS.includes(rail as Rail)) errors.rail = 'Choose a way to pay: by card, x402 or MPP.';
-      else if (!options.rails.includes(rail))
-        errors.rail = `${RAIL_NAMES[rail as Rail]} is not configured on this deployment.`;
-      if (intent === 'top_up' && form.amount === '') errors.amount_usd = 'Enter the amount to add, like 25 or 12.50.';
-      if (!intent || Object.keys(errors).length > 0) return invalid(errors);
-      // A plan's first month may carry a starting balance (contract §7): the amount, when given.
-      const withAmount = intent === 'top_up' || (intent === 'setup' && form.amount !== '');
-      const query = { intent, tier, amount_usd: withAmount ? form.amount : undefined };
       try {
+        const errors: Record<string, string> = {};
+        if (!intent) errors.intent = 'Choose what to pay for.';
+        if (!isRail(rail)) errors.rail = 'Choose a way to pay: by card, x402 or MPP.';
+        else if (!(await billing.paymentOptions(session.organizationId)).rails.includes(rail))
+          errors.rail = `${RAIL_NAMES[rail]} is not configured on this deployment.`;
+        if (intent === 'top_up' && form.amount === '') errors.amount_usd = 'Enter the amount to add, like 25 or 12.50.';
+        if (!intent || !isRail(rail) || Object.keys(errors).length > 0) throw new FormRefusal(errors);
+        // A plan's first month may carry a starting balance (contract §7): the amount, when given.
+        const withAmount = intent === 'top_up' || (intent === 'setup' && form.amount !== '');
+        const query = { intent, tier, amount_usd: withAmount ? form.amount : undefined };
         if (rail === 'card_processor') {
           // Where the payment started (the create-cell form, a thread, with what was typed): the
           // checkout's paid page leads back there. Only a console path; anything else is dropped.
@@ -92,12 +83,14 @@ export function registerBillingPages(scope: App, module: ConsoleModule): void {
         const details = await ask.call(ops.getX402Requirements, query);
         // What the agent posts: the query's fields that are given.
         const paid = Object.fromEntries(Object.entries(query).filter((entry): entry is [string, string] => !!entry[1]));
-        return await pageOf(ask, { form, shown: { rail: rail as 'x402' | 'mpp', details, body: paid } });
+        return await pageOf(ask, { form, shown: { rail, details, body: paid } });
       } catch (error) {
+        // The form's own checks and the operation's field errors alike; a refusal of the whole payment (409) is its page.
         const refusal = refusalOf(error, body);
         if (!refusal || Object.keys(refusal.errors).length === 0) throw error;
-        const { amount_usd: amount, ...others } = refusal.errors;
-        return invalid({ amount_usd: amount, intent: Object.values(others).join(' ') || undefined });
+        const { amount_usd, rail: railError, ...others } = refusal.errors;
+        const errors = { amount_usd, rail: railError, intent: Object.values(others).join(' ') || undefined };
+        return ask.send(400, await pageOf(ask, { form: { ...form, errors } }));
       }
     },
   });
@@ -123,8 +116,8 @@ async function billingView(module: ConsoleModule, organizationId: string) {
     usage.daily(organizationId, range),
   ]);
   const tiers = Object.entries(billing.prices.tiers).map(([name, tier]) => ({ name, ...tier }));
-  const { enabled } = billing;
   const apiBase = module.oauth.resources.v1;
+  const { enabled } = billing;
   return { enabled, status, options, tiers, stripe: stripe !== null, apiBase, month, summary, days: daily.days };
 }
 export type BillingView = Awaited<ReturnType<typeof billingView>>;

@@ -3,15 +3,12 @@
 // has usage, plus the same figures as a table, which is what screen readers and text browsers get.
 import { html, join, type Html } from '../../../lib/html.ts';
 import { dollars, MICROS_PER_USD } from '../../billing/money.ts';
+import type { UsageService } from '../../billing/usage.ts';
 import { capitalized } from './shared.ts';
 import { plural } from '../../../lib/plural.ts';
 import { dataTable } from '../data-table.ts';
 
-export interface DailyUsage {
-  date: string;
-  amount_usd: string;
-  by_type: { type: string; quantity: number; amount_usd: string }[];
-}
+export type DailyUsage = Awaited<ReturnType<UsageService['daily']>>['days'][number];
 
 export interface Month {
   /** UTC year and month (0-11). */
@@ -33,7 +30,6 @@ const TYPE_WORDS: Record<string, [string, string]> = {
   mms: ['MMS', 'MMS'],
   cell_month: ['cell-month', 'cell-months'],
 };
-export const USAGE_COLUMNS = ['sms', 'mms', 'cell_month'];
 
 export const monthName = (month: Month) =>
   new Date(Date.UTC(month.year, month.month, 1)).toLocaleString('en-US', {
@@ -109,7 +105,7 @@ export function usageTable(month: Month, days: DailyUsage[]): Html {
     caption: `Usage by day in ${monthName(month)} (days with usage only)`,
     columns: [
       { label: 'Day', value: (day) => html`<time datetime="${day.date}">${dayName(day.date)}</time>` },
-      ...USAGE_COLUMNS.map((type) => ({
+      ...Object.keys(TYPE_WORDS).map((type) => ({
         label: capitalized(TYPE_WORDS[type][1]),
         numeric: true,
         value: (day: DailyUsage) => day.by_type.find((t) => t.type === type)?.quantity ?? 0,

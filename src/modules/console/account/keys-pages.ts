@@ -1,22 +1,29 @@
 // The API keys section: the organization's active keys, the create form (the new key is shown
 // once, on the page its post redirects to) and the confirmation page of a revoke.
 import { html, type Html } from '../../../lib/html.ts';
-import type { keyView } from '../../organizations/service.ts';
+import type { OrganizationsService } from '../../organizations/service.ts';
 import type { SignedInContext } from '../guard.ts';
-import { confirmForm, field } from '../layout.ts';
+import { CONSOLE_PATH } from '../http.ts';
+import { confirmForm, facts, field } from '../layout.ts';
 import { dataTable } from '../data-table.ts';
 import { csrfField, nextPage, revealOnce, sectionPage, when } from './shared.ts';
 
-type KeyView = ReturnType<typeof keyView>;
+type KeyPage = Awaited<ReturnType<OrganizationsService['listKeys']>>;
+type KeyView = KeyPage['keys'][number];
 
+export const KEYS_PATH = `${CONSOLE_PATH}/keys`;
 export const KEY_NAME_MAX = 100;
 
 const nameOf = (key: KeyView) => key.name ?? 'Unnamed key';
-const revokePath = (context: SignedInContext, key: KeyView) =>
-  `${context.path}/keys/${encodeURIComponent(key.id)}/revoke`;
+const revokePath = (key: KeyView) => `${KEYS_PATH}/${encodeURIComponent(key.id)}/revoke`;
 
-function keysTable(context: SignedInContext, keys: KeyView[], nextCursor: string | null): Html {
-  return dataTable({
+export function keysPage(
+  context: SignedInContext,
+  page: KeyPage,
+  options: { notice?: Html; form?: { name?: string; error?: string }; created?: { name: string; secret: string } },
+): Html {
+  const { form = {}, created } = options;
+  const table = dataTable({
     caption: `Active API keys of ${context.signedIn.organizationName}, newest first. Only the first characters of a key are kept readable.`,
     columns: [
       { label: 'Name', value: (key) => html`<strong>${nameOf(key)}</strong>` },
@@ -27,69 +34,56 @@ function keysTable(context: SignedInContext, keys: KeyView[], nextCursor: string
         label: 'Action',
         hiddenLabel: true,
         value: (key) =>
-          html`<a class="button danger small-button" href="${revokePath(context, key)}" aria-label="Revoke the key ${nameOf(key)} (${key.prefix}…)">Revoke…</a>`,
+          html`<a class="button danger small-button" href="${revokePath(key)}" aria-label="Revoke the key ${nameOf(key)} (${key.prefix}…)">Revoke…</a>`,
       },
     ],
-    rows: keys,
+    rows: page.keys,
     empty: 'No active keys.',
-    more: nextPage(`${context.path}/keys`, nextCursor, 'More keys'),
+    more: nextPage(KEYS_PATH, page.next_cursor, 'More keys'),
   });
-}
-
-export function keysPage(
-  context: SignedInContext,
-  keys: KeyView[],
-  options: {
-    nextCursor: string | null;
-    notice?: Html;
-    form: { name?: string; error?: string };
-    created?: { name: string; secret: string };
-  },
-): Html {
-  const reveal = options.created
-    ? revealOnce({
-        id: 'new-key',
-        heading: `Key created: ${options.created.name}`,
-        label: 'Your new API key',
-        secret: options.created.secret,
-        explain: "Put it in your agent's secret store; Cellgate keeps only a hash of it.",
-      })
-    : '';
+  const reveal =
+    created &&
+    revealOnce({
+      id: 'new-key',
+      heading: `Key created: ${created.name}`,
+      label: 'Your new API key',
+      secret: created.secret,
+      explain: "Put it in your agent's secret store; Cellgate keeps only a hash of it.",
+    });
   return sectionPage(
     context,
-    options.form.error ? 'Error: API keys' : 'API keys',
+    form.error ? 'Error: API keys' : 'API keys',
     html`<h1>API keys</h1>
 <p class="lead">Agents call the REST API with a key as <code>Authorization: Bearer cg_live_…</code>. Every key can do everything; rotate by creating a new key, then revoking the old one.</p>
 ${options.notice}
 ${reveal}
-${keysTable(context, keys, options.nextCursor)}
+${table}
 <section aria-labelledby="create-key-heading">
 <h2 id="create-key-heading">Create a key</h2>
-<form method="post" action="${context.path}/keys" novalidate>
+<form method="post" action="${KEYS_PATH}" novalidate>
 ${csrfField(context)}
-${field({ id: 'key-name', name: 'name', label: 'Key name', type: 'text', value: options.form.name, hint: `Where the key will be used, like production or support-agent (up to ${KEY_NAME_MAX} characters).`, error: options.form.error, attributes: html`maxlength="${KEY_NAME_MAX}" autocomplete="off"` })}
+${field({ id: 'key-name', name: 'name', label: 'Key name', type: 'text', value: form.name, hint: `Where the key will be used, like production or support-agent (up to ${KEY_NAME_MAX} characters).`, error: form.error, attributes: html`maxlength="${KEY_NAME_MAX}" autocomplete="off"` })}
 <button type="submit" class="primary">Create key</button>
 </form>
 </section>`,
   );
 }
 
-export function revokeKeyPage(context: SignedInContext, key: KeyView): Html {
-  return sectionPage(
+export const revokeKeyPage = (context: SignedInContext, key: KeyView): Html =>
+  sectionPage(
     context,
     `Revoke ${nameOf(key)}`,
     html`<h1>Revoke the key “${nameOf(key)}”?</h1>
-<dl class="facts">
-<dt>Key</dt><dd class="mono">${key.prefix}…</dd>
-<dt>Created</dt><dd>${when(key.created_at)}</dd>
-<dt>Last used</dt><dd>${when(key.last_used_at)}</dd>
-</dl>
+${facts([
+  ['Key', html`<span class="mono">${key.prefix}…</span>`],
+  ['Created', when(key.created_at)],
+  ['Last used', when(key.last_used_at)],
+])}
 <p>Every request with this key is refused at once (401). Agents that use it stop working until they are given another key. This cannot be undone.</p>
 ${confirmForm({
-  action: revokePath(context, key),
+  action: revokePath(key),
   csrfToken: context.signedIn.csrfToken,
   confirm: 'Revoke key',
-  keep: { href: `${context.path}/keys`, text: 'Cancel' },
+  keep: { href: KEYS_PATH, text: 'Cancel' },
 })}`,
   );
-}

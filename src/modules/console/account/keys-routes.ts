@@ -4,17 +4,19 @@
 // shows it again.
 import type { App } from '../../../http/types.ts';
 import { consoleBinder, FormRefusal, type Ask } from '../binder.ts';
-import { CONSOLE_PATH, setFlash, takeFlash } from '../http.ts';
+import { setFlash, takeFlash } from '../http.ts';
 import type { ConsoleModule } from '../module.ts';
 import { organizationOperations } from '../../organizations/operations.ts';
-import { KEY_NAME_MAX, keysPage, revokeKeyPage } from './keys-pages.ts';
+import { KEY_NAME_MAX, KEYS_PATH, keysPage, revokeKeyPage } from './keys-pages.ts';
 import { noticeOf, withNotice } from './shared.ts';
 
 const NOTICES = { revoked: 'Key revoked. Requests with it are refused from now on.' };
-const KEYS_PATH = `${CONSOLE_PATH}/keys`;
 const NEW_KEY_COOKIE = 'cg_console_new_key';
 
 type NewKey = { organizationId: string; name: string; secret: string };
+/** The flash of a key this organization created (a forged or foreign one shows nothing). */
+const ownKey = (organizationId: string) => (key: Partial<NewKey>) =>
+  key.organizationId === organizationId && typeof key.name === 'string' && typeof key.secret === 'string';
 
 export function registerKeyPages(scope: App, module: ConsoleModule): void {
   const { http } = module;
@@ -26,20 +28,13 @@ export function registerKeyPages(scope: App, module: ConsoleModule): void {
     missing: 'API key',
   });
 
-  async function keysOf({ session, context, query }: Ask, options: Partial<Parameters<typeof keysPage>[2]>) {
+  async function keysOf({ session, context, query }: Ask, options: Parameters<typeof keysPage>[2]) {
     const page = await organizations.listKeys(session.organizationId, { limit: 50, cursor: query.cursor || undefined });
-    return keysPage(context, page.keys, { nextCursor: page.next_cursor, ...options, form: options.form ?? {} });
+    return keysPage(context, page, options);
   }
 
-  bind.view(KEYS_PATH, async (ask) => {
-    const { organizationId } = ask.session;
-    const created = takeFlash<NewKey>(
-      ask,
-      http,
-      NEW_KEY_COOKIE,
-      KEYS_PATH,
-      (key) => key.organizationId === organizationId && typeof key.name === 'string' && typeof key.secret === 'string',
-    );
+  bind.view(KEYS_PATH, (ask) => {
+    const created = takeFlash(ask, http, NEW_KEY_COOKIE, KEYS_PATH, ownKey(ask.session.organizationId));
     return keysOf(ask, { notice: noticeOf(ask.query, NOTICES), created });
   });
 

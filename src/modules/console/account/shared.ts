@@ -1,6 +1,6 @@
 // What the webhooks, API keys and billing pages share: reading form fields, times, notices, the
 // once-shown secret and small post buttons.
-import { html, type Html, type HtmlValue } from '../../../lib/html.ts';
+import { html, join, type Html, type HtmlValue } from '../../../lib/html.ts';
 import type { SignedInContext } from '../guard.ts';
 import { time } from '../conversations/format.ts';
 import { hidden, layout, secretField } from '../layout.ts';
@@ -94,16 +94,20 @@ ${content}
 ${group.error ? html`<p class="field-error" id="${group.id}-error">${group.error}</p>` : ''}
 </fieldset>`;
 
-/** A checkbox or radio with its label. */
-export const choiceBox = (box: {
-  type: 'checkbox' | 'radio';
-  id: string;
-  name: string;
-  value: string;
-  checked: boolean;
-  label: HtmlValue;
-}) =>
-  html`<div class="check">
-<input type="${box.type}" id="${box.id}" name="${box.name}" value="${box.value}"${box.checked ? ' checked' : ''}>
-<label for="${box.id}">${box.label}</label>
-</div>`;
+/** A group of checkboxes or radios, each with its label (ids `<group id>-<i>`), with the group's legend and error. */
+export const choiceGroup = (
+  group: { id: string; legend: string; error?: string; type: 'checkbox' | 'radio' },
+  boxes: readonly { name: string; value: string; checked: boolean; label: HtmlValue }[],
+) =>
+  fieldset(
+    group,
+    join(
+      boxes.map(
+        (box, i) => html`<div class="check">
+<input type="${group.type}" id="${group.id}-${i}" name="${box.name}" value="${box.value}"${box.checked ? ' checked' : ''}>
+<label for="${group.id}-${i}">${box.label}</label>
+</div>`,
+      ),
+      '\n',
+    ),
+  );

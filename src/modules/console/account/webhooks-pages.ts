@@ -2,27 +2,21 @@
 // on each failed one), an endpoint's full delivery log, and the form that adds an endpoint.
 import { html, join, type Html } from '../../../lib/html.ts';
 import { MAX_URL_LENGTH } from '../../../lib/ssrf.ts';
-import type { deliveryView } from '../../webhooks/views.ts';
+import type { WebhookOperations } from '../../webhooks/operations.ts';
 import type { WebhooksService, WebhookView } from '../../webhooks/service.ts';
+import type { OutOf } from '../binder.ts';
+import { postForm, section } from '../conversations/pages.ts';
 import type { SignedInContext } from '../guard.ts';
-import { confirmForm, field, hidden } from '../layout.ts';
+import { CONSOLE_PATH } from '../http.ts';
+import { confirmForm, crumbs, facts, field, hidden } from '../layout.ts';
 import { dataTable } from '../data-table.ts';
-import {
-  choiceBox,
-  csrfField,
-  fieldset,
-  nextPage,
-  postButton,
-  revealOnce,
-  sectionPage,
-  stateTag,
-  when,
-} from './shared.ts';
+import { choiceGroup, nextPage, postButton, revealOnce, sectionPage, stateTag, when } from './shared.ts';
 
-type DeliveryView = ReturnType<typeof deliveryView>;
+type DeliveryView = OutOf<WebhookOperations['listWebhookDeliveries']>['deliveries'][number];
 
 export interface EndpointForm {
-  clientId: string;
+  /** The add form's client_id (an edit has none). */
+  clientId?: string;
   url?: string;
   eventTypes?: string[];
   errors?: { url?: string; event_types?: string };
@@ -46,9 +40,16 @@ const STATUS: Record<DeliveryView['status'], Parameters<typeof stateTag>> = {
   failed: ['bad', 'Gave up'],
 };
 
+export const WEBHOOKS_PATH = `${CONSOLE_PATH}/webhooks`;
 /** An endpoint's page, or one delivery's. */
-export const endpointPath = (context: SignedInContext, webhookId: string, deliveryId?: string) =>
-  `${context.path}/webhooks/${encodeURIComponent(webhookId)}${deliveryId ? `/deliveries/${encodeURIComponent(deliveryId)}` : ''}`;
+export const endpointPath = (webhookId: string, deliveryId?: string) =>
+  `${WEBHOOKS_PATH}/${encodeURIComponent(webhookId)}${deliveryId ? `/deliveries/${encodeURIComponent(deliveryId)}` : ''}`;
+const WEBHOOKS_CRUMB = [WEBHOOKS_PATH, 'Webhooks'] as const;
+/** The breadcrumb of an endpoint's pages: Webhooks, the endpoint, the page (none: the endpoint's own). */
+const endpointCrumbs = (webhook: WebhookView, current?: string) =>
+  current
+    ? crumbs([WEBHOOKS_CRUMB, [endpointPath(webhook.id), webhook.url]], current)
+    : crumbs([WEBHOOKS_CRUMB], webhook.url);
 
 function response(delivery: DeliveryView): Html {
   if (delivery.last_status_code !== null) return html`<span class="mono">HTTP ${delivery.last_status_code}</span>`;
@@ -59,7 +60,7 @@ function response(delivery: DeliveryView): Html {
 function retryCell(context: SignedInContext, webhook: WebhookView, delivery: DeliveryView, back: string): Html {
   if (delivery.status !== 'failed' && delivery.status !== 'retrying') return html``;
   if (!webhook.enabled) return html`<span class="small">Enable the endpoint to retry</span>`;
-  return postButton(context, `${endpointPath(context, webhook.id, delivery.id)}/retry`, 'Retry', {
+  return postButton(context, `${endpointPath(webhook.id, delivery.id)}/retry`, 'Retry', {
     ariaLabel: `Retry the ${delivery.event_type} delivery ${delivery.id}`,
     fields: { next: back },
   });
@@ -78,7 +79,7 @@ function deliveriesTable(
       {
         label: 'Event',
         value: (d) =>
-          html`<a class="mono" href="${endpointPath(context, webhook.id, d.id)}" aria-label="The ${d.event_type} delivery ${d.id}: request and responses">${d.event_type}</a><br><span class="small mono">${d.event_id}</span>`,
+          html`<a class="mono" href="${endpointPath(webhook.id, d.id)}" aria-label="The ${d.event_type} delivery ${d.id}: request and responses">${d.event_type}</a><br><span class="small mono">${d.event_id}</span>`,
       },
       {
         label: 'Status',
@@ -101,13 +102,13 @@ function endpointHeader(context: SignedInContext, webhook: WebhookView, back: st
   const state = enabled
     ? stateTag('ok', 'Enabled')
     : stateTag('bad', webhook.disabled_reason ? `Disabled: ${webhook.disabled_reason}` : 'Disabled');
-  const toggle = postButton(context, `${endpointPath(context, id)}/enabled`, enabled ? 'Disable' : 'Enable', {
+  const toggle = postButton(context, `${endpointPath(id)}/enabled`, enabled ? 'Disable' : 'Enable', {
     ariaLabel: `${enabled ? 'Disable' : 'Enable'} the endpoint ${url}`,
     fields: { enabled: enabled ? 'false' : 'true', next: back },
   });
   const test =
     enabled &&
-    postButton(context, `${endpointPath(context, id)}/test`, 'Send a test event', {
+    postButton(context, `${endpointPath(id)}/test`, 'Send a test event', {
       ariaLabel: `Send a test event to the endpoint ${url}`,
       fields: { next: back },
     });
@@ -115,42 +116,40 @@ function endpointHeader(context: SignedInContext, webhook: WebhookView, back: st
 <${headingLevel} id="${id}-heading" class="endpoint-url mono">${url}</${headingLevel}>
 ${state}
 </div>
-<dl class="facts">
-<dt>Events</dt><dd>${webhook.event_types.map((t) => html`<span class="tag mono">${t}</span>`)}</dd>
-<dt>Endpoint ID</dt><dd class="mono">${id}</dd>
-<dt>Created</dt><dd>${when(webhook.created_at)}</dd>
-${webhook.description ? html`<dt>Description</dt><dd>${webhook.description}</dd>` : ''}
-</dl>
-<div class="row-actions">${toggle}${test}<a class="button secondary small-button" href="${endpointPath(context, id)}/edit" aria-label="Edit the endpoint ${url}">Edit</a><a class="button secondary small-button" href="${endpointPath(context, id)}/rotate" aria-label="Rotate secret of the endpoint ${url}">Rotate secret</a><a class="button danger small-button" href="${endpointPath(context, id)}/delete" aria-label="Delete the endpoint ${url}">Delete</a></div>`;
+${facts([
+  ['Events', webhook.event_types.map((t) => html`<span class="tag mono">${t}</span>`)],
+  ['Endpoint ID', html`<span class="mono">${id}</span>`],
+  ['Created', when(webhook.created_at)],
+  !!webhook.description && ['Description', webhook.description],
+])}
+<div class="row-actions">${toggle}${test}<a class="button secondary small-button" href="${endpointPath(id)}/edit" aria-label="Edit the endpoint ${url}">Edit</a><a class="button secondary small-button" href="${endpointPath(id)}/rotate" aria-label="Rotate secret of the endpoint ${url}">Rotate secret</a><a class="button danger small-button" href="${endpointPath(id)}/delete" aria-label="Delete the endpoint ${url}">Delete</a></div>`;
 }
 
-/** The add form (on the list), or an endpoint's edit form (`edit`: where it posts). */
-export function endpointForm(
-  context: SignedInContext,
-  form: EndpointForm,
-  edit?: { action: string; cancel: string },
-): Html {
+/** The add form (on the list), or an endpoint's edit form (`edit`: the endpoint). */
+function endpointForm(context: SignedInContext, form: EndpointForm, edit?: WebhookView): Html {
   const chosen = new Set(form.eventTypes ?? ['*']);
-  const boxes = FORM_EVENT_FILTERS.map((filter, i) =>
-    choiceBox({
-      type: 'checkbox',
-      id: `event-${i}`,
+  const events = choiceGroup(
+    { id: 'event-types', legend: 'Events to send', error: form.errors?.event_types, type: 'checkbox' },
+    FORM_EVENT_FILTERS.map((filter) => ({
       name: `event:${filter}`,
       value: 'on',
       checked: chosen.has(filter),
       label: html`${FILTER_WORDS[filter]} <span class="tag mono">${filter}</span>`,
-    }),
+    })),
   );
-  return html`<section aria-labelledby="add-endpoint-heading">
-<h2 id="add-endpoint-heading">${edit ? 'Edit the endpoint' : 'Add an endpoint'}</h2>
-<form method="post" action="${edit ? edit.action : `${context.path}/webhooks`}" novalidate>
-${csrfField(context)}
-${hidden('client_id', form.clientId)}
+  const action = edit ? `${endpointPath(edit.id)}/edit` : WEBHOOKS_PATH;
+  const button = edit ? 'Save changes' : 'Add endpoint';
+  return section(
+    'add-endpoint',
+    edit ? 'Edit the endpoint' : 'Add an endpoint',
+    postForm(
+      context,
+      { action, button, cancel: edit && endpointPath(edit.id) },
+      html`${form.clientId && hidden('client_id', form.clientId)}
 ${field({ id: 'webhook-url', name: 'url', label: 'Endpoint URL', type: 'url', value: form.url, hint: 'An https URL of your receiver. It must not resolve to a private or loopback address.', error: form.errors?.url, attributes: html`maxlength="${MAX_URL_LENGTH}" spellcheck="false" autocomplete="url"` })}
-${fieldset({ id: 'event-types', legend: 'Events to send', error: form.errors?.event_types }, join(boxes, '\n'))}
-${edit ? html`<div class="actions"><button type="submit" class="primary">Save changes</button><a class="button secondary" href="${edit.cancel}">Cancel</a></div>` : html`<button type="submit" class="primary">Add endpoint</button>`}
-</form>
-</section>`;
+${events}`,
+    ),
+  );
 }
 
 export function webhooksPage(
@@ -158,12 +157,11 @@ export function webhooksPage(
   endpoints: { webhook: WebhookView; deliveries: DeliveryView[]; moreDeliveries: boolean }[],
   options: { nextCursor: string | null; notice?: Html; form: EndpointForm; created?: { url: string; secret: string } },
 ): Html {
-  const back = `${context.path}/webhooks`;
   const list = endpoints.map(
     ({ webhook, deliveries, moreDeliveries }) => html`<article class="endpoint" aria-labelledby="${webhook.id}-heading">
-${endpointHeader(context, webhook, back, 'h2')}
-${deliveriesTable(context, webhook, deliveries, { back, caption: `Recent deliveries to ${webhook.url}, newest first` })}
-${moreDeliveries && html`<p class="small"><a href="${endpointPath(context, webhook.id)}">All deliveries to this endpoint</a></p>`}
+${endpointHeader(context, webhook, WEBHOOKS_PATH, 'h2')}
+${deliveriesTable(context, webhook, deliveries, { back: WEBHOOKS_PATH, caption: `Recent deliveries to ${webhook.url}, newest first` })}
+${moreDeliveries && html`<p class="small"><a href="${endpointPath(webhook.id)}">All deliveries to this endpoint</a></p>`}
 </article>`,
   );
   const { created } = options;
@@ -176,6 +174,7 @@ ${moreDeliveries && html`<p class="small"><a href="${endpointPath(context, webho
       secret: created.secret,
       explain: "Your receiver verifies each delivery's webhook-signature header with it.",
     });
+  const more = nextPage(WEBHOOKS_PATH, options.nextCursor, 'More endpoints');
   return sectionPage(
     context,
     options.form.errors ? 'Error: Webhooks' : 'Webhooks',
@@ -184,7 +183,7 @@ ${moreDeliveries && html`<p class="small"><a href="${endpointPath(context, webho
 ${options.notice}
 ${reveal}
 ${list.length ? join(list, '\n') : html`<p>No endpoints yet. Add one below, or with <code>POST /v1/webhooks</code>.</p>`}
-${options.nextCursor && html`<p class="after"><a href="${back}?cursor=${encodeURIComponent(options.nextCursor)}">More endpoints</a></p>`}
+${more && html`<p class="after"><a href="${more.href}">${more.label}</a></p>`}
 ${endpointForm(context, options.form)}`,
   );
 }
@@ -196,12 +195,12 @@ export function endpointPage(
   page: { deliveries: DeliveryView[]; next_cursor: string | null },
   notice?: Html,
 ): Html {
-  const back = endpointPath(context, webhook.id);
+  const back = endpointPath(webhook.id);
   const more = nextPage(back, page.next_cursor, 'Older deliveries');
   return sectionPage(
     context,
     `Deliveries to ${webhook.url}`,
-    html`<p class="small"><a href="${context.path}/webhooks">All endpoints</a></p>
+    html`${endpointCrumbs(webhook)}
 ${notice}
 ${endpointHeader(context, webhook, back, 'h1')}
 ${deliveriesTable(context, webhook, page.deliveries, { back, caption: 'Deliveries to this endpoint, newest first', more })}`,
@@ -217,11 +216,6 @@ function pretty(body: string): string {
   }
 }
 
-const headerList = (headers: Record<string, string>) =>
-  html`<dl class="facts mono">${Object.entries(headers).map(
-    ([name, value]) => html`<dt>${name}</dt><dd class="wrap">${value}</dd>`,
-  )}</dl>`;
-
 /** One delivery: the signed request (body, and each attempt's headers) and every response. */
 export function deliveryPage(
   context: SignedInContext,
@@ -233,26 +227,27 @@ export function deliveryPage(
     (a, i) => html`<section class="attempt" aria-labelledby="attempt-${i + 1}">
 <h3 id="attempt-${i + 1}">Attempt ${i + 1}, ${when(a.attempted_at)}</h3>
 <h4>Request headers</h4>
-${a.request_headers ? headerList(a.request_headers) : html`<p class="small">Nothing was sent (the URL was refused).</p>`}
+${a.request_headers ? facts(Object.entries(a.request_headers), 'facts mono') : html`<p class="small">Nothing was sent (the URL was refused).</p>`}
 <h4>Response</h4>
 <p>${a.status_code === null ? html`<span class="small">No response: ${a.error ?? 'unknown error'}</span>` : html`<span class="mono">HTTP ${a.status_code}</span>`}</p>
 ${a.response_body ? html`<pre class="wrap" aria-label="Response body (the first 4 KiB)">${a.response_body}</pre>` : a.status_code !== null && html`<p class="small">Empty body.</p>`}
 </section>`,
   );
+  const mono = (text: string) => html`<span class="mono">${text}</span>`;
   return sectionPage(
     context,
     `Delivery ${delivery.id}`,
-    html`<p class="small"><a href="${endpointPath(context, webhook.id)}">Deliveries to ${webhook.url}</a></p>
+    html`${endpointCrumbs(webhook, `${delivery.event_type} delivery`)}
 ${notice}
 <h1>${delivery.event_type} delivery</h1>
-<dl class="facts">
-<dt>Status</dt><dd>${stateTag(...STATUS[delivery.status])}</dd>
-<dt>Delivery ID</dt><dd class="mono">${delivery.id}</dd>
-<dt>Event ID (webhook-id)</dt><dd class="mono">${delivery.event_id}</dd>
-<dt>Endpoint</dt><dd class="mono">${webhook.url}</dd>
-<dt>Created</dt><dd>${when(delivery.created_at)}</dd>
-</dl>
-${retryCell(context, webhook, delivery, endpointPath(context, webhook.id, delivery.id))}
+${facts([
+  ['Status', stateTag(...STATUS[delivery.status])],
+  ['Delivery ID', mono(delivery.id)],
+  ['Event ID (webhook-id)', mono(delivery.event_id)],
+  ['Endpoint', mono(webhook.url)],
+  ['Created', when(delivery.created_at)],
+])}
+${retryCell(context, webhook, delivery, endpointPath(webhook.id, delivery.id))}
 <h2>Request body</h2>
 <pre class="wrap" aria-label="Request body">${pretty(delivery.payload)}</pre>
 <h2>Attempts</h2>
@@ -267,7 +262,7 @@ export function confirmPage(context: SignedInContext, webhook: WebhookView, acti
   return sectionPage(
     context,
     title,
-    html`<p class="small"><a href="${endpointPath(context, webhook.id)}">Back to the endpoint</a></p>
+    html`${endpointCrumbs(webhook, rotate ? 'Rotate the secret' : 'Delete')}
 <h1>${title}</h1>
 <p class="mono">${webhook.url}</p>
 <p>${
@@ -276,20 +271,17 @@ export function confirmPage(context: SignedInContext, webhook: WebhookView, acti
         : 'No more events are sent to it, and its queued deliveries are dropped. This cannot be undone; add the URL again to receive events there.'
     }</p>
 ${confirmForm({
-  action: `${endpointPath(context, webhook.id)}/${action}`,
+  action: `${endpointPath(webhook.id)}/${action}`,
   csrfToken: context.signedIn.csrfToken,
   confirm: rotate ? 'Rotate the secret' : 'Delete the endpoint',
-  keep: { href: endpointPath(context, webhook.id), text: 'Cancel' },
+  keep: { href: endpointPath(webhook.id), text: 'Cancel' },
   tone: rotate ? 'primary' : 'danger',
 })}`,
   );
 }
 
 /** The new signing secret, shown once. */
-export function rotatedPage(
-  context: SignedInContext,
-  rotated: WebhookView & { secret: string; previous_secret_expires_at: string },
-): Html {
+export function rotatedPage(context: SignedInContext, rotated: OutOf<WebhookOperations['rotateWebhookSecret']>): Html {
   const reveal = revealOnce({
     id: 'new-secret',
     heading: `New signing secret of ${rotated.url}`,
@@ -300,19 +292,18 @@ export function rotatedPage(
   return sectionPage(
     context,
     'Signing secret rotated',
-    html`<p class="small"><a href="${endpointPath(context, rotated.id)}">Back to the endpoint</a></p>
+    html`${endpointCrumbs(rotated, 'Secret rotated')}
 <h1>Signing secret rotated</h1>
 ${reveal}
 <p>The previous secret keeps signing until ${when(rotated.previous_secret_expires_at)}.</p>`,
   );
 }
 
-export function editPage(context: SignedInContext, webhook: WebhookView, form: EndpointForm): Html {
-  return sectionPage(
+export const editPage = (context: SignedInContext, webhook: WebhookView, form: EndpointForm) =>
+  sectionPage(
     context,
     `${form.errors ? 'Error: ' : ''}Edit ${webhook.url}`,
-    html`<p class="small"><a href="${endpointPath(context, webhook.id)}">Back to the endpoint</a></p>
+    html`${endpointCrumbs(webhook, 'Edit')}
 <h1>Edit <span class="mono">${webhook.url}</span></h1>
-${endpointForm(context, form, { action: `${endpointPath(context, webhook.id)}/edit`, cancel: endpointPath(context, webhook.id) })}`,
+${endpointForm(context, form, webhook)}`,
   );
-}

@@ -4,12 +4,12 @@
 // the answer to the rotation's post (no-store); the previous one keeps signing for 24 hours.
 import { randomBase62 } from '../../../lib/secrets.ts';
 import type { App } from '../../../http/types.ts';
-import { consoleBinder, type Ask, type Refusal, type SectionOptions } from '../binder.ts';
-import { CONSOLE_PATH, safeNext } from '../http.ts';
+import { consoleBinder, FormRefusal, type Ask, type Refusal } from '../binder.ts';
+import { safeNext } from '../http.ts';
 import type { ConsoleModule } from '../module.ts';
 import { createFromForm } from '../act.ts';
 import { messagePage } from '../pages.ts';
-import { notice, noticeOf, text, withNotice } from './shared.ts';
+import { notice, noticeOf, withNotice } from './shared.ts';
 import {
   confirmPage,
   deliveryPage,
@@ -19,6 +19,7 @@ import {
   FORM_EVENT_FILTERS,
   rotatedPage,
   webhooksPage,
+  WEBHOOKS_PATH as WEBHOOKS,
   type EndpointForm,
 } from './webhooks-pages.ts';
 
@@ -34,11 +35,7 @@ const NOTICES = {
   updated: 'Endpoint saved: the next events go by the new settings.',
   existing: 'This endpoint was already added (the form was sent twice); its secret was shown the first time.',
 };
-const WEBHOOKS_SECTION: SectionOptions = {
-  section: 'webhooks',
-  back: { href: `${CONSOLE_PATH}/webhooks`, text: 'Back to webhooks' },
-  missing: 'webhook endpoint',
-};
+const BACK = { href: WEBHOOKS, text: 'Back to webhooks' };
 /** A create's client_id: the form carries one, so sending the same form twice adds one endpoint. */
 const newClientId = () => `console_${randomBase62(24)}`;
 const CLIENT_ID = /^console_[A-Za-z0-9]{24}$/;
@@ -46,12 +43,9 @@ const CLIENT_ID = /^console_[A-Za-z0-9]{24}$/;
 export function registerWebhookPages(scope: App, module: ConsoleModule): void {
   const webhooks = module.dashboard.webhooking.webhooks;
   const ops = module.dashboard.webhooking.operations;
-  const bind = consoleBinder(scope, module, WEBHOOKS_SECTION);
-  const WEBHOOKS = `${CONSOLE_PATH}/webhooks`;
+  const bind = consoleBinder(scope, module, { section: 'webhooks', back: BACK, missing: 'webhook endpoint' });
   const ENDPOINT = `${WEBHOOKS}/:webhook_id`;
   const webhookOf = ({ session, params }: Ask) => webhooks.get(session.organizationId, params.webhook_id);
-  /** The edit form as posted (an edit has no client_id). */
-  const editOf = (ask: Ask) => ({ ...endpointFormOf(ask.request.body), clientId: '' });
 
   /** The endpoints page (a page of endpoints, each with its latest deliveries). */
   async function listOf({ session, context, query }: Ask, options: Partial<Parameters<typeof webhooksPage>[2]> = {}) {
@@ -63,21 +57,27 @@ export function registerWebhookPages(scope: App, module: ConsoleModule): void {
         return { webhook, deliveries: recent.deliveries, moreDeliveries: recent.next_cursor !== null };
       }),
     );
-    return webhooksPage(context, endpoints, {
-      ...options,
-      nextCursor: page.next_cursor,
-      form: options.form ?? { clientId: newClientId() },
-    });
+    const form = options.form ?? { clientId: newClientId() };
+    return webhooksPage(context, endpoints, { ...options, nextCursor: page.next_cursor, form });
   }
+
+  /** A button's post: its work, then back to the page it was on (`next`) with its notice. */
+  const button = (path: string, done: string, act: (ask: Ask) => Promise<unknown>, missing?: string) =>
+    bind.post(path, {
+      missing,
+      run: async (ask) => {
+        await act(ask);
+        return withNotice(backOf(ask.body), done);
+      },
+    });
 
   bind.view(WEBHOOKS, (ask) => listOf(ask, { notice: noticeOf(ask.query, NOTICES) }));
 
   bind.view(ENDPOINT, async (ask) => {
     const webhook = await webhookOf(ask);
-    const cursor = ask.query.cursor || undefined;
     const page = await webhooks.listDeliveries(ask.session.organizationId, webhook.id, {
       limit: DELIVERIES_PER_PAGE,
-      cursor,
+      cursor: ask.query.cursor || undefined,
     });
     return endpointPage(ask.context, webhook, page, noticeOf(ask.query, NOTICES));
   });
@@ -92,42 +92,34 @@ export function registerWebhookPages(scope: App, module: ConsoleModule): void {
     { missing: 'delivery' },
   );
 
-  bind.post(`${WEBHOOKS}/:webhook_id/test`, {
-    run: async ({ call, params, body }) => {
-      await call(ops.sendWebhookTestEvent, { id: params.webhook_id });
-      return withNotice(backOf(body), 'tested');
-    },
-  });
+  button(`${ENDPOINT}/test`, 'tested', ({ call, params }) => call(ops.sendWebhookTestEvent, { id: params.webhook_id }));
+  button(
+    `${ENDPOINT}/deliveries/:delivery_id/retry`,
+    'retried',
+    ({ call, params }) => call(ops.retryWebhookDelivery, { id: params.webhook_id, delivery_id: params.delivery_id }),
+    'delivery',
+  );
+  // The confirmation's form has no `next`: back to the list.
+  button(`${ENDPOINT}/delete`, 'deleted', ({ call, params }) => call(ops.deleteWebhook, { id: params.webhook_id }));
 
   bind.post(WEBHOOKS, {
     run: async (ask) => {
-      const form = endpointFormOf(ask.request.body);
-      if (form.errors) return ask.send(400, await listOf(ask, { form }));
+      const form = endpointFormOf(ask.body);
+      if (form.errors) throw new FormRefusal(form.errors);
       const create = (clientId: string) =>
         ask.call(ops.createWebhook, { client_id: clientId, url: form.url, event_types: form.eventTypes });
       const { created, webhook } = await createFromForm(create, form.clientId, newClientId);
       if (!created || !webhook.secret) return listOf(ask, { notice: notice('ok', NOTICES.existing) });
       return ask.send(201, await listOf(ask, { created: { url: webhook.url, secret: webhook.secret } }));
     },
-    page: (ask, refusal) => listOf(ask, { form: { ...endpointFormOf(ask.request.body), errors: urlErrors(refusal) } }),
-  });
-
-  bind.post(`${ENDPOINT}/deliveries/:delivery_id/retry`, {
-    missing: 'delivery',
-    run: async ({ call, params, body }) => {
-      await call(ops.retryWebhookDelivery, { id: params.webhook_id, delivery_id: params.delivery_id });
-      return withNotice(backOf(body), 'retried');
-    },
+    page: (ask, refusal) => listOf(ask, { form: { ...endpointFormOf(ask.body), errors: formErrors(refusal) } }),
   });
 
   bind.post(`${ENDPOINT}/enabled`, {
     run: async ({ call, context, params, body, send }) => {
       const { enabled } = body;
       if (enabled !== 'true' && enabled !== 'false')
-        return send(
-          400,
-          messagePage(context, 'Not changed', 'Choose whether the endpoint is enabled.', WEBHOOKS_SECTION.back),
-        );
+        return send(400, messagePage(context, 'Not changed', 'Choose whether the endpoint is enabled.', BACK));
       const updated = await call(ops.updateWebhook, { id: params.webhook_id, enabled: enabled === 'true' });
       return withNotice(backOf(body), updated.enabled ? 'enabled' : 'disabled');
     },
@@ -135,19 +127,18 @@ export function registerWebhookPages(scope: App, module: ConsoleModule): void {
 
   bind.view(`${ENDPOINT}/edit`, async (ask) => {
     const webhook = await webhookOf(ask);
-    return editPage(ask.context, webhook, { clientId: '', url: webhook.url, eventTypes: webhook.event_types });
+    return editPage(ask.context, webhook, { url: webhook.url, eventTypes: webhook.event_types });
   });
 
-  bind.post(`${ENDPOINT}/edit`, {
-    run: async (ask) => {
-      const webhook = await webhookOf(ask);
-      const form = editOf(ask);
-      if (form.errors) return ask.send(400, editPage(ask.context, webhook, form));
-      await ask.call(ops.updateWebhook, { id: webhook.id, url: form.url, event_types: form.eventTypes });
-      return withNotice(endpointPath(ask.context, webhook.id), 'updated');
+  bind.form(`${ENDPOINT}/edit`, ops.updateWebhook, {
+    input: ({ body, params }) => {
+      const form = endpointFormOf(body);
+      if (form.errors) throw new FormRefusal(form.errors);
+      return { id: params.webhook_id, url: form.url, event_types: form.eventTypes };
     },
     page: async (ask, refusal) =>
-      editPage(ask.context, await webhookOf(ask), { ...editOf(ask), errors: urlErrors(refusal) }),
+      editPage(ask.context, await webhookOf(ask), { ...endpointFormOf(ask.body), errors: formErrors(refusal) }),
+    done: ({ params }) => withNotice(endpointPath(params.webhook_id), 'updated'),
   });
 
   for (const action of ['rotate', 'delete'] as const)
@@ -157,30 +148,23 @@ export function registerWebhookPages(scope: App, module: ConsoleModule): void {
     run: async ({ call, context, params }) =>
       rotatedPage(context, await call(ops.rotateWebhookSecret, { id: params.webhook_id })),
   });
-
-  bind.post(`${ENDPOINT}/delete`, {
-    run: async ({ call, params }) => {
-      await call(ops.deleteWebhook, { id: params.webhook_id });
-      return withNotice(WEBHOOKS, 'deleted');
-    },
-  });
 }
 
-/** An endpoint form's refusal by the service: on the URL field, where the form shows it. */
-const urlErrors = (refusal: Refusal): EndpointForm['errors'] => ({
-  url: refusal.errors.url ?? (Object.values(refusal.errors).join(' ') || refusal.notice),
+/** An endpoint form's refusal: the events' error on its group, any other on the URL field, where the form shows it. */
+const formErrors = ({ errors: { event_types, ...others }, notice }: Refusal): EndpointForm['errors'] => ({
+  url: others.url ?? (Object.values(others).join(' ') || notice),
+  event_types,
 });
 
 /** Where a row's form returns: the console page it was on. */
-const backOf = (body: unknown) => safeNext(text(body, 'next')) ?? `${CONSOLE_PATH}/webhooks`;
+const backOf = (body: Ask['body']) => safeNext(body.next) ?? WEBHOOKS;
 
 /** The add-endpoint form as posted, with an error per field the console itself can tell. */
-function endpointFormOf(body: unknown): EndpointForm {
-  const url = text(body, 'url').trim();
-  const eventTypes = FORM_EVENT_FILTERS.filter((filter) => text(body, `event:${filter}`) === 'on');
-  const posted = text(body, 'client_id');
-  const form: EndpointForm = {
-    clientId: CLIENT_ID.test(posted) ? posted : newClientId(),
+function endpointFormOf(body: Ask['body']): EndpointForm & { clientId: string } {
+  const url = (body.url ?? '').trim();
+  const eventTypes = FORM_EVENT_FILTERS.filter((filter) => body[`event:${filter}`] === 'on');
+  const form = {
+    clientId: CLIENT_ID.test(body.client_id ?? '') ? body.client_id : newClientId(),
     url,
     eventTypes: eventTypes.includes('*') ? ['*'] : eventTypes,
   };
