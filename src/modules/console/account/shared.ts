@@ -94,6 +94,20 @@ ${content}
 ${group.error ? html`<p class="field-error" id="${group.id}-error">${group.error}</p>` : ''}
 </fieldset>`;
 
+/** A checkbox or radio with its label. */
+export const choiceBox = (box: {
+  type: 'checkbox' | 'radio';
+  id: string;
+  name: string;
+  value: string;
+  checked: boolean;
+  label: HtmlValue;
+}) =>
+  html`<div class="check">
+<input type="${box.type}" id="${box.id}" name="${box.name}" value="${box.value}"${box.checked ? ' checked' : ''}>
+<label for="${box.id}">${box.label}</label>
+</div>`;
+
 /** A group of checkboxes or radios, each with its label (ids `<group id>-<i>`), with the group's legend and error. */
 export const choiceGroup = (
   group: { id: string; legend: string; error?: string; type: 'checkbox' | 'radio' },
@@ -102,12 +116,7 @@ export const choiceGroup = (
   fieldset(
     group,
     join(
-      boxes.map(
-        (box, i) => html`<div class="check">
-<input type="${group.type}" id="${group.id}-${i}" name="${box.name}" value="${box.value}"${box.checked ? ' checked' : ''}>
-<label for="${group.id}-${i}">${box.label}</label>
-</div>`,
-      ),
+      boxes.map((box, i) => choiceBox({ type: group.type, id: `${group.id}-${i}`, ...box })),
       '\n',
     ),
   );
