@@ -7,6 +7,7 @@ import { telemetryChart, telemetryTable, type TelemetryPoint } from './chart.ts'
 import type { FleetFilter, FleetLine, FleetRow, FleetView } from './fleet.ts';
 import { actionForm, sectionPage, tabs } from './layout.ts';
 import { crumbs, facts } from '../layout.ts';
+import { section } from '../conversations/pages.ts';
 import { dataTable, rowOf, tableHead, type RowColumn } from '../data-table.ts';
 import type { OperatorSession } from './service.ts';
 import { devicePath } from './http.ts';
@@ -311,10 +312,7 @@ ${facts([
 ${chart ?? ''}
 ${telemetryTable(options.telemetry.points)}
 </section>
-<section aria-labelledby="failures-heading">
-<h2 id="failures-heading">Recent failures</h2>
-${failuresTable(options.failures)}
-</section>
+${section('failures', 'Recent failures', failuresTable(options.failures))}
 ${d.agent === 'smsgate' ? simLinesSection(session, d, options.simsForm) : ''}
 ${phoneSettingsSection(session, d, options.settingsForm)}
 <section aria-labelledby="actions-heading">

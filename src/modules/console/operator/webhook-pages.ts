@@ -13,6 +13,7 @@ import { confirmForm, field, hidden } from '../layout.ts';
 import { OPERATOR_PATH } from './http.ts';
 import { csrfInput, nextPage, sectionPage } from './layout.ts';
 import { crumbs, facts } from '../layout.ts';
+import { section } from '../conversations/pages.ts';
 import type { OperatorSession } from './service.ts';
 
 export const WEBHOOKS_PATH = `${OPERATOR_PATH}/webhooks`;
@@ -169,10 +170,7 @@ ${facts([
   ['State', stateOf(webhook)],
   ['Added', when(webhook.created_at)],
 ])}
-<section aria-labelledby="deliveries-heading">
-<h2 id="deliveries-heading">Deliveries</h2>
-${deliveries}
-</section>
+${section('deliveries', 'Deliveries', deliveries)}
 <section aria-labelledby="actions-heading">
 <h2 id="actions-heading">Actions</h2>
 <div class="actions">
