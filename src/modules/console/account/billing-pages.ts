@@ -26,11 +26,7 @@ export interface PayForm {
 }
 
 /** Payment details asked for with an x402 or MPP button: how an agent pays that intent. */
-export interface ShownPayment {
-  rail: 'x402' | 'mpp';
-  details: PaymentDetails;
-  body: Record<string, string>;
-}
+type ShownPayment = { rail: 'x402' | 'mpp'; details: PaymentDetails; body: Record<string, string> };
 
 /** Each billing state: its tag and what it means ("{end}": the end of the paid period). */
 const STATES: Record<string, [Parameters<typeof stateTag>[0], string, string]> = {

@@ -10,11 +10,8 @@ import { dataTable } from '../data-table.ts';
 
 export type DailyUsage = Awaited<ReturnType<UsageService['daily']>>['days'][number];
 
-export interface Month {
-  /** UTC year and month (0-11). */
-  year: number;
-  month: number;
-}
+/** A UTC year and month (0-11). */
+export type Month = { year: number; month: number };
 
 const WIDTH = 720;
 const HEIGHT = 220;

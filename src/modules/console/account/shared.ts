@@ -60,13 +60,7 @@ export function postButton(
  * A secret shown once (API key, webhook signing secret, device key, enrollment token): its field
  * with a Copy button, and the notice that it cannot be shown again. Announced on load.
  */
-export function revealOnce(options: {
-  id: string;
-  heading: string;
-  label: string;
-  secret: string;
-  explain: string;
-}): Html {
+export function revealOnce(options: Parameters<typeof secretField>[0] & { heading: string; explain: string }): Html {
   return html`<section class="reveal" aria-labelledby="${options.id}-heading">
 ${notice('ok', html`<h2 id="${options.id}-heading">${options.heading}</h2><p><strong>Copy it now: it will not be shown again.</strong> ${options.explain}</p>`)}
 ${secretField(options)}

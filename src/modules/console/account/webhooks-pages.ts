@@ -174,7 +174,6 @@ ${moreDeliveries && html`<p class="small"><a href="${endpointPath(webhook.id)}">
       secret: created.secret,
       explain: "Your receiver verifies each delivery's webhook-signature header with it.",
     });
-  const more = nextPage(WEBHOOKS_PATH, options.nextCursor, 'More endpoints');
   return sectionPage(
     context,
     options.form.errors ? 'Error: Webhooks' : 'Webhooks',
@@ -183,7 +182,7 @@ ${moreDeliveries && html`<p class="small"><a href="${endpointPath(webhook.id)}">
 ${options.notice}
 ${reveal}
 ${list.length ? join(list, '\n') : html`<p>No endpoints yet. Add one below, or with <code>POST /v1/webhooks</code>.</p>`}
-${more && html`<p class="after"><a href="${more.href}">${more.label}</a></p>`}
+${options.nextCursor && html`<p class="after"><a href="${WEBHOOKS_PATH}?cursor=${encodeURIComponent(options.nextCursor)}">More endpoints</a></p>`}
 ${endpointForm(context, options.form)}`,
   );
 }
