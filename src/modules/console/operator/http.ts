@@ -108,13 +108,19 @@ export class OperatorGuard {
    * operator session and no organization session is 404. Assets (the shared stylesheet) pass.
    */
   crossingHook() {
-    return async (request: FastifyRequest, reply: FastifyReply) => {
+    /** Whether the page is refused (an operator's session, no organization's). */
+    const crossing = async (request: FastifyRequest, path: string) => {
+      if (path === OPERATOR_PATH || path.startsWith(`${OPERATOR_PATH}/`) || /\.(css|js)$/.test(path)) return false;
+      if (readCookie(request, OPERATOR_COOKIE) === undefined) return false;
+      return Boolean(await this.session(request)) && !(await this.deps.organizationSession(request));
+    };
+    // Every request passes here: the API's leave at once, without a promise.
+    return (request: FastifyRequest, reply: FastifyReply, done: (error?: Error) => void) => {
+      if (!request.url.startsWith(CONSOLE_PATH)) return done();
       const path = request.url.split('?')[0];
-      if (!path.startsWith(`${CONSOLE_PATH}/`) && path !== CONSOLE_PATH) return;
-      if (path === OPERATOR_PATH || path.startsWith(`${OPERATOR_PATH}/`) || /\.(css|js)$/.test(path)) return;
-      if (readCookie(request, OPERATOR_COOKIE) === undefined) return;
-      if (!(await this.session(request)) || (await this.deps.organizationSession(request))) return;
-      return sendPage(reply, 404, notFoundPage());
+      if (!path.startsWith(`${CONSOLE_PATH}/`) && path !== CONSOLE_PATH) return done();
+      // A callback hook that answers early sends and does not call done.
+      crossing(request, path).then((refused) => (refused ? void sendPage(reply, 404, notFoundPage()) : done()), done);
     };
   }
 }
