@@ -2,6 +2,7 @@
 // REST API uses: a card payment is the create_checkout operation (POST /v1/billing/checkout)
 // followed by a 303 to its checkout URL; the x402 and MPP buttons show get_x402_requirements (GET
 // /v1/billing/x402/requirements) as the requests an agent makes to pay.
+import { monthOf } from './chart.ts';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { App } from '../../../http/types.ts';
 import { consoleBinder, FormRefusal, refusalOf, type Ask } from '../binder.ts';
@@ -103,12 +104,7 @@ export function registerBillingPages(scope: App, module: ConsoleModule): void {
  */
 async function billingView(module: ConsoleModule, organizationId: string) {
   const { billing, usage, stripe } = module.dashboard.billing;
-  const now = module.clock.now();
-  const month = { year: now.getUTCFullYear(), month: now.getUTCMonth() };
-  const range = {
-    from: new Date(Date.UTC(month.year, month.month, 1)).toISOString(),
-    to: new Date(Date.UTC(month.year, month.month + 1, 1)).toISOString(),
-  };
+  const { month, range } = monthOf(module.clock.now());
   const [status, options, summary, daily] = await Promise.all([
     billing.status(organizationId),
     billing.paymentOptions(organizationId),

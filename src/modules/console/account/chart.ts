@@ -13,6 +13,13 @@ export type DailyUsage = Awaited<ReturnType<UsageService['daily']>>['days'][numb
 /** A UTC year and month (0-11). */
 export type Month = { year: number; month: number };
 
+/** The UTC month of `now` and its range [first day, first day of the next), as the usage reads take it. */
+export function monthOf(now: Date): { month: Month; range: { from: string; to: string } } {
+  const month = { year: now.getUTCFullYear(), month: now.getUTCMonth() };
+  const day = (offset: number) => new Date(Date.UTC(month.year, month.month + offset, 1)).toISOString();
+  return { month, range: { from: day(0), to: day(1) } };
+}
+
 const WIDTH = 720;
 const HEIGHT = 220;
 const LEFT = 60;

@@ -7,6 +7,7 @@
 // Each action goes through the billing operator service the admin API uses, recorded with the
 // session's admin token id. A bad value is a form error on the page (400); a refusal (409) is said
 // above its form; success is a redirect (Post/Redirect/Get) to the page with a notice.
+import { monthOf } from '../account/chart.ts';
 import type { Html } from '../../../lib/html.ts';
 import type { App } from '../../../http/types.ts';
 import { ApiError } from '../../../lib/errors.ts';
@@ -88,12 +89,7 @@ export function registerOrganizationPages(scope: App, operator: OperatorConsole)
     if (!ID.test(id)) throw noSuch('organization');
     const org = await billing.operator.organization(id);
     // This month's usage (UTC), as the organization's own billing page shows it.
-    const now = operator.clock.now();
-    const month = { year: now.getUTCFullYear(), month: now.getUTCMonth() };
-    const range = {
-      from: new Date(Date.UTC(month.year, month.month, 1)).toISOString(),
-      to: new Date(Date.UTC(month.year, month.month + 1, 1)).toISOString(),
-    };
+    const { month, range } = monthOf(operator.clock.now());
     const [cells, ledger, usage, daily] = await Promise.all([
       repo.cellsOf(id, 100),
       repo.ledger(id, 50),
