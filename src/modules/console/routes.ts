@@ -12,10 +12,8 @@ import { COPY_SCRIPT } from './layout.ts';
 import type { ConsoleModule } from './module.ts';
 import { codePage, consentPage, EMAIL_ERROR, grantsPage, looksLikeEmail, messagePage, signInPage } from './pages.ts';
 
-// One stylesheet: console.css, then each section's own (in its folder), read once at start.
 const CONSOLE_DIR = new URL('.', import.meta.url);
-// copy.js: the Copy button of a secret shown once (pageShell loads it), from the console's own
-// origin (its CSP allows only 'self' scripts).
+// copy.js: the Copy button of a secret shown once, from the console's own origin (its CSP allows only 'self' scripts).
 const COPY = readFileSync(new URL('copy.js', import.meta.url), 'utf8');
 const PAGE = { config: PUBLIC, schema: HIDDEN };
 /** A file every console page may load, read once at start. */
@@ -25,6 +23,7 @@ const asset = (type: string, body: string) => async (_request: unknown, reply: F
     .header('x-content-type-options', 'nosniff')
     .type(`${type}; charset=utf-8`)
     .send(body);
+// One stylesheet: console.css, then each section's own (in its folder), read once at start.
 const STYLESHEET = [
   'console.css',
   ...readdirSync(CONSOLE_DIR, { recursive: true, encoding: 'utf8' })
