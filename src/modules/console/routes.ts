@@ -110,27 +110,20 @@ export function registerConsentPages(scope: App, module: ConsoleModule): void {
   consent.view(`${CONSOLE_PATH}/consent`, async ({ session, context, query, reply, send }) => {
     const refuse = (status: number, title: string, message: string, link?: typeof back) =>
       send(status, messagePage(context, title, message, link));
+    const again = 'Return to the application and start again';
     const requestId = query.request ?? '';
     if (!/^[A-Za-z0-9_]{1,64}$/.test(requestId))
-      return refuse(
-        400,
-        'No authorization request',
-        'The link has no valid authorization request. Return to the application and start again.',
-      );
+      return refuse(400, 'No authorization request', `The link has no valid authorization request. ${again}.`);
     const described = await oauth.describeRequest(session.organizationId, requestId);
     if (described.status !== 'pending')
       return refuse(
         409,
         'Already decided',
-        `This authorization request was already ${described.status}. Return to the application and start again if needed.`,
+        `This authorization request was already ${described.status}. ${again} if needed.`,
         back,
       );
     if (described.expires_at <= clock.now().toISOString())
-      return refuse(
-        409,
-        'Authorization request expired',
-        'This authorization request expired. Return to the application and start again.',
-      );
+      return refuse(409, 'Authorization request expired', `This authorization request expired. ${again}.`);
     const resourceName =
       described.resource === oauth.resources.mcp ? 'the Cellgate MCP endpoint' : 'the Cellgate REST API';
     return sendPage(reply, 200, consentPage(context, { ...described, resourceName }, SESSION_CONSENT_PATH), {
