@@ -12,7 +12,7 @@ import { CONSOLE_PATH, SESSION_CONSENT_PATH, fromOwnOrigin, isFormPost, register
 import { messagePage } from './pages.ts';
 import { csrfMatches } from './service.ts';
 import type { ConsoleModule } from './module.ts';
-import { signInUrl } from './guard.ts';
+import { redirect, signInUrl } from './guard.ts';
 
 const REQUEST_ID = 'oar_01jdx5a1b2c3d4e5f6g7h8j9k0';
 
@@ -84,7 +84,7 @@ export function registerSessionConsentRoute(app: App, deps: ConsoleModule): void
             decideAuthorizationRequest,
             { request_id: request.body.request_id, approve: request.body.approve },
           );
-          if (form) return reply.code(303).header('cache-control', 'no-store').header('location', location).send(null);
+          if (form) return redirect(reply, location);
           return reply.header('cache-control', 'no-store').send({ redirect_url: location });
         } catch (error) {
           // A browser that posted the form gets a page, with the same status.

@@ -11,12 +11,7 @@ export type SignedInContext = PageContext & { signedIn: NonNullable<PageContext[
 export function contextOf(session: ConsoleSession, current?: ConsoleSection): SignedInContext;
 export function contextOf(session: ConsoleSession | null, current?: ConsoleSection): PageContext;
 export function contextOf(session: ConsoleSession | null, current?: ConsoleSection): PageContext {
-  const signedIn = session && {
-    organizationName: session.organizationName,
-    organizationEmail: session.organizationEmail,
-    csrfToken: session.csrfToken,
-  };
-  return { path: CONSOLE_PATH, current, signedIn: signedIn ?? undefined };
+  return { path: CONSOLE_PATH, current, signedIn: session ?? undefined };
 }
 
 export const redirect = (reply: FastifyReply, location: string) =>

@@ -50,13 +50,10 @@ export interface DashboardServices {
   webhooking: WebhooksModule;
   organizations: OrganizationsService;
   billing: BillingModule;
-  /** The pods' operations (pods, drafts, lists, ignore lists, cycle jobs): the Pods pages call them through invoke. */
   pods: PodOperations;
-  /** The verification codes found in inbound texts (the Codes page). */
   codes: CodesService;
-  /** Where a participant is ignored for a cell (a conversation's page says so). */
   ignoredOn: IgnoreService['ignoredOn'];
-  /** The operations' one path: the send form calls the send operation through it (a double submit sends once). */
+  /** The operations' one path: every form calls its operation through it. */
   invoker: Invoker;
 }
 

@@ -9,8 +9,6 @@ import { time } from './conversations/format.ts';
 import type { SignedInContext } from './guard.ts';
 import { codeSentLead } from './mail-notice.ts';
 
-export type { PageContext };
-
 const SCOPE_WORDS: Record<string, string> = {
   'cells:read': 'See your cells (phone lines) and their status',
   'cells:write': 'Create, change and release cells',

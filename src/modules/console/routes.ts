@@ -12,10 +12,8 @@ import { COPY_SCRIPT } from './layout.ts';
 import type { ConsoleModule } from './module.ts';
 import { codePage, consentPage, EMAIL_ERROR, grantsPage, looksLikeEmail, messagePage, signInPage } from './pages.ts';
 
-// One stylesheet: console.css, then each section's own (in its folder), read once at start.
 const CONSOLE_DIR = new URL('.', import.meta.url);
-// copy.js: the Copy button of a secret shown once (pageShell loads it), from the console's own
-// origin (its CSP allows only 'self' scripts).
+// copy.js: the Copy button of a secret shown once, from the console's own origin (its CSP allows only 'self' scripts).
 const COPY = readFileSync(new URL('copy.js', import.meta.url), 'utf8');
 const PAGE = { config: PUBLIC, schema: HIDDEN };
 /** A file every console page may load, read once at start. */
@@ -25,6 +23,7 @@ export const asset = (type: string, body: string) => async (_request: unknown, r
     .header('x-content-type-options', 'nosniff')
     .type(`${type}; charset=utf-8`)
     .send(body);
+// One stylesheet: console.css, then each section's own (in its folder), read once at start.
 const STYLESHEET = [
   'console.css',
   ...readdirSync(CONSOLE_DIR, { recursive: true, encoding: 'utf8' })
@@ -111,27 +110,20 @@ export function registerConsentPages(scope: App, module: ConsoleModule): void {
   consent.view(`${CONSOLE_PATH}/consent`, async ({ session, context, query, reply, send }) => {
     const refuse = (status: number, title: string, message: string, link?: typeof back) =>
       send(status, messagePage(context, title, message, link));
+    const again = 'Return to the application and start again';
     const requestId = query.request ?? '';
     if (!/^[A-Za-z0-9_]{1,64}$/.test(requestId))
-      return refuse(
-        400,
-        'No authorization request',
-        'The link has no valid authorization request. Return to the application and start again.',
-      );
+      return refuse(400, 'No authorization request', `The link has no valid authorization request. ${again}.`);
     const described = await oauth.describeRequest(session.organizationId, requestId);
     if (described.status !== 'pending')
       return refuse(
         409,
         'Already decided',
-        `This authorization request was already ${described.status}. Return to the application and start again if needed.`,
+        `This authorization request was already ${described.status}. ${again} if needed.`,
         back,
       );
     if (described.expires_at <= clock.now().toISOString())
-      return refuse(
-        409,
-        'Authorization request expired',
-        'This authorization request expired. Return to the application and start again.',
-      );
+      return refuse(409, 'Authorization request expired', `This authorization request expired. ${again}.`);
     const resourceName =
       described.resource === oauth.resources.mcp ? 'the Cellgate MCP endpoint' : 'the Cellgate REST API';
     return sendPage(reply, 200, consentPage(context, { ...described, resourceName }, SESSION_CONSENT_PATH), {

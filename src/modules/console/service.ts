@@ -69,12 +69,12 @@ export class ConsoleService {
     if (check !== 'ok' || !(await repo.takeCode(organization.id, codeHash(organization.id, code)))) return null;
     const confirmed = organization.status === 'unverified';
     if (confirmed) await organizations.confirmEmail(organization.id);
-    const opened = await this.openSession(organization.id);
-    return opened && { ...opened, confirmed };
+    const token = await this.openSession(organization.id);
+    return token && { token, confirmed };
   }
 
-  /** A new session of an active organization whose proof (a sign-in or sign-up code) was already checked. */
-  async openSession(organizationId: string): Promise<{ token: string; session: ConsoleSession } | null> {
+  /** A new session's token, for an active organization whose proof (a sign-in or sign-up code) was already checked. */
+  async openSession(organizationId: string): Promise<string | null> {
     const now = this.deps.clock.now();
     const token = newSecret(SESSION_PREFIX);
     await this.deps.repo.insertSession(
@@ -87,8 +87,7 @@ export class ConsoleService {
       },
       now.toISOString(),
     );
-    const session = await this.session(token);
-    return session && { token, session };
+    return (await this.session(token)) && token;
   }
 
   /** The live session behind a cookie value, or null (unknown, expired, organization no longer active). */

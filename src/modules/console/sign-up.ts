@@ -164,9 +164,9 @@ export function registerSignUpPages(app: App, module: ConsoleModule): void {
         reply.header('set-cookie', keyCookie(null));
         return startAgain(reply, 'Code no longer valid', error.message);
       }
-      const opened = await module.console.openSession(principal.organizationId);
-      if (!opened) throw new Error('a verified organization could not open a console session');
-      reply.header('set-cookie', [keyCookie(null), ...sessionCookies(http, opened.token)]);
+      const token = await module.console.openSession(principal.organizationId);
+      if (!token) throw new Error('a verified organization could not open a console session');
+      reply.header('set-cookie', [keyCookie(null), ...sessionCookies(http, token)]);
       return redirect(reply, `${CONSOLE_PATH}/cells/new?welcome=1`);
     });
   });
