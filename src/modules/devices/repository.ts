@@ -1,9 +1,11 @@
 // SQL for the device inventory, device keys, presence and the device-to-cell assignment.
-import type { Kysely } from 'kysely';
+import type { Kysely, UpdateObject, UpdateQueryBuilder, UpdateResult } from 'kysely';
 import { prepared } from '../../db/prepared.ts';
 import type { DB, Executor } from '../../db/schema.ts';
 import type { DeviceHealth, DeviceOutcomesTable, DevicesTable } from './tables.ts';
 import type { CapabilityColumns } from './capabilities.ts';
+
+type DeviceUpdate = UpdateQueryBuilder<DB, 'devices', 'devices', UpdateResult>;
 
 export type DeviceChanges = Partial<Pick<DevicesTable, 'label' | 'send_rate_per_minute' | 'daily_send_limit'>>;
 export type Telemetry = Partial<Pick<DevicesTable, 'battery_pct' | 'charging' | 'signal_dbm' | 'app_version'>>;
@@ -210,14 +212,8 @@ export class DevicesRepository {
   }
 
   /** Brings an offline device online; the device when this call made the transition. */
-  async markOnline(ex: Executor, id: string, now: string) {
-    const result = await ex
-      .updateTable('devices')
-      .set({ online: 1, last_seen_at: now })
-      .where('id', '=', id)
-      .where('online', '=', 0)
-      .executeTakeFirst();
-    return Number(result.numUpdatedRows) === 1 ? this.find(ex, id) : undefined;
+  markOnline(ex: Executor, id: string, now: string) {
+    return this.change(ex, id, { online: 1, last_seen_at: now }, (q) => q.where('online', '=', 0));
   }
 
   silentIds(cutoff: string, limit: number) {
@@ -232,15 +228,8 @@ export class DevicesRepository {
   }
 
   /** Takes a device offline if it is still silent since `cutoff`; the device when this call did. */
-  async markOfflineIfSilent(ex: Executor, id: string, cutoff: string) {
-    const result = await ex
-      .updateTable('devices')
-      .set({ online: 0 })
-      .where('id', '=', id)
-      .where('online', '=', 1)
-      .where('last_seen_at', '<', cutoff)
-      .executeTakeFirst();
-    return Number(result.numUpdatedRows) === 1 ? this.find(ex, id) : undefined;
+  markOfflineIfSilent(ex: Executor, id: string, cutoff: string) {
+    return this.change(ex, id, { online: 0 }, (q) => q.where('online', '=', 1).where('last_seen_at', '<', cutoff));
   }
 
   async saveTelemetry(id: string, telemetry: Telemetry): Promise<void> {
@@ -253,69 +242,62 @@ export class DevicesRepository {
   }
 
   /** Sets the battery-low flag when it is not already so (of two heartbeats, one changes it); the device when this did. */
-  async setBatteryLow(ex: Executor, id: string, low: boolean) {
-    const result = await ex
-      .updateTable('devices')
-      .set({ battery_low: low ? 1 : 0 })
-      .where('id', '=', id)
-      .where('battery_low', '=', low ? 0 : 1)
-      .executeTakeFirst();
-    return Number(result.numUpdatedRows) === 1 ? this.find(ex, id) : undefined;
+  setBatteryLow(ex: Executor, id: string, low: boolean) {
+    return this.change(ex, id, { battery_low: low ? 1 : 0 }, (q) => q.where('battery_low', '=', low ? 0 : 1));
   }
 
   /**
    * Stores the capabilities a device stated, in `ex`; the device when they differ from what was
    * stored (one conditional update: of two heartbeats stating the same change, one makes it).
    */
-  async saveCapabilitiesIfChanged(ex: Executor, id: string, stated: CapabilityColumns) {
-    const result = await ex
-      .updateTable('devices')
-      .set(stated)
-      .where('id', '=', id)
-      .where((eb) =>
+  saveCapabilitiesIfChanged(ex: Executor, id: string, stated: CapabilityColumns) {
+    return this.change(ex, id, stated, (q) =>
+      q.where((eb) =>
         eb.or([
           eb('can_delivery_reports', '!=', stated.can_delivery_reports),
           eb('can_mms_send', '!=', stated.can_mms_send),
           eb('can_mms_receive', '!=', stated.can_mms_receive),
         ]),
-      )
-      .executeTakeFirst();
-    return Number(result.numUpdatedRows) === 1 ? this.find(ex, id) : undefined;
+      ),
+    );
   }
 
   /** Pauses or resumes a device; the device when this call changed it (0 rows: already so, or gone). */
-  async setPaused(ex: Executor, id: string, paused: boolean, reason: string | null, now: string) {
-    const result = await ex
-      .updateTable('devices')
-      .set({ paused: paused ? 1 : 0, paused_reason: paused ? reason : null, updated_at: now })
-      .where('id', '=', id)
-      .where('paused', '=', paused ? 0 : 1)
-      .executeTakeFirst();
-    return Number(result.numUpdatedRows) === 1 ? this.find(ex, id) : undefined;
+  setPaused(ex: Executor, id: string, paused: boolean, reason: string | null, now: string) {
+    const values = { paused: paused ? 1 : 0, paused_reason: paused ? reason : null, updated_at: now };
+    return this.change(ex, id, values, (q) => q.where('paused', '=', paused ? 0 : 1));
   }
 
   /**
    * Sets the health state when it differs from `from` (the state it was read in: of two
    * evaluations, one makes the change); `resetAt` starts a new outcome window (a release).
    */
-  async setHealth(
+  setHealth(
     ex: Executor,
     id: string,
     from: DeviceHealth | 'unhealthy',
     to: { health: DeviceHealth; reason: string | null; now: string; resetAt?: string },
   ) {
-    let query = ex
-      .updateTable('devices')
-      .set({
-        health: to.health,
-        health_reason: to.reason,
-        health_changed_at: to.now,
-        updated_at: to.now,
-        ...(to.resetAt ? { health_reset_at: to.resetAt } : {}),
-      })
-      .where('id', '=', id);
-    query = from === 'unhealthy' ? query.where('health', '!=', 'healthy') : query.where('health', '=', from);
-    const result = await query.executeTakeFirst();
+    const values = {
+      health: to.health,
+      health_reason: to.reason,
+      health_changed_at: to.now,
+      updated_at: to.now,
+      ...(to.resetAt ? { health_reset_at: to.resetAt } : {}),
+    };
+    return this.change(ex, id, values, (q) =>
+      from === 'unhealthy' ? q.where('health', '!=', 'healthy') : q.where('health', '=', from),
+    );
+  }
+
+  /** Sets `values` on the device while `notYet` holds (of two callers, one changes it); the device when this call did. */
+  private async change(
+    ex: Executor,
+    id: string,
+    values: UpdateObject<DB, 'devices'>,
+    notYet: (query: DeviceUpdate) => DeviceUpdate,
+  ) {
+    const result = await notYet(ex.updateTable('devices').set(values).where('id', '=', id)).executeTakeFirst();
     return Number(result.numUpdatedRows) === 1 ? this.find(ex, id) : undefined;
   }
 

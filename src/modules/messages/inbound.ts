@@ -42,22 +42,12 @@ interface Deps {
 class DuplicateUpload extends Error {}
 
 export class InboundService {
-  private readonly repo: MessagesRepository;
-  private readonly conversations: ConversationsRepository;
-  private readonly devices: DevicesPort;
-  private readonly events: EventsService;
-  private readonly clock: Clock;
-  private readonly codeArrivals: CellWakeups;
+  private readonly deps: Deps;
   /** Wired by the composition root: the pods module's ignore lists. */
   readonly ports = { ignores: new Port<IgnoreListPort>('inbound', 'ignores') };
 
   constructor(deps: Deps) {
-    this.repo = deps.repo;
-    this.conversations = deps.conversations;
-    this.devices = deps.devices;
-    this.events = deps.events;
-    this.clock = deps.clock;
-    this.codeArrivals = deps.codeArrivals;
+    this.deps = deps;
   }
 
   /**
@@ -75,18 +65,18 @@ export class InboundService {
         errors: [{ field: 'body', code: 'too_short', message: 'body may be empty only when media_urls has items.' }],
       });
     }
-    const assignment = onLine(await this.devices.assignment(deviceId), simNumber);
+    const assignment = onLine(await this.deps.devices.assignment(deviceId), simNumber);
     if (!assignment)
       throw new ApiError('conflict', 'This device carries no cell, so it cannot receive messages for one.');
-    const existing = await this.repo.findInbound(this.repo.db, assignment.cellId, input.device_message_id);
+    const existing = await this.deps.repo.findInbound(this.deps.repo.db, assignment.cellId, input.device_message_id);
     if (existing) return { created: false, message: messageView(existing) };
     try {
-      const message = await transact(this.repo.db, (tx) => this.storeInbound(tx, assignment, from, input));
-      if (message.code !== null && message.ignored === 0) this.codeArrivals.notify(message.cell_id);
+      const message = await transact(this.deps.repo.db, (tx) => this.storeInbound(tx, assignment, from, input));
+      if (message.code !== null && message.ignored === 0) this.deps.codeArrivals.notify(message.cell_id);
       return { created: true, message: messageView(message) };
     } catch (error) {
       if (!(error instanceof DuplicateUpload)) throw error;
-      const first = await this.repo.findInbound(this.repo.db, assignment.cellId, input.device_message_id);
+      const first = await this.deps.repo.findInbound(this.deps.repo.db, assignment.cellId, input.device_message_id);
       if (!first) throw error;
       return { created: false, message: messageView(first) };
     }
@@ -98,13 +88,13 @@ export class InboundService {
     from: string,
     input: InboundUpload,
   ): Promise<MessagesTable> {
-    const now = this.clock.now();
+    const now = this.deps.clock.now();
     const at = now.toISOString();
-    const id = newId('msg', this.clock, now);
+    const id = newId('msg', this.deps.clock, now);
     const found = detectCode(input.body);
     const ignored = await this.ports.ignores.value.isIgnored(tx, assignment.organizationId, assignment.cellId, from);
-    const conversationId = await this.conversations.touch(tx, {
-      newId: newId('conv', this.clock, now),
+    const conversationId = await this.deps.conversations.touch(tx, {
+      newId: newId('conv', this.deps.clock, now),
       organizationId: assignment.organizationId,
       cellId: assignment.cellId,
       participant: from,
@@ -131,12 +121,12 @@ export class InboundService {
       created_at: at,
     });
     // A concurrent identical upload won the unique index: roll back our conversation touch too.
-    if (!(await this.repo.insertInbound(tx, message))) throw new DuplicateUpload();
+    if (!(await this.deps.repo.insertInbound(tx, message))) throw new DuplicateUpload();
     const keyword = optOutKeyword(input.body);
-    if (keyword === 'stop') await this.repo.optOut(tx, assignment.cellId, from, at);
-    if (keyword === 'start') await this.repo.optIn(tx, assignment.cellId, from);
+    if (keyword === 'stop') await this.deps.repo.optOut(tx, assignment.cellId, from, at);
+    if (keyword === 'start') await this.deps.repo.optIn(tx, assignment.cellId, from);
     // An ignored participant's text is kept (and still opts out), but reported to nobody.
-    if (!ignored) await emitMessageEvent(this.events, tx, message, 'message.received');
+    if (!ignored) await emitMessageEvent(this.deps.events, tx, message, 'message.received');
     return message;
   }
 }

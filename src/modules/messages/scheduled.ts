@@ -26,20 +26,12 @@ interface Deps {
 }
 
 export class ScheduledSends {
-  private readonly repo: MessagesRepository;
-  private readonly events: EventsService;
-  private readonly clock: Clock;
-  private readonly wakeups: CellWakeups;
-  private readonly storedCaps: StoredCaps;
+  private readonly deps: Deps;
   /** Wired by the composition root: billing charges each message as it is queued. */
   readonly ports = { charges: new Port<ChargesPort>('scheduled sends', 'charges') };
 
   constructor(deps: Deps) {
-    this.repo = deps.repo;
-    this.events = deps.events;
-    this.clock = deps.clock;
-    this.wakeups = deps.wakeups;
-    this.storedCaps = deps.storedCaps;
+    this.deps = deps;
   }
 
   /** Worker step: queues (or fails) the scheduled messages that are due; how many it settled. */
@@ -53,17 +45,17 @@ export class ScheduledSends {
   }
 
   private async releaseBatch(): Promise<number> {
-    const now = this.clock.now();
+    const now = this.deps.clock.now();
     const at = now.toISOString();
-    const { count, cells } = await transact(this.repo.db, async (tx) => {
-      const due = await this.repo.dueScheduled(tx, at, BATCH);
+    const { count, cells } = await transact(this.deps.repo.db, async (tx) => {
+      const due = await this.deps.repo.dueScheduled(tx, at, BATCH);
       if (due.length === 0) return { count: 0, cells: [] as string[] };
       const failures = new Map<string, { code: string; message: string }>();
       const charges = await this.ports.charges.value.sends(
         tx,
         due.map((message) => message.organization_id),
       );
-      const stops = await this.repo.optedOutAmong(
+      const stops = await this.deps.repo.optedOutAmong(
         tx,
         due.map((message) => ({ cellId: message.cell_id, participant: message.to_number })),
       );
@@ -83,7 +75,7 @@ export class ScheduledSends {
         const refusal = bills[k];
         if (refusal) failures.set(message.id, { code: refusal.code, message: refusal.message });
       });
-      const queued = await this.repo.queueScheduled(
+      const queued = await this.deps.repo.queueScheduled(
         tx,
         billable.filter((message) => !failures.has(message.id)).map((message) => message.id),
         at,
@@ -92,18 +84,18 @@ export class ScheduledSends {
       for (const message of due) {
         const failure = failures.get(message.id);
         if (!failure) continue;
-        const failed: MessagesTable = await this.repo.update(tx, message.id, {
+        const failed: MessagesTable = await this.deps.repo.update(tx, message.id, {
           status: 'failed',
           error_code: failure.code,
           error_message: failure.message,
           failed_at: at,
           updated_at: at,
         });
-        await emitMessageEvent(this.events, tx, failed, 'message.failed');
+        await emitMessageEvent(this.deps.events, tx, failed, 'message.failed');
       }
       // Queued or failed, each leaves the organization's scheduled messages (stored-caps).
       const left = new Set([...queued.map((row) => row.id), ...failures.keys()]);
-      await this.storedCaps.releaseAll(
+      await this.deps.storedCaps.releaseAll(
         tx,
         'scheduled_messages',
         countBy(
@@ -113,7 +105,7 @@ export class ScheduledSends {
       );
       return { count: due.length, cells: queued.map((row) => row.cell_id) };
     });
-    for (const cellId of new Set(cells)) this.wakeups.notify(cellId);
+    for (const cellId of new Set(cells)) this.deps.wakeups.notify(cellId);
     return count;
   }
 }

@@ -64,15 +64,7 @@ const IN_FLIGHT: Record<CycleJobsTable['mode'], ItemStatus[]> = {
 const REFUSALS = new Set(['cell_not_active', 'not_found', 'recipient_opted_out']);
 
 export class CyclePlanner {
-  private readonly repo: CycleRepository;
-  private readonly pods: PodsService;
-  private readonly messages: MessagesPort;
-  private readonly devices: DevicesPort;
-  private readonly events: EventsService;
-  private readonly clock: Clock;
-  private readonly log: FastifyBaseLogger;
-
-  constructor(deps: {
+  private readonly deps: {
     repo: CycleRepository;
     pods: PodsService;
     messages: MessagesPort;
@@ -80,14 +72,10 @@ export class CyclePlanner {
     events: EventsService;
     clock: Clock;
     log: FastifyBaseLogger;
-  }) {
-    this.repo = deps.repo;
-    this.pods = deps.pods;
-    this.messages = deps.messages;
-    this.devices = deps.devices;
-    this.events = deps.events;
-    this.clock = deps.clock;
-    this.log = deps.log;
+  };
+
+  constructor(deps: CyclePlanner['deps']) {
+    this.deps = deps;
   }
 
   /** One step of the job; `keepLease` renews the caller's lease and says whether it still holds. */
@@ -98,8 +86,8 @@ export class CyclePlanner {
   ): Promise<void> {
     let job = claimed;
     if (job.status === 'queued') {
-      const at = this.clock.now().toISOString();
-      const started = await this.repo.finishOrStart(this.repo.db, job.id, ['queued'], {
+      const at = this.deps.clock.now().toISOString();
+      const started = await this.deps.repo.finishOrStart(this.deps.repo.db, job.id, ['queued'], {
         status: 'running',
         updated_at: at,
       });
@@ -114,7 +102,7 @@ export class CyclePlanner {
   }
 
   private async planRing(job: CycleJobsTable): Promise<void> {
-    const hops = (await this.repo.pendingItems(job.id, 0, PLAN_BATCH)).map((hop) => ({
+    const hops = (await this.deps.repo.pendingItems(job.id, 0, PLAN_BATCH)).map((hop) => ({
       item: hop,
       cellId: hop.cell_id as string,
     }));
@@ -127,13 +115,13 @@ export class CyclePlanner {
     keepLease: () => Promise<boolean>,
     options: AdvanceOptions,
   ): Promise<boolean> {
-    let active = await this.pods.activeCells(job.pod_id);
-    const at = this.clock.now().toISOString();
+    let active = await this.deps.pods.activeCells(job.pod_id);
+    const at = this.deps.clock.now().toISOString();
     if (active.length === 0) {
-      await this.repo.moveAll(this.repo.db, job.id, ['pending'], 'failed', at);
+      await this.deps.repo.moveAll(this.deps.repo.db, job.id, ['pending'], 'failed', at);
       return true;
     }
-    const load = await this.repo.loadPerCell(job.id);
+    const load = await this.deps.repo.loadPerCell(job.id);
     const room = await this.roomOf(active);
     // Every message of the job has its body: the same segments each.
     const cost = countSegments(job.body).segments;
@@ -141,17 +129,17 @@ export class CyclePlanner {
     let after = 0;
     for (let batch = 1; ; batch++) {
       if (!active.some((cell) => (room.get(cell.id) ?? 0) >= cost)) return true;
-      const items = await this.repo.pendingItems(job.id, after, PLAN_BATCH);
+      const items = await this.deps.repo.pendingItems(job.id, after, PLAN_BATCH);
       if (items.length === 0) return true;
       after = items[items.length - 1].seq;
-      const state = await this.messages.recipientsAmong(
+      const state = await this.deps.messages.recipientsAmong(
         active.map((cell) => cell.id),
         items.map((item) => item.recipient),
       );
       const stops = optedOut(state);
       const sticky = stickyCells(state, active);
-      await this.repo.moveItems(
-        this.repo.db,
+      await this.deps.repo.moveItems(
+        this.deps.repo.db,
         job.id,
         items.filter((item) => stops.has(item.recipient)).map((item) => item.seq),
         ['pending'],
@@ -196,17 +184,19 @@ export class CyclePlanner {
         messageId: message.id,
         at: message.created_at,
       }));
-      if ((await this.repo.markQueued(tx, job.id, rows)) !== rows.length) throw new AlreadyQueued();
+      if ((await this.deps.repo.markQueued(tx, job.id, rows)) !== rows.length) throw new AlreadyQueued();
     };
     // A broadcast started with send_at schedules its messages for it, while it is still ahead;
     // one started with send_now goes out inside quiet hours too.
     const schedule = {
-      ...(job.send_at !== null && Date.parse(job.send_at) > this.clock.now().getTime() ? { send_at: job.send_at } : {}),
+      ...(job.send_at !== null && Date.parse(job.send_at) > this.deps.clock.now().getTime()
+        ? { send_at: job.send_at }
+        : {}),
       ...(job.send_now === 1 ? { send_now: true } : {}),
     };
     return Promise.allSettled(
       plans.map(({ item, cellId }) =>
-        this.messages.send(
+        this.deps.messages.send(
           job.organization_id,
           cellId,
           { to: item.recipient, body: job.body },
@@ -228,7 +218,7 @@ export class CyclePlanner {
     results: PromiseSettledResult<unknown>[],
     optOut: ItemStatus,
   ) {
-    const at = this.clock.now().toISOString();
+    const at = this.deps.clock.now().toISOString();
     const lostCells = new Set<string>();
     let held = false;
     let unexpected: unknown;
@@ -245,9 +235,9 @@ export class CyclePlanner {
         continue;
       }
       if (error.code === 'recipient_opted_out') {
-        await this.repo.moveItems(this.repo.db, job.id, [item.seq], ['pending'], optOut, at, error.code);
+        await this.deps.repo.moveItems(this.deps.repo.db, job.id, [item.seq], ['pending'], optOut, at, error.code);
       } else if (job.mode === 'ring') {
-        await this.repo.moveItems(this.repo.db, job.id, [item.seq], ['pending'], 'failed', at, error.code);
+        await this.deps.repo.moveItems(this.deps.repo.db, job.id, [item.seq], ['pending'], 'failed', at, error.code);
       } else {
         lostCells.add(cellId);
       }
@@ -264,20 +254,20 @@ export class CyclePlanner {
   private async roomOf(active: readonly ActiveCell[]): Promise<Map<string, number>> {
     const room = new Map<string, number>();
     for (const cell of active) {
-      const assignment = cell.device_id ? await this.devices.assignment(cell.device_id) : null;
+      const assignment = cell.device_id ? await this.deps.devices.assignment(cell.device_id) : null;
       const phone = assignment ?? { ...DEFAULT_LIMITS, deviceId: null };
-      room.set(cell.id, await this.messages.queueRoom(cell.id, phone, QUEUE_WINDOW_MINUTES));
+      room.set(cell.id, await this.deps.messages.queueRoom(cell.id, phone, QUEUE_WINDOW_MINUTES));
     }
     return room;
   }
 
   /** Items in flight take their messages' status, a window of them per tick. */
   private async follow(job: CycleJobsTable): Promise<void> {
-    const items = await this.repo.itemsIn(job.id, IN_FLIGHT[job.mode], job.sync_after, SYNC_BATCH);
+    const items = await this.deps.repo.itemsIn(job.id, IN_FLIGHT[job.mode], job.sync_after, SYNC_BATCH);
     const next = items.length < SYNC_BATCH ? 0 : items[items.length - 1].seq;
-    if (next !== job.sync_after) await this.repo.setSyncAfter(job.id, next);
+    if (next !== job.sync_after) await this.deps.repo.setSyncAfter(job.id, next);
     const bySeq = new Map(items.map((item) => [item.message_id, item.seq]));
-    const statuses = await this.messages.statusesOf(
+    const statuses = await this.deps.messages.statusesOf(
       items.flatMap((item) => (item.message_id ? [item.message_id] : [])),
     );
     const moves = new Map<string, number[]>();
@@ -285,12 +275,12 @@ export class CyclePlanner {
       const seq = bySeq.get(id);
       if (seq !== undefined && MOVES[status]) moves.set(status, [...(moves.get(status) ?? []), seq]);
     }
-    const at = this.clock.now().toISOString();
+    const at = this.deps.clock.now().toISOString();
     for (const [status, seqs] of moves) {
       const move = MOVES[status];
       if (move)
-        await this.repo.moveItems(
-          this.repo.db,
+        await this.deps.repo.moveItems(
+          this.deps.repo.db,
           job.id,
           seqs,
           move.from,
@@ -304,25 +294,25 @@ export class CyclePlanner {
   /** Ring: a hop is received once the next cell got a text from the sender; past the timeout it fails. */
   private async checkHops(job: CycleJobsTable): Promise<void> {
     const open = IN_FLIGHT.ring;
-    const hops = await this.repo.itemsIn(job.id, open, 0, PLAN_BATCH);
-    const now = this.clock.now();
+    const hops = await this.deps.repo.itemsIn(job.id, open, 0, PLAN_BATCH);
+    const now = this.deps.clock.now();
     const received: number[] = [];
     const late: CycleJobItemsTable[] = [];
     for (const hop of hops) {
       if (!hop.queued_at || !hop.to_cell_id || !hop.sender) continue;
-      if (await this.messages.receivedSince(hop.to_cell_id, hop.sender, hop.queued_at)) received.push(hop.seq);
+      if (await this.deps.messages.receivedSince(hop.to_cell_id, hop.sender, hop.queued_at)) received.push(hop.seq);
       else if (now.getTime() - new Date(hop.queued_at).getTime() >= RING_HOP_TIMEOUT_MS) late.push(hop);
     }
     const at = now.toISOString();
-    await this.repo.moveItems(this.repo.db, job.id, received, open, 'received', at);
+    await this.deps.repo.moveItems(this.deps.repo.db, job.id, received, open, 'received', at);
     if (late.length === 0) return;
-    await transact(this.repo.db, async (tx) => {
+    await transact(this.deps.repo.db, async (tx) => {
       // A hop still waiting in its cell's queue is not sent late.
-      await this.messages.cancelQueuedAmong(
+      await this.deps.messages.cancelQueuedAmong(
         tx,
         late.flatMap((hop) => (hop.message_id ? [hop.message_id] : [])),
       );
-      await this.repo.moveItems(
+      await this.deps.repo.moveItems(
         tx,
         job.id,
         late.map((hop) => hop.seq),
@@ -336,12 +326,12 @@ export class CyclePlanner {
 
   /** When no item is open, the job ends: failed when a ring hop or over half of a broadcast failed. */
   private async finishIfDone(job: CycleJobsTable): Promise<void> {
-    const now = this.clock.now();
+    const now = this.deps.clock.now();
     const sentSince = job.mode === 'ring' ? null : new Date(now.getTime() - DELIVERY_REPORT_WAIT_MS).toISOString();
-    if ((await this.repo.countOpen(job.id, ['pending', ...IN_FLIGHT[job.mode]], sentSince)) > 0) return;
+    if ((await this.deps.repo.countOpen(job.id, ['pending', ...IN_FLIGHT[job.mode]], sentSince)) > 0) return;
     const at = now.toISOString();
-    await transact(this.repo.db, async (tx) => {
-      const counts = jobCounts(await this.repo.countsByStatus(tx, [job.id]));
+    await transact(this.deps.repo.db, async (tx) => {
+      const counts = jobCounts(await this.deps.repo.countsByStatus(tx, [job.id]));
       const canceled =
         counts.total -
         counts.queued -
@@ -353,7 +343,7 @@ export class CyclePlanner {
       const failed =
         job.mode === 'ring' ? counts.failed > 0 : counts.failed * 2 > counts.total - counts.skipped - canceled;
       const status = failed ? 'failed' : 'completed';
-      const done = await this.repo.finishOrStart(tx, job.id, ['queued', 'running'], {
+      const done = await this.deps.repo.finishOrStart(tx, job.id, ['queued', 'running'], {
         status,
         completed_at: at,
         updated_at: at,
@@ -361,12 +351,12 @@ export class CyclePlanner {
         lease_until: null,
       });
       if (!done) return;
-      await this.events.emit(tx, {
+      await this.deps.events.emit(tx, {
         organizationId: job.organization_id,
         type: failed ? 'cycle.failed' : 'cycle.completed',
         data: jobView(done, counts),
       });
-      this.log.info({ job: job.id, status, counts }, 'cycle job finished');
+      this.deps.log.info({ job: job.id, status, counts }, 'cycle job finished');
     });
   }
 }
