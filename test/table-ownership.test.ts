@@ -25,7 +25,6 @@ const READ_EXCEPTIONS: Record<string, { tables: Record<string, number | 'any'>; 
   'src/modules/console/operator/repository.ts': {
     tables: {
       devices: 'any',
-      device_sims: 'any',
       cells: 'any',
       organizations: 'any',
       messages: 'any',
