@@ -144,6 +144,15 @@ ${link ? html`<p><a href="${link.href}">${link.text}</a></p>` : ''}
 export const errorNotice = (text: string | undefined) =>
   text ? html`<div class="notice error" role="alert"><p>${text}</p></div>` : html``;
 
+/** A list page's filter form (GET, so the filters are in the URL the page can be shared by). */
+export const filterForm = (
+  action: string,
+  fields: HtmlValue,
+) => html`<form method="get" action="${action}" class="filters">
+${fields}
+<button type="submit" class="secondary">Show</button>
+</form>`;
+
 export const hidden = (name: string, value: string) => html`<input type="hidden" name="${name}" value="${value}">`;
 
 /** The answer to a question asked before a change (delete, revoke): its button (red unless `tone`), and the way back. */

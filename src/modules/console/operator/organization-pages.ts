@@ -2,7 +2,7 @@
 // its cells, ledger, usage and the suspend / reinstate / credit / grant forms, each with a reason)
 // and x402 deposits (held ones assigned to an organization by a form).
 import { html, type Html } from '../../../lib/html.ts';
-import { errorNotice, field, selectField } from '../layout.ts';
+import { errorNotice, field, filterForm, selectField } from '../layout.ts';
 import type { Refusal } from '../binder.ts';
 import { dollars, dollarsOfNumber } from '../../billing/money.ts';
 import { dataTable } from '../data-table.ts';
@@ -49,11 +49,11 @@ export function organizationsPage(
     { session, current: 'organizations' },
     'Organizations',
     html`<h1>Organizations</h1>
-<form method="get" action="${BASE}/organizations" class="filters">
-${selectField({ id: 'state', name: 'state', label: 'Billing state', value: options.state ?? '', choices: ['', ...options.states].map((state) => [state, state === '' ? 'Any state' : state.replace('_', ' ')]) })}
-${field({ id: 'email', name: 'email', label: 'Email', type: 'email', value: options.email, optional: true, attributes: html`maxlength="254" autocomplete="off"` })}
-<button type="submit" class="secondary">Show</button>
-</form>
+${filterForm(
+  `${BASE}/organizations`,
+  html`${selectField({ id: 'state', name: 'state', label: 'Billing state', value: options.state ?? '', choices: ['', ...options.states].map((state) => [state, state === '' ? 'Any state' : state.replace('_', ' ')]) })}
+${field({ id: 'email', name: 'email', label: 'Email', type: 'email', value: options.email, optional: true, attributes: html`maxlength="254" autocomplete="off"` })}`,
+)}
 ${dataTable({
   caption: 'Organizations, newest first, with their billing',
   scrollId: 'orgs-caption',

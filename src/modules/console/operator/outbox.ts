@@ -5,7 +5,7 @@ import type { App } from '../../../http/types.ts';
 import { html, type Html } from '../../../lib/html.ts';
 import { when } from '../account/shared.ts';
 import { dataTable } from '../data-table.ts';
-import { field } from '../layout.ts';
+import { field, filterForm } from '../layout.ts';
 import { badListLink, OPERATOR_PATH } from './http.ts';
 import type { OutOf } from '../binder.ts';
 import { nextPage, sectionPage } from './layout.ts';
@@ -24,10 +24,7 @@ export function outboxPage(session: OperatorSession, list: OutboxList, options: 
       ? 'Mail is sent by SMTP (CELLGATE_SMTP_URL). Mail kept before SMTP was configured stays listed here.'
       : 'No mail is configured (CELLGATE_SMTP_URL is not set), so the service sends no email: every mail, sign-up and sign-in codes included, is kept here instead, newest first.'
   }</p>
-<form method="get" action="${OUTBOX_PATH}" class="filters">
-${field({ id: 'outbox-to', name: 'to', label: 'To', type: 'email', value: options.to, optional: true, attributes: html`maxlength="254" spellcheck="false"` })}
-<button type="submit" class="secondary">Show</button>
-</form>
+${filterForm(OUTBOX_PATH, field({ id: 'outbox-to', name: 'to', label: 'To', type: 'email', value: options.to, optional: true, attributes: html`maxlength="254" spellcheck="false"` }))}
 ${dataTable({
   caption: 'Kept mail, newest first',
   scrollId: 'outbox-caption',
