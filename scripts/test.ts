@@ -86,10 +86,12 @@ const ISOLATED = '// @test-isolated';
 const isIsolated = (file: string) => readFileSync(file, 'utf8').slice(0, 2000).includes(ISOLATED);
 /**
  * Seconds per file of the last run on the same database (scripts/test-durations.ts): a file's
- * time on PostgreSQL is not its time on SQLite. A seed is committed for fresh clones.
+ * time on PostgreSQL is not its time on SQLite. A seed per database is committed for fresh clones
+ * (CI's), whose groups would otherwise end up to 100 s apart.
  */
-const lastDurations = join(tmpdir(), `cellgate-test-durations-${adminUrl ? 'postgres' : 'sqlite'}.json`);
-const seedDurations = join(import.meta.dirname, 'test-durations.json');
+const databaseName = adminUrl ? 'postgres' : 'sqlite';
+const lastDurations = join(tmpdir(), `cellgate-test-durations-${databaseName}.json`);
+const seedDurations = join(import.meta.dirname, `test-durations.${databaseName}.json`);
 
 function readDurations(): Record<string, number> {
   for (const path of [lastDurations, seedDurations]) {

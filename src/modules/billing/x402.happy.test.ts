@@ -61,6 +61,8 @@ describe('x402: pay and retry with a standard client', () => {
       .select(['kind', 'amount_micros', 'reference'])
       .where('organization_id', '=', org.organizationId)
       .where('kind', '=', 'payment')
+      // In the order they were credited (PostgreSQL returns an unordered read in any order).
+      .orderBy('id')
       .execute();
 
   it('creates a first cell: 402 setup, the client pays $20.00 USDC, the create happens in the retry', async () => {

@@ -140,4 +140,34 @@ describe('EventFeed', () => {
     await settle();
     assert.deepEqual(s.seen, []);
   });
+
+  it('reads nothing while no one subscribes; the next start() joins a subscriber at the end', async () => {
+    const outbox = new MemoryOutbox();
+    const feed = new EventFeed(outbox, () => {});
+    await feed.start();
+    outbox.add('org_a', 700);
+    for (let i = 0; i < 5; i += 1) feed.wake();
+    await settle();
+    assert.equal(outbox.reads, 0);
+    await feed.start();
+    const s = subscriber('org_a');
+    assert.equal(feed.subscribe(s), 700);
+    outbox.add('org_a');
+    feed.wake();
+    await settle();
+    assert.deepEqual(s.seen, [701]);
+    assert.equal(outbox.reads, 1);
+  });
+
+  it('delivers what committed between the end it joined at and its subscription, without another wake', async () => {
+    const outbox = new MemoryOutbox();
+    const feed = new EventFeed(outbox, () => {});
+    await feed.start();
+    outbox.add('org_a', 2);
+    feed.wake(); // no subscriber: skipped
+    const s = subscriber('org_a');
+    assert.equal(feed.subscribe(s), 0); // joined without start(): at the old cursor
+    await settle();
+    assert.deepEqual(s.seen, [1, 2]);
+  });
 });

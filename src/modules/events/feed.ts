@@ -89,6 +89,8 @@ export class EventFeed {
   private reading = false;
   private wokenWhileReading = false;
   private stopped = false;
+  /** Woken with no subscriber, so nothing was read: the cursor may be behind the outbox's end. */
+  private skipped = false;
 
   constructor(source: FeedSource, onError: (error: unknown) => void) {
     this.source = source;
@@ -98,9 +100,12 @@ export class EventFeed {
   /**
    * Starts at the current end of the outbox (history is the subscriber's own replay). A failed
    * start (database unreachable) is forgotten, so the next start() — the next stream client's —
-   * tries again instead of every later read failing on the same rejected promise.
+   * tries again instead of every later read failing on the same rejected promise. After wakes
+   * that read nothing (no subscriber), it moves the cursor to the end again: a first subscriber
+   * joins there rather than at a stale cursor, whose catch-up read would be unbounded.
    */
   start(): Promise<void> {
+    if (this.started && this.skipped && this.byOrganization.size === 0) return this.skipAhead(this.started);
     if (!this.started) {
       const started = this.source.latestSeq().then((seq) => {
         this.cursor = Math.max(this.cursor, seq);
@@ -117,6 +122,15 @@ export class EventFeed {
     this.stopped = true;
   }
 
+  private async skipAhead(started: Promise<void>): Promise<void> {
+    await started;
+    const seq = await this.source.latestSeq();
+    // A subscriber that came meanwhile is delivered every event above the cursor: leave it.
+    if (this.byOrganization.size > 0) return;
+    this.cursor = Math.max(this.cursor, seq);
+    this.skipped = false;
+  }
+
   /**
    * Registers a subscriber and returns the seq it joins at: events above it will be delivered;
    * events up to it are history the subscriber reads itself. Synchronous, so nothing slips between.
@@ -126,6 +140,8 @@ export class EventFeed {
     let set = this.byOrganization.get(subscriber.organizationId);
     if (!set) this.byOrganization.set(subscriber.organizationId, (set = new Set()));
     set.add(subscriber);
+    // Events committed since the cursor's last move woke no read: read them now.
+    if (this.skipped) queueMicrotask(() => this.wake());
     return this.cursor;
   }
 
@@ -142,9 +158,14 @@ export class EventFeed {
     return count;
   }
 
-  /** New rows may have committed: read them (coalesced while a read is running). */
+  /** New rows may have committed: read them (coalesced while a read is running), if anyone listens. */
   wake(): void {
     if (this.stopped || !this.started) return;
+    if (this.byOrganization.size === 0) {
+      this.skipped = true;
+      return;
+    }
+    this.skipped = false;
     if (this.reading) {
       this.wokenWhileReading = true;
       return;
