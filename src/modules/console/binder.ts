@@ -263,14 +263,7 @@ export class Binder<S = ConsoleSession, C = SignedInContext, Section extends str
 
   /** A GET page: its content, or a refusal of the reading as the section's 404 or 400 page. */
   view(path: string, show: (ask: Ask<S, C>) => Promise<Answer>, options: BindOptions = {}): void {
-    this.scope.get(path, { ...CONSOLE_ROUTE, ...options.route }, async (request, reply) => {
-      const ask = this.ask(request, reply);
-      try {
-        return await answer(reply, await show(ask));
-      } catch (error) {
-        return this.refused(ask, error, options.missing);
-      }
-    });
+    this.scope.get(path, { ...CONSOLE_ROUTE, ...options.route }, this.handler({ ...options, run: show }));
   }
 
   /** A form bound to one operation: input → invoke → 303 (or a page); a refusal → the page with the form's errors. */
@@ -280,7 +273,12 @@ export class Binder<S = ConsoleSession, C = SignedInContext, Section extends str
 
   /** A form post whose work is more than one call. */
   post(path: string, spec: PostSpec<Ask<S, C>>): void {
-    this.scope.post(path, { ...CONSOLE_ROUTE, ...spec.route }, async (request, reply) => {
+    this.scope.post(path, { ...CONSOLE_ROUTE, ...spec.route }, this.handler(spec));
+  }
+
+  /** A route's answer; a refusal is the page again with its errors (with `page`), else the section's refusal page. */
+  private handler(spec: PostSpec<Ask<S, C>>) {
+    return async (request: FastifyRequest, reply: FastifyReply) => {
       const ask = this.ask(request, reply);
       try {
         return await answer(reply, await spec.run(ask));
@@ -293,7 +291,7 @@ export class Binder<S = ConsoleSession, C = SignedInContext, Section extends str
           return this.refused(ask, again, spec.missing);
         }
       }
-    });
+    };
   }
 
   /** The one mapping of a read's refusal: 404 (unknown or another organization's), 400 (a bad list link), 409. */

@@ -41,7 +41,10 @@ ${join(cells, '\n')}
 </tr>`;
 }
 
-/** A table from its rows (`empty` when none), scrolling in a region named by its caption with `scrollId`, then `more`. */
+/**
+ * A table from its rows (`empty` when none), scrolling in a region named by its caption with `scrollId`, then `more`.
+ * A `live` table (rows a script adds and removes) draws both its empty text and its table, one hidden, with their ids.
+ */
 export function dataTable<Row>(spec: {
   caption: HtmlValue;
   columns: Columns<Row>;
@@ -51,23 +54,26 @@ export function dataTable<Row>(spec: {
   rowId?: (row: Row) => string;
   scrollId?: string;
   more?: { href: string; label: string } | null;
+  live?: { tbodyId: string; emptyId: string; className?: string };
 }): Html {
+  const { live, rows } = spec;
   const more = spec.more && html`\n<p class="after"><a href="${spec.more.href}">${spec.more.label}</a></p>`;
-  if (spec.rows.length === 0) return html`<p>${spec.empty}</p>${more}`;
+  if (rows.length === 0 && !live) return html`<p>${spec.empty}</p>${more}`;
   const rowHeader = spec.rowHeader ?? true;
   const body = join(
-    spec.rows.map((row) => rowOf(spec.columns, row, { rowHeader, id: spec.rowId?.(row) })),
+    rows.map((row) => rowOf(spec.columns, row, { rowHeader, id: spec.rowId?.(row) })),
     '\n',
   );
-  const table = html`<table>
+  const hiddenIf = (hidden: boolean) => (hidden ? ' hidden' : '');
+  const table = html`<table${classOf([live?.className])}${hiddenIf(rows.length === 0)}>
 <caption${spec.scrollId ? html` id="${spec.scrollId}"` : ''}>${spec.caption}</caption>
 ${tableHead(spec.columns)}
-<tbody>
+<tbody${live && html` id="${live.tbodyId}"`}>
 ${body}
 </tbody>
 </table>`;
   const region = spec.scrollId
     ? html`<div class="table-scroll" role="region" aria-labelledby="${spec.scrollId}" tabindex="0">${table}</div>`
     : table;
-  return html`${region}${more}`;
+  return html`${live && html`<p id="${live.emptyId}"${hiddenIf(rows.length > 0)}>${spec.empty}</p>\n`}${region}${more}`;
 }
