@@ -6,8 +6,7 @@
 import type { App } from '../../../http/types.ts';
 import { FormRefusal, type Ask } from '../binder.ts';
 import type { ConsoleModule } from '../module.ts';
-import { contactListPage, type ListForms } from './list-page.ts';
-import { podPath, PODS_PATH } from './pages.ts';
+import { contactListPage, podPath, PODS_PATH, type ListForms } from './pages.ts';
 import { linesOf, podsBinder } from './routes.ts';
 
 const LIST_PATH = `${PODS_PATH}/:pod_id/lists/:list_id`;

@@ -1,11 +1,12 @@
 // The Pods section's HTML: the pods list with a create form; a pod's page (its cells and name,
 // quiet hours, drafts, contact lists, ignored numbers, a ring or broadcast form, its jobs); a
-// draft's edit page; a job's progress (live). Each form shows its own errors on its fields.
+// draft's edit page; a job's progress (live); a contact list's page (its numbers, each with a
+// Remove button, and its rename, add and remove forms). Each form shows its own errors on its fields.
 import { html, type Html, type HtmlValue } from '../../../lib/html.ts';
 import type { QuietHours } from '../../../lib/quiet-hours.ts';
 import { randomBase62 } from '../../../lib/secrets.ts';
 import type { CellView } from '../../cells/service.ts';
-import type { DraftView, ignoredView, JobView, listSummaryView, PodView } from '../../pods/views.ts';
+import type { DraftView, ignoredView, JobView, listSummaryView, listView, PodView } from '../../pods/views.ts';
 import { capitalized, choiceBox, fieldset, nextPage, postButton, stateTag } from '../account/shared.ts';
 import type { Refusal } from '../binder.ts';
 import { phone, time } from '../conversations/format.ts';
@@ -22,8 +23,6 @@ import { quietHoursSection, type QuietHoursForm } from '../quiet-hours.ts';
 export type FormState = Pick<Refusal, 'values' | 'errors' | 'notice'>;
 export const failed = (form?: { errors: object; notice?: string }) =>
   Boolean(form && (form.notice || Object.keys(form.errors).length > 0));
-
-export type ListSummary = ReturnType<typeof listSummaryView>;
 
 export const PODS_PATH = `${CONSOLE_PATH}/pods`;
 const PODS_CRUMB = [PODS_PATH, 'Pods'] as const;
@@ -168,7 +167,7 @@ export function podPage(
     pod: PodView;
     cells: CellView[];
     drafts: DraftView[];
-    lists: ListSummary[];
+    lists: ReturnType<typeof listSummaryView>[];
     ignored: ReturnType<typeof ignoredView>[];
     jobs: JobView[];
     forms?: PodForms;
@@ -293,6 +292,40 @@ ${podCrumbs(pod, 'Draft')}
 <h1>Edit the draft</h1>
 ${draftForm(context, `${base}/drafts/${encodeURIComponent(draft.id)}`, form ?? { values: { to: draft.to, body: draft.body }, errors: {} }, false)}
 <p class="after"><a href="${base}#drafts">Back to ${pod.name}</a></p>
+</div>`,
+  );
+}
+
+/** A contact list's page shows at most this many of its numbers (a list holds up to 10,000). */
+const LIST_NUMBERS_SHOWN = 1_000;
+
+/** The forms of a list's page, each with what was typed and its errors. */
+export type ListForms = Partial<Record<'rename' | 'add' | 'remove', FormState>>;
+
+export function contactListPage(
+  context: SignedInContext,
+  view: { pod: PodView; list: ReturnType<typeof listView>; forms?: ListForms },
+): Html {
+  const { pod, list } = view;
+  const { rename, add, remove } = view.forms ?? {};
+  const base = podPath(pod.id, 'lists', list.id);
+  const shown = list.numbers.slice(0, LIST_NUMBERS_SHOWN);
+  const count = (n: number) => n.toLocaleString('en-US');
+  const numbers =
+    list.numbers.length === 0
+      ? html`<p class="small">No numbers yet.</p>`
+      : html`${list.numbers.length > shown.length && html`<p class="small">The first ${count(shown.length)} of ${count(list.numbers.length)} numbers.</p>`}<ul class="plain-list">${shown.map((number) => html`<li><span class="mono">${phone(number)}</span> ${postButton(context, `${base}/remove`, 'Remove', { ariaLabel: `Remove ${phone(number)}`, fields: { numbers: number } })}</li>`)}</ul>`;
+  return layout(
+    context,
+    `${[rename, add, remove].some(failed) ? 'Error: ' : ''}${list.name} — ${pod.name}`,
+    html`<div class="card wide">
+${podCrumbs(pod, list.name)}
+<h1>${list.name}</h1>
+<p class="small">${count(list.number_count)} ${list.number_count === 1 ? 'number' : 'numbers'}. A list holds at most 10,000.</p>
+${section('rename', 'Name', podForm(context, rename, { action: base, button: 'Rename' }, podField(rename, { id: 'list-name', name: 'name', label: 'List name', type: 'text', value: rename?.values.name ?? list.name, attributes: NAME })))}
+${section('add', 'Add numbers', podForm(context, add, { action: `${base}/add`, button: 'Add' }, podArea(add, { id: 'add-numbers', name: 'numbers', label: 'Numbers to add', hint: 'One per line, in international form. Numbers already on the list are skipped.', rows: 4 })))}
+${section('numbers', 'Numbers', [numbers, html`\n<h3>Remove several</h3>\n`, podForm(context, remove, { action: `${base}/remove`, button: 'Remove', tone: 'secondary' }, podArea(remove, { id: 'remove-numbers', name: 'numbers', label: 'Numbers to remove', hint: 'One per line. Numbers not on the list are skipped.' }))])}
+<p class="after"><a href="${podPath(pod.id)}#lists">Back to ${pod.name}</a></p>
 </div>`,
   );
 }
