@@ -6,7 +6,7 @@ import { html, type Html, type HtmlValue } from '../../../lib/html.ts';
 import type { QuietHours } from '../../../lib/quiet-hours.ts';
 import { randomBase62 } from '../../../lib/secrets.ts';
 import type { CellView } from '../../cells/service.ts';
-import type { DraftView, ignoredView, JobView, listSummaryView, listView, PodView } from '../../pods/views.ts';
+import type { DraftView, JobView, listView, PodView } from '../../pods/views.ts';
 import { capitalized, choiceBox, fieldset, nextPage, postButton, stateTag } from '../account/shared.ts';
 import type { Refusal } from '../binder.ts';
 import { phone, time } from '../conversations/format.ts';
@@ -18,6 +18,7 @@ import { CONSOLE_PATH } from '../http.ts';
 import { crumbs, errorNotice, facts, field, hidden, layout, selectField } from '../layout.ts';
 import { confirmationPage } from '../pages.ts';
 import { quietHoursSection, type QuietHoursForm } from '../quiet-hours.ts';
+import type { PodPageView } from './routes.ts';
 
 /** What a form shows again: the values typed and the errors by field; `notice` for the form as a whole. */
 export type FormState = Pick<Refusal, 'values' | 'errors' | 'notice'>;
@@ -161,18 +162,7 @@ const plainList = <T>(items: readonly T[], none: string, item: (entry: T) => Htm
     ? none && html`<p class="small">${none}</p>`
     : html`<ul class="plain-list">${items.map((entry) => html`<li>${item(entry)}</li>`)}</ul>`;
 
-export function podPage(
-  context: SignedInContext,
-  view: {
-    pod: PodView;
-    cells: CellView[];
-    drafts: DraftView[];
-    lists: ReturnType<typeof listSummaryView>[];
-    ignored: ReturnType<typeof ignoredView>[];
-    jobs: JobView[];
-    forms?: PodForms;
-  },
-): Html {
+export function podPage(context: SignedInContext, view: PodPageView & { forms?: PodForms }): Html {
   const { pod, lists, jobs } = view;
   const forms = view.forms ?? {};
   const { edit, ignore, drafts: newDraft, lists: newList, cycles: cycle } = forms;

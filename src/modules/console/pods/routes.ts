@@ -35,6 +35,22 @@ const messageOf = (value: string | undefined) => (value ?? '').replace(/\r\n?/g,
 /** A draft form's fields: its number and its text. */
 const draftFields = (body: Ask['body']) => ({ to: body.to?.trim() ?? '', body: messageOf(body.body) });
 
+/** What a pod's page shows: the pod, the organization's cells, the pod's drafts, lists, ignored numbers and jobs. */
+async function podView({ dashboard }: ConsoleModule, { call, session, params }: Ask) {
+  const ops = dashboard.pods;
+  const pod = await call(ops.getPod, { id: params.pod_id });
+  const scoped = { pod_id: pod.id, limit: PAGE };
+  const [cells, { drafts }, { lists }, { ignored }, { jobs }] = await Promise.all([
+    allCells(dashboard.cells, session.organizationId),
+    call(ops.drafts.pod.list, { ...scoped, status: 'draft' }),
+    call(ops.lists.pod.list, scoped),
+    call(ops.ignore.pod.list, scoped),
+    call(ops.listPodJobs, { pod_id: pod.id, limit: 10 }),
+  ]);
+  return { pod, cells, drafts, lists, ignored, jobs };
+}
+export type PodPageView = Awaited<ReturnType<typeof podView>>;
+
 /** The section's binding; `missing`: what its 404 names. */
 export const podsBinder = (scope: App, module: ConsoleModule, missing: string) =>
   consoleBinder(scope, module, { section: 'pods', back: { href: PODS_PATH, text: 'See your pods' }, missing });
@@ -53,18 +69,8 @@ export function registerPodPages(scope: App, module: ConsoleModule): void {
   }
 
   /** The pod's page (with a form's errors). */
-  async function podOf({ call, session, context, params }: Ask, forms: PodForms = {}): Promise<Html> {
-    const pod = await call(ops.getPod, { id: params.pod_id });
-    const scoped = { pod_id: pod.id, limit: PAGE };
-    const [cells, { drafts }, { lists }, { ignored }, { jobs }] = await Promise.all([
-      allCells(dashboard.cells, session.organizationId),
-      call(ops.drafts.pod.list, { ...scoped, status: 'draft' }),
-      call(ops.lists.pod.list, scoped),
-      call(ops.ignore.pod.list, scoped),
-      call(ops.listPodJobs, { pod_id: pod.id, limit: 10 }),
-    ]);
-    return podPage(context, { pod, cells, drafts, lists, ignored, jobs, forms });
-  }
+  const podOf = async (ask: Ask, forms: PodForms = {}) =>
+    podPage(ask.context, { ...(await podView(module, ask)), forms });
 
   /** A form of the pod's page: one operation, then 303 back to its section, or the page with its errors. */
   function podForm(path: string, section: Exclude<keyof PodForms, 'quiet'>, run: (ask: Ask) => Promise<unknown>) {
