@@ -6,7 +6,8 @@ import type { SignedInContext } from '../guard.ts';
 import { CONSOLE_PATH } from '../http.ts';
 import { confirmForm, facts, field } from '../layout.ts';
 import { dataTable } from '../data-table.ts';
-import { csrfField, nextPage, revealOnce, sectionPage, when } from './shared.ts';
+import { postForm, section } from '../conversations/pages.ts';
+import { nextPage, revealOnce, sectionPage, when } from './shared.ts';
 
 type KeyPage = Awaited<ReturnType<OrganizationsService['listKeys']>>;
 type KeyView = KeyPage['keys'][number];
@@ -58,14 +59,7 @@ export function keysPage(
 ${options.notice}
 ${reveal}
 ${table}
-<section aria-labelledby="create-key-heading">
-<h2 id="create-key-heading">Create a key</h2>
-<form method="post" action="${KEYS_PATH}" novalidate>
-${csrfField(context)}
-${field({ id: 'key-name', name: 'name', label: 'Key name', type: 'text', value: form.name, hint: `Where the key will be used, like production or support-agent (up to ${KEY_NAME_MAX} characters).`, error: form.error, attributes: html`maxlength="${KEY_NAME_MAX}" autocomplete="off"` })}
-<button type="submit" class="primary">Create key</button>
-</form>
-</section>`,
+${section('create-key', 'Create a key', postForm(context, { action: KEYS_PATH, button: 'Create key' }, field({ id: 'key-name', name: 'name', label: 'Key name', type: 'text', value: form.name, hint: `Where the key will be used, like production or support-agent (up to ${KEY_NAME_MAX} characters).`, error: form.error, attributes: html`maxlength="${KEY_NAME_MAX}" autocomplete="off"` })))}`,
   );
 }
 

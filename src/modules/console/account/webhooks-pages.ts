@@ -51,6 +51,10 @@ const endpointCrumbs = (webhook: WebhookView, current?: string) =>
     ? crumbs([WEBHOOKS_CRUMB, [endpointPath(webhook.id), webhook.url]], current)
     : crumbs([WEBHOOKS_CRUMB], webhook.url);
 
+/** An endpoint's signing secret, shown once (added, rotated). */
+const secretOnce = (heading: string, secret: string, explain: string) =>
+  revealOnce({ id: 'new-secret', heading, label: 'Signing secret', secret, explain });
+
 function response(delivery: DeliveryView): Html {
   if (delivery.last_status_code !== null) return html`<span class="mono">HTTP ${delivery.last_status_code}</span>`;
   if (delivery.last_error) return html`<span class="small">${delivery.last_error.slice(0, 120)}</span>`;
@@ -167,13 +171,11 @@ ${moreDeliveries && html`<p class="small"><a href="${endpointPath(webhook.id)}">
   const { created } = options;
   const reveal =
     created &&
-    revealOnce({
-      id: 'new-secret',
-      heading: `Endpoint added: ${created.url}`,
-      label: 'Signing secret',
-      secret: created.secret,
-      explain: "Your receiver verifies each delivery's webhook-signature header with it.",
-    });
+    secretOnce(
+      `Endpoint added: ${created.url}`,
+      created.secret,
+      "Your receiver verifies each delivery's webhook-signature header with it.",
+    );
   return sectionPage(
     context,
     options.form.errors ? 'Error: Webhooks' : 'Webhooks',
@@ -281,13 +283,11 @@ ${confirmForm({
 
 /** The new signing secret, shown once. */
 export function rotatedPage(context: SignedInContext, rotated: OutOf<WebhookOperations['rotateWebhookSecret']>): Html {
-  const reveal = revealOnce({
-    id: 'new-secret',
-    heading: `New signing secret of ${rotated.url}`,
-    label: 'Signing secret',
-    secret: rotated.secret,
-    explain: 'Give it to your receiver: it verifies the webhook-signature header with it.',
-  });
+  const reveal = secretOnce(
+    `New signing secret of ${rotated.url}`,
+    rotated.secret,
+    'Give it to your receiver: it verifies the webhook-signature header with it.',
+  );
   return sectionPage(
     context,
     'Signing secret rotated',

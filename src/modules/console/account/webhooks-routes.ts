@@ -112,7 +112,7 @@ export function registerWebhookPages(scope: App, module: ConsoleModule): void {
       if (!created || !webhook.secret) return listOf(ask, { notice: notice('ok', NOTICES.existing) });
       return ask.send(201, await listOf(ask, { created: { url: webhook.url, secret: webhook.secret } }));
     },
-    page: (ask, refusal) => listOf(ask, { form: { ...endpointFormOf(ask.body), errors: formErrors(refusal) } }),
+    page: (ask, refusal) => listOf(ask, { form: refusedForm(ask.body, refusal) }),
   });
 
   bind.post(`${ENDPOINT}/enabled`, {
@@ -136,8 +136,7 @@ export function registerWebhookPages(scope: App, module: ConsoleModule): void {
       if (form.errors) throw new FormRefusal(form.errors);
       return { id: params.webhook_id, url: form.url, event_types: form.eventTypes };
     },
-    page: async (ask, refusal) =>
-      editPage(ask.context, await webhookOf(ask), { ...endpointFormOf(ask.body), errors: formErrors(refusal) }),
+    page: async (ask, refusal) => editPage(ask.context, await webhookOf(ask), refusedForm(ask.body, refusal)),
     done: ({ params }) => withNotice(endpointPath(params.webhook_id), 'updated'),
   });
 
@@ -150,10 +149,10 @@ export function registerWebhookPages(scope: App, module: ConsoleModule): void {
   });
 }
 
-/** An endpoint form's refusal: the events' error on its group, any other on the URL field, where the form shows it. */
-const formErrors = ({ errors: { event_types, ...others }, notice }: Refusal): EndpointForm['errors'] => ({
-  url: others.url ?? (Object.values(others).join(' ') || notice),
-  event_types,
+/** The endpoint form again with its refusal: the events' error on its group, any other on the URL field. */
+const refusedForm = (body: Ask['body'], { errors: { event_types, ...others }, notice }: Refusal): EndpointForm => ({
+  ...endpointFormOf(body),
+  errors: { url: others.url ?? (Object.values(others).join(' ') || notice), event_types },
 });
 
 /** Where a row's form returns: the console page it was on. */

@@ -4,30 +4,23 @@
 //   GET  /console/pods/:pod_id/lists/:list_id            the page; POST renames
 //   POST /console/pods/:pod_id/lists/:list_id/add        add numbers; .../remove removes numbers
 import type { App } from '../../../http/types.ts';
-import { consoleBinder, FormRefusal, type Ask } from '../binder.ts';
-import { CONSOLE_PATH } from '../http.ts';
+import { FormRefusal, type Ask } from '../binder.ts';
 import type { ConsoleModule } from '../module.ts';
-import { contactListPage, type ListForms } from './list-page.ts';
-import { listPath } from './pages.ts';
-import { linesOf } from './routes.ts';
+import { contactListPage, podPath, PODS_PATH, type ListForms } from './pages.ts';
+import { linesOf, podsBinder } from './routes.ts';
 
-const LIST_PATH = `${CONSOLE_PATH}/pods/:pod_id/lists/:list_id`;
+const LIST_PATH = `${PODS_PATH}/:pod_id/lists/:list_id`;
 
 export function registerContactListPages(scope: App, module: ConsoleModule): void {
   const ops = module.dashboard.pods;
-  const bind = consoleBinder(scope, module, {
-    section: 'pods',
-    back: { href: `${CONSOLE_PATH}/pods`, text: 'See your pods' },
-    missing: 'list',
-  });
+  const bind = podsBinder(scope, module, 'list');
 
   const listOf = async ({ call, context, params }: Ask, forms: ListForms = {}) => {
     const pod = await call(ops.getPod, { id: params.pod_id });
     const list = await call(ops.lists.pod.get, { pod_id: params.pod_id, list_id: params.list_id });
     return contactListPage(context, { pod, list, forms });
   };
-  const back = ({ context, params }: Ask, anchor: string) =>
-    `${listPath(context, params.pod_id, params.list_id)}#${anchor}`;
+  const back = ({ params }: Ask, anchor: string) => `${podPath(params.pod_id, 'lists', params.list_id)}#${anchor}`;
 
   bind.view(LIST_PATH, (ask) => listOf(ask));
 

@@ -1,46 +1,37 @@
 // The Pods section's HTML: the pods list with a create form; a pod's page (its cells and name,
 // quiet hours, drafts, contact lists, ignored numbers, a ring or broadcast form, its jobs); a
-// draft's edit page; a job's progress (live). Each form shows its own errors on its fields.
+// draft's edit page; a job's progress (live); a contact list's page (its numbers, each with a
+// Remove button, and its rename, add and remove forms). Each form shows its own errors on its fields.
 import { html, type Html, type HtmlValue } from '../../../lib/html.ts';
 import type { QuietHours } from '../../../lib/quiet-hours.ts';
 import { randomBase62 } from '../../../lib/secrets.ts';
 import type { CellView } from '../../cells/service.ts';
-import type { DraftView, ignoredView, JobView, listSummaryView, PodView } from '../../pods/views.ts';
-import { capitalized, choiceBox, fieldset, postButton, stateTag } from '../account/shared.ts';
+import type { DraftView, JobView, listView, PodView } from '../../pods/views.ts';
+import { capitalized, choiceBox, fieldset, nextPage, postButton, stateTag } from '../account/shared.ts';
 import type { Refusal } from '../binder.ts';
 import { phone, time } from '../conversations/format.ts';
 import { liveStatus, postForm, SCRIPTS, section } from '../conversations/pages.ts';
-import { crumbs, facts } from '../layout.ts';
 import { textArea } from '../conversations/send-form.ts';
 import { dataTable } from '../data-table.ts';
 import type { SignedInContext } from '../guard.ts';
-import { errorNotice, field, hidden, layout, selectField } from '../layout.ts';
+import { CONSOLE_PATH } from '../http.ts';
+import { crumbs, errorNotice, facts, field, hidden, layout, selectField } from '../layout.ts';
 import { confirmationPage } from '../pages.ts';
 import { quietHoursSection, type QuietHoursForm } from '../quiet-hours.ts';
+import type { PodPageView } from './routes.ts';
 
 /** What a form shows again: the values typed and the errors by field; `notice` for the form as a whole. */
 export type FormState = Pick<Refusal, 'values' | 'errors' | 'notice'>;
 export const failed = (form?: { errors: object; notice?: string }) =>
   Boolean(form && (form.notice || Object.keys(form.errors).length > 0));
 
-export type ListSummary = ReturnType<typeof listSummaryView>;
-
-export const podsPath = (context: SignedInContext) => `${context.path}/pods`;
-export const podPath = (context: SignedInContext, podId: string) => `${podsPath(context)}/${encodeURIComponent(podId)}`;
-export const jobPath = (context: SignedInContext, podId: string, jobId: string) =>
-  `${podPath(context, podId)}/jobs/${encodeURIComponent(jobId)}`;
-export const listPath = (context: SignedInContext, podId: string, listId: string) =>
-  `${podPath(context, podId)}/lists/${encodeURIComponent(listId)}`;
+export const PODS_PATH = `${CONSOLE_PATH}/pods`;
+const PODS_CRUMB = [PODS_PATH, 'Pods'] as const;
+/** A pod's page, or a page under it: `podPath(podId, 'jobs', jobId)`. */
+export const podPath = (...path: string[]) => `${PODS_PATH}/${path.map(encodeURIComponent).join('/')}`;
 
 /** The breadcrumb of a page under a pod. */
-export const podCrumbs = (context: SignedInContext, pod: PodView, here: string) =>
-  crumbs(
-    [
-      [podsPath(context), 'Pods'],
-      [podPath(context, pod.id), pod.name],
-    ],
-    here,
-  );
+export const podCrumbs = (pod: PodView, here: string) => crumbs([PODS_CRUMB, [podPath(pod.id), pod.name]], here);
 
 /** A pod form: its refusal's notice, then the form with what was typed. */
 export const podForm = (
@@ -93,33 +84,31 @@ export function podsPage(
   const table = dataTable({
     caption: `The pods of ${context.signedIn.organizationName}.`,
     columns: [
-      { label: 'Pod', value: (pod) => html`<a href="${podPath(context, pod.id)}">${pod.name}</a>` },
+      { label: 'Pod', value: (pod) => html`<a href="${podPath(pod.id)}">${pod.name}</a>` },
       { label: 'Cells', value: (pod) => pod.cell_ids.map((id) => names.get(id) ?? id).join(', ') || NONE },
       { label: 'Quiet hours', value: ({ quiet_hours: q }) => (q ? `${q.start}–${q.end} ${q.time_zone}` : NONE) },
     ],
     rows: view.pods,
     empty: 'No pods yet.',
-    more: nextCursor
-      ? { href: `${podsPath(context)}?cursor=${encodeURIComponent(nextCursor)}`, label: 'More pods' }
-      : null,
+    more: nextPage(PODS_PATH, nextCursor, 'More pods'),
   });
   const fields = html`${clientId(form)}
 ${podField(form, { id: 'pod-name', name: 'name', label: 'Pod name', type: 'text', hint: 'Up to 100 characters, like Outreach.', attributes: NAME })}
 ${cellChoices(view.cells, form ? cellIdsOf(form.values) : [], form?.errors.cell_ids)}`;
   return layout(
-    { ...context, current: 'pods' },
+    context,
     `${failed(form) ? 'Error: ' : ''}Pods`,
     html`<div class="card wide">
 <h1>Pods</h1>
 <p class="lead">A pod is a pool of your cells that send together: drafts sent from whichever cell a person already talks to, rings and broadcasts.</p>
 ${table}
-${section('new-pod', 'Create a pod', podForm(context, form, { action: podsPath(context), button: 'Create pod' }, fields))}
+${section('new-pod', 'Create a pod', podForm(context, form, { action: PODS_PATH, button: 'Create pod' }, fields))}
 </div>`,
   );
 }
 
 /** The forms of a pod's page, each with what was typed and its errors. */
-export type PodForms = Partial<Record<'edit' | 'draft' | 'list' | 'ignore' | 'cycle', FormState>> & {
+export type PodForms = Partial<Record<'edit' | 'drafts' | 'lists' | 'ignore' | 'cycles', FormState>> & {
   quiet?: QuietHoursForm;
 };
 
@@ -134,10 +123,10 @@ export function jobPage(context: SignedInContext, view: { pod: PodView; job: Job
   const done = counts.sent + counts.delivered + counts.received + counts.failed + counts.skipped;
   const open = job.status === 'queued' || job.status === 'running';
   return layout(
-    { ...context, current: 'pods', scripts: SCRIPTS },
+    { ...context, scripts: SCRIPTS },
     `${capitalized(job.mode)} of ${pod.name}`,
     html`<div class="card wide">
-${podCrumbs(context, pod, capitalized(job.mode))}
+${podCrumbs(pod, capitalized(job.mode))}
 <h1>${capitalized(job.mode)} of ${pod.name}</h1>
 ${liveStatus(view.liveUrl, 'Reload the page to see the counts change.', 'Live: the counts change as the phones report.')}
 <div id="job-progress" data-live-part>
@@ -154,7 +143,7 @@ ${facts([
   ['Ended', job.completed_at ? time(job.completed_at) : 'Not yet'],
 ])}
 </div>
-<div id="job-actions" data-live-part>${open && postButton(context, `${jobPath(context, pod.id, job.id)}/cancel`, 'Cancel the job', { className: 'danger' })}</div>
+<div id="job-actions" data-live-part>${open && postButton(context, `${podPath(pod.id, 'jobs', job.id)}/cancel`, 'Cancel the job', { className: 'danger' })}</div>
 </div>`,
   );
 }
@@ -173,22 +162,11 @@ const plainList = <T>(items: readonly T[], none: string, item: (entry: T) => Htm
     ? none && html`<p class="small">${none}</p>`
     : html`<ul class="plain-list">${items.map((entry) => html`<li>${item(entry)}</li>`)}</ul>`;
 
-export function podPage(
-  context: SignedInContext,
-  view: {
-    pod: PodView;
-    cells: CellView[];
-    drafts: DraftView[];
-    lists: ListSummary[];
-    ignored: ReturnType<typeof ignoredView>[];
-    jobs: JobView[];
-    forms?: PodForms;
-  },
-): Html {
+export function podPage(context: SignedInContext, view: PodPageView & { forms?: PodForms }): Html {
   const { pod, lists, jobs } = view;
   const forms = view.forms ?? {};
-  const { edit, draft, list, ignore, cycle } = forms;
-  const base = podPath(context, pod.id);
+  const { edit, ignore, drafts: newDraft, lists: newList, cycles: cycle } = forms;
+  const base = podPath(pod.id);
   // The pod's own cells and those in no pod can be chosen.
   const choosable = view.cells.filter((cell) => cell.pod_id === null || cell.pod_id === pod.id);
   const editFields = html`${podField(edit, { id: 'pod-name', name: 'name', label: 'Pod name', type: 'text', value: edit?.values.name ?? pod.name, attributes: NAME })}
@@ -234,17 +212,17 @@ ${podArea(cycle, { id: 'cycle-to', name: 'to', label: 'Recipients', hint: 'A bro
     jobs,
     '',
     (job) =>
-      html`<a href="${jobPath(context, pod.id, job.id)}">${capitalized(job.mode)} ${time(job.created_at)}</a> ${jobStatus(job)}`,
+      html`<a href="${podPath(pod.id, 'jobs', job.id)}">${capitalized(job.mode)} ${time(job.created_at)}</a> ${jobStatus(job)}`,
   );
 
   const listItems = plainList(
     lists,
     'No lists.',
     (entry) =>
-      html`<a href="${listPath(context, pod.id, entry.id)}">${entry.name}</a> <span class="small">(${entry.number_count} numbers)</span> ${postButton(context, `${base}/lists/${entry.id}/delete`, 'Delete', { className: 'danger', ariaLabel: `Delete the list ${entry.name}` })}`,
+      html`<a href="${podPath(pod.id, 'lists', entry.id)}">${entry.name}</a> <span class="small">(${entry.number_count} numbers)</span> ${postButton(context, `${base}/lists/${entry.id}/delete`, 'Delete', { className: 'danger', ariaLabel: `Delete the list ${entry.name}` })}`,
   );
-  const listFields = html`${podField(list, { id: 'list-name', name: 'name', label: 'List name', type: 'text', attributes: NAME })}
-${podArea(list, { id: 'list-numbers', name: 'numbers', label: 'Numbers', hint: 'One per line, in international form.', rows: 4 })}`;
+  const listFields = html`${podField(newList, { id: 'list-name', name: 'name', label: 'List name', type: 'text', attributes: NAME })}
+${podArea(newList, { id: 'list-numbers', name: 'numbers', label: 'Numbers', hint: 'One per line, in international form.', rows: 4 })}`;
 
   const ignoredItems = plainList(
     view.ignored,
@@ -260,17 +238,17 @@ ${podArea(list, { id: 'list-numbers', name: 'numbers', label: 'Numbers', hint: '
     attributes: PHONE,
   });
   return layout(
-    { ...context, current: 'pods' },
+    context,
     `${Object.values(forms).some(failed) ? 'Error: ' : ''}${pod.name}`,
     html`<div class="card wide pod-page">
-${crumbs([[podsPath(context), 'Pods']], pod.name)}
+${crumbs([PODS_CRUMB], pod.name)}
 <h1>${pod.name}</h1>
 <div class="pod-sections">
 ${section('edit', 'Name and cells', podForm(context, edit, { action: base, button: 'Save' }, editFields))}
 ${quietHoursSection(context, { action: `${base}/quiet-hours`, current: pod.quiet_hours as QuietHours | null, form: forms.quiet, explain: POD_QUIET_HOURS })}
-${section('drafts', 'Drafts', [drafts, html`\n<h3>New draft</h3>\n`, draftForm(context, `${base}/drafts`, draft, true)])}
+${section('drafts', 'Drafts', [drafts, html`\n<h3>New draft</h3>\n`, draftForm(context, `${base}/drafts`, newDraft, true)])}
 ${section('cycles', 'Rings and broadcasts', [podForm(context, cycle, { action: `${base}/cycles`, button: 'Start' }, cycleFields), jobs.length > 0 && html`\n<h3>Jobs</h3>${jobList}`])}
-${section('lists', 'Contact lists', [listItems, html`\n<h3>New list</h3>\n`, podForm(context, list, { action: `${base}/lists`, button: 'Create list' }, listFields)])}
+${section('lists', 'Contact lists', [listItems, html`\n<h3>New list</h3>\n`, podForm(context, newList, { action: `${base}/lists`, button: 'Create list' }, listFields)])}
 ${section('ignore', 'Ignored numbers', [html`<p class="small">Texts from these numbers to the pod's cells are kept, without events or webhooks.</p>\n`, ignoredItems, podForm(context, ignore, { action: `${base}/ignore`, button: 'Ignore this number', tone: 'secondary' }, ignoreField)])}
 ${section('delete', 'Delete the pod', html`<p class="small">Its cells stay yours and leave the pod; its open rings and broadcasts are canceled.</p>\n<p><a class="button danger" href="${base}/delete">Delete ${pod.name}</a></p>`)}
 </div>
@@ -283,30 +261,61 @@ export const POD_QUIET_HOURS =
 
 export function deletePodPage(context: SignedInContext, pod: PodView): Html {
   const count = pod.cell_ids.length;
-  return confirmationPage(
-    { ...context, current: 'pods' },
-    {
-      title: `Delete ${pod.name}?`,
-      lead: podCrumbs(context, pod, 'Delete'),
-      explain: `Its ${count === 1 ? 'cell stays yours and leaves' : `${count} cells stay yours and leave`} the pod, its open rings and broadcasts are canceled, and the pod no longer appears in the console or the API. This cannot be undone.`,
-      action: `${podPath(context, pod.id)}/delete`,
-      confirm: `Delete ${pod.name}`,
-      keep: { href: podPath(context, pod.id), text: 'Keep the pod' },
-    },
-  );
+  return confirmationPage(context, {
+    title: `Delete ${pod.name}?`,
+    lead: podCrumbs(pod, 'Delete'),
+    explain: `Its ${count === 1 ? 'cell stays yours and leaves' : `${count} cells stay yours and leave`} the pod, its open rings and broadcasts are canceled, and the pod no longer appears in the console or the API. This cannot be undone.`,
+    action: `${podPath(pod.id)}/delete`,
+    confirm: `Delete ${pod.name}`,
+    keep: { href: podPath(pod.id), text: 'Keep the pod' },
+  });
 }
 
 export function draftPage(context: SignedInContext, view: { pod: PodView; draft: DraftView; form?: FormState }): Html {
   const { pod, draft, form } = view;
-  const base = podPath(context, pod.id);
+  const base = podPath(pod.id);
   return layout(
-    { ...context, current: 'pods' },
+    context,
     `${failed(form) ? 'Error: ' : ''}Edit draft — ${pod.name}`,
     html`<div class="card">
-${podCrumbs(context, pod, 'Draft')}
+${podCrumbs(pod, 'Draft')}
 <h1>Edit the draft</h1>
 ${draftForm(context, `${base}/drafts/${encodeURIComponent(draft.id)}`, form ?? { values: { to: draft.to, body: draft.body }, errors: {} }, false)}
 <p class="after"><a href="${base}#drafts">Back to ${pod.name}</a></p>
+</div>`,
+  );
+}
+
+/** A contact list's page shows at most this many of its numbers (a list holds up to 10,000). */
+const LIST_NUMBERS_SHOWN = 1_000;
+
+/** The forms of a list's page, each with what was typed and its errors. */
+export type ListForms = Partial<Record<'rename' | 'add' | 'remove', FormState>>;
+
+export function contactListPage(
+  context: SignedInContext,
+  view: { pod: PodView; list: ReturnType<typeof listView>; forms?: ListForms },
+): Html {
+  const { pod, list } = view;
+  const { rename, add, remove } = view.forms ?? {};
+  const base = podPath(pod.id, 'lists', list.id);
+  const shown = list.numbers.slice(0, LIST_NUMBERS_SHOWN);
+  const count = (n: number) => n.toLocaleString('en-US');
+  const numbers =
+    list.numbers.length === 0
+      ? html`<p class="small">No numbers yet.</p>`
+      : html`${list.numbers.length > shown.length && html`<p class="small">The first ${count(shown.length)} of ${count(list.numbers.length)} numbers.</p>`}<ul class="plain-list">${shown.map((number) => html`<li><span class="mono">${phone(number)}</span> ${postButton(context, `${base}/remove`, 'Remove', { ariaLabel: `Remove ${phone(number)}`, fields: { numbers: number } })}</li>`)}</ul>`;
+  return layout(
+    context,
+    `${[rename, add, remove].some(failed) ? 'Error: ' : ''}${list.name} — ${pod.name}`,
+    html`<div class="card wide">
+${podCrumbs(pod, list.name)}
+<h1>${list.name}</h1>
+<p class="small">${count(list.number_count)} ${list.number_count === 1 ? 'number' : 'numbers'}. A list holds at most 10,000.</p>
+${section('rename', 'Name', podForm(context, rename, { action: base, button: 'Rename' }, podField(rename, { id: 'list-name', name: 'name', label: 'List name', type: 'text', value: rename?.values.name ?? list.name, attributes: NAME })))}
+${section('add', 'Add numbers', podForm(context, add, { action: `${base}/add`, button: 'Add' }, podArea(add, { id: 'add-numbers', name: 'numbers', label: 'Numbers to add', hint: 'One per line, in international form. Numbers already on the list are skipped.', rows: 4 })))}
+${section('numbers', 'Numbers', [numbers, html`\n<h3>Remove several</h3>\n`, podForm(context, remove, { action: `${base}/remove`, button: 'Remove', tone: 'secondary' }, podArea(remove, { id: 'remove-numbers', name: 'numbers', label: 'Numbers to remove', hint: 'One per line. Numbers not on the list are skipped.' }))])}
+<p class="after"><a href="${podPath(pod.id)}#lists">Back to ${pod.name}</a></p>
 </div>`,
   );
 }
