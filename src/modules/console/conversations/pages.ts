@@ -12,7 +12,7 @@ import { rowOf, tableHead, type RowColumn } from '../data-table.ts';
 import { phone, time } from './format.ts';
 import { hasError, type SendForm, sendForm } from './send-form.ts';
 import { quietHoursSection } from '../quiet-hours.ts';
-import { csrfField, postButton } from '../account/shared.ts';
+import { capitalized, csrfField, postButton } from '../account/shared.ts';
 
 /** A section of a page, named by its heading; `id` is its anchor. */
 export const section = (id: string, title: string, content: HtmlValue) =>
@@ -43,35 +43,30 @@ export const cellPath = (context: SignedInContext, cellId: string) =>
 export const threadPath = (context: SignedInContext, cellId: string, participant: string) =>
   `${cellPath(context, cellId)}/conversations/${encodeURIComponent(participant)}`;
 
-const MESSAGE_STATUS: Record<MessageView['status'], { glyph: string; label: string }> = {
-  scheduled: { glyph: '⏲', label: 'Scheduled' },
-  queued: { glyph: '◷', label: 'Queued' },
-  sending: { glyph: '↻', label: 'Sending' },
-  sent: { glyph: '✓', label: 'Sent' },
-  delivered: { glyph: '✓✓', label: 'Delivered' },
-  failed: { glyph: '✕', label: 'Failed' },
-  canceled: { glyph: '⊘', label: 'Canceled' },
-  received: { glyph: '↓', label: 'Received' },
+const GLYPHS: Record<MessageView['status'], string> = {
+  scheduled: '⏲',
+  queued: '◷',
+  sending: '↻',
+  sent: '✓',
+  delivered: '✓✓',
+  failed: '✕',
+  canceled: '⊘',
+  received: '↓',
 };
 
-const CELL_STATUS: Record<CellView['status'], { label: string; note?: string }> = {
-  active: { label: 'Active' },
-  provisioning: {
-    label: 'Provisioning',
-    note: 'Waiting for a phone: the cell gets its number when the operator adds one.',
-  },
-  suspended: {
-    label: 'Suspended',
-    note: 'Suspended for an unpaid period: sends are refused until the organization pays.',
-  },
-  released: { label: 'Released', note: 'This cell was released: it no longer sends or receives.' },
+/** What a cell's status means, for those that need saying. */
+const CELL_NOTES: Partial<Record<CellView['status'], string>> = {
+  provisioning: 'Waiting for a phone: the cell gets its number when the operator adds one.',
+  suspended: 'Suspended for an unpaid period: sends are refused until the organization pays.',
+  released: 'This cell was released: it no longer sends or receives.',
 };
 
-function messageStatus(message: MessageView): Html {
-  const { glyph, label } = MESSAGE_STATUS[message.status];
-  if (message.status === 'scheduled' && message.send_at)
-    return html`<span class="msg-status msg-scheduled"><span aria-hidden="true">${glyph}</span> ${label} for ${time(message.send_at)}${message.schedule_reason === 'quiet_hours' ? ' (quiet hours)' : ''}</span>`;
-  return html`<span class="msg-status msg-${message.status}"><span aria-hidden="true">${glyph}</span> ${label}</span>`;
+function messageStatus({ status, send_at, schedule_reason }: MessageView): Html {
+  const until =
+    status === 'scheduled' &&
+    send_at &&
+    html` for ${time(send_at)}${schedule_reason === 'quiet_hours' ? ' (quiet hours)' : ''}`;
+  return html`<span class="msg-status msg-${status}"><span aria-hidden="true">${GLYPHS[status]}</span> ${capitalized(status)}${until}</span>`;
 }
 
 function presence(cell: CellView): Html {
@@ -83,7 +78,7 @@ function presence(cell: CellView): Html {
 }
 
 const cellStatus = (cell: CellView) =>
-  html`<span class="cell-status cell-${cell.status}">${CELL_STATUS[cell.status].label}</span>`;
+  html`<span class="cell-status cell-${cell.status}">${capitalized(cell.status)}</span>`;
 
 /** In place of the send form of a cell still waiting for its phone (unless a refused send's notice is shown): it has no number to send from. */
 const NO_SEND_YET = html`<p class="small" id="no-send-yet">This cell cannot send yet: it has no number until a phone is assigned to it. Reload this page once its status is Active to send.</p>`;
@@ -93,7 +88,7 @@ const cellNumber = (cell: CellView) =>
 
 /** The cell's number, phone presence and status (replaced live on cell events). */
 export function cellState(context: SignedInContext, cell: CellView): Html {
-  const note = CELL_STATUS[cell.status].note;
+  const note = CELL_NOTES[cell.status];
   const billing = cell.status === 'suspended' && html` <a href="${context.path}/billing">Go to Billing</a>.`;
   return html`<div id="cell-state" class="cell-state">
 ${facts([

@@ -16,7 +16,7 @@ import { HIDDEN, noticeOf, PUBLIC } from '../account/shared.ts';
 import { asset } from '../routes.ts';
 import { cellNotFoundPage, messagePage } from '../pages.ts';
 import { phone } from './format.ts';
-import { pageLive, type LiveRender } from './live.ts';
+import { concernsCell, pageLive, type LiveRender } from './live.ts';
 import {
   cellPage,
   cellPath,
@@ -115,13 +115,13 @@ export function registerConversationPages(scope: App, module: ConsoleModule): vo
     body: query.body?.slice(0, 2000) || undefined,
   });
 
-  /** The cell's page, or with a participant the thread with them; `form` is its send form. */
+  /** The cell's page, or with a participant the thread with them; `form` is its send form (its status the page's). */
   async function show(ask: Ask, { cell, after }: OpenedCell, form: SendForm, participant?: string) {
     const { session, context, query } = ask;
     const { organizationId } = session;
     const cursor = query.cursor || undefined;
     // None on older pages (a cursor): new messages belong on the first.
-    const liveUrl = cursor ? null : `${CONSOLE_PATH}/cells/${encodeURIComponent(cell.id)}/live?after=${after}`;
+    const view = { cell, form, liveUrl: cursor ? null : `${cellPath(context, cell.id)}/live?after=${after}` };
     if (participant) {
       // The page is about this party: their texts show even while ignored.
       const page = await messages.list(organizationId, cell.id, {
@@ -130,19 +130,10 @@ export function registerConversationPages(scope: App, module: ConsoleModule): vo
         cursor,
         include_ignored: true,
       });
-      return ask.send(
-        form.status ?? 200,
-        threadPage(context, {
-          cell,
-          participant,
-          messages: page.messages,
-          olderCursor: page.next_cursor,
-          liveUrl,
-          form,
-          ignored: await dashboard.ignoredOn(organizationId, cell.id, participant),
-          notice: noticeOf(query, THREAD_NOTICES),
-        }),
-      );
+      const ignored = await dashboard.ignoredOn(organizationId, cell.id, participant);
+      const notice = noticeOf(query, THREAD_NOTICES);
+      const thread = { participant, messages: page.messages, olderCursor: page.next_cursor, ignored, notice };
+      return ask.send(form.status ?? 200, threadPage(context, { ...view, ...thread }));
     }
     const page = await messages.listConversations(organizationId, cell.id, { limit: PAGE, cursor });
     const ids = page.conversations.flatMap((c) => (c.last_message_id ? [c.last_message_id] : []));
@@ -151,10 +142,7 @@ export function registerConversationPages(scope: App, module: ConsoleModule): vo
       participant,
       latest: id ? byId.get(id) : undefined,
     }));
-    return ask.send(
-      form.status ?? 200,
-      cellPage(context, { cell, conversations, nextCursor: page.next_cursor, liveUrl, form }),
-    );
+    return ask.send(form.status ?? 200, cellPage(context, { ...view, conversations, nextCursor: page.next_cursor }));
   }
 
   /** A thread's binding: its cell and participant (E.164, however the address wrote it); an address naming no number is its 404. */
@@ -179,29 +167,26 @@ export function registerConversationPages(scope: App, module: ConsoleModule): vo
    * with the errors. A reply's number is the thread's participant.
    */
   async function send(ask: Ask, opened: OpenedCell, fixedTo?: string) {
-    const { cell } = opened;
     const again = (form: SendForm) => show(ask, opened, form, fixedTo);
     const form = readSendForm(ask.body, fixedTo);
     if (hasError(form)) return again(form);
-    const { to, body } = form;
-    let sent: MessageView;
+    // With the form's send_id, under that key (as the API's Idempotency-Key): a second submit
+    // of the same form answers the first's message, or its refusal, and sends nothing.
+    const sendId = sendIdOf(ask.body);
     try {
-      // With the form's send_id, under that key (as the API's Idempotency-Key): a second submit
-      // of the same form answers the first's message, or its refusal, and sends nothing.
-      const sendId = sendIdOf(ask.body);
-      sent = await actAsConsole(
+      const sent = await actAsConsole<MessageView>(
         dashboard.invoker,
         ask.session,
         dashboard.messaging.operations.sendMessage,
-        { cell_id: cell.id, to, body },
+        { cell_id: opened.cell.id, to: form.to, body: form.body },
         sendId ? { idempotencyKey: sendId, idempotency: { route: CONSOLE_SEND } } : {},
       );
+      return `${threadPath(ask.context, opened.cell.id, sent.to)}#message-${sent.id}`;
     } catch (error) {
-      const refused = refusedForm(error, { to, body }, fixedTo === undefined);
+      const refused = refusedForm(error, form, fixedTo === undefined);
       if (refused) return again(refused);
       throw error;
     }
-    return `${threadPath(ask.context, cell.id, sent.to)}#message-${sent.id}`;
   }
 
   bind.view(`${CONSOLE_PATH}/cells`, async ({ session, context, query }) => {
@@ -242,15 +227,15 @@ export function registerConversationPages(scope: App, module: ConsoleModule): vo
   });
 
   live.route(`${CONSOLE_PATH}/cells/live`, (_request, session) => ({
-    cellId: null,
+    concerns: concernsCell(null),
     render: listRender(contextOf(session, 'cells')),
   }));
   live.route(
     `${CONSOLE_PATH}/cells/:cell_id/live`,
-    async (request, session) => ({
-      cellId: (await cells.get(session.organizationId, (request.params as { cell_id: string }).cell_id)).id,
-      render: liveRender(contextOf(session, 'cells')),
-    }),
+    async (request, session) => {
+      const { id } = await cells.get(session.organizationId, (request.params as { cell_id: string }).cell_id);
+      return { concerns: concernsCell(id), render: liveRender(contextOf(session, 'cells')) };
+    },
     'No such cell.',
   );
 }

@@ -54,7 +54,7 @@ export function readSendForm(fields: Record<string, string>, fixedTo?: string) {
  */
 export function refusedForm(error: unknown, typed: { to: string; body: string }, toShown: boolean): SendForm | null {
   if (!(error instanceof ApiError)) return null;
-  const form = { ...typed, status: error.status };
+  const form = { to: typed.to, body: typed.body, status: error.status };
   switch (error.code) {
     case 'payment_required':
       return { ...form, notice: `Billing refused this send: ${error.message}`, billing: true };
