@@ -52,12 +52,11 @@ export const concernsCell = (cellId: string | null) => (envelope: EventEnvelope)
 
 /** `after`: the Last-Event-ID a reconnecting EventSource sends, else the page's; a seq or nothing. */
 function afterOf(request: FastifyRequest): number | null | 'invalid' {
-  const valid = (value: unknown) => typeof value === 'string' && /^\d{1,15}$/.test(value);
+  const valid = (value: unknown): value is string => typeof value === 'string' && /^\d{1,15}$/.test(value);
   const header = request.headers['last-event-id'];
-  const query = (request.query as Record<string, unknown>).after;
-  if (valid(header)) return Number(header);
-  if (query === undefined) return null;
-  return valid(query) ? Number(query) : 'invalid';
+  const given = valid(header) ? header : (request.query as Record<string, unknown>).after;
+  if (given === undefined) return null;
+  return valid(given) ? Number(given) : 'invalid';
 }
 
 /** A live stream's refusal: plain text (an EventSource cannot follow a sign-in redirect). */

@@ -72,9 +72,8 @@ function messageStatus({ status, send_at, schedule_reason }: MessageView): Html 
 function presence(cell: CellView): Html {
   if (!cell.phone_number) return html`<span class="presence none">No phone yet</span>`;
   const seen = cell.last_seen_at && html` <span class="small">last seen ${time(cell.last_seen_at)}</span>`;
-  return cell.online
-    ? html`<span class="presence online"><span aria-hidden="true">●</span> Online</span>${seen}`
-    : html`<span class="presence offline"><span aria-hidden="true">○</span> Offline</span>${seen}`;
+  const [state, glyph] = cell.online ? ['online', '●'] : ['offline', '○'];
+  return html`<span class="presence ${state}"><span aria-hidden="true">${glyph}</span> ${capitalized(state)}</span>${seen}`;
 }
 
 const cellStatus = (cell: CellView) =>
@@ -118,20 +117,14 @@ ${message.code ? html`<p class="message-code">Verification code: <strong>${messa
 }
 
 export const participantOf = (message: MessageView) => (message.direction === 'inbound' ? message.from : message.to);
-export const conversationDomId = (participant: string) => `conversation-${participant.replace(/\D/g, '')}`;
 
 /** A conversation of the cell with its latest message (replaced live when a newer one comes). */
-export function conversationItem(
-  context: SignedInContext,
-  cellId: string,
-  participant: string,
-  latest: MessageView | undefined,
-): Html {
+export function conversationItem(context: SignedInContext, cellId: string, participant: string, latest?: MessageView) {
   const preview = latest
     ? html`<span class="conversation-preview">${latest.direction === 'outbound' ? html`<span class="small">You:</span> ` : ''}${latest.body}</span>
 <span class="conversation-meta">${time(latest.created_at)} ${messageStatus(latest)}</span>`
     : html``;
-  return html`<li id="${conversationDomId(participant)}" class="conversation"${latest ? html` data-last="${latest.id}"` : ''}>
+  return html`<li id="conversation-${participant.replace(/\D/g, '')}" class="conversation"${latest ? html` data-last="${latest.id}"` : ''}>
 <a href="${threadPath(context, cellId, participant)}"><span class="conversation-who">${phone(participant)}</span>
 ${preview}</a>
 </li>`;
@@ -176,6 +169,7 @@ export function cellsPage(
   view: { cells: CellView[]; nextCursor: string | null; liveUrl: string | null; notice?: Html },
 ): Html {
   const { cells } = view;
+  const rows = cells.map((cell) => cellRow(context, cell));
   return layout(
     { ...context, current: 'cells', scripts: SCRIPTS },
     'Cells',
@@ -189,10 +183,7 @@ ${view.notice}
 <caption>The phone lines of ${context.signedIn.organizationName}. Open one to see its conversations and send a text.</caption>
 ${tableHead(cellColumns(context))}
 <tbody id="cells">
-${join(
-  cells.map((cell) => cellRow(context, cell)),
-  '\n',
-)}
+${join(rows, '\n')}
 </tbody>
 </table>
 ${older(cellsPath(context), view.nextCursor, 'More cells')}
@@ -200,25 +191,20 @@ ${older(cellsPath(context), view.nextCursor, 'More cells')}
   );
 }
 
+/** What a cell's page and a thread's show besides their list: the cell, the live stream (older pages: none), the send form. */
+type CellPageView = { cell: CellView; liveUrl: string | null; form: SendForm };
+
 export function cellPage(
   context: SignedInContext,
-  view: {
-    cell: CellView;
-    conversations: { participant: string; latest: MessageView | undefined }[];
-    nextCursor: string | null;
-    liveUrl: string | null;
-    form: SendForm;
-  },
+  view: CellPageView & { conversations: { participant: string; latest?: MessageView }[]; nextCursor: string | null },
 ): Html {
   const { cell, conversations } = view;
   const here = cellPath(context, cell.id);
+  const items = conversations.map((c) => conversationItem(context, cell.id, c.participant, c.latest));
   const list = html`${liveStatus(view.liveUrl)}
 <p id="conversations-empty" class="small"${hiddenIf(conversations.length > 0)}>No conversations yet: texts this cell sends or receives appear here.</p>
 <ul id="conversations" class="conversations">
-${join(
-  conversations.map((c) => conversationItem(context, cell.id, c.participant, c.latest)),
-  '\n',
-)}
+${join(items, '\n')}
 </ul>
 ${older(here, view.nextCursor, 'Older conversations')}`;
   return layout(
@@ -238,13 +224,10 @@ ${quietHoursSection(context, { action: `${here}/quiet-hours`, current: cell.quie
 
 export function threadPage(
   context: SignedInContext,
-  view: {
-    cell: CellView;
+  view: CellPageView & {
     participant: string;
     messages: MessageView[];
     olderCursor: string | null;
-    liveUrl: string | null;
-    form: SendForm;
     /** Where the participant is ignored for this cell (null: not ignored). */
     ignored: 'cell' | 'pod' | null;
     notice?: Html;
