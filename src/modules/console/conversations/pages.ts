@@ -40,8 +40,9 @@ export const CELL_QUIET_HOURS =
 export const cellsPath = (context: SignedInContext) => `${context.path}/cells`;
 export const cellPath = (context: SignedInContext, cellId: string) =>
   `${cellsPath(context)}/${encodeURIComponent(cellId)}`;
-export const threadPath = (context: SignedInContext, cellId: string, participant: string) =>
-  `${cellPath(context, cellId)}/conversations/${encodeURIComponent(participant)}`;
+/** The thread of the cell with `participant` (none: the cell's own page). */
+export const threadPath = (context: SignedInContext, cellId: string, participant?: string) =>
+  `${cellPath(context, cellId)}${participant === undefined ? '' : `/conversations/${encodeURIComponent(participant)}`}`;
 
 const GLYPHS: Record<MessageView['status'], string> = {
   scheduled: '⏲',

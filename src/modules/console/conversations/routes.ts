@@ -116,7 +116,7 @@ export function registerConversationPages(scope: App, module: ConsoleModule): vo
   });
 
   /** The cell's page, or with a participant the thread with them; `form` is its send form (its status the page's). */
-  async function show(ask: Ask, { cell, after }: OpenedCell, form: SendForm, participant?: string) {
+  async function show(ask: Ask, { cell, after }: OpenedCell, participant?: string, form = typedOf(ask)) {
     const { session, context, query } = ask;
     const { organizationId } = session;
     const cursor = query.cursor || undefined;
@@ -145,29 +145,32 @@ export function registerConversationPages(scope: App, module: ConsoleModule): vo
     return ask.send(form.status ?? 200, cellPage(context, { ...view, conversations, nextCursor: page.next_cursor }));
   }
 
-  /** A thread's binding: its cell and participant (E.164, however the address wrote it); an address naming no number is its 404. */
-  const inThread =
-    (run: (ask: Ask, opened: OpenedCell, participant: string) => Promise<Answer>) => async (ask: Ask) => {
-      const opened = await openCell(ask);
-      const participant = normalizePhone(ask.params.participant);
-      if (participant) return run(ask, opened, participant);
-      return ask.send(
-        404,
-        messagePage(
-          ask.context,
-          'Conversation not found',
-          'The address does not name a phone number in international form, like +14155550123.',
-          { href: cellPath(ask.context, opened.cell.id), text: 'See the conversations of this cell' },
-        ),
-      );
-    };
+  /**
+   * A binding of the cell's page, or of the thread its address names (the participant in E.164,
+   * however the address wrote it); an address naming no number is the thread's 404.
+   */
+  const onPage = (run: (ask: Ask, opened: OpenedCell, participant?: string) => Promise<Answer>) => async (ask: Ask) => {
+    const opened = await openCell(ask);
+    const given = ask.params.participant;
+    const participant = given === undefined ? undefined : normalizePhone(given);
+    if (participant !== null) return run(ask, opened, participant);
+    return ask.send(
+      404,
+      messagePage(
+        ask.context,
+        'Conversation not found',
+        'The address does not name a phone number in international form, like +14155550123.',
+        { href: cellPath(ask.context, opened.cell.id), text: 'See the conversations of this cell' },
+      ),
+    );
+  };
 
   /**
    * Both send forms: check, send through the send operation, 303 to the thread; or the page again
    * with the errors. A reply's number is the thread's participant.
    */
   async function send(ask: Ask, opened: OpenedCell, fixedTo?: string) {
-    const again = (form: SendForm) => show(ask, opened, form, fixedTo);
+    const again = (form: SendForm) => show(ask, opened, fixedTo, form);
     const form = readSendForm(ask.body, fixedTo);
     if (hasError(form)) return again(form);
     // With the form's send_id, under that key (as the API's Idempotency-Key): a second submit
@@ -200,31 +203,21 @@ export function registerConversationPages(scope: App, module: ConsoleModule): vo
     return cellsPage(context, { cells: page.cells, nextCursor: page.next_cursor, liveUrl, notice });
   });
 
-  bind.view(`${CONSOLE_PATH}/cells/:cell_id`, async (ask) => show(ask, await openCell(ask), typedOf(ask)));
-  bind.view(
-    `${CONSOLE_PATH}/cells/:cell_id/conversations/:participant`,
-    inThread((ask, opened, participant) => show(ask, opened, typedOf(ask), participant)),
-  );
+  // The cell's page and a thread's, each with its send form.
+  for (const page of [`${CONSOLE_PATH}/cells/:cell_id`, `${CONSOLE_PATH}/cells/:cell_id/conversations/:participant`]) {
+    bind.view(page, onPage(show));
+    bind.post(`${page}/messages`, { route: { bodyLimit: SEND_BODY_LIMIT }, run: onPage(send) });
+  }
 
   // Ignoring the other party on this cell, or no longer: the API's ignore list of the cell.
   for (const action of ['ignore', 'unignore'] as const)
     bind.post(`${CONSOLE_PATH}/cells/:cell_id/conversations/:participant/${action}`, {
-      run: inThread(async (ask, { cell }, participant) => {
+      run: onPage(async (ask, { cell }, participant) => {
         const ops = dashboard.pods.ignore.cell;
         await ask.call(action === 'ignore' ? ops.add : ops.remove, { cell_id: cell.id, participant });
         return `${threadPath(ask.context, cell.id, participant)}?notice=${action}d#ignore`;
       }),
     });
-
-  const sendRoute = { bodyLimit: SEND_BODY_LIMIT };
-  bind.post(`${CONSOLE_PATH}/cells/:cell_id/messages`, {
-    route: sendRoute,
-    run: async (ask) => send(ask, await openCell(ask)),
-  });
-  bind.post(`${CONSOLE_PATH}/cells/:cell_id/conversations/:participant/messages`, {
-    route: sendRoute,
-    run: inThread(send),
-  });
 
   live.route(`${CONSOLE_PATH}/cells/live`, (_request, session) => ({
     concerns: concernsCell(null),
