@@ -44,6 +44,11 @@ const THREAD_NOTICES: Record<string, string> = {
   ignored: 'Ignored on this cell: their texts are kept without events or webhooks.',
   unignored: 'No longer ignored on this cell.',
 };
+/** What the live view says aloud of a message's event (the others change the page quietly). */
+const ANNOUNCED: Record<string, (who: string) => string> = {
+  'message.received': (who) => `New message from ${who}.`,
+  'message.failed': (who) => `A message to ${who} failed.`,
+};
 /** A cell read for a page, with the outbox position its live stream starts after. */
 type OpenedCell = { cell: CellView; after: number };
 
@@ -54,12 +59,6 @@ function liveRender(context: SignedInContext): LiveRender {
       return { event: 'cell-update', data: { state: cellState(context, envelope.data as CellView) } };
     const message = envelope.data as MessageView;
     const participant = participantOf(message);
-    const announce =
-      envelope.type === 'message.received'
-        ? `New message from ${phone(participant)}.`
-        : envelope.type === 'message.failed'
-          ? `A message to ${phone(participant)} failed.`
-          : '';
     return {
       event: 'message-update',
       data: {
@@ -68,7 +67,7 @@ function liveRender(context: SignedInContext): LiveRender {
         updated_at: message.updated_at,
         thread: messageItem(message),
         conversation: conversationItem(context, message.cell_id, participant, message),
-        announce,
+        announce: ANNOUNCED[envelope.type]?.(phone(participant)) ?? '',
       },
     };
   };
