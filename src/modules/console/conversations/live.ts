@@ -38,55 +38,45 @@ const MAX_BUFFERED_BYTES = 1024 * 1024;
 /** A frame for the page: an SSE event name and its JSON data; null when the event does not concern it. */
 export type LiveRender = (envelope: EventEnvelope) => { event: string; data: unknown } | null;
 
-/** What a stream shows: the organization's events it passes on (default: concernsCell of cellId), and how. */
+/** What a stream shows: the organization's events it passes on, and how. */
 export interface Shown {
-  cellId?: string | null;
-  concerns?: (envelope: EventEnvelope) => boolean;
+  concerns: (envelope: EventEnvelope) => boolean;
   render: LiveRender;
 }
 
 /** The event concerns this cell (a message of the cell, or the cell itself); with no cell, any cell's own event (the cells list). */
-function concernsCell(envelope: EventEnvelope, cellId: string | null): boolean {
-  if (envelope.type.startsWith('message.')) return cellId !== null && envelope.data.cell_id === cellId;
-  if (envelope.type.startsWith('cell.')) return cellId === null || envelope.data.id === cellId;
-  return false;
-}
+export const concernsCell = (cellId: string | null) => (envelope: EventEnvelope) =>
+  envelope.type.startsWith('message.')
+    ? cellId !== null && envelope.data.cell_id === cellId
+    : envelope.type.startsWith('cell.') && (cellId === null || envelope.data.id === cellId);
 
 /** `after`: the Last-Event-ID a reconnecting EventSource sends, else the page's; a seq or nothing. */
 function afterOf(request: FastifyRequest): number | null | 'invalid' {
-  const valid = (value: unknown) => typeof value === 'string' && /^\d{1,15}$/.test(value);
+  const valid = (value: unknown): value is string => typeof value === 'string' && /^\d{1,15}$/.test(value);
   const header = request.headers['last-event-id'];
-  const query = (request.query as Record<string, unknown>).after;
-  if (valid(header)) return Number(header);
-  if (query === undefined) return null;
-  return valid(query) ? Number(query) : 'invalid';
+  const given = valid(header) ? header : (request.query as Record<string, unknown>).after;
+  if (given === undefined) return null;
+  return valid(given) ? Number(given) : 'invalid';
 }
 
 /** A live stream's refusal: plain text (an EventSource cannot follow a sign-in redirect). */
 export const plainAnswer = (reply: FastifyReply, status: number, text: string) =>
   reply.code(status).header('cache-control', 'no-store').type('text/plain; charset=utf-8').send(text);
 
-interface StreamOptions extends Shown {
-  request: FastifyRequest;
-  reply: FastifyReply;
-}
-
 class LiveStream extends ReplayingSubscriber {
-  readonly options: StreamOptions;
-  private readonly concerns: (envelope: EventEnvelope) => boolean;
+  readonly request: FastifyRequest;
+  private readonly raw: FastifyReply['raw'];
+  private readonly shown: Shown;
 
-  constructor(organizationId: string, options: StreamOptions, detach: () => void) {
+  constructor(organizationId: string, request: FastifyRequest, reply: FastifyReply, shown: Shown, detach: () => void) {
     super(organizationId, MAX_QUEUED, detach);
-    this.options = options;
-    this.concerns = options.concerns ?? ((envelope) => concernsCell(envelope, options.cellId ?? null));
+    this.request = request;
+    this.raw = reply.raw;
+    this.shown = shown;
   }
 
   protected wants(event: StreamEvent): boolean {
     return LIVE.has(event.type);
-  }
-
-  protected sendLive(event: StreamEvent): void {
-    this.send(event);
   }
 
   protected overflow(): void {
@@ -98,7 +88,7 @@ class LiveStream extends ReplayingSubscriber {
     if (this.lastSeq < upTo) {
       const rows = await events.readOrganizationRange(this.organizationId, this.lastSeq, upTo, LIVE_TYPES, REPLAY_MAX);
       if (rows.length === REPLAY_MAX) this.write('resync', {}, upTo);
-      else for (const row of rows) this.send(new StreamEvent(row));
+      else for (const row of rows) this.sendLive(new StreamEvent(row));
     }
     // Everything up to here is out: a reconnect resumes from this position.
     this.goLive(upTo, () => this.write('ready', {}, this.lastSeq));
@@ -106,8 +96,7 @@ class LiveStream extends ReplayingSubscriber {
 
   /** A comment line that keeps the connection busy; a client that stopped reading is dropped. */
   heartbeat(): void {
-    if (this.options.reply.raw.writableLength > MAX_BUFFERED_BYTES) return this.close();
-    this.options.reply.raw.write(': ping\n\n');
+    this.put(': ping\n\n');
   }
 
   /** Tells the page why (optional), ends the response and releases the subscription. */
@@ -115,24 +104,27 @@ class LiveStream extends ReplayingSubscriber {
     if (this.isClosed) return;
     if (event) this.write(event, {});
     this.closed();
-    this.options.reply.raw.end();
+    this.raw.end();
   }
 
-  private send(event: StreamEvent): void {
+  protected sendLive(event: StreamEvent): void {
     this.lastSeq = event.seq;
     const envelope = event.envelope;
     // The feed and the replay read this organization's events only; checked again, as it is what keeps organizations apart.
-    if (envelope.organization_id !== this.organizationId || !this.concerns(envelope)) return;
-    const frame = this.options.render(envelope);
+    if (envelope.organization_id !== this.organizationId || !this.shown.concerns(envelope)) return;
+    const frame = this.shown.render(envelope);
     if (frame) this.write(frame.event, frame.data, event.seq);
   }
 
+  // JSON has no raw line breaks, so the data is one `data:` line.
   private write(event: string, data: unknown, id?: number): void {
-    if (this.isClosed) return;
-    const { raw } = this.options.reply;
-    if (raw.writableLength > MAX_BUFFERED_BYTES) return this.close();
-    // JSON has no raw line breaks, so the data is one `data:` line.
-    raw.write(`${id === undefined ? '' : `id: ${id}\n`}event: ${event}\ndata: ${JSON.stringify(data)}\n\n`);
+    if (!this.isClosed)
+      this.put(`${id === undefined ? '' : `id: ${id}\n`}event: ${event}\ndata: ${JSON.stringify(data)}\n\n`);
+  }
+
+  private put(text: string): void {
+    if (this.raw.writableLength > MAX_BUFFERED_BYTES) this.close();
+    else this.raw.write(text);
   }
 }
 
@@ -144,17 +136,19 @@ class LiveStream extends ReplayingSubscriber {
 export class ConsoleLive {
   private readonly app: App;
   private readonly module: ConsoleModule;
+  private readonly events: EventsService;
   private readonly streams = new Set<LiveStream>();
   private timer: NodeJS.Timeout | undefined;
 
   constructor(app: App, module: ConsoleModule) {
     this.app = app;
     this.module = module;
-    app.addHook('preClose', async () => this.closeAll());
-  }
-
-  private get events(): EventsService {
-    return this.module.dashboard.eventing.events;
+    this.events = module.dashboard.eventing.events;
+    // Server shutdown: every stream ends (the browser reconnects to another process).
+    app.addHook('preClose', async () => {
+      for (const stream of this.streams) stream.close();
+      clearInterval(this.timer);
+    });
   }
 
   /**
@@ -178,15 +172,17 @@ export class ConsoleLive {
       }
       const after = afterOf(request);
       if (after === 'invalid') return plainAnswer(reply, 400, 'after must be an event position from the page.');
-      const stream = new LiveStream(session.organizationId, { ...shown, request, reply }, () => this.forget(stream));
-      await this.open(stream, after);
+      const stream = new LiveStream(session.organizationId, request, reply, shown, () => {
+        this.events.feed.unsubscribe(stream);
+        this.streams.delete(stream);
+      });
+      await this.open(stream, reply, after);
       return reply;
     });
   }
 
-  private async open(stream: LiveStream, after: number | null): Promise<void> {
+  private async open(stream: LiveStream, reply: FastifyReply, after: number | null): Promise<void> {
     const { events } = this;
-    const { request, reply } = stream.options;
     const release = this.module.liveViews.admit(stream.organizationId);
     let committed: number;
     try {
@@ -200,7 +196,7 @@ export class ConsoleLive {
     }
     // The browser may have gone while we awaited: its 'close' has fired already (it would give
     // the slot back), so do not subscribe.
-    if (request.raw.destroyed) {
+    if (stream.request.raw.destroyed) {
       release();
       reply.raw.destroy();
       return;
@@ -219,10 +215,7 @@ export class ConsoleLive {
     // An `after` beyond what exists is clamped, so no later event is ever skipped.
     stream.startAfter(Math.min(after ?? committed, upTo));
     this.streams.add(stream);
-    if (!this.timer) {
-      this.timer = setInterval(() => void this.heartbeat(), HEARTBEAT_MS);
-      this.timer.unref();
-    }
+    this.timer ??= setInterval(() => void this.heartbeat(), HEARTBEAT_MS).unref();
     try {
       await stream.replay(events, upTo);
     } catch (error) {
@@ -231,29 +224,11 @@ export class ConsoleLive {
     }
   }
 
-  /** Server shutdown: every stream ends (the browser reconnects to another process). */
-  private closeAll(): void {
-    for (const stream of this.streams) stream.close();
-    this.stopHeartbeat();
-  }
-
-  private forget(stream: LiveStream): void {
-    this.events.feed.unsubscribe(stream);
-    this.streams.delete(stream);
-    if (this.streams.size === 0) this.stopHeartbeat();
-  }
-
-  private stopHeartbeat(): void {
-    clearInterval(this.timer);
-    this.timer = undefined;
-  }
-
   private async heartbeat(): Promise<void> {
     for (const stream of [...this.streams]) {
       stream.heartbeat();
-      const { request } = stream.options;
       try {
-        if ((await this.module.guard.session(request))?.organizationId !== stream.organizationId)
+        if ((await this.module.guard.session(stream.request))?.organizationId !== stream.organizationId)
           stream.close('signed-out');
       } catch (error) {
         this.app.log.warn({ err: error }, 'console live stream: session check failed');

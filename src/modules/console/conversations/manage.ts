@@ -143,13 +143,13 @@ export function releaseCellPage(context: SignedInContext, cell: CellView): Html 
   );
 }
 
-/** The form's name, trimmed; what is wrong with it unless it has 1-100 characters with something visible. */
-function nameOf(body: Record<string, string>): { name: string; errors: Record<string, string> } {
+/** The form's name, trimmed; refused (with `errors` of other fields) unless it has 1-100 characters with something visible. */
+function nameOf(body: Record<string, string>, errors: Record<string, string> = {}): string {
   const name = (body.display_name ?? '').trim();
-  if (name === '') return { name, errors: { display_name: 'Enter a name for the cell.' } };
-  if (name.length > NAME_MAX)
-    return { name, errors: { display_name: `The name is too long (at most ${NAME_MAX} characters).` } };
-  return { name, errors: {} };
+  if (name === '') errors.display_name = 'Enter a name for the cell.';
+  else if (name.length > NAME_MAX) errors.display_name = `The name is too long (at most ${NAME_MAX} characters).`;
+  if (Object.keys(errors).length > 0) throw new FormRefusal(errors);
+  return name;
 }
 
 export function registerCellManagement(scope: App, module: ConsoleModule): void {
@@ -188,11 +188,10 @@ export function registerCellManagement(scope: App, module: ConsoleModule): void 
     route,
     run: async (ask) => {
       const tiers = await tiersOf(ask);
-      const { name, errors } = nameOf(ask.body);
       // The plan is asked for only before the first one; otherwise a posted plan means nothing.
       const tier = (tiers && ask.body.tier) || undefined;
-      if (tier && !tiers?.some((t) => t.name === tier)) errors.tier = 'Choose one of the plans.';
-      if (Object.keys(errors).length > 0) throw new FormRefusal(errors);
+      const unknownTier = tier && !tiers?.some((t) => t.name === tier);
+      const name = nameOf(ask.body, unknownTier ? { tier: 'Choose one of the plans.' } : {});
       try {
         const cell = await ask.call(createCell, { display_name: name, ...(tier ? { tier } : {}) });
         return cellPath(ask.context, cell.id);
@@ -211,32 +210,21 @@ export function registerCellManagement(scope: App, module: ConsoleModule): void 
   bind.view(`${CONSOLE_PATH}/cells/:cell_id/rename`, async (ask) => renameCellPage(ask.context, await cellOf(ask)));
 
   bind.form(`${CONSOLE_PATH}/cells/:cell_id/rename`, updateCell, {
-    input: ({ params, body }) => {
-      const { name, errors } = nameOf(body);
-      if (errors.display_name) throw new FormRefusal(errors);
-      return { id: params.cell_id, display_name: name };
-    },
+    input: ({ params, body }) => ({ id: params.cell_id, display_name: nameOf(body) }),
     page: async (ask, refusal) => renameCellPage(ask.context, await cellOf(ask), refusal),
     done: ({ context }, renamed) => cellPath(context, renamed.id),
   });
 
   bind.post(`${CONSOLE_PATH}/cells/:cell_id/quiet-hours`, {
     run: async (ask) => {
-      const { context } = ask;
-      const cell = await cellOf(ask);
-      const here = cellPath(context, cell.id);
+      const { id, display_name: title, quiet_hours: current } = await cellOf(ask);
+      const here = cellPath(ask.context, id);
+      const back = { href: here, text: `Back to ${title}` };
+      const page = { title, back, action: `${here}/quiet-hours`, current, explain: CELL_QUIET_HOURS };
       return postQuietHours(
         ask,
-        (quietHours) => ask.call(updateCell, { id: cell.id, quiet_hours: quietHours }),
-        async (form) =>
-          quietHoursPage(context, {
-            title: cell.display_name,
-            back: { href: here, text: `Back to ${cell.display_name}` },
-            action: `${here}/quiet-hours`,
-            current: cell.quiet_hours,
-            form,
-            explain: CELL_QUIET_HOURS,
-          }),
+        (quietHours) => ask.call(updateCell, { id, quiet_hours: quietHours }),
+        async (form) => quietHoursPage(ask.context, { ...page, form }),
         here,
       );
     },

@@ -12,7 +12,7 @@ import { rowOf, tableHead, type RowColumn } from '../data-table.ts';
 import { phone, time } from './format.ts';
 import { hasError, type SendForm, sendForm } from './send-form.ts';
 import { quietHoursSection } from '../quiet-hours.ts';
-import { csrfField, postButton } from '../account/shared.ts';
+import { capitalized, csrfField, postButton } from '../account/shared.ts';
 
 /** A section of a page, named by its heading; `id` is its anchor. */
 export const section = (id: string, title: string, content: HtmlValue) =>
@@ -40,50 +40,45 @@ export const CELL_QUIET_HOURS =
 export const cellsPath = (context: SignedInContext) => `${context.path}/cells`;
 export const cellPath = (context: SignedInContext, cellId: string) =>
   `${cellsPath(context)}/${encodeURIComponent(cellId)}`;
-export const threadPath = (context: SignedInContext, cellId: string, participant: string) =>
-  `${cellPath(context, cellId)}/conversations/${encodeURIComponent(participant)}`;
+/** The thread of the cell with `participant` (none: the cell's own page). */
+export const threadPath = (context: SignedInContext, cellId: string, participant?: string) =>
+  `${cellPath(context, cellId)}${participant === undefined ? '' : `/conversations/${encodeURIComponent(participant)}`}`;
 
-const MESSAGE_STATUS: Record<MessageView['status'], { glyph: string; label: string }> = {
-  scheduled: { glyph: '⏲', label: 'Scheduled' },
-  queued: { glyph: '◷', label: 'Queued' },
-  sending: { glyph: '↻', label: 'Sending' },
-  sent: { glyph: '✓', label: 'Sent' },
-  delivered: { glyph: '✓✓', label: 'Delivered' },
-  failed: { glyph: '✕', label: 'Failed' },
-  canceled: { glyph: '⊘', label: 'Canceled' },
-  received: { glyph: '↓', label: 'Received' },
+const GLYPHS: Record<MessageView['status'], string> = {
+  scheduled: '⏲',
+  queued: '◷',
+  sending: '↻',
+  sent: '✓',
+  delivered: '✓✓',
+  failed: '✕',
+  canceled: '⊘',
+  received: '↓',
 };
 
-const CELL_STATUS: Record<CellView['status'], { label: string; note?: string }> = {
-  active: { label: 'Active' },
-  provisioning: {
-    label: 'Provisioning',
-    note: 'Waiting for a phone: the cell gets its number when the operator adds one.',
-  },
-  suspended: {
-    label: 'Suspended',
-    note: 'Suspended for an unpaid period: sends are refused until the organization pays.',
-  },
-  released: { label: 'Released', note: 'This cell was released: it no longer sends or receives.' },
+/** What a cell's status means, for those that need saying. */
+const CELL_NOTES: Partial<Record<CellView['status'], string>> = {
+  provisioning: 'Waiting for a phone: the cell gets its number when the operator adds one.',
+  suspended: 'Suspended for an unpaid period: sends are refused until the organization pays.',
+  released: 'This cell was released: it no longer sends or receives.',
 };
 
-function messageStatus(message: MessageView): Html {
-  const { glyph, label } = MESSAGE_STATUS[message.status];
-  if (message.status === 'scheduled' && message.send_at)
-    return html`<span class="msg-status msg-scheduled"><span aria-hidden="true">${glyph}</span> ${label} for ${time(message.send_at)}${message.schedule_reason === 'quiet_hours' ? ' (quiet hours)' : ''}</span>`;
-  return html`<span class="msg-status msg-${message.status}"><span aria-hidden="true">${glyph}</span> ${label}</span>`;
+function messageStatus({ status, send_at, schedule_reason }: MessageView): Html {
+  const until =
+    status === 'scheduled' &&
+    send_at &&
+    html` for ${time(send_at)}${schedule_reason === 'quiet_hours' ? ' (quiet hours)' : ''}`;
+  return html`<span class="msg-status msg-${status}"><span aria-hidden="true">${GLYPHS[status]}</span> ${capitalized(status)}${until}</span>`;
 }
 
 function presence(cell: CellView): Html {
   if (!cell.phone_number) return html`<span class="presence none">No phone yet</span>`;
   const seen = cell.last_seen_at && html` <span class="small">last seen ${time(cell.last_seen_at)}</span>`;
-  return cell.online
-    ? html`<span class="presence online"><span aria-hidden="true">●</span> Online</span>${seen}`
-    : html`<span class="presence offline"><span aria-hidden="true">○</span> Offline</span>${seen}`;
+  const [state, glyph] = cell.online ? ['online', '●'] : ['offline', '○'];
+  return html`<span class="presence ${state}"><span aria-hidden="true">${glyph}</span> ${capitalized(state)}</span>${seen}`;
 }
 
 const cellStatus = (cell: CellView) =>
-  html`<span class="cell-status cell-${cell.status}">${CELL_STATUS[cell.status].label}</span>`;
+  html`<span class="cell-status cell-${cell.status}">${capitalized(cell.status)}</span>`;
 
 /** In place of the send form of a cell still waiting for its phone (unless a refused send's notice is shown): it has no number to send from. */
 const NO_SEND_YET = html`<p class="small" id="no-send-yet">This cell cannot send yet: it has no number until a phone is assigned to it. Reload this page once its status is Active to send.</p>`;
@@ -93,7 +88,7 @@ const cellNumber = (cell: CellView) =>
 
 /** The cell's number, phone presence and status (replaced live on cell events). */
 export function cellState(context: SignedInContext, cell: CellView): Html {
-  const note = CELL_STATUS[cell.status].note;
+  const note = CELL_NOTES[cell.status];
   const billing = cell.status === 'suspended' && html` <a href="${context.path}/billing">Go to Billing</a>.`;
   return html`<div id="cell-state" class="cell-state">
 ${facts([
@@ -123,20 +118,14 @@ ${message.code ? html`<p class="message-code">Verification code: <strong>${messa
 }
 
 export const participantOf = (message: MessageView) => (message.direction === 'inbound' ? message.from : message.to);
-export const conversationDomId = (participant: string) => `conversation-${participant.replace(/\D/g, '')}`;
 
 /** A conversation of the cell with its latest message (replaced live when a newer one comes). */
-export function conversationItem(
-  context: SignedInContext,
-  cellId: string,
-  participant: string,
-  latest: MessageView | undefined,
-): Html {
+export function conversationItem(context: SignedInContext, cellId: string, participant: string, latest?: MessageView) {
   const preview = latest
     ? html`<span class="conversation-preview">${latest.direction === 'outbound' ? html`<span class="small">You:</span> ` : ''}${latest.body}</span>
 <span class="conversation-meta">${time(latest.created_at)} ${messageStatus(latest)}</span>`
     : html``;
-  return html`<li id="${conversationDomId(participant)}" class="conversation"${latest ? html` data-last="${latest.id}"` : ''}>
+  return html`<li id="conversation-${participant.replace(/\D/g, '')}" class="conversation"${latest ? html` data-last="${latest.id}"` : ''}>
 <a href="${threadPath(context, cellId, participant)}"><span class="conversation-who">${phone(participant)}</span>
 ${preview}</a>
 </li>`;
@@ -181,6 +170,7 @@ export function cellsPage(
   view: { cells: CellView[]; nextCursor: string | null; liveUrl: string | null; notice?: Html },
 ): Html {
   const { cells } = view;
+  const rows = cells.map((cell) => cellRow(context, cell));
   return layout(
     { ...context, current: 'cells', scripts: SCRIPTS },
     'Cells',
@@ -194,10 +184,7 @@ ${view.notice}
 <caption>The phone lines of ${context.signedIn.organizationName}. Open one to see its conversations and send a text.</caption>
 ${tableHead(cellColumns(context))}
 <tbody id="cells">
-${join(
-  cells.map((cell) => cellRow(context, cell)),
-  '\n',
-)}
+${join(rows, '\n')}
 </tbody>
 </table>
 ${older(cellsPath(context), view.nextCursor, 'More cells')}
@@ -205,25 +192,20 @@ ${older(cellsPath(context), view.nextCursor, 'More cells')}
   );
 }
 
+/** What a cell's page and a thread's show besides their list: the cell, the live stream (older pages: none), the send form. */
+type CellPageView = { cell: CellView; liveUrl: string | null; form: SendForm };
+
 export function cellPage(
   context: SignedInContext,
-  view: {
-    cell: CellView;
-    conversations: { participant: string; latest: MessageView | undefined }[];
-    nextCursor: string | null;
-    liveUrl: string | null;
-    form: SendForm;
-  },
+  view: CellPageView & { conversations: { participant: string; latest?: MessageView }[]; nextCursor: string | null },
 ): Html {
   const { cell, conversations } = view;
   const here = cellPath(context, cell.id);
+  const items = conversations.map((c) => conversationItem(context, cell.id, c.participant, c.latest));
   const list = html`${liveStatus(view.liveUrl)}
 <p id="conversations-empty" class="small"${hiddenIf(conversations.length > 0)}>No conversations yet: texts this cell sends or receives appear here.</p>
 <ul id="conversations" class="conversations">
-${join(
-  conversations.map((c) => conversationItem(context, cell.id, c.participant, c.latest)),
-  '\n',
-)}
+${join(items, '\n')}
 </ul>
 ${older(here, view.nextCursor, 'Older conversations')}`;
   return layout(
@@ -243,13 +225,10 @@ ${quietHoursSection(context, { action: `${here}/quiet-hours`, current: cell.quie
 
 export function threadPage(
   context: SignedInContext,
-  view: {
-    cell: CellView;
+  view: CellPageView & {
     participant: string;
     messages: MessageView[];
     olderCursor: string | null;
-    liveUrl: string | null;
-    form: SendForm;
     /** Where the participant is ignored for this cell (null: not ignored). */
     ignored: 'cell' | 'pod' | null;
     notice?: Html;

@@ -16,7 +16,7 @@ import { HIDDEN, noticeOf, PUBLIC } from '../account/shared.ts';
 import { asset } from '../routes.ts';
 import { cellNotFoundPage, messagePage } from '../pages.ts';
 import { phone } from './format.ts';
-import { pageLive, type LiveRender } from './live.ts';
+import { concernsCell, pageLive, type LiveRender } from './live.ts';
 import {
   cellPage,
   cellPath,
@@ -44,6 +44,11 @@ const THREAD_NOTICES: Record<string, string> = {
   ignored: 'Ignored on this cell: their texts are kept without events or webhooks.',
   unignored: 'No longer ignored on this cell.',
 };
+/** What the live view says aloud of a message's event (the others change the page quietly). */
+const ANNOUNCED: Record<string, (who: string) => string> = {
+  'message.received': (who) => `New message from ${who}.`,
+  'message.failed': (who) => `A message to ${who} failed.`,
+};
 /** A cell read for a page, with the outbox position its live stream starts after. */
 type OpenedCell = { cell: CellView; after: number };
 
@@ -54,12 +59,6 @@ function liveRender(context: SignedInContext): LiveRender {
       return { event: 'cell-update', data: { state: cellState(context, envelope.data as CellView) } };
     const message = envelope.data as MessageView;
     const participant = participantOf(message);
-    const announce =
-      envelope.type === 'message.received'
-        ? `New message from ${phone(participant)}.`
-        : envelope.type === 'message.failed'
-          ? `A message to ${phone(participant)} failed.`
-          : '';
     return {
       event: 'message-update',
       data: {
@@ -68,7 +67,7 @@ function liveRender(context: SignedInContext): LiveRender {
         updated_at: message.updated_at,
         thread: messageItem(message),
         conversation: conversationItem(context, message.cell_id, participant, message),
-        announce,
+        announce: ANNOUNCED[envelope.type]?.(phone(participant)) ?? '',
       },
     };
   };
@@ -115,13 +114,13 @@ export function registerConversationPages(scope: App, module: ConsoleModule): vo
     body: query.body?.slice(0, 2000) || undefined,
   });
 
-  /** The cell's page, or with a participant the thread with them; `form` is its send form. */
-  async function show(ask: Ask, { cell, after }: OpenedCell, form: SendForm, participant?: string) {
+  /** The cell's page, or with a participant the thread with them; `form` is its send form (its status the page's). */
+  async function show(ask: Ask, { cell, after }: OpenedCell, participant?: string, form = typedOf(ask)) {
     const { session, context, query } = ask;
     const { organizationId } = session;
     const cursor = query.cursor || undefined;
     // None on older pages (a cursor): new messages belong on the first.
-    const liveUrl = cursor ? null : `${CONSOLE_PATH}/cells/${encodeURIComponent(cell.id)}/live?after=${after}`;
+    const view = { cell, form, liveUrl: cursor ? null : `${cellPath(context, cell.id)}/live?after=${after}` };
     if (participant) {
       // The page is about this party: their texts show even while ignored.
       const page = await messages.list(organizationId, cell.id, {
@@ -130,19 +129,10 @@ export function registerConversationPages(scope: App, module: ConsoleModule): vo
         cursor,
         include_ignored: true,
       });
-      return ask.send(
-        form.status ?? 200,
-        threadPage(context, {
-          cell,
-          participant,
-          messages: page.messages,
-          olderCursor: page.next_cursor,
-          liveUrl,
-          form,
-          ignored: await dashboard.ignoredOn(organizationId, cell.id, participant),
-          notice: noticeOf(query, THREAD_NOTICES),
-        }),
-      );
+      const ignored = await dashboard.ignoredOn(organizationId, cell.id, participant);
+      const notice = noticeOf(query, THREAD_NOTICES);
+      const thread = { participant, messages: page.messages, olderCursor: page.next_cursor, ignored, notice };
+      return ask.send(form.status ?? 200, threadPage(context, { ...view, ...thread }));
     }
     const page = await messages.listConversations(organizationId, cell.id, { limit: PAGE, cursor });
     const ids = page.conversations.flatMap((c) => (c.last_message_id ? [c.last_message_id] : []));
@@ -151,57 +141,54 @@ export function registerConversationPages(scope: App, module: ConsoleModule): vo
       participant,
       latest: id ? byId.get(id) : undefined,
     }));
-    return ask.send(
-      form.status ?? 200,
-      cellPage(context, { cell, conversations, nextCursor: page.next_cursor, liveUrl, form }),
-    );
+    return ask.send(form.status ?? 200, cellPage(context, { ...view, conversations, nextCursor: page.next_cursor }));
   }
 
-  /** A thread's binding: its cell and participant (E.164, however the address wrote it); an address naming no number is its 404. */
-  const inThread =
-    (run: (ask: Ask, opened: OpenedCell, participant: string) => Promise<Answer>) => async (ask: Ask) => {
-      const opened = await openCell(ask);
-      const participant = normalizePhone(ask.params.participant);
-      if (participant) return run(ask, opened, participant);
-      return ask.send(
-        404,
-        messagePage(
-          ask.context,
-          'Conversation not found',
-          'The address does not name a phone number in international form, like +14155550123.',
-          { href: cellPath(ask.context, opened.cell.id), text: 'See the conversations of this cell' },
-        ),
-      );
-    };
+  /**
+   * A binding of the cell's page, or of the thread its address names (the participant in E.164,
+   * however the address wrote it); an address naming no number is the thread's 404.
+   */
+  const onPage = (run: (ask: Ask, opened: OpenedCell, participant?: string) => Promise<Answer>) => async (ask: Ask) => {
+    const opened = await openCell(ask);
+    const given = ask.params.participant;
+    const participant = given === undefined ? undefined : normalizePhone(given);
+    if (participant !== null) return run(ask, opened, participant);
+    return ask.send(
+      404,
+      messagePage(
+        ask.context,
+        'Conversation not found',
+        'The address does not name a phone number in international form, like +14155550123.',
+        { href: cellPath(ask.context, opened.cell.id), text: 'See the conversations of this cell' },
+      ),
+    );
+  };
 
   /**
    * Both send forms: check, send through the send operation, 303 to the thread; or the page again
    * with the errors. A reply's number is the thread's participant.
    */
   async function send(ask: Ask, opened: OpenedCell, fixedTo?: string) {
-    const { cell } = opened;
-    const again = (form: SendForm) => show(ask, opened, form, fixedTo);
+    const again = (form: SendForm) => show(ask, opened, fixedTo, form);
     const form = readSendForm(ask.body, fixedTo);
     if (hasError(form)) return again(form);
-    const { to, body } = form;
-    let sent: MessageView;
+    // With the form's send_id, under that key (as the API's Idempotency-Key): a second submit
+    // of the same form answers the first's message, or its refusal, and sends nothing.
+    const sendId = sendIdOf(ask.body);
     try {
-      // With the form's send_id, under that key (as the API's Idempotency-Key): a second submit
-      // of the same form answers the first's message, or its refusal, and sends nothing.
-      const sendId = sendIdOf(ask.body);
-      sent = await actAsConsole(
+      const sent = await actAsConsole<MessageView>(
         dashboard.invoker,
         ask.session,
         dashboard.messaging.operations.sendMessage,
-        { cell_id: cell.id, to, body },
+        { cell_id: opened.cell.id, to: form.to, body: form.body },
         sendId ? { idempotencyKey: sendId, idempotency: { route: CONSOLE_SEND } } : {},
       );
+      return `${threadPath(ask.context, opened.cell.id, sent.to)}#message-${sent.id}`;
     } catch (error) {
-      const refused = refusedForm(error, { to, body }, fixedTo === undefined);
+      const refused = refusedForm(error, form, fixedTo === undefined);
       if (refused) return again(refused);
       throw error;
     }
-    return `${threadPath(ask.context, cell.id, sent.to)}#message-${sent.id}`;
   }
 
   bind.view(`${CONSOLE_PATH}/cells`, async ({ session, context, query }) => {
@@ -215,42 +202,32 @@ export function registerConversationPages(scope: App, module: ConsoleModule): vo
     return cellsPage(context, { cells: page.cells, nextCursor: page.next_cursor, liveUrl, notice });
   });
 
-  bind.view(`${CONSOLE_PATH}/cells/:cell_id`, async (ask) => show(ask, await openCell(ask), typedOf(ask)));
-  bind.view(
-    `${CONSOLE_PATH}/cells/:cell_id/conversations/:participant`,
-    inThread((ask, opened, participant) => show(ask, opened, typedOf(ask), participant)),
-  );
+  // The cell's page and a thread's, each with its send form.
+  for (const page of [`${CONSOLE_PATH}/cells/:cell_id`, `${CONSOLE_PATH}/cells/:cell_id/conversations/:participant`]) {
+    bind.view(page, onPage(show));
+    bind.post(`${page}/messages`, { route: { bodyLimit: SEND_BODY_LIMIT }, run: onPage(send) });
+  }
 
   // Ignoring the other party on this cell, or no longer: the API's ignore list of the cell.
   for (const action of ['ignore', 'unignore'] as const)
     bind.post(`${CONSOLE_PATH}/cells/:cell_id/conversations/:participant/${action}`, {
-      run: inThread(async (ask, { cell }, participant) => {
+      run: onPage(async (ask, { cell }, participant) => {
         const ops = dashboard.pods.ignore.cell;
         await ask.call(action === 'ignore' ? ops.add : ops.remove, { cell_id: cell.id, participant });
         return `${threadPath(ask.context, cell.id, participant)}?notice=${action}d#ignore`;
       }),
     });
 
-  const sendRoute = { bodyLimit: SEND_BODY_LIMIT };
-  bind.post(`${CONSOLE_PATH}/cells/:cell_id/messages`, {
-    route: sendRoute,
-    run: async (ask) => send(ask, await openCell(ask)),
-  });
-  bind.post(`${CONSOLE_PATH}/cells/:cell_id/conversations/:participant/messages`, {
-    route: sendRoute,
-    run: inThread(send),
-  });
-
   live.route(`${CONSOLE_PATH}/cells/live`, (_request, session) => ({
-    cellId: null,
+    concerns: concernsCell(null),
     render: listRender(contextOf(session, 'cells')),
   }));
   live.route(
     `${CONSOLE_PATH}/cells/:cell_id/live`,
-    async (request, session) => ({
-      cellId: (await cells.get(session.organizationId, (request.params as { cell_id: string }).cell_id)).id,
-      render: liveRender(contextOf(session, 'cells')),
-    }),
+    async (request, session) => {
+      const { id } = await cells.get(session.organizationId, (request.params as { cell_id: string }).cell_id);
+      return { concerns: concernsCell(id), render: liveRender(contextOf(session, 'cells')) };
+    },
     'No such cell.',
   );
 }

@@ -2,7 +2,7 @@
 // service's refusals turned into words next to the field they concern. The send itself goes
 // through the send operation, as the API's does, so billing, opt-outs and cell state apply.
 import { html, type Html } from '../../../lib/html.ts';
-import { ApiError } from '../../../lib/errors.ts';
+import { ApiError, type ErrorCode } from '../../../lib/errors.ts';
 import { randomBase62 } from '../../../lib/secrets.ts';
 import { normalizePhone } from '../../../lib/phone.ts';
 import type { SignedInContext } from '../guard.ts';
@@ -48,33 +48,27 @@ export function readSendForm(fields: Record<string, string>, fixedTo?: string) {
   return { to, body, errors, status: 400 };
 }
 
+/** The notices of the service's refusals that concern no field the form shows. */
+const NOTICES: Partial<Record<ErrorCode, (message: string) => string>> = {
+  payment_required: (message) => `Billing refused this send: ${message}`,
+  cell_not_active: (message) => `This cell cannot send now: ${message}`,
+  idempotency_key_reused: () =>
+    'This form was already sent with other text (the thread shows what went out). Send again from this new form if you meant to.',
+  idempotency_request_in_progress: () => 'This form is still being sent. Check the thread in a moment.',
+};
+
 /**
  * The form again after the service refused the send, or null for an error the caller answers
  * itself (an unknown cell is a 404 page; anything unexpected is the app's 500).
  */
 export function refusedForm(error: unknown, typed: { to: string; body: string }, toShown: boolean): SendForm | null {
   if (!(error instanceof ApiError)) return null;
-  const form = { ...typed, status: error.status };
-  switch (error.code) {
-    case 'payment_required':
-      return { ...form, notice: `Billing refused this send: ${error.message}`, billing: true };
-    case 'recipient_opted_out':
-    case 'invalid_request':
-      return toShown ? { ...form, errors: { to: error.message } } : { ...form, notice: error.message };
-    case 'cell_not_active':
-      return { ...form, notice: `This cell cannot send now: ${error.message}` };
-    case 'idempotency_key_reused':
-      return {
-        ...form,
-        status: 409,
-        notice:
-          'This form was already sent with other text (the thread shows what went out). Send again from this new form if you meant to.',
-      };
-    case 'idempotency_request_in_progress':
-      return { ...form, status: 409, notice: 'This form is still being sent. Check the thread in a moment.' };
-    default:
-      return null;
-  }
+  // A form sent twice conflicts with its first send (409), whatever the API answers for the key.
+  const form = { to: typed.to, body: typed.body, status: error.code.startsWith('idempotency_') ? 409 : error.status };
+  if (error.code === 'recipient_opted_out' || error.code === 'invalid_request')
+    return toShown ? { ...form, errors: { to: error.message } } : { ...form, notice: error.message };
+  const notice = NOTICES[error.code]?.(error.message);
+  return notice ? { ...form, notice, billing: error.code === 'payment_required' } : null;
 }
 
 /** A text area with its label, hint and error (as `field`); `attributes` are more of its own. */
