@@ -10,6 +10,7 @@ import { OPERATOR_SESSION_TTL_MS, type OperatorSession, type OperatorSessions } 
 import { csrfMatches } from '../service.ts';
 import { notFoundPage, operatorMessagePage } from './layout.ts';
 import { redirect } from '../guard.ts';
+import { ApiError } from '../../../lib/errors.ts';
 
 export const OPERATOR_PATH = `${CONSOLE_PATH}/operator`;
 export const OPERATOR_COOKIE = 'cg_operator';
@@ -23,9 +24,22 @@ export const devicePath = (id: string) => `${OPERATOR_PATH}/devices/${encodeURIC
 export const operatorCookie = (http: ConsoleHttp, token: string | null) =>
   cookie(http, OPERATOR_COOKIE, OPERATOR_PATH, token, OPERATOR_SESSION_TTL_MS / 1000);
 
-/** 400 for a list link whose cursor or filter the console did not write (a hand-edited URL). */
-export const badListLink = ({ send, session }: OperatorAsk, back: { href: string; text: string }) =>
-  send(400, operatorMessagePage(session, 'Page not found', 'This list link is not valid.', back));
+/** 400 for a list link whose cursor or filter the console did not write (a hand-edited URL), or as said. */
+export const badListLink = (
+  { send, session }: OperatorAsk,
+  back: { href: string; text: string },
+  title = 'Page not found',
+  message = 'This list link is not valid.',
+) => send(400, operatorMessagePage(session, title, message, back));
+
+/** An id as the admin surface takes it (a phone's, an organization's, a deposit's). */
+export const ADMIN_ID = /^[A-Za-z0-9_]{1,64}$/;
+
+/** The route's id `name`; one of another form (a hand-edited address) names no such thing: the section's 404. */
+export function idOf({ params }: OperatorAsk, name: string, form = ADMIN_ID): string {
+  if (!form.test(params[name])) throw new ApiError('not_found', 'Nothing has this id.');
+  return params[name];
+}
 
 /** The answer to a form sent from another site. */
 export const foreignForm = () => operatorMessagePage(null, 'Request refused', 'This form was sent from another site.');
