@@ -3,12 +3,11 @@
 import { html, type Html } from '../../../lib/html.ts';
 import { dataTable, type RowColumn } from '../data-table.ts';
 import type { Refusal } from '../binder.ts';
-import { DEFAULT_DAILY_SEND_LIMIT, DEFAULT_SEND_RATE_PER_MINUTE } from '../../devices/service.ts';
+import { DEFAULT_DAILY_SEND_LIMIT, DEFAULT_SEND_RATE_PER_MINUTE, type SimView } from '../../devices/service.ts';
 import { confirmForm, crumbs, errorNotice, field } from '../layout.ts';
 import { devicePath, OPERATOR_PATH } from './http.ts';
 import { postForm, sectionPage } from './layout.ts';
 import type { OperatorSession } from './service.ts';
-import type { SimView } from '../../devices/service.ts';
 
 /** A phone form's values as typed and its errors by field; `notice` for the form as a whole. */
 export type PhoneForm = Omit<Refusal, 'status'>;

@@ -2,7 +2,7 @@
 // its cells, ledger, usage and the suspend / reinstate / credit / grant forms, each with a reason)
 // and x402 deposits (held ones assigned to an organization by a form).
 import { html, type Html } from '../../../lib/html.ts';
-import { errorNotice, field, filterForm, selectField } from '../layout.ts';
+import { crumbs, errorNotice, facts, field, filterForm, selectField } from '../layout.ts';
 import type { Refusal } from '../binder.ts';
 import { dollars, dollarsOfNumber } from '../../billing/money.ts';
 import { dataTable } from '../data-table.ts';
@@ -12,7 +12,6 @@ import type { BillingOperator } from '../../billing/operator.ts';
 import type { DepositsService } from '../../billing/deposits.ts';
 import type { UsageService } from '../../billing/usage.ts';
 import { actionForm, csrfInput, nextPage, sectionPage, tabs } from './layout.ts';
-import { crumbs, facts } from '../layout.ts';
 import type { OperatorRepository } from './repository.ts';
 import type { OperatorSession } from './service.ts';
 

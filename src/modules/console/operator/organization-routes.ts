@@ -15,7 +15,7 @@ import { BILLING_STATES } from '../../billing/lifecycle.ts';
 import { usdExact } from '../../billing/money.ts';
 import { noticeOf } from '../account/shared.ts';
 import { FormRefusal } from '../binder.ts';
-import { ADMIN_ID, badListLink, idOf, OPERATOR_PATH, type OperatorAsk } from './http.ts';
+import { ADMIN_ID, badRequest, idOf, OPERATOR_PATH, type OperatorAsk } from './http.ts';
 import { operatorBinder, type OperatorConsole } from './module.ts';
 import {
   depositsPage,
@@ -108,8 +108,8 @@ export function registerOrganizationPages(scope: App, operator: OperatorConsole)
     const state = query.state ?? '';
     const email = (query.email ?? '').trim();
     if (state !== '' && !(BILLING_STATES as readonly string[]).includes(state))
-      return badListLink(ask, back, 'Unknown state', `The billing state is one of: ${BILLING_STATES.join(', ')}.`);
-    if (email.length > 254) return badListLink(ask, back);
+      return badRequest(ask, back, 'Unknown state', `The billing state is one of: ${BILLING_STATES.join(', ')}.`);
+    if (email.length > 254) return badRequest(ask, back);
     const page = await billing.operator.listOrganizations(
       { state: state || undefined, email: email.toLowerCase() || undefined },
       { limit: PAGE_SIZE, cursor: query.cursor || undefined },
@@ -160,7 +160,7 @@ export function registerOrganizationPages(scope: App, operator: OperatorConsole)
   deposits.view(DEPOSITS, async (ask) => {
     const status = ask.query.status || 'held';
     if (status !== 'held' && status !== 'credited')
-      return badListLink(ask, { href: DEPOSITS, text: 'See held deposits' });
+      return badRequest(ask, { href: DEPOSITS, text: 'See held deposits' });
     return depositsOf(ask, status, { notice: noticeOf(ask.query, NOTICES) });
   });
 

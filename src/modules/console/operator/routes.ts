@@ -18,7 +18,7 @@ import { devicePage, fleetPage, fleetRow, fleetSummary, type DevicePageOptions }
 import {
   OPERATOR_PATH,
   ADMIN_ID,
-  badListLink,
+  badRequest,
   idOf,
   devicePath,
   foreignForm,
@@ -152,7 +152,7 @@ export function registerFleetPages(scope: App, operator: OperatorConsole): void 
     const { session, query } = ask;
     const asked = query.filter || 'all';
     if (!FLEET_FILTERS.includes(asked as FleetFilter))
-      return badListLink(
+      return badRequest(
         ask,
         { href: `${OPERATOR_PATH}/fleet`, text: 'See every phone' },
         'Unknown filter',
@@ -182,7 +182,7 @@ export function registerFleetPages(scope: App, operator: OperatorConsole): void 
   bind.view(`${OPERATOR_PATH}/audit`, async (ask) => {
     const targetId = (ask.query.target_id ?? '').trim();
     if (targetId !== '' && !ADMIN_ID.test(targetId))
-      return badListLink(ask, { href: `${OPERATOR_PATH}/audit`, text: 'See every action' });
+      return badRequest(ask, { href: `${OPERATOR_PATH}/audit`, text: 'See every action' });
     const page = await operator.audit.list({
       limit: 50,
       cursor: ask.query.cursor || undefined,
