@@ -46,12 +46,11 @@ export function registerOutboxPage(scope: App, operator: OperatorConsole): void 
   const bind = operatorBinder(scope, operator, { back, missing: 'mail', gone: 'No mail has this id.' });
   bind.view(OUTBOX_PATH, async (ask) => {
     const to = (ask.query.to ?? '').trim();
-    const cursor = ask.query.cursor || undefined;
     if (to.length > 254) return badRequest(ask, back);
     const list = await ask.call(operator.operations.admin.listOutboxMail, {
       limit: PAGE_SIZE,
-      ...(cursor ? { cursor } : {}),
-      ...(to ? { to } : {}),
+      cursor: ask.query.cursor || undefined,
+      to: to || undefined,
     });
     return outboxPage(ask.session, list, { to, mailed: operator.mailed });
   });

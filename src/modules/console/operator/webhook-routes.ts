@@ -54,7 +54,7 @@ export function registerOperatorWebhookPages(scope: App, operator: OperatorConso
 
   /** A page of the endpoints (`cursor`: later ones), as the list page takes it. */
   const list = async ({ call }: OperatorAsk, cursor?: string) => {
-    const page = await call(ops.listWebhooks, { limit: ENDPOINTS_PER_PAGE, ...(cursor ? { cursor } : {}) });
+    const page = await call(ops.listWebhooks, { limit: ENDPOINTS_PER_PAGE, cursor });
     return { webhooks: page.webhooks, nextCursor: page.next_cursor };
   };
 
@@ -65,7 +65,7 @@ export function registerOperatorWebhookPages(scope: App, operator: OperatorConso
     const { deliveries, next_cursor: nextCursor } = await call(ops.listWebhookDeliveries, {
       webhook_id: webhook.id,
       limit: DELIVERIES_PER_PAGE,
-      ...(extra.cursor ? { cursor: extra.cursor } : {}),
+      cursor: extra.cursor,
     });
     return webhookPage(session, { webhook, deliveries, nextCursor, ...extra });
   }
