@@ -12,7 +12,6 @@ import type { Html } from '../../../lib/html.ts';
 import type { App } from '../../../http/types.ts';
 import { ApiError } from '../../../lib/errors.ts';
 import { BILLING_STATES } from '../../billing/lifecycle.ts';
-import { usdExact } from '../../billing/money.ts';
 import { noticeOf } from '../account/shared.ts';
 import { FormRefusal } from '../binder.ts';
 import { ADMIN_ID, badRequest, idOf, OPERATOR_PATH, type OperatorAsk } from './http.ts';
@@ -93,7 +92,7 @@ export function registerOrganizationPages(scope: App, operator: OperatorConsole)
     ]);
     return organizationPage(ask.session, org, {
       cells,
-      ledger: ledger.map((entry) => ({ ...entry, amount_usd: usdExact(Number(entry.amount_micros)) })),
+      ledger,
       usage,
       month,
       days: daily.days,
