@@ -298,17 +298,15 @@ ${facts([
   ['Last 24 hours', `${d.sent_24h} sent, ${d.failed_24h} failed`],
 ])}
 <p><a href="${BASE}/audit?target_id=${encodeURIComponent(d.id)}">Operator actions on this phone</a></p>
-<section aria-labelledby="telemetry-heading">
-<h2 id="telemetry-heading">Battery and signal, last 24 hours</h2>
-${chart ?? ''}
-${telemetryTable(options.telemetry.points)}
-</section>
+${section(
+  'telemetry',
+  'Battery and signal, last 24 hours',
+  html`${chart ?? ''}
+${telemetryTable(options.telemetry.points)}`,
+)}
 ${section('failures', 'Recent failures', failuresTable(options.failures))}
 ${d.agent === 'smsgate' ? simLinesSection(session, d, sentAs('sims')) : ''}
 ${phoneSettingsSection(session, d, sentAs('settings'))}
-<section aria-labelledby="actions-heading">
-<h2 id="actions-heading">Actions</h2>
-${actionForms(session, row, sentAs)}
-</section>`,
+${section('actions', 'Actions', actionForms(session, row, sentAs))}`,
   );
 }
