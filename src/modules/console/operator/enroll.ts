@@ -7,10 +7,9 @@
 // Post/Redirect/Get as for a device key: the secrets ride a flash cookie scoped to the page,
 // which shows them and clears it.
 import type { App } from '../../../http/types.ts';
-import { ApiError } from '../../../lib/errors.ts';
 import { setFlash, takeFlash } from '../http.ts';
 import { enrollmentPage, enrollmentPath, enrollmentShownPage, SHOWN, type ShownEnrollment } from './enroll-pages.ts';
-import { OPERATOR_PATH, type OperatorAsk } from './http.ts';
+import { idOf, OPERATOR_PATH, type OperatorAsk } from './http.ts';
 import { operatorBinder, type OperatorConsole } from './module.ts';
 
 const ENROLLMENT_COOKIE = 'cg_operator_enrollment';
@@ -18,11 +17,7 @@ const ENROLLMENT_ID = /^enr_[A-Za-z0-9]{1,60}$/;
 type Flashed = ShownEnrollment & { adminTokenId: string };
 
 /** The route's enrollment id; one of the wrong form is no enrollment. */
-function enrollmentId({ params }: OperatorAsk): string {
-  const id = params.enrollment_id;
-  if (!ENROLLMENT_ID.test(id)) throw new ApiError('not_found', 'No pending enrollment has this id.');
-  return id;
-}
+const enrollmentId = (ask: OperatorAsk) => idOf(ask, 'enrollment_id', ENROLLMENT_ID);
 
 export function registerEnrollmentPages(scope: App, operator: OperatorConsole): void {
   const { http } = operator;

@@ -11,7 +11,7 @@ import { section } from '../conversations/pages.ts';
 import { dataTable, rowOf, tableHead, type RowColumn } from '../data-table.ts';
 import type { OperatorSession } from './service.ts';
 import { devicePath } from './http.ts';
-import { failed, phoneSettingsSection, simLinesSection, type PhoneForm } from './inventory-pages.ts';
+import { phoneSettingsSection, simLinesSection, type PhoneForm } from './inventory-pages.ts';
 
 const BASE = '/console/operator';
 
@@ -200,62 +200,53 @@ export interface DevicePageOptions {
   rotatedKey?: string;
   /** The key shown is a new phone's (added), not a rotated one's. */
   keyIsNew?: boolean;
-  /** The settings form as sent, with its errors. */
-  settingsForm?: PhoneForm;
-  /** The SIM numbers form as sent, with its errors. */
-  simsForm?: PhoneForm;
   notice?: Html;
-  /** An action form as sent (`form`: its id) with its refusal: the reason's error, or a notice above the form. */
-  formError?: PhoneForm & { form: string };
+  /** A form as sent (`form`: its path, settings, sims, pause…) with its refusal: its errors, or a notice above it. */
+  sent?: PhoneForm & { form: string };
 }
 
-/** An action on the phone, with its reason (its error, or a refusal said above the form). */
-function deviceForm(
-  session: OperatorSession,
-  d: FleetRow['device'],
-  options: DevicePageOptions,
-  form: Pick<Parameters<typeof actionForm>[1], 'id' | 'heading' | 'explain' | 'button' | 'tone' | 'reason'>,
-): Html {
-  return actionForm(session, {
-    ...form,
-    level: 3,
-    action: `${devicePath(d.id)}/${form.id}`,
-    sent: options.formError?.form === form.id ? options.formError : undefined,
-  });
-}
+/** A phone's actions on its page, each a form with its reason. */
+const ACTIONS = {
+  pause: {
+    heading: 'Pause',
+    explain: 'The phone keeps its cell but claims nothing until resumed.',
+    button: 'Pause phone',
+    tone: 'danger',
+  },
+  resume: {
+    heading: 'Resume',
+    explain: 'The phone claims messages again (unless it is quarantined).',
+    button: 'Resume phone',
+    tone: 'primary',
+  },
+  release: {
+    heading: 'Release',
+    explain: 'You vouch for the SIM: the phone is healthy again and its earlier failures no longer count.',
+    button: 'Release phone',
+    tone: 'primary',
+  },
+  'rotate-key': {
+    heading: 'Device key',
+    explain: 'Rotating the key stops the old one at once; the new key is shown once, here.',
+    button: 'Rotate device key',
+    tone: 'danger',
+    reason: { optional: true },
+  },
+} as const;
 
-/** Pause or resume, and release when the phone is not healthy; each with its reason. */
-function holdForms(session: OperatorSession, row: FleetRow, options: DevicePageOptions): Html {
+/**
+ * Pause or resume, release when the phone is not healthy, and the key's rotation; each with its
+ * reason (its error, or a refusal said above the form).
+ */
+function actionForms(session: OperatorSession, row: FleetRow, sentAs: (form: string) => PhoneForm | undefined): Html {
   const d = row.device;
   // The form that was sent stays on the page with its error, even when the state has moved on.
-  const sent = options.formError?.form;
-  const hold =
-    (d.paused && sent !== 'pause') || sent === 'resume'
-      ? {
-          id: 'resume',
-          heading: 'Resume',
-          explain: 'The phone claims messages again (unless it is quarantined).',
-          button: 'Resume phone',
-          tone: 'primary' as const,
-        }
-      : {
-          id: 'pause',
-          heading: 'Pause',
-          explain: 'The phone keeps its cell but claims nothing until resumed.',
-          button: 'Pause phone',
-          tone: 'danger' as const,
-        };
-  const release =
-    d.health === 'healthy' && sent !== 'release'
-      ? ''
-      : deviceForm(session, d, options, {
-          id: 'release',
-          heading: 'Release',
-          explain: 'You vouch for the SIM: the phone is healthy again and its earlier failures no longer count.',
-          button: 'Release phone',
-          tone: 'primary',
-        });
-  return html`${deviceForm(session, d, options, hold)}\n${release}`;
+  const sent = (['pause', 'resume', 'release'] as const).find((id) => sentAs(id));
+  const form = (id: keyof typeof ACTIONS) =>
+    actionForm(session, { id, ...ACTIONS[id], level: 3, action: `${devicePath(d.id)}/${id}`, sent: sentAs(id) });
+  const hold = (d.paused && sent !== 'pause') || sent === 'resume' ? 'resume' : 'pause';
+  const release = d.health === 'healthy' && sent !== 'release' ? '' : form('release');
+  return html`${form(hold)}\n${release}\n${form('rotate-key')}`;
 }
 
 export function devicePage(
@@ -282,8 +273,8 @@ export function devicePage(
   // An SMSGate phone has no number until the operator sets one of its SIM lines'.
   const number = d.phone_number ?? d.id;
   const label = d.label ? `${number} (${d.label})` : number;
-  const settingsFailed = [options.settingsForm, options.simsForm].some((form) => form && failed(form));
-  const title = options.formError || settingsFailed ? `Error: Phone ${label}` : `Phone ${label}`;
+  const sentAs = (form: string) => (options.sent?.form === form ? options.sent : undefined);
+  const title = options.sent ? `Error: Phone ${label}` : `Phone ${label}`;
   return sectionPage(
     { session, current: 'fleet' },
     title,
@@ -307,25 +298,15 @@ ${facts([
   ['Last 24 hours', `${d.sent_24h} sent, ${d.failed_24h} failed`],
 ])}
 <p><a href="${BASE}/audit?target_id=${encodeURIComponent(d.id)}">Operator actions on this phone</a></p>
-<section aria-labelledby="telemetry-heading">
-<h2 id="telemetry-heading">Battery and signal, last 24 hours</h2>
-${chart ?? ''}
-${telemetryTable(options.telemetry.points)}
-</section>
+${section(
+  'telemetry',
+  'Battery and signal, last 24 hours',
+  html`${chart ?? ''}
+${telemetryTable(options.telemetry.points)}`,
+)}
 ${section('failures', 'Recent failures', failuresTable(options.failures))}
-${d.agent === 'smsgate' ? simLinesSection(session, d, options.simsForm) : ''}
-${phoneSettingsSection(session, d, options.settingsForm)}
-<section aria-labelledby="actions-heading">
-<h2 id="actions-heading">Actions</h2>
-${holdForms(session, row, options)}
-${deviceForm(session, d, options, {
-  id: 'rotate-key',
-  heading: 'Device key',
-  explain: 'Rotating the key stops the old one at once; the new key is shown once, here.',
-  button: 'Rotate device key',
-  tone: 'danger',
-  reason: { optional: true },
-})}
-</section>`,
+${d.agent === 'smsgate' ? simLinesSection(session, d, sentAs('sims')) : ''}
+${phoneSettingsSection(session, d, sentAs('settings'))}
+${section('actions', 'Actions', actionForms(session, row, sentAs))}`,
   );
 }

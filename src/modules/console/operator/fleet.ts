@@ -26,15 +26,15 @@ export type FleetRow = CellOf & {
   lines: FleetLine[];
 };
 
-export type FleetFilter = 'all' | 'offline' | 'unhealthy' | 'paused';
-export const FLEET_FILTERS: readonly FleetFilter[] = ['all', 'offline', 'unhealthy', 'paused'];
-
-const KEEPS: Record<FleetFilter, (row: FleetRow) => boolean> = {
+/** The fleet's filters: the rows each keeps. */
+const KEEPS = {
   all: () => true,
-  offline: (row) => !row.device.online,
-  unhealthy: (row) => row.device.health !== 'healthy',
-  paused: (row) => row.device.paused,
+  offline: (row: FleetRow) => !row.device.online,
+  unhealthy: (row: FleetRow) => row.device.health !== 'healthy',
+  paused: (row: FleetRow) => row.device.paused,
 };
+export type FleetFilter = keyof typeof KEEPS;
+export const FLEET_FILTERS = Object.keys(KEEPS) as FleetFilter[];
 
 export class FleetView {
   private readonly deps: { repo: OperatorRepository; devices: DevicesService; clock: Clock };

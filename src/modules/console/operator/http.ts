@@ -4,12 +4,14 @@
 // session gets 404 here, and one that carries only an operator session gets 404 on the
 // organization's pages (see crossingHook), so neither console even admits that the other exists.
 import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { Html } from '../../../lib/html.ts';
 import { CONSOLE_PATH, cookie, fromOwnOrigin, readCookie, safeNext, sendPage, type ConsoleHttp } from '../http.ts';
 import type { Ask } from '../binder.ts';
 import { OPERATOR_SESSION_TTL_MS, type OperatorSession, type OperatorSessions } from './service.ts';
 import { csrfMatches } from '../service.ts';
 import { notFoundPage, operatorMessagePage } from './layout.ts';
 import { redirect } from '../guard.ts';
+import { ApiError } from '../../../lib/errors.ts';
 
 export const OPERATOR_PATH = `${CONSOLE_PATH}/operator`;
 export const OPERATOR_COOKIE = 'cg_operator';
@@ -23,9 +25,22 @@ export const devicePath = (id: string) => `${OPERATOR_PATH}/devices/${encodeURIC
 export const operatorCookie = (http: ConsoleHttp, token: string | null) =>
   cookie(http, OPERATOR_COOKIE, OPERATOR_PATH, token, OPERATOR_SESSION_TTL_MS / 1000);
 
-/** 400 for a list link whose cursor or filter the console did not write (a hand-edited URL). */
-export const badListLink = ({ send, session }: OperatorAsk, back: { href: string; text: string }) =>
-  send(400, operatorMessagePage(session, 'Page not found', 'This list link is not valid.', back));
+/** 400: a list link whose cursor or filter the console did not write (a hand-edited URL), or as said. */
+export const badRequest = (
+  { send, session }: OperatorAsk,
+  back: { href: string; text: string },
+  title = 'Page not found',
+  message = 'This list link is not valid.',
+) => send(400, operatorMessagePage(session, title, message, back));
+
+/** An id as the admin surface takes it (a phone's, an organization's, a deposit's). */
+export const ADMIN_ID = /^[A-Za-z0-9_]{1,64}$/;
+
+/** The route's id `name`; one of another form (a hand-edited address) names no such thing: the section's 404. */
+export function idOf({ params }: OperatorAsk, name: string, form = ADMIN_ID): string {
+  if (!form.test(params[name])) throw new ApiError('not_found', 'Nothing has this id.');
+  return params[name];
+}
 
 /** The answer to a form sent from another site. */
 export const foreignForm = () => operatorMessagePage(null, 'Request refused', 'This form was sent from another site.');
@@ -35,6 +50,9 @@ export function safeOperatorNext(next: string): string | undefined {
   const safe = next.startsWith(`${OPERATOR_PATH}/`) ? safeNext(next) : undefined;
   return safe?.startsWith(`${OPERATOR_PATH}/`) ? safe : undefined;
 }
+
+const SIGNED_OUT = 'Your operator session has ended. Sign in again to continue.';
+const STALE_FORM = 'The form is out of date or was not sent from this console. Reload the page and try again.';
 
 export class OperatorGuard {
   private readonly deps: {
@@ -70,37 +88,20 @@ export class OperatorGuard {
 
   /** The session of a form post; otherwise 403 (foreign origin, CSRF), 404 (an organization's session) or 401. */
   async posted(request: FastifyRequest, reply: FastifyReply, csrfToken: string): Promise<OperatorSession | null> {
-    if (!fromOwnOrigin(request, this.deps.http)) {
-      await sendPage(reply, 403, foreignForm());
+    const refuse = async (status: number, page: Html) => {
+      await sendPage(reply, status, page);
       return null;
-    }
+    };
+    if (!fromOwnOrigin(request, this.deps.http)) return refuse(403, foreignForm());
     const session = await this.session(request);
     if (!session) {
       if (await this.organizationAsks(request, reply)) return null;
-      await sendPage(
-        reply,
-        401,
-        operatorMessagePage(null, 'Signed out', 'Your operator session has ended. Sign in again to continue.', {
-          href: `${OPERATOR_PATH}/sign-in`,
-          text: 'Sign in',
-        }),
-      );
-      return null;
+      const signIn = { href: `${OPERATOR_PATH}/sign-in`, text: 'Sign in' };
+      return refuse(401, operatorMessagePage(null, 'Signed out', SIGNED_OUT, signIn));
     }
-    if (!csrfMatches(session, csrfToken)) {
-      await sendPage(
-        reply,
-        403,
-        operatorMessagePage(
-          session,
-          'Request refused',
-          'The form is out of date or was not sent from this console. Reload the page and try again.',
-          { href: `${OPERATOR_PATH}/fleet`, text: 'Back to the fleet' },
-        ),
-      );
-      return null;
-    }
-    return session;
+    if (csrfMatches(session, csrfToken)) return session;
+    const back = { href: `${OPERATOR_PATH}/fleet`, text: 'Back to the fleet' };
+    return refuse(403, operatorMessagePage(session, 'Request refused', STALE_FORM, back));
   }
 
   /**

@@ -3,12 +3,11 @@
 import { html, type Html } from '../../../lib/html.ts';
 import { dataTable, type RowColumn } from '../data-table.ts';
 import type { Refusal } from '../binder.ts';
-import { DEFAULT_DAILY_SEND_LIMIT, DEFAULT_SEND_RATE_PER_MINUTE } from '../../devices/service.ts';
+import { DEFAULT_DAILY_SEND_LIMIT, DEFAULT_SEND_RATE_PER_MINUTE, type SimView } from '../../devices/service.ts';
 import { confirmForm, crumbs, errorNotice, field } from '../layout.ts';
 import { devicePath, OPERATOR_PATH } from './http.ts';
-import { csrfInput, sectionPage } from './layout.ts';
+import { postForm, sectionPage } from './layout.ts';
 import type { OperatorSession } from './service.ts';
-import type { SimView } from '../../devices/service.ts';
 
 /** A phone form's values as typed and its errors by field; `notice` for the form as a whole. */
 export type PhoneForm = Omit<Refusal, 'status'>;
@@ -35,21 +34,17 @@ export function addPhonePage(session: OperatorSession, form: PhoneForm = { value
 <section aria-labelledby="smsgate-heading">
 <h2 id="smsgate-heading">With the SMSGate app (recommended)</h2>
 <p>For a phone running SMS Gateway for Android: both SIMs become cells, with delivery reports. Enrolling shows the server URL, a private token, a code and a QR code once; the phone signs in with them within 24 hours. Set its label, send rate and daily limit on its page once it has signed in.</p>
-<form method="post" action="${OPERATOR_PATH}/devices/enrollments">
-${csrfInput(session)}
-<div class="actions"><button type="submit" class="primary">Enroll a phone</button></div>
-</form>
+${postForm(session, { action: `${OPERATOR_PATH}/devices/enrollments`, button: 'Enroll a phone' })}
 </section>
 <section id="termux" aria-labelledby="termux-heading">
 <h2 id="termux-heading">With Termux, by its number</h2>
 <p>The phone's key is shown once, on its page: put it in the phone app. A cell waiting for a phone gets this one at once.</p>
-${errorNotice(form.notice)}
-<form method="post" action="${OPERATOR_PATH}/devices" novalidate>
-${csrfInput(session)}
-${field({ id: 'phone-number', name: 'phone_number', label: 'Phone number', type: 'tel', value: form.values.phone_number, hint: "The SIM's number in international form, like +14155550123.", error: form.errors.phone_number, attributes: html`maxlength="32" autocomplete="off" spellcheck="false"` })}
-${settingsFields('phone', form)}
-<div class="actions"><button type="submit" class="primary">Add phone</button></div>
-</form>
+${postForm(
+  session,
+  { action: `${OPERATOR_PATH}/devices`, button: 'Add phone', notice: form.notice },
+  html`${field({ id: 'phone-number', name: 'phone_number', label: 'Phone number', type: 'tel', value: form.values.phone_number, hint: "The SIM's number in international form, like +14155550123.", error: form.errors.phone_number, attributes: html`maxlength="32" autocomplete="off" spellcheck="false"` })}
+${settingsFields('phone', form)}`,
+)}
 </section>`,
   );
 }
@@ -113,12 +108,11 @@ ${dataTable({
 ${
   open.length === 0
     ? ''
-    : html`${errorNotice(shown.notice)}
-<form method="post" action="${devicePath(device.id)}/sims" novalidate>
-${csrfInput(session)}
-${fields}
-<div class="actions"><button type="submit" class="primary">Save SIM numbers</button></div>
-</form>`
+    : postForm(
+        session,
+        { action: `${devicePath(device.id)}/sims`, button: 'Save SIM numbers', notice: shown.notice },
+        fields,
+      )
 }
 </section>`;
 }
@@ -139,12 +133,11 @@ export function phoneSettingsSection(
   };
   return html`<section id="settings" aria-labelledby="settings-heading">
 <h2 id="settings-heading">Settings</h2>
-${errorNotice(shown.notice)}
-<form method="post" action="${devicePath(device.id)}/settings" novalidate>
-${csrfInput(session)}
-${settingsFields('settings', shown)}
-<div class="actions"><button type="submit" class="primary">Save settings</button></div>
-</form>
+${postForm(
+  session,
+  { action: `${devicePath(device.id)}/settings`, button: 'Save settings', notice: shown.notice },
+  settingsFields('settings', shown),
+)}
 <p><a class="button danger" href="${devicePath(device.id)}/remove">Remove from the inventory</a></p>
 </section>`;
 }

@@ -81,7 +81,7 @@ export function registerInventoryPages(scope: App, operator: OperatorConsole): v
       await ask.call(devices.updateDevice, { device_id: id, ...settingsInput(ask.body, true) });
       return `${devicePath(id)}?notice=settings`;
     },
-    page: (ask, refusal) => phonePage(operator, ask, { settingsForm: worded(refusal) }),
+    page: (ask, refusal) => phonePage(operator, ask, { sent: { ...worded(refusal), form: 'settings' } }),
   });
 
   bind.post(`${OPERATOR_PATH}/devices/:device_id/sims`, {
@@ -109,7 +109,7 @@ export function registerInventoryPages(scope: App, operator: OperatorConsole): v
       }
       return `${devicePath(device.id)}?notice=sims`;
     },
-    page: (ask, simsForm) => phonePage(operator, ask, { simsForm }),
+    page: (ask, refusal) => phonePage(operator, ask, { sent: { ...refusal, form: 'sims' } }),
   });
 
   bind.view(`${OPERATOR_PATH}/devices/:device_id/remove`, async (ask) =>

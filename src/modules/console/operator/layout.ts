@@ -30,6 +30,18 @@ export interface OperatorPage {
 
 export const csrfInput = (session: OperatorSession) => hidden('csrf_token', session.csrfToken);
 
+/** A form posted with the session's CSRF token: its refusal as a whole said above it, its fields, its button. */
+export const postForm = (
+  session: OperatorSession,
+  form: { action: string; button: string; notice?: string; labelledBy?: string },
+  fields: HtmlValue = '',
+) => html`${errorNotice(form.notice)}
+<form method="post" action="${form.action}" novalidate${form.labelledBy ? html` aria-labelledby="${form.labelledBy}"` : ''}>
+${csrfInput(session)}
+${fields}
+<div class="actions"><button type="submit" class="primary">${form.button}</button></div>
+</form>`;
+
 export function operatorLayout(page: OperatorPage, title: string, content: Html): Html {
   const { session } = page;
   const nav = session

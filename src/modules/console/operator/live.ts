@@ -64,7 +64,7 @@ export class FleetLive {
     reply.raw.on('close', () => this.forget(stream));
     this.send(stream, rows);
     this.write(stream, 'ready', {});
-    this.start();
+    this.timer ??= setInterval(() => void this.tick(), INTERVAL_MS).unref();
   }
 
   /** One read of the fleet, each stream sent what changed for it; ends signed-out streams. */
@@ -138,18 +138,10 @@ export class FleetLive {
     for (const stream of [...this.streams]) this.close(stream);
   }
 
+  /** A stream ended; the last one stops the ticks. */
   private forget(stream: Stream): void {
     this.streams.delete(stream);
-    if (this.streams.size === 0) this.stop();
-  }
-
-  private start(): void {
-    if (this.timer) return;
-    this.timer = setInterval(() => void this.tick(), INTERVAL_MS);
-    this.timer.unref();
-  }
-
-  private stop(): void {
+    if (this.streams.size > 0) return;
     clearInterval(this.timer);
     this.timer = undefined;
   }

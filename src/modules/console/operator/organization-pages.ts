@@ -2,9 +2,9 @@
 // its cells, ledger, usage and the suspend / reinstate / credit / grant forms, each with a reason)
 // and x402 deposits (held ones assigned to an organization by a form).
 import { html, type Html } from '../../../lib/html.ts';
-import { errorNotice, field, filterForm, selectField } from '../layout.ts';
+import { crumbs, errorNotice, facts, field, filterForm, selectField } from '../layout.ts';
 import type { Refusal } from '../binder.ts';
-import { dollars, dollarsOfNumber } from '../../billing/money.ts';
+import { dollars, dollarsOfNumber, usdExact } from '../../billing/money.ts';
 import { dataTable } from '../data-table.ts';
 import { monthName, usageChart, usageTable, type DailyUsage, type Month } from '../account/chart.ts';
 import { stateTag, when } from '../account/shared.ts';
@@ -12,7 +12,6 @@ import type { BillingOperator } from '../../billing/operator.ts';
 import type { DepositsService } from '../../billing/deposits.ts';
 import type { UsageService } from '../../billing/usage.ts';
 import { actionForm, csrfInput, nextPage, sectionPage, tabs } from './layout.ts';
-import { crumbs, facts } from '../layout.ts';
 import type { OperatorRepository } from './repository.ts';
 import type { OperatorSession } from './service.ts';
 
@@ -26,9 +25,6 @@ export type OrganizationListItem = Awaited<
   active_cells: number;
 };
 type OrganizationDetail = Awaited<ReturnType<BillingOperator['organization']>>;
-type LedgerView = Omit<Awaited<ReturnType<OperatorRepository['ledger']>>[number], 'amount_micros'> & {
-  amount_usd: string;
-};
 type DepositItem = Awaited<ReturnType<DepositsService['list']>>['deposits'][number];
 
 const STATE_KIND: Record<string, 'ok' | 'warn' | 'bad' | 'idle'> = {
@@ -89,7 +85,7 @@ export function organizationPage(
   org: OrganizationDetail,
   options: {
     cells: Awaited<ReturnType<OperatorRepository['cellsOf']>>;
-    ledger: LedgerView[];
+    ledger: Awaited<ReturnType<OperatorRepository['ledger']>>;
     usage: Awaited<ReturnType<UsageService['summary']>>;
     month: Month;
     days: DailyUsage[];
@@ -164,7 +160,7 @@ ${facts([
       columns: [
         { label: 'When', value: (entry) => when(entry.created_at) },
         { label: 'Kind', value: (entry) => entry.kind.replaceAll('_', ' ') },
-        { label: 'Amount', numeric: true, value: (entry) => dollars(entry.amount_usd) },
+        { label: 'Amount', numeric: true, value: (entry) => dollars(usdExact(Number(entry.amount_micros))) },
         { label: 'Description', value: (entry) => entry.description || '—' },
         { label: 'Reference', className: 'mono small', value: (entry) => entry.reference || '—' },
       ],

@@ -12,11 +12,9 @@ import type { Html } from '../../../lib/html.ts';
 import type { App } from '../../../http/types.ts';
 import { ApiError } from '../../../lib/errors.ts';
 import { BILLING_STATES } from '../../billing/lifecycle.ts';
-import { usdExact } from '../../billing/money.ts';
 import { noticeOf } from '../account/shared.ts';
 import { FormRefusal } from '../binder.ts';
-import { badListLink, OPERATOR_PATH, type OperatorAsk } from './http.ts';
-import { operatorMessagePage } from './layout.ts';
+import { ADMIN_ID, badRequest, idOf, OPERATOR_PATH, type OperatorAsk } from './http.ts';
 import { operatorBinder, type OperatorConsole } from './module.ts';
 import {
   depositsPage,
@@ -28,7 +26,6 @@ import {
 } from './organization-pages.ts';
 import { reasonError } from './routes.ts';
 
-const ID = /^[A-Za-z0-9_]{1,64}$/;
 const PAGE_SIZE = 25;
 const FORMS: readonly OrganizationForm[] = ['credits', 'grant', 'suspend', 'reinstate'];
 const NOTICES: Record<string, string> = {
@@ -42,8 +39,6 @@ const FIELD_WORDS = { amount_usd: 'The amount', tier: 'The tier', months: 'Month
 
 const ORGANIZATIONS = `${OPERATOR_PATH}/organizations`;
 const DEPOSITS = `${OPERATOR_PATH}/deposits`;
-/** An id the console never sends to the service (a hand-edited address): no such thing. */
-const noSuch = (what: string) => new ApiError('not_found', `No ${what} has this id.`);
 
 /** The form's own checks (the service checks again): a reason, and whole months. */
 function checked(form: OrganizationForm, values: Record<string, string>): Record<string, string> {
@@ -84,9 +79,8 @@ export function registerOrganizationPages(scope: App, operator: OperatorConsole)
   });
 
   /** The organization page, with a form's state or a notice. */
-  async function organizationOf({ session, params }: OperatorAsk, extra: { state?: FormState; notice?: Html }) {
-    const { id } = params;
-    if (!ID.test(id)) throw noSuch('organization');
+  async function organizationOf(ask: OperatorAsk, extra: { state?: FormState; notice?: Html }) {
+    const id = idOf(ask, 'id');
     const org = await billing.operator.organization(id);
     // This month's usage (UTC), as the organization's own billing page shows it.
     const { month, range } = monthOf(operator.clock.now());
@@ -96,9 +90,9 @@ export function registerOrganizationPages(scope: App, operator: OperatorConsole)
       billing.usage.summary(id, range),
       billing.usage.daily(id, range),
     ]);
-    return organizationPage(session, org, {
+    return organizationPage(ask.session, org, {
       cells,
-      ledger: ledger.map((entry) => ({ ...entry, amount_usd: usdExact(Number(entry.amount_micros)) })),
+      ledger,
       usage,
       month,
       days: daily.days,
@@ -108,21 +102,13 @@ export function registerOrganizationPages(scope: App, operator: OperatorConsole)
   }
 
   organizations.view(ORGANIZATIONS, async (ask) => {
-    const { session, query, send } = ask;
+    const { session, query } = ask;
     const back = { href: ORGANIZATIONS, text: 'See every organization' };
     const state = query.state ?? '';
     const email = (query.email ?? '').trim();
     if (state !== '' && !(BILLING_STATES as readonly string[]).includes(state))
-      return send(
-        400,
-        operatorMessagePage(
-          session,
-          'Unknown state',
-          `The billing state is one of: ${BILLING_STATES.join(', ')}.`,
-          back,
-        ),
-      );
-    if (email.length > 254) return badListLink(ask, back);
+      return badRequest(ask, back, 'Unknown state', `The billing state is one of: ${BILLING_STATES.join(', ')}.`);
+    if (email.length > 254) return badRequest(ask, back);
     const page = await billing.operator.listOrganizations(
       { state: state || undefined, email: email.toLowerCase() || undefined },
       { limit: PAGE_SIZE, cursor: query.cursor || undefined },
@@ -146,8 +132,7 @@ export function registerOrganizationPages(scope: App, operator: OperatorConsole)
   for (const form of FORMS)
     organizations.post(`${ORGANIZATIONS}/:id/${form}`, {
       run: async (ask) => {
-        const { id } = ask.params;
-        if (!ID.test(id)) throw noSuch('organization');
+        const id = idOf(ask, 'id');
         const values = valuesOf(ask);
         const errors = checked(form, values);
         if (Object.keys(errors).length > 0) throw new FormRefusal(errors);
@@ -174,24 +159,24 @@ export function registerOrganizationPages(scope: App, operator: OperatorConsole)
   deposits.view(DEPOSITS, async (ask) => {
     const status = ask.query.status || 'held';
     if (status !== 'held' && status !== 'credited')
-      return badListLink(ask, { href: DEPOSITS, text: 'See held deposits' });
+      return badRequest(ask, { href: DEPOSITS, text: 'See held deposits' });
     return depositsOf(ask, status, { notice: noticeOf(ask.query, NOTICES) });
   });
 
   deposits.post(`${DEPOSITS}/:id/assign`, {
-    run: async ({ params, body, call }) => {
-      const organizationId = (body.organization_id ?? '').trim();
-      const reason = (body.reason ?? '').trim();
-      if (!ID.test(params.id)) throw noSuch('deposit');
+    run: async (ask) => {
+      const id = idOf(ask, 'id');
+      const organizationId = (ask.body.organization_id ?? '').trim();
+      const reason = (ask.body.reason ?? '').trim();
       if (organizationId === '')
         throw new FormRefusal({ organization_id: 'Enter the id of the organization to credit (org_…).' });
-      if (!ID.test(organizationId))
+      if (!ADMIN_ID.test(organizationId))
         throw new FormRefusal({ organization_id: 'An organization id looks like org_… (letters, digits and _).' });
       const reasonWrong = reasonError(reason, false);
       if (reasonWrong) throw new FormRefusal({ reason: reasonWrong });
       try {
-        await call(operator.operations.deposits.assignDeposit, {
-          id: params.id,
+        await ask.call(operator.operations.deposits.assignDeposit, {
+          id,
           organization_id: organizationId,
           ...(reason ? { reason } : {}),
         });

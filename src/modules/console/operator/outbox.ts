@@ -6,7 +6,7 @@ import { html, type Html } from '../../../lib/html.ts';
 import { when } from '../account/shared.ts';
 import { dataTable } from '../data-table.ts';
 import { field, filterForm } from '../layout.ts';
-import { badListLink, OPERATOR_PATH } from './http.ts';
+import { badRequest, OPERATOR_PATH } from './http.ts';
 import type { OutOf } from '../binder.ts';
 import { nextPage, sectionPage } from './layout.ts';
 import { operatorBinder, type OperatorConsole } from './module.ts';
@@ -46,12 +46,11 @@ export function registerOutboxPage(scope: App, operator: OperatorConsole): void 
   const bind = operatorBinder(scope, operator, { back, missing: 'mail', gone: 'No mail has this id.' });
   bind.view(OUTBOX_PATH, async (ask) => {
     const to = (ask.query.to ?? '').trim();
-    const cursor = ask.query.cursor || undefined;
-    if (to.length > 254) return badListLink(ask, back);
+    if (to.length > 254) return badRequest(ask, back);
     const list = await ask.call(operator.operations.admin.listOutboxMail, {
       limit: PAGE_SIZE,
-      ...(cursor ? { cursor } : {}),
-      ...(to ? { to } : {}),
+      cursor: ask.query.cursor || undefined,
+      to: to || undefined,
     });
     return outboxPage(ask.session, list, { to, mailed: operator.mailed });
   });

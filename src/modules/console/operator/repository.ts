@@ -58,15 +58,16 @@ export class OperatorRepository {
       .execute();
   }
 
-  /** Queued (unclaimed) messages per cell; `cellIds` narrows to those (one phone's). */
-  async queuedByCell(cellIds?: readonly string[]): Promise<Map<string, number>> {
-    if (cellIds?.length === 0) return new Map();
-    let query = this.db
+  /** Queued (unclaimed) messages of each of the cells `cellIds` (those the phones' lines carry). */
+  async queuedByCell(cellIds: readonly string[]): Promise<Map<string, number>> {
+    if (cellIds.length === 0) return new Map();
+    const rows = await this.db
       .selectFrom('messages')
       .select((eb) => ['cell_id', eb.fn.countAll<number | string>().as('n')])
-      .where('status', '=', 'queued');
-    if (cellIds) query = query.where('cell_id', 'in', cellIds);
-    const rows = await query.groupBy('cell_id').execute();
+      .where('status', '=', 'queued')
+      .where('cell_id', 'in', cellIds)
+      .groupBy('cell_id')
+      .execute();
     return new Map(rows.map((row) => [row.cell_id, Number(row.n)]));
   }
 

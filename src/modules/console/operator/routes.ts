@@ -11,27 +11,28 @@
 import { readFileSync } from 'node:fs';
 import type { App } from '../../../http/types.ts';
 
-import { ApiError } from '../../../lib/errors.ts';
 import { HIDDEN, noticeOf, PUBLIC, text } from '../account/shared.ts';
 import { fromOwnOrigin, registerFormParser, sendPage, setFlash, takeFlash, type ConsoleHttp } from '../http.ts';
 import { FLEET_FILTERS, type FleetFilter } from './fleet.ts';
 import { devicePage, fleetPage, fleetRow, fleetSummary, type DevicePageOptions } from './fleet-pages.ts';
 import {
   OPERATOR_PATH,
-  badListLink,
+  ADMIN_ID,
+  badRequest,
+  idOf,
   devicePath,
   foreignForm,
   operatorCookie,
   safeOperatorNext,
   type OperatorAsk,
 } from './http.ts';
-import { operatorMessagePage } from './layout.ts';
 import { redirect } from '../guard.ts';
 import { FleetLive } from './live.ts';
 import { operatorBinder, type OperatorConsole } from './module.ts';
 import { FormRefusal } from '../binder.ts';
 import { operatorSignInPage } from './sign-in-page.ts';
 import { asset } from '../routes.ts';
+import { plainAnswer } from '../conversations/live.ts';
 import { auditPage } from './audit-page.ts';
 
 const SCRIPT = readFileSync(new URL('fleet.js', import.meta.url), 'utf8');
@@ -39,15 +40,13 @@ const PAGE = { config: PUBLIC, schema: HIDDEN };
 
 /** The operator operation of each hold action. */
 const HOLD_OPERATIONS = { pause: 'pauseDevice', resume: 'resumeDevice', release: 'releaseDevice' } as const;
-const HOLD_NOTICES: Record<string, string> = {
+/** What a phone's page (after an action) and the fleet (after a phone left it) say. */
+const NOTICES: Record<string, string> = {
   pause: 'Paused: the phone claims nothing until resumed.',
   resume: 'Resumed: the phone claims messages again.',
   release: 'Released: the phone is healthy again.',
   settings: 'Saved: the phone claims at its new rate from its next claim.',
   sims: 'Saved: a SIM line with its number can carry a cell; a cell waiting for a phone takes it at once.',
-};
-
-const FLEET_NOTICES: Record<string, string> = {
   removed: 'Removed: the phone left the inventory.',
   enrollment_revoked: 'Revoked: its token and code no longer work.',
 };
@@ -61,8 +60,6 @@ export const reasonError = (reason: string, required = true) =>
     : reason.length > REASON_MAX
       ? `The reason is at most ${REASON_MAX} characters.`
       : undefined;
-/** A device id as the admin surface takes it; anything else is no device. */
-export const DEVICE_ID = /^[A-Za-z0-9_]{1,64}$/;
 
 const DEVICE_KEY_COOKIE = 'cg_operator_device_key';
 /** A device key shown once on its phone's page: a rotated key, or a new phone's (`added`). */
@@ -126,10 +123,7 @@ export function registerOperatorRoutes(app: App, operator: OperatorConsole): voi
 
 const FLEET_BACK = { href: `${OPERATOR_PATH}/fleet`, text: 'Back to the fleet' };
 /** The route's phone id; one the admin surface would not take is no phone. */
-export function phoneId({ params }: OperatorAsk): string {
-  if (!DEVICE_ID.test(params.device_id)) throw new ApiError('not_found', 'No phone with this id is in the inventory.');
-  return params.device_id;
-}
+export const phoneId = (ask: OperatorAsk) => idOf(ask, 'device_id');
 /** The phones' section: the fleet its way back, an unknown phone its 404. */
 export const PHONE_SECTION = { back: FLEET_BACK, missing: 'phone', gone: 'No phone with this id is in the inventory.' };
 
@@ -154,15 +148,15 @@ export function registerFleetPages(scope: App, operator: OperatorConsole): void 
     },
   });
 
-  bind.view(`${OPERATOR_PATH}/fleet`, async ({ session, query, send }) => {
+  bind.view(`${OPERATOR_PATH}/fleet`, async (ask) => {
+    const { session, query } = ask;
     const asked = query.filter || 'all';
     if (!FLEET_FILTERS.includes(asked as FleetFilter))
-      return send(
-        400,
-        operatorMessagePage(session, 'Unknown filter', `The fleet can be filtered by: ${FLEET_FILTERS.join(', ')}.`, {
-          href: `${OPERATOR_PATH}/fleet`,
-          text: 'See every phone',
-        }),
+      return badRequest(
+        ask,
+        { href: `${OPERATOR_PATH}/fleet`, text: 'See every phone' },
+        'Unknown filter',
+        `The fleet can be filtered by: ${FLEET_FILTERS.join(', ')}.`,
       );
     const filter = asked as FleetFilter;
     const all = await fleet.fleet();
@@ -171,7 +165,7 @@ export function registerFleetPages(scope: App, operator: OperatorConsole): void 
       filter,
       // Only the unfiltered table is live: a filtered one would have rows leave and join it.
       liveUrl: filter === 'all' ? `${OPERATOR_PATH}/fleet/live` : null,
-      notice: noticeOf(query, FLEET_NOTICES),
+      notice: noticeOf(query, NOTICES),
       summary: fleetSummary(all),
     });
   });
@@ -180,19 +174,15 @@ export function registerFleetPages(scope: App, operator: OperatorConsole): void 
     const live = operator.live;
     if (!live) throw new Error('the fleet live view is created with the operator routes');
     if (live.full)
-      return reply
-        .header('retry-after', '30')
-        .code(429)
-        .type('text/plain; charset=utf-8')
-        .send('Too many live views are open; try again later.');
+      return plainAnswer(reply.header('retry-after', '30'), 429, 'Too many live views are open; try again later.');
     await live.open(request, reply);
     return reply;
   });
 
   bind.view(`${OPERATOR_PATH}/audit`, async (ask) => {
     const targetId = (ask.query.target_id ?? '').trim();
-    if (targetId !== '' && !DEVICE_ID.test(targetId))
-      return badListLink(ask, { href: `${OPERATOR_PATH}/audit`, text: 'See every action' });
+    if (targetId !== '' && !ADMIN_ID.test(targetId))
+      return badRequest(ask, { href: `${OPERATOR_PATH}/audit`, text: 'See every action' });
     const page = await operator.audit.list({
       limit: 50,
       cursor: ask.query.cursor || undefined,
@@ -217,7 +207,7 @@ export function registerFleetPages(scope: App, operator: OperatorConsole): void 
     return phonePage(operator, ask, {
       rotatedKey: flashed?.secret,
       keyIsNew: flashed?.added === true,
-      notice: noticeOf(ask.query, HOLD_NOTICES),
+      notice: noticeOf(ask.query, NOTICES),
     });
   });
 
@@ -231,7 +221,7 @@ export function registerFleetPages(scope: App, operator: OperatorConsole): void 
         if (error) throw new FormRefusal({ reason: error });
         return run(ask, id, reason);
       },
-      page: (ask, refusal) => phonePage(operator, ask, { formError: { ...refusal, form: action } }),
+      page: (ask, refusal) => phonePage(operator, ask, { sent: { ...refusal, form: action } }),
     });
 
   for (const [action, op] of Object.entries(HOLD_OPERATIONS))

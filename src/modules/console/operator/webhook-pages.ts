@@ -9,10 +9,9 @@ import type { WebhookOperations } from '../../webhooks/operations.ts';
 import type { OperatorContext } from '../../../operations/operation.ts';
 import type { OutOf } from '../binder.ts';
 import { revealOnce, when } from '../account/shared.ts';
-import { confirmForm, field, hidden } from '../layout.ts';
 import { OPERATOR_PATH } from './http.ts';
-import { csrfInput, nextPage, sectionPage } from './layout.ts';
-import { crumbs, facts } from '../layout.ts';
+import { csrfInput, nextPage, postForm, sectionPage } from './layout.ts';
+import { confirmForm, crumbs, facts, field, hidden } from '../layout.ts';
 import { section } from '../conversations/pages.ts';
 import type { OperatorSession } from './service.ts';
 
@@ -56,16 +55,16 @@ function addForm(session: OperatorSession, form: OperatorWebhookForm): Html {
     '\n',
   );
   return html`<h2 id="add-heading">Add an endpoint</h2>
-<form method="post" action="${WEBHOOKS_PATH}" novalidate aria-labelledby="add-heading">
-${csrfInput(session)}
-${hidden('client_id', form.clientId)}
+${postForm(
+  session,
+  { action: WEBHOOKS_PATH, button: 'Add endpoint', labelledBy: 'add-heading' },
+  html`${hidden('client_id', form.clientId)}
 ${field({ id: 'webhook-url', name: 'url', label: 'URL', type: 'url', value: form.url, hint: 'https://… where the events are posted, signed (Standard Webhooks).', error: form.error, attributes: html`maxlength="2048" autocomplete="off" spellcheck="false"` })}
 <fieldset class="field"><legend>Events</legend>
 <p class="hint">None checked: every phone event.</p>
 ${boxes}
-</fieldset>
-<div class="actions"><button type="submit" class="primary">Add endpoint</button></div>
-</form>`;
+</fieldset>`,
+)}`;
 }
 
 export function webhooksPage(

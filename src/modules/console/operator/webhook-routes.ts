@@ -13,9 +13,8 @@ import { randomBase62 } from '../../../lib/secrets.ts';
 import { DEVICE_EVENT_TYPES } from '../../devices/events.ts';
 import { noticeOf, withNotice } from '../account/shared.ts';
 import { errorNotice } from '../layout.ts';
-import { operatorMessagePage } from './layout.ts';
 import { FormRefusal } from '../binder.ts';
-import type { OperatorAsk } from './http.ts';
+import { badRequest, type OperatorAsk } from './http.ts';
 import { operatorBinder, type OperatorConsole } from './module.ts';
 import { createFromForm } from '../act.ts';
 import {
@@ -55,7 +54,7 @@ export function registerOperatorWebhookPages(scope: App, operator: OperatorConso
 
   /** A page of the endpoints (`cursor`: later ones), as the list page takes it. */
   const list = async ({ call }: OperatorAsk, cursor?: string) => {
-    const page = await call(ops.listWebhooks, { limit: ENDPOINTS_PER_PAGE, ...(cursor ? { cursor } : {}) });
+    const page = await call(ops.listWebhooks, { limit: ENDPOINTS_PER_PAGE, cursor });
     return { webhooks: page.webhooks, nextCursor: page.next_cursor };
   };
 
@@ -66,7 +65,7 @@ export function registerOperatorWebhookPages(scope: App, operator: OperatorConso
     const { deliveries, next_cursor: nextCursor } = await call(ops.listWebhookDeliveries, {
       webhook_id: webhook.id,
       limit: DELIVERIES_PER_PAGE,
-      ...(extra.cursor ? { cursor: extra.cursor } : {}),
+      cursor: extra.cursor,
     });
     return webhookPage(session, { webhook, deliveries, nextCursor, ...extra });
   }
@@ -111,18 +110,13 @@ export function registerOperatorWebhookPages(scope: App, operator: OperatorConso
   );
 
   bind.post(`${WEBHOOKS_PATH}/:id/enabled`, {
-    run: async ({ session, params, body, call, send }) => {
-      const { id } = params;
-      const { enabled } = body;
+    run: async (ask) => {
+      const { id } = ask.params;
+      const { enabled } = ask.body;
+      const back = { href: webhookPath(id), text: 'Back to the endpoint' };
       if (enabled !== 'true' && enabled !== 'false')
-        return send(
-          400,
-          operatorMessagePage(session, 'Not changed', 'Choose whether the endpoint is enabled.', {
-            href: webhookPath(id),
-            text: 'Back to the endpoint',
-          }),
-        );
-      const updated = await call(ops.updateWebhook, { id, enabled: enabled === 'true' });
+        return badRequest(ask, back, 'Not changed', 'Choose whether the endpoint is enabled.');
+      const updated = await ask.call(ops.updateWebhook, { id, enabled: enabled === 'true' });
       return withNotice(webhookPath(id), updated.enabled ? 'enabled' : 'disabled');
     },
   });
