@@ -8,7 +8,7 @@ import type { CellView } from '../../cells/service.ts';
 import type { MessageView } from '../../messages/views.ts';
 import type { SignedInContext } from '../guard.ts';
 import { crumbs, facts, layout } from '../layout.ts';
-import { rowOf, tableHead, type RowColumn } from '../data-table.ts';
+import { dataTable, rowOf, type RowColumn } from '../data-table.ts';
 import { phone, time } from './format.ts';
 import { hasError, type SendForm, sendForm } from './send-form.ts';
 import { quietHoursSection } from '../quiet-hours.ts';
@@ -169,8 +169,6 @@ export function cellsPage(
   context: SignedInContext,
   view: { cells: CellView[]; nextCursor: string | null; liveUrl: string | null; notice?: Html },
 ): Html {
-  const { cells } = view;
-  const rows = cells.map((cell) => cellRow(context, cell));
   return layout(
     { ...context, current: 'cells', scripts: SCRIPTS },
     'Cells',
@@ -179,15 +177,20 @@ export function cellsPage(
 ${liveStatus(view.liveUrl, 'Reload the page to see phones come online or go offline.', 'Live: phones coming online or going offline, and new cells, appear here as they happen.')}
 ${view.notice}
 <p class="actions"><a class="button primary" href="${cellsPath(context)}/new">Create a cell</a></p>
-<p id="cells-empty"${hiddenIf(cells.length > 0)}>No cells yet. Create one here, or with the API: <code>POST /v1/cells {"display_name": "Support line"}</code>.</p>
-<table class="cells-table"${hiddenIf(cells.length === 0)}>
-<caption>The phone lines of ${context.signedIn.organizationName}. Open one to see its conversations and send a text.</caption>
-${tableHead(cellColumns(context))}
-<tbody id="cells">
-${join(rows, '\n')}
-</tbody>
-</table>
-${older(cellsPath(context), view.nextCursor, 'More cells')}
+${dataTable({
+  caption: html`The phone lines of ${context.signedIn.organizationName}. Open one to see its conversations and send a text.`,
+  columns: cellColumns(context),
+  rows: view.cells,
+  empty: html`No cells yet. Create one here, or with the API: <code>POST /v1/cells {"display_name": "Support line"}</code>.`,
+  rowId: (cell) => `cell-row-${cell.id}`,
+  live: { tbodyId: 'cells', emptyId: 'cells-empty', className: 'cells-table' },
+  more: view.nextCursor
+    ? {
+        href: `${cellsPath(context)}?cursor=${encodeURIComponent(view.nextCursor)}`,
+        label: 'More cells',
+      }
+    : null,
+})}
 </div>`,
   );
 }

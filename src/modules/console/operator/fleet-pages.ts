@@ -8,7 +8,7 @@ import type { FleetFilter, FleetLine, FleetRow, FleetView } from './fleet.ts';
 import { actionForm, sectionPage, tabs } from './layout.ts';
 import { crumbs, facts } from '../layout.ts';
 import { section } from '../conversations/pages.ts';
-import { dataTable, rowOf, tableHead, type RowColumn } from '../data-table.ts';
+import { dataTable, rowOf, type RowColumn } from '../data-table.ts';
 import type { OperatorSession } from './service.ts';
 import { devicePath } from './http.ts';
 import { phoneSettingsSection, simLinesSection, type PhoneForm } from './inventory-pages.ts';
@@ -137,7 +137,6 @@ export function fleetPage(
   const live = options.liveUrl
     ? html`<p id="live-status" class="live-status small" role="status" data-live-url="${options.liveUrl}" data-live-text="Live: rows update as phones report.">Reload the page to see changes.</p>`
     : html``;
-  const empty = rows.length === 0;
   return sectionPage(
     { session, current: 'fleet', scripts: options.liveUrl ? ['fleet.js'] : [] },
     'Fleet',
@@ -153,16 +152,15 @@ ${tabs(
   ]),
 )}
 ${live}
-<p id="fleet-empty"${empty ? '' : ' hidden'}>${FILTERS[options.filter][1]}</p>
-<div class="table-scroll" role="region" aria-labelledby="fleet-caption" tabindex="0">
-<table class="fleet-table"${empty ? ' hidden' : ''}>
-<caption id="fleet-caption">${FILTERS[options.filter][0]}: each phone with its cell, presence, telemetry and the last 24 hours</caption>
-${tableHead(FLEET_COLUMNS)}
-<tbody id="fleet">
-${join(rows.map(fleetRow), '\n')}
-</tbody>
-</table>
-</div>`,
+${dataTable({
+  caption: `${FILTERS[options.filter][0]}: each phone with its cell, presence, telemetry and the last 24 hours`,
+  columns: FLEET_COLUMNS,
+  rows,
+  empty: FILTERS[options.filter][1],
+  rowId: (row) => `device-${row.device.id}`,
+  scrollId: 'fleet-caption',
+  live: { tbodyId: 'fleet', emptyId: 'fleet-empty', className: 'fleet-table' },
+})}`,
   );
 }
 
