@@ -11,7 +11,7 @@
 // machine. Targets (issue 36): sends/s at least the old build's at both depths; p99 <= 30
 // ms on SQLite; idle RSS <= 120 MB, peak <= 300 MB.
 //   node bench/send-queue-depth.ts [--build old=/tmp/old-bf76a0d ...] [--databases sqlite,postgres]
-//     [--duration 5] [--connections 50] [--warmup 5 (seconds of sends on a cell of their own first: the JIT's warm-up, or the first depth measured pays it)]
+//     [--duration 5] [--connections 50] [--profile dir (a CPU profile per database and build)] [--warmup 5 (seconds of sends on a cell of their own first: the JIT's warm-up, or the first depth measured pays it)]
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
@@ -32,6 +32,7 @@ const { values } = parseArgs({
     duration: { type: 'string', default: '5' },
     connections: { type: 'string', default: '50' },
     warmup: { type: 'string', default: '5' },
+    profile: { type: 'string' },
   },
 });
 const options = benchOptions([
@@ -41,6 +42,7 @@ const options = benchOptions([
   values.connections,
   '--warmup',
   values.warmup,
+  ...(values.profile ? ['--profile', values.profile] : []),
 ]);
 const builds = [
   ...values.build.map((spec) => {
@@ -81,6 +83,7 @@ async function measure(database: string, build: { label: string; root: string })
     postgres: database === 'postgres',
     entry: resolve(build.root, 'src/entry.mjs'),
     env: { CELLGATE_BILLING: 'on', NODE_OPTIONS: '--max-semi-space-size=16' },
+    profile: options.profile && resolve(options.profile, `${database}-${build.label.replaceAll(' ', '-')}`),
   });
   try {
     const pid = service.child.pid as number;

@@ -32,6 +32,7 @@ import * as simCells from './0030_sim_cells.ts';
 import * as simNumbers from './0031_sim_numbers.ts';
 import * as discardedDrafts from './0032_discarded_drafts.ts';
 import * as claimsCoverSegments from './0033_claims_cover_segments.ts';
+import * as queuedCoverSegments from './0034_queued_cover_segments.ts';
 
 export const migrations: Record<string, Migration> = {
   '0001_foundation': foundation,
@@ -66,4 +67,5 @@ export const migrations: Record<string, Migration> = {
   '0031_sim_numbers': simNumbers,
   '0032_discarded_drafts': discardedDrafts,
   '0033_claims_cover_segments': claimsCoverSegments,
+  '0034_queued_cover_segments': queuedCoverSegments,
 };

@@ -80,6 +80,11 @@ describe('the statements of a send', () => {
       const windows = (await explain(t, pace)).filter((line) => /messages_device_claims/.test(line));
       assert.equal(windows.length, 4, 'four window reads on the claims index');
       for (const line of windows) assert.match(line, /USING COVERING INDEX messages_device_claims/);
+      // So is the queue ahead (a minute of the phone's rate), from the cell's status index.
+      assert.ok(
+        (await explain(t, pace)).some((line) => /USING COVERING INDEX messages_cell_status/.test(line)),
+        'the queue ahead read from the cell status index alone',
+      );
     }
     if (isPostgres(t.database.db)) {
       for (const statement of reads.filter((s) => /^\s*select/i.test(s.sql))) {
