@@ -14,6 +14,10 @@ import type { CellWakeups } from './wakeups.ts';
 
 export const WAKEUPS_CHANNEL = 'cellgate_cell_wakeups';
 
+/** NOTIFY each of `payloads` as a column (its value, a count, means nothing). */
+const notifyColumn = (payloads: readonly string[]) =>
+  sql`(select count(*) from (select pg_notify(${WAKEUPS_CHANNEL}, p) from unnest(${payloads}::text[]) as p) as woken)`;
+
 export function remoteWakeups(deps: {
   wakeups: CellWakeups;
   db: Kysely<DB>;
@@ -32,9 +36,7 @@ export function remoteWakeups(deps: {
     async within(ex, cellIds) {
       await sql`select pg_notify(${WAKEUPS_CHANNEL}, p) from unnest(${cellIds.map(payload)}::text[]) as p`.execute(ex);
     },
-    column(cellIds) {
-      return sql`(select count(*) from (select pg_notify(${WAKEUPS_CHANNEL}, p) from unnest(${cellIds.map(payload)}::text[]) as p) as woken)`;
-    },
+    column: (cellIds) => ({ build: notifyColumn, payloads: cellIds.map(payload) }),
   });
   return new PgListener({
     config: deps.pgClient,

@@ -1,11 +1,12 @@
 // SQL for messages, opt-outs and device event dedup. Every hot query is a range scan of one
 // index: lists on (cell_id, id) or (conversation_id, id), claims on (cell_id, status, id).
-import { sql, type Kysely, type RawBuilder, type UpdateQueryBuilder, type UpdateResult } from 'kysely';
+import { sql, type Kysely, type UpdateQueryBuilder, type UpdateResult } from 'kysely';
 import { isPostgres } from '../../db/migrations/dialect.ts';
-import { nameStatement, prepared, preparedLists, preparedRows } from '../../db/prepared.ts';
+import { prepared, preparedLists, preparedRows } from '../../db/prepared.ts';
 import type { DB, Executor } from '../../db/schema.ts';
 import { CANCELABLE_STATUSES, OPEN_STATUSES, type MessageStatus } from './lifecycle.ts';
 import type { MessagesTable } from './tables.ts';
+import type { PublishingColumn } from './wakeups.ts';
 
 export interface MessageListFilter {
   cellId: string;
@@ -224,10 +225,16 @@ const paceQuery = (ex: Executor, p: PaceParams) =>
     ];
   });
 const paceOf = prepared(paceQuery);
+const preparedPace = (build: PublishingColumn['build']) =>
+  prepared((ex, p: PaceParams & { payloads: readonly string[] }) =>
+    paceQuery(ex, p).select(build(p.payloads).as('alongside')),
+  );
 
 export class MessagesRepository {
   readonly db: Kysely<DB>;
   private readonly postgres: boolean;
+  /** The pace read with each publishing column (one: the PostgreSQL wake-up's). */
+  private readonly paceWith = new Map<PublishingColumn['build'], ReturnType<typeof preparedPace>>();
 
   constructor(db: Kysely<DB>) {
     this.db = db;
@@ -495,7 +502,7 @@ export class MessagesRepository {
     ex: Executor,
     p: { cellId: string; deviceId: string | null; since: { minute: string; day: string }; queuedCap: number },
     /** A column run with the read, for its effect (the batch's wake-up NOTIFY: one statement fewer). */
-    alongside?: RawBuilder<unknown>,
+    alongside?: PublishingColumn,
   ) {
     const params = {
       cellId: p.cellId,
@@ -516,11 +523,11 @@ export class MessagesRepository {
     };
   }
 
-  /** The pace read with a column run for its effect: its SQL is the same each batch, so it is named too. */
-  private async paceAlongside(ex: Executor, params: PaceParams, alongside: RawBuilder<unknown>) {
-    const compiled = paceQuery(ex, params).select(alongside.as('alongside')).compile();
-    nameStatement(compiled.sql);
-    return (await ex.executeQuery(compiled)).rows[0];
+  /** The pace read with a column run for its effect (built once per column, then run with its payloads). */
+  private async paceAlongside(ex: Executor, params: PaceParams, alongside: PublishingColumn) {
+    let query = this.paceWith.get(alongside.build);
+    if (!query) this.paceWith.set(alongside.build, (query = preparedPace(alongside.build)));
+    return query.first(ex, { ...params, payloads: alongside.payloads });
   }
 
   // --- scheduled sends ---

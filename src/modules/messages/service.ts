@@ -1,5 +1,5 @@
 // Agent-facing messaging: send, reply, cancel, read and list messages and conversations.
-import type { RawBuilder, Transaction } from 'kysely';
+import type { Transaction } from 'kysely';
 import { ApiError, notFound } from '../../lib/errors.ts';
 import { listPage, type PageQuery } from '../../lib/pagination.ts';
 import { isoAfter, type Clock } from '../../lib/clock.ts';
@@ -16,7 +16,7 @@ import { Port } from '../../lib/ports.ts';
 import type { MessageSearchFilter, MessagesRepository } from './repository.ts';
 import type { MessagesTable, MessageStatus } from './tables.ts';
 import { conversationView, messageView, newMessageRow, type MessageView } from './views.ts';
-import type { CellWakeups } from './wakeups.ts';
+import type { CellWakeups, PublishingColumn } from './wakeups.ts';
 import { paceOf, queueRoom, windowsAt, type Pace, type PhoneLimits } from './pace.ts';
 import { requireSendAt, timingOf, type ScheduleInput } from './schedule.ts';
 import { countBy, type StoredCaps } from '../../operations/stored-caps.ts';
@@ -310,7 +310,7 @@ export class MessagesService {
     tx: Executor,
     accepted: readonly { unit: SendUnit; phone: SendingCell['phone'] }[],
     views: readonly MessageView[],
-    alongside: RawBuilder<unknown> | null,
+    alongside: PublishingColumn | null,
   ): Promise<boolean> {
     const now = this.clock.now();
     const byCell = new Map<string, Pace>();
@@ -333,7 +333,7 @@ export class MessagesService {
     cellId: string,
     phone: NonNullable<SendingCell['phone']>,
     now: Date,
-    alongside?: RawBuilder<unknown>,
+    alongside?: PublishingColumn,
   ) {
     // The queue counted over at most a minute's worth of messages: enough to tell what remains.
     const { claimed, queued } = await this.repo.pace(

@@ -12,7 +12,16 @@ export interface WakeupPublisher {
   /** Inside a transaction: delivered when it commits, and not at all when it rolls back. */
   within(ex: Executor, cellIds: readonly string[]): Promise<void>;
   /** As within, as a column of another statement of the transaction (its value means nothing). */
-  column(cellIds: readonly string[]): RawBuilder<unknown>;
+  column(cellIds: readonly string[]): PublishingColumn;
+}
+
+/**
+ * A column that publishes wake-ups: its SQL from `build`, with one value, `payloads`, so that a
+ * statement carrying it is built once and then run with fresh payloads (db/prepared.ts).
+ */
+export interface PublishingColumn {
+  build: (payloads: readonly string[]) => RawBuilder<unknown>;
+  payloads: readonly string[];
 }
 
 export class CellWakeups {
@@ -47,7 +56,7 @@ export class CellWakeups {
    * As publishWithin, carried by a statement the transaction runs anyway (a column to select);
    * null when there is nothing to publish or no other process to tell.
    */
-  publishingColumn(cellIds: readonly string[]): RawBuilder<unknown> | null {
+  publishingColumn(cellIds: readonly string[]): PublishingColumn | null {
     return cellIds.length > 0 && this.publisher ? this.publisher.column(cellIds) : null;
   }
 
