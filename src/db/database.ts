@@ -83,13 +83,7 @@ export function openDatabase(url: string, options: OpenOptions = {}): Database {
   }
   const clientConfig: pg.ClientConfig = {
     connectionString: url,
-    // Named statements (nameHotStatements) are planned for their values each run, never by a
-    // generic plan: one chosen for `device_id = $1 and claimed_at > $2` can read a phone's whole
-    // queue (the send's pace read), which a plan for the values does not.
-    options: [
-      '-c plan_cache_mode=force_custom_plan',
-      ...(options.searchPath ? [`-c search_path=${options.searchPath}`] : []),
-    ].join(' '),
+    ...(options.searchPath ? { options: `-c search_path=${options.searchPath}` } : {}),
   };
   // A checkout waits at most CHECKOUT_TIMEOUT_MS (for a free client or a new connection): an
   // unreachable server is a prompt 503, not a request hanging on a TCP timeout.

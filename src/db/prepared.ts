@@ -13,8 +13,10 @@ type Slot = { row: number; param: string } | { value: unknown };
 /**
  * The SQL of the statements compiled here (a bounded set: one per statement, dialect and row or
  * list count), each with a name: PostgreSQL prepares a named statement once per connection and
- * then skips its parse and analysis; it still plans it for its values (database.ts names them and
- * forces custom plans). The hot path's statements run many times a second.
+ * then skips its parse and analysis, and after five runs may keep one generic plan for all values
+ * (database.ts names them). A statement whose best plan depends on its values (a range over a
+ * phone's claims or a cell's queue) is left unnamed (`planEachRun`): planned for its values each
+ * run. The hot path's statements run many times a second.
  */
 const names = new Map<string, string>();
 
@@ -62,7 +64,15 @@ const dialectOf = (ex: Executor) => ex.getExecutor().adapter.constructor;
  * As prepared, for statements over many rows (multi-row inserts): `build` receives one stand-in
  * per row, and the SQL is compiled once per dialect and row count.
  */
-export function preparedRows<Params extends object, Row>(build: (ex: Executor, rows: Params[]) => Compilable<Row>) {
+/** How a prepared statement runs on PostgreSQL: `planEachRun` leaves it unnamed (see `names`). */
+export interface PreparedOptions {
+  planEachRun?: boolean;
+}
+
+export function preparedRows<Params extends object, Row>(
+  build: (ex: Executor, rows: Params[]) => Compilable<Row>,
+  options: PreparedOptions = {},
+) {
   const plans = new Map<unknown, Map<number, Plan>>();
   const planFor = (ex: Executor, size: number): Plan => {
     const dialect = dialectOf(ex);
@@ -75,7 +85,7 @@ export function preparedRows<Params extends object, Row>(build: (ex: Executor, r
         Array.from({ length: size }, (_row, i) => standIns<Params>(i)),
       ).compile();
       bySize.set(size, (plan = { sql: compiled.sql, slots: compiled.parameters.map(slotOf) }));
-      nameStatement(compiled.sql);
+      if (!options.planEachRun) nameStatement(compiled.sql);
     }
     return plan;
   };
@@ -143,8 +153,9 @@ export function preparedLists<Lists extends Record<string, readonly unknown[]>, 
  */
 export function prepared<Params extends object, Row>(
   build: (ex: Executor, params: Params) => Compilable<Row>,
+  options: PreparedOptions = {},
 ): PreparedQuery<Params, Row> {
-  const one = preparedRows<Params, Row>((ex, [params]) => build(ex, params));
+  const one = preparedRows<Params, Row>((ex, [params]) => build(ex, params), options);
   const execute = (ex: Executor, params: Params) => one(ex, [params]);
   return {
     execute,

@@ -140,15 +140,18 @@ const firstClaimable = prepared((ex, p: { cellId: string; now: string }) =>
     .limit(1),
 );
 // Both pacing windows in one range scan of (device_id, claimed_at): the day's sum and the minute's.
-const claimedSegments = prepared((ex, p: { deviceId: string; daySince: string; minuteSince: string }) =>
-  ex
-    .selectFrom('messages')
-    .select((eb) => [
-      eb.fn.sum<number | string | null>('segments').as('day'),
-      sql<number | string | null>`sum(case when claimed_at > ${p.minuteSince} then segments else 0 end)`.as('minute'),
-    ])
-    .where('device_id', '=', p.deviceId)
-    .where('claimed_at', '>', p.daySince),
+// Planned for its values each run (a plan for any phone and window may read a phone's whole history).
+const claimedSegments = prepared(
+  (ex, p: { deviceId: string; daySince: string; minuteSince: string }) =>
+    ex
+      .selectFrom('messages')
+      .select((eb) => [
+        eb.fn.sum<number | string | null>('segments').as('day'),
+        sql<number | string | null>`sum(case when claimed_at > ${p.minuteSince} then segments else 0 end)`.as('minute'),
+      ])
+      .where('device_id', '=', p.deviceId)
+      .where('claimed_at', '>', p.daySince),
+  { planEachRun: true },
 );
 // A claim's candidates: the first `count` queued messages of a cell in id (creation) order, either
 // way, walking the (cell_id, status, id) index forwards or backwards.
@@ -224,10 +227,12 @@ const paceQuery = (ex: Executor, p: PaceParams) =>
         .as('queued'),
     ];
   });
-const paceOf = prepared(paceQuery);
+// Planned for its values each run, as claimedSegments.
+const paceOf = prepared(paceQuery, { planEachRun: true });
 const preparedPace = (build: PublishingColumn['build']) =>
-  prepared((ex, p: PaceParams & { payloads: readonly string[] }) =>
-    paceQuery(ex, p).select(build(p.payloads).as('alongside')),
+  prepared(
+    (ex, p: PaceParams & { payloads: readonly string[] }) => paceQuery(ex, p).select(build(p.payloads).as('alongside')),
+    { planEachRun: true },
   );
 
 export class MessagesRepository {

@@ -18,6 +18,7 @@ import {
 } from '../../../test/support/message-plans.ts';
 import { activeLine, claim, send } from '../../../test/support/messages.ts';
 import { Statements } from '../../../test/support/statements.ts';
+import { statementName } from '../../db/prepared.ts';
 
 /**
  * The statements of one send, begin to commit, and nothing after the commit: the billing account,
@@ -76,6 +77,11 @@ describe('the statements of a send', () => {
     // The claim windows (a day of the phone's claims) are summed from the claims index alone.
     const pace = deep.statements.find((statement) => /"claimed_at" >/.test(statement.sql));
     assert.ok(pace, 'the pace read');
+    // On PostgreSQL the pace read runs unnamed, planned for its values each run (a generic plan may
+    // read a phone's whole history); the batch's other statements are named, parsed once.
+    assert.equal(statementName(pace.sql), undefined, 'the pace read is planned for its values');
+    const insert = deep.statements.find((statement) => /^insert into "messages"/.test(statement.sql));
+    assert.ok(insert && statementName(insert.sql), 'the message insert is a named statement');
     if (!isPostgres(t.database.db)) {
       const windows = (await explain(t, pace)).filter((line) => /messages_device_claims/.test(line));
       assert.equal(windows.length, 4, 'four window reads on the claims index');
