@@ -69,6 +69,30 @@ function pkceChallenge(verifier: string): string {
   return createHash('sha256').update(verifier).digest('base64url');
 }
 
+/** RFC 8414 authorization server metadata of the server at `issuer`. */
+export function serverMetadata(issuer: string, scopes: string[], docsUrl: string) {
+  const methods = ['client_secret_basic', 'client_secret_post', 'none'];
+  return {
+    issuer,
+    authorization_endpoint: `${issuer}/oauth/authorize`,
+    token_endpoint: `${issuer}/oauth/token`,
+    registration_endpoint: `${issuer}/oauth/register`,
+    introspection_endpoint: `${issuer}/oauth/introspect`,
+    revocation_endpoint: `${issuer}/oauth/revoke`,
+    scopes_supported: scopes,
+    response_types_supported: ['code'],
+    response_modes_supported: ['query'],
+    grant_types_supported: ['authorization_code', 'refresh_token'],
+    token_endpoint_auth_methods_supported: methods,
+    introspection_endpoint_auth_methods_supported: methods,
+    revocation_endpoint_auth_methods_supported: methods,
+    code_challenge_methods_supported: ['S256'],
+    service_documentation: `${docsUrl}`,
+    authorization_response_iss_parameter_supported: true,
+    client_id_metadata_document_supported: true,
+  };
+}
+
 /**
  * A positive access-token lookup is kept at most this long. Every revocation clears the cache at
  * once, in this process and, on PostgreSQL, in every other (NOTIFY, see module.ts); the bound only
@@ -119,26 +143,7 @@ export class OAuthService {
 
   /** RFC 8414 authorization server metadata. */
   serverMetadata(docsUrl: string) {
-    const methods = ['client_secret_basic', 'client_secret_post', 'none'];
-    return {
-      issuer: this.issuer,
-      authorization_endpoint: `${this.issuer}/oauth/authorize`,
-      token_endpoint: `${this.issuer}/oauth/token`,
-      registration_endpoint: `${this.issuer}/oauth/register`,
-      introspection_endpoint: `${this.issuer}/oauth/introspect`,
-      revocation_endpoint: `${this.issuer}/oauth/revoke`,
-      scopes_supported: this.allScopes,
-      response_types_supported: ['code'],
-      response_modes_supported: ['query'],
-      grant_types_supported: ['authorization_code', 'refresh_token'],
-      token_endpoint_auth_methods_supported: methods,
-      introspection_endpoint_auth_methods_supported: methods,
-      revocation_endpoint_auth_methods_supported: methods,
-      code_challenge_methods_supported: ['S256'],
-      service_documentation: `${docsUrl}`,
-      authorization_response_iss_parameter_supported: true,
-      client_id_metadata_document_supported: true,
-    };
+    return serverMetadata(this.issuer, this.allScopes, docsUrl);
   }
 
   /** RFC 9728 protected resource metadata of the REST API or the MCP endpoint. */
