@@ -47,10 +47,7 @@ export function depositView(row: X402DepositsTable) {
   };
 }
 
-const unsigned = (message: string) =>
-  new ApiError('invalid_request', message, {
-    errors: [{ field: 'X-Cellgate-Signature', code: 'invalid_signature', message }],
-  });
+const unsigned = (message: string) => invalidField('X-Cellgate-Signature', 'invalid_signature', message);
 
 export class DepositsService {
   private readonly deps: {

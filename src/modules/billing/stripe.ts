@@ -6,7 +6,7 @@ import Stripe from 'stripe';
 import type { StripeConfig } from '../../config.ts';
 import { transact } from '../../db/transaction.ts';
 import type { Clock } from '../../lib/clock.ts';
-import { ApiError } from '../../lib/errors.ts';
+import { ApiError, invalidField } from '../../lib/errors.ts';
 import type { PaymentCrediting } from './crediting.ts';
 import type { BillingRepository } from './repository.ts';
 import type { PaymentsTable, StripeEventOutcome } from './tables.ts';
@@ -115,10 +115,7 @@ export class StripeCheckout {
         error instanceof Stripe.errors.StripeSignatureVerificationError
           ? error.message.split(/\.\s/)[0].trim()
           : 'the body is not a JSON event';
-      const message = `The Stripe-Signature does not verify: ${reason}.`;
-      throw new ApiError('invalid_request', message, {
-        errors: [{ field: 'stripe-signature', code: 'invalid_signature', message }],
-      });
+      throw invalidField('stripe-signature', 'invalid_signature', `The Stripe-Signature does not verify: ${reason}.`);
     }
   }
 
