@@ -62,8 +62,7 @@ export class CheckoutService {
         'No card processor on this deployment (CELLGATE_CARD_PROCESSOR is off): pay with another rail of GET /v1/billing/payment-options.',
       );
     }
-    const { micros, tier, cellId } = await this.deps.quotes.price(organizationId, query);
-    const what = { intent: query.intent, micros, tier, cellId };
+    const what = { intent: query.intent, ...(await this.deps.quotes.price(organizationId, query)) };
     if (this.processor === 'local' || !this.stripe) return this.open(organizationId, what);
     // With Stripe, the answer is the Checkout Session itself.
     const { payment } = await this.insert(organizationId, what);
