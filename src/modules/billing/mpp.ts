@@ -84,10 +84,9 @@ export class MppRail implements MppPort {
    */
   async required(organizationId: string, details: PaymentDetails, detail: string): Promise<ApiError> {
     const { secret } = this.deps.config;
-    const now = this.deps.clock.now();
     const priced = pricedOf(details);
-    const expires = new Date(now.getTime() + MPP_CHALLENGE_SECONDS * 1000).toISOString();
     const { payment } = pendingPayment(this.deps.clock, organizationId, 'mpp', priced, MPP_CHALLENGE_SECONDS * 1000);
+    const expires = payment.expires_at;
     await this.deps.repo.insertPayment(payment);
     const meta = { organization_id: organizationId, payment_id: payment.id, intent: details.intent };
     const challenges = this.methods.map((method) =>

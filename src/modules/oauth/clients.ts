@@ -248,14 +248,13 @@ export class OAuthClients {
       document: false,
     });
     const now = this.clock.now();
-    const iso = now.toISOString();
     const secret = metadata.authMethod === 'none' ? null : newSecret(CLIENT_SECRET_PREFIX);
     const row = clientRow(
       newId('ocl', this.clock, now),
       'registered',
       metadata,
       secret ? sha256Hex(secret) : null,
-      iso,
+      now.toISOString(),
       null,
     );
     await this.repo.insertClient(row);
