@@ -21,7 +21,7 @@ import type { PaymentOffers } from './offers.ts';
 import type { BillingRepository } from './repository.ts';
 import type { OrganizationFinder } from './operator.ts';
 import type { X402DepositsTable } from './tables.ts';
-import { pendingPayment } from './payments.ts';
+import { x402TopUp } from './payments.ts';
 
 /** A signature older or newer than this (by the injected clock) is refused: no replays. */
 export const DEPOSIT_TOLERANCE_SECONDS = 300;
@@ -123,13 +123,7 @@ export class DepositsService {
     let payment = await this.deps.repo.openX402Payment(tx, organizationId, now.toISOString(), amount);
     if (!payment) {
       // Paid as it is opened: a top-up of what arrived.
-      payment = pendingPayment(
-        this.deps.clock,
-        organizationId,
-        'x402',
-        { intent: 'top_up', micros: amount },
-        0,
-      ).payment;
+      payment = x402TopUp(this.deps.clock, organizationId, amount);
       await this.deps.repo.insertPayment(payment, tx);
     }
     if (!(await this.deps.repo.completePayment(tx, payment.id, now.toISOString())))

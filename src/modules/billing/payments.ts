@@ -56,3 +56,7 @@ export function pendingPayment(
   };
   return { payment, token };
 }
+
+/** An x402 top-up of what arrived without a quote of its amount: opened already paid (no time open). */
+export const x402TopUp = (clock: Clock, organizationId: string, amount: Micros) =>
+  pendingPayment(clock, organizationId, 'x402', { intent: 'top_up', micros: amount }, 0).payment;

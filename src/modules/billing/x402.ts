@@ -21,7 +21,7 @@ import type { PaymentCrediting } from './crediting.ts';
 import { billingOff, type PaymentDetails, type PaymentOffers } from './offers.ts';
 import type { BillingRepository } from './repository.ts';
 import type { PaymentsTable } from './tables.ts';
-import { paidOf, pendingPayment, pricedOf } from './payments.ts';
+import { paidOf, pendingPayment, pricedOf, x402TopUp } from './payments.ts';
 import { settlementKeys } from './x402-keys.ts';
 
 /** @x402/core's facilitator client and header codecs, loaded on the first x402 payment. */
@@ -186,13 +186,7 @@ export class X402Settlement {
       if (!(await this.deps.repo.completePayment(tx, quote.id, at))) {
         // Another payload paid this quote meanwhile: what this one moved is kept, as a top-up.
         paid = {
-          ...pendingPayment(
-            this.deps.clock,
-            organizationId,
-            'x402',
-            { intent: 'top_up', micros: micros(quote.amount_micros) },
-            0,
-          ).payment,
+          ...x402TopUp(this.deps.clock, organizationId, micros(quote.amount_micros)),
           status: 'succeeded',
           completed_at: at,
         };
