@@ -5,10 +5,8 @@
 import Stripe from 'stripe';
 import type { StripeConfig } from '../../config.ts';
 import { transact } from '../../db/transaction.ts';
-import type { Clock } from '../../lib/clock.ts';
 import { ApiError, invalidField } from '../../lib/errors.ts';
-import type { PaymentCrediting } from './crediting.ts';
-import type { BillingRepository } from './repository.ts';
+import type { RailDeps } from './payments.ts';
 import type { PaymentsTable, StripeEventOutcome } from './tables.ts';
 
 /** How old a signed webhook may be (Stripe's default tolerance), in seconds. */
@@ -41,13 +39,7 @@ function client(config: StripeConfig): Stripe {
 }
 
 export class StripeCheckout {
-  private readonly deps: {
-    config: StripeConfig;
-    repo: BillingRepository;
-    crediting: PaymentCrediting;
-    clock: Clock;
-    consoleUrl: string;
-  };
+  private readonly deps: Omit<RailDeps, 'offers'> & { config: StripeConfig; consoleUrl: string };
   private readonly stripe: Stripe;
 
   constructor(deps: StripeCheckout['deps']) {
