@@ -1,15 +1,12 @@
 // Crediting a payment (contract §7), in the transaction that marks it succeeded, whatever its rail:
 // its amount is credited to the ledger (its rail reference makes that once), then its intent
 // applied (lifecycle.ts: what buys a period, what stays on the balance).
-import type { Config } from '../../config.ts';
 import type { Executor } from '../../db/schema.ts';
-import type { Clock } from '../../lib/clock.ts';
 import type { EventsService } from '../events/service.ts';
-import type { BillingAccounts } from './accounts.ts';
+import type { AccountDeps } from './accounts.ts';
 import { buysPeriod, paidPeriodEnd } from './lifecycle.ts';
 import { micros, negated, usdString, type Micros } from './money.ts';
 import { tierOf } from './pricing.ts';
-import type { BillingRepository } from './repository.ts';
 import type { PaymentsTable } from './tables.ts';
 
 /** A payment being credited: its row. */
@@ -19,13 +16,7 @@ type CreditedPayment = Pick<
 >;
 
 export class PaymentCrediting {
-  private readonly deps: {
-    repo: BillingRepository;
-    accounts: BillingAccounts;
-    events: EventsService;
-    clock: Clock;
-    config: Pick<Config, 'prices'>;
-  };
+  private readonly deps: AccountDeps & { events: EventsService };
 
   constructor(deps: PaymentCrediting['deps']) {
     this.deps = deps;
