@@ -13,6 +13,14 @@ import { dollars, MAX_BALANCE_MICROS, plus, times, type Micros } from './money.t
 import { extraCells, tierOf } from './pricing.ts';
 import type { BillingRepository } from './repository.ts';
 
+/** What the services over accounts are given: the rows, the accounts, the clock and the configuration. */
+export type AccountDeps = {
+  repo: BillingRepository;
+  accounts: BillingAccounts;
+  clock: Clock;
+  config: Pick<Config, 'billing' | 'prices'>;
+};
+
 export class BillingAccounts {
   private readonly deps: {
     repo: BillingRepository;

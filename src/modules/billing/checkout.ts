@@ -4,18 +4,14 @@
 // button credits the payment once without charging any card; `off`, no card rail at all (the
 // default on a public base URL without Stripe: the local page would mint money there).
 import { transact } from '../../db/transaction.ts';
-import type { Clock } from '../../lib/clock.ts';
 import { ApiError } from '../../lib/errors.ts';
 import { constantTimeEqualHex, sha256Hex } from '../../lib/secrets.ts';
 import type { BillingAccounts } from './accounts.ts';
-import type { PaymentCrediting } from './crediting.ts';
 import { micros, usdString, ZERO } from './money.ts';
-import type { PaymentOffers } from './offers.ts';
 import type { BillingQuotes, RequirementsQuery } from './quotes.ts';
-import type { BillingRepository } from './repository.ts';
 import type { StripeCheckout } from './stripe.ts';
 import type { PaymentsTable } from './tables.ts';
-import { pendingPayment, type Priced } from './payments.ts';
+import { pendingPayment, type Priced, type RailDeps } from './payments.ts';
 
 /** How long a checkout page takes a payment. */
 export const CHECKOUT_TTL_MS = 30 * 60 * 1000;
@@ -30,13 +26,9 @@ export type CheckoutPage =
 export type StripeCheckoutLink = CheckoutPage | { status: 303; kind: 'redirect'; url: string };
 
 export class CheckoutService {
-  private readonly deps: {
-    repo: BillingRepository;
+  private readonly deps: RailDeps & {
     accounts: BillingAccounts;
     quotes: BillingQuotes;
-    offers: PaymentOffers;
-    crediting: PaymentCrediting;
-    clock: Clock;
     baseUrl: string;
     stripe?: StripeCheckout | null;
   };
@@ -62,8 +54,7 @@ export class CheckoutService {
         'No card processor on this deployment (CELLGATE_CARD_PROCESSOR is off): pay with another rail of GET /v1/billing/payment-options.',
       );
     }
-    const { micros, tier, cellId } = await this.deps.quotes.price(organizationId, query);
-    const what = { intent: query.intent, micros, tier, cellId };
+    const what = { intent: query.intent, ...(await this.deps.quotes.price(organizationId, query)) };
     if (this.processor === 'local' || !this.stripe) return this.open(organizationId, what);
     // With Stripe, the answer is the Checkout Session itself.
     const { payment } = await this.insert(organizationId, what);

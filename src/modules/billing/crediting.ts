@@ -1,15 +1,12 @@
 // Crediting a payment (contract §7), in the transaction that marks it succeeded, whatever its rail:
 // its amount is credited to the ledger (its rail reference makes that once), then its intent
 // applied (lifecycle.ts: what buys a period, what stays on the balance).
-import type { Config } from '../../config.ts';
 import type { Executor } from '../../db/schema.ts';
-import type { Clock } from '../../lib/clock.ts';
 import type { EventsService } from '../events/service.ts';
-import type { BillingAccounts } from './accounts.ts';
+import type { AccountDeps } from './accounts.ts';
 import { buysPeriod, paidPeriodEnd } from './lifecycle.ts';
-import { micros, negated, usdString } from './money.ts';
+import { micros, negated, usdString, type Micros } from './money.ts';
 import { tierOf } from './pricing.ts';
-import type { BillingRepository } from './repository.ts';
 import type { PaymentsTable } from './tables.ts';
 
 /** A payment being credited: its row. */
@@ -19,13 +16,7 @@ type CreditedPayment = Pick<
 >;
 
 export class PaymentCrediting {
-  private readonly deps: {
-    repo: BillingRepository;
-    accounts: BillingAccounts;
-    events: EventsService;
-    clock: Clock;
-    config: Pick<Config, 'prices'>;
-  };
+  private readonly deps: AccountDeps & { events: EventsService };
 
   constructor(deps: PaymentCrediting['deps']) {
     this.deps = deps;
@@ -37,42 +28,27 @@ export class PaymentCrediting {
     const organizationId = payment.organization_id;
     const amount = micros(payment.amount_micros);
     const account = await this.deps.repo.lockAccount(tx, organizationId, nowIso);
-    const reference = `${payment.rail}:${payment.id}`;
-    if (
-      !(await this.deps.repo.appendLedger(tx, {
+    /** A ledger row of this payment, referenced `<prefix>:<payment id>` (once per payment). */
+    const ledger = (kind: string, moved: Micros, description: string, prefix = kind) =>
+      this.deps.repo.appendLedger(tx, {
         organization_id: organizationId,
-        kind: 'payment',
-        amount_micros: amount,
-        reference,
-        description: payment.intent,
-        created_at: nowIso,
-      }))
-    )
-      return;
-    if (payment.intent === 'create_cell') {
-      // The cell is bought now; the next POST /v1/cells consumes the credit.
-      await this.deps.repo.appendLedger(tx, {
-        organization_id: organizationId,
-        kind: 'create_cell',
-        amount_micros: negated(amount),
-        reference: `create_cell:${payment.id}`,
-        description: 'one cell',
+        kind,
+        amount_micros: moved,
+        reference: `${prefix}:${payment.id}`,
+        description,
         created_at: nowIso,
       });
+    if (!(await ledger('payment', amount, payment.intent, payment.rail))) return;
+    if (payment.intent === 'create_cell') {
+      // The cell is bought now; the next POST /v1/cells consumes the credit.
+      await ledger('create_cell', negated(amount), 'one cell');
       await this.deps.repo.addCellCredit(tx, organizationId);
     }
     if (buysPeriod(payment.intent, payment.cell_id)) {
       const tier = tierOf(this.deps.config.prices, payment.tier ?? account.tier);
       // A setup paid with a starting balance buys the period at its price and keeps the rest.
       const period = payment.intent === 'setup' && amount > tier.priceMicros ? tier.priceMicros : amount;
-      await this.deps.repo.appendLedger(tx, {
-        organization_id: organizationId,
-        kind: payment.intent,
-        amount_micros: negated(period),
-        reference: `${payment.intent}:${payment.id}`,
-        description: tier.name,
-        created_at: nowIso,
-      });
+      await ledger(payment.intent, negated(period), tier.name);
       if (payment.intent !== 'setup')
         await this.deps.accounts.cellMonthUsage(
           tx,

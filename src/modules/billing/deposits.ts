@@ -8,7 +8,6 @@ import type { AdminPrincipal } from '../../operations/principals.ts';
 import { createHmac } from 'node:crypto';
 import { transact } from '../../db/transaction.ts';
 import type { Executor } from '../../db/schema.ts';
-import type { Clock } from '../../lib/clock.ts';
 import { ApiError, invalidField, notFound } from '../../lib/errors.ts';
 import { newId } from '../../lib/ids.ts';
 import { pageById, type PageQuery } from '../../lib/pagination.ts';
@@ -16,12 +15,9 @@ import { constantTimeEqualHex } from '../../lib/secrets.ts';
 import { micros, usdString } from './money.ts';
 import type { DepositReport as DepositReportBody } from './deposits-operations.ts';
 import { canonicalAddress } from './networks.ts';
-import type { PaymentCrediting } from './crediting.ts';
-import type { PaymentOffers } from './offers.ts';
-import type { BillingRepository } from './repository.ts';
 import type { OrganizationFinder } from './operator.ts';
 import type { X402DepositsTable } from './tables.ts';
-import { pendingPayment } from './payments.ts';
+import { x402TopUp, type RailDeps } from './payments.ts';
 
 /** A signature older or newer than this (by the injected clock) is refused: no replays. */
 export const DEPOSIT_TOLERANCE_SECONDS = 300;
@@ -47,17 +43,10 @@ export function depositView(row: X402DepositsTable) {
   };
 }
 
-const unsigned = (message: string) =>
-  new ApiError('invalid_request', message, {
-    errors: [{ field: 'X-Cellgate-Signature', code: 'invalid_signature', message }],
-  });
+const unsigned = (message: string) => invalidField('X-Cellgate-Signature', 'invalid_signature', message);
 
 export class DepositsService {
-  private readonly deps: {
-    repo: BillingRepository;
-    offers: PaymentOffers;
-    crediting: PaymentCrediting;
-    clock: Clock;
+  private readonly deps: RailDeps & {
     secret: string | null;
     audit: RecordOperatorAction;
     organizations: OrganizationFinder;
@@ -126,13 +115,7 @@ export class DepositsService {
     let payment = await this.deps.repo.openX402Payment(tx, organizationId, now.toISOString(), amount);
     if (!payment) {
       // Paid as it is opened: a top-up of what arrived.
-      payment = pendingPayment(
-        this.deps.clock,
-        organizationId,
-        'x402',
-        { intent: 'top_up', micros: amount },
-        0,
-      ).payment;
+      payment = x402TopUp(this.deps.clock, organizationId, amount);
       await this.deps.repo.insertPayment(payment, tx);
     }
     if (!(await this.deps.repo.completePayment(tx, payment.id, now.toISOString())))

@@ -4,13 +4,11 @@
 // into the 402 of its intent. With billing off nothing is refused or debited, but usage records
 // are still written.
 import type { Static } from 'typebox';
-import type { Config } from '../../config.ts';
 import type { Executor } from '../../db/schema.ts';
-import type { Clock } from '../../lib/clock.ts';
 import { ApiError } from '../../lib/errors.ts';
 import { newId } from '../../lib/ids.ts';
 import type { ChargesPort, SendCharges } from '../messages/ports.ts';
-import type { BillingAccounts } from './accounts.ts';
+import type { AccountDeps } from './accounts.ts';
 import {
   firstRefusal,
   NO_ACCOUNT,
@@ -24,7 +22,6 @@ import { dollars, micros, minus, negated, plus, times, usdString, ZERO, type Mic
 import type { PaymentDetails, PaymentOffers } from './offers.ts';
 import type { ChargeQuote as ChargeQuoteSchema } from './operations.ts';
 import { amountDue, tierOf, type Prices } from './pricing.ts';
-import type { BillingRepository } from './repository.ts';
 import type { BillingAccount, LedgerEntriesTable, UsageRecordsTable, UsageType } from './tables.ts';
 
 /** An outbound message as billing prices it. */
@@ -68,13 +65,7 @@ export const NO_PHONE_FREE =
   'No phone is free now: once paid, the cell is created but waits in provisioning (no number, no sends) until the operator adds a phone; the money is not returned meanwhile.';
 
 export class BillingEnforcement implements ChargesPort {
-  private readonly deps: {
-    repo: BillingRepository;
-    accounts: BillingAccounts;
-    offers: PaymentOffers;
-    clock: Clock;
-    config: Pick<Config, 'billing' | 'prices'>;
-  };
+  private readonly deps: AccountDeps & { offers: PaymentOffers };
 
   constructor(deps: BillingEnforcement['deps']) {
     this.deps = deps;

@@ -23,7 +23,7 @@ import { PaymentOffers } from './offers.ts';
 import { BillingOperator, type OrganizationFinder } from './operator.ts';
 import type { Invoker } from '../../operations/invoke.ts';
 import type { RecordOperatorAction } from '../admin/audit.ts';
-import { cardOffCause, PaymentCompletion, registerPaymentRequired } from './payment-required.ts';
+import { cardOffCause, PaymentCompletion } from './payment-required.ts';
 import { BillingPeriods } from './periods.ts';
 import { BillingQuotes } from './quotes.ts';
 import { BillingRepository } from './repository.ts';
@@ -119,7 +119,8 @@ export async function build(deps: {
 export function registerConventions(app: App, module: BillingModule, invoker: Invoker): void {
   registerX402(app, module.x402);
   registerMpp(app);
-  registerPaymentRequired(invoker, module.payments);
+  // The completion of every 402 payment_required (of an operation, or of an agent's REST route).
+  invoker.addEnricher(module.payments.enrich);
 }
 
 export function register(app: App, module: BillingModule, rest: RestBinder): void {

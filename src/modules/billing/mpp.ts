@@ -10,18 +10,15 @@
 // (challenge, credential, receipt) and the tempo method's schemas; expiry is ours, by our clock.
 import { Challenge, Credential, PaymentRequest, Receipt } from 'mppx';
 import { transact } from '../../db/transaction.ts';
-import type { Clock } from '../../lib/clock.ts';
 import { ApiError } from '../../lib/errors.ts';
 import { dollars, micros } from './money.ts';
 import { mppRealm, type MppConfig } from './mpp-config.ts';
 import { MPP_CHALLENGE_SECONDS, type MppPort } from './mpp-http.ts';
 import { MethodRefusal, TempoMethod } from './mpp-tempo.ts';
-import type { PaymentCrediting } from './crediting.ts';
 import { INTENTS, type Intent } from './lifecycle.ts';
-import { billingOff, type PaymentDetails, type PaymentOffers } from './offers.ts';
-import type { BillingRepository } from './repository.ts';
+import { billingOff, type PaymentDetails } from './offers.ts';
 import type { PaymentsTable } from './tables.ts';
-import { pendingPayment, pricedOf } from './payments.ts';
+import { pendingPayment, pricedOf, type RailDeps } from './payments.ts';
 
 /** The opaque data a challenge carries (HMAC-bound): base64url JSON on the wire. */
 export function metaOf(challenge: Challenge.Challenge): Record<string, string> {
@@ -35,12 +32,8 @@ export function metaOf(challenge: Challenge.Challenge): Record<string, string> {
 }
 
 export class MppRail implements MppPort {
-  private readonly deps: {
-    repo: BillingRepository;
-    offers: PaymentOffers;
-    crediting: PaymentCrediting;
+  private readonly deps: RailDeps & {
     enabled: boolean;
-    clock: Clock;
     config: MppConfig;
     baseUrl: string;
   };
@@ -84,10 +77,9 @@ export class MppRail implements MppPort {
    */
   async required(organizationId: string, details: PaymentDetails, detail: string): Promise<ApiError> {
     const { secret } = this.deps.config;
-    const now = this.deps.clock.now();
     const priced = pricedOf(details);
-    const expires = new Date(now.getTime() + MPP_CHALLENGE_SECONDS * 1000).toISOString();
     const { payment } = pendingPayment(this.deps.clock, organizationId, 'mpp', priced, MPP_CHALLENGE_SECONDS * 1000);
+    const expires = payment.expires_at;
     await this.deps.repo.insertPayment(payment);
     const meta = { organization_id: organizationId, payment_id: payment.id, intent: details.intent };
     const challenges = this.methods.map((method) =>

@@ -1,17 +1,14 @@
 // The operator's billing actions (admin surface, contract §7): organizations with their billing,
 // manual suspension and reinstatement (lifecycle.ts decides), ledger credits and granted periods;
 // each recorded with the admin token's id in the transaction that makes it.
-import type { Config } from '../../config.ts';
 import type { Executor } from '../../db/schema.ts';
 import { transact } from '../../db/transaction.ts';
-import type { Clock } from '../../lib/clock.ts';
 import { ApiError, invalidField, notFound } from '../../lib/errors.ts';
 import { pageById, type PageQuery } from '../../lib/pagination.ts';
-import type { BillingAccounts } from './accounts.ts';
+import type { AccountDeps } from './accounts.ts';
 import { grantedPeriodEnd, reinstatement, suspension, type Decision, type Standing } from './lifecycle.ts';
 import { dollars, MAX_OPERATOR_CREDIT_MICROS, parseUsd, usdString } from './money.ts';
 import { tierOf } from './pricing.ts';
-import type { BillingRepository } from './repository.ts';
 import type { BillingService } from './service.ts';
 import type { BillingAccount, BillingOperatorActionsTable } from './tables.ts';
 import type { RecordOperatorAction } from '../admin/audit.ts';
@@ -36,12 +33,8 @@ const REFUSALS: Record<string, string> = {
 };
 
 export class BillingOperator {
-  private readonly deps: {
-    repo: BillingRepository;
-    accounts: BillingAccounts;
+  private readonly deps: AccountDeps & {
     billing: BillingService;
-    clock: Clock;
-    config: Pick<Config, 'billing' | 'prices'>;
     audit: RecordOperatorAction;
     organizations: OrganizationFinder;
   };

@@ -6,7 +6,7 @@
 // problem enricher of the operations' invoke, run on the ApiError before anything renders it.
 import { isLoopbackUrl, type Config } from '../../config.ts';
 import { ApiError } from '../../lib/errors.ts';
-import type { Invoker, ProblemEnricher } from '../../operations/invoke.ts';
+import type { ProblemEnricher } from '../../operations/invoke.ts';
 import type { CheckoutService } from './checkout.ts';
 import { parseUsd } from './money.ts';
 import type { PaymentDetails } from './offers.ts';
@@ -90,8 +90,3 @@ const noAgentRail = (checkoutUrl: string | undefined) =>
   checkoutUrl
     ? `No agent payment rail is configured here: a person pays it by card at payment.checkout_url (${checkoutUrl}); then call again.`
     : 'No payment rail is configured here: ask the operator of this deployment.';
-
-/** Registers the completion of every 402 payment_required (of an operation, or of an agent's REST route). */
-export function registerPaymentRequired(invoker: Invoker, completion: PaymentCompletion): void {
-  invoker.addEnricher(completion.enrich);
-}

@@ -5,8 +5,13 @@ import { newId } from '../../lib/ids.ts';
 import { randomBase62, sha256Hex } from '../../lib/secrets.ts';
 import type { Intent } from './lifecycle.ts';
 import { micros, parseUsd, usdString, ZERO, type Micros } from './money.ts';
-import type { PaymentDetails } from './offers.ts';
+import type { PaymentCrediting } from './crediting.ts';
+import type { PaymentDetails, PaymentOffers } from './offers.ts';
+import type { BillingRepository } from './repository.ts';
 import type { PaymentsTable } from './tables.ts';
+
+/** What every rail that takes payments is given: the rows, the offers, the crediting and the clock. */
+export type RailDeps = { repo: BillingRepository; offers: PaymentOffers; crediting: PaymentCrediting; clock: Clock };
 
 /** An intent with its price: what a payment pays for. */
 export type Priced = { intent: Intent; micros: Micros; tier?: string; cellId?: string };
@@ -56,3 +61,7 @@ export function pendingPayment(
   };
   return { payment, token };
 }
+
+/** An x402 top-up of what arrived without a quote of its amount: opened already paid (no time open). */
+export const x402TopUp = (clock: Clock, organizationId: string, amount: Micros) =>
+  pendingPayment(clock, organizationId, 'x402', { intent: 'top_up', micros: amount }, 0).payment;

@@ -1,26 +1,17 @@
 // Period ends (contract §7), the worker step of src/workers/billing-periods.ts: the renewal is
 // debited from the prepaid balance when it covers it (the ledger reference makes it once per
 // period), else the account lapses. lifecycle.ts decides; this reads the facts and writes the answer.
-import type { Config } from '../../config.ts';
 import { transact } from '../../db/transaction.ts';
-import type { Clock } from '../../lib/clock.ts';
 import type { EventsService } from '../events/service.ts';
-import type { BillingAccounts } from './accounts.ts';
+import type { AccountDeps } from './accounts.ts';
 import { atPeriodEnd, GRACE_MS, periodOver } from './lifecycle.ts';
 import { micros, negated, usdNumber, usdString } from './money.ts';
 import { renewalPrice } from './pricing.ts';
-import type { BillingRepository } from './repository.ts';
 
 const PERIOD_BATCH = 100;
 
 export class BillingPeriods {
-  private readonly deps: {
-    repo: BillingRepository;
-    accounts: BillingAccounts;
-    events: EventsService;
-    clock: Clock;
-    config: Pick<Config, 'billing' | 'prices'>;
-  };
+  private readonly deps: AccountDeps & { events: EventsService };
 
   constructor(deps: BillingPeriods['deps']) {
     this.deps = deps;

@@ -42,8 +42,8 @@ export class BillingQuotes {
   /** What an intent costs this organization now, with where to pay it. */
   async requirements(organizationId: string, query: RequirementsQuery): Promise<PaymentDetails> {
     const x402 = this.deps.offers.x402(query.network);
-    const { micros, tier, cellId } = await this.price(organizationId, query);
-    return this.deps.offers.details(query.intent, micros, { tier, cellId }, x402);
+    const { micros, ...what } = await this.price(organizationId, query);
+    return this.deps.offers.details(query.intent, micros, what, x402);
   }
 
   /** The 402 of paying an intent directly (the pay operation, x402 and MPP pay routes): its PaymentDetails. */
@@ -56,11 +56,8 @@ export class BillingQuotes {
   ): Promise<ApiError> {
     if (!this.deps.accounts.enabled) return billingOff();
     const amount_usd = amount === undefined ? undefined : String(amount);
-    const { micros, tier, cellId } = await this.price(organizationId, { ...query, amount_usd });
-    return this.deps.offers.paymentRequired(`Pay ${dollars(micros)} for ${query.intent}.`, query.intent, micros, {
-      tier,
-      cellId,
-    });
+    const { micros, ...what } = await this.price(organizationId, { ...query, amount_usd });
+    return this.deps.offers.paymentRequired(`Pay ${dollars(micros)} for ${query.intent}.`, query.intent, micros, what);
   }
 
   /**

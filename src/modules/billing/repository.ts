@@ -1,5 +1,5 @@
 // The SQL of billing and usage, nothing else.
-import { sql, type InsertResult, type Kysely } from 'kysely';
+import { sql, type ExpressionBuilder, type InsertResult, type Kysely, type UpdateResult } from 'kysely';
 import { isPostgres } from '../../db/migrations/dialect.ts';
 import { prepared, preparedRows } from '../../db/prepared.ts';
 import type { DB, Executor } from '../../db/schema.ts';
@@ -110,6 +110,11 @@ const newAccount = (organizationId: string, now: string) =>
   }) as const;
 
 const inserted = (result: InsertResult) => Number(result.numInsertedOrUpdatedRows ?? 0) > 0;
+const updated = (result: UpdateResult) => Number(result.numUpdatedRows) > 0;
+const usageSums = (eb: ExpressionBuilder<DB, 'usage_records'>) => [
+  eb.fn.sum<number | string>('quantity').as('quantity'),
+  eb.fn.sum<number | string>('amount_micros').as('amount'),
+];
 
 export class BillingRepository {
   readonly db: Kysely<DB>;
@@ -121,12 +126,9 @@ export class BillingRepository {
     this.postgres = isPostgres(db);
   }
 
-  account(ex: Executor, organizationId: string): Promise<BillingAccount | undefined> {
-    return ex
-      .selectFrom('billing_accounts')
-      .selectAll()
-      .where('organization_id', '=', organizationId)
-      .executeTakeFirst();
+  account(ex: Executor, organizationId: string, lock = false): Promise<BillingAccount | undefined> {
+    const query = ex.selectFrom('billing_accounts').selectAll().where('organization_id', '=', organizationId);
+    return (lock && this.postgres ? query.forUpdate() : query).executeTakeFirst();
   }
 
   /** The account row, created inactive when missing, locked for the rest of the transaction on PostgreSQL. */
@@ -136,9 +138,7 @@ export class BillingRepository {
       .values(newAccount(organizationId, now))
       .onConflict((oc) => oc.column('organization_id').doNothing())
       .execute();
-    let query = ex.selectFrom('billing_accounts').selectAll().where('organization_id', '=', organizationId);
-    if (this.postgres) query = query.forUpdate();
-    return query.executeTakeFirstOrThrow();
+    return (await this.account(ex, organizationId, true))!;
   }
 
   async updateAccount(
@@ -253,14 +253,14 @@ export class BillingRepository {
   }
 
   /** Consumes one paid create_cell credit; false when none is left. */
-  async consumeCellCredit(ex: Executor, organizationId: string): Promise<boolean> {
-    const result = await ex
+  consumeCellCredit(ex: Executor, organizationId: string): Promise<boolean> {
+    return ex
       .updateTable('billing_accounts')
       .set({ cell_credits: sql`cell_credits - 1` })
       .where('organization_id', '=', organizationId)
       .where('cell_credits', '>', 0)
-      .executeTakeFirst();
-    return Number(result.numUpdatedRows) > 0;
+      .executeTakeFirst()
+      .then(updated);
   }
 
   async addCellCredit(ex: Executor, organizationId: string): Promise<void> {
@@ -302,14 +302,14 @@ export class BillingRepository {
   }
 
   /** Marks a pending payment succeeded; false when it was not pending (already credited). */
-  async completePayment(ex: Executor, id: string, now: string): Promise<boolean> {
-    const result = await ex
+  completePayment(ex: Executor, id: string, now: string): Promise<boolean> {
+    return ex
       .updateTable('payments')
       .set({ status: 'succeeded', completed_at: now })
       .where('id', '=', id)
       .where('status', '=', 'pending')
-      .executeTakeFirst();
-    return Number(result.numUpdatedRows) > 0;
+      .executeTakeFirst()
+      .then(updated);
   }
 
   /**
@@ -328,14 +328,13 @@ export class BillingRepository {
   }
 
   /** Inserts the claim; false when this organization already claims that (network, address). */
-  async insertWallet(ex: Executor, wallet: X402WalletsTable): Promise<boolean> {
-    return inserted(
-      await ex
-        .insertInto('x402_wallets')
-        .values(wallet)
-        .onConflict((oc) => oc.columns(['organization_id', 'network', 'address']).doNothing())
-        .executeTakeFirst(),
-    );
+  insertWallet(ex: Executor, wallet: X402WalletsTable): Promise<boolean> {
+    return ex
+      .insertInto('x402_wallets')
+      .values(wallet)
+      .onConflict((oc) => oc.columns(['organization_id', 'network', 'address']).doNothing())
+      .executeTakeFirst()
+      .then(inserted);
   }
 
   /** Marks the claim verified. A unique index allows one verified claim per (network, address): a second throws. */
@@ -354,13 +353,13 @@ export class BillingRepository {
     return query.orderBy('id', 'desc').limit(count).execute();
   }
 
-  async deleteWallet(organizationId: string, walletId: string): Promise<boolean> {
-    const result = await this.db
+  deleteWallet(organizationId: string, walletId: string): Promise<boolean> {
+    return this.db
       .deleteFrom('x402_wallets')
       .where('organization_id', '=', organizationId)
       .where('id', '=', walletId)
-      .executeTakeFirst();
-    return Number(result.numDeletedRows) > 0;
+      .executeTakeFirst()
+      .then((result) => Number(result.numDeletedRows) > 0);
   }
 
   private usage(filter: UsageFilter) {
@@ -388,11 +387,7 @@ export class BillingRepository {
   usageByType(filter: UsageFilter) {
     return this.usage(filter)
       .select(['type'])
-      .select((eb) => [
-        eb.fn.sum<number | string>('quantity').as('quantity'),
-        eb.fn.sum<number | string>('amount_micros').as('amount'),
-        eb.fn.countAll<number | string>().as('records'),
-      ])
+      .select((eb) => [...usageSums(eb), eb.fn.countAll<number | string>().as('records')])
       .groupBy('type')
       .execute();
   }
@@ -401,10 +396,7 @@ export class BillingRepository {
     const day = sql<string>`substr(created_at, 1, 10)`;
     return this.usage(filter)
       .select([day.as('day'), 'type'])
-      .select((eb) => [
-        eb.fn.sum<number | string>('quantity').as('quantity'),
-        eb.fn.sum<number | string>('amount_micros').as('amount'),
-      ])
+      .select(usageSums)
       .groupBy([day, 'type'])
       .orderBy(day)
       .orderBy('type')
@@ -438,25 +430,24 @@ export class BillingRepository {
   // Stripe Checkout (stripe.ts).
 
   /** Records the Checkout Session of a payment once; false when it already has one. */
-  async setCheckoutSession(id: string, session: { id: string; url: string; expiresAt: string }): Promise<boolean> {
-    const result = await this.db
+  setCheckoutSession(id: string, session: { id: string; url: string; expiresAt: string }): Promise<boolean> {
+    return this.db
       .updateTable('payments')
       .set({ external_id: session.id, external_url: session.url, expires_at: session.expiresAt })
       .where('id', '=', id)
       .where('external_id', 'is', null)
-      .executeTakeFirst();
-    return Number(result.numUpdatedRows) > 0;
+      .executeTakeFirst()
+      .then(updated);
   }
 
   /** Records a Stripe event id; false when it was already received (a replay). */
-  async insertStripeEvent(ex: Executor, event: StripeEventsTable): Promise<boolean> {
-    return inserted(
-      await ex
-        .insertInto('stripe_events')
-        .values(event)
-        .onConflict((oc) => oc.column('id').doNothing())
-        .executeTakeFirst(),
-    );
+  insertStripeEvent(ex: Executor, event: StripeEventsTable): Promise<boolean> {
+    return ex
+      .insertInto('stripe_events')
+      .values(event)
+      .onConflict((oc) => oc.column('id').doNothing())
+      .executeTakeFirst()
+      .then(inserted);
   }
 
   async setStripeEventOutcome(
@@ -512,27 +503,25 @@ export class BillingRepository {
   }
 
   /** Records an accepted MPP credential; false when its challenge or its proof was recorded before. */
-  async recordMppCredential(ex: Executor, row: MppCredentialsTable): Promise<boolean> {
-    return inserted(
-      await ex
-        .insertInto('mpp_credentials')
-        .values(row)
-        .onConflict((oc) => oc.doNothing())
-        .executeTakeFirst(),
-    );
+  recordMppCredential(ex: Executor, row: MppCredentialsTable): Promise<boolean> {
+    return ex
+      .insertInto('mpp_credentials')
+      .values(row)
+      .onConflict((oc) => oc.doNothing())
+      .executeTakeFirst()
+      .then(inserted);
   }
 
   // x402 deposits (deposits.ts).
 
   /** Inserts the deposit; false when its processor deposit id was already recorded. */
-  async insertDeposit(ex: Executor, deposit: X402DepositsTable): Promise<boolean> {
-    return inserted(
-      await ex
-        .insertInto('x402_deposits')
-        .values(deposit)
-        .onConflict((oc) => oc.column('deposit_id').doNothing())
-        .executeTakeFirst(),
-    );
+  insertDeposit(ex: Executor, deposit: X402DepositsTable): Promise<boolean> {
+    return ex
+      .insertInto('x402_deposits')
+      .values(deposit)
+      .onConflict((oc) => oc.column('deposit_id').doNothing())
+      .executeTakeFirst()
+      .then(inserted);
   }
 
   /** A deposit by our id, or by the processor's (`deposit_id`). */
@@ -541,18 +530,18 @@ export class BillingRepository {
   }
 
   /** Marks a held deposit credited; false when it was not held (assigned meanwhile). */
-  async creditDeposit(
+  creditDeposit(
     ex: Executor,
     id: string,
     values: { organization_id: string; payment_id: string; credited_at: string },
   ): Promise<boolean> {
-    const result = await ex
+    return ex
       .updateTable('x402_deposits')
       .set({ ...values, status: 'credited' })
       .where('id', '=', id)
       .where('status', '=', 'held')
-      .executeTakeFirst();
-    return Number(result.numUpdatedRows) > 0;
+      .executeTakeFirst()
+      .then(updated);
   }
 
   listDeposits(

@@ -5,10 +5,8 @@
 import Stripe from 'stripe';
 import type { StripeConfig } from '../../config.ts';
 import { transact } from '../../db/transaction.ts';
-import type { Clock } from '../../lib/clock.ts';
-import { ApiError } from '../../lib/errors.ts';
-import type { PaymentCrediting } from './crediting.ts';
-import type { BillingRepository } from './repository.ts';
+import { ApiError, invalidField } from '../../lib/errors.ts';
+import type { RailDeps } from './payments.ts';
 import type { PaymentsTable, StripeEventOutcome } from './tables.ts';
 
 /** How old a signed webhook may be (Stripe's default tolerance), in seconds. */
@@ -41,13 +39,7 @@ function client(config: StripeConfig): Stripe {
 }
 
 export class StripeCheckout {
-  private readonly deps: {
-    config: StripeConfig;
-    repo: BillingRepository;
-    crediting: PaymentCrediting;
-    clock: Clock;
-    consoleUrl: string;
-  };
+  private readonly deps: Omit<RailDeps, 'offers'> & { config: StripeConfig; consoleUrl: string };
   private readonly stripe: Stripe;
 
   constructor(deps: StripeCheckout['deps']) {
@@ -115,10 +107,7 @@ export class StripeCheckout {
         error instanceof Stripe.errors.StripeSignatureVerificationError
           ? error.message.split(/\.\s/)[0].trim()
           : 'the body is not a JSON event';
-      const message = `The Stripe-Signature does not verify: ${reason}.`;
-      throw new ApiError('invalid_request', message, {
-        errors: [{ field: 'stripe-signature', code: 'invalid_signature', message }],
-      });
+      throw invalidField('stripe-signature', 'invalid_signature', `The Stripe-Signature does not verify: ${reason}.`);
     }
   }
 

@@ -66,21 +66,16 @@ export class UsageService {
   async summary(organizationId: string, query: UsageRange) {
     const range = this.range(query);
     const rows = await this.deps.repo.usageByType({ organizationId, ...range });
-    const types = USAGE_TYPES.map((type) => {
+    const by_type = USAGE_TYPES.map((type) => {
       const row = rows.find((r) => r.type === type);
       return {
         type,
         quantity: Number(row?.quantity ?? 0),
         records: Number(row?.records ?? 0),
-        amount_micros: Number(row?.amount ?? 0),
+        amount_usd: usdExact(Number(row?.amount ?? 0)),
       };
     });
-    const total = types.reduce((sum, t) => sum + t.amount_micros, 0);
-    return {
-      ...range,
-      amount_usd: usdExact(total),
-      by_type: types.map(({ amount_micros, ...t }) => ({ ...t, amount_usd: usdExact(amount_micros) })),
-    };
+    return { ...range, amount_usd: usdExact(rows.reduce((sum, row) => sum + Number(row.amount), 0)), by_type };
   }
 
   async daily(organizationId: string, query: UsageRange) {

@@ -11,17 +11,14 @@ import type { PaymentPayload, PaymentRequirements, SettleResponse } from '@x402/
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { transact } from '../../db/transaction.ts';
 import { onFirstUse } from '../../lib/on-first-use.ts';
-import type { Clock } from '../../lib/clock.ts';
 import { ApiError } from '../../lib/errors.ts';
 import { hookList } from '../../http/auth.ts';
 import type { App } from '../../http/types.ts';
 import { micros, parseUsd } from './money.ts';
 import { chainOf, NETWORKS, type Network } from './networks.ts';
-import type { PaymentCrediting } from './crediting.ts';
-import { billingOff, type PaymentDetails, type PaymentOffers } from './offers.ts';
-import type { BillingRepository } from './repository.ts';
+import { billingOff, type PaymentDetails } from './offers.ts';
 import type { PaymentsTable } from './tables.ts';
-import { paidOf, pendingPayment, pricedOf } from './payments.ts';
+import { paidOf, pendingPayment, pricedOf, x402TopUp, type RailDeps } from './payments.ts';
 import { settlementKeys } from './x402-keys.ts';
 
 /** @x402/core's facilitator client and header codecs, loaded on the first x402 payment. */
@@ -68,12 +65,8 @@ const settledPayments = new WeakMap<FastifyRequest, ReturnType<typeof paidOf>>()
 export const paidBy = (request: FastifyRequest) => settledPayments.get(request);
 
 export class X402Settlement {
-  private readonly deps: {
-    repo: BillingRepository;
-    offers: PaymentOffers;
-    crediting: PaymentCrediting;
+  private readonly deps: RailDeps & {
     enabled: boolean;
-    clock: Clock;
     testnet: boolean;
     facilitatorUrl: string | null;
     facilitatorTimeoutMs: number;
@@ -186,13 +179,7 @@ export class X402Settlement {
       if (!(await this.deps.repo.completePayment(tx, quote.id, at))) {
         // Another payload paid this quote meanwhile: what this one moved is kept, as a top-up.
         paid = {
-          ...pendingPayment(
-            this.deps.clock,
-            organizationId,
-            'x402',
-            { intent: 'top_up', micros: micros(quote.amount_micros) },
-            0,
-          ).payment,
+          ...x402TopUp(this.deps.clock, organizationId, micros(quote.amount_micros)),
           status: 'succeeded',
           completed_at: at,
         };

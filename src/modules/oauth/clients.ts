@@ -217,8 +217,6 @@ export type Unresolved = { problem: string; busy?: true };
 
 export class OAuthClients {
   private readonly deps: ConstructorParameters<typeof OAuthClients>[0];
-  private readonly repo: OAuthRepository;
-  private readonly clock: Clock;
   private readonly maxFetches: number;
   /** Document URLs whose last fetch failed: the reason, until when it is repeated without fetching. */
   private readonly failures = new Map<string, { problem: string; until: number }>();
@@ -234,8 +232,6 @@ export class OAuthClients {
     maxConcurrentFetches?: number;
   }) {
     this.deps = deps;
-    this.repo = deps.repo;
-    this.clock = deps.clock;
     this.maxFetches = deps.maxConcurrentFetches ?? MAX_CONCURRENT_FETCHES;
   }
 
@@ -247,18 +243,17 @@ export class OAuthClients {
       allScopes: this.deps.allScopes,
       document: false,
     });
-    const now = this.clock.now();
-    const iso = now.toISOString();
+    const now = this.deps.clock.now();
     const secret = metadata.authMethod === 'none' ? null : newSecret(CLIENT_SECRET_PREFIX);
     const row = clientRow(
-      newId('ocl', this.clock, now),
+      newId('ocl', this.deps.clock, now),
       'registered',
       metadata,
       secret ? sha256Hex(secret) : null,
-      iso,
+      now.toISOString(),
       null,
     );
-    await this.repo.insertClient(row);
+    await this.deps.repo.insertClient(row);
     return {
       client_id: row.id,
       ...(secret ? { client_secret: secret, client_secret_expires_at: 0 } : {}),
@@ -279,8 +274,8 @@ export class OAuthClients {
    */
   async resolve(clientId: string): Promise<{ client: Client } | Unresolved> {
     if (clientId.length > 2048) return { problem: 'The client_id is not a registered client.' };
-    const row = await this.repo.findClient(clientId);
-    const now = this.clock.now();
+    const row = await this.deps.repo.findClient(clientId);
+    const now = this.deps.clock.now();
     if (row && (row.kind === 'registered' || (row.expires_at !== null && row.expires_at > now.toISOString())))
       return { client: clientOf(row) };
     if (!isDocumentClientId(clientId)) return { problem: 'The client_id is not a registered client.' };
@@ -302,7 +297,7 @@ export class OAuthClients {
 
   private async fetchDocumentClient(clientId: string): Promise<{ client: Client } | Unresolved> {
     const outcome = await this.fetchAndParse(clientId);
-    const now = this.clock.now();
+    const now = this.deps.clock.now();
     if ('problem' in outcome) {
       // Bounded: a flood of distinct bad URLs only empties the cache early.
       if (this.failures.size >= MAX_CACHED_FAILURES) this.failures.clear();
@@ -318,7 +313,7 @@ export class OAuthClients {
       now.toISOString(),
       new Date(now.getTime() + DOCUMENT_CACHE_MS).toISOString(),
     );
-    await this.repo.upsertDocumentClient(document);
+    await this.deps.repo.upsertDocumentClient(document);
     return { client: clientOf(document) };
   }
 

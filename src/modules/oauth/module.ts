@@ -53,21 +53,17 @@ export function build(deps: {
 }): OAuthModule {
   const repo = new OAuthRepository(deps.db);
   const clients = new OAuthClients({
+    ...deps,
     repo,
-    clock: deps.clock,
-    allScopes: deps.allScopes,
     lookup: deps.options?.lookup ?? systemLookup,
     fetch: deps.options?.fetchDocument ?? documentFetcher({ deadlineMs: deps.options?.documentDeadlineMs }),
     maxConcurrentFetches: deps.options?.maxConcurrentFetches,
   });
   // The MCP endpoint's metadata lists the scopes its tools use (a constant table, no service).
   const oauth = new OAuthService({
+    ...deps,
     repo,
-    clock: deps.clock,
     clients,
-    baseUrl: deps.baseUrl,
-    consoleUrl: deps.consoleUrl,
-    allScopes: deps.allScopes,
     resourceScopes: { mcp: MCP_SCOPES },
   });
   const revocations = deps.pgClient
@@ -102,13 +98,6 @@ export function register(
     app.addHook('onReady', () => revocations.start());
     app.addHook('onClose', () => revocations.stop());
   }
-  registerProtocolRoutes(app, {
-    oauth: module.oauth,
-    clients: module.clients,
-    docsUrl: deps.docsUrl,
-    limiter: deps.limiter,
-    now: deps.now,
-    limits: module.addressLimits,
-  });
+  registerProtocolRoutes(app, { ...module, ...deps, limits: module.addressLimits });
   registerConsentRoutes(app, deps.rest, consentOperations(module.oauth));
 }

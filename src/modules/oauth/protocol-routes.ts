@@ -15,7 +15,7 @@ import type { Bucket } from '../../lib/rate-limit-policy.ts';
 import { MAX_METADATA_BYTES, type OAuthClients, type PresentedClient } from './clients.ts';
 import { OAuthError } from './errors.ts';
 import { errorPage, PAGE_HEADERS } from './pages.ts';
-import type { OAuthService, Params } from './service.ts';
+import { serverMetadata, type OAuthService, type Params } from './service.ts';
 
 const NO_STORE = { 'cache-control': 'no-store', pragma: 'no-cache' };
 const FORM_LIMIT = 16 * 1024;
@@ -90,51 +90,21 @@ function presentedClient(request: FastifyRequest, params: Params): PresentedClie
   };
 }
 
+const SERVER_EXAMPLE = serverMetadata(
+  'https://api.cellgate.example',
+  ['cells:read', 'messages:send'],
+  'https://api.cellgate.example/docs',
+);
+
+/** Read off the example: every field of the metadata is a string, a list of strings or a flag. */
 const ServerMetadata = Type.Object(
-  {
-    issuer: Type.String(),
-    authorization_endpoint: Type.String(),
-    token_endpoint: Type.String(),
-    registration_endpoint: Type.String(),
-    introspection_endpoint: Type.String(),
-    revocation_endpoint: Type.String(),
-    scopes_supported: Type.Array(Type.String()),
-    response_types_supported: Type.Array(Type.String()),
-    response_modes_supported: Type.Array(Type.String()),
-    grant_types_supported: Type.Array(Type.String()),
-    token_endpoint_auth_methods_supported: Type.Array(Type.String()),
-    introspection_endpoint_auth_methods_supported: Type.Array(Type.String()),
-    revocation_endpoint_auth_methods_supported: Type.Array(Type.String()),
-    code_challenge_methods_supported: Type.Array(Type.String()),
-    service_documentation: Type.String(),
-    authorization_response_iss_parameter_supported: Type.Boolean(),
-    client_id_metadata_document_supported: Type.Boolean(),
-  },
-  {
-    $id: 'OAuthServerMetadata',
-    description: 'RFC 8414 authorization server metadata.',
-    examples: [
-      {
-        issuer: 'https://api.cellgate.example',
-        authorization_endpoint: 'https://api.cellgate.example/oauth/authorize',
-        token_endpoint: 'https://api.cellgate.example/oauth/token',
-        registration_endpoint: 'https://api.cellgate.example/oauth/register',
-        introspection_endpoint: 'https://api.cellgate.example/oauth/introspect',
-        revocation_endpoint: 'https://api.cellgate.example/oauth/revoke',
-        scopes_supported: ['cells:read', 'messages:send'],
-        response_types_supported: ['code'],
-        response_modes_supported: ['query'],
-        grant_types_supported: ['authorization_code', 'refresh_token'],
-        token_endpoint_auth_methods_supported: ['client_secret_basic', 'client_secret_post', 'none'],
-        introspection_endpoint_auth_methods_supported: ['client_secret_basic', 'client_secret_post', 'none'],
-        revocation_endpoint_auth_methods_supported: ['client_secret_basic', 'client_secret_post', 'none'],
-        code_challenge_methods_supported: ['S256'],
-        service_documentation: 'https://api.cellgate.example/docs',
-        authorization_response_iss_parameter_supported: true,
-        client_id_metadata_document_supported: true,
-      },
-    ],
-  },
+  Object.fromEntries(
+    Object.entries(SERVER_EXAMPLE).map(([name, value]) => [
+      name,
+      typeof value === 'boolean' ? Type.Boolean() : Array.isArray(value) ? Type.Array(Type.String()) : Type.String(),
+    ]),
+  ),
+  { $id: 'OAuthServerMetadata', description: 'RFC 8414 authorization server metadata.', examples: [SERVER_EXAMPLE] },
 );
 
 const ResourceMetadata = Type.Object(

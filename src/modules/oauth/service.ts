@@ -69,6 +69,30 @@ function pkceChallenge(verifier: string): string {
   return createHash('sha256').update(verifier).digest('base64url');
 }
 
+/** RFC 8414 authorization server metadata of the server at `issuer`. */
+export function serverMetadata(issuer: string, scopes: string[], docsUrl: string) {
+  const methods = ['client_secret_basic', 'client_secret_post', 'none'];
+  return {
+    issuer,
+    authorization_endpoint: `${issuer}/oauth/authorize`,
+    token_endpoint: `${issuer}/oauth/token`,
+    registration_endpoint: `${issuer}/oauth/register`,
+    introspection_endpoint: `${issuer}/oauth/introspect`,
+    revocation_endpoint: `${issuer}/oauth/revoke`,
+    scopes_supported: scopes,
+    response_types_supported: ['code'],
+    response_modes_supported: ['query'],
+    grant_types_supported: ['authorization_code', 'refresh_token'],
+    token_endpoint_auth_methods_supported: methods,
+    introspection_endpoint_auth_methods_supported: methods,
+    revocation_endpoint_auth_methods_supported: methods,
+    code_challenge_methods_supported: ['S256'],
+    service_documentation: `${docsUrl}`,
+    authorization_response_iss_parameter_supported: true,
+    client_id_metadata_document_supported: true,
+  };
+}
+
 /**
  * A positive access-token lookup is kept at most this long. Every revocation clears the cache at
  * once, in this process and, on PostgreSQL, in every other (NOTIFY, see module.ts); the bound only
@@ -77,35 +101,28 @@ function pkceChallenge(verifier: string): string {
 export const TOKEN_CACHE_MS = 5_000;
 
 export class OAuthService {
+  private readonly deps: {
+    repo: OAuthRepository;
+    clock: Clock;
+    clients: OAuthClients;
+    /** The issuer: the base URL of the API. */
+    baseUrl: string;
+    consoleUrl: string;
+    allScopes: string[];
+    /** The scopes a resource's metadata lists when it uses fewer than all (the MCP tools'). */
+    resourceScopes?: Partial<Record<BearerResource, readonly string[]>>;
+  };
   private readonly repo: OAuthRepository;
   private readonly tokenCache = new Map<string, { principal: AgentPrincipal; until: number }>();
   private readonly db: Kysely<DB>;
   private readonly clock: Clock;
-  private readonly clients: OAuthClients;
-  private readonly issuer: string;
-  private readonly consoleUrl: string;
-  private readonly allScopes: string[];
-  /** The scopes a resource's metadata lists when it uses fewer than all (the MCP tools'). */
-  private readonly resourceScopes: Partial<Record<BearerResource, readonly string[]>>;
   readonly resources: Record<BearerResource, string>;
 
-  constructor(deps: {
-    repo: OAuthRepository;
-    clock: Clock;
-    clients: OAuthClients;
-    baseUrl: string;
-    consoleUrl: string;
-    allScopes: string[];
-    resourceScopes?: Partial<Record<BearerResource, readonly string[]>>;
-  }) {
+  constructor(deps: OAuthService['deps']) {
+    this.deps = deps;
     this.repo = deps.repo;
     this.db = deps.repo.db;
     this.clock = deps.clock;
-    this.clients = deps.clients;
-    this.issuer = deps.baseUrl;
-    this.consoleUrl = deps.consoleUrl;
-    this.allScopes = deps.allScopes;
-    this.resourceScopes = deps.resourceScopes ?? {};
     this.resources = { v1: `${deps.baseUrl}/v1`, mcp: `${deps.baseUrl}/mcp` };
     this.repo.onRevocation(() => this.forgetTokens());
   }
@@ -119,34 +136,15 @@ export class OAuthService {
 
   /** RFC 8414 authorization server metadata. */
   serverMetadata(docsUrl: string) {
-    const methods = ['client_secret_basic', 'client_secret_post', 'none'];
-    return {
-      issuer: this.issuer,
-      authorization_endpoint: `${this.issuer}/oauth/authorize`,
-      token_endpoint: `${this.issuer}/oauth/token`,
-      registration_endpoint: `${this.issuer}/oauth/register`,
-      introspection_endpoint: `${this.issuer}/oauth/introspect`,
-      revocation_endpoint: `${this.issuer}/oauth/revoke`,
-      scopes_supported: this.allScopes,
-      response_types_supported: ['code'],
-      response_modes_supported: ['query'],
-      grant_types_supported: ['authorization_code', 'refresh_token'],
-      token_endpoint_auth_methods_supported: methods,
-      introspection_endpoint_auth_methods_supported: methods,
-      revocation_endpoint_auth_methods_supported: methods,
-      code_challenge_methods_supported: ['S256'],
-      service_documentation: `${docsUrl}`,
-      authorization_response_iss_parameter_supported: true,
-      client_id_metadata_document_supported: true,
-    };
+    return serverMetadata(this.deps.baseUrl, this.deps.allScopes, docsUrl);
   }
 
   /** RFC 9728 protected resource metadata of the REST API or the MCP endpoint. */
   resourceMetadata(resource: BearerResource, docsUrl: string) {
     return {
       resource: this.resources[resource],
-      authorization_servers: [this.issuer],
-      scopes_supported: [...(this.resourceScopes[resource] ?? this.allScopes)],
+      authorization_servers: [this.deps.baseUrl],
+      scopes_supported: [...(this.deps.resourceScopes?.[resource] ?? this.deps.allScopes)],
       bearer_methods_supported: ['header'],
       resource_name: resource === 'v1' ? 'Cellgate REST API' : 'Cellgate MCP endpoint',
       resource_documentation: docsUrl,
@@ -163,7 +161,7 @@ export class OAuthService {
     const clientId = params.client_id;
     if (typeof clientId !== 'string' || clientId === '')
       return { kind: 'page', message: 'The request has no client_id (or repeats it).' };
-    const resolved = await this.clients.resolve(clientId);
+    const resolved = await this.deps.clients.resolve(clientId);
     // Too many document fetches at once: a 503 page, since no redirect URI is known good yet.
     if ('busy' in resolved)
       return { kind: 'page', message: resolved.problem, status: 503, headers: { 'retry-after': '1' } };
@@ -179,7 +177,7 @@ export class OAuthService {
       typeof params.state === 'string' && params.state.length <= MAX_STATE_LENGTH ? params.state : undefined;
     try {
       const id = await this.storeRequest(client, redirectUri, params);
-      const consent = new URL(`${this.consoleUrl}/consent`);
+      const consent = new URL(`${this.deps.consoleUrl}/consent`);
       consent.searchParams.set('request', id);
       return { kind: 'redirect', location: consent.toString() };
     } catch (error) {
@@ -243,7 +241,7 @@ export class OAuthService {
   }
 
   private requestedScopes(client: Client, scope: string | undefined): string[] {
-    const allowed = client.scopes ?? this.allScopes;
+    const allowed = client.scopes ?? this.deps.allScopes;
     if (scope === undefined) return allowed;
     const scopes = [...new Set(scopeList(scope))];
     const unknown = scopes.find((s) => !allowed.includes(s));
@@ -255,7 +253,7 @@ export class OAuthService {
   /** The redirect URI with the authorization response parameters, always with `iss` (RFC 9207). */
   private responseUrl(redirectUri: string, params: Record<string, string | undefined>): string {
     const url = new URL(redirectUri);
-    for (const [name, value] of Object.entries({ ...params, iss: this.issuer }))
+    for (const [name, value] of Object.entries({ ...params, iss: this.deps.baseUrl }))
       if (value !== undefined) url.searchParams.set(name, value);
     return url.toString();
   }
@@ -281,7 +279,7 @@ export class OAuthService {
   async describeRequest(organizationId: string, requestId: string) {
     const row = await this.repo.findRequest(this.db, requestId);
     if (!row || !(await this.repo.claimRequest(requestId, organizationId))) throw notFound('authorization request');
-    const resolved = await this.clients.resolve(row.client_id);
+    const resolved = await this.deps.clients.resolve(row.client_id);
     const client = 'client' in resolved ? resolved.client : null;
     return {
       id: row.id,
@@ -339,7 +337,7 @@ export class OAuthService {
 
   async token(params: Params, presented: PresentedClient) {
     const grantType = required(params, 'grant_type');
-    const client = await this.clients.authenticate(presented);
+    const client = await this.deps.clients.authenticate(presented);
     if (grantType === 'authorization_code') return this.exchangeCode(client, params);
     if (grantType === 'refresh_token') return this.refresh(client, params);
     throw new OAuthError('unsupported_grant_type', 'grant_type must be authorization_code or refresh_token.');
@@ -480,7 +478,7 @@ export class OAuthService {
   /** RFC 7662: active only for a live token of the calling client; anything else is inactive. */
   async introspect(params: Params, presented: PresentedClient) {
     const token = required(params, 'token');
-    const client = await this.clients.authenticate(presented);
+    const client = await this.deps.clients.authenticate(presented);
     const row = await this.repo.findToken(sha256Hex(token));
     const now = this.clock.now().toISOString();
     if (!row || row.client_id !== client.id || row.revoked_at !== null || row.used_at !== null || row.expires_at <= now)
@@ -494,7 +492,7 @@ export class OAuthService {
       iat: seconds(row.created_at),
       sub: row.organization_id,
       aud: row.resource,
-      iss: this.issuer,
+      iss: this.deps.baseUrl,
       jti: row.id,
     };
   }
@@ -505,7 +503,7 @@ export class OAuthService {
    */
   async revoke(params: Params, presented: PresentedClient): Promise<void> {
     const token = required(params, 'token');
-    const client = await this.clients.authenticate(presented);
+    const client = await this.deps.clients.authenticate(presented);
     const row = await this.repo.findToken(sha256Hex(token));
     if (!row || row.client_id !== client.id) return;
     const now = this.clock.now().toISOString();
