@@ -11,14 +11,8 @@ import { transact } from '../../db/transaction.ts';
 import type { EnrollmentsRepository } from './enrollments-repository.ts';
 import type { Executor } from '../../db/schema.ts';
 import { isUniqueViolation } from '../../db/errors.ts';
-import type { RecordOperatorAction } from '../admin/audit.ts';
-import {
-  DEVICE_KEY_PREFIX,
-  numberTaken,
-  type DeviceSettings,
-  type DevicesService,
-  type OperatorBy,
-} from './service.ts';
+import { recorderOf, type OperatorBy, type RecordOperatorAction } from '../admin/audit.ts';
+import { DEVICE_KEY_PREFIX, numberTaken, type DeviceSettings, type DevicesService } from './service.ts';
 import type { DeviceEnrollmentsTable, DeviceSimsTable } from './tables.ts';
 
 export const ENROLLMENT_TOKEN_PREFIX = 'cg_enr_';
@@ -67,19 +61,11 @@ export class EnrollmentsService {
 
   constructor(deps: EnrollmentsDeps) {
     this.deps = deps;
+    this.record = recorderOf(deps.audit, 'enrollment');
   }
 
   /** An operator's action on an enrollment, in the operator audit log (in the action's transaction). */
-  private record(tx: Executor, by: OperatorBy, action: string, id: string, detail?: Record<string, unknown>) {
-    return this.deps.audit(tx, {
-      actor: by.actor,
-      action,
-      targetType: 'enrollment',
-      targetId: id,
-      reason: by.reason ?? null,
-      detail,
-    });
-  }
+  private readonly record: ReturnType<typeof recorderOf>;
 
   async create(input: DeviceSettings, by: OperatorBy) {
     const now = this.deps.clock.now();

@@ -85,7 +85,6 @@ export const WEBHOOK_EVENTS = [
   'mms:received',
   'system:ping',
 ] as const;
-export type WebhookEvent = (typeof WEBHOOK_EVENTS)[number];
 
 /** The path the app posts every webhook to (one for all: the body names its event). */
 export const WEBHOOK_PATH = '/webhooks/events';

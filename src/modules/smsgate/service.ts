@@ -8,9 +8,8 @@ import { ApiError, invalidField } from '../../lib/errors.ts';
 import { checkTextSafety } from '../../operations/text-safety.ts';
 import { compileBody } from '../../operations/validate.ts';
 import type { Clock } from '../../lib/clock.ts';
-import type { DevicesService } from '../devices/service.ts';
+import type { DevicesService, Phone } from '../devices/service.ts';
 import { simRows, type EnrollmentCredential, type EnrollmentsService, type SimCard } from '../devices/enrollments.ts';
-import type { DeviceSimsTable, DevicesTable } from '../devices/tables.ts';
 import type { DeliveryService } from '../messages/delivery.ts';
 import type { InboundService } from '../messages/inbound.ts';
 import type { DeviceReport } from '../messages/lifecycle.ts';
@@ -241,12 +240,9 @@ export class SmsgateService {
     const phone =
       typeof deviceId === 'string' && deviceId.length <= 64 ? await this.deps.devices.phone(deviceId) : undefined;
     // One answer for an unknown phone, a body naming none and a bad signature: nothing tells which ids exist.
-    const key = phone?.device.signing_key ?? null;
-    const problem =
-      key === null
-        ? 'The webhook is not signed by a known phone.'
-        : signatureProblem(key, raw, headers, this.deps.clock.now().getTime());
-    if (problem || !phone) throw unsigned(problem ?? 'The webhook is not signed by a known phone.');
+    if (!phone?.device.signing_key) throw unsigned('The webhook is not signed by a known phone.');
+    const problem = signatureProblem(phone.device.signing_key, raw, headers, this.deps.clock.now().getTime());
+    if (problem) throw unsigned(problem);
     checkTextSafety(raw, parsed);
     if (!isWebhookBody(parsed))
       throw new ApiError(
@@ -257,12 +253,7 @@ export class SmsgateService {
     return this.apply(phone, parsed.id, parsed.event, parsed.payload);
   }
 
-  private async apply(
-    phone: { device: DevicesTable; sims: DeviceSimsTable[] },
-    eventId: string,
-    event: string,
-    payload: Record<string, unknown>,
-  ): Promise<void> {
+  private async apply(phone: Phone, eventId: string, event: string, payload: Record<string, unknown>): Promise<void> {
     const deviceId = phone.device.id;
     switch (event) {
       case 'sms:received':
@@ -321,7 +312,7 @@ export class SmsgateService {
    * cell a 409 that stores nothing. The number is not learnt from the payload's recipient
    * (docs/decisions.md): a line's number comes from the operator, or from a full number at sign-in.
    */
-  private requireCellLine(phone: { device: DevicesTable; sims: DeviceSimsTable[] }, simNumber: unknown): void {
+  private requireCellLine(phone: Phone, simNumber: unknown): void {
     if (simNumber === undefined || simNumber === null) return;
     const line = phone.sims.find((sim) => sim.sim_number === simNumber);
     if (!line)
