@@ -4,7 +4,7 @@ import type { Static } from 'typebox';
 import type { Executor } from '../../db/schema.ts';
 import { ApiError, invalidField, notFound } from '../../lib/errors.ts';
 import { pageById, type PageQuery } from '../../lib/pagination.ts';
-import type { AdminPrincipal, DevicePrincipal } from '../../operations/principals.ts';
+import type { DevicePrincipal } from '../../operations/principals.ts';
 import type { Clock } from '../../lib/clock.ts';
 import { newId } from '../../lib/ids.ts';
 import { constantTimeEqualHex, displayPrefix, newSecret, sha256Hex } from '../../lib/secrets.ts';
