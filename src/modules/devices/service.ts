@@ -70,6 +70,9 @@ export interface DeviceAssignment {
   lines: DeviceLine[];
 }
 
+/** A SIM line as a phone reports it, before it carries a cell. */
+export type SimLine = Omit<DeviceSimsTable, 'device_id' | 'cell_id'>;
+
 /** A phone of the SMSGate app with its SIM lines. */
 export interface Phone {
   device: DevicesTable;
@@ -260,7 +263,7 @@ export class DevicesService {
   async insertEnrolled(
     tx: Executor,
     input: DeviceSettings,
-    lines: readonly Omit<DeviceSimsTable, 'device_id' | 'cell_id'>[],
+    lines: readonly SimLine[],
     extra: { token: string; signingKey: string; pushToken: string | null },
     by: OperatorBy,
   ): Promise<DevicesTable> {
@@ -487,7 +490,8 @@ export class DevicesService {
       return true;
     });
     if (removed) {
-      this.forget(id);
+      this.lastTouch.delete(id);
+      this.forgetAssignment(id);
       await this.history.forget(id);
       return;
     }
@@ -692,10 +696,7 @@ export class DevicesService {
    * leaves the line out; a line without a number takes a full number the app reports, if no other
    * phone or line carries it. What the app shows where it gives no usable number is kept as a hint.
    */
-  async saveAppState(
-    deviceId: string,
-    state: { pushToken?: string | null; sims?: Omit<DeviceSimsTable, 'device_id' | 'cell_id'>[] },
-  ): Promise<void> {
+  async saveAppState(deviceId: string, state: { pushToken?: string | null; sims?: SimLine[] }): Promise<void> {
     const numbered = await transact(this.repo.db, async (tx) => {
       if (state.pushToken !== undefined) await this.repo.setPushToken(tx, deviceId, state.pushToken);
       if (!state.sims) return false;
@@ -825,10 +826,5 @@ export class DevicesService {
     const deviceId = await this.repo.unassign(tx, cellId, this.clock.now().toISOString());
     if (deviceId) this.forgetAssignment(deviceId);
     return deviceId;
-  }
-
-  private forget(deviceId: string): void {
-    this.lastTouch.delete(deviceId);
-    this.assignments.delete(deviceId);
   }
 }
