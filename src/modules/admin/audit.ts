@@ -29,6 +29,18 @@ export interface OperatorAction {
 /** What other modules call (billing, devices, the operator console): one record, in their transaction. */
 export type RecordOperatorAction = (ex: Executor, action: OperatorAction) => Promise<void>;
 
+/** Who makes an operator action, and why (kept in the operator audit log). */
+export interface OperatorBy {
+  actor: AdminPrincipal;
+  reason?: string | null;
+}
+
+/** A service's record of its actions on one type of target: `record(tx, by, action, id, detail?)`. */
+export const recorderOf =
+  (audit: RecordOperatorAction, targetType: string) =>
+  (ex: Executor, by: OperatorBy, action: string, targetId: string, detail?: Record<string, unknown>) =>
+    audit(ex, { actor: by.actor, action, targetType, targetId, reason: by.reason ?? null, detail });
+
 export function auditView(row: OperatorAuditTable) {
   return {
     id: row.id,

@@ -9,23 +9,16 @@ export class AdminRepository {
     this.db = db;
   }
 
+  private activeTokens() {
+    return this.db.selectFrom('admin_tokens').where('revoked_at', 'is', null);
+  }
+
   findActiveToken(tokenHash: string) {
-    return this.db
-      .selectFrom('admin_tokens')
-      .selectAll()
-      .where('token_hash', '=', tokenHash)
-      .where('revoked_at', 'is', null)
-      .executeTakeFirst();
+    return this.activeTokens().selectAll().where('token_hash', '=', tokenHash).executeTakeFirst();
   }
 
   async isTokenActive(id: string): Promise<boolean> {
-    const row = await this.db
-      .selectFrom('admin_tokens')
-      .select('id')
-      .where('id', '=', id)
-      .where('revoked_at', 'is', null)
-      .executeTakeFirst();
-    return row !== undefined;
+    return (await this.activeTokens().select('id').where('id', '=', id).executeTakeFirst()) !== undefined;
   }
 
   async insertToken(row: AdminTokensTable): Promise<void> {

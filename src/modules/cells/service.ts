@@ -10,6 +10,7 @@ import type { DevicesService } from '../devices/service.ts';
 import { capabilitiesView } from '../devices/capabilities.ts';
 import type { DevicesTable } from '../devices/tables.ts';
 import type { EventsService } from '../events/service.ts';
+import type { EventType } from '../events/types.ts';
 import type { CellRecord, CellsRepository } from './repository.ts';
 import type { CellStatus } from './tables.ts';
 import { parseQuietHours, requireQuietHours, type QuietHours } from '../../lib/quiet-hours.ts';
@@ -30,6 +31,7 @@ export type CellAdmission = (
 ) => Promise<void>;
 
 export type CellView = ReturnType<typeof cellView>;
+type CellEventType = Extract<EventType, `cell.${string}`>;
 
 /**
  * Whether the cell's phone sends (contract §11): paused by the operator, quarantined (it looks
@@ -315,11 +317,7 @@ export class CellsService {
   }
 
   /** The event for every cell the phone carries (both SIM lines' on a dual-SIM phone). */
-  private async recordEachCell(
-    tx: Executor,
-    device: DevicesTable,
-    type: 'cell.updated' | 'cell.online' | 'cell.offline',
-  ) {
+  private async recordEachCell(tx: Executor, device: DevicesTable, type: CellEventType) {
     for (const cellId of await this.devices.cellsCarried(tx, device)) await this.recordEvent(tx, cellId, type);
   }
 
@@ -350,11 +348,7 @@ export class CellsService {
   }
 
   /** Emits a cell event carrying the cell's current view (read inside the transaction); returns the view. */
-  private async recordEvent(
-    tx: Executor,
-    cellId: string,
-    type: 'cell.created' | 'cell.updated' | 'cell.deleted' | 'cell.online' | 'cell.offline',
-  ): Promise<CellView> {
+  private async recordEvent(tx: Executor, cellId: string, type: CellEventType): Promise<CellView> {
     const record = await this.repo.find(tx, cellId);
     if (!record) throw new Error(`cell ${cellId} vanished inside its own transaction`);
     const view = cellView(record);

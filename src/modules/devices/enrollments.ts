@@ -2,39 +2,23 @@
 // 6-digit code (10 minutes), kept as hashes only; the app signs in with either and becomes a
 // device with one line per SIM card, its own device token and the key it signs its webhooks with.
 import type { Clock } from '../../lib/clock.ts';
-import { ApiError, invalidField, notFound } from '../../lib/errors.ts';
+import { ApiError, notFound } from '../../lib/errors.ts';
 import { newId } from '../../lib/ids.ts';
 import { pageById, type PageQuery } from '../../lib/pagination.ts';
-import { normalizePhone } from '../../lib/phone.ts';
 import { newSecret, randomBase62, sha256Hex, sixDigitCode } from '../../lib/secrets.ts';
 import { transact } from '../../db/transaction.ts';
 import type { EnrollmentsRepository } from './enrollments-repository.ts';
 import type { Executor } from '../../db/schema.ts';
 import { isUniqueViolation } from '../../db/errors.ts';
-import type { RecordOperatorAction } from '../admin/audit.ts';
-import {
-  DEVICE_KEY_PREFIX,
-  numberTaken,
-  type DeviceSettings,
-  type DevicesService,
-  type OperatorBy,
-} from './service.ts';
-import type { DeviceEnrollmentsTable, DeviceSimsTable } from './tables.ts';
+import { recorderOf, type OperatorBy, type RecordOperatorAction } from '../admin/audit.ts';
+import { DEVICE_KEY_PREFIX, numberTaken, type DeviceSettings, type DevicesService, type SimLine } from './service.ts';
+import type { DeviceEnrollmentsTable } from './tables.ts';
 
 export const ENROLLMENT_TOKEN_PREFIX = 'cg_enr_';
 export const ENROLLMENT_TTL_MS = 24 * 60 * 60 * 1000;
 export const CODE_TTL_MS = 10 * 60 * 1000;
 /** The SMSGate app's protocol root under the server's base URL. */
 export const MOBILE_PATH = '/mobile/v1';
-
-/** A SIM card as the app reports it (GatewayApi.kt SimCard). */
-export interface SimCard {
-  slotIndex: number;
-  simNumber: number;
-  phoneNumber?: string | null;
-  carrierName?: string | null;
-  iccid?: string | null;
-}
 
 /** How the app signs in: its private token, or a code. */
 export type EnrollmentCredential = { kind: 'token'; token: string } | { kind: 'code'; code: string };
@@ -67,19 +51,11 @@ export class EnrollmentsService {
 
   constructor(deps: EnrollmentsDeps) {
     this.deps = deps;
+    this.record = recorderOf(deps.audit, 'enrollment');
   }
 
   /** An operator's action on an enrollment, in the operator audit log (in the action's transaction). */
-  private record(tx: Executor, by: OperatorBy, action: string, id: string, detail?: Record<string, unknown>) {
-    return this.deps.audit(tx, {
-      actor: by.actor,
-      action,
-      targetType: 'enrollment',
-      targetId: id,
-      reason: by.reason ?? null,
-      detail,
-    });
-  }
+  private readonly record: ReturnType<typeof recorderOf>;
 
   async create(input: DeviceSettings, by: OperatorBy) {
     const now = this.deps.clock.now();
@@ -149,9 +125,8 @@ export class EnrollmentsService {
    */
   async register(
     credential: EnrollmentCredential,
-    body: { name: string; pushToken?: string | null; simCards: readonly SimCard[] },
+    body: { name: string; pushToken?: string | null; sims: readonly SimLine[] },
   ) {
-    const sims = simRows(body.simCards);
     const token = newSecret(DEVICE_KEY_PREFIX);
     const now = this.deps.clock.now().toISOString();
     const device = await transact(this.deps.repo.db, async (tx) => {
@@ -164,7 +139,7 @@ export class EnrollmentsService {
             send_rate_per_minute: enrollment.send_rate_per_minute ?? undefined,
             daily_send_limit: enrollment.daily_send_limit ?? undefined,
           },
-          sims,
+          body.sims,
           { token, signingKey: randomBase62(32), pushToken: body.pushToken ?? null },
           { actor: { tokenId: enrollment.created_by } },
         )
@@ -201,28 +176,4 @@ export class EnrollmentsService {
   prune(): Promise<number> {
     return this.deps.repo.prune(new Date(this.deps.clock.now().getTime() - ENROLLMENT_TTL_MS).toISOString());
   }
-}
-
-/**
- * The app's SIM cards as lines: numbers in E.164, null where Android gave none or the app redacted
- * it ("********0123"); what the app showed then is kept as reported_number.
- */
-export function simRows(cards: readonly SimCard[]): Omit<DeviceSimsTable, 'device_id' | 'cell_id'>[] {
-  const seen = new Set<number>();
-  const rows: Omit<DeviceSimsTable, 'device_id' | 'cell_id'>[] = [];
-  for (const card of [...cards].sort((a, b) => a.simNumber - b.simNumber)) {
-    if (seen.has(card.simNumber)) throw invalidField('simCards', 'duplicate', 'Two SIM cards share a simNumber.');
-    seen.add(card.simNumber);
-    const shown = card.phoneNumber?.trim() ?? '';
-    const number = shown === '' ? null : normalizePhone(shown);
-    rows.push({
-      sim_number: card.simNumber,
-      slot: card.slotIndex,
-      phone_number: number,
-      reported_number: number === null && shown !== '' ? shown : null,
-      carrier: card.carrierName ?? null,
-      iccid: card.iccid ?? null,
-    });
-  }
-  return rows;
 }

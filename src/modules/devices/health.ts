@@ -69,23 +69,15 @@ export function decideHealth(current: DeviceHealth, outcomes: readonly Outcome[]
   const percent = `${Math.round(rate * 100)}% of the last ${finished.length} sends failed`;
   const { carrierRun, failureRate } = THRESHOLDS;
 
+  const quarantined = (reason: string): HealthDecision => ({ health: 'quarantined', reason });
+  const degraded = (reason: string): HealthDecision => ({ health: 'degraded', reason });
   if (run >= carrierRun.quarantined)
-    return {
-      health: 'quarantined',
-      reason: `${run} carrier-type failures in a row (${lastCode}): the SIM looks blocked`,
-    };
+    return quarantined(`${run} carrier-type failures in a row (${lastCode}): the SIM looks blocked`);
   if (stuck >= THRESHOLDS.stuck.quarantined)
-    return {
-      health: 'quarantined',
-      reason: `${stuck} of the last sends stuck in sending (no report before the lease ran out)`,
-    };
-  if (finished.length >= failureRate.minQuarantined && rate >= failureRate.quarantined)
-    return { health: 'quarantined', reason: percent };
-  if (run >= carrierRun.degraded)
-    return { health: 'degraded', reason: `${run} carrier-type failures in a row (${lastCode})` };
-  if (stuck >= THRESHOLDS.stuck.degraded)
-    return { health: 'degraded', reason: `${stuck} of the last sends stuck in sending` };
-  if (finished.length >= failureRate.minDegraded && rate >= failureRate.degraded)
-    return { health: 'degraded', reason: percent };
+    return quarantined(`${stuck} of the last sends stuck in sending (no report before the lease ran out)`);
+  if (finished.length >= failureRate.minQuarantined && rate >= failureRate.quarantined) return quarantined(percent);
+  if (run >= carrierRun.degraded) return degraded(`${run} carrier-type failures in a row (${lastCode})`);
+  if (stuck >= THRESHOLDS.stuck.degraded) return degraded(`${stuck} of the last sends stuck in sending`);
+  if (finished.length >= failureRate.minDegraded && rate >= failureRate.degraded) return degraded(percent);
   return { health: 'healthy', reason: null };
 }

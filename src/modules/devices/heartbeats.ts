@@ -86,13 +86,9 @@ export class HeartbeatHistory {
   async prune(): Promise<number> {
     const cutoff = Math.floor((this.clock.now().getTime() - HEARTBEAT_RETENTION_MS) / MINUTE_MS);
     let total = 0;
-    for (
-      let oldest = await this.repo.oldestMinuteBefore(cutoff);
-      oldest !== null;
-      oldest = await this.repo.oldestMinuteBefore(cutoff)
-    ) {
+    let oldest: number | null;
+    while ((oldest = await this.repo.oldestMinuteBefore(cutoff)) !== null)
       total += await this.repo.deleteBefore(Math.min(cutoff, oldest + PRUNE_BATCH_MINUTES));
-    }
     return total;
   }
 

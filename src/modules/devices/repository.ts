@@ -232,12 +232,8 @@ export class DevicesRepository {
     return this.change(ex, id, { online: 0 }, (q) => q.where('online', '=', 1).where('last_seen_at', '<', cutoff));
   }
 
-  async saveTelemetry(id: string, telemetry: Telemetry): Promise<void> {
-    await this.db.updateTable('devices').set(telemetry).where('id', '=', id).execute();
-  }
-
-  /** Stores telemetry that may move the battery-low flag; the device as it is now (in `ex`). */
-  saveBatteryTelemetry(ex: Executor, id: string, telemetry: Telemetry) {
+  /** Stores telemetry; the device as it is now (in `ex`). */
+  saveTelemetry(ex: Executor, id: string, telemetry: Telemetry) {
     return ex.updateTable('devices').set(telemetry).where('id', '=', id).returningAll().executeTakeFirst();
   }
 

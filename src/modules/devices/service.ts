@@ -4,7 +4,7 @@ import type { Static } from 'typebox';
 import type { Executor } from '../../db/schema.ts';
 import { ApiError, invalidField, notFound } from '../../lib/errors.ts';
 import { pageById, type PageQuery } from '../../lib/pagination.ts';
-import type { AdminPrincipal, DevicePrincipal } from '../../operations/principals.ts';
+import type { DevicePrincipal } from '../../operations/principals.ts';
 import type { Clock } from '../../lib/clock.ts';
 import { newId } from '../../lib/ids.ts';
 import { constantTimeEqualHex, displayPrefix, newSecret, sha256Hex } from '../../lib/secrets.ts';
@@ -24,7 +24,7 @@ import {
 } from './capabilities.ts';
 import type { HeartbeatHistory, HeartbeatQuery } from './heartbeats.ts';
 import type { HeartbeatReport } from './routes.ts';
-import type { RecordOperatorAction } from '../admin/audit.ts';
+import { recorderOf, type OperatorBy, type RecordOperatorAction } from '../admin/audit.ts';
 import { decideHealth, HEALTH_WINDOW } from './health.ts';
 import { BATTERY_LOW_PCT, type DeviceEventType } from './events.ts';
 
@@ -35,12 +35,6 @@ export interface SendOutcome {
   outcome: 'sent' | 'failed' | 'stuck';
   errorCode: string | null;
   segments: number;
-}
-
-/** Who makes an operator action on a device, and why (kept in the operator audit log). */
-export interface OperatorBy {
-  actor: AdminPrincipal;
-  reason?: string | null;
 }
 
 export const DEVICE_KEY_PREFIX = 'cg_dev_';
@@ -74,6 +68,15 @@ export interface DeviceAssignment {
    * first is cellId. simNumber is null for a one-line phone of the native surface.
    */
   lines: DeviceLine[];
+}
+
+/** A SIM line as a phone reports it, before it carries a cell. */
+export type SimLine = Omit<DeviceSimsTable, 'device_id' | 'cell_id'>;
+
+/** A phone of the SMSGate app with its SIM lines. */
+export interface Phone {
+  device: DevicesTable;
+  sims: DeviceSimsTable[];
 }
 
 export interface DeviceLine {
@@ -196,6 +199,7 @@ export type SimView = ReturnType<typeof simView>;
 /** What the operator sets of a phone (the defaults otherwise). */
 export type DeviceSettings = { label?: string | null; send_rate_per_minute?: number; daily_send_limit?: number };
 
+const keyColumns = (key: string) => ({ key_prefix: displayPrefix(key), key_hash: sha256Hex(key) });
 const duplicateNumber = () => new ApiError('conflict', 'A device with this phone number is already in the inventory.');
 
 /** 409 for a number another phone or line carries: one number, one line (contract §13). */
@@ -210,7 +214,8 @@ export class DevicesService {
   readonly lines: EnrollmentsRepository;
   private readonly clock: Clock;
   private readonly history: HeartbeatHistory;
-  private readonly audit: RecordOperatorAction;
+  /** An operator's action on a device, in the operator audit log. */
+  private readonly record: ReturnType<typeof recorderOf>;
   readonly ports = {
     hooks: new Port<DeviceHooks>('devices', 'hooks'),
     operatorEvents: new Port<OperatorEvents>('devices', 'operatorEvents'),
@@ -226,7 +231,7 @@ export class DevicesService {
     audit: RecordOperatorAction;
   }) {
     this.lines = deps.lines;
-    this.audit = deps.audit;
+    this.record = recorderOf(deps.audit, 'device');
     this.repo = deps.repo;
     this.clock = deps.clock;
     this.history = deps.history;
@@ -258,7 +263,7 @@ export class DevicesService {
   async insertEnrolled(
     tx: Executor,
     input: DeviceSettings,
-    lines: readonly Omit<DeviceSimsTable, 'device_id' | 'cell_id'>[],
+    lines: readonly SimLine[],
     extra: { token: string; signingKey: string; pushToken: string | null },
     by: OperatorBy,
   ): Promise<DevicesTable> {
@@ -297,8 +302,7 @@ export class DevicesService {
       phone_number: input.phone_number,
       label: input.label ?? null,
       send_rate_per_minute: input.send_rate_per_minute ?? DEFAULT_SEND_RATE_PER_MINUTE,
-      key_prefix: displayPrefix(key),
-      key_hash: sha256Hex(key),
+      ...keyColumns(key),
       cell_id: null,
       online: 0,
       last_seen_at: null,
@@ -357,13 +361,9 @@ export class DevicesService {
     const since = new Date(this.clock.now().getTime() - DAY_MS).toISOString();
     const ids = rows.map((row) => row.id);
     const counts = await this.repo.outcomeCounts(ids, since, ex);
-    const lines = new Map<string, SimView[]>();
-    for (const sim of rows.some((row) => row.agent === 'smsgate') ? await this.lines.sims(ex, ids) : []) {
-      const list = lines.get(sim.device_id) ?? [];
-      list.push(simView(sim));
-      lines.set(sim.device_id, list);
-    }
-    return rows.map((row) => deviceView(row, counts.get(row.id), lines.get(row.id)));
+    const sims = rows.some((row) => row.agent === 'smsgate') ? await this.lines.sims(ex, ids) : [];
+    const lines = Map.groupBy(sims, (sim) => sim.device_id);
+    return rows.map((row) => deviceView(row, counts.get(row.id), lines.get(row.id)?.map(simView)));
   }
 
   /** An operator event about `device` (as it is in `tx`), written in the transaction of the change. */
@@ -372,8 +372,12 @@ export class DevicesService {
     await this.ports.operatorEvents.value(tx, type, view);
   }
 
-  /** device.unhealthy when a phone turns degraded or quarantined (or worse), device.recovered when healthy again. */
-  private async announceHealth(tx: Executor, before: DevicesTable, after: DevicesTable): Promise<void> {
+  /**
+   * A pause, resume or health change, in its transaction: the cells module follows, and the operator
+   * hears device.unhealthy when the phone turns degraded or quarantined, device.recovered when healthy again.
+   */
+  private async stateChanged(tx: Executor, before: DevicesTable, after: DevicesTable): Promise<void> {
+    await this.hooks.stateChanged(tx, before, after);
     if (after.health === before.health) return;
     await this.announce(tx, after.health === 'healthy' ? 'device.recovered' : 'device.unhealthy', after);
   }
@@ -411,8 +415,7 @@ export class DevicesService {
       const device = await change(tx, now);
       if (!device) throw new ApiError('conflict', REFUSED[action]);
       await this.record(tx, by, action, id);
-      await this.hooks.stateChanged(tx, before, device);
-      await this.announceHealth(tx, before, device);
+      await this.stateChanged(tx, before, device);
     });
     this.forgetAssignment(id);
     return this.get(id);
@@ -487,7 +490,8 @@ export class DevicesService {
       return true;
     });
     if (removed) {
-      this.forget(id);
+      this.lastTouch.delete(id);
+      this.forgetAssignment(id);
       await this.history.forget(id);
       return;
     }
@@ -500,25 +504,12 @@ export class DevicesService {
     throw notFound('device');
   }
 
-  /** An operator's action on a device, in the operator audit log. */
-  private record(tx: Executor, by: OperatorBy, action: string, id: string, detail?: Record<string, unknown>) {
-    return this.audit(tx, {
-      actor: by.actor,
-      action,
-      targetType: 'device',
-      targetId: id,
-      reason: by.reason ?? null,
-      detail,
-    });
-  }
-
   /** A new device key (the old one stops at once); recorded in the operator audit log. */
   async rotateKey(id: string, by: OperatorBy) {
     const key = newSecret(DEVICE_KEY_PREFIX);
     await transact(this.repo.db, async (tx) => {
       const updated = await this.repo.update(tx, id, {
-        key_prefix: displayPrefix(key),
-        key_hash: sha256Hex(key),
+        ...keyColumns(key),
         updated_at: this.clock.now().toISOString(),
       });
       if (updated === 0) throw notFound('device');
@@ -568,8 +559,7 @@ export class DevicesService {
     const changed = await this.repo.setHealth(tx, device.id, device.health, { ...decision, now });
     if (!changed) return;
     this.forgetAssignment(device.id);
-    await this.hooks.stateChanged(tx, device, changed);
-    await this.announceHealth(tx, device, changed);
+    await this.stateChanged(tx, device, changed);
   }
 
   // --- device surface ------------------------------------------------------------------------
@@ -598,12 +588,9 @@ export class DevicesService {
     this.lastTouch.set(deviceId, nowMs);
     const now = new Date(nowMs).toISOString();
     if ((await this.repo.touchOnline(deviceId, now)) === 1) return;
-    await transact(this.repo.db, async (tx) => {
-      const device = await this.repo.markOnline(tx, deviceId, now);
-      if (!device) return;
-      await this.hooks.presenceChanged(tx, device, true);
-      await this.announce(tx, 'device.online', device);
-    });
+    await transact(this.repo.db, async (tx) =>
+      this.presenceChanged(tx, await this.repo.markOnline(tx, deviceId, now), true),
+    );
   }
 
   async heartbeat(deviceId: string, telemetry: HeartbeatBody) {
@@ -613,7 +600,7 @@ export class DevicesService {
     if (telemetry.signal_dbm !== undefined) changes.signal_dbm = telemetry.signal_dbm;
     if (telemetry.app_version !== undefined) changes.app_version = telemetry.app_version;
     if (changes.battery_pct !== undefined || changes.charging !== undefined) await this.saveBattery(deviceId, changes);
-    else if (Object.keys(changes).length > 0) await this.repo.saveTelemetry(deviceId, changes);
+    else if (Object.keys(changes).length > 0) await this.repo.saveTelemetry(this.repo.db, deviceId, changes);
     await this.history.record(deviceId, telemetry);
     // A heartbeat without capabilities keeps the stored ones, as it keeps the telemetry it leaves out.
     if (telemetry.capabilities !== undefined) await this.stateCapabilities(deviceId, telemetry.capabilities);
@@ -626,7 +613,7 @@ export class DevicesService {
    */
   private async saveBattery(deviceId: string, changes: Telemetry): Promise<void> {
     await transact(this.repo.db, async (tx) => {
-      const device = await this.repo.saveBatteryTelemetry(tx, deviceId, changes);
+      const device = await this.repo.saveTelemetry(tx, deviceId, changes);
       if (!device) return;
       const low = device.battery_pct !== null && device.battery_pct < BATTERY_LOW_PCT && device.charging !== 1;
       if (low === (device.battery_low === 1)) return;
@@ -659,6 +646,14 @@ export class DevicesService {
     });
   }
 
+  /** An online/offline transition this call made (none: `device` undefined), in its transaction; the device. */
+  private async presenceChanged(tx: Executor, device: DevicesTable | undefined, online: boolean) {
+    if (!device) return undefined;
+    await this.hooks.presenceChanged(tx, device, online);
+    await this.announce(tx, online ? 'device.online' : 'device.offline', device);
+    return device;
+  }
+
   /** Takes devices silent for OFFLINE_AFTER_MS offline, one transaction each; how many went offline. */
   async markSilentOffline(): Promise<number> {
     const cutoff = new Date(this.clock.now().getTime() - OFFLINE_AFTER_MS).toISOString();
@@ -666,14 +661,10 @@ export class DevicesService {
     for (;;) {
       const silent = await this.repo.silentIds(cutoff, OFFLINE_BATCH);
       for (const { id } of silent) {
-        const wentOffline = await transact(this.repo.db, async (tx) => {
-          const device = await this.repo.markOfflineIfSilent(tx, id, cutoff);
-          if (!device) return false;
-          await this.hooks.presenceChanged(tx, device, false);
-          await this.announce(tx, 'device.offline', device);
-          return true;
-        });
-        if (wentOffline) count += 1;
+        const device = await transact(this.repo.db, async (tx) =>
+          this.presenceChanged(tx, await this.repo.markOfflineIfSilent(tx, id, cutoff), false),
+        );
+        if (device) count += 1;
       }
       if (silent.length < OFFLINE_BATCH) return count;
     }
@@ -693,7 +684,7 @@ export class DevicesService {
   // --- the SMSGate app (/mobile/v1) ----------------------------------------------------------
 
   /** The phone with its SIM lines, or null when it left the inventory. */
-  async phone(deviceId: string): Promise<{ device: DevicesTable; sims: DeviceSimsTable[] } | null> {
+  async phone(deviceId: string): Promise<Phone | null> {
     const device = await this.repo.find(this.repo.db, deviceId);
     if (!device) return null;
     return { device, sims: await this.lines.sims(this.repo.db, [deviceId]) };
@@ -705,10 +696,7 @@ export class DevicesService {
    * leaves the line out; a line without a number takes a full number the app reports, if no other
    * phone or line carries it. What the app shows where it gives no usable number is kept as a hint.
    */
-  async saveAppState(
-    deviceId: string,
-    state: { pushToken?: string | null; sims?: Omit<DeviceSimsTable, 'device_id' | 'cell_id'>[] },
-  ): Promise<void> {
+  async saveAppState(deviceId: string, state: { pushToken?: string | null; sims?: SimLine[] }): Promise<void> {
     const numbered = await transact(this.repo.db, async (tx) => {
       if (state.pushToken !== undefined) await this.repo.setPushToken(tx, deviceId, state.pushToken);
       if (!state.sims) return false;
@@ -838,10 +826,5 @@ export class DevicesService {
     const deviceId = await this.repo.unassign(tx, cellId, this.clock.now().toISOString());
     if (deviceId) this.forgetAssignment(deviceId);
     return deviceId;
-  }
-
-  private forget(deviceId: string): void {
-    this.lastTouch.delete(deviceId);
-    this.assignments.delete(deviceId);
   }
 }

@@ -45,12 +45,14 @@ export class OrganizationsRepository {
       .execute();
   }
 
+  /** The organization's active (unrevoked) keys. */
+  private activeKeys(ex: Executor, organizationId: string) {
+    return ex.selectFrom('api_keys').where('organization_id', '=', organizationId).where('revoked_at', 'is', null);
+  }
+
   async countActiveKeys(ex: Executor, organizationId: string): Promise<number> {
-    const row = await ex
-      .selectFrom('api_keys')
+    const row = await this.activeKeys(ex, organizationId)
       .select((eb) => eb.fn.countAll().as('n'))
-      .where('organization_id', '=', organizationId)
-      .where('revoked_at', 'is', null)
       .executeTakeFirstOrThrow();
     return Number(row.n);
   }
@@ -88,21 +90,11 @@ export class OrganizationsRepository {
   }
 
   findActiveKey(organizationId: string, keyId: string) {
-    return this.db
-      .selectFrom('api_keys')
-      .selectAll()
-      .where('id', '=', keyId)
-      .where('organization_id', '=', organizationId)
-      .where('revoked_at', 'is', null)
-      .executeTakeFirst();
+    return this.activeKeys(this.db, organizationId).selectAll().where('id', '=', keyId).executeTakeFirst();
   }
 
   listActiveKeys(organizationId: string, afterId: string | null, limit: number) {
-    let query = this.db
-      .selectFrom('api_keys')
-      .selectAll()
-      .where('organization_id', '=', organizationId)
-      .where('revoked_at', 'is', null);
+    let query = this.activeKeys(this.db, organizationId).selectAll();
     if (afterId) query = query.where('id', '<', afterId);
     return query.orderBy('id', 'desc').limit(limit).execute();
   }

@@ -1,11 +1,12 @@
 // The SMSGate app's device protocol (contract §13) as the app at v1.68.0 speaks it: its request
 // bodies, and the shapes Cellgate answers. Field names follow the app's source (named per field in
 // docs/device-protocol.md); nothing here holds a rule of Cellgate's.
-import { Type } from 'typebox';
+import { Type, type Static } from 'typebox';
 import { finalExpiryOf } from '../messages/delivery.ts';
 import type { MessagesTable } from '../messages/tables.ts';
 
 /** GatewayApi.kt SimCard. */
+export type SimCard = Static<typeof SimCard>;
 const SimCard = Type.Object({
   slotIndex: Type.Integer({ minimum: 0, maximum: 7 }),
   simNumber: Type.Integer({ minimum: 1, maximum: 8 }),
@@ -85,7 +86,6 @@ export const WEBHOOK_EVENTS = [
   'mms:received',
   'system:ping',
 ] as const;
-export type WebhookEvent = (typeof WEBHOOK_EVENTS)[number];
 
 /** The path the app posts every webhook to (one for all: the body names its event). */
 export const WEBHOOK_PATH = '/webhooks/events';

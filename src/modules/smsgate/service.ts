@@ -8,22 +8,24 @@ import { ApiError, invalidField } from '../../lib/errors.ts';
 import { checkTextSafety } from '../../operations/text-safety.ts';
 import { compileBody } from '../../operations/validate.ts';
 import type { Clock } from '../../lib/clock.ts';
-import type { DevicesService } from '../devices/service.ts';
-import { simRows, type EnrollmentCredential, type EnrollmentsService, type SimCard } from '../devices/enrollments.ts';
-import type { DeviceSimsTable, DevicesTable } from '../devices/tables.ts';
+import { normalizePhone } from '../../lib/phone.ts';
+import type { DevicesService, Phone, SimLine } from '../devices/service.ts';
+import type { EnrollmentCredential, EnrollmentsService } from '../devices/enrollments.ts';
 import type { DeliveryService } from '../messages/delivery.ts';
 import type { InboundService } from '../messages/inbound.ts';
 import type { DeviceReport } from '../messages/lifecycle.ts';
 import type { ClaimOrder } from '../messages/repository.ts';
 import {
   appMessage,
+  DevicePatchRequest,
   MAX_SIM_LINES,
   MessagePatchRequest,
+  RegisterRequest,
   settingsMap,
   STATE_EVENTS,
   webhookList,
   WebhookBody,
-  type ProcessingState,
+  type SimCard,
 } from './protocol.ts';
 import { headerProblem, signatureProblem } from './signature.ts';
 
@@ -89,26 +91,20 @@ export class SmsgateService {
     if (problem) throw unsigned(problem);
   }
 
-  async register(
-    authorization: string | undefined,
-    body: { name: string; pushToken?: string | null; simCards?: SimCard[] },
-  ) {
-    const { served, ignored } = servedCards(body.simCards ?? []);
-    const registered = await this.deps.enrollments.register(enrollmentCredential(authorization), {
-      ...body,
-      simCards: served,
-    });
+  async register(authorization: string | undefined, body: Static<typeof RegisterRequest>) {
+    const { lines, ignored } = simLines(body.simCards ?? []);
+    const credential = enrollmentCredential(authorization);
+    const registered = await this.deps.enrollments.register(credential, { ...body, sims: lines });
     this.warnIgnored(registered.id, ignored);
     return registered;
   }
 
   /** SIM cards beyond the first two get no line: the operator reads which in the log. */
-  private warnIgnored(deviceId: string, ignored: readonly SimCard[]): void {
-    if (ignored.length === 0) return;
-    const sims = ignored.map((card) => card.simNumber);
+  private warnIgnored(deviceId: string, sims: readonly number[]): void {
+    if (sims.length === 0) return;
     this.deps.log.warn(
       { device_id: deviceId, ignored_sim_numbers: sims },
-      `SMSGate phone ${deviceId} reported ${MAX_SIM_LINES + ignored.length} SIM cards: Cellgate serves the first ${MAX_SIM_LINES}, SIM ${sims.join(', ')} carries no line (take out the card that should not be served).`,
+      `SMSGate phone ${deviceId} reported ${MAX_SIM_LINES + sims.length} SIM cards: Cellgate serves the first ${MAX_SIM_LINES}, SIM ${sims.join(', ')} carries no line (take out the card that should not be served).`,
     );
   }
 
@@ -149,12 +145,9 @@ export class SmsgateService {
     };
   }
 
-  async patchDevice(deviceId: string, body: { pushToken?: string | null; simCards?: SimCard[] | null }) {
-    const cards = body.simCards ? servedCards(body.simCards) : null;
-    await this.deps.devices.saveAppState(deviceId, {
-      pushToken: body.pushToken,
-      sims: cards ? simRows(cards.served) : undefined,
-    });
+  async patchDevice(deviceId: string, body: Static<typeof DevicePatchRequest>) {
+    const cards = body.simCards ? simLines(body.simCards) : null;
+    await this.deps.devices.saveAppState(deviceId, { pushToken: body.pushToken, sims: cards?.lines });
     if (cards) this.warnIgnored(deviceId, cards.ignored);
   }
 
@@ -241,12 +234,9 @@ export class SmsgateService {
     const phone =
       typeof deviceId === 'string' && deviceId.length <= 64 ? await this.deps.devices.phone(deviceId) : undefined;
     // One answer for an unknown phone, a body naming none and a bad signature: nothing tells which ids exist.
-    const key = phone?.device.signing_key ?? null;
-    const problem =
-      key === null
-        ? 'The webhook is not signed by a known phone.'
-        : signatureProblem(key, raw, headers, this.deps.clock.now().getTime());
-    if (problem || !phone) throw unsigned(problem ?? 'The webhook is not signed by a known phone.');
+    if (!phone?.device.signing_key) throw unsigned('The webhook is not signed by a known phone.');
+    const problem = signatureProblem(phone.device.signing_key, raw, headers, this.deps.clock.now().getTime());
+    if (problem) throw unsigned(problem);
     checkTextSafety(raw, parsed);
     if (!isWebhookBody(parsed))
       throw new ApiError(
@@ -257,12 +247,7 @@ export class SmsgateService {
     return this.apply(phone, parsed.id, parsed.event, parsed.payload);
   }
 
-  private async apply(
-    phone: { device: DevicesTable; sims: DeviceSimsTable[] },
-    eventId: string,
-    event: string,
-    payload: Record<string, unknown>,
-  ): Promise<void> {
+  private async apply(phone: Phone, eventId: string, event: string, payload: Record<string, unknown>): Promise<void> {
     const deviceId = phone.device.id;
     switch (event) {
       case 'sms:received':
@@ -292,9 +277,8 @@ export class SmsgateService {
       case 'sms:failed': {
         const messageId = text(payload, 'messageId');
         if (!messageId) throw invalidField('payload.messageId', 'required', 'payload.messageId is required.');
-        const state: ProcessingState =
-          event === 'sms:sent' ? 'Sent' : event === 'sms:delivered' ? 'Delivered' : 'Failed';
-        const at = text(payload, state === 'Sent' ? 'sentAt' : state === 'Delivered' ? 'deliveredAt' : 'failedAt');
+        const state = ({ 'sms:sent': 'Sent', 'sms:delivered': 'Delivered', 'sms:failed': 'Failed' } as const)[event];
+        const at = text(payload, `${state.toLowerCase()}At`); // sentAt, deliveredAt, failedAt
         const reason = text(payload, 'reason');
         const skipped = await this.reportStates(deviceId, [
           {
@@ -321,7 +305,7 @@ export class SmsgateService {
    * cell a 409 that stores nothing. The number is not learnt from the payload's recipient
    * (docs/decisions.md): a line's number comes from the operator, or from a full number at sign-in.
    */
-  private requireCellLine(phone: { device: DevicesTable; sims: DeviceSimsTable[] }, simNumber: unknown): void {
+  private requireCellLine(phone: Phone, simNumber: unknown): void {
     if (simNumber === undefined || simNumber === null) return;
     const line = phone.sims.find((sim) => sim.sim_number === simNumber);
     if (!line)
@@ -362,10 +346,28 @@ function inboundKey(
   return `${event}:${messageId}:${receivedAt}:${digest}`;
 }
 
-/** The SIM cards that get a line, the first two by SIM number, and those that get none. */
-function servedCards(cards: readonly SimCard[]): { served: SimCard[]; ignored: SimCard[] } {
+/**
+ * The app's SIM cards as lines, the first two by SIM number (the SIM numbers of the others, which
+ * get none, are `ignored`): numbers in E.164, null where Android gave none or the app redacted it
+ * ("********0123"); what the app showed then is kept as reported_number.
+ */
+function simLines(cards: readonly SimCard[]): { lines: SimLine[]; ignored: number[] } {
   const sorted = [...cards].sort((a, b) => a.simNumber - b.simNumber);
-  return { served: sorted.slice(0, MAX_SIM_LINES), ignored: sorted.slice(MAX_SIM_LINES) };
+  const lines = sorted.slice(0, MAX_SIM_LINES).map((card, i) => {
+    if (i > 0 && sorted[i - 1].simNumber === card.simNumber)
+      throw invalidField('simCards', 'duplicate', 'Two SIM cards share a simNumber.');
+    const shown = card.phoneNumber?.trim() ?? '';
+    const number = shown === '' ? null : normalizePhone(shown);
+    return {
+      sim_number: card.simNumber,
+      slot: card.slotIndex,
+      phone_number: number,
+      reported_number: number === null && shown !== '' ? shown : null,
+      carrier: card.carrierName ?? null,
+      iccid: card.iccid ?? null,
+    };
+  });
+  return { lines, ignored: sorted.slice(MAX_SIM_LINES).map((card) => card.simNumber) };
 }
 
 function text(payload: Record<string, unknown>, key: string): string | null {
