@@ -29,8 +29,8 @@ export interface ToolBinding<Out = never> {
    * send_from_pod without the REST send's send_at); default: the operation's input.
    */
   input?: TObject;
-  /** What the agent reads in tools/list. */
-  description: string;
+  /** What the agent reads in tools/list; default: the operation's description. */
+  description?: string;
   annotations: ToolAnnotations;
   /** Tightens the operation's `optional` idempotency to `required` (send_message, contract §10). */
   requireKey?: boolean;
@@ -192,7 +192,7 @@ export function registerBoundTool(server: McpServer, tool: BoundTool, context: T
   return server.registerTool(
     tool.name,
     {
-      description: binding.description,
+      description: binding.description ?? binding.operation.description,
       inputSchema: tool.input,
       outputSchema: tool.output,
       annotations: binding.annotations,

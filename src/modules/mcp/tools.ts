@@ -139,8 +139,6 @@ export function toolBindings(ops: ToolOperations): Record<ToolName, ToolBinding>
     }),
     wait_for_reply: tool({
       operation: ops.waits.waitForReply,
-      description:
-        "Waits up to timeout_s for the first inbound message to the cell after `since` (from `participant` if given). After send_message, pass the sent message's id as `since`, so a reply that came fast is never missed. Returns it with next_since, or message null and next_since to call again.",
       annotations: READ,
       result: (result) => ({
         text: result.message
@@ -150,8 +148,6 @@ export function toolBindings(ops: ToolOperations): Record<ToolName, ToolBinding>
     }),
     wait_for_delivery: tool({
       operation: ops.waits.waitForDelivery,
-      description:
-        'Waits up to timeout_s for a sent message to be final (delivered, failed or canceled; or sent, from a phone that does not report delivery). Returns the message and whether it is final.',
       annotations: READ,
       result: (result) => ({
         text: `${result.message.id} is ${result.message.status}${result.final ? '' : ' (not final yet; call again)'}.${result.note ? ` ${result.note}` : ''}`,
@@ -159,8 +155,6 @@ export function toolBindings(ops: ToolOperations): Record<ToolName, ToolBinding>
     }),
     wait_for_code: tool({
       operation: ops.waits.waitForCode,
-      description:
-        'Waits up to timeout_s for a verification (one-time) code texted to the cell after `since` (from `from`, of `service`, if given). Returns the newest such code with next_since, or code null and next_since to call again.',
       annotations: READ,
       result: (result) => ({
         text: result.code
