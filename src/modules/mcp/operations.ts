@@ -3,7 +3,7 @@
 // organization's wait slots.
 import { Type } from 'typebox';
 import type { ConnectionCap } from '../../http/connection-caps.ts';
-import { Nullable } from '../../http/schemas.ts';
+import { IdField as id, Nullable } from '../../http/schemas.ts';
 import type { Clock } from '../../lib/clock.ts';
 import { ApiError } from '../../lib/errors.ts';
 import { requirePhone } from '../../lib/phone.ts';
@@ -19,7 +19,6 @@ import { boundTime, deliveryWaitEnd, sinceBound, waitForEvent, type EventData, t
 
 const LIST_PAGE = 200;
 
-const id = (prefix: string) => Type.String({ minLength: 1, maxLength: 64, description: `${prefix}_... id` });
 /** Where a wait starts: whatever next_since a wait answered is taken back. */
 const SinceS = Type.Optional(
   Type.String({
