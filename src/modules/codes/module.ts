@@ -5,15 +5,12 @@ import type { DB } from '../../db/schema.ts';
 import type { ConnectionCap } from '../../http/connection-caps.ts';
 import type { App } from '../../http/types.ts';
 import type { RestBinder } from '../../operations/rest.ts';
-import { codeOperations, type CodeOperations } from './operations.ts';
+import { codeOperations } from './operations.ts';
 import { CodesRepository } from './repository.ts';
 import { registerCodeRoutes } from './routes.ts';
 import { CodesService, type CodesDeps } from './service.ts';
 
-export interface CodesModule {
-  codes: CodesService;
-  operations: CodeOperations;
-}
+export type CodesModule = ReturnType<typeof build>;
 
 export function build(
   deps: Omit<CodesDeps, 'repo'> & {
@@ -21,7 +18,7 @@ export function build(
     /** Concurrent waiting calls per organization (shared with MCP's waits). */
     waits: ConnectionCap;
   },
-): CodesModule {
+) {
   const codes = new CodesService({ ...deps, repo: new CodesRepository(deps.db) });
   return { codes, operations: codeOperations(codes, deps.waits) };
 }

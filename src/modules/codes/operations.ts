@@ -3,11 +3,10 @@
 // on the same CodesService.list with its own arguments (timeout_s, from, service) and answer.
 import { Type } from 'typebox';
 import type { ConnectionCap } from '../../http/connection-caps.ts';
+import { IdField } from '../../http/schemas.ts';
 import { defineOperation } from '../../operations/operation.ts';
 import { CodeList, CodesQuery } from './schemas.ts';
 import { MAX_WAIT_S, type CodesService } from './service.ts';
-
-const CellId = { cell_id: Type.String({ minLength: 1, maxLength: 64, description: 'cell_... id' }) };
 
 /** `waits`: concurrent waiting calls per organization (a call without wait holds nothing). */
 export function codeOperations(codes: CodesService, waits: ConnectionCap) {
@@ -19,7 +18,7 @@ export function codeOperations(codes: CodesService, waits: ConnectionCap) {
       scope: 'messages:read',
       idempotency: 'none',
       errors: [],
-      input: Type.Object({ ...CellId, ...CodesQuery.properties }, { additionalProperties: false }),
+      input: Type.Object({ cell_id: IdField('cell'), ...CodesQuery.properties }, { additionalProperties: false }),
       output: CodeList,
       run: async (ctx, { cell_id, ...query }) => {
         const waitMs = (query.wait ?? 0) * 1000;

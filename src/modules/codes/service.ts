@@ -98,16 +98,20 @@ const ISO_8601 = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(?::\d{2}(?:\.\d{1,9})?)?(?:Z|[+
 /** The smallest message id of the millisecond `ms`: every message created at or after it sorts above. */
 export const timeBound = (ms: number) => idFloor('msg', ms);
 
+/** Whether `since` is a message id or a time bound (also MCP's waits'), of a time ULID can hold. */
+export function isBound(since: string): boolean {
+  if (!BOUND.test(since)) return false;
+  try {
+    decodeTime(`${since.slice(4, 14).toUpperCase()}${'0'.repeat(16)}`);
+    return true;
+  } catch {
+    return false; // a first character beyond 7
+  }
+}
+
 /** The exclusive lower bound on message ids that `since` stands for; 400 for anything else. */
 export function sinceBound(since: string): string {
-  if (BOUND.test(since)) {
-    try {
-      decodeTime(`${since.slice(4, 14).toUpperCase()}${'0'.repeat(16)}`);
-      return since;
-    } catch {
-      // a first character beyond 7: not a time ULID can hold
-    }
-  }
+  if (isBound(since)) return since;
   const ms = Date.parse(since);
   if (!ISO_8601.test(since) || Number.isNaN(ms))
     throw invalidField(

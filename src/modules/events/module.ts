@@ -6,20 +6,13 @@ import type { Clock } from '../../lib/clock.ts';
 import type { ConnectionCap } from '../../http/connection-caps.ts';
 import type { App } from '../../http/types.ts';
 import type { AgentPrincipal } from '../../operations/principals.ts';
-import type { Periodic } from '../../lib/background.ts';
-import type { Wirable } from '../../lib/ports.ts';
 import { EVENTS_PRUNE_INTERVAL_MS, eventsPruneWorker } from '../../workers/events-prune.ts';
 import { EventsRepository } from './repository.ts';
 import { registerEventRoutes } from './routes.ts';
 import { EventsService, type EventsLog } from './service.ts';
 import { EventStreamHub, selectBearerProtocol, type StreamLog, type StreamOptions } from './stream.ts';
 
-export interface EventsModule {
-  events: EventsService;
-  stream: EventStreamHub;
-  ports: Wirable[];
-  loops: Periodic[];
-}
+export type EventsModule = ReturnType<typeof build>;
 
 export function build(deps: {
   database: Database;
@@ -31,7 +24,7 @@ export function build(deps: {
   streamOptions?: Partial<StreamOptions>;
   /** Concurrent streams per organization. */
   streamCap: ConnectionCap;
-}): EventsModule {
+}) {
   const events = new EventsService({
     repo: new EventsRepository(deps.database.db, deps.database.dialect),
     clock: deps.clock,

@@ -52,7 +52,7 @@ export class EventsService {
   /** The shared reader behind the stream. */
   readonly feed: EventFeed;
   /** Emits 'appended' whenever new events may have committed (see the header comment). */
-  readonly signals = new EventEmitter();
+  readonly signals = new EventEmitter().setMaxListeners(0);
 
   constructor(deps: {
     repo: EventsRepository;
@@ -61,11 +61,8 @@ export class EventsService {
     pgClient?: pg.ClientConfig | null;
     pollMs?: number;
   }) {
-    this.repo = deps.repo;
-    this.clock = deps.clock;
-    this.log = deps.log;
+    ({ repo: this.repo, clock: this.clock, log: this.log } = deps);
     this.pollMs = deps.pollMs ?? POLL_MS;
-    this.signals.setMaxListeners(0);
     this.feed = new EventFeed(this.repo, (error) => this.log.error({ err: error }, 'event feed read failed'));
     this.listener = deps.pgClient
       ? new PgListener({ config: deps.pgClient, channel: EVENTS_CHANNEL, onNotify: () => this.wake(), log: this.log })
@@ -118,14 +115,8 @@ export class EventsService {
   }
 
   /** One organization's rows with after < seq <= upTo, of `types` (all when null), in order. */
-  readOrganizationRange(
-    organizationId: string,
-    after: number,
-    upTo: number,
-    types: readonly string[] | null,
-    limit: number,
-  ): Promise<EventRow[]> {
-    return this.repo.readOrganizationRange(organizationId, after, upTo, types, limit);
+  readOrganizationRange(...args: Parameters<EventsRepository['readOrganizationRange']>): Promise<EventRow[]> {
+    return this.repo.readOrganizationRange(...args);
   }
 
   /** Deletes events older than the retention period; how many. */

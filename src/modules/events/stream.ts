@@ -258,11 +258,8 @@ export class EventStreamHub {
     log: StreamLog;
     cap: ConnectionCap;
   }) {
-    this.events = deps.events;
-    this.authenticate = deps.authenticate;
+    ({ events: this.events, authenticate: this.authenticate, log: this.log, cap: this.cap } = deps);
     this.options = { ...DEFAULT_STREAM_OPTIONS, ...deps.options };
-    this.log = deps.log;
-    this.cap = deps.cap;
   }
 
   get connectionCount(): number {

@@ -16,11 +16,12 @@ import { ApiError } from '../../lib/errors.ts';
 import { dollars } from '../billing/money.ts';
 import { admit } from '../../operations/admit.ts';
 import type { Invoker } from '../../operations/invoke.ts';
-import type { AnyOperation } from '../../operations/operation.ts';
+import type { AnyOperation, Operation } from '../../operations/operation.ts';
 import { validateInput, validatorOf } from '../../operations/validate.ts';
 import { asToolError, ok, storedError, type CallContext } from './results.ts';
 
-export interface ToolBinding {
+/** A tool; `Out`, what its `result` reads: its operation's answer (never: unchecked, as where `answer` makes another). */
+export interface ToolBinding<Out = never> {
   /** The operation it calls; the tool's name may differ (send_from_pod calls send_pod_draft). */
   operation: AnyOperation;
   /**
@@ -28,8 +29,8 @@ export interface ToolBinding {
    * send_from_pod without the REST send's send_at); default: the operation's input.
    */
   input?: TObject;
-  /** What the agent reads in tools/list. */
-  description: string;
+  /** What the agent reads in tools/list; default: the operation's description. */
+  description?: string;
   annotations: ToolAnnotations;
   /** Tightens the operation's `optional` idempotency to `required` (send_message, contract §10). */
   requireKey?: boolean;
@@ -46,13 +47,18 @@ export interface ToolBinding {
    */
   answer?: (value: never) => { value: unknown; replayed: boolean };
   /** The structured content (default: the answer itself) and the short text of an answer. */
-  result(value: never, replayed: boolean): { structured?: Record<string, unknown>; text: string };
+  result(value: Out, replayed: boolean): { structured?: Record<string, unknown>; text: string };
   /**
    * The tool is the payment (pay): with `_meta["x402/payment"]` settled, its answer is what was
    * paid and the billing after it; the operation (the payment's 402) is not run.
    */
   settles?: true;
 }
+
+/** A binding whose `result` reads the answer of its operation, typed from it. */
+export const tool = <Out>(
+  binding: Omit<ToolBinding<Out>, 'operation'> & { operation: Operation<TObject, Out, never> },
+): ToolBinding => binding;
 
 /** The x402 v2 MCP transport's `_meta` keys (x402 specs/transports-v2/mcp.md). */
 export const X402_PAYMENT = 'x402/payment';
@@ -186,7 +192,7 @@ export function registerBoundTool(server: McpServer, tool: BoundTool, context: T
   return server.registerTool(
     tool.name,
     {
-      description: binding.description,
+      description: binding.description ?? binding.operation.description,
       inputSchema: tool.input,
       outputSchema: tool.output,
       annotations: binding.annotations,

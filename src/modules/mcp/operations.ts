@@ -1,8 +1,9 @@
-// The waits (contract §10): operations of their own, which only MCP binds. They subscribe to the
-// event feed, look once, then wait (./waits.ts), holding one of the organization's wait slots.
+// The waits (contract §10): operations of their own, which only MCP binds (their texts are the
+// tools'). They subscribe to the event feed, look once, then wait (./waits.ts), holding one of the
+// organization's wait slots.
 import { Type } from 'typebox';
 import type { ConnectionCap } from '../../http/connection-caps.ts';
-import { Nullable } from '../../http/schemas.ts';
+import { IdField as id, Nullable } from '../../http/schemas.ts';
 import type { Clock } from '../../lib/clock.ts';
 import { ApiError } from '../../lib/errors.ts';
 import { requirePhone } from '../../lib/phone.ts';
@@ -18,7 +19,6 @@ import { boundTime, deliveryWaitEnd, sinceBound, waitForEvent, type EventData, t
 
 const LIST_PAGE = 200;
 
-const id = (prefix: string) => Type.String({ minLength: 1, maxLength: 64, description: `${prefix}_... id` });
 /** Where a wait starts: whatever next_since a wait answered is taken back. */
 const SinceS = Type.Optional(
   Type.String({
@@ -54,7 +54,7 @@ export function waitOperations(deps: WaitDeps) {
       name: 'wait_for_reply',
       summary: 'Wait for a reply',
       description:
-        'Waits up to timeout_s for the first inbound message to the cell after `since` (from `participant` if given).',
+        "Waits up to timeout_s for the first inbound message to the cell after `since` (from `participant` if given). After send_message, pass the sent message's id as `since`, so a reply that came fast is never missed. Returns it with next_since, or message null and next_since to call again.",
       ...WAIT,
       input: Type.Object(
         {
@@ -91,7 +91,7 @@ export function waitOperations(deps: WaitDeps) {
       name: 'wait_for_delivery',
       summary: 'Wait for a message to be final',
       description:
-        'Waits up to timeout_s for a sent message to be final (delivered, failed or canceled; or sent, from a phone that does not report delivery).',
+        'Waits up to timeout_s for a sent message to be final (delivered, failed or canceled; or sent, from a phone that does not report delivery). Returns the message and whether it is final.',
       ...WAIT,
       input: Type.Object(
         {
@@ -145,7 +145,7 @@ export function waitOperations(deps: WaitDeps) {
       name: 'wait_for_code',
       summary: 'Wait for a verification code',
       description:
-        'Waits up to timeout_s for a verification (one-time) code texted to the cell after `since` (from `from`, of `service`, if given).',
+        'Waits up to timeout_s for a verification (one-time) code texted to the cell after `since` (from `from`, of `service`, if given). Returns the newest such code with next_since, or code null and next_since to call again.',
       ...WAIT,
       input: Type.Object(
         {

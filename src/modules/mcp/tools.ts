@@ -12,14 +12,14 @@ import { Cell } from '../cells/schemas.ts';
 import type { CellOperations } from '../cells/operations.ts';
 import type { MessageOperations } from '../messages/operations.ts';
 import type { OrganizationOperations } from '../organizations/operations.ts';
-import { Message, type MessageView } from '../messages/views.ts';
+import { Message } from '../messages/views.ts';
 import type { AgentPodOperations } from '../pods/agent-operations.ts';
 import type { PodOperations } from '../pods/operations.ts';
 import { id } from '../pods/schemas.ts';
-import { CycleJob } from '../pods/views.ts';
+import { CycleJob, type JobView } from '../pods/views.ts';
 import type { StatusOperations } from '../status/operations.ts';
 import type { WebhookOperations } from '../webhooks/operations.ts';
-import { boundTool, registerBoundTool, type BoundTool, type McpPayments, type ToolBinding } from './bind.ts';
+import { boundTool, registerBoundTool, tool, type BoundTool, type McpPayments, type ToolBinding } from './bind.ts';
 import type { CallContext } from './results.ts';
 import type { WaitOperations } from './operations.ts';
 import { TOOL_SCOPES, type ToolName } from './scopes.ts';
@@ -62,19 +62,6 @@ const hints = (readOnlyHint: boolean, idempotentHint: boolean, openWorldHint: bo
   ({ readOnlyHint, destructiveHint, idempotentHint, openWorldHint }) satisfies ToolAnnotations;
 const READ = hints(true, true, false);
 
-type Page<K extends string, T> = Record<K, T[]> & { next_cursor: string | null };
-interface JobView {
-  id: string;
-  mode: string;
-  status: string;
-  counts: { total: number };
-}
-interface CellView {
-  id: string;
-  phone_number: string | null;
-  status: string;
-}
-
 /** The status checks' REST hints, as the tools that do the same over MCP (an agent here makes no REST call). */
 const TOOL_HINTS: [string, string][] = [
   ['POST /v1/agent/verify with the emailed code', 'call verify_organization with the emailed code'],
@@ -88,20 +75,20 @@ const overMcp = (detail: string) => TOOL_HINTS.reduce((text, [rest, tool]) => te
 /** The tools, in the order tools/list shows them. */
 export function toolBindings(ops: ToolOperations): Record<ToolName, ToolBinding> {
   return {
-    list_cells: {
+    list_cells: tool({
       operation: ops.cells.listCells,
       description: "Lists the organization's phone lines (cells), newest first.",
       annotations: READ,
-      result: (page: Page<'cells', CellView>) => ({
+      result: (page) => ({
         text: `${page.cells.length} cell(s): ${page.cells.map((c) => `${c.id} ${c.phone_number ?? '(no number yet)'} ${c.status}`).join('; ') || 'none'}.`,
       }),
-    },
-    get_status: {
+    }),
+    get_status: tool({
       operation: ops.status.getStatus,
       description:
         'What is wrong, in one call: organization, billing, cells online, queued and failed messages, webhooks, with checks.',
       annotations: READ,
-      result: (answer: { checks: { name: string; status: string; detail: string }[] }) => {
+      result: (answer) => {
         const status = { ...answer, checks: answer.checks.map((c) => ({ ...c, detail: overMcp(c.detail) })) };
         const failing = status.checks.filter((c) => c.status !== 'ok');
         return {
@@ -112,99 +99,90 @@ export function toolBindings(ops: ToolOperations): Record<ToolName, ToolBinding>
               : failing.map((c) => `${c.name}: ${c.status}: ${c.detail}`).join('\n'),
         };
       },
-    },
-    list_conversations: {
+    }),
+    list_conversations: tool({
       operation: ops.messages.listConversations,
       description: 'Lists the conversations of a cell (one per other party), by latest activity.',
       annotations: READ,
-      result: (page: Page<'conversations', { participant: string }>) => ({
+      result: (page) => ({
         text: `${page.conversations.length} conversation(s): ${page.conversations.map((c) => c.participant).join(', ') || 'none'}.`,
       }),
-    },
-    get_conversation: {
+    }),
+    get_conversation: tool({
       operation: ops.messages.getConversation,
       description: 'The conversation of a cell with one participant and its latest messages (newest first).',
       annotations: READ,
-      result: (result: { conversation: { participant: string }; messages: unknown[] }) => ({
+      result: (result) => ({
         text: `${result.messages.length} message(s) with ${result.conversation.participant}.`,
       }),
-    },
-    list_messages: {
+    }),
+    list_messages: tool({
       operation: ops.messages.listMessages,
       description:
         'Lists the messages of a cell, newest first; filters: direction, status, participant, since. Page with cursor.',
       annotations: READ,
-      result: (page: Page<'messages', unknown>) => ({
+      result: (page) => ({
         text: `${page.messages.length} message(s)${page.next_cursor ? '; more with next_cursor' : ''}.`,
       }),
-    },
-    send_message: {
+    }),
+    send_message: tool({
       operation: ops.messages.sendMessage,
       description:
         'Texts `to` from the cell (SMS, or MMS with media_urls). Answers the queued message; wait_for_delivery follows it. Retrying with the same idempotency_key never sends twice.',
       annotations: hints(false, true, true),
       requireKey: true,
       output: Type.Object({ message: Message, replayed: Type.Boolean() }),
-      result: (message: MessageView, replayed) => ({
+      result: (message, replayed) => ({
         structured: { message, replayed },
         text: `${replayed ? 'Already queued' : 'Queued'} ${message.id} to ${message.to} (${message.status}).`,
       }),
-    },
-    wait_for_reply: {
+    }),
+    wait_for_reply: tool({
       operation: ops.waits.waitForReply,
-      description:
-        "Waits up to timeout_s for the first inbound message to the cell after `since` (from `participant` if given). After send_message, pass the sent message's id as `since`, so a reply that came fast is never missed. Returns it with next_since, or message null and next_since to call again.",
       annotations: READ,
-      result: (result: { message: MessageView | null; next_since: string }) => ({
+      result: (result) => ({
         text: result.message
           ? `Reply from ${result.message.from}: ${result.message.body}`
           : `No reply yet; call again with since=${result.next_since}.`,
       }),
-    },
-    wait_for_delivery: {
+    }),
+    wait_for_delivery: tool({
       operation: ops.waits.waitForDelivery,
-      description:
-        'Waits up to timeout_s for a sent message to be final (delivered, failed or canceled; or sent, from a phone that does not report delivery). Returns the message and whether it is final.',
       annotations: READ,
-      result: (result: { message: MessageView; final: boolean; note?: string }) => ({
+      result: (result) => ({
         text: `${result.message.id} is ${result.message.status}${result.final ? '' : ' (not final yet; call again)'}.${result.note ? ` ${result.note}` : ''}`,
       }),
-    },
-    wait_for_code: {
+    }),
+    wait_for_code: tool({
       operation: ops.waits.waitForCode,
-      description:
-        'Waits up to timeout_s for a verification (one-time) code texted to the cell after `since` (from `from`, of `service`, if given). Returns the newest such code with next_since, or code null and next_since to call again.',
       annotations: READ,
-      result: (result: {
-        code: { code: string; service: string | null; from: string } | null;
-        next_since: string;
-      }) => ({
+      result: (result) => ({
         text: result.code
           ? `Code ${result.code.code}${result.code.service ? ` (${result.code.service})` : ''} from ${result.code.from}.`
           : `No code yet; call again with since=${result.next_since}.`,
       }),
-    },
-    create_cell: {
+    }),
+    create_cell: tool({
       operation: ops.cells.createCell,
       description:
         "Creates a phone line. Without confirm: true nothing is done: the answer says what it costs and whether a payment is needed first (confirmation_required). With confirm: true the cell is created when it is paid for (the tier's included cells, or a paid create_cell); otherwise the answer is payment_required with what to pay: pay it (pay, or x402 in this call), or give its checkout_url to a person, then call again.",
       annotations: hints(false, false, false),
       confirm: { quote: ops.billing.quoteCreateCell },
       output: Type.Object({ cell: Type.Optional(Cell), ...ConfirmationRequired }),
-      result: (cell: CellView) => ({
+      result: (cell) => ({
         structured: { cell },
         text: `Created ${cell.id} (${cell.status}${cell.phone_number ? `, ${cell.phone_number}` : ', waiting for a phone'}).`,
       }),
-    },
-    list_pods: {
+    }),
+    list_pods: tool({
       operation: ops.pods.listPods,
       description: "Lists the organization's pods (sender pools of cells), newest first, each with its cells.",
       annotations: READ,
-      result: (page: Page<'pods', { id: string; name: string; cell_ids: string[] }>) => ({
+      result: (page) => ({
         text: `${page.pods.length} pod(s): ${page.pods.map((p) => `${p.id} ${p.name} (${p.cell_ids.length} cell(s))`).join('; ') || 'none'}.`,
       }),
-    },
-    send_from_pod: {
+    }),
+    send_from_pod: tool({
       operation: ops.pods.drafts.pod.send,
       // The REST send's pod and draft; its send_at and send_now are not the tool's.
       input: Type.Object({ pod_id: id('pod'), draft_id: id('drf') }, { additionalProperties: false }),
@@ -212,11 +190,11 @@ export function toolBindings(ops: ToolOperations): Record<ToolName, ToolBinding>
         'Sends a draft of a pod: from the pod cell the recipient already talks to, else the next active cell (rotation). Answers the queued message; wait_for_delivery follows it. Retrying with the same idempotency_key never sends twice.',
       annotations: hints(false, true, true),
       output: Type.Object({ message: Message, replayed: Type.Boolean() }),
-      result: (message: MessageView, replayed) => ({
+      result: (message, replayed) => ({
         structured: { message, replayed },
         text: `${replayed ? 'Already queued' : 'Queued'} ${message.id} to ${message.to} from ${message.cell_id} (${message.status}).`,
       }),
-    },
+    }),
     start_cycle: {
       operation: ops.pods.startPodCycle,
       // A retry with the client_id of an earlier job answers that job, as a replay (as REST does).
@@ -235,49 +213,41 @@ export function toolBindings(ops: ToolOperations): Record<ToolName, ToolBinding>
         text: `${replayed ? 'Already started' : 'Started'} ${job.mode} ${job.id} (${job.status}, ${job.counts.total} message(s)).`,
       }),
     },
-    get_usage: {
+    get_usage: tool({
       operation: ops.billing.getUsage,
       description:
         'Usage totals by type (sms, mms, cell_month) and their cost over [from, to); default: the last 30 days.',
       annotations: READ,
-      result: (summary: {
-        amount_usd: string;
-        from: string;
-        to: string;
-        by_type: { type: string; quantity: number }[];
-      }) => ({
+      result: (summary) => ({
         text: `${dollars(summary.amount_usd)} from ${summary.from} to ${summary.to}: ${summary.by_type.map((t) => `${t.type} ${t.quantity}`).join(', ')}.`,
       }),
-    },
-    list_webhook_deliveries: {
+    }),
+    list_webhook_deliveries: tool({
       operation: ops.webhooks.listWebhookDeliveries,
       description: 'Lists the deliveries of a webhook endpoint, newest first, each with its attempts.',
       annotations: READ,
-      result: (page: Page<'deliveries', { id: string; event_type: string; status: string }>) => ({
+      result: (page) => ({
         text: `${page.deliveries.length} deliver(ies): ${page.deliveries.map((d) => `${d.id} ${d.event_type} ${d.status}`).join('; ') || 'none'}.`,
       }),
-    },
-    verify_organization: {
+    }),
+    verify_organization: tool({
       operation: ops.organizations.verifyOrganization,
       description:
         'Verifies a new organization with the 6-digit code emailed at sign-up (5 attempts per code). Until then the other tools answer organization_unverified.',
       annotations: hints(false, true, false),
-      result: (result: { organization_id: string }) => ({
+      result: (result) => ({
         text: `Verified: ${result.organization_id} is active. Next: get_status, then create_cell.`,
       }),
-    },
-    get_billing: {
+    }),
+    get_billing: tool({
       operation: ops.billing.getBilling,
       description:
         'The billing state (inactive until the first setup is paid), tier, prepaid balance, amount due, and how to pay here (rails, minimum payment, x402 networks).',
       annotations: READ,
-      result: (billing: {
-        status: { state: string; tier: string | null; prepaid_balance_usd: number; amount_due_usd: number };
-        payment_options: { rails?: string[] };
-      }) => ({
+      result: (billing) => ({
         text: `Billing ${billing.status.state}${billing.status.tier ? ` (${billing.status.tier})` : ''}; balance ${dollarsOfNumber(billing.status.prepaid_balance_usd)}${billing.status.amount_due_usd > 0 ? `; due ${dollarsOfNumber(billing.status.amount_due_usd)}` : ''}; rails: ${billing.payment_options.rails?.join(', ') || 'none'}.`,
       }),
-    },
+    }),
     pay: {
       operation: ops.billing.pay,
       settles: true,
@@ -292,16 +262,16 @@ export function toolBindings(ops: ToolOperations): Record<ToolName, ToolBinding>
         text: `Paid ${paid.intent}: ${dollars(paid.amount_usd)}. Billing ${paid.billing.state}; balance ${dollarsOfNumber(paid.billing.prepaid_balance_usd)}.`,
       }),
     },
-    cancel_message: {
+    cancel_message: tool({
       operation: ops.messages.cancelMessage,
       description: 'Cancels a message while it is still queued (its charge is refunded); afterwards a conflict error.',
       annotations: hints(false, false, false, true),
-      result: (message: MessageView) => ({
+      result: (message) => ({
         structured: { message },
         text: `Canceled ${message.id} to ${message.to}.`,
       }),
       output: Type.Object({ message: Message }),
-    },
+    }),
   };
 }
 

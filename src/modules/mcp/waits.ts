@@ -5,7 +5,7 @@
 import { decodeTime } from 'ulid';
 import type { Clock } from '../../lib/clock.ts';
 import { invalidField } from '../../lib/errors.ts';
-import { idFloor } from '../../lib/ids.ts';
+import { isBound, timeBound } from '../codes/service.ts';
 import type { EventsService } from '../events/service.ts';
 import { FINAL_STATUSES } from '../messages/lifecycle.ts';
 
@@ -64,7 +64,7 @@ export function sinceBound(since: string | undefined, clock: Clock): string {
   if (since === undefined) return timeBound(clock.now().getTime());
   // A message id, or the time bound a timed-out wait answered as next_since: whatever a wait
   // returns is taken back (the loop `since = next_since` never breaks).
-  if (BOUND.test(since) && validTime(since)) return since;
+  if (isBound(since)) return since;
   const ms = Date.parse(since);
   if (Number.isNaN(ms) || !/^\d{4}-\d{2}-\d{2}T/.test(since)) {
     throw invalidField(
@@ -74,21 +74,6 @@ export function sinceBound(since: string | undefined, clock: Clock): string {
     );
   }
   return timeBound(ms);
-}
-
-const timeBound = (ms: number) => idFloor('msg', ms);
-
-/** A message id (time and randomness) or a time bound (time only), in ULID's Crockford base32. */
-const BOUND = /^msg_[0-9a-hjkmnp-tv-z]{10}(?:[0-9a-hjkmnp-tv-z]{16})?$/;
-
-/** Whether the bound's time decodes (ULID caps the first character at 7). */
-function validTime(bound: string): boolean {
-  try {
-    boundTime(bound);
-    return true;
-  } catch {
-    return false;
-  }
 }
 
 /** The ISO time of a bound, for the listing's `since` filter (the millisecond the bound is in). */

@@ -102,7 +102,7 @@ export class CyclePlanner {
   }
 
   private async planRing(job: CycleJobsTable): Promise<void> {
-    const hops = (await this.deps.repo.pendingItems(job.id, 0, PLAN_BATCH)).map((hop) => ({
+    const hops = (await this.deps.repo.itemsIn(job.id, ['pending'], 0, PLAN_BATCH)).map((hop) => ({
       item: hop,
       cellId: hop.cell_id as string,
     }));
@@ -129,7 +129,7 @@ export class CyclePlanner {
     let after = 0;
     for (let batch = 1; ; batch++) {
       if (!active.some((cell) => (room.get(cell.id) ?? 0) >= cost)) return true;
-      const items = await this.deps.repo.pendingItems(job.id, after, PLAN_BATCH);
+      const items = await this.deps.repo.itemsIn(job.id, ['pending'], after, PLAN_BATCH);
       if (items.length === 0) return true;
       after = items[items.length - 1].seq;
       const state = await this.deps.messages.recipientsAmong(

@@ -172,10 +172,6 @@ export class CycleRepository extends Repository {
 
   // --- items ---
 
-  pendingItems(jobId: string, afterSeq: number, limit: number) {
-    return this.itemsIn(jobId, ['pending'], afterSeq, limit);
-  }
-
   itemsIn(jobId: string, statuses: readonly ItemStatus[], afterSeq: number, limit: number) {
     return this.db
       .selectFrom('cycle_job_items')

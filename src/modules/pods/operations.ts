@@ -139,10 +139,7 @@ export function podOperations(deps: PodOperationDeps) {
       status: 204,
       input: Body(PodId),
       output: Type.Null(),
-      run: async (ctx, input) => {
-        await pods.remove(ctx.organizationId, input.id);
-        return null;
-      },
+      run: (ctx, input) => pods.remove(ctx.organizationId, input.id).then(() => null),
     }),
     startPodCycle: podOperation({
       name: 'start_pod_cycle',

@@ -227,10 +227,7 @@ export function listOperations(kind: ScopeKind, { lists, scopes }: { lists: List
       status: 204,
       input: scopedInput(kind, ListId),
       output: Type.Null(),
-      run: async (ctx, input) => {
-        await lists.remove(await scopeOf(ctx.organizationId, input), input.list_id);
-        return null;
-      },
+      run: async (ctx, input) => lists.remove(await scopeOf(ctx.organizationId, input), input.list_id).then(() => null),
     }),
     addNumbers: podOperation({
       ...write,
@@ -297,10 +294,8 @@ export function ignoreOperations(kind: ScopeKind, { ignore, scopes }: { ignore: 
       status: 204,
       input: scopedInput(kind, Participant),
       output: Type.Null(),
-      run: async (ctx, input) => {
-        await ignore.remove(await scopeOf(ctx.organizationId, input), input.participant);
-        return null;
-      },
+      run: async (ctx, input) =>
+        ignore.remove(await scopeOf(ctx.organizationId, input), input.participant).then(() => null),
     }),
   };
 }

@@ -157,10 +157,7 @@ export function webhookOperations<Context>(webhooks: WebhooksService, owner: End
       status: 204,
       input: ById,
       output: Type.Null(),
-      run: async (ctx, input) => {
-        await webhooks.remove(of(ctx), input.id, actor(ctx));
-        return null;
-      },
+      run: (ctx, input) => webhooks.remove(of(ctx), input.id, actor(ctx)).then(() => null),
     }),
     rotateWebhookSecret: define({
       ...texts('rotateWebhookSecret'),

@@ -71,7 +71,8 @@ export class OutcomeRecorder {
       const endpoints = [...byWebhook.values()].sort((a, b) => a.webhook.id.localeCompare(b.webhook.id));
       for (const item of endpoints) {
         if (item.disableReason) continue;
-        if (item.succeeded && item.webhook.failing_since) await repo.clearFailing(tx, item.webhook.id);
+        if (item.succeeded && item.webhook.failing_since)
+          await repo.updateWebhook(tx, item.webhook.id, { failing_since: null });
         if (!item.succeeded && !item.webhook.failing_since) await repo.markFailing(tx, item.webhook.id, item.now);
       }
       for (const item of endpoints) {

@@ -91,10 +91,6 @@ export class WebhooksRepository {
       .execute();
   }
 
-  async clearFailing(ex: Executor, id: string): Promise<void> {
-    await ex.updateTable('webhooks').set({ failing_since: null }).where('id', '=', id).execute();
-  }
-
   /** Disables an enabled endpoint; false when it was already disabled (someone else won). */
   async disable(ex: Executor, id: string, reason: string, now: string): Promise<boolean> {
     const result = await ex

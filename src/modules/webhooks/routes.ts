@@ -1,13 +1,12 @@
 // Webhook endpoints and their deliveries, bound from the operations (./operations.ts): the
 // organization's under /v1/webhooks (contract §6) and the operator's under /v1/admin/webhooks
 // (contract §11), the same routes with their own texts.
-import { Described, NoContent } from '../../http/schemas.ts';
+import { Described } from '../../http/schemas.ts';
 import type { App } from '../../http/types.ts';
-import type { TSchema } from 'typebox';
 import type { AnyOperation, OperatorContext } from '../../operations/operation.ts';
 import type { RestBinder, RestBinding } from '../../operations/rest.ts';
 import type { WebhookOperations } from './operations.ts';
-import { Delivery, DeliveryList, Webhook, WebhookList, WebhookSecretRotation, WebhookWithSecret } from './schemas.ts';
+import { Webhook } from './schemas.ts';
 import type { WebhookView } from './service.ts';
 
 /** Where an owner's endpoints are and how their answers are worded. */
@@ -55,23 +54,24 @@ function bindEndpoints<Context>(
   ops: WebhookOperations<Context>,
   { url, tags, endpoint, created }: Surface,
 ): void {
-  const bind = (op: AnyOperation, method: RestBinding['method'], path: string, response: TSchema, more = {}) =>
-    rest.bind(app, op, { method, url: url + path, tags, response, ...more });
-  bind(ops.createWebhook, 'POST', '', Described(WebhookWithSecret, created.fresh), {
+  /** The answer is the operation's output, described by `text`. */
+  const bind = (op: AnyOperation, method: RestBinding['method'], path: string, text: string, more = {}) =>
+    rest.bind(app, op, { method, url: url + path, tags, response: Described(op.output, text), ...more });
+  bind(ops.createWebhook, 'POST', '', created.fresh, {
     responses: { 200: Described(Webhook, created.repeated) },
     answer: (outcome: { created: boolean; webhook: WebhookView }) => ({
       body: outcome.webhook,
       status: outcome.created ? 201 : 200,
     }),
   });
-  bind(ops.listWebhooks, 'GET', '', Described(WebhookList, `A page of ${endpoint}s, newest first.`));
-  bind(ops.getWebhook, 'GET', '/:id', Described(Webhook, `The ${endpoint}.`));
-  bind(ops.updateWebhook, 'PATCH', '/:id', Described(Webhook, `The updated ${endpoint}.`));
-  bind(ops.deleteWebhook, 'DELETE', '/:id', NoContent('Deleted.'));
+  bind(ops.listWebhooks, 'GET', '', `A page of ${endpoint}s, newest first.`);
+  bind(ops.getWebhook, 'GET', '/:id', `The ${endpoint}.`);
+  bind(ops.updateWebhook, 'PATCH', '/:id', `The updated ${endpoint}.`);
+  bind(ops.deleteWebhook, 'DELETE', '/:id', 'Deleted.');
   const rotated = `The ${endpoint} with its new signing secret (shown once).`;
-  bind(ops.rotateWebhookSecret, 'POST', '/:id/rotate-secret', Described(WebhookSecretRotation, rotated));
-  const deliveries = Described(DeliveryList, 'A page of deliveries, newest first.');
+  bind(ops.rotateWebhookSecret, 'POST', '/:id/rotate-secret', rotated);
+  const deliveries = 'A page of deliveries, newest first.';
   bind(ops.listWebhookDeliveries, 'GET', '/:id/deliveries', deliveries, { path: { id: 'webhook_id' } });
-  const retried = Described(Delivery, 'The delivery, queued for an attempt now.');
+  const retried = 'The delivery, queued for an attempt now.';
   bind(ops.retryWebhookDelivery, 'POST', '/:id/deliveries/:delivery_id/retry', retried);
 }

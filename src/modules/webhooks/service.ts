@@ -58,8 +58,7 @@ export class WebhooksService {
   readonly signals = new EventEmitter().setMaxListeners(0);
 
   constructor(deps: WebhooksService['deps'] & { repo: WebhooksRepository; clock: Clock }) {
-    this.repo = deps.repo;
-    this.clock = deps.clock;
+    ({ repo: this.repo, clock: this.clock } = deps);
     this.deps = deps;
   }
 
