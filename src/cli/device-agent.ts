@@ -172,13 +172,9 @@ export async function doctor(options: DoctorOptions): Promise<Check[]> {
   const doFetch = options.fetch ?? fetch;
   const now = options.now ?? (() => new Date());
 
-  const major = Number(process.versions.node.split('.')[0]);
-  add(
-    major >= 22 ? 'ok' : 'FAIL',
-    major >= 22
-      ? `node ${process.versions.node}`
-      : `node ${process.versions.node} is too old: install Node 22 or later (pkg install nodejs-lts)`,
-  );
+  const node = process.versions.node;
+  if (Number(node.split('.')[0]) >= 22) add('ok', `node ${node}`);
+  else add('FAIL', `node ${node} is too old: install Node 22 or later (pkg install nodejs-lts)`);
 
   const present = new Set<string>();
   for (const command of TERMUX_COMMANDS) {
