@@ -462,20 +462,16 @@ export async function registerOpenApi(app: App, config: Config): Promise<void> {
     transformObject: (document) => {
       if (!('openapiObject' in document)) return document.swaggerObject;
       const { openapiObject } = document;
-      // Only the tags in use, in TAGS order.
+      // Only the tags in use, in TAGS order; and payment discovery (mppx's OpenAPI reader): what an
+      // operation may charge, on which rails (no webhook is paid).
       const used = new Set<string>();
-      for (const item of [
-        ...Object.values(openapiObject.paths ?? {}),
-        ...Object.values((openapiObject as Schema).webhooks ?? {}),
-      ]) {
-        for (const operation of Object.values(item as Schema))
-          if (isObject(operation) && Array.isArray(operation.tags)) operation.tags.forEach((t) => used.add(String(t)));
-      }
-      // Payment discovery (mppx's OpenAPI reader): what an operation may charge, on which rails.
-      for (const item of Object.values(openapiObject.paths ?? {})) {
+      const { paths = {}, webhooks = {} } = openapiObject as { paths?: Schema; webhooks?: Schema };
+      for (const item of [...Object.values(paths), ...Object.values(webhooks)]) {
         for (const operation of Object.values(item as Schema)) {
-          const info = isObject(operation) ? paymentInfo(config, operation.operationId) : undefined;
-          if (info) (operation as Schema)['x-payment-info'] = info;
+          if (!isObject(operation)) continue;
+          if (Array.isArray(operation.tags)) operation.tags.forEach((t) => used.add(String(t)));
+          const info = paymentInfo(config, operation.operationId);
+          if (info) operation['x-payment-info'] = info;
         }
       }
       return {
