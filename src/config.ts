@@ -13,63 +13,8 @@ import {
 import { DEFAULT_PRICES, parsePrices, PricesError, type Prices } from './modules/billing/pricing.ts';
 import { MppConfigError, parseMppMethods, type MppConfig } from './modules/billing/mpp-config.ts';
 
-export interface Config {
-  port: number;
-  host: string;
-  databaseUrl: string;
-  baseUrl: string;
-  docsUrl: string;
-  consoleUrl: string;
-  adminToken: string | null;
-  /** CELLGATE_METRICS_TOKEN: a bearer token for GET /metrics only (admin tokens work too). */
-  metricsToken: string | null;
-  smtpUrl: string | null;
-  smtpFrom: string;
-  redisUrl: string | null;
-  /** Requests per second per credential; 0 turns limiting off. */
-  rateLimit: number;
-  rateLimitBurst: number;
-  signUpsPerHourPerIp: number;
-  /**
-   * CELLGATE_TRUST_PROXY: whose X-Forwarded-For gives the client address (per-address rate
-   * limits, logs): false (default: the socket's peer) or the proxies' addresses and CIDR blocks.
-   */
-  trustProxy: false | string[];
-  /** CELLGATE_MAX_STREAMS_PER_ORG: concurrent event streams, console live views and MCP waits per organization (each kind). */
-  maxStreamsPerOrg: number;
-  logLevel: string;
-  /** CELLGATE_LOG_FORMAT: `pretty` (pino-pretty) or `json`; default pretty on a terminal, else json. */
-  logFormat: 'pretty' | 'json';
-  webhooksAllowPrivate: boolean;
-  x402BasePayTo: string | null;
-  x402SolanaPayTo: string | null;
-  x402Testnet: boolean;
-  /** CELLGATE_X402_FACILITATOR_URL: the x402 facilitator that verifies and settles payments. */
-  x402FacilitatorUrl: string | null;
-  /** CELLGATE_X402_FACILITATOR_TIMEOUT_MS: a facilitator call gives up after this. */
-  x402FacilitatorTimeoutMs: number;
-  /** CELLGATE_X402_DEPOSIT_SECRET: HMAC key of the payment processor's deposit webhook. */
-  x402DepositSecret: string | null;
-  /** Stripe Checkout for the card rail (CELLGATE_STRIPE_*); null: no Stripe keys. */
-  stripe: StripeConfig | null;
-  /**
-   * CELLGATE_CARD_PROCESSOR: who carries the card rail. `local` is the built-in page that credits
-   * without charging a card; by default only on a loopback base URL (contract §7).
-   */
-  cardProcessor: CardProcessor;
-  /** CELLGATE_MAX_PAYMENT_USD: the largest single payment on any rail, in micro-USD. */
-  maxPaymentMicros: number;
-  /** The MPP rail (CELLGATE_MPP_SECRET and CELLGATE_MPP_METHODS, both or neither); null: not offered. */
-  mpp: MppConfig | null;
-  /** CELLGATE_BILLING: on (default) enforces billing; off never charges (contract §7). */
-  billing: boolean;
-  /** Contract §7 defaults overridden by CELLGATE_PRICES. */
-  prices: Prices;
-  /** The whole request (headers and body) must arrive within this; 408 otherwise. */
-  requestTimeoutMs: number;
-  /** The request line and headers must arrive within this (at most requestTimeoutMs); 408 otherwise. */
-  headersTimeoutMs: number;
-}
+/** What loadConfig returns: one validated value per CELLGATE_* variable. */
+export type Config = ReturnType<typeof loadConfig>;
 
 export interface StripeConfig {
   secretKey: string;
@@ -90,22 +35,23 @@ function fail(name: string, expected: string, value: string): never {
   throw new ConfigError(`${name} must be ${expected} (got ${JSON.stringify(value)})`);
 }
 
-/** A shared secret of at least 16 characters, or null when unset; never echoed in errors. */
-function readSecret(env: Env, name: string): string | null {
+/** `parse` of the variable's value, or undefined when it is unset or empty. */
+function read<T>(env: Env, name: string, parse: (raw: string) => T): T | undefined {
   const raw = env[name];
-  if (raw === undefined || raw === '') return null;
-  if (raw.length < 16) fail(name, 'a secret of at least 16 characters', '<redacted>');
-  return raw;
+  return raw === undefined || raw === '' ? undefined : parse(raw);
 }
 
-function readInt(env: Env, name: string, fallback: number, min: number, max: number): number {
-  const raw = env[name];
-  if (raw === undefined || raw === '') return fallback;
-  if (!/^\d+$/.test(raw) || Number(raw) < min || Number(raw) > max) {
-    fail(name, `an integer from ${min} to ${max}`, raw);
-  }
-  return Number(raw);
-}
+/** A shared secret of at least 16 characters, or null when unset; never echoed in errors. */
+const readSecret = (env: Env, name: string): string | null =>
+  read(env, name, (raw) => (raw.length < 16 ? fail(name, 'a secret of at least 16 characters', '<redacted>') : raw)) ??
+  null;
+
+const readInt = (env: Env, name: string, fallback: number, min: number, max: number): number =>
+  read(env, name, (raw) =>
+    !/^\d+$/.test(raw) || Number(raw) < min || Number(raw) > max
+      ? fail(name, `an integer from ${min} to ${max}`, raw)
+      : Number(raw),
+  ) ?? fallback;
 
 function readBool(env: Env, name: string): boolean {
   const raw = env[name];
@@ -133,66 +79,60 @@ function readTrustProxy(env: Env): false | string[] {
   return entries;
 }
 
-function readOnOff(env: Env, name: string, fallback: boolean): boolean {
-  const raw = env[name];
-  if (raw === undefined || raw === '') return fallback;
-  if (raw === 'on') return true;
-  if (raw === 'off') return false;
-  return fail(name, 'on or off', raw);
-}
+const readOnOff = (env: Env, name: string, fallback: boolean): boolean =>
+  read(env, name, (raw) => (raw === 'on' ? true : raw === 'off' ? false : fail(name, 'on or off', raw))) ?? fallback;
 
 /** A URL of one of `protocols`; a bad one is refused naming the variable, its password masked. */
-function readUrl(env: Env, name: string, protocols: string[]): string | null {
-  const raw = env[name];
-  if (raw === undefined || raw === '') return null;
-  let url: URL | null;
-  try {
-    url = new URL(raw);
-  } catch {
-    url = null;
-  }
-  if (!url || !protocols.includes(url.protocol)) fail(name, `a URL (${protocols.join(', ')})`, maskedUrl(raw));
-  return raw.replace(/\/+$/, '');
-}
+const readUrl = (env: Env, name: string, protocols: string[]): string | null =>
+  read(env, name, (raw) =>
+    protocols.includes(URL.parse(raw)?.protocol ?? '')
+      ? raw.replace(/\/+$/, '')
+      : fail(name, `a URL (${protocols.join(', ')})`, maskedUrl(raw)),
+  ) ?? null;
 
-function readPayTo(env: Env, name: string, network: Network): string | null {
-  const raw = env[name];
-  if (raw === undefined || raw === '') return null;
-  return (
-    canonicalAddress(network, raw) ??
-    fail(name, network === 'base' ? 'an EVM address (EIP-55 checksum)' : 'a base58 Solana address', raw)
-  );
-}
+const readPayTo = (env: Env, name: string, network: Network): string | null =>
+  read(
+    env,
+    name,
+    (raw) =>
+      canonicalAddress(network, raw) ??
+      fail(name, network === 'base' ? 'an EVM address (EIP-55 checksum)' : 'a base58 Solana address', raw),
+  ) ?? null;
 
-function readPrices(env: Env): Prices {
-  const raw = env.CELLGATE_PRICES;
-  if (raw === undefined || raw === '') return DEFAULT_PRICES;
+/** `parse(raw)` of the variable `name`, its parser's own error (`Kind`) restated as a ConfigError. */
+function parsed<T>(name: string, raw: string, parse: (raw: string) => T, Kind: new (...args: never[]) => Error): T {
   try {
-    return parsePrices(raw);
+    return parse(raw);
   } catch (error) {
-    if (error instanceof PricesError) throw new ConfigError(`CELLGATE_PRICES ${error.message}`);
+    if (error instanceof Kind) throw new ConfigError(`${name} ${error.message}`);
     throw error;
   }
 }
 
+/** Both variables or neither (null); values are never echoed. */
+function readPair(env: Env, first: string, second: string, hint: string): [string, string] | null {
+  const [a, b] = [env[first] || null, env[second] || null];
+  if (a === null && b === null) return null;
+  if (a === null) throw new ConfigError(`${first} must be set with ${second} (${hint})`);
+  if (b === null) throw new ConfigError(`${second} must be set with ${first} (${hint})`);
+  return [a, b];
+}
+
 /** Both secrets or neither; values are never echoed. */
 function readStripe(env: Env): StripeConfig | null {
-  const secretKey = env.CELLGATE_STRIPE_SECRET_KEY || null;
-  const webhookSecret = env.CELLGATE_STRIPE_WEBHOOK_SECRET || null;
   const apiBase = readUrl(env, 'CELLGATE_STRIPE_API_BASE', ['http:', 'https:']);
-  if (secretKey === null && webhookSecret === null) {
+  const pair = readPair(
+    env,
+    'CELLGATE_STRIPE_SECRET_KEY',
+    'CELLGATE_STRIPE_WEBHOOK_SECRET',
+    'set both, or neither for the local card page',
+  );
+  if (pair === null) {
     if (apiBase !== null)
       fail('CELLGATE_STRIPE_API_BASE', 'unset without CELLGATE_STRIPE_SECRET_KEY', maskedUrl(apiBase));
     return null;
   }
-  if (secretKey === null)
-    throw new ConfigError(
-      'CELLGATE_STRIPE_SECRET_KEY must be set with CELLGATE_STRIPE_WEBHOOK_SECRET (set both, or neither for the local card page)',
-    );
-  if (webhookSecret === null)
-    throw new ConfigError(
-      'CELLGATE_STRIPE_WEBHOOK_SECRET must be set with CELLGATE_STRIPE_SECRET_KEY (set both, or neither for the local card page)',
-    );
+  const [secretKey, webhookSecret] = pair;
   if (!/^(sk|rk)_(test|live)_[A-Za-z0-9]+$/.test(secretKey))
     fail('CELLGATE_STRIPE_SECRET_KEY', 'a Stripe secret key (sk_live_..., sk_test_... or rk_...)', '<redacted>');
   if (!/^whsec_[A-Za-z0-9+/=]+$/.test(webhookSecret))
@@ -202,25 +142,12 @@ function readStripe(env: Env): StripeConfig | null {
 
 /** Both or neither; the secret is never echoed. */
 function readMpp(env: Env): MppConfig | null {
-  const secret = env.CELLGATE_MPP_SECRET || null;
-  const methods = env.CELLGATE_MPP_METHODS || null;
-  if (secret === null && methods === null) return null;
-  if (secret === null)
-    throw new ConfigError(
-      'CELLGATE_MPP_SECRET must be set with CELLGATE_MPP_METHODS (set both to offer MPP, or neither)',
-    );
-  if (methods === null)
-    throw new ConfigError(
-      'CELLGATE_MPP_METHODS must be set with CELLGATE_MPP_SECRET (set both to offer MPP, or neither)',
-    );
+  const pair = readPair(env, 'CELLGATE_MPP_SECRET', 'CELLGATE_MPP_METHODS', 'set both to offer MPP, or neither');
+  if (pair === null) return null;
+  const [secret, methods] = pair;
   if (secret.length < 32)
     fail('CELLGATE_MPP_SECRET', 'a secret of at least 32 characters (e.g. openssl rand -base64 32)', '<redacted>');
-  try {
-    return { secret, methods: parseMppMethods(methods) };
-  } catch (error) {
-    if (error instanceof MppConfigError) throw new ConfigError(`CELLGATE_MPP_METHODS ${error.message}`);
-    throw error;
-  }
+  return { secret, methods: parsed('CELLGATE_MPP_METHODS', methods, parseMppMethods, MppConfigError) };
 }
 
 /** localhost (and *.localhost), 127.0.0.0/8 or ::1: an address nobody else reaches. */
@@ -264,22 +191,21 @@ function readMaxPayment(env: Env, prices: Prices): number {
 }
 
 /** The address to listen on (src/lib/host.ts). */
-function readHost(env: Env): string {
-  const raw = env.CELLGATE_HOST;
-  if (raw === undefined || raw === '') return '127.0.0.1';
-  if (isHost(raw)) return raw;
-  return fail('CELLGATE_HOST', 'an IP address or a host name of this machine (127.0.0.1, 0.0.0.0, ::, localhost)', raw);
-}
+const readHost = (env: Env): string =>
+  read(env, 'CELLGATE_HOST', (raw) =>
+    isHost(raw)
+      ? raw
+      : fail('CELLGATE_HOST', 'an IP address or a host name of this machine (127.0.0.1, 0.0.0.0, ::, localhost)', raw),
+  ) ?? '127.0.0.1';
 
-function readDatabaseUrl(env: Env): string {
-  const raw = env.CELLGATE_DATABASE_URL;
-  if (raw === undefined || raw === '') return 'sqlite:./data/cellgate.db';
-  if (/^sqlite:.+/.test(raw)) return raw;
-  if (/^postgres(ql)?:\/\/.+/.test(raw)) return raw;
-  return fail('CELLGATE_DATABASE_URL', 'sqlite:<path> or postgres://...', maskedUrl(raw));
-}
+const readDatabaseUrl = (env: Env): string =>
+  read(env, 'CELLGATE_DATABASE_URL', (raw) =>
+    /^sqlite:.+/.test(raw) || /^postgres(ql)?:\/\/.+/.test(raw)
+      ? raw
+      : fail('CELLGATE_DATABASE_URL', 'sqlite:<path> or postgres://...', maskedUrl(raw)),
+  ) ?? 'sqlite:./data/cellgate.db';
 
-export function loadConfig(env: Env = process.env): Config {
+export function loadConfig(env: Env = process.env) {
   const port = readInt(env, 'CELLGATE_PORT', 8080, 0, 65535);
   const host = readHost(env);
   const baseUrl =
@@ -310,7 +236,8 @@ export function loadConfig(env: Env = process.env): Config {
     );
   }
   const stripe = readStripe(env);
-  const prices = readPrices(env);
+  const prices =
+    read(env, 'CELLGATE_PRICES', (raw) => parsed('CELLGATE_PRICES', raw, parsePrices, PricesError)) ?? DEFAULT_PRICES;
   return {
     port,
     host,
@@ -319,16 +246,20 @@ export function loadConfig(env: Env = process.env): Config {
     docsUrl: readUrl(env, 'CELLGATE_DOCS_URL', ['http:', 'https:']) ?? `${baseUrl}/docs`,
     consoleUrl: readUrl(env, 'CELLGATE_CONSOLE_URL', ['http:', 'https:']) ?? `${baseUrl}/console`,
     adminToken,
+    /** A bearer token for GET /metrics only (admin tokens work too). */
     metricsToken: readSecret(env, 'CELLGATE_METRICS_TOKEN'),
     smtpUrl: readUrl(env, 'CELLGATE_SMTP_URL', ['smtp:', 'smtps:']),
     smtpFrom: env.CELLGATE_SMTP_FROM || 'Cellgate <no-reply@cellgate.local>',
     redisUrl: readUrl(env, 'CELLGATE_REDIS_URL', ['redis:', 'rediss:']),
+    /** Requests per second per credential; 0 turns limiting off. */
     rateLimit,
     rateLimitBurst: readInt(env, 'CELLGATE_RATE_LIMIT_BURST', rateLimit * 2, 0, 2_000_000),
     // CELLGATE_RATE_LIMIT=0 turns limiting off (contract §9): the per-address sign-up limit too,
     // unless it is set on its own.
     signUpsPerHourPerIp: readInt(env, 'CELLGATE_SIGNUP_RATE_LIMIT', rateLimit === 0 ? 0 : 10, 0, 1_000_000),
+    /** Whose X-Forwarded-For gives the client address (rate limits, logs): false is the socket's peer. */
     trustProxy: readTrustProxy(env),
+    /** Concurrent event streams, console live views and MCP waits per organization (each kind). */
     maxStreamsPerOrg: readInt(env, 'CELLGATE_MAX_STREAMS_PER_ORG', 100, 1, 100_000),
     logLevel,
     logFormat,
@@ -338,13 +269,18 @@ export function loadConfig(env: Env = process.env): Config {
     x402Testnet: readBool(env, 'CELLGATE_X402_TESTNET'),
     x402FacilitatorUrl: readUrl(env, 'CELLGATE_X402_FACILITATOR_URL', ['http:', 'https:']),
     x402FacilitatorTimeoutMs: readInt(env, 'CELLGATE_X402_FACILITATOR_TIMEOUT_MS', 10_000, 100, 120_000),
+    /** HMAC key of the payment processor's deposit webhook. */
     x402DepositSecret: readSecret(env, 'CELLGATE_X402_DEPOSIT_SECRET'),
     stripe,
+    /** Who carries the card rail: `local` credits without charging a card (contract §7). */
     cardProcessor: readCardProcessor(env, stripe, baseUrl),
+    /** The largest single payment on any rail, in micro-USD. */
     maxPaymentMicros: readMaxPayment(env, prices),
     mpp: readMpp(env),
+    /** On (default) enforces billing; off never charges (contract §7). */
     billing: readOnOff(env, 'CELLGATE_BILLING', true),
     prices,
+    /** The whole request must arrive within this, and its line and headers within headersTimeoutMs; 408 otherwise. */
     requestTimeoutMs,
     headersTimeoutMs,
   };

@@ -2,6 +2,7 @@
 // AGENT_USAGE). agent-http.ts finds the service and turns failures into one line; this file parses
 // the flags and prints. Progress (the --wait spinner, "listening") goes to stderr, results to stdout.
 import type { ParseArgsConfig } from 'node:util';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { WebSocket } from 'ws';
 import { dollarsOfNumber } from '../modules/billing/money.ts';
 import {
@@ -63,7 +64,7 @@ function parse<O extends NonNullable<ParseArgsConfig['options']>>(
   return parseCommandLine(
     {
       command: `cellgate ${command}`,
-      usage: `${AGENT_USAGE[command]}\n${COMMON}`,
+      usage: usageOf(command),
       options: { ...COMMON_OPTIONS, ...options },
       positionals,
     },
@@ -75,9 +76,7 @@ function targetOf(values: { 'base-url'?: string; key?: string }): Target {
   return resolveTarget({ baseUrl: values['base-url'], key: values.key });
 }
 
-function help(command: keyof typeof AGENT_USAGE, out: Out): void {
-  out(`${AGENT_USAGE[command]}\n${COMMON}`);
-}
+const usageOf = (command: keyof typeof AGENT_USAGE) => `${AGENT_USAGE[command]}\n${COMMON}`;
 
 function requireFlag(name: string, value: string | undefined, pattern: RegExp, what: string): string {
   if (value === undefined || value === '') throw new UsageError(`--${name} is required: ${what}`);
@@ -99,8 +98,6 @@ export interface AgentCommandOptions {
   wait?: (ms: number) => Promise<void>;
 }
 
-const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
-
 export async function agentCommand(
   command: string,
   args: string[],
@@ -114,7 +111,7 @@ export async function agentCommand(
     case 'messages':
       return messagesCommand(args, out, progress);
     case 'events':
-      return eventsCommand(args, out, progress, options.wait ?? sleep);
+      return eventsCommand(args, out, progress, options.wait ?? ((ms) => sleep(ms)));
     case 'status':
       return statusCommand(args, out);
     default:
@@ -232,7 +229,7 @@ async function waitUntilFinal(
           `${id} is still ${status} after ${Math.round(timeoutMs / 1000)} s (${because}); read it later with cellgate messages ls --cell ${cell}`,
         );
       }
-      await new Promise((resolve) => setTimeout(resolve, POLL_MS));
+      await sleep(POLL_MS);
     }
   } finally {
     if (spin) {
@@ -258,7 +255,7 @@ function printMessage(message: Json, out: Out): void {
 
 async function messagesCommand(args: string[], out: Out, progress: Out): Promise<void> {
   const [action, ...rest] = args;
-  if (action === '--help' || action === '-h' || action === undefined) return help('messages', out);
+  if (action === '--help' || action === '-h' || action === undefined) return out(usageOf('messages'));
   if (action !== 'ls' && action !== 'list')
     throw new UsageError(`unknown action ${JSON.stringify(action)}: cellgate messages ls --cell <cell_id>`);
   const { values } = parse('messages', rest, {
@@ -354,7 +351,7 @@ async function eventsCommand(
   wait: (ms: number) => Promise<void>,
 ): Promise<void> {
   const [action, ...rest] = args;
-  if (action === '--help' || action === '-h' || action === undefined) return help('events', out);
+  if (action === '--help' || action === '-h' || action === undefined) return out(usageOf('events'));
   if (action !== 'tail')
     throw new UsageError(`unknown action ${JSON.stringify(action)}: cellgate events tail [--types message.*,cell.*]`);
   const { values } = parse('events', rest, {

@@ -24,6 +24,7 @@ import {
   findOnPath,
   parseTermuxJson,
   readSim,
+  runTermux,
   simNumberNote,
   TERMUX_COMMANDS,
   termuxDriver,
@@ -171,13 +172,9 @@ export async function doctor(options: DoctorOptions): Promise<Check[]> {
   const doFetch = options.fetch ?? fetch;
   const now = options.now ?? (() => new Date());
 
-  const major = Number(process.versions.node.split('.')[0]);
-  add(
-    major >= 22 ? 'ok' : 'FAIL',
-    major >= 22
-      ? `node ${process.versions.node}`
-      : `node ${process.versions.node} is too old: install Node 22 or later (pkg install nodejs-lts)`,
-  );
+  const node = process.versions.node;
+  if (Number(node.split('.')[0]) >= 22) add('ok', `node ${node}`);
+  else add('FAIL', `node ${node} is too old: install Node 22 or later (pkg install nodejs-lts)`);
 
   const present = new Set<string>();
   for (const command of TERMUX_COMMANDS) {
@@ -222,7 +219,7 @@ export async function doctor(options: DoctorOptions): Promise<Check[]> {
   }
   if (present.has('termux-sms-list')) {
     try {
-      parseTermuxJson('termux-sms-list', await run('termux-sms-list', ['-t', 'inbox', '-l', '1']));
+      await runTermux(run, 'termux-sms-list', ['-t', 'inbox', '-l', '1']);
       add('ok', 'the SMS inbox can be read');
     } catch (error) {
       add(
@@ -278,12 +275,14 @@ export async function doctor(options: DoctorOptions): Promise<Check[]> {
 /** The exit status of a failure a restart may cure (EX_SOFTWARE): not 1, which means "get a new key". */
 export const UNEXPECTED_EXIT = 70;
 
+const synopsis = (prog: string, action: 'run' | 'doctor') =>
+  action === 'run'
+    ? `${prog} run --key <cg_dev_...> --base-url https://... [--sim-slot N] [--state-dir DIR]
+    [--poll-wait S] [--inbox-interval S] [--command-timeout S]`
+    : `${prog} doctor --key <cg_dev_...> --base-url https://... [--command-timeout S]`;
+
 /** The usage of run and doctor, as `prog` (`cellgate device`, or `node agent.mjs` for the single file). */
-export const agentUsage = (
-  prog: string,
-) => `usage: ${prog} run --key <cg_dev_...> --base-url https://... [--sim-slot N] [--state-dir DIR]
-    [--poll-wait S] [--inbox-interval S] [--command-timeout S]
-       ${prog} doctor --key <cg_dev_...> --base-url https://... [--command-timeout S]`;
+export const agentUsage = (prog: string) => `usage: ${synopsis(prog, 'run')}\n       ${synopsis(prog, 'doctor')}`;
 
 const FLAGS = {
   key: "  --key <cg_dev_...>             the phone's device key (required)",
@@ -301,11 +300,10 @@ const FLAGS = {
 /** One action's usage with what each of its flags does (`run --help`, `doctor --help`). */
 export function actionUsage(prog: string, action: 'run' | 'doctor'): string {
   if (action === 'doctor')
-    return `usage: ${prog} doctor --key <cg_dev_...> --base-url https://... [--command-timeout S]
+    return `usage: ${synopsis(prog, action)}
   check this phone is ready for run: termux-* commands, permissions, SIM, the service, the key, the clock
 ${[FLAGS.key, FLAGS.baseUrl, FLAGS.commandTimeout].join('\n')}`;
-  return `usage: ${prog} run --key <cg_dev_...> --base-url https://... [--sim-slot N] [--state-dir DIR]
-    [--poll-wait S] [--inbox-interval S] [--command-timeout S]
+  return `usage: ${synopsis(prog, action)}
   run this Android phone as a cell through Termux:API until Ctrl-C (docs/android.md): heartbeat,
   send the texts it claims, upload the ones it receives
 ${[FLAGS.key, FLAGS.baseUrl, FLAGS.simSlot, FLAGS.stateDir, FLAGS.pollWait, FLAGS.inboxInterval, FLAGS.commandTimeout].join('\n')}`;

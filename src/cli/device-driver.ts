@@ -97,7 +97,7 @@ export interface DriverContext {
   readonly stats: DeviceStats;
   readonly signal: AbortSignal;
   log(line: string): void;
-  /** Reports what became of a claimed message; false when the service refused the report. */
+  /** Reports what became of a claimed message (counted in stats once accepted); false when the service refused it. */
   report(message: ClaimedMessage, event: DeviceEvent, error?: { code: string; message: string }): Promise<boolean>;
   /** Uploads (or queues) a received text; throws when the service refused it. */
   uploadInbound(text: InboundText): Promise<{ status: number; message: Record<string, unknown> }>;
@@ -374,6 +374,7 @@ export async function startDevice(options: ProtocolOptions, driver: DeviceDriver
       event,
     });
     if (outcome.accepted) {
+      if (event !== 'sending') stats[event] += 1;
       // A durable sink calls onReport itself once the service accepted it.
       if (!options.sink) options.onReport?.(message.id, event);
       return true;

@@ -95,9 +95,7 @@ function simulatorDriver(
           code: 'generic_failure',
           message: 'RESULT_ERROR_GENERIC_FAILURE: the carrier refused the text (simulated blocked SIM).',
         };
-        if (!(await report(message, 'failed', error))) return;
-        stats.failed += 1;
-        log(`${message.id} failed (${error.code}, blocked SIM)`);
+        if (await report(message, 'failed', error)) log(`${message.id} failed (${error.code}, blocked SIM)`);
         return;
       }
       if (faults.current === 'stall') {
@@ -107,7 +105,6 @@ function simulatorDriver(
       }
       if (settings.reportSending && !(await report(message, 'sending'))) return;
       if (!(await report(message, 'sent'))) return;
-      stats.sent += 1;
       log(`${message.id} sent to ${message.to}`);
       // Like a Termux phone: the text is handed over, and nothing more is ever heard of it.
       if (!settings.capabilities.delivery_reports) return handOver(message, log, stats);
@@ -117,14 +114,10 @@ function simulatorDriver(
           code: 'delivery_failed',
           message: `Simulated delivery failure (fail rate ${settings.failRate}).`,
         };
-        if (!(await report(message, 'failed', error))) return;
-        stats.failed += 1;
-        log(`${message.id} failed (${error.code})`);
+        if (await report(message, 'failed', error)) log(`${message.id} failed (${error.code})`);
       } else {
         await handOver(message, log, stats);
-        if (!(await report(message, 'delivered'))) return;
-        stats.delivered += 1;
-        log(`${message.id} delivered`);
+        if (await report(message, 'delivered')) log(`${message.id} delivered`);
       }
     },
   };

@@ -104,6 +104,10 @@ export function parseTermuxJson(command: string, result: CommandResult): unknown
   return value;
 }
 
+/** Runs a Termux:API command and parses what it printed (parseTermuxJson). */
+export const runTermux = async (run: CommandRunner, command: string, args: string[] = []): Promise<unknown> =>
+  parseTermuxJson(command, await run(command, args));
+
 /** termux-battery-status: {"percentage": 87, "plugged": "PLUGGED_AC", "status": "CHARGING", ...}. */
 export function batteryTelemetry(value: unknown): HeartbeatBody {
   const battery = (value ?? {}) as { percentage?: unknown; plugged?: unknown; status?: unknown };
@@ -159,7 +163,7 @@ export function simInfo(value: unknown): SimInfo {
 
 /** Runs termux-telephony-deviceinfo; throws like parseTermuxJson when it cannot tell. */
 export async function readSim(run: CommandRunner): Promise<SimInfo> {
-  return simInfo(parseTermuxJson('termux-telephony-deviceinfo', await run('termux-telephony-deviceinfo', [])));
+  return simInfo(await runTermux(run, 'termux-telephony-deviceinfo'));
 }
 
 /** One line about the SIM for the log and doctor: "SIM ready, T-Mobile, lte, 2 SIM slots". */
@@ -244,18 +248,11 @@ export const inboxMessageId = (id: number) => `content://sms/inbox/${id}`;
 export function termuxDriver(options: TermuxDriverOptions): DeviceDriver {
   const { run, state } = options;
 
-  async function readInbox(): Promise<InboxText[]> {
-    return inboxTexts(
-      parseTermuxJson(
-        'termux-sms-list',
-        await run('termux-sms-list', ['-t', 'inbox', '-l', String(options.inboxLimit ?? 50)]),
-      ),
-    );
-  }
-
   /** One look at the inbox: new texts (by _id) are queued for upload, then remembered. */
   async function pickUpInbound(context: DriverContext): Promise<void> {
-    const texts = await readInbox();
+    const texts = inboxTexts(
+      await runTermux(run, 'termux-sms-list', ['-t', 'inbox', '-l', String(options.inboxLimit ?? 50)]),
+    );
     if (state.lastInboxId === null) {
       // First run, or a corrupted state file: start from the newest text (older ones were there before the agent).
       const newest = texts.reduce((max, text) => Math.max(max, text.id), 0);
@@ -281,32 +278,22 @@ export function termuxDriver(options: TermuxDriverOptions): DeviceDriver {
     capabilities: TERMUX_CAPABILITIES,
 
     async telemetry() {
-      const out: HeartbeatBody = { app_version: AGENT_VERSION };
-      const [battery, cells] = await Promise.all([
-        run('termux-battery-status', []),
-        run('termux-telephony-cellinfo', []),
+      // What is unknown (the battery, the signal) is left out of the heartbeat.
+      const [battery, dbm] = await Promise.all([
+        runTermux(run, 'termux-battery-status').then(batteryTelemetry, () => ({})),
+        runTermux(run, 'termux-telephony-cellinfo').then(signalDbm, () => undefined),
       ]);
-      try {
-        Object.assign(out, batteryTelemetry(parseTermuxJson('termux-battery-status', battery)));
-      } catch {
-        // battery unknown: left out of the heartbeat
-      }
-      try {
-        const dbm = signalDbm(parseTermuxJson('termux-telephony-cellinfo', cells));
-        if (dbm !== undefined) out.signal_dbm = dbm;
-      } catch {
-        // signal unknown
-      }
-      return out;
+      return { app_version: AGENT_VERSION, ...battery, ...(dbm === undefined ? {} : { signal_dbm: dbm }) };
     },
 
     async deliver(message: ClaimedMessage, context: DriverContext) {
       if (message.media_urls && message.media_urls.length > 0) {
-        await context.report(message, 'failed', {
+        const error = {
           code: 'mms_unsupported',
           message: 'This phone sends through termux-sms-send, which cannot send MMS.',
-        });
-        context.stats.failed += 1;
+        };
+        // Counted failed even when the service refused the report: the text was not sent.
+        if (!(await context.report(message, 'failed', error))) context.stats.failed += 1;
         return;
       }
       const args = ['-n', message.to];
@@ -318,10 +305,10 @@ export function termuxDriver(options: TermuxDriverOptions): DeviceDriver {
       const failure = sendFailure(result);
       if (failure) {
         context.log(`${message.id} failed: ${failure.code}: ${failure.message}`);
-        if (await context.report(message, 'failed', failure)) context.stats.failed += 1;
+        await context.report(message, 'failed', failure);
         return;
       }
-      if (await context.report(message, 'sent')) context.stats.sent += 1;
+      await context.report(message, 'sent');
       context.log(`${message.id} sent to ${message.to}`);
     },
 

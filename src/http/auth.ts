@@ -2,7 +2,7 @@
 // with its challenge. Runs in onRequest, before the body is parsed, so an unauthenticated request
 // never learns whether its body would have been valid. Whether the principal may call the route
 // (organization state, scope) is admission (src/operations/admit.ts), the next hook.
-import type { FastifyContextConfig, FastifyRequest } from 'fastify';
+import type { FastifyRequest } from 'fastify';
 import { ApiError } from '../lib/errors.ts';
 import type { App } from './types.ts';
 import type { AdminPrincipal, AgentPrincipal, BearerResource, DevicePrincipal } from '../operations/principals.ts';
@@ -112,23 +112,6 @@ async function authenticateSmsgate(request: FastifyRequest, auth: Authenticators
   return principal;
 }
 
-function agentCheck(
-  auth: Authenticators,
-  config: FastifyContextConfig,
-  resource: BearerResource,
-  metadata: ResourceMetadataUrls | undefined,
-) {
-  return async (request: FastifyRequest) => {
-    request.agent = await authenticateAgent(
-      request,
-      auth,
-      resource,
-      metadata?.[resource],
-      config.scope ?? config.challengeScope,
-    );
-  };
-}
-
 export const hookList = <T>(hook: T | T[] | undefined): T[] =>
   hook === undefined ? [] : Array.isArray(hook) ? hook : [hook];
 
@@ -147,23 +130,24 @@ export function registerAuth(
 
   app.addHook('onRoute', (route) => {
     const config = route.config ?? {};
-    const check =
-      config.auth === 'agent'
-        ? agentCheck(auth, config, resourceOfUrl(route.url), options.resourceMetadata)
-        : config.auth === 'admin'
-          ? async (request: FastifyRequest) => {
-              request.admin = await authenticateAdmin(request, auth);
-            }
-          : config.auth === 'device'
-            ? async (request: FastifyRequest) => {
-                request.device = await authenticateDevice(request, auth, config.presence !== false);
-              }
-            : config.auth === 'smsgate'
-              ? async (request: FastifyRequest) => {
-                  request.device = await authenticateSmsgate(request, auth);
-                }
-              : null;
-    if (check) route.onRequest = [check, ...hookList(route.onRequest)];
+    if (!config.auth || config.auth === 'public') return;
+    const resource = resourceOfUrl(route.url);
+    const checks = {
+      agent: async (request: FastifyRequest) => {
+        const scope = config.scope ?? config.challengeScope;
+        request.agent = await authenticateAgent(request, auth, resource, options.resourceMetadata?.[resource], scope);
+      },
+      admin: async (request: FastifyRequest) => {
+        request.admin = await authenticateAdmin(request, auth);
+      },
+      device: async (request: FastifyRequest) => {
+        request.device = await authenticateDevice(request, auth, config.presence !== false);
+      },
+      smsgate: async (request: FastifyRequest) => {
+        request.device = await authenticateSmsgate(request, auth);
+      },
+    };
+    route.onRequest = [checks[config.auth], ...hookList(route.onRequest)];
   });
 }
 

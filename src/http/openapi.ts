@@ -131,6 +131,11 @@ export function errorCodesOf(route: Pick<RouteOptions, 'config' | 'schema'>): Er
 
 const sentence = (text: string) => `${text[0].toUpperCase()}${text.slice(1)}.`;
 const PROBLEM_REF = { $ref: 'Problem#' };
+/** A response of the Problem schema, without example. */
+const problemOf = (description: string) => ({
+  description,
+  content: { 'application/problem+json': { schema: PROBLEM_REF } },
+});
 
 function problemResponse(status: number, codes: ErrorCode[], docsUrl: string): Schema {
   const [code] = codes;
@@ -268,10 +273,7 @@ function documentedResponses(route: Pick<RouteOptions, 'config' | 'schema'>, doc
   }
   for (const status of [...byStatus.keys()].sort((a, b) => a - b))
     responses[status] = problemResponse(status, byStatus.get(status) ?? [], docsUrl);
-  responses['4XX'] = {
-    description: 'Another client error, e.g. `request_timeout` (408) or `headers_too_large` (431).',
-    content: { 'application/problem+json': { schema: PROBLEM_REF } },
-  };
+  responses['4XX'] = problemOf('Another client error, e.g. `request_timeout` (408) or `headers_too_large` (431).');
   return responses;
 }
 
@@ -354,29 +356,24 @@ function eventSchemas(): Record<string, Schema> {
   return schemas;
 }
 
+const webhookHeader = (name: string, description: string, pattern?: string) => ({
+  name,
+  in: 'header' as const,
+  required: true,
+  description,
+  schema: { type: 'string' as const, ...(pattern ? { pattern } : {}) },
+});
 const WEBHOOK_HEADERS = {
-  WebhookId: {
-    name: 'webhook-id',
-    in: 'header' as const,
-    required: true,
-    description: 'The event id (evt_...), the same on every attempt: dedupe on it.',
-    schema: { type: 'string' as const },
-  },
-  WebhookTimestamp: {
-    name: 'webhook-timestamp',
-    in: 'header' as const,
-    required: true,
-    description: 'Unix time in seconds of this attempt; reject a delivery far from your clock.',
-    schema: { type: 'string' as const, pattern: '^[0-9]+$' },
-  },
-  WebhookSignature: {
-    name: 'webhook-signature',
-    in: 'header' as const,
-    required: true,
-    description:
-      'v1,<base64 HMAC-SHA256 of "{webhook-id}.{webhook-timestamp}.{body}" keyed with the whsec_ secret>. For 24 hours after a rotation, two space-separated signatures (new and previous secret).',
-    schema: { type: 'string' as const },
-  },
+  WebhookId: webhookHeader('webhook-id', 'The event id (evt_...), the same on every attempt: dedupe on it.'),
+  WebhookTimestamp: webhookHeader(
+    'webhook-timestamp',
+    'Unix time in seconds of this attempt; reject a delivery far from your clock.',
+    '^[0-9]+$',
+  ),
+  WebhookSignature: webhookHeader(
+    'webhook-signature',
+    'v1,<base64 HMAC-SHA256 of "{webhook-id}.{webhook-timestamp}.{body}" keyed with the whsec_ secret>. For 24 hours after a rotation, two space-separated signatures (new and previous secret).',
+  ),
 };
 
 /** How Cellgate POSTs an event of `type` to an endpoint. */
@@ -419,14 +416,10 @@ export async function registerOpenApi(app: App, config: Config): Promise<void> {
   // ready, before any document is generated. Copies: generating the document rewrites nested
   // named schemas into references in place, and the route schemas must stay as they are
   // (serializers of other apps compile them).
-  const named = new Map<string, string>();
-  const schemas: Record<string, Schema> = eventSchemas();
+  const named = new Map(Object.entries(eventSchemas()).map(([id, schema]) => [id, JSON.stringify(schema)]));
+  const schemas: Record<string, Schema> = {};
   app.addHook('onReady', async () => {
-    for (const [id, text] of named) {
-      if (!(id in schemas)) schemas[id] = JSON.parse(text) as Schema;
-      else if (JSON.stringify(schemas[id]) !== text)
-        throw new Error(`OpenAPI: two different schemas are named ${id}; give one another $id.`);
-    }
+    for (const [id, text] of named) schemas[id] ??= JSON.parse(text) as Schema;
   });
   const options: FastifyDynamicSwaggerOptions = {
     openapi: {
@@ -469,20 +462,16 @@ export async function registerOpenApi(app: App, config: Config): Promise<void> {
     transformObject: (document) => {
       if (!('openapiObject' in document)) return document.swaggerObject;
       const { openapiObject } = document;
-      // Only the tags in use, in TAGS order.
+      // Only the tags in use, in TAGS order; and payment discovery (mppx's OpenAPI reader): what an
+      // operation may charge, on which rails (no webhook is paid).
       const used = new Set<string>();
-      for (const item of [
-        ...Object.values(openapiObject.paths ?? {}),
-        ...Object.values((openapiObject as Schema).webhooks ?? {}),
-      ]) {
-        for (const operation of Object.values(item as Schema))
-          if (isObject(operation) && Array.isArray(operation.tags)) operation.tags.forEach((t) => used.add(String(t)));
-      }
-      // Payment discovery (mppx's OpenAPI reader): what an operation may charge, on which rails.
-      for (const item of Object.values(openapiObject.paths ?? {})) {
+      const { paths = {}, webhooks = {} } = openapiObject as { paths?: Schema; webhooks?: Schema };
+      for (const item of [...Object.values(paths), ...Object.values(webhooks)]) {
         for (const operation of Object.values(item as Schema)) {
-          const info = isObject(operation) ? paymentInfo(config, operation.operationId) : undefined;
-          if (info) (operation as Schema)['x-payment-info'] = info;
+          if (!isObject(operation)) continue;
+          if (Array.isArray(operation.tags)) operation.tags.forEach((t) => used.add(String(t)));
+          const info = paymentInfo(config, operation.operationId);
+          if (info) operation['x-payment-info'] = info;
         }
       }
       return {
@@ -507,28 +496,23 @@ export async function registerOpenApi(app: App, config: Config): Promise<void> {
       schema.security = SECURITY_BY_SURFACE[surface];
       // 4xx/5xx, not `default`: a default schema would also serialize undeclared 2xx bodies as Problem.
       const response = { ...(schema.response as Schema | undefined) };
-      response['4xx'] ??= {
-        description: 'Client error',
-        content: { 'application/problem+json': { schema: PROBLEM_REF } },
-      };
-      response['5xx'] ??= {
-        description: 'Server error',
-        content: { 'application/problem+json': { schema: PROBLEM_REF } },
-      };
+      response['4xx'] ??= problemOf('Client error');
+      response['5xx'] ??= problemOf('Server error');
       schema.response = response;
       route.schema = schema;
     }
     const schema = route.schema as Schema | undefined;
     if (schema?.hide || route.method === 'HEAD') return;
     const gaps = documentationGaps(route);
-    const name = `${[route.method].flat().join(',')} ${route.url}`;
+    const method = [route.method].flat().join(',');
+    const name = `${method} ${route.url}`;
     if (gaps.length > 0) throw new Error(`OpenAPI: the route ${name} needs ${gaps.join('; ')}.`);
     const operationId = String(schema?.operationId);
     if (operationIds.has(operationId))
       throw new Error(`OpenAPI: the operationId ${operationId} of ${name} is taken by another route.`);
     operationIds.add(operationId);
     operations.push({
-      method: [route.method].flat().join(','),
+      method,
       url: route.url,
       operationId,
       summary: String(schema?.summary),

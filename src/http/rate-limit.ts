@@ -67,11 +67,6 @@ export interface RateLimitOptions extends RateLimitPolicy {
   now: () => number;
 }
 
-/** The organization's bucket, shared by all its keys and tokens; null for admin and device credentials. */
-function organizationKey(request: FastifyRequest): string | null {
-  return request.agent ? `org:${request.agent.organizationId}` : null;
-}
-
 function credentialKey(request: FastifyRequest): string {
   if (request.agent) return `cred:${request.agent.credentialId}`;
   if (request.admin) return `cred:${request.admin.tokenId}`;
@@ -89,10 +84,6 @@ function setHeaders(
   reply.header('RateLimit-Reset', result.resetSeconds);
 }
 
-function limited(result: TakeResult, detail: string): ApiError {
-  return new ApiError('rate_limited', detail, { headers: { 'Retry-After': String(result.retryAfterSeconds) } });
-}
-
 // A limiter outage (Redis down) must not take the API down with it: allow, and say so in the log.
 async function takeOrAllow(
   limiter: RateLimiter,
@@ -107,6 +98,21 @@ async function takeOrAllow(
     request.log.warn({ err: error }, 'rate limiter unavailable; request allowed');
     return { allowed: true, remaining: bucket.burst, resetSeconds: 0, retryAfterSeconds: 0 };
   }
+}
+
+/** A token of `bucket` under `key`; over it, 429 `rate_limited` with Retry-After and the bucket's headers. */
+async function takeOrRefuse(
+  options: Pick<RateLimitOptions, 'limiter' | 'now'>,
+  request: FastifyRequest,
+  reply: FastifyReply,
+  key: string,
+  bucket: Bucket,
+  detail: string,
+): Promise<TakeResult> {
+  const result = await takeOrAllow(options.limiter, key, bucket, options.now(), request);
+  if (result.allowed) return result;
+  setHeaders(reply, bucket, result);
+  throw new ApiError('rate_limited', detail, { headers: { 'Retry-After': String(result.retryAfterSeconds) } });
 }
 
 const ADDRESS_BUCKETS = {
@@ -136,41 +142,25 @@ export function registerRateLimit(app: App, options: RateLimitOptions): void {
     const addressBucket = perAddress ? options[perAddress.option] : null;
     if (!addressBucket && !options.perCredential) return;
     const limit = async (request: FastifyRequest, reply: FastifyReply) => {
-      // The headers describe the tightest bucket the request took from (fewest remaining).
       const taken: { bucket: Bucket; result: TakeResult }[] = [];
-      const describe = () => {
-        const tightest = taken.reduce((a, b) => (b.result.remaining < a.result.remaining ? b : a));
-        setHeaders(reply, tightest.bucket, tightest.result);
-      };
-      if (perAddress && addressBucket) {
-        const key = `${perAddress.prefix}:${clientNetwork(request.ip)}`;
-        const result = await takeOrAllow(options.limiter, key, addressBucket, options.now(), request);
-        if (!result.allowed) {
-          setHeaders(reply, addressBucket, result);
-          throw limited(result, perAddress.detail);
-        }
-        taken.push({ bucket: addressBucket, result });
-      }
+      const take = async (key: string, bucket: Bucket, detail: string) =>
+        taken.push({ bucket, result: await takeOrRefuse(options, request, reply, key, bucket, detail) });
+      if (perAddress && addressBucket)
+        await take(`${perAddress.prefix}:${clientNetwork(request.ip)}`, addressBucket, perAddress.detail);
       const bucket = options.perCredential;
-      if (!bucket) return describe();
-      const own = await takeOrAllow(options.limiter, credentialKey(request), bucket, options.now(), request);
-      if (!own.allowed) {
-        setHeaders(reply, bucket, own);
-        throw limited(own, 'Too many requests for this credential; slow down.');
+      if (bucket) {
+        await take(credentialKey(request), bucket, 'Too many requests for this credential; slow down.');
+        // The organization's bucket, shared by all its keys and tokens (not admin or device credentials).
+        if (request.agent)
+          await take(
+            `org:${request.agent.organizationId}`,
+            bucket,
+            'Too many requests for this organization (all its API keys and tokens together); slow down.',
+          );
       }
-      taken.push({ bucket, result: own });
-      const organization = organizationKey(request);
-      if (organization === null) return describe();
-      const shared = await takeOrAllow(options.limiter, organization, bucket, options.now(), request);
-      if (!shared.allowed) {
-        setHeaders(reply, bucket, shared);
-        throw limited(
-          shared,
-          'Too many requests for this organization (all its API keys and tokens together); slow down.',
-        );
-      }
-      taken.push({ bucket, result: shared });
-      describe();
+      // The headers describe the tightest bucket the request took from (fewest remaining).
+      const tightest = taken.reduce((a, b) => (b.result.remaining < a.result.remaining ? b : a));
+      setHeaders(reply, tightest.bucket, tightest.result);
     };
     route.onRequest = [...hookList(route.onRequest), limit];
   });
@@ -206,15 +196,7 @@ export function addressLimit(options: {
   detail: string;
 }) {
   return async (request: FastifyRequest, reply: FastifyReply): Promise<void> => {
-    const result = await takeOrAllow(
-      options.limiter,
-      `${options.name}:${clientNetwork(request.ip)}`,
-      options.bucket,
-      options.now(),
-      request,
-    );
-    if (result.allowed) return;
-    setHeaders(reply, options.bucket, result);
-    throw limited(result, options.detail);
+    const key = `${options.name}:${clientNetwork(request.ip)}`;
+    await takeOrRefuse(options, request, reply, key, options.bucket, options.detail);
   };
 }

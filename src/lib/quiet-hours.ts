@@ -52,27 +52,15 @@ export function isTimeZone(zone: string): boolean {
 /** The quiet hours of a request, or a 400 naming each bad part (`field`.start, .end, .time_zone). */
 export function requireQuietHours(field: string, value: QuietHours): QuietHours {
   const errors: { field: string; code: string; message: string }[] = [];
-  for (const part of ['start', 'end'] as const) {
-    if (!HH_MM.test(value[part]))
-      errors.push({
-        field: `${field}.${part}`,
-        code: 'invalid_format',
-        message: `${part} is a 24-hour time HH:MM, 00:00-23:59.`,
-      });
-  }
+  const refuse = (part: string, code: string, message: string) =>
+    errors.push({ field: `${field}.${part}`, code, message });
+  for (const part of ['start', 'end'] as const)
+    if (!HH_MM.test(value[part])) refuse(part, 'invalid_format', `${part} is a 24-hour time HH:MM, 00:00-23:59.`);
   if (errors.length === 0 && value.start === value.end)
-    errors.push({
-      field: `${field}.end`,
-      code: 'invalid_value',
-      message: 'end must differ from start (an empty or all-day window is not quiet hours).',
-    });
+    refuse('end', 'invalid_value', 'end must differ from start (an empty or all-day window is not quiet hours).');
   const zone = canonicalTimeZone(value.time_zone);
   if (zone === null)
-    errors.push({
-      field: `${field}.time_zone`,
-      code: 'invalid_time_zone',
-      message: 'time_zone is an IANA time zone name, e.g. America/New_York.',
-    });
+    refuse('time_zone', 'invalid_time_zone', 'time_zone is an IANA time zone name, e.g. America/New_York.');
   if (errors.length > 0) throw new ApiError('invalid_request', 'The quiet hours are not valid.', { errors });
   return { start: value.start, end: value.end, time_zone: zone as string };
 }
@@ -98,29 +86,14 @@ function formatter(name: string): Intl.DateTimeFormat {
   return format;
 }
 
-interface Wall {
-  year: number;
-  month: number;
-  day: number;
-  hour: number;
-  minute: number;
-  second: number;
-}
+type Wall = Record<'year' | 'month' | 'day' | 'hour' | 'minute' | 'second', number>;
 
 function wallAt(ms: number, zone: string): Wall {
-  const parts = Object.fromEntries(
-    formatter(zone)
-      .formatToParts(new Date(ms))
-      .map((part) => [part.type, Number(part.value)]),
-  );
-  return {
-    year: parts.year!,
-    month: parts.month!,
-    day: parts.day!,
-    hour: parts.hour!,
-    minute: parts.minute!,
-    second: parts.second!,
-  };
+  const parts = formatter(zone).formatToParts(new Date(ms));
+  const { year, month, day, hour, minute, second } = Object.fromEntries(
+    parts.map((part) => [part.type, Number(part.value)]),
+  ) as Wall;
+  return { year, month, day, hour, minute, second };
 }
 
 /** The zone's offset from UTC at the instant `ms`, in milliseconds (whole seconds). */

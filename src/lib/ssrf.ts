@@ -128,12 +128,8 @@ export async function checkUrl(
   options: { allowPrivate: boolean; lookup: Lookup; allowUnresolved?: boolean },
 ): Promise<UrlCheck> {
   if (raw.length > MAX_URL_LENGTH) return problem('invalid_url', `url must be at most ${MAX_URL_LENGTH} characters.`);
-  let url: URL;
-  try {
-    url = new URL(raw);
-  } catch {
-    return problem('invalid_url', 'url is not an absolute URL.');
-  }
+  const url = URL.parse(raw);
+  if (!url) return problem('invalid_url', 'url is not an absolute URL.');
   const schemes = options.allowPrivate ? ['https:', 'http:'] : ['https:'];
   if (!schemes.includes(url.protocol))
     return problem(
@@ -150,11 +146,7 @@ export async function checkUrl(
   if (literal) {
     addresses = [{ address: host, family: literal === 6 ? 6 : 4 }];
   } else {
-    try {
-      addresses = await options.lookup(host);
-    } catch {
-      addresses = [];
-    }
+    addresses = await options.lookup(host).catch((): ResolvedAddress[] => []);
     if (addresses.length === 0) {
       // At registration a name that does not resolve yet (new DNS, a resolver hiccup) is
       // accepted: every delivery checks again, and nothing is sent to an unchecked address.

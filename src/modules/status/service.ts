@@ -1,6 +1,6 @@
 // GET /v1/agent/status: the one call an agent makes to learn what is wrong (contract §9), built
 // from the other modules' services.
-import type { Bucket, RateLimitPolicy } from '../../lib/rate-limit-policy.ts';
+import type { RateLimitPolicy } from '../../lib/rate-limit-policy.ts';
 import type { AgentPrincipal } from '../../operations/principals.ts';
 import type { CellsService } from '../cells/service.ts';
 import type { MessagesService } from '../messages/service.ts';
@@ -25,74 +25,64 @@ interface BillingSummary {
   amount_due_usd: number;
 }
 
+/** A check's outcome; status() names it. */
 interface Check {
-  name: string;
   status: CheckStatus;
   detail: string;
 }
+const ok = (detail: string): Check => ({ status: 'ok', detail });
+const warn = (detail: string): Check => ({ status: 'warn', detail });
+const fail = (detail: string): Check => ({ status: 'fail', detail });
+
+interface StatusDeps {
+  cells: CellsService;
+  messages: MessagesService;
+  webhooks: WebhooksService;
+  rateLimit: RateLimitPolicy;
+  billing?: BillingStatusPort;
+}
 
 export class AgentStatusService {
-  private readonly cells: CellsService;
-  private readonly messages: MessagesService;
-  private readonly webhooks: WebhooksService;
-  private readonly perCredential: Bucket | null;
-  private readonly billing: BillingStatusPort | null;
+  private readonly deps: StatusDeps;
 
-  constructor(deps: {
-    cells: CellsService;
-    messages: MessagesService;
-    webhooks: WebhooksService;
-    rateLimit: RateLimitPolicy;
-    billing?: BillingStatusPort;
-  }) {
-    this.billing = deps.billing ?? null;
-    this.cells = deps.cells;
-    this.messages = deps.messages;
-    this.webhooks = deps.webhooks;
-    this.perCredential = deps.rateLimit.perCredential;
+  constructor(deps: StatusDeps) {
+    this.deps = deps;
   }
 
   async status(agent: Pick<AgentPrincipal, 'organizationId' | 'organizationName' | 'organizationStatus' | 'scopes'>) {
     // Billing state and balance are billing:read's (API keys carry it): an OAuth token without it
     // gets billing null and a billing check that says only that it is hidden, the same in every state.
     const showBilling = agent.scopes.includes('billing:read');
+    const { perCredential } = this.deps.rateLimit;
     const [cells, messages, webhooks, billing] = await Promise.all([
-      this.cells.counts(agent.organizationId),
-      this.messages.healthCounts(agent.organizationId),
-      this.webhooks.summary(agent.organizationId),
-      showBilling ? this.billing?.status(agent.organizationId) : undefined,
+      this.deps.cells.counts(agent.organizationId),
+      this.deps.messages.healthCounts(agent.organizationId),
+      this.deps.webhooks.summary(agent.organizationId),
+      showBilling ? this.deps.billing?.status(agent.organizationId) : undefined,
     ]);
     // Only asked when something is offline: a phone that never called in needs starting, not fixing.
-    const neverSeen = cells.offline > 0 ? await this.cells.countNeverSeen(agent.organizationId) : 0;
-    const checks: Check[] = [
-      agent.organizationStatus === 'active'
-        ? { name: 'organization', status: 'ok', detail: 'The organization is verified.' }
-        : agent.organizationStatus === 'unverified'
-          ? {
-              name: 'organization',
-              status: 'fail',
-              detail: 'Verify the organization: POST /v1/agent/verify with the emailed code.',
-            }
-          : { name: 'organization', status: 'fail', detail: 'The organization is suspended.' },
-      cellsCheck(cells, neverSeen),
-      failed24h(messages.failed_24h),
-      !showBilling
+    const neverSeen = cells.offline > 0 ? await this.deps.cells.countNeverSeen(agent.organizationId) : 0;
+    const checks = Object.entries({
+      organization:
+        agent.organizationStatus === 'active'
+          ? ok('The organization is verified.')
+          : agent.organizationStatus === 'unverified'
+            ? fail('Verify the organization: POST /v1/agent/verify with the emailed code.')
+            : fail('The organization is suspended.'),
+      cells: cellsCheck(cells, neverSeen),
+      messages: failed24h(messages.failed_24h),
+      billing: !showBilling
         ? BILLING_HIDDEN
         : billing
-          ? billingCheck(billing, this.billing?.minAmountUsd ?? 0)
-          : { name: 'billing', status: 'ok', detail: 'Billing is not wired in here.' },
-      webhooks.failing > 0
-        ? {
-            name: 'webhooks',
-            status: 'warn',
-            detail: `${webhooks.failing} of ${plural(webhooks.total, 'webhook')} ${isAre(webhooks.failing)} failing or disabled; see GET /v1/webhooks/{id}/deliveries.`,
-          }
-        : {
-            name: 'webhooks',
-            status: 'ok',
-            detail: webhooks.total > 0 ? 'Every webhook is delivering.' : 'No webhooks; events are on the stream.',
-          },
-    ];
+          ? billingCheck(billing, this.deps.billing?.minAmountUsd ?? 0)
+          : ok('Billing is not wired in here.'),
+      webhooks:
+        webhooks.failing > 0
+          ? warn(
+              `${webhooks.failing} of ${plural(webhooks.total, 'webhook')} ${isAre(webhooks.failing)} failing or disabled; see GET /v1/webhooks/{id}/deliveries.`,
+            )
+          : ok(webhooks.total > 0 ? 'Every webhook is delivering.' : 'No webhooks; events are on the stream.'),
+    }).map(([name, check]) => ({ name, ...check }));
     return {
       organization: { id: agent.organizationId, name: agent.organizationName, status: agent.organizationStatus },
       // Without billing wired in, no tier has been bought: the `inactive` state.
@@ -109,9 +99,7 @@ export class AgentStatusService {
       cells,
       messages,
       webhooks,
-      rate_limit: this.perCredential
-        ? { requests_per_second: this.perCredential.rate, burst: this.perCredential.burst }
-        : null,
+      rate_limit: perCredential ? { requests_per_second: perCredential.rate, burst: perCredential.burst } : null,
       checks,
     };
   }
@@ -124,12 +112,9 @@ function phonesHave(n: number, offline: number): string {
 }
 
 /** The billing check of a token without billing:read: one fixed answer, so its status says nothing of the state either. */
-const BILLING_HIDDEN: Check = {
-  name: 'billing',
-  status: 'warn',
-  detail:
-    'Hidden: this token lacks the billing:read scope. Sends and cell creates that billing blocks still answer 402 with the payment that unblocks them.',
-};
+const BILLING_HIDDEN: Check = warn(
+  'Hidden: this token lacks the billing:read scope. Sends and cell creates that billing blocks still answer 402 with the payment that unblocks them.',
+);
 
 function cellsCheck(
   cells: { total: number; active: number; offline: number; provisioning: number },
@@ -143,36 +128,24 @@ function cellsCheck(
     ]
       .filter(Boolean)
       .join('; ');
-    return {
-      name: 'cells',
-      status: 'fail',
-      detail: `${cells.offline} of ${plural(cells.active, 'active cell')} ${isAre(cells.offline)} offline: ${why}.`,
-    };
+    return fail(`${cells.offline} of ${plural(cells.active, 'active cell')} ${isAre(cells.offline)} offline: ${why}.`);
   }
   if (cells.provisioning > 0) {
     const one = cells.provisioning === 1;
-    return {
-      name: 'cells',
-      status: 'warn',
-      detail: `${plural(cells.provisioning, 'cell')} ${one ? 'waits' : 'wait'} for a free phone; ${one ? 'it activates' : 'they activate'} when the operator adds one.`,
-    };
+    return warn(
+      `${plural(cells.provisioning, 'cell')} ${one ? 'waits' : 'wait'} for a free phone; ${one ? 'it activates' : 'they activate'} when the operator adds one.`,
+    );
   }
-  if (cells.total === 0) return { name: 'cells', status: 'warn', detail: 'No cells yet: POST /v1/cells.' };
-  return {
-    name: 'cells',
-    status: 'ok',
-    detail: `${plural(cells.active, 'active cell')}, ${cells.active === 1 ? 'online' : 'all online'}.`,
-  };
+  if (cells.total === 0) return warn('No cells yet: POST /v1/cells.');
+  return ok(`${plural(cells.active, 'active cell')}, ${cells.active === 1 ? 'online' : 'all online'}.`);
 }
 
 function failed24h(failed: number): Check {
   return failed > 0
-    ? {
-        name: 'messages',
-        status: 'warn',
-        detail: `${plural(failed, 'message')} failed in the last 24 hours; filter GET /v1/cells/{cell_id}/messages?status=failed for their errors.`,
-      }
-    : { name: 'messages', status: 'ok', detail: 'No failed messages in the last 24 hours.' };
+    ? warn(
+        `${plural(failed, 'message')} failed in the last 24 hours; filter GET /v1/cells/{cell_id}/messages?status=failed for their errors.`,
+      )
+    : ok('No failed messages in the last 24 hours.');
 }
 
 /** What billing lets the organization do now, and what to pay next (contract §7). */
@@ -181,38 +154,21 @@ function billingCheck(billing: BillingSummary, minAmountUsd: number): Check {
   const balance = dollarsOfNumber(billing.prepaid_balance_usd);
   switch (billing.state) {
     case 'exempt':
-      return { name: 'billing', status: 'ok', detail: 'Billing is off on this deployment: nothing is charged.' };
+      return ok('Billing is off on this deployment: nothing is charged.');
     case 'inactive':
-      return {
-        name: 'billing',
-        status: 'warn',
-        detail:
-          'No paid tier yet: pay the setup (POST /v1/billing/checkout or x402, intent setup) before creating cells.',
-      };
+      return warn(
+        'No paid tier yet: pay the setup (POST /v1/billing/checkout or x402, intent setup) before creating cells.',
+      );
     case 'past_due':
-      return {
-        name: 'billing',
-        status: 'warn',
-        detail: `The period ended unpaid: pay ${due} (intent reinstate) within the 7-day grace, or sends and cell creates stop.`,
-      };
+      return warn(
+        `The period ended unpaid: pay ${due} (intent reinstate) within the 7-day grace, or sends and cell creates stop.`,
+      );
     case 'suspended':
-      return {
-        name: 'billing',
-        status: 'fail',
-        detail: `Suspended: sends and cell creates answer 402 until ${due} is paid (intent reinstate).`,
-      };
+      return fail(`Suspended: sends and cell creates answer 402 until ${due} is paid (intent reinstate).`);
     default:
       if (billing.prepaid_balance_usd < minAmountUsd) {
-        return {
-          name: 'billing',
-          status: 'warn',
-          detail: `Prepaid balance ${balance} is low: top up (intent top_up) to keep sending.`,
-        };
+        return warn(`Prepaid balance ${balance} is low: top up (intent top_up) to keep sending.`);
       }
-      return {
-        name: 'billing',
-        status: 'ok',
-        detail: `Active on ${billing.tier} until ${billing.current_period_end}; prepaid balance ${balance}.`,
-      };
+      return ok(`Active on ${billing.tier} until ${billing.current_period_end}; prepaid balance ${balance}.`);
   }
 }
