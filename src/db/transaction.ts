@@ -46,8 +46,3 @@ export function afterCommit(ex: Executor, done: () => void): void {
   if (!ex.isTransaction) done();
   else queuesOf(ex, 'afterCommit()').committed.push(done);
 }
-
-/** Whether `tx` was opened with transact(). */
-export function isTransacted(tx: Executor): boolean {
-  return queues.has(tx);
-}
