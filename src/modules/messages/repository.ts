@@ -182,11 +182,11 @@ const recordDeviceEvent = prepared(
       })
       .onConflict((oc) => oc.columns(['device_id', 'event_id']).doNothing()),
 );
-// The pace of a send's answer in one statement: the phone's claims of the minute and the day
-// (sums over the (device_id, claimed_at) index, bounded by its limits) and the segments of the
-// cell's oldest `queuedCap` queued messages: never more, however deep the queue (issue 36). The
-// send's answer and the broadcast planner ask it; a null device (no phone claims for the cell)
-// matches no claims.
+// The pace of a send's answer in one statement: one range scan of the phone's claims of the day
+// on the (device_id, claimed_at, segments) index, bounded by its limits, gives both windows' sums
+// and oldest claims; the segments of the cell's oldest `queuedCap` queued messages come beside:
+// never more, however deep the queue (issue 36). The send's answer and the broadcast planner ask
+// it; a null device (no phone claims for the cell) matches no claims.
 interface PaceParams {
   cellId: string;
   deviceId: string | null;
@@ -196,22 +196,15 @@ interface PaceParams {
 }
 
 const paceQuery = (ex: Executor, p: PaceParams) =>
-  ex.selectNoFrom((eb) => {
-    const claims = (since: string) =>
-      eb.selectFrom('messages').where('device_id', '=', p.deviceId).where('claimed_at', '>', since);
-    return [
-      claims(p.minuteSince)
-        .select((inner) => inner.fn.sum<number | string | null>('segments').as('n'))
-        .as('minute'),
-      claims(p.minuteSince)
-        .select((inner) => inner.fn.min<string>('claimed_at').as('n'))
-        .as('minute_oldest'),
-      claims(p.daySince)
-        .select((inner) => inner.fn.sum<number | string | null>('segments').as('n'))
-        .as('day'),
-      claims(p.daySince)
-        .select((inner) => inner.fn.min<string>('claimed_at').as('n'))
-        .as('day_oldest'),
+  ex
+    .selectFrom('messages')
+    .where('device_id', '=', p.deviceId)
+    .where('claimed_at', '>', p.daySince)
+    .select((eb) => [
+      sql<number | string | null>`sum(case when claimed_at > ${p.minuteSince} then segments else 0 end)`.as('minute'),
+      sql<string | null>`min(case when claimed_at > ${p.minuteSince} then claimed_at end)`.as('minute_oldest'),
+      eb.fn.sum<number | string | null>('segments').as('day'),
+      eb.fn.min<string | null>('claimed_at').as('day_oldest'),
       eb
         .selectFrom(
           eb
@@ -225,8 +218,7 @@ const paceQuery = (ex: Executor, p: PaceParams) =>
         )
         .select((inner) => inner.fn.sum<number | string | null>('segments').as('n'))
         .as('queued'),
-    ];
-  });
+    ]);
 // Planned for its values each run, as claimedSegments.
 const paceOf = prepared(paceQuery, { planEachRun: true });
 const preparedPace = (build: PublishingColumn['build']) =>
