@@ -105,6 +105,14 @@ ${error ? html`<p class="field-error" id="${id}-error">${error}</p>` : ''}
 </div>`;
 }
 
+/** A text area with its label, hint and error (as `field`); `attributes` are more of its own. */
+export const textArea = (options: FieldFrame & { name: string; value?: string; rows?: number; attributes?: Html }) =>
+  framed(
+    options,
+    (aria) =>
+      html`<textarea id="${options.id}" name="${options.name}" rows="${options.rows ?? 3}"${options.attributes && html` ${options.attributes}`}${aria}>${options.value ?? ''}</textarea>`,
+  );
+
 /** A text input with its label, hint and error. */
 export function field(
   options: FieldFrame & {
@@ -154,6 +162,31 @@ ${fields}
 </form>`;
 
 export const hidden = (name: string, value: string) => html`<input type="hidden" name="${name}" value="${value}">`;
+
+/** Who posts a form, carrying its session's CSRF token: a signed-in page's context, or the operator's session. */
+export type Poster = { signedIn: { csrfToken: string } } | { csrfToken: string };
+
+export const csrfField = (poster: Poster) =>
+  hidden('csrf_token', 'signedIn' in poster ? poster.signedIn.csrfToken : poster.csrfToken);
+
+/** A form posted with the session's CSRF token: its fields, its button (primary unless `tone`), and a way back. */
+export const postForm = (
+  poster: Poster,
+  options: { action: string; button: string; tone?: string; cancel?: string; className?: string; labelledBy?: string },
+  content: HtmlValue = '',
+) =>
+  html`<form method="post" action="${options.action}"${options.className ? html` class="${options.className}"` : ''} novalidate${options.labelledBy ? html` aria-labelledby="${options.labelledBy}"` : ''}>
+${csrfField(poster)}
+${content}
+<div class="actions"><button type="submit" class="${options.tone ?? 'primary'}">${options.button}</button>${options.cancel ? html` <a class="button secondary" href="${options.cancel}">Cancel</a>` : ''}</div>
+</form>`;
+
+/** A section of a page, named by its heading; `id` is its anchor. */
+export const section = (id: string, title: string, content: HtmlValue) =>
+  html`<section id="${id}" aria-labelledby="${id}-heading">
+<h2 id="${id}-heading">${title}</h2>
+${content}
+</section>`;
 
 /** The answer to a question asked before a change (delete, revoke): its button (red unless `tone`), and the way back. */
 export function confirmForm(options: {

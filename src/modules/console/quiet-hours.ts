@@ -3,10 +3,9 @@
 import { html, type Html } from '../../lib/html.ts';
 import { ApiError } from '../../lib/errors.ts';
 import type { QuietHours } from '../../lib/quiet-hours.ts';
-import { csrfField } from './account/shared.ts';
 import type { Answer, Ask } from './binder.ts';
 import type { SignedInContext } from './guard.ts';
-import { field, hidden, layout } from './layout.ts';
+import { csrfField, field, hidden, layout } from './layout.ts';
 
 export type QuietField = 'start' | 'end' | 'time_zone';
 

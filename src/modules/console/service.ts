@@ -4,7 +4,7 @@
 import type { FastifyBaseLogger } from 'fastify';
 import type { Clock } from '../../lib/clock.ts';
 import type { Mailer } from '../../lib/mailer.ts';
-import { checkEmailedCode, codeHash, newEmailedCode } from '../../lib/emailed-code.ts';
+import { newEmailedCode } from '../../lib/emailed-code.ts';
 import { constantTimeEqualHex, newSecret, randomBase62, sha256Hex } from '../../lib/secrets.ts';
 import type { OrganizationsService } from '../organizations/service.ts';
 import type { ConsoleRepository } from './repository.ts';
@@ -48,7 +48,7 @@ export class ConsoleService {
     if (!organization) return;
     const { repo, mailer, log, consoleUrl } = this.deps;
     const { code, rowFor } = newEmailedCode(this.deps.clock.now());
-    await repo.replaceCode(rowFor(organization.id));
+    await repo.codes.replace(repo.db, rowFor(organization.id));
     mailer
       .send({
         to: normalizeEmail(email),
@@ -63,10 +63,8 @@ export class ConsoleService {
     const organization = await this.signingIn(email);
     if (!organization) return null;
     const { repo, organizations } = this.deps;
-    const check = await checkEmailedCode(await repo.findCode(organization.id), code, this.deps.clock.now(), (max) =>
-      repo.countWrongAttempt(organization.id, max),
-    );
-    if (check !== 'ok' || !(await repo.takeCode(organization.id, codeHash(organization.id, code)))) return null;
+    const check = await repo.codes.check(organization.id, code, this.deps.clock.now());
+    if (check !== 'ok' || !(await repo.codes.take(organization.id, code))) return null;
     const confirmed = organization.status === 'unverified';
     if (confirmed) await organizations.confirmEmail(organization.id);
     const token = await this.openSession(organization.id);

@@ -1,12 +1,15 @@
-// SQL for organizations, API keys and one-time codes.
+// SQL for organizations, API keys and one-time codes (verification_codes, through EmailedCodeStore).
 import type { Kysely } from 'kysely';
 import type { DB, Executor } from '../../db/schema.ts';
-import type { ApiKeysTable, OrganizationsTable, VerificationCodesTable } from './tables.ts';
+import { EmailedCodeStore } from '../../lib/emailed-code.ts';
+import type { ApiKeysTable, OrganizationsTable } from './tables.ts';
 
 export class OrganizationsRepository {
   readonly db: Kysely<DB>;
+  readonly codes: EmailedCodeStore<DB>;
   constructor(db: Kysely<DB>) {
     this.db = db;
+    this.codes = new EmailedCodeStore(db, 'verification_codes');
   }
 
   findByEmail(ex: Executor, email: string) {
@@ -120,33 +123,5 @@ export class OrganizationsRepository {
 
   async touchKey(keyId: string, now: string): Promise<void> {
     await this.db.updateTable('api_keys').set({ last_used_at: now }).where('id', '=', keyId).execute();
-  }
-
-  async replaceCode(ex: Executor, row: VerificationCodesTable): Promise<void> {
-    await ex.deleteFrom('verification_codes').where('organization_id', '=', row.organization_id).execute();
-    await ex.insertInto('verification_codes').values(row).execute();
-  }
-
-  findCode(organizationId: string) {
-    return this.db
-      .selectFrom('verification_codes')
-      .selectAll()
-      .where('organization_id', '=', organizationId)
-      .executeTakeFirst();
-  }
-
-  /** Counts one wrong attempt unless the code is already spent; the number of rows changed. */
-  async countWrongAttempt(organizationId: string, maxAttempts: number): Promise<number> {
-    const result = await this.db
-      .updateTable('verification_codes')
-      .set((eb) => ({ attempts: eb('attempts', '+', 1) }))
-      .where('organization_id', '=', organizationId)
-      .where('attempts', '<', maxAttempts)
-      .executeTakeFirst();
-    return Number(result.numUpdatedRows);
-  }
-
-  async deleteCode(ex: Executor, organizationId: string): Promise<void> {
-    await ex.deleteFrom('verification_codes').where('organization_id', '=', organizationId).execute();
   }
 }

@@ -3,7 +3,7 @@ import { isUniqueViolation } from '../../db/errors.ts';
 import type { Clock } from '../../lib/clock.ts';
 import { newId } from '../../lib/ids.ts';
 import type { Mailer } from '../../lib/mailer.ts';
-import { checkEmailedCode, newEmailedCode } from '../../lib/emailed-code.ts';
+import { newEmailedCode } from '../../lib/emailed-code.ts';
 import { constantTimeEqualHex, displayPrefix, newSecret, sha256Hex } from '../../lib/secrets.ts';
 import { ApiError, notFound } from '../../lib/errors.ts';
 import type { AgentPrincipal, BearerResource } from '../../operations/principals.ts';
@@ -137,7 +137,7 @@ export class OrganizationsService {
         }
         const key = this.newKey(organizationId, 'sign-up', iso);
         await this.repo.insertKey(tx, key.row);
-        await this.repo.replaceCode(tx, emailed.rowFor(organizationId));
+        await this.repo.codes.replace(tx, emailed.rowFor(organizationId));
         return { organizationId, secret: key.secret };
       }),
     );
@@ -154,9 +154,7 @@ export class OrganizationsService {
     const organizationId = agent.organizationId;
     if (agent.organizationStatus !== 'unverified')
       throw new ApiError('conflict', 'The organization is already verified.');
-    const check = await checkEmailedCode(await this.repo.findCode(organizationId), code, this.clock.now(), (max) =>
-      this.repo.countWrongAttempt(organizationId, max),
-    );
+    const check = await this.repo.codes.check(organizationId, code, this.clock.now());
     if (check === 'spent')
       throw new ApiError(
         'code_expired',
@@ -179,7 +177,7 @@ export class OrganizationsService {
     const now = this.clock.now().toISOString();
     await transact(this.repo.db, async (tx) => {
       await this.repo.setStatus(tx, organizationId, 'active', now);
-      await this.repo.deleteCode(tx, organizationId);
+      await this.repo.codes.delete(tx, organizationId);
     });
     this.forgetOrganization(organizationId);
   }

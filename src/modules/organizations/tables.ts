@@ -1,3 +1,5 @@
+import type { EmailedCodeRow } from '../../lib/emailed-code.ts';
+
 export interface OrganizationsTable {
   id: string;
   name: string;
@@ -19,16 +21,8 @@ export interface ApiKeysTable {
   revoked_at: string | null;
 }
 
-export interface VerificationCodesTable {
-  organization_id: string;
-  code_hash: string;
-  attempts: number;
-  expires_at: string;
-  created_at: string;
-}
-
 export interface OrganizationsTables {
   organizations: OrganizationsTable;
   api_keys: ApiKeysTable;
-  verification_codes: VerificationCodesTable;
+  verification_codes: EmailedCodeRow;
 }

@@ -5,12 +5,11 @@ import { html, join, type Html } from '../../../lib/html.ts';
 import type { PaymentDetails } from '../../billing/service.ts';
 import { dollars, dollarsOfNumber } from '../../billing/money.ts';
 import type { SignedInContext } from '../guard.ts';
-import { facts, field, hidden } from '../layout.ts';
-import { section } from '../conversations/pages.ts';
+import { csrfField, facts, field, hidden, section } from '../layout.ts';
 import { dataTable } from '../data-table.ts';
 import { monthName, usageChart, usageTable } from './chart.ts';
 import type { BillingView } from './billing-routes.ts';
-import { capitalized, choiceGroup, csrfField, fieldset, notice, sectionPage, stateTag, when } from './shared.ts';
+import { capitalized, choiceGroup, fieldset, notice, sectionPage, stateTag, when } from './shared.ts';
 import { plural } from '../../../lib/plural.ts';
 
 export const RAILS = ['card_processor', 'x402', 'mpp'] as const;

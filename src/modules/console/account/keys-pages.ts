@@ -4,9 +4,8 @@ import { html, type Html } from '../../../lib/html.ts';
 import type { OrganizationsService } from '../../organizations/service.ts';
 import type { SignedInContext } from '../guard.ts';
 import { CONSOLE_PATH } from '../http.ts';
-import { confirmForm, facts, field } from '../layout.ts';
+import { confirmForm, facts, field, postForm, section } from '../layout.ts';
 import { dataTable } from '../data-table.ts';
-import { postForm, section } from '../conversations/pages.ts';
 import { nextPage, revealOnce, sectionPage, when } from './shared.ts';
 
 type KeyPage = Awaited<ReturnType<OrganizationsService['listKeys']>>;

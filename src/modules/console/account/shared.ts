@@ -1,9 +1,9 @@
 // What the webhooks, API keys and billing pages share: reading form fields, times, notices, the
-// once-shown secret and small post buttons.
+// once-shown secret, small post buttons and the link to a list's next page.
 import { html, join, type Html, type HtmlValue } from '../../../lib/html.ts';
 import type { SignedInContext } from '../guard.ts';
 import { time } from '../conversations/format.ts';
-import { hidden, layout, secretField } from '../layout.ts';
+import { csrfField, hidden, layout, secretField, type Poster } from '../layout.ts';
 
 export const PUBLIC = { auth: 'public' as const };
 export const HIDDEN = { hide: true };
@@ -28,9 +28,19 @@ export function withNotice(path: string, key: string): string {
   return `${url.pathname}${url.search}`;
 }
 
-/** The link to a list's next page, when there is one. */
-export const nextPage = (path: string, cursor: string | null, label: string) =>
-  cursor ? { href: `${path}?cursor=${encodeURIComponent(cursor)}`, label } : null;
+/** The link to a list's next page, when there is one: the list's filters (those given) and the cursor. */
+export function nextPage(
+  path: string,
+  cursor: string | null,
+  label: string,
+  filters: Record<string, string | null> = {},
+) {
+  const query = new URLSearchParams(
+    Object.entries(filters).filter((filter): filter is [string, string] => !!filter[1]),
+  );
+  if (cursor) query.set('cursor', cursor);
+  return cursor ? { href: `${path}?${query}`, label } : null;
+}
 
 /** A notice announced by screen readers when the page loads (role=status is a polite live region). */
 export function notice(kind: 'ok' | 'info', content: HtmlValue): Html {
@@ -43,17 +53,15 @@ export function noticeOf(query: unknown, texts: Record<string, string>): Html | 
   return Object.hasOwn(texts, key) ? notice('ok', texts[key]) : undefined;
 }
 
-export const csrfField = (context: SignedInContext) => hidden('csrf_token', context.signedIn.csrfToken);
-
 /** A one-button form: the console's way to act on a row without JavaScript. */
 export function postButton(
-  context: SignedInContext,
+  poster: Poster,
   action: string,
   label: string,
   options: { className?: string; ariaLabel?: string; fields?: Record<string, string> } = {},
 ): Html {
   const fields = Object.entries(options.fields ?? {}).map(([name, value]) => hidden(name, value));
-  return html`<form method="post" action="${action}">${csrfField(context)}${fields}<button type="submit" class="${options.className ?? 'secondary'} small-button"${options.ariaLabel ? html` aria-label="${options.ariaLabel}"` : ''}>${label}</button></form>`;
+  return html`<form method="post" action="${action}">${csrfField(poster)}${fields}<button type="submit" class="${options.className ?? 'secondary'} small-button"${options.ariaLabel ? html` aria-label="${options.ariaLabel}"` : ''}>${label}</button></form>`;
 }
 
 /**

@@ -5,10 +5,9 @@ import { MAX_URL_LENGTH } from '../../../lib/ssrf.ts';
 import type { WebhookOperations } from '../../webhooks/operations.ts';
 import type { WebhooksService, WebhookView } from '../../webhooks/service.ts';
 import type { OutOf } from '../binder.ts';
-import { postForm, section } from '../conversations/pages.ts';
 import type { SignedInContext } from '../guard.ts';
 import { CONSOLE_PATH } from '../http.ts';
-import { confirmForm, crumbs, facts, field, hidden } from '../layout.ts';
+import { confirmForm, crumbs, facts, field, hidden, postForm, section } from '../layout.ts';
 import { dataTable } from '../data-table.ts';
 import { choiceGroup, nextPage, postButton, revealOnce, sectionPage, stateTag, when } from './shared.ts';
 

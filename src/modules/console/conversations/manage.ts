@@ -12,14 +12,14 @@ import { cellOperations } from '../../cells/operations.ts';
 import { plural } from '../../../lib/plural.ts';
 import type { CellView } from '../../cells/service.ts';
 import { payFormOnSend } from '../account/billing-routes.ts';
-import { capitalized, choiceBox, csrfField, fieldset } from '../account/shared.ts';
+import { capitalized, choiceBox, fieldset } from '../account/shared.ts';
 import { consoleBinder, FormRefusal, type Ask, type Refusal } from '../binder.ts';
 import type { SignedInContext } from '../guard.ts';
 import { CONSOLE_PATH } from '../http.ts';
-import { errorNotice, field, hidden, layout } from '../layout.ts';
+import { csrfField, errorNotice, field, hidden, layout, postForm } from '../layout.ts';
 import type { ConsoleModule } from '../module.ts';
 import { confirmationPage } from '../pages.ts';
-import { CELL_QUIET_HOURS, cellPath, cellsPath, postForm } from './pages.ts';
+import { CELL_QUIET_HOURS, cellPath, cellsPath } from './pages.ts';
 import { postQuietHours, quietHoursPage } from '../quiet-hours.ts';
 import { CELLS_SECTION } from './routes.ts';
 

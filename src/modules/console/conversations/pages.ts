@@ -3,35 +3,16 @@
 // pieces the live view replaces (a message, a conversation row, the cell's state) are rendered by
 // the same functions for the page and for the live stream, so both always look the same. Status is
 // told in words (with a glyph), never by colour alone.
-import { html, join, type Html, type HtmlValue } from '../../../lib/html.ts';
+import { html, join, type Html } from '../../../lib/html.ts';
 import type { CellView } from '../../cells/service.ts';
 import type { MessageView } from '../../messages/views.ts';
 import type { SignedInContext } from '../guard.ts';
-import { crumbs, facts, layout } from '../layout.ts';
+import { crumbs, facts, layout, section } from '../layout.ts';
 import { dataTable, rowOf, type RowColumn } from '../data-table.ts';
 import { phone, time } from './format.ts';
 import { hasError, type SendForm, sendForm } from './send-form.ts';
 import { quietHoursSection } from '../quiet-hours.ts';
-import { capitalized, csrfField, postButton } from '../account/shared.ts';
-
-/** A section of a page, named by its heading; `id` is its anchor. */
-export const section = (id: string, title: string, content: HtmlValue) =>
-  html`<section id="${id}" aria-labelledby="${id}-heading">
-<h2 id="${id}-heading">${title}</h2>
-${content}
-</section>`;
-
-/** A form posted with the session's CSRF token: its fields, its button (primary unless `tone`), and a way back. */
-export const postForm = (
-  context: SignedInContext,
-  options: { action: string; button: string; tone?: string; cancel?: string; className?: string },
-  content: HtmlValue,
-) =>
-  html`<form method="post" action="${options.action}"${options.className ? html` class="${options.className}"` : ''} novalidate>
-${csrfField(context)}
-${content}
-<div class="actions"><button type="submit" class="${options.tone ?? 'primary'}">${options.button}</button>${options.cancel ? html` <a class="button secondary" href="${options.cancel}">Cancel</a>` : ''}</div>
-</form>`;
+import { capitalized, postButton } from '../account/shared.ts';
 
 export const SCRIPTS = ['cells.js'];
 export const CELL_QUIET_HOURS =

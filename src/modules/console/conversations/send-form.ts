@@ -6,9 +6,8 @@ import { ApiError, type ErrorCode } from '../../../lib/errors.ts';
 import { randomBase62 } from '../../../lib/secrets.ts';
 import { normalizePhone } from '../../../lib/phone.ts';
 import type { SignedInContext } from '../guard.ts';
-import { field, framed, hidden } from '../layout.ts';
+import { field, hidden, postForm, textArea } from '../layout.ts';
 import { MAX_BODY, phone } from './format.ts';
-import { postForm } from './pages.ts';
 
 /** What the form shows: the values typed, and what was wrong with them. */
 export interface SendForm {
@@ -70,16 +69,6 @@ export function refusedForm(error: unknown, typed: { to: string; body: string },
   const notice = NOTICES[error.code]?.(error.message);
   return notice ? { ...form, notice, billing: error.code === 'payment_required' } : null;
 }
-
-/** A text area with its label, hint and error (as `field`); `attributes` are more of its own. */
-export const textArea = (
-  options: Parameters<typeof framed>[0] & { name: string; value?: string; rows?: number; attributes?: Html },
-) =>
-  framed(
-    options,
-    (aria) =>
-      html`<textarea id="${options.id}" name="${options.name}" rows="${options.rows ?? 3}"${options.attributes && html` ${options.attributes}`}${aria}>${options.value ?? ''}</textarea>`,
-  );
 
 /**
  * The way to Billing after a refused send: it carries this page with what was typed, so the card

@@ -1,9 +1,9 @@
 // The operator audit log as a page: every operator action (who, when, what, on which target, why),
 // newest first, narrowed to one target from its organization or phone page.
 import { html, join, type Html, type HtmlValue } from '../../../lib/html.ts';
-import { when } from '../account/shared.ts';
+import { nextPage, when } from '../account/shared.ts';
 import type { AuditEntry } from '../../admin/audit.ts';
-import { nextPage, sectionPage } from './layout.ts';
+import { sectionPage } from './layout.ts';
 import { dataTable } from '../data-table.ts';
 import { OPERATOR_PATH as BASE } from './http.ts';
 import type { OperatorSession } from './service.ts';

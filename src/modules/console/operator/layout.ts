@@ -3,7 +3,7 @@
 import { html, join, type Html, type HtmlValue } from '../../../lib/html.ts';
 import { CONSOLE_PATH } from '../http.ts';
 import { contextOf } from '../guard.ts';
-import { errorNotice, field, hidden, messageCard, pageShell } from '../layout.ts';
+import { csrfField, errorNotice, field, messageCard, pageShell, postForm as consolePostForm } from '../layout.ts';
 import { messagePage } from '../pages.ts';
 import type { OperatorSession } from './service.ts';
 import type { Refusal } from '../binder.ts';
@@ -28,26 +28,20 @@ export interface OperatorPage {
   scripts?: string[];
 }
 
-export const csrfInput = (session: OperatorSession) => hidden('csrf_token', session.csrfToken);
-
-/** A form posted with the session's CSRF token: its refusal as a whole said above it, its fields, its button. */
+/** An operator's form: its refusal as a whole said above it, then the console's postForm. */
 export const postForm = (
   session: OperatorSession,
-  form: { action: string; button: string; notice?: string; labelledBy?: string },
-  fields: HtmlValue = '',
+  form: Parameters<typeof consolePostForm>[1] & { notice?: string },
+  fields?: HtmlValue,
 ) => html`${errorNotice(form.notice)}
-<form method="post" action="${form.action}" novalidate${form.labelledBy ? html` aria-labelledby="${form.labelledBy}"` : ''}>
-${csrfInput(session)}
-${fields}
-<div class="actions"><button type="submit" class="primary">${form.button}</button></div>
-</form>`;
+${consolePostForm(session, form, fields)}`;
 
 export function operatorLayout(page: OperatorPage, title: string, content: Html): Html {
   const { session } = page;
   const nav = session
     ? html`<nav aria-label="Operator console">${SECTIONS.map((section) => html`<a href="${BASE}${section.path}"${page.current === section.id ? html` aria-current="page"` : ''}>${section.label}</a>`)}</nav>
 <div class="who"><span>Operator</span>
-<form method="post" action="${BASE}/sign-out">${csrfInput(session)}<button type="submit" class="link-button">Sign out</button></form></div>`
+<form method="post" action="${BASE}/sign-out">${csrfField(session)}<button type="submit" class="link-button">Sign out</button></form></div>`
     : html`<nav aria-label="Operator console"></nav>`;
   return pageShell({
     title: `${title} — Cellgate Operator`,
@@ -84,20 +78,6 @@ export const notFoundPage = () =>
 export const sectionPage = (page: OperatorPage, title: string, content: Html) =>
   operatorLayout(page, title, html`<div class="card wide account">\n${content}\n</div>`);
 
-/** The link to a list's next page, when there is one: the list's filters (those given) and the cursor. */
-export function nextPage(
-  path: string,
-  cursor: string | null,
-  label: string,
-  filters: Record<string, string | null> = {},
-) {
-  const query = new URLSearchParams(
-    Object.entries(filters).filter((filter): filter is [string, string] => !!filter[1]),
-  );
-  if (cursor) query.set('cursor', cursor);
-  return cursor ? { href: `${path}?${query}`, label } : null;
-}
-
 /** Links to the views of a list, the current one marked. */
 export const tabs = (label: string, links: readonly (readonly [string, string, boolean])[]) =>
   html`<nav aria-label="${label}" class="filters small">${join(
@@ -133,7 +113,7 @@ export function actionForm(
 <p class="small">${form.explain}</p>
 ${errorNotice(form.sent?.notice)}
 <form method="post" action="${form.action}" novalidate aria-labelledby="${heading}">
-${csrfInput(session)}
+${csrfField(session)}
 ${form.fields ?? ''}
 ${field({ id: `${form.id}-reason`, name: 'reason', label: optional ? 'Reason (optional)' : 'Reason', type: 'text', value: form.sent?.values.reason, error: form.sent?.errors.reason, hint, optional, attributes: html`maxlength="500" autocomplete="off"` })}
 <button type="submit" class="${form.tone}">${form.button}</button>

@@ -2,16 +2,16 @@
 // its cells, ledger, usage and the suspend / reinstate / credit / grant forms, each with a reason)
 // and x402 deposits (held ones assigned to an organization by a form).
 import { html, type Html } from '../../../lib/html.ts';
-import { crumbs, errorNotice, facts, field, filterForm, selectField } from '../layout.ts';
+import { crumbs, csrfField, errorNotice, facts, field, filterForm, selectField } from '../layout.ts';
 import type { Refusal } from '../binder.ts';
 import { dollars, dollarsOfNumber, usdExact } from '../../billing/money.ts';
 import { dataTable } from '../data-table.ts';
 import { monthName, usageChart, usageTable, type DailyUsage, type Month } from '../account/chart.ts';
-import { stateTag, when } from '../account/shared.ts';
+import { nextPage, stateTag, when } from '../account/shared.ts';
 import type { BillingOperator } from '../../billing/operator.ts';
 import type { DepositsService } from '../../billing/deposits.ts';
 import type { UsageService } from '../../billing/usage.ts';
-import { actionForm, csrfInput, nextPage, sectionPage, tabs } from './layout.ts';
+import { actionForm, sectionPage, tabs } from './layout.ts';
 import type { OperatorRepository } from './repository.ts';
 import type { OperatorSession } from './service.ts';
 
@@ -236,7 +236,7 @@ export function depositsPage(
     const mine = form?.depositId === deposit.id ? form : undefined;
     const id = `assign-${deposit.id}`;
     return html`<form method="post" action="${BASE}/deposits/${encodeURIComponent(deposit.id)}/assign" novalidate class="row-actions">
-${csrfInput(session)}
+${csrfField(session)}
 ${field({ id, name: 'organization_id', label: `Organization id for ${deposit.id}`, type: 'text', value: mine?.values.organization_id, error: mine?.errors.organization_id, attributes: html`maxlength="64" spellcheck="false" autocomplete="off"` })}
 ${field({ id: `${id}-reason`, name: 'reason', label: 'Reason (optional)', type: 'text', value: mine?.values.reason, error: mine?.errors.reason, optional: true, attributes: html`maxlength="500" autocomplete="off"` })}
 <button type="submit" class="primary small-button">Assign</button>

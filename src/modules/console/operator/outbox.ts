@@ -3,12 +3,12 @@
 // sign-in codes included; newest first, 25 a page, through the admin API's list_outbox_mail.
 import type { App } from '../../../http/types.ts';
 import { html, type Html } from '../../../lib/html.ts';
-import { when } from '../account/shared.ts';
+import { nextPage, when } from '../account/shared.ts';
 import { dataTable } from '../data-table.ts';
 import { field, filterForm } from '../layout.ts';
 import { badRequest, OPERATOR_PATH } from './http.ts';
 import type { OutOf } from '../binder.ts';
-import { nextPage, sectionPage } from './layout.ts';
+import { sectionPage } from './layout.ts';
 import { operatorBinder, type OperatorConsole } from './module.ts';
 import type { OperatorSession } from './service.ts';
 

@@ -8,11 +8,10 @@ import type { WebhookView } from '../../webhooks/service.ts';
 import type { WebhookOperations } from '../../webhooks/operations.ts';
 import type { OperatorContext } from '../../../operations/operation.ts';
 import type { OutOf } from '../binder.ts';
-import { revealOnce, when } from '../account/shared.ts';
+import { nextPage, revealOnce, when } from '../account/shared.ts';
 import { OPERATOR_PATH } from './http.ts';
-import { csrfInput, nextPage, postForm, sectionPage } from './layout.ts';
-import { confirmForm, crumbs, facts, field, hidden } from '../layout.ts';
-import { section } from '../conversations/pages.ts';
+import { postForm, sectionPage } from './layout.ts';
+import { confirmForm, crumbs, csrfField as csrfInput, facts, field, hidden, section } from '../layout.ts';
 import type { OperatorSession } from './service.ts';
 
 export const WEBHOOKS_PATH = `${OPERATOR_PATH}/webhooks`;

@@ -10,12 +10,22 @@ import type { DraftView, JobView, listView, PodView } from '../../pods/views.ts'
 import { capitalized, choiceBox, fieldset, nextPage, postButton, stateTag } from '../account/shared.ts';
 import type { Refusal } from '../binder.ts';
 import { phone, time } from '../conversations/format.ts';
-import { liveStatus, postForm, SCRIPTS, section } from '../conversations/pages.ts';
-import { textArea } from '../conversations/send-form.ts';
+import { liveStatus, SCRIPTS } from '../conversations/pages.ts';
 import { dataTable } from '../data-table.ts';
 import type { SignedInContext } from '../guard.ts';
 import { CONSOLE_PATH } from '../http.ts';
-import { crumbs, errorNotice, facts, field, hidden, layout, selectField } from '../layout.ts';
+import {
+  crumbs,
+  errorNotice,
+  facts,
+  field,
+  hidden,
+  layout,
+  postForm,
+  section,
+  selectField,
+  textArea,
+} from '../layout.ts';
 import { confirmationPage } from '../pages.ts';
 import { quietHoursSection, type QuietHoursForm } from '../quiet-hours.ts';
 import type { PodPageView } from './routes.ts';
