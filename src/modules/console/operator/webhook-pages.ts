@@ -8,10 +8,10 @@ import type { WebhookView } from '../../webhooks/service.ts';
 import type { WebhookOperations } from '../../webhooks/operations.ts';
 import type { OperatorContext } from '../../../operations/operation.ts';
 import type { OutOf } from '../binder.ts';
-import { nextPage, revealOnce, when } from '../account/shared.ts';
+import { nextPage, postButton, revealOnce, when } from '../account/shared.ts';
 import { OPERATOR_PATH } from './http.ts';
 import { postForm, sectionPage } from './layout.ts';
-import { confirmForm, crumbs, csrfField as csrfInput, facts, field, hidden, section } from '../layout.ts';
+import { confirmForm, crumbs, facts, field, hidden, section } from '../layout.ts';
 import type { OperatorSession } from './service.ts';
 
 export const WEBHOOKS_PATH = `${OPERATOR_PATH}/webhooks`;
@@ -111,9 +111,6 @@ ${addForm(session, view.form)}`,
   );
 }
 
-const actionButton = (session: OperatorSession, action: string, label: string, fields: Record<string, string> = {}) =>
-  html`<form method="post" action="${action}">${csrfInput(session)}${Object.entries(fields).map(([name, value]) => hidden(name, value))}<button type="submit" class="secondary small-button">${label}</button></form>`;
-
 export function webhookPage(
   session: OperatorSession,
   view: {
@@ -142,7 +139,7 @@ export function webhookPage(
         label: 'Action',
         hiddenLabel: true,
         value: (d) =>
-          webhook.enabled ? actionButton(session, `${base}/deliveries/${encodeURIComponent(d.id)}/retry`, 'Retry') : '',
+          webhook.enabled ? postButton(session, `${base}/deliveries/${encodeURIComponent(d.id)}/retry`, 'Retry') : '',
       },
     ],
     more: nextPage(base, view.nextCursor, 'Older deliveries'),
@@ -172,8 +169,8 @@ ${section('deliveries', 'Deliveries', deliveries)}
 <section aria-labelledby="actions-heading">
 <h2 id="actions-heading">Actions</h2>
 <div class="actions">
-${actionButton(session, `${base}/enabled`, webhook.enabled ? 'Disable' : 'Enable', { enabled: webhook.enabled ? 'false' : 'true' })}
-${actionButton(session, `${base}/rotate`, 'Rotate the signing secret')}
+${postButton(session, `${base}/enabled`, webhook.enabled ? 'Disable' : 'Enable', { fields: { enabled: webhook.enabled ? 'false' : 'true' } })}
+${postButton(session, `${base}/rotate`, 'Rotate the signing secret')}
 <a class="button danger small-button" href="${base}/delete">Delete</a>
 </div>
 </section>`,
