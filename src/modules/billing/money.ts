@@ -26,11 +26,6 @@ export const negated = (amount: Micros): Micros => -amount as Micros;
 /** `count` units of a price (segments, cells). */
 export const times = (unit: Micros, count: number): Micros => micros(unit * count);
 export const larger = (a: Micros, b: Micros): Micros => (a > b ? a : b);
-export const sum = (amounts: Iterable<Micros>): Micros => {
-  let total = ZERO;
-  for (const amount of amounts) total = plus(total, amount);
-  return total;
-};
 
 // Money bounds (contract §7). The largest balance, 10^15 micro-USD, is far below 2^53 (about
 // 9 * 10^15): every amount and balance stays an exact integer as a JS number, and node:sqlite

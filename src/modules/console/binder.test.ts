@@ -40,7 +40,7 @@ const getThing = defineOperation({
   },
 });
 
-/** The guard's answers as ConsoleGuard gives them: a session when the cookie says `ok`, the CSRF token checked. */
+/** The guard's answers as consoleGuard gives them: a session when the cookie says `ok`, the CSRF token checked. */
 const guard = {
   session: async (request: FastifyRequest) => (request.headers.cookie === 'cg_console=ok' ? SESSION : null),
   async page(request: FastifyRequest, reply: FastifyReply) {

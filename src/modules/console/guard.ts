@@ -23,8 +23,6 @@ export const foreignPost = (reply: FastifyReply) =>
 
 export const signInUrl = (next: string) => `${CONSOLE_PATH}/sign-in?next=${encodeURIComponent(next)}`;
 
-export type ConsoleGuard = ReturnType<typeof consoleGuard>;
-
 /** The organization console's sessions (the binder's SessionGuard). */
 export function consoleGuard(service: ConsoleService, http: ConsoleHttp) {
   const session = (request: FastifyRequest) => service.session(readSessionCookie(request));
