@@ -1,11 +1,10 @@
 // The frame of the console's charts, drawn on the server: inline SVG (no library, no script; the
-// CSP allows no inline styles, so colours come from classes in the pages' stylesheets), labelled
-// gridlines on the left, labels along the bottom, a title and a summary for the image. Each chart
-// draws only its own series inside it, and lists the same figures as a table (data-table.ts),
-// which is what screen readers and text browsers get.
+// CSP allows no inline styles, so colours come from classes in the pages' stylesheets) with its
+// title and summary, labelled gridlines, labels along the bottom. Each chart draws its own series
+// in it, and lists the same figures in a table, which is what screen readers and text browsers get.
 import { html, join, type Html } from '../../lib/html.ts';
 
-export const WIDTH = 720;
+const WIDTH = 720;
 /** Room on the left for the gridlines' labels. */
 export const LEFT = 60;
 const RIGHT = 8;
@@ -36,18 +35,16 @@ export const bottomLabels = (height: number, labels: { x: number; text: string |
     '\n',
   );
 
-/** The figure: the image (named by its title and summary) drawing `parts` in order, and a caption. */
-export function chartFigure(
+/** The figure: the image, named by its title and summary for screen readers, drawing `parts` in order; and its caption. */
+export const chartFigure = (
   chart: { id: string; className: string; height: number; title: string; summary: string; caption: string },
   parts: Html[],
-): Html {
-  const { id } = chart;
-  return html`<figure class="${chart.className}">
-<svg role="img" aria-labelledby="${id}-title ${id}-desc" viewBox="0 0 ${WIDTH} ${chart.height}" width="100%" preserveAspectRatio="xMidYMid meet" xmlns="http://www.w3.org/2000/svg">
-<title id="${id}-title">${chart.title}</title>
-<desc id="${id}-desc">${chart.summary}</desc>
+) =>
+  html`<figure class="${chart.className}">
+<svg role="img" aria-labelledby="${chart.id}-title ${chart.id}-desc" viewBox="0 0 ${WIDTH} ${chart.height}" width="100%" preserveAspectRatio="xMidYMid meet" xmlns="http://www.w3.org/2000/svg">
+<title id="${chart.id}-title">${chart.title}</title>
+<desc id="${chart.id}-desc">${chart.summary}</desc>
 ${join(parts, '\n')}
 </svg>
 <figcaption class="small">${chart.caption}</figcaption>
 </figure>`;
-}

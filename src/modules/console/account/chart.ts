@@ -61,6 +61,11 @@ export function usageChart(id: string, month: Month, days: DailyUsage[]): Html |
   const count = daysIn(month);
   const slot = PLOT_W / count;
   const y = yScale(TOP, PLOT_H, 0, top);
+  const grid = gridLines([0, top / 2, top].map((amount) => ({ y: y(amount), label: dollars(amount, true) })));
+  const ticks = bottomLabels(
+    HEIGHT,
+    [1, 8, 15, 22, count].map((day) => ({ x: LEFT + (day - 0.5) * slot, text: day })),
+  );
   const bars = join(
     days.map((day) => {
       const amount = micros(day.amount_usd);
@@ -71,24 +76,9 @@ export function usageChart(id: string, month: Month, days: DailyUsage[]): Html |
     '\n',
   );
   const summary = `${dollars(total, true)} over ${days.length} ${days.length === 1 ? 'day' : 'days'} with usage; the highest was ${dollars(micros(peak.amount_usd), true)} on ${dayName(peak.date)}. The table below has every day's figures.`;
-  return chartFigure(
-    {
-      id,
-      className: 'chart',
-      height: HEIGHT,
-      title: `Usage per day in ${monthName(month)}, in US dollars`,
-      summary,
-      caption: `Amount charged per day (UTC), ${monthName(month)}. Day of the month along the bottom.`,
-    },
-    [
-      gridLines([0, top / 2, top].map((amount) => ({ y: y(amount), label: dollars(amount, true) }))),
-      bottomLabels(
-        HEIGHT,
-        [1, 8, 15, 22, count].map((day) => ({ x: LEFT + (day - 0.5) * slot, text: day })),
-      ),
-      bars,
-    ],
-  );
+  const title = `Usage per day in ${monthName(month)}, in US dollars`;
+  const caption = `Amount charged per day (UTC), ${monthName(month)}. Day of the month along the bottom.`;
+  return chartFigure({ id, className: 'chart', height: HEIGHT, title, summary, caption }, [grid, ticks, bars]);
 }
 
 /** The same figures as a table: the chart's text alternative, and the exact numbers for everyone. */

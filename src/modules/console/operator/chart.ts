@@ -75,32 +75,21 @@ export function telemetryChart(id: string, window: { from: Date; to: Date; point
     HEIGHT,
     [0, 6, 12, 18, 24].map((h) => {
       const time = start + (h / 24) * span;
-      return {
-        x: x(time),
-        text: new Date(time).toISOString().slice(11, 16),
-        anchor: h === 0 ? 'start' : h === 24 ? 'end' : 'middle',
-      };
+      const anchor = h === 0 ? 'start' : h === 24 ? 'end' : 'middle';
+      return { x: x(time), text: new Date(time).toISOString().slice(11, 16), anchor };
     }),
   );
   const summary = `Battery ${summarize(battery, '%')}; signal ${summarize(signal, ' dBm')}. The table below has the figures per hour.`;
-  return chartFigure(
-    {
-      id,
-      className: 'chart telemetry-chart',
-      height: HEIGHT,
-      title: 'Battery (percent, top) and signal (dBm, bottom) over the last 24 hours',
-      summary,
-      caption: 'Battery (top) and signal (bottom) as the phone reported them, UTC hours along the bottom.',
-    },
-    [
-      html`<text class="axis panel-label" x="${LEFT}" y="${batteryTop - 3}">Battery %</text>
+  const title = 'Battery (percent, top) and signal (dBm, bottom) over the last 24 hours';
+  const caption = 'Battery (top) and signal (bottom) as the phone reported them, UTC hours along the bottom.';
+  return chartFigure({ id, className: 'chart telemetry-chart', height: HEIGHT, title, summary, caption }, [
+    html`<text class="axis panel-label" x="${LEFT}" y="${batteryTop - 3}">Battery %</text>
 <text class="axis panel-label" x="${LEFT}" y="${signalTop - 3}">Signal dBm</text>`,
-      grid,
-      ticks,
-      marks(lines(points, 'battery_pct', x, yBattery), 'line-battery'),
-      marks(lines(points, 'signal_dbm', x, ySignal), 'line-signal'),
-    ],
-  );
+    grid,
+    ticks,
+    marks(lines(points, 'battery_pct', x, yBattery), 'line-battery'),
+    marks(lines(points, 'signal_dbm', x, ySignal), 'line-signal'),
+  ]);
 }
 
 /** The figures per hour (the last report of each hour that has one): the chart's text alternative. */
