@@ -15,36 +15,30 @@ export const yScale = (top: number, height: number, low: number, high: number) =
   top + height - ((Math.min(high, Math.max(low, value)) - low) / (high - low)) * height;
 
 /** Gridlines across the plot at each y, each labelled on the left. */
-export const gridLines = (lines: { y: number; label: string }[]): Html =>
-  join(
-    lines.map(({ y, label }) => {
-      const at = y.toFixed(1);
-      return html`<line class="grid" x1="${LEFT}" x2="${WIDTH - RIGHT}" y1="${at}" y2="${at}"/>
+export const gridLines = (lines: { y: number; label: string }[]): Html[] =>
+  lines.map(({ y, label }) => {
+    const at = y.toFixed(1);
+    return html`<line class="grid" x1="${LEFT}" x2="${WIDTH - RIGHT}" y1="${at}" y2="${at}"/>
 <text class="axis" x="${LEFT - 6}" y="${(y + 4).toFixed(1)}" text-anchor="end">${label}</text>`;
-    }),
-    '\n',
-  );
+  });
 
 /** Labels along the bottom of a chart `height` high, each centred on its x unless anchored otherwise. */
-export const bottomLabels = (height: number, labels: { x: number; text: string | number; anchor?: string }[]): Html =>
-  join(
-    labels.map(
-      ({ x, text, anchor = 'middle' }) =>
-        html`<text class="axis" x="${x.toFixed(1)}" y="${height - 8}" text-anchor="${anchor}">${text}</text>`,
-    ),
-    '\n',
+export const bottomLabels = (height: number, labels: { x: number; text: string | number; anchor?: string }[]): Html[] =>
+  labels.map(
+    ({ x, text, anchor = 'middle' }) =>
+      html`<text class="axis" x="${x.toFixed(1)}" y="${height - 8}" text-anchor="${anchor}">${text}</text>`,
   );
 
-/** The figure: the image, named by its title and summary for screen readers, drawing `parts` in order; and its caption. */
+/** The figure: the image, named by its title and summary for screen readers, drawing `parts` in order (a line each); and its caption. */
 export const chartFigure = (
   chart: { id: string; className: string; height: number; title: string; summary: string; caption: string },
-  parts: Html[],
+  parts: (Html | Html[])[],
 ) =>
   html`<figure class="${chart.className}">
 <svg role="img" aria-labelledby="${chart.id}-title ${chart.id}-desc" viewBox="0 0 ${WIDTH} ${chart.height}" width="100%" preserveAspectRatio="xMidYMid meet" xmlns="http://www.w3.org/2000/svg">
 <title id="${chart.id}-title">${chart.title}</title>
 <desc id="${chart.id}-desc">${chart.summary}</desc>
-${join(parts, '\n')}
+${join(parts.flat(), '\n')}
 </svg>
 <figcaption class="small">${chart.caption}</figcaption>
 </figure>`;

@@ -1,7 +1,7 @@
 // The month's usage as a bar chart in the console's chart frame (../chart.ts; colours from classes
 // in account.css), one bar per day that has usage, plus the same figures as a table, which is what
 // screen readers and text browsers get.
-import { html, join, type Html } from '../../../lib/html.ts';
+import { html, type Html } from '../../../lib/html.ts';
 import { dollars, MICROS_PER_USD } from '../../billing/money.ts';
 import type { UsageService } from '../../billing/usage.ts';
 import { capitalized } from './shared.ts';
@@ -66,15 +66,12 @@ export function usageChart(id: string, month: Month, days: DailyUsage[]): Html |
     HEIGHT,
     [1, 8, 15, 22, count].map((day) => ({ x: LEFT + (day - 0.5) * slot, text: day })),
   );
-  const bars = join(
-    days.map((day) => {
-      const amount = micros(day.amount_usd);
-      const height = Math.max((amount / top) * PLOT_H, 1);
-      const dayOfMonth = Number(day.date.slice(8, 10));
-      return html`<rect class="bar" x="${(LEFT + (dayOfMonth - 1) * slot + slot * 0.15).toFixed(1)}" y="${(TOP + PLOT_H - height).toFixed(1)}" width="${(slot * 0.7).toFixed(1)}" height="${height.toFixed(1)}"><title>${`${dayName(day.date)}: ${dollars(amount, true)} (${quantities(day)})`}</title></rect>`;
-    }),
-    '\n',
-  );
+  const bars = days.map((day) => {
+    const amount = micros(day.amount_usd);
+    const height = Math.max((amount / top) * PLOT_H, 1);
+    const dayOfMonth = Number(day.date.slice(8, 10));
+    return html`<rect class="bar" x="${(LEFT + (dayOfMonth - 1) * slot + slot * 0.15).toFixed(1)}" y="${(TOP + PLOT_H - height).toFixed(1)}" width="${(slot * 0.7).toFixed(1)}" height="${height.toFixed(1)}"><title>${`${dayName(day.date)}: ${dollars(amount, true)} (${quantities(day)})`}</title></rect>`;
+  });
   const summary = `${dollars(total, true)} over ${days.length} ${days.length === 1 ? 'day' : 'days'} with usage; the highest was ${dollars(micros(peak.amount_usd), true)} on ${dayName(peak.date)}. The table below has every day's figures.`;
   const title = `Usage per day in ${monthName(month)}, in US dollars`;
   const caption = `Amount charged per day (UTC), ${monthName(month)}. Day of the month along the bottom.`;

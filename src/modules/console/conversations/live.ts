@@ -160,19 +160,14 @@ export class ConsoleLive {
       }
       const after = afterOf(request);
       if (after === 'invalid') return plainAnswer(reply, 400, 'after must be an event position from the page.');
-      await this.open(session.organizationId, request, reply, shown, after);
+      await this.open(request, reply, shown, after);
       return reply;
     });
   }
 
-  private async open(
-    organizationId: string,
-    request: FastifyRequest,
-    reply: FastifyReply,
-    shown: Shown,
-    after: number | null,
-  ): Promise<void> {
+  private async open(request: FastifyRequest, reply: FastifyReply, shown: Shown, after: number | null): Promise<void> {
     const { events } = this;
+    const { organizationId } = sessionOf(request);
     const release = this.module.liveViews.admit(organizationId);
     let committed: number;
     try {
