@@ -15,6 +15,7 @@ import { bearerToken } from '../../http/auth.ts';
 import type { ConnectionCap } from '../../http/connection-caps.ts';
 import type { AgentPrincipal } from '../../operations/principals.ts';
 import { ApiError } from '../../lib/errors.ts';
+import { HeartbeatSet } from '../../lib/heartbeat-set.ts';
 import { isId } from '../../lib/ids.ts';
 import { admit } from '../../operations/admit.ts';
 import { isDatabaseUnavailable } from '../../db/errors.ts';
@@ -247,8 +248,7 @@ export class EventStreamHub {
   private readonly options: StreamOptions;
   private readonly log: StreamLog;
   private readonly cap: ConnectionCap;
-  private readonly connections = new Set<StreamConnection>();
-  private pingTimer: NodeJS.Timeout | undefined;
+  private readonly connections: HeartbeatSet<StreamConnection>;
   private draining = false;
 
   constructor(deps: {
@@ -260,6 +260,7 @@ export class EventStreamHub {
   }) {
     ({ events: this.events, authenticate: this.authenticate, log: this.log, cap: this.cap } = deps);
     this.options = { ...DEFAULT_STREAM_OPTIONS, ...deps.options };
+    this.connections = new HeartbeatSet(this.options.pingIntervalMs, () => this.heartbeat());
   }
 
   get connectionCount(): number {
@@ -309,7 +310,6 @@ export class EventStreamHub {
       const joinedAt = this.events.feed.subscribe(connection);
       connection.startAfter(sinceSeq ?? committed);
       this.connections.add(connection);
-      this.startPinging();
       await connection.replay(this.events, Math.max(joinedAt, committed));
     } catch (error) {
       if (error instanceof Rejection) {
@@ -327,29 +327,16 @@ export class EventStreamHub {
     }
   }
 
-  /** Server drain: every client gets 1001 and should reconnect (with since) elsewhere. */
+  /** Server drain: every client gets 1001 and should reconnect (with since) elsewhere; the last one stops the pings. */
   drain(): void {
     this.draining = true;
     for (const connection of this.connections)
       connection.close(CLOSE.goingAway, 'The server is shutting down; reconnect with since.');
-    this.stopPinging();
   }
 
   private forget(connection: StreamConnection): void {
     this.events.feed.unsubscribe(connection);
     this.connections.delete(connection);
-    if (this.connections.size === 0) this.stopPinging();
-  }
-
-  private startPinging(): void {
-    if (this.pingTimer) return;
-    this.pingTimer = setInterval(() => this.heartbeat(), this.options.pingIntervalMs);
-    this.pingTimer.unref();
-  }
-
-  private stopPinging(): void {
-    clearInterval(this.pingTimer);
-    this.pingTimer = undefined;
   }
 
   /** Pings every client, drops those that did not answer the last ping, re-checks credentials (revoked keys). */

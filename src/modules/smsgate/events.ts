@@ -3,6 +3,7 @@
 // `:keepalive` comment every 15 s. A send wakes the stream at once (messages/wakeups.ts, NOTIFY
 // across processes); a 1 s re-check finds anything a lost notification missed.
 import type { FastifyReply, FastifyRequest } from 'fastify';
+import { openSse, type SseStream } from '../../http/sse.ts';
 import type { DeliveryService } from '../messages/delivery.ts';
 
 export const KEEPALIVE_MS = 15_000;
@@ -23,30 +24,21 @@ export class SmsEvents {
   }
 
   async open(deviceId: string, request: FastifyRequest, reply: FastifyReply): Promise<void> {
-    reply.hijack();
-    if (request.raw.destroyed) {
-      reply.raw.destroy();
-      return;
-    }
-    reply.raw.writeHead(200, {
-      'content-type': 'text/event-stream; charset=utf-8',
-      'cache-control': 'no-store',
-      'x-accel-buffering': 'no',
-    });
     // The app counts the stream open (SSEManager.kt onOpen) when the headers arrive.
-    reply.raw.flushHeaders();
+    const sse = openSse(request, reply);
+    if (!sse) return;
     const gone = new AbortController();
-    reply.raw.once('close', () => gone.abort());
+    sse.onClose(() => gone.abort());
     this.open_ += 1;
     try {
-      await this.stream(deviceId, reply, gone.signal);
+      await this.stream(deviceId, sse, gone.signal);
     } finally {
       this.open_ -= 1;
-      reply.raw.end();
+      sse.end();
     }
   }
 
-  private async stream(deviceId: string, reply: FastifyReply, signal: AbortSignal): Promise<void> {
+  private async stream(deviceId: string, sse: SseStream, signal: AbortSignal): Promise<void> {
     let lastWrite = performance.now();
     let announced = false;
     for (;;) {
@@ -54,12 +46,12 @@ export class SmsEvents {
       const { cellIds, waiting } = await this.delivery.waiting(deviceId);
       // Announce once per batch of waiting messages; a new send wakes the stream and announces again.
       if (waiting && !announced) {
-        reply.raw.write('event: MessageEnqueued\ndata: {}\n\n');
+        sse.send('MessageEnqueued', {});
         lastWrite = performance.now();
       }
       announced = waiting;
       if (performance.now() - lastWrite >= KEEPALIVE_MS) {
-        reply.raw.write(':keepalive\n\n');
+        sse.comment('keepalive');
         lastWrite = performance.now();
       }
       // A send for the cell wakes the stream at once (and is announced even if earlier ones wait).

@@ -1,12 +1,13 @@
-// The month's usage as a bar chart drawn on the server: inline SVG (no library, no script; the
-// CSP allows no inline styles, so colours come from classes in account.css), one bar per day that
-// has usage, plus the same figures as a table, which is what screen readers and text browsers get.
-import { html, join, type Html } from '../../../lib/html.ts';
+// The month's usage as a bar chart in the console's chart frame (../chart.ts; colours from classes
+// in account.css), one bar per day that has usage, plus the same figures as a table, which is what
+// screen readers and text browsers get.
+import { html, type Html } from '../../../lib/html.ts';
 import { dollars, MICROS_PER_USD } from '../../billing/money.ts';
 import type { UsageService } from '../../billing/usage.ts';
 import { capitalized } from './shared.ts';
 import { plural } from '../../../lib/plural.ts';
 import { dataTable } from '../data-table.ts';
+import { bottomLabels, chartFigure, gridLines, LEFT, PLOT_W, yScale } from '../chart.ts';
 
 export type DailyUsage = Awaited<ReturnType<UsageService['daily']>>['days'][number];
 
@@ -20,13 +21,9 @@ export function monthOf(now: Date): { month: Month; range: { from: string; to: s
   return { month, range: { from: day(0), to: day(1) } };
 }
 
-const WIDTH = 720;
 const HEIGHT = 220;
-const LEFT = 60;
-const RIGHT = 8;
 const TOP = 12;
 const BOTTOM = 28;
-const PLOT_W = WIDTH - LEFT - RIGHT;
 const PLOT_H = HEIGHT - TOP - BOTTOM;
 
 const TYPE_WORDS: Record<string, [string, string]> = {
@@ -63,43 +60,22 @@ export function usageChart(id: string, month: Month, days: DailyUsage[]): Html |
   const top = axisTop(Math.max(micros(peak.amount_usd), 1));
   const count = daysIn(month);
   const slot = PLOT_W / count;
-  const y = (amount: number) => TOP + PLOT_H - (amount / top) * PLOT_H;
-  const grid = join(
-    [0, top / 2, top].map(
-      (
-        amount,
-      ) => html`<line class="grid" x1="${LEFT}" x2="${WIDTH - RIGHT}" y1="${y(amount).toFixed(1)}" y2="${y(amount).toFixed(1)}"/>
-<text class="axis" x="${LEFT - 6}" y="${(y(amount) + 4).toFixed(1)}" text-anchor="end">${dollars(amount, true)}</text>`,
-    ),
-    '\n',
+  const y = yScale(TOP, PLOT_H, 0, top);
+  const grid = gridLines([0, top / 2, top].map((amount) => ({ y: y(amount), label: dollars(amount, true) })));
+  const ticks = bottomLabels(
+    HEIGHT,
+    [1, 8, 15, 22, count].map((day) => ({ x: LEFT + (day - 0.5) * slot, text: day })),
   );
-  const ticks = join(
-    [1, 8, 15, 22, count].map(
-      (day) =>
-        html`<text class="axis" x="${(LEFT + (day - 0.5) * slot).toFixed(1)}" y="${HEIGHT - 8}" text-anchor="middle">${day}</text>`,
-    ),
-    '\n',
-  );
-  const bars = join(
-    days.map((day) => {
-      const amount = micros(day.amount_usd);
-      const height = Math.max((amount / top) * PLOT_H, 1);
-      const dayOfMonth = Number(day.date.slice(8, 10));
-      return html`<rect class="bar" x="${(LEFT + (dayOfMonth - 1) * slot + slot * 0.15).toFixed(1)}" y="${(TOP + PLOT_H - height).toFixed(1)}" width="${(slot * 0.7).toFixed(1)}" height="${height.toFixed(1)}"><title>${`${dayName(day.date)}: ${dollars(amount, true)} (${quantities(day)})`}</title></rect>`;
-    }),
-    '\n',
-  );
+  const bars = days.map((day) => {
+    const amount = micros(day.amount_usd);
+    const height = Math.max((amount / top) * PLOT_H, 1);
+    const dayOfMonth = Number(day.date.slice(8, 10));
+    return html`<rect class="bar" x="${(LEFT + (dayOfMonth - 1) * slot + slot * 0.15).toFixed(1)}" y="${(TOP + PLOT_H - height).toFixed(1)}" width="${(slot * 0.7).toFixed(1)}" height="${height.toFixed(1)}"><title>${`${dayName(day.date)}: ${dollars(amount, true)} (${quantities(day)})`}</title></rect>`;
+  });
   const summary = `${dollars(total, true)} over ${days.length} ${days.length === 1 ? 'day' : 'days'} with usage; the highest was ${dollars(micros(peak.amount_usd), true)} on ${dayName(peak.date)}. The table below has every day's figures.`;
-  return html`<figure class="chart">
-<svg role="img" aria-labelledby="${id}-title ${id}-desc" viewBox="0 0 ${WIDTH} ${HEIGHT}" width="100%" preserveAspectRatio="xMidYMid meet" xmlns="http://www.w3.org/2000/svg">
-<title id="${id}-title">Usage per day in ${monthName(month)}, in US dollars</title>
-<desc id="${id}-desc">${summary}</desc>
-${grid}
-${ticks}
-${bars}
-</svg>
-<figcaption class="small">Amount charged per day (UTC), ${monthName(month)}. Day of the month along the bottom.</figcaption>
-</figure>`;
+  const title = `Usage per day in ${monthName(month)}, in US dollars`;
+  const caption = `Amount charged per day (UTC), ${monthName(month)}. Day of the month along the bottom.`;
+  return chartFigure({ id, className: 'chart', height: HEIGHT, title, summary, caption }, [grid, ticks, bars]);
 }
 
 /** The same figures as a table: the chart's text alternative, and the exact numbers for everyone. */

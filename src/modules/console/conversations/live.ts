@@ -15,7 +15,9 @@
 // Released on disconnect: the response's 'close' unsubscribes. A heartbeat comment keeps proxies
 // from closing an idle stream and re-checks the session, so signing out ends open streams too.
 import type { FastifyReply, FastifyRequest } from 'fastify';
+import { openSse, type SseStream } from '../../../http/sse.ts';
 import type { App } from '../../../http/types.ts';
+import { HeartbeatSet } from '../../../lib/heartbeat-set.ts';
 import { ApiError } from '../../../lib/errors.ts';
 import { sessionOf, STREAM_ROUTE } from '../binder.ts';
 import type { ConsoleModule } from '../module.ts';
@@ -33,7 +35,7 @@ const HEARTBEAT_MS = 25_000;
 const REPLAY_MAX = 500;
 /** Live events held while the replay runs, and unread bytes, before the stream is dropped (the script reconnects). */
 const MAX_QUEUED = 1_000;
-const MAX_BUFFERED_BYTES = 1024 * 1024;
+const SSE = { retryMs: 3000, maxBufferedBytes: 1024 * 1024, nosniff: true };
 
 /** A frame for the page: an SSE event name and its JSON data; null when the event does not concern it. */
 export type LiveRender = (envelope: EventEnvelope) => { event: string; data: unknown } | null;
@@ -65,14 +67,15 @@ export const plainAnswer = (reply: FastifyReply, status: number, text: string) =
 
 class LiveStream extends ReplayingSubscriber {
   readonly request: FastifyRequest;
-  private readonly raw: FastifyReply['raw'];
+  private readonly sse: SseStream;
   private readonly shown: Shown;
 
-  constructor(organizationId: string, request: FastifyRequest, reply: FastifyReply, shown: Shown, detach: () => void) {
+  constructor(organizationId: string, request: FastifyRequest, sse: SseStream, shown: Shown, detach: () => void) {
     super(organizationId, MAX_QUEUED, detach);
     this.request = request;
-    this.raw = reply.raw;
+    this.sse = sse;
     this.shown = shown;
+    sse.onClose(() => this.closed());
   }
 
   protected wants(event: StreamEvent): boolean {
@@ -87,24 +90,22 @@ class LiveStream extends ReplayingSubscriber {
   async replay(events: EventsService, upTo: number): Promise<void> {
     if (this.lastSeq < upTo) {
       const rows = await events.readOrganizationRange(this.organizationId, this.lastSeq, upTo, LIVE_TYPES, REPLAY_MAX);
-      if (rows.length === REPLAY_MAX) this.write('resync', {}, upTo);
+      if (rows.length === REPLAY_MAX) this.sse.send('resync', {}, upTo);
       else for (const row of rows) this.sendLive(new StreamEvent(row));
     }
     // Everything up to here is out: a reconnect resumes from this position.
-    this.goLive(upTo, () => this.write('ready', {}, this.lastSeq));
+    this.goLive(upTo, () => this.sse.send('ready', {}, this.lastSeq));
   }
 
   /** A comment line that keeps the connection busy; a client that stopped reading is dropped. */
   heartbeat(): void {
-    this.put(': ping\n\n');
+    this.sse.comment(' ping');
   }
 
   /** Tells the page why (optional), ends the response and releases the subscription. */
   close(event?: string): void {
-    if (this.isClosed) return;
-    if (event) this.write(event, {});
-    this.closed();
-    this.raw.end();
+    if (event) this.sse.send(event, {});
+    this.sse.end();
   }
 
   protected sendLive(event: StreamEvent): void {
@@ -113,18 +114,7 @@ class LiveStream extends ReplayingSubscriber {
     // The feed and the replay read this organization's events only; checked again, as it is what keeps organizations apart.
     if (envelope.organization_id !== this.organizationId || !this.shown.concerns(envelope)) return;
     const frame = this.shown.render(envelope);
-    if (frame) this.write(frame.event, frame.data, event.seq);
-  }
-
-  // JSON has no raw line breaks, so the data is one `data:` line.
-  private write(event: string, data: unknown, id?: number): void {
-    if (!this.isClosed)
-      this.put(`${id === undefined ? '' : `id: ${id}\n`}event: ${event}\ndata: ${JSON.stringify(data)}\n\n`);
-  }
-
-  private put(text: string): void {
-    if (this.raw.writableLength > MAX_BUFFERED_BYTES) this.close();
-    else this.raw.write(text);
+    if (frame) this.sse.send(frame.event, frame.data, event.seq);
   }
 }
 
@@ -137,8 +127,7 @@ export class ConsoleLive {
   private readonly app: App;
   private readonly module: ConsoleModule;
   private readonly events: EventsService;
-  private readonly streams = new Set<LiveStream>();
-  private timer: NodeJS.Timeout | undefined;
+  private readonly streams = new HeartbeatSet<LiveStream>(HEARTBEAT_MS, () => void this.heartbeat());
 
   constructor(app: App, module: ConsoleModule) {
     this.app = app;
@@ -147,7 +136,6 @@ export class ConsoleLive {
     // Server shutdown: every stream ends (the browser reconnects to another process).
     app.addHook('preClose', async () => {
       for (const stream of this.streams) stream.close();
-      clearInterval(this.timer);
     });
   }
 
@@ -172,50 +160,37 @@ export class ConsoleLive {
       }
       const after = afterOf(request);
       if (after === 'invalid') return plainAnswer(reply, 400, 'after must be an event position from the page.');
-      const stream = new LiveStream(session.organizationId, request, reply, shown, () => {
-        this.events.feed.unsubscribe(stream);
-        this.streams.delete(stream);
-      });
-      await this.open(stream, reply, after);
+      await this.open(request, reply, shown, after);
       return reply;
     });
   }
 
-  private async open(stream: LiveStream, reply: FastifyReply, after: number | null): Promise<void> {
+  private async open(request: FastifyRequest, reply: FastifyReply, shown: Shown, after: number | null): Promise<void> {
     const { events } = this;
-    const release = this.module.liveViews.admit(stream.organizationId);
+    const { organizationId } = sessionOf(request);
+    const release = this.module.liveViews.admit(organizationId);
     let committed: number;
     try {
       // The end of the outbox as committed now; the shared reader may lag behind it by a wake.
       committed = await events.latestSeq();
       await events.feed.start();
-      reply.hijack();
     } catch (error) {
       release();
       throw error;
     }
     // The browser may have gone while we awaited: its 'close' has fired already (it would give
     // the slot back), so do not subscribe.
-    if (stream.request.raw.destroyed) {
-      release();
-      reply.raw.destroy();
-      return;
-    }
-    reply.raw.writeHead(200, {
-      'content-type': 'text/event-stream; charset=utf-8',
-      'cache-control': 'no-store',
-      'x-content-type-options': 'nosniff',
-      // nginx and similar proxies would otherwise hold the frames back.
-      'x-accel-buffering': 'no',
-    });
-    reply.raw.write('retry: 3000\n\n');
+    const sse = openSse(request, reply, SSE);
+    if (!sse) return release();
     reply.raw.on('close', release);
-    reply.raw.on('close', () => stream.closed());
+    const stream = new LiveStream(organizationId, request, sse, shown, () => {
+      events.feed.unsubscribe(stream);
+      this.streams.delete(stream);
+    });
     const upTo = Math.max(events.feed.subscribe(stream), committed);
     // An `after` beyond what exists is clamped, so no later event is ever skipped.
     stream.startAfter(Math.min(after ?? committed, upTo));
     this.streams.add(stream);
-    this.timer ??= setInterval(() => void this.heartbeat(), HEARTBEAT_MS).unref();
     try {
       await stream.replay(events, upTo);
     } catch (error) {

@@ -1,27 +1,21 @@
-// A phone's battery and signal over the last 24 hours, drawn on the server like the usage chart
-// (console/account/chart.ts): inline SVG, colours from classes (the CSP allows no inline styles),
-// one line per measure over the same time axis, and the same figures as a table of hours, which
-// is what screen readers and text browsers get.
+// A phone's battery and signal over the last 24 hours in the console's chart frame (../chart.ts,
+// like the usage chart): one line per measure over the same time axis, and the same figures as a
+// table of hours, which is what screen readers and text browsers get.
 import { html, join, type Html } from '../../../lib/html.ts';
 import { dataTable } from '../data-table.ts';
+import { bottomLabels, chartFigure, gridLines, LEFT, PLOT_W, yScale } from '../chart.ts';
 import type { heartbeatView } from '../../devices/heartbeats.ts';
 
 /** A heartbeat as the admin surface shows it. */
 export type TelemetryPoint = ReturnType<typeof heartbeatView>;
 
-const WIDTH = 720;
 const PANEL = 120;
 const GAP = 36;
-const LEFT = 60;
-const RIGHT = 8;
 const TOP = 14;
 const BOTTOM = 26;
 const HEIGHT = TOP + PANEL * 2 + GAP + BOTTOM;
-const PLOT_W = WIDTH - LEFT - RIGHT;
 const SIGNAL_MIN = -130;
 const SIGNAL_MAX = -40;
-
-const clamp = (value: number, low: number, high: number) => Math.min(high, Math.max(low, value));
 
 /** Consecutive points that have the measure, as polyline point lists (a gap of > 10 minutes breaks the line). */
 function lines(
@@ -71,43 +65,31 @@ export function telemetryChart(id: string, window: { from: Date; to: Date; point
   const x = (time: number) => LEFT + ((time - start) / span) * PLOT_W;
   const batteryTop = TOP;
   const signalTop = TOP + PANEL + GAP;
-  const yBattery = (pct: number) => batteryTop + PANEL - (clamp(pct, 0, 100) / 100) * PANEL;
-  const ySignal = (dbm: number) =>
-    signalTop + PANEL - ((clamp(dbm, SIGNAL_MIN, SIGNAL_MAX) - SIGNAL_MIN) / (SIGNAL_MAX - SIGNAL_MIN)) * PANEL;
-  const gridLine = (y: number, label: string) =>
-    html`<line class="grid" x1="${LEFT}" x2="${WIDTH - RIGHT}" y1="${y.toFixed(1)}" y2="${y.toFixed(1)}"/>
-<text class="axis" x="${LEFT - 6}" y="${(y + 4).toFixed(1)}" text-anchor="end">${label}</text>`;
-  const grid = join(
-    [
-      ...[0, 50, 100].map((pct) => gridLine(yBattery(pct), `${pct}%`)),
-      ...[SIGNAL_MIN, -85, SIGNAL_MAX].map((dbm) => gridLine(ySignal(dbm), `${dbm}`)),
-    ],
-    '\n',
-  );
-  const ticks = join(
+  const yBattery = yScale(batteryTop, PANEL, 0, 100);
+  const ySignal = yScale(signalTop, PANEL, SIGNAL_MIN, SIGNAL_MAX);
+  const grid = gridLines([
+    ...[0, 50, 100].map((pct) => ({ y: yBattery(pct), label: `${pct}%` })),
+    ...[SIGNAL_MIN, -85, SIGNAL_MAX].map((dbm) => ({ y: ySignal(dbm), label: `${dbm}` })),
+  ]);
+  const ticks = bottomLabels(
+    HEIGHT,
     [0, 6, 12, 18, 24].map((h) => {
       const time = start + (h / 24) * span;
       const anchor = h === 0 ? 'start' : h === 24 ? 'end' : 'middle';
-      return html`<text class="axis" x="${x(time).toFixed(1)}" y="${HEIGHT - 8}" text-anchor="${anchor}">${new Date(time).toISOString().slice(11, 16)}</text>`;
+      return { x: x(time), text: new Date(time).toISOString().slice(11, 16), anchor };
     }),
-    '\n',
   );
-  const batteryLine = marks(lines(points, 'battery_pct', x, yBattery), 'line-battery');
-  const signalLine = marks(lines(points, 'signal_dbm', x, ySignal), 'line-signal');
   const summary = `Battery ${summarize(battery, '%')}; signal ${summarize(signal, ' dBm')}. The table below has the figures per hour.`;
-  return html`<figure class="chart telemetry-chart">
-<svg role="img" aria-labelledby="${id}-title ${id}-desc" viewBox="0 0 ${WIDTH} ${HEIGHT}" width="100%" preserveAspectRatio="xMidYMid meet" xmlns="http://www.w3.org/2000/svg">
-<title id="${id}-title">Battery (percent, top) and signal (dBm, bottom) over the last 24 hours</title>
-<desc id="${id}-desc">${summary}</desc>
-<text class="axis panel-label" x="${LEFT}" y="${batteryTop - 3}">Battery %</text>
-<text class="axis panel-label" x="${LEFT}" y="${signalTop - 3}">Signal dBm</text>
-${grid}
-${ticks}
-${batteryLine}
-${signalLine}
-</svg>
-<figcaption class="small">Battery (top) and signal (bottom) as the phone reported them, UTC hours along the bottom.</figcaption>
-</figure>`;
+  const title = 'Battery (percent, top) and signal (dBm, bottom) over the last 24 hours';
+  const caption = 'Battery (top) and signal (bottom) as the phone reported them, UTC hours along the bottom.';
+  return chartFigure({ id, className: 'chart telemetry-chart', height: HEIGHT, title, summary, caption }, [
+    html`<text class="axis panel-label" x="${LEFT}" y="${batteryTop - 3}">Battery %</text>
+<text class="axis panel-label" x="${LEFT}" y="${signalTop - 3}">Signal dBm</text>`,
+    grid,
+    ticks,
+    marks(lines(points, 'battery_pct', x, yBattery), 'line-battery'),
+    marks(lines(points, 'signal_dbm', x, ySignal), 'line-signal'),
+  ]);
 }
 
 /** The figures per hour (the last report of each hour that has one): the chart's text alternative. */

@@ -6,17 +6,19 @@
 // stream is missed. A session check at every tick ends the streams of a signed-out operator.
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { FleetRow } from './fleet.ts';
+import { openSse, type SseStream } from '../../../http/sse.ts';
+import { HeartbeatSet } from '../../../lib/heartbeat-set.ts';
 import type { Html } from '../../../lib/html.ts';
 import { fleetSummary } from './fleet-pages.ts';
 
 const INTERVAL_MS = 5_000;
 /** Open operator streams per process: a console for a few operators, not a public feed. */
 export const MAX_FLEET_STREAMS = 20;
-const MAX_BUFFERED_BYTES = 1024 * 1024;
+const SSE = { retryMs: 5000, maxBufferedBytes: 1024 * 1024, nosniff: true };
 
 interface Stream {
   request: FastifyRequest;
-  reply: FastifyReply;
+  sse: SseStream;
   sent: Map<string, string>;
   summary?: string;
 }
@@ -28,8 +30,7 @@ export class FleetLive {
     stillSignedIn: (request: FastifyRequest) => Promise<boolean>;
     log: { warn(details: object, message: string): void };
   };
-  private readonly streams = new Set<Stream>();
-  private timer: NodeJS.Timeout | undefined;
+  private readonly streams = new HeartbeatSet<Stream>(INTERVAL_MS, () => void this.tick());
   private ticking: Promise<void> | null = null;
 
   constructor(deps: FleetLive['deps']) {
@@ -47,24 +48,13 @@ export class FleetLive {
   /** Takes over the response (the session is the caller's check) and streams until either side closes. */
   async open(request: FastifyRequest, reply: FastifyReply): Promise<void> {
     const rows = await this.deps.rows();
-    reply.hijack();
-    if (request.raw.destroyed) {
-      reply.raw.destroy();
-      return;
-    }
-    reply.raw.writeHead(200, {
-      'content-type': 'text/event-stream; charset=utf-8',
-      'cache-control': 'no-store',
-      'x-content-type-options': 'nosniff',
-      'x-accel-buffering': 'no',
-    });
-    reply.raw.write('retry: 5000\n\n');
-    const stream: Stream = { request, reply, sent: new Map() };
+    const sse = openSse(request, reply, SSE);
+    if (!sse) return;
+    const stream: Stream = { request, sse, sent: new Map() };
     this.streams.add(stream);
-    reply.raw.on('close', () => this.forget(stream));
+    sse.onClose(() => this.streams.delete(stream));
     this.send(stream, rows);
-    this.write(stream, 'ready', {});
-    this.timer ??= setInterval(() => void this.tick(), INTERVAL_MS).unref();
+    sse.send('ready', {});
   }
 
   /** One read of the fleet, each stream sent what changed for it; ends signed-out streams. */
@@ -87,8 +77,8 @@ export class FleetLive {
     for (const stream of [...this.streams]) {
       try {
         if (!(await this.deps.stillSignedIn(stream.request))) {
-          this.write(stream, 'signed-out', {});
-          this.close(stream);
+          stream.sse.send('signed-out', {});
+          stream.sse.end();
           continue;
         }
       } catch (error) {
@@ -97,7 +87,7 @@ export class FleetLive {
       }
       this.send(stream, rows);
       // Keeps proxies from closing a quiet stream.
-      stream.reply.raw.write(': ping\n\n');
+      stream.sse.comment(' ping');
     }
   }
 
@@ -109,40 +99,21 @@ export class FleetLive {
       const html = this.deps.render(row).toString();
       if (stream.sent.get(id) === html) continue;
       stream.sent.set(id, html);
-      this.write(stream, 'device-row', { id, row: html });
+      stream.sse.send('device-row', { id, row: html });
     }
     for (const id of [...stream.sent.keys()]) {
       if (seen.has(id)) continue;
       stream.sent.delete(id);
-      this.write(stream, 'device-removed', { id });
+      stream.sse.send('device-removed', { id });
     }
     const summary = fleetSummary(rows);
     if (stream.summary === summary) return;
     stream.summary = summary;
-    this.write(stream, 'fleet-summary', { text: summary });
-  }
-
-  private write(stream: Stream, event: string, data: unknown): void {
-    if (!this.streams.has(stream)) return;
-    if (stream.reply.raw.writableLength > MAX_BUFFERED_BYTES) return this.close(stream);
-    stream.reply.raw.write(`event: ${event}\ndata: ${JSON.stringify(data)}\n\n`);
-  }
-
-  private close(stream: Stream): void {
-    this.forget(stream);
-    stream.reply.raw.end();
+    stream.sse.send('fleet-summary', { text: summary });
   }
 
   /** Server shutdown: every stream ends (the browser reconnects to another process). */
   closeAll(): void {
-    for (const stream of [...this.streams]) this.close(stream);
-  }
-
-  /** A stream ended; the last one stops the ticks. */
-  private forget(stream: Stream): void {
-    this.streams.delete(stream);
-    if (this.streams.size > 0) return;
-    clearInterval(this.timer);
-    this.timer = undefined;
+    for (const stream of [...this.streams]) stream.sse.end();
   }
 }
