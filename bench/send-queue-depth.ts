@@ -10,8 +10,10 @@
 // queue only grows. The service's CPU time per accepted send is the figure least moved by a busy
 // machine. Targets (issue 36): sends/s at least the old build's at both depths; p99 <= 30
 // ms on SQLite; idle RSS <= 120 MB, peak <= 300 MB.
+// Throughput moves ±10 % from run to run on a 2-core machine: `--rounds N` measures each build N
+// times, alternating their order, and ends with each figure's median over the rounds.
 //   node bench/send-queue-depth.ts [--build old=/tmp/old-bf76a0d ...] [--databases sqlite,postgres]
-//     [--duration 5] [--connections 50] [--profile dir (a CPU profile per database and build)] [--warmup 5 (seconds of sends on a cell of their own first: the JIT's warm-up, or the first depth measured pays it)]
+//     [--rounds 1] [--duration 5] [--connections 50] [--profile dir (a CPU profile per database and build)] [--warmup 5 (seconds of sends on a cell of their own first: the JIT's warm-up, or the first depth measured pays it)]
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
@@ -32,6 +34,7 @@ const { values } = parseArgs({
     duration: { type: 'string', default: '5' },
     connections: { type: 'string', default: '50' },
     warmup: { type: 'string', default: '5' },
+    rounds: { type: 'string', default: '1' },
     profile: { type: 'string' },
   },
 });
@@ -53,6 +56,9 @@ const builds = [
   { label: 'this checkout', root: ROOT },
 ];
 const databases = values.databases.split(',');
+const rounds = Number(values.rounds);
+if (!Number.isInteger(rounds) || rounds < 1)
+  throw new Error(`--rounds must be a positive integer, not ${values.rounds}`);
 
 function memoryOf(pid: number): { rss: number; hwm: number } {
   const status = readFileSync(`/proc/${pid}/status`, 'utf8');
@@ -152,10 +158,30 @@ async function measure(database: string, build: { label: string; root: string })
   }
 }
 
-await runBench(async () => {
-  for (const build of builds) await (await startService({ entry: resolve(build.root, 'src/entry.mjs') })).stop();
-  const rows: Row[] = [];
-  for (const database of databases) for (const build of builds) rows.push(...(await measure(database, build)));
+/** The median of each figure over the rounds, per database, build and depth. */
+function medians(rows: Row[]): Row[] {
+  const groups = Map.groupBy(rows, (row) => `${row.database}\n${row.build}\n${row.depth}`);
+  const median = (values: number[]) => {
+    const sorted = values.toSorted((a, b) => a - b);
+    const middle = Math.floor(sorted.length / 2);
+    return sorted.length % 2 ? sorted[middle] : (sorted[middle - 1] + sorted[middle]) / 2;
+  };
+  return [...groups.values()].map((group) => {
+    const of = (figure: (row: Row) => number | null) => median(group.map((row) => figure(row) ?? Number.NaN));
+    return {
+      ...group[0],
+      sendsPerSecond: of((row) => row.sendsPerSecond),
+      p50: of((row) => row.p50),
+      p99: of((row) => row.p99),
+      cpuUs: of((row) => row.cpuUs),
+      queuedAfter: Math.round(of((row) => row.queuedAfter)),
+      idleMb: of((row) => row.idleMb),
+      peakMb: of((row) => row.peakMb),
+    };
+  });
+}
+
+function table(title: string, rows: Row[]): string {
   const header = [
     'database',
     'build',
@@ -175,20 +201,27 @@ await runBench(async () => {
     row.sendsPerSecond.toFixed(0),
     String(row.p50),
     String(row.p99),
-    row.cpuUs === null ? '-' : row.cpuUs.toFixed(0),
+    row.cpuUs === null || Number.isNaN(row.cpuUs) ? '-' : row.cpuUs.toFixed(0),
     row.queuedAfter.toLocaleString('en'),
     `${row.idleMb.toFixed(0)} MB`,
     `${row.peakMb.toFixed(0)} MB`,
   ]);
   const widths = header.map((title, i) => Math.max(title.length, ...lines.map((line) => line[i].length)));
   const format = (cells: string[]) => cells.map((cell, i) => cell.padStart(widths[i])).join('  ');
-  process.stdout.write(
-    [
-      `sends/s with the cell's queue empty and ${DEEP.toLocaleString('en')} deep (${options.connections} connections, ${options.duration} s each, billing on)`,
-      machineLoad(),
-      format(header),
-      ...lines.map(format),
-      '',
-    ].join('\n'),
-  );
+  return [title, machineLoad(), format(header), ...lines.map(format), ''].join('\n');
+}
+
+await runBench(async () => {
+  for (const build of builds) await (await startService({ entry: resolve(build.root, 'src/entry.mjs') })).stop();
+  const title = `sends/s with the cell's queue empty and ${DEEP.toLocaleString('en')} deep (${options.connections} connections, ${options.duration} s each, billing on)`;
+  const rows: Row[] = [];
+  for (let round = 1; round <= rounds; round++) {
+    // Every other round the builds go in the other order: neither always runs on a warmer machine.
+    const order = round % 2 ? builds : builds.toReversed();
+    const measured: Row[] = [];
+    for (const database of databases) for (const build of order) measured.push(...(await measure(database, build)));
+    rows.push(...measured);
+    process.stdout.write(table(rounds > 1 ? `round ${round} of ${rounds}: ${title}` : title, measured));
+  }
+  if (rounds > 1) process.stdout.write(table(`medians of ${rounds} rounds: ${title}`, medians(rows)));
 });
