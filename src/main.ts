@@ -109,23 +109,8 @@ async function main(argv: string[]): Promise<void> {
     case 'migrate': {
       parseCommandLine({ command: 'cellgate migrate', usage: MIGRATE_USAGE, options: {} }, args);
       const config = loadConfig();
-      const [{ openDatabase }, { migrateToLatest }, { isDatabaseUnavailable }, { databaseStartError }] =
-        await Promise.all([
-          import('./db/database.ts'),
-          import('./db/migrate.ts'),
-          import('./db/errors.ts'),
-          import('./cli/errors.ts'),
-        ]);
-      let database: ReturnType<typeof openDatabase> | undefined;
-      let applied: string[];
-      try {
-        database = openDatabase(config.databaseUrl);
-        applied = await migrateToLatest(database);
-      } catch (error) {
-        throw databaseStartError(error, config.databaseUrl, isDatabaseUnavailable(error));
-      } finally {
-        await database?.close().catch(() => {});
-      }
+      const { database, applied } = await (await import('./cli/errors.ts')).openMigrated(config.databaseUrl);
+      await database.close().catch(() => {});
       process.stdout.write(applied.length ? `applied: ${applied.join(', ')}\n` : 'database is up to date\n');
       return;
     }

@@ -1,12 +1,9 @@
 // `cellgate admin create-token [--label <text>]`: prints a new admin token once.
 import type { Config } from '../config.ts';
-import { openDatabase } from '../db/database.ts';
-import { isDatabaseUnavailable } from '../db/errors.ts';
-import { migrateToLatest } from '../db/migrate.ts';
 import { systemClock } from '../lib/clock.ts';
 import { AdminRepository } from '../modules/admin/repository.ts';
 import { AdminService } from '../modules/admin/service.ts';
-import { databaseStartError } from './errors.ts';
+import { openMigrated } from './errors.ts';
 import { HelpRequest, parseCommandLine, UsageError, wantsHelp } from './usage.ts';
 
 // Still exported here for the commands that import it from this file; it lives in usage.ts so
@@ -30,15 +27,7 @@ export async function adminCommand(args: string[], config: () => Config): Promis
     { command: 'cellgate admin create-token', usage: ADMIN_USAGE, options: { label: { type: 'string' } } },
     rest,
   );
-  const { databaseUrl } = config();
-  let database: ReturnType<typeof openDatabase> | undefined;
-  try {
-    database = openDatabase(databaseUrl);
-    await migrateToLatest(database);
-  } catch (error) {
-    await database?.close().catch(() => {});
-    throw databaseStartError(error, databaseUrl, isDatabaseUnavailable(error));
-  }
+  const { database } = await openMigrated(config().databaseUrl);
   try {
     const admin = new AdminService({
       repo: new AdminRepository(database.db),

@@ -435,11 +435,9 @@ async function eventsCommand(
       } else {
         if (result.code >= 4000)
           throw new AgentCliError(`the event stream closed (${result.code}): ${result.reason || 'no reason given'}`);
-        if (!RECONNECT_CODES.has(result.code))
-          throw new AgentCliError(
-            `the event stream closed (${result.code}${result.reason ? `: ${result.reason}` : ''}); run cellgate events tail${since ? ` --since ${since}` : ''} to resume`,
-          );
         why = `the event stream closed (${result.code}${result.reason ? `: ${result.reason}` : ''})`;
+        if (!RECONNECT_CODES.has(result.code))
+          throw new AgentCliError(`${why}; run cellgate events tail${since ? ` --since ${since}` : ''} to resume`);
       }
       const delay = backoffMs(++failures);
       progress(`${why}; reconnecting in ${delay / 1000} s${since ? ` after ${since}` : ''}`);

@@ -1,5 +1,7 @@
 // Why the process could not start, as one line that says what to do (main.ts prints it without a
 // stack trace; CELLGATE_LOG_LEVEL=debug or trace adds the cause's).
+import type { Database, OpenOptions } from '../db/database.ts';
+import { isDatabaseUnavailable } from '../db/errors.ts';
 import { SqliteFileError } from '../db/sqlite-file.ts';
 import { maskedUrl } from '../lib/masked-url.ts';
 
@@ -21,6 +23,29 @@ export function databaseStartError(error: unknown, databaseUrl: string, unreacha
         ? `the database in ${where} does not exist (${text(error)}): create it (createdb) or fix CELLGATE_DATABASE_URL`
         : `could not open or migrate the database at ${where}: ${text(error)}; fix the database or CELLGATE_DATABASE_URL, then start again (CELLGATE_LOG_LEVEL=debug shows the stack)`;
   return new StartError(message, { cause: error });
+}
+
+/**
+ * The database at `databaseUrl`, opened and migrated, with the migrations applied now; a failure
+ * closes it again and is thrown as what to do about it (databaseStartError). The database code is
+ * loaded here, on first use: main.ts reads StartError from this file after any command's failure.
+ */
+export async function openMigrated(
+  databaseUrl: string,
+  options?: OpenOptions,
+): Promise<{ database: Database; applied: string[] }> {
+  const [{ openDatabase }, { migrateToLatest }] = await Promise.all([
+    import('../db/database.ts'),
+    import('../db/migrate.ts'),
+  ]);
+  let database: Database | undefined;
+  try {
+    database = openDatabase(databaseUrl, options);
+    return { database, applied: await migrateToLatest(database) };
+  } catch (error) {
+    await database?.close().catch(() => {});
+    throw databaseStartError(error, databaseUrl, isDatabaseUnavailable(error));
+  }
 }
 
 /** A failure to listen, as what to do about it. */

@@ -3,11 +3,8 @@ import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 import { buildApp } from '../app.ts';
 import type { Config } from '../config.ts';
-import { openDatabase } from '../db/database.ts';
-import { isDatabaseUnavailable } from '../db/errors.ts';
-import { migrateToLatest } from '../db/migrate.ts';
 import { VERSION } from '../modules/system/routes.ts';
-import { databaseStartError, listenStartError } from './errors.ts';
+import { listenStartError, openMigrated } from './errors.ts';
 
 /**
  * Starting leaves garbage behind (module sources, schema compilation) and a young generation
@@ -66,15 +63,8 @@ export function startupBanner(config: Config, listening: string): string {
 }
 
 export async function serve(config: Config): Promise<void> {
-  let database: ReturnType<typeof openDatabase> | undefined;
-  try {
-    // exclusive: a second server on the same SQLite file is refused (src/db/sqlite-file.ts).
-    database = openDatabase(config.databaseUrl, { exclusive: true });
-    await migrateToLatest(database);
-  } catch (error) {
-    await database?.close().catch(() => {});
-    throw databaseStartError(error, config.databaseUrl, isDatabaseUnavailable(error));
-  }
+  // exclusive: a second server on the same SQLite file is refused (src/db/sqlite-file.ts).
+  const { database } = await openMigrated(config.databaseUrl, { exclusive: true });
   const { app } = await buildApp({ config, database });
   let closing = false;
   const shutdown = async (signal: string) => {
@@ -84,7 +74,7 @@ export async function serve(config: Config): Promise<void> {
     closing = true;
     app.log.info({ signal }, 'draining');
     await app.close();
-    await database?.close();
+    await database.close();
     process.exit(0);
   };
   process.on('SIGTERM', () => void shutdown('SIGTERM'));

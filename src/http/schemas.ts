@@ -38,6 +38,9 @@ export function Described<T extends TSchema>(schema: T, description: string): T 
 /** The body of a 204 answer. */
 export const NoContent = (description: string) => Type.Null({ 'x-response-description': description });
 
+/** A public route outside the API (a page, the OpenAPI document, the icon): no rate limit, hidden from the document. */
+export const PUBLIC_PAGE = { config: { auth: 'public' as const, unlimited: true }, schema: { hide: true } };
+
 /** RFC 9457 problem details, the body of every error. */
 export const Problem = Type.Object(
   {

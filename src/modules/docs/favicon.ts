@@ -2,6 +2,7 @@
 // /favicon.svg and, for browsers that ask for it by habit, at /favicon.ico too (the same image,
 // as image/svg+xml: Chromium, Firefox and Safari read the type, not the name). Every HTML page
 // names it with <link rel="icon">.
+import { PUBLIC_PAGE } from '../../http/schemas.ts';
 import type { App } from '../../http/types.ts';
 import { html } from '../../lib/html.ts';
 
@@ -16,11 +17,9 @@ export const FAVICON_SVG = `<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0
 </svg>
 `;
 
-const ICON = { config: { auth: 'public' as const, unlimited: true }, schema: { hide: true } };
-
 export function registerFavicon(app: App): void {
   for (const path of [FAVICON_PATH, '/favicon.ico']) {
-    app.get(path, ICON, async (_request, reply) =>
+    app.get(path, PUBLIC_PAGE, async (_request, reply) =>
       reply
         .header('cache-control', 'public, max-age=86400')
         .header('x-content-type-options', 'nosniff')

@@ -5,12 +5,11 @@ import type { FastifyRequest } from 'fastify';
 import type { Config } from '../../config.ts';
 import { isFresh, REVALIDATED_CACHE_CONTROL } from '../../http/conditional.ts';
 import { ApiError } from '../../lib/errors.ts';
+import { PUBLIC_PAGE } from '../../http/schemas.ts';
 import type { App } from '../../http/types.ts';
 import { sendOpenApi } from '../system/openapi-texts.ts';
 import { REFERENCE_CONFIGURATION, referencePolicy } from './reference-config.ts';
 import { SCRIPT_PATH, scalarReference, type ReferenceAssets } from './scalar.ts';
-
-const PAGE = { config: { auth: 'public' as const, unlimited: true }, schema: { hide: true } };
 
 export function registerReferenceRoutes(
   app: App,
@@ -28,7 +27,7 @@ export function registerReferenceRoutes(
     }
   }
 
-  app.get('/docs', PAGE, async (request, reply) => {
+  app.get('/docs', PUBLIC_PAGE, async (request, reply) => {
     const { html, inlineScripts } = await assets(request);
     return reply
       .headers({
@@ -41,7 +40,7 @@ export function registerReferenceRoutes(
       .send(html);
   });
 
-  app.get(SCRIPT_PATH, PAGE, async (request, reply) => {
+  app.get(SCRIPT_PATH, PUBLIC_PAGE, async (request, reply) => {
     const { script } = await assets(request);
     reply.headers({
       etag: script.etag,
@@ -57,5 +56,5 @@ export function registerReferenceRoutes(
     return reply.send(script.body);
   });
 
-  app.get('/docs/json', PAGE, (request, reply) => sendOpenApi(app, 'json', request, reply));
+  app.get('/docs/json', PUBLIC_PAGE, (request, reply) => sendOpenApi(app, 'json', request, reply));
 }

@@ -5,13 +5,12 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Config } from '../../config.ts';
 import { ApiError } from '../../lib/errors.ts';
 import { documentedOperations } from '../../http/openapi.ts';
+import { PUBLIC_PAGE } from '../../http/schemas.ts';
 import type { App } from '../../http/types.ts';
 import type { Html } from '../../lib/html.ts';
 import { VERSION } from '../system/routes.ts';
 import { errorCatalogue, isErrorCode, type ErrorEntry, type Landing } from './catalogue.ts';
 import { errorIndexPage, errorPage, landingPage, unknownErrorPage } from './pages.ts';
-
-const PAGE = { config: { auth: 'public' as const, unlimited: true }, schema: { hide: true } };
 
 /** JSON when the client asks for JSON and not for HTML; HTML otherwise (browsers, curl). */
 function wantsJson(request: FastifyRequest): boolean {
@@ -30,7 +29,7 @@ export function registerDocsRoutes(app: App, config: Config): void {
       errorCatalogue(documentedOperations(app), config.docsUrl, config.baseUrl).map((e) => [e.code, e]),
     ));
 
-  app.get('/docs/errors', PAGE, async (request, reply) => {
+  app.get('/docs/errors', PUBLIC_PAGE, async (request, reply) => {
     const all = [...entries().values()];
     if (wantsJson(request)) {
       return reply.send({
@@ -46,7 +45,7 @@ export function registerDocsRoutes(app: App, config: Config): void {
     return sendHtml(reply, errorIndexPage(all));
   });
 
-  app.get('/docs/errors/:code', PAGE, async (request, reply) => {
+  app.get('/docs/errors/:code', PUBLIC_PAGE, async (request, reply) => {
     const { code } = request.params as { code: string };
     const entry = isErrorCode(code) ? entries().get(code) : undefined;
     if (wantsJson(request)) {
@@ -71,7 +70,7 @@ export function registerDocsRoutes(app: App, config: Config): void {
     },
     base_url: config.baseUrl,
   };
-  app.get('/', PAGE, async (request, reply) =>
+  app.get('/', PUBLIC_PAGE, async (request, reply) =>
     wantsJson(request) ? reply.send(landing) : sendHtml(reply, landingPage(landing)),
   );
 }

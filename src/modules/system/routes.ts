@@ -2,7 +2,7 @@
 import { Type } from 'typebox';
 import type { Database } from '../../db/database.ts';
 import { ApiError } from '../../lib/errors.ts';
-import { Described } from '../../http/schemas.ts';
+import { Described, PUBLIC_PAGE } from '../../http/schemas.ts';
 import type { App } from '../../http/types.ts';
 import { sendOpenApi } from './openapi-texts.ts';
 
@@ -52,14 +52,10 @@ export function registerSystemRoutes(app: App, database: Database): void {
   );
 
   // The document, built once off the request path (src/modules/system/openapi-texts.ts).
-  const openapiDocument = {
-    config: { auth: 'public' as const, unlimited: true },
-    schema: { hide: true },
-  };
   for (const url of ['/openapi.yaml', '/docs/openapi.yaml'])
-    app.get(url, openapiDocument, (request, reply) => sendOpenApi(app, 'yaml', request, reply));
+    app.get(url, PUBLIC_PAGE, (request, reply) => sendOpenApi(app, 'yaml', request, reply));
   for (const url of ['/openapi.json', '/docs/openapi.json'])
-    app.get(url, openapiDocument, (request, reply) => sendOpenApi(app, 'json', request, reply));
+    app.get(url, PUBLIC_PAGE, (request, reply) => sendOpenApi(app, 'json', request, reply));
 
   // The error pages at /docs/errors are src/modules/docs.
 }
