@@ -108,10 +108,7 @@ export function enrollmentOperations(enrollments: EnrollmentsService) {
       errors: [],
       input: Type.Object({ enrollment_id: EnrollmentId }),
       output: Type.Null(),
-      run: async (ctx, input) => {
-        await enrollments.revoke(input.enrollment_id, { actor: ctx.principal });
-        return null;
-      },
+      run: (ctx, input) => enrollments.revoke(input.enrollment_id, { actor: ctx.principal }).then(() => null),
     }),
   };
 }

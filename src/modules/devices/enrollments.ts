@@ -9,9 +9,15 @@ import { newSecret, randomBase62, sha256Hex, sixDigitCode } from '../../lib/secr
 import { transact } from '../../db/transaction.ts';
 import type { EnrollmentsRepository } from './enrollments-repository.ts';
 import type { Executor } from '../../db/schema.ts';
-import { isUniqueViolation } from '../../db/errors.ts';
 import { recorderOf, type OperatorBy, type RecordOperatorAction } from '../admin/audit.ts';
-import { DEVICE_KEY_PREFIX, numberTaken, type DeviceSettings, type DevicesService, type SimLine } from './service.ts';
+import {
+  DEVICE_KEY_PREFIX,
+  numberTaken,
+  unlessTaken,
+  type DeviceSettings,
+  type DevicesService,
+  type SimLine,
+} from './service.ts';
 import type { DeviceEnrollmentsTable } from './tables.ts';
 
 export const ENROLLMENT_TOKEN_PREFIX = 'cg_enr_';
@@ -131,23 +137,17 @@ export class EnrollmentsService {
     const now = this.deps.clock.now().toISOString();
     const device = await transact(this.deps.repo.db, async (tx) => {
       const enrollment = await this.find(tx, credential, now);
-      const added = await this.deps.devices
-        .insertEnrolled(
-          tx,
-          {
-            label: enrollment.label ?? body.name,
-            send_rate_per_minute: enrollment.send_rate_per_minute ?? undefined,
-            daily_send_limit: enrollment.daily_send_limit ?? undefined,
-          },
-          body.sims,
-          { token, signingKey: randomBase62(32), pushToken: body.pushToken ?? null },
-          { actor: { tokenId: enrollment.created_by } },
-        )
-        .catch((error: unknown) => {
-          // Two SIM cards with one number, or a concurrent sign-in taking it: the unique index decides.
-          if (isUniqueViolation(error)) throw numberTaken('simCards', 'A SIM card number');
-          throw error;
-        });
+      const settings = {
+        label: enrollment.label ?? body.name,
+        send_rate_per_minute: enrollment.send_rate_per_minute ?? undefined,
+        daily_send_limit: enrollment.daily_send_limit ?? undefined,
+      };
+      const extra = { token, signingKey: randomBase62(32), pushToken: body.pushToken ?? null };
+      const by = { actor: { tokenId: enrollment.created_by } };
+      // Two SIM cards with one number, or a concurrent sign-in taking it.
+      const added = await unlessTaken(this.deps.devices.insertEnrolled(tx, settings, body.sims, extra, by), () =>
+        numberTaken('simCards', 'A SIM card number'),
+      );
       // Conditional: of two sign-ins with one enrollment, one spends it and the other rolls back.
       if ((await this.deps.repo.spend(tx, enrollment.id, added.id, now)) === 0) throw refused();
       return added;

@@ -120,10 +120,7 @@ export function deviceOperations(devices: DevicesService) {
       errors: ['conflict'],
       input: Type.Object({ device_id: DeviceId }),
       output: Type.Null(),
-      run: async (ctx, input) => {
-        await devices.remove(input.device_id, { actor: ctx.principal });
-        return null;
-      },
+      run: (ctx, input) => devices.remove(input.device_id, { actor: ctx.principal }).then(() => null),
     }),
     listDeviceHeartbeats: defineOperatorOperation({
       name: 'list_device_heartbeats',

@@ -208,6 +208,15 @@ export const numberTaken = (field: string, phoneNumber: string) => {
   return new ApiError('conflict', message, { errors: [{ field, code: 'phone_number_taken', message }] });
 };
 
+/** Runs `write`; when a unique index refuses it (two writers at once: the index decides), throws `refusal()`. */
+export async function unlessTaken<T>(write: Promise<T>, refusal: () => ApiError): Promise<T> {
+  try {
+    return await write;
+  } catch (error) {
+    throw isUniqueViolation(error) ? refusal() : error;
+  }
+}
+
 export class DevicesService {
   private readonly repo: DevicesRepository;
   /** The SIM lines of SMSGate phones. */
@@ -328,13 +337,8 @@ export class DevicesService {
   }
 
   private async insert(tx: Executor, row: DevicesTable, by: OperatorBy): Promise<void> {
-    try {
-      await this.repo.insert(tx, row);
-    } catch (error) {
-      // Two admins adding the same number at once: the unique index decides.
-      if (isUniqueViolation(error)) throw duplicateNumber();
-      throw error;
-    }
+    // Two admins adding the same number at once.
+    await unlessTaken(this.repo.insert(tx, row), duplicateNumber);
     await this.record(tx, by, 'device.create', row.id, {
       phone_number: row.phone_number,
       label: row.label,
@@ -471,13 +475,8 @@ export class DevicesService {
   private async giveLineNumber(tx: Executor, id: string, simNumber: number, phoneNumber: string, field: string) {
     if (await this.repo.numberTaken(tx, phoneNumber, { deviceId: id, simNumber }))
       throw numberTaken(field, phoneNumber);
-    try {
-      await this.lines.setSimNumber(tx, id, simNumber, phoneNumber);
-    } catch (error) {
-      // Two admins giving one number at once: the unique index decides.
-      if (isUniqueViolation(error)) throw numberTaken(field, phoneNumber);
-      throw error;
-    }
+    // Two admins giving one number at once.
+    await unlessTaken(this.lines.setSimNumber(tx, id, simNumber, phoneNumber), () => numberTaken(field, phoneNumber));
     await this.repo.setNumberIfNone(tx, id, phoneNumber);
   }
 

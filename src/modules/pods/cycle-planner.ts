@@ -234,13 +234,10 @@ export class CyclePlanner {
         unexpected ??= error;
         continue;
       }
-      if (error.code === 'recipient_opted_out') {
-        await this.deps.repo.moveItems(this.deps.repo.db, job.id, [item.seq], ['pending'], optOut, at, error.code);
-      } else if (job.mode === 'ring') {
-        await this.deps.repo.moveItems(this.deps.repo.db, job.id, [item.seq], ['pending'], 'failed', at, error.code);
-      } else {
-        lostCells.add(cellId);
-      }
+      // A broadcast's cell that cannot send loses its items to the other cells; a ring's hop fails.
+      const end = error.code === 'recipient_opted_out' ? optOut : job.mode === 'ring' ? 'failed' : null;
+      if (end) await this.deps.repo.moveItems(this.deps.repo.db, job.id, [item.seq], ['pending'], end, at, error.code);
+      else lostCells.add(cellId);
     }
     if (unexpected !== undefined) throw unexpected;
     return { lostCells, held };
@@ -343,13 +340,7 @@ export class CyclePlanner {
       const failed =
         job.mode === 'ring' ? counts.failed > 0 : counts.failed * 2 > counts.total - counts.skipped - canceled;
       const status = failed ? 'failed' : 'completed';
-      const done = await this.deps.repo.finishOrStart(tx, job.id, ['queued', 'running'], {
-        status,
-        completed_at: at,
-        updated_at: at,
-        lease_token: null,
-        lease_until: null,
-      });
+      const done = await this.deps.repo.finish(tx, job.id, status, at);
       if (!done) return;
       await this.deps.events.emit(tx, {
         organizationId: job.organization_id,

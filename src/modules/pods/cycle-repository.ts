@@ -90,7 +90,7 @@ export class CycleRepository extends Repository {
       .selectFrom('cycle_job_items')
       .innerJoin('cycle_jobs', 'cycle_jobs.id', 'cycle_job_items.job_id')
       .select((eb) => eb.fn.countAll<number>().as('n'))
-      .where('cycle_jobs.status', 'in', ['queued', 'running'])
+      .where('cycle_jobs.status', 'in', OPEN_JOB)
       .where('cycle_jobs.organization_id', '=', organizationId)
       .where('cycle_jobs.send_at', '>', now)
       .where('cycle_job_items.status', '=', 'pending')
@@ -155,7 +155,7 @@ export class CycleRepository extends Repository {
       .execute();
   }
 
-  /** Moves an open job to `status`; the row, or undefined when it was no longer open. */
+  /** Moves a job in one of `from` to `status`; the row, or undefined when it was no longer in them. */
   finishOrStart(ex: Executor, id: string, from: readonly JobStatus[], changes: Partial<CycleJobsTable>) {
     return ex
       .updateTable('cycle_jobs')
@@ -164,6 +164,12 @@ export class CycleRepository extends Repository {
       .where('status', 'in', from)
       .returningAll()
       .executeTakeFirst();
+  }
+
+  /** Ends an open job, its lease with it; the row, or undefined when it was no longer open. */
+  finish(ex: Executor, id: string, status: 'completed' | 'failed' | 'canceled', at: string) {
+    const ended = { status, completed_at: at, updated_at: at, lease_token: null, lease_until: null };
+    return this.finishOrStart(ex, id, OPEN_JOB, ended);
   }
 
   async setSyncAfter(id: string, seq: number): Promise<void> {

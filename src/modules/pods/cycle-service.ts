@@ -166,13 +166,7 @@ export class CycleService {
 
   private async cancelJob(tx: Executor, job: CycleJobsTable): Promise<CycleJobsTable | undefined> {
     const at = this.clock.now().toISOString();
-    const canceled = await this.repo.finishOrStart(tx, job.id, ['queued', 'running'], {
-      status: 'canceled',
-      completed_at: at,
-      updated_at: at,
-      lease_token: null,
-      lease_until: null,
-    });
+    const canceled = await this.repo.finish(tx, job.id, 'canceled', at);
     if (!canceled) return undefined;
     await this.repo.moveAll(tx, job.id, ['pending'], 'canceled', at);
     // Messages a device has not claimed yet are canceled; those in flight finish as they will.

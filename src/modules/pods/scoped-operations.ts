@@ -1,6 +1,7 @@
 // The operations of drafts, contact lists and ignore lists under a cell or a pod (contract §5):
 // one set per kind and resource, the same rules.
 import { Type } from 'typebox';
+import type { RunContext } from '../../operations/operation.ts';
 import { PaginationQuery } from '../../http/pagination.ts';
 import { MediaUrls, MessageBody, normalizedPhoneOf, PhoneInput, ScheduleFields } from '../messages/schemas.ts';
 import { Message } from '../messages/views.ts';
@@ -19,10 +20,9 @@ import {
   IgnoredParticipant,
 } from './views.ts';
 
-/** The scope of this kind an input names, once the organization is found to own it (else 404). */
-const scopeIn =
-  (scopes: Scopes, kind: ScopeKind) => (organizationId: string, input: { cell_id?: string; pod_id?: string }) =>
-    scopes.resolve(organizationId, kind, idOf(kind, input));
+/** The scope of this kind an input names, once the caller's organization is found to own it (else 404). */
+const scopeIn = (scopes: Scopes, kind: ScopeKind) => (ctx: RunContext, input: { cell_id?: string; pod_id?: string }) =>
+  scopes.resolve(ctx.organizationId, kind, idOf(kind, input));
 
 // Each operation's name (its operationId and MCP tool name) is written out so a search finds it.
 
@@ -72,7 +72,7 @@ export function draftOperations(kind: ScopeKind, { drafts, scopes }: { drafts: D
       }),
       prepare: normalizedTo,
       output: Type.Object({ created: Type.Boolean(), draft: Draft }),
-      run: async (ctx, input) => drafts.create(await scopeOf(ctx.organizationId, input), input),
+      run: async (ctx, input) => drafts.create(await scopeOf(ctx, input), input),
     }),
     list: podOperation({
       name: DRAFT_NAMES[kind].list,
@@ -83,7 +83,7 @@ export function draftOperations(kind: ScopeKind, { drafts, scopes }: { drafts: D
         status: Type.Optional(Type.Enum(['draft', 'sent', 'discarded'])),
       }),
       output: DraftList,
-      run: async (ctx, query) => drafts.list(await scopeOf(ctx.organizationId, query), query),
+      run: async (ctx, query) => drafts.list(await scopeOf(ctx, query), query),
     }),
     get: podOperation({
       name: DRAFT_NAMES[kind].get,
@@ -91,7 +91,7 @@ export function draftOperations(kind: ScopeKind, { drafts, scopes }: { drafts: D
       scope: 'messages:read',
       input: scopedInput(kind, DraftId),
       output: Draft,
-      run: async (ctx, input) => drafts.get(await scopeOf(ctx.organizationId, input), input.draft_id),
+      run: async (ctx, input) => drafts.get(await scopeOf(ctx, input), input.draft_id),
     }),
     update: podOperation({
       name: DRAFT_NAMES[kind].update,
@@ -107,7 +107,7 @@ export function draftOperations(kind: ScopeKind, { drafts, scopes }: { drafts: D
       }),
       prepare: normalizedTo,
       output: Draft,
-      run: async (ctx, input) => drafts.update(await scopeOf(ctx.organizationId, input), input.draft_id, input),
+      run: async (ctx, input) => drafts.update(await scopeOf(ctx, input), input.draft_id, input),
     }),
     discard: podOperation({
       name: DRAFT_NAMES[kind].discard,
@@ -118,7 +118,7 @@ export function draftOperations(kind: ScopeKind, { drafts, scopes }: { drafts: D
       errors: ['conflict'],
       input: scopedInput(kind, DraftId),
       output: Draft,
-      run: async (ctx, input) => drafts.discard(await scopeOf(ctx.organizationId, input), input.draft_id),
+      run: async (ctx, input) => drafts.discard(await scopeOf(ctx, input), input.draft_id),
     }),
     send: podOperation({
       name: DRAFT_NAMES[kind].send,
@@ -149,7 +149,7 @@ export function draftOperations(kind: ScopeKind, { drafts, scopes }: { drafts: D
       // A pod draft's own lookup checks its pod.
       run: async (ctx, { cell_id, pod_id, draft_id, ...schedule }) =>
         kind === 'cell'
-          ? drafts.sendFromCell(await scopeOf(ctx.organizationId, { cell_id }), draft_id, ctx.record, schedule)
+          ? drafts.sendFromCell(await scopeOf(ctx, { cell_id }), draft_id, ctx.record, schedule)
           : drafts.sendFromPod(ctx.organizationId, idOf(kind, { pod_id }), draft_id, ctx.record, schedule),
     }),
   };
@@ -194,7 +194,7 @@ export function listOperations(kind: ScopeKind, { lists, scopes }: { lists: List
         { name: Name, numbers: Type.Optional(Numbers) },
         { examples: [{ name: 'Regulars', numbers: ['+14155550198', '+14155550199'] }] },
       ),
-      run: async (ctx, input) => lists.create(await scopeOf(ctx.organizationId, input), input),
+      run: async (ctx, input) => lists.create(await scopeOf(ctx, input), input),
     }),
     list: podOperation({
       name: LIST_NAMES[kind].list,
@@ -203,7 +203,7 @@ export function listOperations(kind: ScopeKind, { lists, scopes }: { lists: List
       scope: 'messages:read',
       input: scopedInput(kind, PaginationQuery),
       output: ContactListPage,
-      run: async (ctx, query) => lists.list(await scopeOf(ctx.organizationId, query), query),
+      run: async (ctx, query) => lists.list(await scopeOf(ctx, query), query),
     }),
     get: podOperation({
       name: LIST_NAMES[kind].get,
@@ -211,14 +211,14 @@ export function listOperations(kind: ScopeKind, { lists, scopes }: { lists: List
       scope: 'messages:read',
       input: scopedInput(kind, ListId),
       output: ContactList,
-      run: async (ctx, input) => lists.get(await scopeOf(ctx.organizationId, input), input.list_id),
+      run: async (ctx, input) => lists.get(await scopeOf(ctx, input), input.list_id),
     }),
     rename: podOperation({
       ...write,
       name: LIST_NAMES[kind].rename,
       summary: `Rename a contact list ${of}`,
       input: scopedInput(kind, { ...ListId, name: Name }),
-      run: async (ctx, input) => lists.rename(await scopeOf(ctx.organizationId, input), input.list_id, input.name),
+      run: async (ctx, input) => lists.rename(await scopeOf(ctx, input), input.list_id, input.name),
     }),
     remove: podOperation({
       ...write,
@@ -227,7 +227,7 @@ export function listOperations(kind: ScopeKind, { lists, scopes }: { lists: List
       status: 204,
       input: scopedInput(kind, ListId),
       output: Type.Null(),
-      run: async (ctx, input) => lists.remove(await scopeOf(ctx.organizationId, input), input.list_id).then(() => null),
+      run: async (ctx, input) => lists.remove(await scopeOf(ctx, input), input.list_id).then(() => null),
     }),
     addNumbers: podOperation({
       ...write,
@@ -236,8 +236,7 @@ export function listOperations(kind: ScopeKind, { lists, scopes }: { lists: List
       summary: `Add numbers to a contact list ${of}`,
       description: 'Numbers already on the list are ignored. The list holds at most 10,000 numbers (more is 400).',
       input: scopedInput(kind, { ...ListId, numbers: Numbers }),
-      run: async (ctx, input) =>
-        lists.addNumbers(await scopeOf(ctx.organizationId, input), input.list_id, input.numbers),
+      run: async (ctx, input) => lists.addNumbers(await scopeOf(ctx, input), input.list_id, input.numbers),
     }),
     removeNumbers: podOperation({
       ...write,
@@ -245,8 +244,7 @@ export function listOperations(kind: ScopeKind, { lists, scopes }: { lists: List
       summary: `Remove numbers from a contact list ${of}`,
       description: 'Numbers not on the list are ignored.',
       input: scopedInput(kind, { ...ListId, numbers: Numbers }),
-      run: async (ctx, input) =>
-        lists.removeNumbers(await scopeOf(ctx.organizationId, input), input.list_id, input.numbers),
+      run: async (ctx, input) => lists.removeNumbers(await scopeOf(ctx, input), input.list_id, input.numbers),
     }),
   };
 }
@@ -271,7 +269,7 @@ export function ignoreOperations(kind: ScopeKind, { ignore, scopes }: { ignore: 
       scope: 'messages:read',
       input: scopedInput(kind, PaginationQuery),
       output: IgnoredList,
-      run: async (ctx, query) => ignore.list(await scopeOf(ctx.organizationId, query), query),
+      run: async (ctx, query) => ignore.list(await scopeOf(ctx, query), query),
     }),
     add: podOperation({
       name: IGNORE_NAMES[kind].add,
@@ -284,7 +282,7 @@ export function ignoreOperations(kind: ScopeKind, { ignore, scopes }: { ignore: 
       input: scopedInput(kind, { participant: PhoneInput }, { examples: [{ participant: '+14155550111' }] }),
       prepare: normalizedPhoneOf('participant'),
       output: Type.Object({ created: Type.Boolean(), entry: IgnoredParticipant }),
-      run: async (ctx, input) => ignore.add(await scopeOf(ctx.organizationId, input), input.participant),
+      run: async (ctx, input) => ignore.add(await scopeOf(ctx, input), input.participant),
     }),
     remove: podOperation({
       name: IGNORE_NAMES[kind].remove,
@@ -294,8 +292,7 @@ export function ignoreOperations(kind: ScopeKind, { ignore, scopes }: { ignore: 
       status: 204,
       input: scopedInput(kind, Participant),
       output: Type.Null(),
-      run: async (ctx, input) =>
-        ignore.remove(await scopeOf(ctx.organizationId, input), input.participant).then(() => null),
+      run: async (ctx, input) => ignore.remove(await scopeOf(ctx, input), input.participant).then(() => null),
     }),
   };
 }
