@@ -146,12 +146,19 @@ export function agentCaller(principal: Principal): AgentPrincipal {
  */
 export const API_KEY_ONLY = { scope: null, apiKeyOnly: true, idempotency: 'none' } as const;
 
-/** Declares an operation (the identity, for inference of `input` in `run`). */
-export function defineOperation<In extends TObject, Out>(operation: Operation<In, Out>): Operation<In, Out> {
-  return operation;
+/** An operation as declared: with no `errors`, it answers none beyond admission, input and conventions. */
+type Declared<O extends AnyOperation, Fixed extends keyof O = never> = Omit<O, Fixed | 'errors'> &
+  Partial<Pick<O, 'errors'>>;
+
+/** Declares an operation (typed, for inference of `input` in `run`). */
+export function defineOperation<In extends TObject, Out>(operation: Declared<Operation<In, Out>>): Operation<In, Out> {
+  return { errors: [], ...operation };
 }
 
 export type OperatorOperation<In extends TObject = TObject, Out = unknown> = Operation<In, Out, OperatorContext>;
+
+/** What an operator or public operation does not choose: its admission and idempotency policy. */
+type FixedPolicy = 'principals' | 'scope' | 'idempotency' | 'allowUnverified' | 'apiKeyOnly';
 
 /**
  * Declares an operator operation: admin tokens and the operator console only, no scope or
@@ -159,12 +166,9 @@ export type OperatorOperation<In extends TObject = TObject, Out = unknown> = Ope
  * the action in the operator audit log, in the action's transaction, once.
  */
 export function defineOperatorOperation<In extends TObject, Out>(
-  operation: Omit<
-    OperatorOperation<In, Out>,
-    'principals' | 'scope' | 'idempotency' | 'allowUnverified' | 'apiKeyOnly'
-  >,
+  operation: Declared<OperatorOperation<In, Out>, FixedPolicy>,
 ): OperatorOperation<In, Out> {
-  return { ...operation, principals: ['operator'], scope: null, idempotency: 'none' };
+  return { errors: [], ...operation, principals: ['operator'], scope: null, idempotency: 'none' };
 }
 
 export type PublicOperation<In extends TObject = TObject, Out = unknown> = Operation<In, Out, PublicContext>;
@@ -174,9 +178,9 @@ export type PublicOperation<In extends TObject = TObject, Out = unknown> = Opera
  * no idempotency key, nothing to pay (its errors are never enriched). Its REST route is public.
  */
 export function definePublicOperation<In extends TObject, Out>(
-  operation: Omit<PublicOperation<In, Out>, 'principals' | 'scope' | 'idempotency' | 'allowUnverified' | 'apiKeyOnly'>,
+  operation: Declared<PublicOperation<In, Out>, FixedPolicy>,
 ): PublicOperation<In, Out> {
-  return { ...operation, principals: ['public'], scope: null, idempotency: 'none' };
+  return { errors: [], ...operation, principals: ['public'], scope: null, idempotency: 'none' };
 }
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any

@@ -15,7 +15,6 @@ export function cellOperations(cells: CellsService) {
       description: 'Released cells are not listed.',
       scope: 'cells:read',
       idempotency: 'none',
-      errors: [],
       input: Type.Object(ListCellsQuery),
       output: CellList,
       run: (ctx, input) => cells.list(ctx.organizationId, input.status, input),
@@ -43,7 +42,6 @@ export function cellOperations(cells: CellsService) {
       description: '',
       scope: 'cells:read',
       idempotency: 'none',
-      errors: [],
       input: Type.Object({ id: CellIdField }),
       output: Cell,
       run: (ctx, input) => cells.get(ctx.organizationId, input.id),
@@ -55,7 +53,6 @@ export function cellOperations(cells: CellsService) {
         "Renames the cell (display_name) and sets or clears (null) its quiet_hours; give at least one. Quiet hours of the cell apply instead of its pod's.",
       scope: 'cells:write',
       idempotency: 'none',
-      errors: [],
       input: Type.Object(
         { id: CellIdField, display_name: Type.Optional(DisplayName), quiet_hours: Type.Optional(QuietHoursSchema) },
         {
@@ -76,7 +73,6 @@ export function cellOperations(cells: CellsService) {
         'Gives the phone line up: queued messages fail, the phone goes to the next waiting cell, and later reads are 404. Answers with the released cell.',
       scope: 'cells:write',
       idempotency: 'none',
-      errors: [],
       input: Type.Object({ id: CellIdField }),
       output: Cell,
       run: (ctx, input) => cells.release(ctx.organizationId, input.id),

@@ -17,7 +17,6 @@ export function codeOperations(codes: CodesService, waits: ConnectionCap) {
       description: `One-time codes found in the cell's inbound messages, newest first. With wait, long-polls until the first code after since arrives (at most ${MAX_WAIT_S} s; an organization holds a limited number of waiting requests, 429 \`rate_limited\` beyond).`,
       scope: 'messages:read',
       idempotency: 'none',
-      errors: [],
       input: Type.Object({ cell_id: IdField('cell'), ...CodesQuery.properties }, { additionalProperties: false }),
       output: CodeList,
       run: async (ctx, { cell_id, ...query }) => {

@@ -85,7 +85,6 @@ export function enrollmentOperations(enrollments: EnrollmentsService) {
       description:
         "Returns the private token and a 6-digit code once: the app signs in with either at server_url (POST /mobile/v1/device) and becomes a phone of the inventory, one line per SIM card. The app reports its SIM numbers redacted to their last 4 digits: set each line's number with PATCH /v1/admin/devices/{id} to give it a cell. Single use; the token expires after 24 hours, the code after 10 minutes. Recorded in the operator audit log.",
       status: 201,
-      errors: [],
       input: Body(DeviceSettings, { examples: [{ label: 'Rack B, slot 1', send_rate_per_minute: 20 }] }),
       output: EnrollmentWithSecrets,
       run: (ctx, input) => enrollments.create(input, { actor: ctx.principal }),
@@ -94,7 +93,6 @@ export function enrollmentOperations(enrollments: EnrollmentsService) {
       name: 'list_device_enrollments',
       summary: 'List pending enrollments, newest first',
       description: 'Unused and unexpired enrollments; their token and code are not shown again.',
-      errors: [],
       input: Type.Object(PaginationQuery),
       output: EnrollmentList,
       run: (_ctx, input) => enrollments.list(input),
@@ -105,7 +103,6 @@ export function enrollmentOperations(enrollments: EnrollmentsService) {
       description:
         'Its token and code stop working at once. 404 when unknown or already used. Recorded in the operator audit log.',
       status: 204,
-      errors: [],
       input: Type.Object({ enrollment_id: EnrollmentId }),
       output: Type.Null(),
       run: (ctx, input) => enrollments.revoke(input.enrollment_id, { actor: ctx.principal }).then(() => null),

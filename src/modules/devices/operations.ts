@@ -76,7 +76,6 @@ export function deviceOperations(devices: DevicesService) {
       name: 'list_devices',
       summary: 'List phones, newest first',
       description: '',
-      errors: [],
       input: Type.Object(PaginationQuery),
       output: DeviceList,
       run: (_ctx, input) => devices.list(input),
@@ -85,7 +84,6 @@ export function deviceOperations(devices: DevicesService) {
       name: 'get_device',
       summary: 'Read a phone',
       description: '',
-      errors: [],
       input: Type.Object({ device_id: DeviceId }),
       output: Device,
       run: (_ctx, input) => devices.get(input.device_id),
@@ -127,7 +125,6 @@ export function deviceOperations(devices: DevicesService) {
       summary: "Read a phone's heartbeat history, newest first",
       description:
         'Battery, charging and signal as the phone reported them; at most one entry per minute (the first heartbeat of the minute), kept 7 days.',
-      errors: [],
       input: Type.Object({ device_id: DeviceId, ...HeartbeatsQuery }),
       output: HeartbeatList,
       run: (_ctx, { device_id, ...query }) => devices.heartbeats(device_id, query),
@@ -140,7 +137,6 @@ export function deviceOperations(devices: DevicesService) {
       summary: 'Issue a new device key',
       description:
         'The old key stops working at once; the new one is shown once. Recorded in the operator audit log, with the optional reason.',
-      errors: [],
       input: Body({ device_id: DeviceId, reason: Type.Optional(Reason) }),
       output: DeviceWithKey,
       run: (ctx, input) => devices.rotateKey(input.device_id, { actor: ctx.principal, reason: input.reason ?? null }),

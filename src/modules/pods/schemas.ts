@@ -62,4 +62,4 @@ type Defaulted = 'idempotency' | 'errors' | 'description';
 /** An operation of the module; unless it says, it takes no idempotency key, adds no errors and has no description. */
 export const podOperation = <In extends TObject, Out>(
   op: Omit<Operation<In, Out>, Defaulted> & Partial<Pick<Operation<In, Out>, Defaulted>>,
-) => defineOperation<In, Out>({ idempotency: 'none', errors: [], description: '', ...op });
+) => defineOperation<In, Out>({ idempotency: 'none', description: '', ...op });

@@ -71,7 +71,6 @@ export function statusOperations(status: AgentStatusService) {
       scope: null,
       allowUnverified: true,
       idempotency: 'none',
-      errors: [],
       input: Type.Object({}),
       output: AgentStatus,
       run: (ctx) => status.status(ctx.principal),
