@@ -258,6 +258,12 @@ export class ApiError extends Error {
 
 export const notFound = (what = 'resource') => new ApiError('not_found', `No such ${what}.`);
 
+/** The row, or the 404 of `what` when there is none. */
+export function orNotFound<Row>(row: Row | undefined, what: string): Row {
+  if (!row) throw notFound(what);
+  return row;
+}
+
 export const invalidField = (field: string, code: string, message: string) =>
   new ApiError('invalid_request', message, { errors: [{ field, code, message }] });
 

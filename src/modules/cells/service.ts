@@ -2,7 +2,7 @@
 // one, rename, release (which frees the device for the oldest waiting cell), and the cell events
 // of contract §6 — including cell.online/offline when the carrying device's presence changes.
 import type { Executor } from '../../db/schema.ts';
-import { ApiError, invalidField, notFound } from '../../lib/errors.ts';
+import { ApiError, invalidField, notFound, orNotFound } from '../../lib/errors.ts';
 import { pageById, type PageQuery } from '../../lib/pagination.ts';
 import type { Clock } from '../../lib/clock.ts';
 import { newId } from '../../lib/ids.ts';
@@ -151,9 +151,7 @@ export class CellsService {
 
   /** The organization's cell; 404 when unknown, another organization's or released. */
   async getOwned(organizationId: string, cellId: string, ex: Executor = this.repo.db): Promise<CellRecord> {
-    const row = await this.repo.findOwned(ex, organizationId, cellId);
-    if (!row) throw notFound('cell');
-    return row;
+    return orNotFound(await this.repo.findOwned(ex, organizationId, cellId), 'cell');
   }
 
   /**

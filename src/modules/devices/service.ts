@@ -2,7 +2,7 @@
 // surface), and the device-to-cell assignment the cells module makes through claimFree/unassign.
 import type { Static } from 'typebox';
 import type { Executor } from '../../db/schema.ts';
-import { ApiError, invalidField, notFound } from '../../lib/errors.ts';
+import { ApiError, invalidField, notFound, orNotFound } from '../../lib/errors.ts';
 import { pageById, type PageQuery } from '../../lib/pagination.ts';
 import type { DevicePrincipal } from '../../operations/principals.ts';
 import type { Clock } from '../../lib/clock.ts';
@@ -355,8 +355,7 @@ export class DevicesService {
   }
 
   async get(id: string) {
-    const row = await this.repo.find(this.repo.db, id);
-    if (!row) throw notFound('device');
+    const row = orNotFound(await this.repo.find(this.repo.db, id), 'device');
     return (await this.views([row]))[0];
   }
 
@@ -414,8 +413,7 @@ export class DevicesService {
   ) {
     const now = this.clock.now().toISOString();
     await transact(this.repo.db, async (tx) => {
-      const before = await this.repo.find(tx, id);
-      if (!before) throw notFound('device');
+      const before = orNotFound(await this.repo.find(tx, id), 'device');
       const device = await change(tx, now);
       if (!device) throw new ApiError('conflict', REFUSED[action]);
       await this.record(tx, by, action, id);

@@ -1,7 +1,7 @@
 // Outbound delivery (contract §4): devices lease queued messages by long-poll and report what
 // became of them. Also the lease and queue expiry the worker drives, and the failure of open
 // messages when their cell is released. Inbound uploads are in inbound.ts.
-import { ApiError, notFound } from '../../lib/errors.ts';
+import { ApiError, orNotFound } from '../../lib/errors.ts';
 import type { Executor } from '../../db/schema.ts';
 import type { Clock } from '../../lib/clock.ts';
 import type { EventsService } from '../events/service.ts';
@@ -185,8 +185,7 @@ export class DeliveryService {
   async report(deviceId: string, messageId: string, input: { event_id: string } & DeviceReport) {
     const now = this.clock.now().toISOString();
     return transact(this.repo.db, async (tx) => {
-      const message = await this.repo.findForUpdate(tx, messageId);
-      if (!message) throw notFound('message');
+      const message = orNotFound(await this.repo.findForUpdate(tx, messageId), 'message');
       // Recorded first (one statement on the common path); a refusal below rolls it back.
       const recorded = await this.repo.recordDeviceEvent(tx, {
         device_id: deviceId,

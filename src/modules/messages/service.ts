@@ -1,6 +1,6 @@
 // Agent-facing messaging: send, reply, cancel, read and list messages and conversations.
 import type { Transaction } from 'kysely';
-import { ApiError, notFound } from '../../lib/errors.ts';
+import { ApiError, orNotFound } from '../../lib/errors.ts';
 import { listPage, type PageQuery } from '../../lib/pagination.ts';
 import { isoAfter, type Clock } from '../../lib/clock.ts';
 import { GroupCommit, Refused } from '../../db/group-commit.ts';
@@ -375,8 +375,7 @@ export class MessagesService {
       return row;
     });
     if (canceled) return messageView(canceled);
-    const message = await this.repo.findInCell(cellId, messageId);
-    if (!message) throw notFound('message');
+    const message = orNotFound(await this.repo.findInCell(cellId, messageId), 'message');
     throw new ApiError('conflict', `Only scheduled or queued messages can be canceled; this one is ${message.status}.`);
   }
 
@@ -407,8 +406,7 @@ export class MessagesService {
     query: PageQuery & { include_ignored?: boolean },
   ) {
     const cell = await this.cells.getOwned(organizationId, cellId);
-    const conversation = await this.conversations.findInCell(cell.id, conversationId);
-    if (!conversation) throw notFound('conversation');
+    const conversation = orNotFound(await this.conversations.findInCell(cell.id, conversationId), 'conversation');
     return this.listPage(cell.id, { ...query, conversationId: conversation.id });
   }
 
@@ -416,8 +414,7 @@ export class MessagesService {
   async between(organizationId: string, cellId: string, participantInput: string, includeIgnored = false) {
     const participant = requirePhone('participant', participantInput);
     const cell = await this.cells.getOwned(organizationId, cellId);
-    const conversation = await this.conversations.find(cell.id, participant);
-    if (!conversation) throw notFound('conversation');
+    const conversation = orNotFound(await this.conversations.find(cell.id, participant), 'conversation');
     const rows = await this.repo.list({
       cellId: cell.id,
       conversationId: conversation.id,
@@ -549,9 +546,7 @@ export class MessagesService {
 
   private async findMessage(organizationId: string, cellId: string, messageId: string) {
     const cell = await this.cells.getOwned(organizationId, cellId);
-    const message = await this.repo.findInCell(cell.id, messageId);
-    if (!message) throw notFound('message');
-    return message;
+    return orNotFound(await this.repo.findInCell(cell.id, messageId), 'message');
   }
 
   private async listPage(cellId: string, query: Omit<MessageListQuery, 'participant'> & { conversationId?: string }) {

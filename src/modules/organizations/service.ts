@@ -5,7 +5,7 @@ import { newId } from '../../lib/ids.ts';
 import type { Mailer } from '../../lib/mailer.ts';
 import { newEmailedCode } from '../../lib/emailed-code.ts';
 import { constantTimeEqualHex, displayPrefix, newSecret, sha256Hex } from '../../lib/secrets.ts';
-import { ApiError, notFound } from '../../lib/errors.ts';
+import { ApiError, orNotFound } from '../../lib/errors.ts';
 import type { AgentPrincipal, BearerResource } from '../../operations/principals.ts';
 import { pageById, type PageQuery } from '../../lib/pagination.ts';
 import type { OrganizationsRepository } from './repository.ts';
@@ -257,8 +257,7 @@ export class OrganizationsService {
 
   /** One active key of the organization (the console's revoke confirmation); 404 otherwise. */
   async activeKey(organizationId: string, keyId: string) {
-    const key = await this.repo.findActiveKey(organizationId, keyId);
-    if (!key) throw notFound('API key');
+    const key = orNotFound(await this.repo.findActiveKey(organizationId, keyId), 'API key');
     return keyView(key);
   }
 

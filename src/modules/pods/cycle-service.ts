@@ -11,7 +11,7 @@ import { recordOutcomes, type IdempotencyRecorder } from '../../operations/idemp
 import { clientIdHash } from '../../lib/client-id.ts';
 import { createOnce } from '../../db/create-once.ts';
 import type { Clock } from '../../lib/clock.ts';
-import { ApiError, type FieldError } from '../../lib/errors.ts';
+import { ApiError, orNotFound, type FieldError } from '../../lib/errors.ts';
 import { newId } from '../../lib/ids.ts';
 import type { StoredCaps } from '../../operations/stored-caps.ts';
 import type { CycleRepository } from './cycle-repository.ts';
@@ -19,7 +19,7 @@ import type { ListsService } from './lists-service.ts';
 import { normalizeNumbers } from './numbers.ts';
 import type { StartCycleInput as StartCycleBody } from './operations.ts';
 import type { MessagesPort } from './ports.ts';
-import { orNotFound, type ActiveCell, type PodsService } from './service.ts';
+import type { ActiveCell, PodsService } from './service.ts';
 import { pageById, type PageQuery } from '../../lib/pagination.ts';
 import type { CycleJobItemsTable, CycleJobsTable, PodsTable } from './tables.ts';
 import { jobCounts, jobView, type JobView } from './views.ts';

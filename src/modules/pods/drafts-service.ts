@@ -10,7 +10,7 @@ import { transact } from '../../db/transaction.ts';
 import type { Executor } from '../../db/schema.ts';
 import { createOnce } from '../../db/create-once.ts';
 import type { Clock } from '../../lib/clock.ts';
-import { notFound } from '../../lib/errors.ts';
+import { notFound, orNotFound } from '../../lib/errors.ts';
 import { newId } from '../../lib/ids.ts';
 import { requirePhone } from '../../lib/phone.ts';
 import type { MessageView } from '../messages/views.ts';
@@ -18,7 +18,6 @@ import { draftSends, notDraft, PodDraftSends, queueDraft } from './draft-sends.t
 import type { DraftsRepository } from './drafts-repository.ts';
 import type { DraftFields } from './scoped-operations.ts';
 import { scopeColumns, type Scope } from './scope.ts';
-import { orNotFound } from './service.ts';
 import { pageById, type PageQuery } from '../../lib/pagination.ts';
 import type { DraftsTable, DraftStatus } from './tables.ts';
 import { draftView, type DraftView } from './views.ts';

@@ -4,12 +4,11 @@
 import type { Executor } from '../../db/schema.ts';
 import { transact } from '../../db/transaction.ts';
 import type { Clock } from '../../lib/clock.ts';
-import { ApiError } from '../../lib/errors.ts';
+import { ApiError, orNotFound } from '../../lib/errors.ts';
 import { newId } from '../../lib/ids.ts';
 import type { StoredCaps } from '../../operations/stored-caps.ts';
 import type { ListsRepository } from './lists-repository.ts';
 import { normalizeNumbers } from './numbers.ts';
-import { orNotFound } from './service.ts';
 import { pageById, type PageQuery } from '../../lib/pagination.ts';
 import { scopeColumns, type Scope } from './scope.ts';
 import type { ContactListsTable } from './tables.ts';

@@ -9,7 +9,7 @@ import { transact } from '../../db/transaction.ts';
 import { clientIdHash } from '../../lib/client-id.ts';
 import { createOnce } from '../../db/create-once.ts';
 import type { Clock } from '../../lib/clock.ts';
-import { ApiError, notFound } from '../../lib/errors.ts';
+import { ApiError, notFound, orNotFound } from '../../lib/errors.ts';
 import { newId } from '../../lib/ids.ts';
 import { pageById, type PageQuery } from '../../lib/pagination.ts';
 import { Port } from '../../lib/ports.ts';
@@ -32,12 +32,6 @@ export type SendRefusals = (organizationIds: readonly string[]) => Promise<Map<s
 
 /** A cell that can send for its pod now. */
 export type ActiveCell = Pick<CellRecord, 'id' | 'device_id'> & { phone_number: string };
-
-/** The row; 404 naming `what` when there is none. */
-export function orNotFound<Row>(row: Row | undefined, what: string): Row {
-  if (!row) throw notFound(what);
-  return row;
-}
 
 /** A cell pods may send from: active, with a phone that is neither paused nor quarantined (contract §11). */
 const isActive = (cell: CellRecord): cell is CellRecord & { phone_number: string } =>

@@ -4,7 +4,7 @@
 import type { Static } from 'typebox';
 import type { StoredCaps } from '../../operations/stored-caps.ts';
 import { EventEmitter } from 'node:events';
-import { ApiError, invalidField, notFound } from '../../lib/errors.ts';
+import { ApiError, invalidField, orNotFound } from '../../lib/errors.ts';
 import { pageById, type PageQuery } from '../../lib/pagination.ts';
 import type { Clock } from '../../lib/clock.ts';
 import { newId } from '../../lib/ids.ts';
@@ -82,9 +82,7 @@ export class WebhooksService {
   }
 
   private async owned(organizationId: Owner, id: string): Promise<WebhooksTable> {
-    const row = await this.repo.findWebhook(this.repo.db, organizationId, id);
-    if (!row) throw notFound('webhook');
-    return row;
+    return orNotFound(await this.repo.findWebhook(this.repo.db, organizationId, id), 'webhook');
   }
 
   /** 201 with the secret on first create; 200 without it when the same body repeats the client_id. */
@@ -213,8 +211,7 @@ export class WebhooksService {
    */
   async deliveryDetail(organizationId: Owner, webhookId: string, deliveryId: string) {
     await this.owned(organizationId, webhookId);
-    const delivery = await this.repo.findDelivery(webhookId, deliveryId);
-    if (!delivery) throw notFound('delivery');
+    const delivery = orNotFound(await this.repo.findDelivery(webhookId, deliveryId), 'delivery');
     const attempts = await this.repo.attemptsOf([deliveryId]);
     return {
       ...deliveryView(delivery, attempts),
@@ -255,8 +252,7 @@ export class WebhooksService {
   /** Makes a delivery due now (again, when it already succeeded or failed). */
   async retryDelivery(organizationId: Owner, webhookId: string, deliveryId: string, actor?: OperatorActor) {
     const webhook = await this.owned(organizationId, webhookId);
-    const delivery = await this.repo.findDelivery(webhookId, deliveryId);
-    if (!delivery) throw notFound('delivery');
+    const delivery = orNotFound(await this.repo.findDelivery(webhookId, deliveryId), 'delivery');
     if (webhook.enabled === 0)
       throw new ApiError('conflict', 'The webhook is disabled; enable it (PATCH enabled: true) before retrying.');
     const now = this.clock.now().toISOString();
