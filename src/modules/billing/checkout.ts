@@ -8,6 +8,7 @@ import { ApiError } from '../../lib/errors.ts';
 import { constantTimeEqualHex, sha256Hex } from '../../lib/secrets.ts';
 import type { BillingAccounts } from './accounts.ts';
 import { micros, usdString, ZERO } from './money.ts';
+import { billingOff } from './offers.ts';
 import type { BillingQuotes, RequirementsQuery } from './quotes.ts';
 import type { StripeCheckout } from './stripe.ts';
 import type { PaymentsTable } from './tables.ts';
@@ -46,8 +47,7 @@ export class CheckoutService {
   }
 
   async start(organizationId: string, query: Omit<RequirementsQuery, 'network'>) {
-    if (!this.deps.accounts.enabled)
-      throw new ApiError('billing_disabled', 'Billing is off on this deployment: nothing is charged or paid.');
+    if (!this.deps.accounts.enabled) throw billingOff();
     if (this.processor === 'off') {
       throw new ApiError(
         'conflict',
@@ -128,8 +128,7 @@ export class CheckoutService {
     try {
       await transact(this.deps.repo.db, async (tx) => {
         const now = this.deps.clock.now().toISOString();
-        if (!(await this.deps.repo.completePayment(tx, paymentId, now))) return;
-        await this.deps.crediting.applyPayment(tx, payment);
+        if (!(await this.deps.crediting.complete(tx, payment, now))) return;
         // Checked on the result, under applyPayment's lock of the account.
         await this.deps.accounts.assertBalanceRoom(payment.organization_id, ZERO, tx);
       });

@@ -22,6 +22,13 @@ export class PaymentCrediting {
     this.deps = deps;
   }
 
+  /** Marks a pending payment succeeded and credits it; false (nothing done) when it was not pending. */
+  async complete(tx: Executor, payment: CreditedPayment, at: string): Promise<boolean> {
+    if (!(await this.deps.repo.completePayment(tx, payment.id, at))) return false;
+    await this.applyPayment(tx, payment);
+    return true;
+  }
+
   async applyPayment(tx: Executor, payment: CreditedPayment): Promise<void> {
     const now = this.deps.clock.now();
     const nowIso = now.toISOString();

@@ -118,9 +118,8 @@ export class DepositsService {
       payment = x402TopUp(this.deps.clock, organizationId, amount);
       await this.deps.repo.insertPayment(payment, tx);
     }
-    if (!(await this.deps.repo.completePayment(tx, payment.id, now.toISOString())))
+    if (!(await this.deps.crediting.complete(tx, payment, now.toISOString())))
       throw new Error(`payment ${payment.id} was completed under a held deposit`);
-    await this.deps.crediting.applyPayment(tx, payment);
     if (
       !(await this.deps.repo.creditDeposit(tx, deposit.id, {
         organization_id: organizationId,

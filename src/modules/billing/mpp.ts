@@ -18,7 +18,7 @@ import { MethodRefusal, TempoMethod } from './mpp-tempo.ts';
 import { INTENTS, type Intent } from './lifecycle.ts';
 import { billingOff, type PaymentDetails } from './offers.ts';
 import type { PaymentsTable } from './tables.ts';
-import { pendingPayment, pricedOf, type RailDeps } from './payments.ts';
+import { pendingPayment, pricedOf, unreadable, type RailDeps } from './payments.ts';
 
 /** The opaque data a challenge carries (HMAC-bound): base64url JSON on the wire. */
 export function metaOf(challenge: Challenge.Challenge): Record<string, string> {
@@ -132,15 +132,12 @@ export class MppRail implements MppPort {
     try {
       credential = Credential.deserialize(header);
     } catch {
-      throw new ApiError('invalid_request', 'The Payment credential is not a base64url JSON credential.', {
-        errors: [
-          {
-            field: 'Authorization',
-            code: 'invalid_format',
-            message: 'Authorization must be "Payment <base64url credential>" echoing a challenge of this server.',
-          },
-        ],
-      });
+      throw unreadable(
+        'Authorization',
+        'invalid_format',
+        'Authorization must be "Payment <base64url credential>" echoing a challenge of this server.',
+        'The Payment credential is not a base64url JSON credential.',
+      );
     }
     const challenge = credential.challenge;
     if (challenge.realm !== this.realm || !Challenge.verify(challenge, { secretKey: secret })) {
@@ -188,9 +185,7 @@ export class MppRail implements MppPort {
         created_at: nowIso,
       };
       if (!(await this.deps.repo.recordMppCredential(tx, row))) return false;
-      if (!(await this.deps.repo.completePayment(tx, payment.id, nowIso))) return false;
-      await this.deps.crediting.applyPayment(tx, payment);
-      return true;
+      return this.deps.crediting.complete(tx, payment, nowIso);
     });
     if (!credited) throw this.used(payment);
     const receipt = Receipt.serialize(

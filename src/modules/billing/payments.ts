@@ -1,6 +1,7 @@
 // A payment started on a rail: the pending `payments` row every rail opens for a priced intent
 // (a card checkout, an x402 quote, an MPP challenge, a deposit's top-up) and completes once.
 import type { Clock } from '../../lib/clock.ts';
+import { ApiError } from '../../lib/errors.ts';
 import { newId } from '../../lib/ids.ts';
 import { randomBase62, sha256Hex } from '../../lib/secrets.ts';
 import type { Intent } from './lifecycle.ts';
@@ -12,6 +13,13 @@ import type { PaymentsTable } from './tables.ts';
 
 /** What every rail that takes payments is given: the rows, the offers, the crediting and the clock. */
 export type RailDeps = { repo: BillingRepository; offers: PaymentOffers; crediting: PaymentCrediting; clock: Clock };
+
+/**
+ * A 400 for a payment credential that cannot be read (`detail`), with what its `field` must be
+ * (`message`): x402's PAYMENT-SIGNATURE and `_meta["x402/payment"]`, MPP's Authorization.
+ */
+export const unreadable = (field: string, code: string, message: string, detail: string) =>
+  new ApiError('invalid_request', detail, { errors: [{ field, code, message }] });
 
 /** An intent with its price: what a payment pays for. */
 export type Priced = { intent: Intent; micros: Micros; tier?: string; cellId?: string };

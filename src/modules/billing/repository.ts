@@ -1,7 +1,7 @@
 // The SQL of billing and usage, nothing else.
 import { sql, type ExpressionBuilder, type InsertResult, type Kysely, type UpdateResult } from 'kysely';
 import { isPostgres } from '../../db/migrations/dialect.ts';
-import { prepared, preparedRows } from '../../db/prepared.ts';
+import { prepared, preparedLists, preparedRows } from '../../db/prepared.ts';
 import type { DB, Executor } from '../../db/schema.ts';
 import type { CursorKey } from '../../lib/pagination.ts';
 import { micros, type Micros } from './money.ts';
@@ -55,15 +55,11 @@ const columnsOf = <Row extends object>(row: Row, columns: readonly (keyof Row)[]
   Object.fromEntries(columns.map((column) => [column, row[column]])) as Row;
 
 // Run in every batch of sends (billing/enforcement.ts): built and compiled once, not per batch.
-const findAccounts = preparedRows((ex, refs: { organizationId: string }[]) =>
+const findAccounts = preparedLists((ex, p: { organizationIds: readonly string[] }) =>
   ex
     .selectFrom('billing_accounts')
     .select(['organization_id', 'state', 'tier', 'current_period_end', 'prepaid_balance_micros'])
-    .where(
-      'organization_id',
-      'in',
-      refs.map((ref) => ref.organizationId),
-    ),
+    .where('organization_id', 'in', p.organizationIds),
 );
 const debitCovered = prepared((ex, p: { organizationId: string; micros: Micros }) =>
   ex
@@ -172,12 +168,7 @@ export class BillingRepository {
   /** The accounts of these organizations (those that have one), in the caller's transaction. */
   async accountsAmong(ex: Executor, organizationIds: readonly string[]) {
     if (organizationIds.length === 0) return [];
-    return (
-      await findAccounts(
-        ex,
-        organizationIds.map((organizationId) => ({ organizationId })),
-      )
-    ).rows;
+    return (await findAccounts(ex, { organizationIds })).rows;
   }
 
   /**

@@ -1,7 +1,7 @@
 // Stripe Checkout on the card_processor rail (configured with CELLGATE_STRIPE_*): a payment is a
 // Checkout Session for its amount, and it is credited only by Stripe's signed
 // checkout.session.completed webhook, once per payment whatever the replays, through the same
-// crediting path as the local card page (completePayment + PaymentCrediting.applyPayment).
+// crediting path as the local card page (PaymentCrediting.complete).
 import Stripe from 'stripe';
 import type { StripeConfig } from '../../config.ts';
 import { transact } from '../../db/transaction.ts';
@@ -147,11 +147,8 @@ export class StripeCheckout {
           outcome = 'mismatch';
         } else if (session.payment_status !== 'paid') {
           outcome = 'unpaid';
-        } else if (await this.deps.repo.completePayment(tx, payment.id, now)) {
-          await this.deps.crediting.applyPayment(tx, payment);
-          outcome = 'credited';
         } else {
-          outcome = 'already_paid';
+          outcome = (await this.deps.crediting.complete(tx, payment, now)) ? 'credited' : 'already_paid';
         }
       }
       await this.deps.repo.setStripeEventOutcome(tx, event.id, outcome, paymentId);

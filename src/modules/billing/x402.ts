@@ -18,7 +18,7 @@ import { micros, parseUsd } from './money.ts';
 import { chainOf, NETWORKS, type Network } from './networks.ts';
 import { billingOff, type PaymentDetails } from './offers.ts';
 import type { PaymentsTable } from './tables.ts';
-import { paidOf, pendingPayment, pricedOf, x402TopUp, type RailDeps } from './payments.ts';
+import { paidOf, pendingPayment, pricedOf, unreadable, x402TopUp, type RailDeps } from './payments.ts';
 import { settlementKeys } from './x402-keys.ts';
 
 /** @x402/core's facilitator client and header codecs, loaded on the first x402 payment. */
@@ -122,15 +122,12 @@ export class X402Settlement {
     try {
       payload = x402Http().decodePaymentSignatureHeader(header);
     } catch {
-      throw new ApiError('invalid_request', 'PAYMENT-SIGNATURE is not a base64 JSON x402 payment payload.', {
-        errors: [
-          {
-            field: 'PAYMENT-SIGNATURE',
-            code: 'invalid_format',
-            message: 'PAYMENT-SIGNATURE must be a base64 JSON x402 v2 payment payload.',
-          },
-        ],
-      });
+      throw unreadable(
+        'PAYMENT-SIGNATURE',
+        'invalid_format',
+        'PAYMENT-SIGNATURE must be a base64 JSON x402 v2 payment payload.',
+        'PAYMENT-SIGNATURE is not a base64 JSON x402 payment payload.',
+      );
     }
     const now = this.deps.clock.now().toISOString();
     // A refusal names what to pay: the organization's newest open quote.
@@ -200,15 +197,12 @@ export class X402Settlement {
    */
   async settlePayload(organizationId: string, payload: unknown) {
     if (typeof payload !== 'object' || payload === null || Array.isArray(payload))
-      throw new ApiError('invalid_request', '_meta["x402/payment"] is an x402 v2 PaymentPayload object.', {
-        errors: [
-          {
-            field: '_meta.x402/payment',
-            code: 'invalid_type',
-            message: '_meta["x402/payment"] must be an x402 v2 PaymentPayload object.',
-          },
-        ],
-      });
+      throw unreadable(
+        '_meta.x402/payment',
+        'invalid_type',
+        '_meta["x402/payment"] must be an x402 v2 PaymentPayload object.',
+        '_meta["x402/payment"] is an x402 v2 PaymentPayload object.',
+      );
     const { settled, payment } = await this.settle(organizationId, encodeHeader(payload));
     return {
       settled,

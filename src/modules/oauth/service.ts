@@ -42,15 +42,19 @@ export type AuthorizeOutcome =
   | { kind: 'page'; message: string; status?: number; headers?: Record<string, string> }
   | { kind: 'redirect'; location: string };
 
-class Redirected extends Error {
-  readonly error: string;
-  constructor(error: string, description: string) {
-    super(description);
-    this.error = error;
-  }
+const scopeList = (scope: string) => scope.split(' ').filter(Boolean);
+
+/**
+ * The distinct scopes a request names, all of `allowed` when it names none; 400 invalid_scope naming
+ * the first one outside `allowed` (cut to 100 characters), and `why` it is refused.
+ */
+function scopesWithin(scope: string | undefined, allowed: string[], why: string): string[] {
+  const scopes = scope === undefined ? [] : [...new Set(scopeList(scope))];
+  const outside = scopes.find((s) => !allowed.includes(s));
+  if (outside) throw new OAuthError('invalid_scope', `The scope ${outside.slice(0, 100)} ${why}.`);
+  return scopes.length > 0 ? scopes : allowed;
 }
 
-const scopeList = (scope: string) => scope.split(' ').filter(Boolean);
 const seconds = (iso: string) => Math.floor(Date.parse(iso) / 1000);
 
 function single(params: Params, name: string): string | undefined {
@@ -181,7 +185,7 @@ export class OAuthService {
       consent.searchParams.set('request', id);
       return { kind: 'redirect', location: consent.toString() };
     } catch (error) {
-      if (error instanceof Redirected || error instanceof OAuthError) {
+      if (error instanceof OAuthError) {
         return {
           kind: 'redirect',
           location: this.responseUrl(redirectUri, { error: error.error, error_description: error.message, state }),
@@ -193,28 +197,29 @@ export class OAuthService {
 
   private async storeRequest(client: Client, redirectUri: string, params: Params): Promise<string> {
     for (const [name, value] of Object.entries(params)) {
-      if (Array.isArray(value)) throw new Redirected('invalid_request', `The parameter ${name} is repeated.`);
+      if (Array.isArray(value)) throw new OAuthError('invalid_request', `The parameter ${name} is repeated.`);
     }
     const responseType = single(params, 'response_type');
-    if (responseType === undefined) throw new Redirected('invalid_request', 'response_type is required; use "code".');
+    if (responseType === undefined) throw new OAuthError('invalid_request', 'response_type is required; use "code".');
     if (responseType !== 'code')
-      throw new Redirected('unsupported_response_type', 'Only response_type=code is supported.');
+      throw new OAuthError('unsupported_response_type', 'Only response_type=code is supported.');
     if (!client.grantTypes.includes('authorization_code'))
-      throw new Redirected('unauthorized_client', 'The client may not use the authorization code grant.');
+      throw new OAuthError('unauthorized_client', 'The client may not use the authorization code grant.');
     const state = single(params, 'state');
     if (state !== undefined && state.length > MAX_STATE_LENGTH)
-      throw new Redirected('invalid_request', `state must be at most ${MAX_STATE_LENGTH} characters.`);
+      throw new OAuthError('invalid_request', `state must be at most ${MAX_STATE_LENGTH} characters.`);
     const challenge = single(params, 'code_challenge');
     if (challenge === undefined)
-      throw new Redirected('invalid_request', 'PKCE is required: send code_challenge with code_challenge_method=S256.');
+      throw new OAuthError('invalid_request', 'PKCE is required: send code_challenge with code_challenge_method=S256.');
     if (single(params, 'code_challenge_method') !== 'S256')
-      throw new Redirected('invalid_request', 'code_challenge_method must be S256 (plain is not accepted).');
+      throw new OAuthError('invalid_request', 'code_challenge_method must be S256 (plain is not accepted).');
     if (!PKCE.test(challenge))
-      throw new Redirected('invalid_request', 'code_challenge must be 43-128 characters of A-Z a-z 0-9 - . _ ~.');
-    const scopes = this.requestedScopes(client, single(params, 'scope'));
+      throw new OAuthError('invalid_request', 'code_challenge must be 43-128 characters of A-Z a-z 0-9 - . _ ~.');
+    const allowed = client.scopes ?? this.deps.allScopes;
+    const scopes = scopesWithin(single(params, 'scope'), allowed, 'is not available to this client');
     const resource = single(params, 'resource') ?? this.resources.v1;
     if (!Object.values(this.resources).includes(resource)) {
-      throw new Redirected('invalid_target', `resource must be ${this.resources.v1} or ${this.resources.mcp}.`);
+      throw new OAuthError('invalid_target', `resource must be ${this.resources.v1} or ${this.resources.mcp}.`);
     }
     const now = this.clock.now();
     // The handle is the only proof the consent link carries: random, never a time-ordered id.
@@ -238,16 +243,6 @@ export class OAuthService {
       grant_id: null,
     });
     return id;
-  }
-
-  private requestedScopes(client: Client, scope: string | undefined): string[] {
-    const allowed = client.scopes ?? this.deps.allScopes;
-    if (scope === undefined) return allowed;
-    const scopes = [...new Set(scopeList(scope))];
-    const unknown = scopes.find((s) => !allowed.includes(s));
-    if (unknown)
-      throw new Redirected('invalid_scope', `The scope ${unknown.slice(0, 100)} is not available to this client.`);
-    return scopes.length > 0 ? scopes : allowed;
   }
 
   /** The redirect URI with the authorization response parameters, always with `iss` (RFC 9207). */
@@ -410,13 +405,7 @@ export class OAuthService {
     if (row.revoked_at !== null) throw new OAuthError('invalid_grant', 'The refresh token was revoked.');
     if (row.used_at === null && row.expires_at <= nowIso)
       throw new OAuthError('invalid_grant', 'The refresh token expired.');
-    const granted = scopeList(row.scope);
-    let scopes = granted;
-    if (scope !== undefined) {
-      scopes = [...new Set(scopeList(scope))];
-      const extra = scopes.find((s) => !granted.includes(s));
-      if (extra) throw new OAuthError('invalid_scope', `The scope ${extra.slice(0, 100)} was not granted.`);
-    }
+    const scopes = scopesWithin(scope, scopeList(row.scope), 'was not granted');
     if (resource !== undefined && resource !== row.resource)
       throw new OAuthError('invalid_target', `The grant is for the resource ${row.resource}.`);
 
@@ -429,7 +418,7 @@ export class OAuthService {
       }
       const grant = await this.repo.findGrant(tx, row.grant_id);
       if (!grant || grant.revoked_at !== null) return new OAuthError('invalid_grant', 'The grant was revoked.');
-      return this.issue(tx, grant, client, scopes.length > 0 ? scopes : granted);
+      return this.issue(tx, grant, client, scopes);
     });
     if (outcome instanceof OAuthError) throw outcome;
     return outcome;
