@@ -89,7 +89,6 @@ export function depositOperations(deposits: DepositsService) {
       name: 'admin_list_deposits',
       summary: 'List x402 deposits (held ones wait for an organization)',
       description: '',
-      errors: [],
       input: Type.Object(DepositsQuery),
       output: DepositList,
       run: (_ctx, input) => deposits.list(input.status, input),

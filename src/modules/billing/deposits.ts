@@ -8,7 +8,7 @@ import type { AdminPrincipal } from '../../operations/principals.ts';
 import { createHmac } from 'node:crypto';
 import { transact } from '../../db/transaction.ts';
 import type { Executor } from '../../db/schema.ts';
-import { ApiError, invalidField, notFound } from '../../lib/errors.ts';
+import { ApiError, invalidField, notFound, orNotFound } from '../../lib/errors.ts';
 import { newId } from '../../lib/ids.ts';
 import { pageById, type PageQuery } from '../../lib/pagination.ts';
 import { constantTimeEqualHex } from '../../lib/secrets.ts';
@@ -144,8 +144,7 @@ export class DepositsService {
   ): Promise<DepositView> {
     if (!(await this.deps.organizations.find(organizationId))) throw notFound('organization');
     return transact(this.deps.repo.db, async (tx) => {
-      const deposit = await this.deps.repo.deposit(tx, id);
-      if (!deposit) throw notFound('deposit');
+      const deposit = orNotFound(await this.deps.repo.deposit(tx, id), 'deposit');
       if (deposit.status !== 'held')
         throw new ApiError('conflict', `The deposit is already credited to ${deposit.organization_id}.`);
       await this.credit(tx, deposit, organizationId);

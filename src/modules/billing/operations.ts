@@ -111,10 +111,9 @@ export function billingOperations(deps: BillingOperationDeps) {
     allowUnverified: true,
     idempotency: 'none',
     description: '',
-    errors: [],
   } as const;
   const walletWrite = { scope: 'billing:write', idempotency: 'none', description: '' } as const;
-  const usageRead = { scope: 'usage:read', idempotency: 'none', description: '', errors: [] } as const;
+  const usageRead = { scope: 'usage:read', idempotency: 'none', description: '' } as const;
   const noInput = closed({});
   return {
     getBillingStatus: defineOperation({
@@ -241,7 +240,6 @@ export function billingOperations(deps: BillingOperationDeps) {
       name: 'delete_x402_wallet',
       summary: 'Remove a payer wallet',
       status: 204,
-      errors: [],
       input: closed(WalletId),
       output: Type.Null(),
       run: async (ctx, input) => {
@@ -271,7 +269,6 @@ export function billingOperations(deps: BillingOperationDeps) {
       description: 'As create_cell decides it (setup, reinstate, included cell, paid cell), charging nothing.',
       scope: 'cells:write',
       idempotency: 'none',
-      errors: [],
       input: closed({ display_name: DisplayName, ...TierQuery }),
       output: ChargeQuote,
       run: (ctx, input) => deps.enforcement.cellQuote(ctx.organizationId, input.tier),

@@ -3,7 +3,7 @@
 // each recorded with the admin token's id in the transaction that makes it.
 import type { Executor } from '../../db/schema.ts';
 import { transact } from '../../db/transaction.ts';
-import { ApiError, invalidField, notFound } from '../../lib/errors.ts';
+import { ApiError, invalidField, notFound, orNotFound } from '../../lib/errors.ts';
 import { pageById, type PageQuery } from '../../lib/pagination.ts';
 import type { AccountDeps } from './accounts.ts';
 import { grantedPeriodEnd, reinstatement, suspension, type Decision, type Standing } from './lifecycle.ts';
@@ -62,8 +62,7 @@ export class BillingOperator {
   }
 
   async organization(id: string) {
-    const row = await this.deps.organizations.find(id);
-    if (!row) throw notFound('organization');
+    const row = orNotFound(await this.deps.organizations.find(id), 'organization');
     const { name, email, status, created_at, verified_at } = row;
     return { id, name, email, status, created_at, verified_at, billing: await this.deps.billing.status(id) };
   }

@@ -98,7 +98,6 @@ export function consentOperations(oauth: OAuthService) {
       description:
         'The client, its redirect host, the scopes and the resource the request asks for. The first organization to read or decide a request holds it; for any other it is 404.',
       ...API_KEY_ONLY,
-      errors: [],
       input: Type.Object({ request_id: IdField('oar') }),
       output: AuthorizationRequest,
       run: (ctx, input) => oauth.describeRequest(ctx.organizationId, input.request_id),
@@ -122,7 +121,6 @@ export function consentOperations(oauth: OAuthService) {
       summary: 'List the OAuth grants of the organization',
       description: '',
       ...API_KEY_ONLY,
-      errors: [],
       input: Type.Object(PaginationQuery),
       output: GrantList,
       run: (ctx, input) => oauth.listGrants(ctx.organizationId, input),
@@ -133,7 +131,6 @@ export function consentOperations(oauth: OAuthService) {
       description: 'Its access and refresh tokens stop working at once, in every process.',
       ...API_KEY_ONLY,
       status: 204,
-      errors: [],
       input: Type.Object({ grant_id: IdField('grt') }),
       output: Type.Null(),
       run: async (ctx, input) => {
