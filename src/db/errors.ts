@@ -10,6 +10,15 @@ export function isUniqueViolation(error: unknown): boolean {
   );
 }
 
+/** Runs `write`; when a unique index refuses it (two writers at once: the index decides), throws `refusal()`. */
+export async function unlessTaken<T>(write: Promise<T>, refusal: () => Error): Promise<T> {
+  try {
+    return await write;
+  } catch (error) {
+    throw isUniqueViolation(error) ? refusal() : error;
+  }
+}
+
 // Node socket errors that mean the database server cannot be reached or the connection broke.
 const NETWORK_CODES = new Set([
   'ECONNREFUSED',

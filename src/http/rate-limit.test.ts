@@ -197,34 +197,41 @@ describe('RedisRateLimiter', async () => {
     'shares one budget between two app instances',
     { skip: reachable ? false : `Redis unreachable at ${REDIS_URL}` },
     async () => {
-      const env = { CELLGATE_RATE_LIMIT: '2', CELLGATE_RATE_LIMIT_BURST: '3', CELLGATE_REDIS_URL: REDIS_URL };
-      const first = await startApp({ env });
-      const { app: second } = await buildApp({
-        config: first.config,
-        database: first.database,
-        clock: first.clock,
-        mailer: first.mail,
-        logger: false,
-      });
-      await second.ready();
+      // The organization is made on an app without limits: the admin's budget (the bootstrap token's,
+      // one key) is shared through Redis with every test process running now, one with its clock in 2099.
+      const setup = await startApp();
+      const limited = { ...setup.config, rateLimit: 2, rateLimitBurst: 3, redisUrl: REDIS_URL };
+      const [first, second] = await Promise.all(
+        [0, 1].map(async () => {
+          const { app } = await buildApp({
+            config: limited,
+            database: setup.database,
+            clock: setup.clock,
+            mailer: setup.mail,
+            logger: false,
+          });
+          await app.ready();
+          return app;
+        }),
+      );
       try {
-        const org = await activeOrganization(first);
-        first.clock.advance(10_000);
-        assert.equal((await first.app.inject({ url: '/v1/auth/whoami', headers: org.headers })).statusCode, 200);
+        const org = await activeOrganization(setup);
+        setup.clock.advance(10_000);
+        assert.equal((await first.inject({ url: '/v1/auth/whoami', headers: org.headers })).statusCode, 200);
         assert.equal((await second.inject({ url: '/v1/auth/whoami', headers: org.headers })).statusCode, 200);
-        const third = await first.app.inject({ url: '/v1/auth/whoami', headers: org.headers });
+        const third = await first.inject({ url: '/v1/auth/whoami', headers: org.headers });
         assert.equal(third.statusCode, 200);
         assert.equal(third.headers['ratelimit-remaining'], '0');
         const blocked = await second.inject({ url: '/v1/auth/whoami', headers: org.headers });
         expectProblem(blocked, 429, 'rate_limited');
         assert.equal(blocked.headers['retry-after'], '1');
-        expectProblem(await first.app.inject({ url: '/v1/auth/whoami', headers: org.headers }), 429, 'rate_limited');
+        expectProblem(await first.inject({ url: '/v1/auth/whoami', headers: org.headers }), 429, 'rate_limited');
 
-        first.clock.advance(1000);
+        setup.clock.advance(1000);
         assert.equal((await second.inject({ url: '/v1/auth/whoami', headers: org.headers })).statusCode, 200);
       } finally {
-        await second.close();
-        await first.close();
+        await Promise.all([first.close(), second.close()]);
+        await setup.close();
       }
     },
   );

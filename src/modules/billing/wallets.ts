@@ -2,7 +2,7 @@
 // of it by signing its verification message; only a verified wallet's deposits are its own, and a
 // (network, address) is verified for at most one organization.
 import type { Static } from 'typebox';
-import { isUniqueViolation } from '../../db/errors.ts';
+import { unlessTaken } from '../../db/errors.ts';
 import { transact } from '../../db/transaction.ts';
 import type { Clock } from '../../lib/clock.ts';
 import { ApiError, invalidField, notFound } from '../../lib/errors.ts';
@@ -100,17 +100,15 @@ export class WalletsService {
       );
     if (wallet.verified_at !== null) return walletView(wallet);
     const now = this.deps.clock.now().toISOString();
-    try {
-      await transact(this.deps.repo.db, async (tx) => {
+    // Two organizations proving the same address at once: the unique index lets one through.
+    await unlessTaken(
+      transact(this.deps.repo.db, async (tx) => {
         const owner = await this.deps.repo.wallet(tx, { network: wallet.network, address: wallet.address }, true);
         if (owner && owner.organization_id !== organizationId) throw walletTaken();
         await this.deps.repo.verifyWallet(tx, wallet.id, now);
-      });
-    } catch (error) {
-      // Two organizations proving the same address at once: the unique index lets one through.
-      if (isUniqueViolation(error)) throw walletTaken();
-      throw error;
-    }
+      }),
+      walletTaken,
+    );
     const verified = await this.deps.repo.wallet(this.deps.repo.db, { organization_id: organizationId, id: walletId });
     if (!verified) throw notFound('wallet');
     return walletView(verified);

@@ -10,14 +10,8 @@ import { transact } from '../../db/transaction.ts';
 import type { EnrollmentsRepository } from './enrollments-repository.ts';
 import type { Executor } from '../../db/schema.ts';
 import { recorderOf, type OperatorBy, type RecordOperatorAction } from '../admin/audit.ts';
-import {
-  DEVICE_KEY_PREFIX,
-  numberTaken,
-  unlessTaken,
-  type DeviceSettings,
-  type DevicesService,
-  type SimLine,
-} from './service.ts';
+import { unlessTaken } from '../../db/errors.ts';
+import { DEVICE_KEY_PREFIX, numberTaken, type DeviceSettings, type DevicesService, type SimLine } from './service.ts';
 import type { DeviceEnrollmentsTable } from './tables.ts';
 
 export const ENROLLMENT_TOKEN_PREFIX = 'cg_enr_';

@@ -9,7 +9,7 @@ import type { Clock } from '../../lib/clock.ts';
 import { newId } from '../../lib/ids.ts';
 import { constantTimeEqualHex, displayPrefix, newSecret, sha256Hex } from '../../lib/secrets.ts';
 import { requirePhone } from '../../lib/phone.ts';
-import { isUniqueViolation } from '../../db/errors.ts';
+import { unlessTaken } from '../../db/errors.ts';
 import type { DeviceChanges, DevicesRepository, Telemetry } from './repository.ts';
 import type { EnrollmentsRepository } from './enrollments-repository.ts';
 import type { DeviceSimsTable, DevicesTable } from './tables.ts';
@@ -207,15 +207,6 @@ export const numberTaken = (field: string, phoneNumber: string) => {
   const message = `${phoneNumber} is already carried by a phone of the inventory (its number or a SIM line's).`;
   return new ApiError('conflict', message, { errors: [{ field, code: 'phone_number_taken', message }] });
 };
-
-/** Runs `write`; when a unique index refuses it (two writers at once: the index decides), throws `refusal()`. */
-export async function unlessTaken<T>(write: Promise<T>, refusal: () => ApiError): Promise<T> {
-  try {
-    return await write;
-  } catch (error) {
-    throw isUniqueViolation(error) ? refusal() : error;
-  }
-}
 
 export class DevicesService {
   private readonly repo: DevicesRepository;
