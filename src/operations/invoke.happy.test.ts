@@ -21,9 +21,11 @@ describe('invoke', () => {
   it('replays a recorded operation called again with its key, running it once', async () => {
     const { operation, state } = probe(t, { recorded: true });
     const first = await t.services.invoker.invoke(operation, principal, { echo: 'once' }, { idempotencyKey: 'k-rec' });
-    assert.deepEqual(first, { replayed: false, value: { echo: 'once', run: 0 } });
+    const recorded = JSON.stringify({ echo: 'once', run: 0 });
+    // The first answer carries the JSON its replays answer: a transport sends the same bytes.
+    assert.deepEqual(first, { replayed: false, value: { echo: 'once', run: 0 }, body: recorded });
     const again = await t.services.invoker.invoke(operation, principal, { echo: 'once' }, { idempotencyKey: 'k-rec' });
-    assert.deepEqual(again, { replayed: true, status: 202, body: JSON.stringify({ echo: 'once', run: 0 }) });
+    assert.deepEqual(again, { replayed: true, status: 202, body: recorded });
     assert.equal(state.runs, 2, 'a recorded operation is not looked up first: its second run rolled back');
   });
 
@@ -58,7 +60,11 @@ describe('invoke', () => {
       { echo: 'b' },
       { idempotencyKey: 'k-routes', idempotency: { route: 'mcp:probe' } },
     );
-    assert.deepEqual(other, { replayed: false, value: { echo: 'b', run: 1 } });
+    assert.deepEqual(other, {
+      replayed: false,
+      value: { echo: 'b', run: 1 },
+      body: JSON.stringify({ echo: 'b', run: 1 }),
+    });
     assert.equal(state.runs, 2);
   });
 

@@ -180,7 +180,11 @@ describe('invoke admits', () => {
       { echo: 'mine' },
       { idempotencyKey: 'k-shared' },
     );
-    assert.deepEqual(theirs, { replayed: false, value: { echo: 'mine', run: 1 } });
+    assert.deepEqual(theirs, {
+      replayed: false,
+      value: { echo: 'mine', run: 1 },
+      body: JSON.stringify({ echo: 'mine', run: 1 }),
+    });
     assert.equal(state.runs, 2);
   });
 });

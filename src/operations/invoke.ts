@@ -42,7 +42,12 @@ export interface InvokeOptions {
 }
 
 /** A fresh answer, or the kept answer of an earlier call with the key (its status and body as stored). */
-export type Invoked<T> = { replayed: false; value: T } | { replayed: true; status: number; body: string };
+/**
+ * A call's answer: its value, and under an idempotency key the JSON its replays will answer
+ * (`body`), which a transport sends as it is, so the first answer and its replays are the same bytes.
+ */
+export type Invoked<T> =
+  { replayed: false; value: T; body?: string } | { replayed: true; status: number; body: string };
 
 export interface EnrichContext {
   principal: Principal;
@@ -191,10 +196,10 @@ export class Invoker {
         const existing = await store.findLive(claim);
         if (existing) return replayOf(existing, hash);
       }
-      let recorded = false;
+      let recorded: string | undefined;
       const record = (body: unknown): IdempotencyOutcome => {
-        recorded = true;
-        return store.outcome(claim, hash, status, JSON.stringify(body));
+        recorded = JSON.stringify(body);
+        return store.outcome(claim, hash, status, recorded);
       };
       let value: Out;
       try {
@@ -203,14 +208,14 @@ export class Invoker {
         // The work rolled back. A recorded operation did not look first: a live record answers now.
         const existing = op.recorded ? await store.findLive(claim).catch(() => undefined) : undefined;
         if (existing) return replayOf(existing, hash);
-        if (!recorded && keepable(error)) {
+        if (recorded === undefined && keepable(error)) {
           const body = (options.keep ?? defaultKeep)(error);
           await recordOutcomes(store.db, [store.outcome(claim, hash, error.status, body)]).catch(() => {});
         }
         throw error;
       }
-      if (!recorded) await recordOutcomes(store.db, [record(value)]);
-      return { replayed: false, value };
+      if (recorded === undefined) await recordOutcomes(store.db, [record(value)]);
+      return { replayed: false, value, body: recorded };
     } finally {
       store.inFlight.delete(flightKey);
     }

@@ -202,7 +202,10 @@ export function restBinder(invoker: Invoker, options: { baseUrl: string; docsUrl
           } catch (error) {
             request.log.warn({ err: error, operation: op.name }, 'headers of a committed operation left out');
           }
-          if (!binding.answer) return reply.code(status).send(outcome.value);
+          if (!binding.answer)
+            return outcome.body === undefined
+              ? reply.code(status).send(outcome.value)
+              : reply.code(status).type(JSON_TYPE).send(outcome.body);
           const answer = binding.answer(outcome.value as never);
           if (answer.replayed) reply.header('Idempotent-Replayed', 'true');
           return reply.code(answer.status ?? status).send(answer.body);

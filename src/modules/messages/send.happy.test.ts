@@ -85,6 +85,7 @@ describe('sending messages', () => {
     assert.equal(first.headers['idempotent-replayed'], undefined);
     assert.deepEqual(second.json(), first.json());
     assert.equal(second.body, first.body, 'the replay is byte for byte the first response');
+    assert.equal(second.headers['content-type'], first.headers['content-type']);
     const list = await t.app.inject({ url: `/v1/cells/${fresh.cell.id}/messages`, headers: fresh.org.headers });
     assert.equal(list.json().messages.length, 1);
   });
