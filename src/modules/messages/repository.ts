@@ -139,20 +139,21 @@ const firstClaimable = prepared((ex, p: { cellId: string; now: string }) =>
     .where('expires_at', '>', p.now)
     .limit(1),
 );
-// Both pacing windows in one range scan of (device_id, claimed_at): the day's sum and the minute's.
-// Planned for its values each run (a plan for any phone and window may read a phone's whole history).
-const claimedSegments = prepared(
-  (ex, p: { deviceId: string; daySince: string; minuteSince: string }) =>
-    ex
-      .selectFrom('messages')
-      .select((eb) => [
-        eb.fn.sum<number | string | null>('segments').as('day'),
-        sql<number | string | null>`sum(case when claimed_at > ${p.minuteSince} then segments else 0 end)`.as('minute'),
-      ])
-      .where('device_id', '=', p.deviceId)
-      .where('claimed_at', '>', p.daySince),
-  { planEachRun: true },
-);
+// Both pacing windows in one range scan of the phone's claims of the day on the (device_id,
+// claimed_at, segments) index: each window's segments and oldest claim. Planned for its values each
+// run (a plan for any phone and window may read a phone's whole history).
+const claimWindows = (ex: Executor, p: { deviceId: string | null; daySince: string; minuteSince: string }) =>
+  ex
+    .selectFrom('messages')
+    .where('device_id', '=', p.deviceId)
+    .where('claimed_at', '>', p.daySince)
+    .select((eb) => [
+      sql<number | string | null>`sum(case when claimed_at > ${p.minuteSince} then segments else 0 end)`.as('minute'),
+      sql<string | null>`min(case when claimed_at > ${p.minuteSince} then claimed_at end)`.as('minute_oldest'),
+      eb.fn.sum<number | string | null>('segments').as('day'),
+      eb.fn.min<string | null>('claimed_at').as('day_oldest'),
+    ]);
+const claimedSegments = prepared(claimWindows, { planEachRun: true });
 // A claim's candidates: the first `count` queued messages of a cell in id (creation) order, either
 // way, walking the (cell_id, status, id) index forwards or backwards.
 const queuedIn = (direction: 'asc' | 'desc') =>
@@ -182,11 +183,10 @@ const recordDeviceEvent = prepared(
       })
       .onConflict((oc) => oc.columns(['device_id', 'event_id']).doNothing()),
 );
-// The pace of a send's answer in one statement: one range scan of the phone's claims of the day
-// on the (device_id, claimed_at, segments) index, bounded by its limits, gives both windows' sums
-// and oldest claims; the segments of the cell's oldest `queuedCap` queued messages come beside:
-// never more, however deep the queue (issue 36). The send's answer and the broadcast planner ask
-// it; a null device (no phone claims for the cell) matches no claims.
+// The pace of a send's answer in one statement: the claim windows, and beside them the segments
+// of the cell's oldest `queuedCap` queued messages: never more, however deep the queue (issue
+// 36). The send's answer and the broadcast planner ask it; a null device (no phone claims for
+// the cell) matches no claims.
 interface PaceParams {
   cellId: string;
   deviceId: string | null;
@@ -196,29 +196,21 @@ interface PaceParams {
 }
 
 const paceQuery = (ex: Executor, p: PaceParams) =>
-  ex
-    .selectFrom('messages')
-    .where('device_id', '=', p.deviceId)
-    .where('claimed_at', '>', p.daySince)
-    .select((eb) => [
-      sql<number | string | null>`sum(case when claimed_at > ${p.minuteSince} then segments else 0 end)`.as('minute'),
-      sql<string | null>`min(case when claimed_at > ${p.minuteSince} then claimed_at end)`.as('minute_oldest'),
-      eb.fn.sum<number | string | null>('segments').as('day'),
-      eb.fn.min<string | null>('claimed_at').as('day_oldest'),
-      eb
-        .selectFrom(
-          eb
-            .selectFrom('messages')
-            .select('segments')
-            .where('cell_id', '=', p.cellId)
-            .where('status', '=', QUEUED)
-            .orderBy('id')
-            .limit(p.queuedCap)
-            .as('ahead'),
-        )
-        .select((inner) => inner.fn.sum<number | string | null>('segments').as('n'))
-        .as('queued'),
-    ]);
+  claimWindows(ex, p).select((eb) =>
+    eb
+      .selectFrom(
+        eb
+          .selectFrom('messages')
+          .select('segments')
+          .where('cell_id', '=', p.cellId)
+          .where('status', '=', QUEUED)
+          .orderBy('id')
+          .limit(p.queuedCap)
+          .as('ahead'),
+      )
+      .select((inner) => inner.fn.sum<number | string | null>('segments').as('n'))
+      .as('queued'),
+  );
 // Planned for its values each run, as claimedSegments.
 const paceOf = prepared(paceQuery, { planEachRun: true });
 const preparedPace = (build: PublishingColumn['build']) =>
