@@ -1,6 +1,7 @@
 // How statements read the messages table (issue 36): a deep queue made quickly, and each
 // statement's plan (SQLite's EXPLAIN QUERY PLAN, PostgreSQL's EXPLAIN) and rows read (PostgreSQL's
 // EXPLAIN ANALYZE), so a test can prove that a path costs the same however deep a cell's queue.
+import { constants, DatabaseSync, type SQLInputValue } from 'node:sqlite';
 import { CompiledQuery } from 'kysely';
 import { isPostgres } from '../../src/db/migrations/dialect.ts';
 import type { Statement } from '../../src/db/observed-dialect.ts';
@@ -73,4 +74,51 @@ export function scansMessages(plan: readonly string[]): boolean {
     const end = plan.findIndex((next, k) => k > i && next.search(/\S/) <= depth);
     return !plan.slice(i + 1, end < 0 ? undefined : end).some((next) => next.includes('Index Cond'));
   });
+}
+
+/**
+ * SQLite: whether running `sql` with `values` plans it again. SQLite reads some bound values when
+ * it plans (a bare `limit ?`, a status a partial index names) and then plans the statement anew
+ * each time they are bound. A plan is made at preparation, which SQLite's authorizer watches
+ * (setting one makes every statement plan again once: the first run is not counted).
+ */
+export function replanned(database: DatabaseSync, sql: string, values: readonly unknown[]): boolean {
+  let planned = 0;
+  const prepared = database.prepare(sql);
+  database.setAuthorizer(() => {
+    planned += 1;
+    return constants.SQLITE_OK;
+  });
+  const bound = values.map((value) => (typeof value === 'boolean' ? Number(value) : value)) as SQLInputValue[];
+  // Each run rolled back (an insert run twice would meet itself); the first absorbs the authorizer's replan.
+  const run = () => {
+    database.exec('begin');
+    try {
+      planned = 0;
+      prepared.all(...bound);
+      return planned;
+    } finally {
+      database.exec('rollback');
+    }
+  };
+  try {
+    run();
+    return run() > 0;
+  } finally {
+    database.setAuthorizer(null);
+  }
+}
+
+/** SQLite: whether the app's `statement` is planned again when run, on an empty copy of its schema. */
+export async function replannedOnBind(t: TestApp, statement: Statement): Promise<boolean> {
+  const { rows } = await t.database.db.executeQuery<{ sql: string }>(
+    CompiledQuery.raw("select sql from sqlite_master where sql is not null and name not like 'sqlite_%'"),
+  );
+  const copy = new DatabaseSync(':memory:', { enableForeignKeyConstraints: false });
+  try {
+    for (const { sql } of rows) copy.exec(sql);
+    return replanned(copy, statement.sql, statement.parameters);
+  } finally {
+    copy.close();
+  }
 }

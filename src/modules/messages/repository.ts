@@ -81,9 +81,12 @@ const COLUMNS: Record<keyof MessagesTable, true> = {
 };
 const MESSAGE_COLUMNS = Object.keys(COLUMNS) as (keyof MessagesTable)[];
 
-// Literal statuses (not bound parameters) so the planners can use the partial indexes of 0003.
+// Literal statuses (not bound parameters) so the planners can use the partial indexes of 0003,
+// and so SQLite plans a statement once: a status bound to a parameter is read to decide whether a
+// partial index applies, and the statement is planned again each time it is bound.
 const SENDING = sql.lit<MessageStatus>('sending');
 const QUEUED = sql.lit<MessageStatus>('queued');
+const SCHEDULED = sql.lit<MessageStatus>('scheduled');
 type MessagesUpdate = UpdateQueryBuilder<DB, 'messages', 'messages', UpdateResult>;
 
 const insertMessages = preparedRows((ex, rows: MessagesTable[]) =>
@@ -475,7 +478,7 @@ export class MessagesRepository {
         attempts: eb('attempts', '+', 1),
       }))
       .where('id', 'in', input.ids)
-      .where('status', '=', 'queued')
+      .where('status', '=', QUEUED)
       .returningAll()
       .execute();
     return rows.sort((a, b) => (a.id < b.id ? -1 : 1));
@@ -526,7 +529,7 @@ export class MessagesRepository {
     const query = ex
       .selectFrom('messages')
       .selectAll()
-      .where('status', '=', sql.lit<MessageStatus>('scheduled'))
+      .where('status', '=', SCHEDULED)
       .where('send_at', '<=', now)
       .orderBy('send_at')
       .orderBy('id')
@@ -541,7 +544,7 @@ export class MessagesRepository {
       .updateTable('messages')
       .set({ status: 'queued', expires_at: expiresAt, updated_at: now })
       .where('id', 'in', ids)
-      .where('status', '=', 'scheduled')
+      .where('status', '=', SCHEDULED)
       .returning(['id', 'cell_id'])
       .execute();
   }

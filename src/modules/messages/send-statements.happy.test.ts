@@ -12,6 +12,7 @@ import { useApp } from '../../../test/harness.ts';
 import {
   explain,
   queueMany,
+  replannedOnBind,
   rowsReadFromMessages,
   scansMessages,
   touchesMessages,
@@ -98,6 +99,19 @@ describe('the statements of a send', () => {
         // A minute of the phone's rate from the queue, and its one claim of the day.
         assert.ok(read <= RATE + CLAIMED, `${read} rows of messages read by\n${statement.sql}`);
       }
+    }
+  });
+
+  it('are planned once on SQLite: no statement of a send or a claim is planned again when run', async (test) => {
+    if (isPostgres(t.database.db)) return test.skip('PostgreSQL plans by statement name (db/prepared.ts)');
+    const line = await activeLine(t, { send_rate_per_minute: RATE });
+    const sent = await statements.during(() => send(t, line, { to: '+14155550103', body: 'once' }));
+    assert.equal(sent.result.statusCode, 202, sent.result.body);
+    const claimed = await statements.during(() => claim(t, line));
+    assert.equal(claimed.result.length, 1);
+    for (const statement of [...sent.statements, ...claimed.statements]) {
+      if (/^\s*(begin|commit|rollback)\b/i.test(statement.sql)) continue;
+      assert.equal(await replannedOnBind(t, statement), false, statement.sql);
     }
   });
 });
