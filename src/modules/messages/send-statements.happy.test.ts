@@ -17,7 +17,7 @@ import {
   scansMessages,
   touchesMessages,
 } from '../../../test/support/message-plans.ts';
-import { activeLine, claim, send } from '../../../test/support/messages.ts';
+import { activeLine, claim, report, send } from '../../../test/support/messages.ts';
 import { Statements } from '../../../test/support/statements.ts';
 import { statementName } from '../../db/prepared.ts';
 
@@ -102,14 +102,20 @@ describe('the statements of a send', () => {
     }
   });
 
-  it('are planned once on SQLite: no statement of a send or a claim is planned again when run', async (test) => {
+  it('are planned once on SQLite: no statement of a message’s way out is planned again when run', async (test) => {
     if (isPostgres(t.database.db)) return test.skip('PostgreSQL plans by statement name (db/prepared.ts)');
     const line = await activeLine(t, { send_rate_per_minute: RATE });
     const sent = await statements.during(() => send(t, line, { to: '+14155550103', body: 'once' }));
     assert.equal(sent.result.statusCode, 202, sent.result.body);
     const claimed = await statements.during(() => claim(t, line));
     assert.equal(claimed.result.length, 1);
-    for (const statement of [...sent.statements, ...claimed.statements]) {
+    const id = claimed.result[0].id;
+    const reported = await statements.during(async () => [
+      await report(t, line, id, { event: 'sent' }),
+      await report(t, line, id, { event: 'delivered' }),
+    ]);
+    for (const answer of reported.result) assert.ok(answer.statusCode < 300, answer.body);
+    for (const statement of [...sent.statements, ...claimed.statements, ...reported.statements]) {
       if (/^\s*(begin|commit|rollback)\b/i.test(statement.sql)) continue;
       assert.equal(await replannedOnBind(t, statement), false, statement.sql);
     }
