@@ -4,7 +4,7 @@
 // objects by a function built per statement: 30% less time than node:sqlite's own row objects,
 // and every row of a statement gets one object shape, which keeps the code reading them fast.
 import { DatabaseSync, type StatementSync, type SQLInputValue } from 'node:sqlite';
-import { SqliteDialect, SqliteQueryCompiler, type LimitNode, type OffsetNode } from 'kysely';
+import { SqliteDialect, SqliteQueryCompiler, type LimitNode } from 'kysely';
 import { startCheckpointer, type Checkpointer } from './sqlite-checkpointer.ts';
 
 // The send path's batched statements have one SQL text per batch size (up to 64 rows each), so a
@@ -127,22 +127,16 @@ function assertWritable(database: DatabaseSync): void {
 }
 
 /**
- * SQLite reads the value bound to a bare `limit ?` (or `offset ?`) when it plans the statement, and
- * so plans it again each time the value is bound: every run of a prepared statement with a bound
- * limit was prepared anew (5 µs more in a loop; 60 µs more in a busy service, where the parser's
- * and planner's code and data are out of the CPU's caches). A cast is an expression whose value
- * the planner does not read: the statement is planned once.
+ * SQLite reads the value bound to a bare `limit ?` when it plans the statement, and so plans it
+ * again each time the value is bound: every run of a prepared statement with a bound limit was
+ * prepared anew (5 µs more in a loop; 60 µs more in a busy service, where the parser's and
+ * planner's code and data are out of the CPU's caches). A cast is an expression whose value the
+ * planner does not read: the statement is planned once.
  */
 class NodeSqliteQueryCompiler extends SqliteQueryCompiler {
   protected override visitLimit(node: LimitNode): void {
     this.append('limit cast(');
     this.visitNode(node.limit);
-    this.append(' as integer)');
-  }
-
-  protected override visitOffset(node: OffsetNode): void {
-    this.append('offset cast(');
-    this.visitNode(node.offset);
     this.append(' as integer)');
   }
 }

@@ -81,9 +81,8 @@ const COLUMNS: Record<keyof MessagesTable, true> = {
 };
 const MESSAGE_COLUMNS = Object.keys(COLUMNS) as (keyof MessagesTable)[];
 
-// Literal statuses (not bound parameters) so the planners can use the partial indexes of 0003,
-// and so SQLite plans a statement once: a status bound to a parameter is read to decide whether a
-// partial index applies, and the statement is planned again each time it is bound.
+// Literal statuses, not parameters: the planners can use the partial indexes of 0003, and SQLite
+// plans the statement once (it plans again on every run where a partial index hangs on a bound status).
 const SENDING = sql.lit<MessageStatus>('sending');
 const QUEUED = sql.lit<MessageStatus>('queued');
 const SCHEDULED = sql.lit<MessageStatus>('scheduled');
