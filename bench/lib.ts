@@ -324,15 +324,20 @@ export interface LoadResult {
   non2xx: number;
   /** CPU time (user + system) the server process spent per request, in µs; null off Linux. */
   serverCpuUs: number | null;
+  /** The same for its main thread alone (the event loop, which bounds its throughput). */
+  serverMainCpuUs: number | null;
   /** 2xx answers in the warm-up and the measurement together. */
   succeeded: number;
 }
 
-/** User + system CPU seconds of a process from /proc (Linux, 100 ticks/s), or null. */
-export function cpuSeconds(pid: number | undefined): number | null {
+/**
+ * User + system CPU seconds of a process from /proc (Linux, 100 ticks/s), or null; of its main
+ * thread alone with `mainThread` (the others: the garbage collector's, SQLite's checkpointer).
+ */
+export function cpuSeconds(pid: number | undefined, mainThread = false): number | null {
   if (pid === undefined) return null;
   try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const stat = readFileSync(mainThread ? `/proc/${pid}/task/${pid}/stat` : `/proc/${pid}/stat`, 'utf8');
     const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
     return (Number(fields[11]) + Number(fields[12])) / 100;
   } catch {
@@ -368,9 +373,13 @@ export async function load(
   };
   const warmup = options.warmup > 0 ? await autocannon({ ...base, duration: options.warmup }) : null;
   const pid = target.server?.child.pid;
-  const cpuBefore = cpuSeconds(pid);
+  const [cpuBefore, mainBefore] = [cpuSeconds(pid), cpuSeconds(pid, true)];
   const result = await autocannon({ ...base, duration: options.duration });
-  const cpuAfter = cpuSeconds(pid);
+  const [cpuAfter, mainAfter] = [cpuSeconds(pid), cpuSeconds(pid, true)];
+  const perRequest = (before: number | null, after: number | null) =>
+    before !== null && after !== null && result.requests.total > 0
+      ? ((after - before) * 1e6) / result.requests.total
+      : null;
   const outcome: LoadResult = {
     label,
     requestsPerSecond: result.requests.average,
@@ -379,10 +388,8 @@ export async function load(
     total: result.requests.total,
     errors: result.errors,
     non2xx: result.non2xx,
-    serverCpuUs:
-      cpuBefore !== null && cpuAfter !== null && result.requests.total > 0
-        ? ((cpuAfter - cpuBefore) * 1e6) / result.requests.total
-        : null,
+    serverCpuUs: perRequest(cpuBefore, cpuAfter),
+    serverMainCpuUs: perRequest(mainBefore, mainAfter),
     succeeded: result['2xx'] + (warmup?.['2xx'] ?? 0),
   };
   if (outcome.errors > 0 || outcome.non2xx > 0 || outcome.total === 0) {
