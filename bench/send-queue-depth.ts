@@ -6,10 +6,10 @@
 // && git -C /tmp/old-bf76a0d checkout -q bf76a0d && (cd /tmp/old-bf76a0d && npm ci)`). Also each
 // service's resident set: idle (3 s after it answers /health, before any load; each build is
 // started once beforehand, unmeasured, to fill Node's compile cache as bench/memory.ts does) and
-// peak (VmHWM at the end). No device claims: the
-// queue only grows. The service's CPU time per accepted send is the figure least moved by a busy
-// machine; its main thread's share (the event loop) is what bounds the throughput. Targets (issue 36): sends/s at least the old build's at both depths; p99 <= 30
-// ms on SQLite; idle RSS <= 120 MB, peak <= 300 MB.
+// peak (VmHWM at the end). No device claims: the queue only grows. The service's CPU time per
+// accepted send is the figure least moved by a busy machine; its main thread's share (the event
+// loop) is what bounds the throughput. Targets (issue 36): sends/s at least the old build's at
+// both depths; p99 <= 30 ms on SQLite; idle RSS <= 120 MB, peak <= 300 MB.
 // Throughput moves ±10 % from run to run on a 2-core machine: `--rounds N` measures each build N
 // times, alternating their order, and ends with each figure's median over the rounds.
 //   node bench/send-queue-depth.ts [--build old=/tmp/old-bf76a0d ...] [--databases sqlite,postgres]

@@ -1,6 +1,7 @@
 // How statements read the messages table (issue 36): a deep queue made quickly, and each
 // statement's plan (SQLite's EXPLAIN QUERY PLAN, PostgreSQL's EXPLAIN) and rows read (PostgreSQL's
-// EXPLAIN ANALYZE), so a test can prove that a path costs the same however deep a cell's queue.
+// EXPLAIN ANALYZE), so a test can prove that a path costs the same however deep a cell's queue;
+// and whether SQLite plans a statement again each time it runs.
 import { constants, DatabaseSync, type SQLInputValue } from 'node:sqlite';
 import { CompiledQuery } from 'kysely';
 import { isPostgres } from '../../src/db/migrations/dialect.ts';

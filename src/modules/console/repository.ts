@@ -1,7 +1,7 @@
 // SQL for the console's sign-in codes and sessions (a session is read with its organization).
 import type { Kysely } from 'kysely';
 import type { DB } from '../../db/schema.ts';
-import { EmailedCodeStore } from '../../lib/emailed-code.ts';
+import { EmailedCodeStore } from '../../db/emailed-code.ts';
 import type { ConsoleTables } from './tables.ts';
 
 export class ConsoleRepository {

@@ -4,12 +4,12 @@
 import type { FastifyBaseLogger } from 'fastify';
 import type { Clock } from '../../lib/clock.ts';
 import type { Mailer } from '../../lib/mailer.ts';
-import { newEmailedCode } from '../../lib/emailed-code.ts';
+import { newEmailedCode } from '../../db/emailed-code.ts';
 import { constantTimeEqualHex, newSecret, randomBase62, sha256Hex } from '../../lib/secrets.ts';
 import type { OrganizationsService } from '../organizations/service.ts';
 import type { ConsoleRepository } from './repository.ts';
 
-export { CODE_ATTEMPTS, CODE_TTL_MS } from '../../lib/emailed-code.ts';
+export { CODE_ATTEMPTS, CODE_TTL_MS } from '../../db/emailed-code.ts';
 export const SESSION_TTL_MS = 12 * 60 * 60 * 1000;
 const SESSION_PREFIX = 'cg_cs_';
 

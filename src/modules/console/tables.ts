@@ -1,4 +1,4 @@
-import type { EmailedCodeRow } from '../../lib/emailed-code.ts';
+import type { EmailedCodeRow } from '../../db/emailed-code.ts';
 
 export type ConsoleTables = {
   console_codes: EmailedCodeRow;

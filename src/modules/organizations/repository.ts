@@ -1,7 +1,7 @@
 // SQL for organizations, API keys and one-time codes (verification_codes, through EmailedCodeStore).
 import type { Kysely } from 'kysely';
 import type { DB, Executor } from '../../db/schema.ts';
-import { EmailedCodeStore } from '../../lib/emailed-code.ts';
+import { EmailedCodeStore } from '../../db/emailed-code.ts';
 import type { ApiKeysTable, OrganizationsTable } from './tables.ts';
 
 export class OrganizationsRepository {

@@ -3,7 +3,7 @@ import { isUniqueViolation } from '../../db/errors.ts';
 import type { Clock } from '../../lib/clock.ts';
 import { newId } from '../../lib/ids.ts';
 import type { Mailer } from '../../lib/mailer.ts';
-import { newEmailedCode } from '../../lib/emailed-code.ts';
+import { newEmailedCode } from '../../db/emailed-code.ts';
 import { constantTimeEqualHex, displayPrefix, newSecret, sha256Hex } from '../../lib/secrets.ts';
 import { ApiError, orNotFound } from '../../lib/errors.ts';
 import type { AgentPrincipal, BearerResource } from '../../operations/principals.ts';

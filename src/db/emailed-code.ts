@@ -3,7 +3,7 @@
 // The tables differ (verification_codes, console_codes: each module owns its own and names it to
 // EmailedCodeStore); the protocol and its SQL are these.
 import type { Kysely } from 'kysely';
-import { constantTimeEqualHex, sha256Hex, sixDigitCode } from './secrets.ts';
+import { constantTimeEqualHex, sha256Hex, sixDigitCode } from '../lib/secrets.ts';
 
 export const CODE_TTL_MS = 10 * 60 * 1000;
 export const CODE_ATTEMPTS = 5;
