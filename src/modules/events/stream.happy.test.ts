@@ -164,12 +164,14 @@ describe('event stream: live, replay, filters', () => {
 
 describe('event stream: pings', () => {
   it('pings on the configured interval and drops a client that stops answering', async () => {
-    const t = await startApp({ deps: { eventStream: { pingIntervalMs: 100 } } });
+    // A client whose pong is later than one interval is dropped: on a loaded CI runner a pong can
+    // take longer than 100 ms, so the interval leaves room (a second; 30 s in production).
+    const t = await startApp({ deps: { eventStream: { pingIntervalMs: 1000 } } });
     try {
       const url = await streamUrl(t);
       const org = await activeOrganization(t);
       const client = await StreamClient.ready(url, { headers: org.headers });
-      await client.until(() => client.pings >= 2, 'two pings');
+      await client.until(() => client.pings >= 2, 'two pings', 15_000);
       assert.equal(t.services.events.feed.subscriberCount(), 1);
       // ws answers pings automatically; a paused socket reads (and answers) nothing.
       client.socket.pause();
