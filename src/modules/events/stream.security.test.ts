@@ -24,7 +24,7 @@ describe('event stream authentication', () => {
       t = app;
       url = streamAt;
     },
-    { deps: { eventStream: { pingIntervalMs: 100 } } },
+    { deps: { eventStream: { pingIntervalMs: 1000 } } },
   );
 
   const cases: [string, { headers?: Record<string, string>; protocols?: string[] }][] = [
